@@ -1,0 +1,51 @@
+// Net: the ops of one NetDef in execution order, placed on a runtime, with
+// memory planned once at Init and per-op timing at Run.
+#ifndef MACE_CORE_NET_H_
+#define MACE_CORE_NET_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mace/core/op_registry.h"
+#include "mace/core/runtime.h"
+#include "mace/core/workspace.h"
+
+namespace mace {
+
+struct NetOptions {
+  MemoryStrategy memory_strategy = MemoryStrategy::GREEDY_BY_SIZE;
+  int64_t plan_time_limit_ms = 1000;
+  bool preserve_intermediates = false;
+  int64_t arena_alignment = 64;
+};
+
+class Net {
+ public:
+  Net(const OpRegistry* registry, Runtime* runtime, Workspace* workspace,
+      NetOptions options);
+
+  // Creates the model inputs (shapes from input_info), builds and prepares
+  // every op, and plans memory for the intermediates.
+  MaceStatus Init(const NetDef& net_def, const std::vector<std::string>& output_names);
+  MaceStatus Run(RunMetadata* run_metadata);
+
+  const MemoryReport& memory_report() const { return memory_report_; }
+  const std::vector<std::unique_ptr<Operation>>& ops() const { return ops_; }
+
+ private:
+  MaceStatus CreateOps(const NetDef& net_def);
+  MaceStatus PlanMemory(const std::vector<std::string>& input_names,
+                        const std::vector<std::string>& output_names);
+
+  const OpRegistry* registry_;
+  Runtime* runtime_;
+  Workspace* workspace_;
+  NetOptions options_;
+  std::vector<std::unique_ptr<Operation>> ops_;
+  MemoryReport memory_report_;
+};
+
+}  // namespace mace
+
+#endif  // MACE_CORE_NET_H_

@@ -1,0 +1,88 @@
+// Operation: the device-neutral base of every op kernel.
+//
+// Lifecycle: the registry creates the op, Construct() binds its input and
+// output tensors and calls Init() to parse and validate arguments, Prepare()
+// checks input shapes and sets output shapes once the input shapes are known,
+// and Run() computes without allocating. Every step reports failure through
+// MaceStatus with a message that names the op.
+#ifndef MACE_CORE_OPERATION_H_
+#define MACE_CORE_OPERATION_H_
+
+#include <string>
+#include <vector>
+
+#include "mace/core/tensor.h"
+#include "mace/proto/mace.pb.h"
+#include "mace/public/mace.h"
+#include "mace/utils/status.h"
+
+namespace mace {
+
+class Runtime;
+class Workspace;
+
+// Per-run state handed to Prepare and Run.
+struct OpContext {
+  Runtime* runtime = nullptr;
+  Workspace* workspace = nullptr;
+};
+
+class Operation {
+ public:
+  virtual ~Operation() = default;
+
+  // Binds tensors by name from `workspace` (creating outputs) and calls Init.
+  MaceStatus Construct(const OperatorDef& def, Workspace* workspace);
+
+  // Parses and validates arguments. Called once, before Prepare.
+  virtual MaceStatus Init() { return MaceStatus(); }
+  // Validates input shapes and sets every output's shape.
+  virtual MaceStatus Prepare(OpContext* context) = 0;
+  virtual MaceStatus Run(OpContext* context) = 0;
+
+  // Multiply-accumulates for the current shapes, for benchmark tables.
+  virtual int64_t Macs() const { return 0; }
+  // If >= 0, output 0 may share the memory of this input when the engine
+  // sees it is legal (same byte size, input dead after this op).
+  virtual int InPlaceInput() const { return -1; }
+
+  const OperatorDef& def() const { return def_; }
+  const std::string& name() const { return def_.name(); }
+  const std::string& type() const { return def_.type(); }
+  int InputSize() const { return static_cast<int>(inputs_.size()); }
+  int OutputSize() const { return static_cast<int>(outputs_.size()); }
+  const Tensor* Input(int index) const { return inputs_[index]; }
+  Tensor* Output(int index) { return outputs_[index]; }
+  const Tensor* Output(int index) const { return outputs_[index]; }
+
+  bool HasArg(const std::string& name) const;
+  int64_t GetInt(const std::string& name, int64_t default_value) const;
+  float GetFloat(const std::string& name, float default_value) const;
+  std::string GetString(const std::string& name, const std::string& default_value) const;
+  std::vector<int64_t> GetInts(const std::string& name) const;
+  std::vector<float> GetFloats(const std::string& name) const;
+
+  // "Conv2D 'conv1'": used as the prefix of every error message.
+  std::string Describe() const;
+
+ protected:
+  // Error helper: INVALID_ARGS with the op named.
+  MaceStatus Invalid(const std::string& message) const;
+
+ private:
+  const Argument* FindArg(const std::string& name) const;
+
+  OperatorDef def_;
+  std::vector<const Tensor*> inputs_;
+  std::vector<Tensor*> outputs_;
+};
+
+// Returns INVALID_ARGS naming the op when `condition` is false.
+#define OP_CHECK(condition, ...)                                   \
+  do {                                                             \
+    if (!(condition)) return Invalid(::mace::StrCat(__VA_ARGS__)); \
+  } while (0)
+
+}  // namespace mace
+
+#endif  // MACE_CORE_OPERATION_H_

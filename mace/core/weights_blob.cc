@@ -1,0 +1,90 @@
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "mace/core/workspace.h"
+#include "mace/utils/status.h"
+
+namespace mace {
+namespace {
+
+class HeapBlob : public WeightsBlob {
+ public:
+  HeapBlob(const unsigned char* data, int64_t size) : buffer_(size) {
+    if (size > 0) std::memcpy(buffer_.data(), data, size);
+  }
+  const unsigned char* data() const override {
+    return const_cast<AlignedBuffer&>(buffer_).data();
+  }
+  int64_t size() const override { return buffer_.size(); }
+
+ private:
+  AlignedBuffer buffer_;
+};
+
+class MappedBlob : public WeightsBlob {
+ public:
+  MappedBlob(void* data, int64_t size) : data_(data), size_(size) {}
+  ~MappedBlob() override {
+    if (data_ != nullptr) munmap(data_, size_);
+  }
+  const unsigned char* data() const override {
+    return static_cast<const unsigned char*>(data_);
+  }
+  int64_t size() const override { return size_; }
+
+ private:
+  void* data_;
+  int64_t size_;
+};
+
+}  // namespace
+
+AlignedBuffer::AlignedBuffer(int64_t size, int64_t alignment) : size_(size) {
+  if (size <= 0) return;
+  void* pointer = nullptr;
+  if (posix_memalign(&pointer, alignment, size) == 0) {
+    data_ = static_cast<unsigned char*>(pointer);
+    std::memset(data_, 0, size);
+  } else {
+    size_ = 0;
+  }
+}
+
+AlignedBuffer::~AlignedBuffer() { free(data_); }
+
+std::shared_ptr<WeightsBlob> CopyWeights(const unsigned char* data, int64_t size) {
+  return std::make_shared<HeapBlob>(data, size);
+}
+
+MaceStatus MapWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>* blob) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      StrCat("cannot open weights file '", path, "': ", std::strerror(errno)));
+  }
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(fd);
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      StrCat("weights file '", path, "' is not a regular file"));
+  }
+  void* data = nullptr;
+  if (info.st_size > 0) {
+    data = mmap(nullptr, info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (data == MAP_FAILED) {
+      close(fd);
+      return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                        StrCat("cannot map weights file '", path, "': ", std::strerror(errno)));
+    }
+  }
+  close(fd);
+  *blob = std::make_shared<MappedBlob>(data, info.st_size);
+  return MaceStatus();
+}
+
+}  // namespace mace

@@ -1,0 +1,71 @@
+// Owns every tensor of a net by name, the weights they view, and the arenas
+// that back intermediate tensors.
+#ifndef MACE_CORE_WORKSPACE_H_
+#define MACE_CORE_WORKSPACE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mace/core/tensor.h"
+#include "mace/proto/mace.pb.h"
+
+namespace mace {
+
+// A read-only byte range that keeps its backing storage alive (a memory
+// mapping or a copied buffer).
+class WeightsBlob {
+ public:
+  virtual ~WeightsBlob() = default;
+  virtual const unsigned char* data() const = 0;
+  virtual int64_t size() const = 0;
+};
+
+// Copies `size` bytes into an aligned heap buffer.
+std::shared_ptr<WeightsBlob> CopyWeights(const unsigned char* data, int64_t size);
+// Maps `path` read-only.
+MaceStatus MapWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>* blob);
+
+// An aligned, zeroed heap buffer.
+class AlignedBuffer {
+ public:
+  explicit AlignedBuffer(int64_t size, int64_t alignment = 64);
+  ~AlignedBuffer();
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  unsigned char* data() { return data_; }
+  int64_t size() const { return size_; }
+
+ private:
+  unsigned char* data_ = nullptr;
+  int64_t size_ = 0;
+};
+
+class Workspace {
+ public:
+  // Creates a tensor; returns nullptr if the name is taken.
+  Tensor* CreateTensor(const std::string& name, DataType dtype);
+  Tensor* GetTensor(const std::string& name);
+  const Tensor* GetTensor(const std::string& name) const;
+  bool HasTensor(const std::string& name) const { return tensors_.count(name) > 0; }
+
+  // Creates one weight tensor per NetDef.tensors entry, viewing `blob` in
+  // place when aligned (else a private aligned copy). Checks every offset,
+  // size, dtype and shape against the blob before touching it.
+  MaceStatus LoadWeights(const NetDef& net_def, std::shared_ptr<WeightsBlob> blob);
+  int64_t weights_bytes() const { return weights_bytes_; }
+
+  // Allocates a buffer that lives as long as the workspace.
+  unsigned char* AllocateBuffer(int64_t size);
+
+ private:
+  std::map<std::string, std::unique_ptr<Tensor>> tensors_;
+  std::shared_ptr<WeightsBlob> weights_;
+  std::vector<std::unique_ptr<AlignedBuffer>> buffers_;
+  int64_t weights_bytes_ = 0;
+};
+
+}  // namespace mace
+
+#endif  // MACE_CORE_WORKSPACE_H_

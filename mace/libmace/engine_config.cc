@@ -1,0 +1,75 @@
+#include "mace/utils/status.h"
+
+namespace mace {
+
+class MaceEngineConfig::Impl {
+ public:
+  DeviceType device_type = DeviceType::CPU;
+  int num_threads = -1;
+  CPUAffinityPolicy policy = CPUAffinityPolicy::AFFINITY_NONE;
+  GPUPerfHint perf_hint = GPUPerfHint::PERF_DEFAULT;
+  GPUPriorityHint priority_hint = GPUPriorityHint::PRIORITY_DEFAULT;
+  MemoryStrategy memory_strategy = MemoryStrategy::GREEDY_BY_SIZE;
+  int64_t plan_time_limit_ms = 1000;
+  bool preserve_intermediates = false;
+  std::map<std::string, CustomOpFactory> custom_ops;
+};
+
+MaceEngineConfig::MaceEngineConfig(DeviceType device_type) : impl_(new Impl) {
+  impl_->device_type = device_type;
+}
+MaceEngineConfig::~MaceEngineConfig() = default;
+MaceEngineConfig::MaceEngineConfig(const MaceEngineConfig& other)
+    : impl_(new Impl(*other.impl_)) {}
+MaceEngineConfig& MaceEngineConfig::operator=(const MaceEngineConfig& other) {
+  *impl_ = *other.impl_;
+  return *this;
+}
+
+DeviceType MaceEngineConfig::device_type() const { return impl_->device_type; }
+
+MaceStatus MaceEngineConfig::SetCPUThreadPolicy(int num_threads, CPUAffinityPolicy policy) {
+  MACE_CHECK_ARG(num_threads <= 256, "num_threads ", num_threads, " is out of range");
+  const int value = static_cast<int>(policy);
+  MACE_CHECK_ARG(value >= 0 && value <= 2, "unknown CPU affinity policy ", value);
+  impl_->num_threads = num_threads;
+  impl_->policy = policy;
+  return MaceStatus();
+}
+int MaceEngineConfig::num_threads() const { return impl_->num_threads; }
+CPUAffinityPolicy MaceEngineConfig::cpu_affinity_policy() const { return impl_->policy; }
+
+void MaceEngineConfig::SetGPUHints(GPUPerfHint perf_hint, GPUPriorityHint priority_hint) {
+  impl_->perf_hint = perf_hint;
+  impl_->priority_hint = priority_hint;
+}
+GPUPerfHint MaceEngineConfig::gpu_perf_hint() const { return impl_->perf_hint; }
+GPUPriorityHint MaceEngineConfig::gpu_priority_hint() const { return impl_->priority_hint; }
+
+void MaceEngineConfig::SetMemoryStrategy(MemoryStrategy strategy) {
+  impl_->memory_strategy = strategy;
+}
+MemoryStrategy MaceEngineConfig::memory_strategy() const { return impl_->memory_strategy; }
+void MaceEngineConfig::SetMemoryPlanTimeLimitMs(int64_t time_limit_ms) {
+  impl_->plan_time_limit_ms = time_limit_ms;
+}
+int64_t MaceEngineConfig::memory_plan_time_limit_ms() const { return impl_->plan_time_limit_ms; }
+void MaceEngineConfig::SetPreserveIntermediates(bool preserve) {
+  impl_->preserve_intermediates = preserve;
+}
+bool MaceEngineConfig::preserve_intermediates() const { return impl_->preserve_intermediates; }
+
+MaceStatus MaceEngineConfig::RegisterCustomOp(const std::string& type, CustomOpFactory factory) {
+  MACE_CHECK_ARG(!type.empty(), "a custom op needs a type name");
+  MACE_CHECK_ARG(factory != nullptr, "custom op '", type, "' has no factory");
+  MACE_CHECK_ARG(impl_->custom_ops.count(type) == 0, "custom op '", type,
+                 "' is registered twice");
+  impl_->custom_ops[type] = std::move(factory);
+  return MaceStatus();
+}
+
+const std::map<std::string, CustomOpFactory>& MaceEngineConfig::custom_ops() const {
+  return impl_->custom_ops;
+}
+
+}  // namespace mace

@@ -1,0 +1,225 @@
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <set>
+
+#include "mace/core/net.h"
+#include "mace/libmace/custom_op_adapter.h"
+#include "mace/ops/registry.h"
+#include "mace/runtimes/cpu/cpu_runtime.h"
+#include "mace/utils/logging.h"
+
+namespace mace {
+
+class MaceEngine::Impl {
+ public:
+  explicit Impl(const MaceEngineConfig& config) : config_(config) {}
+
+  MaceStatus Init(const unsigned char* graph, size_t graph_size,
+                  const std::vector<std::string>& input_nodes,
+                  const std::vector<std::string>& output_nodes,
+                  std::shared_ptr<WeightsBlob> weights);
+  MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
+                 std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata);
+  MaceStatus GetMemoryReport(MemoryReport* report) const;
+  MaceStatus GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
+    MACE_CHECK_ARG(net_ != nullptr, "GetInputShapes called before a successful Init");
+    MACE_CHECK_ARG(shapes != nullptr, "GetInputShapes needs a map");
+    shapes->clear();
+    for (const std::string& name : input_names_) {
+      (*shapes)[name] = workspace_.GetTensor(name)->shape();
+    }
+    return MaceStatus();
+  }
+
+ private:
+  MaceStatus CheckNames(const NetDef& net_def, const std::vector<std::string>& input_nodes,
+                        const std::vector<std::string>& output_nodes);
+  MaceStatus CopyOutputs(std::map<std::string, MaceTensor>* outputs);
+
+  MaceEngineConfig config_;
+  OpRegistry registry_;
+  std::unique_ptr<Runtime> runtime_;
+  Workspace workspace_;
+  std::unique_ptr<Net> net_;
+  std::vector<std::string> input_names_;
+  std::vector<std::string> output_names_;
+};
+
+MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
+                                  const std::vector<std::string>& input_nodes,
+                                  const std::vector<std::string>& output_nodes,
+                                  std::shared_ptr<WeightsBlob> weights) {
+  MACE_CHECK_ARG(net_ == nullptr, "the engine is already initialized");
+  MACE_CHECK_ARG(graph != nullptr && graph_size > 0, "the model graph is empty");
+  MACE_CHECK_ARG(graph_size < static_cast<size_t>(INT_MAX), "the model graph is too large");
+  NetDef net_def;
+  MACE_CHECK_ARG(net_def.ParseFromArray(graph, static_cast<int>(graph_size)),
+                 "the model graph is not a valid MACE NetDef (corrupt or truncated .pb)");
+  MACE_UNSUPPORTED_IF(config_.device_type() != DeviceType::CPU,
+                      "this library has no ",
+                      config_.device_type() == DeviceType::GPU ? "GPU (OpenCL)" : "Hexagon DSP",
+                      " runtime; use DeviceType::CPU");
+  MACE_RETURN_IF_ERROR(CheckNames(net_def, input_nodes, output_nodes));
+  MACE_RETURN_IF_ERROR(ops::RegisterAllOps(&registry_));
+  MACE_RETURN_IF_ERROR(RegisterCustomOps(config_, &registry_));
+  runtime_ = std::make_unique<CpuRuntime>(config_.num_threads(), config_.cpu_affinity_policy());
+  MACE_RETURN_IF_ERROR(runtime_->Init());
+  MACE_RETURN_IF_ERROR(workspace_.LoadWeights(net_def, std::move(weights)));
+  NetOptions options;
+  options.memory_strategy = config_.memory_strategy();
+  options.plan_time_limit_ms = config_.memory_plan_time_limit_ms();
+  options.preserve_intermediates = config_.preserve_intermediates();
+  auto net = std::make_unique<Net>(&registry_, runtime_.get(), &workspace_, options);
+  MACE_RETURN_IF_ERROR(net->Init(net_def, output_names_));
+  net_ = std::move(net);
+  return MaceStatus();
+}
+
+MaceStatus MaceEngine::Impl::CheckNames(const NetDef& net_def,
+                                        const std::vector<std::string>& input_nodes,
+                                        const std::vector<std::string>& output_nodes) {
+  std::set<std::string> model_inputs;
+  for (const InputOutputInfo& info : net_def.input_info()) model_inputs.insert(info.name());
+  input_names_ = input_nodes;
+  if (input_names_.empty()) input_names_.assign(model_inputs.begin(), model_inputs.end());
+  for (const std::string& name : input_names_) {
+    MACE_CHECK_ARG(model_inputs.count(name) > 0, "'", name, "' is not an input of the model");
+  }
+  MACE_CHECK_ARG(input_names_.size() == model_inputs.size(), "the model has ",
+                 model_inputs.size(), " inputs but ", input_names_.size(), " were named");
+  output_names_ = output_nodes;
+  if (output_names_.empty()) {
+    for (const InputOutputInfo& info : net_def.output_info()) output_names_.push_back(info.name());
+  }
+  MACE_CHECK_ARG(!output_names_.empty(), "no output names given and the model lists none");
+  return MaceStatus();
+}
+
+MaceStatus MaceEngine::Impl::Run(const std::map<std::string, MaceTensor>& inputs,
+                                 std::map<std::string, MaceTensor>* outputs,
+                                 RunMetadata* run_metadata) {
+  MACE_CHECK_ARG(net_ != nullptr, "Run called before a successful Init");
+  MACE_CHECK_ARG(outputs != nullptr, "Run needs an output map");
+  for (const auto& [name, tensor] : inputs) {
+    MACE_CHECK_ARG(std::find(input_names_.begin(), input_names_.end(), name) != input_names_.end(),
+                   "'", name, "' is not an input of the model");
+  }
+  for (const std::string& name : input_names_) {
+    auto it = inputs.find(name);
+    MACE_CHECK_ARG(it != inputs.end(), "input '", name, "' is missing");
+    Tensor* tensor = workspace_.GetTensor(name);
+    MACE_CHECK_ARG(it->second.shape() == tensor->shape(), "input '", name, "' has shape ",
+                   ShapeToString(it->second.shape()), " but the model expects ",
+                   ShapeToString(tensor->shape()));
+    MACE_CHECK_ARG(it->second.data() != nullptr, "input '", name, "' has no data");
+    std::memcpy(tensor->mutable_data<float>(), it->second.data().get(), tensor->raw_size());
+  }
+  MACE_RETURN_IF_ERROR(net_->Run(run_metadata));
+  return CopyOutputs(outputs);
+}
+
+MaceStatus MaceEngine::Impl::CopyOutputs(std::map<std::string, MaceTensor>* outputs) {
+  for (const auto& [name, tensor] : *outputs) {
+    MACE_CHECK_ARG(std::find(output_names_.begin(), output_names_.end(), name) !=
+                       output_names_.end(),
+                   "'", name, "' is not an output of the engine");
+  }
+  for (const std::string& name : output_names_) {
+    const Tensor* tensor = workspace_.GetTensor(name);
+    MACE_CHECK_ARG(tensor->dtype() == DT_FLOAT, "output '", name, "' is ",
+                   DataTypeName(tensor->dtype()), "; MaceTensor holds float32 only");
+    auto it = outputs->find(name);
+    if (it == outputs->end() || it->second.data() == nullptr) {
+      std::shared_ptr<float> buffer(new float[tensor->size()], std::default_delete<float[]>());
+      (*outputs)[name] = MaceTensor(tensor->shape(), buffer);
+    } else {
+      MACE_CHECK_ARG(it->second.size() == tensor->size(), "output '", name, "' buffer holds ",
+                     it->second.size(), " floats but the output has shape ",
+                     ShapeToString(tensor->shape()));
+      (*outputs)[name] = MaceTensor(tensor->shape(), it->second.data());
+    }
+    std::memcpy((*outputs)[name].data().get(), tensor->data<float>(), tensor->raw_size());
+  }
+  return MaceStatus();
+}
+
+MaceStatus MaceEngine::Impl::GetMemoryReport(MemoryReport* report) const {
+  MACE_CHECK_ARG(net_ != nullptr, "GetMemoryReport called before a successful Init");
+  MACE_CHECK_ARG(report != nullptr, "GetMemoryReport needs a report");
+  *report = net_->memory_report();
+  return MaceStatus();
+}
+
+MaceEngine::MaceEngine(const MaceEngineConfig& config) : impl_(new Impl(config)) {}
+MaceEngine::~MaceEngine() = default;
+
+MaceStatus MaceEngine::Init(const unsigned char* model_graph, size_t model_graph_size,
+                            const std::vector<std::string>& input_nodes,
+                            const std::vector<std::string>& output_nodes,
+                            const unsigned char* model_weights, size_t model_weights_size) {
+  MACE_CHECK_ARG(model_weights != nullptr || model_weights_size == 0,
+                 "model weights pointer is null");
+  return impl_->Init(model_graph, model_graph_size, input_nodes, output_nodes,
+                     CopyWeights(model_weights, static_cast<int64_t>(model_weights_size)));
+}
+
+MaceStatus MaceEngine::Init(const unsigned char* model_graph, size_t model_graph_size,
+                            const std::vector<std::string>& input_nodes,
+                            const std::vector<std::string>& output_nodes,
+                            const std::string& model_weights_file) {
+  std::shared_ptr<WeightsBlob> blob;
+  MACE_RETURN_IF_ERROR(MapWeightsFile(model_weights_file, &blob));
+  return impl_->Init(model_graph, model_graph_size, input_nodes, output_nodes, std::move(blob));
+}
+
+MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
+                           std::map<std::string, MaceTensor>* outputs) {
+  return impl_->Run(inputs, outputs, nullptr);
+}
+
+MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
+                           std::map<std::string, MaceTensor>* outputs,
+                           RunMetadata* run_metadata) {
+  return impl_->Run(inputs, outputs, run_metadata);
+}
+
+MaceStatus MaceEngine::GetInputShapes(
+    std::map<std::string, std::vector<int64_t>>* shapes) const {
+  return impl_->GetInputShapes(shapes);
+}
+
+MaceStatus MaceEngine::GetMemoryReport(MemoryReport* report) const {
+  return impl_->GetMemoryReport(report);
+}
+
+MaceStatus CreateMaceEngineFromProto(const unsigned char* model_graph, size_t model_graph_size,
+                                     const std::string& model_weights_file,
+                                     const std::vector<std::string>& input_nodes,
+                                     const std::vector<std::string>& output_nodes,
+                                     const MaceEngineConfig& config,
+                                     std::shared_ptr<MaceEngine>* engine) {
+  MACE_CHECK_ARG(engine != nullptr, "engine output pointer is null");
+  auto created = std::make_shared<MaceEngine>(config);
+  MACE_RETURN_IF_ERROR(
+      created->Init(model_graph, model_graph_size, input_nodes, output_nodes, model_weights_file));
+  *engine = std::move(created);
+  return MaceStatus();
+}
+
+MaceStatus CreateMaceEngineFromProto(const unsigned char* model_graph, size_t model_graph_size,
+                                     const unsigned char* model_weights,
+                                     size_t model_weights_size,
+                                     const std::vector<std::string>& input_nodes,
+                                     const std::vector<std::string>& output_nodes,
+                                     const MaceEngineConfig& config,
+                                     std::shared_ptr<MaceEngine>* engine) {
+  MACE_CHECK_ARG(engine != nullptr, "engine output pointer is null");
+  auto created = std::make_shared<MaceEngine>(config);
+  MACE_RETURN_IF_ERROR(created->Init(model_graph, model_graph_size, input_nodes, output_nodes,
+                                     model_weights, model_weights_size));
+  *engine = std::move(created);
+  return MaceStatus();
+}
+
+}  // namespace mace

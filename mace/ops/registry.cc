@@ -1,0 +1,44 @@
+#include "mace/ops/registry.h"
+
+namespace mace {
+namespace ops {
+
+MaceStatus RegisterAllOps(OpRegistry* registry) {
+  using RegisterFn = MaceStatus (*)(OpRegistry*);
+  static const RegisterFn kRegisterFns[] = {
+      RegisterActivation,
+      RegisterArgMax,
+      RegisterBatchNorm,
+      RegisterBatchToSpaceND,
+      RegisterBiasAdd,
+      RegisterChannelShuffle,
+      RegisterConcat,
+      RegisterConv2D,
+      RegisterDeconv2D,
+      RegisterDepthToSpace,
+      RegisterDepthwiseConv2d,
+      RegisterEltwise,
+      RegisterFullyConnected,
+      RegisterIdentity,
+      RegisterLocalResponseNorm,
+      RegisterMatMul,
+      RegisterPad,
+      RegisterPooling,
+      RegisterReduce,
+      RegisterReshape,
+      RegisterResizeBilinear,
+      RegisterResizeNearestNeighbor,
+      RegisterSlice,
+      RegisterSoftmax,
+      RegisterSpaceToBatchND,
+      RegisterSpaceToDepth,
+      RegisterSplit,
+      RegisterSqueeze,
+      RegisterTranspose,
+  };
+  for (RegisterFn fn : kRegisterFns) MACE_RETURN_IF_ERROR(fn(registry));
+  return MaceStatus();
+}
+
+}  // namespace ops
+}  // namespace mace

@@ -1,0 +1,46 @@
+// Registration entry points of the built-in ops. Each is defined in the op's
+// own file; RegisterAllOps calls them from one sorted list.
+#ifndef MACE_OPS_REGISTRY_H_
+#define MACE_OPS_REGISTRY_H_
+
+#include "mace/core/op_registry.h"
+
+namespace mace {
+namespace ops {
+
+MaceStatus RegisterActivation(OpRegistry* registry);
+MaceStatus RegisterArgMax(OpRegistry* registry);
+MaceStatus RegisterBatchNorm(OpRegistry* registry);
+MaceStatus RegisterBatchToSpaceND(OpRegistry* registry);
+MaceStatus RegisterBiasAdd(OpRegistry* registry);
+MaceStatus RegisterChannelShuffle(OpRegistry* registry);
+MaceStatus RegisterConcat(OpRegistry* registry);
+MaceStatus RegisterConv2D(OpRegistry* registry);
+MaceStatus RegisterDeconv2D(OpRegistry* registry);
+MaceStatus RegisterDepthToSpace(OpRegistry* registry);
+MaceStatus RegisterDepthwiseConv2d(OpRegistry* registry);
+MaceStatus RegisterEltwise(OpRegistry* registry);
+MaceStatus RegisterFullyConnected(OpRegistry* registry);
+MaceStatus RegisterIdentity(OpRegistry* registry);
+MaceStatus RegisterLocalResponseNorm(OpRegistry* registry);
+MaceStatus RegisterMatMul(OpRegistry* registry);
+MaceStatus RegisterPad(OpRegistry* registry);
+MaceStatus RegisterPooling(OpRegistry* registry);
+MaceStatus RegisterReduce(OpRegistry* registry);
+MaceStatus RegisterReshape(OpRegistry* registry);
+MaceStatus RegisterResizeBilinear(OpRegistry* registry);
+MaceStatus RegisterResizeNearestNeighbor(OpRegistry* registry);
+MaceStatus RegisterSlice(OpRegistry* registry);
+MaceStatus RegisterSoftmax(OpRegistry* registry);
+MaceStatus RegisterSpaceToBatchND(OpRegistry* registry);
+MaceStatus RegisterSpaceToDepth(OpRegistry* registry);
+MaceStatus RegisterSplit(OpRegistry* registry);
+MaceStatus RegisterSqueeze(OpRegistry* registry);
+MaceStatus RegisterTranspose(OpRegistry* registry);
+
+MaceStatus RegisterAllOps(OpRegistry* registry);
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_REGISTRY_H_

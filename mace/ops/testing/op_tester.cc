@@ -1,0 +1,167 @@
+#include "mace/ops/testing/op_tester.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "gtest/gtest.h"
+
+namespace mace {
+namespace ops {
+namespace testing {
+
+OpTester::OpTester(const std::string& type, std::function<MaceStatus(OpRegistry*)> register_fn)
+    : type_(type) {
+  register_status_ = register_fn(&registry_);
+  def_.set_type(type);
+  def_.set_name("op_under_test");
+}
+
+OpTester& OpTester::Input(const std::string& name, const std::vector<int64_t>& shape,
+                          const std::vector<float>& data) {
+  Tensor* tensor = workspace_.CreateTensor(name, DT_FLOAT);
+  tensor->Reshape(shape);
+  tensor->AllocateOwned();
+  EXPECT_EQ(static_cast<int64_t>(data.size()), tensor->size()) << "input " << name;
+  std::memcpy(tensor->mutable_data<float>(), data.data(),
+              std::min<int64_t>(data.size(), tensor->size()) * sizeof(float));
+  def_.add_input(name);
+  return *this;
+}
+
+OpTester& OpTester::Weight(const std::string& name, const std::vector<int64_t>& shape,
+                           const std::vector<float>& data) {
+  Tensor* tensor = workspace_.CreateTensor(name, DT_FLOAT);
+  tensor->Reshape(shape);
+  EXPECT_EQ(static_cast<int64_t>(data.size()), tensor->size()) << "weight " << name;
+  storage_.emplace_back((data.size() * sizeof(float) + 7) / 8 + 1);
+  std::memcpy(storage_.back().data(), data.data(), data.size() * sizeof(float));
+  tensor->SetConstBuffer(storage_.back().data(), data.size() * sizeof(float));
+  def_.add_input(name);
+  return *this;
+}
+
+OpTester& OpTester::IntWeight(const std::string& name, const std::vector<int64_t>& shape,
+                              const std::vector<int32_t>& data) {
+  Tensor* tensor = workspace_.CreateTensor(name, DT_INT32);
+  tensor->Reshape(shape);
+  EXPECT_EQ(static_cast<int64_t>(data.size()), tensor->size()) << "weight " << name;
+  storage_.emplace_back((data.size() * sizeof(int32_t) + 7) / 8 + 1);
+  std::memcpy(storage_.back().data(), data.data(), data.size() * sizeof(int32_t));
+  tensor->SetConstBuffer(storage_.back().data(), data.size() * sizeof(int32_t));
+  def_.add_input(name);
+  return *this;
+}
+
+OpTester& OpTester::EmptyInput() {
+  def_.add_input("");
+  return *this;
+}
+
+OpTester& OpTester::Output(const std::string& name, DataType dtype) {
+  def_.add_output(name);
+  def_.add_output_type(dtype);
+  return *this;
+}
+
+OpTester& OpTester::Arg(const std::string& name, int64_t value) {
+  Argument* arg = def_.add_arg();
+  arg->set_name(name);
+  arg->set_i(value);
+  return *this;
+}
+
+OpTester& OpTester::Arg(const std::string& name, float value) {
+  Argument* arg = def_.add_arg();
+  arg->set_name(name);
+  arg->set_f(value);
+  return *this;
+}
+
+OpTester& OpTester::Arg(const std::string& name, const std::string& value) {
+  Argument* arg = def_.add_arg();
+  arg->set_name(name);
+  arg->set_s(value);
+  return *this;
+}
+
+OpTester& OpTester::Args(const std::string& name, const std::vector<int64_t>& values) {
+  Argument* arg = def_.add_arg();
+  arg->set_name(name);
+  for (int64_t v : values) arg->add_ints(v);
+  return *this;
+}
+
+OpTester& OpTester::Args(const std::string& name, const std::vector<float>& values) {
+  Argument* arg = def_.add_arg();
+  arg->set_name(name);
+  for (float v : values) arg->add_floats(v);
+  return *this;
+}
+
+MaceStatus OpTester::Run() {
+  MACE_RETURN_IF_ERROR(register_status_);
+  op_ = registry_.Create(type_, DeviceType::CPU, DT_FLOAT);
+  if (op_ == nullptr) return MaceStatus(MaceStatus::MACE_UNSUPPORTED, "op not registered");
+  MACE_RETURN_IF_ERROR(op_->Construct(def_, &workspace_));
+  OpContext context;
+  context.workspace = &workspace_;
+  MACE_RETURN_IF_ERROR(op_->Prepare(&context));
+  for (int i = 0; i < op_->OutputSize(); ++i) {
+    Tensor* output = op_->Output(i);
+    // Poison the output so a kernel that skips elements cannot pass.
+    output->AllocateOwned();
+    if (output->dtype() == DT_FLOAT) {
+      float* data = output->mutable_data<float>();
+      for (int64_t k = 0; k < output->size(); ++k) data[k] = std::nanf("");
+    }
+  }
+  return op_->Run(&context);
+}
+
+const Tensor& OpTester::GetOutput(const std::string& name) const {
+  return *workspace_.GetTensor(name);
+}
+
+std::vector<float> OpTester::OutputData(const std::string& name) const {
+  const Tensor& tensor = GetOutput(name);
+  return std::vector<float>(tensor.data<float>(), tensor.data<float>() + tensor.size());
+}
+
+std::vector<int32_t> OpTester::OutputInts(const std::string& name) const {
+  const Tensor& tensor = GetOutput(name);
+  return std::vector<int32_t>(tensor.data<int32_t>(), tensor.data<int32_t>() + tensor.size());
+}
+
+std::vector<int64_t> OpTester::OutputShape(const std::string& name) const {
+  return GetOutput(name).shape();
+}
+
+std::vector<float> RandomFloats(int64_t count, uint32_t seed, float low, float high) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<float> dist(low, high);
+  std::vector<float> values(count);
+  for (float& v : values) v = dist(engine);
+  return values;
+}
+
+int64_t NumElements(const std::vector<int64_t>& shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  return count;
+}
+
+void ExpectNear(const std::vector<float>& actual, const std::vector<float>& expected,
+                float atol, float rtol) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const float tolerance = atol + rtol * std::fabs(expected[i]);
+    if (!(std::fabs(actual[i] - expected[i]) <= tolerance)) {
+      ADD_FAILURE() << "element " << i << ": got " << actual[i] << ", want " << expected[i];
+      return;
+    }
+  }
+}
+
+}  // namespace testing
+}  // namespace ops
+}  // namespace mace

@@ -1,0 +1,76 @@
+// Runs one op in isolation for unit tests: inputs and weights in, outputs out,
+// through the same Construct -> Prepare -> Run lifecycle the Net uses.
+#ifndef MACE_OPS_TESTING_OP_TESTER_H_
+#define MACE_OPS_TESTING_OP_TESTER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mace/core/op_registry.h"
+#include "mace/core/workspace.h"
+
+namespace mace {
+namespace ops {
+namespace testing {
+
+class OpTester {
+ public:
+  // `register_fn` registers the op under test, e.g. RegisterConv2D.
+  OpTester(const std::string& type, std::function<MaceStatus(OpRegistry*)> register_fn);
+
+  // A non-constant float input (like a model input or an earlier op's output).
+  OpTester& Input(const std::string& name, const std::vector<int64_t>& shape,
+                  const std::vector<float>& data);
+  // A constant float tensor (a weight).
+  OpTester& Weight(const std::string& name, const std::vector<int64_t>& shape,
+                   const std::vector<float>& data);
+  OpTester& IntWeight(const std::string& name, const std::vector<int64_t>& shape,
+                      const std::vector<int32_t>& data);
+  // An optional input left out ("" in OperatorDef.input).
+  OpTester& EmptyInput();
+  OpTester& Output(const std::string& name, DataType dtype = DT_FLOAT);
+
+  OpTester& Arg(const std::string& name, int64_t value);
+  OpTester& Arg(const std::string& name, int value) { return Arg(name, int64_t{value}); }
+  OpTester& Arg(const std::string& name, float value);
+  OpTester& Arg(const std::string& name, const std::string& value);
+  OpTester& Arg(const std::string& name, const char* value) { return Arg(name, std::string(value)); }
+  OpTester& Args(const std::string& name, const std::vector<int64_t>& values);
+  OpTester& Args(const std::string& name, const std::vector<float>& values);
+
+  // Builds the op and runs Prepare then Run. Returns the first error.
+  MaceStatus Run();
+
+  const Tensor& GetOutput(const std::string& name) const;
+  std::vector<float> OutputData(const std::string& name) const;
+  std::vector<int32_t> OutputInts(const std::string& name) const;
+  std::vector<int64_t> OutputShape(const std::string& name) const;
+  const Operation& op() const { return *op_; }
+
+ private:
+  std::string type_;
+  OpRegistry registry_;
+  MaceStatus register_status_;
+  OperatorDef def_;
+  Workspace workspace_;
+  std::vector<std::vector<uint64_t>> storage_;
+  std::unique_ptr<Operation> op_;
+};
+
+// Uniform floats in [low, high) from a fixed-seed engine.
+std::vector<float> RandomFloats(int64_t count, uint32_t seed, float low = -1.f, float high = 1.f);
+int64_t NumElements(const std::vector<int64_t>& shape);
+
+// Expects |a - b| <= atol + rtol * |b| element-wise, reporting the first miss.
+void ExpectNear(const std::vector<float>& actual, const std::vector<float>& expected,
+                float atol = 1e-5f, float rtol = 1e-5f);
+
+}  // namespace testing
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_TESTING_OP_TESTER_H_

@@ -1,0 +1,261 @@
+// The public C++ API of MACE, the Mobile AI Compute Engine.
+//
+// An app loads a model (a graph plus one weights blob), creates an engine for
+// one runtime, and runs it on named input tensors. No call aborts the process:
+// every failure comes back as a MaceStatus with a message naming the problem.
+
+#ifndef MACE_PUBLIC_MACE_H_
+#define MACE_PUBLIC_MACE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mace {
+
+enum class DeviceType { CPU = 0, GPU = 2, HEXAGON = 3 };
+
+enum class DataFormat { NONE = 0, NHWC = 1, NCHW = 2, OIHW = 3 };
+
+enum class CPUAffinityPolicy {
+  AFFINITY_NONE = 0,
+  AFFINITY_BIG_ONLY = 1,
+  AFFINITY_LITTLE_ONLY = 2,
+};
+
+enum class GPUPerfHint { PERF_DEFAULT = 0, PERF_LOW = 1, PERF_NORMAL = 2, PERF_HIGH = 3 };
+
+enum class GPUPriorityHint {
+  PRIORITY_DEFAULT = 0,
+  PRIORITY_LOW = 1,
+  PRIORITY_NORMAL = 2,
+  PRIORITY_HIGH = 3,
+};
+
+// How intermediate tensors share memory. Object strategies are turned into
+// one arena by stacking their objects; GREEDY_BY_SIZE places offsets directly.
+enum class MemoryStrategy {
+  NAIVE = 0,
+  EQUALITY = 1,
+  GREEDY_IN_ORDER = 2,
+  GREEDY_BY_BREADTH = 3,
+  GREEDY_BY_SIZE = 4,
+  GREEDY_BEST = 5,
+  MINCOSTFLOW = 6,
+  OPTIMAL = 7,
+};
+
+class MaceStatus {
+ public:
+  enum Code {
+    MACE_SUCCESS = 0,
+    MACE_INVALID_ARGS = 1,
+    MACE_OUT_OF_RESOURCES = 2,
+    MACE_UNSUPPORTED = 3,
+    MACE_RUNTIME_ERROR = 4,
+  };
+
+  MaceStatus() = default;
+  MaceStatus(Code code) : code_(code) {}  // NOLINT(runtime/explicit)
+  MaceStatus(Code code, std::string information)
+      : code_(code), information_(std::move(information)) {}
+
+  Code code() const { return code_; }
+  bool ok() const { return code_ == MACE_SUCCESS; }
+  const std::string& information() const { return information_; }
+  // "INVALID_ARGS: <message>", for logs and command-line tools.
+  std::string ToString() const;
+
+  bool operator==(Code code) const { return code_ == code; }
+  bool operator!=(Code code) const { return code_ != code; }
+
+ private:
+  Code code_ = MACE_SUCCESS;
+  std::string information_;
+};
+
+// A dense float tensor that the app owns. The engine reads inputs from and
+// writes outputs into `data`, which must hold product(shape) floats.
+class MaceTensor {
+ public:
+  MaceTensor() = default;
+  MaceTensor(std::vector<int64_t> shape, std::shared_ptr<float> data,
+             DataFormat format = DataFormat::NCHW)
+      : shape_(std::move(shape)), data_(std::move(data)), format_(format) {}
+
+  const std::vector<int64_t>& shape() const { return shape_; }
+  const std::shared_ptr<float> data() const { return data_; }
+  std::shared_ptr<float> data() { return data_; }
+  DataFormat data_format() const { return format_; }
+  int64_t size() const;
+
+ private:
+  std::vector<int64_t> shape_;
+  std::shared_ptr<float> data_;
+  DataFormat format_ = DataFormat::NCHW;
+};
+
+// Per-operator statistics from one Run.
+struct OperatorStats {
+  std::string operator_name;
+  std::string type;
+  std::vector<std::vector<int64_t>> output_shape;
+  int64_t start_micros = 0;
+  int64_t end_micros = 0;
+  int64_t macs = 0;
+};
+
+struct RunMetadata {
+  std::vector<OperatorStats> op_stats;
+};
+
+// Where one intermediate tensor lives and when it is alive.
+struct TensorPlacement {
+  std::string name;
+  std::string memory_type;  // "CPU_BUFFER", "GPU_BUFFER" or "GPU_IMAGE"
+  int64_t offset = -1;      // byte offset in its arena; -1 when not in one
+  int64_t size = 0;         // bytes
+  int first_op = 0;         // inclusive lifetime, in op indices
+  int last_op = 0;
+  std::string alias_of;     // set when the tensor shares its input's memory
+};
+
+struct MemoryReport {
+  std::string strategy;
+  int64_t arena_bytes = 0;         // planned arena for intermediates
+  int64_t persistent_bytes = 0;    // arena for persistent tensors
+  int64_t weights_bytes = 0;       // constant tensors
+  int64_t naive_bytes = 0;         // one buffer per tensor, no sharing
+  int64_t lower_bound_bytes = 0;   // max bytes live at any op
+  std::vector<TensorPlacement> tensors;
+};
+
+// ---- Custom operators ------------------------------------------------------
+
+// What a custom op sees while it prepares or runs. Inputs and outputs are
+// float32 tensors in the engine's CPU layout (NCHW).
+class CustomOpContext {
+ public:
+  virtual ~CustomOpContext() = default;
+  virtual int InputCount() const = 0;
+  virtual int OutputCount() const = 0;
+  virtual std::vector<int64_t> InputShape(int index) const = 0;
+  virtual const float* InputData(int index) const = 0;
+  // Prepare sets each output's shape; Run fills the data.
+  virtual MaceStatus SetOutputShape(int index, const std::vector<int64_t>& shape) = 0;
+  virtual float* OutputData(int index) = 0;
+  // Arguments from the model's OperatorDef.
+  virtual bool HasArg(const std::string& name) const = 0;
+  virtual int64_t GetIntArg(const std::string& name, int64_t default_value) const = 0;
+  virtual float GetFloatArg(const std::string& name, float default_value) const = 0;
+  virtual std::vector<int64_t> GetIntsArg(const std::string& name) const = 0;
+};
+
+// An app-defined operator. Prepare validates inputs and sets output shapes
+// once at init; Run computes.
+class CustomOp {
+ public:
+  virtual ~CustomOp() = default;
+  virtual MaceStatus Prepare(CustomOpContext* context) = 0;
+  virtual MaceStatus Run(CustomOpContext* context) = 0;
+};
+
+using CustomOpFactory = std::function<std::unique_ptr<CustomOp>()>;
+
+// ---- Engine ----------------------------------------------------------------
+
+class MaceEngineConfig {
+ public:
+  explicit MaceEngineConfig(DeviceType device_type = DeviceType::CPU);
+  ~MaceEngineConfig();
+  MaceEngineConfig(const MaceEngineConfig& other);
+  MaceEngineConfig& operator=(const MaceEngineConfig& other);
+
+  DeviceType device_type() const;
+  // num_threads <= 0 means "all cores the policy allows".
+  MaceStatus SetCPUThreadPolicy(int num_threads, CPUAffinityPolicy policy);
+  int num_threads() const;
+  CPUAffinityPolicy cpu_affinity_policy() const;
+  void SetGPUHints(GPUPerfHint perf_hint, GPUPriorityHint priority_hint);
+  GPUPerfHint gpu_perf_hint() const;
+  GPUPriorityHint gpu_priority_hint() const;
+  void SetMemoryStrategy(MemoryStrategy strategy);
+  MemoryStrategy memory_strategy() const;
+  // Time budget for MemoryStrategy::OPTIMAL; the best plan found is used.
+  void SetMemoryPlanTimeLimitMs(int64_t time_limit_ms);
+  int64_t memory_plan_time_limit_ms() const;
+  // Keep every intermediate readable after Run (debugging); no sharing.
+  void SetPreserveIntermediates(bool preserve);
+  bool preserve_intermediates() const;
+  // Registers an app operator for op type `type` (float32, CPU).
+  MaceStatus RegisterCustomOp(const std::string& type, CustomOpFactory factory);
+  const std::map<std::string, CustomOpFactory>& custom_ops() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class MaceEngine {
+ public:
+  explicit MaceEngine(const MaceEngineConfig& config);
+  ~MaceEngine();
+  MaceEngine(const MaceEngine&) = delete;
+  MaceEngine& operator=(const MaceEngine&) = delete;
+
+  // Loads a serialized NetDef and its weights from memory. The engine copies
+  // what it needs; the buffers may be freed after Init returns.
+  MaceStatus Init(const unsigned char* model_graph, size_t model_graph_size,
+                  const std::vector<std::string>& input_nodes,
+                  const std::vector<std::string>& output_nodes,
+                  const unsigned char* model_weights, size_t model_weights_size);
+  // As above, but memory-maps the weights file read-only; CPU kernels use the
+  // weights in place.
+  MaceStatus Init(const unsigned char* model_graph, size_t model_graph_size,
+                  const std::vector<std::string>& input_nodes,
+                  const std::vector<std::string>& output_nodes,
+                  const std::string& model_weights_file);
+
+  MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
+                 std::map<std::string, MaceTensor>* outputs);
+  MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
+                 std::map<std::string, MaceTensor>* outputs,
+                 RunMetadata* run_metadata);
+
+  // The shape the model declares for each input; valid after Init.
+  MaceStatus GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const;
+  // Where every intermediate tensor lives; valid after Init.
+  MaceStatus GetMemoryReport(MemoryReport* report) const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Creates and initializes an engine from a serialized graph and a weights
+// file (memory-mapped).
+MaceStatus CreateMaceEngineFromProto(
+    const unsigned char* model_graph, size_t model_graph_size,
+    const std::string& model_weights_file,
+    const std::vector<std::string>& input_nodes,
+    const std::vector<std::string>& output_nodes,
+    const MaceEngineConfig& config, std::shared_ptr<MaceEngine>* engine);
+
+// Same, with the weights already in memory (e.g. read from app assets).
+MaceStatus CreateMaceEngineFromProto(
+    const unsigned char* model_graph, size_t model_graph_size,
+    const unsigned char* model_weights, size_t model_weights_size,
+    const std::vector<std::string>& input_nodes,
+    const std::vector<std::string>& output_nodes,
+    const MaceEngineConfig& config, std::shared_ptr<MaceEngine>* engine);
+
+// "0.1.0"
+const char* MaceVersion();
+
+}  // namespace mace
+
+#endif  // MACE_PUBLIC_MACE_H_

@@ -1,0 +1,167 @@
+#include "mace/tools/run_flags.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+namespace mace {
+namespace tools {
+namespace {
+
+bool ParseInt(const std::string& text, int64_t low, int64_t high, int64_t* value) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long long parsed = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || parsed < low || parsed > high) return false;
+  *value = parsed;
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> SplitString(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  if (text.empty()) return parts;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return parts;
+}
+
+bool ParseShapes(const std::string& text, std::vector<std::vector<int64_t>>* shapes) {
+  shapes->clear();
+  for (const std::string& shape_text : SplitString(text, ':')) {
+    std::vector<int64_t> shape;
+    for (const std::string& dim : SplitString(shape_text, ',')) {
+      int64_t value = 0;
+      if (!ParseInt(dim, 1, int64_t{1} << 31, &value)) return false;
+      shape.push_back(value);
+    }
+    if (shape.empty()) return false;
+    shapes->push_back(shape);
+  }
+  return true;
+}
+
+bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::string* error) {
+  using Setter = std::function<bool(const std::string&)>;
+  auto int_flag = [](int* target, int64_t low, int64_t high) -> Setter {
+    return [=](const std::string& v) {
+      int64_t value = 0;
+      if (!ParseInt(v, low, high, &value)) return false;
+      *target = static_cast<int>(value);
+      return true;
+    };
+  };
+  auto bool_flag = [](bool* target) -> Setter {
+    return [=](const std::string& v) {
+      if (v == "" || v == "1" || v == "true") *target = true;
+      else if (v == "0" || v == "false") *target = false;
+      else return false;
+      return true;
+    };
+  };
+  auto string_flag = [](std::string* target) -> Setter {
+    return [=](const std::string& v) { *target = v; return !v.empty(); };
+  };
+  auto list_flag = [](std::vector<std::string>* target) -> Setter {
+    return [=](const std::string& v) { *target = SplitString(v, ','); return !v.empty(); };
+  };
+  auto shapes_flag = [](std::vector<std::vector<int64_t>>* target) -> Setter {
+    return [=](const std::string& v) { return ParseShapes(v, target); };
+  };
+  const std::map<std::string, Setter> setters = {
+      {"model_file", string_flag(&flags->model_file)},
+      {"model_data_file", string_flag(&flags->model_data_file)},
+      {"input_node", list_flag(&flags->input_nodes)},
+      {"input_shape", shapes_flag(&flags->input_shapes)},
+      {"output_node", list_flag(&flags->output_nodes)},
+      {"output_shape", shapes_flag(&flags->output_shapes)},
+      {"input_file", string_flag(&flags->input_file)},
+      {"output_file", string_flag(&flags->output_file)},
+      {"device", string_flag(&flags->device)},
+      {"round", int_flag(&flags->round, 1, 1000000)},
+      {"restart_round", int_flag(&flags->restart_round, 1, 10000)},
+      {"omp_num_threads", int_flag(&flags->omp_num_threads, -1, 256)},
+      {"cpu_affinity_policy", int_flag(&flags->cpu_affinity_policy, 0, 2)},
+      {"gpu_perf_hint", int_flag(&flags->gpu_perf_hint, 0, 3)},
+      {"gpu_priority_hint", int_flag(&flags->gpu_priority_hint, 0, 3)},
+      {"benchmark", bool_flag(&flags->benchmark)},
+      {"memory_report", bool_flag(&flags->memory_report)},
+      {"memory_strategy", string_flag(&flags->memory_strategy)},
+      {"plan_time_limit_ms", [flags](const std::string& v) {
+         return ParseInt(v, 1, 3600000, &flags->plan_time_limit_ms);
+       }},
+      {"compare_strategies", bool_flag(&flags->compare_strategies)},
+      {"help", bool_flag(&flags->help)},
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h") arg = "--help";
+    if (arg.rfind("--", 0) != 0) {
+      *error = "unexpected argument '" + arg + "' (flags look like --name=value)";
+      return false;
+    }
+    const size_t equals = arg.find('=');
+    const std::string name = arg.substr(2, equals == std::string::npos ? std::string::npos
+                                                                       : equals - 2);
+    const std::string value = equals == std::string::npos ? "" : arg.substr(equals + 1);
+    auto it = setters.find(name);
+    if (it == setters.end()) {
+      *error = "unknown flag --" + name;
+      return false;
+    }
+    if (!it->second(value)) {
+      *error = "bad value '" + value + "' for --" + name;
+      return false;
+    }
+  }
+  if (flags->help) return true;
+  if (flags->model_file.empty()) {
+    *error = "--model_file is required";
+    return false;
+  }
+  if (flags->input_nodes.size() != flags->input_shapes.size()) {
+    *error = "--input_node names " + std::to_string(flags->input_nodes.size()) +
+             " inputs but --input_shape gives " + std::to_string(flags->input_shapes.size()) +
+             " shapes";
+    return false;
+  }
+  if (!flags->output_shapes.empty() && flags->output_shapes.size() != flags->output_nodes.size()) {
+    *error = "--output_shape must give one shape per --output_node";
+    return false;
+  }
+  return true;
+}
+
+std::string RunUsage() {
+  return R"(usage: mace_run --model_file=M.pb [--model_data_file=M.data] [flags]
+  --input_node=a,b            model inputs (default: all the model declares)
+  --input_shape=1,3,8,8:1,4   one shape per input, checked against the model
+  --output_node=x,y           outputs to fetch (default: the model's outputs)
+  --output_shape=1,10:...     expected output shapes, checked after the run
+  --input_file=PREFIX         read PREFIX_<node> (.npy, or raw float32); default random
+  --output_file=PREFIX        write PREFIX_<node>.npy
+  --device=CPU|GPU|HEXAGON    runtime (default CPU)
+  --round=N                   timed runs (default 1)
+  --restart_round=N           engine re-creations (default 1)
+  --omp_num_threads=N         CPU threads, -1 for the policy default
+  --cpu_affinity_policy=N     0 NONE, 1 BIG_ONLY, 2 LITTLE_ONLY
+  --gpu_perf_hint=N --gpu_priority_hint=N   0 DEFAULT 1 LOW 2 NORMAL 3 HIGH
+  --benchmark                 per-op table: time, share, output shape, MACs
+  --memory_report             arena, weights, naive and lower-bound bytes, placements
+  --memory_strategy=NAME      naive|equality|greedy_in_order|greedy_by_breadth|
+                              greedy_by_size|greedy_best|mincostflow|optimal
+  --plan_time_limit_ms=N      time budget of the optimal planner
+  --compare_strategies        plan the model with every strategy, one table
+)";
+}
+
+}  // namespace tools
+}  // namespace mace

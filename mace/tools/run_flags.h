@@ -1,0 +1,49 @@
+// Command-line flags of mace_run, parsed without global state so that bad
+// flags become one clear message instead of an abort.
+#ifndef MACE_TOOLS_RUN_FLAGS_H_
+#define MACE_TOOLS_RUN_FLAGS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mace {
+namespace tools {
+
+struct RunFlags {
+  std::string model_file;
+  std::string model_data_file;
+  std::vector<std::string> input_nodes;
+  std::vector<std::vector<int64_t>> input_shapes;
+  std::vector<std::string> output_nodes;
+  std::vector<std::vector<int64_t>> output_shapes;
+  std::string input_file;   // prefix: <prefix>_<node> or a single file, .npy or raw
+  std::string output_file;  // prefix for outputs
+  std::string device = "CPU";
+  int round = 1;
+  int restart_round = 1;
+  int omp_num_threads = -1;
+  int cpu_affinity_policy = 1;
+  int gpu_perf_hint = 3;
+  int gpu_priority_hint = 3;
+  bool benchmark = false;
+  bool memory_report = false;
+  std::string memory_strategy = "greedy_by_size";
+  int64_t plan_time_limit_ms = 1000;
+  bool compare_strategies = false;
+  bool help = false;
+};
+
+// Parses argv[1..]. On failure returns false and sets `error` to a message
+// naming the flag.
+bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::string* error);
+std::string RunUsage();
+
+// "1,224,224,3:1,10" -> {{1,224,224,3},{1,10}}.
+bool ParseShapes(const std::string& text, std::vector<std::vector<int64_t>>* shapes);
+std::vector<std::string> SplitString(const std::string& text, char separator);
+
+}  // namespace tools
+}  // namespace mace
+
+#endif  // MACE_TOOLS_RUN_FLAGS_H_

@@ -1,0 +1,167 @@
+#include "mace/tools/run_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+namespace mace {
+namespace tools {
+namespace {
+
+const std::vector<std::pair<std::string, MemoryStrategy>>& StrategyNames() {
+  static const std::vector<std::pair<std::string, MemoryStrategy>> kNames = {
+      {"naive", MemoryStrategy::NAIVE},
+      {"equality", MemoryStrategy::EQUALITY},
+      {"greedy_in_order", MemoryStrategy::GREEDY_IN_ORDER},
+      {"greedy_by_breadth", MemoryStrategy::GREEDY_BY_BREADTH},
+      {"greedy_by_size", MemoryStrategy::GREEDY_BY_SIZE},
+      {"greedy_best", MemoryStrategy::GREEDY_BEST},
+      {"mincostflow", MemoryStrategy::MINCOSTFLOW},
+      {"optimal", MemoryStrategy::OPTIMAL},
+  };
+  return kNames;
+}
+
+double MiB(int64_t bytes) { return bytes / 1048576.0; }
+
+}  // namespace
+
+void LatencyStats::AddOpStats(const RunMetadata& metadata) {
+  if (ops.empty()) {
+    for (const OperatorStats& op : metadata.op_stats) {
+      std::string shapes;
+      for (const auto& shape : op.output_shape) shapes += ShapeText(shape);
+      ops.push_back({op.operator_name, op.type, shapes, op.macs, {}});
+    }
+  }
+  for (size_t i = 0; i < ops.size() && i < metadata.op_stats.size(); ++i) {
+    const OperatorStats& op = metadata.op_stats[i];
+    ops[i].ms.push_back((op.end_micros - op.start_micros) / 1000.0);
+  }
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    text += (i ? "," : "") + std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+bool ParseMemoryStrategy(const std::string& name, MemoryStrategy* strategy) {
+  for (const auto& [text, value] : StrategyNames()) {
+    if (text == name) {
+      *strategy = value;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string MemoryStrategyName(MemoryStrategy strategy) {
+  for (const auto& [text, value] : StrategyNames()) {
+    if (value == strategy) return text;
+  }
+  return "unknown";
+}
+
+std::vector<MemoryStrategy> AllMemoryStrategies() {
+  std::vector<MemoryStrategy> all;
+  for (const auto& entry : StrategyNames()) all.push_back(entry.second);
+  return all;
+}
+
+void PrintOutputs(const std::map<std::string, MaceTensor>& outputs) {
+  for (const auto& [name, tensor] : outputs) {
+    const float* data = tensor.data().get();
+    const int64_t count = tensor.size();
+    std::printf("output %s %s:", name.c_str(), ShapeText(tensor.shape()).c_str());
+    for (int64_t i = 0; i < std::min<int64_t>(count, 8); ++i) std::printf(" %.6g", data[i]);
+    std::printf(count > 8 ? " ...\n" : "\n");
+    if (count > 1) {
+      std::vector<int64_t> order(count);
+      std::iota(order.begin(), order.end(), 0);
+      const int64_t top = std::min<int64_t>(5, count);
+      std::partial_sort(order.begin(), order.begin() + top, order.end(),
+                        [data](int64_t a, int64_t b) { return data[a] > data[b]; });
+      std::printf("  top-%lld:", static_cast<long long>(top));
+      for (int64_t i = 0; i < top; ++i) {
+        std::printf(" %lld (%.4g)", static_cast<long long>(order[i]), data[order[i]]);
+      }
+      std::printf("\n");
+    }
+  }
+}
+
+void PrintLatency(const LatencyStats& stats) {
+  std::printf("init: %.3f ms (median of %zu)\n", Median(stats.init_ms), stats.init_ms.size());
+  std::printf("first run: %.3f ms\n", Median(stats.first_run_ms));
+  if (stats.run_ms.empty()) return;
+  std::printf("runs: %zu  min %.3f ms  median %.3f ms  max %.3f ms\n", stats.run_ms.size(),
+              *std::min_element(stats.run_ms.begin(), stats.run_ms.end()), Median(stats.run_ms),
+              *std::max_element(stats.run_ms.begin(), stats.run_ms.end()));
+}
+
+void PrintOpTable(const LatencyStats& stats) {
+  double total = 0;
+  for (const OpTiming& op : stats.ops) total += Median(op.ms);
+  std::printf("\n%4s  %-22s %-32s %10s %7s %12s  %s\n", "#", "type", "name", "median ms",
+              "share", "MACs", "output shape");
+  for (size_t i = 0; i < stats.ops.size(); ++i) {
+    const OpTiming& op = stats.ops[i];
+    const double ms = Median(op.ms);
+    std::printf("%4zu  %-22s %-32s %10.4f %6.2f%% %12lld  %s\n", i, op.type.c_str(),
+                op.name.substr(0, 32).c_str(), ms, total > 0 ? 100 * ms / total : 0.0,
+                static_cast<long long>(op.macs), op.output_shape.c_str());
+  }
+  std::printf("sum of op medians: %.3f ms\n", total);
+}
+
+void PrintMemoryReport(const MemoryReport& report) {
+  const double gap = report.lower_bound_bytes > 0
+                         ? 100.0 * (report.arena_bytes - report.lower_bound_bytes) /
+                               report.lower_bound_bytes
+                         : 0.0;
+  std::printf("\nmemory plan (%s)\n", report.strategy.c_str());
+  std::printf("  CPU_BUFFER arena : %12lld bytes (%.3f MiB)\n",
+              static_cast<long long>(report.arena_bytes), MiB(report.arena_bytes));
+  std::printf("  persistent       : %12lld bytes\n",
+              static_cast<long long>(report.persistent_bytes));
+  std::printf("  weights          : %12lld bytes (%.3f MiB)\n",
+              static_cast<long long>(report.weights_bytes), MiB(report.weights_bytes));
+  std::printf("  naive sum        : %12lld bytes\n", static_cast<long long>(report.naive_bytes));
+  std::printf("  lower bound      : %12lld bytes (gap %.2f%%)\n",
+              static_cast<long long>(report.lower_bound_bytes), gap);
+  std::printf("  %-32s %-11s %12s %12s %9s  %s\n", "tensor", "memory", "offset", "bytes",
+              "lifetime", "alias of");
+  for (const TensorPlacement& t : report.tensors) {
+    std::printf("  %-32s %-11s %12lld %12lld %4d..%-4d %s\n", t.name.substr(0, 32).c_str(),
+                t.memory_type.c_str(), static_cast<long long>(t.offset),
+                static_cast<long long>(t.size), t.first_op, t.last_op, t.alias_of.c_str());
+  }
+}
+
+void PrintStrategyTable(const std::vector<MemoryReport>& reports) {
+  std::printf("\n%-40s %14s %14s %9s %14s\n", "strategy", "arena bytes", "lower bound", "gap",
+              "naive bytes");
+  for (const MemoryReport& report : reports) {
+    const double gap = report.lower_bound_bytes > 0
+                           ? 100.0 * (report.arena_bytes - report.lower_bound_bytes) /
+                                 report.lower_bound_bytes
+                           : 0.0;
+    std::printf("%-40s %14lld %14lld %8.2f%% %14lld\n", report.strategy.c_str(),
+                static_cast<long long>(report.arena_bytes),
+                static_cast<long long>(report.lower_bound_bytes), gap,
+                static_cast<long long>(report.naive_bytes));
+  }
+}
+
+}  // namespace tools
+}  // namespace mace

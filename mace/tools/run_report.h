@@ -1,0 +1,45 @@
+// Tables that mace_run prints: latency, per-op benchmark and memory plans.
+#ifndef MACE_TOOLS_RUN_REPORT_H_
+#define MACE_TOOLS_RUN_REPORT_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mace/public/mace.h"
+
+namespace mace {
+namespace tools {
+
+struct OpTiming {
+  std::string name;
+  std::string type;
+  std::string output_shape;
+  int64_t macs = 0;
+  std::vector<double> ms;
+};
+
+struct LatencyStats {
+  std::vector<double> init_ms;
+  std::vector<double> first_run_ms;
+  std::vector<double> run_ms;
+  std::vector<OpTiming> ops;  // execution order
+  void AddOpStats(const RunMetadata& metadata);
+};
+
+double Median(std::vector<double> values);
+std::string ShapeText(const std::vector<int64_t>& shape);
+bool ParseMemoryStrategy(const std::string& name, MemoryStrategy* strategy);
+std::string MemoryStrategyName(MemoryStrategy strategy);
+std::vector<MemoryStrategy> AllMemoryStrategies();
+
+void PrintOutputs(const std::map<std::string, MaceTensor>& outputs);
+void PrintLatency(const LatencyStats& stats);
+void PrintOpTable(const LatencyStats& stats);
+void PrintMemoryReport(const MemoryReport& report);
+void PrintStrategyTable(const std::vector<MemoryReport>& reports);
+
+}  // namespace tools
+}  // namespace mace
+
+#endif  // MACE_TOOLS_RUN_REPORT_H_

@@ -1,0 +1,291 @@
+// End-to-end engine tests on small models built here: the public API, model
+// loading from memory and from a mapped file, and every bad-input path.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/proto/mace.pb.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+namespace {
+
+// x[1,2,3,3] -> Conv2D(1x1, 2->2, bias, RELU) -> Identity -> Eltwise SUM with x -> y
+struct TinyModel {
+  NetDef net;
+  std::string data;
+
+  TinyModel() {
+    net.set_name("tiny");
+    InputOutputInfo* input = net.add_input_info();
+    input->set_name("x");
+    for (int64_t d : {1, 2, 3, 3}) input->add_dims(d);
+    net.add_output_info()->set_name("y");
+    AddWeight("w", {2, 2, 1, 1}, {1.f, 2.f, -1.f, 0.5f});
+    AddWeight("b", {2}, {0.5f, -0.25f});
+    OperatorDef* conv = AddOp("Conv2D", "conv", {"x", "w", "b"}, "c");
+    Argument* act = conv->add_arg();
+    act->set_name("activation");
+    act->set_s("RELU");
+    AddOp("Identity", "id", {"c"}, "i");
+    OperatorDef* add = AddOp("Eltwise", "add", {"i", "x"}, "y");
+    Argument* type = add->add_arg();
+    type->set_name("type");
+    type->set_i(0);
+  }
+
+  void AddWeight(const std::string& name, const std::vector<int64_t>& dims,
+                 const std::vector<float>& values) {
+    data.resize((data.size() + 63) / 64 * 64, '\0');
+    ConstTensor* tensor = net.add_tensors();
+    tensor->set_name(name);
+    for (int64_t d : dims) tensor->add_dims(d);
+    tensor->set_offset(data.size());
+    tensor->set_data_size(values.size());
+    data.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  }
+
+  OperatorDef* AddOp(const std::string& type, const std::string& name,
+                     const std::vector<std::string>& inputs, const std::string& output) {
+    OperatorDef* op = net.add_op();
+    op->set_type(type);
+    op->set_name(name);
+    for (const std::string& input : inputs) op->add_input(input);
+    op->add_output(output);
+    return op;
+  }
+
+  std::string Graph() const { return net.SerializeAsString(); }
+
+  MaceStatus Create(std::shared_ptr<MaceEngine>* engine,
+                    const MaceEngineConfig& config = MaceEngineConfig()) const {
+    const std::string graph = Graph();
+    return CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()),
+                                     graph.size(),
+                                     reinterpret_cast<const unsigned char*>(data.data()),
+                                     data.size(), {"x"}, {"y"}, config, engine);
+  }
+};
+
+std::vector<float> Input() {
+  std::vector<float> x(18);
+  for (int i = 0; i < 18; ++i) x[i] = (i % 7) - 3.f;
+  return x;
+}
+
+std::vector<float> Expected() {
+  const std::vector<float> x = Input();
+  std::vector<float> y(18);
+  for (int p = 0; p < 9; ++p) {
+    const float c0 = std::max(0.f, 1.f * x[p] + 2.f * x[9 + p] + 0.5f);
+    const float c1 = std::max(0.f, -1.f * x[p] + 0.5f * x[9 + p] - 0.25f);
+    y[p] = c0 + x[p];
+    y[9 + p] = c1 + x[9 + p];
+  }
+  return y;
+}
+
+std::map<std::string, MaceTensor> Inputs(std::vector<int64_t> shape = {1, 2, 3, 3}) {
+  const std::vector<float> x = Input();
+  std::shared_ptr<float> data(new float[18], std::default_delete<float[]>());
+  std::copy(x.begin(), x.end(), data.get());
+  return {{"x", MaceTensor(shape, data)}};
+}
+
+TEST(EngineTest, RunsFromMemoryAndMatchesHandComputation) {
+  TinyModel model;
+  std::shared_ptr<MaceEngine> engine;
+  ASSERT_TRUE(model.Create(&engine).ok());
+  std::map<std::string, MaceTensor> outputs;
+  RunMetadata metadata;
+  MaceStatus status = engine->Run(Inputs(), &outputs, &metadata);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(outputs["y"].shape(), (std::vector<int64_t>{1, 2, 3, 3}));
+  const std::vector<float> expected = Expected();
+  for (int i = 0; i < 18; ++i) EXPECT_FLOAT_EQ(outputs["y"].data().get()[i], expected[i]) << i;
+  ASSERT_EQ(metadata.op_stats.size(), 3u);
+  EXPECT_EQ(metadata.op_stats[0].type, "Conv2D");
+  EXPECT_EQ(metadata.op_stats[0].macs, 2 * 2 * 9);
+}
+
+TEST(EngineTest, RunsFromMappedWeightsFile) {
+  TinyModel model;
+  const std::string path = ::testing::TempDir() + "/tiny.data";
+  std::ofstream(path, std::ios::binary) << model.data;
+  const std::string graph = model.Graph();
+  std::shared_ptr<MaceEngine> engine;
+  MaceStatus status = CreateMaceEngineFromProto(
+      reinterpret_cast<const unsigned char*>(graph.data()), graph.size(), path, {"x"}, {"y"},
+      MaceEngineConfig(), &engine);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::map<std::string, MaceTensor> outputs;
+  ASSERT_TRUE(engine->Run(Inputs(), &outputs).ok());
+  EXPECT_FLOAT_EQ(outputs["y"].data().get()[0], Expected()[0]);
+  // Running twice gives the same answer: no state leaks between runs.
+  std::map<std::string, MaceTensor> again;
+  ASSERT_TRUE(engine->Run(Inputs(), &again).ok());
+  for (int i = 0; i < 18; ++i) EXPECT_EQ(again["y"].data().get()[i], outputs["y"].data().get()[i]);
+}
+
+void ExpectError(const MaceStatus& status, MaceStatus::Code code, const std::string& words) {
+  EXPECT_EQ(status.code(), code) << status.ToString();
+  EXPECT_NE(status.information().find(words), std::string::npos) << status.ToString();
+}
+
+TEST(EngineBadInputTest, CorruptAndTruncatedGraphs) {
+  TinyModel model;
+  std::string graph = model.Graph();
+  std::shared_ptr<MaceEngine> engine;
+  const std::string data = model.data;
+  auto create = [&](const std::string& bytes) {
+    return CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(bytes.data()),
+                                     bytes.size(),
+                                     reinterpret_cast<const unsigned char*>(data.data()),
+                                     data.size(), {"x"}, {"y"}, MaceEngineConfig(), &engine);
+  };
+  ExpectError(create(graph.substr(0, graph.size() / 2)), MaceStatus::MACE_INVALID_ARGS,
+              "not a valid MACE NetDef");
+  ExpectError(create(std::string(64, '\xff')), MaceStatus::MACE_INVALID_ARGS,
+              "not a valid MACE NetDef");
+  ExpectError(create(""), MaceStatus::MACE_INVALID_ARGS, "graph is empty");
+  EXPECT_EQ(engine, nullptr);
+}
+
+TEST(EngineBadInputTest, WeightsOutOfRange) {
+  TinyModel model;
+  model.net.mutable_tensors(1)->set_offset(model.data.size());
+  std::shared_ptr<MaceEngine> engine;
+  ExpectError(model.Create(&engine), MaceStatus::MACE_INVALID_ARGS, "weight 'b' needs bytes");
+
+  TinyModel truncated;
+  truncated.data.resize(truncated.data.size() - 4);
+  ExpectError(truncated.Create(&engine), MaceStatus::MACE_INVALID_ARGS, "weight 'b'");
+
+  TinyModel negative;
+  negative.net.mutable_tensors(0)->set_offset(-8);
+  ExpectError(negative.Create(&engine), MaceStatus::MACE_INVALID_ARGS, "weight 'w'");
+
+  TinyModel mismatch;
+  mismatch.net.mutable_tensors(0)->set_data_size(3);
+  ExpectError(mismatch.Create(&engine), MaceStatus::MACE_INVALID_ARGS, "data_size 3");
+}
+
+TEST(EngineBadInputTest, UnknownOpMissingTensorAndNames) {
+  TinyModel unknown;
+  unknown.net.mutable_op(1)->set_type("FancyOp");
+  std::shared_ptr<MaceEngine> engine;
+  ExpectError(unknown.Create(&engine), MaceStatus::MACE_UNSUPPORTED, "unknown type 'FancyOp'");
+
+  TinyModel dangling;
+  dangling.net.mutable_op(1)->set_input(0, "nowhere");
+  ExpectError(dangling.Create(&engine), MaceStatus::MACE_INVALID_ARGS, "input 'nowhere'");
+
+  TinyModel model;
+  const std::string graph = model.Graph();
+  MaceStatus status = CreateMaceEngineFromProto(
+      reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
+      reinterpret_cast<const unsigned char*>(model.data.data()), model.data.size(), {"x"},
+      {"zzz"}, MaceEngineConfig(), &engine);
+  ExpectError(status, MaceStatus::MACE_INVALID_ARGS, "output 'zzz'");
+  status = CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()),
+                                     graph.size(), "/nonexistent/w.data", {"x"}, {"y"},
+                                     MaceEngineConfig(), &engine);
+  ExpectError(status, MaceStatus::MACE_INVALID_ARGS, "cannot open weights file");
+}
+
+TEST(EngineBadInputTest, WrongInputsAtRun) {
+  TinyModel model;
+  std::shared_ptr<MaceEngine> engine;
+  ASSERT_TRUE(model.Create(&engine).ok());
+  std::map<std::string, MaceTensor> outputs;
+  ExpectError(engine->Run({}, &outputs), MaceStatus::MACE_INVALID_ARGS, "input 'x' is missing");
+  ExpectError(engine->Run(Inputs({1, 2, 9, 1}), &outputs), MaceStatus::MACE_INVALID_ARGS,
+              "has shape [1,2,9,1] but the model expects [1,2,3,3]");
+  auto extra = Inputs();
+  extra["q"] = extra["x"];
+  ExpectError(engine->Run(extra, &outputs), MaceStatus::MACE_INVALID_ARGS, "'q' is not an input");
+  std::shared_ptr<float> small(new float[3], std::default_delete<float[]>());
+  std::map<std::string, MaceTensor> bad_out = {{"y", MaceTensor({3}, small)}};
+  ExpectError(engine->Run(Inputs(), &bad_out), MaceStatus::MACE_INVALID_ARGS, "buffer holds 3");
+}
+
+TEST(EngineBadInputTest, UnavailableRuntimeIsReported) {
+  TinyModel model;
+  std::shared_ptr<MaceEngine> engine;
+  ExpectError(model.Create(&engine, MaceEngineConfig(DeviceType::HEXAGON)),
+              MaceStatus::MACE_UNSUPPORTED, "Hexagon");
+}
+
+class ScaleByArg : public CustomOp {
+ public:
+  MaceStatus Prepare(CustomOpContext* context) override {
+    if (context->InputCount() != 1) return MaceStatus(MaceStatus::MACE_INVALID_ARGS, "one input");
+    return context->SetOutputShape(0, context->InputShape(0));
+  }
+  MaceStatus Run(CustomOpContext* context) override {
+    const float factor = context->GetFloatArg("factor", 1.f);
+    int64_t count = 1;
+    for (int64_t d : context->InputShape(0)) count *= d;
+    for (int64_t i = 0; i < count; ++i) {
+      context->OutputData(0)[i] = context->InputData(0)[i] * factor;
+    }
+    return MaceStatus();
+  }
+};
+
+TEST(EngineTest, CustomOpFromTheApp) {
+  TinyModel model;
+  model.net.mutable_op(1)->set_type("ScaleByArg");
+  Argument* factor = model.net.mutable_op(1)->add_arg();
+  factor->set_name("factor");
+  factor->set_f(2.f);
+  MaceEngineConfig config;
+  ASSERT_TRUE(config.RegisterCustomOp("ScaleByArg", [] {
+    return std::unique_ptr<CustomOp>(new ScaleByArg());
+  }).ok());
+  EXPECT_FALSE(config.RegisterCustomOp("ScaleByArg", nullptr).ok());
+  std::shared_ptr<MaceEngine> engine;
+  MaceStatus status = model.Create(&engine, config);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::map<std::string, MaceTensor> outputs;
+  ASSERT_TRUE(engine->Run(Inputs(), &outputs).ok());
+  const std::vector<float> x = Input();
+  const float c0 = std::max(0.f, x[0] + 2.f * x[9] + 0.5f);
+  EXPECT_FLOAT_EQ(outputs["y"].data().get()[0], 2.f * c0 + x[0]);
+
+  MaceEngineConfig clash;
+  ASSERT_TRUE(clash.RegisterCustomOp("Conv2D", [] {
+    return std::unique_ptr<CustomOp>(new ScaleByArg());
+  }).ok());
+  ExpectError(model.Create(&engine, clash), MaceStatus::MACE_INVALID_ARGS, "built-in op");
+}
+
+TEST(EngineTest, MemoryReportAndAliasing) {
+  TinyModel model;
+  std::shared_ptr<MaceEngine> engine;
+  ASSERT_TRUE(model.Create(&engine).ok());
+  MemoryReport report;
+  ASSERT_TRUE(engine->GetMemoryReport(&report).ok());
+  EXPECT_EQ(report.weights_bytes, 6 * 4);
+  EXPECT_GE(report.arena_bytes, report.lower_bound_bytes);
+  EXPECT_GE(report.naive_bytes, report.arena_bytes);
+  bool identity_aliased = false;
+  for (const TensorPlacement& t : report.tensors) {
+    if (t.name == "i") identity_aliased = t.alias_of == "c";
+  }
+  EXPECT_TRUE(identity_aliased);
+
+  MaceEngineConfig debug;
+  debug.SetPreserveIntermediates(true);
+  ASSERT_TRUE(model.Create(&engine, debug).ok());
+  ASSERT_TRUE(engine->GetMemoryReport(&report).ok());
+  for (const TensorPlacement& t : report.tensors) EXPECT_TRUE(t.alias_of.empty()) << t.name;
+}
+
+}  // namespace
+}  // namespace mace

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs everything MACE needs on Debian bookworm, once. Safe to re-run: it
+# only installs what is missing and takes about a second when nothing is.
+#
+#   tools/bootstrap.sh            apt packages + the Python virtualenv
+#   MACE_SKIP_ARM=1 ...           skip the arm64 cross toolchain and libraries
+#
+# The virtualenv lives in .venv at the repository root.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${repo}/.venv"
+
+packages=(
+  bazel-bootstrap g++ git ca-certificates
+  protobuf-compiler libprotobuf-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev libyaml-cpp-dev
+  opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd
+  clang lld libclang-rt-14-dev
+  python3 python3-venv
+)
+if [[ "${MACE_SKIP_ARM:-0}" != 1 ]]; then
+  packages+=(g++-aarch64-linux-gnu qemu-user)
+fi
+arm64_packages=(libprotobuf-lite32:arm64)
+
+as_root() {
+  if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
+}
+
+missing() {
+  local pkg
+  for pkg in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+      echo "$pkg"
+    fi
+  done
+}
+
+need=($(missing "${packages[@]}"))
+need_arm=()
+if [[ "${MACE_SKIP_ARM:-0}" != 1 ]]; then
+  need_arm=($(missing "${arm64_packages[@]}"))
+fi
+if (( ${#need[@]} + ${#need_arm[@]} > 0 )); then
+  echo "bootstrap: installing ${need[*]} ${need_arm[*]}"
+  if (( ${#need_arm[@]} > 0 )) && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    as_root dpkg --add-architecture arm64
+  fi
+  as_root apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${need[@]}" "${need_arm[@]}"
+fi
+
+# Python tools: a pinned virtualenv, rebuilt only when requirements change.
+stamp="${venv}/.requirements.sha256"
+want="$(sha256sum "${repo}/tools/requirements.txt" | cut -d' ' -f1)"
+if [[ ! -x "${venv}/bin/python" || "$(cat "${stamp}" 2>/dev/null)" != "${want}" ]]; then
+  echo "bootstrap: preparing the Python virtualenv in ${venv}"
+  python="$(command -v python3)"
+  "${python}" -m venv "${venv}" || /usr/bin/python3 -m venv "${venv}"
+  "${venv}/bin/pip" install -q --disable-pip-version-check -r "${repo}/tools/requirements.txt"
+  echo "${want}" > "${stamp}"
+fi

@@ -1,0 +1,1 @@
+"""Python side of MACE: model building, conversion and validation tools."""

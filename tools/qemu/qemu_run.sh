@@ -1,0 +1,15 @@
+#!/bin/bash
+# Runs a test binary directly, or under qemu-user when it is an ARM ELF.
+# binfmt_misc is not assumed, so qemu is always called explicitly.
+set -e
+bin="$1"
+machine=""
+if [[ -f "$bin" ]]; then
+  # e_machine is the little-endian 16-bit field at byte 18 of the ELF header.
+  machine=$(od -An -t u2 -j 18 -N 2 "$bin" 2>/dev/null | tr -d ' ')
+fi
+case "$machine" in
+  183) exec qemu-aarch64 ${MACE_QEMU_CPU:+-cpu "$MACE_QEMU_CPU"} -L /usr/aarch64-linux-gnu "$@" ;;
+  40) exec qemu-arm ${MACE_QEMU_CPU:+-cpu "$MACE_QEMU_CPU"} -L /usr/arm-linux-gnueabihf "$@" ;;
+  *) exec "$@" ;;
+esac
