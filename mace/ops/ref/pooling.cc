@@ -1,0 +1,47 @@
+#include "mace/ops/ref/pooling.h"
+
+#include <algorithm>
+
+namespace mace {
+namespace ops {
+namespace ref {
+
+void Pooling(const PoolingParams& p, const float* input, float* output) {
+  for (int64_t plane_index = 0; plane_index < p.batch * p.channels; ++plane_index) {
+    const float* plane = input + plane_index * p.in_h * p.in_w;
+    float* out_plane = output + plane_index * p.out_h * p.out_w;
+    for (int64_t oh = 0; oh < p.out_h; ++oh) {
+      for (int64_t ow = 0; ow < p.out_w; ++ow) {
+        double sum = 0.0;
+        float max_value = 0.f;
+        int64_t valid = 0;   // taps inside the input
+        int64_t padded = 0;  // taps inside the input or its declared padding
+        for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+          const int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
+          const bool h_in_padded = ih >= -p.pad_top && ih < p.in_h + p.pad_bottom;
+          for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+            const int64_t iw = ow * p.stride_w - p.pad_left + kw * p.dilation_w;
+            if (h_in_padded && iw >= -p.pad_left && iw < p.in_w + p.pad_right) ++padded;
+            if (ih < 0 || ih >= p.in_h || iw < 0 || iw >= p.in_w) continue;
+            const float x = plane[ih * p.in_w + iw];
+            max_value = valid == 0 ? x : std::max(max_value, x);
+            sum += x;
+            ++valid;
+          }
+        }
+        float result = 0.f;
+        if (p.type == PoolingType::MAX) {
+          result = max_value;
+        } else {
+          const int64_t divisor = p.count_include_pad ? padded : valid;
+          result = divisor > 0 ? static_cast<float>(sum / divisor) : 0.f;
+        }
+        out_plane[oh * p.out_w + ow] = result;
+      }
+    }
+  }
+}
+
+}  // namespace ref
+}  // namespace ops
+}  // namespace mace

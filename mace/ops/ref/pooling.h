@@ -1,0 +1,37 @@
+// Reference Pooling (average and max over NCHW windows).
+#ifndef MACE_OPS_REF_POOLING_H_
+#define MACE_OPS_REF_POOLING_H_
+
+#include <cstdint>
+
+namespace mace {
+namespace ops {
+namespace ref {
+
+// Values match MACE's pooling_type argument.
+enum class PoolingType { AVG = 1, MAX = 2 };
+
+struct PoolingParams {
+  PoolingType type = PoolingType::MAX;
+  int64_t batch = 0;
+  int64_t channels = 0, in_h = 0, in_w = 0;
+  int64_t out_h = 0, out_w = 0;
+  int64_t kernel_h = 0, kernel_w = 0;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+  // Declared trailing padding. Only count_include_pad reads it: taps in the
+  // padding count toward the divisor, taps past it (from ceil_mode) never do.
+  int64_t pad_bottom = 0, pad_right = 0;
+  bool count_include_pad = false;
+};
+
+// input [batch, channels, in_h, in_w], output [batch, channels, out_h, out_w].
+// A window that covers no input element at all yields 0.
+void Pooling(const PoolingParams& params, const float* input, float* output);
+
+}  // namespace ref
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_REF_POOLING_H_
