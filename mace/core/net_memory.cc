@@ -37,26 +37,28 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
     lifetimes[tensor] = {0, last_op};
   }
   const std::set<std::string> outputs(output_names.begin(), output_names.end());
+  // Last consumer of every non-constant tensor, before any aliasing decision.
+  std::map<const Tensor*, int> last_use;
+  for (int i = 0; i <= last_op; ++i) {
+    for (int k = 0; k < ops_[i]->InputSize(); ++k) {
+      const Tensor* input = ops_[i]->Input(k);
+      if (input != nullptr && !input->is_weight()) last_use[input] = i;
+    }
+  }
+  const std::set<std::string> inputs(input_names.begin(), input_names.end());
   for (int i = 0; i <= last_op; ++i) {
     Operation* op = ops_[i].get();
-    for (int k = 0; k < op->InputSize(); ++k) {
-      const Tensor* input = op->Input(k);
-      if (input == nullptr || input->is_weight()) continue;
-      Lifetime& life = lifetimes[root_of(input)];
-      life.last = std::max(life.last, i);
-    }
     for (int k = 0; k < op->OutputSize(); ++k) {
       Tensor* output = op->Output(k);
       const bool is_output = outputs.count(output->name()) > 0;
-      const int last = is_output || options_.preserve_intermediates ? last_op : i;
+      int last = is_output || options_.preserve_intermediates ? last_op : i;
+      if (last_use.count(output) > 0) last = std::max(last, last_use[output]);
       const int alias_input = k == 0 ? op->InPlaceInput() : -1;
       const Tensor* candidate = alias_input >= 0 && alias_input < op->InputSize()
                                     ? op->Input(alias_input) : nullptr;
-      if (candidate != nullptr && !candidate->is_weight() &&
-          !options_.preserve_intermediates && candidate->raw_size() == output->raw_size() &&
-          lifetimes[root_of(candidate)].last == i && outputs.count(candidate->name()) == 0 &&
-          std::find(input_names.begin(), input_names.end(), root_of(candidate)->name()) ==
-              input_names.end()) {
+      if (candidate != nullptr && !candidate->is_weight() && !options_.preserve_intermediates &&
+          candidate->raw_size() == output->raw_size() && last_use[candidate] == i &&
+          outputs.count(candidate->name()) == 0 && inputs.count(root_of(candidate)->name()) == 0) {
         // The input dies here, so the output can take over its bytes.
         Tensor* root = root_of(candidate);
         alias_root[output] = root;

@@ -1,0 +1,146 @@
+#include "mace/core/workspace.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace mace {
+namespace {
+
+ConstTensor* AddWeight(NetDef* net, const std::string& name, std::vector<int64_t> dims,
+                       int64_t offset, int64_t data_size, DataType dtype = DT_FLOAT) {
+  ConstTensor* tensor = net->add_tensors();
+  tensor->set_name(name);
+  for (int64_t d : dims) tensor->add_dims(d);
+  tensor->set_offset(offset);
+  tensor->set_data_size(data_size);
+  tensor->set_data_type(dtype);
+  return tensor;
+}
+
+std::shared_ptr<WeightsBlob> Blob(const std::vector<float>& values) {
+  return CopyWeights(reinterpret_cast<const unsigned char*>(values.data()),
+                     static_cast<int64_t>(values.size() * sizeof(float)));
+}
+
+MaceStatus Load(const NetDef& net, const std::vector<float>& values) {
+  Workspace workspace;
+  return workspace.LoadWeights(net, Blob(values));
+}
+
+TEST(WorkspaceTest, CreateAndFindTensors) {
+  Workspace workspace;
+  Tensor* a = workspace.CreateTensor("a", DT_FLOAT);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(workspace.CreateTensor("a", DT_FLOAT), nullptr);
+  EXPECT_EQ(workspace.GetTensor("a"), a);
+  EXPECT_EQ(workspace.GetTensor("b"), nullptr);
+  EXPECT_TRUE(workspace.HasTensor("a"));
+}
+
+TEST(WorkspaceTest, WeightsViewTheBlobInPlace) {
+  NetDef net;
+  AddWeight(&net, "w0", {2}, 0, 2);
+  AddWeight(&net, "w1", {1, 2}, 8, 2);
+  Workspace workspace;
+  auto blob = Blob({1, 2, 3, 4});
+  ASSERT_TRUE(workspace.LoadWeights(net, blob).ok());
+  const Tensor* w1 = workspace.GetTensor("w1");
+  ASSERT_NE(w1, nullptr);
+  EXPECT_TRUE(w1->is_weight());
+  // Zero copy: the tensor points into the blob itself.
+  EXPECT_EQ(w1->raw_data(), blob->data() + 8);
+  EXPECT_EQ(w1->data<float>()[1], 4.f);
+  EXPECT_EQ(workspace.weights_bytes(), 16);
+}
+
+TEST(WorkspaceTest, MisalignedWeightsAreCopied) {
+  NetDef net;
+  AddWeight(&net, "w", {1}, 2, 1);
+  std::vector<unsigned char> bytes(8, 0);
+  const float value = 3.5f;
+  std::memcpy(bytes.data() + 2, &value, 4);
+  Workspace workspace;
+  auto blob = CopyWeights(bytes.data(), 8);
+  ASSERT_TRUE(workspace.LoadWeights(net, blob).ok());
+  const Tensor* w = workspace.GetTensor("w");
+  EXPECT_NE(w->raw_data(), blob->data() + 2);
+  EXPECT_EQ(w->data<float>()[0], 3.5f);
+}
+
+TEST(WorkspaceTest, RejectsOutOfRangeOffsets) {
+  NetDef net;
+  AddWeight(&net, "w", {4}, 4, 4);
+  const MaceStatus status = Load(net, {1, 2, 3, 4});
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(status.information().find("weight 'w' needs bytes [4, 20)"), std::string::npos)
+      << status.information();
+  EXPECT_NE(status.information().find("only 16 bytes"), std::string::npos);
+}
+
+TEST(WorkspaceTest, RejectsNegativeAndHugeOffsets) {
+  NetDef negative;
+  AddWeight(&negative, "w", {1}, -4, 1);
+  EXPECT_FALSE(Load(negative, {1}).ok());
+  NetDef huge;
+  AddWeight(&huge, "w", {1}, int64_t{1} << 62, 1);
+  EXPECT_FALSE(Load(huge, {1}).ok());
+}
+
+TEST(WorkspaceTest, RejectsInconsistentWeights) {
+  NetDef size_mismatch;
+  AddWeight(&size_mismatch, "w", {2, 2}, 0, 3);
+  EXPECT_NE(Load(size_mismatch, {1, 2, 3, 4}).information().find("data_size 3"),
+            std::string::npos);
+
+  NetDef bad_dim;
+  AddWeight(&bad_dim, "w", {-1}, 0, 1);
+  EXPECT_NE(Load(bad_dim, {1}).information().find("invalid dimension -1"), std::string::npos);
+
+  NetDef overflow;
+  AddWeight(&overflow, "w", {1 << 20, 1 << 20, 1 << 20}, 0, 1);
+  EXPECT_FALSE(Load(overflow, {1}).ok());
+
+  NetDef bad_type;
+  AddWeight(&bad_type, "w", {1}, 0, 1, DT_INVALID);
+  EXPECT_NE(Load(bad_type, {1}).information().find("unsupported data type"), std::string::npos);
+
+  NetDef twice;
+  AddWeight(&twice, "w", {1}, 0, 1);
+  AddWeight(&twice, "w", {1}, 0, 1);
+  EXPECT_NE(Load(twice, {1}).information().find("defined twice"), std::string::npos);
+
+  NetDef unnamed;
+  AddWeight(&unnamed, "", {1}, 0, 1);
+  EXPECT_FALSE(Load(unnamed, {1}).ok());
+}
+
+TEST(WorkspaceTest, MapsWeightsFiles) {
+  const std::string path = ::testing::TempDir() + "/workspace_test.data";
+  const float values[3] = {5.f, 6.f, 7.f};
+  FILE* file = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(file, nullptr);
+  std::fwrite(values, sizeof(float), 3, file);
+  std::fclose(file);
+
+  std::shared_ptr<WeightsBlob> blob;
+  ASSERT_TRUE(MapWeightsFile(path, &blob).ok());
+  EXPECT_EQ(blob->size(), 12);
+  NetDef net;
+  AddWeight(&net, "w", {3}, 0, 3);
+  Workspace workspace;
+  ASSERT_TRUE(workspace.LoadWeights(net, blob).ok());
+  EXPECT_EQ(workspace.GetTensor("w")->data<float>()[2], 7.f);
+  std::remove(path.c_str());
+
+  const MaceStatus missing = MapWeightsFile("/nonexistent/model.data", &blob);
+  EXPECT_EQ(missing.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(missing.information().find("/nonexistent/model.data"), std::string::npos);
+  EXPECT_FALSE(MapWeightsFile(::testing::TempDir(), &blob).ok());  // a directory
+}
+
+}  // namespace
+}  // namespace mace
