@@ -1,0 +1,73 @@
+#include "mace/core/memory/arena_trace.h"
+
+#include <map>
+#include <sstream>
+
+#include "mace/core/memory/records_csv.h"
+#include "mace/core/memory/simple_arena.h"
+#include "mace/core/memory/usage_record.h"
+
+namespace mace {
+namespace memory {
+namespace {
+
+struct Live {
+  ArenaAllocation allocation;
+  bool freed = false;
+};
+
+}  // namespace
+
+Status RunArenaTrace(const std::string& text, const std::string& file_name,
+                     size_t arena_alignment, ArenaTraceResult* result) {
+  *result = ArenaTraceResult();
+  SimpleArena arena(arena_alignment);
+  std::map<std::string, Live> allocations;
+  std::istringstream stream(text);
+  std::string line;
+  size_t line_number = 0;
+  while (std::getline(stream, line)) {
+    ++line_number;
+    auto error = [&](const std::string& message) {
+      return Status::Error(file_name + ":" + std::to_string(line_number) + ": " + message);
+    };
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    std::vector<std::string> fields;
+    for (std::string word; words >> word;) fields.push_back(word);
+    if (fields.empty()) continue;
+
+    if (fields[0] == "alloc") {
+      if (fields.size() != 4) return error("expected 'alloc ID ALIGNMENT SIZE'");
+      size_t alignment = 0, size = 0;
+      if (!ParseUnsigned(fields[2], kMaxAlignment, &alignment)) {
+        return error("bad alignment '" + fields[2] + "'");
+      }
+      if (!ParseUnsigned(fields[3], kMaxTensorSize, &size)) {
+        return error("bad size '" + fields[3] + "'");
+      }
+      if (allocations.count(fields[1]) > 0) return error("'" + fields[1] + "' allocated twice");
+      Live live;
+      const Status status = arena.Allocate(alignment, size, &live.allocation);
+      if (!status.ok()) return error(status.message());
+      allocations[fields[1]] = live;
+      result->offsets.emplace_back(fields[1], live.allocation.offset);
+    } else if (fields[0] == "free") {
+      if (fields.size() != 2) return error("expected 'free ID'");
+      auto it = allocations.find(fields[1]);
+      if (it == allocations.end()) return error("'" + fields[1] + "' freed before allocation");
+      if (it->second.freed) return error("'" + fields[1] + "' freed twice");
+      const Status status = arena.Deallocate(it->second.allocation);
+      if (!status.ok()) return error(status.message());
+      it->second.freed = true;
+    } else {
+      return error("unknown command '" + fields[0] + "'; expected alloc or free");
+    }
+  }
+  result->high_water_mark = arena.high_water_mark();
+  return Status();
+}
+
+}  // namespace memory
+}  // namespace mace

@@ -1,0 +1,76 @@
+// Inputs and outputs of the memory planners: tensor lifetimes in, shared
+// objects or byte offsets out. Plain data, no behaviour.
+#ifndef MACE_CORE_MEMORY_USAGE_RECORD_H_
+#define MACE_CORE_MEMORY_USAGE_RECORD_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace mace {
+namespace memory {
+
+// Op index. Lifetimes are inclusive: a tensor is live from `first` through
+// `last`, so two tensors that touch at an endpoint are both live there.
+using TaskId = int64_t;
+
+// Marks an object id or distance that has not been decided.
+constexpr size_t kNotAssigned = std::numeric_limits<size_t>::max();
+
+// Inputs are validated against these limits so that every sum the planners
+// form (a few million records at most) stays far from overflow.
+constexpr size_t kMaxTensorSize = size_t{1} << 40;
+constexpr size_t kMaxImageExtent = size_t{1} << 20;
+constexpr TaskId kMaxTask = TaskId{1} << 40;
+constexpr size_t kMaxAlignment = size_t{1} << 30;
+
+struct UsageRecord {
+  size_t size = 0;  // bytes
+  TaskId first = 0;
+  TaskId last = 0;
+};
+
+// A 2D GPU image (e.g. an OpenCL image2d): it is only reusable by a tensor it
+// covers in both dimensions, so it cannot be flattened to a byte count.
+struct ImageSize {
+  size_t width = 0;
+  size_t height = 0;
+  size_t area() const { return width * height; }
+  bool operator==(const ImageSize& other) const {
+    return width == other.width && height == other.height;
+  }
+};
+
+struct ImageUsageRecord {
+  ImageSize size;
+  TaskId first = 0;
+  TaskId last = 0;
+};
+
+// object_ids[i] is the shared object tensor i uses; object_sizes[k] is the
+// size of object k.
+struct ObjectsAssignment {
+  std::vector<size_t> object_ids;
+  std::vector<size_t> object_sizes;
+};
+
+struct ImageObjectsAssignment {
+  std::vector<size_t> object_ids;
+  std::vector<ImageSize> object_sizes;
+};
+
+// offsets[i] is tensor i's byte offset inside one arena of total_size bytes.
+struct OffsetsAssignment {
+  std::vector<size_t> offsets;
+  size_t total_size = 0;
+};
+
+inline size_t AlignUp(size_t value, size_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+}  // namespace memory
+}  // namespace mace
+
+#endif  // MACE_CORE_MEMORY_USAGE_RECORD_H_
