@@ -37,10 +37,10 @@ void ResizeBilinear(const ResizeBilinearParams& p, const float* input, float* ou
       const Taps y = ComputeTaps(p.mode, oy, p.in_h, p.out_h, p.scale_h);
       for (int64_t ox = 0; ox < p.out_w; ++ox) {
         const Taps x = ComputeTaps(p.mode, ox, p.in_w, p.out_w, p.scale_w);
-        const double top = in[y.low * p.in_w + x.low] * (1.0 - x.frac) +
-                           in[y.low * p.in_w + x.high] * x.frac;
-        const double bottom = in[y.high * p.in_w + x.low] * (1.0 - x.frac) +
-                              in[y.high * p.in_w + x.high] * x.frac;
+        const double top =
+            in[y.low * p.in_w + x.low] * (1.0 - x.frac) + in[y.low * p.in_w + x.high] * x.frac;
+        const double bottom =
+            in[y.high * p.in_w + x.low] * (1.0 - x.frac) + in[y.high * p.in_w + x.high] * x.frac;
         out[oy * p.out_w + ox] = static_cast<float>(top * (1.0 - y.frac) + bottom * y.frac);
       }
     }

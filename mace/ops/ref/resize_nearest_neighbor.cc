@@ -7,8 +7,8 @@ namespace mace {
 namespace ops {
 namespace ref {
 
-int64_t NearestSourceIndex(CoordinateMode mode, NearestMode nearest_mode, int64_t x,
-                           int64_t in_len, int64_t out_len, double scale) {
+int64_t NearestSourceIndex(CoordinateMode mode, NearestMode nearest_mode, int64_t x, int64_t in_len,
+                           int64_t out_len, double scale) {
   const double source = SourceCoordinate(mode, x, in_len, out_len, scale);
   double rounded = 0.0;
   switch (nearest_mode) {

@@ -26,8 +26,8 @@ struct ResizeNearestNeighborParams {
 };
 
 // The input index output index `x` copies from; always in [0, in_len).
-int64_t NearestSourceIndex(CoordinateMode mode, NearestMode nearest_mode, int64_t x,
-                           int64_t in_len, int64_t out_len, double scale);
+int64_t NearestSourceIndex(CoordinateMode mode, NearestMode nearest_mode, int64_t x, int64_t in_len,
+                           int64_t out_len, double scale);
 
 // input [batch, channels, in_h, in_w], output [batch, channels, out_h, out_w].
 void ResizeNearestNeighbor(const ResizeNearestNeighborParams& params, const float* input,

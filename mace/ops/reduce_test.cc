@@ -1,0 +1,243 @@
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/ops/registry.h"
+#include "mace/ops/testing/op_tester.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+using testing::ExpectNear;
+using testing::NumElements;
+using testing::OpTester;
+using testing::RandomFloats;
+
+constexpr int kMean = 0;
+constexpr int kMin = 1;
+constexpr int kMax = 2;
+constexpr int kProd = 3;
+constexpr int kSum = 4;
+
+void ExpectInvalid(OpTester* tester, const std::string& fragment) {
+  const MaceStatus status = tester->Run();
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << status.information();
+  EXPECT_NE(status.information().find("Reduce 'op_under_test'"), std::string::npos)
+      << status.information();
+  EXPECT_NE(status.information().find(fragment), std::string::npos) << status.information();
+}
+
+struct Golden {
+  int type;
+  std::vector<int64_t> axes;
+  int keepdims;
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+TEST(ReduceTest, HandComputed) {
+  // x = [[1, 2, 3], [4, 5, 6]].
+  //   MEAN over axis 1: (1+2+3)/3 = 2 and (4+5+6)/3 = 5, kept as [2, 1].
+  //   MIN over axis 0: column minima 1, 2, 3.
+  //   MAX over axis -1 without keepdims: row maxima 3, 6 as [2].
+  //   PROD over all: 720 as [1, 1]. SUM over all without keepdims: 21 as [1]
+  //   (MACE shapes a would-be scalar as [1]).
+  //   SUM over both axes listed explicitly, in reverse: 21 as [1, 1].
+  const std::vector<Golden> cases = {
+      {kMean, {1}, 1, {2, 1}, {2, 5}}, {kMin, {0}, 1, {1, 3}, {1, 2, 3}},
+      {kMax, {-1}, 0, {2}, {3, 6}},    {kProd, {}, 1, {1, 1}, {720}},
+      {kSum, {}, 0, {1}, {21}},        {kSum, {1, 0}, 1, {1, 1}, {21}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(i);
+    const Golden& c = cases[i];
+    OpTester tester("Reduce", RegisterReduce);
+    tester.Input("x", {2, 3}, {1, 2, 3, 4, 5, 6})
+        .Output("y")
+        .Arg("reduce_type", c.type)
+        .Arg("keepdims", c.keepdims);
+    if (!c.axes.empty()) tester.Args("axis", c.axes);
+    const MaceStatus run_status = tester.Run();
+    ASSERT_TRUE(run_status.ok()) << run_status.information();
+    EXPECT_EQ(tester.OutputShape("y"), c.shape);
+    EXPECT_EQ(tester.OutputData("y"), c.values);
+  }
+}
+
+TEST(ReduceTest, SpatialMeanIsTheDefault) {
+  // Global average pooling as a Reduce: channel 0 = 1..4, channel 1 = 5..8,
+  // means 2.5 and 6.5, with the default type MEAN and keepdims 1.
+  OpTester tester("Reduce", RegisterReduce);
+  tester.Input("x", {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})
+      .Output("y")
+      .Args("axis", std::vector<int64_t>{2, 3});
+  const MaceStatus run_status = tester.Run();
+  ASSERT_TRUE(run_status.ok()) << run_status.information();
+  EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{1, 2, 1, 1}));
+  EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{2.5f, 6.5f}));
+}
+
+TEST(ReduceTest, SumAndMeanAccumulateInDouble) {
+  // 2^24 followed by eight ones. A float32 accumulator sticks at 2^24 (each +1
+  // rounds back down); double keeps them: SUM = 16777224, exactly a float, and
+  // MEAN = 16777224 / 9 = 1864136.
+  std::vector<float> values(9, 1.f);
+  values[0] = 16777216.f;
+  for (int type : {kSum, kMean}) {
+    OpTester tester("Reduce", RegisterReduce);
+    tester.Input("x", {9}, values).Output("y").Arg("reduce_type", type);
+    const MaceStatus run_status = tester.Run();
+    ASSERT_TRUE(run_status.ok()) << run_status.information();
+    EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{1}));
+    EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{type == kSum ? 16777224.f : 1864136.f}));
+  }
+}
+
+TEST(ReduceTest, MinMaxPropagateNan) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int type : {kMin, kMax}) {
+    OpTester tester("Reduce", RegisterReduce);
+    tester.Input("x", {2, 3}, {1, nan, 3, 4, 5, 6})
+        .Output("y")
+        .Arg("reduce_type", type)
+        .Args("axis", std::vector<int64_t>{1});
+    const MaceStatus run_status = tester.Run();
+    ASSERT_TRUE(run_status.ok()) << run_status.information();
+    const std::vector<float> output = tester.OutputData("y");
+    EXPECT_TRUE(std::isnan(output[0]));
+    EXPECT_EQ(output[1], type == kMin ? 4.f : 6.f);
+  }
+}
+
+struct ReduceCase {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> axes;  // empty: all
+  bool keepdims;
+};
+
+// Scatters every input element into its output slot (the input index with
+// the reduced coordinates dropped), accumulating all five reductions at once.
+void NaiveReduce(const ReduceCase& c, const std::vector<float>& input,
+                 std::vector<int64_t>* out_shape, std::vector<std::vector<float>>* results) {
+  const int rank = static_cast<int>(c.shape.size());
+  std::vector<bool> reduced(rank, c.axes.empty());
+  for (int64_t a : c.axes) reduced[a < 0 ? a + rank : a] = true;
+  out_shape->clear();
+  std::vector<int64_t> kept;
+  for (int i = 0; i < rank; ++i) {
+    if (!reduced[i]) kept.push_back(c.shape[i]);
+    if (!reduced[i] || c.keepdims) out_shape->push_back(reduced[i] ? 1 : c.shape[i]);
+  }
+  if (out_shape->empty()) out_shape->push_back(1);
+  const int64_t out_count = NumElements(kept);
+  std::vector<double> sum(out_count, 0.0), prod(out_count, 1.0), count(out_count, 0.0);
+  std::vector<float> lo(out_count, std::numeric_limits<float>::infinity());
+  std::vector<float> hi(out_count, -std::numeric_limits<float>::infinity());
+  std::vector<int64_t> coord(rank, 0);
+  for (float v : input) {
+    int64_t slot = 0;
+    for (int i = 0; i < rank; ++i) {
+      if (!reduced[i]) slot = slot * c.shape[i] + coord[i];
+    }
+    sum[slot] += v;
+    prod[slot] *= v;
+    count[slot] += 1;
+    lo[slot] = std::min(lo[slot], v);
+    hi[slot] = std::max(hi[slot], v);
+    for (int i = rank - 1; i >= 0; --i) {
+      if (++coord[i] < c.shape[i]) break;
+      coord[i] = 0;
+    }
+  }
+  results->assign(5, std::vector<float>(out_count));
+  for (int64_t o = 0; o < out_count; ++o) {
+    (*results)[kMean][o] = static_cast<float>(sum[o] / count[o]);
+    (*results)[kMin][o] = lo[o];
+    (*results)[kMax][o] = hi[o];
+    (*results)[kProd][o] = static_cast<float>(prod[o]);
+    (*results)[kSum][o] = static_cast<float>(sum[o]);
+  }
+}
+
+TEST(ReduceTest, MatchesNaiveReduce) {
+  const std::vector<ReduceCase> cases = {
+      {{7}, {}, true},
+      {{7}, {0}, false},
+      {{1, 1, 1, 1}, {}, false},
+      {{2, 3, 4, 5}, {2, 3}, true},
+      {{2, 3, 4, 5}, {1}, false},
+      {{2, 3, 4, 5}, {0, 2}, true},
+      {{2, 3, 4, 5}, {-1, -4}, false},
+      {{3, 1, 5, 1}, {1, 3}, false},
+      {{2, 3, 1, 4, 3}, {0, 2, 4}, true},
+      {{5, 7}, {0}, true},
+      {{3, 4, 5}, {}, false},
+      {{1, 9, 7, 3}, {3, 1}, false},
+  };
+  uint32_t seed = 1900;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const ReduceCase& c = cases[i];
+    // Values near 1 keep PROD over dozens of elements in a sane range.
+    const std::vector<float> input = RandomFloats(NumElements(c.shape), seed++, 0.5f, 1.5f);
+    std::vector<int64_t> expected_shape;
+    std::vector<std::vector<float>> expected;
+    NaiveReduce(c, input, &expected_shape, &expected);
+    for (int type : {kMean, kMin, kMax, kProd, kSum}) {
+      SCOPED_TRACE(::testing::Message() << "case " << i << " type " << type);
+      OpTester tester("Reduce", RegisterReduce);
+      tester.Input("x", c.shape, input)
+          .Output("y")
+          .Arg("reduce_type", type)
+          .Arg("keepdims", c.keepdims ? 1 : 0);
+      if (!c.axes.empty()) tester.Args("axis", c.axes);
+      const MaceStatus run_status = tester.Run();
+      ASSERT_TRUE(run_status.ok()) << run_status.information();
+      ASSERT_EQ(tester.OutputShape("y"), expected_shape);
+      ExpectNear(tester.OutputData("y"), expected[type], 1e-6f, 1e-5f);
+    }
+  }
+}
+
+TEST(ReduceTest, RejectsBadArgs) {
+  struct BadArgs {
+    std::function<void(OpTester*)> set;
+    std::string fragment;
+  };
+  const std::vector<BadArgs> cases = {
+      {[](OpTester* t) { t->Arg("reduce_type", 5); }, "reduce_type must be 0 (MEAN)"},
+      {[](OpTester* t) { t->Arg("reduce_type", -1); }, "reduce_type must be"},
+      {[](OpTester* t) { t->Arg("keepdims", 2); }, "keepdims must be 0 or 1, got 2"},
+      {[](OpTester* t) { t->Args("axis", std::vector<int64_t>{4}); },
+       "axis 4 is out of range for input shape [1,2,3,4]"},
+      {[](OpTester* t) { t->Args("axis", std::vector<int64_t>{-5}); }, "axis -5 is out of range"},
+      {[](OpTester* t) {
+         t->Args("axis", std::vector<int64_t>{1, -3});
+       },
+       "axis -3 is listed twice in [1,-3]"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(i);
+    OpTester tester("Reduce", RegisterReduce);
+    tester.Input("x", {1, 2, 3, 4}, std::vector<float>(24)).Output("y");
+    cases[i].set(&tester);
+    ExpectInvalid(&tester, cases[i].fragment);
+  }
+}
+
+TEST(ReduceTest, RejectsBadTypes) {
+  OpTester int_input("Reduce", RegisterReduce);
+  int_input.IntWeight("x", {2}, {1, 2}).Output("y");
+  ExpectInvalid(&int_input, "input is int32 but must be float32");
+  OpTester int_output("Reduce", RegisterReduce);
+  int_output.Input("x", {2}, {1, 2}).Output("y", DT_INT32);
+  ExpectInvalid(&int_output, "output is declared int32 but must be float32");
+}
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace
