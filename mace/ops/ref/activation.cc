@@ -4,8 +4,7 @@ namespace mace {
 namespace ops {
 namespace ref {
 
-void Activate(const ActivationParams& p, const float* input, const float* alpha,
-              float* output) {
+void Activate(const ActivationParams& p, const float* input, const float* alpha, float* output) {
   const bool prelu = p.activation.type == ActivationType::PRELU;
   for (int64_t n = 0; n < p.outer; ++n) {
     for (int64_t c = 0; c < p.channels; ++c) {
