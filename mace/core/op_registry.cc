@@ -23,7 +23,9 @@ std::unique_ptr<Operation> OpRegistry::Create(const std::string& type, DeviceTyp
                                               DataType dtype) const {
   auto it = factories_.find(Key(type, device, dtype));
   if (it == factories_.end()) return nullptr;
-  return it->second();
+  std::unique_ptr<Operation> op = it->second();
+  if (op != nullptr) op->set_kernel_dtype(dtype);
+  return op;
 }
 
 std::vector<std::string> OpRegistry::OpTypes() const {

@@ -27,7 +27,11 @@ MaceStatus Operation::Construct(const OperatorDef& def, Workspace* workspace) {
     if (workspace->GetTensor(output) != nullptr) {
       return Invalid(StrCat("output '", output, "' is already defined elsewhere in the graph"));
     }
-    const DataType dtype = i < def.output_type_size() ? def.output_type(i) : DT_FLOAT;
+    const DataType dtype = OutputType(i);
+    if (i < def.output_type_size() && def.output_type(i) != dtype) {
+      return Invalid(StrCat("output '", output, "' is declared ", DataTypeName(def.output_type(i)),
+                            " but this kernel writes ", DataTypeName(dtype)));
+    }
     outputs_.push_back(workspace->CreateTensor(output, dtype));
   }
   return Init();

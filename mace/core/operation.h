@@ -42,6 +42,14 @@ class Operation {
 
   // Multiply-accumulates for the current shapes, for benchmark tables.
   virtual int64_t Macs() const { return 0; }
+  // The data type this kernel writes to output `index`. By default the type
+  // the kernel was registered for; ops such as ArgMax override it. Construct
+  // refuses a model that declares anything else, so a kernel never writes
+  // past a tensor sized for a smaller type.
+  virtual DataType OutputType(int /*index*/) const { return kernel_dtype_; }
+  DataType kernel_dtype() const { return kernel_dtype_; }
+  void set_kernel_dtype(DataType dtype) { kernel_dtype_ = dtype; }
+
   // If >= 0, output 0 may share the memory of this input when the engine
   // sees it is legal (same byte size, input dead after this op).
   virtual int InPlaceInput() const { return -1; }
@@ -73,6 +81,7 @@ class Operation {
   const Argument* FindArg(const std::string& name) const;
 
   OperatorDef def_;
+  DataType kernel_dtype_ = DT_FLOAT;
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor*> outputs_;
 };

@@ -1,7 +1,7 @@
 // ArgMax: the int32 index of the largest value along `axis`, following ONNX
 // (axis defaults to 0, keepdims to 1, select_last_index picks the last of
-// tied maxima). The output must be declared int32 in OperatorDef.output_type;
-// the kernel is registered under the net's float32 data type.
+// tied maxima). The output is int32 (OutputType); the kernel is registered
+// under the net's float32 data type.
 #include "mace/ops/ref/arg_max.h"
 
 #include <vector>
@@ -30,15 +30,13 @@ class ArgMaxOp : public Operation {
     return MaceStatus();
   }
 
+  // Indices, whatever the input type; Construct refuses another declaration.
+  DataType OutputType(int /*index*/) const override { return DT_INT32; }
+
   MaceStatus Prepare(OpContext* /*context*/) override {
     const Tensor* input = Input(0);
     OP_CHECK(input->dtype() == DT_FLOAT, "input is ", DataTypeName(input->dtype()),
              " but must be float32");
-    // Construct gives an output without a declared type float32; indices
-    // written into it would be misread downstream.
-    OP_CHECK(Output(0)->dtype() == DT_INT32, "output '", Output(0)->name(), "' is declared ",
-             DataTypeName(Output(0)->dtype()),
-             " but ArgMax writes int32 indices: set output_type to DT_INT32");
     const int rank = input->dim_size();
     OP_CHECK(rank >= 1, "input has shape ", ShapeToString(input->shape()),
              " but needs rank 1 or more");

@@ -161,10 +161,10 @@ TEST(ArgMaxTest, MatchesNaiveArgMax) {
 }
 
 TEST(ArgMaxTest, RejectsFloatOutput) {
-  // An output without a declared type is float32, which cannot hold indices.
+  // A float32 output cannot hold indices; the model must not declare one.
   OpTester tester("ArgMax", RegisterArgMax);
-  tester.Input("x", {3}, {1, 2, 3}).Output("y");
-  ExpectInvalid(&tester, "output 'y' is declared float32 but ArgMax writes int32 indices");
+  tester.Input("x", {3}, {1, 2, 3}).Output("y", DT_FLOAT);
+  ExpectInvalid(&tester, "output 'y' is declared float32 but this kernel writes int32");
 }
 
 TEST(ArgMaxTest, RejectsBadArgs) {

@@ -262,7 +262,7 @@ TEST(EltwiseTest, RejectsBadShapes) {
   ExpectInvalid(&int_input, "'b' is int32 but must be float32");
   OpTester half_output("Eltwise", RegisterEltwise);
   half_output.Input("a", {2}, {1, 2}).Output("y", DT_HALF).Arg("type", kNeg);
-  ExpectInvalid(&half_output, "output 'y' is float16 but must be float32");
+  ExpectInvalid(&half_output, "output 'y' is declared float16 but this kernel writes float32");
   OpTester missing("Eltwise", RegisterEltwise);
   missing.Input("a", {2}, {1, 2}).EmptyInput().Output("y").Arg("type", kSum);
   ExpectInvalid(&missing, "input 1 is missing");
