@@ -1,0 +1,1 @@
+"""MACE's model converter: deployment files in, MACE models and libraries out."""

@@ -1,0 +1,52 @@
+"""The contract between the converter's front half (frontends, IR, transforms,
+serialization) and its back half (deployment files, build, run, validation,
+packaging). Both sides import only these names from each other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+
+@dataclass
+class TensorSpec:
+    """A graph input or output as the deployment file names it."""
+    name: str
+    shape: list[int]
+    # Inputs only: the (low, high) range random validation data is drawn from.
+    value_range: tuple[float, float] = (-1.0, 1.0)
+    # "NCHW", "NHWC" or "NONE" (not an image). The converter may transpose
+    # image inputs to the runtime's layout and records what it did.
+    data_format: str = "NCHW"
+
+
+@dataclass
+class ConvertOptions:
+    platform: str                       # "onnx", "tensorflow" or "caffe"
+    model_file: Path                    # .onnx, frozen .pb, or .prototxt
+    weight_file: Optional[Path]         # .caffemodel for Caffe, else None
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+    runtime: str = "cpu"                # cpu | gpu | dsp | cpu+gpu
+    data_type: str = "fp32_fp32"        # fp32_fp32 | fp16_fp32 | fp16_fp16 | bf16_fp32
+    winograd: int = 0                   # 0 off, else tile size (2 or 4)
+    obfuscate: bool = False
+    model_name: str = "model"
+
+
+@dataclass
+class ConvertedModel:
+    """A MACE model ready to be written as .pb + .data or as C++ code."""
+    net_def: object                     # mace_pb2.NetDef, offsets into `weights`
+    weights: bytes                      # the concatenated, aligned weights blob
+    inputs: list[TensorSpec] = field(default_factory=list)   # as the engine sees them
+    outputs: list[TensorSpec] = field(default_factory=list)
+    # Human-readable lines about what the transforms did (folded BN, fused
+    # activations, ...), printed by `converter.py convert`.
+    log: list[str] = field(default_factory=list)
+
+
+class ConversionError(Exception):
+    """A problem with the user's model or settings, with a message that names
+    the op, node and file; the CLI prints it without a traceback."""

@@ -1,0 +1,83 @@
+"""The converter's front half: frontend -> IR -> transforms -> MACE model."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from mace_converter.api import ConversionError, ConvertedModel, ConvertOptions, TensorSpec
+from mace_converter.ir import Graph
+from mace_converter.serialize import serialize
+from mace_converter.transforms import run_pipeline
+from mace_converter.transforms.precision import weight_dtype
+
+
+def _frontend(platform: str):
+    if platform == "onnx":
+        from mace_converter.frontends import onnx_frontend
+        return onnx_frontend.load
+    if platform == "tensorflow":
+        from mace_converter.frontends import tensorflow_frontend
+        return tensorflow_frontend.load
+    if platform == "caffe":
+        from mace_converter.frontends import caffe_frontend
+        return caffe_frontend.load
+    raise ConversionError(f"platform must be onnx, tensorflow or caffe, got '{platform}'")
+
+
+def _check_options(options: ConvertOptions) -> None:
+    if not Path(options.model_file).is_file():
+        raise ConversionError(f"model file {options.model_file} does not exist")
+    if options.platform == "caffe":
+        if options.weight_file is None or not Path(options.weight_file).is_file():
+            raise ConversionError(f"Caffe weight file {options.weight_file} does not exist")
+    for spec in options.inputs:
+        if any(int(d) <= 0 for d in spec.shape):
+            raise ConversionError(f"input '{spec.name}' has shape {list(spec.shape)}; every "
+                                  "dimension must be positive")
+        if spec.data_format not in ("NCHW", "NHWC", "NONE"):
+            raise ConversionError(f"input '{spec.name}' has data_format '{spec.data_format}'"
+                                  "; use NCHW, NHWC or NONE")
+
+
+def _same_tensor(spec: TensorSpec, shape: list[int], data_format: str) -> bool:
+    """Whether a deployment-file shape describes the model's tensor, allowing
+    an image given in the other layout (NHWC for NCHW, or the reverse)."""
+    declared = [int(d) for d in spec.shape]
+    if declared == shape:
+        return True
+    if len(shape) != 4 or spec.data_format == data_format:
+        return False
+    perm = (0, 2, 3, 1) if spec.data_format == "NHWC" else (0, 3, 1, 2)
+    return declared == [shape[p] for p in perm]
+
+
+def _specs(graph: Graph, names: list[str], declared: list[TensorSpec], kind: str
+           ) -> list[TensorSpec]:
+    by_name = {spec.name: spec for spec in declared}
+    specs = []
+    for name in names:
+        shape = list(graph.shape(name))
+        spec = by_name.get(name)
+        if spec is not None and spec.shape and not _same_tensor(spec, shape,
+                                                                graph.data_format(name)):
+            raise ConversionError(f"{kind} '{name}' has shape {shape} in the converted model "
+                                  f"but {list(spec.shape)} in the deployment file")
+        specs.append(TensorSpec(name, shape, spec.value_range if spec else (-1.0, 1.0),
+                                graph.data_format(name)))
+    return specs
+
+
+def convert(options: ConvertOptions) -> ConvertedModel:
+    """Converts one model. Raises ConversionError for anything the converter
+    cannot handle, with a message naming the op, node and file."""
+    _check_options(options)
+    log: list[str] = []
+    dtype = weight_dtype(options, log)
+    graph = _frontend(options.platform)(options)
+    run_pipeline(graph, options)
+    net_def, weights = serialize(graph, dtype)
+    inputs = _specs(graph, graph.inputs, options.inputs, "input")
+    outputs = _specs(graph, graph.outputs, options.outputs, "output")
+    ops = len(net_def.op)
+    summary = f"{ops} ops, {len(net_def.tensors)} weights ({len(weights)} bytes)"
+    return ConvertedModel(net_def, weights, inputs, outputs,
+                          graph.log + log + [f"{options.model_name}: {summary}"])

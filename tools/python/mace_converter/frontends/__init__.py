@@ -1,0 +1,1 @@
+"""Frontends: each reads one framework's model into the IR (ir.Graph)."""

@@ -1,0 +1,224 @@
+"""ONNX frontend: reads an .onnx file (opsets 7 to 22) into the IR.
+
+Nodes are visited in dependency order. A node whose inputs are all known
+constants is evaluated on the spot with ONNX's reference implementation, and
+Shape of a tensor with a known shape is a constant too, so the shape
+arithmetic of PyTorch exports (Shape -> Gather -> Concat -> Reshape) folds
+away before any MACE op is emitted. Every other node goes to its converter
+in onnx_nn.py or onnx_tensor.py.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mace_converter.api import ConversionError, ConvertOptions
+from mace_converter.frontends import onnx_nn, onnx_tensor  # noqa: F401  (register)
+from mace_converter.frontends.node import Node
+from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
+from mace_converter.ir import Graph
+
+MIN_OPSET, MAX_OPSET = 7, 22
+
+
+def _onnx():
+    try:
+        import onnx
+        import onnx.numpy_helper
+        return onnx
+    except ImportError as error:  # pragma: no cover - onnx is in requirements
+        raise ConversionError("the onnx package is needed to convert ONNX models "
+                              "(pip install -r tools/requirements.txt)") from error
+
+
+def attributes(node: Any) -> dict[str, Any]:
+    onnx = _onnx()
+    result = {}
+    for attribute in node.attribute:
+        value = onnx.helper.get_attribute_value(attribute)
+        if isinstance(value, bytes):
+            value = value.decode()
+        elif isinstance(value, onnx.TensorProto):
+            value = onnx.numpy_helper.to_array(value)
+        elif isinstance(value, list) and value and isinstance(value[0], bytes):
+            value = [v.decode() for v in value]
+        result[attribute.name] = value
+    return result
+
+
+def _sorted_nodes(graph: Any, known: set[str]) -> list[tuple[int, Any]]:
+    """The nodes in an order where producers come first (the file order when
+    it already is one)."""
+    pending = list(enumerate(graph.node))
+    ready = set(known)
+    ordered = []
+    while pending:
+        rest = []
+        for index, node in pending:
+            if all(not name or name in ready for name in node.input):
+                ordered.append((index, node))
+                ready.update(node.output)
+            else:
+                rest.append((index, node))
+        if len(rest) == len(pending):
+            index, node = rest[0]
+            missing = [n for n in node.input if n and n not in ready]
+            raise ConversionError(f"ONNX {node.op_type} node '{node.name}' (node {index}) reads "
+                                  f"{missing}, which no node or initializer produces")
+        pending = rest
+    return ordered
+
+
+class OnnxImporter:
+    def __init__(self, options: ConvertOptions):
+        onnx = _onnx()
+        self.path = Path(options.model_file)
+        self.options = options
+        try:
+            self.model = onnx.load(str(self.path))
+        except FileNotFoundError as error:
+            raise ConversionError(f"model file {self.path} does not exist") from error
+        except Exception as error:  # protobuf decode errors and the like
+            raise ConversionError(f"{self.path} is not a valid ONNX model: {error}") from error
+        self.opset = self._opset()
+        self.graph = Graph(options.model_name, self.path.name)
+        self.values: dict[str, np.ndarray] = {}
+        self.ir_consts: dict[str, str] = {}
+        self.folded = 0
+
+    def _opset(self) -> int:
+        opsets = {entry.domain: entry.version for entry in self.model.opset_import}
+        version = opsets.get("", opsets.get("ai.onnx"))
+        if version is None:
+            raise ConversionError(f"{self.path} imports no default ONNX opset")
+        if not MIN_OPSET <= version <= MAX_OPSET:
+            raise ConversionError(f"{self.path} uses ONNX opset {version}; the converter "
+                                  f"supports opsets {MIN_OPSET} to {MAX_OPSET}")
+        return int(version)
+
+    def run(self) -> Graph:
+        onnx = _onnx()
+        graph_proto = self.model.graph
+        for tensor in graph_proto.initializer:
+            try:
+                self.values[tensor.name] = onnx.numpy_helper.to_array(tensor)
+            except Exception as error:
+                raise ConversionError(f"initializer '{tensor.name}' in {self.path.name} cannot "
+                                      f"be read: {error}") from error
+        self._add_inputs(graph_proto)
+        known = set(self.values) | set(self.graph.inputs)
+        for index, node in _sorted_nodes(graph_proto, known):
+            self._convert(index, node)
+        self._set_outputs(graph_proto)
+        if self.folded:
+            self.graph.log.append(f"evaluated {self.folded} ONNX node(s) with constant inputs "
+                                  "(shape arithmetic, constant subgraphs)")
+        return self.graph
+
+    def _add_inputs(self, graph_proto: Any) -> None:
+        declared = {}
+        for info in graph_proto.input:
+            if info.name in self.values:
+                continue
+            dims = [d.dim_value if d.HasField("dim_value") else -1
+                    for d in info.type.tensor_type.shape.dim]
+            declared[info.name] = dims
+        specs = self.options.inputs or []
+        if not specs:
+            for name, dims in declared.items():
+                if any(d <= 0 for d in dims):
+                    raise ConversionError(f"input '{name}' of {self.path.name} has a dynamic "
+                                          f"shape {dims}; give its shape in the deployment file")
+                self.graph.add_input(name, dims)
+            return
+        for spec in specs:
+            if spec.name not in declared:
+                raise ConversionError(f"input '{spec.name}' is not an input of {self.path.name}"
+                                      f" (its inputs are {', '.join(declared) or 'none'})")
+            dims = declared[spec.name]
+            if len(dims) != len(spec.shape) or any(
+                    d > 0 and d != s for d, s in zip(dims, spec.shape)):
+                raise ConversionError(f"input '{spec.name}' has shape {list(spec.shape)} in the "
+                                      f"deployment file but {dims} in {self.path.name}")
+            self.graph.add_input(spec.name, spec.shape, data_format=spec.data_format)
+
+    def _set_outputs(self, graph_proto: Any) -> None:
+        names = [spec.name for spec in self.options.outputs] or \
+            [info.name for info in graph_proto.output]
+        for name in names:
+            if name in self.values:
+                raise ConversionError(f"output '{name}' of {self.path.name} is a constant; "
+                                      "a MACE model must compute its outputs")
+        self.graph.check_outputs(names)
+        self.graph.outputs = list(names)
+        for spec in self.options.outputs:
+            self.graph.formats[spec.name] = spec.data_format
+
+    def _convert(self, index: int, proto: Any) -> None:
+        attrs = attributes(proto)
+        if proto.domain not in ("", "ai.onnx"):
+            raise ConversionError(f"ONNX {proto.op_type} node '{proto.name}' (node {index}) in "
+                                  f"{self.path.name}: op domain '{proto.domain}' is not supported")
+        node = Node(self.graph, proto.op_type, proto.name, index, proto.input, proto.output,
+                    attrs, self.values, self.ir_consts, self.opset)
+        try:
+            if self._fold(node, proto):
+                return
+            converter = CONVERTERS.get(node.op_type)
+            if converter is None:
+                raise node.fail(f"op type {node.op_type} is not supported by the MACE "
+                                "converter")
+            converter(node)
+        except ConversionError as error:
+            if node.where() in str(error):
+                raise
+            raise node.fail(str(error)) from error
+        except Exception as error:  # malformed attributes, wrong input counts, ...
+            raise node.fail(f"malformed node: {type(error).__name__}: {error}") from error
+
+    def _fold(self, node: Node, proto: Any) -> bool:
+        """Evaluates the node now if its result is a constant."""
+        if node.op_type in ("Shape", "Size"):
+            shape = np.array(node.shape(0), dtype=np.int64)
+            if node.op_type == "Size":
+                value = np.array(np.prod(shape), dtype=np.int64)
+            else:
+                start, end = node.attr("start", 0), node.attr("end", None)
+                value = shape[start:end]
+            self.values[node.outputs[0]] = value
+            return True
+        if node.op_type == "Constant":
+            self.values[node.outputs[0]] = _constant_value(node)
+            return True
+        inputs = [name for name in node.inputs if name]
+        if node.op_type in NEVER_FOLD or not inputs or \
+                not all(name in self.values for name in inputs):
+            return False
+        from mace_converter.frontends.onnx_fold import evaluate
+        try:
+            results = evaluate(proto, self.values, self.opset)
+        except ConversionError:
+            if node.op_type in CONVERTERS:   # emit MACE ops; the IR folds them later
+                return False
+            raise
+        for name, value in zip(node.outputs, results):
+            if name:
+                self.values[name] = value
+        self.folded += 1
+        return True
+
+
+def _constant_value(node: Node) -> np.ndarray:
+    for key, dtype in (("value", None), ("value_float", np.float32),
+                       ("value_floats", np.float32), ("value_int", np.int64),
+                       ("value_ints", np.int64)):
+        if key in node.attrs:
+            return np.asarray(node.attrs[key], dtype=dtype)
+    raise node.fail("Constant without a value, value_float(s) or value_int(s) attribute "
+                    "is not supported")
+
+
+def load(options: ConvertOptions) -> Graph:
+    return OnnxImporter(options).run()

@@ -1,0 +1,326 @@
+"""ONNX converters: convolutions, pooling, normalization, dense layers and
+activations."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mace_converter import geometry
+from mace_converter.frontends.node import Node
+from mace_converter.frontends.onnx_common import (activation, converter, eltwise,
+                                                  scalar_or_none, spatial_2d, window_pads)
+from mace_converter.numpy_ops.tensor import MAX, MIN
+
+
+def _window_attrs(node: Node, kernel: list[int]) -> dict:
+    strides = node.ints("strides", [1, 1])
+    dilations = node.ints("dilations", [1, 1])
+    if len(kernel) != 2 or len(strides) != 2 or len(dilations) != 2:
+        raise node.fail("only 2D windows are supported")
+    pads = window_pads(node, node.shape(0)[2:], kernel, strides, dilations)
+    return {"strides": strides, "dilations": dilations, "pads": pads}
+
+
+@converter("Conv")
+def conv(node: Node) -> None:
+    spatial_2d(node)
+    weights = node.const(1, "weights").astype(np.float32)
+    if weights.ndim != 4:
+        raise node.fail(f"weights have shape {list(weights.shape)}; only 2D convolution "
+                        "is supported")
+    channels = node.shape(0)[1]
+    group = int(node.attr("group", 1))
+    args = _window_attrs(node, list(weights.shape[2:]))
+    bias = node.optional_const(2, "bias")
+    inputs = [node.tensor(0)]
+    if group > 1 and group == channels and weights.shape[1] == 1:
+        multiplier = weights.shape[0] // channels
+        filt = weights.reshape(channels, multiplier, *weights.shape[2:]).transpose(1, 0, 2, 3)
+        inputs.append(node.weight(node.inputs[1], filt))
+        op_type = "DepthwiseConv2d"
+    else:
+        inputs.append(node.tensor(1))
+        op_type = "Conv2D"
+        if group != 1:
+            args["group"] = group
+    if bias is not None:
+        inputs.append(node.tensor(2))
+    node.emit_out(op_type, inputs, args)
+
+
+@converter("ConvTranspose")
+def conv_transpose(node: Node) -> None:
+    spatial_2d(node)
+    weights = node.const(1, "weights")
+    if weights.ndim != 4:
+        raise node.fail("only 2D transposed convolution is supported")
+    kernel = list(weights.shape[2:])
+    strides = node.ints("strides", [1, 1])
+    dilations = node.ints("dilations", [1, 1])
+    output_padding = node.ints("output_padding", [0, 0])
+    size = node.shape(0)[2:]
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    out_shape = node.ints("output_shape")
+    if out_shape:
+        out_shape = out_shape[-2:]
+    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        out_shape = [size[0] * strides[0], size[1] * strides[1]]
+    pads = node.ints("pads", [0, 0, 0, 0])
+    if out_shape:
+        pads = [0, 0, 0, 0]
+        for axis in range(2):
+            full = geometry.deconv_full(size[axis], kernel[axis], strides[axis],
+                                        dilations[axis], output_padding[axis])
+            total = full - out_shape[axis]
+            if total < 0:
+                output_padding[axis] -= total
+                total = 0
+            # As the ONNX spec says: SAME_UPPER crops the odd pixel at the end,
+            # everything else at the start.
+            head = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+            pads[axis], pads[axis + 2] = head, total - head
+    elif auto_pad not in ("NOTSET", "VALID"):
+        raise node.fail(f"auto_pad '{auto_pad}' is not supported")
+    args = {"strides": strides, "dilations": dilations, "pads": pads}
+    if any(output_padding):
+        args["output_padding"] = output_padding
+    group = int(node.attr("group", 1))
+    if group != 1:
+        args["group"] = group
+    inputs = [node.tensor(0), node.tensor(1)]
+    if node.optional_const(2, "bias") is not None:
+        inputs.append(node.tensor(2))
+    node.emit_out("Deconv2D", inputs, args)
+
+
+@converter("BatchNormalization")
+def batch_norm(node: Node) -> None:
+    if node.attr("training_mode", 0):
+        raise node.fail("training_mode BatchNormalization is not supported")
+    if len([o for o in node.outputs if o]) > 1:
+        raise node.fail("the running mean/variance outputs are not supported")
+    gamma, beta = node.const(1, "scale"), node.const(2, "B")
+    mean, var = node.const(3, "mean"), node.const(4, "var")
+    epsilon = float(node.attr("epsilon", 1e-5))
+    scale = gamma.astype(np.float64) / np.sqrt(var.astype(np.float64) + epsilon)
+    offset = beta.astype(np.float64) - mean.astype(np.float64) * scale
+    node.emit_out("BatchNorm", [node.tensor(0),
+                                node.weight(node.name + "/scale", scale.astype(np.float32)),
+                                node.weight(node.name + "/offset", offset.astype(np.float32))])
+
+
+def _pool(node: Node, pooling_type: int) -> None:
+    spatial_2d(node)
+    if len([o for o in node.outputs if o]) > 1:
+        raise node.fail("the Indices output of MaxPool is not supported")
+    kernel = node.ints("kernel_shape")
+    args = _window_attrs(node, kernel)
+    args.update(pooling_type=pooling_type, kernels=kernel)
+    if node.attr("ceil_mode", 0):
+        args["ceil_mode"] = 1
+    if pooling_type == 1 and node.attr("count_include_pad", 0):
+        args["count_include_pad"] = 1
+    node.emit_out("Pooling", [node.tensor(0)], args)
+
+
+@converter("MaxPool")
+def max_pool(node: Node) -> None:
+    if node.attr("storage_order", 0):
+        raise node.fail("storage_order 1 is not supported")
+    _pool(node, 2)
+
+
+@converter("AveragePool")
+def average_pool(node: Node) -> None:
+    _pool(node, 1)
+
+
+@converter("GlobalAveragePool", "GlobalMaxPool")
+def global_pool(node: Node) -> None:
+    spatial_2d(node)
+    kind = 1 if node.op_type == "GlobalAveragePool" else 2
+    node.emit_out("Pooling", [node.tensor(0)], {"pooling_type": kind, "global": 1})
+
+
+@converter("Gemm")
+def gemm(node: Node) -> None:
+    alpha, beta = float(node.attr("alpha", 1.0)), float(node.attr("beta", 1.0))
+    trans_a, trans_b = int(node.attr("transA", 0)), int(node.attr("transB", 0))
+    bias = node.optional_const(2) if node.is_const(2) else None
+    out_features = node.shape(1)[0 if trans_b else 1]
+    bias_is_vector = bias is not None and bias.size in (1, out_features) and \
+        (bias.ndim < 2 or bias.shape[0] == 1)
+    if node.is_const(1) and not trans_a and node.rank(0) == 2 and \
+            (not node.has_input(2) or bias_is_vector):
+        weights = node.const(1).astype(np.float64)
+        weights = weights if trans_b else weights.T
+        inputs = [node.tensor(0), node.weight(node.name + "/weights",
+                                              (alpha * weights).astype(np.float32))]
+        if bias is not None:
+            vector = np.broadcast_to(bias.reshape(-1), (out_features,)) * beta
+            inputs.append(node.weight(node.name + "/bias", vector.astype(np.float32)))
+        node.emit_out("FullyConnected", inputs)
+        return
+    args = {"transpose_a": trans_a, "transpose_b": trans_b}
+    product = node.emit("MatMul", [node.tensor(0), node.tensor(1)], args).outputs[0]
+    if alpha != 1.0:
+        product = node.emit("Eltwise", [product], {"type": 2, "scalar_input": alpha}).outputs[0]
+    if not node.has_input(2):
+        node.emit_out("Identity", [product])
+        return
+    c = node.tensor(2)
+    if beta != 1.0:
+        c = node.emit("Eltwise", [c], {"type": 2, "scalar_input": beta}).outputs[0]
+    node.emit_out("Eltwise", [product, c], {"type": 0})
+
+
+@converter("MatMul")
+def matmul(node: Node) -> None:
+    a_shape, b_shape = node.shape(0), node.shape(1)
+    if len(a_shape) == 2 and len(b_shape) == 2 and node.is_const(1) and not node.is_const(0):
+        weights = node.const(1).astype(np.float32).T
+        node.emit_out("FullyConnected", [node.tensor(0),
+                                         node.weight(node.name + "/weights", weights)])
+        return
+    a, b = node.tensor(0), node.tensor(1)
+    out_shape = list(np.broadcast_shapes(a_shape[:-2] if len(a_shape) > 1 else (),
+                                         b_shape[:-2] if len(b_shape) > 1 else ()))
+    if len(a_shape) == 1:
+        a = node.emit("Reshape", [a], {"shape": [1, a_shape[0]]}).outputs[0]
+    else:
+        out_shape.append(a_shape[-2])
+    if len(b_shape) == 1:
+        b = node.emit("Reshape", [b], {"shape": [b_shape[0], 1]}).outputs[0]
+    else:
+        out_shape.append(b_shape[-1])
+    if len(a_shape) > 1 and len(b_shape) > 1:
+        node.emit_out("MatMul", [a, b])
+        return
+    product = node.emit("MatMul", [a, b]).outputs[0]
+    node.emit_out("Reshape", [product], {"shape": out_shape or [1]})
+
+
+# ---- activations -------------------------------------------------------------
+@converter("Relu")
+def relu(node: Node) -> None:
+    activation(node, "RELU")
+
+
+@converter("Sigmoid")
+def sigmoid(node: Node) -> None:
+    activation(node, "SIGMOID")
+
+
+@converter("Tanh")
+def tanh(node: Node) -> None:
+    activation(node, "TANH")
+
+
+@converter("HardSwish")
+def hard_swish(node: Node) -> None:
+    activation(node, "HARDSWISH")
+
+
+@converter("HardSigmoid")
+def hard_sigmoid(node: Node) -> None:
+    activation(node, "HARDSIGMOID", activation_coefficient=float(node.attr("alpha", 0.2)),
+               activation_beta=float(node.attr("beta", 0.5)))
+
+
+@converter("LeakyRelu")
+def leaky_relu(node: Node) -> None:
+    activation(node, "LEAKYRELU", activation_coefficient=float(node.attr("alpha", 0.01)))
+
+
+@converter("PRelu")
+def prelu(node: Node) -> None:
+    slope = node.const(1, "slope").astype(np.float32)
+    if slope.size == 1:
+        activation(node, "LEAKYRELU", activation_coefficient=float(slope.reshape(-1)[0]))
+        return
+    shape = node.shape(0)
+    full = (1,) * (len(shape) - slope.ndim) + slope.shape
+    if len(shape) < 2 or any(d != 1 for i, d in enumerate(full) if i != 1) \
+            or full[1] != shape[1]:
+        raise node.fail(f"slope of shape {list(slope.shape)} is not per-channel for input "
+                        f"{list(shape)}; only a scalar or per-channel slope is supported")
+    alpha = node.weight(node.inputs[1], slope.reshape(-1))
+    node.emit_out("Activation", [node.tensor(0), alpha], {"activation": "PRELU"})
+
+
+@converter("Clip")
+def clip(node: Node) -> None:
+    if node.opset < 11:
+        low, high = node.attr("min"), node.attr("max")
+    else:
+        low = scalar_or_none(node.optional_const(1, "min"))
+        high = scalar_or_none(node.optional_const(2, "max"))
+    low = None if low is None or low <= -3.4e38 else float(low)
+    high = None if high is None or high >= 3.4e38 or math.isinf(high) else float(high)
+    if low == 0.0 and high is None:
+        activation(node, "RELU")
+    elif low == 0.0 and high == 6.0:
+        activation(node, "RELU6")
+    elif low == 0.0:
+        activation(node, "RELUX", activation_max_limit=high)
+    elif low is None and high is None:
+        node.emit_out("Identity", [node.tensor(0)])
+    else:
+        source = node.tensor(0)
+        if low is not None:
+            outputs = node.outputs if high is None else None
+            source = node.emit("Eltwise", [source], {"type": MAX, "scalar_input": low},
+                               outputs=outputs).outputs[0]
+        if high is not None:
+            node.emit_out("Eltwise", [source], {"type": MIN, "scalar_input": high})
+
+
+@converter("LRN")
+def lrn(node: Node) -> None:
+    spatial_2d(node)
+    size = int(node.attr("size"))
+    if size % 2 == 0:
+        raise node.fail(f"an even LRN size ({size}) has an asymmetric window, which is not "
+                        "supported")
+    node.emit_out("LocalResponseNorm", [node.tensor(0)], {
+        "depth_radius": (size - 1) // 2, "bias": float(node.attr("bias", 1.0)),
+        "alpha": float(node.attr("alpha", 1e-4)) / size,
+        "beta": float(node.attr("beta", 0.75))})
+
+
+@converter("Add", "Sub", "Mul", "Div", "Pow")
+def binary(node: Node) -> None:
+    kind = {"Add": 0, "Sub": 1, "Mul": 2, "Div": 3, "Pow": 9}[node.op_type]
+    eltwise(node, kind, 0, 1, outputs=node.outputs)
+
+
+@converter("Min", "Max", "Sum")
+def variadic(node: Node) -> None:
+    kind = {"Sum": 0, "Min": MIN, "Max": MAX}[node.op_type]
+    present = [i for i in range(len(node.inputs)) if node.has_input(i)]
+    if len(present) == 1:
+        node.emit_out("Identity", [node.tensor(present[0])])
+        return
+    source = node.tensor(present[0])
+    for position, index in enumerate(present[1:], start=2):
+        last = position == len(present)
+        operand = node.tensor(index)
+        source = node.emit("Eltwise", [source, operand], {"type": kind},
+                           outputs=node.outputs if last else None).outputs[0]
+
+
+@converter("Neg", "Abs")
+def unary(node: Node) -> None:
+    eltwise(node, 6 if node.op_type == "Neg" else 7, 0, None, outputs=node.outputs)
+
+
+@converter("Sqrt")
+def sqrt(node: Node) -> None:
+    node.emit_out("Eltwise", [node.tensor(0)], {"type": 9, "scalar_input": 0.5})
+
+
+@converter("Reciprocal")
+def reciprocal(node: Node) -> None:
+    node.emit_out("Eltwise", [node.tensor(0)], {"type": 3, "scalar_input": 1.0,
+                                                "scalar_input_index": 0})

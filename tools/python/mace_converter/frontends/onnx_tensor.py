@@ -1,0 +1,295 @@
+"""ONNX converters: shape and layout ops, resizing, reductions."""
+from __future__ import annotations
+
+import numpy as np
+
+from mace_converter.frontends.node import Node
+from mace_converter.frontends.onnx_common import converter, normalize_axis, spatial_2d
+from mace_converter.shape_rules import PAD_AMOUNTS, TRANSPOSE_PERM
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def _reshape(node: Node, shape: list[int]) -> None:
+    node.emit_out("Reshape", [node.tensor(0)], {"shape": [int(d) for d in shape]})
+
+
+@converter("Identity", "Dropout")
+def identity(node: Node) -> None:
+    if len([o for o in node.outputs if o]) > 1 and node.op_type == "Dropout":
+        node.outputs = node.outputs[:1]
+    node.emit_out("Identity", [node.tensor(0)])
+
+
+@converter("Cast")
+def cast(node: Node) -> None:
+    to = int(node.attr("to"))
+    if to not in (1, 10, 11, 16):   # FLOAT, FLOAT16, DOUBLE, BFLOAT16
+        raise node.fail("Cast of a computed tensor to a non-float type is not supported")
+    node.emit_out("Identity", [node.tensor(0)])
+
+
+@converter("Flatten")
+def flatten(node: Node) -> None:
+    shape = node.shape(0)
+    axis = int(node.attr("axis", 1))
+    axis = axis + len(shape) if axis < 0 else axis
+    if not 0 <= axis <= len(shape):
+        raise node.fail(f"axis {node.attr('axis')} is out of range for rank {len(shape)}")
+    _reshape(node, [int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))])
+
+
+@converter("Reshape")
+def reshape(node: Node) -> None:
+    shape = node.shape(0)
+    target = [int(d) for d in (node.const(1, "shape") if node.opset >= 5
+                               else node.attr("shape"))]
+    allow_zero = int(node.attr("allowzero", 0))
+    resolved = [shape[i] if d == 0 and not allow_zero else d for i, d in enumerate(target)]
+    if resolved.count(-1) > 1:
+        raise node.fail(f"shape {target} has more than one -1")
+    if -1 in resolved:
+        known = int(np.prod([d for d in resolved if d != -1]))
+        resolved[resolved.index(-1)] = int(np.prod(shape)) // max(known, 1)
+    if int(np.prod(resolved)) != int(np.prod(shape)):
+        raise node.fail(f"cannot reshape {list(shape)} to {target}")
+    _reshape(node, resolved)
+
+
+def _axes(node: Node, index: int) -> list[int]:
+    if node.opset >= 13 and node.has_input(index):
+        return [int(a) for a in node.const(index, "axes")]
+    return node.ints("axes")
+
+
+@converter("Squeeze")
+def squeeze(node: Node) -> None:
+    shape = node.shape(0)
+    axes = {normalize_axis(node, a, len(shape)) for a in _axes(node, 1)}
+    if not axes:
+        axes = {i for i, d in enumerate(shape) if d == 1}
+    if any(shape[a] != 1 for a in axes):
+        raise node.fail(f"cannot squeeze axes {sorted(axes)} of {list(shape)}")
+    _reshape(node, [d for i, d in enumerate(shape) if i not in axes] or [1])
+
+
+@converter("Unsqueeze")
+def unsqueeze(node: Node) -> None:
+    shape = list(node.shape(0))
+    rank = len(shape) + len(_axes(node, 1))
+    for axis in sorted(normalize_axis(node, a, rank) for a in _axes(node, 1)):
+        shape.insert(axis, 1)
+    _reshape(node, shape)
+
+
+@converter("Transpose")
+def transpose(node: Node) -> None:
+    rank = node.rank(0)
+    perm = node.ints("perm") or list(reversed(range(rank)))
+    node.emit_out("Transpose", [node.tensor(0)], {TRANSPOSE_PERM: perm})
+
+
+@converter("Concat")
+def concat(node: Node) -> None:
+    rank = node.rank(0)
+    axis = normalize_axis(node, int(node.attr("axis", 1)), rank)
+    inputs = [node.tensor(i) for i in range(len(node.inputs)) if node.has_input(i)
+              and 0 not in node.shape(i)]
+    node.emit_out("Concat", inputs, {"axis": axis})
+
+
+@converter("Split")
+def split(node: Node) -> None:
+    shape = node.shape(0)
+    axis = normalize_axis(node, int(node.attr("axis", 0)), len(shape))
+    if node.opset >= 13 and node.has_input(1):
+        sizes = [int(s) for s in node.const(1, "split")]
+    else:
+        sizes = node.ints("split")
+    count = len(node.outputs)
+    if not sizes:
+        parts = int(node.attr("num_outputs", count))
+        chunk = -(-shape[axis] // parts)
+        sizes = [min(chunk, shape[axis] - chunk * i) for i in range(parts)]
+    if sum(sizes) != shape[axis] or len(sizes) != count:
+        raise node.fail(f"split sizes {sizes} do not cover axis {axis} of {list(shape)} "
+                        f"in {count} outputs")
+    node.emit("Split", [node.tensor(0)], {"axis": axis, "split": sizes}, outputs=node.outputs)
+
+
+@converter("Slice")
+def slice_(node: Node) -> None:
+    rank = node.rank(0)
+    if node.opset >= 10:
+        starts = [int(v) for v in node.const(1, "starts")]
+        ends = [int(v) for v in node.const(2, "ends")]
+        axes = [int(v) for v in node.optional_const(3, "axes")] if node.has_input(3) \
+            else list(range(len(starts)))
+        steps = [int(v) for v in node.optional_const(4, "steps")] if node.has_input(4) \
+            else [1] * len(starts)
+    else:
+        starts, ends = node.ints("starts"), node.ints("ends")
+        axes = node.ints("axes") or list(range(len(starts)))
+        steps = [1] * len(starts)
+    if 0 in steps:
+        raise node.fail("slice step 0 is invalid")
+    axes = [normalize_axis(node, a, rank) for a in axes]
+    bound = 2 ** 31 - 1
+    starts = [max(min(v, bound), -bound) for v in starts]
+    ends = [max(min(v, bound), -bound) for v in ends]
+    node.emit_out("Slice", [node.tensor(0)],
+                  {"starts": starts, "ends": ends, "axes": axes, "steps": steps})
+
+
+@converter("Pad")
+def pad(node: Node) -> None:
+    rank = node.rank(0)
+    if node.opset >= 11:
+        pads = [int(p) for p in node.const(1, "pads")]
+        value = node.optional_const(2, "constant_value")
+        value = 0.0 if value is None else float(value.reshape(-1)[0])
+        if node.has_input(3):
+            axes = [normalize_axis(node, int(a), rank) for a in node.const(3, "axes")]
+            full = [0] * (2 * rank)
+            for i, axis in enumerate(axes):
+                full[axis], full[axis + rank] = pads[i], pads[i + len(axes)]
+            pads = full
+    else:
+        pads = node.ints("pads")
+        value = float(node.attr("value", 0.0))
+    if len(pads) != 2 * rank:
+        raise node.fail(f"pads {pads} need {2 * rank} values")
+    if min(pads) < 0:
+        raise node.fail(f"negative pads {pads} (cropping) are not supported")
+    mode = node.attr("mode", "constant")
+    modes = {"constant": 0, "reflect": 1, "edge": 2}
+    if mode not in modes:
+        raise node.fail(f"pad mode '{mode}' is not supported")
+    amounts = []
+    for axis in range(rank):
+        amounts += [pads[axis], pads[axis + rank]]
+    args = {PAD_AMOUNTS: amounts}
+    if modes[mode]:
+        args["pad_type"] = modes[mode]
+    elif value:
+        args["constant_value"] = value
+    node.emit_out("Pad", [node.tensor(0)], args)
+
+
+@converter("Softmax", "LogSoftmax")
+def softmax(node: Node) -> None:
+    shape = node.shape(0)
+    rank = len(shape)
+    axis = normalize_axis(node, int(node.attr("axis", -1 if node.opset >= 13 else 1)), rank)
+    args = {"use_log": 1} if node.op_type == "LogSoftmax" else {}
+    if node.opset >= 13 or axis == rank - 1:
+        node.emit_out("Softmax", [node.tensor(0)], dict(args, axis=axis))
+        return
+    # Before opset 13 Softmax flattens to 2D at `axis` and normalizes rows.
+    rows = [int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))]
+    flat = node.emit("Reshape", [node.tensor(0)], {"shape": rows}).outputs[0]
+    normed = node.emit("Softmax", [flat], dict(args, axis=1)).outputs[0]
+    node.emit_out("Reshape", [normed], {"shape": list(shape)})
+
+
+@converter("DepthToSpace", "SpaceToDepth")
+def depth_space(node: Node) -> None:
+    spatial_2d(node)
+    args = {"block_size": int(node.attr("blocksize"))}
+    mode = node.attr("mode", "DCR")
+    if mode != "DCR":
+        args["mode"] = mode
+    node.emit_out(node.op_type, [node.tensor(0)], args)
+
+
+_REDUCE_TYPES = {"ReduceMean": 0, "ReduceMin": 1, "ReduceMax": 2, "ReduceProd": 3,
+                 "ReduceSum": 4}
+
+
+@converter(*_REDUCE_TYPES)
+def reduce(node: Node) -> None:
+    rank = node.rank(0)
+    axes_as_input = node.opset >= 18 or (node.op_type == "ReduceSum" and node.opset >= 13)
+    if axes_as_input:
+        axes = [int(a) for a in node.optional_const(1, "axes")] \
+            if node.optional_const(1, "axes") is not None else []
+    else:
+        axes = node.ints("axes")
+    if not axes and node.attr("noop_with_empty_axes", 0):
+        node.emit_out("Identity", [node.tensor(0)])
+        return
+    axes = sorted(normalize_axis(node, a, rank) for a in axes) or list(range(rank))
+    keep = int(node.attr("keepdims", 1))
+    node.emit_out("Reduce", [node.tensor(0)], {
+        "reduce_type": _REDUCE_TYPES[node.op_type], "axis": axes, "keepdims": keep})
+
+
+@converter("ArgMax")
+def arg_max(node: Node) -> None:
+    rank = node.rank(0)
+    args = {"axis": normalize_axis(node, int(node.attr("axis", 0)), rank),
+            "keepdims": int(node.attr("keepdims", 1))}
+    if node.attr("select_last_index", 0):
+        args["select_last_index"] = 1
+    node.emit_out("ArgMax", [node.tensor(0)], args)
+
+
+@converter("Gather")
+def gather(node: Node) -> None:
+    """Gather of constant indices that pick one index or a contiguous run,
+    as a Slice (plus a Reshape for a scalar index)."""
+    shape = node.shape(0)
+    axis = normalize_axis(node, int(node.attr("axis", 0)), len(shape))
+    indices = node.const(1, "indices").astype(np.int64)
+    flat = np.where(indices < 0, indices + shape[axis], indices).reshape(-1)
+    if indices.ndim > 1 or flat.size == 0 or np.any(np.diff(flat) != 1):
+        raise node.fail("Gather of a computed tensor is supported only for one index or a "
+                        "contiguous run of constant indices")
+    args = {"starts": [int(flat[0])], "ends": [int(flat[-1]) + 1], "axes": [axis],
+            "steps": [1]}
+    if indices.ndim == 1:
+        node.emit_out("Slice", [node.tensor(0)], args)
+        return
+    piece = node.emit("Slice", [node.tensor(0)], args).outputs[0]
+    out_shape = [d for i, d in enumerate(shape) if i != axis] or [1]
+    node.emit_out("Reshape", [piece], {"shape": out_shape})
+
+
+@converter("Resize", "Upsample")
+def resize(node: Node) -> None:
+    spatial_2d(node)
+    shape = node.shape(0)
+    mode = node.attr("mode", "nearest")
+    if node.op_type == "Upsample" or node.opset < 11:
+        scales = node.attr("scales") if node.opset < 9 else node.const(1, "scales")
+        sizes = None
+        coordinates = "asymmetric"
+    else:
+        scales = node.optional_const(2, "scales")
+        sizes = node.optional_const(3, "sizes")
+        coordinates = node.attr("coordinate_transformation_mode", "half_pixel")
+        if node.attr("antialias", 0) or node.attr("axes") is not None \
+                or node.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
+            raise node.fail("antialias, axes and keep_aspect_ratio_policy are not supported")
+    if coordinates not in ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"):
+        raise node.fail(f"coordinate_transformation_mode '{coordinates}' is not supported")
+    args: dict = {"coordinate_transformation_mode": coordinates}
+    if sizes is not None:
+        sizes = [int(v) for v in sizes]
+        if sizes[:2] != list(shape[:2]):
+            raise node.fail("only the spatial axes (H, W) can be resized")
+        args["size"] = sizes[2:]
+    else:
+        scales = [float(v) for v in scales]
+        if scales[:2] != [1.0, 1.0]:
+            raise node.fail("only the spatial axes (H, W) can be resized")
+        args["height_scale"], args["width_scale"] = scales[2], scales[3]
+    if mode == "nearest":
+        nearest = "floor" if node.op_type == "Upsample" or node.opset < 11 \
+            else node.attr("nearest_mode", "round_prefer_floor")
+        args["nearest_mode"] = nearest
+        node.emit_out("ResizeNearestNeighbor", [node.tensor(0)], args)
+    elif mode in ("linear", "bilinear"):
+        node.emit_out("ResizeBilinear", [node.tensor(0)], args)
+    else:
+        raise node.fail(f"resize mode '{mode}' is not supported (nearest and linear are)")

@@ -1,0 +1,222 @@
+"""Convolution-family, normalization and activation kernels."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from mace_converter import geometry
+from mace_converter.numpy_ops import kernel
+
+
+def activation(x: np.ndarray, args: dict, alpha: np.ndarray | None = None) -> np.ndarray:
+    kind = args.get("activation", "NOOP")
+    coefficient = float(args.get("activation_coefficient", 0.0))
+    if kind == "NOOP":
+        return x
+    if kind == "RELU":
+        return np.maximum(x, 0)
+    if kind == "RELUX":
+        return np.clip(x, 0, float(args.get("activation_max_limit", 6.0)))
+    if kind == "RELU6":
+        return np.clip(x, 0, 6)
+    if kind == "LEAKYRELU":
+        return np.where(x >= 0, x, x * coefficient)
+    if kind == "PRELU":
+        slope = alpha.reshape((1, -1) + (1,) * (x.ndim - 2))
+        return np.where(x >= 0, x, x * slope)
+    if kind == "SIGMOID":
+        return 1.0 / (1.0 + np.exp(-x))
+    if kind == "TANH":
+        return np.tanh(x)
+    if kind == "HARDSWISH":
+        return x * np.clip(x + 3.0, 0, 6) / 6.0
+    if kind == "HARDSIGMOID":
+        alpha_value = float(args.get("activation_coefficient", 1.0 / 6.0))
+        beta = float(args.get("activation_beta", 0.5))
+        return np.clip(alpha_value * x + beta, 0, 1)
+    raise ValueError(f"unknown activation {kind}")
+
+
+def _windows(x: np.ndarray, kernel_hw, args: dict, pad_value: float,
+             out_hw=None, pads=None) -> np.ndarray:
+    """[n, c, oh, ow, kh, kw] input windows with the op's padding applied."""
+    strides = args.get("strides", [1, 1])
+    dilations = args.get("dilations", [1, 1])
+    if out_hw is None:
+        out_h, out_w, pads = geometry.window_shape(args, x.shape[2:], kernel_hw)
+    else:
+        out_h, out_w = out_hw
+    top, left, bottom, right = pads
+    eff_h = (kernel_hw[0] - 1) * dilations[0] + 1
+    eff_w = (kernel_hw[1] - 1) * dilations[1] + 1
+    # Extra trailing rows so every window fits (ceil mode overhang).
+    need_h = (out_h - 1) * strides[0] + eff_h
+    need_w = (out_w - 1) * strides[1] + eff_w
+    extra_h = max(need_h - (x.shape[2] + top + bottom), 0)
+    extra_w = max(need_w - (x.shape[3] + left + right), 0)
+    xp = np.pad(x, ((0, 0), (0, 0), (top, bottom + extra_h), (left, right + extra_w)),
+                constant_values=pad_value)
+    view = sliding_window_view(xp, (eff_h, eff_w), axis=(2, 3))
+    view = view[:, :, ::strides[0], ::strides[1], ::dilations[0], ::dilations[1]]
+    return view[:, :, :out_h, :out_w]
+
+
+def conv2d(x: np.ndarray, w: np.ndarray, args: dict, group: int) -> np.ndarray:
+    """x NCHW, w OIHW with I = C / group."""
+    win = _windows(x, w.shape[2:], args, 0.0)
+    n, c, oh, ow, kh, kw = win.shape
+    o = w.shape[0]
+    cg, og = c // group, o // group
+    patches = win.reshape(n, group, cg, oh, ow, kh, kw)
+    patches = patches.transpose(1, 0, 3, 4, 2, 5, 6).reshape(group, n * oh * ow, cg * kh * kw)
+    weights = w.reshape(group, og, cg * kh * kw).transpose(0, 2, 1)
+    out = np.matmul(patches, weights)                      # [g, n*oh*ow, og]
+    return out.reshape(group, n, oh, ow, og).transpose(1, 0, 4, 2, 3).reshape(n, o, oh, ow)
+
+
+def _bias(out: np.ndarray, bias) -> np.ndarray:
+    if bias is None:
+        return out
+    return out + bias.astype(np.float64).reshape((1, -1) + (1,) * (out.ndim - 2))
+
+
+@kernel("Conv2D")
+def _conv2d(inputs, args, _):
+    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    out = conv2d(x, w, args, int(args.get("group", 1)))
+    return [activation(_bias(out, inputs[2] if len(inputs) > 2 else None), args)]
+
+
+@kernel("DepthwiseConv2d")
+def _depthwise(inputs, args, _):
+    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    win = _windows(x, w.shape[2:], args, 0.0)          # [n, c, oh, ow, kh, kw]
+    # filter [m, c, kh, kw]; output channel c * m_count + m.
+    out = np.einsum("ncyxij,mcij->ncmyx", win, w)
+    n, c, m, oh, ow = out.shape
+    out = out.reshape(n, c * m, oh, ow)
+    return [activation(_bias(out, inputs[2] if len(inputs) > 2 else None), args)]
+
+
+@kernel("Deconv2D")
+def _deconv2d(inputs, args, _):
+    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    group = int(args.get("group", 1))
+    strides = args.get("strides", [1, 1])
+    dilations = args.get("dilations", [1, 1])
+    n, c, h, wd = x.shape
+    _, og, kh, kw = w.shape
+    cg = c // group
+    out_h, out_w, (crop_top, crop_left) = geometry.deconv_shape(args, (h, wd), (kh, kw))
+    full_h = max((h - 1) * strides[0] + dilations[0] * (kh - 1) + 1, crop_top + out_h)
+    full_w = max((wd - 1) * strides[1] + dilations[1] * (kw - 1) + 1, crop_left + out_w)
+    full = np.zeros((n, group * og, full_h, full_w))
+    xg = x.reshape(n, group, cg, h, wd)
+    wg = w.reshape(group, cg, og, kh, kw)
+    for i in range(kh):
+        for j in range(kw):
+            contrib = np.einsum("ngcyx,gco->ngoyx", xg, wg[:, :, :, i, j])
+            y0, x0 = i * dilations[0], j * dilations[1]
+            full[:, :, y0:y0 + (h - 1) * strides[0] + 1:strides[0],
+                 x0:x0 + (wd - 1) * strides[1] + 1:strides[1]] += \
+                contrib.reshape(n, group * og, h, wd)
+    out = full[:, :, crop_top:crop_top + out_h, crop_left:crop_left + out_w]
+    return [activation(_bias(out, inputs[2] if len(inputs) > 2 else None), args)]
+
+
+@kernel("Pooling")
+def _pooling(inputs, args, _):
+    x = inputs[0].astype(np.float64)
+    is_max = int(args.get("pooling_type", 1)) == 2
+    if args.get("global"):
+        reduce = np.max if is_max else np.mean
+        return [reduce(x, axis=(2, 3), keepdims=True)]
+    kernel_hw = args["kernels"]
+    out_h, out_w, pads = geometry.window_shape(args, x.shape[2:], kernel_hw)
+    inside = np.ones((1, 1) + x.shape[2:])
+    shape_args = (kernel_hw, args, 0.0, (out_h, out_w), pads)
+    valid = _windows(inside, *shape_args)
+    if is_max:
+        win = _windows(x, kernel_hw, args, -np.inf, (out_h, out_w), pads)
+        out = win.max(axis=(4, 5))
+        return [np.where(valid.max(axis=(4, 5)) > 0, out, 0.0)]
+    total = _windows(x, *shape_args).sum(axis=(4, 5))
+    if int(args.get("count_include_pad", 0)):
+        declared = np.pad(inside, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])),
+                          constant_values=1.0)
+        unpadded = dict(args, pads=[0, 0, 0, 0])
+        count = _windows(declared, kernel_hw, unpadded, 0.0, (out_h, out_w), (0, 0, 0, 0))
+    else:
+        count = valid
+    count = count.sum(axis=(4, 5))
+    return [np.where(count > 0, total / np.maximum(count, 1), 0.0)]
+
+
+@kernel("FullyConnected")
+def _fully_connected(inputs, args, _):
+    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    out = x.reshape(x.shape[0], -1) @ w.T
+    out = activation(_bias(out, inputs[2] if len(inputs) > 2 else None), args)
+    if x.ndim == 4:
+        out = out.reshape(out.shape + (1, 1))
+    return [out]
+
+
+@kernel("MatMul")
+def _matmul(inputs, args, _):
+    a, b = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    if args.get("transpose_a"):
+        a = np.swapaxes(a, -1, -2)
+    if args.get("transpose_b"):
+        b = np.swapaxes(b, -1, -2)
+    out = np.matmul(a, b)
+    if len(inputs) > 2 and inputs[2] is not None:
+        out = out + inputs[2].astype(np.float64)
+    return [out]
+
+
+@kernel("BatchNorm")
+def _batch_norm(inputs, args, _):
+    x = inputs[0].astype(np.float64)
+    scale, offset = inputs[1].astype(np.float64), inputs[2].astype(np.float64)
+    if len(inputs) > 4 and inputs[3] is not None:
+        mean, var = inputs[3].astype(np.float64), inputs[4].astype(np.float64)
+        scale = scale / np.sqrt(var + float(args.get("epsilon", 1e-5)))
+        offset = offset - mean * scale
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return [activation(x * scale.reshape(shape) + offset.reshape(shape), args)]
+
+
+@kernel("BiasAdd")
+def _bias_add(inputs, args, _):
+    return [activation(_bias(inputs[0].astype(np.float64), inputs[1]), args)]
+
+
+@kernel("Activation")
+def _activation(inputs, args, _):
+    alpha = inputs[1].astype(np.float64) if len(inputs) > 1 else None
+    return [activation(inputs[0].astype(np.float64), args, alpha)]
+
+
+@kernel("Softmax")
+def _softmax(inputs, args, _):
+    x = inputs[0].astype(np.float64)
+    axis = int(args.get("axis", -1))
+    shifted = x - x.max(axis=axis, keepdims=True)
+    if int(args.get("use_log", 0)):
+        return [shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))]
+    e = np.exp(shifted)
+    return [e / e.sum(axis=axis, keepdims=True)]
+
+
+@kernel("LocalResponseNorm")
+def _lrn(inputs, args, _):
+    x = inputs[0].astype(np.float64)
+    radius = int(args.get("depth_radius", 5))
+    bias = float(args.get("bias", 1.0))
+    alpha = float(args.get("alpha", 1.0))
+    beta = float(args.get("beta", 0.5))
+    squares = np.pad(x * x, ((0, 0), (radius, radius), (0, 0), (0, 0)))
+    channels = x.shape[1]
+    total = sum(squares[:, i:i + channels] for i in range(2 * radius + 1))
+    return [x / (bias + alpha * total) ** beta]

@@ -1,0 +1,90 @@
+"""Writes the IR as MACE's model format: a NetDef whose ConstTensors point
+into one weights blob, each tensor starting on a 64-byte boundary so the CPU
+runtime can use the weights in place."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mace_converter.ir import INT32, Graph
+from mace_tools import proto
+
+WEIGHT_ALIGNMENT = 64
+# mace::DataFormat values of InputOutputInfo.data_format.
+_FORMATS = {"NHWC": 1, "NCHW": 2, "NONE": 0}
+
+
+def mace_pb2() -> Any:
+    return proto.load()
+
+
+def _set_arg(arg: Any, value: Any) -> None:
+    if isinstance(value, str):
+        arg.s = value.encode()
+    elif isinstance(value, (bool, int, np.integer)):
+        arg.i = int(value)
+    elif isinstance(value, (float, np.floating)):
+        arg.f = float(value)
+    elif all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
+        arg.ints.extend(int(v) for v in value)
+    else:
+        arg.floats.extend(float(v) for v in value)
+
+
+def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
+    """Returns (NetDef, weights blob). `weight_dtype` "float16" stores float
+    constants as DT_HALF."""
+    pb = mace_pb2()
+    net = pb.NetDef()
+    net.name = graph.name
+    net.data_type = pb.DT_HALF if weight_dtype == "float16" else pb.DT_FLOAT
+    blob = bytearray()
+    written: set[str] = set()
+    for op in graph.ops:
+        for name in op.inputs:
+            if not name or name in written or not graph.is_const(name):
+                continue
+            written.add(name)
+            value = graph.const(name)
+            if value.dtype == np.int32:
+                dtype, raw = pb.DT_INT32, value.astype("<i4").tobytes()
+            elif weight_dtype == "float16":
+                dtype, raw = pb.DT_HALF, value.astype("<f2").tobytes()
+            else:
+                dtype, raw = pb.DT_FLOAT, value.astype("<f4").tobytes()
+            blob.extend(b"\0" * ((-len(blob)) % WEIGHT_ALIGNMENT))
+            tensor = net.tensors.add()
+            tensor.name = name
+            tensor.dims.extend(int(d) for d in value.shape)
+            tensor.data_type = dtype
+            tensor.offset = len(blob)
+            tensor.data_size = int(value.size)
+            blob.extend(raw)
+    for op in graph.ops:
+        op_def = net.op.add()
+        op_def.type = op.type
+        op_def.name = op.name
+        op_def.input.extend(op.inputs)
+        op_def.output.extend(op.outputs)
+        for key in sorted(op.args):
+            arg = op_def.arg.add()
+            arg.name = key
+            _set_arg(arg, op.args[key])
+        for out in op.outputs:
+            tensor = graph.tensor(out)
+            op_def.output_shape.add().dims.extend(int(d) for d in tensor.shape or ())
+            op_def.output_type.append(pb.DT_INT32 if tensor.dtype == INT32 else pb.DT_FLOAT)
+    for name in graph.inputs:
+        info = net.input_info.add()
+        info.name = name
+        info.dims.extend(int(d) for d in graph.shape(name))
+        info.data_type = pb.DT_INT32 if graph.tensor(name).dtype == INT32 else pb.DT_FLOAT
+        info.data_format = _FORMATS[graph.data_format(name)]
+    for name in graph.outputs:
+        info = net.output_info.add()
+        info.name = name
+        info.dims.extend(int(d) for d in graph.shape(name))
+        info.data_type = pb.DT_INT32 if graph.tensor(name).dtype == INT32 else pb.DT_FLOAT
+        info.data_format = _FORMATS[graph.data_format(name)]
+    return net, bytes(blob)

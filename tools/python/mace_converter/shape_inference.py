@@ -1,0 +1,172 @@
+"""Static output shapes of every MACE op the converter emits.
+
+`infer_op` runs when a frontend adds an op (so later ops can ask for shapes)
+and `infer_graph` reruns it over the final graph, whose shapes serialization
+writes into OperatorDef.output_shape.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from mace_converter import geometry
+from mace_converter.api import ConversionError
+from mace_converter.ir import FLOAT32, INT32, Graph, Op
+
+Shape = tuple[int, ...]
+Rule = Callable[[Op, list[Optional[Shape]], Graph], list[Shape]]
+_RULES: dict[str, Rule] = {}
+
+
+def rule(*op_types: str):
+    def register(fn: Rule) -> Rule:
+        for op_type in op_types:
+            _RULES[op_type] = fn
+        return fn
+    return register
+
+
+def known_types() -> frozenset[str]:
+    return frozenset(_RULES)
+
+
+def fail(op: Op, message: str) -> ConversionError:
+    return ConversionError(f"{op.describe()}: {message}")
+
+
+def infer_op(graph: Graph, op: Op) -> None:
+    fn = _RULES.get(op.type)
+    if fn is None:
+        raise fail(op, f"no shape rule for MACE op type {op.type}")
+    shapes = [graph.tensor(name).shape if name else None for name in op.inputs]
+    for name, shape in zip(op.inputs, shapes):
+        if name and shape is None:
+            raise fail(op, f"input '{name}' has an unknown shape")
+    outs = fn(op, shapes, graph)
+    for name, shape in zip(op.outputs, outs):
+        if any(d <= 0 for d in shape):
+            raise fail(op, f"output '{name}' would have shape {list(shape)}")
+        tensor = graph.tensor(name)
+        tensor.shape = tuple(int(d) for d in shape)
+        tensor.dtype = INT32 if op.type == "ArgMax" else _first_dtype(op, graph)
+
+
+def infer_graph(graph: Graph) -> None:
+    for op in graph.ops:
+        infer_op(graph, op)
+
+
+def _first_dtype(op: Op, graph: Graph) -> str:
+    if op.type in ("Concat", "Split", "Slice", "Reshape", "Squeeze", "Transpose", "Identity"):
+        return graph.tensor(op.inputs[0]).dtype
+    return FLOAT32
+
+
+def _rank(op: Op, shape: Shape, rank: int, what: str = "input") -> None:
+    if len(shape) != rank:
+        raise fail(op, f"{what} has shape {list(shape)} but needs rank {rank}")
+
+
+def _axis(op: Op, axis: int, rank: int) -> int:
+    if not -rank <= axis < rank:
+        raise fail(op, f"axis {axis} is out of range for rank {rank}")
+    return axis % rank
+
+
+def broadcast(op: Op, a: Sequence[int], b: Sequence[int]) -> Shape:
+    rank = max(len(a), len(b))
+    full_a = (1,) * (rank - len(a)) + tuple(a)
+    full_b = (1,) * (rank - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(full_a, full_b):
+        if x != y and x != 1 and y != 1:
+            raise fail(op, f"shapes {list(a)} and {list(b)} do not broadcast")
+        out.append(max(x, y))
+    return tuple(out)
+
+
+# ---- convolution family -----------------------------------------------------
+@rule("Conv2D", "DepthwiseConv2d")
+def _conv(op, shapes, graph):
+    x, w = shapes[0], shapes[1]
+    _rank(op, x, 4)
+    _rank(op, w, 4, "filter")
+    if op.type == "Conv2D":
+        group = int(op.args.get("group", 1))
+        if w[1] * group != x[1]:
+            raise fail(op, f"filter {list(w)} with group {group} does not fit "
+                           f"{x[1]} input channels")
+        channels = w[0]
+    else:
+        if w[1] != x[1]:
+            raise fail(op, f"depthwise filter {list(w)} does not fit {x[1]} channels")
+        channels = w[0] * w[1]
+    out_h, out_w, _ = geometry.window_shape(op.args, x[2:], w[2:])
+    return [(x[0], channels, out_h, out_w)]
+
+
+@rule("Deconv2D")
+def _deconv(op, shapes, graph):
+    x, w = shapes[0], shapes[1]
+    _rank(op, x, 4)
+    _rank(op, w, 4, "filter")
+    if w[0] != x[1]:
+        raise fail(op, f"filter {list(w)} does not fit {x[1]} input channels")
+    out_h, out_w, _ = geometry.deconv_shape(op.args, x[2:], w[2:])
+    return [(x[0], w[1] * int(op.args.get("group", 1)), out_h, out_w)]
+
+
+@rule("Pooling")
+def _pooling(op, shapes, graph):
+    x = shapes[0]
+    _rank(op, x, 4)
+    if op.args.get("global"):
+        return [(x[0], x[1], 1, 1)]
+    out_h, out_w, _ = geometry.window_shape(op.args, x[2:], op.args["kernels"])
+    return [(x[0], x[1], out_h, out_w)]
+
+
+@rule("FullyConnected")
+def _fc(op, shapes, graph):
+    x, w = shapes[0], shapes[1]
+    if len(x) not in (2, 4):
+        raise fail(op, f"input has shape {list(x)} but needs rank 2 or 4")
+    if int(np.prod(x[1:])) != w[1]:
+        raise fail(op, f"weight {list(w)} does not fit input {list(x)}")
+    return [(x[0], w[0]) if len(x) == 2 else (x[0], w[0], 1, 1)]
+
+
+@rule("MatMul")
+def _matmul(op, shapes, graph):
+    a, b = shapes[0], shapes[1]
+    if len(a) < 2 or len(b) < 2:
+        raise fail(op, f"operands {list(a)} and {list(b)} need rank 2 or more")
+    m, k = (a[-1], a[-2]) if op.args.get("transpose_a") else (a[-2], a[-1])
+    k2, n = (b[-1], b[-2]) if op.args.get("transpose_b") else (b[-2], b[-1])
+    if k != k2:
+        raise fail(op, f"inner dimensions of {list(a)} and {list(b)} differ")
+    return [broadcast(op, a[:-2], b[:-2]) + (m, n)]
+
+
+# ---- element-wise -------------------------------------------------------------
+@rule("Activation", "BatchNorm", "BiasAdd", "Identity", "LocalResponseNorm")
+def _same(op, shapes, graph):
+    return [shapes[0]]
+
+
+@rule("Softmax")
+def _softmax(op, shapes, graph):
+    _axis(op, int(op.args.get("axis", -1)), len(shapes[0]))
+    return [shapes[0]]
+
+
+@rule("Eltwise")
+def _eltwise(op, shapes, graph):
+    if len(shapes) == 1:
+        return [shapes[0]]
+    return [broadcast(op, shapes[0], shapes[1])]
+
+
+# The shape, layout and spatial rules register themselves on import.
+from mace_converter import shape_rules  # noqa: E402,F401  pylint: disable=wrong-import-position

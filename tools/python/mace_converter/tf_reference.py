@@ -1,0 +1,198 @@
+"""A numpy implementation of the TensorFlow ops the converter supports, run
+straight from a frozen GraphDef in TensorFlow's own NHWC layout. It is the
+source-framework reference for validating converted TensorFlow models when
+TensorFlow is not installed. It shares only the GraphDef parsing with the
+converter; the ops are written from TensorFlow's op definitions.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from mace_converter import protos
+from mace_converter.frontends.tf_const import CONST_EVALUATORS, attr_value
+
+Op = Callable[[list[np.ndarray], dict], np.ndarray]
+_OPS: dict[str, Op] = {}
+
+
+def _op(*names: str):
+    def register(fn: Op) -> Op:
+        for name in names:
+            _OPS[name] = fn
+        return fn
+    return register
+
+
+def _nhwc(attrs: dict) -> None:
+    if attrs.get("data_format", "NHWC") != "NHWC":
+        raise NotImplementedError("the numpy TensorFlow reference runs NHWC graphs only")
+
+
+def _windows(x, ksize, strides, dilations, attrs, fill):
+    """[n, oh, ow, kh, kw, c] windows (TensorFlow padding) and a mask of the
+    positions that lie inside the input."""
+    n, h, w, c = x.shape
+    eff = [(k - 1) * d + 1 for k, d in zip(ksize, dilations)]
+    padding = attrs.get("padding", "VALID")
+    if padding == "SAME":
+        pads = []
+        for size, e, s in zip((h, w), eff, strides):
+            total = max((-(-size // s) - 1) * s + e - size, 0)
+            pads.append((total // 2, total - total // 2))
+    elif padding == "EXPLICIT":
+        explicit = attrs["explicit_paddings"]
+        pads = [(explicit[2], explicit[3]), (explicit[4], explicit[5])]
+    else:
+        pads = [(0, 0), (0, 0)]
+    xp = np.pad(x, ((0, 0), pads[0], pads[1], (0, 0)), constant_values=fill)
+    inside = np.pad(np.ones((1, h, w, 1)), ((0, 0), pads[0], pads[1], (0, 0)))
+    oh = (xp.shape[1] - eff[0]) // strides[0] + 1
+    ow = (xp.shape[2] - eff[1]) // strides[1] + 1
+    win = np.empty((n, oh, ow, ksize[0], ksize[1], c))
+    mask = np.empty((1, oh, ow, ksize[0], ksize[1], 1))
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            rows = slice(i * dilations[0], i * dilations[0] + strides[0] * oh, strides[0])
+            cols = slice(j * dilations[1], j * dilations[1] + strides[1] * ow, strides[1])
+            win[:, :, :, i, j] = xp[:, rows, cols]
+            mask[:, :, :, i, j] = inside[:, rows, cols]
+    return win, mask
+
+
+def _hw(attrs: dict, key: str) -> list[int]:
+    return list(attrs.get(key) or [1, 1, 1, 1])[1:3]
+
+
+@_op("Conv2D")
+def _conv(inputs, attrs):
+    _nhwc(attrs)
+    x, w = inputs
+    win, _ = _windows(x, w.shape[:2], _hw(attrs, "strides"), _hw(attrs, "dilations"), attrs, 0)
+    groups = x.shape[3] // w.shape[2]
+    cg, og = w.shape[2], w.shape[3] // groups
+    outs = [np.einsum("nyxijc,ijco->nyxo", win[..., g * cg:(g + 1) * cg],
+                      w[..., g * og:(g + 1) * og]) for g in range(groups)]
+    return np.concatenate(outs, axis=3)
+
+
+@_op("DepthwiseConv2dNative")
+def _depthwise(inputs, attrs):
+    _nhwc(attrs)
+    x, w = inputs
+    win, _ = _windows(x, w.shape[:2], _hw(attrs, "strides"), _hw(attrs, "dilations"), attrs, 0)
+    out = np.einsum("nyxijc,ijcm->nyxcm", win, w)
+    return out.reshape(out.shape[:3] + (-1,))
+
+
+@_op("MaxPool", "AvgPool")
+def _pool(inputs, attrs):
+    _nhwc(attrs)
+    fill = -np.inf if "Max" in attrs["_op"] else 0.0
+    win, mask = _windows(inputs[0], _hw(attrs, "ksize"), _hw(attrs, "strides"), [1, 1],
+                         attrs, fill)
+    if fill:
+        return win.max(axis=(3, 4))
+    return win.sum(axis=(3, 4)) / mask.sum(axis=(3, 4))
+
+
+@_op("BiasAdd")
+def _bias_add(inputs, attrs):
+    _nhwc(attrs)
+    return inputs[0] + inputs[1]
+
+
+@_op("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
+def _batch_norm(inputs, attrs):
+    _nhwc(attrs)
+    x, scale, offset, mean, var = inputs[:5]
+    return (x - mean) / np.sqrt(var + attrs.get("epsilon", 1e-4)) * scale + offset
+
+
+_ELEMENTWISE: dict[str, Callable] = {
+    "Relu": lambda x: np.maximum(x, 0), "Relu6": lambda x: np.clip(x, 0, 6),
+    "Sigmoid": lambda x: 1 / (1 + np.exp(-x)), "Tanh": np.tanh,
+}
+for _name, _fn in _ELEMENTWISE.items():
+    _op(_name)(lambda inputs, attrs, fn=_fn: fn(inputs[0]))
+_op("LeakyRelu")(lambda i, a: np.where(i[0] >= 0, i[0], i[0] * a.get("alpha", 0.2)))
+_op("SquaredDifference")(lambda i, a: (i[0] - i[1]) ** 2)
+_op("Softmax")(lambda i, a: _softmax(i[0]))
+_op("StopGradient", "Snapshot")(lambda i, a: i[0])
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@_op("Mean", "Sum", "Max", "Min")
+def _reduce(inputs, attrs):
+    reduce = {"Mean": np.mean, "Sum": np.sum, "Max": np.max, "Min": np.min}[attrs["_op"]]
+    axes = tuple(int(a) for a in np.atleast_1d(inputs[1]))
+    return reduce(inputs[0], axis=axes, keepdims=bool(attrs.get("keep_dims", False)))
+
+
+@_op("MatMul")
+def _matmul(inputs, attrs):
+    a, b = inputs
+    a = a.T if attrs.get("transpose_a") else a
+    b = b.T if attrs.get("transpose_b") else b
+    return a @ b
+
+
+@_op("Pad", "PadV2", "MirrorPad")
+def _pad(inputs, attrs):
+    widths = [tuple(int(v) for v in row) for row in inputs[1]]
+    if attrs["_op"] == "MirrorPad":
+        return np.pad(inputs[0], widths, mode="reflect" if attrs.get("mode") == "REFLECT"
+                      else "symmetric")
+    value = float(inputs[2]) if len(inputs) > 2 else 0.0
+    return np.pad(inputs[0], widths, constant_values=value)
+
+
+def _evaluate(op: str, inputs: list[np.ndarray], attrs: dict) -> np.ndarray:
+    attrs = dict(attrs, _op=op)
+    if op in _OPS:
+        return _OPS[op](inputs, attrs)
+    if op in CONST_EVALUATORS:
+        return CONST_EVALUATORS[op](inputs, attrs)
+    raise NotImplementedError(f"TensorFlow op {op} has no numpy implementation")
+
+
+def run_tensorflow(model: Path, inputs: Mapping[str, np.ndarray],
+                   outputs: Sequence[str]) -> dict[str, np.ndarray]:
+    """Evaluates the named outputs of a frozen graph for the given feeds."""
+    graph = protos.load("tf_graph").GraphDef()
+    graph.ParseFromString(Path(model).read_bytes())
+    nodes = {node.name: node for node in graph.node}
+    values = {name.split(":")[0]: np.asarray(v, np.float64) for name, v in inputs.items()}
+
+    def value(name: str) -> np.ndarray:
+        name = name.split(":")[0]
+        pending = [name]
+        while pending:
+            current = pending[-1]
+            if current in values:
+                pending.pop()
+                continue
+            node = nodes[current]
+            sources = [s.split(":")[0] for s in node.input if not s.startswith("^")]
+            missing = [s for s in sources if s not in values]
+            if missing:
+                pending.extend(missing)
+                continue
+            attrs = {k: attr_value(v) for k, v in node.attr.items()}
+            if node.op == "Const":
+                values[current] = np.asarray(attrs["value"])
+            elif node.op == "Shape":
+                values[current] = np.array(values[sources[0]].shape, np.int32)
+            else:
+                result = _evaluate(node.op, [values[s] for s in sources], attrs)
+                values[current] = np.asarray(result)
+            pending.pop()
+        return values[name]
+
+    return {name: value(name).astype(np.float32) for name in outputs}

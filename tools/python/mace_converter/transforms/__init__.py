@@ -1,0 +1,31 @@
+"""The graph transforms, run in a fixed order by `run_pipeline`."""
+from __future__ import annotations
+
+from mace_converter.api import ConvertOptions
+from mace_converter.ir import Graph
+from mace_converter.shape_inference import infer_graph
+from mace_converter.transforms.channel_shuffle import fuse_channel_shuffle
+from mace_converter.transforms.fold_affine import fold_affine
+from mace_converter.transforms.fold_constants import fold_constants
+from mace_converter.transforms.fuse_activation import fuse_activation
+from mace_converter.transforms.obfuscate import obfuscate
+from mace_converter.transforms.remove_noops import remove_noops
+from mace_converter.transforms.winograd import mark_winograd
+
+
+def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
+    """Rewrites `graph` in place into the form serialization writes."""
+    fold_constants(graph)
+    remove_noops(graph)
+    fold_affine(graph)
+    fuse_activation(graph)
+    fuse_channel_shuffle(graph)
+    fold_constants(graph)
+    remove_noops(graph)
+    removed = graph.prune()
+    if removed:
+        graph.log.append(f"removed {removed} op(s) whose results no output uses")
+    infer_graph(graph)
+    mark_winograd(graph, options.winograd)
+    if options.obfuscate:
+        obfuscate(graph)

@@ -1,0 +1,41 @@
+"""Replaces the Reshape -> Transpose -> Reshape pattern that exporters write
+for ShuffleNet's channel shuffle by one ChannelShuffle op (NCHW)."""
+from __future__ import annotations
+
+from mace_converter.ir import Graph
+from mace_converter.shape_rules import TRANSPOSE_PERM
+from mace_converter.transforms.fold_affine import sole_consumer
+
+
+def fuse_channel_shuffle(graph: Graph) -> int:
+    fused = 0
+    consumers = graph.consumers()
+    for first in list(graph.ops):
+        if first.type != "Reshape" or first not in graph.ops:
+            continue
+        source = graph.shape(first.inputs[0])
+        grouped = graph.shape(first.outputs[0])
+        if len(source) != 4 or len(grouped) != 5:
+            continue
+        n, c, h, w = source
+        g = grouped[1]
+        if grouped != (n, g, c // g, h, w) or g * (c // g) != c:
+            continue
+        middle = sole_consumer(graph, first.outputs[0], consumers)
+        if middle is None or middle.type != "Transpose" \
+                or list(middle.args[TRANSPOSE_PERM]) != [0, 2, 1, 3, 4]:
+            continue
+        last = sole_consumer(graph, middle.outputs[0], consumers)
+        if last is None or last.type != "Reshape" or graph.shape(last.outputs[0]) != source:
+            continue
+        first.type = "ChannelShuffle"
+        first.args = {"group": g}
+        graph.remove_op(middle)
+        graph.remove_op(last)
+        graph.rename_tensor(first.outputs[0], last.outputs[0])
+        graph.tensor(last.outputs[0]).shape = source
+        fused += 1
+    if fused:
+        graph.log.append(f"replaced {fused} Reshape-Transpose-Reshape pattern(s) by "
+                         "ChannelShuffle")
+    return fused

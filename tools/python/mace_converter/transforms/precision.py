@@ -1,0 +1,36 @@
+"""Chooses how float weights are stored.
+
+The CPU kernels read float32 weights in place and reject float16 ones
+(mace/core/workspace.cc loads a DT_HALF weight as a float16 tensor, and the
+CPU ops require float32), so half-precision weights are written only for a
+GPU-only model. A cpu+gpu model keeps float32 weights: its one weights file
+must also run on the CPU.
+"""
+from __future__ import annotations
+
+from mace_converter.api import ConversionError, ConvertOptions
+
+DATA_TYPES = ("fp32_fp32", "fp16_fp32", "fp16_fp16", "bf16_fp32")
+RUNTIMES = ("cpu", "gpu", "dsp", "cpu+gpu")
+
+
+def weight_dtype(options: ConvertOptions, log: list[str]) -> str:
+    """"float32" or "float16" for the float weights of the model."""
+    if options.data_type not in DATA_TYPES:
+        raise ConversionError(f"data_type must be one of {', '.join(DATA_TYPES)}, "
+                              f"got '{options.data_type}'")
+    if options.runtime not in RUNTIMES:
+        raise ConversionError(f"runtime must be one of {', '.join(RUNTIMES)}, "
+                              f"got '{options.runtime}'")
+    if options.data_type == "fp32_fp32":
+        return "float32"
+    if options.data_type == "bf16_fp32":
+        log.append("bf16_fp32: the model format has no bfloat16 type; weights stay float32")
+        return "float32"
+    if options.runtime == "gpu":
+        log.append(f"{options.data_type}: float weights stored as float16 (DT_HALF) "
+                   "for the GPU runtime")
+        return "float16"
+    log.append(f"{options.data_type}: weights stay float32 because the CPU kernels of the "
+               f"{options.runtime} runtime read float32 weights only")
+    return "float32"

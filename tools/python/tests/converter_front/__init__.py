@@ -1,0 +1,1 @@
+"""Tests of the converter's front half: frontends, transforms, serialization."""
