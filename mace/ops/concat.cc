@@ -1,0 +1,110 @@
+// Concat: joins N >= 1 tensors along one axis. The inputs share dtype, rank and
+// every other dimension. The kernel only moves bytes, so float32 activations
+// and int32 shape tensors go through the same code.
+#include "mace/ops/ref/concat.h"
+
+#include "mace/ops/registry.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+// Keeps element and byte counts far from int64 overflow on hostile models.
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+// The element count, or -1 if a dimension is not positive or the count
+// exceeds kMaxElements.
+int64_t CountElements(const std::vector<int64_t>& shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d <= 0 || d > kMaxElements / count) return -1;
+    count *= d;
+  }
+  return count;
+}
+
+class ConcatOp : public Operation {
+ public:
+  MaceStatus Init() override {
+    OP_CHECK(InputSize() >= 1 && OutputSize() == 1, "needs one or more inputs and one output, got ",
+             InputSize(), " inputs and ", OutputSize(), " outputs");
+    for (int i = 0; i < InputSize(); ++i) OP_CHECK(Input(i) != nullptr, "input ", i, " is missing");
+    axis_ = GetInt("axis", 1);
+    return MaceStatus();
+  }
+
+  // Data moves unchanged, so the output has the input's type. Construct binds
+  // the inputs before it asks.
+  DataType OutputType(int /*index*/) const override {
+    return InputSize() > 0 && Input(0) != nullptr ? Input(0)->dtype() : kernel_dtype();
+  }
+
+  MaceStatus Prepare(OpContext* /*context*/) override {
+    const Tensor* first = Input(0);
+    const DataType dtype = first->dtype();
+    OP_CHECK(dtype == DT_FLOAT || dtype == DT_INT32, "input '", first->name(), "' is ",
+             DataTypeName(dtype), " but must be float32 or int32");
+    const int rank = first->dim_size();
+    OP_CHECK(axis_ >= -rank && axis_ < rank, "axis ", axis_, " is out of range for input '",
+             first->name(), "' of shape ", ShapeToString(first->shape()));
+    const int axis = static_cast<int>(axis_ < 0 ? axis_ + rank : axis_);
+    std::vector<int64_t> output_shape = first->shape();
+    output_shape[axis] = 0;
+    for (int i = 0; i < InputSize(); ++i) {
+      const Tensor* input = Input(i);
+      OP_CHECK(input->dtype() == dtype, "input '", input->name(), "' is ",
+               DataTypeName(input->dtype()), " but input '", first->name(), "' is ",
+               DataTypeName(dtype));
+      OP_CHECK(CountElements(input->shape()) > 0, "input '", input->name(), "' has shape ",
+               ShapeToString(input->shape()), " with a non-positive dimension or more than ",
+               kMaxElements, " elements");
+      bool compatible = input->dim_size() == rank;
+      for (int d = 0; compatible && d < rank; ++d) {
+        compatible = d == axis || input->dim(d) == first->dim(d);
+      }
+      OP_CHECK(compatible, "input '", input->name(), "' has shape ", ShapeToString(input->shape()),
+               " but input '", first->name(), "' has shape ", ShapeToString(first->shape()),
+               "; they may differ only on axis ", axis);
+      // Both terms are at most kMaxElements, so the sum cannot overflow.
+      output_shape[axis] += input->dim(axis);
+      OP_CHECK(output_shape[axis] <= kMaxElements, "output would have more than ", kMaxElements,
+               " elements");
+    }
+    OP_CHECK(CountElements(output_shape) > 0, "output shape ", ShapeToString(output_shape),
+             " has more than ", kMaxElements, " elements");
+    int64_t inner_bytes = DataTypeSize(dtype);
+    for (int d = axis + 1; d < rank; ++d) inner_bytes *= output_shape[d];
+    params_.outer = 1;
+    for (int d = 0; d < axis; ++d) params_.outer *= output_shape[d];
+    params_.run_bytes.clear();
+    for (int i = 0; i < InputSize(); ++i) {
+      params_.run_bytes.push_back(Input(i)->dim(axis) * inner_bytes);
+    }
+    input_data_.assign(InputSize(), nullptr);
+    Output(0)->Reshape(output_shape);
+    return MaceStatus();
+  }
+
+  MaceStatus Run(OpContext* /*context*/) override {
+    // Buffers are bound after Prepare, so the pointers are gathered here.
+    for (int i = 0; i < InputSize(); ++i) input_data_[i] = Input(i)->raw_data();
+    ref::Concat(params_, input_data_.data(), Output(0)->raw_mutable_data());
+    return MaceStatus();
+  }
+
+ private:
+  int64_t axis_ = 1;
+  ref::ConcatParams params_;
+  std::vector<const void*> input_data_;
+};
+
+}  // namespace
+
+MaceStatus RegisterConcat(OpRegistry* registry) {
+  MACE_RETURN_IF_ERROR(RegisterOp<ConcatOp>(registry, "Concat", DeviceType::CPU, DT_FLOAT));
+  // Shape subgraphs (Shape -> Concat -> Reshape) compute in int32.
+  return RegisterOp<ConcatOp>(registry, "Concat", DeviceType::CPU, DT_INT32);
+}
+
+}  // namespace ops
+}  // namespace mace
