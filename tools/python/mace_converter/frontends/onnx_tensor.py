@@ -162,7 +162,7 @@ def pad(node: Node) -> None:
     if min(pads) < 0:
         raise node.fail(f"negative pads {pads} (cropping) are not supported")
     mode = node.attr("mode", "constant")
-    modes = {"constant": 0, "reflect": 1, "edge": 2}
+    modes = {"constant": 0, "reflect": 1, "edge": 3}
     if mode not in modes:
         raise node.fail(f"pad mode '{mode}' is not supported")
     amounts = []

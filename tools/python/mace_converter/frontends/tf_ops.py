@@ -234,9 +234,10 @@ def pad(node: TfNode) -> None:
     args: dict = {}
     if node.op_type == "MirrorPad":
         mode = node.attr("mode", "REFLECT")
-        if mode != "REFLECT":
+        mirror_modes = {"REFLECT": 1, "SYMMETRIC": 2}
+        if mode not in mirror_modes:
             raise node.fail(f"MirrorPad mode {mode} is not supported")
-        args["pad_type"] = 1
+        args["pad_type"] = mirror_modes[mode]
     elif node.op_type == "PadV2" and float(node.const(2, "constant_values")) != 0.0:
         args["constant_value"] = float(node.const(2, "constant_values"))
     if node.layout(0) == "nchw":

@@ -115,6 +115,8 @@ def _pad(inputs, args, _):
     if mode == 1:
         return [np.pad(x, widths, mode="reflect")]
     if mode == 2:
+        return [np.pad(x, widths, mode="symmetric")]
+    if mode == 3:
         return [np.pad(x, widths, mode="edge")]
     return [np.pad(x, widths, constant_values=float(args.get("constant_value", 0.0)))]
 
