@@ -118,7 +118,11 @@ int RunMain(int argc, char** argv) {
     engine.reset();
     const int64_t init_start = NowMicros();
     status = create(config, &engine);
-    if (!status.ok()) return Fail(status.ToString());
+    if (!status.ok()) {
+      return Fail(status.ToString() + " (--model_file " + flags.model_file +
+                  (flags.model_data_file.empty() ? "" : ", --model_data_file " +
+                                                            flags.model_data_file) + ")");
+    }
     stats.init_ms.push_back((NowMicros() - init_start) / 1000.0);
 
     std::map<std::string, std::vector<int64_t>> shapes;
