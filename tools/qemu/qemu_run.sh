@@ -8,8 +8,14 @@ if [[ -f "$bin" ]]; then
   # e_machine is the little-endian 16-bit field at byte 18 of the ELF header.
   machine=$(od -An -t u2 -j 18 -N 2 "$bin" 2>/dev/null | tr -d ' ')
 fi
+# The library path keeps the loader and libc from the cross toolchain's own
+# sysroot: with -L alone, the loader there can pick up the foreign-arch libc6
+# from /lib/<triple> instead, and the mismatched pair deadlocks in
+# pthread_create, so every program that starts a thread hangs.
 case "$machine" in
-  183) exec qemu-aarch64 ${MACE_QEMU_CPU:+-cpu "$MACE_QEMU_CPU"} -L /usr/aarch64-linux-gnu "$@" ;;
-  40) exec qemu-arm ${MACE_QEMU_CPU:+-cpu "$MACE_QEMU_CPU"} -L /usr/arm-linux-gnueabihf "$@" ;;
+  183) exec qemu-aarch64 ${MACE_QEMU_CPU:+-cpu "$MACE_QEMU_CPU"} -L /usr/aarch64-linux-gnu \
+         -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib "$@" ;;
+  40) exec qemu-arm ${MACE_QEMU_CPU:+-cpu "$MACE_QEMU_CPU"} -L /usr/arm-linux-gnueabihf \
+         -E LD_LIBRARY_PATH=/usr/arm-linux-gnueabihf/lib "$@" ;;
   *) exec "$@" ;;
 esac
