@@ -1,0 +1,92 @@
+"""The Bazel side of `build`: libmace (static, and shared with linkshared: 1)
+and mace_run for each target ABI, cross compiled for ARM."""
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from mace_converter.config import DeploymentConfig
+from mace_converter.progress import REPO, UserError, run_command, step
+
+ABI_BAZEL_FLAGS = {
+    "host": [],
+    "arm64-v8a": ["--config=aarch64"],
+    "armeabi-v7a": ["--config=armhf"],
+}
+# What each cross ABI needs on the build machine, and where to get it.
+_CROSS_NEEDS = {
+    "arm64-v8a": ("aarch64-linux-gnu-g++", "g++-aarch64-linux-gnu and qemu-user "
+                                           "(tools/bootstrap.sh installs them)"),
+    "armeabi-v7a": ("arm-linux-gnueabihf-g++", "g++-arm-linux-gnueabihf, qemu-user and "
+                                               "libprotobuf-lite32:armhf"),
+}
+MACE_RUN = "//mace/tools:mace_run"
+_QUIET = ("Loading:", "Analyzing:", "INFO: Build option", "INFO: Invocation ID",
+          "INFO: Elapsed time", "INFO: Streaming build results", "INFO: Reading ")
+
+
+@dataclass
+class AbiOutputs:
+    """Files Bazel built for one ABI (absolute paths into bazel-out)."""
+    abi: str
+    static_library: Path
+    link_flags: str
+    mace_run: Path
+    shared_library: Optional[Path] = None
+
+
+def library_target(config: DeploymentConfig) -> str:
+    return "//mace/codegen:libmace_code" if config.build_type == "code" \
+        else "//mace/codegen:libmace"
+
+
+def check_toolchain(abi: str) -> None:
+    if abi in _CROSS_NEEDS:
+        compiler, packages = _CROSS_NEEDS[abi]
+        if shutil.which(compiler) is None:
+            raise UserError(f"target ABI {abi} needs the cross compiler {compiler}, which is "
+                            f"not installed; install {packages}")
+
+
+def bazel_build(config: DeploymentConfig, abi: str) -> AbiOutputs:
+    check_toolchain(abi)
+    library = library_target(config)
+    targets = {"static": library, "flags": library + "_link_flags", "run": MACE_RUN}
+    if config.linkshared:
+        targets["shared"] = library + ".so"
+    flags = ABI_BAZEL_FLAGS[abi]
+    what = "libmace (with models as code)" if config.build_type == "code" else "libmace"
+    what += " + libmace.so" if config.linkshared else ""
+    with step(f"bazel build {what} + mace_run for {abi}"):
+        run_command(["bazel", "build", "--color=no", "--curses=no",
+                     "--show_progress_rate_limit=20", *flags, *targets.values()],
+                    what=f"bazel build for {abi}", cwd=REPO, stream=True, quiet_prefixes=_QUIET)
+        files = output_files(flags, list(targets.values()))
+    shared = files[targets["shared"]] if "shared" in targets else None
+    return AbiOutputs(abi=abi, static_library=files[targets["static"]],
+                      link_flags=files[targets["flags"]].read_text().strip(),
+                      mace_run=files[targets["run"]], shared_library=shared)
+
+
+def output_files(flags: list[str], targets: list[str]) -> dict[str, Path]:
+    """The single output file of each target, as built with `flags`."""
+    expression = 'str(target.label) + "\\t" + " ".join([f.path for f in target.files.to_list()])'
+    result = run_command(["bazel", "cquery", "--color=no", "--curses=no", *flags,
+                          "--output=starlark", f"--starlark:expr={expression}",
+                          " + ".join(targets)], what="bazel cquery", cwd=REPO)
+    root = Path(run_command(["bazel", "info", "--color=no", *flags, "execution_root"],
+                            what="bazel info", cwd=REPO).stdout.strip())
+    files: dict[str, Path] = {}
+    for line in result.stdout.splitlines():
+        if "\t" not in line:
+            continue
+        label, paths = line.split("\t", 1)
+        label = label.lstrip("@")
+        if label in targets and paths:
+            files[label] = root / paths.split()[0]
+    missing = [target for target in targets if target not in files or not files[target].exists()]
+    if missing:
+        raise UserError(f"bazel built no file for {', '.join(missing)}")
+    return files

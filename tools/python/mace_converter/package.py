@@ -1,0 +1,121 @@
+"""Lays out build/<library_name>/ and packs libmace_<library_name>.tar.gz.
+
+    build/<library_name>/
+      include/mace/public/mace.h           (+ mace_engine_factory.h in code mode)
+      lib/<abi>/libmace_<library_name>.a   libmace and everything it needs
+      lib/<abi>/libmace.so                 with linkshared: 1
+      lib/<abi>/link_flags.txt             system libraries to link as well
+      model/<name>.pb, model/<name>.data   proto mode; code mode keeps only the
+                                           .data files of models whose weights
+                                           are not embedded
+      mace_run/<abi>/mace_run              the runner (not in the tarball)
+      libmace_<library_name>.tar.gz        include/, lib/, model/ (and opencl/)
+"""
+from __future__ import annotations
+
+import shutil
+import tarfile
+from pathlib import Path
+
+from mace_converter import codegen
+from mace_converter.build import AbiOutputs
+from mace_converter.config import ABIS, DeploymentConfig
+from mace_converter.conversion import ModelArtifacts
+from mace_converter.progress import REPO, build_root, say, shown, step
+
+PUBLIC_HEADER = REPO / "mace" / "public" / "mace.h"
+TARBALL_DIRS = ("include", "lib", "model", "opencl")
+
+
+def library_dir(config: DeploymentConfig) -> Path:
+    return build_root() / config.library_name
+
+
+def static_library_name(config: DeploymentConfig) -> str:
+    return f"libmace_{config.library_name}.a"
+
+
+def tarball_path(config: DeploymentConfig) -> Path:
+    return library_dir(config) / f"libmace_{config.library_name}.tar.gz"
+
+
+def mace_run_path(config: DeploymentConfig, abi: str) -> Path:
+    return library_dir(config) / "mace_run" / abi / "mace_run"
+
+
+def install_models(config: DeploymentConfig, artifacts: dict[str, ModelArtifacts]) -> None:
+    """Fills model/ with the files an app loads at run time."""
+    model_dir = library_dir(config) / "model"
+    if model_dir.exists():
+        shutil.rmtree(model_dir)
+    model_dir.mkdir(parents=True)
+    for name, model in sorted(artifacts.items()):
+        if config.build_type == "proto":
+            _copy(model.pb, model_dir / f"{name}.pb")
+        if config.build_type == "proto" or not config.embed_model_data:
+            _copy(model.data, model_dir / f"{name}.data")
+
+
+def install_headers(config: DeploymentConfig) -> None:
+    include_dir = library_dir(config) / "include"
+    if include_dir.exists():
+        shutil.rmtree(include_dir)
+    public = include_dir / "mace" / "public"
+    public.mkdir(parents=True)
+    _copy(PUBLIC_HEADER, public / "mace.h")
+    if config.build_type == "code":
+        _copy(codegen.FACTORY_HEADER, public / codegen.FACTORY_HEADER.name)
+
+
+def install_abi(config: DeploymentConfig, outputs: AbiOutputs) -> None:
+    root = library_dir(config)
+    lib_dir = root / "lib" / outputs.abi
+    if lib_dir.exists():
+        shutil.rmtree(lib_dir)
+    lib_dir.mkdir(parents=True)
+    _copy(outputs.static_library, lib_dir / static_library_name(config))
+    if outputs.shared_library is not None:
+        _copy(outputs.shared_library, lib_dir / "libmace.so")
+    (lib_dir / "link_flags.txt").write_text(outputs.link_flags + "\n")
+    runner = mace_run_path(config, outputs.abi)
+    runner.parent.mkdir(parents=True, exist_ok=True)
+    _copy(outputs.mace_run, runner)
+    # ABIs no longer listed in the deployment file leave nothing behind.
+    for stale in ABIS:
+        if stale not in config.target_abis:
+            for directory in (root / "lib" / stale, root / "mace_run" / stale):
+                if directory.exists():
+                    shutil.rmtree(directory)
+
+
+def make_tarball(config: DeploymentConfig) -> Path:
+    """A reproducible tarball: sorted entries, no owners, fixed times."""
+    root = library_dir(config)
+    target = tarball_path(config)
+    with step(f"package {shown(target)}"):
+        partial = target.with_name(target.name + ".part")
+        with tarfile.open(partial, "w:gz", compresslevel=1) as tar:
+            for top in TARBALL_DIRS:
+                base = root / top
+                if not base.exists():
+                    continue
+                for path in [base, *sorted(base.rglob("*"))]:
+                    info = tar.gettarinfo(str(path), arcname=str(path.relative_to(root)))
+                    info.uid = info.gid = 0
+                    info.uname = info.gname = ""
+                    info.mtime = 0
+                    info.mode = 0o755 if path.is_dir() or info.mode & 0o111 else 0o644
+                    if path.is_file():
+                        with path.open("rb") as stream:
+                            tar.addfile(info, stream)
+                    else:
+                        tar.addfile(info)
+        partial.replace(target)
+        say(f"    {target.stat().st_size / 2**20:.2f} MiB")
+    return target
+
+
+def _copy(source: Path, target: Path) -> None:
+    shutil.copyfile(source, target)
+    shutil.copymode(source, target)
+    target.chmod(target.stat().st_mode | 0o200)

@@ -1,0 +1,189 @@
+"""`run` and the runner under `benchmark`: mace_run on the converted model,
+on the host or, for ARM ABIs, under qemu-user as the device."""
+from __future__ import annotations
+
+import platform
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mace_converter import fetch, layout
+from mace_converter.config import DeploymentConfig, ModelConfig
+from mace_converter.conversion import ModelArtifacts, work_dir
+from mace_converter.package import library_dir, mace_run_path
+from mace_converter.progress import UserError, say, shell_text
+
+INPUT_SEED = 20240611
+# The cross toolchain's loader must meet its own libc: with only -L, the loader
+# from /usr/<triple>/lib can pick up a newer multiarch libc from
+# /lib/<triple>/ (libc6:arm64), and the mix hangs in pthread_create.
+QEMU = {
+    abi: [qemu, "-L", f"/usr/{triple}", "-E", f"LD_LIBRARY_PATH=/usr/{triple}/lib"]
+    for abi, qemu, triple in (("arm64-v8a", "qemu-aarch64", "aarch64-linux-gnu"),
+                              ("armeabi-v7a", "qemu-arm", "arm-linux-gnueabihf"))
+}
+_DEVICE_FLAG = {"cpu": "CPU", "gpu": "GPU", "dsp": "HEXAGON"}
+_LATENCY = {
+    "init_ms": re.compile(r"^init: ([\d.]+) ms"),
+    "first_run_ms": re.compile(r"^first run: ([\d.]+) ms"),
+    "median_ms": re.compile(r"^runs: \d+\s+min [\d.]+ ms\s+median ([\d.]+) ms"),
+    "min_ms": re.compile(r"^runs: \d+\s+min ([\d.]+) ms"),
+    "max_ms": re.compile(r"^runs: .*max ([\d.]+) ms"),
+}
+
+
+@dataclass
+class RunOptions:
+    round: int = 1
+    restart_round: int = 1
+    omp_num_threads: int = -1
+    cpu_affinity_policy: int = 1
+    gpu_perf_hint: int = 3
+    gpu_priority_hint: int = 3
+    benchmark: bool = False
+    memory_report: bool = False
+
+
+@dataclass
+class RunResult:
+    outputs: dict[str, np.ndarray]       # keyed by the deployment file's names and layout
+    latency: dict[str, float]
+    stdout: str
+    command: list[str] = field(default_factory=list)
+
+
+class RuntimeUnavailable(UserError):
+    """The engine was built without the runtime the model asks for."""
+
+
+def device_description(abi: str) -> str:
+    if abi == "host":
+        return f"host ({platform.machine()}, native)"
+    return (f"{' '.join(QEMU[abi])} (emulated {abi}: the ARM code runs under qemu-user; "
+            "its timings say nothing about a phone)")
+
+
+def make_inputs(config: DeploymentConfig, model: ModelConfig) -> tuple[dict[str, np.ndarray], str]:
+    """Inputs in the deployment file's layout, and where they came from."""
+    if model.validation_inputs_data:
+        files = fetch.validation_files(config, model)
+        arrays = {spec.name: _load_tensor(path, spec.shape, config, model)
+                  for spec, path in zip(model.inputs, files)}
+        return arrays, "validation_inputs_data: " + ", ".join(p.name for p in files)
+    rng = np.random.default_rng(INPUT_SEED)
+    arrays = {spec.name: rng.uniform(*spec.value_range, size=spec.shape).astype(np.float32)
+              for spec in model.inputs}
+    ranges = ", ".join(f"{s.name} in [{s.value_range[0]:g}, {s.value_range[1]:g})"
+                       for s in model.inputs)
+    return arrays, f"uniform random, seed {INPUT_SEED}: {ranges}"
+
+
+def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArtifacts,
+              abi: str, device: str, inputs: dict[str, np.ndarray],
+              options: RunOptions) -> RunResult:
+    runner = mace_run_path(config, abi)
+    if not runner.exists():
+        raise UserError(f"{runner} does not exist: build {abi} first with "
+                        f"`tools/converter.py build --config {config.path}`")
+    run_dir = work_dir(config) / "run" / model.name / f"{abi}-{device}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for stale in run_dir.glob("*.npy"):
+        stale.unlink()
+    engine_inputs = layout.to_engine(inputs, artifacts.source_inputs, artifacts.engine_inputs)
+    for name, array in engine_inputs.items():
+        np.save(run_dir / f"input_{_safe_name(name)}.npy", array.astype(np.float32))
+    graph, weights = artifacts.pb, artifacts.data
+    packaged = library_dir(config) / "model"
+    if config.build_type == "proto" and (packaged / f"{model.name}.pb").exists():
+        graph, weights = packaged / f"{model.name}.pb", packaged / f"{model.name}.data"
+    command = QEMU.get(abi, []) + [
+        str(runner), f"--model_file={graph}", f"--model_data_file={weights}",
+        "--input_node=" + ",".join(s.name for s in artifacts.engine_inputs),
+        "--input_shape=" + _shapes(artifacts.engine_inputs),
+        "--output_node=" + ",".join(s.name for s in artifacts.engine_outputs),
+        "--output_shape=" + _shapes(artifacts.engine_outputs),
+        f"--input_file={run_dir / 'input'}", f"--output_file={run_dir / 'output'}",
+        f"--device={_DEVICE_FLAG[device]}", f"--round={options.round}",
+        f"--restart_round={options.restart_round}",
+        f"--omp_num_threads={options.omp_num_threads}",
+        f"--cpu_affinity_policy={options.cpu_affinity_policy}",
+        f"--gpu_perf_hint={options.gpu_perf_hint}",
+        f"--gpu_priority_hint={options.gpu_priority_hint}"]
+    if options.benchmark:
+        command.append("--benchmark")
+    if options.memory_report:
+        command.append("--memory_report")
+    say(f"    $ {shell_text(command)}")
+    try:
+        result = subprocess.run(command, text=True, capture_output=True)
+    except FileNotFoundError as error:
+        raise UserError(f"cannot start {command[0]}: {error.strerror}") from None
+    if result.returncode != 0:
+        message = (result.stderr.strip() or result.stdout.strip()).splitlines()
+        text = message[-1] if message else f"exit code {result.returncode}"
+        text = text.removeprefix("mace_run: error: ")
+        if device != "cpu" and "UNSUPPORTED" in text:
+            raise RuntimeUnavailable(f"runtime {device} is not available in this build: {text}")
+        raise UserError(f"mace_run failed on model {model.name} ({abi}, {device}):\n"
+                        + "\n".join(message[-20:]))
+    engine_outputs = {spec.name: np.load(run_dir / f"output_{_safe_name(spec.name)}.npy")
+                      for spec in artifacts.engine_outputs}
+    outputs = layout.to_source(engine_outputs, artifacts.source_outputs, artifacts.engine_outputs)
+    return RunResult(outputs=outputs, latency=parse_latency(result.stdout),
+                     stdout=result.stdout, command=command)
+
+
+def parse_latency(stdout: str) -> dict[str, float]:
+    latency = {}
+    for line in stdout.splitlines():
+        for key, pattern in _LATENCY.items():
+            match = pattern.match(line.strip())
+            if match:
+                latency[key] = float(match.group(1))
+    return latency
+
+
+def latency_line(latency: dict[str, float], rounds: int) -> str:
+    text = (f"latency: init {latency.get('init_ms', float('nan')):.2f} ms, "
+            f"first run {latency.get('first_run_ms', float('nan')):.2f} ms")
+    if "median_ms" in latency:
+        text += (f", median {latency['median_ms']:.2f} ms over {rounds} run(s) "
+                 f"(min {latency['min_ms']:.2f}, max {latency['max_ms']:.2f})")
+    return text
+
+
+def output_summary(name: str, array: np.ndarray) -> str:
+    """Top-5 for a classifier-like output ([1, K] or [K] with K >= 5), else stats."""
+    flat = array.reshape(-1)
+    shape = list(array.shape)
+    if flat.size >= 5 and flat.size == shape[-1]:
+        top = np.argsort(-flat, kind="stable")[:5]
+        ranked = ", ".join(f"{int(i)} ({flat[i]:.4g})" for i in top)
+        return f"output {name} {shape}: top-5 {ranked}"
+    return (f"output {name} {shape}: min {flat.min():.4g}, max {flat.max():.4g}, "
+            f"mean {flat.mean():.4g}")
+
+
+def _load_tensor(path: Path, shape: list[int], config: DeploymentConfig,
+                 model: ModelConfig) -> np.ndarray:
+    key = f"models.{model.name}.validation_inputs_data"
+    try:
+        array = np.load(path) if path.suffix == ".npy" else np.fromfile(path, dtype="<f4")
+    except (OSError, ValueError) as error:
+        raise config.error(key, f"cannot read {path}: {error}") from None
+    if array.size != int(np.prod(shape)):
+        raise config.error(key, f"{path} holds {array.size} values; the input shape "
+                                f"{shape} needs {int(np.prod(shape))}")
+    return array.astype(np.float32).reshape(shape)
+
+
+def _shapes(specs) -> str:
+    return ":".join(",".join(str(d) for d in spec.shape) for spec in specs)
+
+
+def _safe_name(name: str) -> str:
+    """mace_run's file name for a tensor name."""
+    return name.replace("/", "_").replace(":", "_").replace(" ", "_")
