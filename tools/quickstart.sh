@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The main job: build MACE, build MobileNet v2 as a MACE model, run it on the
-# CPU with mace_run, and validate the output against numpy.
+# The main job: convert the default deployment file (MobileNet v2, ONNX, CPU),
+# build MACE with it, run it with mace_run, and validate the output against
+# onnxruntime on the same input.
+#
+#   tools/quickstart.sh [converter.py run flags, e.g. --round=20]
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${repo}"
 bash tools/bootstrap.sh
-bazel build //mace/tools:mace_run
-PYTHONPATH="${repo}/tools/python" .venv/bin/python tools/python/run_demo.py \
-  --mace_run "$(bazel info bazel-bin 2>/dev/null)/mace/tools/mace_run" "$@"
+converter=(.venv/bin/python tools/converter.py)
+"${converter[@]}" build --config models/mobilenet_v2.yml
+"${converter[@]}" run --config models/mobilenet_v2.yml --round=10 --validate --memory_report "$@"

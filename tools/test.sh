@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The whole test suite: host unit and end-to-end tests, the Python tools and
+# converter, the arm64 build under qemu-aarch64 (and armv7 under qemu-arm when
+# its libraries are installed), a sanitizer (ASan + UBSan) pass over the
+# engine, and a short fuzzing run of the model loader.
+#
+#   tools/test.sh                 everything below
+#   tools/test.sh --host-only     host tests only (C++ and Python)
+#   tools/test.sh --asan-all      every C++ test under ASan + UBSan
+#   MACE_FUZZ_RUNS=N              fuzz iterations in the smoke run (default 20000)
+#
+# Heavier suites have their own commands (see docs/testing.md):
+#   tools/fuzz.sh [seconds]       a long fuzzing session
+#   MACE_FULL_ZOO=1 tools/test.sh every zoo model end to end
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${repo}"
+bash tools/bootstrap.sh
+
+mode="${1:-all}"
+log_dir="$(mktemp -d)"
+passed=0
+failed=0
+step() { printf '\n=== %s\n' "$*"; }
+
+# Runs a bazel test command, echoes its output and adds its target counts to
+# the totals printed at the end.
+bazel_tests() {
+  local log="${log_dir}/bazel.log" status=0
+  bazel test "$@" 2>&1 | tee "${log}" || status=$?
+  passed=$(( passed + $(grep -cE '^//.* PASSED' "${log}" || true) ))
+  failed=$(( failed + $(grep -cE '^//.* (FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "${log}" || true) ))
+  return "${status}"
+}
+
+python_tests() {
+  local log="${log_dir}/python.log" status=0
+  MACE_RUN="$(bazel info bazel-bin 2>/dev/null)/mace/tools/mace_run" \
+    PYTHONPATH="${repo}/tools/python" \
+    .venv/bin/python -m unittest discover -s tools/python/tests -t tools/python 2>&1 |
+    tee "${log}" || status=$?
+  local ran
+  ran=$(sed -nE 's/^Ran ([0-9]+) tests?.*/\1/p' "${log}" | tail -n 1)
+  local bad
+  bad=$(grep -oE '(failures|errors)=[0-9]+' "${log}" | awk -F= '{s += $2} END {print s + 0}')
+  passed=$(( passed + ${ran:-0} - ${bad:-0} ))
+  failed=$(( failed + ${bad:-0} ))
+  (( status == 0 && ${ran:-0} > 0 ))
+}
+
+summary() { echo; echo "tests: ${passed} passed, ${failed} failed"; }
+trap 'summary; rm -rf "${log_dir}"' EXIT
+
+if [[ "${mode}" == "--asan-all" ]]; then
+  step "asan: every test under AddressSanitizer + UndefinedBehaviorSanitizer"
+  bazel_tests --config=asan //...
+  exit 0
+fi
+
+step "host: bazel test //..."
+bazel_tests //...
+
+step "python tools and converter"
+python_tests
+
+[[ "${mode}" == "--host-only" ]] && exit 0
+
+step "aarch64: cross build, tests under qemu-aarch64"
+bazel_tests --config=aarch64 --build_tests_only //mace/... //test/...
+
+if dpkg-query -W -f='${Status}' libprotobuf-lite32:armhf 2>/dev/null | grep -q "ok installed"; then
+  step "armv7: cross build, tests under qemu-arm"
+  bazel_tests --config=armhf --build_tests_only //mace/... //test/...
+else
+  step "armv7: skipped (libprotobuf-lite32:armhf is not installed)"
+fi
+
+step "asan smoke: engine, core, memory, loader and tool tests under ASan + UBSan"
+bazel_tests --config=asan //test/... //mace/core/... //mace/libmace/... //mace/tools/...
+
+step "fuzz smoke: model loader"
+bash tools/fuzz.sh --runs="${MACE_FUZZ_RUNS:-20000}"
