@@ -31,8 +31,6 @@ class ActivationOp : public Operation {
   MaceStatus Prepare(OpContext* /*context*/) override {
     const Tensor* input = Input(0);
     MACE_RETURN_IF_ERROR(CheckTensor(input));
-    OP_CHECK(Output(0)->dtype() == DT_FLOAT, "output '", Output(0)->name(), "' is ",
-             DataTypeName(Output(0)->dtype()), " but must be float32");
     const int64_t count = input->size();
     params_.outer = count;
     params_.channels = 1;

@@ -37,8 +37,6 @@ class BatchNormOp : public Operation {
   MaceStatus Prepare(OpContext* /*context*/) override {
     const Tensor* input = Input(0);
     for (int i = 0; i < InputSize(); ++i) MACE_RETURN_IF_ERROR(CheckTensor(Input(i)));
-    OP_CHECK(Output(0)->dtype() == DT_FLOAT, "output '", Output(0)->name(), "' is ",
-             DataTypeName(Output(0)->dtype()), " but must be float32");
     OP_CHECK(input->dim_size() >= 2 && input->dim_size() <= 4, "input has shape ",
              ShapeToString(input->shape()), " but needs rank 2 to 4 (channels are dim 1)");
     const int64_t channels = input->dim(1);

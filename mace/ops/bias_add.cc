@@ -28,8 +28,6 @@ class BiasAddOp : public Operation {
     const Tensor* bias = Input(1);
     MACE_RETURN_IF_ERROR(CheckTensor(input));
     MACE_RETURN_IF_ERROR(CheckTensor(bias));
-    OP_CHECK(Output(0)->dtype() == DT_FLOAT, "output '", Output(0)->name(), "' is ",
-             DataTypeName(Output(0)->dtype()), " but must be float32");
     OP_CHECK(input->dim_size() >= 2, "input has shape ", ShapeToString(input->shape()),
              " but needs rank 2 or more (channels are dim 1)");
     const int64_t channels = input->dim(1);

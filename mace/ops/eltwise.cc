@@ -62,8 +62,6 @@ class EltwiseOp : public Operation {
   MaceStatus Prepare(OpContext* /*context*/) override {
     in_place_ = false;
     for (int i = 0; i < InputSize(); ++i) MACE_RETURN_IF_ERROR(CheckTensor(Input(i)));
-    OP_CHECK(Output(0)->dtype() == DT_FLOAT, "output '", Output(0)->name(), "' is ",
-             DataTypeName(Output(0)->dtype()), " but must be float32");
     const std::vector<int64_t>& shape0 = Input(0)->shape();
     if (InputSize() == 1) {
       // NEG, ABS and the scalar forms: the scalar's strides stay all zero.

@@ -34,8 +34,6 @@ class ReduceOp : public Operation {
     const Tensor* input = Input(0);
     OP_CHECK(input->dtype() == DT_FLOAT, "input is ", DataTypeName(input->dtype()),
              " but must be float32");
-    OP_CHECK(Output(0)->dtype() == DT_FLOAT, "output is declared ",
-             DataTypeName(Output(0)->dtype()), " but must be float32");
     MACE_RETURN_IF_ERROR(CheckElementCount(*this, "input", input->shape()));
     const int rank = input->dim_size();
     // Axes are checked here because their valid range depends on the rank.

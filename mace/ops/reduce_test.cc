@@ -235,7 +235,7 @@ TEST(ReduceTest, RejectsBadTypes) {
   ExpectInvalid(&int_input, "input is int32 but must be float32");
   OpTester int_output("Reduce", RegisterReduce);
   int_output.Input("x", {2}, {1, 2}).Output("y", DT_INT32);
-  ExpectInvalid(&int_output, "output is declared int32 but must be float32");
+  ExpectInvalid(&int_output, "output 'y' is declared int32 but this kernel writes float32");
 }
 
 }  // namespace

@@ -337,7 +337,7 @@ TEST(ResizeBilinearTest, RejectsIntOutput) {
   tester.Input("x", {1, 1, 2, 2}, {1, 2, 3, 4})
       .Output("y", DT_INT32)
       .Args("size", std::vector<int64_t>{4, 4});
-  ExpectInvalid(&tester, "output is declared int32 but must be float32");
+  ExpectInvalid(&tester, "output 'y' is declared int32 but this kernel writes float32");
 }
 
 }  // namespace

@@ -27,8 +27,6 @@ class SoftmaxOp : public Operation {
   MaceStatus Prepare(OpContext* /*context*/) override {
     const Tensor* input = Input(0);
     MACE_RETURN_IF_ERROR(CheckTensor(input));
-    OP_CHECK(Output(0)->dtype() == DT_FLOAT, "output '", Output(0)->name(), "' is ",
-             DataTypeName(Output(0)->dtype()), " but must be float32");
     const int64_t rank = input->dim_size();
     OP_CHECK(rank >= 1, "input has shape ", ShapeToString(input->shape()),
              " but needs rank 1 or more");

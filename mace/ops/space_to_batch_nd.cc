@@ -41,8 +41,6 @@ class SpaceToBatchNDOp : public Operation {
     const Tensor* input = Input(0);
     OP_CHECK(input->dtype() == DT_FLOAT, "input is ", DataTypeName(input->dtype()),
              " but must be float32");
-    OP_CHECK(Output(0)->dtype() == DT_FLOAT, "output is declared ",
-             DataTypeName(Output(0)->dtype()), " but must be float32");
     OP_CHECK(input->dim_size() == 4, "input has shape ", ShapeToString(input->shape()),
              " but needs rank 4 (NCHW)");
     MACE_RETURN_IF_ERROR(CheckElementCount(*this, "input", input->shape()));
