@@ -11,6 +11,9 @@
 
 namespace mace {
 
+class ScratchBuffer;
+class ThreadPool;
+
 class Runtime {
  public:
   virtual ~Runtime() = default;
@@ -25,6 +28,11 @@ class Runtime {
   // Makes device memory readable by the host and back. CPU memory is already.
   virtual void* Map(void* device_memory) { return device_memory; }
   virtual void Unmap(void* /*device_memory*/) {}
+  // Host compute for CPU kernels: the worker threads and a scratch buffer
+  // shared by all ops (ops run one at a time). Null where the runtime has
+  // none; kernels then run single-threaded with their own scratch.
+  virtual ThreadPool* thread_pool() { return nullptr; }
+  virtual ScratchBuffer* scratch() { return nullptr; }
 };
 
 }  // namespace mace

@@ -1,13 +1,26 @@
 // Conv2D: NCHW input, OIHW filter, optional grouped channels, bias and fused
 // activation. Converters fold BatchNorm and BiasAdd into it, so it carries
 // most of a CNN's MACs.
+//
+// Arguments beyond the window and activation ones:
+//   group     int, default 1
+//   winograd  int 0, 2 or 4: Winograd tile size for 3x3 stride-1 convs,
+//             chosen by the converter; 0 (default) uses direct methods
+//
+// Prepare picks a fast CPU kernel when the CPU has one (mace/ops/cpu) and
+// packs the filter for it; otherwise Run uses the reference kernel.
+
 #include "mace/ops/ref/conv_2d.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
+#include "mace/utils/logging.h"
 
 namespace mace {
 namespace ops {
@@ -36,10 +49,13 @@ class Conv2DOp : public Operation {
     MACE_RETURN_IF_ERROR(ParseActivation(*this, /*allow_prelu=*/false, &params_.activation));
     params_.group = GetInt("group", 1);
     OP_CHECK(params_.group >= 1, "group must be positive, got ", params_.group);
+    winograd_ = GetInt("winograd", 0);
+    OP_CHECK(winograd_ == 0 || winograd_ == 2 || winograd_ == 4, "winograd must be 0, 2 or 4, got ",
+             winograd_);
     return MaceStatus();
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
     const Tensor* input = Input(0);
     const Tensor* filter = Input(1);
     const Tensor* bias = Bias();
@@ -87,13 +103,19 @@ class Conv2DOp : public Operation {
     params_.pad_top = geometry.pad_top;
     params_.pad_left = geometry.pad_left;
     Output(0)->Reshape({params_.batch, out_channels, geometry.out_h, geometry.out_w});
-    return MaceStatus();
+    return PrepareFastKernel(context);
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     const Tensor* bias = Bias();
-    ref::Conv2D(params_, Input(0)->data<float>(), Input(1)->data<float>(),
-                bias != nullptr ? bias->data<float>() : nullptr, Output(0)->mutable_data<float>());
+    const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
+    if (fast_ != nullptr) {
+      fast_->Run(Input(0)->data<float>(), bias_data, Output(0)->mutable_data<float>(),
+                 ContextPool(context), scratch_.Get(context));
+      return MaceStatus();
+    }
+    ref::Conv2D(params_, Input(0)->data<float>(), Input(1)->data<float>(), bias_data,
+                Output(0)->mutable_data<float>());
     return MaceStatus();
   }
 
@@ -105,8 +127,23 @@ class Conv2DOp : public Operation {
  private:
   const Tensor* Bias() const { return InputSize() > 2 ? Input(2) : nullptr; }
 
+  // The filter is packed here, so only a constant filter gets a fast kernel.
+  MaceStatus PrepareFastKernel(OpContext* context) {
+    fast_.reset();
+    const KernelTable* table = ActiveKernelTable();
+    if (table == nullptr || !Input(1)->is_weight()) return MaceStatus();
+    fast_ =
+        CreateConv2dKernel(*table, params_, Input(1)->data<float>(), static_cast<int>(winograd_));
+    if (fast_ == nullptr) return MaceStatus();
+    VLOG(2) << Describe() << ": " << table->name << " " << fast_->name();
+    return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
+  }
+
   WindowArgs window_;
   ref::Conv2DParams params_;
+  int64_t winograd_ = 0;
+  std::unique_ptr<Conv2dKernel> fast_;
+  OpScratch scratch_;
 };
 
 }  // namespace

@@ -1,12 +1,19 @@
 // DepthwiseConv2d: each input channel convolved with its own `multiplier`
 // filters (MobileNet's depthwise layer). Filter layout is [multiplier,
 // channels, kh, kw], as MACE stores TensorFlow's depthwise weights.
+//
+// Prepare picks the fast 3x3 kernel (stride 1 or 2, mace/ops/cpu) when the
+// CPU has one; everything else runs the reference kernel.
+
 #include "mace/ops/ref/depthwise_conv_2d.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -38,6 +45,7 @@ class DepthwiseConv2dOp : public Operation {
   }
 
   MaceStatus Prepare(OpContext* /*context*/) override {
+    fast_.reset();
     const Tensor* input = Input(0);
     const Tensor* filter = Input(1);
     const Tensor* bias = Bias();
@@ -79,13 +87,22 @@ class DepthwiseConv2dOp : public Operation {
     params_.pad_top = geometry.pad_top;
     params_.pad_left = geometry.pad_left;
     Output(0)->Reshape({params_.batch, out_channels, geometry.out_h, geometry.out_w});
+    const KernelTable* table = ActiveKernelTable();
+    if (table != nullptr && DepthwiseConv3x3::Supports(*table, params_)) {
+      fast_ = std::make_unique<DepthwiseConv3x3>(*table, params_);
+    }
     return MaceStatus();
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     const Tensor* bias = Bias();
-    ref::DepthwiseConv2d(params_, Input(0)->data<float>(), Input(1)->data<float>(),
-                         bias != nullptr ? bias->data<float>() : nullptr,
+    const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
+    if (fast_ != nullptr) {
+      fast_->Run(Input(0)->data<float>(), Input(1)->data<float>(), bias_data,
+                 Output(0)->mutable_data<float>(), ContextPool(context));
+      return MaceStatus();
+    }
+    ref::DepthwiseConv2d(params_, Input(0)->data<float>(), Input(1)->data<float>(), bias_data,
                          Output(0)->mutable_data<float>());
     return MaceStatus();
   }
@@ -100,6 +117,7 @@ class DepthwiseConv2dOp : public Operation {
 
   WindowArgs window_;
   ref::DepthwiseConv2dParams params_;
+  std::unique_ptr<DepthwiseConv3x3> fast_;
 };
 
 }  // namespace

@@ -1,11 +1,19 @@
 // FullyConnected: output = activation(flatten(input) * weight^T + bias).
 // A rank-4 input is flattened per batch in NCHW order and the output keeps
 // MACE's [N, O, 1, 1] shape so following NCHW ops still see rank 4.
+//
+// With a constant weight and a CPU that has fast kernels, Prepare packs the
+// weight once as the right-hand GEMM operand and Run is one GEMM (a
+// matrix-vector product for batch 1) with bias and activation fused.
+
 #include "mace/ops/ref/fully_connected.h"
 
 #include <algorithm>
 
 #include "mace/ops/common/activation.h"
+#include "mace/ops/cpu/fused_activation.h"
+#include "mace/ops/cpu/gemm.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -23,7 +31,7 @@ class FullyConnectedOp : public Operation {
     return ParseActivation(*this, /*allow_prelu=*/false, &params_.activation);
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
     const Tensor* input = Input(0);
     const Tensor* weight = Input(1);
     const Tensor* bias = Bias();
@@ -58,11 +66,15 @@ class FullyConnectedOp : public Operation {
     } else {
       Output(0)->Reshape({batch, out_features});
     }
-    return MaceStatus();
+    return PrepareFastKernel(context);
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     const Tensor* bias = Bias();
+    if (table_ != nullptr) {
+      RunGemm(context, bias != nullptr ? bias->data<float>() : nullptr);
+      return MaceStatus();
+    }
     ref::FullyConnected(params_, Input(0)->data<float>(), Input(1)->data<float>(),
                         bias != nullptr ? bias->data<float>() : nullptr,
                         Output(0)->mutable_data<float>());
@@ -76,7 +88,51 @@ class FullyConnectedOp : public Operation {
  private:
   const Tensor* Bias() const { return InputSize() > 2 ? Input(2) : nullptr; }
 
+  GemmOperand InputOperand() const {
+    GemmOperand input;
+    input.data = Input(0)->data<float>();
+    input.stride = params_.in_features;
+    input.depth_stride = 1;
+    return input;
+  }
+
+  MaceStatus PrepareFastKernel(OpContext* context) {
+    table_ = ActiveKernelTable();
+    if (table_ == nullptr || !Input(1)->is_weight()) {
+      table_ = nullptr;
+      return MaceStatus();
+    }
+    // weight[o][k] is B^T: B's columns are its rows.
+    weight_.Pack(Input(1)->data<float>(), params_.out_features, params_.in_features,
+                 params_.in_features, 1, table_->nr);
+    fused_ = FuseActivation(params_.activation, &epilogue_);
+    GemmOperand weight;
+    weight.packed = &weight_;
+    const int64_t floats = GemmScratchFloatsPerThread(*table_, params_.batch, params_.out_features,
+                                                      params_.in_features, InputOperand(), weight);
+    return scratch_.Reserve(context, NumThreads(ContextPool(context)) * floats * 4);
+  }
+
+  void RunGemm(OpContext* context, const float* bias) {
+    GemmOperand weight;
+    weight.packed = &weight_;
+    TileEpilogue epilogue = epilogue_;
+    epilogue.col_bias = bias;
+    float* output = Output(0)->mutable_data<float>();
+    ThreadPool* pool = ContextPool(context);
+    Gemm(*table_, params_.batch, params_.out_features, params_.in_features, InputOperand(), weight,
+         output, params_.out_features, epilogue, pool, scratch_.Get(context));
+    if (!fused_) {
+      ApplyActivation(params_.activation, output, params_.batch * params_.out_features, pool);
+    }
+  }
+
   ref::FullyConnectedParams params_;
+  const KernelTable* table_ = nullptr;  // null: reference kernel
+  PackedPanels weight_;
+  TileEpilogue epilogue_;
+  bool fused_ = false;
+  OpScratch scratch_;
 };
 
 }  // namespace

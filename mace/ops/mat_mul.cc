@@ -2,10 +2,16 @@
 // the last two) dimensions. Either operand may be a weight. An optional bias
 // [N] is added to every output row, which is how converters fold a following
 // BiasAdd.
+//
+// On a CPU with fast kernels each product runs on the packed GEMM; a
+// constant, unbatched B is packed once in Prepare.
+
 #include "mace/ops/ref/mat_mul.h"
 
 #include <algorithm>
 
+#include "mace/ops/cpu/gemm.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -25,7 +31,7 @@ class MatMulOp : public Operation {
     return MaceStatus();
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
     const Tensor* a = Input(0);
     const Tensor* b = Input(1);
     const Tensor* bias = Bias();
@@ -58,11 +64,15 @@ class MatMulOp : public Operation {
     output_shape.push_back(params_.m);
     output_shape.push_back(params_.n);
     Output(0)->Reshape(output_shape);
-    return MaceStatus();
+    return PrepareFastKernel(context);
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     const Tensor* bias = Bias();
+    if (table_ != nullptr) {
+      RunGemm(context, bias != nullptr ? bias->data<float>() : nullptr);
+      return MaceStatus();
+    }
     ref::MatMul(params_, Input(0)->data<float>(), Input(1)->data<float>(),
                 bias != nullptr ? bias->data<float>() : nullptr, Output(0)->mutable_data<float>());
     return MaceStatus();
@@ -112,7 +122,68 @@ class MatMulOp : public Operation {
     return MaceStatus();
   }
 
+  // Operands of one product, matrices at `a` and `b`.
+  GemmOperand OperandA(const float* a) const {
+    GemmOperand operand;
+    operand.data = a;
+    operand.stride = params_.transpose_a ? 1 : params_.k;
+    operand.depth_stride = params_.transpose_a ? params_.m : 1;
+    return operand;
+  }
+  GemmOperand OperandB(const float* b) const {
+    GemmOperand operand;
+    if (packed_b_.rows() > 0) {
+      operand.packed = &packed_b_;
+      return operand;
+    }
+    operand.data = b;
+    operand.stride = params_.transpose_b ? params_.k : 1;
+    operand.depth_stride = params_.transpose_b ? 1 : params_.n;
+    return operand;
+  }
+
+  MaceStatus PrepareFastKernel(OpContext* context) {
+    table_ = ActiveKernelTable();
+    packed_b_ = PackedPanels();
+    if (table_ == nullptr) return MaceStatus();
+    const bool one_b = std::all_of(params_.b_batch_strides.begin(), params_.b_batch_strides.end(),
+                                   [](int64_t stride) { return stride == 0; });
+    if (Input(1)->is_weight() && one_b) {
+      const GemmOperand b = OperandB(Input(1)->data<float>());
+      packed_b_.Pack(b.data, params_.n, params_.k, b.stride, b.depth_stride, table_->nr);
+    }
+    const int64_t floats = GemmScratchFloatsPerThread(*table_, params_.m, params_.n, params_.k,
+                                                      OperandA(nullptr), OperandB(nullptr));
+    return scratch_.Reserve(context, NumThreads(ContextPool(context)) * floats * 4);
+  }
+
+  void RunGemm(OpContext* context, const float* bias) {
+    const int rank = static_cast<int>(params_.batch_shape.size());
+    int64_t batch_count = 1;
+    for (int64_t d : params_.batch_shape) batch_count *= d;
+    TileEpilogue epilogue;
+    epilogue.col_bias = bias;
+    const float* a = Input(0)->data<float>();
+    const float* b = Input(1)->data<float>();
+    float* output = Output(0)->mutable_data<float>();
+    for (int64_t batch = 0; batch < batch_count; ++batch) {
+      int64_t a_matrix = 0, b_matrix = 0, rest = batch;
+      for (int i = rank - 1; i >= 0; --i) {
+        const int64_t coordinate = rest % params_.batch_shape[i];
+        rest /= params_.batch_shape[i];
+        a_matrix += coordinate * params_.a_batch_strides[i];
+        b_matrix += coordinate * params_.b_batch_strides[i];
+      }
+      Gemm(*table_, params_.m, params_.n, params_.k, OperandA(a + a_matrix * params_.m * params_.k),
+           OperandB(b + b_matrix * params_.k * params_.n), output + batch * params_.m * params_.n,
+           params_.n, epilogue, ContextPool(context), scratch_.Get(context));
+    }
+  }
+
   ref::MatMulParams params_;
+  const KernelTable* table_ = nullptr;  // null: reference kernel
+  PackedPanels packed_b_;               // filled for a constant, unbatched B
+  OpScratch scratch_;
 };
 
 }  // namespace

@@ -105,6 +105,7 @@ MaceStatus OpTester::Run() {
   MACE_RETURN_IF_ERROR(op_->Construct(def_, &workspace_));
   OpContext context;
   context.workspace = &workspace_;
+  context.runtime = runtime_;
   MACE_RETURN_IF_ERROR(op_->Prepare(&context));
   for (int i = 0; i < op_->OutputSize(); ++i) {
     Tensor* output = op_->Output(i);

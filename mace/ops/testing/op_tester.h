@@ -42,6 +42,12 @@ class OpTester {
   OpTester& Args(const std::string& name, const std::vector<int64_t>& values);
   OpTester& Args(const std::string& name, const std::vector<float>& values);
 
+  // Runs the op on `runtime` (its thread pool and scratch) instead of none.
+  OpTester& WithRuntime(Runtime* runtime) {
+    runtime_ = runtime;
+    return *this;
+  }
+
   // Builds the op and runs Prepare then Run. Returns the first error.
   MaceStatus Run();
 
@@ -59,6 +65,7 @@ class OpTester {
   Workspace workspace_;
   std::vector<std::vector<uint64_t>> storage_;
   std::unique_ptr<Operation> op_;
+  Runtime* runtime_ = nullptr;
 };
 
 // Uniform floats in [low, high) from a fixed-seed engine.

@@ -1,0 +1,37 @@
+// NEON micro-kernels for arm64-v8a and armeabi-v7a. The GEMM tile differs:
+// arm64 has 32 vector registers and fused multiply-add, armv7 has 16 and
+// multiply-accumulate, so each gets the largest tile its register file holds.
+#ifndef MACE_OPS_ARM_NEON_KERNELS_H_
+#define MACE_OPS_ARM_NEON_KERNELS_H_
+
+#include "mace/ops/cpu/micro_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace arm {
+
+#if defined(__aarch64__)
+// 8 x 12: 24 accumulators, 3 B vectors and 2 A vectors of 32 registers.
+constexpr int kNeonGemmMr = 8;
+constexpr int kNeonGemmNr = 12;
+#else
+// 6 x 8: 12 accumulators, 2 B vectors and 1.5 A vectors of 16 registers.
+constexpr int kNeonGemmMr = 6;
+constexpr int kNeonGemmNr = 8;
+#endif
+
+void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+              const TileEpilogue& epilogue);
+
+// Runs `iterations` rounds of independent multiply-adds; returns the flops
+// done and writes a result to sink[0..3].
+int64_t NeonFmaPeak(int64_t iterations, float* sink);
+
+void NeonDepthwiseRow3x3S1(const DepthwiseRow& row);
+void NeonDepthwiseRow3x3S2(const DepthwiseRow& row);
+
+}  // namespace arm
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_ARM_NEON_KERNELS_H_

@@ -1,0 +1,118 @@
+// NEON SGEMM micro-kernels: 8 x 12 with FMA by lane on arm64, 6 x 8 with
+// multiply-accumulate by lane on armv7. Multiplying by a lane of a loaded A
+// vector saves the broadcasts an x86 kernel needs.
+#if defined(__aarch64__) || defined(__ARM_NEON)
+
+#include <arm_neon.h>
+
+#include "mace/ops/arm/neon_epilogue.h"
+#include "mace/ops/arm/neon_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace arm {
+namespace {
+
+inline float32x4_t Finish(float32x4_t acc, const float* c, float32x4_t row_bias,
+                          float32x4_t col_bias, const TileEpilogue& epilogue) {
+  if (epilogue.accumulate) acc = vaddq_f32(acc, vld1q_f32(c));
+  if (!epilogue.last) return acc;
+  acc = vaddq_f32(vaddq_f32(acc, row_bias), col_bias);
+  return NeonActivate(acc, epilogue);
+}
+
+}  // namespace
+
+#if defined(__aarch64__)
+
+#define MACE_NEON_ROW(i, a_vec, lane)                  \
+  c##i##0 = vfmaq_laneq_f32(c##i##0, b0, a_vec, lane); \
+  c##i##1 = vfmaq_laneq_f32(c##i##1, b1, a_vec, lane); \
+  c##i##2 = vfmaq_laneq_f32(c##i##2, b2, a_vec, lane);
+
+#define MACE_NEON_DECLARE(i) \
+  float32x4_t c##i##0 = vdupq_n_f32(0.f), c##i##1 = c##i##0, c##i##2 = c##i##0;
+
+#define MACE_NEON_STORE(i)                                                       \
+  {                                                                              \
+    float* row = c + (i)*ldc;                                                    \
+    const float32x4_t rb =                                                       \
+        epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero; \
+    vst1q_f32(row, Finish(c##i##0, row, rb, cb0, epilogue));                     \
+    vst1q_f32(row + 4, Finish(c##i##1, row + 4, rb, cb1, epilogue));             \
+    vst1q_f32(row + 8, Finish(c##i##2, row + 8, rb, cb2, epilogue));             \
+  }
+
+void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+              const TileEpilogue& epilogue) {
+  MACE_NEON_DECLARE(0)
+  MACE_NEON_DECLARE(1) MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4)
+      MACE_NEON_DECLARE(5) MACE_NEON_DECLARE(6)
+          MACE_NEON_DECLARE(7) for (int64_t k = 0; k < kc; ++k) {
+    const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
+    const float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
+    MACE_NEON_ROW(0, a0, 0)
+    MACE_NEON_ROW(1, a0, 1) MACE_NEON_ROW(2, a0, 2) MACE_NEON_ROW(3, a0, 3) MACE_NEON_ROW(4, a1, 0)
+        MACE_NEON_ROW(5, a1, 1) MACE_NEON_ROW(6, a1, 2) MACE_NEON_ROW(7, a1, 3) a += 8;
+    b += 12;
+  }
+  const float32x4_t zero = vdupq_n_f32(0.f);
+  const bool col = epilogue.last && epilogue.col_bias != nullptr;
+  const float32x4_t cb0 = col ? vld1q_f32(epilogue.col_bias) : zero;
+  const float32x4_t cb1 = col ? vld1q_f32(epilogue.col_bias + 4) : zero;
+  const float32x4_t cb2 = col ? vld1q_f32(epilogue.col_bias + 8) : zero;
+  MACE_NEON_STORE(0)
+  MACE_NEON_STORE(1) MACE_NEON_STORE(2) MACE_NEON_STORE(3) MACE_NEON_STORE(4) MACE_NEON_STORE(5)
+      MACE_NEON_STORE(6) MACE_NEON_STORE(7)
+}
+
+#else  // armv7
+
+#define MACE_NEON_ROW(i, a_half, lane)                 \
+  c##i##0 = vmlaq_lane_f32(c##i##0, b0, a_half, lane); \
+  c##i##1 = vmlaq_lane_f32(c##i##1, b1, a_half, lane);
+
+#define MACE_NEON_DECLARE(i) float32x4_t c##i##0 = vdupq_n_f32(0.f), c##i##1 = c##i##0;
+
+#define MACE_NEON_STORE(i)                                                       \
+  {                                                                              \
+    float* row = c + (i)*ldc;                                                    \
+    const float32x4_t rb =                                                       \
+        epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero; \
+    vst1q_f32(row, Finish(c##i##0, row, rb, cb0, epilogue));                     \
+    vst1q_f32(row + 4, Finish(c##i##1, row + 4, rb, cb1, epilogue));             \
+  }
+
+void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+              const TileEpilogue& epilogue) {
+  MACE_NEON_DECLARE(0)
+  MACE_NEON_DECLARE(1) MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4)
+      MACE_NEON_DECLARE(5) for (int64_t k = 0; k < kc; ++k) {
+    const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
+    const float32x4_t a03 = vld1q_f32(a);
+    const float32x2_t a01 = vget_low_f32(a03), a23 = vget_high_f32(a03);
+    const float32x2_t a45 = vld1_f32(a + 4);
+    MACE_NEON_ROW(0, a01, 0)
+    MACE_NEON_ROW(1, a01, 1) MACE_NEON_ROW(2, a23, 0) MACE_NEON_ROW(3, a23, 1)
+        MACE_NEON_ROW(4, a45, 0) MACE_NEON_ROW(5, a45, 1) a += 6;
+    b += 8;
+  }
+  const float32x4_t zero = vdupq_n_f32(0.f);
+  const bool col = epilogue.last && epilogue.col_bias != nullptr;
+  const float32x4_t cb0 = col ? vld1q_f32(epilogue.col_bias) : zero;
+  const float32x4_t cb1 = col ? vld1q_f32(epilogue.col_bias + 4) : zero;
+  MACE_NEON_STORE(0)
+  MACE_NEON_STORE(1) MACE_NEON_STORE(2) MACE_NEON_STORE(3) MACE_NEON_STORE(4) MACE_NEON_STORE(5)
+}
+
+#endif
+
+#undef MACE_NEON_ROW
+#undef MACE_NEON_DECLARE
+#undef MACE_NEON_STORE
+
+}  // namespace arm
+}  // namespace ops
+}  // namespace mace
+
+#endif  // __aarch64__ || __ARM_NEON

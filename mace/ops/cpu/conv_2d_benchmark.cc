@@ -1,0 +1,133 @@
+// Convolution kernel benchmarks (FLOP/s = 2 x MACs per second), against the
+// reference kernel on a small shape for scale.
+//
+//   bazel run //mace/ops:cpu_conv_2d_benchmark
+//
+// Shapes are MobileNet/ResNet-like layers at 56x56 or 28x28.
+#include <memory>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
+#include "mace/ops/testing/op_tester.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+const KernelTable* Table() { return KernelTableFor(BestKernelIsa(DetectCpuFeatures())); }
+
+std::unique_ptr<ThreadPool> Pool(int threads) {
+  return threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+}
+
+ref::Conv2DParams ConvParams(int64_t channels_in, int64_t size, int64_t channels_out,
+                             int64_t kernel, int64_t stride) {
+  ref::Conv2DParams p;
+  p.batch = 1;
+  p.in_channels = channels_in;
+  p.in_h = p.in_w = size;
+  p.out_channels = channels_out;
+  p.kernel_h = p.kernel_w = kernel;
+  p.stride_h = p.stride_w = stride;
+  p.pad_top = p.pad_left = kernel / 2;
+  p.out_h = p.out_w = (size + 2 * (kernel / 2) - kernel) / stride + 1;
+  p.activation.type = ActivationType::RELUX;
+  return p;
+}
+
+double ConvFlops(const ref::Conv2DParams& p) {
+  return 2.0 * p.out_channels * p.out_h * p.out_w * (p.in_channels / p.group) * p.kernel_h *
+         p.kernel_w;
+}
+
+// Args: {in channels, size, out channels, kernel, stride, winograd, threads}.
+void BM_Conv2d(benchmark::State& state) {
+  const KernelTable* table = Table();
+  if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
+  const ref::Conv2DParams p =
+      ConvParams(state.range(0), state.range(1), state.range(2), state.range(3), state.range(4));
+  auto pool = Pool(static_cast<int>(state.range(6)));
+  const auto input = testing::RandomFloats(p.in_channels * p.in_h * p.in_w, 1);
+  const auto filter =
+      testing::RandomFloats(p.out_channels * p.in_channels * p.kernel_h * p.kernel_w, 2);
+  const auto bias = testing::RandomFloats(p.out_channels, 3);
+  std::vector<float> output(p.out_channels * p.out_h * p.out_w);
+  auto kernel = CreateConv2dKernel(*table, p, filter.data(), static_cast<int>(state.range(5)));
+  std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1);
+  for (auto _ : state) {
+    kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.SetLabel(kernel->name());
+  state.counters["FLOP/s"] =
+      benchmark::Counter(ConvFlops(p), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void ConvShapes(benchmark::internal::Benchmark* bench, int threads) {
+  bench->Args({64, 56, 64, 1, 1, 0, threads});    // 1x1
+  bench->Args({128, 28, 256, 1, 1, 0, threads});  // 1x1
+  bench->Args({64, 56, 64, 3, 1, 0, threads});    // 3x3 im2col
+  bench->Args({64, 56, 64, 3, 1, 2, threads});    // 3x3 Winograd F(2x2)
+  bench->Args({64, 56, 64, 3, 1, 4, threads});    // 3x3 Winograd F(4x4)
+  bench->Args({128, 28, 128, 3, 1, 4, threads});  // 3x3 Winograd F(4x4)
+  bench->Args({64, 56, 128, 3, 2, 0, threads});   // 3x3 stride 2 im2col
+  if (threads > 1) bench->UseRealTime();
+}
+BENCHMARK(BM_Conv2d)->Apply([](benchmark::internal::Benchmark* b) { ConvShapes(b, 1); });
+BENCHMARK(BM_Conv2d)->Apply([](benchmark::internal::Benchmark* b) { ConvShapes(b, 2); });
+
+// The reference kernel, for scale (one small shape: it is slow).
+void BM_Conv2dReference(benchmark::State& state) {
+  const ref::Conv2DParams p = ConvParams(32, 28, 32, 3, 1);
+  const auto input = testing::RandomFloats(p.in_channels * p.in_h * p.in_w, 1);
+  const auto filter = testing::RandomFloats(p.out_channels * p.in_channels * 9, 2);
+  std::vector<float> output(p.out_channels * p.out_h * p.out_w);
+  for (auto _ : state) {
+    ref::Conv2D(p, input.data(), filter.data(), nullptr, output.data());
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.counters["FLOP/s"] =
+      benchmark::Counter(ConvFlops(p), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Conv2dReference);
+
+// Args: {channels, size, stride, threads}.
+void BM_Depthwise3x3(benchmark::State& state) {
+  const KernelTable* table = Table();
+  if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
+  ref::DepthwiseConv2dParams p;
+  p.batch = 1;
+  p.channels = state.range(0);
+  p.in_h = p.in_w = state.range(1);
+  p.kernel_h = p.kernel_w = 3;
+  p.stride_h = p.stride_w = state.range(2);
+  p.pad_top = p.pad_left = 1;
+  p.out_h = p.out_w = (p.in_h - 1) / p.stride_h + 1;
+  p.activation.type = ActivationType::RELUX;
+  auto pool = Pool(static_cast<int>(state.range(3)));
+  const auto input = testing::RandomFloats(p.channels * p.in_h * p.in_w, 1);
+  const auto filter = testing::RandomFloats(p.channels * 9, 2);
+  const auto bias = testing::RandomFloats(p.channels, 3);
+  std::vector<float> output(p.channels * p.out_h * p.out_w);
+  DepthwiseConv3x3 kernel(*table, p);
+  for (auto _ : state) {
+    kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get());
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.counters["FLOP/s"] = benchmark::Counter(2.0 * p.channels * p.out_h * p.out_w * 9,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Depthwise3x3)->Args({32, 112, 1, 1})->Args({144, 56, 2, 1})->Args({256, 28, 1, 1});
+BENCHMARK(BM_Depthwise3x3)
+    ->Args({32, 112, 1, 2})
+    ->Args({144, 56, 2, 2})
+    ->Args({256, 28, 1, 2})
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,55 @@
+// Conv2D as GEMM per group: output[oc, pixel] = filter[oc, (ic, kh, kw)] x
+// columns[(ic, kh, kw), pixel]. NCHW makes this the natural orientation: the
+// packed filter is the left operand and output rows are channel planes.
+// The columns are never materialized: the GEMM packs them block by block
+// straight from the image (im2col inside packing), so there is no
+// K x pixels buffer; a 1x1 stride-1 unpadded conv reads the input as is.
+#ifndef MACE_OPS_CPU_CONV_2D_GEMM_H_
+#define MACE_OPS_CPU_CONV_2D_GEMM_H_
+
+#include <vector>
+
+#include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/gemm.h"
+
+namespace mace {
+namespace ops {
+
+// Where im2col packing reads from: one group's input channels of one image.
+struct Im2colSource {
+  const float* input = nullptr;  // first channel plane of the group
+  int64_t in_h = 0, in_w = 0, out_w = 0;
+  int64_t kernel_h = 0, kernel_w = 0;
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+
+// A PanelPacker over the columns matrix: rows are output pixels, depth is
+// (channel, kh, kw); taps in the padding read as zero.
+void PackIm2col(const void* source, int64_t pixel0, int64_t pixels, int64_t depth0, int64_t depth,
+                int width, float* dst);
+
+class Conv2dGemm : public Conv2dKernel {
+ public:
+  Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params, const float* filter);
+  const char* name() const override { return direct_ ? "gemm_1x1" : "gemm_im2col"; }
+  int64_t ScratchBytes(int threads) const override;
+  void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
+           float* scratch) const override;
+
+ private:
+  GemmOperand Columns(const float* group_input, Im2colSource* source) const;
+
+  const KernelTable& table_;
+  ref::Conv2DParams params_;
+  int64_t m_ = 0, n_ = 0, k_ = 0;  // per group: out channels, pixels, depth
+  bool direct_ = false;            // 1x1, stride 1, no padding: B is the input
+  bool fused_activation_ = false;
+  TileEpilogue epilogue_;
+  std::vector<PackedPanels> filters_;  // one per group
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_CONV_2D_GEMM_H_

@@ -1,0 +1,174 @@
+// Fast Conv2D kernels against ref::Conv2D at tile and vector boundaries,
+// with strides, padding, dilation, groups, fused activations and threads.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/registry.h"
+#include "mace/ops/testing/op_tester.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+using testing::ExpectNear;
+using testing::RandomFloats;
+
+struct Shape {
+  int64_t batch, in_c, h, w, out_c, kh, kw;
+  int64_t stride_h = 1, stride_w = 1, dilation = 1, pad = 0, group = 1;
+};
+
+ref::Conv2DParams MakeParams(const Shape& s, ActivationType activation) {
+  ref::Conv2DParams p;
+  p.batch = s.batch;
+  p.in_channels = s.in_c;
+  p.in_h = s.h;
+  p.in_w = s.w;
+  p.out_channels = s.out_c;
+  p.kernel_h = s.kh;
+  p.kernel_w = s.kw;
+  p.stride_h = s.stride_h;
+  p.stride_w = s.stride_w;
+  p.dilation_h = p.dilation_w = s.dilation;
+  p.pad_top = p.pad_left = s.pad;
+  p.group = s.group;
+  p.out_h = (s.h + 2 * s.pad - ((s.kh - 1) * s.dilation + 1)) / s.stride_h + 1;
+  p.out_w = (s.w + 2 * s.pad - ((s.kw - 1) * s.dilation + 1)) / s.stride_w + 1;
+  p.activation.type = activation;
+  p.activation.max_limit = 6.f;
+  p.activation.alpha = 0.1f;
+  return p;
+}
+
+void Check(const Shape& s, ActivationType activation, int winograd, float tolerance = 2e-5f) {
+  const ref::Conv2DParams p = MakeParams(s, activation);
+  const std::vector<float> input = RandomFloats(p.batch * p.in_channels * p.in_h * p.in_w, 21);
+  const std::vector<float> filter =
+      RandomFloats(p.out_channels * (p.in_channels / p.group) * p.kernel_h * p.kernel_w, 22);
+  const std::vector<float> bias = RandomFloats(p.out_channels, 23);
+  const int64_t out_size = p.batch * p.out_channels * p.out_h * p.out_w;
+  std::vector<float> expected(out_size);
+  ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    auto kernel = CreateConv2dKernel(*table, p, filter.data(), winograd);
+    ASSERT_NE(kernel, nullptr);
+    for (auto& pool : testing::PoolsUnderTest()) {
+      SCOPED_TRACE(::testing::Message()
+                   << table->name << " " << kernel->name() << " threads " << NumThreads(pool.get())
+                   << " in " << s.in_c << "x" << s.h << "x" << s.w << " out " << s.out_c << " k "
+                   << s.kh << "x" << s.kw << " stride " << s.stride_h << "," << s.stride_w
+                   << " pad " << s.pad << " dilation " << s.dilation << " group " << s.group
+                   << " act " << static_cast<int>(activation));
+      std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1);
+      std::vector<float> output(out_size, std::nanf(""));
+      kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
+      ExpectNear(output, expected, tolerance, tolerance);
+    }
+  }
+}
+
+TEST(Conv2dKernelTest, PointwiseAroundTiles) {
+  for (int64_t in_c : {1, 3, 8, 17}) {
+    for (int64_t out_c : {1, 5, 6, 7, 8, 9, 13, 16, 17}) {
+      for (auto hw : {std::pair<int64_t, int64_t>{1, 1}, {4, 4}, {3, 5}, {5, 7}, {9, 9}}) {
+        Check({1, in_c, hw.first, hw.second, out_c, 1, 1}, ActivationType::NOOP, 0);
+      }
+    }
+  }
+}
+
+TEST(Conv2dKernelTest, Im2colStridesPaddingDilation) {
+  Check({1, 3, 9, 11, 8, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, 0);
+  Check({2, 4, 10, 9, 7, 3, 3, 2, 2, 1, 1}, ActivationType::NOOP, 0);
+  Check({1, 5, 11, 13, 6, 3, 3, 1, 1, 2, 2}, ActivationType::RELUX, 0);
+  Check({1, 3, 12, 10, 17, 5, 3, 2, 1, 1, 2}, ActivationType::HARDSWISH, 0);
+  Check({1, 16, 7, 7, 16, 1, 1, 2, 2, 1, 0}, ActivationType::NOOP, 0);
+  Check({1, 2, 6, 20, 5, 7, 7, 1, 1, 1, 3}, ActivationType::NOOP, 0);
+  Check({1, 3, 4, 4, 4, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, 0);  // a single output pixel
+}
+
+TEST(Conv2dKernelTest, GroupsAndDepthwiseAsConv) {
+  Check({1, 8, 7, 9, 12, 3, 3, 1, 1, 1, 1, 4}, ActivationType::RELU, 0);
+  Check({2, 6, 5, 5, 6, 1, 1, 1, 1, 1, 0, 2}, ActivationType::NOOP, 0);
+  for (int64_t stride : {1, 2}) {
+    for (int64_t w : {7, 8, 9, 17, 19}) {
+      Check({1, 5, 6, w, 5, 3, 3, stride, stride, 1, 1, 5}, ActivationType::RELUX, 0);
+    }
+  }
+}
+
+TEST(Conv2dKernelTest, ActivationsFusedOrNot) {
+  for (ActivationType activation :
+       {ActivationType::NOOP, ActivationType::RELU, ActivationType::RELUX,
+        ActivationType::HARDSWISH, ActivationType::LEAKYRELU, ActivationType::SIGMOID,
+        ActivationType::TANH}) {
+    Check({1, 4, 6, 7, 7, 3, 3, 1, 1, 1, 1}, activation, 0);
+    Check({1, 4, 6, 7, 7, 1, 1}, activation, 0);
+    Check({1, 4, 6, 7, 7, 3, 3, 1, 1, 1, 1}, activation, 2, 1e-4f);
+  }
+}
+
+TEST(Conv2dKernelTest, Winograd) {
+  for (int tile : {2, 4}) {
+    const float tolerance = tile == 2 ? 1e-4f : 5e-4f;
+    for (int64_t pad : {0, 1}) {
+      for (auto hw : {std::pair<int64_t, int64_t>{3, 3}, {6, 6}, {7, 5}, {9, 12}, {14, 11}}) {
+        Check({1, 5, hw.first, hw.second, 7, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile,
+              tolerance);
+      }
+    }
+    Check({2, 17, 10, 10, 13, 3, 3, 1, 1, 1, 1}, ActivationType::HARDSWISH, tile, tolerance);
+  }
+}
+
+// The op picks the kernels in Prepare and runs them on the runtime's pool.
+TEST(Conv2dOpTest, FastPathThroughTheOp) {
+  const Shape shapes[] = {{1, 6, 9, 8, 7, 3, 3, 1, 1, 1, 1},
+                          {1, 6, 9, 8, 10, 1, 1},
+                          {1, 6, 9, 8, 6, 3, 3, 2, 2, 1, 1, 6}};
+  for (int winograd : {0, 4}) {
+    for (const Shape& s : shapes) {
+      const ref::Conv2DParams p = MakeParams(s, ActivationType::RELUX);
+      const std::vector<int64_t> filter_shape = {s.out_c, s.in_c / s.group, s.kh, s.kw};
+      const std::vector<float> input = RandomFloats(s.in_c * s.h * s.w, 31);
+      const std::vector<float> filter = RandomFloats(testing::NumElements(filter_shape), 32);
+      const std::vector<float> bias = RandomFloats(s.out_c, 33);
+      std::vector<float> expected(p.out_channels * p.out_h * p.out_w);
+      ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+      for (int threads : {1, 2, 3}) {
+        testing::TestCpuRuntime runtime(threads);
+        testing::OpTester tester("Conv2D", RegisterConv2D);
+        tester.WithRuntime(&runtime)
+            .Input("input", {1, s.in_c, s.h, s.w}, input)
+            .Weight("filter", filter_shape, filter)
+            .Weight("bias", {s.out_c}, bias)
+            .Output("output")
+            .Args("strides", std::vector<int64_t>{s.stride_h, s.stride_w})
+            .Args("pads", std::vector<int64_t>{s.pad, s.pad, s.pad, s.pad})
+            .Arg("group", s.group)
+            .Arg("winograd", winograd)
+            .Arg("activation", "RELU6");
+        ASSERT_TRUE(tester.Run().ok());
+        ExpectNear(tester.OutputData("output"), expected, 1e-4f, 1e-4f);
+      }
+    }
+  }
+}
+
+TEST(Conv2dOpTest, RejectsUnknownWinogradTile) {
+  testing::OpTester tester("Conv2D", RegisterConv2D);
+  tester.Input("input", {1, 1, 3, 3}, std::vector<float>(9, 1.f))
+      .Weight("filter", {1, 1, 3, 3}, std::vector<float>(9, 1.f))
+      .Output("output")
+      .Arg("winograd", 3);
+  EXPECT_EQ(tester.Run().code(), MaceStatus::MACE_INVALID_ARGS);
+}
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace

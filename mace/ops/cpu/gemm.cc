@@ -1,0 +1,283 @@
+#include "mace/ops/cpu/gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace mace {
+namespace ops {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+// The largest micro-tile of any table; partial tiles are staged here.
+constexpr int kMaxTile = 16 * 16;
+
+// A block of `operand` as micro-kernel panels: `first` points at the panel
+// for row `row0` and consecutive panels are `panel_stride` floats apart.
+struct PanelBlock {
+  const float* first = nullptr;
+  int64_t panel_stride = 0;
+};
+
+PanelBlock PreparePanels(const GemmOperand& operand, int width, int64_t row0, int64_t rows,
+                         int64_t depth0, int64_t depth, float* buffer) {
+  if (operand.packed != nullptr) {
+    const PackedPanels& packed = *operand.packed;
+    return {packed.Panel(row0 / width) + depth0 * width, width * packed.depth()};
+  }
+  if (operand.packer != nullptr) {
+    operand.packer(operand.packer_context, row0, rows, depth0, depth, width, buffer);
+  } else {
+    PackPanels(operand.data + row0 * operand.stride + depth0 * operand.depth_stride, rows, depth,
+               operand.stride, operand.depth_stride, width, buffer);
+  }
+  return {buffer, width * depth};
+}
+
+// Runs one micro-tile that sticks out of C through a staging tile.
+void PartialTile(const KernelTable& table, int64_t kc, const float* a, const float* b, float* c,
+                 int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  alignas(64) float tile[kMaxTile];
+  alignas(64) float row_bias[16] = {0};
+  alignas(64) float col_bias[16] = {0};
+  const int nr = table.nr;
+  TileEpilogue staged = epilogue;
+  if (epilogue.accumulate) {
+    for (int i = 0; i < rows; ++i) std::memcpy(tile + i * nr, c + i * ldc, cols * sizeof(float));
+  }
+  if (epilogue.row_bias != nullptr) {
+    std::memcpy(row_bias, epilogue.row_bias, rows * sizeof(float));
+    staged.row_bias = row_bias;
+  }
+  if (epilogue.col_bias != nullptr) {
+    std::memcpy(col_bias, epilogue.col_bias, cols * sizeof(float));
+    staged.col_bias = col_bias;
+  }
+  table.gemm(kc, a, b, tile, nr, staged);
+  for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, tile + i * nr, cols * sizeof(float));
+}
+
+struct GemmCall {
+  const KernelTable* table;
+  int64_t m, n, k;
+  const GemmOperand* a;
+  const GemmOperand* b;
+  float* c;
+  int64_t ldc;
+  const TileEpilogue* epilogue;
+};
+
+// One thread's share: rows [m0, m1) and columns [n0, n1) of C.
+void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
+               float* scratch) {
+  const KernelTable& t = *call.table;
+  const int mr = t.mr, nr = t.nr;
+  float* a_buffer = scratch;
+  // Matches GemmScratchFloatsPerThread: the A block first, then the B block.
+  float* b_buffer =
+      scratch + (call.a->NeedsPacking() ? int64_t{t.mc} * std::min<int64_t>(t.kc, call.k) : 0);
+  for (int64_t jc = n0; jc < n1; jc += t.nc) {
+    const int64_t nc = std::min<int64_t>(t.nc, n1 - jc);
+    for (int64_t pc = 0; pc < call.k; pc += t.kc) {
+      const int64_t kc = std::min<int64_t>(t.kc, call.k - pc);
+      const PanelBlock b = PreparePanels(*call.b, nr, jc, nc, pc, kc, b_buffer);
+      TileEpilogue epilogue = *call.epilogue;
+      epilogue.accumulate = pc > 0;
+      epilogue.last = pc + kc == call.k;
+      for (int64_t ic = m0; ic < m1; ic += t.mc) {
+        const int64_t mc = std::min<int64_t>(t.mc, m1 - ic);
+        const PanelBlock a = PreparePanels(*call.a, mr, ic, mc, pc, kc, a_buffer);
+        for (int64_t jr = 0; jr < nc; jr += nr) {
+          const float* b_panel = b.first + (jr / nr) * b.panel_stride;
+          const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
+          for (int64_t ir = 0; ir < mc; ir += mr) {
+            const float* a_panel = a.first + (ir / mr) * a.panel_stride;
+            const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
+            float* c = call.c + (ic + ir) * call.ldc + jc + jr;
+            TileEpilogue tile = epilogue;
+            if (tile.row_bias != nullptr) tile.row_bias += ic + ir;
+            if (tile.col_bias != nullptr) tile.col_bias += jc + jr;
+            if (rows == mr && cols == nr) {
+              t.gemm(kc, a_panel, b_panel, c, call.ldc, tile);
+            } else {
+              PartialTile(t, kc, a_panel, b_panel, c, call.ldc, rows, cols, tile);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+float ActivateScalar(float v, const TileEpilogue& epilogue) {
+  if (epilogue.activation == kTileActClamp) return std::min(std::max(v, epilogue.lo), epilogue.hi);
+  if (epilogue.activation == kTileActHardSwish) {
+    return v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
+  }
+  return v;
+}
+
+// y[i] = sum_d panels[i][d] * x[d] for the panels [first, last) of a packed
+// operand: the matrix-vector case (batch-1 FullyConnected, 1x1 conv on a 1x1
+// image), which is bound by reading the panels once. The panel width is a
+// compile-time constant so the loop over it vectorizes in baseline code.
+template <int kWidth>
+void PanelsTimesVector(const PackedPanels& packed, int64_t first, int64_t last, const float* x,
+                       int64_t rows, const float* bias, const TileEpilogue& epilogue, float* y,
+                       int64_t y_stride) {
+  const int64_t depth = packed.depth();
+  for (int64_t p = first; p < last; ++p) {
+    const float* panel = packed.Panel(p);
+    float acc[kWidth] = {0};
+    for (int64_t d = 0; d < depth; ++d) {
+      const float xd = x[d];
+      for (int j = 0; j < kWidth; ++j) acc[j] += panel[d * kWidth + j] * xd;
+    }
+    const int valid = static_cast<int>(std::min<int64_t>(kWidth, rows - p * kWidth));
+    for (int j = 0; j < valid; ++j) {
+      const int64_t row = p * kWidth + j;
+      const float value = acc[j] + (bias != nullptr ? bias[row] : 0.f);
+      y[row * y_stride] = ActivateScalar(value, epilogue);
+    }
+  }
+}
+
+void PanelsTimesVector(const PackedPanels& packed, int64_t first, int64_t last, const float* x,
+                       int64_t rows, const float* bias, const TileEpilogue& epilogue, float* y,
+                       int64_t y_stride) {
+  switch (packed.width()) {
+    case 6:
+      return PanelsTimesVector<6>(packed, first, last, x, rows, bias, epilogue, y, y_stride);
+    case 8:
+      return PanelsTimesVector<8>(packed, first, last, x, rows, bias, epilogue, y, y_stride);
+    case 12:
+      return PanelsTimesVector<12>(packed, first, last, x, rows, bias, epilogue, y, y_stride);
+    case 16:
+      return PanelsTimesVector<16>(packed, first, last, x, rows, bias, epilogue, y, y_stride);
+  }
+}
+
+bool IsVectorCase(int64_t m, int64_t n, const GemmOperand& a, const GemmOperand& b) {
+  const auto supported = [](const PackedPanels* packed) {
+    return packed != nullptr && (packed->width() == 6 || packed->width() == 8 ||
+                                 packed->width() == 12 || packed->width() == 16);
+  };
+  return (m == 1 && supported(b.packed)) || (n == 1 && supported(a.packed));
+}
+
+void GemmVector(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b,
+                float* c, int64_t ldc, const TileEpilogue& epilogue, ThreadPool* pool,
+                float* scratch) {
+  // The vector side is gathered once so the hot loop reads it contiguously.
+  const bool row_vector = m == 1 && b.packed != nullptr;
+  const GemmOperand& vector = row_vector ? a : b;
+  const PackedPanels& packed = row_vector ? *b.packed : *a.packed;
+  if (vector.packer != nullptr) {
+    vector.packer(vector.packer_context, 0, 1, 0, k, 1, scratch);
+  } else {
+    for (int64_t d = 0; d < k; ++d) scratch[d] = vector.data[d * vector.depth_stride];
+  }
+  const int64_t rows = row_vector ? n : m;
+  const float* bias = row_vector ? epilogue.col_bias : epilogue.row_bias;
+  const int64_t y_stride = row_vector ? 1 : ldc;
+  ParallelFor(pool, CeilDiv(rows, packed.width()), [&](int64_t first, int64_t last) {
+    PanelsTimesVector(packed, first, last, scratch, rows, bias, epilogue, c, y_stride);
+  });
+}
+
+}  // namespace
+
+void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, int64_t depth_stride,
+                int width, float* dst) {
+  const int64_t panels = CeilDiv(rows, width);
+  if (stride == 1) {
+    // Rows are adjacent in memory (B stored row-major). Walk the source one
+    // depth row at a time so it streams from memory, scattering runs of
+    // `width` into the panels, which sit in cache.
+    for (int64_t d = 0; d < depth; ++d) {
+      const float* line = src + d * depth_stride;
+      float* out = dst + d * width;
+      for (int64_t p = 0; p < panels; ++p, out += width * depth) {
+        const int valid = static_cast<int>(std::min<int64_t>(width, rows - p * width));
+        std::memcpy(out, line + p * width, valid * sizeof(float));
+        std::fill(out + valid, out + width, 0.f);
+      }
+    }
+    return;
+  }
+  for (int64_t p = 0; p < panels; ++p, dst += depth * width) {
+    const int valid = static_cast<int>(std::min<int64_t>(width, rows - p * width));
+    const float* base = src + p * width * stride;
+    for (int i = 0; i < valid; ++i) {
+      const float* row = base + i * stride;
+      for (int64_t d = 0; d < depth; ++d) dst[d * width + i] = row[d * depth_stride];
+    }
+    for (int i = valid; i < width; ++i) {
+      for (int64_t d = 0; d < depth; ++d) dst[d * width + i] = 0.f;
+    }
+  }
+}
+
+void PackedPanels::Pack(const float* src, int64_t rows, int64_t depth, int64_t stride,
+                        int64_t depth_stride, int width) {
+  rows_ = rows;
+  depth_ = depth;
+  width_ = width;
+  data_.assign(RoundUp(rows, width) * depth, 0.f);
+  PackPanels(src, rows, depth, stride, depth_stride, width, data_.data());
+}
+
+int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t n, int64_t k,
+                                   const GemmOperand& a, const GemmOperand& b) {
+  int64_t floats = 0;
+  if (IsVectorCase(m, n, a, b)) return k;  // the gathered vector
+  const int64_t kc = std::min<int64_t>(table.kc, k);
+  if (a.NeedsPacking()) floats += int64_t{table.mc} * kc;
+  if (b.NeedsPacking()) floats += std::min<int64_t>(table.nc, RoundUp(n, table.nr)) * kc;
+  return floats;
+}
+
+void SplitGemmGrid(int64_t m_tiles, int64_t n_tiles, int threads, int* tm, int* tn) {
+  int64_t best = -1;
+  for (int columns = 1; columns <= threads; ++columns) {
+    if (threads % columns != 0) continue;
+    const int rows = threads / columns;
+    const int64_t share = CeilDiv(m_tiles, rows) * CeilDiv(n_tiles, columns);
+    if (best < 0 || share <= best) {
+      best = share;
+      *tm = rows;
+      *tn = columns;
+    }
+  }
+}
+
+void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmOperand& a,
+          const GemmOperand& b, float* c, int64_t ldc, const TileEpilogue& epilogue,
+          ThreadPool* pool, float* scratch) {
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  if (IsVectorCase(m, n, a, b)) {
+    GemmVector(m, n, k, a, b, c, ldc, epilogue, pool, scratch);
+    return;
+  }
+  const GemmCall call{&table, m, n, k, &a, &b, c, ldc, &epilogue};
+  const int64_t per_thread = GemmScratchFloatsPerThread(table, m, n, k, a, b);
+  const int64_t m_tiles = CeilDiv(m, table.mr), n_tiles = CeilDiv(n, table.nr);
+  const int threads = NumThreads(pool);
+  int tm = 1, tn = 1;
+  SplitGemmGrid(m_tiles, n_tiles, threads, &tm, &tn);
+  ParallelFor(pool, threads, [&](int64_t begin, int64_t end, int chunk) {
+    float* own_scratch = scratch + chunk * per_thread;
+    for (int64_t cell = begin; cell < end; ++cell) {
+      int64_t mt0, mt1, nt0, nt1;
+      ThreadPool::ChunkRange(m_tiles, tm, static_cast<int>(cell / tn), &mt0, &mt1);
+      ThreadPool::ChunkRange(n_tiles, tn, static_cast<int>(cell % tn), &nt0, &nt1);
+      if (mt0 >= mt1 || nt0 >= nt1) continue;
+      GemmBlock(call, mt0 * table.mr, std::min(mt1 * table.mr, m), nt0 * table.nr,
+                std::min(nt1 * table.nr, n), own_scratch);
+    }
+  });
+}
+
+}  // namespace ops
+}  // namespace mace

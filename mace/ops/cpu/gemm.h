@@ -1,0 +1,90 @@
+// Packed, cache-blocked SGEMM over the micro-kernel of a KernelTable:
+//   C[m, n] (row stride ldc) = A[m, k] x B[k, n], then bias and activation.
+//
+// Operands are packed into panels: A into panels of mr rows, B into panels
+// of nr columns, each holding k groups of mr (nr) values so the micro-kernel
+// reads both sequentially. Weights are packed once (PackedPanels, in an op's
+// Prepare); other operands are packed block by block into scratch during the
+// call, either from a strided matrix or through a custom packer (im2col).
+//
+// Blocking follows the usual layered scheme (Goto, BLIS): for each nc-wide
+// block of B and kc-deep slice of the reduction, pack B once, then walk mc-row
+// blocks of A and run micro-tiles over them.
+//
+// Threads split the output into a grid of (M ranges) x (N ranges) chosen to
+// balance tiles; each thread packs what it reads into its own scratch, so
+// threads never wait on each other.
+#ifndef MACE_OPS_CPU_GEMM_H_
+#define MACE_OPS_CPU_GEMM_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/runtimes/cpu/thread_pool.h"
+
+namespace mace {
+namespace ops {
+
+// Copies a rows x depth matrix, element (i, d) = src[i * stride + d *
+// depth_stride], into panels of `width` rows: panel p holds depth groups of
+// width values, rows past the end zero-filled.
+void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, int64_t depth_stride,
+                int width, float* dst);
+
+// A whole operand packed once, e.g. a weight matrix in Prepare.
+class PackedPanels {
+ public:
+  void Pack(const float* src, int64_t rows, int64_t depth, int64_t stride, int64_t depth_stride,
+            int width);
+  // Panel `index` covers rows [index * width, (index + 1) * width).
+  const float* Panel(int64_t index) const { return data_.data() + index * width_ * depth_; }
+  int64_t rows() const { return rows_; }
+  int64_t depth() const { return depth_; }
+  int width() const { return width_; }
+
+ private:
+  std::vector<float> data_;
+  int64_t rows_ = 0, depth_ = 0;
+  int width_ = 0;
+};
+
+// Fills panels of `width` for rows [row0, row0 + rows) and reduction indices
+// [depth0, depth0 + depth) of an operand that is computed rather than stored
+// (like im2col of an image), in PackPanels' layout.
+using PanelPacker = void (*)(const void* context, int64_t row0, int64_t rows, int64_t depth0,
+                             int64_t depth, int width, float* dst);
+
+// One GEMM operand, seen as rows x depth: A is m x k, B is n x k (its
+// columns are the rows here). Exactly one source is used, in this order:
+// `packed`, `packer`, `data`.
+struct GemmOperand {
+  const float* data = nullptr;
+  int64_t stride = 0;        // between rows of A, or columns of B
+  int64_t depth_stride = 0;  // between consecutive k
+  const PackedPanels* packed = nullptr;
+  PanelPacker packer = nullptr;
+  const void* packer_context = nullptr;
+
+  bool NeedsPacking() const { return packed == nullptr; }
+};
+
+// Scratch floats the call needs per thread.
+int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t n, int64_t k,
+                                   const GemmOperand& a, const GemmOperand& b);
+
+// `scratch` holds NumThreads(pool) * GemmScratchFloatsPerThread floats.
+// epilogue.row_bias has m values and col_bias n values (either may be null);
+// the driver sets `accumulate` and `last` per reduction block. k must be > 0.
+void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmOperand& a,
+          const GemmOperand& b, float* c, int64_t ldc, const TileEpilogue& epilogue,
+          ThreadPool* pool, float* scratch);
+
+// Splits `threads` into a tm x tn grid over m_tiles x n_tiles that minimizes
+// the largest share; ties favour splitting N, which needs no repacking.
+void SplitGemmGrid(int64_t m_tiles, int64_t n_tiles, int threads, int* tm, int* tn);
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_GEMM_H_

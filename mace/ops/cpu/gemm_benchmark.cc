@@ -1,0 +1,117 @@
+// SGEMM and FMA-peak benchmarks, reported as FLOP/s.
+//
+//   bazel run -c opt //mace/ops:cpu_gemm_benchmark -- --benchmark_filter=Peak
+//
+// BM_FmaPeak is the ceiling; BM_Sgemm packs A once (like conv weights) and B
+// per call; BM_EigenSgemm is Eigen's product on the same shapes for
+// comparison.
+#include <Eigen/Core>
+#include <memory>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "mace/ops/cpu/gemm.h"
+#include "mace/ops/testing/op_tester.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+const KernelTable* Table(benchmark::State& state) {
+  const KernelTable* table = KernelTableFor(BestKernelIsa(DetectCpuFeatures()));
+  if (table == nullptr) state.SkipWithError("no SIMD kernels on this CPU");
+  return table;
+}
+
+std::unique_ptr<ThreadPool> Pool(int threads) {
+  return threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+}
+
+void BM_FmaPeak(benchmark::State& state) {
+  const KernelTable* table = Table(state);
+  if (table == nullptr) return;
+  const int threads = static_cast<int>(state.range(0));
+  auto pool = Pool(threads);
+  constexpr int64_t kIterations = 1 << 20;
+  std::vector<float> sink(8 * threads);
+  int64_t flops = 0;
+  for (auto _ : state) {
+    ParallelFor(pool.get(), threads, [&](int64_t begin, int64_t, int) {
+      table->fma_peak(kIterations, sink.data() + 8 * begin);
+    });
+    flops += table->fma_peak == nullptr ? 0 : kIterations;
+  }
+  float probe[8];
+  const int64_t per_call = table->fma_peak(1, probe);
+  state.counters["FLOP/s"] = benchmark::Counter(static_cast<double>(flops) * per_call * threads,
+                                                benchmark::Counter::kIsRate);
+}
+// One thread is timed in CPU time, which stays meaningful on a shared
+// machine; several threads in wall time, which is what parallelism buys.
+BENCHMARK(BM_FmaPeak)->Arg(1);
+BENCHMARK(BM_FmaPeak)->Arg(2)->UseRealTime();
+
+void BM_Sgemm(benchmark::State& state) {
+  const KernelTable* table = Table(state);
+  if (table == nullptr) return;
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  auto pool = Pool(static_cast<int>(state.range(3)));
+  const std::vector<float> a = testing::RandomFloats(m * k, 1);
+  const std::vector<float> b = testing::RandomFloats(k * n, 2);
+  std::vector<float> c(m * n);
+  PackedPanels packed_a;
+  packed_a.Pack(a.data(), m, k, k, 1, table->mr);
+  GemmOperand lhs, rhs;
+  lhs.packed = &packed_a;
+  rhs.data = b.data();
+  rhs.stride = 1;
+  rhs.depth_stride = n;
+  std::vector<float> scratch(NumThreads(pool.get()) *
+                             GemmScratchFloatsPerThread(*table, m, n, k, lhs, rhs));
+  TileEpilogue epilogue;
+  for (auto _ : state) {
+    Gemm(*table, m, n, k, lhs, rhs, c.data(), n, epilogue, pool.get(), scratch.data());
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["FLOP/s"] =
+      benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_EigenSgemm(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Matrix a = Matrix::Random(m, k), b = Matrix::Random(k, n), c(m, n);
+  for (auto _ : state) {
+    c.noalias() = a * b;
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["FLOP/s"] =
+      benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// {m, n, k, threads}: square sizes, then MobileNet-like 1x1 convolutions
+// (m = out channels, n = pixels, k = in channels) and a 3x3 im2col shape.
+template <int kThreads>
+void GemmShapes(benchmark::internal::Benchmark* bench) {
+  for (int size : {256, 512, 1024}) bench->Args({size, size, size, kThreads});
+  bench->Args({64, 3136, 64, kThreads});
+  bench->Args({256, 784, 128, kThreads});
+  bench->Args({1024, 49, 1024, kThreads});
+  bench->Args({128, 3136, 576, kThreads});
+  if (kThreads > 1) bench->UseRealTime();
+}
+BENCHMARK(BM_Sgemm)->Apply(GemmShapes<1>);
+BENCHMARK(BM_Sgemm)->Apply(GemmShapes<2>);
+
+void EigenShapes(benchmark::internal::Benchmark* bench) {
+  for (int size : {256, 512, 1024}) bench->Args({size, size, size});
+  bench->Args({64, 3136, 64});
+  bench->Args({1024, 49, 1024});
+}
+BENCHMARK(BM_EigenSgemm)->Apply(EigenShapes);
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace
+
+BENCHMARK_MAIN();

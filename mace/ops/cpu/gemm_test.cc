@@ -1,0 +1,199 @@
+#include "mace/ops/cpu/gemm.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/testing/op_tester.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+using testing::ExpectNear;
+using testing::RandomFloats;
+
+struct Case {
+  int64_t m, n, k;
+  bool transpose_a = false, transpose_b = false;
+  bool pack_a = false, pack_b = false;
+  bool row_bias = false, col_bias = false;
+  int32_t activation = kTileActNone;
+};
+
+std::vector<float> Reference(const Case& c, const std::vector<float>& a,
+                             const std::vector<float>& b, const std::vector<float>& row_bias,
+                             const std::vector<float>& col_bias) {
+  std::vector<float> out(c.m * c.n);
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < c.n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < c.k; ++l) {
+        const float x = c.transpose_a ? a[l * c.m + i] : a[i * c.k + l];
+        const float y = c.transpose_b ? b[j * c.k + l] : b[l * c.n + j];
+        sum += static_cast<double>(x) * y;
+      }
+      if (c.row_bias) sum += row_bias[i];
+      if (c.col_bias) sum += col_bias[j];
+      float v = static_cast<float>(sum);
+      if (c.activation == kTileActClamp) v = std::min(std::max(v, 0.f), 6.f);
+      if (c.activation == kTileActHardSwish) v = v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
+      out[i * c.n + j] = v;
+    }
+  }
+  return out;
+}
+
+void RunCase(const KernelTable& table, ThreadPool* pool, const Case& c) {
+  SCOPED_TRACE(::testing::Message()
+               << table.name << " threads " << NumThreads(pool) << " m " << c.m << " n " << c.n
+               << " k " << c.k << " ta " << c.transpose_a << " tb " << c.transpose_b << " pa "
+               << c.pack_a << " pb " << c.pack_b << " act " << c.activation);
+  const std::vector<float> a = RandomFloats(c.m * c.k, 11);
+  const std::vector<float> b = RandomFloats(c.k * c.n, 12);
+  const std::vector<float> row_bias = RandomFloats(c.m, 13);
+  const std::vector<float> col_bias = RandomFloats(c.n, 14);
+  GemmOperand lhs, rhs;
+  lhs.data = a.data();
+  lhs.stride = c.transpose_a ? 1 : c.k;
+  lhs.depth_stride = c.transpose_a ? c.m : 1;
+  rhs.data = b.data();
+  rhs.stride = c.transpose_b ? c.k : 1;
+  rhs.depth_stride = c.transpose_b ? 1 : c.n;
+  PackedPanels packed_a, packed_b;
+  if (c.pack_a) {
+    packed_a.Pack(lhs.data, c.m, c.k, lhs.stride, lhs.depth_stride, table.mr);
+    lhs.packed = &packed_a;
+  }
+  if (c.pack_b) {
+    packed_b.Pack(rhs.data, c.n, c.k, rhs.stride, rhs.depth_stride, table.nr);
+    rhs.packed = &packed_b;
+  }
+  TileEpilogue epilogue;
+  epilogue.row_bias = c.row_bias ? row_bias.data() : nullptr;
+  epilogue.col_bias = c.col_bias ? col_bias.data() : nullptr;
+  epilogue.activation = c.activation;
+  epilogue.lo = 0.f;
+  epilogue.hi = 6.f;
+  // A wider C than n checks that ldc is honoured and the margin untouched.
+  const int64_t ldc = c.n + 3;
+  std::vector<float> out(c.m * ldc, std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> scratch(
+      NumThreads(pool) * GemmScratchFloatsPerThread(table, c.m, c.n, c.k, lhs, rhs) + 1);
+  Gemm(table, c.m, c.n, c.k, lhs, rhs, out.data(), ldc, epilogue, pool, scratch.data());
+  std::vector<float> got(c.m * c.n);
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < c.n; ++j) got[i * c.n + j] = out[i * ldc + j];
+    for (int64_t j = c.n; j < ldc; ++j) ASSERT_TRUE(std::isnan(out[i * ldc + j]));
+  }
+  const float tolerance = 2e-6f * static_cast<float>(c.k) + 1e-5f;
+  ExpectNear(got, Reference(c, a, b, row_bias, col_bias), tolerance, 1e-5f);
+}
+
+TEST(GemmTest, TileAndBlockBoundaries) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int mr = table->mr, nr = table->nr;
+    for (auto& pool : testing::PoolsUnderTest()) {
+      for (int64_t m : {1, mr - 1, mr, mr + 1, 2 * mr + 1}) {
+        for (int64_t n : {1, nr - 1, nr, nr + 1, 3 * nr + 5}) {
+          for (int64_t k : {1, 3, 17}) {
+            RunCase(*table, pool.get(), {m, n, k});
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmTest, ReductionAndCacheBlocks) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    for (auto& pool : testing::PoolsUnderTest()) {
+      // k across one and two kc blocks, m across an mc block, n across nc.
+      RunCase(*table, pool.get(), {2 * table->mr + 1, 2 * table->nr + 3, table->kc - 1});
+      RunCase(*table, pool.get(), {table->mr + 2, table->nr + 1, table->kc + 1});
+      RunCase(*table, pool.get(), {table->mc + table->mr + 1, table->nr - 1, 9});
+      RunCase(*table, pool.get(), {3, table->nc + table->nr + 1, 5});
+    }
+  }
+}
+
+TEST(GemmTest, OperandLayoutsBiasAndActivation) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    for (auto& pool : testing::PoolsUnderTest()) {
+      for (int variant = 0; variant < 16; ++variant) {
+        Case c{table->mr + 3, table->nr + 5, 37};
+        c.transpose_a = variant & 1;
+        c.transpose_b = variant & 2;
+        c.pack_a = variant & 4;
+        c.pack_b = variant & 8;
+        c.row_bias = variant % 3 == 0;
+        c.col_bias = variant % 3 == 1;
+        c.activation = variant % 3;
+        RunCase(*table, pool.get(), c);
+      }
+      Case both{2 * table->mr, 2 * table->nr, table->kc + 7};
+      both.row_bias = both.col_bias = true;
+      both.activation = kTileActHardSwish;
+      RunCase(*table, pool.get(), both);
+    }
+  }
+}
+
+// m == 1 against a packed B, and n == 1 against a packed A, take the
+// matrix-vector path.
+TEST(GemmTest, MatrixVector) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    for (auto& pool : testing::PoolsUnderTest()) {
+      for (int64_t rows : {1, 5, 16, 17, 45}) {
+        for (int64_t k : {1, 7, 300}) {
+          Case row{1, rows, k};
+          row.pack_b = true;
+          row.col_bias = true;
+          row.activation = kTileActClamp;
+          RunCase(*table, pool.get(), row);
+          row.transpose_b = true;
+          RunCase(*table, pool.get(), row);
+          Case column{rows, 1, k};
+          column.pack_a = true;
+          column.row_bias = true;
+          column.activation = kTileActHardSwish;
+          RunCase(*table, pool.get(), column);
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmTest, GridSplitBalancesTiles) {
+  int tm = 0, tn = 0;
+  SplitGemmGrid(100, 1, 4, &tm, &tn);
+  EXPECT_EQ(tm, 4);
+  EXPECT_EQ(tn, 1);
+  SplitGemmGrid(1, 100, 4, &tm, &tn);
+  EXPECT_EQ(tm, 1);
+  EXPECT_EQ(tn, 4);
+  SplitGemmGrid(8, 8, 4, &tm, &tn);
+  EXPECT_EQ(tm * tn, 4);
+}
+
+TEST(GemmTest, KernelTablesMatchTheCpu) {
+  EXPECT_EQ(KernelTableFor(KernelIsa::kReference), nullptr);
+#if defined(__aarch64__)
+  ASSERT_NE(KernelTableFor(KernelIsa::kNeon), nullptr);
+  EXPECT_EQ(KernelTableFor(KernelIsa::kAvx2Fma), nullptr);
+#elif defined(__x86_64__)
+  EXPECT_EQ(KernelTableFor(KernelIsa::kNeon), nullptr);
+  EXPECT_EQ(KernelTableFor(KernelIsa::kAvx2Fma) != nullptr, DetectCpuFeatures().avx2_fma);
+#endif
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    EXPECT_EQ(table->mc % table->mr, 0);
+    EXPECT_EQ(table->nc % table->nr, 0);
+    EXPECT_LE(table->mr * table->nr, 256);
+  }
+}
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace

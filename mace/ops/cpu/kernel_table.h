@@ -1,0 +1,38 @@
+// The per-ISA kernel families, listed once. Drivers (GEMM, convolution) are
+// device-neutral and call the micro-kernels through a table; ops pick the
+// table in Prepare and fall back to the reference kernels when there is none.
+#ifndef MACE_OPS_CPU_KERNEL_TABLE_H_
+#define MACE_OPS_CPU_KERNEL_TABLE_H_
+
+#include "mace/ops/cpu/micro_kernels.h"
+#include "mace/runtimes/cpu/cpu_features.h"
+
+namespace mace {
+namespace ops {
+
+struct KernelTable {
+  KernelIsa isa = KernelIsa::kReference;
+  const char* name = "ref";
+  // GEMM micro-tile and cache blocks. An A block (mc x kc) stays in L2, a B
+  // micro-panel (kc x nr) in L1, and a B block (kc x nc) in L2/L3.
+  int mr = 0, nr = 0;
+  int mc = 0, kc = 0, nc = 0;
+  GemmMicroKernel gemm = nullptr;
+  DepthwiseRowKernel depthwise3x3_s1 = nullptr;
+  DepthwiseRowKernel depthwise3x3_s2 = nullptr;
+  // Peak multiply-add throughput loop for benchmarks: returns flops done and
+  // writes one vector to `sink`.
+  int64_t (*fma_peak)(int64_t iterations, float* sink) = nullptr;
+};
+
+// The table for `isa`, or null for kReference and for families this build or
+// CPU lacks.
+const KernelTable* KernelTableFor(KernelIsa isa);
+
+// The table the ops use (ActiveKernelIsa), or null: run the reference kernels.
+const KernelTable* ActiveKernelTable();
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_KERNEL_TABLE_H_

@@ -1,0 +1,55 @@
+// Helpers shared by the fast-kernel tests: the kernel tables to test, the
+// thread pools to test them with, and reference math in double.
+#ifndef MACE_OPS_CPU_KERNEL_TEST_UTIL_H_
+#define MACE_OPS_CPU_KERNEL_TEST_UTIL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mace/core/runtime.h"
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/runtimes/cpu/scratch_buffer.h"
+#include "mace/runtimes/cpu/thread_pool.h"
+
+namespace mace {
+namespace ops {
+namespace testing {
+
+// Every fast kernel family this build and CPU can run (empty on a CPU with
+// no SIMD kernels: the tests then have nothing to compare).
+inline std::vector<const KernelTable*> TablesUnderTest() {
+  std::vector<const KernelTable*> tables;
+  for (KernelIsa isa : {KernelIsa::kAvx2Fma, KernelIsa::kNeon}) {
+    if (const KernelTable* table = KernelTableFor(isa)) tables.push_back(table);
+  }
+  return tables;
+}
+
+// No pool (the single-thread path), and pools of 2 and 3 threads, so static
+// splits with uneven chunks are covered too.
+inline std::vector<std::shared_ptr<ThreadPool>> PoolsUnderTest() {
+  return {nullptr, std::make_shared<ThreadPool>(2), std::make_shared<ThreadPool>(3)};
+}
+
+// A CPU runtime with an exact thread count (CpuRuntime clamps to the cores
+// present), for op-level tests.
+class TestCpuRuntime : public Runtime {
+ public:
+  explicit TestCpuRuntime(int threads) : pool_(threads) {}
+  DeviceType device_type() const override { return DeviceType::CPU; }
+  std::string name() const override { return "CPU"; }
+  MemoryType default_memory_type() const override { return MemoryType::CPU_BUFFER; }
+  ThreadPool* thread_pool() override { return &pool_; }
+  ScratchBuffer* scratch() override { return &scratch_; }
+
+ private:
+  ThreadPool pool_;
+  ScratchBuffer scratch_;
+};
+
+}  // namespace testing
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_KERNEL_TEST_UTIL_H_

@@ -1,0 +1,31 @@
+// AVX2/FMA micro-kernels. Their files are built with -mavx2 -mfma, so they
+// are only called after cpu_features.h has found AVX2 and FMA; see
+// mace/ops/cpu/kernel_table.cc.
+#ifndef MACE_OPS_X86_AVX2_KERNELS_H_
+#define MACE_OPS_X86_AVX2_KERNELS_H_
+
+#include "mace/ops/cpu/micro_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace x86 {
+
+// The GEMM tile: 6 rows x 16 columns keeps 12 accumulators, two B vectors and
+// one broadcast A value in the 16 YMM registers.
+constexpr int kAvx2GemmMr = 6;
+constexpr int kAvx2GemmNr = 16;
+void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                  const TileEpilogue& epilogue);
+
+// Runs `iterations` rounds of independent FMAs; returns the flops done and
+// writes a result to sink[0..7] so the work cannot be elided.
+int64_t Avx2FmaPeak(int64_t iterations, float* sink);
+
+void Avx2DepthwiseRow3x3S1(const DepthwiseRow& row);
+void Avx2DepthwiseRow3x3S2(const DepthwiseRow& row);
+
+}  // namespace x86
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_X86_AVX2_KERNELS_H_

@@ -1,0 +1,30 @@
+#include "mace/runtimes/cpu/cpu_runtime.h"
+
+#include <sched.h>
+
+#include "mace/runtimes/cpu/cpu_features.h"
+#include "mace/utils/logging.h"
+
+namespace mace {
+
+MaceStatus CpuRuntime::Init() {
+  if (pool_ == nullptr) pool_ = ThreadPool::Create(num_threads_, policy_);
+  VLOG(1) << "CPU runtime: " << pool_->num_threads() << " thread(s), kernels "
+          << KernelIsaName(ActiveKernelIsa());
+  return MaceStatus();
+}
+
+MaceStatus CpuRuntime::BeforeRun() {
+  if (pool_ == nullptr || pool_->cores().empty()) return MaceStatus();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int core : pool_->cores()) CPU_SET(core, &set);
+  // Failure only costs speed (e.g. a cpuset that forbids the cores), so it
+  // does not fail the run.
+  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    VLOG(1) << "could not bind the calling thread to the policy's cores";
+  }
+  return MaceStatus();
+}
+
+}  // namespace mace

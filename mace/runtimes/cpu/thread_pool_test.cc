@@ -1,0 +1,148 @@
+#include "mace/runtimes/cpu/thread_pool.h"
+
+#include <atomic>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/runtimes/cpu/cpu_topology.h"
+
+namespace mace {
+namespace {
+
+TEST(ThreadPoolTest, ChunkRangeCoversEverythingOnce) {
+  for (int64_t count : {0, 1, 2, 3, 7, 64, 1001}) {
+    for (int chunks : {1, 2, 3, 4, 8}) {
+      int64_t expected_begin = 0;
+      for (int chunk = 0; chunk < chunks; ++chunk) {
+        int64_t begin = 0, end = 0;
+        ThreadPool::ChunkRange(count, chunks, chunk, &begin, &end);
+        EXPECT_EQ(begin, expected_begin);
+        EXPECT_LE(end - begin, count / chunks + 1);
+        EXPECT_GE(end - begin, count / chunks);
+        expected_begin = end;
+      }
+      EXPECT_EQ(expected_begin, count);
+    }
+  }
+}
+
+TEST(ThreadPoolTest, EveryIndexRunsExactlyOnce) {
+  for (int threads : {1, 2, 3, 4}) {
+    ThreadPool pool(threads);
+    for (int64_t count : {0, 1, 2, 3, 5, 100, 4097}) {
+      std::vector<std::atomic<int>> hits(count);
+      pool.ParallelFor(count, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) hits[i].fetch_add(1);
+      });
+      for (int64_t i = 0; i < count; ++i) ASSERT_EQ(hits[i].load(), 1) << threads << " " << i;
+    }
+  }
+}
+
+TEST(ThreadPoolTest, ChunkIndexIsStablePerThread) {
+  ThreadPool pool(3);
+  std::vector<std::thread::id> owner(3);
+  pool.ParallelFor(3, [&](int64_t begin, int64_t, int chunk) {
+    EXPECT_EQ(begin, chunk);
+    owner[chunk] = std::this_thread::get_id();
+  });
+  EXPECT_EQ(owner[0], std::this_thread::get_id());  // chunk 0 is the caller's
+  for (int round = 0; round < 50; ++round) {
+    pool.ParallelFor(3, [&](int64_t, int64_t, int chunk) {
+      EXPECT_EQ(owner[chunk], std::this_thread::get_id());
+    });
+  }
+  std::set<std::thread::id> distinct(owner.begin(), owner.end());
+  EXPECT_EQ(distinct.size(), 3u);
+}
+
+TEST(ThreadPoolTest, ManyShortJobsAndSleepingWorkers) {
+  ThreadPool pool(2);
+  std::atomic<int64_t> total{0};
+  for (int round = 0; round < 2000; ++round) {
+    pool.ParallelFor(8, [&](int64_t begin, int64_t end) { total.fetch_add(end - begin); });
+    // Now and then let the workers fall asleep so the wake-up path runs too.
+    if (round % 500 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(total.load(), 2000 * 8);
+}
+
+TEST(ThreadPoolTest, NestedCallsRunInline) {
+  ThreadPool pool(2);
+  std::atomic<int> inner{0};
+  pool.ParallelFor(2, [&](int64_t, int64_t) {
+    pool.ParallelFor(10, [&](int64_t begin, int64_t end) { inner.fetch_add(end - begin); });
+  });
+  EXPECT_EQ(inner.load(), 20);
+}
+
+TEST(ThreadPoolTest, ConcurrentCallersDoNotDeadlock) {
+  ThreadPool pool(2);
+  std::atomic<int64_t> total{0};
+  auto work = [&] {
+    for (int i = 0; i < 300; ++i) {
+      pool.ParallelFor(16, [&](int64_t begin, int64_t end) { total.fetch_add(end - begin); });
+    }
+  };
+  std::thread other(work);
+  work();
+  other.join();
+  EXPECT_EQ(total.load(), 2 * 300 * 16);
+}
+
+TEST(ThreadPoolTest, NullPoolRunsSerially) {
+  int calls = 0;
+  ParallelFor(nullptr, 10, [&](int64_t begin, int64_t end, int chunk) {
+    EXPECT_EQ(begin, 0);
+    EXPECT_EQ(end, 10);
+    EXPECT_EQ(chunk, 0);
+    ++calls;
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(NumThreads(nullptr), 1);
+}
+
+TEST(CpuTopologyTest, BigAndLittleFromFrequencies) {
+  const std::vector<CoreInfo> phone = {{0, 1800000}, {1, 1800000}, {2, 1800000}, {3, 1800000},
+                                       {4, 2400000}, {5, 2400000}, {6, 2400000}, {7, 3000000}};
+  EXPECT_EQ(SelectCores(phone, CPUAffinityPolicy::AFFINITY_NONE),
+            (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(SelectCores(phone, CPUAffinityPolicy::AFFINITY_BIG_ONLY),
+            (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(SelectCores(phone, CPUAffinityPolicy::AFFINITY_LITTLE_ONLY),
+            (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(CpuTopologyTest, UnknownOrEqualFrequenciesMeanOneKind) {
+  const std::vector<CoreInfo> unknown = {{0, 0}, {1, 2000000}};
+  const std::vector<CoreInfo> equal = {{2, 2000000}, {3, 2000000}};
+  for (auto policy :
+       {CPUAffinityPolicy::AFFINITY_BIG_ONLY, CPUAffinityPolicy::AFFINITY_LITTLE_ONLY}) {
+    EXPECT_EQ(SelectCores(unknown, policy), (std::vector<int>{0, 1}));
+    EXPECT_EQ(SelectCores(equal, policy), (std::vector<int>{2, 3}));
+  }
+}
+
+TEST(CpuTopologyTest, CreateHonoursHintAndPolicy) {
+  const int cores = static_cast<int>(ReadCoreInfo().size());
+  ASSERT_GE(cores, 1);
+  EXPECT_EQ(ThreadPool::Create(-1, CPUAffinityPolicy::AFFINITY_NONE)->num_threads(), cores);
+  EXPECT_EQ(ThreadPool::Create(0, CPUAffinityPolicy::AFFINITY_NONE)->num_threads(), cores);
+  EXPECT_EQ(ThreadPool::Create(1, CPUAffinityPolicy::AFFINITY_NONE)->num_threads(), 1);
+  EXPECT_EQ(ThreadPool::Create(1000, CPUAffinityPolicy::AFFINITY_NONE)->num_threads(), cores);
+  EXPECT_TRUE(ThreadPool::Create(-1, CPUAffinityPolicy::AFFINITY_NONE)->cores().empty());
+  for (auto policy :
+       {CPUAffinityPolicy::AFFINITY_BIG_ONLY, CPUAffinityPolicy::AFFINITY_LITTLE_ONLY}) {
+    auto pool = ThreadPool::Create(-1, policy);
+    EXPECT_GE(pool->num_threads(), 1);
+    EXPECT_EQ(static_cast<int>(pool->cores().size()) >= pool->num_threads(), true);
+    std::atomic<int> ran{0};
+    pool->ParallelFor(4, [&](int64_t begin, int64_t end) { ran.fetch_add(end - begin); });
+    EXPECT_EQ(ran.load(), 4);
+  }
+}
+
+}  // namespace
+}  // namespace mace
