@@ -1,5 +1,6 @@
 #include "mace/ops/testing/op_tester.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -22,8 +23,9 @@ OpTester& OpTester::Input(const std::string& name, const std::vector<int64_t>& s
   tensor->Reshape(shape);
   tensor->AllocateOwned();
   EXPECT_EQ(static_cast<int64_t>(data.size()), tensor->size()) << "input " << name;
-  std::memcpy(tensor->mutable_data<float>(), data.data(),
-              std::min<int64_t>(data.size(), tensor->size()) * sizeof(float));
+  // std::copy_n, unlike memcpy, is defined for an empty range of null pointers.
+  std::copy_n(data.begin(), std::min<int64_t>(data.size(), tensor->size()),
+              tensor->mutable_data<float>());
   def_.add_input(name);
   return *this;
 }
@@ -34,7 +36,7 @@ OpTester& OpTester::Weight(const std::string& name, const std::vector<int64_t>& 
   tensor->Reshape(shape);
   EXPECT_EQ(static_cast<int64_t>(data.size()), tensor->size()) << "weight " << name;
   storage_.emplace_back((data.size() * sizeof(float) + 7) / 8 + 1);
-  std::memcpy(storage_.back().data(), data.data(), data.size() * sizeof(float));
+  std::copy(data.begin(), data.end(), reinterpret_cast<float*>(storage_.back().data()));
   tensor->SetConstBuffer(storage_.back().data(), data.size() * sizeof(float));
   def_.add_input(name);
   return *this;
@@ -46,7 +48,7 @@ OpTester& OpTester::IntWeight(const std::string& name, const std::vector<int64_t
   tensor->Reshape(shape);
   EXPECT_EQ(static_cast<int64_t>(data.size()), tensor->size()) << "weight " << name;
   storage_.emplace_back((data.size() * sizeof(int32_t) + 7) / 8 + 1);
-  std::memcpy(storage_.back().data(), data.data(), data.size() * sizeof(int32_t));
+  std::copy(data.begin(), data.end(), reinterpret_cast<int32_t*>(storage_.back().data()));
   tensor->SetConstBuffer(storage_.back().data(), data.size() * sizeof(int32_t));
   def_.add_input(name);
   return *this;
