@@ -18,8 +18,8 @@ struct Live {
 
 }  // namespace
 
-Status RunArenaTrace(const std::string& text, const std::string& file_name,
-                     size_t arena_alignment, ArenaTraceResult* result) {
+Status RunArenaTrace(const std::string& text, const std::string& file_name, size_t arena_alignment,
+                     ArenaTraceResult* result) {
   *result = ArenaTraceResult();
   SimpleArena arena(arena_alignment);
   std::map<std::string, Live> allocations;
@@ -42,12 +42,12 @@ Status RunArenaTrace(const std::string& text, const std::string& file_name,
       if (fields.size() != 4) return error("expected 'alloc ID ALIGNMENT SIZE'");
       size_t alignment = 0, size = 0;
       if (!ParseUnsigned(fields[2], kMaxAlignment, &alignment)) {
-        return error("bad alignment '" + fields[2] + "'");
+        return error("bad alignment " + Quote(fields[2]));
       }
       if (!ParseUnsigned(fields[3], kMaxTensorSize, &size)) {
-        return error("bad size '" + fields[3] + "'");
+        return error("bad size " + Quote(fields[3]));
       }
-      if (allocations.count(fields[1]) > 0) return error("'" + fields[1] + "' allocated twice");
+      if (allocations.count(fields[1]) > 0) return error(Quote(fields[1]) + " allocated twice");
       Live live;
       const Status status = arena.Allocate(alignment, size, &live.allocation);
       if (!status.ok()) return error(status.message());
@@ -56,13 +56,13 @@ Status RunArenaTrace(const std::string& text, const std::string& file_name,
     } else if (fields[0] == "free") {
       if (fields.size() != 2) return error("expected 'free ID'");
       auto it = allocations.find(fields[1]);
-      if (it == allocations.end()) return error("'" + fields[1] + "' freed before allocation");
-      if (it->second.freed) return error("'" + fields[1] + "' freed twice");
+      if (it == allocations.end()) return error(Quote(fields[1]) + " freed before allocation");
+      if (it->second.freed) return error(Quote(fields[1]) + " freed twice");
       const Status status = arena.Deallocate(it->second.allocation);
       if (!status.ok()) return error(status.message());
       it->second.freed = true;
     } else {
-      return error("unknown command '" + fields[0] + "'; expected alloc or free");
+      return error("unknown command " + Quote(fields[0]) + "; expected alloc or free");
     }
   }
   result->high_water_mark = arena.high_water_mark();

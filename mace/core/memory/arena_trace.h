@@ -25,8 +25,8 @@ struct ArenaTraceResult {
 };
 
 // `file_name` only labels error messages ("trace.txt:3: ...").
-Status RunArenaTrace(const std::string& text, const std::string& file_name,
-                     size_t arena_alignment, ArenaTraceResult* result);
+Status RunArenaTrace(const std::string& text, const std::string& file_name, size_t arena_alignment,
+                     ArenaTraceResult* result);
 
 }  // namespace memory
 }  // namespace mace

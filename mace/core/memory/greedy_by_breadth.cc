@@ -62,8 +62,8 @@ ObjectsAssignment GreedyByBreadthAssignment(const std::vector<UsageRecord>& reco
       const size_t num_objects = schedules.size();
       size_t best = num_objects;
       for (size_t object = 0; object < num_objects; ++object) {
-        if (best != num_objects && NoBetter(assignment.object_sizes[object],
-                                            assignment.object_sizes[best], record.size)) {
+        if (best != num_objects &&
+            NoBetter(assignment.object_sizes[object], assignment.object_sizes[best], record.size)) {
           continue;
         }
         if (FitsSchedule(schedules[object], record)) best = object;

@@ -1,4 +1,4 @@
-// GREEDY_BY_SIZE for shared objects: seed 002's "size-distance priority".
+// GREEDY_BY_SIZE for shared objects: TFLite's "size-distance priority".
 // Tensors are ranked by how large they are relative to the positional maxima
 // (the tensors that set an object's size go first), then by how close in time
 // they are to an object they could reuse, so objects fill up without gaps.
@@ -13,10 +13,10 @@ namespace memory {
 namespace {
 
 struct Priority {
-  size_t position = 0;          // leading positional maxima >= size, minus 1
+  size_t position = 0;  // leading positional maxima >= size, minus 1
   size_t best_dist = kNotAssigned;
   size_t best_object = kNotAssigned;
-  std::vector<size_t> dist;     // per object; kNotAssigned if they overlap
+  std::vector<size_t> dist;  // per object; kNotAssigned if they overlap
 
   void RecalcBestDist() {
     best_dist = kNotAssigned;
@@ -67,7 +67,8 @@ ObjectsAssignment GreedyBySizeAssignment(const std::vector<UsageRecord>& records
     size_t chosen = kNotAssigned;
     for (size_t i = 0; i < n; ++i) {
       if (assignment.object_ids[i] != kNotAssigned) continue;
-      if (chosen == kNotAssigned || Before(priority[i], sizes[i], priority[chosen], sizes[chosen])) {
+      if (chosen == kNotAssigned ||
+          Before(priority[i], sizes[i], priority[chosen], sizes[chosen])) {
         chosen = i;
       }
     }

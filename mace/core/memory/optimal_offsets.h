@@ -14,8 +14,8 @@ struct OptimalResult {
   OffsetsAssignment assignment;
   // The arena cannot be smaller (in aligned bytes, see optimal_offsets.cc).
   bool proven = false;
-  int64_t nodes = 0;   // search nodes over all probes
-  int probes = 0;      // capacities tried
+  int64_t nodes = 0;  // search nodes over all probes
+  int probes = 0;     // capacities tried
 };
 
 // Starts from the best greedy plan and searches for smaller capacities

@@ -1,6 +1,6 @@
-// Decides whether a SearchProblem fits in `capacity` bytes, by depth-first
-// branch and bound over canonical solutions, after MiniMalloc (Moffitt,
-// ASPLOS 2023):
+// Decides whether one partition of a SearchProblem fits in `capacity`
+// bytes, by depth-first branch and bound over canonical solutions, after
+// MiniMalloc (Moffitt, ASPLOS 2023):
 //  - Canonical: each buffer sits at its minimum offset, i.e. 0 or the top of
 //    an already placed buffer that overlaps it in time, and buffers are
 //    placed in non-decreasing (offset, rank) order. Every packing can be
@@ -12,9 +12,10 @@
 //    buffer there can still take (raised to the current offset, since
 //    offsets only grow) plus their total size must fit in the capacity.
 //  - Decomposition: once no unplaced buffer crosses a section boundary, the
-//    two sides are solved separately.
-//  - Restarts: several static orderings take turns under a doubling node
-//    limit, so one bad ordering cannot eat the whole budget.
+//    two sides are solved separately, and a side proven infeasible is
+//    remembered, so the same side state is never searched twice.
+//  - Restarts: several orderings take turns under a growing node limit, so
+//    one bad ordering cannot eat the whole budget.
 #ifndef MACE_CORE_MEMORY_OPTIMAL_SEARCH_H_
 #define MACE_CORE_MEMORY_OPTIMAL_SEARCH_H_
 
@@ -35,13 +36,16 @@ enum class SearchOutcome {
 
 struct SearchStats {
   int64_t nodes = 0;
+  int restarts = 0;
 };
 
 using SearchClock = std::chrono::steady_clock;
 
-SearchOutcome SearchAtCapacity(const SearchProblem& problem, int64_t capacity,
-                               SearchClock::time_point deadline, std::vector<int64_t>* offsets,
-                               SearchStats* stats);
+// Fills (*offsets)[b] for the partition's buffers b on kFound; other
+// entries are left alone.
+SearchOutcome SearchPartition(const SearchProblem& problem, const Partition& partition,
+                              int64_t capacity, SearchClock::time_point deadline,
+                              std::vector<int64_t>* offsets, SearchStats* stats);
 
 }  // namespace memory
 }  // namespace mace

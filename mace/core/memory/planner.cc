@@ -107,13 +107,27 @@ OffsetsAssignment StackObjects(const ObjectsAssignment& objects, size_t alignmen
 Status PlanObjects(const std::vector<UsageRecord>& records, Strategy strategy, ObjectsPlan* plan) {
   MACE_MEMORY_RETURN_IF_ERROR(ValidateRecords(records));
   switch (strategy) {
-    case Strategy::kNaive: plan->assignment = NaiveAssignment(records); break;
-    case Strategy::kEquality: plan->assignment = EqualityAssignment(records); break;
-    case Strategy::kGreedyInOrder: plan->assignment = GreedyInOrderAssignment(records); break;
-    case Strategy::kGreedyByBreadth: plan->assignment = GreedyByBreadthAssignment(records); break;
-    case Strategy::kGreedyBySize: plan->assignment = GreedyBySizeAssignment(records); break;
-    case Strategy::kGreedyBest: plan->assignment = GreedyBestAssignment(records); break;
-    case Strategy::kMinCostFlow: plan->assignment = MinCostFlowAssignment(records); break;
+    case Strategy::kNaive:
+      plan->assignment = NaiveAssignment(records);
+      break;
+    case Strategy::kEquality:
+      plan->assignment = EqualityAssignment(records);
+      break;
+    case Strategy::kGreedyInOrder:
+      plan->assignment = GreedyInOrderAssignment(records);
+      break;
+    case Strategy::kGreedyByBreadth:
+      plan->assignment = GreedyByBreadthAssignment(records);
+      break;
+    case Strategy::kGreedyBySize:
+      plan->assignment = GreedyBySizeAssignment(records);
+      break;
+    case Strategy::kGreedyBest:
+      plan->assignment = GreedyBestAssignment(records);
+      break;
+    case Strategy::kMinCostFlow:
+      plan->assignment = MinCostFlowAssignment(records);
+      break;
     default:
       return Fail("strategy ", StrategyName(strategy), " does not produce shared objects");
   }
@@ -127,9 +141,15 @@ Status PlanImageObjects(const std::vector<ImageUsageRecord>& records, Strategy s
                         ImageObjectsPlan* plan) {
   MACE_MEMORY_RETURN_IF_ERROR(ValidateImageRecords(records));
   switch (strategy) {
-    case Strategy::kNaive: plan->assignment = NaiveImageAssignment(records); break;
-    case Strategy::kEquality: plan->assignment = EqualityImageAssignment(records); break;
-    case Strategy::kGreedyInOrder: plan->assignment = GreedyInOrderImageAssignment(records); break;
+    case Strategy::kNaive:
+      plan->assignment = NaiveImageAssignment(records);
+      break;
+    case Strategy::kEquality:
+      plan->assignment = EqualityImageAssignment(records);
+      break;
+    case Strategy::kGreedyInOrder:
+      plan->assignment = GreedyInOrderImageAssignment(records);
+      break;
     default:
       return Fail("strategy ", StrategyName(strategy),
                   " is not supported for 2D images (use naive, equality or greedy_in_order)");

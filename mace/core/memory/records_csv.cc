@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -53,7 +54,7 @@ class LineParser {
   Status Number(const std::string& field, const char* name, size_t max, size_t* value) const {
     if (!ParseUnsigned(field, max, value)) {
       return Error(std::string(name) + " must be an integer in [0, " + std::to_string(max) +
-                   "], got '" + field + "'");
+                   "], got " + Quote(field));
     }
     return Status();
   }
@@ -80,8 +81,7 @@ Status ParseRow(const LineParser& line, RecordsFormat format, const std::vector<
       MACE_MEMORY_RETURN_IF_ERROR(line.Number(f[2], "first", max_task, &first));
       MACE_MEMORY_RETURN_IF_ERROR(line.Number(f[3], "last", max_task, &last));
       if (first > last) return line.Error("first > last");
-      out->image_records.push_back(
-          {{a, b}, static_cast<TaskId>(first), static_cast<TaskId>(last)});
+      out->image_records.push_back({{a, b}, static_cast<TaskId>(first), static_cast<TaskId>(last)});
       return Status();
     case RecordsFormat::kMiniMalloc:
       if (f[0].empty()) return line.Error("empty id");
@@ -97,6 +97,17 @@ Status ParseRow(const LineParser& line, RecordsFormat format, const std::vector<
 }
 
 }  // namespace
+
+std::string Quote(const std::string& text) {
+  constexpr size_t kMaxShown = 40;
+  std::string quoted = "'";
+  for (size_t k = 0; k < text.size() && k < kMaxShown; ++k) {
+    const unsigned char c = static_cast<unsigned char>(text[k]);
+    quoted += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+  }
+  if (text.size() > kMaxShown) quoted += "...";
+  return quoted + "'";
+}
 
 bool ParseUnsigned(const std::string& field, size_t max, size_t* value) {
   if (field.empty() || field.size() > 19) return false;
@@ -129,8 +140,8 @@ Status ParseRecordsCsv(const std::string& text, const std::string& file_name, Re
         if (header == candidate.header) form = &candidate;
       }
       if (form == nullptr) {
-        return parser.Error("unknown header '" + line +
-                            "'; expected size,first,last or width,height,first,last or "
+        return parser.Error("unknown header " + Quote(line) +
+                            "; expected size,first,last or width,height,first,last or "
                             "id,lower,upper,size");
       }
       out->format = form->format;
@@ -147,6 +158,10 @@ Status ParseRecordsCsv(const std::string& text, const std::string& file_name, Re
 }
 
 Status ReadTextFile(const std::string& path, std::string* text) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return Status::Error(path + ": is a directory, not a file");
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) return Status::Error(path + ": cannot open file");
   std::ostringstream contents;

@@ -34,6 +34,10 @@ Status ReadRecordsCsv(const std::string& path, RecordsFile* out);
 // naming it.
 Status ReadTextFile(const std::string& path, std::string* text);
 
+// `text` made safe to quote in a one-line error message: at most 40
+// characters, anything unprintable shown as '?'.
+std::string Quote(const std::string& text);
+
 // Parses a non-negative decimal integer no larger than `max`.
 bool ParseUnsigned(const std::string& field, size_t max, size_t* value);
 

@@ -28,8 +28,7 @@ Status SimpleArena::Allocate(size_t alignment, size_t size, ArenaAllocation* all
   }
   if (!IsPowerOfTwo(alignment) || alignment > arena_alignment_) {
     return Status::Error("alignment must be a power of two no larger than the arena's " +
-                         std::to_string(arena_alignment_) + ", got " +
-                         std::to_string(alignment));
+                         std::to_string(arena_alignment_) + ", got " + std::to_string(alignment));
   }
   if (size > kMaxTensorSize) {
     return Status::Error("allocation of " + std::to_string(size) + " bytes exceeds " +

@@ -28,10 +28,10 @@ class Status {
 }  // namespace memory
 }  // namespace mace
 
-#define MACE_MEMORY_RETURN_IF_ERROR(expr)               \
-  do {                                                  \
-    ::mace::memory::Status _memory_status = (expr);     \
-    if (!_memory_status.ok()) return _memory_status;    \
+#define MACE_MEMORY_RETURN_IF_ERROR(expr)            \
+  do {                                               \
+    ::mace::memory::Status _memory_status = (expr);  \
+    if (!_memory_status.ok()) return _memory_status; \
   } while (0)
 
 #endif  // MACE_CORE_MEMORY_STATUS_H_

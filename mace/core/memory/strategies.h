@@ -16,7 +16,7 @@ ObjectsAssignment NaiveAssignment(const std::vector<UsageRecord>& records);
 ObjectsAssignment EqualityAssignment(const std::vector<UsageRecord>& records);
 ObjectsAssignment GreedyInOrderAssignment(const std::vector<UsageRecord>& records);
 ObjectsAssignment GreedyByBreadthAssignment(const std::vector<UsageRecord>& records);
-// Seed 002's size-distance priority algorithm.
+// TFLite's size-distance priority algorithm.
 ObjectsAssignment GreedyBySizeAssignment(const std::vector<UsageRecord>& records);
 // GREEDY_BY_SIZE, replaced by GREEDY_BY_BREADTH only if strictly smaller.
 ObjectsAssignment GreedyBestAssignment(const std::vector<UsageRecord>& records);
@@ -27,6 +27,12 @@ ObjectsAssignment MinCostFlowAssignment(const std::vector<UsageRecord>& records)
 OffsetsAssignment GreedyBySizeOffsets(const std::vector<UsageRecord>& records, size_t alignment);
 // TFLite Micro's variant: largest first, lowest fitting gap.
 OffsetsAssignment FirstFitBySizeOffsets(const std::vector<UsageRecord>& records, size_t alignment);
+// Both of the above. Overlapping pairs are listed up front when there are at
+// most `max_overlap_pairs` of them (about 64 MB at the default); otherwise
+// every placed tensor is scanned. The plans are identical either way.
+constexpr size_t kMaxOverlapPairs = size_t{8} << 20;
+OffsetsAssignment PlaceBySize(const std::vector<UsageRecord>& records, size_t alignment,
+                              bool best_fit, size_t max_overlap_pairs = kMaxOverlapPairs);
 
 ImageObjectsAssignment NaiveImageAssignment(const std::vector<ImageUsageRecord>& records);
 ImageObjectsAssignment EqualityImageAssignment(const std::vector<ImageUsageRecord>& records);

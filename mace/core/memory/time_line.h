@@ -54,9 +54,8 @@ template <typename Record>
 std::vector<size_t> OrderByFirstTask(const std::vector<Record>& records) {
   std::vector<size_t> order(records.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&records](size_t a, size_t b) {
-    return records[a].first < records[b].first;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&records](size_t a, size_t b) { return records[a].first < records[b].first; });
   return order;
 }
 

@@ -67,6 +67,9 @@ struct OffsetsAssignment {
 };
 
 inline size_t AlignUp(size_t value, size_t alignment) {
+  // Planners call this in their inner loops; skip the division when the
+  // alignment is a power of two, as it nearly always is.
+  if ((alignment & (alignment - 1)) == 0) return (value + alignment - 1) & ~(alignment - 1);
   return (value + alignment - 1) / alignment * alignment;
 }
 
