@@ -1,37 +1,69 @@
 #include "mace/core/arena_plan.h"
 
 #include <algorithm>
+#include <vector>
 
+#include "mace/core/memory/planner.h"
 #include "mace/utils/status.h"
 
 namespace mace {
+namespace {
 
-MaceStatus PlanArena(const std::vector<ArenaRecord>& records, MemoryStrategy /*strategy*/,
-                     int64_t alignment, int64_t /*time_limit_ms*/, ArenaPlan* plan) {
+memory::Strategy ToPlannerStrategy(MemoryStrategy strategy) {
+  // The public enum and the planner's share their values (planner.h).
+  return static_cast<memory::Strategy>(static_cast<int>(strategy));
+}
+
+}  // namespace
+
+MaceStatus PlanArena(const std::vector<ArenaRecord>& records, MemoryStrategy strategy,
+                     int64_t alignment, int64_t time_limit_ms, ArenaPlan* plan) {
   MACE_CHECK_ARG(alignment > 0, "arena alignment must be positive");
-  plan->strategy = "NAIVE";
-  plan->offsets.assign(records.size(), 0);
-  int last_op = 0;
-  int64_t end = 0;
-  for (const ArenaRecord& record : records) {
-    last_op = std::max(last_op, record.last);
-    if (record.fixed_offset >= 0) end = std::max(end, record.fixed_offset + record.size);
-  }
-  end = (end + alignment - 1) / alignment * alignment;
+  // Offline-placed tensors keep their offsets; the planner places the rest
+  // around them, and the two plans share one arena.
+  std::vector<memory::UsageRecord> planned;
+  std::vector<memory::FixedPlacement> fixed;
+  std::vector<size_t> planned_index;
   for (size_t i = 0; i < records.size(); ++i) {
-    if (records[i].fixed_offset >= 0) {
-      plan->offsets[i] = records[i].fixed_offset;
+    const ArenaRecord& record = records[i];
+    MACE_CHECK_ARG(record.size >= 0 && record.first <= record.last,
+                   "tensor record ", i, " has size ", record.size, " and lifetime [",
+                   record.first, ", ", record.last, "]");
+    const memory::UsageRecord usage{static_cast<size_t>(record.size), record.first, record.last};
+    if (record.fixed_offset >= 0) {
+      MACE_CHECK_ARG(record.fixed_offset % alignment == 0, "the model's memory plan puts tensor ",
+                     i, " at offset ", record.fixed_offset, ", which is not a multiple of the ",
+                     alignment, "-byte arena alignment");
+      fixed.push_back({usage, static_cast<size_t>(record.fixed_offset)});
     } else {
-      plan->offsets[i] = end;
-      end += (records[i].size + alignment - 1) / alignment * alignment;
+      planned_index.push_back(i);
+      planned.push_back(usage);
     }
   }
-  plan->total = end;
-  std::vector<int64_t> live(last_op + 1, 0);
-  for (const ArenaRecord& record : records) {
-    for (int t = record.first; t <= record.last; ++t) live[t] += record.size;
+
+  memory::PlanOptions options;
+  options.alignment = static_cast<size_t>(alignment);
+  options.time_limit_ms = time_limit_ms;
+  memory::OffsetsPlan offsets;
+  const memory::Status status =
+      fixed.empty() ? memory::PlanOffsets(planned, ToPlannerStrategy(strategy), options, &offsets)
+                    : memory::PlanOffsetsAround(planned, fixed, options, &offsets);
+  if (!status.ok()) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS, "memory planning failed: " + status.message());
   }
-  plan->lower_bound = live.empty() ? 0 : *std::max_element(live.begin(), live.end());
+
+  plan->strategy = fixed.empty() ? memory::StrategyName(ToPlannerStrategy(strategy))
+                                 : "offline plan + greedy_by_size";
+  plan->offsets.assign(records.size(), 0);
+  for (size_t k = 0; k < planned_index.size(); ++k) {
+    plan->offsets[planned_index[k]] = static_cast<int64_t>(offsets.assignment.offsets[k]);
+  }
+  size_t f = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].fixed_offset >= 0) plan->offsets[i] = static_cast<int64_t>(fixed[f++].offset);
+  }
+  plan->total = static_cast<int64_t>(offsets.assignment.total_size);
+  plan->lower_bound = static_cast<int64_t>(offsets.lower_bound);
   return MaceStatus();
 }
 

@@ -116,12 +116,20 @@ class GapFinder {
 }  // namespace
 
 OffsetsAssignment PlaceBySize(const std::vector<UsageRecord>& records, size_t alignment,
-                              bool best_fit, size_t max_overlap_pairs) {
+                              bool best_fit, size_t max_overlap_pairs,
+                              const std::vector<size_t>* fixed_offsets) {
   const size_t n = records.size();
+  auto is_fixed = [fixed_offsets](size_t i) {
+    return fixed_offsets != nullptr && (*fixed_offsets)[i] != kNotAssigned;
+  };
+  // Preset records come first in the order, so they are "placed" before any
+  // other tensor looks for a gap.
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&records](size_t a, size_t b) { return records[a].size > records[b].size; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (is_fixed(a) != is_fixed(b)) return is_fixed(a);
+    return records[a].size > records[b].size;
+  });
 
   OffsetsAssignment assignment;
   assignment.offsets.assign(n, 0);
@@ -143,7 +151,9 @@ OffsetsAssignment PlaceBySize(const std::vector<UsageRecord>& records, size_t al
     const size_t i = order[step];
     const UsageRecord& record = records[i];
     GapFinder finder(record, alignment, best_fit);
-    if (sparse) {
+    if (is_fixed(i)) {
+      // Nothing to search: the position is given.
+    } else if (sparse) {
       nearby.clear();
       for (size_t k = start[i]; k < start[i + 1]; ++k) {
         const size_t j = neighbours[k];
@@ -161,7 +171,7 @@ OffsetsAssignment PlaceBySize(const std::vector<UsageRecord>& records, size_t al
         if (!finder.Visit(assignment.offsets[j], records[j].size)) break;
       }
     }
-    const size_t offset = finder.offset();
+    const size_t offset = is_fixed(i) ? (*fixed_offsets)[i] : finder.offset();
     assignment.offsets[i] = offset;
     placed_at[i] = step;
     assignment.total_size = std::max(assignment.total_size, offset + record.size);

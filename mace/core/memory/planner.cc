@@ -7,6 +7,7 @@
 
 #include "mace/core/memory/lower_bounds.h"
 #include "mace/core/memory/optimal_offsets.h"
+#include "mace/core/memory/plan_checks.h"
 #include "mace/core/memory/strategies.h"
 
 namespace mace {
@@ -195,6 +196,37 @@ Status PlanOffsets(const std::vector<UsageRecord>& records, Strategy strategy,
     plan->assignment = StackObjects(objects.assignment, alignment);
   }
   plan->optimal = KnownOptimal(plan->assignment.total_size, plan->lower_bound);
+  return Status();
+}
+
+Status PlanOffsetsAround(const std::vector<UsageRecord>& records,
+                         const std::vector<FixedPlacement>& fixed, const PlanOptions& options,
+                         OffsetsPlan* plan) {
+  std::vector<UsageRecord> all;
+  std::vector<size_t> offsets;
+  OffsetsAssignment preset;
+  for (const FixedPlacement& placement : fixed) {
+    all.push_back(placement.record);
+    preset.offsets.push_back(placement.offset);
+    preset.total_size = std::max(preset.total_size, placement.offset + placement.record.size);
+  }
+  MACE_MEMORY_RETURN_IF_ERROR(ValidateRecords(all));
+  MACE_MEMORY_RETURN_IF_ERROR(ValidateRecords(records));
+  const size_t alignment = options.alignment;
+  if (alignment == 0 || alignment > kMaxAlignment) {
+    return Fail("alignment must be in [1, ", kMaxAlignment, "], got ", alignment);
+  }
+  const Status preset_ok = CheckOffsetsAssignment(all, preset, alignment);
+  if (!preset_ok.ok()) return Fail("the fixed placements are not a valid plan: ", preset_ok.message());
+  offsets = preset.offsets;
+  all.insert(all.end(), records.begin(), records.end());
+  offsets.resize(all.size(), kNotAssigned);
+  const OffsetsAssignment combined =
+      PlaceBySize(all, alignment, /*best_fit=*/true, kMaxOverlapPairs, &offsets);
+  plan->assignment.offsets.assign(combined.offsets.begin() + fixed.size(), combined.offsets.end());
+  plan->assignment.total_size = combined.total_size;
+  plan->lower_bound = OffsetsLowerBound(all, alignment);
+  plan->optimal = KnownOptimal(combined.total_size, plan->lower_bound);
   return Status();
 }
 

@@ -88,6 +88,22 @@ Status PlanImageObjects(const std::vector<ImageUsageRecord>& records, Strategy s
 Status PlanOffsets(const std::vector<UsageRecord>& records, Strategy strategy,
                    const PlanOptions& options, OffsetsPlan* plan);
 
+// A tensor whose offset is already decided, e.g. by an offline plan stored
+// in the model.
+struct FixedPlacement {
+  UsageRecord record;
+  size_t offset = 0;
+};
+
+// Keeps every `fixed` tensor at its offset and places `records` around them
+// (GREEDY_BY_SIZE best fit, gaps between fixed tensors included). Fails if
+// the fixed tensors overlap each other in memory while both are live, or are
+// not aligned. plan->assignment covers `records` only; its total_size and
+// the lower bound cover both.
+Status PlanOffsetsAround(const std::vector<UsageRecord>& records,
+                         const std::vector<FixedPlacement>& fixed, const PlanOptions& options,
+                         OffsetsPlan* plan);
+
 // Lays objects out one after another: object k starts at the aligned sum of
 // the sizes of objects 0..k-1.
 OffsetsAssignment StackObjects(const ObjectsAssignment& objects, size_t alignment);

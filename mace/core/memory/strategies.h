@@ -30,9 +30,13 @@ OffsetsAssignment FirstFitBySizeOffsets(const std::vector<UsageRecord>& records,
 // Both of the above. Overlapping pairs are listed up front when there are at
 // most `max_overlap_pairs` of them (about 64 MB at the default); otherwise
 // every placed tensor is scanned. The plans are identical either way.
+// `fixed_offsets`, when given, holds a preset offset per record or
+// kNotAssigned: preset records are placed first, where they are, and the
+// others fill the gaps around them.
 constexpr size_t kMaxOverlapPairs = size_t{8} << 20;
 OffsetsAssignment PlaceBySize(const std::vector<UsageRecord>& records, size_t alignment,
-                              bool best_fit, size_t max_overlap_pairs = kMaxOverlapPairs);
+                              bool best_fit, size_t max_overlap_pairs = kMaxOverlapPairs,
+                              const std::vector<size_t>* fixed_offsets = nullptr);
 
 ImageObjectsAssignment NaiveImageAssignment(const std::vector<ImageUsageRecord>& records);
 ImageObjectsAssignment EqualityImageAssignment(const std::vector<ImageUsageRecord>& records);
