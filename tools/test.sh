@@ -68,11 +68,17 @@ python_tests
 step "aarch64: cross build, tests under qemu-aarch64"
 bazel_tests --config=aarch64 --build_tests_only //mace/... //test/...
 
-if dpkg-query -W -f='${Status}' libprotobuf-lite32:armhf 2>/dev/null | grep -q "ok installed"; then
+armhf_ready() {
+  local pkg
+  for pkg in libprotobuf-lite32:armhf g++-arm-linux-gnueabihf; do
+    dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null | grep -q "ok installed" || return 1
+  done
+}
+if armhf_ready; then
   step "armv7: cross build, tests under qemu-arm"
   bazel_tests --config=armhf --build_tests_only //mace/... //test/...
 else
-  step "armv7: skipped (libprotobuf-lite32:armhf is not installed)"
+  step "armv7: skipped (bootstrap could not install the armhf toolchain and libraries)"
 fi
 
 step "asan smoke: engine, core, memory, loader and tool tests under ASan + UBSan"
