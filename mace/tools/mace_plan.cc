@@ -24,6 +24,9 @@
 
 namespace mace {
 namespace memory {
+
+// A day: far beyond any useful search, small enough for every clock type.
+constexpr size_t kMaxTimeLimitMs = size_t{86400} * 1000;
 namespace {
 
 constexpr char kUsage[] =
@@ -79,7 +82,7 @@ Status ParseFlags(int argc, char** argv, Flags* flags) {
       flags->options.alignment = number;
       plan_flag_seen = true;
     } else if (name == "time_limit_ms") {
-      if (!ParseUnsigned(value, size_t{1} << 40, &number)) {
+      if (!ParseUnsigned(value, kMaxTimeLimitMs, &number)) {
         return Status::Error("--time_limit_ms must be a non-negative integer, got " + Quote(value));
       }
       flags->options.time_limit_ms = static_cast<int64_t>(number);

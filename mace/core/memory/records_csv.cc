@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace mace {
@@ -66,7 +67,9 @@ class LineParser {
 Status ParseRow(const LineParser& line, RecordsFormat format, const std::vector<std::string>& f,
                 RecordsFile* out) {
   size_t a = 0, b = 0, first = 0, last = 0;
-  const size_t max_task = static_cast<size_t>(kMaxTask);
+  // On 32-bit targets size_t cannot hold kMaxTask; lifetimes are capped lower.
+  const size_t max_task = static_cast<size_t>(
+      std::min<uint64_t>(kMaxTask, std::numeric_limits<size_t>::max()));
   switch (format) {
     case RecordsFormat::kSizeFirstLast:
       MACE_MEMORY_RETURN_IF_ERROR(line.Number(f[0], "size", kMaxTensorSize, &a));
@@ -110,14 +113,15 @@ std::string Quote(const std::string& text) {
 }
 
 bool ParseUnsigned(const std::string& field, size_t max, size_t* value) {
+  // 19 digits always fit in 64 bits, whatever the width of size_t.
   if (field.empty() || field.size() > 19) return false;
-  size_t result = 0;
+  uint64_t result = 0;
   for (char c : field) {
     if (c < '0' || c > '9') return false;
-    result = result * 10 + static_cast<size_t>(c - '0');
+    result = result * 10 + static_cast<uint64_t>(c - '0');
   }
   if (result > max) return false;
-  *value = result;
+  *value = static_cast<size_t>(result);
   return true;
 }
 

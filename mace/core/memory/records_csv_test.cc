@@ -1,6 +1,8 @@
 // CSV records (three forms) and arena traces, good and bad.
 #include "mace/core/memory/records_csv.h"
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -117,6 +119,24 @@ TEST(ParseUnsignedTest, Limits) {
   EXPECT_FALSE(ParseUnsigned("", 10, &value));
   EXPECT_FALSE(ParseUnsigned("+1", 10, &value));
   EXPECT_FALSE(ParseUnsigned("1e3", 10000, &value));
+}
+
+// 2^32 + 1 wraps to 1 in a 32-bit size_t; it must be refused there, not read
+// as 1, and accepted where size_t is 64 bits.
+TEST(ParseUnsignedTest, WiderThanSizeT) {
+  size_t value = 0;
+  const bool wide = sizeof(size_t) >= 8;
+  EXPECT_EQ(ParseUnsigned("4294967297", std::numeric_limits<size_t>::max(), &value), wide);
+  if (wide) EXPECT_EQ(static_cast<uint64_t>(value), uint64_t{4294967297});
+  EXPECT_TRUE(ParseUnsigned("9999999999999999999", std::numeric_limits<size_t>::max(), &value) ==
+              wide);
+}
+
+TEST(RecordsCsvTest, LongLifetimesOnEveryTarget) {
+  RecordsFile file;
+  ASSERT_TRUE(ParseRecordsCsv("size,first,last\n8,0,1000000\n", "long.csv", &file).ok());
+  ASSERT_EQ(file.records.size(), 1u);
+  EXPECT_EQ(file.records[0].last, 1000000);
 }
 
 TEST(ArenaTraceTest, ReplaysTfliteSequence) {

@@ -3,6 +3,7 @@
 #ifndef MACE_CORE_MEMORY_USAGE_RECORD_H_
 #define MACE_CORE_MEMORY_USAGE_RECORD_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -20,7 +21,10 @@ constexpr size_t kNotAssigned = std::numeric_limits<size_t>::max();
 
 // Inputs are validated against these limits so that every sum the planners
 // form (a few million records at most) stays far from overflow.
-constexpr size_t kMaxTensorSize = size_t{1} << 40;
+// On 32-bit targets (armeabi-v7a) a tensor is also capped at 1/16 of the
+// address space, so sums over many tensors still fit in size_t.
+constexpr size_t kMaxTensorSize = static_cast<size_t>(
+    std::min<uint64_t>(uint64_t{1} << 40, std::numeric_limits<size_t>::max() / 16));
 constexpr size_t kMaxImageExtent = size_t{1} << 20;
 constexpr TaskId kMaxTask = TaskId{1} << 40;
 constexpr size_t kMaxAlignment = size_t{1} << 30;
