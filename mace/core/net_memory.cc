@@ -7,6 +7,7 @@
 #include "mace/core/arena_plan.h"
 #include "mace/core/net.h"
 #include "mace/utils/logging.h"
+#include "mace/utils/timer.h"
 
 namespace mace {
 namespace {
@@ -82,8 +83,10 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
                        life.first, life.last, life.fixed_offset});
   }
   ArenaPlan plan;
+  const int64_t plan_start = NowMicros();
   MACE_RETURN_IF_ERROR(PlanArena(records, options_.memory_strategy, options_.arena_alignment,
                                  options_.plan_time_limit_ms, &plan));
+  const int64_t plan_micros = NowMicros() - plan_start;
   unsigned char* arena = workspace_->AllocateBuffer(std::max<int64_t>(plan.total, 1));
   MACE_CHECK_ARG(arena != nullptr, "cannot allocate a ", plan.total, "-byte tensor arena");
 
@@ -91,6 +94,7 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
   memory_report_.strategy = plan.strategy;
   memory_report_.arena_bytes = plan.total;
   memory_report_.lower_bound_bytes = plan.lower_bound;
+  memory_report_.plan_micros = plan_micros;
   memory_report_.weights_bytes = workspace_->weights_bytes();
   for (size_t r = 0; r < order.size(); ++r) {
     Tensor* tensor = order[r];

@@ -131,6 +131,7 @@ struct MemoryReport {
   int64_t weights_bytes = 0;       // constant tensors
   int64_t naive_bytes = 0;         // one buffer per tensor, no sharing
   int64_t lower_bound_bytes = 0;   // max bytes live at any op
+  int64_t plan_micros = 0;         // time the planner took at init
   std::vector<TensorPlacement> tensors;
 };
 

@@ -173,14 +173,12 @@ int RunMain(int argc, char** argv) {
       MaceEngineConfig each_config = config;
       each_config.SetMemoryStrategy(each);
       std::shared_ptr<MaceEngine> each_engine;
-      const int64_t start = NowMicros();
       status = create(each_config, &each_engine);
       if (!status.ok()) return Fail(status.ToString());
       MemoryReport report;
       each_engine->GetMemoryReport(&report);
       report.strategy = MemoryStrategyName(each) + " (" + report.strategy + ")";
       reports.push_back(report);
-      (void)start;
     }
     PrintStrategyTable(reports);
   }

@@ -129,7 +129,8 @@ void PrintMemoryReport(const MemoryReport& report) {
                          ? 100.0 * (report.arena_bytes - report.lower_bound_bytes) /
                                report.lower_bound_bytes
                          : 0.0;
-  std::printf("\nmemory plan (%s)\n", report.strategy.c_str());
+  std::printf("\nmemory plan (%s, planned in %.3f ms)\n", report.strategy.c_str(),
+              report.plan_micros / 1000.0);
   std::printf("  CPU_BUFFER arena : %12lld bytes (%.3f MiB)\n",
               static_cast<long long>(report.arena_bytes), MiB(report.arena_bytes));
   std::printf("  persistent       : %12lld bytes\n",
@@ -149,17 +150,17 @@ void PrintMemoryReport(const MemoryReport& report) {
 }
 
 void PrintStrategyTable(const std::vector<MemoryReport>& reports) {
-  std::printf("\n%-40s %14s %14s %9s %14s\n", "strategy", "arena bytes", "lower bound", "gap",
-              "naive bytes");
+  std::printf("\n%-40s %14s %14s %9s %14s %10s\n", "strategy", "arena bytes", "lower bound",
+              "gap", "naive bytes", "plan ms");
   for (const MemoryReport& report : reports) {
     const double gap = report.lower_bound_bytes > 0
                            ? 100.0 * (report.arena_bytes - report.lower_bound_bytes) /
                                  report.lower_bound_bytes
                            : 0.0;
-    std::printf("%-40s %14lld %14lld %8.2f%% %14lld\n", report.strategy.c_str(),
+    std::printf("%-40s %14lld %14lld %8.2f%% %14lld %10.3f\n", report.strategy.c_str(),
                 static_cast<long long>(report.arena_bytes),
                 static_cast<long long>(report.lower_bound_bytes), gap,
-                static_cast<long long>(report.naive_bytes));
+                static_cast<long long>(report.naive_bytes), report.plan_micros / 1000.0);
   }
 }
 
