@@ -342,6 +342,45 @@ TEST(EngineTest, DefaultPlanReachesTheLowerBoundOnAChain) {
   EXPECT_LT(report.arena_bytes, report.naive_bytes);
 }
 
+TEST(EngineTest, InputsGiveUpTheirBytesWhenNotPreserved) {
+  // x -> Conv -> Conv -> Conv -> y with identity filters. Preserved, x holds
+  // its bytes to the end and the arena needs three tensors; released after
+  // its only reader, two suffice, and the output is unchanged on every run.
+  TinyModel model;
+  model.net = NetDef();
+  InputOutputInfo* input = model.net.add_input_info();
+  input->set_name("x");
+  for (int64_t d : {1, 2, 3, 3}) input->add_dims(d);
+  model.net.add_output_info()->set_name("y");
+  model.data.clear();
+  model.AddWeight("w", {2, 2, 1, 1}, {1.f, 0.f, 0.f, 1.f});
+  model.AddOp("Conv2D", "c1", {"x", "w"}, "a");
+  model.AddOp("Conv2D", "c2", {"a", "w"}, "b");
+  model.AddOp("Conv2D", "c3", {"b", "w"}, "y");
+  int64_t arena[2] = {0, 0};
+  for (bool preserve : {true, false}) {
+    MaceEngineConfig config;
+    config.SetPreserveInputs(preserve);
+    EXPECT_EQ(config.preserve_inputs(), preserve);
+    std::shared_ptr<MaceEngine> engine;
+    ASSERT_TRUE(model.Create(&engine, config).ok());
+    MemoryReport report;
+    ASSERT_TRUE(engine->GetMemoryReport(&report).ok());
+    EXPECT_EQ(report.arena_bytes, report.lower_bound_bytes) << preserve;
+    arena[preserve ? 0 : 1] = report.arena_bytes;
+    for (int round = 0; round < 2; ++round) {
+      std::map<std::string, MaceTensor> outputs;
+      ASSERT_TRUE(engine->Run(Inputs(), &outputs).ok());
+      for (int i = 0; i < 18; ++i) {
+        EXPECT_EQ(outputs.at("y").data().get()[i], Input()[i]) << preserve << " " << i;
+      }
+    }
+  }
+  // Each tensor is 72 bytes, 128 after the arena's 64-byte alignment.
+  EXPECT_EQ(arena[0], 3 * 128);
+  EXPECT_EQ(arena[1], 2 * 128);
+}
+
 TEST(EngineTest, OfflinePlanInTheModelIsHonoured) {
   TinyModel model;
   // Conv's output "c" goes at byte 1024 of the arena, as an offline planner

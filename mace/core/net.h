@@ -17,6 +17,7 @@ struct NetOptions {
   MemoryStrategy memory_strategy = MemoryStrategy::GREEDY_BY_SIZE;
   int64_t plan_time_limit_ms = 1000;
   bool preserve_intermediates = false;
+  bool preserve_inputs = true;
   int64_t arena_alignment = 64;
 };
 

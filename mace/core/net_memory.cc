@@ -31,20 +31,28 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
     auto it = alias_root.find(tensor);
     return it == alias_root.end() ? const_cast<Tensor*>(tensor) : it->second;
   };
-  // Model inputs are preserved for the whole run: the app may read them back.
-  for (const std::string& name : input_names) {
-    Tensor* tensor = workspace_->GetTensor(name);
-    order.push_back(tensor);
-    lifetimes[tensor] = {0, last_op};
-  }
   const std::set<std::string> outputs(output_names.begin(), output_names.end());
   // Last consumer of every non-constant tensor, before any aliasing decision.
+  // Optional inputs that a model leaves empty are null and take no memory.
   std::map<const Tensor*, int> last_use;
   for (int i = 0; i <= last_op; ++i) {
     for (int k = 0; k < ops_[i]->InputSize(); ++k) {
       const Tensor* input = ops_[i]->Input(k);
       if (input != nullptr && !input->is_weight()) last_use[input] = i;
     }
+  }
+  // Model inputs live from the start. By default they are preserved for the
+  // whole run, since the app may read them back; otherwise they die with
+  // their last reader (an unread input still needs its bytes at op 0).
+  for (const std::string& name : input_names) {
+    Tensor* tensor = workspace_->GetTensor(name);
+    order.push_back(tensor);
+    int last = last_op;
+    if (!options_.preserve_inputs && !options_.preserve_intermediates &&
+        outputs.count(name) == 0) {
+      last = last_use.count(tensor) > 0 ? last_use[tensor] : 0;
+    }
+    lifetimes[tensor] = {0, last};
   }
   const std::set<std::string> inputs(input_names.begin(), input_names.end());
   for (int i = 0; i <= last_op; ++i) {

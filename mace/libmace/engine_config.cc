@@ -12,6 +12,7 @@ class MaceEngineConfig::Impl {
   MemoryStrategy memory_strategy = MemoryStrategy::GREEDY_BY_SIZE;
   int64_t plan_time_limit_ms = 1000;
   bool preserve_intermediates = false;
+  bool preserve_inputs = true;
   std::map<std::string, CustomOpFactory> custom_ops;
 };
 
@@ -58,6 +59,8 @@ void MaceEngineConfig::SetPreserveIntermediates(bool preserve) {
   impl_->preserve_intermediates = preserve;
 }
 bool MaceEngineConfig::preserve_intermediates() const { return impl_->preserve_intermediates; }
+void MaceEngineConfig::SetPreserveInputs(bool preserve) { impl_->preserve_inputs = preserve; }
+bool MaceEngineConfig::preserve_inputs() const { return impl_->preserve_inputs; }
 
 MaceStatus MaceEngineConfig::RegisterCustomOp(const std::string& type, CustomOpFactory factory) {
   MACE_CHECK_ARG(!type.empty(), "a custom op needs a type name");

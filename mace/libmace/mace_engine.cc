@@ -70,6 +70,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   options.memory_strategy = config_.memory_strategy();
   options.plan_time_limit_ms = config_.memory_plan_time_limit_ms();
   options.preserve_intermediates = config_.preserve_intermediates();
+  options.preserve_inputs = config_.preserve_inputs();
   auto net = std::make_unique<Net>(&registry_, runtime_.get(), &workspace_, options);
   MACE_RETURN_IF_ERROR(net->Init(net_def, output_names_));
   net_ = std::move(net);

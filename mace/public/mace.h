@@ -192,6 +192,11 @@ class MaceEngineConfig {
   // Keep every intermediate readable after Run (debugging); no sharing.
   void SetPreserveIntermediates(bool preserve);
   bool preserve_intermediates() const;
+  // Keep the graph inputs intact for the whole run (the default). Off, an
+  // input's bytes are reused once its last reader has run, which saves
+  // memory when inputs are large; Run copies the inputs in every time.
+  void SetPreserveInputs(bool preserve);
+  bool preserve_inputs() const;
   // Registers an app operator for op type `type` (float32, CPU).
   MaceStatus RegisterCustomOp(const std::string& type, CustomOpFactory factory);
   const std::map<std::string, CustomOpFactory>& custom_ops() const;
