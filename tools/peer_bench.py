@@ -1,0 +1,25 @@
+#!/usr/bin/env python3
+"""Times the model-zoo models in MACE and in onnxruntime, ncnn and MNN in one
+run, each engine in its own process, and writes docs/reports/cpu_peers.md.
+
+    tools/peer_bench.py [--models mobilenet_v2,resnet18] [--threads 1,2] [--rounds 50]
+
+The peers are pinned in tools/requirements-bench.txt. It runs with the
+project's virtualenv (.venv); started with another interpreter it switches to
+that one. See docs/benchmarks.md.
+"""
+import os
+import sys
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+VENV = TOOLS.parent / ".venv"
+
+if __name__ == "__main__":
+    venv_python = VENV / "bin" / "python"
+    if venv_python.exists() and Path(sys.prefix).resolve() != VENV.resolve():
+        os.execv(str(venv_python), [str(venv_python), str(Path(__file__).resolve()),
+                                    *sys.argv[1:]])
+    sys.path.insert(0, str(TOOLS / "python"))
+    from mace_tools.peer_bench.main import main
+    sys.exit(main())

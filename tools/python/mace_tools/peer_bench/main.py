@@ -1,0 +1,327 @@
+"""tools/peer_bench.py: prepare every model, time every engine in its own
+process with a rotating order, check outputs, write the report."""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from mace_converter.api import ConversionError
+from mace_converter.progress import REPO, UserError, shell_text
+from mace_tools.peer_bench import machine, mace_engine, report
+from mace_tools.peer_bench.children import ChildResult, peak_rss_kib, run_child
+from mace_tools.peer_bench.options import COSINE_THRESHOLD, ENGINES, Options, parse_args
+from mace_tools.peer_bench.prepare import (INSTALL, NCNN_INPUT, NCNN_OUTPUT, REQUIREMENTS,
+                                           PreparedModel, missing_packages, prepare)
+from mace_tools.peer_bench.results import FAILED, OK, UNCHECKED, WRONG, EngineRun, combine
+from mace_tools.peer_bench.stats import cosine, rotated, summarize
+
+PROFILE_ROUNDS = 10
+
+
+def log(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    options = parse_args(arguments)
+    missing = missing_packages(options.engines)
+    if missing:
+        print(f"error: {', '.join(missing)} not installed; the peers are pinned in "
+              f"{REQUIREMENTS}: {INSTALL} (or leave engines out with --engines)",
+              file=sys.stderr)
+        return 2
+    start = time.monotonic()
+    started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    load_start = machine.load_average()
+    log(f"peer_bench: {', '.join(options.models)}; engines {', '.join(options.engines)}; "
+        f"threads {', '.join(map(str, options.threads))}; {options.rounds} rounds; "
+        f"input seed {options.seed}; load average {load_start[0]:.2f}")
+    try:
+        models = []
+        for name in options.models:
+            log(f"==> prepare {name}")
+            models.append(prepare(name, options, log))
+        runs = time_all(models, options)
+        profiles = op_profiles(models, options) if options.op_profile else {}
+    except (UserError, ConversionError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    info = report.RunInfo(
+        command=shell_text(["tools/peer_bench.py", *arguments]), started=started,
+        duration_s=time.monotonic() - start, cpu_model=machine.cpu_model(),
+        cores=os.cpu_count() or 0, isa=machine.isa_flags(), load_start=load_start,
+        load_end=machine.load_average(), versions=machine.versions(options.engines),
+        seed=options.seed, rounds=options.rounds, repeats=options.repeats,
+        models=options.models, engines=options.engines, threads=options.threads)
+    info.notes = notes(info, models, options)
+    path = options.report if options.report.is_absolute() else REPO / options.report
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(report.markdown(info, runs, profiles))
+    json_path = path.with_suffix(".json")
+    json_path.write_text(report.json_text(info, runs, profiles))
+    log("")
+    log(report.latency_table(info, runs))
+    for line in report.ratio_summary(info, runs):
+        log(line)
+    log(f"\nreport: {path}\nraw numbers: {json_path}\n"
+        f"peer_bench: done in {report.fmt_duration(info.duration_s)}")
+    return 0
+
+
+def time_all(models: list[PreparedModel], options: Options) -> list[EngineRun]:
+    total = len(models) * len(options.threads) * options.repeats * len(options.engines)
+    done = 0
+    cell = 0
+    runs: list[EngineRun] = []
+    baselines: dict[Path, Optional[float]] = {}
+    for model in models:
+        reference, why = reference_output(model, options)
+        if reference is None:
+            log(f"    reference: {why}")
+        for threads in options.threads:
+            per_engine: dict[str, list[EngineRun]] = defaultdict(list)
+            for repeat in range(options.repeats):
+                for engine in rotated(options.engines, cell + repeat):
+                    done += 1
+                    run = run_engine(model, engine, threads, repeat, options, baselines)
+                    check(run, model, engine, threads, repeat, reference, why)
+                    per_engine[engine].append(run)
+                    log(progress_line(done, total, run))
+            cell += 1
+            runs += [combine(per_engine[engine]) for engine in options.engines]
+    return runs
+
+
+def reference_output(model: PreparedModel,
+                     options: Options) -> tuple[Optional[np.ndarray], str]:
+    out = model.directory / "runs" / "reference"
+    _, error = _worker(model, "reference", 1, 0, out, options)
+    if error:
+        return None, f"onnxruntime could not make the reference output: {error}"
+    return np.load(out.with_suffix(".npy")), ""
+
+
+def run_engine(model: PreparedModel, engine: str, threads: int, repeat: int,
+               options: Options, baselines: dict[Path, Optional[float]]) -> EngineRun:
+    run = EngineRun(model=model.name, engine=engine, threads=threads)
+    if engine in model.errors:
+        run.error = model.errors[engine]
+        return run
+    if engine == "mace":
+        return _run_mace(model, run, options, baselines)
+    out = model.directory / "runs" / f"{engine}_t{threads}_r{repeat}"
+    result, error = _worker(model, engine, threads, options.rounds, out, options)
+    if error:
+        run.error = error
+        return run
+    numbers = json.loads(out.with_suffix(".json").read_text())
+    summary = summarize(numbers["latencies_ms"])
+    run.status = UNCHECKED
+    run.init_ms, run.first_run_ms = numbers["init_ms"], numbers["first_run_ms"]
+    run.median_ms, run.min_ms, run.max_ms = summary.median, summary.min, summary.max
+    run.rounds = summary.count
+    peak_kib = max(numbers["peak_rss_kib"], result.peak_rss_kib)
+    run.peak_rss_mib = peak_kib / 1024.0 if peak_kib else None
+    run.base_rss_mib = numbers["base_rss_kib"] / 1024.0 if numbers["base_rss_kib"] else None
+    return run
+
+
+def check(run: EngineRun, model: PreparedModel, engine: str, threads: int, repeat: int,
+          reference: Optional[np.ndarray], why: str) -> None:
+    """Compares the run's output with the reference and sets its status."""
+    if run.status == FAILED:
+        return
+    if reference is None:
+        run.status, run.error = UNCHECKED, why
+        return
+    try:
+        output = _output(model, engine, threads, repeat)
+        run.cosine = cosine(output, reference)
+    except (OSError, ValueError) as error:
+        run.status, run.error = WRONG, f"output not comparable: {error}"
+        return
+    if run.cosine > COSINE_THRESHOLD:
+        run.status = OK
+    else:
+        run.status = WRONG
+        run.error = f"cosine {run.cosine:.6f} against onnxruntime (needs > {COSINE_THRESHOLD})"
+
+
+def op_profiles(models: list[PreparedModel],
+                options: Options) -> dict[str, list[report.OpShare]]:
+    profiles = {}
+    for model in models:
+        if model.mace is None or "mace" not in options.engines:
+            continue
+        log(f"==> MACE op profile of {model.name} (1 thread, {PROFILE_ROUNDS} rounds)")
+        command = mace_engine.command(model.mace, 1, PROFILE_ROUNDS,
+                                      options.cpu_affinity_policy, profile=True)
+        result = run_child(command, timeout=options.timeout)
+        shares = mace_engine.op_shares(result.stdout) if result.returncode == 0 else []
+        if shares:
+            profiles[model.name] = shares
+            log(report.op_profile_section({model.name: shares})[0])
+        else:
+            log(f"    no per-op table: {result.last_line()}")
+    return profiles
+
+
+def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -> list[str]:
+    found = []
+    if "mace" in info.engines:
+        if any(isa.startswith("avx512") for isa in info.isa):
+            found.append("This CPU has AVX-512. MACE's x86 kernels are AVX2 + FMA; the peers "
+                         "choose kernels from the CPU's features at run time and may use "
+                         "AVX-512 ones, so part of any gap is the instruction set.")
+        code = [m.name for m in models if m.config.build_type == "code"]
+        if code:
+            found.append(f"{', '.join(code)}: code-mode deployment files; mace_run runs the "
+                         "same NetDef and weights from the build's work directory, as "
+                         "`tools/converter.py run` does.")
+        plain = [m.name for m in models if m.model.winograd == 0]
+        if plain:
+            found.append(f"MACE runs the deployment files as they are: {', '.join(plain)} "
+                         "say `winograd: 0`, so Winograd is off for their 3x3 convolutions.")
+        found.append(f"MACE threads: mace_run --omp_num_threads=N --cpu_affinity_policy="
+                     f"{options.cpu_affinity_policy}; its pool counts the calling thread.")
+    if "ort" in info.engines:
+        found.append("onnxruntime: CPU execution provider, intra_op_num_threads=N, "
+                     "inter_op_num_threads=1, sequential execution, ORT_ENABLE_ALL.")
+    if "ncnn" in info.engines or "ncnn_default" in info.engines:
+        found.append("ncnn: converted from ONNX by pnnx (fp16=0, fp32 weights); "
+                     "opt.num_threads=N, light mode; fp16 and bf16 storage, packing and "
+                     "arithmetic off. `ncnn defaults` keeps ncnn's default options (fp16 "
+                     "where the CPU supports it): shown for reference, never the fastest "
+                     "peer.")
+        patched = [m.name for m in models if m.ncnn and (m.directory / "ncnn" /
+                                                        "model.splits.onnx").exists()]
+        if patched:
+            found.append(f"ncnn, {', '.join(patched)}: pnnx drops the sizes of ONNX Splits "
+                         "that split evenly (ncnn then crashes), so the model pnnx converts "
+                         "gives them explicit sizes first; the math is unchanged.")
+    if "mnn" in info.engines:
+        found.append("MNN: converted from ONNX by MNNConvert (fp32 weights); Module API, "
+                     "CPU backend, numThread=N, precision normal (fp32 on this CPU).")
+    return found
+
+
+def progress_line(done: int, total: int, run: EngineRun) -> str:
+    head = (f"  [{done:>{len(str(total))}}/{total}] {run.model:<18} {run.threads} thr  "
+            f"{ENGINES[run.engine]:<14}")
+    if run.status == FAILED:
+        return f"{head} FAILED: {run.error}"
+    text = (f"{head} median {report.fmt_ms(run.median_ms):>7} ms  "
+            f"init {report.fmt_ms(run.init_ms):>7} ms  peak {report.fmt_mib(run.peak_rss_mib)} "
+            f"MiB")
+    if run.cosine is not None:
+        text += f"  cosine {run.cosine:.6f}"
+    return text + (f"  {run.status.upper()}: {run.error}" if run.status != OK else "")
+
+
+def _run_mace(model: PreparedModel, run: EngineRun, options: Options,
+              baselines: dict[Path, Optional[float]]) -> EngineRun:
+    assert model.mace is not None
+    mace = model.mace
+    if mace.runner not in baselines:
+        baselines[mace.runner] = _bare_rss_mib(mace.runner)
+    for stale in mace.output_prefix.parent.glob("output_*.npy"):
+        stale.unlink()
+    command = mace_engine.command(mace, run.threads, options.rounds,
+                                  options.cpu_affinity_policy)
+    result = run_child(command, timeout=options.timeout)
+    if result.returncode != 0 or result.timed_out:
+        run.error = "mace_run: " + result.last_line().removeprefix("mace_run: error: ")
+        return run
+    latency = mace_engine.latency(result.stdout)
+    if "median_ms" not in latency:
+        run.error = "mace_run printed no latency"
+        return run
+    run.status = UNCHECKED
+    run.init_ms, run.first_run_ms = latency.get("init_ms"), latency.get("first_run_ms")
+    run.median_ms, run.min_ms = latency["median_ms"], latency.get("min_ms")
+    run.max_ms, run.rounds = latency.get("max_ms"), options.rounds
+    run.peak_rss_mib = result.peak_rss_kib / 1024.0 if result.peak_rss_kib else None
+    run.base_rss_mib = baselines[mace.runner]
+    return run
+
+
+def _bare_rss_mib(runner: Path, timeout: float = 30.0) -> Optional[float]:
+    """mace_run's footprint before it reads a model (the binary and its
+    libraries), to split its peak the way the peers' is split. mace_run opens
+    the model file first; given a FIFO it waits there until a writer comes."""
+    with tempfile.TemporaryDirectory() as directory:
+        fifo = Path(directory) / "model.pb"
+        os.mkfifo(fifo)
+        process = subprocess.Popen([str(runner), f"--model_file={fifo}"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   stdin=subprocess.DEVNULL)
+        kib, deadline = 0, time.monotonic() + timeout
+        try:
+            while process.poll() is None and time.monotonic() < deadline:
+                try:
+                    # Succeeds once mace_run has the FIFO open for reading.
+                    writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                except OSError:
+                    time.sleep(0.01)
+                    continue
+                kib = peak_rss_kib(process.pid)
+                os.close(writer)  # an empty model: mace_run reports it and exits
+                break
+        finally:
+            if process.poll() is None:
+                time.sleep(0.5)
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+    return kib / 1024.0 if kib else None
+
+
+def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: Path,
+            options: Options) -> tuple[Optional[ChildResult], str]:
+    """Runs the worker; returns its result and an error ('' when it worked)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in (".npy", ".json"):
+        out.with_suffix(suffix).unlink(missing_ok=True)
+    if engine in ("ort", "reference"):
+        files = ["--model", str(model.onnx), "--input-name", model.input_name,
+                 "--output-name", model.output_name]
+    elif engine in ("ncnn", "ncnn_default"):
+        assert model.ncnn is not None
+        files = ["--model", str(model.ncnn[0]), "--weights", str(model.ncnn[1]),
+                 "--input-name", NCNN_INPUT, "--output-name", NCNN_OUTPUT]
+    else:
+        files = ["--model", str(model.mnn), "--input-name", model.input_name,
+                 "--output-name", model.output_name]
+    command = [sys.executable, "-m", "mace_tools.peer_bench.worker", engine, *files,
+               "--input", str(model.input_file), "--threads", str(threads),
+               "--rounds", str(rounds), "--output", str(out.with_suffix(".npy")),
+               "--result", str(out.with_suffix(".json"))]
+    python_path = str(REPO / "tools" / "python")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (python_path, os.environ.get("PYTHONPATH", "")) if p))
+    result = run_child(command, cwd=model.directory, env=env, timeout=options.timeout)
+    if result.returncode != 0 or result.timed_out or not out.with_suffix(".json").exists():
+        return result, result.last_line().removeprefix("error: ")
+    return result, ""
+
+
+def _output(model: PreparedModel, engine: str, threads: int, repeat: int) -> np.ndarray:
+    if engine == "mace":
+        assert model.mace is not None
+        return mace_engine.read_output(model.mace)
+    return np.load(model.directory / "runs" / f"{engine}_t{threads}_r{repeat}.npy")
+

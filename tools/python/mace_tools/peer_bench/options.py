@@ -1,0 +1,158 @@
+"""The command line of tools/peer_bench.py and what it selects."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+# Zoo model (tools/python/zoo/make_zoo.py --only NAME) -> its deployment file.
+MODELS = {
+    "mobilenet_v1": "models/mobilenet_v1.yml",
+    "mobilenet_v2": "models/mobilenet_v2.yml",
+    "squeezenet1_1": "models/squeezenet1_1.yml",
+    "resnet18": "models/resnet18.yml",
+    "shufflenet_v2_x1_0": "models/shufflenet_v2.yml",
+}
+# The deployment file's model name, where it differs from the zoo's.
+ALIASES = {"shufflenet_v2": "shufflenet_v2_x1_0"}
+
+# Engine key -> column label. Order is the column order of the report.
+ENGINES = {
+    "mace": "MACE",
+    "ort": "ORT",
+    "ncnn": "ncnn",
+    "mnn": "MNN",
+    "ncnn_default": "ncnn defaults",
+}
+# The peers MACE is compared with: all fp32. ncnn with its default options may
+# store weights and activations in fp16, so it is shown but never "fastest".
+PEERS = ("ort", "ncnn", "mnn")
+
+DEFAULT_REPORT = Path("docs/reports/cpu_peers.md")
+DEFAULT_SEED = 7767517
+COSINE_THRESHOLD = 0.999
+
+
+@dataclass
+class Options:
+    models: list[str]
+    engines: list[str]
+    threads: list[int]
+    rounds: int
+    repeats: int
+    seed: int
+    report: Path
+    skip_mace_build: bool
+    op_profile: bool
+    cpu_affinity_policy: int
+    timeout: float
+    work_dir: Path
+
+    @property
+    def json_path(self) -> Path:
+        return self.report.with_suffix(".json")
+
+
+def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
+    args = _parser().parse_args(argv)
+    return Options(models=args.models, engines=args.engines, threads=args.threads,
+                   rounds=args.rounds, repeats=args.repeats, seed=args.seed,
+                   report=args.report, skip_mace_build=args.skip_mace_build,
+                   op_profile=not args.no_op_profile,
+                   cpu_affinity_policy=args.cpu_affinity_policy, timeout=args.timeout,
+                   work_dir=args.work_dir)
+
+
+def model_list(text: str) -> list[str]:
+    names = _split(text)
+    unknown = [name for name in names if ALIASES.get(name, name) not in MODELS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown model {', '.join(unknown)} (choose from {', '.join(MODELS)})")
+    return _unique(ALIASES.get(name, name) for name in names)
+
+
+def engine_list(text: str) -> list[str]:
+    names = _split(text)
+    unknown = [name for name in names if name not in ENGINES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown engine {', '.join(unknown)} (choose from {', '.join(ENGINES)})")
+    # Report columns keep one order whatever order they were asked in.
+    return [name for name in ENGINES if name in names]
+
+
+def thread_list(text: str) -> list[int]:
+    values = []
+    for part in _split(text):
+        try:
+            value = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{part}' is not a thread count") from None
+        if not 1 <= value <= 256:
+            raise argparse.ArgumentTypeError(f"thread count {value} is not in [1, 256]")
+        values.append(value)
+    return sorted(set(values))
+
+
+def _bounded(low: int, high: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not in [{low}, {high}]")
+        return value
+    return parse
+
+
+def _split(text: str) -> list[str]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("the list is empty")
+    return names
+
+
+def _unique(names) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="peer_bench.py",
+        description="Times the zoo models in MACE, onnxruntime, ncnn and MNN in one run and "
+                    "writes a markdown report (see docs/benchmarks.md).")
+    parser.add_argument("--models", type=model_list, default=list(MODELS), metavar="A,B",
+                        help="comma-separated zoo models (default: all of "
+                             f"{', '.join(MODELS)})")
+    parser.add_argument("--engines", type=engine_list, default=list(ENGINES), metavar="E,F",
+                        help=f"comma-separated engines (default: {','.join(ENGINES)})")
+    parser.add_argument("--threads", type=thread_list, default=[1, 2], metavar="N,M",
+                        help="comma-separated thread counts (default: 1,2)")
+    parser.add_argument("--rounds", metavar="N", type=_bounded(1, 100000), default=50,
+                        help="timed runs per process, after one warm-up run (default: 50)")
+    parser.add_argument("--repeats", metavar="N", type=_bounded(1, 100), default=1,
+                        help="processes per engine, model and thread count, interleaved "
+                             "with the other engines; the report takes the median of their "
+                             "medians (default: 1)")
+    parser.add_argument("--seed", metavar="N", type=_bounded(0, 2**32 - 1), default=DEFAULT_SEED,
+                        help="seed of the shared random input (default: %(default)s)")
+    parser.add_argument("--report", metavar="PATH", type=Path, default=DEFAULT_REPORT,
+                        help="the markdown report; the raw numbers go beside it as .json "
+                             "(default: %(default)s)")
+    parser.add_argument("--skip-mace-build", action="store_true",
+                        help="use the MACE build already in build/ instead of running "
+                             "`tools/converter.py build` for each model")
+    parser.add_argument("--no-op-profile", action="store_true",
+                        help="skip the per-op-type profile of MACE (one extra mace_run "
+                             "--benchmark per model)")
+    parser.add_argument("--cpu-affinity-policy", metavar="N", type=_bounded(0, 2), default=1,
+                        help="mace_run --cpu_affinity_policy, as `converter.py run` uses "
+                             "(default: 1)")
+    parser.add_argument("--timeout", metavar="S", type=float, default=900.0,
+                        help="seconds before one engine process is killed (default: 900)")
+    parser.add_argument("--work-dir", metavar="DIR", type=Path, default=Path("build/peer_bench"),
+                        help="converted models, inputs and outputs (default: %(default)s)")
+    return parser

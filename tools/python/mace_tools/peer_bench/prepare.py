@@ -1,0 +1,199 @@
+"""Everything before the clock starts: the ONNX file, the shared input, the
+MACE build and the ncnn and MNN conversions. Conversions are cached under the
+work directory, keyed by the ONNX file's SHA-256."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from mace_converter import fetch
+from mace_converter.config import DeploymentConfig, ModelConfig, load_config
+from mace_converter.progress import REPO, UserError
+from mace_tools.peer_bench import mace_engine
+from mace_tools.peer_bench.children import run_child
+from mace_tools.peer_bench.mace_engine import MaceModel, PrepareError
+from mace_tools.peer_bench.options import MODELS, Options
+
+REQUIREMENTS = "tools/requirements-bench.txt"
+INSTALL = f".venv/bin/pip install --no-deps -r {REQUIREMENTS}"
+# Engine key -> the modules its process imports.
+_MODULES = {"ort": ["onnxruntime"], "ncnn": ["ncnn", "pnnx"],
+            "ncnn_default": ["ncnn", "pnnx"], "mnn": ["MNN", "_tools"]}
+# The ncnn blob names pnnx gives a graph's first input and output.
+NCNN_INPUT, NCNN_OUTPUT = "in0", "out0"
+
+
+@dataclass
+class PreparedModel:
+    name: str
+    config: DeploymentConfig
+    model: ModelConfig
+    onnx: Path
+    input_name: str
+    output_name: str
+    input_file: Path
+    directory: Path
+    mace: Optional[MaceModel] = None
+    ncnn: Optional[tuple[Path, Path]] = None
+    mnn: Optional[Path] = None
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def missing_packages(engines: list[str]) -> list[str]:
+    """Modules the chosen engines need that are not installed. The reference
+    outputs always need onnxruntime."""
+    wanted = ["onnxruntime"] + [m for engine in engines for m in _MODULES.get(engine, [])]
+    return [name for name in dict.fromkeys(wanted) if importlib.util.find_spec(name) is None]
+
+
+def prepare(name: str, options: Options, log) -> PreparedModel:
+    """Raises UserError when the model itself is unusable; an engine that
+    cannot run it is recorded in `errors` instead."""
+    config = load_config(REPO / MODELS[name])
+    model = _zoo_model(config, name)
+    onnx, _ = fetch.model_files(config, model)
+    if len(model.inputs) != 1 or len(model.outputs) != 1:
+        raise UserError(f"{name}: the benchmark handles one input and one output")
+    directory = _absolute(options.work_dir) / name
+    directory.mkdir(parents=True, exist_ok=True)
+    spec = model.inputs[0]
+    low, high = spec.value_range
+    image = np.random.default_rng(options.seed).uniform(low, high, size=spec.shape)
+    image = image.astype(np.float32)
+    input_file = directory / "input.npy"
+    np.save(input_file, image)
+    prepared = PreparedModel(name=name, config=config, model=model, onnx=onnx,
+                             input_name=spec.name, output_name=model.outputs[0].name,
+                             input_file=input_file, directory=directory)
+    digest = fetch.sha256_of(onnx)
+    steps = {"mace": lambda: _prepare_mace(prepared, image, options, log),
+             "ncnn": lambda: _prepare_ncnn(prepared, digest, log),
+             "mnn": lambda: _prepare_mnn(prepared, digest, log)}
+    wanted = {"ncnn_default": "ncnn"}
+    for engine in dict.fromkeys(wanted.get(e, e) for e in options.engines):
+        if engine not in steps:
+            continue
+        try:
+            steps[engine]()
+        except PrepareError as error:
+            prepared.errors[engine] = str(error)
+            log(f"    {engine}: {error}")
+    if "ncnn" in prepared.errors:
+        prepared.errors["ncnn_default"] = prepared.errors["ncnn"]
+    return prepared
+
+
+def _prepare_mace(prepared: PreparedModel, image: np.ndarray, options: Options, log) -> None:
+    if not options.skip_mace_build:
+        build_log = prepared.directory / "mace_build.log"
+        log(f"    mace: tools/converter.py build --config {MODELS[prepared.name]} "
+            f"--target_abi host (waits while another Bazel command holds the server; "
+            f"log: {build_log})")
+        mace_engine.build(prepared.config, build_log, timeout=max(options.timeout, 3600.0))
+    prepared.mace = mace_engine.locate(prepared.config, prepared.model, image,
+                                       prepared.directory / "mace")
+
+
+def _prepare_ncnn(prepared: PreparedModel, digest: str, log) -> None:
+    out = prepared.directory / "ncnn"
+    param, weights = out / "model.ncnn.param", out / "model.ncnn.bin"
+    if not _fresh(out, digest, [param, weights]):
+        binary = _pnnx_binary()
+        source = _explicit_splits(prepared, out, log)
+        shape = ",".join(str(d) for d in prepared.model.inputs[0].shape)
+        # pnnx reads .onnx directly. Its Python wrapper imports torch, so the
+        # converter binary it ships is called as it is.
+        command = [str(binary), str(source), f"inputshape=[{shape}]", "fp16=0",
+                   f"pnnxparam={out / 'model.pnnx.param'}", f"pnnxbin={out / 'model.pnnx.bin'}",
+                   f"pnnxpy={out / 'model_pnnx.py'}", f"pnnxonnx={out / 'model.pnnx.onnx'}",
+                   f"ncnnparam={param}", f"ncnnbin={weights}", f"ncnnpy={out / 'model_ncnn.py'}"]
+        log(f"    ncnn: pnnx {prepared.onnx.name} -> {param.name}, {weights.name} (fp32)")
+        _convert(command, out, digest, [param, weights], "pnnx")
+    text = param.read_text()
+    for blob in (NCNN_INPUT, NCNN_OUTPUT):
+        if f" {blob}" not in text:
+            raise PrepareError(f"pnnx's {param.name} has no blob {blob}")
+    prepared.ncnn = (param, weights)
+
+
+def _explicit_splits(prepared: PreparedModel, out: Path, log) -> Path:
+    """The ONNX file for pnnx: a copy with explicit Split sizes when the model
+    has Splits without them (see onnx_split), else the model itself."""
+    out.mkdir(parents=True, exist_ok=True)
+    fixed = out / "model.splits.onnx"
+    fixed.unlink(missing_ok=True)
+    python_path = os.pathsep.join(p for p in (str(REPO / "tools" / "python"),
+                                              os.environ.get("PYTHONPATH", "")) if p)
+    result = run_child([sys.executable, "-m", "mace_tools.peer_bench.onnx_split",
+                        str(prepared.onnx), str(fixed), str(prepared.input_file)],
+                       env=dict(os.environ, PYTHONPATH=python_path), timeout=600)
+    if result.returncode != 0:
+        raise PrepareError(f"cannot make Split sizes explicit for pnnx: {result.last_line()}")
+    changed = int(result.stdout.split()[-1]) if result.stdout.split() else 0
+    if not changed:
+        return prepared.onnx
+    log(f"    ncnn: {changed} Split node(s) given explicit sizes first (pnnx drops "
+        "even splits)")
+    return fixed
+
+
+def _prepare_mnn(prepared: PreparedModel, digest: str, log) -> None:
+    out = prepared.directory / "mnn"
+    model = out / "model.mnn"
+    if not _fresh(out, digest, [model]):
+        # The converter's C entry point: the `mnnconvert` console script would
+        # also try to pip-install and call a usage-logging service.
+        command = [sys.executable, "-c", "import sys, _tools; _tools.mnnconvert(sys.argv)",
+                   "-f", "ONNX", "--modelFile", str(prepared.onnx), "--MNNModel", str(model),
+                   "--bizCode", "MNN"]
+        log(f"    mnn: MNNConvert {prepared.onnx.name} -> {model.name} (fp32)")
+        _convert(command, out, digest, [model], "MNNConvert")
+    prepared.mnn = model
+
+
+def _convert(command: list[str], out: Path, digest: str, products: list[Path],
+             what: str) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    stamp = out / "onnx.sha256"
+    stamp.unlink(missing_ok=True)
+    for path in products:
+        path.unlink(missing_ok=True)
+    result = run_child(command, cwd=out, timeout=1800)
+    log = out / "convert.log"
+    log.write_text(result.stdout + result.stderr)
+    if result.returncode != 0 or not all(p.exists() and p.stat().st_size for p in products):
+        raise PrepareError(f"{what} failed ({result.last_line()}); log: {log}")
+    stamp.write_text(digest + "\n")
+
+
+def _fresh(out: Path, digest: str, products: list[Path]) -> bool:
+    stamp = out / "onnx.sha256"
+    return (stamp.exists() and stamp.read_text().strip() == digest
+            and all(p.exists() for p in products))
+
+
+def _pnnx_binary() -> Path:
+    spec = importlib.util.find_spec("pnnx")
+    if spec is None or not spec.submodule_search_locations:
+        raise PrepareError(f"pnnx is not installed ({INSTALL})")
+    binary = Path(list(spec.submodule_search_locations)[0]) / "pnnx"
+    if not binary.exists():
+        raise PrepareError(f"the pnnx package has no converter binary at {binary}")
+    return binary
+
+
+def _zoo_model(config: DeploymentConfig, name: str) -> ModelConfig:
+    for model in config.models.values():
+        if Path(model.model_file_path).name == f"{name}.onnx":
+            return model
+    raise UserError(f"{config.path} has no model made from {name}.onnx")
+
+
+def _absolute(path: Path) -> Path:
+    return path if path.is_absolute() else REPO / path

@@ -1,0 +1,274 @@
+"""The markdown report and the JSON of raw numbers. Pure formatting: no
+engine, no subprocess."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Optional, Sequence
+
+from mace_tools.peer_bench.options import COSINE_THRESHOLD, ENGINES, PEERS
+from mace_tools.peer_bench.results import FAILED, UNCHECKED, WRONG, EngineRun
+from mace_tools.peer_bench.stats import fastest, geometric_mean, ratio
+
+TITLE = "MACE and its peers on the CPU"
+
+
+@dataclass
+class OpShare:
+    op_type: str
+    count: int
+    ms: float
+    share: float       # of the sum of op medians, 0..1
+
+
+@dataclass
+class RunInfo:
+    command: str
+    started: str
+    duration_s: float
+    cpu_model: str
+    cores: int
+    isa: list[str]
+    load_start: tuple[float, float, float]
+    load_end: tuple[float, float, float]
+    versions: dict[str, str]
+    seed: int
+    rounds: int
+    repeats: int
+    models: list[str]
+    engines: list[str]
+    threads: list[int]
+    notes: list[str] = field(default_factory=list)
+
+
+def fmt_ms(value: Optional[float]) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.1f}" if value >= 100 else f"{value:.2f}"
+
+
+def fmt_ratio(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def fmt_mib(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def fmt_duration(seconds: float) -> str:
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def latency_cell(run: Optional[EngineRun]) -> str:
+    if run is None or run.status == FAILED:
+        return "failed"
+    if run.status == WRONG:
+        return "wrong output"
+    text = fmt_ms(run.median_ms)
+    return text + " (unchecked)" if run.status == UNCHECKED else text
+
+
+def fastest_peer(runs: dict[str, EngineRun]) -> Optional[tuple[str, float]]:
+    """The fp32 peer with the lowest quotable median."""
+    return fastest({engine: runs[engine].median_ms for engine in PEERS
+                    if engine in runs and runs[engine].timed})
+
+
+def mace_ratio(runs: dict[str, EngineRun]) -> Optional[float]:
+    best = fastest_peer(runs)
+    mace = runs.get("mace")
+    if best is None or mace is None or not mace.timed:
+        return None
+    return ratio(mace.median_ms, best[1])
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
+                   align: str = "") -> str:
+    """A pipe table. `align` has one letter per column, l or r; missing
+    letters mean: the first column left, the others right."""
+    align = align.ljust(len(headers), "r") if align else "l" + "r" * (len(headers) - 1)
+    widths = [max(3, *(len(str(cell)) for cell in column)) for column in zip(headers, *rows)]
+    rule = ["-" * w if a == "l" else "-" * (w - 1) + ":" for w, a in zip(widths, align)]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [str(c).ljust(w) if a == "l" else str(c).rjust(w)
+                  for c, w, a in zip(cells, widths, align)]
+        return "| " + " | ".join(padded) + " |"
+
+    return "\n".join([line(headers), "| " + " | ".join(rule) + " |"]
+                     + [line(row) for row in rows])
+
+
+def _cells(runs: Sequence[EngineRun]) -> dict[tuple[str, int], dict[str, EngineRun]]:
+    table: dict[tuple[str, int], dict[str, EngineRun]] = {}
+    for run in runs:
+        table.setdefault((run.model, run.threads), {})[run.engine] = run
+    return table
+
+
+def latency_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
+    cells = _cells(runs)
+    peers = [e for e in info.engines if e in PEERS]
+    extras = [e for e in info.engines if e != "mace" and e not in PEERS]
+    headers = ["model", "threads"]
+    headers += ["MACE ms"] if "mace" in info.engines else []
+    headers += [f"{ENGINES[e]} ms" for e in peers]
+    headers += ["fastest peer", "MACE / fastest"] if "mace" in info.engines and peers else []
+    headers += [f"{ENGINES[e]} ms" for e in extras]
+    align = "lr" + "".join("l" if h == "fastest peer" else "r" for h in headers[2:])
+    rows = []
+    for model in info.models:
+        for threads in info.threads:
+            row_runs = cells.get((model, threads), {})
+            row = [model, str(threads)]
+            if "mace" in info.engines:
+                row.append(latency_cell(row_runs.get("mace")))
+            row += [latency_cell(row_runs.get(e)) for e in peers]
+            if "mace" in info.engines and peers:
+                best = fastest_peer(row_runs)
+                row.append(ENGINES[best[0]] if best else "-")
+                row.append(fmt_ratio(mace_ratio(row_runs)))
+            row += [latency_cell(row_runs.get(e)) for e in extras]
+            rows.append(row)
+    return markdown_table(headers, rows, align)
+
+
+def ratio_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+    """One line per thread count: the geometric mean of MACE / fastest peer."""
+    if "mace" not in info.engines or not any(e in PEERS for e in info.engines):
+        return []
+    cells = _cells(runs)
+    parts = []
+    for threads in info.threads:
+        ratios = [mace_ratio(cells.get((model, threads), {})) for model in info.models]
+        mean = geometric_mean(ratios)
+        counted = sum(r is not None for r in ratios)
+        parts.append(f"{threads} thread{'s' if threads > 1 else ''}: {fmt_ratio(mean)} "
+                     f"over {counted} model{'s' if counted != 1 else ''}")
+    return ["MACE / fastest peer, geometric mean: " + "; ".join(parts) + "."]
+
+
+def init_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
+    """Init ms per engine."""
+    def cell(run: Optional[EngineRun]) -> str:
+        return "failed" if run is None or run.status == FAILED else fmt_ms(run.init_ms)
+    return _per_engine_table(info, runs, cell)
+
+
+def memory_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
+    """Peak RSS MiB per engine, with the growth over the bare process."""
+    def cell(run: Optional[EngineRun]) -> str:
+        if run is None or run.status == FAILED:
+            return "failed"
+        growth = run.rss_growth_mib
+        return fmt_mib(run.peak_rss_mib) + (f" (+{growth:.1f})" if growth is not None else "")
+    return _per_engine_table(info, runs, cell)
+
+
+def _per_engine_table(info: RunInfo, runs: Sequence[EngineRun], cell) -> str:
+    cells = _cells(runs)
+    headers = ["model", "threads"] + [ENGINES[e] for e in info.engines]
+    rows = [[model, str(threads)]
+            + [cell(cells.get((model, threads), {}).get(e)) for e in info.engines]
+            for model in info.models for threads in info.threads]
+    return markdown_table(headers, rows)
+
+
+def details_table(runs: Sequence[EngineRun]) -> str:
+    headers = ["model", "threads", "engine", "status", "init ms", "first run ms", "min ms",
+               "median ms", "max ms", "rounds", "peak RSS MiB", "base RSS MiB", "cosine"]
+    rows = []
+    for run in runs:
+        rows.append([run.model, str(run.threads), ENGINES.get(run.engine, run.engine),
+                     run.status, fmt_ms(run.init_ms), fmt_ms(run.first_run_ms),
+                     fmt_ms(run.min_ms), fmt_ms(run.median_ms), fmt_ms(run.max_ms),
+                     str(run.rounds), fmt_mib(run.peak_rss_mib), fmt_mib(run.base_rss_mib),
+                     "-" if run.cosine is None else f"{run.cosine:.6f}"])
+    return markdown_table(headers, rows, "lrll")
+
+
+def op_profile_section(profiles: dict[str, list[OpShare]], top: int = 4) -> list[str]:
+    lines = []
+    for model, shares in profiles.items():
+        if not shares:
+            continue
+        parts = [f"{s.op_type} {100 * s.share:.0f}% ({s.count} ops, {fmt_ms(s.ms)} ms)"
+                 for s in shares[:top]]
+        lines.append(f"- {model}: " + ", ".join(parts))
+    return lines
+
+
+def problems(runs: Sequence[EngineRun]) -> list[str]:
+    lines = []
+    for run in runs:
+        if run.status in (FAILED, WRONG) or (run.status == UNCHECKED and run.error):
+            label = ENGINES.get(run.engine, run.engine)
+            lines.append(f"- {run.model}, {run.threads} thread(s), {label}: "
+                         f"{run.error or run.status}")
+    return lines
+
+
+def _load(values: tuple[float, float, float]) -> str:
+    return " / ".join(f"{v:.2f}" for v in values)
+
+
+def markdown(info: RunInfo, runs: Sequence[EngineRun],
+             profiles: Optional[dict[str, list[OpShare]]] = None) -> str:
+    versions = ", ".join(f"{name} {version}" for name, version in info.versions.items())
+    out = [
+        f"# {TITLE}", "",
+        "Generated by `tools/peer_bench.py` (see [benchmarks](../benchmarks.md)); run it "
+        "again rather than editing this file.", "",
+        f"- Command: `{info.command}`",
+        f"- Date: {info.started}; the run took {fmt_duration(info.duration_s)}",
+        f"- Machine: {info.cpu_model}, {info.cores} cores"
+        + (f" ({', '.join(info.isa)})" if info.isa else ""),
+        f"- Load average (1 / 5 / 15 min): {_load(info.load_start)} at the start, "
+        f"{_load(info.load_end)} at the end",
+        f"- Versions: {versions}",
+        f"- Protocol: each engine runs in its own process, one after the other in an order "
+        f"that rotates from cell to cell; {info.repeats} process(es) per engine, model and "
+        f"thread count; one warm-up run, then {info.rounds} timed runs; the median is "
+        f"reported. All engines get the same input (uniform in [-1, 1), seed {info.seed}) "
+        f"and each output is checked against onnxruntime with graph optimizations off "
+        f"(cosine > {COSINE_THRESHOLD}).",
+        "", "## Latency (median ms, lower is better)", "",
+        latency_table(info, runs), "",
+    ]
+    out += ratio_summary(info, runs)
+    out += ["", "MACE / fastest is MACE's median over the fastest fp32 peer's: above 1 "
+            "means MACE is slower.", "",
+            "## Init time (ms)", "",
+            "Init is model load and engine creation (for MACE `CreateMaceEngineFromProto`, "
+            "for onnxruntime `InferenceSession`, for ncnn `load_param` + `load_model`, for "
+            "MNN `load_module_from_file`); conversion is not included.", "",
+            init_table(info, runs), "",
+            "## Peak memory (MiB)", "",
+            "The process's peak resident set (VmHWM); in brackets, how much of it came "
+            "after the engine library was loaded: model, arenas, packed weights. The peers "
+            "run inside a Python interpreter, mace_run is a plain binary.", "",
+            memory_table(info, runs), ""]
+    if profiles:
+        section = op_profile_section(profiles)
+        if section:
+            out += ["## Where MACE spends its time (1 thread, op types by share)", ""]
+            out += section + [""]
+    if info.notes:
+        out += ["## Notes", ""] + [f"- {note}" for note in info.notes] + [""]
+    issues = problems(runs)
+    if issues:
+        out += ["## Problems", ""] + issues + [""]
+    out += ["## Every run", "", details_table(runs), ""]
+    return "\n".join(out)
+
+
+def json_text(info: RunInfo, runs: Sequence[EngineRun],
+              profiles: Optional[dict[str, list[OpShare]]] = None) -> str:
+    document = {
+        "info": asdict(info),
+        "runs": [run.to_json() for run in runs],
+        "mace_op_profile": {model: [asdict(s) for s in shares]
+                            for model, shares in (profiles or {}).items()},
+    }
+    return json.dumps(document, indent=1) + "\n"

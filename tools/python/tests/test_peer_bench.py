@@ -1,0 +1,306 @@
+"""tools/peer_bench.py without engines: the command line, the statistics, the
+ratio math, how repeated processes combine, the report, the ONNX Split fix
+and the child-process runner. Needs neither the peer packages (ncnn, pnnx,
+MNN) nor Bazel; onnx and onnxruntime come from tools/requirements.txt."""
+import argparse
+import contextlib
+import io
+import json
+import sys
+import unittest
+
+import numpy as np
+
+from mace_tools.peer_bench import onnx_split, report
+from mace_tools.peer_bench.children import run_child
+from mace_tools.peer_bench.mace_engine import op_shares
+from mace_tools.peer_bench.options import MODELS, engine_list, model_list, parse_args, thread_list
+from mace_tools.peer_bench.results import FAILED, OK, UNCHECKED, WRONG, EngineRun, combine
+from mace_tools.peer_bench.stats import (cosine, fastest, geometric_mean, median, ratio,
+                                         rotated, summarize)
+
+
+def parse_quietly(argv):
+    with contextlib.redirect_stderr(io.StringIO()):
+        return parse_args(argv)
+
+
+class OptionsTest(unittest.TestCase):
+    def test_defaults_cover_every_model_engine_and_two_thread_counts(self):
+        options = parse_args([])
+        self.assertEqual(options.models, list(MODELS))
+        self.assertEqual(options.engines, ["mace", "ort", "ncnn", "mnn", "ncnn_default"])
+        self.assertEqual(options.threads, [1, 2])
+        self.assertEqual(options.rounds, 50)
+        self.assertEqual(options.repeats, 1)
+        self.assertEqual(str(options.json_path), "docs/reports/cpu_peers.json")
+
+    def test_lists_take_commas_aliases_and_keep_a_canonical_order(self):
+        self.assertEqual(model_list("resnet18, shufflenet_v2,resnet18"),
+                         ["resnet18", "shufflenet_v2_x1_0"])
+        self.assertEqual(engine_list("mnn,mace"), ["mace", "mnn"])
+        self.assertEqual(thread_list("2,1,2"), [1, 2])
+
+    def test_bad_values_are_usage_errors(self):
+        for argv in (["--models", "alexnet"], ["--engines", "tflite"], ["--threads", "0"],
+                     ["--threads", "two"], ["--rounds", "0"], ["--models", ","]):
+            with self.subTest(argv=argv), self.assertRaises(SystemExit) as raised:
+                parse_quietly(argv)
+            self.assertEqual(raised.exception.code, 2)
+
+    def test_list_parsers_name_the_choices(self):
+        with self.assertRaisesRegex(argparse.ArgumentTypeError, "mobilenet_v2"):
+            model_list("alexnet")
+
+
+class StatsTest(unittest.TestCase):
+    def test_median_of_odd_and_even_counts(self):
+        self.assertEqual(median([3.0, 1.0, 2.0]), 2.0)
+        self.assertEqual(median([4.0, 1.0, 3.0, 2.0]), 2.5)
+        with self.assertRaises(ValueError):
+            median([])
+
+    def test_summary(self):
+        summary = summarize([5.0, 1.0, 3.0, 7.0])
+        self.assertEqual((summary.count, summary.min, summary.median, summary.max,
+                          summary.mean), (4, 1.0, 4.0, 7.0, 4.0))
+
+    def test_cosine(self):
+        a = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+        self.assertAlmostEqual(cosine(a, a), 1.0, places=12)
+        self.assertAlmostEqual(cosine(a, 10 * a.reshape(1, 3)), 1.0, places=12)
+        self.assertAlmostEqual(cosine([1.0, 0.0], [0.0, 1.0]), 0.0)
+        self.assertAlmostEqual(cosine(a, -a), -1.0, places=12)
+        self.assertEqual(cosine([0.0, 0.0], [0.0, 0.0]), 1.0)
+        self.assertEqual(cosine([0.0, 0.0], [1.0, 0.0]), 0.0)
+        self.assertEqual(cosine([np.nan, 1.0], [1.0, 1.0]), 0.0)
+        with self.assertRaises(ValueError):
+            cosine([1.0], [1.0, 2.0])
+
+    def test_fastest_skips_missing_values_and_keeps_the_first_of_a_tie(self):
+        self.assertEqual(fastest({"ort": 5.0, "ncnn": None, "mnn": 4.0}), ("mnn", 4.0))
+        self.assertEqual(fastest({"ort": 4.0, "mnn": 4.0}), ("ort", 4.0))
+        self.assertIsNone(fastest({"ort": None}))
+
+    def test_ratio_and_geometric_mean(self):
+        self.assertEqual(ratio(6.0, 4.0), 1.5)
+        self.assertIsNone(ratio(None, 4.0))
+        self.assertIsNone(ratio(6.0, 0.0))
+        self.assertAlmostEqual(geometric_mean([2.0, 8.0, None]), 4.0)
+        self.assertIsNone(geometric_mean([None]))
+
+    def test_rotation_moves_a_different_engine_first(self):
+        engines = ["mace", "ort", "ncnn"]
+        self.assertEqual(rotated(engines, 0), engines)
+        self.assertEqual(rotated(engines, 1), ["ort", "ncnn", "mace"])
+        self.assertEqual(rotated(engines, 5), ["ncnn", "mace", "ort"])
+        self.assertEqual(rotated([], 3), [])
+
+
+def make_run(engine, median_ms, threads=1, model="m", status=OK, **extra):
+    return EngineRun(model=model, engine=engine, threads=threads, status=status,
+                     median_ms=median_ms, init_ms=extra.pop("init_ms", 10.0),
+                     peak_rss_mib=extra.pop("peak_rss_mib", 50.0),
+                     base_rss_mib=extra.pop("base_rss_mib", 20.0), rounds=10, **extra)
+
+
+class CombineTest(unittest.TestCase):
+    def test_repeats_take_medians_extremes_and_the_worst_cosine(self):
+        runs = [make_run("ort", 3.0, min_ms=2.0, max_ms=9.0, cosine=0.9999),
+                make_run("ort", 1.0, min_ms=0.5, max_ms=4.0, cosine=1.0, peak_rss_mib=70.0),
+                make_run("ort", 2.0, min_ms=1.5, max_ms=3.0, cosine=0.99995)]
+        combined = combine(runs)
+        self.assertEqual(combined.median_ms, 2.0)
+        self.assertEqual((combined.min_ms, combined.max_ms), (0.5, 9.0))
+        self.assertEqual(combined.peak_rss_mib, 70.0)
+        self.assertEqual(combined.cosine, 0.9999)
+        self.assertEqual((combined.rounds, combined.processes, combined.status), (30, 3, OK))
+
+    def test_one_failed_process_fails_the_cell(self):
+        bad = EngineRun(model="m", engine="mnn", threads=1, error="boom")
+        combined = combine([make_run("mnn", 1.0), bad])
+        self.assertEqual((combined.status, combined.error, combined.processes),
+                         (FAILED, "boom", 2))
+        self.assertFalse(combined.timed)
+
+    def test_unchecked_stays_unchecked_and_cells_must_match(self):
+        self.assertEqual(combine([make_run("ort", 1.0),
+                                  make_run("ort", 2.0, status=UNCHECKED)]).status, UNCHECKED)
+        with self.assertRaises(ValueError):
+            combine([make_run("ort", 1.0), make_run("ort", 1.0, threads=2)])
+
+    def test_json_round_trip(self):
+        run = make_run("mace", 1.25, cosine=0.999999)
+        self.assertEqual(EngineRun.from_json(json.loads(json.dumps(run.to_json()))), run)
+
+
+def make_info(**changes):
+    info = report.RunInfo(
+        command="tools/peer_bench.py --rounds 5", started="2026-01-02T03:04:05+00:00",
+        duration_s=90.0, cpu_model="Test CPU", cores=2, isa=["avx2", "fma"],
+        load_start=(1.0, 0.5, 0.25), load_end=(2.0, 1.0, 0.5),
+        versions={"MACE": "abc", "onnxruntime": "1.20.1"}, seed=7, rounds=5, repeats=1,
+        models=["m"], engines=["mace", "ort", "ncnn", "mnn", "ncnn_default"], threads=[1, 2])
+    for key, value in changes.items():
+        setattr(info, key, value)
+    return info
+
+
+def sample_runs():
+    return [
+        make_run("mace", 6.0), make_run("ort", 4.0), make_run("ncnn", 5.0),
+        make_run("mnn", 3.0, status=WRONG, error="cosine 0.5"),
+        make_run("ncnn_default", 1.0),
+        make_run("mace", 2.0, threads=2), make_run("ort", 4.0, threads=2),
+        EngineRun(model="m", engine="ncnn", threads=2, error="pnnx failed"),
+        make_run("mnn", 2.5, threads=2, status=UNCHECKED),
+        make_run("ncnn_default", 3.0, threads=2),
+    ]
+
+
+class ReportTest(unittest.TestCase):
+    def test_fastest_peer_is_fp32_only_and_skips_wrong_outputs(self):
+        cells = {run.engine: run for run in sample_runs()[:5]}
+        self.assertEqual(report.fastest_peer(cells), ("ort", 4.0))
+        self.assertEqual(report.mace_ratio(cells), 1.5)
+
+    def test_latency_table_rows(self):
+        table = report.latency_table(make_info(), sample_runs()).splitlines()
+        self.assertEqual(len(table), 4)
+        header = [cell.strip() for cell in table[0].strip("|").split("|")]
+        self.assertEqual(header, ["model", "threads", "MACE ms", "ORT ms", "ncnn ms", "MNN ms",
+                                  "fastest peer", "MACE / fastest", "ncnn defaults ms"])
+        one = [cell.strip() for cell in table[2].strip("|").split("|")]
+        self.assertEqual(one, ["m", "1", "6.00", "4.00", "5.00", "wrong output", "ORT",
+                               "1.50x", "1.00"])
+        two = [cell.strip() for cell in table[3].strip("|").split("|")]
+        self.assertEqual(two, ["m", "2", "2.00", "4.00", "failed", "2.50 (unchecked)", "MNN",
+                               "0.80x", "3.00"])
+        rule = [cell.strip() for cell in table[1].strip("|").split("|")]
+        self.assertTrue(rule[0].endswith("-") and rule[1].endswith(":"))
+        self.assertTrue(rule[6].endswith("-"))  # fastest peer: text, left-aligned
+
+    def test_ratio_summary_is_a_geometric_mean_per_thread_count(self):
+        line = report.ratio_summary(make_info(), sample_runs())[0]
+        self.assertIn("1 thread: 1.50x over 1 model", line)
+        self.assertIn("2 threads: 0.80x over 1 model", line)
+        self.assertEqual(report.ratio_summary(make_info(engines=["ort"]), []), [])
+
+    def test_init_and_memory_tables(self):
+        init = report.init_table(make_info(), sample_runs()).splitlines()
+        self.assertEqual([c.strip() for c in init[0].strip("|").split("|")],
+                         ["model", "threads", "MACE", "ORT", "ncnn", "MNN", "ncnn defaults"])
+        self.assertEqual([c.strip() for c in init[3].strip("|").split("|")][2:],
+                         ["10.00", "10.00", "failed", "10.00", "10.00"])
+        memory = report.memory_table(make_info(), sample_runs())
+        self.assertIn("50.0 (+30.0)", memory)
+        self.assertIn("failed", memory.splitlines()[3])
+
+    def test_table_alignment(self):
+        table = report.markdown_table(["name", "n", "who"], [["a", "10", "x"]], "lrl")
+        self.assertEqual(table.splitlines(), ["| name |   n | who |",
+                                              "| ---- | --: | --- |",
+                                              "| a    |  10 | x   |"])
+
+    def test_markdown_has_the_header_the_tables_and_the_problems(self):
+        profiles = {"m": [report.OpShare("Conv2D", 3, 4.5, 0.75),
+                          report.OpShare("Pooling", 1, 1.5, 0.25)]}
+        text = report.markdown(make_info(notes=["a note"]), sample_runs(), profiles)
+        for fragment in ("# MACE and its peers", "`tools/peer_bench.py --rounds 5`",
+                         "Test CPU, 2 cores (avx2, fma)", "1.00 / 0.50 / 0.25 at the start",
+                         "seed 7", "onnxruntime 1.20.1", "## Latency", "## Init time",
+                         "## Peak memory", "the run took 1 min 30 s",
+                         "- m: Conv2D 75% (3 ops, 4.50 ms), Pooling 25%", "- a note",
+                         "## Problems", "ncnn: pnnx failed", "MNN: cosine 0.5",
+                         "## Every run"):
+            self.assertIn(fragment, text)
+
+    def test_json_holds_every_run(self):
+        document = json.loads(report.json_text(make_info(), sample_runs()))
+        self.assertEqual(len(document["runs"]), 10)
+        self.assertEqual(document["info"]["seed"], 7)
+
+    def test_number_formats(self):
+        self.assertEqual(report.fmt_ms(123.456), "123.5")
+        self.assertEqual(report.fmt_ms(1.234), "1.23")
+        self.assertEqual(report.fmt_ms(None), "-")
+        self.assertEqual(report.fmt_ratio(0.5), "0.50x")
+
+
+class MaceOutputTest(unittest.TestCase):
+    def test_op_shares_sum_the_per_op_table_by_type(self):
+        stdout = "\n".join([
+            "runs: 10  min 1.000 ms  median 1.100 ms  max 1.500 ms", "",
+            "   #  type                   name                              median ms   share"
+            "         MACs  output shape",
+            "   0  Conv2D                 conv_0                               0.6000  60.00%"
+            "      1000000  [1,8,4,4]",
+            "   1  Pooling                pool                                 0.1000  10.00%"
+            "            0  [1,8,2,2]",
+            "   2  Conv2D                 conv_1                               0.3000  30.00%"
+            "       500000  [1,8,2,2]",
+            "sum of op medians: 1.000 ms"])
+        shares = op_shares(stdout)
+        self.assertEqual([(s.op_type, s.count) for s in shares], [("Conv2D", 2), ("Pooling", 1)])
+        self.assertAlmostEqual(shares[0].share, 0.9)
+        self.assertEqual(op_shares("no table"), [])
+
+
+class ExplicitSplitTest(unittest.TestCase):
+    def make_model(self):
+        from onnx import TensorProto, helper
+        nodes = [helper.make_node("Relu", ["x"], ["r"]),
+                 helper.make_node("Split", ["r"], ["a", "b"], name="even", axis=1),
+                 helper.make_node("Concat", ["b", "a"], ["y"], axis=1)]
+        graph = helper.make_graph(
+            nodes, "splits", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6, 2])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 2])])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+    def test_even_splits_get_sizes_and_compute_the_same(self):
+        import onnxruntime as ort
+        from onnx import numpy_helper
+        model = self.make_model()
+        image = np.random.default_rng(3).standard_normal((1, 6, 2)).astype(np.float32)
+        session = ort.InferenceSession(model.SerializeToString(),
+                                       providers=["CPUExecutionProvider"])
+        before = session.run(None, {"x": image})[0]
+        self.assertEqual(len(onnx_split.implicit_splits(model)), 1)
+        self.assertEqual(onnx_split.make_explicit(model, image), 1)
+        self.assertEqual(onnx_split.implicit_splits(model), [])
+        sizes = {t.name: numpy_helper.to_array(t).tolist() for t in model.graph.initializer}
+        self.assertEqual(list(sizes.values()), [[3, 3]])
+        session = ort.InferenceSession(model.SerializeToString(),
+                                       providers=["CPUExecutionProvider"])
+        np.testing.assert_array_equal(session.run(None, {"x": image})[0], before)
+        self.assertEqual(onnx_split.make_explicit(model, image), 0)
+
+
+class ChildTest(unittest.TestCase):
+    def test_peak_rss_is_the_childs_own(self):
+        # Not floored at this process's size (which wait4's ru_maxrss would be).
+        ballast = bytearray(96 << 20)
+        ballast[::4096] = b"x" * len(ballast[::4096])
+        grow = ("import time; b = bytearray(64 << 20); b[::4096] = b'x' * len(b[::4096]); "
+                "del b; time.sleep(0.3)")
+        big = run_child([sys.executable, "-c", grow], timeout=60)
+        small = run_child([sys.executable, "-S", "-c", "import time; time.sleep(0.3)"],
+                          timeout=60)
+        self.assertEqual(big.returncode, 0, big.stderr)
+        self.assertGreater(big.peak_rss_kib, 64 << 10)
+        self.assertGreater(small.peak_rss_kib, 0)
+        self.assertLess(small.peak_rss_kib, 48 << 10)
+        del ballast
+
+    def test_failure_and_timeout_give_one_line(self):
+        failed = run_child([sys.executable, "-c", "import sys; sys.exit('error: no model')"],
+                           timeout=60)
+        self.assertEqual((failed.returncode, failed.last_line()), (1, "error: no model"))
+        slow = run_child([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.5)
+        self.assertTrue(slow.timed_out)
+        self.assertLess(slow.wall_s, 20)
+        self.assertEqual(slow.last_line(), "timed out")
+
+
+if __name__ == "__main__":
+    unittest.main()
