@@ -104,6 +104,7 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
   memory_report_.lower_bound_bytes = plan.lower_bound;
   memory_report_.plan_micros = plan_micros;
   memory_report_.weights_bytes = workspace_->weights_bytes();
+  if (runtime_ != nullptr) runtime_->ReportMemory(&memory_report_);
   for (size_t r = 0; r < order.size(); ++r) {
     Tensor* tensor = order[r];
     tensor->SetBuffer(arena + plan.offsets[r], records[r].size);

@@ -11,6 +11,7 @@
 
 namespace mace {
 
+class PersistentArena;
 class ScratchBuffer;
 class ThreadPool;
 
@@ -33,6 +34,11 @@ class Runtime {
   // none; kernels then run single-threaded with their own scratch.
   virtual ThreadPool* thread_pool() { return nullptr; }
   virtual ScratchBuffer* scratch() { return nullptr; }
+  // Engine-lifetime memory for what ops derive from weights in Prepare
+  // (packed panels, transformed filters). Null where the runtime has none.
+  virtual PersistentArena* persistent_arena() { return nullptr; }
+  // Adds the runtime's own memory (persistent arena, scratch) to a report.
+  virtual void ReportMemory(MemoryReport* /*report*/) const {}
 };
 
 }  // namespace mace

@@ -132,8 +132,8 @@ class Conv2DOp : public Operation {
     fast_.reset();
     const KernelTable* table = ActiveKernelTable();
     if (table == nullptr || !Input(1)->is_weight()) return MaceStatus();
-    fast_ =
-        CreateConv2dKernel(*table, params_, Input(1)->data<float>(), static_cast<int>(winograd_));
+    fast_ = CreateConv2dKernel(*table, params_, Input(1)->data<float>(),
+                               static_cast<int>(winograd_), ContextArena(context));
     if (fast_ == nullptr) return MaceStatus();
     VLOG(2) << Describe() << ": " << table->name << " " << fast_->name();
     return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));

@@ -104,7 +104,7 @@ class FullyConnectedOp : public Operation {
     }
     // weight[o][k] is B^T: B's columns are its rows.
     weight_.Pack(Input(1)->data<float>(), params_.out_features, params_.in_features,
-                 params_.in_features, 1, table_->nr);
+                 params_.in_features, 1, table_->nr, ContextArena(context));
     fused_ = FuseActivation(params_.activation, &epilogue_);
     GemmOperand weight;
     weight.packed = &weight_;

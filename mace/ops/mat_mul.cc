@@ -150,7 +150,8 @@ class MatMulOp : public Operation {
                                    [](int64_t stride) { return stride == 0; });
     if (Input(1)->is_weight() && one_b) {
       const GemmOperand b = OperandB(Input(1)->data<float>());
-      packed_b_.Pack(b.data, params_.n, params_.k, b.stride, b.depth_stride, table_->nr);
+      packed_b_.Pack(b.data, params_.n, params_.k, b.stride, b.depth_stride, table_->nr,
+                     ContextArena(context));
     }
     const int64_t floats = GemmScratchFloatsPerThread(*table_, params_.m, params_.n, params_.k,
                                                       OperandA(nullptr), OperandB(nullptr));

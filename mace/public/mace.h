@@ -127,7 +127,8 @@ struct TensorPlacement {
 struct MemoryReport {
   std::string strategy;
   int64_t arena_bytes = 0;         // planned arena for intermediates
-  int64_t persistent_bytes = 0;    // arena for persistent tensors
+  int64_t persistent_bytes = 0;    // arena of packed weights, for the engine's lifetime
+  int64_t scratch_bytes = 0;       // kernel scratch shared by all ops
   int64_t weights_bytes = 0;       // constant tensors
   int64_t naive_bytes = 0;         // one buffer per tensor, no sharing
   int64_t lower_bound_bytes = 0;   // max bytes live at any op

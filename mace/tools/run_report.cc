@@ -133,8 +133,9 @@ void PrintMemoryReport(const MemoryReport& report) {
               report.plan_micros / 1000.0);
   std::printf("  CPU_BUFFER arena : %12lld bytes (%.3f MiB)\n",
               static_cast<long long>(report.arena_bytes), MiB(report.arena_bytes));
-  std::printf("  persistent       : %12lld bytes\n",
-              static_cast<long long>(report.persistent_bytes));
+  std::printf("  persistent arena : %12lld bytes (%.3f MiB, packed weights)\n",
+              static_cast<long long>(report.persistent_bytes), MiB(report.persistent_bytes));
+  std::printf("  kernel scratch   : %12lld bytes\n", static_cast<long long>(report.scratch_bytes));
   std::printf("  weights          : %12lld bytes (%.3f MiB)\n",
               static_cast<long long>(report.weights_bytes), MiB(report.weights_bytes));
   std::printf("  naive sum        : %12lld bytes\n", static_cast<long long>(report.naive_bytes));

@@ -54,7 +54,7 @@ void PackIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t dep
 }
 
 Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params,
-                       const float* filter)
+                       const float* filter, PersistentArena* arena)
     : table_(table), params_(params) {
   const int64_t in_per_group = params.in_channels / params.group;
   m_ = params.out_channels / params.group;
@@ -67,7 +67,7 @@ Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params
   filters_.resize(params.group);
   for (int64_t g = 0; g < params.group; ++g) {
     // OIHW is already [out channel][(ic, kh, kw)]: A rows with unit depth stride.
-    filters_[g].Pack(filter + g * m_ * k_, m_, k_, k_, 1, table.mr);
+    filters_[g].Pack(filter + g * m_ * k_, m_, k_, k_, 1, table.mr, arena);
   }
 }
 

@@ -31,7 +31,9 @@ void PackIm2col(const void* source, int64_t pixel0, int64_t pixels, int64_t dept
 
 class Conv2dGemm : public Conv2dKernel {
  public:
-  Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params, const float* filter);
+  // The packed filter goes to `arena` when one is given.
+  Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
+             PersistentArena* arena = nullptr);
   const char* name() const override { return direct_ ? "gemm_1x1" : "gemm_im2col"; }
   int64_t ScratchBytes(int threads) const override;
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,

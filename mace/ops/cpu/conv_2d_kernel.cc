@@ -54,7 +54,8 @@ ref::DepthwiseConv2dParams AsDepthwise(const ref::Conv2DParams& p) {
 
 std::unique_ptr<Conv2dKernel> CreateConv2dKernel(const KernelTable& table,
                                                  const ref::Conv2DParams& params,
-                                                 const float* filter, int winograd) {
+                                                 const float* filter, int winograd,
+                                                 PersistentArena* arena) {
   if (params.group > 1 && params.group == params.in_channels &&
       params.group == params.out_channels) {
     const ref::DepthwiseConv2dParams depthwise = AsDepthwise(params);
@@ -63,9 +64,9 @@ std::unique_ptr<Conv2dKernel> CreateConv2dKernel(const KernelTable& table,
     }
   }
   if ((winograd == 2 || winograd == 4) && Conv2dWinograd::Supports(params)) {
-    return std::make_unique<Conv2dWinograd>(table, params, filter, winograd);
+    return std::make_unique<Conv2dWinograd>(table, params, filter, winograd, arena);
   }
-  return std::make_unique<Conv2dGemm>(table, params, filter);
+  return std::make_unique<Conv2dGemm>(table, params, filter, arena);
 }
 
 }  // namespace ops

@@ -11,6 +11,7 @@
 
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/ref/conv_2d.h"
+#include "mace/runtimes/cpu/persistent_arena.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
 namespace mace {
@@ -35,9 +36,11 @@ class Conv2dKernel {
 //   - winograd 2 or 4 on an ungrouped 3x3 stride-1 undilated conv: Winograd;
 //   - anything else: GEMM over the packed filter, reading the input directly
 //     for 1x1 stride-1 unpadded convs and through im2col packing otherwise.
+// Packed filters go to `arena` (the engine's persistent arena) when given.
 std::unique_ptr<Conv2dKernel> CreateConv2dKernel(const KernelTable& table,
                                                  const ref::Conv2DParams& params,
-                                                 const float* filter, int winograd);
+                                                 const float* filter, int winograd,
+                                                 PersistentArena* arena = nullptr);
 
 }  // namespace ops
 }  // namespace mace

@@ -61,7 +61,7 @@ bool Conv2dWinograd::Supports(const ref::Conv2DParams& p) {
 }
 
 Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams& params,
-                               const float* filter, int tile)
+                               const float* filter, int tile, PersistentArena* arena)
     : table_(table), params_(params), tile_(tile), alpha_(tile + 2) {
   tiles_h_ = CeilDiv(params.out_h, tile);
   tiles_w_ = CeilDiv(params.out_w, tile);
@@ -90,7 +90,7 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   transformed_filter_.resize(positions);
   for (int xi = 0; xi < positions; ++xi) {
     transformed_filter_[xi].Pack(u.data() + xi * oc_count * ic_count, oc_count, ic_count, ic_count,
-                                 1, table.mr);
+                                 1, table.mr, arena);
   }
 }
 

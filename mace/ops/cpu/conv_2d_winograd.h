@@ -27,9 +27,9 @@ class Conv2dWinograd : public Conv2dKernel {
  public:
   static bool Supports(const ref::Conv2DParams& params);
 
-  // `tile` is 2 or 4.
+  // `tile` is 2 or 4. The transformed filter goes to `arena` when given.
   Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
-                 int tile);
+                 int tile, PersistentArena* arena = nullptr);
   const char* name() const override { return tile_ == 2 ? "winograd_2x2" : "winograd_4x4"; }
   int64_t ScratchBytes(int threads) const override;
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,

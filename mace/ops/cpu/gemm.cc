@@ -220,12 +220,21 @@ void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, i
 }
 
 void PackedPanels::Pack(const float* src, int64_t rows, int64_t depth, int64_t stride,
-                        int64_t depth_stride, int width) {
+                        int64_t depth_stride, int width, PersistentArena* arena) {
   rows_ = rows;
   depth_ = depth;
   width_ = width;
-  data_.assign(RoundUp(rows, width) * depth, 0.f);
-  PackPanels(src, rows, depth, stride, depth_stride, width, data_.data());
+  const int64_t floats = RoundUp(rows, width) * depth;
+  void* block = arena != nullptr ? arena->Allocate(floats * int64_t{sizeof(float)}) : nullptr;
+  own_.clear();
+  if (block != nullptr) {
+    data_ = static_cast<float*>(block);
+  } else {
+    // No arena, or it could not grow: storage of our own.
+    own_.assign(floats, 0.f);
+    data_ = own_.data();
+  }
+  PackPanels(src, rows, depth, stride, depth_stride, width, data_);
 }
 
 int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t n, int64_t k,

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "mace/ops/cpu/kernel_table.h"
+#include "mace/runtimes/cpu/persistent_arena.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
 namespace mace {
@@ -32,19 +33,32 @@ namespace ops {
 void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, int64_t depth_stride,
                 int width, float* dst);
 
-// A whole operand packed once, e.g. a weight matrix in Prepare.
+// A whole operand packed once, e.g. a weight matrix in Prepare. The panels
+// live in the engine's persistent arena when one is given (so the memory
+// report counts them), else in storage of their own.
 class PackedPanels {
  public:
+  // Movable (a moved vector keeps its buffer, so data_ stays valid), not
+  // copyable (a copy would point into the original's storage).
+  PackedPanels() = default;
+  PackedPanels(PackedPanels&&) = default;
+  PackedPanels& operator=(PackedPanels&&) = default;
+  PackedPanels(const PackedPanels&) = delete;
+  PackedPanels& operator=(const PackedPanels&) = delete;
+
   void Pack(const float* src, int64_t rows, int64_t depth, int64_t stride, int64_t depth_stride,
-            int width);
+            int width, PersistentArena* arena = nullptr);
   // Panel `index` covers rows [index * width, (index + 1) * width).
-  const float* Panel(int64_t index) const { return data_.data() + index * width_ * depth_; }
+  const float* Panel(int64_t index) const { return data_ + index * width_ * depth_; }
   int64_t rows() const { return rows_; }
   int64_t depth() const { return depth_; }
   int width() const { return width_; }
+  // Whether the panels are in a persistent arena rather than own storage.
+  bool in_arena() const { return data_ != nullptr && own_.empty(); }
 
  private:
-  std::vector<float> data_;
+  float* data_ = nullptr;
+  std::vector<float> own_;
   int64_t rows_ = 0, depth_ = 0;
   int width_ = 0;
 };

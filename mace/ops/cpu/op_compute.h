@@ -8,6 +8,7 @@
 
 #include "mace/core/operation.h"
 #include "mace/core/runtime.h"
+#include "mace/runtimes/cpu/persistent_arena.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
@@ -16,6 +17,12 @@ namespace ops {
 
 inline ThreadPool* ContextPool(const OpContext* context) {
   return context != nullptr && context->runtime != nullptr ? context->runtime->thread_pool()
+                                                           : nullptr;
+}
+
+// Where Prepare puts packed weights; null means the kernel keeps its own.
+inline PersistentArena* ContextArena(const OpContext* context) {
+  return context != nullptr && context->runtime != nullptr ? context->runtime->persistent_arena()
                                                            : nullptr;
 }
 

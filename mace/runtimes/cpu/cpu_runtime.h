@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mace/core/runtime.h"
+#include "mace/runtimes/cpu/persistent_arena.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
@@ -27,6 +28,11 @@ class CpuRuntime : public Runtime {
   MaceStatus BeforeRun() override;
   ThreadPool* thread_pool() override { return pool_.get(); }
   ScratchBuffer* scratch() override { return &scratch_; }
+  PersistentArena* persistent_arena() override { return &persistent_; }
+  void ReportMemory(MemoryReport* report) const override {
+    report->persistent_bytes = persistent_.reserved_bytes();
+    report->scratch_bytes = scratch_.size();
+  }
 
   int num_threads() const { return pool_ != nullptr ? pool_->num_threads() : num_threads_; }
   CPUAffinityPolicy affinity_policy() const { return policy_; }
@@ -36,6 +42,7 @@ class CpuRuntime : public Runtime {
   CPUAffinityPolicy policy_;
   std::unique_ptr<ThreadPool> pool_;
   ScratchBuffer scratch_;
+  PersistentArena persistent_;
 };
 
 }  // namespace mace

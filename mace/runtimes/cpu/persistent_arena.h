@@ -1,0 +1,81 @@
+// Memory that lives as long as the engine: weights repacked for the fast
+// kernels (GEMM panels, Winograd-transformed filters). Ops allocate from it
+// in Prepare and keep the pointers; nothing is freed until the arena goes.
+//
+// It is kept apart from the planned arena of intermediates, which is reused
+// on every run, and from the scratch buffer, which is reused by every op.
+// Blocks are carved from large chunks, so hundreds of small packed tensors
+// cost a handful of allocations and the memory report can give one number.
+#ifndef MACE_RUNTIMES_CPU_PERSISTENT_ARENA_H_
+#define MACE_RUNTIMES_CPU_PERSISTENT_ARENA_H_
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace mace {
+
+class PersistentArena {
+ public:
+  static constexpr int64_t kAlignment = 64;
+  static constexpr int64_t kChunkBytes = int64_t{1} << 20;
+
+  PersistentArena() = default;
+  PersistentArena(const PersistentArena&) = delete;
+  PersistentArena& operator=(const PersistentArena&) = delete;
+
+  // A zero-filled, 64-byte aligned block of `bytes`, or null if memory ran
+  // out or `bytes` is negative. A zero-byte request gets a valid pointer.
+  void* Allocate(int64_t bytes) {
+    if (bytes < 0) return nullptr;
+    const int64_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    if (chunks_.empty() || chunk_used_ + rounded > chunk_size_) {
+      // A request larger than a chunk gets a chunk of its own size, so the
+      // space left in the current chunk is not thrown away for it.
+      const int64_t size = rounded > kChunkBytes ? rounded : kChunkBytes;
+      void* chunk = std::aligned_alloc(kAlignment, static_cast<size_t>(size));
+      if (chunk == nullptr) return nullptr;
+      if (rounded > kChunkBytes && !chunks_.empty()) {
+        chunks_.insert(chunks_.end() - 1, Chunk(chunk));
+        reserved_bytes_ += size;
+        used_bytes_ += rounded;
+        return ZeroFilled(chunk, rounded);
+      }
+      chunks_.emplace_back(chunk);
+      chunk_size_ = size;
+      chunk_used_ = 0;
+      reserved_bytes_ += size;
+    }
+    void* block = static_cast<char*>(chunks_.back().get()) + chunk_used_;
+    chunk_used_ += rounded;
+    used_bytes_ += rounded;
+    return ZeroFilled(block, rounded);
+  }
+
+  // Bytes handed out (rounded to the alignment), and bytes held from the OS.
+  int64_t used_bytes() const { return used_bytes_; }
+  int64_t reserved_bytes() const { return reserved_bytes_; }
+
+ private:
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  using Chunk = std::unique_ptr<void, Free>;
+
+  static void* ZeroFilled(void* block, int64_t bytes) {
+    std::memset(block, 0, static_cast<size_t>(bytes));
+    return block;
+  }
+
+  std::vector<Chunk> chunks_;  // the last one is the one being filled
+  int64_t chunk_size_ = 0;
+  int64_t chunk_used_ = 0;
+  int64_t used_bytes_ = 0;
+  int64_t reserved_bytes_ = 0;
+};
+
+}  // namespace mace
+
+#endif  // MACE_RUNTIMES_CPU_PERSISTENT_ARENA_H_

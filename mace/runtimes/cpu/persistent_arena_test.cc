@@ -1,0 +1,74 @@
+#include "mace/runtimes/cpu/persistent_arena.h"
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/runtimes/cpu/cpu_runtime.h"
+
+namespace mace {
+namespace {
+
+bool Aligned(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) % PersistentArena::kAlignment == 0;
+}
+
+TEST(PersistentArenaTest, BlocksAreAlignedZeroedAndDisjoint) {
+  PersistentArena arena;
+  EXPECT_EQ(arena.used_bytes(), 0);
+  EXPECT_EQ(arena.reserved_bytes(), 0);
+  std::vector<unsigned char*> blocks;
+  const int64_t sizes[] = {1, 63, 64, 65, 4000, 0, 100000};
+  for (int64_t size : sizes) {
+    auto* block = static_cast<unsigned char*>(arena.Allocate(size));
+    ASSERT_NE(block, nullptr) << size;
+    EXPECT_TRUE(Aligned(block)) << size;
+    for (int64_t i = 0; i < size; ++i) ASSERT_EQ(block[i], 0) << size;
+    std::memset(block, 0xab, static_cast<size_t>(size));
+    blocks.push_back(block);
+  }
+  // Writing every block in full never touched another one.
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    for (int64_t i = 0; i < sizes[b]; ++i) ASSERT_EQ(blocks[b][i], 0xab);
+  }
+  // 1, 63, 64 -> 64 each; 65 -> 128; 4000 -> 4032; 0 -> 0; 100000 -> 100032.
+  EXPECT_EQ(arena.used_bytes(), 64 * 3 + 128 + 4032 + 100032);
+  EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kChunkBytes);
+  EXPECT_EQ(arena.Allocate(-1), nullptr);
+}
+
+TEST(PersistentArenaTest, LargeBlocksGetChunksOfTheirOwn) {
+  PersistentArena arena;
+  ASSERT_NE(arena.Allocate(1000), nullptr);
+  const int64_t big = 3 * PersistentArena::kChunkBytes + 5;
+  auto* large = static_cast<unsigned char*>(arena.Allocate(big));
+  ASSERT_NE(large, nullptr);
+  EXPECT_TRUE(Aligned(large));
+  large[big - 1] = 1;
+  // The small chunk keeps filling after the large one.
+  auto* small = static_cast<unsigned char*>(arena.Allocate(1000));
+  ASSERT_NE(small, nullptr);
+  EXPECT_TRUE(small >= large + big || small + 1000 <= large);
+  const int64_t big_rounded = (big + 63) / 64 * 64;
+  EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kChunkBytes + big_rounded);
+  EXPECT_EQ(arena.used_bytes(), 1024 + big_rounded + 1024);
+  // A block that no longer fits opens a new chunk.
+  ASSERT_NE(arena.Allocate(PersistentArena::kChunkBytes - 1024), nullptr);
+  EXPECT_EQ(arena.reserved_bytes(), 2 * PersistentArena::kChunkBytes + big_rounded);
+}
+
+TEST(PersistentArenaTest, CpuRuntimeReportsItsMemory) {
+  CpuRuntime runtime(1, CPUAffinityPolicy::AFFINITY_NONE);
+  ASSERT_TRUE(runtime.Init().ok());
+  ASSERT_NE(runtime.persistent_arena(), nullptr);
+  ASSERT_NE(runtime.persistent_arena()->Allocate(256), nullptr);
+  ASSERT_TRUE(runtime.scratch()->Reserve(1000));
+  MemoryReport report;
+  runtime.ReportMemory(&report);
+  EXPECT_EQ(report.persistent_bytes, PersistentArena::kChunkBytes);
+  EXPECT_EQ(report.scratch_bytes, 1024);
+}
+
+}  // namespace
+}  // namespace mace
