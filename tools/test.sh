@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: host unit and end-to-end tests, the Python tools and
 # converter, the arm64 build under qemu-aarch64 (and armv7 under qemu-arm when
-# its libraries are installed), a sanitizer (ASan + UBSan) pass over the
-# engine, and a short fuzzing run of the model loader.
+# its libraries are installed), each also on a baseline CPU model, a sanitizer
+# (ASan + UBSan) pass over the engine, and a short fuzzing run of the model
+# loader.
 #
 #   tools/test.sh                 everything below
 #   tools/test.sh --host-only     host tests only (C++ and Python)
@@ -69,6 +70,12 @@ python_tests
 step "aarch64: cross build, tests under qemu-aarch64"
 bazel_tests --config=aarch64 --build_tests_only //mace/... //test/...
 
+# qemu's default CPU has every optional feature; a Cortex-A53 has only the
+# baseline, so the kernels' runtime dispatch is checked on both.
+step "aarch64 baseline: CPU kernel and runtime tests under qemu-aarch64 -cpu cortex-a53"
+bazel_tests --config=aarch64 --test_env=MACE_QEMU_CPU=cortex-a53 //mace/ops:all \
+  //mace/runtimes/cpu:all
+
 armhf_ready() {
   local pkg
   for pkg in libprotobuf-lite32:armhf g++-arm-linux-gnueabihf; do
@@ -78,6 +85,9 @@ armhf_ready() {
 if armhf_ready; then
   step "armv7: cross build, tests under qemu-arm"
   bazel_tests --config=armhf --build_tests_only //mace/... //test/...
+  step "armv7 baseline: CPU kernel and runtime tests under qemu-arm -cpu cortex-a7"
+  bazel_tests --config=armhf --test_env=MACE_QEMU_CPU=cortex-a7 //mace/ops:all \
+    //mace/runtimes/cpu:all
 else
   step "armv7: skipped (bootstrap could not install the armhf toolchain and libraries)"
 fi
