@@ -1,8 +1,9 @@
 """A numpy implementation of the TensorFlow ops the converter supports, run
-straight from a frozen GraphDef in TensorFlow's own NHWC layout. It is the
-source-framework reference for validating converted TensorFlow models when
-TensorFlow is not installed. It shares only the GraphDef parsing with the
-converter; the ops are written from TensorFlow's op definitions.
+straight from a frozen GraphDef in the graph's own layout (NHWC, or NCHW where
+an op's data_format says so). It is the source-framework reference for
+validating converted TensorFlow models when TensorFlow is not installed. It
+shares only the GraphDef parsing with the converter; the ops are written from
+TensorFlow's op definitions, and tests check them against TensorFlow itself.
 """
 from __future__ import annotations
 
@@ -26,9 +27,29 @@ def _op(*names: str):
     return register
 
 
-def _nhwc(attrs: dict) -> None:
-    if attrs.get("data_format", "NHWC") != "NHWC":
-        raise NotImplementedError("the numpy TensorFlow reference runs NHWC graphs only")
+_TO_NHWC, _TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
+
+
+def _image(fn: Op) -> Op:
+    """Lets an NHWC implementation run NCHW ops too: the image and the
+    per-dimension attributes move to NHWC, and the result moves back."""
+    def run(inputs, attrs):
+        data_format = attrs.get("data_format", "NHWC")
+        if data_format == "NHWC":
+            return fn(inputs, attrs)
+        if data_format != "NCHW" or inputs[0].ndim != 4:
+            raise NotImplementedError(f"{attrs['_op']} with data_format {data_format} on a "
+                                      f"rank-{inputs[0].ndim} input")
+        moved = dict(attrs, data_format="NHWC")
+        for key in ("strides", "ksize", "dilations"):
+            if attrs.get(key):
+                moved[key] = [attrs[key][axis] for axis in _TO_NHWC]
+        if attrs.get("explicit_paddings"):
+            pairs = np.reshape(attrs["explicit_paddings"], (4, 2))
+            moved["explicit_paddings"] = pairs[list(_TO_NHWC)].reshape(-1).tolist()
+        image = np.transpose(inputs[0], _TO_NHWC)
+        return np.transpose(fn([image] + list(inputs[1:]), moved), _TO_NCHW)
+    return run
 
 
 def _windows(x, ksize, strides, dilations, attrs, fill):
@@ -67,8 +88,8 @@ def _hw(attrs: dict, key: str) -> list[int]:
 
 
 @_op("Conv2D")
+@_image
 def _conv(inputs, attrs):
-    _nhwc(attrs)
     x, w = inputs
     win, _ = _windows(x, w.shape[:2], _hw(attrs, "strides"), _hw(attrs, "dilations"), attrs, 0)
     groups = x.shape[3] // w.shape[2]
@@ -79,8 +100,8 @@ def _conv(inputs, attrs):
 
 
 @_op("DepthwiseConv2dNative")
+@_image
 def _depthwise(inputs, attrs):
-    _nhwc(attrs)
     x, w = inputs
     win, _ = _windows(x, w.shape[:2], _hw(attrs, "strides"), _hw(attrs, "dilations"), attrs, 0)
     out = np.einsum("nyxijc,ijcm->nyxcm", win, w)
@@ -88,8 +109,8 @@ def _depthwise(inputs, attrs):
 
 
 @_op("MaxPool", "AvgPool")
+@_image
 def _pool(inputs, attrs):
-    _nhwc(attrs)
     fill = -np.inf if "Max" in attrs["_op"] else 0.0
     win, mask = _windows(inputs[0], _hw(attrs, "ksize"), _hw(attrs, "strides"), [1, 1],
                          attrs, fill)
@@ -100,13 +121,15 @@ def _pool(inputs, attrs):
 
 @_op("BiasAdd")
 def _bias_add(inputs, attrs):
-    _nhwc(attrs)
-    return inputs[0] + inputs[1]
+    x, bias = inputs
+    if attrs.get("data_format", "NHWC") == "NCHW":    # channels in dimension 1 at any rank
+        return x + bias.reshape((-1,) + (1,) * (x.ndim - 2))
+    return x + bias
 
 
 @_op("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
+@_image
 def _batch_norm(inputs, attrs):
-    _nhwc(attrs)
     x, scale, offset, mean, var = inputs[:5]
     return (x - mean) / np.sqrt(var + attrs.get("epsilon", 1e-4)) * scale + offset
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -98,6 +99,7 @@ def _onnx(model: ModelConfig, artifacts: ModelArtifacts, inputs: dict[str, np.nd
 
 
 def _tensorflow(model: ModelConfig, artifacts: ModelArtifacts, inputs: dict[str, np.ndarray]):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")    # no C++ start-up notes on stderr
     try:
         tf = importlib.import_module("tensorflow")
     except ImportError:

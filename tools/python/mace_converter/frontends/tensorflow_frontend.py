@@ -158,7 +158,11 @@ class TfImporter:
                 if name in self.graph.inputs:
                     continue
                 for source in nodes[name].input:
-                    source = source.lstrip("^").split(":")[0]
+                    # A control input orders side effects and carries no data
+                    # (frozen Keras models end in Identity <- "^NoOp").
+                    if source.startswith("^"):
+                        continue
+                    source = source.split(":")[0]
                     if not state.get(source):
                         stack.append((source, False))
         return order

@@ -84,8 +84,12 @@ def pool(node: TfNode) -> None:
 def bias_add(node: TfNode) -> None:
     if node.rank(0) == 4:
         x, layout = _image(node)
-    else:
+    elif node.rank(0) == 2 or node.attr("data_format", "NHWC") == "NCHW":
         x, layout = node.tf(0), "tf"
+    else:
+        # MACE's BiasAdd adds along dimension 1; NHWC puts channels last.
+        node.produce("Eltwise", [node.tf(0), node.tensor(1)], {"type": SUM})
+        return
     node.produce("BiasAdd", [x, node.tensor(1)], layout=layout)
 
 

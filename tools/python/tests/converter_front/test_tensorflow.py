@@ -1,7 +1,9 @@
-"""The TensorFlow frontend on the zoo's tiny frozen graph. TensorFlow itself
-is not a dependency (its wheel alone is 200 MB), so the expected outputs come
-from a direct NHWC numpy implementation of the graph, written here from
-TensorFlow's op definitions."""
+"""The TensorFlow frontend on the zoo's tiny frozen graph and on small
+graphs written with the converter's own schema. These tests need no
+TensorFlow: the expected outputs come from a direct NHWC numpy implementation
+of the graph, written here from TensorFlow's op definitions, and from the
+numpy TensorFlow reference. test_tensorflow_reference.py checks the same
+graphs, and more, against TensorFlow itself."""
 import tempfile
 import unittest
 from pathlib import Path
@@ -71,7 +73,7 @@ def reference(p: dict, x: np.ndarray) -> dict:
     return {"prob": e / e.sum(), "features": avg.reshape(1, -1), "merged": merged}
 
 
-def _more_ops_graph(path: Path) -> None:
+def write_more_ops_graph(path: Path) -> None:
     """Ops and attributes the tiny zoo graph does not use."""
     r = rng(32)
 
@@ -107,6 +109,25 @@ def _more_ops_graph(path: Path) -> None:
                     transpose_b=True, **f)
     w.node("mean", "Mean", [y, w.const("hw", np.array([1, 2], i32))], keep_dims=False, **f)
     w.node("out", "Relu6", [logits], **f)
+    path.write_bytes(w.serialize())
+
+
+def write_layout_edge_cases(path: Path) -> None:
+    """An NCHW convolution and bias, a BiasAdd on a rank-3 NHWC tensor, and
+    an output with a control input from an op the converter does not know."""
+    r = rng(34)
+    w = tiny.TfGraphWriter()
+    f = dict(T="DT_FLOAT")
+    x = w.node("x", "Placeholder", dtype="DT_FLOAT", shape=[1, 3, 6, 5])
+    y = w.node("conv", "Conv2D", [x, w.const("w", r.standard_normal((3, 3, 3, 4), np.float32))],
+               strides=[1, 1, 2, 1], padding="SAME", dilations=[1, 1, 1, 1], data_format="NCHW",
+               **f)
+    w.node("nchw_bias", "BiasAdd", [y, w.const("b", r.standard_normal(4, np.float32))],
+           data_format="NCHW", **f)
+    rows = w.node("rows", "Reshape", [y, w.const("s", np.array([1, 15, 4], np.int32))], **f)
+    w.node("side_effect", "NoOp")
+    w.node("row_bias", "BiasAdd", [rows, w.const("c", r.standard_normal(4, np.float32)),
+                                   "^side_effect"], data_format="NHWC", **f)
     path.write_bytes(w.serialize())
 
 
@@ -147,7 +168,7 @@ class TensorFlowFrontendTest(unittest.TestCase):
 
     def test_more_ops_against_the_numpy_tensorflow_runner(self):
         path = Path(self.tmp.name) / "more.pb"
-        _more_ops_graph(path)
+        write_more_ops_graph(path)
         outputs = ["out", "mean", "channel_softmax"]
         model = convert(ConvertOptions("tensorflow", path, None,
                                        [TensorSpec("x", [1, 9, 9, 4], data_format="NHWC")],
@@ -156,6 +177,21 @@ class TensorFlowFrontendTest(unittest.TestCase):
         got = run(model.net_def, model.weights, {"x": x})
         want = run_tensorflow(path, {"x": x}, outputs)
         for name in outputs:
+            np.testing.assert_allclose(got[name], want[name], rtol=1e-4, atol=1e-5,
+                                       err_msg=name)
+
+    def test_layout_edge_cases_against_the_numpy_tensorflow_runner(self):
+        path = Path(self.tmp.name) / "edges.pb"
+        write_layout_edge_cases(path)
+        outputs = ["nchw_bias", "row_bias"]
+        model = convert(ConvertOptions("tensorflow", path, None,
+                                       [TensorSpec("x", [1, 3, 6, 5], data_format="NCHW")],
+                                       [TensorSpec(n, []) for n in outputs]))
+        x = rng(35).uniform(-1, 1, (1, 3, 6, 5)).astype(np.float32)
+        got = run(model.net_def, model.weights, {"x": x})
+        want = run_tensorflow(path, {"x": x}, outputs)
+        for name in outputs:
+            self.assertEqual(got[name].shape, want[name].shape, name)
             np.testing.assert_allclose(got[name], want[name], rtol=1e-4, atol=1e-5,
                                        err_msg=name)
 
