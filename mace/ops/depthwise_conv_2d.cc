@@ -44,7 +44,7 @@ class DepthwiseConv2dOp : public Operation {
     return MaceStatus();
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
     fast_.reset();
     const Tensor* input = Input(0);
     const Tensor* filter = Input(1);
@@ -90,6 +90,7 @@ class DepthwiseConv2dOp : public Operation {
     const KernelTable* table = ActiveKernelTable();
     if (table != nullptr && DepthwiseConv3x3::Supports(*table, params_)) {
       fast_ = std::make_unique<DepthwiseConv3x3>(*table, params_);
+      return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
     }
     return MaceStatus();
   }
@@ -99,7 +100,7 @@ class DepthwiseConv2dOp : public Operation {
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
     if (fast_ != nullptr) {
       fast_->Run(Input(0)->data<float>(), Input(1)->data<float>(), bias_data,
-                 Output(0)->mutable_data<float>(), ContextPool(context));
+                 Output(0)->mutable_data<float>(), ContextPool(context), scratch_.Get(context));
       return MaceStatus();
     }
     ref::DepthwiseConv2d(params_, Input(0)->data<float>(), Input(1)->data<float>(), bias_data,
@@ -118,6 +119,7 @@ class DepthwiseConv2dOp : public Operation {
   WindowArgs window_;
   ref::DepthwiseConv2dParams params_;
   std::unique_ptr<DepthwiseConv3x3> fast_;
+  OpScratch scratch_;
 };
 
 }  // namespace

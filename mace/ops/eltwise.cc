@@ -2,13 +2,19 @@
 // broadcast numpy-style, or of one tensor and the scalar argument
 // `scalar_input`; NEG and ABS of one tensor. A fused activation follows.
 // Residual additions in MobileNet v2 and ResNet are SUMs of equal shapes.
+//
+// Prepare picks the fast kernel (every type but POW, any broadcast;
+// mace/ops/cpu) when the CPU has one.
 #include "mace/ops/ref/eltwise.h"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/element_count.h"
+#include "mace/ops/cpu/eltwise_kernel.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -61,6 +67,7 @@ class EltwiseOp : public Operation {
 
   MaceStatus Prepare(OpContext* /*context*/) override {
     in_place_ = false;
+    fast_.reset();
     for (int i = 0; i < InputSize(); ++i) MACE_RETURN_IF_ERROR(CheckTensor(Input(i)));
     const std::vector<int64_t>& shape0 = Input(0)->shape();
     if (InputSize() == 1) {
@@ -76,10 +83,12 @@ class EltwiseOp : public Operation {
     // broadcasts, i.e. when it has as many elements as the output.
     in_place_ = Input(0)->size() == BoundedElementCount(params_.shape);
     Output(0)->Reshape(params_.shape);
+    const KernelTable* table = ActiveKernelTable();
+    if (table != nullptr) fast_ = EltwiseKernel::Create(*table, params_);
     return MaceStatus();
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     const float* in0 = Input(0)->data<float>();
     const float* a = in0;
     const float* b = nullptr;
@@ -88,6 +97,10 @@ class EltwiseOp : public Operation {
     } else if (!ref::IsUnary(params_.type)) {
       a = scalar_index_ == 0 ? &scalar_ : in0;
       b = scalar_index_ == 0 ? in0 : &scalar_;
+    }
+    if (fast_ != nullptr) {
+      fast_->Run(a, b, Output(0)->mutable_data<float>(), ContextPool(context));
+      return MaceStatus();
     }
     ref::Eltwise(params_, a, b, Output(0)->mutable_data<float>());
     return MaceStatus();
@@ -145,6 +158,7 @@ class EltwiseOp : public Operation {
   }
 
   ref::EltwiseParams params_;
+  std::unique_ptr<EltwiseKernel> fast_;
   float scalar_ = 0.f;
   int64_t scalar_index_ = 1;
   bool in_place_ = false;

@@ -1,11 +1,18 @@
 // Pooling: average or max over sliding NCHW windows, or over the whole plane
 // (global). Window and padding arguments are the shared conv_geometry ones;
 // ceil_mode and count_include_pad follow ONNX.
+//
+// Prepare picks the fast kernel (2x2 / 3x3 windows at stride 1 or 2, and
+// global pooling; mace/ops/cpu) when the CPU has one; everything else runs
+// the reference kernel.
 #include "mace/ops/ref/pooling.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/cpu/pooling_kernel.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -51,7 +58,8 @@ class PoolingOp : public Operation {
     return MaceStatus();
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
+    fast_.reset();
     const Tensor* input = Input(0);
     OP_CHECK(input->dtype() == DT_FLOAT, "input is ", DataTypeName(input->dtype()),
              " but must be float32");
@@ -72,10 +80,20 @@ class PoolingOp : public Operation {
       MACE_RETURN_IF_ERROR(SetWindow());
     }
     Output(0)->Reshape({params_.batch, params_.channels, params_.out_h, params_.out_w});
+    const KernelTable* table = ActiveKernelTable();
+    if (table != nullptr && PoolingKernel::Supports(*table, params_)) {
+      fast_ = std::make_unique<PoolingKernel>(*table, params_);
+      return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
+    }
     return MaceStatus();
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
+    if (fast_ != nullptr) {
+      fast_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
+                 scratch_.Get(context));
+      return MaceStatus();
+    }
     ref::Pooling(params_, Input(0)->data<float>(), Output(0)->mutable_data<float>());
     return MaceStatus();
   }
@@ -130,6 +148,8 @@ class PoolingOp : public Operation {
   bool global_ = false;
   bool ceil_mode_ = false;
   ref::PoolingParams params_;
+  std::unique_ptr<PoolingKernel> fast_;
+  OpScratch scratch_;
 };
 
 }  // namespace

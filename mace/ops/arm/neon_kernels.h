@@ -27,8 +27,14 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
 // done and writes a result to sink[0..3].
 int64_t NeonFmaPeak(int64_t iterations, float* sink);
 
-void NeonDepthwiseRow3x3S1(const DepthwiseRow& row);
-void NeonDepthwiseRow3x3S2(const DepthwiseRow& row);
+void NeonDepthwise3x3S1(const DepthwiseBand& band);
+void NeonDepthwise3x3S2(const DepthwiseBand& band);
+
+void NeonPoolingBand(const PoolingBand& band);
+float NeonPlaneSum(const float* data, int64_t count);
+float NeonPlaneMax(const float* data, int64_t count);
+
+void NeonEltwiseRow(const EltwiseRow& row);
 
 }  // namespace arm
 }  // namespace ops

@@ -11,6 +11,7 @@
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 #include "mace/ops/testing/op_tester.h"
+#include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
 namespace ops {
@@ -112,19 +113,31 @@ void BM_Depthwise3x3(benchmark::State& state) {
   const auto bias = testing::RandomFloats(p.channels, 3);
   std::vector<float> output(p.channels * p.out_h * p.out_w);
   DepthwiseConv3x3 kernel(*table, p);
+  ScratchBuffer scratch;  // cache-line aligned, as the runtime's
+  if (!scratch.Reserve(kernel.ScratchBytes(NumThreads(pool.get())))) {
+    return state.SkipWithError("out of memory");
+  }
   for (auto _ : state) {
-    kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get());
+    kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get(),
+               static_cast<float*>(scratch.data()));
     benchmark::DoNotOptimize(output.data());
   }
   state.counters["FLOP/s"] = benchmark::Counter(2.0 * p.channels * p.out_h * p.out_w * 9,
                                                 benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_Depthwise3x3)->Args({32, 112, 1, 1})->Args({144, 56, 2, 1})->Args({256, 28, 1, 1});
-BENCHMARK(BM_Depthwise3x3)
-    ->Args({32, 112, 1, 2})
-    ->Args({144, 56, 2, 2})
-    ->Args({256, 28, 1, 2})
-    ->UseRealTime();
+
+// {channels, input size, stride}: MobileNet v1's depthwise layers at 224x224,
+// and MobileNet v2's 144 channels at 56x56, stride 2.
+constexpr int64_t kDepthwiseShapes[][3] = {{32, 112, 1}, {64, 112, 2}, {128, 56, 1}, {128, 56, 2},
+                                           {144, 56, 2}, {256, 28, 1}, {256, 28, 2}, {512, 14, 1},
+                                           {512, 14, 2}, {1024, 7, 1}};
+
+void DepthwiseShapes(benchmark::internal::Benchmark* bench, int threads) {
+  for (const auto& shape : kDepthwiseShapes) bench->Args({shape[0], shape[1], shape[2], threads});
+  if (threads > 1) bench->UseRealTime();
+}
+BENCHMARK(BM_Depthwise3x3)->Apply([](benchmark::internal::Benchmark* b) { DepthwiseShapes(b, 1); });
+BENCHMARK(BM_Depthwise3x3)->Apply([](benchmark::internal::Benchmark* b) { DepthwiseShapes(b, 2); });
 
 }  // namespace
 }  // namespace ops

@@ -9,7 +9,8 @@ namespace mace {
 namespace ops {
 namespace {
 
-constexpr int kMaxPanelWidth = 16;
+// The widest B panel of any kernel table (AVX-512: nr = 32).
+constexpr int kMaxPanelWidth = 32;
 
 }  // namespace
 

@@ -18,10 +18,10 @@ class Conv2dAsDepthwise : public Conv2dKernel {
                     const float* filter)
       : kernel_(table, params), filter_(filter) {}
   const char* name() const override { return "depthwise_3x3"; }
-  int64_t ScratchBytes(int /*threads*/) const override { return 0; }
+  int64_t ScratchBytes(int threads) const override { return kernel_.ScratchBytes(threads); }
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
-           float* /*scratch*/) const override {
-    kernel_.Run(input, filter_, bias, output, pool);
+           float* scratch) const override {
+    kernel_.Run(input, filter_, bias, output, pool, scratch);
   }
 
  private:

@@ -82,6 +82,43 @@ TEST(Conv2dKernelTest, PointwiseAroundTiles) {
   }
 }
 
+// The GEMM paths at every table's tile and cache-block edges (each shape runs
+// on every table): output channels (GEMM rows) around mr and mc, output
+// pixels (columns) around nr and nc, and the reduction (input channels x
+// taps) around kc.
+TEST(Conv2dKernelTest, GemmAtEveryTablesTileAndBlockEdges) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr;
+    const int64_t mc = table->mc, kc = table->kc, nc = table->nc;
+    for (int64_t out_c : {mr - 1, mr, mr + 1}) {
+      for (int64_t w : {nr - 1, nr, nr + 1}) {
+        Check({1, 3, 1, w, out_c, 1, 1}, ActivationType::RELUX, 0);
+        Check({1, 2, 2, w, out_c, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, 0);
+      }
+    }
+    for (int64_t in_c : {kc - 1, kc, kc + 1}) {
+      Check({1, in_c, 2, 3, mr + 1, 1, 1}, ActivationType::NOOP, 0, 1e-5f + 2e-6f * in_c);
+    }
+    // 3x3 im2col with a reduction of 9 x in_c just past kc.
+    const int64_t in_c = kc / 9 + 1;
+    Check({1, in_c, 4, 5, mr - 1, 3, 3, 1, 1, 1, 1}, ActivationType::HARDSWISH, 0,
+          1e-5f + 2e-5f * in_c);
+    for (int64_t out_c : {mc - 1, mc, mc + 1}) {
+      Check({1, 2, 3, 3, out_c, 1, 1}, ActivationType::NOOP, 0);
+    }
+    for (int64_t w : {nc - 1, nc, nc + 1}) {
+      Check({1, 2, 1, w, mr + 1, 1, 1}, ActivationType::RELU, 0);
+    }
+    Check({1, 2, 1, nc + 1, mr, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, 0);
+    // Winograd's GEMMs: output channels around mr, tiles past nr.
+    for (int tile : {2, 4}) {
+      for (int64_t out_c : {mr - 1, mr + 1}) {
+        Check({1, 3, 26, 18, out_c, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile, 5e-4f);
+      }
+    }
+  }
+}
+
 TEST(Conv2dKernelTest, Im2colStridesPaddingDilation) {
   Check({1, 3, 9, 11, 8, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, 0);
   Check({2, 4, 10, 9, 7, 3, 3, 2, 2, 1, 1}, ActivationType::NOOP, 0);

@@ -1,11 +1,26 @@
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "mace/ops/cpu/fused_activation.h"
 
 namespace mace {
 namespace ops {
+namespace {
+
+// One thread's padded band: it stays in L1 while the kernel reads it.
+constexpr int64_t kBandBytes = 16 << 10;
+constexpr int64_t kCacheLineFloats = 16;
+// The widest vector a band kernel computes (see DepthwiseBand).
+constexpr int64_t kWidestVector = 8;
+constexpr int64_t kFloatBytes = sizeof(float);
+
+int64_t RoundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+}  // namespace
 
 bool DepthwiseConv3x3::Supports(const KernelTable& table, const ref::DepthwiseConv2dParams& p) {
   return table.depthwise3x3_s1 != nullptr && p.kernel_h == 3 && p.kernel_w == 3 &&
@@ -16,74 +31,109 @@ bool DepthwiseConv3x3::Supports(const KernelTable& table, const ref::DepthwiseCo
 DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
                                    const ref::DepthwiseConv2dParams& params)
     : params_(params) {
-  row_kernel_ = params.stride_w == 1 ? table.depthwise3x3_s1 : table.depthwise3x3_s2;
+  band_kernel_ = params.stride_w == 1 ? table.depthwise3x3_s1 : table.depthwise3x3_s2;
   fused_activation_ = FuseActivation(params.activation, &epilogue_);
-  // Output column ow reads inputs ow * stride - pad_left + {0, 1, 2}.
-  const int64_t s = params.stride_w;
-  interior_begin_ = std::min((params.pad_left + s - 1) / s, params.out_w);
-  const int64_t last_start = params.in_w - 3 + params.pad_left;  // ow * s <= this
-  interior_end_ = last_start < 0 ? 0 : std::min(last_start / s + 1, params.out_w);
-  if (interior_end_ < interior_begin_) interior_end_ = interior_begin_;
+  const int64_t sh = params.stride_h, sw = params.stride_w;
+  // Outputs read padded columns [0, (out_w - 1) * sw + 3); input column iw
+  // is padded column iw + pad_left, and columns past the last read one need
+  // not be copied.
+  copy_columns_ = std::min(params.in_w, (params.out_w - 1) * sw + 3 - params.pad_left);
+  pitch_ = RoundUp(std::max(params.out_w, kWidestVector) * sw + 2, kCacheLineFloats);
+  // Output rows r .. r + n - 1 read padded rows r * sh .. (r + n - 1) * sh + 2.
+  const int64_t budget_rows = std::max(kBandBytes / (pitch_ * kFloatBytes), sh + 3);
+  band_rows_ = std::min(params.out_h, (budget_rows - 3) / sh + 1);
+  // Kernels compute output rows in pairs.
+  if (band_rows_ < params.out_h && band_rows_ % 2 == 1) --band_rows_;
+  band_floats_ = ((band_rows_ - 1) * sh + 3) * pitch_;
 }
 
-float DepthwiseConv3x3::BorderOutput(const float* const rows[3], const float* taps, float bias,
-                                     int64_t ow) const {
-  const ref::DepthwiseConv2dParams& p = params_;
-  const int64_t iw0 = ow * p.stride_w - p.pad_left;
-  float sum = bias;
-  for (int64_t kw = 0; kw < 3; ++kw) {
-    const int64_t iw = iw0 + kw;
-    if (iw < 0 || iw >= p.in_w) continue;
-    for (int r = 0; r < 3; ++r) {
-      if (rows[r] != nullptr) sum += rows[r][iw] * taps[r * 3 + kw];
-    }
-  }
-  return fused_activation_ ? p.activation.Apply(sum) : sum;
+int64_t DepthwiseConv3x3::ScratchBytes(int threads) const {
+  return threads * band_floats_ * kFloatBytes;
 }
 
-void DepthwiseConv3x3::RunRow(const float* plane, const float* taps, float bias, int64_t oh,
-                              float* out) const {
+void DepthwiseConv3x3::FillBand(const float* input, int64_t first_row, int64_t rows,
+                                bool padding_rows_are_zero, float* padded) const {
   const ref::DepthwiseConv2dParams& p = params_;
-  const float* rows[3];
-  for (int r = 0; r < 3; ++r) {
-    const int64_t ih = oh * p.stride_h - p.pad_top + r;
-    rows[r] = ih >= 0 && ih < p.in_h ? plane + ih * p.in_w : nullptr;
+  // Band rows [0, top) and [bottom, rows) are padding, the rest input rows.
+  const int64_t top = std::clamp<int64_t>(p.pad_top - first_row, 0, rows);
+  const int64_t bottom = std::clamp<int64_t>(p.pad_top + p.in_h - first_row, top, rows);
+  if (!padding_rows_are_zero) {
+    std::fill(padded, padded + top * pitch_, 0.f);
+    std::fill(padded + bottom * pitch_, padded + rows * pitch_, 0.f);
   }
-  for (int64_t ow = 0; ow < interior_begin_; ++ow) out[ow] = BorderOutput(rows, taps, bias, ow);
-  if (interior_end_ > interior_begin_) {
-    DepthwiseRow row;
-    const int64_t iw = interior_begin_ * p.stride_w - p.pad_left;
-    for (int r = 0; r < 3; ++r) row.rows[r] = rows[r] != nullptr ? rows[r] + iw : nullptr;
-    row.taps = taps;
-    row.bias = bias;
-    row.out = out + interior_begin_;
-    row.count = interior_end_ - interior_begin_;
-    row.epilogue = epilogue_;
-    row_kernel_(row);
+  // Locals: memcpy may alias the members as far as the compiler knows, and
+  // rows are short enough for reloads to show.
+  const int64_t bytes = copy_columns_ * kFloatBytes;
+  const int64_t in_w = p.in_w, pitch = pitch_;
+  if (bytes <= 0) return;
+  const float* src = input + (first_row + top - p.pad_top) * in_w;
+  float* dst = padded + top * pitch + p.pad_left;
+  for (int64_t i = top; i < bottom; ++i, src += in_w, dst += pitch) std::memcpy(dst, src, bytes);
+}
+
+void DepthwiseConv3x3::RunBand(const Plane& plane, int64_t row, int64_t rows, float* padded,
+                               BandState* state) const {
+  const ref::DepthwiseConv2dParams& p = params_;
+  const int64_t first_row = row * p.stride_h;
+  const int64_t padded_rows = (rows - 1) * p.stride_h + 3;
+  // Padding rows sit at the same band rows whenever the band starts at the
+  // same padded row, and the kernel never writes the band.
+  const bool same_rows = state->first_row == first_row && state->rows >= padded_rows;
+  if (!same_rows || state->input != plane.input) {
+    FillBand(plane.input, first_row, padded_rows, same_rows, padded);
+    state->input = plane.input;
+    state->first_row = first_row;
+    state->rows = padded_rows;
   }
-  for (int64_t ow = interior_end_; ow < p.out_w; ++ow) {
-    out[ow] = BorderOutput(rows, taps, bias, ow);
-  }
-  if (!fused_activation_) p.activation.ApplyInPlace(out, p.out_w);
+  DepthwiseBand band;
+  band.in = padded;
+  band.in_pitch = pitch_;
+  band.stride_h = p.stride_h;
+  band.taps = plane.taps;
+  band.bias = plane.bias;
+  band.out = plane.output + row * p.out_w;
+  band.out_w = p.out_w;
+  band.rows = rows;
+  band.epilogue = epilogue_;
+  band_kernel_(band);
+  if (!fused_activation_) p.activation.ApplyInPlace(band.out, rows * p.out_w);
 }
 
 void DepthwiseConv3x3::Run(const float* input, const float* filter, const float* bias,
-                           float* output, ThreadPool* pool) const {
+                           float* output, ThreadPool* pool, float* scratch) const {
   const ref::DepthwiseConv2dParams& p = params_;
   const int64_t out_channels = p.channels * p.multiplier;
-  const int64_t planes = p.batch * out_channels;
-  ParallelFor(pool, planes * p.out_h, [&](int64_t begin, int64_t end) {
-    // Divide once per plane, not per row: rows are short.
-    int64_t out_plane = begin / p.out_h, oh = begin % p.out_h;
-    for (int64_t item = begin; item < end; ++out_plane, oh = 0) {
-      const int64_t n = out_plane / out_channels, oc = out_plane % out_channels;
-      const int64_t c = oc / p.multiplier, m = oc % p.multiplier;
-      const float* plane = input + (n * p.channels + c) * p.in_h * p.in_w;
-      const float* taps = filter + (m * p.channels + c) * 9;
-      const float plane_bias = bias != nullptr ? bias[oc] : 0.f;
-      float* out = output + out_plane * p.out_h * p.out_w;
-      for (; oh < p.out_h && item < end; ++oh, ++item) {
-        RunRow(plane, taps, plane_bias, oh, out + oh * p.out_w);
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  ParallelFor(pool, p.batch * out_channels * p.out_h, [&](int64_t begin, int64_t end, int chunk) {
+    float* padded = scratch + chunk * band_floats_;
+    // Columns outside the copied ones are never written again, so they stay
+    // zero for every band this thread fills.
+    std::fill(padded, padded + band_floats_, 0.f);
+    BandState state;
+    // Output plane (n, c * multiplier + m), counted without a division per
+    // plane: planes of 7x7 cost a few hundred cycles.
+    const int64_t first_plane = begin / p.out_h;
+    int64_t row = begin % p.out_h;
+    int64_t n = first_plane / out_channels, c = first_plane % out_channels / p.multiplier,
+            m = first_plane % out_channels % p.multiplier;
+    Plane plane;
+    plane.output = output + first_plane * out_plane;
+    for (int64_t item = begin; item < end; plane.output += out_plane, row = 0) {
+      const int64_t oc = c * p.multiplier + m;
+      plane.input = input + (n * p.channels + c) * in_plane;
+      plane.taps = filter + (m * p.channels + c) * 9;
+      plane.bias = bias != nullptr ? bias[oc] : 0.f;
+      const int64_t last = std::min(p.out_h, row + end - item);
+      for (int64_t r = row; r < last; r += band_rows_) {
+        RunBand(plane, r, std::min(band_rows_, last - r), padded, &state);
+      }
+      item += last - row;
+      if (++m == p.multiplier) {
+        m = 0;
+        if (++c == p.channels) {
+          c = 0;
+          ++n;
+        }
       }
     }
   });

@@ -1,14 +1,17 @@
-// Fast 3x3 depthwise convolution at stride 1 or 2 (any vertical stride 1 or
-// 2, no dilation, any padding and channel multiplier).
+// Fast 3x3 depthwise convolution at stride 1 or 2 on each axis (no
+// dilation, any padding and channel multiplier).
 //
-// Each output row splits into a left border, an interior whose taps are all
-// inside the input, and a right border. The interior runs through the ISA's
-// row kernel (8 or 4 outputs per vector); the borders, at most a few pixels,
-// run scalar here. Rows in the vertical padding are passed as null so the
-// row kernel skips them. Work is split over (plane, output row) pairs, which
-// balances well even with few channels.
+// Real networks run this on small planes (MobileNet's 14x14 and 7x7), where
+// per-row and per-border work costs more than the arithmetic. So each thread
+// copies a band of input rows into a zero-padded scratch band once, and the
+// ISA's band kernel then computes every output of it with whole vectors:
+// there are no border pixels, no rows in the padding and no call per row.
+// Work is split over (plane, output row) pairs, which balances well even
+// with few channels; a thread's rows of one plane run in bands that fit L1.
 #ifndef MACE_OPS_CPU_DEPTHWISE_CONV_2D_3X3_H_
 #define MACE_OPS_CPU_DEPTHWISE_CONV_2D_3X3_H_
+
+#include <cstdint>
 
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/ref/depthwise_conv_2d.h"
@@ -23,21 +26,45 @@ class DepthwiseConv3x3 {
 
   DepthwiseConv3x3(const KernelTable& table, const ref::DepthwiseConv2dParams& params);
 
+  // Scratch Run needs when the pool has `threads` threads.
+  int64_t ScratchBytes(int threads) const;
+
   // Arguments as in ref::DepthwiseConv2d; output must not alias input.
+  // `scratch` holds ScratchBytes(NumThreads(pool)) bytes.
   void Run(const float* input, const float* filter, const float* bias, float* output,
-           ThreadPool* pool) const;
+           ThreadPool* pool, float* scratch) const;
 
  private:
-  void RunRow(const float* plane, const float* taps, float bias, int64_t oh, float* out) const;
-  // One output whose taps may fall in the padding; rows[r] is input row r
-  // of the window, null in the vertical padding.
-  float BorderOutput(const float* const rows[3], const float* taps, float bias, int64_t ow) const;
+  struct Plane {
+    const float* input = nullptr;  // the input channel
+    const float* taps = nullptr;
+    float bias = 0.f;
+    float* output = nullptr;  // the output channel
+  };
+  // The padded rows a thread's band holds, so that a band the previous one
+  // already filled (channel multiplier > 1) is not copied again.
+  struct BandState {
+    const float* input = nullptr;
+    int64_t first_row = -1, rows = 0;
+  };
+
+  // Output rows [row, row + rows) of one plane through the thread's band.
+  void RunBand(const Plane& plane, int64_t row, int64_t rows, float* padded,
+               BandState* state) const;
+  // Copies padded rows [first_row, first_row + rows) into the band.
+  void FillBand(const float* input, int64_t first_row, int64_t rows, bool padding_rows_are_zero,
+                float* padded) const;
 
   ref::DepthwiseConv2dParams params_;
-  DepthwiseRowKernel row_kernel_ = nullptr;
+  DepthwiseBandKernel band_kernel_ = nullptr;
   TileEpilogue epilogue_;
   bool fused_activation_ = false;
-  int64_t interior_begin_ = 0, interior_end_ = 0;  // output columns
+  // The band holds rows of pitch_ floats with input column 0 at pad_left;
+  // copy_columns_ input columns are read (none when <= 0).
+  int64_t pitch_ = 0;
+  int64_t copy_columns_ = 0;
+  int64_t band_rows_ = 0;    // output rows per band
+  int64_t band_floats_ = 0;  // one thread's band, whole cache lines
 };
 
 }  // namespace ops

@@ -1,6 +1,10 @@
-// The fast 3x3 depthwise kernel against ref::DepthwiseConv2d around the
-// vector widths (4 and 8) and at every padding/stride combination.
+// The fast 3x3 depthwise kernel against ref::DepthwiseConv2d: widths and
+// heights around the vector widths (4 and 8) and the two-row passes, every
+// stride and padding combination, bands shorter than a plane, outputs that
+// read only padding, multipliers, batches, activations and thread counts.
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -15,6 +19,12 @@ namespace {
 
 using testing::ExpectNear;
 using testing::RandomFloats;
+
+constexpr ActivationType kActivations[] = {ActivationType::NOOP,      ActivationType::RELU,
+                                           ActivationType::RELUX,     ActivationType::HARDSWISH,
+                                           ActivationType::LEAKYRELU, ActivationType::SIGMOID,
+                                           ActivationType::TANH,      ActivationType::HARDSIGMOID};
+constexpr int kActivationCount = sizeof(kActivations) / sizeof(kActivations[0]);
 
 ref::DepthwiseConv2dParams Params(int64_t batch, int64_t channels, int64_t h, int64_t w,
                                   int64_t multiplier, int64_t stride_h, int64_t stride_w,
@@ -39,6 +49,30 @@ ref::DepthwiseConv2dParams Params(int64_t batch, int64_t channels, int64_t h, in
   return p;
 }
 
+// Pads {before, after} of one axis: none, one on each side, or TensorFlow's
+// SAME (ceil(size / stride) outputs, an odd total puts the extra one after).
+enum class Padding { kNone, kOne, kSame };
+
+void AxisPads(Padding padding, int64_t size, int64_t stride, int64_t* before, int64_t* after) {
+  if (padding == Padding::kNone) {
+    *before = *after = 0;
+  } else if (padding == Padding::kOne) {
+    *before = *after = 1;
+  } else {
+    const int64_t out = (size + stride - 1) / stride;
+    const int64_t total = std::max<int64_t>((out - 1) * stride + 3 - size, 0);
+    *before = total / 2;
+    *after = total - *before;
+  }
+}
+
+// No pool, 2 and 3 threads; made once, since the tests below run a thousand
+// shapes.
+const std::vector<std::shared_ptr<ThreadPool>>& Pools() {
+  static const std::vector<std::shared_ptr<ThreadPool>> pools = testing::PoolsUnderTest();
+  return pools;
+}
+
 void Check(const ref::DepthwiseConv2dParams& p) {
   const std::vector<float> input = RandomFloats(p.batch * p.channels * p.in_h * p.in_w, 41);
   const std::vector<float> filter = RandomFloats(p.multiplier * p.channels * 9, 42);
@@ -49,14 +83,20 @@ void Check(const ref::DepthwiseConv2dParams& p) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     ASSERT_TRUE(DepthwiseConv3x3::Supports(*table, p));
     DepthwiseConv3x3 kernel(*table, p);
-    for (auto& pool : testing::PoolsUnderTest()) {
+    for (const auto& pool : Pools()) {
       SCOPED_TRACE(::testing::Message()
-                   << table->name << " threads " << NumThreads(pool.get()) << " " << p.in_h << "x"
-                   << p.in_w << " stride " << p.stride_h << "," << p.stride_w << " pad "
-                   << p.pad_top << "," << p.pad_left << " out " << p.out_h << "x" << p.out_w
-                   << " multiplier " << p.multiplier);
+                   << table->name << " threads " << NumThreads(pool.get()) << " batch " << p.batch
+                   << " channels " << p.channels << " " << p.in_h << "x" << p.in_w << " stride "
+                   << p.stride_h << "," << p.stride_w << " pad " << p.pad_top << "," << p.pad_left
+                   << " out " << p.out_h << "x" << p.out_w << " multiplier " << p.multiplier
+                   << " activation " << static_cast<int>(p.activation.type));
+      // Exactly the bytes asked for, and garbage in them: the kernel must
+      // neither read past them nor rely on what they held.
+      std::vector<float> scratch(kernel.ScratchBytes(NumThreads(pool.get())) / sizeof(float),
+                                 std::nanf(""));
       std::vector<float> output(out_size, std::nanf(""));
-      kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get());
+      kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get(),
+                 scratch.data());
       ExpectNear(output, expected, 2e-5f, 2e-5f);
     }
   }
@@ -73,6 +113,32 @@ TEST(DepthwiseConv3x3Test, WidthsAroundVectorsStridesAndPads) {
   }
 }
 
+// Every width from 1 to 17 and 31 to 33 and every height from 1 to 4, at
+// each stride pair and padding; activations, multipliers and batches rotate
+// through the shapes.
+TEST(DepthwiseConv3x3Test, SmallPlanesEveryStrideAndPadding) {
+  int index = 0;
+  for (int64_t stride_h : {1, 2}) {
+    for (int64_t stride_w : {1, 2}) {
+      for (Padding padding : {Padding::kNone, Padding::kOne, Padding::kSame}) {
+        for (int64_t h = 1; h <= 4; ++h) {
+          for (int64_t w = 1; w <= 33; w = w == 17 ? 31 : w + 1) {
+            int64_t top, bottom, left, right;
+            AxisPads(padding, h, stride_h, &top, &bottom);
+            AxisPads(padding, w, stride_w, &left, &right);
+            if (h + top + bottom < 3 || w + left + right < 3) continue;
+            ++index;
+            const int64_t batch = 1 + index % 2, channels = 2 + index / 3 % 2;
+            const int64_t multiplier = 1 + index / 2 % 2;
+            Check(Params(batch, channels, h, w, multiplier, stride_h, stride_w, top, left, bottom,
+                         right, kActivations[index % kActivationCount]));
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(DepthwiseConv3x3Test, AsymmetricPadsMixedStridesMultiplierBatch) {
   // SAME padding with an odd remainder puts the extra pixel bottom/right.
   Check(Params(1, 4, 8, 16, 1, 2, 2, 0, 0, 1, 1, ActivationType::RELU));
@@ -81,9 +147,41 @@ TEST(DepthwiseConv3x3Test, AsymmetricPadsMixedStridesMultiplierBatch) {
   Check(Params(1, 2, 3, 3, 1, 1, 1, 0, 0, 0, 0, ActivationType::NOOP));
   Check(Params(1, 7, 6, 9, 1, 1, 1, 1, 1, 1, 1, ActivationType::LEAKYRELU));
   Check(Params(1, 7, 6, 9, 1, 2, 2, 1, 1, 1, 1, ActivationType::SIGMOID));
+  // SAME_LOWER puts it top/left.
+  Check(Params(2, 3, 8, 10, 2, 2, 2, 1, 1, 0, 0, ActivationType::RELUX));
+  Check(Params(1, 3, 7, 9, 1, 2, 1, 1, 1, 0, 1, ActivationType::TANH));
 }
 
-TEST(DepthwiseConv3x3Test, OpUsesTheRuntimePool) {
+TEST(DepthwiseConv3x3Test, EveryActivation) {
+  for (ActivationType activation : kActivations) {
+    Check(Params(2, 3, 6, 9, 2, 1, 1, 1, 1, 1, 1, activation));
+    Check(Params(2, 3, 7, 17, 2, 2, 2, 0, 0, 1, 1, activation));
+    Check(Params(1, 2, 5, 6, 1, 1, 2, 1, 1, 1, 1, activation));
+  }
+}
+
+// Planes taller than one band: a thread's rows of a plane run in several
+// bands, and thread chunks start and end inside planes.
+TEST(DepthwiseConv3x3Test, PlanesTallerThanABand) {
+  Check(Params(1, 2, 45, 150, 1, 1, 1, 1, 1, 1, 1, ActivationType::RELU));
+  Check(Params(1, 2, 61, 300, 2, 2, 2, 0, 0, 1, 1, ActivationType::RELUX));
+  Check(Params(2, 1, 40, 260, 1, 1, 2, 1, 1, 1, 1, ActivationType::SIGMOID));
+  Check(Params(1, 3, 50, 200, 1, 2, 1, 1, 1, 1, 1, ActivationType::HARDSWISH));
+}
+
+// Pads of 2 and more leave outputs whose whole window is padding, and some
+// shapes read no input row or column at all.
+TEST(DepthwiseConv3x3Test, OutputsThatReadOnlyPadding) {
+  for (int64_t stride : {1, 2}) {
+    for (int64_t size : {1, 2, 3, 4, 9}) {
+      Check(Params(1, 2, size, size, 2, stride, stride, 3, 3, 3, 3, ActivationType::RELU));
+      Check(Params(1, 2, size, size + 1, 1, stride, stride, 2, 4, 0, 1, ActivationType::NOOP));
+    }
+  }
+  Check(Params(1, 2, 1, 1, 1, 2, 2, 3, 3, 0, 0, ActivationType::NOOP));
+}
+
+TEST(DepthwiseConv3x3Test, OpRunsWithAndWithoutARuntime) {
   const ref::DepthwiseConv2dParams p =
       Params(1, 6, 11, 19, 2, 2, 2, 1, 1, 1, 1, ActivationType::RELU);
   const std::vector<float> input = RandomFloats(6 * 11 * 19, 51);
@@ -91,10 +189,13 @@ TEST(DepthwiseConv3x3Test, OpUsesTheRuntimePool) {
   const std::vector<float> bias = RandomFloats(12, 53);
   std::vector<float> expected(12 * p.out_h * p.out_w);
   ref::DepthwiseConv2d(p, input.data(), filter.data(), bias.data(), expected.data());
-  for (int threads : {1, 2, 3}) {
-    testing::TestCpuRuntime runtime(threads);
+  // 0 runs the op with no runtime: one thread and scratch of its own.
+  for (int threads : {0, 1, 2, 3}) {
+    SCOPED_TRACE(::testing::Message() << "threads " << threads);
+    std::unique_ptr<testing::TestCpuRuntime> runtime;
+    if (threads > 0) runtime = std::make_unique<testing::TestCpuRuntime>(threads);
     testing::OpTester tester("DepthwiseConv2d", RegisterDepthwiseConv2d);
-    tester.WithRuntime(&runtime)
+    tester.WithRuntime(runtime.get())
         .Input("input", {1, 6, 11, 19}, input)
         .Weight("filter", {2, 6, 3, 3}, filter)
         .Weight("bias", {12}, bias)

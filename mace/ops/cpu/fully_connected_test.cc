@@ -60,6 +60,47 @@ TEST(FullyConnectedFastTest, BatchesFeaturesAndActivations) {
   }
 }
 
+// Around the active table's tile (the weight is packed in panels of nr
+// output features; the batch is the GEMM's rows) and its kc block.
+TEST(FullyConnectedFastTest, AroundTheActiveTile) {
+  const KernelTable* table = ActiveKernelTable();
+  if (table == nullptr) GTEST_SKIP() << "reference kernels only";
+  const int64_t mr = table->mr, nr = table->nr, kc = table->kc;
+  for (int64_t batch : {int64_t{1}, mr - 1, mr, mr + 1}) {
+    for (int64_t out_features : {nr - 1, nr, nr + 1}) {
+      for (int64_t in_features : {int64_t{9}, kc, kc + 1}) {
+        ref::FullyConnectedParams p;
+        p.batch = batch;
+        p.in_features = in_features;
+        p.out_features = out_features;
+        p.activation.type = ActivationType::RELUX;
+        p.activation.max_limit = 6.f;
+        const auto input = RandomFloats(batch * in_features, 64);
+        const auto weight = RandomFloats(out_features * in_features, 65);
+        const auto bias = RandomFloats(out_features, 66);
+        std::vector<float> expected(batch * out_features);
+        ref::FullyConnected(p, input.data(), weight.data(), bias.data(), expected.data());
+        for (int threads : {1, 2}) {
+          SCOPED_TRACE(::testing::Message()
+                       << table->name << " batch " << batch << " in " << in_features << " out "
+                       << out_features << " threads " << threads);
+          testing::TestCpuRuntime runtime(threads);
+          testing::OpTester tester("FullyConnected", RegisterFullyConnected);
+          tester.WithRuntime(&runtime)
+              .Input("input", {batch, in_features}, input)
+              .Weight("weight", {out_features, in_features}, weight)
+              .Weight("bias", {out_features}, bias)
+              .Output("output")
+              .Arg("activation", "RELU6");
+          ASSERT_TRUE(tester.Run().ok());
+          const float tolerance = 1e-5f + 2e-6f * in_features;
+          ExpectNear(tester.OutputData("output"), expected, tolerance, 1e-5f);
+        }
+      }
+    }
+  }
+}
+
 void CheckMatMul(std::vector<int64_t> a_shape, std::vector<int64_t> b_shape, bool transpose_a,
                  bool transpose_b, bool b_is_weight) {
   const auto a = RandomFloats(testing::NumElements(a_shape), 71);

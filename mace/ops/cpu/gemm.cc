@@ -10,8 +10,10 @@ namespace {
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
-// The largest micro-tile of any table; partial tiles are staged here.
+// The largest micro-tile of any table (AVX2 6 x 16, AVX-512 8 x 32) and its
+// longest side; partial tiles are staged here.
 constexpr int kMaxTile = 16 * 16;
+constexpr int kMaxTileSide = 32;
 
 // A block of `operand` as micro-kernel panels: `first` points at the panel
 // for row `row0` and consecutive panels are `panel_stride` floats apart.
@@ -39,8 +41,8 @@ PanelBlock PreparePanels(const GemmOperand& operand, int width, int64_t row0, in
 void PartialTile(const KernelTable& table, int64_t kc, const float* a, const float* b, float* c,
                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
   alignas(64) float tile[kMaxTile];
-  alignas(64) float row_bias[16] = {0};
-  alignas(64) float col_bias[16] = {0};
+  alignas(64) float row_bias[kMaxTileSide] = {0};
+  alignas(64) float col_bias[kMaxTileSide] = {0};
   const int nr = table.nr;
   TileEpilogue staged = epilogue;
   if (epilogue.accumulate) {
@@ -155,13 +157,16 @@ void PanelsTimesVector(const PackedPanels& packed, int64_t first, int64_t last, 
       return PanelsTimesVector<12>(packed, first, last, x, rows, bias, epilogue, y, y_stride);
     case 16:
       return PanelsTimesVector<16>(packed, first, last, x, rows, bias, epilogue, y, y_stride);
+    case 32:
+      return PanelsTimesVector<32>(packed, first, last, x, rows, bias, epilogue, y, y_stride);
   }
 }
 
 bool IsVectorCase(int64_t m, int64_t n, const GemmOperand& a, const GemmOperand& b) {
   const auto supported = [](const PackedPanels* packed) {
-    return packed != nullptr && (packed->width() == 6 || packed->width() == 8 ||
-                                 packed->width() == 12 || packed->width() == 16);
+    if (packed == nullptr) return false;
+    const int width = packed->width();
+    return width == 6 || width == 8 || width == 12 || width == 16 || width == 32;
   };
   return (m == 1 && supported(b.packed)) || (n == 1 && supported(a.packed));
 }

@@ -4,7 +4,8 @@
 //
 // BM_FmaPeak is the ceiling; BM_Sgemm packs A once (like conv weights) and B
 // per call; BM_EigenSgemm is Eigen's product on the same shapes for
-// comparison.
+// comparison. The first two run once per kernel family this build has (on
+// x86-64 AVX2 and AVX-512, each skipped on a CPU without it).
 #include <Eigen/Core>
 #include <memory>
 #include <vector>
@@ -17,9 +18,9 @@ namespace mace {
 namespace ops {
 namespace {
 
-const KernelTable* Table(benchmark::State& state) {
-  const KernelTable* table = KernelTableFor(BestKernelIsa(DetectCpuFeatures()));
-  if (table == nullptr) state.SkipWithError("no SIMD kernels on this CPU");
+const KernelTable* Table(benchmark::State& state, KernelIsa isa) {
+  const KernelTable* table = KernelTableFor(isa);
+  if (table == nullptr) state.SkipWithError("this CPU lacks these kernels");
   return table;
 }
 
@@ -27,8 +28,8 @@ std::unique_ptr<ThreadPool> Pool(int threads) {
   return threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
 }
 
-void BM_FmaPeak(benchmark::State& state) {
-  const KernelTable* table = Table(state);
+void BM_FmaPeak(benchmark::State& state, KernelIsa isa) {
+  const KernelTable* table = Table(state, isa);
   if (table == nullptr) return;
   const int threads = static_cast<int>(state.range(0));
   auto pool = Pool(threads);
@@ -48,11 +49,18 @@ void BM_FmaPeak(benchmark::State& state) {
 }
 // One thread is timed in CPU time, which stays meaningful on a shared
 // machine; several threads in wall time, which is what parallelism buys.
-BENCHMARK(BM_FmaPeak)->Arg(1);
-BENCHMARK(BM_FmaPeak)->Arg(2)->UseRealTime();
+#if defined(__x86_64__)
+BENCHMARK_CAPTURE(BM_FmaPeak, avx2, KernelIsa::kAvx2Fma)->Arg(1);
+BENCHMARK_CAPTURE(BM_FmaPeak, avx512, KernelIsa::kAvx512)->Arg(1);
+BENCHMARK_CAPTURE(BM_FmaPeak, avx2, KernelIsa::kAvx2Fma)->Arg(2)->UseRealTime();
+BENCHMARK_CAPTURE(BM_FmaPeak, avx512, KernelIsa::kAvx512)->Arg(2)->UseRealTime();
+#else
+BENCHMARK_CAPTURE(BM_FmaPeak, neon, KernelIsa::kNeon)->Arg(1);
+BENCHMARK_CAPTURE(BM_FmaPeak, neon, KernelIsa::kNeon)->Arg(2)->UseRealTime();
+#endif
 
-void BM_Sgemm(benchmark::State& state) {
-  const KernelTable* table = Table(state);
+void BM_Sgemm(benchmark::State& state, KernelIsa isa) {
+  const KernelTable* table = Table(state, isa);
   if (table == nullptr) return;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   auto pool = Pool(static_cast<int>(state.range(3)));
@@ -100,8 +108,15 @@ void GemmShapes(benchmark::internal::Benchmark* bench) {
   bench->Args({128, 3136, 576, kThreads});
   if (kThreads > 1) bench->UseRealTime();
 }
-BENCHMARK(BM_Sgemm)->Apply(GemmShapes<1>);
-BENCHMARK(BM_Sgemm)->Apply(GemmShapes<2>);
+#if defined(__x86_64__)
+BENCHMARK_CAPTURE(BM_Sgemm, avx2, KernelIsa::kAvx2Fma)->Apply(GemmShapes<1>);
+BENCHMARK_CAPTURE(BM_Sgemm, avx512, KernelIsa::kAvx512)->Apply(GemmShapes<1>);
+BENCHMARK_CAPTURE(BM_Sgemm, avx2, KernelIsa::kAvx2Fma)->Apply(GemmShapes<2>);
+BENCHMARK_CAPTURE(BM_Sgemm, avx512, KernelIsa::kAvx512)->Apply(GemmShapes<2>);
+#else
+BENCHMARK_CAPTURE(BM_Sgemm, neon, KernelIsa::kNeon)->Apply(GemmShapes<1>);
+BENCHMARK_CAPTURE(BM_Sgemm, neon, KernelIsa::kNeon)->Apply(GemmShapes<2>);
+#endif
 
 void EigenShapes(benchmark::internal::Benchmark* bench) {
   for (int size : {256, 512, 1024}) bench->Args({size, size, size});

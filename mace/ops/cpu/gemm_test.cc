@@ -1,5 +1,6 @@
 #include "mace/ops/cpu/gemm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -119,6 +120,21 @@ TEST(GemmTest, ReductionAndCacheBlocks) {
   }
 }
 
+// Each cache block just below, at and above its size, the others small.
+TEST(GemmTest, EachCacheBlockEdge) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr;
+    const int64_t kc = table->kc, mc = table->mc, nc = table->nc;
+    for (auto& pool : testing::PoolsUnderTest()) {
+      for (int64_t k : {kc - 1, kc, kc + 1, 2 * kc + 1}) {
+        RunCase(*table, pool.get(), {mr + 1, nr - 1, k});
+      }
+      for (int64_t m : {mc - 1, mc, mc + 1}) RunCase(*table, pool.get(), {m, nr + 1, 7});
+      for (int64_t n : {nc - 1, nc, nc + 1}) RunCase(*table, pool.get(), {mr - 1, n, 5});
+    }
+  }
+}
+
 TEST(GemmTest, OperandLayoutsBiasAndActivation) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     for (auto& pool : testing::PoolsUnderTest()) {
@@ -146,7 +162,9 @@ TEST(GemmTest, OperandLayoutsBiasAndActivation) {
 TEST(GemmTest, MatrixVector) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     for (auto& pool : testing::PoolsUnderTest()) {
-      for (int64_t rows : {1, 5, 16, 17, 45}) {
+      for (int64_t rows :
+           {int64_t{1}, int64_t{5}, int64_t{16}, int64_t{17}, int64_t{45}, int64_t{table->mr} + 1,
+            int64_t{table->nr} - 1, int64_t{table->nr} + 1}) {
         for (int64_t k : {1, 7, 300}) {
           Case row{1, rows, k};
           row.pack_b = true;
@@ -183,14 +201,34 @@ TEST(GemmTest, KernelTablesMatchTheCpu) {
 #if defined(__aarch64__)
   ASSERT_NE(KernelTableFor(KernelIsa::kNeon), nullptr);
   EXPECT_EQ(KernelTableFor(KernelIsa::kAvx2Fma), nullptr);
+  EXPECT_EQ(KernelTableFor(KernelIsa::kAvx512), nullptr);
 #elif defined(__x86_64__)
   EXPECT_EQ(KernelTableFor(KernelIsa::kNeon), nullptr);
-  EXPECT_EQ(KernelTableFor(KernelIsa::kAvx2Fma) != nullptr, DetectCpuFeatures().avx2_fma);
+  const CpuFeatures features = DetectCpuFeatures();
+  // Every family the CPU has gets a table, not only the best one.
+  EXPECT_EQ(KernelTableFor(KernelIsa::kAvx2Fma) != nullptr, features.avx2_fma);
+  EXPECT_EQ(KernelTableFor(KernelIsa::kAvx512) != nullptr, features.avx512);
+  if (features.avx512) {
+    // The AVX-512 table keeps the AVX2 kernels it does not replace.
+    const KernelTable* avx2 = KernelTableFor(KernelIsa::kAvx2Fma);
+    const KernelTable* avx512 = KernelTableFor(KernelIsa::kAvx512);
+    ASSERT_NE(avx2, nullptr);
+    EXPECT_NE(avx512->gemm, avx2->gemm);
+    EXPECT_EQ(avx512->depthwise3x3_s1, avx2->depthwise3x3_s1);
+    EXPECT_EQ(avx512->depthwise3x3_s2, avx2->depthwise3x3_s2);
+    EXPECT_EQ(avx512->pooling, avx2->pooling);
+    EXPECT_EQ(avx512->plane_sum, avx2->plane_sum);
+    EXPECT_EQ(avx512->plane_max, avx2->plane_max);
+    EXPECT_EQ(avx512->eltwise, avx2->eltwise);
+  }
 #endif
   for (const KernelTable* table : testing::TablesUnderTest()) {
+    EXPECT_EQ(KernelTableFor(table->isa), table);
     EXPECT_EQ(table->mc % table->mr, 0);
     EXPECT_EQ(table->nc % table->nr, 0);
+    // The staging tile for ragged edges holds 256 floats, at most 32 a side.
     EXPECT_LE(table->mr * table->nr, 256);
+    EXPECT_LE(std::max(table->mr, table->nr), 32);
   }
 }
 

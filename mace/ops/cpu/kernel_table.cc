@@ -2,6 +2,7 @@
 
 #if defined(__x86_64__)
 #include "mace/ops/x86/avx2_kernels.h"
+#include "mace/ops/x86/avx512_kernels.h"
 #elif defined(__aarch64__) || defined(__ARM_NEON)
 #include "mace/ops/arm/neon_kernels.h"
 #endif
@@ -22,9 +23,33 @@ KernelTable MakeAvx2Table() {
   table.kc = 256;
   table.nc = 1024;
   table.gemm = x86::Avx2Gemm6x16;
-  table.depthwise3x3_s1 = x86::Avx2DepthwiseRow3x3S1;
-  table.depthwise3x3_s2 = x86::Avx2DepthwiseRow3x3S2;
+  table.depthwise3x3_s1 = x86::Avx2Depthwise3x3S1;
+  table.depthwise3x3_s2 = x86::Avx2Depthwise3x3S2;
+  table.pooling = x86::Avx2PoolingBand;
+  table.plane_sum = x86::Avx2PlaneSum;
+  table.plane_max = x86::Avx2PlaneMax;
+  table.eltwise = x86::Avx2EltwiseRow;
   table.fma_peak = x86::Avx2FmaPeak;
+  return table;
+}
+
+// The AVX2 table with the AVX-512 GEMM: every family not rewritten for
+// AVX-512 (depthwise, pooling, eltwise) keeps its AVX2 kernel.
+KernelTable MakeAvx512Table() {
+  KernelTable table = MakeAvx2Table();
+  table.isa = KernelIsa::kAvx512;
+  table.name = "avx512";
+  table.mr = x86::kAvx512GemmMr;
+  table.nr = x86::kAvx512GemmNr;
+  // Sized for 48 KiB of L1d and 2 MiB of L2 per core (Sapphire Rapids class):
+  // kc x nr x 4 B = 32 KiB of B micro-panel in L1 beside an 8 KiB A
+  // micro-panel; an A block (mc x kc x 4 B = 336 KiB) and a B block (kc x nc
+  // x 4 B = 512 KiB) share L2 with room to spare.
+  table.mc = 336;
+  table.kc = 256;
+  table.nc = 512;
+  table.gemm = x86::Avx512Gemm8x32;
+  table.fma_peak = x86::Avx512FmaPeak;
   return table;
 }
 #elif defined(__aarch64__) || defined(__ARM_NEON)
@@ -39,8 +64,12 @@ KernelTable MakeNeonTable() {
   table.kc = 256;
   table.nc = 768;
   table.gemm = arm::NeonGemm;
-  table.depthwise3x3_s1 = arm::NeonDepthwiseRow3x3S1;
-  table.depthwise3x3_s2 = arm::NeonDepthwiseRow3x3S2;
+  table.depthwise3x3_s1 = arm::NeonDepthwise3x3S1;
+  table.depthwise3x3_s2 = arm::NeonDepthwise3x3S2;
+  table.pooling = arm::NeonPoolingBand;
+  table.plane_sum = arm::NeonPlaneSum;
+  table.plane_max = arm::NeonPlaneMax;
+  table.eltwise = arm::NeonEltwiseRow;
   table.fma_peak = arm::NeonFmaPeak;
   return table;
 }
@@ -49,10 +78,13 @@ KernelTable MakeNeonTable() {
 }  // namespace
 
 const KernelTable* KernelTableFor(KernelIsa isa) {
-  if (isa == KernelIsa::kReference || BestKernelIsa(DetectCpuFeatures()) != isa) return nullptr;
+  static const CpuFeatures features = DetectCpuFeatures();
+  if (isa == KernelIsa::kReference || !SupportsKernelIsa(features, isa)) return nullptr;
 #if defined(__x86_64__)
   static const KernelTable avx2 = MakeAvx2Table();
+  static const KernelTable avx512 = MakeAvx512Table();
   if (isa == KernelIsa::kAvx2Fma) return &avx2;
+  if (isa == KernelIsa::kAvx512) return &avx512;
 #elif defined(__aarch64__) || defined(__ARM_NEON)
   static const KernelTable neon = MakeNeonTable();
   if (isa == KernelIsa::kNeon) return &neon;

@@ -18,15 +18,22 @@ struct KernelTable {
   int mr = 0, nr = 0;
   int mc = 0, kc = 0, nc = 0;
   GemmMicroKernel gemm = nullptr;
-  DepthwiseRowKernel depthwise3x3_s1 = nullptr;
-  DepthwiseRowKernel depthwise3x3_s2 = nullptr;
+  DepthwiseBandKernel depthwise3x3_s1 = nullptr;  // by horizontal stride
+  DepthwiseBandKernel depthwise3x3_s2 = nullptr;
+  // Pooling: 2x2 / 3x3 window bands, and global pooling planes.
+  PoolingBandKernel pooling = nullptr;
+  PlaneReduceKernel plane_sum = nullptr;
+  PlaneReduceKernel plane_max = nullptr;
+  // Eltwise rows (two vectors, or a vector and a scalar).
+  EltwiseRowKernel eltwise = nullptr;
   // Peak multiply-add throughput loop for benchmarks: returns flops done and
-  // writes one vector to `sink`.
+  // writes 8 floats to `sink`.
   int64_t (*fma_peak)(int64_t iterations, float* sink) = nullptr;
 };
 
 // The table for `isa`, or null for kReference and for families this build or
-// CPU lacks.
+// CPU lacks. Every family the CPU has is available, not only the best one,
+// so tests and benchmarks can compare them (AVX2 and AVX-512 on one host).
 const KernelTable* KernelTableFor(KernelIsa isa);
 
 // The table the ops use (ActiveKernelIsa), or null: run the reference kernels.

@@ -20,7 +20,7 @@ namespace testing {
 // no SIMD kernels: the tests then have nothing to compare).
 inline std::vector<const KernelTable*> TablesUnderTest() {
   std::vector<const KernelTable*> tables;
-  for (KernelIsa isa : {KernelIsa::kAvx2Fma, KernelIsa::kNeon}) {
+  for (KernelIsa isa : {KernelIsa::kAvx2Fma, KernelIsa::kAvx512, KernelIsa::kNeon}) {
     if (const KernelTable* table = KernelTableFor(isa)) tables.push_back(table);
   }
   return tables;

@@ -38,20 +38,97 @@ struct TileEpilogue {
 using GemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                                  const TileEpilogue& epilogue);
 
-// One output row of a 3x3 depthwise convolution, over columns whose taps are
-// all inside the input.
-struct DepthwiseRow {
-  // Input rows kh = 0, 1, 2 at the leftmost tap of the first output; null
-  // for a row that falls in the vertical padding.
-  const float* rows[3] = {nullptr, nullptr, nullptr};
+// A band of output rows of one 3x3 depthwise plane, read from a zero-padded
+// copy of the input so that every tap is in bounds: kernels compute whole
+// vectors with no border cases.
+struct DepthwiseBand {
+  // Output (r, j) reads in[(r * stride_h + kh) * in_pitch + j * stride_w + kw];
+  // stride_w is the kernel's. Kernels compute whole vectors, so every input
+  // row must hold max(out_w, 8) * stride_w + 2 readable floats.
+  const float* in = nullptr;
+  int64_t in_pitch = 0;
+  int64_t stride_h = 1;         // 1 or 2
   const float* taps = nullptr;  // 9 weights, row-major
   float bias = 0.f;
-  float* out = nullptr;
-  int64_t count = 0;      // outputs to write; output j reads rows[r][j * stride + kw]
+  float* out = nullptr;  // rows x out_w, dense
+  int64_t out_w = 0, rows = 0;
   TileEpilogue epilogue;  // only activation, lo and hi are read
 };
 
-using DepthwiseRowKernel = void (*)(const DepthwiseRow& row);
+using DepthwiseBandKernel = void (*)(const DepthwiseBand& band);
+
+// Which input rows one output row of a pooling band reduces.
+struct PoolingRowWindow {
+  int64_t first_row = 0;  // the window's first row that lies inside the input
+  int64_t row_count = 0;  // its rows inside the input (at most 3); 0 writes zeros
+  // Average: out_w factors, 1 / window size (0 for a window that counts no
+  // tap). Max: null.
+  const float* scale = nullptr;
+};
+
+// A band of output rows of one pooling plane with a 2- or 3-wide window at
+// horizontal stride 1 or 2. For each output row the kernel reduces the
+// window's input rows column by column into `line` at line + pad_left, then
+// reduces kernel_w line cells per output. The line's other cells hold the
+// identity (-inf for max, 0 for average) and are never written, so padded
+// columns need no border code.
+struct PoolingBand {
+  const float* in = nullptr;  // the input plane, rows of in_w floats
+  int64_t in_w = 0;
+  // Kernels compute whole vectors: the line holds at least
+  // max(pad_left + in_w, max(out_w, 8) * stride_w + kernel_w) floats.
+  float* line = nullptr;
+  int64_t pad_left = 0;
+  int32_t kernel_w = 3, stride_w = 1;
+  int32_t average = 0;                        // 0: max, 1: average (sum times scale)
+  const PoolingRowWindow* windows = nullptr;  // one per output row
+  float* out = nullptr;                       // rows x out_w, dense
+  int64_t out_w = 0, rows = 0;
+};
+
+using PoolingBandKernel = void (*)(const PoolingBand& band);
+
+// The sum or the maximum of `count` consecutive floats (one global pooling
+// plane).
+using PlaneReduceKernel = float (*)(const float* data, int64_t count);
+
+// Eltwise operations a row kernel computes. The first nine match the
+// Eltwise op's `type` numbering; POW stays with the reference kernel.
+enum EltwiseKernelOp : int32_t {
+  kEltwiseSum = 0,
+  kEltwiseSub = 1,
+  kEltwiseProd = 2,
+  kEltwiseDiv = 3,
+  kEltwiseMin = 4,  // NaN if either operand is NaN
+  kEltwiseMax = 5,
+  kEltwiseNeg = 6,  // unary: reads a only
+  kEltwiseAbs = 7,
+  kEltwiseSqrDiff = 8,
+  kEltwiseWeightedSum = 9,  // coeff_a * a + coeff_b * b
+};
+
+// Which operand of an eltwise row is a single value used for every element.
+enum EltwiseBroadcast : int32_t {
+  kEltwiseVectors = 0,  // a[i] op b[i]
+  kEltwiseScalarB = 1,  // a[i] op b[0]
+  kEltwiseScalarA = 2,  // a[0] op b[i]
+};
+
+// out[i] = activation(a[i] op b[i]) for i < count. `out` may equal `a` or
+// `b`: each element's operands are read before it is written, and kernels
+// never store past `count`.
+struct EltwiseRow {
+  const float* a = nullptr;
+  const float* b = nullptr;  // unused by the unary operations
+  float* out = nullptr;
+  int64_t count = 0;
+  int32_t op = kEltwiseSum;
+  int32_t broadcast = kEltwiseVectors;
+  float coeff_a = 1.f, coeff_b = 1.f;  // kEltwiseWeightedSum only
+  TileEpilogue epilogue;               // only activation, lo and hi are read
+};
+
+using EltwiseRowKernel = void (*)(const EltwiseRow& row);
 
 }  // namespace ops
 }  // namespace mace

@@ -21,8 +21,14 @@ void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t 
 // writes a result to sink[0..7] so the work cannot be elided.
 int64_t Avx2FmaPeak(int64_t iterations, float* sink);
 
-void Avx2DepthwiseRow3x3S1(const DepthwiseRow& row);
-void Avx2DepthwiseRow3x3S2(const DepthwiseRow& row);
+void Avx2Depthwise3x3S1(const DepthwiseBand& band);
+void Avx2Depthwise3x3S2(const DepthwiseBand& band);
+
+void Avx2PoolingBand(const PoolingBand& band);
+float Avx2PlaneSum(const float* data, int64_t count);
+float Avx2PlaneMax(const float* data, int64_t count);
+
+void Avx2EltwiseRow(const EltwiseRow& row);
 
 }  // namespace x86
 }  // namespace ops

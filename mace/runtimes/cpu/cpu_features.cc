@@ -15,20 +15,27 @@ namespace mace {
 namespace {
 
 #if defined(__x86_64__)
-bool DetectAvx2Fma() {
+void DetectX86(CpuFeatures* features) {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return;
   const bool fma = (ecx >> 12) & 1;
   const bool osxsave = (ecx >> 27) & 1;
   const bool avx = (ecx >> 28) & 1;
-  if (!fma || !osxsave || !avx) return false;
-  // xgetbv is read with inline asm so this file needs no -mxsave: XCR0 bit 1
-  // (SSE state) and bit 2 (AVX state) mean the OS preserves YMM registers.
+  if (!fma || !osxsave || !avx) return;
+  // xgetbv is read with inline asm so this file needs no -mxsave. XCR0 bit 1
+  // (SSE state) and bit 2 (AVX state) mean the OS preserves YMM registers;
+  // bits 5-7 (opmask, upper halves of ZMM0-15, ZMM16-31) the ZMM state.
   unsigned xcr0_lo = 0, xcr0_hi = 0;
   __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-  if ((xcr0_lo & 0x6) != 0x6) return false;
-  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
-  return (ebx >> 5) & 1;  // AVX2
+  if ((xcr0_lo & 0x6) != 0x6) return;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return;
+  features->avx2_fma = (ebx >> 5) & 1;
+  const bool avx512f = (ebx >> 16) & 1;
+  const bool avx512dq = (ebx >> 17) & 1;
+  const bool avx512vl = (ebx >> 31) & 1;
+  const bool zmm_state = (xcr0_lo & 0xe0) == 0xe0;
+  // The AVX-512 table reuses AVX2 kernels, so it needs AVX2 as well.
+  features->avx512 = features->avx2_fma && avx512f && avx512dq && avx512vl && zmm_state;
 }
 #endif
 
@@ -37,7 +44,7 @@ bool DetectAvx2Fma() {
 CpuFeatures DetectCpuFeatures() {
   CpuFeatures features;
 #if defined(__x86_64__)
-  features.avx2_fma = DetectAvx2Fma();
+  DetectX86(&features);
 #elif defined(__aarch64__)
   features.neon = true;  // Advanced SIMD is mandatory in ARMv8-A
 #elif defined(__arm__)
@@ -48,13 +55,28 @@ CpuFeatures DetectCpuFeatures() {
   return features;
 }
 
-KernelIsa BestKernelIsa(const CpuFeatures& features) {
+bool SupportsKernelIsa(const CpuFeatures& features, KernelIsa isa) {
+  switch (isa) {
+    case KernelIsa::kReference:
+      return true;
 #if defined(__x86_64__)
-  if (features.avx2_fma) return KernelIsa::kAvx2Fma;
+    case KernelIsa::kAvx2Fma:
+      return features.avx2_fma;
+    case KernelIsa::kAvx512:
+      return features.avx512;
 #elif defined(__aarch64__) || (defined(__arm__) && defined(__ARM_NEON))
-  if (features.neon) return KernelIsa::kNeon;
+    case KernelIsa::kNeon:
+      return features.neon;
 #endif
-  (void)features;
+    default:
+      return false;
+  }
+}
+
+KernelIsa BestKernelIsa(const CpuFeatures& features) {
+  for (KernelIsa isa : {KernelIsa::kAvx512, KernelIsa::kAvx2Fma, KernelIsa::kNeon}) {
+    if (SupportsKernelIsa(features, isa)) return isa;
+  }
   return KernelIsa::kReference;
 }
 
@@ -63,7 +85,12 @@ KernelIsa ResolveKernelIsa(const char* env_value, KernelIsa best) {
     return best;
   }
   if (std::strcmp(env_value, "ref") == 0) return KernelIsa::kReference;
-  LOG(WARNING) << "MACE_CPU_KERNELS='" << env_value << "' is not 'ref' or 'auto'; using "
+  // The x86 families nest: a CPU with AVX-512 kernels can run the AVX2 ones.
+  const bool has_avx2 = best == KernelIsa::kAvx2Fma || best == KernelIsa::kAvx512;
+  if (std::strcmp(env_value, "avx2") == 0 && has_avx2) return KernelIsa::kAvx2Fma;
+  if (std::strcmp(env_value, "avx512") == 0 && best == KernelIsa::kAvx512) return best;
+  LOG(WARNING) << "MACE_CPU_KERNELS='" << env_value
+               << "' is not 'auto', 'ref' or a kernel family this CPU has; using "
                << KernelIsaName(best);
   return best;
 }
@@ -85,6 +112,8 @@ const char* KernelIsaName(KernelIsa isa) {
       return "ref";
     case KernelIsa::kAvx2Fma:
       return "avx2_fma";
+    case KernelIsa::kAvx512:
+      return "avx512";
     case KernelIsa::kNeon:
       return "neon";
   }

@@ -1,36 +1,46 @@
 // Which SIMD kernels this CPU can run, decided once at run time.
 //
 // x86-64: AVX2 and FMA from cpuid, and only if the OS saves the YMM registers
-// (OSXSAVE plus XCR0 bits 1 and 2 via xgetbv); the binary itself stays
-// baseline x86-64. ARM: NEON is baseline on arm64; on armv7 the kernel's
-// AT_HWCAP must carry HWCAP_NEON. Anything else runs the reference kernels.
+// (OSXSAVE plus XCR0 bits 1 and 2 via xgetbv); AVX-512 F, DQ and VL on top of
+// that, and only if the OS also saves the opmask and ZMM registers (XCR0 bits
+// 5, 6 and 7). The binary itself stays baseline x86-64. ARM: NEON is baseline
+// on arm64; on armv7 the kernel's AT_HWCAP must carry HWCAP_NEON. Anything
+// else runs the reference kernels.
 //
-// MACE_CPU_KERNELS=ref in the environment forces the reference kernels, which
-// helps to bisect a wrong result to a fast kernel.
+// MACE_CPU_KERNELS in the environment overrides the choice: "ref" forces the
+// reference kernels, which helps to bisect a wrong result to a fast kernel,
+// and "avx2" or "avx512" picks that family on a CPU that has it, so the AVX2
+// kernels stay testable on an AVX-512 machine.
 #ifndef MACE_RUNTIMES_CPU_CPU_FEATURES_H_
 #define MACE_RUNTIMES_CPU_CPU_FEATURES_H_
 
 namespace mace {
 
-enum class KernelIsa { kReference = 0, kAvx2Fma = 1, kNeon = 2 };
+enum class KernelIsa { kReference = 0, kAvx2Fma = 1, kNeon = 2, kAvx512 = 3 };
 
 struct CpuFeatures {
   bool avx2_fma = false;  // AVX2 and FMA3, with OS support for YMM state
+  bool avx512 = false;    // AVX-512 F, DQ and VL, with OS support for ZMM state
   bool neon = false;      // Advanced SIMD with single-precision float
 };
 
 // Probes the CPU (no caching).
 CpuFeatures DetectCpuFeatures();
 
-// The fastest kernel family that both this build and `features` support.
+// Whether this build and `features` can run `isa` (kReference always).
+bool SupportsKernelIsa(const CpuFeatures& features, KernelIsa isa);
+
+// The fastest kernel family that both this build and `features` support:
+// AVX-512, then AVX2, then the reference kernels on x86-64.
 KernelIsa BestKernelIsa(const CpuFeatures& features);
 
 // The family the ops use: BestKernelIsa of this CPU unless MACE_CPU_KERNELS
-// says "ref". Decided on first use and fixed for the process.
+// says otherwise. Decided on first use and fixed for the process.
 KernelIsa ActiveKernelIsa();
 
-// Parses a MACE_CPU_KERNELS value: "ref" gives kReference, "" or "auto"
-// gives `best`; anything else is reported and treated as "auto".
+// Parses a MACE_CPU_KERNELS value: "" or "auto" gives `best`, "ref" gives
+// kReference, and "avx2" or "avx512" gives that family when `best` includes it
+// (AVX-512 includes AVX2). Anything else is reported and gives `best`.
 KernelIsa ResolveKernelIsa(const char* env_value, KernelIsa best);
 
 const char* KernelIsaName(KernelIsa isa);

@@ -1,6 +1,10 @@
 #include "mace/runtimes/cpu/cpu_features.h"
 
 #include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
 
 #include "gtest/gtest.h"
 
@@ -15,6 +19,41 @@ TEST(CpuFeaturesTest, EnvironmentOverride) {
   EXPECT_EQ(ResolveKernelIsa("bogus", KernelIsa::kAvx2Fma), KernelIsa::kAvx2Fma);
 }
 
+// "avx2" and "avx512" pick a family only where the best one includes it.
+TEST(CpuFeaturesTest, EnvironmentPicksAFamilyTheCpuHas) {
+  EXPECT_EQ(ResolveKernelIsa("avx2", KernelIsa::kAvx512), KernelIsa::kAvx2Fma);
+  EXPECT_EQ(ResolveKernelIsa("avx2", KernelIsa::kAvx2Fma), KernelIsa::kAvx2Fma);
+  EXPECT_EQ(ResolveKernelIsa("avx512", KernelIsa::kAvx512), KernelIsa::kAvx512);
+  EXPECT_EQ(ResolveKernelIsa("auto", KernelIsa::kAvx512), KernelIsa::kAvx512);
+  EXPECT_EQ(ResolveKernelIsa("ref", KernelIsa::kAvx512), KernelIsa::kReference);
+  // Not available: keep the best.
+  EXPECT_EQ(ResolveKernelIsa("avx512", KernelIsa::kAvx2Fma), KernelIsa::kAvx2Fma);
+  EXPECT_EQ(ResolveKernelIsa("avx512", KernelIsa::kReference), KernelIsa::kReference);
+  EXPECT_EQ(ResolveKernelIsa("avx2", KernelIsa::kNeon), KernelIsa::kNeon);
+  EXPECT_EQ(ResolveKernelIsa("avx2", KernelIsa::kReference), KernelIsa::kReference);
+}
+
+TEST(CpuFeaturesTest, SupportedFamiliesNest) {
+  const CpuFeatures host = DetectCpuFeatures();
+  EXPECT_TRUE(SupportsKernelIsa(host, KernelIsa::kReference));
+  EXPECT_TRUE(SupportsKernelIsa(host, BestKernelIsa(host)));
+  // The AVX-512 table reuses AVX2 kernels, so detection never reports it alone.
+  if (host.avx512) {
+    EXPECT_TRUE(host.avx2_fma);
+  }
+  CpuFeatures avx512_host;
+  avx512_host.avx512 = true;
+  avx512_host.avx2_fma = true;
+#if defined(__x86_64__)
+  EXPECT_EQ(BestKernelIsa(avx512_host), KernelIsa::kAvx512);
+  EXPECT_TRUE(SupportsKernelIsa(avx512_host, KernelIsa::kAvx2Fma));
+  EXPECT_FALSE(SupportsKernelIsa(avx512_host, KernelIsa::kNeon));
+#else
+  EXPECT_FALSE(SupportsKernelIsa(avx512_host, KernelIsa::kAvx512));
+  EXPECT_FALSE(SupportsKernelIsa(avx512_host, KernelIsa::kAvx2Fma));
+#endif
+}
+
 TEST(CpuFeaturesTest, BestIsaFollowsBuildAndFeatures) {
   CpuFeatures none;
   EXPECT_EQ(BestKernelIsa(none), KernelIsa::kReference);
@@ -24,7 +63,24 @@ TEST(CpuFeaturesTest, BestIsaFollowsBuildAndFeatures) {
   EXPECT_EQ(BestKernelIsa(host), KernelIsa::kNeon);
 #elif defined(__x86_64__)
   EXPECT_FALSE(host.neon);
-  EXPECT_EQ(BestKernelIsa(host), host.avx2_fma ? KernelIsa::kAvx2Fma : KernelIsa::kReference);
+  const KernelIsa x86_best = host.avx512     ? KernelIsa::kAvx512
+                             : host.avx2_fma ? KernelIsa::kAvx2Fma
+                                             : KernelIsa::kReference;
+  EXPECT_EQ(BestKernelIsa(host), x86_best);
+  // The kernel's own view, where it has one: its flags line lists what the
+  // CPU reports and the OS enables.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::set<std::string> flags;
+  for (std::string line; flags.empty() && std::getline(cpuinfo, line);) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    for (std::string word; words >> word;) flags.insert(word);
+  }
+  if (!flags.empty()) {
+    const auto has = [&flags](const char* flag) { return flags.count(flag) > 0; };
+    EXPECT_EQ(host.avx2_fma, has("avx2") && has("fma"));
+    EXPECT_EQ(host.avx512, host.avx2_fma && has("avx512f") && has("avx512dq") && has("avx512vl"));
+  }
 #endif
   std::printf("kernels on this CPU: %s (active: %s)\n", KernelIsaName(BestKernelIsa(host)),
               KernelIsaName(ActiveKernelIsa()));

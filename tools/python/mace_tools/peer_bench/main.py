@@ -184,9 +184,9 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
     found = []
     if "mace" in info.engines:
         if any(isa.startswith("avx512") for isa in info.isa):
-            found.append("This CPU has AVX-512. MACE's x86 kernels are AVX2 + FMA; the peers "
-                         "choose kernels from the CPU's features at run time and may use "
-                         "AVX-512 ones, so part of any gap is the instruction set.")
+            found.append("This CPU has AVX-512. MACE's GEMM (Conv2D, FullyConnected, MatMul) "
+                         "uses it; its depthwise, pooling and eltwise kernels are AVX2 + FMA, "
+                         "while the peers may use AVX-512 there too.")
         code = [m.name for m in models if m.config.build_type == "code"]
         if code:
             found.append(f"{', '.join(code)}: code-mode deployment files; mace_run runs the "

@@ -1,0 +1,188 @@
+// NEON eltwise rows: 8 elements per iteration, the fused clamp or hard-swish
+// applied before the store. The tail (under 4 elements) goes through a
+// staging vector, so nothing is loaded or stored past the row; rows may be
+// written in place.
+//
+// armv7 NEON has no divide: DIV divides lane by lane with VFP there, which
+// rounds exactly like the reference.
+#if defined(__aarch64__) || defined(__ARM_NEON)
+
+#include <arm_neon.h>
+
+#include "mace/ops/arm/neon_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace arm {
+namespace {
+
+constexpr int kLanes = 4;
+
+// Broadcast once per row.
+struct Constants {
+  float32x4_t coeff_a, coeff_b, lo, hi;
+  explicit Constants(const EltwiseRow& row)
+      : coeff_a(vdupq_n_f32(row.coeff_a)),
+        coeff_b(vdupq_n_f32(row.coeff_b)),
+        lo(vdupq_n_f32(row.epilogue.lo)),
+        hi(vdupq_n_f32(row.epilogue.hi)) {}
+};
+
+inline float32x4_t Divide(float32x4_t a, float32x4_t b) {
+#if defined(__aarch64__)
+  return vdivq_f32(a, b);
+#else
+  float x[kLanes], y[kLanes];
+  vst1q_f32(x, a);
+  vst1q_f32(y, b);
+  for (int l = 0; l < kLanes; ++l) x[l] /= y[l];
+  return vld1q_f32(x);
+#endif
+}
+
+template <int kOp>
+float32x4_t Compute(float32x4_t a, float32x4_t b, const Constants& k) {
+  if constexpr (kOp == kEltwiseSum) {
+    return vaddq_f32(a, b);
+  } else if constexpr (kOp == kEltwiseSub) {
+    return vsubq_f32(a, b);
+  } else if constexpr (kOp == kEltwiseProd) {
+    return vmulq_f32(a, b);
+  } else if constexpr (kOp == kEltwiseDiv) {
+    return Divide(a, b);
+  } else if constexpr (kOp == kEltwiseMin) {
+    return vminq_f32(a, b);  // NaN if either operand is NaN
+  } else if constexpr (kOp == kEltwiseMax) {
+    return vmaxq_f32(a, b);
+  } else if constexpr (kOp == kEltwiseNeg) {
+    return vnegq_f32(a);
+  } else if constexpr (kOp == kEltwiseAbs) {
+    return vabsq_f32(a);
+  } else if constexpr (kOp == kEltwiseSqrDiff) {
+    const float32x4_t d = vsubq_f32(a, b);
+    return vmulq_f32(d, d);
+  } else {
+#if defined(__aarch64__)
+    return vfmaq_f32(vmulq_f32(b, k.coeff_b), a, k.coeff_a);
+#else
+    return vmlaq_f32(vmulq_f32(b, k.coeff_b), a, k.coeff_a);
+#endif
+  }
+}
+
+template <int kActivation>
+float32x4_t Activate(float32x4_t v, const Constants& k) {
+  if constexpr (kActivation == kTileActClamp) {
+    return vminq_f32(vmaxq_f32(v, k.lo), k.hi);
+  } else if constexpr (kActivation == kTileActHardSwish) {
+    const float32x4_t gate =
+        vminq_f32(vmaxq_f32(vaddq_f32(v, vdupq_n_f32(3.f)), vdupq_n_f32(0.f)), vdupq_n_f32(6.f));
+    return vmulq_f32(vmulq_f32(v, gate), vdupq_n_f32(1.f / 6.f));
+  } else {
+    return v;
+  }
+}
+
+template <int kOp, int kBroadcast, int kActivation>
+void Row(const EltwiseRow& row) {
+  constexpr bool kUnary = kOp == kEltwiseNeg || kOp == kEltwiseAbs;
+  const Constants k(row);
+  const float* a = row.a;
+  const float* b = row.b;
+  float* out = row.out;
+  const int64_t n = row.count;
+  const float32x4_t scalar =
+      kBroadcast == kEltwiseScalarA
+          ? vdupq_n_f32(a[0])
+          : (kBroadcast == kEltwiseScalarB ? vdupq_n_f32(b[0]) : vdupq_n_f32(0.f));
+  const auto load_a = [&](int64_t i) {
+    return kBroadcast == kEltwiseScalarA ? scalar : vld1q_f32(a + i);
+  };
+  const auto load_b = [&](int64_t i) {
+    if constexpr (kUnary || kBroadcast == kEltwiseScalarB) {
+      return scalar;
+    } else {
+      return vld1q_f32(b + i);
+    }
+  };
+  int64_t i = 0;
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    const float32x4_t x0 = Compute<kOp>(load_a(i), load_b(i), k);
+    const float32x4_t x1 = Compute<kOp>(load_a(i + kLanes), load_b(i + kLanes), k);
+    vst1q_f32(out + i, Activate<kActivation>(x0, k));
+    vst1q_f32(out + i + kLanes, Activate<kActivation>(x1, k));
+  }
+  if (i + kLanes <= n) {
+    vst1q_f32(out + i, Activate<kActivation>(Compute<kOp>(load_a(i), load_b(i), k), k));
+    i += kLanes;
+  }
+  if (i < n) {
+    float x[kLanes] = {0.f, 0.f, 0.f, 0.f}, y[kLanes] = {0.f, 0.f, 0.f, 0.f};
+    for (int64_t l = 0; l < n - i; ++l) {
+      if (kBroadcast != kEltwiseScalarA) x[l] = a[i + l];
+      if (!kUnary && kBroadcast != kEltwiseScalarB) y[l] = b[i + l];
+    }
+    const float32x4_t va = kBroadcast == kEltwiseScalarA ? scalar : vld1q_f32(x);
+    float32x4_t vb = scalar;
+    if constexpr (!kUnary && kBroadcast != kEltwiseScalarB) vb = vld1q_f32(y);
+    vst1q_f32(x, Activate<kActivation>(Compute<kOp>(va, vb, k), k));
+    for (int64_t l = 0; l < n - i; ++l) out[i + l] = x[l];
+  }
+}
+
+template <int kOp, int kBroadcast>
+void ByActivation(const EltwiseRow& row) {
+  switch (row.epilogue.activation) {
+    case kTileActClamp:
+      return Row<kOp, kBroadcast, kTileActClamp>(row);
+    case kTileActHardSwish:
+      return Row<kOp, kBroadcast, kTileActHardSwish>(row);
+    default:
+      return Row<kOp, kBroadcast, kTileActNone>(row);
+  }
+}
+
+template <int kOp>
+void ByBroadcast(const EltwiseRow& row) {
+  switch (row.broadcast) {
+    case kEltwiseScalarA:
+      return ByActivation<kOp, kEltwiseScalarA>(row);
+    case kEltwiseScalarB:
+      return ByActivation<kOp, kEltwiseScalarB>(row);
+    default:
+      return ByActivation<kOp, kEltwiseVectors>(row);
+  }
+}
+
+}  // namespace
+
+void NeonEltwiseRow(const EltwiseRow& row) {
+  switch (row.op) {
+    case kEltwiseSum:
+      return ByBroadcast<kEltwiseSum>(row);
+    case kEltwiseSub:
+      return ByBroadcast<kEltwiseSub>(row);
+    case kEltwiseProd:
+      return ByBroadcast<kEltwiseProd>(row);
+    case kEltwiseDiv:
+      return ByBroadcast<kEltwiseDiv>(row);
+    case kEltwiseMin:
+      return ByBroadcast<kEltwiseMin>(row);
+    case kEltwiseMax:
+      return ByBroadcast<kEltwiseMax>(row);
+    case kEltwiseNeg:
+      return ByActivation<kEltwiseNeg, kEltwiseVectors>(row);
+    case kEltwiseAbs:
+      return ByActivation<kEltwiseAbs, kEltwiseVectors>(row);
+    case kEltwiseSqrDiff:
+      return ByBroadcast<kEltwiseSqrDiff>(row);
+    case kEltwiseWeightedSum:
+      return ByBroadcast<kEltwiseWeightedSum>(row);
+  }
+}
+
+}  // namespace arm
+}  // namespace ops
+}  // namespace mace
+
+#endif  // defined(__aarch64__) || defined(__ARM_NEON)

@@ -1,0 +1,175 @@
+// NEON pooling: bands of 2x2 / 3x3 windows, and global pooling planes.
+//
+// As on AVX2 (see x86/pooling_avx2.cc), each output row reduces its input
+// rows into the band's line column by column, then kernel_w neighbouring
+// line cells per output, 4 outputs per vector; stride 2 splits the line into
+// even and odd lanes with vld2q_f32 as it loads. A row's ragged end is one
+// more whole vector ending at the last output.
+#if defined(__aarch64__) || defined(__ARM_NEON)
+
+#include <arm_neon.h>
+
+#include "mace/ops/arm/neon_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace arm {
+namespace {
+
+constexpr int kLanes = 4;
+
+struct MaxOp {
+  static constexpr bool kAverage = false;
+  static float32x4_t Apply(float32x4_t a, float32x4_t b) { return vmaxq_f32(a, b); }
+  static float Apply(float a, float b) { return a > b ? a : b; }
+};
+
+struct SumOp {
+  static constexpr bool kAverage = true;  // outputs are scaled
+  static float32x4_t Apply(float32x4_t a, float32x4_t b) { return vaddq_f32(a, b); }
+  static float Apply(float a, float b) { return a + b; }
+};
+
+// dst[c] = reduction of in[r * in_w + c] over kRows rows, for c < width.
+template <class Op, int kRows>
+void ReduceRows(const float* in, int64_t in_w, int64_t width, float* dst) {
+  int64_t c = 0;
+  for (; c + kLanes <= width; c += kLanes) {
+    float32x4_t acc = vld1q_f32(in + c);
+    for (int r = 1; r < kRows; ++r) acc = Op::Apply(acc, vld1q_f32(in + r * in_w + c));
+    vst1q_f32(dst + c, acc);
+  }
+  for (; c < width; ++c) {
+    float acc = in[c];
+    for (int r = 1; r < kRows; ++r) acc = Op::Apply(acc, in[r * in_w + c]);
+    dst[c] = acc;
+  }
+}
+
+// The reductions of 4 consecutive output windows, the first starting at
+// line cell `p`.
+template <class Op, int kKernel, int kStride>
+float32x4_t Windows(const float* p) {
+  if constexpr (kStride == 1) {
+    float32x4_t acc = Op::Apply(vld1q_f32(p), vld1q_f32(p + 1));
+    if constexpr (kKernel == 3) acc = Op::Apply(acc, vld1q_f32(p + 2));
+    return acc;
+  } else {
+    const float32x4x2_t pairs = vld2q_f32(p);
+    float32x4_t acc = Op::Apply(pairs.val[0], pairs.val[1]);
+    if constexpr (kKernel == 3) acc = Op::Apply(acc, vld2q_f32(p + 2).val[0]);
+    return acc;
+  }
+}
+
+template <class Op, int kKernel, int kStride>
+void OutputRow(const float* line, const float* scale, float* out, int64_t width) {
+  if (width < kLanes) {
+    float lanes[kLanes];
+    vst1q_f32(lanes, Windows<Op, kKernel, kStride>(line));
+    for (int64_t j = 0; j < width; ++j) out[j] = Op::kAverage ? lanes[j] * scale[j] : lanes[j];
+    return;
+  }
+  const int64_t last = width - kLanes;
+  for (int64_t j = 0; j < width; j += kLanes) {
+    const int64_t column = j < last ? j : last;
+    float32x4_t v = Windows<Op, kKernel, kStride>(line + column * kStride);
+    if constexpr (Op::kAverage) v = vmulq_f32(v, vld1q_f32(scale + column));
+    vst1q_f32(out + column, v);
+  }
+}
+
+template <class Op, int kKernel, int kStride>
+void Band(const PoolingBand& band) {
+  const int64_t in_w = band.in_w, out_w = band.out_w;
+  float* cells = band.line + band.pad_left;
+  for (int64_t r = 0; r < band.rows; ++r) {
+    const PoolingRowWindow& window = band.windows[r];
+    float* out = band.out + r * out_w;
+    const float* in = band.in + window.first_row * in_w;
+    switch (window.row_count) {
+      case 1:
+        ReduceRows<Op, 1>(in, in_w, in_w, cells);
+        break;
+      case 2:
+        ReduceRows<Op, 2>(in, in_w, in_w, cells);
+        break;
+      case 3:
+        ReduceRows<Op, 3>(in, in_w, in_w, cells);
+        break;
+      default:
+        for (int64_t j = 0; j < out_w; ++j) out[j] = 0.f;
+        continue;
+    }
+    OutputRow<Op, kKernel, kStride>(band.line, window.scale, out, out_w);
+  }
+}
+
+template <class Op>
+void BandFor(const PoolingBand& band) {
+  if (band.kernel_w == 2) {
+    band.stride_w == 1 ? Band<Op, 2, 1>(band) : Band<Op, 2, 2>(band);
+  } else {
+    band.stride_w == 1 ? Band<Op, 3, 1>(band) : Band<Op, 3, 2>(band);
+  }
+}
+
+float HorizontalSum(float32x4_t v) {
+#if defined(__aarch64__)
+  return vaddvq_f32(v);
+#else
+  const float32x2_t half = vadd_f32(vget_low_f32(v), vget_high_f32(v));
+  return vget_lane_f32(vpadd_f32(half, half), 0);
+#endif
+}
+
+float HorizontalMax(float32x4_t v) {
+#if defined(__aarch64__)
+  return vmaxvq_f32(v);
+#else
+  const float32x2_t half = vmax_f32(vget_low_f32(v), vget_high_f32(v));
+  return vget_lane_f32(vpmax_f32(half, half), 0);
+#endif
+}
+
+// Four accumulators hide the add/max latency.
+template <class Op>
+float ReducePlane(const float* data, int64_t count, float identity) {
+  float32x4_t acc0 = vdupq_n_f32(identity), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  int64_t i = 0;
+  for (; i + 4 * kLanes <= count; i += 4 * kLanes) {
+    acc0 = Op::Apply(acc0, vld1q_f32(data + i));
+    acc1 = Op::Apply(acc1, vld1q_f32(data + i + kLanes));
+    acc2 = Op::Apply(acc2, vld1q_f32(data + i + 2 * kLanes));
+    acc3 = Op::Apply(acc3, vld1q_f32(data + i + 3 * kLanes));
+  }
+  for (; i + kLanes <= count; i += kLanes) acc0 = Op::Apply(acc0, vld1q_f32(data + i));
+  const float32x4_t acc = Op::Apply(Op::Apply(acc0, acc1), Op::Apply(acc2, acc3));
+  float result = Op::kAverage ? HorizontalSum(acc) : HorizontalMax(acc);
+  for (; i < count; ++i) result = Op::Apply(result, data[i]);
+  return result;
+}
+
+}  // namespace
+
+void NeonPoolingBand(const PoolingBand& band) {
+  if (band.average != 0) {
+    BandFor<SumOp>(band);
+  } else {
+    BandFor<MaxOp>(band);
+  }
+}
+
+float NeonPlaneSum(const float* data, int64_t count) {
+  return ReducePlane<SumOp>(data, count, 0.f);
+}
+
+float NeonPlaneMax(const float* data, int64_t count) {
+  return ReducePlane<MaxOp>(data, count, -__builtin_inff());
+}
+
+}  // namespace arm
+}  // namespace ops
+}  // namespace mace
+
+#endif  // defined(__aarch64__) || defined(__ARM_NEON)

@@ -1,0 +1,29 @@
+// AVX-512 micro-kernels. Their files are built with -mavx512f -mavx512vl
+// -mavx512dq -mfma, so they are only called after cpu_features.h has found
+// those and OS support for the ZMM state; see mace/ops/cpu/kernel_table.cc.
+#ifndef MACE_OPS_X86_AVX512_KERNELS_H_
+#define MACE_OPS_X86_AVX512_KERNELS_H_
+
+#include "mace/ops/cpu/micro_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace x86 {
+
+// The GEMM tile: 8 rows x 32 columns, 16 accumulators (see sgemm_avx512.cc
+// for why not a taller tile).
+constexpr int kAvx512GemmMr = 8;
+constexpr int kAvx512GemmNr = 32;
+void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                    const TileEpilogue& epilogue);
+
+// Runs `iterations` rounds of independent FMAs; returns the flops done and
+// writes a result to sink[0..7] (as the AVX2 loop does) so the work cannot be
+// elided.
+int64_t Avx512FmaPeak(int64_t iterations, float* sink);
+
+}  // namespace x86
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_X86_AVX512_KERNELS_H_
