@@ -15,7 +15,10 @@ limit="-max_total_time=${1:-60}"
 
 base="${HOME}/.cache/mace-bazel-fuzz"
 fuzz_bazel() { CC=clang CXX=clang++ bazel --output_base="${base}" "$@"; }
-fuzz_bazel build --config=fuzz //mace/libmace:model_loader_fuzzer //mace/libmace:fuzz_seeds
+# No bazel-* convenience links: they would point the checkout's links at this
+# output base, and the main build's `//...` would then walk into it.
+fuzz_bazel build --config=fuzz --symlink_prefix=/ //mace/libmace:model_loader_fuzzer \
+  //mace/libmace:fuzz_seeds
 bin="$(fuzz_bazel info --config=fuzz bazel-bin 2>/dev/null)"
 
 work="build/fuzz"

@@ -18,6 +18,10 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${repo}"
 bash tools/bootstrap.sh
 
+# Links left by an older tools/fuzz.sh point into the fuzz output base and
+# break `bazel test //...`; the main build recreates its own.
+find . -maxdepth 1 -name 'bazel-*' -type l -lname '*mace-bazel-fuzz*' -delete
+
 mode="${1:-all}"
 log_dir="$(mktemp -d)"
 passed=0
