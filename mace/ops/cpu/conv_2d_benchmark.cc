@@ -74,6 +74,13 @@ void ConvShapes(benchmark::internal::Benchmark* bench, int threads) {
   bench->Args({64, 56, 64, 3, 1, 4, threads});    // 3x3 Winograd F(4x4)
   bench->Args({128, 28, 128, 3, 1, 4, threads});  // 3x3 Winograd F(4x4)
   bench->Args({64, 56, 128, 3, 2, 0, threads});   // 3x3 stride 2 im2col
+  // ResNet-18's other 3x3 layers and its 7x7 stem, through im2col.
+  bench->Args({128, 28, 128, 3, 1, 0, threads});
+  bench->Args({256, 14, 256, 3, 1, 0, threads});
+  bench->Args({512, 7, 512, 3, 1, 0, threads});
+  bench->Args({128, 28, 256, 3, 2, 0, threads});
+  bench->Args({256, 14, 512, 3, 2, 0, threads});
+  bench->Args({3, 224, 64, 7, 2, 0, threads});
   if (threads > 1) bench->UseRealTime();
 }
 BENCHMARK(BM_Conv2d)->Apply([](benchmark::internal::Benchmark* b) { ConvShapes(b, 1); });

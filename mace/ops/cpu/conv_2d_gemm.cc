@@ -12,44 +12,113 @@ namespace {
 // The widest B panel of any kernel table (AVX-512: nr = 32).
 constexpr int kMaxPanelWidth = 32;
 
+// Lanes of a panel that lie in one output row: their input columns are
+// iw0, iw0 + stride_w, ... in input row ih0 (before the tap's offsets).
+struct RowSegment {
+  int lane0 = 0, lanes = 0;
+  int64_t ih0 = 0, iw0 = 0;
+};
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Runs are at most a panel wide (32 floats): fixed-size chunks inline as a
+// few vector moves rather than a libc call per run.
+inline void CopyFloats(const float* src, int64_t count, float* dst) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) std::memcpy(dst + i, src + i, 8 * sizeof(float));
+  if (i + 4 <= count) {
+    std::memcpy(dst + i, src + i, 4 * sizeof(float));
+    i += 4;
+  }
+  for (; i < count; ++i) dst[i] = src[i];
+}
+
+// Fills `lanes` values of one tap from input row `row` (null when the row is
+// in the padding), reading columns iw, iw + stride, ...: the lanes that fall
+// left or right of the image are zeroed in one go, the rest are a plain copy
+// (unit stride) or a strided gather, with no per-element checks.
+void CopyTapRun(const float* row, int64_t in_w, int64_t iw, int64_t stride, int lanes, float* out) {
+  if (row == nullptr) {
+    std::fill(out, out + lanes, 0.f);
+    return;
+  }
+  const int64_t last = iw + (lanes - 1) * stride;
+  if (iw >= 0 && last < in_w) {
+    // The common case, away from the left and right padding.
+    const float* src = row + iw;
+    if (stride == 1) {
+      CopyFloats(src, lanes, out);
+    } else {
+      for (int i = 0; i < lanes; ++i) out[i] = src[i * stride];
+    }
+    return;
+  }
+  // Lanes [lo, hi) read columns inside [0, in_w). Unit stride needs no
+  // division, which would cost more than the copy on rows of 7 or 14.
+  int64_t lo = 0, hi = lanes;
+  if (stride == 1) {
+    lo = std::min<int64_t>(lanes, std::max<int64_t>(0, -iw));
+    hi = std::max(lo, std::min<int64_t>(lanes, in_w - iw));
+  } else {
+    if (iw < 0) lo = std::min<int64_t>(lanes, CeilDiv(-iw, stride));
+    hi = std::max(lo, in_w - iw <= 0 ? 0 : std::min<int64_t>(lanes, CeilDiv(in_w - iw, stride)));
+  }
+  std::fill(out, out + lo, 0.f);
+  if (hi > lo) {
+    const float* src = row + iw + lo * stride;  // the first column inside
+    if (stride == 1) {
+      CopyFloats(src, hi - lo, out + lo);
+    } else {
+      for (int64_t i = 0; i < hi - lo; ++i) out[lo + i] = src[i * stride];
+    }
+  }
+  std::fill(out + hi, out + lanes, 0.f);
+}
+
 }  // namespace
 
 void PackIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t depth0, int64_t depth,
                 int width, float* dst) {
   const Im2colSource& s = *static_cast<const Im2colSource*>(context);
-  const int64_t taps = s.kernel_h * s.kernel_w;
   const int64_t plane_size = s.in_h * s.in_w;
-  int64_t ih0[kMaxPanelWidth], iw0[kMaxPanelWidth];
+  RowSegment segments[kMaxPanelWidth];
   for (int64_t p = 0; p < pixels; p += width, dst += width * depth) {
     const int valid = static_cast<int>(std::min<int64_t>(width, pixels - p));
-    int64_t oh = (pixel0 + p) / s.out_w, ow = (pixel0 + p) % s.out_w;
-    // Lanes of one output row with unit stride read one contiguous input run.
-    const bool one_run = ow + valid <= s.out_w && s.stride_w == 1;
-    for (int i = 0; i < valid; ++i) {
-      ih0[i] = oh * s.stride_h - s.pad_top;
-      iw0[i] = ow * s.stride_w - s.pad_left;
-      if (++ow == s.out_w) {
-        ow = 0;
-        ++oh;
-      }
+    // Split the panel's lanes at output row boundaries once; every tap then
+    // reads one input row per segment.
+    int count = 0;
+    for (int lane = 0; lane < valid;) {
+      const int64_t pixel = pixel0 + p + lane;
+      const int64_t oh = pixel / s.out_w, ow = pixel % s.out_w;
+      RowSegment& segment = segments[count++];
+      segment.lane0 = lane;
+      segment.lanes = static_cast<int>(std::min<int64_t>(valid - lane, s.out_w - ow));
+      segment.ih0 = oh * s.stride_h - s.pad_top;
+      segment.iw0 = ow * s.stride_w - s.pad_left;
+      lane += segment.lanes;
     }
+    // Walk (channel, kh, kw) incrementally from depth0.
+    const int64_t taps = s.kernel_h * s.kernel_w;
+    int64_t channel = depth0 / taps;
+    int64_t kh = (depth0 % taps) / s.kernel_w, kw = depth0 % s.kernel_w;
     for (int64_t d = 0; d < depth; ++d) {
-      const int64_t index = depth0 + d;
-      const int64_t tap = index % taps;
-      const float* plane = s.input + (index / taps) * plane_size;
-      const int64_t dy = (tap / s.kernel_w) * s.dilation_h;
-      const int64_t dx = (tap % s.kernel_w) * s.dilation_w;
+      const float* plane = s.input + channel * plane_size;
+      const int64_t dy = kh * s.dilation_h, dx = kw * s.dilation_w;
       float* out = dst + d * width;
-      const int64_t run_h = ih0[0] + dy, run_w = iw0[0] + dx;
-      if (one_run && run_h >= 0 && run_h < s.in_h && run_w >= 0 && run_w + valid <= s.in_w) {
-        std::memcpy(out, plane + run_h * s.in_w + run_w, valid * sizeof(float));
-      } else {
-        for (int i = 0; i < valid; ++i) {
-          const int64_t ih = ih0[i] + dy, iw = iw0[i] + dx;
-          out[i] = ih >= 0 && ih < s.in_h && iw >= 0 && iw < s.in_w ? plane[ih * s.in_w + iw] : 0.f;
-        }
+      for (int i = 0; i < count; ++i) {
+        const RowSegment& segment = segments[i];
+        const int64_t ih = segment.ih0 + dy;
+        const float* row = ih >= 0 && ih < s.in_h ? plane + ih * s.in_w : nullptr;
+        CopyTapRun(row, s.in_w, segment.iw0 + dx, s.stride_w, segment.lanes, out + segment.lane0);
       }
       std::fill(out + valid, out + width, 0.f);
+      if (++kw == s.kernel_w) {
+        kw = 0;
+        if (++kh == s.kernel_h) {
+          kh = 0;
+          ++channel;
+        }
+      }
     }
   }
 }

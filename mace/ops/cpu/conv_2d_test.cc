@@ -129,6 +129,23 @@ TEST(Conv2dKernelTest, Im2colStridesPaddingDilation) {
   Check({1, 3, 4, 4, 4, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, 0);  // a single output pixel
 }
 
+// The im2col packer splits each panel at output row ends and copies the
+// columns inside the image apart from those in the padding: rows narrower
+// and wider than a panel (which then starts mid-row), strides with a
+// remainder, and padding wide enough that whole runs of a tap fall in it.
+TEST(Conv2dKernelTest, Im2colRunsAndBorders) {
+  for (int64_t stride : {1, 2, 3}) {
+    for (int64_t w : {5, 33, 70}) {
+      for (int64_t pad : {0, 2, 4}) {
+        Check({1, 2, 5, w, 3, 3, 3, stride, stride, 1, pad}, ActivationType::NOOP, 0);
+      }
+    }
+  }
+  // A stem-like 7x7, then dilation with unequal strides.
+  Check({1, 3, 23, 37, 9, 7, 7, 2, 2, 1, 3}, ActivationType::RELU, 0);
+  Check({1, 2, 9, 40, 5, 3, 3, 1, 3, 2, 3}, ActivationType::NOOP, 0);
+}
+
 TEST(Conv2dKernelTest, GroupsAndDepthwiseAsConv) {
   Check({1, 8, 7, 9, 12, 3, 3, 1, 1, 1, 1, 4}, ActivationType::RELU, 0);
   Check({2, 6, 5, 5, 6, 1, 1, 1, 1, 1, 0, 2}, ActivationType::NOOP, 0);
