@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "mace/ops/cpu/benchmark_util.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 #include "mace/ops/testing/op_tester.h"
@@ -16,12 +17,6 @@
 namespace mace {
 namespace ops {
 namespace {
-
-const KernelTable* Table() { return KernelTableFor(BestKernelIsa(DetectCpuFeatures())); }
-
-std::unique_ptr<ThreadPool> Pool(int threads) {
-  return threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
-}
 
 ref::Conv2DParams ConvParams(int64_t channels_in, int64_t size, int64_t channels_out,
                              int64_t kernel, int64_t stride) {
@@ -45,11 +40,11 @@ double ConvFlops(const ref::Conv2DParams& p) {
 
 // Args: {in channels, size, out channels, kernel, stride, winograd, threads}.
 void BM_Conv2d(benchmark::State& state) {
-  const KernelTable* table = Table();
+  const KernelTable* table = BestTable();
   if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
   const ref::Conv2DParams p =
       ConvParams(state.range(0), state.range(1), state.range(2), state.range(3), state.range(4));
-  auto pool = Pool(static_cast<int>(state.range(6)));
+  auto pool = BenchmarkPool(static_cast<int>(state.range(6)));
   const auto input = testing::RandomFloats(p.in_channels * p.in_h * p.in_w, 1);
   const auto filter =
       testing::RandomFloats(p.out_channels * p.in_channels * p.kernel_h * p.kernel_w, 2);
@@ -103,7 +98,7 @@ BENCHMARK(BM_Conv2dReference);
 
 // Args: {channels, size, stride, threads}.
 void BM_Depthwise3x3(benchmark::State& state) {
-  const KernelTable* table = Table();
+  const KernelTable* table = BestTable();
   if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
   ref::DepthwiseConv2dParams p;
   p.batch = 1;
@@ -114,7 +109,7 @@ void BM_Depthwise3x3(benchmark::State& state) {
   p.pad_top = p.pad_left = 1;
   p.out_h = p.out_w = (p.in_h - 1) / p.stride_h + 1;
   p.activation.type = ActivationType::RELUX;
-  auto pool = Pool(static_cast<int>(state.range(3)));
+  auto pool = BenchmarkPool(static_cast<int>(state.range(3)));
   const auto input = testing::RandomFloats(p.channels * p.in_h * p.in_w, 1);
   const auto filter = testing::RandomFloats(p.channels * 9, 2);
   const auto bias = testing::RandomFloats(p.channels, 3);

@@ -9,18 +9,13 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "mace/ops/cpu/benchmark_util.h"
 #include "mace/ops/cpu/eltwise_kernel.h"
 #include "mace/ops/testing/op_tester.h"
 
 namespace mace {
 namespace ops {
 namespace {
-
-const KernelTable* Table() { return KernelTableFor(BestKernelIsa(DetectCpuFeatures())); }
-
-std::unique_ptr<ThreadPool> Pool(int threads) {
-  return threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
-}
 
 // Args: {channels, size, form (0: equal shapes SUM, 1: equal shapes SUM +
 // RELU, 2: per-channel PROD), threads}.
@@ -53,10 +48,10 @@ struct Operands {
 };
 
 void BM_Eltwise(benchmark::State& state) {
-  const KernelTable* table = Table();
+  const KernelTable* table = BestTable();
   if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
   const ref::EltwiseParams p = Params(state);
-  auto pool = Pool(static_cast<int>(state.range(3)));
+  auto pool = BenchmarkPool(static_cast<int>(state.range(3)));
   Operands operands(p);
   const auto kernel = EltwiseKernel::Create(*table, p);
   for (auto _ : state) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "mace/ops/cpu/benchmark_util.h"
 #include "mace/ops/cpu/gemm.h"
 #include "mace/ops/testing/op_tester.h"
 
@@ -24,15 +25,11 @@ const KernelTable* Table(benchmark::State& state, KernelIsa isa) {
   return table;
 }
 
-std::unique_ptr<ThreadPool> Pool(int threads) {
-  return threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
-}
-
 void BM_FmaPeak(benchmark::State& state, KernelIsa isa) {
   const KernelTable* table = Table(state, isa);
   if (table == nullptr) return;
   const int threads = static_cast<int>(state.range(0));
-  auto pool = Pool(threads);
+  auto pool = BenchmarkPool(threads);
   constexpr int64_t kIterations = 1 << 20;
   std::vector<float> sink(8 * threads);
   int64_t flops = 0;
@@ -63,7 +60,7 @@ void BM_Sgemm(benchmark::State& state, KernelIsa isa) {
   const KernelTable* table = Table(state, isa);
   if (table == nullptr) return;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  auto pool = Pool(static_cast<int>(state.range(3)));
+  auto pool = BenchmarkPool(static_cast<int>(state.range(3)));
   const std::vector<float> a = testing::RandomFloats(m * k, 1);
   const std::vector<float> b = testing::RandomFloats(k * n, 2);
   std::vector<float> c(m * n);

@@ -11,18 +11,13 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "mace/ops/cpu/benchmark_util.h"
 #include "mace/ops/cpu/pooling_kernel.h"
 #include "mace/ops/testing/op_tester.h"
 
 namespace mace {
 namespace ops {
 namespace {
-
-const KernelTable* Table() { return KernelTableFor(BestKernelIsa(DetectCpuFeatures())); }
-
-std::unique_ptr<ThreadPool> Pool(int threads) {
-  return threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
-}
 
 // Args: {channels, size, kernel (0: global), stride, pad, ceil mode, type
 // (1 AVG, 2 MAX), threads}.
@@ -54,11 +49,11 @@ void SetCounters(benchmark::State& state, const ref::PoolingParams& p) {
 }
 
 void BM_Pooling(benchmark::State& state) {
-  const KernelTable* table = Table();
+  const KernelTable* table = BestTable();
   if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
   const ref::PoolingParams p = Params(state);
   if (!PoolingKernel::Supports(*table, p)) return state.SkipWithError("not a fast shape");
-  auto pool = Pool(static_cast<int>(state.range(7)));
+  auto pool = BenchmarkPool(static_cast<int>(state.range(7)));
   const auto input = testing::RandomFloats(p.channels * p.in_h * p.in_w, 1);
   std::vector<float> output(p.channels * p.out_h * p.out_w);
   const PoolingKernel kernel(*table, p);

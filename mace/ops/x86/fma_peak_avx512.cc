@@ -2,17 +2,7 @@
 // throughput with AVX-512, the yardstick for the AVX-512 GEMM. Sixteen
 // accumulators cover the FMA latency (4 cycles) times two FMA ports twice
 // over, so the loop also saturates cores with a single 512-bit FMA unit.
-// GCC 12's AVX-512 intrinsics start from deliberately undefined vectors,
-// which its uninitialized-use warnings flag inside the header.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "mace/ops/x86/avx512_intrinsics.h"
 
 #include "mace/ops/x86/avx512_kernels.h"
 

@@ -18,17 +18,7 @@
 // plain structs of micro_kernels.h, and its helpers are static, so no inline
 // function compiled here can be merged into baseline code.
 
-// GCC 12's AVX-512 intrinsics start from deliberately undefined vectors,
-// which its uninitialized-use warnings flag inside the header.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "mace/ops/x86/avx512_intrinsics.h"
 
 #include "mace/ops/x86/avx512_kernels.h"
 

@@ -1,0 +1,27 @@
+// What the kernel benchmarks share: the kernel table this CPU would use and
+// a thread pool of the size a benchmark asks for.
+#ifndef MACE_OPS_CPU_BENCHMARK_UTIL_H_
+#define MACE_OPS_CPU_BENCHMARK_UTIL_H_
+
+#include <memory>
+
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/runtimes/cpu/cpu_features.h"
+#include "mace/runtimes/cpu/thread_pool.h"
+
+namespace mace {
+namespace ops {
+
+inline const KernelTable* BestTable() {
+  return KernelTableFor(BestKernelIsa(DetectCpuFeatures()));
+}
+
+// One thread runs on the caller alone, with no pool.
+inline std::unique_ptr<ThreadPool> BenchmarkPool(int threads) {
+  return threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+}
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_BENCHMARK_UTIL_H_
