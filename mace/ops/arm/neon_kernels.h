@@ -36,6 +36,9 @@ float NeonPlaneMax(const float* data, int64_t count);
 
 void NeonEltwiseRow(const EltwiseRow& row);
 
+void NeonWinogradInput(const WinogradInputRun& run);
+void NeonWinogradOutput(const WinogradOutputRun& run);
+
 }  // namespace arm
 }  // namespace ops
 }  // namespace mace

@@ -5,11 +5,14 @@
 //
 // Shapes are MobileNet/ResNet-like layers at 56x56 or 28x28.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
 #include "mace/ops/cpu/benchmark_util.h"
+#include "mace/ops/cpu/conv_2d_gemm.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 #include "mace/ops/testing/op_tester.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
@@ -80,6 +83,50 @@ void ConvShapes(benchmark::internal::Benchmark* bench, int threads) {
 }
 BENCHMARK(BM_Conv2d)->Apply([](benchmark::internal::Benchmark* b) { ConvShapes(b, 1); });
 BENCHMARK(BM_Conv2d)->Apply([](benchmark::internal::Benchmark* b) { ConvShapes(b, 2); });
+
+// Each method on every ungrouped 3x3 stride-1 layer of ResNet-18 and
+// SqueezeNet 1.1, whatever CreateConv2dKernel would pick: the data behind
+// Conv2dWinograd::PickTile. Args: {in channels, size, out channels, method
+// (0: im2col + GEMM, 2 or 4: Winograd tile), threads}.
+void BM_Conv3x3Method(benchmark::State& state) {
+  const KernelTable* table = BestTable();
+  if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
+  const ref::Conv2DParams p = ConvParams(state.range(0), state.range(1), state.range(2), 3, 1);
+  auto pool = BenchmarkPool(static_cast<int>(state.range(4)));
+  const auto input = testing::RandomFloats(p.in_channels * p.in_h * p.in_w, 1);
+  const auto filter = testing::RandomFloats(p.out_channels * p.in_channels * 9, 2);
+  const auto bias = testing::RandomFloats(p.out_channels, 3);
+  std::vector<float> output(p.out_channels * p.out_h * p.out_w);
+  const int method = static_cast<int>(state.range(3));
+  std::unique_ptr<Conv2dKernel> kernel;
+  if (method == 0) {
+    kernel = std::make_unique<Conv2dGemm>(*table, p, filter.data());
+  } else {
+    kernel = std::make_unique<Conv2dWinograd>(*table, p, filter.data(), method);
+  }
+  std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1);
+  for (auto _ : state) {
+    kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.SetLabel(std::string(kernel->name()) + (Conv2dWinograd::PickTile(*table, p, 4) == method
+                                                    ? " (picked)"
+                                                    : ""));
+  state.counters["FLOP/s"] =
+      benchmark::Counter(ConvFlops(p), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void Conv3x3Shapes(benchmark::internal::Benchmark* bench, int threads) {
+  const int64_t shapes[][3] = {{64, 56, 64},  {128, 28, 128}, {256, 14, 256}, {512, 7, 512},
+                               {16, 55, 64},  {32, 27, 128},  {48, 13, 192},  {64, 13, 256}};
+  for (const auto& shape : shapes) {
+    for (int method : {0, 2, 4}) bench->Args({shape[0], shape[1], shape[2], method, threads});
+  }
+  if (threads > 1) bench->UseRealTime();
+}
+
+BENCHMARK(BM_Conv3x3Method)->Apply([](benchmark::internal::Benchmark* b) { Conv3x3Shapes(b, 1); });
+BENCHMARK(BM_Conv3x3Method)->Apply([](benchmark::internal::Benchmark* b) { Conv3x3Shapes(b, 2); });
 
 // The reference kernel, for scale (one small shape: it is slow).
 void BM_Conv2dReference(benchmark::State& state) {

@@ -63,8 +63,9 @@ std::unique_ptr<Conv2dKernel> CreateConv2dKernel(const KernelTable& table,
       return std::make_unique<Conv2dAsDepthwise>(table, depthwise, filter);
     }
   }
-  if ((winograd == 2 || winograd == 4) && Conv2dWinograd::Supports(params)) {
-    return std::make_unique<Conv2dWinograd>(table, params, filter, winograd, arena);
+  if (winograd == 2 || winograd == 4) {
+    const int tile = Conv2dWinograd::PickTile(table, params, winograd);
+    if (tile != 0) return std::make_unique<Conv2dWinograd>(table, params, filter, tile, arena);
   }
   return std::make_unique<Conv2dGemm>(table, params, filter, arena);
 }

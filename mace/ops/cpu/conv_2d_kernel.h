@@ -33,7 +33,9 @@ class Conv2dKernel {
 // `winograd` is the op's argument: 2 or 4 ask for Winograd F(2x2, 3x3) or
 // F(4x4, 3x3) on 3x3 stride-1 convolutions, 0 for direct methods.
 //   - 3x3 depthwise (group == channels, stride 1 or 2): row kernels;
-//   - winograd 2 or 4 on an ungrouped 3x3 stride-1 undilated conv: Winograd;
+//   - winograd 2 or 4 on an ungrouped 3x3 stride-1 undilated conv: Winograd
+//     with the largest tile up to the one asked for that pays for the shape
+//     (Conv2dWinograd::PickTile), else the GEMM below;
 //   - anything else: GEMM over the packed filter, reading the input directly
 //     for 1x1 stride-1 unpadded convs and through im2col packing otherwise.
 // Packed filters go to `arena` (the engine's persistent arena) when given.

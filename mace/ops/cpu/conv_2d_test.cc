@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/kernel_test_util.h"
 #include "mace/ops/registry.h"
 #include "mace/ops/testing/op_tester.h"
@@ -55,7 +56,11 @@ void Check(const Shape& s, ActivationType activation, int winograd, float tolera
   std::vector<float> expected(out_size);
   ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
   for (const KernelTable* table : testing::TablesUnderTest()) {
-    auto kernel = CreateConv2dKernel(*table, p, filter.data(), winograd);
+    // Winograd runs on every shape it supports here, not only where it pays.
+    std::unique_ptr<Conv2dKernel> kernel =
+        winograd != 0 && Conv2dWinograd::Supports(p)
+            ? std::make_unique<Conv2dWinograd>(*table, p, filter.data(), winograd)
+            : CreateConv2dKernel(*table, p, filter.data(), winograd);
     ASSERT_NE(kernel, nullptr);
     for (auto& pool : testing::PoolsUnderTest()) {
       SCOPED_TRACE(::testing::Message()
@@ -177,6 +182,38 @@ TEST(Conv2dKernelTest, Winograd) {
       }
     }
     Check({2, 17, 10, 10, 13, 3, 3, 1, 1, 1, 1}, ActivationType::HARDSWISH, tile, tolerance);
+    // Tile rows longer than one transform run (64 tiles), split across panels.
+    Check({1, 3, 5, 2 * 70 * tile + 3, 9, 3, 3, 1, 1, 1, 1}, ActivationType::RELUX, tile,
+          tolerance);
+    // Several L2-sized blocks per image, each with a partial last panel.
+    Check({1, 40, 41, 43, 24, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, 4 * tolerance);
+    // Input channels past one reduction block (kc): accumulation in the GEMM.
+    Check({1, 300, 6, 9, 10, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile, 8 * tolerance);
+    // Activations the transform cannot fuse run as a pass afterwards.
+    Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::LEAKYRELU, tile, tolerance);
+    Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::SIGMOID, tile, tolerance);
+  }
+}
+
+// Winograd only where its cost model says it pays (see BM_Conv3x3Method):
+// the large early layers of ResNet-18 and SqueezeNet, not the 7x7 or 13x13
+// ones, never a strided or thin conv.
+TEST(Conv2dKernelTest, WinogradPicksTileByShape) {
+  auto params = [](int64_t in_c, int64_t size, int64_t out_c, int64_t stride = 1) {
+    return MakeParams({1, in_c, size, size, out_c, 3, 3, stride, stride, 1, 1},
+                      ActivationType::NOOP);
+  };
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    SCOPED_TRACE(table->name);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64), 4), 4);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64), 2), 2);  // the cap holds
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64), 0), 0);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(128, 28, 128), 4), 4);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(256, 14, 256), 4), 2);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(512, 7, 512), 4), 0);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(48, 13, 192), 4), 0);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(4, 56, 64), 4), 0);  // too few channels
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64, 2), 4), 0);
   }
 }
 

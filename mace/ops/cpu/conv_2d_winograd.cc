@@ -1,6 +1,7 @@
 #include "mace/ops/cpu/conv_2d_winograd.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "mace/ops/cpu/fused_activation.h"
 
@@ -9,41 +10,9 @@ namespace ops {
 namespace {
 
 constexpr int kMaxAlpha = 6;
-// Scratch budget per thread for one block of transformed tiles (V and M).
-constexpr int64_t kBlockBytes = int64_t{1} << 21;
-
-// The 1-D transforms, written out so the zeros of B^T and A^T cost nothing.
-// `s` and `d` are the strides of the source and destination vectors.
-void InputTransform1D(int tile, const float* x, int s, float* y, int d) {
-  if (tile == 2) {
-    y[0] = x[0] - x[2 * s];
-    y[d] = x[s] + x[2 * s];
-    y[2 * d] = x[2 * s] - x[s];
-    y[3 * d] = x[s] - x[3 * s];
-    return;
-  }
-  const float x0 = x[0], x1 = x[s], x2 = x[2 * s], x3 = x[3 * s], x4 = x[4 * s], x5 = x[5 * s];
-  y[0] = 4.f * x0 - 5.f * x2 + x4;
-  y[d] = -4.f * (x1 + x2) + x3 + x4;
-  y[2 * d] = 4.f * (x1 - x2) - x3 + x4;
-  y[3 * d] = 2.f * (x3 - x1) - x2 + x4;
-  y[4 * d] = 2.f * (x1 - x3) - x2 + x4;
-  y[5 * d] = 4.f * x1 - 5.f * x3 + x5;
-}
-
-void OutputTransform1D(int tile, const float* x, int s, float* y, int d) {
-  if (tile == 2) {
-    y[0] = x[0] + x[s] + x[2 * s];
-    y[d] = x[s] - x[2 * s] - x[3 * s];
-    return;
-  }
-  const float x0 = x[0], x1 = x[s], x2 = x[2 * s], x3 = x[3 * s], x4 = x[4 * s], x5 = x[5 * s];
-  const float sum12 = x1 + x2, diff12 = x1 - x2, sum34 = x3 + x4, diff34 = x3 - x4;
-  y[0] = x0 + sum12 + sum34;
-  y[d] = diff12 + 2.f * diff34;
-  y[2 * d] = sum12 + 4.f * sum34;
-  y[3 * d] = diff12 + 8.f * diff34 + x5;
-}
+// Budget for one block's transformed input and output (V and M): about half
+// of a 2 MiB L2, so a block's phases hand their data over in cache.
+constexpr int64_t kBlockBytes = int64_t{1} << 20;
 
 // G for the filter transform U = G g G^T.
 const float kG2[4][3] = {{1.f, 0.f, 0.f}, {.5f, .5f, .5f}, {.5f, -.5f, .5f}, {0.f, 0.f, 1.f}};
@@ -52,6 +21,30 @@ const float kG4[6][3] = {
     {1.f / 24, 1.f / 12, 1.f / 6}, {1.f / 24, -1.f / 12, 1.f / 6}, {0.f, 0.f, 1.f}};
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+// A run of tiles of one tile row inside a block: tiles [first, first +
+// count) of the image, the first at block lane `lane`.
+struct TileRun {
+  int64_t row = 0, col = 0;  // tile row and column of the first tile
+  int64_t lane = 0, count = 0;
+};
+
+// Calls fn(run) for the runs of at most kWinogradMaxLanes tiles that make up
+// tiles [first, first + tiles) in raster order.
+template <typename Fn>
+void ForEachRun(int64_t tiles_w, int64_t first, int64_t tiles, Fn&& fn) {
+  for (int64_t lane = 0; lane < tiles;) {
+    const int64_t tile = first + lane;
+    TileRun run;
+    run.row = tile / tiles_w;
+    run.col = tile % tiles_w;
+    run.lane = lane;
+    run.count = std::min<int64_t>({tiles - lane, tiles_w - run.col, kWinogradMaxLanes});
+    fn(run);
+    lane += run.count;
+  }
+}
 
 }  // namespace
 
@@ -60,9 +53,47 @@ bool Conv2dWinograd::Supports(const ref::Conv2DParams& p) {
          p.dilation_h == 1 && p.dilation_w == 1;
 }
 
+int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& p,
+                             int requested) {
+  if (!Supports(p) || table.winograd_input == nullptr || table.winograd_output == nullptr) {
+    return 0;
+  }
+  if (p.in_channels < 8 || p.out_channels < 8) return 0;
+  // A cost model in GEMM multiply-adds. im2col + GEMM does all 9 taps per
+  // output. Winograd's GEMMs run on whole panels of tiles and micro-tiles of
+  // channels; its transforms cost about kTransformCost multiply-adds per
+  // channel, position and tile, each tile row padded to a whole chunk of
+  // lanes. Fitted on the BM_Conv3x3Method layers (ResNet-18 and SqueezeNet
+  // 1.1) with the AVX2 and AVX-512 tables, where it picks the fastest method
+  // or one within about 10 %.
+  constexpr double kTransformCost = 20.0;
+  constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
+  constexpr int64_t kMinColumns = 32;
+  const double im2col = static_cast<double>(p.out_channels) * p.in_channels * 9 * p.out_h * p.out_w;
+  double best = kMargin * im2col;
+  int pick = 0;
+  for (int tile = 2; tile <= requested; tile += 2) {
+    const int64_t alpha2 = (tile + 2) * (tile + 2);
+    const int64_t tiles_h = CeilDiv(p.out_h, tile), tiles_w = CeilDiv(p.out_w, tile);
+    // Fewer than kMinColumns tiles leave the 4x larger filter barely reused:
+    // its streaming then costs as much as that many columns would.
+    const int64_t columns = std::max(RoundUp(tiles_h * tiles_w, table.nr), kMinColumns);
+    const double gemm =
+        static_cast<double>(RoundUp(p.out_channels, table.mr)) * p.in_channels * alpha2 * columns;
+    const double transforms = kTransformCost * (p.in_channels + p.out_channels) * alpha2 *
+                              tiles_h * RoundUp(tiles_w, kWinogradChunk);
+    if (gemm + transforms < best) {
+      best = gemm + transforms;
+      pick = tile;
+    }
+  }
+  return pick;
+}
+
 Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams& params,
                                const float* filter, int tile, PersistentArena* arena)
     : table_(table), params_(params), tile_(tile), alpha_(tile + 2) {
+  fused_activation_ = FuseActivation(params.activation, &epilogue_);
   tiles_h_ = CeilDiv(params.out_h, tile);
   tiles_w_ = CeilDiv(params.out_w, tile);
   const int positions = alpha_ * alpha_;
@@ -97,20 +128,20 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
 Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   Layout layout;
   const int64_t positions = alpha_ * alpha_;
-  const int64_t channels = params_.in_channels + params_.out_channels;
-  const int64_t tiles = tiles_h_ * tiles_w_;
-  // Enough blocks to keep every thread busy, as long as a block still fills
-  // a few GEMM micro-panels, and no block larger than the budget.
-  int64_t block = std::max<int64_t>(kBlockBytes / (positions * channels * 4), table_.nr);
-  block = std::min(block, std::max<int64_t>(CeilDiv(tiles * params_.batch, threads), table_.nr));
-  layout.block_tiles = std::min(block, tiles);
+  const int64_t nr = table_.nr;
+  layout.oc_padded = RoundUp(params_.out_channels, table_.mr);
+  const int64_t panels_per_image = CeilDiv(tiles_h_ * tiles_w_, nr);
+  // As many whole panels as the budget holds, but no more than a thread's
+  // share of the image, so every thread gets a block.
+  const int64_t per_tile = positions * (params_.in_channels + layout.oc_padded) * 4;
+  const int64_t share = CeilDiv(panels_per_image * params_.batch, threads);
+  layout.panels =
+      std::max<int64_t>(1, std::min({kBlockBytes / (per_tile * nr), share, panels_per_image}));
+  layout.block_tiles = layout.panels * nr;
   layout.v_floats = positions * params_.in_channels * layout.block_tiles;
-  layout.m_floats = positions * params_.out_channels * layout.block_tiles;
-  GemmOperand lhs, rhs;
-  lhs.packed = &transformed_filter_[0];
-  layout.gemm_floats = GemmScratchFloatsPerThread(table_, params_.out_channels, layout.block_tiles,
-                                                  params_.in_channels, lhs, rhs);
-  layout.per_thread = layout.v_floats + layout.m_floats + layout.gemm_floats;
+  // The output transform reads whole chunks of lanes: room past the last row.
+  layout.m_floats = positions * layout.oc_padded * layout.block_tiles + kWinogradMaxLanes;
+  layout.per_thread = layout.v_floats + layout.m_floats;
   return layout;
 }
 
@@ -118,76 +149,87 @@ int64_t Conv2dWinograd::ScratchBytes(int threads) const {
   return threads * MakeLayout(threads).per_thread * static_cast<int64_t>(sizeof(float));
 }
 
-void Conv2dWinograd::TransformInput(const float* image, int64_t first_tile, int64_t tiles,
-                                    int64_t block, float* v) const {
-  const ref::Conv2DParams& p = params_;
-  const int a = alpha_;
-  float d[kMaxAlpha * kMaxAlpha], tmp[kMaxAlpha * kMaxAlpha], out[kMaxAlpha * kMaxAlpha];
-  for (int64_t ic = 0; ic < p.in_channels; ++ic) {
-    const float* plane = image + ic * p.in_h * p.in_w;
-    for (int64_t t = 0; t < tiles; ++t) {
-      const int64_t tile = first_tile + t;
-      const int64_t ih0 = (tile / tiles_w_) * tile_ - p.pad_top;
-      const int64_t iw0 = (tile % tiles_w_) * tile_ - p.pad_left;
-      for (int i = 0; i < a; ++i) {
-        const int64_t ih = ih0 + i;
-        for (int j = 0; j < a; ++j) {
-          const int64_t iw = iw0 + j;
-          d[i * a + j] =
-              ih >= 0 && ih < p.in_h && iw >= 0 && iw < p.in_w ? plane[ih * p.in_w + iw] : 0.f;
-        }
-      }
-      for (int j = 0; j < a; ++j) InputTransform1D(tile_, d + j, a, tmp + j, a);
-      for (int i = 0; i < a; ++i) InputTransform1D(tile_, tmp + i * a, 1, out + i * a, 1);
-      // V[xi][ic][t]: each position's matrix is the GEMM's B, in x tiles.
-      for (int xi = 0; xi < a * a; ++xi) v[(xi * p.in_channels + ic) * block + t] = out[xi];
-    }
-  }
-}
-
-void Conv2dWinograd::TransformOutput(const float* m, const float* bias, int64_t first_tile,
-                                     int64_t tiles, int64_t block, float* out_image) const {
-  const ref::Conv2DParams& p = params_;
-  const int a = alpha_;
-  float x[kMaxAlpha * kMaxAlpha], tmp[kMaxAlpha * kMaxAlpha], y[kMaxAlpha * kMaxAlpha];
-  for (int64_t oc = 0; oc < p.out_channels; ++oc) {
-    float* plane = out_image + oc * p.out_h * p.out_w;
-    const float b = bias != nullptr ? bias[oc] : 0.f;
-    for (int64_t t = 0; t < tiles; ++t) {
-      for (int xi = 0; xi < a * a; ++xi) x[xi] = m[(xi * p.out_channels + oc) * block + t];
-      for (int j = 0; j < a; ++j) OutputTransform1D(tile_, x + j, a, tmp + j, a);
-      for (int i = 0; i < tile_; ++i) OutputTransform1D(tile_, tmp + i * a, 1, y + i * tile_, 1);
-      const int64_t tile = first_tile + t;
-      const int64_t oh0 = (tile / tiles_w_) * tile_, ow0 = (tile % tiles_w_) * tile_;
-      const int rows = static_cast<int>(std::min<int64_t>(tile_, p.out_h - oh0));
-      const int cols = static_cast<int>(std::min<int64_t>(tile_, p.out_w - ow0));
-      for (int i = 0; i < rows; ++i) {
-        float* row = plane + (oh0 + i) * p.out_w + ow0;
-        for (int j = 0; j < cols; ++j) row[j] = p.activation.Apply(y[i * tile_ + j] + b);
-      }
-    }
-  }
-}
-
 void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_image,
                               int64_t first_tile, int64_t tiles, const Layout& layout,
                               float* scratch) const {
-  const int64_t block = layout.block_tiles;
+  const ref::Conv2DParams& p = params_;
+  const int64_t positions = alpha_ * alpha_;
+  const int64_t nr = table_.nr, mr = table_.mr;
+  const int64_t in_c = p.in_channels;
+  const int64_t ldm = layout.block_tiles;  // M is [position][oc_padded][block_tiles]
   float* v = scratch;
   float* m = v + layout.v_floats;
-  float* gemm_scratch = m + layout.m_floats;
-  TransformInput(image, first_tile, tiles, block, v);
-  const TileEpilogue plain;
-  for (int xi = 0; xi < alpha_ * alpha_; ++xi) {
-    GemmOperand lhs, rhs;
-    lhs.packed = &transformed_filter_[xi];
-    rhs.data = v + xi * params_.in_channels * block;
-    rhs.stride = 1;
-    rhs.depth_stride = block;
-    Gemm(table_, params_.out_channels, tiles, params_.in_channels, lhs, rhs,
-         m + xi * params_.out_channels * block, block, plain, nullptr, gemm_scratch);
+
+  // Phase 1: V[position][panel][ic][nr] = B^T d B, in the GEMM's B panels.
+  for (int64_t ic = 0; ic < in_c; ++ic) {
+    const float* plane = image + ic * p.in_h * p.in_w;
+    ForEachRun(tiles_w_, first_tile, tiles, [&](const TileRun& tr) {
+      WinogradInputRun run;
+      run.tile = tile_;
+      for (int i = 0; i < alpha_; ++i) {
+        const int64_t ih = tr.row * tile_ - p.pad_top + i;
+        run.rows[i] = ih >= 0 && ih < p.in_h ? plane + ih * p.in_w : nullptr;
+      }
+      run.in_w = p.in_w;
+      run.col0 = tr.col * tile_ - p.pad_left;
+      run.lanes = tr.count;
+      run.out = v + ic * nr;
+      run.position_stride = layout.panels * in_c * nr;
+      run.panel_stride = in_c * nr;
+      run.first_lane = tr.lane;
+      run.nr = static_cast<int32_t>(nr);
+      table_.winograd_input(run);
+    });
+    // Lanes past the block's last tile: zeros, so the GEMM reads numbers.
+    for (int64_t block_lane = tiles; block_lane < RoundUp(tiles, nr);) {
+      const int64_t panel = block_lane / nr, offset = block_lane % nr;
+      for (int64_t xi = 0; xi < positions; ++xi) {
+        float* dst = v + ((xi * layout.panels + panel) * in_c + ic) * nr + offset;
+        std::fill(dst, dst + (nr - offset), 0.f);
+      }
+      block_lane += nr - offset;
+    }
   }
-  TransformOutput(m, bias, first_tile, tiles, block, out_image);
+
+  // Phase 2: M[xi] = U[xi] x V[xi], micro-tile by micro-tile.
+  const int64_t oc_tiles = layout.oc_padded / mr;
+  const int64_t used_panels = CeilDiv(tiles, nr);
+  for (int64_t xi = 0; xi < positions; ++xi) {
+    for (int64_t ot = 0; ot < oc_tiles; ++ot) {
+      const float* a_panel = transformed_filter_[xi].Panel(ot);
+      float* m_rows = m + (xi * layout.oc_padded + ot * mr) * ldm;
+      for (int64_t pc = 0; pc < in_c; pc += table_.kc) {
+        const int64_t kc = std::min<int64_t>(table_.kc, in_c - pc);
+        TileEpilogue plain;
+        plain.accumulate = pc > 0;
+        for (int64_t panel = 0; panel < used_panels; ++panel) {
+          const float* b_panel = v + ((xi * layout.panels + panel) * in_c + pc) * nr;
+          table_.gemm(kc, a_panel + pc * mr, b_panel, m_rows + panel * nr, ldm, plain);
+        }
+      }
+    }
+  }
+
+  // Phase 3: Y = A^T M A + bias, activation, into the output planes.
+  for (int64_t oc = 0; oc < p.out_channels; ++oc) {
+    float* plane = out_image + oc * p.out_h * p.out_w;
+    ForEachRun(tiles_w_, first_tile, tiles, [&](const TileRun& tr) {
+      WinogradOutputRun run;
+      run.tile = tile_;
+      run.in = m + oc * ldm + tr.lane;
+      run.in_pitch = layout.oc_padded * ldm;
+      run.lanes = tr.count;
+      run.bias = bias != nullptr ? bias[oc] : 0.f;
+      run.epilogue = epilogue_;
+      for (int i = 0; i < tile_; ++i) {
+        const int64_t oh = tr.row * tile_ + i;
+        run.rows[i] = oh < p.out_h ? plane + oh * p.out_w : nullptr;
+      }
+      run.out_w = p.out_w;
+      run.col0 = tr.col * tile_;
+      table_.winograd_output(run);
+    });
+  }
 }
 
 void Conv2dWinograd::Run(const float* input, const float* bias, float* output, ThreadPool* pool,
@@ -197,6 +239,8 @@ void Conv2dWinograd::Run(const float* input, const float* bias, float* output, T
   const int64_t blocks_per_image = CeilDiv(tiles, layout.block_tiles);
   const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;
   const int64_t out_image = params_.out_channels * params_.out_h * params_.out_w;
+  // Each thread runs whole blocks through all three phases in its own
+  // scratch: no waiting on other threads between the phases.
   ParallelFor(pool, params_.batch * blocks_per_image, [&](int64_t begin, int64_t end, int chunk) {
     float* own = scratch + chunk * layout.per_thread;
     for (int64_t item = begin; item < end; ++item) {
@@ -206,6 +250,9 @@ void Conv2dWinograd::Run(const float* input, const float* bias, float* output, T
       RunBlock(input + n * in_image, bias, output + n * out_image, first, count, layout, own);
     }
   });
+  if (!fused_activation_) {
+    ApplyActivation(params_.activation, output, params_.batch * out_image, pool);
+  }
 }
 
 }  // namespace ops

@@ -10,8 +10,17 @@
 // the packed GEMM. F(4x4) does 36 multiplies per 16 outputs instead of 144;
 // it is less accurate than F(2x2), which is why the converter chooses.
 //
-// Tiles are processed in blocks, one block per thread at a time, so scratch
-// stays bounded and threads never share a block.
+// Tiles are processed in blocks sized to stay in L2, each by one thread in
+// its own scratch and in three phases: the input transform, straight into
+// the GEMM's packed B panels so nothing is repacked; the alpha^2 GEMMs on the
+// micro-kernel; and the output transform, which also adds the bias and
+// applies the activation. Threads share no data and never wait on each other
+// inside a conv. The transforms are per-ISA kernels
+// (KernelTable::winograd_input and winograd_output).
+//
+// Winograd trades FLOPs for transform work and a 4x (F(4x4)) larger filter,
+// which only pays when there are enough tiles and channels; PickTile() is the
+// rule CreateConv2dKernel uses.
 #ifndef MACE_OPS_CPU_CONV_2D_WINOGRAD_H_
 #define MACE_OPS_CPU_CONV_2D_WINOGRAD_H_
 
@@ -25,7 +34,11 @@ namespace ops {
 
 class Conv2dWinograd : public Conv2dKernel {
  public:
+  // Whether the kernel can run `params`: ungrouped 3x3, stride 1, no dilation.
   static bool Supports(const ref::Conv2DParams& params);
+  // The tile (2 or 4, at most `requested`) that beats im2col + GEMM for
+  // `params` on `table`, or 0 when neither does.
+  static int PickTile(const KernelTable& table, const ref::Conv2DParams& params, int requested);
 
   // `tile` is 2 or 4. The transformed filter goes to `arena` when given.
   Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
@@ -37,21 +50,22 @@ class Conv2dWinograd : public Conv2dKernel {
 
  private:
   struct Layout {
-    int64_t block_tiles = 0;  // tiles per block
-    int64_t v_floats = 0, m_floats = 0, gemm_floats = 0, per_thread = 0;
+    int64_t block_tiles = 0;  // tiles per block, a multiple of nr
+    int64_t panels = 0;       // block_tiles / nr
+    int64_t oc_padded = 0;    // output channels rounded up to mr
+    int64_t v_floats = 0, m_floats = 0, per_thread = 0;
   };
   Layout MakeLayout(int threads) const;
+  // All three phases of one block, in `scratch` (Layout::per_thread floats).
   void RunBlock(const float* image, const float* bias, float* out_image, int64_t first_tile,
                 int64_t tiles, const Layout& layout, float* scratch) const;
-  void TransformInput(const float* image, int64_t first_tile, int64_t tiles, int64_t block,
-                      float* v) const;
-  void TransformOutput(const float* m, const float* bias, int64_t first_tile, int64_t tiles,
-                       int64_t block, float* out_image) const;
 
   const KernelTable& table_;
   ref::Conv2DParams params_;
   int tile_ = 0, alpha_ = 0;
   int64_t tiles_h_ = 0, tiles_w_ = 0;
+  TileEpilogue epilogue_;  // the fused activation, if any
+  bool fused_activation_ = false;
   std::vector<PackedPanels> transformed_filter_;  // alpha^2 of [out, in]
 };
 

@@ -29,12 +29,15 @@ KernelTable MakeAvx2Table() {
   table.plane_sum = x86::Avx2PlaneSum;
   table.plane_max = x86::Avx2PlaneMax;
   table.eltwise = x86::Avx2EltwiseRow;
+  table.winograd_input = x86::Avx2WinogradInput;
+  table.winograd_output = x86::Avx2WinogradOutput;
   table.fma_peak = x86::Avx2FmaPeak;
   return table;
 }
 
-// The AVX2 table with the AVX-512 GEMM: every family not rewritten for
-// AVX-512 (depthwise, pooling, eltwise) keeps its AVX2 kernel.
+// The AVX2 table with the AVX-512 GEMM and Winograd transforms: every family
+// not rewritten for AVX-512 (depthwise, pooling, eltwise) keeps its AVX2
+// kernel.
 KernelTable MakeAvx512Table() {
   KernelTable table = MakeAvx2Table();
   table.isa = KernelIsa::kAvx512;
@@ -49,6 +52,8 @@ KernelTable MakeAvx512Table() {
   table.kc = 256;
   table.nc = 512;
   table.gemm = x86::Avx512Gemm8x32;
+  table.winograd_input = x86::Avx512WinogradInput;
+  table.winograd_output = x86::Avx512WinogradOutput;
   table.fma_peak = x86::Avx512FmaPeak;
   return table;
 }
@@ -70,6 +75,8 @@ KernelTable MakeNeonTable() {
   table.plane_sum = arm::NeonPlaneSum;
   table.plane_max = arm::NeonPlaneMax;
   table.eltwise = arm::NeonEltwiseRow;
+  table.winograd_input = arm::NeonWinogradInput;
+  table.winograd_output = arm::NeonWinogradOutput;
   table.fma_peak = arm::NeonFmaPeak;
   return table;
 }

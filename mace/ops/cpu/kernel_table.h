@@ -26,6 +26,9 @@ struct KernelTable {
   PlaneReduceKernel plane_max = nullptr;
   // Eltwise rows (two vectors, or a vector and a scalar).
   EltwiseRowKernel eltwise = nullptr;
+  // Winograd F(2x2) and F(4x4) input and output transforms.
+  WinogradInputKernel winograd_input = nullptr;
+  WinogradOutputKernel winograd_output = nullptr;
   // Peak multiply-add throughput loop for benchmarks: returns flops done and
   // writes 8 floats to `sink`.
   int64_t (*fma_peak)(int64_t iterations, float* sink) = nullptr;

@@ -130,6 +130,55 @@ struct EltwiseRow {
 
 using EltwiseRowKernel = void (*)(const EltwiseRow& row);
 
+// Winograd F(t x t, 3 x 3) transforms (t = 2 or 4, alpha = t + 2) for one
+// row of tiles of one channel, vectorized across the row's tiles ("lanes").
+// Kernels work in chunks of kWinogradChunk lanes: rows they write or read
+// hold at least the lane count rounded up to a whole chunk.
+constexpr int kWinogradChunk = 16;
+constexpr int kWinogradMaxLanes = 64;
+
+// V = B^T d B for `lanes` tiles side by side: tile l reads input columns
+// col0 + l * t + [0, alpha) of the alpha rows. Columns outside [0, in_w) and
+// null rows (padding) read as zero.
+//
+// The results go straight into a GEMM's packed B panels (nr lanes wide):
+// position xi (= r * alpha + c) of tile l lands at
+//   out[xi * position_stride + (lane / nr) * panel_stride + lane % nr],
+// lane = first_lane + l. A kernel may also write lanes past the run's end
+// inside the same panel row (garbage, up to a whole chunk): callers write a
+// channel's runs in increasing lane order and fill the padding lanes last.
+struct WinogradInputRun {
+  int32_t tile = 4;
+  const float* rows[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  int64_t in_w = 0;
+  int64_t col0 = 0;   // may be negative (left padding)
+  int64_t lanes = 0;  // 1 to kWinogradMaxLanes
+  float* out = nullptr;
+  int64_t position_stride = 0, panel_stride = 0;
+  int64_t first_lane = 0;
+  int32_t nr = 0;
+};
+
+// Y = A^T M A, plus bias and the clamp or hard-swish activation, for `lanes`
+// tiles of one output channel: position (r, c) of tile l is
+// in[(r * alpha + c) * in_pitch + l]. Tile l writes output columns
+// col0 + l * t + [0, t) of the t rows, those inside [0, out_w); null rows
+// (past the bottom) are skipped.
+struct WinogradOutputRun {
+  int32_t tile = 4;
+  const float* in = nullptr;
+  int64_t in_pitch = 0;
+  int64_t lanes = 0;  // 1 to kWinogradMaxLanes
+  float bias = 0.f;
+  TileEpilogue epilogue;  // only activation, lo and hi are read
+  float* rows[4] = {nullptr, nullptr, nullptr, nullptr};
+  int64_t out_w = 0;
+  int64_t col0 = 0;
+};
+
+using WinogradInputKernel = void (*)(const WinogradInputRun& run);
+using WinogradOutputKernel = void (*)(const WinogradOutputRun& run);
+
 }  // namespace ops
 }  // namespace mace
 

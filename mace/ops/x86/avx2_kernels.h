@@ -30,6 +30,9 @@ float Avx2PlaneMax(const float* data, int64_t count);
 
 void Avx2EltwiseRow(const EltwiseRow& row);
 
+void Avx2WinogradInput(const WinogradInputRun& run);
+void Avx2WinogradOutput(const WinogradOutputRun& run);
+
 }  // namespace x86
 }  // namespace ops
 }  // namespace mace

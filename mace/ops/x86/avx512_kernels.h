@@ -22,6 +22,9 @@ void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_
 // elided.
 int64_t Avx512FmaPeak(int64_t iterations, float* sink);
 
+void Avx512WinogradInput(const WinogradInputRun& run);
+void Avx512WinogradOutput(const WinogradOutputRun& run);
+
 }  // namespace x86
 }  // namespace ops
 }  // namespace mace

@@ -1,0 +1,33 @@
+// The Winograd F(2x2) and F(4x4) transforms built with the AVX2 flags of
+// this file's library: the portable code of cpu/winograd_kernels.inc, which
+// the compiler vectorizes for this instruction set.
+#include <immintrin.h>
+
+#include "mace/ops/x86/avx2_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace x86 {
+namespace {
+#include "mace/ops/cpu/winograd_kernels.inc"
+
+// AVX2 stores eight lanes under a mask (the sign bit of each 32-bit lane).
+inline void WgStorePartial(const float* src, int64_t count, float* dst) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  if (count >= 8) {
+    _mm256_storeu_ps(dst, _mm256_loadu_ps(src));
+    src += 8;
+    dst += 8;
+    count -= 8;
+  }
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), lane);
+  _mm256_maskstore_ps(dst, mask, _mm256_loadu_ps(src));
+}
+}  // namespace
+
+void Avx2WinogradInput(const WinogradInputRun& run) { WgInput(run); }
+void Avx2WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }
+
+}  // namespace x86
+}  // namespace ops
+}  // namespace mace
