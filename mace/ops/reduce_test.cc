@@ -178,6 +178,8 @@ TEST(ReduceTest, MatchesNaiveReduce) {
       {{5, 7}, {0}, true},
       {{3, 4, 5}, {}, false},
       {{1, 9, 7, 3}, {3, 1}, false},
+      {{1, 37, 7, 7}, {2, 3}, true},  // global average pooling of an odd channel count
+      {{2, 5, 3, 9}, {3}, false},
   };
   uint32_t seed = 1900;
   for (size_t i = 0; i < cases.size(); ++i) {
