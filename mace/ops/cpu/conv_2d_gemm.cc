@@ -75,12 +75,53 @@ void CopyTapRun(const float* row, int64_t in_w, int64_t iw, int64_t stride, int 
   std::fill(out + hi, out + lanes, 0.f);
 }
 
+// The split-column form of CopyTapRun for horizontal stride 2: `row` holds
+// the even columns of an input row, then the odd ones (half_w each), so the
+// columns iw, iw + 2, ... are consecutive in one half.
+void CopySplitTapRun(const float* row, int64_t in_w, int64_t half_w, int64_t iw, int lanes,
+                     float* out) {
+  if (row == nullptr) {
+    std::fill(out, out + lanes, 0.f);
+    return;
+  }
+  int64_t lo = 0, hi = lanes;
+  if (iw < 0) lo = std::min<int64_t>(lanes, CeilDiv(-iw, 2));
+  hi = std::max(lo, in_w - iw <= 0 ? 0 : std::min<int64_t>(lanes, CeilDiv(in_w - iw, 2)));
+  std::fill(out, out + lo, 0.f);
+  if (hi > lo) {
+    const int64_t first = iw + 2 * lo;  // the first column inside the image
+    CopyFloats(row + (first & 1) * half_w + (first >> 1), hi - lo, out + lo);
+  }
+  std::fill(out + hi, out + lanes, 0.f);
+}
+
+// Writes channels [begin, end) of `input` (in_h x in_w planes) with each row
+// split into even then odd columns, rows 2 * half_w apart.
+void SplitColumns(const float* input, int64_t in_h, int64_t in_w, int64_t half_w, int64_t begin,
+                  int64_t end, float* split) {
+  const int64_t odd = in_w / 2;
+  for (int64_t row = begin * in_h; row < end * in_h; ++row) {
+    const float* src = input + row * in_w;
+    float* even_dst = split + row * 2 * half_w;
+    float* odd_dst = even_dst + half_w;
+    for (int64_t x = 0; x < odd; ++x) {
+      even_dst[x] = src[2 * x];
+      odd_dst[x] = src[2 * x + 1];
+    }
+    if (half_w > odd) {  // odd width: one more even column, and a spare odd
+      even_dst[odd] = src[2 * odd];
+      odd_dst[odd] = 0.f;
+    }
+  }
+}
+
 }  // namespace
 
 void PackIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t depth0, int64_t depth,
                 int width, float* dst) {
   const Im2colSource& s = *static_cast<const Im2colSource*>(context);
-  const int64_t plane_size = s.in_h * s.in_w;
+  const int64_t pitch = s.split_columns ? 2 * s.half_w : s.in_w;  // between input rows
+  const int64_t plane_size = s.in_h * pitch;
   RowSegment segments[kMaxPanelWidth];
   for (int64_t p = 0; p < pixels; p += width, dst += width * depth) {
     const int valid = static_cast<int>(std::min<int64_t>(width, pixels - p));
@@ -108,8 +149,14 @@ void PackIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t dep
       for (int i = 0; i < count; ++i) {
         const RowSegment& segment = segments[i];
         const int64_t ih = segment.ih0 + dy;
-        const float* row = ih >= 0 && ih < s.in_h ? plane + ih * s.in_w : nullptr;
-        CopyTapRun(row, s.in_w, segment.iw0 + dx, s.stride_w, segment.lanes, out + segment.lane0);
+        const float* row = ih >= 0 && ih < s.in_h ? plane + ih * pitch : nullptr;
+        if (s.split_columns) {
+          CopySplitTapRun(row, s.in_w, s.half_w, segment.iw0 + dx, segment.lanes,
+                          out + segment.lane0);
+        } else {
+          CopyTapRun(row, s.in_w, segment.iw0 + dx, s.stride_w, segment.lanes,
+                     out + segment.lane0);
+        }
       }
       std::fill(out + valid, out + width, 0.f);
       if (++kw == s.kernel_w) {
@@ -133,6 +180,7 @@ Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params
   direct_ = params.kernel_h == 1 && params.kernel_w == 1 && params.stride_h == 1 &&
             params.stride_w == 1 && params.pad_top == 0 && params.pad_left == 0 &&
             params.out_h == params.in_h && params.out_w == params.in_w;
+  split_ = !direct_ && params.stride_w == 2 && params.dilation_w == 1;
   fused_activation_ = FuseActivation(params.activation, &epilogue_);
   filters_.resize(params.group);
   for (int64_t g = 0; g < params.group; ++g) {
@@ -161,16 +209,27 @@ GemmOperand Conv2dGemm::Columns(const float* group_input, Im2colSource* source) 
   source->dilation_w = params_.dilation_w;
   source->pad_top = params_.pad_top;
   source->pad_left = params_.pad_left;
+  source->split_columns = split_;
+  source->half_w = (params_.in_w + 1) / 2;
   columns.packer = PackIm2col;
   columns.packer_context = source;
   return columns;
 }
 
-int64_t Conv2dGemm::ScratchBytes(int threads) const {
+int64_t Conv2dGemm::SplitFloats() const {
+  if (!split_) return 0;
+  return params_.in_channels / params_.group * params_.in_h * 2 * ((params_.in_w + 1) / 2);
+}
+
+int64_t Conv2dGemm::GemmFloatsPerThread() const {
   GemmOperand lhs, columns;
   lhs.packed = &filters_[0];
-  return threads * GemmScratchFloatsPerThread(table_, m_, n_, k_, lhs, columns) *
-         static_cast<int64_t>(sizeof(float));
+  if (!direct_) columns.packer = PackIm2col;
+  return GemmScratchFloatsPerThread(table_, m_, n_, k_, lhs, columns);
+}
+
+int64_t Conv2dGemm::ScratchBytes(int threads) const {
+  return (threads * GemmFloatsPerThread() + SplitFloats()) * static_cast<int64_t>(sizeof(float));
 }
 
 void Conv2dGemm::Run(const float* input, const float* bias, float* output, ThreadPool* pool,
@@ -181,6 +240,15 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
     for (int64_t g = 0; g < params_.group; ++g) {
       Im2colSource source;
       const float* group_input = input + (b * params_.in_channels + g * in_per_group) * in_plane;
+      if (split_) {
+        // The split copy sits after the GEMM's per-thread scratch.
+        float* split = scratch + NumThreads(pool) * GemmFloatsPerThread();
+        const int64_t half_w = (params_.in_w + 1) / 2;
+        ParallelFor(pool, in_per_group, [&](int64_t begin, int64_t end) {
+          SplitColumns(group_input, params_.in_h, params_.in_w, half_w, begin, end, split);
+        });
+        group_input = split;
+      }
       const GemmOperand columns = Columns(group_input, &source);
       GemmOperand lhs;
       lhs.packed = &filters_[g];

@@ -22,6 +22,11 @@ struct Im2colSource {
   int64_t kernel_h = 0, kernel_w = 0;
   int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0;
+  // Horizontal stride 2 reads a copy of the input with each row split into
+  // its even then its odd columns, half_w = ceil(in_w / 2) each, so every
+  // tap's run is a contiguous copy instead of a strided gather.
+  bool split_columns = false;
+  int64_t half_w = 0;
 };
 
 // A PanelPacker over the columns matrix: rows are output pixels, depth is
@@ -41,11 +46,16 @@ class Conv2dGemm : public Conv2dKernel {
 
  private:
   GemmOperand Columns(const float* group_input, Im2colSource* source) const;
+  // Scratch floats: the GEMM's per thread, and the column-split copy of one
+  // group's input (0 unless split_), which follows all threads' GEMM scratch.
+  int64_t GemmFloatsPerThread() const;
+  int64_t SplitFloats() const;
 
   const KernelTable& table_;
   ref::Conv2DParams params_;
   int64_t m_ = 0, n_ = 0, k_ = 0;  // per group: out channels, pixels, depth
   bool direct_ = false;            // 1x1, stride 1, no padding: B is the input
+  bool split_ = false;             // horizontal stride 2: im2col from split columns
   bool fused_activation_ = false;
   TileEpilogue epilogue_;
   std::vector<PackedPanels> filters_;  // one per group

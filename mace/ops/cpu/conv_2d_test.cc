@@ -146,6 +146,11 @@ TEST(Conv2dKernelTest, Im2colRunsAndBorders) {
       }
     }
   }
+  // Horizontal stride 2 packs from a copy with even and odd columns split:
+  // odd and even widths, vertical stride 1, and groups (one copy per group).
+  Check({1, 3, 7, 9, 5, 3, 3, 1, 2, 1, 1}, ActivationType::NOOP, 0);
+  Check({1, 3, 8, 10, 5, 3, 3, 1, 2, 1, 0}, ActivationType::NOOP, 0);
+  Check({2, 8, 9, 11, 12, 3, 3, 2, 2, 1, 1, 4}, ActivationType::RELU, 0);
   // A stem-like 7x7, then dilation with unequal strides.
   Check({1, 3, 23, 37, 9, 7, 7, 2, 2, 1, 3}, ActivationType::RELU, 0);
   Check({1, 2, 9, 40, 5, 3, 3, 1, 3, 2, 3}, ActivationType::NOOP, 0);
