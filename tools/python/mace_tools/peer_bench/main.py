@@ -193,6 +193,11 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
                          "same NetDef and weights from the build's work directory, as "
                          "`tools/converter.py run` does.")
         plain = [m.name for m in models if m.model.winograd == 0]
+        tiled = [m.name for m in models if m.model.winograd != 0]
+        if tiled:
+            found.append(f"MACE runs the deployment files as they are: {', '.join(tiled)} "
+                         "allow Winograd (`winograd: 2` or `4`), and the runtime picks it, "
+                         "or im2col, per 3x3 stride-1 layer by its cost model.")
         if plain:
             found.append(f"MACE runs the deployment files as they are: {', '.join(plain)} "
                          "say `winograd: 0`, so Winograd is off for their 3x3 convolutions.")
