@@ -39,6 +39,8 @@ void NeonEltwiseRow(const EltwiseRow& row);
 void NeonWinogradInput(const WinogradInputRun& run);
 void NeonWinogradOutput(const WinogradOutputRun& run);
 
+bool NeonPanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
+
 }  // namespace arm
 }  // namespace ops
 }  // namespace mace

@@ -171,9 +171,31 @@ bool IsVectorCase(int64_t m, int64_t n, const GemmOperand& a, const GemmOperand&
   return (m == 1 && supported(b.packed)) || (n == 1 && supported(a.packed));
 }
 
-void GemmVector(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const GemmOperand& b,
-                float* c, int64_t ldc, const TileEpilogue& epilogue, ThreadPool* pool,
-                float* scratch) {
+// PanelsTimesVector through the table's vectorized panel kernel; false
+// (nothing written) when the table has none for this panel width.
+bool PanelsTimesVectorKernel(const KernelTable& table, const PackedPanels& packed, int64_t first,
+                             int64_t last, const float* x, int64_t rows, const float* bias,
+                             const TileEpilogue& epilogue, float* y, int64_t y_stride) {
+  const int width = packed.width();
+  if (table.panel_dot == nullptr || width > kMaxTileSide) return false;
+  alignas(64) float acc[kMaxTileSide];
+  for (int64_t p = first; p < last; ++p) {
+    // The width is the same for every panel: an unsupported one fails on the
+    // first, before anything is written.
+    if (!table.panel_dot(packed.Panel(p), packed.depth(), width, x, acc)) return false;
+    const int valid = static_cast<int>(std::min<int64_t>(width, rows - p * width));
+    for (int j = 0; j < valid; ++j) {
+      const int64_t row = p * width + j;
+      const float value = acc[j] + (bias != nullptr ? bias[row] : 0.f);
+      y[row * y_stride] = ActivateScalar(value, epilogue);
+    }
+  }
+  return true;
+}
+
+void GemmVector(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmOperand& a,
+                const GemmOperand& b, float* c, int64_t ldc, const TileEpilogue& epilogue,
+                ThreadPool* pool, float* scratch) {
   // The vector side is gathered once so the hot loop reads it contiguously.
   const bool row_vector = m == 1 && b.packed != nullptr;
   const GemmOperand& vector = row_vector ? a : b;
@@ -187,7 +209,10 @@ void GemmVector(int64_t m, int64_t n, int64_t k, const GemmOperand& a, const Gem
   const float* bias = row_vector ? epilogue.col_bias : epilogue.row_bias;
   const int64_t y_stride = row_vector ? 1 : ldc;
   ParallelFor(pool, CeilDiv(rows, packed.width()), [&](int64_t first, int64_t last) {
-    PanelsTimesVector(packed, first, last, scratch, rows, bias, epilogue, c, y_stride);
+    if (!PanelsTimesVectorKernel(table, packed, first, last, scratch, rows, bias, epilogue, c,
+                                 y_stride)) {
+      PanelsTimesVector(packed, first, last, scratch, rows, bias, epilogue, c, y_stride);
+    }
   });
 }
 
@@ -271,7 +296,7 @@ void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmO
           ThreadPool* pool, float* scratch) {
   if (m <= 0 || n <= 0 || k <= 0) return;
   if (IsVectorCase(m, n, a, b)) {
-    GemmVector(m, n, k, a, b, c, ldc, epilogue, pool, scratch);
+    GemmVector(table, m, n, k, a, b, c, ldc, epilogue, pool, scratch);
     return;
   }
   const GemmCall call{&table, m, n, k, &a, &b, c, ldc, &epilogue};

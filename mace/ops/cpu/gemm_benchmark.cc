@@ -103,6 +103,7 @@ void GemmShapes(benchmark::internal::Benchmark* bench) {
   bench->Args({256, 784, 128, kThreads});
   bench->Args({1024, 49, 1024, kThreads});
   bench->Args({128, 3136, 576, kThreads});
+  bench->Args({1000, 1, 1280, kThreads});  // a classifier: matrix times vector
   if (kThreads > 1) bench->UseRealTime();
 }
 #if defined(__x86_64__)

@@ -23,6 +23,7 @@ KernelTable MakeAvx2Table() {
   table.kc = 256;
   table.nc = 1024;
   table.gemm = x86::Avx2Gemm6x16;
+  table.panel_dot = x86::Avx2PanelDot;
   table.depthwise3x3_s1 = x86::Avx2Depthwise3x3S1;
   table.depthwise3x3_s2 = x86::Avx2Depthwise3x3S2;
   table.pooling = x86::Avx2PoolingBand;
@@ -52,6 +53,7 @@ KernelTable MakeAvx512Table() {
   table.kc = 256;
   table.nc = 512;
   table.gemm = x86::Avx512Gemm8x32;
+  table.panel_dot = x86::Avx512PanelDot;
   table.winograd_input = x86::Avx512WinogradInput;
   table.winograd_output = x86::Avx512WinogradOutput;
   table.fma_peak = x86::Avx512FmaPeak;
@@ -69,6 +71,7 @@ KernelTable MakeNeonTable() {
   table.kc = 256;
   table.nc = 768;
   table.gemm = arm::NeonGemm;
+  table.panel_dot = arm::NeonPanelDot;
   table.depthwise3x3_s1 = arm::NeonDepthwise3x3S1;
   table.depthwise3x3_s2 = arm::NeonDepthwise3x3S2;
   table.pooling = arm::NeonPoolingBand;

@@ -18,6 +18,7 @@ struct KernelTable {
   int mr = 0, nr = 0;
   int mc = 0, kc = 0, nc = 0;
   GemmMicroKernel gemm = nullptr;
+  PanelDotKernel panel_dot = nullptr;  // matrix times vector
   DepthwiseBandKernel depthwise3x3_s1 = nullptr;  // by horizontal stride
   DepthwiseBandKernel depthwise3x3_s2 = nullptr;
   // Pooling: 2x2 / 3x3 window bands, and global pooling planes.

@@ -176,6 +176,12 @@ struct WinogradOutputRun {
   int64_t col0 = 0;
 };
 
+// out[j] = sum over d < depth of panel[d * width + j] * x[d], j < width: one
+// packed panel times a vector (batch-1 FullyConnected, 1x1 conv on a 1x1
+// map). Returns false, writing nothing, for a width it has no code for.
+using PanelDotKernel = bool (*)(const float* panel, int64_t depth, int32_t width, const float* x,
+                                float* out);
+
 using WinogradInputKernel = void (*)(const WinogradInputRun& run);
 using WinogradOutputKernel = void (*)(const WinogradOutputRun& run);
 

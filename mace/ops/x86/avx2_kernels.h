@@ -33,6 +33,8 @@ void Avx2EltwiseRow(const EltwiseRow& row);
 void Avx2WinogradInput(const WinogradInputRun& run);
 void Avx2WinogradOutput(const WinogradOutputRun& run);
 
+bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
+
 }  // namespace x86
 }  // namespace ops
 }  // namespace mace

@@ -24,6 +24,7 @@ int64_t Avx512FmaPeak(int64_t iterations, float* sink);
 
 void Avx512WinogradInput(const WinogradInputRun& run);
 void Avx512WinogradOutput(const WinogradOutputRun& run);
+bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 
 }  // namespace x86
 }  // namespace ops
