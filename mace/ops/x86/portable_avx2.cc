@@ -1,6 +1,6 @@
-// The Winograd F(2x2) and F(4x4) transforms built with the AVX2 flags of
-// this file's library: the portable code of cpu/winograd_kernels.inc, which
-// the compiler vectorizes for this instruction set.
+// The kernels written once in portable C++ (cpu/gemv_kernels.inc,
+// cpu/winograd_kernels.inc), built here with this library's AVX2 + FMA flags so
+// the compiler vectorizes them for this instruction set.
 #include <immintrin.h>
 
 #include "mace/ops/x86/avx2_kernels.h"
@@ -9,6 +9,7 @@ namespace mace {
 namespace ops {
 namespace x86 {
 namespace {
+#include "mace/ops/cpu/gemv_kernels.inc"
 #include "mace/ops/cpu/winograd_kernels.inc"
 
 // AVX2 stores eight lanes under a mask (the sign bit of each 32-bit lane).
@@ -24,6 +25,10 @@ inline void WgStorePartial(const float* src, int64_t count, float* dst) {
   _mm256_maskstore_ps(dst, mask, _mm256_loadu_ps(src));
 }
 }  // namespace
+
+bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out) {
+  return GemvDot(panel, depth, width, x, out);
+}
 
 void Avx2WinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void Avx2WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }
