@@ -305,7 +305,15 @@ void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmO
   const int threads = NumThreads(pool);
   int tm = 1, tn = 1;
   SplitGemmGrid(m_tiles, n_tiles, threads, &tm, &tn);
-  ParallelFor(pool, threads, [&](int64_t begin, int64_t end, int chunk) {
+  if (threads > 1) {
+    // Up to four column cells per thread when each still spans a whole B
+    // block (nc): the pool can then move cells off a stalled core, and no
+    // operand is packed twice for it (cells split N, not M).
+    const int64_t block_tiles = std::max<int64_t>(1, table.nc / table.nr);
+    const int64_t finer = std::min<int64_t>(4, n_tiles / (int64_t{tn} * block_tiles));
+    if (finer > 1) tn *= static_cast<int>(finer);
+  }
+  ParallelFor(pool, int64_t{tm} * tn, [&](int64_t begin, int64_t end, int chunk) {
     float* own_scratch = scratch + chunk * per_thread;
     for (int64_t cell = begin; cell < end; ++cell) {
       int64_t mt0, mt1, nt0, nt1;

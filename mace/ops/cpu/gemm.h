@@ -12,7 +12,9 @@
 // blocks of A and run micro-tiles over them.
 //
 // Threads split the output into a grid of (M ranges) x (N ranges) chosen to
-// balance tiles; each thread packs what it reads into its own scratch, so
+// balance tiles, with N cut further into up to four cells per thread while
+// a cell still spans a whole B block, so the pool can rebalance cells when
+// a core stalls; each thread packs what it reads into its own scratch, so
 // threads never wait on each other.
 #ifndef MACE_OPS_CPU_GEMM_H_
 #define MACE_OPS_CPU_GEMM_H_

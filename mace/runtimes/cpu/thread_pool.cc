@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "mace/runtimes/cpu/cpu_topology.h"
@@ -51,7 +52,10 @@ void BindCurrentThread(const std::vector<int>& cores) {
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads, std::vector<int> cores)
-    : num_threads_(num_threads < 1 ? 1 : num_threads), cores_(std::move(cores)) {
+    : num_threads_(num_threads < 1 ? 1 : num_threads),
+      cores_(std::move(cores)),
+      runs_(new std::atomic<uint64_t>[num_threads_]) {
+  for (int i = 0; i < num_threads_; ++i) runs_[i].store(0, std::memory_order_relaxed);
   workers_.reserve(num_threads_ - 1);
   for (int i = 1; i < num_threads_; ++i) {
     workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -89,11 +93,6 @@ void ThreadPool::ChunkRange(int64_t count, int chunks, int chunk, int64_t* begin
   *end = *begin + base + (chunk < extra ? 1 : 0);
 }
 
-void ThreadPool::RunChunk(const Job& job, int chunk, int chunks) {
-  int64_t begin = 0, end = 0;
-  ChunkRange(job.count, chunks, chunk, &begin, &end);
-  if (begin < end) job.invoke(job.callable, begin, end, chunk);
-}
 
 void ThreadPool::Dispatch(const Job& job) {
   if (job.count <= 0) return;
@@ -103,21 +102,71 @@ void ThreadPool::Dispatch(const Job& job) {
     return;
   }
   job_ = job;
+  pieces_ = std::min<int64_t>(job.count, int64_t{num_threads_} * kPiecesPerThread);
+  for (int t = 0; t < num_threads_; ++t) {
+    int64_t first = 0, last = 0;
+    ChunkRange(pieces_, num_threads_, t, &first, &last);
+    runs_[t].store(static_cast<uint64_t>(first) << 32 | static_cast<uint64_t>(last),
+                   std::memory_order_relaxed);
+  }
   pending_.store(num_threads_ - 1, std::memory_order_relaxed);
   {
     // Publishing under the mutex pairs with the workers' check before they
-    // sleep, so no wake-up is lost.
+    // sleep, so no wake-up is lost; the generation's release also publishes
+    // job_, pieces_ and runs_.
     std::lock_guard<std::mutex> lock(mutex_);
     generation_.fetch_add(1, std::memory_order_acq_rel);
   }
   wake_.notify_all();
   tls_in_job = true;
-  RunChunk(job_, 0, num_threads_);
+  RunPieces(0);
   tls_in_job = false;
   auto finished = [this] { return pending_.load(std::memory_order_acquire) == 0; };
   if (!SpinUntil(finished)) {
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, finished);
+  }
+}
+
+bool ThreadPool::ClaimFront(int owner, int64_t* piece) {
+  uint64_t run = runs_[owner].load(std::memory_order_acquire);
+  for (;;) {
+    const uint64_t front = run >> 32, back = run & 0xffffffffu;
+    if (front >= back) return false;
+    if (runs_[owner].compare_exchange_weak(run, (front + 1) << 32 | back,
+                                           std::memory_order_acq_rel)) {
+      *piece = static_cast<int64_t>(front);
+      return true;
+    }
+  }
+}
+
+bool ThreadPool::ClaimBack(int owner, int64_t* piece) {
+  uint64_t run = runs_[owner].load(std::memory_order_acquire);
+  for (;;) {
+    const uint64_t front = run >> 32, back = run & 0xffffffffu;
+    if (front >= back) return false;
+    if (runs_[owner].compare_exchange_weak(run, front << 32 | (back - 1),
+                                           std::memory_order_acq_rel)) {
+      *piece = static_cast<int64_t>(back - 1);
+      return true;
+    }
+  }
+}
+
+void ThreadPool::RunPieces(int index) {
+  const Job& job = job_;
+  auto run_piece = [&](int64_t piece) {
+    int64_t begin = 0, end = 0;
+    ChunkRange(job.count, static_cast<int>(pieces_), static_cast<int>(piece), &begin, &end);
+    if (begin < end) job.invoke(job.callable, begin, end, index);
+  };
+  int64_t piece = 0;
+  while (ClaimFront(index, &piece)) run_piece(piece);
+  // Then help the others, nearest first.
+  for (int step = 1; step < num_threads_; ++step) {
+    const int victim = (index + step) % num_threads_;
+    while (ClaimBack(victim, &piece)) run_piece(piece);
   }
 }
 
@@ -133,7 +182,7 @@ void ThreadPool::WorkerLoop(int index) {
     }
     seen = generation_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_acquire)) return;
-    RunChunk(job_, index, num_threads_);
+    RunPieces(index);
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       std::lock_guard<std::mutex> lock(mutex_);
       done_.notify_one();

@@ -1,11 +1,15 @@
 // A fixed pool of worker threads for the CPU kernels.
 //
 // Workers are created once and live as long as the pool. ParallelFor splits
-// [0, count) into one contiguous chunk per thread (a static split: each op
-// chooses what to split so that chunks cost about the same), runs chunk 0 on
-// the calling thread and the rest on the workers, and returns when all are
-// done. A call allocates nothing: the callable is passed by reference and the
-// workers are woken through a generation counter.
+// [0, count) into up to kPiecesPerThread near-equal pieces per thread. Each
+// thread owns a contiguous run of pieces (thread 0, the caller, the first)
+// and takes them from the front; a thread that runs out steals from the back
+// of another's run. Without interference every thread works through its own
+// contiguous share, as a static split would, so consecutive ops touch the
+// data the same thread touched before; when a core is slow (another process,
+// a little core, an interrupt) the others take over its remaining pieces
+// instead of waiting. A call allocates nothing: the callable is passed by
+// reference and the workers are woken through a generation counter.
 //
 // Workers spin briefly after each job, because inference runs ops back to
 // back and a futex wake costs tens of microseconds, then sleep on a
@@ -44,11 +48,13 @@ class ThreadPool {
   int num_threads() const { return num_threads_; }
   const std::vector<int>& cores() const { return cores_; }
 
-  // Calls fn(begin, end) or fn(begin, end, chunk) once per non-empty chunk of
-  // [0, count). Chunk t is the t-th of num_threads() near-equal ranges and
-  // always runs on the same thread, so `chunk` can index per-thread scratch.
-  // Calls from inside a running job, or from a second thread while the pool
-  // is busy, run serially on the caller instead of deadlocking.
+  // Calls fn(begin, end) or fn(begin, end, chunk) for pieces that together
+  // cover [0, count) exactly once; a thread may get several pieces. `chunk`
+  // is the index of the thread running the piece (0 is the caller, each
+  // index always the same thread, below num_threads()), so it can index
+  // per-thread scratch. Calls from inside a running job, or from a second
+  // thread while the pool is busy, run serially on the caller (one piece,
+  // chunk 0) instead of deadlocking.
   template <typename Fn>
   void ParallelFor(int64_t count, Fn&& fn) {
     using Decayed = std::remove_reference_t<Fn>;
@@ -76,8 +82,16 @@ class ThreadPool {
     int64_t count = 0;
   };
 
+  static constexpr int kPiecesPerThread = 4;
+
   void Dispatch(const Job& job);
-  void RunChunk(const Job& job, int chunk, int chunks);
+  // Runs pieces on thread `index`: its own from the front, then others'
+  // from the back, until none is left.
+  void RunPieces(int index);
+  // Takes the front (own run) or back (stealing) piece of thread `owner`'s
+  // run; false when it is empty.
+  bool ClaimFront(int owner, int64_t* piece);
+  bool ClaimBack(int owner, int64_t* piece);
   void WorkerLoop(int index);
 
   const int num_threads_;
@@ -89,6 +103,9 @@ class ThreadPool {
   std::condition_variable wake_;
   std::condition_variable done_;
   Job job_;
+  int64_t pieces_ = 0;  // of the current job
+  // Per thread, the unclaimed pieces of its run: front << 32 | back.
+  std::unique_ptr<std::atomic<uint64_t>[]> runs_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
   std::atomic<bool> stop_{false};

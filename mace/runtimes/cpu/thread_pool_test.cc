@@ -1,6 +1,8 @@
 #include "mace/runtimes/cpu/thread_pool.h"
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
@@ -41,21 +43,45 @@ TEST(ThreadPoolTest, EveryIndexRunsExactlyOnce) {
   }
 }
 
+// `chunk` names the thread running a piece: 0 is the caller, and each index
+// is always the same thread, so it can index per-thread scratch.
 TEST(ThreadPoolTest, ChunkIndexIsStablePerThread) {
   ThreadPool pool(3);
-  std::vector<std::thread::id> owner(3);
-  pool.ParallelFor(3, [&](int64_t begin, int64_t, int chunk) {
-    EXPECT_EQ(begin, chunk);
-    owner[chunk] = std::this_thread::get_id();
-  });
-  EXPECT_EQ(owner[0], std::this_thread::get_id());  // chunk 0 is the caller's
+  std::mutex mutex;
+  std::map<int, std::thread::id> owner;
   for (int round = 0; round < 50; ++round) {
-    pool.ParallelFor(3, [&](int64_t, int64_t, int chunk) {
-      EXPECT_EQ(owner[chunk], std::this_thread::get_id());
+    pool.ParallelFor(30, [&](int64_t, int64_t, int chunk) {
+      ASSERT_GE(chunk, 0);
+      ASSERT_LT(chunk, 3);
+      std::lock_guard<std::mutex> lock(mutex);
+      auto found = owner.emplace(chunk, std::this_thread::get_id()).first;
+      EXPECT_EQ(found->second, std::this_thread::get_id()) << "chunk " << chunk;
     });
   }
-  std::set<std::thread::id> distinct(owner.begin(), owner.end());
-  EXPECT_EQ(distinct.size(), 3u);
+  ASSERT_TRUE(owner.count(0));
+  EXPECT_EQ(owner[0], std::this_thread::get_id());  // chunk 0 is the caller
+  std::set<std::thread::id> distinct;
+  for (const auto& entry : owner) distinct.insert(entry.second);
+  EXPECT_EQ(distinct.size(), owner.size());
+}
+
+// Pieces of a thread that stalls are taken over by the others rather than
+// waited for. The caller sleeps in its first piece; the worker then finishes
+// its own run and steals the caller's remaining pieces.
+TEST(ThreadPoolTest, IdleThreadsStealFromASlowOne) {
+  ThreadPool pool(2);
+  std::atomic<int64_t> by_worker{0};
+  std::atomic<bool> slept{false};
+  const std::thread::id caller = std::this_thread::get_id();
+  pool.ParallelFor(8, [&](int64_t begin, int64_t end) {
+    if (std::this_thread::get_id() == caller) {
+      if (!slept.exchange(true)) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    } else {
+      by_worker.fetch_add(end - begin);
+    }
+  });
+  // Without stealing the worker would do its own 4 items only.
+  EXPECT_GE(by_worker.load(), 6);
 }
 
 TEST(ThreadPoolTest, ManyShortJobsAndSleepingWorkers) {
