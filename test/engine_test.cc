@@ -381,6 +381,75 @@ TEST(EngineTest, InputsGiveUpTheirBytesWhenNotPreserved) {
   EXPECT_EQ(arena[1], 2 * 128);
 }
 
+// A fire-module-like graph: two convs of x concatenated along channels, one
+// of them also read before the concat, then that concat concatenated again.
+// The first concat's inputs live inside its output (its producers write in
+// place); the second cannot nest it and copies.
+TEST(EngineTest, ConcatInputsArePlacedInsideTheOutput) {
+  TinyModel model;
+  model.net = NetDef();
+  InputOutputInfo* input = model.net.add_input_info();
+  input->set_name("x");
+  for (int64_t d : {1, 2, 3, 3}) input->add_dims(d);
+  model.net.add_output_info()->set_name("y");
+  model.data.clear();
+  model.AddWeight("w1", {2, 2, 1, 1}, {1.f, 2.f, -1.f, 0.5f});
+  model.AddWeight("w2", {3, 2, 1, 1}, {0.5f, 0.f, -2.f, 1.f, 1.f, 1.f});
+  model.AddOp("Conv2D", "ca", {"x", "w1"}, "a");
+  OperatorDef* conv_b = model.AddOp("Conv2D", "cb", {"x", "w2"}, "b");
+  Argument* act = conv_b->add_arg();
+  act->set_name("activation");
+  act->set_s("RELU");
+  Argument* type = model.AddOp("Eltwise", "sum", {"a", "x"}, "s")->add_arg();
+  type->set_name("type");
+  type->set_i(0);
+  model.AddOp("Concat", "cat1", {"a", "b"}, "cat");
+  model.AddOp("Concat", "cat2", {"cat", "s"}, "y");
+  const std::vector<float> x = Input();
+  std::vector<float> expected(7 * 9);
+  for (int p = 0; p < 9; ++p) {
+    const float x0 = x[p], x1 = x[9 + p];
+    const float a[2] = {1.f * x0 + 2.f * x1, -1.f * x0 + 0.5f * x1};
+    const float b[3] = {std::max(0.f, 0.5f * x0), std::max(0.f, -2.f * x0 + x1),
+                        std::max(0.f, x0 + x1)};
+    const float channels[7] = {a[0], a[1], b[0], b[1], b[2], a[0] + x0, a[1] + x1};
+    for (int c = 0; c < 7; ++c) expected[c * 9 + p] = channels[c];
+  }
+  for (bool preserve : {false, true}) {
+    for (MemoryStrategy strategy : {MemoryStrategy::GREEDY_BY_SIZE, MemoryStrategy::NAIVE,
+                                    MemoryStrategy::GREEDY_IN_ORDER, MemoryStrategy::OPTIMAL}) {
+      SCOPED_TRACE(::testing::Message() << "preserve " << preserve << " strategy "
+                                        << static_cast<int>(strategy));
+      MaceEngineConfig config;
+      config.SetMemoryStrategy(strategy);
+      config.SetPreserveIntermediates(preserve);
+      std::shared_ptr<MaceEngine> engine;
+      const std::string graph = model.Graph();
+      const MaceStatus created = CreateMaceEngineFromProto(
+          reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
+          reinterpret_cast<const unsigned char*>(model.data.data()), model.data.size(), {"x"},
+          {"y"}, config, &engine);
+      ASSERT_TRUE(created.ok()) << created.information();
+      for (int round = 0; round < 2; ++round) {
+        std::map<std::string, MaceTensor> outputs;
+        ASSERT_TRUE(engine->Run(Inputs(), &outputs).ok());
+        ASSERT_EQ(outputs.at("y").shape(), (std::vector<int64_t>{1, 7, 3, 3}));
+        for (int i = 0; i < 63; ++i) {
+          EXPECT_FLOAT_EQ(outputs.at("y").data().get()[i], expected[i]) << "element " << i;
+        }
+      }
+      MemoryReport report;
+      ASSERT_TRUE(engine->GetMemoryReport(&report).ok());
+      std::map<std::string, std::string> alias_of;
+      for (const TensorPlacement& t : report.tensors) alias_of[t.name] = t.alias_of;
+      EXPECT_EQ(alias_of["a"], preserve ? "" : "cat");
+      EXPECT_EQ(alias_of["b"], preserve ? "" : "cat");
+      EXPECT_EQ(alias_of["s"], "");
+      EXPECT_EQ(alias_of["cat"], "");
+    }
+  }
+}
+
 TEST(EngineTest, OfflinePlanInTheModelIsHonoured) {
   TinyModel model;
   // Conv's output "c" goes at byte 1024 of the arena, as an offline planner

@@ -3,7 +3,9 @@
 #ifndef MACE_CORE_NET_H_
 #define MACE_CORE_NET_H_
 
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,17 @@ class Net {
   MaceStatus CreateOps(const NetDef& net_def);
   MaceStatus PlanMemory(const std::vector<std::string>& input_names,
                         const std::vector<std::string>& output_names);
+
+  // An input of a concatenating op placed inside that op's output.
+  struct Slice {
+    const Tensor* whole = nullptr;
+    int64_t offset = 0;  // bytes
+  };
+  // Picks the inputs of ops with OutputConcatenatesInputs() that can live
+  // inside the output: see net_memory.cc.
+  void PlanConcatSlices(const std::set<std::string>& inputs, const std::set<std::string>& outputs,
+                        const std::map<const Tensor*, int>& last_use,
+                        std::map<const Tensor*, Slice>* slices) const;
 
   const OpRegistry* registry_;
   Runtime* runtime_;

@@ -20,6 +20,55 @@ struct Lifetime {
 
 }  // namespace
 
+void Net::PlanConcatSlices(const std::set<std::string>& inputs,
+                           const std::set<std::string>& outputs,
+                           const std::map<const Tensor*, int>& last_use,
+                           std::map<const Tensor*, Slice>* slices) const {
+  // Which op and output index defines each tensor.
+  std::map<const Tensor*, std::pair<int, int>> producer;
+  for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
+    for (int k = 0; k < ops_[i]->OutputSize(); ++k) producer[ops_[i]->Output(k)] = {i, k};
+  }
+  std::set<const Tensor*> wholes;  // concat outputs already holding slices
+  for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
+    const Operation* op = ops_[i].get();
+    if (!op->OutputConcatenatesInputs() || op->OutputSize() != 1) continue;
+    const Tensor* whole = op->Output(0);
+    std::set<const Tensor*> seen;
+    int64_t bytes = 0;
+    bool placeable = !whole->is_weight() && inputs.count(whole->name()) == 0;
+    for (int k = 0; placeable && k < op->InputSize(); ++k) {
+      const Tensor* part = op->Input(k);
+      auto made = part != nullptr ? producer.find(part) : producer.end();
+      auto used = part != nullptr ? last_use.find(part) : last_use.end();
+      // A part must be an activation this op reads last (so nothing later
+      // needs it apart from the whole), written by an op that neither works
+      // in place nor has an offline offset, once in this concat, and not a
+      // concat output holding slices itself.
+      placeable = part != nullptr && !part->is_weight() && made != producer.end() &&
+                  used != last_use.end() && used->second == i && seen.insert(part).second &&
+                  inputs.count(part->name()) == 0 && outputs.count(part->name()) == 0 &&
+                  wholes.count(part) == 0 && slices->count(part) == 0 &&
+                  part->memory_type() == whole->memory_type();
+      if (placeable) {
+        const Operation* maker = ops_[made->second.first].get();
+        const OperatorDef& def = maker->def();
+        const int index = made->second.second;
+        placeable = !(index == 0 && maker->InPlaceInput() >= 0) &&
+                    !(index < def.output_mem_offset_size() && def.output_mem_offset(index) >= 0);
+      }
+      bytes += placeable ? part->raw_size() : 0;
+    }
+    if (!placeable || bytes != whole->raw_size()) continue;
+    int64_t offset = 0;
+    for (int k = 0; k < op->InputSize(); ++k) {
+      (*slices)[op->Input(k)] = {whole, offset};
+      offset += op->Input(k)->raw_size();
+    }
+    wholes.insert(whole);
+  }
+}
+
 MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
                            const std::vector<std::string>& output_names) {
   const int last_op = static_cast<int>(ops_.size()) - 1;
@@ -55,10 +104,22 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
     lifetimes[tensor] = {0, last};
   }
   const std::set<std::string> inputs(input_names.begin(), input_names.end());
+  // Concat inputs placed inside the concat's output: the producers write
+  // their slices in place and the concat copies nothing. The output is
+  // planned from its first slice's producer on.
+  std::map<const Tensor*, Slice> slices;
+  std::map<const Tensor*, int> concat_first;  // concat output -> first producer
+  if (!options_.preserve_intermediates) PlanConcatSlices(inputs, outputs, last_use, &slices);
   for (int i = 0; i <= last_op; ++i) {
     Operation* op = ops_[i].get();
     for (int k = 0; k < op->OutputSize(); ++k) {
       Tensor* output = op->Output(k);
+      auto slice = slices.find(output);
+      if (slice != slices.end()) {
+        auto first = concat_first.emplace(slice->second.whole, i).first;
+        first->second = std::min(first->second, i);
+        continue;
+      }
       const bool is_output = outputs.count(output->name()) > 0;
       int last = is_output || options_.preserve_intermediates ? last_op : i;
       if (last_use.count(output) > 0) last = std::max(last, last_use[output]);
@@ -75,6 +136,7 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
         continue;
       }
       Lifetime life{i, last};
+      if (concat_first.count(output) > 0) life.first = concat_first[output];
       const OperatorDef& def = op->def();
       if (k < def.output_mem_offset_size() && def.output_mem_offset(k) >= 0) {
         life.fixed_offset = def.output_mem_offset(k);
@@ -118,6 +180,14 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
     memory_report_.tensors.push_back({alias->name(), MemoryTypeName(alias->memory_type()), -1,
                                       alias->raw_size(), lifetimes[root].first,
                                       lifetimes[root].last, root->name()});
+  }
+  for (const auto& [part, slice] : slices) {
+    Tensor* whole = root_of(slice.whole);
+    const_cast<Tensor*>(part)->SetBuffer(
+        static_cast<unsigned char*>(whole->raw_mutable_data()) + slice.offset, part->raw_size());
+    memory_report_.tensors.push_back({part->name(), MemoryTypeName(part->memory_type()), -1,
+                                      part->raw_size(), lifetimes[whole].first,
+                                      lifetimes[whole].last, whole->name()});
   }
   VLOG(1) << "memory plan " << plan.strategy << ": arena " << plan.total << " bytes, lower bound "
           << plan.lower_bound << ", naive " << memory_report_.naive_bytes;

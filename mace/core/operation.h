@@ -53,6 +53,11 @@ class Operation {
   // If >= 0, output 0 may share the memory of this input when the engine
   // sees it is legal (same byte size, input dead after this op).
   virtual int InPlaceInput() const { return -1; }
+  // True when output 0's bytes are exactly the inputs' bytes one after the
+  // other (a Concat whose slices are contiguous). The engine may then place
+  // each input inside the output, and the op must not copy an input onto
+  // itself. Valid after Prepare.
+  virtual bool OutputConcatenatesInputs() const { return false; }
 
   const OperatorDef& def() const { return def_; }
   const std::string& name() const { return def_.name(); }

@@ -1,7 +1,14 @@
 // Concat: joins N >= 1 tensors along one axis. The inputs share dtype, rank and
 // every other dimension. The kernel only moves bytes, so float32 activations
 // and int32 shape tensors go through the same code.
+//
+// When every dimension before the axis is 1 (channels of a batch-1 NCHW
+// tensor), the output is the inputs' bytes back to back. The engine's memory
+// plan then usually places the inputs inside the output, so their producers
+// write straight into it and there is nothing left to copy.
 #include "mace/ops/ref/concat.h"
+
+#include <cstring>
 
 #include "mace/ops/registry.h"
 
@@ -85,10 +92,21 @@ class ConcatOp : public Operation {
     return MaceStatus();
   }
 
+  bool OutputConcatenatesInputs() const override { return params_.outer == 1; }
+
   MaceStatus Run(OpContext* /*context*/) override {
     // Buffers are bound after Prepare, so the pointers are gathered here.
     for (int i = 0; i < InputSize(); ++i) input_data_[i] = Input(i)->raw_data();
-    ref::Concat(params_, input_data_.data(), Output(0)->raw_mutable_data());
+    unsigned char* output = static_cast<unsigned char*>(Output(0)->raw_mutable_data());
+    if (params_.outer != 1) {
+      ref::Concat(params_, input_data_.data(), output);
+      return MaceStatus();
+    }
+    // Inputs the plan placed inside the output are already where they belong.
+    for (int i = 0; i < InputSize(); ++i) {
+      if (input_data_[i] != output) std::memcpy(output, input_data_[i], params_.run_bytes[i]);
+      output += params_.run_bytes[i];
+    }
     return MaceStatus();
   }
 
