@@ -102,6 +102,8 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
             if (tile.col_bias != nullptr) tile.col_bias += jc + jr;
             if (rows == mr && cols == nr) {
               t.gemm(kc, a_panel, b_panel, c, call.ldc, tile);
+            } else if (t.gemm_partial != nullptr) {
+              t.gemm_partial(kc, a_panel, b_panel, c, call.ldc, rows, cols, tile);
             } else {
               PartialTile(t, kc, a_panel, b_panel, c, call.ldc, rows, cols, tile);
             }
@@ -216,22 +218,54 @@ void GemmVector(const KernelTable& table, int64_t m, int64_t n, int64_t k, const
   });
 }
 
+// PackPanels for rows adjacent in memory (B stored row-major), one panel at
+// a time: each panel is written sequentially while it sits in L1, from runs
+// of kWidth (a compile-time size, so each copy is inlined) at the same place
+// in every depth row. Filling the panels a depth row at a time instead
+// streams the source but scatters the writes over the whole block, which
+// measured up to 1.4x slower end to end for small m.
+template <int kWidth>
+void PackAdjacentRows(const float* src, int64_t rows, int64_t depth, int64_t depth_stride,
+                      float* dst) {
+  const int64_t full = rows / kWidth;
+  const int tail = static_cast<int>(rows - full * kWidth);
+  for (int64_t p = 0; p < full; ++p, dst += kWidth * depth) {
+    const float* run = src + p * kWidth;
+    for (int64_t d = 0; d < depth; ++d) {
+      std::memcpy(dst + d * kWidth, run + d * depth_stride, kWidth * sizeof(float));
+    }
+  }
+  if (tail > 0) {
+    const float* run = src + full * kWidth;
+    for (int64_t d = 0; d < depth; ++d) {
+      float padded[kWidth] = {0};
+      std::memcpy(padded, run + d * depth_stride, tail * sizeof(float));
+      std::memcpy(dst + d * kWidth, padded, kWidth * sizeof(float));
+    }
+  }
+}
+
 }  // namespace
 
 void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, int64_t depth_stride,
                 int width, float* dst) {
   const int64_t panels = CeilDiv(rows, width);
   if (stride == 1) {
-    // Rows are adjacent in memory (B stored row-major). Walk the source one
-    // depth row at a time so it streams from memory, scattering runs of
-    // `width` into the panels, which sit in cache.
-    for (int64_t d = 0; d < depth; ++d) {
-      const float* line = src + d * depth_stride;
-      float* out = dst + d * width;
-      for (int64_t p = 0; p < panels; ++p, out += width * depth) {
-        const int valid = static_cast<int>(std::min<int64_t>(width, rows - p * width));
-        std::memcpy(out, line + p * width, valid * sizeof(float));
-        std::fill(out + valid, out + width, 0.f);
+    switch (width) {
+      case 8:
+        return PackAdjacentRows<8>(src, rows, depth, depth_stride, dst);
+      case 12:
+        return PackAdjacentRows<12>(src, rows, depth, depth_stride, dst);
+      case 16:
+        return PackAdjacentRows<16>(src, rows, depth, depth_stride, dst);
+      case 32:
+        return PackAdjacentRows<32>(src, rows, depth, depth_stride, dst);
+    }
+    for (int64_t p = 0; p < panels; ++p, dst += width * depth) {
+      const int valid = static_cast<int>(std::min<int64_t>(width, rows - p * width));
+      for (int64_t d = 0; d < depth; ++d) {
+        std::memcpy(dst + d * width, src + p * width + d * depth_stride, valid * sizeof(float));
+        std::fill(dst + d * width + valid, dst + (d + 1) * width, 0.f);
       }
     }
     return;

@@ -82,6 +82,9 @@ void BM_Sgemm(benchmark::State& state, KernelIsa isa) {
       benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The same product, listed apart so the 1x1 layers can be selected alone.
+void BM_Sgemm1x1(benchmark::State& state, KernelIsa isa) { BM_Sgemm(state, isa); }
+
 void BM_EigenSgemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -106,14 +109,28 @@ void GemmShapes(benchmark::internal::Benchmark* bench) {
   bench->Args({1000, 1, 1280, kThreads});  // a classifier: matrix times vector
   if (kThreads > 1) bench->UseRealTime();
 }
+// 1x1 convolution layers at one thread: MobileNet v1 at 224, SqueezeNet's
+// final conv and its squeeze / expand layers.
+void PointwiseShapes(benchmark::internal::Benchmark* bench) {
+  const int shapes[][3] = {
+      {64, 12544, 32},  {128, 3136, 64}, {128, 3136, 128}, {256, 784, 128},  {256, 784, 256},
+      {512, 196, 256},  {512, 196, 512}, {1024, 49, 512},  {1024, 49, 1024}, {1000, 169, 512},
+      {16, 3025, 64},   {64, 3025, 16},  {32, 729, 128},   {128, 729, 32},   {48, 169, 256},
+      {192, 169, 48},   {64, 169, 384},  {256, 169, 64},
+  };
+  for (const auto& shape : shapes) bench->Args({shape[0], shape[1], shape[2], 1});
+}
 #if defined(__x86_64__)
 BENCHMARK_CAPTURE(BM_Sgemm, avx2, KernelIsa::kAvx2Fma)->Apply(GemmShapes<1>);
 BENCHMARK_CAPTURE(BM_Sgemm, avx512, KernelIsa::kAvx512)->Apply(GemmShapes<1>);
 BENCHMARK_CAPTURE(BM_Sgemm, avx2, KernelIsa::kAvx2Fma)->Apply(GemmShapes<2>);
 BENCHMARK_CAPTURE(BM_Sgemm, avx512, KernelIsa::kAvx512)->Apply(GemmShapes<2>);
+BENCHMARK_CAPTURE(BM_Sgemm1x1, avx2, KernelIsa::kAvx2Fma)->Apply(PointwiseShapes);
+BENCHMARK_CAPTURE(BM_Sgemm1x1, avx512, KernelIsa::kAvx512)->Apply(PointwiseShapes);
 #else
 BENCHMARK_CAPTURE(BM_Sgemm, neon, KernelIsa::kNeon)->Apply(GemmShapes<1>);
 BENCHMARK_CAPTURE(BM_Sgemm, neon, KernelIsa::kNeon)->Apply(GemmShapes<2>);
+BENCHMARK_CAPTURE(BM_Sgemm1x1, neon, KernelIsa::kNeon)->Apply(PointwiseShapes);
 #endif
 
 void EigenShapes(benchmark::internal::Benchmark* bench) {

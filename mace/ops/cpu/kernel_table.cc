@@ -56,6 +56,7 @@ KernelTable MakeAvx512Table() {
   table.panel_dot = x86::Avx512PanelDot;
   table.winograd_input = x86::Avx512WinogradInput;
   table.winograd_output = x86::Avx512WinogradOutput;
+  table.gemm_partial = x86::Avx512GemmPartial8x32;
   table.fma_peak = x86::Avx512FmaPeak;
   return table;
 }

@@ -19,6 +19,9 @@ struct KernelTable {
   int mc = 0, kc = 0, nc = 0;
   GemmMicroKernel gemm = nullptr;
   PanelDotKernel panel_dot = nullptr;  // matrix times vector
+  // Optional: partial tiles in place (masked). Without it they are computed
+  // into a staging tile and copied out.
+  GemmPartialMicroKernel gemm_partial = nullptr;
   DepthwiseBandKernel depthwise3x3_s1 = nullptr;  // by horizontal stride
   DepthwiseBandKernel depthwise3x3_s2 = nullptr;
   // Pooling: 2x2 / 3x3 window bands, and global pooling planes.

@@ -38,6 +38,13 @@ struct TileEpilogue {
 using GemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                                  const TileEpilogue& epilogue);
 
+// The same product for a tile that sticks out of C: only its first `rows`
+// (<= mr) rows and `cols` (<= nr) columns of C, row_bias and col_bias are
+// read or written. The panels are full (zero-padded) mr and nr wide.
+using GemmPartialMicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c,
+                                        int64_t ldc, int rows, int cols,
+                                        const TileEpilogue& epilogue);
+
 // A band of output rows of one 3x3 depthwise plane, read from a zero-padded
 // copy of the input so that every tap is in bounds: kernels compute whole
 // vectors with no border cases.

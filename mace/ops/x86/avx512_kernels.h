@@ -17,6 +17,11 @@ constexpr int kAvx512GemmNr = 32;
 void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                     const TileEpilogue& epilogue);
 
+// Partial 8 x 32 tiles (GemmPartialMicroKernel), with masked loads and
+// stores; up to 16 columns run half the multiply-adds.
+void Avx512GemmPartial8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                           int rows, int cols, const TileEpilogue& epilogue);
+
 // Runs `iterations` rounds of independent FMAs; returns the flops done and
 // writes a result to sink[0..7] (as the AVX2 loop does) so the work cannot be
 // elided.

@@ -115,6 +115,89 @@ void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_
   MACE_AVX512_ROWS(MACE_AVX512_STORE)
 }
 
+// Partial tiles: kWide covers up to 32 columns with two vectors, else up to
+// 16 with one (half the multiply-adds). Columns past `cols` are masked off
+// in every access to C and col_bias, rows past `rows` skipped.
+#define MACE_AVX512_PARTIAL_ROW(i)                                   \
+  {                                                                  \
+    const __m512 ai = _mm512_set1_ps(a_step[i]);                     \
+    c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);                      \
+    if (kWide) c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);           \
+  }
+
+#define MACE_AVX512_PARTIAL_STEP(offset)                                          \
+  {                                                                               \
+    const __m512 b0 = _mm512_loadu_ps(b + 32 * (offset));                         \
+    const __m512 b1 = kWide ? _mm512_loadu_ps(b + 32 * (offset) + 16) : b0;       \
+    const float* a_step = a + 8 * (offset);                                       \
+    MACE_AVX512_ROWS(MACE_AVX512_PARTIAL_ROW)                                     \
+  }
+
+#define MACE_AVX512_PARTIAL_STORE(i)                                                         \
+  if ((i) < rows) {                                                                          \
+    float* row = c + (i)*ldc;                                                                \
+    if (epilogue.accumulate) {                                                               \
+      c##i##0 = _mm512_add_ps(c##i##0, _mm512_maskz_loadu_ps(mask0, row));                   \
+      if (kWide) c##i##1 = _mm512_add_ps(c##i##1, _mm512_maskz_loadu_ps(mask1, row + 16));   \
+    }                                                                                        \
+    if (epilogue.last) {                                                                     \
+      if (epilogue.row_bias != nullptr) {                                                    \
+        const __m512 bias = _mm512_set1_ps(epilogue.row_bias[i]);                            \
+        c##i##0 = _mm512_add_ps(c##i##0, bias);                                              \
+        c##i##1 = _mm512_add_ps(c##i##1, bias);                                              \
+      }                                                                                      \
+      if (epilogue.col_bias != nullptr) {                                                    \
+        c##i##0 = _mm512_add_ps(c##i##0, col_bias0);                                         \
+        c##i##1 = _mm512_add_ps(c##i##1, col_bias1);                                         \
+      }                                                                                      \
+      c##i##0 = Avx512Activate(c##i##0, epilogue);                                           \
+      if (kWide) c##i##1 = Avx512Activate(c##i##1, epilogue);                                \
+    }                                                                                        \
+    _mm512_mask_storeu_ps(row, mask0, c##i##0);                                              \
+    if (kWide) _mm512_mask_storeu_ps(row + 16, mask1, c##i##1);                              \
+  }
+
+template <bool kWide>
+static inline void Avx512Partial8x32(int64_t kc, const float* a, const float* b, float* c,
+                                     int64_t ldc, int rows, int cols,
+                                     const TileEpilogue& epilogue) {
+  const __mmask16 mask0 = static_cast<__mmask16>((1u << (cols < 16 ? cols : 16)) - 1);
+  const __mmask16 mask1 = static_cast<__mmask16>((1u << (cols > 16 ? cols - 16 : 0)) - 1);
+  MACE_AVX512_ROWS(MACE_AVX512_ZERO)
+  int64_t k = 0;
+  for (; k + 4 <= kc; k += 4) {
+    MACE_AVX512_PARTIAL_STEP(0)
+    MACE_AVX512_PARTIAL_STEP(1)
+    MACE_AVX512_PARTIAL_STEP(2)
+    MACE_AVX512_PARTIAL_STEP(3)
+    a += 4 * 8;
+    b += 4 * 32;
+  }
+  for (; k < kc; ++k) {
+    MACE_AVX512_PARTIAL_STEP(0)
+    a += 8;
+    b += 32;
+  }
+  __m512 col_bias0 = _mm512_setzero_ps(), col_bias1 = _mm512_setzero_ps();
+  if (epilogue.last && epilogue.col_bias != nullptr) {
+    col_bias0 = _mm512_maskz_loadu_ps(mask0, epilogue.col_bias);
+    col_bias1 = _mm512_maskz_loadu_ps(mask1, epilogue.col_bias + 16);
+  }
+  MACE_AVX512_ROWS(MACE_AVX512_PARTIAL_STORE)
+}
+
+void Avx512GemmPartial8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                           int rows, int cols, const TileEpilogue& epilogue) {
+  if (cols > 16) {
+    Avx512Partial8x32<true>(kc, a, b, c, ldc, rows, cols, epilogue);
+  } else {
+    Avx512Partial8x32<false>(kc, a, b, c, ldc, rows, cols, epilogue);
+  }
+}
+
+#undef MACE_AVX512_PARTIAL_ROW
+#undef MACE_AVX512_PARTIAL_STEP
+#undef MACE_AVX512_PARTIAL_STORE
 #undef MACE_AVX512_ROWS
 #undef MACE_AVX512_ZERO
 #undef MACE_AVX512_PREFETCH_C
