@@ -157,6 +157,59 @@ TEST(GemmTest, OperandLayoutsBiasAndActivation) {
   }
 }
 
+// Partial tiles of every kind: up to half a tile wide (one vector on x86),
+// more than half, and rows short of mr, with biases and an activation; k not
+// a multiple of the unroll, and k across kc blocks so partial tiles add to
+// what C holds. Also with the staging tile instead of the partial kernel.
+TEST(GemmTest, PartialTiles) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    KernelTable staged = *table;
+    staged.gemm_partial = nullptr;
+    for (const KernelTable* variant : {table, static_cast<const KernelTable*>(&staged)}) {
+      const int64_t mr = variant->mr, nr = variant->nr;
+      for (auto& pool : testing::PoolsUnderTest()) {
+        for (int64_t n : {nr / 2 - 1, nr / 2, nr / 2 + 1, nr - 1, 2 * nr + nr / 2 + 3}) {
+          for (int64_t m : {mr - 1, 2 * mr + 3}) {
+            for (int64_t k : {int64_t{1}, int64_t{6}, int64_t{variant->kc} + 5}) {
+              Case c{m, n, k};
+              c.row_bias = c.col_bias = true;
+              c.activation = kTileActClamp;
+              RunCase(*variant, pool.get(), c);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The row-major fast path of PackPanels (rows adjacent in memory), for each
+// panel width a table uses and one it does not: full panels, a zero-padded
+// last panel, and a source row pitch wider than the rows.
+TEST(GemmTest, PackPanelsAdjacentRows) {
+  for (int width : {6, 8, 12, 16, 32}) {
+    for (int64_t rows : {int64_t{1}, int64_t{width} - 1, int64_t{width}, int64_t{3} * width + 5}) {
+      for (int64_t depth : {1, 7}) {
+        const int64_t pitch = rows + 3;
+        const std::vector<float> src = RandomFloats(depth * pitch, 21);
+        const int64_t panels = (rows + width - 1) / width;
+        std::vector<float> got(panels * width * depth, std::numeric_limits<float>::quiet_NaN());
+        PackPanels(src.data(), rows, depth, 1, pitch, width, got.data());
+        for (int64_t p = 0; p < panels; ++p) {
+          for (int64_t d = 0; d < depth; ++d) {
+            for (int i = 0; i < width; ++i) {
+              const int64_t row = p * width + i;
+              const float want = row < rows ? src[d * pitch + row] : 0.f;
+              ASSERT_EQ(got[(p * depth + d) * width + i], want)
+                  << "width " << width << " rows " << rows << " depth " << depth;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // m == 1 against a packed B, and n == 1 against a packed A, take the
 // matrix-vector path.
 TEST(GemmTest, MatrixVector) {

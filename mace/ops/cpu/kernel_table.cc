@@ -24,6 +24,7 @@ KernelTable MakeAvx2Table() {
   table.nc = 1024;
   table.gemm = x86::Avx2Gemm6x16;
   table.panel_dot = x86::Avx2PanelDot;
+  table.gemm_partial = x86::Avx2GemmPartial6x16;
   table.depthwise3x3_s1 = x86::Avx2Depthwise3x3S1;
   table.depthwise3x3_s2 = x86::Avx2Depthwise3x3S2;
   table.pooling = x86::Avx2PoolingBand;

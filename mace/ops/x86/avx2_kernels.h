@@ -16,6 +16,10 @@ constexpr int kAvx2GemmMr = 6;
 constexpr int kAvx2GemmNr = 16;
 void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                   const TileEpilogue& epilogue);
+// Partial 6 x 16 tiles (GemmPartialMicroKernel), with masked loads and
+// stores; up to 8 columns run half the multiply-adds.
+void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                         int rows, int cols, const TileEpilogue& epilogue);
 
 // Runs `iterations` rounds of independent FMAs; returns the flops done and
 // writes a result to sink[0..7] so the work cannot be elided.

@@ -90,6 +90,108 @@ void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t 
   MACE_AVX2_STORE(1) MACE_AVX2_STORE(2) MACE_AVX2_STORE(3) MACE_AVX2_STORE(4) MACE_AVX2_STORE(5)
 }
 
+// Partial tiles: kWide covers up to 16 columns with two vectors, else up to
+// 8 with one (half the multiply-adds). Columns past `cols` are masked off in
+// every access to C and col_bias, rows past `rows` skipped.
+#define MACE_AVX2_PARTIAL_ROW(i)                            \
+  {                                                         \
+    const __m256 ai = _mm256_broadcast_ss(a + (i));         \
+    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);             \
+    if (kWide) c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);  \
+  }
+
+#define MACE_AVX2_PARTIAL_STEP(offset)                                         \
+  {                                                                            \
+    const __m256 b0 = _mm256_loadu_ps(b + 16 * (offset));                      \
+    const __m256 b1 = kWide ? _mm256_loadu_ps(b + 16 * (offset) + 8) : b0;     \
+    const float* a_step = a + 6 * (offset);                                    \
+    {                                                                          \
+      const float* a = a_step;                                                 \
+      MACE_AVX2_PARTIAL_ROW(0)                                                 \
+      MACE_AVX2_PARTIAL_ROW(1)                                                 \
+      MACE_AVX2_PARTIAL_ROW(2)                                                 \
+      MACE_AVX2_PARTIAL_ROW(3)                                                 \
+      MACE_AVX2_PARTIAL_ROW(4)                                                 \
+      MACE_AVX2_PARTIAL_ROW(5)                                                 \
+    }                                                                          \
+  }
+
+#define MACE_AVX2_PARTIAL_STORE(i)                                                      \
+  if ((i) < rows) {                                                                     \
+    float* row = c + (i)*ldc;                                                           \
+    if (epilogue.accumulate) {                                                          \
+      c##i##0 = _mm256_add_ps(c##i##0, _mm256_maskload_ps(row, mask0));                 \
+      if (kWide) c##i##1 = _mm256_add_ps(c##i##1, _mm256_maskload_ps(row + 8, mask1)); \
+    }                                                                                   \
+    if (epilogue.last) {                                                                \
+      if (epilogue.row_bias != nullptr) {                                               \
+        const __m256 bias = _mm256_broadcast_ss(epilogue.row_bias + (i));               \
+        c##i##0 = _mm256_add_ps(c##i##0, bias);                                         \
+        c##i##1 = _mm256_add_ps(c##i##1, bias);                                         \
+      }                                                                                 \
+      if (epilogue.col_bias != nullptr) {                                               \
+        c##i##0 = _mm256_add_ps(c##i##0, col_bias0);                                    \
+        c##i##1 = _mm256_add_ps(c##i##1, col_bias1);                                    \
+      }                                                                                 \
+      c##i##0 = Avx2Activate(c##i##0, epilogue);                                        \
+      if (kWide) c##i##1 = Avx2Activate(c##i##1, epilogue);                             \
+    }                                                                                   \
+    _mm256_maskstore_ps(row, mask0, c##i##0);                                           \
+    if (kWide) _mm256_maskstore_ps(row + 8, mask1, c##i##1);                            \
+  }
+
+template <bool kWide>
+static inline void Avx2Partial6x16(int64_t kc, const float* a, const float* b, float* c,
+                                   int64_t ldc, int rows, int cols,
+                                   const TileEpilogue& epilogue) {
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i mask0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols), lanes);
+  const __m256i mask1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols - 8), lanes);
+  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
+  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
+  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  int64_t k = 0;
+  for (; k + 4 <= kc; k += 4) {
+    MACE_AVX2_PARTIAL_STEP(0)
+    MACE_AVX2_PARTIAL_STEP(1)
+    MACE_AVX2_PARTIAL_STEP(2)
+    MACE_AVX2_PARTIAL_STEP(3)
+    a += 24;
+    b += 64;
+  }
+  for (; k < kc; ++k) {
+    MACE_AVX2_PARTIAL_STEP(0)
+    a += 6;
+    b += 16;
+  }
+  __m256 col_bias0 = _mm256_setzero_ps(), col_bias1 = _mm256_setzero_ps();
+  if (epilogue.last && epilogue.col_bias != nullptr) {
+    col_bias0 = _mm256_maskload_ps(epilogue.col_bias, mask0);
+    col_bias1 = _mm256_maskload_ps(epilogue.col_bias + 8, mask1);
+  }
+  MACE_AVX2_PARTIAL_STORE(0)
+  MACE_AVX2_PARTIAL_STORE(1)
+  MACE_AVX2_PARTIAL_STORE(2)
+  MACE_AVX2_PARTIAL_STORE(3)
+  MACE_AVX2_PARTIAL_STORE(4)
+  MACE_AVX2_PARTIAL_STORE(5)
+}
+
+void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                         int rows, int cols, const TileEpilogue& epilogue) {
+  if (cols > 8) {
+    Avx2Partial6x16<true>(kc, a, b, c, ldc, rows, cols, epilogue);
+  } else {
+    Avx2Partial6x16<false>(kc, a, b, c, ldc, rows, cols, epilogue);
+  }
+}
+
+#undef MACE_AVX2_PARTIAL_ROW
+#undef MACE_AVX2_PARTIAL_STEP
+#undef MACE_AVX2_PARTIAL_STORE
 #undef MACE_AVX2_ROW
 #undef MACE_AVX2_STEP
 #undef MACE_AVX2_STORE
