@@ -37,7 +37,8 @@ PanelBlock PreparePanels(const GemmOperand& operand, int width, int64_t row0, in
   return {buffer, width * depth};
 }
 
-// Runs one micro-tile that sticks out of C through a staging tile.
+// Runs one micro-tile that sticks out of C through a staging tile, for tables
+// without a partial-tile kernel.
 void PartialTile(const KernelTable& table, int64_t kc, const float* a, const float* b, float* c,
                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
   alignas(64) float tile[kMaxTile];
