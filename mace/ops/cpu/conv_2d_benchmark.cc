@@ -80,6 +80,7 @@ void ConvShapes(benchmark::internal::Benchmark* bench, int threads) {
   bench->Args({256, 14, 512, 3, 2, 0, threads});
   bench->Args({3, 224, 64, 7, 2, 0, threads});
   bench->Args({3, 224, 32, 3, 2, 0, threads});  // the MobileNets' stem
+  bench->Args({3, 224, 64, 3, 2, 0, threads});  // SqueezeNet 1.1's stem
   if (threads > 1) bench->UseRealTime();
 }
 BENCHMARK(BM_Conv2d)->Apply([](benchmark::internal::Benchmark* b) { ConvShapes(b, 1); });
