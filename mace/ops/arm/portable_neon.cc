@@ -1,6 +1,8 @@
 // The kernels written once in portable C++ (cpu/gemv_kernels.inc,
 // cpu/winograd_kernels.inc), built here with this library's NEON flags so
 // the compiler vectorizes them for this instruction set.
+#include <arm_neon.h>
+
 #include "mace/ops/arm/neon_kernels.h"
 
 namespace mace {
