@@ -67,6 +67,7 @@ void BM_Conv2d(benchmark::State& state) {
 void ConvShapes(benchmark::internal::Benchmark* bench, int threads) {
   bench->Args({64, 56, 64, 1, 1, 0, threads});    // 1x1
   bench->Args({128, 28, 256, 1, 1, 0, threads});  // 1x1
+  bench->Args({128, 55, 16, 1, 1, 0, threads});   // 1x1, SqueezeNet's squeeze
   bench->Args({64, 56, 64, 3, 1, 0, threads});    // 3x3 im2col
   bench->Args({64, 56, 64, 3, 1, 2, threads});    // 3x3 Winograd F(2x2)
   bench->Args({64, 56, 64, 3, 1, 4, threads});    // 3x3 Winograd F(4x4)
