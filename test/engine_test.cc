@@ -72,6 +72,18 @@ struct TinyModel {
   }
 };
 
+// Input x[1,2,3,3] and output y, with no weights or ops yet.
+TinyModel BareModel() {
+  TinyModel model;
+  model.net = NetDef();
+  InputOutputInfo* input = model.net.add_input_info();
+  input->set_name("x");
+  for (int64_t d : {1, 2, 3, 3}) input->add_dims(d);
+  model.net.add_output_info()->set_name("y");
+  model.data.clear();
+  return model;
+}
+
 std::vector<float> Input() {
   std::vector<float> x(18);
   for (int i = 0; i < 18; ++i) x[i] = (i % 7) - 3.f;
@@ -346,13 +358,7 @@ TEST(EngineTest, InputsGiveUpTheirBytesWhenNotPreserved) {
   // x -> Conv -> Conv -> Conv -> y with identity filters. Preserved, x holds
   // its bytes to the end and the arena needs three tensors; released after
   // its only reader, two suffice, and the output is unchanged on every run.
-  TinyModel model;
-  model.net = NetDef();
-  InputOutputInfo* input = model.net.add_input_info();
-  input->set_name("x");
-  for (int64_t d : {1, 2, 3, 3}) input->add_dims(d);
-  model.net.add_output_info()->set_name("y");
-  model.data.clear();
+  TinyModel model = BareModel();
   model.AddWeight("w", {2, 2, 1, 1}, {1.f, 0.f, 0.f, 1.f});
   model.AddOp("Conv2D", "c1", {"x", "w"}, "a");
   model.AddOp("Conv2D", "c2", {"a", "w"}, "b");
@@ -386,13 +392,7 @@ TEST(EngineTest, InputsGiveUpTheirBytesWhenNotPreserved) {
 // The first concat's inputs live inside its output (its producers write in
 // place); the second cannot nest it and copies.
 TEST(EngineTest, ConcatInputsArePlacedInsideTheOutput) {
-  TinyModel model;
-  model.net = NetDef();
-  InputOutputInfo* input = model.net.add_input_info();
-  input->set_name("x");
-  for (int64_t d : {1, 2, 3, 3}) input->add_dims(d);
-  model.net.add_output_info()->set_name("y");
-  model.data.clear();
+  TinyModel model = BareModel();
   model.AddWeight("w1", {2, 2, 1, 1}, {1.f, 2.f, -1.f, 0.5f});
   model.AddWeight("w2", {3, 2, 1, 1}, {0.5f, 0.f, -2.f, 1.f, 1.f, 1.f});
   model.AddOp("Conv2D", "ca", {"x", "w1"}, "a");
@@ -424,11 +424,7 @@ TEST(EngineTest, ConcatInputsArePlacedInsideTheOutput) {
       config.SetMemoryStrategy(strategy);
       config.SetPreserveIntermediates(preserve);
       std::shared_ptr<MaceEngine> engine;
-      const std::string graph = model.Graph();
-      const MaceStatus created = CreateMaceEngineFromProto(
-          reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
-          reinterpret_cast<const unsigned char*>(model.data.data()), model.data.size(), {"x"},
-          {"y"}, config, &engine);
+      const MaceStatus created = model.Create(&engine, config);
       ASSERT_TRUE(created.ok()) << created.information();
       for (int round = 0; round < 2; ++round) {
         std::map<std::string, MaceTensor> outputs;

@@ -1,7 +1,6 @@
 #include "mace/ops/cpu/conv_2d_winograd.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "mace/ops/cpu/fused_activation.h"
 

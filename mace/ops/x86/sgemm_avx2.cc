@@ -32,28 +32,34 @@ namespace x86 {
     }                                                                                      \
   }
 
-#define MACE_AVX2_STORE(i)                                                \
-  {                                                                       \
-    float* row = c + (i)*ldc;                                             \
-    if (epilogue.accumulate) {                                            \
-      c##i##0 = _mm256_add_ps(c##i##0, _mm256_loadu_ps(row));             \
-      c##i##1 = _mm256_add_ps(c##i##1, _mm256_loadu_ps(row + 8));         \
-    }                                                                     \
-    if (epilogue.last) {                                                  \
-      if (epilogue.row_bias != nullptr) {                                 \
-        const __m256 bias = _mm256_broadcast_ss(epilogue.row_bias + (i)); \
-        c##i##0 = _mm256_add_ps(c##i##0, bias);                           \
-        c##i##1 = _mm256_add_ps(c##i##1, bias);                           \
-      }                                                                   \
-      if (epilogue.col_bias != nullptr) {                                 \
-        c##i##0 = _mm256_add_ps(c##i##0, col_bias0);                      \
-        c##i##1 = _mm256_add_ps(c##i##1, col_bias1);                      \
-      }                                                                   \
-      c##i##0 = Avx2Activate(c##i##0, epilogue);                          \
-      c##i##1 = Avx2Activate(c##i##1, epilogue);                          \
-    }                                                                     \
-    _mm256_storeu_ps(row, c##i##0);                                       \
-    _mm256_storeu_ps(row + 8, c##i##1);                                   \
+// Bias and activation of row i's two vectors, once the reduction is done.
+// (A partial tile activates its second vector even when it stores only the
+// first: a few instructions on an edge tile, one epilogue to maintain.)
+#define MACE_AVX2_FINISH(i)                                             \
+  if (epilogue.last) {                                                  \
+    if (epilogue.row_bias != nullptr) {                                 \
+      const __m256 bias = _mm256_broadcast_ss(epilogue.row_bias + (i)); \
+      c##i##0 = _mm256_add_ps(c##i##0, bias);                           \
+      c##i##1 = _mm256_add_ps(c##i##1, bias);                           \
+    }                                                                   \
+    if (epilogue.col_bias != nullptr) {                                 \
+      c##i##0 = _mm256_add_ps(c##i##0, col_bias0);                      \
+      c##i##1 = _mm256_add_ps(c##i##1, col_bias1);                      \
+    }                                                                   \
+    c##i##0 = Avx2Activate(c##i##0, epilogue);                          \
+    c##i##1 = Avx2Activate(c##i##1, epilogue);                          \
+  }
+
+#define MACE_AVX2_STORE(i)                                        \
+  {                                                               \
+    float* row = c + (i)*ldc;                                     \
+    if (epilogue.accumulate) {                                    \
+      c##i##0 = _mm256_add_ps(c##i##0, _mm256_loadu_ps(row));     \
+      c##i##1 = _mm256_add_ps(c##i##1, _mm256_loadu_ps(row + 8)); \
+    }                                                             \
+    MACE_AVX2_FINISH(i)                                           \
+    _mm256_storeu_ps(row, c##i##0);                               \
+    _mm256_storeu_ps(row + 8, c##i##1);                           \
   }
 
 void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
@@ -116,28 +122,16 @@ void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t 
     }                                                                          \
   }
 
-#define MACE_AVX2_PARTIAL_STORE(i)                                                      \
-  if ((i) < rows) {                                                                     \
-    float* row = c + (i)*ldc;                                                           \
-    if (epilogue.accumulate) {                                                          \
-      c##i##0 = _mm256_add_ps(c##i##0, _mm256_maskload_ps(row, mask0));                 \
+#define MACE_AVX2_PARTIAL_STORE(i)                                                     \
+  if ((i) < rows) {                                                                    \
+    float* row = c + (i)*ldc;                                                          \
+    if (epilogue.accumulate) {                                                         \
+      c##i##0 = _mm256_add_ps(c##i##0, _mm256_maskload_ps(row, mask0));                \
       if (kWide) c##i##1 = _mm256_add_ps(c##i##1, _mm256_maskload_ps(row + 8, mask1)); \
-    }                                                                                   \
-    if (epilogue.last) {                                                                \
-      if (epilogue.row_bias != nullptr) {                                               \
-        const __m256 bias = _mm256_broadcast_ss(epilogue.row_bias + (i));               \
-        c##i##0 = _mm256_add_ps(c##i##0, bias);                                         \
-        c##i##1 = _mm256_add_ps(c##i##1, bias);                                         \
-      }                                                                                 \
-      if (epilogue.col_bias != nullptr) {                                               \
-        c##i##0 = _mm256_add_ps(c##i##0, col_bias0);                                    \
-        c##i##1 = _mm256_add_ps(c##i##1, col_bias1);                                    \
-      }                                                                                 \
-      c##i##0 = Avx2Activate(c##i##0, epilogue);                                        \
-      if (kWide) c##i##1 = Avx2Activate(c##i##1, epilogue);                             \
-    }                                                                                   \
-    _mm256_maskstore_ps(row, mask0, c##i##0);                                           \
-    if (kWide) _mm256_maskstore_ps(row + 8, mask1, c##i##1);                            \
+    }                                                                                  \
+    MACE_AVX2_FINISH(i)                                                                \
+    _mm256_maskstore_ps(row, mask0, c##i##0);                                          \
+    if (kWide) _mm256_maskstore_ps(row + 8, mask1, c##i##1);                           \
   }
 
 template <bool kWide>
@@ -195,6 +189,7 @@ void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, i
 #undef MACE_AVX2_ROW
 #undef MACE_AVX2_STEP
 #undef MACE_AVX2_STORE
+#undef MACE_AVX2_FINISH
 
 }  // namespace x86
 }  // namespace ops

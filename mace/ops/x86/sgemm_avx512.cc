@@ -66,6 +66,24 @@ static inline __m512 Avx512Activate(__m512 v, const TileEpilogue& epilogue) {
     MACE_AVX512_ROWS(MACE_AVX512_ROW)                          \
   }
 
+// Bias and activation of row i's two vectors, once the reduction is done.
+// (A partial tile activates its second vector even when it stores only the
+// first: a few instructions on an edge tile, one epilogue to maintain.)
+#define MACE_AVX512_FINISH(i)                                   \
+  if (epilogue.last) {                                          \
+    if (epilogue.row_bias != nullptr) {                         \
+      const __m512 bias = _mm512_set1_ps(epilogue.row_bias[i]); \
+      c##i##0 = _mm512_add_ps(c##i##0, bias);                   \
+      c##i##1 = _mm512_add_ps(c##i##1, bias);                   \
+    }                                                           \
+    if (epilogue.col_bias != nullptr) {                         \
+      c##i##0 = _mm512_add_ps(c##i##0, col_bias0);              \
+      c##i##1 = _mm512_add_ps(c##i##1, col_bias1);              \
+    }                                                           \
+    c##i##0 = Avx512Activate(c##i##0, epilogue);                \
+    c##i##1 = Avx512Activate(c##i##1, epilogue);                \
+  }
+
 #define MACE_AVX512_STORE(i)                                       \
   {                                                                \
     float* row = c + (i)*ldc;                                      \
@@ -73,19 +91,7 @@ static inline __m512 Avx512Activate(__m512 v, const TileEpilogue& epilogue) {
       c##i##0 = _mm512_add_ps(c##i##0, _mm512_loadu_ps(row));      \
       c##i##1 = _mm512_add_ps(c##i##1, _mm512_loadu_ps(row + 16)); \
     }                                                              \
-    if (epilogue.last) {                                           \
-      if (epilogue.row_bias != nullptr) {                          \
-        const __m512 bias = _mm512_set1_ps(epilogue.row_bias[i]);  \
-        c##i##0 = _mm512_add_ps(c##i##0, bias);                    \
-        c##i##1 = _mm512_add_ps(c##i##1, bias);                    \
-      }                                                            \
-      if (epilogue.col_bias != nullptr) {                          \
-        c##i##0 = _mm512_add_ps(c##i##0, col_bias0);               \
-        c##i##1 = _mm512_add_ps(c##i##1, col_bias1);               \
-      }                                                            \
-      c##i##0 = Avx512Activate(c##i##0, epilogue);                 \
-      c##i##1 = Avx512Activate(c##i##1, epilogue);                 \
-    }                                                              \
+    MACE_AVX512_FINISH(i)                                          \
     _mm512_storeu_ps(row, c##i##0);                                \
     _mm512_storeu_ps(row + 16, c##i##1);                           \
   }
@@ -133,28 +139,16 @@ void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_
     MACE_AVX512_ROWS(MACE_AVX512_PARTIAL_ROW)                                     \
   }
 
-#define MACE_AVX512_PARTIAL_STORE(i)                                                         \
-  if ((i) < rows) {                                                                          \
-    float* row = c + (i)*ldc;                                                                \
-    if (epilogue.accumulate) {                                                               \
-      c##i##0 = _mm512_add_ps(c##i##0, _mm512_maskz_loadu_ps(mask0, row));                   \
-      if (kWide) c##i##1 = _mm512_add_ps(c##i##1, _mm512_maskz_loadu_ps(mask1, row + 16));   \
-    }                                                                                        \
-    if (epilogue.last) {                                                                     \
-      if (epilogue.row_bias != nullptr) {                                                    \
-        const __m512 bias = _mm512_set1_ps(epilogue.row_bias[i]);                            \
-        c##i##0 = _mm512_add_ps(c##i##0, bias);                                              \
-        c##i##1 = _mm512_add_ps(c##i##1, bias);                                              \
-      }                                                                                      \
-      if (epilogue.col_bias != nullptr) {                                                    \
-        c##i##0 = _mm512_add_ps(c##i##0, col_bias0);                                         \
-        c##i##1 = _mm512_add_ps(c##i##1, col_bias1);                                         \
-      }                                                                                      \
-      c##i##0 = Avx512Activate(c##i##0, epilogue);                                           \
-      if (kWide) c##i##1 = Avx512Activate(c##i##1, epilogue);                                \
-    }                                                                                        \
-    _mm512_mask_storeu_ps(row, mask0, c##i##0);                                              \
-    if (kWide) _mm512_mask_storeu_ps(row + 16, mask1, c##i##1);                              \
+#define MACE_AVX512_PARTIAL_STORE(i)                                                       \
+  if ((i) < rows) {                                                                        \
+    float* row = c + (i)*ldc;                                                              \
+    if (epilogue.accumulate) {                                                             \
+      c##i##0 = _mm512_add_ps(c##i##0, _mm512_maskz_loadu_ps(mask0, row));                 \
+      if (kWide) c##i##1 = _mm512_add_ps(c##i##1, _mm512_maskz_loadu_ps(mask1, row + 16)); \
+    }                                                                                      \
+    MACE_AVX512_FINISH(i)                                                                  \
+    _mm512_mask_storeu_ps(row, mask0, c##i##0);                                            \
+    if (kWide) _mm512_mask_storeu_ps(row + 16, mask1, c##i##1);                            \
   }
 
 template <bool kWide>
@@ -204,6 +198,7 @@ void Avx512GemmPartial8x32(int64_t kc, const float* a, const float* b, float* c,
 #undef MACE_AVX512_ROW
 #undef MACE_AVX512_STEP
 #undef MACE_AVX512_STORE
+#undef MACE_AVX512_FINISH
 
 }  // namespace x86
 }  // namespace ops
