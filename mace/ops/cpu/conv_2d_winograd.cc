@@ -203,7 +203,24 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
         plain.accumulate = pc > 0;
         for (int64_t panel = 0; panel < used_panels; ++panel) {
           const float* b_panel = v + ((xi * layout.panels + panel) * in_c + pc) * nr;
-          table_.gemm(kc, a_panel + pc * mr, b_panel, m_rows + panel * nr, ldm, plain);
+          float* m_tile = m_rows + panel * nr;
+          const int64_t cols = std::min(nr, tiles - panel * nr);
+          // The last panel's padding lanes are zeros: a partial kernel
+          // skips what it can of them. The output transform reads them in
+          // whole chunks without using them; they are set to zero rather
+          // than left stale, since denormal garbage would be slow.
+          if (cols < nr && table_.gemm_partial != nullptr) {
+            table_.gemm_partial(kc, a_panel + pc * mr, b_panel, m_tile, ldm,
+                                static_cast<int>(mr), static_cast<int>(cols), plain);
+            if (pc == 0) {
+              const int64_t read = std::min<int64_t>(nr, cols + kWinogradChunk - 1);
+              for (int64_t r = 0; r < mr; ++r) {
+                std::fill(m_tile + r * ldm + cols, m_tile + r * ldm + read, 0.f);
+              }
+            }
+          } else {
+            table_.gemm(kc, a_panel + pc * mr, b_panel, m_tile, ldm, plain);
+          }
         }
       }
     }

@@ -157,23 +157,28 @@ TEST(GemmTest, OperandLayoutsBiasAndActivation) {
   }
 }
 
-// Partial tiles of every kind: up to half a tile wide (one vector on x86),
-// more than half, and rows short of mr, with biases and an activation; k not
-// a multiple of the unroll, and k across kc blocks so partial tiles add to
-// what C holds. Also with the staging tile instead of the partial kernel.
+// Partial tiles of every width (on x86 one vector, two, and narrow tails
+// computed column by column, alone or after a whole vector), and rows short
+// of mr, with biases and an activation; k not a multiple of the unroll, and
+// k across kc blocks so partial tiles add to what C holds. Also with the
+// staging tile instead of the partial kernel.
 TEST(GemmTest, PartialTiles) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     KernelTable staged = *table;
     staged.gemm_partial = nullptr;
     for (const KernelTable* variant : {table, static_cast<const KernelTable*>(&staged)}) {
       const int64_t mr = variant->mr, nr = variant->nr;
+      std::vector<int64_t> widths;
+      for (int64_t n = 1; n < nr; ++n) widths.push_back(n);
+      widths.push_back(2 * nr + nr / 2 + 3);
+      widths.push_back(nr + 1);
       for (auto& pool : testing::PoolsUnderTest()) {
-        for (int64_t n : {nr / 2 - 1, nr / 2, nr / 2 + 1, nr - 1, 2 * nr + nr / 2 + 3}) {
+        for (int64_t n : widths) {
           for (int64_t m : {mr - 1, 2 * mr + 3}) {
             for (int64_t k : {int64_t{1}, int64_t{6}, int64_t{variant->kc} + 5}) {
               Case c{m, n, k};
               c.row_bias = c.col_bias = true;
-              c.activation = kTileActClamp;
+              c.activation = n % 3 == 0 ? kTileActHardSwish : kTileActClamp;
               RunCase(*variant, pool.get(), c);
             }
           }

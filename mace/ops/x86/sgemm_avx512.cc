@@ -180,13 +180,121 @@ static inline void Avx512Partial8x32(int64_t kc, const float* a, const float* b,
   MACE_AVX512_ROWS(MACE_AVX512_PARTIAL_STORE)
 }
 
+static inline __m256 Avx512Activate8(__m256 v, const TileEpilogue& epilogue) {
+  switch (epilogue.activation) {
+    case kTileActClamp:
+      return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(epilogue.lo)),
+                           _mm256_set1_ps(epilogue.hi));
+    case kTileActHardSwish: {
+      const __m256 gate =
+          _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(3.f)), _mm256_setzero_ps()),
+                        _mm256_set1_ps(6.f));
+      return _mm256_div_ps(_mm256_mul_ps(v, gate), _mm256_set1_ps(6.f));
+    }
+    default:
+      return v;
+  }
+}
+
+// The last kCols (< 8) columns of a partial tile, one 8-row vector per
+// column: the k step's 8 A values are one load and each B value is
+// broadcast, so the step costs kCols multiply-adds where a masked 16-wide
+// vector costs 8. A 7 x 7 map (49 columns) computes 32 + 16 + 1 columns
+// instead of 64, a 14 x 14 one 192 + 4 instead of 224. kChains independent
+// k steps keep enough FMAs in flight when there are few columns.
+template <int kCols>
+static inline void Avx512Columns8(int64_t kc, const float* a, const float* b, float* c,
+                                  int64_t ldc, int rows, const TileEpilogue& epilogue) {
+  constexpr int kChains = kCols <= 3 ? 4 : 2;
+  __m256 acc[kChains][kCols];
+#pragma GCC unroll 4
+  for (int s = 0; s < kChains; ++s) {
+#pragma GCC unroll 8
+    for (int j = 0; j < kCols; ++j) acc[s][j] = _mm256_setzero_ps();
+  }
+  int64_t k = 0;
+  for (; k + kChains <= kc; k += kChains) {
+#pragma GCC unroll 4
+    for (int s = 0; s < kChains; ++s) {
+      const __m256 as = _mm256_loadu_ps(a + 8 * s);
+#pragma GCC unroll 8
+      for (int j = 0; j < kCols; ++j) {
+        acc[s][j] = _mm256_fmadd_ps(as, _mm256_set1_ps(b[32 * s + j]), acc[s][j]);
+      }
+    }
+    a += 8 * kChains;
+    b += 32 * kChains;
+  }
+  for (; k < kc; ++k) {
+    const __m256 a0 = _mm256_loadu_ps(a);
+#pragma GCC unroll 8
+    for (int j = 0; j < kCols; ++j) {
+      acc[0][j] = _mm256_fmadd_ps(a0, _mm256_set1_ps(b[j]), acc[0][j]);
+    }
+    a += 8;
+    b += 32;
+  }
+  // Column j of C is rows strided by ldc: gathered and scattered once per
+  // tile, rows past `rows` masked off.
+  const __mmask8 row_mask = static_cast<__mmask8>((1u << rows) - 1);
+  const __m512i offsets =
+      _mm512_set_epi64(7 * ldc, 6 * ldc, 5 * ldc, 4 * ldc, 3 * ldc, 2 * ldc, ldc, 0);
+  __m256 row_bias = _mm256_setzero_ps();
+  if (epilogue.last && epilogue.row_bias != nullptr) {
+    row_bias = _mm256_maskz_loadu_ps(row_mask, epilogue.row_bias);
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < kCols; ++j) {
+    __m256 v = acc[0][j];
+#pragma GCC unroll 4
+    for (int s = 1; s < kChains; ++s) v = _mm256_add_ps(v, acc[s][j]);
+    if (epilogue.accumulate) {
+      v = _mm256_add_ps(
+          v, _mm512_mask_i64gather_ps(_mm256_setzero_ps(), row_mask, offsets, c + j, 4));
+    }
+    if (epilogue.last) {
+      v = _mm256_add_ps(v, row_bias);
+      if (epilogue.col_bias != nullptr) v = _mm256_add_ps(v, _mm256_set1_ps(epilogue.col_bias[j]));
+      v = Avx512Activate8(v, epilogue);
+    }
+    _mm512_mask_i64scatter_ps(c + j, row_mask, offsets, v, 4);
+  }
+}
+
+// `cols` < 8 columns starting at column `first` of the tile.
+static void Avx512Columns(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                          int rows, int first, int cols, const TileEpilogue& epilogue) {
+  TileEpilogue shifted = epilogue;
+  if (shifted.col_bias != nullptr) shifted.col_bias += first;
+  b += first;
+  c += first;
+  switch (cols) {
+    case 1: return Avx512Columns8<1>(kc, a, b, c, ldc, rows, shifted);
+    case 2: return Avx512Columns8<2>(kc, a, b, c, ldc, rows, shifted);
+    case 3: return Avx512Columns8<3>(kc, a, b, c, ldc, rows, shifted);
+    case 4: return Avx512Columns8<4>(kc, a, b, c, ldc, rows, shifted);
+    case 5: return Avx512Columns8<5>(kc, a, b, c, ldc, rows, shifted);
+    case 6: return Avx512Columns8<6>(kc, a, b, c, ldc, rows, shifted);
+    default: return Avx512Columns8<7>(kc, a, b, c, ldc, rows, shifted);
+  }
+}
+
+// Per k step: a whole 16-column vector costs 8 multiply-adds, and a tail of
+// t < 8 columns t more by columns, so 17-23 columns are 16 + columns and 1-7
+// columns are columns alone.
 void Avx512GemmPartial8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                            int rows, int cols, const TileEpilogue& epilogue) {
-  if (cols > 16) {
-    Avx512Partial8x32<true>(kc, a, b, c, ldc, rows, cols, epilogue);
-  } else {
-    Avx512Partial8x32<false>(kc, a, b, c, ldc, rows, cols, epilogue);
+  const int tail = cols % 16;
+  if (tail == 0 || tail >= 8) {
+    if (cols > 16) {
+      Avx512Partial8x32<true>(kc, a, b, c, ldc, rows, cols, epilogue);
+    } else {
+      Avx512Partial8x32<false>(kc, a, b, c, ldc, rows, cols, epilogue);
+    }
+    return;
   }
+  if (cols > 16) Avx512Partial8x32<false>(kc, a, b, c, ldc, rows, 16, epilogue);
+  Avx512Columns(kc, a, b, c, ldc, rows, cols - tail, tail, epilogue);
 }
 
 #undef MACE_AVX512_PARTIAL_ROW
