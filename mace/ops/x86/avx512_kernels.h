@@ -18,7 +18,8 @@ void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_
                     const TileEpilogue& epilogue);
 
 // Partial 8 x 32 tiles (GemmPartialMicroKernel), with masked loads and
-// stores; up to 16 columns run half the multiply-adds.
+// stores: whole 16-column vectors, and a tail under 8 columns one column at
+// a time, so a tile's multiply-adds follow its columns.
 void Avx512GemmPartial8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                            int rows, int cols, const TileEpilogue& epilogue);
 

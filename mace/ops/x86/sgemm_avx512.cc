@@ -19,6 +19,8 @@
 // function compiled here can be merged into baseline code.
 
 #include "mace/ops/x86/avx512_intrinsics.h"
+// After the intrinsics: its own <immintrin.h> is then a no-op.
+#include "mace/ops/x86/avx2_epilogue.h"
 
 #include "mace/ops/x86/avx512_kernels.h"
 
@@ -180,22 +182,6 @@ static inline void Avx512Partial8x32(int64_t kc, const float* a, const float* b,
   MACE_AVX512_ROWS(MACE_AVX512_PARTIAL_STORE)
 }
 
-static inline __m256 Avx512Activate8(__m256 v, const TileEpilogue& epilogue) {
-  switch (epilogue.activation) {
-    case kTileActClamp:
-      return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(epilogue.lo)),
-                           _mm256_set1_ps(epilogue.hi));
-    case kTileActHardSwish: {
-      const __m256 gate =
-          _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(3.f)), _mm256_setzero_ps()),
-                        _mm256_set1_ps(6.f));
-      return _mm256_div_ps(_mm256_mul_ps(v, gate), _mm256_set1_ps(6.f));
-    }
-    default:
-      return v;
-  }
-}
-
 // The last kCols (< 8) columns of a partial tile, one 8-row vector per
 // column: the k step's 8 A values are one load and each B value is
 // broadcast, so the step costs kCols multiply-adds where a masked 16-wide
@@ -255,7 +241,7 @@ static inline void Avx512Columns8(int64_t kc, const float* a, const float* b, fl
     if (epilogue.last) {
       v = _mm256_add_ps(v, row_bias);
       if (epilogue.col_bias != nullptr) v = _mm256_add_ps(v, _mm256_set1_ps(epilogue.col_bias[j]));
-      v = Avx512Activate8(v, epilogue);
+      v = Avx2Activate(v, epilogue);
     }
     _mm512_mask_i64scatter_ps(c + j, row_mask, offsets, v, 4);
   }
