@@ -155,7 +155,12 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   const int64_t positions = alpha_ * alpha_;
   const int64_t nr = table_.nr, mr = table_.mr;
   const int64_t in_c = p.in_channels;
-  const int64_t ldm = layout.block_tiles;  // M is [position][oc_padded][block_tiles]
+  // M is [oc_padded][position][block_tiles]: the output transform of one
+  // channel then reads its alpha^2 positions from one contiguous run rather
+  // than from alpha^2 places a whole GEMM output apart, which the hardware
+  // prefetchers do not follow.
+  const int64_t ldm = layout.block_tiles;
+  const int64_t ldc = positions * ldm;  // between output channels
   float* v = scratch;
   float* m = v + layout.v_floats;
 
@@ -196,7 +201,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   for (int64_t xi = 0; xi < positions; ++xi) {
     for (int64_t ot = 0; ot < oc_tiles; ++ot) {
       const float* a_panel = transformed_filter_[xi].Panel(ot);
-      float* m_rows = m + (xi * layout.oc_padded + ot * mr) * ldm;
+      float* m_rows = m + ot * mr * ldc + xi * ldm;
       for (int64_t pc = 0; pc < in_c; pc += table_.kc) {
         const int64_t kc = std::min<int64_t>(table_.kc, in_c - pc);
         TileEpilogue plain;
@@ -210,16 +215,16 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
           // whole chunks without using them; they are set to zero rather
           // than left stale, since denormal garbage would be slow.
           if (cols < nr && table_.gemm_partial != nullptr) {
-            table_.gemm_partial(kc, a_panel + pc * mr, b_panel, m_tile, ldm,
+            table_.gemm_partial(kc, a_panel + pc * mr, b_panel, m_tile, ldc,
                                 static_cast<int>(mr), static_cast<int>(cols), plain);
             if (pc == 0) {
               const int64_t read = std::min<int64_t>(nr, cols + kWinogradChunk - 1);
               for (int64_t r = 0; r < mr; ++r) {
-                std::fill(m_tile + r * ldm + cols, m_tile + r * ldm + read, 0.f);
+                std::fill(m_tile + r * ldc + cols, m_tile + r * ldc + read, 0.f);
               }
             }
           } else {
-            table_.gemm(kc, a_panel + pc * mr, b_panel, m_tile, ldm, plain);
+            table_.gemm(kc, a_panel + pc * mr, b_panel, m_tile, ldc, plain);
           }
         }
       }
@@ -232,8 +237,8 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     ForEachRun(tiles_w_, first_tile, tiles, [&](const TileRun& tr) {
       WinogradOutputRun run;
       run.tile = tile_;
-      run.in = m + oc * ldm + tr.lane;
-      run.in_pitch = layout.oc_padded * ldm;
+      run.in = m + oc * ldc + tr.lane;
+      run.in_pitch = ldm;
       run.lanes = tr.count;
       run.bias = bias != nullptr ? bias[oc] : 0.f;
       run.epilogue = epilogue_;
