@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "benchmark/benchmark.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/runtimes/cpu/cpu_features.h"
 #include "mace/runtimes/cpu/thread_pool.h"
@@ -14,6 +15,14 @@ namespace ops {
 
 inline const KernelTable* BestTable() {
   return KernelTableFor(BestKernelIsa(DetectCpuFeatures()));
+}
+
+// The table of one kernel family, or null after skipping the benchmark on a
+// CPU without it.
+inline const KernelTable* TableOrSkip(benchmark::State& state, KernelIsa isa) {
+  const KernelTable* table = KernelTableFor(isa);
+  if (table == nullptr) state.SkipWithError("this CPU lacks these kernels");
+  return table;
 }
 
 // One thread runs on the caller alone, with no pool.

@@ -146,10 +146,11 @@ void BM_Conv2dReference(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv2dReference);
 
-// Args: {channels, size, stride, threads}.
-void BM_Depthwise3x3(benchmark::State& state) {
-  const KernelTable* table = BestTable();
-  if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
+// Args: {channels, size, stride, threads}; run once per kernel family this
+// build has, so the x86 ones are compared in the same run.
+void BM_Depthwise3x3(benchmark::State& state, KernelIsa isa) {
+  const KernelTable* table = TableOrSkip(state, isa);
+  if (table == nullptr) return;
   ref::DepthwiseConv2dParams p;
   p.batch = 1;
   p.channels = state.range(0);
@@ -179,17 +180,28 @@ void BM_Depthwise3x3(benchmark::State& state) {
 }
 
 // {channels, input size, stride}: MobileNet v1's depthwise layers at 224x224,
-// and MobileNet v2's 144 channels at 56x56, stride 2.
+// then MobileNet v2's (whose first, 32 at 112, is v1's): one per distinct
+// shape, the repeats of a stage left out.
 constexpr int64_t kDepthwiseShapes[][3] = {{32, 112, 1}, {64, 112, 2}, {128, 56, 1}, {128, 56, 2},
-                                           {144, 56, 2}, {256, 28, 1}, {256, 28, 2}, {512, 14, 1},
-                                           {512, 14, 2}, {1024, 7, 1}};
+                                           {256, 28, 1}, {256, 28, 2}, {512, 14, 1}, {512, 14, 2},
+                                           {1024, 7, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2},
+                                           {192, 28, 1}, {384, 14, 1}, {576, 14, 2}, {960, 7, 1}};
 
 void DepthwiseShapes(benchmark::internal::Benchmark* bench, int threads) {
   for (const auto& shape : kDepthwiseShapes) bench->Args({shape[0], shape[1], shape[2], threads});
   if (threads > 1) bench->UseRealTime();
 }
-BENCHMARK(BM_Depthwise3x3)->Apply([](benchmark::internal::Benchmark* b) { DepthwiseShapes(b, 1); });
-BENCHMARK(BM_Depthwise3x3)->Apply([](benchmark::internal::Benchmark* b) { DepthwiseShapes(b, 2); });
+void DepthwiseShapes1(benchmark::internal::Benchmark* bench) { DepthwiseShapes(bench, 1); }
+void DepthwiseShapes2(benchmark::internal::Benchmark* bench) { DepthwiseShapes(bench, 2); }
+#if defined(__x86_64__)
+BENCHMARK_CAPTURE(BM_Depthwise3x3, avx2, KernelIsa::kAvx2Fma)->Apply(DepthwiseShapes1);
+BENCHMARK_CAPTURE(BM_Depthwise3x3, avx512, KernelIsa::kAvx512)->Apply(DepthwiseShapes1);
+BENCHMARK_CAPTURE(BM_Depthwise3x3, avx2, KernelIsa::kAvx2Fma)->Apply(DepthwiseShapes2);
+BENCHMARK_CAPTURE(BM_Depthwise3x3, avx512, KernelIsa::kAvx512)->Apply(DepthwiseShapes2);
+#else
+BENCHMARK_CAPTURE(BM_Depthwise3x3, neon, KernelIsa::kNeon)->Apply(DepthwiseShapes1);
+BENCHMARK_CAPTURE(BM_Depthwise3x3, neon, KernelIsa::kNeon)->Apply(DepthwiseShapes2);
+#endif
 
 }  // namespace
 }  // namespace ops

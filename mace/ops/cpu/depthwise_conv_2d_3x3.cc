@@ -13,7 +13,7 @@ namespace {
 constexpr int64_t kBandBytes = 16 << 10;
 constexpr int64_t kCacheLineFloats = 16;
 // The widest vector a band kernel computes (see DepthwiseBand).
-constexpr int64_t kWidestVector = 8;
+constexpr int64_t kWidestVector = 16;
 constexpr int64_t kFloatBytes = sizeof(float);
 
 int64_t RoundUp(int64_t value, int64_t multiple) {

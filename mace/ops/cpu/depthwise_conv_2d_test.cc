@@ -1,5 +1,5 @@
 // The fast 3x3 depthwise kernel against ref::DepthwiseConv2d: widths and
-// heights around the vector widths (4 and 8) and the two-row passes, every
+// heights around the vector widths (4, 8 and 16) and the two-row passes, every
 // stride and padding combination, bands shorter than a plane, outputs that
 // read only padding, multipliers, batches, activations and thread counts.
 #include <algorithm>
@@ -104,7 +104,8 @@ void Check(const ref::DepthwiseConv2dParams& p) {
 
 TEST(DepthwiseConv3x3Test, WidthsAroundVectorsStridesAndPads) {
   for (int64_t stride : {1, 2}) {
-    for (int64_t w : {1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 20, 21, 33}) {
+    for (int64_t w : {1,  2,  3,  4,  5,  7,  8,  9,  10, 11, 12, 15, 16, 17,
+                      18, 19, 20, 21, 31, 32, 33, 34, 35, 63, 64, 65, 66, 67}) {
       for (int64_t pad : {0, 1}) {
         if (w + 2 * pad < 3) continue;
         Check(Params(1, 3, 5, w, 1, stride, stride, pad, pad, pad, pad, ActivationType::NOOP));
@@ -113,8 +114,10 @@ TEST(DepthwiseConv3x3Test, WidthsAroundVectorsStridesAndPads) {
   }
 }
 
-// Every width from 1 to 17 and 31 to 33 and every height from 1 to 4, at
-// each stride pair and padding; activations, multipliers and batches rotate
+// Every width from 1 to 17, 31 to 35 and 63 to 67 and every height from 1
+// to 4, at each stride pair and padding: output rows of one to three
+// elements, and output widths around one, two and four 8- and 16-float
+// vectors at both strides. Activations, multipliers and batches rotate
 // through the shapes.
 TEST(DepthwiseConv3x3Test, SmallPlanesEveryStrideAndPadding) {
   int index = 0;
@@ -122,7 +125,7 @@ TEST(DepthwiseConv3x3Test, SmallPlanesEveryStrideAndPadding) {
     for (int64_t stride_w : {1, 2}) {
       for (Padding padding : {Padding::kNone, Padding::kOne, Padding::kSame}) {
         for (int64_t h = 1; h <= 4; ++h) {
-          for (int64_t w = 1; w <= 33; w = w == 17 ? 31 : w + 1) {
+          for (int64_t w = 1; w <= 67; w = w == 17 ? 31 : w == 35 ? 63 : w + 1) {
             int64_t top, bottom, left, right;
             AxisPads(padding, h, stride_h, &top, &bottom);
             AxisPads(padding, w, stride_w, &left, &right);

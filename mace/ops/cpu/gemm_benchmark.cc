@@ -19,14 +19,8 @@ namespace mace {
 namespace ops {
 namespace {
 
-const KernelTable* Table(benchmark::State& state, KernelIsa isa) {
-  const KernelTable* table = KernelTableFor(isa);
-  if (table == nullptr) state.SkipWithError("this CPU lacks these kernels");
-  return table;
-}
-
 void BM_FmaPeak(benchmark::State& state, KernelIsa isa) {
-  const KernelTable* table = Table(state, isa);
+  const KernelTable* table = TableOrSkip(state, isa);
   if (table == nullptr) return;
   const int threads = static_cast<int>(state.range(0));
   auto pool = BenchmarkPool(threads);
@@ -57,7 +51,7 @@ BENCHMARK_CAPTURE(BM_FmaPeak, neon, KernelIsa::kNeon)->Arg(2)->UseRealTime();
 #endif
 
 void BM_Sgemm(benchmark::State& state, KernelIsa isa) {
-  const KernelTable* table = Table(state, isa);
+  const KernelTable* table = TableOrSkip(state, isa);
   if (table == nullptr) return;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   auto pool = BenchmarkPool(static_cast<int>(state.range(3)));

@@ -37,9 +37,9 @@ KernelTable MakeAvx2Table() {
   return table;
 }
 
-// The AVX2 table with the AVX-512 GEMM and Winograd transforms: every family
-// not rewritten for AVX-512 (depthwise, pooling, eltwise) keeps its AVX2
-// kernel.
+// The AVX2 table with the AVX-512 GEMM, Winograd transforms and 3x3
+// depthwise bands: every family not rewritten for AVX-512 (pooling,
+// eltwise) keeps its AVX2 kernel.
 KernelTable MakeAvx512Table() {
   KernelTable table = MakeAvx2Table();
   table.isa = KernelIsa::kAvx512;
@@ -59,6 +59,8 @@ KernelTable MakeAvx512Table() {
   table.winograd_output = x86::Avx512WinogradOutput;
   table.gemm_partial = x86::Avx512GemmPartial8x32;
   table.fma_peak = x86::Avx512FmaPeak;
+  table.depthwise3x3_s1 = x86::Avx512Depthwise3x3S1;
+  table.depthwise3x3_s2 = x86::Avx512Depthwise3x3S2;
   return table;
 }
 #elif defined(__aarch64__) || defined(__ARM_NEON)

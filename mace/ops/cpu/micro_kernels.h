@@ -50,8 +50,9 @@ using GemmPartialMicroKernel = void (*)(int64_t kc, const float* a, const float*
 // vectors with no border cases.
 struct DepthwiseBand {
   // Output (r, j) reads in[(r * stride_h + kh) * in_pitch + j * stride_w + kw];
-  // stride_w is the kernel's. Kernels compute whole vectors, so every input
-  // row must hold max(out_w, 8) * stride_w + 2 readable floats.
+  // stride_w is the kernel's. Kernels compute whole vectors of up to 16
+  // floats (AVX-512), so every input row must hold
+  // max(out_w, 16) * stride_w + 2 readable floats.
   const float* in = nullptr;
   int64_t in_pitch = 0;
   int64_t stride_h = 1;         // 1 or 2

@@ -32,6 +32,11 @@ void Avx512WinogradInput(const WinogradInputRun& run);
 void Avx512WinogradOutput(const WinogradOutputRun& run);
 bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 
+// 3x3 depthwise bands (DepthwiseBandKernel) at horizontal stride 1 and 2,
+// 16 outputs per vector.
+void Avx512Depthwise3x3S1(const DepthwiseBand& band);
+void Avx512Depthwise3x3S2(const DepthwiseBand& band);
+
 }  // namespace x86
 }  // namespace ops
 }  // namespace mace

@@ -21,28 +21,13 @@
 #include "mace/ops/x86/avx512_intrinsics.h"
 // After the intrinsics: its own <immintrin.h> is then a no-op.
 #include "mace/ops/x86/avx2_epilogue.h"
+#include "mace/ops/x86/avx512_epilogue.h"
 
 #include "mace/ops/x86/avx512_kernels.h"
 
 namespace mace {
 namespace ops {
 namespace x86 {
-
-static inline __m512 Avx512Activate(__m512 v, const TileEpilogue& epilogue) {
-  switch (epilogue.activation) {
-    case kTileActClamp:
-      return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(epilogue.lo)),
-                           _mm512_set1_ps(epilogue.hi));
-    case kTileActHardSwish: {
-      const __m512 gate =
-          _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, _mm512_set1_ps(3.f)), _mm512_setzero_ps()),
-                        _mm512_set1_ps(6.f));
-      return _mm512_div_ps(_mm512_mul_ps(v, gate), _mm512_set1_ps(6.f));
-    }
-    default:
-      return v;
-  }
-}
 
 // Applies X to each of the tile's 8 row indices.
 #define MACE_AVX512_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
