@@ -97,8 +97,13 @@ void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmO
           ThreadPool* pool, float* scratch);
 
 // Splits `threads` into a tm x tn grid over m_tiles x n_tiles that minimizes
-// the largest share; ties favour splitting N, which needs no repacking.
-void SplitGemmGrid(int64_t m_tiles, int64_t n_tiles, int threads, int* tm, int* tn);
+// the largest thread's cost: its tiles, plus a_panel_cost for each A panel
+// and b_panel_cost for each B panel it must bring in (in tiles' worth of
+// work). Every thread packs the B panels of its columns for each of its row
+// ranges, so splitting M repeats B's packing, and splitting N repeats A's.
+// Ties favour splitting N.
+void SplitGemmGrid(int64_t m_tiles, int64_t n_tiles, int threads, double a_panel_cost,
+                   double b_panel_cost, int* tm, int* tn);
 
 }  // namespace ops
 }  // namespace mace

@@ -244,14 +244,30 @@ TEST(GemmTest, MatrixVector) {
 
 TEST(GemmTest, GridSplitBalancesTiles) {
   int tm = 0, tn = 0;
-  SplitGemmGrid(100, 1, 4, &tm, &tn);
+  SplitGemmGrid(100, 1, 4, 0, 0, &tm, &tn);
   EXPECT_EQ(tm, 4);
   EXPECT_EQ(tn, 1);
-  SplitGemmGrid(1, 100, 4, &tm, &tn);
+  SplitGemmGrid(1, 100, 4, 0, 0, &tm, &tn);
   EXPECT_EQ(tm, 1);
   EXPECT_EQ(tn, 4);
-  SplitGemmGrid(8, 8, 4, &tm, &tn);
+  SplitGemmGrid(8, 8, 4, 0, 0, &tm, &tn);
   EXPECT_EQ(tm * tn, 4);
+}
+
+// Packing counts: a 16-channel 1x1 convolution (2 row tiles, 95 column
+// panels) splits its columns even though splitting rows balances tiles
+// better, since each row range would pack all of B; a classifier-like
+// product with prepacked weights and few columns splits its rows.
+TEST(GemmTest, GridSplitCountsPacking) {
+  int tm = 0, tn = 0;
+  SplitGemmGrid(2, 95, 2, 0.25, 0, &tm, &tn);
+  EXPECT_EQ(tm, 2);  // tiles alone: 95 vs 96
+  SplitGemmGrid(2, 95, 2, 0.25, 1.0, &tm, &tn);
+  EXPECT_EQ(tm, 1);
+  EXPECT_EQ(tn, 2);
+  SplitGemmGrid(125, 6, 2, 0.25, 1.0, &tm, &tn);
+  EXPECT_EQ(tm, 2);
+  EXPECT_EQ(tn, 1);
 }
 
 TEST(GemmTest, KernelTablesMatchTheCpu) {
