@@ -329,15 +329,37 @@ int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t 
   return floats;
 }
 
-void SplitGemmGrid(int64_t m_tiles, int64_t n_tiles, int threads, double a_panel_cost,
+void AlignedRange(int64_t total, int64_t align, int parts, int part, int64_t* begin,
+                  int64_t* end) {
+  const auto boundary = [&](int i) -> int64_t {
+    if (i >= parts) return total;
+    const int64_t ideal = total * i / parts;
+    return std::min(total, (ideal + align / 2) / align * align);
+  };
+  *begin = boundary(part);
+  *end = boundary(part + 1);
+}
+
+void SplitGemmGrid(int64_t m, int64_t n, int mr, int nr, int threads, double a_panel_cost,
                    double b_panel_cost, int* tm, int* tn) {
   double best = -1;
   for (int columns = 1; columns <= threads; ++columns) {
     if (threads % columns != 0) continue;
     const int rows = threads / columns;
-    const int64_t m_share = CeilDiv(m_tiles, rows), n_share = CeilDiv(n_tiles, columns);
-    const double share = static_cast<double>(m_share * n_share) + a_panel_cost * m_share +
-                         b_panel_cost * n_share;
+    int64_t m_share = 0, n_share = 0;  // the largest range's rows and columns
+    for (int i = 0; i < rows; ++i) {
+      int64_t begin, end;
+      AlignedRange(m, mr, rows, i, &begin, &end);
+      m_share = std::max(m_share, end - begin);
+    }
+    for (int j = 0; j < columns; ++j) {
+      int64_t begin, end;
+      AlignedRange(n, nr, columns, j, &begin, &end);
+      n_share = std::max(n_share, end - begin);
+    }
+    const double m_tiles = static_cast<double>(CeilDiv(m_share, mr));
+    const double share = m_tiles * static_cast<double>(n_share) / nr + a_panel_cost * m_tiles +
+                         b_panel_cost * static_cast<double>(CeilDiv(n_share, nr));
     if (best < 0 || share <= best) {
       best = share;
       *tm = rows;
@@ -356,7 +378,7 @@ void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmO
   }
   const GemmCall call{&table, m, n, k, &a, &b, c, ldc, &epilogue};
   const int64_t per_thread = GemmScratchFloatsPerThread(table, m, n, k, a, b);
-  const int64_t m_tiles = CeilDiv(m, table.mr), n_tiles = CeilDiv(n, table.nr);
+  const int64_t n_tiles = CeilDiv(n, table.nr);
   const int threads = NumThreads(pool);
   int tm = 1, tn = 1;
   // A panel packed in the call costs about a tile (copying kc x 8-32 floats
@@ -364,7 +386,7 @@ void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmO
   // a 16-row 1x1 convolution spent 29 % of its time packing B. A prepacked
   // weight panel still streams from memory once per column range.
   constexpr double kPackedPanelCost = 1.0, kPrepackedPanelCost = 0.25;
-  SplitGemmGrid(m_tiles, n_tiles, threads,
+  SplitGemmGrid(m, n, table.mr, table.nr, threads,
                 a.NeedsPacking() ? kPackedPanelCost : kPrepackedPanelCost,
                 b.NeedsPacking() ? kPackedPanelCost : kPrepackedPanelCost, &tm, &tn);
   if (threads > 1) {
@@ -378,12 +400,10 @@ void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmO
   ParallelFor(pool, int64_t{tm} * tn, [&](int64_t begin, int64_t end, int chunk) {
     float* own_scratch = scratch + chunk * per_thread;
     for (int64_t cell = begin; cell < end; ++cell) {
-      int64_t mt0, mt1, nt0, nt1;
-      ThreadPool::ChunkRange(m_tiles, tm, static_cast<int>(cell / tn), &mt0, &mt1);
-      ThreadPool::ChunkRange(n_tiles, tn, static_cast<int>(cell % tn), &nt0, &nt1);
-      if (mt0 >= mt1 || nt0 >= nt1) continue;
-      GemmBlock(call, mt0 * table.mr, std::min(mt1 * table.mr, m), nt0 * table.nr,
-                std::min(nt1 * table.nr, n), own_scratch);
+      int64_t m0, m1, n0, n1;
+      AlignedRange(m, table.mr, tm, static_cast<int>(cell / tn), &m0, &m1);
+      AlignedRange(n, table.nr, tn, static_cast<int>(cell % tn), &n0, &n1);
+      if (m0 < m1 && n0 < n1) GemmBlock(call, m0, m1, n0, n1, own_scratch);
     }
   });
 }

@@ -96,13 +96,20 @@ void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmO
           const GemmOperand& b, float* c, int64_t ldc, const TileEpilogue& epilogue,
           ThreadPool* pool, float* scratch);
 
-// Splits `threads` into a tm x tn grid over m_tiles x n_tiles that minimizes
-// the largest thread's cost: its tiles, plus a_panel_cost for each A panel
+// Range `part` of `parts` over [0, total): inner boundaries are the
+// multiples of `align` nearest to equal shares, so ranges start on whole
+// tiles and a partial last tile counts for what it holds (n = 196 in panels
+// of 32 splits 96 + 100, not 128 + 68).
+void AlignedRange(int64_t total, int64_t align, int parts, int part, int64_t* begin, int64_t* end);
+
+// Splits `threads` into a tm x tn grid over an m x n product (tiles mr x
+// nr) that minimizes the largest thread's cost: its tiles, with a partial
+// column tile counted by its columns, plus a_panel_cost for each A panel
 // and b_panel_cost for each B panel it must bring in (in tiles' worth of
 // work). Every thread packs the B panels of its columns for each of its row
 // ranges, so splitting M repeats B's packing, and splitting N repeats A's.
 // Ties favour splitting N.
-void SplitGemmGrid(int64_t m_tiles, int64_t n_tiles, int threads, double a_panel_cost,
+void SplitGemmGrid(int64_t m, int64_t n, int mr, int nr, int threads, double a_panel_cost,
                    double b_panel_cost, int* tm, int* tn);
 
 }  // namespace ops

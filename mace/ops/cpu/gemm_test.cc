@@ -244,30 +244,55 @@ TEST(GemmTest, MatrixVector) {
 
 TEST(GemmTest, GridSplitBalancesTiles) {
   int tm = 0, tn = 0;
-  SplitGemmGrid(100, 1, 4, 0, 0, &tm, &tn);
+  SplitGemmGrid(800, 8, 8, 8, 4, 0, 0, &tm, &tn);
   EXPECT_EQ(tm, 4);
   EXPECT_EQ(tn, 1);
-  SplitGemmGrid(1, 100, 4, 0, 0, &tm, &tn);
+  SplitGemmGrid(8, 800, 8, 8, 4, 0, 0, &tm, &tn);
   EXPECT_EQ(tm, 1);
   EXPECT_EQ(tn, 4);
-  SplitGemmGrid(8, 8, 4, 0, 0, &tm, &tn);
+  SplitGemmGrid(64, 64, 8, 8, 4, 0, 0, &tm, &tn);
   EXPECT_EQ(tm * tn, 4);
 }
 
-// Packing counts: a 16-channel 1x1 convolution (2 row tiles, 95 column
-// panels) splits its columns even though splitting rows balances tiles
-// better, since each row range would pack all of B; a classifier-like
-// product with prepacked weights and few columns splits its rows.
+// Packing counts: a 16-channel 1x1 convolution (2 row tiles, 3025 columns
+// in 95 panels) splits its columns even though splitting rows balances
+// tiles better, since each row range would pack all of B; a
+// classifier-like product with prepacked weights and few columns splits
+// its rows.
 TEST(GemmTest, GridSplitCountsPacking) {
   int tm = 0, tn = 0;
-  SplitGemmGrid(2, 95, 2, 0.25, 0, &tm, &tn);
-  EXPECT_EQ(tm, 2);  // tiles alone: 95 vs 96
-  SplitGemmGrid(2, 95, 2, 0.25, 1.0, &tm, &tn);
+  SplitGemmGrid(16, 3040, 8, 32, 2, 0.25, 0, &tm, &tn);
+  EXPECT_EQ(tm, 2);  // tiles alone: 95 vs 96 (3040 = 95 panels exactly)
+  SplitGemmGrid(16, 3025, 8, 32, 2, 0.25, 1.0, &tm, &tn);
   EXPECT_EQ(tm, 1);
   EXPECT_EQ(tn, 2);
-  SplitGemmGrid(125, 6, 2, 0.25, 1.0, &tm, &tn);
+  SplitGemmGrid(1000, 169, 8, 32, 2, 0.25, 1.0, &tm, &tn);
   EXPECT_EQ(tm, 2);
   EXPECT_EQ(tn, 1);
+  // A 196-column product splits at column 96: 3 panels and 3 plus 4
+  // columns, which balances it (MobileNet v2's 14x14 projections).
+  SplitGemmGrid(64, 196, 8, 32, 2, 0.25, 1.0, &tm, &tn);
+  EXPECT_EQ(tn, 2);
+}
+
+TEST(GemmTest, AlignedRangesCoverInWholeTiles) {
+  for (int64_t total : {1, 7, 31, 32, 33, 196, 3025}) {
+    for (int parts : {1, 2, 3, 4, 8}) {
+      int64_t expected_begin = 0;
+      for (int part = 0; part < parts; ++part) {
+        int64_t begin, end;
+        AlignedRange(total, 32, parts, part, &begin, &end);
+        EXPECT_EQ(begin, expected_begin);
+        EXPECT_LE(begin, end);
+        if (end < total) EXPECT_EQ(end % 32, 0);
+        expected_begin = end;
+      }
+      EXPECT_EQ(expected_begin, total);
+    }
+  }
+  int64_t begin, end;
+  AlignedRange(196, 32, 2, 0, &begin, &end);
+  EXPECT_EQ(end, 96);
 }
 
 TEST(GemmTest, KernelTablesMatchTheCpu) {
