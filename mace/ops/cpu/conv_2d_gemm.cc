@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "mace/ops/cpu/fused_activation.h"
+#include "mace/ops/cpu/conv_2d_split_columns.h"
 
 namespace mace {
 namespace ops {
@@ -95,8 +96,6 @@ void CopySplitTapRun(const float* row, int64_t in_w, int64_t half_w, int64_t iw,
   std::fill(out + hi, out + lanes, 0.f);
 }
 
-typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
-
 // Writes channels [begin, end) of `input` (in_h x in_w planes) with each row
 // split into even then odd columns, rows 2 * half_w apart.
 void SplitColumns(const float* input, int64_t in_h, int64_t in_w, int64_t half_w, int64_t begin,
@@ -106,26 +105,8 @@ void SplitColumns(const float* input, int64_t in_h, int64_t in_w, int64_t half_w
     const float* src = input + row * in_w;
     float* even_dst = split + row * 2 * half_w;
     float* odd_dst = even_dst + half_w;
-    int64_t x = 0;
-    // Four pairs at a time with the compiler's generic vectors: SSE shuffles
-    // on x86, NEON unzips on ARM, in this baseline-compiled file.
-    for (; x + 4 <= odd; x += 4) {
-      Float4 lo, hi;
-      std::memcpy(&lo, src + 2 * x, sizeof(lo));
-      std::memcpy(&hi, src + 2 * x + 4, sizeof(hi));
-      const Float4 evens = __builtin_shufflevector(lo, hi, 0, 2, 4, 6);
-      const Float4 odds = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
-      std::memcpy(even_dst + x, &evens, sizeof(evens));
-      std::memcpy(odd_dst + x, &odds, sizeof(odds));
-    }
-    for (; x < odd; ++x) {
-      even_dst[x] = src[2 * x];
-      odd_dst[x] = src[2 * x + 1];
-    }
-    if (half_w > odd) {  // odd width: one more even column, and a spare odd
-      even_dst[odd] = src[2 * odd];
-      odd_dst[odd] = 0.f;
-    }
+    SplitRowColumns(src, even_dst, half_w, odd_dst, odd);
+    if (half_w > odd) odd_dst[odd] = 0.f;  // odd width: a spare odd column
   }
 }
 
@@ -168,8 +149,7 @@ void PackIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t dep
           CopySplitTapRun(row, s.in_w, s.half_w, segment.iw0 + dx, segment.lanes,
                           out + segment.lane0);
         } else {
-          CopyTapRun(row, s.in_w, segment.iw0 + dx, s.stride_w, segment.lanes,
-                     out + segment.lane0);
+          CopyTapRun(row, s.in_w, segment.iw0 + dx, s.stride_w, segment.lanes, out + segment.lane0);
         }
       }
       std::fill(out + valid, out + width, 0.f);

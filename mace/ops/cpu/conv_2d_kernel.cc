@@ -1,5 +1,6 @@
 #include "mace/ops/cpu/conv_2d_kernel.h"
 
+#include "mace/ops/cpu/conv_2d_direct.h"
 #include "mace/ops/cpu/conv_2d_gemm.h"
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
@@ -66,6 +67,9 @@ std::unique_ptr<Conv2dKernel> CreateConv2dKernel(const KernelTable& table,
   if (winograd == 2 || winograd == 4) {
     const int tile = Conv2dWinograd::PickTile(table, params, winograd);
     if (tile != 0) return std::make_unique<Conv2dWinograd>(table, params, filter, tile, arena);
+  }
+  if (Conv2dDirect::Supports(table, params)) {
+    return std::make_unique<Conv2dDirect>(table, params, filter, arena);
   }
   return std::make_unique<Conv2dGemm>(table, params, filter, arena);
 }

@@ -36,6 +36,10 @@ class Conv2dKernel {
 //   - winograd 2 or 4 on an ungrouped 3x3 stride-1 undilated conv: Winograd
 //     with the largest tile up to the one asked for that pays for the shape
 //     (Conv2dWinograd::PickTile), else the GEMM below;
+//   - a reduction (in channels x taps) of at most one kc block, ungrouped
+//     and undilated at horizontal stride 1 or 2, other than a plain 1x1:
+//     direct, GEMM tiles reading a padded copy of the input in place
+//     (Conv2dDirect), where the table has the kernel for it;
 //   - anything else: GEMM over the packed filter, reading the input directly
 //     for 1x1 stride-1 unpadded convs and through im2col packing otherwise.
 // Packed filters go to `arena` (the engine's persistent arena) when given.

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mace/ops/cpu/conv_2d_direct.h"
+#include "mace/ops/cpu/conv_2d_gemm.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/kernel_test_util.h"
@@ -56,23 +58,32 @@ void Check(const Shape& s, ActivationType activation, int winograd, float tolera
   std::vector<float> expected(out_size);
   ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
   for (const KernelTable* table : testing::TablesUnderTest()) {
+    std::vector<std::unique_ptr<Conv2dKernel>> kernels;
     // Winograd runs on every shape it supports here, not only where it pays.
-    std::unique_ptr<Conv2dKernel> kernel =
-        winograd != 0 && Conv2dWinograd::Supports(p)
-            ? std::make_unique<Conv2dWinograd>(*table, p, filter.data(), winograd)
-            : CreateConv2dKernel(*table, p, filter.data(), winograd);
-    ASSERT_NE(kernel, nullptr);
-    for (auto& pool : testing::PoolsUnderTest()) {
-      SCOPED_TRACE(::testing::Message()
-                   << table->name << " " << kernel->name() << " threads " << NumThreads(pool.get())
-                   << " in " << s.in_c << "x" << s.h << "x" << s.w << " out " << s.out_c << " k "
-                   << s.kh << "x" << s.kw << " stride " << s.stride_h << "," << s.stride_w
-                   << " pad " << s.pad << " dilation " << s.dilation << " group " << s.group
-                   << " act " << static_cast<int>(activation));
-      std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1);
-      std::vector<float> output(out_size, std::nanf(""));
-      kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
-      ExpectNear(output, expected, tolerance, tolerance);
+    kernels.push_back(winograd != 0 && Conv2dWinograd::Supports(p)
+                          ? std::make_unique<Conv2dWinograd>(*table, p, filter.data(), winograd)
+                          : CreateConv2dKernel(*table, p, filter.data(), winograd));
+    ASSERT_NE(kernels[0], nullptr);
+    // Shapes the direct kernel takes run through im2col as well, so both
+    // stay covered.
+    if (winograd == 0 && Conv2dDirect::Supports(*table, p)) {
+      EXPECT_STREQ(kernels[0]->name(), "direct_rows");
+      kernels.push_back(std::make_unique<Conv2dGemm>(*table, p, filter.data()));
+    }
+    for (const auto& kernel : kernels) {
+      for (auto& pool : testing::PoolsUnderTest()) {
+        SCOPED_TRACE(::testing::Message()
+                     << table->name << " " << kernel->name() << " threads "
+                     << NumThreads(pool.get()) << " in " << s.in_c << "x" << s.h << "x" << s.w
+                     << " out " << s.out_c << " k " << s.kh << "x" << s.kw << " stride "
+                     << s.stride_h << "," << s.stride_w << " pad " << s.pad << " dilation "
+                     << s.dilation << " group " << s.group << " act "
+                     << static_cast<int>(activation));
+        std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1);
+        std::vector<float> output(out_size, std::nanf(""));
+        kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
+        ExpectNear(output, expected, tolerance, tolerance);
+      }
     }
   }
 }
@@ -154,6 +165,34 @@ TEST(Conv2dKernelTest, Im2colRunsAndBorders) {
   // A stem-like 7x7, then dilation with unequal strides.
   Check({1, 3, 23, 37, 9, 7, 7, 2, 2, 1, 3}, ActivationType::RELU, 0);
   Check({1, 2, 9, 40, 5, 3, 3, 1, 3, 2, 3}, ActivationType::NOOP, 0);
+}
+
+// The direct kernel's padded copy and B rows: stems (3 channels, 3x3 and
+// 7x7, stride 2) and shallow 3x3 and 1x1 strided layers, output widths
+// around a tile (every table's nr) so B rows end in the copy's margin,
+// paddings from none to wider than the taps' reach, unequal strides, odd
+// input widths (the even and odd column halves differ in length), output
+// channels around mr, and a reduction at kc exactly.
+TEST(Conv2dKernelTest, DirectRowsAtEdges) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr;
+    for (int64_t stride : {1, 2}) {
+      for (int64_t out_w : {nr - 1, nr, nr + 1, 2 * nr + 3}) {
+        const int64_t w = (out_w - 1) * stride + 3 - 2;  // pad 1
+        Check({1, 3, 5, w, mr + 1, 3, 3, stride, stride, 1, 1}, ActivationType::RELUX, 0);
+      }
+    }
+    for (int64_t pad : {0, 1, 3, 4}) {
+      Check({1, 3, 17, 29, 2 * mr - 1, 7, 7, 2, 2, 1, pad}, ActivationType::RELU, 0);
+      Check({1, 3, 9, 14, mr, 3, 3, 2, 2, 1, pad}, ActivationType::HARDSWISH, 0);
+    }
+    Check({1, 4, 11, 13, 5, 3, 3, 3, 1, 1, 1}, ActivationType::NOOP, 0);
+    Check({1, 4, 11, 13, 5, 3, 3, 1, 2, 1, 2}, ActivationType::LEAKYRELU, 0);
+    Check({2, 16, 9, 9, 24, 1, 1, 2, 2, 1, 0}, ActivationType::NOOP, 0);  // a 1x1 downsample
+    Check({1, 5, 6, 8, 7, 1, 1, 1, 1, 1, 1}, ActivationType::NOOP, 0);    // a padded 1x1
+    const int64_t in_c = table->kc / 9;                                   // 9 * in_c <= kc: direct
+    Check({1, in_c, 6, 9, mr + 3, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, 0, 1e-5f + 2e-5f * in_c);
+  }
 }
 
 TEST(Conv2dKernelTest, GroupsAndDepthwiseAsConv) {

@@ -25,6 +25,7 @@ KernelTable MakeAvx2Table() {
   table.gemm = x86::Avx2Gemm6x16;
   table.panel_dot = x86::Avx2PanelDot;
   table.gemm_partial = x86::Avx2GemmPartial6x16;
+  table.conv_rows = x86::Avx2ConvRows6x16;
   table.depthwise3x3_s1 = x86::Avx2Depthwise3x3S1;
   table.depthwise3x3_s2 = x86::Avx2Depthwise3x3S2;
   table.pooling = x86::Avx2PoolingBand;
@@ -58,6 +59,7 @@ KernelTable MakeAvx512Table() {
   table.winograd_input = x86::Avx512WinogradInput;
   table.winograd_output = x86::Avx512WinogradOutput;
   table.gemm_partial = x86::Avx512GemmPartial8x32;
+  table.conv_rows = x86::Avx512ConvRows8x32;
   table.fma_peak = x86::Avx512FmaPeak;
   table.depthwise3x3_s1 = x86::Avx512Depthwise3x3S1;
   table.depthwise3x3_s2 = x86::Avx512Depthwise3x3S2;

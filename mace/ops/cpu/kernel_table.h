@@ -22,6 +22,9 @@ struct KernelTable {
   // Optional: partial tiles in place (masked). Without it they are computed
   // into a staging tile and copied out.
   GemmPartialMicroKernel gemm_partial = nullptr;
+  // Optional: GEMM tiles whose B rows are read in place from a padded input
+  // (direct convolution of shallow reductions, such as a network's stem).
+  ConvRowsMicroKernel conv_rows = nullptr;
   DepthwiseBandKernel depthwise3x3_s1 = nullptr;  // by horizontal stride
   DepthwiseBandKernel depthwise3x3_s2 = nullptr;
   // Pooling: 2x2 / 3x3 window bands, and global pooling planes.

@@ -45,6 +45,16 @@ using GemmPartialMicroKernel = void (*)(int64_t kc, const float* a, const float*
                                         int64_t ldc, int rows, int cols,
                                         const TileEpilogue& epilogue);
 
+// The partial-tile product for a direct convolution: B's k-th row is the nr
+// floats at base + offsets[k] (one tap's inputs for nr consecutive output
+// pixels, in a padded copy of the input), read in place instead of from an
+// im2col panel. Only the first `rows` rows and `cols` columns of C are
+// written, but every B row is read whole: nr floats must be readable at
+// each. The reduction is one block (accumulate is not read).
+using ConvRowsMicroKernel = void (*)(int64_t kc, const float* a, const float* base,
+                                     const int64_t* offsets, float* c, int64_t ldc, int rows,
+                                     int cols, const TileEpilogue& epilogue);
+
 // A band of output rows of one 3x3 depthwise plane, read from a zero-padded
 // copy of the input so that every tap is in bounds: kernels compute whole
 // vectors with no border cases.

@@ -21,6 +21,10 @@ void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t 
 void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                          int rows, int cols, const TileEpilogue& epilogue);
 
+// 6 x 16 tiles of a direct convolution (ConvRowsMicroKernel).
+void Avx2ConvRows6x16(int64_t kc, const float* a, const float* base, const int64_t* offsets,
+                      float* c, int64_t ldc, int rows, int cols, const TileEpilogue& epilogue);
+
 // Runs `iterations` rounds of independent FMAs; returns the flops done and
 // writes a result to sink[0..7] so the work cannot be elided.
 int64_t Avx2FmaPeak(int64_t iterations, float* sink);

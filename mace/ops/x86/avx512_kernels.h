@@ -23,6 +23,10 @@ void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_
 void Avx512GemmPartial8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                            int rows, int cols, const TileEpilogue& epilogue);
 
+// 8 x 32 tiles of a direct convolution (ConvRowsMicroKernel).
+void Avx512ConvRows8x32(int64_t kc, const float* a, const float* base, const int64_t* offsets,
+                        float* c, int64_t ldc, int rows, int cols, const TileEpilogue& epilogue);
+
 // Runs `iterations` rounds of independent FMAs; returns the flops done and
 // writes a result to sink[0..7] (as the AVX2 loop does) so the work cannot be
 // elided.

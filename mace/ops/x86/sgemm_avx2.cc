@@ -99,27 +99,28 @@ void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t 
 // Partial tiles: kWide covers up to 16 columns with two vectors, else up to
 // 8 with one (half the multiply-adds). Columns past `cols` are masked off in
 // every access to C and col_bias, rows past `rows` skipped.
-#define MACE_AVX2_PARTIAL_ROW(i)                            \
-  {                                                         \
-    const __m256 ai = _mm256_broadcast_ss(a + (i));         \
-    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);             \
-    if (kWide) c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);  \
+#define MACE_AVX2_PARTIAL_ROW(i)                           \
+  {                                                        \
+    const __m256 ai = _mm256_broadcast_ss(a + (i));        \
+    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);            \
+    if (kWide) c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1); \
   }
 
-#define MACE_AVX2_PARTIAL_STEP(offset)                                         \
-  {                                                                            \
-    const __m256 b0 = _mm256_loadu_ps(b + 16 * (offset));                      \
-    const __m256 b1 = kWide ? _mm256_loadu_ps(b + 16 * (offset) + 8) : b0;     \
-    const float* a_step = a + 6 * (offset);                                    \
-    {                                                                          \
-      const float* a = a_step;                                                 \
-      MACE_AVX2_PARTIAL_ROW(0)                                                 \
-      MACE_AVX2_PARTIAL_ROW(1)                                                 \
-      MACE_AVX2_PARTIAL_ROW(2)                                                 \
-      MACE_AVX2_PARTIAL_ROW(3)                                                 \
-      MACE_AVX2_PARTIAL_ROW(4)                                                 \
-      MACE_AVX2_PARTIAL_ROW(5)                                                 \
-    }                                                                          \
+#define MACE_AVX2_PARTIAL_STEP(offset)                         \
+  {                                                            \
+    const float* b_row = b_rows.Row(k + (offset));             \
+    const __m256 b0 = _mm256_loadu_ps(b_row);                  \
+    const __m256 b1 = kWide ? _mm256_loadu_ps(b_row + 8) : b0; \
+    const float* a_step = a + 6 * (offset);                    \
+    {                                                          \
+      const float* a = a_step;                                 \
+      MACE_AVX2_PARTIAL_ROW(0)                                 \
+      MACE_AVX2_PARTIAL_ROW(1)                                 \
+      MACE_AVX2_PARTIAL_ROW(2)                                 \
+      MACE_AVX2_PARTIAL_ROW(3)                                 \
+      MACE_AVX2_PARTIAL_ROW(4)                                 \
+      MACE_AVX2_PARTIAL_ROW(5)                                 \
+    }                                                          \
   }
 
 #define MACE_AVX2_PARTIAL_STORE(i)                                                     \
@@ -134,10 +135,21 @@ void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t 
     if (kWide) _mm256_maskstore_ps(row + 8, mask1, c##i##1);                           \
   }
 
-template <bool kWide>
-static inline void Avx2Partial6x16(int64_t kc, const float* a, const float* b, float* c,
-                                   int64_t ldc, int rows, int cols,
-                                   const TileEpilogue& epilogue) {
+// Where a partial tile finds B's k-th row: in a packed panel, or in place
+// through per-step offsets (a direct convolution's taps).
+struct PanelRows {
+  const float* b;
+  const float* Row(int64_t k) const { return b + 16 * k; }
+};
+struct OffsetRows {
+  const float* base;
+  const int64_t* offsets;
+  const float* Row(int64_t k) const { return base + offsets[k]; }
+};
+
+template <bool kWide, typename BRows>
+static inline void Avx2Partial6x16(int64_t kc, const float* a, BRows b_rows, float* c, int64_t ldc,
+                                   int rows, int cols, const TileEpilogue& epilogue) {
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i mask0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols), lanes);
   const __m256i mask1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols - 8), lanes);
@@ -154,12 +166,10 @@ static inline void Avx2Partial6x16(int64_t kc, const float* a, const float* b, f
     MACE_AVX2_PARTIAL_STEP(2)
     MACE_AVX2_PARTIAL_STEP(3)
     a += 24;
-    b += 64;
   }
   for (; k < kc; ++k) {
     MACE_AVX2_PARTIAL_STEP(0)
     a += 6;
-    b += 16;
   }
   __m256 col_bias0 = _mm256_setzero_ps(), col_bias1 = _mm256_setzero_ps();
   if (epilogue.last && epilogue.col_bias != nullptr) {
@@ -177,9 +187,23 @@ static inline void Avx2Partial6x16(int64_t kc, const float* a, const float* b, f
 void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                          int rows, int cols, const TileEpilogue& epilogue) {
   if (cols > 8) {
-    Avx2Partial6x16<true>(kc, a, b, c, ldc, rows, cols, epilogue);
+    Avx2Partial6x16<true>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
   } else {
-    Avx2Partial6x16<false>(kc, a, b, c, ldc, rows, cols, epilogue);
+    Avx2Partial6x16<false>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
+  }
+}
+
+// A direct convolution's tile: the partial kernel reading B in place. Its
+// reduction is a single block, so the tile is written once.
+void Avx2ConvRows6x16(int64_t kc, const float* a, const float* base, const int64_t* offsets,
+                      float* c, int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  TileEpilogue once = epilogue;
+  once.accumulate = false;
+  once.last = true;
+  if (cols > 8) {
+    Avx2Partial6x16<true>(kc, a, OffsetRows{base, offsets}, c, ldc, rows, cols, once);
+  } else {
+    Avx2Partial6x16<false>(kc, a, OffsetRows{base, offsets}, c, ldc, rows, cols, once);
   }
 }
 

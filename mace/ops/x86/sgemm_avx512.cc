@@ -22,7 +22,6 @@
 // After the intrinsics: its own <immintrin.h> is then a no-op.
 #include "mace/ops/x86/avx2_epilogue.h"
 #include "mace/ops/x86/avx512_epilogue.h"
-
 #include "mace/ops/x86/avx512_kernels.h"
 
 namespace mace {
@@ -111,19 +110,20 @@ void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_
 // Partial tiles: kWide covers up to 32 columns with two vectors, else up to
 // 16 with one (half the multiply-adds). Columns past `cols` are masked off
 // in every access to C and col_bias, rows past `rows` skipped.
-#define MACE_AVX512_PARTIAL_ROW(i)                                   \
-  {                                                                  \
-    const __m512 ai = _mm512_set1_ps(a_step[i]);                     \
-    c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);                      \
-    if (kWide) c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);           \
+#define MACE_AVX512_PARTIAL_ROW(i)                         \
+  {                                                        \
+    const __m512 ai = _mm512_set1_ps(a_step[i]);           \
+    c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);            \
+    if (kWide) c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1); \
   }
 
-#define MACE_AVX512_PARTIAL_STEP(offset)                                          \
-  {                                                                               \
-    const __m512 b0 = _mm512_loadu_ps(b + 32 * (offset));                         \
-    const __m512 b1 = kWide ? _mm512_loadu_ps(b + 32 * (offset) + 16) : b0;       \
-    const float* a_step = a + 8 * (offset);                                       \
-    MACE_AVX512_ROWS(MACE_AVX512_PARTIAL_ROW)                                     \
+#define MACE_AVX512_PARTIAL_STEP(offset)                        \
+  {                                                             \
+    const float* b_row = b_rows.Row(k + (offset));              \
+    const __m512 b0 = _mm512_loadu_ps(b_row);                   \
+    const __m512 b1 = kWide ? _mm512_loadu_ps(b_row + 16) : b0; \
+    const float* a_step = a + 8 * (offset);                     \
+    MACE_AVX512_ROWS(MACE_AVX512_PARTIAL_ROW)                   \
   }
 
 #define MACE_AVX512_PARTIAL_STORE(i)                                                       \
@@ -138,8 +138,20 @@ void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_
     if (kWide) _mm512_mask_storeu_ps(row + 16, mask1, c##i##1);                            \
   }
 
-template <bool kWide>
-static inline void Avx512Partial8x32(int64_t kc, const float* a, const float* b, float* c,
+// Where a partial tile finds B's k-th row: in a packed panel, or in place
+// through per-step offsets (a direct convolution's taps).
+struct PanelRows {
+  const float* b;
+  const float* Row(int64_t k) const { return b + 32 * k; }
+};
+struct OffsetRows {
+  const float* base;
+  const int64_t* offsets;
+  const float* Row(int64_t k) const { return base + offsets[k]; }
+};
+
+template <bool kWide, typename BRows>
+static inline void Avx512Partial8x32(int64_t kc, const float* a, BRows b_rows, float* c,
                                      int64_t ldc, int rows, int cols,
                                      const TileEpilogue& epilogue) {
   const __mmask16 mask0 = static_cast<__mmask16>((1u << (cols < 16 ? cols : 16)) - 1);
@@ -152,12 +164,10 @@ static inline void Avx512Partial8x32(int64_t kc, const float* a, const float* b,
     MACE_AVX512_PARTIAL_STEP(2)
     MACE_AVX512_PARTIAL_STEP(3)
     a += 4 * 8;
-    b += 4 * 32;
   }
   for (; k < kc; ++k) {
     MACE_AVX512_PARTIAL_STEP(0)
     a += 8;
-    b += 32;
   }
   __m512 col_bias0 = _mm512_setzero_ps(), col_bias1 = _mm512_setzero_ps();
   if (epilogue.last && epilogue.col_bias != nullptr) {
@@ -174,8 +184,8 @@ static inline void Avx512Partial8x32(int64_t kc, const float* a, const float* b,
 // instead of 64, a 14 x 14 one 192 + 4 instead of 224. kChains independent
 // k steps keep enough FMAs in flight when there are few columns.
 template <int kCols>
-static inline void Avx512Columns8(int64_t kc, const float* a, const float* b, float* c,
-                                  int64_t ldc, int rows, const TileEpilogue& epilogue) {
+static inline void Avx512Columns8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                                  int rows, const TileEpilogue& epilogue) {
   constexpr int kChains = kCols <= 3 ? 4 : 2;
   __m256 acc[kChains][kCols];
 #pragma GCC unroll 4
@@ -220,8 +230,8 @@ static inline void Avx512Columns8(int64_t kc, const float* a, const float* b, fl
 #pragma GCC unroll 4
     for (int s = 1; s < kChains; ++s) v = _mm256_add_ps(v, acc[s][j]);
     if (epilogue.accumulate) {
-      v = _mm256_add_ps(
-          v, _mm512_mask_i64gather_ps(_mm256_setzero_ps(), row_mask, offsets, c + j, 4));
+      v = _mm256_add_ps(v,
+                        _mm512_mask_i64gather_ps(_mm256_setzero_ps(), row_mask, offsets, c + j, 4));
     }
     if (epilogue.last) {
       v = _mm256_add_ps(v, row_bias);
@@ -240,13 +250,20 @@ static void Avx512Columns(int64_t kc, const float* a, const float* b, float* c, 
   b += first;
   c += first;
   switch (cols) {
-    case 1: return Avx512Columns8<1>(kc, a, b, c, ldc, rows, shifted);
-    case 2: return Avx512Columns8<2>(kc, a, b, c, ldc, rows, shifted);
-    case 3: return Avx512Columns8<3>(kc, a, b, c, ldc, rows, shifted);
-    case 4: return Avx512Columns8<4>(kc, a, b, c, ldc, rows, shifted);
-    case 5: return Avx512Columns8<5>(kc, a, b, c, ldc, rows, shifted);
-    case 6: return Avx512Columns8<6>(kc, a, b, c, ldc, rows, shifted);
-    default: return Avx512Columns8<7>(kc, a, b, c, ldc, rows, shifted);
+    case 1:
+      return Avx512Columns8<1>(kc, a, b, c, ldc, rows, shifted);
+    case 2:
+      return Avx512Columns8<2>(kc, a, b, c, ldc, rows, shifted);
+    case 3:
+      return Avx512Columns8<3>(kc, a, b, c, ldc, rows, shifted);
+    case 4:
+      return Avx512Columns8<4>(kc, a, b, c, ldc, rows, shifted);
+    case 5:
+      return Avx512Columns8<5>(kc, a, b, c, ldc, rows, shifted);
+    case 6:
+      return Avx512Columns8<6>(kc, a, b, c, ldc, rows, shifted);
+    default:
+      return Avx512Columns8<7>(kc, a, b, c, ldc, rows, shifted);
   }
 }
 
@@ -258,14 +275,28 @@ void Avx512GemmPartial8x32(int64_t kc, const float* a, const float* b, float* c,
   const int tail = cols % 16;
   if (tail == 0 || tail >= 8) {
     if (cols > 16) {
-      Avx512Partial8x32<true>(kc, a, b, c, ldc, rows, cols, epilogue);
+      Avx512Partial8x32<true>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
     } else {
-      Avx512Partial8x32<false>(kc, a, b, c, ldc, rows, cols, epilogue);
+      Avx512Partial8x32<false>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
     }
     return;
   }
-  if (cols > 16) Avx512Partial8x32<false>(kc, a, b, c, ldc, rows, 16, epilogue);
+  if (cols > 16) Avx512Partial8x32<false>(kc, a, PanelRows{b}, c, ldc, rows, 16, epilogue);
   Avx512Columns(kc, a, b, c, ldc, rows, cols - tail, tail, epilogue);
+}
+
+// A direct convolution's tile: the partial kernel reading B in place. Its
+// reduction is a single block, so the tile is written once.
+void Avx512ConvRows8x32(int64_t kc, const float* a, const float* base, const int64_t* offsets,
+                        float* c, int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  TileEpilogue once = epilogue;
+  once.accumulate = false;
+  once.last = true;
+  if (cols > 16) {
+    Avx512Partial8x32<true>(kc, a, OffsetRows{base, offsets}, c, ldc, rows, cols, once);
+  } else {
+    Avx512Partial8x32<false>(kc, a, OffsetRows{base, offsets}, c, ldc, rows, cols, once);
+  }
 }
 
 #undef MACE_AVX512_PARTIAL_ROW

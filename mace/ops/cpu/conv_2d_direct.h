@@ -1,0 +1,59 @@
+// Direct convolution of shallow reductions, such as a network's stem (3
+// input channels, 3x3 or 7x7 taps): the GEMM's tiles read their B rows in
+// place from a zero-padded copy of the input, one row per tap, instead of
+// from im2col panels.
+//
+// For the stem's k = 27 the im2col copy (and, at stride 2, the column-split
+// copy before it) took a third of the layer: nine to 49 copies of every
+// input value, against one here. The padded copy holds the input once; at
+// horizontal stride 2 each padded row is stored as its even columns, then
+// its odd ones, so a tap's inputs for consecutive outputs are consecutive.
+// Each task is nr outputs of one output row, for every output channel: its
+// B rows (k of them, nr floats each, 32 KiB at most) stay in L1 while all
+// the channel tiles read them.
+#ifndef MACE_OPS_CPU_CONV_2D_DIRECT_H_
+#define MACE_OPS_CPU_CONV_2D_DIRECT_H_
+
+#include <vector>
+
+#include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/gemm.h"
+
+namespace mace {
+namespace ops {
+
+class Conv2dDirect : public Conv2dKernel {
+ public:
+  // Ungrouped, undilated, horizontal stride 1 or 2, a reduction (in
+  // channels x taps) of at most one kc block, and not a plain 1x1 (which
+  // the GEMM reads in place already); the table needs conv_rows.
+  static bool Supports(const KernelTable& table, const ref::Conv2DParams& params);
+
+  // The packed filter goes to `arena` when one is given.
+  Conv2dDirect(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
+               PersistentArena* arena = nullptr);
+  const char* name() const override { return "direct_rows"; }
+  int64_t ScratchBytes(int threads) const override;
+  void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
+           float* scratch) const override;
+
+ private:
+  // Copies channels [begin, end) of one image into the padded layout.
+  void FillPadded(const float* image, int64_t begin, int64_t end, float* padded) const;
+
+  const KernelTable& table_;
+  ref::Conv2DParams params_;
+  int64_t k_ = 0;
+  int64_t padded_rows_ = 0;       // per channel
+  int64_t half_ = 0;              // stride 2: floats per column half of a row
+  int64_t pitch_ = 0;             // floats per padded row
+  std::vector<int64_t> offsets_;  // per (ic, kh, kw): its first input in the copy
+  bool fused_activation_ = false;
+  TileEpilogue epilogue_;
+  PackedPanels filter_;
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_CONV_2D_DIRECT_H_
