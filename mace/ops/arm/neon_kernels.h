@@ -20,6 +20,10 @@ constexpr int kNeonGemmMr = 6;
 constexpr int kNeonGemmNr = 8;
 #endif
 
+// Direct-convolution tiles (ConvRowsMicroKernel) of the same shape.
+void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
+                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue);
+
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue);
 

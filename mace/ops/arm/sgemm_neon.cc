@@ -46,14 +46,15 @@ inline float32x4_t Finish(float32x4_t acc, const float* c, float32x4_t row_bias,
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue) {
   MACE_NEON_DECLARE(0)
-  MACE_NEON_DECLARE(1) MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4)
-      MACE_NEON_DECLARE(5) MACE_NEON_DECLARE(6)
-          MACE_NEON_DECLARE(7) for (int64_t k = 0; k < kc; ++k) {
+  MACE_NEON_DECLARE(1)
+  MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4) MACE_NEON_DECLARE(5)
+      MACE_NEON_DECLARE(6) MACE_NEON_DECLARE(7) for (int64_t k = 0; k < kc; ++k) {
     const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
     const float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
     MACE_NEON_ROW(0, a0, 0)
-    MACE_NEON_ROW(1, a0, 1) MACE_NEON_ROW(2, a0, 2) MACE_NEON_ROW(3, a0, 3) MACE_NEON_ROW(4, a1, 0)
-        MACE_NEON_ROW(5, a1, 1) MACE_NEON_ROW(6, a1, 2) MACE_NEON_ROW(7, a1, 3) a += 8;
+    MACE_NEON_ROW(1, a0, 1)
+    MACE_NEON_ROW(2, a0, 2) MACE_NEON_ROW(3, a0, 3) MACE_NEON_ROW(4, a1, 0) MACE_NEON_ROW(5, a1, 1)
+        MACE_NEON_ROW(6, a1, 2) MACE_NEON_ROW(7, a1, 3) a += 8;
     b += 12;
   }
   const float32x4_t zero = vdupq_n_f32(0.f);
@@ -62,8 +63,9 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   const float32x4_t cb1 = col ? vld1q_f32(epilogue.col_bias + 4) : zero;
   const float32x4_t cb2 = col ? vld1q_f32(epilogue.col_bias + 8) : zero;
   MACE_NEON_STORE(0)
-  MACE_NEON_STORE(1) MACE_NEON_STORE(2) MACE_NEON_STORE(3) MACE_NEON_STORE(4) MACE_NEON_STORE(5)
-      MACE_NEON_STORE(6) MACE_NEON_STORE(7)
+  MACE_NEON_STORE(1)
+  MACE_NEON_STORE(2) MACE_NEON_STORE(3) MACE_NEON_STORE(4) MACE_NEON_STORE(5) MACE_NEON_STORE(6)
+      MACE_NEON_STORE(7)
 }
 
 #else  // armv7
@@ -86,15 +88,17 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue) {
   MACE_NEON_DECLARE(0)
-  MACE_NEON_DECLARE(1) MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4)
+  MACE_NEON_DECLARE(1)
+  MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4)
       MACE_NEON_DECLARE(5) for (int64_t k = 0; k < kc; ++k) {
     const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
     const float32x4_t a03 = vld1q_f32(a);
     const float32x2_t a01 = vget_low_f32(a03), a23 = vget_high_f32(a03);
     const float32x2_t a45 = vld1_f32(a + 4);
     MACE_NEON_ROW(0, a01, 0)
-    MACE_NEON_ROW(1, a01, 1) MACE_NEON_ROW(2, a23, 0) MACE_NEON_ROW(3, a23, 1)
-        MACE_NEON_ROW(4, a45, 0) MACE_NEON_ROW(5, a45, 1) a += 6;
+    MACE_NEON_ROW(1, a01, 1)
+    MACE_NEON_ROW(2, a23, 0) MACE_NEON_ROW(3, a23, 1) MACE_NEON_ROW(4, a45, 0)
+        MACE_NEON_ROW(5, a45, 1) a += 6;
     b += 8;
   }
   const float32x4_t zero = vdupq_n_f32(0.f);
@@ -106,6 +110,64 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
 }
 
 #endif
+
+namespace {
+
+// A direct convolution's tile (ConvRowsMicroKernel) for either NEON tile
+// shape: B's k-th row is kNr floats at base + offsets[k], multiplied by each
+// of the kMr A values. Edge tiles go through a staging row, since NEON has
+// no masked store.
+template <int kMr, int kNr>
+void ConvRowsTile(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
+                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  constexpr int kVecs = kNr / 4;
+  float32x4_t acc[kMr][kVecs];
+  for (int i = 0; i < kMr; ++i) {
+    for (int j = 0; j < kVecs; ++j) acc[i][j] = vdupq_n_f32(0.f);
+  }
+  for (int64_t k = 0; k < kc; ++k, a += kMr) {
+    const float* b = base + offsets[k];
+    float32x4_t bv[kVecs];
+    for (int j = 0; j < kVecs; ++j) bv[j] = vld1q_f32(b + 4 * j);
+    for (int i = 0; i < kMr; ++i) {
+      for (int j = 0; j < kVecs; ++j) {
+#if defined(__aarch64__)
+        acc[i][j] = vfmaq_n_f32(acc[i][j], bv[j], a[i]);
+#else
+        acc[i][j] = vmlaq_n_f32(acc[i][j], bv[j], a[i]);
+#endif
+      }
+    }
+  }
+  // One reduction block: bias and activation now, nothing added from C.
+  TileEpilogue once = epilogue;
+  once.accumulate = false;
+  once.last = true;
+  float col_bias[kNr] = {};
+  if (epilogue.col_bias != nullptr) {
+    for (int j = 0; j < cols; ++j) col_bias[j] = epilogue.col_bias[j];
+  }
+  const float32x4_t zero = vdupq_n_f32(0.f);
+  for (int i = 0; i < rows; ++i) {
+    float* row = c + i * ldc;
+    const float32x4_t rb = epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero;
+    float staged[kNr];
+    float* out = cols == kNr ? row : staged;
+    for (int j = 0; j < kVecs; ++j) {
+      vst1q_f32(out + 4 * j, Finish(acc[i][j], nullptr, rb, vld1q_f32(col_bias + 4 * j), once));
+    }
+    if (out == staged) {
+      for (int j = 0; j < cols; ++j) row[j] = staged[j];
+    }
+  }
+}
+
+}  // namespace
+
+void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
+                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  ConvRowsTile<kNeonGemmMr, kNeonGemmNr>(kc, a, base, offsets, c, ldc, rows, cols, epilogue);
+}
 
 #undef MACE_NEON_ROW
 #undef MACE_NEON_DECLARE

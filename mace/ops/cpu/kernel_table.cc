@@ -77,6 +77,7 @@ KernelTable MakeNeonTable() {
   table.kc = 256;
   table.nc = 768;
   table.gemm = arm::NeonGemm;
+  table.conv_rows = arm::NeonConvRows;
   table.panel_dot = arm::NeonPanelDot;
   table.depthwise3x3_s1 = arm::NeonDepthwise3x3S1;
   table.depthwise3x3_s2 = arm::NeonDepthwise3x3S2;
