@@ -119,9 +119,8 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
         const int64_t oh = task / segments, ow = task % segments * nr;
         const int cols = static_cast<int>(std::min<int64_t>(nr, p.out_w - ow));
         // Tap (ic, kh, kw) of output (oh, ow + j) is at
-        // base + offsets_[(ic, kh, kw)] + j.
-        // (at stride 2 the offset holds the tap's half and 2 * ow + kw
-        // is entry ow + kw / 2 of it).
+        // base + offsets_[(ic, kh, kw)] + j: at stride 2, padded column
+        // 2 (ow + j) + kw is entry ow + j + kw / 2 of the tap's half.
         const float* base = scratch + oh * p.stride_h * pitch_ + ow;
         for (int64_t mt = 0; mt < m_tiles; ++mt) {
           const int rows = static_cast<int>(std::min<int64_t>(mr, p.out_channels - mt * mr));
