@@ -8,6 +8,7 @@
 
 #include "mace/ops/x86/avx2_epilogue.h"
 #include "mace/ops/x86/avx2_kernels.h"
+#include "mace/ops/x86/column_tail.h"
 
 namespace mace {
 namespace ops {
@@ -184,12 +185,70 @@ static inline void Avx2Partial6x16(int64_t kc, const float* a, BRows b_rows, flo
   MACE_AVX2_PARTIAL_STORE(5)
 }
 
+// The last kCols (< 6) columns of a partial tile (ColumnTailSums): a step
+// costs kCols multiply-adds where a half tile costs 6, so a 7 x 7 map's 49
+// columns cost 48 + 1 instead of 48 + 8. C's columns are strided by ldc:
+// they go through a staging vector, rows past `rows` left alone.
+template <int kCols>
+static inline void Avx2Columns6(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                                int rows, const TileEpilogue& epilogue) {
+  __m256 sums[kCols];
+  ColumnTailSums<6, 16, kCols>(kc, a, b, sums);
+  __m256 row_bias = _mm256_setzero_ps();
+  if (epilogue.last && epilogue.row_bias != nullptr) {
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    row_bias =
+        _mm256_maskload_ps(epilogue.row_bias, _mm256_cmpgt_epi32(_mm256_set1_epi32(rows), lanes));
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < kCols; ++j) {
+    __m256 v = sums[j];
+    alignas(32) float column[8] = {};
+    if (epilogue.accumulate) {
+      for (int i = 0; i < rows; ++i) column[i] = c[i * ldc + j];
+      v = _mm256_add_ps(v, _mm256_load_ps(column));
+    }
+    if (epilogue.last) {
+      v = _mm256_add_ps(v, row_bias);
+      if (epilogue.col_bias != nullptr) {
+        v = _mm256_add_ps(v, _mm256_broadcast_ss(epilogue.col_bias + j));
+      }
+      v = Avx2Activate(v, epilogue);
+    }
+    _mm256_store_ps(column, v);
+    for (int i = 0; i < rows; ++i) c[i * ldc + j] = column[i];
+  }
+}
+
+// Per k step: a whole 8-column vector costs 6 multiply-adds, and a tail of
+// t < 6 columns t more by columns, so 9-13 columns are 8 + columns and 1-5
+// columns are columns alone.
 void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                          int rows, int cols, const TileEpilogue& epilogue) {
-  if (cols > 8) {
-    Avx2Partial6x16<true>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
-  } else {
-    Avx2Partial6x16<false>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
+  const int tail = cols % 8;
+  if (tail == 0 || tail >= 6) {
+    if (cols > 8) {
+      Avx2Partial6x16<true>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
+    } else {
+      Avx2Partial6x16<false>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
+    }
+    return;
+  }
+  if (cols > 8) Avx2Partial6x16<false>(kc, a, PanelRows{b}, c, ldc, rows, 8, epilogue);
+  const int first = cols - tail;
+  TileEpilogue shifted = epilogue;
+  if (shifted.col_bias != nullptr) shifted.col_bias += first;
+  switch (tail) {
+    case 1:
+      return Avx2Columns6<1>(kc, a, b + first, c + first, ldc, rows, shifted);
+    case 2:
+      return Avx2Columns6<2>(kc, a, b + first, c + first, ldc, rows, shifted);
+    case 3:
+      return Avx2Columns6<3>(kc, a, b + first, c + first, ldc, rows, shifted);
+    case 4:
+      return Avx2Columns6<4>(kc, a, b + first, c + first, ldc, rows, shifted);
+    default:
+      return Avx2Columns6<5>(kc, a, b + first, c + first, ldc, rows, shifted);
   }
 }
 

@@ -23,6 +23,7 @@
 #include "mace/ops/x86/avx2_epilogue.h"
 #include "mace/ops/x86/avx512_epilogue.h"
 #include "mace/ops/x86/avx512_kernels.h"
+#include "mace/ops/x86/column_tail.h"
 
 namespace mace {
 namespace ops {
@@ -177,44 +178,15 @@ static inline void Avx512Partial8x32(int64_t kc, const float* a, BRows b_rows, f
   MACE_AVX512_ROWS(MACE_AVX512_PARTIAL_STORE)
 }
 
-// The last kCols (< 8) columns of a partial tile, one 8-row vector per
-// column: the k step's 8 A values are one load and each B value is
-// broadcast, so the step costs kCols multiply-adds where a masked 16-wide
-// vector costs 8. A 7 x 7 map (49 columns) computes 32 + 16 + 1 columns
-// instead of 64, a 14 x 14 one 192 + 4 instead of 224. kChains independent
-// k steps keep enough FMAs in flight when there are few columns.
+// The last kCols (< 8) columns of a partial tile (ColumnTailSums): a step
+// costs kCols multiply-adds where a masked 16-wide vector costs 8. A 7 x 7
+// map (49 columns) computes 32 + 16 + 1 columns instead of 64, a 14 x 14
+// one 192 + 4 instead of 224.
 template <int kCols>
 static inline void Avx512Columns8(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                                   int rows, const TileEpilogue& epilogue) {
-  constexpr int kChains = kCols <= 3 ? 4 : 2;
-  __m256 acc[kChains][kCols];
-#pragma GCC unroll 4
-  for (int s = 0; s < kChains; ++s) {
-#pragma GCC unroll 8
-    for (int j = 0; j < kCols; ++j) acc[s][j] = _mm256_setzero_ps();
-  }
-  int64_t k = 0;
-  for (; k + kChains <= kc; k += kChains) {
-#pragma GCC unroll 4
-    for (int s = 0; s < kChains; ++s) {
-      const __m256 as = _mm256_loadu_ps(a + 8 * s);
-#pragma GCC unroll 8
-      for (int j = 0; j < kCols; ++j) {
-        acc[s][j] = _mm256_fmadd_ps(as, _mm256_set1_ps(b[32 * s + j]), acc[s][j]);
-      }
-    }
-    a += 8 * kChains;
-    b += 32 * kChains;
-  }
-  for (; k < kc; ++k) {
-    const __m256 a0 = _mm256_loadu_ps(a);
-#pragma GCC unroll 8
-    for (int j = 0; j < kCols; ++j) {
-      acc[0][j] = _mm256_fmadd_ps(a0, _mm256_set1_ps(b[j]), acc[0][j]);
-    }
-    a += 8;
-    b += 32;
-  }
+  __m256 sums[kCols];
+  ColumnTailSums<8, 32, kCols>(kc, a, b, sums);
   // Column j of C is rows strided by ldc: gathered and scattered once per
   // tile, rows past `rows` masked off.
   const __mmask8 row_mask = static_cast<__mmask8>((1u << rows) - 1);
@@ -226,9 +198,7 @@ static inline void Avx512Columns8(int64_t kc, const float* a, const float* b, fl
   }
 #pragma GCC unroll 8
   for (int j = 0; j < kCols; ++j) {
-    __m256 v = acc[0][j];
-#pragma GCC unroll 4
-    for (int s = 1; s < kChains; ++s) v = _mm256_add_ps(v, acc[s][j]);
+    __m256 v = sums[j];
     if (epilogue.accumulate) {
       v = _mm256_add_ps(v,
                         _mm512_mask_i64gather_ps(_mm256_setzero_ps(), row_mask, offsets, c + j, 4));
