@@ -14,6 +14,15 @@ namespace mace {
 namespace ops {
 namespace x86 {
 
+// The tile's 12 accumulators, c<row><vector>, zeroed.
+#define MACE_AVX2_ZERO_TILE                                    \
+  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(); \
+  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps(); \
+  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(); \
+  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps(); \
+  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps(); \
+  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+
 #define MACE_AVX2_ROW(i)                            \
   {                                                 \
     const __m256 ai = _mm256_broadcast_ss(a + (i)); \
@@ -71,12 +80,7 @@ void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t 
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 15), _MM_HINT_T0);
   }
-  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
-  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  MACE_AVX2_ZERO_TILE
   int64_t k = 0;
   // Unrolled by four so loop overhead does not steal issue slots from FMAs.
   for (; k + 4 <= kc; k += 4) {
@@ -154,12 +158,7 @@ static inline void Avx2Partial6x16(int64_t kc, const float* a, BRows b_rows, flo
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i mask0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols), lanes);
   const __m256i mask1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols - 8), lanes);
-  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
-  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  MACE_AVX2_ZERO_TILE
   int64_t k = 0;
   for (; k + 4 <= kc; k += 4) {
     MACE_AVX2_PARTIAL_STEP(0)
@@ -273,6 +272,7 @@ void Avx2ConvRows6x16(int64_t kc, const float* a, const float* base, const int64
 #undef MACE_AVX2_STEP
 #undef MACE_AVX2_STORE
 #undef MACE_AVX2_FINISH
+#undef MACE_AVX2_ZERO_TILE
 
 }  // namespace x86
 }  // namespace ops
