@@ -23,6 +23,7 @@ KernelTable MakeAvx2Table() {
   table.kc = 256;
   table.nc = 1024;
   table.gemm = x86::Avx2Gemm6x16;
+  table.gemm_prefetches_a = true;
   table.panel_dot = x86::Avx2PanelDot;
   table.gemm_partial = x86::Avx2GemmPartial6x16;
   table.conv_rows = x86::Avx2ConvRows6x16;

@@ -18,6 +18,9 @@ struct KernelTable {
   int mr = 0, nr = 0;
   int mc = 0, kc = 0, nc = 0;
   GemmMicroKernel gemm = nullptr;
+  // Whether `gemm` reads TileEpilogue::prefetch_a. The driver otherwise
+  // prefetches weight panels itself, in a burst before the tile.
+  bool gemm_prefetches_a = false;
   PanelDotKernel panel_dot = nullptr;  // matrix times vector
   // Optional: partial tiles in place (masked). Without it they are computed
   // into a staging tile and copied out.

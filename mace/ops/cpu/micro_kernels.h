@@ -30,6 +30,11 @@ struct TileEpilogue {
   float lo = 0.f, hi = 0.f;
   bool accumulate = false;  // add to what C already holds (later K blocks)
   bool last = true;         // this block ends the reduction: bias and activation
+  // Not part of the epilogue, but per tile like it: the A micro-panel slice
+  // (kc x mr floats) the caller runs next, or null. A full-tile kernel whose
+  // table sets gemm_prefetches_a fetches it into L1 a line or two per
+  // unrolled step, spread over its own reduction.
+  const float* prefetch_a = nullptr;
 };
 
 // C[mr x nr] (row stride ldc) = (accumulate ? C : 0) + A_panel x B_panel,
