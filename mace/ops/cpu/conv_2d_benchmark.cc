@@ -80,6 +80,9 @@ void ConvShapes(benchmark::internal::Benchmark* bench, int threads) {
   bench->Args({128, 28, 256, 3, 2, 0, threads});
   bench->Args({256, 14, 512, 3, 2, 0, threads});
   bench->Args({3, 224, 64, 7, 2, 0, threads});
+  // ResNet-18's 1x1 stride-2 downsamples.
+  bench->Args({64, 56, 128, 1, 2, 0, threads});
+  bench->Args({256, 14, 512, 1, 2, 0, threads});
   bench->Args({3, 224, 32, 3, 2, 0, threads});  // the MobileNets' stem
   bench->Args({3, 224, 64, 3, 2, 0, threads});  // SqueezeNet 1.1's stem
   if (threads > 1) bench->UseRealTime();

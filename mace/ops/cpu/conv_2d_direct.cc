@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
-#include "mace/ops/cpu/fused_activation.h"
+#include "mace/ops/cpu/conv_2d_gemm.h"
 #include "mace/ops/cpu/conv_2d_split_columns.h"
+#include "mace/ops/cpu/fused_activation.h"
 
 namespace mace {
 namespace ops {
@@ -21,7 +22,8 @@ bool Conv2dDirect::Supports(const KernelTable& table, const ref::Conv2DParams& p
   const bool plain_1x1 = p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 &&
                          p.pad_top == 0 && p.pad_left == 0;
   return table.conv_rows != nullptr && p.group == 1 && p.dilation_h == 1 && p.dilation_w == 1 &&
-         (p.stride_w == 1 || p.stride_w == 2) && p.stride_h >= 1 && k <= table.kc && !plain_1x1;
+         (p.stride_w == 1 || p.stride_w == 2) && p.stride_h >= 1 && k <= table.kc && !plain_1x1 &&
+         !Conv2dGemm::IsStridedPointwise(p);
 }
 
 Conv2dDirect::Conv2dDirect(const KernelTable& table, const ref::Conv2DParams& params,

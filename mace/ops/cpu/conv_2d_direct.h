@@ -25,8 +25,10 @@ namespace ops {
 class Conv2dDirect : public Conv2dKernel {
  public:
   // Ungrouped, undilated, horizontal stride 1 or 2, a reduction (in
-  // channels x taps) of at most one kc block, and not a plain 1x1 (which
-  // the GEMM reads in place already); the table needs conv_rows.
+  // channels x taps) of at most one kc block, and not an unpadded 1x1 (the
+  // GEMM reads it in place, or from a subsampled copy at stride > 1: a
+  // direct tile covers one output row, which wastes most of it on a 7x7
+  // map); the table needs conv_rows.
   static bool Supports(const KernelTable& table, const ref::Conv2DParams& params);
 
   // The packed filter goes to `arena` when one is given.

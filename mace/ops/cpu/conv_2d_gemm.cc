@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "mace/ops/cpu/fused_activation.h"
 #include "mace/ops/cpu/conv_2d_split_columns.h"
+#include "mace/ops/cpu/fused_activation.h"
 
 namespace mace {
 namespace ops {
@@ -110,7 +110,33 @@ void SplitColumns(const float* input, int64_t in_h, int64_t in_w, int64_t half_w
   }
 }
 
+// Copies channels [begin, end) of `input` (in_h x in_w planes), keeping
+// every stride_h-th row and stride_w-th column from the first: out_h x
+// out_w planes, dense.
+void Subsample(const float* input, const ref::Conv2DParams& p, int64_t begin, int64_t end,
+               float* copy) {
+  const int64_t out_plane = p.out_h * p.out_w;
+  for (int64_t c = begin; c < end; ++c) {
+    const float* plane = input + c * p.in_h * p.in_w;
+    float* dst = copy + c * out_plane;
+    for (int64_t oh = 0; oh < p.out_h; ++oh, dst += p.out_w) {
+      const float* src = plane + oh * p.stride_h * p.in_w;
+      if (p.stride_w == 1) {
+        std::memcpy(dst, src, p.out_w * sizeof(float));
+      } else {
+        for (int64_t ow = 0; ow < p.out_w; ++ow) dst[ow] = src[ow * p.stride_w];
+      }
+    }
+  }
+}
+
 }  // namespace
+
+bool Conv2dGemm::IsStridedPointwise(const ref::Conv2DParams& p) {
+  return p.kernel_h == 1 && p.kernel_w == 1 && (p.stride_h > 1 || p.stride_w > 1) &&
+         p.pad_top == 0 && p.pad_left == 0 && (p.out_h - 1) * p.stride_h < p.in_h &&
+         (p.out_w - 1) * p.stride_w < p.in_w;
+}
 
 void PackIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t depth0, int64_t depth,
                 int width, float* dst) {
@@ -174,7 +200,8 @@ Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params
   direct_ = params.kernel_h == 1 && params.kernel_w == 1 && params.stride_h == 1 &&
             params.stride_w == 1 && params.pad_top == 0 && params.pad_left == 0 &&
             params.out_h == params.in_h && params.out_w == params.in_w;
-  split_ = !direct_ && params.stride_w == 2 && params.dilation_w == 1;
+  subsample_ = IsStridedPointwise(params);
+  split_ = !direct_ && !subsample_ && params.stride_w == 2 && params.dilation_w == 1;
   fused_activation_ = FuseActivation(params.activation, &epilogue_);
   filters_.resize(params.group);
   for (int64_t g = 0; g < params.group; ++g) {
@@ -185,10 +212,10 @@ Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params
 
 GemmOperand Conv2dGemm::Columns(const float* group_input, Im2colSource* source) const {
   GemmOperand columns;
-  if (direct_) {
+  if (direct_ || subsample_) {
     columns.data = group_input;
     columns.stride = 1;
-    columns.depth_stride = params_.in_h * params_.in_w;
+    columns.depth_stride = n_;  // the input's plane, or the subsampled one's
     return columns;
   }
   source->input = group_input;
@@ -210,20 +237,22 @@ GemmOperand Conv2dGemm::Columns(const float* group_input, Im2colSource* source) 
   return columns;
 }
 
-int64_t Conv2dGemm::SplitFloats() const {
-  if (!split_) return 0;
-  return params_.in_channels / params_.group * params_.in_h * 2 * ((params_.in_w + 1) / 2);
+int64_t Conv2dGemm::CopyFloats() const {
+  const int64_t in_per_group = params_.in_channels / params_.group;
+  if (subsample_) return in_per_group * n_;
+  if (split_) return in_per_group * params_.in_h * 2 * ((params_.in_w + 1) / 2);
+  return 0;
 }
 
 int64_t Conv2dGemm::GemmFloatsPerThread() const {
   GemmOperand lhs, columns;
   lhs.packed = &filters_[0];
-  if (!direct_) columns.packer = PackIm2col;
+  if (!direct_ && !subsample_) columns.packer = PackIm2col;
   return GemmScratchFloatsPerThread(table_, m_, n_, k_, lhs, columns);
 }
 
 int64_t Conv2dGemm::ScratchBytes(int threads) const {
-  return (threads * GemmFloatsPerThread() + SplitFloats()) * static_cast<int64_t>(sizeof(float));
+  return (threads * GemmFloatsPerThread() + CopyFloats()) * static_cast<int64_t>(sizeof(float));
 }
 
 void Conv2dGemm::Run(const float* input, const float* bias, float* output, ThreadPool* pool,
@@ -234,14 +263,19 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
     for (int64_t g = 0; g < params_.group; ++g) {
       Im2colSource source;
       const float* group_input = input + (b * params_.in_channels + g * in_per_group) * in_plane;
+      // The copy sits after the GEMM's per-thread scratch.
+      float* copy = scratch + NumThreads(pool) * GemmFloatsPerThread();
       if (split_) {
-        // The split copy sits after the GEMM's per-thread scratch.
-        float* split = scratch + NumThreads(pool) * GemmFloatsPerThread();
         const int64_t half_w = (params_.in_w + 1) / 2;
         ParallelFor(pool, in_per_group, [&](int64_t begin, int64_t end) {
-          SplitColumns(group_input, params_.in_h, params_.in_w, half_w, begin, end, split);
+          SplitColumns(group_input, params_.in_h, params_.in_w, half_w, begin, end, copy);
         });
-        group_input = split;
+        group_input = copy;
+      } else if (subsample_) {
+        ParallelFor(pool, in_per_group, [&](int64_t begin, int64_t end) {
+          Subsample(group_input, params_, begin, end, copy);
+        });
+        group_input = copy;
       }
       const GemmOperand columns = Columns(group_input, &source);
       GemmOperand lhs;

@@ -3,7 +3,8 @@
 // packed filter is the left operand and output rows are channel planes.
 // The columns are never materialized: the GEMM packs them block by block
 // straight from the image (im2col inside packing), so there is no
-// K x pixels buffer; a 1x1 stride-1 unpadded conv reads the input as is.
+// K x pixels buffer; a 1x1 stride-1 unpadded conv reads the input as is,
+// and at a larger stride reads a subsampled copy.
 #ifndef MACE_OPS_CPU_CONV_2D_GEMM_H_
 #define MACE_OPS_CPU_CONV_2D_GEMM_H_
 
@@ -36,26 +37,35 @@ void PackIm2col(const void* source, int64_t pixel0, int64_t pixels, int64_t dept
 
 class Conv2dGemm : public Conv2dKernel {
  public:
+  // A 1x1 conv at stride > 1 whose taps all lie inside the input (no
+  // padding on any side that an output reads): it runs as a plain 1x1 GEMM
+  // over a subsampled copy of the input, a quarter of the image at stride 2.
+  static bool IsStridedPointwise(const ref::Conv2DParams& params);
+
   // The packed filter goes to `arena` when one is given.
   Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
              PersistentArena* arena = nullptr);
-  const char* name() const override { return direct_ ? "gemm_1x1" : "gemm_im2col"; }
+  const char* name() const override {
+    return direct_ ? "gemm_1x1" : subsample_ ? "gemm_1x1_strided" : "gemm_im2col";
+  }
   int64_t ScratchBytes(int threads) const override;
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
            float* scratch) const override;
 
  private:
   GemmOperand Columns(const float* group_input, Im2colSource* source) const;
-  // Scratch floats: the GEMM's per thread, and the column-split copy of one
-  // group's input (0 unless split_), which follows all threads' GEMM scratch.
+  // Scratch floats: the GEMM's per thread, and a copy of one group's input
+  // (column-split or subsampled; 0 for neither), which follows all threads'
+  // GEMM scratch.
   int64_t GemmFloatsPerThread() const;
-  int64_t SplitFloats() const;
+  int64_t CopyFloats() const;
 
   const KernelTable& table_;
   ref::Conv2DParams params_;
   int64_t m_ = 0, n_ = 0, k_ = 0;  // per group: out channels, pixels, depth
   bool direct_ = false;            // 1x1, stride 1, no padding: B is the input
   bool split_ = false;             // horizontal stride 2: im2col from split columns
+  bool subsample_ = false;         // IsStridedPointwise: B is a subsampled copy
   bool fused_activation_ = false;
   TileEpilogue epilogue_;
   std::vector<PackedPanels> filters_;  // one per group

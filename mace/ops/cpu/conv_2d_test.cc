@@ -188,11 +188,34 @@ TEST(Conv2dKernelTest, DirectRowsAtEdges) {
     }
     Check({1, 4, 11, 13, 5, 3, 3, 3, 1, 1, 1}, ActivationType::NOOP, 0);
     Check({1, 4, 11, 13, 5, 3, 3, 1, 2, 1, 2}, ActivationType::LEAKYRELU, 0);
-    Check({2, 16, 9, 9, 24, 1, 1, 2, 2, 1, 0}, ActivationType::NOOP, 0);  // a 1x1 downsample
-    Check({1, 5, 6, 8, 7, 1, 1, 1, 1, 1, 1}, ActivationType::NOOP, 0);    // a padded 1x1
-    const int64_t in_c = table->kc / 9;                                   // 9 * in_c <= kc: direct
+    Check({1, 5, 6, 8, 7, 1, 1, 1, 1, 1, 1}, ActivationType::NOOP, 0);  // a padded 1x1
+    const int64_t in_c = table->kc / 9;                                 // 9 * in_c <= kc: direct
     Check({1, in_c, 6, 9, mr + 3, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, 0, 1e-5f + 2e-5f * in_c);
   }
+}
+
+// Unpadded 1x1 convs at stride > 1 run as a 1x1 GEMM over a subsampled
+// copy: odd and even sizes (the last row and column read or not), unequal
+// strides, batches, groups, and tile edges in both GEMM dimensions.
+TEST(Conv2dKernelTest, StridedPointwise) {
+  const Shape shapes[] = {{2, 16, 9, 9, 24, 1, 1, 2, 2},        {1, 5, 8, 10, 7, 1, 1, 2, 2},
+                          {1, 3, 11, 7, 9, 1, 1, 3, 1},         {1, 6, 7, 12, 17, 1, 1, 1, 2},
+                          {1, 33, 14, 14, 40, 1, 1, 2, 2},      {1, 8, 5, 23, 6, 1, 1, 2, 3},
+                          {2, 12, 6, 6, 8, 1, 1, 2, 2, 1, 0, 2}};
+  for (const Shape& s : shapes) {
+    ASSERT_TRUE(Conv2dGemm::IsStridedPointwise(MakeParams(s, ActivationType::NOOP)));
+    Check(s, ActivationType::RELUX, 0);
+  }
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const ref::Conv2DParams p = MakeParams({1, 16, 9, 9, 24, 1, 1, 2, 2}, ActivationType::NOOP);
+    const std::vector<float> filter(24 * 16, 0.5f);
+    EXPECT_STREQ(CreateConv2dKernel(*table, p, filter.data(), 0)->name(), "gemm_1x1_strided");
+  }
+  // Padding (or a stride-1 1x1) is not this path.
+  EXPECT_FALSE(Conv2dGemm::IsStridedPointwise(
+      MakeParams({1, 5, 6, 8, 7, 1, 1, 2, 2, 1, 1}, ActivationType::NOOP)));
+  EXPECT_FALSE(
+      Conv2dGemm::IsStridedPointwise(MakeParams({1, 5, 6, 8, 7, 1, 1}, ActivationType::NOOP)));
 }
 
 TEST(Conv2dKernelTest, GroupsAndDepthwiseAsConv) {
