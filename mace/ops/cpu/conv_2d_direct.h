@@ -5,18 +5,16 @@
 //
 // For the stem's k = 27 the im2col copy (and, at stride 2, the column-split
 // copy before it) took a third of the layer: nine to 49 copies of every
-// input value, against one here. The padded copy holds the input once; at
-// horizontal stride 2 each padded row is stored as its even columns, then
-// its odd ones, so a tap's inputs for consecutive outputs are consecutive.
+// input value, against one here. The padded copy (PaddedImage) holds the
+// input once, with a tap's inputs for consecutive outputs consecutive.
 // Each task is nr outputs of one output row, for every output channel: its
 // B rows (k of them, nr floats each, 32 KiB at most) stay in L1 while all
 // the channel tiles read them.
 #ifndef MACE_OPS_CPU_CONV_2D_DIRECT_H_
 #define MACE_OPS_CPU_CONV_2D_DIRECT_H_
 
-#include <vector>
-
 #include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/conv_2d_padded_image.h"
 #include "mace/ops/cpu/gemm.h"
 
 namespace mace {
@@ -40,16 +38,10 @@ class Conv2dDirect : public Conv2dKernel {
            float* scratch) const override;
 
  private:
-  // Copies channels [begin, end) of one image into the padded layout.
-  void FillPadded(const float* image, int64_t begin, int64_t end, float* padded) const;
-
   const KernelTable& table_;
   ref::Conv2DParams params_;
+  PaddedImage padded_;
   int64_t k_ = 0;
-  int64_t padded_rows_ = 0;       // per channel
-  int64_t half_ = 0;              // stride 2: floats per column half of a row
-  int64_t pitch_ = 0;             // floats per padded row
-  std::vector<int64_t> offsets_;  // per (ic, kh, kw): its first input in the copy
   bool fused_activation_ = false;
   TileEpilogue epilogue_;
   PackedPanels filter_;

@@ -96,6 +96,19 @@ void CopySplitTapRun(const float* row, int64_t in_w, int64_t half_w, int64_t iw,
   std::fill(out + hi, out + lanes, 0.f);
 }
 
+// Calls emit(lane, lanes, oh, ow) for each run of the `valid` panel lanes
+// from output pixel `first` that lies in one output row (out_w wide).
+template <typename Emit>
+void ForEachRowRun(int64_t first, int valid, int64_t out_w, Emit&& emit) {
+  for (int lane = 0; lane < valid;) {
+    const int64_t pixel = first + lane;
+    const int64_t oh = pixel / out_w, ow = pixel % out_w;
+    const int lanes = static_cast<int>(std::min<int64_t>(valid - lane, out_w - ow));
+    emit(lane, lanes, oh, ow);
+    lane += lanes;
+  }
+}
+
 // Writes channels [begin, end) of `input` (in_h x in_w planes) with each row
 // split into even then odd columns, rows 2 * half_w apart.
 void SplitColumns(const float* input, int64_t in_h, int64_t in_w, int64_t half_w, int64_t begin,
@@ -149,16 +162,13 @@ void PackIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t dep
     // Split the panel's lanes at output row boundaries once; every tap then
     // reads one input row per segment.
     int count = 0;
-    for (int lane = 0; lane < valid;) {
-      const int64_t pixel = pixel0 + p + lane;
-      const int64_t oh = pixel / s.out_w, ow = pixel % s.out_w;
+    ForEachRowRun(pixel0 + p, valid, s.out_w, [&](int lane, int lanes, int64_t oh, int64_t ow) {
       RowSegment& segment = segments[count++];
       segment.lane0 = lane;
-      segment.lanes = static_cast<int>(std::min<int64_t>(valid - lane, s.out_w - ow));
+      segment.lanes = lanes;
       segment.ih0 = oh * s.stride_h - s.pad_top;
       segment.iw0 = ow * s.stride_w - s.pad_left;
-      lane += segment.lanes;
-    }
+    });
     // Walk (channel, kh, kw) incrementally from depth0.
     const int64_t taps = s.kernel_h * s.kernel_w;
     int64_t channel = depth0 / taps;
@@ -190,6 +200,34 @@ void PackIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t dep
   }
 }
 
+void PackPaddedIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t depth0,
+                      int64_t depth, int width, float* dst) {
+  const PaddedColumnsSource& s = *static_cast<const PaddedColumnsSource*>(context);
+  const int64_t* offsets = s.image->offsets() + depth0;
+  // Each segment is the lanes of one output row: a tap's inputs for them
+  // are one run at the segment's origin plus the tap's offset.
+  struct Segment {
+    int lane0, lanes;
+    const float* origin;
+  };
+  Segment segments[kMaxPanelWidth];
+  for (int64_t p = 0; p < pixels; p += width, dst += width * depth) {
+    const int valid = static_cast<int>(std::min<int64_t>(width, pixels - p));
+    int count = 0;
+    ForEachRowRun(pixel0 + p, valid, s.out_w, [&](int lane, int lanes, int64_t oh, int64_t ow) {
+      segments[count++] = {lane, lanes, s.padded + s.image->Origin(oh, ow)};
+    });
+    for (int64_t d = 0; d < depth; ++d) {
+      float* out = dst + d * width;
+      const int64_t offset = offsets[d];
+      for (int i = 0; i < count; ++i) {
+        CopyFloats(segments[i].origin + offset, segments[i].lanes, out + segments[i].lane0);
+      }
+      std::fill(out + valid, out + width, 0.f);
+    }
+  }
+}
+
 Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params,
                        const float* filter, PersistentArena* arena)
     : table_(table), params_(params) {
@@ -201,7 +239,9 @@ Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params
             params.stride_w == 1 && params.pad_top == 0 && params.pad_left == 0 &&
             params.out_h == params.in_h && params.out_w == params.in_w;
   subsample_ = IsStridedPointwise(params);
-  split_ = !direct_ && !subsample_ && params.stride_w == 2 && params.dilation_w == 1;
+  padded_ = !direct_ && !subsample_ && PaddedImage::Supports(params);
+  split_ = !direct_ && !subsample_ && !padded_ && params.stride_w == 2 && params.dilation_w == 1;
+  if (padded_) padded_image_ = PaddedImage(params, in_per_group, params.out_w);
   fused_activation_ = FuseActivation(params.activation, &epilogue_);
   filters_.resize(params.group);
   for (int64_t g = 0; g < params.group; ++g) {
@@ -210,12 +250,21 @@ Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params
   }
 }
 
-GemmOperand Conv2dGemm::Columns(const float* group_input, Im2colSource* source) const {
+GemmOperand Conv2dGemm::Columns(const float* group_input, Im2colSource* source,
+                                PaddedColumnsSource* padded_source) const {
   GemmOperand columns;
   if (direct_ || subsample_) {
     columns.data = group_input;
     columns.stride = 1;
     columns.depth_stride = n_;  // the input's plane, or the subsampled one's
+    return columns;
+  }
+  if (padded_) {
+    padded_source->padded = group_input;
+    padded_source->image = &padded_image_;
+    padded_source->out_w = params_.out_w;
+    columns.packer = PackPaddedIm2col;
+    columns.packer_context = padded_source;
     return columns;
   }
   source->input = group_input;
@@ -240,6 +289,7 @@ GemmOperand Conv2dGemm::Columns(const float* group_input, Im2colSource* source) 
 int64_t Conv2dGemm::CopyFloats() const {
   const int64_t in_per_group = params_.in_channels / params_.group;
   if (subsample_) return in_per_group * n_;
+  if (padded_) return padded_image_.floats();
   if (split_) return in_per_group * params_.in_h * 2 * ((params_.in_w + 1) / 2);
   return 0;
 }
@@ -262,10 +312,16 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
   for (int64_t b = 0; b < params_.batch; ++b) {
     for (int64_t g = 0; g < params_.group; ++g) {
       Im2colSource source;
+      PaddedColumnsSource padded_source;
       const float* group_input = input + (b * params_.in_channels + g * in_per_group) * in_plane;
       // The copy sits after the GEMM's per-thread scratch.
       float* copy = scratch + NumThreads(pool) * GemmFloatsPerThread();
-      if (split_) {
+      if (padded_) {
+        ParallelFor(pool, in_per_group, [&](int64_t begin, int64_t end) {
+          padded_image_.Fill(group_input, begin, end, copy);
+        });
+        group_input = copy;
+      } else if (split_) {
         const int64_t half_w = (params_.in_w + 1) / 2;
         ParallelFor(pool, in_per_group, [&](int64_t begin, int64_t end) {
           SplitColumns(group_input, params_.in_h, params_.in_w, half_w, begin, end, copy);
@@ -277,7 +333,7 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
         });
         group_input = copy;
       }
-      const GemmOperand columns = Columns(group_input, &source);
+      const GemmOperand columns = Columns(group_input, &source, &padded_source);
       GemmOperand lhs;
       lhs.packed = &filters_[g];
       TileEpilogue epilogue = epilogue_;

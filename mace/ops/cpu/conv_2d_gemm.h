@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/conv_2d_padded_image.h"
 #include "mace/ops/cpu/gemm.h"
 
 namespace mace {
@@ -35,6 +36,16 @@ struct Im2colSource {
 void PackIm2col(const void* source, int64_t pixel0, int64_t pixels, int64_t depth0, int64_t depth,
                 int width, float* dst);
 
+// The same columns read from a PaddedImage copy of the input: every tap's
+// run is a plain copy, with no padding or stride cases.
+struct PaddedColumnsSource {
+  const float* padded = nullptr;
+  const PaddedImage* image = nullptr;
+  int64_t out_w = 0;
+};
+void PackPaddedIm2col(const void* source, int64_t pixel0, int64_t pixels, int64_t depth0,
+                      int64_t depth, int width, float* dst);
+
 class Conv2dGemm : public Conv2dKernel {
  public:
   // A 1x1 conv at stride > 1 whose taps all lie inside the input (no
@@ -53,10 +64,11 @@ class Conv2dGemm : public Conv2dKernel {
            float* scratch) const override;
 
  private:
-  GemmOperand Columns(const float* group_input, Im2colSource* source) const;
+  GemmOperand Columns(const float* group_input, Im2colSource* source,
+                      PaddedColumnsSource* padded_source) const;
   // Scratch floats: the GEMM's per thread, and a copy of one group's input
-  // (column-split or subsampled; 0 for neither), which follows all threads'
-  // GEMM scratch.
+  // (padded, column-split or subsampled; 0 for none), which follows all
+  // threads' GEMM scratch.
   int64_t GemmFloatsPerThread() const;
   int64_t CopyFloats() const;
 
@@ -64,11 +76,13 @@ class Conv2dGemm : public Conv2dKernel {
   ref::Conv2DParams params_;
   int64_t m_ = 0, n_ = 0, k_ = 0;  // per group: out channels, pixels, depth
   bool direct_ = false;            // 1x1, stride 1, no padding: B is the input
-  bool split_ = false;             // horizontal stride 2: im2col from split columns
+  bool padded_ = false;            // im2col from a PaddedImage copy
+  bool split_ = false;             // otherwise, horizontal stride 2: from split columns
   bool subsample_ = false;         // IsStridedPointwise: B is a subsampled copy
   bool fused_activation_ = false;
   TileEpilogue epilogue_;
   std::vector<PackedPanels> filters_;  // one per group
+  PaddedImage padded_image_;           // one group's channels, when padded_
 };
 
 }  // namespace ops

@@ -1,0 +1,90 @@
+#include "mace/ops/cpu/conv_2d_padded_image.h"
+
+#include <algorithm>
+
+#include "mace/ops/cpu/conv_2d_split_columns.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+constexpr int64_t kCacheLineFloats = 16;
+
+int64_t RoundUp(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
+
+}  // namespace
+
+bool PaddedImage::Supports(const ref::Conv2DParams& p) {
+  return p.dilation_h == 1 && p.dilation_w == 1 && (p.stride_w == 1 || p.stride_w == 2) &&
+         p.stride_h >= 1;
+}
+
+PaddedImage::PaddedImage(const ref::Conv2DParams& p, int64_t channels, int64_t columns)
+    : in_h_(p.in_h),
+      in_w_(p.in_w),
+      pad_top_(p.pad_top),
+      pad_left_(p.pad_left),
+      stride_h_(p.stride_h),
+      stride_w_(p.stride_w),
+      channels_(channels) {
+  // Output row oh reads padded rows oh * stride_h + kh.
+  rows_ = (p.out_h - 1) * p.stride_h + p.kernel_h;
+  if (p.stride_w == 1) {
+    half_ = 0;
+    pitch_ = RoundUp(columns + p.kernel_w - 1, kCacheLineFloats);
+  } else {
+    // Padded column 2 * ow + kw is entry ow + kw / 2 of half kw % 2.
+    half_ = RoundUp(columns + p.kernel_w / 2, kCacheLineFloats);
+    pitch_ = 2 * half_;
+  }
+  offsets_.resize(channels * p.kernel_h * p.kernel_w);
+  for (int64_t ic = 0; ic < channels; ++ic) {
+    for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+      for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+        const int64_t column = p.stride_w == 1 ? kw : (kw % 2) * half_ + kw / 2;
+        offsets_[(ic * p.kernel_h + kh) * p.kernel_w + kw] = (ic * rows_ + kh) * pitch_ + column;
+      }
+    }
+  }
+}
+
+void PaddedImage::Fill(const float* image, int64_t begin, int64_t end, float* padded) const {
+  for (int64_t ic = begin; ic < end; ++ic) {
+    const float* plane = image + ic * in_h_ * in_w_;
+    for (int64_t r = 0; r < rows_; ++r) {
+      float* dst = padded + (ic * rows_ + r) * pitch_;
+      std::fill(dst, dst + pitch_, 0.f);
+      const int64_t ih = r - pad_top_;
+      if (ih < 0 || ih >= in_h_) continue;
+      const float* src = plane + ih * in_w_;
+      if (stride_w_ == 1) {
+        // Padded columns [pad_left, pad_left + in_w), those inside the row.
+        const int64_t count = std::min(in_w_, pitch_ - pad_left_);
+        if (count > 0) std::copy(src, src + count, dst + pad_left_);
+        continue;
+      }
+      // Padded column j = iw + pad_left goes to half j % 2, entry j / 2:
+      // with pad_left = 2q the even input columns start the even half at
+      // entry q and the odd ones the odd half at q; with 2q + 1 the odd
+      // input columns start the even half at q + 1, the even ones the odd
+      // half at q. Columns past the half are never read.
+      const int64_t q = pad_left_ / 2;
+      const bool odd_pad = pad_left_ % 2 == 1;
+      float* even_start = dst + q + (odd_pad ? 1 : 0);  // where src[odd_pad] lands
+      float* odd_start = dst + half_ + q;               // where src[1 - odd_pad] lands
+      const int64_t room_even = std::max<int64_t>(0, half_ - (q + (odd_pad ? 1 : 0)));
+      const int64_t room_odd = std::max<int64_t>(0, half_ - q);
+      const int64_t evens = (in_w_ + 1) / 2, odds = in_w_ / 2;
+      if (odd_pad) {
+        SplitRowColumns(src, odd_start, std::min(evens, room_odd), even_start,
+                        std::min(odds, room_even));
+      } else {
+        SplitRowColumns(src, even_start, std::min(evens, room_even), odd_start,
+                        std::min(odds, room_odd));
+      }
+    }
+  }
+}
+
+}  // namespace ops
+}  // namespace mace
