@@ -184,9 +184,10 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
     found = []
     if "mace" in info.engines:
         if any(isa.startswith("avx512") for isa in info.isa):
-            found.append("This CPU has AVX-512. MACE's GEMM (Conv2D, FullyConnected, MatMul) "
-                         "and Winograd transforms use it; its depthwise, pooling and eltwise "
-                         "kernels are AVX2 + FMA, while the peers may use AVX-512 there too.")
+            found.append("This CPU has AVX-512. MACE's GEMM (Conv2D, FullyConnected, MatMul), "
+                         "Winograd transforms and 3x3 depthwise kernels use it; its pooling and "
+                         "eltwise kernels are AVX2 + FMA, while the peers may use AVX-512 there "
+                         "too.")
         code = [m.name for m in models if m.config.build_type == "code"]
         if code:
             found.append(f"{', '.join(code)}: code-mode deployment files; mace_run runs the "
