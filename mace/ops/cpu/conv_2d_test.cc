@@ -24,6 +24,7 @@ using testing::RandomFloats;
 struct Shape {
   int64_t batch, in_c, h, w, out_c, kh, kw;
   int64_t stride_h = 1, stride_w = 1, dilation = 1, pad = 0, group = 1;
+  int64_t dilation_w = 0;  // 0: the same as `dilation` (which is then the vertical one)
 };
 
 ref::Conv2DParams MakeParams(const Shape& s, ActivationType activation) {
@@ -37,11 +38,12 @@ ref::Conv2DParams MakeParams(const Shape& s, ActivationType activation) {
   p.kernel_w = s.kw;
   p.stride_h = s.stride_h;
   p.stride_w = s.stride_w;
-  p.dilation_h = p.dilation_w = s.dilation;
+  p.dilation_h = s.dilation;
+  p.dilation_w = s.dilation_w > 0 ? s.dilation_w : s.dilation;
   p.pad_top = p.pad_left = s.pad;
   p.group = s.group;
   p.out_h = (s.h + 2 * s.pad - ((s.kh - 1) * s.dilation + 1)) / s.stride_h + 1;
-  p.out_w = (s.w + 2 * s.pad - ((s.kw - 1) * s.dilation + 1)) / s.stride_w + 1;
+  p.out_w = (s.w + 2 * s.pad - ((s.kw - 1) * p.dilation_w + 1)) / s.stride_w + 1;
   p.activation.type = activation;
   p.activation.max_limit = 6.f;
   p.activation.alpha = 0.1f;
@@ -157,14 +159,19 @@ TEST(Conv2dKernelTest, Im2colRunsAndBorders) {
       }
     }
   }
-  // Horizontal stride 2 packs from a copy with even and odd columns split:
-  // odd and even widths, vertical stride 1, and groups (one copy per group).
+  // Undilated convs at horizontal stride 1 or 2 pack from a padded copy
+  // (at stride 2 with even and odd columns split): odd and even widths,
+  // vertical stride 1, and batches and groups (one copy per image and group).
   Check({1, 3, 7, 9, 5, 3, 3, 1, 2, 1, 1}, ActivationType::NOOP, 0);
   Check({1, 3, 8, 10, 5, 3, 3, 1, 2, 1, 0}, ActivationType::NOOP, 0);
   Check({2, 8, 9, 11, 12, 3, 3, 2, 2, 1, 1, 4}, ActivationType::RELU, 0);
-  // A stem-like 7x7, then dilation with unequal strides.
+  Check({2, 6, 8, 9, 4, 3, 3, 1, 1, 1, 1, 2}, ActivationType::NOOP, 0);
+  // A stem-like 7x7, then dilation with unequal strides (from the image).
   Check({1, 3, 23, 37, 9, 7, 7, 2, 2, 1, 3}, ActivationType::RELU, 0);
   Check({1, 2, 9, 40, 5, 3, 3, 1, 3, 2, 3}, ActivationType::NOOP, 0);
+  // Horizontal stride 2 with only vertical dilation: the column-split copy.
+  Check({1, 3, 11, 13, 5, 3, 3, 1, 2, 2, 1, 1, 1}, ActivationType::NOOP, 0);
+  Check({2, 4, 12, 10, 6, 3, 3, 2, 2, 3, 2, 2, 1}, ActivationType::RELU, 0);
 }
 
 // The direct kernel's padded copy and B rows: stems (3 channels, 3x3 and
