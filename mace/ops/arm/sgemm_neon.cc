@@ -43,20 +43,27 @@ inline float32x4_t Finish(float32x4_t acc, const float* c, float32x4_t row_bias,
     vst1q_f32(row + 8, Finish(c##i##2, row + 8, rb, cb2, epilogue));             \
   }
 
+// The tile's accumulators, and one step of the reduction: the 12 B values
+// at b_row times each of the 8 A values at a, which then advances.
+#define MACE_NEON_DECLARE_TILE                                              \
+  MACE_NEON_DECLARE(0) MACE_NEON_DECLARE(1) MACE_NEON_DECLARE(2)            \
+      MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4) MACE_NEON_DECLARE(5)        \
+          MACE_NEON_DECLARE(6) MACE_NEON_DECLARE(7)
+
+#define MACE_NEON_STEP(b_row)                                                                   \
+  {                                                                                             \
+    const float32x4_t b0 = vld1q_f32(b_row), b1 = vld1q_f32((b_row) + 4),                       \
+                      b2 = vld1q_f32((b_row) + 8);                                              \
+    const float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);                                 \
+    MACE_NEON_ROW(0, a0, 0) MACE_NEON_ROW(1, a0, 1) MACE_NEON_ROW(2, a0, 2)                     \
+        MACE_NEON_ROW(3, a0, 3) MACE_NEON_ROW(4, a1, 0) MACE_NEON_ROW(5, a1, 1)                 \
+            MACE_NEON_ROW(6, a1, 2) MACE_NEON_ROW(7, a1, 3) a += 8;                             \
+  }
+
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue) {
-  MACE_NEON_DECLARE(0)
-  MACE_NEON_DECLARE(1)
-  MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4) MACE_NEON_DECLARE(5)
-      MACE_NEON_DECLARE(6) MACE_NEON_DECLARE(7) for (int64_t k = 0; k < kc; ++k) {
-    const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
-    const float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
-    MACE_NEON_ROW(0, a0, 0)
-    MACE_NEON_ROW(1, a0, 1)
-    MACE_NEON_ROW(2, a0, 2) MACE_NEON_ROW(3, a0, 3) MACE_NEON_ROW(4, a1, 0) MACE_NEON_ROW(5, a1, 1)
-        MACE_NEON_ROW(6, a1, 2) MACE_NEON_ROW(7, a1, 3) a += 8;
-    b += 12;
-  }
+  MACE_NEON_DECLARE_TILE
+  for (int64_t k = 0; k < kc; ++k, b += 12) MACE_NEON_STEP(b)
   const float32x4_t zero = vdupq_n_f32(0.f);
   const bool col = epilogue.last && epilogue.col_bias != nullptr;
   const float32x4_t cb0 = col ? vld1q_f32(epilogue.col_bias) : zero;
@@ -85,22 +92,26 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
     vst1q_f32(row + 4, Finish(c##i##1, row + 4, rb, cb1, epilogue));             \
   }
 
+// The tile's accumulators, and one step of the reduction: the 8 B values
+// at b_row times each of the 6 A values at a, which then advances.
+#define MACE_NEON_DECLARE_TILE                                                         \
+  MACE_NEON_DECLARE(0) MACE_NEON_DECLARE(1) MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) \
+      MACE_NEON_DECLARE(4) MACE_NEON_DECLARE(5)
+
+#define MACE_NEON_STEP(b_row)                                                                 \
+  {                                                                                           \
+    const float32x4_t b0 = vld1q_f32(b_row), b1 = vld1q_f32((b_row) + 4);                     \
+    const float32x4_t a03 = vld1q_f32(a);                                                     \
+    const float32x2_t a01 = vget_low_f32(a03), a23 = vget_high_f32(a03);                      \
+    const float32x2_t a45 = vld1_f32(a + 4);                                                  \
+    MACE_NEON_ROW(0, a01, 0) MACE_NEON_ROW(1, a01, 1) MACE_NEON_ROW(2, a23, 0)                \
+        MACE_NEON_ROW(3, a23, 1) MACE_NEON_ROW(4, a45, 0) MACE_NEON_ROW(5, a45, 1) a += 6;    \
+  }
+
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue) {
-  MACE_NEON_DECLARE(0)
-  MACE_NEON_DECLARE(1)
-  MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4)
-      MACE_NEON_DECLARE(5) for (int64_t k = 0; k < kc; ++k) {
-    const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
-    const float32x4_t a03 = vld1q_f32(a);
-    const float32x2_t a01 = vget_low_f32(a03), a23 = vget_high_f32(a03);
-    const float32x2_t a45 = vld1_f32(a + 4);
-    MACE_NEON_ROW(0, a01, 0)
-    MACE_NEON_ROW(1, a01, 1)
-    MACE_NEON_ROW(2, a23, 0) MACE_NEON_ROW(3, a23, 1) MACE_NEON_ROW(4, a45, 0)
-        MACE_NEON_ROW(5, a45, 1) a += 6;
-    b += 8;
-  }
+  MACE_NEON_DECLARE_TILE
+  for (int64_t k = 0; k < kc; ++k, b += 8) MACE_NEON_STEP(b)
   const float32x4_t zero = vdupq_n_f32(0.f);
   const bool col = epilogue.last && epilogue.col_bias != nullptr;
   const float32x4_t cb0 = col ? vld1q_f32(epilogue.col_bias) : zero;
@@ -154,18 +165,8 @@ void StoreConvTile(const float32x4_t (&acc)[kMr][kNr / 4], float* c, int64_t ldc
 
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
                   int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
-  MACE_NEON_DECLARE(0)
-  MACE_NEON_DECLARE(1)
-  MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4) MACE_NEON_DECLARE(5)
-      MACE_NEON_DECLARE(6) MACE_NEON_DECLARE(7) for (int64_t k = 0; k < kc; ++k) {
-    const float* b = base + offsets[k];
-    const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
-    const float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
-    MACE_NEON_ROW(0, a0, 0)
-    MACE_NEON_ROW(1, a0, 1)
-    MACE_NEON_ROW(2, a0, 2) MACE_NEON_ROW(3, a0, 3) MACE_NEON_ROW(4, a1, 0) MACE_NEON_ROW(5, a1, 1)
-        MACE_NEON_ROW(6, a1, 2) MACE_NEON_ROW(7, a1, 3) a += 8;
-  }
+  MACE_NEON_DECLARE_TILE
+  for (int64_t k = 0; k < kc; ++k) MACE_NEON_STEP(base + offsets[k])
   const float32x4_t acc[8][3] = {{c00, c01, c02}, {c10, c11, c12}, {c20, c21, c22},
                                  {c30, c31, c32}, {c40, c41, c42}, {c50, c51, c52},
                                  {c60, c61, c62}, {c70, c71, c72}};
@@ -176,20 +177,8 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
 
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
                   int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
-  MACE_NEON_DECLARE(0)
-  MACE_NEON_DECLARE(1)
-  MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4)
-      MACE_NEON_DECLARE(5) for (int64_t k = 0; k < kc; ++k) {
-    const float* b = base + offsets[k];
-    const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
-    const float32x4_t a03 = vld1q_f32(a);
-    const float32x2_t a01 = vget_low_f32(a03), a23 = vget_high_f32(a03);
-    const float32x2_t a45 = vld1_f32(a + 4);
-    MACE_NEON_ROW(0, a01, 0)
-    MACE_NEON_ROW(1, a01, 1)
-    MACE_NEON_ROW(2, a23, 0) MACE_NEON_ROW(3, a23, 1) MACE_NEON_ROW(4, a45, 0)
-        MACE_NEON_ROW(5, a45, 1) a += 6;
-  }
+  MACE_NEON_DECLARE_TILE
+  for (int64_t k = 0; k < kc; ++k) MACE_NEON_STEP(base + offsets[k])
   const float32x4_t acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21},
                                  {c30, c31}, {c40, c41}, {c50, c51}};
   StoreConvTile<6, 8>(acc, c, ldc, rows, cols, epilogue);
@@ -199,6 +188,8 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
 
 #undef MACE_NEON_ROW
 #undef MACE_NEON_DECLARE
+#undef MACE_NEON_DECLARE_TILE
+#undef MACE_NEON_STEP
 #undef MACE_NEON_STORE
 
 }  // namespace arm
