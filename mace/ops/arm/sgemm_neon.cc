@@ -63,7 +63,9 @@ inline float32x4_t Finish(float32x4_t acc, const float* c, float32x4_t row_bias,
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue) {
   MACE_NEON_DECLARE_TILE
-  for (int64_t k = 0; k < kc; ++k, b += 12) MACE_NEON_STEP(b)
+  // A pointer compare ends the loop: a 64-bit counter costs armv7 five
+  // instructions a step.
+  for (const float* const a_end = a + 8 * kc; a != a_end; b += 12) MACE_NEON_STEP(b)
   const float32x4_t zero = vdupq_n_f32(0.f);
   const bool col = epilogue.last && epilogue.col_bias != nullptr;
   const float32x4_t cb0 = col ? vld1q_f32(epilogue.col_bias) : zero;
@@ -111,7 +113,9 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue) {
   MACE_NEON_DECLARE_TILE
-  for (int64_t k = 0; k < kc; ++k, b += 8) MACE_NEON_STEP(b)
+  // A pointer compare ends the loop: a 64-bit counter costs armv7 five
+  // instructions a step.
+  for (const float* const a_end = a + 6 * kc; a != a_end; b += 8) MACE_NEON_STEP(b)
   const float32x4_t zero = vdupq_n_f32(0.f);
   const bool col = epilogue.last && epilogue.col_bias != nullptr;
   const float32x4_t cb0 = col ? vld1q_f32(epilogue.col_bias) : zero;
@@ -166,7 +170,9 @@ void StoreConvTile(const float32x4_t (&acc)[kMr][kNr / 4], float* c, int64_t ldc
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
                   int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
   MACE_NEON_DECLARE_TILE
-  for (int64_t k = 0; k < kc; ++k) MACE_NEON_STEP(base + offsets[k])
+  for (const int64_t* const end = offsets + kc; offsets != end; ++offsets) {
+    MACE_NEON_STEP(base + *offsets)
+  }
   const float32x4_t acc[8][3] = {{c00, c01, c02}, {c10, c11, c12}, {c20, c21, c22},
                                  {c30, c31, c32}, {c40, c41, c42}, {c50, c51, c52},
                                  {c60, c61, c62}, {c70, c71, c72}};
@@ -178,7 +184,9 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
                   int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
   MACE_NEON_DECLARE_TILE
-  for (int64_t k = 0; k < kc; ++k) MACE_NEON_STEP(base + offsets[k])
+  for (const int64_t* const end = offsets + kc; offsets != end; ++offsets) {
+    MACE_NEON_STEP(base + *offsets)
+  }
   const float32x4_t acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21},
                                  {c30, c31}, {c40, c41}, {c50, c51}};
   StoreConvTile<6, 8>(acc, c, ldc, rows, cols, epilogue);
