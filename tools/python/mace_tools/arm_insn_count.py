@@ -1,0 +1,264 @@
+"""Counts the ARM instructions one inference executes, under qemu-user, as a
+proxy for what the NEON kernels cost on a phone (qemu's timings mean nothing,
+but what it executes is what a core would).
+
+    tools/arm_insn_count.sh [--models mobilenet_v2,squeezenet1_1]
+                            [--abis arm64-v8a,armeabi-v7a] [--report PATH]
+
+For each model and ABI, mace_run (built with --config=aarch64 or armhf) runs
+the converted model on one thread under qemu with a small TCG plugin
+(tools/qemu/insn_count.c) that counts executed guest instructions, once with
+the NEON kernels and once with MACE_CPU_KERNELS=ref (the plain C++
+reference kernels the fast ones are tested against). Each configuration runs
+with --round=1 and --round=1+EXTRA; the difference over EXTRA is one
+inference, so model loading and the first run drop out. MACs come from the
+host mace_run's --benchmark table.
+
+It takes several minutes: the reference kernels are slow under emulation.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mace_converter.build import output_files
+from mace_converter.progress import UserError
+
+REPO = Path(__file__).resolve().parents[3]
+BUILD = REPO / "build"
+PLUGIN_SOURCE = REPO / "tools" / "qemu" / "insn_count.c"
+DEFAULT_MODELS = ["mobilenet_v1", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2"]
+ABIS = {
+    # ABI: (Bazel config, qemu, cross sysroot)
+    "arm64-v8a": ("aarch64", "qemu-aarch64", "/usr/aarch64-linux-gnu"),
+    "armeabi-v7a": ("armhf", "qemu-arm", "/usr/arm-linux-gnueabihf"),
+}
+KERNELS = {"neon": None, "ref": "ref"}  # MACE_CPU_KERNELS value
+EXTRA_ROUNDS = 2
+INSN_COUNT = re.compile(r"^insn_count: (\d+)$", re.MULTILINE)
+INSN_SYMBOL = re.compile(r"^insn_symbol: (\d+) [\d.]+% (.+)$", re.MULTILINE)
+TOP_SYMBOLS = 8
+# "   3  Conv2D   conv_4   0.1234   1.2%   118013952  [1,64,56,56]"
+OP_ROW = re.compile(r"^\s*\d+\s+\S+\s+\S+\s+[\d.]+\s+[\d.]+%\s+(\d+)\s+\[", re.MULTILINE)
+
+
+def fail(message: str) -> None:
+    print(f"arm_insn_count: error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def run(command: list[str], env: dict[str, str] | None = None, timeout: float = 3600) -> str:
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=env,
+                            timeout=timeout)
+    if result.returncode != 0:
+        fail(f"`{' '.join(command)}` exited with {result.returncode}:\n"
+             f"{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    return result.stdout + result.stderr
+
+
+def build_plugin(out: Path = BUILD / "qemu" / "libinsn_count.so") -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not out.exists() or out.stat().st_mtime < PLUGIN_SOURCE.stat().st_mtime:
+        run(["gcc", "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra",
+             "-Werror", "-o", str(out), str(PLUGIN_SOURCE), "-lpthread"])
+    return out
+
+
+def build_mace_run(flags: list[str]) -> Path:
+    target = "//mace/tools:mace_run"
+    run(["bazel", "build", "--color=no", "--curses=no", *flags, target])
+    try:
+        return output_files(flags, [target])[target]
+    except UserError as error:
+        fail(str(error))
+
+
+def convert(model: str) -> tuple[Path, Path]:
+    """The model's .pb and .data, converted from its deployment file."""
+    config = REPO / "models" / f"{model}.yml"
+    if not config.exists():
+        fail(f"no deployment file {config}")
+    run([sys.executable, str(REPO / "tools" / "converter.py"), "convert", "--config", str(config)])
+    library = re.search(r"^library_name:\s*(\S+)", config.read_text(), re.MULTILINE)
+    name = library.group(1) if library else model
+    graphs = sorted((BUILD / ".work" / name / "models").glob("*.pb"))
+    if not graphs:
+        fail(f"converting {model} left no .pb under build/.work/{name}/models")
+    return graphs[0], graphs[0].with_suffix(".data")
+
+
+def model_macs(host_run: Path, graph: Path, data: Path) -> int:
+    text = run([str(host_run), f"--model_file={graph}", f"--model_data_file={data}",
+                "--round=1", "--omp_num_threads=1", "--benchmark"])
+    return sum(int(m.group(1)) for m in OP_ROW.finditer(text) if m)
+
+
+def count(abi: str, binary: Path, plugin: Path, graph: Path, data: Path, kernels: str | None,
+          rounds: int, symbols: int = 0) -> tuple[int, list[tuple[str, int]]]:
+    """Instructions the process executed, and its top `symbols` functions."""
+    _, qemu, sysroot = ABIS[abi]
+    env = dict(os.environ)
+    env.pop("MACE_CPU_KERNELS", None)
+    if kernels is not None:
+        env["MACE_CPU_KERNELS"] = kernels
+    plugin_arg = f"{plugin},symbols={symbols}" if symbols else str(plugin)
+    text = run([qemu, "-L", sysroot, "-E", f"LD_LIBRARY_PATH={sysroot}/lib", "-d", "plugin",
+                "-plugin", plugin_arg, str(binary), f"--model_file={graph}",
+                f"--model_data_file={data}", f"--round={rounds}", "--omp_num_threads=1"], env=env)
+    executed = parse_count(text)
+    if executed is None:
+        fail(f"the plugin printed no count for {graph.name} on {abi}")
+    return executed, parse_symbols(text)
+
+
+def parse_count(text: str) -> int | None:
+    """The plugin's total from qemu's output, or None."""
+    match = INSN_COUNT.search(text)
+    return int(match.group(1)) if match else None
+
+
+def parse_symbols(text: str) -> list[tuple[str, int]]:
+    """The plugin's per-function lines, as (name, instructions)."""
+    return [(m.group(2), int(m.group(1))) for m in INSN_SYMBOL.finditer(text)]
+
+
+@dataclass
+class Row:
+    model: str
+    abi: str
+    kernels: str
+    macs: int
+    per_inference: float  # instructions
+    setup: float          # instructions of the --round=1 process beyond two inferences
+    # The top functions of the longer process, with their share of it.
+    top: list[tuple[str, float]] = field(default_factory=list)
+
+
+def short_name(symbol: str) -> str:
+    """A C++ symbol without its namespaces and parameters, demangled when c++filt
+    is there: mace::ops::x86::Foo(int) -> Foo."""
+    name = symbol
+    if symbol.startswith("_Z") and shutil.which("c++filt"):
+        name = subprocess.run(["c++filt", symbol], capture_output=True, text=True).stdout.strip()
+    name = name.replace("(anonymous namespace)", "{anonymous}")
+    depth, cut = 0, len(name)
+    for i, ch in enumerate(name):  # drop the parameter list: the first '(' at depth 0
+        if ch in "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth == 0 and i > 0:
+            cut = i
+            break
+    name = name[:cut]
+    depth, start = 0, 0
+    for i, ch in enumerate(name):  # drop namespaces: after the last '::' at depth 0
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0 and name.startswith("::", i):
+            start = i + 2
+    return name[start:] or symbol
+
+
+def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> None:
+    lines = [
+        "# ARM instruction counts under qemu",
+        "",
+        "Generated by `tools/arm_insn_count.sh`; run it again rather than editing this file.",
+        "",
+        f"- Command: `{command}`",
+        f"- Date: {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}; "
+        f"the run took {seconds / 60:.1f} min",
+        "- What is counted: guest instructions one inference executes on one thread, "
+        "counted by a qemu-user plugin (`tools/qemu/insn_count.c`): the difference "
+        f"between `mace_run --round=1` and `--round={1 + EXTRA_ROUNDS}`, divided by "
+        f"{EXTRA_ROUNDS}. qemu's default CPU model; no timing is taken.",
+        "- `ref` is the same binary with `MACE_CPU_KERNELS=ref`: the plain C++ reference "
+        "kernels, compiled for the same ABI (the compiler may auto-vectorize them).",
+        "- Instruction counts are a proxy for phone cost, not a measure of it: they ignore "
+        "memory stalls, issue width and the different cost of a NEON and a scalar "
+        "instruction.",
+        "",
+        "| model | ABI | kernels | MMACs | M instructions / inference | MACs / instruction | "
+        "ref / neon |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    by_key = {(r.model, r.abi, r.kernels): r for r in rows}
+    for r in rows:
+        ref = by_key.get((r.model, r.abi, "ref"))
+        ratio = f"{ref.per_inference / r.per_inference:.1f}x" if r.kernels == "neon" and ref \
+            else ""
+        lines.append(f"| {r.model} | {r.abi} | {r.kernels} | {r.macs / 1e6:.0f} | "
+                     f"{r.per_inference / 1e6:.1f} | {r.macs / r.per_inference:.2f} | {ratio} |")
+    profiled = [r for r in rows if r.top]
+    if profiled:
+        lines += ["", "## Where the NEON build's instructions go", "",
+                  f"The {TOP_SYMBOLS} functions that executed the most instructions in the "
+                  f"`--round={1 + EXTRA_ROUNDS}` process (loading and the first run included), "
+                  "by the plugin's `symbols=` option; inlined code counts toward its caller.",
+                  ""]
+        for r in profiled:
+            shares = ", ".join(f"`{name}` {share:.1f}%" for name, share in r.top)
+            lines.append(f"- {r.model}, {r.abi}: {shares}")
+    lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="arm_insn_count.sh", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", default=",".join(DEFAULT_MODELS),
+                        help="comma-separated zoo models (default: %(default)s)")
+    parser.add_argument("--abis", default=",".join(ABIS),
+                        help="comma-separated ABIs (default: %(default)s)")
+    parser.add_argument("--report", default=str(REPO / "docs" / "reports" / "arm_instructions.md"),
+                        help="the markdown report (default: %(default)s)")
+    args = parser.parse_args(argv)
+    models = [m for m in args.models.split(",") if m]
+    abis = [a for a in args.abis.split(",") if a]
+    for abi in abis:
+        if abi not in ABIS:
+            fail(f"unknown ABI '{abi}' (one of {', '.join(ABIS)})")
+    if "armeabi-v7a" in abis and shutil.which("arm-linux-gnueabihf-g++") is None:
+        # bootstrap.sh installs the armhf toolchain on a best-effort basis.
+        print("arm_insn_count: no armhf toolchain (g++-arm-linux-gnueabihf): skipping "
+              "armeabi-v7a", file=sys.stderr)
+        abis.remove("armeabi-v7a")
+    start = time.monotonic()
+    plugin = build_plugin()
+    host_run = build_mace_run([])
+    binaries = {abi: build_mace_run([f"--config={ABIS[abi][0]}"]) for abi in abis}
+    rows: list[Row] = []
+    for model in models:
+        graph, data = convert(model)
+        macs = model_macs(host_run, graph, data)
+        for abi in abis:
+            for kernels, value in KERNELS.items():
+                one, _ = count(abi, binaries[abi], plugin, graph, data, value, 1)
+                symbols = TOP_SYMBOLS if kernels == "neon" else 0
+                more, top = count(abi, binaries[abi], plugin, graph, data, value,
+                                  1 + EXTRA_ROUNDS, symbols)
+                per = (more - one) / EXTRA_ROUNDS
+                row = Row(model, abi, kernels, macs, per, one - 2 * per,
+                          [(short_name(name), 100.0 * n / more) for name, n in top])
+                rows.append(row)
+                print(f"{model:16s} {abi:12s} {kernels:5s} {per / 1e6:10.1f} M instructions "
+                      f"per inference, {macs / per:.2f} MACs per instruction", flush=True)
+    command = "tools/arm_insn_count.sh " + " ".join(argv if argv is not None else sys.argv[1:])
+    write_report(rows, Path(args.report), command.strip(), time.monotonic() - start)
+    print(f"report: {args.report}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

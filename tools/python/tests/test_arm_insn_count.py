@@ -1,0 +1,102 @@
+"""The instruction-count plugin and report of tools/arm_insn_count.sh. The
+plugin test runs a hand-written aarch64 loop whose instruction count is known
+exactly; the whole-model runs are the tool itself (minutes)."""
+import shutil
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+from mace_tools import arm_insn_count
+
+# x0 = iterations from argv[1]; the loop body is exactly three instructions.
+LOOP_SOURCE = r"""
+#include <stdlib.h>
+int main(int argc, char** argv) {
+  long n = argc > 1 ? atol(argv[1]) : 0;
+  if (n <= 0) return 0;
+  __asm__ volatile(
+      "1:\n"
+      "  add x9, x9, #1\n"
+      "  subs %0, %0, #1\n"
+      "  b.ne 1b\n"
+      : "+r"(n)
+      :
+      : "x9", "cc");
+  return 0;
+}
+"""
+
+
+@unittest.skipUnless(shutil.which("aarch64-linux-gnu-gcc") and shutil.which("qemu-aarch64")
+                     and shutil.which("gcc"), "needs gcc, aarch64-linux-gnu-gcc and qemu-aarch64")
+class PluginTest(unittest.TestCase):
+    def test_counts_every_executed_instruction(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            plugin = arm_insn_count.build_plugin(tmp / "libinsn_count.so")
+            (tmp / "loop.c").write_text(LOOP_SOURCE)
+            program = tmp / "loop"
+            subprocess.run(["aarch64-linux-gnu-gcc", "-O1", "-static", "-o", str(program),
+                            str(tmp / "loop.c")], check=True)
+
+            def executed(iterations: int, option: str = "") -> int:
+                result = subprocess.run(["qemu-aarch64", "-d", "plugin", "-plugin",
+                                         str(plugin) + option, str(program), str(iterations)],
+                                        capture_output=True, text=True, check=True)
+                text = result.stdout + result.stderr
+                count = arm_insn_count.parse_count(text)
+                self.assertIsNotNone(count, result.stderr)
+                if option:
+                    symbols = arm_insn_count.parse_symbols(text)
+                    self.assertEqual(len(symbols), 3)
+                    self.assertEqual(symbols[0][0], "main")
+                    self.assertGreater(symbols[0][1], 3 * iterations)
+                    self.assertLessEqual(sum(n for _, n in symbols), count)
+                return count
+
+            # Same digit count, so atol's own instructions cancel out.
+            base = executed(1000)
+            self.assertGreater(base, 3000)
+            self.assertEqual(executed(5000) - base, 3 * 4000)
+            self.assertEqual(executed(9000) - base, 3 * 8000)
+            # Per-function counting leaves the total as it was.
+            self.assertEqual(executed(9000, ",symbols=3") - base, 3 * 8000)
+
+
+class ReportTest(unittest.TestCase):
+    def test_parse_count(self):
+        self.assertEqual(arm_insn_count.parse_count("noise\ninsn_count: 12345\n"), 12345)
+        self.assertIsNone(arm_insn_count.parse_count("insn_count: \n"))
+
+    def test_short_names(self):
+        self.assertEqual(arm_insn_count.short_name("mace::ops::arm::NeonGemm(long, float const*)"),
+                         "NeonGemm")
+        self.assertEqual(
+            arm_insn_count.short_name("mace::ops::(anonymous namespace)::Panel<32>(float const*)"),
+            "Panel<32>")
+        self.assertEqual(arm_insn_count.short_name("std::vector<a::b>::push_back(int)"),
+                         "push_back")
+        self.assertEqual(arm_insn_count.short_name("memcpy"), "memcpy")
+
+    def test_report_rows_and_ratio(self):
+        rows = [arm_insn_count.Row("m", "arm64-v8a", "neon", 600_000_000, 300_000_000, 5e6),
+                arm_insn_count.Row("m", "arm64-v8a", "ref", 600_000_000, 6_000_000_000, 5e6)]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "report.md"
+            arm_insn_count.write_report(rows, path, "tools/arm_insn_count.sh --models m", 90.0)
+            text = path.read_text()
+        self.assertIn("| m | arm64-v8a | neon | 600 | 300.0 | 2.00 | 20.0x |", text)
+        self.assertIn("| m | arm64-v8a | ref | 600 | 6000.0 | 0.10 |  |", text)
+        self.assertIn("`tools/arm_insn_count.sh --models m`", text)
+        self.assertNotIn("Where the NEON", text)
+        rows[0].top = [("NeonGemm", 61.25), ("memcpy", 3.0)]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "report.md"
+            arm_insn_count.write_report(rows, path, "tools/arm_insn_count.sh", 90.0)
+            text = path.read_text()
+        self.assertIn("- m, arm64-v8a: `NeonGemm` 61.2%, `memcpy` 3.0%", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
