@@ -235,13 +235,18 @@ Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params
   m_ = params.out_channels / params.group;
   n_ = params.out_h * params.out_w;
   k_ = in_per_group * params.kernel_h * params.kernel_w;
-  direct_ = params.kernel_h == 1 && params.kernel_w == 1 && params.stride_h == 1 &&
-            params.stride_w == 1 && params.pad_top == 0 && params.pad_left == 0 &&
-            params.out_h == params.in_h && params.out_w == params.in_w;
-  subsample_ = IsStridedPointwise(params);
-  padded_ = !direct_ && !subsample_ && PaddedImage::Supports(params);
-  split_ = !direct_ && !subsample_ && !padded_ && params.stride_w == 2 && params.dilation_w == 1;
-  if (padded_) padded_image_ = PaddedImage(params, in_per_group, params.out_w);
+  if (params.kernel_h == 1 && params.kernel_w == 1 && params.stride_h == 1 &&
+      params.stride_w == 1 && params.pad_top == 0 && params.pad_left == 0 &&
+      params.out_h == params.in_h && params.out_w == params.in_w) {
+    source_ = Source::kInput;
+  } else if (IsStridedPointwise(params)) {
+    source_ = Source::kSubsampled;
+  } else if (PaddedImage::Supports(params)) {
+    source_ = Source::kPadded;
+    padded_image_ = PaddedImage(params, in_per_group, params.out_w);
+  } else if (params.stride_w == 2 && params.dilation_w == 1) {
+    source_ = Source::kSplit;
+  }
   fused_activation_ = FuseActivation(params.activation, &epilogue_);
   filters_.resize(params.group);
   for (int64_t g = 0; g < params.group; ++g) {
@@ -253,13 +258,13 @@ Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params
 GemmOperand Conv2dGemm::Columns(const float* group_input, Im2colSource* source,
                                 PaddedColumnsSource* padded_source) const {
   GemmOperand columns;
-  if (direct_ || subsample_) {
+  if (source_ == Source::kInput || source_ == Source::kSubsampled) {
     columns.data = group_input;
     columns.stride = 1;
     columns.depth_stride = n_;  // the input's plane, or the subsampled one's
     return columns;
   }
-  if (padded_) {
+  if (source_ == Source::kPadded) {
     padded_source->padded = group_input;
     padded_source->image = &padded_image_;
     padded_source->out_w = params_.out_w;
@@ -279,7 +284,7 @@ GemmOperand Conv2dGemm::Columns(const float* group_input, Im2colSource* source,
   source->dilation_w = params_.dilation_w;
   source->pad_top = params_.pad_top;
   source->pad_left = params_.pad_left;
-  source->split_columns = split_;
+  source->split_columns = source_ == Source::kSplit;
   source->half_w = (params_.in_w + 1) / 2;
   columns.packer = PackIm2col;
   columns.packer_context = source;
@@ -288,16 +293,22 @@ GemmOperand Conv2dGemm::Columns(const float* group_input, Im2colSource* source,
 
 int64_t Conv2dGemm::CopyFloats() const {
   const int64_t in_per_group = params_.in_channels / params_.group;
-  if (subsample_) return in_per_group * n_;
-  if (padded_) return padded_image_.floats();
-  if (split_) return in_per_group * params_.in_h * 2 * ((params_.in_w + 1) / 2);
-  return 0;
+  switch (source_) {
+    case Source::kSubsampled:
+      return in_per_group * n_;
+    case Source::kPadded:
+      return padded_image_.floats();
+    case Source::kSplit:
+      return in_per_group * params_.in_h * 2 * ((params_.in_w + 1) / 2);
+    default:
+      return 0;
+  }
 }
 
 int64_t Conv2dGemm::GemmFloatsPerThread() const {
   GemmOperand lhs, columns;
   lhs.packed = &filters_[0];
-  if (!direct_ && !subsample_) columns.packer = PackIm2col;
+  if (source_ != Source::kInput && source_ != Source::kSubsampled) columns.packer = PackIm2col;
   return GemmScratchFloatsPerThread(table_, m_, n_, k_, lhs, columns);
 }
 
@@ -316,18 +327,18 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
       const float* group_input = input + (b * params_.in_channels + g * in_per_group) * in_plane;
       // The copy sits after the GEMM's per-thread scratch.
       float* copy = scratch + NumThreads(pool) * GemmFloatsPerThread();
-      if (padded_) {
+      if (source_ == Source::kPadded) {
         ParallelFor(pool, in_per_group, [&](int64_t begin, int64_t end) {
           padded_image_.Fill(group_input, begin, end, copy);
         });
         group_input = copy;
-      } else if (split_) {
+      } else if (source_ == Source::kSplit) {
         const int64_t half_w = (params_.in_w + 1) / 2;
         ParallelFor(pool, in_per_group, [&](int64_t begin, int64_t end) {
           SplitColumns(group_input, params_.in_h, params_.in_w, half_w, begin, end, copy);
         });
         group_input = copy;
-      } else if (subsample_) {
+      } else if (source_ == Source::kSubsampled) {
         ParallelFor(pool, in_per_group, [&](int64_t begin, int64_t end) {
           Subsample(group_input, params_, begin, end, copy);
         });

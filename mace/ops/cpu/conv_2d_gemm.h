@@ -57,13 +57,24 @@ class Conv2dGemm : public Conv2dKernel {
   Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
              PersistentArena* arena = nullptr);
   const char* name() const override {
-    return direct_ ? "gemm_1x1" : subsample_ ? "gemm_1x1_strided" : "gemm_im2col";
+    return source_ == Source::kInput        ? "gemm_1x1"
+           : source_ == Source::kSubsampled ? "gemm_1x1_strided"
+                                            : "gemm_im2col";
   }
   int64_t ScratchBytes(int threads) const override;
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
            float* scratch) const override;
 
  private:
+  // Where B (the columns) comes from.
+  enum class Source {
+    kInput,       // 1x1, stride 1, no padding: the input itself
+    kSubsampled,  // IsStridedPointwise: a subsampled copy, read as is
+    kPadded,      // im2col from a PaddedImage copy (undilated, stride_w 1 or 2)
+    kSplit,       // im2col from a column-split copy (stride_w 2, dilated rows)
+    kImage,       // im2col from the input itself
+  };
+
   GemmOperand Columns(const float* group_input, Im2colSource* source,
                       PaddedColumnsSource* padded_source) const;
   // Scratch floats: the GEMM's per thread, and a copy of one group's input
@@ -75,14 +86,11 @@ class Conv2dGemm : public Conv2dKernel {
   const KernelTable& table_;
   ref::Conv2DParams params_;
   int64_t m_ = 0, n_ = 0, k_ = 0;  // per group: out channels, pixels, depth
-  bool direct_ = false;            // 1x1, stride 1, no padding: B is the input
-  bool padded_ = false;            // im2col from a PaddedImage copy
-  bool split_ = false;             // otherwise, horizontal stride 2: from split columns
-  bool subsample_ = false;         // IsStridedPointwise: B is a subsampled copy
+  Source source_ = Source::kImage;
   bool fused_activation_ = false;
   TileEpilogue epilogue_;
   std::vector<PackedPanels> filters_;  // one per group
-  PaddedImage padded_image_;           // one group's channels, when padded_
+  PaddedImage padded_image_;           // one group's channels, for kPadded
 };
 
 }  // namespace ops

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mace_converter.build import output_files
+from mace_converter.config import load_config
+from mace_converter.conversion import work_dir
 from mace_converter.progress import UserError
 
 REPO = Path(__file__).resolve().parents[3]
@@ -83,22 +85,24 @@ def build_mace_run(flags: list[str]) -> Path:
 
 def convert(model: str) -> tuple[Path, Path]:
     """The model's .pb and .data, converted from its deployment file."""
-    config = REPO / "models" / f"{model}.yml"
-    if not config.exists():
-        fail(f"no deployment file {config}")
-    run([sys.executable, str(REPO / "tools" / "converter.py"), "convert", "--config", str(config)])
-    library = re.search(r"^library_name:\s*(\S+)", config.read_text(), re.MULTILINE)
-    name = library.group(1) if library else model
-    graphs = sorted((BUILD / ".work" / name / "models").glob("*.pb"))
+    path = REPO / "models" / f"{model}.yml"
+    if not path.exists():
+        fail(f"no deployment file {path}")
+    run([sys.executable, str(REPO / "tools" / "converter.py"), "convert", "--config", str(path)])
+    try:
+        models = work_dir(load_config(path)) / "models"
+    except UserError as error:
+        fail(str(error))
+    graphs = sorted(models.glob("*.pb"))
     if not graphs:
-        fail(f"converting {model} left no .pb under build/.work/{name}/models")
+        fail(f"converting {model} left no .pb in {models}")
     return graphs[0], graphs[0].with_suffix(".data")
 
 
 def model_macs(host_run: Path, graph: Path, data: Path) -> int:
     text = run([str(host_run), f"--model_file={graph}", f"--model_data_file={data}",
                 "--round=1", "--omp_num_threads=1", "--benchmark"])
-    return sum(int(m.group(1)) for m in OP_ROW.finditer(text) if m)
+    return sum(int(m.group(1)) for m in OP_ROW.finditer(text))
 
 
 def count(abi: str, binary: Path, plugin: Path, graph: Path, data: Path, kernels: str | None,
@@ -137,7 +141,6 @@ class Row:
     kernels: str
     macs: int
     per_inference: float  # instructions
-    setup: float          # instructions of the --round=1 process beyond two inferences
     # The top functions of the longer process, with their share of it.
     top: list[tuple[str, float]] = field(default_factory=list)
 
@@ -249,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
                 more, top = count(abi, binaries[abi], plugin, graph, data, value,
                                   1 + EXTRA_ROUNDS, symbols)
                 per = (more - one) / EXTRA_ROUNDS
-                row = Row(model, abi, kernels, macs, per, one - 2 * per,
+                row = Row(model, abi, kernels, macs, per,
                           [(short_name(name), 100.0 * n / more) for name, n in top])
                 rows.append(row)
                 print(f"{model:16s} {abi:12s} {kernels:5s} {per / 1e6:10.1f} M instructions "
