@@ -97,18 +97,25 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
       for (int64_t ic = m0; ic < m1; ic += t.mc) {
         const int64_t mc = std::min<int64_t>(t.mc, m1 - ic);
         const PanelBlock a = PreparePanels(*call.a, mr, ic, mc, pc, kc, a_buffer);
-        // A prepacked operand (weights) keeps whole-depth panels, so a kc
-        // block of consecutive tiles is not one stream: the hardware
-        // prefetcher restarts at every tile. On the first column panel
-        // (after which the block is in cache) a kernel that prefetches is
-        // handed the next tile's slice, which it fetches a line or two per
-        // unrolled step; the next tile may be in the next mc block, since
-        // panels are consecutive. Other tables get the slice two tiles ahead
-        // in a burst before each tile, which stalls on the core's limit of
-        // outstanding misses: in-kernel prefetch took ResNet-18 at one
-        // AVX-512 thread from 39.1 to 35.9 ms and SqueezeNet 1.1 from 8.9 to
-        // 7.6 ms (medians of alternating runs).
-        const bool prefetch_a = call.a->packed != nullptr && a.panel_stride != mr * kc;
+        // A prepacked operand (weights) was last read a whole inference ago,
+        // so it comes from L3 or memory. With k > kc its whole-depth panels
+        // make a kc block of consecutive tiles no single stream, and the
+        // hardware prefetcher restarts at every tile; with k <= kc it is one
+        // stream, but a 1x1 layer on a 7x7 map (49 columns) computes too
+        // little per weight for the prefetcher to keep ahead. So on the
+        // first column panel (after which the block is in cache) a kernel
+        // that prefetches is handed the next tile's slice, which it fetches
+        // a line or two per unrolled step; the next tile may be in the next
+        // mc block, since panels are consecutive. Other tables get the slice
+        // two tiles ahead in a burst before each tile, which stalls on the
+        // core's limit of outstanding misses (so they get none at k <= kc,
+        // where it was not measured). In-kernel prefetch took
+        // ResNet-18 at one AVX-512 thread from 39.1 to 35.9 ms and
+        // SqueezeNet 1.1 from 8.9 to 7.6 ms; with k <= kc too, MobileNet v2's
+        // 960 x 49 x 160 layers went from 0.19 to 0.145 ms
+        // (BM_Sgemm1x1ColdWeights and the model agree).
+        const bool prefetch_a = call.a->packed != nullptr &&
+                                (t.gemm_prefetches_a || a.panel_stride != mr * kc);
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const float* b_panel = b.first + (jr / nr) * b.panel_stride;
           const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));

@@ -3,10 +3,12 @@
 //   bazel run -c opt //mace/ops:cpu_gemm_benchmark -- --benchmark_filter=Peak
 //
 // BM_FmaPeak is the ceiling; BM_Sgemm packs A once (like conv weights) and B
-// per call; BM_EigenSgemm is Eigen's product on the same shapes for
-// comparison. The first two run once per kernel family this build has (on
-// x86-64 AVX2 and AVX-512, each skipped on a CPU without it).
+// per call, and BM_Sgemm1x1ColdWeights reads A from memory as a model does;
+// BM_EigenSgemm is Eigen's product on the same shapes for comparison. All
+// but Eigen's run once per kernel family this build has (on x86-64 AVX2 and
+// AVX-512, each skipped on a CPU without it).
 #include <Eigen/Core>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -50,7 +52,11 @@ BENCHMARK_CAPTURE(BM_FmaPeak, neon, KernelIsa::kNeon)->Arg(1);
 BENCHMARK_CAPTURE(BM_FmaPeak, neon, KernelIsa::kNeon)->Arg(2)->UseRealTime();
 #endif
 
-void BM_Sgemm(benchmark::State& state, KernelIsa isa) {
+// A packed once (like conv weights), B packed per call. With cold weights
+// each call uses the next of enough copies of A to fill 128 MiB, as a model
+// runs a layer: its weights were last read a whole inference ago, so they
+// come from L3 or memory, while B (the previous layer's output) is warm.
+void RunSgemm(benchmark::State& state, KernelIsa isa, bool cold_weights) {
   const KernelTable* table = TableOrSkip(state, isa);
   if (table == nullptr) return;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
@@ -58,17 +64,23 @@ void BM_Sgemm(benchmark::State& state, KernelIsa isa) {
   const std::vector<float> a = testing::RandomFloats(m * k, 1);
   const std::vector<float> b = testing::RandomFloats(k * n, 2);
   std::vector<float> c(m * n);
-  PackedPanels packed_a;
-  packed_a.Pack(a.data(), m, k, k, 1, table->mr);
+  constexpr int64_t kColdBytes = int64_t{128} << 20;
+  const int64_t copies =
+      cold_weights ? std::max<int64_t>(2, kColdBytes / (m * k * int64_t{sizeof(float)})) : 1;
+  std::vector<PackedPanels> packed_a(copies);
+  for (auto& panels : packed_a) panels.Pack(a.data(), m, k, k, 1, table->mr);
   GemmOperand lhs, rhs;
-  lhs.packed = &packed_a;
+  lhs.packed = &packed_a[0];
   rhs.data = b.data();
   rhs.stride = 1;
   rhs.depth_stride = n;
   std::vector<float> scratch(NumThreads(pool.get()) *
                              GemmScratchFloatsPerThread(*table, m, n, k, lhs, rhs));
   TileEpilogue epilogue;
+  int64_t next = 0;
   for (auto _ : state) {
+    lhs.packed = &packed_a[next];
+    next = next + 1 == copies ? 0 : next + 1;
     Gemm(*table, m, n, k, lhs, rhs, c.data(), n, epilogue, pool.get(), scratch.data());
     benchmark::DoNotOptimize(c.data());
   }
@@ -76,8 +88,12 @@ void BM_Sgemm(benchmark::State& state, KernelIsa isa) {
       benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void BM_Sgemm(benchmark::State& state, KernelIsa isa) { RunSgemm(state, isa, false); }
 // The same product, listed apart so the 1x1 layers can be selected alone.
-void BM_Sgemm1x1(benchmark::State& state, KernelIsa isa) { BM_Sgemm(state, isa); }
+void BM_Sgemm1x1(benchmark::State& state, KernelIsa isa) { RunSgemm(state, isa, false); }
+void BM_Sgemm1x1ColdWeights(benchmark::State& state, KernelIsa isa) {
+  RunSgemm(state, isa, true);
+}
 
 void BM_EigenSgemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
@@ -104,13 +120,16 @@ void GemmShapes(benchmark::internal::Benchmark* bench) {
   if (kThreads > 1) bench->UseRealTime();
 }
 // 1x1 convolution layers at one thread: MobileNet v1 at 224, SqueezeNet's
-// final conv and its squeeze / expand layers.
+// final conv and its squeeze / expand layers, then MobileNet v2's expand and
+// project layers.
 void PointwiseShapes(benchmark::internal::Benchmark* bench) {
   const int shapes[][3] = {
       {64, 12544, 32},  {128, 3136, 64}, {128, 3136, 128}, {256, 784, 128},  {256, 784, 256},
       {512, 196, 256},  {512, 196, 512}, {1024, 49, 512},  {1024, 49, 1024}, {1000, 169, 512},
       {16, 3025, 64},   {64, 3025, 16},  {32, 729, 128},   {128, 729, 32},   {48, 169, 256},
-      {192, 169, 48},   {64, 169, 384},  {256, 169, 64},
+      {192, 169, 48},   {64, 169, 384},  {256, 169, 64},   {96, 12544, 16},  {144, 3136, 24},
+      {24, 3136, 144},  {384, 196, 64},  {64, 196, 384},   {576, 196, 96},   {96, 196, 576},
+      {960, 49, 160},   {160, 49, 960},  {320, 49, 960},   {1280, 49, 320},
   };
   for (const auto& shape : shapes) bench->Args({shape[0], shape[1], shape[2], 1});
 }
@@ -121,10 +140,13 @@ BENCHMARK_CAPTURE(BM_Sgemm, avx2, KernelIsa::kAvx2Fma)->Apply(GemmShapes<2>);
 BENCHMARK_CAPTURE(BM_Sgemm, avx512, KernelIsa::kAvx512)->Apply(GemmShapes<2>);
 BENCHMARK_CAPTURE(BM_Sgemm1x1, avx2, KernelIsa::kAvx2Fma)->Apply(PointwiseShapes);
 BENCHMARK_CAPTURE(BM_Sgemm1x1, avx512, KernelIsa::kAvx512)->Apply(PointwiseShapes);
+BENCHMARK_CAPTURE(BM_Sgemm1x1ColdWeights, avx2, KernelIsa::kAvx2Fma)->Apply(PointwiseShapes);
+BENCHMARK_CAPTURE(BM_Sgemm1x1ColdWeights, avx512, KernelIsa::kAvx512)->Apply(PointwiseShapes);
 #else
 BENCHMARK_CAPTURE(BM_Sgemm, neon, KernelIsa::kNeon)->Apply(GemmShapes<1>);
 BENCHMARK_CAPTURE(BM_Sgemm, neon, KernelIsa::kNeon)->Apply(GemmShapes<2>);
 BENCHMARK_CAPTURE(BM_Sgemm1x1, neon, KernelIsa::kNeon)->Apply(PointwiseShapes);
+BENCHMARK_CAPTURE(BM_Sgemm1x1ColdWeights, neon, KernelIsa::kNeon)->Apply(PointwiseShapes);
 #endif
 
 void EigenShapes(benchmark::internal::Benchmark* bench) {
