@@ -12,7 +12,8 @@ namespace {
 #include "mace/ops/cpu/gemv_kernels.inc"
 #include "mace/ops/cpu/winograd_kernels.inc"
 
-// AVX2 stores eight lanes under a mask (the sign bit of each 32-bit lane).
+// AVX2 loads and stores eight lanes under a mask (the sign bit of each 32-bit
+// lane); src may end with the run, so it is read under the mask too.
 inline void WgStorePartial(const float* src, int64_t count, float* dst) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   if (count >= 8) {
@@ -22,7 +23,7 @@ inline void WgStorePartial(const float* src, int64_t count, float* dst) {
     count -= 8;
   }
   const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), lane);
-  _mm256_maskstore_ps(dst, mask, _mm256_loadu_ps(src));
+  _mm256_maskstore_ps(dst, mask, _mm256_maskload_ps(src, mask));
 }
 }  // namespace
 

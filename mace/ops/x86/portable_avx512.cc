@@ -13,8 +13,10 @@ namespace {
 #include "mace/ops/cpu/winograd_kernels.inc"
 
 // AVX-512 stores under a lane mask.
+// Both sides under the mask: src may end with the run.
 inline void WgStorePartial(const float* src, int64_t count, float* dst) {
-  _mm512_mask_storeu_ps(dst, static_cast<__mmask16>((1u << count) - 1), _mm512_loadu_ps(src));
+  const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1);
+  _mm512_mask_storeu_ps(dst, mask, _mm512_maskz_loadu_ps(mask, src));
 }
 }  // namespace
 
