@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mace/ops/cpu/fused_activation.h"
+#include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
 namespace ops {
@@ -140,7 +141,7 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   layout.v_floats = positions * params_.in_channels * layout.block_tiles;
   // The output transform reads whole chunks of lanes: room past the last row.
   layout.m_floats = positions * layout.oc_padded * layout.block_tiles + kWinogradMaxLanes;
-  layout.per_thread = layout.v_floats + layout.m_floats;
+  layout.per_thread = ThreadRegionFloats(layout.v_floats + layout.m_floats);
   return layout;
 }
 

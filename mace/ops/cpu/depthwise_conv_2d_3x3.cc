@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "mace/ops/cpu/fused_activation.h"
+#include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
 namespace ops {
@@ -44,7 +45,7 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
   band_rows_ = std::min(params.out_h, (budget_rows - 3) / sh + 1);
   // Kernels compute output rows in pairs.
   if (band_rows_ < params.out_h && band_rows_ % 2 == 1) --band_rows_;
-  band_floats_ = ((band_rows_ - 1) * sh + 3) * pitch_;
+  band_floats_ = ThreadRegionFloats(((band_rows_ - 1) * sh + 3) * pitch_);
 }
 
 int64_t DepthwiseConv3x3::ScratchBytes(int threads) const {

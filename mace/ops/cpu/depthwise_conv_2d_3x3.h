@@ -64,7 +64,7 @@ class DepthwiseConv3x3 {
   int64_t pitch_ = 0;
   int64_t copy_columns_ = 0;
   int64_t band_rows_ = 0;    // output rows per band
-  int64_t band_floats_ = 0;  // one thread's band, whole cache lines
+  int64_t band_floats_ = 0;  // one thread's band, whole thread regions
 };
 
 }  // namespace ops

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mace/runtimes/cpu/scratch_buffer.h"
+
 namespace mace {
 namespace ops {
 namespace {
@@ -337,11 +339,11 @@ void PackedPanels::Pack(const float* src, int64_t rows, int64_t depth, int64_t s
 int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t n, int64_t k,
                                    const GemmOperand& a, const GemmOperand& b) {
   int64_t floats = 0;
-  if (IsVectorCase(m, n, a, b)) return k;  // the gathered vector
+  if (IsVectorCase(m, n, a, b)) return ThreadRegionFloats(k);  // the gathered vector
   const int64_t kc = std::min<int64_t>(table.kc, k);
   if (a.NeedsPacking()) floats += int64_t{table.mc} * kc;
   if (b.NeedsPacking()) floats += std::min<int64_t>(table.nc, RoundUp(n, table.nr)) * kc;
-  return floats;
+  return ThreadRegionFloats(floats);
 }
 
 void AlignedRange(int64_t total, int64_t align, int parts, int part, int64_t* begin,

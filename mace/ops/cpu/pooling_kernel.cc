@@ -3,17 +3,14 @@
 #include <algorithm>
 #include <limits>
 
+#include "mace/runtimes/cpu/scratch_buffer.h"
+
 namespace mace {
 namespace ops {
 namespace {
 
-constexpr int64_t kCacheLineFloats = 16;
 // The widest vector a band kernel computes (see PoolingBand).
 constexpr int64_t kWidestVector = 8;
-
-int64_t RoundUp(int64_t value, int64_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
 
 // Where output `index` of one axis lies: the first tap inside the input,
 // the taps inside it, and the taps inside it or its declared padding.
@@ -95,9 +92,10 @@ PoolingKernel::PoolingKernel(const KernelTable& table, const ref::PoolingParams&
     if (average_) windows_[oh].scale = scales_.data() + counted(window) * p.out_w;
   }
   // The line holds the padded input row and what whole output vectors read.
-  line_floats_ = RoundUp(
-      std::max(p.pad_left + p.in_w, std::max(p.out_w, kWidestVector) * p.stride_w + p.kernel_w),
-      kCacheLineFloats);
+  // Whole thread regions: see kThreadRegionBytes, which this line, written
+  // every row, showed.
+  line_floats_ = ThreadRegionFloats(
+      std::max(p.pad_left + p.in_w, std::max(p.out_w, kWidestVector) * p.stride_w + p.kernel_w));
 }
 
 int64_t PoolingKernel::ScratchBytes(int threads) const {

@@ -60,7 +60,7 @@ class PoolingKernel {
   // Average: for each count of window rows c (0..kernel_h), out_w factors
   // 1 / (c x columns counted) at c * out_w; 0 where nothing counts.
   std::vector<float> scales_;
-  int64_t line_floats_ = 0;  // one thread's line, whole cache lines
+  int64_t line_floats_ = 0;  // one thread's line, whole thread regions
   // Max: outputs outside columns [column_begin_, column_end_) cover only
   // padding and are 0 (average gets 0 from its zero scale).
   int64_t column_begin_ = 0, column_end_ = 0;

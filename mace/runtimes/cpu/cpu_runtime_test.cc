@@ -22,6 +22,20 @@ TEST(CpuRuntimeTest, OwnsPoolAndScratch) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(base->scratch()->data()) % ScratchBuffer::kAlignment, 0u);
 }
 
+// Per-thread regions start on 128-byte boundaries and end with a 128-byte
+// guard, so two threads' regions never share a pair of cache lines or sit in
+// each other's next line.
+TEST(CpuRuntimeTest, ThreadRegionsAreWholeUnitsWithAGuard) {
+  EXPECT_EQ(ScratchBuffer::kAlignment % kThreadRegionBytes, 0);
+  constexpr int64_t kUnitFloats = kThreadRegionBytes / sizeof(float);
+  for (int64_t floats : {0, 1, 31, 32, 33, 63, 64, 1000, 4097}) {
+    const int64_t region = ThreadRegionFloats(floats);
+    EXPECT_EQ(region % kUnitFloats, 0) << floats;
+    EXPECT_GE(region, floats + kUnitFloats) << floats;
+    EXPECT_LT(region, floats + 2 * kUnitFloats) << floats;
+  }
+}
+
 TEST(CpuRuntimeTest, AffinityPoliciesInitAndRun) {
   for (auto policy : {CPUAffinityPolicy::AFFINITY_NONE, CPUAffinityPolicy::AFFINITY_BIG_ONLY,
                       CPUAffinityPolicy::AFFINITY_LITTLE_ONLY}) {

@@ -12,10 +12,29 @@
 
 namespace mace {
 
+// Threads that write scratch split it into one region each. A region must
+// not share even a neighbouring line with another thread's: cores fetch the
+// aligned 128-byte pair of a missed line (x86, and some ARM cores), and the
+// next line after ones read in order, so a thread writing its region's last
+// line keeps pulling the next region's first line away from the thread that
+// writes it. Regions therefore start on 128-byte boundaries and end with a
+// 128-byte guard that no inner loop writes. Measured on a 2-thread max pool over 256
+// channels of 27x27, whose regions are one 128-byte row each: 87 us with
+// regions 64 or 128 bytes apart (one thread took 55 us), 40 us with the
+// guard.
+constexpr int64_t kThreadRegionBytes = 128;
+
+// A region of `floats`: whole 128-byte units, plus the guard unit.
+inline int64_t ThreadRegionFloats(int64_t floats) {
+  constexpr int64_t kUnitFloats = kThreadRegionBytes / sizeof(float);
+  return (floats + kUnitFloats - 1) / kUnitFloats * kUnitFloats + kUnitFloats;
+}
+
 class ScratchBuffer {
  public:
-  // Vector loads are fastest on cache-line aligned data.
-  static constexpr int64_t kAlignment = 64;
+  // Vector loads are fastest on cache-line aligned data, and per-thread
+  // regions start on a boundary of their own (kThreadRegionBytes).
+  static constexpr int64_t kAlignment = kThreadRegionBytes;
 
   ScratchBuffer() = default;
   ~ScratchBuffer() { std::free(data_); }
