@@ -48,6 +48,12 @@ EXTRA_ROUNDS = 2
 INSN_COUNT = re.compile(r"^insn_count: (\d+)$", re.MULTILINE)
 INSN_SYMBOL = re.compile(r"^insn_symbol: (\d+) [\d.]+% (.+)$", re.MULTILINE)
 TOP_SYMBOLS = 8
+# Functions the plugin lists per process: enough that every function one
+# inference spends much in is listed by both processes of a pair.
+LISTED_SYMBOLS = 60
+# What the plugin calls the instructions of functions its table had no room
+# for; "[unknown]" is code without a symbol (libc, the loader).
+OVERFLOW_SYMBOL = "[table full]"
 # "   3  Conv2D   conv_4   0.1234   1.2%   118013952  [1,64,56,56]"
 OP_ROW = re.compile(r"^\s*\d+\s+\S+\s+\S+\s+[\d.]+\s+[\d.]+%\s+(\d+)\s+\[", re.MULTILINE)
 
@@ -141,8 +147,32 @@ class Row:
     kernels: str
     macs: int
     per_inference: float  # instructions
-    # The top functions of the longer process, with their share of it.
+    # The functions one inference spends most in, with their share of it.
     top: list[tuple[str, float]] = field(default_factory=list)
+
+
+def per_inference_functions(one: list[tuple[str, int]], more: list[tuple[str, int]],
+                            extra_rounds: int, per_inference: float,
+                            limit: int = TOP_SYMBOLS) -> list[tuple[str, float]]:
+    """The `limit` functions with the most instructions per inference, as
+    (name, percent of one inference): each function's count in the longer
+    process less its count in the shorter, over the extra rounds, so loading
+    and the first run drop out as they do from the total. A function the
+    shorter process did not list counts there as its smallest listed count,
+    the most it can have had."""
+    if per_inference <= 0 or not more:
+        return []
+    shorter = dict(one)
+    floor = min(shorter.values()) if len(one) >= LISTED_SYMBOLS else 0
+    rows = []
+    for name, count in more:
+        if name == OVERFLOW_SYMBOL:
+            continue
+        spent = (count - shorter.get(name, floor)) / extra_rounds
+        if spent > 0:
+            rows.append((name, 100.0 * spent / per_inference))
+    rows.sort(key=lambda row: -row[1])
+    return rows[:limit]
 
 
 def short_name(symbol: str) -> str:
@@ -206,9 +236,12 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> N
     profiled = [r for r in rows if r.top]
     if profiled:
         lines += ["", "## Where the NEON build's instructions go", "",
-                  f"The {TOP_SYMBOLS} functions that executed the most instructions in the "
-                  f"`--round={1 + EXTRA_ROUNDS}` process (loading and the first run included), "
-                  "by the plugin's `symbols=` option; inlined code counts toward its caller.",
+                  f"The {TOP_SYMBOLS} functions that execute the most instructions in one "
+                  "inference, with their share of it: per function, as for the totals, the "
+                  "difference between the two processes (from the plugin's `symbols=` option, "
+                  f"top {LISTED_SYMBOLS} per process) over {EXTRA_ROUNDS}. Inlined code counts "
+                  "toward its caller; `[unknown]` is code without a symbol (libc's memcpy and "
+                  "memset, the loader).",
                   ""]
         for r in profiled:
             shares = ", ".join(f"`{name}` {share:.1f}%" for name, share in r.top)
@@ -224,9 +257,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated zoo models (default: %(default)s)")
     parser.add_argument("--abis", default=",".join(ABIS),
                         help="comma-separated ABIs (default: %(default)s)")
+    parser.add_argument("--kernels", default=",".join(KERNELS),
+                        help="comma-separated kernel sets (default: %(default)s; ref takes "
+                        "most of the time)")
     parser.add_argument("--report", default=str(REPO / "docs" / "reports" / "arm_instructions.md"),
                         help="the markdown report (default: %(default)s)")
     args = parser.parse_args(argv)
+    kernel_sets = [k for k in args.kernels.split(",") if k]
+    for kernels in kernel_sets:
+        if kernels not in KERNELS:
+            fail(f"unknown kernel set '{kernels}' (one of {', '.join(KERNELS)})")
     models = [m for m in args.models.split(",") if m]
     abis = [a for a in args.abis.split(",") if a]
     for abi in abis:
@@ -246,14 +286,17 @@ def main(argv: list[str] | None = None) -> int:
         graph, data = convert(model)
         macs = model_macs(host_run, graph, data)
         for abi in abis:
-            for kernels, value in KERNELS.items():
-                one, _ = count(abi, binaries[abi], plugin, graph, data, value, 1)
-                symbols = TOP_SYMBOLS if kernels == "neon" else 0
-                more, top = count(abi, binaries[abi], plugin, graph, data, value,
-                                  1 + EXTRA_ROUNDS, symbols)
+            for kernels in kernel_sets:
+                value = KERNELS[kernels]
+                symbols = LISTED_SYMBOLS if kernels == "neon" else 0
+                one, listed_one = count(abi, binaries[abi], plugin, graph, data, value, 1,
+                                        symbols)
+                more, listed_more = count(abi, binaries[abi], plugin, graph, data, value,
+                                          1 + EXTRA_ROUNDS, symbols)
                 per = (more - one) / EXTRA_ROUNDS
+                top = per_inference_functions(listed_one, listed_more, EXTRA_ROUNDS, per)
                 row = Row(model, abi, kernels, macs, per,
-                          [(short_name(name), 100.0 * n / more) for name, n in top])
+                          [(short_name(name), share) for name, share in top])
                 rows.append(row)
                 print(f"{model:16s} {abi:12s} {kernels:5s} {per / 1e6:10.1f} M instructions "
                       f"per inference, {macs / per:.2f} MACs per instruction", flush=True)

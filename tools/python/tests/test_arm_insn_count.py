@@ -79,6 +79,25 @@ class ReportTest(unittest.TestCase):
                          "push_back")
         self.assertEqual(arm_insn_count.short_name("memcpy"), "memcpy")
 
+    def test_per_inference_functions(self):
+        # Loading runs `load` once in each process; the longer one ran two
+        # more inferences of 100 instructions: 80 in gemm, 20 in pack.
+        one = [("load", 500), ("gemm", 90), ("pack", 20)]
+        more = [("load", 500), ("gemm", 250), ("pack", 60), ("[table full]", 7)]
+        top = arm_insn_count.per_inference_functions(one, more, 2, 100.0)
+        self.assertEqual([name for name, _ in top], ["gemm", "pack"])
+        self.assertAlmostEqual(top[0][1], 80.0)
+        self.assertAlmostEqual(top[1][1], 20.0)
+        self.assertEqual(arm_insn_count.per_inference_functions(one, more, 2, 100.0, limit=1),
+                         top[:1])
+        # A function the shorter process's full list left out counts there as
+        # its smallest listed count.
+        listed = arm_insn_count.LISTED_SYMBOLS
+        one = [(f"f{i}", 1000 - i) for i in range(listed)]
+        more = [("late", 2 * 1000)] + one
+        top = arm_insn_count.per_inference_functions(one, more, 2, 1000.0)
+        self.assertEqual(top, [("late", 100.0 * (2000 - (1000 - listed + 1)) / 2 / 1000.0)])
+
     def test_report_rows_and_ratio(self):
         rows = [arm_insn_count.Row("m", "arm64-v8a", "neon", 600_000_000, 300_000_000),
                 arm_insn_count.Row("m", "arm64-v8a", "ref", 600_000_000, 6_000_000_000)]
