@@ -25,6 +25,25 @@ inline void WgStorePartial(const float* src, int64_t count, float* dst) {
   const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), lane);
   _mm256_maskstore_ps(dst, mask, _mm256_maskload_ps(src, mask));
 }
+
+// max and min return their second operand when either is NaN; a WgVec is two
+// 8-lane halves.
+template <typename Op>
+inline WgVec WgHalves(const WgVec& x, float bound, Op op) {
+  const __m256 b = _mm256_set1_ps(bound);
+  WgVec y;
+  float* out = reinterpret_cast<float*>(&y);
+  const float* in = reinterpret_cast<const float*>(&x);
+  _mm256_storeu_ps(out, op(b, _mm256_loadu_ps(in)));
+  _mm256_storeu_ps(out + 8, op(b, _mm256_loadu_ps(in + 8)));
+  return y;
+}
+inline WgVec WgAtLeast(const WgVec& x, float bound) {
+  return WgHalves(x, bound, [](__m256 b, __m256 v) { return _mm256_max_ps(b, v); });
+}
+inline WgVec WgAtMost(const WgVec& x, float bound) {
+  return WgHalves(x, bound, [](__m256 b, __m256 v) { return _mm256_min_ps(b, v); });
+}
 }  // namespace
 
 bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out) {

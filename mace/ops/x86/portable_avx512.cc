@@ -2,7 +2,6 @@
 // cpu/winograd_kernels.inc), built here with this library's AVX-512 flags so
 // the compiler vectorizes them for this instruction set.
 #include "mace/ops/x86/avx512_intrinsics.h"
-
 #include "mace/ops/x86/avx512_kernels.h"
 
 namespace mace {
@@ -12,11 +11,19 @@ namespace {
 #include "mace/ops/cpu/gemv_kernels.inc"
 #include "mace/ops/cpu/winograd_kernels.inc"
 
-// AVX-512 stores under a lane mask.
-// Both sides under the mask: src may end with the run.
+// AVX-512 loads and stores under a lane mask; src may end with the run, so
+// it is read under the mask too.
 inline void WgStorePartial(const float* src, int64_t count, float* dst) {
   const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1);
   _mm512_mask_storeu_ps(dst, mask, _mm512_maskz_loadu_ps(mask, src));
+}
+
+// max and min return their second operand when either is NaN.
+inline WgVec WgAtLeast(const WgVec& x, float bound) {
+  return reinterpret_cast<WgVec>(_mm512_max_ps(_mm512_set1_ps(bound), reinterpret_cast<__m512>(x)));
+}
+inline WgVec WgAtMost(const WgVec& x, float bound) {
+  return reinterpret_cast<WgVec>(_mm512_min_ps(_mm512_set1_ps(bound), reinterpret_cast<__m512>(x)));
 }
 }  // namespace
 
