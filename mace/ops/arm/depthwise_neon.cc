@@ -11,6 +11,7 @@
 #include <arm_neon.h>
 
 #include <limits>
+#include <utility>
 
 #include "mace/ops/arm/neon_epilogue.h"
 #include "mace/ops/arm/neon_kernels.h"
@@ -22,23 +23,27 @@ namespace {
 
 constexpr int kLanes = 4;
 
-inline float32x4_t MulAdd(float32x4_t acc, float32x4_t x, float tap) {
+// Loaded once per band into three vectors (taps 0-3, 4-7 and 8), which the
+// multiply-adds read by lane. The output may alias the taps as far as the
+// compiler knows, so taps read inside the loop would be reloaded after every
+// store; and taps held as floats cost armv7 a move from a core register into
+// a NEON lane per multiply-add.
+struct Taps {
+  float32x4_t q[3];
+  explicit Taps(const float* taps)
+      : q{vld1q_f32(taps), vld1q_f32(taps + 4), vdupq_n_f32(taps[8])} {}
+};
+
+template <int kTap>
+[[gnu::always_inline]] inline float32x4_t MulAddTap(float32x4_t acc, float32x4_t x,
+                                                    const Taps& taps) {
+  const float32x4_t q = taps.q[kTap / 4];
 #if defined(__aarch64__)
-  return vfmaq_n_f32(acc, x, tap);
+  return vfmaq_laneq_f32(acc, x, q, kTap % 4);
 #else
-  return vmlaq_n_f32(acc, x, tap);
+  return vmlaq_lane_f32(acc, x, kTap % 4 < 2 ? vget_low_f32(q) : vget_high_f32(q), kTap % 2);
 #endif
 }
-
-// Copied once per band: the output may alias the taps as far as the
-// compiler knows, so taps read inside the loop would be reloaded after every
-// store.
-struct Taps {
-  float v[9];
-  explicit Taps(const float* taps) {
-    for (int i = 0; i < 9; ++i) v[i] = taps[i];
-  }
-};
 
 // The inputs of taps kw = 0, 1, 2 for 4 outputs whose first window starts
 // at `in`.
@@ -56,10 +61,33 @@ inline void LoadWindows(const float* in, float32x4_t x[3]) {
   }
 }
 
-inline float32x4_t TapRow(const float32x4_t x[3], const float* taps, float32x4_t acc) {
-  acc = MulAdd(acc, x[0], taps[0]);
-  acc = MulAdd(acc, x[1], taps[1]);
-  return MulAdd(acc, x[2], taps[2]);
+// Tap row kRow of the filter over one input row's windows.
+template <int kRow>
+[[gnu::always_inline]] inline float32x4_t TapRow(const float32x4_t x[3], const Taps& taps,
+                                                 float32x4_t acc) {
+  acc = MulAddTap<3 * kRow>(acc, x[0], taps);
+  acc = MulAddTap<3 * kRow + 1>(acc, x[1], taps);
+  return MulAddTap<3 * kRow + 2>(acc, x[2], taps);
+}
+
+// Input row kK feeds tap row kK of the first output row and tap row
+// kK - kStrideH of the second.
+template <int kK, int kStrideW, int kStrideH, int kRows>
+[[gnu::always_inline]] inline void InputRow(const float* in, int64_t pitch, const Taps& taps,
+                                            float32x4_t acc[kRows]) {
+  float32x4_t x[3];
+  LoadWindows<kStrideW>(in + kK * pitch, x);
+  if constexpr (kK < 3) acc[0] = TapRow<kK>(x, taps, acc[0]);
+  if constexpr (kRows == 2 && kK >= kStrideH && kK - kStrideH < 3) {
+    acc[1] = TapRow<kK - kStrideH>(x, taps, acc[1]);
+  }
+}
+
+template <int kStrideW, int kStrideH, int kRows, int... kK>
+[[gnu::always_inline]] inline void InputRows(std::integer_sequence<int, kK...>, const float* in,
+                                             int64_t pitch, const Taps& taps,
+                                             float32x4_t acc[kRows]) {
+  (InputRow<kK, kStrideW, kStrideH, kRows>(in, pitch, taps, acc), ...);
 }
 
 // The fused activation, chosen once per band rather than per vector. No
@@ -91,19 +119,10 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
 [[gnu::always_inline]] inline void OutputVectors(const float* in, int64_t pitch, const Taps& taps,
                                                  float bias, const Activation& activate,
                                                  float32x4_t acc[kRows]) {
-  // Input row k feeds tap row k of the first output row and tap row
-  // k - kStrideH of the second.
   constexpr int kInputRows = (kRows - 1) * kStrideH + 3;
   for (int i = 0; i < kRows; ++i) acc[i] = vdupq_n_f32(bias);
-#pragma GCC unroll 8
-  for (int k = 0; k < kInputRows; ++k) {
-    float32x4_t x[3];
-    LoadWindows<kStrideW>(in + k * pitch, x);
-    if (k < 3) acc[0] = TapRow(x, taps.v + 3 * k, acc[0]);
-    if (kRows == 2 && k >= kStrideH && k - kStrideH < 3) {
-      acc[kRows - 1] = TapRow(x, taps.v + 3 * (k - kStrideH), acc[kRows - 1]);
-    }
-  }
+  InputRows<kStrideW, kStrideH, kRows>(std::make_integer_sequence<int, kInputRows>(), in, pitch,
+                                       taps, acc);
   for (int i = 0; i < kRows; ++i) acc[i] = activate(acc[i]);
 }
 
