@@ -54,8 +54,7 @@ void BindCurrentThread(const std::vector<int>& cores) {
 ThreadPool::ThreadPool(int num_threads, std::vector<int> cores)
     : num_threads_(num_threads < 1 ? 1 : num_threads),
       cores_(std::move(cores)),
-      runs_(new std::atomic<uint64_t>[num_threads_]) {
-  for (int i = 0; i < num_threads_; ++i) runs_[i].store(0, std::memory_order_relaxed);
+      runs_(new Run[num_threads_]) {
   workers_.reserve(num_threads_ - 1);
   for (int i = 1; i < num_threads_; ++i) {
     workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -106,7 +105,7 @@ void ThreadPool::Dispatch(const Job& job) {
   for (int t = 0; t < num_threads_; ++t) {
     int64_t first = 0, last = 0;
     ChunkRange(pieces_, num_threads_, t, &first, &last);
-    runs_[t].store(static_cast<uint64_t>(first) << 32 | static_cast<uint64_t>(last),
+    runs_[t].pieces.store(static_cast<uint64_t>(first) << 32 | static_cast<uint64_t>(last),
                    std::memory_order_relaxed);
   }
   pending_.store(num_threads_ - 1, std::memory_order_relaxed);
@@ -129,11 +128,11 @@ void ThreadPool::Dispatch(const Job& job) {
 }
 
 bool ThreadPool::ClaimFront(int owner, int64_t* piece) {
-  uint64_t run = runs_[owner].load(std::memory_order_acquire);
+  uint64_t run = runs_[owner].pieces.load(std::memory_order_acquire);
   for (;;) {
     const uint64_t front = run >> 32, back = run & 0xffffffffu;
     if (front >= back) return false;
-    if (runs_[owner].compare_exchange_weak(run, (front + 1) << 32 | back,
+    if (runs_[owner].pieces.compare_exchange_weak(run, (front + 1) << 32 | back,
                                            std::memory_order_acq_rel)) {
       *piece = static_cast<int64_t>(front);
       return true;
@@ -142,11 +141,11 @@ bool ThreadPool::ClaimFront(int owner, int64_t* piece) {
 }
 
 bool ThreadPool::ClaimBack(int owner, int64_t* piece) {
-  uint64_t run = runs_[owner].load(std::memory_order_acquire);
+  uint64_t run = runs_[owner].pieces.load(std::memory_order_acquire);
   for (;;) {
     const uint64_t front = run >> 32, back = run & 0xffffffffu;
     if (front >= back) return false;
-    if (runs_[owner].compare_exchange_weak(run, front << 32 | (back - 1),
+    if (runs_[owner].pieces.compare_exchange_weak(run, front << 32 | (back - 1),
                                            std::memory_order_acq_rel)) {
       *piece = static_cast<int64_t>(back - 1);
       return true;
