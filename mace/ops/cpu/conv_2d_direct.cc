@@ -55,15 +55,22 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
       padded_.Fill(input + n * in_image, begin, end, scratch);
     });
     float* image_out = output + n * p.out_channels * out_plane;
+    // A thread's tiles run output channel tile by tile over its (row,
+    // segment) tasks, so it writes mr output planes at a time rather than
+    // all of them: a stem's output (3 MB at 112x112x64) overflows L2, and
+    // the hardware prefetcher follows 8 store streams but not 64. Each
+    // channel tile rereads the padded input, which stays in L2. At 2
+    // threads SqueezeNet 1.1's stem went from 0.50 to 0.40 ms, ResNet-18's
+    // from 1.5 to 1.4 ms; one thread is unchanged.
     ParallelFor(pool, p.out_h * segments, [&](int64_t begin, int64_t end) {
-      for (int64_t task = begin; task < end; ++task) {
-        const int64_t oh = task / segments, ow = task % segments * nr;
-        const int cols = static_cast<int>(std::min<int64_t>(nr, p.out_w - ow));
-        const float* base = scratch + padded_.Origin(oh, ow);
-        for (int64_t mt = 0; mt < m_tiles; ++mt) {
-          const int rows = static_cast<int>(std::min<int64_t>(mr, p.out_channels - mt * mr));
-          TileEpilogue tile = epilogue_;
-          tile.row_bias = bias != nullptr ? bias + mt * mr : nullptr;
+      for (int64_t mt = 0; mt < m_tiles; ++mt) {
+        const int rows = static_cast<int>(std::min<int64_t>(mr, p.out_channels - mt * mr));
+        TileEpilogue tile = epilogue_;
+        tile.row_bias = bias != nullptr ? bias + mt * mr : nullptr;
+        for (int64_t task = begin; task < end; ++task) {
+          const int64_t oh = task / segments, ow = task % segments * nr;
+          const int cols = static_cast<int>(std::min<int64_t>(nr, p.out_w - ow));
+          const float* base = scratch + padded_.Origin(oh, ow);
           table_.conv_rows(k_, filter_.Panel(mt), base, padded_.offsets(),
                            image_out + mt * mr * out_plane + oh * p.out_w + ow, out_plane, rows,
                            cols, tile);
