@@ -67,13 +67,20 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
         const int rows = static_cast<int>(std::min<int64_t>(mr, p.out_channels - mt * mr));
         TileEpilogue tile = epilogue_;
         tile.row_bias = bias != nullptr ? bias + mt * mr : nullptr;
+        // Task (oh, segment) counted without a division per tile: a 64-bit
+        // division is a library call on armv7.
+        int64_t oh = begin / segments, ow = begin % segments * nr;
         for (int64_t task = begin; task < end; ++task) {
-          const int64_t oh = task / segments, ow = task % segments * nr;
           const int cols = static_cast<int>(std::min<int64_t>(nr, p.out_w - ow));
           const float* base = scratch + padded_.Origin(oh, ow);
           table_.conv_rows(k_, filter_.Panel(mt), base, padded_.offsets(),
                            image_out + mt * mr * out_plane + oh * p.out_w + ow, out_plane, rows,
                            cols, tile);
+          ow += nr;
+          if (ow >= p.out_w) {
+            ow = 0;
+            ++oh;
+          }
         }
       }
     });

@@ -119,13 +119,32 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
         // SqueezeNet 1.1 from 8.9 to 7.6 ms; with k <= kc too, MobileNet v2's
         // 960 x 49 x 160 layers went from 0.19 to 0.145 ms
         // (BM_Sgemm1x1ColdWeights and the model agree).
-        const bool prefetch_a = call.a->packed != nullptr &&
-                                (t.gemm_prefetches_a || a.panel_stride != mr * kc);
-        const auto tile_at = [&](int64_t ir, int64_t jr) {
-          const float* b_panel = b.first + (jr / nr) * b.panel_stride;
-          const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
-          {
-            const float* a_panel = a.first + (ir / mr) * a.panel_stride;
+        const bool prefetch_a =
+            call.a->packed != nullptr && (t.gemm_prefetches_a || a.panel_stride != mr * kc);
+        // Usually a B micro-panel stays in L1 while the A block streams
+        // past it from L2, and C is written a panel of columns of every row
+        // at a time. When the whole B block fits in L1 (a shallow
+        // reduction), rows go outer instead: C is then written mr rows at a
+        // time, a few store streams the hardware prefetcher follows. A
+        // 1x1 conv with 16 input channels does 16 multiply-adds per output,
+        // and on a map larger than L2 (MobileNet v2's 112x112x96 is 4.8 MB)
+        // its stores missed on every line when all rows were written at
+        // once: BM_Sgemm1x1 96x12544x16 went from 687 to 612 us (medians of
+        // 9 alternating runs), 64x3025x16 from 86 to 82 us; at 32 input
+        // channels (a 64 KiB block) the order made no difference.
+        const bool rows_outer = kc * nc <= kRowsOuterBlockFloats;
+        // Panels hold whole micro-tile rows (columns): tile (ir, jr) starts
+        // ir * a_per_row floats into the A block, with no division per tile
+        // (64-bit ones are library calls on armv7).
+        const int64_t a_per_row = a.panel_stride / mr, b_per_column = b.panel_stride / nr;
+        const int64_t outer_end = rows_outer ? mc : nc, outer_step = rows_outer ? mr : nr;
+        const int64_t inner_end = rows_outer ? nc : mc, inner_step = rows_outer ? nr : mr;
+        for (int64_t outer = 0; outer < outer_end; outer += outer_step) {
+          for (int64_t inner = 0; inner < inner_end; inner += inner_step) {
+            const int64_t ir = rows_outer ? outer : inner, jr = rows_outer ? inner : outer;
+            const float* b_panel = b.first + jr * b_per_column;
+            const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
+            const float* a_panel = a.first + ir * a_per_row;
             const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
             float* c = call.c + (ic + ir) * call.ldc + jc + jr;
             TileEpilogue tile = epilogue;
@@ -145,26 +164,6 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
             } else {
               PartialTile(t, kc, a_panel, b_panel, c, call.ldc, rows, cols, tile);
             }
-          }
-        };
-        // Usually a B micro-panel stays in L1 while the A block streams
-        // past it from L2, and C is written a panel of columns of every row
-        // at a time. When the whole B block fits in L1 (a shallow
-        // reduction), rows go outer instead: C is then written mr rows at a
-        // time, a few store streams the hardware prefetcher follows. A
-        // 1x1 conv with 16 input channels does 16 multiply-adds per output,
-        // and on a map larger than L2 (MobileNet v2's 112x112x96 is 4.8 MB)
-        // its stores missed on every line when all rows were written at
-        // once: BM_Sgemm1x1 96x12544x16 went from 687 to 612 us (medians of
-        // 9 alternating runs), 64x3025x16 from 86 to 82 us; at 32 input
-        // channels (a 64 KiB block) the order made no difference.
-        if (kc * nc <= kRowsOuterBlockFloats) {
-          for (int64_t ir = 0; ir < mc; ir += mr) {
-            for (int64_t jr = 0; jr < nc; jr += nr) tile_at(ir, jr);
-          }
-        } else {
-          for (int64_t jr = 0; jr < nc; jr += nr) {
-            for (int64_t ir = 0; ir < mc; ir += mr) tile_at(ir, jr);
           }
         }
       }
@@ -369,8 +368,7 @@ int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t 
   return ThreadRegionFloats(floats);
 }
 
-void AlignedRange(int64_t total, int64_t align, int parts, int part, int64_t* begin,
-                  int64_t* end) {
+void AlignedRange(int64_t total, int64_t align, int parts, int part, int64_t* begin, int64_t* end) {
   const auto boundary = [&](int i) -> int64_t {
     if (i >= parts) return total;
     const int64_t ideal = total * i / parts;
