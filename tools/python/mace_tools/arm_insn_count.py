@@ -241,7 +241,7 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> N
                   "difference between the two processes (from the plugin's `symbols=` option, "
                   f"top {LISTED_SYMBOLS} per process) over {EXTRA_ROUNDS}. Inlined code counts "
                   "toward its caller; `[unknown]` is code without a symbol (libc's memcpy and "
-                  "memset, the loader).",
+                  "memset, libgcc's 64-bit division on armv7, the loader).",
                   ""]
         for r in profiled:
             shares = ", ".join(f"`{name}` {share:.1f}%" for name, share in r.top)
