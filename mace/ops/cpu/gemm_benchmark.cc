@@ -91,9 +91,7 @@ void RunSgemm(benchmark::State& state, KernelIsa isa, bool cold_weights) {
 void BM_Sgemm(benchmark::State& state, KernelIsa isa) { RunSgemm(state, isa, false); }
 // The same product, listed apart so the 1x1 layers can be selected alone.
 void BM_Sgemm1x1(benchmark::State& state, KernelIsa isa) { RunSgemm(state, isa, false); }
-void BM_Sgemm1x1ColdWeights(benchmark::State& state, KernelIsa isa) {
-  RunSgemm(state, isa, true);
-}
+void BM_Sgemm1x1ColdWeights(benchmark::State& state, KernelIsa isa) { RunSgemm(state, isa, true); }
 
 void BM_EigenSgemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
@@ -108,7 +106,9 @@ void BM_EigenSgemm(benchmark::State& state) {
 }
 
 // {m, n, k, threads}: square sizes, then MobileNet-like 1x1 convolutions
-// (m = out channels, n = pixels, k = in channels) and a 3x3 im2col shape.
+// (m = out channels, n = pixels, k = in channels), a 3x3 im2col shape, a
+// classifier and SqueezeNet 1.1's squeeze layers (few rows, deep k: they
+// scale worst from one thread to two).
 template <int kThreads>
 void GemmShapes(benchmark::internal::Benchmark* bench) {
   for (int size : {256, 512, 1024}) bench->Args({size, size, size, kThreads});
@@ -117,6 +117,9 @@ void GemmShapes(benchmark::internal::Benchmark* bench) {
   bench->Args({1024, 49, 1024, kThreads});
   bench->Args({128, 3136, 576, kThreads});
   bench->Args({1000, 1, 1280, kThreads});  // a classifier: matrix times vector
+  bench->Args({16, 3025, 128, kThreads});  // SqueezeNet 1.1 squeeze layers
+  bench->Args({32, 729, 256, kThreads});
+  bench->Args({64, 169, 384, kThreads});
   if (kThreads > 1) bench->UseRealTime();
 }
 // 1x1 convolution layers at one thread: MobileNet v1 at 224, SqueezeNet's
@@ -124,12 +127,12 @@ void GemmShapes(benchmark::internal::Benchmark* bench) {
 // project layers.
 void PointwiseShapes(benchmark::internal::Benchmark* bench) {
   const int shapes[][3] = {
-      {64, 12544, 32},  {128, 3136, 64}, {128, 3136, 128}, {256, 784, 128},  {256, 784, 256},
-      {512, 196, 256},  {512, 196, 512}, {1024, 49, 512},  {1024, 49, 1024}, {1000, 169, 512},
-      {16, 3025, 64},   {64, 3025, 16},  {32, 729, 128},   {128, 729, 32},   {48, 169, 256},
-      {192, 169, 48},   {64, 169, 384},  {256, 169, 64},   {96, 12544, 16},  {144, 3136, 24},
-      {24, 3136, 144},  {384, 196, 64},  {64, 196, 384},   {576, 196, 96},   {96, 196, 576},
-      {960, 49, 160},   {160, 49, 960},  {320, 49, 960},   {1280, 49, 320},
+      {64, 12544, 32}, {128, 3136, 64}, {128, 3136, 128}, {256, 784, 128},  {256, 784, 256},
+      {512, 196, 256}, {512, 196, 512}, {1024, 49, 512},  {1024, 49, 1024}, {1000, 169, 512},
+      {16, 3025, 64},  {64, 3025, 16},  {32, 729, 128},   {128, 729, 32},   {48, 169, 256},
+      {192, 169, 48},  {64, 169, 384},  {256, 169, 64},   {96, 12544, 16},  {144, 3136, 24},
+      {24, 3136, 144}, {384, 196, 64},  {64, 196, 384},   {576, 196, 96},   {96, 196, 576},
+      {960, 49, 160},  {160, 49, 960},  {320, 49, 960},   {1280, 49, 320},
   };
   for (const auto& shape : shapes) bench->Args({shape[0], shape[1], shape[2], 1});
 }
