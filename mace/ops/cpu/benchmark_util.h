@@ -1,5 +1,6 @@
-// What the kernel benchmarks share: the kernel table this CPU would use and
-// a thread pool of the size a benchmark asks for.
+// What the kernel benchmarks share: the kernel table this CPU would use, a
+// thread pool of the size a benchmark asks for, and kernel scratch as the
+// runtime allocates it.
 #ifndef MACE_OPS_CPU_BENCHMARK_UTIL_H_
 #define MACE_OPS_CPU_BENCHMARK_UTIL_H_
 
@@ -8,14 +9,13 @@
 #include "benchmark/benchmark.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/runtimes/cpu/cpu_features.h"
+#include "mace/runtimes/cpu/scratch_buffer.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
 namespace mace {
 namespace ops {
 
-inline const KernelTable* BestTable() {
-  return KernelTableFor(BestKernelIsa(DetectCpuFeatures()));
-}
+inline const KernelTable* BestTable() { return KernelTableFor(BestKernelIsa(DetectCpuFeatures())); }
 
 // The table of one kernel family, or null after skipping the benchmark on a
 // CPU without it.
@@ -28,6 +28,16 @@ inline const KernelTable* TableOrSkip(benchmark::State& state, KernelIsa isa) {
 // One thread runs on the caller alone, with no pool.
 inline std::unique_ptr<ThreadPool> BenchmarkPool(int threads) {
   return threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+}
+
+// `bytes` of scratch in `buffer`, aligned as the runtime's so that per-thread
+// regions start on boundaries of their own (see kThreadRegionBytes: a
+// misaligned buffer lets two threads' regions share a pair of cache lines);
+// null after skipping the benchmark when memory ran out.
+inline float* ScratchOrSkip(benchmark::State& state, ScratchBuffer* buffer, int64_t bytes) {
+  if (buffer->Reserve(bytes)) return static_cast<float*>(buffer->data());
+  state.SkipWithError("out of memory");
+  return nullptr;
 }
 
 }  // namespace ops

@@ -15,7 +15,6 @@
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 #include "mace/ops/testing/op_tester.h"
-#include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
 namespace ops {
@@ -54,9 +53,11 @@ void BM_Conv2d(benchmark::State& state) {
   const auto bias = testing::RandomFloats(p.out_channels, 3);
   std::vector<float> output(p.out_channels * p.out_h * p.out_w);
   auto kernel = CreateConv2dKernel(*table, p, filter.data(), static_cast<int>(state.range(5)));
-  std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1);
+  ScratchBuffer buffer;
+  float* scratch = ScratchOrSkip(state, &buffer, kernel->ScratchBytes(NumThreads(pool.get())));
+  if (scratch == nullptr) return;
   for (auto _ : state) {
-    kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
+    kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch);
     benchmark::DoNotOptimize(output.data());
   }
   state.SetLabel(kernel->name());
@@ -110,21 +111,22 @@ void BM_Conv3x3Method(benchmark::State& state) {
   } else {
     kernel = std::make_unique<Conv2dWinograd>(*table, p, filter.data(), method);
   }
-  std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1);
+  ScratchBuffer buffer;
+  float* scratch = ScratchOrSkip(state, &buffer, kernel->ScratchBytes(NumThreads(pool.get())));
+  if (scratch == nullptr) return;
   for (auto _ : state) {
-    kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
+    kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch);
     benchmark::DoNotOptimize(output.data());
   }
-  state.SetLabel(std::string(kernel->name()) + (Conv2dWinograd::PickTile(*table, p, 4) == method
-                                                    ? " (picked)"
-                                                    : ""));
+  state.SetLabel(std::string(kernel->name()) +
+                 (Conv2dWinograd::PickTile(*table, p, 4) == method ? " (picked)" : ""));
   state.counters["FLOP/s"] =
       benchmark::Counter(ConvFlops(p), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void Conv3x3Shapes(benchmark::internal::Benchmark* bench, int threads) {
-  const int64_t shapes[][3] = {{64, 56, 64},  {128, 28, 128}, {256, 14, 256}, {512, 7, 512},
-                               {16, 55, 64},  {32, 27, 128},  {48, 13, 192},  {64, 13, 256}};
+  const int64_t shapes[][3] = {{64, 56, 64}, {128, 28, 128}, {256, 14, 256}, {512, 7, 512},
+                               {16, 55, 64}, {32, 27, 128},  {48, 13, 192},  {64, 13, 256}};
   for (const auto& shape : shapes) {
     for (int method : {0, 2, 4}) bench->Args({shape[0], shape[1], shape[2], method, threads});
   }
@@ -169,13 +171,11 @@ void BM_Depthwise3x3(benchmark::State& state, KernelIsa isa) {
   const auto bias = testing::RandomFloats(p.channels, 3);
   std::vector<float> output(p.channels * p.out_h * p.out_w);
   DepthwiseConv3x3 kernel(*table, p);
-  ScratchBuffer scratch;  // cache-line aligned, as the runtime's
-  if (!scratch.Reserve(kernel.ScratchBytes(NumThreads(pool.get())))) {
-    return state.SkipWithError("out of memory");
-  }
+  ScratchBuffer buffer;
+  float* scratch = ScratchOrSkip(state, &buffer, kernel.ScratchBytes(NumThreads(pool.get())));
+  if (scratch == nullptr) return;
   for (auto _ : state) {
-    kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get(),
-               static_cast<float*>(scratch.data()));
+    kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get(), scratch);
     benchmark::DoNotOptimize(output.data());
   }
   state.counters["FLOP/s"] = benchmark::Counter(2.0 * p.channels * p.out_h * p.out_w * 9,

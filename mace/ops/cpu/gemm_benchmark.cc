@@ -74,14 +74,17 @@ void RunSgemm(benchmark::State& state, KernelIsa isa, bool cold_weights) {
   rhs.data = b.data();
   rhs.stride = 1;
   rhs.depth_stride = n;
-  std::vector<float> scratch(NumThreads(pool.get()) *
-                             GemmScratchFloatsPerThread(*table, m, n, k, lhs, rhs));
+  ScratchBuffer buffer;
+  float* scratch = ScratchOrSkip(state, &buffer,
+                                 NumThreads(pool.get()) * int64_t{sizeof(float)} *
+                                     GemmScratchFloatsPerThread(*table, m, n, k, lhs, rhs));
+  if (scratch == nullptr) return;
   TileEpilogue epilogue;
   int64_t next = 0;
   for (auto _ : state) {
     lhs.packed = &packed_a[next];
     next = next + 1 == copies ? 0 : next + 1;
-    Gemm(*table, m, n, k, lhs, rhs, c.data(), n, epilogue, pool.get(), scratch.data());
+    Gemm(*table, m, n, k, lhs, rhs, c.data(), n, epilogue, pool.get(), scratch);
     benchmark::DoNotOptimize(c.data());
   }
   state.counters["FLOP/s"] =

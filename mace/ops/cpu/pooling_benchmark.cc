@@ -14,7 +14,6 @@
 #include "mace/ops/cpu/benchmark_util.h"
 #include "mace/ops/cpu/pooling_kernel.h"
 #include "mace/ops/testing/op_tester.h"
-#include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
 namespace ops {
@@ -58,15 +57,11 @@ void BM_Pooling(benchmark::State& state) {
   const auto input = testing::RandomFloats(p.channels * p.in_h * p.in_w, 1);
   std::vector<float> output(p.channels * p.out_h * p.out_w);
   const PoolingKernel kernel(*table, p);
-  // Cache-line aligned, as the runtime's: each thread's line then has cache
-  // lines of its own, where a misaligned buffer would share one between
-  // two threads' lines and bounce it between their cores on every row.
-  ScratchBuffer scratch;
-  if (!scratch.Reserve(kernel.ScratchBytes(NumThreads(pool.get())))) {
-    return state.SkipWithError("out of memory");
-  }
+  ScratchBuffer buffer;
+  float* scratch = ScratchOrSkip(state, &buffer, kernel.ScratchBytes(NumThreads(pool.get())));
+  if (scratch == nullptr) return;
   for (auto _ : state) {
-    kernel.Run(input.data(), output.data(), pool.get(), static_cast<float*>(scratch.data()));
+    kernel.Run(input.data(), output.data(), pool.get(), scratch);
     benchmark::DoNotOptimize(output.data());
   }
   SetCounters(state, p);

@@ -2,6 +2,7 @@
 // cpu/winograd_kernels.inc), built here with this library's AVX-512 flags so
 // the compiler vectorizes them for this instruction set.
 #include "mace/ops/x86/avx512_intrinsics.h"
+
 #include "mace/ops/x86/avx512_kernels.h"
 
 namespace mace {

@@ -18,9 +18,9 @@ namespace mace {
 // next line after ones read in order, so a thread writing its region's last
 // line keeps pulling the next region's first line away from the thread that
 // writes it. Regions therefore start on 128-byte boundaries and end with a
-// 128-byte guard that no inner loop writes. Measured on a 2-thread max pool over 256
-// channels of 27x27, whose regions are one 128-byte row each: 87 us with
-// regions 64 or 128 bytes apart (one thread took 55 us), 40 us with the
+// 128-byte guard that no inner loop writes. Measured on a 2-thread max pool
+// over 256 channels of 27x27, whose regions are one 128-byte row each: 87 us
+// with regions 64 or 128 bytes apart (one thread took 55 us), 40 us with the
 // guard.
 constexpr int64_t kThreadRegionBytes = 128;
 

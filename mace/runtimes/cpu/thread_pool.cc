@@ -92,7 +92,6 @@ void ThreadPool::ChunkRange(int64_t count, int chunks, int chunk, int64_t* begin
   *end = *begin + base + (chunk < extra ? 1 : 0);
 }
 
-
 void ThreadPool::Dispatch(const Job& job) {
   if (job.count <= 0) return;
   std::unique_lock<std::mutex> dispatch(dispatch_mutex_, std::try_to_lock);
@@ -106,7 +105,7 @@ void ThreadPool::Dispatch(const Job& job) {
     int64_t first = 0, last = 0;
     ChunkRange(pieces_, num_threads_, t, &first, &last);
     runs_[t].pieces.store(static_cast<uint64_t>(first) << 32 | static_cast<uint64_t>(last),
-                   std::memory_order_relaxed);
+                          std::memory_order_relaxed);
   }
   pending_.store(num_threads_ - 1, std::memory_order_relaxed);
   {
@@ -133,7 +132,7 @@ bool ThreadPool::ClaimFront(int owner, int64_t* piece) {
     const uint64_t front = run >> 32, back = run & 0xffffffffu;
     if (front >= back) return false;
     if (runs_[owner].pieces.compare_exchange_weak(run, (front + 1) << 32 | back,
-                                           std::memory_order_acq_rel)) {
+                                                  std::memory_order_acq_rel)) {
       *piece = static_cast<int64_t>(front);
       return true;
     }
@@ -146,7 +145,7 @@ bool ThreadPool::ClaimBack(int owner, int64_t* piece) {
     const uint64_t front = run >> 32, back = run & 0xffffffffu;
     if (front >= back) return false;
     if (runs_[owner].pieces.compare_exchange_weak(run, front << 32 | (back - 1),
-                                           std::memory_order_acq_rel)) {
+                                                  std::memory_order_acq_rel)) {
       *piece = static_cast<int64_t>(back - 1);
       return true;
     }

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "mace/public/mace.h"
+#include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
 
@@ -108,7 +109,7 @@ class ThreadPool {
   // on cache lines of its own (a 128-byte pair, see kThreadRegionBytes):
   // threads claim their own pieces with compare-and-swap, which would
   // otherwise pull one shared line back and forth at every piece.
-  struct alignas(128) Run {
+  struct alignas(kThreadRegionBytes) Run {
     std::atomic<uint64_t> pieces{0};
   };
   std::unique_ptr<Run[]> runs_;
