@@ -10,8 +10,8 @@ namespace ops {
 namespace {
 
 constexpr int kMaxAlpha = 6;
-// Budget for one block's transformed input and output (V and M): about half
-// of a 2 MiB L2, so a block's phases hand their data over in cache.
+// Budget for one block's transformed input (V): about half of a 2 MiB L2,
+// so it stays there while every output channel tile passes over it.
 constexpr int64_t kBlockBytes = int64_t{1} << 20;
 
 // G for the filter transform U = G g G^T.
@@ -53,9 +53,10 @@ bool Conv2dWinograd::Supports(const ref::Conv2DParams& p) {
          p.dilation_h == 1 && p.dilation_w == 1;
 }
 
-int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& p,
-                             int requested) {
-  if (!Supports(p) || table.winograd_input == nullptr || table.winograd_output == nullptr) {
+int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& p, int requested) {
+  // RunBlock hands the output transform one GEMM panel of tiles per run.
+  if (!Supports(p) || table.winograd_input == nullptr || table.winograd_output == nullptr ||
+      table.nr > kWinogradMaxLanes) {
     return 0;
   }
   if (p.in_channels < 8 || p.out_channels < 8) return 0;
@@ -80,8 +81,8 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     const int64_t columns = std::max(RoundUp(tiles_h * tiles_w, table.nr), kMinColumns);
     const double gemm =
         static_cast<double>(RoundUp(p.out_channels, table.mr)) * p.in_channels * alpha2 * columns;
-    const double transforms = kTransformCost * (p.in_channels + p.out_channels) * alpha2 *
-                              tiles_h * RoundUp(tiles_w, kWinogradChunk);
+    const double transforms = kTransformCost * (p.in_channels + p.out_channels) * alpha2 * tiles_h *
+                              RoundUp(tiles_w, kWinogradChunk);
     if (gemm + transforms < best) {
       best = gemm + transforms;
       pick = tile;
@@ -133,14 +134,15 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   const int64_t panels_per_image = CeilDiv(tiles_h_ * tiles_w_, nr);
   // As many whole panels as the budget holds, but no more than a thread's
   // share of the image, so every thread gets a block.
-  const int64_t per_tile = positions * (params_.in_channels + layout.oc_padded) * 4;
+  const int64_t per_tile = positions * params_.in_channels * 4;
   const int64_t share = CeilDiv(panels_per_image * params_.batch, threads);
   layout.panels =
       std::max<int64_t>(1, std::min({kBlockBytes / (per_tile * nr), share, panels_per_image}));
   layout.block_tiles = layout.panels * nr;
   layout.v_floats = positions * params_.in_channels * layout.block_tiles;
-  // The output transform reads whole chunks of lanes: room past the last row.
-  layout.m_floats = positions * layout.oc_padded * layout.block_tiles + kWinogradMaxLanes;
+  // One micro-tile of M ([mr][position][nr], see RunBlock); the output
+  // transform reads whole chunks of lanes, so there is room past the last row.
+  layout.m_floats = table_.mr * positions * nr + kWinogradMaxLanes;
   layout.per_thread = ThreadRegionFloats(layout.v_floats + layout.m_floats);
   return layout;
 }
@@ -156,12 +158,6 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   const int64_t positions = alpha_ * alpha_;
   const int64_t nr = table_.nr, mr = table_.mr;
   const int64_t in_c = p.in_channels;
-  // M is [oc_padded][position][block_tiles]: the output transform of one
-  // channel then reads its alpha^2 positions from one contiguous run rather
-  // than from alpha^2 places a whole GEMM output apart, which the hardware
-  // prefetchers do not follow.
-  const int64_t ldm = layout.block_tiles;
-  const int64_t ldc = positions * ldm;  // between output channels
   float* v = scratch;
   float* m = v + layout.v_floats;
 
@@ -196,61 +192,62 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     }
   }
 
-  // Phase 2: M[xi] = U[xi] x V[xi], micro-tile by micro-tile.
+  // Phases 2 and 3, one micro-tile of output channels (mr) and one panel of
+  // tiles (nr) at a time: the alpha^2 GEMM tiles M[xi] = U[xi] x V[xi] go to
+  // a buffer of mr x alpha^2 x nr floats that stays in L1 (36 KiB for the
+  // AVX-512 table's 8 x 32 at F(4x4)), and the output transform reads them
+  // from there. Output channels go outer, so a channel tile's filter panels
+  // (alpha^2 x mr x in_c) stay in L2 while the block's panels pass by.
   const int64_t oc_tiles = layout.oc_padded / mr;
   const int64_t used_panels = CeilDiv(tiles, nr);
-  for (int64_t xi = 0; xi < positions; ++xi) {
-    for (int64_t ot = 0; ot < oc_tiles; ++ot) {
-      const float* a_panel = transformed_filter_[xi].Panel(ot);
-      float* m_rows = m + ot * mr * ldc + xi * ldm;
-      for (int64_t pc = 0; pc < in_c; pc += table_.kc) {
-        const int64_t kc = std::min<int64_t>(table_.kc, in_c - pc);
-        TileEpilogue plain;
-        plain.accumulate = pc > 0;
-        for (int64_t panel = 0; panel < used_panels; ++panel) {
+  const int64_t pitch = positions * nr;  // between a tile's output channels
+  // Stale lanes of a partial panel are read (in whole chunks) but not used;
+  // they start as zeros rather than whatever the scratch held, since
+  // denormal garbage would be slow.
+  std::fill(m, m + layout.m_floats, 0.f);
+  for (int64_t ot = 0; ot < oc_tiles; ++ot) {
+    const int64_t oc_begin = ot * mr;
+    const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
+    for (int64_t panel = 0; panel < used_panels; ++panel) {
+      const int64_t cols = std::min(nr, tiles - panel * nr);
+      for (int64_t xi = 0; xi < positions; ++xi) {
+        const float* a_panel = transformed_filter_[xi].Panel(ot);
+        float* m_tile = m + xi * nr;
+        for (int64_t pc = 0; pc < in_c; pc += table_.kc) {
+          const int64_t kc = std::min<int64_t>(table_.kc, in_c - pc);
           const float* b_panel = v + ((xi * layout.panels + panel) * in_c + pc) * nr;
-          float* m_tile = m_rows + panel * nr;
-          const int64_t cols = std::min(nr, tiles - panel * nr);
+          TileEpilogue plain;
+          plain.accumulate = pc > 0;
           // The last panel's padding lanes are zeros: a partial kernel
-          // skips what it can of them. The output transform reads them in
-          // whole chunks without using them; they are set to zero rather
-          // than left stale, since denormal garbage would be slow.
+          // skips what it can of them.
           if (cols < nr && table_.gemm_partial != nullptr) {
-            table_.gemm_partial(kc, a_panel + pc * mr, b_panel, m_tile, ldc,
-                                static_cast<int>(mr), static_cast<int>(cols), plain);
-            if (pc == 0) {
-              const int64_t read = std::min<int64_t>(nr, cols + kWinogradChunk - 1);
-              for (int64_t r = 0; r < mr; ++r) {
-                std::fill(m_tile + r * ldc + cols, m_tile + r * ldc + read, 0.f);
-              }
-            }
+            table_.gemm_partial(kc, a_panel + pc * mr, b_panel, m_tile, pitch, static_cast<int>(mr),
+                                static_cast<int>(cols), plain);
           } else {
-            table_.gemm(kc, a_panel + pc * mr, b_panel, m_tile, ldc, plain);
+            table_.gemm(kc, a_panel + pc * mr, b_panel, m_tile, pitch, plain);
           }
         }
       }
-    }
-  }
-
-  // Phase 3: Y = A^T M A + bias, activation, into the output planes.
-  for (int64_t oc = 0; oc < p.out_channels; ++oc) {
-    float* plane = out_image + oc * p.out_h * p.out_w;
-    ForEachRun(tiles_w_, first_tile, tiles, [&](const TileRun& tr) {
+      // Y = A^T M A + bias, activation, into the output planes: the panel's
+      // tiles are one run (nr <= kWinogradMaxLanes), across tile rows.
+      const int64_t panel_tile = first_tile + panel * nr;
       WinogradOutputRun run;
       run.tile = tile_;
-      run.in = m + oc * ldc + tr.lane;
-      run.in_pitch = ldm;
-      run.lanes = tr.count;
-      run.bias = bias != nullptr ? bias[oc] : 0.f;
+      run.in_pitch = nr;
+      run.lanes = cols;
       run.epilogue = epilogue_;
-      for (int i = 0; i < tile_; ++i) {
-        const int64_t oh = tr.row * tile_ + i;
-        run.rows[i] = oh < p.out_h ? plane + oh * p.out_w : nullptr;
-      }
+      run.out_h = p.out_h;
       run.out_w = p.out_w;
-      run.col0 = tr.col * tile_;
-      table_.winograd_output(run);
-    });
+      run.tiles_w = tiles_w_;
+      run.row0 = panel_tile / tiles_w_;
+      run.col0 = panel_tile % tiles_w_;
+      for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
+        run.in = m + (oc - oc_begin) * pitch;
+        run.bias = bias != nullptr ? bias[oc] : 0.f;
+        run.plane = out_image + oc * p.out_h * p.out_w;
+        table_.winograd_output(run);
+      }
+    }
   }
 }
 

@@ -11,11 +11,12 @@
 // it is less accurate than F(2x2), which is why the converter chooses.
 //
 // Tiles are processed in blocks sized to stay in L2, each by one thread in
-// its own scratch and in three phases: the input transform, straight into
-// the GEMM's packed B panels so nothing is repacked; the alpha^2 GEMMs on the
-// micro-kernel; and the output transform, which also adds the bias and
-// applies the activation. Threads share no data and never wait on each other
-// inside a conv. The transforms are per-ISA kernels
+// its own scratch: first the input transform, straight into the GEMM's
+// packed B panels so nothing is repacked; then, for each micro-tile of
+// output channels and each panel of tiles, the alpha^2 GEMM micro-tiles into
+// a buffer that stays in L1 and the output transform from it, which also
+// adds the bias and applies the activation. Threads share no data and never
+// wait on each other inside a conv. The transforms are per-ISA kernels
 // (KernelTable::winograd_input and winograd_output).
 //
 // Winograd trades FLOPs for transform work and a 4x (F(4x4)) larger filter,

@@ -183,10 +183,13 @@ struct WinogradInputRun {
 };
 
 // Y = A^T M A, plus bias and the clamp or hard-swish activation, for `lanes`
-// tiles of one output channel: position (r, c) of tile l is
-// in[(r * alpha + c) * in_pitch + l]. Tile l writes output columns
-// col0 + l * t + [0, t) of the t rows, those inside [0, out_w); null rows
-// (past the bottom) are skipped.
+// consecutive tiles of one output channel in raster order, which may run
+// over the end of a tile row into the next: position (r, c) of lane l is
+// in[(r * alpha + c) * in_pitch + l]. Lane 0 is tile (row0, col0) of a
+// tiles_w-wide grid; tile (row, col) writes rows row * t + [0, t) and
+// columns col * t + [0, t) of `plane` (out_w floats per row), those inside
+// [0, out_h) x [0, out_w). Kernels may read lanes past `lanes` up to a whole
+// chunk.
 struct WinogradOutputRun {
   int32_t tile = 4;
   const float* in = nullptr;
@@ -194,9 +197,9 @@ struct WinogradOutputRun {
   int64_t lanes = 0;  // 1 to kWinogradMaxLanes
   float bias = 0.f;
   TileEpilogue epilogue;  // only activation, lo and hi are read
-  float* rows[4] = {nullptr, nullptr, nullptr, nullptr};
-  int64_t out_w = 0;
-  int64_t col0 = 0;
+  float* plane = nullptr;
+  int64_t out_h = 0, out_w = 0;
+  int64_t tiles_w = 0, row0 = 0, col0 = 0;
 };
 
 // out[j] = sum over d < depth of panel[d * width + j] * x[d], j < width: one
