@@ -26,6 +26,35 @@ inline void WgStorePartial(const float* src, int64_t count, float* dst) {
   _mm256_maskstore_ps(dst, mask, _mm256_maskload_ps(src, mask));
 }
 
+// The mask of lanes [begin, end) in half `half` (lanes 8 * half + [0, 8)) of
+// a WgVec: the sign bit of each 32-bit lane.
+inline __m256i WgHalfMask(int64_t begin, int64_t end, int half) {
+  const __m256i lane =
+      _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * half));
+  return _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(begin)), lane),
+                             _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(end)), lane));
+}
+
+// A WgVec is two 8-lane halves, each stored (loaded) under its part of the
+// mask.
+inline void WgStoreLanes(const WgVec& v, int64_t begin, int64_t end, float* lane0) {
+  const float* in = reinterpret_cast<const float*>(&v);
+  for (int half = 0; half < 2; ++half) {
+    _mm256_maskstore_ps(lane0 + 8 * half, WgHalfMask(begin, end, half),
+                        _mm256_loadu_ps(in + 8 * half));
+  }
+}
+
+inline WgVec WgLoadLanes(const float* lane0, int64_t begin, int64_t end) {
+  WgVec v;
+  float* out = reinterpret_cast<float*>(&v);
+  for (int half = 0; half < 2; ++half) {
+    _mm256_storeu_ps(out + 8 * half,
+                     _mm256_maskload_ps(lane0 + 8 * half, WgHalfMask(begin, end, half)));
+  }
+  return v;
+}
+
 // max and min return their second operand when either is NaN; a WgVec is two
 // 8-lane halves.
 template <typename Op>

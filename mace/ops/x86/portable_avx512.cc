@@ -2,7 +2,6 @@
 // cpu/winograd_kernels.inc), built here with this library's AVX-512 flags so
 // the compiler vectorizes them for this instruction set.
 #include "mace/ops/x86/avx512_intrinsics.h"
-
 #include "mace/ops/x86/avx512_kernels.h"
 
 namespace mace {
@@ -17,6 +16,16 @@ namespace {
 inline void WgStorePartial(const float* src, int64_t count, float* dst) {
   const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1);
   _mm512_mask_storeu_ps(dst, mask, _mm512_maskz_loadu_ps(mask, src));
+}
+
+inline void WgStoreLanes(const WgVec& v, int64_t begin, int64_t end, float* lane0) {
+  const __mmask16 mask = static_cast<__mmask16>(((1u << end) - 1) & ~((1u << begin) - 1));
+  _mm512_mask_storeu_ps(lane0, mask, reinterpret_cast<__m512>(v));
+}
+
+inline WgVec WgLoadLanes(const float* lane0, int64_t begin, int64_t end) {
+  const __mmask16 mask = static_cast<__mmask16>(((1u << end) - 1) & ~((1u << begin) - 1));
+  return reinterpret_cast<WgVec>(_mm512_maskz_loadu_ps(mask, lane0));
 }
 
 // max and min return their second operand when either is NaN.
