@@ -51,8 +51,8 @@ class Conv2dWinograd : public Conv2dKernel {
 
  private:
   struct Layout {
-    int64_t block_tiles = 0;  // tiles per block, a multiple of nr
-    int64_t panels = 0;       // block_tiles / nr
+    int64_t block_tiles = 0;  // tiles per block (the last block may have fewer)
+    int64_t panels = 0;       // block_tiles / nr, rounded up
     int64_t oc_padded = 0;    // output channels rounded up to mr
     int64_t v_floats = 0, m_floats = 0, per_thread = 0;
   };

@@ -428,11 +428,16 @@ void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmO
                 a.NeedsPacking() ? kPackedPanelCost : kPrepackedPanelCost,
                 b.NeedsPacking() ? kPackedPanelCost : kPrepackedPanelCost, &tm, &tn);
   if (threads > 1) {
-    // Up to four column cells per thread when each still spans a whole B
-    // block (nc): the pool can then move cells off a stalled core, and no
-    // operand is packed twice for it (cells split N, not M).
-    const int64_t block_tiles = std::max<int64_t>(1, table.nc / table.nr);
-    const int64_t finer = std::min<int64_t>(4, n_tiles / (int64_t{tn} * block_tiles));
+    // Up to four column cells per thread, so the pool can move cells off a
+    // stalled or late core; cells split N, so no operand is packed twice.
+    // Each cell streams all of A's rows again, so while A is larger than
+    // kSmallA a cell must still span a whole B block (nc); a smaller A
+    // (a 1x1 layer with up to 64 output channels and 512 input channels)
+    // comes from L2 and cells of two tiles will do.
+    constexpr int64_t kSmallA = int64_t{128} << 10;
+    const bool small_a = m * k * int64_t{sizeof(float)} <= kSmallA;
+    const int64_t cell_tiles = small_a ? 2 : std::max<int64_t>(1, table.nc / table.nr);
+    const int64_t finer = std::min<int64_t>(4, n_tiles / (int64_t{tn} * cell_tiles));
     if (finer > 1) tn *= static_cast<int>(finer);
   }
   ParallelFor(pool, int64_t{tm} * tn, [&](int64_t begin, int64_t end, int chunk) {
