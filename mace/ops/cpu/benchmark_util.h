@@ -15,7 +15,9 @@
 namespace mace {
 namespace ops {
 
-inline const KernelTable* BestTable() { return KernelTableFor(BestKernelIsa(DetectCpuFeatures())); }
+// The table the ops would use: the best this CPU has, or the family named by
+// MACE_CPU_KERNELS (e.g. MACE_CPU_KERNELS=avx2 on an AVX-512 host).
+inline const KernelTable* BestTable() { return ActiveKernelTable(); }
 
 // The table of one kernel family, or null after skipping the benchmark on a
 // CPU without it.
