@@ -228,6 +228,18 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
           const float* b_panel = v + ((xi * layout.panels + panel) * in_c + pc) * nr;
           TileEpilogue plain;
           plain.accumulate = pc > 0;
+          // The transformed filter is 4x (F(4x4)) the size of the filter and
+          // was last read an inference ago: on the first panel a kernel
+          // that prefetches fetches the slice it runs next as it goes.
+          if (panel == 0 && table_.gemm_prefetches_a) {
+            if (pc + table_.kc < in_c) {
+              plain.prefetch_a = a_panel + (pc + table_.kc) * mr;
+            } else if (xi + 1 < positions) {
+              plain.prefetch_a = transformed_filter_[xi + 1].Panel(ot);
+            } else if (ot + 1 < oc_tiles) {
+              plain.prefetch_a = transformed_filter_[0].Panel(ot + 1);
+            }
+          }
           // The last panel's padding lanes are zeros: a partial kernel
           // skips what it can of them.
           if (cols < nr && table_.gemm_partial != nullptr) {
