@@ -108,21 +108,29 @@ void ThreadPool::Dispatch(const Job& job) {
                           std::memory_order_relaxed);
   }
   pending_.store(num_threads_ - 1, std::memory_order_relaxed);
-  {
-    // Publishing under the mutex pairs with the workers' check before they
-    // sleep, so no wake-up is lost; the generation's release also publishes
-    // job_, pieces_ and runs_.
-    std::lock_guard<std::mutex> lock(mutex_);
-    generation_.fetch_add(1, std::memory_order_acq_rel);
+  // The generation's release publishes job_, pieces_ and runs_. Spinning
+  // workers see it by themselves; the mutex and the notification are only
+  // for sleeping ones, so back-to-back ops take no lock. A worker counts
+  // itself in sleepers_ before its last look at the generation, and both
+  // sides use sequentially consistent operations: either it sees the new
+  // generation or this sees it counted, and then waking it under the mutex
+  // cannot fall between its look and its sleep.
+  generation_.fetch_add(1, std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    { std::lock_guard<std::mutex> lock(mutex_); }
+    wake_.notify_all();
   }
-  wake_.notify_all();
   tls_in_job = true;
   RunPieces(0);
   tls_in_job = false;
-  auto finished = [this] { return pending_.load(std::memory_order_acquire) == 0; };
+  auto finished = [this] { return pending_.load(std::memory_order_seq_cst) == 0; };
   if (!SpinUntil(finished)) {
+    // The same handshake the other way: the last worker to finish notifies
+    // only when the caller has said it sleeps.
     std::unique_lock<std::mutex> lock(mutex_);
+    caller_sleeps_.store(true, std::memory_order_seq_cst);
     done_.wait(lock, finished);
+    caller_sleeps_.store(false, std::memory_order_relaxed);
   }
 }
 
@@ -173,16 +181,19 @@ void ThreadPool::WorkerLoop(int index) {
   tls_in_job = true;  // a worker never dispatches to its own pool
   uint64_t seen = 0;
   for (;;) {
-    auto has_job = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+    auto has_job = [&] { return generation_.load(std::memory_order_seq_cst) != seen; };
     if (!SpinUntil(has_job)) {
       std::unique_lock<std::mutex> lock(mutex_);
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
       wake_.wait(lock, has_job);
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
     }
     seen = generation_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_acquire)) return;
     RunPieces(index);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard<std::mutex> lock(mutex_);
+    if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+        caller_sleeps_.load(std::memory_order_seq_cst)) {
+      { std::lock_guard<std::mutex> lock(mutex_); }
       done_.notify_one();
     }
   }

@@ -13,7 +13,8 @@
 //
 // Workers spin briefly after each job, because inference runs ops back to
 // back and a futex wake costs tens of microseconds, then sleep on a
-// condition variable so an idle engine uses no CPU.
+// condition variable so an idle engine uses no CPU. While both sides spin,
+// a job takes no lock: the mutex is only for waking a sleeper.
 #ifndef MACE_RUNTIMES_CPU_THREAD_POOL_H_
 #define MACE_RUNTIMES_CPU_THREAD_POOL_H_
 
@@ -115,6 +116,8 @@ class ThreadPool {
   std::unique_ptr<Run[]> runs_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
+  std::atomic<int> sleepers_{0};            // workers waiting on wake_
+  std::atomic<bool> caller_sleeps_{false};  // the dispatcher waits on done_
   std::atomic<bool> stop_{false};
 };
 
