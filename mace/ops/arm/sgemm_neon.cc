@@ -5,6 +5,8 @@
 
 #include <arm_neon.h>
 
+#include <type_traits>
+
 #include "mace/ops/arm/neon_epilogue.h"
 #include "mace/ops/arm/neon_kernels.h"
 
@@ -19,6 +21,46 @@ inline float32x4_t Finish(float32x4_t acc, const float* c, float32x4_t row_bias,
   if (!epilogue.last) return acc;
   acc = vaddq_f32(vaddq_f32(acc, row_bias), col_bias);
   return NeonActivate(acc, epilogue);
+}
+
+// Finish with the epilogue's accumulate, last and activation fixed at
+// compile time, so the stores of a whole tile carry no branch.
+template <bool kAccumulate, bool kLast, int kActivation>
+inline float32x4_t FinishAs(float32x4_t acc, const float* c, float32x4_t row_bias,
+                            float32x4_t col_bias, const TileEpilogue& epilogue) {
+  if constexpr (kAccumulate) acc = vaddq_f32(acc, vld1q_f32(c));
+  if constexpr (!kLast) {
+    return acc;
+  } else {
+    acc = vaddq_f32(vaddq_f32(acc, row_bias), col_bias);
+    TileEpilogue fixed = epilogue;
+    fixed.activation = kActivation;
+    return NeonActivate(acc, fixed);
+  }
+}
+
+// Calls store(accumulate, last, activation) with the epilogue's values as
+// std::integral_constant tags (activation only matters when last is set).
+template <typename Store>
+inline void WithEpilogueConstants(const TileEpilogue& epilogue, Store&& store) {
+  using Yes = std::true_type;
+  using No = std::false_type;
+  if (!epilogue.last) {
+    if (epilogue.accumulate) return store(Yes(), No(), std::integral_constant<int, kTileActNone>());
+    return store(No(), No(), std::integral_constant<int, kTileActNone>());
+  }
+  const auto with_activation = [&](auto accumulate) {
+    switch (epilogue.activation) {
+      case kTileActClamp:
+        return store(accumulate, Yes(), std::integral_constant<int, kTileActClamp>());
+      case kTileActHardSwish:
+        return store(accumulate, Yes(), std::integral_constant<int, kTileActHardSwish>());
+      default:
+        return store(accumulate, Yes(), std::integral_constant<int, kTileActNone>());
+    }
+  };
+  if (epilogue.accumulate) return with_activation(Yes());
+  return with_activation(No());
 }
 
 }  // namespace
@@ -38,30 +80,41 @@ inline float32x4_t Finish(float32x4_t acc, const float* c, float32x4_t row_bias,
     float* row = c + (i)*ldc;                                                    \
     const float32x4_t rb =                                                       \
         epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero; \
-    vst1q_f32(row, Finish(c##i##0, row, rb, cb0, epilogue));                     \
-    vst1q_f32(row + 4, Finish(c##i##1, row + 4, rb, cb1, epilogue));             \
-    vst1q_f32(row + 8, Finish(c##i##2, row + 8, rb, cb2, epilogue));             \
+    vst1q_f32(row, FINISH(acc[i][0], row, rb, cb0, epilogue));                   \
+    vst1q_f32(row + 4, FINISH(acc[i][1], row + 4, rb, cb1, epilogue));           \
+    vst1q_f32(row + 8, FINISH(acc[i][2], row + 8, rb, cb2, epilogue));           \
   }
 
 // The tile's accumulators, and one step of the reduction: the 12 B values
 // at b_row times each of the 8 A values at a, which then advances.
-#define MACE_NEON_DECLARE_TILE                                              \
-  MACE_NEON_DECLARE(0) MACE_NEON_DECLARE(1) MACE_NEON_DECLARE(2)            \
-      MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4) MACE_NEON_DECLARE(5)        \
-          MACE_NEON_DECLARE(6) MACE_NEON_DECLARE(7)
+#define MACE_NEON_DECLARE_TILE \
+  MACE_NEON_DECLARE(0)         \
+  MACE_NEON_DECLARE(1)         \
+  MACE_NEON_DECLARE(2)         \
+  MACE_NEON_DECLARE(3)         \
+  MACE_NEON_DECLARE(4) MACE_NEON_DECLARE(5) MACE_NEON_DECLARE(6) MACE_NEON_DECLARE(7)
 
-#define MACE_NEON_STEP(b_row)                                                                   \
-  {                                                                                             \
-    const float32x4_t b0 = vld1q_f32(b_row), b1 = vld1q_f32((b_row) + 4),                       \
-                      b2 = vld1q_f32((b_row) + 8);                                              \
-    const float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);                                 \
-    MACE_NEON_ROW(0, a0, 0) MACE_NEON_ROW(1, a0, 1) MACE_NEON_ROW(2, a0, 2)                     \
-        MACE_NEON_ROW(3, a0, 3) MACE_NEON_ROW(4, a1, 0) MACE_NEON_ROW(5, a1, 1)                 \
-            MACE_NEON_ROW(6, a1, 2) MACE_NEON_ROW(7, a1, 3) a += 8;                             \
+// B and A each come in one multi-register load (ld1 {..}, with the pointer
+// increment folded in), not two or three.
+#define MACE_NEON_STEP(b_row)                                                     \
+  {                                                                               \
+    const float32x4x3_t b_vecs = vld1q_f32_x3(b_row);                             \
+    const float32x4x2_t a_vecs = vld1q_f32_x2(a);                                 \
+    const float32x4_t b0 = b_vecs.val[0], b1 = b_vecs.val[1], b2 = b_vecs.val[2]; \
+    const float32x4_t a0 = a_vecs.val[0], a1 = a_vecs.val[1];                     \
+    MACE_NEON_ROW(0, a0, 0)                                                       \
+    MACE_NEON_ROW(1, a0, 1)                                                       \
+    MACE_NEON_ROW(2, a0, 2)                                                       \
+    MACE_NEON_ROW(3, a0, 3)                                                       \
+    MACE_NEON_ROW(4, a1, 0) MACE_NEON_ROW(5, a1, 1) MACE_NEON_ROW(6, a1, 2)       \
+        MACE_NEON_ROW(7, a1, 3) a += 8;                                           \
   }
 
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-              const TileEpilogue& epilogue) {
+              const TileEpilogue& tile_epilogue) {
+  // A copy whose address does not escape: the stores to C (NEON stores may
+  // alias anything) cannot change it, so its fields are read once.
+  const TileEpilogue epilogue = tile_epilogue;
   MACE_NEON_DECLARE_TILE
   // A pointer compare ends the loop: a 64-bit counter costs armv7 five
   // instructions a step.
@@ -71,10 +124,24 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   const float32x4_t cb0 = col ? vld1q_f32(epilogue.col_bias) : zero;
   const float32x4_t cb1 = col ? vld1q_f32(epilogue.col_bias + 4) : zero;
   const float32x4_t cb2 = col ? vld1q_f32(epilogue.col_bias + 8) : zero;
-  MACE_NEON_STORE(0)
-  MACE_NEON_STORE(1)
-  MACE_NEON_STORE(2) MACE_NEON_STORE(3) MACE_NEON_STORE(4) MACE_NEON_STORE(5) MACE_NEON_STORE(6)
-      MACE_NEON_STORE(7)
+  // The stores read the accumulators from here, not from the loop's
+  // variables: a lambda capturing those made GCC keep them in memory.
+  const float32x4_t acc[8][3] = {{c00, c01, c02}, {c10, c11, c12}, {c20, c21, c22},
+                                 {c30, c31, c32}, {c40, c41, c42}, {c50, c51, c52},
+                                 {c60, c61, c62}, {c70, c71, c72}};
+  WithEpilogueConstants(epilogue, [&](auto accumulate, auto last, auto activation) {
+#define FINISH \
+  FinishAs<decltype(accumulate)::value, decltype(last)::value, decltype(activation)::value>
+    MACE_NEON_STORE(0)
+    MACE_NEON_STORE(1)
+    MACE_NEON_STORE(2)
+    MACE_NEON_STORE(3)
+    MACE_NEON_STORE(4)
+    MACE_NEON_STORE(5)
+    MACE_NEON_STORE(6)
+    MACE_NEON_STORE(7)
+#undef FINISH
+  });
 }
 
 #else  // armv7
@@ -90,28 +157,34 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
     float* row = c + (i)*ldc;                                                    \
     const float32x4_t rb =                                                       \
         epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero; \
-    vst1q_f32(row, Finish(c##i##0, row, rb, cb0, epilogue));                     \
-    vst1q_f32(row + 4, Finish(c##i##1, row + 4, rb, cb1, epilogue));             \
+    vst1q_f32(row, FINISH(acc[i][0], row, rb, cb0, epilogue));                   \
+    vst1q_f32(row + 4, FINISH(acc[i][1], row + 4, rb, cb1, epilogue));           \
   }
 
 // The tile's accumulators, and one step of the reduction: the 8 B values
 // at b_row times each of the 6 A values at a, which then advances.
-#define MACE_NEON_DECLARE_TILE                                                         \
-  MACE_NEON_DECLARE(0) MACE_NEON_DECLARE(1) MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) \
-      MACE_NEON_DECLARE(4) MACE_NEON_DECLARE(5)
+#define MACE_NEON_DECLARE_TILE \
+  MACE_NEON_DECLARE(0)         \
+  MACE_NEON_DECLARE(1)         \
+  MACE_NEON_DECLARE(2) MACE_NEON_DECLARE(3) MACE_NEON_DECLARE(4) MACE_NEON_DECLARE(5)
 
-#define MACE_NEON_STEP(b_row)                                                                 \
-  {                                                                                           \
-    const float32x4_t b0 = vld1q_f32(b_row), b1 = vld1q_f32((b_row) + 4);                     \
-    const float32x4_t a03 = vld1q_f32(a);                                                     \
-    const float32x2_t a01 = vget_low_f32(a03), a23 = vget_high_f32(a03);                      \
-    const float32x2_t a45 = vld1_f32(a + 4);                                                  \
-    MACE_NEON_ROW(0, a01, 0) MACE_NEON_ROW(1, a01, 1) MACE_NEON_ROW(2, a23, 0)                \
-        MACE_NEON_ROW(3, a23, 1) MACE_NEON_ROW(4, a45, 0) MACE_NEON_ROW(5, a45, 1) a += 6;    \
+#define MACE_NEON_STEP(b_row)                                                          \
+  {                                                                                    \
+    const float32x4_t b0 = vld1q_f32(b_row), b1 = vld1q_f32((b_row) + 4);              \
+    const float32x4_t a03 = vld1q_f32(a);                                              \
+    const float32x2_t a01 = vget_low_f32(a03), a23 = vget_high_f32(a03);               \
+    const float32x2_t a45 = vld1_f32(a + 4);                                           \
+    MACE_NEON_ROW(0, a01, 0)                                                           \
+    MACE_NEON_ROW(1, a01, 1)                                                           \
+    MACE_NEON_ROW(2, a23, 0)                                                           \
+    MACE_NEON_ROW(3, a23, 1) MACE_NEON_ROW(4, a45, 0) MACE_NEON_ROW(5, a45, 1) a += 6; \
   }
 
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-              const TileEpilogue& epilogue) {
+              const TileEpilogue& tile_epilogue) {
+  // A copy whose address does not escape: the stores to C (NEON stores may
+  // alias anything) cannot change it, so its fields are read once.
+  const TileEpilogue epilogue = tile_epilogue;
   MACE_NEON_DECLARE_TILE
   // A pointer compare ends the loop: a 64-bit counter costs armv7 five
   // instructions a step.
@@ -120,8 +193,21 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   const bool col = epilogue.last && epilogue.col_bias != nullptr;
   const float32x4_t cb0 = col ? vld1q_f32(epilogue.col_bias) : zero;
   const float32x4_t cb1 = col ? vld1q_f32(epilogue.col_bias + 4) : zero;
-  MACE_NEON_STORE(0)
-  MACE_NEON_STORE(1) MACE_NEON_STORE(2) MACE_NEON_STORE(3) MACE_NEON_STORE(4) MACE_NEON_STORE(5)
+  // The stores read the accumulators from here, not from the loop's
+  // variables: a lambda capturing those made GCC keep them in memory.
+  const float32x4_t acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21},
+                                 {c30, c31}, {c40, c41}, {c50, c51}};
+  WithEpilogueConstants(epilogue, [&](auto accumulate, auto last, auto activation) {
+#define FINISH \
+  FinishAs<decltype(accumulate)::value, decltype(last)::value, decltype(activation)::value>
+    MACE_NEON_STORE(0)
+    MACE_NEON_STORE(1)
+    MACE_NEON_STORE(2)
+    MACE_NEON_STORE(3)
+    MACE_NEON_STORE(4)
+    MACE_NEON_STORE(5)
+#undef FINISH
+  });
 }
 
 #endif
