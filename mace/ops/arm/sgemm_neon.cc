@@ -63,6 +63,33 @@ inline void WithEpilogueConstants(const TileEpilogue& epilogue, Store&& store) {
   return with_activation(No());
 }
 
+// Stores a finished GEMM tile (kRows x 4 * kVecs accumulators) to C as the
+// epilogue says. `epilogue` should be the kernel's local copy: the stores
+// to C (NEON stores may alias anything) would otherwise make GCC re-read
+// its fields after every one.
+template <int kRows, int kVecs>
+inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int64_t ldc,
+                          const TileEpilogue& epilogue) {
+  const float32x4_t zero = vdupq_n_f32(0.f);
+  const bool col = epilogue.last && epilogue.col_bias != nullptr;
+  float32x4_t col_bias[kVecs];
+  for (int j = 0; j < kVecs; ++j) col_bias[j] = col ? vld1q_f32(epilogue.col_bias + 4 * j) : zero;
+  WithEpilogueConstants(epilogue, [&](auto accumulate, auto last, auto activation) {
+#pragma GCC unroll 8
+    for (int i = 0; i < kRows; ++i) {
+      float* row = c + i * ldc;
+      const float32x4_t rb =
+          epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero;
+#pragma GCC unroll 3
+      for (int j = 0; j < kVecs; ++j) {
+        vst1q_f32(row + 4 * j, FinishAs<decltype(accumulate)::value, decltype(last)::value,
+                                        decltype(activation)::value>(acc[i][j], row + 4 * j, rb,
+                                                                     col_bias[j], epilogue));
+      }
+    }
+  });
+}
+
 }  // namespace
 
 #if defined(__aarch64__)
@@ -75,16 +102,6 @@ inline void WithEpilogueConstants(const TileEpilogue& epilogue, Store&& store) {
 #define MACE_NEON_DECLARE(i) \
   float32x4_t c##i##0 = vdupq_n_f32(0.f), c##i##1 = c##i##0, c##i##2 = c##i##0;
 
-#define MACE_NEON_STORE(i)                                                       \
-  {                                                                              \
-    float* row = c + (i)*ldc;                                                    \
-    const float32x4_t rb =                                                       \
-        epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero; \
-    vst1q_f32(row, FINISH(acc[i][0], row, rb, cb0, epilogue));                   \
-    vst1q_f32(row + 4, FINISH(acc[i][1], row + 4, rb, cb1, epilogue));           \
-    vst1q_f32(row + 8, FINISH(acc[i][2], row + 8, rb, cb2, epilogue));           \
-  }
-
 // The tile's accumulators, and one step of the reduction: the 12 B values
 // at b_row times each of the 8 A values at a, which then advances.
 #define MACE_NEON_DECLARE_TILE \
@@ -96,18 +113,18 @@ inline void WithEpilogueConstants(const TileEpilogue& epilogue, Store&& store) {
 
 // B and A each come in one multi-register load (ld1 {..}, with the pointer
 // increment folded in), not two or three.
-#define MACE_NEON_STEP(b_row)                                                     \
-  {                                                                               \
-    const float32x4x3_t b_vecs = vld1q_f32_x3(b_row);                             \
-    const float32x4x2_t a_vecs = vld1q_f32_x2(a);                                 \
-    const float32x4_t b0 = b_vecs.val[0], b1 = b_vecs.val[1], b2 = b_vecs.val[2]; \
-    const float32x4_t a0 = a_vecs.val[0], a1 = a_vecs.val[1];                     \
-    MACE_NEON_ROW(0, a0, 0)                                                       \
-    MACE_NEON_ROW(1, a0, 1)                                                       \
-    MACE_NEON_ROW(2, a0, 2)                                                       \
-    MACE_NEON_ROW(3, a0, 3)                                                       \
-    MACE_NEON_ROW(4, a1, 0) MACE_NEON_ROW(5, a1, 1) MACE_NEON_ROW(6, a1, 2)       \
-        MACE_NEON_ROW(7, a1, 3) a += 8;                                           \
+#define MACE_NEON_STEP(b_row)                                                       \
+  {                                                                                 \
+    const float32x4x3_t b_vecs = vld1q_f32_x3(b_row);                               \
+    const float32x4x2_t a_vecs = vld1q_f32_x2(a);                                   \
+    const float32x4_t b0 = b_vecs.val[0], b1 = b_vecs.val[1], b2 = b_vecs.val[2];   \
+    const float32x4_t a0 = a_vecs.val[0], a1 = a_vecs.val[1];                       \
+    MACE_NEON_ROW(0, a0, 0)                                                         \
+    MACE_NEON_ROW(1, a0, 1)                                                         \
+    MACE_NEON_ROW(2, a0, 2)                                                         \
+    MACE_NEON_ROW(3, a0, 3)                                                         \
+    MACE_NEON_ROW(4, a1, 0)                                                         \
+    MACE_NEON_ROW(5, a1, 1) MACE_NEON_ROW(6, a1, 2) MACE_NEON_ROW(7, a1, 3) a += 8; \
   }
 
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
@@ -119,29 +136,10 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   // A pointer compare ends the loop: a 64-bit counter costs armv7 five
   // instructions a step.
   for (const float* const a_end = a + 8 * kc; a != a_end; b += 12) MACE_NEON_STEP(b)
-  const float32x4_t zero = vdupq_n_f32(0.f);
-  const bool col = epilogue.last && epilogue.col_bias != nullptr;
-  const float32x4_t cb0 = col ? vld1q_f32(epilogue.col_bias) : zero;
-  const float32x4_t cb1 = col ? vld1q_f32(epilogue.col_bias + 4) : zero;
-  const float32x4_t cb2 = col ? vld1q_f32(epilogue.col_bias + 8) : zero;
-  // The stores read the accumulators from here, not from the loop's
-  // variables: a lambda capturing those made GCC keep them in memory.
   const float32x4_t acc[8][3] = {{c00, c01, c02}, {c10, c11, c12}, {c20, c21, c22},
                                  {c30, c31, c32}, {c40, c41, c42}, {c50, c51, c52},
                                  {c60, c61, c62}, {c70, c71, c72}};
-  WithEpilogueConstants(epilogue, [&](auto accumulate, auto last, auto activation) {
-#define FINISH \
-  FinishAs<decltype(accumulate)::value, decltype(last)::value, decltype(activation)::value>
-    MACE_NEON_STORE(0)
-    MACE_NEON_STORE(1)
-    MACE_NEON_STORE(2)
-    MACE_NEON_STORE(3)
-    MACE_NEON_STORE(4)
-    MACE_NEON_STORE(5)
-    MACE_NEON_STORE(6)
-    MACE_NEON_STORE(7)
-#undef FINISH
-  });
+  StoreGemmTile(acc, c, ldc, epilogue);
 }
 
 #else  // armv7
@@ -151,15 +149,6 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   c##i##1 = vmlaq_lane_f32(c##i##1, b1, a_half, lane);
 
 #define MACE_NEON_DECLARE(i) float32x4_t c##i##0 = vdupq_n_f32(0.f), c##i##1 = c##i##0;
-
-#define MACE_NEON_STORE(i)                                                       \
-  {                                                                              \
-    float* row = c + (i)*ldc;                                                    \
-    const float32x4_t rb =                                                       \
-        epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero; \
-    vst1q_f32(row, FINISH(acc[i][0], row, rb, cb0, epilogue));                   \
-    vst1q_f32(row + 4, FINISH(acc[i][1], row + 4, rb, cb1, epilogue));           \
-  }
 
 // The tile's accumulators, and one step of the reduction: the 8 B values
 // at b_row times each of the 6 A values at a, which then advances.
@@ -189,25 +178,9 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   // A pointer compare ends the loop: a 64-bit counter costs armv7 five
   // instructions a step.
   for (const float* const a_end = a + 6 * kc; a != a_end; b += 8) MACE_NEON_STEP(b)
-  const float32x4_t zero = vdupq_n_f32(0.f);
-  const bool col = epilogue.last && epilogue.col_bias != nullptr;
-  const float32x4_t cb0 = col ? vld1q_f32(epilogue.col_bias) : zero;
-  const float32x4_t cb1 = col ? vld1q_f32(epilogue.col_bias + 4) : zero;
-  // The stores read the accumulators from here, not from the loop's
-  // variables: a lambda capturing those made GCC keep them in memory.
   const float32x4_t acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21},
                                  {c30, c31}, {c40, c41}, {c50, c51}};
-  WithEpilogueConstants(epilogue, [&](auto accumulate, auto last, auto activation) {
-#define FINISH \
-  FinishAs<decltype(accumulate)::value, decltype(last)::value, decltype(activation)::value>
-    MACE_NEON_STORE(0)
-    MACE_NEON_STORE(1)
-    MACE_NEON_STORE(2)
-    MACE_NEON_STORE(3)
-    MACE_NEON_STORE(4)
-    MACE_NEON_STORE(5)
-#undef FINISH
-  });
+  StoreGemmTile(acc, c, ldc, epilogue);
 }
 
 #endif
@@ -284,7 +257,6 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
 #undef MACE_NEON_DECLARE
 #undef MACE_NEON_DECLARE_TILE
 #undef MACE_NEON_STEP
-#undef MACE_NEON_STORE
 
 }  // namespace arm
 }  // namespace ops
