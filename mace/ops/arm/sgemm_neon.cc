@@ -188,32 +188,56 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
 namespace {
 
 // Stores a direct convolution's finished tile (kMr x kNr accumulators):
-// bias and activation, then the first `rows` rows and `cols` columns of C.
-// Edge tiles go through a staging row, since NEON has no masked store.
-template <int kMr, int kNr>
-void StoreConvTile(const float32x4_t (&acc)[kMr][kNr / 4], float* c, int64_t ldc, int rows,
-                   int cols, const TileEpilogue& epilogue) {
+// bias and the activation (fixed at compile time), then the first `rows`
+// rows and `cols` columns of C. Edge tiles go through a staging row, since
+// NEON has no masked store. The epilogue's fields come as values, so the
+// stores to C cannot make GCC re-read them.
+template <int kMr, int kNr, int kActivation>
+void StoreConvTileAs(const float32x4_t (&acc)[kMr][kNr / 4], float* c, int64_t ldc, int rows,
+                     int cols, const float* row_bias, const float* col_bias_in, float lo,
+                     float hi) {
   constexpr int kVecs = kNr / 4;
-  // One reduction block: bias and activation now, nothing added from C.
-  TileEpilogue once = epilogue;
-  once.accumulate = false;
-  once.last = true;
   float col_bias[kNr] = {};
-  if (epilogue.col_bias != nullptr) {
-    for (int j = 0; j < cols; ++j) col_bias[j] = epilogue.col_bias[j];
+  if (col_bias_in != nullptr) {
+    for (int j = 0; j < cols; ++j) col_bias[j] = col_bias_in[j];
   }
+  TileEpilogue fixed;
+  fixed.activation = kActivation;
+  fixed.lo = lo;
+  fixed.hi = hi;
   const float32x4_t zero = vdupq_n_f32(0.f);
   for (int i = 0; i < rows; ++i) {
     float* row = c + i * ldc;
-    const float32x4_t rb = epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero;
+    const float32x4_t rb = row_bias != nullptr ? vdupq_n_f32(row_bias[i]) : zero;
     float staged[kNr];
     float* out = cols == kNr ? row : staged;
+#pragma GCC unroll 3
     for (int j = 0; j < kVecs; ++j) {
-      vst1q_f32(out + 4 * j, Finish(acc[i][j], nullptr, rb, vld1q_f32(col_bias + 4 * j), once));
+      vst1q_f32(out + 4 * j, FinishAs<false, true, kActivation>(
+                                 acc[i][j], nullptr, rb, vld1q_f32(col_bias + 4 * j), fixed));
     }
     if (out == staged) {
       for (int j = 0; j < cols; ++j) row[j] = staged[j];
     }
+  }
+}
+
+// One reduction block: bias and activation now, nothing added from C.
+template <int kMr, int kNr>
+void StoreConvTile(const float32x4_t (&acc)[kMr][kNr / 4], float* c, int64_t ldc, int rows,
+                   int cols, const TileEpilogue& epilogue) {
+  const float* row_bias = epilogue.row_bias;
+  const float* col_bias = epilogue.col_bias;
+  switch (epilogue.activation) {
+    case kTileActClamp:
+      return StoreConvTileAs<kMr, kNr, kTileActClamp>(acc, c, ldc, rows, cols, row_bias, col_bias,
+                                                      epilogue.lo, epilogue.hi);
+    case kTileActHardSwish:
+      return StoreConvTileAs<kMr, kNr, kTileActHardSwish>(acc, c, ldc, rows, cols, row_bias,
+                                                          col_bias, epilogue.lo, epilogue.hi);
+    default:
+      return StoreConvTileAs<kMr, kNr, kTileActNone>(acc, c, ldc, rows, cols, row_bias, col_bias,
+                                                     epilogue.lo, epilogue.hi);
   }
 }
 
