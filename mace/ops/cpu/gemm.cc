@@ -162,26 +162,28 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
         };
         // Consecutive panels are panel_stride apart, consecutive tiles of C
         // mr rows (nr columns).
-        float* const c_block = call.c + ic * call.ldc + jc;
+        // One walk for both orders: the outer index runs over rows (A
+        // panels, mr rows of C) or columns (B panels, nr columns of C), the
+        // inner over the other.
         const int64_t c_tile_rows = mr * call.ldc;
-        if (rows_outer) {
-          const float* a_panel = a.first;
-          float* c_row = c_block;
-          for (int64_t ir = 0; ir < mc; ir += mr, a_panel += a.panel_stride, c_row += c_tile_rows) {
-            const float* b_panel = b.first;
-            float* c = c_row;
-            for (int64_t jr = 0; jr < nc; jr += nr, b_panel += b.panel_stride, c += nr) {
-              run_tile(a_panel, b_panel, c, ir, jr);
-            }
-          }
-        } else {
-          const float* b_panel = b.first;
-          float* c_column = c_block;
-          for (int64_t jr = 0; jr < nc; jr += nr, b_panel += b.panel_stride, c_column += nr) {
-            const float* a_panel = a.first;
-            float* c = c_column;
-            for (int64_t ir = 0; ir < mc; ir += mr, a_panel += a.panel_stride, c += c_tile_rows) {
-              run_tile(a_panel, b_panel, c, ir, jr);
+        const PanelBlock& outer_panels = rows_outer ? a : b;
+        const PanelBlock& inner_panels = rows_outer ? b : a;
+        const int64_t outer_end = rows_outer ? mc : nc, outer_step = rows_outer ? mr : nr;
+        const int64_t inner_end = rows_outer ? nc : mc, inner_step = rows_outer ? nr : mr;
+        const int64_t outer_c_step = rows_outer ? c_tile_rows : nr;
+        const int64_t inner_c_step = rows_outer ? nr : c_tile_rows;
+        const float* outer_panel = outer_panels.first;
+        float* c_outer = call.c + ic * call.ldc + jc;
+        for (int64_t outer = 0; outer < outer_end; outer += outer_step,
+                     outer_panel += outer_panels.panel_stride, c_outer += outer_c_step) {
+          const float* inner_panel = inner_panels.first;
+          float* c = c_outer;
+          for (int64_t inner = 0; inner < inner_end;
+               inner += inner_step, inner_panel += inner_panels.panel_stride, c += inner_c_step) {
+            if (rows_outer) {
+              run_tile(outer_panel, inner_panel, c, outer, inner);
+            } else {
+              run_tile(inner_panel, outer_panel, c, inner, outer);
             }
           }
         }
