@@ -94,8 +94,13 @@ BENCHMARK(BM_Conv2d)->Apply([](benchmark::internal::Benchmark* b) { ConvShapes(b
 // Each method on every ungrouped 3x3 stride-1 layer of ResNet-18 and
 // SqueezeNet 1.1, whatever CreateConv2dKernel would pick: the data behind
 // Conv2dWinograd::PickTile. Args: {in channels, size, out channels, method
-// (0: im2col + GEMM, 2 or 4: Winograd tile), threads}.
-void BM_Conv3x3Method(benchmark::State& state) {
+// (0: im2col + GEMM, 2 or 4: Winograd tile), threads}. With cold filters
+// each call runs the next of enough kernels (each with its own packed or
+// transformed filter) to fill 128 MiB, as a model runs a layer: its
+// filter was last read an inference ago. Winograd's transformed filter is
+// (t + 2)^2 / 9 times the filter, so a warm filter flatters it most where
+// tiles are few (the 13x13 layers).
+void RunConv3x3Method(benchmark::State& state, bool cold_filters) {
   const KernelTable* table = BestTable();
   if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
   const ref::Conv2DParams p = ConvParams(state.range(0), state.range(1), state.range(2), 3, 1);
@@ -105,24 +110,36 @@ void BM_Conv3x3Method(benchmark::State& state) {
   const auto bias = testing::RandomFloats(p.out_channels, 3);
   std::vector<float> output(p.out_channels * p.out_h * p.out_w);
   const int method = static_cast<int>(state.range(3));
-  std::unique_ptr<Conv2dKernel> kernel;
-  if (method == 0) {
-    kernel = std::make_unique<Conv2dGemm>(*table, p, filter.data());
-  } else {
-    kernel = std::make_unique<Conv2dWinograd>(*table, p, filter.data(), method);
+  // Bytes of the filter as the kernel keeps it.
+  const int64_t positions = method == 0 ? 9 : (method + 2) * (method + 2);
+  const int64_t filter_bytes = positions * p.out_channels * p.in_channels * int64_t{sizeof(float)};
+  constexpr int64_t kColdBytes = int64_t{128} << 20;
+  const int64_t copies = cold_filters ? std::max<int64_t>(2, kColdBytes / filter_bytes) : 1;
+  std::vector<std::unique_ptr<Conv2dKernel>> kernels;
+  for (int64_t i = 0; i < copies; ++i) {
+    if (method == 0) {
+      kernels.push_back(std::make_unique<Conv2dGemm>(*table, p, filter.data()));
+    } else {
+      kernels.push_back(std::make_unique<Conv2dWinograd>(*table, p, filter.data(), method));
+    }
   }
   ScratchBuffer buffer;
-  float* scratch = ScratchOrSkip(state, &buffer, kernel->ScratchBytes(NumThreads(pool.get())));
+  float* scratch = ScratchOrSkip(state, &buffer, kernels[0]->ScratchBytes(NumThreads(pool.get())));
   if (scratch == nullptr) return;
+  size_t next = 0;
   for (auto _ : state) {
-    kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch);
+    kernels[next]->Run(input.data(), bias.data(), output.data(), pool.get(), scratch);
+    next = next + 1 == kernels.size() ? 0 : next + 1;
     benchmark::DoNotOptimize(output.data());
   }
-  state.SetLabel(std::string(kernel->name()) +
+  state.SetLabel(std::string(kernels[0]->name()) +
                  (Conv2dWinograd::PickTile(*table, p, 4) == method ? " (picked)" : ""));
   state.counters["FLOP/s"] =
       benchmark::Counter(ConvFlops(p), benchmark::Counter::kIsIterationInvariantRate);
 }
+
+void BM_Conv3x3Method(benchmark::State& state) { RunConv3x3Method(state, false); }
+void BM_Conv3x3MethodColdFilter(benchmark::State& state) { RunConv3x3Method(state, true); }
 
 void Conv3x3Shapes(benchmark::internal::Benchmark* bench, int threads) {
   const int64_t shapes[][3] = {{64, 56, 64}, {128, 28, 128}, {256, 14, 256}, {512, 7, 512},
@@ -135,6 +152,12 @@ void Conv3x3Shapes(benchmark::internal::Benchmark* bench, int threads) {
 
 BENCHMARK(BM_Conv3x3Method)->Apply([](benchmark::internal::Benchmark* b) { Conv3x3Shapes(b, 1); });
 BENCHMARK(BM_Conv3x3Method)->Apply([](benchmark::internal::Benchmark* b) { Conv3x3Shapes(b, 2); });
+BENCHMARK(BM_Conv3x3MethodColdFilter)->Apply([](benchmark::internal::Benchmark* b) {
+  Conv3x3Shapes(b, 1);
+});
+BENCHMARK(BM_Conv3x3MethodColdFilter)->Apply([](benchmark::internal::Benchmark* b) {
+  Conv3x3Shapes(b, 2);
+});
 
 // The reference kernel, for scale (one small shape: it is slow).
 void BM_Conv2dReference(benchmark::State& state) {
