@@ -15,16 +15,10 @@ namespace ops {
 namespace arm {
 namespace {
 
-inline float32x4_t Finish(float32x4_t acc, const float* c, float32x4_t row_bias,
-                          float32x4_t col_bias, const TileEpilogue& epilogue) {
-  if (epilogue.accumulate) acc = vaddq_f32(acc, vld1q_f32(c));
-  if (!epilogue.last) return acc;
-  acc = vaddq_f32(vaddq_f32(acc, row_bias), col_bias);
-  return NeonActivate(acc, epilogue);
-}
-
-// Finish with the epilogue's accumulate, last and activation fixed at
-// compile time, so the stores of a whole tile carry no branch.
+// A finished accumulator vector: C added (later reduction blocks), then
+// bias and activation (the last), with the epilogue's accumulate, last and
+// activation fixed at compile time, so the stores of a whole tile carry no
+// branch.
 template <bool kAccumulate, bool kLast, int kActivation>
 inline float32x4_t FinishAs(float32x4_t acc, const float* c, float32x4_t row_bias,
                             float32x4_t col_bias, const TileEpilogue& epilogue) {

@@ -160,11 +160,10 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
             PartialTile(t, kc, a_panel, b_panel, c, call.ldc, rows, cols, tile);
           }
         };
-        // Consecutive panels are panel_stride apart, consecutive tiles of C
-        // mr rows (nr columns).
         // One walk for both orders: the outer index runs over rows (A
-        // panels, mr rows of C) or columns (B panels, nr columns of C), the
-        // inner over the other.
+        // panels, mr rows of C apart) or columns (B panels, nr columns of C
+        // apart), the inner over the other; consecutive panels are
+        // panel_stride apart.
         const int64_t c_tile_rows = mr * call.ldc;
         const PanelBlock& outer_panels = rows_outer ? a : b;
         const PanelBlock& inner_panels = rows_outer ? b : a;

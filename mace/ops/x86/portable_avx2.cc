@@ -12,20 +12,6 @@ namespace {
 #include "mace/ops/cpu/gemv_kernels.inc"
 #include "mace/ops/cpu/winograd_kernels.inc"
 
-// AVX2 loads and stores eight lanes under a mask (the sign bit of each 32-bit
-// lane); src may end with the run, so it is read under the mask too.
-inline void WgStorePartial(const float* src, int64_t count, float* dst) {
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  if (count >= 8) {
-    _mm256_storeu_ps(dst, _mm256_loadu_ps(src));
-    src += 8;
-    dst += 8;
-    count -= 8;
-  }
-  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), lane);
-  _mm256_maskstore_ps(dst, mask, _mm256_maskload_ps(src, mask));
-}
-
 // The mask of lanes [begin, end) in half `half` (lanes 8 * half + [0, 8)) of
 // a WgVec: the sign bit of each 32-bit lane.
 inline __m256i WgHalfMask(int64_t begin, int64_t end, int half) {
@@ -33,6 +19,15 @@ inline __m256i WgHalfMask(int64_t begin, int64_t end, int half) {
       _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * half));
   return _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(begin)), lane),
                              _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(end)), lane));
+}
+
+// AVX2 loads and stores eight lanes under a mask, a half at a time; src may
+// end with the run, so it is read under the mask too.
+inline void WgStorePartial(const float* src, int64_t count, float* dst) {
+  for (int half = 0; half < 2; ++half) {
+    const __m256i mask = WgHalfMask(0, count, half);
+    _mm256_maskstore_ps(dst + 8 * half, mask, _mm256_maskload_ps(src + 8 * half, mask));
+  }
 }
 
 // A WgVec is two 8-lane halves, each stored (loaded) under its part of the

@@ -11,21 +11,24 @@ namespace {
 #include "mace/ops/cpu/gemv_kernels.inc"
 #include "mace/ops/cpu/winograd_kernels.inc"
 
+// The mask of lanes [begin, end), 0 <= begin <= end <= 16.
+inline __mmask16 WgLaneMask(int64_t begin, int64_t end) {
+  return static_cast<__mmask16>(((1u << end) - 1) & ~((1u << begin) - 1));
+}
+
 // AVX-512 loads and stores under a lane mask; src may end with the run, so
 // it is read under the mask too.
 inline void WgStorePartial(const float* src, int64_t count, float* dst) {
-  const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1);
+  const __mmask16 mask = WgLaneMask(0, count);
   _mm512_mask_storeu_ps(dst, mask, _mm512_maskz_loadu_ps(mask, src));
 }
 
 inline void WgStoreLanes(const WgVec& v, int64_t begin, int64_t end, float* lane0) {
-  const __mmask16 mask = static_cast<__mmask16>(((1u << end) - 1) & ~((1u << begin) - 1));
-  _mm512_mask_storeu_ps(lane0, mask, reinterpret_cast<__m512>(v));
+  _mm512_mask_storeu_ps(lane0, WgLaneMask(begin, end), reinterpret_cast<__m512>(v));
 }
 
 inline WgVec WgLoadLanes(const float* lane0, int64_t begin, int64_t end) {
-  const __mmask16 mask = static_cast<__mmask16>(((1u << end) - 1) & ~((1u << begin) - 1));
-  return reinterpret_cast<WgVec>(_mm512_maskz_loadu_ps(mask, lane0));
+  return reinterpret_cast<WgVec>(_mm512_maskz_loadu_ps(WgLaneMask(begin, end), lane0));
 }
 
 // max and min return their second operand when either is NaN.
