@@ -40,6 +40,10 @@ float NeonPlaneMax(const float* data, int64_t count);
 
 void NeonEltwiseRow(const EltwiseRow& row);
 
+// Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
+void NeonBlockedConv(const BlockedConvRun& run);
+void NeonBlockedWindow(const BlockedWindowRun& run);
+
 void NeonWinogradInput(const WinogradInputRun& run);
 void NeonWinogradOutput(const WinogradOutputRun& run);
 

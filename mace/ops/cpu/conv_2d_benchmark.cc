@@ -10,10 +10,12 @@
 
 #include "benchmark/benchmark.h"
 #include "mace/ops/cpu/benchmark_util.h"
+#include "mace/ops/cpu/conv_2d_blocked.h"
 #include "mace/ops/cpu/conv_2d_gemm.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
+#include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
 #include "mace/ops/testing/op_tester.h"
 
 namespace mace {
@@ -174,6 +176,114 @@ void BM_Conv2dReference(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv2dReference);
 
+// The same layer in the two layouts: the NCHW kernel CreateConv2dKernel
+// picks (layout 0), and the channel-blocked kernel on a blocked input
+// (layout 1) or, for a stem, on the plain model input (layout 2).
+// Args: {in channels, size, out channels, kernel, stride, layout, threads}.
+void BM_ConvLayout(benchmark::State& state) {
+  const KernelTable* table = BestTable();
+  if (table == nullptr || table->channel_block == 0) {
+    return state.SkipWithError("no blocked kernels on this CPU");
+  }
+  const ref::Conv2DParams p =
+      ConvParams(state.range(0), state.range(1), state.range(2), state.range(3), state.range(4));
+  const int layout = static_cast<int>(state.range(5));
+  auto pool = BenchmarkPool(static_cast<int>(state.range(6)));
+  const int block = table->channel_block;
+  const auto input =
+      testing::RandomFloats(BlockCount(p.in_channels, block) * block * p.in_h * p.in_w, 1);
+  const auto filter =
+      testing::RandomFloats(p.out_channels * p.in_channels * p.kernel_h * p.kernel_w, 2);
+  const auto bias = testing::RandomFloats(p.out_channels, 3);
+  std::vector<float> output(BlockCount(p.out_channels, block) * block * p.out_h * p.out_w);
+  if (layout == 0) {
+    auto kernel = CreateConv2dKernel(*table, p, filter.data(), 0);
+    ScratchBuffer buffer;
+    float* scratch = ScratchOrSkip(state, &buffer, kernel->ScratchBytes(NumThreads(pool.get())));
+    if (scratch == nullptr) return;
+    for (auto _ : state) {
+      kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch);
+      benchmark::DoNotOptimize(output.data());
+    }
+    state.SetLabel(kernel->name());
+  } else {
+    BlockedConv2d kernel(*table, p, filter.data(), bias.data(), layout == 1);
+    for (auto _ : state) {
+      kernel.Run(input.data(), output.data(), pool.get());
+      benchmark::DoNotOptimize(output.data());
+    }
+    state.SetLabel(layout == 1 ? "blocked" : "blocked, plain input");
+  }
+  state.counters["FLOP/s"] =
+      benchmark::Counter(ConvFlops(p), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// MobileNet v1's pointwise layers and stem, SqueezeNet 1.1's squeeze and
+// expand 1x1 layers, its final 1x1 and stem, and 3x3 layers kept off
+// Winograd.
+constexpr int64_t kLayoutShapes[][5] = {
+    {32, 112, 64, 1, 1},   {64, 56, 128, 1, 1},   {128, 56, 128, 1, 1}, {128, 28, 256, 1, 1},
+    {256, 28, 256, 1, 1},  {256, 14, 512, 1, 1},  {512, 14, 512, 1, 1}, {512, 7, 1024, 1, 1},
+    {1024, 7, 1024, 1, 1}, {64, 55, 16, 1, 1},    {16, 55, 64, 1, 1},   {128, 27, 32, 1, 1},
+    {32, 27, 128, 1, 1},   {256, 13, 48, 1, 1},   {48, 13, 192, 1, 1},  {384, 13, 64, 1, 1},
+    {64, 13, 256, 1, 1},   {512, 13, 1000, 1, 1}, {48, 13, 192, 3, 1},  {64, 13, 256, 3, 1},
+    {3, 224, 32, 3, 2},    {3, 224, 64, 3, 2},
+};
+
+void LayoutShapes(benchmark::internal::Benchmark* bench, int threads) {
+  for (const auto& s : kLayoutShapes) {
+    for (int layout : {0, s[0] == 3 ? 2 : 1}) {
+      bench->Args({s[0], s[1], s[2], s[3], s[4], layout, threads});
+    }
+  }
+  if (threads > 1) bench->UseRealTime();
+}
+BENCHMARK(BM_ConvLayout)->Apply([](benchmark::internal::Benchmark* b) { LayoutShapes(b, 1); });
+BENCHMARK(BM_ConvLayout)->Apply([](benchmark::internal::Benchmark* b) { LayoutShapes(b, 2); });
+
+// 3x3 depthwise in the two layouts. Args: {channels, size, stride, layout,
+// threads}.
+void BM_DepthwiseLayout(benchmark::State& state) {
+  const KernelTable* table = BestTable();
+  if (table == nullptr || table->channel_block == 0) {
+    return state.SkipWithError("no blocked kernels on this CPU");
+  }
+  ref::DepthwiseConv2dParams p;
+  p.batch = 1;
+  p.channels = state.range(0);
+  p.in_h = p.in_w = state.range(1);
+  p.kernel_h = p.kernel_w = 3;
+  p.stride_h = p.stride_w = state.range(2);
+  p.pad_top = p.pad_left = 1;
+  p.out_h = p.out_w = (p.in_h - 1) / p.stride_h + 1;
+  p.activation.type = ActivationType::RELUX;
+  auto pool = BenchmarkPool(static_cast<int>(state.range(4)));
+  const int block = table->channel_block;
+  const auto input =
+      testing::RandomFloats(BlockCount(p.channels, block) * block * p.in_h * p.in_w, 1);
+  const auto filter = testing::RandomFloats(p.channels * 9, 2);
+  const auto bias = testing::RandomFloats(p.channels, 3);
+  std::vector<float> output(BlockCount(p.channels, block) * block * p.out_h * p.out_w);
+  if (state.range(3) == 0) {
+    DepthwiseConv3x3 kernel(*table, p);
+    ScratchBuffer buffer;
+    float* scratch = ScratchOrSkip(state, &buffer, kernel.ScratchBytes(NumThreads(pool.get())));
+    if (scratch == nullptr) return;
+    for (auto _ : state) {
+      kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get(), scratch);
+      benchmark::DoNotOptimize(output.data());
+    }
+  } else {
+    BlockedDepthwise kernel(*table, p, filter.data(), bias.data());
+    for (auto _ : state) {
+      kernel.Run(input.data(), output.data(), pool.get());
+      benchmark::DoNotOptimize(output.data());
+    }
+  }
+  state.counters["FLOP/s"] = benchmark::Counter(2.0 * p.channels * p.out_h * p.out_w * 9,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // Args: {channels, size, stride, threads}; run once per kernel family this
 // build has, so the x86 ones are compared in the same run.
 void BM_Depthwise3x3(benchmark::State& state, KernelIsa isa) {
@@ -219,6 +329,18 @@ void DepthwiseShapes(benchmark::internal::Benchmark* bench, int threads) {
 }
 void DepthwiseShapes1(benchmark::internal::Benchmark* bench) { DepthwiseShapes(bench, 1); }
 void DepthwiseShapes2(benchmark::internal::Benchmark* bench) { DepthwiseShapes(bench, 2); }
+void DepthwiseLayoutShapes(benchmark::internal::Benchmark* bench, int threads) {
+  for (const auto& shape : kDepthwiseShapes) {
+    for (int layout : {0, 1}) bench->Args({shape[0], shape[1], shape[2], layout, threads});
+  }
+  if (threads > 1) bench->UseRealTime();
+}
+BENCHMARK(BM_DepthwiseLayout)->Apply([](benchmark::internal::Benchmark* b) {
+  DepthwiseLayoutShapes(b, 1);
+});
+BENCHMARK(BM_DepthwiseLayout)->Apply([](benchmark::internal::Benchmark* b) {
+  DepthwiseLayoutShapes(b, 2);
+});
 #if defined(__x86_64__)
 BENCHMARK_CAPTURE(BM_Depthwise3x3, avx2, KernelIsa::kAvx2Fma)->Apply(DepthwiseShapes1);
 BENCHMARK_CAPTURE(BM_Depthwise3x3, avx512, KernelIsa::kAvx512)->Apply(DepthwiseShapes1);

@@ -36,6 +36,10 @@ KernelTable MakeAvx2Table() {
   table.winograd_input = x86::Avx2WinogradInput;
   table.winograd_output = x86::Avx2WinogradOutput;
   table.fma_peak = x86::Avx2FmaPeak;
+  table.channel_block = 8;
+  table.blocked_conv_blocks = 2;
+  table.blocked_conv = x86::Avx2BlockedConv;
+  table.blocked_window = x86::Avx2BlockedWindow;
   return table;
 }
 
@@ -64,6 +68,10 @@ KernelTable MakeAvx512Table() {
   table.fma_peak = x86::Avx512FmaPeak;
   table.depthwise3x3_s1 = x86::Avx512Depthwise3x3S1;
   table.depthwise3x3_s2 = x86::Avx512Depthwise3x3S2;
+  table.channel_block = 16;
+  table.blocked_conv_blocks = 3;
+  table.blocked_conv = x86::Avx512BlockedConv;
+  table.blocked_window = x86::Avx512BlockedWindow;
   return table;
 }
 #elif defined(__aarch64__) || defined(__ARM_NEON)
@@ -89,6 +97,14 @@ KernelTable MakeNeonTable() {
   table.winograd_input = arm::NeonWinogradInput;
   table.winograd_output = arm::NeonWinogradOutput;
   table.fma_peak = arm::NeonFmaPeak;
+  table.channel_block = 4;
+#if defined(__aarch64__)
+  table.blocked_conv_blocks = 3;
+#else
+  table.blocked_conv_blocks = 2;
+#endif
+  table.blocked_conv = arm::NeonBlockedConv;
+  table.blocked_window = arm::NeonBlockedWindow;
   return table;
 }
 #endif

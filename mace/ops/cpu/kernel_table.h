@@ -39,6 +39,12 @@ struct KernelTable {
   // Winograd F(2x2) and F(4x4) input and output transforms.
   WinogradInputKernel winograd_input = nullptr;
   WinogradOutputKernel winograd_output = nullptr;
+  // Channel-blocked ("NCHWc") kernels; channel_block is 0 where there are
+  // none. blocked_conv runs up to blocked_conv_blocks output blocks at once.
+  int32_t channel_block = 0;
+  int32_t blocked_conv_blocks = 0;
+  BlockedConvKernel blocked_conv = nullptr;
+  BlockedWindowKernel blocked_window = nullptr;
   // Peak multiply-add throughput loop for benchmarks: returns flops done and
   // writes 8 floats to `sink`.
   int64_t (*fma_peak)(int64_t iterations, float* sink) = nullptr;

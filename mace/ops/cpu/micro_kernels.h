@@ -208,6 +208,80 @@ struct WinogradOutputRun {
 using PanelDotKernel = bool (*)(const float* panel, int64_t depth, int32_t width, const float* x,
                                 float* out);
 
+// Channel-blocked tensors ("NCHWc"): channels are grouped in blocks of
+// `lanes` (the vector width: 16 floats on AVX-512, 8 on AVX2, 4 on NEON),
+// and a block stores its H x W positions one after the other, each as the
+// `lanes` channels of the block side by side. Channel c of position p of an
+// N x C x H x W tensor sits at
+//   ((n * ceil(C / lanes) + c / lanes) * H * W + p) * lanes + c % lanes.
+// The lanes past C in the last block are padding: kernels may write any
+// value there, and nothing reads them into a real channel.
+
+// A run of a channel-blocked convolution: `positions` consecutive output
+// positions (pixels) of `blocks` output channel blocks. Output position j
+// reduces, over channels c < channels and taps t < taps,
+//   weights[o * weight_block_stride + (c * kernel_taps + tap_index[t]) * lanes + lane]
+//     * in[channel_offsets[c] + tap_offsets[t] + j * pos_step]
+// (one input value broadcast across the block's lanes: the input may be
+// channel-blocked or plain NCHW, the offsets say which), adds
+// bias[o * lanes + lane] and the clamp or hard-swish activation, and writes
+// the block's lanes at out[o * out_block_stride + j * lanes].
+struct BlockedConvRun {
+  const float* in = nullptr;
+  int64_t pos_step = 0;
+  int64_t channels = 0;
+  const int64_t* channel_offsets = nullptr;
+  int32_t taps = 1;
+  const int64_t* tap_offsets = nullptr;
+  const int32_t* tap_index = nullptr;
+  int32_t kernel_taps = 1;
+  const float* weights = nullptr;
+  int64_t weight_block_stride = 0;
+  const float* bias = nullptr;
+  float* out = nullptr;
+  int64_t out_block_stride = 0;
+  int32_t blocks = 1;  // 1 to KernelTable::blocked_conv_blocks
+  int64_t positions = 0;
+  // activation, lo and hi, and for a reduction split in parts, accumulate
+  // (add to what out holds instead of bias) and last (apply the activation).
+  TileEpilogue epilogue;
+};
+
+using BlockedConvKernel = void (*)(const BlockedConvRun& run);
+
+// What a BlockedWindowRun computes per position.
+enum BlockedWindowMode : int32_t {
+  kBlockedDepthwise = 0,  // sum of weight x input, plus bias and activation
+  kBlockedMax = 1,
+  kBlockedAverage = 2,  // sum of inputs times scale
+};
+
+// A run of a per-channel window op (depthwise convolution, pooling) over one
+// channel block: output position j combines, for taps t < taps, the vectors
+// at in + tap_offsets[t] + j * pos_step (and for depthwise the weight vector
+// at weights + tap_index[t] * lanes), and writes its lanes at
+// out + j * lanes. With no taps the output is bias (depthwise) or zero.
+struct BlockedWindowRun {
+  const float* in = nullptr;
+  int64_t pos_step = 0;
+  int32_t taps = 0;
+  const int64_t* tap_offsets = nullptr;
+  const int32_t* tap_index = nullptr;
+  const float* weights = nullptr;  // depthwise only
+  const float* bias = nullptr;     // depthwise only; may be null
+  // 3 when the taps come in rows of three adjacent columns (tap t + 1 at
+  // tap_offsets[t] + lanes, t a multiple of 3), depthwise at stride 1 or 2
+  // only; else 0.
+  int32_t row_taps = 0;
+  int32_t mode = kBlockedDepthwise;
+  float scale = 1.f;  // average only
+  float* out = nullptr;
+  int64_t positions = 0;
+  TileEpilogue epilogue;  // depthwise only: activation, lo and hi
+};
+
+using BlockedWindowKernel = void (*)(const BlockedWindowRun& run);
+
 using WinogradInputKernel = void (*)(const WinogradInputRun& run);
 using WinogradOutputKernel = void (*)(const WinogradOutputRun& run);
 

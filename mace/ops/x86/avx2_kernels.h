@@ -38,6 +38,10 @@ float Avx2PlaneMax(const float* data, int64_t count);
 
 void Avx2EltwiseRow(const EltwiseRow& row);
 
+// Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
+void Avx2BlockedConv(const BlockedConvRun& run);
+void Avx2BlockedWindow(const BlockedWindowRun& run);
+
 void Avx2WinogradInput(const WinogradInputRun& run);
 void Avx2WinogradOutput(const WinogradOutputRun& run);
 

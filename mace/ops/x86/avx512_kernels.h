@@ -32,6 +32,10 @@ void Avx512ConvRows8x32(int64_t kc, const float* a, const float* base, const int
 // elided.
 int64_t Avx512FmaPeak(int64_t iterations, float* sink);
 
+// Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
+void Avx512BlockedConv(const BlockedConvRun& run);
+void Avx512BlockedWindow(const BlockedWindowRun& run);
+
 void Avx512WinogradInput(const WinogradInputRun& run);
 void Avx512WinogradOutput(const WinogradOutputRun& run);
 bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);

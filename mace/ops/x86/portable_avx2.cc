@@ -11,6 +11,12 @@ namespace x86 {
 namespace {
 #include "mace/ops/cpu/gemv_kernels.inc"
 #include "mace/ops/cpu/winograd_kernels.inc"
+// Channel blocks of 8 lanes; a conv tile keeps 6 x 2 accumulators, two
+// weight vectors and a broadcast input value in the 16 YMM registers.
+constexpr int kBkLanes = 8;
+constexpr int kBkPos = 6;
+constexpr int kBkBlocks = 2;
+#include "mace/ops/cpu/blocked_kernels.inc"
 
 // The mask of lanes [begin, end) in half `half` (lanes 8 * half + [0, 8)) of
 // a WgVec: the sign bit of each 32-bit lane.
@@ -68,11 +74,25 @@ inline WgVec WgAtLeast(const WgVec& x, float bound) {
 inline WgVec WgAtMost(const WgVec& x, float bound) {
   return WgHalves(x, bound, [](__m256 b, __m256 v) { return _mm256_min_ps(b, v); });
 }
+
+inline BkVec BkAtLeast(const BkVec& x, float bound) {
+  return reinterpret_cast<BkVec>(_mm256_max_ps(_mm256_set1_ps(bound), reinterpret_cast<__m256>(x)));
+}
+inline BkVec BkAtMost(const BkVec& x, float bound) {
+  return reinterpret_cast<BkVec>(_mm256_min_ps(_mm256_set1_ps(bound), reinterpret_cast<__m256>(x)));
+}
+inline BkVec BkMaxOf(const BkVec& a, const BkVec& b) {
+  return reinterpret_cast<BkVec>(
+      _mm256_max_ps(reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b)));
+}
 }  // namespace
 
 bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out) {
   return GemvDot(panel, depth, width, x, out);
 }
+
+void Avx2BlockedConv(const BlockedConvRun& run) { BkConv(run); }
+void Avx2BlockedWindow(const BlockedWindowRun& run) { BkWindow(run); }
 
 void Avx2WinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void Avx2WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }

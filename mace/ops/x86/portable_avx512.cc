@@ -10,6 +10,13 @@ namespace x86 {
 namespace {
 #include "mace/ops/cpu/gemv_kernels.inc"
 #include "mace/ops/cpu/winograd_kernels.inc"
+// Channel blocks of 16 lanes; a conv tile keeps 8 x 3 accumulators and three
+// weight vectors in the 32 ZMM registers (the input values are broadcast
+// straight from memory by the multiply-adds).
+constexpr int kBkLanes = 16;
+constexpr int kBkPos = 8;
+constexpr int kBkBlocks = 3;
+#include "mace/ops/cpu/blocked_kernels.inc"
 
 // The mask of lanes [begin, end), 0 <= begin <= end <= 16.
 inline __mmask16 WgLaneMask(int64_t begin, int64_t end) {
@@ -38,11 +45,25 @@ inline WgVec WgAtLeast(const WgVec& x, float bound) {
 inline WgVec WgAtMost(const WgVec& x, float bound) {
   return reinterpret_cast<WgVec>(_mm512_min_ps(_mm512_set1_ps(bound), reinterpret_cast<__m512>(x)));
 }
+
+inline BkVec BkAtLeast(const BkVec& x, float bound) {
+  return reinterpret_cast<BkVec>(_mm512_max_ps(_mm512_set1_ps(bound), reinterpret_cast<__m512>(x)));
+}
+inline BkVec BkAtMost(const BkVec& x, float bound) {
+  return reinterpret_cast<BkVec>(_mm512_min_ps(_mm512_set1_ps(bound), reinterpret_cast<__m512>(x)));
+}
+inline BkVec BkMaxOf(const BkVec& a, const BkVec& b) {
+  return reinterpret_cast<BkVec>(
+      _mm512_max_ps(reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b)));
+}
 }  // namespace
 
 bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out) {
   return GemvDot(panel, depth, width, x, out);
 }
+
+void Avx512BlockedConv(const BlockedConvRun& run) { BkConv(run); }
+void Avx512BlockedWindow(const BlockedWindowRun& run) { BkWindow(run); }
 
 void Avx512WinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void Avx512WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }

@@ -1,0 +1,133 @@
+// The channel-blocked ("NCHWc") layout of micro_kernels.h for whole tensors:
+// conversion from and to plain NCHW, and the drivers of the blocked
+// blocked kernels (cpu/conv_2d_blocked, depthwise_conv_2d_blocked, pooling_blocked).
+//
+// The net keeps a run of ops that all have blocked kernels in the blocked
+// layout (mace/core/net_layout.cc), so that a 1x1 convolution reads its
+// input in place instead of packing it, and a depthwise convolution or a
+// pooling works on whole vectors of channels with no border code. The
+// public layout stays NCHW: the net converts where a blocked run meets the
+// rest of the graph.
+#ifndef MACE_OPS_CPU_BLOCKED_LAYOUT_H_
+#define MACE_OPS_CPU_BLOCKED_LAYOUT_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "mace/ops/cpu/micro_kernels.h"
+#include "mace/runtimes/cpu/thread_pool.h"
+
+namespace mace {
+namespace ops {
+
+// Kernels of up to this many taps (kh x kw) have blocked drivers.
+constexpr int kMaxBlockedTaps = 64;
+
+inline int64_t BlockCount(int64_t channels, int block) { return (channels + block - 1) / block; }
+
+// NCHW [batch, channels, plane] to blocked, padding lanes set to zero, and
+// back.
+void PackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t plane, int block,
+                       float* out, ThreadPool* pool);
+void UnpackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t plane, int block,
+                         float* out, ThreadPool* pool);
+
+// Where a window (kernel_h x kernel_w taps at stride and dilation, with
+// leading padding) lies in the input.
+struct BlockedWindow {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+  int64_t pad_bottom = 0, pad_right = 0;  // pooling's count_include_pad only
+};
+
+// The window of an op's parameters (ref::Conv2DParams,
+// DepthwiseConv2dParams or PoolingParams).
+template <typename Params>
+BlockedWindow WindowOf(const Params& p) {
+  BlockedWindow w;
+  w.in_h = p.in_h;
+  w.in_w = p.in_w;
+  w.out_h = p.out_h;
+  w.out_w = p.out_w;
+  w.kernel_h = p.kernel_h;
+  w.kernel_w = p.kernel_w;
+  w.stride_h = p.stride_h;
+  w.stride_w = p.stride_w;
+  w.dilation_h = p.dilation_h;
+  w.dilation_w = p.dilation_w;
+  w.pad_top = p.pad_top;
+  w.pad_left = p.pad_left;
+  return w;
+}
+
+// `values` (one per channel, or zeros when null) in lanes padded to whole
+// blocks.
+std::vector<float> PadToBlocks(const float* values, int64_t channels, int block);
+
+// The taps of one run of output positions. Offsets count input positions
+// from the plane's start, times the layout's floats per position.
+struct Segment {
+  int64_t x0 = 0, count = 0;
+  int32_t taps = 0;
+  int32_t rows = 0;         // kernel rows inside the input
+  int64_t padded_taps = 0;  // taps inside the input or its declared padding
+  int64_t tap_offsets[kMaxBlockedTaps];
+  int32_t tap_index[kMaxBlockedTaps];
+};
+
+// Calls emit(segment) for output row y: the columns whose window lies inside
+// the input along x as one segment, every other column as a segment of its
+// own with the taps outside the input left out.
+template <typename Emit>
+inline void ForEachSegment(const BlockedWindow& w, int64_t y, int64_t pos_mul, Emit&& emit) {
+  Segment s;
+  const int64_t iy0 = y * w.stride_h - w.pad_top;
+  auto build = [&](int64_t x0, int64_t count, bool inside) {
+    s.x0 = x0;
+    s.count = count;
+    s.taps = 0;
+    s.rows = 0;
+    int64_t padded_rows = 0, padded_cols = 0;
+    const int64_t ix0 = x0 * w.stride_w - w.pad_left;
+    for (int64_t kx = 0; kx < w.kernel_w; ++kx) {
+      const int64_t ix = ix0 + kx * w.dilation_w;
+      if (ix >= -w.pad_left && ix < w.in_w + w.pad_right) ++padded_cols;
+    }
+    for (int64_t ky = 0; ky < w.kernel_h; ++ky) {
+      const int64_t iy = iy0 + ky * w.dilation_h;
+      if (iy >= -w.pad_top && iy < w.in_h + w.pad_bottom) ++padded_rows;
+      if (iy < 0 || iy >= w.in_h) continue;
+      ++s.rows;
+      for (int64_t kx = 0; kx < w.kernel_w; ++kx) {
+        const int64_t ix = ix0 + kx * w.dilation_w;
+        if (!inside && (ix < 0 || ix >= w.in_w)) continue;
+        s.tap_offsets[s.taps] = (iy * w.in_w + ix) * pos_mul;
+        s.tap_index[s.taps] = static_cast<int32_t>(ky * w.kernel_w + kx);
+        ++s.taps;
+      }
+    }
+    s.padded_taps = padded_rows * (inside ? w.kernel_w : padded_cols);
+    emit(static_cast<const Segment&>(s));
+  };
+  // Columns x in [x_lo, x_hi) have all their taps inside [0, in_w).
+  const int64_t extent = (w.kernel_w - 1) * w.dilation_w;
+  const int64_t x_lo = std::min(w.out_w, (w.pad_left + w.stride_w - 1) / w.stride_w);
+  const int64_t last = w.in_w - 1 - extent + w.pad_left;
+  const int64_t x_hi = last < 0 ? 0 : std::min(w.out_w, last / w.stride_w + 1);
+  if (x_hi <= x_lo) {
+    for (int64_t x = 0; x < w.out_w; ++x) build(x, 1, false);
+    return;
+  }
+  for (int64_t x = 0; x < x_lo; ++x) build(x, 1, false);
+  build(x_lo, x_hi - x_lo, true);
+  for (int64_t x = x_hi; x < w.out_w; ++x) build(x, 1, false);
+}
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_BLOCKED_LAYOUT_H_

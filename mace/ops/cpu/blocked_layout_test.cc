@@ -1,0 +1,282 @@
+// The channel-blocked kernels against the reference ones: every table with
+// blocked kernels, channel counts around the block widths (4, 8, 16) and the
+// tile widths (1 to 3 output blocks, 4 to 8 positions), plain and blocked
+// inputs, 1x1 maps and maps narrower than the window, stride 2, dilation,
+// asymmetric padding, every activation, and 1 to 3 threads. Outputs are
+// compared after unpacking, so padding lanes may hold anything.
+#include "mace/ops/cpu/blocked_layout.h"
+
+#include <memory>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/ops/cpu/conv_2d_blocked.h"
+#include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
+#include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/cpu/pooling_blocked.h"
+#include "mace/ops/testing/op_tester.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+using testing::ExpectNear;
+using testing::RandomFloats;
+
+std::vector<const KernelTable*> BlockedTables() {
+  std::vector<const KernelTable*> tables;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->channel_block > 0) tables.push_back(table);
+  }
+  return tables;
+}
+
+// A blocked buffer of `channels` x `plane` per image, with NaN in the
+// padding lanes: a kernel that reads them into a real channel fails.
+std::vector<float> Pack(const std::vector<float>& plain, int64_t batch, int64_t channels,
+                        int64_t plane, int block) {
+  std::vector<float> blocked(batch * BlockCount(channels, block) * block * plane);
+  PackChannelBlocks(plain.data(), batch, channels, plane, block, blocked.data(), nullptr);
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t c = channels; c < BlockCount(channels, block) * block; ++c) {
+      for (int64_t p = 0; p < plane; ++p) {
+        blocked[((n * BlockCount(channels, block) + c / block) * plane + p) * block + c % block] =
+            std::nanf("");
+      }
+    }
+  }
+  return blocked;
+}
+
+std::vector<float> Unpack(const std::vector<float>& blocked, int64_t batch, int64_t channels,
+                          int64_t plane, int block) {
+  std::vector<float> plain(batch * channels * plane);
+  UnpackChannelBlocks(blocked.data(), batch, channels, plane, block, plain.data(), nullptr);
+  return plain;
+}
+
+int64_t OutSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin,
+                int64_t pad_end) {
+  return (in + pad_begin + pad_end - (kernel - 1) * dilation - 1) / stride + 1;
+}
+
+struct Shape {
+  int64_t batch, in_channels, out_channels, h, w, kernel_h, kernel_w, stride, dilation;
+  int64_t pad_top, pad_left, pad_bottom, pad_right;
+};
+
+const Shape kConvShapes[] = {
+    // 1x1 over whole planes: channel counts around the blocks and tiles.
+    {1, 16, 48, 13, 13, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 5, 7, 3, 5, 1, 1, 1, 1, 0, 0, 0, 0},
+    {2, 17, 33, 7, 7, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 64, 100, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 24, 144, 9, 11, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 3, 12, 1, 50, 1, 1, 1, 1, 0, 0, 0, 0},
+    // 1x1 at stride 2, and with padding: row by row.
+    {1, 32, 40, 9, 9, 1, 1, 2, 1, 0, 0, 0, 0},
+    {1, 8, 8, 4, 6, 1, 1, 1, 1, 1, 1, 1, 1},
+    // A stem: 3 channels, 3x3 stride 2, and 7x7 stride 2 pad 3.
+    {1, 3, 32, 17, 19, 3, 3, 2, 1, 1, 1, 1, 1},
+    {1, 3, 20, 23, 21, 7, 7, 2, 1, 3, 3, 3, 3},
+    // 3x3 stride 1 with SAME padding, narrow and 1-wide maps.
+    {1, 13, 29, 6, 7, 3, 3, 1, 1, 1, 1, 1, 1},
+    {2, 16, 16, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1},
+    {1, 9, 10, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1},
+    // Asymmetric padding, dilation, non-square kernels.
+    {1, 10, 18, 12, 10, 3, 3, 2, 1, 0, 0, 1, 1},
+    {1, 6, 20, 11, 12, 3, 3, 1, 2, 2, 2, 2, 2},
+    {1, 7, 9, 8, 9, 1, 5, 1, 1, 0, 2, 0, 2},
+    {1, 8, 33, 10, 6, 5, 3, 2, 1, 2, 0, 1, 1},
+};
+
+constexpr ActivationType kActivations[] = {ActivationType::NOOP, ActivationType::RELU,
+                                           ActivationType::RELUX, ActivationType::HARDSWISH,
+                                           ActivationType::SIGMOID};
+
+TEST(BlockedConv2dTest, MatchesReference) {
+  uint32_t seed = 100;
+  for (const KernelTable* table : BlockedTables()) {
+    const int block = table->channel_block;
+    for (const Shape& s : kConvShapes) {
+      for (bool blocked_input : {false, true}) {
+        for (ActivationType activation : kActivations) {
+          for (const auto& pool : testing::PoolsUnderTest()) {
+            ref::Conv2DParams p;
+            p.batch = s.batch;
+            p.in_channels = s.in_channels;
+            p.in_h = s.h;
+            p.in_w = s.w;
+            p.out_channels = s.out_channels;
+            p.kernel_h = s.kernel_h;
+            p.kernel_w = s.kernel_w;
+            p.stride_h = p.stride_w = s.stride;
+            p.dilation_h = p.dilation_w = s.dilation;
+            p.pad_top = s.pad_top;
+            p.pad_left = s.pad_left;
+            p.out_h = OutSize(s.h, s.kernel_h, s.stride, s.dilation, s.pad_top, s.pad_bottom);
+            p.out_w = OutSize(s.w, s.kernel_w, s.stride, s.dilation, s.pad_left, s.pad_right);
+            p.activation.type = activation;
+            ASSERT_TRUE(BlockedConv2d::Supports(*table, p));
+            ++seed;
+            SCOPED_TRACE(::testing::Message()
+                         << table->name << " seed " << seed << " " << s.in_channels << "->"
+                         << s.out_channels << " " << s.h << "x" << s.w << " k" << s.kernel_h << "x"
+                         << s.kernel_w << " s" << s.stride << " d" << s.dilation
+                         << " blocked input " << blocked_input << " activation "
+                         << static_cast<int>(activation) << " pool "
+                         << (pool ? pool->num_threads() : 0));
+            const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+            const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
+            const std::vector<float> filter =
+                RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
+            const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
+            std::vector<float> expected(s.batch * s.out_channels * out_plane);
+            ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+            const std::vector<float> in_data =
+                blocked_input ? Pack(input, s.batch, s.in_channels, in_plane, block) : input;
+            BlockedConv2d conv(*table, p, filter.data(), bias.data(), blocked_input);
+            std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,
+                                   std::nanf(""));
+            conv.Run(in_data.data(), out.data(), pool.get());
+            ExpectNear(Unpack(out, s.batch, s.out_channels, out_plane, block), expected, 1e-4f,
+                       1e-4f);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(BlockedDepthwiseTest, MatchesReference) {
+  uint32_t seed = 500;
+  const Shape shapes[] = {
+      {1, 32, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1}, {1, 17, 17, 9, 7, 3, 3, 2, 1, 1, 1, 1, 1},
+      {2, 5, 5, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1},     {1, 48, 48, 8, 8, 3, 3, 2, 1, 0, 0, 1, 1},
+      {1, 20, 20, 11, 13, 5, 5, 1, 1, 2, 2, 2, 2}, {1, 9, 9, 10, 10, 3, 3, 1, 2, 2, 2, 2, 2},
+      {1, 8, 8, 3, 21, 3, 3, 1, 1, 0, 0, 0, 0},
+  };
+  for (const KernelTable* table : BlockedTables()) {
+    const int block = table->channel_block;
+    for (const Shape& s : shapes) {
+      for (ActivationType activation : kActivations) {
+        for (const auto& pool : testing::PoolsUnderTest()) {
+          ref::DepthwiseConv2dParams p;
+          p.batch = s.batch;
+          p.channels = s.in_channels;
+          p.in_h = s.h;
+          p.in_w = s.w;
+          p.kernel_h = s.kernel_h;
+          p.kernel_w = s.kernel_w;
+          p.stride_h = p.stride_w = s.stride;
+          p.dilation_h = p.dilation_w = s.dilation;
+          p.pad_top = s.pad_top;
+          p.pad_left = s.pad_left;
+          p.out_h = OutSize(s.h, s.kernel_h, s.stride, s.dilation, s.pad_top, s.pad_bottom);
+          p.out_w = OutSize(s.w, s.kernel_w, s.stride, s.dilation, s.pad_left, s.pad_right);
+          p.activation.type = activation;
+          ASSERT_TRUE(BlockedDepthwise::Supports(*table, p));
+          ++seed;
+          SCOPED_TRACE(::testing::Message()
+                       << table->name << " seed " << seed << " c" << s.in_channels << " " << s.h
+                       << "x" << s.w << " k" << s.kernel_h << " s" << s.stride << " d" << s.dilation
+                       << " activation " << static_cast<int>(activation));
+          const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+          const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
+          const std::vector<float> filter =
+              RandomFloats(s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
+          const std::vector<float> bias = RandomFloats(s.in_channels, seed + 2);
+          std::vector<float> expected(s.batch * s.in_channels * out_plane);
+          ref::DepthwiseConv2d(p, input.data(), filter.data(), bias.data(), expected.data());
+          BlockedDepthwise depthwise(*table, p, filter.data(), bias.data());
+          std::vector<float> out(s.batch * BlockCount(s.in_channels, block) * block * out_plane);
+          depthwise.Run(Pack(input, s.batch, s.in_channels, in_plane, block).data(), out.data(),
+                        pool.get());
+          ExpectNear(Unpack(out, s.batch, s.in_channels, out_plane, block), expected, 1e-5f, 1e-5f);
+        }
+      }
+    }
+  }
+}
+
+TEST(BlockedPoolingTest, MatchesReference) {
+  uint32_t seed = 900;
+  const Shape shapes[] = {
+      {1, 64, 64, 55, 55, 3, 3, 2, 1, 0, 0, 1, 1},  // ceil mode: the last window sticks out
+      {1, 17, 17, 8, 9, 2, 2, 2, 1, 0, 0, 0, 0},   {2, 5, 5, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1},
+      {1, 33, 33, 7, 5, 3, 3, 2, 1, 1, 1, 1, 1},   {1, 8, 8, 2, 3, 5, 5, 1, 1, 2, 2, 2, 2},
+      {1, 12, 12, 9, 9, 3, 3, 1, 2, 2, 2, 2, 2},
+  };
+  for (const KernelTable* table : BlockedTables()) {
+    const int block = table->channel_block;
+    for (const Shape& s : shapes) {
+      for (int global = 0; global < 2; ++global) {
+        for (ref::PoolingType type : {ref::PoolingType::MAX, ref::PoolingType::AVG}) {
+          for (bool include_pad : {false, true}) {
+            ref::PoolingParams p;
+            p.type = type;
+            p.batch = s.batch;
+            p.channels = s.in_channels;
+            p.in_h = s.h;
+            p.in_w = s.w;
+            p.kernel_h = global ? s.h : s.kernel_h;
+            p.kernel_w = global ? s.w : s.kernel_w;
+            if (!global) {
+              p.stride_h = p.stride_w = s.stride;
+              p.dilation_h = p.dilation_w = s.dilation;
+              p.pad_top = s.pad_top;
+              p.pad_left = s.pad_left;
+              p.pad_bottom = s.pad_bottom;
+              p.pad_right = s.pad_right;
+              p.count_include_pad = include_pad;
+            }
+            p.out_h = global
+                          ? 1
+                          : OutSize(s.h, s.kernel_h, s.stride, s.dilation, s.pad_top, s.pad_bottom);
+            p.out_w = global
+                          ? 1
+                          : OutSize(s.w, s.kernel_w, s.stride, s.dilation, s.pad_left, s.pad_right);
+            ASSERT_TRUE(BlockedPooling::Supports(*table, p, global));
+            ++seed;
+            SCOPED_TRACE(::testing::Message()
+                         << table->name << " seed " << seed << " c" << s.in_channels << " " << s.h
+                         << "x" << s.w << " global " << global << " type " << static_cast<int>(type)
+                         << " include pad " << include_pad);
+            const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+            const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
+            std::vector<float> expected(s.batch * s.in_channels * out_plane);
+            ref::Pooling(p, input.data(), expected.data());
+            BlockedPooling pooling(*table, p, global);
+            for (const auto& pool : testing::PoolsUnderTest()) {
+              std::vector<float> out(s.batch * BlockCount(s.in_channels, block) * block *
+                                     out_plane);
+              pooling.Run(Pack(input, s.batch, s.in_channels, in_plane, block).data(), out.data(),
+                          pool.get());
+              ExpectNear(Unpack(out, s.batch, s.in_channels, out_plane, block), expected, 1e-5f,
+                         1e-5f);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(ChannelBlocksTest, PackUnpackRoundTrip) {
+  for (int block : {4, 8, 16}) {
+    for (int64_t channels : {1, 3, 4, 15, 16, 17, 40}) {
+      const std::vector<float> plain = RandomFloats(2 * channels * 7, 7);
+      std::vector<float> blocked(2 * BlockCount(channels, block) * block * 7, 1.f);
+      PackChannelBlocks(plain.data(), 2, channels, 7, block, blocked.data(), nullptr);
+      for (int64_t i = 0; i < static_cast<int64_t>(blocked.size()); ++i) {
+        const int64_t lane = i % block, b = i / block / 7 % BlockCount(channels, block);
+        if (b * block + lane >= channels) EXPECT_EQ(blocked[i], 0.f) << "padding lane " << i;
+      }
+      EXPECT_EQ(Unpack(blocked, 2, channels, 7, block), plain);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace

@@ -1,0 +1,45 @@
+// Conv2D on channel-blocked tensors (cpu/blocked_layout.h).
+#ifndef MACE_OPS_CPU_CONV_2D_BLOCKED_H_
+#define MACE_OPS_CPU_CONV_2D_BLOCKED_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "mace/ops/cpu/blocked_layout.h"
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/ref/conv_2d.h"
+#include "mace/runtimes/cpu/thread_pool.h"
+
+namespace mace {
+namespace ops {
+
+// Convolution with a blocked output; the input may be blocked or plain NCHW
+// (a network's first convolution reads the model input as it is).
+class BlockedConv2d {
+ public:
+  // Ungrouped, constant filter, at most kMaxBlockedTaps taps.
+  static bool Supports(const KernelTable& table, const ref::Conv2DParams& params);
+  // Packs the filter (and bias, or zeros when null) per output block.
+  BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
+                const float* bias, bool blocked_input);
+  void Run(const float* input, float* output, ThreadPool* pool) const;
+
+ private:
+  const KernelTable& table_;
+  ref::Conv2DParams params_;
+  BlockedWindow window_;
+  bool blocked_input_;
+  bool pointwise_;  // 1x1, stride 1, no padding: positions run across rows
+  int block_;
+  int64_t out_blocks_, groups_;
+  TileEpilogue epilogue_;
+  bool separate_activation_;
+  std::vector<float> weights_;  // [out block][channel][tap][lane]
+  std::vector<float> bias_;     // [out block][lane]
+  std::vector<int64_t> channel_offsets_;
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_CONV_2D_BLOCKED_H_

@@ -1,0 +1,67 @@
+#include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
+
+#include <algorithm>
+
+#include "mace/ops/cpu/fused_activation.h"
+
+namespace mace {
+namespace ops {
+
+bool BlockedDepthwise::Supports(const KernelTable& table,
+                                const ref::DepthwiseConv2dParams& params) {
+  return table.blocked_window != nullptr && params.multiplier == 1 &&
+         params.kernel_h * params.kernel_w <= kMaxBlockedTaps;
+}
+
+BlockedDepthwise::BlockedDepthwise(const KernelTable& table,
+                                   const ref::DepthwiseConv2dParams& params, const float* filter,
+                                   const float* bias)
+    : table_(table), params_(params), window_(WindowOf(params)), block_(table.channel_block) {
+  separate_activation_ = !FuseActivation(params.activation, &epilogue_);
+  const int64_t taps = params.kernel_h * params.kernel_w;
+  weights_.assign(BlockCount(params.channels, block_) * taps * block_, 0.f);
+  for (int64_t c = 0; c < params.channels; ++c) {
+    for (int64_t t = 0; t < taps; ++t) {
+      weights_[((c / block_) * taps + t) * block_ + c % block_] = filter[c * taps + t];
+    }
+  }
+  bias_ = PadToBlocks(bias, params.channels, block_);
+}
+
+void BlockedDepthwise::Run(const float* input, float* output, ThreadPool* pool) const {
+  const ref::DepthwiseConv2dParams& p = params_;
+  const int64_t L = block_;
+  const int64_t blocks = BlockCount(p.channels, block_);
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  const int64_t taps = p.kernel_h * p.kernel_w;
+  const bool rows_of_three = p.kernel_w == 3 && p.dilation_w == 1;
+  ParallelFor(pool, p.batch * blocks * p.out_h, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t plane = task / p.out_h, y = task % p.out_h;
+      const int64_t b = plane % blocks;
+      BlockedWindowRun run;
+      run.in = input + plane * in_plane * L;
+      run.pos_step = p.stride_w * L;
+      run.weights = weights_.data() + b * taps * L;
+      run.bias = bias_.data() + b * L;
+      run.mode = kBlockedDepthwise;
+      run.epilogue = epilogue_;
+      float* out = output + plane * out_plane * L + y * p.out_w * L;
+      ForEachSegment(window_, y, L, [&](const Segment& s) {
+        run.taps = s.taps;
+        run.tap_offsets = s.tap_offsets;
+        run.tap_index = s.tap_index;
+        run.positions = s.count;
+        run.row_taps = rows_of_three && s.taps == 3 * s.rows ? 3 : 0;
+        run.out = out + s.x0 * L;
+        table_.blocked_window(run);
+      });
+    }
+  });
+  if (separate_activation_) {
+    ApplyActivation(p.activation, output, p.batch * blocks * out_plane * L, pool);
+  }
+}
+
+}  // namespace ops
+}  // namespace mace

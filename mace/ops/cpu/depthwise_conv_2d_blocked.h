@@ -1,0 +1,38 @@
+// DepthwiseConv2d on channel-blocked tensors (cpu/blocked_layout.h).
+#ifndef MACE_OPS_CPU_DEPTHWISE_CONV_2D_BLOCKED_H_
+#define MACE_OPS_CPU_DEPTHWISE_CONV_2D_BLOCKED_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "mace/ops/cpu/blocked_layout.h"
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/ref/depthwise_conv_2d.h"
+#include "mace/runtimes/cpu/thread_pool.h"
+
+namespace mace {
+namespace ops {
+
+// Depthwise convolution (multiplier 1), blocked input and output.
+class BlockedDepthwise {
+ public:
+  static bool Supports(const KernelTable& table, const ref::DepthwiseConv2dParams& params);
+  BlockedDepthwise(const KernelTable& table, const ref::DepthwiseConv2dParams& params,
+                   const float* filter, const float* bias);
+  void Run(const float* input, float* output, ThreadPool* pool) const;
+
+ private:
+  const KernelTable& table_;
+  ref::DepthwiseConv2dParams params_;
+  BlockedWindow window_;
+  int block_;
+  TileEpilogue epilogue_;
+  bool separate_activation_;
+  std::vector<float> weights_;  // [block][tap][lane]
+  std::vector<float> bias_;     // [block][lane]
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_DEPTHWISE_CONV_2D_BLOCKED_H_
