@@ -131,9 +131,9 @@ TEST(EngineTest, RunsFromMappedWeightsFile) {
   std::ofstream(path, std::ios::binary) << model.data;
   const std::string graph = model.Graph();
   std::shared_ptr<MaceEngine> engine;
-  MaceStatus status = CreateMaceEngineFromProto(
-      reinterpret_cast<const unsigned char*>(graph.data()), graph.size(), path, {"x"}, {"y"},
-      MaceEngineConfig(), &engine);
+  MaceStatus status =
+      CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
+                                path, {"x"}, {"y"}, MaceEngineConfig(), &engine);
   ASSERT_TRUE(status.ok()) << status.ToString();
   std::map<std::string, MaceTensor> outputs;
   ASSERT_TRUE(engine->Run(Inputs(), &outputs).ok());
@@ -199,14 +199,14 @@ TEST(EngineBadInputTest, UnknownOpMissingTensorAndNames) {
 
   TinyModel model;
   const std::string graph = model.Graph();
-  MaceStatus status = CreateMaceEngineFromProto(
-      reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
-      reinterpret_cast<const unsigned char*>(model.data.data()), model.data.size(), {"x"},
-      {"zzz"}, MaceEngineConfig(), &engine);
+  MaceStatus status =
+      CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
+                                reinterpret_cast<const unsigned char*>(model.data.data()),
+                                model.data.size(), {"x"}, {"zzz"}, MaceEngineConfig(), &engine);
   ExpectError(status, MaceStatus::MACE_INVALID_ARGS, "output 'zzz'");
-  status = CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()),
-                                     graph.size(), "/nonexistent/w.data", {"x"}, {"y"},
-                                     MaceEngineConfig(), &engine);
+  status =
+      CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
+                                "/nonexistent/w.data", {"x"}, {"y"}, MaceEngineConfig(), &engine);
   ExpectError(status, MaceStatus::MACE_INVALID_ARGS, "cannot open weights file");
 }
 
@@ -257,9 +257,10 @@ TEST(EngineTest, CustomOpFromTheApp) {
   factor->set_name("factor");
   factor->set_f(2.f);
   MaceEngineConfig config;
-  ASSERT_TRUE(config.RegisterCustomOp("ScaleByArg", [] {
-    return std::unique_ptr<CustomOp>(new ScaleByArg());
-  }).ok());
+  ASSERT_TRUE(config
+                  .RegisterCustomOp("ScaleByArg",
+                                    [] { return std::unique_ptr<CustomOp>(new ScaleByArg()); })
+                  .ok());
   EXPECT_FALSE(config.RegisterCustomOp("ScaleByArg", nullptr).ok());
   std::shared_ptr<MaceEngine> engine;
   MaceStatus status = model.Create(&engine, config);
@@ -271,9 +272,9 @@ TEST(EngineTest, CustomOpFromTheApp) {
   EXPECT_FLOAT_EQ(outputs["y"].data().get()[0], 2.f * c0 + x[0]);
 
   MaceEngineConfig clash;
-  ASSERT_TRUE(clash.RegisterCustomOp("Conv2D", [] {
-    return std::unique_ptr<CustomOp>(new ScaleByArg());
-  }).ok());
+  ASSERT_TRUE(
+      clash.RegisterCustomOp("Conv2D", [] { return std::unique_ptr<CustomOp>(new ScaleByArg()); })
+          .ok());
   ExpectError(model.Create(&engine, clash), MaceStatus::MACE_INVALID_ARGS, "built-in op");
 }
 
@@ -341,12 +342,11 @@ TEST(EngineTest, DefaultPlanReachesTheLowerBoundOnAChain) {
   helper.net.mutable_output_info(0)->set_name("y");
   const std::string graph = helper.Graph();
   std::shared_ptr<MaceEngine> engine;
-  ASSERT_TRUE(CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()),
-                                        graph.size(),
-                                        reinterpret_cast<const unsigned char*>(helper.data.data()),
-                                        helper.data.size(), {"x"}, {"y"}, MaceEngineConfig(),
-                                        &engine)
-                  .ok());
+  ASSERT_TRUE(
+      CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
+                                reinterpret_cast<const unsigned char*>(helper.data.data()),
+                                helper.data.size(), {"x"}, {"y"}, MaceEngineConfig(), &engine)
+          .ok());
   MemoryReport report;
   ASSERT_TRUE(engine->GetMemoryReport(&report).ok());
   EXPECT_EQ(report.strategy, "greedy_by_size");
@@ -418,8 +418,8 @@ TEST(EngineTest, ConcatInputsArePlacedInsideTheOutput) {
   for (bool preserve : {false, true}) {
     for (MemoryStrategy strategy : {MemoryStrategy::GREEDY_BY_SIZE, MemoryStrategy::NAIVE,
                                     MemoryStrategy::GREEDY_IN_ORDER, MemoryStrategy::OPTIMAL}) {
-      SCOPED_TRACE(::testing::Message() << "preserve " << preserve << " strategy "
-                                        << static_cast<int>(strategy));
+      SCOPED_TRACE(::testing::Message()
+                   << "preserve " << preserve << " strategy " << static_cast<int>(strategy));
       MaceEngineConfig config;
       config.SetMemoryStrategy(strategy);
       config.SetPreserveIntermediates(preserve);

@@ -26,9 +26,9 @@ MaceStatus PlanArena(const std::vector<ArenaRecord>& records, MemoryStrategy str
   std::vector<size_t> planned_index;
   for (size_t i = 0; i < records.size(); ++i) {
     const ArenaRecord& record = records[i];
-    MACE_CHECK_ARG(record.size >= 0 && record.first <= record.last,
-                   "tensor record ", i, " has size ", record.size, " and lifetime [",
-                   record.first, ", ", record.last, "]");
+    MACE_CHECK_ARG(record.size >= 0 && record.first <= record.last, "tensor record ", i,
+                   " has size ", record.size, " and lifetime [", record.first, ", ", record.last,
+                   "]");
     const memory::UsageRecord usage{static_cast<size_t>(record.size), record.first, record.last};
     if (record.fixed_offset >= 0) {
       MACE_CHECK_ARG(record.fixed_offset % alignment == 0, "the model's memory plan puts tensor ",

@@ -12,8 +12,8 @@
 namespace mace {
 
 struct ArenaRecord {
-  int64_t size = 0;           // bytes, already aligned
-  int first = 0;              // inclusive op indices
+  int64_t size = 0;  // bytes, already aligned
+  int first = 0;     // inclusive op indices
   int last = 0;
   int64_t fixed_offset = -1;  // >= 0: placed by an offline plan
 };

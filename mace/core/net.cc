@@ -5,8 +5,7 @@
 
 namespace mace {
 
-Net::Net(const OpRegistry* registry, Runtime* runtime, Workspace* workspace,
-         NetOptions options)
+Net::Net(const OpRegistry* registry, Runtime* runtime, Workspace* workspace, NetOptions options)
     : registry_(registry), runtime_(runtime), workspace_(workspace), options_(options) {}
 
 MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& output_names) {
@@ -32,6 +31,7 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
     MACE_CHECK_ARG(tensor != nullptr && !tensor->is_weight(), "output '", output,
                    "' is not produced by any op of the model");
   }
+  MACE_RETURN_IF_ERROR(PlanBlockedLayout(output_names));
   return PlanMemory(input_names, output_names);
 }
 
@@ -39,6 +39,7 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
   OpContext context;
   context.runtime = runtime_;
   context.workspace = workspace_;
+  context.layout_planned = BlockedLayoutEnabled();
   for (int i = 0; i < net_def.op_size(); ++i) {
     const OperatorDef& def = net_def.op(i);
     const DataType dtype = net_def.data_type() == DT_HALF ? DT_FLOAT : net_def.data_type();
@@ -47,10 +48,10 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
       op = registry_->Create(def.type(), DeviceType::CPU, dtype);
     }
     if (op == nullptr) {
-      return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
-                        StrCat("op #", i, " '", def.name(), "' has unknown type '", def.type(),
-                               "' (no ", DataTypeName(dtype), " kernel for ",
-                               runtime_->name(), ")"));
+      return MaceStatus(
+          MaceStatus::MACE_UNSUPPORTED,
+          StrCat("op #", i, " '", def.name(), "' has unknown type '", def.type(), "' (no ",
+                 DataTypeName(dtype), " kernel for ", runtime_->name(), ")"));
     }
     MACE_RETURN_IF_ERROR(op->Construct(def, workspace_));
     MACE_RETURN_IF_ERROR(op->Prepare(&context));
@@ -60,11 +61,10 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
         const std::vector<int64_t> declared(def.output_shape(k).dims().begin(),
                                             def.output_shape(k).dims().end());
         if (declared != output->shape()) {
-          return MaceStatus(
-              MaceStatus::MACE_INVALID_ARGS,
-              StrCat(op->Describe(), ": output '", output->name(), "' has shape ",
-                     ShapeToString(output->shape()), " but the model declares ",
-                     ShapeToString(declared)));
+          return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                            StrCat(op->Describe(), ": output '", output->name(), "' has shape ",
+                                   ShapeToString(output->shape()), " but the model declares ",
+                                   ShapeToString(declared)));
         }
       }
     }

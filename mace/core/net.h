@@ -21,12 +21,16 @@ struct NetOptions {
   bool preserve_intermediates = false;
   bool preserve_inputs = true;
   int64_t arena_alignment = 64;
+  // Keep runs of ops with channel-blocked kernels in the blocked layout
+  // (net_layout.cc). The environment variable MACE_CPU_BLOCKED_LAYOUT=0
+  // turns it off; preserve_intermediates does too, so that every
+  // intermediate stays readable as NCHW.
+  bool blocked_layout = true;
 };
 
 class Net {
  public:
-  Net(const OpRegistry* registry, Runtime* runtime, Workspace* workspace,
-      NetOptions options);
+  Net(const OpRegistry* registry, Runtime* runtime, Workspace* workspace, NetOptions options);
 
   // Creates the model inputs (shapes from input_info), builds and prepares
   // every op, and plans memory for the intermediates.
@@ -38,6 +42,10 @@ class Net {
 
  private:
   MaceStatus CreateOps(const NetDef& net_def);
+  // Chooses which ops run channel-blocked, inserts the layout conversions
+  // where blocked and plain ops meet, and switches the blocked ops over.
+  MaceStatus PlanBlockedLayout(const std::vector<std::string>& output_names);
+  bool BlockedLayoutEnabled() const;
   MaceStatus PlanMemory(const std::vector<std::string>& input_names,
                         const std::vector<std::string>& output_names);
 

@@ -97,8 +97,7 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
     Tensor* tensor = workspace_->GetTensor(name);
     order.push_back(tensor);
     int last = last_op;
-    if (!options_.preserve_inputs && !options_.preserve_intermediates &&
-        outputs.count(name) == 0) {
+    if (!options_.preserve_inputs && !options_.preserve_intermediates && outputs.count(name) == 0) {
       last = last_use.count(tensor) > 0 ? last_use[tensor] : 0;
     }
     lifetimes[tensor] = {0, last};
@@ -124,8 +123,8 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
       int last = is_output || options_.preserve_intermediates ? last_op : i;
       if (last_use.count(output) > 0) last = std::max(last, last_use[output]);
       const int alias_input = k == 0 ? op->InPlaceInput() : -1;
-      const Tensor* candidate = alias_input >= 0 && alias_input < op->InputSize()
-                                    ? op->Input(alias_input) : nullptr;
+      const Tensor* candidate =
+          alias_input >= 0 && alias_input < op->InputSize() ? op->Input(alias_input) : nullptr;
       if (candidate != nullptr && !candidate->is_weight() && !options_.preserve_intermediates &&
           candidate->raw_size() == output->raw_size() && last_use[candidate] == i &&
           outputs.count(candidate->name()) == 0 && inputs.count(root_of(candidate)->name()) == 0) {

@@ -4,8 +4,8 @@
 
 namespace mace {
 
-MaceStatus OpRegistry::Register(const std::string& type, DeviceType device,
-                                DataType dtype, OpFactory factory) {
+MaceStatus OpRegistry::Register(const std::string& type, DeviceType device, DataType dtype,
+                                OpFactory factory) {
   Key key(type, device, dtype);
   if (factories_.count(key) > 0) {
     return MaceStatus(MaceStatus::MACE_INVALID_ARGS,

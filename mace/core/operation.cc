@@ -16,7 +16,8 @@ MaceStatus Operation::Construct(const OperatorDef& def, Workspace* workspace) {
     }
     const Tensor* tensor = workspace->GetTensor(input);
     if (tensor == nullptr) {
-      return Invalid(StrCat("input '", input, "' is not produced by any earlier op, "
+      return Invalid(StrCat("input '", input,
+                            "' is not produced by any earlier op, "
                             "is not a model input and is not a weight"));
     }
     inputs_.push_back(tensor);
@@ -56,8 +57,7 @@ float Operation::GetFloat(const std::string& name, float default_value) const {
   return arg != nullptr && arg->has_f() ? arg->f() : default_value;
 }
 
-std::string Operation::GetString(const std::string& name,
-                                 const std::string& default_value) const {
+std::string Operation::GetString(const std::string& name, const std::string& default_value) const {
   const Argument* arg = FindArg(name);
   return arg != nullptr && arg->has_s() ? arg->s() : default_value;
 }
@@ -74,9 +74,7 @@ std::vector<float> Operation::GetFloats(const std::string& name) const {
   return std::vector<float>(arg->floats().begin(), arg->floats().end());
 }
 
-std::string Operation::Describe() const {
-  return StrCat(def_.type(), " '", def_.name(), "'");
-}
+std::string Operation::Describe() const { return StrCat(def_.type(), " '", def_.name(), "'"); }
 
 MaceStatus Operation::Invalid(const std::string& message) const {
   return MaceStatus(MaceStatus::MACE_INVALID_ARGS, StrCat(Describe(), ": ", message));

@@ -25,6 +25,10 @@ class Workspace;
 struct OpContext {
   Runtime* runtime = nullptr;
   Workspace* workspace = nullptr;
+  // Set during Prepare when the net plans the blocked layout afterwards: an
+  // op that can run blocked may then leave its plain kernel (and the weights
+  // packed for it) to UsePlainLayout.
+  bool layout_planned = false;
 };
 
 class Operation {
@@ -58,6 +62,27 @@ class Operation {
   // each input inside the output, and the op must not copy an input onto
   // itself. Valid after Prepare.
   virtual bool OutputConcatenatesInputs() const { return false; }
+
+  // The channel-blocked layout (mace/ops/cpu/blocked_layout.h), planned by
+  // the net after Prepare. BlockedLayout() is the channel block this op can
+  // run in for its current shapes (output 0 and its activation inputs in
+  // that layout), or 0. PrefersBlockedLayout() says the blocked kernel beats
+  // the plain one on its own; an op that does not prefer it only runs
+  // blocked to spare its blocked neighbours a conversion.
+  virtual int BlockedLayout() const { return 0; }
+  virtual bool PrefersBlockedLayout() const { return false; }
+  // Whether input `index` may stay plain when the op runs blocked.
+  virtual bool AcceptsPlainInput(int /*index*/) const { return false; }
+  // Switches to the blocked kernels once the net has set every tensor's
+  // layout (Tensor::channel_block).
+  virtual MaceStatus UseBlockedLayout(OpContext* /*context*/) {
+    return MaceStatus(MaceStatus::MACE_UNSUPPORTED, Describe() + " has no blocked kernel");
+  }
+  // Called instead, after a planned Prepare, on an op whose BlockedLayout()
+  // is not 0 but that the net keeps plain.
+  virtual MaceStatus UsePlainLayout(OpContext* /*context*/) { return MaceStatus(); }
+  // Rebinds an input (to a converted copy of it).
+  void ReplaceInput(int index, const Tensor* tensor) { inputs_[index] = tensor; }
 
   const OperatorDef& def() const { return def_; }
   const std::string& name() const { return def_.name(); }

@@ -18,7 +18,13 @@ int64_t Tensor::size() const {
   return count;
 }
 
-int64_t Tensor::raw_size() const { return size() * DataTypeSize(dtype_); }
+int64_t Tensor::storage_size() const {
+  if (channel_block_ <= 0 || shape_.size() != 4) return size();
+  const int64_t channels = (shape_[1] + channel_block_ - 1) / channel_block_ * channel_block_;
+  return shape_[0] * channels * shape_[2] * shape_[3];
+}
+
+int64_t Tensor::raw_size() const { return storage_size() * DataTypeSize(dtype_); }
 
 void Tensor::SetBuffer(void* data, int64_t capacity_bytes) {
   owned_.reset();

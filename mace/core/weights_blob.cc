@@ -17,9 +17,7 @@ class HeapBlob : public WeightsBlob {
   HeapBlob(const unsigned char* data, int64_t size) : buffer_(size) {
     if (size > 0) std::memcpy(buffer_.data(), data, size);
   }
-  const unsigned char* data() const override {
-    return const_cast<AlignedBuffer&>(buffer_).data();
-  }
+  const unsigned char* data() const override { return const_cast<AlignedBuffer&>(buffer_).data(); }
   int64_t size() const override { return buffer_.size(); }
 
  private:
@@ -32,9 +30,7 @@ class MappedBlob : public WeightsBlob {
   ~MappedBlob() override {
     if (data_ != nullptr) munmap(data_, size_);
   }
-  const unsigned char* data() const override {
-    return static_cast<const unsigned char*>(data_);
-  }
+  const unsigned char* data() const override { return static_cast<const unsigned char*>(data_); }
   int64_t size() const override { return size_; }
 
  private:

@@ -45,8 +45,8 @@ MaceStatus Workspace::LoadWeights(const NetDef& net_def, std::shared_ptr<Weights
                      where, " has an invalid dimension ", d);
       elements *= d;
     }
-    MACE_CHECK_ARG(weight.data_size() == elements, where, " says data_size ",
-                   weight.data_size(), " but its dims hold ", elements, " elements");
+    MACE_CHECK_ARG(weight.data_size() == elements, where, " says data_size ", weight.data_size(),
+                   " but its dims hold ", elements, " elements");
     const int64_t bytes = elements * element_size;
     MACE_CHECK_ARG(weight.offset() >= 0 && weight.offset() <= blob_size &&
                        bytes <= blob_size - weight.offset(),
@@ -56,7 +56,8 @@ MaceStatus Workspace::LoadWeights(const NetDef& net_def, std::shared_ptr<Weights
     MACE_CHECK_ARG(tensor != nullptr, where, " is defined twice");
     tensor->Reshape(std::vector<int64_t>(weight.dims().begin(), weight.dims().end()));
     tensor->SetQuantization(weight.scale(), weight.zero_point());
-    const unsigned char* source = weights_ == nullptr ? nullptr : weights_->data() + weight.offset();
+    const unsigned char* source =
+        weights_ == nullptr ? nullptr : weights_->data() + weight.offset();
     if (source != nullptr && reinterpret_cast<uintptr_t>(source) % element_size == 0) {
       tensor->SetConstBuffer(source, bytes);
     } else {

@@ -93,8 +93,7 @@ TEST(WorkspaceTest, RejectsNegativeAndHugeOffsets) {
 TEST(WorkspaceTest, RejectsInconsistentWeights) {
   NetDef size_mismatch;
   AddWeight(&size_mismatch, "w", {2, 2}, 0, 3);
-  EXPECT_NE(Load(size_mismatch, {1, 2, 3, 4}).information().find("data_size 3"),
-            std::string::npos);
+  EXPECT_NE(Load(size_mismatch, {1, 2, 3, 4}).information().find("data_size 3"), std::string::npos);
 
   NetDef bad_dim;
   AddWeight(&bad_dim, "w", {-1}, 0, 1);

@@ -48,9 +48,7 @@ class CustomOpAdapter : public Operation, private CustomOpContext {
   float GetFloatArg(const std::string& name, float default_value) const override {
     return GetFloat(name, default_value);
   }
-  std::vector<int64_t> GetIntsArg(const std::string& name) const override {
-    return GetInts(name);
-  }
+  std::vector<int64_t> GetIntsArg(const std::string& name) const override { return GetInts(name); }
 
   std::unique_ptr<CustomOp> op_;
 };

@@ -13,6 +13,7 @@ class MaceEngineConfig::Impl {
   int64_t plan_time_limit_ms = 1000;
   bool preserve_intermediates = false;
   bool preserve_inputs = true;
+  bool cpu_blocked_layout = true;
   std::map<std::string, CustomOpFactory> custom_ops;
 };
 
@@ -20,8 +21,7 @@ MaceEngineConfig::MaceEngineConfig(DeviceType device_type) : impl_(new Impl) {
   impl_->device_type = device_type;
 }
 MaceEngineConfig::~MaceEngineConfig() = default;
-MaceEngineConfig::MaceEngineConfig(const MaceEngineConfig& other)
-    : impl_(new Impl(*other.impl_)) {}
+MaceEngineConfig::MaceEngineConfig(const MaceEngineConfig& other) : impl_(new Impl(*other.impl_)) {}
 MaceEngineConfig& MaceEngineConfig::operator=(const MaceEngineConfig& other) {
   *impl_ = *other.impl_;
   return *this;
@@ -61,12 +61,13 @@ void MaceEngineConfig::SetPreserveIntermediates(bool preserve) {
 bool MaceEngineConfig::preserve_intermediates() const { return impl_->preserve_intermediates; }
 void MaceEngineConfig::SetPreserveInputs(bool preserve) { impl_->preserve_inputs = preserve; }
 bool MaceEngineConfig::preserve_inputs() const { return impl_->preserve_inputs; }
+void MaceEngineConfig::SetCPUBlockedLayout(bool enable) { impl_->cpu_blocked_layout = enable; }
+bool MaceEngineConfig::cpu_blocked_layout() const { return impl_->cpu_blocked_layout; }
 
 MaceStatus MaceEngineConfig::RegisterCustomOp(const std::string& type, CustomOpFactory factory) {
   MACE_CHECK_ARG(!type.empty(), "a custom op needs a type name");
   MACE_CHECK_ARG(factory != nullptr, "custom op '", type, "' has no factory");
-  MACE_CHECK_ARG(impl_->custom_ops.count(type) == 0, "custom op '", type,
-                 "' is registered twice");
+  MACE_CHECK_ARG(impl_->custom_ops.count(type) == 0, "custom op '", type, "' is registered twice");
   impl_->custom_ops[type] = std::move(factory);
   return MaceStatus();
 }

@@ -56,8 +56,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   NetDef net_def;
   MACE_CHECK_ARG(net_def.ParseFromArray(graph, static_cast<int>(graph_size)),
                  "the model graph is not a valid MACE NetDef (corrupt or truncated .pb)");
-  MACE_UNSUPPORTED_IF(config_.device_type() != DeviceType::CPU,
-                      "this library has no ",
+  MACE_UNSUPPORTED_IF(config_.device_type() != DeviceType::CPU, "this library has no ",
                       config_.device_type() == DeviceType::GPU ? "GPU (OpenCL)" : "Hexagon DSP",
                       " runtime; use DeviceType::CPU");
   MACE_RETURN_IF_ERROR(CheckNames(net_def, input_nodes, output_nodes));
@@ -71,6 +70,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   options.plan_time_limit_ms = config_.memory_plan_time_limit_ms();
   options.preserve_intermediates = config_.preserve_intermediates();
   options.preserve_inputs = config_.preserve_inputs();
+  options.blocked_layout = config_.cpu_blocked_layout();
   auto net = std::make_unique<Net>(&registry_, runtime_.get(), &workspace_, options);
   MACE_RETURN_IF_ERROR(net->Init(net_def, output_names_));
   net_ = std::move(net);
@@ -87,8 +87,8 @@ MaceStatus MaceEngine::Impl::CheckNames(const NetDef& net_def,
   for (const std::string& name : input_names_) {
     MACE_CHECK_ARG(model_inputs.count(name) > 0, "'", name, "' is not an input of the model");
   }
-  MACE_CHECK_ARG(input_names_.size() == model_inputs.size(), "the model has ",
-                 model_inputs.size(), " inputs but ", input_names_.size(), " were named");
+  MACE_CHECK_ARG(input_names_.size() == model_inputs.size(), "the model has ", model_inputs.size(),
+                 " inputs but ", input_names_.size(), " were named");
   output_names_ = output_nodes;
   if (output_names_.empty()) {
     for (const InputOutputInfo& info : net_def.output_info()) output_names_.push_back(info.name());
@@ -122,9 +122,9 @@ MaceStatus MaceEngine::Impl::Run(const std::map<std::string, MaceTensor>& inputs
 
 MaceStatus MaceEngine::Impl::CopyOutputs(std::map<std::string, MaceTensor>* outputs) {
   for (const auto& [name, tensor] : *outputs) {
-    MACE_CHECK_ARG(std::find(output_names_.begin(), output_names_.end(), name) !=
-                       output_names_.end(),
-                   "'", name, "' is not an output of the engine");
+    MACE_CHECK_ARG(
+        std::find(output_names_.begin(), output_names_.end(), name) != output_names_.end(), "'",
+        name, "' is not an output of the engine");
   }
   for (const std::string& name : output_names_) {
     const Tensor* tensor = workspace_.GetTensor(name);
@@ -180,13 +180,11 @@ MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
 }
 
 MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
-                           std::map<std::string, MaceTensor>* outputs,
-                           RunMetadata* run_metadata) {
+                           std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata) {
   return impl_->Run(inputs, outputs, run_metadata);
 }
 
-MaceStatus MaceEngine::GetInputShapes(
-    std::map<std::string, std::vector<int64_t>>* shapes) const {
+MaceStatus MaceEngine::GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
   return impl_->GetInputShapes(shapes);
 }
 
@@ -209,8 +207,7 @@ MaceStatus CreateMaceEngineFromProto(const unsigned char* model_graph, size_t mo
 }
 
 MaceStatus CreateMaceEngineFromProto(const unsigned char* model_graph, size_t model_graph_size,
-                                     const unsigned char* model_weights,
-                                     size_t model_weights_size,
+                                     const unsigned char* model_weights, size_t model_weights_size,
                                      const std::vector<std::string>& input_nodes,
                                      const std::vector<std::string>& output_nodes,
                                      const MaceEngineConfig& config,

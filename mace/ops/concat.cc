@@ -10,6 +10,8 @@
 
 #include <cstring>
 
+#include "mace/ops/cpu/blocked_layout.h"
+#include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -89,6 +91,31 @@ class ConcatOp : public Operation {
     }
     input_data_.assign(InputSize(), nullptr);
     Output(0)->Reshape(output_shape);
+    return MaceStatus();
+  }
+
+  // Channels of float tensors, when every input but the last fills whole
+  // blocks: each image is then the inputs' blocks back to back.
+  int BlockedLayout() const override {
+    const KernelTable* table = ActiveKernelTable();
+    const Tensor* first = Input(0);
+    if (table == nullptr || table->channel_block == 0 || first->dtype() != DT_FLOAT ||
+        first->dim_size() != 4 || (axis_ != 1 && axis_ != -3)) {
+      return 0;
+    }
+    for (int i = 0; i + 1 < InputSize(); ++i) {
+      if (Input(i)->dim(1) % table->channel_block != 0) return 0;
+    }
+    return table->channel_block;
+  }
+
+  MaceStatus UseBlockedLayout(OpContext* /*context*/) override {
+    const int block = Output(0)->channel_block();
+    const int64_t plane = Output(0)->dim(2) * Output(0)->dim(3);
+    params_.outer = Output(0)->dim(0);
+    for (int i = 0; i < InputSize(); ++i) {
+      params_.run_bytes[i] = BlockCount(Input(i)->dim(1), block) * block * plane * sizeof(float);
+    }
     return MaceStatus();
   }
 

@@ -17,7 +17,9 @@
 
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/cpu/conv_2d_blocked.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
 #include "mace/utils/logging.h"
@@ -103,12 +105,64 @@ class Conv2DOp : public Operation {
     params_.pad_top = geometry.pad_top;
     params_.pad_left = geometry.pad_left;
     Output(0)->Reshape({params_.batch, out_channels, geometry.out_h, geometry.out_w});
+    blocked_.reset();
+    // The net may run this op blocked: the plain kernel waits for
+    // UsePlainLayout, so that the filter is not packed twice.
+    plain_pending_ = context != nullptr && context->layout_planned && BlockedLayout() > 0;
+    if (plain_pending_) return MaceStatus();
+    return PrepareFastKernel(context);
+  }
+
+  // 1x1 convolutions read a blocked input in place (the plain GEMM packs its
+  // input), and shallow ones such as a network's stem take the plain input
+  // as it is. Larger windows keep their plain kernels (im2col GEMM or
+  // Winograd), which the blocked one does not beat.
+  int BlockedLayout() const override {
+    const KernelTable* table = ActiveKernelTable();
+    const Tensor* bias = Bias();
+    if (table == nullptr || table->channel_block == 0 || !Input(1)->is_weight() ||
+        (bias != nullptr && !bias->is_weight()) || !BlockedConv2d::Supports(*table, params_)) {
+      return 0;
+    }
+    const bool pointwise = params_.kernel_h == 1 && params_.kernel_w == 1 &&
+                           params_.stride_h == 1 && params_.stride_w == 1 && params_.pad_top == 0 &&
+                           params_.pad_left == 0 && params_.out_h == params_.in_h &&
+                           params_.out_w == params_.in_w;
+    const bool shallow = params_.in_channels <= 4;
+    if (!pointwise && !shallow) return 0;
+    if ((winograd_ == 2 || winograd_ == 4) &&
+        Conv2dWinograd::PickTile(*table, params_, static_cast<int>(winograd_)) != 0) {
+      return 0;
+    }
+    return table->channel_block;
+  }
+  bool PrefersBlockedLayout() const override { return true; }
+  bool AcceptsPlainInput(int index) const override { return index == 0; }
+
+  MaceStatus UseBlockedLayout(OpContext* /*context*/) override {
+    const Tensor* bias = Bias();
+    blocked_ = std::make_unique<BlockedConv2d>(
+        *ActiveKernelTable(), params_, Input(1)->data<float>(),
+        bias != nullptr ? bias->data<float>() : nullptr, Input(0)->channel_block() > 0);
+    plain_pending_ = false;
+    VLOG(2) << Describe() << ": blocked, " << ActiveKernelTable()->channel_block << " lanes";
+    return MaceStatus();
+  }
+
+  MaceStatus UsePlainLayout(OpContext* context) override {
+    if (!plain_pending_) return MaceStatus();
+    plain_pending_ = false;
     return PrepareFastKernel(context);
   }
 
   MaceStatus Run(OpContext* context) override {
     const Tensor* bias = Bias();
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
+    if (blocked_ != nullptr) {
+      blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
+                    ContextPool(context));
+      return MaceStatus();
+    }
     if (fast_ != nullptr) {
       fast_->Run(Input(0)->data<float>(), bias_data, Output(0)->mutable_data<float>(),
                  ContextPool(context), scratch_.Get(context));
@@ -143,6 +197,8 @@ class Conv2DOp : public Operation {
   ref::Conv2DParams params_;
   int64_t winograd_ = 0;
   std::unique_ptr<Conv2dKernel> fast_;
+  std::unique_ptr<BlockedConv2d> blocked_;
+  bool plain_pending_ = false;
   OpScratch scratch_;
 };
 

@@ -106,6 +106,26 @@ class EltwiseOp : public Operation {
     return MaceStatus();
   }
 
+  // Every element is computed on its own, so blocked tensors of one shape
+  // (or one tensor and a scalar) are flat arrays, padding lanes included.
+  int BlockedLayout() const override {
+    const KernelTable* table = ActiveKernelTable();
+    if (table == nullptr || table->channel_block == 0 || Input(0)->dim_size() != 4) return 0;
+    if (InputSize() == 2 && Input(1)->shape() != Input(0)->shape()) return 0;
+    return table->channel_block;
+  }
+
+  MaceStatus UseBlockedLayout(OpContext* /*context*/) override {
+    const int64_t count = Output(0)->storage_size();
+    const bool scalar_a = InputSize() == 1 && !ref::IsUnary(params_.type) && scalar_index_ == 0;
+    const bool scalar_b = InputSize() == 1 && !ref::IsUnary(params_.type) && scalar_index_ == 1;
+    params_.shape = {count};
+    params_.a_strides = {scalar_a ? 0 : 1};
+    params_.b_strides = {scalar_b || (InputSize() == 1 && !scalar_a) ? 0 : 1};
+    fast_ = EltwiseKernel::Create(*ActiveKernelTable(), params_);
+    return MaceStatus();
+  }
+
   int InPlaceInput() const override { return in_place_ ? 0 : -1; }
 
  private:

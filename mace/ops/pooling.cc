@@ -12,6 +12,7 @@
 
 #include "mace/ops/common/conv_geometry.h"
 #include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/cpu/pooling_blocked.h"
 #include "mace/ops/cpu/pooling_kernel.h"
 #include "mace/ops/registry.h"
 
@@ -60,6 +61,7 @@ class PoolingOp : public Operation {
 
   MaceStatus Prepare(OpContext* context) override {
     fast_.reset();
+    blocked_.reset();
     const Tensor* input = Input(0);
     OP_CHECK(input->dtype() == DT_FLOAT, "input is ", DataTypeName(input->dtype()),
              " but must be float32");
@@ -88,7 +90,26 @@ class PoolingOp : public Operation {
     return MaceStatus();
   }
 
+  int BlockedLayout() const override {
+    const KernelTable* table = ActiveKernelTable();
+    if (table == nullptr || table->channel_block == 0 ||
+        !BlockedPooling::Supports(*table, params_, global_)) {
+      return 0;
+    }
+    return table->channel_block;
+  }
+
+  MaceStatus UseBlockedLayout(OpContext* /*context*/) override {
+    blocked_ = std::make_unique<BlockedPooling>(*ActiveKernelTable(), params_, global_);
+    return MaceStatus();
+  }
+
   MaceStatus Run(OpContext* context) override {
+    if (blocked_ != nullptr) {
+      blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
+                    ContextPool(context));
+      return MaceStatus();
+    }
     if (fast_ != nullptr) {
       fast_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
                  scratch_.Get(context));
@@ -149,6 +170,7 @@ class PoolingOp : public Operation {
   bool ceil_mode_ = false;
   ref::PoolingParams params_;
   std::unique_ptr<PoolingKernel> fast_;
+  std::unique_ptr<BlockedPooling> blocked_;
   OpScratch scratch_;
 };
 

@@ -22,8 +22,8 @@ namespace ops {
 namespace {
 
 // output[o] for o in [first, last) reduces input[o * run, (o + 1) * run).
-void ReduceRuns(ref::ReduceType type, const float* input, int64_t run, int64_t first,
-                int64_t last, float* output) {
+void ReduceRuns(ref::ReduceType type, const float* input, int64_t run, int64_t first, int64_t last,
+                float* output) {
   for (int64_t o = first; o < last; ++o) {
     const float* values = input + o * run;
     if (type == ref::ReduceType::MIN || type == ref::ReduceType::MAX) {

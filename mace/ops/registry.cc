@@ -11,6 +11,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterBatchNorm,
       RegisterBatchToSpaceND,
       RegisterBiasAdd,
+      RegisterBlockedLayoutConvert,
       RegisterChannelShuffle,
       RegisterConcat,
       RegisterConv2D,

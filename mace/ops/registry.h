@@ -13,6 +13,7 @@ MaceStatus RegisterArgMax(OpRegistry* registry);
 MaceStatus RegisterBatchNorm(OpRegistry* registry);
 MaceStatus RegisterBatchToSpaceND(OpRegistry* registry);
 MaceStatus RegisterBiasAdd(OpRegistry* registry);
+MaceStatus RegisterBlockedLayoutConvert(OpRegistry* registry);
 MaceStatus RegisterChannelShuffle(OpRegistry* registry);
 MaceStatus RegisterConcat(OpRegistry* registry);
 MaceStatus RegisterConv2D(OpRegistry* registry);

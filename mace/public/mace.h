@@ -121,18 +121,18 @@ struct TensorPlacement {
   int64_t size = 0;         // bytes
   int first_op = 0;         // inclusive lifetime, in op indices
   int last_op = 0;
-  std::string alias_of;     // set when the tensor shares its input's memory
+  std::string alias_of;  // set when the tensor shares its input's memory
 };
 
 struct MemoryReport {
   std::string strategy;
-  int64_t arena_bytes = 0;         // planned arena for intermediates
-  int64_t persistent_bytes = 0;    // arena of packed weights, for the engine's lifetime
-  int64_t scratch_bytes = 0;       // kernel scratch shared by all ops
-  int64_t weights_bytes = 0;       // constant tensors
-  int64_t naive_bytes = 0;         // one buffer per tensor, no sharing
-  int64_t lower_bound_bytes = 0;   // max bytes live at any op
-  int64_t plan_micros = 0;         // time the planner took at init
+  int64_t arena_bytes = 0;        // planned arena for intermediates
+  int64_t persistent_bytes = 0;   // arena of packed weights, for the engine's lifetime
+  int64_t scratch_bytes = 0;      // kernel scratch shared by all ops
+  int64_t weights_bytes = 0;      // constant tensors
+  int64_t naive_bytes = 0;        // one buffer per tensor, no sharing
+  int64_t lower_bound_bytes = 0;  // max bytes live at any op
+  int64_t plan_micros = 0;        // time the planner took at init
   std::vector<TensorPlacement> tensors;
 };
 
@@ -198,6 +198,13 @@ class MaceEngineConfig {
   // memory when inputs are large; Run copies the inputs in every time.
   void SetPreserveInputs(bool preserve);
   bool preserve_inputs() const;
+  // Let the CPU runtime keep runs of ops in its channel-blocked layout
+  // (the default): 1x1 convolutions then read their input in place, and
+  // depthwise convolutions and pooling work on vectors of channels. Inputs
+  // and outputs stay NCHW either way. MACE_CPU_BLOCKED_LAYOUT=0 in the
+  // environment also turns it off.
+  void SetCPUBlockedLayout(bool enable);
+  bool cpu_blocked_layout() const;
   // Registers an app operator for op type `type` (float32, CPU).
   MaceStatus RegisterCustomOp(const std::string& type, CustomOpFactory factory);
   const std::map<std::string, CustomOpFactory>& custom_ops() const;
@@ -218,8 +225,8 @@ class MaceEngine {
   // what it needs; the buffers may be freed after Init returns.
   MaceStatus Init(const unsigned char* model_graph, size_t model_graph_size,
                   const std::vector<std::string>& input_nodes,
-                  const std::vector<std::string>& output_nodes,
-                  const unsigned char* model_weights, size_t model_weights_size);
+                  const std::vector<std::string>& output_nodes, const unsigned char* model_weights,
+                  size_t model_weights_size);
   // As above, but memory-maps the weights file read-only; CPU kernels use the
   // weights in place.
   MaceStatus Init(const unsigned char* model_graph, size_t model_graph_size,
@@ -230,8 +237,7 @@ class MaceEngine {
   MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
                  std::map<std::string, MaceTensor>* outputs);
   MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
-                 std::map<std::string, MaceTensor>* outputs,
-                 RunMetadata* run_metadata);
+                 std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata);
 
   // The shape the model declares for each input; valid after Init.
   MaceStatus GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const;
@@ -245,20 +251,20 @@ class MaceEngine {
 
 // Creates and initializes an engine from a serialized graph and a weights
 // file (memory-mapped).
-MaceStatus CreateMaceEngineFromProto(
-    const unsigned char* model_graph, size_t model_graph_size,
-    const std::string& model_weights_file,
-    const std::vector<std::string>& input_nodes,
-    const std::vector<std::string>& output_nodes,
-    const MaceEngineConfig& config, std::shared_ptr<MaceEngine>* engine);
+MaceStatus CreateMaceEngineFromProto(const unsigned char* model_graph, size_t model_graph_size,
+                                     const std::string& model_weights_file,
+                                     const std::vector<std::string>& input_nodes,
+                                     const std::vector<std::string>& output_nodes,
+                                     const MaceEngineConfig& config,
+                                     std::shared_ptr<MaceEngine>* engine);
 
 // Same, with the weights already in memory (e.g. read from app assets).
-MaceStatus CreateMaceEngineFromProto(
-    const unsigned char* model_graph, size_t model_graph_size,
-    const unsigned char* model_weights, size_t model_weights_size,
-    const std::vector<std::string>& input_nodes,
-    const std::vector<std::string>& output_nodes,
-    const MaceEngineConfig& config, std::shared_ptr<MaceEngine>* engine);
+MaceStatus CreateMaceEngineFromProto(const unsigned char* model_graph, size_t model_graph_size,
+                                     const unsigned char* model_weights, size_t model_weights_size,
+                                     const std::vector<std::string>& input_nodes,
+                                     const std::vector<std::string>& output_nodes,
+                                     const MaceEngineConfig& config,
+                                     std::shared_ptr<MaceEngine>* engine);
 
 // "0.1.0"
 const char* MaceVersion();

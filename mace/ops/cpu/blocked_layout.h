@@ -127,6 +127,57 @@ inline void ForEachSegment(const BlockedWindow& w, int64_t y, int64_t pos_mul, E
   for (int64_t x = x_hi; x < w.out_w; ++x) build(x, 1, false);
 }
 
+// Output rows per task of a per-channel window op: about 512 positions, so
+// that a task's setup is small beside its work.
+inline int64_t BandRows(int64_t out_h, int64_t out_w) {
+  return std::max<int64_t>(1, std::min(out_h, 512 / std::max<int64_t>(out_w, 1)));
+}
+
+// Calls emit(segment, y, rows) for output rows [y_begin, y_end): rows whose
+// window lies inside the input along y come in runs (`rows` consecutive
+// rows, the segments of the first), the others one at a time.
+template <typename Emit>
+inline void ForEachRowSegment(const BlockedWindow& w, int64_t y_begin, int64_t y_end,
+                              int64_t pos_mul, Emit&& emit) {
+  const int64_t extent = (w.kernel_h - 1) * w.dilation_h;
+  auto inside = [&](int64_t y) {
+    const int64_t iy = y * w.stride_h - w.pad_top;
+    return iy >= 0 && iy + extent < w.in_h;
+  };
+  for (int64_t y = y_begin; y < y_end;) {
+    int64_t next = y + 1;
+    if (inside(y)) {
+      while (next < y_end && inside(next)) ++next;
+    }
+    const int64_t rows = next - y;
+    ForEachSegment(w, y, pos_mul, [&](const Segment& s) { emit(s, y, rows); });
+    y = next;
+  }
+}
+
+// Runs a window kernel over output rows [y0, y1) of one blocked plane:
+// `run` holds what the plane fixes (in, weights, mode, ...), the segments
+// set taps, positions and rows, and adjust(&run, segment) anything else a
+// segment decides (a depthwise row path, an average's divisor).
+template <typename Adjust>
+inline void RunWindowBand(const BlockedWindow& w, BlockedWindowKernel kernel, int64_t lanes,
+                          int64_t y0, int64_t y1, BlockedWindowRun run, float* out_plane,
+                          Adjust&& adjust) {
+  run.pos_step = w.stride_w * lanes;
+  run.in_row_step = w.stride_h * w.in_w * lanes;
+  run.out_row_step = w.out_w * lanes;
+  ForEachRowSegment(w, y0, y1, lanes, [&](const Segment& s, int64_t y, int64_t rows) {
+    run.taps = s.taps;
+    run.tap_offsets = s.tap_offsets;
+    run.tap_index = s.tap_index;
+    run.positions = s.count;
+    run.rows = rows;
+    run.out = out_plane + (y * w.out_w + s.x0) * lanes;
+    adjust(&run, s);
+    kernel(run);
+  });
+}
+
 }  // namespace ops
 }  // namespace mace
 

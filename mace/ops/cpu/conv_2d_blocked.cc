@@ -12,7 +12,7 @@ namespace {
 // (8, 6 and 4 positions).
 constexpr int64_t kPointwiseChunk = 48;
 // Input channels per part of a 1x1 convolution's reduction.
-constexpr int64_t kReductionPart = 256;
+constexpr int64_t kReductionPart = 128;
 
 }  // namespace
 
@@ -64,7 +64,11 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool) con
       blocked_input_ ? BlockCount(p.in_channels, block_) * in_plane * L : p.in_channels * in_plane;
   const int64_t out_batch = out_blocks_ * out_plane * L;
   const int64_t group_blocks = table_.blocked_conv_blocks;
+  // Pointwise chunks split the plane evenly, in whole 8-position tiles where
+  // they can: a chunk of one or two positions would stream its weights once
+  // more for almost nothing.
   const int64_t chunks = pointwise_ ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : p.out_h;
+  const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
   const int64_t taps = p.kernel_h * p.kernel_w;
   const bool weights_major = static_cast<int64_t>(weights_.size()) >= in_batch;
   ParallelFor(pool, p.batch * groups_ * chunks, [&](int64_t begin, int64_t end) {
@@ -89,14 +93,15 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool) con
       run.epilogue = epilogue_;
       float* out = output + n * out_batch + g * group_blocks * out_plane * L;
       if (pointwise_) {
-        const int64_t p0 = chunk * kPointwiseChunk;
+        const int64_t p0 = chunk * chunk_size;
+        if (p0 >= out_plane) continue;
         const int64_t tap_offset = p0 * pos_mul;
         const int32_t tap_index = 0;
         run.taps = 1;
         run.tap_offsets = &tap_offset;
         run.tap_index = &tap_index;
         run.pos_step = pos_mul;
-        run.positions = std::min(kPointwiseChunk, out_plane - p0);
+        run.positions = std::min(chunk_size, out_plane - p0);
         run.out = out + p0 * L;
         // Long reductions go in parts, so that a part's weights stay in
         // cache across the chunk's tiles.

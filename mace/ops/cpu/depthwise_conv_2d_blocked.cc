@@ -35,27 +35,22 @@ void BlockedDepthwise::Run(const float* input, float* output, ThreadPool* pool) 
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
   const int64_t taps = p.kernel_h * p.kernel_w;
   const bool rows_of_three = p.kernel_w == 3 && p.dilation_w == 1;
-  ParallelFor(pool, p.batch * blocks * p.out_h, [&](int64_t begin, int64_t end) {
+  const int64_t band = BandRows(p.out_h, p.out_w);
+  const int64_t bands = (p.out_h + band - 1) / band;
+  ParallelFor(pool, p.batch * blocks * bands, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t plane = task / p.out_h, y = task % p.out_h;
+      const int64_t plane = task / bands, y0 = task % bands * band;
       const int64_t b = plane % blocks;
       BlockedWindowRun run;
       run.in = input + plane * in_plane * L;
-      run.pos_step = p.stride_w * L;
       run.weights = weights_.data() + b * taps * L;
       run.bias = bias_.data() + b * L;
       run.mode = kBlockedDepthwise;
       run.epilogue = epilogue_;
-      float* out = output + plane * out_plane * L + y * p.out_w * L;
-      ForEachSegment(window_, y, L, [&](const Segment& s) {
-        run.taps = s.taps;
-        run.tap_offsets = s.tap_offsets;
-        run.tap_index = s.tap_index;
-        run.positions = s.count;
-        run.row_taps = rows_of_three && s.taps == 3 * s.rows ? 3 : 0;
-        run.out = out + s.x0 * L;
-        table_.blocked_window(run);
-      });
+      RunWindowBand(window_, table_.blocked_window, L, y0, std::min(y0 + band, p.out_h), run,
+                    output + plane * out_plane * L, [&](BlockedWindowRun* r, const Segment& s) {
+                      r->row_taps = rows_of_three && s.taps == 3 * s.rows ? 3 : 0;
+                    });
     }
   });
   if (separate_activation_) {

@@ -277,6 +277,10 @@ struct BlockedWindowRun {
   float scale = 1.f;  // average only
   float* out = nullptr;
   int64_t positions = 0;
+  // Output rows with the same taps: row r reads from in + r * in_row_step
+  // and writes to out + r * out_row_step.
+  int64_t rows = 1;
+  int64_t in_row_step = 0, out_row_step = 0;
   TileEpilogue epilogue;  // depthwise only: activation, lo and hi
 };
 

@@ -51,23 +51,19 @@ void BlockedPooling::Run(const float* input, float* output, ThreadPool* pool) co
     });
     return;
   }
-  ParallelFor(pool, planes * p.out_h, [&](int64_t begin, int64_t end) {
+  const int64_t band = BandRows(p.out_h, p.out_w);
+  const int64_t bands = (p.out_h + band - 1) / band;
+  ParallelFor(pool, planes * bands, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t plane = task / p.out_h, y = task % p.out_h;
+      const int64_t plane = task / bands, y0 = task % bands * band;
       BlockedWindowRun run;
       run.in = input + plane * in_plane * L;
-      run.pos_step = p.stride_w * L;
       run.mode = mode;
-      float* out = output + plane * out_plane * L + y * p.out_w * L;
-      ForEachSegment(window_, y, L, [&](const Segment& s) {
-        run.taps = s.taps;
-        run.tap_offsets = s.tap_offsets;
-        const int64_t divisor = p.count_include_pad ? s.padded_taps : s.taps;
-        run.scale = divisor > 0 ? 1.f / static_cast<float>(divisor) : 0.f;
-        run.positions = s.count;
-        run.out = out + s.x0 * L;
-        table_.blocked_window(run);
-      });
+      RunWindowBand(window_, table_.blocked_window, L, y0, std::min(y0 + band, p.out_h), run,
+                    output + plane * out_plane * L, [&](BlockedWindowRun* r, const Segment& s) {
+                      const int64_t divisor = p.count_include_pad ? s.padded_taps : s.taps;
+                      r->scale = divisor > 0 ? 1.f / static_cast<float>(divisor) : 0.f;
+                    });
     }
   });
 }

@@ -1,0 +1,148 @@
+// Net::PlanBlockedLayout: which ops keep their tensors in channel blocks.
+//
+// Ops with blocked kernels report the block they can run in after Prepare;
+// an op whose output would be more than half again as wide once padded to
+// whole blocks stays plain.
+// Connected runs of such ops (linked through the tensors between them) run
+// blocked when a run holds at least two ops and at least one of them is
+// faster blocked on its own (a 1x1 convolution reading its input in place, a
+// network's stem); a lone op would only add a conversion. Where a blocked op
+// reads a plain tensor it cannot take as it is, or a plain op reads a
+// blocked one, the net inserts a conversion op before the reader, once per
+// tensor and direction. Model outputs always stay plain.
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "mace/core/net.h"
+#include "mace/utils/logging.h"
+
+namespace mace {
+namespace {
+
+// The op that converts between the layouts; see mace/ops/blocked_layout_convert.cc.
+constexpr char kConvertType[] = "BlockedLayoutConvert";
+
+bool DisabledByEnvironment() {
+  const char* value = std::getenv("MACE_CPU_BLOCKED_LAYOUT");
+  return value != nullptr && std::strcmp(value, "0") == 0;
+}
+
+bool IsActivation(const Tensor* tensor) { return tensor != nullptr && !tensor->is_weight(); }
+
+}  // namespace
+
+bool Net::BlockedLayoutEnabled() const {
+  return options_.blocked_layout && !options_.preserve_intermediates && runtime_ != nullptr &&
+         runtime_->device_type() == DeviceType::CPU && !DisabledByEnvironment() &&
+         registry_->Create(kConvertType, DeviceType::CPU, DT_FLOAT) != nullptr;
+}
+
+MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) {
+  if (!BlockedLayoutEnabled()) return MaceStatus();
+  OpContext context;
+  context.runtime = runtime_;
+  context.workspace = workspace_;
+  const int count = static_cast<int>(ops_.size());
+  const std::set<std::string> outputs(output_names.begin(), output_names.end());
+  std::map<const Tensor*, int> producer;
+  for (int i = 0; i < count; ++i) {
+    for (int k = 0; k < ops_[i]->OutputSize(); ++k) producer[ops_[i]->Output(k)] = i;
+  }
+  // Candidates: ops that can run in one common block width.
+  int block = 0;
+  std::vector<bool> capable(count, false), blocked(count, false);
+  for (int i = 0; i < count; ++i) {
+    const Operation& op = *ops_[i];
+    const int b = op.BlockedLayout();
+    if (b <= 0) continue;
+    capable[i] = true;
+    if (op.OutputSize() != 1 || outputs.count(op.Output(0)->name()) > 0) continue;
+    // Padding to whole blocks may cost at most half again the channels
+    // (MobileNet v2's 24 channels take 32 lanes); narrower tensors stay
+    // plain.
+    const Tensor* output = op.Output(0);
+    if (output->dim_size() != 4 || 2 * ((output->dim(1) + b - 1) / b * b) > 3 * output->dim(1)) {
+      continue;
+    }
+    if (block == 0) block = b;
+    blocked[i] = b == block;
+  }
+  // Runs of candidates, by union-find over the tensors between them.
+  std::vector<int> parent(count);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (int i = 0; i < count; ++i) {
+    if (!blocked[i]) continue;
+    for (int k = 0; k < ops_[i]->InputSize(); ++k) {
+      auto made = producer.find(ops_[i]->Input(k));
+      if (made != producer.end() && blocked[made->second]) parent[find(i)] = find(made->second);
+    }
+  }
+  std::map<int, int> size;
+  std::set<int> preferred;
+  for (int i = 0; i < count; ++i) {
+    if (!blocked[i]) continue;
+    ++size[find(i)];
+    if (ops_[i]->PrefersBlockedLayout()) preferred.insert(find(i));
+  }
+  std::vector<Operation*> blocked_ops, plain_ops;
+  for (int i = 0; i < count; ++i) {
+    if (blocked[i]) blocked[i] = size[find(i)] >= 2 && preferred.count(find(i)) > 0;
+    if (blocked[i]) {
+      ops_[i]->Output(0)->set_channel_block(block);
+      blocked_ops.push_back(ops_[i].get());
+    } else if (capable[i]) {
+      plain_ops.push_back(ops_[i].get());
+    }
+  }
+  // Conversions, each placed before its first reader.
+  std::map<std::pair<const Tensor*, bool>, const Tensor*> converted;
+  std::vector<std::unique_ptr<Operation>> ordered;
+  int conversions = 0;
+  for (int i = 0; i < count; ++i) {
+    Operation* op = ops_[i].get();
+    for (int k = 0; k < op->InputSize(); ++k) {
+      const Tensor* input = op->Input(k);
+      if (!IsActivation(input)) continue;
+      const bool is_blocked = input->channel_block() > 0;
+      const bool want = blocked[i] && (!op->AcceptsPlainInput(k) || is_blocked);
+      if (want == is_blocked) continue;
+      const std::pair<const Tensor*, bool> key(input, want);
+      auto done = converted.find(key);
+      if (done == converted.end()) {
+        OperatorDef def;
+        def.set_type(kConvertType);
+        def.set_name(input->name() + (want ? "#blocked" : "#plain"));
+        def.add_input(input->name());
+        def.add_output(def.name());
+        Argument* arg = def.add_arg();
+        arg->set_name("block");
+        arg->set_i(want ? block : 0);
+        std::unique_ptr<Operation> convert =
+            registry_->Create(kConvertType, DeviceType::CPU, DT_FLOAT);
+        MACE_RETURN_IF_ERROR(convert->Construct(def, workspace_));
+        convert->Output(0)->set_channel_block(want ? block : 0);
+        MACE_RETURN_IF_ERROR(convert->Prepare(&context));
+        done = converted.emplace(key, convert->Output(0)).first;
+        ordered.push_back(std::move(convert));
+        ++conversions;
+      }
+      op->ReplaceInput(k, done->second);
+    }
+    ordered.push_back(std::move(ops_[i]));
+  }
+  ops_ = std::move(ordered);
+  for (Operation* op : blocked_ops) MACE_RETURN_IF_ERROR(op->UseBlockedLayout(&context));
+  for (Operation* op : plain_ops) MACE_RETURN_IF_ERROR(op->UsePlainLayout(&context));
+  VLOG(1) << "blocked layout: " << blocked_ops.size() << " of " << count << " ops in blocks of "
+          << block << " channels, " << conversions << " conversions";
+  return MaceStatus();
+}
+
+}  // namespace mace

@@ -1,0 +1,185 @@
+// The CPU runtime's channel-blocked layout, end to end: a graph where blocked
+// ops (a shallow stem reading the plain model input, depthwise and 1x1
+// convolutions, a residual sum, a channel concat, pooling) meet ops that stay
+// plain (a 3x3 convolution, the model output's global pooling) gives the
+// same outputs with the layout on and off, at 1 and 2 threads, with the
+// conversions where the layouts meet and nowhere else.
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/proto/mace.pb.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+namespace {
+
+class Graph {
+ public:
+  Graph() {
+    InputOutputInfo* input = net_.add_input_info();
+    input->set_name("x");
+    for (int64_t d : {1, 3, 21, 19}) input->add_dims(d);
+    net_.add_output_info()->set_name("y");
+  }
+
+  // Conv2D (group 1) or DepthwiseConv2d with random weights and a bias.
+  void Conv(const std::string& type, const std::string& input, const std::string& output,
+            int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t stride,
+            const std::string& activation) {
+    const bool depthwise = type == "DepthwiseConv2d";
+    const std::vector<int64_t> filter =
+        depthwise ? std::vector<int64_t>{1, in_channels, kernel, kernel}
+                  : std::vector<int64_t>{out_channels, in_channels, kernel, kernel};
+    AddWeight(output + "_w", filter);
+    AddWeight(output + "_b", {out_channels});
+    OperatorDef* op = AddOp(type, {input, output + "_w", output + "_b"}, output);
+    AddInts(op, "strides", {stride, stride});
+    const int64_t pad = kernel / 2;
+    AddInts(op, "pads", {pad, pad, pad, pad});
+    if (!activation.empty()) {
+      Argument* arg = op->add_arg();
+      arg->set_name("activation");
+      arg->set_s(activation);
+    }
+  }
+
+  OperatorDef* AddOp(const std::string& type, const std::vector<std::string>& inputs,
+                     const std::string& output) {
+    OperatorDef* op = net_.add_op();
+    op->set_type(type);
+    op->set_name(output);
+    for (const std::string& input : inputs) op->add_input(input);
+    op->add_output(output);
+    return op;
+  }
+
+  static void AddInts(OperatorDef* op, const std::string& name, const std::vector<int64_t>& v) {
+    Argument* arg = op->add_arg();
+    arg->set_name(name);
+    for (int64_t x : v) arg->add_ints(x);
+  }
+  static void AddInt(OperatorDef* op, const std::string& name, int64_t v) {
+    Argument* arg = op->add_arg();
+    arg->set_name(name);
+    arg->set_i(v);
+  }
+
+  MaceStatus Create(const MaceEngineConfig& config, std::shared_ptr<MaceEngine>* engine) const {
+    const std::string graph = net_.SerializeAsString();
+    return CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()),
+                                     graph.size(),
+                                     reinterpret_cast<const unsigned char*>(data_.data()),
+                                     data_.size(), {"x"}, {"y"}, config, engine);
+  }
+
+ private:
+  void AddWeight(const std::string& name, const std::vector<int64_t>& dims) {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    std::vector<float> values(count);
+    for (float& v : values) {
+      seed_ = seed_ * 1664525u + 1013904223u;
+      v = static_cast<float>(seed_ >> 8) / static_cast<float>(1 << 24) - 0.5f;
+    }
+    data_.resize((data_.size() + 63) / 64 * 64, '\0');
+    ConstTensor* tensor = net_.add_tensors();
+    tensor->set_name(name);
+    for (int64_t d : dims) tensor->add_dims(d);
+    tensor->set_offset(data_.size());
+    tensor->set_data_size(count);
+    data_.append(reinterpret_cast<const char*>(values.data()), count * sizeof(float));
+  }
+
+  NetDef net_;
+  std::string data_;
+  uint32_t seed_ = 1234;
+};
+
+Graph MixedGraph() {
+  Graph g;
+  g.Conv("Conv2D", "x", "stem", 3, 32, 3, 2, "RELU");               // 11x10, plain input
+  g.Conv("DepthwiseConv2d", "stem", "dw1", 32, 32, 3, 1, "RELUX");  // blocked
+  g.Conv("Conv2D", "dw1", "pw1", 32, 48, 1, 1, "");
+  g.Conv("Conv2D", "stem", "pw1b", 32, 48, 1, 1, "");
+  OperatorDef* sum = g.AddOp("Eltwise", {"pw1", "pw1b"}, "res");
+  Graph::AddInt(sum, "type", 0);
+  g.Conv("Conv2D", "res", "wide", 48, 16, 3, 1, "RELU");  // stays plain: reads an unpacked copy
+  g.Conv("Conv2D", "res", "narrow", 48, 32, 1, 1, "HARDSWISH");
+  OperatorDef* cat = g.AddOp("Concat", {"narrow", "wide"}, "cat");
+  Graph::AddInt(cat, "axis", 1);
+  OperatorDef* pool = g.AddOp("Pooling", {"cat"}, "pool");
+  Graph::AddInt(pool, "pooling_type", 2);
+  Graph::AddInts(pool, "kernels", {3, 3});
+  Graph::AddInts(pool, "strides", {2, 2});
+  g.Conv("DepthwiseConv2d", "pool", "dw2", 48, 48, 3, 2, "RELU");
+  OperatorDef* global = g.AddOp("Pooling", {"dw2"}, "y");  // the output stays plain
+  Graph::AddInt(global, "pooling_type", 1);
+  Graph::AddInt(global, "global", 1);
+  return g;
+}
+
+std::map<std::string, MaceTensor> Input() {
+  std::shared_ptr<float> x(new float[3 * 21 * 19], std::default_delete<float[]>());
+  for (int i = 0; i < 3 * 21 * 19; ++i) x.get()[i] = std::sin(0.37f * i);
+  return {{"x", MaceTensor({1, 3, 21, 19}, x)}};
+}
+
+struct Result {
+  std::vector<float> y;
+  std::set<std::string> tensors;
+};
+
+Result RunGraph(bool blocked, int threads) {
+  MaceEngineConfig config;
+  config.SetCPUBlockedLayout(blocked);
+  EXPECT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus created = MixedGraph().Create(config, &engine);
+  EXPECT_TRUE(created.ok()) << created.information();
+  Result result;
+  if (!created.ok()) return result;
+  std::map<std::string, MaceTensor> outputs;
+  EXPECT_TRUE(engine->Run(Input(), &outputs).ok());
+  const MaceTensor& y = outputs.at("y");
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 48, 1, 1}));
+  result.y.assign(y.data().get(), y.data().get() + 48);
+  MemoryReport report;
+  EXPECT_TRUE(engine->GetMemoryReport(&report).ok());
+  for (const TensorPlacement& t : report.tensors) result.tensors.insert(t.name);
+  return result;
+}
+
+TEST(BlockedLayoutTest, SameOutputsAsThePlainLayout) {
+  const Result plain = RunGraph(false, 1);
+  for (int threads : {1, 2}) {
+    const Result blocked = RunGraph(true, threads);
+    ASSERT_EQ(blocked.y.size(), plain.y.size());
+    for (size_t i = 0; i < plain.y.size(); ++i) {
+      EXPECT_NEAR(blocked.y[i], plain.y[i], 1e-4f * (1.f + std::fabs(plain.y[i])))
+          << "channel " << i << " threads " << threads;
+    }
+  }
+}
+
+TEST(BlockedLayoutTest, ConvertsOnlyWhereTheLayoutsMeet) {
+  const Result blocked = RunGraph(true, 1);
+  std::set<std::string> conversions;
+  for (const std::string& name : blocked.tensors) {
+    if (name.find('#') != std::string::npos) conversions.insert(name);
+  }
+  // The 3x3 convolution reads the residual sum unpacked and its output goes
+  // back into blocks for the concat; the output's pooling reads dw2
+  // unpacked. The stem reads the model input as it is.
+  EXPECT_EQ(conversions, (std::set<std::string>{"res#plain", "wide#blocked", "dw2#plain"}));
+  for (const std::string& name : RunGraph(false, 1).tensors) {
+    EXPECT_EQ(name.find('#'), std::string::npos) << name;
+  }
+}
+
+}  // namespace
+}  // namespace mace
