@@ -98,15 +98,16 @@ class ConcatOp : public Operation {
   // blocks: each image is then the inputs' blocks back to back.
   int BlockedLayout() const override {
     const KernelTable* table = ActiveKernelTable();
+    const int block = BlockedLayoutBlock(table);
     const Tensor* first = Input(0);
-    if (table == nullptr || table->channel_block == 0 || first->dtype() != DT_FLOAT ||
-        first->dim_size() != 4 || (axis_ != 1 && axis_ != -3)) {
+    if (block == 0 || first->dtype() != DT_FLOAT || first->dim_size() != 4 ||
+        (axis_ != 1 && axis_ != -3)) {
       return 0;
     }
     for (int i = 0; i + 1 < InputSize(); ++i) {
-      if (Input(i)->dim(1) % table->channel_block != 0) return 0;
+      if (Input(i)->dim(1) % block != 0) return 0;
     }
-    return table->channel_block;
+    return block;
   }
 
   MaceStatus UseBlockedLayout(OpContext* /*context*/) override {

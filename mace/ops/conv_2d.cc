@@ -119,9 +119,10 @@ class Conv2DOp : public Operation {
   // Winograd), which the blocked one does not beat.
   int BlockedLayout() const override {
     const KernelTable* table = ActiveKernelTable();
+    const int block = BlockedLayoutBlock(table);
     const Tensor* bias = Bias();
-    if (table == nullptr || table->channel_block == 0 || !Input(1)->is_weight() ||
-        (bias != nullptr && !bias->is_weight()) || !BlockedConv2d::Supports(*table, params_)) {
+    if (block == 0 || !Input(1)->is_weight() || (bias != nullptr && !bias->is_weight()) ||
+        !BlockedConv2d::Supports(*table, params_)) {
       return 0;
     }
     const bool pointwise = params_.kernel_h == 1 && params_.kernel_w == 1 &&
@@ -134,7 +135,7 @@ class Conv2DOp : public Operation {
         Conv2dWinograd::PickTile(*table, params_, static_cast<int>(winograd_)) != 0) {
       return 0;
     }
-    return table->channel_block;
+    return block;
   }
   bool PrefersBlockedLayout() const override { return true; }
   bool AcceptsPlainInput(int index) const override { return index == 0; }

@@ -101,12 +101,13 @@ class DepthwiseConv2dOp : public Operation {
   // border needs code of its own; at stride 2 that beats the plain rows.
   int BlockedLayout() const override {
     const KernelTable* table = ActiveKernelTable();
+    const int block = BlockedLayoutBlock(table);
     const Tensor* bias = Bias();
-    if (table == nullptr || table->channel_block == 0 || !Input(1)->is_weight() ||
-        (bias != nullptr && !bias->is_weight()) || !BlockedDepthwise::Supports(*table, params_)) {
+    if (block == 0 || !Input(1)->is_weight() || (bias != nullptr && !bias->is_weight()) ||
+        !BlockedDepthwise::Supports(*table, params_)) {
       return 0;
     }
-    return table->channel_block;
+    return block;
   }
   bool PrefersBlockedLayout() const override { return params_.stride_w >= 2; }
 

@@ -110,9 +110,10 @@ class EltwiseOp : public Operation {
   // (or one tensor and a scalar) are flat arrays, padding lanes included.
   int BlockedLayout() const override {
     const KernelTable* table = ActiveKernelTable();
-    if (table == nullptr || table->channel_block == 0 || Input(0)->dim_size() != 4) return 0;
+    const int block = BlockedLayoutBlock(table);
+    if (block == 0 || Input(0)->dim_size() != 4) return 0;
     if (InputSize() == 2 && Input(1)->shape() != Input(0)->shape()) return 0;
-    return table->channel_block;
+    return block;
   }
 
   MaceStatus UseBlockedLayout(OpContext* /*context*/) override {

@@ -92,11 +92,11 @@ class PoolingOp : public Operation {
 
   int BlockedLayout() const override {
     const KernelTable* table = ActiveKernelTable();
-    if (table == nullptr || table->channel_block == 0 ||
-        !BlockedPooling::Supports(*table, params_, global_)) {
+    const int block = BlockedLayoutBlock(table);
+    if (block == 0 || !BlockedPooling::Supports(*table, params_, global_)) {
       return 0;
     }
-    return table->channel_block;
+    return block;
   }
 
   MaceStatus UseBlockedLayout(OpContext* /*context*/) override {

@@ -40,13 +40,180 @@ inline BkVec BkMaxOf(const BkVec& a, const BkVec& b) {
   return reinterpret_cast<BkVec>(
       vmaxq_f32(reinterpret_cast<float32x4_t>(a), reinterpret_cast<float32x4_t>(b)));
 }
+
+// 1x1 runs over a blocked input: a position's four channels of a block are
+// one quad register, and each weight vector multiplies one of its lanes
+// (multiply-add by element), so four reduction steps load each position
+// once instead of broadcasting four values.
+#if defined(__aarch64__)
+// 4 x 3 accumulators, 4 inputs and four weight vectors of the 32 registers.
+// 6 x 3 and 8 x 2 fit on paper, but GCC then spills and moves registers to
+// satisfy the multi-register loads (more instructions per inference).
+constexpr int kLanePos = 4;
+template <int kLane>
+inline float32x4_t FmaLane(float32x4_t acc, float32x4_t w, float32x4_t x) {
+  return vfmaq_laneq_f32(acc, w, x, kLane);
+}
+inline float32x4_t FmaScalar(float32x4_t acc, float32x4_t w, float x) {
+  return vfmaq_n_f32(acc, w, x);
+}
+#else
+// 3 x 2 accumulators, 3 inputs and a weight vector of the 16 registers.
+constexpr int kLanePos = 3;
+template <int kLane>
+inline float32x4_t FmaLane(float32x4_t acc, float32x4_t w, float32x4_t x) {
+  return vmlaq_lane_f32(acc, w, kLane < 2 ? vget_low_f32(x) : vget_high_f32(x), kLane & 1);
+}
+inline float32x4_t FmaScalar(float32x4_t acc, float32x4_t w, float x) {
+  return vmlaq_n_f32(acc, w, x);
+}
+#endif
+
+template <int kLane, int kPos, int kBlocks>
+inline void LaneStep(float32x4_t (&acc)[kPos][kBlocks], const float32x4_t (&x)[kPos],
+                     const float* w, int64_t block_stride) {
+#pragma GCC unroll 4
+  for (int o = 0; o < kBlocks; ++o) {
+    const float32x4_t wv = vld1q_f32(w + o * block_stride);
+#pragma GCC unroll 8
+    for (int j = 0; j < kPos; ++j) acc[j][o] = FmaLane<kLane>(acc[j][o], wv, x[j]);
+  }
+}
+
+template <int kPos, int kBlocks>
+void NeonLaneTile(const BlockedConvRun& run, int64_t j0) {
+  float32x4_t acc[kPos][kBlocks];
+#pragma GCC unroll 4
+  for (int o = 0; o < kBlocks; ++o) {
+    const float* out = run.out + o * run.out_block_stride + j0 * 4;
+    const float32x4_t b = run.bias != nullptr ? vld1q_f32(run.bias + o * 4) : vdupq_n_f32(0.f);
+#pragma GCC unroll 8
+    for (int j = 0; j < kPos; ++j) acc[j][o] = run.epilogue.accumulate ? vld1q_f32(out + 4 * j) : b;
+  }
+  const float* in = run.in + run.tap_offsets[0] + j0 * 4;
+  const float* w = run.weights + int64_t{run.tap_index[0]} * 4;
+  const int64_t w_step = int64_t{run.kernel_taps} * 4;
+  const int64_t wbs = run.weight_block_stride;
+  int64_t c = 0;
+#if defined(__aarch64__)
+  if (run.kernel_taps == 1) {
+    // A block's weights for four channels are 16 consecutive floats, and
+    // the tile's inputs for them kPos x 4: multi-register loads take them
+    // in a few instructions.
+    for (; c + 4 <= run.channels; c += 4) {
+      const float* x = in + run.channel_offsets[c];
+      float32x4_t xv[kPos];
+      if constexpr (kPos == 4) {
+        const float32x4x4_t all = vld1q_f32_x4(x);
+        xv[0] = all.val[0];
+        xv[1] = all.val[1];
+        xv[2] = all.val[2];
+        xv[3] = all.val[3];
+      } else {
+#pragma GCC unroll 8
+        for (int j = 0; j < kPos; ++j) xv[j] = vld1q_f32(x + 4 * j);
+      }
+#pragma GCC unroll 4
+      for (int o = 0; o < kBlocks; ++o) {
+        const float32x4x4_t wv = vld1q_f32_x4(w + o * wbs);
+#pragma GCC unroll 8
+        for (int j = 0; j < kPos; ++j) {
+          acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[0], xv[j], 0);
+          acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[1], xv[j], 1);
+          acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[2], xv[j], 2);
+          acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[3], xv[j], 3);
+        }
+      }
+      w += 16;
+    }
+  }
+#endif
+  for (; c + 4 <= run.channels; c += 4) {
+    const float* x = in + run.channel_offsets[c];
+    float32x4_t xv[kPos];
+#pragma GCC unroll 8
+    for (int j = 0; j < kPos; ++j) xv[j] = vld1q_f32(x + 4 * j);
+    LaneStep<0>(acc, xv, w, wbs);
+    LaneStep<1>(acc, xv, w + w_step, wbs);
+    LaneStep<2>(acc, xv, w + 2 * w_step, wbs);
+    LaneStep<3>(acc, xv, w + 3 * w_step, wbs);
+    w += 4 * w_step;
+  }
+  for (; c < run.channels; ++c) {
+    const float* x = in + run.channel_offsets[c];
+#pragma GCC unroll 4
+    for (int o = 0; o < kBlocks; ++o) {
+      const float32x4_t wv = vld1q_f32(w + o * wbs);
+#pragma GCC unroll 8
+      for (int j = 0; j < kPos; ++j) acc[j][o] = FmaScalar(acc[j][o], wv, x[4 * j]);
+    }
+    w += w_step;
+  }
+  // The epilogue is read into locals first: the stores may alias anything,
+  // so GCC would read it again after each one.
+  const int32_t activation = run.epilogue.last ? run.epilogue.activation : kTileActNone;
+  const float lo = run.epilogue.lo, hi = run.epilogue.hi;
+  float* const out0 = run.out + j0 * 4;
+  const int64_t obs = run.out_block_stride;
+  if (activation == kTileActClamp) {
+    const float32x4_t lo_v = vdupq_n_f32(lo), hi_v = vdupq_n_f32(hi);
+#pragma GCC unroll 4
+    for (int o = 0; o < kBlocks; ++o) {
+#pragma GCC unroll 8
+      for (int j = 0; j < kPos; ++j) {
+        vst1q_f32(out0 + o * obs + 4 * j, vminq_f32(vmaxq_f32(acc[j][o], lo_v), hi_v));
+      }
+    }
+    return;
+  }
+#pragma GCC unroll 4
+  for (int o = 0; o < kBlocks; ++o) {
+#pragma GCC unroll 8
+    for (int j = 0; j < kPos; ++j) {
+      BkVec v = reinterpret_cast<BkVec>(acc[j][o]);
+      if (activation == kTileActHardSwish) v = BkActivate<kTileActHardSwish>(v, lo, hi);
+      BkStore(out0 + o * obs + 4 * j, v);
+    }
+  }
+}
+
+template <int kBlocks, int kRest = kLanePos - 1>
+void NeonLaneRest(const BlockedConvRun& run, int64_t j, int64_t rest) {
+  if constexpr (kRest > 0) {
+    if (rest == kRest) return NeonLaneTile<kRest, kBlocks>(run, j);
+    NeonLaneRest<kBlocks, kRest - 1>(run, j, rest);
+  }
+}
+
+// Whole tiles, then one tile of the positions left.
+template <int kBlocks>
+void NeonLaneRunBlocks(const BlockedConvRun& run) {
+  const int64_t n = run.positions;
+  int64_t j = 0;
+  for (; j + kLanePos <= n; j += kLanePos) NeonLaneTile<kLanePos, kBlocks>(run, j);
+  if (j < n) NeonLaneRest<kBlocks>(run, j, n - j);
+}
+
+void NeonLaneRun(const BlockedConvRun& run) {
+  switch (run.blocks) {
+    case 1:
+      return NeonLaneRunBlocks<1>(run);
+    case 2:
+      return NeonLaneRunBlocks<2>(run);
+    default:
+      if constexpr (kBkBlocks >= 3) return NeonLaneRunBlocks<3>(run);
+  }
+}
 }  // namespace
 
 bool NeonPanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out) {
   return GemvDot(panel, depth, width, x, out);
 }
 
-void NeonBlockedConv(const BlockedConvRun& run) { BkConv(run); }
+void NeonBlockedConv(const BlockedConvRun& run) {
+  if (run.blocked_input && run.taps == 1 && run.pos_step == kBkLanes) return NeonLaneRun(run);
+  BkConv(run);
+}
 void NeonBlockedWindow(const BlockedWindowRun& run) { BkWindow(run); }
 
 void NeonWinogradInput(const WinogradInputRun& run) { WgInput(run); }

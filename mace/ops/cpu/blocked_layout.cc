@@ -40,8 +40,8 @@ void PackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t
   });
 }
 
-void UnpackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t plane,
-                         int block, float* out, ThreadPool* pool) {
+void UnpackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t plane, int block,
+                         float* out, ThreadPool* pool) {
   const int64_t blocks = BlockCount(channels, block);
   ParallelFor(pool, batch * blocks, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {

@@ -1,7 +1,7 @@
 // The channel-blocked kernels against the reference ones: every table with
 // blocked kernels, channel counts around the block widths (4, 8, 16) and the
-// tile widths (1 to 3 output blocks, 4 to 8 positions), plain and blocked
-// inputs, 1x1 maps and maps narrower than the window, stride 2, dilation,
+// tile widths (1 to 3 output blocks, 3 to 8 positions), reductions split in
+// parts, plain and blocked inputs, 1x1 maps and maps narrower than the window, stride 2, dilation,
 // asymmetric padding, every activation, and 1 to 3 threads. Outputs are
 // compared after unpacking, so padding lanes may hold anything.
 #include "mace/ops/cpu/blocked_layout.h"
@@ -73,6 +73,10 @@ const Shape kConvShapes[] = {
     {1, 64, 100, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 24, 144, 9, 11, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 3, 12, 1, 50, 1, 1, 1, 1, 0, 0, 0, 0},
+    // Reductions split in parts of 128 channels, with tails of every kind.
+    {1, 300, 40, 5, 7, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 261, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 130, 50, 7, 7, 1, 1, 1, 1, 0, 0, 0, 0},
     // 1x1 at stride 2, and with padding: row by row.
     {1, 32, 40, 9, 9, 1, 1, 2, 1, 0, 0, 0, 0},
     {1, 8, 8, 4, 6, 1, 1, 1, 1, 1, 1, 1, 1},

@@ -91,6 +91,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool) con
       run.out_block_stride = out_plane * L;
       run.blocks = static_cast<int32_t>(std::min(group_blocks, out_blocks_ - g * group_blocks));
       run.epilogue = epilogue_;
+      run.blocked_input = blocked_input_;
       float* out = output + n * out_batch + g * group_blocks * out_plane * L;
       if (pointwise_) {
         const int64_t p0 = chunk * chunk_size;

@@ -1,5 +1,8 @@
 #include "mace/ops/cpu/kernel_table.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #if defined(__x86_64__)
 #include "mace/ops/x86/avx2_kernels.h"
 #include "mace/ops/x86/avx512_kernels.h"
@@ -37,6 +40,7 @@ KernelTable MakeAvx2Table() {
   table.winograd_output = x86::Avx2WinogradOutput;
   table.fma_peak = x86::Avx2FmaPeak;
   table.channel_block = 8;
+  table.blocked_layout_pays = true;
   table.blocked_conv_blocks = 2;
   table.blocked_conv = x86::Avx2BlockedConv;
   table.blocked_window = x86::Avx2BlockedWindow;
@@ -127,6 +131,14 @@ const KernelTable* KernelTableFor(KernelIsa isa) {
 }
 
 const KernelTable* ActiveKernelTable() { return KernelTableFor(ActiveKernelIsa()); }
+
+int BlockedLayoutBlock(const KernelTable* table) {
+  if (table == nullptr || table->channel_block <= 0) return 0;
+  const char* setting = std::getenv("MACE_CPU_BLOCKED_LAYOUT");
+  if (setting != nullptr && std::strcmp(setting, "1") == 0) return table->channel_block;
+  if (setting != nullptr && std::strcmp(setting, "0") == 0) return 0;
+  return table->blocked_layout_pays ? table->channel_block : 0;
+}
 
 }  // namespace ops
 }  // namespace mace

@@ -42,6 +42,10 @@ struct KernelTable {
   // Channel-blocked ("NCHWc") kernels; channel_block is 0 where there are
   // none. blocked_conv runs up to blocked_conv_blocks output blocks at once.
   int32_t channel_block = 0;
+  // Whether the net uses the blocked layout by default with this table: on
+  // x86 it is measured faster; on NEON, qemu counts more instructions per
+  // inference with it (see docs/cpu_runtime.md), so it waits for phones.
+  bool blocked_layout_pays = false;
   int32_t blocked_conv_blocks = 0;
   BlockedConvKernel blocked_conv = nullptr;
   BlockedWindowKernel blocked_window = nullptr;
@@ -57,6 +61,12 @@ const KernelTable* KernelTableFor(KernelIsa isa);
 
 // The table the ops use (ActiveKernelIsa), or null: run the reference kernels.
 const KernelTable* ActiveKernelTable();
+
+// The channel block ops offer the net for the blocked layout with `table`
+// (null allowed), or 0: the table's channel_block where it has blocked
+// kernels and blocked_layout_pays, or MACE_CPU_BLOCKED_LAYOUT=1 asks for
+// them anyway; 0 under MACE_CPU_BLOCKED_LAYOUT=0.
+int BlockedLayoutBlock(const KernelTable* table);
 
 }  // namespace ops
 }  // namespace mace

@@ -242,6 +242,9 @@ struct BlockedConvRun {
   int64_t out_block_stride = 0;
   int32_t blocks = 1;  // 1 to KernelTable::blocked_conv_blocks
   int64_t positions = 0;
+  // The input is channel-blocked and channels[0] starts a block: each
+  // lanes-wide group of channels is contiguous at every position.
+  bool blocked_input = false;
   // activation, lo and hi, and for a reduction split in parts, accumulate
   // (add to what out holds instead of bias) and last (apply the activation).
   TileEpilogue epilogue;

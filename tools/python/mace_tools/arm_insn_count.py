@@ -43,7 +43,14 @@ ABIS = {
     "arm64-v8a": ("aarch64", "qemu-aarch64", "/usr/aarch64-linux-gnu"),
     "armeabi-v7a": ("armhf", "qemu-arm", "/usr/arm-linux-gnueabihf"),
 }
-KERNELS = {"neon": None, "ref": "ref"}  # MACE_CPU_KERNELS value
+# Environment each kernel set runs with: the NEON kernels as shipped (plain
+# layout), the NEON kernels with the channel-blocked layout asked for, and
+# the reference kernels.
+KERNELS = {
+    "neon": {},
+    "neon_blocked": {"MACE_CPU_BLOCKED_LAYOUT": "1"},
+    "ref": {"MACE_CPU_KERNELS": "ref"},
+}
 EXTRA_ROUNDS = 2
 INSN_COUNT = re.compile(r"^insn_count: (\d+)$", re.MULTILINE)
 INSN_SYMBOL = re.compile(r"^insn_symbol: (\d+) [\d.]+% (.+)$", re.MULTILINE)
@@ -111,14 +118,14 @@ def model_macs(host_run: Path, graph: Path, data: Path) -> int:
     return sum(int(m.group(1)) for m in OP_ROW.finditer(text))
 
 
-def count(abi: str, binary: Path, plugin: Path, graph: Path, data: Path, kernels: str | None,
+def count(abi: str, binary: Path, plugin: Path, graph: Path, data: Path, kernels: dict[str, str],
           rounds: int, symbols: int = 0) -> tuple[int, list[tuple[str, int]]]:
     """Instructions the process executed, and its top `symbols` functions."""
     _, qemu, sysroot = ABIS[abi]
     env = dict(os.environ)
-    env.pop("MACE_CPU_KERNELS", None)
-    if kernels is not None:
-        env["MACE_CPU_KERNELS"] = kernels
+    for name in ("MACE_CPU_KERNELS", "MACE_CPU_BLOCKED_LAYOUT"):
+        env.pop(name, None)
+    env.update(kernels)
     plugin_arg = f"{plugin},symbols={symbols}" if symbols else str(plugin)
     text = run([qemu, "-L", sysroot, "-E", f"LD_LIBRARY_PATH={sysroot}/lib", "-d", "plugin",
                 "-plugin", plugin_arg, str(binary), f"--model_file={graph}",
@@ -218,6 +225,9 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> N
         f"{EXTRA_ROUNDS}. qemu's default CPU model; no timing is taken.",
         "- `ref` is the same binary with `MACE_CPU_KERNELS=ref`: the plain C++ reference "
         "kernels, compiled for the same ABI (the compiler may auto-vectorize them).",
+        "- `neon_blocked` is the same binary with `MACE_CPU_BLOCKED_LAYOUT=1`: the NEON "
+        "kernels with runs of ops in the channel-blocked layout, which the NEON build does "
+        "not use by default.",
         "- Instruction counts are a proxy for phone cost, not a measure of it: they ignore "
         "memory stalls, issue width and the different cost of a NEON and a scalar "
         "instruction.",
