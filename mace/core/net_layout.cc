@@ -84,16 +84,47 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
       if (made != producer.end() && blocked[made->second]) parent[find(i)] = find(made->second);
     }
   }
-  std::map<int, int> size;
-  std::set<int> preferred;
+  // What each run would cost and win: the conversions it needs (a tensor
+  // packed for a member that cannot read it plain, a member's output that a
+  // plain op reads) against its members that are faster blocked on their
+  // own. A run needs at least two members and as many such members as
+  // conversions; ResNet-18's stem, max pool and residual sums would need a
+  // conversion around every Winograd convolution and stay plain.
+  std::map<int, int> size, preferred, conversions_needed;
+  std::set<std::pair<int, const Tensor*>> packs;
   for (int i = 0; i < count; ++i) {
     if (!blocked[i]) continue;
-    ++size[find(i)];
-    if (ops_[i]->PrefersBlockedLayout()) preferred.insert(find(i));
+    const int run = find(i);
+    ++size[run];
+    if (ops_[i]->PrefersBlockedLayout()) ++preferred[run];
+    for (int k = 0; k < ops_[i]->InputSize(); ++k) {
+      const Tensor* input = ops_[i]->Input(k);
+      if (!IsActivation(input) || ops_[i]->AcceptsPlainInput(k)) continue;
+      auto made = producer.find(input);
+      const bool inside = made != producer.end() && blocked[made->second];
+      if (!inside && packs.emplace(run, input).second) ++conversions_needed[run];
+    }
+  }
+  // Blocked producers and consumers always share a run, so a plain reader
+  // of a blocked tensor needs an unpack, counted once per tensor.
+  std::set<const Tensor*> unpacks;
+  for (int i = 0; i < count; ++i) {
+    if (blocked[i]) continue;
+    for (int k = 0; k < ops_[i]->InputSize(); ++k) {
+      auto made = producer.find(ops_[i]->Input(k));
+      if (made != producer.end() && blocked[made->second] &&
+          unpacks.insert(ops_[i]->Input(k)).second) {
+        ++conversions_needed[find(made->second)];
+      }
+    }
   }
   std::vector<Operation*> blocked_ops, plain_ops;
   for (int i = 0; i < count; ++i) {
-    if (blocked[i]) blocked[i] = size[find(i)] >= 2 && preferred.count(find(i)) > 0;
+    if (blocked[i]) {
+      const int run = find(i);
+      blocked[i] =
+          size[run] >= 2 && preferred[run] > 0 && preferred[run] >= conversions_needed[run];
+    }
     if (blocked[i]) {
       ops_[i]->Output(0)->set_channel_block(block);
       blocked_ops.push_back(ops_[i].get());
