@@ -1,9 +1,9 @@
 // The CPU runtime's channel-blocked layout, end to end: a graph where blocked
 // ops (a shallow stem reading the plain model input, depthwise and 1x1
-// convolutions, a residual sum, a channel concat, pooling) meet ops that stay
-// plain (a 3x3 convolution, the model output's global pooling) gives the
-// same outputs with the layout on and off, at 1 and 2 threads, with the
-// conversions where the layouts meet and nowhere else.
+// and 3x3 convolutions, a residual sum, a channel concat, pooling) meet ops
+// that stay plain (a grouped convolution, the model output's global pooling)
+// gives the same outputs with the layout on and off, at 1 and 2 threads, with
+// the conversions where the layouts meet and nowhere else.
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -31,17 +31,18 @@ class Graph {
   // Conv2D (group 1) or DepthwiseConv2d with random weights and a bias.
   void Conv(const std::string& type, const std::string& input, const std::string& output,
             int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t stride,
-            const std::string& activation) {
+            const std::string& activation, int64_t group = 1) {
     const bool depthwise = type == "DepthwiseConv2d";
     const std::vector<int64_t> filter =
         depthwise ? std::vector<int64_t>{1, in_channels, kernel, kernel}
-                  : std::vector<int64_t>{out_channels, in_channels, kernel, kernel};
+                  : std::vector<int64_t>{out_channels, in_channels / group, kernel, kernel};
     AddWeight(output + "_w", filter);
     AddWeight(output + "_b", {out_channels});
     OperatorDef* op = AddOp(type, {input, output + "_w", output + "_b"}, output);
     AddInts(op, "strides", {stride, stride});
     const int64_t pad = kernel / 2;
     AddInts(op, "pads", {pad, pad, pad, pad});
+    if (group > 1) AddInt(op, "group", group);
     if (!activation.empty()) {
       Argument* arg = op->add_arg();
       arg->set_name("activation");
@@ -109,15 +110,16 @@ Graph MixedGraph() {
   g.Conv("Conv2D", "stem", "pw1b", 32, 48, 1, 1, "");
   OperatorDef* sum = g.AddOp("Eltwise", {"pw1", "pw1b"}, "res");
   Graph::AddInt(sum, "type", 0);
-  g.Conv("Conv2D", "res", "wide", 48, 16, 3, 1, "RELU");  // stays plain: reads an unpacked copy
+  g.Conv("Conv2D", "res", "wide", 48, 16, 3, 1, "RELU", 2);  // grouped: stays plain
+  g.Conv("Conv2D", "res", "three", 48, 16, 3, 1, "RELU");    // joins the blocked run
   g.Conv("Conv2D", "res", "narrow", 48, 32, 1, 1, "HARDSWISH");
-  OperatorDef* cat = g.AddOp("Concat", {"narrow", "wide"}, "cat");
+  OperatorDef* cat = g.AddOp("Concat", {"narrow", "wide", "three"}, "cat");
   Graph::AddInt(cat, "axis", 1);
   OperatorDef* pool = g.AddOp("Pooling", {"cat"}, "pool");
   Graph::AddInt(pool, "pooling_type", 2);
   Graph::AddInts(pool, "kernels", {3, 3});
   Graph::AddInts(pool, "strides", {2, 2});
-  g.Conv("DepthwiseConv2d", "pool", "dw2", 48, 48, 3, 2, "RELU");
+  g.Conv("DepthwiseConv2d", "pool", "dw2", 64, 64, 3, 2, "RELU");
   OperatorDef* global = g.AddOp("Pooling", {"dw2"}, "y");  // the output stays plain
   Graph::AddInt(global, "pooling_type", 1);
   Graph::AddInt(global, "global", 1);
@@ -170,8 +172,8 @@ Result RunGraph(bool blocked, int threads) {
   std::map<std::string, MaceTensor> outputs;
   EXPECT_TRUE(engine->Run(Input(), &outputs).ok());
   const MaceTensor& y = outputs.at("y");
-  EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 48, 1, 1}));
-  result.y.assign(y.data().get(), y.data().get() + 48);
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 64, 1, 1}));
+  result.y.assign(y.data().get(), y.data().get() + 64);
   MemoryReport report;
   EXPECT_TRUE(engine->GetMemoryReport(&report).ok());
   for (const TensorPlacement& t : report.tensors) result.tensors.insert(t.name);
@@ -196,8 +198,8 @@ TEST(BlockedLayoutTest, ConvertsOnlyWhereTheLayoutsMeet) {
   for (const std::string& name : blocked.tensors) {
     if (name.find('#') != std::string::npos) conversions.insert(name);
   }
-  // The 3x3 convolution reads the residual sum unpacked and its output goes
-  // back into blocks for the concat; the output's pooling reads dw2
+  // The grouped convolution reads the residual sum unpacked and its output
+  // goes back into blocks for the concat; the output's pooling reads dw2
   // unpacked. The stem reads the model input as it is.
   EXPECT_EQ(conversions, (std::set<std::string>{"res#plain", "wide#blocked", "dw2#plain"}));
   for (const std::string& name : RunGraph(false, 1).tensors) {

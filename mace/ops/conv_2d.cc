@@ -113,10 +113,12 @@ class Conv2DOp : public Operation {
     return PrepareFastKernel(context);
   }
 
-  // 1x1 convolutions read a blocked input in place (the plain GEMM packs its
-  // input), and shallow ones such as a network's stem take the plain input
-  // as it is. Larger windows keep their plain kernels (im2col GEMM or
-  // Winograd), which the blocked one does not beat.
+  // Every ungrouped convolution but a Winograd one can run blocked (the
+  // window reads rows of a zero-padded copy of the input). 1x1 convolutions
+  // are faster blocked on their own, since they read the input in place
+  // where the plain GEMM packs it, and so are shallow ones such as a
+  // network's stem, which take the plain input as it is; other windows run
+  // about as fast as im2col and only join a blocked run.
   int BlockedLayout() const override {
     const KernelTable* table = ActiveKernelTable();
     const int block = BlockedLayoutBlock(table);
@@ -125,29 +127,29 @@ class Conv2DOp : public Operation {
         !BlockedConv2d::Supports(*table, params_)) {
       return 0;
     }
-    const bool pointwise = params_.kernel_h == 1 && params_.kernel_w == 1 &&
-                           params_.stride_h == 1 && params_.stride_w == 1 && params_.pad_top == 0 &&
-                           params_.pad_left == 0 && params_.out_h == params_.in_h &&
-                           params_.out_w == params_.in_w;
-    const bool shallow = params_.in_channels <= 4;
-    if (!pointwise && !shallow) return 0;
     if ((winograd_ == 2 || winograd_ == 4) &&
         Conv2dWinograd::PickTile(*table, params_, static_cast<int>(winograd_)) != 0) {
       return 0;
     }
     return block;
   }
-  bool PrefersBlockedLayout() const override { return true; }
+  bool PrefersBlockedLayout() const override {
+    const bool pointwise = params_.kernel_h == 1 && params_.kernel_w == 1 &&
+                           params_.stride_h == 1 && params_.stride_w == 1 && params_.pad_top == 0 &&
+                           params_.pad_left == 0 && params_.out_h == params_.in_h &&
+                           params_.out_w == params_.in_w;
+    return pointwise || params_.in_channels <= 4;
+  }
   bool AcceptsPlainInput(int index) const override { return index == 0; }
 
-  MaceStatus UseBlockedLayout(OpContext* /*context*/) override {
+  MaceStatus UseBlockedLayout(OpContext* context) override {
     const Tensor* bias = Bias();
     blocked_ = std::make_unique<BlockedConv2d>(
         *ActiveKernelTable(), params_, Input(1)->data<float>(),
         bias != nullptr ? bias->data<float>() : nullptr, Input(0)->channel_block() > 0);
     plain_pending_ = false;
     VLOG(2) << Describe() << ": blocked, " << ActiveKernelTable()->channel_block << " lanes";
-    return MaceStatus();
+    return scratch_.Reserve(context, blocked_->ScratchBytes());
   }
 
   MaceStatus UsePlainLayout(OpContext* context) override {
@@ -160,8 +162,8 @@ class Conv2DOp : public Operation {
     const Tensor* bias = Bias();
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
     if (blocked_ != nullptr) {
-      blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
-                    ContextPool(context));
+      blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
+                    scratch_.Get(context));
       return MaceStatus();
     }
     if (fast_ != nullptr) {

@@ -211,8 +211,13 @@ bool NeonPanelDot(const float* panel, int64_t depth, int32_t width, const float*
 }
 
 void NeonBlockedConv(const BlockedConvRun& run) {
-  if (run.blocked_input && run.taps == 1 && run.pos_step == kBkLanes) return NeonLaneRun(run);
-  BkConv(run);
+  if (!(run.blocked_input && run.taps == 1 && run.pos_step == kBkLanes)) return BkConv(run);
+  BlockedConvRun row = run;
+  for (int64_t r = 0; r < run.rows; ++r) {
+    row.in = run.in + r * run.in_row_step;
+    row.out = run.out + r * run.out_row_step;
+    NeonLaneRun(row);
+  }
 }
 void NeonBlockedWindow(const BlockedWindowRun& run) { BkWindow(run); }
 

@@ -142,7 +142,8 @@ TEST(BlockedConv2dTest, MatchesReference) {
             BlockedConv2d conv(*table, p, filter.data(), bias.data(), blocked_input);
             std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,
                                    std::nanf(""));
-            conv.Run(in_data.data(), out.data(), pool.get());
+            std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
+            conv.Run(in_data.data(), out.data(), pool.get(), scratch.data());
             ExpectNear(Unpack(out, s.batch, s.out_channels, out_plane, block), expected, 1e-4f,
                        1e-4f);
           }

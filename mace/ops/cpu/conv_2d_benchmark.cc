@@ -208,8 +208,11 @@ void BM_ConvLayout(benchmark::State& state) {
     state.SetLabel(kernel->name());
   } else {
     BlockedConv2d kernel(*table, p, filter.data(), bias.data(), layout == 1);
+    ScratchBuffer buffer;
+    float* scratch = ScratchOrSkip(state, &buffer, kernel.ScratchBytes());
+    if (scratch == nullptr) return;
     for (auto _ : state) {
-      kernel.Run(input.data(), output.data(), pool.get());
+      kernel.Run(input.data(), output.data(), pool.get(), scratch);
       benchmark::DoNotOptimize(output.data());
     }
     state.SetLabel(layout == 1 ? "blocked" : "blocked, plain input");

@@ -25,7 +25,6 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
                              const float* filter, const float* bias, bool blocked_input)
     : table_(table),
       params_(params),
-      window_(WindowOf(params)),
       blocked_input_(blocked_input),
       pointwise_(params.kernel_h == 1 && params.kernel_w == 1 && params.stride_h == 1 &&
                  params.stride_w == 1 && params.pad_top == 0 && params.pad_left == 0 &&
@@ -47,18 +46,73 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
     }
   }
   bias_ = PadToBlocks(bias, params.out_channels, block_);
-  const int64_t plane = params.in_h * params.in_w;
+  const int64_t pos_mul = blocked_input ? block_ : 1;
+  padded_h_ =
+      std::max(params.in_h, (params.out_h - 1) * params.stride_h +
+                                (params.kernel_h - 1) * params.dilation_h + 1 - params.pad_top);
+  padded_w_ =
+      std::max(params.in_w, (params.out_w - 1) * params.stride_w +
+                                (params.kernel_w - 1) * params.dilation_w + 1 - params.pad_left);
+  padded_h_ += params.pad_top;
+  padded_w_ += params.pad_left;
+  padded_ = !pointwise_ && (padded_h_ != params.in_h || padded_w_ != params.in_w);
+  if (!padded_) padded_h_ = params.in_h, padded_w_ = params.in_w;
+  for (int64_t ky = 0; ky < params.kernel_h; ++ky) {
+    for (int64_t kx = 0; kx < params.kernel_w; ++kx) {
+      tap_offsets_.push_back((ky * params.dilation_h * padded_w_ + kx * params.dilation_w) *
+                             pos_mul);
+      tap_index_.push_back(static_cast<int32_t>(ky * params.kernel_w + kx));
+    }
+  }
+  const int64_t plane = padded_h_ * padded_w_;
   channel_offsets_.resize(channels);
   for (int64_t c = 0; c < channels; ++c) {
     channel_offsets_[c] = blocked_input ? (c / block_) * plane * block_ + c % block_ : c * plane;
   }
 }
 
-void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool) const {
+int64_t BlockedConv2d::ScratchBytes() const {
+  if (!padded_) return 0;
+  const int64_t channels =
+      blocked_input_ ? BlockCount(params_.in_channels, block_) * block_ : params_.in_channels;
+  return params_.batch * channels * padded_h_ * padded_w_ * static_cast<int64_t>(sizeof(float));
+}
+
+void BlockedConv2d::PadInput(const float* input, float* padded, ThreadPool* pool) const {
+  const ref::Conv2DParams& p = params_;
+  const int64_t pos_mul = blocked_input_ ? block_ : 1;
+  const int64_t planes =
+      p.batch * (blocked_input_ ? BlockCount(p.in_channels, block_) : p.in_channels);
+  const int64_t row = p.in_w * pos_mul, padded_row = padded_w_ * pos_mul;
+  ParallelFor(pool, planes, [&](int64_t begin, int64_t end) {
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const float* src = input + plane * p.in_h * row;
+      float* dst = padded + plane * padded_h_ * padded_row;
+      for (int64_t y = 0; y < padded_h_; ++y) {
+        float* out = dst + y * padded_row;
+        const int64_t iy = y - p.pad_top;
+        if (iy < 0 || iy >= p.in_h) {
+          std::fill(out, out + padded_row, 0.f);
+          continue;
+        }
+        const int64_t left = p.pad_left * pos_mul;
+        std::fill(out, out + left, 0.f);
+        std::copy(src + iy * row, src + (iy + 1) * row, out + left);
+        std::fill(out + left + row, out + padded_row, 0.f);
+      }
+    }
+  });
+}
+
+void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, float* scratch) const {
   const ref::Conv2DParams& p = params_;
   const int64_t L = block_;
   const int64_t pos_mul = blocked_input_ ? L : 1;
-  const int64_t in_plane = p.in_h * p.in_w;
+  if (padded_) {
+    PadInput(input, scratch, pool);
+    input = scratch;
+  }
+  const int64_t in_plane = padded_h_ * padded_w_;
   const int64_t out_plane = p.out_h * p.out_w;
   const int64_t in_batch =
       blocked_input_ ? BlockCount(p.in_channels, block_) * in_plane * L : p.in_channels * in_plane;
@@ -66,8 +120,10 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool) con
   const int64_t group_blocks = table_.blocked_conv_blocks;
   // Pointwise chunks split the plane evenly, in whole 8-position tiles where
   // they can: a chunk of one or two positions would stream its weights once
-  // more for almost nothing.
-  const int64_t chunks = pointwise_ ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : p.out_h;
+  // more for almost nothing. Other windows go in bands of rows.
+  const int64_t band = std::max<int64_t>(1, std::min(p.out_h, 128 / p.out_w));
+  const int64_t chunks = pointwise_ ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk
+                                    : (p.out_h + band - 1) / band;
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
   const int64_t taps = p.kernel_h * p.kernel_w;
   const bool weights_major = static_cast<int64_t>(weights_.size()) >= in_batch;
@@ -116,16 +172,19 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool) con
         }
         continue;
       }
-      const int64_t y = chunk;
+      // Every tap of every output is inside the (padded) input: whole rows.
+      const int64_t y0 = chunk * band;
+      run.taps = static_cast<int32_t>(taps);
+      run.tap_offsets = tap_offsets_.data();
+      run.tap_index = tap_index_.data();
       run.pos_step = p.stride_w * pos_mul;
-      ForEachSegment(window_, y, pos_mul, [&](const Segment& s) {
-        run.taps = s.taps;
-        run.tap_offsets = s.tap_offsets;
-        run.tap_index = s.tap_index;
-        run.positions = s.count;
-        run.out = out + (y * p.out_w + s.x0) * L;
-        table_.blocked_conv(run);
-      });
+      run.positions = p.out_w;
+      run.rows = std::min(band, p.out_h - y0);
+      run.in_row_step = p.stride_h * padded_w_ * pos_mul;
+      run.out_row_step = p.out_w * L;
+      run.in += y0 * run.in_row_step;
+      run.out = out + y0 * run.out_row_step;
+      table_.blocked_conv(run);
     }
   });
   if (separate_activation_) {

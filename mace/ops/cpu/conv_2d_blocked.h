@@ -22,14 +22,26 @@ class BlockedConv2d {
   // Packs the filter (and bias, or zeros when null) per output block.
   BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
                 const float* bias, bool blocked_input);
-  void Run(const float* input, float* output, ThreadPool* pool) const;
+  // Scratch Run needs: a zero-padded copy of the input when the window
+  // reaches past it.
+  int64_t ScratchBytes() const;
+  // `scratch` holds ScratchBytes() bytes (null when that is 0).
+  void Run(const float* input, float* output, ThreadPool* pool, float* scratch) const;
 
  private:
+  // Copies the input into `padded` with zero borders.
+  void PadInput(const float* input, float* padded, ThreadPool* pool) const;
+
   const KernelTable& table_;
   ref::Conv2DParams params_;
-  BlockedWindow window_;
   bool blocked_input_;
   bool pointwise_;  // 1x1, stride 1, no padding: positions run across rows
+  // Other windows read rows of a padded_h x padded_w input in which every
+  // tap is inside: the input itself, or a zero-padded copy (padded_).
+  bool padded_;
+  int64_t padded_h_, padded_w_;
+  std::vector<int64_t> tap_offsets_;
+  std::vector<int32_t> tap_index_;
   int block_;
   int64_t out_blocks_, groups_;
   TileEpilogue epilogue_;

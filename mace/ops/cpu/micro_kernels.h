@@ -242,6 +242,10 @@ struct BlockedConvRun {
   int64_t out_block_stride = 0;
   int32_t blocks = 1;  // 1 to KernelTable::blocked_conv_blocks
   int64_t positions = 0;
+  // Rows of positions with the same taps: row r reads from in + r *
+  // in_row_step and writes to out + r * out_row_step.
+  int64_t rows = 1;
+  int64_t in_row_step = 0, out_row_step = 0;
   // The input is channel-blocked and channels[0] starts a block: each
   // lanes-wide group of channels is contiguous at every position.
   bool blocked_input = false;
