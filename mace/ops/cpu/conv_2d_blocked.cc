@@ -121,9 +121,11 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   // Pointwise chunks split the plane evenly, in whole 8-position tiles where
   // they can: a chunk of one or two positions would stream its weights once
   // more for almost nothing. Other windows go in bands of rows.
-  const int64_t band = std::max<int64_t>(1, std::min(p.out_h, 128 / p.out_w));
-  const int64_t chunks = pointwise_ ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk
-                                    : (p.out_h + band - 1) / band;
+  // Bands of about 128 positions, of equal height.
+  const int64_t bands =
+      (p.out_h + std::max<int64_t>(1, 128 / p.out_w) - 1) / std::max<int64_t>(1, 128 / p.out_w);
+  const int64_t band = (p.out_h + bands - 1) / bands;
+  const int64_t chunks = pointwise_ ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : bands;
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
   const int64_t taps = p.kernel_h * p.kernel_w;
   const bool weights_major = static_cast<int64_t>(weights_.size()) >= in_batch;
