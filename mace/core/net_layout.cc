@@ -2,14 +2,14 @@
 //
 // Ops with blocked kernels report the block they can run in after Prepare;
 // an op whose output would be more than half again as wide once padded to
-// whole blocks stays plain.
-// Connected runs of such ops (linked through the tensors between them) run
-// blocked when a run holds at least two ops and at least one of them is
-// faster blocked on its own (a 1x1 convolution reading its input in place, a
-// network's stem); a lone op would only add a conversion. Where a blocked op
-// reads a plain tensor it cannot take as it is, or a plain op reads a
+// whole blocks stays plain, and so does every model output. Connected runs
+// of such ops (linked through the tensors between them) run blocked when a
+// run holds at least two ops, and at least as many ops that are faster
+// blocked on their own (1x1 convolutions reading their input in place,
+// stems, stride-2 depthwise) as conversions it would need. Where a blocked
+// op reads a plain tensor it cannot take as it is, or a plain op reads a
 // blocked one, the net inserts a conversion op before the reader, once per
-// tensor and direction. Model outputs always stay plain.
+// tensor and direction.
 #include <cstdlib>
 #include <cstring>
 #include <map>
