@@ -209,8 +209,11 @@ void BM_ConvLayout(benchmark::State& state) {
   } else {
     BlockedConv2d kernel(*table, p, filter.data(), bias.data(), layout == 1);
     ScratchBuffer buffer;
-    float* scratch = ScratchOrSkip(state, &buffer, kernel.ScratchBytes());
-    if (scratch == nullptr) return;
+    float* scratch = nullptr;
+    if (kernel.ScratchBytes() > 0) {
+      scratch = ScratchOrSkip(state, &buffer, kernel.ScratchBytes());
+      if (scratch == nullptr) return;
+    }
     for (auto _ : state) {
       kernel.Run(input.data(), output.data(), pool.get(), scratch);
       benchmark::DoNotOptimize(output.data());
