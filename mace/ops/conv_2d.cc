@@ -144,9 +144,10 @@ class Conv2DOp : public Operation {
 
   MaceStatus UseBlockedLayout(OpContext* context) override {
     const Tensor* bias = Bias();
-    blocked_ = std::make_unique<BlockedConv2d>(
-        *ActiveKernelTable(), params_, Input(1)->data<float>(),
-        bias != nullptr ? bias->data<float>() : nullptr, Input(0)->channel_block() > 0);
+    blocked_ =
+        std::make_unique<BlockedConv2d>(*ActiveKernelTable(), params_, Input(1)->data<float>(),
+                                        bias != nullptr ? bias->data<float>() : nullptr,
+                                        Input(0)->channel_block() > 0, ContextArena(context));
     plain_pending_ = false;
     VLOG(2) << Describe() << ": blocked, " << ActiveKernelTable()->channel_block << " lanes";
     return scratch_.Reserve(context, blocked_->ScratchBytes());

@@ -111,11 +111,11 @@ class DepthwiseConv2dOp : public Operation {
   }
   bool PrefersBlockedLayout() const override { return params_.stride_w >= 2; }
 
-  MaceStatus UseBlockedLayout(OpContext* /*context*/) override {
+  MaceStatus UseBlockedLayout(OpContext* context) override {
     const Tensor* bias = Bias();
-    blocked_ =
-        std::make_unique<BlockedDepthwise>(*ActiveKernelTable(), params_, Input(1)->data<float>(),
-                                           bias != nullptr ? bias->data<float>() : nullptr);
+    blocked_ = std::make_unique<BlockedDepthwise>(
+        *ActiveKernelTable(), params_, Input(1)->data<float>(),
+        bias != nullptr ? bias->data<float>() : nullptr, ContextArena(context));
     return MaceStatus();
   }
 

@@ -3,10 +3,10 @@
 namespace mace {
 namespace ops {
 
-std::vector<float> PadToBlocks(const float* values, int64_t channels, int block) {
-  std::vector<float> padded(BlockCount(channels, block) * block, 0.f);
-  if (values != nullptr) std::copy(values, values + channels, padded.begin());
-  return padded;
+void PadToBlocks(const float* values, int64_t channels, int block, PersistentArena* arena,
+                 PersistentFloats* padded) {
+  padded->Allocate(BlockCount(channels, block) * block, arena);
+  if (values != nullptr) std::copy(values, values + channels, padded->data());
 }
 
 namespace {

@@ -16,10 +16,38 @@
 #include <vector>
 
 #include "mace/ops/cpu/micro_kernels.h"
+#include "mace/runtimes/cpu/persistent_arena.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
 namespace mace {
 namespace ops {
+
+// Packed weights of a blocked kernel: in the engine's persistent arena when
+// one is given (so the memory report counts them), else in storage of their
+// own. Zero-filled.
+class PersistentFloats {
+ public:
+  void Allocate(int64_t count, PersistentArena* arena) {
+    void* block = arena != nullptr ? arena->Allocate(count * int64_t{sizeof(float)}) : nullptr;
+    own_.clear();
+    if (block != nullptr) {
+      data_ = static_cast<float*>(block);
+    } else {
+      own_.assign(count, 0.f);
+      data_ = own_.data();
+    }
+    size_ = count;
+  }
+  float* data() { return data_; }
+  const float* data() const { return data_; }
+  int64_t size() const { return size_; }
+  float& operator[](int64_t i) { return data_[i]; }
+
+ private:
+  float* data_ = nullptr;
+  int64_t size_ = 0;
+  std::vector<float> own_;
+};
 
 // Kernels of up to this many taps (kh x kw) have blocked drivers.
 constexpr int kMaxBlockedTaps = 64;
@@ -66,7 +94,8 @@ BlockedWindow WindowOf(const Params& p) {
 
 // `values` (one per channel, or zeros when null) in lanes padded to whole
 // blocks.
-std::vector<float> PadToBlocks(const float* values, int64_t channels, int block);
+void PadToBlocks(const float* values, int64_t channels, int block, PersistentArena* arena,
+                 PersistentFloats* padded);
 
 // The taps of one run of output positions. Offsets count input positions
 // from the plane's start, times the layout's floats per position.

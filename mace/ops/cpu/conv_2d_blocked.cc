@@ -22,7 +22,8 @@ bool BlockedConv2d::Supports(const KernelTable& table, const ref::Conv2DParams& 
 }
 
 BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& params,
-                             const float* filter, const float* bias, bool blocked_input)
+                             const float* filter, const float* bias, bool blocked_input,
+                             PersistentArena* arena)
     : table_(table),
       params_(params),
       blocked_input_(blocked_input),
@@ -35,7 +36,7 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
   separate_activation_ = !FuseActivation(params.activation, &epilogue_);
   const int64_t channels = params.in_channels;
   const int64_t taps = params.kernel_h * params.kernel_w;
-  weights_.assign(out_blocks_ * channels * taps * block_, 0.f);
+  weights_.Allocate(out_blocks_ * channels * taps * block_, arena);
   for (int64_t o = 0; o < params.out_channels; ++o) {
     const int64_t ob = o / block_, lane = o % block_;
     for (int64_t c = 0; c < channels; ++c) {
@@ -45,7 +46,7 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
       }
     }
   }
-  bias_ = PadToBlocks(bias, params.out_channels, block_);
+  PadToBlocks(bias, params.out_channels, block_, arena, &bias_);
   const int64_t pos_mul = blocked_input ? block_ : 1;
   padded_h_ =
       std::max(params.in_h, (params.out_h - 1) * params.stride_h +
@@ -128,7 +129,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   const int64_t chunks = pointwise_ ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : bands;
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
   const int64_t taps = p.kernel_h * p.kernel_w;
-  const bool weights_major = static_cast<int64_t>(weights_.size()) >= in_batch;
+  const bool weights_major = weights_.size() >= in_batch;
   ParallelFor(pool, p.batch * groups_ * chunks, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
       const int64_t n = task / (groups_ * chunks);

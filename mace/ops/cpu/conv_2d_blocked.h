@@ -19,9 +19,10 @@ class BlockedConv2d {
  public:
   // Ungrouped, constant filter, at most kMaxBlockedTaps taps.
   static bool Supports(const KernelTable& table, const ref::Conv2DParams& params);
-  // Packs the filter (and bias, or zeros when null) per output block.
+  // Packs the filter (and bias, or zeros when null) per output block, in
+  // `arena` when given.
   BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
-                const float* bias, bool blocked_input);
+                const float* bias, bool blocked_input, PersistentArena* arena = nullptr);
   // Scratch Run needs: a zero-padded copy of the input when the window
   // reaches past it.
   int64_t ScratchBytes() const;
@@ -46,8 +47,8 @@ class BlockedConv2d {
   int64_t out_blocks_, groups_;
   TileEpilogue epilogue_;
   bool separate_activation_;
-  std::vector<float> weights_;  // [out block][channel][tap][lane]
-  std::vector<float> bias_;     // [out block][lane]
+  PersistentFloats weights_;  // [out block][channel][tap][lane]
+  PersistentFloats bias_;     // [out block][lane]
   std::vector<int64_t> channel_offsets_;
 };
 

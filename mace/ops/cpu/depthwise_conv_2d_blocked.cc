@@ -15,17 +15,17 @@ bool BlockedDepthwise::Supports(const KernelTable& table,
 
 BlockedDepthwise::BlockedDepthwise(const KernelTable& table,
                                    const ref::DepthwiseConv2dParams& params, const float* filter,
-                                   const float* bias)
+                                   const float* bias, PersistentArena* arena)
     : table_(table), params_(params), window_(WindowOf(params)), block_(table.channel_block) {
   separate_activation_ = !FuseActivation(params.activation, &epilogue_);
   const int64_t taps = params.kernel_h * params.kernel_w;
-  weights_.assign(BlockCount(params.channels, block_) * taps * block_, 0.f);
+  weights_.Allocate(BlockCount(params.channels, block_) * taps * block_, arena);
   for (int64_t c = 0; c < params.channels; ++c) {
     for (int64_t t = 0; t < taps; ++t) {
       weights_[((c / block_) * taps + t) * block_ + c % block_] = filter[c * taps + t];
     }
   }
-  bias_ = PadToBlocks(bias, params.channels, block_);
+  PadToBlocks(bias, params.channels, block_, arena, &bias_);
 }
 
 void BlockedDepthwise::Run(const float* input, float* output, ThreadPool* pool) const {

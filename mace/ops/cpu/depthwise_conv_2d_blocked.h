@@ -18,7 +18,7 @@ class BlockedDepthwise {
  public:
   static bool Supports(const KernelTable& table, const ref::DepthwiseConv2dParams& params);
   BlockedDepthwise(const KernelTable& table, const ref::DepthwiseConv2dParams& params,
-                   const float* filter, const float* bias);
+                   const float* filter, const float* bias, PersistentArena* arena = nullptr);
   void Run(const float* input, float* output, ThreadPool* pool) const;
 
  private:
@@ -28,8 +28,8 @@ class BlockedDepthwise {
   int block_;
   TileEpilogue epilogue_;
   bool separate_activation_;
-  std::vector<float> weights_;  // [block][tap][lane]
-  std::vector<float> bias_;     // [block][lane]
+  PersistentFloats weights_;  // [block][tap][lane]
+  PersistentFloats bias_;     // [block][lane]
 };
 
 }  // namespace ops
