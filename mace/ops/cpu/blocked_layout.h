@@ -22,33 +22,6 @@
 namespace mace {
 namespace ops {
 
-// Packed weights of a blocked kernel: in the engine's persistent arena when
-// one is given (so the memory report counts them), else in storage of their
-// own. Zero-filled.
-class PersistentFloats {
- public:
-  void Allocate(int64_t count, PersistentArena* arena) {
-    void* block = arena != nullptr ? arena->Allocate(count * int64_t{sizeof(float)}) : nullptr;
-    own_.clear();
-    if (block != nullptr) {
-      data_ = static_cast<float*>(block);
-    } else {
-      own_.assign(count, 0.f);
-      data_ = own_.data();
-    }
-    size_ = count;
-  }
-  float* data() { return data_; }
-  const float* data() const { return data_; }
-  int64_t size() const { return size_; }
-  float& operator[](int64_t i) { return data_[i]; }
-
- private:
-  float* data_ = nullptr;
-  int64_t size_ = 0;
-  std::vector<float> own_;
-};
-
 // Kernels of up to this many taps (kh x kw) have blocked drivers.
 constexpr int kMaxBlockedTaps = 64;
 

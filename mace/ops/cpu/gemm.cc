@@ -365,17 +365,8 @@ void PackedPanels::Pack(const float* src, int64_t rows, int64_t depth, int64_t s
   rows_ = rows;
   depth_ = depth;
   width_ = width;
-  const int64_t floats = RoundUp(rows, width) * depth;
-  void* block = arena != nullptr ? arena->Allocate(floats * int64_t{sizeof(float)}) : nullptr;
-  own_.clear();
-  if (block != nullptr) {
-    data_ = static_cast<float*>(block);
-  } else {
-    // No arena, or it could not grow: storage of our own.
-    own_.assign(floats, 0.f);
-    data_ = own_.data();
-  }
-  PackPanels(src, rows, depth, stride, depth_stride, width, data_);
+  storage_.Allocate(RoundUp(rows, width) * depth, arena);
+  PackPanels(src, rows, depth, stride, depth_stride, width, storage_.data());
 }
 
 int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t n, int64_t k,

@@ -51,16 +51,15 @@ class PackedPanels {
   void Pack(const float* src, int64_t rows, int64_t depth, int64_t stride, int64_t depth_stride,
             int width, PersistentArena* arena = nullptr);
   // Panel `index` covers rows [index * width, (index + 1) * width).
-  const float* Panel(int64_t index) const { return data_ + index * width_ * depth_; }
+  const float* Panel(int64_t index) const { return storage_.data() + index * width_ * depth_; }
   int64_t rows() const { return rows_; }
   int64_t depth() const { return depth_; }
   int width() const { return width_; }
   // Whether the panels are in a persistent arena rather than own storage.
-  bool in_arena() const { return data_ != nullptr && own_.empty(); }
+  bool in_arena() const { return storage_.in_arena(); }
 
  private:
-  float* data_ = nullptr;
-  std::vector<float> own_;
+  PersistentFloats storage_;
   int64_t rows_ = 0, depth_ = 0;
   int width_ = 0;
 };

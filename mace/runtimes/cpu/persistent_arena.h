@@ -76,6 +76,36 @@ class PersistentArena {
   int64_t reserved_bytes_ = 0;
 };
 
+// Floats derived from weights (packed panels, blocked filters): in an
+// engine's persistent arena when one is given (so the memory report counts
+// them), else in storage of their own. Zero-filled. Movable: a moved vector
+// keeps its buffer, so the pointer stays valid.
+class PersistentFloats {
+ public:
+  void Allocate(int64_t count, PersistentArena* arena) {
+    void* block = arena != nullptr ? arena->Allocate(count * int64_t{sizeof(float)}) : nullptr;
+    own_.clear();
+    if (block != nullptr) {
+      data_ = static_cast<float*>(block);
+    } else {
+      own_.assign(count, 0.f);
+      data_ = own_.data();
+    }
+    size_ = count;
+  }
+  float* data() { return data_; }
+  const float* data() const { return data_; }
+  int64_t size() const { return size_; }
+  float& operator[](int64_t i) { return data_[i]; }
+  // Whether the floats are in an arena rather than own storage.
+  bool in_arena() const { return data_ != nullptr && own_.empty(); }
+
+ private:
+  float* data_ = nullptr;
+  int64_t size_ = 0;
+  std::vector<float> own_;
+};
+
 }  // namespace mace
 
 #endif  // MACE_RUNTIMES_CPU_PERSISTENT_ARENA_H_

@@ -70,5 +70,23 @@ TEST(PersistentArenaTest, CpuRuntimeReportsItsMemory) {
   EXPECT_EQ(report.scratch_bytes, 1024);
 }
 
+TEST(PersistentFloatsTest, ArenaOrOwnStorageZeroFilled) {
+  PersistentArena arena;
+  PersistentFloats in_arena;
+  in_arena.Allocate(100, &arena);
+  EXPECT_TRUE(in_arena.in_arena());
+  EXPECT_EQ(in_arena.size(), 100);
+  EXPECT_EQ(arena.used_bytes(), 448);  // 400 bytes rounded to 64
+  PersistentFloats own;
+  own.Allocate(7, nullptr);
+  EXPECT_FALSE(own.in_arena());
+  for (int64_t i = 0; i < 7; ++i) EXPECT_EQ(own[i], 0.f);
+  for (int64_t i = 0; i < 100; ++i) EXPECT_EQ(in_arena[i], 0.f);
+  // A move keeps the data where it is.
+  const float* where = own.data();
+  PersistentFloats moved = std::move(own);
+  EXPECT_EQ(moved.data(), where);
+}
+
 }  // namespace
 }  // namespace mace
