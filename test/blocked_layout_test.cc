@@ -79,7 +79,6 @@ class Graph {
                                      data_.size(), {"x"}, {"y"}, config, engine);
   }
 
- private:
   void AddWeight(const std::string& name, const std::vector<int64_t>& dims) {
     int64_t count = 1;
     for (int64_t d : dims) count *= d;
@@ -97,6 +96,7 @@ class Graph {
     data_.append(reinterpret_cast<const char*>(values.data()), count * sizeof(float));
   }
 
+ private:
   NetDef net_;
   std::string data_;
   uint32_t seed_ = 1234;
@@ -120,7 +120,11 @@ Graph MixedGraph() {
   Graph::AddInts(pool, "kernels", {3, 3});
   Graph::AddInts(pool, "strides", {2, 2});
   g.Conv("DepthwiseConv2d", "pool", "dw2", 64, 64, 3, 2, "RELU");
-  OperatorDef* global = g.AddOp("Pooling", {"dw2"}, "y");  // the output stays plain
+  // A constant operand keeps the sum plain: its NCHW bytes are not reordered.
+  g.AddWeight("offset", {1, 64, 3, 2});
+  OperatorDef* shift = g.AddOp("Eltwise", {"dw2", "offset"}, "shifted");
+  Graph::AddInt(shift, "type", 0);
+  OperatorDef* global = g.AddOp("Pooling", {"shifted"}, "y");  // the output stays plain
   Graph::AddInt(global, "pooling_type", 1);
   Graph::AddInt(global, "global", 1);
   return g;

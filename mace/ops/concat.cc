@@ -104,6 +104,9 @@ class ConcatOp : public Operation {
         (axis_ != 1 && axis_ != -3)) {
       return 0;
     }
+    for (int i = 0; i < InputSize(); ++i) {
+      if (Input(i)->is_weight()) return 0;  // stored NCHW; nothing converts it
+    }
     for (int i = 0; i + 1 < InputSize(); ++i) {
       if (Input(i)->dim(1) % block != 0) return 0;
     }

@@ -112,6 +112,11 @@ class EltwiseOp : public Operation {
     const KernelTable* table = ActiveKernelTable();
     const int block = BlockedLayoutBlock(table);
     if (block == 0 || Input(0)->dim_size() != 4) return 0;
+    // A constant operand stays in its stored NCHW order: no conversion
+    // would reorder it.
+    for (int i = 0; i < InputSize(); ++i) {
+      if (Input(i)->is_weight()) return 0;
+    }
     if (InputSize() == 2 && Input(1)->shape() != Input(0)->shape()) return 0;
     return block;
   }
