@@ -22,9 +22,9 @@ struct NetOptions {
   bool preserve_inputs = true;
   int64_t arena_alignment = 64;
   // Keep runs of ops with channel-blocked kernels in the blocked layout
-  // (net_layout.cc). The environment variable MACE_CPU_BLOCKED_LAYOUT=0
-  // turns it off; preserve_intermediates does too, so that every
-  // intermediate stays readable as NCHW.
+  // (net_layout.cc). preserve_intermediates turns it off, so that every
+  // intermediate stays readable as NCHW; so does MACE_CPU_BLOCKED_LAYOUT=0,
+  // through the ops.
   bool blocked_layout = true;
 };
 

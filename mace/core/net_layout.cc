@@ -10,8 +10,6 @@
 // op reads a plain tensor it cannot take as it is, or a plain op reads a
 // blocked one, the net inserts a conversion op before the reader, once per
 // tensor and direction.
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <numeric>
 #include <set>
@@ -25,18 +23,15 @@ namespace {
 // The op that converts between the layouts; see mace/ops/blocked_layout_convert.cc.
 constexpr char kConvertType[] = "BlockedLayoutConvert";
 
-bool DisabledByEnvironment() {
-  const char* value = std::getenv("MACE_CPU_BLOCKED_LAYOUT");
-  return value != nullptr && std::strcmp(value, "0") == 0;
-}
-
 bool IsActivation(const Tensor* tensor) { return tensor != nullptr && !tensor->is_weight(); }
 
 }  // namespace
 
 bool Net::BlockedLayoutEnabled() const {
+  // MACE_CPU_BLOCKED_LAYOUT=0 is read by the ops (BlockedLayoutBlock): no
+  // op then offers a block, and the plan changes nothing.
   return options_.blocked_layout && !options_.preserve_intermediates && runtime_ != nullptr &&
-         runtime_->device_type() == DeviceType::CPU && !DisabledByEnvironment() &&
+         runtime_->device_type() == DeviceType::CPU &&
          registry_->Create(kConvertType, DeviceType::CPU, DT_FLOAT) != nullptr;
 }
 
