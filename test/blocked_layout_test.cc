@@ -29,9 +29,9 @@ class Graph {
   }
 
   // Conv2D (group 1) or DepthwiseConv2d with random weights and a bias.
-  void Conv(const std::string& type, const std::string& input, const std::string& output,
-            int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t stride,
-            const std::string& activation, int64_t group = 1) {
+  OperatorDef* Conv(const std::string& type, const std::string& input, const std::string& output,
+                    int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t stride,
+                    const std::string& activation, int64_t group = 1) {
     const bool depthwise = type == "DepthwiseConv2d";
     const std::vector<int64_t> filter =
         depthwise ? std::vector<int64_t>{1, in_channels, kernel, kernel}
@@ -48,6 +48,7 @@ class Graph {
       arg->set_name("activation");
       arg->set_s(activation);
     }
+    return op;
   }
 
   OperatorDef* AddOp(const std::string& type, const std::vector<std::string>& inputs,
@@ -113,15 +114,17 @@ Graph MixedGraph() {
   g.Conv("Conv2D", "res", "wide", 48, 16, 3, 1, "RELU", 2);  // grouped: stays plain
   g.Conv("Conv2D", "res", "three", 48, 16, 3, 1, "RELU");    // joins the blocked run
   g.Conv("Conv2D", "res", "narrow", 48, 32, 1, 1, "HARDSWISH");
-  OperatorDef* cat = g.AddOp("Concat", {"narrow", "wide", "three"}, "cat");
+  // Winograd, blocked on the blocked sum.
+  Graph::AddInt(g.Conv("Conv2D", "res", "wino", 48, 16, 3, 1, "RELUX"), "winograd", 4);
+  OperatorDef* cat = g.AddOp("Concat", {"narrow", "wide", "three", "wino"}, "cat");
   Graph::AddInt(cat, "axis", 1);
   OperatorDef* pool = g.AddOp("Pooling", {"cat"}, "pool");
   Graph::AddInt(pool, "pooling_type", 2);
   Graph::AddInts(pool, "kernels", {3, 3});
   Graph::AddInts(pool, "strides", {2, 2});
-  g.Conv("DepthwiseConv2d", "pool", "dw2", 64, 64, 3, 2, "RELU");
+  g.Conv("DepthwiseConv2d", "pool", "dw2", 80, 80, 3, 2, "RELU");
   // A constant operand keeps the sum plain: its NCHW bytes are not reordered.
-  g.AddWeight("offset", {1, 64, 3, 2});
+  g.AddWeight("offset", {1, 80, 3, 2});
   OperatorDef* shift = g.AddOp("Eltwise", {"dw2", "offset"}, "shifted");
   Graph::AddInt(shift, "type", 0);
   OperatorDef* global = g.AddOp("Pooling", {"shifted"}, "y");  // the output stays plain
@@ -176,8 +179,8 @@ Result RunGraph(bool blocked, int threads) {
   std::map<std::string, MaceTensor> outputs;
   EXPECT_TRUE(engine->Run(Input(), &outputs).ok());
   const MaceTensor& y = outputs.at("y");
-  EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 64, 1, 1}));
-  result.y.assign(y.data().get(), y.data().get() + 64);
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 80, 1, 1}));
+  result.y.assign(y.data().get(), y.data().get() + 80);
   MemoryReport report;
   EXPECT_TRUE(engine->GetMemoryReport(&report).ok());
   for (const TensorPlacement& t : report.tensors) result.tensors.insert(t.name);

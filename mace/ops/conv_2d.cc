@@ -18,6 +18,7 @@
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/conv_geometry.h"
 #include "mace/ops/cpu/conv_2d_blocked.h"
+#include "mace/ops/cpu/conv_2d_blocked_winograd.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/op_compute.h"
@@ -106,6 +107,7 @@ class Conv2DOp : public Operation {
     params_.pad_left = geometry.pad_left;
     Output(0)->Reshape({params_.batch, out_channels, geometry.out_h, geometry.out_w});
     blocked_.reset();
+    blocked_winograd_.reset();
     // The net may run this op blocked: the plain kernel waits for
     // UsePlainLayout, so that the filter is not packed twice.
     plain_pending_ = context != nullptr && context->layout_planned && BlockedLayout() > 0;
@@ -113,20 +115,22 @@ class Conv2DOp : public Operation {
     return PrepareFastKernel(context);
   }
 
-  // Every ungrouped convolution but a Winograd one can run blocked (the
-  // window reads rows of a zero-padded copy of the input). 1x1 convolutions
-  // are faster blocked on their own, since they read the input in place
-  // where the plain GEMM packs it, and so are shallow ones such as a
-  // network's stem, which take the plain input as it is; other windows run
-  // about as fast as im2col and only join a blocked run.
+  // Every ungrouped convolution can run blocked: a 3x3 stride-1 one the
+  // converter allows Winograd for by BlockedWinograd where that pays (it
+  // needs a blocked input), any other window directly (reading rows of a
+  // zero-padded copy of the input). Blocked Winograd and 1x1 convolutions
+  // are faster blocked on their own: the transforms need no shuffles, and a
+  // 1x1 reads its input in place where the plain GEMM packs it. So are
+  // shallow ones such as a network's stem, which take the plain input as it
+  // is. Other windows run about as fast as im2col and only join a blocked
+  // run.
   int BlockedLayout() const override {
     const KernelTable* table = ActiveKernelTable();
     const int block = BlockedLayoutBlock(table);
     const Tensor* bias = Bias();
-    if (block == 0 || !Input(1)->is_weight() || (bias != nullptr && !bias->is_weight()) ||
-        !BlockedConv2d::Supports(*table, params_)) {
-      return 0;
-    }
+    if (block == 0 || !Input(1)->is_weight() || (bias != nullptr && !bias->is_weight())) return 0;
+    if (BlockedWinogradTile() != 0) return block;
+    if (!BlockedConv2d::Supports(*table, params_)) return 0;
     if ((winograd_ == 2 || winograd_ == 4) &&
         Conv2dWinograd::PickTile(*table, params_, static_cast<int>(winograd_)) != 0) {
       return 0;
@@ -138,18 +142,33 @@ class Conv2DOp : public Operation {
                            params_.stride_h == 1 && params_.stride_w == 1 && params_.pad_top == 0 &&
                            params_.pad_left == 0 && params_.out_h == params_.in_h &&
                            params_.out_w == params_.in_w;
-    return pointwise || params_.in_channels <= 4;
+    return pointwise || params_.in_channels <= 4 || BlockedWinogradTile() != 0;
   }
-  bool AcceptsPlainInput(int index) const override { return index == 0; }
+  bool AcceptsPlainInput(int index) const override {
+    return index == 0 && BlockedWinogradTile() == 0;
+  }
 
   MaceStatus UseBlockedLayout(OpContext* context) override {
     const Tensor* bias = Bias();
-    blocked_ =
-        std::make_unique<BlockedConv2d>(*ActiveKernelTable(), params_, Input(1)->data<float>(),
-                                        bias != nullptr ? bias->data<float>() : nullptr,
-                                        Input(0)->channel_block() > 0, ContextArena(context));
+    const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
+    const KernelTable& table = *ActiveKernelTable();
+    blocked_.reset();
+    blocked_winograd_.reset();
     plain_pending_ = false;
-    VLOG(2) << Describe() << ": blocked, " << ActiveKernelTable()->channel_block << " lanes";
+    const int tile = BlockedWinogradTile();
+    if (tile != 0) {
+      OP_CHECK(Input(0)->channel_block() > 0, "blocked Winograd needs a blocked input");
+      blocked_winograd_ = std::make_unique<BlockedWinograd>(table, params_, Input(1)->data<float>(),
+                                                            bias_data, tile, ContextArena(context));
+      VLOG(2) << Describe() << ": blocked winograd " << tile << "x" << tile << ", "
+              << table.channel_block << " lanes";
+      return scratch_.Reserve(context,
+                              blocked_winograd_->ScratchBytes(NumThreads(ContextPool(context))));
+    }
+    blocked_ =
+        std::make_unique<BlockedConv2d>(table, params_, Input(1)->data<float>(), bias_data,
+                                        Input(0)->channel_block() > 0, ContextArena(context));
+    VLOG(2) << Describe() << ": blocked, " << table.channel_block << " lanes";
     return scratch_.Reserve(context, blocked_->ScratchBytes());
   }
 
@@ -162,6 +181,11 @@ class Conv2DOp : public Operation {
   MaceStatus Run(OpContext* context) override {
     const Tensor* bias = Bias();
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
+    if (blocked_winograd_ != nullptr) {
+      blocked_winograd_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
+                             ContextPool(context), scratch_.Get(context));
+      return MaceStatus();
+    }
     if (blocked_ != nullptr) {
       blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
                     scratch_.Get(context));
@@ -185,6 +209,13 @@ class Conv2DOp : public Operation {
  private:
   const Tensor* Bias() const { return InputSize() > 2 ? Input(2) : nullptr; }
 
+  // The blocked Winograd tile for this convolution, or 0.
+  int BlockedWinogradTile() const {
+    const KernelTable* table = ActiveKernelTable();
+    if (table == nullptr || (winograd_ != 2 && winograd_ != 4)) return 0;
+    return BlockedWinograd::PickTile(*table, params_, static_cast<int>(winograd_));
+  }
+
   // The filter is packed here, so only a constant filter gets a fast kernel.
   MaceStatus PrepareFastKernel(OpContext* context) {
     fast_.reset();
@@ -202,6 +233,7 @@ class Conv2DOp : public Operation {
   int64_t winograd_ = 0;
   std::unique_ptr<Conv2dKernel> fast_;
   std::unique_ptr<BlockedConv2d> blocked_;
+  std::unique_ptr<BlockedWinograd> blocked_winograd_;
   bool plain_pending_ = false;
   OpScratch scratch_;
 };

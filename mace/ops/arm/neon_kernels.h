@@ -43,6 +43,8 @@ void NeonEltwiseRow(const EltwiseRow& row);
 // Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
 void NeonBlockedConv(const BlockedConvRun& run);
 void NeonBlockedWindow(const BlockedWindowRun& run);
+void NeonBlockedWinogradInput(const BlockedWinogradInputRun& run);
+void NeonBlockedWinogradOutput(const BlockedWinogradOutputRun& run);
 
 void NeonWinogradInput(const WinogradInputRun& run);
 void NeonWinogradOutput(const WinogradOutputRun& run);

@@ -211,7 +211,10 @@ bool NeonPanelDot(const float* panel, int64_t depth, int32_t width, const float*
 }
 
 void NeonBlockedConv(const BlockedConvRun& run) {
-  if (!(run.blocked_input && run.taps == 1 && run.pos_step == kBkLanes)) return BkConv(run);
+  if (!(run.blocked_input && run.taps == 1 && run.pos_step == kBkLanes &&
+        run.pos_offsets == nullptr)) {
+    return BkConv(run);
+  }
   BlockedConvRun row = run;
   for (int64_t r = 0; r < run.rows; ++r) {
     row.in = run.in + r * run.in_row_step;
@@ -220,6 +223,8 @@ void NeonBlockedConv(const BlockedConvRun& run) {
   }
 }
 void NeonBlockedWindow(const BlockedWindowRun& run) { BkWindow(run); }
+void NeonBlockedWinogradInput(const BlockedWinogradInputRun& run) { BkWinogradInput(run); }
+void NeonBlockedWinogradOutput(const BlockedWinogradOutputRun& run) { BkWinogradOutput(run); }
 
 void NeonWinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void NeonWinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }

@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "mace/ops/cpu/conv_2d_blocked.h"
+#include "mace/ops/cpu/conv_2d_blocked_winograd.h"
 #include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
 #include "mace/ops/cpu/kernel_test_util.h"
 #include "mace/ops/cpu/pooling_blocked.h"
@@ -92,7 +93,32 @@ const Shape kConvShapes[] = {
     {1, 6, 20, 11, 12, 3, 3, 1, 2, 2, 2, 2, 2},
     {1, 7, 9, 8, 9, 1, 5, 1, 1, 0, 2, 0, 2},
     {1, 8, 33, 10, 6, 5, 3, 2, 1, 2, 0, 1, 1},
+    // Windows on maps narrower than 64 run across rows (all of the above);
+    // wider ones row by row.
+    {1, 5, 9, 4, 70, 3, 3, 1, 1, 1, 1, 1, 1},
+    {1, 6, 10, 3, 140, 1, 1, 2, 1, 0, 0, 0, 0},
+    {2, 17, 20, 5, 131, 3, 3, 2, 1, 1, 1, 1, 1},
 };
+
+ref::Conv2DParams ParamsOf(const Shape& s, ActivationType activation) {
+  ref::Conv2DParams p;
+  p.batch = s.batch;
+  p.in_channels = s.in_channels;
+  p.in_h = s.h;
+  p.in_w = s.w;
+  p.out_channels = s.out_channels;
+  p.kernel_h = s.kernel_h;
+  p.kernel_w = s.kernel_w;
+  p.stride_h = p.stride_w = s.stride;
+  p.dilation_h = p.dilation_w = s.dilation;
+  p.pad_top = s.pad_top;
+  p.pad_left = s.pad_left;
+  p.out_h = OutSize(s.h, s.kernel_h, s.stride, s.dilation, s.pad_top, s.pad_bottom);
+  p.out_w = OutSize(s.w, s.kernel_w, s.stride, s.dilation, s.pad_left, s.pad_right);
+  p.activation.type = activation;
+  p.activation.max_limit = 6.f;
+  return p;
+}
 
 constexpr ActivationType kActivations[] = {ActivationType::NOOP, ActivationType::RELU,
                                            ActivationType::RELUX, ActivationType::HARDSWISH,
@@ -106,21 +132,7 @@ TEST(BlockedConv2dTest, MatchesReference) {
       for (bool blocked_input : {false, true}) {
         for (ActivationType activation : kActivations) {
           for (const auto& pool : testing::PoolsUnderTest()) {
-            ref::Conv2DParams p;
-            p.batch = s.batch;
-            p.in_channels = s.in_channels;
-            p.in_h = s.h;
-            p.in_w = s.w;
-            p.out_channels = s.out_channels;
-            p.kernel_h = s.kernel_h;
-            p.kernel_w = s.kernel_w;
-            p.stride_h = p.stride_w = s.stride;
-            p.dilation_h = p.dilation_w = s.dilation;
-            p.pad_top = s.pad_top;
-            p.pad_left = s.pad_left;
-            p.out_h = OutSize(s.h, s.kernel_h, s.stride, s.dilation, s.pad_top, s.pad_bottom);
-            p.out_w = OutSize(s.w, s.kernel_w, s.stride, s.dilation, s.pad_left, s.pad_right);
-            p.activation.type = activation;
+            const ref::Conv2DParams p = ParamsOf(s, activation);
             ASSERT_TRUE(BlockedConv2d::Supports(*table, p));
             ++seed;
             SCOPED_TRACE(::testing::Message()
@@ -150,6 +162,101 @@ TEST(BlockedConv2dTest, MatchesReference) {
         }
       }
     }
+  }
+}
+
+// Winograd on blocked tensors: tiles that overhang the output, no and
+// asymmetric padding, maps narrower than a tile, channels around the
+// blocks, reductions in parts of 128, several groups of output blocks (and
+// groups of one where the transformed filter is large), several product
+// runs and tasks per image, threads splitting the output blocks of a small
+// map instead (64 -> 200 at 6x7), two images, and the activations the output
+// transform fuses and one it does not.
+struct WinogradShape {
+  int64_t batch, in_channels, out_channels, h, w, pad_top, pad_left, pad_bottom, pad_right;
+};
+
+const WinogradShape kWinogradShapes[] = {
+    {1, 16, 64, 13, 13, 1, 1, 1, 1}, {1, 5, 7, 7, 5, 1, 1, 1, 1},
+    {2, 17, 33, 10, 9, 1, 1, 1, 1},  {1, 3, 20, 3, 3, 0, 0, 0, 0},
+    {1, 8, 100, 30, 31, 1, 1, 1, 1}, {1, 33, 50, 12, 14, 0, 1, 1, 0},
+    {1, 300, 24, 9, 10, 1, 1, 1, 1}, {1, 130, 40, 2, 1, 1, 1, 1, 1},
+    {1, 48, 16, 57, 55, 1, 1, 1, 1}, {1, 64, 200, 6, 7, 1, 1, 1, 1},
+};
+
+TEST(BlockedWinogradTest, MatchesReference) {
+  uint32_t seed = 500;
+  for (const KernelTable* table : BlockedTables()) {
+    const int block = table->channel_block;
+    for (const WinogradShape& s : kWinogradShapes) {
+      for (int tile : {2, 4}) {
+        for (ActivationType activation : {ActivationType::NOOP, ActivationType::RELUX,
+                                          ActivationType::HARDSWISH, ActivationType::SIGMOID}) {
+          for (const auto& pool : testing::PoolsUnderTest()) {
+            const ref::Conv2DParams p =
+                ParamsOf({s.batch, s.in_channels, s.out_channels, s.h, s.w, 3, 3, 1, 1, s.pad_top,
+                          s.pad_left, s.pad_bottom, s.pad_right},
+                         activation);
+            ASSERT_TRUE(BlockedWinograd::Supports(*table, p));
+            ++seed;
+            SCOPED_TRACE(::testing::Message()
+                         << table->name << " seed " << seed << " F(" << tile << "x" << tile << ") "
+                         << s.in_channels << "->" << s.out_channels << " " << s.h << "x" << s.w
+                         << " activation " << static_cast<int>(activation) << " pool "
+                         << (pool ? pool->num_threads() : 0));
+            const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+            const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
+            const std::vector<float> filter =
+                RandomFloats(s.out_channels * s.in_channels * 9, seed + 1);
+            const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
+            std::vector<float> expected(s.batch * s.out_channels * out_plane);
+            ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+            const std::vector<float> in_data = Pack(input, s.batch, s.in_channels, in_plane, block);
+            BlockedWinograd conv(*table, p, filter.data(), bias.data(), tile);
+            std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,
+                                   std::nanf(""));
+            const int threads = pool ? pool->num_threads() : 1;
+            std::vector<float> scratch(conv.ScratchBytes(threads) / sizeof(float), std::nanf(""));
+            conv.Run(in_data.data(), out.data(), pool.get(), scratch.data());
+            // F(4x4) rounds more than F(2x2), and error grows with the
+            // reduction's length.
+            const float tolerance = (tile == 2 ? 1e-4f : 5e-4f) * (s.in_channels > 100 ? 8 : 1);
+            ExpectNear(Unpack(out, s.batch, s.out_channels, out_plane, block), expected, tolerance,
+                       tolerance);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The blocked tile rule (see BlockedWinograd::PickTile) on the zoo's layers:
+// F(4x4) on large maps, F(2x2) where the transformed filter outweighs the
+// tiles, none for shallow layers, and never more than the model allows.
+TEST(BlockedWinogradTest, PicksTileByShape) {
+  for (const KernelTable* table : BlockedTables()) {
+    SCOPED_TRACE(table->name);
+    auto params = [](int64_t in, int64_t size, int64_t out) {
+      ref::Conv2DParams p;
+      p.in_channels = in;
+      p.out_channels = out;
+      p.in_h = p.in_w = p.out_h = p.out_w = size;
+      p.kernel_h = p.kernel_w = 3;
+      p.pad_top = p.pad_left = 1;
+      return p;
+    };
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(16, 55, 64), 4), 4);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 56, 64), 4), 4);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(128, 28, 128), 4), 4);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(256, 14, 256), 4), 2);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(512, 7, 512), 4), 2);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 56, 64), 2), 2);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 56, 64), 0), 0);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(4, 56, 64), 4), 0);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(8, 5, 8), 4), 0);
+    ref::Conv2DParams strided = params(64, 56, 64);
+    strided.stride_h = strided.stride_w = 2;
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, strided, 4), 0);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "benchmark/benchmark.h"
 #include "mace/ops/cpu/benchmark_util.h"
 #include "mace/ops/cpu/conv_2d_blocked.h"
+#include "mace/ops/cpu/conv_2d_blocked_winograd.h"
 #include "mace/ops/cpu/conv_2d_gemm.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/conv_2d_winograd.h"
@@ -247,6 +248,68 @@ void LayoutShapes(benchmark::internal::Benchmark* bench, int threads) {
 }
 BENCHMARK(BM_ConvLayout)->Apply([](benchmark::internal::Benchmark* b) { LayoutShapes(b, 1); });
 BENCHMARK(BM_ConvLayout)->Apply([](benchmark::internal::Benchmark* b) { LayoutShapes(b, 2); });
+
+// Winograd in the two layouts: Conv2dWinograd on NCHW (layout 0) and
+// BlockedWinograd on a blocked input (layout 1), the same tile. Args: {in
+// channels, size, out channels, tile, layout, threads}. SqueezeNet 1.1's
+// 3x3 expands, ResNet-18's stride-1 3x3 layers.
+void BM_WinogradLayout(benchmark::State& state) {
+  const KernelTable* table = BestTable();
+  if (table == nullptr || table->channel_block == 0) {
+    return state.SkipWithError("no blocked kernels on this CPU");
+  }
+  const ref::Conv2DParams p = ConvParams(state.range(0), state.range(1), state.range(2), 3, 1);
+  const int tile = static_cast<int>(state.range(3));
+  auto pool = BenchmarkPool(static_cast<int>(state.range(5)));
+  const int block = table->channel_block;
+  const auto input =
+      testing::RandomFloats(BlockCount(p.in_channels, block) * block * p.in_h * p.in_w, 1);
+  const auto filter = testing::RandomFloats(p.out_channels * p.in_channels * 9, 2);
+  const auto bias = testing::RandomFloats(p.out_channels, 3);
+  std::vector<float> output(BlockCount(p.out_channels, block) * block * p.out_h * p.out_w);
+  const int threads = NumThreads(pool.get());
+  ScratchBuffer buffer;
+  if (state.range(4) == 0) {
+    Conv2dWinograd kernel(*table, p, filter.data(), tile);
+    float* scratch = ScratchOrSkip(state, &buffer, kernel.ScratchBytes(threads));
+    if (scratch == nullptr) return;
+    for (auto _ : state) {
+      kernel.Run(input.data(), bias.data(), output.data(), pool.get(), scratch);
+      benchmark::DoNotOptimize(output.data());
+    }
+    state.SetLabel(kernel.name());
+  } else {
+    BlockedWinograd kernel(*table, p, filter.data(), bias.data(), tile);
+    float* scratch = ScratchOrSkip(state, &buffer, kernel.ScratchBytes(threads));
+    if (scratch == nullptr) return;
+    for (auto _ : state) {
+      kernel.Run(input.data(), output.data(), pool.get(), scratch);
+      benchmark::DoNotOptimize(output.data());
+    }
+    state.SetLabel("blocked");
+  }
+  state.counters["FLOP/s"] =
+      benchmark::Counter(ConvFlops(p), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+constexpr int64_t kWinogradLayoutShapes[][4] = {
+    {16, 55, 64, 4},   {32, 27, 128, 4}, {48, 13, 192, 4},  {64, 13, 256, 4},
+    {48, 13, 192, 2},  {64, 56, 64, 4},  {128, 28, 128, 4}, {256, 14, 256, 2},
+    {256, 14, 256, 4}, {512, 7, 512, 2}, {512, 7, 512, 4},
+};
+
+void WinogradLayoutShapes(benchmark::internal::Benchmark* bench, int threads) {
+  for (const auto& s : kWinogradLayoutShapes) {
+    for (int layout : {0, 1}) bench->Args({s[0], s[1], s[2], s[3], layout, threads});
+  }
+  if (threads > 1) bench->UseRealTime();
+}
+BENCHMARK(BM_WinogradLayout)->Apply([](benchmark::internal::Benchmark* b) {
+  WinogradLayoutShapes(b, 1);
+});
+BENCHMARK(BM_WinogradLayout)->Apply([](benchmark::internal::Benchmark* b) {
+  WinogradLayoutShapes(b, 2);
+});
 
 // 3x3 depthwise in the two layouts. Args: {channels, size, stride, layout,
 // threads}.

@@ -13,6 +13,10 @@ namespace {
 constexpr int64_t kPointwiseChunk = 48;
 // Input channels per part of a 1x1 convolution's reduction.
 constexpr int64_t kReductionPart = 128;
+// Other windows run across rows on maps narrower than this (ResNet-18's
+// 28, 14 and 7), and in rows above.
+constexpr int64_t kGatherWidth = 64;
+constexpr int64_t kMaxGatherPositions = int64_t{1} << 16;
 
 }  // namespace
 
@@ -63,6 +67,17 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
       tap_offsets_.push_back((ky * params.dilation_h * padded_w_ + kx * params.dilation_w) *
                              pos_mul);
       tap_index_.push_back(static_cast<int32_t>(ky * params.kernel_w + kx));
+    }
+  }
+  gather_ = !pointwise_ && params.out_w < kGatherWidth &&
+            params.out_h * params.out_w <= kMaxGatherPositions;
+  if (gather_) {
+    pos_offsets_.resize(params.out_h * params.out_w);
+    for (int64_t y = 0; y < params.out_h; ++y) {
+      for (int64_t x = 0; x < params.out_w; ++x) {
+        pos_offsets_[y * params.out_w + x] =
+            (y * params.stride_h * padded_w_ + x * params.stride_w) * pos_mul;
+      }
     }
   }
   const int64_t plane = padded_h_ * padded_w_;
@@ -119,14 +134,15 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       blocked_input_ ? BlockCount(p.in_channels, block_) * in_plane * L : p.in_channels * in_plane;
   const int64_t out_batch = out_blocks_ * out_plane * L;
   const int64_t group_blocks = table_.blocked_conv_blocks;
-  // Pointwise chunks split the plane evenly, in whole 8-position tiles where
-  // they can: a chunk of one or two positions would stream its weights once
-  // more for almost nothing. Other windows go in bands of rows.
-  // Bands of about 128 positions, of equal height.
+  // Pointwise and narrow-map chunks split the plane evenly, in whole
+  // 8-position tiles where they can: a chunk of one or two positions would
+  // stream its weights once more for almost nothing. Other windows go in
+  // bands of rows of about 128 positions, of equal height.
   const int64_t bands =
       (p.out_h + std::max<int64_t>(1, 128 / p.out_w) - 1) / std::max<int64_t>(1, 128 / p.out_w);
   const int64_t band = (p.out_h + bands - 1) / bands;
-  const int64_t chunks = pointwise_ ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : bands;
+  const bool by_position = pointwise_ || gather_;
+  const int64_t chunks = by_position ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : bands;
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
   const int64_t taps = p.kernel_h * p.kernel_w;
   const bool weights_major = weights_.size() >= in_batch;
@@ -173,6 +189,19 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
           run.epilogue.last = c0 + run.channels == p.in_channels;
           table_.blocked_conv(run);
         }
+        continue;
+      }
+      if (gather_) {
+        const int64_t p0 = chunk * chunk_size;
+        if (p0 >= out_plane) continue;
+        run.taps = static_cast<int32_t>(taps);
+        run.tap_offsets = tap_offsets_.data();
+        run.tap_index = tap_index_.data();
+        run.pos_step = p.stride_w * pos_mul;
+        run.pos_offsets = pos_offsets_.data() + p0;
+        run.positions = std::min(chunk_size, out_plane - p0);
+        run.out = out + p0 * L;
+        table_.blocked_conv(run);
         continue;
       }
       // Every tap of every output is inside the (padded) input: whole rows.

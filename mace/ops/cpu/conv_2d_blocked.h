@@ -41,6 +41,11 @@ class BlockedConv2d {
   // tap is inside: the input itself, or a zero-padded copy (padded_).
   bool padded_;
   int64_t padded_h_, padded_w_;
+  // Windows on narrow maps run across rows instead (whole kernel tiles
+  // where a row would leave a short tail): the input position of each
+  // output position, in floats from the padded input's start.
+  bool gather_;
+  std::vector<int64_t> pos_offsets_;
   std::vector<int64_t> tap_offsets_;
   std::vector<int32_t> tap_index_;
   int block_;

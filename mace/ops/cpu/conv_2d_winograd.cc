@@ -91,6 +91,30 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   return pick;
 }
 
+void WinogradFilterTransform(const float* filter, int64_t out_channels, int64_t in_channels,
+                             int tile, float* u) {
+  const int alpha = tile + 2;
+  for (int64_t oc = 0; oc < out_channels; ++oc) {
+    for (int64_t ic = 0; ic < in_channels; ++ic) {
+      const float* g = filter + (oc * in_channels + ic) * 9;
+      float gg[kMaxAlpha][3];  // G g
+      for (int i = 0; i < alpha; ++i) {
+        for (int j = 0; j < 3; ++j) {
+          const float* row = tile == 2 ? kG2[i] : kG4[i];
+          gg[i][j] = row[0] * g[j] + row[1] * g[3 + j] + row[2] * g[6 + j];
+        }
+      }
+      for (int i = 0; i < alpha; ++i) {
+        for (int j = 0; j < alpha; ++j) {
+          const float* row = tile == 2 ? kG2[j] : kG4[j];
+          const float value = gg[i][0] * row[0] + gg[i][1] * row[1] + gg[i][2] * row[2];
+          u[((i * alpha + j) * out_channels + oc) * in_channels + ic] = value;
+        }
+      }
+    }
+  }
+}
+
 Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams& params,
                                const float* filter, int tile, PersistentArena* arena)
     : table_(table), params_(params), tile_(tile), alpha_(tile + 2) {
@@ -100,25 +124,7 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   const int positions = alpha_ * alpha_;
   const int64_t oc_count = params.out_channels, ic_count = params.in_channels;
   std::vector<float> u(positions * oc_count * ic_count);
-  for (int64_t oc = 0; oc < oc_count; ++oc) {
-    for (int64_t ic = 0; ic < ic_count; ++ic) {
-      const float* g = filter + (oc * ic_count + ic) * 9;
-      float gg[kMaxAlpha][3];  // G g
-      for (int i = 0; i < alpha_; ++i) {
-        for (int j = 0; j < 3; ++j) {
-          const float* row = tile == 2 ? kG2[i] : kG4[i];
-          gg[i][j] = row[0] * g[j] + row[1] * g[3 + j] + row[2] * g[6 + j];
-        }
-      }
-      for (int i = 0; i < alpha_; ++i) {
-        for (int j = 0; j < alpha_; ++j) {
-          const float* row = tile == 2 ? kG2[j] : kG4[j];
-          const float value = gg[i][0] * row[0] + gg[i][1] * row[1] + gg[i][2] * row[2];
-          u[((i * alpha_ + j) * oc_count + oc) * ic_count + ic] = value;
-        }
-      }
-    }
-  }
+  WinogradFilterTransform(filter, oc_count, ic_count, tile, u.data());
   transformed_filter_.resize(positions);
   for (int xi = 0; xi < positions; ++xi) {
     transformed_filter_[xi].Pack(u.data() + xi * oc_count * ic_count, oc_count, ic_count, ic_count,

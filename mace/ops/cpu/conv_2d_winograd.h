@@ -33,6 +33,12 @@
 namespace mace {
 namespace ops {
 
+// U = G g G^T for every filter (out_channels x in_channels of 3x3, OIHW):
+// position xi = r * alpha + c of filter (oc, ic) goes to
+// u[(xi * out_channels + oc) * in_channels + ic], alpha = tile + 2.
+void WinogradFilterTransform(const float* filter, int64_t out_channels, int64_t in_channels,
+                             int tile, float* u);
+
 class Conv2dWinograd : public Conv2dKernel {
  public:
   // Whether the kernel can run `params`: ungrouped 3x3, stride 1, no dilation.

@@ -44,6 +44,8 @@ KernelTable MakeAvx2Table() {
   table.blocked_conv_blocks = 2;
   table.blocked_conv = x86::Avx2BlockedConv;
   table.blocked_window = x86::Avx2BlockedWindow;
+  table.blocked_winograd_input = x86::Avx2BlockedWinogradInput;
+  table.blocked_winograd_output = x86::Avx2BlockedWinogradOutput;
   return table;
 }
 
@@ -76,6 +78,8 @@ KernelTable MakeAvx512Table() {
   table.blocked_conv_blocks = 3;
   table.blocked_conv = x86::Avx512BlockedConv;
   table.blocked_window = x86::Avx512BlockedWindow;
+  table.blocked_winograd_input = x86::Avx512BlockedWinogradInput;
+  table.blocked_winograd_output = x86::Avx512BlockedWinogradOutput;
   return table;
 }
 #elif defined(__aarch64__) || defined(__ARM_NEON)
@@ -109,6 +113,8 @@ KernelTable MakeNeonTable() {
 #endif
   table.blocked_conv = arm::NeonBlockedConv;
   table.blocked_window = arm::NeonBlockedWindow;
+  table.blocked_winograd_input = arm::NeonBlockedWinogradInput;
+  table.blocked_winograd_output = arm::NeonBlockedWinogradOutput;
   return table;
 }
 #endif

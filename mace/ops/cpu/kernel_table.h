@@ -49,6 +49,8 @@ struct KernelTable {
   int32_t blocked_conv_blocks = 0;
   BlockedConvKernel blocked_conv = nullptr;
   BlockedWindowKernel blocked_window = nullptr;
+  BlockedWinogradInputKernel blocked_winograd_input = nullptr;
+  BlockedWinogradOutputKernel blocked_winograd_output = nullptr;
   // Peak multiply-add throughput loop for benchmarks: returns flops done and
   // writes 8 floats to `sink`.
   int64_t (*fma_peak)(int64_t iterations, float* sink) = nullptr;

@@ -242,6 +242,9 @@ struct BlockedConvRun {
   int64_t out_block_stride = 0;
   int32_t blocks = 1;  // 1 to KernelTable::blocked_conv_blocks
   int64_t positions = 0;
+  // When not null, position j reads from in + pos_offsets[j] instead of in +
+  // j * pos_step (positions that run across output rows); rows is then 1.
+  const int64_t* pos_offsets = nullptr;
   // Rows of positions with the same taps: row r reads from in + r *
   // in_row_step and writes to out + r * out_row_step.
   int64_t rows = 1;
@@ -292,6 +295,46 @@ struct BlockedWindowRun {
 };
 
 using BlockedWindowKernel = void (*)(const BlockedWindowRun& run);
+
+// Winograd F(t x t, 3 x 3) transforms on channel-blocked tensors, one
+// channel block and one tile at a time: a vector holds the block's lanes, so
+// the transforms are plain vector arithmetic. Tiles go in raster order from
+// tile index `first` of a tiles_w-wide grid, tile (row, col) covering output
+// rows row * t + [0, t) and columns col * t + [0, t).
+//
+// Input: V = B^T d B for `count` tiles of one input channel block. Tile
+// (row, col) reads input rows row * t - pad_top + [0, alpha) and columns
+// col * t - pad_left + [0, alpha) of `in` (in_h x in_w positions of `lanes`
+// floats); those outside read as zero. Position xi (= r * alpha + c) of tile
+// u goes to out + xi * position_stride + u * tile_stride, `lanes` floats.
+struct BlockedWinogradInputRun {
+  int32_t tile = 4;
+  const float* in = nullptr;
+  int64_t in_h = 0, in_w = 0;
+  int64_t pad_top = 0, pad_left = 0;
+  int64_t tiles_w = 0, first = 0, count = 0;
+  float* out = nullptr;
+  int64_t position_stride = 0, tile_stride = 0;
+};
+
+// Output: Y = A^T M A, plus bias (`lanes` floats, null for none) and the
+// clamp or hard-swish activation, for `count` tiles of one output channel
+// block. Position xi of tile u is read from in + xi * position_stride + u *
+// lanes; the tile's positions inside out_h x out_w are written to `out`
+// (a blocked plane, `lanes` floats per position).
+struct BlockedWinogradOutputRun {
+  int32_t tile = 4;
+  const float* in = nullptr;
+  int64_t position_stride = 0;
+  const float* bias = nullptr;
+  TileEpilogue epilogue;  // only activation, lo and hi are read
+  float* out = nullptr;
+  int64_t out_h = 0, out_w = 0;
+  int64_t tiles_w = 0, first = 0, count = 0;
+};
+
+using BlockedWinogradInputKernel = void (*)(const BlockedWinogradInputRun& run);
+using BlockedWinogradOutputKernel = void (*)(const BlockedWinogradOutputRun& run);
 
 using WinogradInputKernel = void (*)(const WinogradInputRun& run);
 using WinogradOutputKernel = void (*)(const WinogradOutputRun& run);

@@ -41,6 +41,8 @@ void Avx2EltwiseRow(const EltwiseRow& row);
 // Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
 void Avx2BlockedConv(const BlockedConvRun& run);
 void Avx2BlockedWindow(const BlockedWindowRun& run);
+void Avx2BlockedWinogradInput(const BlockedWinogradInputRun& run);
+void Avx2BlockedWinogradOutput(const BlockedWinogradOutputRun& run);
 
 void Avx2WinogradInput(const WinogradInputRun& run);
 void Avx2WinogradOutput(const WinogradOutputRun& run);

@@ -35,6 +35,8 @@ int64_t Avx512FmaPeak(int64_t iterations, float* sink);
 // Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
 void Avx512BlockedConv(const BlockedConvRun& run);
 void Avx512BlockedWindow(const BlockedWindowRun& run);
+void Avx512BlockedWinogradInput(const BlockedWinogradInputRun& run);
+void Avx512BlockedWinogradOutput(const BlockedWinogradOutputRun& run);
 
 void Avx512WinogradInput(const WinogradInputRun& run);
 void Avx512WinogradOutput(const WinogradOutputRun& run);

@@ -93,6 +93,8 @@ bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float*
 
 void Avx2BlockedConv(const BlockedConvRun& run) { BkConv(run); }
 void Avx2BlockedWindow(const BlockedWindowRun& run) { BkWindow(run); }
+void Avx2BlockedWinogradInput(const BlockedWinogradInputRun& run) { BkWinogradInput(run); }
+void Avx2BlockedWinogradOutput(const BlockedWinogradOutputRun& run) { BkWinogradOutput(run); }
 
 void Avx2WinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void Avx2WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }

@@ -64,6 +64,8 @@ bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const floa
 
 void Avx512BlockedConv(const BlockedConvRun& run) { BkConv(run); }
 void Avx512BlockedWindow(const BlockedWindowRun& run) { BkWindow(run); }
+void Avx512BlockedWinogradInput(const BlockedWinogradInputRun& run) { BkWinogradInput(run); }
+void Avx512BlockedWinogradOutput(const BlockedWinogradOutputRun& run) { BkWinogradOutput(run); }
 
 void Avx512WinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void Avx512WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }

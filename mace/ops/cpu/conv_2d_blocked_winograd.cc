@@ -1,0 +1,264 @@
+#include "mace/ops/cpu/conv_2d_blocked_winograd.h"
+
+#include <algorithm>
+
+#include "mace/ops/cpu/conv_2d_winograd.h"
+#include "mace/ops/cpu/fused_activation.h"
+#include "mace/runtimes/cpu/scratch_buffer.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+// A task's transformed input (V): about half of a 2 MiB L2.
+constexpr int64_t kBlockBytes = int64_t{1} << 20;
+// A group's transformed filter, read once per product run: it stays in L2
+// beside V.
+constexpr int64_t kGroupBytes = int64_t{1} << 20;
+// One product run's alpha^2 outputs (M), which the output transform reads
+// right after: about an L1.
+constexpr int64_t kProductBytes = int64_t{48} << 10;
+// Tiles per product run are a multiple of this (every kernel's position tile
+// divides it or is close: 8, 6 and 4 positions).
+constexpr int64_t kTileQuantum = 8;
+// Input channels per part of a product's reduction, as for blocked 1x1.
+constexpr int64_t kReductionPart = 128;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+}  // namespace
+
+bool BlockedWinograd::Supports(const KernelTable& table, const ref::Conv2DParams& params) {
+  return Conv2dWinograd::Supports(params) && table.channel_block > 0 &&
+         table.blocked_conv != nullptr && table.blocked_winograd_input != nullptr &&
+         table.blocked_winograd_output != nullptr;
+}
+
+int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& p, int requested) {
+  if (!Supports(table, p) || p.in_channels < 8 || p.out_channels < 8) return 0;
+  // A cost model in multiply-adds. The direct convolution does all 9 taps
+  // per output; Winograd's products do alpha^2 per tile, a run of fewer
+  // than kMinTiles tiles costing a whole kernel tile, and its transforms
+  // about kTransformCost per channel, position and tile. Every filter float
+  // (Winograd's is alpha^2 / 9 times larger) costs kFilterCost on top: in a
+  // network it is read from beyond L2 at each inference, which a deep layer
+  // on a small map feels most. Fitted on the SqueezeNet 1.1 and ResNet-18
+  // layers inside the networks (mace_run --benchmark, AVX-512, 1 and 2
+  // threads): F(4x4) from 55x55 down to 28x28, F(2x2) for 256 channels at
+  // 14x14 (F(4x4) took 1.4 ms there, F(2x2) 0.95) and 512 at 7x7 (faster
+  // than direct), and either at 13x13, where the two ran alike.
+  constexpr double kTransformCost = 1.0;
+  constexpr double kFilterCost = 11.0;
+  constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
+  constexpr int64_t kMinTiles = 8;
+  const double filter = static_cast<double>(p.out_channels) * p.in_channels;
+  const double direct = 9.0 * filter * (static_cast<double>(p.out_h) * p.out_w + kFilterCost);
+  double best = kMargin * direct;
+  int pick = 0;
+  for (int tile = 2; tile <= requested; tile += 2) {
+    const int64_t alpha2 = (tile + 2) * (tile + 2);
+    const int64_t tiles = CeilDiv(p.out_h, tile) * CeilDiv(p.out_w, tile);
+    const double products =
+        filter * alpha2 * (static_cast<double>(std::max(tiles, kMinTiles)) + kFilterCost);
+    const double transforms =
+        kTransformCost * static_cast<double>(p.in_channels + p.out_channels) * alpha2 * tiles;
+    if (products + transforms < best) {
+      best = products + transforms;
+      pick = tile;
+    }
+  }
+  return pick;
+}
+
+BlockedWinograd::BlockedWinograd(const KernelTable& table, const ref::Conv2DParams& params,
+                                 const float* filter, const float* bias, int tile,
+                                 PersistentArena* arena)
+    : table_(table),
+      params_(params),
+      tile_(tile),
+      alpha_(tile + 2),
+      block_(table.channel_block),
+      tiles_h_(CeilDiv(params.out_h, tile)),
+      tiles_w_(CeilDiv(params.out_w, tile)),
+      in_blocks_(BlockCount(params.in_channels, table.channel_block)),
+      out_blocks_(BlockCount(params.out_channels, table.channel_block)) {
+  separate_activation_ = !FuseActivation(params.activation, &epilogue_);
+  const int64_t L = block_, positions = alpha_ * alpha_;
+  const int64_t in_c = params.in_channels, out_c = params.out_channels;
+  channel_pitch_ = in_blocks_ * L;
+  const int64_t group_bytes = positions * L * in_c * int64_t{sizeof(float)};
+  group_blocks_ = std::clamp<int64_t>(kGroupBytes / group_bytes, 1, table.blocked_conv_blocks);
+  const int64_t m_tile_bytes = positions * group_blocks_ * L * int64_t{sizeof(float)};
+  sub_tiles_ = std::max(kTileQuantum, kProductBytes / m_tile_bytes / kTileQuantum * kTileQuantum);
+
+  std::vector<float> u(positions * out_c * in_c);
+  WinogradFilterTransform(filter, out_c, in_c, tile, u.data());
+  weights_.Allocate(positions * out_blocks_ * in_c * L, arena);
+  for (int64_t xi = 0; xi < positions; ++xi) {
+    for (int64_t ob = 0; ob < out_blocks_; ++ob) {
+      for (int64_t c = 0; c < in_c; ++c) {
+        float* dst = &weights_[((xi * out_blocks_ + ob) * in_c + c) * L];
+        for (int64_t lane = 0; lane < L; ++lane) {
+          const int64_t o = ob * L + lane;
+          dst[lane] = o < out_c ? u[(xi * out_c + o) * in_c + c] : 0.f;
+        }
+      }
+    }
+  }
+  PadToBlocks(bias, out_c, block_, arena, &bias_);
+  // V holds a tile's channels side by side, so channel c is at offset c.
+  channel_offsets_.resize(in_c);
+  for (int64_t c = 0; c < in_c; ++c) channel_offsets_[c] = c;
+}
+
+BlockedWinograd::Layout BlockedWinograd::MakeLayout(int threads) const {
+  Layout layout;
+  const int64_t positions = alpha_ * alpha_;
+  const int64_t tiles = tiles_h_ * tiles_w_;
+  const int64_t per_tile = positions * channel_pitch_ * int64_t{sizeof(float)};
+  const int64_t filter_bytes =
+      positions * out_blocks_ * block_ * params_.in_channels * int64_t{sizeof(float)};
+  if (threads > 1 && params_.batch < threads && out_blocks_ >= threads &&
+      tiles * per_tile <= kBlockBytes && filter_bytes > tiles * per_tile) {
+    // Few tiles and a large transformed filter (deep layers on small maps):
+    // split by tiles, every thread would stream the whole filter. Split by
+    // output blocks instead; each thread transforms the (small) input itself.
+    layout.split_groups = true;
+    layout.parts = threads;
+    layout.task_tiles = tiles;
+    layout.tasks_per_image = 1;
+  } else {
+    const int64_t budget = std::max(sub_tiles_, kBlockBytes / per_tile);
+    int64_t tasks = CeilDiv(tiles, budget);
+    // With a single image, as many tasks as threads (or a multiple).
+    if (params_.batch < threads) tasks = std::min(RoundUp(tasks, threads), tiles);
+    layout.task_tiles = CeilDiv(tiles, tasks);
+    layout.tasks_per_image = CeilDiv(tiles, layout.task_tiles);
+  }
+  layout.v_floats = positions * layout.task_tiles * channel_pitch_;
+  layout.m_floats = positions * group_blocks_ * sub_tiles_ * block_;
+  layout.per_thread = ThreadRegionFloats(layout.v_floats + layout.m_floats);
+  return layout;
+}
+
+int64_t BlockedWinograd::ScratchBytes(int threads) const {
+  return threads * MakeLayout(threads).per_thread * static_cast<int64_t>(sizeof(float));
+}
+
+void BlockedWinograd::RunTask(const float* image, float* out_image, int64_t first_tile,
+                              int64_t tiles, int64_t block_begin, int64_t block_end,
+                              const Layout& layout, float* scratch) const {
+  const ref::Conv2DParams& p = params_;
+  const int64_t L = block_, positions = alpha_ * alpha_;
+  float* v = scratch;
+  float* m = v + layout.v_floats;
+  const int64_t v_position = layout.task_tiles * channel_pitch_;
+
+  // V[xi][tile][channel] = B^T d B, block by block.
+  for (int64_t cb = 0; cb < in_blocks_; ++cb) {
+    BlockedWinogradInputRun run;
+    run.tile = tile_;
+    run.in = image + cb * p.in_h * p.in_w * L;
+    run.in_h = p.in_h;
+    run.in_w = p.in_w;
+    run.pad_top = p.pad_top;
+    run.pad_left = p.pad_left;
+    run.tiles_w = tiles_w_;
+    run.first = first_tile;
+    run.count = tiles;
+    run.out = v + cb * L;
+    run.position_stride = v_position;
+    run.tile_stride = channel_pitch_;
+    table_.blocked_winograd_input(run);
+  }
+
+  // Per group of output blocks and run of tiles: M[xi][block][tile] =
+  // U[xi] x V[xi] for every position, then Y = A^T M A into the output.
+  const int64_t m_block = sub_tiles_ * L;
+  const int64_t m_position = group_blocks_ * m_block;
+  const int64_t out_plane = p.out_h * p.out_w * L;
+  const int64_t zero_offset = 0;
+  const int32_t zero_index = 0;
+  for (int64_t g0 = block_begin; g0 < block_end; g0 += group_blocks_) {
+    const int64_t blocks = std::min(group_blocks_, block_end - g0);
+    for (int64_t s0 = 0; s0 < tiles; s0 += sub_tiles_) {
+      const int64_t count = std::min(sub_tiles_, tiles - s0);
+      BlockedConvRun run;
+      run.pos_step = channel_pitch_;
+      run.taps = 1;
+      run.tap_offsets = &zero_offset;
+      run.tap_index = &zero_index;
+      run.kernel_taps = 1;
+      run.weight_block_stride = p.in_channels * L;
+      run.out_block_stride = m_block;
+      run.blocks = static_cast<int32_t>(blocks);
+      run.positions = count;
+      run.blocked_input = true;
+      for (int64_t xi = 0; xi < positions; ++xi) {
+        run.out = m + xi * m_position;
+        const float* weights = weights_.data() + ((xi * out_blocks_ + g0) * p.in_channels) * L;
+        for (int64_t c0 = 0; c0 < p.in_channels; c0 += kReductionPart) {
+          run.in = v + xi * v_position + s0 * channel_pitch_;
+          run.channels = std::min(kReductionPart, p.in_channels - c0);
+          run.channel_offsets = channel_offsets_.data() + c0;
+          run.weights = weights + c0 * L;
+          run.epilogue.accumulate = c0 > 0;
+          run.epilogue.last = c0 + run.channels == p.in_channels;
+          table_.blocked_conv(run);
+        }
+      }
+      BlockedWinogradOutputRun out;
+      out.tile = tile_;
+      out.position_stride = m_position;
+      out.epilogue = epilogue_;
+      out.out_h = p.out_h;
+      out.out_w = p.out_w;
+      out.tiles_w = tiles_w_;
+      out.first = first_tile + s0;
+      out.count = count;
+      for (int64_t b = 0; b < blocks; ++b) {
+        out.in = m + b * m_block;
+        out.bias = bias_.data() + (g0 + b) * L;
+        out.out = out_image + (g0 + b) * out_plane;
+        table_.blocked_winograd_output(out);
+      }
+    }
+  }
+}
+
+void BlockedWinograd::Run(const float* input, float* output, ThreadPool* pool,
+                          float* scratch) const {
+  const ref::Conv2DParams& p = params_;
+  const Layout layout = MakeLayout(NumThreads(pool));
+  const int64_t tiles = tiles_h_ * tiles_w_;
+  const int64_t in_image = in_blocks_ * p.in_h * p.in_w * block_;
+  const int64_t out_image = out_blocks_ * p.out_h * p.out_w * block_;
+  // Each thread runs whole tasks in its own scratch: no waiting on other
+  // threads between the phases.
+  ParallelFor(pool, p.batch * layout.tasks_per_image * layout.parts,
+              [&](int64_t begin, int64_t end, int chunk) {
+                float* own = scratch + chunk * layout.per_thread;
+                for (int64_t item = begin; item < end; ++item) {
+                  const int64_t n = item / (layout.tasks_per_image * layout.parts);
+                  const float* image = input + n * in_image;
+                  float* out = output + n * out_image;
+                  if (layout.split_groups) {
+                    int64_t b_begin = 0, b_end = 0;
+                    ThreadPool::ChunkRange(out_blocks_, static_cast<int>(layout.parts),
+                                           static_cast<int>(item % layout.parts), &b_begin, &b_end);
+                    RunTask(image, out, 0, tiles, b_begin, b_end, layout, own);
+                    continue;
+                  }
+                  const int64_t first = (item % layout.tasks_per_image) * layout.task_tiles;
+                  const int64_t count = std::min(layout.task_tiles, tiles - first);
+                  RunTask(image, out, first, count, 0, out_blocks_, layout, own);
+                }
+              });
+  if (separate_activation_) {
+    ApplyActivation(p.activation, output, p.batch * out_image, pool);
+  }
+}
+
+}  // namespace ops
+}  // namespace mace
