@@ -22,6 +22,7 @@ constexpr int kBkBlocks = 3;
 constexpr int kBkPos = 4;
 constexpr int kBkBlocks = 2;
 #endif
+constexpr int kBkAccumulators = kBkPos * kBkBlocks;
 #include "mace/ops/cpu/blocked_kernels.inc"
 
 // NEON has no masked store: the tail goes lane by lane.

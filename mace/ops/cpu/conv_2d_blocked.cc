@@ -36,7 +36,10 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
                  params.out_h == params.in_h && params.out_w == params.in_w),
       block_(table.channel_block),
       out_blocks_(BlockCount(params.out_channels, table.channel_block)),
-      groups_((out_blocks_ + table.blocked_conv_blocks - 1) / table.blocked_conv_blocks) {
+      group_blocks_(params.kernel_h * params.kernel_w > 1 && table.blocked_window_conv_blocks > 0
+                        ? table.blocked_window_conv_blocks
+                        : table.blocked_conv_blocks),
+      groups_((out_blocks_ + group_blocks_ - 1) / group_blocks_) {
   separate_activation_ = !FuseActivation(params.activation, &epilogue_);
   const int64_t channels = params.in_channels;
   const int64_t taps = params.kernel_h * params.kernel_w;
@@ -133,7 +136,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   const int64_t in_batch =
       blocked_input_ ? BlockCount(p.in_channels, block_) * in_plane * L : p.in_channels * in_plane;
   const int64_t out_batch = out_blocks_ * out_plane * L;
-  const int64_t group_blocks = table_.blocked_conv_blocks;
+  const int64_t group_blocks = group_blocks_;
   // Pointwise and narrow-map chunks split the plane evenly, in whole
   // 8-position tiles where they can: a chunk of one or two positions would
   // stream its weights once more for almost nothing. Other windows go in

@@ -49,7 +49,7 @@ class BlockedConv2d {
   std::vector<int64_t> tap_offsets_;
   std::vector<int32_t> tap_index_;
   int block_;
-  int64_t out_blocks_, groups_;
+  int64_t out_blocks_, group_blocks_, groups_;
   TileEpilogue epilogue_;
   bool separate_activation_;
   PersistentFloats weights_;  // [out block][channel][tap][lane]

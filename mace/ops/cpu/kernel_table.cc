@@ -76,6 +76,7 @@ KernelTable MakeAvx512Table() {
   table.depthwise3x3_s2 = x86::Avx512Depthwise3x3S2;
   table.channel_block = 16;
   table.blocked_conv_blocks = 3;
+  table.blocked_window_conv_blocks = 4;
   table.blocked_conv = x86::Avx512BlockedConv;
   table.blocked_window = x86::Avx512BlockedWindow;
   table.blocked_winograd_input = x86::Avx512BlockedWinogradInput;

@@ -47,6 +47,12 @@ struct KernelTable {
   // inference with it (see docs/cpu_runtime.md), so it waits for phones.
   bool blocked_layout_pays = false;
   int32_t blocked_conv_blocks = 0;
+  // Output blocks per blocked_conv tile for windows of more than one tap
+  // (0: blocked_conv_blocks). AVX-512 runs 4 blocks x 6 positions there
+  // (stems and strided 3x3 were 10-30 % faster in BM_ConvLayout), but keeps
+  // 3 x 8 for 1x1 and Winograd's products, where a reduction part's weights
+  // and a chunk's inputs then share L1 (4 blocks were up to 30 % slower).
+  int32_t blocked_window_conv_blocks = 0;
   BlockedConvKernel blocked_conv = nullptr;
   BlockedWindowKernel blocked_window = nullptr;
   BlockedWinogradInputKernel blocked_winograd_input = nullptr;

@@ -15,7 +15,8 @@ namespace {
 // straight from memory by the multiply-adds).
 constexpr int kBkLanes = 16;
 constexpr int kBkPos = 8;
-constexpr int kBkBlocks = 3;
+constexpr int kBkBlocks = 4;
+constexpr int kBkAccumulators = 24;  // 8 x 3, and 6 x 4
 #include "mace/ops/cpu/blocked_kernels.inc"
 
 // The mask of lanes [begin, end), 0 <= begin <= end <= 16.
