@@ -123,7 +123,7 @@ BlockedWinograd::Layout BlockedWinograd::MakeLayout(int threads) const {
       tiles * per_tile <= kBlockBytes && filter_bytes > tiles * per_tile) {
     // Few tiles and a large transformed filter (deep layers on small maps):
     // split by tiles, every thread would stream the whole filter. Split by
-    // output blocks instead; each thread transforms the (small) input itself.
+    // output blocks instead, over one shared transformed input.
     layout.split_groups = true;
     layout.parts = threads;
     layout.task_tiles = tiles;
@@ -136,27 +136,27 @@ BlockedWinograd::Layout BlockedWinograd::MakeLayout(int threads) const {
     layout.task_tiles = CeilDiv(tiles, tasks);
     layout.tasks_per_image = CeilDiv(tiles, layout.task_tiles);
   }
-  layout.v_floats = positions * layout.task_tiles * channel_pitch_;
+  layout.v_floats = ThreadRegionFloats(positions * layout.task_tiles * channel_pitch_);
   layout.m_floats = positions * group_blocks_ * sub_tiles_ * block_;
-  layout.per_thread = ThreadRegionFloats(layout.v_floats + layout.m_floats);
+  // Split by output blocks, V is shared and only M is per thread.
+  layout.per_thread =
+      ThreadRegionFloats(layout.m_floats + (layout.split_groups ? 0 : layout.v_floats));
   return layout;
 }
 
 int64_t BlockedWinograd::ScratchBytes(int threads) const {
-  return threads * MakeLayout(threads).per_thread * static_cast<int64_t>(sizeof(float));
+  const Layout layout = MakeLayout(threads);
+  const int64_t shared = layout.split_groups ? layout.v_floats : 0;
+  return (shared + threads * layout.per_thread) * static_cast<int64_t>(sizeof(float));
 }
 
-void BlockedWinograd::RunTask(const float* image, float* out_image, int64_t first_tile,
-                              int64_t tiles, int64_t block_begin, int64_t block_end,
-                              const Layout& layout, float* scratch) const {
+void BlockedWinograd::TransformInput(const float* image, int64_t first_tile, int64_t tiles,
+                                     int64_t block_begin, int64_t block_end, int64_t v_tiles,
+                                     float* v) const {
   const ref::Conv2DParams& p = params_;
-  const int64_t L = block_, positions = alpha_ * alpha_;
-  float* v = scratch;
-  float* m = v + layout.v_floats;
-  const int64_t v_position = layout.task_tiles * channel_pitch_;
-
+  const int64_t L = block_;
   // V[xi][tile][channel] = B^T d B, block by block.
-  for (int64_t cb = 0; cb < in_blocks_; ++cb) {
+  for (int64_t cb = block_begin; cb < block_end; ++cb) {
     BlockedWinogradInputRun run;
     run.tile = tile_;
     run.in = image + cb * p.in_h * p.in_w * L;
@@ -168,11 +168,18 @@ void BlockedWinograd::RunTask(const float* image, float* out_image, int64_t firs
     run.first = first_tile;
     run.count = tiles;
     run.out = v + cb * L;
-    run.position_stride = v_position;
+    run.position_stride = v_tiles * channel_pitch_;
     run.tile_stride = channel_pitch_;
     table_.blocked_winograd_input(run);
   }
+}
 
+void BlockedWinograd::Products(const float* v, int64_t v_tiles, float* out_image,
+                               int64_t first_tile, int64_t tiles, int64_t block_begin,
+                               int64_t block_end, float* m) const {
+  const ref::Conv2DParams& p = params_;
+  const int64_t L = block_, positions = alpha_ * alpha_;
+  const int64_t v_position = v_tiles * channel_pitch_;
   // Per group of output blocks and run of tiles: M[xi][block][tile] =
   // U[xi] x V[xi] for every position, then Y = A^T M A into the output.
   const int64_t m_block = sub_tiles_ * L;
@@ -180,8 +187,15 @@ void BlockedWinograd::RunTask(const float* image, float* out_image, int64_t firs
   const int64_t out_plane = p.out_h * p.out_w * L;
   const int64_t zero_offset = 0;
   const int32_t zero_index = 0;
-  for (int64_t g0 = block_begin; g0 < block_end; g0 += group_blocks_) {
-    const int64_t blocks = std::min(group_blocks_, block_end - g0);
+  // As few groups as group_blocks_ allows, of sizes that differ by one at
+  // most: four blocks go 2 + 2, not 3 + 1 (a one-block tile does less than
+  // half the multiply-adds per load of a three-block one).
+  const int64_t range = block_end - block_begin;
+  const int64_t groups = CeilDiv(range, group_blocks_);
+  for (int64_t g = 0; g < groups; ++g) {
+    int64_t first = 0, last = 0;
+    ThreadPool::ChunkRange(range, static_cast<int>(groups), static_cast<int>(g), &first, &last);
+    const int64_t g0 = block_begin + first, blocks = last - first;
     for (int64_t s0 = 0; s0 < tiles; s0 += sub_tiles_) {
       const int64_t count = std::min(sub_tiles_, tiles - s0);
       BlockedConvRun run;
@@ -234,27 +248,50 @@ void BlockedWinograd::Run(const float* input, float* output, ThreadPool* pool,
   const int64_t tiles = tiles_h_ * tiles_w_;
   const int64_t in_image = in_blocks_ * p.in_h * p.in_w * block_;
   const int64_t out_image = out_blocks_ * p.out_h * p.out_w * block_;
-  // Each thread runs whole tasks in its own scratch: no waiting on other
-  // threads between the phases.
-  ParallelFor(pool, p.batch * layout.tasks_per_image * layout.parts,
-              [&](int64_t begin, int64_t end, int chunk) {
-                float* own = scratch + chunk * layout.per_thread;
-                for (int64_t item = begin; item < end; ++item) {
-                  const int64_t n = item / (layout.tasks_per_image * layout.parts);
-                  const float* image = input + n * in_image;
-                  float* out = output + n * out_image;
-                  if (layout.split_groups) {
-                    int64_t b_begin = 0, b_end = 0;
-                    ThreadPool::ChunkRange(out_blocks_, static_cast<int>(layout.parts),
-                                           static_cast<int>(item % layout.parts), &b_begin, &b_end);
-                    RunTask(image, out, 0, tiles, b_begin, b_end, layout, own);
-                    continue;
-                  }
-                  const int64_t first = (item % layout.tasks_per_image) * layout.task_tiles;
-                  const int64_t count = std::min(layout.task_tiles, tiles - first);
-                  RunTask(image, out, first, count, 0, out_blocks_, layout, own);
-                }
-              });
+  if (layout.split_groups) {
+    // Two passes per image: the threads transform the input into one shared
+    // V (channel blocks by tile ranges), then each takes an even share of
+    // the output blocks, reading all of V.
+    const float* v = scratch;
+    float* m = scratch + layout.v_floats;
+    const int64_t tile_parts = std::min<int64_t>(tiles, layout.parts);
+    for (int64_t n = 0; n < p.batch; ++n) {
+      const float* image = input + n * in_image;
+      ParallelFor(pool, in_blocks_ * tile_parts, [&](int64_t begin, int64_t end) {
+        for (int64_t item = begin; item < end; ++item) {
+          int64_t t_begin = 0, t_end = 0;
+          ThreadPool::ChunkRange(tiles, static_cast<int>(tile_parts),
+                                 static_cast<int>(item % tile_parts), &t_begin, &t_end);
+          const int64_t cb = item / tile_parts;
+          TransformInput(image, t_begin, t_end - t_begin, cb, cb + 1, tiles,
+                         scratch + t_begin * channel_pitch_);
+        }
+      });
+      ParallelFor(pool, layout.parts, [&](int64_t begin, int64_t end, int chunk) {
+        for (int64_t part = begin; part < end; ++part) {
+          int64_t b_begin = 0, b_end = 0;
+          ThreadPool::ChunkRange(out_blocks_, static_cast<int>(layout.parts),
+                                 static_cast<int>(part), &b_begin, &b_end);
+          Products(v, tiles, output + n * out_image, 0, tiles, b_begin, b_end,
+                   m + chunk * layout.per_thread);
+        }
+      });
+    }
+  } else {
+    // Each thread runs whole tasks in its own scratch: no waiting on other
+    // threads between the phases.
+    ParallelFor(pool, p.batch * layout.tasks_per_image, [&](int64_t begin, int64_t end, int chunk) {
+      float* v = scratch + chunk * layout.per_thread;
+      for (int64_t item = begin; item < end; ++item) {
+        const int64_t n = item / layout.tasks_per_image;
+        const int64_t first = (item % layout.tasks_per_image) * layout.task_tiles;
+        const int64_t count = std::min(layout.task_tiles, tiles - first);
+        TransformInput(input + n * in_image, first, count, 0, in_blocks_, layout.task_tiles, v);
+        Products(v, layout.task_tiles, output + n * out_image, first, count, 0, out_blocks_,
+                 v + layout.v_floats);
+      }
+    });
+  }
   if (separate_activation_) {
     ApplyActivation(p.activation, output, p.batch * out_image, pool);
   }

@@ -50,17 +50,23 @@ class BlockedWinograd {
   struct Layout {
     int64_t tasks_per_image = 0;
     int64_t task_tiles = 0;  // tiles per task (the last may have fewer)
-    // Tasks take all the image's tiles and an even share of the output
-    // blocks instead (parts per image); see MakeLayout.
+    // Threads transform the input into one shared V, then take an even
+    // share of the output blocks each (parts per image); see MakeLayout.
     bool split_groups = false;
     int64_t parts = 1;
     int64_t v_floats = 0, m_floats = 0, per_thread = 0;
   };
   Layout MakeLayout(int threads) const;
-  // Tiles [first_tile, first_tile + tiles) of output blocks [block_begin,
-  // block_end), in groups of up to group_blocks_ from block_begin.
-  void RunTask(const float* image, float* out_image, int64_t first_tile, int64_t tiles,
-               int64_t block_begin, int64_t block_end, const Layout& layout, float* scratch) const;
+  // V for tiles [first_tile, first_tile + tiles) from input channel blocks
+  // [block_begin, block_end): tile u at v + u * channel_pitch_ of each
+  // position, whose stride is v_tiles tiles.
+  void TransformInput(const float* image, int64_t first_tile, int64_t tiles, int64_t block_begin,
+                      int64_t block_end, int64_t v_tiles, float* v) const;
+  // The products and output transform of those tiles for output blocks
+  // [block_begin, block_end), in groups of up to group_blocks_, with `m`
+  // (Layout::m_floats) for M.
+  void Products(const float* v, int64_t v_tiles, float* out_image, int64_t first_tile,
+                int64_t tiles, int64_t block_begin, int64_t block_end, float* m) const;
 
   const KernelTable& table_;
   ref::Conv2DParams params_;
