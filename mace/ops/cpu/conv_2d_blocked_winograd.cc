@@ -123,7 +123,7 @@ BlockedWinograd::Layout BlockedWinograd::MakeLayout(int threads) const {
       tiles * per_tile <= kBlockBytes && filter_bytes > tiles * per_tile) {
     // Few tiles and a large transformed filter (deep layers on small maps):
     // split by tiles, every thread would stream the whole filter. Split by
-    // output blocks instead, over one shared transformed input.
+    // output blocks instead.
     layout.split_groups = true;
     layout.parts = threads;
     layout.task_tiles = tiles;
@@ -136,18 +136,14 @@ BlockedWinograd::Layout BlockedWinograd::MakeLayout(int threads) const {
     layout.task_tiles = CeilDiv(tiles, tasks);
     layout.tasks_per_image = CeilDiv(tiles, layout.task_tiles);
   }
-  layout.v_floats = ThreadRegionFloats(positions * layout.task_tiles * channel_pitch_);
+  layout.v_floats = positions * layout.task_tiles * channel_pitch_;
   layout.m_floats = positions * group_blocks_ * sub_tiles_ * block_;
-  // Split by output blocks, V is shared and only M is per thread.
-  layout.per_thread =
-      ThreadRegionFloats(layout.m_floats + (layout.split_groups ? 0 : layout.v_floats));
+  layout.per_thread = ThreadRegionFloats(layout.v_floats + layout.m_floats);
   return layout;
 }
 
 int64_t BlockedWinograd::ScratchBytes(int threads) const {
-  const Layout layout = MakeLayout(threads);
-  const int64_t shared = layout.split_groups ? layout.v_floats : 0;
-  return (shared + threads * layout.per_thread) * static_cast<int64_t>(sizeof(float));
+  return threads * MakeLayout(threads).per_thread * static_cast<int64_t>(sizeof(float));
 }
 
 void BlockedWinograd::TransformInput(const float* image, int64_t first_tile, int64_t tiles,
@@ -248,50 +244,30 @@ void BlockedWinograd::Run(const float* input, float* output, ThreadPool* pool,
   const int64_t tiles = tiles_h_ * tiles_w_;
   const int64_t in_image = in_blocks_ * p.in_h * p.in_w * block_;
   const int64_t out_image = out_blocks_ * p.out_h * p.out_w * block_;
-  if (layout.split_groups) {
-    // Two passes per image: the threads transform the input into one shared
-    // V (channel blocks by tile ranges), then each takes an even share of
-    // the output blocks, reading all of V.
-    const float* v = scratch;
-    float* m = scratch + layout.v_floats;
-    const int64_t tile_parts = std::min<int64_t>(tiles, layout.parts);
-    for (int64_t n = 0; n < p.batch; ++n) {
-      const float* image = input + n * in_image;
-      ParallelFor(pool, in_blocks_ * tile_parts, [&](int64_t begin, int64_t end) {
-        for (int64_t item = begin; item < end; ++item) {
-          int64_t t_begin = 0, t_end = 0;
-          ThreadPool::ChunkRange(tiles, static_cast<int>(tile_parts),
-                                 static_cast<int>(item % tile_parts), &t_begin, &t_end);
-          const int64_t cb = item / tile_parts;
-          TransformInput(image, t_begin, t_end - t_begin, cb, cb + 1, tiles,
-                         scratch + t_begin * channel_pitch_);
-        }
-      });
-      ParallelFor(pool, layout.parts, [&](int64_t begin, int64_t end, int chunk) {
-        for (int64_t part = begin; part < end; ++part) {
-          int64_t b_begin = 0, b_end = 0;
-          ThreadPool::ChunkRange(out_blocks_, static_cast<int>(layout.parts),
-                                 static_cast<int>(part), &b_begin, &b_end);
-          Products(v, tiles, output + n * out_image, 0, tiles, b_begin, b_end,
-                   m + chunk * layout.per_thread);
-        }
-      });
-    }
-  } else {
-    // Each thread runs whole tasks in its own scratch: no waiting on other
-    // threads between the phases.
-    ParallelFor(pool, p.batch * layout.tasks_per_image, [&](int64_t begin, int64_t end, int chunk) {
-      float* v = scratch + chunk * layout.per_thread;
-      for (int64_t item = begin; item < end; ++item) {
-        const int64_t n = item / layout.tasks_per_image;
-        const int64_t first = (item % layout.tasks_per_image) * layout.task_tiles;
-        const int64_t count = std::min(layout.task_tiles, tiles - first);
-        TransformInput(input + n * in_image, first, count, 0, in_blocks_, layout.task_tiles, v);
-        Products(v, layout.task_tiles, output + n * out_image, first, count, 0, out_blocks_,
-                 v + layout.v_floats);
-      }
-    });
-  }
+  // Each thread runs whole tasks in its own scratch: no waiting on other
+  // threads between the phases. Split by output blocks, every thread
+  // transforms the (small) input itself: a second pass over the threads
+  // cost more than that on SqueezeNet 1.1's 27x27 and 13x13 layers.
+  ParallelFor(pool, p.batch * layout.tasks_per_image * layout.parts,
+              [&](int64_t begin, int64_t end, int chunk) {
+                float* v = scratch + chunk * layout.per_thread;
+                for (int64_t item = begin; item < end; ++item) {
+                  const int64_t n = item / (layout.tasks_per_image * layout.parts);
+                  const float* image = input + n * in_image;
+                  float* out = output + n * out_image;
+                  int64_t first = 0, count = tiles, b_begin = 0, b_end = out_blocks_;
+                  if (layout.split_groups) {
+                    ThreadPool::ChunkRange(out_blocks_, static_cast<int>(layout.parts),
+                                           static_cast<int>(item % layout.parts), &b_begin, &b_end);
+                  } else {
+                    first = (item % layout.tasks_per_image) * layout.task_tiles;
+                    count = std::min(layout.task_tiles, tiles - first);
+                  }
+                  TransformInput(image, first, count, 0, in_blocks_, layout.task_tiles, v);
+                  Products(v, layout.task_tiles, out, first, count, b_begin, b_end,
+                           v + layout.v_floats);
+                }
+              });
   if (separate_activation_) {
     ApplyActivation(p.activation, output, p.batch * out_image, pool);
   }

@@ -50,8 +50,8 @@ class BlockedWinograd {
   struct Layout {
     int64_t tasks_per_image = 0;
     int64_t task_tiles = 0;  // tiles per task (the last may have fewer)
-    // Threads transform the input into one shared V, then take an even
-    // share of the output blocks each (parts per image); see MakeLayout.
+    // Tasks take all the image's tiles and an even share of the output
+    // blocks instead (parts per image); see MakeLayout.
     bool split_groups = false;
     int64_t parts = 1;
     int64_t v_floats = 0, m_floats = 0, per_thread = 0;
