@@ -147,12 +147,11 @@ int64_t BlockedWinograd::ScratchBytes(int threads) const {
 }
 
 void BlockedWinograd::TransformInput(const float* image, int64_t first_tile, int64_t tiles,
-                                     int64_t block_begin, int64_t block_end, int64_t v_tiles,
-                                     float* v) const {
+                                     int64_t v_tiles, float* v) const {
   const ref::Conv2DParams& p = params_;
   const int64_t L = block_;
   // V[xi][tile][channel] = B^T d B, block by block.
-  for (int64_t cb = block_begin; cb < block_end; ++cb) {
+  for (int64_t cb = 0; cb < in_blocks_; ++cb) {
     BlockedWinogradInputRun run;
     run.tile = tile_;
     run.in = image + cb * p.in_h * p.in_w * L;
@@ -263,7 +262,7 @@ void BlockedWinograd::Run(const float* input, float* output, ThreadPool* pool,
                     first = (item % layout.tasks_per_image) * layout.task_tiles;
                     count = std::min(layout.task_tiles, tiles - first);
                   }
-                  TransformInput(image, first, count, 0, in_blocks_, layout.task_tiles, v);
+                  TransformInput(image, first, count, layout.task_tiles, v);
                   Products(v, layout.task_tiles, out, first, count, b_begin, b_end,
                            v + layout.v_floats);
                 }

@@ -57,11 +57,10 @@ class BlockedWinograd {
     int64_t v_floats = 0, m_floats = 0, per_thread = 0;
   };
   Layout MakeLayout(int threads) const;
-  // V for tiles [first_tile, first_tile + tiles) from input channel blocks
-  // [block_begin, block_end): tile u at v + u * channel_pitch_ of each
-  // position, whose stride is v_tiles tiles.
-  void TransformInput(const float* image, int64_t first_tile, int64_t tiles, int64_t block_begin,
-                      int64_t block_end, int64_t v_tiles, float* v) const;
+  // V for tiles [first_tile, first_tile + tiles): tile u at v + u *
+  // channel_pitch_ of each position, whose stride is v_tiles tiles.
+  void TransformInput(const float* image, int64_t first_tile, int64_t tiles, int64_t v_tiles,
+                      float* v) const;
   // The products and output transform of those tiles for output blocks
   // [block_begin, block_end), in groups of up to group_blocks_, with `m`
   // (Layout::m_floats) for M.
