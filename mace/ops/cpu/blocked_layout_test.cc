@@ -100,22 +100,28 @@ const Shape kConvShapes[] = {
     {2, 17, 20, 5, 131, 3, 3, 2, 1, 1, 1, 1, 1},
 };
 
+// The window fields Conv2DParams and DepthwiseConv2dParams share.
+template <typename Params>
+void SetWindow(const Shape& s, ActivationType activation, Params* p) {
+  p->batch = s.batch;
+  p->in_h = s.h;
+  p->in_w = s.w;
+  p->kernel_h = s.kernel_h;
+  p->kernel_w = s.kernel_w;
+  p->stride_h = p->stride_w = s.stride;
+  p->dilation_h = p->dilation_w = s.dilation;
+  p->pad_top = s.pad_top;
+  p->pad_left = s.pad_left;
+  p->out_h = OutSize(s.h, s.kernel_h, s.stride, s.dilation, s.pad_top, s.pad_bottom);
+  p->out_w = OutSize(s.w, s.kernel_w, s.stride, s.dilation, s.pad_left, s.pad_right);
+  p->activation.type = activation;
+}
+
 ref::Conv2DParams ParamsOf(const Shape& s, ActivationType activation) {
   ref::Conv2DParams p;
-  p.batch = s.batch;
+  SetWindow(s, activation, &p);
   p.in_channels = s.in_channels;
-  p.in_h = s.h;
-  p.in_w = s.w;
   p.out_channels = s.out_channels;
-  p.kernel_h = s.kernel_h;
-  p.kernel_w = s.kernel_w;
-  p.stride_h = p.stride_w = s.stride;
-  p.dilation_h = p.dilation_w = s.dilation;
-  p.pad_top = s.pad_top;
-  p.pad_left = s.pad_left;
-  p.out_h = OutSize(s.h, s.kernel_h, s.stride, s.dilation, s.pad_top, s.pad_bottom);
-  p.out_w = OutSize(s.w, s.kernel_w, s.stride, s.dilation, s.pad_left, s.pad_right);
-  p.activation.type = activation;
   p.activation.max_limit = 6.f;
   return p;
 }
@@ -274,19 +280,8 @@ TEST(BlockedDepthwiseTest, MatchesReference) {
       for (ActivationType activation : kActivations) {
         for (const auto& pool : testing::PoolsUnderTest()) {
           ref::DepthwiseConv2dParams p;
-          p.batch = s.batch;
+          SetWindow(s, activation, &p);
           p.channels = s.in_channels;
-          p.in_h = s.h;
-          p.in_w = s.w;
-          p.kernel_h = s.kernel_h;
-          p.kernel_w = s.kernel_w;
-          p.stride_h = p.stride_w = s.stride;
-          p.dilation_h = p.dilation_w = s.dilation;
-          p.pad_top = s.pad_top;
-          p.pad_left = s.pad_left;
-          p.out_h = OutSize(s.h, s.kernel_h, s.stride, s.dilation, s.pad_top, s.pad_bottom);
-          p.out_w = OutSize(s.w, s.kernel_w, s.stride, s.dilation, s.pad_left, s.pad_right);
-          p.activation.type = activation;
           ASSERT_TRUE(BlockedDepthwise::Supports(*table, p));
           ++seed;
           SCOPED_TRACE(::testing::Message()

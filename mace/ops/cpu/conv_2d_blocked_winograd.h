@@ -42,7 +42,6 @@ class BlockedWinograd {
   // zeros when null), in `arena` when given. The input must be blocked.
   BlockedWinograd(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
                   const float* bias, int tile, PersistentArena* arena = nullptr);
-  int tile() const { return tile_; }
   int64_t ScratchBytes(int threads) const;
   void Run(const float* input, float* output, ThreadPool* pool, float* scratch) const;
 
