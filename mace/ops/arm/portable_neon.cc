@@ -92,41 +92,38 @@ void NeonLaneTile(const BlockedConvRun& run, int64_t j0) {
     for (int j = 0; j < kPos; ++j) acc[j][o] = run.epilogue.accumulate ? vld1q_f32(out + 4 * j) : b;
   }
   const float* in = run.in + run.tap_offsets[0] + j0 * 4;
-  const float* w = run.weights + int64_t{run.tap_index[0]} * 4;
-  const int64_t w_step = int64_t{run.kernel_taps} * 4;
+  const float* w = run.weights + int64_t{run.tap_index[0]} * run.weight_tap_stride;
   const int64_t wbs = run.weight_block_stride;
   int64_t c = 0;
+  // A block's weights for four channels are 16 consecutive floats.
 #if defined(__aarch64__)
-  if (run.kernel_taps == 1) {
-    // A block's weights for four channels are 16 consecutive floats, and
-    // the tile's inputs for them kPos x 4: multi-register loads take them
-    // in a few instructions.
-    for (; c + 4 <= run.channels; c += 4) {
-      const float* x = in + run.channel_offsets[c];
-      float32x4_t xv[kPos];
-      if constexpr (kPos == 4) {
-        const float32x4x4_t all = vld1q_f32_x4(x);
-        xv[0] = all.val[0];
-        xv[1] = all.val[1];
-        xv[2] = all.val[2];
-        xv[3] = all.val[3];
-      } else {
+  // The tile's inputs for them are kPos x 4: multi-register loads take
+  // them in a few instructions.
+  for (; c + 4 <= run.channels; c += 4) {
+    const float* x = in + run.channel_offsets[c];
+    float32x4_t xv[kPos];
+    if constexpr (kPos == 4) {
+      const float32x4x4_t all = vld1q_f32_x4(x);
+      xv[0] = all.val[0];
+      xv[1] = all.val[1];
+      xv[2] = all.val[2];
+      xv[3] = all.val[3];
+    } else {
 #pragma GCC unroll 8
-        for (int j = 0; j < kPos; ++j) xv[j] = vld1q_f32(x + 4 * j);
-      }
-#pragma GCC unroll 4
-      for (int o = 0; o < kBlocks; ++o) {
-        const float32x4x4_t wv = vld1q_f32_x4(w + o * wbs);
-#pragma GCC unroll 8
-        for (int j = 0; j < kPos; ++j) {
-          acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[0], xv[j], 0);
-          acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[1], xv[j], 1);
-          acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[2], xv[j], 2);
-          acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[3], xv[j], 3);
-        }
-      }
-      w += 16;
+      for (int j = 0; j < kPos; ++j) xv[j] = vld1q_f32(x + 4 * j);
     }
+#pragma GCC unroll 4
+    for (int o = 0; o < kBlocks; ++o) {
+      const float32x4x4_t wv = vld1q_f32_x4(w + o * wbs);
+#pragma GCC unroll 8
+      for (int j = 0; j < kPos; ++j) {
+        acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[0], xv[j], 0);
+        acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[1], xv[j], 1);
+        acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[2], xv[j], 2);
+        acc[j][o] = vfmaq_laneq_f32(acc[j][o], wv.val[3], xv[j], 3);
+      }
+    }
+    w += 16;
   }
 #endif
   for (; c + 4 <= run.channels; c += 4) {
@@ -135,10 +132,10 @@ void NeonLaneTile(const BlockedConvRun& run, int64_t j0) {
 #pragma GCC unroll 8
     for (int j = 0; j < kPos; ++j) xv[j] = vld1q_f32(x + 4 * j);
     LaneStep<0>(acc, xv, w, wbs);
-    LaneStep<1>(acc, xv, w + w_step, wbs);
-    LaneStep<2>(acc, xv, w + 2 * w_step, wbs);
-    LaneStep<3>(acc, xv, w + 3 * w_step, wbs);
-    w += 4 * w_step;
+    LaneStep<1>(acc, xv, w + 4, wbs);
+    LaneStep<2>(acc, xv, w + 8, wbs);
+    LaneStep<3>(acc, xv, w + 12, wbs);
+    w += 16;
   }
   for (; c < run.channels; ++c) {
     const float* x = in + run.channel_offsets[c];
@@ -148,7 +145,7 @@ void NeonLaneTile(const BlockedConvRun& run, int64_t j0) {
 #pragma GCC unroll 8
       for (int j = 0; j < kPos; ++j) acc[j][o] = FmaScalar(acc[j][o], wv, x[4 * j]);
     }
-    w += w_step;
+    w += 4;
   }
   // The epilogue is read into locals first: the stores may alias anything,
   // so GCC would read it again after each one.

@@ -93,6 +93,13 @@ const Shape kConvShapes[] = {
     {1, 6, 20, 11, 12, 3, 3, 1, 2, 2, 2, 2, 2},
     {1, 7, 9, 8, 9, 1, 5, 1, 1, 0, 2, 0, 2},
     {1, 8, 33, 10, 6, 5, 3, 2, 1, 2, 0, 1, 1},
+    // Window reductions in parts (whole blocks on a blocked input, as many
+    // channels as fit on a plain one), with channels left after the last
+    // whole block: across rows, row by row, at stride 2, and a 5x5 kernel.
+    {1, 150, 40, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1},
+    {1, 70, 20, 6, 30, 3, 3, 2, 1, 1, 1, 1, 1},
+    {1, 41, 24, 3, 70, 3, 3, 1, 1, 1, 1, 1, 1},
+    {1, 37, 18, 6, 6, 5, 5, 1, 1, 2, 2, 2, 2},
     // Windows on maps narrower than 64 run across rows (all of the above);
     // wider ones row by row.
     {1, 5, 9, 4, 70, 3, 3, 1, 1, 1, 1, 1, 1},

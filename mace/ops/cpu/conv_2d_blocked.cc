@@ -17,6 +17,8 @@ constexpr int64_t kReductionPart = 128;
 // 28, 14 and 7), and in rows above.
 constexpr int64_t kGatherWidth = 64;
 constexpr int64_t kMaxGatherPositions = int64_t{1} << 16;
+// Weight bytes per part of a window's reduction (a little under L1).
+constexpr int64_t kWindowPartBytes = 40 << 10;
 
 }  // namespace
 
@@ -43,12 +45,24 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
   separate_activation_ = !FuseActivation(params.activation, &epilogue_);
   const int64_t channels = params.in_channels;
   const int64_t taps = params.kernel_h * params.kernel_w;
+  // A window's reduction goes in parts whose weights for a group of output
+  // blocks stay in L1 across the tiles of a task; on a blocked input a part
+  // is whole channel blocks.
+  const int64_t part_floats =
+      kWindowPartBytes / static_cast<int64_t>(sizeof(float)) / (group_blocks_ * taps * block_);
+  window_part_ = blocked_input ? std::max<int64_t>(1, part_floats / block_) * block_
+                               : std::max<int64_t>(1, part_floats);
+  // Per output block and part, tap by tap, a vector per input channel: a
+  // part's weights are one contiguous stretch (stretches of taps a power of
+  // two apart would share L1 sets).
   weights_.Allocate(out_blocks_ * channels * taps * block_, arena);
   for (int64_t o = 0; o < params.out_channels; ++o) {
     const int64_t ob = o / block_, lane = o % block_;
     for (int64_t c = 0; c < channels; ++c) {
+      const int64_t c0 = c / window_part_ * window_part_;
+      const int64_t part = std::min(window_part_, channels - c0);
       for (int64_t t = 0; t < taps; ++t) {
-        weights_[((ob * channels + c) * taps + t) * block_ + lane] =
+        weights_[((ob * channels + c0) * taps + t * part + c - c0) * block_ + lane] =
             filter[(o * channels + c) * taps + t];
       }
     }
@@ -149,6 +163,18 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
   const int64_t taps = p.kernel_h * p.kernel_w;
   const bool weights_major = weights_.size() >= in_batch;
+  // Window runs add up their reduction's parts in place.
+  auto run_parts = [&](BlockedConvRun run, const float* weights) {
+    for (int64_t c0 = 0; c0 < p.in_channels; c0 += window_part_) {
+      run.channels = std::min(window_part_, p.in_channels - c0);
+      run.channel_offsets = channel_offsets_.data() + c0;
+      run.weights = weights + c0 * taps * L;
+      run.weight_tap_stride = run.channels * L;
+      run.epilogue.accumulate = c0 > 0;
+      run.epilogue.last = c0 + run.channels == p.in_channels;
+      table_.blocked_conv(run);
+    }
+  };
   ParallelFor(pool, p.batch * groups_ * chunks, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
       const int64_t n = task / (groups_ * chunks);
@@ -161,7 +187,6 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       run.in = input + n * in_batch;
       run.channels = p.in_channels;
       run.channel_offsets = channel_offsets_.data();
-      run.kernel_taps = static_cast<int32_t>(taps);
       run.weight_block_stride = p.in_channels * taps * L;
       const float* weights = weights_.data() + g * group_blocks * run.weight_block_stride;
       run.weights = weights;
@@ -204,7 +229,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
         run.pos_offsets = pos_offsets_.data() + p0;
         run.positions = std::min(chunk_size, out_plane - p0);
         run.out = out + p0 * L;
-        table_.blocked_conv(run);
+        run_parts(run, weights);
         continue;
       }
       // Every tap of every output is inside the (padded) input: whole rows.
@@ -219,7 +244,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       run.out_row_step = p.out_w * L;
       run.in += y0 * run.in_row_step;
       run.out = out + y0 * run.out_row_step;
-      table_.blocked_conv(run);
+      run_parts(run, weights);
     }
   });
   if (separate_activation_) {

@@ -50,9 +50,10 @@ class BlockedConv2d {
   std::vector<int32_t> tap_index_;
   int block_;
   int64_t out_blocks_, group_blocks_, groups_;
+  int64_t window_part_;  // input channels per part of a window's reduction
   TileEpilogue epilogue_;
   bool separate_activation_;
-  PersistentFloats weights_;  // [out block][channel][tap][lane]
+  PersistentFloats weights_;  // [out block][part][tap][channel][lane]
   PersistentFloats bias_;     // [out block][lane]
   std::vector<int64_t> channel_offsets_;
 };

@@ -198,7 +198,6 @@ void BlockedWinograd::Products(const float* v, int64_t v_tiles, float* out_image
       run.taps = 1;
       run.tap_offsets = &zero_offset;
       run.tap_index = &zero_index;
-      run.kernel_taps = 1;
       run.weight_block_stride = p.in_channels * L;
       run.out_block_stride = m_block;
       run.blocks = static_cast<int32_t>(blocks);
