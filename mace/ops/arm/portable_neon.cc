@@ -92,7 +92,7 @@ void NeonLaneTile(const BlockedConvRun& run, int64_t j0) {
     for (int j = 0; j < kPos; ++j) acc[j][o] = run.epilogue.accumulate ? vld1q_f32(out + 4 * j) : b;
   }
   const float* in = run.in + run.tap_offsets[0] + j0 * 4;
-  const float* w = run.weights + int64_t{run.tap_index[0]} * run.weight_tap_stride;
+  const float* w = run.weights;
   const int64_t wbs = run.weight_block_stride;
   int64_t c = 0;
   // A block's weights for four channels are 16 consecutive floats.

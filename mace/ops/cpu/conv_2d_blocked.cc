@@ -83,7 +83,6 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
     for (int64_t kx = 0; kx < params.kernel_w; ++kx) {
       tap_offsets_.push_back((ky * params.dilation_h * padded_w_ + kx * params.dilation_w) *
                              pos_mul);
-      tap_index_.push_back(static_cast<int32_t>(ky * params.kernel_w + kx));
     }
   }
   gather_ = !pointwise_ && params.out_w < kGatherWidth &&
@@ -200,10 +199,8 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
         const int64_t p0 = chunk * chunk_size;
         if (p0 >= out_plane) continue;
         const int64_t tap_offset = p0 * pos_mul;
-        const int32_t tap_index = 0;
         run.taps = 1;
         run.tap_offsets = &tap_offset;
-        run.tap_index = &tap_index;
         run.pos_step = pos_mul;
         run.positions = std::min(chunk_size, out_plane - p0);
         run.out = out + p0 * L;
@@ -224,7 +221,6 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
         if (p0 >= out_plane) continue;
         run.taps = static_cast<int32_t>(taps);
         run.tap_offsets = tap_offsets_.data();
-        run.tap_index = tap_index_.data();
         run.pos_step = p.stride_w * pos_mul;
         run.pos_offsets = pos_offsets_.data() + p0;
         run.positions = std::min(chunk_size, out_plane - p0);
@@ -236,7 +232,6 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       const int64_t y0 = chunk * band;
       run.taps = static_cast<int32_t>(taps);
       run.tap_offsets = tap_offsets_.data();
-      run.tap_index = tap_index_.data();
       run.pos_step = p.stride_w * pos_mul;
       run.positions = p.out_w;
       run.rows = std::min(band, p.out_h - y0);

@@ -47,7 +47,6 @@ class BlockedConv2d {
   bool gather_;
   std::vector<int64_t> pos_offsets_;
   std::vector<int64_t> tap_offsets_;
-  std::vector<int32_t> tap_index_;
   int block_;
   int64_t out_blocks_, group_blocks_, groups_;
   int64_t window_part_;  // input channels per part of a window's reduction

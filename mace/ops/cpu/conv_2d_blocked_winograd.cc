@@ -181,7 +181,6 @@ void BlockedWinograd::Products(const float* v, int64_t v_tiles, float* out_image
   const int64_t m_position = group_blocks_ * m_block;
   const int64_t out_plane = p.out_h * p.out_w * L;
   const int64_t zero_offset = 0;
-  const int32_t zero_index = 0;
   // As few groups as group_blocks_ allows, of sizes that differ by one at
   // most: four blocks go 2 + 2, not 3 + 1 (a one-block tile does less than
   // half the multiply-adds per load of a three-block one).
@@ -197,7 +196,6 @@ void BlockedWinograd::Products(const float* v, int64_t v_tiles, float* out_image
       run.pos_step = channel_pitch_;
       run.taps = 1;
       run.tap_offsets = &zero_offset;
-      run.tap_index = &zero_index;
       run.weight_block_stride = p.in_channels * L;
       run.out_block_stride = m_block;
       run.blocks = static_cast<int32_t>(blocks);

@@ -220,7 +220,7 @@ using PanelDotKernel = bool (*)(const float* panel, int64_t depth, int32_t width
 // A run of a channel-blocked convolution: `positions` consecutive output
 // positions (pixels) of `blocks` output channel blocks. Output position j
 // reduces, over channels c < channels and taps t < taps,
-//   weights[o * weight_block_stride + tap_index[t] * weight_tap_stride + c * lanes + lane]
+//   weights[o * weight_block_stride + t * weight_tap_stride + c * lanes + lane]
 //     * in[channel_offsets[c] + tap_offsets[t] + j * pos_step]
 // (one input value broadcast across the block's lanes: the input may be
 // channel-blocked or plain NCHW, the offsets say which), adds
@@ -233,7 +233,6 @@ struct BlockedConvRun {
   const int64_t* channel_offsets = nullptr;
   int32_t taps = 1;
   const int64_t* tap_offsets = nullptr;
-  const int32_t* tap_index = nullptr;
   // Floats from one tap's weights to the next (a tap's channels are
   // consecutive vectors).
   int64_t weight_tap_stride = 0;
