@@ -229,7 +229,7 @@ void BM_ConvLayout(benchmark::State& state) {
 // expand 1x1 layers, its final 1x1, its 3x3 expands (which run Winograd:
 // compare with BM_WinogradLayout) and stem; ResNet-18's 7x7 stem and
 // stride-2 3x3 layers, and its stride-1 3x3 layers run direct (compare with
-// BM_WinogradLayout).
+// BM_WinogradLayout); MobileNet v2's 14x14 projections and 7x7 1x1 layers.
 constexpr int64_t kLayoutShapes[][5] = {
     {32, 112, 64, 1, 1},   {64, 56, 128, 1, 1},   {128, 56, 128, 1, 1}, {128, 28, 256, 1, 1},
     {256, 28, 256, 1, 1},  {256, 14, 512, 1, 1},  {512, 14, 512, 1, 1}, {512, 7, 1024, 1, 1},
@@ -239,6 +239,8 @@ constexpr int64_t kLayoutShapes[][5] = {
     {16, 55, 64, 3, 1},    {32, 27, 128, 3, 1},   {3, 224, 32, 3, 2},   {3, 224, 64, 3, 2},
     {3, 224, 64, 7, 2},    {64, 56, 128, 3, 2},   {128, 28, 256, 3, 2}, {256, 14, 512, 3, 2},
     {64, 56, 64, 3, 1},    {128, 28, 128, 3, 1},  {256, 14, 256, 3, 1}, {512, 7, 512, 3, 1},
+    {384, 14, 64, 1, 1},   {576, 14, 96, 1, 1},   {160, 7, 960, 1, 1},  {960, 7, 160, 1, 1},
+    {320, 7, 1280, 1, 1},
 };
 
 void LayoutShapes(benchmark::internal::Benchmark* bench, int threads) {
