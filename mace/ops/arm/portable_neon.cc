@@ -23,6 +23,9 @@ constexpr int kBkPos = 4;
 constexpr int kBkBlocks = 2;
 #endif
 constexpr int kBkAccumulators = kBkPos * kBkBlocks;
+// Unrolled channel blocks executed more instructions (SqueezeNet 1.1 blocked:
+// 132.6 M on arm64, 257.9 M on armv7, against 118.6 M and 204.8 M looped).
+constexpr bool kBkUnrollBlocks = false;
 #include "mace/ops/cpu/blocked_kernels.inc"
 
 // NEON has no masked store: the tail goes lane by lane.

@@ -17,6 +17,7 @@ constexpr int kBkLanes = 8;
 constexpr int kBkPos = 6;
 constexpr int kBkBlocks = 2;
 constexpr int kBkAccumulators = kBkPos * kBkBlocks;
+constexpr bool kBkUnrollBlocks = true;
 #include "mace/ops/cpu/blocked_kernels.inc"
 
 // The mask of lanes [begin, end) in half `half` (lanes 8 * half + [0, 8)) of

@@ -17,6 +17,7 @@ constexpr int kBkLanes = 16;
 constexpr int kBkPos = 8;
 constexpr int kBkBlocks = 4;
 constexpr int kBkAccumulators = 24;  // 8 x 3, and 6 x 4
+constexpr bool kBkUnrollBlocks = true;
 #include "mace/ops/cpu/blocked_kernels.inc"
 
 // The mask of lanes [begin, end), 0 <= begin <= end <= 16.
