@@ -45,13 +45,15 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
   separate_activation_ = !FuseActivation(params.activation, &epilogue_);
   const int64_t channels = params.in_channels;
   const int64_t taps = params.kernel_h * params.kernel_w;
-  // A window's reduction goes in parts whose weights for a group of output
-  // blocks stay in L1 across the tiles of a task; on a blocked input a part
-  // is whole channel blocks.
+  // The reduction goes in parts whose weights for a group of output blocks
+  // stay in cache across the tiles of a task: kReductionPart channels of a
+  // 1x1, and for other windows as many as fit kWindowPartBytes (whole
+  // channel blocks on a blocked input).
   const int64_t part_floats =
       kWindowPartBytes / static_cast<int64_t>(sizeof(float)) / (group_blocks_ * taps * block_);
-  window_part_ = blocked_input ? std::max<int64_t>(1, part_floats / block_) * block_
-                               : std::max<int64_t>(1, part_floats);
+  reduction_part_ = pointwise_      ? kReductionPart
+                    : blocked_input ? std::max<int64_t>(1, part_floats / block_) * block_
+                                    : std::max<int64_t>(1, part_floats);
   // Per output block and part, tap by tap, a vector per input channel: a
   // part's weights are one contiguous stretch (stretches of taps a power of
   // two apart would share L1 sets).
@@ -59,8 +61,8 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
   for (int64_t o = 0; o < params.out_channels; ++o) {
     const int64_t ob = o / block_, lane = o % block_;
     for (int64_t c = 0; c < channels; ++c) {
-      const int64_t c0 = c / window_part_ * window_part_;
-      const int64_t part = std::min(window_part_, channels - c0);
+      const int64_t c0 = c / reduction_part_ * reduction_part_;
+      const int64_t part = std::min(reduction_part_, channels - c0);
       for (int64_t t = 0; t < taps; ++t) {
         weights_[((ob * channels + c0) * taps + t * part + c - c0) * block_ + lane] =
             filter[(o * channels + c) * taps + t];
@@ -162,10 +164,10 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
   const int64_t taps = p.kernel_h * p.kernel_w;
   const bool weights_major = weights_.size() >= in_batch;
-  // Window runs add up their reduction's parts in place.
+  // A run adds up its reduction's parts in place.
   auto run_parts = [&](BlockedConvRun run, const float* weights) {
-    for (int64_t c0 = 0; c0 < p.in_channels; c0 += window_part_) {
-      run.channels = std::min(window_part_, p.in_channels - c0);
+    for (int64_t c0 = 0; c0 < p.in_channels; c0 += reduction_part_) {
+      run.channels = std::min(reduction_part_, p.in_channels - c0);
       run.channel_offsets = channel_offsets_.data() + c0;
       run.weights = weights + c0 * taps * L;
       run.weight_tap_stride = run.channels * L;
@@ -204,16 +206,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
         run.pos_step = pos_mul;
         run.positions = std::min(chunk_size, out_plane - p0);
         run.out = out + p0 * L;
-        // Long reductions go in parts, so that a part's weights stay in
-        // cache across the chunk's tiles.
-        for (int64_t c0 = 0; c0 < p.in_channels; c0 += kReductionPart) {
-          run.channels = std::min(kReductionPart, p.in_channels - c0);
-          run.channel_offsets = channel_offsets_.data() + c0;
-          run.weights = weights + c0 * taps * L;
-          run.epilogue.accumulate = c0 > 0;
-          run.epilogue.last = c0 + run.channels == p.in_channels;
-          table_.blocked_conv(run);
-        }
+        run_parts(run, weights);
         continue;
       }
       if (gather_) {

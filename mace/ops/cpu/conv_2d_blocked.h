@@ -49,7 +49,7 @@ class BlockedConv2d {
   std::vector<int64_t> tap_offsets_;
   int block_;
   int64_t out_blocks_, group_blocks_, groups_;
-  int64_t window_part_;  // input channels per part of a window's reduction
+  int64_t reduction_part_;  // input channels per part of the reduction
   TileEpilogue epilogue_;
   bool separate_activation_;
   PersistentFloats weights_;  // [out block][part][tap][channel][lane]
