@@ -78,6 +78,12 @@ const Shape kConvShapes[] = {
     {1, 300, 40, 5, 7, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 261, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 130, 50, 7, 7, 1, 1, 1, 1, 0, 0, 0, 0},
+    // Small maps with enough output blocks that each group runs the whole
+    // map (positions in tiles one shorter than full ones where that wastes
+    // less), prefetching the next part and the next group's weights, the
+    // last group narrower than the rest.
+    {1, 260, 200, 7, 7, 1, 1, 1, 1, 0, 0, 0, 0},
+    {2, 140, 420, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0},
     // 1x1 at stride 2, and with padding: row by row.
     {1, 32, 40, 9, 9, 1, 1, 2, 1, 0, 0, 0, 0},
     {1, 8, 8, 4, 6, 1, 1, 1, 1, 1, 1, 1, 1},

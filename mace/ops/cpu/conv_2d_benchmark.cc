@@ -254,6 +254,51 @@ void LayoutShapes(benchmark::internal::Benchmark* bench, int threads) {
 BENCHMARK(BM_ConvLayout)->Apply([](benchmark::internal::Benchmark* b) { LayoutShapes(b, 1); });
 BENCHMARK(BM_ConvLayout)->Apply([](benchmark::internal::Benchmark* b) { LayoutShapes(b, 2); });
 
+// Blocked 1x1 layers with their weights cold, as in a model, where a
+// layer's weights were last read an inference ago: each call runs the next
+// of enough kernels (each with its own weights) to fill 128 MiB. Args: {in
+// channels, size, out channels, threads}. The deep 1x1 layers of MobileNet
+// v1 and v2, whose weights outweigh their maps.
+void BM_BlockedConvColdWeights(benchmark::State& state) {
+  const KernelTable* table = BestTable();
+  if (table == nullptr || table->channel_block == 0) {
+    return state.SkipWithError("no blocked kernels on this CPU");
+  }
+  const ref::Conv2DParams p = ConvParams(state.range(0), state.range(1), state.range(2), 1, 1);
+  auto pool = BenchmarkPool(static_cast<int>(state.range(3)));
+  const int block = table->channel_block;
+  const auto input =
+      testing::RandomFloats(BlockCount(p.in_channels, block) * block * p.in_h * p.in_w, 1);
+  const auto filter = testing::RandomFloats(p.out_channels * p.in_channels, 2);
+  const auto bias = testing::RandomFloats(p.out_channels, 3);
+  std::vector<float> output(BlockCount(p.out_channels, block) * block * p.out_h * p.out_w);
+  const int64_t filter_bytes = p.out_channels * p.in_channels * int64_t{sizeof(float)};
+  constexpr int64_t kColdBytes = int64_t{128} << 20;
+  const int64_t copies = std::max<int64_t>(2, kColdBytes / filter_bytes);
+  std::vector<std::unique_ptr<BlockedConv2d>> kernels;
+  for (int64_t i = 0; i < copies; ++i) {
+    kernels.push_back(std::make_unique<BlockedConv2d>(*table, p, filter.data(), bias.data(), true));
+  }
+  size_t next = 0;
+  for (auto _ : state) {
+    kernels[next]->Run(input.data(), output.data(), pool.get(), nullptr);
+    next = next + 1 == kernels.size() ? 0 : next + 1;
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.counters["FLOP/s"] =
+      benchmark::Counter(ConvFlops(p), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void ColdWeightShapes(benchmark::internal::Benchmark* bench) {
+  const int64_t shapes[][3] = {{512, 14, 512}, {512, 7, 1024}, {1024, 7, 1024}, {576, 14, 96},
+                               {160, 7, 960},  {960, 7, 160},  {320, 7, 1280}};
+  for (int threads : {1, 2}) {
+    for (const auto& s : shapes) bench->Args({s[0], s[1], s[2], threads});
+  }
+  bench->UseRealTime();
+}
+BENCHMARK(BM_BlockedConvColdWeights)->Apply(ColdWeightShapes);
+
 // Winograd in the two layouts: Conv2dWinograd on NCHW (layout 0) and
 // BlockedWinograd on a blocked input (layout 1), the same tile. Args: {in
 // channels, size, out channels, tile, layout, threads}. SqueezeNet 1.1's

@@ -11,6 +11,10 @@ namespace {
 // Positions per task of a 1x1 convolution: a multiple of every kernel's tile
 // (8, 6 and 4 positions).
 constexpr int64_t kPointwiseChunk = 48;
+// A 1x1 map at most this large runs whole in one task per group of output
+// blocks when there are at least kTasksPerThread such tasks per thread.
+constexpr int64_t kSmallPlane = 64;
+constexpr int64_t kTasksPerThread = 4;
 // Input channels per part of a 1x1 convolution's reduction.
 constexpr int64_t kReductionPart = 128;
 // Other windows run across rows on maps narrower than this (ResNet-18's
@@ -160,7 +164,14 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       (p.out_h + std::max<int64_t>(1, 128 / p.out_w) - 1) / std::max<int64_t>(1, 128 / p.out_w);
   const int64_t band = (p.out_h + bands - 1) / bands;
   const bool by_position = pointwise_ || gather_;
-  const int64_t chunks = by_position ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : bands;
+  int64_t chunks = by_position ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : bands;
+  // A small 1x1 map (7x7) with groups enough to keep every thread busy goes
+  // whole: each group then brings its weights in once, not once per chunk,
+  // and its 49 positions go in tiles without an overlapped remainder.
+  if (pointwise_ && out_plane <= kSmallPlane &&
+      groups_ * p.batch >= kTasksPerThread * NumThreads(pool)) {
+    chunks = 1;
+  }
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
   const int64_t taps = p.kernel_h * p.kernel_w;
   const bool weights_major = weights_.size() >= in_batch;
@@ -173,6 +184,35 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       run.weight_tap_stride = run.channels * L;
       run.epilogue.accumulate = c0 > 0;
       run.epilogue.last = c0 + run.channels == p.in_channels;
+      table_.blocked_conv(run);
+    }
+  };
+  // A 1x1 task whose group's weights come from memory (its first chunk)
+  // prefetches each next part while it computes one, and its last task (its
+  // last chunk) the next group's first part: a part's first tile would
+  // otherwise wait on misses the hardware prefetcher does not hide. Later
+  // chunks find the group's weights in L2.
+  auto run_pointwise_parts = [&](BlockedConvRun run, int64_t g, int64_t chunk) {
+    const int64_t wbs = run.weight_block_stride;
+    const float* weights = weights_.data() + g * group_blocks * wbs;
+    for (int64_t c0 = 0; c0 < p.in_channels; c0 += reduction_part_) {
+      run.channels = std::min(reduction_part_, p.in_channels - c0);
+      run.channel_offsets = channel_offsets_.data() + c0;
+      run.weights = weights + c0 * L;
+      run.weight_tap_stride = run.channels * L;
+      run.epilogue.accumulate = c0 > 0;
+      run.epilogue.last = c0 + run.channels == p.in_channels;
+      run.prefetch = nullptr;
+      if (!run.epilogue.last && chunk == 0) {
+        run.prefetch = run.weights + run.channels * L;
+        run.prefetch_floats = std::min(reduction_part_, p.in_channels - c0 - run.channels) * L;
+        run.prefetch_blocks = run.blocks;
+      } else if (run.epilogue.last && chunk == chunks - 1 && g + 1 < groups_) {
+        run.prefetch = weights + group_blocks * wbs;
+        run.prefetch_floats = std::min(reduction_part_, p.in_channels) * L;
+        run.prefetch_blocks =
+            static_cast<int32_t>(std::min(group_blocks, out_blocks_ - (g + 1) * group_blocks));
+      }
       table_.blocked_conv(run);
     }
   };
@@ -206,7 +246,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
         run.pos_step = pos_mul;
         run.positions = std::min(chunk_size, out_plane - p0);
         run.out = out + p0 * L;
-        run_parts(run, weights);
+        run_pointwise_parts(run, g, chunk);
         continue;
       }
       if (gather_) {

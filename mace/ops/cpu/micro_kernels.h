@@ -256,6 +256,14 @@ struct BlockedConvRun {
   // activation, lo and hi, and for a reduction split in parts, accumulate
   // (add to what out holds instead of bias) and last (apply the activation).
   TileEpilogue epilogue;
+  // Weights the run brings toward L2 while it computes, spread over its
+  // tiles (a 1x1 run's next part, whose first tile would otherwise wait on
+  // memory): prefetch_floats floats at prefetch + o * weight_block_stride
+  // for each of prefetch_blocks output blocks. Null for none; taps must
+  // then be 1.
+  const float* prefetch = nullptr;
+  int64_t prefetch_floats = 0;
+  int32_t prefetch_blocks = 0;
 };
 
 using BlockedConvKernel = void (*)(const BlockedConvRun& run);
