@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "mace/core/workspace.h"
+#include "mace/utils/large_buffer.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -42,8 +43,8 @@ class MappedBlob : public WeightsBlob {
 
 AlignedBuffer::AlignedBuffer(int64_t size, int64_t alignment) : size_(size) {
   if (size <= 0) return;
-  void* pointer = nullptr;
-  if (posix_memalign(&pointer, alignment, size) == 0) {
+  void* pointer = AllocateLargeBuffer(size, alignment);
+  if (pointer != nullptr) {
     data_ = static_cast<unsigned char*>(pointer);
     std::memset(data_, 0, size);
   } else {

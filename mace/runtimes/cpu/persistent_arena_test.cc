@@ -53,9 +53,34 @@ TEST(PersistentArenaTest, LargeBlocksGetChunksOfTheirOwn) {
   const int64_t big_rounded = (big + 63) / 64 * 64;
   EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kChunkBytes + big_rounded);
   EXPECT_EQ(arena.used_bytes(), 1024 + big_rounded + 1024);
-  // A block that no longer fits opens a new chunk.
+  // A block that no longer fits opens a new chunk: a huge page's worth, now
+  // that the arena holds more than its small chunks.
   ASSERT_NE(arena.Allocate(PersistentArena::kChunkBytes - 1024), nullptr);
-  EXPECT_EQ(arena.reserved_bytes(), 2 * PersistentArena::kChunkBytes + big_rounded);
+  EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kChunkBytes + big_rounded + kHugePageBytes);
+}
+
+bool HugeAligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % kHugePageBytes == 0; }
+
+TEST(PersistentArenaTest, ChunksGrowToHugePagesPastTheSmallOnes) {
+  PersistentArena arena;
+  const int64_t chunk = PersistentArena::kChunkBytes;
+  // Two small chunks, filled whole.
+  auto* first = arena.Allocate(chunk);
+  auto* second = arena.Allocate(chunk);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kSmallChunksBytes);
+  // The third chunk is one huge page, aligned to one when huge pages are on.
+  auto* third = static_cast<unsigned char*>(arena.Allocate(100));
+  ASSERT_NE(third, nullptr);
+  EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kSmallChunksBytes + kHugePageBytes);
+  if (HugePagesEnabled()) EXPECT_TRUE(HugeAligned(third));
+  // It fills up to a huge page before another chunk opens.
+  ASSERT_NE(arena.Allocate(kHugePageBytes - 128), nullptr);
+  EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kSmallChunksBytes + kHugePageBytes);
+  ASSERT_NE(arena.Allocate(64), nullptr);
+  EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kSmallChunksBytes + 2 * kHugePageBytes);
+  for (int64_t i = 0; i < 100; ++i) ASSERT_EQ(third[i], 0);
 }
 
 TEST(PersistentArenaTest, CpuRuntimeReportsItsMemory) {

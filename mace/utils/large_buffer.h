@@ -1,0 +1,34 @@
+// Heap memory for large buffers that live as long as an engine: the planned
+// arena of intermediates and the weights repacked for the fast kernels.
+//
+// Such buffers span megabytes and are swept once per inference, so on 4 KiB
+// pages every 4 KiB costs a TLB miss and the hardware prefetchers restart at
+// every page. A buffer of at least one huge page is therefore aligned to a
+// huge page (2 MiB) and, on Linux and Android, marked MADV_HUGEPAGE, which
+// lets a kernel with transparent huge pages in "madvise" or "always" mode back
+// it with huge pages. Only the whole huge pages inside the buffer are marked,
+// so no memory beyond the buffer is ever backed for it. Where the kernel has
+// no transparent huge pages the advice is refused and ignored.
+//
+// MACE_HUGE_PAGES=0 in the environment turns the advice off (read once).
+#ifndef MACE_UTILS_LARGE_BUFFER_H_
+#define MACE_UTILS_LARGE_BUFFER_H_
+
+#include <cstdint>
+
+namespace mace {
+
+constexpr int64_t kHugePageBytes = int64_t{2} << 20;
+
+// Whether large buffers ask for huge pages (MACE_HUGE_PAGES is not "0").
+bool HugePagesEnabled();
+
+// `bytes` (> 0) aligned to `alignment` (a power of two, at least
+// sizeof(void*)), or to a huge page when huge pages are enabled and bytes is
+// at least one; null when memory ran out. The memory is not cleared. Free it
+// with std::free.
+void* AllocateLargeBuffer(int64_t bytes, int64_t alignment);
+
+}  // namespace mace
+
+#endif  // MACE_UTILS_LARGE_BUFFER_H_
