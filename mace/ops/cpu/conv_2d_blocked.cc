@@ -11,10 +11,13 @@ namespace {
 // Positions per task of a 1x1 convolution: a multiple of every kernel's tile
 // (8, 6 and 4 positions).
 constexpr int64_t kPointwiseChunk = 48;
-// A 1x1 map at most this large runs whole in one task per group of output
-// blocks when there are at least kTasksPerThread such tasks per thread.
-constexpr int64_t kSmallPlane = 64;
+// A 1x1 map at most this large (16x16) runs whole, one task per group of
+// output blocks, when there are at least kTasksPerThread such tasks per
+// thread and they split evenly enough: the busiest thread's share at most
+// kMaxTaskImbalance of the mean.
+constexpr int64_t kSmallPlane = 256;
 constexpr int64_t kTasksPerThread = 4;
+constexpr double kMaxTaskImbalance = 1.05;
 // Input channels per part of a 1x1 convolution's reduction.
 constexpr int64_t kReductionPart = 128;
 // Other windows run across rows on maps narrower than this (ResNet-18's
@@ -165,11 +168,14 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   const int64_t band = (p.out_h + bands - 1) / bands;
   const bool by_position = pointwise_ || gather_;
   int64_t chunks = by_position ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : bands;
-  // A small 1x1 map (7x7) with groups enough to keep every thread busy goes
-  // whole: each group then brings its weights in once, not once per chunk,
-  // and its 49 positions go in tiles without an overlapped remainder.
-  if (pointwise_ && out_plane <= kSmallPlane &&
-      groups_ * p.batch >= kTasksPerThread * NumThreads(pool)) {
+  // A small 1x1 map (7x7, 14x14) with groups enough to keep every thread
+  // busy goes whole: each group then brings its weights in once, not once
+  // per chunk, and a 7x7 map's 49 positions go in tiles without an
+  // overlapped remainder.
+  const int64_t threads = NumThreads(pool), tasks = groups_ * p.batch;
+  if (pointwise_ && out_plane <= kSmallPlane && tasks >= kTasksPerThread * threads &&
+      static_cast<double>((tasks + threads - 1) / threads * threads) <=
+          kMaxTaskImbalance * static_cast<double>(tasks)) {
     chunks = 1;
   }
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
