@@ -251,7 +251,8 @@ TEST(BlockedWinogradTest, MatchesReference) {
 
 // The blocked tile rule (see BlockedWinograd::PickTile) on the zoo's layers:
 // F(4x4) on large maps, F(2x2) where the transformed filter outweighs the
-// tiles, none for shallow layers, and never more than the model allows.
+// tiles, direct where even F(2x2)'s filter does (512 channels at 7x7), none
+// for shallow layers, and never more than the model allows.
 TEST(BlockedWinogradTest, PicksTileByShape) {
   for (const KernelTable* table : BlockedTables()) {
     SCOPED_TRACE(table->name);
@@ -268,7 +269,9 @@ TEST(BlockedWinogradTest, PicksTileByShape) {
     EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 56, 64), 4), 4);
     EXPECT_EQ(BlockedWinograd::PickTile(*table, params(128, 28, 128), 4), 4);
     EXPECT_EQ(BlockedWinograd::PickTile(*table, params(256, 14, 256), 4), 2);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(512, 7, 512), 4), 2);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(512, 7, 512), 4), 0);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 13, 256), 4), 2);
+    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(48, 13, 192), 4), 2);
     EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 56, 64), 2), 2);
     EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 56, 64), 0), 0);
     EXPECT_EQ(BlockedWinograd::PickTile(*table, params(4, 56, 64), 4), 0);

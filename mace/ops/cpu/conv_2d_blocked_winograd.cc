@@ -46,10 +46,16 @@ int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams&
   // on a small map feels most. Fitted on the SqueezeNet 1.1 and ResNet-18
   // layers inside the networks (mace_run --benchmark, AVX-512, 1 and 2
   // threads): F(4x4) from 55x55 down to 28x28, F(2x2) for 256 channels at
-  // 14x14 (F(4x4) took 1.4 ms there, F(2x2) 0.95) and 512 at 7x7 (faster
-  // than direct), and either at 13x13, where the two ran alike.
+  // 14x14 (F(4x4) took 1.4 ms there, F(2x2) 0.95), either at 13x13, where
+  // the two ran alike, and direct for 512 channels at 7x7. That last one is
+  // the close call: F(2x2)'s 16.8 MB filter per layer against direct's 9.4.
+  // On a Zen 5 core (258 GFLOP/s, 1 MiB L2, 32 MiB L3 shared) direct took
+  // 1.37-1.44 ms against 1.77-1.84 at one thread and 0.68-0.76 against
+  // 0.96-1.07 at two; on a Sapphire Rapids class host, whose cores compute
+  // at two thirds of that, the two had run alike at one thread and F(2x2)
+  // 30 % faster at two. The break-even filter cost is 18.
   constexpr double kTransformCost = 1.0;
-  constexpr double kFilterCost = 11.0;
+  constexpr double kFilterCost = 20.0;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinTiles = 8;
   const double filter = static_cast<double>(p.out_channels) * p.in_channels;
