@@ -193,14 +193,17 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       table_.blocked_conv(run);
     }
   };
-  // A 1x1 task whose group's weights come from memory (its first chunk)
-  // prefetches each next part while it computes one, and its last task (its
-  // last chunk) the next group's first part: a part's first tile would
-  // otherwise wait on misses the hardware prefetcher does not hide. Later
-  // chunks find the group's weights in L2.
+  // A 1x1 task whose group's weights come from memory prefetches each next
+  // part while it computes one, and the group's last task the next group's
+  // first part: a part's first tile would otherwise wait on misses the
+  // hardware prefetcher does not hide. In weights-major order a group's
+  // first chunk brings its weights in and later chunks find them in L2; in
+  // the other order every task moves on to the next group.
   auto run_pointwise_parts = [&](BlockedConvRun run, int64_t g, int64_t chunk) {
     const int64_t wbs = run.weight_block_stride;
     const float* weights = weights_.data() + g * group_blocks * wbs;
+    const bool first_of_group = !weights_major || chunk == 0;
+    const bool last_of_group = !weights_major || chunk == chunks - 1;
     for (int64_t c0 = 0; c0 < p.in_channels; c0 += reduction_part_) {
       run.channels = std::min(reduction_part_, p.in_channels - c0);
       run.channel_offsets = channel_offsets_.data() + c0;
@@ -209,11 +212,11 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       run.epilogue.accumulate = c0 > 0;
       run.epilogue.last = c0 + run.channels == p.in_channels;
       run.prefetch = nullptr;
-      if (!run.epilogue.last && chunk == 0) {
+      if (!run.epilogue.last && first_of_group) {
         run.prefetch = run.weights + run.channels * L;
         run.prefetch_floats = std::min(reduction_part_, p.in_channels - c0 - run.channels) * L;
         run.prefetch_blocks = run.blocks;
-      } else if (run.epilogue.last && chunk == chunks - 1 && g + 1 < groups_) {
+      } else if (run.epilogue.last && last_of_group && g + 1 < groups_) {
         run.prefetch = weights + group_blocks * wbs;
         run.prefetch_floats = std::min(reduction_part_, p.in_channels) * L;
         run.prefetch_blocks =
