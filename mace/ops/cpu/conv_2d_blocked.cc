@@ -158,7 +158,6 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   const int64_t in_batch =
       blocked_input_ ? BlockCount(p.in_channels, block_) * in_plane * L : p.in_channels * in_plane;
   const int64_t out_batch = out_blocks_ * out_plane * L;
-  const int64_t group_blocks = group_blocks_;
   // Pointwise and narrow-map chunks split the plane evenly, in whole
   // 8-position tiles where they can: a chunk of one or two positions would
   // stream its weights once more for almost nothing. Other windows go in
@@ -201,7 +200,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   // the other order every task moves on to the next group.
   auto run_pointwise_parts = [&](BlockedConvRun run, int64_t g, int64_t chunk) {
     const int64_t wbs = run.weight_block_stride;
-    const float* weights = weights_.data() + g * group_blocks * wbs;
+    const float* weights = weights_.data() + GroupFirst(g) * wbs;
     const bool first_of_group = !weights_major || chunk == 0;
     const bool last_of_group = !weights_major || chunk == chunks - 1;
     for (int64_t c0 = 0; c0 < p.in_channels; c0 += reduction_part_) {
@@ -217,10 +216,9 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
         run.prefetch_floats = std::min(reduction_part_, p.in_channels - c0 - run.channels) * L;
         run.prefetch_blocks = run.blocks;
       } else if (run.epilogue.last && last_of_group && g + 1 < groups_) {
-        run.prefetch = weights + group_blocks * wbs;
+        run.prefetch = weights + run.blocks * wbs;
         run.prefetch_floats = std::min(reduction_part_, p.in_channels) * L;
-        run.prefetch_blocks =
-            static_cast<int32_t>(std::min(group_blocks, out_blocks_ - (g + 1) * group_blocks));
+        run.prefetch_blocks = GroupSize(g + 1);
       }
       table_.blocked_conv(run);
     }
@@ -238,14 +236,15 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       run.channels = p.in_channels;
       run.channel_offsets = channel_offsets_.data();
       run.weight_block_stride = p.in_channels * taps * L;
-      const float* weights = weights_.data() + g * group_blocks * run.weight_block_stride;
+      const int64_t first_block = GroupFirst(g);
+      const float* weights = weights_.data() + first_block * run.weight_block_stride;
       run.weights = weights;
-      run.bias = bias_.data() + g * group_blocks * L;
+      run.bias = bias_.data() + first_block * L;
       run.out_block_stride = out_plane * L;
-      run.blocks = static_cast<int32_t>(std::min(group_blocks, out_blocks_ - g * group_blocks));
+      run.blocks = GroupSize(g);
       run.epilogue = epilogue_;
       run.blocked_input = blocked_input_;
-      float* out = output + n * out_batch + g * group_blocks * out_plane * L;
+      float* out = output + n * out_batch + first_block * out_plane * L;
       if (pointwise_) {
         const int64_t p0 = chunk * chunk_size;
         if (p0 >= out_plane) continue;

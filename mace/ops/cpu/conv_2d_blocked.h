@@ -2,6 +2,7 @@
 #ifndef MACE_OPS_CPU_CONV_2D_BLOCKED_H_
 #define MACE_OPS_CPU_CONV_2D_BLOCKED_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -47,6 +48,17 @@ class BlockedConv2d {
   bool gather_;
   std::vector<int64_t> pos_offsets_;
   std::vector<int64_t> tap_offsets_;
+  // The first output block of group g, and how many it has: the output
+  // blocks split into groups_ of near-equal size, at most group_blocks_
+  // (64 blocks in 22 groups: 20 of 3 and 2 of 2, not 21 and one lone
+  // block, whose tiles would run on one weight vector per input value).
+  int64_t GroupFirst(int64_t g) const {
+    return g * (out_blocks_ / groups_) + std::min(g, out_blocks_ % groups_);
+  }
+  int32_t GroupSize(int64_t g) const {
+    return static_cast<int32_t>(out_blocks_ / groups_ + (g < out_blocks_ % groups_ ? 1 : 0));
+  }
+
   int block_;
   int64_t out_blocks_, group_blocks_, groups_;
   int64_t reduction_part_;  // input channels per part of the reduction
