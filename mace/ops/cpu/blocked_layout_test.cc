@@ -84,6 +84,10 @@ const Shape kConvShapes[] = {
     // last group narrower than the rest.
     {1, 260, 200, 7, 7, 1, 1, 1, 1, 0, 0, 0, 0},
     {2, 140, 420, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0},
+    // The same for 3x3 windows across rows of a narrow map, at strides 1
+    // and 2: groups of output blocks of unequal sizes over the whole map.
+    {1, 20, 260, 6, 7, 3, 3, 1, 1, 1, 1, 1, 1},
+    {1, 33, 300, 13, 11, 3, 3, 2, 1, 1, 1, 1, 1},
     // 1x1 at stride 2, and with padding: row by row.
     {1, 32, 40, 9, 9, 1, 1, 2, 1, 0, 0, 0, 0},
     {1, 8, 8, 4, 6, 1, 1, 1, 1, 1, 1, 1, 1},
