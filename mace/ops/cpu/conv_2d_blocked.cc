@@ -172,11 +172,21 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   // chunk (a 3x3 group of 4 blocks over 512 channels holds 1.2 MB, more
   // than L2), and a 1x1 on a 7x7 map goes in tiles of 7 without an
   // overlapped remainder.
-  const int64_t threads = NumThreads(pool), tasks = groups_ * p.batch;
-  if (by_position && out_plane <= kSmallPlane && tasks >= kTasksPerThread * threads &&
-      static_cast<double>((tasks + threads - 1) / threads * threads) <=
-          kMaxTaskImbalance * static_cast<double>(tasks)) {
-    chunks = 1;
+  // With several threads the groups are first made a multiple of the
+  // threads (11 groups of 32 blocks become 12 of 2 or 3), so that each
+  // thread gets the same number of blocks.
+  const int64_t threads = NumThreads(pool);
+  int64_t groups = groups_;
+  if (by_position && out_plane <= kSmallPlane) {
+    const int64_t even = (groups_ + threads - 1) / threads * threads;
+    const int64_t candidate = even <= out_blocks_ ? even : groups_;
+    const int64_t tasks = candidate * p.batch;
+    if (tasks >= kTasksPerThread * threads &&
+        static_cast<double>((tasks + threads - 1) / threads * threads) <=
+            kMaxTaskImbalance * static_cast<double>(tasks)) {
+      chunks = 1;
+      groups = candidate;
+    }
   }
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
   const int64_t taps = p.kernel_h * p.kernel_w;
@@ -201,7 +211,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   // the other order every task moves on to the next group.
   auto run_pointwise_parts = [&](BlockedConvRun run, int64_t g, int64_t chunk) {
     const int64_t wbs = run.weight_block_stride;
-    const float* weights = weights_.data() + GroupFirst(g) * wbs;
+    const float* weights = weights_.data() + GroupFirst(g, groups) * wbs;
     const bool first_of_group = !weights_major || chunk == 0;
     const bool last_of_group = !weights_major || chunk == chunks - 1;
     for (int64_t c0 = 0; c0 < p.in_channels; c0 += reduction_part_) {
@@ -216,33 +226,33 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
         run.prefetch = run.weights + run.channels * L;
         run.prefetch_floats = std::min(reduction_part_, p.in_channels - c0 - run.channels) * L;
         run.prefetch_blocks = run.blocks;
-      } else if (run.epilogue.last && last_of_group && g + 1 < groups_) {
+      } else if (run.epilogue.last && last_of_group && g + 1 < groups) {
         run.prefetch = weights + run.blocks * wbs;
         run.prefetch_floats = std::min(reduction_part_, p.in_channels) * L;
-        run.prefetch_blocks = GroupSize(g + 1);
+        run.prefetch_blocks = GroupSize(g + 1, groups);
       }
       table_.blocked_conv(run);
     }
   };
-  ParallelFor(pool, p.batch * groups_ * chunks, [&](int64_t begin, int64_t end) {
+  ParallelFor(pool, p.batch * groups * chunks, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t n = task / (groups_ * chunks);
+      const int64_t n = task / (groups * chunks);
       // A thread's consecutive tasks share what is larger, the weights or the
       // input, so that it stays in cache: a group of output blocks over its
       // chunks, or a chunk of positions over every group.
-      const int64_t g = weights_major ? task / chunks % groups_ : task % groups_;
-      const int64_t chunk = weights_major ? task % chunks : task / groups_ % chunks;
+      const int64_t g = weights_major ? task / chunks % groups : task % groups;
+      const int64_t chunk = weights_major ? task % chunks : task / groups % chunks;
       BlockedConvRun run;
       run.in = input + n * in_batch;
       run.channels = p.in_channels;
       run.channel_offsets = channel_offsets_.data();
       run.weight_block_stride = p.in_channels * taps * L;
-      const int64_t first_block = GroupFirst(g);
+      const int64_t first_block = GroupFirst(g, groups);
       const float* weights = weights_.data() + first_block * run.weight_block_stride;
       run.weights = weights;
       run.bias = bias_.data() + first_block * L;
       run.out_block_stride = out_plane * L;
-      run.blocks = GroupSize(g);
+      run.blocks = GroupSize(g, groups);
       run.epilogue = epilogue_;
       run.blocked_input = blocked_input_;
       float* out = output + n * out_batch + first_block * out_plane * L;

@@ -2,7 +2,6 @@
 #ifndef MACE_OPS_CPU_CONV_2D_BLOCKED_H_
 #define MACE_OPS_CPU_CONV_2D_BLOCKED_H_
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -48,15 +47,14 @@ class BlockedConv2d {
   bool gather_;
   std::vector<int64_t> pos_offsets_;
   std::vector<int64_t> tap_offsets_;
-  // The first output block of group g, and how many it has: the output
-  // blocks split into groups_ of near-equal size, at most group_blocks_
-  // (64 blocks in 22 groups: 20 of 3 and 2 of 2, not 21 and one lone
-  // block, whose tiles would run on one weight vector per input value).
-  int64_t GroupFirst(int64_t g) const {
-    return g * (out_blocks_ / groups_) + std::min(g, out_blocks_ % groups_);
-  }
-  int32_t GroupSize(int64_t g) const {
-    return static_cast<int32_t>(out_blocks_ / groups_ + (g < out_blocks_ % groups_ ? 1 : 0));
+  // The first output block of group g of `groups`, and how many it has: the
+  // output blocks split into groups of near-equal size, the larger ones
+  // spread evenly (64 blocks in 22 groups: 20 of 3 and 2 of 2, not 21 and
+  // one lone block, whose tiles would run on one weight vector per input
+  // value; 32 blocks in 12 groups for two threads: 16 blocks per half).
+  int64_t GroupFirst(int64_t g, int64_t groups) const { return g * out_blocks_ / groups; }
+  int32_t GroupSize(int64_t g, int64_t groups) const {
+    return static_cast<int32_t>(GroupFirst(g + 1, groups) - GroupFirst(g, groups));
   }
 
   int block_;
