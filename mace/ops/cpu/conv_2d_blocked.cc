@@ -171,10 +171,9 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   // goes whole: each group then brings its weights in once, not once per
   // chunk (a 3x3 group of 4 blocks over 512 channels holds 1.2 MB, more
   // than L2), and a 1x1 on a 7x7 map goes in tiles of 7 without an
-  // overlapped remainder.
-  // With several threads the groups are first made a multiple of the
-  // threads (11 groups of 32 blocks become 12 of 2 or 3), so that each
-  // thread gets the same number of blocks.
+  // overlapped remainder. With several threads the groups are first made a
+  // multiple of the threads (11 groups of 32 blocks become 12 of 2 or 3),
+  // so that each thread gets the same number of blocks.
   const int64_t threads = NumThreads(pool);
   int64_t groups = groups_;
   if (by_position && out_plane <= kSmallPlane) {
