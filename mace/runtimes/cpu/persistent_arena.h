@@ -36,32 +36,25 @@ class PersistentArena {
 
   // A zero-filled, 64-byte aligned block of `bytes`, or null if memory ran
   // out or `bytes` is negative. A zero-byte request gets a valid pointer.
+  //
+  // The block goes in the first chunk with room left, so blocks of mixed
+  // sizes share chunks (two 1 MiB filters and their biases fill 2 MiB
+  // chunks instead of leaving half of each empty, which huge pages would
+  // back all the same). A block no chunk has room for opens a new chunk, of
+  // its own size when it is larger than a chunk.
   void* Allocate(int64_t bytes) {
     if (bytes < 0) return nullptr;
     const int64_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-    if (chunks_.empty() || chunk_used_ + rounded > chunk_size_) {
-      // A request larger than a chunk gets a chunk of its own size, so the
-      // space left in the current chunk is not thrown away for it.
-      const int64_t chunk_bytes =
-          reserved_bytes_ >= kSmallChunksBytes ? kHugePageBytes : kChunkBytes;
-      const int64_t size = rounded > chunk_bytes ? rounded : chunk_bytes;
-      void* chunk = AllocateLargeBuffer(size, kAlignment);
-      if (chunk == nullptr) return nullptr;
-      if (rounded > chunk_bytes && !chunks_.empty()) {
-        chunks_.insert(chunks_.end() - 1, Chunk(chunk));
-        reserved_bytes_ += size;
-        used_bytes_ += rounded;
-        return ZeroFilled(chunk, rounded);
-      }
-      chunks_.emplace_back(chunk);
-      chunk_size_ = size;
-      chunk_used_ = 0;
-      reserved_bytes_ += size;
+    for (Chunk& chunk : chunks_) {
+      if (chunk.size - chunk.used >= rounded) return Take(&chunk, rounded);
     }
-    void* block = static_cast<char*>(chunks_.back().get()) + chunk_used_;
-    chunk_used_ += rounded;
-    used_bytes_ += rounded;
-    return ZeroFilled(block, rounded);
+    const int64_t chunk_bytes = reserved_bytes_ >= kSmallChunksBytes ? kHugePageBytes : kChunkBytes;
+    const int64_t size = rounded > chunk_bytes ? rounded : chunk_bytes;
+    void* base = AllocateLargeBuffer(size, kAlignment);
+    if (base == nullptr) return nullptr;
+    chunks_.push_back(Chunk{std::unique_ptr<void, Free>(base), size, 0});
+    reserved_bytes_ += size;
+    return Take(&chunks_.back(), rounded);
   }
 
   // Bytes handed out (rounded to the alignment), and bytes held from the OS.
@@ -72,16 +65,22 @@ class PersistentArena {
   struct Free {
     void operator()(void* p) const { std::free(p); }
   };
-  using Chunk = std::unique_ptr<void, Free>;
+  struct Chunk {
+    std::unique_ptr<void, Free> base;
+    int64_t size = 0;
+    int64_t used = 0;
+  };
 
-  static void* ZeroFilled(void* block, int64_t bytes) {
-    std::memset(block, 0, static_cast<size_t>(bytes));
+  // The next `rounded` bytes of `chunk`, zero-filled.
+  void* Take(Chunk* chunk, int64_t rounded) {
+    void* block = static_cast<char*>(chunk->base.get()) + chunk->used;
+    chunk->used += rounded;
+    used_bytes_ += rounded;
+    std::memset(block, 0, static_cast<size_t>(rounded));
     return block;
   }
 
-  std::vector<Chunk> chunks_;  // the last one is the one being filled
-  int64_t chunk_size_ = 0;
-  int64_t chunk_used_ = 0;
+  std::vector<Chunk> chunks_;
   int64_t used_bytes_ = 0;
   int64_t reserved_bytes_ = 0;
 };

@@ -83,6 +83,35 @@ TEST(PersistentArenaTest, ChunksGrowToHugePagesPastTheSmallOnes) {
   for (int64_t i = 0; i < 100; ++i) ASSERT_EQ(third[i], 0);
 }
 
+// 1 MiB filters with small biases between them, as a network's 512-channel
+// 1x1 layers allocate: they fill 2 MiB chunks two at a time, the biases in
+// the gaps, instead of one filter a chunk.
+TEST(PersistentArenaTest, MixedBlocksShareChunks) {
+  PersistentArena arena;
+  const int64_t filter = int64_t{1} << 20, bias = 2048;
+  std::vector<unsigned char*> blocks;
+  for (int layer = 0; layer < 12; ++layer) {
+    blocks.push_back(static_cast<unsigned char*>(arena.Allocate(filter)));
+    blocks.push_back(static_cast<unsigned char*>(arena.Allocate(bias)));
+  }
+  for (unsigned char* block : blocks) ASSERT_NE(block, nullptr);
+  const int64_t used = 12 * (filter + bias);
+  EXPECT_EQ(arena.used_bytes(), used);
+  // At most one huge page beyond what is used, and a little for the biases
+  // that opened chunks of their own.
+  EXPECT_LE(arena.reserved_bytes(), used + kHugePageBytes + 2 * PersistentArena::kChunkBytes);
+  // Every block is whole and no two overlap.
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const int64_t size = b % 2 == 0 ? filter : bias;
+    std::memset(blocks[b], static_cast<int>(b + 1), static_cast<size_t>(size));
+  }
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const int64_t size = b % 2 == 0 ? filter : bias;
+    ASSERT_EQ(blocks[b][0], static_cast<unsigned char>(b + 1)) << b;
+    ASSERT_EQ(blocks[b][size - 1], static_cast<unsigned char>(b + 1)) << b;
+  }
+}
+
 TEST(PersistentArenaTest, CpuRuntimeReportsItsMemory) {
   CpuRuntime runtime(1, CPUAffinityPolicy::AFFINITY_NONE);
   ASSERT_TRUE(runtime.Init().ok());
