@@ -103,6 +103,13 @@ BENCHMARK(BM_Conv2d)->Apply([](benchmark::internal::Benchmark* b) { ConvShapes(b
 // filter was last read an inference ago. Winograd's transformed filter is
 // (t + 2)^2 / 9 times the filter, so a warm filter flatters it most where
 // tiles are few (the 13x13 layers).
+// Copies of a kernel whose filters of `filter_bytes` fill 128 MiB, so that
+// each call, on the next copy, finds its filter beyond every cache.
+int64_t ColdCopies(int64_t filter_bytes) {
+  constexpr int64_t kColdBytes = int64_t{128} << 20;
+  return std::max<int64_t>(2, kColdBytes / filter_bytes);
+}
+
 void RunConv3x3Method(benchmark::State& state, bool cold_filters) {
   const KernelTable* table = BestTable();
   if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
@@ -116,8 +123,7 @@ void RunConv3x3Method(benchmark::State& state, bool cold_filters) {
   // Bytes of the filter as the kernel keeps it.
   const int64_t positions = method == 0 ? 9 : (method + 2) * (method + 2);
   const int64_t filter_bytes = positions * p.out_channels * p.in_channels * int64_t{sizeof(float)};
-  constexpr int64_t kColdBytes = int64_t{128} << 20;
-  const int64_t copies = cold_filters ? std::max<int64_t>(2, kColdBytes / filter_bytes) : 1;
+  const int64_t copies = cold_filters ? ColdCopies(filter_bytes) : 1;
   std::vector<std::unique_ptr<Conv2dKernel>> kernels;
   for (int64_t i = 0; i < copies; ++i) {
     if (method == 0) {
@@ -273,8 +279,7 @@ void BM_BlockedConvColdWeights(benchmark::State& state) {
   const auto bias = testing::RandomFloats(p.out_channels, 3);
   std::vector<float> output(BlockCount(p.out_channels, block) * block * p.out_h * p.out_w);
   const int64_t filter_bytes = p.out_channels * p.in_channels * int64_t{sizeof(float)};
-  constexpr int64_t kColdBytes = int64_t{128} << 20;
-  const int64_t copies = std::max<int64_t>(2, kColdBytes / filter_bytes);
+  const int64_t copies = ColdCopies(filter_bytes);
   std::vector<std::unique_ptr<BlockedConv2d>> kernels;
   for (int64_t i = 0; i < copies; ++i) {
     kernels.push_back(std::make_unique<BlockedConv2d>(*table, p, filter.data(), bias.data(), true));

@@ -190,8 +190,18 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
   const int64_t taps = p.kernel_h * p.kernel_w;
   const bool weights_major = weights_.size() >= in_batch;
-  // A run adds up its reduction's parts in place.
-  auto run_parts = [&](BlockedConvRun run, const float* weights) {
+  // A run adds up its reduction's parts in place. A 1x1 task whose group's
+  // weights come from memory prefetches each next part while it computes
+  // one, and the group's last task the next group's first part: a part's
+  // first tile would otherwise wait on misses the hardware prefetcher does
+  // not hide. In weights-major order a group's first chunk brings its
+  // weights in and later chunks find them in L2; in the other order every
+  // task moves on to the next group.
+  auto run_parts = [&](BlockedConvRun run, int64_t g, int64_t chunk) {
+    const float* weights = run.weights;
+    const bool prefetch_parts = pointwise_ && (!weights_major || chunk == 0);
+    const bool prefetch_next_group =
+        pointwise_ && (!weights_major || chunk == chunks - 1) && g + 1 < groups;
     for (int64_t c0 = 0; c0 < p.in_channels; c0 += reduction_part_) {
       run.channels = std::min(reduction_part_, p.in_channels - c0);
       run.channel_offsets = channel_offsets_.data() + c0;
@@ -199,34 +209,13 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       run.weight_tap_stride = run.channels * L;
       run.epilogue.accumulate = c0 > 0;
       run.epilogue.last = c0 + run.channels == p.in_channels;
-      table_.blocked_conv(run);
-    }
-  };
-  // A 1x1 task whose group's weights come from memory prefetches each next
-  // part while it computes one, and the group's last task the next group's
-  // first part: a part's first tile would otherwise wait on misses the
-  // hardware prefetcher does not hide. In weights-major order a group's
-  // first chunk brings its weights in and later chunks find them in L2; in
-  // the other order every task moves on to the next group.
-  auto run_pointwise_parts = [&](BlockedConvRun run, int64_t g, int64_t chunk) {
-    const int64_t wbs = run.weight_block_stride;
-    const float* weights = weights_.data() + GroupFirst(g, groups) * wbs;
-    const bool first_of_group = !weights_major || chunk == 0;
-    const bool last_of_group = !weights_major || chunk == chunks - 1;
-    for (int64_t c0 = 0; c0 < p.in_channels; c0 += reduction_part_) {
-      run.channels = std::min(reduction_part_, p.in_channels - c0);
-      run.channel_offsets = channel_offsets_.data() + c0;
-      run.weights = weights + c0 * L;
-      run.weight_tap_stride = run.channels * L;
-      run.epilogue.accumulate = c0 > 0;
-      run.epilogue.last = c0 + run.channels == p.in_channels;
       run.prefetch = nullptr;
-      if (!run.epilogue.last && first_of_group) {
+      if (!run.epilogue.last && prefetch_parts) {
         run.prefetch = run.weights + run.channels * L;
         run.prefetch_floats = std::min(reduction_part_, p.in_channels - c0 - run.channels) * L;
         run.prefetch_blocks = run.blocks;
-      } else if (run.epilogue.last && last_of_group && g + 1 < groups) {
-        run.prefetch = weights + run.blocks * wbs;
+      } else if (run.epilogue.last && prefetch_next_group) {
+        run.prefetch = weights + run.blocks * run.weight_block_stride;
         run.prefetch_floats = std::min(reduction_part_, p.in_channels) * L;
         run.prefetch_blocks = GroupSize(g + 1, groups);
       }
@@ -247,8 +236,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       run.channel_offsets = channel_offsets_.data();
       run.weight_block_stride = p.in_channels * taps * L;
       const int64_t first_block = GroupFirst(g, groups);
-      const float* weights = weights_.data() + first_block * run.weight_block_stride;
-      run.weights = weights;
+      run.weights = weights_.data() + first_block * run.weight_block_stride;
       run.bias = bias_.data() + first_block * L;
       run.out_block_stride = out_plane * L;
       run.blocks = GroupSize(g, groups);
@@ -264,7 +252,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
         run.pos_step = pos_mul;
         run.positions = std::min(chunk_size, out_plane - p0);
         run.out = out + p0 * L;
-        run_pointwise_parts(run, g, chunk);
+        run_parts(run, g, chunk);
         continue;
       }
       if (gather_) {
@@ -276,7 +264,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
         run.pos_offsets = pos_offsets_.data() + p0;
         run.positions = std::min(chunk_size, out_plane - p0);
         run.out = out + p0 * L;
-        run_parts(run, weights);
+        run_parts(run, g, chunk);
         continue;
       }
       // Every tap of every output is inside the (padded) input: whole rows.
@@ -290,7 +278,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       run.out_row_step = p.out_w * L;
       run.in += y0 * run.in_row_step;
       run.out = out + y0 * run.out_row_step;
-      run_parts(run, weights);
+      run_parts(run, g, chunk);
     }
   });
   if (separate_activation_) {
