@@ -4,10 +4,15 @@
 #ifndef MACE_OPS_CPU_BENCHMARK_UTIL_H_
 #define MACE_OPS_CPU_BENCHMARK_UTIL_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <new>
+#include <vector>
 
 #include "benchmark/benchmark.h"
 #include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/testing/op_tester.h"
 #include "mace/runtimes/cpu/cpu_features.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 #include "mace/runtimes/cpu/thread_pool.h"
@@ -40,6 +45,37 @@ inline float* ScratchOrSkip(benchmark::State& state, ScratchBuffer* buffer, int6
   if (buffer->Reserve(bytes)) return static_cast<float*>(buffer->data());
   state.SkipWithError("out of memory");
   return nullptr;
+}
+
+// Allocates on 64-byte boundaries, as the runtime's arenas do. A large
+// std::vector<float> starts 16 bytes into its page, so each 64-byte load
+// and store of a blocked kernel would span two cache lines and the
+// benchmark would time a layout the engine never runs.
+template <typename T>
+struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kAlignment{64};
+  CacheLineAllocator() = default;
+  template <typename U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}  // NOLINT: rebinding
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
+  void deallocate(T* p, size_t) { ::operator delete(p, kAlignment); }
+  template <typename U>
+  bool operator==(const CacheLineAllocator<U>&) const {
+    return true;
+  }
+  template <typename U>
+  bool operator!=(const CacheLineAllocator<U>&) const {
+    return false;
+  }
+};
+
+using AlignedFloats = std::vector<float, CacheLineAllocator<float>>;
+
+// testing::RandomFloats, in an aligned buffer.
+inline AlignedFloats AlignedRandomFloats(int64_t count, uint32_t seed) {
+  const std::vector<float> values = testing::RandomFloats(count, seed);
+  return AlignedFloats(values.begin(), values.end());
 }
 
 }  // namespace ops

@@ -50,11 +50,11 @@ void BM_Conv2d(benchmark::State& state) {
   const ref::Conv2DParams p =
       ConvParams(state.range(0), state.range(1), state.range(2), state.range(3), state.range(4));
   auto pool = BenchmarkPool(static_cast<int>(state.range(6)));
-  const auto input = testing::RandomFloats(p.in_channels * p.in_h * p.in_w, 1);
+  const auto input = AlignedRandomFloats(p.in_channels * p.in_h * p.in_w, 1);
   const auto filter =
-      testing::RandomFloats(p.out_channels * p.in_channels * p.kernel_h * p.kernel_w, 2);
-  const auto bias = testing::RandomFloats(p.out_channels, 3);
-  std::vector<float> output(p.out_channels * p.out_h * p.out_w);
+      AlignedRandomFloats(p.out_channels * p.in_channels * p.kernel_h * p.kernel_w, 2);
+  const auto bias = AlignedRandomFloats(p.out_channels, 3);
+  AlignedFloats output(p.out_channels * p.out_h * p.out_w);
   auto kernel = CreateConv2dKernel(*table, p, filter.data(), static_cast<int>(state.range(5)));
   ScratchBuffer buffer;
   float* scratch = ScratchOrSkip(state, &buffer, kernel->ScratchBytes(NumThreads(pool.get())));
@@ -115,10 +115,10 @@ void RunConv3x3Method(benchmark::State& state, bool cold_filters) {
   if (table == nullptr) return state.SkipWithError("no SIMD kernels on this CPU");
   const ref::Conv2DParams p = ConvParams(state.range(0), state.range(1), state.range(2), 3, 1);
   auto pool = BenchmarkPool(static_cast<int>(state.range(4)));
-  const auto input = testing::RandomFloats(p.in_channels * p.in_h * p.in_w, 1);
-  const auto filter = testing::RandomFloats(p.out_channels * p.in_channels * 9, 2);
-  const auto bias = testing::RandomFloats(p.out_channels, 3);
-  std::vector<float> output(p.out_channels * p.out_h * p.out_w);
+  const auto input = AlignedRandomFloats(p.in_channels * p.in_h * p.in_w, 1);
+  const auto filter = AlignedRandomFloats(p.out_channels * p.in_channels * 9, 2);
+  const auto bias = AlignedRandomFloats(p.out_channels, 3);
+  AlignedFloats output(p.out_channels * p.out_h * p.out_w);
   const int method = static_cast<int>(state.range(3));
   // Bytes of the filter as the kernel keeps it.
   const int64_t positions = method == 0 ? 9 : (method + 2) * (method + 2);
@@ -171,9 +171,9 @@ BENCHMARK(BM_Conv3x3MethodColdFilter)->Apply([](benchmark::internal::Benchmark* 
 // The reference kernel, for scale (one small shape: it is slow).
 void BM_Conv2dReference(benchmark::State& state) {
   const ref::Conv2DParams p = ConvParams(32, 28, 32, 3, 1);
-  const auto input = testing::RandomFloats(p.in_channels * p.in_h * p.in_w, 1);
-  const auto filter = testing::RandomFloats(p.out_channels * p.in_channels * 9, 2);
-  std::vector<float> output(p.out_channels * p.out_h * p.out_w);
+  const auto input = AlignedRandomFloats(p.in_channels * p.in_h * p.in_w, 1);
+  const auto filter = AlignedRandomFloats(p.out_channels * p.in_channels * 9, 2);
+  AlignedFloats output(p.out_channels * p.out_h * p.out_w);
   for (auto _ : state) {
     ref::Conv2D(p, input.data(), filter.data(), nullptr, output.data());
     benchmark::DoNotOptimize(output.data());
@@ -198,11 +198,11 @@ void BM_ConvLayout(benchmark::State& state) {
   auto pool = BenchmarkPool(static_cast<int>(state.range(6)));
   const int block = table->channel_block;
   const auto input =
-      testing::RandomFloats(BlockCount(p.in_channels, block) * block * p.in_h * p.in_w, 1);
+      AlignedRandomFloats(BlockCount(p.in_channels, block) * block * p.in_h * p.in_w, 1);
   const auto filter =
-      testing::RandomFloats(p.out_channels * p.in_channels * p.kernel_h * p.kernel_w, 2);
-  const auto bias = testing::RandomFloats(p.out_channels, 3);
-  std::vector<float> output(BlockCount(p.out_channels, block) * block * p.out_h * p.out_w);
+      AlignedRandomFloats(p.out_channels * p.in_channels * p.kernel_h * p.kernel_w, 2);
+  const auto bias = AlignedRandomFloats(p.out_channels, 3);
+  AlignedFloats output(BlockCount(p.out_channels, block) * block * p.out_h * p.out_w);
   if (layout == 0) {
     auto kernel = CreateConv2dKernel(*table, p, filter.data(), 0);
     ScratchBuffer buffer;
@@ -274,10 +274,10 @@ void BM_BlockedConvColdWeights(benchmark::State& state) {
   auto pool = BenchmarkPool(static_cast<int>(state.range(3)));
   const int block = table->channel_block;
   const auto input =
-      testing::RandomFloats(BlockCount(p.in_channels, block) * block * p.in_h * p.in_w, 1);
-  const auto filter = testing::RandomFloats(p.out_channels * p.in_channels, 2);
-  const auto bias = testing::RandomFloats(p.out_channels, 3);
-  std::vector<float> output(BlockCount(p.out_channels, block) * block * p.out_h * p.out_w);
+      AlignedRandomFloats(BlockCount(p.in_channels, block) * block * p.in_h * p.in_w, 1);
+  const auto filter = AlignedRandomFloats(p.out_channels * p.in_channels, 2);
+  const auto bias = AlignedRandomFloats(p.out_channels, 3);
+  AlignedFloats output(BlockCount(p.out_channels, block) * block * p.out_h * p.out_w);
   const int64_t filter_bytes = p.out_channels * p.in_channels * int64_t{sizeof(float)};
   const int64_t copies = ColdCopies(filter_bytes);
   std::vector<std::unique_ptr<BlockedConv2d>> kernels;
@@ -318,10 +318,10 @@ void BM_WinogradLayout(benchmark::State& state) {
   auto pool = BenchmarkPool(static_cast<int>(state.range(5)));
   const int block = table->channel_block;
   const auto input =
-      testing::RandomFloats(BlockCount(p.in_channels, block) * block * p.in_h * p.in_w, 1);
-  const auto filter = testing::RandomFloats(p.out_channels * p.in_channels * 9, 2);
-  const auto bias = testing::RandomFloats(p.out_channels, 3);
-  std::vector<float> output(BlockCount(p.out_channels, block) * block * p.out_h * p.out_w);
+      AlignedRandomFloats(BlockCount(p.in_channels, block) * block * p.in_h * p.in_w, 1);
+  const auto filter = AlignedRandomFloats(p.out_channels * p.in_channels * 9, 2);
+  const auto bias = AlignedRandomFloats(p.out_channels, 3);
+  AlignedFloats output(BlockCount(p.out_channels, block) * block * p.out_h * p.out_w);
   const int threads = NumThreads(pool.get());
   ScratchBuffer buffer;
   if (state.range(4) == 0) {
@@ -385,10 +385,10 @@ void BM_DepthwiseLayout(benchmark::State& state) {
   auto pool = BenchmarkPool(static_cast<int>(state.range(4)));
   const int block = table->channel_block;
   const auto input =
-      testing::RandomFloats(BlockCount(p.channels, block) * block * p.in_h * p.in_w, 1);
-  const auto filter = testing::RandomFloats(p.channels * 9, 2);
-  const auto bias = testing::RandomFloats(p.channels, 3);
-  std::vector<float> output(BlockCount(p.channels, block) * block * p.out_h * p.out_w);
+      AlignedRandomFloats(BlockCount(p.channels, block) * block * p.in_h * p.in_w, 1);
+  const auto filter = AlignedRandomFloats(p.channels * 9, 2);
+  const auto bias = AlignedRandomFloats(p.channels, 3);
+  AlignedFloats output(BlockCount(p.channels, block) * block * p.out_h * p.out_w);
   if (state.range(3) == 0) {
     DepthwiseConv3x3 kernel(*table, p);
     ScratchBuffer buffer;
@@ -424,10 +424,10 @@ void BM_Depthwise3x3(benchmark::State& state, KernelIsa isa) {
   p.out_h = p.out_w = (p.in_h - 1) / p.stride_h + 1;
   p.activation.type = ActivationType::RELUX;
   auto pool = BenchmarkPool(static_cast<int>(state.range(3)));
-  const auto input = testing::RandomFloats(p.channels * p.in_h * p.in_w, 1);
-  const auto filter = testing::RandomFloats(p.channels * 9, 2);
-  const auto bias = testing::RandomFloats(p.channels, 3);
-  std::vector<float> output(p.channels * p.out_h * p.out_w);
+  const auto input = AlignedRandomFloats(p.channels * p.in_h * p.in_w, 1);
+  const auto filter = AlignedRandomFloats(p.channels * 9, 2);
+  const auto bias = AlignedRandomFloats(p.channels, 3);
+  AlignedFloats output(p.channels * p.out_h * p.out_w);
   DepthwiseConv3x3 kernel(*table, p);
   ScratchBuffer buffer;
   float* scratch = ScratchOrSkip(state, &buffer, kernel.ScratchBytes(NumThreads(pool.get())));

@@ -38,11 +38,11 @@ void SetCounters(benchmark::State& state, const ref::EltwiseParams& p) {
 }
 
 struct Operands {
-  std::vector<float> a, b, out;
+  AlignedFloats a, b, out;
   explicit Operands(const ref::EltwiseParams& p) {
     const int64_t elements = p.shape[1] * p.shape[2] * p.shape[3];
-    a = testing::RandomFloats(elements, 1);
-    b = testing::RandomFloats(p.b_strides[2] == 0 ? p.shape[1] : elements, 2);
+    a = AlignedRandomFloats(elements, 1);
+    b = AlignedRandomFloats(p.b_strides[2] == 0 ? p.shape[1] : elements, 2);
     out.resize(elements);
   }
 };

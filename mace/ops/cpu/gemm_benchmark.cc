@@ -61,9 +61,9 @@ void RunSgemm(benchmark::State& state, KernelIsa isa, bool cold_weights) {
   if (table == nullptr) return;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   auto pool = BenchmarkPool(static_cast<int>(state.range(3)));
-  const std::vector<float> a = testing::RandomFloats(m * k, 1);
-  const std::vector<float> b = testing::RandomFloats(k * n, 2);
-  std::vector<float> c(m * n);
+  const AlignedFloats a = AlignedRandomFloats(m * k, 1);
+  const AlignedFloats b = AlignedRandomFloats(k * n, 2);
+  AlignedFloats c(m * n);
   constexpr int64_t kColdBytes = int64_t{128} << 20;
   const int64_t copies =
       cold_weights ? std::max<int64_t>(2, kColdBytes / (m * k * int64_t{sizeof(float)})) : 1;

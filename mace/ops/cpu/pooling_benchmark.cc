@@ -54,8 +54,8 @@ void BM_Pooling(benchmark::State& state) {
   const ref::PoolingParams p = Params(state);
   if (!PoolingKernel::Supports(*table, p)) return state.SkipWithError("not a fast shape");
   auto pool = BenchmarkPool(static_cast<int>(state.range(7)));
-  const auto input = testing::RandomFloats(p.channels * p.in_h * p.in_w, 1);
-  std::vector<float> output(p.channels * p.out_h * p.out_w);
+  const auto input = AlignedRandomFloats(p.channels * p.in_h * p.in_w, 1);
+  AlignedFloats output(p.channels * p.out_h * p.out_w);
   const PoolingKernel kernel(*table, p);
   ScratchBuffer buffer;
   float* scratch = ScratchOrSkip(state, &buffer, kernel.ScratchBytes(NumThreads(pool.get())));
@@ -69,8 +69,8 @@ void BM_Pooling(benchmark::State& state) {
 
 void BM_PoolingReference(benchmark::State& state) {
   const ref::PoolingParams p = Params(state);
-  const auto input = testing::RandomFloats(p.channels * p.in_h * p.in_w, 1);
-  std::vector<float> output(p.channels * p.out_h * p.out_w);
+  const auto input = AlignedRandomFloats(p.channels * p.in_h * p.in_w, 1);
+  AlignedFloats output(p.channels * p.out_h * p.out_w);
   for (auto _ : state) {
     ref::Pooling(p, input.data(), output.data());
     benchmark::DoNotOptimize(output.data());
