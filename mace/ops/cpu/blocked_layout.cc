@@ -9,6 +9,28 @@ void PadToBlocks(const float* values, int64_t channels, int block, PersistentAre
   if (values != nullptr) std::copy(values, values + channels, padded->data());
 }
 
+WindowPlan::WindowPlan(const BlockedWindow& w, int64_t pos_mul, bool merge_edges) {
+  const int64_t extent = (w.kernel_h - 1) * w.dilation_h;
+  auto inside = [&](int64_t y) {
+    const int64_t iy = y * w.stride_h - w.pad_top;
+    return iy >= 0 && iy + extent < w.in_h;
+  };
+  for (int64_t y = 0; y < w.out_h;) {
+    int64_t next = y + 1;
+    if (inside(y)) {
+      while (next < w.out_h && inside(next)) ++next;
+    }
+    RowRun run;
+    run.y = y;
+    run.rows = next - y;
+    run.first = static_cast<int32_t>(segments_.size());
+    ForEachSegment(w, y, pos_mul, merge_edges, [&](const Segment& s) { segments_.push_back(s); });
+    run.count = static_cast<int32_t>(segments_.size()) - run.first;
+    runs_.push_back(run);
+    y = next;
+  }
+}
+
 namespace {
 
 // Positions per step of a conversion: a step's blocked side (64 positions of

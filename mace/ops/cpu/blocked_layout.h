@@ -77,15 +77,23 @@ struct Segment {
   int32_t taps = 0;
   int32_t rows = 0;         // kernel rows inside the input
   int64_t padded_taps = 0;  // taps inside the input or its declared padding
+  // A merged row (see WindowPlan): the first position's first column, or the
+  // last position's last column, lies outside the input and reads as zero.
+  bool clip_left = false, clip_right = false;
   int64_t tap_offsets[kMaxBlockedTaps];
   int32_t tap_index[kMaxBlockedTaps];
 };
 
 // Calls emit(segment) for output row y: the columns whose window lies inside
 // the input along x as one segment, every other column as a segment of its
-// own with the taps outside the input left out.
+// own with the taps outside the input left out. With merge_edges, a window
+// three columns wide at dilation 1 whose only outside columns are the first
+// position's first and the last position's last makes one segment of the
+// whole row instead, with those two flagged (Segment::clip_left and
+// clip_right) and their offsets pointing outside the row.
 template <typename Emit>
-inline void ForEachSegment(const BlockedWindow& w, int64_t y, int64_t pos_mul, Emit&& emit) {
+inline void ForEachSegment(const BlockedWindow& w, int64_t y, int64_t pos_mul, bool merge_edges,
+                           Emit&& emit) {
   Segment s;
   const int64_t iy0 = y * w.stride_h - w.pad_top;
   auto build = [&](int64_t x0, int64_t count, bool inside) {
@@ -124,6 +132,19 @@ inline void ForEachSegment(const BlockedWindow& w, int64_t y, int64_t pos_mul, E
     for (int64_t x = 0; x < w.out_w; ++x) build(x, 1, false);
     return;
   }
+  if (merge_edges && w.kernel_w == 3 && w.dilation_w == 1 && x_lo <= 1 && x_hi >= w.out_w - 1) {
+    // Column x reads x * stride - pad_left + {0, 1, 2}.
+    const int64_t right = (w.out_w - 1) * w.stride_w - w.pad_left;
+    const bool left_ok = x_lo == 0 || w.pad_left == 1;
+    const bool right_ok = x_hi == w.out_w || right + 1 == w.in_w - 1;
+    if (left_ok && right_ok) {
+      s.clip_left = x_lo == 1;
+      s.clip_right = x_hi == w.out_w - 1;
+      build(0, w.out_w, true);
+      s.clip_left = s.clip_right = false;
+      return;
+    }
+  }
   for (int64_t x = 0; x < x_lo; ++x) build(x, 1, false);
   build(x_lo, x_hi - x_lo, true);
   for (int64_t x = x_hi; x < w.out_w; ++x) build(x, 1, false);
@@ -135,45 +156,59 @@ inline int64_t BandRows(int64_t out_h, int64_t out_w) {
   return std::max<int64_t>(1, std::min(out_h, 512 / std::max<int64_t>(out_w, 1)));
 }
 
-// Calls emit(segment, y, rows) for output rows [y_begin, y_end): rows whose
-// window lies inside the input along y come in runs (`rows` consecutive
-// rows, the segments of the first), the others one at a time.
-template <typename Emit>
-inline void ForEachRowSegment(const BlockedWindow& w, int64_t y_begin, int64_t y_end,
-                              int64_t pos_mul, Emit&& emit) {
-  const int64_t extent = (w.kernel_h - 1) * w.dilation_h;
-  auto inside = [&](int64_t y) {
-    const int64_t iy = y * w.stride_h - w.pad_top;
-    return iy >= 0 && iy + extent < w.in_h;
-  };
-  for (int64_t y = y_begin; y < y_end;) {
-    int64_t next = y + 1;
-    if (inside(y)) {
-      while (next < y_end && inside(next)) ++next;
+// The segments of every output row of a window op, built once when the op
+// is created so that a run only looks them up. Rows whose window lies
+// inside the input along y share the segments of the first of them.
+class WindowPlan {
+ public:
+  WindowPlan() = default;
+  // merge_edges: see ForEachSegment (a depthwise row path that clips).
+  WindowPlan(const BlockedWindow& w, int64_t pos_mul, bool merge_edges);
+
+  // Calls emit(segment, y, rows, skipped) for output rows [y_begin, y_end):
+  // `rows` consecutive rows from y with the same segment. The segment's
+  // offsets are those of row y - skipped, the first row that shares it.
+  template <typename Emit>
+  void ForEach(int64_t y_begin, int64_t y_end, Emit&& emit) const {
+    auto it = std::partition_point(runs_.begin(), runs_.end(),
+                                   [&](const RowRun& r) { return r.y + r.rows <= y_begin; });
+    for (; it != runs_.end() && it->y < y_end; ++it) {
+      const int64_t y = std::max(y_begin, it->y);
+      const int64_t rows = std::min(y_end, it->y + it->rows) - y;
+      for (int32_t i = 0; i < it->count; ++i) emit(segments_[it->first + i], y, rows, y - it->y);
     }
-    const int64_t rows = next - y;
-    ForEachSegment(w, y, pos_mul, [&](const Segment& s) { emit(s, y, rows); });
-    y = next;
   }
-}
+
+ private:
+  struct RowRun {
+    int64_t y = 0, rows = 0;
+    int32_t first = 0, count = 0;  // in segments_
+  };
+  std::vector<RowRun> runs_;  // in order, covering [0, out_h)
+  std::vector<Segment> segments_;
+};
 
 // Runs a window kernel over output rows [y0, y1) of one blocked plane:
 // `run` holds what the plane fixes (in, weights, mode, ...), the segments
 // set taps, positions and rows, and adjust(&run, segment) anything else a
 // segment decides (a depthwise row path, an average's divisor).
 template <typename Adjust>
-inline void RunWindowBand(const BlockedWindow& w, BlockedWindowKernel kernel, int64_t lanes,
-                          int64_t y0, int64_t y1, BlockedWindowRun run, float* out_plane,
-                          Adjust&& adjust) {
+inline void RunWindowBand(const BlockedWindow& w, const WindowPlan& plan,
+                          BlockedWindowKernel kernel, int64_t lanes, int64_t y0, int64_t y1,
+                          BlockedWindowRun run, float* out_plane, Adjust&& adjust) {
   run.pos_step = w.stride_w * lanes;
   run.in_row_step = w.stride_h * w.in_w * lanes;
   run.out_row_step = w.out_w * lanes;
-  ForEachRowSegment(w, y0, y1, lanes, [&](const Segment& s, int64_t y, int64_t rows) {
+  const float* in_plane = run.in;
+  plan.ForEach(y0, y1, [&](const Segment& s, int64_t y, int64_t rows, int64_t skipped) {
+    run.in = in_plane + skipped * run.in_row_step;
     run.taps = s.taps;
     run.tap_offsets = s.tap_offsets;
     run.tap_index = s.tap_index;
     run.positions = s.count;
     run.rows = rows;
+    run.clip_left = s.clip_left;
+    run.clip_right = s.clip_right;
     run.out = out_plane + (y * w.out_w + s.x0) * lanes;
     adjust(&run, s);
     kernel(run);

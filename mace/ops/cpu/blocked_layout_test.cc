@@ -296,9 +296,23 @@ TEST(BlockedDepthwiseTest, MatchesReference) {
       {1, 20, 20, 11, 13, 5, 5, 1, 1, 2, 2, 2, 2},
       {1, 9, 9, 10, 10, 3, 3, 1, 2, 2, 2, 2, 2},
       {1, 8, 8, 3, 21, 3, 3, 1, 1, 0, 0, 0, 0},
-      // Rows shorter than a tile, 7 and 3 wide: tails of 4 + 2 + 1 and 2 + 1.
+      // Rows of at most a tile, 7 and 3 wide, each one tile clipped on both
+      // sides.
       {1, 40, 40, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1},
       {1, 16, 16, 6, 3, 3, 3, 1, 1, 1, 1, 1, 1},
+      // Rows of 19 and 14 in tiles of near-equal size, the first clipped on
+      // the left and the last on the right.
+      {1, 18, 18, 5, 19, 3, 3, 1, 1, 1, 1, 1, 1},
+      {1, 16, 16, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1},
+      // Stride 2 with padding on both sides (the last window is inside) and
+      // on the right only (it is clipped), and padding of 2, which stays
+      // with the per-column edges.
+      {1, 16, 16, 6, 30, 3, 3, 2, 1, 1, 1, 1, 1},
+      {1, 16, 16, 6, 30, 3, 3, 2, 1, 0, 0, 1, 1},
+      {1, 16, 16, 6, 12, 3, 3, 1, 1, 2, 2, 2, 2},
+      // 45 rows of 40: bands of 12 rows start inside a run of rows that
+      // share their segments.
+      {1, 3, 3, 45, 40, 3, 3, 1, 1, 1, 1, 1, 1},
   };
   for (const KernelTable* table : BlockedTables()) {
     const int block = table->channel_block;

@@ -7,6 +7,16 @@
 namespace mace {
 namespace ops {
 
+namespace {
+
+// Whether a row's taps come in rows of three adjacent columns at a stride
+// the kernels' row path has (blocked_kernels.inc).
+bool RowsOfThree(const ref::DepthwiseConv2dParams& p) {
+  return p.kernel_w == 3 && p.dilation_w == 1 && (p.stride_w == 1 || p.stride_w == 2);
+}
+
+}  // namespace
+
 bool BlockedDepthwise::Supports(const KernelTable& table,
                                 const ref::DepthwiseConv2dParams& params) {
   return table.blocked_window != nullptr && params.multiplier == 1 &&
@@ -18,6 +28,9 @@ BlockedDepthwise::BlockedDepthwise(const KernelTable& table,
                                    const float* bias, PersistentArena* arena)
     : table_(table), params_(params), window_(WindowOf(params)), block_(table.channel_block) {
   separate_activation_ = !FuseActivation(params.activation, &epilogue_);
+  // The rows-of-three path (see Run) reads a row's padded edge columns as
+  // zero, so a row is one segment instead of an edge column on each side.
+  plan_ = WindowPlan(window_, block_, RowsOfThree(params));
   const int64_t taps = params.kernel_h * params.kernel_w;
   weights_.Allocate(BlockCount(params.channels, block_) * taps * block_, arena);
   for (int64_t c = 0; c < params.channels; ++c) {
@@ -34,7 +47,7 @@ void BlockedDepthwise::Run(const float* input, float* output, ThreadPool* pool) 
   const int64_t blocks = BlockCount(p.channels, block_);
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
   const int64_t taps = p.kernel_h * p.kernel_w;
-  const bool rows_of_three = p.kernel_w == 3 && p.dilation_w == 1;
+  const bool rows_of_three = RowsOfThree(p);
   const int64_t band = BandRows(p.out_h, p.out_w);
   const int64_t bands = (p.out_h + band - 1) / band;
   ParallelFor(pool, p.batch * blocks * bands, [&](int64_t begin, int64_t end) {
@@ -47,7 +60,7 @@ void BlockedDepthwise::Run(const float* input, float* output, ThreadPool* pool) 
       run.bias = bias_.data() + b * L;
       run.mode = kBlockedDepthwise;
       run.epilogue = epilogue_;
-      RunWindowBand(window_, table_.blocked_window, L, y0, std::min(y0 + band, p.out_h), run,
+      RunWindowBand(window_, plan_, table_.blocked_window, L, y0, std::min(y0 + band, p.out_h), run,
                     output + plane * out_plane * L, [&](BlockedWindowRun* r, const Segment& s) {
                       r->row_taps = rows_of_three && s.taps == 3 * s.rows ? 3 : 0;
                     });

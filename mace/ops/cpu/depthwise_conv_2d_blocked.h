@@ -26,6 +26,7 @@ class BlockedDepthwise {
   ref::DepthwiseConv2dParams params_;
   BlockedWindow window_;
   int block_;
+  WindowPlan plan_;
   TileEpilogue epilogue_;
   bool separate_activation_;
   PersistentFloats weights_;  // [block][tap][lane]

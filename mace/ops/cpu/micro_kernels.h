@@ -292,6 +292,10 @@ struct BlockedWindowRun {
   // tap_offsets[t] + lanes, t a multiple of 3), depthwise at stride 1 or 2
   // only; else 0.
   int32_t row_taps = 0;
+  // Rows of three only: the first position's first column (clip_left) or
+  // the last position's last column (clip_right) lies outside the input. Its
+  // tap offsets point there; the kernel takes it as zero and never loads it.
+  bool clip_left = false, clip_right = false;
   int32_t mode = kBlockedDepthwise;
   float scale = 1.f;  // average only
   float* out = nullptr;

@@ -20,6 +20,7 @@ BlockedPooling::BlockedPooling(const KernelTable& table, const ref::PoolingParam
       block_(table.channel_block) {
   window_.pad_bottom = params.pad_bottom;
   window_.pad_right = params.pad_right;
+  if (!global) plan_ = WindowPlan(window_, block_, /*merge_edges=*/false);
   if (global) {
     plane_offsets_.resize(params.in_h * params.in_w);
     for (int64_t i = 0; i < static_cast<int64_t>(plane_offsets_.size()); ++i) {
@@ -59,7 +60,7 @@ void BlockedPooling::Run(const float* input, float* output, ThreadPool* pool) co
       BlockedWindowRun run;
       run.in = input + plane * in_plane * L;
       run.mode = mode;
-      RunWindowBand(window_, table_.blocked_window, L, y0, std::min(y0 + band, p.out_h), run,
+      RunWindowBand(window_, plan_, table_.blocked_window, L, y0, std::min(y0 + band, p.out_h), run,
                     output + plane * out_plane * L, [&](BlockedWindowRun* r, const Segment& s) {
                       const int64_t divisor = p.count_include_pad ? s.padded_taps : s.taps;
                       r->scale = divisor > 0 ? 1.f / static_cast<float>(divisor) : 0.f;

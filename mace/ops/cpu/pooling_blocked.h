@@ -24,6 +24,7 @@ class BlockedPooling {
   const KernelTable& table_;
   ref::PoolingParams params_;
   BlockedWindow window_;
+  WindowPlan plan_;  // windowed only
   bool global_;
   int block_;
   std::vector<int64_t> plane_offsets_;  // global: every position
