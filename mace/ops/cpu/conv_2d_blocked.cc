@@ -125,11 +125,15 @@ void BlockedConv2d::PadInput(const float* input, float* padded, ThreadPool* pool
   const int64_t planes =
       p.batch * (blocked_input_ ? BlockCount(p.in_channels, block_) : p.in_channels);
   const int64_t row = p.in_w * pos_mul, padded_row = padded_w_ * pos_mul;
-  ParallelFor(pool, planes, [&](int64_t begin, int64_t end) {
-    for (int64_t plane = begin; plane < end; ++plane) {
+  // In bands of rows, so that a stem's three planes split evenly too.
+  constexpr int64_t kBandRows = 32;
+  const int64_t bands = (padded_h_ + kBandRows - 1) / kBandRows;
+  ParallelFor(pool, planes * bands, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t plane = task / bands, y0 = task % bands * kBandRows;
       const float* src = input + plane * p.in_h * row;
       float* dst = padded + plane * padded_h_ * padded_row;
-      for (int64_t y = 0; y < padded_h_; ++y) {
+      for (int64_t y = y0; y < std::min(padded_h_, y0 + kBandRows); ++y) {
         float* out = dst + y * padded_row;
         const int64_t iy = y - p.pad_top;
         if (iy < 0 || iy >= p.in_h) {
