@@ -9,10 +9,12 @@
 #ifndef MACE_RUNTIMES_CPU_PERSISTENT_ARENA_H_
 #define MACE_RUNTIMES_CPU_PERSISTENT_ARENA_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "mace/utils/large_buffer.h"
@@ -87,19 +89,24 @@ class PersistentArena {
 
 // Floats derived from weights (packed panels, blocked filters): in an
 // engine's persistent arena when one is given (so the memory report counts
-// them), else in storage of their own. Zero-filled. Movable: a moved vector
-// keeps its buffer, so the pointer stays valid.
+// them), else in storage of their own, aligned and paged as the arena's
+// (kernel tests and benchmarks then run on the memory the engine gives).
+// Zero-filled. Movable: a moved vector keeps its buffer, so the pointer
+// stays valid.
 class PersistentFloats {
  public:
+  // Throws std::bad_alloc when memory ran out.
   void Allocate(int64_t count, PersistentArena* arena) {
-    void* block = arena != nullptr ? arena->Allocate(count * int64_t{sizeof(float)}) : nullptr;
-    own_.clear();
-    if (block != nullptr) {
-      data_ = static_cast<float*>(block);
-    } else {
-      own_.assign(count, 0.f);
-      data_ = own_.data();
+    const int64_t bytes = std::max<int64_t>(count, 1) * int64_t{sizeof(float)};
+    own_.reset();
+    void* block = arena != nullptr ? arena->Allocate(bytes) : nullptr;
+    if (block == nullptr) {
+      own_.reset(AllocateLargeBuffer(bytes, PersistentArena::kAlignment));
+      if (own_ == nullptr) throw std::bad_alloc();
+      block = own_.get();
+      std::memset(block, 0, static_cast<size_t>(bytes));
     }
+    data_ = static_cast<float*>(block);
     size_ = count;
   }
   float* data() { return data_; }
@@ -107,12 +114,15 @@ class PersistentFloats {
   int64_t size() const { return size_; }
   float& operator[](int64_t i) { return data_[i]; }
   // Whether the floats are in an arena rather than own storage.
-  bool in_arena() const { return data_ != nullptr && own_.empty(); }
+  bool in_arena() const { return data_ != nullptr && own_ == nullptr; }
 
  private:
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
   float* data_ = nullptr;
   int64_t size_ = 0;
-  std::vector<float> own_;
+  std::unique_ptr<void, Free> own_;
 };
 
 }  // namespace mace
