@@ -74,6 +74,10 @@ const Shape kConvShapes[] = {
     {1, 64, 100, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 24, 144, 9, 11, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 3, 12, 1, 50, 1, 1, 1, 1, 0, 0, 0, 0},
+    // Four output blocks on AVX-512 (all full, and the last padded): one
+    // group of the window tiles' width.
+    {1, 24, 64, 10, 13, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 19, 57, 6, 9, 1, 1, 1, 1, 0, 0, 0, 0},
     // Reductions split in parts of 128 channels, with tails of every kind.
     {1, 300, 40, 5, 7, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 261, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
