@@ -78,6 +78,13 @@ const Shape kConvShapes[] = {
     // group of the window tiles' width.
     {1, 24, 64, 10, 13, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 19, 57, 6, 9, 1, 1, 1, 1, 0, 0, 0, 0},
+    // Maps of at least 128 positions, where AVX-512 runs a 1x1 in the
+    // window tiles' groups of four blocks: groups of 4 and 3, of 4 over a
+    // whole small map with a two-part reduction, and of 4 over chunks of a
+    // map larger than 16x16, each with an overlapped last tile.
+    {1, 37, 100, 14, 14, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 150, 250, 11, 13, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 40, 120, 17, 19, 1, 1, 1, 1, 0, 0, 0, 0},
     // Reductions split in parts of 128 channels, with tails of every kind.
     {1, 300, 40, 5, 7, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 261, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},

@@ -27,15 +27,26 @@ constexpr int64_t kMaxGatherPositions = int64_t{1} << 16;
 // Weight bytes per part of a window's reduction (a little under L1).
 constexpr int64_t kWindowPartBytes = 40 << 10;
 
-// Output blocks per group: the table's width for 1x1 tiles, or for window
-// tiles where it has one. A 1x1 with exactly the window width's blocks (64
-// channels on AVX-512) runs them as one group, whose tiles use each input
-// value for all of them: as two groups of two, 32->64 channels on 112x112
-// ran 8 % slower.
-int32_t GroupBlocks(const KernelTable& table, int64_t taps, int64_t out_blocks) {
-  if (table.blocked_window_conv_blocks > 0 &&
-      (taps > 1 || out_blocks == table.blocked_window_conv_blocks)) {
-    return table.blocked_window_conv_blocks;
+// A 1x1 (stride 1) on a map of at least this many positions runs in window
+// tiles where the table has them (AVX-512: 4 blocks x 6 positions, not
+// 3 x 8); see GroupBlocks.
+constexpr int64_t kWidePointwisePlane = 128;
+
+// Output blocks per group: the table's width for 1x1 tiles, or for window tiles
+// where it has one. Those also take strided 1x1s (ResNet-18's downsampling
+// layers ran 5-7 % faster), a 1x1 with exactly the window width's blocks (64
+// channels on AVX-512), whose tiles then use each input value for all of them
+// (as two groups of two, 32->64 channels on 112x112 ran 8 % slower), and 1x1s
+// on maps of at least kWidePointwisePlane positions: MobileNet v1's 1x1s from
+// 14x14 up ran 3-6 % faster at one AVX-512 thread and 2-8 % at two. On 7x7 maps
+// (49 positions, tiles of 5) they ran 4 % slower at one thread, and Winograd's
+// products 20 % slower (conv_2d_blocked_winograd.cc keeps blocked_conv_blocks).
+int32_t GroupBlocks(const KernelTable& table, const ref::Conv2DParams& params, bool pointwise) {
+  const int64_t out_blocks = BlockCount(params.out_channels, table.channel_block);
+  const int32_t wide = table.blocked_window_conv_blocks;
+  if (wide > 0 &&
+      (!pointwise || out_blocks == wide || params.out_h * params.out_w >= kWidePointwisePlane)) {
+    return wide;
   }
   return table.blocked_conv_blocks;
 }
@@ -58,8 +69,7 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
                  params.out_h == params.in_h && params.out_w == params.in_w),
       block_(table.channel_block),
       out_blocks_(BlockCount(params.out_channels, table.channel_block)),
-      group_blocks_(GroupBlocks(table, params.kernel_h * params.kernel_w,
-                                BlockCount(params.out_channels, table.channel_block))),
+      group_blocks_(GroupBlocks(table, params, pointwise_)),
       groups_((out_blocks_ + group_blocks_ - 1) / group_blocks_) {
   separate_activation_ = !FuseActivation(params.activation, &epilogue_);
   const int64_t channels = params.in_channels;

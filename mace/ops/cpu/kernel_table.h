@@ -47,11 +47,13 @@ struct KernelTable {
   // inference with it (see docs/cpu_runtime.md), so it waits for phones.
   bool blocked_layout_pays = false;
   int32_t blocked_conv_blocks = 0;
-  // Output blocks per blocked_conv tile for windows of more than one tap
-  // (0: blocked_conv_blocks). AVX-512 runs 4 blocks x 6 positions there
-  // (stems and strided 3x3 were 10-30 % faster in BM_ConvLayout), but keeps
-  // 3 x 8 for 1x1 and Winograd's products, where a reduction part's weights
-  // and a chunk's inputs then share L1 (4 blocks were up to 30 % slower).
+  // Output blocks per blocked_conv tile for windows of more than one tap,
+  // strided 1x1s and 1x1s on maps of at least 128 positions (0:
+  // blocked_conv_blocks). AVX-512 runs 4 blocks x 6 positions there (stems
+  // and strided 3x3 were 10-30 % faster in BM_ConvLayout, MobileNet v1's 1x1s
+  // from 14x14 up 3-8 %), but keeps 3 x 8 for 1x1s on smaller maps (7x7: 4 %
+  // faster) and Winograd's products (4 blocks were 20 % slower in ResNet-18,
+  // up to 30 % in BM_ConvLayout). See GroupBlocks in conv_2d_blocked.cc.
   int32_t blocked_window_conv_blocks = 0;
   BlockedConvKernel blocked_conv = nullptr;
   BlockedWindowKernel blocked_window = nullptr;
