@@ -27,9 +27,7 @@ constexpr int64_t kMaxGatherPositions = int64_t{1} << 16;
 // Weight bytes per part of a window's reduction (a little under L1).
 constexpr int64_t kWindowPartBytes = 40 << 10;
 
-// A 1x1 (stride 1) on a map of at least this many positions runs in window
-// tiles where the table has them (AVX-512: 4 blocks x 6 positions, not
-// 3 x 8); see GroupBlocks.
+// Positions from which a stride-1 1x1 takes window tiles (see GroupBlocks).
 constexpr int64_t kWidePointwisePlane = 128;
 
 // Output blocks per group: the table's width for 1x1 tiles, or for window tiles
@@ -41,11 +39,10 @@ constexpr int64_t kWidePointwisePlane = 128;
 // 14x14 up ran 3-6 % faster at one AVX-512 thread and 2-8 % at two. On 7x7 maps
 // (49 positions, tiles of 5) they ran 4 % slower at one thread, and Winograd's
 // products 20 % slower (conv_2d_blocked_winograd.cc keeps blocked_conv_blocks).
-int32_t GroupBlocks(const KernelTable& table, const ref::Conv2DParams& params, bool pointwise) {
-  const int64_t out_blocks = BlockCount(params.out_channels, table.channel_block);
+int32_t GroupBlocks(const KernelTable& table, int64_t out_blocks, int64_t positions,
+                    bool pointwise) {
   const int32_t wide = table.blocked_window_conv_blocks;
-  if (wide > 0 &&
-      (!pointwise || out_blocks == wide || params.out_h * params.out_w >= kWidePointwisePlane)) {
+  if (wide > 0 && (!pointwise || out_blocks == wide || positions >= kWidePointwisePlane)) {
     return wide;
   }
   return table.blocked_conv_blocks;
@@ -69,7 +66,7 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
                  params.out_h == params.in_h && params.out_w == params.in_w),
       block_(table.channel_block),
       out_blocks_(BlockCount(params.out_channels, table.channel_block)),
-      group_blocks_(GroupBlocks(table, params, pointwise_)),
+      group_blocks_(GroupBlocks(table, out_blocks_, params.out_h * params.out_w, pointwise_)),
       groups_((out_blocks_ + group_blocks_ - 1) / group_blocks_) {
   separate_activation_ = !FuseActivation(params.activation, &epilogue_);
   const int64_t channels = params.in_channels;
