@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -276,6 +278,44 @@ TEST(EngineTest, CustomOpFromTheApp) {
       clash.RegisterCustomOp("Conv2D", [] { return std::unique_ptr<CustomOp>(new ScaleByArg()); })
           .ok());
   ExpectError(model.Create(&engine, clash), MaceStatus::MACE_INVALID_ARGS, "built-in op");
+}
+
+// A custom op that throws, in Prepare or in Run, as app code may.
+class Throws : public CustomOp {
+ public:
+  explicit Throws(bool in_prepare) : in_prepare_(in_prepare) {}
+  MaceStatus Prepare(CustomOpContext* context) override {
+    if (in_prepare_) throw std::bad_alloc();
+    return context->SetOutputShape(0, context->InputShape(0));
+  }
+  MaceStatus Run(CustomOpContext*) override { throw std::runtime_error("the app's own failure"); }
+
+ private:
+  bool in_prepare_;
+};
+
+TEST(EngineBadInputTest, ExceptionsFromOpsBecomeStatuses) {
+  TinyModel model;
+  model.net.mutable_op(1)->set_type("Throws");
+  for (const bool in_prepare : {true, false}) {
+    MaceEngineConfig config;
+    ASSERT_TRUE(config
+                    .RegisterCustomOp(
+                        "Throws",
+                        [in_prepare] { return std::unique_ptr<CustomOp>(new Throws(in_prepare)); })
+                    .ok());
+    std::shared_ptr<MaceEngine> engine;
+    const MaceStatus created = model.Create(&engine, config);
+    if (in_prepare) {
+      // The op is named, with its index and type.
+      ExpectError(created, MaceStatus::MACE_OUT_OF_RESOURCES, "op #1 'id' (Throws): out of memory");
+      continue;
+    }
+    ASSERT_TRUE(created.ok()) << created.ToString();
+    std::map<std::string, MaceTensor> outputs;
+    ExpectError(engine->Run(Inputs(), &outputs), MaceStatus::MACE_RUNTIME_ERROR,
+                "the app's own failure");
+  }
 }
 
 TEST(EngineTest, MemoryReportAndAliasing) {

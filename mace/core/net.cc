@@ -53,8 +53,14 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
           StrCat("op #", i, " '", def.name(), "' has unknown type '", def.type(), "' (no ",
                  DataTypeName(dtype), " kernel for ", runtime_->name(), ")"));
     }
-    MACE_RETURN_IF_ERROR(op->Construct(def, workspace_));
-    MACE_RETURN_IF_ERROR(op->Prepare(&context));
+    // Packing weights allocates; running out of memory there is a status
+    // that names the op, not an exception into the app.
+    MACE_RETURN_IF_ERROR(CatchExceptions(
+        [&] {
+          MACE_RETURN_IF_ERROR(op->Construct(def, workspace_));
+          return op->Prepare(&context);
+        },
+        [&] { return StrCat("op #", i, " '", def.name(), "' (", def.type(), ")"); }));
     for (int k = 0; k < op->OutputSize(); ++k) {
       const Tensor* output = op->Output(k);
       if (k < def.output_shape_size() && def.output_shape(k).dims_size() > 0) {
@@ -82,7 +88,8 @@ MaceStatus Net::Run(RunMetadata* run_metadata) {
   if (run_metadata != nullptr) run_metadata->op_stats.clear();
   for (auto& op : ops_) {
     const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
-    MaceStatus status = op->Run(&context);
+    MaceStatus status =
+        CatchExceptions([&] { return op->Run(&context); }, [&] { return op->Describe(); });
     if (!status.ok()) return status;
     if (run_metadata != nullptr) {
       OperatorStats stats;

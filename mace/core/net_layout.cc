@@ -164,8 +164,15 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
     ordered.push_back(std::move(ops_[i]));
   }
   ops_ = std::move(ordered);
-  for (Operation* op : blocked_ops) MACE_RETURN_IF_ERROR(op->UseBlockedLayout(&context));
-  for (Operation* op : plain_ops) MACE_RETURN_IF_ERROR(op->UsePlainLayout(&context));
+  // The kernels built here pack weights: a failed allocation names its op.
+  for (Operation* op : blocked_ops) {
+    MACE_RETURN_IF_ERROR(CatchExceptions([&] { return op->UseBlockedLayout(&context); },
+                                         [&] { return op->Describe(); }));
+  }
+  for (Operation* op : plain_ops) {
+    MACE_RETURN_IF_ERROR(CatchExceptions([&] { return op->UsePlainLayout(&context); },
+                                         [&] { return op->Describe(); }));
+  }
   VLOG(1) << "blocked layout: " << blocked_ops.size() << " of " << count << " ops in blocks of "
           << block << " channels, " << conversions << " conversions";
   return MaceStatus();

@@ -161,27 +161,37 @@ MaceStatus MaceEngine::Init(const unsigned char* model_graph, size_t model_graph
                             const unsigned char* model_weights, size_t model_weights_size) {
   MACE_CHECK_ARG(model_weights != nullptr || model_weights_size == 0,
                  "model weights pointer is null");
-  return impl_->Init(model_graph, model_graph_size, input_nodes, output_nodes,
-                     CopyWeights(model_weights, static_cast<int64_t>(model_weights_size)));
+  return CatchExceptions(
+      [&] {
+        return impl_->Init(model_graph, model_graph_size, input_nodes, output_nodes,
+                           CopyWeights(model_weights, static_cast<int64_t>(model_weights_size)));
+      },
+      [] { return std::string("loading the model"); });
 }
 
 MaceStatus MaceEngine::Init(const unsigned char* model_graph, size_t model_graph_size,
                             const std::vector<std::string>& input_nodes,
                             const std::vector<std::string>& output_nodes,
                             const std::string& model_weights_file) {
-  std::shared_ptr<WeightsBlob> blob;
-  MACE_RETURN_IF_ERROR(MapWeightsFile(model_weights_file, &blob));
-  return impl_->Init(model_graph, model_graph_size, input_nodes, output_nodes, std::move(blob));
+  return CatchExceptions(
+      [&] {
+        std::shared_ptr<WeightsBlob> blob;
+        MACE_RETURN_IF_ERROR(MapWeightsFile(model_weights_file, &blob));
+        return impl_->Init(model_graph, model_graph_size, input_nodes, output_nodes,
+                           std::move(blob));
+      },
+      [] { return std::string("loading the model"); });
 }
 
 MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
                            std::map<std::string, MaceTensor>* outputs) {
-  return impl_->Run(inputs, outputs, nullptr);
+  return Run(inputs, outputs, nullptr);
 }
 
 MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
                            std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata) {
-  return impl_->Run(inputs, outputs, run_metadata);
+  return CatchExceptions([&] { return impl_->Run(inputs, outputs, run_metadata); },
+                         [] { return std::string("running the model"); });
 }
 
 MaceStatus MaceEngine::GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
@@ -192,6 +202,19 @@ MaceStatus MaceEngine::GetMemoryReport(MemoryReport* report) const {
   return impl_->GetMemoryReport(report);
 }
 
+namespace {
+
+MaceStatus NewEngine(const MaceEngineConfig& config, std::shared_ptr<MaceEngine>* engine) {
+  return CatchExceptions(
+      [&] {
+        *engine = std::make_shared<MaceEngine>(config);
+        return MaceStatus();
+      },
+      [] { return std::string("creating the engine"); });
+}
+
+}  // namespace
+
 MaceStatus CreateMaceEngineFromProto(const unsigned char* model_graph, size_t model_graph_size,
                                      const std::string& model_weights_file,
                                      const std::vector<std::string>& input_nodes,
@@ -199,7 +222,8 @@ MaceStatus CreateMaceEngineFromProto(const unsigned char* model_graph, size_t mo
                                      const MaceEngineConfig& config,
                                      std::shared_ptr<MaceEngine>* engine) {
   MACE_CHECK_ARG(engine != nullptr, "engine output pointer is null");
-  auto created = std::make_shared<MaceEngine>(config);
+  std::shared_ptr<MaceEngine> created;
+  MACE_RETURN_IF_ERROR(NewEngine(config, &created));
   MACE_RETURN_IF_ERROR(
       created->Init(model_graph, model_graph_size, input_nodes, output_nodes, model_weights_file));
   *engine = std::move(created);
@@ -213,7 +237,8 @@ MaceStatus CreateMaceEngineFromProto(const unsigned char* model_graph, size_t mo
                                      const MaceEngineConfig& config,
                                      std::shared_ptr<MaceEngine>* engine) {
   MACE_CHECK_ARG(engine != nullptr, "engine output pointer is null");
-  auto created = std::make_shared<MaceEngine>(config);
+  std::shared_ptr<MaceEngine> created;
+  MACE_RETURN_IF_ERROR(NewEngine(config, &created));
   MACE_RETURN_IF_ERROR(created->Init(model_graph, model_graph_size, input_nodes, output_nodes,
                                      model_weights, model_weights_size));
   *engine = std::move(created);

@@ -3,7 +3,10 @@
 #ifndef MACE_UTILS_STATUS_H_
 #define MACE_UTILS_STATUS_H_
 
+#include <exception>
+#include <new>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -18,12 +21,51 @@ std::string StrCat(Args&&... args) {
   return stream.str();
 }
 
+namespace internal {
+
+// The status for a step that threw: `where()` and `what` in the message, or
+// the bare code if building the message fails too (memory is short).
+template <typename Where>
+MaceStatus ExceptionStatus(MaceStatus::Code code, Where& where, const char* what) noexcept {
+  try {
+    return MaceStatus(code, StrCat(where(), ": ", what));
+  } catch (...) {
+    return MaceStatus(code);
+  }
+}
+
+}  // namespace internal
+
+// Runs `step`, a callable returning MaceStatus, and turns an exception
+// escaping it into a status, so that none reaches the app: a failed
+// allocation (std::bad_alloc, or std::length_error from a container asked
+// for more than it can hold) is MACE_OUT_OF_RESOURCES, anything else (a
+// custom op's own exception, say) MACE_RUNTIME_ERROR. `where`, a callable
+// returning a string, names the step in the message; it is called only on
+// failure.
+template <typename Step, typename Where>
+MaceStatus CatchExceptions(Step&& step, Where&& where) noexcept {
+  try {
+    return step();
+  } catch (const std::bad_alloc&) {
+    return internal::ExceptionStatus(MaceStatus::MACE_OUT_OF_RESOURCES, where, "out of memory");
+  } catch (const std::length_error&) {
+    return internal::ExceptionStatus(MaceStatus::MACE_OUT_OF_RESOURCES, where,
+                                     "out of memory (a buffer too large to allocate)");
+  } catch (const std::exception& e) {
+    return internal::ExceptionStatus(MaceStatus::MACE_RUNTIME_ERROR, where, e.what());
+  } catch (...) {
+    return internal::ExceptionStatus(MaceStatus::MACE_RUNTIME_ERROR, where,
+                                     "an exception of unknown type");
+  }
+}
+
 }  // namespace mace
 
-#define MACE_RETURN_IF_ERROR(expr)                 \
-  do {                                             \
-    ::mace::MaceStatus _mace_status = (expr);      \
-    if (!_mace_status.ok()) return _mace_status;   \
+#define MACE_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::mace::MaceStatus _mace_status = (expr);    \
+    if (!_mace_status.ok()) return _mace_status; \
   } while (0)
 
 // Checks user-controlled input; on failure returns MACE_INVALID_ARGS with the
