@@ -53,9 +53,21 @@ int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams&
   // 1.37-1.44 ms against 1.77-1.84 at one thread and 0.68-0.76 against
   // 0.96-1.07 at two; on a Sapphire Rapids class host, whose cores compute
   // at two thirds of that, the two had run alike at one thread and F(2x2)
-  // 30 % faster at two. The break-even filter cost is 18.
+  // 30 % faster at two. The break-even filter cost there is 18.
+  //
+  // A filter float costs the time of a fixed number of bytes from memory,
+  // so its cost in multiply-adds grows with the core's multiply-add rate:
+  // kFilterCostPerLane per lane the table issues per cycle. A Zen 4 core's
+  // AVX-512 issues half of Zen 5's (16 lanes, 117 GFLOP/s): cost 12, and
+  // there F(2x2) ran 512 channels at 7x7 in 1.75 ms against direct's 2.43,
+  // while at 14x14 F(2x2) stays ahead of F(4x4) (1.12 ms against 1.27),
+  // which a cost of 10 would have picked. Full-rate AVX-512 tables get 24,
+  // which picks the same tiles as the fitted 20 on every zoo layer. Tables
+  // of fewer lanes (NEON) count as 16: the rule has not been timed on phone
+  // cores, whose memory is slower too.
   constexpr double kTransformCost = 1.0;
-  constexpr double kFilterCost = 20.0;
+  constexpr double kFilterCostPerLane = 0.75;
+  const double kFilterCost = kFilterCostPerLane * std::max(table.mac_lanes, 16);
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinTiles = 8;
   const double filter = static_cast<double>(p.out_channels) * p.in_channels;

@@ -39,6 +39,7 @@ KernelTable MakeAvx2Table() {
   table.winograd_input = x86::Avx2WinogradInput;
   table.winograd_output = x86::Avx2WinogradOutput;
   table.fma_peak = x86::Avx2FmaPeak;
+  table.mac_lanes = 16;
   table.channel_block = 8;
   table.blocked_layout_pays = true;
   table.blocked_conv_blocks = 2;
@@ -52,7 +53,7 @@ KernelTable MakeAvx2Table() {
 // The AVX2 table with the AVX-512 GEMM, Winograd transforms and 3x3
 // depthwise bands: every family not rewritten for AVX-512 (pooling,
 // eltwise) keeps its AVX2 kernel.
-KernelTable MakeAvx512Table() {
+KernelTable MakeAvx512Table(const CpuFeatures& features) {
   KernelTable table = MakeAvx2Table();
   table.isa = KernelIsa::kAvx512;
   table.name = "avx512";
@@ -72,6 +73,7 @@ KernelTable MakeAvx512Table() {
   table.gemm_partial = x86::Avx512GemmPartial8x32;
   table.conv_rows = x86::Avx512ConvRows8x32;
   table.fma_peak = x86::Avx512FmaPeak;
+  table.mac_lanes = features.avx512_half_rate ? 16 : 32;
   table.depthwise3x3_s1 = x86::Avx512Depthwise3x3S1;
   table.depthwise3x3_s2 = x86::Avx512Depthwise3x3S2;
   table.channel_block = 16;
@@ -106,6 +108,7 @@ KernelTable MakeNeonTable() {
   table.winograd_input = arm::NeonWinogradInput;
   table.winograd_output = arm::NeonWinogradOutput;
   table.fma_peak = arm::NeonFmaPeak;
+  table.mac_lanes = 8;
   table.channel_block = 4;
 #if defined(__aarch64__)
   table.blocked_conv_blocks = 3;
@@ -127,7 +130,7 @@ const KernelTable* KernelTableFor(KernelIsa isa) {
   if (isa == KernelIsa::kReference || !SupportsKernelIsa(features, isa)) return nullptr;
 #if defined(__x86_64__)
   static const KernelTable avx2 = MakeAvx2Table();
-  static const KernelTable avx512 = MakeAvx512Table();
+  static const KernelTable avx512 = MakeAvx512Table(features);
   if (isa == KernelIsa::kAvx2Fma) return &avx2;
   if (isa == KernelIsa::kAvx512) return &avx512;
 #elif defined(__aarch64__) || defined(__ARM_NEON)

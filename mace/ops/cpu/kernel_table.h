@@ -59,6 +59,12 @@ struct KernelTable {
   BlockedWindowKernel blocked_window = nullptr;
   BlockedWinogradInputKernel blocked_winograd_input = nullptr;
   BlockedWinogradOutputKernel blocked_winograd_output = nullptr;
+  // Float multiply-adds per cycle one core issues with this table's
+  // vectors: two FMA pipes of its width (16 for AVX2, 32 for AVX-512, 16
+  // where AVX-512 runs on 256-bit units, 8 for NEON as on Cortex-A76 class
+  // cores). Rules that weigh arithmetic against memory traffic scale with
+  // it (BlockedWinograd::PickTile).
+  int32_t mac_lanes = 0;
   // Peak multiply-add throughput loop for benchmarks: returns flops done and
   // writes 8 floats to `sink`.
   int64_t (*fma_peak)(int64_t iterations, float* sink) = nullptr;

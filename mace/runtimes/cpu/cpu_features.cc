@@ -36,10 +36,27 @@ void DetectX86(CpuFeatures* features) {
   const bool zmm_state = (xcr0_lo & 0xe0) == 0xe0;
   // The AVX-512 table reuses AVX2 kernels, so it needs AVX2 as well.
   features->avx512 = features->avx2_fma && avx512f && avx512dq && avx512vl && zmm_state;
+  unsigned max_leaf = 0;
+  char vendor[13] = {};
+  __cpuid(0, max_leaf, ebx, ecx, edx);
+  std::memcpy(vendor, &ebx, 4);
+  std::memcpy(vendor + 4, &edx, 4);
+  std::memcpy(vendor + 8, &ecx, 4);
+  __cpuid(1, eax, ebx, ecx, edx);
+  features->avx512_half_rate = features->avx512 && Avx512IsHalfRate(vendor, eax);
 }
 #endif
 
 }  // namespace
+
+bool Avx512IsHalfRate(const char* vendor, unsigned leaf1_eax) {
+  // The displayed family: the base family, plus the extended family when
+  // the base is 0xf.
+  const unsigned base = (leaf1_eax >> 8) & 0xf;
+  const unsigned family = base == 0xf ? base + ((leaf1_eax >> 20) & 0xff) : base;
+  // Family 19h is Zen 3 (no AVX-512) and Zen 4; Zen 5 (1Ah) has full-width units.
+  return std::strcmp(vendor, "AuthenticAMD") == 0 && family == 0x19;
+}
 
 CpuFeatures DetectCpuFeatures() {
   CpuFeatures features;

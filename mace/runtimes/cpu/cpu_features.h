@@ -21,8 +21,17 @@ enum class KernelIsa { kReference = 0, kAvx2Fma = 1, kNeon = 2, kAvx512 = 3 };
 struct CpuFeatures {
   bool avx2_fma = false;  // AVX2 and FMA3, with OS support for YMM state
   bool avx512 = false;    // AVX-512 F, DQ and VL, with OS support for ZMM state
-  bool neon = false;      // Advanced SIMD with single-precision float
+  // AVX-512 executed on 256-bit units, two passes per instruction (AMD
+  // family 19h, Zen 4): no more multiply-adds per cycle than AVX2. Intel
+  // cores with a single 512-bit FMA port are not told apart and count as
+  // full rate.
+  bool avx512_half_rate = false;
+  bool neon = false;  // Advanced SIMD with single-precision float
 };
+
+// Whether cpuid's vendor string and leaf 1 EAX name a CPU whose AVX-512 runs
+// at half rate (see CpuFeatures). Pure, for tests.
+bool Avx512IsHalfRate(const char* vendor, unsigned leaf1_eax);
 
 // Probes the CPU (no caching).
 CpuFeatures DetectCpuFeatures();

@@ -86,5 +86,20 @@ TEST(CpuFeaturesTest, BestIsaFollowsBuildAndFeatures) {
               KernelIsaName(ActiveKernelIsa()));
 }
 
+// Leaf 1 EAX signatures (stepping, model, family, extended model and
+// family) of real parts.
+TEST(CpuFeaturesTest, HalfRateAvx512IsZen4Only) {
+  EXPECT_TRUE(Avx512IsHalfRate("AuthenticAMD", 0x00A10F11));   // EPYC 9004 (Zen 4)
+  EXPECT_TRUE(Avx512IsHalfRate("AuthenticAMD", 0x00A60F12));   // Ryzen 7000 (Zen 4)
+  EXPECT_FALSE(Avx512IsHalfRate("AuthenticAMD", 0x00B00F21));  // EPYC 9005 (Zen 5)
+  EXPECT_FALSE(Avx512IsHalfRate("AuthenticAMD", 0x00830F10));  // EPYC 7002 (Zen 2, 17h)
+  EXPECT_FALSE(Avx512IsHalfRate("GenuineIntel", 0x000806F8));  // Sapphire Rapids
+  EXPECT_FALSE(Avx512IsHalfRate("GenuineIntel", 0x00050654));  // Skylake-SP
+  // A base family below 0xf ignores the extended family bits.
+  EXPECT_FALSE(Avx512IsHalfRate("AuthenticAMD", 0x00A10611));
+  const CpuFeatures features = DetectCpuFeatures();
+  if (features.avx512_half_rate) EXPECT_TRUE(features.avx512);
+}
+
 }  // namespace
 }  // namespace mace
