@@ -91,25 +91,39 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   return pick;
 }
 
+void WinogradTransformFilters(const float* g, int lanes, int tile, float* u) {
+  const int alpha = tile + 2;
+  const float(*rows)[3] = tile == 2 ? kG2 : kG4;
+  float gg[kMaxAlpha * 3][kWinogradFilterLanes];  // G g, lane by lane
+  for (int i = 0; i < alpha; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      const float* row = rows[i];
+      for (int l = 0; l < lanes; ++l) {
+        gg[i * 3 + j][l] = row[0] * g[j * lanes + l] + row[1] * g[(3 + j) * lanes + l] +
+                           row[2] * g[(6 + j) * lanes + l];
+      }
+    }
+  }
+  for (int i = 0; i < alpha; ++i) {
+    for (int j = 0; j < alpha; ++j) {
+      const float* row = rows[j];
+      float* out = u + (i * alpha + j) * lanes;
+      for (int l = 0; l < lanes; ++l) {
+        out[l] = gg[i * 3][l] * row[0] + gg[i * 3 + 1][l] * row[1] + gg[i * 3 + 2][l] * row[2];
+      }
+    }
+  }
+}
+
 void WinogradFilterTransform(const float* filter, int64_t out_channels, int64_t in_channels,
                              int tile, float* u) {
-  const int alpha = tile + 2;
+  const int64_t positions = (tile + 2) * (tile + 2);
+  float values[kMaxAlpha * kMaxAlpha];
   for (int64_t oc = 0; oc < out_channels; ++oc) {
     for (int64_t ic = 0; ic < in_channels; ++ic) {
-      const float* g = filter + (oc * in_channels + ic) * 9;
-      float gg[kMaxAlpha][3];  // G g
-      for (int i = 0; i < alpha; ++i) {
-        for (int j = 0; j < 3; ++j) {
-          const float* row = tile == 2 ? kG2[i] : kG4[i];
-          gg[i][j] = row[0] * g[j] + row[1] * g[3 + j] + row[2] * g[6 + j];
-        }
-      }
-      for (int i = 0; i < alpha; ++i) {
-        for (int j = 0; j < alpha; ++j) {
-          const float* row = tile == 2 ? kG2[j] : kG4[j];
-          const float value = gg[i][0] * row[0] + gg[i][1] * row[1] + gg[i][2] * row[2];
-          u[((i * alpha + j) * out_channels + oc) * in_channels + ic] = value;
-        }
+      WinogradTransformFilters(filter + (oc * in_channels + ic) * 9, 1, tile, values);
+      for (int64_t xi = 0; xi < positions; ++xi) {
+        u[(xi * out_channels + oc) * in_channels + ic] = values[xi];
       }
     }
   }

@@ -33,9 +33,16 @@
 namespace mace {
 namespace ops {
 
-// U = G g G^T for every filter (out_channels x in_channels of 3x3, OIHW):
-// position xi = r * alpha + c of filter (oc, ic) goes to
-// u[(xi * out_channels + oc) * in_channels + ic], alpha = tile + 2.
+// U = G g G^T for `lanes` (at most kWinogradFilterLanes) 3x3 filters at
+// once, lane by lane so that it vectorizes: tap k (row-major) of filter l at
+// g[k * lanes + l], position xi = r * alpha + c of its U at
+// u[xi * lanes + l], alpha = tile + 2.
+constexpr int kWinogradFilterLanes = 16;
+void WinogradTransformFilters(const float* g, int lanes, int tile, float* u);
+
+// WinogradTransformFilters for every filter (out_channels x in_channels of
+// 3x3, OIHW): position xi of filter (oc, ic) goes to
+// u[(xi * out_channels + oc) * in_channels + ic].
 void WinogradFilterTransform(const float* filter, int64_t out_channels, int64_t in_channels,
                              int tile, float* u);
 
