@@ -31,8 +31,8 @@ int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
 bool BlockedWinograd::Supports(const KernelTable& table, const ref::Conv2DParams& params) {
   return Conv2dWinograd::Supports(params) && table.channel_block > 0 &&
-         table.blocked_conv != nullptr && table.blocked_winograd_input != nullptr &&
-         table.blocked_winograd_output != nullptr;
+         table.channel_block <= kWinogradFilterLanes && table.blocked_conv != nullptr &&
+         table.blocked_winograd_input != nullptr && table.blocked_winograd_output != nullptr;
 }
 
 int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& p, int requested) {
