@@ -41,7 +41,7 @@ int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams&
   // per output; Winograd's products do alpha^2 per tile, a run of fewer
   // than kMinTiles tiles costing a whole kernel tile, and its transforms
   // about kTransformCost per channel, position and tile. Every filter float
-  // (Winograd's is alpha^2 / 9 times larger) costs kFilterCost on top: in a
+  // (Winograd's is alpha^2 / 9 times larger) costs filter_cost on top: in a
   // network it is read from beyond L2 at each inference, which a deep layer
   // on a small map feels most. Fitted on the SqueezeNet 1.1 and ResNet-18
   // layers inside the networks (mace_run --benchmark, AVX-512, 1 and 2
@@ -67,18 +67,18 @@ int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams&
   // cores, whose memory is slower too.
   constexpr double kTransformCost = 1.0;
   constexpr double kFilterCostPerLane = 0.75;
-  const double kFilterCost = kFilterCostPerLane * std::max(table.mac_lanes, 16);
+  const double filter_cost = kFilterCostPerLane * std::max(table.mac_lanes, 16);
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinTiles = 8;
   const double filter = static_cast<double>(p.out_channels) * p.in_channels;
-  const double direct = 9.0 * filter * (static_cast<double>(p.out_h) * p.out_w + kFilterCost);
+  const double direct = 9.0 * filter * (static_cast<double>(p.out_h) * p.out_w + filter_cost);
   double best = kMargin * direct;
   int pick = 0;
   for (int tile = 2; tile <= requested; tile += 2) {
     const int64_t alpha2 = (tile + 2) * (tile + 2);
     const int64_t tiles = CeilDiv(p.out_h, tile) * CeilDiv(p.out_w, tile);
     const double products =
-        filter * alpha2 * (static_cast<double>(std::max(tiles, kMinTiles)) + kFilterCost);
+        filter * alpha2 * (static_cast<double>(std::max(tiles, kMinTiles)) + filter_cost);
     const double transforms =
         kTransformCost * static_cast<double>(p.in_channels + p.out_channels) * alpha2 * tiles;
     if (products + transforms < best) {

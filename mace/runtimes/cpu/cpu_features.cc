@@ -18,6 +18,7 @@ namespace {
 void DetectX86(CpuFeatures* features) {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return;
+  const unsigned signature = eax;  // family and model
   const bool fma = (ecx >> 12) & 1;
   const bool osxsave = (ecx >> 27) & 1;
   const bool avx = (ecx >> 28) & 1;
@@ -36,14 +37,12 @@ void DetectX86(CpuFeatures* features) {
   const bool zmm_state = (xcr0_lo & 0xe0) == 0xe0;
   // The AVX-512 table reuses AVX2 kernels, so it needs AVX2 as well.
   features->avx512 = features->avx2_fma && avx512f && avx512dq && avx512vl && zmm_state;
-  unsigned max_leaf = 0;
   char vendor[13] = {};
-  __cpuid(0, max_leaf, ebx, ecx, edx);
+  __cpuid(0, eax, ebx, ecx, edx);
   std::memcpy(vendor, &ebx, 4);
   std::memcpy(vendor + 4, &edx, 4);
   std::memcpy(vendor + 8, &ecx, 4);
-  __cpuid(1, eax, ebx, ecx, edx);
-  features->avx512_half_rate = features->avx512 && Avx512IsHalfRate(vendor, eax);
+  features->avx512_half_rate = features->avx512 && Avx512IsHalfRate(vendor, signature);
 }
 #endif
 
