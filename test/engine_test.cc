@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -175,7 +176,8 @@ TEST(EngineBadInputTest, WeightsOutOfRange) {
   TinyModel model;
   model.net.mutable_tensors(1)->set_offset(model.data.size());
   std::shared_ptr<MaceEngine> engine;
-  ExpectError(model.Create(&engine), MaceStatus::MACE_INVALID_ARGS, "weight 'b' needs bytes");
+  ExpectError(model.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "weight 'b' needs 8 bytes at offset 72");
 
   TinyModel truncated;
   truncated.data.resize(truncated.data.size() - 4);
@@ -524,6 +526,51 @@ TEST(EngineTest, OfflinePlanInTheModelIsHonoured) {
   const MaceStatus status = model.Create(&engine);
   EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
   EXPECT_NE(status.information().find("offset 100"), std::string::npos) << status.information();
+}
+
+// An offline offset near 2^63 is a multiple of every alignment; offset + size
+// used to wrap, the arena came out tiny and the input copy wrote far past it.
+TEST(EngineBadInputTest, OfflineOffsetsPastAnyArenaAreRefused) {
+  for (int64_t offset :
+       {(int64_t{1} << 62), std::numeric_limits<int64_t>::max() / 64 * 64, (int64_t{1} << 41)}) {
+    TinyModel model;
+    model.net.mutable_op(0)->add_output_mem_offset(offset);
+    std::shared_ptr<MaceEngine> engine;
+    const MaceStatus status = model.Create(&engine);
+    EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << offset;
+    EXPECT_NE(status.information().find("beyond any arena"), std::string::npos)
+        << status.information();
+    EXPECT_EQ(engine, nullptr);
+  }
+}
+
+// Input shapes whose element count overflows int64 (each dimension alone is
+// in range) are refused when the model is loaded.
+TEST(EngineBadInputTest, InputShapeWhoseProductOverflows) {
+  TinyModel model = BareModel();
+  InputOutputInfo* input = model.net.mutable_input_info(0);
+  input->clear_dims();
+  for (int64_t d : {2147483647, 2147483647, 2147483647, 2147483647}) input->add_dims(d);
+  model.AddOp("Identity", "id", {"x"}, "y");
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus status = model.Create(&engine);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(status.information().find("model input 'x'"), std::string::npos)
+      << status.information();
+}
+
+TEST(MaceTensorTest, SizeOfAHugeOrNegativeShapeIsMinusOne) {
+  EXPECT_EQ(MaceTensor({2, 3}, nullptr).size(), 6);
+  EXPECT_EQ(MaceTensor({}, nullptr).size(), 1);
+  EXPECT_EQ(MaceTensor({2147483648, 4611686018427387904}, nullptr).size(), -1);
+  EXPECT_EQ(MaceTensor({2, -3}, nullptr).size(), -1);
+  // A run with such a shape is refused, not copied.
+  TinyModel model;
+  std::shared_ptr<MaceEngine> engine;
+  ASSERT_TRUE(model.Create(&engine).ok());
+  std::map<std::string, MaceTensor> outputs;
+  EXPECT_EQ(engine->Run(Inputs({1, 2, 3, 4611686018427387904}), &outputs).code(),
+            MaceStatus::MACE_INVALID_ARGS);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mace/core/memory/planner.h"
+#include "mace/utils/checked_math.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -26,11 +27,14 @@ MaceStatus PlanArena(const std::vector<ArenaRecord>& records, MemoryStrategy str
   std::vector<size_t> planned_index;
   for (size_t i = 0; i < records.size(); ++i) {
     const ArenaRecord& record = records[i];
-    MACE_CHECK_ARG(record.size >= 0 && record.first <= record.last, "tensor record ", i,
-                   " has size ", record.size, " and lifetime [", record.first, ", ", record.last,
-                   "]");
+    MACE_CHECK_ARG(record.size >= 0 && record.size <= kMaxByteCount && record.first <= record.last,
+                   "tensor record ", i, " has size ", record.size, " and lifetime [", record.first,
+                   ", ", record.last, "]");
     const memory::UsageRecord usage{static_cast<size_t>(record.size), record.first, record.last};
     if (record.fixed_offset >= 0) {
+      MACE_CHECK_ARG(record.fixed_offset <= kMaxByteCount, "the model's memory plan puts tensor ",
+                     i, " at offset ", record.fixed_offset, ", beyond any arena (at most ",
+                     kMaxByteCount, " bytes)");
       MACE_CHECK_ARG(record.fixed_offset % alignment == 0, "the model's memory plan puts tensor ",
                      i, " at offset ", record.fixed_offset, ", which is not a multiple of the ",
                      alignment, "-byte arena alignment");
@@ -62,8 +66,18 @@ MaceStatus PlanArena(const std::vector<ArenaRecord>& records, MemoryStrategy str
   for (size_t i = 0; i < records.size(); ++i) {
     if (records[i].fixed_offset >= 0) plan->offsets[i] = static_cast<int64_t>(fixed[f++].offset);
   }
-  plan->total = static_cast<int64_t>(offsets.assignment.total_size);
+  const size_t total = offsets.assignment.total_size;
+  MACE_CHECK_ARG(total <= static_cast<size_t>(kMaxByteCount), "the memory plan needs ", total,
+                 " bytes, more than any arena may hold (", kMaxByteCount, ")");
+  plan->total = static_cast<int64_t>(total);
   plan->lower_bound = static_cast<int64_t>(offsets.lower_bound);
+  // Every tensor is bound to arena + offset after this: the plan is checked
+  // here, whatever produced it, so no tensor can reach past the arena.
+  for (size_t i = 0; i < records.size(); ++i) {
+    MACE_CHECK_ARG(RangeFits(plan->offsets[i], records[i].size, plan->total),
+                   "memory plan puts tensor record ", i, " at [", plan->offsets[i], ", +",
+                   records[i].size, ") outside its ", plan->total, "-byte arena");
+  }
   return MaceStatus();
 }
 

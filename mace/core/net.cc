@@ -1,5 +1,6 @@
 #include "mace/core/net.h"
 
+#include "mace/utils/checked_math.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/timer.h"
 
@@ -18,11 +19,15 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
     Tensor* tensor = workspace_->CreateTensor(info.name(), info.data_type());
     MACE_CHECK_ARG(tensor != nullptr, "model input '", info.name(),
                    "' clashes with a weight of the same name");
-    for (int64_t d : info.dims()) {
+    std::vector<int64_t> dims(info.dims().begin(), info.dims().end());
+    for (int64_t d : dims) {
       MACE_CHECK_ARG(d > 0 && d < (int64_t{1} << 31), "model input '", info.name(),
                      "' has an invalid dimension ", d);
     }
-    tensor->Reshape(std::vector<int64_t>(info.dims().begin(), info.dims().end()));
+    MACE_CHECK_ARG(CheckedElementCount(dims, kMaxByteCount / element_size) >= 0, "model input '",
+                   info.name(), "' has shape ", ShapeToString(dims), ", more than ", kMaxByteCount,
+                   " bytes");
+    tensor->Reshape(std::move(dims));
     input_names.push_back(info.name());
   }
   MACE_RETURN_IF_ERROR(CreateOps(net_def));

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include "mace/utils/checked_math.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -48,10 +49,9 @@ MaceStatus Workspace::LoadWeights(const NetDef& net_def, std::shared_ptr<Weights
     MACE_CHECK_ARG(weight.data_size() == elements, where, " says data_size ", weight.data_size(),
                    " but its dims hold ", elements, " elements");
     const int64_t bytes = elements * element_size;
-    MACE_CHECK_ARG(weight.offset() >= 0 && weight.offset() <= blob_size &&
-                       bytes <= blob_size - weight.offset(),
-                   where, " needs bytes [", weight.offset(), ", ", weight.offset() + bytes,
-                   ") but the weights data has only ", blob_size, " bytes");
+    MACE_CHECK_ARG(RangeFits(weight.offset(), bytes, blob_size), where, " needs ", bytes,
+                   " bytes at offset ", weight.offset(), " but the weights data has only ",
+                   blob_size, " bytes");
     Tensor* tensor = CreateTensor(weight.name(), weight.data_type());
     MACE_CHECK_ARG(tensor != nullptr, where, " is defined twice");
     tensor->Reshape(std::vector<int64_t>(weight.dims().begin(), weight.dims().end()));

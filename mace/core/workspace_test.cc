@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,7 @@ TEST(WorkspaceTest, RejectsOutOfRangeOffsets) {
   AddWeight(&net, "w", {4}, 4, 4);
   const MaceStatus status = Load(net, {1, 2, 3, 4});
   EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
-  EXPECT_NE(status.information().find("weight 'w' needs bytes [4, 20)"), std::string::npos)
+  EXPECT_NE(status.information().find("weight 'w' needs 16 bytes at offset 4"), std::string::npos)
       << status.information();
   EXPECT_NE(status.information().find("only 16 bytes"), std::string::npos);
 }
@@ -88,6 +89,12 @@ TEST(WorkspaceTest, RejectsNegativeAndHugeOffsets) {
   NetDef huge;
   AddWeight(&huge, "w", {1}, int64_t{1} << 62, 1);
   EXPECT_FALSE(Load(huge, {1}).ok());
+  // offset + bytes would overflow int64: refused without forming the sum.
+  NetDef last;
+  AddWeight(&last, "w", {1}, std::numeric_limits<int64_t>::max(), 1);
+  const MaceStatus status = Load(last, {1});
+  EXPECT_NE(status.information().find("at offset 9223372036854775807"), std::string::npos)
+      << status.information();
 }
 
 TEST(WorkspaceTest, RejectsInconsistentWeights) {

@@ -91,6 +91,8 @@ class MaceTensor {
   const std::shared_ptr<float> data() const { return data_; }
   std::shared_ptr<float> data() { return data_; }
   DataFormat data_format() const { return format_; }
+  // Elements in the shape; -1 when a dimension is negative or the product
+  // overflows int64.
   int64_t size() const;
 
  private:

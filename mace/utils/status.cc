@@ -1,20 +1,24 @@
-#include <numeric>
-
 #include "mace/public/mace.h"
+#include "mace/utils/checked_math.h"
 
 namespace mace {
 
 std::string MaceStatus::ToString() const {
-  static const char* const kNames[] = {"SUCCESS", "INVALID_ARGS", "OUT_OF_RESOURCES",
-                                       "UNSUPPORTED", "RUNTIME_ERROR"};
+  static const char* const kNames[] = {"SUCCESS", "INVALID_ARGS", "OUT_OF_RESOURCES", "UNSUPPORTED",
+                                       "RUNTIME_ERROR"};
   std::string text = kNames[code_];
   if (!information_.empty()) text += ": " + information_;
   return text;
 }
 
 int64_t MaceTensor::size() const {
-  return std::accumulate(shape_.begin(), shape_.end(), int64_t{1},
-                         [](int64_t a, int64_t b) { return a * b; });
+  // An app chooses this shape: a negative dimension or a product past int64
+  // is reported as -1, which matches no tensor of any model.
+  int64_t count = 1;
+  for (int64_t d : shape_) {
+    if (d < 0 || !CheckedMul(count, d, &count)) return -1;
+  }
+  return count;
 }
 
 const char* MaceVersion() { return "0.1.0"; }

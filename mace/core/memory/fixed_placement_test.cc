@@ -1,4 +1,5 @@
 // Plans around tensors whose offsets an offline plan already fixed.
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -84,6 +85,24 @@ TEST(PlanOffsetsAroundTest, RejectsCollidingOrMisalignedFixedTensors) {
   PlanOptions aligned;
   aligned.alignment = 64;
   EXPECT_FALSE(PlanOffsetsAround({{8, 0, 0}}, {{{8, 0, 0}, 32}}, aligned, &plan).ok());
+}
+
+// An offline offset near 2^63 (a multiple of every alignment) once made
+// offset + size wrap, so the arena came out tiny while the tensor pointed
+// far outside it.
+TEST(PlanOffsetsAroundTest, RejectsOffsetsThatWouldWrapTheArenaSize) {
+  OffsetsPlan plan;
+  PlanOptions aligned;
+  aligned.alignment = 64;
+  const size_t huge = std::numeric_limits<size_t>::max() / 2 + 1 - 64;  // 2^63 - 64 on 64-bit
+  const Status status = PlanOffsetsAround({{64, 0, 1}}, {{{4096, 0, 1}, huge}}, aligned, &plan);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("exceeds"), std::string::npos) << status.message();
+  EXPECT_FALSE(PlanOffsetsAround({}, {{{64, 0, 0}, kMaxTensorSize + 64}}, aligned, &plan).ok());
+  // The largest accepted offset still gives a total that covers the tensor.
+  const size_t top = kMaxTensorSize / 64 * 64;
+  ASSERT_TRUE(PlanOffsetsAround({}, {{{64, 0, 0}, top}}, aligned, &plan).ok());
+  EXPECT_EQ(plan.assignment.total_size, top + 64);
 }
 
 }  // namespace

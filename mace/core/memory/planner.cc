@@ -205,19 +205,25 @@ Status PlanOffsetsAround(const std::vector<UsageRecord>& records,
   std::vector<UsageRecord> all;
   std::vector<size_t> offsets;
   OffsetsAssignment preset;
-  for (const FixedPlacement& placement : fixed) {
-    all.push_back(placement.record);
-    preset.offsets.push_back(placement.offset);
-    preset.total_size = std::max(preset.total_size, placement.offset + placement.record.size);
-  }
+  for (const FixedPlacement& placement : fixed) all.push_back(placement.record);
   MACE_MEMORY_RETURN_IF_ERROR(ValidateRecords(all));
+  for (size_t i = 0; i < fixed.size(); ++i) {
+    // Offsets come from a model file: bounding them like sizes keeps
+    // offset + size (and every sum the placer forms) far from wrapping.
+    if (fixed[i].offset > kMaxTensorSize) {
+      return Fail("fixed placement ", i, ": offset ", fixed[i].offset, " exceeds ", kMaxTensorSize);
+    }
+    preset.offsets.push_back(fixed[i].offset);
+    preset.total_size = std::max(preset.total_size, fixed[i].offset + fixed[i].record.size);
+  }
   MACE_MEMORY_RETURN_IF_ERROR(ValidateRecords(records));
   const size_t alignment = options.alignment;
   if (alignment == 0 || alignment > kMaxAlignment) {
     return Fail("alignment must be in [1, ", kMaxAlignment, "], got ", alignment);
   }
   const Status preset_ok = CheckOffsetsAssignment(all, preset, alignment);
-  if (!preset_ok.ok()) return Fail("the fixed placements are not a valid plan: ", preset_ok.message());
+  if (!preset_ok.ok())
+    return Fail("the fixed placements are not a valid plan: ", preset_ok.message());
   offsets = preset.offsets;
   all.insert(all.end(), records.begin(), records.end());
   offsets.resize(all.size(), kNotAssigned);
