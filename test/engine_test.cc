@@ -15,15 +15,13 @@
 #include "gtest/gtest.h"
 #include "mace/proto/mace.pb.h"
 #include "mace/public/mace.h"
+#include "test/model_builder.h"
 
 namespace mace {
 namespace {
 
 // x[1,2,3,3] -> Conv2D(1x1, 2->2, bias, RELU) -> Identity -> Eltwise SUM with x -> y
-struct TinyModel {
-  NetDef net;
-  std::string data;
-
+struct TinyModel : testing::ModelBuilder {
   TinyModel() {
     net.set_name("tiny");
     InputOutputInfo* input = net.add_input_info();
@@ -43,36 +41,9 @@ struct TinyModel {
     type->set_i(0);
   }
 
-  void AddWeight(const std::string& name, const std::vector<int64_t>& dims,
-                 const std::vector<float>& values) {
-    data.resize((data.size() + 63) / 64 * 64, '\0');
-    ConstTensor* tensor = net.add_tensors();
-    tensor->set_name(name);
-    for (int64_t d : dims) tensor->add_dims(d);
-    tensor->set_offset(data.size());
-    tensor->set_data_size(values.size());
-    data.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
-  }
-
-  OperatorDef* AddOp(const std::string& type, const std::string& name,
-                     const std::vector<std::string>& inputs, const std::string& output) {
-    OperatorDef* op = net.add_op();
-    op->set_type(type);
-    op->set_name(name);
-    for (const std::string& input : inputs) op->add_input(input);
-    op->add_output(output);
-    return op;
-  }
-
-  std::string Graph() const { return net.SerializeAsString(); }
-
   MaceStatus Create(std::shared_ptr<MaceEngine>* engine,
                     const MaceEngineConfig& config = MaceEngineConfig()) const {
-    const std::string graph = Graph();
-    return CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()),
-                                     graph.size(),
-                                     reinterpret_cast<const unsigned char*>(data.data()),
-                                     data.size(), {"x"}, {"y"}, config, engine);
+    return CreateEngine({"x"}, {"y"}, config, engine);
   }
 };
 
@@ -229,6 +200,35 @@ TEST(EngineBadInputTest, WrongInputsAtRun) {
   std::shared_ptr<float> small(new float[3], std::default_delete<float[]>());
   std::map<std::string, MaceTensor> bad_out = {{"y", MaceTensor({3}, small)}};
   ExpectError(engine->Run(Inputs(), &bad_out), MaceStatus::MACE_INVALID_ARGS, "buffer holds 3");
+  // The element type is checked as well as the shape.
+  std::shared_ptr<void> ints(new int32_t[18], std::default_delete<int32_t[]>());
+  ExpectError(engine->Run({{"x", MaceTensor({1, 2, 3, 3}, ints, TensorDataType::INT32)}}, &outputs),
+              MaceStatus::MACE_INVALID_ARGS, "input 'x' is int32 but the model expects float32");
+  std::shared_ptr<void> bytes(new uint8_t[18], std::default_delete<uint8_t[]>());
+  std::map<std::string, MaceTensor> byte_out = {
+      {"y", MaceTensor({1, 2, 3, 3}, bytes, TensorDataType::UINT8)}};
+  ExpectError(engine->Run(Inputs(), &byte_out), MaceStatus::MACE_INVALID_ARGS,
+              "output 'y' buffer is uint8 but the output is float32");
+}
+
+// ArgMax gives int32 indices: the app reads them as an int32 MaceTensor.
+TEST(EngineTest, IntegerOutputsReachTheApp) {
+  TinyModel model = BareModel();
+  OperatorDef* argmax = model.AddOp("ArgMax", "argmax", {"x"}, "y");
+  Argument* axis = argmax->add_arg();
+  axis->set_name("axis");
+  axis->set_i(1);
+  std::shared_ptr<MaceEngine> engine;
+  ASSERT_TRUE(model.Create(&engine).ok());
+  std::map<std::string, MaceTensor> outputs;
+  ASSERT_TRUE(engine->Run(Inputs(), &outputs).ok());
+  const MaceTensor& y = outputs.at("y");
+  EXPECT_EQ(y.data_type(), TensorDataType::INT32);
+  EXPECT_EQ(y.data(), nullptr);  // not float data
+  EXPECT_EQ(y.shape(), std::vector<int64_t>({1, 1, 3, 3}));
+  const std::vector<float> x = Input();
+  const int32_t* indices = static_cast<const int32_t*>(y.raw_data().get());
+  for (int p = 0; p < 9; ++p) EXPECT_EQ(indices[p], x[9 + p] > x[p] ? 1 : 0) << p;
 }
 
 TEST(EngineBadInputTest, UnavailableRuntimeIsReported) {

@@ -5,13 +5,61 @@
 #include "mace/utils/timer.h"
 
 namespace mace {
+namespace {
 
-Net::Net(const OpRegistry* registry, Runtime* runtime, Workspace* workspace, NetOptions options)
-    : registry_(registry), runtime_(runtime), workspace_(workspace), options_(options) {}
+// The data type of an op's kernel: its "T" argument (a DataType value), as
+// the converter writes it where an op differs from the net, else the net's
+// type. Half-precision nets compute in float on the CPU.
+DataType OpDataType(const OperatorDef& def, DataType net_type) {
+  for (const Argument& arg : def.arg()) {
+    if (arg.name() == "T" && arg.has_i() && DataType_IsValid(static_cast<int>(arg.i()))) {
+      return static_cast<DataType>(arg.i());
+    }
+  }
+  return net_type == DT_HALF ? DT_FLOAT : net_type;
+}
+
+const char* DeviceName(DeviceType device) {
+  switch (device) {
+    case DeviceType::CPU:
+      return "CPU";
+    case DeviceType::GPU:
+      return "GPU";
+    case DeviceType::HEXAGON:
+      return "HEXAGON";
+  }
+  return "unknown device";
+}
+
+}  // namespace
+
+Net::Net(const OpRegistry* registry, const ConverterRegistry* converters, NetRuntimes runtimes,
+         Workspace* workspace, NetOptions options)
+    : registry_(registry),
+      converters_(converters),
+      runtimes_(runtimes),
+      workspace_(workspace),
+      options_(options) {
+  if (runtimes_.cpu == nullptr) runtimes_.cpu = runtimes_.device;
+  if (runtimes_.device == nullptr) runtimes_.device = runtimes_.cpu;
+}
 
 MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& output_names) {
+  MACE_CHECK_ARG(runtimes_.cpu != nullptr, "the net has no runtime");
   MACE_CHECK_ARG(net_def.op_size() > 0, "the model has no operators");
-  std::vector<std::string> input_names;
+  MACE_RETURN_IF_ERROR(CreateInputs(net_def));
+  MACE_RETURN_IF_ERROR(CreateOps(net_def));
+  for (const std::string& output : output_names) {
+    const Tensor* tensor = workspace_->GetTensor(output);
+    MACE_CHECK_ARG(tensor != nullptr && !tensor->is_weight(), "output '", output,
+                   "' is not produced by any op of the model");
+  }
+  MACE_RETURN_IF_ERROR(PlanBlockedLayout(output_names));
+  MACE_RETURN_IF_ERROR(ConvertOutputs(output_names));
+  return PlanMemory(input_names_, output_names);
+}
+
+MaceStatus Net::CreateInputs(const NetDef& net_def) {
   for (const InputOutputInfo& info : net_def.input_info()) {
     MACE_CHECK_ARG(!info.name().empty(), "a model input has no name");
     const int element_size = DataTypeSize(info.data_type());
@@ -28,41 +76,130 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
                    info.name(), "' has shape ", ShapeToString(dims), ", more than ", kMaxByteCount,
                    " bytes");
     tensor->Reshape(std::move(dims));
-    input_names.push_back(info.name());
+    tensor->SetQuantization(info.scale(), info.zero_point());
+    input_names_.push_back(info.name());
   }
-  MACE_RETURN_IF_ERROR(CreateOps(net_def));
-  for (const std::string& output : output_names) {
-    const Tensor* tensor = workspace_->GetTensor(output);
-    MACE_CHECK_ARG(tensor != nullptr && !tensor->is_weight(), "output '", output,
-                   "' is not produced by any op of the model");
+  return MaceStatus();
+}
+
+Runtime* Net::RuntimeFor(DeviceType device) const {
+  return device == runtimes_.device->device_type() ? runtimes_.device : runtimes_.cpu;
+}
+
+MaceStatus Net::Place(const OperatorDef& def, int index, std::unique_ptr<Operation>* op) {
+  const DataType dtype = OpDataType(def, DT_FLOAT);
+  DeviceType requested = runtimes_.device->device_type();
+  if (def.has_device_type()) {
+    const int value = def.device_type();
+    MACE_CHECK_ARG(value == static_cast<int>(DeviceType::CPU) ||
+                       value == static_cast<int>(DeviceType::GPU) ||
+                       value == static_cast<int>(DeviceType::HEXAGON),
+                   "op #", index, " '", def.name(), "' asks for device ", value,
+                   ", which is not a DeviceType");
+    requested = static_cast<DeviceType>(value);
   }
-  MACE_RETURN_IF_ERROR(PlanBlockedLayout(output_names));
-  return PlanMemory(input_names, output_names);
+  Runtime* runtime = RuntimeFor(requested);
+  if (registry_->Has(def.type(), runtime->device_type(), dtype) && runtime->Supports(def, dtype)) {
+    *op = registry_->Create(def.type(), runtime->device_type(), dtype);
+  } else if (runtime != runtimes_.cpu) {
+    VLOG(1) << "op '" << def.name() << "' (" << def.type() << ") falls back from "
+            << runtime->name() << " to the CPU";
+    runtime = runtimes_.cpu;
+    *op = registry_->Create(def.type(), DeviceType::CPU, dtype);
+  }
+  if (*op == nullptr) {
+    return MaceStatus(
+        MaceStatus::MACE_UNSUPPORTED,
+        StrCat("op #", index, " '", def.name(), "' has unknown type '", def.type(), "' (no ",
+               DataTypeName(dtype), " kernel for ", runtime->name(),
+               requested != runtime->device_type() ? StrCat(" or ", DeviceName(requested))
+                                                   : std::string(),
+               ")"));
+  }
+  (*op)->set_runtime(runtime);
+  return MaceStatus();
+}
+
+MaceStatus Net::Converted(const Tensor* tensor, const Storage& storage, const Tensor** converted) {
+  if (tensor->storage() == storage) {
+    *converted = tensor;
+    return MaceStatus();
+  }
+  const auto key = std::make_pair(tensor, storage.ToString());
+  auto done = converted_.find(key);
+  if (done != converted_.end()) {
+    *converted = done->second;
+    return MaceStatus();
+  }
+  const Converter* converter =
+      converters_ != nullptr ? converters_->Find(tensor->storage(), storage) : nullptr;
+  const Storage host = Storage::Plain(tensor->dtype());
+  if (converter == nullptr && tensor->storage() != host && storage != host &&
+      converters_ != nullptr && converters_->Find(tensor->storage(), host) != nullptr &&
+      converters_->Find(host, storage) != nullptr) {
+    // No direct way: through the host's plain storage, which every runtime
+    // converts to and from.
+    const Tensor* plain = nullptr;
+    MACE_RETURN_IF_ERROR(Converted(tensor, host, &plain));
+    MACE_RETURN_IF_ERROR(Converted(plain, storage, converted));
+    converted_.emplace(key, *converted);
+    return MaceStatus();
+  }
+  MACE_UNSUPPORTED_IF(converter == nullptr, "tensor '", tensor->name(), "' is stored as ",
+                      tensor->storage().ToString(), " but a reader needs ", storage.ToString(),
+                      ", and no converter does that");
+  OperatorDef def;
+  def.set_type(converter->op_type);
+  def.set_name(tensor->name() + "#" + storage.ToString());
+  def.add_input(tensor->name());
+  def.add_output(def.name());
+  std::unique_ptr<Operation> op = converter->factory();
+  op->set_runtime(RuntimeFor(converter->device));
+  OpContext context;
+  context.runtime = op->runtime();
+  context.workspace = workspace_;
+  MACE_RETURN_IF_ERROR(op->Construct(def, workspace_));
+  // The converter reads the tensor where it is (the name may be bound to an
+  // earlier conversion of the same tensor).
+  op->ReplaceInput(0, tensor);
+  op->Output(0)->set_storage(storage);
+  op->Output(0)->SetQuantization(tensor->quant());
+  MACE_RETURN_IF_ERROR(op->Prepare(&context));
+  MACE_CHECK_ARG(op->Output(0)->shape() == tensor->shape(), "converter ", converter->op_type,
+                 " changed the shape of '", tensor->name(), "'");
+  *converted = op->Output(0);
+  converted_.emplace(key, *converted);
+  ops_.push_back(std::move(op));
+  ++converter_count_;
+  return MaceStatus();
 }
 
 MaceStatus Net::CreateOps(const NetDef& net_def) {
-  OpContext context;
-  context.runtime = runtime_;
-  context.workspace = workspace_;
-  context.layout_planned = BlockedLayoutEnabled();
   for (int i = 0; i < net_def.op_size(); ++i) {
     const OperatorDef& def = net_def.op(i);
-    const DataType dtype = net_def.data_type() == DT_HALF ? DT_FLOAT : net_def.data_type();
-    std::unique_ptr<Operation> op = registry_->Create(def.type(), runtime_->device_type(), dtype);
-    if (op == nullptr && runtime_->device_type() != DeviceType::CPU) {
-      op = registry_->Create(def.type(), DeviceType::CPU, dtype);
-    }
-    if (op == nullptr) {
-      return MaceStatus(
-          MaceStatus::MACE_UNSUPPORTED,
-          StrCat("op #", i, " '", def.name(), "' has unknown type '", def.type(), "' (no ",
-                 DataTypeName(dtype), " kernel for ", runtime_->name(), ")"));
-    }
+    std::unique_ptr<Operation> op;
+    MACE_RETURN_IF_ERROR(Place(def, i, &op));
+    OpContext context;
+    context.runtime = op->runtime();
+    context.workspace = workspace_;
+    context.layout_planned = BlockedLayoutEnabled() && op->runtime() == runtimes_.cpu;
     // Packing weights allocates; running out of memory there is a status
     // that names the op, not an exception into the app.
     MACE_RETURN_IF_ERROR(CatchExceptions(
         [&] {
           MACE_RETURN_IF_ERROR(op->Construct(def, workspace_));
+          // Activations reach the op in the storage it reads, through
+          // converters placed right before it.
+          for (int k = 0; k < op->InputSize(); ++k) {
+            const Tensor* input = op->Input(k);
+            if (input == nullptr || input->is_weight()) continue;
+            const Tensor* converted = nullptr;
+            MACE_RETURN_IF_ERROR(Converted(input, op->InputStorage(k), &converted));
+            op->ReplaceInput(k, converted);
+          }
+          for (int k = 0; k < op->OutputSize(); ++k) {
+            op->Output(k)->set_storage(op->OutputStorage(k));
+          }
           return op->Prepare(&context);
         },
         [&] { return StrCat("op #", i, " '", def.name(), "' (", def.type(), ")"); }));
@@ -79,20 +216,44 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
         }
       }
     }
-    VLOG(2) << "prepared " << op->Describe();
+    VLOG(2) << "prepared " << op->Describe() << " on " << op->runtime()->name();
     ops_.push_back(std::move(op));
   }
   return MaceStatus();
 }
 
+MaceStatus Net::ConvertOutputs(const std::vector<std::string>& output_names) {
+  for (const std::string& name : output_names) {
+    const Tensor* tensor = workspace_->GetTensor(name);
+    Storage host = Storage::Plain(tensor->dtype());
+    const Tensor* converted = nullptr;
+    MACE_RETURN_IF_ERROR(Converted(tensor, host, &converted));
+    outputs_[name] = converted;
+  }
+  return MaceStatus();
+}
+
+Tensor* Net::InputTensor(const std::string& name) {
+  for (const std::string& input : input_names_) {
+    if (input == name) return workspace_->GetTensor(name);
+  }
+  return nullptr;
+}
+
+const Tensor* Net::OutputTensor(const std::string& name) const {
+  auto it = outputs_.find(name);
+  return it == outputs_.end() ? nullptr : it->second;
+}
+
 MaceStatus Net::Run(RunMetadata* run_metadata) {
-  OpContext context;
-  context.runtime = runtime_;
-  context.workspace = workspace_;
-  MACE_RETURN_IF_ERROR(runtime_->BeforeRun());
+  MACE_RETURN_IF_ERROR(runtimes_.cpu->BeforeRun());
+  if (runtimes_.device != runtimes_.cpu) MACE_RETURN_IF_ERROR(runtimes_.device->BeforeRun());
   if (run_metadata != nullptr) run_metadata->op_stats.clear();
+  OpContext context;
+  context.workspace = workspace_;
   for (auto& op : ops_) {
     const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
+    context.runtime = op->runtime();
     MaceStatus status =
         CatchExceptions([&] { return op->Run(&context); }, [&] { return op->Describe(); });
     if (!status.ok()) return status;
@@ -109,7 +270,8 @@ MaceStatus Net::Run(RunMetadata* run_metadata) {
       run_metadata->op_stats.push_back(std::move(stats));
     }
   }
-  return runtime_->AfterRun();
+  if (runtimes_.device != runtimes_.cpu) MACE_RETURN_IF_ERROR(runtimes_.device->AfterRun());
+  return runtimes_.cpu->AfterRun();
 }
 
 }  // namespace mace

@@ -1,5 +1,7 @@
-// Net: the ops of one NetDef in execution order, placed on a runtime, with
-// memory planned once at Init and per-op timing at Run.
+// Net: the ops of one NetDef in execution order, each placed on a runtime
+// (the engine's device, or the CPU where the device lacks the op), with
+// converters inserted where storages meet, memory planned once at Init per
+// memory type, and per-op timing at Run.
 #ifndef MACE_CORE_NET_H_
 #define MACE_CORE_NET_H_
 
@@ -9,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "mace/core/arena_plan.h"
+#include "mace/core/converter_registry.h"
+#include "mace/core/executor.h"
 #include "mace/core/op_registry.h"
 #include "mace/core/runtime.h"
 #include "mace/core/workspace.h"
@@ -21,33 +26,63 @@ struct NetOptions {
   bool preserve_intermediates = false;
   bool preserve_inputs = true;
   int64_t arena_alignment = 64;
-  // Keep runs of ops with channel-blocked kernels in the blocked layout
+  // Keep runs of CPU ops with channel-blocked kernels in the blocked layout
   // (net_layout.cc). preserve_intermediates turns it off, so that every
   // intermediate stays readable as NCHW; so does MACE_CPU_BLOCKED_LAYOUT=0,
   // through the ops.
   bool blocked_layout = true;
 };
 
-class Net {
+// The runtimes a net places ops on: the engine's device, and the CPU that
+// runs what the device does not. On a CPU engine they are one runtime.
+struct NetRuntimes {
+  Runtime* device = nullptr;
+  Runtime* cpu = nullptr;
+};
+
+class Net : public Executor {
  public:
-  Net(const OpRegistry* registry, Runtime* runtime, Workspace* workspace, NetOptions options);
+  Net(const OpRegistry* registry, const ConverterRegistry* converters, NetRuntimes runtimes,
+      Workspace* workspace, NetOptions options);
 
-  // Creates the model inputs (shapes from input_info), builds and prepares
-  // every op, and plans memory for the intermediates.
-  MaceStatus Init(const NetDef& net_def, const std::vector<std::string>& output_names);
-  MaceStatus Run(RunMetadata* run_metadata);
+  // Creates the model inputs (shapes from input_info), places, builds and
+  // prepares every op, and plans memory for the intermediates.
+  MaceStatus Init(const NetDef& net_def, const std::vector<std::string>& output_names) override;
+  MaceStatus Run(RunMetadata* run_metadata) override;
+  Tensor* InputTensor(const std::string& name) override;
+  const Tensor* OutputTensor(const std::string& name) const override;
+  const MemoryReport& memory_report() const override { return memory_report_; }
 
-  const MemoryReport& memory_report() const { return memory_report_; }
   const std::vector<std::unique_ptr<Operation>>& ops() const { return ops_; }
+  // Converter ops inserted between storages (runtimes, layouts or types),
+  // not counting the CPU's own blocked-layout conversions.
+  int converter_count() const { return converter_count_; }
 
  private:
+  MaceStatus CreateInputs(const NetDef& net_def);
   MaceStatus CreateOps(const NetDef& net_def);
+  // The runtime and kernel for `def`: its requested device where that
+  // runtime has a kernel and supports it, else the CPU.
+  MaceStatus Place(const OperatorDef& def, int index, std::unique_ptr<Operation>* op);
+  // A tensor holding `tensor` in `storage`: the tensor itself, or the output
+  // of a converter op (made once per tensor and storage, and prepared).
+  MaceStatus Converted(const Tensor* tensor, const Storage& storage, const Tensor** converted);
+  // Model outputs in another storage than plain CPU get a converter to one.
+  MaceStatus ConvertOutputs(const std::vector<std::string>& output_names);
+  Runtime* RuntimeFor(DeviceType device) const;
   // Chooses which ops run channel-blocked, inserts the layout conversions
   // where blocked and plain ops meet, and switches the blocked ops over.
   MaceStatus PlanBlockedLayout(const std::vector<std::string>& output_names);
   bool BlockedLayoutEnabled() const;
   MaceStatus PlanMemory(const std::vector<std::string>& input_names,
                         const std::vector<std::string>& output_names);
+  // Plans and allocates one memory type's tensors (`order`, with records of
+  // the same index) through `runtime`.
+  MaceStatus PlanMemoryType(MemoryType type, Runtime* runtime, const std::vector<Tensor*>& order,
+                            const std::vector<ArenaRecord>& records);
+  // GPU_IMAGE tensors: shared 2D images from the image planner.
+  MaceStatus PlanImages(Runtime* runtime, const std::vector<Tensor*>& order,
+                        const std::vector<ArenaRecord>& records);
 
   // An input of a concatenating op placed inside that op's output.
   struct Slice {
@@ -61,10 +96,18 @@ class Net {
                         std::map<const Tensor*, Slice>* slices) const;
 
   const OpRegistry* registry_;
-  Runtime* runtime_;
+  const ConverterRegistry* converters_;
+  NetRuntimes runtimes_;
   Workspace* workspace_;
   NetOptions options_;
   std::vector<std::unique_ptr<Operation>> ops_;
+  std::vector<std::string> input_names_;
+  // Model output name -> the host tensor the app reads.
+  std::map<std::string, const Tensor*> outputs_;
+  // Converted copies, by source tensor and target storage.
+  std::map<std::pair<const Tensor*, std::string>, const Tensor*> converted_;
+  int converter_count_ = 0;
+  std::vector<std::unique_ptr<Memory>> memories_;
   MemoryReport memory_report_;
 };
 

@@ -30,15 +30,14 @@ bool IsActivation(const Tensor* tensor) { return tensor != nullptr && !tensor->i
 bool Net::BlockedLayoutEnabled() const {
   // MACE_CPU_BLOCKED_LAYOUT=0 is read by the ops (BlockedLayoutBlock): no
   // op then offers a block, and the plan changes nothing.
-  return options_.blocked_layout && !options_.preserve_intermediates && runtime_ != nullptr &&
-         runtime_->device_type() == DeviceType::CPU &&
-         registry_->Create(kConvertType, DeviceType::CPU, DT_FLOAT) != nullptr;
+  return options_.blocked_layout && !options_.preserve_intermediates &&
+         registry_->Has(kConvertType, DeviceType::CPU, DT_FLOAT);
 }
 
 MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) {
   if (!BlockedLayoutEnabled()) return MaceStatus();
   OpContext context;
-  context.runtime = runtime_;
+  context.runtime = runtimes_.cpu;
   context.workspace = workspace_;
   const int count = static_cast<int>(ops_.size());
   const std::set<std::string> outputs(output_names.begin(), output_names.end());
@@ -51,7 +50,8 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
   std::vector<bool> capable(count, false), blocked(count, false);
   for (int i = 0; i < count; ++i) {
     const Operation& op = *ops_[i];
-    const int b = op.BlockedLayout();
+    // Only CPU ops have blocked kernels; ops on another runtime stay out.
+    const int b = op.runtime() == runtimes_.cpu ? op.BlockedLayout() : 0;
     if (b <= 0) continue;
     capable[i] = true;
     if (op.OutputSize() != 1 || outputs.count(op.Output(0)->name()) > 0) continue;
@@ -152,6 +152,7 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
         arg->set_i(want ? block : 0);
         std::unique_ptr<Operation> convert =
             registry_->Create(kConvertType, DeviceType::CPU, DT_FLOAT);
+        convert->set_runtime(runtimes_.cpu);
         MACE_RETURN_IF_ERROR(convert->Construct(def, workspace_));
         convert->Output(0)->set_channel_block(want ? block : 0);
         MACE_RETURN_IF_ERROR(convert->Prepare(&context));

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "mace/core/arena_plan.h"
+#include "mace/core/memory/planner.h"
 #include "mace/core/net.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/timer.h"
@@ -49,7 +50,8 @@ void Net::PlanConcatSlices(const std::set<std::string>& inputs,
                   used != last_use.end() && used->second == i && seen.insert(part).second &&
                   inputs.count(part->name()) == 0 && outputs.count(part->name()) == 0 &&
                   wholes.count(part) == 0 && slices->count(part) == 0 &&
-                  part->memory_type() == whole->memory_type();
+                  part->storage() == whole->storage() &&
+                  whole->memory_type() != MemoryType::GPU_IMAGE;
       if (placeable) {
         const Operation* maker = ops_[made->second.first].get();
         const OperatorDef& def = maker->def();
@@ -126,6 +128,9 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
       const Tensor* candidate =
           alias_input >= 0 && alias_input < op->InputSize() ? op->Input(alias_input) : nullptr;
       if (candidate != nullptr && !candidate->is_weight() && !options_.preserve_intermediates &&
+          candidate->storage() == output->storage() &&
+          (output->memory_type() != MemoryType::GPU_IMAGE ||
+           candidate->shape() == output->shape()) &&
           candidate->raw_size() == output->raw_size() && last_use[candidate] == i &&
           outputs.count(candidate->name()) == 0 && inputs.count(root_of(candidate)->name()) == 0) {
         // The input dies here, so the output can take over its bytes.
@@ -145,51 +150,142 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
     }
   }
 
-  std::vector<ArenaRecord> records;
-  for (const Tensor* tensor : order) {
+  memory_report_ = MemoryReport();
+  memory_report_.weights_bytes = workspace_->weights_bytes();
+  // One plan per memory type, allocated by the runtime that owns it.
+  std::map<MemoryType, std::pair<std::vector<Tensor*>, std::vector<ArenaRecord>>> by_type;
+  for (Tensor* tensor : order) {
     const Lifetime& life = lifetimes[tensor];
+    auto& [tensors, records] = by_type[tensor->memory_type()];
+    tensors.push_back(tensor);
     records.push_back({AlignUp(std::max<int64_t>(tensor->raw_size(), 1), options_.arena_alignment),
                        life.first, life.last, life.fixed_offset});
   }
-  ArenaPlan plan;
-  const int64_t plan_start = NowMicros();
-  MACE_RETURN_IF_ERROR(PlanArena(records, options_.memory_strategy, options_.arena_alignment,
-                                 options_.plan_time_limit_ms, &plan));
-  const int64_t plan_micros = NowMicros() - plan_start;
-  unsigned char* arena = workspace_->AllocateBuffer(std::max<int64_t>(plan.total, 1));
-  MACE_CHECK_ARG(arena != nullptr, "cannot allocate a ", plan.total, "-byte tensor arena");
-
-  memory_report_ = MemoryReport();
-  memory_report_.strategy = plan.strategy;
-  memory_report_.arena_bytes = plan.total;
-  memory_report_.lower_bound_bytes = plan.lower_bound;
-  memory_report_.plan_micros = plan_micros;
-  memory_report_.weights_bytes = workspace_->weights_bytes();
-  if (runtime_ != nullptr) runtime_->ReportMemory(&memory_report_);
-  for (size_t r = 0; r < order.size(); ++r) {
-    Tensor* tensor = order[r];
-    tensor->SetBuffer(arena + plan.offsets[r], records[r].size);
-    memory_report_.naive_bytes += records[r].size;
-    memory_report_.tensors.push_back({tensor->name(), MemoryTypeName(tensor->memory_type()),
-                                      plan.offsets[r], records[r].size, records[r].first,
-                                      records[r].last, ""});
+  for (const auto& [type, planned] : by_type) {
+    Runtime* owner =
+        type == runtimes_.cpu->default_memory_type() ? runtimes_.cpu : runtimes_.device;
+    MACE_RETURN_IF_ERROR(PlanMemoryType(type, owner, planned.first, planned.second));
   }
+  runtimes_.cpu->ReportMemory(&memory_report_);
+  if (runtimes_.device != runtimes_.cpu) runtimes_.device->ReportMemory(&memory_report_);
   for (const auto& [alias, root] : alias_root) {
-    const_cast<Tensor*>(alias)->SetBuffer(root->raw_mutable_data(), root->capacity());
+    const_cast<Tensor*>(alias)->Bind(root->memory(), root->memory_offset(), root->capacity());
     memory_report_.tensors.push_back({alias->name(), MemoryTypeName(alias->memory_type()), -1,
                                       alias->raw_size(), lifetimes[root].first,
                                       lifetimes[root].last, root->name()});
   }
   for (const auto& [part, slice] : slices) {
     Tensor* whole = root_of(slice.whole);
-    const_cast<Tensor*>(part)->SetBuffer(
-        static_cast<unsigned char*>(whole->raw_mutable_data()) + slice.offset, part->raw_size());
+    const_cast<Tensor*>(part)->Bind(whole->memory(), whole->memory_offset() + slice.offset,
+                                    part->raw_size());
     memory_report_.tensors.push_back({part->name(), MemoryTypeName(part->memory_type()), -1,
                                       part->raw_size(), lifetimes[whole].first,
                                       lifetimes[whole].last, whole->name()});
   }
-  VLOG(1) << "memory plan " << plan.strategy << ": arena " << plan.total << " bytes, lower bound "
-          << plan.lower_bound << ", naive " << memory_report_.naive_bytes;
+  return MaceStatus();
+}
+
+MaceStatus Net::PlanImages(Runtime* runtime, const std::vector<Tensor*>& order,
+                           const std::vector<ArenaRecord>& records) {
+  // Images are shared whole (an image serves a tensor it covers in both
+  // dimensions), one plan per pixel size.
+  std::map<int, std::vector<size_t>> by_pixel;
+  std::vector<MemoryExtent> extents(order.size());
+  for (size_t r = 0; r < order.size(); ++r) {
+    MACE_RETURN_IF_ERROR(runtime->ImageExtentFor(*order[r], &extents[r]));
+    MACE_CHECK_ARG(extents[r].width > 0 && extents[r].height > 0 && extents[r].pixel_bytes > 0,
+                   runtime->name(), " gives tensor '", order[r]->name(), "' an empty image");
+    by_pixel[extents[r].pixel_bytes].push_back(r);
+  }
+  // Images take the object strategies only; the offset ones fall back to
+  // GREEDY_IN_ORDER, which the image planner has.
+  memory::Strategy strategy = static_cast<memory::Strategy>(options_.memory_strategy);
+  if (strategy != memory::Strategy::kNaive && strategy != memory::Strategy::kEquality) {
+    strategy = memory::Strategy::kGreedyInOrder;
+  }
+  MemoryTypeReport report;
+  report.memory_type = MemoryTypeName(MemoryType::GPU_IMAGE);
+  report.runtime = runtime->name();
+  report.strategy = memory::StrategyName(strategy);
+  for (const auto& [pixel_bytes, members] : by_pixel) {
+    std::vector<memory::ImageUsageRecord> usage;
+    for (size_t r : members) {
+      usage.push_back(
+          {{static_cast<size_t>(extents[r].width), static_cast<size_t>(extents[r].height)},
+           records[r].first,
+           records[r].last});
+      report.naive_bytes += extents[r].bytes;
+    }
+    memory::ImageObjectsPlan plan;
+    const memory::Status status = memory::PlanImageObjects(usage, strategy, &plan);
+    MACE_CHECK_ARG(status.ok(), "image planning failed: ", status.message());
+    std::vector<Memory*> objects;
+    for (const memory::ImageSize& size : plan.assignment.object_sizes) {
+      std::unique_ptr<Memory> image;
+      MACE_RETURN_IF_ERROR(
+          runtime->Allocate(MemoryExtent::Image(static_cast<int64_t>(size.width),
+                                                static_cast<int64_t>(size.height), pixel_bytes),
+                            &image));
+      objects.push_back(image.get());
+      report.bytes += image->bytes();
+      memories_.push_back(std::move(image));
+    }
+    report.lower_bound_bytes += static_cast<int64_t>(plan.lower_bound) * pixel_bytes;
+    const int64_t image_base = report.blocks;
+    report.blocks += static_cast<int>(objects.size());
+    for (size_t k = 0; k < members.size(); ++k) {
+      Memory* object = objects[plan.assignment.object_ids[k]];
+      Tensor* tensor = order[members[k]];
+      tensor->Bind(object, 0, object->bytes());
+      memory_report_.tensors.push_back(
+          {tensor->name(), report.memory_type, -1, extents[members[k]].bytes,
+           records[members[k]].first, records[members[k]].last, "",
+           image_base + static_cast<int64_t>(plan.assignment.object_ids[k])});
+    }
+  }
+  VLOG(1) << "image plan on " << runtime->name() << ": " << report.blocks << " images, "
+          << report.bytes << " bytes, naive " << report.naive_bytes;
+  memory_report_.memory_types.push_back(std::move(report));
+  return MaceStatus();
+}
+
+MaceStatus Net::PlanMemoryType(MemoryType type, Runtime* runtime, const std::vector<Tensor*>& order,
+                               const std::vector<ArenaRecord>& records) {
+  if (type == MemoryType::GPU_IMAGE) return PlanImages(runtime, order, records);
+  ArenaPlan plan;
+  const int64_t plan_start = NowMicros();
+  MACE_RETURN_IF_ERROR(PlanArena(records, options_.memory_strategy, options_.arena_alignment,
+                                 options_.plan_time_limit_ms, &plan));
+  const int64_t plan_micros = NowMicros() - plan_start;
+  std::unique_ptr<Memory> memory;
+  MACE_RETURN_IF_ERROR(
+      runtime->Allocate(MemoryExtent::Buffer(type, std::max<int64_t>(plan.total, 1)), &memory));
+  MemoryTypeReport report;
+  report.memory_type = MemoryTypeName(type);
+  report.runtime = runtime->name();
+  report.strategy = plan.strategy;
+  report.bytes = plan.total;
+  report.lower_bound_bytes = plan.lower_bound;
+  report.blocks = 1;
+  for (size_t r = 0; r < order.size(); ++r) {
+    order[r]->Bind(memory.get(), plan.offsets[r], records[r].size);
+    report.naive_bytes += records[r].size;
+    memory_report_.tensors.push_back({order[r]->name(), report.memory_type, plan.offsets[r],
+                                      records[r].size, records[r].first, records[r].last, ""});
+  }
+  if (type == MemoryType::CPU_BUFFER) {
+    // The CPU arena is the report's headline figure.
+    memory_report_.strategy = plan.strategy;
+    memory_report_.arena_bytes = plan.total;
+    memory_report_.lower_bound_bytes = plan.lower_bound;
+    memory_report_.naive_bytes = report.naive_bytes;
+  }
+  memory_report_.plan_micros += plan_micros;
+  VLOG(1) << "memory plan for " << report.memory_type << " on " << runtime->name() << ", "
+          << plan.strategy << ": " << plan.total << " bytes, lower bound " << plan.lower_bound
+          << ", naive " << report.naive_bytes;
+  memory_report_.memory_types.push_back(std::move(report));
+  memories_.push_back(std::move(memory));
   return MaceStatus();
 }
 

@@ -1,5 +1,6 @@
 #include "mace/core/operation.h"
 
+#include "mace/core/runtime.h"
 #include "mace/core/workspace.h"
 
 namespace mace {
@@ -33,9 +34,34 @@ MaceStatus Operation::Construct(const OperatorDef& def, Workspace* workspace) {
       return Invalid(StrCat("output '", output, "' is declared ", DataTypeName(def.output_type(i)),
                             " but this kernel writes ", DataTypeName(dtype)));
     }
-    outputs_.push_back(workspace->CreateTensor(output, dtype));
+    Tensor* tensor = workspace->CreateTensor(output, dtype);
+    if (i < def.quantize_info_size()) {
+      const QuantizeActivationInfo& info = def.quantize_info(i);
+      tensor->SetQuantization({info.scale(), info.zero_point(), info.minval(), info.maxval()});
+    }
+    outputs_.push_back(tensor);
   }
   return Init();
+}
+
+namespace {
+
+MemoryType DefaultMemoryType(const Runtime* runtime) {
+  return runtime != nullptr ? runtime->default_memory_type() : MemoryType::CPU_BUFFER;
+}
+
+}  // namespace
+
+Storage Operation::InputStorage(int index) const {
+  Storage storage = Storage::Plain(inputs_[index] != nullptr ? inputs_[index]->dtype() : DT_FLOAT);
+  storage.memory_type = DefaultMemoryType(runtime_);
+  return storage;
+}
+
+Storage Operation::OutputStorage(int index) const {
+  Storage storage = Storage::Plain(OutputType(index));
+  storage.memory_type = DefaultMemoryType(runtime_);
+  return storage;
 }
 
 const Argument* Operation::FindArg(const std::string& name) const {

@@ -21,7 +21,7 @@ namespace mace {
 class Runtime;
 class Workspace;
 
-// Per-run state handed to Prepare and Run.
+// Per-run state handed to Prepare and Run: the runtime the op is placed on.
 struct OpContext {
   Runtime* runtime = nullptr;
   Workspace* workspace = nullptr;
@@ -53,6 +53,17 @@ class Operation {
   virtual DataType OutputType(int /*index*/) const { return kernel_dtype_; }
   DataType kernel_dtype() const { return kernel_dtype_; }
   void set_kernel_dtype(DataType dtype) { kernel_dtype_ = dtype; }
+
+  // The storages this kernel reads its activation input `index` in and
+  // writes output `index` in. The net inserts a converter wherever a
+  // producer's storage differs from what its reader declares. By default:
+  // plain (NCHW) tensors in the placed runtime's default memory type, of
+  // the input's own type and of OutputType for outputs.
+  virtual Storage InputStorage(int index) const;
+  virtual Storage OutputStorage(int index) const;
+  // The runtime the net placed this op on (null in op-level tests: CPU).
+  Runtime* runtime() const { return runtime_; }
+  void set_runtime(Runtime* runtime) { runtime_ = runtime; }
 
   // If >= 0, output 0 may share the memory of this input when the engine
   // sees it is legal (same byte size, input dead after this op).
@@ -112,6 +123,7 @@ class Operation {
 
   OperatorDef def_;
   DataType kernel_dtype_ = DT_FLOAT;
+  Runtime* runtime_ = nullptr;
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor*> outputs_;
 };

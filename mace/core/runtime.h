@@ -1,19 +1,72 @@
 // A Runtime is one compute device: the CPU, an OpenCL GPU or a Hexagon DSP.
-// It owns device state (thread pool, command queue, DSP session) and tells the
-// net which memory types it can back and whether it runs an op.
+// The core talks to every device through this interface alone: it allocates
+// and frees memory of the device's memory types, copies between storages,
+// maps device memory for the host, asks whether the device runs an op, and
+// brackets each run with hooks. Device state (thread pool, command queue, DSP
+// session) lives in the subclasses; kernels that need it reach it through
+// their own runtime's class (mace/runtimes/<device>/).
 #ifndef MACE_CORE_RUNTIME_H_
 #define MACE_CORE_RUNTIME_H_
 
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "mace/core/types.h"
+#include "mace/proto/mace.pb.h"
 #include "mace/public/mace.h"
 
 namespace mace {
 
-class PersistentArena;
-class ScratchBuffer;
-class ThreadPool;
+class Tensor;
+
+// What to allocate: bytes for a buffer, or width x height pixels of
+// `pixel_bytes` each for a 2D image (four channels of the pixel type).
+struct MemoryExtent {
+  MemoryType type = MemoryType::CPU_BUFFER;
+  int64_t bytes = 0;
+  int64_t width = 0;
+  int64_t height = 0;
+  int pixel_bytes = 0;
+
+  static MemoryExtent Buffer(MemoryType type, int64_t bytes) {
+    MemoryExtent extent;
+    extent.type = type;
+    extent.bytes = bytes;
+    return extent;
+  }
+  static MemoryExtent Image(int64_t width, int64_t height, int pixel_bytes) {
+    MemoryExtent extent;
+    extent.type = MemoryType::GPU_IMAGE;
+    extent.width = width;
+    extent.height = height;
+    extent.pixel_bytes = pixel_bytes;
+    extent.bytes = width * height * pixel_bytes;
+    return extent;
+  }
+};
+
+// One block of device memory, released when destroyed. Host-addressable
+// memory (CPU buffers, and any device memory the host can read in place)
+// has a host pointer; the rest is reached through Runtime::Map.
+class Memory {
+ public:
+  explicit Memory(const MemoryExtent& extent) : extent_(extent) {}
+  virtual ~Memory() = default;
+  Memory(const Memory&) = delete;
+  Memory& operator=(const Memory&) = delete;
+
+  const MemoryExtent& extent() const { return extent_; }
+  MemoryType type() const { return extent_.type; }
+  int64_t bytes() const { return extent_.bytes; }
+  // Null when the host cannot address the memory directly.
+  virtual unsigned char* host() { return nullptr; }
+  // The device's own handle (a cl_mem, a DSP buffer id); null for the CPU.
+  virtual void* device_handle() { return nullptr; }
+
+ private:
+  MemoryExtent extent_;
+};
 
 class Runtime {
  public:
@@ -21,25 +74,40 @@ class Runtime {
   virtual DeviceType device_type() const = 0;
   virtual std::string name() const = 0;
   virtual MaceStatus Init() { return MaceStatus(); }
-  // The memory type intermediate tensors use on this runtime.
+
+  // The memory type this runtime's kernels read and write by default.
   virtual MemoryType default_memory_type() const = 0;
-  // Called around each Net::Run, e.g. to flush a GPU queue.
+  // Allocates one block; OUT_OF_RESOURCES or UNSUPPORTED (a memory type
+  // this runtime does not back) otherwise.
+  virtual MaceStatus Allocate(const MemoryExtent& extent, std::unique_ptr<Memory>* memory) = 0;
+  // Host access to `memory`, valid until Unmap. Host memory maps to itself.
+  virtual MaceStatus Map(Memory* memory, unsigned char** host);
+  virtual MaceStatus Unmap(Memory* memory);
+  // Copies `bytes` between two blocks this runtime can reach (either may be
+  // host memory), at byte offsets. The default maps both and copies.
+  virtual MaceStatus Copy(Memory* source, int64_t source_offset, Memory* target,
+                          int64_t target_offset, int64_t bytes);
+
+  // The 2D image that holds `tensor` in this runtime's image storage
+  // (tensor.storage().image names the mapping): width, height and pixel
+  // bytes. UNSUPPORTED for runtimes without images.
+  virtual MaceStatus ImageExtentFor(const Tensor& tensor, MemoryExtent* extent) const;
+
+  // Whether this runtime runs `def` at `dtype`, beyond having a kernel
+  // registered for its type (arguments or shapes it cannot handle). An op
+  // it refuses is placed on the CPU.
+  virtual bool Supports(const OperatorDef& /*def*/, DataType /*dtype*/) const { return true; }
+
+  // Called around each run, e.g. to bind threads or flush a queue.
   virtual MaceStatus BeforeRun() { return MaceStatus(); }
   virtual MaceStatus AfterRun() { return MaceStatus(); }
-  // Makes device memory readable by the host and back. CPU memory is already.
-  virtual void* Map(void* device_memory) { return device_memory; }
-  virtual void Unmap(void* /*device_memory*/) {}
-  // Host compute for CPU kernels: the worker threads and a scratch buffer
-  // shared by all ops (ops run one at a time). Null where the runtime has
-  // none; kernels then run single-threaded with their own scratch.
-  virtual ThreadPool* thread_pool() { return nullptr; }
-  virtual ScratchBuffer* scratch() { return nullptr; }
-  // Engine-lifetime memory for what ops derive from weights in Prepare
-  // (packed panels, transformed filters). Null where the runtime has none.
-  virtual PersistentArena* persistent_arena() { return nullptr; }
   // Adds the runtime's own memory (persistent arena, scratch) to a report.
   virtual void ReportMemory(MemoryReport* /*report*/) const {}
 };
+
+// Host memory from the heap, 64-byte aligned and zeroed: what the CPU
+// runtime allocates, and what tests use without a runtime.
+std::unique_ptr<Memory> NewHostMemory(MemoryType type, int64_t bytes);
 
 }  // namespace mace
 

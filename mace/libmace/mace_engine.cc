@@ -5,11 +5,29 @@
 
 #include "mace/core/net.h"
 #include "mace/libmace/custom_op_adapter.h"
-#include "mace/ops/registry.h"
-#include "mace/runtimes/cpu/cpu_runtime.h"
+#include "mace/libmace/runtime_providers.h"
 #include "mace/utils/logging.h"
 
 namespace mace {
+
+namespace {
+
+TensorDataType PublicType(DataType type) {
+  switch (type) {
+    case DT_INT32:
+      return TensorDataType::INT32;
+    case DT_UINT8:
+      return TensorDataType::UINT8;
+    default:
+      return TensorDataType::FLOAT32;
+  }
+}
+
+bool HasPublicType(DataType type) {
+  return type == DT_FLOAT || type == DT_INT32 || type == DT_UINT8;
+}
+
+}  // namespace
 
 class MaceEngine::Impl {
  public:
@@ -23,47 +41,64 @@ class MaceEngine::Impl {
                  std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata);
   MaceStatus GetMemoryReport(MemoryReport* report) const;
   MaceStatus GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
-    MACE_CHECK_ARG(net_ != nullptr, "GetInputShapes called before a successful Init");
+    MACE_CHECK_ARG(executor_ != nullptr, "GetInputShapes called before a successful Init");
     MACE_CHECK_ARG(shapes != nullptr, "GetInputShapes needs a map");
     shapes->clear();
     for (const std::string& name : input_names_) {
-      (*shapes)[name] = workspace_.GetTensor(name)->shape();
+      (*shapes)[name] = executor_->InputTensor(name)->shape();
     }
     return MaceStatus();
   }
 
  private:
+  MaceStatus CreateRuntimes();
   MaceStatus CheckNames(const NetDef& net_def, const std::vector<std::string>& input_nodes,
                         const std::vector<std::string>& output_nodes);
+  MaceStatus CopyInputs(const std::map<std::string, MaceTensor>& inputs);
   MaceStatus CopyOutputs(std::map<std::string, MaceTensor>* outputs);
 
   MaceEngineConfig config_;
   OpRegistry registry_;
-  std::unique_ptr<Runtime> runtime_;
+  ConverterRegistry converters_;
+  std::unique_ptr<Runtime> cpu_runtime_;
+  std::unique_ptr<Runtime> device_runtime_;  // null on a CPU engine
   Workspace workspace_;
-  std::unique_ptr<Net> net_;
+  std::unique_ptr<Executor> executor_;
   std::vector<std::string> input_names_;
   std::vector<std::string> output_names_;
 };
+
+MaceStatus MaceEngine::Impl::CreateRuntimes() {
+  const DeviceType device = config_.device_type();
+  const RuntimeProvider* provider = FindRuntimeProvider(device);
+  MACE_UNSUPPORTED_IF(provider == nullptr, "this library has no ",
+                      device == DeviceType::GPU ? "GPU (OpenCL)" : "Hexagon DSP",
+                      " runtime; use DeviceType::CPU");
+  const RuntimeProvider* cpu = FindRuntimeProvider(DeviceType::CPU);
+  MACE_CHECK_ARG(cpu != nullptr, "this library has no CPU runtime");
+  MACE_RETURN_IF_ERROR(cpu->create(config_, &cpu_runtime_));
+  MACE_RETURN_IF_ERROR(cpu_runtime_->Init());
+  MACE_RETURN_IF_ERROR(cpu->register_kernels(&registry_, &converters_));
+  if (device != DeviceType::CPU) {
+    MACE_RETURN_IF_ERROR(provider->create(config_, &device_runtime_));
+    MACE_RETURN_IF_ERROR(device_runtime_->Init());
+    MACE_RETURN_IF_ERROR(provider->register_kernels(&registry_, &converters_));
+  }
+  return RegisterCustomOps(config_, &registry_);
+}
 
 MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
                                   const std::vector<std::string>& input_nodes,
                                   const std::vector<std::string>& output_nodes,
                                   std::shared_ptr<WeightsBlob> weights) {
-  MACE_CHECK_ARG(net_ == nullptr, "the engine is already initialized");
+  MACE_CHECK_ARG(executor_ == nullptr, "the engine is already initialized");
   MACE_CHECK_ARG(graph != nullptr && graph_size > 0, "the model graph is empty");
   MACE_CHECK_ARG(graph_size < static_cast<size_t>(INT_MAX), "the model graph is too large");
   NetDef net_def;
   MACE_CHECK_ARG(net_def.ParseFromArray(graph, static_cast<int>(graph_size)),
                  "the model graph is not a valid MACE NetDef (corrupt or truncated .pb)");
-  MACE_UNSUPPORTED_IF(config_.device_type() != DeviceType::CPU, "this library has no ",
-                      config_.device_type() == DeviceType::GPU ? "GPU (OpenCL)" : "Hexagon DSP",
-                      " runtime; use DeviceType::CPU");
   MACE_RETURN_IF_ERROR(CheckNames(net_def, input_nodes, output_nodes));
-  MACE_RETURN_IF_ERROR(ops::RegisterAllOps(&registry_));
-  MACE_RETURN_IF_ERROR(RegisterCustomOps(config_, &registry_));
-  runtime_ = std::make_unique<CpuRuntime>(config_.num_threads(), config_.cpu_affinity_policy());
-  MACE_RETURN_IF_ERROR(runtime_->Init());
+  MACE_RETURN_IF_ERROR(CreateRuntimes());
   MACE_RETURN_IF_ERROR(workspace_.LoadWeights(net_def, std::move(weights)));
   NetOptions options;
   options.memory_strategy = config_.memory_strategy();
@@ -71,12 +106,20 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   options.preserve_intermediates = config_.preserve_intermediates();
   options.preserve_inputs = config_.preserve_inputs();
   options.blocked_layout = config_.cpu_blocked_layout();
-  auto net = std::make_unique<Net>(&registry_, runtime_.get(), &workspace_, options);
+  NetRuntimes runtimes;
+  runtimes.cpu = cpu_runtime_.get();
+  runtimes.device = device_runtime_ != nullptr ? device_runtime_.get() : cpu_runtime_.get();
+  auto net = std::make_unique<Net>(&registry_, &converters_, runtimes, &workspace_, options);
   MACE_RETURN_IF_ERROR(net->Init(net_def, output_names_));
-  net_ = std::move(net);
+  for (const std::string& name : output_names_) {
+    const Tensor* tensor = net->OutputTensor(name);
+    MACE_CHECK_ARG(tensor != nullptr && HasPublicType(tensor->dtype()), "output '", name, "' is ",
+                   tensor != nullptr ? DataTypeName(tensor->dtype()) : "missing",
+                   "; an app can read float32, int32 and uint8 outputs");
+  }
+  executor_ = std::move(net);
   return MaceStatus();
 }
-
 MaceStatus MaceEngine::Impl::CheckNames(const NetDef& net_def,
                                         const std::vector<std::string>& input_nodes,
                                         const std::vector<std::string>& output_nodes) {
@@ -97,11 +140,7 @@ MaceStatus MaceEngine::Impl::CheckNames(const NetDef& net_def,
   return MaceStatus();
 }
 
-MaceStatus MaceEngine::Impl::Run(const std::map<std::string, MaceTensor>& inputs,
-                                 std::map<std::string, MaceTensor>* outputs,
-                                 RunMetadata* run_metadata) {
-  MACE_CHECK_ARG(net_ != nullptr, "Run called before a successful Init");
-  MACE_CHECK_ARG(outputs != nullptr, "Run needs an output map");
+MaceStatus MaceEngine::Impl::CopyInputs(const std::map<std::string, MaceTensor>& inputs) {
   for (const auto& [name, tensor] : inputs) {
     MACE_CHECK_ARG(std::find(input_names_.begin(), input_names_.end(), name) != input_names_.end(),
                    "'", name, "' is not an input of the model");
@@ -109,14 +148,28 @@ MaceStatus MaceEngine::Impl::Run(const std::map<std::string, MaceTensor>& inputs
   for (const std::string& name : input_names_) {
     auto it = inputs.find(name);
     MACE_CHECK_ARG(it != inputs.end(), "input '", name, "' is missing");
-    Tensor* tensor = workspace_.GetTensor(name);
-    MACE_CHECK_ARG(it->second.shape() == tensor->shape(), "input '", name, "' has shape ",
-                   ShapeToString(it->second.shape()), " but the model expects ",
+    const MaceTensor& given = it->second;
+    Tensor* tensor = executor_->InputTensor(name);
+    MACE_CHECK_ARG(given.shape() == tensor->shape(), "input '", name, "' has shape ",
+                   ShapeToString(given.shape()), " but the model expects ",
                    ShapeToString(tensor->shape()));
-    MACE_CHECK_ARG(it->second.data() != nullptr, "input '", name, "' has no data");
-    std::memcpy(tensor->mutable_data<float>(), it->second.data().get(), tensor->raw_size());
+    const TensorDataType expected = PublicType(tensor->dtype());
+    MACE_CHECK_ARG(given.data_type() == expected, "input '", name, "' is ",
+                   TensorDataTypeName(given.data_type()), " but the model expects ",
+                   TensorDataTypeName(expected));
+    MACE_CHECK_ARG(given.raw_data() != nullptr, "input '", name, "' has no data");
+    std::memcpy(tensor->raw_mutable_data(), given.raw_data().get(), tensor->raw_size());
   }
-  MACE_RETURN_IF_ERROR(net_->Run(run_metadata));
+  return MaceStatus();
+}
+
+MaceStatus MaceEngine::Impl::Run(const std::map<std::string, MaceTensor>& inputs,
+                                 std::map<std::string, MaceTensor>* outputs,
+                                 RunMetadata* run_metadata) {
+  MACE_CHECK_ARG(executor_ != nullptr, "Run called before a successful Init");
+  MACE_CHECK_ARG(outputs != nullptr, "Run needs an output map");
+  MACE_RETURN_IF_ERROR(CopyInputs(inputs));
+  MACE_RETURN_IF_ERROR(executor_->Run(run_metadata));
   return CopyOutputs(outputs);
 }
 
@@ -127,28 +180,31 @@ MaceStatus MaceEngine::Impl::CopyOutputs(std::map<std::string, MaceTensor>* outp
         name, "' is not an output of the engine");
   }
   for (const std::string& name : output_names_) {
-    const Tensor* tensor = workspace_.GetTensor(name);
-    MACE_CHECK_ARG(tensor->dtype() == DT_FLOAT, "output '", name, "' is ",
-                   DataTypeName(tensor->dtype()), "; MaceTensor holds float32 only");
+    const Tensor* tensor = executor_->OutputTensor(name);
+    const TensorDataType type = PublicType(tensor->dtype());
     auto it = outputs->find(name);
-    if (it == outputs->end() || it->second.data() == nullptr) {
-      std::shared_ptr<float> buffer(new float[tensor->size()], std::default_delete<float[]>());
-      (*outputs)[name] = MaceTensor(tensor->shape(), buffer);
+    if (it == outputs->end() || it->second.raw_data() == nullptr) {
+      std::shared_ptr<void> buffer(new uint8_t[std::max<int64_t>(tensor->raw_size(), 1)],
+                                   std::default_delete<uint8_t[]>());
+      (*outputs)[name] = MaceTensor(tensor->shape(), buffer, type);
     } else {
+      MACE_CHECK_ARG(it->second.data_type() == type, "output '", name, "' buffer is ",
+                     TensorDataTypeName(it->second.data_type()), " but the output is ",
+                     TensorDataTypeName(type));
       MACE_CHECK_ARG(it->second.size() == tensor->size(), "output '", name, "' buffer holds ",
-                     it->second.size(), " floats but the output has shape ",
+                     it->second.size(), " elements but the output has shape ",
                      ShapeToString(tensor->shape()));
-      (*outputs)[name] = MaceTensor(tensor->shape(), it->second.data());
+      (*outputs)[name] = MaceTensor(tensor->shape(), it->second.raw_data(), type);
     }
-    std::memcpy((*outputs)[name].data().get(), tensor->data<float>(), tensor->raw_size());
+    std::memcpy((*outputs)[name].raw_data().get(), tensor->raw_data(), tensor->raw_size());
   }
   return MaceStatus();
 }
 
 MaceStatus MaceEngine::Impl::GetMemoryReport(MemoryReport* report) const {
-  MACE_CHECK_ARG(net_ != nullptr, "GetMemoryReport called before a successful Init");
+  MACE_CHECK_ARG(executor_ != nullptr, "GetMemoryReport called before a successful Init");
   MACE_CHECK_ARG(report != nullptr, "GetMemoryReport needs a report");
-  *report = net_->memory_report();
+  *report = executor_->memory_report();
   return MaceStatus();
 }
 

@@ -12,6 +12,7 @@
 
 #include "mace/ops/cpu/blocked_layout.h"
 #include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -48,7 +49,8 @@ class ConcatOp : public Operation {
     return InputSize() > 0 && Input(0) != nullptr ? Input(0)->dtype() : kernel_dtype();
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
+    kernels_ = ContextKernelTable(context);
     const Tensor* first = Input(0);
     const DataType dtype = first->dtype();
     OP_CHECK(dtype == DT_FLOAT || dtype == DT_INT32, "input '", first->name(), "' is ",
@@ -97,7 +99,7 @@ class ConcatOp : public Operation {
   // Channels of float tensors, when every input but the last fills whole
   // blocks: each image is then the inputs' blocks back to back.
   int BlockedLayout() const override {
-    const KernelTable* table = ActiveKernelTable();
+    const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     const Tensor* first = Input(0);
     if (block == 0 || first->dtype() != DT_FLOAT || first->dim_size() != 4 ||
@@ -142,6 +144,8 @@ class ConcatOp : public Operation {
   }
 
  private:
+  // The engine's CPU kernel family (null: reference kernels), from Prepare.
+  const KernelTable* kernels_ = nullptr;
   int64_t axis_ = 1;
   ref::ConcatParams params_;
   std::vector<const void*> input_data_;

@@ -59,6 +59,7 @@ class Conv2DOp : public Operation {
   }
 
   MaceStatus Prepare(OpContext* context) override {
+    kernels_ = ContextKernelTable(context);
     const Tensor* input = Input(0);
     const Tensor* filter = Input(1);
     const Tensor* bias = Bias();
@@ -125,7 +126,7 @@ class Conv2DOp : public Operation {
   // is. Other windows run about as fast as im2col and only join a blocked
   // run.
   int BlockedLayout() const override {
-    const KernelTable* table = ActiveKernelTable();
+    const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     const Tensor* bias = Bias();
     if (block == 0 || !Input(1)->is_weight() || (bias != nullptr && !bias->is_weight())) return 0;
@@ -151,7 +152,7 @@ class Conv2DOp : public Operation {
   MaceStatus UseBlockedLayout(OpContext* context) override {
     const Tensor* bias = Bias();
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
-    const KernelTable& table = *ActiveKernelTable();
+    const KernelTable& table = *kernels_;
     blocked_.reset();
     blocked_winograd_.reset();
     plain_pending_ = false;
@@ -207,11 +208,13 @@ class Conv2DOp : public Operation {
   }
 
  private:
+  // The engine's CPU kernel family (null: reference kernels), from Prepare.
+  const KernelTable* kernels_ = nullptr;
   const Tensor* Bias() const { return InputSize() > 2 ? Input(2) : nullptr; }
 
   // The blocked Winograd tile for this convolution, or 0.
   int BlockedWinogradTile() const {
-    const KernelTable* table = ActiveKernelTable();
+    const KernelTable* table = kernels_;
     if (table == nullptr || (winograd_ != 2 && winograd_ != 4)) return 0;
     return BlockedWinograd::PickTile(*table, params_, static_cast<int>(winograd_));
   }
@@ -219,7 +222,7 @@ class Conv2DOp : public Operation {
   // The filter is packed here, so only a constant filter gets a fast kernel.
   MaceStatus PrepareFastKernel(OpContext* context) {
     fast_.reset();
-    const KernelTable* table = ActiveKernelTable();
+    const KernelTable* table = kernels_;
     if (table == nullptr || !Input(1)->is_weight()) return MaceStatus();
     fast_ = CreateConv2dKernel(*table, params_, Input(1)->data<float>(),
                                static_cast<int>(winograd_), ContextArena(context));

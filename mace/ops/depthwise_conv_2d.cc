@@ -46,6 +46,7 @@ class DepthwiseConv2dOp : public Operation {
   }
 
   MaceStatus Prepare(OpContext* context) override {
+    kernels_ = ContextKernelTable(context);
     fast_.reset();
     blocked_.reset();
     const Tensor* input = Input(0);
@@ -89,7 +90,7 @@ class DepthwiseConv2dOp : public Operation {
     params_.pad_top = geometry.pad_top;
     params_.pad_left = geometry.pad_left;
     Output(0)->Reshape({params_.batch, out_channels, geometry.out_h, geometry.out_w});
-    const KernelTable* table = ActiveKernelTable();
+    const KernelTable* table = kernels_;
     if (table != nullptr && DepthwiseConv3x3::Supports(*table, params_)) {
       fast_ = std::make_unique<DepthwiseConv3x3>(*table, params_);
       return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
@@ -100,7 +101,7 @@ class DepthwiseConv2dOp : public Operation {
   // Blocked, each vector holds one position of a block of channels, so no
   // border needs code of its own; at stride 2 that beats the plain rows.
   int BlockedLayout() const override {
-    const KernelTable* table = ActiveKernelTable();
+    const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     const Tensor* bias = Bias();
     if (block == 0 || !Input(1)->is_weight() || (bias != nullptr && !bias->is_weight()) ||
@@ -113,9 +114,9 @@ class DepthwiseConv2dOp : public Operation {
 
   MaceStatus UseBlockedLayout(OpContext* context) override {
     const Tensor* bias = Bias();
-    blocked_ = std::make_unique<BlockedDepthwise>(
-        *ActiveKernelTable(), params_, Input(1)->data<float>(),
-        bias != nullptr ? bias->data<float>() : nullptr, ContextArena(context));
+    blocked_ = std::make_unique<BlockedDepthwise>(*kernels_, params_, Input(1)->data<float>(),
+                                                  bias != nullptr ? bias->data<float>() : nullptr,
+                                                  ContextArena(context));
     return MaceStatus();
   }
 
@@ -143,6 +144,8 @@ class DepthwiseConv2dOp : public Operation {
   }
 
  private:
+  // The engine's CPU kernel family (null: reference kernels), from Prepare.
+  const KernelTable* kernels_ = nullptr;
   const Tensor* Bias() const { return InputSize() > 2 ? Input(2) : nullptr; }
 
   WindowArgs window_;

@@ -65,7 +65,8 @@ class EltwiseOp : public Operation {
     return ParseActivation(*this, /*allow_prelu=*/false, &params_.activation);
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
+    kernels_ = ContextKernelTable(context);
     in_place_ = false;
     fast_.reset();
     for (int i = 0; i < InputSize(); ++i) MACE_RETURN_IF_ERROR(CheckTensor(Input(i)));
@@ -83,7 +84,7 @@ class EltwiseOp : public Operation {
     // broadcasts, i.e. when it has as many elements as the output.
     in_place_ = Input(0)->size() == BoundedElementCount(params_.shape);
     Output(0)->Reshape(params_.shape);
-    const KernelTable* table = ActiveKernelTable();
+    const KernelTable* table = kernels_;
     if (table != nullptr) fast_ = EltwiseKernel::Create(*table, params_);
     return MaceStatus();
   }
@@ -109,7 +110,7 @@ class EltwiseOp : public Operation {
   // Every element is computed on its own, so blocked tensors of one shape
   // (or one tensor and a scalar) are flat arrays, padding lanes included.
   int BlockedLayout() const override {
-    const KernelTable* table = ActiveKernelTable();
+    const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     if (block == 0 || Input(0)->dim_size() != 4) return 0;
     // A constant operand stays in its stored NCHW order: no conversion
@@ -128,13 +129,15 @@ class EltwiseOp : public Operation {
     params_.shape = {count};
     params_.a_strides = {scalar_a ? 0 : 1};
     params_.b_strides = {scalar_b || (InputSize() == 1 && !scalar_a) ? 0 : 1};
-    fast_ = EltwiseKernel::Create(*ActiveKernelTable(), params_);
+    fast_ = EltwiseKernel::Create(*kernels_, params_);
     return MaceStatus();
   }
 
   int InPlaceInput() const override { return in_place_ ? 0 : -1; }
 
  private:
+  // The engine's CPU kernel family (null: reference kernels), from Prepare.
+  const KernelTable* kernels_ = nullptr;
   static std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& shape) {
     std::vector<int64_t> strides(shape.size());
     int64_t stride = 1;

@@ -97,7 +97,7 @@ class FullyConnectedOp : public Operation {
   }
 
   MaceStatus PrepareFastKernel(OpContext* context) {
-    table_ = ActiveKernelTable();
+    table_ = ContextKernelTable(context);
     if (table_ == nullptr || !Input(1)->is_weight()) {
       table_ = nullptr;
       return MaceStatus();

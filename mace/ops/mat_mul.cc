@@ -143,7 +143,7 @@ class MatMulOp : public Operation {
   }
 
   MaceStatus PrepareFastKernel(OpContext* context) {
-    table_ = ActiveKernelTable();
+    table_ = ContextKernelTable(context);
     packed_b_ = PackedPanels();
     if (table_ == nullptr) return MaceStatus();
     const bool one_b = std::all_of(params_.b_batch_strides.begin(), params_.b_batch_strides.end(),

@@ -60,6 +60,7 @@ class PoolingOp : public Operation {
   }
 
   MaceStatus Prepare(OpContext* context) override {
+    kernels_ = ContextKernelTable(context);
     fast_.reset();
     blocked_.reset();
     const Tensor* input = Input(0);
@@ -82,7 +83,7 @@ class PoolingOp : public Operation {
       MACE_RETURN_IF_ERROR(SetWindow());
     }
     Output(0)->Reshape({params_.batch, params_.channels, params_.out_h, params_.out_w});
-    const KernelTable* table = ActiveKernelTable();
+    const KernelTable* table = kernels_;
     if (table != nullptr && PoolingKernel::Supports(*table, params_)) {
       fast_ = std::make_unique<PoolingKernel>(*table, params_);
       return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
@@ -91,7 +92,7 @@ class PoolingOp : public Operation {
   }
 
   int BlockedLayout() const override {
-    const KernelTable* table = ActiveKernelTable();
+    const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     if (block == 0 || !BlockedPooling::Supports(*table, params_, global_)) {
       return 0;
@@ -100,7 +101,7 @@ class PoolingOp : public Operation {
   }
 
   MaceStatus UseBlockedLayout(OpContext* /*context*/) override {
-    blocked_ = std::make_unique<BlockedPooling>(*ActiveKernelTable(), params_, global_);
+    blocked_ = std::make_unique<BlockedPooling>(*kernels_, params_, global_);
     return MaceStatus();
   }
 
@@ -120,6 +121,8 @@ class PoolingOp : public Operation {
   }
 
  private:
+  // The engine's CPU kernel family (null: reference kernels), from Prepare.
+  const KernelTable* kernels_ = nullptr;
   MaceStatus ParseFlag(const std::string& name, bool* flag) const {
     const int64_t value = GetInt(name, 0);
     OP_CHECK(value == 0 || value == 1, name, " must be 0 or 1, got ", value);

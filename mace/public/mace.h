@@ -78,18 +78,36 @@ class MaceStatus {
   std::string information_;
 };
 
-// A dense float tensor that the app owns. The engine reads inputs from and
-// writes outputs into `data`, which must hold product(shape) floats.
+// The element types an app can exchange with the engine.
+enum class TensorDataType { FLOAT32 = 0, INT32 = 1, UINT8 = 2 };
+
+// Bytes per element of `type`.
+int TensorDataTypeSize(TensorDataType type);
+// "float32", "int32", "uint8".
+const char* TensorDataTypeName(TensorDataType type);
+
+// A dense tensor that the app owns. The engine reads inputs from and writes
+// outputs into `data`, which must hold product(shape) elements of the
+// tensor's data type. Float tensors are the common case; int32 and uint8
+// ones carry integer model inputs and outputs (indices, quantized data).
 class MaceTensor {
  public:
   MaceTensor() = default;
   MaceTensor(std::vector<int64_t> shape, std::shared_ptr<float> data,
              DataFormat format = DataFormat::NCHW)
       : shape_(std::move(shape)), data_(std::move(data)), format_(format) {}
+  MaceTensor(std::vector<int64_t> shape, std::shared_ptr<void> data, TensorDataType data_type,
+             DataFormat format = DataFormat::NCHW)
+      : shape_(std::move(shape)), data_(std::move(data)), data_type_(data_type), format_(format) {}
 
   const std::vector<int64_t>& shape() const { return shape_; }
-  const std::shared_ptr<float> data() const { return data_; }
-  std::shared_ptr<float> data() { return data_; }
+  TensorDataType data_type() const { return data_type_; }
+  // The float data; null when the tensor holds another type.
+  std::shared_ptr<float> data() const {
+    return data_type_ == TensorDataType::FLOAT32 ? std::static_pointer_cast<float>(data_) : nullptr;
+  }
+  // The data as whatever type the tensor holds.
+  const std::shared_ptr<void>& raw_data() const { return data_; }
   DataFormat data_format() const { return format_; }
   // Elements in the shape; -1 when a dimension is negative or the product
   // overflows int64.
@@ -97,7 +115,8 @@ class MaceTensor {
 
  private:
   std::vector<int64_t> shape_;
-  std::shared_ptr<float> data_;
+  std::shared_ptr<void> data_;
+  TensorDataType data_type_ = TensorDataType::FLOAT32;
   DataFormat format_ = DataFormat::NCHW;
 };
 
@@ -124,6 +143,19 @@ struct TensorPlacement {
   int first_op = 0;         // inclusive lifetime, in op indices
   int last_op = 0;
   std::string alias_of;  // set when the tensor shares its input's memory
+  int64_t image = -1;    // GPU_IMAGE: which of the planned images holds it
+};
+
+// The plan of one memory type (CPU_BUFFER, GPU_BUFFER, GPU_IMAGE): each is
+// planned on its own and allocated by the runtime that owns it.
+struct MemoryTypeReport {
+  std::string memory_type;
+  std::string runtime;  // "CPU", "GPU", ...
+  std::string strategy;
+  int64_t bytes = 0;              // planned, in all its blocks
+  int64_t naive_bytes = 0;        // one block per tensor, no sharing
+  int64_t lower_bound_bytes = 0;  // max bytes live at any op
+  int blocks = 0;                 // one arena for buffers; one per shared image
 };
 
 struct MemoryReport {
@@ -136,6 +168,8 @@ struct MemoryReport {
   int64_t lower_bound_bytes = 0;  // max bytes live at any op
   int64_t plan_micros = 0;        // time the planner took at init
   std::vector<TensorPlacement> tensors;
+  // Every memory type the net uses; the fields above repeat CPU_BUFFER's.
+  std::vector<MemoryTypeReport> memory_types;
 };
 
 // ---- Custom operators ------------------------------------------------------
@@ -207,6 +241,13 @@ class MaceEngineConfig {
   // environment also turns it off.
   void SetCPUBlockedLayout(bool enable);
   bool cpu_blocked_layout() const;
+  // The CPU kernel family this engine uses: "auto" (the default: the best
+  // this CPU has, or MACE_CPU_KERNELS when set), "ref" (the reference
+  // kernels), or "neon", "avx2", "avx512". Engine creation fails with
+  // MACE_UNSUPPORTED when the CPU or this build lacks the family. Engines in
+  // one process may use different families.
+  void SetCPUKernelFamily(const std::string& family);
+  const std::string& cpu_kernel_family() const;
   // Registers an app operator for op type `type` (float32, CPU).
   MaceStatus RegisterCustomOp(const std::string& type, CustomOpFactory factory);
   const std::map<std::string, CustomOpFactory>& custom_ops() const;

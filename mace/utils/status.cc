@@ -21,6 +21,29 @@ int64_t MaceTensor::size() const {
   return count;
 }
 
+int TensorDataTypeSize(TensorDataType type) {
+  switch (type) {
+    case TensorDataType::FLOAT32:
+    case TensorDataType::INT32:
+      return 4;
+    case TensorDataType::UINT8:
+      return 1;
+  }
+  return 0;
+}
+
+const char* TensorDataTypeName(TensorDataType type) {
+  switch (type) {
+    case TensorDataType::FLOAT32:
+      return "float32";
+    case TensorDataType::INT32:
+      return "int32";
+    case TensorDataType::UINT8:
+      return "uint8";
+  }
+  return "invalid";
+}
+
 const char* MaceVersion() { return "0.1.0"; }
 
 }  // namespace mace

@@ -9,6 +9,7 @@
 
 #include "mace/core/runtime.h"
 #include "mace/ops/cpu/kernel_table.h"
+#include "mace/runtimes/cpu/cpu_runtime.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
@@ -32,20 +33,11 @@ inline std::vector<std::shared_ptr<ThreadPool>> PoolsUnderTest() {
   return {nullptr, std::make_shared<ThreadPool>(2), std::make_shared<ThreadPool>(3)};
 }
 
-// A CPU runtime with an exact thread count (CpuRuntime clamps to the cores
-// present), for op-level tests.
-class TestCpuRuntime : public Runtime {
+// A CPU runtime with an exact thread count (CpuRuntime clamps the counts it
+// chooses to the cores present), for op-level tests.
+class TestCpuRuntime : public CpuRuntime {
  public:
-  explicit TestCpuRuntime(int threads) : pool_(threads) {}
-  DeviceType device_type() const override { return DeviceType::CPU; }
-  std::string name() const override { return "CPU"; }
-  MemoryType default_memory_type() const override { return MemoryType::CPU_BUFFER; }
-  ThreadPool* thread_pool() override { return &pool_; }
-  ScratchBuffer* scratch() override { return &scratch_; }
-
- private:
-  ThreadPool pool_;
-  ScratchBuffer scratch_;
+  explicit TestCpuRuntime(int threads) : CpuRuntime(std::make_unique<ThreadPool>(threads)) {}
 };
 
 }  // namespace testing

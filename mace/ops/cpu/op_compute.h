@@ -1,13 +1,15 @@
-// What a fast kernel takes from an op's context: the runtime's thread pool
-// and scratch memory. Ops also run without a CPU runtime (unit tests, other
-// devices' fallbacks); they then run single-threaded with scratch of their own.
+// What a fast kernel takes from an op's context: the CPU runtime's thread
+// pool, scratch memory, persistent arena and kernel family. Ops also run
+// without a CPU runtime (unit tests); they then run single-threaded with
+// scratch of their own and the process's default kernel family.
 #ifndef MACE_OPS_CPU_OP_COMPUTE_H_
 #define MACE_OPS_CPU_OP_COMPUTE_H_
 
 #include <cstdint>
 
 #include "mace/core/operation.h"
-#include "mace/core/runtime.h"
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/runtimes/cpu/cpu_runtime.h"
 #include "mace/runtimes/cpu/persistent_arena.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 #include "mace/runtimes/cpu/thread_pool.h"
@@ -15,15 +17,26 @@
 namespace mace {
 namespace ops {
 
+inline CpuRuntime* ContextCpu(const OpContext* context) {
+  return context != nullptr ? AsCpuRuntime(context->runtime) : nullptr;
+}
+
 inline ThreadPool* ContextPool(const OpContext* context) {
-  return context != nullptr && context->runtime != nullptr ? context->runtime->thread_pool()
-                                                           : nullptr;
+  CpuRuntime* cpu = ContextCpu(context);
+  return cpu != nullptr ? cpu->thread_pool() : nullptr;
 }
 
 // Where Prepare puts packed weights; null means the kernel keeps its own.
 inline PersistentArena* ContextArena(const OpContext* context) {
-  return context != nullptr && context->runtime != nullptr ? context->runtime->persistent_arena()
-                                                           : nullptr;
+  CpuRuntime* cpu = ContextCpu(context);
+  return cpu != nullptr ? cpu->persistent_arena() : nullptr;
+}
+
+// The kernel table of the engine's CPU runtime (chosen per engine in
+// MaceEngineConfig), or the process default without one; null: reference.
+inline const KernelTable* ContextKernelTable(const OpContext* context) {
+  CpuRuntime* cpu = ContextCpu(context);
+  return cpu != nullptr ? KernelTableFor(cpu->kernel_isa()) : ActiveKernelTable();
 }
 
 // Scratch memory for one op: reserved in Prepare, used in Run.
@@ -40,8 +53,8 @@ class OpScratch {
 
  private:
   ScratchBuffer* Buffer(OpContext* context) {
-    ScratchBuffer* shared =
-        context != nullptr && context->runtime != nullptr ? context->runtime->scratch() : nullptr;
+    CpuRuntime* cpu = ContextCpu(context);
+    ScratchBuffer* shared = cpu != nullptr ? cpu->scratch() : nullptr;
     return shared != nullptr ? shared : &own_;
   }
 

@@ -4,13 +4,25 @@
 
 #include "mace/runtimes/cpu/cpu_features.h"
 #include "mace/utils/logging.h"
+#include "mace/utils/status.h"
 
 namespace mace {
 
 MaceStatus CpuRuntime::Init() {
   if (pool_ == nullptr) pool_ = ThreadPool::Create(num_threads_, policy_);
   VLOG(1) << "CPU runtime: " << pool_->num_threads() << " thread(s), kernels "
-          << KernelIsaName(ActiveKernelIsa());
+          << KernelIsaName(isa_);
+  return MaceStatus();
+}
+
+MaceStatus CpuRuntime::Allocate(const MemoryExtent& extent, std::unique_ptr<Memory>* memory) {
+  MACE_UNSUPPORTED_IF(extent.type != MemoryType::CPU_BUFFER, "the CPU runtime has no ",
+                      MemoryTypeName(extent.type), " memory");
+  *memory = NewHostMemory(MemoryType::CPU_BUFFER, extent.bytes);
+  if (*memory == nullptr) {
+    return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                      StrCat("cannot allocate ", extent.bytes, " bytes of CPU memory"));
+  }
   return MaceStatus();
 }
 

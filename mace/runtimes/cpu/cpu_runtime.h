@@ -1,5 +1,6 @@
-// The CPU runtime: host memory, the kernels' thread pool and their shared
-// scratch buffer.
+// The CPU runtime: host memory, the kernels' thread pool, their shared
+// scratch buffer, the arena of weights they repack, and the kernel family
+// (ISA) this engine's kernels use.
 #ifndef MACE_RUNTIMES_CPU_CPU_RUNTIME_H_
 #define MACE_RUNTIMES_CPU_CPU_RUNTIME_H_
 
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "mace/core/runtime.h"
+#include "mace/runtimes/cpu/cpu_features.h"
 #include "mace/runtimes/cpu/persistent_arena.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 #include "mace/runtimes/cpu/thread_pool.h"
@@ -15,35 +17,56 @@ namespace mace {
 
 class CpuRuntime : public Runtime {
  public:
-  // num_threads <= 0 means one thread per core the policy allows.
-  CpuRuntime(int num_threads, CPUAffinityPolicy policy)
-      : num_threads_(num_threads), policy_(policy) {}
+  // num_threads <= 0 means one thread per core the policy allows. `isa` is
+  // the kernel family every op of this engine uses.
+  CpuRuntime(int num_threads, CPUAffinityPolicy policy, KernelIsa isa = ActiveKernelIsa())
+      : num_threads_(num_threads), policy_(policy), isa_(isa) {}
+  // With a pool of its own making (an exact thread count, for tests).
+  CpuRuntime(std::unique_ptr<ThreadPool> pool, KernelIsa isa = ActiveKernelIsa())
+      : num_threads_(pool->num_threads()),
+        policy_(CPUAffinityPolicy::AFFINITY_NONE),
+        isa_(isa),
+        pool_(std::move(pool)) {}
+
   DeviceType device_type() const override { return DeviceType::CPU; }
   std::string name() const override { return "CPU"; }
   MemoryType default_memory_type() const override { return MemoryType::CPU_BUFFER; }
   // Starts the thread pool.
   MaceStatus Init() override;
+  MaceStatus Allocate(const MemoryExtent& extent, std::unique_ptr<Memory>* memory) override;
   // Binds the calling thread to the policy's cores, since it runs a share of
   // every parallel loop.
   MaceStatus BeforeRun() override;
-  ThreadPool* thread_pool() override { return pool_.get(); }
-  ScratchBuffer* scratch() override { return &scratch_; }
-  PersistentArena* persistent_arena() override { return &persistent_; }
   void ReportMemory(MemoryReport* report) const override {
     report->persistent_bytes = persistent_.reserved_bytes();
     report->scratch_bytes = scratch_.size();
   }
 
+  ThreadPool* thread_pool() { return pool_.get(); }
+  ScratchBuffer* scratch() { return &scratch_; }
+  // Engine-lifetime memory for what ops derive from weights in Prepare
+  // (packed panels, transformed filters).
+  PersistentArena* persistent_arena() { return &persistent_; }
+  KernelIsa kernel_isa() const { return isa_; }
   int num_threads() const { return pool_ != nullptr ? pool_->num_threads() : num_threads_; }
   CPUAffinityPolicy affinity_policy() const { return policy_; }
 
  private:
   int num_threads_;
   CPUAffinityPolicy policy_;
+  KernelIsa isa_;
   std::unique_ptr<ThreadPool> pool_;
   ScratchBuffer scratch_;
   PersistentArena persistent_;
 };
+
+// The CPU runtime behind an op's runtime, or null (no runtime, or another
+// device's).
+inline CpuRuntime* AsCpuRuntime(Runtime* runtime) {
+  return runtime != nullptr && runtime->device_type() == DeviceType::CPU
+             ? dynamic_cast<CpuRuntime*>(runtime)
+             : nullptr;
+}
 
 }  // namespace mace
 

@@ -1,0 +1,34 @@
+// An Executor runs one loaded model for MaceEngine: Net runs its ops one by
+// one on the runtimes they are placed on; a whole-graph executor (a DSP that
+// takes the graph once and runs it as a whole) is another implementation.
+// The engine only moves the app's tensors in and out through the host-side
+// input and output tensors an executor exposes.
+#ifndef MACE_CORE_EXECUTOR_H_
+#define MACE_CORE_EXECUTOR_H_
+
+#include <string>
+#include <vector>
+
+#include "mace/core/tensor.h"
+#include "mace/proto/mace.pb.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Builds the executor for `net_def`: the model inputs come from its
+  // input_info, and `output_names` are the tensors the app reads.
+  virtual MaceStatus Init(const NetDef& net_def, const std::vector<std::string>& output_names) = 0;
+  virtual MaceStatus Run(RunMetadata* run_metadata) = 0;
+  // Host tensors (plain, CPU_BUFFER) the engine fills before Run and reads
+  // after it; null for names the model does not have.
+  virtual Tensor* InputTensor(const std::string& name) = 0;
+  virtual const Tensor* OutputTensor(const std::string& name) const = 0;
+  virtual const MemoryReport& memory_report() const = 0;
+};
+
+}  // namespace mace
+
+#endif  // MACE_CORE_EXECUTOR_H_

@@ -1,0 +1,80 @@
+#include "mace/libmace/runtime_providers.h"
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "mace/ops/registry.h"
+#include "mace/runtimes/cpu/cpu_features.h"
+#include "mace/runtimes/cpu/cpu_runtime.h"
+#include "mace/utils/status.h"
+
+namespace mace {
+namespace {
+
+// The kernel family a config names, if this CPU and build have it.
+MaceStatus ChooseKernelIsa(const std::string& family, KernelIsa* isa) {
+  if (family.empty() || family == "auto") {
+    *isa = ActiveKernelIsa();
+    return MaceStatus();
+  }
+  const std::map<std::string, KernelIsa> names = {{"ref", KernelIsa::kReference},
+                                                  {"neon", KernelIsa::kNeon},
+                                                  {"avx2", KernelIsa::kAvx2Fma},
+                                                  {"avx512", KernelIsa::kAvx512}};
+  auto it = names.find(family);
+  MACE_CHECK_ARG(it != names.end(), "unknown CPU kernel family '", family,
+                 "' (use auto, ref, neon, avx2 or avx512)");
+  MACE_UNSUPPORTED_IF(
+      it->second != KernelIsa::kReference && !SupportsKernelIsa(DetectCpuFeatures(), it->second),
+      "this CPU or build has no ", family, " kernels");
+  *isa = it->second;
+  return MaceStatus();
+}
+
+RuntimeProvider CpuProvider() {
+  RuntimeProvider provider;
+  provider.create = [](const MaceEngineConfig& config, std::unique_ptr<Runtime>* runtime) {
+    KernelIsa isa;
+    MACE_RETURN_IF_ERROR(ChooseKernelIsa(config.cpu_kernel_family(), &isa));
+    *runtime =
+        std::make_unique<CpuRuntime>(config.num_threads(), config.cpu_affinity_policy(), isa);
+    return MaceStatus();
+  };
+  provider.register_kernels = [](OpRegistry* registry, ConverterRegistry* /*converters*/) {
+    return ops::RegisterAllOps(registry);
+  };
+  return provider;
+}
+
+struct Providers {
+  std::mutex mutex;
+  std::map<DeviceType, RuntimeProvider> by_device;
+};
+
+// Built on first use: the list of runtimes this library has.
+Providers& AllProviders() {
+  static Providers* providers = [] {
+    auto* made = new Providers;
+    made->by_device[DeviceType::CPU] = CpuProvider();
+    return made;
+  }();
+  return *providers;
+}
+
+}  // namespace
+
+const RuntimeProvider* FindRuntimeProvider(DeviceType device) {
+  Providers& providers = AllProviders();
+  std::lock_guard<std::mutex> lock(providers.mutex);
+  auto it = providers.by_device.find(device);
+  return it == providers.by_device.end() ? nullptr : &it->second;
+}
+
+void SetRuntimeProviderForTesting(DeviceType device, RuntimeProvider provider) {
+  Providers& providers = AllProviders();
+  std::lock_guard<std::mutex> lock(providers.mutex);
+  providers.by_device[device] = std::move(provider);
+}
+
+}  // namespace mace
