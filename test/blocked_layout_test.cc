@@ -169,7 +169,7 @@ Result RunGraph(bool blocked, int threads) {
   // builds under qemu test it too.
   setenv("MACE_CPU_BLOCKED_LAYOUT", "1", 1);
   MaceEngineConfig config;
-  config.SetCPUBlockedLayout(blocked);
+  config.SetLayoutOptimization(blocked);
   EXPECT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
   std::shared_ptr<MaceEngine> engine;
   const MaceStatus created = MixedGraph().Create(config, &engine);

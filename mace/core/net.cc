@@ -182,7 +182,7 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
     OpContext context;
     context.runtime = op->runtime();
     context.workspace = workspace_;
-    context.layout_planned = BlockedLayoutEnabled() && op->runtime() == runtimes_.cpu;
+    context.storage_choice_pending = BlockedLayoutEnabled() && op->runtime() == runtimes_.cpu;
     // Packing weights allocates; running out of memory there is a status
     // that names the op, not an exception into the app.
     MACE_RETURN_IF_ERROR(CatchExceptions(

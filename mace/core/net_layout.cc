@@ -1,6 +1,7 @@
-// Net::PlanBlockedLayout: which ops keep their tensors in channel blocks.
+// Net::PlanBlockedLayout: which CPU ops keep their tensors in channel blocks.
 //
-// Ops with blocked kernels report the block they can run in after Prepare;
+// Ops with blocked kernels offer the blocked storage as their alternative
+// (Operation::AlternativeStorage) after Prepare;
 // an op whose output would be more than half again as wide once padded to
 // whole blocks stays plain, and so does every model output. Connected runs
 // of such ops (linked through the tensors between them) run blocked when a
@@ -9,7 +10,7 @@
 // stems, stride-2 depthwise) as conversions it would need. Where a blocked
 // op reads a plain tensor it cannot take as it is, or a plain op reads a
 // blocked one, the net inserts a conversion op before the reader, once per
-// tensor and direction.
+// tensor and direction, taken from the converter registry.
 #include <map>
 #include <numeric>
 #include <set>
@@ -20,8 +21,17 @@
 namespace mace {
 namespace {
 
-// The op that converts between the layouts; see mace/ops/blocked_layout_convert.cc.
-constexpr char kConvertType[] = "BlockedLayoutConvert";
+// The block of an op's alternative storage, if it is the CPU's channel
+// blocks; else 0.
+int OfferedBlock(const Operation& op) {
+  const std::optional<Operation::StorageOption> option = op.AlternativeStorage();
+  if (!option.has_value()) return 0;
+  const Storage& storage = option->storage;
+  return storage.layout == Layout::kNCHWc && storage.memory_type == MemoryType::CPU_BUFFER &&
+                 storage.dtype == DT_FLOAT
+             ? storage.block
+             : 0;
+}
 
 bool IsActivation(const Tensor* tensor) { return tensor != nullptr && !tensor->is_weight(); }
 
@@ -30,8 +40,7 @@ bool IsActivation(const Tensor* tensor) { return tensor != nullptr && !tensor->i
 bool Net::BlockedLayoutEnabled() const {
   // MACE_CPU_BLOCKED_LAYOUT=0 is read by the ops (BlockedLayoutBlock): no
   // op then offers a block, and the plan changes nothing.
-  return options_.blocked_layout && !options_.preserve_intermediates &&
-         registry_->Has(kConvertType, DeviceType::CPU, DT_FLOAT);
+  return options_.blocked_layout && !options_.preserve_intermediates && converters_ != nullptr;
 }
 
 MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) {
@@ -51,7 +60,7 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
   for (int i = 0; i < count; ++i) {
     const Operation& op = *ops_[i];
     // Only CPU ops have blocked kernels; ops on another runtime stay out.
-    const int b = op.runtime() == runtimes_.cpu ? op.BlockedLayout() : 0;
+    const int b = op.runtime() == runtimes_.cpu ? OfferedBlock(op) : 0;
     if (b <= 0) continue;
     capable[i] = true;
     if (op.OutputSize() != 1 || outputs.count(op.Output(0)->name()) > 0) continue;
@@ -65,6 +74,9 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
     if (block == 0) block = b;
     blocked[i] = b == block;
   }
+  Storage blocked_storage = Storage::Plain(DT_FLOAT);
+  blocked_storage.layout = Layout::kNCHWc;
+  blocked_storage.block = block;
   // Runs of candidates, by union-find over the tensors between them.
   std::vector<int> parent(count);
   std::iota(parent.begin(), parent.end(), 0);
@@ -91,10 +103,10 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
     if (!blocked[i]) continue;
     const int run = find(i);
     ++size[run];
-    if (ops_[i]->PrefersBlockedLayout()) ++preferred[run];
+    if (ops_[i]->AlternativeStorage()->preferred) ++preferred[run];
     for (int k = 0; k < ops_[i]->InputSize(); ++k) {
       const Tensor* input = ops_[i]->Input(k);
-      if (!IsActivation(input) || ops_[i]->AcceptsPlainInput(k)) continue;
+      if (!IsActivation(input) || ops_[i]->ReadsDefaultInput(k)) continue;
       auto made = producer.find(input);
       const bool inside = made != producer.end() && blocked[made->second];
       if (!inside && packs.emplace(run, input).second) ++conversions_needed[run];
@@ -121,7 +133,7 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
           size[run] >= 2 && preferred[run] > 0 && preferred[run] >= conversions_needed[run];
     }
     if (blocked[i]) {
-      ops_[i]->Output(0)->set_channel_block(block);
+      ops_[i]->Output(0)->set_storage(blocked_storage);
       blocked_ops.push_back(ops_[i].get());
     } else if (capable[i]) {
       plain_ops.push_back(ops_[i].get());
@@ -137,24 +149,25 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
       const Tensor* input = op->Input(k);
       if (!IsActivation(input)) continue;
       const bool is_blocked = input->channel_block() > 0;
-      const bool want = blocked[i] && (!op->AcceptsPlainInput(k) || is_blocked);
+      const bool want = blocked[i] && (!op->ReadsDefaultInput(k) || is_blocked);
       if (want == is_blocked) continue;
       const std::pair<const Tensor*, bool> key(input, want);
       auto done = converted.find(key);
       if (done == converted.end()) {
+        const Storage target = want ? blocked_storage : Storage::Plain(DT_FLOAT);
+        const Converter* converter = converters_->Find(input->storage(), target);
+        MACE_UNSUPPORTED_IF(converter == nullptr, "no converter from ", input->storage().ToString(),
+                            " to ", target.ToString());
         OperatorDef def;
-        def.set_type(kConvertType);
+        def.set_type(converter->op_type);
         def.set_name(input->name() + (want ? "#blocked" : "#plain"));
         def.add_input(input->name());
         def.add_output(def.name());
-        Argument* arg = def.add_arg();
-        arg->set_name("block");
-        arg->set_i(want ? block : 0);
-        std::unique_ptr<Operation> convert =
-            registry_->Create(kConvertType, DeviceType::CPU, DT_FLOAT);
+        std::unique_ptr<Operation> convert = converter->factory();
         convert->set_runtime(runtimes_.cpu);
         MACE_RETURN_IF_ERROR(convert->Construct(def, workspace_));
-        convert->Output(0)->set_channel_block(want ? block : 0);
+        convert->ReplaceInput(0, input);
+        convert->Output(0)->set_storage(target);
         MACE_RETURN_IF_ERROR(convert->Prepare(&context));
         done = converted.emplace(key, convert->Output(0)).first;
         ordered.push_back(std::move(convert));
@@ -167,12 +180,14 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
   ops_ = std::move(ordered);
   // The kernels built here pack weights: a failed allocation names its op.
   for (Operation* op : blocked_ops) {
-    MACE_RETURN_IF_ERROR(CatchExceptions([&] { return op->UseBlockedLayout(&context); },
-                                         [&] { return op->Describe(); }));
+    MACE_RETURN_IF_ERROR(
+        CatchExceptions([&] { return op->UseStorage(op->Output(0)->storage(), &context); },
+                        [&] { return op->Describe(); }));
   }
   for (Operation* op : plain_ops) {
-    MACE_RETURN_IF_ERROR(CatchExceptions([&] { return op->UsePlainLayout(&context); },
-                                         [&] { return op->Describe(); }));
+    MACE_RETURN_IF_ERROR(
+        CatchExceptions([&] { return op->UseStorage(op->OutputStorage(0), &context); },
+                        [&] { return op->Describe(); }));
   }
   VLOG(1) << "blocked layout: " << blocked_ops.size() << " of " << count << " ops in blocks of "
           << block << " channels, " << conversions << " conversions";

@@ -8,6 +8,7 @@
 #ifndef MACE_CORE_OPERATION_H_
 #define MACE_CORE_OPERATION_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,10 @@ class Workspace;
 struct OpContext {
   Runtime* runtime = nullptr;
   Workspace* workspace = nullptr;
-  // Set during Prepare when the net plans the blocked layout afterwards: an
-  // op that can run blocked may then leave its plain kernel (and the weights
-  // packed for it) to UsePlainLayout.
-  bool layout_planned = false;
+  // Set during Prepare when the net chooses among storage alternatives
+  // afterwards: an op that offers one may then leave its default kernel (and
+  // the weights packed for it) to UseStorage.
+  bool storage_choice_pending = false;
 };
 
 class Operation {
@@ -74,24 +75,25 @@ class Operation {
   // itself. Valid after Prepare.
   virtual bool OutputConcatenatesInputs() const { return false; }
 
-  // The channel-blocked layout (mace/ops/cpu/blocked_layout.h), planned by
-  // the net after Prepare. BlockedLayout() is the channel block this op can
-  // run in for its current shapes (output 0 and its activation inputs in
-  // that layout), or 0. PrefersBlockedLayout() says the blocked kernel beats
-  // the plain one on its own; an op that does not prefer it only runs
-  // blocked to spare its blocked neighbours a conversion.
-  virtual int BlockedLayout() const { return 0; }
-  virtual bool PrefersBlockedLayout() const { return false; }
-  // Whether input `index` may stay plain when the op runs blocked.
-  virtual bool AcceptsPlainInput(int /*index*/) const { return false; }
-  // Switches to the blocked kernels once the net has set every tensor's
-  // layout (Tensor::channel_block).
-  virtual MaceStatus UseBlockedLayout(OpContext* /*context*/) {
-    return MaceStatus(MaceStatus::MACE_UNSUPPORTED, Describe() + " has no blocked kernel");
+  // Layout planning. Beside its default storages, a kernel may offer one
+  // alternative storage for output 0 and the activation inputs it reads (the
+  // CPU's channel blocks). After Prepare the net decides per connected run
+  // of such ops (net_layout.cc) and calls UseStorage on each op that offered
+  // one, with the storage it chose: the alternative or the default.
+  struct StorageOption {
+    Storage storage;
+    // Faster in it than in the default on its own, not only to spare its
+    // neighbours a conversion.
+    bool preferred = false;
+  };
+  // The alternative for the current shapes, or none. Valid after Prepare.
+  virtual std::optional<StorageOption> AlternativeStorage() const { return std::nullopt; }
+  // Whether activation input `index` may stay in its default storage when
+  // the op runs in the alternative.
+  virtual bool ReadsDefaultInput(int /*index*/) const { return false; }
+  virtual MaceStatus UseStorage(const Storage& /*storage*/, OpContext* /*context*/) {
+    return MaceStatus();
   }
-  // Called instead, after a planned Prepare, on an op whose BlockedLayout()
-  // is not 0 but that the net keeps plain.
-  virtual MaceStatus UsePlainLayout(OpContext* /*context*/) { return MaceStatus(); }
   // Rebinds an input (to a converted copy of it).
   void ReplaceInput(int index, const Tensor* tensor) { inputs_[index] = tensor; }
 

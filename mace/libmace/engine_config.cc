@@ -13,7 +13,7 @@ class MaceEngineConfig::Impl {
   int64_t plan_time_limit_ms = 1000;
   bool preserve_intermediates = false;
   bool preserve_inputs = true;
-  bool cpu_blocked_layout = true;
+  bool layout_optimization = true;
   std::string cpu_kernel_family = "auto";
   std::map<std::string, CustomOpFactory> custom_ops;
 };
@@ -62,8 +62,8 @@ void MaceEngineConfig::SetPreserveIntermediates(bool preserve) {
 bool MaceEngineConfig::preserve_intermediates() const { return impl_->preserve_intermediates; }
 void MaceEngineConfig::SetPreserveInputs(bool preserve) { impl_->preserve_inputs = preserve; }
 bool MaceEngineConfig::preserve_inputs() const { return impl_->preserve_inputs; }
-void MaceEngineConfig::SetCPUBlockedLayout(bool enable) { impl_->cpu_blocked_layout = enable; }
-bool MaceEngineConfig::cpu_blocked_layout() const { return impl_->cpu_blocked_layout; }
+void MaceEngineConfig::SetLayoutOptimization(bool enable) { impl_->layout_optimization = enable; }
+bool MaceEngineConfig::layout_optimization() const { return impl_->layout_optimization; }
 void MaceEngineConfig::SetCPUKernelFamily(const std::string& family) {
   impl_->cpu_kernel_family = family;
 }

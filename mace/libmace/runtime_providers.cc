@@ -41,8 +41,9 @@ RuntimeProvider CpuProvider() {
         std::make_unique<CpuRuntime>(config.num_threads(), config.cpu_affinity_policy(), isa);
     return MaceStatus();
   };
-  provider.register_kernels = [](OpRegistry* registry, ConverterRegistry* /*converters*/) {
-    return ops::RegisterAllOps(registry);
+  provider.register_kernels = [](OpRegistry* registry, ConverterRegistry* converters) {
+    MACE_RETURN_IF_ERROR(ops::RegisterAllOps(registry));
+    return ops::RegisterCpuConverters(converters);
   };
   return provider;
 }

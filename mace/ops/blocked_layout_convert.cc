@@ -1,12 +1,11 @@
-// BlockedLayoutConvert: copies an NCHW float tensor between the plain layout
-// and channel blocks (mace/ops/cpu/blocked_layout.h). Only the engine's
-// layout plan (mace/core/net_layout.cc) inserts it; it sets the output's
-// layout before Prepare.
-//
-// Arguments:
-//   block  int: the output's channel block, or 0 for a plain output (the
-//          input is then blocked)
+// BlockedLayoutConvert: the CPU's converter between plain NCHW float tensors
+// and channel blocks (mace/ops/cpu/blocked_layout.h), registered for every
+// block width a kernel table uses. The net's layout planning
+// (mace/core/net_layout.cc) inserts it where blocked and plain ops meet; the
+// storages of its input and output say which way it converts.
+#include "mace/core/converter_registry.h"
 #include "mace/ops/cpu/blocked_layout.h"
+#include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
 
@@ -19,8 +18,6 @@ class BlockedLayoutConvertOp : public Operation {
   MaceStatus Init() override {
     OP_CHECK(InputSize() == 1 && OutputSize() == 1 && Input(0) != nullptr,
              "needs one input and one output");
-    block_ = GetInt("block", -1);
-    OP_CHECK(block_ >= 0 && block_ <= 64, "block must be 0 to 64, got ", block_);
     return MaceStatus();
   }
 
@@ -30,10 +27,9 @@ class BlockedLayoutConvertOp : public Operation {
              "' must be a rank-4 float32 tensor, got ", DataTypeName(input->dtype()),
              ShapeToString(input->shape()));
     const int from = input->channel_block(), to = Output(0)->channel_block();
-    OP_CHECK(to == block_ && (from == 0) != (to == 0),
-             "converts between the plain and the blocked layout only where the engine's layout "
-             "plan inserts it (input block ",
-             from, ", output block ", to, ", argument ", block_, ")");
+    OP_CHECK((from == 0) != (to == 0), "converts between the plain and the blocked layout (input ",
+             input->storage().ToString(), ", output ", Output(0)->storage().ToString(), ")");
+    block_ = to;
     Output(0)->Reshape(input->shape());
     return MaceStatus();
   }
@@ -59,9 +55,20 @@ class BlockedLayoutConvertOp : public Operation {
 
 }  // namespace
 
-MaceStatus RegisterBlockedLayoutConvert(OpRegistry* registry) {
-  return RegisterOp<BlockedLayoutConvertOp>(registry, "BlockedLayoutConvert", DeviceType::CPU,
-                                            DT_FLOAT);
+MaceStatus RegisterCpuConverters(ConverterRegistry* converters) {
+  // The block widths of the kernel tables: NEON 4, AVX2 8, AVX-512 16.
+  for (int block : {4, 8, 16}) {
+    for (bool pack : {true, false}) {
+      Converter converter;
+      converter.from = pack ? Storage::Plain(DT_FLOAT) : BlockedStorage(block);
+      converter.to = pack ? BlockedStorage(block) : Storage::Plain(DT_FLOAT);
+      converter.device = DeviceType::CPU;
+      converter.op_type = "BlockedLayoutConvert";
+      converter.factory = [] { return std::unique_ptr<Operation>(new BlockedLayoutConvertOp()); };
+      MACE_RETURN_IF_ERROR(converters->Register(converter));
+    }
+  }
+  return MaceStatus();
 }
 
 }  // namespace ops

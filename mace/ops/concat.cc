@@ -10,7 +10,9 @@
 
 #include <cstring>
 
+#include "mace/ops/common/element_count.h"
 #include "mace/ops/cpu/blocked_layout.h"
+#include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
@@ -19,21 +21,7 @@ namespace mace {
 namespace ops {
 namespace {
 
-// Keeps element and byte counts far from int64 overflow on hostile models.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
-
-// The element count, or -1 if a dimension is not positive or the count
-// exceeds kMaxElements.
-int64_t CountElements(const std::vector<int64_t>& shape) {
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    if (d <= 0 || d > kMaxElements / count) return -1;
-    count *= d;
-  }
-  return count;
-}
-
-class ConcatOp : public Operation {
+class ConcatOp : public BlockedLayoutOp {
  public:
   MaceStatus Init() override {
     OP_CHECK(InputSize() >= 1 && OutputSize() == 1, "needs one or more inputs and one output, got ",
@@ -66,7 +54,7 @@ class ConcatOp : public Operation {
       OP_CHECK(input->dtype() == dtype, "input '", input->name(), "' is ",
                DataTypeName(input->dtype()), " but input '", first->name(), "' is ",
                DataTypeName(dtype));
-      OP_CHECK(CountElements(input->shape()) > 0, "input '", input->name(), "' has shape ",
+      OP_CHECK(BoundedElementCount(input->shape()) > 0, "input '", input->name(), "' has shape ",
                ShapeToString(input->shape()), " with a non-positive dimension or more than ",
                kMaxElements, " elements");
       bool compatible = input->dim_size() == rank;
@@ -81,7 +69,7 @@ class ConcatOp : public Operation {
       OP_CHECK(output_shape[axis] <= kMaxElements, "output would have more than ", kMaxElements,
                " elements");
     }
-    OP_CHECK(CountElements(output_shape) > 0, "output shape ", ShapeToString(output_shape),
+    OP_CHECK(BoundedElementCount(output_shape) > 0, "output shape ", ShapeToString(output_shape),
              " has more than ", kMaxElements, " elements");
     int64_t inner_bytes = DataTypeSize(dtype);
     for (int d = axis + 1; d < rank; ++d) inner_bytes *= output_shape[d];
@@ -98,7 +86,7 @@ class ConcatOp : public Operation {
 
   // Channels of float tensors, when every input but the last fills whole
   // blocks: each image is then the inputs' blocks back to back.
-  int BlockedLayout() const override {
+  int BlockedBlock() const override {
     const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     const Tensor* first = Input(0);
@@ -115,7 +103,7 @@ class ConcatOp : public Operation {
     return block;
   }
 
-  MaceStatus UseBlockedLayout(OpContext* /*context*/) override {
+  MaceStatus UseBlocked(OpContext* /*context*/) override {
     const int block = Output(0)->channel_block();
     const int64_t plane = Output(0)->dim(2) * Output(0)->dim(3);
     params_.outer = Output(0)->dim(0);

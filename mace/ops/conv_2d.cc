@@ -17,6 +17,7 @@
 
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/conv_2d_blocked.h"
 #include "mace/ops/cpu/conv_2d_blocked_winograd.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
@@ -36,7 +37,7 @@ bool AllPositive(const std::vector<int64_t>& shape) {
   return std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d > 0; });
 }
 
-class Conv2DOp : public Operation {
+class Conv2DOp : public BlockedLayoutOp {
  public:
   MaceStatus Init() override {
     OP_CHECK(InputSize() >= 2 && InputSize() <= 3 && OutputSize() == 1,
@@ -110,8 +111,8 @@ class Conv2DOp : public Operation {
     blocked_.reset();
     blocked_winograd_.reset();
     // The net may run this op blocked: the plain kernel waits for
-    // UsePlainLayout, so that the filter is not packed twice.
-    plain_pending_ = context != nullptr && context->layout_planned && BlockedLayout() > 0;
+    // UsePlain, so that the filter is not packed twice.
+    plain_pending_ = context != nullptr && context->storage_choice_pending && BlockedBlock() > 0;
     if (plain_pending_) return MaceStatus();
     return PrepareFastKernel(context);
   }
@@ -125,7 +126,7 @@ class Conv2DOp : public Operation {
   // shallow ones such as a network's stem, which take the plain input as it
   // is. Other windows run about as fast as im2col and only join a blocked
   // run.
-  int BlockedLayout() const override {
+  int BlockedBlock() const override {
     const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     const Tensor* bias = Bias();
@@ -138,18 +139,18 @@ class Conv2DOp : public Operation {
     }
     return block;
   }
-  bool PrefersBlockedLayout() const override {
+  bool PrefersBlocked() const override {
     const bool pointwise = params_.kernel_h == 1 && params_.kernel_w == 1 &&
                            params_.stride_h == 1 && params_.stride_w == 1 && params_.pad_top == 0 &&
                            params_.pad_left == 0 && params_.out_h == params_.in_h &&
                            params_.out_w == params_.in_w;
     return pointwise || params_.in_channels <= 4 || BlockedWinogradTile() != 0;
   }
-  bool AcceptsPlainInput(int index) const override {
+  bool ReadsDefaultInput(int index) const override {
     return index == 0 && BlockedWinogradTile() == 0;
   }
 
-  MaceStatus UseBlockedLayout(OpContext* context) override {
+  MaceStatus UseBlocked(OpContext* context) override {
     const Tensor* bias = Bias();
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
     const KernelTable& table = *kernels_;
@@ -173,7 +174,7 @@ class Conv2DOp : public Operation {
     return scratch_.Reserve(context, blocked_->ScratchBytes());
   }
 
-  MaceStatus UsePlainLayout(OpContext* context) override {
+  MaceStatus UsePlain(OpContext* context) override {
     if (!plain_pending_) return MaceStatus();
     plain_pending_ = false;
     return PrepareFastKernel(context);

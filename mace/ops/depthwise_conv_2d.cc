@@ -12,6 +12,7 @@
 
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 #include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
 #include "mace/ops/cpu/op_compute.h"
@@ -28,7 +29,7 @@ bool AllPositive(const std::vector<int64_t>& shape) {
   return std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d > 0; });
 }
 
-class DepthwiseConv2dOp : public Operation {
+class DepthwiseConv2dOp : public BlockedLayoutOp {
  public:
   MaceStatus Init() override {
     OP_CHECK(InputSize() >= 2 && InputSize() <= 3 && OutputSize() == 1,
@@ -100,7 +101,7 @@ class DepthwiseConv2dOp : public Operation {
 
   // Blocked, each vector holds one position of a block of channels, so no
   // border needs code of its own; at stride 2 that beats the plain rows.
-  int BlockedLayout() const override {
+  int BlockedBlock() const override {
     const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     const Tensor* bias = Bias();
@@ -110,9 +111,9 @@ class DepthwiseConv2dOp : public Operation {
     }
     return block;
   }
-  bool PrefersBlockedLayout() const override { return params_.stride_w >= 2; }
+  bool PrefersBlocked() const override { return params_.stride_w >= 2; }
 
-  MaceStatus UseBlockedLayout(OpContext* context) override {
+  MaceStatus UseBlocked(OpContext* context) override {
     const Tensor* bias = Bias();
     blocked_ = std::make_unique<BlockedDepthwise>(*kernels_, params_, Input(1)->data<float>(),
                                                   bias != nullptr ? bias->data<float>() : nullptr,

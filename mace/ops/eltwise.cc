@@ -13,6 +13,7 @@
 
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/element_count.h"
+#include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/eltwise_kernel.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
@@ -25,7 +26,7 @@ constexpr const char* kTypeNames[] = {"SUM", "SUB", "PROD", "DIV",      "MIN",
                                       "MAX", "NEG", "ABS",  "SQR_DIFF", "POW"};
 constexpr int64_t kTypeCount = sizeof(kTypeNames) / sizeof(kTypeNames[0]);
 
-class EltwiseOp : public Operation {
+class EltwiseOp : public BlockedLayoutOp {
  public:
   MaceStatus Init() override {
     OP_CHECK(InputSize() >= 1 && InputSize() <= 2 && OutputSize() == 1,
@@ -109,7 +110,7 @@ class EltwiseOp : public Operation {
 
   // Every element is computed on its own, so blocked tensors of one shape
   // (or one tensor and a scalar) are flat arrays, padding lanes included.
-  int BlockedLayout() const override {
+  int BlockedBlock() const override {
     const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     if (block == 0 || Input(0)->dim_size() != 4) return 0;
@@ -122,7 +123,7 @@ class EltwiseOp : public Operation {
     return block;
   }
 
-  MaceStatus UseBlockedLayout(OpContext* /*context*/) override {
+  MaceStatus UseBlocked(OpContext* /*context*/) override {
     const int64_t count = Output(0)->storage_size();
     const bool scalar_a = InputSize() == 1 && !ref::IsUnary(params_.type) && scalar_index_ == 0;
     const bool scalar_b = InputSize() == 1 && !ref::IsUnary(params_.type) && scalar_index_ == 1;

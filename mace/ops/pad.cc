@@ -4,25 +4,12 @@
 // dimension.
 #include "mace/ops/ref/pad.h"
 
+#include "mace/ops/common/element_count.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
 namespace ops {
 namespace {
-
-// Keeps element and byte counts far from int64 overflow on hostile models.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
-
-// The element count, or -1 if a dimension is not positive or the count
-// exceeds kMaxElements.
-int64_t CountElements(const std::vector<int64_t>& shape) {
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    if (d <= 0 || d > kMaxElements / count) return -1;
-    count *= d;
-  }
-  return count;
-}
 
 class PadOp : public Operation {
  public:
@@ -50,8 +37,9 @@ class PadOp : public Operation {
     const Tensor* input = Input(0);
     OP_CHECK(input->dtype() == DT_FLOAT, "input is ", DataTypeName(input->dtype()),
              " but must be float32");
-    OP_CHECK(CountElements(input->shape()) > 0, "input has shape ", ShapeToString(input->shape()),
-             " with a non-positive dimension or more than ", kMaxElements, " elements");
+    OP_CHECK(BoundedElementCount(input->shape()) > 0, "input has shape ",
+             ShapeToString(input->shape()), " with a non-positive dimension or more than ",
+             kMaxElements, " elements");
     const int rank = input->dim_size();
     OP_CHECK(static_cast<int>(paddings_.size()) == 2 * rank, "paddings ", ShapeToString(paddings_),
              " has ", paddings_.size(), " values but input shape ", ShapeToString(input->shape()),
@@ -74,7 +62,7 @@ class PadOp : public Operation {
       params_.output_shape.push_back(dim + before + after);
       params_.pads_before.push_back(before);
     }
-    OP_CHECK(CountElements(params_.output_shape) > 0, "output shape ",
+    OP_CHECK(BoundedElementCount(params_.output_shape) > 0, "output shape ",
              ShapeToString(params_.output_shape), " has more than ", kMaxElements, " elements");
     Output(0)->Reshape(params_.output_shape);
     return MaceStatus();

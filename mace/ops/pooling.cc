@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/cpu/pooling_blocked.h"
 #include "mace/ops/cpu/pooling_kernel.h"
@@ -32,7 +33,7 @@ int64_t CeilModeSize(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t ext
   return out;
 }
 
-class PoolingOp : public Operation {
+class PoolingOp : public BlockedLayoutOp {
  public:
   MaceStatus Init() override {
     OP_CHECK(InputSize() == 1 && OutputSize() == 1, "needs one input and one output, got ",
@@ -91,7 +92,7 @@ class PoolingOp : public Operation {
     return MaceStatus();
   }
 
-  int BlockedLayout() const override {
+  int BlockedBlock() const override {
     const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     if (block == 0 || !BlockedPooling::Supports(*table, params_, global_)) {
@@ -100,7 +101,7 @@ class PoolingOp : public Operation {
     return block;
   }
 
-  MaceStatus UseBlockedLayout(OpContext* /*context*/) override {
+  MaceStatus UseBlocked(OpContext* /*context*/) override {
     blocked_ = std::make_unique<BlockedPooling>(*kernels_, params_, global_);
     return MaceStatus();
   }

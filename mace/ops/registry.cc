@@ -11,7 +11,6 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterBatchNorm,
       RegisterBatchToSpaceND,
       RegisterBiasAdd,
-      RegisterBlockedLayoutConvert,
       RegisterChannelShuffle,
       RegisterConcat,
       RegisterConv2D,

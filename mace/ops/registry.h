@@ -3,17 +3,20 @@
 #ifndef MACE_OPS_REGISTRY_H_
 #define MACE_OPS_REGISTRY_H_
 
+#include "mace/core/converter_registry.h"
 #include "mace/core/op_registry.h"
 
 namespace mace {
 namespace ops {
+
+// The CPU's storage converters (plain <-> channel blocks).
+MaceStatus RegisterCpuConverters(ConverterRegistry* converters);
 
 MaceStatus RegisterActivation(OpRegistry* registry);
 MaceStatus RegisterArgMax(OpRegistry* registry);
 MaceStatus RegisterBatchNorm(OpRegistry* registry);
 MaceStatus RegisterBatchToSpaceND(OpRegistry* registry);
 MaceStatus RegisterBiasAdd(OpRegistry* registry);
-MaceStatus RegisterBlockedLayoutConvert(OpRegistry* registry);
 MaceStatus RegisterChannelShuffle(OpRegistry* registry);
 MaceStatus RegisterConcat(OpRegistry* registry);
 MaceStatus RegisterConv2D(OpRegistry* registry);

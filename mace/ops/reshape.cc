@@ -6,25 +6,12 @@
 // nothing. Works on float32 and int32 tensors.
 #include <cstring>
 
+#include "mace/ops/common/element_count.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
 namespace ops {
 namespace {
-
-// Keeps element and byte counts far from int64 overflow on hostile models.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
-
-// The element count, or -1 if a dimension is not positive or the count
-// exceeds kMaxElements.
-int64_t CountElements(const std::vector<int64_t>& shape) {
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    if (d <= 0 || d > kMaxElements / count) return -1;
-    count *= d;
-  }
-  return count;
-}
 
 class ReshapeOp : public Operation {
  public:
@@ -75,7 +62,7 @@ class ReshapeOp : public Operation {
     const DataType dtype = input->dtype();
     OP_CHECK(dtype == DT_FLOAT || dtype == DT_INT32, "input is ", DataTypeName(dtype),
              " but must be float32 or int32");
-    const int64_t count = CountElements(input->shape());
+    const int64_t count = BoundedElementCount(input->shape());
     OP_CHECK(count > 0, "input has shape ", ShapeToString(input->shape()),
              " with a non-positive dimension or more than ", kMaxElements, " elements");
     std::vector<int64_t> output_shape = shape_;
@@ -103,7 +90,7 @@ class ReshapeOp : public Operation {
     if (infer_at >= 0 && known <= count && count % known == 0) {
       output_shape[infer_at] = count / known;
     }
-    OP_CHECK(CountElements(output_shape) == count, "cannot reshape input shape ",
+    OP_CHECK(BoundedElementCount(output_shape) == count, "cannot reshape input shape ",
              ShapeToString(input->shape()), " (", count, " elements) to ", ShapeToString(shape_));
     Output(0)->Reshape(output_shape);
     return MaceStatus();

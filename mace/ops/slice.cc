@@ -9,25 +9,12 @@
 
 #include <algorithm>
 
+#include "mace/ops/common/element_count.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
 namespace ops {
 namespace {
-
-// Keeps element and byte counts far from int64 overflow on hostile models.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
-
-// The element count, or -1 if a dimension is not positive or the count
-// exceeds kMaxElements.
-int64_t CountElements(const std::vector<int64_t>& shape) {
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    if (d <= 0 || d > kMaxElements / count) return -1;
-    count *= d;
-  }
-  return count;
-}
 
 // The first index and the number of elements that [start, end) with `step`
 // selects from a dimension of size `dim`, clamped as the ONNX specification
@@ -101,7 +88,7 @@ class SliceOp : public Operation {
     const DataType dtype = input->dtype();
     OP_CHECK(dtype == DT_FLOAT || dtype == DT_INT32, "data input is ", DataTypeName(dtype),
              " but must be float32 or int32");
-    OP_CHECK(CountElements(input->shape()) > 0, "data input has shape ",
+    OP_CHECK(BoundedElementCount(input->shape()) > 0, "data input has shape ",
              ShapeToString(input->shape()), " with a non-positive dimension or more than ",
              kMaxElements, " elements");
     const int rank = input->dim_size();

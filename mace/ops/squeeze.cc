@@ -4,25 +4,12 @@
 // tensors.
 #include <cstring>
 
+#include "mace/ops/common/element_count.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
 namespace ops {
 namespace {
-
-// Keeps element and byte counts far from int64 overflow on hostile models.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
-
-// The element count, or -1 if a dimension is not positive or the count
-// exceeds kMaxElements.
-int64_t CountElements(const std::vector<int64_t>& shape) {
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    if (d <= 0 || d > kMaxElements / count) return -1;
-    count *= d;
-  }
-  return count;
-}
 
 class SqueezeOp : public Operation {
  public:
@@ -45,8 +32,9 @@ class SqueezeOp : public Operation {
     const DataType dtype = input->dtype();
     OP_CHECK(dtype == DT_FLOAT || dtype == DT_INT32, "input is ", DataTypeName(dtype),
              " but must be float32 or int32");
-    OP_CHECK(CountElements(input->shape()) > 0, "input has shape ", ShapeToString(input->shape()),
-             " with a non-positive dimension or more than ", kMaxElements, " elements");
+    OP_CHECK(BoundedElementCount(input->shape()) > 0, "input has shape ",
+             ShapeToString(input->shape()), " with a non-positive dimension or more than ",
+             kMaxElements, " elements");
     const int rank = input->dim_size();
     // An empty list removes every size-1 dimension, as a missing ONNX axes does.
     std::vector<bool> drop(rank, axes_.empty());

@@ -234,13 +234,14 @@ class MaceEngineConfig {
   // memory when inputs are large; Run copies the inputs in every time.
   void SetPreserveInputs(bool preserve);
   bool preserve_inputs() const;
-  // Let the CPU runtime keep runs of ops in its channel-blocked layout
-  // (the default): 1x1 convolutions then read their input in place, and
-  // depthwise convolutions and pooling work on vectors of channels. Inputs
-  // and outputs stay NCHW either way. MACE_CPU_BLOCKED_LAYOUT=0 in the
-  // environment also turns it off.
-  void SetCPUBlockedLayout(bool enable);
-  bool cpu_blocked_layout() const;
+  // Let runtimes keep runs of ops in layouts of their own where that is
+  // faster (the default). On the CPU that is the channel-blocked layout: 1x1
+  // convolutions then read their input in place, and depthwise convolutions
+  // and pooling work on vectors of channels. Inputs and outputs stay NCHW
+  // either way. MACE_CPU_BLOCKED_LAYOUT=0 in the environment also turns the
+  // CPU's off (a debugging override).
+  void SetLayoutOptimization(bool enable);
+  bool layout_optimization() const;
   // The CPU kernel family this engine uses: "auto" (the default: the best
   // this CPU has, or MACE_CPU_KERNELS when set), "ref" (the reference
   // kernels), or "neon", "avx2", "avx512". Engine creation fails with

@@ -1,0 +1,52 @@
+// The base of CPU ops with channel-blocked ("NCHWc") kernels. It offers the
+// blocked storage to the net's layout planning through Operation's generic
+// alternative-storage interface; the net decides per run of such ops
+// (mace/core/net_layout.cc) and switches each op over with UseStorage.
+#ifndef MACE_OPS_CPU_BLOCKED_OP_H_
+#define MACE_OPS_CPU_BLOCKED_OP_H_
+
+#include <optional>
+
+#include "mace/core/operation.h"
+
+namespace mace {
+namespace ops {
+
+// CPU float tensors in channel blocks of `block` lanes.
+inline Storage BlockedStorage(int block) {
+  Storage storage = Storage::Plain(DT_FLOAT);
+  storage.layout = Layout::kNCHWc;
+  storage.block = block;
+  return storage;
+}
+
+class BlockedLayoutOp : public Operation {
+ public:
+  std::optional<StorageOption> AlternativeStorage() const final {
+    const int block = BlockedBlock();
+    if (block <= 0) return std::nullopt;
+    return StorageOption{BlockedStorage(block), PrefersBlocked()};
+  }
+  MaceStatus UseStorage(const Storage& storage, OpContext* context) final {
+    return storage.layout == Layout::kNCHWc ? UseBlocked(context) : UsePlain(context);
+  }
+
+ protected:
+  // The channel block this op can run in for its current shapes (output 0
+  // and its activation inputs in that layout), or 0. Valid after Prepare.
+  virtual int BlockedBlock() const = 0;
+  // Whether the blocked kernel beats the plain one on its own; an op that
+  // does not prefer it only runs blocked to spare its blocked neighbours a
+  // conversion.
+  virtual bool PrefersBlocked() const { return false; }
+  // Switches to the blocked kernels once the net has set every tensor's
+  // storage, or (UsePlain) keeps the plain ones after a Prepare that left
+  // the choice open.
+  virtual MaceStatus UseBlocked(OpContext* context) = 0;
+  virtual MaceStatus UsePlain(OpContext* /*context*/) { return MaceStatus(); }
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_BLOCKED_OP_H_
