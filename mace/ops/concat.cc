@@ -21,7 +21,7 @@ namespace mace {
 namespace ops {
 namespace {
 
-class ConcatOp : public BlockedLayoutOp {
+class ConcatOp : public BlockedLayoutOp<> {
  public:
   MaceStatus Init() override {
     OP_CHECK(InputSize() >= 1 && OutputSize() == 1, "needs one or more inputs and one output, got ",

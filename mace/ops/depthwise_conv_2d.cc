@@ -29,7 +29,7 @@ bool AllPositive(const std::vector<int64_t>& shape) {
   return std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d > 0; });
 }
 
-class DepthwiseConv2dOp : public BlockedLayoutOp {
+class DepthwiseConv2dOp : public BlockedLayoutOp<> {
  public:
   MaceStatus Init() override {
     OP_CHECK(InputSize() >= 2 && InputSize() <= 3 && OutputSize() == 1,

@@ -26,7 +26,7 @@ constexpr const char* kTypeNames[] = {"SUM", "SUB", "PROD", "DIV",      "MIN",
                                       "MAX", "NEG", "ABS",  "SQR_DIFF", "POW"};
 constexpr int64_t kTypeCount = sizeof(kTypeNames) / sizeof(kTypeNames[0]);
 
-class EltwiseOp : public BlockedLayoutOp {
+class EltwiseOp : public BlockedLayoutOp<> {
  public:
   MaceStatus Init() override {
     OP_CHECK(InputSize() >= 1 && InputSize() <= 2 && OutputSize() == 1,

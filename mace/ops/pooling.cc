@@ -33,7 +33,7 @@ int64_t CeilModeSize(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t ext
   return out;
 }
 
-class PoolingOp : public BlockedLayoutOp {
+class PoolingOp : public BlockedLayoutOp<> {
  public:
   MaceStatus Init() override {
     OP_CHECK(InputSize() == 1 && OutputSize() == 1, "needs one input and one output, got ",

@@ -20,8 +20,11 @@ inline Storage BlockedStorage(int block) {
   return storage;
 }
 
-class BlockedLayoutOp : public Operation {
+// `Base` is Operation, or the device-neutral part of an op (Conv2DBase).
+template <typename Base = Operation>
+class BlockedLayoutOp : public Base {
  public:
+  using StorageOption = Operation::StorageOption;
   std::optional<StorageOption> AlternativeStorage() const final {
     const int block = BlockedBlock();
     if (block <= 0) return std::nullopt;

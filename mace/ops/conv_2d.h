@@ -1,0 +1,46 @@
+// Conv2D: NCHW input, OIHW filter, optional grouped channels, bias and fused
+// activation. Converters fold BatchNorm and BiasAdd into it, so it carries
+// most of a CNN's MACs.
+//
+// Arguments beyond the window and activation ones:
+//   group     int, default 1
+//   winograd  int 0, 2 or 4: Winograd tile size for 3x3 stride-1 convs,
+//             chosen by the converter; 0 (default) uses direct methods
+//
+// Conv2DBase is the device-neutral part: arguments (Init) and shapes
+// (InferShapes), shared by every device's kernel. The CPU kernel is
+// mace/ops/cpu/conv_2d_cpu.cc.
+#ifndef MACE_OPS_CONV_2D_H_
+#define MACE_OPS_CONV_2D_H_
+
+#include "mace/core/operation.h"
+#include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/ref/conv_2d.h"
+
+namespace mace {
+namespace ops {
+
+class Conv2DBase : public Operation {
+ public:
+  MaceStatus Init() override;
+  int64_t Macs() const override;
+
+ protected:
+  // Checks the inputs' types and shapes against the arguments, fills
+  // params() and sets the output's shape.
+  MaceStatus InferShapes();
+  const ref::Conv2DParams& params() const { return params_; }
+  // The converter's Winograd request: 0, 2 or 4.
+  int winograd() const { return static_cast<int>(winograd_); }
+  const Tensor* Bias() const { return InputSize() > 2 ? Input(2) : nullptr; }
+
+ private:
+  WindowArgs window_;
+  ref::Conv2DParams params_;
+  int64_t winograd_ = 0;
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CONV_2D_H_

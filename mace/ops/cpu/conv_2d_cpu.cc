@@ -1,0 +1,164 @@
+// Conv2D's CPU kernel, and the one place that chooses among its kernels, in
+// this order:
+//   1. blocked Winograd, when the net runs the op in channel blocks and the
+//      converter allowed Winograd for a 3x3 stride-1 conv that pays for it;
+//   2. blocked direct, for any other ungrouped window run in blocks;
+//   3. plain: the fast kernels of cpu/conv_2d_kernel.h (CreateConv2dKernel
+//      picks rows, Winograd, direct or GEMM for the shape);
+//   4. the reference convolution, where the engine's kernel family has none
+//      or the filter is not a constant.
+// Prepare packs the filter for the plain kernel unless the net is still to
+// choose the layout (BlockedBlock offers blocks); UseStorage then settles it.
+#include "mace/ops/cpu/conv_2d_cpu.h"
+
+#include <memory>
+
+#include "mace/ops/conv_2d.h"
+#include "mace/ops/cpu/blocked_op.h"
+#include "mace/ops/cpu/conv_2d_blocked.h"
+#include "mace/ops/cpu/conv_2d_blocked_winograd.h"
+#include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/conv_2d_winograd.h"
+#include "mace/ops/cpu/op_compute.h"
+#include "mace/utils/logging.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
+ public:
+  MaceStatus Prepare(OpContext* context) override {
+    kernels_ = ContextKernelTable(context);
+    MACE_RETURN_IF_ERROR(InferShapes());
+    blocked_.reset();
+    blocked_winograd_.reset();
+    // The net may run this op blocked: the plain kernel waits for
+    // UsePlain, so that the filter is not packed twice.
+    plain_pending_ = context != nullptr && context->storage_choice_pending && BlockedBlock() > 0;
+    if (plain_pending_) return MaceStatus();
+    return PrepareFastKernel(context);
+  }
+
+  // Every ungrouped convolution can run blocked: a 3x3 stride-1 one the
+  // converter allows Winograd for by BlockedWinograd where that pays (it
+  // needs a blocked input), any other window directly (reading rows of a
+  // zero-padded copy of the input). Blocked Winograd and 1x1 convolutions
+  // are faster blocked on their own: the transforms need no shuffles, and a
+  // 1x1 reads its input in place where the plain GEMM packs it. So are
+  // shallow ones such as a network's stem, which take the plain input as it
+  // is. Other windows run about as fast as im2col and only join a blocked
+  // run.
+  int BlockedBlock() const override {
+    const KernelTable* table = kernels_;
+    const int block = BlockedLayoutBlock(table);
+    const Tensor* bias = Bias();
+    if (block == 0 || !Input(1)->is_weight() || (bias != nullptr && !bias->is_weight())) return 0;
+    if (BlockedWinogradTile() != 0) return block;
+    if (!BlockedConv2d::Supports(*table, params())) return 0;
+    if ((winograd() == 2 || winograd() == 4) &&
+        Conv2dWinograd::PickTile(*table, params(), winograd()) != 0) {
+      return 0;
+    }
+    return block;
+  }
+  bool PrefersBlocked() const override {
+    const bool pointwise = params().kernel_h == 1 && params().kernel_w == 1 &&
+                           params().stride_h == 1 && params().stride_w == 1 &&
+                           params().pad_top == 0 && params().pad_left == 0 &&
+                           params().out_h == params().in_h && params().out_w == params().in_w;
+    return pointwise || params().in_channels <= 4 || BlockedWinogradTile() != 0;
+  }
+  bool ReadsDefaultInput(int index) const override {
+    return index == 0 && BlockedWinogradTile() == 0;
+  }
+
+  MaceStatus UseBlocked(OpContext* context) override {
+    const Tensor* bias = Bias();
+    const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
+    const KernelTable& table = *kernels_;
+    blocked_.reset();
+    blocked_winograd_.reset();
+    plain_pending_ = false;
+    const int tile = BlockedWinogradTile();
+    if (tile != 0) {
+      OP_CHECK(Input(0)->channel_block() > 0, "blocked Winograd needs a blocked input");
+      blocked_winograd_ = std::make_unique<BlockedWinograd>(
+          table, params(), Input(1)->data<float>(), bias_data, tile, ContextArena(context));
+      VLOG(2) << Describe() << ": blocked winograd " << tile << "x" << tile << ", "
+              << table.channel_block << " lanes";
+      return scratch_.Reserve(context,
+                              blocked_winograd_->ScratchBytes(NumThreads(ContextPool(context))));
+    }
+    blocked_ =
+        std::make_unique<BlockedConv2d>(table, params(), Input(1)->data<float>(), bias_data,
+                                        Input(0)->channel_block() > 0, ContextArena(context));
+    VLOG(2) << Describe() << ": blocked, " << table.channel_block << " lanes";
+    return scratch_.Reserve(context, blocked_->ScratchBytes());
+  }
+
+  MaceStatus UsePlain(OpContext* context) override {
+    if (!plain_pending_) return MaceStatus();
+    plain_pending_ = false;
+    return PrepareFastKernel(context);
+  }
+
+  MaceStatus Run(OpContext* context) override {
+    const Tensor* bias = Bias();
+    const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
+    if (blocked_winograd_ != nullptr) {
+      blocked_winograd_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
+                             ContextPool(context), scratch_.Get(context));
+      return MaceStatus();
+    }
+    if (blocked_ != nullptr) {
+      blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
+                    scratch_.Get(context));
+      return MaceStatus();
+    }
+    if (fast_ != nullptr) {
+      fast_->Run(Input(0)->data<float>(), bias_data, Output(0)->mutable_data<float>(),
+                 ContextPool(context), scratch_.Get(context));
+      return MaceStatus();
+    }
+    ref::Conv2D(params(), Input(0)->data<float>(), Input(1)->data<float>(), bias_data,
+                Output(0)->mutable_data<float>());
+    return MaceStatus();
+  }
+
+ private:
+  // The engine's CPU kernel family (null: reference kernels), from Prepare.
+  const KernelTable* kernels_ = nullptr;
+
+  // The blocked Winograd tile for this convolution, or 0.
+  int BlockedWinogradTile() const {
+    const KernelTable* table = kernels_;
+    if (table == nullptr || (winograd() != 2 && winograd() != 4)) return 0;
+    return BlockedWinograd::PickTile(*table, params(), winograd());
+  }
+
+  // The filter is packed here, so only a constant filter gets a fast kernel.
+  MaceStatus PrepareFastKernel(OpContext* context) {
+    fast_.reset();
+    const KernelTable* table = kernels_;
+    if (table == nullptr || !Input(1)->is_weight()) return MaceStatus();
+    fast_ = CreateConv2dKernel(*table, params(), Input(1)->data<float>(), winograd(),
+                               ContextArena(context));
+    if (fast_ == nullptr) return MaceStatus();
+    VLOG(2) << Describe() << ": " << table->name << " " << fast_->name();
+    return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
+  }
+
+  std::unique_ptr<Conv2dKernel> fast_;
+  std::unique_ptr<BlockedConv2d> blocked_;
+  std::unique_ptr<BlockedWinograd> blocked_winograd_;
+  bool plain_pending_ = false;
+  OpScratch scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewConv2DCpu() { return std::make_unique<Conv2DCpu>(); }
+
+}  // namespace ops
+}  // namespace mace
