@@ -2,8 +2,8 @@
 # The whole test suite: host unit and end-to-end tests, the Python tools and
 # converter, the arm64 build under qemu-aarch64 (and armv7 under qemu-arm when
 # its libraries are installed), each also on a baseline CPU model, a sanitizer
-# (ASan + UBSan) pass over the engine, and a short fuzzing run of the model
-# loader.
+# (ASan + UBSan) pass over the engine, a ThreadSanitizer pass over the
+# threaded code, and a short fuzzing run of the model loader.
 #
 #   tools/test.sh                 everything below
 #   tools/test.sh --host-only     host tests only (C++ and Python)
@@ -98,6 +98,10 @@ fi
 
 step "asan smoke: engine, core, memory, loader and tool tests under ASan + UBSan"
 bazel_tests --config=asan //test/... //mace/core/... //mace/libmace/... //mace/tools/...
+
+step "tsan: thread pool, engine and concurrency tests under ThreadSanitizer"
+bazel_tests --config=tsan //mace/runtimes/cpu:compute_test //test:concurrency_test \
+  //test:engine_test //test:split_runtime_test
 
 step "fuzz smoke: model loader"
 bash tools/fuzz.sh --runs="${MACE_FUZZ_RUNS:-20000}"
