@@ -14,6 +14,7 @@ class MaceEngineConfig::Impl {
   bool preserve_intermediates = false;
   bool preserve_inputs = true;
   bool cpu_blocked_layout = true;
+  bool verify_weights = true;
   std::map<std::string, CustomOpFactory> custom_ops;
 };
 
@@ -63,6 +64,8 @@ void MaceEngineConfig::SetPreserveInputs(bool preserve) { impl_->preserve_inputs
 bool MaceEngineConfig::preserve_inputs() const { return impl_->preserve_inputs; }
 void MaceEngineConfig::SetCPUBlockedLayout(bool enable) { impl_->cpu_blocked_layout = enable; }
 bool MaceEngineConfig::cpu_blocked_layout() const { return impl_->cpu_blocked_layout; }
+void MaceEngineConfig::SetVerifyWeights(bool verify) { impl_->verify_weights = verify; }
+bool MaceEngineConfig::verify_weights() const { return impl_->verify_weights; }
 
 MaceStatus MaceEngineConfig::RegisterCustomOp(const std::string& type, CustomOpFactory factory) {
   MACE_CHECK_ARG(!type.empty(), "a custom op needs a type name");

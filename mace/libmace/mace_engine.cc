@@ -60,6 +60,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
                       config_.device_type() == DeviceType::GPU ? "GPU (OpenCL)" : "Hexagon DSP",
                       " runtime; use DeviceType::CPU");
   MACE_RETURN_IF_ERROR(CheckNames(net_def, input_nodes, output_nodes));
+  if (config_.verify_weights()) MACE_RETURN_IF_ERROR(VerifyWeights(net_def, weights.get()));
   MACE_RETURN_IF_ERROR(ops::RegisterAllOps(&registry_));
   MACE_RETURN_IF_ERROR(RegisterCustomOps(config_, &registry_));
   runtime_ = std::make_unique<CpuRuntime>(config_.num_threads(), config_.cpu_affinity_policy());
