@@ -5,9 +5,12 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iomanip>
 
 #include "mace/core/workspace.h"
+#include "mace/utils/crc32c.h"
 #include "mace/utils/large_buffer.h"
+#include "mace/utils/logging.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -38,6 +41,12 @@ class MappedBlob : public WeightsBlob {
   void* data_;
   int64_t size_;
 };
+
+std::string Hex32(uint32_t value) {
+  std::ostringstream stream;
+  stream << "0x" << std::hex << std::uppercase << std::setw(8) << std::setfill('0') << value;
+  return stream.str();
+}
 
 }  // namespace
 
@@ -81,6 +90,21 @@ MaceStatus MapWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>*
   }
   close(fd);
   *blob = std::make_shared<MappedBlob>(data, info.st_size);
+  return MaceStatus();
+}
+
+MaceStatus VerifyWeights(const NetDef& net_def, const WeightsBlob* blob) {
+  if (!net_def.has_weights_crc32c()) {
+    VLOG(1) << "model '" << net_def.name()
+            << "' has no weights checksum (its converter predates weights_crc32c); "
+               "its weights are not verified";
+    return MaceStatus();
+  }
+  const uint32_t expected = net_def.weights_crc32c();
+  const uint32_t actual = blob == nullptr ? Crc32c(nullptr, 0) : Crc32c(blob->data(), blob->size());
+  MACE_CHECK_ARG(actual == expected, "the weights data does not match the model (CRC32C expected ",
+                 Hex32(expected), ", got ", Hex32(actual), "): a truncated or corrupt .data file?");
+  VLOG(1) << "weights match the model's CRC32C " << Hex32(expected);
   return MaceStatus();
 }
 

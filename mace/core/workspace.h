@@ -26,6 +26,9 @@ class WeightsBlob {
 std::shared_ptr<WeightsBlob> CopyWeights(const unsigned char* data, int64_t size);
 // Maps `path` read-only.
 MaceStatus MapWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>* blob);
+// Checks `blob` (null: no weights) against the CRC-32C that the model keeps
+// of it, NetDef.weights_crc32c. A model without one passes unchecked.
+MaceStatus VerifyWeights(const NetDef& net_def, const WeightsBlob* blob);
 
 // An aligned, zeroed heap buffer.
 class AlignedBuffer {

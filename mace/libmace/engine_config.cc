@@ -15,6 +15,7 @@ class MaceEngineConfig::Impl {
   bool preserve_inputs = true;
   bool layout_optimization = true;
   std::string cpu_kernel_family = "auto";
+  bool verify_weights = true;
   std::map<std::string, CustomOpFactory> custom_ops;
 };
 
@@ -68,6 +69,8 @@ void MaceEngineConfig::SetCPUKernelFamily(const std::string& family) {
   impl_->cpu_kernel_family = family;
 }
 const std::string& MaceEngineConfig::cpu_kernel_family() const { return impl_->cpu_kernel_family; }
+void MaceEngineConfig::SetVerifyWeights(bool verify) { impl_->verify_weights = verify; }
+bool MaceEngineConfig::verify_weights() const { return impl_->verify_weights; }
 
 MaceStatus MaceEngineConfig::RegisterCustomOp(const std::string& type, CustomOpFactory factory) {
   MACE_CHECK_ARG(!type.empty(), "a custom op needs a type name");

@@ -98,6 +98,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   MACE_CHECK_ARG(net_def.ParseFromArray(graph, static_cast<int>(graph_size)),
                  "the model graph is not a valid MACE NetDef (corrupt or truncated .pb)");
   MACE_RETURN_IF_ERROR(CheckNames(net_def, input_nodes, output_nodes));
+  if (config_.verify_weights()) MACE_RETURN_IF_ERROR(VerifyWeights(net_def, weights.get()));
   MACE_RETURN_IF_ERROR(CreateRuntimes());
   MACE_RETURN_IF_ERROR(workspace_.LoadWeights(net_def, std::move(weights)));
   NetOptions options;

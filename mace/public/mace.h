@@ -249,6 +249,12 @@ class MaceEngineConfig {
   // one process may use different families.
   void SetCPUKernelFamily(const std::string& family);
   const std::string& cpu_kernel_family() const;
+  // Check the weights against the CRC-32C the converter stored in the model
+  // (the default): Init then fails with MACE_INVALID_ARGS on a truncated or
+  // corrupt weights file instead of running it. Costs one pass over the
+  // weights at init. Models converted without a checksum load unchecked.
+  void SetVerifyWeights(bool verify);
+  bool verify_weights() const;
   // Registers an app operator for op type `type` (float32, CPU).
   MaceStatus RegisterCustomOp(const std::string& type, CustomOpFactory factory);
   const std::map<std::string, CustomOpFactory>& custom_ops() const;

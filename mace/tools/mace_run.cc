@@ -100,6 +100,7 @@ int RunMain(int argc, char** argv) {
                      static_cast<GPUPriorityHint>(flags.gpu_priority_hint));
   config.SetMemoryStrategy(strategy);
   config.SetMemoryPlanTimeLimitMs(flags.plan_time_limit_ms);
+  config.SetVerifyWeights(flags.verify_weights);
 
   auto create = [&](const MaceEngineConfig& engine_config, std::shared_ptr<MaceEngine>* engine) {
     if (flags.model_data_file.empty()) {

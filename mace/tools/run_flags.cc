@@ -99,6 +99,7 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
          return ParseInt(v, 1, 3600000, &flags->plan_time_limit_ms);
        }},
       {"compare_strategies", bool_flag(&flags->compare_strategies)},
+      {"verify_weights", bool_flag(&flags->verify_weights)},
       {"help", bool_flag(&flags->help)},
   };
   for (int i = 1; i < argc; ++i) {
@@ -160,6 +161,7 @@ std::string RunUsage() {
                               greedy_by_size|greedy_best|mincostflow|optimal
   --plan_time_limit_ms=N      time budget of the optimal planner
   --compare_strategies        plan the model with every strategy, one table
+  --verify_weights=false      skip the weights checksum at init
 )";
 }
 

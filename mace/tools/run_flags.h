@@ -31,6 +31,7 @@ struct RunFlags {
   std::string memory_strategy = "greedy_by_size";
   int64_t plan_time_limit_ms = 1000;
   bool compare_strategies = false;
+  bool verify_weights = true;
   bool help = false;
 };
 

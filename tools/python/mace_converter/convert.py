@@ -78,6 +78,7 @@ def convert(options: ConvertOptions) -> ConvertedModel:
     inputs = _specs(graph, graph.inputs, options.inputs, "input")
     outputs = _specs(graph, graph.outputs, options.outputs, "output")
     ops = len(net_def.op)
-    summary = f"{ops} ops, {len(net_def.tensors)} weights ({len(weights)} bytes)"
+    summary = (f"{ops} ops, {len(net_def.tensors)} weights ({len(weights)} bytes, "
+               f"CRC32C 0x{net_def.weights_crc32c:08X})")
     return ConvertedModel(net_def, weights, inputs, outputs,
                           graph.log + log + [f"{options.model_name}: {summary}"])

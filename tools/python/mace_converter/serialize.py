@@ -1,12 +1,13 @@
 """Writes the IR as MACE's model format: a NetDef whose ConstTensors point
 into one weights blob, each tensor starting on a 64-byte boundary so the CPU
-runtime can use the weights in place."""
+runtime can use the weights in place, and which keeps the blob's CRC-32C."""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
+from mace_converter.crc32c import crc32c
 from mace_converter.ir import INT32, Graph
 from mace_tools import proto
 
@@ -87,4 +88,6 @@ def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
         info.dims.extend(int(d) for d in graph.shape(name))
         info.data_type = pb.DT_INT32 if graph.tensor(name).dtype == INT32 else pb.DT_FLOAT
         info.data_format = _FORMATS[graph.data_format(name)]
+    # The engine recomputes this at init and refuses a blob that differs.
+    net.weights_crc32c = crc32c(blob)
     return net, bytes(blob)

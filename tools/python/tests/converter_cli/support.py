@@ -19,6 +19,7 @@ import numpy as np
 
 from mace_converter import cli, conversion
 from mace_converter.api import ConvertedModel, ConvertOptions, TensorSpec
+from mace_converter.crc32c import crc32c
 from mace_tools import numpy_ref as ref
 from mace_tools.builder import NetBuilder
 
@@ -73,8 +74,11 @@ class StandInFrontend:
     def convert(self, options: ConvertOptions) -> ConvertedModel:
         self.calls.append(options)
         net = tiny_net(options.model_name)
+        weights = bytes(net._blob)
+        # As serialize() does, so that the engine checks the weights.
+        net.net.weights_crc32c = crc32c(weights)
         return ConvertedModel(
-            net_def=net.net, weights=bytes(net._blob),
+            net_def=net.net, weights=weights,
             inputs=[TensorSpec("image", [1, CHANNELS, SIZE, SIZE], options.inputs[0].value_range,
                                "NCHW")],
             outputs=[TensorSpec("prob", [1, CLASSES], data_format="NONE")],

@@ -1,7 +1,8 @@
 """Code mode: the generated C++ compiles against a packaged libmace, and
 CreateMaceEngineFromCode runs the model with embedded weights and with
-weights from a file."""
+weights from a file, and refuses a file that does not match the model."""
 import os
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
@@ -53,6 +54,15 @@ class CodegenTest(unittest.TestCase):
             from_file, _ = apps.run_app([str(app), str(root / "input.raw"),
                                          str(artifacts["tiny"].data)])
             np.testing.assert_array_equal(from_file, embedded)
+            corrupt = bytearray(artifacts["tiny"].data.read_bytes())
+            corrupt[-1] ^= 0x01
+            (root / "corrupt.data").write_bytes(bytes(corrupt))
+            refused = subprocess.run([str(app), str(root / "input.raw"),
+                                      str(root / "corrupt.data")],
+                                     capture_output=True, text=True, timeout=120)
+            self.assertEqual(refused.returncode, 1, refused.stderr)
+            self.assertIn("the weights data does not match the model (CRC32C expected 0x",
+                          refused.stderr)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,126 @@
+#include "mace/utils/crc32c.h"
+
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <nmmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_acle.h>
+#include <sys/auxv.h>
+#endif
+
+namespace mace {
+namespace {
+
+constexpr uint32_t kPolynomial = 0x82F63B78;  // 0x1EDC6F41, bit-reversed
+
+// table[k][b]: the CRC register after byte b and then k zero bytes, starting
+// from zero. Slicing by 8 folds eight bytes per step with one lookup each.
+struct SlicingTables {
+  uint32_t table[8][256];
+};
+
+constexpr SlicingTables MakeSlicingTables() {
+  SlicingTables tables{};
+  for (uint32_t byte = 0; byte < 256; ++byte) {
+    uint32_t crc = byte;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (kPolynomial & (0u - (crc & 1u)));
+    tables.table[0][byte] = crc;
+  }
+  for (int k = 1; k < 8; ++k) {
+    for (uint32_t byte = 0; byte < 256; ++byte) {
+      const uint32_t previous = tables.table[k - 1][byte];
+      tables.table[k][byte] = (previous >> 8) ^ tables.table[0][previous & 0xff];
+    }
+  }
+  return tables;
+}
+
+constexpr SlicingTables kSlicing = MakeSlicingTables();
+
+// Byte by byte, so the result does not depend on the host's byte order; the
+// compiler turns it into one load on little-endian CPUs.
+inline uint32_t LoadLittleEndian32(const unsigned char* p) {
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+
+uint32_t ExtendPortable(uint32_t crc, const unsigned char* data, size_t size) {
+  const auto& t = kSlicing.table;
+  uint32_t state = ~crc;
+  for (; size >= 8; data += 8, size -= 8) {
+    const uint32_t low = state ^ LoadLittleEndian32(data);
+    const uint32_t high = LoadLittleEndian32(data + 4);
+    state = t[7][low & 0xff] ^ t[6][(low >> 8) & 0xff] ^ t[5][(low >> 16) & 0xff] ^
+            t[4][low >> 24] ^ t[3][high & 0xff] ^ t[2][(high >> 8) & 0xff] ^
+            t[1][(high >> 16) & 0xff] ^ t[0][high >> 24];
+  }
+  for (; size > 0; ++data, --size) state = t[0][(state ^ *data) & 0xff] ^ (state >> 8);
+  return ~state;
+}
+
+#if defined(__x86_64__)
+
+bool HasSse42() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && ((ecx >> 20) & 1);
+}
+
+__attribute__((target("sse4.2"))) uint32_t ExtendSse42(uint32_t crc, const unsigned char* data,
+                                                       size_t size) {
+  uint32_t state = ~crc;
+  // Aligned 8-byte reads never straddle a cache line.
+  for (; size > 0 && reinterpret_cast<uintptr_t>(data) % 8 != 0; ++data, --size) {
+    state = _mm_crc32_u8(state, *data);
+  }
+  for (; size >= 8; data += 8, size -= 8) {
+    uint64_t word;
+    std::memcpy(&word, data, 8);
+    state = static_cast<uint32_t>(_mm_crc32_u64(state, word));
+  }
+  for (; size > 0; ++data, --size) state = _mm_crc32_u8(state, *data);
+  return ~state;
+}
+
+#elif defined(__aarch64__)
+
+bool HasArmCrc32() {
+  constexpr unsigned long kHwcapCrc32 = 1ul << 7;  // arch/arm64/include/uapi/asm/hwcap.h
+  return (getauxval(AT_HWCAP) & kHwcapCrc32) != 0;
+}
+
+__attribute__((target("+crc"))) uint32_t ExtendArmCrc32(uint32_t crc, const unsigned char* data,
+                                                        size_t size) {
+  uint32_t state = ~crc;
+  for (; size > 0 && reinterpret_cast<uintptr_t>(data) % 8 != 0; ++data, --size) {
+    state = __crc32cb(state, *data);
+  }
+  for (; size >= 8; data += 8, size -= 8) {
+    uint64_t word;
+    std::memcpy(&word, data, 8);
+    state = __crc32cd(state, word);
+  }
+  for (; size > 0; ++data, --size) state = __crc32cb(state, *data);
+  return ~state;
+}
+
+#endif
+
+}  // namespace
+
+std::vector<Crc32cImplementation> AvailableCrc32cImplementations() {
+  std::vector<Crc32cImplementation> implementations = {{"portable", &ExtendPortable}};
+#if defined(__x86_64__)
+  if (HasSse42()) implementations.push_back({"sse4.2", &ExtendSse42});
+#elif defined(__aarch64__)
+  if (HasArmCrc32()) implementations.push_back({"armv8_crc32", &ExtendArmCrc32});
+#endif
+  return implementations;
+}
+
+uint32_t Crc32c(const void* data, size_t size) {
+  static const auto extend = AvailableCrc32cImplementations().back().extend;
+  return extend(0, static_cast<const unsigned char*>(data), size);
+}
+
+}  // namespace mace
