@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Times the model-zoo models in MACE and in onnxruntime, ncnn and MNN in one
-run, each engine in its own process, and writes docs/reports/cpu_peers.md.
+run, each engine in its own process, and writes docs/reports/cpu_peers.md
+(a run of every model, engine and thread count) or, for a partial run,
+build/peer_bench/cpu_peers.md; --report chooses another path.
 
     tools/peer_bench.py [--models mobilenet_v2,resnet18] [--threads 1,2] [--rounds 50]
 

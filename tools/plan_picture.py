@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape
 
 MARGIN_LEFT = 90
 MARGIN_RIGHT = 20
-MARGIN_TOP = 50
+MARGIN_TOP = 60
 MARGIN_BOTTOM = 45
 
 
@@ -92,6 +92,12 @@ def color(key: int) -> str:
     return f"#{int(red * 255):02x}{int(green * 255):02x}{int(blue * 255):02x}"
 
 
+def is_image_plan(plan: Dict) -> bool:
+    """Image plans give each object as [width, height] and have no offsets."""
+    return "offsets" not in plan and any(
+        isinstance(size, list) for size in plan.get("object_sizes", []))
+
+
 def title_of(plan: Dict, top: int) -> str:
     total = plan.get("total", top)
     bound = plan.get("lower_bound")
@@ -126,12 +132,14 @@ def render(plan: Dict, tensors: Sequence[Tensor], width: int, height: int) -> st
         f'<text x="{width / 2}" y="22" text-anchor="middle" font-size="15">'
         f'{escape(title_of(plan, top))}</text>',
     ]
+    images = is_image_plan(plan)
     for k, (tensor, offset) in enumerate(zip(tensors, offsets)):
         if tensor.size == 0:
             continue
         key = objects[k] if objects else k
         box_h = max(y(offset) - y(offset + tensor.size), 0.5)
-        tip = (f"tensor {tensor.label}: {tensor.size:,} at offset {offset:,}, "
+        where = "area" if images else "offset"
+        tip = (f"tensor {tensor.label}: {tensor.size:,} at {where} {offset:,}, "
                f"ops {tensor.first}..{tensor.last}")
         if objects:
             tip += f", object {objects[k]}"
@@ -144,7 +152,12 @@ def render(plan: Dict, tensors: Sequence[Tensor], width: int, height: int) -> st
         out.append(f'<line x1="{MARGIN_LEFT}" x2="{width - MARGIN_RIGHT}" y1="{y(bound):.2f}" '
                    f'y2="{y(bound):.2f}" stroke="red" stroke-width="1.5" '
                    f'stroke-dasharray="6,4"/>')
-        out.append(f'<text x="{width - MARGIN_RIGHT}" y="{y(bound) - 4:.2f}" fill="red" '
+        # The legend sits above the plot, where no box can hide it.
+        legend_y = MARGIN_TOP - 14
+        out.append(f'<line x1="{width - MARGIN_RIGHT - 30}" x2="{width - MARGIN_RIGHT}" '
+                   f'y1="{legend_y - 4}" y2="{legend_y - 4}" stroke="red" '
+                   f'stroke-width="1.5" stroke-dasharray="6,4"/>')
+        out.append(f'<text x="{width - MARGIN_RIGHT - 36}" y="{legend_y}" fill="red" '
                    f'text-anchor="end">lower bound {bound:,}</text>')
     # Axes with a few round tick labels.
     base = MARGIN_TOP + plot_h
@@ -157,11 +170,15 @@ def render(plan: Dict, tensors: Sequence[Tensor], width: int, height: int) -> st
         out.append(f'<text x="{MARGIN_LEFT - 6}" y="{y(offset) + 4:.2f}" '
                    f'text-anchor="end">{offset:,}</text>')
         task = start + (end - start) * k // 4
-        out.append(f'<text x="{x(task):.2f}" y="{base + 16}" text-anchor="middle">{task}</text>')
+        # The last label ends at the plot's edge instead of running past it.
+        anchor = "end" if k == 4 else "middle"
+        out.append(f'<text x="{x(task):.2f}" y="{base + 16}" '
+                   f'text-anchor="{anchor}">{task:,}</text>')
     out.append(f'<text x="{MARGIN_LEFT + plot_w / 2}" y="{height - 8}" '
                f'text-anchor="middle">op index</text>')
+    axis = "area, objects stacked (pixels)" if images else "offset (bytes)"
     out.append(f'<text x="16" y="{MARGIN_TOP + plot_h / 2}" text-anchor="middle" '
-               f'transform="rotate(-90 16 {MARGIN_TOP + plot_h / 2})">offset (bytes)</text>')
+               f'transform="rotate(-90 16 {MARGIN_TOP + plot_h / 2})">{escape(axis)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -176,10 +193,14 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     try:
         if args.plan == "-":
-            plan = json.load(sys.stdin)
+            text = sys.stdin.read()
         else:
             with open(args.plan, encoding="utf-8") as stream:
-                plan = json.load(stream)
+                text = stream.read()
+        if not text.strip():
+            # What a failed `mace_plan ... > plan.json` leaves behind.
+            raise PlanError(f"{args.plan} is empty; mace_plan's JSON output was expected")
+        plan = json.loads(text)
         with open(args.records, encoding="utf-8", newline="") as stream:
             tensors = read_tensors(stream)
         if args.width < 200 or args.height < 150:

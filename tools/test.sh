@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite: host unit and end-to-end tests, the Python tools and
-# converter, the arm64 build under qemu-aarch64 (and armv7 under qemu-arm when
-# its libraries are installed), each also on a baseline CPU model, a sanitizer
-# (ASan + UBSan) pass over the engine, a ThreadSanitizer pass over the
-# threaded code, and a short fuzzing run of the model loader.
+# converter, the commands and examples of README.md and docs/*.md
+# (tools/docs_test.py), the arm64 build under qemu-aarch64 (and armv7 under
+# qemu-arm when its libraries are installed), each also on a baseline CPU
+# model, a sanitizer (ASan + UBSan) pass over the engine, a ThreadSanitizer
+# pass over the threaded code, and a short fuzzing run of the model loader.
 #
 #   tools/test.sh                 everything below
-#   tools/test.sh --host-only     host tests only (C++ and Python)
+#   tools/test.sh --host-only     host tests only (C++, Python and the docs)
 #   tools/test.sh --asan-all      every C++ test under ASan + UBSan
 #   MACE_FUZZ_RUNS=N              fuzz iterations in the smoke run (default 20000)
 #
@@ -54,6 +55,22 @@ python_tests() {
   (( status == 0 && ${ran:-0} > 0 ))
 }
 
+# Runs the blocks of README.md and docs/*.md (tools/docs_test.py) and adds
+# its block counts to the totals; skipped blocks count as neither.
+docs_tests() {
+  local log="${log_dir}/docs.log" status=0
+  python3 tools/docs_test.py 2>&1 | tee "${log}" || status=$?
+  local counts
+  counts=$(tail -n 1 "${log}" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed, [0-9]+ skipped$/\1 \2/p')
+  if [[ -z "${counts}" ]]; then
+    failed=$(( failed + 1 ))
+    return 1
+  fi
+  passed=$(( passed + ${counts% *} ))
+  failed=$(( failed + ${counts#* } ))
+  return "${status}"
+}
+
 summary() { echo; echo "tests: ${passed} passed, ${failed} failed"; }
 trap 'summary; rm -rf "${log_dir}"' EXIT
 
@@ -68,6 +85,9 @@ bazel_tests //...
 
 step "python tools and converter"
 python_tests
+
+step "docs: every command and example of README.md and docs/*.md"
+docs_tests
 
 [[ "${mode}" == "--host-only" ]] && exit 0
 

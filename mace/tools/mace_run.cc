@@ -85,7 +85,12 @@ int RunMain(int argc, char** argv) {
   if (!ParseDevice(flags.device, &device)) return Fail("unknown --device " + flags.device);
   MemoryStrategy strategy;
   if (!ParseMemoryStrategy(flags.memory_strategy, &strategy)) {
-    return Fail("unknown --memory_strategy " + flags.memory_strategy);
+    std::string names;
+    for (MemoryStrategy known : AllMemoryStrategies()) {
+      names += (names.empty() ? "" : ", ") + MemoryStrategyName(known);
+    }
+    return Fail("unknown --memory_strategy " + flags.memory_strategy + " (one of " + names +
+                ")");
   }
   std::ifstream model_stream(flags.model_file, std::ios::binary);
   if (!model_stream) return Fail("cannot open --model_file " + flags.model_file);

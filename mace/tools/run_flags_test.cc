@@ -1,7 +1,11 @@
 #include "mace/tools/run_flags.h"
 
+#include <cctype>
+#include <string>
+
 #include "gtest/gtest.h"
 #include "mace/tools/npy_io.h"
+#include "mace/tools/run_report.h"
 
 namespace mace {
 namespace tools {
@@ -39,6 +43,24 @@ TEST(RunFlagsTest, RejectsBadFlagsWithOneMessage) {
   EXPECT_FALSE(Parse({"--model_file=m", "--input_node=a", "--input_shape=1,-3"}, &flags, &error));
   EXPECT_FALSE(Parse({"--model_file=m", "--input_node=a,b", "--input_shape=1,3"}, &flags, &error));
   EXPECT_FALSE(Parse({"--model_file=m", "--cpu_affinity_policy=7"}, &flags, &error));
+}
+
+TEST(RunReportTest, MemoryStrategyNamesInAnyCase) {
+  for (MemoryStrategy strategy : AllMemoryStrategies()) {
+    const std::string name = MemoryStrategyName(strategy);
+    std::string upper = name;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (const std::string& spelling : {name, upper}) {
+      MemoryStrategy parsed = MemoryStrategy::NAIVE;
+      EXPECT_TRUE(ParseMemoryStrategy(spelling, &parsed)) << spelling;
+      EXPECT_EQ(parsed, strategy) << spelling;
+    }
+  }
+  MemoryStrategy parsed;
+  EXPECT_TRUE(ParseMemoryStrategy("Greedy_By_Size", &parsed));
+  EXPECT_EQ(parsed, MemoryStrategy::GREEDY_BY_SIZE);
+  EXPECT_FALSE(ParseMemoryStrategy("greedy", &parsed));
+  EXPECT_FALSE(ParseMemoryStrategy("", &parsed));
 }
 
 TEST(NpyTest, RoundTripsAndRejectsWrongSizes) {

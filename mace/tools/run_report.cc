@@ -1,6 +1,7 @@
 #include "mace/tools/run_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <numeric>
 
@@ -56,8 +57,13 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
 }
 
 bool ParseMemoryStrategy(const std::string& name, MemoryStrategy* strategy) {
+  // The API spells the strategies GREEDY_BY_SIZE, the tools greedy_by_size;
+  // both work, as in the planner's own ParseStrategy.
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (const auto& [text, value] : StrategyNames()) {
-    if (text == name) {
+    if (text == lower) {
       *strategy = value;
       return true;
     }

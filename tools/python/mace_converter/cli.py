@@ -66,7 +66,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         artifacts = conversion.load_artifacts(config, model)
         inputs, origin = run.make_inputs(config, model)
         say(f"model {model.name}: inputs {origin}")
-        references: dict = {}  # computed once per model, shared by ABIs and runtimes
+        references: dict = {}  # description and outputs, once per model
         for abi in config.abis(args.target_abi):
             for device in model.devices():
                 result = _run_one(config, model, artifacts, abi, device, inputs, options)
@@ -93,13 +93,15 @@ def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
     failures = []
     with step(f"validate {model.name} ({abi}, {device})"):
         if not references:
-            description, outputs = validate.reference_outputs(model, artifacts, inputs)
-            references.update(outputs)
-            say(f"    reference: {description}")
+            # Computed once, shared by every ABI and runtime; each one's
+            # validation still says what it was compared with.
+            references["description"], references["outputs"] = validate.reference_outputs(
+                model, artifacts, inputs)
+        say(f"    reference: {references['description']}")
         threshold = validate.cosine_threshold(device, model.data_type)
         for spec in model.outputs:
             comparison = validate.compare(spec.name, result.outputs[spec.name],
-                                          references[spec.name], threshold)
+                                          references["outputs"][spec.name], threshold)
             say(f"    {comparison.line()}")
             if not comparison.passed:
                 failures.append(f"{model.name}/{spec.name} ({abi}, {device})")

@@ -2,6 +2,7 @@
 
     build/<library_name>/
       include/mace/public/mace.h           (+ mace_engine_factory.h in code mode)
+      include/mace/core/memory/*.h         the memory planner's API (in the archive too)
       lib/<abi>/libmace_<library_name>.a   libmace and everything it needs
       lib/<abi>/libmace.so                 with linkshared: 1
       lib/<abi>/link_flags.txt             system libraries to link as well
@@ -24,6 +25,10 @@ from mace_converter.conversion import ModelArtifacts
 from mace_converter.progress import REPO, build_root, say, shown, step
 
 PUBLIC_HEADER = REPO / "mace" / "public" / "mace.h"
+# The memory planner is a library of its own that the engine links in, so the
+# archive already holds it; these headers let an app call it directly.
+PLANNER_HEADERS = tuple(REPO / "mace" / "core" / "memory" / name for name in (
+    "plan_checks.h", "planner.h", "simple_arena.h", "status.h", "usage_record.h"))
 TARBALL_DIRS = ("include", "lib", "model", "opencl")
 
 
@@ -65,6 +70,10 @@ def install_headers(config: DeploymentConfig) -> None:
     _copy(PUBLIC_HEADER, public / "mace.h")
     if config.build_type == "code":
         _copy(codegen.FACTORY_HEADER, public / codegen.FACTORY_HEADER.name)
+    memory = include_dir / "mace" / "core" / "memory"
+    memory.mkdir(parents=True)
+    for header in PLANNER_HEADERS:
+        _copy(header, memory / header.name)
 
 
 def install_abi(config: DeploymentConfig, outputs: AbiOutputs) -> None:

@@ -5,6 +5,10 @@ but what it executes is what a core would).
     tools/arm_insn_count.sh [--models mobilenet_v2,squeezenet1_1]
                             [--abis arm64-v8a,armeabi-v7a] [--report PATH]
 
+A run of every model, ABI and kernel set writes docs/reports/arm_instructions.md;
+a partial run writes build/arm_insn_count/arm_instructions.md unless --report
+names another file.
+
 For each model and ABI, mace_run (built with --config=aarch64 or armhf) runs
 the converted model on one thread under qemu with a small TCG plugin
 (tools/qemu/insn_count.c) that counts executed guest instructions, once with
@@ -37,6 +41,8 @@ from mace_converter.progress import UserError
 REPO = Path(__file__).resolve().parents[3]
 BUILD = REPO / "build"
 PLUGIN_SOURCE = REPO / "tools" / "qemu" / "insn_count.c"
+FULL_REPORT = REPO / "docs" / "reports" / "arm_instructions.md"
+PARTIAL_REPORT = BUILD / "arm_insn_count" / "arm_instructions.md"
 DEFAULT_MODELS = ["mobilenet_v1", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2"]
 ABIS = {
     # ABI: (Bazel config, qemu, cross sysroot)
@@ -261,6 +267,14 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> N
     path.write_text("\n".join(lines))
 
 
+def default_report(models: str, abis: str, kernels: str) -> Path:
+    """The checked-in report for a full run; a partial run writes under build/
+    so trying one model never overwrites the full tables."""
+    full = (set(models.split(",")) == set(DEFAULT_MODELS) and set(abis.split(",")) == set(ABIS)
+            and set(kernels.split(",")) == set(KERNELS))
+    return FULL_REPORT if full else PARTIAL_REPORT
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="arm_insn_count.sh", description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS),
@@ -270,9 +284,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kernels", default=",".join(KERNELS),
                         help="comma-separated kernel sets (default: %(default)s; ref takes "
                         "most of the time)")
-    parser.add_argument("--report", default=str(REPO / "docs" / "reports" / "arm_instructions.md"),
-                        help="the markdown report (default: %(default)s)")
+    parser.add_argument("--report", default=None,
+                        help=f"the markdown report (default: {FULL_REPORT.relative_to(REPO)} "
+                        "for a run of every model, ABI and kernel set, else "
+                        f"{PARTIAL_REPORT.relative_to(REPO)})")
     args = parser.parse_args(argv)
+    if args.report is None:
+        args.report = str(default_report(args.models, args.abis, args.kernels))
     kernel_sets = [k for k in args.kernels.split(",") if k]
     for kernels in kernel_sets:
         if kernels not in KERNELS:

@@ -98,6 +98,19 @@ class ReportTest(unittest.TestCase):
         top = arm_insn_count.per_inference_functions(one, more, 2, 1000.0)
         self.assertEqual(top, [("late", 100.0 * (2000 - (1000 - listed + 1)) / 2 / 1000.0)])
 
+    def test_only_a_full_run_rewrites_the_checked_in_report(self):
+        models = ",".join(arm_insn_count.DEFAULT_MODELS)
+        abis = ",".join(arm_insn_count.ABIS)
+        kernels = ",".join(arm_insn_count.KERNELS)
+        self.assertEqual(arm_insn_count.default_report(models, abis, kernels),
+                         arm_insn_count.FULL_REPORT)
+        for partial in (("mobilenet_v2", abis, kernels), (models, "arm64-v8a", kernels),
+                        (models, abis, "neon")):
+            with self.subTest(partial=partial):
+                report = arm_insn_count.default_report(*partial)
+                self.assertEqual(report, arm_insn_count.PARTIAL_REPORT)
+                self.assertEqual(report.relative_to(arm_insn_count.REPO).parts[0], "build")
+
     def test_report_rows_and_ratio(self):
         rows = [arm_insn_count.Row("m", "arm64-v8a", "neon", 600_000_000, 300_000_000),
                 arm_insn_count.Row("m", "arm64-v8a", "ref", 600_000_000, 6_000_000_000)]

@@ -8,6 +8,7 @@ import io
 import json
 import sys
 import unittest
+from pathlib import Path
 
 import numpy as np
 
@@ -34,6 +35,18 @@ class OptionsTest(unittest.TestCase):
         self.assertEqual(options.rounds, 50)
         self.assertEqual(options.repeats, 1)
         self.assertEqual(str(options.json_path), "docs/reports/cpu_peers.json")
+
+    def test_a_partial_run_keeps_the_checked_in_report(self):
+        partial = parse_args(["--models", "mobilenet_v2", "--rounds", "5"])
+        self.assertEqual(partial.report, Path("build/peer_bench/cpu_peers.md"))
+        self.assertEqual(parse_args(["--threads", "1"]).report,
+                         Path("build/peer_bench/cpu_peers.md"))
+        self.assertEqual(parse_args(["--engines", "mace,ort", "--work-dir", "/tmp/w"]).report,
+                         Path("/tmp/w/cpu_peers.md"))
+        full = parse_args(["--rounds", "30", "--repeats", "10", "--threads", "2,1"])
+        self.assertEqual(full.report, Path("docs/reports/cpu_peers.md"))
+        chosen = parse_args(["--models", "resnet18", "--report", "docs/reports/cpu_peers.md"])
+        self.assertEqual(chosen.report, Path("docs/reports/cpu_peers.md"))
 
     def test_lists_take_commas_aliases_and_keep_a_canonical_order(self):
         self.assertEqual(model_list("resnet18, shufflenet_v2,resnet18"),

@@ -28,8 +28,13 @@ ENGINES = {
 # The peers MACE is compared with: all fp32. ncnn with its default options may
 # store weights and activations in fp16, so it is shown but never "fastest".
 PEERS = ("ort", "ncnn", "mnn")
+DEFAULT_THREADS = [1, 2]
 
+# A full run (every model, engine and thread count) refreshes the checked-in
+# report; a partial one writes beside its work files unless --report says
+# otherwise, so trying one model never overwrites the full tables.
 DEFAULT_REPORT = Path("docs/reports/cpu_peers.md")
+PARTIAL_REPORT_NAME = "cpu_peers.md"
 DEFAULT_SEED = 7767517
 COSINE_THRESHOLD = 0.999
 
@@ -56,9 +61,14 @@ class Options:
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
     args = _parser().parse_args(argv)
+    report = args.report
+    if report is None:
+        full = (set(args.models) == set(MODELS) and set(args.engines) == set(ENGINES)
+                and set(args.threads) == set(DEFAULT_THREADS))
+        report = DEFAULT_REPORT if full else args.work_dir / PARTIAL_REPORT_NAME
     return Options(models=args.models, engines=args.engines, threads=args.threads,
                    rounds=args.rounds, repeats=args.repeats, seed=args.seed,
-                   report=args.report, skip_mace_build=args.skip_mace_build,
+                   report=report, skip_mace_build=args.skip_mace_build,
                    op_profile=not args.no_op_profile,
                    cpu_affinity_policy=args.cpu_affinity_policy, timeout=args.timeout,
                    work_dir=args.work_dir)
@@ -129,7 +139,7 @@ def _parser() -> argparse.ArgumentParser:
                              f"{', '.join(MODELS)})")
     parser.add_argument("--engines", type=engine_list, default=list(ENGINES), metavar="E,F",
                         help=f"comma-separated engines (default: {','.join(ENGINES)})")
-    parser.add_argument("--threads", type=thread_list, default=[1, 2], metavar="N,M",
+    parser.add_argument("--threads", type=thread_list, default=DEFAULT_THREADS, metavar="N,M",
                         help="comma-separated thread counts (default: 1,2)")
     parser.add_argument("--rounds", metavar="N", type=_bounded(1, 100000), default=50,
                         help="timed runs per process, after one warm-up run (default: 50)")
@@ -139,9 +149,10 @@ def _parser() -> argparse.ArgumentParser:
                              "medians (default: 1)")
     parser.add_argument("--seed", metavar="N", type=_bounded(0, 2**32 - 1), default=DEFAULT_SEED,
                         help="seed of the shared random input (default: %(default)s)")
-    parser.add_argument("--report", metavar="PATH", type=Path, default=DEFAULT_REPORT,
+    parser.add_argument("--report", metavar="PATH", type=Path, default=None,
                         help="the markdown report; the raw numbers go beside it as .json "
-                             "(default: %(default)s)")
+                             f"(default: {DEFAULT_REPORT} for a full run of every model, "
+                             f"engine and thread count, else WORK_DIR/{PARTIAL_REPORT_NAME})")
     parser.add_argument("--skip-mace-build", action="store_true",
                         help="use the MACE build already in build/ instead of running "
                              "`tools/converter.py build` for each model")

@@ -95,6 +95,26 @@ int main(int argc, char** argv) {
 }
 """
 
+# The memory planner on its own, through the headers the package ships.
+PLANNER_APP = r"""
+#include <cstdio>
+#include <vector>
+
+#include "mace/core/memory/planner.h"
+
+int main() {
+  using namespace mace::memory;
+  const std::vector<UsageRecord> records = {{1024, 0, 1}, {2048, 1, 2}, {512, 2, 3}};
+  OffsetsPlan plan;
+  const Status status = PlanOffsets(records, Strategy::kGreedyBySize, PlanOptions(), &plan);
+  if (!status.ok()) return 1;
+  for (const auto offset : plan.assignment.offsets) std::printf("%lld ", (long long)offset);
+  std::printf("%lld %lld\n", (long long)plan.assignment.total_size,
+              (long long)plan.lower_bound);
+  return 0;
+}
+"""
+
 
 def compile_app(source: str, out: Path, include_dirs: Sequence[Path], sources: Sequence[Path],
                 libraries: Sequence[str]) -> Path:

@@ -14,6 +14,10 @@ from tests.converter_cli import apps
 from tests.converter_cli.support import SharedBuild, run_cli, tiny_reference
 
 
+PLANNER_HEADERS = [f"include/mace/core/memory/{name}.h" for name in
+                   ("plan_checks", "planner", "simple_arena", "status", "usage_record")]
+
+
 class PackageTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -24,6 +28,7 @@ class PackageTest(unittest.TestCase):
         files = sorted(str(p.relative_to(self.library)) for p in self.library.rglob("*")
                        if p.is_file())
         self.assertEqual(files, [
+            *PLANNER_HEADERS,
             "include/mace/public/mace.h",
             "lib/host/libmace.so",
             "lib/host/libmace_clitest.a",
@@ -43,7 +48,7 @@ class PackageTest(unittest.TestCase):
         with tarfile.open(self.library / "libmace_clitest.tar.gz") as tar:
             members = {m.name: m for m in tar.getmembers()}
             self.assertEqual(sorted(n for n, m in members.items() if m.isfile()), [
-                "include/mace/public/mace.h", "lib/host/libmace.so",
+                *PLANNER_HEADERS, "include/mace/public/mace.h", "lib/host/libmace.so",
                 "lib/host/libmace_clitest.a", "lib/host/link_flags.txt",
                 "model/tiny.data", "model/tiny.pb"])
             self.assertTrue(all(m.mtime == 0 and m.uid == 0 for m in members.values()))
@@ -67,6 +72,11 @@ class PackageTest(unittest.TestCase):
                      *flags])
                 got, _ = apps.run_app([str(shared_app), *model])
                 np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
+                planner_app = apps.compile_app(
+                    apps.PLANNER_APP, root / "planner_app", [root / "include"], [],
+                    [str(root / "lib/host/libmace_clitest.a"), *flags])
+                got, _ = apps.run_app([str(planner_app)])
+                self.assertEqual(got[-2:].tolist(), [3072, 3072])
 
     def test_run_validate_and_benchmark(self):
         def numpy_reference(model, artifacts, inputs):
