@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 
+#include "mace/tools/run_report.h"
+
 namespace mace {
 namespace tools {
 namespace {
@@ -161,6 +163,30 @@ std::string RunUsage() {
   --plan_time_limit_ms=N      time budget of the optimal planner
   --compare_strategies        plan the model with every strategy, one table
 )";
+}
+
+bool CheckInputShapes(const RunFlags& flags,
+                      const std::map<std::string, std::vector<int64_t>>& model_shapes,
+                      std::string* error) {
+  for (size_t i = 0; i < flags.input_nodes.size(); ++i) {
+    const std::string& name = flags.input_nodes[i];
+    auto it = model_shapes.find(name);
+    if (it == model_shapes.end()) {
+      std::string names;
+      for (const auto& [model_name, shape] : model_shapes) {
+        names += (names.empty() ? "" : ", ") + model_name;
+      }
+      *error =
+          "--input_node '" + name + "' is not an input of the model (its inputs: " + names + ")";
+      return false;
+    }
+    if (flags.input_shapes[i] != it->second) {
+      *error = "--input_shape " + ShapeText(flags.input_shapes[i]) + " for input '" + name +
+               "' differs from the model's shape " + ShapeText(it->second);
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace tools

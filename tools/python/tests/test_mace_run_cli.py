@@ -115,6 +115,76 @@ class MaceRunCliTest(unittest.TestCase):
         raw.write_bytes(b"\0" * 12)
         self.expect_failure(self.run_mace(f"--input_file={self.dir / 'small'}"), "small_x")
 
+    def write_input(self, prefix: str, array: np.ndarray) -> str:
+        """Saves `array` where --input_file=<returned prefix> finds it for x."""
+        np.save(self.dir / f"{prefix}_x.npy", array)
+        return f"--input_file={self.dir / prefix}"
+
+    def test_directories_as_files(self):
+        # Each used to end in an uncaught std::ios_base::failure (an abort).
+        folder = self.dir / "a_directory"
+        folder.mkdir(exist_ok=True)
+        self.expect_failure(self.run_mace(pb=folder), "--model_file", str(folder), "directory")
+        self.expect_failure(self.run_mace(data=folder), "--model_data_file", str(folder),
+                            "directory")
+        self.expect_failure(self.run_mace(f"--input_file={folder}"), "--input_file", str(folder),
+                            "directory")
+
+    def test_fifo_as_files(self):
+        # Reading a FIFO would wait for a writer forever.
+        fifo = self.dir / "a_fifo"
+        if not fifo.exists():
+            os.mkfifo(fifo)
+        self.expect_failure(self.run_mace(pb=fifo), "--model_file", str(fifo),
+                            "not a regular file")
+        self.expect_failure(self.run_mace(f"--input_file={fifo}"), "--input_file", str(fifo),
+                            "not a regular file")
+
+    @unittest.skipIf(os.geteuid() == 0, "root reads files whatever their mode")
+    def test_unreadable_files(self):
+        locked = self.dir / "locked.pb"
+        locked.write_bytes(self.pb.read_bytes())
+        locked.chmod(0)
+        self.expect_failure(self.run_mace(pb=locked), "--model_file", str(locked),
+                            "Permission denied")
+
+    def test_missing_input_file_names_every_candidate(self):
+        prefix = self.dir / "nowhere"
+        self.expect_failure(self.run_mace(f"--input_file={prefix}"), "--input_file",
+                            f"{prefix}_x.npy")
+
+    def test_huge_input_shape_is_refused_before_allocating(self):
+        # Used to throw std::bad_alloc: the input was allocated before the
+        # engine compared its shape with the model's.
+        for shape in ("1,3,224,2147483648", "1,3,224,500000"):
+            result = self.run_mace(f"--input_shape={shape}")
+            self.expect_failure(result, f"--input_shape [{shape}]", "[1,2,4,4]")
+
+    def test_npy_shape_must_match_not_just_its_size(self):
+        flat = self.image.reshape(32)
+        self.expect_failure(self.run_mace(self.write_input("flat", flat)), "flat_x.npy", "[32]",
+                            "[1,2,4,4]")
+        swapped = self.image.reshape(1, 4, 4, 2)
+        self.expect_failure(self.run_mace(self.write_input("nhwc", swapped)), "nhwc_x.npy",
+                            "[1,4,4,2]", "[1,2,4,4]")
+
+    def test_npy_wrong_dtype_and_order(self):
+        self.expect_failure(self.run_mace(self.write_input("f64", self.image.astype(np.float64))),
+                            "f64_x.npy", "'<f8'")
+        fortran = np.asfortranarray(self.image)
+        self.expect_failure(self.run_mace(self.write_input("fortran", fortran)),
+                            "fortran_x.npy", "Fortran")
+
+    def test_npy_truncated_and_malformed(self):
+        flag = self.write_input("cut", self.image)
+        path = self.dir / "cut_x.npy"
+        path.write_bytes(path.read_bytes()[:-4])
+        self.expect_failure(self.run_mace(flag), "cut_x.npy", "truncated")
+        flag = self.write_input("garbled", self.image)
+        path = self.dir / "garbled_x.npy"
+        path.write_bytes(path.read_bytes().replace(b"'shape': (", b"'shape': [", 1))
+        self.expect_failure(self.run_mace(flag), "garbled_x.npy", "'shape' value is malformed")
+
     def test_bad_flags(self):
         self.expect_failure(self.run_mace("--round=-3"), "round")
         self.expect_failure(self.run_mace("--no_such_flag=1"), "no_such_flag")
