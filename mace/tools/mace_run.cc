@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <exception>
 #include <limits>
 #include <map>
 #include <new>
@@ -245,4 +246,14 @@ int RunMain(int argc, char** argv) {
 }  // namespace tools
 }  // namespace mace
 
-int main(int argc, char** argv) { return mace::tools::RunMain(argc, argv); }
+int main(int argc, char** argv) {
+  // Bad input has its own messages above; this is the last line of defence,
+  // so that nothing the libraries throw ends in an abort.
+  try {
+    return mace::tools::RunMain(argc, argv);
+  } catch (const std::exception& e) {
+    return mace::tools::Fail(std::string("unexpected ") + e.what());
+  } catch (...) {
+    return mace::tools::Fail("unexpected exception");
+  }
+}

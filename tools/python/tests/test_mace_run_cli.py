@@ -5,6 +5,7 @@ Needs the host mace_run binary; tools/test.sh builds it first and passes its
 path in MACE_RUN (default: bazel-bin/mace/tools/mace_run).
 """
 import os
+import resource
 import subprocess
 import tempfile
 import unittest
@@ -48,12 +49,17 @@ class MaceRunCliTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def run_mace(self, *flags: str, pb: Path | None = None, data: Path | None = None):
+    def run_mace(self, *flags: str, pb: Path | None = None, data: Path | None = None,
+                 memory_limit: int | None = None):
+        def limit_memory():
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+
         command = [str(MACE_RUN), f"--model_file={pb or self.pb}",
                    f"--model_data_file={data or self.data}", "--input_node=x",
                    "--input_shape=1,2,4,4", "--output_node=y", "--output_shape=1,3,4,4",
                    *flags]
-        return subprocess.run(command, capture_output=True, text=True, timeout=60)
+        return subprocess.run(command, capture_output=True, text=True, timeout=60,
+                              preexec_fn=limit_memory if memory_limit else None)
 
     def expect_failure(self, result, *fragments: str):
         self.assertNotEqual(result.returncode, 0, result.stdout)
@@ -159,6 +165,15 @@ class MaceRunCliTest(unittest.TestCase):
         for shape in ("1,3,224,2147483648", "1,3,224,500000"):
             result = self.run_mace(f"--input_shape={shape}")
             self.expect_failure(result, f"--input_shape [{shape}]", "[1,2,4,4]")
+
+    def test_out_of_memory_is_an_error_not_an_abort(self):
+        # A 1 GiB model file (sparse: no disk used) read under a 512 MiB
+        # address-space limit: std::bad_alloc used to escape main.
+        big = self.dir / "sparse.pb"
+        with open(big, "wb") as f:
+            f.truncate(1 << 30)
+        result = self.run_mace(pb=big, memory_limit=512 << 20)
+        self.expect_failure(result, "mace_run: error:")
 
     def test_npy_shape_must_match_not_just_its_size(self):
         flat = self.image.reshape(32)
