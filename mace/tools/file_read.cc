@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 namespace mace {
 namespace tools {
@@ -51,6 +52,18 @@ bool OpenRegular(const std::string& path, FileDescriptor* file, int64_t* size, s
   return true;
 }
 
+// Sizes `bytes` for `size` bytes of `path`; a file may be larger than the
+// memory this process is allowed.
+bool Allocate(const std::string& path, int64_t size, std::string* bytes, std::string* error) {
+  try {
+    bytes->resize(static_cast<size_t>(size));
+  } catch (const std::bad_alloc&) {
+    *error = "cannot allocate " + std::to_string(size) + " bytes to read " + Quoted(path);
+    return false;
+  }
+  return true;
+}
+
 // Fills all of `bytes` from `fd`; a short file means it shrank after fstat.
 bool ReadFully(const std::string& path, int fd, std::string* bytes, std::string* error) {
   size_t done = 0;
@@ -88,8 +101,9 @@ bool ReadFileBytes(const std::string& path, int64_t max_bytes, std::string* byte
              std::to_string(max_bytes) + " it may have";
     return false;
   }
-  bytes->resize(static_cast<size_t>(size));
-  if (!ReadFully(path, file.get(), bytes, error)) return false;
+  if (!Allocate(path, size, bytes, error) || !ReadFully(path, file.get(), bytes, error)) {
+    return false;
+  }
   char extra;
   if (read(file.get(), &extra, 1) != 0) {
     *error = Quoted(path) + " changed size while it was read";
@@ -103,8 +117,8 @@ bool ReadFileHead(const std::string& path, int64_t max_bytes, std::string* bytes
   FileDescriptor file(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   int64_t size = 0;
   if (!OpenRegular(path, &file, &size, error)) return false;
-  bytes->resize(static_cast<size_t>(std::min(size, max_bytes)));
-  return ReadFully(path, file.get(), bytes, error);
+  return Allocate(path, std::min(size, max_bytes), bytes, error) &&
+         ReadFully(path, file.get(), bytes, error);
 }
 
 }  // namespace tools

@@ -173,7 +173,7 @@ class MaceRunCliTest(unittest.TestCase):
         with open(big, "wb") as f:
             f.truncate(1 << 30)
         result = self.run_mace(pb=big, memory_limit=512 << 20)
-        self.expect_failure(result, "mace_run: error:")
+        self.expect_failure(result, "--model_file", "cannot allocate 1073741824 bytes", str(big))
 
     def test_npy_shape_must_match_not_just_its_size(self):
         flat = self.image.reshape(32)
