@@ -168,6 +168,11 @@ std::string RunUsage() {
 bool CheckInputShapes(const RunFlags& flags,
                       const std::map<std::string, std::vector<int64_t>>& model_shapes,
                       std::string* error) {
+  // ParseRunFlags pairs them up, except when it stops early for --help.
+  if (flags.input_shapes.size() != flags.input_nodes.size()) {
+    *error = "--input_shape must give one shape per --input_node";
+    return false;
+  }
   for (size_t i = 0; i < flags.input_nodes.size(); ++i) {
     const std::string& name = flags.input_nodes[i];
     auto it = model_shapes.find(name);

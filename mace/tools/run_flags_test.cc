@@ -66,6 +66,15 @@ TEST(RunFlagsTest, ChecksInputShapesAgainstTheModel) {
   EXPECT_EQ(error, "--input_node 'z' is not an input of the model (its inputs: x)");
 }
 
+TEST(RunFlagsTest, CheckInputShapesRefusesUnpairedFlags) {
+  // --help ends parsing before the pairing check: found by run_flags_fuzzer.
+  RunFlags flags;
+  std::string error;
+  ASSERT_TRUE(Parse({"--model_file=m", "-h", "--input_node=x,y"}, &flags, &error)) << error;
+  EXPECT_FALSE(CheckInputShapes(flags, {{"x", {1}}, {"y", {1}}}, &error));
+  EXPECT_EQ(error, "--input_shape must give one shape per --input_node");
+}
+
 TEST(FileReadTest, NamesTheProblemWithAPath) {
   std::string bytes;
   std::string error;
