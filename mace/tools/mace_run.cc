@@ -14,6 +14,7 @@
 #include "mace/tools/npy_io.h"
 #include "mace/tools/run_flags.h"
 #include "mace/tools/run_report.h"
+#include "mace/tools/soak.h"
 #include "mace/utils/checked_math.h"
 #include "mace/utils/timer.h"
 
@@ -120,6 +121,25 @@ MaceStatus PrepareInputs(const RunFlags& flags, const MaceEngine& engine,
   return MakeInputs(flags, shapes, inputs);
 }
 
+// Runs `engine` `rounds` times, reusing its output buffers as an app would,
+// and prints resident memory before and after and the latency drift.
+MaceStatus Soak(MaceEngine* engine, const std::map<std::string, MaceTensor>& inputs, int rounds) {
+  std::map<std::string, MaceTensor> outputs;
+  std::vector<double> round_ms;
+  round_ms.reserve(rounds);
+  const int64_t rss_start_kb = ProcessStatusKb("VmRSS");
+  for (int r = 0; r < rounds; ++r) {
+    const int64_t start = NowMicros();
+    MaceStatus status = engine->Run(inputs, &outputs);
+    if (!status.ok()) return status;
+    round_ms.push_back((NowMicros() - start) / 1000.0);
+  }
+  const int64_t rss_end_kb = ProcessStatusKb("VmRSS");
+  PrintSoak(round_ms.size(), rss_start_kb, rss_end_kb, ProcessStatusKb("VmHWM"),
+            MeasureDrift(round_ms));
+  return MaceStatus();
+}
+
 int RunMain(int argc, char** argv) {
   RunFlags flags;
   std::string error;
@@ -223,6 +243,10 @@ int RunMain(int argc, char** argv) {
     status = engine->GetMemoryReport(&report);
     if (!status.ok()) return Fail(status.ToString());
     PrintMemoryReport(report);
+  }
+  if (flags.soak_rounds > 0) {
+    status = Soak(engine.get(), inputs, flags.soak_rounds);
+    if (!status.ok()) return Fail("soak: " + status.ToString());
   }
   if (flags.compare_strategies) {
     std::vector<MemoryReport> reports;

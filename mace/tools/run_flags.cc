@@ -101,6 +101,7 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
          return ParseInt(v, 1, 3600000, &flags->plan_time_limit_ms);
        }},
       {"compare_strategies", bool_flag(&flags->compare_strategies)},
+      {"soak_rounds", int_flag(&flags->soak_rounds, 1, 10000000)},
       {"help", bool_flag(&flags->help)},
   };
   for (int i = 1; i < argc; ++i) {
@@ -162,6 +163,8 @@ std::string RunUsage() {
                               greedy_by_size|greedy_best|mincostflow|optimal
   --plan_time_limit_ms=N      time budget of the optimal planner
   --compare_strategies        plan the model with every strategy, one table
+  --soak_rounds=N             then run the engine N more times; print resident
+                              memory before and after, and the latency drift
 )";
 }
 

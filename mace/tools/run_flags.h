@@ -32,6 +32,7 @@ struct RunFlags {
   std::string memory_strategy = "greedy_by_size";
   int64_t plan_time_limit_ms = 1000;
   bool compare_strategies = false;
+  int soak_rounds = 0;  // 0: no soak run
   bool help = false;
 };
 

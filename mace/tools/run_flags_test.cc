@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "mace/tools/file_read.h"
 #include "mace/tools/npy_io.h"
+#include "mace/tools/soak.h"
 
 namespace mace {
 namespace tools {
@@ -186,6 +187,41 @@ TEST(NpyTest, RejectsBadHeadersWithClearErrors) {
   huge_header[11] = '\x7f';  // a header length near 2 GB
   EXPECT_EQ(Decode(huge_header, {2, 3}),
             "the .npy header claims 2130706492 bytes, more than 65536");
+}
+
+TEST(SoakTest, ReadsStatusFieldsInKilobytes) {
+  const std::string status = "Name:\tmace_run\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\n";
+  EXPECT_EQ(StatusFieldKb(status, "VmRSS"), 40960);
+  EXPECT_EQ(StatusFieldKb(status, "VmHWM"), 51200);
+  EXPECT_EQ(StatusFieldKb(status, "VmSwap"), -1);
+  EXPECT_EQ(StatusFieldKb("VmRSS:\tlots\n", "VmRSS"), -1);
+  // This process has a resident set, so the real file must parse.
+  EXPECT_GT(ProcessStatusKb("VmRSS"), 0);
+}
+
+TEST(SoakTest, DriftComparesFirstAndLastTenth) {
+  std::vector<double> rounds(100, 2.0);
+  for (size_t i = 90; i < 100; ++i) rounds[i] = 3.0;
+  rounds[0] = 50.0;  // one slow outlier moves no median
+  const LatencyDrift drift = MeasureDrift(rounds);
+  EXPECT_EQ(drift.window, 10u);
+  EXPECT_DOUBLE_EQ(drift.first_ms, 2.0);
+  EXPECT_DOUBLE_EQ(drift.last_ms, 3.0);
+  EXPECT_DOUBLE_EQ(drift.percent, 50.0);
+  // Fewer than ten rounds still compare the first with the last.
+  const LatencyDrift short_run = MeasureDrift({4.0, 1.0, 2.0});
+  EXPECT_EQ(short_run.window, 1u);
+  EXPECT_DOUBLE_EQ(short_run.first_ms, 4.0);
+  EXPECT_DOUBLE_EQ(short_run.last_ms, 2.0);
+}
+
+TEST(RunFlagsTest, ParsesSoakRounds) {
+  RunFlags flags;
+  std::string error;
+  ASSERT_TRUE(Parse({"--model_file=m", "--soak_rounds=10000"}, &flags, &error)) << error;
+  EXPECT_EQ(flags.soak_rounds, 10000);
+  EXPECT_FALSE(Parse({"--model_file=m", "--soak_rounds=0"}, &flags, &error));
+  EXPECT_EQ(error, "bad value '0' for --soak_rounds");
 }
 
 }  // namespace

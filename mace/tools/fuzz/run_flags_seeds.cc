@@ -33,9 +33,10 @@ std::string Npy(const std::vector<int64_t>& shape, int major) {
 
 std::vector<std::pair<std::string, std::string>> RunFlagsFuzzSeeds() {
   return {
-      {"flags_full", Flags({"--model_file=m.pb", "--model_data_file=m.data", "--input_node=x,y",
-                            "--input_shape=1,2,4,4:1,10", "--output_node=z", "--output_shape=1,10",
-                            "--round=3", "--benchmark", "--memory_strategy=optimal"})},
+      {"flags_full",
+       Flags({"--model_file=m.pb", "--model_data_file=m.data", "--input_node=x,y",
+              "--input_shape=1,2,4,4:1,10", "--output_node=z", "--output_shape=1,10", "--round=3",
+              "--benchmark", "--memory_strategy=optimal", "--soak_rounds=10"})},
       {"flags_one_input", Flags({"--model_file=m.pb", "--input_node=x", "--input_shape=1,2,4,4",
                                  "--input_file=in", "--restart_round=2"})},
       {"flags_huge_shape",

@@ -200,12 +200,20 @@ class MaceRunCliTest(unittest.TestCase):
         path.write_bytes(path.read_bytes().replace(b"'shape': (", b"'shape': [", 1))
         self.expect_failure(self.run_mace(flag), "garbled_x.npy", "'shape' value is malformed")
 
+    def test_soak_reports_memory_and_drift(self):
+        result = self.run_mace("--soak_rounds=50")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("soak: 50 rounds on one engine", result.stdout)
+        self.assertRegex(result.stdout, r"soak: VmRSS start \d+ kB, end \d+ kB")
+        self.assertIn("latency median first 5 rounds", result.stdout)
+
     def test_bad_flags(self):
         self.expect_failure(self.run_mace("--round=-3"), "round")
         self.expect_failure(self.run_mace("--no_such_flag=1"), "no_such_flag")
         self.expect_failure(self.run_mace("--input_shape=1,a,4"), "input_shape")
         self.expect_failure(self.run_mace("--memory_strategy=fastest"), "memory_strategy")
         self.expect_failure(self.run_mace("--device=TPU"), "TPU")
+        self.expect_failure(self.run_mace("--soak_rounds=0"), "soak_rounds")
 
 
 if __name__ == "__main__":
