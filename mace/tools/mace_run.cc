@@ -125,14 +125,15 @@ MaceStatus PrepareInputs(const RunFlags& flags, const MaceEngine& engine,
 // and prints resident memory before and after and the latency drift.
 MaceStatus Soak(MaceEngine* engine, const std::map<std::string, MaceTensor>& inputs, int rounds) {
   std::map<std::string, MaceTensor> outputs;
-  std::vector<double> round_ms;
-  round_ms.reserve(rounds);
+  // Written now, not as the rounds go: reserved pages would become resident
+  // one by one and show as growth of 8 bytes a round.
+  std::vector<double> round_ms(rounds, 0.0);
   const int64_t rss_start_kb = ProcessStatusKb("VmRSS");
   for (int r = 0; r < rounds; ++r) {
     const int64_t start = NowMicros();
     MaceStatus status = engine->Run(inputs, &outputs);
     if (!status.ok()) return status;
-    round_ms.push_back((NowMicros() - start) / 1000.0);
+    round_ms[r] = (NowMicros() - start) / 1000.0;
   }
   const int64_t rss_end_kb = ProcessStatusKb("VmRSS");
   PrintSoak(round_ms.size(), rss_start_kb, rss_end_kb, ProcessStatusKb("VmHWM"),

@@ -5,6 +5,7 @@ Needs the host mace_run binary; tools/test.sh builds it first and passes its
 path in MACE_RUN (default: bazel-bin/mace/tools/mace_run).
 """
 import os
+import re
 import resource
 import subprocess
 import tempfile
@@ -206,6 +207,14 @@ class MaceRunCliTest(unittest.TestCase):
         self.assertIn("soak: 50 rounds on one engine", result.stdout)
         self.assertRegex(result.stdout, r"soak: VmRSS start \d+ kB, end \d+ kB")
         self.assertIn("latency median first 5 rounds", result.stdout)
+
+    def test_soak_does_not_measure_itself(self):
+        # The round times once grew the process by 8 bytes a round.
+        result = self.run_mace("--soak_rounds=300000", "--omp_num_threads=1")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        growth = re.search(r"VmRSS start \d+ kB, end \d+ kB \(([+-]\d+) kB\)", result.stdout)
+        self.assertIsNotNone(growth, result.stdout)
+        self.assertLess(int(growth.group(1)), 1024, result.stdout)
 
     def test_bad_flags(self):
         self.expect_failure(self.run_mace("--round=-3"), "round")
