@@ -14,6 +14,8 @@ namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicSize = 6;
+// Magic, version (2 bytes), header length (at most 4 bytes) and header.
+constexpr size_t kMaxNpyPrefix = kMagicSize + 2 + 4 + kMaxNpyHeaderBytes;
 constexpr int64_t kMaxFloats = kMaxByteCount / static_cast<int64_t>(sizeof(float));
 
 bool EndsWith(const std::string& text, const std::string& suffix) {
@@ -227,7 +229,7 @@ bool ReadFloatTensor(const std::string& path, const std::vector<int64_t>& shape,
     // The header first: a file of the wrong shape is refused before its data
     // is read, however large it claims to be.
     NpyHeader header;
-    if (!ReadFileHead(path, kMagicSize + 6 + kMaxNpyHeaderBytes, &bytes, error)) return false;
+    if (!ReadFileHead(path, kMaxNpyPrefix, &bytes, error)) return false;
     if (!ParseNpyHeader(bytes, &header, error) || !CheckNpyLayout(header, size, shape, error) ||
         !ReadFileBytes(path, size, &bytes, error) || !DecodeNpy(bytes, shape, data, error)) {
       return NamePath(path, error);
