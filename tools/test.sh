@@ -123,5 +123,5 @@ step "tsan: thread pool, engine and concurrency tests under ThreadSanitizer"
 bazel_tests --config=tsan //mace/runtimes/cpu:compute_test //test:concurrency_test \
   //test:engine_test //test:split_runtime_test
 
-step "fuzz smoke: model loader"
+step "fuzz smoke: every fuzz target (model loader, mace_run flags and .npy)"
 bash tools/fuzz.sh --runs="${MACE_FUZZ_RUNS:-20000}"

@@ -21,6 +21,7 @@
 #include "mace/core/memory/planner.h"
 #include "mace/core/memory/records_csv.h"
 #include "mace/core/memory/simple_arena.h"
+#include "mace/tools/file_read.h"
 
 namespace mace {
 namespace memory {
@@ -222,6 +223,15 @@ Status RunTrace(const Flags& flags) {
   return Status();
 }
 
+// A stream read of a FIFO would wait for a writer forever; only regular
+// files are read.
+Status CheckInputFile(const std::string& path) {
+  int64_t size = 0;
+  std::string error;
+  if (!tools::RegularFileSize(path, &size, &error)) return Status::Error(error);
+  return Status();
+}
+
 int Main(int argc, char** argv) {
   Flags flags;
   Status status = ParseFlags(argc, argv, &flags);
@@ -229,6 +239,8 @@ int Main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
+  const std::string& input = flags.trace_path.empty() ? flags.csv_path : flags.trace_path;
+  if (status.ok()) status = CheckInputFile(input);
   if (status.ok()) status = flags.trace_path.empty() ? RunPlan(flags) : RunTrace(flags);
   if (status.ok()) return 0;
   std::cerr << "mace_plan: error: " << status.message() << " (see --help)\n";

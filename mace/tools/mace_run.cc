@@ -1,16 +1,21 @@
 // mace_run: loads a MACE model, runs it on the chosen runtime and reports
 // outputs, latency, a per-op benchmark table and the memory plan.
-#include <algorithm>
+#include <sys/stat.h>
+
 #include <cstdio>
-#include <fstream>
-#include <iterator>
+#include <exception>
+#include <limits>
 #include <map>
+#include <new>
 #include <random>
 
 #include "mace/public/mace.h"
+#include "mace/tools/file_read.h"
 #include "mace/tools/npy_io.h"
 #include "mace/tools/run_flags.h"
 #include "mace/tools/run_report.h"
+#include "mace/tools/soak.h"
+#include "mace/utils/checked_math.h"
 #include "mace/utils/timer.h"
 
 namespace mace {
@@ -18,6 +23,8 @@ namespace tools {
 namespace {
 
 constexpr uint32_t kInputSeed = 20240611;
+// The engine parses the graph with an int size and refuses INT_MAX and up.
+constexpr int64_t kMaxGraphBytes = std::numeric_limits<int>::max() - 1;
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "mace_run: error: %s\n", message.c_str());
@@ -25,10 +32,14 @@ int Fail(const std::string& message) {
 }
 
 bool ParseDevice(const std::string& name, DeviceType* device) {
-  if (name == "CPU" || name == "cpu") *device = DeviceType::CPU;
-  else if (name == "GPU" || name == "gpu") *device = DeviceType::GPU;
-  else if (name == "HEXAGON" || name == "DSP" || name == "dsp") *device = DeviceType::HEXAGON;
-  else return false;
+  if (name == "CPU" || name == "cpu")
+    *device = DeviceType::CPU;
+  else if (name == "GPU" || name == "gpu")
+    *device = DeviceType::GPU;
+  else if (name == "HEXAGON" || name == "DSP" || name == "dsp")
+    *device = DeviceType::HEXAGON;
+  else
+    return false;
   return true;
 }
 
@@ -39,35 +50,98 @@ std::string SafeName(std::string name) {
   return name;
 }
 
-MaceStatus MakeInputs(const RunFlags& flags, const std::map<std::string, std::vector<int64_t>>& shapes,
+bool Exists(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
+}
+
+// The file for input `name`: --input_file itself when the model has one input
+// and that path exists (even as a directory, which then gets a clear error),
+// else PREFIX_<name>, else PREFIX_<name>.npy.
+bool InputPath(const std::string& prefix, const std::string& name, bool single_input,
+               std::string* path, std::string* error) {
+  std::vector<std::string> candidates;
+  if (single_input) candidates.push_back(prefix);
+  candidates.push_back(prefix + "_" + SafeName(name));
+  candidates.push_back(candidates.back() + ".npy");
+  for (const std::string& candidate : candidates) {
+    if (Exists(candidate)) {
+      *path = candidate;
+      return true;
+    }
+  }
+  *error = "no such file; tried";
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    *error += (i ? ", '" : " '") + candidates[i] + "'";
+  }
+  return false;
+}
+
+// Call only after CheckInputShapes: `shapes` are then the model's shapes,
+// which the engine has already allocated once, and no flag can size memory.
+MaceStatus MakeInputs(const RunFlags& flags,
+                      const std::map<std::string, std::vector<int64_t>>& shapes,
                       std::map<std::string, MaceTensor>* inputs) {
   std::mt19937 engine(kInputSeed);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (const auto& [name, model_shape] : shapes) {
-    std::vector<int64_t> shape = model_shape;
-    for (size_t i = 0; i < flags.input_nodes.size(); ++i) {
-      if (flags.input_nodes[i] == name) shape = flags.input_shapes[i];
+  for (const auto& [name, shape] : shapes) {
+    const int64_t count = CheckedElementCount(shape, kMaxByteCount / sizeof(float));
+    if (count < 0) {
+      return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                        "input '" + name + "' has an oversized shape " + ShapeText(shape));
     }
-    const int64_t count = MaceTensor(shape, nullptr).size();
-    std::shared_ptr<float> data(new float[count], std::default_delete<float[]>());
+    std::shared_ptr<float> data(new (std::nothrow) float[count], std::default_delete<float[]>());
+    if (data == nullptr) {
+      return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                        "cannot allocate input '" + name + "' of shape " + ShapeText(shape));
+    }
     if (flags.input_file.empty()) {
       for (int64_t k = 0; k < count; ++k) data.get()[k] = dist(engine);
     } else {
-      std::string path = flags.input_file;
-      if (shapes.size() > 1 || !std::ifstream(path).good()) {
-        path = flags.input_file + "_" + SafeName(name);
-        if (!std::ifstream(path).good()) path += ".npy";
-      }
-      std::vector<float> values;
-      std::vector<int64_t> file_shape;
+      std::string path;
       std::string error;
-      if (!ReadFloatTensor(path, count, &values, &file_shape, &error)) {
-        return MaceStatus(MaceStatus::MACE_INVALID_ARGS, "input '" + name + "': " + error);
+      if (!InputPath(flags.input_file, name, shapes.size() == 1, &path, &error) ||
+          !ReadFloatTensor(path, shape, data.get(), &error)) {
+        return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                          "input '" + name + "' (--input_file): " + error);
       }
-      std::copy(values.begin(), values.end(), data.get());
     }
     (*inputs)[name] = MaceTensor(shape, data);
   }
+  return MaceStatus();
+}
+
+// Compares the flags' input shapes with the engine's before MakeInputs
+// allocates anything.
+MaceStatus PrepareInputs(const RunFlags& flags, const MaceEngine& engine,
+                         std::map<std::string, MaceTensor>* inputs) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  MaceStatus status = engine.GetInputShapes(&shapes);
+  if (!status.ok()) return status;
+  std::string error;
+  if (!CheckInputShapes(flags, shapes, &error)) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS, error);
+  }
+  return MakeInputs(flags, shapes, inputs);
+}
+
+// Runs `engine` `rounds` times, reusing its output buffers as an app would,
+// and prints resident memory before and after and the latency drift.
+MaceStatus Soak(MaceEngine* engine, const std::map<std::string, MaceTensor>& inputs, int rounds) {
+  std::map<std::string, MaceTensor> outputs;
+  // Written now, not as the rounds go: reserved pages would become resident
+  // one by one and show as growth of 8 bytes a round.
+  std::vector<double> round_ms(rounds, 0.0);
+  const int64_t rss_start_kb = ProcessStatusKb("VmRSS");
+  for (int r = 0; r < rounds; ++r) {
+    const int64_t start = NowMicros();
+    MaceStatus status = engine->Run(inputs, &outputs);
+    if (!status.ok()) return status;
+    round_ms[r] = (NowMicros() - start) / 1000.0;
+  }
+  const int64_t rss_end_kb = ProcessStatusKb("VmRSS");
+  PrintSoak(round_ms.size(), rss_start_kb, rss_end_kb, ProcessStatusKb("VmHWM"),
+            MeasureDrift(round_ms));
   return MaceStatus();
 }
 
@@ -89,13 +163,19 @@ int RunMain(int argc, char** argv) {
     for (MemoryStrategy known : AllMemoryStrategies()) {
       names += (names.empty() ? "" : ", ") + MemoryStrategyName(known);
     }
-    return Fail("unknown --memory_strategy " + flags.memory_strategy + " (one of " + names +
-                ")");
+    return Fail("unknown --memory_strategy " + flags.memory_strategy + " (one of " + names + ")");
   }
-  std::ifstream model_stream(flags.model_file, std::ios::binary);
-  if (!model_stream) return Fail("cannot open --model_file " + flags.model_file);
-  const std::vector<unsigned char> graph((std::istreambuf_iterator<char>(model_stream)),
-                                         std::istreambuf_iterator<char>());
+  // The file checks come first so that a bad path is named with its flag.
+  std::string graph;
+  if (!ReadFileBytes(flags.model_file, kMaxGraphBytes, &graph, &error)) {
+    return Fail("--model_file: " + error);
+  }
+  int64_t weights_size = 0;
+  if (!flags.model_data_file.empty() &&
+      !RegularFileSize(flags.model_data_file, &weights_size, &error)) {
+    return Fail("--model_data_file: " + error);
+  }
+  const auto* graph_bytes = reinterpret_cast<const unsigned char*>(graph.data());
 
   MaceEngineConfig config(device);
   MaceStatus status = config.SetCPUThreadPolicy(
@@ -109,10 +189,10 @@ int RunMain(int argc, char** argv) {
 
   auto create = [&](const MaceEngineConfig& engine_config, std::shared_ptr<MaceEngine>* engine) {
     if (flags.model_data_file.empty()) {
-      return CreateMaceEngineFromProto(graph.data(), graph.size(), nullptr, 0, flags.input_nodes,
+      return CreateMaceEngineFromProto(graph_bytes, graph.size(), nullptr, 0, flags.input_nodes,
                                        flags.output_nodes, engine_config, engine);
     }
-    return CreateMaceEngineFromProto(graph.data(), graph.size(), flags.model_data_file,
+    return CreateMaceEngineFromProto(graph_bytes, graph.size(), flags.model_data_file,
                                      flags.input_nodes, flags.output_nodes, engine_config, engine);
   };
 
@@ -120,22 +200,24 @@ int RunMain(int argc, char** argv) {
   std::map<std::string, MaceTensor> outputs;
   RunMetadata metadata;
   std::shared_ptr<MaceEngine> engine;
+  std::map<std::string, MaceTensor> inputs;
   for (int restart = 0; restart < flags.restart_round; ++restart) {
     engine.reset();
     const int64_t init_start = NowMicros();
     status = create(config, &engine);
     if (!status.ok()) {
-      return Fail(status.ToString() + " (--model_file " + flags.model_file +
-                  (flags.model_data_file.empty() ? "" : ", --model_data_file " +
-                                                            flags.model_data_file) + ")");
+      return Fail(
+          status.ToString() + " (--model_file " + flags.model_file +
+          (flags.model_data_file.empty() ? "" : ", --model_data_file " + flags.model_data_file) +
+          ")");
     }
     stats.init_ms.push_back((NowMicros() - init_start) / 1000.0);
 
-    std::map<std::string, std::vector<int64_t>> shapes;
-    status = engine->GetInputShapes(&shapes);
-    std::map<std::string, MaceTensor> inputs;
-    if (status.ok()) status = MakeInputs(flags, shapes, &inputs);
-    if (!status.ok()) return Fail(status.ToString());
+    // Every engine of the model has the same inputs: they are made once.
+    if (restart == 0) {
+      status = PrepareInputs(flags, *engine, &inputs);
+      if (!status.ok()) return Fail(status.ToString());
+    }
     for (int r = 0; r <= flags.round; ++r) {
       outputs.clear();
       const int64_t start = NowMicros();
@@ -143,8 +225,10 @@ int RunMain(int argc, char** argv) {
       if (!status.ok()) return Fail(status.ToString());
       const double ms = (NowMicros() - start) / 1000.0;
       // The first run warms caches; it is reported on its own.
-      if (r == 0) stats.first_run_ms.push_back(ms);
-      else stats.run_ms.push_back(ms);
+      if (r == 0)
+        stats.first_run_ms.push_back(ms);
+      else
+        stats.run_ms.push_back(ms);
       if (flags.benchmark && r > 0) stats.AddOpStats(metadata);
     }
   }
@@ -173,6 +257,10 @@ int RunMain(int argc, char** argv) {
     if (!status.ok()) return Fail(status.ToString());
     PrintMemoryReport(report);
   }
+  if (flags.soak_rounds > 0) {
+    status = Soak(engine.get(), inputs, flags.soak_rounds);
+    if (!status.ok()) return Fail("soak: " + status.ToString());
+  }
   if (flags.compare_strategies) {
     std::vector<MemoryReport> reports;
     for (MemoryStrategy each : AllMemoryStrategies()) {
@@ -195,4 +283,14 @@ int RunMain(int argc, char** argv) {
 }  // namespace tools
 }  // namespace mace
 
-int main(int argc, char** argv) { return mace::tools::RunMain(argc, argv); }
+int main(int argc, char** argv) {
+  // Bad input has its own messages above; this is the last line of defence,
+  // so that nothing the libraries throw ends in an abort.
+  try {
+    return mace::tools::RunMain(argc, argv);
+  } catch (const std::exception& e) {
+    return mace::tools::Fail(std::string("unexpected ") + e.what());
+  } catch (...) {
+    return mace::tools::Fail("unexpected exception");
+  }
+}

@@ -1,19 +1,50 @@
 // Float32 tensors in NumPy .npy files or raw little-endian float32 files.
+// Every byte of an input file is untrusted: a bad file is an error message
+// naming it, never a crash or an allocation sized by the file.
 #ifndef MACE_TOOLS_NPY_IO_H_
 #define MACE_TOOLS_NPY_IO_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mace {
 namespace tools {
 
-// Reads `path`. A .npy file must be '<f4', C order; its shape is returned.
-// Any other file is raw float32 and must hold exactly `expected_count`
-// values. Returns false with `error` set on any mismatch.
-bool ReadFloatTensor(const std::string& path, int64_t expected_count, std::vector<float>* data,
-                     std::vector<int64_t>* shape, std::string* error);
+// A float32 header needs under 200 bytes; NumPy itself refuses more than
+// 10,000 unless told otherwise.
+constexpr size_t kMaxNpyHeaderBytes = 1 << 16;
+
+struct NpyHeader {
+  std::vector<int64_t> shape;
+  size_t data_offset = 0;  // where the array data starts in the file
+};
+
+// Parses the magic, version and header dict at the start of `bytes`, which
+// may go on past the header. Accepts '<f4' in C order only.
+bool ParseNpyHeader(std::string_view bytes, NpyHeader* header, std::string* error);
+
+// Checks that a file of `file_size` bytes with `header` holds exactly an
+// array of `shape`: the same shape, no truncated and no trailing data.
+bool CheckNpyLayout(const NpyHeader& header, int64_t file_size, const std::vector<int64_t>& shape,
+                    std::string* error);
+
+// Decodes a whole .npy file held in memory into `data`, which has room for
+// product(shape) floats; the file's shape must be `shape`.
+bool DecodeNpy(std::string_view bytes, const std::vector<int64_t>& shape, float* data,
+               std::string* error);
+
+// Reads `path` into `data`, which has room for product(shape) floats. A .npy
+// file must have exactly `shape`; any other file is raw float32 and must hold
+// exactly product(shape) values. Errors name the file.
+bool ReadFloatTensor(const std::string& path, const std::vector<int64_t>& shape, float* data,
+                     std::string* error);
+
+// A version 1.0 '<f4' .npy file of `shape` holding `data`.
+bool EncodeNpy(const std::vector<int64_t>& shape, const float* data, std::string* bytes,
+               std::string* error);
 bool WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const float* data,
               std::string* error);
 

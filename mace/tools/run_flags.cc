@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 
+#include "mace/tools/run_report.h"
+
 namespace mace {
 namespace tools {
 namespace {
@@ -61,17 +63,26 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
   };
   auto bool_flag = [](bool* target) -> Setter {
     return [=](const std::string& v) {
-      if (v == "" || v == "1" || v == "true") *target = true;
-      else if (v == "0" || v == "false") *target = false;
-      else return false;
+      if (v == "" || v == "1" || v == "true")
+        *target = true;
+      else if (v == "0" || v == "false")
+        *target = false;
+      else
+        return false;
       return true;
     };
   };
   auto string_flag = [](std::string* target) -> Setter {
-    return [=](const std::string& v) { *target = v; return !v.empty(); };
+    return [=](const std::string& v) {
+      *target = v;
+      return !v.empty();
+    };
   };
   auto list_flag = [](std::vector<std::string>* target) -> Setter {
-    return [=](const std::string& v) { *target = SplitString(v, ','); return !v.empty(); };
+    return [=](const std::string& v) {
+      *target = SplitString(v, ',');
+      return !v.empty();
+    };
   };
   auto shapes_flag = [](std::vector<std::vector<int64_t>>* target) -> Setter {
     return [=](const std::string& v) { return ParseShapes(v, target); };
@@ -95,11 +106,13 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
       {"benchmark", bool_flag(&flags->benchmark)},
       {"memory_report", bool_flag(&flags->memory_report)},
       {"memory_strategy", string_flag(&flags->memory_strategy)},
-      {"plan_time_limit_ms", [flags](const std::string& v) {
+      {"plan_time_limit_ms",
+       [flags](const std::string& v) {
          return ParseInt(v, 1, 3600000, &flags->plan_time_limit_ms);
        }},
       {"compare_strategies", bool_flag(&flags->compare_strategies)},
       {"verify_weights", bool_flag(&flags->verify_weights)},
+      {"soak_rounds", int_flag(&flags->soak_rounds, 1, 10000000)},
       {"help", bool_flag(&flags->help)},
   };
   for (int i = 1; i < argc; ++i) {
@@ -110,8 +123,8 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
       return false;
     }
     const size_t equals = arg.find('=');
-    const std::string name = arg.substr(2, equals == std::string::npos ? std::string::npos
-                                                                       : equals - 2);
+    const std::string name =
+        arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
     const std::string value = equals == std::string::npos ? "" : arg.substr(equals + 1);
     auto it = setters.find(name);
     if (it == setters.end()) {
@@ -162,7 +175,38 @@ std::string RunUsage() {
   --plan_time_limit_ms=N      time budget of the optimal planner
   --compare_strategies        plan the model with every strategy, one table
   --verify_weights=false      skip the weights checksum at init
+  --soak_rounds=N             then run the engine N more times; print resident
+                              memory before and after, and the latency drift
 )";
+}
+
+bool CheckInputShapes(const RunFlags& flags,
+                      const std::map<std::string, std::vector<int64_t>>& model_shapes,
+                      std::string* error) {
+  // ParseRunFlags pairs them up, except when it stops early for --help.
+  if (flags.input_shapes.size() != flags.input_nodes.size()) {
+    *error = "--input_shape must give one shape per --input_node";
+    return false;
+  }
+  for (size_t i = 0; i < flags.input_nodes.size(); ++i) {
+    const std::string& name = flags.input_nodes[i];
+    auto it = model_shapes.find(name);
+    if (it == model_shapes.end()) {
+      std::string names;
+      for (const auto& [model_name, shape] : model_shapes) {
+        names += (names.empty() ? "" : ", ") + model_name;
+      }
+      *error =
+          "--input_node '" + name + "' is not an input of the model (its inputs: " + names + ")";
+      return false;
+    }
+    if (flags.input_shapes[i] != it->second) {
+      *error = "--input_shape " + ShapeText(flags.input_shapes[i]) + " for input '" + name +
+               "' differs from the model's shape " + ShapeText(it->second);
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace tools

@@ -4,6 +4,7 @@
 #define MACE_TOOLS_RUN_FLAGS_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct RunFlags {
   int64_t plan_time_limit_ms = 1000;
   bool compare_strategies = false;
   bool verify_weights = true;
+  int soak_rounds = 0;  // 0: no soak run
   bool help = false;
 };
 
@@ -39,6 +41,13 @@ struct RunFlags {
 // naming the flag.
 bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::string* error);
 std::string RunUsage();
+
+// Checks each --input_node and its --input_shape against `model_shapes`, the
+// shapes the model declares, before any input is allocated. On a mismatch
+// returns false with `error` naming the input and both shapes.
+bool CheckInputShapes(const RunFlags& flags,
+                      const std::map<std::string, std::vector<int64_t>>& model_shapes,
+                      std::string* error);
 
 // "1,224,224,3:1,10" -> {{1,224,224,3},{1,10}}.
 bool ParseShapes(const std::string& text, std::vector<std::vector<int64_t>>* shapes);

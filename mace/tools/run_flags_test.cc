@@ -1,11 +1,15 @@
 #include "mace/tools/run_flags.h"
 
 #include <cctype>
+#include <fstream>
+#include <map>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "mace/tools/file_read.h"
 #include "mace/tools/npy_io.h"
 #include "mace/tools/run_report.h"
+#include "mace/tools/soak.h"
 
 namespace mace {
 namespace tools {
@@ -63,18 +67,182 @@ TEST(RunReportTest, MemoryStrategyNamesInAnyCase) {
   EXPECT_FALSE(ParseMemoryStrategy("", &parsed));
 }
 
-TEST(NpyTest, RoundTripsAndRejectsWrongSizes) {
+TEST(RunFlagsTest, ChecksInputShapesAgainstTheModel) {
+  const std::map<std::string, std::vector<int64_t>> model = {{"x", {1, 2, 4, 4}}};
+  RunFlags flags;
+  std::string error;
+  ASSERT_TRUE(Parse({"--model_file=m", "--input_node=x", "--input_shape=1,2,4,4"}, &flags, &error));
+  EXPECT_TRUE(CheckInputShapes(flags, model, &error)) << error;
+  // Larger than any allocation: refused by comparison, before anything is sized.
+  ASSERT_TRUE(Parse({"--model_file=m", "--input_node=x", "--input_shape=1,3,224,2147483648"},
+                    &flags, &error));
+  EXPECT_FALSE(CheckInputShapes(flags, model, &error));
+  EXPECT_EQ(error,
+            "--input_shape [1,3,224,2147483648] for input 'x' differs from the model's shape "
+            "[1,2,4,4]");
+  // The same element count in another shape is still a different input.
+  ASSERT_TRUE(Parse({"--model_file=m", "--input_node=x", "--input_shape=1,2,2,8"}, &flags, &error));
+  EXPECT_FALSE(CheckInputShapes(flags, model, &error));
+  ASSERT_TRUE(Parse({"--model_file=m", "--input_node=z", "--input_shape=1"}, &flags, &error));
+  EXPECT_FALSE(CheckInputShapes(flags, model, &error));
+  EXPECT_EQ(error, "--input_node 'z' is not an input of the model (its inputs: x)");
+}
+
+TEST(RunFlagsTest, CheckInputShapesRefusesUnpairedFlags) {
+  // --help ends parsing before the pairing check: found by run_flags_fuzzer.
+  RunFlags flags;
+  std::string error;
+  ASSERT_TRUE(Parse({"--model_file=m", "-h", "--input_node=x,y"}, &flags, &error)) << error;
+  EXPECT_FALSE(CheckInputShapes(flags, {{"x", {1}}, {"y", {1}}}, &error));
+  EXPECT_EQ(error, "--input_shape must give one shape per --input_node");
+}
+
+TEST(FileReadTest, NamesTheProblemWithAPath) {
+  std::string bytes;
+  std::string error;
+  EXPECT_FALSE(ReadFileBytes(::testing::TempDir(), 1 << 20, &bytes, &error));
+  EXPECT_NE(error.find("is a directory, not a file"), std::string::npos) << error;
+  int64_t size = 0;
+  EXPECT_FALSE(RegularFileSize(::testing::TempDir(), &size, &error));
+  EXPECT_NE(error.find("is a directory, not a file"), std::string::npos) << error;
+  const std::string missing = ::testing::TempDir() + "/absent";
+  EXPECT_FALSE(ReadFileBytes(missing, 1 << 20, &bytes, &error));
+  EXPECT_EQ(error, "cannot open '" + missing + "': No such file or directory");
+  EXPECT_FALSE(ReadFileBytes("/dev/null", 1 << 20, &bytes, &error));
+  EXPECT_EQ(error, "'/dev/null' is not a regular file");
+
+  const std::string path = ::testing::TempDir() + "/ten_bytes";
+  std::ofstream(path, std::ios::binary) << "0123456789";
+  EXPECT_FALSE(ReadFileBytes(path, 9, &bytes, &error));
+  EXPECT_EQ(error, "'" + path + "' holds 10 bytes, more than the 9 it may have");
+  ASSERT_TRUE(ReadFileBytes(path, 10, &bytes, &error)) << error;
+  EXPECT_EQ(bytes, "0123456789");
+  ASSERT_TRUE(ReadFileHead(path, 4, &bytes, &error)) << error;
+  EXPECT_EQ(bytes, "0123");
+}
+
+TEST(NpyTest, RoundTripsAndRejectsOtherShapes) {
   const std::string path = ::testing::TempDir() + "/t.npy";
   const std::vector<float> values = {1.5f, -2.f, 3.f, 4.f, 5.f, 6.f};
   std::string error;
   ASSERT_TRUE(WriteNpy(path, {2, 3}, values.data(), &error)) << error;
-  std::vector<float> read;
-  std::vector<int64_t> shape;
-  ASSERT_TRUE(ReadFloatTensor(path, 6, &read, &shape, &error)) << error;
+  std::vector<float> read(values.size());
+  ASSERT_TRUE(ReadFloatTensor(path, {2, 3}, read.data(), &error)) << error;
   EXPECT_EQ(read, values);
-  EXPECT_EQ(shape, (std::vector<int64_t>{2, 3}));
-  EXPECT_FALSE(ReadFloatTensor(path, 7, &read, &shape, &error));
-  EXPECT_NE(error.find("needs 7 float32 values"), std::string::npos);
+  // Six elements either way, but a transposed or flattened input is a
+  // different input: refused, with the file and both shapes named.
+  EXPECT_FALSE(ReadFloatTensor(path, {3, 2}, read.data(), &error));
+  EXPECT_EQ(error, "'" + path + "': the file's shape [2,3] differs from the input shape [3,2]");
+  EXPECT_FALSE(ReadFloatTensor(path, {6}, read.data(), &error));
+}
+
+TEST(NpyTest, RawFilesMustHoldExactlyTheInput) {
+  const std::string path = ::testing::TempDir() + "/raw_input";
+  const float values[3] = {1.f, 2.f, 3.f};
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(values), 12);
+  std::vector<float> read(4);
+  std::string error;
+  ASSERT_TRUE(ReadFloatTensor(path, {3}, read.data(), &error)) << error;
+  EXPECT_EQ(read[2], 3.f);
+  EXPECT_FALSE(ReadFloatTensor(path, {4}, read.data(), &error));
+  EXPECT_EQ(error, "'" + path + "' holds 12 bytes but the input needs 4 float32 values (16 bytes)");
+  EXPECT_FALSE(ReadFloatTensor(::testing::TempDir(), {4}, read.data(), &error));
+  EXPECT_NE(error.find("is a directory, not a file"), std::string::npos) << error;
+}
+
+// A .npy file with `dict` as its header, version `major`, then `data_bytes`.
+std::string Npy(const std::string& dict, size_t data_bytes, int major = 1) {
+  std::string bytes = "\x93NUMPY";
+  bytes += static_cast<char>(major);
+  bytes += '\0';
+  const size_t length = dict.size();
+  bytes += static_cast<char>(length & 0xff);
+  bytes += static_cast<char>(length >> 8);
+  if (major != 1) bytes += std::string(2, '\0');
+  return bytes + dict + std::string(data_bytes, '\0');
+}
+
+std::string Decode(const std::string& bytes, const std::vector<int64_t>& shape) {
+  std::vector<float> data(64);
+  std::string error;
+  return DecodeNpy(bytes, shape, data.data(), &error) ? "ok" : error;
+}
+
+TEST(NpyTest, RejectsBadHeadersWithClearErrors) {
+  const std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n";
+  EXPECT_EQ(Decode(Npy(good, 24), {2, 3}), "ok");
+  EXPECT_EQ(Decode(Npy(good, 24, 2), {2, 3}), "ok");
+  EXPECT_EQ(Decode(Npy("{'descr': '<f4', 'fortran_order': False, 'shape': ()}", 4), {}), "ok");
+  EXPECT_EQ(Decode(Npy(good, 20), {2, 3}),
+            "truncated: shape [2,3] needs 24 data bytes but the file has 20");
+  EXPECT_EQ(Decode(Npy(good, 28), {2, 3}),
+            "trailing bytes: shape [2,3] needs 24 data bytes but the file has 28");
+  EXPECT_EQ(Decode(Npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 48), {2, 3}),
+            "the dtype is '<f8'; only float32 ('<f4') is supported");
+  EXPECT_EQ(Decode(Npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", 24), {2, 3}),
+            "Fortran-order arrays are not supported");
+  // A substring search would find '<f4' in the decoy key and accept '<f8'.
+  EXPECT_EQ(Decode(Npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), '<f4': 1}", 48),
+                   {2, 3}),
+            "the header has an unknown key '<f4'");
+  EXPECT_EQ(Decode(Npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", 24), {2, 3}),
+            "the header's 'shape' value is malformed");
+  EXPECT_EQ(Decode(Npy("{'descr': '<f4', 'shape': (2, 3), }", 24), {2, 3}),
+            "the header lacks descr, fortran_order or shape");
+  EXPECT_EQ(Decode(Npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)} x", 24), {2, 3}),
+            "the header has text after its dict");
+  EXPECT_EQ(Decode(Npy("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                       "(1099511627776, 1099511627776)}",
+                       0),
+                   {2, 3}),
+            "the .npy shape [1099511627776,1099511627776] is too large");
+  EXPECT_EQ(Decode(Npy("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                       "(99999999999999999999,)}",
+                       0),
+                   {2, 3}),
+            "the header's 'shape' value is malformed");
+  EXPECT_EQ(Decode(Npy(good, 24, 9), {2, 3}), "unsupported .npy version 9.0");
+  EXPECT_EQ(Decode(Npy(good, 24).substr(0, 40), {2, 3}), "the .npy header is truncated");
+  EXPECT_EQ(Decode("not numpy", {2, 3}), "not a .npy file (no \\x93NUMPY magic)");
+  std::string huge_header = Npy(good, 24, 2);
+  huge_header[11] = '\x7f';  // a header length near 2 GB
+  EXPECT_EQ(Decode(huge_header, {2, 3}),
+            "the .npy header claims 2130706492 bytes, more than 65536");
+}
+
+TEST(SoakTest, ReadsStatusFieldsInKilobytes) {
+  const std::string status = "Name:\tmace_run\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\n";
+  EXPECT_EQ(StatusFieldKb(status, "VmRSS"), 40960);
+  EXPECT_EQ(StatusFieldKb(status, "VmHWM"), 51200);
+  EXPECT_EQ(StatusFieldKb(status, "VmSwap"), -1);
+  EXPECT_EQ(StatusFieldKb("VmRSS:\tlots\n", "VmRSS"), -1);
+  // This process has a resident set, so the real file must parse.
+  EXPECT_GT(ProcessStatusKb("VmRSS"), 0);
+}
+
+TEST(SoakTest, DriftComparesFirstAndLastTenth) {
+  std::vector<double> rounds(100, 2.0);
+  for (size_t i = 90; i < 100; ++i) rounds[i] = 3.0;
+  rounds[0] = 50.0;  // one slow outlier moves no median
+  const LatencyDrift drift = MeasureDrift(rounds);
+  EXPECT_EQ(drift.window, 10u);
+  EXPECT_DOUBLE_EQ(drift.first_ms, 2.0);
+  EXPECT_DOUBLE_EQ(drift.last_ms, 3.0);
+  EXPECT_DOUBLE_EQ(drift.percent, 50.0);
+  // Fewer than ten rounds still compare the first with the last.
+  const LatencyDrift short_run = MeasureDrift({4.0, 1.0, 2.0});
+  EXPECT_EQ(short_run.window, 1u);
+  EXPECT_DOUBLE_EQ(short_run.first_ms, 4.0);
+  EXPECT_DOUBLE_EQ(short_run.last_ms, 2.0);
+}
+
+TEST(RunFlagsTest, ParsesSoakRounds) {
+  RunFlags flags;
+  std::string error;
+  ASSERT_TRUE(Parse({"--model_file=m", "--soak_rounds=10000"}, &flags, &error)) << error;
+  EXPECT_EQ(flags.soak_rounds, 10000);
+  EXPECT_FALSE(Parse({"--model_file=m", "--soak_rounds=0"}, &flags, &error));
+  EXPECT_EQ(error, "bad value '0' for --soak_rounds");
 }
 
 }  // namespace

@@ -118,8 +118,8 @@ void PrintLatency(const LatencyStats& stats) {
 void PrintOpTable(const LatencyStats& stats) {
   double total = 0;
   for (const OpTiming& op : stats.ops) total += Median(op.ms);
-  std::printf("\n%4s  %-22s %-32s %10s %7s %12s  %s\n", "#", "type", "name", "median ms",
-              "share", "MACs", "output shape");
+  std::printf("\n%4s  %-22s %-32s %10s %7s %12s  %s\n", "#", "type", "name", "median ms", "share",
+              "MACs", "output shape");
   for (size_t i = 0; i < stats.ops.size(); ++i) {
     const OpTiming& op = stats.ops[i];
     const double ms = Median(op.ms);
@@ -131,10 +131,10 @@ void PrintOpTable(const LatencyStats& stats) {
 }
 
 void PrintMemoryReport(const MemoryReport& report) {
-  const double gap = report.lower_bound_bytes > 0
-                         ? 100.0 * (report.arena_bytes - report.lower_bound_bytes) /
-                               report.lower_bound_bytes
-                         : 0.0;
+  const double gap =
+      report.lower_bound_bytes > 0
+          ? 100.0 * (report.arena_bytes - report.lower_bound_bytes) / report.lower_bound_bytes
+          : 0.0;
   std::printf("\nmemory plan (%s, planned in %.3f ms)\n", report.strategy.c_str(),
               report.plan_micros / 1000.0);
   std::printf("  CPU_BUFFER arena : %12lld bytes (%.3f MiB)\n",
@@ -157,13 +157,13 @@ void PrintMemoryReport(const MemoryReport& report) {
 }
 
 void PrintStrategyTable(const std::vector<MemoryReport>& reports) {
-  std::printf("\n%-40s %14s %14s %9s %14s %10s\n", "strategy", "arena bytes", "lower bound",
-              "gap", "naive bytes", "plan ms");
+  std::printf("\n%-40s %14s %14s %9s %14s %10s\n", "strategy", "arena bytes", "lower bound", "gap",
+              "naive bytes", "plan ms");
   for (const MemoryReport& report : reports) {
-    const double gap = report.lower_bound_bytes > 0
-                           ? 100.0 * (report.arena_bytes - report.lower_bound_bytes) /
-                                 report.lower_bound_bytes
-                           : 0.0;
+    const double gap =
+        report.lower_bound_bytes > 0
+            ? 100.0 * (report.arena_bytes - report.lower_bound_bytes) / report.lower_bound_bytes
+            : 0.0;
     std::printf("%-40s %14lld %14lld %8.2f%% %14lld %10.3f\n", report.strategy.c_str(),
                 static_cast<long long>(report.arena_bytes),
                 static_cast<long long>(report.lower_bound_bytes), gap,

@@ -5,6 +5,8 @@ Needs the host mace_run binary; tools/test.sh builds it first and passes its
 path in MACE_RUN (default: bazel-bin/mace/tools/mace_run).
 """
 import os
+import re
+import resource
 import subprocess
 import tempfile
 import unittest
@@ -48,12 +50,17 @@ class MaceRunCliTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def run_mace(self, *flags: str, pb: Path | None = None, data: Path | None = None):
+    def run_mace(self, *flags: str, pb: Path | None = None, data: Path | None = None,
+                 memory_limit: int | None = None):
+        def limit_memory():
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+
         command = [str(MACE_RUN), f"--model_file={pb or self.pb}",
                    f"--model_data_file={data or self.data}", "--input_node=x",
                    "--input_shape=1,2,4,4", "--output_node=y", "--output_shape=1,3,4,4",
                    *flags]
-        return subprocess.run(command, capture_output=True, text=True, timeout=60)
+        return subprocess.run(command, capture_output=True, text=True, timeout=60,
+                              preexec_fn=limit_memory if memory_limit else None)
 
     def expect_failure(self, result, *fragments: str):
         self.assertNotEqual(result.returncode, 0, result.stdout)
@@ -115,12 +122,107 @@ class MaceRunCliTest(unittest.TestCase):
         raw.write_bytes(b"\0" * 12)
         self.expect_failure(self.run_mace(f"--input_file={self.dir / 'small'}"), "small_x")
 
+    def write_input(self, prefix: str, array: np.ndarray) -> str:
+        """Saves `array` where --input_file=<returned prefix> finds it for x."""
+        np.save(self.dir / f"{prefix}_x.npy", array)
+        return f"--input_file={self.dir / prefix}"
+
+    def test_directories_as_files(self):
+        # Each used to end in an uncaught std::ios_base::failure (an abort).
+        folder = self.dir / "a_directory"
+        folder.mkdir(exist_ok=True)
+        self.expect_failure(self.run_mace(pb=folder), "--model_file", str(folder), "directory")
+        self.expect_failure(self.run_mace(data=folder), "--model_data_file", str(folder),
+                            "directory")
+        self.expect_failure(self.run_mace(f"--input_file={folder}"), "--input_file", str(folder),
+                            "directory")
+
+    def test_fifo_as_files(self):
+        # Reading a FIFO would wait for a writer forever.
+        fifo = self.dir / "a_fifo"
+        if not fifo.exists():
+            os.mkfifo(fifo)
+        self.expect_failure(self.run_mace(pb=fifo), "--model_file", str(fifo),
+                            "not a regular file")
+        self.expect_failure(self.run_mace(f"--input_file={fifo}"), "--input_file", str(fifo),
+                            "not a regular file")
+
+    @unittest.skipIf(os.geteuid() == 0, "root reads files whatever their mode")
+    def test_unreadable_files(self):
+        locked = self.dir / "locked.pb"
+        locked.write_bytes(self.pb.read_bytes())
+        locked.chmod(0)
+        self.expect_failure(self.run_mace(pb=locked), "--model_file", str(locked),
+                            "Permission denied")
+
+    def test_missing_input_file_names_every_candidate(self):
+        prefix = self.dir / "nowhere"
+        self.expect_failure(self.run_mace(f"--input_file={prefix}"), "--input_file",
+                            f"{prefix}_x.npy")
+
+    def test_huge_input_shape_is_refused_before_allocating(self):
+        # Used to throw std::bad_alloc: the input was allocated before the
+        # engine compared its shape with the model's.
+        for shape in ("1,3,224,2147483648", "1,3,224,500000"):
+            result = self.run_mace(f"--input_shape={shape}")
+            self.expect_failure(result, f"--input_shape [{shape}]", "[1,2,4,4]")
+
+    def test_out_of_memory_is_an_error_not_an_abort(self):
+        # A 1 GiB model file (sparse: no disk used) read under a 512 MiB
+        # address-space limit: std::bad_alloc used to escape main.
+        big = self.dir / "sparse.pb"
+        with open(big, "wb") as f:
+            f.truncate(1 << 30)
+        result = self.run_mace(pb=big, memory_limit=512 << 20)
+        self.expect_failure(result, "--model_file", "cannot allocate 1073741824 bytes", str(big))
+
+    def test_npy_shape_must_match_not_just_its_size(self):
+        flat = self.image.reshape(32)
+        self.expect_failure(self.run_mace(self.write_input("flat", flat)), "flat_x.npy", "[32]",
+                            "[1,2,4,4]")
+        swapped = self.image.reshape(1, 4, 4, 2)
+        self.expect_failure(self.run_mace(self.write_input("nhwc", swapped)), "nhwc_x.npy",
+                            "[1,4,4,2]", "[1,2,4,4]")
+
+    def test_npy_wrong_dtype_and_order(self):
+        self.expect_failure(self.run_mace(self.write_input("f64", self.image.astype(np.float64))),
+                            "f64_x.npy", "'<f8'")
+        fortran = np.asfortranarray(self.image)
+        self.expect_failure(self.run_mace(self.write_input("fortran", fortran)),
+                            "fortran_x.npy", "Fortran")
+
+    def test_npy_truncated_and_malformed(self):
+        flag = self.write_input("cut", self.image)
+        path = self.dir / "cut_x.npy"
+        path.write_bytes(path.read_bytes()[:-4])
+        self.expect_failure(self.run_mace(flag), "cut_x.npy", "truncated")
+        flag = self.write_input("garbled", self.image)
+        path = self.dir / "garbled_x.npy"
+        path.write_bytes(path.read_bytes().replace(b"'shape': (", b"'shape': [", 1))
+        self.expect_failure(self.run_mace(flag), "garbled_x.npy", "'shape' value is malformed")
+
+    def test_soak_reports_memory_and_drift(self):
+        result = self.run_mace("--soak_rounds=50")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("soak: 50 rounds on one engine", result.stdout)
+        self.assertRegex(result.stdout, r"soak: VmRSS start \d+ kB, end \d+ kB")
+        self.assertIn("latency median first 5 rounds", result.stdout)
+
+    def test_soak_does_not_measure_itself(self):
+        # The round times once grew the process by 8 bytes a round.
+        result = self.run_mace("--soak_rounds=300000", "--omp_num_threads=1")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        growth = re.search(r"VmRSS start \d+ kB, end \d+ kB \(([+-]\d+) kB\)", result.stdout)
+        self.assertIsNotNone(growth, result.stdout)
+        self.assertLess(int(growth.group(1)), 1024, result.stdout)
+
     def test_bad_flags(self):
         self.expect_failure(self.run_mace("--round=-3"), "round")
         self.expect_failure(self.run_mace("--no_such_flag=1"), "no_such_flag")
         self.expect_failure(self.run_mace("--input_shape=1,a,4"), "input_shape")
         self.expect_failure(self.run_mace("--memory_strategy=fastest"), "memory_strategy")
         self.expect_failure(self.run_mace("--device=TPU"), "TPU")
+        self.expect_failure(self.run_mace("--soak_rounds=0"), "soak_rounds")
 
 
 if __name__ == "__main__":
