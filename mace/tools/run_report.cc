@@ -147,12 +147,23 @@ void PrintMemoryReport(const MemoryReport& report) {
   std::printf("  naive sum        : %12lld bytes\n", static_cast<long long>(report.naive_bytes));
   std::printf("  lower bound      : %12lld bytes (gap %.2f%%)\n",
               static_cast<long long>(report.lower_bound_bytes), gap);
-  std::printf("  %-32s %-11s %12s %12s %9s  %s\n", "tensor", "memory", "offset", "bytes",
+  // One plan per memory type, each by the runtime that owns it.
+  std::printf("  %-11s %-20s %-16s %14s %14s %14s %7s\n", "memory type", "runtime", "strategy",
+              "planned bytes", "naive bytes", "lower bound", "blocks");
+  for (const MemoryTypeReport& type : report.memory_types) {
+    std::printf("  %-11s %-20s %-16s %14lld %14lld %14lld %7d\n", type.memory_type.c_str(),
+                type.runtime.substr(0, 20).c_str(), type.strategy.substr(0, 16).c_str(),
+                static_cast<long long>(type.bytes), static_cast<long long>(type.naive_bytes),
+                static_cast<long long>(type.lower_bound_bytes), type.blocks);
+  }
+  std::printf("  %-32s %-11s %12s %12s %9s  %s\n", "tensor", "memory", "offset/image", "bytes",
               "lifetime", "alias of");
   for (const TensorPlacement& t : report.tensors) {
+    // Image tensors have no offset: they show which planned image holds them.
+    const long long where = t.image >= 0 ? t.image : t.offset;
     std::printf("  %-32s %-11s %12lld %12lld %4d..%-4d %s\n", t.name.substr(0, 32).c_str(),
-                t.memory_type.c_str(), static_cast<long long>(t.offset),
-                static_cast<long long>(t.size), t.first_op, t.last_op, t.alias_of.c_str());
+                t.memory_type.c_str(), where, static_cast<long long>(t.size), t.first_op,
+                t.last_op, t.alias_of.c_str());
   }
 }
 
