@@ -559,6 +559,51 @@ TEST(EngineBadInputTest, InputShapeWhoseProductOverflows) {
       << status.information();
 }
 
+// An argument in the wrong field, or under a name no op reads, used to fall
+// back to its default and the model ran without its activation.
+TEST(EngineBadInputTest, ArgumentsOfTheWrongTypeOrNameAreRefused) {
+  std::shared_ptr<MaceEngine> engine;
+  TinyModel wrong_type;
+  Argument* activation = wrong_type.net.mutable_op(0)->mutable_arg(0);
+  activation->clear_s();
+  activation->set_i(6);
+  ExpectError(wrong_type.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "Conv2D 'conv': argument 'activation' must be a string, got an int");
+
+  // One flipped byte in the serialized graph renames the argument.
+  TinyModel model;
+  std::string graph = model.Graph();
+  const size_t at = graph.find("activation");
+  ASSERT_NE(at, std::string::npos);
+  graph[at + 6] = '[';
+  const MaceStatus flipped =
+      CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
+                                reinterpret_cast<const unsigned char*>(model.data.data()),
+                                model.data.size(), {"x"}, {"y"}, MaceEngineConfig(), &engine);
+  ExpectError(flipped, MaceStatus::MACE_INVALID_ARGS,
+              "Conv2D 'conv': unknown argument 'activa[ion'");
+  EXPECT_EQ(engine, nullptr);
+}
+
+TEST(EngineBadInputTest, CustomOpArgumentOfTheWrongTypeFailsItsRun) {
+  TinyModel model;
+  model.net.mutable_op(1)->set_type("ScaleByArg");
+  Argument* factor = model.net.mutable_op(1)->add_arg();
+  factor->set_name("factor");
+  factor->set_i(2);
+  MaceEngineConfig config;
+  ASSERT_TRUE(config
+                  .RegisterCustomOp("ScaleByArg",
+                                    [] { return std::unique_ptr<CustomOp>(new ScaleByArg()); })
+                  .ok());
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus created = model.Create(&engine, config);
+  ASSERT_TRUE(created.ok()) << created.ToString();
+  std::map<std::string, MaceTensor> outputs;
+  ExpectError(engine->Run(Inputs(), &outputs), MaceStatus::MACE_INVALID_ARGS,
+              "ScaleByArg 'id': argument 'factor' must be a float, got an int");
+}
+
 TEST(MaceTensorTest, SizeOfAHugeOrNegativeShapeIsMinusOne) {
   EXPECT_EQ(MaceTensor({2, 3}, nullptr).size(), 6);
   EXPECT_EQ(MaceTensor({}, nullptr).size(), 1);
