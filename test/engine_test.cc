@@ -604,6 +604,56 @@ TEST(EngineBadInputTest, CustomOpArgumentOfTheWrongTypeFailsItsRun) {
               "ScaleByArg 'id': argument 'factor' must be a float, got an int");
 }
 
+TEST(EngineBadInputTest, OutputInfoMustMatchWhatTheModelComputes) {
+  std::shared_ptr<MaceEngine> engine;
+  TinyModel declared;
+  for (int64_t d : {1, 2, 3, 3}) declared.net.mutable_output_info(0)->add_dims(d);
+  const MaceStatus ok = declared.Create(&engine);
+  EXPECT_TRUE(ok.ok()) << ok.ToString();
+
+  TinyModel shape;
+  for (int64_t d : {1, 2, 9}) shape.net.mutable_output_info(0)->add_dims(d);
+  ExpectError(shape.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "model output 'y' is declared with shape [1,2,9] but the model computes [1,2,3,3]");
+
+  TinyModel type;
+  type.net.mutable_output_info(0)->set_data_type(DT_INT32);
+  ExpectError(type.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "model output 'y' is declared int32 but the model computes float32");
+
+  TinyModel missing;
+  missing.net.add_output_info()->set_name("nowhere");
+  ExpectError(missing.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "model output 'nowhere' is not produced by any op of the model");
+}
+
+TEST(EngineBadInputTest, DataFormatMustBeADataFormatValue) {
+  std::shared_ptr<MaceEngine> engine;
+  TinyModel nhwc;
+  nhwc.net.mutable_input_info(0)->set_data_format(static_cast<int>(DataFormat::NHWC));
+  const MaceStatus ok = nhwc.Create(&engine);
+  EXPECT_TRUE(ok.ok()) << ok.ToString();
+
+  TinyModel input;
+  input.net.mutable_input_info(0)->set_data_format(99);
+  ExpectError(input.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "model input 'x' has data_format 99, which is not a DataFormat value");
+
+  TinyModel output;
+  output.net.mutable_output_info(0)->set_data_format(-1);
+  ExpectError(output.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "model output 'y' has data_format -1, which is not a DataFormat value");
+}
+
+TEST(EngineBadInputTest, OfflineOffsetsBeyondAnOpsOutputsAreRefused) {
+  TinyModel model;
+  model.net.mutable_op(0)->add_output_mem_offset(0);
+  model.net.mutable_op(0)->add_output_mem_offset(1024);
+  std::shared_ptr<MaceEngine> engine;
+  ExpectError(model.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "Conv2D 'conv': 2 output_mem_offset entries for 1 outputs");
+}
+
 TEST(MaceTensorTest, SizeOfAHugeOrNegativeShapeIsMinusOne) {
   EXPECT_EQ(MaceTensor({2, 3}, nullptr).size(), 6);
   EXPECT_EQ(MaceTensor({}, nullptr).size(), 1);
