@@ -211,9 +211,29 @@ TEST(EngineBadInputTest, WrongInputsAtRun) {
               "output 'y' buffer is uint8 but the output is float32");
 }
 
+// "T" names the kernel's data type; anything but an int naming a DataType
+// is refused, and a valid one is not an unknown argument.
+TEST(EngineBadInputTest, KernelDataTypeArgument) {
+  for (const bool valid : {true, false}) {
+    TinyModel model;
+    Argument* type = model.net.mutable_op(0)->add_arg();
+    type->set_name("T");
+    type->set_i(valid ? DT_FLOAT : 99);
+    std::shared_ptr<MaceEngine> engine;
+    const MaceStatus status = model.Create(&engine);
+    if (valid) {
+      EXPECT_TRUE(status.ok()) << status.ToString();
+    } else {
+      ExpectError(status, MaceStatus::MACE_INVALID_ARGS,
+                  "Conv2D 'conv': argument 'T' must be an int naming a DataType");
+    }
+  }
+}
+
 // ArgMax gives int32 indices: the app reads them as an int32 MaceTensor.
 TEST(EngineTest, IntegerOutputsReachTheApp) {
   TinyModel model = BareModel();
+  model.net.mutable_output_info(0)->set_data_type(DT_INT32);
   OperatorDef* argmax = model.AddOp("ArgMax", "argmax", {"x"}, "y");
   Argument* axis = argmax->add_arg();
   axis->set_name("axis");
@@ -557,6 +577,101 @@ TEST(EngineBadInputTest, InputShapeWhoseProductOverflows) {
   EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
   EXPECT_NE(status.information().find("model input 'x'"), std::string::npos)
       << status.information();
+}
+
+// An argument in the wrong field, or under a name no op reads, used to fall
+// back to its default and the model ran without its activation.
+TEST(EngineBadInputTest, ArgumentsOfTheWrongTypeOrNameAreRefused) {
+  std::shared_ptr<MaceEngine> engine;
+  TinyModel wrong_type;
+  Argument* activation = wrong_type.net.mutable_op(0)->mutable_arg(0);
+  activation->clear_s();
+  activation->set_i(6);
+  ExpectError(wrong_type.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "Conv2D 'conv': argument 'activation' must be a string, got an int");
+
+  // One flipped byte in the serialized graph renames the argument.
+  TinyModel model;
+  std::string graph = model.Graph();
+  const size_t at = graph.find("activation");
+  ASSERT_NE(at, std::string::npos);
+  graph[at + 6] = '[';
+  const MaceStatus flipped =
+      CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
+                                reinterpret_cast<const unsigned char*>(model.data.data()),
+                                model.data.size(), {"x"}, {"y"}, MaceEngineConfig(), &engine);
+  ExpectError(flipped, MaceStatus::MACE_INVALID_ARGS,
+              "Conv2D 'conv': unknown argument 'activa[ion'");
+  EXPECT_EQ(engine, nullptr);
+}
+
+TEST(EngineBadInputTest, CustomOpArgumentOfTheWrongTypeFailsItsRun) {
+  TinyModel model;
+  model.net.mutable_op(1)->set_type("ScaleByArg");
+  Argument* factor = model.net.mutable_op(1)->add_arg();
+  factor->set_name("factor");
+  factor->set_i(2);
+  MaceEngineConfig config;
+  ASSERT_TRUE(config
+                  .RegisterCustomOp("ScaleByArg",
+                                    [] { return std::unique_ptr<CustomOp>(new ScaleByArg()); })
+                  .ok());
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus created = model.Create(&engine, config);
+  ASSERT_TRUE(created.ok()) << created.ToString();
+  std::map<std::string, MaceTensor> outputs;
+  ExpectError(engine->Run(Inputs(), &outputs), MaceStatus::MACE_INVALID_ARGS,
+              "ScaleByArg 'id': argument 'factor' must be a float, got an int");
+}
+
+TEST(EngineBadInputTest, OutputInfoMustMatchWhatTheModelComputes) {
+  std::shared_ptr<MaceEngine> engine;
+  TinyModel declared;
+  for (int64_t d : {1, 2, 3, 3}) declared.net.mutable_output_info(0)->add_dims(d);
+  const MaceStatus ok = declared.Create(&engine);
+  EXPECT_TRUE(ok.ok()) << ok.ToString();
+
+  TinyModel shape;
+  for (int64_t d : {1, 2, 9}) shape.net.mutable_output_info(0)->add_dims(d);
+  ExpectError(shape.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "model output 'y' is declared with shape [1,2,9] but the model computes [1,2,3,3]");
+
+  TinyModel type;
+  type.net.mutable_output_info(0)->set_data_type(DT_INT32);
+  ExpectError(type.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "model output 'y' is declared int32 but the model computes float32");
+
+  TinyModel missing;
+  missing.net.add_output_info()->set_name("nowhere");
+  ExpectError(missing.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "model output 'nowhere' is not produced by any op of the model");
+}
+
+TEST(EngineBadInputTest, DataFormatMustBeADataFormatValue) {
+  std::shared_ptr<MaceEngine> engine;
+  TinyModel nhwc;
+  nhwc.net.mutable_input_info(0)->set_data_format(static_cast<int>(DataFormat::NHWC));
+  const MaceStatus ok = nhwc.Create(&engine);
+  EXPECT_TRUE(ok.ok()) << ok.ToString();
+
+  TinyModel input;
+  input.net.mutable_input_info(0)->set_data_format(99);
+  ExpectError(input.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "model input 'x' has data_format 99, which is not a DataFormat value");
+
+  TinyModel output;
+  output.net.mutable_output_info(0)->set_data_format(-1);
+  ExpectError(output.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "model output 'y' has data_format -1, which is not a DataFormat value");
+}
+
+TEST(EngineBadInputTest, OfflineOffsetsBeyondAnOpsOutputsAreRefused) {
+  TinyModel model;
+  model.net.mutable_op(0)->add_output_mem_offset(0);
+  model.net.mutable_op(0)->add_output_mem_offset(1024);
+  std::shared_ptr<MaceEngine> engine;
+  ExpectError(model.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "Conv2D 'conv': 2 output_mem_offset entries for 1 outputs");
 }
 
 TEST(MaceTensorTest, SizeOfAHugeOrNegativeShapeIsMinusOne) {

@@ -90,8 +90,11 @@ class ImageRelu : public Operation {
  public:
   Storage InputStorage(int /*index*/) const override { return ImageStorage(); }
   Storage OutputStorage(int /*index*/) const override { return ImageStorage(); }
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Init() override {
     OP_CHECK(GetString("activation", "") == "RELU", "runs RELU only");
+    return MaceStatus();
+  }
+  MaceStatus Prepare(OpContext* /*context*/) override {
     Output(0)->Reshape(Input(0)->shape());
     return MaceStatus();
   }
@@ -107,10 +110,13 @@ class ImageRelu : public Operation {
 
 class NhwcSum : public NhwcOp {
  public:
+  MaceStatus Init() override {
+    OP_CHECK(GetInt("type", 0) == 0, "runs SUM only");
+    return MaceStatus();
+  }
   MaceStatus Prepare(OpContext* /*context*/) override {
     OP_CHECK(InputSize() == 2 && Input(0)->shape() == Input(1)->shape(),
              "adds two tensors of one shape");
-    OP_CHECK(GetInt("type", 0) == 0, "runs SUM only");
     Output(0)->Reshape(Input(0)->shape());
     return MaceStatus();
   }

@@ -31,6 +31,50 @@ const char* DeviceName(DeviceType device) {
   return "unknown device";
 }
 
+bool IsDataFormat(int32_t value) {
+  switch (static_cast<DataFormat>(value)) {
+    case DataFormat::NONE:
+    case DataFormat::NHWC:
+    case DataFormat::NCHW:
+    case DataFormat::OIHW:
+      return true;
+  }
+  return false;
+}
+
+// The model's own description of itself must match the graph: input and
+// output formats are DataFormat values, each output_info names a computed
+// tensor of the declared type and (when dims are given) shape, and no op
+// has more offline offsets than outputs. Runs once the ops are prepared.
+MaceStatus CheckModelInfo(const NetDef& net_def, const Workspace& workspace) {
+  for (const InputOutputInfo& info : net_def.input_info()) {
+    MACE_CHECK_ARG(IsDataFormat(info.data_format()), "model input '", info.name(),
+                   "' has data_format ", info.data_format(), ", which is not a DataFormat value");
+  }
+  for (const InputOutputInfo& info : net_def.output_info()) {
+    MACE_CHECK_ARG(IsDataFormat(info.data_format()), "model output '", info.name(),
+                   "' has data_format ", info.data_format(), ", which is not a DataFormat value");
+    const Tensor* tensor = workspace.GetTensor(info.name());
+    MACE_CHECK_ARG(tensor != nullptr && !tensor->is_weight(), "model output '", info.name(),
+                   "' is not produced by any op of the model");
+    MACE_CHECK_ARG(info.data_type() == tensor->dtype(), "model output '", info.name(),
+                   "' is declared ", DataTypeName(info.data_type()), " but the model computes ",
+                   DataTypeName(tensor->dtype()));
+    // No dims leaves the shape to the graph.
+    if (info.dims_size() == 0) continue;
+    const std::vector<int64_t> declared(info.dims().begin(), info.dims().end());
+    MACE_CHECK_ARG(declared == tensor->shape(), "model output '", info.name(),
+                   "' is declared with shape ", ShapeToString(declared), " but the model computes ",
+                   ShapeToString(tensor->shape()));
+  }
+  for (const OperatorDef& def : net_def.op()) {
+    MACE_CHECK_ARG(def.output_mem_offset_size() <= def.output_size(), def.type(), " '", def.name(),
+                   "': ", def.output_mem_offset_size(), " output_mem_offset entries for ",
+                   def.output_size(), " outputs");
+  }
+  return MaceStatus();
+}
+
 }  // namespace
 
 Net::Net(const OpRegistry* registry, const ConverterRegistry* converters, NetRuntimes runtimes,
@@ -49,6 +93,7 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   MACE_CHECK_ARG(net_def.op_size() > 0, "the model has no operators");
   MACE_RETURN_IF_ERROR(CreateInputs(net_def));
   MACE_RETURN_IF_ERROR(CreateOps(net_def));
+  MACE_RETURN_IF_ERROR(CheckModelInfo(net_def, *workspace_));
   for (const std::string& output : output_names) {
     const Tensor* tensor = workspace_->GetTensor(output);
     MACE_CHECK_ARG(tensor != nullptr && !tensor->is_weight(), "output '", output,

@@ -5,10 +5,19 @@
 // checks input shapes and sets output shapes once the input shapes are known,
 // and Run() computes without allocating. Every step reports failure through
 // MaceStatus with a message that names the op.
+//
+// Arguments: Init reads every argument the op understands through the
+// getters below. A getter that finds its argument in the wrong field (an int
+// where a string belongs) records an error, and Construct returns the first
+// such error after Init. Construct also refuses an argument given twice and
+// any argument Init did not ask for (HasArg counts as asking), so that a
+// misspelt name cannot quietly fall back to a default. An argument read
+// only in Prepare or Run therefore counts as unknown: read it in Init.
 #ifndef MACE_CORE_OPERATION_H_
 #define MACE_CORE_OPERATION_H_
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,7 +45,8 @@ class Operation {
  public:
   virtual ~Operation() = default;
 
-  // Binds tensors by name from `workspace` (creating outputs) and calls Init.
+  // Binds tensors by name from `workspace` (creating outputs), calls Init
+  // and checks the arguments it read (see the top of this file).
   MaceStatus Construct(const OperatorDef& def, Workspace* workspace);
 
   // Parses and validates arguments. Called once, before Prepare.
@@ -106,9 +116,16 @@ class Operation {
   Tensor* Output(int index) { return outputs_[index]; }
   const Tensor* Output(int index) const { return outputs_[index]; }
 
+  // Each getter returns the default (or an empty list) when the argument is
+  // absent, and when it holds the wrong type, after recording that error.
+  // An int is read from `i`, a float from `f`, a string from `s`, lists
+  // from `ints` and `floats`; a list argument with no values is empty.
   bool HasArg(const std::string& name) const;
   int64_t GetInt(const std::string& name, int64_t default_value) const;
   float GetFloat(const std::string& name, float default_value) const;
+  // An int or a float, as `f` or `i`: for the few arguments converters write
+  // either way (LocalResponseNorm's).
+  double GetNumber(const std::string& name, double default_value) const;
   std::string GetString(const std::string& name, const std::string& default_value) const;
   std::vector<int64_t> GetInts(const std::string& name) const;
   std::vector<float> GetFloats(const std::string& name) const;
@@ -119,15 +136,28 @@ class Operation {
  protected:
   // Error helper: INVALID_ARGS with the op named.
   MaceStatus Invalid(const std::string& message) const;
+  // The first wrong-type argument a getter met, or OK.
+  const MaceStatus& ArgTypeError() const { return arg_type_error_; }
+  // Whether Construct refuses arguments Init did not read. Custom ops read
+  // theirs in Prepare or Run, so the engine cannot know their names.
+  virtual bool RefusesUnreadArgs() const { return true; }
 
  private:
+  // Records `name` as read and returns its argument, or null.
   const Argument* FindArg(const std::string& name) const;
+  // FindArg, but null for an argument whose value is in none of `fields`
+  // (bits of operation.cc's Field), after keeping the first such error;
+  // `wanted` names the type for it ("an int").
+  const Argument* FindTypedArg(const std::string& name, unsigned fields, const char* wanted) const;
+  MaceStatus CheckArgs() const;
 
   OperatorDef def_;
   DataType kernel_dtype_ = DT_FLOAT;
   Runtime* runtime_ = nullptr;
   std::vector<const Tensor*> inputs_;
   std::vector<Tensor*> outputs_;
+  mutable std::set<std::string> read_args_;
+  mutable MaceStatus arg_type_error_;
 };
 
 // Returns INVALID_ARGS naming the op when `condition` is false.

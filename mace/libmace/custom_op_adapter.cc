@@ -19,8 +19,12 @@ class CustomOpAdapter : public Operation, private CustomOpContext {
   MaceStatus Run(OpContext*) override { return Wrap(op_->Run(this)); }
 
  private:
+  // The app's op reads its arguments in Prepare and Run, so only it knows
+  // their names; a wrong-type one it met there fails that call.
+  bool RefusesUnreadArgs() const override { return false; }
+
   MaceStatus Wrap(MaceStatus status) const {
-    if (status.ok()) return status;
+    if (status.ok()) return ArgTypeError();
     return MaceStatus(status.code(), StrCat(Describe(), ": ", status.information()));
   }
 

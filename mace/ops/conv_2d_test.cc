@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -277,6 +278,36 @@ TEST(Conv2DTest, RejectsBadArgs) {
       .Output("y")
       .Arg("activation", "PRELU");
   ExpectInvalid(&prelu, "PRELU");
+}
+
+// A model must not lose its fused RELU6 or its window to an argument in the
+// wrong field or under a misspelt name: each is an error naming it.
+TEST(Conv2DTest, RejectsArgsOfTheWrongTypeOrName) {
+  struct BadArg {
+    std::function<void(OpTester*)> set;
+    std::string fragment;
+  };
+  const std::vector<BadArg> cases = {
+      {[](OpTester* t) { t->Arg("activation", 6); },
+       "argument 'activation' must be a string, got an int"},
+      {[](OpTester* t) { t->Arg("strides", 2); },
+       "argument 'strides' must be a list of ints, got an int"},
+      {[](OpTester* t) {
+         t->Args("pads", std::vector<float>{1, 1, 1, 1});
+       },
+       "argument 'pads' must be a list of ints, got a list of floats"},
+      {[](OpTester* t) { t->Arg("group", 1.f); }, "argument 'group' must be an int, got a float"},
+      {[](OpTester* t) { t->Arg("activa[ion", "RELU6"); }, "unknown argument 'activa[ion'"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(i);
+    OpTester tester("Conv2D", RegisterConv2D);
+    tester.Input("x", {1, 1, 2, 2}, std::vector<float>(4))
+        .Weight("w", {1, 1, 1, 1}, {1})
+        .Output("y");
+    cases[i].set(&tester);
+    ExpectInvalid(&tester, cases[i].fragment);
+  }
 }
 
 TEST(Conv2DTest, RejectsMissingFilter) {

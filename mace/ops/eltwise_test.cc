@@ -292,7 +292,7 @@ TEST(EltwiseTest, RejectsBadArgs) {
       {2, [](OpTester* t) { t->Arg("type", kSub).Arg("scalar_input_index", 0); },
        "scalar_input_index is only allowed together with scalar_input"},
       {1, [](OpTester* t) { t->Arg("type", kSub).Arg("scalar_input", "one"); },
-       "scalar_input must be a float"},
+       "argument 'scalar_input' must be a float, got a string"},
       {2,
        [](OpTester* t) {
          t->Arg("type", kProd).Args("coeff", std::vector<float>{1, 2});

@@ -5,7 +5,6 @@
 #include "mace/ops/ref/local_response_norm.h"
 
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "mace/ops/common/element_count.h"
@@ -54,24 +53,10 @@ class LocalResponseNormOp : public Operation {
   }
 
  private:
-  // Converters write these as int or float arguments alike; an argument that
-  // is present but holds neither is an error, not a silent default.
+  // Converters write these as int or float arguments alike; any other type
+  // is an error that Construct reports.
   MaceStatus ReadNumber(const std::string& name, double default_value, double* value) const {
-    if (!HasArg(name)) {
-      *value = default_value;
-      return MaceStatus();
-    }
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    const float as_float = GetFloat(name, nan);
-    constexpr int64_t kUnset = std::numeric_limits<int64_t>::min();
-    const int64_t as_int = GetInt(name, kUnset);
-    if (!std::isnan(as_float)) {
-      *value = as_float;
-    } else if (as_int != kUnset) {
-      *value = static_cast<double>(as_int);
-    } else {
-      return Invalid(StrCat(name, " must be a finite number"));
-    }
+    *value = GetNumber(name, default_value);
     OP_CHECK(std::isfinite(*value), name, " must be a finite number, got ", *value);
     return MaceStatus();
   }

@@ -140,12 +140,13 @@ TEST(LocalResponseNormTest, RejectsBadArgs) {
       {[](OpTester* t) { t->Arg("depth_radius", -1); }, "depth_radius must be a non-negative"},
       {[](OpTester* t) { t->Arg("depth_radius", 1.5f); }, "depth_radius must be a non-negative"},
       {[](OpTester* t) { t->Arg("depth_radius", int64_t{1} << 40); }, "at most 2^31"},
-      {[](OpTester* t) { t->Arg("depth_radius", "two"); }, "depth_radius must be a finite number"},
+      {[](OpTester* t) { t->Arg("depth_radius", "two"); },
+       "argument 'depth_radius' must be an int or a float, got a string"},
       {[inf](OpTester* t) { t->Arg("bias", inf); }, "bias must be a finite number"},
       {[](OpTester* t) { t->Arg("alpha", std::numeric_limits<float>::quiet_NaN()); },
        "alpha must be a finite number"},
       {[](OpTester* t) { t->Args("beta", std::vector<float>{0.5f}); },
-       "beta must be a finite number"},
+       "argument 'beta' must be an int or a float, got a list of floats"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(i);

@@ -25,7 +25,10 @@ MaceStatus ParseActivation(const Operation& op, bool allow_prelu, Activation* ac
                       StrCat(op.Describe(), ": PRELU cannot be fused here"));
   }
   activation->type = it->second;
-  activation->max_limit = name == "RELU6" ? 6.f : op.GetFloat("activation_max_limit", 6.f);
+  // Read for RELU6 too, as the other activation arguments are read for every
+  // activation: then it is a known, type-checked argument wherever it goes.
+  const float max_limit = op.GetFloat("activation_max_limit", 6.f);
+  activation->max_limit = name == "RELU6" ? 6.f : max_limit;
   const bool hard_sigmoid = it->second == ActivationType::HARDSIGMOID;
   activation->alpha = op.GetFloat("activation_coefficient", hard_sigmoid ? 1.f / 6.f : 0.f);
   activation->beta = op.GetFloat("activation_beta", 0.5f);
