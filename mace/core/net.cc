@@ -91,6 +91,7 @@ Net::Net(const OpRegistry* registry, const ConverterRegistry* converters, NetRun
 MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& output_names) {
   MACE_CHECK_ARG(runtimes_.cpu != nullptr, "the net has no runtime");
   MACE_CHECK_ARG(net_def.op_size() > 0, "the model has no operators");
+  net_type_ = net_def.data_type();
   MACE_RETURN_IF_ERROR(CreateInputs(net_def));
   MACE_RETURN_IF_ERROR(CreateOps(net_def));
   MACE_RETURN_IF_ERROR(CheckModelInfo(net_def, *workspace_));
@@ -132,7 +133,7 @@ Runtime* Net::RuntimeFor(DeviceType device) const {
 }
 
 MaceStatus Net::Place(const OperatorDef& def, int index, std::unique_ptr<Operation>* op) {
-  const DataType dtype = OpDataType(def, DT_FLOAT);
+  const DataType dtype = OpDataType(def, net_type_);
   DeviceType requested = runtimes_.device->device_type();
   if (def.has_device_type()) {
     const int value = def.device_type();

@@ -101,6 +101,7 @@ class Net : public Executor {
   Workspace* workspace_;
   NetOptions options_;
   std::vector<std::unique_ptr<Operation>> ops_;
+  DataType net_type_ = DT_FLOAT;  // NetDef.data_type: the ops' default kernel type
   std::vector<std::string> input_names_;
   // Model output name -> the host tensor the app reads.
   std::map<std::string, const Tensor*> outputs_;
