@@ -194,29 +194,38 @@ MaceStatus Net::Converted(const Tensor* tensor, const Storage& storage, const Te
   MACE_UNSUPPORTED_IF(converter == nullptr, "tensor '", tensor->name(), "' is stored as ",
                       tensor->storage().ToString(), " but a reader needs ", storage.ToString(),
                       ", and no converter does that");
-  OperatorDef def;
-  def.set_type(converter->op_type);
-  def.set_name(tensor->name() + "#" + storage.ToString());
-  def.add_input(tensor->name());
-  def.add_output(def.name());
-  std::unique_ptr<Operation> op = converter->factory();
-  op->set_runtime(RuntimeFor(converter->device));
-  OpContext context;
-  context.runtime = op->runtime();
-  context.workspace = workspace_;
-  MACE_RETURN_IF_ERROR(op->Construct(def, workspace_));
-  // The converter reads the tensor where it is (the name may be bound to an
-  // earlier conversion of the same tensor).
-  op->ReplaceInput(0, tensor);
-  op->Output(0)->set_storage(storage);
-  op->Output(0)->SetQuantization(tensor->quant());
-  MACE_RETURN_IF_ERROR(op->Prepare(&context));
-  MACE_CHECK_ARG(op->Output(0)->shape() == tensor->shape(), "converter ", converter->op_type,
-                 " changed the shape of '", tensor->name(), "'");
+  std::unique_ptr<Operation> op;
+  MACE_RETURN_IF_ERROR(
+      MakeConverter(*converter, tensor, storage, tensor->name() + "#" + storage.ToString(), &op));
   *converted = op->Output(0);
   converted_.emplace(key, *converted);
   ops_.push_back(std::move(op));
   ++converter_count_;
+  return MaceStatus();
+}
+
+MaceStatus Net::MakeConverter(const Converter& converter, const Tensor* tensor,
+                              const Storage& storage, const std::string& name,
+                              std::unique_ptr<Operation>* op) {
+  OperatorDef def;
+  def.set_type(converter.op_type);
+  def.set_name(name);
+  def.add_input(tensor->name());
+  def.add_output(name);
+  *op = converter.factory();
+  (*op)->set_runtime(RuntimeFor(converter.device));
+  OpContext context;
+  context.runtime = (*op)->runtime();
+  context.workspace = workspace_;
+  MACE_RETURN_IF_ERROR((*op)->Construct(def, workspace_));
+  // The converter reads the tensor where it is (the name may be bound to an
+  // earlier conversion of the same tensor).
+  (*op)->ReplaceInput(0, tensor);
+  (*op)->Output(0)->set_storage(storage);
+  (*op)->Output(0)->SetQuantization(tensor->quant());
+  MACE_RETURN_IF_ERROR((*op)->Prepare(&context));
+  MACE_CHECK_ARG((*op)->Output(0)->shape() == tensor->shape(), "converter ", converter.op_type,
+                 " changed the shape of '", tensor->name(), "'");
   return MaceStatus();
 }
 

@@ -67,6 +67,10 @@ class Net : public Executor {
   // A tensor holding `tensor` in `storage`: the tensor itself, or the output
   // of a converter op (made once per tensor and storage, and prepared).
   MaceStatus Converted(const Tensor* tensor, const Storage& storage, const Tensor** converted);
+  // A prepared `converter` op named `name` that reads `tensor` and writes
+  // it in `storage`.
+  MaceStatus MakeConverter(const Converter& converter, const Tensor* tensor, const Storage& storage,
+                           const std::string& name, std::unique_ptr<Operation>* op);
   // Model outputs in another storage than plain CPU get a converter to one.
   MaceStatus ConvertOutputs(const std::vector<std::string>& output_names);
   Runtime* RuntimeFor(DeviceType device) const;

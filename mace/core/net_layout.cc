@@ -74,9 +74,7 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
     if (block == 0) block = b;
     blocked[i] = b == block;
   }
-  Storage blocked_storage = Storage::Plain(DT_FLOAT);
-  blocked_storage.layout = Layout::kNCHWc;
-  blocked_storage.block = block;
+  const Storage blocked_storage = Storage::ChannelBlocks(block);
   // Runs of candidates, by union-find over the tensors between them.
   std::vector<int> parent(count);
   std::iota(parent.begin(), parent.end(), 0);
@@ -158,17 +156,9 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
         const Converter* converter = converters_->Find(input->storage(), target);
         MACE_UNSUPPORTED_IF(converter == nullptr, "no converter from ", input->storage().ToString(),
                             " to ", target.ToString());
-        OperatorDef def;
-        def.set_type(converter->op_type);
-        def.set_name(input->name() + (want ? "#blocked" : "#plain"));
-        def.add_input(input->name());
-        def.add_output(def.name());
-        std::unique_ptr<Operation> convert = converter->factory();
-        convert->set_runtime(runtimes_.cpu);
-        MACE_RETURN_IF_ERROR(convert->Construct(def, workspace_));
-        convert->ReplaceInput(0, input);
-        convert->Output(0)->set_storage(target);
-        MACE_RETURN_IF_ERROR(convert->Prepare(&context));
+        std::unique_ptr<Operation> convert;
+        MACE_RETURN_IF_ERROR(MakeConverter(
+            *converter, input, target, input->name() + (want ? "#blocked" : "#plain"), &convert));
         done = converted.emplace(key, convert->Output(0)).first;
         ordered.push_back(std::move(convert));
         ++conversions;

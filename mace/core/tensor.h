@@ -52,6 +52,13 @@ struct Storage {
     storage.dtype = dtype;
     return storage;
   }
+  // CPU float32 in channel blocks of `block` lanes.
+  static Storage ChannelBlocks(int block) {
+    Storage storage = Plain(DT_FLOAT);
+    storage.layout = Layout::kNCHWc;
+    storage.block = block;
+    return storage;
+  }
   // Same memory, layout and type (quantization is a property of the data).
   bool operator==(const Storage& other) const {
     return memory_type == other.memory_type && layout == other.layout && block == other.block &&

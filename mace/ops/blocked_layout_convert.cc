@@ -5,7 +5,6 @@
 // storages of its input and output say which way it converts.
 #include "mace/core/converter_registry.h"
 #include "mace/ops/cpu/blocked_layout.h"
-#include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
 
@@ -60,8 +59,8 @@ MaceStatus RegisterCpuConverters(ConverterRegistry* converters) {
   for (int block : {4, 8, 16}) {
     for (bool pack : {true, false}) {
       Converter converter;
-      converter.from = pack ? Storage::Plain(DT_FLOAT) : BlockedStorage(block);
-      converter.to = pack ? BlockedStorage(block) : Storage::Plain(DT_FLOAT);
+      converter.from = pack ? Storage::Plain(DT_FLOAT) : Storage::ChannelBlocks(block);
+      converter.to = pack ? Storage::ChannelBlocks(block) : Storage::Plain(DT_FLOAT);
       converter.device = DeviceType::CPU;
       converter.op_type = "BlockedLayoutConvert";
       converter.factory = [] { return std::unique_ptr<Operation>(new BlockedLayoutConvertOp()); };

@@ -12,14 +12,6 @@
 namespace mace {
 namespace ops {
 
-// CPU float tensors in channel blocks of `block` lanes.
-inline Storage BlockedStorage(int block) {
-  Storage storage = Storage::Plain(DT_FLOAT);
-  storage.layout = Layout::kNCHWc;
-  storage.block = block;
-  return storage;
-}
-
 // `Base` is Operation, or the device-neutral part of an op (Conv2DBase).
 template <typename Base = Operation>
 class BlockedLayoutOp : public Base {
@@ -28,7 +20,7 @@ class BlockedLayoutOp : public Base {
   std::optional<StorageOption> AlternativeStorage() const final {
     const int block = BlockedBlock();
     if (block <= 0) return std::nullopt;
-    return StorageOption{BlockedStorage(block), PrefersBlocked()};
+    return StorageOption{Storage::ChannelBlocks(block), PrefersBlocked()};
   }
   MaceStatus UseStorage(const Storage& storage, OpContext* context) final {
     return storage.layout == Layout::kNCHWc ? UseBlocked(context) : UsePlain(context);
