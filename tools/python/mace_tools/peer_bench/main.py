@@ -2,6 +2,7 @@
 process with a rotating order, check outputs, write the report."""
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
@@ -118,10 +119,11 @@ def reference_output(model: PreparedModel,
 def run_engine(model: PreparedModel, engine: str, threads: int, repeat: int,
                options: Options, baselines: dict[Path, Optional[float]]) -> EngineRun:
     run = EngineRun(model=model.name, engine=engine, threads=threads)
-    if engine in model.errors:
-        run.error = model.errors[engine]
+    failed = model.errors.get("mace" if engine == "mace_base" else engine)
+    if failed:
+        run.error = failed
         return run
-    if engine == "mace":
+    if engine in ("mace", "mace_base"):
         return _run_mace(model, run, options, baselines)
     out = model.directory / "runs" / f"{engine}_t{threads}_r{repeat}"
     result, error = _worker(model, engine, threads, options.rounds, out, options)
@@ -149,7 +151,7 @@ def check(run: EngineRun, model: PreparedModel, engine: str, threads: int, repea
         run.status, run.error = UNCHECKED, why
         return
     try:
-        output = _output(model, engine, threads, repeat)
+        output = _output(model, engine, threads, repeat, options)
         run.cosine = cosine(output, reference)
     except (OSError, ValueError) as error:
         run.status, run.error = WRONG, f"output not comparable: {error}"
@@ -240,11 +242,10 @@ def progress_line(done: int, total: int, run: EngineRun) -> str:
 
 def _run_mace(model: PreparedModel, run: EngineRun, options: Options,
               baselines: dict[Path, Optional[float]]) -> EngineRun:
-    assert model.mace is not None
-    mace = model.mace
+    mace = _mace_model(model, run.engine, options)
     if mace.runner not in baselines:
         baselines[mace.runner] = _bare_rss_mib(mace.runner)
-    for stale in mace.output_prefix.parent.glob("output_*.npy"):
+    for stale in mace.output_prefix.parent.glob(f"{mace.output_prefix.name}_*.npy"):
         stale.unlink()
     command = mace_engine.command(mace, run.threads, options.rounds,
                                   options.cpu_affinity_policy)
@@ -325,9 +326,21 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
     return result, ""
 
 
-def _output(model: PreparedModel, engine: str, threads: int, repeat: int) -> np.ndarray:
-    if engine == "mace":
-        assert model.mace is not None
-        return mace_engine.read_output(model.mace)
+def _mace_model(model: PreparedModel, engine: str,
+                options: Options) -> mace_engine.MaceModel:
+    """The converted model as `engine` runs it: the baseline engine runs the
+    same files with another build's mace_run and writes its own outputs."""
+    assert model.mace is not None
+    if engine != "mace_base":
+        return model.mace
+    assert options.baseline_runner is not None
+    return dataclasses.replace(model.mace, runner=options.baseline_runner,
+                               output_prefix=model.mace.output_prefix.with_name("baseline"))
+
+
+def _output(model: PreparedModel, engine: str, threads: int, repeat: int,
+            options: Options) -> np.ndarray:
+    if engine in ("mace", "mace_base"):
+        return mace_engine.read_output(_mace_model(model, engine, options))
     return np.load(model.directory / "runs" / f"{engine}_t{threads}_r{repeat}.npy")
 
