@@ -67,6 +67,9 @@ class OptionsTest(unittest.TestCase):
         self.assertEqual(options.engines, ["mace", "ort", "mace_base"])
         self.assertEqual(options.baseline_runner, runner.resolve())
         self.assertEqual(options.report, Path("build/peer_bench/cpu_peers.md"))
+        # A comparison of two builds never replaces the checked-in report.
+        self.assertEqual(parse_args(["--baseline-runner", str(runner)]).report,
+                         Path("build/peer_bench/cpu_peers.md"))
         for argv in (["--engines", "mace,mace_base"],
                      ["--baseline-runner", "/nonexistent/mace_run"],
                      ["--engines", "ort", "--baseline-runner", str(runner)]):

@@ -69,7 +69,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
     if report is None:
         standard = set(ENGINES) - set(OPT_IN_ENGINES)
         full = (set(args.models) == set(MODELS) and set(args.engines) == standard
-                and set(args.threads) == set(DEFAULT_THREADS))
+                and set(args.threads) == set(DEFAULT_THREADS) and args.baseline_runner is None)
         report = DEFAULT_REPORT if full else args.work_dir / PARTIAL_REPORT_NAME
     engines = args.engines
     if args.baseline_runner is not None:
