@@ -99,7 +99,7 @@ def time_all(models: list[PreparedModel], options: Options) -> list[EngineRun]:
                 for engine in rotated(options.engines, cell + repeat):
                     done += 1
                     run = run_engine(model, engine, threads, repeat, options, baselines)
-                    check(run, model, engine, threads, repeat, reference, why)
+                    check(run, model, engine, threads, repeat, reference, why, options)
                     per_engine[engine].append(run)
                     log(progress_line(done, total, run))
             cell += 1
@@ -143,7 +143,7 @@ def run_engine(model: PreparedModel, engine: str, threads: int, repeat: int,
 
 
 def check(run: EngineRun, model: PreparedModel, engine: str, threads: int, repeat: int,
-          reference: Optional[np.ndarray], why: str) -> None:
+          reference: Optional[np.ndarray], why: str, options: Options) -> None:
     """Compares the run's output with the reference and sets its status."""
     if run.status == FAILED:
         return
