@@ -6,6 +6,7 @@ import dataclasses
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,7 +20,7 @@ import numpy as np
 from mace_converter.api import ConversionError
 from mace_converter.progress import REPO, UserError, shell_text
 from mace_tools.peer_bench import machine, mace_engine, report
-from mace_tools.peer_bench.children import ChildResult, peak_rss_kib, run_child
+from mace_tools.peer_bench.children import ChildResult, run_child
 from mace_tools.peer_bench.options import COSINE_THRESHOLD, ENGINES, Options, parse_args
 from mace_tools.peer_bench.prepare import (INSTALL, NCNN_INPUT, NCNN_OUTPUT, REQUIREMENTS,
                                            PreparedModel, missing_packages, prepare)
@@ -268,32 +269,25 @@ def _run_mace(model: PreparedModel, run: EngineRun, options: Options,
 
 def _bare_rss_mib(runner: Path, timeout: float = 30.0) -> Optional[float]:
     """mace_run's footprint before it reads a model (the binary and its
-    libraries), to split its peak the way the peers' is split. mace_run opens
-    the model file first; given a FIFO it waits there until a writer comes."""
+    libraries), to split its peak the way the peers' is split: its maximum
+    RSS when it stops at a missing model file, as GNU time reports it. time
+    forks the runner from its own small process, so the number is the
+    runner's alone (the rusage this process sees would include its own
+    memory, which exec records)."""
+    gnu_time = shutil.which("time") or "/usr/bin/time"
+    if not Path(gnu_time).exists():
+        return None
     with tempfile.TemporaryDirectory() as directory:
-        fifo = Path(directory) / "model.pb"
-        os.mkfifo(fifo)
-        process = subprocess.Popen([str(runner), f"--model_file={fifo}"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   stdin=subprocess.DEVNULL)
-        kib, deadline = 0, time.monotonic() + timeout
+        report_file = Path(directory) / "rss"
         try:
-            while process.poll() is None and time.monotonic() < deadline:
-                try:
-                    # Succeeds once mace_run has the FIFO open for reading.
-                    writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-                except OSError:
-                    time.sleep(0.01)
-                    continue
-                kib = peak_rss_kib(process.pid)
-                os.close(writer)  # an empty model: mace_run reports it and exits
-                break
-        finally:
-            if process.poll() is None:
-                time.sleep(0.5)
-            if process.poll() is None:
-                process.kill()
-            process.wait()
+            subprocess.run([gnu_time, "-f", "%M", "-o", str(report_file), str(runner),
+                            f"--model_file={Path(directory) / 'missing.pb'}"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           stdin=subprocess.DEVNULL, timeout=timeout, check=False)
+            lines = report_file.read_text().split()
+            kib = int(lines[-1]) if lines else 0
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            return None
     return kib / 1024.0 if kib else None
 
 
