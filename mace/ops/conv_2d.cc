@@ -31,7 +31,7 @@ MaceStatus Conv2DBase::InferShapes() {
            ShapeToString(filter->shape()), " (", filter->dim(1),
            " input channels per group) but the input has ", in_channels, " channels in ", group,
            " group(s)");
-  MACE_RETURN_IF_ERROR(CheckConvBias(*this, out_channels));
+  MACE_RETURN_IF_ERROR(CheckBias(*this, out_channels));
   WindowGeometry geometry;
   MACE_RETURN_IF_ERROR(ComputeWindow(*this, window_, input->dim(2), input->dim(3), filter->dim(2),
                                      filter->dim(3), &geometry));

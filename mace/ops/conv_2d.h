@@ -32,7 +32,7 @@ class Conv2DBase : public Operation {
   const ref::Conv2DParams& params() const { return params_; }
   // The converter's Winograd request: 0, 2 or 4.
   int winograd() const { return static_cast<int>(winograd_); }
-  const Tensor* Bias() const { return ConvBias(*this); }
+  const Tensor* Bias() const { return OptionalBias(*this); }
 
  private:
   WindowArgs window_;

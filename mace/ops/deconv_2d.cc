@@ -48,7 +48,7 @@ MaceStatus Deconv2DBase::InferShapes() {
   OP_CHECK(in_channels % group == 0, "group ", group, " must divide the ", in_channels,
            " input channels");
   const int64_t out_channels = filter->dim(1) * group;
-  MACE_RETURN_IF_ERROR(CheckConvBias(*this, out_channels));
+  MACE_RETURN_IF_ERROR(CheckBias(*this, out_channels));
   SetWindowParams(*input, *filter, window_, &params_);
   params_.in_channels = in_channels;
   params_.out_channels = out_channels;

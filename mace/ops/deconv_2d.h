@@ -30,7 +30,7 @@ class Deconv2DBase : public Operation {
   // params() and sets the output's shape.
   MaceStatus InferShapes();
   const ref::Deconv2DParams& params() const { return params_; }
-  const Tensor* Bias() const { return ConvBias(*this); }
+  const Tensor* Bias() const { return OptionalBias(*this); }
 
  private:
   // Leading crop and output length of one dimension whose uncropped output

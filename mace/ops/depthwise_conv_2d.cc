@@ -18,7 +18,7 @@ MaceStatus DepthwiseConv2dBase::InferShapes() {
   OP_CHECK(filter->dim(1) == channels, "filter has shape ", ShapeToString(filter->shape()),
            " but the input has ", channels, " channels (filter dim 1)");
   const int64_t out_channels = channels * filter->dim(0);
-  MACE_RETURN_IF_ERROR(CheckConvBias(*this, out_channels));
+  MACE_RETURN_IF_ERROR(CheckBias(*this, out_channels));
   WindowGeometry geometry;
   MACE_RETURN_IF_ERROR(ComputeWindow(*this, window_, input->dim(2), input->dim(3), filter->dim(2),
                                      filter->dim(3), &geometry));

@@ -25,7 +25,7 @@ class DepthwiseConv2dBase : public Operation {
   // params() and sets the output's shape.
   MaceStatus InferShapes();
   const ref::DepthwiseConv2dParams& params() const { return params_; }
-  const Tensor* Bias() const { return ConvBias(*this); }
+  const Tensor* Bias() const { return OptionalBias(*this); }
 
  private:
   WindowArgs window_;

@@ -8,6 +8,7 @@
 #include "mace/core/operation.h"
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/common/op_checks.h"
 
 namespace mace {
 namespace ops {
@@ -16,19 +17,11 @@ namespace ops {
 // and parses the fused activation. For Init.
 MaceStatus ParseConvArgs(const Operation& op, WindowArgs* window, Activation* activation);
 
-// The optional bias: input 2, or null.
-inline const Tensor* ConvBias(const Operation& op) {
-  return op.InputSize() > 2 ? op.Input(2) : nullptr;
-}
-
 // Checks that the input, filter and bias (if any) are of type `dtype` with
 // only positive dimensions, and that input and filter have rank 4;
 // `filter_layout` names the filter's dimensions for the rank error
 // ("(OIHW)").
 MaceStatus CheckConvInputs(const Operation& op, DataType dtype, const char* filter_layout);
-
-// Checks that the bias, if any, is [out_channels].
-MaceStatus CheckConvBias(const Operation& op, int64_t out_channels);
 
 // Copies the batch, the input's spatial size, the filter's window and the
 // strides and dilations into a convolution's `params` (Conv2DParams and its

@@ -1,0 +1,37 @@
+// Argument and input checks that many ops share, with the same messages
+// wherever they are used.
+#ifndef MACE_OPS_COMMON_OP_CHECKS_H_
+#define MACE_OPS_COMMON_OP_CHECKS_H_
+
+#include <string>
+
+#include "mace/core/operation.h"
+
+namespace mace {
+namespace ops {
+
+// INVALID_ARGS with `message` after the op's name, for checks outside the
+// op's own methods (where OP_CHECK is not at hand).
+MaceStatus OpError(const Operation& op, const std::string& message);
+
+// Reads the int argument `name` (default 0) as a flag: 0 or 1, else
+// INVALID_ARGS naming the op.
+MaceStatus ParseFlag(const Operation& op, const std::string& name, bool* flag);
+
+// Checks that every input present is of type `dtype` and has only positive
+// dimensions; the message names the offending tensor.
+MaceStatus CheckInputsTypeAndShape(const Operation& op, DataType dtype);
+
+// The optional bias of ops with inputs [x, weight, optional bias]: input 2,
+// or null.
+inline const Tensor* OptionalBias(const Operation& op) {
+  return op.InputSize() > 2 ? op.Input(2) : nullptr;
+}
+
+// Checks that the bias, if any, is [channels].
+MaceStatus CheckBias(const Operation& op, int64_t channels);
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_COMMON_OP_CHECKS_H_
