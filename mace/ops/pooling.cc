@@ -48,8 +48,8 @@ MaceStatus PoolingBase::Init() {
 
 MaceStatus PoolingBase::InferShapes() {
   const Tensor* input = Input(0);
-  OP_CHECK(input->dtype() == DT_FLOAT, "input is ", DataTypeName(input->dtype()),
-           " but must be float32");
+  OP_CHECK(input->dtype() == kernel_dtype(), "input is ", DataTypeName(input->dtype()),
+           " but must be ", DataTypeName(kernel_dtype()));
   OP_CHECK(input->dim_size() == 4, "input has shape ", ShapeToString(input->shape()),
            " but needs rank 4 (NCHW)");
   OP_CHECK(

@@ -1,9 +1,10 @@
 #include "mace/ops/common/op_checks.h"
 
-#include <algorithm>
+#include "mace/ops/common/element_count.h"
 
 namespace mace {
 namespace ops {
+
 MaceStatus OpError(const Operation& op, const std::string& message) {
   return MaceStatus(MaceStatus::MACE_INVALID_ARGS, StrCat(op.Describe(), ": ", message));
 }
@@ -15,19 +16,17 @@ MaceStatus ParseFlag(const Operation& op, const std::string& name, bool* flag) {
   return MaceStatus();
 }
 
+MaceStatus CheckTensor(const Operation& op, const Tensor* tensor, DataType dtype) {
+  if (tensor->dtype() != dtype) {
+    return OpError(op, StrCat("'", tensor->name(), "' is ", DataTypeName(tensor->dtype()),
+                              " but must be ", DataTypeName(dtype)));
+  }
+  return CheckElementCount(op, StrCat("'", tensor->name(), "'"), tensor->shape());
+}
+
 MaceStatus CheckInputsTypeAndShape(const Operation& op, DataType dtype) {
   for (int i = 0; i < op.InputSize(); ++i) {
-    const Tensor* tensor = op.Input(i);
-    if (tensor == nullptr) continue;
-    if (tensor->dtype() != dtype) {
-      return OpError(op, StrCat("'", tensor->name(), "' is ", DataTypeName(tensor->dtype()),
-                                " but must be ", DataTypeName(dtype)));
-    }
-    const std::vector<int64_t>& shape = tensor->shape();
-    if (!std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d > 0; })) {
-      return OpError(op, StrCat("'", tensor->name(), "' has shape ", ShapeToString(shape),
-                                " with a non-positive dimension"));
-    }
+    if (op.Input(i) != nullptr) MACE_RETURN_IF_ERROR(CheckTensor(op, op.Input(i), dtype));
   }
   return MaceStatus();
 }

@@ -18,8 +18,12 @@ MaceStatus OpError(const Operation& op, const std::string& message);
 // INVALID_ARGS naming the op.
 MaceStatus ParseFlag(const Operation& op, const std::string& name, bool* flag);
 
-// Checks that every input present is of type `dtype` and has only positive
-// dimensions; the message names the offending tensor.
+// Checks that `tensor` is of type `dtype` with only positive dimensions and
+// at most kMaxElements elements (element_count.h), so that index arithmetic
+// cannot overflow on hostile shapes; the message names the tensor.
+MaceStatus CheckTensor(const Operation& op, const Tensor* tensor, DataType dtype);
+
+// CheckTensor for every input present.
 MaceStatus CheckInputsTypeAndShape(const Operation& op, DataType dtype);
 
 // The optional bias of ops with inputs [x, weight, optional bias]: input 2,
