@@ -48,13 +48,7 @@ MaceStatus PoolingBase::Init() {
 
 MaceStatus PoolingBase::InferShapes() {
   const Tensor* input = Input(0);
-  OP_CHECK(input->dtype() == kernel_dtype(), "input is ", DataTypeName(input->dtype()),
-           " but must be ", DataTypeName(kernel_dtype()));
-  OP_CHECK(input->dim_size() == 4, "input has shape ", ShapeToString(input->shape()),
-           " but needs rank 4 (NCHW)");
-  OP_CHECK(
-      std::all_of(input->shape().begin(), input->shape().end(), [](int64_t d) { return d > 0; }),
-      "input has shape ", ShapeToString(input->shape()), " with a non-positive dimension");
+  MACE_RETURN_IF_ERROR(CheckNchwInput(*this, kernel_dtype()));
   params_.batch = input->dim(0);
   params_.channels = input->dim(1);
   params_.in_h = input->dim(2);

@@ -10,7 +10,7 @@ MaceStatus OpError(const Operation& op, const std::string& message) {
 }
 
 MaceStatus ParseFlag(const Operation& op, const std::string& name, bool* flag) {
-  const int64_t value = op.GetInt(name, 0);
+  const int64_t value = op.GetInt(name, *flag ? 1 : 0);
   if (value != 0 && value != 1) return OpError(op, StrCat(name, " must be 0 or 1, got ", value));
   *flag = value == 1;
   return MaceStatus();
@@ -22,6 +22,19 @@ MaceStatus CheckTensor(const Operation& op, const Tensor* tensor, DataType dtype
                               " but must be ", DataTypeName(dtype)));
   }
   return CheckElementCount(op, StrCat("'", tensor->name(), "'"), tensor->shape());
+}
+
+MaceStatus CheckNchwInput(const Operation& op, DataType dtype) {
+  const Tensor* input = op.Input(0);
+  if (input->dtype() != dtype) {
+    return OpError(op, StrCat("input is ", DataTypeName(input->dtype()), " but must be ",
+                              DataTypeName(dtype)));
+  }
+  if (input->dim_size() != 4) {
+    return OpError(
+        op, StrCat("input has shape ", ShapeToString(input->shape()), " but needs rank 4 (NCHW)"));
+  }
+  return CheckElementCount(op, "input", input->shape());
 }
 
 MaceStatus CheckInputsTypeAndShape(const Operation& op, DataType dtype) {

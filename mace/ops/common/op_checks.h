@@ -14,14 +14,18 @@ namespace ops {
 // op's own methods (where OP_CHECK is not at hand).
 MaceStatus OpError(const Operation& op, const std::string& message);
 
-// Reads the int argument `name` (default 0) as a flag: 0 or 1, else
-// INVALID_ARGS naming the op.
+// Reads the int argument `name` as a flag: 0 or 1, else INVALID_ARGS naming
+// the op. An absent argument leaves `*flag` as it is, its default.
 MaceStatus ParseFlag(const Operation& op, const std::string& name, bool* flag);
 
 // Checks that `tensor` is of type `dtype` with only positive dimensions and
 // at most kMaxElements elements (element_count.h), so that index arithmetic
 // cannot overflow on hostile shapes; the message names the tensor.
 MaceStatus CheckTensor(const Operation& op, const Tensor* tensor, DataType dtype);
+
+// Checks that input 0 is of type `dtype`, of rank 4 (NCHW) and within
+// CheckElementCount's bounds; the messages call it "input".
+MaceStatus CheckNchwInput(const Operation& op, DataType dtype);
 
 // CheckTensor for every input present.
 MaceStatus CheckInputsTypeAndShape(const Operation& op, DataType dtype);
