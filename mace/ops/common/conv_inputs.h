@@ -17,10 +17,10 @@ namespace ops {
 // and parses the fused activation. For Init.
 MaceStatus ParseConvArgs(const Operation& op, WindowArgs* window, Activation* activation);
 
-// Checks that the input, filter and bias (if any) are of type `dtype` with
-// only positive dimensions, and that input and filter have rank 4;
-// `filter_layout` names the filter's dimensions for the rank error
-// ("(OIHW)").
+// Checks the input, filter and bias (if any) with CheckTensor (type `dtype`,
+// positive dimensions, bounded element count) and that input and filter
+// have rank 4; `filter_layout` names the filter's dimensions for the rank
+// error ("(OIHW)").
 MaceStatus CheckConvInputs(const Operation& op, DataType dtype, const char* filter_layout);
 
 // Copies the batch, the input's spatial size, the filter's window and the
