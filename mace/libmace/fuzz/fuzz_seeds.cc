@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   std::ofstream(std::string(argv[1]) + "/conv_pool", std::ios::binary) << Pack(conv, weights);
   mace::NetDef reshape = conv;
   reshape.mutable_op(1)->set_type("Softmax");
+  reshape.mutable_op(1)->clear_arg();
   std::ofstream(std::string(argv[1]) + "/conv_softmax", std::ios::binary)
       << Pack(reshape, weights);
   // With an offline memory plan: the conv output (400 bytes) at 0, the pool
