@@ -4,7 +4,7 @@ mace_run's flags), runs mace_run on each case and classifies the result as
 error, legit, crash, hang or silent (accept). Exits 1 on any crash, hang or
 silent accept. See docs/security.md.
 
-  tools/corrupt_models.py --mace_run=PATH              400 cases, seed 1
+  tools/corrupt_models.py --mace_run=PATH              1000 cases, seed 1
   tools/corrupt_models.py --mace_run=PATH --cases=60   the CI smoke
   tools/corrupt_models.py --mace_run=PATH --only=17    rerun one case
 
@@ -24,7 +24,7 @@ from mace_tools import corrupt_models  # noqa: E402  pylint: disable=wrong-impor
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mace_run", required=True, type=Path)
-    parser.add_argument("--cases", type=int, default=400)
+    parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", type=int, default=64, help="input height and width")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per case")

@@ -137,7 +137,7 @@ def _onnx_fields(data: bytes, rng: random.Random) -> bytes:
             node.input[rng.randrange(len(node.input))] = rng.choice(names)
         elif node.output:
             node.output[rng.randrange(len(node.output))] = rng.choice(names)
-    elif choice == 5:
+    elif choice == 5 and (graph.input or graph.output):
         info = rng.choice(list(graph.input) + list(graph.output))
         dims = info.type.tensor_type.shape.dim
         if dims:
