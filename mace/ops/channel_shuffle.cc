@@ -1,6 +1,6 @@
 #include "mace/ops/channel_shuffle.h"
 
-#include "mace/ops/common/input_checks.h"
+#include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/channel_shuffle_cpu.h"
 #include "mace/ops/registry.h"
 

@@ -1,6 +1,6 @@
 #include "mace/ops/depth_to_space.h"
 
-#include "mace/ops/common/input_checks.h"
+#include "mace/ops/common/op_checks.h"
 #include "mace/ops/common/rearrange_args.h"
 #include "mace/ops/cpu/depth_to_space_cpu.h"
 #include "mace/ops/registry.h"

@@ -1,7 +1,7 @@
 #include "mace/ops/pad.h"
 
 #include "mace/ops/common/element_count.h"
-#include "mace/ops/common/input_checks.h"
+#include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/pad_cpu.h"
 #include "mace/ops/registry.h"
 

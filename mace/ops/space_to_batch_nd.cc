@@ -1,7 +1,7 @@
 #include "mace/ops/space_to_batch_nd.h"
 
 #include "mace/ops/common/element_count.h"
-#include "mace/ops/common/input_checks.h"
+#include "mace/ops/common/op_checks.h"
 #include "mace/ops/common/rearrange_args.h"
 #include "mace/ops/cpu/space_to_batch_nd_cpu.h"
 #include "mace/ops/registry.h"

@@ -1,6 +1,6 @@
 #include "mace/ops/space_to_depth.h"
 
-#include "mace/ops/common/input_checks.h"
+#include "mace/ops/common/op_checks.h"
 #include "mace/ops/common/rearrange_args.h"
 #include "mace/ops/cpu/space_to_depth_cpu.h"
 #include "mace/ops/registry.h"

@@ -37,6 +37,12 @@ MaceStatus CheckNchwInput(const Operation& op, DataType dtype) {
   return CheckElementCount(op, "input", input->shape());
 }
 
+MaceStatus CheckKernelType(const Operation& op, const std::string& what, DataType dtype) {
+  if (dtype == op.kernel_dtype()) return MaceStatus();
+  return OpError(op, StrCat(what, " is ", DataTypeName(dtype), " but must be ",
+                            DataTypeName(op.kernel_dtype())));
+}
+
 MaceStatus CheckInputsTypeAndShape(const Operation& op, DataType dtype) {
   for (int i = 0; i < op.InputSize(); ++i) {
     if (op.Input(i) != nullptr) MACE_RETURN_IF_ERROR(CheckTensor(op, op.Input(i), dtype));

@@ -27,6 +27,16 @@ MaceStatus CheckTensor(const Operation& op, const Tensor* tensor, DataType dtype
 // CheckElementCount's bounds; the messages call it "input".
 MaceStatus CheckNchwInput(const Operation& op, DataType dtype);
 
+// CheckNchwInput for the type the op's kernel computes in
+// (Operation::kernel_dtype), so one base serves kernels of every type.
+inline MaceStatus CheckNchwInput(const Operation& op) {
+  return CheckNchwInput(op, op.kernel_dtype());
+}
+
+// INVALID_ARGS naming `op` unless `dtype` (of the tensor called `what`) is
+// the type the op's kernel computes in.
+MaceStatus CheckKernelType(const Operation& op, const std::string& what, DataType dtype);
+
 // CheckTensor for every input present.
 MaceStatus CheckInputsTypeAndShape(const Operation& op, DataType dtype);
 

@@ -20,7 +20,7 @@
 
 #include "mace/core/operation.h"
 #include "mace/ops/common/element_count.h"
-#include "mace/ops/common/input_checks.h"
+#include "mace/ops/common/op_checks.h"
 
 namespace mace {
 namespace ops {
