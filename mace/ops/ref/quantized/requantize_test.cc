@@ -55,7 +55,7 @@ TEST(QuantizedMultiplier, RefusesBadValues) {
 
 TEST(Requantize, MatchesExactDivision) {
   std::mt19937 rng(7767517);
-  std::uniform_int_distribution<int32_t> any_int;
+  std::uniform_int_distribution<int32_t> any_int(INT32_MIN, INT32_MAX);
   std::uniform_real_distribution<double> exponent(-34.0, 20.0);
   for (int i = 0; i < 200000; ++i) {
     const QuantizedMultiplier m = quantized_testing::Multiplier(std::exp2(exponent(rng)));
