@@ -4,6 +4,7 @@
 
 #include "mace/ops/common/activation.h"
 #include "mace/ops/cpu/conv_2d_cpu.h"
+#include "mace/ops/cpu/conv_2d_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -43,10 +44,21 @@ MaceStatus Conv2DBase::InferShapes() {
   const Tensor* input = Input(0);
   const Tensor* filter = Input(1);
   const Tensor* bias = Bias();
+  // float32 throughout, or uint8 input, uint8 or int8 filter, int32 bias.
+  const bool quantized = kernel_dtype() == DT_UINT8;
   for (const Tensor* tensor : {input, filter, bias}) {
     if (tensor == nullptr) continue;
-    OP_CHECK(tensor->dtype() == DT_FLOAT, "'", tensor->name(), "' is ",
-             DataTypeName(tensor->dtype()), " but must be float32");
+    const DataType dtype = tensor->dtype();
+    const char* expected = !quantized ? "float32"
+                           : tensor == input ? "uint8"
+                           : tensor == filter ? "uint8 or int8"
+                                              : "int32";
+    const bool type_ok = !quantized ? dtype == DT_FLOAT
+                         : tensor == input ? dtype == DT_UINT8
+                         : tensor == filter ? dtype == DT_UINT8 || dtype == DT_INT8
+                                            : dtype == DT_INT32;
+    OP_CHECK(type_ok, "'", tensor->name(), "' is ", DataTypeName(dtype), " but must be ",
+             expected);
     OP_CHECK(AllPositive(tensor->shape()), "'", tensor->name(), "' has shape ",
              ShapeToString(tensor->shape()), " with a non-positive dimension");
   }
@@ -96,7 +108,8 @@ int64_t Conv2DBase::Macs() const {
 }
 
 MaceStatus RegisterConv2D(OpRegistry* registry) {
-  return registry->Register("Conv2D", DeviceType::CPU, DT_FLOAT, NewConv2DCpu);
+  MACE_RETURN_IF_ERROR(registry->Register("Conv2D", DeviceType::CPU, DT_FLOAT, NewConv2DCpu));
+  return registry->Register("Conv2D", DeviceType::CPU, DT_UINT8, NewConv2DUint8Cpu);
 }
 
 }  // namespace ops
