@@ -1,7 +1,8 @@
 // Conv2D's uint8 CPU kernel. Prepare checks every tensor's quantization
 // (naming the tensor at fault), folds a fused RELU/RELU6 into the output
-// clamp and builds the per-channel requantization multipliers; Run calls
-// the reference kernel, which every fast uint8 kernel must match bit for bit.
+// clamp and builds the per-channel requantization multipliers. Run uses the
+// kernel table's uint8 GEMM (cpu/conv_2d_uint8_gemm.h) for a constant
+// filter, else the reference kernel; the two agree bit for bit.
 #include "mace/ops/cpu/conv_2d_uint8.h"
 
 #include <cmath>
@@ -10,7 +11,10 @@
 
 #include "mace/ops/common/quantize.h"
 #include "mace/ops/conv_2d.h"
+#include "mace/ops/cpu/conv_2d_uint8_gemm.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
+#include "mace/utils/logging.h"
 
 namespace mace {
 namespace ops {
@@ -18,7 +22,7 @@ namespace {
 
 class Conv2DUint8Cpu final : public Conv2DBase {
  public:
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     const Tensor& input = *Input(0);
     const Tensor& filter = *Input(1);
@@ -40,7 +44,18 @@ class Conv2DUint8Cpu final : public Conv2DBase {
     MaceStatus status = MakeChannelMultipliers(input.scale(), filter, output.scale(),
                                                params().out_channels, &quant_.multipliers);
     if (!status.ok()) return Invalid(status.information());
-    return MakeOutputClamp(params().activation, output.quant(), Describe(), &quant_.output);
+    MACE_RETURN_IF_ERROR(
+        MakeOutputClamp(params().activation, output.quant(), Describe(), &quant_.output));
+    fast_.reset();
+    const KernelTable* table = ContextKernelTable(context);
+    if (table != nullptr && filter.is_weight()) {
+      fast_ = Conv2dUint8Gemm::Create(*table, params(), quant_, filter.raw_data(),
+                                      filter.dtype() == DT_INT8);
+      if (fast_ != nullptr) {
+        VLOG(2) << Describe() << ": " << table->name << " " << fast_->name();
+      }
+    }
+    return MaceStatus();
   }
 
   MaceStatus Run(OpContext* /*context*/) override {
@@ -48,7 +63,9 @@ class Conv2DUint8Cpu final : public Conv2DBase {
     const int32_t* bias_data = bias != nullptr ? bias->data<int32_t>() : nullptr;
     const uint8_t* input = Input(0)->data<uint8_t>();
     uint8_t* output = Output(0)->mutable_data<uint8_t>();
-    if (Input(1)->dtype() == DT_INT8) {
+    if (fast_ != nullptr) {
+      fast_->Run(input, bias_data, output);
+    } else if (Input(1)->dtype() == DT_INT8) {
       ref::quantized::Conv2D(params(), quant_, input, Input(1)->data<int8_t>(), bias_data, output);
     } else {
       ref::quantized::Conv2D(params(), quant_, input, Input(1)->data<uint8_t>(), bias_data, output);
@@ -58,6 +75,7 @@ class Conv2DUint8Cpu final : public Conv2DBase {
 
  private:
   ref::quantized::ConvQuantization quant_;
+  std::unique_ptr<Conv2dUint8Gemm> fast_;
 };
 
 }  // namespace

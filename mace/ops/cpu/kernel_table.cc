@@ -47,6 +47,8 @@ KernelTable MakeAvx2Table() {
   table.blocked_window = x86::Avx2BlockedWindow;
   table.blocked_winograd_input = x86::Avx2BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx2BlockedWinogradOutput;
+  table.quantized_gemm = x86::Avx2QuantizedGemm;
+  table.quantized_format = kQuantPairsInt16;
   return table;
 }
 
@@ -83,6 +85,10 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.blocked_window = x86::Avx512BlockedWindow;
   table.blocked_winograd_input = x86::Avx512BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx512BlockedWinogradOutput;
+  if (features.avx512_vnni) {
+    table.quantized_gemm = x86::VnniQuantizedGemm;
+    table.quantized_format = kQuantQuadsUint8;
+  }
   return table;
 }
 #elif defined(__aarch64__) || defined(__ARM_NEON)

@@ -37,6 +37,7 @@ void DetectX86(CpuFeatures* features) {
   const bool zmm_state = (xcr0_lo & 0xe0) == 0xe0;
   // The AVX-512 table reuses AVX2 kernels, so it needs AVX2 as well.
   features->avx512 = features->avx2_fma && avx512f && avx512dq && avx512vl && zmm_state;
+  features->avx512_vnni = features->avx512 && ((ecx >> 11) & 1);
   char vendor[13] = {};
   __cpuid(0, eax, ebx, ecx, edx);
   std::memcpy(vendor, &ebx, 4);

@@ -1,0 +1,62 @@
+// The fast uint8 Conv2D: im2col into the packed words of the kernel table's
+// uint8 GEMM (quantized_micro_kernels.h), one GEMM per image and group, and
+// an integer epilogue that adds the bias and the zero-point corrections in
+// int64, saturates to int32 and requantizes with the rule of
+// common/quantize.h. Its results equal ref::quantized::Conv2D bit for bit.
+//
+// Prepare packs the filter; Run only packs the input. Single-threaded for
+// now.
+#ifndef MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
+#define MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/ref/quantized/conv_2d.h"
+
+namespace mace {
+namespace ops {
+
+class Conv2dUint8Gemm {
+ public:
+  // Null where the table has no uint8 GEMM or the reduction is so deep that
+  // the GEMM's int32 sums could overflow (the reference kernel saturates).
+  // `filter` is uint8 unless `int8_filter`.
+  static std::unique_ptr<Conv2dUint8Gemm> Create(const KernelTable& table,
+                                                 const ref::Conv2DParams& params,
+                                                 const ref::quantized::ConvQuantization& quant,
+                                                 const void* filter, bool int8_filter);
+
+  void Run(const uint8_t* input, const int32_t* bias, uint8_t* output);
+
+  const char* name() const {
+    return format_ == kQuantQuadsUint8 ? "uint8 gemm (u8 x s8 quads)" : "uint8 gemm (s16 pairs)";
+  }
+
+ private:
+  Conv2dUint8Gemm() = default;
+  void PackInput(const uint8_t* image, int64_t group);
+
+  QuantizedGemmKernel gemm_ = nullptr;
+  QuantGemmFormat format_ = kQuantPairsInt16;
+  ref::Conv2DParams p_;
+  ref::quantized::ConvQuantization quant_;
+  int64_t depth_ = 0;      // reduction length per group: in_per_group * kernel taps
+  int64_t per_word_ = 2;   // k values per packed word
+  int64_t words_ = 0;      // packed words per row or column
+  int64_t rows_ = 0;       // output channels per group, padded
+  int64_t cols_ = 0;       // output positions, padded
+  int32_t weight_offset_ = 0;  // subtracted from uint8 weights for the int8 quads
+  std::vector<int32_t> packed_filter_;  // per group: [rows_][words_]
+  std::vector<int64_t> filter_sums_;    // per output channel: sum(w - zw), quads only
+  std::vector<int32_t> packed_input_;   // [words_][cols_]
+  std::vector<int64_t> input_sums_;     // per position: sum of the inputs, quads only
+  std::vector<int32_t> sums_;           // [rows_][cols_]
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
