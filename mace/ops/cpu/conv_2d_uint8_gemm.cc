@@ -30,7 +30,7 @@ int32_t PackWord(QuantGemmFormat format, const int32_t* values, int64_t count) {
   int32_t padded[4] = {0, 0, 0, 0};
   for (int64_t i = 0; i < count; ++i) padded[i] = values[i];
   const uint32_t word =
-      format == kQuantQuadsUint8 ? QuadWord(padded) : PairWord(padded[0], padded[1]);
+      format == kQuantPairsInt16 ? PairWord(padded[0], padded[1]) : QuadWord(padded);
   return static_cast<int32_t>(word);
 }
 
@@ -42,8 +42,10 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   if (table.quantized_gemm == nullptr) return nullptr;
   const int64_t in_per_group = params.in_channels / params.group;
   const int64_t depth = in_per_group * params.kernel_h * params.kernel_w;
-  const bool quads = table.quantized_format == kQuantQuadsUint8;
-  if (depth > (quads ? kMaxQuadsDepth : kMaxPairsDepth)) return nullptr;
+  const QuantGemmFormat format = table.quantized_format;
+  const bool quads = format != kQuantPairsInt16;
+  // Unsigned quads multiply up to 255 x 255, like the pairs.
+  if (depth > (format == kQuantQuadsUint8 ? kMaxQuadsDepth : kMaxPairsDepth)) return nullptr;
 
   std::unique_ptr<Conv2dUint8Gemm> conv(new Conv2dUint8Gemm());
   conv->gemm_ = table.quantized_gemm;
@@ -56,7 +58,10 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   const int64_t out_per_group = params.out_channels / params.group;
   conv->rows_ = RoundUp(out_per_group, kQuantGemmRows);
   conv->cols_ = RoundUp(params.out_h * params.out_w, kQuantGemmCols);
-  conv->weight_offset_ = quads && !int8_filter ? 128 : 0;
+  // Stored weight = w - weight_offset_: int8 for the signed quads, uint8 for
+  // the unsigned ones.
+  if (format == kQuantQuadsUint8) conv->weight_offset_ = int8_filter ? 0 : 128;
+  if (format == kQuantQuadsUint8Unsigned) conv->weight_offset_ = int8_filter ? -128 : 0;
 
   // Weights as the format wants them: minus the zero point for the pairs,
   // minus the offset (uint8 to int8) for the quads.
@@ -93,7 +98,7 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group) {
   const int64_t in_per_group = p.in_channels / p.group;
   const int64_t positions = p.out_h * p.out_w;
   const int32_t zq = quant_.input_zero_point;
-  const bool quads = format_ == kQuantQuadsUint8;
+  const bool quads = format_ != kQuantPairsInt16;
   // Pairs carry (x - zq); quads carry x itself and sum it per position.
   const int32_t subtract = quads ? 0 : zq;
   int32_t values[4];
@@ -123,7 +128,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
   const ref::Conv2DParams& p = p_;
   const int64_t positions = p.out_h * p.out_w;
   const int64_t out_per_group = p.out_channels / p.group;
-  const bool quads = format_ == kQuantQuadsUint8;
+  const bool quads = format_ != kQuantPairsInt16;
   const int64_t input_correction = weight_offset_ - quant_.filter_zero_point;
   for (int64_t n = 0; n < p.batch; ++n) {
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;

@@ -32,7 +32,11 @@ class Conv2dUint8Gemm {
   void Run(const uint8_t* input, const int32_t* bias, uint8_t* output);
 
   const char* name() const {
-    return format_ == kQuantQuadsUint8 ? "uint8 gemm (u8 x s8 quads)" : "uint8 gemm (s16 pairs)";
+    switch (format_) {
+      case kQuantQuadsUint8: return "uint8 gemm (u8 x s8 quads)";
+      case kQuantQuadsUint8Unsigned: return "uint8 gemm (u8 x u8 quads)";
+      default: return "uint8 gemm (s16 pairs)";
+    }
   }
 
  private:
@@ -48,7 +52,7 @@ class Conv2dUint8Gemm {
   int64_t words_ = 0;      // packed words per row or column
   int64_t rows_ = 0;       // output channels per group, padded
   int64_t cols_ = 0;       // output positions, padded
-  int32_t weight_offset_ = 0;  // subtracted from uint8 weights for the int8 quads
+  int32_t weight_offset_ = 0;  // subtracted from the weights for the quads
   std::vector<int32_t> packed_filter_;  // per group: [rows_][words_]
   std::vector<int64_t> filter_sums_;    // per output channel: sum(w - zw), quads only
   std::vector<int32_t> packed_input_;   // [words_][cols_]

@@ -1,5 +1,6 @@
 // The uint8 GEMM convolution of every kernel table that has one (AVX2's
-// int16 pairs, AVX-512 VNNI's quads) against ref::quantized::Conv2D, bit
+// and NEON's int16 pairs, AVX-512 VNNI's and the arm64 dot product's quads)
+// against ref::quantized::Conv2D, bit
 // for bit, at tile edges: output channels around the 4-row tile, positions
 // around the 32-column tile, reductions that end mid-word, padding, stride,
 // dilation, groups, zero points 0 and 255, uint8 and per-channel int8
@@ -114,13 +115,22 @@ TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {
 }
 
 // Where the CPU has VNNI, the AVX-512 table uses it (so the test above ran
-// both formats).
+// both x86 formats).
 TEST(Conv2dUint8Gemm, VnniChosenWhereAvailable) {
   const CpuFeatures features = DetectCpuFeatures();
   const KernelTable* avx512 = KernelTableFor(KernelIsa::kAvx512);
   if (avx512 == nullptr) GTEST_SKIP() << "no AVX-512";
   EXPECT_EQ(avx512->quantized_format,
             features.avx512_vnni ? kQuantQuadsUint8 : kQuantPairsInt16);
+}
+
+// Likewise the arm64 dot product.
+TEST(Conv2dUint8Gemm, DotProductChosenWhereAvailable) {
+  const CpuFeatures features = DetectCpuFeatures();
+  const KernelTable* neon = KernelTableFor(KernelIsa::kNeon);
+  if (neon == nullptr) GTEST_SKIP() << "no NEON";
+  EXPECT_EQ(neon->quantized_format,
+            features.neon_dotprod ? kQuantQuadsUint8Unsigned : kQuantPairsInt16);
 }
 
 // The extremes of the int32 sums: every input 255 against every weight at

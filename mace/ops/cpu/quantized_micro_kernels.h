@@ -6,7 +6,9 @@
 //   kQuantPairsInt16  two int16 values, already minus their zero points
 //                     (exact products of up to 255 x 255, summed by pairs);
 //   kQuantQuadsUint8  four bytes: uint8 on the input side, int8 on the
-//                     weight side (the driver corrects for the offsets).
+//                     weight side (the driver corrects for the offsets);
+//   kQuantQuadsUint8Unsigned  four bytes, uint8 on both sides (int8 weights
+//                     shifted up by 128; the driver corrects again).
 // C[row][col] = sum over groups g of dot(A[row][g], B[g][col]), in int32.
 // rows is a multiple of kQuantGemmRows and cols of kQuantGemmCols (the driver
 // pads with zero words); A is [rows][groups], B is [groups][cols], C is
@@ -22,6 +24,7 @@ namespace ops {
 enum QuantGemmFormat : int32_t {
   kQuantPairsInt16 = 0,
   kQuantQuadsUint8 = 1,
+  kQuantQuadsUint8Unsigned = 2,
 };
 
 constexpr int kQuantGemmRows = 4;

@@ -64,6 +64,9 @@ CpuFeatures DetectCpuFeatures() {
   DetectX86(&features);
 #elif defined(__aarch64__)
   features.neon = true;  // Advanced SIMD is mandatory in ARMv8-A
+  // HWCAP_ASIMDDP from the kernel's arch/arm64/include/uapi/asm/hwcap.h.
+  constexpr unsigned long kHwcapAsimdDp = 1ul << 20;
+  features.neon_dotprod = (getauxval(AT_HWCAP) & kHwcapAsimdDp) != 0;
 #elif defined(__arm__)
   // HWCAP_NEON from the kernel's arch/arm/include/uapi/asm/hwcap.h.
   constexpr unsigned long kHwcapNeon = 1ul << 12;
