@@ -1,7 +1,7 @@
 // The uint8 convolutions against an independent computation: the input is
 // padded explicitly with its zero point, unrolled into columns (im2col), and
 // each output is the expanded form sum(q*w) - zw*sum(q) - zq*sum(w) +
-// taps*zq*zw in int64, requantized by 128-bit division (test_util.h).
+// taps*zq*zw in int64, requantized by exact division (test_util.h).
 #include <random>
 #include <vector>
 

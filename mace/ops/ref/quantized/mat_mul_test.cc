@@ -1,5 +1,5 @@
 // uint8 FullyConnected and MatMul against the expanded zero-point form
-// computed on explicitly transposed operands, requantized by 128-bit
+// computed on explicitly transposed operands, requantized by exact
 // division (test_util.h).
 #include <random>
 #include <vector>

@@ -1,5 +1,5 @@
 // The scheme of common/quantize.h: multiplier encoding, the rounding rule
-// against a 128-bit division, clamps, float conversion and validation.
+// against exact division, clamps, float conversion and validation.
 #include <cmath>
 #include <limits>
 #include <random>

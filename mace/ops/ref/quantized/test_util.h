@@ -1,6 +1,6 @@
 // Test oracles for the uint8 kernels, written apart from the kernels: the
-// requantization here divides an exact 128-bit product and rounds by the
-// remainder, where the kernels add half and shift.
+// requantization here divides the exact product of magnitudes and rounds by
+// the remainder, where the kernels add half and shift.
 #ifndef MACE_OPS_REF_QUANTIZED_TEST_UTIL_H_
 #define MACE_OPS_REF_QUANTIZED_TEST_UTIL_H_
 
@@ -14,15 +14,15 @@ namespace mace {
 namespace ops {
 namespace quantized_testing {
 
-// round_half_away(x * multiplier / 2^right_shift) by 128-bit division.
+// round_half_away(x * multiplier / 2^right_shift) by division, for |x| <=
+// 2^31 (the product then fits in 62 bits).
 inline int64_t OracleRequantize(int64_t x, const QuantizedMultiplier& m) {
-  const __int128 numerator = static_cast<__int128>(x) * m.multiplier;
-  const __int128 denominator = static_cast<__int128>(1) << m.right_shift;
-  __int128 quotient = numerator / denominator;  // truncates toward zero
-  const __int128 remainder = numerator % denominator;
-  const __int128 twice = remainder < 0 ? -2 * remainder : 2 * remainder;
-  if (twice >= denominator) quotient += numerator < 0 ? -1 : 1;
-  return static_cast<int64_t>(quotient);
+  const uint64_t magnitude = static_cast<uint64_t>(x < 0 ? -x : x);
+  const uint64_t product = magnitude * static_cast<uint64_t>(m.multiplier);
+  const uint64_t denominator = uint64_t{1} << m.right_shift;
+  uint64_t quotient = product / denominator;
+  if (2 * (product % denominator) >= denominator) ++quotient;
+  return x < 0 ? -static_cast<int64_t>(quotient) : static_cast<int64_t>(quotient);
 }
 
 // The whole output step: saturate the sum to int32, requantize, add the
