@@ -85,41 +85,63 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
                               std::min<int64_t>(conv->per_word_, depth - first));
     }
   }
-  conv->packed_input_.assign(conv->words_ * conv->cols_, 0);
+  conv->packed_input_.assign(conv->words_ * conv->cols_ * 4, 0);
   conv->input_sums_.assign(conv->cols_, 0);
+  conv->column_terms_.assign(conv->cols_, 0);
+  conv->requantize_row_ = table.requantize_row;
   conv->sums_.assign(conv->rows_ * conv->cols_, 0);
   return conv;
 }
 
-// im2col of one group of one image into packed words: taps outside the
-// input hold the input zero point.
-void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group) {
+// im2col of one group of one image into packed words, one k (input channel
+// and tap) at a time: value k of column `pos` is lane k % per_word_ of word
+// (k / per_word_, pos). Taps outside the input hold the input zero point.
+// Lanes past the depth and columns past the positions were zeroed at Create
+// and are never written.
+template <typename Lane>
+void Conv2dUint8Gemm::PackLanes(const uint8_t* image, int64_t group, int32_t subtract) {
   const ref::Conv2DParams& p = p_;
   const int64_t in_per_group = p.in_channels / p.group;
-  const int64_t positions = p.out_h * p.out_w;
   const int32_t zq = quant_.input_zero_point;
-  const bool quads = format_ != kQuantPairsInt16;
-  // Pairs carry (x - zq); quads carry x itself and sum it per position.
-  const int32_t subtract = quads ? 0 : zq;
-  int32_t values[4];
+  const int64_t taps = p.kernel_h * p.kernel_w;
+  Lane* lanes = reinterpret_cast<Lane*>(packed_input_.data());  // storage of bytes
+  const Lane outside = static_cast<Lane>(zq - subtract);
+  for (int64_t k = 0; k < depth_; ++k) {
+    const int64_t ic = k / taps, kh = (k % taps) / p.kernel_w, kw = k % p.kernel_w;
+    const uint8_t* plane = image + (group * in_per_group + ic) * p.in_h * p.in_w;
+    Lane* out = lanes + (k / per_word_) * cols_ * per_word_ + k % per_word_;
+    for (int64_t oh = 0; oh < p.out_h; ++oh) {
+      const int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
+      Lane* row = out + oh * p.out_w * per_word_;
+      if (ih < 0 || ih >= p.in_h) {
+        for (int64_t ow = 0; ow < p.out_w; ++ow) row[ow * per_word_] = outside;
+        continue;
+      }
+      const uint8_t* in_row = plane + ih * p.in_w;
+      for (int64_t ow = 0; ow < p.out_w; ++ow) {
+        const int64_t iw = ow * p.stride_w - p.pad_left + kw * p.dilation_w;
+        row[ow * per_word_] =
+            iw >= 0 && iw < p.in_w ? static_cast<Lane>(in_row[iw] - subtract) : outside;
+      }
+    }
+  }
+}
+
+void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group) {
+  if (format_ == kQuantPairsInt16) {
+    PackLanes<int16_t>(image, group, quant_.input_zero_point);
+    return;
+  }
+  PackLanes<uint8_t>(image, group, 0);
+  // The quads' correction needs each column's sum of inputs.
+  const int64_t positions = p_.out_h * p_.out_w;
+  const uint8_t* bytes = packed_input_.data();
   std::fill(input_sums_.begin(), input_sums_.end(), 0);
   for (int64_t word = 0; word < words_; ++word) {
-    int32_t* out = packed_input_.data() + word * cols_;
+    const uint8_t* column = bytes + word * cols_ * 4;
     for (int64_t pos = 0; pos < positions; ++pos) {
-      const int64_t oh = pos / p.out_w, ow = pos % p.out_w;
-      int64_t count = 0;
-      for (int64_t k = word * per_word_; k < depth_ && count < per_word_; ++k, ++count) {
-        const int64_t ic = k / (p.kernel_h * p.kernel_w);
-        const int64_t tap = k % (p.kernel_h * p.kernel_w);
-        const int64_t ih = oh * p.stride_h - p.pad_top + (tap / p.kernel_w) * p.dilation_h;
-        const int64_t iw = ow * p.stride_w - p.pad_left + (tap % p.kernel_w) * p.dilation_w;
-        const bool inside = ih >= 0 && ih < p.in_h && iw >= 0 && iw < p.in_w;
-        const int32_t x =
-            inside ? image[((group * in_per_group + ic) * p.in_h + ih) * p.in_w + iw] : zq;
-        values[count] = x - subtract;
-        input_sums_[pos] += x;
-      }
-      out[pos] = PackWord(format_, values, count);
+      input_sums_[pos] += column[4 * pos] + column[4 * pos + 1] + column[4 * pos + 2] +
+                          column[4 * pos + 3];
     }
   }
 }
@@ -134,15 +156,44 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
     for (int64_t group = 0; group < p.group; ++group) {
       PackInput(image, group);
-      gemm_(packed_filter_.data() + group * rows_ * words_, packed_input_.data(), rows_, words_,
-            cols_, sums_.data());
+      gemm_(packed_filter_.data() + group * rows_ * words_,
+            reinterpret_cast<const int32_t*>(packed_input_.data()), rows_, words_, cols_,
+            sums_.data());
+      if (quads) {
+        // Wrapping int32 products: exact wherever the total fits in int32.
+        for (int64_t pos = 0; pos < positions; ++pos) {
+          column_terms_[pos] = static_cast<int32_t>(
+              static_cast<uint32_t>(input_correction) * static_cast<uint32_t>(input_sums_[pos]));
+        }
+      }
       for (int64_t r = 0; r < out_per_group; ++r) {
         const int64_t oc = group * out_per_group + r;
         const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
-        int64_t channel_term = bias != nullptr ? bias[oc] : 0;
+        const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
+        int64_t channel_term = bias_value;
         if (quads) channel_term -= int64_t{quant_.input_zero_point} * filter_sums_[oc];
         const int32_t* sums = sums_.data() + r * cols_;
         uint8_t* out = output + (n * p.out_channels + oc) * positions;
+        // The vector step needs an exact int32 total (no saturation) and a
+        // multiplier below 1.
+        const bool fits = (bias_value < 0 ? -bias_value : bias_value) + depth_ * 255 * 255 <
+                          (int64_t{1} << 31);
+        const bool below_one = int64_t{multiplier.multiplier} < (int64_t{1} << multiplier.right_shift);
+        if (requantize_row_ != nullptr && fits && below_one) {
+          RequantizeRow row;
+          row.sums = sums;
+          row.column_terms = quads ? column_terms_.data() : nullptr;
+          row.row_term = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(channel_term)));
+          row.multiplier = multiplier.multiplier;
+          row.right_shift = multiplier.right_shift;
+          row.zero_point = quant_.output.zero_point;
+          row.lo = quant_.output.min;
+          row.hi = quant_.output.max;
+          row.count = positions;
+          row.out = out;
+          requantize_row_(row);
+          continue;
+        }
         for (int64_t pos = 0; pos < positions; ++pos) {
           int64_t sum = channel_term + sums[pos];
           if (quads) sum += input_correction * input_sums_[pos];

@@ -1,8 +1,9 @@
 // The fast uint8 Conv2D: im2col into the packed words of the kernel table's
 // uint8 GEMM (quantized_micro_kernels.h), one GEMM per image and group, and
-// an integer epilogue that adds the bias and the zero-point corrections in
-// int64, saturates to int32 and requantizes with the rule of
-// common/quantize.h. Its results equal ref::quantized::Conv2D bit for bit.
+// an integer epilogue that adds the bias and the zero-point corrections,
+// saturates to int32 and requantizes with the rule of common/quantize.h
+// (vectorized by the table's requantize_row where the total cannot
+// saturate and the multiplier is below 1; a scalar int64 loop otherwise). Its results equal ref::quantized::Conv2D bit for bit.
 //
 // Prepare packs the filter; Run only packs the input. Single-threaded for
 // now.
@@ -42,8 +43,11 @@ class Conv2dUint8Gemm {
  private:
   Conv2dUint8Gemm() = default;
   void PackInput(const uint8_t* image, int64_t group);
+  template <typename Lane>
+  void PackLanes(const uint8_t* image, int64_t group, int32_t subtract);
 
   QuantizedGemmKernel gemm_ = nullptr;
+  RequantizeRowKernel requantize_row_ = nullptr;
   QuantGemmFormat format_ = kQuantPairsInt16;
   ref::Conv2DParams p_;
   ref::quantized::ConvQuantization quant_;
@@ -55,8 +59,11 @@ class Conv2dUint8Gemm {
   int32_t weight_offset_ = 0;  // subtracted from the weights for the quads
   std::vector<int32_t> packed_filter_;  // per group: [rows_][words_]
   std::vector<int64_t> filter_sums_;    // per output channel: sum(w - zw), quads only
-  std::vector<int32_t> packed_input_;   // [words_][cols_]
-  std::vector<int64_t> input_sums_;     // per position: sum of the inputs, quads only
+  // [words_][cols_] words, as bytes: the packing writes lanes of uint8 or
+  // int16 into it, and the GEMM reads the words.
+  std::vector<uint8_t> packed_input_;
+  std::vector<int32_t> input_sums_;     // per position: sum of the inputs, quads only
+  std::vector<int32_t> column_terms_;   // per position: the quads' input correction
   std::vector<int32_t> sums_;           // [rows_][cols_]
 };
 

@@ -5,6 +5,7 @@
 // around the 32-column tile, reductions that end mid-word, padding, stride,
 // dilation, groups, zero points 0 and 255, uint8 and per-channel int8
 // filters.
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -110,6 +111,57 @@ TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {
       SCOPED_TRACE(::testing::Message() << table->name << " in_c " << c.in_c << " out_c "
                                         << c.out_c << " k " << c.k << " group " << c.group);
       RunCase(*table, c, &rng);
+    }
+  }
+}
+
+// The vectorized output step against the scalar rule, over the whole int32
+// range, multipliers from tiny to just below 1, and every tail length.
+// Trials whose row has no other terms, so INT32_MIN itself can be tested.
+bool RowTermFree(int trial) { return trial % 3 == 0; }
+
+TEST(RequantizeRow, MatchesScalarRule) {
+  std::mt19937 rng(7767517);
+  std::uniform_int_distribution<int32_t> any_int(INT32_MIN, INT32_MAX);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<double> exponent(-33.0, -0.0001);
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->requantize_row == nullptr) continue;
+    for (int trial = 0; trial < 400; ++trial) {
+      const int64_t count = trial % 40;
+      std::vector<int32_t> sums(count), columns(count);
+      for (int64_t i = 0; i < count; ++i) {
+        // Keep sums + columns + row term in int32, as the driver does.
+        sums[i] = any_int(rng) >> (trial % 3 == 0 ? 0 : 2);
+        columns[i] = trial % 3 == 0 ? 0 : any_int(rng) >> 2;
+      }
+      if (count > 0 && trial % 5 == 0 && RowTermFree(trial)) sums[0] = INT32_MIN;
+      const int32_t row_term = trial % 3 == 0 ? 0 : any_int(rng) >> 2;
+      QuantizedMultiplier m;
+      ASSERT_TRUE(MakeQuantizedMultiplier(std::exp2(exponent(rng)), "test", &m).ok());
+      if (m.multiplier == 0) continue;
+      int lo = byte(rng), hi = byte(rng);
+      if (lo > hi) std::swap(lo, hi);
+      const OutputClamp clamp{byte(rng), lo, hi};
+      std::vector<uint8_t> got(count + 1, 0xAB), expected(count);
+      RequantizeRow row;
+      row.sums = sums.data();
+      row.column_terms = trial % 3 == 0 ? nullptr : columns.data();
+      row.row_term = row_term;
+      row.multiplier = m.multiplier;
+      row.right_shift = m.right_shift;
+      row.zero_point = clamp.zero_point;
+      row.lo = clamp.min;
+      row.hi = clamp.max;
+      row.count = count;
+      row.out = got.data();
+      table->requantize_row(row);
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t x = int64_t{sums[i]} + row_term + (row.column_terms ? columns[i] : 0);
+        ASSERT_EQ(got[i], RequantizeToUint8(static_cast<int32_t>(x), m, clamp))
+            << table->name << " trial " << trial << " i " << i << " x " << x;
+      }
+      ASSERT_EQ(got[count], 0xAB) << "wrote past the row";
     }
   }
 }

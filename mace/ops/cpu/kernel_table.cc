@@ -50,6 +50,7 @@ KernelTable MakeAvx2Table() {
   table.blocked_winograd_output = x86::Avx2BlockedWinogradOutput;
   table.quantized_gemm = x86::Avx2QuantizedGemm;
   table.quantized_format = kQuantPairsInt16;
+  table.requantize_row = x86::Avx2RequantizeRow;
   return table;
 }
 

@@ -64,6 +64,8 @@ struct KernelTable {
   // null where there is none (the uint8 ops then run the reference kernels).
   QuantizedGemmKernel quantized_gemm = nullptr;
   QuantGemmFormat quantized_format = kQuantPairsInt16;
+  // Its output step, vectorized (optional: the driver has a scalar loop).
+  RequantizeRowKernel requantize_row = nullptr;
   // Float multiply-adds per cycle one core issues with this table's
   // vectors: two FMA pipes of its width (16 for AVX2, 32 for AVX-512, 16
   // where AVX-512 runs on 256-bit units, 8 for NEON as on Cortex-A76 class

@@ -33,6 +33,24 @@ constexpr int kQuantGemmCols = 32;
 using QuantizedGemmKernel = void (*)(const int32_t* a, const int32_t* b, int64_t rows,
                                      int64_t groups, int64_t cols, int32_t* c);
 
+// The output step of one row of a uint8 GEMM: for i < count,
+//   x = sums[i] + row_term + (column_terms ? column_terms[i] : 0)
+// in wrapping int32 arithmetic (the caller guarantees the exact value fits
+// in int32), then out[i] = clamp(zero_point + Requantize(x), lo, hi) with the
+// rule of mace/ops/common/quantize.h, for a multiplier below 1
+// (multiplier < 2^right_shift).
+struct RequantizeRow {
+  const int32_t* sums = nullptr;
+  const int32_t* column_terms = nullptr;
+  int32_t row_term = 0;
+  int32_t multiplier = 0;
+  int32_t right_shift = 1;
+  int32_t zero_point = 0, lo = 0, hi = 255;
+  int64_t count = 0;
+  uint8_t* out = nullptr;
+};
+using RequantizeRowKernel = void (*)(const RequantizeRow& row);
+
 }  // namespace ops
 }  // namespace mace
 

@@ -56,6 +56,8 @@ void Avx2QuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t
                        int64_t cols, int32_t* c);
 void VnniQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
                        int64_t cols, int32_t* c);
+// The uint8 GEMM's output step (RequantizeRowKernel), 8 values at a time.
+void Avx2RequantizeRow(const RequantizeRow& row);
 
 }  // namespace x86
 }  // namespace ops
