@@ -58,13 +58,13 @@ class Conv2DUint8Cpu final : public Conv2DBase {
     return MaceStatus();
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     const Tensor* bias = Bias();
     const int32_t* bias_data = bias != nullptr ? bias->data<int32_t>() : nullptr;
     const uint8_t* input = Input(0)->data<uint8_t>();
     uint8_t* output = Output(0)->mutable_data<uint8_t>();
     if (fast_ != nullptr) {
-      fast_->Run(input, bias_data, output);
+      fast_->Run(input, bias_data, output, ContextPool(context));
     } else if (Input(1)->dtype() == DT_INT8) {
       ref::quantized::Conv2D(params(), quant_, input, Input(1)->data<int8_t>(), bias_data, output);
     } else {

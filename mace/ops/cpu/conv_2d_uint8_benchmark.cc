@@ -1,7 +1,7 @@
 // uint8 convolution benchmarks (OP/s = 2 x MACs per second): the uint8 GEMM
 // of each kernel family this CPU has, and the reference kernel for scale.
 // Compare with the float kernels of cpu_conv_2d_benchmark on the same
-// shapes (one thread; the uint8 GEMM has no threads yet).
+// shapes: one thread in CPU time, and two threads in real time.
 //
 //   bazel run //mace/ops:cpu_conv_2d_uint8_benchmark
 #include <memory>
@@ -23,7 +23,7 @@ struct Uint8Conv {
   std::vector<int32_t> bias;
 };
 
-// Args: {in channels, size, out channels, kernel, stride}.
+// Args: {in channels, size, out channels, kernel, stride, threads}.
 Uint8Conv MakeConv(const benchmark::State& state) {
   Uint8Conv conv;
   ref::Conv2DParams& p = conv.p;
@@ -64,8 +64,9 @@ void BM_Uint8Conv(benchmark::State& state, KernelIsa isa) {
   Uint8Conv conv = MakeConv(state);
   auto fast = Conv2dUint8Gemm::Create(*table, conv.p, conv.quant, conv.filter.data(), false);
   if (fast == nullptr) return state.SkipWithError("no uint8 GEMM in this family");
+  auto pool = BenchmarkPool(static_cast<int>(state.range(5)));
   for (auto _ : state) {
-    fast->Run(conv.input.data(), conv.bias.data(), conv.output.data());
+    fast->Run(conv.input.data(), conv.bias.data(), conv.output.data(), pool.get());
     benchmark::DoNotOptimize(conv.output.data());
   }
   state.SetLabel(fast->name());
@@ -82,17 +83,25 @@ void BM_Uint8ConvReference(benchmark::State& state) {
   SetOps(state, conv.p);
 }
 
-void Shapes(benchmark::internal::Benchmark* bench) {
-  bench->Args({64, 56, 64, 1, 1});    // 1x1
-  bench->Args({128, 28, 256, 1, 1});  // 1x1
-  bench->Args({64, 56, 64, 3, 1});    // 3x3
-  bench->Args({64, 56, 128, 3, 2});   // 3x3 stride 2
+void ShapesAt(benchmark::internal::Benchmark* bench, int threads) {
+  bench->Args({64, 56, 64, 1, 1, threads});    // 1x1
+  bench->Args({128, 28, 256, 1, 1, threads});  // 1x1
+  bench->Args({64, 56, 64, 3, 1, threads});    // 3x3
+  bench->Args({64, 56, 128, 3, 2, threads});   // 3x3 stride 2
+}
+
+// One thread in CPU time, as cpu_conv_2d_benchmark; two in real time.
+void Shapes(benchmark::internal::Benchmark* bench) { ShapesAt(bench, 1); }
+void ThreadedShapes(benchmark::internal::Benchmark* bench) {
+  ShapesAt(bench, 2);
+  bench->UseRealTime();
 }
 
 BENCHMARK_CAPTURE(BM_Uint8Conv, avx2, KernelIsa::kAvx2Fma)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_Uint8Conv, avx512, KernelIsa::kAvx512)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_Uint8Conv, neon, KernelIsa::kNeon)->Apply(Shapes);
-BENCHMARK(BM_Uint8ConvReference)->Args({64, 28, 64, 1, 1});
+BENCHMARK_CAPTURE(BM_Uint8Conv, avx512, KernelIsa::kAvx512)->Apply(ThreadedShapes);
+BENCHMARK(BM_Uint8ConvReference)->Args({64, 28, 64, 1, 1, 1});
 
 }  // namespace
 }  // namespace ops

@@ -146,7 +146,46 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group) {
   }
 }
 
-void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* output) {
+void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
+                                uint8_t* output) const {
+  const int64_t positions = p_.out_h * p_.out_w;
+  const bool quads = format_ != kQuantPairsInt16;
+  const int64_t input_correction = weight_offset_ - quant_.filter_zero_point;
+  const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
+  const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
+  int64_t channel_term = bias_value;
+  if (quads) channel_term -= int64_t{quant_.input_zero_point} * filter_sums_[oc];
+  uint8_t* out = output + (n * p_.out_channels + oc) * positions;
+  // The vector step needs an exact int32 total (no saturation) and a
+  // multiplier below 1.
+  const bool fits =
+      (bias_value < 0 ? -bias_value : bias_value) + depth_ * 255 * 255 < (int64_t{1} << 31);
+  const bool below_one = int64_t{multiplier.multiplier} < (int64_t{1} << multiplier.right_shift);
+  if (requantize_row_ != nullptr && fits && below_one) {
+    RequantizeRow row;
+    row.sums = sums;
+    row.column_terms = quads ? column_terms_.data() : nullptr;
+    row.row_term = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(channel_term)));
+    row.multiplier = multiplier.multiplier;
+    row.right_shift = multiplier.right_shift;
+    row.zero_point = quant_.output.zero_point;
+    row.lo = quant_.output.min;
+    row.hi = quant_.output.max;
+    row.count = positions;
+    row.out = out;
+    requantize_row_(row);
+    return;
+  }
+  for (int64_t pos = 0; pos < positions; ++pos) {
+    int64_t sum = channel_term + sums[pos];
+    if (quads) sum += input_correction * input_sums_[pos];
+    out[pos] =
+        RequantizeToUint8(ref::quantized::SaturateToInt32(sum), multiplier, quant_.output);
+  }
+}
+
+void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
+                          ThreadPool* pool) {
   const ref::Conv2DParams& p = p_;
   const int64_t positions = p.out_h * p.out_w;
   const int64_t out_per_group = p.out_channels / p.group;
@@ -156,9 +195,6 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
     for (int64_t group = 0; group < p.group; ++group) {
       PackInput(image, group);
-      gemm_(packed_filter_.data() + group * rows_ * words_,
-            reinterpret_cast<const int32_t*>(packed_input_.data()), rows_, words_, cols_,
-            sums_.data());
       if (quads) {
         // Wrapping int32 products: exact wherever the total fits in int32.
         for (int64_t pos = 0; pos < positions; ++pos) {
@@ -166,41 +202,18 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
               static_cast<uint32_t>(input_correction) * static_cast<uint32_t>(input_sums_[pos]));
         }
       }
-      for (int64_t r = 0; r < out_per_group; ++r) {
-        const int64_t oc = group * out_per_group + r;
-        const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
-        const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
-        int64_t channel_term = bias_value;
-        if (quads) channel_term -= int64_t{quant_.input_zero_point} * filter_sums_[oc];
-        const int32_t* sums = sums_.data() + r * cols_;
-        uint8_t* out = output + (n * p.out_channels + oc) * positions;
-        // The vector step needs an exact int32 total (no saturation) and a
-        // multiplier below 1.
-        const bool fits = (bias_value < 0 ? -bias_value : bias_value) + depth_ * 255 * 255 <
-                          (int64_t{1} << 31);
-        const bool below_one = int64_t{multiplier.multiplier} < (int64_t{1} << multiplier.right_shift);
-        if (requantize_row_ != nullptr && fits && below_one) {
-          RequantizeRow row;
-          row.sums = sums;
-          row.column_terms = quads ? column_terms_.data() : nullptr;
-          row.row_term = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(channel_term)));
-          row.multiplier = multiplier.multiplier;
-          row.right_shift = multiplier.right_shift;
-          row.zero_point = quant_.output.zero_point;
-          row.lo = quant_.output.min;
-          row.hi = quant_.output.max;
-          row.count = positions;
-          row.out = out;
-          requantize_row_(row);
-          continue;
+      // Row tiles are independent: each piece multiplies its rows and
+      // finishes them.
+      const int32_t* packed_input = reinterpret_cast<const int32_t*>(packed_input_.data());
+      const int32_t* filter = packed_filter_.data() + group * rows_ * words_;
+      ParallelFor(pool, rows_ / kQuantGemmRows, [&](int64_t begin, int64_t end) {
+        const int64_t first = begin * kQuantGemmRows;
+        gemm_(filter + first * words_, packed_input, (end - begin) * kQuantGemmRows, words_, cols_,
+              sums_.data() + first * cols_);
+        for (int64_t r = first; r < std::min(end * kQuantGemmRows, out_per_group); ++r) {
+          FinishRow(n, group * out_per_group + r, sums_.data() + r * cols_, bias, output);
         }
-        for (int64_t pos = 0; pos < positions; ++pos) {
-          int64_t sum = channel_term + sums[pos];
-          if (quads) sum += input_correction * input_sums_[pos];
-          out[pos] = RequantizeToUint8(ref::quantized::SaturateToInt32(sum), multiplier,
-                                       quant_.output);
-        }
-      }
+      });
     }
   }
 }

@@ -5,8 +5,8 @@
 // (vectorized by the table's requantize_row where the total cannot
 // saturate and the multiplier is below 1; a scalar int64 loop otherwise). Its results equal ref::quantized::Conv2D bit for bit.
 //
-// Prepare packs the filter; Run only packs the input. Single-threaded for
-// now.
+// Prepare packs the filter; Run packs the input (on one thread), then
+// splits the GEMM and the output step by output channels.
 #ifndef MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
 #define MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
 
@@ -16,6 +16,7 @@
 
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
+#include "mace/runtimes/cpu/thread_pool.h"
 
 namespace mace {
 namespace ops {
@@ -30,7 +31,10 @@ class Conv2dUint8Gemm {
                                                  const ref::quantized::ConvQuantization& quant,
                                                  const void* filter, bool int8_filter);
 
-  void Run(const uint8_t* input, const int32_t* bias, uint8_t* output);
+  // Threads split the output channels in tiles of kQuantGemmRows; `pool`
+  // may be null (one thread).
+  void Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
+           ThreadPool* pool = nullptr);
 
   const char* name() const {
     switch (format_) {
@@ -43,6 +47,9 @@ class Conv2dUint8Gemm {
  private:
   Conv2dUint8Gemm() = default;
   void PackInput(const uint8_t* image, int64_t group);
+  // Bias, corrections and requantization of output channel `oc` of image n.
+  void FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
+                 uint8_t* output) const;
   template <typename Lane>
   void PackLanes(const uint8_t* image, int64_t group, int32_t subtract);
 

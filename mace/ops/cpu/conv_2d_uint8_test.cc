@@ -4,8 +4,9 @@
 // for bit, at tile edges: output channels around the 4-row tile, positions
 // around the 32-column tile, reductions that end mid-word, padding, stride,
 // dilation, groups, zero points 0 and 255, uint8 and per-channel int8
-// filters.
+// filters, with 1, 2 and 3 threads.
 #include <cmath>
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -79,9 +80,13 @@ void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
     } else {
       ref::quantized::Conv2D(p, quant, input.data(), filter_u8.data(), b, expected.data());
     }
-    fast->Run(input.data(), b, got.data());
-    for (int64_t i = 0; i < outputs; ++i) {
-      ASSERT_EQ(got[i], expected[i]) << table.name << " " << fast->name() << " at " << i;
+    for (const auto& pool : testing::PoolsUnderTest()) {
+      std::fill(got.begin(), got.end(), 0);
+      fast->Run(input.data(), b, got.data(), pool.get());
+      for (int64_t i = 0; i < outputs; ++i) {
+        ASSERT_EQ(got[i], expected[i]) << table.name << " " << fast->name() << " threads "
+                                       << NumThreads(pool.get()) << " at " << i;
+      }
     }
   }
 }
