@@ -20,6 +20,10 @@ void NeonQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t
 void DotprodQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
                           int64_t cols, int32_t* c);
 
+// The uint8 GEMM's output step (RequantizeRowKernel), 8 values at a time,
+// on arm64 and armv7.
+void NeonRequantizeRow(const RequantizeRow& row);
+
 }  // namespace arm
 }  // namespace ops
 }  // namespace mace

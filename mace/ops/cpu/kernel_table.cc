@@ -129,6 +129,7 @@ KernelTable MakeNeonTable(const CpuFeatures& features) {
   table.blocked_winograd_output = arm::NeonBlockedWinogradOutput;
   table.quantized_gemm = arm::NeonQuantizedGemm;
   table.quantized_format = kQuantPairsInt16;
+  table.requantize_row = arm::NeonRequantizeRow;
 #if defined(__aarch64__)
   if (features.neon_dotprod) {
     table.quantized_gemm = arm::DotprodQuantizedGemm;
