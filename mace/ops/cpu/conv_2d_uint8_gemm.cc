@@ -106,6 +106,24 @@ void Conv2dUint8Gemm::PackLanes(const uint8_t* image, int64_t group, int32_t sub
   const int64_t taps = p.kernel_h * p.kernel_w;
   Lane* lanes = reinterpret_cast<Lane*>(packed_input_.data());  // storage of bytes
   const Lane outside = static_cast<Lane>(zq - subtract);
+  const bool pointwise = taps == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
+                         p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w;
+  if (pointwise) {
+    // Channels are the reduction: interleave per_word_ planes at a time.
+    const int64_t positions = p.in_h * p.in_w;
+    const uint8_t* first_plane = image + group * in_per_group * positions;
+    for (int64_t word = 0; word < words_; ++word) {
+      Lane* out = lanes + word * cols_ * per_word_;
+      const int64_t lanes_here = std::min<int64_t>(per_word_, depth_ - word * per_word_);
+      for (int64_t lane = 0; lane < lanes_here; ++lane) {
+        const uint8_t* plane = first_plane + (word * per_word_ + lane) * positions;
+        for (int64_t pos = 0; pos < positions; ++pos) {
+          out[pos * per_word_ + lane] = static_cast<Lane>(plane[pos] - subtract);
+        }
+      }
+    }
+    return;
+  }
   for (int64_t k = 0; k < depth_; ++k) {
     const int64_t ic = k / taps, kh = (k % taps) / p.kernel_w, kw = k % p.kernel_w;
     const uint8_t* plane = image + (group * in_per_group + ic) * p.in_h * p.in_w;
