@@ -29,12 +29,15 @@ enum class Layout {
 const char* LayoutName(Layout layout);
 
 // Quantization of an integer tensor: real = scale * (q - zero_point), with
-// the range [min, max] the converter measured.
+// the range [min, max] the converter measured. An int8 weight quantized per
+// output channel has channel_scales (one per slice of dimension 0) instead
+// of `scale`, and zero point 0 (mace/ops/common/quantize.h).
 struct QuantParams {
   float scale = 0.f;
   int32_t zero_point = 0;
   float min = 0.f;
   float max = 0.f;
+  std::vector<float> channel_scales;
 };
 
 // Where and how a tensor is stored. Two tensors with equal storages can be
@@ -137,6 +140,7 @@ class Tensor {
     quant_.scale = scale;
     quant_.zero_point = zero_point;
   }
+  void SetChannelScales(std::vector<float> scales) { quant_.channel_scales = std::move(scales); }
 
   std::string DebugString() const;
 

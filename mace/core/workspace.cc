@@ -62,6 +62,7 @@ MaceStatus Workspace::LoadWeights(const NetDef& net_def, std::shared_ptr<Weights
     MACE_CHECK_ARG(tensor != nullptr, where, " is defined twice");
     tensor->Reshape(std::vector<int64_t>(weight.dims().begin(), weight.dims().end()));
     tensor->SetQuantization(weight.scale(), weight.zero_point());
+    tensor->SetChannelScales({weight.channel_scales().begin(), weight.channel_scales().end()});
     const unsigned char* source =
         weights_ == nullptr ? nullptr : weights_->data() + weight.offset();
     if (source != nullptr && reinterpret_cast<uintptr_t>(source) % element_size == 0) {

@@ -2,6 +2,7 @@
 
 #include "mace/ops/common/conv_inputs.h"
 #include "mace/ops/cpu/conv_2d_cpu.h"
+#include "mace/ops/cpu/conv_2d_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -20,7 +21,8 @@ MaceStatus Conv2DBase::Init() {
 MaceStatus Conv2DBase::InferShapes() {
   const Tensor* input = Input(0);
   const Tensor* filter = Input(1);
-  MACE_RETURN_IF_ERROR(CheckConvInputs(*this, DT_FLOAT, "(OIHW)"));
+  const DataType dtype = kernel_dtype() == DT_UINT8 ? DT_UINT8 : DT_FLOAT;
+  MACE_RETURN_IF_ERROR(CheckConvInputs(*this, dtype, "(OIHW)"));
   const int64_t group = params_.group;
   const int64_t in_channels = input->dim(1);
   const int64_t out_channels = filter->dim(0);
@@ -52,7 +54,8 @@ int64_t Conv2DBase::Macs() const {
 }
 
 MaceStatus RegisterConv2D(OpRegistry* registry) {
-  return registry->Register("Conv2D", DeviceType::CPU, DT_FLOAT, NewConv2DCpu);
+  MACE_RETURN_IF_ERROR(registry->Register("Conv2D", DeviceType::CPU, DT_FLOAT, NewConv2DCpu));
+  return registry->Register("Conv2D", DeviceType::CPU, DT_UINT8, NewConv2DUint8Cpu);
 }
 
 }  // namespace ops

@@ -8,8 +8,9 @@
 //             chosen by the converter; 0 (default) uses direct methods
 //
 // Conv2DBase is the device-neutral part: arguments (Init) and shapes
-// (InferShapes), shared by every device's kernel. The CPU kernel is
-// mace/ops/cpu/conv_2d_cpu.cc.
+// (InferShapes), shared by every device's kernel. The CPU kernels are
+// mace/ops/cpu/conv_2d_cpu.cc (float) and mace/ops/cpu/conv_2d_uint8.cc
+// (uint8 activations with uint8 or int8 weights and an int32 bias).
 #ifndef MACE_OPS_CONV_2D_H_
 #define MACE_OPS_CONV_2D_H_
 
@@ -26,8 +27,8 @@ class Conv2DBase : public Operation {
   int64_t Macs() const override;
 
  protected:
-  // Checks the inputs' types and shapes against the arguments, fills
-  // params() and sets the output's shape.
+  // Checks the inputs' types (for the kernel's data type) and shapes
+  // against the arguments, fills params() and sets the output's shape.
   MaceStatus InferShapes();
   const ref::Conv2DParams& params() const { return params_; }
   // The converter's Winograd request: 0, 2 or 4.

@@ -17,9 +17,16 @@ namespace ops {
 // and parses the fused activation. For Init.
 MaceStatus ParseConvArgs(const Operation& op, WindowArgs* window, Activation* activation);
 
+// The types of a uint8 kernel's [input, weight, optional bias] (Conv2D,
+// DepthwiseConv2d, FullyConnected, MatMul): uint8 input, uint8 (per
+// tensor) or int8 (per channel) weight, int32 bias, each with a bounded
+// element count. The error names the tensor.
+MaceStatus CheckQuantizedInputTypes(const Operation& op);
+
 // Checks the input, filter and bias (if any) with CheckTensor (type `dtype`,
 // positive dimensions, bounded element count) and that input and filter
-// have rank 4; `filter_layout` names the filter's dimensions for the rank
+// have rank 4. For `dtype` uint8 (the quantized kernels) the filter may be
+// uint8 or int8 and the bias is int32; `filter_layout` names the filter's dimensions for the rank
 // error ("(OIHW)").
 MaceStatus CheckConvInputs(const Operation& op, DataType dtype, const char* filter_layout);
 

@@ -8,6 +8,7 @@
 #include "mace/ops/x86/avx512_kernels.h"
 #elif defined(__aarch64__) || defined(__ARM_NEON)
 #include "mace/ops/arm/neon_kernels.h"
+#include "mace/ops/arm/quantized_neon_kernels.h"
 #endif
 
 namespace mace {
@@ -47,12 +48,15 @@ KernelTable MakeAvx2Table() {
   table.blocked_window = x86::Avx2BlockedWindow;
   table.blocked_winograd_input = x86::Avx2BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx2BlockedWinogradOutput;
+  table.quantized_gemm = x86::Avx2QuantizedGemm;
+  table.quantized_format = kQuantPairsInt16;
+  table.requantize_row = x86::Avx2RequantizeRow;
   return table;
 }
 
 // The AVX2 table with the AVX-512 GEMM, Winograd transforms and 3x3
-// depthwise bands: every family not rewritten for AVX-512 (pooling,
-// eltwise) keeps its AVX2 kernel.
+// depthwise bands, and the VNNI uint8 GEMM where the CPU has VNNI: every
+// family not rewritten for AVX-512 (pooling, eltwise) keeps its AVX2 kernel.
 KernelTable MakeAvx512Table(const CpuFeatures& features) {
   KernelTable table = MakeAvx2Table();
   table.isa = KernelIsa::kAvx512;
@@ -83,10 +87,14 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.blocked_window = x86::Avx512BlockedWindow;
   table.blocked_winograd_input = x86::Avx512BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx512BlockedWinogradOutput;
+  if (features.avx512_vnni) {
+    table.quantized_gemm = x86::VnniQuantizedGemm;
+    table.quantized_format = kQuantQuadsUint8;
+  }
   return table;
 }
 #elif defined(__aarch64__) || defined(__ARM_NEON)
-KernelTable MakeNeonTable() {
+KernelTable MakeNeonTable(const CpuFeatures& features) {
   KernelTable table;
   table.isa = KernelIsa::kNeon;
   table.name = "neon";
@@ -119,6 +127,17 @@ KernelTable MakeNeonTable() {
   table.blocked_window = arm::NeonBlockedWindow;
   table.blocked_winograd_input = arm::NeonBlockedWinogradInput;
   table.blocked_winograd_output = arm::NeonBlockedWinogradOutput;
+  table.quantized_gemm = arm::NeonQuantizedGemm;
+  table.quantized_format = kQuantPairsInt16;
+  table.requantize_row = arm::NeonRequantizeRow;
+#if defined(__aarch64__)
+  if (features.neon_dotprod) {
+    table.quantized_gemm = arm::DotprodQuantizedGemm;
+    table.quantized_format = kQuantQuadsUint8Unsigned;
+  }
+#else
+  (void)features;
+#endif
   return table;
 }
 #endif
@@ -134,7 +153,7 @@ const KernelTable* KernelTableFor(KernelIsa isa) {
   if (isa == KernelIsa::kAvx2Fma) return &avx2;
   if (isa == KernelIsa::kAvx512) return &avx512;
 #elif defined(__aarch64__) || defined(__ARM_NEON)
-  static const KernelTable neon = MakeNeonTable();
+  static const KernelTable neon = MakeNeonTable(features);
   if (isa == KernelIsa::kNeon) return &neon;
 #endif
   return nullptr;

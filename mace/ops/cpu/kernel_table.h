@@ -5,6 +5,7 @@
 #define MACE_OPS_CPU_KERNEL_TABLE_H_
 
 #include "mace/ops/cpu/micro_kernels.h"
+#include "mace/ops/cpu/quantized_micro_kernels.h"
 #include "mace/runtimes/cpu/cpu_features.h"
 
 namespace mace {
@@ -59,6 +60,12 @@ struct KernelTable {
   BlockedWindowKernel blocked_window = nullptr;
   BlockedWinogradInputKernel blocked_winograd_input = nullptr;
   BlockedWinogradOutputKernel blocked_winograd_output = nullptr;
+  // The uint8 GEMM and the word format it reads (quantized_micro_kernels.h);
+  // null where there is none (the uint8 ops then run the reference kernels).
+  QuantizedGemmKernel quantized_gemm = nullptr;
+  QuantGemmFormat quantized_format = kQuantPairsInt16;
+  // Its output step, vectorized (optional: the driver has a scalar loop).
+  RequantizeRowKernel requantize_row = nullptr;
   // Float multiply-adds per cycle one core issues with this table's
   // vectors: two FMA pipes of its width (16 for AVX2, 32 for AVX-512, 16
   // where AVX-512 runs on 256-bit units, 8 for NEON as on Cortex-A76 class

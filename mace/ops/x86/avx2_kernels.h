@@ -5,6 +5,7 @@
 #define MACE_OPS_X86_AVX2_KERNELS_H_
 
 #include "mace/ops/cpu/micro_kernels.h"
+#include "mace/ops/cpu/quantized_micro_kernels.h"
 
 namespace mace {
 namespace ops {
@@ -48,6 +49,15 @@ void Avx2WinogradInput(const WinogradInputRun& run);
 void Avx2WinogradOutput(const WinogradOutputRun& run);
 
 bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
+
+// The uint8 GEMM (QuantizedGemmKernel): AVX2 on kQuantPairsInt16 words,
+// and AVX-512 VNNI on kQuantQuadsUint8 words (only where the CPU has VNNI).
+void Avx2QuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
+                       int64_t cols, int32_t* c);
+void VnniQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
+                       int64_t cols, int32_t* c);
+// The uint8 GEMM's output step (RequantizeRowKernel), 8 values at a time.
+void Avx2RequantizeRow(const RequantizeRow& row);
 
 }  // namespace x86
 }  // namespace ops

@@ -37,6 +37,7 @@ void DetectX86(CpuFeatures* features) {
   const bool zmm_state = (xcr0_lo & 0xe0) == 0xe0;
   // The AVX-512 table reuses AVX2 kernels, so it needs AVX2 as well.
   features->avx512 = features->avx2_fma && avx512f && avx512dq && avx512vl && zmm_state;
+  features->avx512_vnni = features->avx512 && ((ecx >> 11) & 1);
   char vendor[13] = {};
   __cpuid(0, eax, ebx, ecx, edx);
   std::memcpy(vendor, &ebx, 4);
@@ -63,6 +64,9 @@ CpuFeatures DetectCpuFeatures() {
   DetectX86(&features);
 #elif defined(__aarch64__)
   features.neon = true;  // Advanced SIMD is mandatory in ARMv8-A
+  // HWCAP_ASIMDDP from the kernel's arch/arm64/include/uapi/asm/hwcap.h.
+  constexpr unsigned long kHwcapAsimdDp = 1ul << 20;
+  features.neon_dotprod = (getauxval(AT_HWCAP) & kHwcapAsimdDp) != 0;
 #elif defined(__arm__)
   // HWCAP_NEON from the kernel's arch/arm/include/uapi/asm/hwcap.h.
   constexpr unsigned long kHwcapNeon = 1ul << 12;

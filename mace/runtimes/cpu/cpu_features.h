@@ -27,6 +27,10 @@ struct CpuFeatures {
   // full rate.
   bool avx512_half_rate = false;
   bool neon = false;  // Advanced SIMD with single-precision float
+  // AVX-512 VNNI (vpdpbusd), on top of `avx512`: the uint8 GEMM's dot products.
+  bool avx512_vnni = false;
+  // The ARMv8.2 dot product (udot/sdot), arm64 only: AT_HWCAP's ASIMDDP.
+  bool neon_dotprod = false;
 };
 
 // Whether cpuid's vendor string and leaf 1 EAX name a CPU whose AVX-512 runs

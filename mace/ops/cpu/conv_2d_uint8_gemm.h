@@ -1,0 +1,80 @@
+// The fast uint8 Conv2D: im2col into the packed words of the kernel table's
+// uint8 GEMM (quantized_micro_kernels.h), one GEMM per image and group, and
+// an integer epilogue that adds the bias and the zero-point corrections,
+// saturates to int32 and requantizes with the rule of common/quantize.h
+// (vectorized by the table's requantize_row where the total cannot
+// saturate and the multiplier is below 1; a scalar int64 loop otherwise). Its results equal ref::quantized::Conv2D bit for bit.
+//
+// Prepare packs the filter; Run packs the input (on one thread), then
+// splits the GEMM and the output step by output channels.
+#ifndef MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
+#define MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/ref/quantized/conv_2d.h"
+#include "mace/runtimes/cpu/thread_pool.h"
+
+namespace mace {
+namespace ops {
+
+class Conv2dUint8Gemm {
+ public:
+  // Null where the table has no uint8 GEMM or the reduction is so deep that
+  // the GEMM's int32 sums could overflow (the reference kernel saturates).
+  // `filter` is uint8 unless `int8_filter`.
+  static std::unique_ptr<Conv2dUint8Gemm> Create(const KernelTable& table,
+                                                 const ref::Conv2DParams& params,
+                                                 const ref::quantized::ConvQuantization& quant,
+                                                 const void* filter, bool int8_filter);
+
+  // Threads split the output channels in tiles of kQuantGemmRows; `pool`
+  // may be null (one thread).
+  void Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
+           ThreadPool* pool = nullptr);
+
+  const char* name() const {
+    switch (format_) {
+      case kQuantQuadsUint8: return "uint8 gemm (u8 x s8 quads)";
+      case kQuantQuadsUint8Unsigned: return "uint8 gemm (u8 x u8 quads)";
+      default: return "uint8 gemm (s16 pairs)";
+    }
+  }
+
+ private:
+  Conv2dUint8Gemm() = default;
+  void PackInput(const uint8_t* image, int64_t group);
+  // Bias, corrections and requantization of output channel `oc` of image n.
+  void FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
+                 uint8_t* output) const;
+  template <typename Lane>
+  void PackLanes(const uint8_t* image, int64_t group, int32_t subtract);
+
+  QuantizedGemmKernel gemm_ = nullptr;
+  RequantizeRowKernel requantize_row_ = nullptr;
+  QuantGemmFormat format_ = kQuantPairsInt16;
+  ref::Conv2DParams p_;
+  ref::quantized::ConvQuantization quant_;
+  int64_t depth_ = 0;      // reduction length per group: in_per_group * kernel taps
+  int64_t per_word_ = 2;   // k values per packed word
+  int64_t words_ = 0;      // packed words per row or column
+  int64_t rows_ = 0;       // output channels per group, padded
+  int64_t cols_ = 0;       // output positions, padded
+  int32_t weight_offset_ = 0;  // subtracted from the weights for the quads
+  std::vector<int32_t> packed_filter_;  // per group: [rows_][words_]
+  std::vector<int64_t> filter_sums_;    // per output channel: sum(w - zw), quads only
+  // [words_][cols_] words, as bytes: the packing writes lanes of uint8 or
+  // int16 into it, and the GEMM reads the words.
+  std::vector<uint8_t> packed_input_;
+  std::vector<int32_t> input_sums_;     // per position: sum of the inputs, quads only
+  std::vector<int32_t> column_terms_;   // per position: the quads' input correction
+  std::vector<int32_t> sums_;           // [rows_][cols_]
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_

@@ -1,0 +1,236 @@
+// The uint8 GEMM convolution of every kernel table that has one (AVX2's
+// and NEON's int16 pairs, AVX-512 VNNI's and the arm64 dot product's quads)
+// against ref::quantized::Conv2D, bit
+// for bit, at tile edges: output channels around the 4-row tile, positions
+// around the 32-column tile, reductions that end mid-word, padding, stride,
+// dilation, groups, zero points 0 and 255, uint8 and per-channel int8
+// filters, with 1, 2 and 3 threads.
+#include <cmath>
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mace/ops/cpu/conv_2d_uint8_gemm.h"
+#include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/ref/quantized/conv_2d.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+struct Case {
+  int64_t batch, in_c, in_h, in_w, out_c, k, stride, dilation, pad, group;
+  int32_t input_zp, filter_zp;
+  bool int8;
+};
+
+std::vector<const KernelTable*> QuantizedTables() {
+  std::vector<const KernelTable*> tables;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->quantized_gemm != nullptr) tables.push_back(table);
+  }
+  return tables;
+}
+
+void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
+  ref::Conv2DParams p;
+  p.batch = c.batch;
+  p.in_channels = c.in_c;
+  p.in_h = c.in_h;
+  p.in_w = c.in_w;
+  p.out_channels = c.out_c;
+  p.kernel_h = p.kernel_w = c.k;
+  p.stride_h = p.stride_w = c.stride;
+  p.dilation_h = p.dilation_w = c.dilation;
+  p.pad_top = p.pad_left = c.pad;
+  p.group = c.group;
+  p.out_h = (c.in_h + 2 * c.pad - (c.k - 1) * c.dilation - 1) / c.stride + 1;
+  p.out_w = (c.in_w + 2 * c.pad - (c.k - 1) * c.dilation - 1) / c.stride + 1;
+  const int64_t depth = c.in_c / c.group * c.k * c.k;
+  std::uniform_int_distribution<int> byte(0, 255), signed_byte(-128, 127), bias_value(-40000, 40000);
+  std::uniform_real_distribution<double> real(0.00005, 0.01);
+  std::vector<uint8_t> input(c.batch * c.in_c * c.in_h * c.in_w);
+  for (uint8_t& v : input) v = static_cast<uint8_t>(byte(*rng));
+  std::vector<uint8_t> filter_u8(c.out_c * depth);
+  std::vector<int8_t> filter_i8(c.out_c * depth);
+  for (uint8_t& v : filter_u8) v = static_cast<uint8_t>(byte(*rng));
+  for (int8_t& v : filter_i8) v = static_cast<int8_t>(signed_byte(*rng));
+  std::vector<int32_t> bias(c.out_c);
+  for (int32_t& v : bias) v = bias_value(*rng);
+  ref::quantized::ConvQuantization quant;
+  quant.input_zero_point = c.input_zp;
+  quant.filter_zero_point = c.int8 ? 0 : c.filter_zp;
+  for (int64_t i = 0; i < (c.int8 ? c.out_c : 1); ++i) {
+    QuantizedMultiplier m;
+    ASSERT_TRUE(MakeQuantizedMultiplier(real(*rng), "test", &m).ok());
+    quant.multipliers.push_back(m);
+  }
+  quant.output = OutputClamp{64, 10, 250};
+  const void* filter = c.int8 ? static_cast<const void*>(filter_i8.data()) : filter_u8.data();
+  std::unique_ptr<Conv2dUint8Gemm> fast = Conv2dUint8Gemm::Create(table, p, quant, filter, c.int8);
+  ASSERT_NE(fast, nullptr);
+  const int64_t outputs = c.batch * c.out_c * p.out_h * p.out_w;
+  std::vector<uint8_t> expected(outputs), got(outputs, 0);
+  const int32_t* const biases[] = {nullptr, bias.data()};
+  for (const int32_t* b : biases) {
+    if (c.int8) {
+      ref::quantized::Conv2D(p, quant, input.data(), filter_i8.data(), b, expected.data());
+    } else {
+      ref::quantized::Conv2D(p, quant, input.data(), filter_u8.data(), b, expected.data());
+    }
+    for (const auto& pool : testing::PoolsUnderTest()) {
+      std::fill(got.begin(), got.end(), 0);
+      fast->Run(input.data(), b, got.data(), pool.get());
+      for (int64_t i = 0; i < outputs; ++i) {
+        ASSERT_EQ(got[i], expected[i]) << table.name << " " << fast->name() << " threads "
+                                       << NumThreads(pool.get()) << " at " << i;
+      }
+    }
+  }
+}
+
+const Case kCases[] = {
+    // batch in_c h w out_c k stride dil pad group zq zw int8
+    {1, 3, 7, 9, 5, 3, 1, 1, 1, 1, 128, 120, false},
+    {1, 16, 8, 4, 4, 1, 1, 1, 0, 1, 0, 255, false},     // 32 positions: one full tile
+    {1, 16, 3, 11, 8, 1, 1, 1, 0, 1, 255, 0, false},    // 33 positions
+    {2, 5, 9, 9, 7, 3, 2, 1, 1, 1, 0, 0, false},
+    {1, 7, 6, 6, 3, 5, 1, 2, 4, 1, 200, 17, false},
+    {1, 8, 10, 10, 12, 3, 2, 1, 1, 4, 90, 255, false},
+    {1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 13, 14, false},
+    {1, 64, 5, 7, 33, 1, 1, 1, 0, 1, 128, 128, false},
+    {1, 3, 7, 7, 5, 3, 1, 1, 1, 1, 128, 0, true},
+    {2, 9, 6, 5, 13, 3, 2, 1, 1, 1, 0, 0, true},
+    {1, 6, 5, 5, 6, 3, 1, 1, 1, 3, 255, 0, true},
+    {1, 130, 4, 4, 17, 3, 1, 1, 1, 1, 77, 0, true},
+};
+
+TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {
+  const std::vector<const KernelTable*> tables = QuantizedTables();
+  if (tables.empty()) GTEST_SKIP() << "no uint8 GEMM on this CPU";
+  for (const KernelTable* table : tables) {
+    std::mt19937 rng(7767517);
+    for (const Case& c : kCases) {
+      SCOPED_TRACE(::testing::Message() << table->name << " in_c " << c.in_c << " out_c "
+                                        << c.out_c << " k " << c.k << " group " << c.group);
+      RunCase(*table, c, &rng);
+    }
+  }
+}
+
+// The vectorized output step against the scalar rule, over the whole int32
+// range, multipliers from tiny to just below 1, and every tail length.
+// Trials whose row has no other terms, so INT32_MIN itself can be tested.
+bool RowTermFree(int trial) { return trial % 3 == 0; }
+
+TEST(RequantizeRow, MatchesScalarRule) {
+  std::mt19937 rng(7767517);
+  std::uniform_int_distribution<int32_t> any_int(INT32_MIN, INT32_MAX);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<double> exponent(-33.0, -0.0001);
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->requantize_row == nullptr) continue;
+    for (int trial = 0; trial < 400; ++trial) {
+      const int64_t count = trial % 40;
+      std::vector<int32_t> sums(count), columns(count);
+      for (int64_t i = 0; i < count; ++i) {
+        // Keep sums + columns + row term in int32, as the driver does.
+        sums[i] = any_int(rng) >> (trial % 3 == 0 ? 0 : 2);
+        columns[i] = trial % 3 == 0 ? 0 : any_int(rng) >> 2;
+      }
+      if (count > 0 && trial % 5 == 0 && RowTermFree(trial)) sums[0] = INT32_MIN;
+      const int32_t row_term = trial % 3 == 0 ? 0 : any_int(rng) >> 2;
+      QuantizedMultiplier m;
+      ASSERT_TRUE(MakeQuantizedMultiplier(std::exp2(exponent(rng)), "test", &m).ok());
+      if (m.multiplier == 0) continue;
+      int lo = byte(rng), hi = byte(rng);
+      if (lo > hi) std::swap(lo, hi);
+      const OutputClamp clamp{byte(rng), lo, hi};
+      std::vector<uint8_t> got(count + 1, 0xAB), expected(count);
+      RequantizeRow row;
+      row.sums = sums.data();
+      row.column_terms = trial % 3 == 0 ? nullptr : columns.data();
+      row.row_term = row_term;
+      row.multiplier = m.multiplier;
+      row.right_shift = m.right_shift;
+      row.zero_point = clamp.zero_point;
+      row.lo = clamp.min;
+      row.hi = clamp.max;
+      row.count = count;
+      row.out = got.data();
+      table->requantize_row(row);
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t x = int64_t{sums[i]} + row_term + (row.column_terms ? columns[i] : 0);
+        ASSERT_EQ(got[i], RequantizeToUint8(static_cast<int32_t>(x), m, clamp))
+            << table->name << " trial " << trial << " i " << i << " x " << x;
+      }
+      ASSERT_EQ(got[count], 0xAB) << "wrote past the row";
+    }
+  }
+}
+
+// Where the CPU has VNNI, the AVX-512 table uses it (so the test above ran
+// both x86 formats).
+TEST(Conv2dUint8Gemm, VnniChosenWhereAvailable) {
+  const CpuFeatures features = DetectCpuFeatures();
+  const KernelTable* avx512 = KernelTableFor(KernelIsa::kAvx512);
+  if (avx512 == nullptr) GTEST_SKIP() << "no AVX-512";
+  EXPECT_EQ(avx512->quantized_format,
+            features.avx512_vnni ? kQuantQuadsUint8 : kQuantPairsInt16);
+}
+
+// Likewise the arm64 dot product.
+TEST(Conv2dUint8Gemm, DotProductChosenWhereAvailable) {
+  const CpuFeatures features = DetectCpuFeatures();
+  const KernelTable* neon = KernelTableFor(KernelIsa::kNeon);
+  if (neon == nullptr) GTEST_SKIP() << "no NEON";
+  EXPECT_EQ(neon->quantized_format,
+            features.neon_dotprod ? kQuantQuadsUint8Unsigned : kQuantPairsInt16);
+}
+
+// The extremes of the int32 sums: every input 255 against every weight at
+// the end of its range, over a deep reduction.
+TEST(Conv2dUint8Gemm, ExtremeValuesMatch) {
+  for (const KernelTable* table : QuantizedTables()) {
+    for (bool int8 : {false, true}) {
+      ref::Conv2DParams p;
+      p.batch = p.in_h = p.in_w = p.out_h = p.out_w = 1;
+      p.kernel_h = p.kernel_w = 1;
+      p.in_channels = 32000;
+      p.out_channels = 2;
+      std::vector<uint8_t> input(p.in_channels, 255), filter_u8(2 * p.in_channels);
+      std::vector<int8_t> filter_i8(2 * p.in_channels);
+      for (int64_t i = 0; i < p.in_channels; ++i) {
+        filter_u8[i] = 255;
+        filter_u8[p.in_channels + i] = 0;
+        filter_i8[i] = 127;
+        filter_i8[p.in_channels + i] = -128;
+      }
+      ref::quantized::ConvQuantization quant;
+      quant.input_zero_point = 0;
+      quant.filter_zero_point = int8 ? 0 : 0;
+      QuantizedMultiplier m;
+      ASSERT_TRUE(MakeQuantizedMultiplier(1.0 / (1 << 23), "test", &m).ok());
+      quant.multipliers = {m};
+      quant.output = OutputClamp{128, 0, 255};
+      const void* filter = int8 ? static_cast<const void*>(filter_i8.data()) : filter_u8.data();
+      std::unique_ptr<Conv2dUint8Gemm> fast = Conv2dUint8Gemm::Create(*table, p, quant, filter, int8);
+      ASSERT_NE(fast, nullptr);
+      uint8_t expected[2], got[2];
+      if (int8) {
+        ref::quantized::Conv2D(p, quant, input.data(), filter_i8.data(), nullptr, expected);
+      } else {
+        ref::quantized::Conv2D(p, quant, input.data(), filter_u8.data(), nullptr, expected);
+      }
+      fast->Run(input.data(), nullptr, got);
+      EXPECT_EQ(got[0], expected[0]) << table->name << " int8 " << int8;
+      EXPECT_EQ(got[1], expected[1]) << table->name << " int8 " << int8;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace

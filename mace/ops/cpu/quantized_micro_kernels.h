@@ -1,0 +1,57 @@
+// The interface of the uint8 GEMM micro-kernels (mace/ops/x86), as plain
+// types only, like micro_kernels.h.
+//
+// The kernels multiply packed int32 words: each word holds a group of
+// consecutive reduction (k) values, in one of two formats:
+//   kQuantPairsInt16  two int16 values, already minus their zero points
+//                     (exact products of up to 255 x 255, summed by pairs);
+//   kQuantQuadsUint8  four bytes: uint8 on the input side, int8 on the
+//                     weight side (the driver corrects for the offsets);
+//   kQuantQuadsUint8Unsigned  four bytes, uint8 on both sides (int8 weights
+//                     shifted up by 128; the driver corrects again).
+// C[row][col] = sum over groups g of dot(A[row][g], B[g][col]), in int32.
+// rows is a multiple of kQuantGemmRows and cols of kQuantGemmCols (the driver
+// pads with zero words); A is [rows][groups], B is [groups][cols], C is
+// [rows][cols].
+#ifndef MACE_OPS_CPU_QUANTIZED_MICRO_KERNELS_H_
+#define MACE_OPS_CPU_QUANTIZED_MICRO_KERNELS_H_
+
+#include <cstdint>
+
+namespace mace {
+namespace ops {
+
+enum QuantGemmFormat : int32_t {
+  kQuantPairsInt16 = 0,
+  kQuantQuadsUint8 = 1,
+  kQuantQuadsUint8Unsigned = 2,
+};
+
+constexpr int kQuantGemmRows = 4;
+constexpr int kQuantGemmCols = 32;
+
+using QuantizedGemmKernel = void (*)(const int32_t* a, const int32_t* b, int64_t rows,
+                                     int64_t groups, int64_t cols, int32_t* c);
+
+// The output step of one row of a uint8 GEMM: for i < count,
+//   x = sums[i] + row_term + (column_terms ? column_terms[i] : 0)
+// in wrapping int32 arithmetic (the caller guarantees the exact value fits
+// in int32), then out[i] = clamp(zero_point + Requantize(x), lo, hi) with the
+// rule of mace/ops/common/quantize.h, for a multiplier below 1
+// (multiplier < 2^right_shift).
+struct RequantizeRow {
+  const int32_t* sums = nullptr;
+  const int32_t* column_terms = nullptr;
+  int32_t row_term = 0;
+  int32_t multiplier = 0;
+  int32_t right_shift = 1;
+  int32_t zero_point = 0, lo = 0, hi = 255;
+  int64_t count = 0;
+  uint8_t* out = nullptr;
+};
+using RequantizeRowKernel = void (*)(const RequantizeRow& row);
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_QUANTIZED_MICRO_KERNELS_H_
