@@ -31,6 +31,9 @@ struct NetOptions {
   // intermediate stays readable as NCHW; so does MACE_CPU_BLOCKED_LAYOUT=0,
   // through the ops.
   bool blocked_layout = true;
+  // Called after each op with its float outputs (MaceEngineConfig::
+  // SetOutputObserver); empty costs one test per op.
+  OutputObserver output_observer;
 };
 
 // The runtimes a net places ops on: the engine's device, and the CPU that
@@ -78,6 +81,8 @@ class Net : public Executor {
   // where blocked and plain ops meet, and switches the blocked ops over.
   MaceStatus PlanBlockedLayout(const std::vector<std::string>& output_names);
   bool BlockedLayoutEnabled() const;
+  // Shows the plain float CPU outputs of `op` to the output observer.
+  void Observe(const Operation& op) const;
   MaceStatus PlanMemory(const std::vector<std::string>& input_names,
                         const std::vector<std::string>& output_names);
   // Plans and allocates one memory type's tensors (`order`, with records of

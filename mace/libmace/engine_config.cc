@@ -17,6 +17,7 @@ class MaceEngineConfig::Impl {
   std::string cpu_kernel_family = "auto";
   bool verify_weights = true;
   std::map<std::string, CustomOpFactory> custom_ops;
+  OutputObserver output_observer;
 };
 
 MaceEngineConfig::MaceEngineConfig(DeviceType device_type) : impl_(new Impl) {
@@ -71,6 +72,11 @@ void MaceEngineConfig::SetCPUKernelFamily(const std::string& family) {
 const std::string& MaceEngineConfig::cpu_kernel_family() const { return impl_->cpu_kernel_family; }
 void MaceEngineConfig::SetVerifyWeights(bool verify) { impl_->verify_weights = verify; }
 bool MaceEngineConfig::verify_weights() const { return impl_->verify_weights; }
+
+void MaceEngineConfig::SetOutputObserver(OutputObserver observer) {
+  impl_->output_observer = std::move(observer);
+}
+const OutputObserver& MaceEngineConfig::output_observer() const { return impl_->output_observer; }
 
 MaceStatus MaceEngineConfig::RegisterCustomOp(const std::string& type, CustomOpFactory factory) {
   MACE_CHECK_ARG(!type.empty(), "a custom op needs a type name");
