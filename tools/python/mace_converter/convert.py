@@ -74,6 +74,9 @@ def convert(options: ConvertOptions) -> ConvertedModel:
     dtype = weight_dtype(options, log)
     graph = _frontend(options.platform)(options)
     run_pipeline(graph, options)
+    if options.quantize is not None:
+        from mace_converter.quantize.graph_pass import quantize_graph
+        quantize_graph(graph, options.quantize)
     net_def, weights = serialize(graph, dtype)
     inputs = _specs(graph, graph.inputs, options.inputs, "input")
     outputs = _specs(graph, graph.outputs, options.outputs, "output")
