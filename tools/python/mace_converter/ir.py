@@ -88,6 +88,10 @@ class Graph:
         # "NCHW", "NHWC" or "NONE" per graph input/output name.
         self.formats: dict[str, str] = {}
         self.log: list[str] = []
+        # From an imported quantized model: (scale, zero point) of activations
+        # and per-channel scales of int8 weights, by tensor name.
+        self.imported_quant: dict[str, QuantParams] = {}
+        self.imported_weight_scales: dict[str, np.ndarray] = {}
         self._taken: set[str] = set()        # tensor names
         self._op_names: set[str] = set()
 

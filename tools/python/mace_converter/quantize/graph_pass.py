@@ -17,7 +17,7 @@ import numpy as np
 from mace_converter.api import ConversionError
 from mace_converter.ir import FLOAT32, UINT8, Graph, Op, QuantParams, Tensor
 from mace_converter.quantize import scheme
-from mace_converter.quantize.ranges import Ranges
+from mace_converter.quantize.ranges import Ranges, check_names
 
 # The DataType value of DT_UINT8 (mace/proto/mace.proto), for the "T" arg.
 DT_UINT8 = 2
@@ -61,7 +61,10 @@ class QuantizeSettings:
     source: str = "quantize_range_file"
 
 
-def quantizable(graph: Graph, op: Op) -> bool:
+def quantizable(graph: Graph, op: Op, has_params: Callable[[str], bool]) -> bool:
+    """Whether `op` gets its uint8 kernel: a kernel exists and accepts its
+    arguments, its weights are constants, and every activation it reads or
+    writes has quantization parameters."""
     kernel = UINT8_KERNELS.get(op.type)
     if kernel is None or not kernel.accepts(op):
         return False
@@ -71,9 +74,9 @@ def quantizable(graph: Graph, op: Op) -> bool:
         const = index in (kernel.weight, kernel.bias)
         if const != graph.is_const(name):
             return False
-        if not const and graph.tensor(name).dtype != FLOAT32:
+        if not const and (graph.tensor(name).dtype != FLOAT32 or not has_params(name)):
             return False
-    return all(graph.tensor(out).dtype == FLOAT32 for out in op.outputs)
+    return all(graph.tensor(out).dtype == FLOAT32 and has_params(out) for out in op.outputs)
 
 
 class _Pass:
@@ -150,7 +153,9 @@ class _Pass:
             name = op.inputs[kernel.weight]
             weight = graph.const(name)
             what = f"{op.describe()}: weight '{name}'"
-            imported = self.settings.weight_scales.get(name)
+            imported = self.settings.weight_scales.get(name) if kernel.per_channel else None
+            if imported is not None and not scheme.fits_scales(weight, imported):
+                imported = None        # a transform changed the weight: own scales
             if kernel.per_channel and (self.settings.per_channel or imported is not None):
                 values, weight_quant = scheme.weight_int8_per_channel(weight, what, imported)
             else:
@@ -173,10 +178,19 @@ class _Pass:
         op.args["T"] = DT_UINT8
         self.counts["quantized"] += 1
 
+    def has_params(self, name: str) -> bool:
+        """With calibrated ranges every tensor has one, and a missing one is
+        an error worth reporting (params); an imported QDQ model quantizes
+        only the tensors it has scales for."""
+        return bool(self.settings.ranges) or name in self.settings.fixed \
+            or name in self.uint8_of
+
     def run(self) -> None:
         graph = self.graph
+        known = set(graph.tensors) | set(graph.inputs)
+        check_names(self.settings.ranges, known, self.settings.source)
         for op in graph.ops:
-            if quantizable(graph, op):
+            if quantizable(graph, op, self.has_params):
                 self.quantize_op(op)
             else:
                 op.inputs = [self.float_input(n) if n else n for n in op.inputs]

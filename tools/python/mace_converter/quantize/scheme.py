@@ -56,15 +56,30 @@ def weight_int8_per_channel(weight: np.ndarray, what: str,
     """Symmetric per output channel (dimension 0), values in [-127, 127];
     `scales` given (an imported model's) are kept."""
     flat = weight.reshape(weight.shape[0], -1).astype(np.float64)
+    own = scales is None
     if scales is None:
         absmax = np.abs(flat).max(axis=1)
         scales = np.where(absmax > 0, absmax / 127.0, 1.0)
     scales = np.asarray(scales, dtype=np.float32).reshape(-1)
+    if scales.size == 1:
+        scales = np.full(weight.shape[0], scales[0], dtype=np.float32)
     for channel, scale in enumerate(scales):
         check_scale(float(scale), f"{what} (channel {channel})")
+    lowest = -127 if own else -128          # an imported model may use -128
     q = round_half_away(flat / scales.astype(np.float64)[:, None])
-    q = np.clip(q, -127, 127).astype(np.int8).reshape(weight.shape)
+    q = np.clip(q, lowest, 127).astype(np.int8).reshape(weight.shape)
     return q, QuantParams(scale=0.0, zero_point=0, channel_scales=[float(s) for s in scales])
+
+
+def fits_scales(weight: np.ndarray, scales: np.ndarray) -> bool:
+    """Whether `weight` is int8 multiples of `scales` (per output channel, or
+    one scale), as a dequantized int8 weight is."""
+    scales = np.asarray(scales, dtype=np.float64).reshape(-1)
+    if scales.size not in (1, weight.shape[0]) or not np.all(scales > 0):
+        return False
+    flat = weight.reshape(weight.shape[0], -1).astype(np.float64)
+    units = flat / (scales[:, None] if scales.size > 1 else scales[0])
+    return bool(np.all(np.abs(units - np.round(units)) < 1e-3) and np.abs(units).max() <= 128.5)
 
 
 def channel_scales(quant: QuantParams, channels: int) -> np.ndarray:
