@@ -79,15 +79,15 @@ def cmd_run(args: argparse.Namespace) -> int:
                     for line in _memory_summary(result.stdout):
                         say(f"    {line}")
                 if args.validate:
-                    failures += _validate(model, artifacts, abi, device, inputs, result,
-                                          references)
+                    failures += _validate(config, model, artifacts, abi, device, inputs,
+                                          result, references)
     if failures:
         print(f"error: validation failed for {', '.join(failures)}", file=sys.stderr)
         return 1
     return 0
 
 
-def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
+def _validate(config: DeploymentConfig, model: ModelConfig, artifacts, abi: str, device: str, inputs,
               result: run.RunResult, references: dict) -> list[str]:
     """Compares each output with the source framework; returns the failures."""
     failures = []
@@ -105,6 +105,14 @@ def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
             say(f"    {comparison.line()}")
             if not comparison.passed:
                 failures.append(f"{model.name}/{spec.name} ({abi}, {device})")
+        if model.quantize is not None:
+            from mace_converter.quantize import agreement
+            options = run.RunOptions()
+            agreement.check(
+                model=model, config=config, say=say,
+                run_one=lambda x: run.run_model(config, model, artifacts, abi, device, x,
+                                                options).outputs,
+                reference=lambda x: validate.reference_outputs(model, artifacts, x)[1])
     return failures
 
 

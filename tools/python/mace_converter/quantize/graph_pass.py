@@ -61,7 +61,8 @@ class QuantizeSettings:
     source: str = "quantize_range_file"
 
 
-def quantizable(graph: Graph, op: Op, has_params: Callable[[str], bool]) -> bool:
+def quantizable(graph: Graph, op: Op, has_params: Callable[[str], bool],
+                is_uint8: Callable[[str], bool]) -> bool:
     """Whether `op` gets its uint8 kernel: a kernel exists and accepts its
     arguments, its weights are constants, and every activation it reads or
     writes has quantization parameters."""
@@ -74,7 +75,8 @@ def quantizable(graph: Graph, op: Op, has_params: Callable[[str], bool]) -> bool
         const = index in (kernel.weight, kernel.bias)
         if const != graph.is_const(name):
             return False
-        if not const and (graph.tensor(name).dtype != FLOAT32 or not has_params(name)):
+        if not const and not is_uint8(name) and (graph.tensor(name).dtype != FLOAT32
+                                                 or not has_params(name)):
             return False
     return all(graph.tensor(out).dtype == FLOAT32 and has_params(out) for out in op.outputs)
 
@@ -190,7 +192,7 @@ class _Pass:
         known = set(graph.tensors) | set(graph.inputs)
         check_names(self.settings.ranges, known, self.settings.source)
         for op in graph.ops:
-            if quantizable(graph, op, self.has_params):
+            if quantizable(graph, op, self.has_params, lambda name: name in self.uint8_of):
                 self.quantize_op(op)
             else:
                 op.inputs = [self.float_input(n) if n else n for n in op.inputs]
