@@ -79,16 +79,17 @@ def cmd_run(args: argparse.Namespace) -> int:
                     for line in _memory_summary(result.stdout):
                         say(f"    {line}")
                 if args.validate:
-                    failures += _validate(config, model, artifacts, abi, device, inputs,
-                                          result, references)
+                    failures += _validate(model, artifacts, abi, device, inputs, result,
+                                          references, config)
     if failures:
         print(f"error: validation failed for {', '.join(failures)}", file=sys.stderr)
         return 1
     return 0
 
 
-def _validate(config: DeploymentConfig, model: ModelConfig, artifacts, abi: str, device: str, inputs,
-              result: run.RunResult, references: dict) -> list[str]:
+def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
+              result: run.RunResult, references: dict,
+              config: Optional[DeploymentConfig] = None) -> list[str]:
     """Compares each output with the source framework; returns the failures."""
     failures = []
     with step(f"validate {model.name} ({abi}, {device})"):
@@ -105,7 +106,7 @@ def _validate(config: DeploymentConfig, model: ModelConfig, artifacts, abi: str,
             say(f"    {comparison.line()}")
             if not comparison.passed:
                 failures.append(f"{model.name}/{spec.name} ({abi}, {device})")
-        if model.quantize is not None:
+        if config is not None and model.quantize is not None:
             from mace_converter.quantize import agreement
             options = run.RunOptions()
             agreement.check(
