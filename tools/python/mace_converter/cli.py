@@ -112,7 +112,7 @@ def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
             agreement.check(
                 model=model, config=config, say=say,
                 run_one=lambda x: run.run_model(config, model, artifacts, abi, device, x,
-                                                options).outputs,
+                                                options, echo=False).outputs,
                 reference=lambda x: validate.reference_outputs(model, artifacts, x)[1])
     return failures
 

@@ -77,7 +77,8 @@ def check(config: DeploymentConfig, model: ModelConfig, run_one: Callable, refer
         pairs = [(g[spec.name], w[spec.name]) for g, w in zip(got, want)]
         top1 = top1_agreement(pairs)
         if top1 is not None:
-            say(f"    {spec.name}: top-1 agreement {top1:.1%} over {len(pairs)} {origin}")
+            say(f"    {spec.name}: top-1 agreement with the reference {top1:.1%} over "
+                f"{len(pairs)} {origin}")
         if model.platform == "onnx" and is_qdq_model(model_path(config, model)):
             scale = output_scale(model_path(config, model), spec.name)
             if scale is not None:

@@ -21,17 +21,15 @@ def quantize_settings(config: DeploymentConfig, model: ModelConfig, options: Con
                       out_dir: Path) -> QuantizeSettings:
     settings = model.quantize
     assert settings is not None
-    per_channel = True
     if options.platform == "onnx" and is_qdq_model(Path(options.model_file)):
         say(f"    {model.name}: a QDQ model: its own scales quantize it; no calibration")
         return QuantizeSettings(source=f"{Path(options.model_file).name} (QDQ)")
     if settings.range_file is not None:
         path = local_path(settings.range_file)
         say(f"    activation ranges from {path}")
-        return QuantizeSettings(ranges=read_ranges(path), per_channel=per_channel,
-                                source=f"quantize_range_file {path}")
+        return QuantizeSettings(ranges=read_ranges(path), source=f"quantize_range_file {path}")
     ranges_path = calibrate(config, model, options, out_dir)
-    return QuantizeSettings(ranges=read_ranges(ranges_path), per_channel=per_channel,
+    return QuantizeSettings(ranges=read_ranges(ranges_path),
                             source=f"calibration ranges {ranges_path}")
 
 
