@@ -24,7 +24,7 @@ from mace_converter.config import ConfigError, load_config
 from mace_converter.ir import QuantParams
 from mace_converter.progress import REPO, UserError
 from mace_converter.quantize import calibration, scheme
-from mace_converter.quantize.agreement import within_one_quantum
+from mace_converter.quantize.agreement import output_scale, within_one_quantum
 from mace_converter.quantize.graph_pass import DT_UINT8, UINT8_KERNELS, QuantizeSettings
 from mace_converter.quantize.ranges import (format_ranges, merge_ranges, parse_ranges,
                                             read_ranges)
@@ -399,7 +399,9 @@ class EndToEndTest(unittest.TestCase):
             convert_model(model, {"x": SHAPE}, ["y"], data_type="uint8",
                           quantize=QuantizeSettings(ranges=ranges))
 
-    def test_onnxruntime_qdq_model(self):
+    def test_onnxruntime_quantized_models(self):
+        """QDQ (QuantizeLinear/DequantizeLinear around Conv) and QOperator
+        (QLinearConv) models from quantize_static, per tensor and per channel."""
         from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                               quantize_static)
         calibration_set = samples(8)
@@ -411,11 +413,14 @@ class EndToEndTest(unittest.TestCase):
             def get_next(self):
                 return next(self.feeds, None)
 
-        for per_channel in (False, True):
-            with self.subTest(per_channel=per_channel), tempfile.TemporaryDirectory() as tmp:
+        for quant_format, per_channel in ((QuantFormat.QDQ, False), (QuantFormat.QDQ, True),
+                                          (QuantFormat.QOperator, False),
+                                          (QuantFormat.QOperator, True)):
+            with self.subTest(quant_format=quant_format, per_channel=per_channel), \
+                    tempfile.TemporaryDirectory() as tmp:
                 source, target = Path(tmp) / "f.onnx", Path(tmp) / "q.onnx"
                 onnx.save(conv_model(), str(source))
-                quantize_static(str(source), str(target), Reader(), quant_format=QuantFormat.QDQ,
+                quantize_static(str(source), str(target), Reader(), quant_format=quant_format,
                                 per_channel=per_channel, activation_type=QuantType.QUInt8,
                                 weight_type=QuantType.QInt8)
                 qdq = onnx.load(str(target))
@@ -424,7 +429,7 @@ class EndToEndTest(unittest.TestCase):
                 uint8_convs = [op for op in q.net_def.op if op.type == "Conv2D"
                                and any(a.name == "T" and a.i == DT_UINT8 for a in op.arg)]
                 self.assertEqual(len(uint8_convs), 2)
-                scale = next(numpy_scale(qdq, "y_scale"))
+                scale = output_scale(target, "y")
                 import onnxruntime
                 session = onnxruntime.InferenceSession(str(target),
                                                        providers=["CPUExecutionProvider"])
@@ -433,13 +438,6 @@ class EndToEndTest(unittest.TestCase):
                     want = session.run(None, {"x": x})[0]
                     self.assertGreaterEqual(within_one_quantum(got, want, scale), 0.99)
                     self.assertGreater(cosine(got, want), 0.999)
-
-
-def numpy_scale(model: onnx.ModelProto, name: str):
-    from onnx import numpy_helper
-    for tensor in model.graph.initializer:
-        if tensor.name == name:
-            yield float(numpy_helper.to_array(tensor).reshape(-1)[0])
 
 
 if __name__ == "__main__":
