@@ -7,6 +7,8 @@ The end-to-end tests need the host mace_run (MACE_RUN, default
 bazel-bin/mace/tools/mace_run)."""
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import subprocess
@@ -14,6 +16,7 @@ import tempfile
 import textwrap
 import unittest
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import onnx
@@ -438,6 +441,88 @@ class EndToEndTest(unittest.TestCase):
                     want = session.run(None, {"x": x})[0]
                     self.assertGreaterEqual(within_one_quantum(got, want, scale), 0.99)
                     self.assertGreater(cosine(got, want), 0.999)
+
+
+@unittest.skipUnless(MACE_RUN.exists(), f"{MACE_RUN} is missing: build //mace/tools:mace_run")
+class WorkflowTest(unittest.TestCase):
+    """tools/converter.py convert on a deployment file with quantize: 1."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+        onnx.save(conv_model(), str(self.dir / "m.onnx"))
+        (self.dir / "calib").mkdir()
+        for index, x in enumerate(samples(4)):
+            np.save(self.dir / "calib" / f"{index}.npy", x)
+        self.env = mock.patch.dict(os.environ, {"MACE_BUILD_DIR": str(self.dir / "build"),
+                                                "MACE_RUN": str(MACE_RUN)})
+        self.env.start()
+
+    def tearDown(self):
+        self.env.stop()
+        self.tmp.cleanup()
+
+    def convert(self, extra: str) -> tuple[int, str, str]:
+        import hashlib
+        sha = hashlib.sha256((self.dir / "m.onnx").read_bytes()).hexdigest()
+        config = self.dir / "q.yml"
+        config.write_text(textwrap.dedent(f"""\
+            library_name: q
+            target_abis: [host]
+            build_type: proto
+            models:
+              m:
+                platform: onnx
+                model_file_path: {self.dir / 'm.onnx'}
+                model_sha256_checksum: {sha}
+                runtime: cpu
+                input_tensors: x
+                input_shapes: 1,3,9,7
+                output_tensors: y
+                output_shapes: 1,5,5,4
+                quantize: 1
+            """) + textwrap.indent(textwrap.dedent(extra), " " * 4))
+        from mace_converter import cli
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = cli.main(["convert", "--config", str(config)])
+        return status, out.getvalue(), err.getvalue()
+
+    def test_calibrates_then_reads_the_range_file_back(self):
+        status, out, err = self.convert("calibration_inputs: calib\n")
+        self.assertEqual(status, 0, err)
+        self.assertIn("calibration: 4 input(s) from calib", out)
+        self.assertNotIn("WARNING", out)
+        self.assertIn("uint8: 2 op(s) quantized", out)
+        work = self.dir / "build" / ".work" / "q" / "models"
+        ranges = read_ranges(work / "m.ranges")
+        self.assertEqual(set(ranges), {"x", "r1", "y"})
+        graph = (work / "m.pb").read_bytes()
+        (self.dir / "kept.ranges").write_text(format_ranges(ranges))
+        status, out, err = self.convert(f"quantize_range_file: {self.dir / 'kept.ranges'}\n")
+        self.assertEqual(status, 0, err)
+        self.assertIn("activation ranges from", out)
+        self.assertEqual((work / "m.pb").read_bytes(), graph)
+
+    def test_random_calibration_warns(self):
+        status, out, err = self.convert("")
+        self.assertEqual(status, 0, err)
+        self.assertIn("WARNING: model m has no calibration_inputs", out)
+        self.assertIn("weak stand-in", out)
+
+    def test_bad_inputs_are_one_message(self):
+        np.save(self.dir / "calib" / "9.npy", np.zeros([1, 3, 9, 8], np.float32))
+        cases = {"calibration_inputs: calib\n": "9.npy: input 'x' has shape [1, 3, 9, 8]",
+                 "quantize_range_file: nowhere.txt\n": "nowhere.txt does not exist"}
+        (self.dir / "bad.ranges").write_text("x@@0,1\nghost@@0,1\n")
+        cases[f"quantize_range_file: {self.dir / 'bad.ranges'}\n"] = \
+            "names tensor(s) the model does not have: 'ghost'"
+        for extra, needle in cases.items():
+            with self.subTest(extra=extra):
+                status, _, err = self.convert(extra)
+                self.assertEqual(status, 1)
+                self.assertIn(needle, err)
+                self.assertNotIn("Traceback", err)
 
 
 if __name__ == "__main__":
