@@ -32,7 +32,7 @@ SUBGRAPH_KEYS = ("input_tensors", "input_shapes", "output_tensors", "output_shap
                  "input_ranges", "input_data_formats", "output_data_formats",
                  "validation_inputs_data")
 QUANTIZE_KEYS = ("quantize", "quantize_range_file", "quantize_range_method",
-                 "quantize_percentile", "calibration_inputs")
+                 "quantize_percentile", "calibration_inputs", "quantize_uint8_io")
 RANGE_METHODS = ("minmax", "percentile")
 MODEL_KEYS = ("platform", "model_file_path", "model_sha256_checksum", "weight_file_path",
               "weight_sha256_checksum", "subgraphs", "runtime", "data_type",
@@ -59,6 +59,7 @@ class QuantizeConfig:
     range_method: str = "minmax"              # or "percentile"
     percentile: float = 99.99                 # for "percentile"
     calibration_inputs: list[str] = field(default_factory=list)
+    uint8_io: bool = False                    # quantize_uint8_io
 
 
 @dataclass
@@ -401,6 +402,8 @@ class _Parser:
             if config.range_method != "percentile":
                 raise self.fail(key, "needs quantize_range_method: percentile")
             config.percentile = float(value)
+        config.uint8_io = self.flag(data.get("quantize_uint8_io", 0),
+                                    f"{prefix}.quantize_uint8_io")
         if data.get("calibration_inputs") is not None:
             config.calibration_inputs = self.string_list(data["calibration_inputs"],
                                                          f"{prefix}.calibration_inputs")

@@ -58,6 +58,9 @@ class QuantizeSettings:
     # Exact per-channel weight scales from an imported QDQ model.
     weight_scales: dict[str, np.ndarray] = field(default_factory=dict)
     per_channel: bool = True
+    # Let the app feed and read uint8 where a graph input or output borders
+    # a uint8 op, instead of Quantize and Dequantize at the edges.
+    uint8_io: bool = False
     source: str = "quantize_range_file"
 
 
@@ -187,6 +190,32 @@ class _Pass:
         return bool(self.settings.ranges) or name in self.settings.fixed \
             or name in self.uint8_of
 
+    def uint8_edges(self) -> None:
+        """Drops the Quantize of a graph input and the Dequantize of a graph
+        output where nothing else needs the float tensor: the app then feeds
+        and reads uint8 (InputOutputInfo carries the scale and zero point)."""
+        graph = self.graph
+        consumers = graph.consumers()
+        for name in graph.inputs:
+            users = consumers.get(name, [])
+            if len(users) != 1 or users[0].type != "Quantize" or name in graph.outputs:
+                continue
+            quantize = users[0]
+            graph.ops.remove(quantize)
+            uint8 = graph.tensors.pop(quantize.outputs[0])
+            graph.tensors[name] = Tensor(name, uint8.shape, UINT8, None, uint8.quant)
+            graph.replace_uses(quantize.outputs[0], name)
+            self.counts["quantize"] -= 1
+        producers = graph.producers()
+        for name in list(graph.outputs):
+            dequantize = producers.get(name)
+            if dequantize is None or dequantize.type != "Dequantize" or consumers.get(name):
+                continue
+            graph.ops.remove(dequantize)
+            del graph.tensors[name]
+            graph.rename_tensor(dequantize.inputs[0], name)
+            self.counts["dequantize"] -= 1
+
     def run(self) -> None:
         graph = self.graph
         known = set(graph.tensors) | set(graph.inputs)
@@ -199,8 +228,9 @@ class _Pass:
             self.ops.append(op)
         graph.ops = self.ops
         graph.outputs = [self.float_input(name) for name in graph.outputs]
-        graph.ops = self.ops
         graph.prune()
+        if self.settings.uint8_io:
+            self.uint8_edges()
         graph.log.append(f"uint8: {self.counts['quantized']} op(s) quantized, "
                          f"{self.counts['quantize']} Quantize and {self.counts['dequantize']} "
                          "Dequantize inserted at float/uint8 boundaries")

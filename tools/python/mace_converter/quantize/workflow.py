@@ -21,6 +21,15 @@ def quantize_settings(config: DeploymentConfig, model: ModelConfig, options: Con
                       out_dir: Path) -> QuantizeSettings:
     settings = model.quantize
     assert settings is not None
+    result = _ranges(config, model, options, out_dir)
+    result.uint8_io = settings.uint8_io
+    return result
+
+
+def _ranges(config: DeploymentConfig, model: ModelConfig, options: ConvertOptions,
+            out_dir: Path) -> QuantizeSettings:
+    settings = model.quantize
+    assert settings is not None
     if options.platform == "onnx" and is_qdq_model(Path(options.model_file)):
         say(f"    {model.name}: a QDQ model: its own scales quantize it; no calibration")
         return QuantizeSettings(source=f"{Path(options.model_file).name} (QDQ)")

@@ -247,6 +247,30 @@ class KernelTableTest(unittest.TestCase):
                         f"no uint8 kernel in mace/ops for {set(UINT8_KERNELS) - registered}")
 
 
+class Uint8EdgesTest(unittest.TestCase):
+    def test_uint8_inputs_and_outputs(self):
+        ranges = {"x": (-1.0, 1.0), "r1": (0.0, 3.0), "y": (0.0, 6.0)}
+        q = convert_model(conv_model(), {"x": SHAPE}, ["y"], data_type="uint8",
+                          quantize=QuantizeSettings(ranges=ranges, uint8_io=True))
+        self.assertEqual([op.type for op in q.net_def.op], ["Conv2D", "Conv2D"])
+        self.assertEqual(list(q.net_def.op[0].input)[0], "x")
+        self.assertEqual(list(q.net_def.op[1].output), ["y"])
+        pb = proto.load()
+        for info, (low, high) in ((q.net_def.input_info[0], ranges["x"]),
+                                  (q.net_def.output_info[0], ranges["y"])):
+            self.assertEqual(info.data_type, pb.DT_UINT8)
+            expected = scheme.activation_params(low, high, "")
+            self.assertAlmostEqual(info.scale, expected.scale)
+            self.assertEqual(info.zero_point, expected.zero_point)
+
+    def test_float_readers_keep_their_edges(self):
+        ranges = {"x": (-1.0, 1.0), "r1": (0.0, 3.0), "y": (0.0, 1.0)}
+        q = convert_model(conv_model("Sigmoid"), {"x": SHAPE}, ["y"], data_type="uint8",
+                          quantize=QuantizeSettings(ranges=ranges, uint8_io=True))
+        self.assertEqual([op.type for op in q.net_def.op], ["Conv2D", "Dequantize", "Conv2D"])
+        self.assertEqual(q.net_def.output_info[0].data_type, proto.load().DT_FLOAT)
+
+
 class ConfigTest(unittest.TestCase):
     BASE = """\
         library_name: q
@@ -275,7 +299,8 @@ class ConfigTest(unittest.TestCase):
     def test_quantize_keys(self):
         model = self.load("quantize: 1\nquantize_range_file: r.txt\n"
                           "quantize_range_method: percentile\nquantize_percentile: 99.9\n"
-                          "calibration_inputs: [a.npy, calib/]\n")
+                          "calibration_inputs: [a.npy, calib/]\nquantize_uint8_io: 1\n")
+        self.assertTrue(model.quantize.uint8_io)
         self.assertEqual(model.data_type, "uint8")
         self.assertEqual(model.quantize.range_file, "r.txt")
         self.assertEqual(model.quantize.percentile, 99.9)
