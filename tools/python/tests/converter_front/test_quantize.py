@@ -247,6 +247,42 @@ class KernelTableTest(unittest.TestCase):
                         f"no uint8 kernel in mace/ops for {set(UINT8_KERNELS) - registered}")
 
 
+class ImportedScalesTest(unittest.TestCase):
+    def qdq_model(self, scale: float) -> onnx.ModelProto:
+        """x -> QuantizeLinear -> DequantizeLinear -> Conv(int8 weight) -> y."""
+        g = rng(5)
+        w = g.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)
+        nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+                 helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"]),
+                 helper.make_node("DequantizeLinear", ["wq", "ws"], ["w"]),
+                 helper.make_node("Conv", ["xd", "w"], ["c"], pads=[1, 1, 1, 1]),
+                 helper.make_node("QuantizeLinear", ["c", "cs", "z"], ["cq"]),
+                 helper.make_node("DequantizeLinear", ["cq", "cs", "z"], ["y"])]
+        inits = [initializer("s", np.array(scale, np.float32)),
+                 initializer("z", np.array(128, np.uint8)),
+                 initializer("wq", w), initializer("ws", np.array(0.01, np.float32)),
+                 initializer("cs", np.array(0.05, np.float32))]
+        return make_model(nodes, {"x": SHAPE}, {"y": None}, inits)
+
+    def test_weights_keep_their_integers(self):
+        q = convert_model(self.qdq_model(0.008), {"x": SHAPE}, ["y"], data_type="uint8",
+                          quantize=QuantizeSettings())
+        weight = next(t for t in q.net_def.tensors if t.data_type == proto.load().DT_INT8)
+        self.assertEqual(list(weight.channel_scales), [np.float32(0.01)] * 4)
+        stored = np.frombuffer(q.weights, np.int8, 4 * 27, weight.offset)
+        np.testing.assert_array_equal(stored, rng(5).integers(-127, 128, 108).astype(np.int8))
+        info = next(op for op in q.net_def.op if op.type == "Conv2D").quantize_info[0]
+        self.assertEqual((np.float32(info.scale), info.zero_point), (np.float32(0.05), 128))
+
+    def test_bad_scales_name_the_node(self):
+        for scale in (0.0, float("nan"), float("inf")):
+            with self.subTest(scale=scale):
+                with self.assertRaisesRegex(ConversionError,
+                                            "QuantizeLinear node .*scale .* finite and positive"):
+                    convert_model(self.qdq_model(scale), {"x": SHAPE}, ["y"],
+                                  data_type="uint8", quantize=QuantizeSettings())
+
+
 class Uint8EdgesTest(unittest.TestCase):
     def test_uint8_inputs_and_outputs(self):
         ranges = {"x": (-1.0, 1.0), "r1": (0.0, 3.0), "y": (0.0, 6.0)}
