@@ -755,3 +755,43 @@ TEST(MaceTensorTest, SizeOfAHugeOrNegativeShapeIsMinusOne) {
 
 }  // namespace
 }  // namespace mace
+
+namespace mace {
+namespace {
+
+TEST(EngineTest, OutputObserverSeesEachOpOutputAfterItRuns) {
+  TinyModel model;
+  std::vector<std::string> names;
+  std::map<std::string, std::vector<float>> values;
+  MaceEngineConfig config;
+  config.SetOutputObserver(
+      [&](const std::string& name, const std::vector<int64_t>& shape, const float* data) {
+        names.push_back(name);
+        int64_t count = 1;
+        for (int64_t d : shape) count *= d;
+        values[name].assign(data, data + count);
+      });
+  std::shared_ptr<MaceEngine> engine;
+  ASSERT_TRUE(model.Create(&engine, config).ok());
+  std::map<std::string, MaceTensor> outputs;
+  ASSERT_TRUE(engine->Run(Inputs(), &outputs).ok());
+  // The Identity aliases the convolution's output; each is seen in turn.
+  EXPECT_EQ(names, (std::vector<std::string>{"c", "i", "y"}));
+  const std::vector<float> x = Input();
+  const std::vector<float> expected = Expected();
+  for (int p = 0; p < 9; ++p) {
+    EXPECT_FLOAT_EQ(values["c"][p], expected[p] - x[p]) << p;
+    EXPECT_FLOAT_EQ(values["i"][9 + p], expected[9 + p] - x[9 + p]) << p;
+  }
+  for (int i = 0; i < 18; ++i) EXPECT_FLOAT_EQ(values["y"][i], expected[i]) << i;
+  // A second run is observed again; an engine without an observer is not.
+  ASSERT_TRUE(engine->Run(Inputs(), &outputs).ok());
+  EXPECT_EQ(names.size(), 6u);
+  std::shared_ptr<MaceEngine> plain;
+  ASSERT_TRUE(model.Create(&plain).ok());
+  ASSERT_TRUE(plain->Run(Inputs(), &outputs).ok());
+  EXPECT_EQ(names.size(), 6u);
+}
+
+}  // namespace
+}  // namespace mace

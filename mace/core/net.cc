@@ -300,6 +300,15 @@ const Tensor* Net::OutputTensor(const std::string& name) const {
   return it == outputs_.end() ? nullptr : it->second;
 }
 
+void Net::Observe(const Operation& op) const {
+  if (op.runtime() != runtimes_.cpu) return;
+  for (int k = 0; k < op.OutputSize(); ++k) {
+    const Tensor* output = op.Output(k);
+    if (output->storage() != Storage::Plain(DT_FLOAT)) continue;
+    options_.output_observer(output->name(), output->shape(), output->data<float>());
+  }
+}
+
 MaceStatus Net::Run(RunMetadata* run_metadata) {
   MACE_RETURN_IF_ERROR(runtimes_.cpu->BeforeRun());
   if (runtimes_.device != runtimes_.cpu) MACE_RETURN_IF_ERROR(runtimes_.device->BeforeRun());
@@ -324,6 +333,7 @@ MaceStatus Net::Run(RunMetadata* run_metadata) {
       }
       run_metadata->op_stats.push_back(std::move(stats));
     }
+    if (options_.output_observer) Observe(*op);
   }
   if (runtimes_.device != runtimes_.cpu) MACE_RETURN_IF_ERROR(runtimes_.device->AfterRun());
   return runtimes_.cpu->AfterRun();

@@ -34,6 +34,9 @@ struct NetOptions {
   // Bytes the planned memory (every arena and image of the net) may take;
   // 0: no limit beyond the engine's own (kMaxByteCount per buffer).
   int64_t memory_limit = 0;
+  // Called after each op with its float outputs (MaceEngineConfig::
+  // SetOutputObserver); empty costs one test per op.
+  OutputObserver output_observer;
 };
 
 // The runtimes a net places ops on: the engine's device, and the CPU that
@@ -81,6 +84,8 @@ class Net : public Executor {
   // where blocked and plain ops meet, and switches the blocked ops over.
   MaceStatus PlanBlockedLayout(const std::vector<std::string>& output_names);
   bool BlockedLayoutEnabled() const;
+  // Shows the plain float CPU outputs of `op` to the output observer.
+  void Observe(const Operation& op) const;
   MaceStatus PlanMemory(const std::vector<std::string>& input_names,
                         const std::vector<std::string>& output_names);
   // Plans and allocates one memory type's tensors (`order`, with records of

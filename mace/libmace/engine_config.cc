@@ -20,6 +20,7 @@ class MaceEngineConfig::Impl {
   bool verify_weights = true;
   int64_t memory_limit = 0;
   std::map<std::string, CustomOpFactory> custom_ops;
+  OutputObserver output_observer;
 };
 
 MaceEngineConfig::MaceEngineConfig(DeviceType device_type) : impl_(new Impl) {
@@ -76,6 +77,11 @@ void MaceEngineConfig::SetVerifyWeights(bool verify) { impl_->verify_weights = v
 bool MaceEngineConfig::verify_weights() const { return impl_->verify_weights; }
 void MaceEngineConfig::SetMemoryLimit(int64_t bytes) { impl_->memory_limit = std::max<int64_t>(bytes, 0); }
 int64_t MaceEngineConfig::memory_limit() const { return impl_->memory_limit; }
+
+void MaceEngineConfig::SetOutputObserver(OutputObserver observer) {
+  impl_->output_observer = std::move(observer);
+}
+const OutputObserver& MaceEngineConfig::output_observer() const { return impl_->output_observer; }
 
 MaceStatus MaceEngineConfig::RegisterCustomOp(const std::string& type, CustomOpFactory factory) {
   MACE_CHECK_ARG(!type.empty(), "a custom op needs a type name");

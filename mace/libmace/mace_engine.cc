@@ -157,8 +157,9 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   options.plan_time_limit_ms = config_.memory_plan_time_limit_ms();
   options.preserve_intermediates = config_.preserve_intermediates();
   options.preserve_inputs = config_.preserve_inputs();
-  options.blocked_layout = config_.layout_optimization();
+  options.blocked_layout = config_.layout_optimization() && !config_.output_observer();
   options.memory_limit = config_.memory_limit();
+  options.output_observer = config_.output_observer();
   NetRuntimes runtimes;
   runtimes.cpu = cpu_runtime_.get();
   runtimes.device = device_runtime_ != nullptr ? device_runtime_.get() : cpu_runtime_.get();

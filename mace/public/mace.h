@@ -204,6 +204,12 @@ class CustomOp {
 
 using CustomOpFactory = std::function<std::unique_ptr<CustomOp>()>;
 
+// Sees each float32 output of each op right after the op runs, as plain NCHW
+// values on the host: the tensor's name, shape and data (valid only during
+// the call). Calibration tools use it to measure activation ranges.
+using OutputObserver = std::function<void(const std::string& tensor_name,
+                                          const std::vector<int64_t>& shape, const float* data)>;
+
 // ---- Engine ----------------------------------------------------------------
 
 class MaceEngineConfig {
@@ -261,6 +267,12 @@ class MaceEngineConfig {
   // more. For apps that load untrusted models. 0 (the default): no limit.
   void SetMemoryLimit(int64_t bytes);
   int64_t memory_limit() const;
+  // Calls `observer` after every op of every Run (off by default; null turns
+  // it off). It needs the values in plain layout, so setting it also turns
+  // layout optimization off; outputs of ops on other runtimes than the CPU
+  // are not observed.
+  void SetOutputObserver(OutputObserver observer);
+  const OutputObserver& output_observer() const;
   // Registers an app operator for op type `type` (float32, CPU).
   MaceStatus RegisterCustomOp(const std::string& type, CustomOpFactory factory);
   const std::map<std::string, CustomOpFactory>& custom_ops() const;

@@ -12,6 +12,7 @@
 #include "mace/public/mace.h"
 #include "mace/tools/file_read.h"
 #include "mace/tools/npy_io.h"
+#include "mace/tools/quantize_stat.h"
 #include "mace/tools/run_flags.h"
 #include "mace/tools/run_report.h"
 #include "mace/tools/soak.h"
@@ -186,6 +187,11 @@ int RunMain(int argc, char** argv) {
   config.SetMemoryStrategy(strategy);
   config.SetMemoryPlanTimeLimitMs(flags.plan_time_limit_ms);
   config.SetVerifyWeights(flags.verify_weights);
+  RangeCollector ranges(flags.quantize_stat_percentile);
+  if (!flags.quantize_stat.empty()) {
+    config.SetOutputObserver([&ranges](const std::string& name, const std::vector<int64_t>& shape,
+                                       const float* data) { ranges.Observe(name, shape, data); });
+  }
 
   auto create = [&](const MaceEngineConfig& engine_config, std::shared_ptr<MaceEngine>* engine) {
     if (flags.model_data_file.empty()) {
@@ -217,6 +223,11 @@ int RunMain(int argc, char** argv) {
     if (restart == 0) {
       status = PrepareInputs(flags, *engine, &inputs);
       if (!status.ok()) return Fail(status.ToString());
+      for (const auto& [name, tensor] : inputs) {
+        if (!flags.quantize_stat.empty() && tensor.data() != nullptr) {
+          ranges.Observe(name, tensor.shape(), tensor.data().get());
+        }
+      }
     }
     for (int r = 0; r <= flags.round; ++r) {
       outputs.clear();
@@ -250,6 +261,11 @@ int RunMain(int argc, char** argv) {
     std::printf("wrote %s\n", path.c_str());
   }
   PrintLatency(stats);
+  if (!flags.quantize_stat.empty()) {
+    if (!ranges.Write(flags.quantize_stat, &error)) return Fail(error);
+    std::printf("wrote %zu tensor ranges to %s\n", ranges.ranges().size(),
+                flags.quantize_stat.c_str());
+  }
   if (flags.benchmark) PrintOpTable(stats);
   if (flags.memory_report) {
     MemoryReport report;

@@ -113,6 +113,14 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
       {"compare_strategies", bool_flag(&flags->compare_strategies)},
       {"verify_weights", bool_flag(&flags->verify_weights)},
       {"soak_rounds", int_flag(&flags->soak_rounds, 1, 10000000)},
+      {"quantize_stat", string_flag(&flags->quantize_stat)},
+      {"quantize_stat_percentile",
+       [flags](const std::string& v) {
+         char* end = nullptr;
+         const double p = std::strtod(v.c_str(), &end);
+         flags->quantize_stat_percentile = p;
+         return !v.empty() && *end == '\0' && p >= 50.0 && p <= 100.0;
+       }},
       {"help", bool_flag(&flags->help)},
   };
   for (int i = 1; i < argc; ++i) {
@@ -177,6 +185,10 @@ std::string RunUsage() {
   --verify_weights=false      skip the weights checksum at init
   --soak_rounds=N             then run the engine N more times; print resident
                               memory before and after, and the latency drift
+  --quantize_stat=FILE        write each float tensor's range over the runs to
+                              FILE, one "name@@min,max" line per tensor
+  --quantize_stat_percentile=P  use the P-th and (100-P)-th percentiles of
+                              each run instead of min/max (50..100, default 100)
 )";
 }
 

@@ -34,6 +34,8 @@ struct RunFlags {
   bool compare_strategies = false;
   bool verify_weights = true;
   int soak_rounds = 0;  // 0: no soak run
+  std::string quantize_stat;            // write activation ranges to this file
+  double quantize_stat_percentile = 100;  // 100: min/max
   bool help = false;
 };
 

@@ -33,6 +33,10 @@ class ConvertOptions:
     winograd: int = 0                   # 0 off, else tile size (2 or 4)
     obfuscate: bool = False
     model_name: str = "model"
+    # uint8 post-training quantization (mace_converter.quantize.graph_pass.
+    # QuantizeSettings), or None for a float model. An imported QDQ model is
+    # quantized from its own scales whenever this is set.
+    quantize: Optional[object] = None
 
 
 @dataclass

@@ -80,7 +80,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                         say(f"    {line}")
                 if args.validate:
                     failures += _validate(model, artifacts, abi, device, inputs, result,
-                                          references)
+                                          references, config)
     if failures:
         print(f"error: validation failed for {', '.join(failures)}", file=sys.stderr)
         return 1
@@ -88,7 +88,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
-              result: run.RunResult, references: dict) -> list[str]:
+              result: run.RunResult, references: dict,
+              config: Optional[DeploymentConfig] = None) -> list[str]:
     """Compares each output with the source framework; returns the failures."""
     failures = []
     with step(f"validate {model.name} ({abi}, {device})"):
@@ -105,6 +106,14 @@ def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
             say(f"    {comparison.line()}")
             if not comparison.passed:
                 failures.append(f"{model.name}/{spec.name} ({abi}, {device})")
+        if config is not None and model.quantize is not None:
+            from mace_converter.quantize import agreement
+            options = run.RunOptions()
+            agreement.check(
+                model=model, config=config, say=say,
+                run_one=lambda x: run.run_model(config, model, artifacts, abi, device, x,
+                                                options, echo=False).outputs,
+                reference=lambda x: validate.reference_outputs(model, artifacts, x)[1])
     return failures
 
 

@@ -31,10 +31,13 @@ TOP_KEYS = ("library_name", "target_abis", "target_socs", "embed_model_data",
 SUBGRAPH_KEYS = ("input_tensors", "input_shapes", "output_tensors", "output_shapes",
                  "input_ranges", "input_data_formats", "output_data_formats",
                  "validation_inputs_data")
+QUANTIZE_KEYS = ("quantize", "quantize_range_file", "quantize_range_method",
+                 "quantize_percentile", "calibration_inputs", "quantize_uint8_io")
+RANGE_METHODS = ("minmax", "percentile")
 MODEL_KEYS = ("platform", "model_file_path", "model_sha256_checksum", "weight_file_path",
               "weight_sha256_checksum", "subgraphs", "runtime", "data_type",
               "limit_opencl_kernel_time", "nnlib_graph_mode", "obfuscate",
-              "winograd") + SUBGRAPH_KEYS
+              "winograd") + QUANTIZE_KEYS + SUBGRAPH_KEYS
 
 _ALIASES = {"runtime": {"cpu_gpu": "cpu+gpu"}, "data_type": {"fp32": "fp32_fp32"}}
 _DEFAULT_DATA_TYPE = {"cpu": "fp32_fp32", "gpu": "fp16_fp32", "cpu+gpu": "fp16_fp32",
@@ -47,6 +50,16 @@ _CPP_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 class ConfigError(UserError):
     """A deployment file problem; the message names the file and the key."""
+
+
+@dataclass
+class QuantizeConfig:
+    """`quantize: 1` and its keys (docs/quantization.md)."""
+    range_file: Optional[str] = None          # quantize_range_file
+    range_method: str = "minmax"              # or "percentile"
+    percentile: float = 99.99                 # for "percentile"
+    calibration_inputs: list[str] = field(default_factory=list)
+    uint8_io: bool = False                    # quantize_uint8_io
 
 
 @dataclass
@@ -66,6 +79,7 @@ class ModelConfig:
     nnlib_graph_mode: int = 0
     obfuscate: bool = False
     winograd: int = 0
+    quantize: Optional[QuantizeConfig] = None
 
     def devices(self) -> list[str]:
         """The runtimes `run` tries, in order."""
@@ -339,6 +353,13 @@ class _Parser:
                             "missing required key (weight_file_path is set)")
         subgraph = self.subgraph_data(data, prefix)
         inputs, outputs, validation = self.subgraph(subgraph[0], subgraph[1], platform)
+        quantize = self.quantize(data, prefix, runtime)
+        if quantize is not None:
+            if data.get("data_type") is not None and data_type != "uint8":
+                raise self.fail(f"{prefix}.data_type", f"quantize: 1 makes a uint8 model; "
+                                                       f"drop data_type or set it to uint8, "
+                                                       f"not {data_type}")
+            data_type = "uint8"
         return ModelConfig(
             name=name, platform=platform,
             model_file_path=model_file_path, model_sha256_checksum=model_checksum,
@@ -353,7 +374,40 @@ class _Parser:
             nnlib_graph_mode=self.integer(data.get("nnlib_graph_mode", 0),
                                           f"{prefix}.nnlib_graph_mode", (0, 1, 2)),
             obfuscate=self.flag(data.get("obfuscate", 0), f"{prefix}.obfuscate"),
-            winograd=self.integer(data.get("winograd", 0), f"{prefix}.winograd", (0, 2, 4)))
+            winograd=self.integer(data.get("winograd", 0), f"{prefix}.winograd", (0, 2, 4)),
+            quantize=quantize)
+
+    def quantize(self, data: dict, prefix: str, runtime: str) -> Optional[QuantizeConfig]:
+        enabled = self.flag(data.get("quantize", 0), f"{prefix}.quantize")
+        if not enabled:
+            for key in QUANTIZE_KEYS[1:]:
+                if data.get(key) is not None:
+                    raise self.fail(f"{prefix}.{key}", "has no effect without quantize: 1")
+            return None
+        if runtime != "cpu":
+            raise self.fail(f"{prefix}.quantize", f"uint8 models run on runtime cpu (the "
+                                                  f"uint8 kernels are CPU kernels), not {runtime}")
+        config = QuantizeConfig()
+        if data.get("quantize_range_file") is not None:
+            config.range_file = self.string(data["quantize_range_file"],
+                                            f"{prefix}.quantize_range_file")
+        if data.get("quantize_range_method") is not None:
+            config.range_method = self.choice(data["quantize_range_method"],
+                                              f"{prefix}.quantize_range_method", RANGE_METHODS)
+        if data.get("quantize_percentile") is not None:
+            key = f"{prefix}.quantize_percentile"
+            value = data["quantize_percentile"]
+            if isinstance(value, bool) or not _is_number(value) or not 50 <= value < 100:
+                raise self.fail(key, f"expected a percentile in [50, 100), got {value!r}")
+            if config.range_method != "percentile":
+                raise self.fail(key, "needs quantize_range_method: percentile")
+            config.percentile = float(value)
+        config.uint8_io = self.flag(data.get("quantize_uint8_io", 0),
+                                    f"{prefix}.quantize_uint8_io")
+        if data.get("calibration_inputs") is not None:
+            config.calibration_inputs = self.string_list(data["calibration_inputs"],
+                                                         f"{prefix}.calibration_inputs")
+        return config
 
     def subgraph_data(self, data: dict, prefix: str) -> tuple[dict, str]:
         """The one subgraph: either `subgraphs: [ {...} ]` or its keys inline."""

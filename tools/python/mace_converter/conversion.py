@@ -54,6 +54,9 @@ def convert_models(config: DeploymentConfig,
                 runtime=model.runtime, data_type=model.data_type, winograd=model.winograd,
                 obfuscate=model.obfuscate, model_name=model.name)
             try:
+                if model.quantize is not None:
+                    from mace_converter.quantize.workflow import quantize_settings
+                    options.quantize = quantize_settings(config, model, options, out_dir)
                 converted = frontend.convert(options)
             except ConversionError as error:
                 raise UserError(f"{config.path}: models.{model.name}: cannot convert "

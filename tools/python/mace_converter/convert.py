@@ -74,6 +74,14 @@ def convert(options: ConvertOptions) -> ConvertedModel:
     dtype = weight_dtype(options, log)
     graph = _frontend(options.platform)(options)
     run_pipeline(graph, options)
+    if options.quantize is not None:
+        from mace_converter.quantize.graph_pass import quantize_graph
+        options.quantize.fixed.update(graph.imported_quant)
+        options.quantize.weight_scales.update(graph.imported_weight_scales)
+        quantize_graph(graph, options.quantize)
+    elif graph.imported_quant:
+        log.append("the model is quantized (QDQ); converted to float because the deployment "
+                   "file does not set quantize: 1")
     net_def, weights = serialize(graph, dtype)
     inputs = _specs(graph, graph.inputs, options.inputs, "input")
     outputs = _specs(graph, graph.outputs, options.outputs, "output")

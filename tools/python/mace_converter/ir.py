@@ -18,6 +18,21 @@ from mace_converter.api import ConversionError
 # The element types a tensor can have in a MACE model.
 FLOAT32 = "float32"
 INT32 = "int32"
+# Quantized tensors (mace_converter.quantize): uint8 activations and weights,
+# int8 per-channel weights.
+UINT8 = "uint8"
+INT8 = "int8"
+
+
+@dataclass
+class QuantParams:
+    """real = scale * (q - zero_point); an int8 weight quantized per output
+    channel has channel_scales instead of scale, and zero point 0."""
+    scale: float = 0.0
+    zero_point: int = 0
+    minval: float = 0.0
+    maxval: float = 0.0
+    channel_scales: Optional[list[float]] = None
 
 
 @dataclass
@@ -26,6 +41,7 @@ class Tensor:
     shape: Optional[tuple[int, ...]] = None
     dtype: str = FLOAT32
     value: Optional[np.ndarray] = None   # set for constants only
+    quant: Optional[QuantParams] = None  # set for uint8/int8 tensors
 
     @property
     def is_const(self) -> bool:
@@ -72,6 +88,10 @@ class Graph:
         # "NCHW", "NHWC" or "NONE" per graph input/output name.
         self.formats: dict[str, str] = {}
         self.log: list[str] = []
+        # From an imported quantized model: (scale, zero point) of activations
+        # and per-channel scales of int8 weights, by tensor name.
+        self.imported_quant: dict[str, QuantParams] = {}
+        self.imported_weight_scales: dict[str, np.ndarray] = {}
         self._taken: set[str] = set()        # tensor names
         self._op_names: set[str] = set()
 
@@ -114,6 +134,15 @@ class Graph:
         self._taken.add(name)
         dtype = INT32 if array.dtype == np.int32 else FLOAT32
         self.tensors[name] = Tensor(name, tuple(array.shape), dtype, array)
+        return name
+
+    def add_quantized_const(self, name: str, value: np.ndarray, quant: QuantParams) -> str:
+        """A uint8, int8 or int32 constant stored as is, with its quantization."""
+        name = self.unique_name(name)
+        array = np.ascontiguousarray(value)
+        dtype = {np.dtype(np.uint8): UINT8, np.dtype(np.int8): INT8,
+                 np.dtype(np.int32): INT32}[array.dtype]
+        self.tensors[name] = Tensor(name, tuple(array.shape), dtype, array, quant)
         return name
 
     def add_op(self, op_type: str, inputs: Sequence[str], outputs: Sequence[str] | int = 1,

@@ -83,7 +83,7 @@ def make_inputs(config: DeploymentConfig, model: ModelConfig) -> tuple[dict[str,
 
 def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArtifacts,
               abi: str, device: str, inputs: dict[str, np.ndarray],
-              options: RunOptions) -> RunResult:
+              options: RunOptions, echo: bool = True) -> RunResult:
     runner = mace_run_path(config, abi)
     if not runner.exists():
         raise UserError(f"{runner} does not exist: build {abi} first with "
@@ -116,7 +116,8 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
         command.append("--benchmark")
     if options.memory_report:
         command.append("--memory_report")
-    say(f"    $ {shell_text(command)}")
+    if echo:
+        say(f"    $ {shell_text(command)}")
     try:
         result = subprocess.run(command, text=True, capture_output=True)
     except FileNotFoundError as error:

@@ -9,7 +9,7 @@ import numpy as np
 
 from mace_converter.api import ConversionError
 from mace_converter.crc32c import crc32c
-from mace_converter.ir import INT32, Graph
+from mace_converter.ir import FLOAT32, INT8, INT32, UINT8, Graph, QuantParams
 from mace_tools import proto
 
 WEIGHT_ALIGNMENT = 64
@@ -48,6 +48,21 @@ def _set_arg(arg: Any, value: Any, what: str = "an argument") -> None:
         arg.floats.extend(float(v) for v in value)
 
 
+def _dtype(pb: Any, dtype: str) -> int:
+    return {FLOAT32: pb.DT_FLOAT, INT32: pb.DT_INT32, UINT8: pb.DT_UINT8,
+            INT8: pb.DT_INT8}[dtype]
+
+
+def _set_quant(target: Any, quant: QuantParams) -> None:
+    """ConstTensor or InputOutputInfo fields, or a QuantizeActivationInfo."""
+    target.scale = float(quant.scale)
+    target.zero_point = int(quant.zero_point)
+    if hasattr(target, "minval"):
+        target.minval, target.maxval = float(quant.minval), float(quant.maxval)
+    if quant.channel_scales is not None:
+        target.channel_scales.extend(float(s) for s in quant.channel_scales)
+
+
 def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
     """Returns (NetDef, weights blob). `weight_dtype` "float16" stores float
     constants as DT_HALF."""
@@ -63,7 +78,12 @@ def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
                 continue
             written.add(name)
             value = graph.const(name)
-            if value.dtype == np.int32:
+            quant = graph.tensor(name).quant
+            if value.dtype == np.uint8:
+                dtype, raw = pb.DT_UINT8, value.tobytes()
+            elif value.dtype == np.int8:
+                dtype, raw = pb.DT_INT8, value.tobytes()
+            elif value.dtype == np.int32:
                 dtype, raw = pb.DT_INT32, value.astype("<i4").tobytes()
             elif weight_dtype == "float16":
                 dtype, raw = pb.DT_HALF, value.astype("<f2").tobytes()
@@ -76,6 +96,9 @@ def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
             tensor.data_type = dtype
             tensor.offset = len(blob)
             tensor.data_size = int(value.size)
+            if quant is not None:
+                _set_quant(tensor, quant)
+                tensor.quantized = True
             blob.extend(raw)
     for op in graph.ops:
         op_def = net.op.add()
@@ -91,19 +114,31 @@ def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
             tensor = graph.tensor(out)
             op_def.output_shape.add().dims.extend(
                 _int64s(tensor.shape or (), f"the shape of '{out}' (op '{op.name}')"))
-            op_def.output_type.append(pb.DT_INT32 if tensor.dtype == INT32 else pb.DT_FLOAT)
+            op_def.output_type.append(_dtype(pb, tensor.dtype))
+        quantized = [graph.tensor(out).quant for out in op.outputs]
+        if any(q is not None for q in quantized):
+            for quant in quantized:
+                _set_quant(op_def.quantize_info.add(), quant or QuantParams())
     for name in graph.inputs:
         info = net.input_info.add()
         info.name = name
         info.dims.extend(int(d) for d in graph.shape(name))
-        info.data_type = pb.DT_INT32 if graph.tensor(name).dtype == INT32 else pb.DT_FLOAT
+        _set_info_type(pb, info, graph, name)
         info.data_format = _FORMATS[graph.data_format(name)]
     for name in graph.outputs:
         info = net.output_info.add()
         info.name = name
         info.dims.extend(int(d) for d in graph.shape(name))
-        info.data_type = pb.DT_INT32 if graph.tensor(name).dtype == INT32 else pb.DT_FLOAT
+        _set_info_type(pb, info, graph, name)
         info.data_format = _FORMATS[graph.data_format(name)]
     # The engine recomputes this at init and refuses a blob that differs.
     net.weights_crc32c = crc32c(blob)
     return net, bytes(blob)
+
+
+def _set_info_type(pb: Any, info: Any, graph: Graph, name: str) -> None:
+    tensor = graph.tensor(name)
+    info.data_type = _dtype(pb, tensor.dtype)
+    if tensor.quant is not None:
+        info.scale = float(tensor.quant.scale)
+        info.zero_point = int(tensor.quant.zero_point)

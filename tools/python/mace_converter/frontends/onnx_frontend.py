@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from mace_converter.api import ConversionError, ConvertOptions
-from mace_converter.frontends import onnx_nn, onnx_tensor  # noqa: F401  (register)
+from mace_converter.frontends import onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401  (register)
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
 from mace_converter.ir import Graph
@@ -112,6 +112,11 @@ class OnnxImporter:
         for index, node in _sorted_nodes(graph_proto, known):
             self._convert(index, node)
         self._set_outputs(graph_proto)
+        # Weight scales by source name -> by the IR constants made of them.
+        self.graph.imported_weight_scales = {
+            self.ir_consts[name]: scales
+            for name, scales in self.graph.imported_weight_scales.items()
+            if name in self.ir_consts}
         if self.folded:
             self.graph.log.append(f"evaluated {self.folded} ONNX node(s) with constant inputs "
                                   "(shape arithmetic, constant subgraphs)")
@@ -191,6 +196,11 @@ class OnnxImporter:
             return True
         if node.op_type == "Constant":
             self.values[node.outputs[0]] = _constant_value(node)
+            return True
+        if node.op_type == "DequantizeLinear" and node.is_const(0):
+            self.values[node.outputs[0]] = onnx_qdq.dequantize_const(node)
+            onnx_qdq.record_weight_scales(node)
+            self.folded += 1
             return True
         inputs = [name for name in node.inputs if name]
         if node.op_type in NEVER_FOLD or not inputs or \

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mace_converter.api import ConversionError, ConvertOptions
 
-DATA_TYPES = ("fp32_fp32", "fp16_fp32", "fp16_fp16", "bf16_fp32")
+DATA_TYPES = ("fp32_fp32", "fp16_fp32", "fp16_fp16", "bf16_fp32", "uint8")
 RUNTIMES = ("cpu", "gpu", "dsp", "cpu+gpu")
 
 
@@ -22,7 +22,9 @@ def weight_dtype(options: ConvertOptions, log: list[str]) -> str:
     if options.runtime not in RUNTIMES:
         raise ConversionError(f"runtime must be one of {', '.join(RUNTIMES)}, "
                               f"got '{options.runtime}'")
-    if options.data_type == "fp32_fp32":
+    if options.data_type in ("fp32_fp32", "uint8"):
+        # uint8: the quantization pass writes the uint8 ops' own weights; the
+        # ops left in float keep float32 ones.
         return "float32"
     if options.data_type == "bf16_fp32":
         log.append("bf16_fp32: the model format has no bfloat16 type; weights stay float32")
