@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "mace/ops/common/element_count.h"
+
 namespace mace {
 namespace ops {
 MaceStatus ParseConvArgs(const Operation& op, WindowArgs* window, Activation* activation) {
@@ -21,11 +23,7 @@ MaceStatus ParseConvArgs(const Operation& op, WindowArgs* window, Activation* ac
   return ParseActivation(op, /*allow_prelu=*/false, activation);
 }
 
-namespace {
-
-// uint8 kernels: uint8 input, uint8 (per tensor) or int8 (per channel)
-// filter, int32 bias.
-MaceStatus CheckQuantizedConvTypes(const Operation& op) {
+MaceStatus CheckQuantizedInputTypes(const Operation& op) {
   for (int i = 0; i < op.InputSize(); ++i) {
     const Tensor* tensor = op.Input(i);
     if (tensor == nullptr) continue;
@@ -43,12 +41,10 @@ MaceStatus CheckQuantizedConvTypes(const Operation& op) {
   return MaceStatus();
 }
 
-}  // namespace
-
 MaceStatus CheckConvInputs(const Operation& op, DataType dtype, const char* filter_layout) {
   const Tensor* input = op.Input(0);
   const Tensor* filter = op.Input(1);
-  MACE_RETURN_IF_ERROR(dtype == DT_UINT8 ? CheckQuantizedConvTypes(op)
+  MACE_RETURN_IF_ERROR(dtype == DT_UINT8 ? CheckQuantizedInputTypes(op)
                                          : CheckInputsTypeAndShape(op, dtype));
   if (input->dim_size() != 4) {
     return OpError(

@@ -17,6 +17,12 @@ namespace ops {
 // and parses the fused activation. For Init.
 MaceStatus ParseConvArgs(const Operation& op, WindowArgs* window, Activation* activation);
 
+// The types of a uint8 kernel's [input, weight, optional bias] (Conv2D,
+// DepthwiseConv2d, FullyConnected, MatMul): uint8 input, uint8 (per
+// tensor) or int8 (per channel) weight, int32 bias, each with a bounded
+// element count. The error names the tensor.
+MaceStatus CheckQuantizedInputTypes(const Operation& op);
+
 // Checks the input, filter and bias (if any) with CheckTensor (type `dtype`,
 // positive dimensions, bounded element count) and that input and filter
 // have rank 4. For `dtype` uint8 (the quantized kernels) the filter may be
