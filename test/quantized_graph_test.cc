@@ -46,10 +46,10 @@ struct Network {
   float dw_scale = 0.04f;
   int32_t dw_zp = 5;
   std::vector<uint8_t> fc_weight;  // [kUnits, kDepth], per tensor
-  float fc_weight_scale = 0.02f;
+  float fc_weight_scale = 0.002f;
   int32_t fc_weight_zp = 140;
   std::vector<int32_t> fc_bias;
-  float fc_scale = 0.1f;
+  float fc_scale = 0.05f;
   int32_t fc_zp = 128;
 };
 
@@ -67,19 +67,6 @@ Network MakeNetwork() {
 }
 
 struct Model : testing::ModelBuilder {
-  ConstTensor* AddBytes(const std::string& name, const std::vector<int64_t>& dims, DataType dtype,
-                        const void* bytes, int64_t count, int element_size) {
-    data.resize((data.size() + 63) / 64 * 64, '\0');
-    ConstTensor* tensor = net.add_tensors();
-    tensor->set_name(name);
-    for (int64_t d : dims) tensor->add_dims(d);
-    tensor->set_data_type(dtype);
-    tensor->set_offset(data.size());
-    tensor->set_data_size(count);
-    data.append(static_cast<const char*>(bytes), count * element_size);
-    return tensor;
-  }
-
   OperatorDef* AddUint8Op(const std::string& type, const std::string& name,
                           const std::vector<std::string>& inputs, const std::string& output,
                           float scale, int32_t zero_point) {
@@ -107,20 +94,20 @@ Model BuildModel(const Network& n) {
   for (int64_t d : {int64_t{1}, kC, kH, kW}) input->add_dims(d);
   m.net.add_output_info()->set_name("y");
 
-  ConstTensor* conv_filter = m.AddBytes("conv_filter", {kConvC, kC, 3, 3}, DT_UINT8,
-                                        n.conv_filter.data(), n.conv_filter.size(), 1);
+  ConstTensor* conv_filter = m.AddRawWeight("conv_filter", {kConvC, kC, 3, 3}, DT_UINT8,
+                                            n.conv_filter.data(), n.conv_filter.size(), 1);
   conv_filter->set_scale(n.conv_filter_scale);
   conv_filter->set_zero_point(n.conv_filter_zp);
-  m.AddBytes("conv_bias", {kConvC}, DT_INT32, n.conv_bias.data(), kConvC, 4);
-  ConstTensor* dw_filter = m.AddBytes("dw_filter", {1, kConvC, 3, 3}, DT_INT8, n.dw_filter.data(),
-                                      n.dw_filter.size(), 1);
+  m.AddRawWeight("conv_bias", {kConvC}, DT_INT32, n.conv_bias.data(), kConvC, 4);
+  ConstTensor* dw_filter = m.AddRawWeight("dw_filter", {1, kConvC, 3, 3}, DT_INT8,
+                                          n.dw_filter.data(), n.dw_filter.size(), 1);
   for (float scale : n.dw_scales) dw_filter->add_channel_scales(scale);
-  m.AddBytes("dw_bias", {kConvC}, DT_INT32, n.dw_bias.data(), kConvC, 4);
-  ConstTensor* fc_weight = m.AddBytes("fc_weight", {kUnits, kDepth}, DT_UINT8, n.fc_weight.data(),
-                                      n.fc_weight.size(), 1);
+  m.AddRawWeight("dw_bias", {kConvC}, DT_INT32, n.dw_bias.data(), kConvC, 4);
+  ConstTensor* fc_weight = m.AddRawWeight("fc_weight", {kUnits, kDepth}, DT_UINT8,
+                                          n.fc_weight.data(), n.fc_weight.size(), 1);
   fc_weight->set_scale(n.fc_weight_scale);
   fc_weight->set_zero_point(n.fc_weight_zp);
-  m.AddBytes("fc_bias", {kUnits}, DT_INT32, n.fc_bias.data(), kUnits, 4);
+  m.AddRawWeight("fc_bias", {kUnits}, DT_INT32, n.fc_bias.data(), kUnits, 4);
 
   m.AddUint8Op("Quantize", "quantize", {"x"}, "xq", n.x_scale, n.x_zp);
   OperatorDef* conv = m.AddUint8Op("Conv2D", "conv", {"xq", "conv_filter", "conv_bias"}, "conv_out",
@@ -253,7 +240,9 @@ TEST(QuantizedGraph, MixedOpsMatchReferenceChain) {
     ASSERT_EQ(y.shape(), (std::vector<int64_t>{1, kUnits, 1, 1}));
     for (int64_t i = 0; i < kUnits; ++i) EXPECT_EQ(y.data().get()[i], expected[i]) << i;
     // Not a degenerate run: the probabilities are spread over several units.
-    EXPECT_LT(*std::max_element(probabilities.begin(), probabilities.end()), 255) << seed;
+    std::string spread;
+    for (uint8_t p : probabilities) spread += std::to_string(p) + " ";
+    EXPECT_LT(*std::max_element(probabilities.begin(), probabilities.end()), 200) << spread;
   }
 }
 
