@@ -230,13 +230,13 @@ TEST(EngineBadInputTest, KernelDataTypeArgument) {
   }
 }
 
-// A net whose data type has no kernels (no uint8 Conv2D on the CPU) is
+// A net whose data type has no kernels (no int8 Conv2D on the CPU) is
 // refused, naming the type, instead of running float kernels on it.
 TEST(EngineBadInputTest, NetDataTypeWithoutKernels) {
   TinyModel model;
-  model.net.set_data_type(DT_UINT8);
+  model.net.set_data_type(DT_INT8);
   std::shared_ptr<MaceEngine> engine;
-  ExpectError(model.Create(&engine), MaceStatus::MACE_UNSUPPORTED, "no uint8 kernel for CPU");
+  ExpectError(model.Create(&engine), MaceStatus::MACE_UNSUPPORTED, "no int8 kernel for CPU");
 }
 
 // ArgMax gives int32 indices: the app reads them as an int32 MaceTensor.
