@@ -600,6 +600,35 @@ TEST(QuantizedKernels, DataMovementKeepsQuantization) {
   for (const MoveCase& c : cases) RunMove(c);
 }
 
+// A non-zero pad constant is quantized with the input's parameters; the
+// reflecting modes copy input values.
+TEST(QuantizedKernels, PadQuantizesItsConstant) {
+  const std::vector<uint8_t> input = RandomBytes(2 * 3, 121);
+  for (int type : {0, 1}) {
+    OpTester tester("Pad", RegisterPad);
+    tester.KernelType(DT_UINT8)
+        .QuantizedInput("x", {2, 3}, input, 0.25f, 37)
+        .Output("y", DT_UINT8)
+        .Args("paddings", Ints{1, 0, 1, 1})
+        .Arg("pad_type", type)
+        .Arg("constant_value", 1.f);
+    ExpectRunOk(&tester);
+    const std::vector<uint8_t> got = tester.OutputBytes("y");
+    ASSERT_EQ(got.size(), 3u * 5u);
+    for (int64_t r = 0; r < 3; ++r) {
+      for (int64_t c = 0; c < 5; ++c) {
+        const bool inside = r >= 1 && c >= 1 && c <= 3;
+        // Real 1 at scale 0.25 is 4 steps above the zero point.
+        const int64_t source_r = type == 0 ? r - 1 : (r == 0 ? 1 : r - 1);
+        const int64_t source_c = c == 0 ? 1 : c == 4 ? 1 : c - 1;
+        const uint8_t expected =
+            type == 0 && !inside ? 41 : input[source_r * 3 + (type == 0 ? c - 1 : source_c)];
+        EXPECT_EQ(got[r * 5 + c], expected) << "type " << type << " at " << r << ", " << c;
+      }
+    }
+  }
+}
+
 // ---- Bad quantization ----
 
 TEST(QuantizedKernels, BadQuantizationNamesTheTensor) {
