@@ -230,7 +230,7 @@ TEST(EngineBadInputTest, KernelDataTypeArgument) {
   }
 }
 
-// A net whose data type has no kernels (no uint8 Conv2D on the CPU) is
+// A net whose data type has no kernels (no int8 Conv2D on the CPU) is
 // refused, naming the type, instead of running float kernels on it.
 TEST(EngineBadInputTest, NetDataTypeWithoutKernels) {
   TinyModel model;

@@ -29,6 +29,21 @@ struct ModelBuilder {
     data.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
   }
 
+  // A weight of any type from raw bytes (`count` elements of
+  // `element_size` bytes).
+  ConstTensor* AddRawWeight(const std::string& name, const std::vector<int64_t>& dims,
+                            DataType dtype, const void* bytes, int64_t count, int element_size) {
+    data.resize((data.size() + 63) / 64 * 64, '\0');
+    ConstTensor* tensor = net.add_tensors();
+    tensor->set_name(name);
+    for (int64_t d : dims) tensor->add_dims(d);
+    tensor->set_data_type(dtype);
+    tensor->set_offset(data.size());
+    tensor->set_data_size(count);
+    data.append(static_cast<const char*>(bytes), count * element_size);
+    return tensor;
+  }
+
   OperatorDef* AddOp(const std::string& type, const std::string& name,
                      const std::vector<std::string>& inputs, const std::string& output) {
     OperatorDef* op = net.add_op();

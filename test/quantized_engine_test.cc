@@ -25,21 +25,7 @@ namespace {
 
 constexpr int64_t kChannels = 3, kHeight = 9, kWidth = 7, kOutChannels = 5;
 
-struct QuantizedModel : testing::ModelBuilder {
-  // A weight of any type from raw bytes, 64-byte aligned.
-  ConstTensor* AddRawWeight(const std::string& name, const std::vector<int64_t>& dims,
-                            DataType dtype, const void* bytes, int64_t count, int element_size) {
-    data.resize((data.size() + 63) / 64 * 64, '\0');
-    ConstTensor* tensor = net.add_tensors();
-    tensor->set_name(name);
-    for (int64_t d : dims) tensor->add_dims(d);
-    tensor->set_data_type(dtype);
-    tensor->set_offset(data.size());
-    tensor->set_data_size(count);
-    data.append(static_cast<const char*>(bytes), count * element_size);
-    return tensor;
-  }
-};
+using QuantizedModel = testing::ModelBuilder;
 
 void SetQuantizeInfo(OperatorDef* op, float scale, int32_t zero_point) {
   QuantizeActivationInfo* info = op->add_quantize_info();

@@ -3,6 +3,7 @@
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/activation_cpu.h"
+#include "mace/ops/cpu/activation_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -46,6 +47,8 @@ MaceStatus ActivationBase::InferShapes() {
 }
 
 MaceStatus RegisterActivation(OpRegistry* registry) {
+  MACE_RETURN_IF_ERROR(
+      registry->Register("Activation", DeviceType::CPU, DT_UINT8, NewActivationUint8Cpu));
   return registry->Register("Activation", DeviceType::CPU, DT_FLOAT, NewActivationCpu);
 }
 

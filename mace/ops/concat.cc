@@ -2,6 +2,7 @@
 
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/cpu/concat_cpu.h"
+#include "mace/ops/cpu/concat_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -54,6 +55,7 @@ MaceStatus ConcatBase::InferShapes() {
 
 MaceStatus RegisterConcat(OpRegistry* registry) {
   MACE_RETURN_IF_ERROR(registry->Register("Concat", DeviceType::CPU, DT_FLOAT, NewConcatCpu));
+  MACE_RETURN_IF_ERROR(registry->Register("Concat", DeviceType::CPU, DT_UINT8, NewConcatUint8Cpu));
   // Shape subgraphs (Shape -> Concat -> Reshape) compute in int32.
   return registry->Register("Concat", DeviceType::CPU, DT_INT32, NewConcatCpu);
 }

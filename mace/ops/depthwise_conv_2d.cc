@@ -1,6 +1,7 @@
 #include "mace/ops/depthwise_conv_2d.h"
 
 #include "mace/ops/cpu/depthwise_conv_2d_cpu.h"
+#include "mace/ops/cpu/depthwise_conv_2d_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -13,7 +14,8 @@ MaceStatus DepthwiseConv2dBase::Init() {
 MaceStatus DepthwiseConv2dBase::InferShapes() {
   const Tensor* input = Input(0);
   const Tensor* filter = Input(1);
-  MACE_RETURN_IF_ERROR(CheckConvInputs(*this, DT_FLOAT, "[multiplier, channels, kh, kw]"));
+  const DataType dtype = kernel_dtype() == DT_UINT8 ? DT_UINT8 : DT_FLOAT;
+  MACE_RETURN_IF_ERROR(CheckConvInputs(*this, dtype, "[multiplier, channels, kh, kw]"));
   const int64_t channels = input->dim(1);
   OP_CHECK(filter->dim(1) == channels, "filter has shape ", ShapeToString(filter->shape()),
            " but the input has ", channels, " channels (filter dim 1)");
@@ -39,7 +41,10 @@ int64_t DepthwiseConv2dBase::Macs() const {
 }
 
 MaceStatus RegisterDepthwiseConv2d(OpRegistry* registry) {
-  return registry->Register("DepthwiseConv2d", DeviceType::CPU, DT_FLOAT, NewDepthwiseConv2dCpu);
+  MACE_RETURN_IF_ERROR(
+      registry->Register("DepthwiseConv2d", DeviceType::CPU, DT_FLOAT, NewDepthwiseConv2dCpu));
+  return registry->Register("DepthwiseConv2d", DeviceType::CPU, DT_UINT8,
+                            NewDepthwiseConv2dUint8Cpu);
 }
 
 }  // namespace ops

@@ -7,6 +7,7 @@
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/eltwise_cpu.h"
+#include "mace/ops/cpu/eltwise_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -117,6 +118,8 @@ MaceStatus EltwiseBase::Broadcast(const std::vector<int64_t>& a_shape,
 }
 
 MaceStatus RegisterEltwise(OpRegistry* registry) {
+  MACE_RETURN_IF_ERROR(
+      registry->Register("Eltwise", DeviceType::CPU, DT_UINT8, NewEltwiseUint8Cpu));
   return registry->Register("Eltwise", DeviceType::CPU, DT_FLOAT, NewEltwiseCpu);
 }
 

@@ -1,7 +1,9 @@
 #include "mace/ops/fully_connected.h"
 
 #include "mace/ops/common/activation.h"
+#include "mace/ops/common/conv_inputs.h"
 #include "mace/ops/cpu/fully_connected_cpu.h"
+#include "mace/ops/cpu/fully_connected_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -19,7 +21,8 @@ MaceStatus FullyConnectedBase::Init() {
 MaceStatus FullyConnectedBase::InferShapes() {
   const Tensor* input = Input(0);
   const Tensor* weight = Input(1);
-  MACE_RETURN_IF_ERROR(CheckInputsTypeAndShape(*this, DT_FLOAT));
+  MACE_RETURN_IF_ERROR(kernel_dtype() == DT_UINT8 ? CheckQuantizedInputTypes(*this)
+                                                  : CheckInputsTypeAndShape(*this, DT_FLOAT));
   OP_CHECK(input->dim_size() == 2 || input->dim_size() == 4, "input has shape ",
            ShapeToString(input->shape()), " but needs rank 2 [N, K] or 4 [N, C, H, W]");
   OP_CHECK(weight->dim_size() == 2, "weight has shape ", ShapeToString(weight->shape()),
@@ -47,7 +50,9 @@ int64_t FullyConnectedBase::Macs() const {
 }
 
 MaceStatus RegisterFullyConnected(OpRegistry* registry) {
-  return registry->Register("FullyConnected", DeviceType::CPU, DT_FLOAT, NewFullyConnectedCpu);
+  MACE_RETURN_IF_ERROR(
+      registry->Register("FullyConnected", DeviceType::CPU, DT_FLOAT, NewFullyConnectedCpu));
+  return registry->Register("FullyConnected", DeviceType::CPU, DT_UINT8, NewFullyConnectedUint8Cpu);
 }
 
 }  // namespace ops

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "mace/ops/common/conv_inputs.h"
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/cpu/mat_mul_cpu.h"
+#include "mace/ops/cpu/mat_mul_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -23,7 +25,8 @@ MaceStatus MatMulBase::Init() {
 MaceStatus MatMulBase::InferShapes() {
   const Tensor* a = Input(0);
   const Tensor* b = Input(1);
-  MACE_RETURN_IF_ERROR(CheckInputsTypeAndShape(*this, DT_FLOAT));
+  MACE_RETURN_IF_ERROR(kernel_dtype() == DT_UINT8 ? CheckQuantizedInputTypes(*this)
+                                                  : CheckInputsTypeAndShape(*this, DT_FLOAT));
   OP_CHECK(a->dim_size() >= 2, "A has shape ", ShapeToString(a->shape()),
            " but needs rank 2 or more");
   OP_CHECK(b->dim_size() >= 2, "B has shape ", ShapeToString(b->shape()),
@@ -74,7 +77,8 @@ MaceStatus MatMulBase::BroadcastBatch(const std::vector<int64_t>& a_shape,
 int64_t MatMulBase::Macs() const { return batch_count_ * params_.m * params_.k * params_.n; }
 
 MaceStatus RegisterMatMul(OpRegistry* registry) {
-  return registry->Register("MatMul", DeviceType::CPU, DT_FLOAT, NewMatMulCpu);
+  MACE_RETURN_IF_ERROR(registry->Register("MatMul", DeviceType::CPU, DT_FLOAT, NewMatMulCpu));
+  return registry->Register("MatMul", DeviceType::CPU, DT_UINT8, NewMatMulUint8Cpu);
 }
 
 }  // namespace ops

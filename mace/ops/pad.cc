@@ -3,6 +3,7 @@
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/pad_cpu.h"
+#include "mace/ops/cpu/pad_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -61,6 +62,7 @@ MaceStatus PadBase::InferShapes() {
 }
 
 MaceStatus RegisterPad(OpRegistry* registry) {
+  MACE_RETURN_IF_ERROR(registry->Register("Pad", DeviceType::CPU, DT_UINT8, NewPadUint8Cpu));
   return registry->Register("Pad", DeviceType::CPU, DT_FLOAT, NewPadCpu);
 }
 

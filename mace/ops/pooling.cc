@@ -4,6 +4,7 @@
 
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/pooling_cpu.h"
+#include "mace/ops/cpu/pooling_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -100,6 +101,8 @@ MaceStatus PoolingBase::SetWindow() {
 }
 
 MaceStatus RegisterPooling(OpRegistry* registry) {
+  MACE_RETURN_IF_ERROR(
+      registry->Register("Pooling", DeviceType::CPU, DT_UINT8, NewPoolingUint8Cpu));
   return registry->Register("Pooling", DeviceType::CPU, DT_FLOAT, NewPoolingCpu);
 }
 

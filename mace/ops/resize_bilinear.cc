@@ -1,6 +1,7 @@
 #include "mace/ops/resize_bilinear.h"
 
 #include "mace/ops/cpu/resize_bilinear_cpu.h"
+#include "mace/ops/cpu/resize_bilinear_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -18,6 +19,8 @@ MaceStatus ResizeBilinearBase::Init() {
 MaceStatus ResizeBilinearBase::InferShapes() { return InferResizeShapes(this, args_, &params_); }
 
 MaceStatus RegisterResizeBilinear(OpRegistry* registry) {
+  MACE_RETURN_IF_ERROR(
+      registry->Register("ResizeBilinear", DeviceType::CPU, DT_UINT8, NewResizeBilinearUint8Cpu));
   return registry->Register("ResizeBilinear", DeviceType::CPU, DT_FLOAT, NewResizeBilinearCpu);
 }
 

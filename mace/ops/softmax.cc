@@ -3,6 +3,7 @@
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/softmax_cpu.h"
+#include "mace/ops/cpu/softmax_uint8.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -34,6 +35,8 @@ MaceStatus SoftmaxBase::InferShapes() {
 }
 
 MaceStatus RegisterSoftmax(OpRegistry* registry) {
+  MACE_RETURN_IF_ERROR(
+      registry->Register("Softmax", DeviceType::CPU, DT_UINT8, NewSoftmaxUint8Cpu));
   return registry->Register("Softmax", DeviceType::CPU, DT_FLOAT, NewSoftmaxCpu);
 }
 

@@ -55,6 +55,7 @@ MaceStatus SplitBase::InferShapes() {
 }
 
 MaceStatus RegisterSplit(OpRegistry* registry) {
+  MACE_RETURN_IF_ERROR(registry->Register("Split", DeviceType::CPU, DT_UINT8, NewSplitUint8Cpu));
   MACE_RETURN_IF_ERROR(registry->Register("Split", DeviceType::CPU, DT_FLOAT, NewSplitCpu));
   // Shape subgraphs compute in int32.
   return registry->Register("Split", DeviceType::CPU, DT_INT32, NewSplitCpu);

@@ -14,5 +14,11 @@ std::unique_ptr<Operation> NewChannelShuffleCpu() {
   return std::make_unique<RefKernelCpu<ChannelShuffleBase, ref::ChannelShuffle>>();
 }
 
+// uint8: the same moves, the output quantized as the input.
+std::unique_ptr<Operation> NewChannelShuffleUint8Cpu() {
+  return std::make_unique<
+      KeepQuantizationCpu<RefKernelCpu<ChannelShuffleBase, ref::ChannelShuffleUint8>>>();
+}
+
 }  // namespace ops
 }  // namespace mace

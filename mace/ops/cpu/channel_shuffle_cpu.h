@@ -10,6 +10,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewChannelShuffleCpu();
+std::unique_ptr<Operation> NewChannelShuffleUint8Cpu();
 
 }  // namespace ops
 }  // namespace mace

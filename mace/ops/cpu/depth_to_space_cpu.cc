@@ -14,5 +14,11 @@ std::unique_ptr<Operation> NewDepthToSpaceCpu() {
   return std::make_unique<RefKernelCpu<DepthToSpaceBase, ref::DepthToSpace>>();
 }
 
+// uint8: the same moves, the output quantized as the input.
+std::unique_ptr<Operation> NewDepthToSpaceUint8Cpu() {
+  return std::make_unique<
+      KeepQuantizationCpu<RefKernelCpu<DepthToSpaceBase, ref::DepthToSpaceUint8>>>();
+}
+
 }  // namespace ops
 }  // namespace mace

@@ -10,6 +10,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewDepthToSpaceCpu();
+std::unique_ptr<Operation> NewDepthToSpaceUint8Cpu();
 
 }  // namespace ops
 }  // namespace mace

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "mace/core/operation.h"
+#include "mace/ops/common/uint8_checks.h"
 
 namespace mace {
 namespace ops {
@@ -15,7 +16,7 @@ namespace ops {
 // Squeeze). The output aliases the input whenever the memory planner allows
 // it, so the kernel copies only when it does not.
 template <typename Base>
-class AliasedCopyCpu final : public Base {
+class AliasedCopyCpu : public Base {
  public:
   MaceStatus Prepare(OpContext* /*context*/) override { return this->InferShapes(); }
 
@@ -47,12 +48,27 @@ void RunRefKernel(void (*kernel)(const Params&, const T*, T*), const Params& par
 // For ops whose one input and one output go through a reference kernel (in
 // mace/ops/ref/) with the parameters the base's InferShapes fills.
 template <typename Base, auto Kernel>
-class RefKernelCpu final : public Base {
+class RefKernelCpu : public Base {
  public:
   MaceStatus Prepare(OpContext* /*context*/) override { return this->InferShapes(); }
 
   MaceStatus Run(OpContext* /*context*/) override {
     RunRefKernel(Kernel, this->params(), *this->Input(0), this->Output(0));
+    return MaceStatus();
+  }
+};
+
+// The uint8 kernel of a data-movement op: `Kernel` (a float kernel that
+// moves elements of any type, over the op's base) with every output given
+// the quantization of input 0, or checked to have it.
+template <typename Kernel>
+class KeepQuantizationCpu final : public Kernel {
+ public:
+  MaceStatus Prepare(OpContext* context) override {
+    MACE_RETURN_IF_ERROR(Kernel::Prepare(context));
+    for (int i = 0; i < this->OutputSize(); ++i) {
+      MACE_RETURN_IF_ERROR(KeepInputQuantization(*this, *this->Input(0), this->Output(i)));
+    }
     return MaceStatus();
   }
 };

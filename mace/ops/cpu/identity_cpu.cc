@@ -13,5 +13,10 @@ std::unique_ptr<Operation> NewIdentityCpu() {
   return std::make_unique<AliasedCopyCpu<IdentityBase>>();
 }
 
+// uint8: the same moves, the output quantized as the input.
+std::unique_ptr<Operation> NewIdentityUint8Cpu() {
+  return std::make_unique<KeepQuantizationCpu<AliasedCopyCpu<IdentityBase>>>();
+}
+
 }  // namespace ops
 }  // namespace mace

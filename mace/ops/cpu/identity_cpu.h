@@ -10,6 +10,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewIdentityCpu();
+std::unique_ptr<Operation> NewIdentityUint8Cpu();
 
 }  // namespace ops
 }  // namespace mace

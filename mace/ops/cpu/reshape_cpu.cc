@@ -13,5 +13,10 @@ std::unique_ptr<Operation> NewReshapeCpu() {
   return std::make_unique<AliasedCopyCpu<ReshapeBase>>();
 }
 
+// uint8: the same moves, the output quantized as the input.
+std::unique_ptr<Operation> NewReshapeUint8Cpu() {
+  return std::make_unique<KeepQuantizationCpu<AliasedCopyCpu<ReshapeBase>>>();
+}
+
 }  // namespace ops
 }  // namespace mace

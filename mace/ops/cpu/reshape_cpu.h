@@ -10,6 +10,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewReshapeCpu();
+std::unique_ptr<Operation> NewReshapeUint8Cpu();
 
 }  // namespace ops
 }  // namespace mace

@@ -14,5 +14,10 @@ std::unique_ptr<Operation> NewSliceCpu() {
   return std::make_unique<RefKernelCpu<SliceBase, ref::Slice>>();
 }
 
+// uint8: the same moves, the output quantized as the input.
+std::unique_ptr<Operation> NewSliceUint8Cpu() {
+  return std::make_unique<KeepQuantizationCpu<RefKernelCpu<SliceBase, ref::Slice>>>();
+}
+
 }  // namespace ops
 }  // namespace mace

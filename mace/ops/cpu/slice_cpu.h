@@ -10,6 +10,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewSliceCpu();
+std::unique_ptr<Operation> NewSliceUint8Cpu();
 
 }  // namespace ops
 }  // namespace mace

@@ -14,5 +14,11 @@ std::unique_ptr<Operation> NewSpaceToDepthCpu() {
   return std::make_unique<RefKernelCpu<SpaceToDepthBase, ref::SpaceToDepth>>();
 }
 
+// uint8: the same moves, the output quantized as the input.
+std::unique_ptr<Operation> NewSpaceToDepthUint8Cpu() {
+  return std::make_unique<
+      KeepQuantizationCpu<RefKernelCpu<SpaceToDepthBase, ref::SpaceToDepthUint8>>>();
+}
+
 }  // namespace ops
 }  // namespace mace

@@ -10,6 +10,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewSpaceToDepthCpu();
+std::unique_ptr<Operation> NewSpaceToDepthUint8Cpu();
 
 }  // namespace ops
 }  // namespace mace

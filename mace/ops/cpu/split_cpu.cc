@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "mace/ops/cpu/generic_kernels.h"
 #include "mace/ops/ref/split.h"
 #include "mace/ops/split.h"
 
@@ -11,7 +12,7 @@ namespace mace {
 namespace ops {
 namespace {
 
-class SplitCpu final : public SplitBase {
+class SplitCpu : public SplitBase {
  public:
   MaceStatus Prepare(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
@@ -41,6 +42,11 @@ class SplitCpu final : public SplitBase {
 }  // namespace
 
 std::unique_ptr<Operation> NewSplitCpu() { return std::make_unique<SplitCpu>(); }
+
+// uint8: the same moves, the output quantized as the input.
+std::unique_ptr<Operation> NewSplitUint8Cpu() {
+  return std::make_unique<KeepQuantizationCpu<SplitCpu>>();
+}
 
 }  // namespace ops
 }  // namespace mace

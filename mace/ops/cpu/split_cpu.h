@@ -10,6 +10,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewSplitCpu();
+std::unique_ptr<Operation> NewSplitUint8Cpu();
 
 }  // namespace ops
 }  // namespace mace

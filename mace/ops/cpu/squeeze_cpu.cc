@@ -13,5 +13,10 @@ std::unique_ptr<Operation> NewSqueezeCpu() {
   return std::make_unique<AliasedCopyCpu<SqueezeBase>>();
 }
 
+// uint8: the same moves, the output quantized as the input.
+std::unique_ptr<Operation> NewSqueezeUint8Cpu() {
+  return std::make_unique<KeepQuantizationCpu<AliasedCopyCpu<SqueezeBase>>>();
+}
+
 }  // namespace ops
 }  // namespace mace

@@ -10,6 +10,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewSqueezeCpu();
+std::unique_ptr<Operation> NewSqueezeUint8Cpu();
 
 }  // namespace ops
 }  // namespace mace

@@ -14,5 +14,10 @@ std::unique_ptr<Operation> NewTransposeCpu() {
   return std::make_unique<RefKernelCpu<TransposeBase, ref::Transpose>>();
 }
 
+// uint8: the same moves, the output quantized as the input.
+std::unique_ptr<Operation> NewTransposeUint8Cpu() {
+  return std::make_unique<KeepQuantizationCpu<RefKernelCpu<TransposeBase, ref::Transpose>>>();
+}
+
 }  // namespace ops
 }  // namespace mace

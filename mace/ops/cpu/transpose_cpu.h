@@ -10,6 +10,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewTransposeCpu();
+std::unique_ptr<Operation> NewTransposeUint8Cpu();
 
 }  // namespace ops
 }  // namespace mace

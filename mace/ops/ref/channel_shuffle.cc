@@ -6,7 +6,10 @@ namespace mace {
 namespace ops {
 namespace ref {
 
-void ChannelShuffle(const ChannelShuffleParams& p, const float* input, float* output) {
+namespace {
+
+template <typename T>
+void ChannelShuffleImpl(const ChannelShuffleParams& p, const T* input, T* output) {
   const int64_t per_group = p.channels / p.group;
   const int64_t plane = p.height * p.width;
   for (int64_t n = 0; n < p.batch; ++n) {
@@ -15,10 +18,21 @@ void ChannelShuffle(const ChannelShuffleParams& p, const float* input, float* ou
         const int64_t in_c = g * per_group + i;
         const int64_t out_c = i * p.group + g;
         std::memcpy(output + (n * p.channels + out_c) * plane,
-                    input + (n * p.channels + in_c) * plane, plane * sizeof(float));
+                    input + (n * p.channels + in_c) * plane, plane * sizeof(T));
       }
     }
   }
+}
+
+}  // namespace
+
+void ChannelShuffle(const ChannelShuffleParams& params, const float* input, float* output) {
+  ChannelShuffleImpl(params, input, output);
+}
+
+void ChannelShuffleUint8(const ChannelShuffleParams& params, const uint8_t* input,
+                         uint8_t* output) {
+  ChannelShuffleImpl(params, input, output);
 }
 
 }  // namespace ref

@@ -18,6 +18,8 @@ struct ChannelShuffleParams {
 // input and output [batch, channels, height, width]. Output channel
 // i * group + g is input channel g * (channels / group) + i.
 void ChannelShuffle(const ChannelShuffleParams& params, const float* input, float* output);
+// The same on uint8 data (the uint8 kernel).
+void ChannelShuffleUint8(const ChannelShuffleParams& params, const uint8_t* input, uint8_t* output);
 
 }  // namespace ref
 }  // namespace ops

@@ -4,7 +4,10 @@ namespace mace {
 namespace ops {
 namespace ref {
 
-void DepthToSpace(const DepthToSpaceParams& p, const float* input, float* output) {
+namespace {
+
+template <typename T>
+void DepthToSpaceImpl(const DepthToSpaceParams& p, const T* input, T* output) {
   const int64_t b = p.block;
   const int64_t out_channels = p.in_channels / (b * b);
   const int64_t out_h = p.in_h * b, out_w = p.in_w * b;
@@ -21,6 +24,16 @@ void DepthToSpace(const DepthToSpaceParams& p, const float* input, float* output
       }
     }
   }
+}
+
+}  // namespace
+
+void DepthToSpace(const DepthToSpaceParams& params, const float* input, float* output) {
+  DepthToSpaceImpl(params, input, output);
+}
+
+void DepthToSpaceUint8(const DepthToSpaceParams& params, const uint8_t* input, uint8_t* output) {
+  DepthToSpaceImpl(params, input, output);
 }
 
 }  // namespace ref

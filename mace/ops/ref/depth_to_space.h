@@ -24,6 +24,8 @@ struct DepthToSpaceParams {
 //   DCR: (by * block + bx) * (in_channels / block^2) + c
 //   CRD: (c * block + by) * block + bx
 void DepthToSpace(const DepthToSpaceParams& params, const float* input, float* output);
+// The same on uint8 data (the uint8 kernel).
+void DepthToSpaceUint8(const DepthToSpaceParams& params, const uint8_t* input, uint8_t* output);
 
 }  // namespace ref
 }  // namespace ops

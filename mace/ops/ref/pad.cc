@@ -22,9 +22,8 @@ int64_t SourceIndex(int64_t pos, int64_t size, PadType type) {
   return -1;
 }
 
-}  // namespace
-
-void Pad(const PadParams& p, const float* input, float* output) {
+template <typename T>
+void PadImpl(const PadParams& p, T constant, const T* input, T* output) {
   const int rank = static_cast<int>(p.output_shape.size());
   int64_t count = 1;
   for (int64_t d : p.output_shape) count *= d;
@@ -41,8 +40,18 @@ void Pad(const PadParams& p, const float* input, float* output) {
       source += index * stride;
       stride *= p.input_shape[d];
     }
-    output[flat] = inside ? input[source] : p.constant_value;
+    output[flat] = inside ? input[source] : constant;
   }
+}
+
+}  // namespace
+
+void Pad(const PadParams& params, const float* input, float* output) {
+  PadImpl(params, params.constant_value, input, output);
+}
+
+void PadUint8(const PadParams& params, uint8_t constant, const uint8_t* input, uint8_t* output) {
+  PadImpl(params, constant, input, output);
 }
 
 }  // namespace ref

@@ -29,6 +29,9 @@ struct PadParams {
 };
 
 void Pad(const PadParams& params, const float* input, float* output);
+// The same on uint8 data with `constant` (the uint8 kernel passes the zero
+// point, real 0) in place of params.constant_value.
+void PadUint8(const PadParams& params, uint8_t constant, const uint8_t* input, uint8_t* output);
 
 }  // namespace ref
 }  // namespace ops

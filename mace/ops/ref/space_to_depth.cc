@@ -4,7 +4,10 @@ namespace mace {
 namespace ops {
 namespace ref {
 
-void SpaceToDepth(const SpaceToDepthParams& p, const float* input, float* output) {
+namespace {
+
+template <typename T>
+void SpaceToDepthImpl(const SpaceToDepthParams& p, const T* input, T* output) {
   const int64_t b = p.block;
   const int64_t out_channels = p.in_channels * b * b;
   const int64_t out_h = p.in_h / b, out_w = p.in_w / b;
@@ -22,6 +25,16 @@ void SpaceToDepth(const SpaceToDepthParams& p, const float* input, float* output
       }
     }
   }
+}
+
+}  // namespace
+
+void SpaceToDepth(const SpaceToDepthParams& params, const float* input, float* output) {
+  SpaceToDepthImpl(params, input, output);
+}
+
+void SpaceToDepthUint8(const SpaceToDepthParams& params, const uint8_t* input, uint8_t* output) {
+  SpaceToDepthImpl(params, input, output);
 }
 
 }  // namespace ref

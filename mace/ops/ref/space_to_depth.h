@@ -24,6 +24,8 @@ struct SpaceToDepthParams {
 //   DCR: (by * block + bx) * in_channels + c
 //   CRD: (c * block + by) * block + bx
 void SpaceToDepth(const SpaceToDepthParams& params, const float* input, float* output);
+// The same on uint8 data (the uint8 kernel).
+void SpaceToDepthUint8(const SpaceToDepthParams& params, const uint8_t* input, uint8_t* output);
 
 }  // namespace ref
 }  // namespace ops

@@ -54,6 +54,45 @@ OpTester& OpTester::IntWeight(const std::string& name, const std::vector<int64_t
   return *this;
 }
 
+OpTester& OpTester::QuantizedInput(const std::string& name, const std::vector<int64_t>& shape,
+                                   const std::vector<uint8_t>& data, float scale,
+                                   int32_t zero_point) {
+  Tensor* tensor = workspace_.CreateTensor(name, DT_UINT8);
+  tensor->Reshape(shape);
+  tensor->AllocateOwned();
+  tensor->SetQuantization(scale, zero_point);
+  EXPECT_EQ(static_cast<int64_t>(data.size()), tensor->size()) << "input " << name;
+  std::copy_n(data.begin(), std::min<int64_t>(data.size(), tensor->size()),
+              tensor->mutable_data<uint8_t>());
+  def_.add_input(name);
+  return *this;
+}
+
+OpTester& OpTester::QuantizedWeight(const std::string& name, DataType dtype,
+                                    const std::vector<int64_t>& shape,
+                                    const std::vector<uint8_t>& bytes, const QuantParams& quant) {
+  Tensor* tensor = workspace_.CreateTensor(name, dtype);
+  tensor->Reshape(shape);
+  tensor->SetQuantization(quant);
+  EXPECT_EQ(static_cast<int64_t>(bytes.size()), tensor->size()) << "weight " << name;
+  storage_.emplace_back(bytes.size() / 8 + 1);
+  std::copy(bytes.begin(), bytes.end(), reinterpret_cast<uint8_t*>(storage_.back().data()));
+  tensor->SetConstBuffer(storage_.back().data(), bytes.size());
+  def_.add_input(name);
+  return *this;
+}
+
+OpTester& OpTester::QuantizedOutput(const std::string& name, float scale, int32_t zero_point) {
+  def_.add_output(name);
+  def_.add_output_type(DT_UINT8);
+  // quantize_info is indexed like the outputs.
+  while (def_.quantize_info_size() + 1 < def_.output_size()) def_.add_quantize_info();
+  QuantizeActivationInfo* info = def_.add_quantize_info();
+  info->set_scale(scale);
+  info->set_zero_point(zero_point);
+  return *this;
+}
+
 OpTester& OpTester::EmptyInput() {
   def_.add_input("");
   return *this;
@@ -102,7 +141,7 @@ OpTester& OpTester::Args(const std::string& name, const std::vector<float>& valu
 
 MaceStatus OpTester::Run() {
   MACE_RETURN_IF_ERROR(register_status_);
-  op_ = registry_.Create(type_, DeviceType::CPU, DT_FLOAT);
+  op_ = registry_.Create(type_, DeviceType::CPU, kernel_dtype_);
   if (op_ == nullptr) return MaceStatus(MaceStatus::MACE_UNSUPPORTED, "op not registered");
   MACE_RETURN_IF_ERROR(op_->Construct(def_, &workspace_));
   OpContext context;
@@ -116,6 +155,8 @@ MaceStatus OpTester::Run() {
     if (output->dtype() == DT_FLOAT) {
       float* data = output->mutable_data<float>();
       for (int64_t k = 0; k < output->size(); ++k) data[k] = std::nanf("");
+    } else if (output->dtype() == DT_UINT8) {
+      std::memset(output->mutable_data<uint8_t>(), 0xa5, output->size());
     }
   }
   return op_->Run(&context);
@@ -133,6 +174,12 @@ std::vector<float> OpTester::OutputData(const std::string& name) const {
 std::vector<int32_t> OpTester::OutputInts(const std::string& name) const {
   const Tensor& tensor = GetOutput(name);
   return std::vector<int32_t>(tensor.data<int32_t>(), tensor.data<int32_t>() + tensor.size());
+}
+
+std::vector<uint8_t> OpTester::OutputBytes(const std::string& name) const {
+  const Tensor& tensor = GetOutput(name);
+  const uint8_t* data = static_cast<const uint8_t*>(tensor.raw_data());
+  return std::vector<uint8_t>(data, data + tensor.raw_size());
 }
 
 std::vector<int64_t> OpTester::OutputShape(const std::string& name) const {

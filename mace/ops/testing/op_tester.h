@@ -30,6 +30,22 @@ class OpTester {
                    const std::vector<float>& data);
   OpTester& IntWeight(const std::string& name, const std::vector<int64_t>& shape,
                       const std::vector<int32_t>& data);
+  // uint8 graphs: a non-constant uint8 input with its quantization, a
+  // constant uint8 or int8 weight given as bytes (quant may hold
+  // channel_scales), and an output with the quantization a converter states
+  // in quantize_info (scale 0: none).
+  OpTester& QuantizedInput(const std::string& name, const std::vector<int64_t>& shape,
+                           const std::vector<uint8_t>& data, float scale, int32_t zero_point);
+  OpTester& QuantizedWeight(const std::string& name, DataType dtype,
+                            const std::vector<int64_t>& shape, const std::vector<uint8_t>& bytes,
+                            const QuantParams& quant);
+  OpTester& QuantizedOutput(const std::string& name, float scale, int32_t zero_point);
+  // The kernel's data type (the net's "T"): float32 unless set.
+  OpTester& KernelType(DataType dtype) {
+    kernel_dtype_ = dtype;
+    return *this;
+  }
+
   // An optional input left out ("" in OperatorDef.input).
   OpTester& EmptyInput();
   OpTester& Output(const std::string& name, DataType dtype = DT_FLOAT);
@@ -54,6 +70,7 @@ class OpTester {
   const Tensor& GetOutput(const std::string& name) const;
   std::vector<float> OutputData(const std::string& name) const;
   std::vector<int32_t> OutputInts(const std::string& name) const;
+  std::vector<uint8_t> OutputBytes(const std::string& name) const;
   std::vector<int64_t> OutputShape(const std::string& name) const;
   const Operation& op() const { return *op_; }
 
@@ -66,6 +83,7 @@ class OpTester {
   std::vector<std::vector<uint64_t>> storage_;
   std::unique_ptr<Operation> op_;
   Runtime* runtime_ = nullptr;
+  DataType kernel_dtype_ = DT_FLOAT;
 };
 
 // Uniform floats in [low, high) from a fixed-seed engine.

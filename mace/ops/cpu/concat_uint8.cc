@@ -1,0 +1,91 @@
+// Concat on uint8: the reference kernel (ref/quantized/concat.h). An output
+// that states no quantization takes the inputs', which must then agree.
+// int32 inputs (shape subgraphs) are moved as bytes.
+#include "mace/ops/cpu/concat_uint8.h"
+
+#include <memory>
+#include <vector>
+
+#include "mace/ops/common/uint8_checks.h"
+#include "mace/ops/concat.h"
+#include "mace/ops/ref/concat.h"
+#include "mace/ops/ref/quantized/concat.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+class ConcatUint8Cpu final : public ConcatBase {
+ public:
+  MaceStatus Prepare(OpContext* /*context*/) override {
+    MACE_RETURN_IF_ERROR(InferShapes());
+    Tensor* output = Output(0);
+    const int rank = output->dim_size();
+    int64_t inner = 1;
+    for (int d = axis() + 1; d < rank; ++d) inner *= output->dim(d);
+    bytes_.outer = 1;
+    for (int d = 0; d < axis(); ++d) bytes_.outer *= output->dim(d);
+    bytes_.run_bytes.clear();
+    inputs_.assign(InputSize(), ref::quantized::ConcatInput());
+    for (int i = 0; i < InputSize(); ++i) {
+      inputs_[i].run = Input(i)->dim(axis()) * inner;
+      bytes_.run_bytes.push_back(inputs_[i].run * DataTypeSize(output->dtype()));
+    }
+    input_data_.assign(InputSize(), nullptr);
+    if (output->dtype() != DT_UINT8) return MaceStatus();
+    for (int i = 0; i < InputSize(); ++i) {
+      MACE_RETURN_IF_ERROR(CheckQuantizedTensors(*this, {Input(i)}));
+    }
+    if (output->scale() == 0.f && output->zero_point() == 0) {
+      // No range of its own: the inputs must share one.
+      for (int i = 1; i < InputSize(); ++i) {
+        OP_CHECK(Input(i)->scale() == Input(0)->scale() &&
+                     Input(i)->zero_point() == Input(0)->zero_point(),
+                 "input '", Input(i)->name(), "' (scale ", Input(i)->scale(), ", zero point ",
+                 Input(i)->zero_point(), ") is quantized unlike input '", Input(0)->name(),
+                 "' (scale ", Input(0)->scale(), ", zero point ", Input(0)->zero_point(),
+                 "), so output '", output->name(), "' must state its quantization");
+      }
+      output->SetQuantization(Input(0)->quant());
+    }
+    MACE_RETURN_IF_ERROR(CheckQuantizedTensors(*this, {output}));
+    for (int i = 0; i < InputSize(); ++i) {
+      const Tensor& input = *Input(i);
+      ref::quantized::ConcatInput& entry = inputs_[i];
+      entry.zero_point = input.zero_point();
+      entry.rescale =
+          input.scale() != output->scale() || input.zero_point() != output->zero_point();
+      if (!entry.rescale) continue;
+      const MaceStatus status = MakeQuantizedMultiplier(
+          static_cast<double>(input.scale()) / output->scale(),
+          StrCat("input '", input.name(), "' to output '", output->name(), "'"), &entry.multiplier);
+      if (!status.ok()) return Invalid(status.information());
+    }
+    return MaceStatus();
+  }
+
+  MaceStatus Run(OpContext* /*context*/) override {
+    // Buffers are bound after Prepare, so the pointers are gathered here.
+    if (Output(0)->dtype() != DT_UINT8) {
+      for (int i = 0; i < InputSize(); ++i) input_data_[i] = Input(i)->raw_data();
+      ref::Concat(bytes_, input_data_.data(), Output(0)->raw_mutable_data());
+      return MaceStatus();
+    }
+    for (int i = 0; i < InputSize(); ++i) inputs_[i].data = Input(i)->data<uint8_t>();
+    ref::quantized::Concat(bytes_.outer, inputs_, Output(0)->zero_point(),
+                           Output(0)->mutable_data<uint8_t>());
+    return MaceStatus();
+  }
+
+ private:
+  ref::ConcatParams bytes_;
+  std::vector<const void*> input_data_;
+  std::vector<ref::quantized::ConcatInput> inputs_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewConcatUint8Cpu() { return std::make_unique<ConcatUint8Cpu>(); }
+
+}  // namespace ops
+}  // namespace mace

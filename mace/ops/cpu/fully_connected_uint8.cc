@@ -1,0 +1,55 @@
+// Prepare checks every tensor's quantization (naming the tensor at fault),
+// folds a fused RELU/RELU6 into the output clamp and builds the
+// requantization multipliers; Run calls the reference kernel.
+#include "mace/ops/cpu/fully_connected_uint8.h"
+
+#include <memory>
+
+#include "mace/ops/common/uint8_checks.h"
+#include "mace/ops/fully_connected.h"
+#include "mace/ops/ref/quantized/mat_mul.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+class FullyConnectedUint8Cpu final : public FullyConnectedBase {
+ public:
+  MaceStatus Prepare(OpContext* /*context*/) override {
+    MACE_RETURN_IF_ERROR(InferShapes());
+    MACE_RETURN_IF_ERROR(CheckQuantizedTensors(*this, {Input(0), Input(1), Output(0)}));
+    shape_.batch = params().batch;
+    shape_.depth = params().in_features;
+    shape_.units = params().out_features;
+    return MakeConvQuantization(*this, *Input(0), *Input(1), Bias(), *Output(0), shape_.units,
+                                params().activation, &quant_);
+  }
+
+  MaceStatus Run(OpContext* /*context*/) override {
+    const Tensor* bias = Bias();
+    const int32_t* bias_data = bias != nullptr ? bias->data<int32_t>() : nullptr;
+    const uint8_t* input = Input(0)->data<uint8_t>();
+    uint8_t* output = Output(0)->mutable_data<uint8_t>();
+    if (Input(1)->dtype() == DT_INT8) {
+      ref::quantized::FullyConnected(shape_, quant_, input, Input(1)->data<int8_t>(), bias_data,
+                                     output);
+    } else {
+      ref::quantized::FullyConnected(shape_, quant_, input, Input(1)->data<uint8_t>(), bias_data,
+                                     output);
+    }
+    return MaceStatus();
+  }
+
+ private:
+  ref::quantized::FullyConnectedShape shape_;
+  ref::quantized::ConvQuantization quant_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewFullyConnectedUint8Cpu() {
+  return std::make_unique<FullyConnectedUint8Cpu>();
+}
+
+}  // namespace ops
+}  // namespace mace

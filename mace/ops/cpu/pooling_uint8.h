@@ -1,0 +1,18 @@
+// The uint8 CPU kernel of Pooling (mace/ops/pooling.h): max and average pooling of uint8
+// activations; the output keeps the input's quantization.
+#ifndef MACE_OPS_CPU_POOLING_UINT8_H_
+#define MACE_OPS_CPU_POOLING_UINT8_H_
+
+#include <memory>
+
+#include "mace/core/operation.h"
+
+namespace mace {
+namespace ops {
+
+std::unique_ptr<Operation> NewPoolingUint8Cpu();
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_POOLING_UINT8_H_
