@@ -1,0 +1,12 @@
+#include "mace/runtimes/opencl/ops/kernels.h"
+
+namespace mace {
+namespace opencl {
+
+MaceStatus RegisterOpenCLKernels(OpRegistry* registry, ConverterRegistry* converters) {
+  MACE_RETURN_IF_ERROR(RegisterConv2DOpenCL(registry));
+  return RegisterImageConverters(converters);
+}
+
+}  // namespace opencl
+}  // namespace mace
