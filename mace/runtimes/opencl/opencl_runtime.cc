@@ -228,8 +228,8 @@ MaceStatus OpenCLRuntime::CreateProgram() {
   if (half_storage_ && HasExtension(info_.extensions, "cl_khr_fp16")) {
     build_options_ += " -DMACE_HALF_COMPUTE";
   }
-  const ProgramCacheKey key{info_.platform, info_.device, info_.driver, build_options_,
-                            Fnv1a64(source)};
+  program_key_ = {info_.platform, info_.device, info_.driver, build_options_, Fnv1a64(source)};
+  const ProgramCacheKey& key = program_key_;
   const std::string& path = options_.cache_file;
   if (!path.empty()) {
     std::string binary, why;

@@ -17,6 +17,7 @@
 
 #include "mace/core/runtime.h"
 #include "mace/runtimes/opencl/opencl_api.h"
+#include "mace/runtimes/opencl/program_cache.h"
 
 namespace mace {
 namespace opencl {
@@ -101,6 +102,8 @@ class OpenCLRuntime : public Runtime {
 
   // The build options the program was built with.
   const std::string& build_options() const { return build_options_; }
+  // What a program cache file must match on this device.
+  const ProgramCacheKey& program_key() const { return program_key_; }
   ProgramOrigin program_origin() const { return program_origin_; }
   // The warning the cache file gave at Init (empty when none).
   const std::string& cache_warning() const { return cache_warning_; }
@@ -123,6 +126,7 @@ class OpenCLRuntime : public Runtime {
   OpenCLDeviceInfo info_;
   bool half_storage_ = true;
   std::string build_options_;
+  ProgramCacheKey program_key_;
   ProgramOrigin program_origin_ = ProgramOrigin::kNone;
   std::string cache_warning_;
   cl_mem staging_ = nullptr;
