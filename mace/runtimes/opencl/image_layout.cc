@@ -80,13 +80,25 @@ Storage ImageStorage(ImageKind kind) {
 }
 
 std::vector<int64_t> ActivationDims(const std::vector<int64_t>& shape) {
-  if (shape.size() == 2) return {shape[0], shape[1], 1, 1};
-  return shape;
+  switch (shape.size()) {
+    case 0:
+      return {1, 1, 1, 1};
+    case 1:
+      return {1, shape[0], 1, 1};
+    case 2:
+      return {shape[0], shape[1], 1, 1};
+    case 3:
+      return {shape[0], shape[1], shape[2], 1};
+    case 4:
+      return shape;
+    default:
+      return {};
+  }
 }
 
 MaceStatus ImageShapeFor(ImageKind kind, const std::vector<int64_t>& shape, ImageShape* image) {
   const size_t rank = kind == ImageKind::kArgument ? 1 : 4;
-  const bool rank_ok = shape.size() == rank || (kind == ImageKind::kActivation && shape.size() == 2);
+  const bool rank_ok = kind == ImageKind::kActivation ? shape.size() <= 4 : shape.size() == rank;
   MACE_CHECK_ARG(rank_ok, "a ", ImageKindName(kind), " image cannot hold a tensor of shape ",
                  ShapeToString(shape));
   for (int64_t d : shape) {

@@ -4,7 +4,7 @@
 //
 //   kind            tensor shape          image [width, height]      pixel (x, y), lane
 //   kActivation     NCHW [N, C, H, W]     [ceil(C/4) * W, N * H]     (c/4 * W + w, n * H + h), c%4
-//                   [N, C] as [N, C, 1, 1]
+//                   lower ranks as [1, C, 1, 1], [N, C, 1, 1], [N, C, H, 1]
 //   kConv2DFilter   OIHW [O, I, KH, KW]   [I, ceil(O/4) * KH * KW]   (i, (o/4 * KH + kh) * KW + kw), o%4
 //   kDepthwiseFilter [M, I, KH, KW]       [KH * KW * M, ceil(I/4)]   ((m * KH + kh) * KW + kw, i/4), i%4
 //   kArgument       [W]                   [ceil(W/4), 1]             (w/4, 0), w%4
@@ -47,7 +47,8 @@ struct ImageShape {
 // fit the kind or a dimension is not positive.
 MaceStatus ImageShapeFor(ImageKind kind, const std::vector<int64_t>& shape, ImageShape* image);
 
-// Activation shapes as [N, C, H, W] (rank 2 [N, C] as [N, C, 1, 1]).
+// Activation shapes as [N, C, H, W]: [C] as [1, C, 1, 1], [N, C] as
+// [N, C, 1, 1], [N, C, H] as [N, C, H, 1]; empty above rank 4.
 std::vector<int64_t> ActivationDims(const std::vector<int64_t>& shape);
 
 // Arranges `data` (a dense tensor of `shape`) into `pixels`: width * height

@@ -521,6 +521,23 @@ MaceStatus OpenCLRuntime::UploadPixels(const std::vector<float>& pixels, int64_t
   return Check(api_->clFinish(queue_), "uploading weights");
 }
 
+MaceStatus OpenCLRuntime::UploadWeight(ImageKind image_kind, const Tensor& weight,
+                                       std::unique_ptr<Memory>* image) {
+  MACE_CHECK_ARG(weight.data<float>() != nullptr && weight.dtype() == DT_FLOAT, "weight '",
+                 weight.name(), "' is not float32 host memory");
+  ImageShape shape;
+  MACE_RETURN_IF_ERROR(ImageShapeFor(image_kind, weight.shape(), &shape));
+  MACE_RETURN_IF_ERROR(
+      CheckImageSize(shape.width, shape.height, StrCat("weight '", weight.name(), "'")));
+  std::vector<float> pixels;
+  MACE_RETURN_IF_ERROR(ArrangePixels(image_kind, weight.shape(), weight.data<float>(), &pixels));
+  MACE_RETURN_IF_ERROR(
+      Allocate(MemoryExtent::Image(shape.width, shape.height, pixel_bytes()), image));
+  MACE_RETURN_IF_ERROR(UploadPixels(pixels, shape.width, shape.height, image->get()));
+  weight_bytes_ += (*image)->bytes();
+  return MaceStatus();
+}
+
 Kernel::~Kernel() {
   if (kernel_ != nullptr) runtime_->api().clReleaseKernel(kernel_);
 }

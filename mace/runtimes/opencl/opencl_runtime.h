@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mace/core/runtime.h"
+#include "mace/runtimes/opencl/image_layout.h"
 #include "mace/runtimes/opencl/opencl_api.h"
 #include "mace/runtimes/opencl/program_cache.h"
 
@@ -94,11 +95,9 @@ class OpenCLRuntime : public Runtime {
   // A device buffer of at least `bytes` for host transfers, shared by the
   // engine's converters (the queue is in order).
   MaceStatus StagingBuffer(int64_t bytes, cl_mem* buffer);
-  // Uploads `pixels` (RGBA floats, width * height of them) into `image`.
-  MaceStatus UploadPixels(const std::vector<float>& pixels, int64_t width, int64_t height,
-                          Memory* image);
-  // Counts an image that holds weights for the engine's lifetime.
-  void AddWeightBytes(int64_t bytes) { weight_bytes_ += bytes; }
+  // Uploads a weight tensor (host memory) into a new image of `kind`,
+  // counted as the engine's persistent memory.
+  MaceStatus UploadWeight(ImageKind kind, const Tensor& weight, std::unique_ptr<Memory>* image);
 
   // The build options the program was built with.
   const std::string& build_options() const { return build_options_; }
@@ -114,6 +113,9 @@ class OpenCLRuntime : public Runtime {
   MaceStatus BuildFromSource(const std::string& source);
   void CacheWarning(const std::string& message);
   MaceStatus Check(cl_int error, const std::string& what) const;
+  // Uploads `pixels` (RGBA floats, width * height of them) into `image`.
+  MaceStatus UploadPixels(const std::vector<float>& pixels, int64_t width, int64_t height,
+                          Memory* image);
 
   OpenCLOptions options_;
   const OpenCLApi* api_ = nullptr;

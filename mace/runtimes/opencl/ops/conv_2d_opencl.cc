@@ -7,37 +7,15 @@
 #include "mace/ops/conv_2d.h"
 #include "mace/runtimes/opencl/image_layout.h"
 #include "mace/runtimes/opencl/opencl_runtime.h"
+#include "mace/runtimes/opencl/ops/image_kernel.h"
 #include "mace/runtimes/opencl/ops/kernels.h"
 
 namespace mace {
 namespace opencl {
 namespace {
 
-// Uploads a weight tensor into a new image of `kind`.
-MaceStatus UploadWeight(OpenCLRuntime* runtime, ImageKind kind, const Tensor& weight,
-                        std::unique_ptr<Memory>* image) {
-  ImageShape shape;
-  MACE_RETURN_IF_ERROR(ImageShapeFor(kind, weight.shape(), &shape));
-  MACE_RETURN_IF_ERROR(runtime->CheckImageSize(shape.width, shape.height,
-                                               StrCat("weight '", weight.name(), "'")));
-  std::vector<float> pixels;
-  MACE_RETURN_IF_ERROR(ArrangePixels(kind, weight.shape(), weight.data<float>(), &pixels));
-  MACE_RETURN_IF_ERROR(runtime->Allocate(
-      MemoryExtent::Image(shape.width, shape.height, runtime->pixel_bytes()), image));
-  MACE_RETURN_IF_ERROR(runtime->UploadPixels(pixels, shape.width, shape.height, image->get()));
-  runtime->AddWeightBytes((*image)->bytes());
-  return MaceStatus();
-}
-
-class Conv2DOpenCL : public ops::Conv2DBase {
+class Conv2DOpenCL : public ImageKernel<ops::Conv2DBase> {
  public:
-  Storage InputStorage(int index) const override {
-    return index == 0 ? ImageStorage(ImageKind::kActivation) : Operation::InputStorage(index);
-  }
-  Storage OutputStorage(int /*index*/) const override {
-    return ImageStorage(ImageKind::kActivation);
-  }
-
   MaceStatus Init() override {
     MACE_RETURN_IF_ERROR(Conv2DBase::Init());
     OP_CHECK(params().group == 1, "the GPU kernel has no grouped convolution");
@@ -54,9 +32,9 @@ class Conv2DOpenCL : public ops::Conv2DBase {
     OP_CHECK(p.batch * p.out_h < (int64_t{1} << 31) && p.in_w * p.in_channels < (int64_t{1} << 31),
              "is too large for the GPU kernel");
     if (filter_ == nullptr) {
-      MACE_RETURN_IF_ERROR(UploadWeight(runtime, ImageKind::kConv2DFilter, *Input(1), &filter_));
+      MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kConv2DFilter, *Input(1), &filter_));
       if (Bias() != nullptr) {
-        MACE_RETURN_IF_ERROR(UploadWeight(runtime, ImageKind::kArgument, *Bias(), &bias_));
+        MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kArgument, *Bias(), &bias_));
       }
     }
     one_by_one_ = p.kernel_h == 1 && p.kernel_w == 1 && p.pad_top == 0 && p.pad_left == 0;

@@ -6,12 +6,13 @@
 #include <vector>
 
 #include "mace/runtimes/opencl/testing/gpu_engine.h"
-#include "test/model_builder.h"
 
 namespace mace {
 namespace {
 
-using testing::GpuConfig;
+using testing::AddInts;
+using testing::Count;
+using testing::ExpectGpuMatchesCpu;
 using testing::ModelBuilder;
 
 struct ConvCase {
@@ -25,18 +26,6 @@ struct ConvCase {
   bool bias = true;
   std::string activation = "NOOP";
 };
-
-void AddInts(OperatorDef* op, const std::string& name, const std::vector<int64_t>& values) {
-  Argument* arg = op->add_arg();
-  arg->set_name(name);
-  for (int64_t v : values) arg->add_ints(v);
-}
-
-int64_t Count(const std::vector<int64_t>& shape) {
-  int64_t count = 1;
-  for (int64_t d : shape) count *= d;
-  return count;
-}
 
 OperatorDef* AddConv(ModelBuilder* model, const ConvCase& c, const std::string& name,
                      const std::string& input, const std::string& output, uint32_t seed) {
@@ -59,31 +48,9 @@ OperatorDef* AddConv(ModelBuilder* model, const ConvCase& c, const std::string& 
 }
 
 ModelBuilder ConvModel(const ConvCase& c) {
-  ModelBuilder model;
-  InputOutputInfo* input = model.net.add_input_info();
-  input->set_name("x");
-  for (int64_t d : c.input) input->add_dims(d);
-  model.net.add_output_info()->set_name("y");
+  ModelBuilder model = testing::ModelWithInput(c.input);
   AddConv(&model, c, "conv", "x", "y", 11);
   return model;
-}
-
-void ExpectGpuMatchesCpu(const ModelBuilder& model, const std::vector<int64_t>& input_shape,
-                         GPUDataType type, std::vector<std::string>* gpu_ops = nullptr) {
-  std::shared_ptr<MaceEngine> cpu, gpu;
-  MaceStatus status = model.CreateEngine({}, {}, testing::ReferenceCpuConfig(), &cpu);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  status = model.CreateEngine({}, {}, GpuConfig(type), &gpu);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  const std::map<std::string, MaceTensor> inputs = {
-      {"x", testing::MakeTensor(input_shape, testing::RandomValues(Count(input_shape), 5, 2.f))}};
-  RunMetadata metadata;
-  const std::vector<float> expected = testing::RunEngine(cpu.get(), inputs, "y");
-  const std::vector<float> got = testing::RunEngine(gpu.get(), inputs, "y", &metadata);
-  testing::ExpectNear(got, expected, testing::Tolerance(type));
-  if (gpu_ops != nullptr) {
-    for (const OperatorStats& stats : metadata.op_stats) gpu_ops->push_back(stats.type);
-  }
 }
 
 std::vector<ConvCase> Cases() {
@@ -121,11 +88,7 @@ TEST_P(Conv2DOpenCLTest, MatchesTheCpuReference) {
 // A SIGMOID output with 5 channels leaves 3 lanes of its last block that
 // the activation would make 0.5; the next convolution reads whole blocks.
 TEST_P(Conv2DOpenCLTest, ChainedConvolutionsStayOnTheGpu) {
-  ModelBuilder model;
-  InputOutputInfo* input = model.net.add_input_info();
-  input->set_name("x");
-  for (int64_t d : {1, 3, 6, 5}) input->add_dims(d);
-  model.net.add_output_info()->set_name("y");
+  ModelBuilder model = testing::ModelWithInput({1, 3, 6, 5});
   ConvCase first{"first", {1, 3, 6, 5}, {5, 3, 3, 3}};
   first.padding = 1;
   first.activation = "SIGMOID";

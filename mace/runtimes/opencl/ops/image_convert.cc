@@ -1,4 +1,4 @@
-// Converters between the CPU's plain float tensors (NCHW, or [N, C]) and
+// Converters between the CPU's plain float tensors (NCHW, or lower ranks) and
 // activation images, in both directions. Each goes through the runtime's
 // staging buffer: the host writes or reads the NCHW bytes, and a kernel
 // moves them to or from the image (converting to the image's pixel type).
@@ -18,8 +18,7 @@ class ImageConvert : public Operation {
 
   MaceStatus Prepare(OpContext* /*context*/) override {
     OP_CHECK(Input(0)->dtype() == DT_FLOAT, "converts float32 tensors only");
-    const int rank = Input(0)->dim_size();
-    OP_CHECK(rank == 4 || rank == 2, "activation images hold rank-4 and rank-2 tensors, not ",
+    OP_CHECK(Input(0)->dim_size() <= 4, "activation images hold tensors of rank 4 or less, not ",
              ShapeToString(Input(0)->shape()));
     Output(0)->Reshape(Input(0)->shape());
     OpenCLRuntime* runtime = AsOpenCL(this->runtime());

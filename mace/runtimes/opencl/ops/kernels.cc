@@ -4,7 +4,9 @@ namespace mace {
 namespace opencl {
 
 MaceStatus RegisterOpenCLKernels(OpRegistry* registry, ConverterRegistry* converters) {
+  MACE_RETURN_IF_ERROR(RegisterActivationOpenCL(registry));
   MACE_RETURN_IF_ERROR(RegisterConv2DOpenCL(registry));
+  MACE_RETURN_IF_ERROR(RegisterDepthwiseConv2dOpenCL(registry));
   return RegisterImageConverters(converters);
 }
 

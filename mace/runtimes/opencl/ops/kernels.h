@@ -10,7 +10,9 @@
 namespace mace {
 namespace opencl {
 
+MaceStatus RegisterActivationOpenCL(OpRegistry* registry);
 MaceStatus RegisterConv2DOpenCL(OpRegistry* registry);
+MaceStatus RegisterDepthwiseConv2dOpenCL(OpRegistry* registry);
 MaceStatus RegisterImageConverters(ConverterRegistry* converters);
 
 // Everything above.

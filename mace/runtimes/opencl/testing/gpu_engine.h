@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "mace/public/mace.h"
+#include "test/model_builder.h"
 
 namespace mace {
 namespace testing {
@@ -73,6 +74,49 @@ inline void ExpectNear(const std::vector<float>& got, const std::vector<float>& 
       ADD_FAILURE() << "element " << i << ": got " << got[i] << ", expected " << expected[i];
     }
   }
+}
+
+inline int64_t Count(const std::vector<int64_t>& shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  return count;
+}
+
+inline void AddInts(OperatorDef* op, const std::string& name, const std::vector<int64_t>& values) {
+  Argument* arg = op->add_arg();
+  arg->set_name(name);
+  for (int64_t v : values) arg->add_ints(v);
+}
+
+// Runs `model` (input "x" of `input_shape`, output "y") on the reference
+// CPU and on the GPU in `type` storage and compares; `gpu_ops` gets the op
+// types the GPU engine ran, converters included.
+inline void ExpectGpuMatchesCpu(const ModelBuilder& model, const std::vector<int64_t>& input_shape,
+                                GPUDataType type, std::vector<std::string>* gpu_ops = nullptr) {
+  std::shared_ptr<MaceEngine> cpu, gpu;
+  MaceStatus status = model.CreateEngine({}, {}, ReferenceCpuConfig(), &cpu);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  status = model.CreateEngine({}, {}, GpuConfig(type), &gpu);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::map<std::string, MaceTensor> inputs = {
+      {"x", MakeTensor(input_shape, RandomValues(Count(input_shape), 5, 2.f))}};
+  RunMetadata metadata;
+  const std::vector<float> expected = RunEngine(cpu.get(), inputs, "y");
+  const std::vector<float> got = RunEngine(gpu.get(), inputs, "y", &metadata);
+  ExpectNear(got, expected, Tolerance(type));
+  if (gpu_ops != nullptr) {
+    for (const OperatorStats& stats : metadata.op_stats) gpu_ops->push_back(stats.type);
+  }
+}
+
+// A model with input "x" of `shape` and output "y".
+inline ModelBuilder ModelWithInput(const std::vector<int64_t>& shape) {
+  ModelBuilder model;
+  InputOutputInfo* input = model.net.add_input_info();
+  input->set_name("x");
+  for (int64_t d : shape) input->add_dims(d);
+  model.net.add_output_info()->set_name("y");
+  return model;
 }
 
 inline const char* StorageName(GPUDataType type) {

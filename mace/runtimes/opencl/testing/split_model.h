@@ -5,7 +5,6 @@
 #define MACE_RUNTIMES_OPENCL_TESTING_SPLIT_MODEL_H_
 
 #include "mace/runtimes/opencl/testing/gpu_engine.h"
-#include "test/model_builder.h"
 
 namespace mace {
 namespace testing {
@@ -16,11 +15,7 @@ inline const std::vector<int64_t>& SplitModelInputShape() {
 }
 
 inline ModelBuilder SplitModel() {
-  ModelBuilder model;
-  InputOutputInfo* input = model.net.add_input_info();
-  input->set_name("x");
-  for (int64_t d : SplitModelInputShape()) input->add_dims(d);
-  model.net.add_output_info()->set_name("y");
+  ModelBuilder model = ModelWithInput(SplitModelInputShape());
   model.AddWeight("w1", {6, 5, 3, 3}, RandomValues(6 * 5 * 3 * 3, 1));
   model.AddWeight("b1", {6}, RandomValues(6, 2));
   model.AddWeight("w2", {3, 6, 1, 1}, RandomValues(3 * 6, 3));
