@@ -53,3 +53,12 @@ inline DATA4 activate(DATA4 x, int type, float limit, float alpha, float beta) {
       return x;
   }
 }
+
+// Lane `lane` (0-3) of a pixel.
+inline DATA lane_of(DATA4 v, int lane) {
+  return lane == 0 ? v.x : lane == 1 ? v.y : lane == 2 ? v.z : v.w;
+}
+
+inline float float_lane(float4 v, int lane) {
+  return lane == 0 ? v.x : lane == 1 ? v.y : lane == 2 ? v.z : v.w;
+}

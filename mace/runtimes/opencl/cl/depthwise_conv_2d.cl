@@ -4,10 +4,6 @@
 // One output pixel (four output channels) per work-item; global size: the
 // output image, [ceil(O/4) * out_w, N * out_h].
 
-inline DATA lane_of(DATA4 v, int lane) {
-  return lane == 0 ? v.x : lane == 1 ? v.y : lane == 2 ? v.z : v.w;
-}
-
 __kernel void depthwise_conv2d(__read_only image2d_t input, __read_only image2d_t filter,
                                __read_only image2d_t bias, int has_bias,
                                __write_only image2d_t output, int in_h, int in_w, int out_h,
