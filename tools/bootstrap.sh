@@ -22,6 +22,7 @@ packages=(
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   clang lld libclang-rt-14-dev
   python3 python3-venv
+  time
 )
 if [[ "${MACE_SKIP_ARM:-0}" != 1 ]]; then
   packages+=(g++-aarch64-linux-gnu qemu-user)

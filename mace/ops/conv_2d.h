@@ -14,7 +14,7 @@
 #define MACE_OPS_CONV_2D_H_
 
 #include "mace/core/operation.h"
-#include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/common/conv_inputs.h"
 #include "mace/ops/ref/conv_2d.h"
 
 namespace mace {
@@ -32,7 +32,7 @@ class Conv2DBase : public Operation {
   const ref::Conv2DParams& params() const { return params_; }
   // The converter's Winograd request: 0, 2 or 4.
   int winograd() const { return static_cast<int>(winograd_); }
-  const Tensor* Bias() const { return InputSize() > 2 ? Input(2) : nullptr; }
+  const Tensor* Bias() const { return OptionalBias(*this); }
 
  private:
   WindowArgs window_;

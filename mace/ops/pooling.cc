@@ -1,28 +1,14 @@
-// Pooling: average or max over sliding NCHW windows, or over the whole plane
-// (global). Window and padding arguments are the shared conv_geometry ones;
-// ceil_mode and count_include_pad follow ONNX.
-//
-// Prepare picks the fast kernel (2x2 / 3x3 windows at stride 1 or 2, and
-// global pooling; mace/ops/cpu) when the CPU has one; everything else runs
-// the reference kernel.
-#include "mace/ops/ref/pooling.h"
+#include "mace/ops/pooling.h"
 
 #include <algorithm>
-#include <memory>
 
-#include "mace/ops/common/conv_geometry.h"
-#include "mace/ops/cpu/blocked_op.h"
-#include "mace/ops/cpu/op_compute.h"
-#include "mace/ops/cpu/pooling_blocked.h"
-#include "mace/ops/cpu/pooling_kernel.h"
+#include "mace/ops/common/op_checks.h"
+#include "mace/ops/cpu/pooling_cpu.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
 namespace ops {
 namespace {
-
-// Keeps index arithmetic far from int64 overflow on hostile models.
-constexpr int64_t kMaxWindowArg = int64_t{1} << 20;
 
 // Ceil-mode length of one dimension, as ONNX and PyTorch define it: round the
 // window count up, but drop a last window that would start in the end padding.
@@ -33,155 +19,88 @@ int64_t CeilModeSize(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t ext
   return out;
 }
 
-class PoolingOp : public BlockedLayoutOp<> {
- public:
-  MaceStatus Init() override {
-    OP_CHECK(InputSize() == 1 && OutputSize() == 1, "needs one input and one output, got ",
-             InputSize(), " inputs and ", OutputSize(), " outputs");
-    OP_CHECK(Input(0) != nullptr, "input is missing");
-    const int64_t type = GetInt("pooling_type", 1);
-    OP_CHECK(type == 1 || type == 2, "pooling_type must be 1 (AVG) or 2 (MAX), got ", type);
-    params_.type = static_cast<ref::PoolingType>(type);
-    MACE_RETURN_IF_ERROR(ParseFlag("global", &global_));
-    MACE_RETURN_IF_ERROR(ParseFlag("ceil_mode", &ceil_mode_));
-    MACE_RETURN_IF_ERROR(ParseFlag("count_include_pad", &params_.count_include_pad));
-    if (global_) return MaceStatus();  // the window is the whole plane
-    MACE_RETURN_IF_ERROR(ParseWindowArgs(*this, &window_));
-    const std::vector<int64_t> kernels = GetInts("kernels");
-    OP_CHECK(kernels.size() == 2, "kernels must be two integers [kh, kw] unless global is set");
-    kernel_h_ = kernels[0];
-    kernel_w_ = kernels[1];
-    OP_CHECK(std::min(kernel_h_, kernel_w_) >= 1, "kernels must be positive, got [", kernel_h_,
-             ", ", kernel_w_, "]");
-    OP_CHECK(std::max({kernel_h_, kernel_w_, window_.stride_h, window_.stride_w, window_.dilation_h,
-                       window_.dilation_w, window_.pad_top, window_.pad_left, window_.pad_bottom,
-                       window_.pad_right}) <= kMaxWindowArg,
-             "kernels, strides, dilations and pads must not exceed ", kMaxWindowArg);
-    return MaceStatus();
-  }
-
-  MaceStatus Prepare(OpContext* context) override {
-    kernels_ = ContextKernelTable(context);
-    fast_.reset();
-    blocked_.reset();
-    const Tensor* input = Input(0);
-    OP_CHECK(input->dtype() == DT_FLOAT, "input is ", DataTypeName(input->dtype()),
-             " but must be float32");
-    OP_CHECK(input->dim_size() == 4, "input has shape ", ShapeToString(input->shape()),
-             " but needs rank 4 (NCHW)");
-    OP_CHECK(
-        std::all_of(input->shape().begin(), input->shape().end(), [](int64_t d) { return d > 0; }),
-        "input has shape ", ShapeToString(input->shape()), " with a non-positive dimension");
-    params_.batch = input->dim(0);
-    params_.channels = input->dim(1);
-    params_.in_h = input->dim(2);
-    params_.in_w = input->dim(3);
-    if (global_) {
-      params_.kernel_h = params_.in_h;
-      params_.kernel_w = params_.in_w;
-      params_.out_h = params_.out_w = 1;
-    } else {
-      MACE_RETURN_IF_ERROR(SetWindow());
-    }
-    Output(0)->Reshape({params_.batch, params_.channels, params_.out_h, params_.out_w});
-    const KernelTable* table = kernels_;
-    if (table != nullptr && PoolingKernel::Supports(*table, params_)) {
-      fast_ = std::make_unique<PoolingKernel>(*table, params_);
-      return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
-    }
-    return MaceStatus();
-  }
-
-  int BlockedBlock() const override {
-    const KernelTable* table = kernels_;
-    const int block = BlockedLayoutBlock(table);
-    if (block == 0 || !BlockedPooling::Supports(*table, params_, global_)) {
-      return 0;
-    }
-    return block;
-  }
-
-  MaceStatus UseBlocked(OpContext* /*context*/) override {
-    blocked_ = std::make_unique<BlockedPooling>(*kernels_, params_, global_);
-    return MaceStatus();
-  }
-
-  MaceStatus Run(OpContext* context) override {
-    if (blocked_ != nullptr) {
-      blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
-                    ContextPool(context));
-      return MaceStatus();
-    }
-    if (fast_ != nullptr) {
-      fast_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
-                 scratch_.Get(context));
-      return MaceStatus();
-    }
-    ref::Pooling(params_, Input(0)->data<float>(), Output(0)->mutable_data<float>());
-    return MaceStatus();
-  }
-
- private:
-  // The engine's CPU kernel family (null: reference kernels), from Prepare.
-  const KernelTable* kernels_ = nullptr;
-  MaceStatus ParseFlag(const std::string& name, bool* flag) const {
-    const int64_t value = GetInt(name, 0);
-    OP_CHECK(value == 0 || value == 1, name, " must be 0 or 1, got ", value);
-    *flag = value == 1;
-    return MaceStatus();
-  }
-
-  // Output size and the declared padding on all four sides, which
-  // count_include_pad needs.
-  MaceStatus SetWindow() {
-    WindowGeometry geometry;
-    MACE_RETURN_IF_ERROR(
-        ComputeWindow(*this, window_, params_.in_h, params_.in_w, kernel_h_, kernel_w_, &geometry));
-    const int64_t extent_h = (kernel_h_ - 1) * window_.dilation_h + 1;
-    const int64_t extent_w = (kernel_w_ - 1) * window_.dilation_w + 1;
-    params_.kernel_h = kernel_h_;
-    params_.kernel_w = kernel_w_;
-    params_.stride_h = window_.stride_h;
-    params_.stride_w = window_.stride_w;
-    params_.dilation_h = window_.dilation_h;
-    params_.dilation_w = window_.dilation_w;
-    params_.pad_top = geometry.pad_top;
-    params_.pad_left = geometry.pad_left;
-    params_.out_h = geometry.out_h;
-    params_.out_w = geometry.out_w;
-    if (window_.explicit_pads || window_.padding == 0) {
-      params_.pad_bottom = window_.explicit_pads ? window_.pad_bottom : 0;
-      params_.pad_right = window_.explicit_pads ? window_.pad_right : 0;
-      if (ceil_mode_) {
-        params_.out_h = CeilModeSize(params_.in_h, params_.pad_top, params_.pad_bottom, extent_h,
-                                     window_.stride_h);
-        params_.out_w = CeilModeSize(params_.in_w, params_.pad_left, params_.pad_right, extent_w,
-                                     window_.stride_w);
-      }
-    } else {
-      // SAME already sizes the output to cover the input; ceil_mode changes nothing.
-      params_.pad_bottom = std::max<int64_t>(
-          (params_.out_h - 1) * window_.stride_h + extent_h - params_.in_h - params_.pad_top, 0);
-      params_.pad_right = std::max<int64_t>(
-          (params_.out_w - 1) * window_.stride_w + extent_w - params_.in_w - params_.pad_left, 0);
-    }
-    return MaceStatus();
-  }
-
-  WindowArgs window_;
-  int64_t kernel_h_ = 0, kernel_w_ = 0;
-  bool global_ = false;
-  bool ceil_mode_ = false;
-  ref::PoolingParams params_;
-  std::unique_ptr<PoolingKernel> fast_;
-  std::unique_ptr<BlockedPooling> blocked_;
-  OpScratch scratch_;
-};
-
 }  // namespace
 
+MaceStatus PoolingBase::Init() {
+  OP_CHECK(InputSize() == 1 && OutputSize() == 1, "needs one input and one output, got ",
+           InputSize(), " inputs and ", OutputSize(), " outputs");
+  OP_CHECK(Input(0) != nullptr, "input is missing");
+  const int64_t type = GetInt("pooling_type", 1);
+  OP_CHECK(type == 1 || type == 2, "pooling_type must be 1 (AVG) or 2 (MAX), got ", type);
+  params_.type = static_cast<ref::PoolingType>(type);
+  MACE_RETURN_IF_ERROR(ParseFlag(*this, "global", &global_));
+  MACE_RETURN_IF_ERROR(ParseFlag(*this, "ceil_mode", &ceil_mode_));
+  MACE_RETURN_IF_ERROR(ParseFlag(*this, "count_include_pad", &params_.count_include_pad));
+  if (global_) return MaceStatus();  // the window is the whole plane
+  MACE_RETURN_IF_ERROR(ParseWindowArgs(*this, &window_));
+  const std::vector<int64_t> kernels = GetInts("kernels");
+  OP_CHECK(kernels.size() == 2, "kernels must be two integers [kh, kw] unless global is set");
+  kernel_h_ = kernels[0];
+  kernel_w_ = kernels[1];
+  OP_CHECK(std::min(kernel_h_, kernel_w_) >= 1, "kernels must be positive, got [", kernel_h_, ", ",
+           kernel_w_, "]");
+  OP_CHECK(std::max({kernel_h_, kernel_w_, window_.stride_h, window_.stride_w, window_.dilation_h,
+                     window_.dilation_w, window_.pad_top, window_.pad_left, window_.pad_bottom,
+                     window_.pad_right}) <= kMaxWindowArg,
+           "kernels, strides, dilations and pads must not exceed ", kMaxWindowArg);
+  return MaceStatus();
+}
+
+MaceStatus PoolingBase::InferShapes() {
+  const Tensor* input = Input(0);
+  MACE_RETURN_IF_ERROR(CheckNchwInput(*this, kernel_dtype()));
+  params_.batch = input->dim(0);
+  params_.channels = input->dim(1);
+  params_.in_h = input->dim(2);
+  params_.in_w = input->dim(3);
+  if (global_) {
+    params_.kernel_h = params_.in_h;
+    params_.kernel_w = params_.in_w;
+    params_.out_h = params_.out_w = 1;
+  } else {
+    MACE_RETURN_IF_ERROR(SetWindow());
+  }
+  Output(0)->Reshape({params_.batch, params_.channels, params_.out_h, params_.out_w});
+  return MaceStatus();
+}
+
+MaceStatus PoolingBase::SetWindow() {
+  WindowGeometry geometry;
+  MACE_RETURN_IF_ERROR(
+      ComputeWindow(*this, window_, params_.in_h, params_.in_w, kernel_h_, kernel_w_, &geometry));
+  const int64_t extent_h = (kernel_h_ - 1) * window_.dilation_h + 1;
+  const int64_t extent_w = (kernel_w_ - 1) * window_.dilation_w + 1;
+  params_.kernel_h = kernel_h_;
+  params_.kernel_w = kernel_w_;
+  params_.stride_h = window_.stride_h;
+  params_.stride_w = window_.stride_w;
+  params_.dilation_h = window_.dilation_h;
+  params_.dilation_w = window_.dilation_w;
+  params_.pad_top = geometry.pad_top;
+  params_.pad_left = geometry.pad_left;
+  params_.out_h = geometry.out_h;
+  params_.out_w = geometry.out_w;
+  if (window_.explicit_pads || window_.padding == 0) {
+    params_.pad_bottom = window_.explicit_pads ? window_.pad_bottom : 0;
+    params_.pad_right = window_.explicit_pads ? window_.pad_right : 0;
+    if (ceil_mode_) {
+      params_.out_h = CeilModeSize(params_.in_h, params_.pad_top, params_.pad_bottom, extent_h,
+                                   window_.stride_h);
+      params_.out_w = CeilModeSize(params_.in_w, params_.pad_left, params_.pad_right, extent_w,
+                                   window_.stride_w);
+    }
+  } else {
+    // SAME already sizes the output to cover the input; ceil_mode changes nothing.
+    params_.pad_bottom = std::max<int64_t>(
+        (params_.out_h - 1) * window_.stride_h + extent_h - params_.in_h - params_.pad_top, 0);
+    params_.pad_right = std::max<int64_t>(
+        (params_.out_w - 1) * window_.stride_w + extent_w - params_.in_w - params_.pad_left, 0);
+  }
+  return MaceStatus();
+}
+
 MaceStatus RegisterPooling(OpRegistry* registry) {
-  return RegisterOp<PoolingOp>(registry, "Pooling", DeviceType::CPU, DT_FLOAT);
+  return registry->Register("Pooling", DeviceType::CPU, DT_FLOAT, NewPoolingCpu);
 }
 
 }  // namespace ops

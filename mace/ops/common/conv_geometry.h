@@ -18,6 +18,10 @@
 namespace mace {
 namespace ops {
 
+// The largest stride, dilation, pad or kernel a window op accepts: keeps
+// index arithmetic far from int64 overflow on hostile models.
+constexpr int64_t kMaxWindowArg = int64_t{1} << 20;
+
 struct WindowArgs {
   int64_t stride_h = 1, stride_w = 1;
   int64_t dilation_h = 1, dilation_w = 1;

@@ -61,6 +61,21 @@ class OptionsTest(unittest.TestCase):
                 parse_quietly(argv)
             self.assertEqual(raised.exception.code, 2)
 
+    def test_a_baseline_runner_adds_the_baseline_engine(self):
+        runner = Path(__file__)  # any existing file stands in for a mace_run binary
+        options = parse_args(["--engines", "mace,ort", "--baseline-runner", str(runner)])
+        self.assertEqual(options.engines, ["mace", "ort", "mace_base"])
+        self.assertEqual(options.baseline_runner, runner.resolve())
+        self.assertEqual(options.report, Path("build/peer_bench/cpu_peers.md"))
+        # A comparison of two builds never replaces the checked-in report.
+        self.assertEqual(parse_args(["--baseline-runner", str(runner)]).report,
+                         Path("build/peer_bench/cpu_peers.md"))
+        for argv in (["--engines", "mace,mace_base"],
+                     ["--baseline-runner", "/nonexistent/mace_run"],
+                     ["--engines", "ort", "--baseline-runner", str(runner)]):
+            with self.subTest(argv=argv), self.assertRaises(SystemExit):
+                parse_quietly(argv)
+
     def test_list_parsers_name_the_choices(self):
         with self.assertRaisesRegex(argparse.ArgumentTypeError, "mobilenet_v2"):
             model_list("alexnet")
@@ -198,6 +213,20 @@ class ReportTest(unittest.TestCase):
         self.assertIn("1 thread: 1.50x over 1 model", line)
         self.assertIn("2 threads: 0.80x over 1 model", line)
         self.assertEqual(report.ratio_summary(make_info(engines=["ort"]), []), [])
+
+    def test_baseline_ratios(self):
+        runs = [make_run("mace", 6.0), make_run("ort", 4.0), make_run("mace_base", 5.0),
+                make_run("mace", 2.0, threads=2), make_run("ort", 4.0, threads=2),
+                make_run("mace_base", 2.5, threads=2)]
+        info = make_info(engines=["mace", "ort", "mace_base"])
+        lines = report.ratio_summary(info, runs)
+        self.assertEqual(len(lines), 3)
+        self.assertIn("MACE / fastest peer, geometric mean: 1 thread: 1.50x", lines[0])
+        self.assertIn("MACE baseline / fastest peer, geometric mean: 1 thread: 1.25x", lines[1])
+        self.assertIn("MACE / MACE baseline, geometric mean: 1 thread: 1.20x", lines[2])
+        self.assertIn("2 threads: 0.80x", lines[2])
+        header = report.latency_table(info, runs).splitlines()[0]
+        self.assertIn("MACE baseline ms", header)
 
     def test_init_and_memory_tables(self):
         init = report.init_table(make_info(), sample_runs()).splitlines()

@@ -2,9 +2,11 @@
 process with a rotating order, check outputs, write the report."""
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,7 +20,7 @@ import numpy as np
 from mace_converter.api import ConversionError
 from mace_converter.progress import REPO, UserError, shell_text
 from mace_tools.peer_bench import machine, mace_engine, report
-from mace_tools.peer_bench.children import ChildResult, peak_rss_kib, run_child
+from mace_tools.peer_bench.children import ChildResult, run_child
 from mace_tools.peer_bench.options import COSINE_THRESHOLD, ENGINES, Options, parse_args
 from mace_tools.peer_bench.prepare import (INSTALL, NCNN_INPUT, NCNN_OUTPUT, REQUIREMENTS,
                                            PreparedModel, missing_packages, prepare)
@@ -98,7 +100,7 @@ def time_all(models: list[PreparedModel], options: Options) -> list[EngineRun]:
                 for engine in rotated(options.engines, cell + repeat):
                     done += 1
                     run = run_engine(model, engine, threads, repeat, options, baselines)
-                    check(run, model, engine, threads, repeat, reference, why)
+                    check(run, model, engine, threads, repeat, reference, why, options)
                     per_engine[engine].append(run)
                     log(progress_line(done, total, run))
             cell += 1
@@ -118,10 +120,11 @@ def reference_output(model: PreparedModel,
 def run_engine(model: PreparedModel, engine: str, threads: int, repeat: int,
                options: Options, baselines: dict[Path, Optional[float]]) -> EngineRun:
     run = EngineRun(model=model.name, engine=engine, threads=threads)
-    if engine in model.errors:
-        run.error = model.errors[engine]
+    failed = model.errors.get("mace" if engine == "mace_base" else engine)
+    if failed:
+        run.error = failed
         return run
-    if engine == "mace":
+    if engine in ("mace", "mace_base"):
         return _run_mace(model, run, options, baselines)
     out = model.directory / "runs" / f"{engine}_t{threads}_r{repeat}"
     result, error = _worker(model, engine, threads, options.rounds, out, options)
@@ -141,7 +144,7 @@ def run_engine(model: PreparedModel, engine: str, threads: int, repeat: int,
 
 
 def check(run: EngineRun, model: PreparedModel, engine: str, threads: int, repeat: int,
-          reference: Optional[np.ndarray], why: str) -> None:
+          reference: Optional[np.ndarray], why: str, options: Options) -> None:
     """Compares the run's output with the reference and sets its status."""
     if run.status == FAILED:
         return
@@ -149,7 +152,7 @@ def check(run: EngineRun, model: PreparedModel, engine: str, threads: int, repea
         run.status, run.error = UNCHECKED, why
         return
     try:
-        output = _output(model, engine, threads, repeat)
+        output = _output(model, engine, threads, repeat, options)
         run.cosine = cosine(output, reference)
     except (OSError, ValueError) as error:
         run.status, run.error = WRONG, f"output not comparable: {error}"
@@ -240,11 +243,10 @@ def progress_line(done: int, total: int, run: EngineRun) -> str:
 
 def _run_mace(model: PreparedModel, run: EngineRun, options: Options,
               baselines: dict[Path, Optional[float]]) -> EngineRun:
-    assert model.mace is not None
-    mace = model.mace
+    mace = _mace_model(model, run.engine, options)
     if mace.runner not in baselines:
         baselines[mace.runner] = _bare_rss_mib(mace.runner)
-    for stale in mace.output_prefix.parent.glob("output_*.npy"):
+    for stale in mace.output_prefix.parent.glob(f"{mace.output_prefix.name}_*.npy"):
         stale.unlink()
     command = mace_engine.command(mace, run.threads, options.rounds,
                                   options.cpu_affinity_policy)
@@ -267,32 +269,25 @@ def _run_mace(model: PreparedModel, run: EngineRun, options: Options,
 
 def _bare_rss_mib(runner: Path, timeout: float = 30.0) -> Optional[float]:
     """mace_run's footprint before it reads a model (the binary and its
-    libraries), to split its peak the way the peers' is split. mace_run opens
-    the model file first; given a FIFO it waits there until a writer comes."""
+    libraries), to split its peak the way the peers' is split: its maximum
+    RSS when it stops at a missing model file, as GNU time reports it. time
+    forks the runner from its own small process, so the number is the
+    runner's alone (the rusage this process sees would include its own
+    memory, which exec records)."""
+    gnu_time = shutil.which("time") or "/usr/bin/time"
+    if not Path(gnu_time).exists():
+        return None
     with tempfile.TemporaryDirectory() as directory:
-        fifo = Path(directory) / "model.pb"
-        os.mkfifo(fifo)
-        process = subprocess.Popen([str(runner), f"--model_file={fifo}"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   stdin=subprocess.DEVNULL)
-        kib, deadline = 0, time.monotonic() + timeout
+        report_file = Path(directory) / "rss"
         try:
-            while process.poll() is None and time.monotonic() < deadline:
-                try:
-                    # Succeeds once mace_run has the FIFO open for reading.
-                    writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-                except OSError:
-                    time.sleep(0.01)
-                    continue
-                kib = peak_rss_kib(process.pid)
-                os.close(writer)  # an empty model: mace_run reports it and exits
-                break
-        finally:
-            if process.poll() is None:
-                time.sleep(0.5)
-            if process.poll() is None:
-                process.kill()
-            process.wait()
+            subprocess.run([gnu_time, "-f", "%M", "-o", str(report_file), str(runner),
+                            f"--model_file={Path(directory) / 'missing.pb'}"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           stdin=subprocess.DEVNULL, timeout=timeout, check=False)
+            lines = report_file.read_text().split()
+            kib = int(lines[-1]) if lines else 0
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            return None
     return kib / 1024.0 if kib else None
 
 
@@ -325,9 +320,21 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
     return result, ""
 
 
-def _output(model: PreparedModel, engine: str, threads: int, repeat: int) -> np.ndarray:
-    if engine == "mace":
-        assert model.mace is not None
-        return mace_engine.read_output(model.mace)
+def _mace_model(model: PreparedModel, engine: str,
+                options: Options) -> mace_engine.MaceModel:
+    """The converted model as `engine` runs it: the baseline engine runs the
+    same files with another build's mace_run and writes its own outputs."""
+    assert model.mace is not None
+    if engine != "mace_base":
+        return model.mace
+    assert options.baseline_runner is not None
+    return dataclasses.replace(model.mace, runner=options.baseline_runner,
+                               output_prefix=model.mace.output_prefix.with_name("baseline"))
+
+
+def _output(model: PreparedModel, engine: str, threads: int, repeat: int,
+            options: Options) -> np.ndarray:
+    if engine in ("mace", "mace_base"):
+        return mace_engine.read_output(_mace_model(model, engine, options))
     return np.load(model.directory / "runs" / f"{engine}_t{threads}_r{repeat}.npy")
 

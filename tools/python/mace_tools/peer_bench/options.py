@@ -24,7 +24,10 @@ ENGINES = {
     "ncnn": "ncnn",
     "mnn": "MNN",
     "ncnn_default": "ncnn defaults",
+    "mace_base": "MACE baseline",
 }
+# Engines a plain run leaves out: the baseline needs --baseline-runner.
+OPT_IN_ENGINES = ("mace_base",)
 # The peers MACE is compared with: all fp32. ncnn with its default options may
 # store weights and activations in fp16, so it is shown but never "fastest".
 PEERS = ("ort", "ncnn", "mnn")
@@ -53,6 +56,7 @@ class Options:
     cpu_affinity_policy: int
     timeout: float
     work_dir: Path
+    baseline_runner: Optional[Path] = None
 
     @property
     def json_path(self) -> Path:
@@ -63,15 +67,27 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
     args = _parser().parse_args(argv)
     report = args.report
     if report is None:
-        full = (set(args.models) == set(MODELS) and set(args.engines) == set(ENGINES)
-                and set(args.threads) == set(DEFAULT_THREADS))
+        standard = set(ENGINES) - set(OPT_IN_ENGINES)
+        full = (set(args.models) == set(MODELS) and set(args.engines) == standard
+                and set(args.threads) == set(DEFAULT_THREADS) and args.baseline_runner is None)
         report = DEFAULT_REPORT if full else args.work_dir / PARTIAL_REPORT_NAME
-    return Options(models=args.models, engines=args.engines, threads=args.threads,
+    engines = args.engines
+    if args.baseline_runner is not None:
+        if not args.baseline_runner.is_file():
+            raise SystemExit(f"error: --baseline-runner {args.baseline_runner} is not a file")
+        if "mace" not in engines:
+            raise SystemExit("error: --baseline-runner compares with MACE: keep mace in --engines")
+        engines = [name for name in ENGINES if name in engines or name == "mace_base"]
+    elif "mace_base" in engines:
+        raise SystemExit("error: the mace_base engine needs --baseline-runner")
+    return Options(models=args.models, engines=engines, threads=args.threads,
                    rounds=args.rounds, repeats=args.repeats, seed=args.seed,
                    report=report, skip_mace_build=args.skip_mace_build,
                    op_profile=not args.no_op_profile,
                    cpu_affinity_policy=args.cpu_affinity_policy, timeout=args.timeout,
-                   work_dir=args.work_dir)
+                   work_dir=args.work_dir,
+                   baseline_runner=args.baseline_runner.resolve() if args.baseline_runner
+                   else None)
 
 
 def model_list(text: str) -> list[str]:
@@ -137,8 +153,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--models", type=model_list, default=list(MODELS), metavar="A,B",
                         help="comma-separated zoo models (default: all of "
                              f"{', '.join(MODELS)})")
-    parser.add_argument("--engines", type=engine_list, default=list(ENGINES), metavar="E,F",
-                        help=f"comma-separated engines (default: {','.join(ENGINES)})")
+    parser.add_argument("--engines", type=engine_list,
+                        default=[e for e in ENGINES if e not in OPT_IN_ENGINES], metavar="E,F",
+                        help="comma-separated engines (default: "
+                             f"{','.join(e for e in ENGINES if e not in OPT_IN_ENGINES)})")
     parser.add_argument("--threads", type=thread_list, default=DEFAULT_THREADS, metavar="N,M",
                         help="comma-separated thread counts (default: 1,2)")
     parser.add_argument("--rounds", metavar="N", type=_bounded(1, 100000), default=50,
@@ -166,4 +184,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="seconds before one engine process is killed (default: 900)")
     parser.add_argument("--work-dir", metavar="DIR", type=Path, default=Path("build/peer_bench"),
                         help="converted models, inputs and outputs (default: %(default)s)")
+    parser.add_argument("--baseline-runner", metavar="PATH", type=Path, default=None,
+                        help="a mace_run built from another commit (in a second worktree); "
+                             "it runs the same converted models as the engine mace_base, "
+                             "interleaved with the others, and the report adds MACE / "
+                             "baseline")
     return parser

@@ -75,12 +75,20 @@ def fastest_peer(runs: dict[str, EngineRun]) -> Optional[tuple[str, float]]:
                     if engine in runs and runs[engine].timed})
 
 
-def mace_ratio(runs: dict[str, EngineRun]) -> Optional[float]:
+def mace_ratio(runs: dict[str, EngineRun], engine: str = "mace") -> Optional[float]:
     best = fastest_peer(runs)
-    mace = runs.get("mace")
+    mace = runs.get(engine)
     if best is None or mace is None or not mace.timed:
         return None
     return ratio(mace.median_ms, best[1])
+
+
+def baseline_ratio(runs: dict[str, EngineRun]) -> Optional[float]:
+    """MACE's median over the baseline build's, both in this run."""
+    mace, base = runs.get("mace"), runs.get("mace_base")
+    if mace is None or base is None or not mace.timed or not base.timed:
+        return None
+    return ratio(mace.median_ms, base.median_ms)
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
@@ -135,18 +143,31 @@ def latency_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
 
 
 def ratio_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
-    """One line per thread count: the geometric mean of MACE / fastest peer."""
-    if "mace" not in info.engines or not any(e in PEERS for e in info.engines):
+    """Per thread count, the geometric mean of MACE / fastest peer (and, with
+    a baseline build, of the baseline / fastest peer and MACE / baseline)."""
+    if "mace" not in info.engines:
         return []
     cells = _cells(runs)
-    parts = []
-    for threads in info.threads:
-        ratios = [mace_ratio(cells.get((model, threads), {})) for model in info.models]
-        mean = geometric_mean(ratios)
-        counted = sum(r is not None for r in ratios)
-        parts.append(f"{threads} thread{'s' if threads > 1 else ''}: {fmt_ratio(mean)} "
-                     f"over {counted} model{'s' if counted != 1 else ''}")
-    return ["MACE / fastest peer, geometric mean: " + "; ".join(parts) + "."]
+    peers = any(e in PEERS for e in info.engines)
+    lines = []
+    measures = []
+    if peers:
+        measures.append(("MACE / fastest peer", lambda r: mace_ratio(r)))
+    if "mace_base" in info.engines:
+        if peers:
+            measures.append(("MACE baseline / fastest peer",
+                             lambda r: mace_ratio(r, "mace_base")))
+        measures.append(("MACE / MACE baseline", baseline_ratio))
+    for label, measure in measures:
+        parts = []
+        for threads in info.threads:
+            ratios = [measure(cells.get((model, threads), {})) for model in info.models]
+            mean = geometric_mean(ratios)
+            counted = sum(r is not None for r in ratios)
+            parts.append(f"{threads} thread{'s' if threads > 1 else ''}: {fmt_ratio(mean)} "
+                         f"over {counted} model{'s' if counted != 1 else ''}")
+        lines.append(f"{label}, geometric mean: " + "; ".join(parts) + ".")
+    return lines
 
 
 def init_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:

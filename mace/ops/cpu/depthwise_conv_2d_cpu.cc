@@ -1,0 +1,90 @@
+// DepthwiseConv2d's CPU kernel, choosing in this order:
+//   1. blocked, when the net runs the op in channel blocks;
+//   2. the fast 3x3 kernel (stride 1 or 2), when the engine's kernel family
+//      has one;
+//   3. the reference kernel.
+#include "mace/ops/cpu/depthwise_conv_2d_cpu.h"
+
+#include <memory>
+
+#include "mace/ops/cpu/blocked_op.h"
+#include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
+#include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
+#include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/depthwise_conv_2d.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase> {
+ public:
+  MaceStatus Prepare(OpContext* context) override {
+    kernels_ = ContextKernelTable(context);
+    fast_.reset();
+    blocked_.reset();
+    MACE_RETURN_IF_ERROR(InferShapes());
+    const KernelTable* table = kernels_;
+    if (table != nullptr && DepthwiseConv3x3::Supports(*table, params())) {
+      fast_ = std::make_unique<DepthwiseConv3x3>(*table, params());
+      return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
+    }
+    return MaceStatus();
+  }
+
+  // Blocked, each vector holds one position of a block of channels, so no
+  // border needs code of its own; at stride 2 that beats the plain rows.
+  int BlockedBlock() const override {
+    const KernelTable* table = kernels_;
+    const int block = BlockedLayoutBlock(table);
+    const Tensor* bias = Bias();
+    if (block == 0 || !Input(1)->is_weight() || (bias != nullptr && !bias->is_weight()) ||
+        !BlockedDepthwise::Supports(*table, params())) {
+      return 0;
+    }
+    return block;
+  }
+  bool PrefersBlocked() const override { return params().stride_w >= 2; }
+
+  MaceStatus UseBlocked(OpContext* context) override {
+    const Tensor* bias = Bias();
+    blocked_ = std::make_unique<BlockedDepthwise>(*kernels_, params(), Input(1)->data<float>(),
+                                                  bias != nullptr ? bias->data<float>() : nullptr,
+                                                  ContextArena(context));
+    return MaceStatus();
+  }
+
+  MaceStatus Run(OpContext* context) override {
+    const Tensor* bias = Bias();
+    const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
+    if (blocked_ != nullptr) {
+      blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
+                    ContextPool(context));
+      return MaceStatus();
+    }
+    if (fast_ != nullptr) {
+      fast_->Run(Input(0)->data<float>(), Input(1)->data<float>(), bias_data,
+                 Output(0)->mutable_data<float>(), ContextPool(context), scratch_.Get(context));
+      return MaceStatus();
+    }
+    ref::DepthwiseConv2d(params(), Input(0)->data<float>(), Input(1)->data<float>(), bias_data,
+                         Output(0)->mutable_data<float>());
+    return MaceStatus();
+  }
+
+ private:
+  // The engine's CPU kernel family (null: reference kernels), from Prepare.
+  const KernelTable* kernels_ = nullptr;
+  std::unique_ptr<DepthwiseConv3x3> fast_;
+  std::unique_ptr<BlockedDepthwise> blocked_;
+  OpScratch scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewDepthwiseConv2dCpu() {
+  return std::make_unique<DepthwiseConv2dCpu>();
+}
+
+}  // namespace ops
+}  // namespace mace

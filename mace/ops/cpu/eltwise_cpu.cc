@@ -1,0 +1,86 @@
+// Eltwise's CPU kernel: the fast kernel (every type but POW, any broadcast;
+// cpu/eltwise_kernel.h) when the engine's kernel family has one, else the
+// reference kernel. Run blocked, the operands are flat arrays.
+#include "mace/ops/cpu/eltwise_cpu.h"
+
+#include <memory>
+
+#include "mace/ops/cpu/blocked_op.h"
+#include "mace/ops/cpu/eltwise_kernel.h"
+#include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/eltwise.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+class EltwiseCpu final : public BlockedLayoutOp<EltwiseBase> {
+ public:
+  MaceStatus Prepare(OpContext* context) override {
+    kernels_ = ContextKernelTable(context);
+    fast_.reset();
+    MACE_RETURN_IF_ERROR(InferShapes());
+    run_params_ = params();
+    const KernelTable* table = kernels_;
+    if (table != nullptr) fast_ = EltwiseKernel::Create(*table, run_params_);
+    return MaceStatus();
+  }
+
+  MaceStatus Run(OpContext* context) override {
+    const float* in0 = Input(0)->data<float>();
+    const float* a = in0;
+    const float* b = nullptr;
+    if (InputSize() == 2) {
+      b = Input(1)->data<float>();
+    } else if (has_scalar()) {
+      a = scalar_index() == 0 ? &scalar() : in0;
+      b = scalar_index() == 0 ? in0 : &scalar();
+    }
+    if (fast_ != nullptr) {
+      fast_->Run(a, b, Output(0)->mutable_data<float>(), ContextPool(context));
+      return MaceStatus();
+    }
+    ref::Eltwise(run_params_, a, b, Output(0)->mutable_data<float>());
+    return MaceStatus();
+  }
+
+  // Every element is computed on its own, so blocked tensors of one shape
+  // (or one tensor and a scalar) are flat arrays, padding lanes included.
+  int BlockedBlock() const override {
+    const KernelTable* table = kernels_;
+    const int block = BlockedLayoutBlock(table);
+    if (block == 0 || Input(0)->dim_size() != 4) return 0;
+    // A constant operand stays in its stored NCHW order: no conversion
+    // would reorder it.
+    for (int i = 0; i < InputSize(); ++i) {
+      if (Input(i)->is_weight()) return 0;
+    }
+    if (InputSize() == 2 && Input(1)->shape() != Input(0)->shape()) return 0;
+    return block;
+  }
+
+  MaceStatus UseBlocked(OpContext* /*context*/) override {
+    const int64_t count = Output(0)->storage_size();
+    const bool scalar_a = has_scalar() && scalar_index() == 0;
+    const bool scalar_b = has_scalar() && scalar_index() == 1;
+    run_params_.shape = {count};
+    run_params_.a_strides = {scalar_a ? 0 : 1};
+    run_params_.b_strides = {scalar_b || (InputSize() == 1 && !scalar_a) ? 0 : 1};
+    fast_ = EltwiseKernel::Create(*kernels_, run_params_);
+    return MaceStatus();
+  }
+
+ private:
+  // The engine's CPU kernel family (null: reference kernels), from Prepare.
+  const KernelTable* kernels_ = nullptr;
+  // params(), or flattened once the op runs blocked.
+  ref::EltwiseParams run_params_;
+  std::unique_ptr<EltwiseKernel> fast_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewEltwiseCpu() { return std::make_unique<EltwiseCpu>(); }
+
+}  // namespace ops
+}  // namespace mace

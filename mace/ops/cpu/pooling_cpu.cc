@@ -1,0 +1,75 @@
+// Pooling's CPU kernel, choosing in this order:
+//   1. blocked, when the net runs the op in channel blocks;
+//   2. the fast kernel (2x2 / 3x3 windows at stride 1 or 2, and global
+//      pooling), when the engine's kernel family has one;
+//   3. the reference kernel.
+#include "mace/ops/cpu/pooling_cpu.h"
+
+#include <memory>
+
+#include "mace/ops/cpu/blocked_op.h"
+#include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/cpu/pooling_blocked.h"
+#include "mace/ops/cpu/pooling_kernel.h"
+#include "mace/ops/pooling.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
+ public:
+  MaceStatus Prepare(OpContext* context) override {
+    kernels_ = ContextKernelTable(context);
+    fast_.reset();
+    blocked_.reset();
+    MACE_RETURN_IF_ERROR(InferShapes());
+    const KernelTable* table = kernels_;
+    if (table != nullptr && PoolingKernel::Supports(*table, params())) {
+      fast_ = std::make_unique<PoolingKernel>(*table, params());
+      return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
+    }
+    return MaceStatus();
+  }
+
+  int BlockedBlock() const override {
+    const KernelTable* table = kernels_;
+    const int block = BlockedLayoutBlock(table);
+    if (block == 0 || !BlockedPooling::Supports(*table, params(), global())) return 0;
+    return block;
+  }
+
+  MaceStatus UseBlocked(OpContext* /*context*/) override {
+    blocked_ = std::make_unique<BlockedPooling>(*kernels_, params(), global());
+    return MaceStatus();
+  }
+
+  MaceStatus Run(OpContext* context) override {
+    if (blocked_ != nullptr) {
+      blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
+                    ContextPool(context));
+      return MaceStatus();
+    }
+    if (fast_ != nullptr) {
+      fast_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
+                 scratch_.Get(context));
+      return MaceStatus();
+    }
+    ref::Pooling(params(), Input(0)->data<float>(), Output(0)->mutable_data<float>());
+    return MaceStatus();
+  }
+
+ private:
+  // The engine's CPU kernel family (null: reference kernels), from Prepare.
+  const KernelTable* kernels_ = nullptr;
+  std::unique_ptr<PoolingKernel> fast_;
+  std::unique_ptr<BlockedPooling> blocked_;
+  OpScratch scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewPoolingCpu() { return std::make_unique<PoolingCpu>(); }
+
+}  // namespace ops
+}  // namespace mace

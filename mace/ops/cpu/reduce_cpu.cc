@@ -1,0 +1,80 @@
+// Reduce's CPU kernel. Reducing trailing axes only (global average pooling
+// written as ReduceMean over H and W) makes each output a contiguous run of
+// the input: those runs are reduced directly, split across the pool, with
+// the reference's arithmetic (double accumulators, NaN through MIN and MAX)
+// but no per-element index computation. Other axis sets run the reference
+// kernel.
+#include "mace/ops/cpu/reduce_cpu.h"
+
+#include <cmath>
+#include <memory>
+
+#include "mace/ops/common/element_count.h"
+#include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/reduce.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+// output[o] for o in [first, last) reduces input[o * run, (o + 1) * run).
+void ReduceRuns(ref::ReduceType type, const float* input, int64_t run, int64_t first, int64_t last,
+                float* output) {
+  for (int64_t o = first; o < last; ++o) {
+    const float* values = input + o * run;
+    if (type == ref::ReduceType::MIN || type == ref::ReduceType::MAX) {
+      float best = values[0];
+      for (int64_t r = 1; r < run; ++r) {
+        const float v = values[r];
+        const bool better = type == ref::ReduceType::MIN ? v < best : v > best;
+        if (std::isnan(v) || better) best = v;
+      }
+      output[o] = best;
+    } else if (type == ref::ReduceType::PROD) {
+      double product = 1.0;
+      for (int64_t r = 0; r < run; ++r) product *= values[r];
+      output[o] = static_cast<float>(product);
+    } else {
+      // Four double accumulators: the adds overlap instead of waiting on one
+      // another, and double keeps the sum as exact as the reference's.
+      double sums[4] = {0.0, 0.0, 0.0, 0.0};
+      int64_t r = 0;
+      for (; r + 4 <= run; r += 4) {
+        for (int j = 0; j < 4; ++j) sums[j] += values[r + j];
+      }
+      for (; r < run; ++r) sums[0] += values[r];
+      double sum = (sums[0] + sums[1]) + (sums[2] + sums[3]);
+      if (type == ref::ReduceType::MEAN) sum /= static_cast<double>(run);
+      output[o] = static_cast<float>(sum);
+    }
+  }
+}
+
+class ReduceCpu final : public ReduceBase {
+ public:
+  MaceStatus Prepare(OpContext* /*context*/) override { return InferShapes(); }
+
+  MaceStatus Run(OpContext* context) override {
+    const float* input = Input(0)->data<float>();
+    float* output = Output(0)->mutable_data<float>();
+    if (!trailing()) {
+      ref::Reduce(params(), input, output);
+      return MaceStatus();
+    }
+    // Both are parts of the bounded input's shape.
+    const int64_t runs = BoundedElementCount(params().kept_sizes);
+    const int64_t run = BoundedElementCount(params().reduced_sizes);
+    const ref::ReduceType type = params().type;
+    ParallelFor(ContextPool(context), runs, [&](int64_t begin, int64_t end) {
+      ReduceRuns(type, input, run, begin, end, output);
+    });
+    return MaceStatus();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewReduceCpu() { return std::make_unique<ReduceCpu>(); }
+
+}  // namespace ops
+}  // namespace mace

@@ -1,0 +1,51 @@
+// Pooling: average or max over sliding NCHW windows, or over the whole plane
+// (global). Window and padding arguments are the shared conv_geometry ones;
+// ceil_mode and count_include_pad follow ONNX.
+//
+// Arguments beyond the window ones:
+//   pooling_type       int 1 (AVG, default) or 2 (MAX)
+//   kernels            ints [kh, kw], unless global
+//   global             int 0 or 1: the window is the whole plane
+//   ceil_mode          int 0 or 1
+//   count_include_pad  int 0 or 1: AVG divides by the padded window
+//
+// PoolingBase is the device-neutral part: arguments (Init) and shapes
+// (InferShapes), shared by every device's kernel. The CPU kernel is
+// mace/ops/cpu/pooling_cpu.cc.
+#ifndef MACE_OPS_POOLING_H_
+#define MACE_OPS_POOLING_H_
+
+#include "mace/core/operation.h"
+#include "mace/ops/common/conv_geometry.h"
+#include "mace/ops/ref/pooling.h"
+
+namespace mace {
+namespace ops {
+
+class PoolingBase : public Operation {
+ public:
+  MaceStatus Init() override;
+
+ protected:
+  // Checks the input's type and shape against the arguments, fills params()
+  // and sets the output's shape.
+  MaceStatus InferShapes();
+  const ref::PoolingParams& params() const { return params_; }
+  bool global() const { return global_; }
+
+ private:
+  // Output size and the declared padding on all four sides, which
+  // count_include_pad needs.
+  MaceStatus SetWindow();
+
+  WindowArgs window_;
+  int64_t kernel_h_ = 0, kernel_w_ = 0;
+  bool global_ = false;
+  bool ceil_mode_ = false;
+  ref::PoolingParams params_;
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_POOLING_H_
