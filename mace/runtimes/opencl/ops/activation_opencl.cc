@@ -2,7 +2,7 @@
 // slope tensor (uploaded once, as a 1-D argument image).
 #include <memory>
 
-#include "mace/ops/common/activation.h"
+#include "mace/ops/activation.h"
 #include "mace/runtimes/opencl/image_layout.h"
 #include "mace/runtimes/opencl/opencl_runtime.h"
 #include "mace/runtimes/opencl/ops/image_kernel.h"
@@ -12,37 +12,23 @@ namespace mace {
 namespace opencl {
 namespace {
 
-class ActivationOpenCL : public ImageKernel<Operation> {
+class ActivationOpenCL : public ImageKernel<ops::ActivationBase> {
  public:
   MaceStatus Init() override {
-    OP_CHECK(InputSize() >= 1 && InputSize() <= 2 && OutputSize() == 1,
-             "needs inputs [input, alpha for PRELU] and one output, got ", InputSize(),
-             " inputs and ", OutputSize(), " outputs");
-    OP_CHECK(Input(0) != nullptr, "input is missing");
-    MACE_RETURN_IF_ERROR(ops::ParseActivation(*this, /*allow_prelu=*/true, &activation_));
-    const bool prelu = activation_.type == ops::ActivationType::PRELU;
-    OP_CHECK(prelu == (InputSize() == 2), prelu ? "PRELU needs the slope tensor alpha as input 1"
-                                                : "only PRELU takes a second input");
-    OP_CHECK(!prelu || Input(1)->is_weight(), "the GPU kernel needs a constant PRELU slope");
+    MACE_RETURN_IF_ERROR(ActivationBase::Init());
+    OP_CHECK(Alpha() == nullptr || Alpha()->is_weight(),
+             "the GPU kernel needs a constant PRELU slope");
     return MaceStatus();
   }
 
   MaceStatus Prepare(OpContext* /*context*/) override {
-    const Tensor* input = Input(0);
-    OP_CHECK(input->dtype() == DT_FLOAT, "input is ", DataTypeName(input->dtype()),
-             " but must be float32");
-    const std::vector<int64_t> dims = ActivationDims(input->shape());
-    OP_CHECK(!dims.empty(), "input has shape ", ShapeToString(input->shape()),
-             ", more than 4 dimensions");
+    MACE_RETURN_IF_ERROR(InferShapes());
+    OP_CHECK(Input(0)->dim_size() <= 4, "the GPU kernel takes tensors of rank 4 or less");
     OpenCLRuntime* runtime = AsOpenCL(this->runtime());
     OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
-    if (InputSize() == 2 && alpha_ == nullptr) {
-      OP_CHECK(input->dim_size() >= 2 && Input(1)->shape() == std::vector<int64_t>{dims[1]},
-               "alpha has shape ", ShapeToString(Input(1)->shape()), " but needs [", dims[1],
-               "]");
-      MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kArgument, *Input(1), &alpha_));
+    if (Alpha() != nullptr && alpha_ == nullptr) {
+      MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kArgument, *Alpha(), &alpha_));
     }
-    Output(0)->Reshape(input->shape());
     if (!kernel_.created()) MACE_RETURN_IF_ERROR(kernel_.Create(runtime, "activation"));
     return MaceStatus();
   }
@@ -56,16 +42,16 @@ class ActivationOpenCL : public ImageKernel<Operation> {
     MACE_RETURN_IF_ERROR(DeviceMemoryOf(*Output(0), &output));
     // Without PRELU the kernel never reads its alpha argument.
     const cl_mem alpha = alpha_ != nullptr ? static_cast<cl_mem>(alpha_->device_handle()) : input;
+    const ops::Activation& activation = params().activation;
     MACE_RETURN_IF_ERROR(kernel_.SetArgs(
         input, alpha, output, static_cast<cl_int>(image.width), static_cast<cl_int>(image.height),
         static_cast<cl_int>(dims[3]), static_cast<cl_int>(dims[1]),
-        static_cast<cl_int>(activation_.type), static_cast<cl_float>(activation_.max_limit),
-        static_cast<cl_float>(activation_.alpha), static_cast<cl_float>(activation_.beta)));
+        static_cast<cl_int>(activation.type), static_cast<cl_float>(activation.max_limit),
+        static_cast<cl_float>(activation.alpha), static_cast<cl_float>(activation.beta)));
     return kernel_.Run2D(image.width, image.height);
   }
 
  private:
-  ops::Activation activation_;
   std::unique_ptr<Memory> alpha_;
   Kernel kernel_;
 };
