@@ -521,19 +521,29 @@ MaceStatus OpenCLRuntime::UploadPixels(const std::vector<float>& pixels, int64_t
   return Check(api_->clFinish(queue_), "uploading weights");
 }
 
-MaceStatus OpenCLRuntime::UploadWeight(ImageKind image_kind, const Tensor& weight,
+MaceStatus OpenCLRuntime::UploadWeight(ImageKind kind, const Tensor& weight,
                                        std::unique_ptr<Memory>* image) {
+  return UploadWeightAs(kind, weight, weight.shape(), image);
+}
+
+MaceStatus OpenCLRuntime::UploadWeightAs(ImageKind kind, const Tensor& weight,
+                                         const std::vector<int64_t>& shape,
+                                         std::unique_ptr<Memory>* image) {
   MACE_CHECK_ARG(weight.data<float>() != nullptr && weight.dtype() == DT_FLOAT, "weight '",
                  weight.name(), "' is not float32 host memory");
-  ImageShape shape;
-  MACE_RETURN_IF_ERROR(ImageShapeFor(image_kind, weight.shape(), &shape));
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  MACE_CHECK_ARG(count == weight.size(), "weight '", weight.name(), "' cannot be viewed as ",
+                 ShapeToString(shape));
+  ImageShape extent;
+  MACE_RETURN_IF_ERROR(ImageShapeFor(kind, shape, &extent));
   MACE_RETURN_IF_ERROR(
-      CheckImageSize(shape.width, shape.height, StrCat("weight '", weight.name(), "'")));
+      CheckImageSize(extent.width, extent.height, StrCat("weight '", weight.name(), "'")));
   std::vector<float> pixels;
-  MACE_RETURN_IF_ERROR(ArrangePixels(image_kind, weight.shape(), weight.data<float>(), &pixels));
+  MACE_RETURN_IF_ERROR(ArrangePixels(kind, shape, weight.data<float>(), &pixels));
   MACE_RETURN_IF_ERROR(
-      Allocate(MemoryExtent::Image(shape.width, shape.height, pixel_bytes()), image));
-  MACE_RETURN_IF_ERROR(UploadPixels(pixels, shape.width, shape.height, image->get()));
+      Allocate(MemoryExtent::Image(extent.width, extent.height, pixel_bytes()), image));
+  MACE_RETURN_IF_ERROR(UploadPixels(pixels, extent.width, extent.height, image->get()));
   weight_bytes_ += (*image)->bytes();
   return MaceStatus();
 }

@@ -98,6 +98,10 @@ class OpenCLRuntime : public Runtime {
   // Uploads a weight tensor (host memory) into a new image of `kind`,
   // counted as the engine's persistent memory.
   MaceStatus UploadWeight(ImageKind kind, const Tensor& weight, std::unique_ptr<Memory>* image);
+  // The same, with the weight's elements taken as a tensor of `shape` (the
+  // same element count: a reshape).
+  MaceStatus UploadWeightAs(ImageKind kind, const Tensor& weight,
+                            const std::vector<int64_t>& shape, std::unique_ptr<Memory>* image);
 
   // The build options the program was built with.
   const std::string& build_options() const { return build_options_; }

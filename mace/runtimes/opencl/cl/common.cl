@@ -9,11 +9,13 @@ typedef half DATA;
 typedef half4 DATA4;
 #define READ_PIXEL(image, coord) read_imageh((image), kSampler, (coord))
 #define WRITE_PIXEL(image, coord, value) write_imageh((image), (coord), (value))
+#define TO_DATA4(value) convert_half4(value)
 #else
 typedef float DATA;
 typedef float4 DATA4;
 #define READ_PIXEL(image, coord) read_imagef((image), kSampler, (coord))
 #define WRITE_PIXEL(image, coord, value) write_imagef((image), (coord), (value))
+#define TO_DATA4(value) (value)
 #endif
 
 // Reads outside an image give 0. Kernels still bounds-check their reads:
@@ -24,6 +26,15 @@ __constant sampler_t kSampler =
 // Lanes of channel block `block` past `channels` are kept at 0, so that a
 // reader may take whole blocks.
 inline DATA4 mask_lanes(DATA4 value, int block, int channels) {
+  const int valid = channels - block * 4;
+  if (valid < 4) value.w = 0;
+  if (valid < 3) value.z = 0;
+  if (valid < 2) value.y = 0;
+  return value;
+}
+
+// mask_lanes for kernels that compute in float whatever the storage.
+inline float4 mask_float_lanes(float4 value, int block, int channels) {
   const int valid = channels - block * 4;
   if (valid < 4) value.w = 0;
   if (valid < 3) value.z = 0;

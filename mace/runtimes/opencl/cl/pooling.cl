@@ -31,10 +31,6 @@ __kernel void pooling(__read_only image2d_t input, __write_only image2d_t output
     }
   }
   const int divisor = count_include_pad ? padded : valid;
-  float4 result = is_max ? top : (divisor > 0 ? sum / (float)divisor : (float4)0);
-  const int lanes = channels - block * 4;
-  if (lanes < 4) result.w = 0;
-  if (lanes < 3) result.z = 0;
-  if (lanes < 2) result.y = 0;
-  write_imagef(output, (int2)(x, row), result);
+  const float4 result = is_max ? top : (divisor > 0 ? sum / (float)divisor : (float4)0);
+  write_imagef(output, (int2)(x, row), mask_float_lanes(result, block, channels));
 }

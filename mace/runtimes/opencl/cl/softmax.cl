@@ -49,9 +49,5 @@ __kernel void softmax(__read_only image2d_t input, __write_only image2d_t output
     }
     result = use_log ? value - top - log(sum) : exp(value - top) / sum;
   }
-  const int valid = channels - block * 4;
-  if (valid < 4) result.w = 0;
-  if (valid < 3) result.z = 0;
-  if (valid < 2) result.y = 0;
-  write_imagef(output, (int2)(x, y), result);
+  write_imagef(output, (int2)(x, y), mask_float_lanes(result, block, channels));
 }

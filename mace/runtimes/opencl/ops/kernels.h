@@ -13,6 +13,7 @@ namespace opencl {
 MaceStatus RegisterActivationOpenCL(OpRegistry* registry);
 MaceStatus RegisterConv2DOpenCL(OpRegistry* registry);
 MaceStatus RegisterDepthwiseConv2dOpenCL(OpRegistry* registry);
+MaceStatus RegisterEltwiseOpenCL(OpRegistry* registry);
 MaceStatus RegisterPoolingOpenCL(OpRegistry* registry);
 MaceStatus RegisterSoftmaxOpenCL(OpRegistry* registry);
 MaceStatus RegisterImageConverters(ConverterRegistry* converters);

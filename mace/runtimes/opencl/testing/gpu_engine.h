@@ -66,10 +66,14 @@ inline void ExpectNear(const std::vector<float>& got, const std::vector<float>& 
                        float tolerance) {
   ASSERT_EQ(got.size(), expected.size());
   float scale = 1.f;
-  for (float v : expected) scale = std::max(scale, std::fabs(v));
+  for (float v : expected) {
+    if (std::isfinite(v)) scale = std::max(scale, std::fabs(v));
+  }
   int shown = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    const bool ok = std::fabs(got[i] - expected[i]) <= tolerance * scale;
+    // Equal infinities and NaN on both sides match too.
+    const bool ok = got[i] == expected[i] || (std::isnan(got[i]) && std::isnan(expected[i])) ||
+                    std::fabs(got[i] - expected[i]) <= tolerance * scale;
     if (!ok && shown++ < 10) {
       ADD_FAILURE() << "element " << i << ": got " << got[i] << ", expected " << expected[i];
     }
