@@ -11,6 +11,8 @@ namespace mace {
 namespace opencl {
 
 MaceStatus RegisterActivationOpenCL(OpRegistry* registry);
+MaceStatus RegisterBatchNormOpenCL(OpRegistry* registry);
+MaceStatus RegisterBiasAddOpenCL(OpRegistry* registry);
 MaceStatus RegisterConv2DOpenCL(OpRegistry* registry);
 MaceStatus RegisterDepthwiseConv2dOpenCL(OpRegistry* registry);
 MaceStatus RegisterEltwiseOpenCL(OpRegistry* registry);
