@@ -10,6 +10,7 @@ MaceStatus RegisterOpenCLKernels(OpRegistry* registry, ConverterRegistry* conver
   MACE_RETURN_IF_ERROR(RegisterConv2DOpenCL(registry));
   MACE_RETURN_IF_ERROR(RegisterDepthwiseConv2dOpenCL(registry));
   MACE_RETURN_IF_ERROR(RegisterEltwiseOpenCL(registry));
+  MACE_RETURN_IF_ERROR(RegisterFullyConnectedOpenCL(registry));
   MACE_RETURN_IF_ERROR(RegisterPoolingOpenCL(registry));
   MACE_RETURN_IF_ERROR(RegisterSoftmaxOpenCL(registry));
   return RegisterImageConverters(converters);

@@ -16,6 +16,7 @@ MaceStatus RegisterBiasAddOpenCL(OpRegistry* registry);
 MaceStatus RegisterConv2DOpenCL(OpRegistry* registry);
 MaceStatus RegisterDepthwiseConv2dOpenCL(OpRegistry* registry);
 MaceStatus RegisterEltwiseOpenCL(OpRegistry* registry);
+MaceStatus RegisterFullyConnectedOpenCL(OpRegistry* registry);
 MaceStatus RegisterPoolingOpenCL(OpRegistry* registry);
 MaceStatus RegisterSoftmaxOpenCL(OpRegistry* registry);
 MaceStatus RegisterImageConverters(ConverterRegistry* converters);
