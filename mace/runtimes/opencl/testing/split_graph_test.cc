@@ -58,6 +58,37 @@ TEST_P(SplitGraphTest, ImagesArePlannedOnTheirOwn) {
   EXPECT_GT(report.scratch_bytes, 0);
 }
 
+// A small MobileNet-like network of ops the GPU has runs on the GPU from
+// the input's conversion to the output's, and matches the CPU.
+TEST_P(SplitGraphTest, ANetworkOfGpuOpsNeedsOnlyTheEndConverters) {
+  using testing::ModelBuilder;
+  ModelBuilder model = testing::ModelWithInput({2, 3, 12, 10});
+  model.AddWeight("w1", {8, 3, 3, 3}, testing::RandomValues(8 * 3 * 9, 51));
+  model.AddWeight("scale", {8}, testing::RandomValues(8, 52));
+  model.AddWeight("offset", {8}, testing::RandomValues(8, 53));
+  model.AddWeight("dw", {1, 8, 3, 3}, testing::RandomValues(8 * 9, 54));
+  model.AddWeight("w2", {8, 8, 1, 1}, testing::RandomValues(64, 55));
+  model.AddWeight("fc", {5, 8}, testing::RandomValues(40, 56));
+  OperatorDef* conv = model.AddOp("Conv2D", "conv1", {"x", "w1"}, "c1");
+  testing::AddInts(conv, "strides", {2, 2});
+  ModelBuilder::SetInt(conv, "padding", 1);
+  ModelBuilder::SetString(model.AddOp("BatchNorm", "bn", {"c1", "scale", "offset"}, "b1"),
+                          "activation", "RELUX");
+  OperatorDef* dw = model.AddOp("DepthwiseConv2d", "dw", {"b1", "dw"}, "d1");
+  ModelBuilder::SetInt(dw, "padding", 1);
+  ModelBuilder::SetString(dw, "activation", "RELU");
+  model.AddOp("Conv2D", "conv2", {"d1", "w2"}, "c2");
+  ModelBuilder::SetInt(model.AddOp("Eltwise", "add", {"c2", "b1"}, "s"), "type", 0);
+  ModelBuilder::SetInt(model.AddOp("Pooling", "pool", {"s"}, "p"), "global", 1);
+  model.AddOp("FullyConnected", "fc", {"p", "fc"}, "f");
+  model.AddOp("Softmax", "softmax", {"f"}, "y");
+  std::vector<std::string> ops;
+  testing::ExpectGpuMatchesCpu(model, {2, 3, 12, 10}, GetParam(), &ops);
+  EXPECT_EQ(ops, std::vector<std::string>({"BufferToImage", "Conv2D", "BatchNorm",
+                                           "DepthwiseConv2d", "Conv2D", "Eltwise", "Pooling",
+                                           "FullyConnected", "Softmax", "ImageToBuffer"}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Storages, SplitGraphTest,
                          ::testing::Values(GPUDataType::FP32_FP32, GPUDataType::FP16_FP32),
                          [](const ::testing::TestParamInfo<GPUDataType>& info) {
