@@ -683,6 +683,62 @@ TEST(EngineBadInputTest, OfflineOffsetsBeyondAnOpsOutputsAreRefused) {
               "Conv2D 'conv': 2 output_mem_offset entries for 1 outputs");
 }
 
+// A flipped bit in a field's tag makes protobuf keep the field aside as
+// unknown; the op used to run without it (here: without its activation).
+TEST(EngineBadInputTest, FieldsTheEngineDoesNotKnowAreRefused) {
+  std::shared_ptr<MaceEngine> engine;
+  TinyModel in_op;
+  // Field 14 of OperatorDef (unused), a varint: tag (14 << 3) | 0.
+  std::string op_bytes = in_op.net.op(0).SerializeAsString() + std::string("\x70\x01", 2);
+  ASSERT_TRUE(in_op.net.mutable_op(0)->ParseFromString(op_bytes));
+  ExpectError(in_op.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "field 14 in op 'conv'");
+
+  TinyModel in_arg;
+  std::string arg_bytes =
+      in_arg.net.op(0).arg(0).SerializeAsString() + std::string("\x48\x02", 2);  // field 9
+  ASSERT_TRUE(in_arg.net.mutable_op(0)->mutable_arg(0)->ParseFromString(arg_bytes));
+  ExpectError(in_arg.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "field 9 in op 'conv' argument 'activation'");
+
+  // At the top level, after the whole graph.
+  TinyModel model;
+  const std::string graph = model.Graph() + std::string("\xf8\x01\x01", 3);  // field 31
+  ExpectError(CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()),
+                                        graph.size(),
+                                        reinterpret_cast<const unsigned char*>(model.data.data()),
+                                        model.data.size(), {"x"}, {"y"}, MaceEngineConfig(),
+                                        &engine),
+              MaceStatus::MACE_INVALID_ARGS, "field 31 in the NetDef");
+  EXPECT_EQ(engine, nullptr);
+}
+
+// The weights checksum covers the blob, not where each weight is in it: an
+// offset changed to another weight's used to run with the wrong weights.
+TEST(EngineBadInputTest, WeightsSharingBytesAreRefused) {
+  TinyModel model;
+  model.net.mutable_tensors(1)->set_offset(0);
+  std::shared_ptr<MaceEngine> engine;
+  ExpectError(model.Create(&engine), MaceStatus::MACE_INVALID_ARGS,
+              "weight 'w' at offset 0 overlaps weight 'b' at [0, +8)");
+}
+
+TEST(EngineBadInputTest, MemoryLimitRefusesLargerPlans) {
+  TinyModel model;
+  std::shared_ptr<MaceEngine> engine;
+  MaceEngineConfig tight;
+  tight.SetMemoryLimit(64);
+  ExpectError(model.Create(&engine, tight), MaceStatus::MACE_OUT_OF_RESOURCES,
+              "more than the engine's memory limit of 64 bytes");
+  EXPECT_EQ(engine, nullptr);
+  MaceEngineConfig roomy;
+  roomy.SetMemoryLimit(1 << 20);
+  EXPECT_EQ(roomy.memory_limit(), 1 << 20);
+  ASSERT_TRUE(model.Create(&engine, roomy).ok());
+  std::map<std::string, MaceTensor> outputs;
+  EXPECT_TRUE(engine->Run(Inputs(), &outputs).ok());
+}
+
 TEST(MaceTensorTest, SizeOfAHugeOrNegativeShapeIsMinusOne) {
   EXPECT_EQ(MaceTensor({2, 3}, nullptr).size(), 6);
   EXPECT_EQ(MaceTensor({}, nullptr).size(), 1);

@@ -4,7 +4,8 @@
 # (tools/docs_test.py), the arm64 build under qemu-aarch64 (and armv7 under
 # qemu-arm when its libraries are installed), each also on a baseline CPU
 # model, a sanitizer (ASan + UBSan) pass over the engine, a ThreadSanitizer
-# pass over the threaded code, and a short fuzzing run of the model loader.
+# pass over the threaded code, the corrupt-model suite under ASan + UBSan,
+# and a short run of every fuzz target.
 #
 #   tools/test.sh                 everything below
 #   tools/test.sh --host-only     host tests only (C++, Python and the docs)
@@ -13,6 +14,7 @@
 #
 # Heavier suites have their own commands (see docs/testing.md):
 #   tools/fuzz.sh [seconds]       a long fuzzing session
+#   tools/corrupt_models.py       the full corrupt-model suite (1000 cases)
 #   MACE_FULL_ZOO=1 tools/test.sh every zoo model end to end
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -119,9 +121,19 @@ fi
 step "asan smoke: engine, core, memory, loader and tool tests under ASan + UBSan"
 bazel_tests --config=asan //test/... //mace/core/... //mace/libmace/... //mace/tools/...
 
+# Mutated models, weights, inputs and flags through the ASan/UBSan mace_run
+# the step above built; fails on any crash, hang or silent accept.
+step "corrupt models: 60 mutated cases through mace_run under ASan + UBSan"
+corrupt_status=0
+.venv/bin/python tools/corrupt_models.py --cases=60 \
+  --mace_run="$(bazel info --config=asan bazel-bin 2>/dev/null)/mace/tools/mace_run" ||
+  corrupt_status=$?
+if ((corrupt_status == 0)); then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+((corrupt_status == 0))
+
 step "tsan: thread pool, engine and concurrency tests under ThreadSanitizer"
 bazel_tests --config=tsan //mace/runtimes/cpu:compute_test //test:concurrency_test \
   //test:engine_test //test:split_runtime_test
 
-step "fuzz smoke: every fuzz target (model loader, mace_run flags and .npy)"
+step "fuzz smoke: every fuzz target (model loader, engine, mace_run flags and .npy, converter)"
 bash tools/fuzz.sh --runs="${MACE_FUZZ_RUNS:-20000}"

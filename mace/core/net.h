@@ -31,6 +31,9 @@ struct NetOptions {
   // intermediate stays readable as NCHW; so does MACE_CPU_BLOCKED_LAYOUT=0,
   // through the ops.
   bool blocked_layout = true;
+  // Bytes the planned memory (every arena and image of the net) may take;
+  // 0: no limit beyond the engine's own (kMaxByteCount per buffer).
+  int64_t memory_limit = 0;
 };
 
 // The runtimes a net places ops on: the engine's device, and the CPU that
@@ -84,6 +87,8 @@ class Net : public Executor {
   // the same index) through `runtime`.
   MaceStatus PlanMemoryType(MemoryType type, Runtime* runtime, const std::vector<Tensor*>& order,
                             const std::vector<ArenaRecord>& records);
+  // Counts `bytes` more of planned memory against options_.memory_limit.
+  MaceStatus ReserveMemory(int64_t bytes, const std::string& what);
   // GPU_IMAGE tensors: shared 2D images from the image planner.
   MaceStatus PlanImages(Runtime* runtime, const std::vector<Tensor*>& order,
                         const std::vector<ArenaRecord>& records);
@@ -113,6 +118,7 @@ class Net : public Executor {
   std::map<std::pair<const Tensor*, std::string>, const Tensor*> converted_;
   int converter_count_ = 0;
   std::vector<std::unique_ptr<Memory>> memories_;
+  int64_t reserved_bytes_ = 0;  // planned memory so far (ReserveMemory)
   MemoryReport memory_report_;
 };
 

@@ -7,6 +7,7 @@
 #include "mace/core/arena_plan.h"
 #include "mace/core/memory/planner.h"
 #include "mace/core/net.h"
+#include "mace/utils/checked_math.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/timer.h"
 
@@ -221,6 +222,11 @@ MaceStatus Net::PlanImages(Runtime* runtime, const std::vector<Tensor*>& order,
     MACE_CHECK_ARG(status.ok(), "image planning failed: ", status.message());
     std::vector<Memory*> objects;
     for (const memory::ImageSize& size : plan.assignment.object_sizes) {
+      int64_t image_bytes = 0;
+      MACE_CHECK_ARG(CheckedMul(static_cast<int64_t>(size.width) * pixel_bytes,
+                                static_cast<int64_t>(size.height), &image_bytes),
+                     "a ", size.width, " x ", size.height, " image is too large");
+      MACE_RETURN_IF_ERROR(ReserveMemory(image_bytes, "a GPU image"));
       std::unique_ptr<Memory> image;
       MACE_RETURN_IF_ERROR(
           runtime->Allocate(MemoryExtent::Image(static_cast<int64_t>(size.width),
@@ -257,6 +263,7 @@ MaceStatus Net::PlanMemoryType(MemoryType type, Runtime* runtime, const std::vec
   MACE_RETURN_IF_ERROR(PlanArena(records, options_.memory_strategy, options_.arena_alignment,
                                  options_.plan_time_limit_ms, &plan));
   const int64_t plan_micros = NowMicros() - plan_start;
+  MACE_RETURN_IF_ERROR(ReserveMemory(plan.total, StrCat("the ", MemoryTypeName(type), " arena")));
   std::unique_ptr<Memory> memory;
   MACE_RETURN_IF_ERROR(
       runtime->Allocate(MemoryExtent::Buffer(type, std::max<int64_t>(plan.total, 1)), &memory));
@@ -286,6 +293,19 @@ MaceStatus Net::PlanMemoryType(MemoryType type, Runtime* runtime, const std::vec
           << ", naive " << report.naive_bytes;
   memory_report_.memory_types.push_back(std::move(report));
   memories_.push_back(std::move(memory));
+  return MaceStatus();
+}
+
+MaceStatus Net::ReserveMemory(int64_t bytes, const std::string& what) {
+  int64_t total = 0;
+  const bool fits = CheckedAdd(reserved_bytes_, bytes, &total);
+  if (options_.memory_limit > 0 && (!fits || total > options_.memory_limit)) {
+    return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                      StrCat("the model's memory plan needs ", bytes, " bytes for ", what, " (",
+                             fits ? total : bytes, " in all), more than the engine's memory limit of ",
+                             options_.memory_limit, " bytes"));
+  }
+  reserved_bytes_ = fits ? total : reserved_bytes_;
   return MaceStatus();
 }
 

@@ -1,7 +1,10 @@
 #include "mace/core/workspace.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <tuple>
+#include <vector>
 
 #include "mace/utils/checked_math.h"
 #include "mace/utils/status.h"
@@ -34,6 +37,8 @@ unsigned char* Workspace::AllocateBuffer(int64_t size) {
 MaceStatus Workspace::LoadWeights(const NetDef& net_def, std::shared_ptr<WeightsBlob> blob) {
   const int64_t blob_size = blob == nullptr ? 0 : blob->size();
   weights_ = std::move(blob);
+  // (offset, bytes, name) of every weight, to refuse overlapping ones below.
+  std::vector<std::tuple<int64_t, int64_t, std::string>> ranges;
   for (const ConstTensor& weight : net_def.tensors()) {
     const std::string where = StrCat("weight '", weight.name(), "'");
     MACE_CHECK_ARG(!weight.name().empty(), "a weight tensor has no name");
@@ -52,6 +57,7 @@ MaceStatus Workspace::LoadWeights(const NetDef& net_def, std::shared_ptr<Weights
     MACE_CHECK_ARG(RangeFits(weight.offset(), bytes, blob_size), where, " needs ", bytes,
                    " bytes at offset ", weight.offset(), " but the weights data has only ",
                    blob_size, " bytes");
+    if (bytes > 0) ranges.emplace_back(weight.offset(), bytes, weight.name());
     Tensor* tensor = CreateTensor(weight.name(), weight.data_type());
     MACE_CHECK_ARG(tensor != nullptr, where, " is defined twice");
     tensor->Reshape(std::vector<int64_t>(weight.dims().begin(), weight.dims().end()));
@@ -66,6 +72,15 @@ MaceStatus Workspace::LoadWeights(const NetDef& net_def, std::shared_ptr<Weights
       tensor->SetConstBuffer(copy, bytes);
     }
     weights_bytes_ += bytes;
+  }
+  // Each weight has its own bytes: a model whose tensors share or overlap
+  // bytes has had an offset changed (the weights checksum cannot see that).
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); ++i) {
+    const auto& [offset, bytes, name] = ranges[i - 1];
+    MACE_CHECK_ARG(offset + bytes <= std::get<0>(ranges[i]), "weight '", std::get<2>(ranges[i]),
+                   "' at offset ", std::get<0>(ranges[i]), " overlaps weight '", name,
+                   "' at [", offset, ", +", bytes, ")");
   }
   return MaceStatus();
 }

@@ -124,6 +124,30 @@ TEST(WorkspaceTest, RejectsInconsistentWeights) {
   EXPECT_FALSE(Load(unnamed, {1}).ok());
 }
 
+TEST(WorkspaceTest, RejectsWeightsThatShareBytes) {
+  // Two weights at one offset (an offset changed to another tensor's) and
+  // one starting inside another (an offset moved by less than its size).
+  NetDef same;
+  AddWeight(&same, "a", {2}, 0, 2);
+  AddWeight(&same, "b", {2}, 0, 2);
+  const MaceStatus status = Load(same, {1, 2, 3, 4});
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(status.information().find("overlaps weight"), std::string::npos)
+      << status.information();
+  NetDef inside;
+  AddWeight(&inside, "a", {3}, 0, 3);
+  AddWeight(&inside, "b", {1}, 8, 1);
+  EXPECT_NE(Load(inside, {1, 2, 3, 4}).information().find("weight 'b' at offset 8 overlaps "
+                                                          "weight 'a' at [0, +12)"),
+            std::string::npos);
+  // Touching ranges, listed out of order, and empty weights are fine.
+  NetDef touching;
+  AddWeight(&touching, "b", {2}, 8, 2);
+  AddWeight(&touching, "a", {2}, 0, 2);
+  AddWeight(&touching, "empty", {0}, 4, 0);
+  EXPECT_TRUE(Load(touching, {1, 2, 3, 4}).ok());
+}
+
 TEST(WorkspaceTest, MapsWeightsFiles) {
   const std::string path = ::testing::TempDir() + "/workspace_test.data";
   const float values[3] = {5.f, 6.f, 7.f};

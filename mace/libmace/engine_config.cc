@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -19,6 +21,7 @@ class MaceEngineConfig::Impl {
   bool layout_optimization = true;
   std::string cpu_kernel_family = "auto";
   bool verify_weights = true;
+  int64_t memory_limit = 0;
   std::map<std::string, CustomOpFactory> custom_ops;
 };
 
@@ -86,6 +89,8 @@ void MaceEngineConfig::SetCPUKernelFamily(const std::string& family) {
 const std::string& MaceEngineConfig::cpu_kernel_family() const { return impl_->cpu_kernel_family; }
 void MaceEngineConfig::SetVerifyWeights(bool verify) { impl_->verify_weights = verify; }
 bool MaceEngineConfig::verify_weights() const { return impl_->verify_weights; }
+void MaceEngineConfig::SetMemoryLimit(int64_t bytes) { impl_->memory_limit = std::max<int64_t>(bytes, 0); }
+int64_t MaceEngineConfig::memory_limit() const { return impl_->memory_limit; }
 
 MaceStatus MaceEngineConfig::RegisterCustomOp(const std::string& type, CustomOpFactory factory) {
   MACE_CHECK_ARG(!type.empty(), "a custom op needs a type name");

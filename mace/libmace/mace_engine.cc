@@ -27,6 +27,56 @@ bool HasPublicType(DataType type) {
   return type == DT_FLOAT || type == DT_INT32 || type == DT_UINT8;
 }
 
+// The field number in the first tag of `unknown`, protobuf's wire-format bytes
+// of the fields a message did not know.
+uint64_t FirstFieldNumber(const std::string& unknown) {
+  uint64_t tag = 0;
+  for (size_t i = 0; i < unknown.size() && i < 10; ++i) {
+    tag |= static_cast<uint64_t>(unknown[i] & 0x7f) << (7 * i);
+    if ((unknown[i] & 0x80) == 0) break;
+  }
+  return tag >> 3;
+}
+
+// A flipped bit in a field tag turns the field into one the message does not
+// know, which protobuf keeps aside: the op then silently loses an argument, a
+// shape or a plan. Such a graph is corrupt (or from a newer converter), and
+// is refused naming where the field was.
+MaceStatus RefuseUnknownFields(const NetDef& net) {
+  auto check = [](const std::string& unknown, const std::string& where) {
+    MACE_CHECK_ARG(unknown.empty(), "the model graph has a field this engine does not know (",
+                   "field ", FirstFieldNumber(unknown), " in ", where,
+                   "): a corrupt .pb, or a model from a newer converter");
+    return MaceStatus();
+  };
+  MACE_RETURN_IF_ERROR(check(net.unknown_fields(), "the NetDef"));
+  for (const Argument& arg : net.arg()) {
+    MACE_RETURN_IF_ERROR(check(arg.unknown_fields(), StrCat("net argument '", arg.name(), "'")));
+  }
+  for (const ConstTensor& tensor : net.tensors()) {
+    MACE_RETURN_IF_ERROR(check(tensor.unknown_fields(), StrCat("weight '", tensor.name(), "'")));
+  }
+  for (const auto* infos : {&net.input_info(), &net.output_info()}) {
+    for (const InputOutputInfo& info : *infos) {
+      MACE_RETURN_IF_ERROR(check(info.unknown_fields(), StrCat("tensor info '", info.name(), "'")));
+    }
+  }
+  for (const OperatorDef& op : net.op()) {
+    const std::string where = StrCat("op '", op.name(), "'");
+    MACE_RETURN_IF_ERROR(check(op.unknown_fields(), where));
+    for (const Argument& arg : op.arg()) {
+      MACE_RETURN_IF_ERROR(check(arg.unknown_fields(), StrCat(where, " argument '", arg.name(), "'")));
+    }
+    for (const OutputShape& shape : op.output_shape()) {
+      MACE_RETURN_IF_ERROR(check(shape.unknown_fields(), StrCat(where, " output_shape")));
+    }
+    for (const QuantizeActivationInfo& info : op.quantize_info()) {
+      MACE_RETURN_IF_ERROR(check(info.unknown_fields(), StrCat(where, " quantize_info")));
+    }
+  }
+  return MaceStatus();
+}
+
 }  // namespace
 
 class MaceEngine::Impl {
@@ -97,6 +147,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   NetDef net_def;
   MACE_CHECK_ARG(net_def.ParseFromArray(graph, static_cast<int>(graph_size)),
                  "the model graph is not a valid MACE NetDef (corrupt or truncated .pb)");
+  MACE_RETURN_IF_ERROR(RefuseUnknownFields(net_def));
   MACE_RETURN_IF_ERROR(CheckNames(net_def, input_nodes, output_nodes));
   if (config_.verify_weights()) MACE_RETURN_IF_ERROR(VerifyWeights(net_def, weights.get()));
   MACE_RETURN_IF_ERROR(CreateRuntimes());
@@ -107,6 +158,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   options.preserve_intermediates = config_.preserve_intermediates();
   options.preserve_inputs = config_.preserve_inputs();
   options.blocked_layout = config_.layout_optimization();
+  options.memory_limit = config_.memory_limit();
   NetRuntimes runtimes;
   runtimes.cpu = cpu_runtime_.get();
   runtimes.device = device_runtime_ != nullptr ? device_runtime_.get() : cpu_runtime_.get();

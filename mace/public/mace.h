@@ -275,6 +275,12 @@ class MaceEngineConfig {
   // weights at init. Models converted without a checksum load unchecked.
   void SetVerifyWeights(bool verify);
   bool verify_weights() const;
+  // The most bytes the model's planned tensor memory (every arena and image
+  // the engine allocates for intermediates, inputs and outputs) may take;
+  // Init fails with MACE_OUT_OF_RESOURCES naming the need before allocating
+  // more. For apps that load untrusted models. 0 (the default): no limit.
+  void SetMemoryLimit(int64_t bytes);
+  int64_t memory_limit() const;
   // Registers an app operator for op type `type` (float32, CPU).
   MaceStatus RegisterCustomOp(const std::string& type, CustomOpFactory factory);
   const std::map<std::string, CustomOpFactory>& custom_ops() const;

@@ -1,5 +1,5 @@
-// Writes seed inputs for model_loader_fuzzer: small valid models in the
-// fuzzer's [graph length][graph][weights] layout.
+// Writes seed inputs for model_loader_fuzzer and engine_fuzzer: small valid
+// models in the fuzzers' [graph length][graph][weights] layout.
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -64,7 +64,15 @@ int main(int argc, char** argv) {
   std::ofstream(std::string(argv[1]) + "/conv_pool", std::ios::binary) << Pack(conv, weights);
   mace::NetDef reshape = conv;
   reshape.mutable_op(1)->set_type("Softmax");
+  reshape.mutable_op(1)->clear_arg();
   std::ofstream(std::string(argv[1]) + "/conv_softmax", std::ios::binary)
       << Pack(reshape, weights);
+  // With an offline memory plan: the conv output (400 bytes) at 0, the pool
+  // output after it.
+  mace::NetDef planned = conv;
+  planned.mutable_op(0)->add_output_mem_offset(0);
+  planned.mutable_op(1)->add_output_mem_offset(448);
+  std::ofstream(std::string(argv[1]) + "/conv_pool_planned", std::ios::binary)
+      << Pack(planned, weights);
   return 0;
 }

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from mace_converter.api import ConversionError
 from mace_converter.crc32c import crc32c
 from mace_converter.ir import INT32, Graph
 from mace_tools import proto
@@ -20,15 +21,29 @@ def mace_pb2() -> Any:
     return proto.load()
 
 
-def _set_arg(arg: Any, value: Any) -> None:
+_INT64 = (-2**63, 2**63 - 1)
+
+
+def _int64s(values, what: str) -> list[int]:
+    """`values` as ints, or a ConversionError naming `what` when one does not
+    fit the model format's int64 fields (shapes and arguments computed from
+    a corrupt model can)."""
+    result = [int(v) for v in values]
+    for value in result:
+        if not _INT64[0] <= value <= _INT64[1]:
+            raise ConversionError(f"{what} has the value {value}, which does not fit in int64")
+    return result
+
+
+def _set_arg(arg: Any, value: Any, what: str = "an argument") -> None:
     if isinstance(value, str):
         arg.s = value.encode()
     elif isinstance(value, (bool, int, np.integer)):
-        arg.i = int(value)
+        arg.i = _int64s([value], what)[0]
     elif isinstance(value, (float, np.floating)):
         arg.f = float(value)
     elif all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
-        arg.ints.extend(int(v) for v in value)
+        arg.ints.extend(_int64s(value, what))
     else:
         arg.floats.extend(float(v) for v in value)
 
@@ -71,10 +86,11 @@ def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
         for key in sorted(op.args):
             arg = op_def.arg.add()
             arg.name = key
-            _set_arg(arg, op.args[key])
+            _set_arg(arg, op.args[key], f"argument '{key}' of op '{op.name}'")
         for out in op.outputs:
             tensor = graph.tensor(out)
-            op_def.output_shape.add().dims.extend(int(d) for d in tensor.shape or ())
+            op_def.output_shape.add().dims.extend(
+                _int64s(tensor.shape or (), f"the shape of '{out}' (op '{op.name}')"))
             op_def.output_type.append(pb.DT_INT32 if tensor.dtype == INT32 else pb.DT_FLOAT)
     for name in graph.inputs:
         info = net.input_info.add()

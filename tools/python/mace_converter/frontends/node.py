@@ -18,6 +18,13 @@ class Node:
                  inputs: Sequence[str], outputs: Sequence[str], attrs: dict[str, Any],
                  values: dict[str, np.ndarray], ir_consts: dict[str, str], opset: int = 0,
                  framework: str = "ONNX"):
+        # Protobuf hands out a string field that is not UTF-8 as bytes.
+        texts = [("op type", op_type), ("name", name)] + [("input", v) for v in inputs] + \
+            [("output", v) for v in outputs]
+        for what, value in texts:
+            if not isinstance(value, str):
+                raise ConversionError(f"{framework} node {index} in {graph.source}: its {what} "
+                                      f"{value!r} is not UTF-8 text")
         self.graph = graph
         self.op_type = op_type
         self.name = name or f"{op_type.lower()}_{index}"

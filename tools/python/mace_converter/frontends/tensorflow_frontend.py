@@ -38,7 +38,12 @@ class TfNode(Node):
     """A TensorFlow node with access to the layout tracker."""
 
     def __init__(self, importer: "TfImporter", proto: Any, index: int):
-        attrs = {key: attr_value(value) for key, value in proto.attr.items()}
+        try:
+            attrs = {key: attr_value(value) for key, value in proto.attr.items()}
+        except Exception as error:  # non-UTF-8 strings, tensors that do not fit their shape
+            raise ConversionError(f"TensorFlow {proto.op!s} node '{proto.name!s}' (node {index}) "
+                                  f"in {importer.graph.source}: malformed attribute: "
+                                  f"{type(error).__name__}: {error}") from error
         inputs = [canonical(name) for name in proto.input if not name.startswith("^")]
         super().__init__(importer.graph, proto.op, proto.name, index, inputs,
                          [proto.name], attrs, importer.values, importer.ir_consts,

@@ -21,6 +21,10 @@ def tensor_value(proto: Any) -> np.ndarray:
     shape = [int(d.size) for d in proto.tensor_shape.dim]
     count = int(np.prod(shape)) if shape else 1
     if proto.tensor_content:
+        size = np.dtype(dtype).itemsize
+        if len(proto.tensor_content) != count * size:
+            raise ValueError(f"tensor_content has {len(proto.tensor_content)} bytes but shape "
+                             f"{shape} of {np.dtype(dtype).name} needs {count * size}")
         return np.frombuffer(proto.tensor_content, dtype=np.dtype(dtype).newbyteorder("<")) \
             .astype(dtype).reshape(shape)
     if dtype == np.float16:
