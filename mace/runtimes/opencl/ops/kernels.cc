@@ -7,6 +7,7 @@ MaceStatus RegisterOpenCLKernels(OpRegistry* registry, ConverterRegistry* conver
   MACE_RETURN_IF_ERROR(RegisterActivationOpenCL(registry));
   MACE_RETURN_IF_ERROR(RegisterBatchNormOpenCL(registry));
   MACE_RETURN_IF_ERROR(RegisterBiasAddOpenCL(registry));
+  MACE_RETURN_IF_ERROR(RegisterConcatOpenCL(registry));
   MACE_RETURN_IF_ERROR(RegisterConv2DOpenCL(registry));
   MACE_RETURN_IF_ERROR(RegisterDepthwiseConv2dOpenCL(registry));
   MACE_RETURN_IF_ERROR(RegisterEltwiseOpenCL(registry));

@@ -13,6 +13,7 @@ namespace opencl {
 MaceStatus RegisterActivationOpenCL(OpRegistry* registry);
 MaceStatus RegisterBatchNormOpenCL(OpRegistry* registry);
 MaceStatus RegisterBiasAddOpenCL(OpRegistry* registry);
+MaceStatus RegisterConcatOpenCL(OpRegistry* registry);
 MaceStatus RegisterConv2DOpenCL(OpRegistry* registry);
 MaceStatus RegisterDepthwiseConv2dOpenCL(OpRegistry* registry);
 MaceStatus RegisterEltwiseOpenCL(OpRegistry* registry);
