@@ -19,7 +19,7 @@ packages=(
   bazel-bootstrap g++ git ca-certificates
   protobuf-compiler libprotobuf-dev
   libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev libyaml-cpp-dev
-  opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd
+  opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   clang lld libclang-rt-14-dev
   python3 python3-venv
   time

@@ -11,6 +11,9 @@ class MaceEngineConfig::Impl {
   CPUAffinityPolicy policy = CPUAffinityPolicy::AFFINITY_NONE;
   GPUPerfHint perf_hint = GPUPerfHint::PERF_DEFAULT;
   GPUPriorityHint priority_hint = GPUPriorityHint::PRIORITY_DEFAULT;
+  GPUDataType gpu_data_type = GPUDataType::FP16_FP32;
+  bool opencl_device_fallback = false;
+  std::string opencl_cache_file;
   MemoryStrategy memory_strategy = MemoryStrategy::GREEDY_BY_SIZE;
   int64_t plan_time_limit_ms = 1000;
   bool preserve_intermediates = false;
@@ -52,6 +55,18 @@ void MaceEngineConfig::SetGPUHints(GPUPerfHint perf_hint, GPUPriorityHint priori
 }
 GPUPerfHint MaceEngineConfig::gpu_perf_hint() const { return impl_->perf_hint; }
 GPUPriorityHint MaceEngineConfig::gpu_priority_hint() const { return impl_->priority_hint; }
+void MaceEngineConfig::SetGPUDataType(GPUDataType type) { impl_->gpu_data_type = type; }
+GPUDataType MaceEngineConfig::gpu_data_type() const { return impl_->gpu_data_type; }
+void MaceEngineConfig::SetOpenCLDeviceFallback(bool allow) {
+  impl_->opencl_device_fallback = allow;
+}
+bool MaceEngineConfig::opencl_device_fallback() const { return impl_->opencl_device_fallback; }
+void MaceEngineConfig::SetOpenCLCacheFile(const std::string& path) {
+  impl_->opencl_cache_file = path;
+}
+const std::string& MaceEngineConfig::opencl_cache_file() const {
+  return impl_->opencl_cache_file;
+}
 
 void MaceEngineConfig::SetMemoryStrategy(MemoryStrategy strategy) {
   impl_->memory_strategy = strategy;

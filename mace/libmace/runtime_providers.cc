@@ -7,6 +7,8 @@
 #include "mace/ops/registry.h"
 #include "mace/runtimes/cpu/cpu_features.h"
 #include "mace/runtimes/cpu/cpu_runtime.h"
+#include "mace/runtimes/opencl/opencl_runtime.h"
+#include "mace/runtimes/opencl/ops/kernels.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -48,6 +50,24 @@ RuntimeProvider CpuProvider() {
   return provider;
 }
 
+RuntimeProvider OpenCLProvider() {
+  RuntimeProvider provider;
+  provider.create = [](const MaceEngineConfig& config, std::unique_ptr<Runtime>* runtime) {
+    opencl::OpenCLOptions options;
+    options.allow_any_device = config.opencl_device_fallback();
+    const int data_type = static_cast<int>(config.gpu_data_type());
+    MACE_CHECK_ARG(data_type == 0 || data_type == 1, "unknown GPU data type ", data_type);
+    options.half_storage = config.gpu_data_type() == GPUDataType::FP16_FP32;
+    options.cache_file = config.opencl_cache_file();
+    options.perf_hint = config.gpu_perf_hint();
+    options.priority_hint = config.gpu_priority_hint();
+    *runtime = std::make_unique<opencl::OpenCLRuntime>(options);
+    return MaceStatus();
+  };
+  provider.register_kernels = opencl::RegisterOpenCLKernels;
+  return provider;
+}
+
 struct Providers {
   std::mutex mutex;
   std::map<DeviceType, RuntimeProvider> by_device;
@@ -58,6 +78,7 @@ Providers& AllProviders() {
   static Providers* providers = [] {
     auto* made = new Providers;
     made->by_device[DeviceType::CPU] = CpuProvider();
+    made->by_device[DeviceType::GPU] = OpenCLProvider();
     return made;
   }();
   return *providers;

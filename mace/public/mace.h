@@ -36,6 +36,11 @@ enum class GPUPriorityHint {
   PRIORITY_HIGH = 3,
 };
 
+// How the GPU stores its image tensors: FP16_FP32 keeps them as half floats
+// (computing in float, or in half where the device has cl_khr_fp16);
+// FP32_FP32 keeps float images.
+enum class GPUDataType { FP16_FP32 = 0, FP32_FP32 = 1 };
+
 // How intermediate tensors share memory. Object strategies are turned into
 // one arena by stacking their objects; GREEDY_BY_SIZE places offsets directly.
 enum class MemoryStrategy {
@@ -227,6 +232,21 @@ class MaceEngineConfig {
   void SetGPUHints(GPUPerfHint perf_hint, GPUPriorityHint priority_hint);
   GPUPerfHint gpu_perf_hint() const;
   GPUPriorityHint gpu_priority_hint() const;
+  // The GPU's image storage (default FP16_FP32).
+  void SetGPUDataType(GPUDataType type);
+  GPUDataType gpu_data_type() const;
+  // A GPU engine runs on an OpenCL GPU device. With fallback allowed
+  // (default off) it takes any OpenCL device when there is no GPU, such as
+  // a CPU implementation (PoCL); without, engine creation then fails with
+  // MACE_UNSUPPORTED naming the devices found.
+  void SetOpenCLDeviceFallback(bool allow);
+  bool opencl_device_fallback() const;
+  // The compiled-program cache file of a GPU engine (default: none, the
+  // kernels are built from source at each engine creation). A valid file
+  // for this device, driver and library is loaded; a missing, stale,
+  // foreign or corrupt one is rebuilt and rewritten, with one warning.
+  void SetOpenCLCacheFile(const std::string& path);
+  const std::string& opencl_cache_file() const;
   void SetMemoryStrategy(MemoryStrategy strategy);
   MemoryStrategy memory_strategy() const;
   // Time budget for MemoryStrategy::OPTIMAL; the best plan found is used.

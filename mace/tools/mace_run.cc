@@ -184,6 +184,10 @@ int RunMain(int argc, char** argv) {
   if (!status.ok()) return Fail(status.ToString());
   config.SetGPUHints(static_cast<GPUPerfHint>(flags.gpu_perf_hint),
                      static_cast<GPUPriorityHint>(flags.gpu_priority_hint));
+  config.SetGPUDataType(flags.gpu_data_type == "fp32_fp32" ? GPUDataType::FP32_FP32
+                                                            : GPUDataType::FP16_FP32);
+  config.SetOpenCLCacheFile(flags.opencl_cache_file);
+  config.SetOpenCLDeviceFallback(flags.opencl_device_fallback);
   config.SetMemoryStrategy(strategy);
   config.SetMemoryPlanTimeLimitMs(flags.plan_time_limit_ms);
   config.SetVerifyWeights(flags.verify_weights);

@@ -103,6 +103,13 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
       {"cpu_affinity_policy", int_flag(&flags->cpu_affinity_policy, 0, 2)},
       {"gpu_perf_hint", int_flag(&flags->gpu_perf_hint, 0, 3)},
       {"gpu_priority_hint", int_flag(&flags->gpu_priority_hint, 0, 3)},
+      {"gpu_data_type",
+       [flags](const std::string& v) {
+         flags->gpu_data_type = v;
+         return v == "fp16_fp32" || v == "fp32_fp32";
+       }},
+      {"opencl_cache_file", string_flag(&flags->opencl_cache_file)},
+      {"opencl_device_fallback", bool_flag(&flags->opencl_device_fallback)},
       {"benchmark", bool_flag(&flags->benchmark)},
       {"memory_report", bool_flag(&flags->memory_report)},
       {"memory_strategy", string_flag(&flags->memory_strategy)},
@@ -176,6 +183,10 @@ std::string RunUsage() {
   --omp_num_threads=N         CPU threads, -1 for the policy default
   --cpu_affinity_policy=N     0 NONE, 1 BIG_ONLY, 2 LITTLE_ONLY
   --gpu_perf_hint=N --gpu_priority_hint=N   0 DEFAULT 1 LOW 2 NORMAL 3 HIGH
+  --gpu_data_type=T           GPU image storage: fp16_fp32 (default) or fp32_fp32
+  --opencl_cache_file=PATH    compiled-program cache of the GPU (read, else written)
+  --opencl_device_fallback    run the GPU engine on any OpenCL device when there
+                              is no GPU (a CPU implementation such as PoCL)
   --benchmark                 per-op table: time, share, output shape, MACs
   --memory_report             arena, weights, naive and lower-bound bytes, placements
   --memory_strategy=NAME      naive|equality|greedy_in_order|greedy_by_breadth|

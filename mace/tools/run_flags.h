@@ -27,6 +27,9 @@ struct RunFlags {
   int cpu_affinity_policy = 1;
   int gpu_perf_hint = 3;
   int gpu_priority_hint = 3;
+  std::string gpu_data_type = "fp16_fp32";
+  std::string opencl_cache_file;
+  bool opencl_device_fallback = false;
   bool benchmark = false;
   bool memory_report = false;
   std::string memory_strategy = "greedy_by_size";

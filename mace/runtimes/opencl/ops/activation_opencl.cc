@@ -1,0 +1,66 @@
+// Activation on the OpenCL runtime: every kind, PRELU with a constant
+// slope tensor (uploaded once, as a 1-D argument image).
+#include <memory>
+
+#include "mace/ops/activation.h"
+#include "mace/runtimes/opencl/image_layout.h"
+#include "mace/runtimes/opencl/opencl_runtime.h"
+#include "mace/runtimes/opencl/ops/image_kernel.h"
+#include "mace/runtimes/opencl/ops/kernels.h"
+
+namespace mace {
+namespace opencl {
+namespace {
+
+class ActivationOpenCL : public ImageKernel<ops::ActivationBase> {
+ public:
+  MaceStatus Init() override {
+    MACE_RETURN_IF_ERROR(ActivationBase::Init());
+    OP_CHECK(Alpha() == nullptr || Alpha()->is_weight(),
+             "the GPU kernel needs a constant PRELU slope");
+    return MaceStatus();
+  }
+
+  MaceStatus Prepare(OpContext* /*context*/) override {
+    MACE_RETURN_IF_ERROR(InferShapes());
+    OP_CHECK(Input(0)->dim_size() <= 4, "the GPU kernel takes tensors of rank 4 or less");
+    OpenCLRuntime* runtime = AsOpenCL(this->runtime());
+    OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
+    if (Alpha() != nullptr && alpha_ == nullptr) {
+      MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kArgument, *Alpha(), &alpha_));
+    }
+    if (!kernel_.created()) MACE_RETURN_IF_ERROR(kernel_.Create(runtime, "activation"));
+    return MaceStatus();
+  }
+
+  MaceStatus Run(OpContext* /*context*/) override {
+    const std::vector<int64_t> dims = ActivationDims(Input(0)->shape());
+    ImageShape image;
+    MACE_RETURN_IF_ERROR(ImageShapeFor(ImageKind::kActivation, Input(0)->shape(), &image));
+    cl_mem input = nullptr, output = nullptr;
+    MACE_RETURN_IF_ERROR(DeviceMemoryOf(*Input(0), &input));
+    MACE_RETURN_IF_ERROR(DeviceMemoryOf(*Output(0), &output));
+    // Without PRELU the kernel never reads its alpha argument.
+    const cl_mem alpha = alpha_ != nullptr ? static_cast<cl_mem>(alpha_->device_handle()) : input;
+    const ops::Activation& activation = params().activation;
+    MACE_RETURN_IF_ERROR(kernel_.SetArgs(
+        input, alpha, output, static_cast<cl_int>(image.width), static_cast<cl_int>(image.height),
+        static_cast<cl_int>(dims[3]), static_cast<cl_int>(dims[1]),
+        static_cast<cl_int>(activation.type), static_cast<cl_float>(activation.max_limit),
+        static_cast<cl_float>(activation.alpha), static_cast<cl_float>(activation.beta)));
+    return kernel_.Run2D(image.width, image.height);
+  }
+
+ private:
+  std::unique_ptr<Memory> alpha_;
+  Kernel kernel_;
+};
+
+}  // namespace
+
+MaceStatus RegisterActivationOpenCL(OpRegistry* registry) {
+  return RegisterOp<ActivationOpenCL>(registry, "Activation", DeviceType::GPU, DT_FLOAT);
+}
+
+}  // namespace opencl
+}  // namespace mace

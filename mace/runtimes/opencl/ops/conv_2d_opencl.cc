@@ -1,0 +1,94 @@
+// Conv2D on the OpenCL runtime: activation images in and out, the filter
+// and bias converted to images once, at Prepare. A general direct kernel
+// (any window, stride, dilation and padding) and one for unpadded 1x1
+// filters; both fuse the bias and the activation.
+#include <memory>
+
+#include "mace/ops/conv_2d.h"
+#include "mace/runtimes/opencl/image_layout.h"
+#include "mace/runtimes/opencl/opencl_runtime.h"
+#include "mace/runtimes/opencl/ops/image_kernel.h"
+#include "mace/runtimes/opencl/ops/kernels.h"
+
+namespace mace {
+namespace opencl {
+namespace {
+
+class Conv2DOpenCL : public ImageKernel<ops::Conv2DBase> {
+ public:
+  MaceStatus Init() override {
+    MACE_RETURN_IF_ERROR(Conv2DBase::Init());
+    OP_CHECK(params().group == 1, "the GPU kernel has no grouped convolution");
+    OP_CHECK(Input(1)->is_weight() && (Bias() == nullptr || Bias()->is_weight()),
+             "the GPU kernel needs a constant filter and bias");
+    return MaceStatus();
+  }
+
+  MaceStatus Prepare(OpContext* /*context*/) override {
+    MACE_RETURN_IF_ERROR(InferShapes());
+    OpenCLRuntime* runtime = AsOpenCL(this->runtime());
+    OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
+    const ops::ref::Conv2DParams& p = params();
+    OP_CHECK(p.batch * p.out_h < (int64_t{1} << 31) && p.in_w * p.in_channels < (int64_t{1} << 31),
+             "is too large for the GPU kernel");
+    if (filter_ == nullptr) {
+      MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kConv2DFilter, *Input(1), &filter_));
+      if (Bias() != nullptr) {
+        MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kArgument, *Bias(), &bias_));
+      }
+    }
+    one_by_one_ = p.kernel_h == 1 && p.kernel_w == 1 && p.pad_top == 0 && p.pad_left == 0;
+    if (!kernel_.created()) {
+      MACE_RETURN_IF_ERROR(kernel_.Create(runtime, one_by_one_ ? "conv2d_1x1" : "conv2d"));
+    }
+    return MaceStatus();
+  }
+
+  MaceStatus Run(OpContext* /*context*/) override {
+    const ops::ref::Conv2DParams& p = params();
+    cl_mem input = nullptr, output = nullptr;
+    MACE_RETURN_IF_ERROR(DeviceMemoryOf(*Input(0), &input));
+    MACE_RETURN_IF_ERROR(DeviceMemoryOf(*Output(0), &output));
+    const cl_mem filter = static_cast<cl_mem>(filter_->device_handle());
+    // Without a bias the kernel never reads its bias argument.
+    const cl_mem bias = bias_ != nullptr ? static_cast<cl_mem>(bias_->device_handle()) : filter;
+    const cl_int has_bias = bias_ != nullptr;
+    auto i32 = [](int64_t value) { return static_cast<cl_int>(value); };
+    const int64_t column_blocks = (p.out_w + 3) / 4;
+    const int64_t out_blocks = (p.out_channels + 3) / 4;
+    const int64_t rows = p.batch * p.out_h;
+    const cl_int act = static_cast<cl_int>(p.activation.type);
+    const cl_float limit = p.activation.max_limit, alpha = p.activation.alpha,
+                   beta = p.activation.beta;
+    if (one_by_one_) {
+      MACE_RETURN_IF_ERROR(kernel_.SetArgs(
+          input, filter, bias, has_bias, output, i32(p.in_h), i32(p.in_w),
+          i32((p.in_channels + 3) / 4), i32(p.out_h), i32(p.out_w), i32(p.out_channels),
+          i32(column_blocks), i32(out_blocks), i32(rows), i32(p.stride_h), i32(p.stride_w), act,
+          limit, alpha, beta));
+    } else {
+      MACE_RETURN_IF_ERROR(kernel_.SetArgs(
+          input, filter, bias, has_bias, output, i32(p.in_h), i32(p.in_w),
+          i32((p.in_channels + 3) / 4), i32(p.out_h), i32(p.out_w), i32(p.out_channels),
+          i32(column_blocks), i32(out_blocks), i32(rows), i32(p.kernel_h), i32(p.kernel_w),
+          i32(p.stride_h), i32(p.stride_w), i32(p.dilation_h), i32(p.dilation_w), i32(p.pad_top),
+          i32(p.pad_left), act, limit, alpha, beta));
+    }
+    return kernel_.Run2D(column_blocks * out_blocks, rows);
+  }
+
+ private:
+  std::unique_ptr<Memory> filter_;
+  std::unique_ptr<Memory> bias_;
+  bool one_by_one_ = false;
+  Kernel kernel_;
+};
+
+}  // namespace
+
+MaceStatus RegisterConv2DOpenCL(OpRegistry* registry) {
+  return RegisterOp<Conv2DOpenCL>(registry, "Conv2D", DeviceType::GPU, DT_FLOAT);
+}
+
+}  // namespace opencl
+}  // namespace mace

@@ -1,0 +1,31 @@
+// The OpenCL runtime's kernels and storage converters, registered for
+// DeviceType::GPU. One function per op file; RegisterOpenCLKernels calls
+// them all from one sorted list.
+#ifndef MACE_RUNTIMES_OPENCL_OPS_KERNELS_H_
+#define MACE_RUNTIMES_OPENCL_OPS_KERNELS_H_
+
+#include "mace/core/converter_registry.h"
+#include "mace/core/op_registry.h"
+
+namespace mace {
+namespace opencl {
+
+MaceStatus RegisterActivationOpenCL(OpRegistry* registry);
+MaceStatus RegisterBatchNormOpenCL(OpRegistry* registry);
+MaceStatus RegisterBiasAddOpenCL(OpRegistry* registry);
+MaceStatus RegisterConcatOpenCL(OpRegistry* registry);
+MaceStatus RegisterConv2DOpenCL(OpRegistry* registry);
+MaceStatus RegisterDepthwiseConv2dOpenCL(OpRegistry* registry);
+MaceStatus RegisterEltwiseOpenCL(OpRegistry* registry);
+MaceStatus RegisterFullyConnectedOpenCL(OpRegistry* registry);
+MaceStatus RegisterPoolingOpenCL(OpRegistry* registry);
+MaceStatus RegisterSoftmaxOpenCL(OpRegistry* registry);
+MaceStatus RegisterImageConverters(ConverterRegistry* converters);
+
+// Everything above.
+MaceStatus RegisterOpenCLKernels(OpRegistry* registry, ConverterRegistry* converters);
+
+}  // namespace opencl
+}  // namespace mace
+
+#endif  // MACE_RUNTIMES_OPENCL_OPS_KERNELS_H_
