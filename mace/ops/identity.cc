@@ -1,40 +1,24 @@
-// Identity: output = input. Converters remove most of them; the ones left
-// alias their input, so they cost a copy only when aliasing is not legal.
-#include <cstring>
+#include "mace/ops/identity.h"
 
+#include "mace/ops/cpu/identity_cpu.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
 namespace ops {
-namespace {
 
-class IdentityOp : public Operation {
- public:
-  MaceStatus Init() override {
-    OP_CHECK(InputSize() == 1 && OutputSize() == 1, "needs one input and one output");
-    OP_CHECK(Input(0) != nullptr, "input is missing");
-    return MaceStatus();
-  }
+MaceStatus IdentityBase::Init() {
+  OP_CHECK(InputSize() == 1 && OutputSize() == 1, "needs one input and one output");
+  OP_CHECK(Input(0) != nullptr, "input is missing");
+  return MaceStatus();
+}
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
-    Output(0)->Reshape(Input(0)->shape());
-    return MaceStatus();
-  }
-
-  MaceStatus Run(OpContext* /*context*/) override {
-    if (Output(0)->raw_data() != Input(0)->raw_data()) {
-      std::memcpy(Output(0)->raw_mutable_data(), Input(0)->raw_data(), Input(0)->raw_size());
-    }
-    return MaceStatus();
-  }
-
-  int InPlaceInput() const override { return 0; }
-};
-
-}  // namespace
+MaceStatus IdentityBase::InferShapes() {
+  Output(0)->Reshape(Input(0)->shape());
+  return MaceStatus();
+}
 
 MaceStatus RegisterIdentity(OpRegistry* registry) {
-  return RegisterOp<IdentityOp>(registry, "Identity", DeviceType::CPU, DT_FLOAT);
+  return registry->Register("Identity", DeviceType::CPU, DT_FLOAT, NewIdentityCpu);
 }
 
 }  // namespace ops

@@ -1,15 +1,9 @@
-// Slice, with ONNX semantics: for each listed axis, take the elements from
-// `starts` up to (not including) `ends`, every `steps`-th one. Negative starts
-// and ends count from the back and out-of-range values are clamped (as in numpy,
-// but for one negative-step case; see ClampRange), so INT64_MAX-style "to the
-// end" values work. The bounds come either as arguments or, as ONNX opset 10
-// and later puts them, as constant int32 inputs 1 to 4. The kernel only moves
-// bytes, so float32 and int32 tensors go through the same code.
-#include "mace/ops/ref/slice.h"
+#include "mace/ops/slice.h"
 
 #include <algorithm>
 
 #include "mace/ops/common/element_count.h"
+#include "mace/ops/cpu/slice_cpu.h"
 #include "mace/ops/registry.h"
 
 namespace mace {
@@ -39,120 +33,96 @@ void ClampRange(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t* 
   *first = start;
 }
 
-class SliceOp : public Operation {
- public:
-  MaceStatus Init() override {
-    OP_CHECK(InputSize() >= 1 && InputSize() <= 5 && OutputSize() == 1,
-             "needs inputs [data, optional starts, ends, axes, steps] and one output, got ",
-             InputSize(), " inputs and ", OutputSize(), " outputs");
-    OP_CHECK(Input(0) != nullptr, "data input is missing");
-    if (InputSize() == 1) {
-      OP_CHECK(HasArg("starts") && HasArg("ends"), "needs starts and ends arguments or inputs");
-      starts_ = GetInts("starts");
-      ends_ = GetInts("ends");
-      has_axes_ = HasArg("axes");
-      axes_ = GetInts("axes");
-      steps_ = GetInts("steps");
-      has_steps_ = HasArg("steps");
-    } else {
-      OP_CHECK(!HasArg("starts") && !HasArg("ends") && !HasArg("axes") && !HasArg("steps"),
-               "takes starts, ends, axes and steps either as arguments or as inputs, not both");
-      OP_CHECK(InputSize() >= 3 && Input(1) != nullptr && Input(2) != nullptr,
-               "needs both a starts and an ends input");
-      MACE_RETURN_IF_ERROR(ReadConstInts(1, "starts", &starts_));
-      MACE_RETURN_IF_ERROR(ReadConstInts(2, "ends", &ends_));
-      has_axes_ = InputSize() > 3 && Input(3) != nullptr;
-      if (has_axes_) MACE_RETURN_IF_ERROR(ReadConstInts(3, "axes", &axes_));
-      has_steps_ = InputSize() > 4 && Input(4) != nullptr;
-      if (has_steps_) MACE_RETURN_IF_ERROR(ReadConstInts(4, "steps", &steps_));
-    }
-    const size_t count = starts_.size();
-    OP_CHECK(ends_.size() == count, "starts has ", count, " values but ends has ", ends_.size());
-    OP_CHECK(!has_axes_ || axes_.size() == count, "starts has ", count, " values but axes has ",
-             axes_.size());
-    OP_CHECK(!has_steps_ || steps_.size() == count, "starts has ", count, " values but steps has ",
-             steps_.size());
-    if (!has_steps_) steps_.assign(count, 1);
-    for (int64_t step : steps_) OP_CHECK(step != 0, "steps must not be 0");
-    return MaceStatus();
-  }
-
-  // Data moves unchanged, so the output has the input's type. Construct binds
-  // the inputs before it asks.
-  DataType OutputType(int /*index*/) const override {
-    return InputSize() > 0 && Input(0) != nullptr ? Input(0)->dtype() : kernel_dtype();
-  }
-
-  MaceStatus Prepare(OpContext* /*context*/) override {
-    const Tensor* input = Input(0);
-    const DataType dtype = input->dtype();
-    OP_CHECK(dtype == DT_FLOAT || dtype == DT_INT32, "data input is ", DataTypeName(dtype),
-             " but must be float32 or int32");
-    OP_CHECK(BoundedElementCount(input->shape()) > 0, "data input has shape ",
-             ShapeToString(input->shape()), " with a non-positive dimension or more than ",
-             kMaxElements, " elements");
-    const int rank = input->dim_size();
-    OP_CHECK(has_axes_ || static_cast<int64_t>(starts_.size()) <= rank, "starts has ",
-             starts_.size(), " values but the data input has rank ", rank);
-    params_.element_size = DataTypeSize(dtype);
-    params_.input_shape = input->shape();
-    params_.output_shape = input->shape();
-    params_.starts.assign(rank, 0);
-    params_.steps.assign(rank, 1);
-    std::vector<bool> seen(rank, false);
-    for (size_t k = 0; k < starts_.size(); ++k) {
-      int64_t axis = has_axes_ ? axes_[k] : static_cast<int64_t>(k);
-      OP_CHECK(axis >= -rank && axis < rank, "axis ", axis,
-               " is out of range for data input shape ", ShapeToString(input->shape()));
-      if (axis < 0) axis += rank;
-      OP_CHECK(!seen[axis], "axes list dimension ", axis, " more than once");
-      seen[axis] = true;
-      int64_t first = 0, length = 0;
-      ClampRange(input->dim(axis), starts_[k], ends_[k], steps_[k], &first, &length);
-      OP_CHECK(length > 0, "start ", starts_[k], ", end ", ends_[k], " and step ", steps_[k],
-               " select no elements from axis ", axis, " of data input shape ",
-               ShapeToString(input->shape()), "; empty tensors are not supported");
-      params_.starts[axis] = first;
-      params_.steps[axis] = steps_[k];
-      params_.output_shape[axis] = length;
-    }
-    Output(0)->Reshape(params_.output_shape);
-    return MaceStatus();
-  }
-
-  MaceStatus Run(OpContext* /*context*/) override {
-    ref::Slice(params_, Input(0)->raw_data(), Output(0)->raw_mutable_data());
-    return MaceStatus();
-  }
-
- private:
-  // Output shapes are fixed before the first run, so the bounds must be
-  // weights, readable now.
-  MaceStatus ReadConstInts(int index, const char* what, std::vector<int64_t>* values) const {
-    const Tensor* tensor = Input(index);
-    OP_CHECK(tensor->dtype() == DT_INT32, what, " input '", tensor->name(), "' is ",
-             DataTypeName(tensor->dtype()), " but must be int32");
-    OP_CHECK(tensor->is_weight(), what, " input '", tensor->name(),
-             "' must be a constant tensor (a weight)");
-    OP_CHECK(tensor->dim_size() == 1, what, " input '", tensor->name(), "' has shape ",
-             ShapeToString(tensor->shape()), " but must be 1-D");
-    values->clear();
-    for (int64_t i = 0; i < tensor->size(); ++i) values->push_back(tensor->data<int32_t>()[i]);
-    return MaceStatus();
-  }
-
-  std::vector<int64_t> starts_, ends_, axes_, steps_;
-  bool has_axes_ = false;
-  bool has_steps_ = false;
-  ref::SliceParams params_;
-};
-
 }  // namespace
 
+MaceStatus SliceBase::Init() {
+  OP_CHECK(InputSize() >= 1 && InputSize() <= 5 && OutputSize() == 1,
+           "needs inputs [data, optional starts, ends, axes, steps] and one output, got ",
+           InputSize(), " inputs and ", OutputSize(), " outputs");
+  OP_CHECK(Input(0) != nullptr, "data input is missing");
+  if (InputSize() == 1) {
+    OP_CHECK(HasArg("starts") && HasArg("ends"), "needs starts and ends arguments or inputs");
+    starts_ = GetInts("starts");
+    ends_ = GetInts("ends");
+    has_axes_ = HasArg("axes");
+    axes_ = GetInts("axes");
+    steps_ = GetInts("steps");
+    has_steps_ = HasArg("steps");
+  } else {
+    OP_CHECK(!HasArg("starts") && !HasArg("ends") && !HasArg("axes") && !HasArg("steps"),
+             "takes starts, ends, axes and steps either as arguments or as inputs, not both");
+    OP_CHECK(InputSize() >= 3 && Input(1) != nullptr && Input(2) != nullptr,
+             "needs both a starts and an ends input");
+    MACE_RETURN_IF_ERROR(ReadConstInts(1, "starts", &starts_));
+    MACE_RETURN_IF_ERROR(ReadConstInts(2, "ends", &ends_));
+    has_axes_ = InputSize() > 3 && Input(3) != nullptr;
+    if (has_axes_) MACE_RETURN_IF_ERROR(ReadConstInts(3, "axes", &axes_));
+    has_steps_ = InputSize() > 4 && Input(4) != nullptr;
+    if (has_steps_) MACE_RETURN_IF_ERROR(ReadConstInts(4, "steps", &steps_));
+  }
+  const size_t count = starts_.size();
+  OP_CHECK(ends_.size() == count, "starts has ", count, " values but ends has ", ends_.size());
+  OP_CHECK(!has_axes_ || axes_.size() == count, "starts has ", count, " values but axes has ",
+           axes_.size());
+  OP_CHECK(!has_steps_ || steps_.size() == count, "starts has ", count, " values but steps has ",
+           steps_.size());
+  if (!has_steps_) steps_.assign(count, 1);
+  for (int64_t step : steps_) OP_CHECK(step != 0, "steps must not be 0");
+  return MaceStatus();
+}
+
+MaceStatus SliceBase::InferShapes() {
+  const Tensor* input = Input(0);
+  const DataType dtype = input->dtype();
+  MACE_RETURN_IF_ERROR(CheckMovedType(*this, "data input", dtype));
+  MACE_RETURN_IF_ERROR(CheckElementCount(*this, "data input", input->shape()));
+  const int rank = input->dim_size();
+  OP_CHECK(has_axes_ || static_cast<int64_t>(starts_.size()) <= rank, "starts has ", starts_.size(),
+           " values but the data input has rank ", rank);
+  params_.element_size = DataTypeSize(dtype);
+  params_.input_shape = input->shape();
+  params_.output_shape = input->shape();
+  params_.starts.assign(rank, 0);
+  params_.steps.assign(rank, 1);
+  std::vector<bool> seen(rank, false);
+  for (size_t k = 0; k < starts_.size(); ++k) {
+    int64_t axis = has_axes_ ? axes_[k] : static_cast<int64_t>(k);
+    OP_CHECK(axis >= -rank && axis < rank, "axis ", axis, " is out of range for data input shape ",
+             ShapeToString(input->shape()));
+    if (axis < 0) axis += rank;
+    OP_CHECK(!seen[axis], "axes list dimension ", axis, " more than once");
+    seen[axis] = true;
+    int64_t first = 0, length = 0;
+    ClampRange(input->dim(axis), starts_[k], ends_[k], steps_[k], &first, &length);
+    OP_CHECK(length > 0, "start ", starts_[k], ", end ", ends_[k], " and step ", steps_[k],
+             " select no elements from axis ", axis, " of data input shape ",
+             ShapeToString(input->shape()), "; empty tensors are not supported");
+    params_.starts[axis] = first;
+    params_.steps[axis] = steps_[k];
+    params_.output_shape[axis] = length;
+  }
+  Output(0)->Reshape(params_.output_shape);
+  return MaceStatus();
+}
+
+MaceStatus SliceBase::ReadConstInts(int index, const char* what,
+                                    std::vector<int64_t>* values) const {
+  const Tensor* tensor = Input(index);
+  OP_CHECK(tensor->dtype() == DT_INT32, what, " input '", tensor->name(), "' is ",
+           DataTypeName(tensor->dtype()), " but must be int32");
+  OP_CHECK(tensor->is_weight(), what, " input '", tensor->name(),
+           "' must be a constant tensor (a weight)");
+  OP_CHECK(tensor->dim_size() == 1, what, " input '", tensor->name(), "' has shape ",
+           ShapeToString(tensor->shape()), " but must be 1-D");
+  values->clear();
+  for (int64_t i = 0; i < tensor->size(); ++i) values->push_back(tensor->data<int32_t>()[i]);
+  return MaceStatus();
+}
+
 MaceStatus RegisterSlice(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(RegisterOp<SliceOp>(registry, "Slice", DeviceType::CPU, DT_FLOAT));
+  MACE_RETURN_IF_ERROR(registry->Register("Slice", DeviceType::CPU, DT_FLOAT, NewSliceCpu));
   // Shape subgraphs (Shape -> Slice -> Concat) compute in int32.
-  return RegisterOp<SliceOp>(registry, "Slice", DeviceType::CPU, DT_INT32);
+  return registry->Register("Slice", DeviceType::CPU, DT_INT32, NewSliceCpu);
 }
 
 }  // namespace ops

@@ -20,6 +20,7 @@
 
 #include "mace/core/operation.h"
 #include "mace/ops/common/element_count.h"
+#include "mace/ops/common/input_checks.h"
 
 namespace mace {
 namespace ops {
@@ -177,6 +178,33 @@ inline MaceStatus ComputeResizeGeometry(const Operation& op, const ResizeArgs& a
     geometry->scale_h = args.height_scale;
     geometry->scale_w = args.width_scale;
   }
+  return MaceStatus();
+}
+
+// The shape inference both resizes share: checks input 0 (the kernel's type,
+// NCHW), resolves the output size, fills the fields of `params` common to
+// both ops' reference parameters and sets output 0's shape.
+template <typename Params>
+MaceStatus InferResizeShapes(Operation* op, const ResizeArgs& args, Params* params) {
+  const Tensor* input = op->Input(0);
+  MACE_RETURN_IF_ERROR(CheckNchwInput(*op));
+  const Tensor* size_input = op->InputSize() > 1 ? op->Input(1) : nullptr;
+  ResizeGeometry geometry;
+  MACE_RETURN_IF_ERROR(
+      ComputeResizeGeometry(*op, args, size_input, input->dim(2), input->dim(3), &geometry));
+  const std::vector<int64_t> output_shape = {input->dim(0), input->dim(1), geometry.out_h,
+                                             geometry.out_w};
+  MACE_RETURN_IF_ERROR(CheckElementCount(*op, "output", output_shape));
+  params->batch = input->dim(0);
+  params->channels = input->dim(1);
+  params->in_h = input->dim(2);
+  params->in_w = input->dim(3);
+  params->out_h = geometry.out_h;
+  params->out_w = geometry.out_w;
+  params->mode = args.mode;
+  params->scale_h = geometry.scale_h;
+  params->scale_w = geometry.scale_w;
+  op->Output(0)->Reshape(output_shape);
   return MaceStatus();
 }
 

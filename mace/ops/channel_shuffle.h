@@ -1,0 +1,34 @@
+// ChannelShuffle: the ShuffleNet channel permutation on NCHW. Channels viewed
+// as [group, C / group] are transposed to [C / group, group], so each output
+// group of `group` channels takes one channel from every input group.
+//
+// ChannelShuffleBase is the device-neutral part: arguments (Init) and shapes
+// (InferShapes), shared by every device's kernel. The CPU kernel is
+// mace/ops/cpu/channel_shuffle_cpu.cc.
+#ifndef MACE_OPS_CHANNEL_SHUFFLE_H_
+#define MACE_OPS_CHANNEL_SHUFFLE_H_
+
+#include "mace/core/operation.h"
+#include "mace/ops/ref/channel_shuffle.h"
+
+namespace mace {
+namespace ops {
+
+class ChannelShuffleBase : public Operation {
+ public:
+  MaceStatus Init() override;
+
+ protected:
+  // Checks the input's type and shape against the arguments, fills params()
+  // and sets the output's shape.
+  MaceStatus InferShapes();
+  const ref::ChannelShuffleParams& params() const { return params_; }
+
+ private:
+  ref::ChannelShuffleParams params_;
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CHANNEL_SHUFFLE_H_

@@ -1,0 +1,38 @@
+// Reshape: the same elements in row-major order under a new shape. The shape
+// comes from the `shape` argument or a constant int32 second input; one entry
+// may be -1 (inferred from the element count) and 0 copies the input
+// dimension at the same index (ONNX with allowzero = 0). It only moves data,
+// so float32 and int32 tensors go through the same kernels
+// (common/moved_types.h).
+//
+// ReshapeBase is the device-neutral part: arguments (Init) and shapes
+// (InferShapes), shared by every device's kernel. The CPU kernel is
+// mace/ops/cpu/reshape_cpu.cc.
+#ifndef MACE_OPS_RESHAPE_H_
+#define MACE_OPS_RESHAPE_H_
+
+#include <vector>
+
+#include "mace/core/operation.h"
+#include "mace/ops/common/moved_types.h"
+
+namespace mace {
+namespace ops {
+
+class ReshapeBase : public DataMovementOp {
+ public:
+  MaceStatus Init() override;
+
+ protected:
+  // Checks the input's type and shape against the requested shape and sets
+  // the output's shape.
+  MaceStatus InferShapes();
+
+ private:
+  std::vector<int64_t> shape_;
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_RESHAPE_H_

@@ -1,0 +1,37 @@
+// ResizeNearestNeighbor: nearest-pixel up- or down-sampling of NCHW planes.
+// The output size and the coordinate mapping are the arguments shared with
+// ResizeBilinear (common/resize_geometry.h). The default mapping is
+// asymmetric (TensorFlow's legacy one); nearest_mode picks the rounding.
+//
+// ResizeNearestNeighborBase is the device-neutral part: arguments (Init) and shapes
+// (InferShapes), shared by every device's kernel. The CPU kernel is
+// mace/ops/cpu/resize_nearest_neighbor_cpu.cc.
+#ifndef MACE_OPS_RESIZE_NEAREST_NEIGHBOR_H_
+#define MACE_OPS_RESIZE_NEAREST_NEIGHBOR_H_
+
+#include "mace/core/operation.h"
+#include "mace/ops/common/resize_geometry.h"
+#include "mace/ops/ref/resize_nearest_neighbor.h"
+
+namespace mace {
+namespace ops {
+
+class ResizeNearestNeighborBase : public Operation {
+ public:
+  MaceStatus Init() override;
+
+ protected:
+  // Checks the input's type and shape, computes the output size, fills
+  // params() and sets the output's shape.
+  MaceStatus InferShapes();
+  const ref::ResizeNearestNeighborParams& params() const { return params_; }
+
+ private:
+  ResizeArgs args_;
+  ref::ResizeNearestNeighborParams params_;
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_RESIZE_NEAREST_NEIGHBOR_H_

@@ -1,0 +1,50 @@
+// Slice, with ONNX semantics: for each listed axis, take the elements from
+// `starts` up to (not including) `ends`, every `steps`-th one. Negative starts
+// and ends count from the back and out-of-range values are clamped (as in
+// numpy, but for one negative-step case; see ClampRange in slice.cc), so
+// INT64_MAX-style "to the end" values work. The bounds come either as
+// arguments or, as ONNX opset 10 and later puts them, as constant int32
+// inputs 1 to 4. It only moves data, so float32 and int32 tensors go through
+// the same kernels (common/moved_types.h).
+//
+// SliceBase is the device-neutral part: arguments (Init) and shapes
+// (InferShapes), shared by every device's kernel. The CPU kernel is
+// mace/ops/cpu/slice_cpu.cc.
+#ifndef MACE_OPS_SLICE_H_
+#define MACE_OPS_SLICE_H_
+
+#include <vector>
+
+#include "mace/core/operation.h"
+#include "mace/ops/common/moved_types.h"
+#include "mace/ops/ref/slice.h"
+
+namespace mace {
+namespace ops {
+
+class SliceBase : public DataMovementOp {
+ public:
+  MaceStatus Init() override;
+
+ protected:
+  // Checks the data input's type and shape against the bounds, fills
+  // params() and sets the output's shape.
+  MaceStatus InferShapes();
+  // Per dimension of the data input: first index, step, and the shapes.
+  const ref::SliceParams& params() const { return params_; }
+
+ private:
+  // Output shapes are fixed before the first run, so the bounds must be
+  // weights, readable now.
+  MaceStatus ReadConstInts(int index, const char* what, std::vector<int64_t>* values) const;
+
+  std::vector<int64_t> starts_, ends_, axes_, steps_;
+  bool has_axes_ = false;
+  bool has_steps_ = false;
+  ref::SliceParams params_;
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_SLICE_H_
