@@ -14,11 +14,7 @@ class LocalResponseNormOpenCL : public ImageKernel<ops::LocalResponseNormBase> {
  public:
   MaceStatus Prepare(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
-    MACE_RETURN_IF_ERROR(CheckImageTensors(*this));
-    OpenCLRuntime* runtime = AsOpenCL(this->runtime());
-    OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
-    if (!kernel_.created()) MACE_RETURN_IF_ERROR(kernel_.Create(runtime, "local_response_norm"));
-    return MaceStatus();
+    return PrepareImageKernel(*this, "local_response_norm", &kernel_);
   }
 
   MaceStatus Run(OpContext* /*context*/) override {
@@ -33,9 +29,7 @@ class LocalResponseNormOpenCL : public ImageKernel<ops::LocalResponseNormBase> {
                                          static_cast<cl_float>(p.bias),
                                          static_cast<cl_float>(p.alpha),
                                          static_cast<cl_float>(p.beta)));
-    ImageShape image;
-    MACE_RETURN_IF_ERROR(ImageShapeFor(ImageKind::kActivation, Output(0)->shape(), &image));
-    return kernel_.Run2D(image.width, image.height);
+    return RunOverOutput(*this, &kernel_);
   }
 
  private:

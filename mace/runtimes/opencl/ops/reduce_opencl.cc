@@ -27,11 +27,7 @@ class ReduceOpenCL : public ImageKernel<ops::ReduceBase> {
  public:
   MaceStatus Prepare(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
-    MACE_RETURN_IF_ERROR(CheckImageTensors(*this));
-    OpenCLRuntime* runtime = AsOpenCL(this->runtime());
-    OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
-    if (!kernel_.created()) MACE_RETURN_IF_ERROR(kernel_.Create(runtime, "reduce"));
-    return MaceStatus();
+    return PrepareImageKernel(*this, "reduce", &kernel_);
   }
 
   MaceStatus Run(OpContext* /*context*/) override {
@@ -44,9 +40,7 @@ class ReduceOpenCL : public ImageKernel<ops::ReduceBase> {
         RightAligned(p.kept_sizes, 1), RightAligned(p.kept_strides, 0),
         RightAligned(p.reduced_sizes, 1), RightAligned(p.reduced_strides, 0),
         static_cast<cl_int>(p.type)));
-    ImageShape image;
-    MACE_RETURN_IF_ERROR(ImageShapeFor(ImageKind::kActivation, Output(0)->shape(), &image));
-    return kernel_.Run2D(image.width, image.height);
+    return RunOverOutput(*this, &kernel_);
   }
 
  private:

@@ -77,6 +77,20 @@ MaceStatus CheckImageTensors(const Operation& op) {
   return MaceStatus();
 }
 
+MaceStatus PrepareImageKernel(const Operation& op, const char* name, Kernel* kernel) {
+  MACE_RETURN_IF_ERROR(CheckImageTensors(op));
+  OpenCLRuntime* runtime = AsOpenCL(op.runtime());
+  MACE_CHECK_ARG(runtime != nullptr, op.Describe(), " runs on the OpenCL runtime only");
+  if (kernel->created()) return MaceStatus();
+  return kernel->Create(runtime, name);
+}
+
+MaceStatus RunOverOutput(const Operation& op, Kernel* kernel) {
+  ImageShape image;
+  MACE_RETURN_IF_ERROR(ImageShapeFor(ImageKind::kActivation, op.Output(0)->shape(), &image));
+  return kernel->Run2D(image.width, image.height);
+}
+
 template <typename T>
 MaceStatus UploadTable(Runtime* runtime, const std::vector<T>& values,
                        std::unique_ptr<Memory>* table) {

@@ -74,6 +74,13 @@ MaceStatus UploadWeightAs(Runtime* runtime, ImageKind kind, const std::string& n
 // tensors of rank 4 or less (what activation images hold).
 MaceStatus CheckImageTensors(const Operation& op);
 
+// For kernels that run one work-item per output pixel: checks the tensors
+// (CheckImageTensors) and creates kernel `name` on the first call.
+MaceStatus PrepareImageKernel(const Operation& op, const char* name, Kernel* kernel);
+
+// Runs `kernel` (its arguments set) over the image of `op`'s output 0.
+MaceStatus RunOverOutput(const Operation& op, Kernel* kernel);
+
 // A data-movement op on the GPU: Base (the op's device-neutral base)
 // parses the arguments and sets the output shapes; the op says which
 // remap fills each output.

@@ -36,18 +36,15 @@ class ResizeBilinearOpenCL : public ImageKernel<ops::ResizeBilinearBase> {
  public:
   MaceStatus Prepare(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
-    MACE_RETURN_IF_ERROR(CheckImageTensors(*this));
-    OpenCLRuntime* runtime = AsOpenCL(this->runtime());
-    OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
+    MACE_RETURN_IF_ERROR(PrepareImageKernel(*this, "resize_bilinear", &kernel_));
     const ops::ref::ResizeBilinearParams& p = params();
     std::vector<cl_float> taps;
     AppendTaps(p.mode, p.in_h, p.out_h, p.scale_h, &taps);
     AppendTaps(p.mode, p.in_w, p.out_w, p.scale_w, &taps);
     if (taps_ == nullptr || taps != host_taps_) {
-      MACE_RETURN_IF_ERROR(UploadTable(runtime, taps, &taps_));
+      MACE_RETURN_IF_ERROR(UploadTable(runtime(), taps, &taps_));
       host_taps_ = taps;
     }
-    if (!kernel_.created()) MACE_RETURN_IF_ERROR(kernel_.Create(runtime, "resize_bilinear"));
     return MaceStatus();
   }
 
@@ -62,7 +59,7 @@ class ResizeBilinearOpenCL : public ImageKernel<ops::ResizeBilinearBase> {
     MACE_RETURN_IF_ERROR(kernel_.SetArgs(input, output, taps, i32(p.out_h), i32(p.in_h),
                                          i32(p.in_w), i32(p.out_h), i32(p.out_w), i32(blocks),
                                          i32(p.batch * p.out_h)));
-    return kernel_.Run2D(blocks * p.out_w, p.batch * p.out_h);
+    return RunOverOutput(*this, &kernel_);
   }
 
  private:
