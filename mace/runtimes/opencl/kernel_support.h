@@ -18,7 +18,9 @@ using KernelSupportCheck = bool (*)(const OperatorDef& def);
 // Sets (or replaces) the check of op `type`.
 void SetKernelSupportCheck(const std::string& type, KernelSupportCheck check);
 
-// Whether the GPU kernel of def.type() takes `def`; true without a check.
+// Whether the GPU kernel of def.type() takes `def`: false when an output
+// the definition records has rank above 4 (no image holds it), else what
+// the type's check says; true without a check.
 bool KernelSupportsDef(const OperatorDef& def);
 
 // The integer argument `name` of `def`, or `fallback` when absent.

@@ -42,6 +42,18 @@ TEST_P(ReshapeOpenCLTest, SqueezeAndIdentity) {
   }
 }
 
+// An output recorded as rank 5 cannot be an image: the op is declined at
+// placement and runs on the CPU.
+TEST_P(ReshapeOpenCLTest, RankFiveOutputRunsOnTheCpu) {
+  OpModel m("Reshape", {2, 6, 3, 5});
+  AddInts(m.op, "shape", {2, 3, 2, 3, 5});
+  OutputShape* shape = m.op->add_output_shape();
+  for (int64_t d : {2, 3, 2, 3, 5}) shape->add_dims(d);
+  std::vector<std::string> ops;
+  ExpectGpuMatchesCpu(m.model, m.input_shape, GetParam(), &ops);
+  EXPECT_EQ(ops, std::vector<std::string>({"Reshape"}));
+}
+
 INSTANTIATE_STORAGES(ReshapeOpenCLTest);
 
 }  // namespace
