@@ -1,9 +1,10 @@
-// FullyConnected as a convolution whose window is the whole input: the
-// weight [O, C * H * W] is stored as a Conv2D filter [O, C, H, W] (pixel
-// (c, (o/4 * H + h) * W + w), lane o%4), rank-2 inputs [N, K] as
-// [N, K, 1, 1]. The output [N, O] is the image [ceil(O/4), N]. Each
-// work-item computes one block of four outputs of one batch.
-// Uses conv_tap of conv_2d.cl. Global size: [ceil(O/4), N].
+// FullyConnected on activation images. The weight [O, C * H * W] is stored
+// as an activation image of [O, C, 1, H * W]: [ceil(C/4) * H * W, O], pixel
+// (c/4 * H * W + h * W + w, o) holding input channels c..c+3 at (h, w) for
+// output o, so a weight pixel pairs with an input pixel in one dot
+// product. Rank-2 inputs [N, K] are [N, K, 1, 1]. The output [N, O] is the
+// image [ceil(O/4), N]. Each work-item computes one block of four outputs
+// of one batch. Global size: [ceil(O/4), N].
 __kernel void fully_connected(__read_only image2d_t input, __read_only image2d_t weight,
                               __read_only image2d_t bias, int has_bias,
                               __write_only image2d_t output, int in_blocks, int in_h, int in_w,
@@ -12,19 +13,21 @@ __kernel void fully_connected(__read_only image2d_t input, __read_only image2d_t
   const int block = get_global_id(0);
   const int n = get_global_id(1);
   if (block >= out_blocks || n >= batch) return;
-  DATA4 acc = has_bias ? READ_PIXEL(bias, (int2)(block, 0)) : (DATA4)0;
-  for (int h = 0; h < in_h; ++h) {
-    for (int w = 0; w < in_w; ++w) {
-      const int filter_y = (block * in_h + h) * in_w + w;
-      for (int ib = 0; ib < in_blocks; ++ib) {
-        const DATA4 in = READ_PIXEL(input, (int2)(ib * in_w + w, n * in_h + h));
-        acc = conv_tap(acc, in, READ_PIXEL(weight, (int2)(ib * 4, filter_y)),
-                       READ_PIXEL(weight, (int2)(ib * 4 + 1, filter_y)),
-                       READ_PIXEL(weight, (int2)(ib * 4 + 2, filter_y)),
-                       READ_PIXEL(weight, (int2)(ib * 4 + 3, filter_y)));
+  const int plane = in_h * in_w;
+  float4 acc = has_bias ? read_imagef(bias, kSampler, (int2)(block, 0)) : (float4)0;
+  for (int ib = 0; ib < in_blocks; ++ib) {
+    for (int h = 0; h < in_h; ++h) {
+      for (int w = 0; w < in_w; ++w) {
+        const float4 in = read_imagef(input, kSampler, (int2)(ib * in_w + w, n * in_h + h));
+        const int x = ib * plane + h * in_w + w;
+        // Rows past O read as 0 (the sampler clamps to the border).
+        acc.x += dot(in, read_imagef(weight, kSampler, (int2)(x, block * 4)));
+        acc.y += dot(in, read_imagef(weight, kSampler, (int2)(x, block * 4 + 1)));
+        acc.z += dot(in, read_imagef(weight, kSampler, (int2)(x, block * 4 + 2)));
+        acc.w += dot(in, read_imagef(weight, kSampler, (int2)(x, block * 4 + 3)));
       }
     }
   }
-  const DATA4 value = mask_lanes(activate(acc, act, limit, alpha, beta), block, out_features);
-  WRITE_PIXEL(output, (int2)(block, n), value);
+  write_imagef(output, (int2)(block, n),
+               mask_lanes(activate(acc, act, limit, alpha, beta), block, out_features));
 }

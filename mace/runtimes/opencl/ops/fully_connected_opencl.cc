@@ -1,6 +1,6 @@
 // FullyConnected on the OpenCL runtime: rank-2 or rank-4 inputs, the
-// weight uploaded once as a Conv2D filter over the whole input window,
-// fused bias and activation.
+// weight uploaded once as an activation image [ceil(C/4) * H * W, O]
+// (cl/fully_connected.cl), fused bias and activation.
 #include <memory>
 #include <vector>
 
@@ -32,8 +32,9 @@ class FullyConnectedOpenCL : public ImageKernel<ops::FullyConnectedBase> {
     in_w_ = dims[3];
     in_blocks_ = (dims[1] + 3) / 4;
     if (weight_ == nullptr) {
-      MACE_RETURN_IF_ERROR(UploadWeightAs(runtime(), ImageKind::kConv2DFilter, Input(1)->name(),
-                                          {params().out_features, dims[1], in_h_, in_w_},
+      // [O, C * H * W] seen as [O, C, 1, H * W]: the same elements in order.
+      MACE_RETURN_IF_ERROR(UploadWeightAs(runtime(), ImageKind::kActivation, Input(1)->name(),
+                                          {params().out_features, dims[1], 1, in_h_ * in_w_},
                                           Input(1)->data<float>(), &weight_));
       if (Bias() != nullptr) {
         MACE_RETURN_IF_ERROR(

@@ -24,6 +24,9 @@ TEST_P(FullyConnectedOpenCLTest, MatchesTheCpuReference) {
       {{1, 7}, 5, true, "NOOP"},         {{3, 10}, 18, false, "RELU"},
       {{2, 3, 2, 5}, 9, true, "TANH"},   {{1, 8, 1, 1}, 4, true, "RELUX"},
       {{2, 5, 3, 1}, 70, true, "NOOP"},  {{1, 1, 1, 1}, 1, false, "NOOP"},
+      // A weight of 4 x 9000: wider than any Conv2D-filter layout allows
+      // (PoCL's largest image here is 8192 pixels).
+      {{1, 9000}, 4, true, "NOOP"},
   };
   for (const FcCase& c : cases) {
     SCOPED_TRACE(ShapeName(c.input) + " to " + std::to_string(c.out_features));
