@@ -16,6 +16,9 @@ namespace {
 
 class BatchNormOpenCL : public ImageKernel<ops::BatchNormBase> {
  public:
+  // OpenCL 1.2 leaves reading and writing one image in a kernel undefined.
+  int InPlaceInput() const override { return -1; }
+
   MaceStatus Init() override {
     MACE_RETURN_IF_ERROR(BatchNormBase::Init());
     for (int i = 1; i < InputSize(); ++i) {

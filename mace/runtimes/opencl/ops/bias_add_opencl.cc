@@ -14,6 +14,9 @@ namespace {
 
 class BiasAddOpenCL : public ImageKernel<ops::BiasAddBase> {
  public:
+  // OpenCL 1.2 leaves reading and writing one image in a kernel undefined.
+  int InPlaceInput() const override { return -1; }
+
   MaceStatus Init() override {
     MACE_RETURN_IF_ERROR(BiasAddBase::Init());
     OP_CHECK(Input(1)->is_weight(), "the GPU kernel needs a constant bias");

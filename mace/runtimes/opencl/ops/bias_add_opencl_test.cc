@@ -26,6 +26,23 @@ TEST_P(BiasAddOpenCLTest, MatchesTheCpuReference) {
   }
 }
 
+// BiasAdd then BatchNorm, image to image: the intermediate dies at the
+// BatchNorm, which still writes a separate image.
+TEST_P(BiasAddOpenCLTest, ChainedWithBatchNorm) {
+  const std::vector<int64_t> shape = {2, 6, 3, 5};
+  ModelBuilder model = ModelWithInput(shape);
+  model.AddWeight("bias", {6}, RandomValues(6, 1));
+  model.AddWeight("scale", {6}, RandomValues(6, 2));
+  model.AddWeight("offset", {6}, RandomValues(6, 3));
+  OperatorDef* bias_add = model.AddOp("BiasAdd", "bias_add", {"x", "bias"}, "h");
+  ModelBuilder::SetString(bias_add, "activation", "RELU");
+  model.AddOp("BatchNorm", "batch_norm", {"h", "scale", "offset"}, "y");
+  std::vector<std::string> ops;
+  ExpectGpuMatchesCpu(model, shape, GetParam(), &ops);
+  EXPECT_EQ(ops, std::vector<std::string>(
+                     {"BufferToImage", "BiasAdd", "BatchNorm", "ImageToBuffer"}));
+}
+
 INSTANTIATE_STORAGES(BiasAddOpenCLTest);
 
 }  // namespace
