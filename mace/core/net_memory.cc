@@ -122,7 +122,10 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
         first->second = std::min(first->second, i);
         continue;
       }
-      const bool is_output = outputs.count(output->name()) > 0;
+      // A model output may be read through a converted copy (a GPU image
+      // output's host buffer): the copy lives to the end as well.
+      bool is_output = outputs.count(output->name()) > 0;
+      for (const auto& [name, tensor] : outputs_) is_output = is_output || tensor == output;
       int last = is_output || options_.preserve_intermediates ? last_op : i;
       if (last_use.count(output) > 0) last = std::max(last, last_use[output]);
       const int alias_input = k == 0 ? op->InPlaceInput() : -1;

@@ -6,6 +6,7 @@
 #include "mace/core/tensor.h"
 #include "mace/runtimes/opencl/image_layout.h"
 #include "mace/runtimes/opencl/kernel_sources.h"
+#include "mace/runtimes/opencl/kernel_support.h"
 #include "mace/runtimes/opencl/program_cache.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/status.h"
@@ -433,6 +434,7 @@ MaceStatus OpenCLRuntime::ImageExtentFor(const Tensor& tensor, MemoryExtent* ext
 
 bool OpenCLRuntime::Supports(const OperatorDef& def, DataType dtype) const {
   if (dtype != DT_FLOAT) return false;
+  if (!KernelSupportsDef(def)) return false;
   if (def.type() == "Conv2D") {
     // Grouped convolutions run on the CPU.
     for (const Argument& arg : def.arg()) {

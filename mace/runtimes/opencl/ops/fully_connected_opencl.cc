@@ -1,14 +1,15 @@
-// FullyConnected on the OpenCL runtime, as the convolution it is: the
-// input [N, C, H, W] (or [N, F] as [N, F, 1, 1]) convolved with the weight
-// viewed as an OIHW filter [O, C, H, W], no padding, giving [N, O, 1, 1],
-// which is also the image of an [N, O] output. Runs conv_2d.cl's kernel.
+// FullyConnected on the OpenCL runtime: rank-2 or rank-4 inputs, the
+// weight uploaded once as an activation image [ceil(C/4) * H * W, O]
+// (cl/fully_connected.cl), fused bias and activation.
 #include <memory>
+#include <vector>
 
 #include "mace/ops/fully_connected.h"
 #include "mace/runtimes/opencl/image_layout.h"
 #include "mace/runtimes/opencl/opencl_runtime.h"
 #include "mace/runtimes/opencl/ops/image_kernel.h"
 #include "mace/runtimes/opencl/ops/kernels.h"
+#include "mace/runtimes/opencl/ops/remap.h"
 
 namespace mace {
 namespace opencl {
@@ -25,18 +26,24 @@ class FullyConnectedOpenCL : public ImageKernel<ops::FullyConnectedBase> {
 
   MaceStatus Prepare(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
-    dims_ = ActivationDims(Input(0)->shape());
-    OpenCLRuntime* runtime = AsOpenCL(this->runtime());
-    OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
+    MACE_RETURN_IF_ERROR(CheckImageTensors(*this));
+    const std::vector<int64_t> dims = ActivationDims(Input(0)->shape());
+    in_h_ = dims[2];
+    in_w_ = dims[3];
+    in_blocks_ = (dims[1] + 3) / 4;
     if (weight_ == nullptr) {
-      const std::vector<int64_t> filter = {params().out_features, dims_[1], dims_[2], dims_[3]};
-      MACE_RETURN_IF_ERROR(
-          runtime->UploadWeightAs(ImageKind::kConv2DFilter, *Input(1), filter, &weight_));
+      // [O, C * H * W] seen as [O, C, 1, H * W]: the same elements in order.
+      MACE_RETURN_IF_ERROR(UploadWeightAs(runtime(), ImageKind::kActivation, Input(1)->name(),
+                                          {params().out_features, dims[1], 1, in_h_ * in_w_},
+                                          Input(1)->data<float>(), &weight_));
       if (Bias() != nullptr) {
-        MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kArgument, *Bias(), &bias_));
+        MACE_RETURN_IF_ERROR(
+            AsOpenCL(runtime())->UploadWeight(ImageKind::kArgument, *Bias(), &bias_));
       }
     }
-    if (!kernel_.created()) MACE_RETURN_IF_ERROR(kernel_.Create(runtime, "conv2d"));
+    if (!kernel_.created()) {
+      MACE_RETURN_IF_ERROR(kernel_.Create(AsOpenCL(runtime()), "fully_connected"));
+    }
     return MaceStatus();
   }
 
@@ -48,20 +55,19 @@ class FullyConnectedOpenCL : public ImageKernel<ops::FullyConnectedBase> {
     const cl_mem weight = static_cast<cl_mem>(weight_->device_handle());
     // Without a bias the kernel never reads its bias argument.
     const cl_mem bias = bias_ != nullptr ? static_cast<cl_mem>(bias_->device_handle()) : weight;
-    auto i32 = [](int64_t value) { return static_cast<cl_int>(value); };
+    const cl_int has_bias = bias_ != nullptr;
     const int64_t out_blocks = (p.out_features + 3) / 4;
-    const cl_int one = 1, zero = 0;
+    auto i32 = [](int64_t value) { return static_cast<cl_int>(value); };
     MACE_RETURN_IF_ERROR(kernel_.SetArgs(
-        input, weight, bias, static_cast<cl_int>(bias_ != nullptr), output, i32(dims_[2]),
-        i32(dims_[3]), i32((dims_[1] + 3) / 4), one, one, i32(p.out_features), one,
-        i32(out_blocks), i32(p.batch), i32(dims_[2]), i32(dims_[3]), one, one, one, one, zero,
-        zero, static_cast<cl_int>(p.activation.type), static_cast<cl_float>(p.activation.max_limit),
+        input, weight, bias, has_bias, output, i32(in_blocks_), i32(in_h_), i32(in_w_),
+        i32(out_blocks), i32(p.out_features), i32(p.batch),
+        static_cast<cl_int>(p.activation.type), static_cast<cl_float>(p.activation.max_limit),
         static_cast<cl_float>(p.activation.alpha), static_cast<cl_float>(p.activation.beta)));
     return kernel_.Run2D(out_blocks, p.batch);
   }
 
  private:
-  std::vector<int64_t> dims_;
+  int64_t in_h_ = 1, in_w_ = 1, in_blocks_ = 1;
   std::unique_ptr<Memory> weight_;
   std::unique_ptr<Memory> bias_;
   Kernel kernel_;

@@ -1,47 +1,48 @@
-// The GPU FullyConnected against the CPU's reference kernel in both
-// storages: rank-4 and rank-2 inputs, features not a multiple of 4,
-// batch > 1, with and without bias and activation.
+// The GPU FullyConnected against the CPU reference in both storages: rank-2
+// and rank-4 inputs, features not a multiple of 4, batch > 1, with and
+// without bias, fused activations.
 #include <string>
 #include <vector>
 
-#include "mace/runtimes/opencl/testing/gpu_engine.h"
+#include "mace/runtimes/opencl/testing/gpu_op_test.h"
 
 namespace mace {
+namespace testing {
 namespace {
 
-using testing::ModelBuilder;
+struct FcCase {
+  std::vector<int64_t> input;
+  int64_t out_features;
+  bool bias;
+  std::string activation;
+};
 
-class FullyConnectedOpenCLTest : public ::testing::TestWithParam<GPUDataType> {};
+using FullyConnectedOpenCLTest = GpuOpTest;
 
 TEST_P(FullyConnectedOpenCLTest, MatchesTheCpuReference) {
-  const std::vector<std::vector<int64_t>> inputs = {{2, 5, 3, 2}, {3, 13}, {1, 4, 1, 1}};
-  for (const std::vector<int64_t>& shape : inputs) {
-    for (bool bias : {false, true}) {
-      SCOPED_TRACE("rank " + std::to_string(shape.size()) + (bias ? " bias" : ""));
-      const int64_t features = testing::Count(shape) / shape[0];
-      const int64_t out = 7;
-      ModelBuilder model = testing::ModelWithInput(shape);
-      model.AddWeight("w", {out, features}, testing::RandomValues(out * features, 41));
-      std::vector<std::string> operands = {"x", "w"};
-      if (bias) {
-        model.AddWeight("b", {out}, testing::RandomValues(out, 42));
-        operands.push_back("b");
-      }
-      OperatorDef* op = model.AddOp("FullyConnected", "fc", operands, "y");
-      if (bias) ModelBuilder::SetString(op, "activation", "RELU");
-      std::vector<std::string> ops;
-      testing::ExpectGpuMatchesCpu(model, shape, GetParam(), &ops);
-      EXPECT_EQ(ops,
-                std::vector<std::string>({"BufferToImage", "FullyConnected", "ImageToBuffer"}));
-    }
+  const std::vector<FcCase> cases = {
+      {{1, 7}, 5, true, "NOOP"},         {{3, 10}, 18, false, "RELU"},
+      {{2, 3, 2, 5}, 9, true, "TANH"},   {{1, 8, 1, 1}, 4, true, "RELUX"},
+      {{2, 5, 3, 1}, 70, true, "NOOP"},  {{1, 1, 1, 1}, 1, false, "NOOP"},
+      // A weight of 4 x 9000: wider than any Conv2D-filter layout allows
+      // (PoCL's largest image here is 8192 pixels).
+      {{1, 9000}, 4, true, "NOOP"},
+  };
+  for (const FcCase& c : cases) {
+    SCOPED_TRACE(ShapeName(c.input) + " to " + std::to_string(c.out_features));
+    const int64_t features = Count(c.input) / c.input[0];
+    std::vector<std::string> weights = {"w"};
+    if (c.bias) weights.push_back("b");
+    OpModel m("FullyConnected", c.input, weights);
+    m.AddWeight("w", {c.out_features, features}, 3);
+    if (c.bias) m.AddWeight("b", {c.out_features}, 4);
+    if (c.activation != "NOOP") ModelBuilder::SetString(m.op, "activation", c.activation);
+    ExpectOpOnGpu(m, GetParam());
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Storages, FullyConnectedOpenCLTest,
-                         ::testing::Values(GPUDataType::FP32_FP32, GPUDataType::FP16_FP32),
-                         [](const ::testing::TestParamInfo<GPUDataType>& info) {
-                           return std::string(testing::StorageName(info.param));
-                         });
+INSTANTIATE_STORAGES(FullyConnectedOpenCLTest);
 
 }  // namespace
+}  // namespace testing
 }  // namespace mace

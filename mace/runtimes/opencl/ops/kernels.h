@@ -12,14 +12,29 @@ namespace opencl {
 
 MaceStatus RegisterActivationOpenCL(OpRegistry* registry);
 MaceStatus RegisterBatchNormOpenCL(OpRegistry* registry);
+MaceStatus RegisterBatchToSpaceNDOpenCL(OpRegistry* registry);
 MaceStatus RegisterBiasAddOpenCL(OpRegistry* registry);
+MaceStatus RegisterChannelShuffleOpenCL(OpRegistry* registry);
 MaceStatus RegisterConcatOpenCL(OpRegistry* registry);
 MaceStatus RegisterConv2DOpenCL(OpRegistry* registry);
+MaceStatus RegisterDeconv2DOpenCL(OpRegistry* registry);
+MaceStatus RegisterDepthToSpaceOpenCL(OpRegistry* registry);
 MaceStatus RegisterDepthwiseConv2dOpenCL(OpRegistry* registry);
 MaceStatus RegisterEltwiseOpenCL(OpRegistry* registry);
 MaceStatus RegisterFullyConnectedOpenCL(OpRegistry* registry);
+MaceStatus RegisterLocalResponseNormOpenCL(OpRegistry* registry);
+MaceStatus RegisterMatMulOpenCL(OpRegistry* registry);
+MaceStatus RegisterPadOpenCL(OpRegistry* registry);
 MaceStatus RegisterPoolingOpenCL(OpRegistry* registry);
+MaceStatus RegisterReduceOpenCL(OpRegistry* registry);
+MaceStatus RegisterReshapeOpenCL(OpRegistry* registry);
+MaceStatus RegisterResizeBilinearOpenCL(OpRegistry* registry);
+MaceStatus RegisterResizeNearestNeighborOpenCL(OpRegistry* registry);
+MaceStatus RegisterSliceOpenCL(OpRegistry* registry);
 MaceStatus RegisterSoftmaxOpenCL(OpRegistry* registry);
+MaceStatus RegisterSpaceToBatchNDOpenCL(OpRegistry* registry);
+MaceStatus RegisterSpaceToDepthOpenCL(OpRegistry* registry);
+MaceStatus RegisterSplitOpenCL(OpRegistry* registry);
 MaceStatus RegisterImageConverters(ConverterRegistry* converters);
 
 // Everything above.

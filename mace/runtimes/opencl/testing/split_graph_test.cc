@@ -30,7 +30,7 @@ TEST_P(SplitGraphTest, MatchesTheCpuWithConvertersWhereRuntimesMeet) {
     std::vector<std::string> types;
     for (const OperatorStats& stats : metadata.op_stats) types.push_back(stats.type);
     EXPECT_EQ(types, std::vector<std::string>({"BufferToImage", "Conv2D", "ImageToBuffer",
-                                               "LocalResponseNorm", "BufferToImage", "Conv2D",
+                                               "Transpose", "BufferToImage", "Conv2D",
                                                "ImageToBuffer"}));
   }
 }

@@ -1,6 +1,7 @@
 // A model split between the GPU and the CPU: two convolutions (GPU) around
-// a LocalResponseNorm, which the GPU has no kernel for (CPU).
-//   x[2,5,6,7] -> conv1 3x3 SAME, RELU -> a -> LRN -> b -> conv2 1x1 -> y
+// a Transpose (here the identity permutation), which the GPU has no kernel
+// for (CPU).
+//   x[2,5,6,7] -> conv1 3x3 SAME, RELU -> a -> Transpose -> b -> conv2 1x1 -> y
 #ifndef MACE_RUNTIMES_OPENCL_TESTING_SPLIT_MODEL_H_
 #define MACE_RUNTIMES_OPENCL_TESTING_SPLIT_MODEL_H_
 
@@ -22,7 +23,8 @@ inline ModelBuilder SplitModel() {
   OperatorDef* conv1 = model.AddOp("Conv2D", "conv1", {"x", "w1", "b1"}, "a");
   ModelBuilder::SetInt(conv1, "padding", 1);
   ModelBuilder::SetString(conv1, "activation", "RELU");
-  model.AddOp("LocalResponseNorm", "lrn", {"a"}, "b");
+  OperatorDef* transpose = model.AddOp("Transpose", "transpose", {"a"}, "b");
+  AddInts(transpose, "dims", {0, 1, 2, 3});
   model.AddOp("Conv2D", "conv2", {"b", "w2"}, "y");
   return model;
 }
