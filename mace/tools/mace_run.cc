@@ -261,7 +261,14 @@ int RunMain(int argc, char** argv) {
   for (const auto& [name, tensor] : outputs) {
     if (flags.output_file.empty()) break;
     const std::string path = flags.output_file + "_" + SafeName(name) + ".npy";
-    if (!WriteNpy(path, tensor.shape(), tensor.data().get(), &error)) return Fail(error);
+    // Each output in its own type: ArgMax's int32 indices stay exact.
+    const char* descr = tensor.data_type() == TensorDataType::INT32   ? "<i4"
+                        : tensor.data_type() == TensorDataType::UINT8 ? "|u1"
+                                                                      : "<f4";
+    if (!WriteNpy(path, tensor.shape(), tensor.raw_data().get(), descr,
+                  TensorDataTypeSize(tensor.data_type()), &error)) {
+      return Fail(error);
+    }
     std::printf("wrote %s\n", path.c_str());
   }
   PrintLatency(stats);

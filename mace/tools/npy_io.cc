@@ -246,9 +246,10 @@ bool ReadFloatTensor(const std::string& path, const std::vector<int64_t>& shape,
   return true;
 }
 
-bool EncodeNpy(const std::vector<int64_t>& shape, const float* data, std::string* bytes,
-               std::string* error) {
-  const int64_t count = CheckedElementCount(shape, kMaxFloats);
+bool EncodeNpy(const std::vector<int64_t>& shape, const void* data, const std::string& descr,
+               size_t element_size, std::string* bytes, std::string* error) {
+  const int64_t count =
+      CheckedElementCount(shape, kMaxByteCount / static_cast<int64_t>(element_size));
   if (count < 0) {
     *error = "shape " + ShapeText(shape) + " is too large for a .npy file";
     return false;
@@ -256,7 +257,8 @@ bool EncodeNpy(const std::vector<int64_t>& shape, const float* data, std::string
   std::string dims;
   for (int64_t d : shape) dims += std::to_string(d) + ", ";
   if (shape.size() > 1) dims.resize(dims.size() - 1);
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
+  std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
   // Pad so that the data starts on a 64-byte boundary, ending with '\n'.
   const size_t total = kMagicSize + 4 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
@@ -269,14 +271,14 @@ bool EncodeNpy(const std::vector<int64_t>& shape, const float* data, std::string
   bytes->assign(kMagic, kMagicSize);
   bytes->append({'\x01', '\x00', static_cast<char>(length & 0xff), static_cast<char>(length >> 8)});
   bytes->append(header);
-  bytes->append(reinterpret_cast<const char*>(data), count * sizeof(float));
+  bytes->append(reinterpret_cast<const char*>(data), count * element_size);
   return true;
 }
 
-bool WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const float* data,
-              std::string* error) {
+bool WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const void* data,
+              const std::string& descr, size_t element_size, std::string* error) {
   std::string bytes;
-  if (!EncodeNpy(shape, data, &bytes, error)) return NamePath(path, error);
+  if (!EncodeNpy(shape, data, descr, element_size, &bytes, error)) return NamePath(path, error);
   std::ofstream file(path, std::ios::binary);
   file.write(bytes.data(), bytes.size());
   if (!file) {
@@ -284,6 +286,16 @@ bool WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const 
     return false;
   }
   return true;
+}
+
+bool EncodeNpy(const std::vector<int64_t>& shape, const float* data, std::string* bytes,
+               std::string* error) {
+  return EncodeNpy(shape, data, "<f4", sizeof(float), bytes, error);
+}
+
+bool WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const float* data,
+              std::string* error) {
+  return WriteNpy(path, shape, data, "<f4", sizeof(float), error);
 }
 
 }  // namespace tools

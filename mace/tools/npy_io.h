@@ -42,7 +42,13 @@ bool DecodeNpy(std::string_view bytes, const std::vector<int64_t>& shape, float*
 bool ReadFloatTensor(const std::string& path, const std::vector<int64_t>& shape, float* data,
                      std::string* error);
 
-// A version 1.0 '<f4' .npy file of `shape` holding `data`.
+// A version 1.0 .npy file of `shape` holding `data`, whose elements are
+// `element_size` bytes of the NumPy type `descr` ('<f4', '<i4', '|u1').
+bool EncodeNpy(const std::vector<int64_t>& shape, const void* data, const std::string& descr,
+               size_t element_size, std::string* bytes, std::string* error);
+bool WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const void* data,
+              const std::string& descr, size_t element_size, std::string* error);
+// The same, for float32 ('<f4').
 bool EncodeNpy(const std::vector<int64_t>& shape, const float* data, std::string* bytes,
                std::string* error);
 bool WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const float* data,

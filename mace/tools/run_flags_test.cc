@@ -1,6 +1,7 @@
 #include "mace/tools/run_flags.h"
 
 #include <cctype>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <string>
@@ -134,6 +135,30 @@ TEST(NpyTest, RoundTripsAndRejectsOtherShapes) {
   EXPECT_FALSE(ReadFloatTensor(path, {3, 2}, read.data(), &error));
   EXPECT_EQ(error, "'" + path + "': the file's shape [2,3] differs from the input shape [3,2]");
   EXPECT_FALSE(ReadFloatTensor(path, {6}, read.data(), &error));
+}
+
+TEST(NpyTest, EncodesIntegerOutputsInTheirOwnType) {
+  const std::vector<int32_t> indices = {0, 7, -1, 16777217};
+  std::string bytes, error;
+  ASSERT_TRUE(EncodeNpy({2, 2}, indices.data(), "<i4", sizeof(int32_t), &bytes, &error)) << error;
+  ASSERT_EQ(bytes.size() % 64, 16u);  // 64-byte aligned header, then 16 data bytes
+  EXPECT_NE(bytes.find("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2,), }"),
+            std::string::npos);
+  int32_t last = 0;
+  std::memcpy(&last, bytes.data() + bytes.size() - 4, 4);
+  EXPECT_EQ(last, 16777217);  // exact: not rounded through float
+  const std::vector<uint8_t> levels = {3, 255, 0};
+  ASSERT_TRUE(EncodeNpy({3}, levels.data(), "|u1", 1, &bytes, &error)) << error;
+  EXPECT_NE(bytes.find("'shape': (3, ), }"), std::string::npos);
+  EXPECT_EQ(static_cast<uint8_t>(bytes[bytes.size() - 2]), 255);
+}
+
+TEST(RunReportTest, IntegerOutputsPrintAsValues) {
+  auto data = std::shared_ptr<void>(new int32_t[3]{4, -2, 9},
+                                    [](void* p) { delete[] static_cast<int32_t*>(p); });
+  MaceTensor tensor({3}, data, TensorDataType::INT32);
+  EXPECT_EQ(tensor.data(), nullptr);
+  EXPECT_EQ(ValuesAsFloat(tensor), (std::vector<float>{4.f, -2.f, 9.f}));
 }
 
 TEST(NpyTest, RawFilesMustHoldExactlyTheInput) {

@@ -84,10 +84,28 @@ std::vector<MemoryStrategy> AllMemoryStrategies() {
   return all;
 }
 
+std::vector<float> ValuesAsFloat(const MaceTensor& tensor) {
+  const int64_t count = tensor.size();
+  std::vector<float> values(count > 0 ? count : 0);
+  const void* raw = tensor.raw_data().get();
+  if (raw == nullptr) return {};
+  for (int64_t i = 0; i < count; ++i) {
+    switch (tensor.data_type()) {
+      case TensorDataType::FLOAT32: values[i] = static_cast<const float*>(raw)[i]; break;
+      case TensorDataType::INT32:
+        values[i] = static_cast<float>(static_cast<const int32_t*>(raw)[i]);
+        break;
+      case TensorDataType::UINT8: values[i] = static_cast<const uint8_t*>(raw)[i]; break;
+    }
+  }
+  return values;
+}
+
 void PrintOutputs(const std::map<std::string, MaceTensor>& outputs) {
   for (const auto& [name, tensor] : outputs) {
-    const float* data = tensor.data().get();
-    const int64_t count = tensor.size();
+    const std::vector<float> values = ValuesAsFloat(tensor);
+    const float* data = values.data();
+    const int64_t count = static_cast<int64_t>(values.size());
     std::printf("output %s %s:", name.c_str(), ShapeText(tensor.shape()).c_str());
     for (int64_t i = 0; i < std::min<int64_t>(count, 8); ++i) std::printf(" %.6g", data[i]);
     std::printf(count > 8 ? " ...\n" : "\n");

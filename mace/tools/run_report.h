@@ -33,6 +33,11 @@ bool ParseMemoryStrategy(const std::string& name, MemoryStrategy* strategy);
 std::string MemoryStrategyName(MemoryStrategy strategy);
 std::vector<MemoryStrategy> AllMemoryStrategies();
 
+// The elements of a float32, int32 or uint8 output as floats (int32 values
+// beyond 2^24 are rounded), for printing.
+std::vector<float> ValuesAsFloat(const MaceTensor& tensor);
+// Each output's shape, first values and top-5 (printed as floats whatever
+// the output's type).
 void PrintOutputs(const std::map<std::string, MaceTensor>& outputs);
 void PrintLatency(const LatencyStats& stats);
 void PrintOpTable(const LatencyStats& stats);
