@@ -71,6 +71,39 @@ def _sorted_nodes(graph: Any, known: set[str]) -> list[tuple[int, Any]]:
     return ordered
 
 
+# ONNX element types a graph input or output may have. The engine carries
+# them as float32 values (integers exactly up to 2^24), or int32 for
+# integer results such as ArgMax's. Types whose bits would be reinterpreted
+# (bfloat16, float8, strings) are refused.
+_INTEGER_TYPES = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
+                  9: "bool", 12: "uint32", 13: "uint64", 21: "uint4", 22: "int4"}
+INPUT_TYPES = {1: "float32", 10: "float16", 11: "double", **_INTEGER_TYPES}
+OUTPUT_TYPES = INPUT_TYPES
+# Ops whose result on integers differs from the float computation the
+# engine does (integer division truncates).
+_INTEGER_SENSITIVE = ("Div", "Mod")
+_TYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
+               7: "int64", 8: "string", 9: "bool", 10: "float16", 11: "double",
+               12: "uint32", 13: "uint64", 16: "bfloat16", 17: "float8e4m3fn",
+               18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz", 21: "uint4",
+               22: "int4"}
+
+
+def _check_value_type(info: Any, kind: str, file_name: str, allowed: dict[int, str]) -> None:
+    """Refuses a graph input or output whose type the engine cannot carry:
+    a sequence, map or optional, or a tensor element type it would
+    silently reinterpret."""
+    if not info.type.HasField("tensor_type"):
+        raise ConversionError(f"{kind} '{info.name}' of {file_name} is a "
+                              f"{info.type.WhichOneof('value') or 'value of no type'}; MACE "
+                              "graph inputs and outputs are tensors")
+    elem = info.type.tensor_type.elem_type
+    if elem and elem not in allowed:
+        raise ConversionError(f"{kind} '{info.name}' of {file_name} has element type "
+                              f"{_TYPE_NAMES.get(elem, elem)}; MACE {kind}s may be "
+                              f"{', '.join(sorted(set(allowed.values())))}")
+
+
 class OnnxImporter:
     def __init__(self, options: ConvertOptions):
         onnx = _onnx()
@@ -87,6 +120,9 @@ class OnnxImporter:
         self.values: dict[str, np.ndarray] = {}
         self.ir_consts: dict[str, str] = {}
         self.folded = 0
+        # Graph inputs of an integer type, for the ops whose integer
+        # semantics the float engine would not honour.
+        self.integer_values: set[str] = set()
 
     def _opset(self) -> int:
         opsets = {entry.domain: entry.version for entry in self.model.opset_import}
@@ -127,6 +163,9 @@ class OnnxImporter:
         for info in graph_proto.input:
             if info.name in self.values:
                 continue
+            _check_value_type(info, "input", self.path.name, INPUT_TYPES)
+            if info.type.tensor_type.elem_type in _INTEGER_TYPES:
+                self.integer_values.add(info.name)
             dims = [d.dim_value if d.HasField("dim_value") else -1
                     for d in info.type.tensor_type.shape.dim]
             declared[info.name] = dims
@@ -150,6 +189,8 @@ class OnnxImporter:
             self.graph.add_input(spec.name, spec.shape, data_format=spec.data_format)
 
     def _set_outputs(self, graph_proto: Any) -> None:
+        for info in graph_proto.output:
+            _check_value_type(info, "output", self.path.name, OUTPUT_TYPES)
         names = [spec.name for spec in self.options.outputs] or \
             [info.name for info in graph_proto.output]
         for name in names:
@@ -171,6 +212,10 @@ class OnnxImporter:
         try:
             if self._fold(node, proto):
                 return
+            integer = [name for name in proto.input if name in self.integer_values]
+            if node.op_type in _INTEGER_SENSITIVE and integer:
+                raise node.fail(f"{node.op_type} of the integer tensor '{integer[0]}' would "
+                                "truncate; the engine computes it in float, so it is refused")
             converter = CONVERTERS.get(node.op_type)
             if converter is None:
                 raise node.fail(f"op type {node.op_type} is not supported by the MACE "

@@ -16,15 +16,38 @@ def _reshape(node: Node, shape: list[int]) -> None:
 
 @converter("Identity", "Dropout")
 def identity(node: Node) -> None:
-    if len([o for o in node.outputs if o]) > 1 and node.op_type == "Dropout":
-        node.outputs = node.outputs[:1]
+    if node.op_type == "Dropout":
+        _check_inference_dropout(node)
+        if len([o for o in node.outputs if o]) > 1:
+            node.outputs = node.outputs[:1]
     node.emit_out("Identity", [node.tensor(0)])
+
+
+def _check_inference_dropout(node: Node) -> None:
+    """Dropout is an identity at inference only; a training-mode Dropout
+    (opset 12's third input) drops values at random and is refused."""
+    if node.opset < 12 or not node.has_input(2):
+        if int(node.attr("is_test", 1)) == 0 and node.opset < 7:
+            raise node.fail("Dropout with is_test=0 (training mode) cannot be run by an "
+                            "inference engine")
+        return
+    if not node.is_const(2):
+        raise node.fail("Dropout's training_mode is a computed tensor; only inference "
+                        "(training_mode false) can be run")
+    if bool(np.asarray(node.const(2, "training_mode")).reshape(-1)[0]):
+        raise node.fail("Dropout with training_mode true drops values at random; only "
+                        "inference (training_mode false) can be run")
 
 
 @converter("Cast")
 def cast(node: Node) -> None:
     to = int(node.attr("to"))
-    if to not in (1, 10, 11, 16):   # FLOAT, FLOAT16, DOUBLE, BFLOAT16
+    if to == 16:   # BFLOAT16: 8 bits of mantissa, far coarser than float32
+        raise node.fail("Cast of a computed tensor to bfloat16 would have to round it to "
+                        "bfloat16's 8-bit mantissa, which the engine does not do")
+    # FLOAT, DOUBLE and FLOAT16: the engine keeps float32, at least the
+    # precision asked for (float16 values are not rounded to 11 bits).
+    if to not in (1, 10, 11):
         raise node.fail("Cast of a computed tensor to a non-float type is not supported")
     node.emit_out("Identity", [node.tensor(0)])
 

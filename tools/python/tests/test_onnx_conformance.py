@@ -1,0 +1,74 @@
+"""ONNX's backend node tests through the real converter and mace_run
+(tools/onnx_conformance.py), over every claimed test: none may crash, hang
+or give numbers that differ from the suite's; the pass rate may not drop.
+
+Needs the host mace_run binary (MACE_RUN, as for test_mace_run_cli).
+"""
+import importlib.util
+import io
+import sys
+import unittest
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import numpy as np
+
+from tests.test_mace_run_cli import MACE_RUN
+
+REPO = Path(__file__).resolve().parents[3]
+spec = importlib.util.spec_from_file_location("onnx_conformance",
+                                              REPO / "tools" / "onnx_conformance.py")
+conformance = importlib.util.module_from_spec(spec)
+sys.modules["onnx_conformance"] = conformance   # dataclasses look the module up
+spec.loader.exec_module(conformance)
+
+# The measured pass rate of the claimed tests, less a little: a change that
+# loses passes fails here and must say why in the report.
+MIN_PASS_RATE = 0.43
+
+
+class CompareTest(unittest.TestCase):
+    def test_onnx_tolerances(self):
+        want = np.array([1.0, -2.0, 1e-9, np.inf, np.nan], np.float32)
+        self.assertEqual(conformance.compare(want.copy(), want), "")
+        near = want.copy()
+        near[0] = 1.0009   # within 1e-7 + 1e-3 * 1
+        near[2] = 9e-8     # within atol
+        self.assertEqual(conformance.compare(near, want), "")
+        far = want.copy()
+        far[1] = -2.003    # beyond 1e-3 * 2
+        self.assertIn("1 of 5 values differ; at [1]", conformance.compare(far, want))
+        nan = want.copy()
+        nan[0] = np.nan
+        self.assertIn("1 of 5", conformance.compare(nan, want))
+
+    def test_integers_exact_and_shapes_strict(self):
+        want = np.array([[3, 4]], np.int64)
+        self.assertEqual(conformance.compare(np.array([[3.0, 4.0]], np.float32), want), "")
+        self.assertIn("got 5.0, expected 4", conformance.compare(
+            np.array([[3.0, 5.0]], np.float32), want))
+        self.assertIn("shape [2, 1], expected [1, 2]",
+                      conformance.compare(np.zeros((2, 1)), want))
+
+
+@unittest.skipUnless(MACE_RUN.exists(), f"{MACE_RUN} is not built")
+class NodeTestsTest(unittest.TestCase):
+    def test_claimed_node_tests(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            status = conformance.main(["--mace_run", str(MACE_RUN), "--verbose",
+                                       "--min-pass-rate", str(MIN_PASS_RATE)])
+        lines = out.getvalue().splitlines()
+        bad = [line for line in lines if line.split(" ", 1)[0] in ("crash", "hang", "mismatch")]
+        self.assertEqual(bad, [], "claimed node tests must pass or be refused clearly")
+        self.assertEqual(status, 0, lines[-1] if lines else "no output")
+        # Refusals the converter must give rather than a silent rewrite.
+        refused = {line.split()[1].rstrip(":"): line for line in lines
+                   if line.startswith("refused")}
+        self.assertIn("training_mode", refused["test_training_dropout"])
+        self.assertIn("bfloat16", refused["test_cast_FLOAT_to_BFLOAT16"])
+        self.assertIn("truncate", refused["test_div_uint8"])
+
+
+if __name__ == "__main__":
+    unittest.main()
