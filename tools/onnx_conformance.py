@@ -148,8 +148,11 @@ def compare(got: np.ndarray, want: np.ndarray) -> str:
 
 
 def first_line(text: str, limit: int = 300) -> str:
+    """The message of `text`: mace_run's error line if it printed one (before
+    its usage text), else the last line."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    line = lines[-1] if lines else "no message"
+    errors = [line for line in lines if line.startswith("mace_run: error:")]
+    line = errors[0] if errors else lines[-1] if lines else "no message"
     line = line.removeprefix("mace_run: error: ")
     return line if len(line) <= limit else line[:limit] + "..."
 
