@@ -37,6 +37,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterSplit,
       RegisterSqueeze,
       RegisterTranspose,
+      RegisterUnary,
   };
   for (RegisterFn fn : kRegisterFns) MACE_RETURN_IF_ERROR(fn(registry));
   return MaceStatus();

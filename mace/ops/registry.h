@@ -43,6 +43,7 @@ MaceStatus RegisterSpaceToDepth(OpRegistry* registry);
 MaceStatus RegisterSplit(OpRegistry* registry);
 MaceStatus RegisterSqueeze(OpRegistry* registry);
 MaceStatus RegisterTranspose(OpRegistry* registry);
+MaceStatus RegisterUnary(OpRegistry* registry);
 
 MaceStatus RegisterAllOps(OpRegistry* registry);
 

@@ -150,7 +150,7 @@ def _matmul(op, shapes, graph):
 
 
 # ---- element-wise -------------------------------------------------------------
-@rule("Activation", "BatchNorm", "BiasAdd", "Identity", "LocalResponseNorm")
+@rule("Activation", "BatchNorm", "BiasAdd", "Identity", "LocalResponseNorm", "Unary")
 def _same(op, shapes, graph):
     return [shapes[0]]
 

@@ -7,6 +7,7 @@ TensorFlow's op definitions, and tests check them against TensorFlow itself.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -137,6 +138,14 @@ def _batch_norm(inputs, attrs):
 _ELEMENTWISE: dict[str, Callable] = {
     "Relu": lambda x: np.maximum(x, 0), "Relu6": lambda x: np.clip(x, 0, 6),
     "Sigmoid": lambda x: 1 / (1 + np.exp(-x)), "Tanh": np.tanh,
+    "Exp": np.exp, "Log": np.log, "Floor": np.floor, "Ceil": np.ceil, "Round": np.round,
+    "Sign": np.sign, "Erf": np.vectorize(math.erf, otypes=[np.float64]),
+    "Softplus": lambda x: np.logaddexp(0.0, x), "Softsign": lambda x: x / (1 + np.abs(x)),
+    "Elu": lambda x: np.where(x > 0, x, np.expm1(x)),
+    "Selu": lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x)),
+    "Sin": np.sin, "Cos": np.cos, "Tan": np.tan, "Asin": np.arcsin, "Acos": np.arccos,
+    "Atan": np.arctan, "Sinh": np.sinh, "Cosh": np.cosh, "Asinh": np.arcsinh,
+    "Acosh": np.arccosh, "Atanh": np.arctanh,
 }
 for _name, _fn in _ELEMENTWISE.items():
     _op(_name)(lambda inputs, attrs, fn=_fn: fn(inputs[0]))

@@ -315,6 +315,39 @@ def unary(node: Node) -> None:
     eltwise(node, 6 if node.op_type == "Neg" else 7, 0, None, outputs=node.outputs)
 
 
+# ONNX ops that map to one Unary type each.
+UNARY_TYPES = {
+    "Exp": "EXP", "Log": "LOG", "Floor": "FLOOR", "Ceil": "CEIL", "Round": "ROUND",
+    "Sign": "SIGN", "Erf": "ERF", "Softplus": "SOFTPLUS", "Softsign": "SOFTSIGN",
+    "Mish": "MISH", "Sin": "SIN", "Cos": "COS", "Tan": "TAN", "Asin": "ASIN", "Acos": "ACOS",
+    "Atan": "ATAN", "Sinh": "SINH", "Cosh": "COSH", "Asinh": "ASINH", "Acosh": "ACOSH",
+    "Atanh": "ATANH", "Elu": "ELU", "Selu": "SELU", "Celu": "CELU",
+    "ThresholdedRelu": "THRESHOLDED_RELU", "Gelu": "GELU",
+}
+
+
+@converter(*UNARY_TYPES)
+def unary_math(node: Node) -> None:
+    kind = UNARY_TYPES[node.op_type]
+    args: dict = {"type": kind}
+    if node.op_type == "Gelu":
+        approximate = node.attr("approximate", "none")
+        approximate = approximate.decode() if isinstance(approximate, bytes) else approximate
+        if approximate not in ("none", "tanh"):
+            raise node.fail(f"approximate='{approximate}' is not 'none' or 'tanh'")
+        args["type"] = "GELU_TANH" if approximate == "tanh" else "GELU"
+    elif node.op_type in ("Elu", "Celu"):
+        args["alpha"] = float(node.attr("alpha", 1.0))
+        if node.op_type == "Celu" and args["alpha"] == 0.0:
+            raise node.fail("Celu's alpha must not be 0")
+    elif node.op_type == "ThresholdedRelu":
+        args["alpha"] = float(node.attr("alpha", 1.0))
+    elif node.op_type == "Selu":
+        args["alpha"] = float(node.attr("alpha", 1.67326319217681884765625))
+        args["gamma"] = float(node.attr("gamma", 1.05070102214813232421875))
+    node.emit_out("Unary", [node.tensor(0)], args)
+
+
 @converter("Sqrt")
 def sqrt(node: Node) -> None:
     node.emit_out("Eltwise", [node.tensor(0)], {"type": 9, "scalar_input": 0.5})

@@ -121,6 +121,21 @@ def activation(node: TfNode) -> None:
     node.produce("Activation", [node.inputs[0]], args, node.layout(0))
 
 
+# TensorFlow ops that map to one Unary type each (element-wise, so the
+# tensor keeps its layout). TensorFlow's Round rounds halves to even, as
+# Unary's ROUND does.
+_UNARY = {"Exp": "EXP", "Log": "LOG", "Floor": "FLOOR", "Ceil": "CEIL", "Round": "ROUND",
+          "Sign": "SIGN", "Erf": "ERF", "Softplus": "SOFTPLUS", "Softsign": "SOFTSIGN",
+          "Elu": "ELU", "Selu": "SELU", "Sin": "SIN", "Cos": "COS", "Tan": "TAN",
+          "Asin": "ASIN", "Acos": "ACOS", "Atan": "ATAN", "Sinh": "SINH", "Cosh": "COSH",
+          "Asinh": "ASINH", "Acosh": "ACOSH", "Atanh": "ATANH"}
+
+
+@converter(*_UNARY)
+def unary_math(node: TfNode) -> None:
+    node.produce("Unary", [node.inputs[0]], {"type": _UNARY[node.op_type]}, node.layout(0))
+
+
 _ELTWISE = {"Add": SUM, "AddV2": SUM, "Sub": SUB, "Mul": PROD, "RealDiv": DIV,
             "Maximum": MAX, "Minimum": MIN, "SquaredDifference": SQR_DIFF}
 

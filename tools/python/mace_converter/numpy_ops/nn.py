@@ -198,6 +198,43 @@ def _activation(inputs, args, _):
     return [activation(inputs[0].astype(np.float64), args, alpha)]
 
 
+def _softplus(x: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0.0, x)
+
+
+_ERF = np.vectorize(__import__("math").erf, otypes=[np.float64])
+_UNARY = {
+    "EXP": np.exp, "LOG": np.log, "FLOOR": np.floor, "CEIL": np.ceil,
+    "ROUND": np.round, "SIGN": np.sign, "ERF": _ERF, "SOFTPLUS": _softplus,
+    "SOFTSIGN": lambda x: x / (1 + np.abs(x)),
+    "GELU": lambda x: 0.5 * x * (1 + _ERF(x / np.sqrt(2.0))),
+    "GELU_TANH": lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3))),
+    "MISH": lambda x: x * np.tanh(_softplus(x)),
+    "SIN": np.sin, "COS": np.cos, "TAN": np.tan, "ASIN": np.arcsin, "ACOS": np.arccos,
+    "ATAN": np.arctan, "SINH": np.sinh, "COSH": np.cosh, "ASINH": np.arcsinh,
+    "ACOSH": np.arccosh, "ATANH": np.arctanh,
+}
+
+
+@kernel("Unary")
+def _unary(inputs, args, _):
+    x = inputs[0].astype(np.float64)
+    kind = args["type"]
+    selu = kind == "SELU"
+    alpha = float(args.get("alpha", 1.67326319 if selu else 1.0))
+    gamma = float(args.get("gamma", 1.05070102 if selu else 1.0))
+    with np.errstate(all="ignore"):
+        if kind == "ELU":
+            return [np.where(x >= 0, x, alpha * np.expm1(x))]
+        if kind == "SELU":
+            return [gamma * np.where(x > 0, x, alpha * np.expm1(x))]
+        if kind == "CELU":
+            return [np.maximum(0, x) + np.minimum(0, alpha * np.expm1(x / alpha))]
+        if kind == "THRESHOLDED_RELU":
+            return [np.where(x > alpha, x, 0.0)]
+        return [_UNARY[kind](x)]
+
+
 @kernel("Softmax")
 def _softmax(inputs, args, _):
     x = inputs[0].astype(np.float64)

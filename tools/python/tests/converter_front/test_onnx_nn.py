@@ -137,6 +137,33 @@ class PoolDenseTest(unittest.TestCase):
                 model = make_model([node], {"x": shape}, {"y": None}, inits, opset)
                 check_against_ort(self, model, {"x": shape}, feeds=feeds)
 
+    def test_unary_math(self):
+        """Each ONNX op that becomes a Unary, through the numpy runner's
+        kernel, against ONNX Runtime on each function's domain."""
+        cases = [(op, 13, {}) for op in (
+            "Exp", "Log", "Floor", "Ceil", "Round", "Sign", "Erf", "Softplus", "Softsign",
+            "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+            "Atanh")]
+        cases += [("Elu", 13, dict(alpha=0.7)), ("Selu", 13, {}),
+                  ("Selu", 13, dict(alpha=1.5, gamma=0.9)), ("Celu", 13, dict(alpha=2.0)),
+                  ("ThresholdedRelu", 13, dict(alpha=0.25)), ("Mish", 18, {}),
+                  ("Gelu", 20, {}), ("Gelu", 20, dict(approximate="tanh"))]
+        shape = [2, 3, 5]
+        for op, opset, attrs in cases:
+            with self.subTest(op=op, **{k: str(v) for k, v in attrs.items()}):
+                x = rng(7).uniform(-3, 3, shape)
+                if op in ("Log", "Acosh"):
+                    x = np.abs(x) + 1.01
+                if op in ("Asin", "Acos", "Atanh"):
+                    x = x / 3.1
+                if op == "Round":
+                    x[0] = [-2.5, -0.5, 0.5, 1.5, 2.5]
+                node = helper.make_node(op, ["x"], ["y"], **attrs)
+                model = make_model([node], {"x": shape}, {"y": None}, [], opset)
+                converted = check_against_ort(self, model, {"x": shape},
+                                              feeds={"x": x.astype(np.float32)})
+                self.assertEqual([o.type for o in converted.net_def.op], ["Unary"])
+
     def test_batch_norm_standalone(self):
         r = rng(6)
         params = [r.uniform(0.5, 1.5, 3), r.standard_normal(3), r.standard_normal(3),

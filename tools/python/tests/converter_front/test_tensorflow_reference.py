@@ -150,6 +150,30 @@ def write_nhwc_ops_graph(path: Path) -> None:
     _write_graph(path, build)
 
 
+UNARY_OPS = ("Exp", "Log", "Floor", "Ceil", "Round", "Sign", "Erf", "Softplus", "Softsign",
+             "Elu", "Selu", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+             "Asinh", "Acosh", "Atanh")
+
+
+def write_unary_graph(path: Path) -> None:
+    """Every element-wise math op that becomes a Unary, each on its domain:
+    log and acosh see values above 1, asin, acos and atanh values in
+    (-0.9, 0.9), the rest both signs."""
+    ops = tf.raw_ops
+
+    def build() -> None:
+        x = tf.compat.v1.placeholder(tf.float32, [1, 4, 5, 3], name="x")
+        wide = ops.Mul(x=x, y=np.float32(2.5), name="wide")
+        above_one = ops.AddV2(x=ops.Exp(x=x, name="exp"), y=np.float32(1.01), name="above_one")
+        inside = ops.Mul(x=ops.Tanh(x=x), y=np.float32(0.9), name="inside")
+        for name in UNARY_OPS:
+            source = above_one if name in ("Log", "Acosh") else \
+                inside if name in ("Asin", "Acos", "Atanh") else wide
+            operand = "features" if name in ("Softplus", "Softsign", "Elu", "Selu") else "x"
+            getattr(ops, name)(**{operand: source}, name=name.lower())
+    _write_graph(path, build)
+
+
 def write_frozen_function(path: Path) -> None:
     """A tf.function over variables, frozen by TensorFlow's own freezer: the
     shape arithmetic (Shape, StridedSlice, Prod, Pack, ...) and constant
@@ -229,6 +253,8 @@ GRAPHS = (
     Graph("nhwc_ops", write_nhwc_ops_graph, {"x": [1, 6, 6, 4]},
           ("one_minus", "two_over", "channel_min", "sum", "prod", "pad_value", "symmetric",
            "gram", "columns", "sequence_bias", "concat_const", "softmax")),
+    Graph("unary", write_unary_graph, {"x": [1, 4, 5, 3]},
+          tuple(name.lower() for name in UNARY_OPS)),
     Graph("frozen_function", write_frozen_function, {"x": [1, 8, 8, 3]}, ("prob", "features")),
     Graph("keras", write_keras_model, {"image": [1, 12, 12, 3]}, ("Identity", "Identity_1")),
 )
