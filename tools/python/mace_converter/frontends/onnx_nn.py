@@ -2,7 +2,9 @@
 activations."""
 from __future__ import annotations
 
+import copy
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -22,7 +24,61 @@ def _window_attrs(node: Node, kernel: list[int]) -> dict:
     return {"strides": strides, "dilations": dilations, "pads": pads}
 
 
+def _lift_1d(node: Node, convert: Callable[[Node], None]) -> None:
+    """Converts a window op over [N, C, L] (1-D Conv, ConvTranspose, MaxPool,
+    AveragePool) with its 2-D converter: the input is viewed as
+    [N, C, 1, L], the window attributes and the weights get a leading
+    height of one, and the [N, C', 1, L'] result is viewed as [N, C', L'].
+    The 2-D kernels then do the work, fast paths included."""
+    n, channels, length = node.shape(0)
+    lifted = copy.copy(node)
+    lifted.inputs = list(node.inputs)
+    lifted.inputs[0] = node.emit("Reshape", [node.tensor(0)],
+                                 {"shape": [n, channels, 1, length]}).outputs[0]
+    attrs = dict(node.attrs)
+    for key, lead in (("kernel_shape", 1), ("strides", 1), ("dilations", 1),
+                      ("output_padding", 0), ("output_shape", 1)):
+        if key in attrs:
+            values = [int(v) for v in attrs[key]]
+            if len(values) != 1:
+                raise node.fail(f"{key} {values} must have one value for a 1D window")
+            attrs[key] = [lead] + values
+    if "pads" in attrs:
+        pads = [int(v) for v in attrs["pads"]]
+        if len(pads) != 2:
+            raise node.fail(f"pads {pads} must have 2 values for a 1D window")
+        attrs["pads"] = [0, pads[0], 0, pads[1]]
+    lifted.attrs = attrs
+    if node.op_type in ("Conv", "ConvTranspose"):
+        weights = node.const(1, "weights")
+        if weights.ndim != 3:
+            raise node.fail(f"weights have shape {list(weights.shape)}; a 1D window needs "
+                            "rank 3")
+        name = node.graph.unique_name(node.inputs[1] + "/2d")
+        node.values[name] = weights.reshape(weights.shape[0], weights.shape[1], 1,
+                                            weights.shape[2])
+        lifted.inputs[1] = name
+    result = node.graph.unique_name(node.outputs[0] + "/2d")
+    lifted.outputs = [result] + list(node.outputs[1:])
+    convert(lifted)
+    shape = node.graph.shape(result)
+    node.emit("Reshape", [result], {"shape": [shape[0], shape[1], shape[3]]},
+              outputs=node.outputs[:1])
+
+
+def _windowed(convert: Callable[[Node], None]) -> Callable[[Node], None]:
+    """`convert` for rank-4 inputs, and for rank-3 ones through _lift_1d."""
+    def dispatch(node: Node) -> None:
+        if node.rank(0) == 3:
+            _lift_1d(node, convert)
+        else:
+            convert(node)
+    dispatch.__name__ = convert.__name__
+    return dispatch
+
+
 @converter("Conv")
+@_windowed
 def conv(node: Node) -> None:
     spatial_2d(node)
     weights = node.const(1, "weights").astype(np.float32)
@@ -50,6 +106,7 @@ def conv(node: Node) -> None:
 
 
 @converter("ConvTranspose")
+@_windowed
 def conv_transpose(node: Node) -> None:
     spatial_2d(node)
     weights = node.const(1, "weights")
@@ -125,6 +182,7 @@ def _pool(node: Node, pooling_type: int) -> None:
 
 
 @converter("MaxPool")
+@_windowed
 def max_pool(node: Node) -> None:
     if node.attr("storage_order", 0):
         raise node.fail("storage_order 1 is not supported")
@@ -132,6 +190,7 @@ def max_pool(node: Node) -> None:
 
 
 @converter("AveragePool")
+@_windowed
 def average_pool(node: Node) -> None:
     _pool(node, 1)
 

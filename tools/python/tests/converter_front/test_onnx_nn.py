@@ -5,7 +5,10 @@ import unittest
 import numpy as np
 from onnx import helper
 
-from tests.converter_front.helpers import check_against_ort, initializer, make_model, rng
+from mace_converter.api import ConversionError
+
+from tests.converter_front.helpers import (check_against_ort, convert_model, initializer,
+                                           make_model, rng)
 
 
 def _conv_case(test, x_shape, w_shape, opset=13, bias=True, **attrs):
@@ -40,6 +43,40 @@ class ConvTest(unittest.TestCase):
         for case in cases:
             with self.subTest(**{k: str(v) for k, v in case.items()}):
                 _conv_case(self, **case)
+
+    def test_one_dimensional_windows(self):
+        """Rank-3 Conv, ConvTranspose and pooling run as 2-D ops on a height
+        of one, between two Reshapes."""
+        cases = [
+            dict(x_shape=[1, 3, 17], w_shape=[4, 3, 3]),
+            dict(x_shape=[2, 4, 16], w_shape=[6, 2, 5], group=2, strides=[2], pads=[2, 1]),
+            dict(x_shape=[1, 3, 15], w_shape=[3, 1, 3], group=3, dilations=[2], pads=[2, 2]),
+            dict(x_shape=[1, 3, 15], w_shape=[6, 1, 4], group=3, strides=[2],
+                 auto_pad="SAME_UPPER"),
+            dict(x_shape=[1, 2, 9], w_shape=[2, 3, 4], strides=[3], _transposed=True),
+            dict(x_shape=[1, 2, 7], w_shape=[2, 3, 3], strides=[2], pads=[1, 1],
+                 output_padding=[1], _transposed=True),
+        ]
+        for case in cases:
+            with self.subTest(**{k: str(v) for k, v in case.items()}):
+                model = _conv_case(self, **case)
+                types = [op.type for op in model.net_def.op]
+                self.assertEqual((types[0], types[-1]), ("Reshape", "Reshape"), types)
+        for op, attrs in (("MaxPool", dict(kernel_shape=[3], strides=[2])),
+                          ("AveragePool", dict(kernel_shape=[4], pads=[1, 2],
+                                               count_include_pad=1)),
+                          ("MaxPool", dict(kernel_shape=[2], dilations=[2], ceil_mode=1,
+                                           strides=[2]))):
+            with self.subTest(op=op, **{k: str(v) for k, v in attrs.items()}):
+                model = make_model([helper.make_node(op, ["x"], ["y"], **attrs)],
+                                   {"x": [2, 3, 11]}, {"y": None})
+                check_against_ort(self, model, {"x": [2, 3, 11]})
+        bad = make_model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3],
+                                           pads=[1, 1, 1, 1])], {"x": [1, 2, 9]}, {"y": None})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(bad, {"x": [1, 2, 9]}, ["y"])
+        self.assertIn("pads [1, 1, 1, 1] must have 2 values for a 1D window",
+                      str(caught.exception))
 
     def test_depthwise_becomes_depthwise_op(self):
         for multiplier in (1, 2):
