@@ -99,7 +99,7 @@ def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
             references["description"], references["outputs"] = validate.reference_outputs(
                 model, artifacts, inputs)
         say(f"    reference: {references['description']}")
-        threshold = validate.cosine_threshold(device, model.data_type)
+        threshold = validate.cosine_threshold(device, model.device_data_type(device))
         for spec in model.outputs:
             comparison = validate.compare(spec.name, result.outputs[spec.name],
                                           references["outputs"][spec.name], threshold)

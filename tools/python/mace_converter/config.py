@@ -87,6 +87,11 @@ class ModelConfig:
         """The runtimes `run` tries, in order."""
         return ["cpu", "gpu"] if self.runtime == "cpu+gpu" else [self.runtime]
 
+    def device_data_type(self, device: str) -> str:
+        """The data type `device` runs: a cpu+gpu model's data_type is its
+        GPU storage, and its CPU side computes float32."""
+        return "fp32_fp32" if self.runtime == "cpu+gpu" and device == "cpu" else self.data_type
+
 
 @dataclass
 class DeploymentConfig:

@@ -10,12 +10,13 @@ from unittest import mock
 import numpy as np
 
 from mace_converter import cli, validate
+from mace_converter.api import TensorSpec
+from mace_converter.config import ModelConfig
 
 
 class ValidateOutputTest(unittest.TestCase):
     def test_each_abi_prints_its_reference_line(self):
-        model = SimpleNamespace(name="net", data_type="fp32_fp32",
-                                outputs=[SimpleNamespace(name="prob")])
+        model = _model("cpu", "fp32_fp32")
         output = {"prob": np.array([0.25, 0.75], dtype=np.float32)}
         result = SimpleNamespace(outputs=output)
         references: dict = {}
@@ -37,22 +38,32 @@ class ValidateOutputTest(unittest.TestCase):
             with self.subTest(device=device, data_type=data_type):
                 self.assertEqual(validate.cosine_threshold(device, data_type), expected)
 
-    def test_gpu_storage_is_held_to_its_threshold(self):
-        model = SimpleNamespace(name="net", data_type="fp32_fp32",
-                                outputs=[SimpleNamespace(name="prob")])
+    def test_each_device_is_held_to_the_threshold_of_what_it_runs(self):
         reference = np.array([1.0, 0.0], dtype=np.float32)
-        # cosine 0.998: good enough for half storage, not for float storage.
+        # cosine 0.998: good enough for half storage, not for float.
         angle = np.arccos(0.998)
         result = SimpleNamespace(outputs={"prob": np.array([np.cos(angle), np.sin(angle)],
                                                            dtype=np.float32)})
-        with mock.patch.object(validate, "reference_outputs",
-                               return_value=("numpy test reference", {"prob": reference})), \
-                contextlib.redirect_stdout(io.StringIO()):
-            self.assertEqual(cli._validate(model, None, "host", "gpu", {}, result, {}),
-                             ["net/prob (host, gpu)"])
-            model.data_type = "fp16_fp32"
-            self.assertEqual(cli._validate(model, None, "host", "gpu", {}, result, {}), [])
+        cases = [("gpu", "fp32_fp32", "gpu", False), ("gpu", "fp16_fp32", "gpu", True),
+                 # A cpu+gpu model's data type is its GPU storage; its CPU side
+                 # computes float32.
+                 ("cpu+gpu", "fp16_fp32", "gpu", True), ("cpu+gpu", "fp16_fp32", "cpu", False)]
+        for runtime, data_type, device, passes in cases:
+            with self.subTest(runtime=runtime, data_type=data_type, device=device), \
+                    mock.patch.object(validate, "reference_outputs",
+                                      return_value=("numpy reference", {"prob": reference})), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                failures = cli._validate(_model(runtime, data_type), None, "host", device, {},
+                                         result, {})
+                self.assertEqual(failures, [] if passes else [f"net/prob (host, {device})"])
 
+
+def _model(runtime: str, data_type: str) -> ModelConfig:
+    return ModelConfig(name="net", platform="onnx", model_file_path="net.onnx",
+                       model_sha256_checksum="ab" * 32, weight_file_path=None,
+                       weight_sha256_checksum=None, inputs=[],
+                       outputs=[TensorSpec(name="prob", shape=[2])], validation_inputs_data=[],
+                       runtime=runtime, data_type=data_type)
 
 if __name__ == "__main__":
     unittest.main()
