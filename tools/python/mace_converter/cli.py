@@ -181,7 +181,10 @@ def _run_one(config: DeploymentConfig, model: ModelConfig, artifacts, abi: str, 
             return run.run_model(config, model, artifacts, abi, device, inputs, options)
         except run.RuntimeUnavailable as error:
             if model.runtime == "cpu+gpu":
-                say(f"    note: {error}; skipped")
+                reason, *details = str(error).splitlines()
+                say(f"    note: {reason}; skipped")
+                for line in details:
+                    say(f"        {line.strip()}")
                 return None
             raise
 

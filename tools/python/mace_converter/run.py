@@ -130,20 +130,33 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
     except FileNotFoundError as error:
         raise UserError(f"cannot start {command[0]}: {error.strerror}") from None
     if result.returncode != 0:
-        message = (result.stderr.strip() or result.stdout.strip()).splitlines()
-        text = message[-1] if message else f"exit code {result.returncode}"
-        text = text.removeprefix("mace_run: error: ")
-        if device == "gpu" and "UNSUPPORTED" in text and "OpenCL" in text:
-            raise RuntimeUnavailable(f"runtime gpu cannot run here: {text}")
-        if device == "dsp" and "UNSUPPORTED" in text:
-            raise RuntimeUnavailable(f"runtime {device} is not available in this build: {text}")
-        raise UserError(f"mace_run failed on model {model.name} ({abi}, {device}):\n"
-                        + "\n".join(message[-20:]))
+        raise run_failure(model.name, abi, device, result.returncode,
+                          result.stderr.strip() or result.stdout.strip())
     engine_outputs = {spec.name: np.load(run_dir / f"output_{_safe_name(spec.name)}.npy")
                       for spec in artifacts.engine_outputs}
     outputs = layout.to_source(engine_outputs, artifacts.source_outputs, artifacts.engine_outputs)
     return RunResult(outputs=outputs, latency=parse_latency(result.stdout),
                      stdout=result.stdout, command=command)
+
+
+def run_failure(model_name: str, abi: str, device: str, returncode: int,
+                output: str) -> UserError:
+    """The error for a failed mace_run: RuntimeUnavailable when the device
+    has no runtime here (no OpenCL library, platform or device for the
+    GPU), so that a cpu+gpu model can go on without it."""
+    message = output.splitlines() or [f"exit code {returncode}"]
+    starts = [i for i, line in enumerate(message) if line.startswith("mace_run: error: ")]
+    # The error's first line, and the lines that continue it (such as the
+    # OpenCL libraries the engine tried).
+    error = message[starts[-1]:] if starts else message[-1:]
+    text = error[0].removeprefix("mace_run: error: ")
+    if device == "gpu" and text.startswith("UNSUPPORTED") and "OpenCL" in text:
+        detail = "\n".join([text] + error[1:20])
+        return RuntimeUnavailable(f"runtime gpu cannot run here: {detail}")
+    if device == "dsp" and "UNSUPPORTED" in text:
+        return RuntimeUnavailable(f"runtime {device} is not available in this build: {text}")
+    return UserError(f"mace_run failed on model {model_name} ({abi}, {device}):\n"
+                     + "\n".join(message[-20:]))
 
 
 def gpu_flags(model: ModelConfig, run_dir: Path) -> list[str]:

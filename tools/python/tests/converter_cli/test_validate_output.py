@@ -1,6 +1,6 @@
 """What `run --validate` prints: every ABI's validation names its reference,
-though the reference runs once per model; and the threshold of each data
-type."""
+though the reference runs once per model; the threshold of each data type;
+and how a failed mace_run is reported."""
 import contextlib
 import io
 import unittest
@@ -9,7 +9,7 @@ from unittest import mock
 
 import numpy as np
 
-from mace_converter import cli, validate
+from mace_converter import cli, run, validate
 from mace_converter.api import TensorSpec
 from mace_converter.config import ModelConfig
 
@@ -56,6 +56,38 @@ class ValidateOutputTest(unittest.TestCase):
                 failures = cli._validate(_model(runtime, data_type), None, "host", device, {},
                                          result, {})
                 self.assertEqual(failures, [] if passes else [f"net/prob (host, {device})"])
+
+
+class RunFailureTest(unittest.TestCase):
+    NO_LIBRARY = ("I opencl_api.cc:80] searching for OpenCL\n"
+                  "mace_run: error: UNSUPPORTED: no OpenCL library could be loaded; tried:\n"
+                  "  libOpenCL.so: cannot open shared object file\n"
+                  "  /vendor/lib64/libOpenCL.so: cannot open shared object file (--model_file m)")
+
+    def test_a_gpu_without_opencl_is_unavailable_with_every_line_of_the_reason(self):
+        error = run.run_failure("net", "arm64-v8a", "gpu", 1, self.NO_LIBRARY)
+        self.assertIsInstance(error, run.RuntimeUnavailable)
+        self.assertEqual(str(error).splitlines(), [
+            "runtime gpu cannot run here: UNSUPPORTED: no OpenCL library could be loaded; "
+            "tried:", "  libOpenCL.so: cannot open shared object file",
+            "  /vendor/lib64/libOpenCL.so: cannot open shared object file (--model_file m)"])
+        platform = run.run_failure("net", "host", "gpu", 1, "mace_run: error: UNSUPPORTED: "
+                                   "no OpenCL platform is installed (--model_file m)")
+        self.assertIsInstance(platform, run.RuntimeUnavailable)
+
+    def test_other_failures_are_plain_errors(self):
+        cases = [("gpu", "mace_run: error: UNSUPPORTED: Conv2D 'c': filter image too wide"),
+                 ("gpu", "mace_run: error: INVALID_ARGS: 'w' is float16 but must be float32"),
+                 ("cpu", "mace_run: error: UNSUPPORTED: OpenCL"), ("cpu", "")]
+        for device, output in cases:
+            with self.subTest(output=output):
+                error = run.run_failure("net", "host", device, 3, output)
+                self.assertNotIsInstance(error, run.RuntimeUnavailable)
+                self.assertTrue(str(error).startswith(f"mace_run failed on model net (host, "
+                                                      f"{device}):\n"), str(error))
+        self.assertTrue(str(run.run_failure("net", "host", "cpu", 3, "")).endswith("exit code 3"))
+        dsp = run.run_failure("net", "host", "dsp", 1, "mace_run: error: UNSUPPORTED: HEXAGON")
+        self.assertIsInstance(dsp, run.RuntimeUnavailable)
 
 
 def _model(runtime: str, data_type: str) -> ModelConfig:
