@@ -5,6 +5,7 @@
 # made with it.
 #
 #   tools/zoo_memory.sh [--models mobilenet_v2,resnet50] [--plan_time_limit_ms N]
+#   tools/zoo_memory.sh --device GPU [--models ...]   GPU memory types, both storages
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${repo}"

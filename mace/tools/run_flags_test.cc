@@ -270,6 +270,23 @@ TEST(RunFlagsTest, ParsesSoakRounds) {
   EXPECT_EQ(error, "bad value '0' for --soak_rounds");
 }
 
+TEST(RunFlagsTest, ParsesGpuFlags) {
+  RunFlags flags;
+  std::string error;
+  ASSERT_TRUE(Parse({"--model_file=m", "--device=GPU", "--gpu_data_type=fp32_fp32",
+                     "--opencl_device_fallback", "--limit_opencl_kernel_time"},
+                    &flags, &error))
+      << error;
+  EXPECT_EQ(flags.gpu_data_type, "fp32_fp32");
+  EXPECT_TRUE(flags.opencl_device_fallback);
+  EXPECT_TRUE(flags.limit_opencl_kernel_time);
+  ASSERT_TRUE(Parse({"--model_file=m", "--limit_opencl_kernel_time=0"}, &flags, &error));
+  EXPECT_FALSE(flags.limit_opencl_kernel_time);
+  EXPECT_FALSE(Parse({"--model_file=m", "--limit_opencl_kernel_time=2"}, &flags, &error));
+  EXPECT_EQ(error, "bad value '2' for --limit_opencl_kernel_time");
+  EXPECT_FALSE(Parse({"--model_file=m", "--gpu_data_type=fp16_fp16"}, &flags, &error));
+}
+
 }  // namespace
 }  // namespace tools
 }  // namespace mace

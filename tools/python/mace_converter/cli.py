@@ -99,7 +99,7 @@ def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
             references["description"], references["outputs"] = validate.reference_outputs(
                 model, artifacts, inputs)
         say(f"    reference: {references['description']}")
-        threshold = validate.cosine_threshold(device, model.data_type)
+        threshold = validate.cosine_threshold(device, model.device_data_type(device))
         for spec in model.outputs:
             comparison = validate.compare(spec.name, result.outputs[spec.name],
                                           references["outputs"][spec.name], threshold)
@@ -158,12 +158,12 @@ def _load(args: argparse.Namespace) -> DeploymentConfig:
 
 def _convert(config: DeploymentConfig, models: list[ModelConfig]) -> None:
     for model in models:
-        for key, used in (("limit_opencl_kernel_time", model.limit_opencl_kernel_time),
-                          ("nnlib_graph_mode", model.nnlib_graph_mode)):
-            if used:
-                say(f"note: models.{model.name}.{key} is accepted but has no effect: the "
-                    f"{'GPU' if key.startswith('limit') else 'DSP'} runtime is not in "
-                    "this build")
+        if model.nnlib_graph_mode:
+            say(f"note: models.{model.name}.nnlib_graph_mode is accepted but has no effect: "
+                "the DSP runtime is not in this build")
+        if model.limit_opencl_kernel_time and model.runtime not in ("gpu", "cpu+gpu"):
+            say(f"note: models.{model.name}.limit_opencl_kernel_time has no effect on "
+                f"runtime {model.runtime}")
     artifacts = conversion.convert_models(config, models)
     package.install_models(config, artifacts)
     if config.build_type == "code":
@@ -181,7 +181,10 @@ def _run_one(config: DeploymentConfig, model: ModelConfig, artifacts, abi: str, 
             return run.run_model(config, model, artifacts, abi, device, inputs, options)
         except run.RuntimeUnavailable as error:
             if model.runtime == "cpu+gpu":
-                say(f"    note: {error}; skipped")
+                reason, *details = str(error).splitlines()
+                say(f"    note: {reason}; skipped")
+                for line in details:
+                    say(f"        {line.strip()}")
                 return None
             raise
 

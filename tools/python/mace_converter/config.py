@@ -42,6 +42,8 @@ MODEL_KEYS = ("platform", "model_file_path", "model_sha256_checksum", "weight_fi
 _ALIASES = {"runtime": {"cpu_gpu": "cpu+gpu"}, "data_type": {"fp32": "fp32_fp32"}}
 _DEFAULT_DATA_TYPE = {"cpu": "fp32_fp32", "gpu": "fp16_fp32", "cpu+gpu": "fp16_fp32",
                       "dsp": "uint8"}
+# The GPU's image storages (MaceEngineConfig::SetGPUDataType).
+GPU_DATA_TYPES = ("fp16_fp32", "fp32_fp32")
 _SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
 _LIBRARY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _MODEL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -84,6 +86,11 @@ class ModelConfig:
     def devices(self) -> list[str]:
         """The runtimes `run` tries, in order."""
         return ["cpu", "gpu"] if self.runtime == "cpu+gpu" else [self.runtime]
+
+    def device_data_type(self, device: str) -> str:
+        """The data type `device` runs: a cpu+gpu model's data_type is its
+        GPU storage, and its CPU side computes float32."""
+        return "fp32_fp32" if self.runtime == "cpu+gpu" and device == "cpu" else self.data_type
 
 
 @dataclass
@@ -343,6 +350,10 @@ class _Parser:
         if data_type == "uint8" and runtime not in ("dsp", "cpu"):
             raise self.fail(f"{prefix}.data_type", f"uint8 is for runtime cpu or dsp, "
                                                    f"not {runtime}")
+        if runtime in ("gpu", "cpu+gpu") and data_type not in GPU_DATA_TYPES:
+            raise self.fail(f"{prefix}.data_type", f"runtime {runtime} takes "
+                                                   f"{' or '.join(GPU_DATA_TYPES)}, "
+                                                   f"not {data_type}")
         weight_path = data.get("weight_file_path")
         weight_sum = data.get("weight_sha256_checksum")
         if platform == "caffe" and weight_path is None:

@@ -2,6 +2,7 @@
 on the host or, for ARM ABIs, under qemu-user as the device."""
 from __future__ import annotations
 
+import os
 import platform
 import re
 import subprocess
@@ -26,6 +27,9 @@ QEMU = {
                               ("armeabi-v7a", "qemu-arm", "arm-linux-gnueabihf"))
 }
 _DEVICE_FLAG = {"cpu": "CPU", "gpu": "GPU", "dsp": "HEXAGON"}
+# PoCL (the OpenCL CPU device the GPU runtime is tested on) compiles every
+# kernel again unless its cache survives between runs.
+POCL_CACHE = Path.home() / ".cache" / "mace-pocl"
 _LATENCY = {
     "init_ms": re.compile(r"^init: ([\d.]+) ms"),
     "first_run_ms": re.compile(r"^first run: ([\d.]+) ms"),
@@ -112,6 +116,8 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
         f"--cpu_affinity_policy={options.cpu_affinity_policy}",
         f"--gpu_perf_hint={options.gpu_perf_hint}",
         f"--gpu_priority_hint={options.gpu_priority_hint}"]
+    if device == "gpu":
+        command += gpu_flags(model, run_dir)
     if options.benchmark:
         command.append("--benchmark")
     if options.memory_report:
@@ -119,22 +125,60 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
     if echo:
         say(f"    $ {shell_text(command)}")
     try:
-        result = subprocess.run(command, text=True, capture_output=True)
+        result = subprocess.run(command, text=True, capture_output=True,
+                                env=_environment(device))
     except FileNotFoundError as error:
         raise UserError(f"cannot start {command[0]}: {error.strerror}") from None
     if result.returncode != 0:
-        message = (result.stderr.strip() or result.stdout.strip()).splitlines()
-        text = message[-1] if message else f"exit code {result.returncode}"
-        text = text.removeprefix("mace_run: error: ")
-        if device != "cpu" and "UNSUPPORTED" in text:
-            raise RuntimeUnavailable(f"runtime {device} is not available in this build: {text}")
-        raise UserError(f"mace_run failed on model {model.name} ({abi}, {device}):\n"
-                        + "\n".join(message[-20:]))
+        raise run_failure(model.name, abi, device, result.returncode,
+                          result.stderr.strip() or result.stdout.strip())
     engine_outputs = {spec.name: np.load(run_dir / f"output_{_safe_name(spec.name)}.npy")
                       for spec in artifacts.engine_outputs}
     outputs = layout.to_source(engine_outputs, artifacts.source_outputs, artifacts.engine_outputs)
     return RunResult(outputs=outputs, latency=parse_latency(result.stdout),
                      stdout=result.stdout, command=command)
+
+
+def run_failure(model_name: str, abi: str, device: str, returncode: int,
+                output: str) -> UserError:
+    """The error for a failed mace_run: RuntimeUnavailable when the device
+    has no runtime here (no OpenCL library, platform or device for the
+    GPU), so that a cpu+gpu model can go on without it."""
+    message = output.splitlines() or [f"exit code {returncode}"]
+    starts = [i for i, line in enumerate(message) if line.startswith("mace_run: error: ")]
+    # The error's first line, and the lines that continue it (such as the
+    # OpenCL libraries the engine tried).
+    error = message[starts[-1]:] if starts else message[-1:]
+    text = error[0].removeprefix("mace_run: error: ")
+    if device == "gpu" and text.startswith("UNSUPPORTED") and "OpenCL" in text:
+        detail = "\n".join([text] + error[1:20])
+        return RuntimeUnavailable(f"runtime gpu cannot run here: {detail}")
+    if device == "dsp" and "UNSUPPORTED" in text:
+        return RuntimeUnavailable(f"runtime {device} is not available in this build: {text}")
+    return UserError(f"mace_run failed on model {model_name} ({abi}, {device}):\n"
+                     + "\n".join(message[-20:]))
+
+
+def gpu_flags(model: ModelConfig, run_dir: Path) -> list[str]:
+    """mace_run's flags for a GPU run of `model`: its image storage, any
+    OpenCL device when there is no GPU (PoCL's CPU device on a build host),
+    a program cache beside the run's files, and the kernel time limit."""
+    flags = [f"--gpu_data_type={model.data_type}", "--opencl_device_fallback",
+             f"--opencl_cache_file={run_dir / f'opencl_program_{model.data_type}.bin'}"]
+    if model.limit_opencl_kernel_time:
+        flags.append("--limit_opencl_kernel_time")
+    return flags
+
+
+def _environment(device: str) -> dict[str, str]:
+    environment = dict(os.environ)
+    if device == "gpu" and "POCL_CACHE_DIR" not in environment:
+        try:
+            POCL_CACHE.mkdir(parents=True, exist_ok=True)
+            environment["POCL_CACHE_DIR"] = str(POCL_CACHE)
+        except OSError:
+            pass    # PoCL then uses its own default
+    return environment
 
 
 def parse_latency(stdout: str) -> dict[str, float]:

@@ -1,13 +1,18 @@
 """Builds, runs and validates every deployment file of the model zoo on the
-host CPU and prints a markdown table: per model and output, cosine
-similarity, SQNR and max absolute error against the source framework, and
-the time of each converter step.
+host and prints a markdown table: per model and output, cosine similarity,
+SQNR and max absolute error against the source framework, and the time of
+each converter step.
 
     tools/zoo_validate.sh [--models mobilenet_v2,tiny_tf]
+                          [--runtime gpu [--data-type fp16_fp32|fp32_fp32]]
 
 Each deployment file goes through `converter.py build` and then
 `converter.py run --validate --target_abi host`; a failed build, run or
 validation is a row marked FAIL, and the exit code is 1 if any row failed.
+With --runtime, each file is first copied to build/zoo_validate/ with every
+model given that runtime (and data type), host as its only ABI and a library
+name of its own, so the CPU builds are left alone. On a machine without a
+GPU, the GPU runs on any OpenCL device (PoCL's CPU device here).
 """
 from __future__ import annotations
 
@@ -18,6 +23,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
+
+import yaml
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -103,12 +111,36 @@ def converter(*args: str) -> subprocess.CompletedProcess:
                           cwd=REPO, text=True, capture_output=True)
 
 
-def validate_model(name: str) -> ModelResult:
+def override_config(source: Path, runtime: str, data_type: Optional[str],
+                    directory: Path) -> Path:
+    """A copy of the deployment file `source` whose models all run on
+    `runtime` (with `data_type`, else the runtime's default), built for the
+    host only, as a library named after the runtime and data type."""
+    document = yaml.safe_load(source.read_text())
+    suffix = "_".join(part for part in (runtime.replace("+", "_"), data_type) if part)
+    document["library_name"] = f"{document['library_name']}_{suffix}"
+    document["target_abis"] = ["host"]
+    for model in document["models"].values():
+        model["runtime"] = runtime
+        model.pop("data_type", None)
+        if data_type:
+            model["data_type"] = data_type
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{source.stem}.{suffix}.yml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return path
+
+
+def validate_model(name: str, runtime: Optional[str] = None,
+                   data_type: Optional[str] = None) -> ModelResult:
     result = ModelResult(name)
     config = f"models/{name}.yml"
     if not (REPO / config).exists():
         result.error = f"no deployment file {config}"
         return result
+    if runtime:
+        config = str(override_config(REPO / config, runtime, data_type,
+                                     REPO / "build" / "zoo_validate"))
     start = time.monotonic()
     built = converter("build", "--config", config)
     result.steps = parse_steps(built.stdout)
@@ -130,11 +162,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS),
                         help="deployment file names under models/, comma separated")
+    parser.add_argument("--runtime", choices=["cpu", "gpu", "cpu+gpu"],
+                        help="run every model on this runtime instead of its file's")
+    parser.add_argument("--data-type", dest="data_type", choices=["fp16_fp32", "fp32_fp32"],
+                        help="with --runtime gpu: the GPU's image storage (default: "
+                             "the runtime's, fp16_fp32)")
     args = parser.parse_args(argv)
+    if args.data_type and not args.runtime:
+        parser.error("--data-type needs --runtime")
     results = []
     for name in args.models.split(","):
         print(f"zoo_validate: {name}", file=sys.stderr, flush=True)
-        results.append(validate_model(name))
+        results.append(validate_model(name, args.runtime, args.data_type))
         print(f"zoo_validate: {name}: {'pass' if results[-1].passed else 'FAIL'}",
               file=sys.stderr, flush=True)
     print(format_table(results))

@@ -79,6 +79,26 @@ class ZooMemoryTest(unittest.TestCase):
                           rows[0].naive, rows[0].plan_ms), ("optimal", 4096, 4000, 9000, 0.125))
         self.assertAlmostEqual(rows[0].gap_percent, 2.4)
 
+    def test_gpu_memory_types(self):
+        text = ("memory plan (greedy_by_size, planned in 0.015 ms)\n"
+                "  naive sum        :        11328 bytes\n"
+                "  memory type runtime              strategy          planned bytes    naive "
+                "bytes    lower bound  blocks\n"
+                "  CPU_BUFFER  CPU                  greedy_by_size             6144          "
+                "11328           6144       1\n"
+                "  GPU_IMAGE   GPU                  greedy_in_order            9216          "
+                "13040           6912       5\n"
+                "  relu6                            GPU_IMAGE              1         4096    "
+                "2..3    \n")
+        rows = zoo_memory.parse_memory_types(text)
+        self.assertEqual([(r.memory_type, r.strategy, r.planned, r.naive, r.lower_bound,
+                           r.blocks) for r in rows],
+                         [("CPU_BUFFER", "greedy_by_size", 6144, 11328, 6144, 1),
+                          ("GPU_IMAGE", "greedy_in_order", 9216, 13040, 6912, 5)])
+        report = zoo_memory.format_gpu_report({("m", "fp16_fp32"): rows[1:]})
+        self.assertIn("| m | fp16_fp32 | GPU_IMAGE | greedy_in_order | 0.01 | 0.01 | 0.01 | "
+                      "1.33 | 5 |", report)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,7 +1,11 @@
 """The zoo validation table: parsing converter.py's validation and step
 lines, and the markdown it prints. The end-to-end runs themselves are
 tools/zoo_validate.sh (minutes); the converter CLI tests cover one model."""
+import tempfile
 import unittest
+from pathlib import Path
+
+import yaml
 
 from mace_tools import zoo_validate
 
@@ -37,6 +41,24 @@ class ZooValidateTest(unittest.TestCase):
         self.assertIn("| b | - | - | - | - | FAIL: build failed: boom |", table)
         self.assertIn("| a | 3.0 |", table)
         self.assertIn("| b | - |", table)
+
+    def test_runtime_override_copies_the_deployment_file(self):
+        source = zoo_validate.REPO / "models" / "tiny_tf.yml"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = zoo_validate.override_config(source, "gpu", "fp32_fp32", Path(tmp))
+            self.assertEqual(path.name, "tiny_tf.gpu_fp32_fp32.yml")
+            document = yaml.safe_load(path.read_text())
+            default = yaml.safe_load(zoo_validate.override_config(
+                source, "cpu+gpu", None, Path(tmp)).read_text())
+        original = yaml.safe_load(source.read_text())
+        self.assertEqual(document["library_name"], "tiny_tf_gpu_fp32_fp32")
+        self.assertEqual(document["target_abis"], ["host"])
+        model = document["models"]["tiny_tf"]
+        self.assertEqual((model["runtime"], model["data_type"]), ("gpu", "fp32_fp32"))
+        self.assertEqual(model["subgraphs"], original["models"]["tiny_tf"]["subgraphs"])
+        self.assertEqual(default["library_name"], "tiny_tf_cpu_gpu")
+        self.assertEqual(default["models"]["tiny_tf"]["runtime"], "cpu+gpu")
+        self.assertNotIn("data_type", default["models"]["tiny_tf"])
 
 
 if __name__ == "__main__":

@@ -2,9 +2,12 @@
 
 The CPU kernels read float32 weights in place and reject float16 ones
 (mace/core/workspace.cc loads a DT_HALF weight as a float16 tensor, and the
-CPU ops require float32), so half-precision weights are written only for a
-GPU-only model. A cpu+gpu model keeps float32 weights: its one weights file
-must also run on the CPU.
+CPU ops require float32). The GPU kernels read float32 weights too: they
+rearrange them on the host and upload them at engine creation into images
+of the storage the engine asks for (half or float). So the weights file
+stays float32 for every runtime; fp16_fp32 on the GPU is a property of the
+engine (MaceEngineConfig::SetGPUDataType), and one weights file serves
+both devices of a cpu+gpu model.
 """
 from __future__ import annotations
 
@@ -29,10 +32,10 @@ def weight_dtype(options: ConvertOptions, log: list[str]) -> str:
     if options.data_type == "bf16_fp32":
         log.append("bf16_fp32: the model format has no bfloat16 type; weights stay float32")
         return "float32"
-    if options.runtime == "gpu":
-        log.append(f"{options.data_type}: float weights stored as float16 (DT_HALF) "
-                   "for the GPU runtime")
-        return "float16"
+    if options.runtime in ("gpu", "cpu+gpu"):
+        log.append(f"{options.data_type}: weights stay float32; the GPU converts them to "
+                   "half images at engine creation (SetGPUDataType(FP16_FP32))")
+        return "float32"
     log.append(f"{options.data_type}: weights stay float32 because the CPU kernels of the "
                f"{options.runtime} runtime read float32 weights only")
     return "float32"

@@ -115,6 +115,23 @@ class ConfigTest(unittest.TestCase):
         config = self.load(self.changed(lambda d: self.model(d).update(runtime="dsp")))
         self.assertEqual(config.models["net"].data_type, "uint8")
 
+    def test_gpu_runtimes_and_their_data_types(self):
+        cases = [("gpu", None, "fp16_fp32", ["gpu"]), ("gpu", "fp32_fp32", "fp32_fp32", ["gpu"]),
+                 ("GPU", "FP16_FP32", "fp16_fp32", ["gpu"]),
+                 ("cpu+gpu", None, "fp16_fp32", ["cpu", "gpu"]),
+                 ("cpu_gpu", "fp32", "fp32_fp32", ["cpu", "gpu"])]
+        for runtime, data_type, expected, devices in cases:
+            with self.subTest(runtime=runtime, data_type=data_type):
+                def edit(document):
+                    self.model(document).update(runtime=runtime, limit_opencl_kernel_time=1)
+                    if data_type:
+                        self.model(document)["data_type"] = data_type
+                model = self.load(self.changed(edit)).models["net"]
+                self.assertEqual(model.data_type, expected)
+                self.assertEqual(model.devices(), devices)
+                self.assertTrue(model.limit_opencl_kernel_time)
+        self.assertFalse(self.load(BASE).models["net"].limit_opencl_kernel_time)
+
     def test_selection(self):
         config = self.load(BASE)
         self.assertEqual([m.name for m in config.select(None)], ["net"])
@@ -201,6 +218,18 @@ class ConfigTest(unittest.TestCase):
              "models.net.data_type: runtime dsp runs uint8 models only"),
             (lambda d: self.model(d).update(runtime="gpu", data_type="uint8"),
              "models.net.data_type: uint8 is for runtime cpu or dsp, not gpu"),
+            (lambda d: self.model(d).update(runtime="gpu", data_type="fp16_fp16"),
+             "models.net.data_type: runtime gpu takes fp16_fp32 or fp32_fp32, not fp16_fp16"),
+            (lambda d: self.model(d).update(runtime="cpu+gpu", data_type="bf16_fp32"),
+             "models.net.data_type: runtime cpu+gpu takes fp16_fp32 or fp32_fp32, not "
+             "bf16_fp32"),
+            (lambda d: self.model(d).update(runtime="gpu", data_type="fp64"),
+             "models.net.data_type: 'fp64' is not one of fp32_fp32, fp16_fp32, fp16_fp16, "
+             "bf16_fp32, uint8"),
+            (lambda d: self.model(d).update(runtime="opencl"),
+             "models.net.runtime: 'opencl' is not one of cpu, gpu, dsp, cpu+gpu"),
+            (lambda d: self.model(d).update(runtime="gpu", limit_opencl_kernel_time=2),
+             "models.net.limit_opencl_kernel_time: expected 0 or 1, got 2"),
             (lambda d: self.model(d).update(winograd=3),
              "models.net.winograd: expected one of 0, 2, 4, got 3"),
             (lambda d: self.model(d).update(obfuscate="no"),

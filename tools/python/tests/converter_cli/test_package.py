@@ -106,17 +106,62 @@ class PackageTest(unittest.TestCase):
         self.assertRegex(out, r"\nConv2D\s+1\s+[\d.]+\s+[\d.]+%\s+\d+")
         self.assertRegex(out, r"all ops\s+5\s+")
 
-    def test_gpu_runtime_is_reported_as_unavailable(self):
-        config = self.shared.config.read_text().replace("runtime: cpu", "runtime: gpu")
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "gpu.yml"
-            path.write_text(config)
-            with self.shared.environment():
-                status, out, err = run_cli("run", "--config", str(path))
-        self.assertEqual(status, 1)
-        self.assertRegex(err, r"^error: runtime gpu is not available in this build: ")
-        self.assertNotIn("Traceback", err)
+    def gpu_config(self, directory: str, runtime: str, extra: str = "") -> str:
+        path = Path(directory) / f"{runtime.replace('+', '_')}.yml"
+        path.write_text(self.shared.config.read_text().replace(
+            "    runtime: cpu\n", f"    runtime: {runtime}\n{extra}"))
+        return str(path)
 
+    def run_validated(self, config: str, *flags: str) -> tuple[int, str, str]:
+        def numpy_reference(model, artifacts, inputs):
+            nhwc = inputs["image"]
+            return "numpy test reference", {"prob": tiny_reference(nhwc.transpose(0, 3, 1, 2))}
+
+        with self.shared.environment(), \
+                mock.patch.object(validate, "_tensorflow", side_effect=numpy_reference):
+            return run_cli("run", "--config", config, "--validate", *flags)
+
+    def test_gpu_run_validates_in_both_storages(self):
+        # On the OpenCL device of the machine: PoCL's CPU device here and in CI.
+        with tempfile.TemporaryDirectory() as tmp:
+            for data_type, threshold in (("fp32_fp32", r"0\.999"), ("fp16_fp32", r"0\.995")):
+                with self.subTest(data_type=data_type):
+                    config = self.gpu_config(tmp, "gpu", f"    data_type: {data_type}\n")
+                    status, out, err = self.run_validated(config, "--round", "2")
+                    self.assertEqual(status, 0, out + err)
+                    self.assertIn("==> run tiny on gpu (host)", out)
+                    self.assertIn(" --device=GPU --round=2 ", out)
+                    self.assertIn(f" --gpu_data_type={data_type} --opencl_device_fallback "
+                                  "--opencl_cache_file=", out)
+                    self.assertNotIn("--limit_opencl_kernel_time", out)
+                    self.assertRegex(out, r"prob: cosine (0\.99\d+|1\.0+) \(>= " + threshold +
+                                     r"\), SQNR [\d.]+ dB, max abs error [\d.e-]+  PASS")
+
+    def test_cpu_gpu_model_runs_on_both_devices(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            config = self.gpu_config(tmp, "cpu+gpu", "    limit_opencl_kernel_time: 1\n")
+            status, out, err = self.run_validated(config)
+        self.assertEqual(status, 0, out + err)
+        self.assertIn("==> run tiny on cpu (host)", out)
+        self.assertIn("==> run tiny on gpu (host)", out)
+        self.assertIn(" --gpu_data_type=fp16_fp32 ", out)
+        self.assertIn(" --limit_opencl_kernel_time", out)
+        # fp16_fp32 is the GPU's storage; the CPU side computes float32.
+        self.assertEqual(re.findall(r"prob: cosine [\d.]+ \(>= ([\d.]+)\).*  PASS", out),
+                         ["0.999", "0.995"], out)
+
+    def test_gpu_without_opencl_is_one_clear_error(self):
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.dict("os.environ", {"OCL_ICD_VENDORS": tmp + "/no-vendors"}):
+            status, out, err = self.run_validated(self.gpu_config(tmp, "gpu"))
+            self.assertEqual(status, 1)
+            self.assertRegex(err, r"^error: runtime gpu cannot run here: .*OpenCL")
+            self.assertNotIn("Traceback", err)
+            # A cpu+gpu model still runs on the CPU and says why the GPU was skipped.
+            status, out, err = self.run_validated(self.gpu_config(tmp, "cpu+gpu"))
+        self.assertEqual(status, 0, out + err)
+        self.assertRegex(out, r"note: runtime gpu cannot run here: .*; skipped")
+        self.assertEqual(len(re.findall(r"prob: cosine .*  PASS", out)), 1, out)
 
 if __name__ == "__main__":
     unittest.main()
