@@ -18,10 +18,23 @@ from mace_converter.frontends.onnx_common import converter
 from mace_converter.ir import QuantParams
 
 
+def scales(node: Node, index: int, what: str = "scale") -> np.ndarray:
+    """The constant scale(s) of input `index`; a zero, negative, NaN or
+    infinite one is an error naming the tensor."""
+    value = node.const(index, what)
+    flat = value.astype(np.float64).reshape(-1)
+    bad = flat[~(np.isfinite(flat) & (flat > 0))]
+    if bad.size or not flat.size:
+        shown = f"holds {bad[0]}" if bad.size else "is empty"
+        raise node.fail(f"{what} '{node.inputs[index]}' {shown}; a scale must be finite and "
+                        "positive")
+    return value
+
+
 def _params(node: Node) -> QuantParams | None:
     """uint8 per-tensor activation quantization, or None (int8 or per-axis
     activations are left to the float graph)."""
-    scale = node.const(1, "scale")
+    scale = scales(node, 1)
     zero_point = node.optional_const(2, "zero point") if node.has_input(2) else None
     if scale.size != 1 or (zero_point is not None and zero_point.size != 1):
         return None
@@ -45,8 +58,11 @@ def quantize_linear(node: Node) -> None:
 
 def dequantize_const(node: Node) -> np.ndarray:
     """(q - zero_point) * scale of a constant, per tensor or along `axis`."""
+    scale = scales(node, 1).astype(np.float64)
+    if node.has_input(2) and node.const(2).dtype != node.const(0).dtype:
+        raise node.fail(f"zero point '{node.inputs[2]}' is {node.const(2).dtype} but "
+                        f"'{node.inputs[0]}' is {node.const(0).dtype}; they must match")
     values = node.const(0).astype(np.float64)
-    scale = node.const(1, "scale").astype(np.float64)
     zero_point = node.const(2).astype(np.float64) if node.has_input(2) else np.zeros(1)
     if scale.size > 1:
         axis = int(node.attr("axis", 1)) % values.ndim
@@ -76,8 +92,10 @@ def qlinear_conv(node: Node) -> None:
     quantization: the uint8 pass turns it back into a uint8 Conv2D with the
     model's own scales."""
     from mace_converter.frontends.onnx_nn import conv
-    x, (x_scale, x_zp) = node.inputs[0], (node.const(1, "x_scale"), node.const(2, "x_zero_point"))
-    weight, w_scale = node.const(3, "w"), node.const(4, "w_scale").astype(np.float64)
+    x, (x_scale, x_zp) = node.inputs[0], (scales(node, 1, "x_scale"),
+                                          node.const(2, "x_zero_point"))
+    weight, w_scale = node.const(3, "w"), scales(node, 4, "w_scale").astype(np.float64)
+    scales(node, 6, "y_scale")
     w_zp = node.const(5, "w_zero_point").astype(np.float64)
     if x_scale.size != 1 or node.const(6, "y_scale").size != 1:
         raise node.fail("per-axis activation scales are not supported")
@@ -114,7 +132,7 @@ def _linear_input(node: Node, index: int, what: str) -> tuple[str, QuantParams |
     as the float input of the op on dequantized values: a constant is
     dequantized now (under a new name), an activation keeps its name and
     gets its quantization. Returns the name and the activation's params."""
-    scale = node.const(index + 1, f"{what}_scale")
+    scale = scales(node, index + 1, f"{what}_scale")
     zero_point = node.const(index + 2, f"{what}_zero_point") if node.has_input(index + 2) \
         else np.zeros(1, np.uint8)
     if scale.size != 1 or zero_point.size != 1:
@@ -142,7 +160,7 @@ def _float_op(node: Node, op_type: str, inputs: list[str], params: list) -> Node
 def _output_params(node: Node, index: int) -> QuantParams | None:
     zero_point = node.const(index + 1, "y_zero_point") if node.has_input(index + 1) \
         else np.zeros(1, np.uint8)
-    scale = node.const(index, "y_scale")
+    scale = scales(node, index, "y_scale")
     if scale.size != 1 or zero_point.size != 1:
         raise node.fail("per-axis output scales are not supported")
     return _scalar_params(node, float(scale.reshape(-1)[0]), zero_point)
@@ -155,7 +173,7 @@ def qlinear_matmul(node: Node) -> None:
     scales for the uint8 pass."""
     from mace_converter.frontends.onnx_nn import matmul
     a, a_params = _linear_input(node, 0, "a")
-    b_scale = node.const(4, "b_scale")
+    b_scale = scales(node, 4, "b_scale")
     if node.is_const(3) and b_scale.size > 1:
         b_values = node.const(3, "b").astype(np.float64)
         b_zp = node.const(5, "b_zero_point").astype(np.float64) if node.has_input(5) \

@@ -179,8 +179,8 @@ class ImportTest(unittest.TestCase):
         for init in model.graph.initializer:
             if init.name == "a_s":
                 init.CopyFrom(initializer("a_s", np.array(0.0, np.float32)))
-        with self.assertRaisesRegex(ConversionError,
-                                    "QLinearAdd node .*scale 0.0 must be finite and positive"):
+        with self.assertRaisesRegex(ConversionError, "QLinearAdd node .*y_scale 'a_s' holds 0.0; "
+                                                     "a scale must be finite"):
             convert_model(model, {"x": [5, 16]}, ["y"], data_type="uint8",
                           quantize=QuantizeSettings())
         model.graph.node[2].domain = "com.example"
