@@ -17,6 +17,13 @@ is the range.
 A one-sided tensor gets all 256 uint8 levels; a two-sided one is searched
 on |x| with 128 levels per side and keeps its own min and max where they
 lie inside the threshold.
+
+The first bin holds the exact zeros of ReLU outputs and padding, often half
+of all values. The scheme represents 0 exactly (the zero point), but the
+candidate would spread that spike over the first group's bins, and the
+search would then favour the thresholds whose first group is one bin (any
+threshold below 2 x levels bins) whatever the rest of the distribution. So
+the search counts the first bin as equal to the second.
 """
 from __future__ import annotations
 
@@ -90,9 +97,12 @@ def merge_histograms(runs: Iterable[Histograms]) -> Histograms:
 
 
 def threshold_bins(hist: np.ndarray, levels: int) -> int:
-    """The number of leading bins of `hist` to keep (see the module doc)."""
-    hist = np.asarray(hist, dtype=np.float64)
+    """The number of leading bins of `hist` to keep (see the module doc).
+    The first bin, which holds the exact zeros, counts as its neighbour."""
+    hist = np.asarray(hist, dtype=np.float64).copy()
     size = hist.size
+    if size > 1:
+        hist[0] = hist[1]
     if size <= levels or hist.sum() == 0:
         return size
     beyond = np.append(np.cumsum(hist[::-1])[::-1], 0.0)    # beyond[i] = sum(hist[i:])

@@ -61,6 +61,15 @@ class KlSearchTest(unittest.TestCase):
         self.assertEqual(low, 0.0)
         self.assertTrue(2.5 < high < 8.0, high)
 
+    def test_exact_zeros_do_not_move_the_threshold(self):
+        """ReLU6-like: mostly small values, a few saturated at 6; adding as
+        many exact zeros (which uint8 holds exactly) keeps the range."""
+        g = rng(4)
+        body = np.concatenate([g.exponential(0.4, 50_000).clip(0, 6), np.full(50, 6.0)])
+        with_zeros = np.concatenate([np.zeros(50_000), body])
+        self.assertGreater(kl_of(body)[1], 5.0)
+        self.assertAlmostEqual(kl_of(with_zeros)[1], kl_of(body)[1], delta=0.1)
+
     def test_negative_tensor_is_mirrored(self):
         low, high = kl_of(-np.maximum(gaussian_with_outlier(), 0.0))
         self.assertEqual(high, 0.0)
