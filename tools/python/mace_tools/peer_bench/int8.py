@@ -26,10 +26,10 @@ ORT_SETTINGS = "QDQ format, per-channel int8 weights, uint8 activations, MinMax 
 # Why there is no ncnn or MNN int8 column.
 NO_PEER_INT8 = (
     "No ncnn int8 column: the ncnn wheel ships the runtime only; its offline quantizer "
-    "(ncnn2table, ncnn2int8) is not in it, and pnnx does not quantize. No MNN int8 column "
-    "yet: the MNN wheel's mnnquant can quantize offline (its calibration reads images, or "
-    "arrays as .txt 'sequence' inputs), but feeding it the shared calibration set is not "
-    "wired up.")
+    "(ncnn2table, ncnn2int8) is not in it, and pnnx does not quantize. No MNN int8 column: "
+    "the MNN 3.6.1 wheel's mnnquant reads calibration images, or arrays as 'sequence' .txt "
+    "inputs (one directory per sample); fed the shared set that way it aborted "
+    "(std::length_error) on squeezenet1_1 with both KL and EMA, so it is not wired up.")
 
 
 def calibration_set(spec: TensorSpec, seed: int,
