@@ -10,18 +10,10 @@ The peers are pinned in tools/requirements-bench.txt. It runs with the
 project's virtualenv (.venv); started with another interpreter it switches to
 that one. See docs/benchmarks.md.
 """
-import os
 import sys
 from pathlib import Path
 
-TOOLS = Path(__file__).resolve().parent
-VENV = TOOLS.parent / ".venv"
-
 if __name__ == "__main__":
-    venv_python = VENV / "bin" / "python"
-    if venv_python.exists() and Path(sys.prefix).resolve() != VENV.resolve():
-        os.execv(str(venv_python), [str(venv_python), str(Path(__file__).resolve()),
-                                    *sys.argv[1:]])
-    sys.path.insert(0, str(TOOLS / "python"))
-    from mace_tools.peer_bench.main import main
-    sys.exit(main())
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "python"))
+    from mace_tools.launcher import run_in_venv
+    sys.exit(run_in_venv(__file__, "mace_tools.peer_bench.main"))

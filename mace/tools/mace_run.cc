@@ -12,6 +12,7 @@
 #include "mace/public/mace.h"
 #include "mace/tools/file_read.h"
 #include "mace/tools/npy_io.h"
+#include "mace/tools/quantize_histogram.h"
 #include "mace/tools/quantize_stat.h"
 #include "mace/tools/run_flags.h"
 #include "mace/tools/run_report.h"
@@ -192,10 +193,19 @@ int RunMain(int argc, char** argv) {
   config.SetMemoryPlanTimeLimitMs(flags.plan_time_limit_ms);
   config.SetVerifyWeights(flags.verify_weights);
   RangeCollector ranges(flags.quantize_stat_percentile);
-  if (!flags.quantize_stat.empty()) {
-    config.SetOutputObserver([&ranges](const std::string& name, const std::vector<int64_t>& shape,
-                                       const float* data) { ranges.Observe(name, shape, data); });
+  HistogramCollector histograms(flags.quantize_stat_bins);
+  const bool histogram_mode = !flags.quantize_stat_histogram.empty();
+  if (histogram_mode && !histograms.ReadBounds(flags.quantize_stat_histogram, &error)) {
+    return Fail(error);
   }
+  auto observe = [&](const std::string& name, const std::vector<int64_t>& shape,
+                     const float* data) {
+    if (histogram_mode)
+      histograms.Observe(name, shape, data);
+    else
+      ranges.Observe(name, shape, data);
+  };
+  if (!flags.quantize_stat.empty()) config.SetOutputObserver(observe);
 
   auto create = [&](const MaceEngineConfig& engine_config, std::shared_ptr<MaceEngine>* engine) {
     if (flags.model_data_file.empty()) {
@@ -229,7 +239,7 @@ int RunMain(int argc, char** argv) {
       if (!status.ok()) return Fail(status.ToString());
       for (const auto& [name, tensor] : inputs) {
         if (!flags.quantize_stat.empty() && tensor.data() != nullptr) {
-          ranges.Observe(name, tensor.shape(), tensor.data().get());
+          observe(name, tensor.shape(), tensor.data().get());
         }
       }
     }
@@ -272,7 +282,10 @@ int RunMain(int argc, char** argv) {
     std::printf("wrote %s\n", path.c_str());
   }
   PrintLatency(stats);
-  if (!flags.quantize_stat.empty()) {
+  if (histogram_mode) {
+    if (!histograms.Write(flags.quantize_stat, &error)) return Fail(error);
+    std::printf("wrote tensor histograms to %s\n", flags.quantize_stat.c_str());
+  } else if (!flags.quantize_stat.empty()) {
     if (!ranges.Write(flags.quantize_stat, &error)) return Fail(error);
     std::printf("wrote %zu tensor ranges to %s\n", ranges.ranges().size(),
                 flags.quantize_stat.c_str());

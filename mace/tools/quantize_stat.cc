@@ -52,25 +52,29 @@ void RangeCollector::Observe(const std::string& name, const std::vector<int64_t>
   }
 }
 
+bool WriteStatFile(const std::string& path, const std::string& text, std::string* error) {
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  const bool ok = file != nullptr && std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (file == nullptr || std::fclose(file) != 0 || !ok) {
+    *error = "cannot write --quantize_stat file '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
 bool RangeCollector::Write(const std::string& path, std::string* error) const {
   if (!non_finite_.empty()) {
     *error = "tensor '" + non_finite_.front() + "' holds NaN or infinity; it has no range";
     return false;
   }
-  std::FILE* file = std::fopen(path.c_str(), "w");
-  if (file == nullptr) {
-    *error = "cannot write --quantize_stat file '" + path + "'";
-    return false;
-  }
+  std::string text;
+  char line[64];
   for (const std::string& name : order_) {
     const auto& range = ranges_.at(name);
-    std::fprintf(file, "%s@@%.9g,%.9g\n", name.c_str(), range.first, range.second);
+    std::snprintf(line, sizeof(line), "@@%.9g,%.9g\n", range.first, range.second);
+    text += name + line;
   }
-  if (std::fclose(file) != 0) {
-    *error = "cannot write --quantize_stat file '" + path + "'";
-    return false;
-  }
-  return true;
+  return WriteStatFile(path, text, error);
 }
 
 }  // namespace tools

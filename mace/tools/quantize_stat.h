@@ -14,6 +14,10 @@
 namespace mace {
 namespace tools {
 
+// Writes `text` to the --quantize_stat file `path`; false with `error` set
+// when it cannot.
+bool WriteStatFile(const std::string& path, const std::string& text, std::string* error);
+
 class RangeCollector {
  public:
   // percentile 100 keeps the true minimum and maximum of each tensor; below

@@ -129,6 +129,8 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
          flags->quantize_stat_percentile = p;
          return !v.empty() && *end == '\0' && p >= 50.0 && p <= 100.0;
        }},
+      {"quantize_stat_histogram", string_flag(&flags->quantize_stat_histogram)},
+      {"quantize_stat_bins", int_flag(&flags->quantize_stat_bins, 2, 1 << 20)},
       {"help", bool_flag(&flags->help)},
   };
   for (int i = 1; i < argc; ++i) {
@@ -161,6 +163,11 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
     *error = "--input_node names " + std::to_string(flags->input_nodes.size()) +
              " inputs but --input_shape gives " + std::to_string(flags->input_shapes.size()) +
              " shapes";
+    return false;
+  }
+  if (!flags->quantize_stat_histogram.empty() &&
+      (flags->quantize_stat.empty() || flags->quantize_stat_percentile < 100)) {
+    *error = "--quantize_stat_histogram needs --quantize_stat and no --quantize_stat_percentile";
     return false;
   }
   if (!flags->output_shapes.empty() && flags->output_shapes.size() != flags->output_nodes.size()) {
@@ -203,6 +210,10 @@ std::string RunUsage() {
                               FILE, one "name@@min,max" line per tensor
   --quantize_stat_percentile=P  use the P-th and (100-P)-th percentiles of
                               each run instead of min/max (50..100, default 100)
+  --quantize_stat_histogram=BOUNDS  write to the --quantize_stat FILE a histogram
+                              of each tensor named in BOUNDS (a range file) over
+                              its bounds: "name@@min,max@@c0,c1,..."
+  --quantize_stat_bins=N      histogram bins (default 2048)
 )";
 }
 

@@ -40,6 +40,8 @@ struct RunFlags {
   int soak_rounds = 0;  // 0: no soak run
   std::string quantize_stat;            // write activation ranges to this file
   double quantize_stat_percentile = 100;  // 100: min/max
+  std::string quantize_stat_histogram;  // bounds file: write histograms instead
+  int quantize_stat_bins = 2048;
   bool help = false;
 };
 

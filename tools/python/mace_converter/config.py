@@ -33,7 +33,7 @@ SUBGRAPH_KEYS = ("input_tensors", "input_shapes", "output_tensors", "output_shap
                  "validation_inputs_data")
 QUANTIZE_KEYS = ("quantize", "quantize_range_file", "quantize_range_method",
                  "quantize_percentile", "calibration_inputs", "quantize_uint8_io")
-RANGE_METHODS = ("minmax", "percentile")
+RANGE_METHODS = ("minmax", "percentile", "kl")
 MODEL_KEYS = ("platform", "model_file_path", "model_sha256_checksum", "weight_file_path",
               "weight_sha256_checksum", "subgraphs", "runtime", "data_type",
               "limit_opencl_kernel_time", "nnlib_graph_mode", "obfuscate",
@@ -58,7 +58,7 @@ class ConfigError(UserError):
 class QuantizeConfig:
     """`quantize: 1` and its keys (docs/quantization.md)."""
     range_file: Optional[str] = None          # quantize_range_file
-    range_method: str = "minmax"              # or "percentile"
+    range_method: str = "minmax"              # or "percentile", "kl"
     percentile: float = 99.99                 # for "percentile"
     calibration_inputs: list[str] = field(default_factory=list)
     uint8_io: bool = False                    # quantize_uint8_io

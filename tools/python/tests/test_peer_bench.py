@@ -76,6 +76,20 @@ class OptionsTest(unittest.TestCase):
             with self.subTest(argv=argv), self.assertRaises(SystemExit):
                 parse_quietly(argv)
 
+    def test_uint8_adds_the_quantized_engines(self):
+        options = parse_args(["--uint8"])
+        self.assertTrue(options.uint8)
+        self.assertEqual(options.engines, ["mace", "ort", "ncnn", "mnn", "ncnn_default",
+                                           "mace_u8", "ort_qdq"])
+        # A full run with the uint8 columns still refreshes the checked-in report.
+        self.assertEqual(options.report, Path("docs/reports/cpu_peers.md"))
+        self.assertEqual(parse_args(["--engines", "mace,ncnn", "--uint8"]).engines,
+                         ["mace", "ncnn", "mace_u8"])
+        self.assertFalse(parse_args([]).uint8)
+        for argv in (["--engines", "mace,mace_u8"], ["--engines", "ort", "--uint8"]):
+            with self.subTest(argv=argv), self.assertRaises(SystemExit):
+                parse_quietly(argv)
+
     def test_list_parsers_name_the_choices(self):
         with self.assertRaisesRegex(argparse.ArgumentTypeError, "mobilenet_v2"):
             model_list("alexnet")
@@ -228,6 +242,34 @@ class ReportTest(unittest.TestCase):
         header = report.latency_table(info, runs).splitlines()[0]
         self.assertIn("MACE baseline ms", header)
 
+    def test_uint8_table_and_summary(self):
+        runs = sample_runs() + [
+            make_run("mace_u8", 3.0, cosine=0.9912), make_run("ort_qdq", 2.0),
+            make_run("mace_u8", 1.0, threads=2),
+            make_run("ort_qdq", 1.0, threads=2, status=WRONG, error="cosine 0.2")]
+        info = make_info(engines=["mace", "ort", "ncnn", "mnn", "ncnn_default", "mace_u8",
+                                  "ort_qdq"])
+        # The float table keeps its columns.
+        self.assertEqual(report.latency_table(info, runs),
+                         report.latency_table(make_info(), sample_runs()))
+        table = report.uint8_table(info, runs).splitlines()
+        self.assertEqual([c.strip() for c in table[0].strip("|").split("|")],
+                         ["model", "threads", "MACE fp32 ms", "MACE uint8 ms", "ORT QDQ ms",
+                          "MACE uint8 / fastest int8", "MACE fp32 / uint8",
+                          "MACE uint8 cosine"])
+        self.assertEqual([c.strip() for c in table[2].strip("|").split("|")],
+                         ["m", "1", "6.00", "3.00", "2.00", "1.50x", "2.00x", "0.9912"])
+        self.assertEqual([c.strip() for c in table[3].strip("|").split("|")],
+                         ["m", "2", "2.00", "1.00", "wrong output", "-", "2.00x", "-"])
+        lines = report.uint8_summary(info, runs)
+        self.assertIn("MACE uint8 / fastest int8 peer, geometric mean: 1 thread: 1.50x over "
+                      "1 model; 2 threads: - over 0 models.", lines[0])
+        self.assertIn("MACE fp32 / MACE uint8 (speedup), geometric mean: 1 thread: 2.00x",
+                      lines[1])
+        text = report.markdown(info, runs)
+        self.assertIn("## uint8 (median ms", text)
+        self.assertNotIn("## uint8", report.markdown(make_info(), sample_runs()))
+
     def test_init_and_memory_tables(self):
         init = report.init_table(make_info(), sample_runs()).splitlines()
         self.assertEqual([c.strip() for c in init[0].strip("|").split("|")],
@@ -267,6 +309,40 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(report.fmt_ms(1.234), "1.23")
         self.assertEqual(report.fmt_ms(None), "-")
         self.assertEqual(report.fmt_ratio(0.5), "0.50x")
+
+
+class Int8PrepareTest(unittest.TestCase):
+    def test_calibration_set_is_fixed_and_apart_from_the_timed_input(self):
+        from mace_converter.api import TensorSpec
+        from mace_tools.peer_bench import int8
+        spec = TensorSpec("input", [1, 3, 4, 4], (-1.0, 1.0))
+        first, again = int8.calibration_set(spec, 7), int8.calibration_set(spec, 7)
+        self.assertEqual(len(first), int8.CALIBRATION_COUNT)
+        for a, b in zip(first, again):
+            np.testing.assert_array_equal(a, b)
+        timed = np.random.default_rng(7).uniform(-1.0, 1.0, size=spec.shape)
+        self.assertFalse(any(np.allclose(a, timed) for a in first))
+        self.assertTrue(all(a.dtype == np.float32 and a.min() >= -1 and a.max() < 1
+                            for a in first))
+
+    def test_uint8_deployment_file(self):
+        import tempfile
+        from mace_converter.config import load_config
+        from mace_converter.progress import REPO
+        from mace_tools.peer_bench import int8
+        config = load_config(REPO / "models" / "mobilenet_v2.yml")
+        model = config.models["mobilenet_v2"]
+        with tempfile.TemporaryDirectory() as tmp:
+            calibration = Path(tmp) / "calibration"
+            path = int8.uint8_deployment(config, model, REPO / "build/zoo/mobilenet_v2.onnx",
+                                         calibration, Path(tmp) / "u8" / "m.yml")
+            derived = load_config(path)
+        self.assertEqual(derived.library_name, "mobilenet_v2_peer_uint8")
+        twin = derived.models["mobilenet_v2"]
+        self.assertEqual(twin.data_type, "uint8")
+        self.assertEqual(twin.quantize.calibration_inputs, [str(calibration.resolve())])
+        self.assertEqual(twin.quantize.range_method, "minmax")
+        self.assertEqual([s.shape for s in twin.inputs], [s.shape for s in model.inputs])
 
 
 class MaceOutputTest(unittest.TestCase):

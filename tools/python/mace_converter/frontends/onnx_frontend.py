@@ -148,11 +148,13 @@ class OnnxImporter:
         for index, node in _sorted_nodes(graph_proto, known):
             self._convert(index, node)
         self._set_outputs(graph_proto)
-        # Weight scales by source name -> by the IR constants made of them.
+        # Weight scales by source name -> by the IR constants made of them
+        # (a name that is already an IR constant, such as a FullyConnected
+        # weight made of a QLinearMatMul's matrix, stays).
         self.graph.imported_weight_scales = {
-            self.ir_consts[name]: scales
+            self.ir_consts.get(name, name): scales
             for name, scales in self.graph.imported_weight_scales.items()
-            if name in self.ir_consts}
+            if name in self.ir_consts or self.graph.is_const(name)}
         if self.folded:
             self.graph.log.append(f"evaluated {self.folded} ONNX node(s) with constant inputs "
                                   "(shape arithmetic, constant subgraphs)")
@@ -204,7 +206,8 @@ class OnnxImporter:
 
     def _convert(self, index: int, proto: Any) -> None:
         attrs = attributes(proto)
-        if proto.domain not in ("", "ai.onnx"):
+        if proto.domain not in ("", "ai.onnx") and not (
+                proto.domain == "com.microsoft" and proto.op_type in onnx_qdq.MICROSOFT_OPS):
             raise ConversionError(f"ONNX {proto.op_type} node '{proto.name}' (node {index}) in "
                                   f"{self.path.name}: op domain '{proto.domain}' is not supported")
         node = Node(self.graph, proto.op_type, proto.name, index, proto.input, proto.output,

@@ -1,5 +1,7 @@
 """QuantizeLinear / DequantizeLinear of ONNX QDQ models (what
-onnxruntime.quantization.quantize_static writes), and QLinearConv.
+onnxruntime.quantization.quantize_static writes), and the QLinear ops of its
+QOperator format: QLinearConv, QLinearMatMul, and QLinearAdd and QLinearMul
+of the com.microsoft domain.
 
 On activations the pair is a no-op in the float graph; its scale and zero
 point are kept (Graph.imported_quant) so the uint8 pass quantizes the
@@ -16,10 +18,23 @@ from mace_converter.frontends.onnx_common import converter
 from mace_converter.ir import QuantParams
 
 
+def scales(node: Node, index: int, what: str = "scale") -> np.ndarray:
+    """The constant scale(s) of input `index`; a zero, negative, NaN or
+    infinite one is an error naming the tensor."""
+    value = node.const(index, what)
+    flat = value.astype(np.float64).reshape(-1)
+    bad = flat[~(np.isfinite(flat) & (flat > 0))]
+    if bad.size or not flat.size:
+        shown = f"holds {bad[0]}" if bad.size else "is empty"
+        raise node.fail(f"{what} '{node.inputs[index]}' {shown}; a scale must be finite and "
+                        "positive")
+    return value
+
+
 def _params(node: Node) -> QuantParams | None:
     """uint8 per-tensor activation quantization, or None (int8 or per-axis
     activations are left to the float graph)."""
-    scale = node.const(1, "scale")
+    scale = scales(node, 1)
     zero_point = node.optional_const(2, "zero point") if node.has_input(2) else None
     if scale.size != 1 or (zero_point is not None and zero_point.size != 1):
         return None
@@ -43,8 +58,11 @@ def quantize_linear(node: Node) -> None:
 
 def dequantize_const(node: Node) -> np.ndarray:
     """(q - zero_point) * scale of a constant, per tensor or along `axis`."""
+    scale = scales(node, 1).astype(np.float64)
+    if node.has_input(2) and node.const(2).dtype != node.const(0).dtype:
+        raise node.fail(f"zero point '{node.inputs[2]}' is {node.const(2).dtype} but "
+                        f"'{node.inputs[0]}' is {node.const(0).dtype}; they must match")
     values = node.const(0).astype(np.float64)
-    scale = node.const(1, "scale").astype(np.float64)
     zero_point = node.const(2).astype(np.float64) if node.has_input(2) else np.zeros(1)
     if scale.size > 1:
         axis = int(node.attr("axis", 1)) % values.ndim
@@ -74,8 +92,10 @@ def qlinear_conv(node: Node) -> None:
     quantization: the uint8 pass turns it back into a uint8 Conv2D with the
     model's own scales."""
     from mace_converter.frontends.onnx_nn import conv
-    x, (x_scale, x_zp) = node.inputs[0], (node.const(1, "x_scale"), node.const(2, "x_zero_point"))
-    weight, w_scale = node.const(3, "w"), node.const(4, "w_scale").astype(np.float64)
+    x, (x_scale, x_zp) = node.inputs[0], (scales(node, 1, "x_scale"),
+                                          node.const(2, "x_zero_point"))
+    weight, w_scale = node.const(3, "w"), scales(node, 4, "w_scale").astype(np.float64)
+    scales(node, 6, "y_scale")
     w_zp = node.const(5, "w_zero_point").astype(np.float64)
     if x_scale.size != 1 or node.const(6, "y_scale").size != 1:
         raise node.fail("per-axis activation scales are not supported")
@@ -100,6 +120,93 @@ def qlinear_conv(node: Node) -> None:
     for name, params in ((x, x_params), (node.outputs[0], y_params)):
         if params is not None:
             node.graph.imported_quant.setdefault(name, params)
+
+
+# QLinear ops of the com.microsoft domain that onnxruntime's QOperator
+# format writes and the converter reads.
+MICROSOFT_OPS = ("QLinearAdd", "QLinearMul")
+
+
+def _linear_input(node: Node, index: int, what: str) -> tuple[str, QuantParams | None]:
+    """Input `index` of a QLinear op, followed by its scale and zero point,
+    as the float input of the op on dequantized values: a constant is
+    dequantized now (under a new name), an activation keeps its name and
+    gets its quantization. Returns the name and the activation's params."""
+    scale = scales(node, index + 1, f"{what}_scale")
+    zero_point = node.const(index + 2, f"{what}_zero_point") if node.has_input(index + 2) \
+        else np.zeros(1, np.uint8)
+    if scale.size != 1 or zero_point.size != 1:
+        raise node.fail(f"{what}: per-axis scales are supported on constant inputs only")
+    if node.is_const(index):
+        values = node.const(index, what).astype(np.float64)
+        name = f"{node.inputs[index]}_dequantized"
+        node.values[name] = ((values - float(zero_point.reshape(-1)[0]))
+                             * float(scale.reshape(-1)[0])).astype(np.float32)
+        return name, None
+    return node.inputs[index], _scalar_params(node, float(scale.reshape(-1)[0]), zero_point)
+
+
+def _float_op(node: Node, op_type: str, inputs: list[str], params: list) -> Node:
+    """The float `op_type` node over `inputs`, with the activations' and the
+    output's quantization recorded for the uint8 pass."""
+    inner = Node(node.graph, op_type, node.name, node.index, inputs, node.outputs, node.attrs,
+                 node.values, node.ir_consts, node.opset)
+    for name, quant in zip(inputs + node.outputs, params):
+        if quant is not None:
+            node.graph.imported_quant.setdefault(name, quant)
+    return inner
+
+
+def _output_params(node: Node, index: int) -> QuantParams | None:
+    zero_point = node.const(index + 1, "y_zero_point") if node.has_input(index + 1) \
+        else np.zeros(1, np.uint8)
+    scale = scales(node, index, "y_scale")
+    if scale.size != 1 or zero_point.size != 1:
+        raise node.fail("per-axis output scales are not supported")
+    return _scalar_params(node, float(scale.reshape(-1)[0]), zero_point)
+
+
+@converter("QLinearMatMul")
+def qlinear_matmul(node: Node) -> None:
+    """A MatMul on dequantized values (a FullyConnected when B is a constant
+    matrix). An int8 constant B with zero zero points keeps its per-column
+    scales for the uint8 pass."""
+    from mace_converter.frontends.onnx_nn import matmul
+    a, a_params = _linear_input(node, 0, "a")
+    b_scale = scales(node, 4, "b_scale")
+    if node.is_const(3) and b_scale.size > 1:
+        b_values = node.const(3, "b").astype(np.float64)
+        b_zp = node.const(5, "b_zero_point").astype(np.float64) if node.has_input(5) \
+            else np.zeros(1)
+        if b_values.ndim != 2 or b_scale.size != b_values.shape[1]:
+            raise node.fail(f"b_scale has {b_scale.size} values; per-column scales of a "
+                            f"{list(b_values.shape)} matrix need {b_values.shape[-1]}")
+        b = f"{node.inputs[3]}_dequantized"
+        node.values[b] = ((b_values - b_zp.reshape(1, -1)) * b_scale.astype(np.float64)
+                          .reshape(1, -1)).astype(np.float32)
+        b_params = None
+    else:
+        b, b_params = _linear_input(node, 3, "b")
+    inner = _float_op(node, "MatMul", [a, b], [a_params, b_params, _output_params(node, 6)])
+    count = len(node.graph.ops)
+    matmul(inner)
+    if node.is_const(3) and node.const(3).dtype == np.int8 and \
+            not (node.has_input(5) and np.any(node.const(5))):
+        emitted = node.graph.ops[count:]
+        if len(emitted) == 1 and emitted[0].type == "FullyConnected":
+            node.graph.imported_weight_scales[emitted[0].inputs[1]] = \
+                np.asarray(b_scale, dtype=np.float32).reshape(-1)
+
+
+@converter("QLinearAdd", "QLinearMul")
+def qlinear_binary(node: Node) -> None:
+    """com.microsoft QLinearAdd / QLinearMul: an Add or Mul on dequantized
+    values (broadcasting as the float op does)."""
+    from mace_converter.frontends.onnx_nn import binary
+    a, a_params = _linear_input(node, 0, "A")
+    b, b_params = _linear_input(node, 3, "B")
+    op_type = node.op_type[len("QLinear"):]
+    binary(_float_op(node, op_type, [a, b], [a_params, b_params, _output_params(node, 6)]))
 
 
 def _scalar_params(node: Node, scale: float, zero_point: np.ndarray) -> QuantParams | None:

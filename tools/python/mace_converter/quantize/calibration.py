@@ -15,7 +15,9 @@ import numpy as np
 
 from mace_converter.api import TensorSpec
 from mace_converter.progress import REPO, UserError, say
-from mace_converter.quantize.ranges import Ranges, merge_ranges, parse_ranges
+from mace_converter.quantize import kl
+from mace_converter.quantize.ranges import (Ranges, merge_ranges, parse_ranges,
+                                            write_ranges)
 
 RANDOM_SAMPLES = 8
 RANDOM_SEED = 20240611
@@ -119,33 +121,59 @@ def _safe(name: str) -> str:
     return name.replace("/", "_").replace(":", "_").replace(" ", "_")
 
 
+def _run(binary: Path, graph: Path, weights: Path, engine_inputs: Sequence[TensorSpec],
+         sample: Sample, directory: Path, stat: Path, extra: Sequence[str], what: str) -> str:
+    """One mace_run of the float model on `sample`; returns the stat file."""
+    for spec in engine_inputs:
+        np.save(directory / f"in_{_safe(spec.name)}.npy", sample[spec.name])
+    command = [str(binary), f"--model_file={graph}", f"--model_data_file={weights}",
+               "--input_node=" + ",".join(s.name for s in engine_inputs),
+               "--input_shape=" + ":".join(",".join(map(str, s.shape)) for s in engine_inputs),
+               f"--input_file={directory / 'in'}", f"--quantize_stat={stat}", *extra]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise UserError(f"{what} failed:\n" + (result.stderr or result.stdout)[-2000:])
+    return stat.read_text()
+
+
 def collect_ranges(graph: Path, weights: Path, engine_inputs: Sequence[TensorSpec],
                    samples: Sequence[Sample], method: str = "minmax",
                    percentile: float = 99.99) -> Ranges:
     """Runs the float model once per sample (inputs keyed by engine names,
-    in the engine's layout) and merges the ranges."""
+    in the engine's layout) and merges the ranges. "kl" runs each sample a
+    second time for histograms over the min/max ranges (quantize/kl.py)."""
     binary = mace_run_binary()
     runs = []
+    extra = [f"--quantize_stat_percentile={percentile}"] if method == "percentile" else []
     with tempfile.TemporaryDirectory(prefix="mace_calibration_") as tmp:
         directory = Path(tmp)
         for index, sample in enumerate(samples):
-            for spec in engine_inputs:
-                np.save(directory / f"in_{_safe(spec.name)}.npy", sample[spec.name])
             stat = directory / f"ranges_{index}.txt"
-            command = [str(binary), f"--model_file={graph}", f"--model_data_file={weights}",
-                       "--input_node=" + ",".join(s.name for s in engine_inputs),
-                       "--input_shape=" + ":".join(",".join(map(str, s.shape))
-                                                   for s in engine_inputs),
-                       f"--input_file={directory / 'in'}", f"--quantize_stat={stat}"]
-            if method == "percentile":
-                command.append(f"--quantize_stat_percentile={percentile}")
-            result = subprocess.run(command, capture_output=True, text=True)
-            if result.returncode != 0:
-                raise UserError(f"calibration run {index + 1} failed:\n"
-                                + (result.stderr or result.stdout)[-2000:])
-            runs.append(parse_ranges(stat.read_text(), str(stat)))
-    merged = merge_ranges(runs, method)
-    for name, (low, high) in merged.items():
+            text = _run(binary, graph, weights, engine_inputs, sample, directory, stat, extra,
+                        f"calibration run {index + 1}")
+            runs.append(parse_ranges(text, str(stat)))
+        merged = merge_ranges(runs, method)
+        _check_finite(merged)
+        if method == "kl":
+            merged = _kl_ranges(binary, graph, weights, engine_inputs, samples, directory, merged)
+    return merged
+
+
+def _kl_ranges(binary: Path, graph: Path, weights: Path, engine_inputs: Sequence[TensorSpec],
+               samples: Sequence[Sample], directory: Path, ranges: Ranges) -> Ranges:
+    bounds = directory / "bounds.txt"
+    write_ranges(bounds, kl.bounds_of(ranges))
+    extra = [f"--quantize_stat_histogram={bounds}", f"--quantize_stat_bins={kl.COUNTED_BINS}"]
+    runs = []
+    for index, sample in enumerate(samples):
+        stat = directory / f"histograms_{index}.txt"
+        text = _run(binary, graph, weights, engine_inputs, sample, directory, stat, extra,
+                    f"calibration histogram run {index + 1}")
+        runs.append(kl.parse_histograms(text, str(stat)))
+    return kl.kl_ranges(ranges, kl.merge_histograms(runs))
+
+
+def _check_finite(ranges: Ranges) -> None:
+    for name, (low, high) in ranges.items():
         if not (math.isfinite(low) and math.isfinite(high)):
             raise UserError(f"calibration: tensor '{name}' has no finite range")
-    return merged

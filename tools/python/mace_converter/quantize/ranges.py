@@ -64,12 +64,13 @@ def write_ranges(path: Path, ranges: Ranges) -> None:
 def merge_ranges(runs: Iterable[Ranges], method: str = "minmax") -> Ranges:
     """One range per tensor over several calibration runs: the widest for
     min/max; the mean of each run's percentile range for "percentile", so that
-    one odd input does not set the range alone."""
+    one odd input does not set the range alone. "kl" starts from the widest
+    range (quantize/kl.py narrows it)."""
     collected: dict[str, list[tuple[float, float]]] = {}
     for run in runs:
         for name, pair in run.items():
             collected.setdefault(name, []).append(pair)
-    if method == "minmax":
+    if method in ("minmax", "kl"):
         return {name: (min(p[0] for p in pairs), max(p[1] for p in pairs))
                 for name, pairs in collected.items()}
     return {name: (sum(p[0] for p in pairs) / len(pairs), sum(p[1] for p in pairs) / len(pairs))

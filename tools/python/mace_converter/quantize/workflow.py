@@ -71,6 +71,7 @@ def calibrate(config: DeploymentConfig, model: ModelConfig, options: ConvertOpti
                                         method, settings.percentile)
     path = out_dir / f"{model.name}.ranges"
     write_ranges(path, ranges)
-    detail = f"{settings.percentile:g}th percentile" if method == "percentile" else "min/max"
+    detail = {"percentile": f"{settings.percentile:g}th percentile",
+              "kl": "KL divergence"}.get(method, "min/max")
     say(f"    calibration: {len(ranges)} tensor ranges ({detail}) -> {path}")
     return path

@@ -19,15 +19,17 @@ import numpy as np
 
 from mace_converter.api import ConversionError
 from mace_converter.progress import REPO, UserError, shell_text
-from mace_tools.peer_bench import machine, mace_engine, report
+from mace_tools.peer_bench import int8, machine, mace_engine, report
 from mace_tools.peer_bench.children import ChildResult, run_child
-from mace_tools.peer_bench.options import COSINE_THRESHOLD, ENGINES, Options, parse_args
+from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, UINT8_COSINE_THRESHOLD,
+                                           UINT8_ENGINES, Options, parse_args)
 from mace_tools.peer_bench.prepare import (INSTALL, NCNN_INPUT, NCNN_OUTPUT, REQUIREMENTS,
                                            PreparedModel, missing_packages, prepare)
 from mace_tools.peer_bench.results import FAILED, OK, UNCHECKED, WRONG, EngineRun, combine
 from mace_tools.peer_bench.stats import cosine, rotated, summarize
 
 PROFILE_ROUNDS = 10
+MACE_ENGINES = ("mace", "mace_base", "mace_u8")
 
 
 def log(text: str = "") -> None:
@@ -79,6 +81,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     log(report.latency_table(info, runs))
     for line in report.ratio_summary(info, runs):
         log(line)
+    if options.uint8:
+        log("")
+        log(report.uint8_table(info, runs))
+        for line in report.uint8_summary(info, runs):
+            log(line)
     log(f"\nreport: {path}\nraw numbers: {json_path}\n"
         f"peer_bench: done in {report.fmt_duration(info.duration_s)}")
     return 0
@@ -124,7 +131,7 @@ def run_engine(model: PreparedModel, engine: str, threads: int, repeat: int,
     if failed:
         run.error = failed
         return run
-    if engine in ("mace", "mace_base"):
+    if engine in MACE_ENGINES:
         return _run_mace(model, run, options, baselines)
     out = model.directory / "runs" / f"{engine}_t{threads}_r{repeat}"
     result, error = _worker(model, engine, threads, options.rounds, out, options)
@@ -157,11 +164,12 @@ def check(run: EngineRun, model: PreparedModel, engine: str, threads: int, repea
     except (OSError, ValueError) as error:
         run.status, run.error = WRONG, f"output not comparable: {error}"
         return
-    if run.cosine > COSINE_THRESHOLD:
+    threshold = UINT8_COSINE_THRESHOLD if engine in UINT8_ENGINES.values() else COSINE_THRESHOLD
+    if run.cosine > threshold:
         run.status = OK
     else:
         run.status = WRONG
-        run.error = f"cosine {run.cosine:.6f} against onnxruntime (needs > {COSINE_THRESHOLD})"
+        run.error = f"cosine {run.cosine:.6f} against onnxruntime (needs > {threshold})"
 
 
 def op_profiles(models: list[PreparedModel],
@@ -225,6 +233,26 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
     if "mnn" in info.engines:
         found.append("MNN: converted from ONNX by MNNConvert (fp32 weights); Module API, "
                      "CPU backend, numThread=N, precision normal (fp32 on this CPU).")
+    if options.uint8:
+        found += uint8_notes(info)
+    return found
+
+
+def uint8_notes(info: report.RunInfo) -> list[str]:
+    found = [f"uint8: both quantizers calibrate on the same {int8.CALIBRATION_COUNT} inputs, "
+             f"uniform in the input range (seeds {info.seed + 1} to "
+             f"{info.seed + int8.CALIBRATION_COUNT}), not the timed input; the zoo models "
+             f"have seeded weights, so accuracy says little (see docs/quantization.md). "
+             f"Quantized outputs pass at cosine > {UINT8_COSINE_THRESHOLD} against the float "
+             "reference."]
+    if "mace_u8" in info.engines:
+        found.append("MACE uint8: the zoo model's deployment file with quantize: 1 and "
+                     "calibration_inputs (in --work-dir, <model>/mace_u8/), min/max "
+                     "ranges; ops without a uint8 kernel stay float.")
+    if "ort_qdq" in info.engines:
+        found.append(f"ORT QDQ: onnxruntime.quantization.quantize_static ({int8.ORT_SETTINGS}) "
+                     "run with the same session options as ORT.")
+    found.append(int8.NO_PEER_INT8)
     return found
 
 
@@ -297,8 +325,9 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
     out.parent.mkdir(parents=True, exist_ok=True)
     for suffix in (".npy", ".json"):
         out.with_suffix(suffix).unlink(missing_ok=True)
-    if engine in ("ort", "reference"):
-        files = ["--model", str(model.onnx), "--input-name", model.input_name,
+    if engine in ("ort", "reference", "ort_qdq"):
+        source = model.ort_qdq if engine == "ort_qdq" else model.onnx
+        files = ["--model", str(source), "--input-name", model.input_name,
                  "--output-name", model.output_name]
     elif engine in ("ncnn", "ncnn_default"):
         assert model.ncnn is not None
@@ -307,7 +336,8 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
     else:
         files = ["--model", str(model.mnn), "--input-name", model.input_name,
                  "--output-name", model.output_name]
-    command = [sys.executable, "-m", "mace_tools.peer_bench.worker", engine, *files,
+    worker = "ort" if engine == "ort_qdq" else engine     # the same session options
+    command = [sys.executable, "-m", "mace_tools.peer_bench.worker", worker, *files,
                "--input", str(model.input_file), "--threads", str(threads),
                "--rounds", str(rounds), "--output", str(out.with_suffix(".npy")),
                "--result", str(out.with_suffix(".json"))]
@@ -323,7 +353,11 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
 def _mace_model(model: PreparedModel, engine: str,
                 options: Options) -> mace_engine.MaceModel:
     """The converted model as `engine` runs it: the baseline engine runs the
-    same files with another build's mace_run and writes its own outputs."""
+    same files with another build's mace_run and writes its own outputs;
+    mace_u8 runs the quantized build."""
+    if engine == "mace_u8":
+        assert model.mace_u8 is not None
+        return model.mace_u8
     assert model.mace is not None
     if engine != "mace_base":
         return model.mace
@@ -334,7 +368,7 @@ def _mace_model(model: PreparedModel, engine: str,
 
 def _output(model: PreparedModel, engine: str, threads: int, repeat: int,
             options: Options) -> np.ndarray:
-    if engine in ("mace", "mace_base"):
+    if engine in MACE_ENGINES:
         return mace_engine.read_output(_mace_model(model, engine, options))
     return np.load(model.directory / "runs" / f"{engine}_t{threads}_r{repeat}.npy")
 

@@ -25,12 +25,19 @@ ENGINES = {
     "mnn": "MNN",
     "ncnn_default": "ncnn defaults",
     "mace_base": "MACE baseline",
+    "mace_u8": "MACE uint8",
+    "ort_qdq": "ORT QDQ",
 }
-# Engines a plain run leaves out: the baseline needs --baseline-runner.
-OPT_IN_ENGINES = ("mace_base",)
+# Engines a plain run leaves out: the baseline needs --baseline-runner, the
+# quantized ones --uint8.
+OPT_IN_ENGINES = ("mace_base", "mace_u8", "ort_qdq")
 # The peers MACE is compared with: all fp32. ncnn with its default options may
 # store weights and activations in fp16, so it is shown but never "fastest".
 PEERS = ("ort", "ncnn", "mnn")
+# --uint8: the quantized engine that goes with each float one, and the int8
+# peers MACE uint8 is compared with.
+UINT8_ENGINES = {"mace": "mace_u8", "ort": "ort_qdq"}
+INT8_PEERS = ("ort_qdq",)
 DEFAULT_THREADS = [1, 2]
 
 # A full run (every model, engine and thread count) refreshes the checked-in
@@ -40,6 +47,8 @@ DEFAULT_REPORT = Path("docs/reports/cpu_peers.md")
 PARTIAL_REPORT_NAME = "cpu_peers.md"
 DEFAULT_SEED = 7767517
 COSINE_THRESHOLD = 0.999
+# A quantized model's output against the float reference (docs/quantization.md).
+UINT8_COSINE_THRESHOLD = 0.98
 
 
 @dataclass
@@ -57,6 +66,7 @@ class Options:
     timeout: float
     work_dir: Path
     baseline_runner: Optional[Path] = None
+    uint8: bool = False
 
     @property
     def json_path(self) -> Path:
@@ -80,6 +90,14 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
         engines = [name for name in ENGINES if name in engines or name == "mace_base"]
     elif "mace_base" in engines:
         raise SystemExit("error: the mace_base engine needs --baseline-runner")
+    quantized = [name for name in engines if name in UINT8_ENGINES.values()]
+    if quantized and not args.uint8:
+        raise SystemExit(f"error: the {', '.join(quantized)} engine(s) need --uint8")
+    if args.uint8:
+        extra = [UINT8_ENGINES[name] for name in engines if name in UINT8_ENGINES]
+        if "mace_u8" not in extra:
+            raise SystemExit("error: --uint8 compares with MACE uint8: keep mace in --engines")
+        engines = [name for name in ENGINES if name in engines or name in extra]
     return Options(models=args.models, engines=engines, threads=args.threads,
                    rounds=args.rounds, repeats=args.repeats, seed=args.seed,
                    report=report, skip_mace_build=args.skip_mace_build,
@@ -87,7 +105,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
                    cpu_affinity_policy=args.cpu_affinity_policy, timeout=args.timeout,
                    work_dir=args.work_dir,
                    baseline_runner=args.baseline_runner.resolve() if args.baseline_runner
-                   else None)
+                   else None, uint8=args.uint8)
 
 
 def model_list(text: str) -> list[str]:
@@ -189,4 +207,9 @@ def _parser() -> argparse.ArgumentParser:
                              "it runs the same converted models as the engine mace_base, "
                              "interleaved with the others, and the report adds MACE / "
                              "baseline")
+    parser.add_argument("--uint8", action="store_true",
+                        help="add the uint8 columns: MACE uint8 (the zoo model quantized by "
+                             "the converter) and onnxruntime on the QDQ model from "
+                             "quantize_static, both calibrated on the same fixed inputs; a "
+                             "second table compares them, the float table is unchanged")
     return parser

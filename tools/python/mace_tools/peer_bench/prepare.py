@@ -15,7 +15,7 @@ import numpy as np
 from mace_converter import fetch
 from mace_converter.config import DeploymentConfig, ModelConfig, load_config
 from mace_converter.progress import REPO, UserError
-from mace_tools.peer_bench import mace_engine
+from mace_tools.peer_bench import int8, mace_engine
 from mace_tools.peer_bench.children import run_child
 from mace_tools.peer_bench.mace_engine import MaceModel, PrepareError
 from mace_tools.peer_bench.options import MODELS, Options
@@ -23,7 +23,7 @@ from mace_tools.peer_bench.options import MODELS, Options
 REQUIREMENTS = "tools/requirements-bench.txt"
 INSTALL = f".venv/bin/pip install --no-deps -r {REQUIREMENTS}"
 # Engine key -> the modules its process imports.
-_MODULES = {"ort": ["onnxruntime"], "ncnn": ["ncnn", "pnnx"],
+_MODULES = {"ort": ["onnxruntime"], "ort_qdq": ["onnxruntime"], "ncnn": ["ncnn", "pnnx"],
             "ncnn_default": ["ncnn", "pnnx"], "mnn": ["MNN", "_tools"]}
 # The ncnn blob names pnnx gives a graph's first input and output.
 NCNN_INPUT, NCNN_OUTPUT = "in0", "out0"
@@ -42,6 +42,8 @@ class PreparedModel:
     mace: Optional[MaceModel] = None
     ncnn: Optional[tuple[Path, Path]] = None
     mnn: Optional[Path] = None
+    mace_u8: Optional[MaceModel] = None
+    ort_qdq: Optional[Path] = None
     errors: dict[str, str] = field(default_factory=dict)
 
 
@@ -74,7 +76,9 @@ def prepare(name: str, options: Options, log) -> PreparedModel:
     digest = fetch.sha256_of(onnx)
     steps = {"mace": lambda: _prepare_mace(prepared, image, options, log),
              "ncnn": lambda: _prepare_ncnn(prepared, digest, log),
-             "mnn": lambda: _prepare_mnn(prepared, digest, log)}
+             "mnn": lambda: _prepare_mnn(prepared, digest, log),
+             "mace_u8": lambda: _prepare_mace_u8(prepared, image, options, log),
+             "ort_qdq": lambda: _prepare_ort_qdq(prepared, digest, options, log)}
     wanted = {"ncnn_default": "ncnn"}
     for engine in dict.fromkeys(wanted.get(e, e) for e in options.engines):
         if engine not in steps:
@@ -98,6 +102,45 @@ def _prepare_mace(prepared: PreparedModel, image: np.ndarray, options: Options, 
         mace_engine.build(prepared.config, build_log, timeout=max(options.timeout, 3600.0))
     prepared.mace = mace_engine.locate(prepared.config, prepared.model, image,
                                        prepared.directory / "mace")
+
+
+def _calibration(prepared: PreparedModel, options: Options) -> Path:
+    """The fixed calibration set both quantizers read (written once per run)."""
+    directory = prepared.directory / "calibration"
+    samples = int8.calibration_set(prepared.model.inputs[0], options.seed)
+    return int8.write_calibration_set(samples, directory)
+
+
+def _prepare_mace_u8(prepared: PreparedModel, image: np.ndarray, options: Options,
+                     log) -> None:
+    """The zoo model quantized by the converter (quantize: 1, calibrated on
+    the shared set) through a derived deployment file."""
+    target = prepared.directory / "mace_u8" / f"{prepared.name}_uint8.yml"
+    path = int8.uint8_deployment(prepared.config, prepared.model, prepared.onnx,
+                                 _calibration(prepared, options), target)
+    config = load_config(path)
+    model = config.models[prepared.model.name]
+    if not options.skip_mace_build:
+        build_log = prepared.directory / "mace_u8_build.log"
+        log(f"    mace_u8: tools/converter.py build --config {path} --target_abi host "
+            f"(quantize: 1, {int8.CALIBRATION_COUNT} calibration inputs; log: {build_log})")
+        mace_engine.build(config, build_log, timeout=max(options.timeout, 3600.0))
+    prepared.mace_u8 = mace_engine.locate(config, model, image, prepared.directory / "mace_u8")
+
+
+def _prepare_ort_qdq(prepared: PreparedModel, digest: str, options: Options, log) -> None:
+    """onnxruntime's quantize_static of the same ONNX file on the same set."""
+    out = prepared.directory / "ort_qdq"
+    model = out / "model.qdq.onnx"
+    key = f"{digest} seed {options.seed} count {int8.CALIBRATION_COUNT}"
+    calibration = _calibration(prepared, options)
+    if not _fresh(out, key, [model]):
+        command = [sys.executable, "-m", "mace_tools.peer_bench.int8", str(prepared.onnx),
+                   str(model), str(calibration), prepared.input_name]
+        log(f"    ort_qdq: quantize_static {prepared.onnx.name} -> {model.name} "
+            f"({int8.ORT_SETTINGS})")
+        _convert(command, out, key, [model], "quantize_static", env=_child_env())
+    prepared.ort_qdq = model
 
 
 def _prepare_ncnn(prepared: PreparedModel, digest: str, log) -> None:
@@ -128,11 +171,9 @@ def _explicit_splits(prepared: PreparedModel, out: Path, log) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     fixed = out / "model.splits.onnx"
     fixed.unlink(missing_ok=True)
-    python_path = os.pathsep.join(p for p in (str(REPO / "tools" / "python"),
-                                              os.environ.get("PYTHONPATH", "")) if p)
     result = run_child([sys.executable, "-m", "mace_tools.peer_bench.onnx_split",
                         str(prepared.onnx), str(fixed), str(prepared.input_file)],
-                       env=dict(os.environ, PYTHONPATH=python_path), timeout=600)
+                       env=_child_env(), timeout=600)
     if result.returncode != 0:
         raise PrepareError(f"cannot make Split sizes explicit for pnnx: {result.last_line()}")
     changed = int(result.stdout.split()[-1]) if result.stdout.split() else 0
@@ -141,6 +182,13 @@ def _explicit_splits(prepared: PreparedModel, out: Path, log) -> Path:
     log(f"    ncnn: {changed} Split node(s) given explicit sizes first (pnnx drops "
         "even splits)")
     return fixed
+
+
+def _child_env() -> dict[str, str]:
+    """This environment, with the repository's Python packages importable."""
+    python_path = os.pathsep.join(p for p in (str(REPO / "tools" / "python"),
+                                              os.environ.get("PYTHONPATH", "")) if p)
+    return dict(os.environ, PYTHONPATH=python_path)
 
 
 def _prepare_mnn(prepared: PreparedModel, digest: str, log) -> None:
@@ -158,13 +206,13 @@ def _prepare_mnn(prepared: PreparedModel, digest: str, log) -> None:
 
 
 def _convert(command: list[str], out: Path, digest: str, products: list[Path],
-             what: str) -> None:
+             what: str, env: Optional[dict[str, str]] = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     stamp = out / "onnx.sha256"
     stamp.unlink(missing_ok=True)
     for path in products:
         path.unlink(missing_ok=True)
-    result = run_child(command, cwd=out, timeout=1800)
+    result = run_child(command, cwd=out, env=env, timeout=1800)
     log = out / "convert.log"
     log.write_text(result.stdout + result.stderr)
     if result.returncode != 0 or not all(p.exists() and p.stat().st_size for p in products):

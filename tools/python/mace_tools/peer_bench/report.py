@@ -6,7 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Optional, Sequence
 
-from mace_tools.peer_bench.options import COSINE_THRESHOLD, ENGINES, PEERS
+from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, INT8_PEERS, PEERS,
+                                           UINT8_COSINE_THRESHOLD, UINT8_ENGINES)
 from mace_tools.peer_bench.results import FAILED, UNCHECKED, WRONG, EngineRun
 from mace_tools.peer_bench.stats import fastest, geometric_mean, ratio
 
@@ -69,14 +70,18 @@ def latency_cell(run: Optional[EngineRun]) -> str:
     return text + " (unchecked)" if run.status == UNCHECKED else text
 
 
-def fastest_peer(runs: dict[str, EngineRun]) -> Optional[tuple[str, float]]:
-    """The fp32 peer with the lowest quotable median."""
-    return fastest({engine: runs[engine].median_ms for engine in PEERS
+def fastest_peer(runs: dict[str, EngineRun],
+                 peers: Sequence[str] = PEERS) -> Optional[tuple[str, float]]:
+    """The peer (fp32 unless `peers` says otherwise) with the lowest
+    quotable median."""
+    return fastest({engine: runs[engine].median_ms for engine in peers
                     if engine in runs and runs[engine].timed})
 
 
-def mace_ratio(runs: dict[str, EngineRun], engine: str = "mace") -> Optional[float]:
-    best = fastest_peer(runs)
+def mace_ratio(runs: dict[str, EngineRun], engine: str = "mace",
+               peers: Sequence[str] = PEERS) -> Optional[float]:
+    """`engine`'s median over the fastest of `peers`."""
+    best = fastest_peer(runs, peers)
     mace = runs.get(engine)
     if best is None or mace is None or not mace.timed:
         return None
@@ -118,7 +123,8 @@ def _cells(runs: Sequence[EngineRun]) -> dict[tuple[str, int], dict[str, EngineR
 def latency_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
     cells = _cells(runs)
     peers = [e for e in info.engines if e in PEERS]
-    extras = [e for e in info.engines if e != "mace" and e not in PEERS]
+    extras = [e for e in info.engines if e != "mace" and e not in PEERS
+              and e not in UINT8_ENGINES.values()]
     headers = ["model", "threads"]
     headers += ["MACE ms"] if "mace" in info.engines else []
     headers += [f"{ENGINES[e]} ms" for e in peers]
@@ -149,7 +155,6 @@ def ratio_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
         return []
     cells = _cells(runs)
     peers = any(e in PEERS for e in info.engines)
-    lines = []
     measures = []
     if peers:
         measures.append(("MACE / fastest peer", lambda r: mace_ratio(r)))
@@ -158,6 +163,13 @@ def ratio_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
             measures.append(("MACE baseline / fastest peer",
                              lambda r: mace_ratio(r, "mace_base")))
         measures.append(("MACE / MACE baseline", baseline_ratio))
+    return _mean_lines(info, cells, measures)
+
+
+def _mean_lines(info: RunInfo, cells: dict, measures) -> list[str]:
+    """One line per (label, measure): the measure's geometric mean over the
+    models, per thread count."""
+    lines = []
     for label, measure in measures:
         parts = []
         for threads in info.threads:
@@ -168,6 +180,53 @@ def ratio_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
                          f"over {counted} model{'s' if counted != 1 else ''}")
         lines.append(f"{label}, geometric mean: " + "; ".join(parts) + ".")
     return lines
+
+
+def uint8_ratio(runs: dict[str, EngineRun]) -> Optional[float]:
+    """MACE uint8's median over the fastest int8 peer's."""
+    return mace_ratio(runs, "mace_u8", INT8_PEERS)
+
+
+def uint8_speedup(runs: dict[str, EngineRun]) -> Optional[float]:
+    """MACE fp32's median over MACE uint8's: above 1 means uint8 is faster."""
+    mace, quantized = runs.get("mace"), runs.get("mace_u8")
+    if mace is None or quantized is None or not mace.timed or not quantized.timed:
+        return None
+    return ratio(mace.median_ms, quantized.median_ms)
+
+
+def uint8_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
+    """MACE uint8 against the int8 peers and against MACE fp32."""
+    cells = _cells(runs)
+    peers = [e for e in INT8_PEERS if e in info.engines]
+    headers = ["model", "threads", "MACE fp32 ms", "MACE uint8 ms"]
+    headers += [f"{ENGINES[e]} ms" for e in peers]
+    headers += ["MACE uint8 / fastest int8"] if peers else []
+    headers += ["MACE fp32 / uint8", "MACE uint8 cosine"]
+    rows = []
+    for model in info.models:
+        for threads in info.threads:
+            row_runs = cells.get((model, threads), {})
+            quantized = row_runs.get("mace_u8")
+            row = [model, str(threads), latency_cell(row_runs.get("mace")),
+                   latency_cell(quantized)]
+            row += [latency_cell(row_runs.get(e)) for e in peers]
+            row += [fmt_ratio(uint8_ratio(row_runs))] if peers else []
+            row.append(fmt_ratio(uint8_speedup(row_runs)))
+            row.append("-" if quantized is None or quantized.cosine is None
+                       else f"{quantized.cosine:.4f}")
+            rows.append(row)
+    return markdown_table(headers, rows)
+
+
+def uint8_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+    """Per thread count, geometric means of MACE uint8 / fastest int8 peer
+    and of MACE fp32 / MACE uint8."""
+    cells = _cells(runs)
+    measures = [("MACE fp32 / MACE uint8 (speedup)", uint8_speedup)]
+    if any(e in info.engines for e in INT8_PEERS):
+        measures.insert(0, ("MACE uint8 / fastest int8 peer", uint8_ratio))
+    return _mean_lines(info, cells, measures)
 
 
 def init_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
@@ -260,6 +319,7 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
     out += ratio_summary(info, runs)
     out += ["", "MACE / fastest is MACE's median over the fastest fp32 peer's: above 1 "
             "means MACE is slower.", "",
+            *_uint8_section(info, runs),
             "## Init time (ms)", "",
             "Init is model load and engine creation (for MACE `CreateMaceEngineFromProto`, "
             "for onnxruntime `InferenceSession`, for ncnn `load_param` + `load_model`, for "
@@ -282,6 +342,19 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
         out += ["## Problems", ""] + issues + [""]
     out += ["## Every run", "", details_table(runs), ""]
     return "\n".join(out)
+
+
+def _uint8_section(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+    if "mace_u8" not in info.engines:
+        return []
+    return ["## uint8 (median ms, lower is better)", "",
+            "MACE uint8 is the zoo model quantized by the converter; the int8 peers run "
+            "their own quantization of the same ONNX file, calibrated on the same inputs. "
+            f"Outputs are checked against the float reference at cosine > "
+            f"{UINT8_COSINE_THRESHOLD}.", "",
+            uint8_table(info, runs), "", *uint8_summary(info, runs), "",
+            "MACE uint8 / fastest int8 above 1 means MACE is slower; MACE fp32 / uint8 above "
+            "1 means uint8 is faster than MACE's own float run.", ""]
 
 
 def json_text(info: RunInfo, runs: Sequence[EngineRun],

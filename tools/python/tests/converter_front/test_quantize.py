@@ -347,7 +347,8 @@ class ConfigTest(unittest.TestCase):
                  ("quantize: 1\n", "gpu", "uint8 models run on runtime cpu"),
                  ("quantize_range_file: r.txt\n", "cpu", "has no effect without quantize: 1"),
                  ("quantize: 1\ndata_type: fp16_fp32\n", "cpu", "drop data_type"),
-                 ("quantize: 1\nquantize_range_method: kl\n", "cpu", "'kl' is not one of"),
+                 ("quantize: 1\nquantize_range_method: entropy\n", "cpu",
+                  "'entropy' is not one of minmax, percentile, kl"),
                  ("quantize: 1\nquantize_range_method: percentile\nquantize_percentile: 100\n",
                   "cpu", "percentile in [50, 100)"),
                  ("quantize: 1\nquantize_percentile: 99\n", "cpu",
@@ -564,6 +565,16 @@ class WorkflowTest(unittest.TestCase):
         self.assertEqual(status, 0, err)
         self.assertIn("activation ranges from", out)
         self.assertEqual((work / "m.pb").read_bytes(), graph)
+
+    def test_kl_ranges_lie_within_min_max(self):
+        status, out, err = self.convert("calibration_inputs: calib\nquantize_range_method: kl\n")
+        self.assertEqual(status, 0, err)
+        self.assertIn("tensor ranges (KL divergence)", out)
+        work = self.dir / "build" / ".work" / "q" / "models"
+        divergence = read_ranges(work / "m.ranges")
+        widest = merge_ranges([calibrate(conv_model(), samples(4))])
+        for name, (low, high) in divergence.items():
+            self.assertTrue(widest[name][0] <= low <= high <= widest[name][1], name)
 
     def test_random_calibration_warns(self):
         status, out, err = self.convert("")
