@@ -100,6 +100,14 @@ class MaceEngine::Impl {
     return MaceStatus();
   }
 
+  MaceStatus GetNames(bool outputs, std::vector<std::string>* names) const {
+    MACE_CHECK_ARG(executor_ != nullptr, "GetInputNames/GetOutputNames called before a "
+                   "successful Init");
+    MACE_CHECK_ARG(names != nullptr, "GetInputNames/GetOutputNames needs a vector");
+    *names = outputs ? output_names_ : input_names_;
+    return MaceStatus();
+  }
+
  private:
   MaceStatus CreateRuntimes();
   MaceStatus CheckNames(const NetDef& net_def, const std::vector<std::string>& input_nodes,
@@ -180,7 +188,12 @@ MaceStatus MaceEngine::Impl::CheckNames(const NetDef& net_def,
   std::set<std::string> model_inputs;
   for (const InputOutputInfo& info : net_def.input_info()) model_inputs.insert(info.name());
   input_names_ = input_nodes;
-  if (input_names_.empty()) input_names_.assign(model_inputs.begin(), model_inputs.end());
+  if (input_names_.empty()) {  // the model's inputs, in its order
+    std::set<std::string> seen;
+    for (const InputOutputInfo& info : net_def.input_info()) {
+      if (seen.insert(info.name()).second) input_names_.push_back(info.name());
+    }
+  }
   for (const std::string& name : input_names_) {
     MACE_CHECK_ARG(model_inputs.count(name) > 0, "'", name, "' is not an input of the model");
   }
@@ -306,6 +319,14 @@ MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
 
 MaceStatus MaceEngine::GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
   return impl_->GetInputShapes(shapes);
+}
+
+MaceStatus MaceEngine::GetInputNames(std::vector<std::string>* names) const {
+  return impl_->GetNames(false, names);
+}
+
+MaceStatus MaceEngine::GetOutputNames(std::vector<std::string>* names) const {
+  return impl_->GetNames(true, names);
 }
 
 MaceStatus MaceEngine::GetMemoryReport(MemoryReport* report) const {

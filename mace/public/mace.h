@@ -329,6 +329,10 @@ class MaceEngine {
 
   // The shape the model declares for each input; valid after Init.
   MaceStatus GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const;
+  // The input and output names in the model's order (or as Init was given
+  // them); valid after Init.
+  MaceStatus GetInputNames(std::vector<std::string>* names) const;
+  MaceStatus GetOutputNames(std::vector<std::string>* names) const;
   // Where every intermediate tensor lives; valid after Init.
   MaceStatus GetMemoryReport(MemoryReport* report) const;
 

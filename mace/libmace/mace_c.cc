@@ -1,0 +1,455 @@
+// The C API (mace/public/mace_c.h) over the C++ engine. Each entry point
+// clears the thread's error, checks its handles and arguments, and turns
+// every MaceStatus and every exception into a code plus a message.
+#include "mace/public/mace_c.h"
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mace/public/mace.h"
+
+struct MaceCConfig {
+  mace::MaceEngineConfig config;
+};
+
+struct MaceCEngine {
+  std::shared_ptr<mace::MaceEngine> engine;
+  std::vector<std::string> input_names;
+  std::vector<std::string> output_names;
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  std::map<std::string, mace::MaceTensor> inputs;
+  std::map<std::string, mace::MaceTensor> outputs;
+  std::string report_json;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+MaceCStatus Fail(MaceCStatus code, const std::string& message) {
+  last_error = message;
+  return code;
+}
+
+MaceCStatus FromStatus(const mace::MaceStatus& status) {
+  if (status.ok()) return MACE_C_OK;
+  last_error = status.information().empty() ? status.ToString() : status.information();
+  return static_cast<MaceCStatus>(status.code());
+}
+
+// Runs `body` with the thread's error cleared; an exception becomes a code.
+template <typename Body>
+MaceCStatus Guard(const char* what, Body&& body) noexcept {
+  last_error.clear();
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Fail(MACE_C_OUT_OF_RESOURCES, std::string(what) + ": out of memory");
+  } catch (const std::exception& error) {
+    return Fail(MACE_C_RUNTIME_ERROR, std::string(what) + ": " + error.what());
+  } catch (...) {
+    return Fail(MACE_C_RUNTIME_ERROR, std::string(what) + ": unknown error");
+  }
+}
+
+#define MACE_C_REQUIRE(condition, message)                         \
+  do {                                                             \
+    if (!(condition)) return Fail(MACE_C_INVALID_ARGS, (message)); \
+  } while (0)
+
+bool ValidType(MaceCDataType type) {
+  return type == MACE_C_FLOAT32 || type == MACE_C_INT32 || type == MACE_C_UINT8;
+}
+
+std::string ShapeText(const int64_t* dims, size_t rank) {
+  std::string text = "[";
+  for (size_t i = 0; i < rank; ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+MaceCStatus ReadFile(const char* path, const char* what, std::string* bytes) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Fail(MACE_C_INVALID_ARGS, std::string("cannot open the ") + what + " '" + path + "'");
+  std::ostringstream content;
+  content << file.rdbuf();
+  if (file.bad()) return Fail(MACE_C_INVALID_ARGS, std::string("cannot read the ") + what + " '" + path + "'");
+  *bytes = content.str();
+  return MACE_C_OK;
+}
+
+// Fills the names and shapes of a freshly created engine.
+MaceCStatus Describe(std::unique_ptr<MaceCEngine> handle, MaceCEngine** engine) {
+  MaceCStatus code = FromStatus(handle->engine->GetInputNames(&handle->input_names));
+  if (code != MACE_C_OK) return code;
+  code = FromStatus(handle->engine->GetOutputNames(&handle->output_names));
+  if (code != MACE_C_OK) return code;
+  code = FromStatus(handle->engine->GetInputShapes(&handle->input_shapes));
+  if (code != MACE_C_OK) return code;
+  *engine = handle.release();
+  return MACE_C_OK;
+}
+
+MaceCStatus Create(const std::string& graph, const char* weights_path, const void* weights,
+                   size_t weights_size, const MaceCConfig* config, MaceCEngine** engine) {
+  auto handle = std::make_unique<MaceCEngine>();
+  const auto* graph_bytes = reinterpret_cast<const unsigned char*>(graph.data());
+  const mace::MaceEngineConfig& engine_config = config->config;
+  mace::MaceStatus status;
+  if (weights_path != nullptr) {
+    status = mace::CreateMaceEngineFromProto(graph_bytes, graph.size(), weights_path, {}, {},
+                                             engine_config, &handle->engine);
+  } else {
+    static const unsigned char kNoWeights = 0;
+    const auto* bytes = weights != nullptr ? static_cast<const unsigned char*>(weights)
+                                           : &kNoWeights;
+    status = mace::CreateMaceEngineFromProto(graph_bytes, graph.size(), bytes, weights_size, {},
+                                             {}, engine_config, &handle->engine);
+  }
+  const MaceCStatus code = FromStatus(status);
+  if (code != MACE_C_OK) return code;
+  return Describe(std::move(handle), engine);
+}
+
+void JsonString(const std::string& text, std::string* out) {
+  out->push_back('"');
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", static_cast<unsigned char>(c));
+      out->append(escaped);
+    } else {
+      out->push_back(c);
+    }
+  }
+  out->push_back('"');
+}
+
+void JsonField(const char* key, int64_t value, std::string* out) {
+  JsonString(key, out);
+  out->append(": " + std::to_string(value) + ", ");
+}
+
+std::string ReportJson(const mace::MemoryReport& report) {
+  std::string out = "{";
+  JsonString("strategy", &out);
+  out += ": ";
+  JsonString(report.strategy, &out);
+  out += ", ";
+  JsonField("arena_bytes", report.arena_bytes, &out);
+  JsonField("persistent_bytes", report.persistent_bytes, &out);
+  JsonField("scratch_bytes", report.scratch_bytes, &out);
+  JsonField("weights_bytes", report.weights_bytes, &out);
+  JsonField("naive_bytes", report.naive_bytes, &out);
+  JsonField("lower_bound_bytes", report.lower_bound_bytes, &out);
+  JsonField("plan_micros", report.plan_micros, &out);
+  JsonString("memory_types", &out);
+  out += ": [";
+  for (size_t i = 0; i < report.memory_types.size(); ++i) {
+    const mace::MemoryTypeReport& type = report.memory_types[i];
+    out += i ? ", {" : "{";
+    JsonString("memory_type", &out);
+    out += ": ";
+    JsonString(type.memory_type, &out);
+    out += ", ";
+    JsonString("runtime", &out);
+    out += ": ";
+    JsonString(type.runtime, &out);
+    out += ", ";
+    JsonField("bytes", type.bytes, &out);
+    JsonField("naive_bytes", type.naive_bytes, &out);
+    JsonField("lower_bound_bytes", type.lower_bound_bytes, &out);
+    JsonString("blocks", &out);
+    out += ": " + std::to_string(type.blocks) + "}";
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* mace_c_version(void) { return mace::MaceVersion(); }
+
+const char* mace_c_last_error(void) { return last_error.c_str(); }
+
+const char* mace_c_data_type_name(MaceCDataType type) {
+  return ValidType(type) ? mace::TensorDataTypeName(static_cast<mace::TensorDataType>(type))
+                         : "unknown";
+}
+
+size_t mace_c_data_type_size(MaceCDataType type) {
+  return ValidType(type) ? mace::TensorDataTypeSize(static_cast<mace::TensorDataType>(type)) : 0;
+}
+
+MaceCStatus mace_c_config_create(MaceCDevice device, MaceCConfig** config) {
+  return Guard("mace_c_config_create", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_create: config is null");
+    *config = nullptr;
+    MACE_C_REQUIRE(device == MACE_C_CPU || device == MACE_C_GPU || device == MACE_C_HEXAGON,
+                   "mace_c_config_create: device " + std::to_string(device) +
+                       " is not MACE_C_CPU, MACE_C_GPU or MACE_C_HEXAGON");
+    auto handle = std::make_unique<MaceCConfig>();
+    handle->config = mace::MaceEngineConfig(static_cast<mace::DeviceType>(device));
+    *config = handle.release();
+    return MACE_C_OK;
+  });
+}
+
+void mace_c_config_destroy(MaceCConfig* config) { delete config; }
+
+MaceCStatus mace_c_config_set_cpu_threads(MaceCConfig* config, int num_threads, int affinity) {
+  return Guard("mace_c_config_set_cpu_threads", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_cpu_threads: config is null");
+    MACE_C_REQUIRE(affinity >= 0 && affinity <= 2, "mace_c_config_set_cpu_threads: affinity " +
+                                                       std::to_string(affinity) +
+                                                       " is not 0, 1 or 2");
+    return FromStatus(config->config.SetCPUThreadPolicy(
+        num_threads, static_cast<mace::CPUAffinityPolicy>(affinity)));
+  });
+}
+
+MaceCStatus mace_c_config_set_gpu_hints(MaceCConfig* config, int perf_hint, int priority_hint) {
+  return Guard("mace_c_config_set_gpu_hints", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_gpu_hints: config is null");
+    MACE_C_REQUIRE(perf_hint >= 0 && perf_hint <= 3 && priority_hint >= 0 && priority_hint <= 3,
+                   "mace_c_config_set_gpu_hints: hints must be 0 to 3, got " +
+                       std::to_string(perf_hint) + " and " + std::to_string(priority_hint));
+    config->config.SetGPUHints(static_cast<mace::GPUPerfHint>(perf_hint),
+                               static_cast<mace::GPUPriorityHint>(priority_hint));
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_config_set_gpu_data_type(MaceCConfig* config, int data_type) {
+  return Guard("mace_c_config_set_gpu_data_type", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_gpu_data_type: config is null");
+    MACE_C_REQUIRE(data_type == 0 || data_type == 1,
+                   "mace_c_config_set_gpu_data_type: data type " + std::to_string(data_type) +
+                       " is not 0 (fp16_fp32) or 1 (fp32_fp32)");
+    config->config.SetGPUDataType(static_cast<mace::GPUDataType>(data_type));
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_config_set_opencl_device_fallback(MaceCConfig* config, int allow) {
+  return Guard("mace_c_config_set_opencl_device_fallback", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_opencl_device_fallback: config is null");
+    config->config.SetOpenCLDeviceFallback(allow != 0);
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_config_set_opencl_cache_file(MaceCConfig* config, const char* path) {
+  return Guard("mace_c_config_set_opencl_cache_file", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_opencl_cache_file: config is null");
+    config->config.SetOpenCLCacheFile(path != nullptr ? path : "");
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_config_set_cpu_kernel_family(MaceCConfig* config, const char* family) {
+  return Guard("mace_c_config_set_cpu_kernel_family", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_cpu_kernel_family: config is null");
+    MACE_C_REQUIRE(family != nullptr, "mace_c_config_set_cpu_kernel_family: family is null");
+    config->config.SetCPUKernelFamily(family);
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_engine_create_from_files(const char* graph_path, const char* weights_path,
+                                            const MaceCConfig* config, MaceCEngine** engine) {
+  return Guard("mace_c_engine_create_from_files", [&] {
+    MACE_C_REQUIRE(engine != nullptr, "mace_c_engine_create_from_files: engine is null");
+    *engine = nullptr;
+    MACE_C_REQUIRE(graph_path != nullptr && weights_path != nullptr,
+                   "mace_c_engine_create_from_files: a file path is null");
+    MACE_C_REQUIRE(config != nullptr, "mace_c_engine_create_from_files: config is null");
+    std::string graph;
+    const MaceCStatus code = ReadFile(graph_path, "model graph", &graph);
+    if (code != MACE_C_OK) return code;
+    return Create(graph, weights_path, nullptr, 0, config, engine);
+  });
+}
+
+MaceCStatus mace_c_engine_create_from_buffers(const void* graph, size_t graph_size,
+                                              const void* weights, size_t weights_size,
+                                              const MaceCConfig* config, MaceCEngine** engine) {
+  return Guard("mace_c_engine_create_from_buffers", [&] {
+    MACE_C_REQUIRE(engine != nullptr, "mace_c_engine_create_from_buffers: engine is null");
+    *engine = nullptr;
+    MACE_C_REQUIRE(graph != nullptr && graph_size > 0,
+                   "mace_c_engine_create_from_buffers: the graph buffer is null or empty");
+    MACE_C_REQUIRE(weights != nullptr || weights_size == 0,
+                   "mace_c_engine_create_from_buffers: weights is null but weights_size is " +
+                       std::to_string(weights_size));
+    MACE_C_REQUIRE(config != nullptr, "mace_c_engine_create_from_buffers: config is null");
+    const std::string bytes(static_cast<const char*>(graph), graph_size);
+    return Create(bytes, nullptr, weights, weights_size, config, engine);
+  });
+}
+
+void mace_c_engine_destroy(MaceCEngine* engine) { delete engine; }
+
+MaceCStatus mace_c_engine_input_count(const MaceCEngine* engine, size_t* count) {
+  return Guard("mace_c_engine_input_count", [&] {
+    MACE_C_REQUIRE(engine != nullptr && count != nullptr,
+                   "mace_c_engine_input_count: engine or count is null");
+    *count = engine->input_names.size();
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_engine_output_count(const MaceCEngine* engine, size_t* count) {
+  return Guard("mace_c_engine_output_count", [&] {
+    MACE_C_REQUIRE(engine != nullptr && count != nullptr,
+                   "mace_c_engine_output_count: engine or count is null");
+    *count = engine->output_names.size();
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_engine_input_name(const MaceCEngine* engine, size_t index, const char** name) {
+  return Guard("mace_c_engine_input_name", [&] {
+    MACE_C_REQUIRE(engine != nullptr && name != nullptr,
+                   "mace_c_engine_input_name: engine or name is null");
+    MACE_C_REQUIRE(index < engine->input_names.size(),
+                   "mace_c_engine_input_name: index " + std::to_string(index) +
+                       " is out of range; the model has " +
+                       std::to_string(engine->input_names.size()) + " inputs");
+    *name = engine->input_names[index].c_str();
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_engine_output_name(const MaceCEngine* engine, size_t index, const char** name) {
+  return Guard("mace_c_engine_output_name", [&] {
+    MACE_C_REQUIRE(engine != nullptr && name != nullptr,
+                   "mace_c_engine_output_name: engine or name is null");
+    MACE_C_REQUIRE(index < engine->output_names.size(),
+                   "mace_c_engine_output_name: index " + std::to_string(index) +
+                       " is out of range; the model has " +
+                       std::to_string(engine->output_names.size()) + " outputs");
+    *name = engine->output_names[index].c_str();
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_engine_input_shape(const MaceCEngine* engine, const char* name,
+                                      const int64_t** dims, size_t* rank) {
+  return Guard("mace_c_engine_input_shape", [&] {
+    MACE_C_REQUIRE(engine != nullptr && name != nullptr && dims != nullptr && rank != nullptr,
+                   "mace_c_engine_input_shape: a pointer argument is null");
+    auto it = engine->input_shapes.find(name);
+    MACE_C_REQUIRE(it != engine->input_shapes.end(),
+                   std::string("mace_c_engine_input_shape: '") + name +
+                       "' is not an input of the model");
+    *dims = it->second.data();
+    *rank = it->second.size();
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_engine_set_input(MaceCEngine* engine, const char* name, MaceCDataType type,
+                                    const int64_t* dims, size_t rank, const void* data,
+                                    size_t data_size) {
+  return Guard("mace_c_engine_set_input", [&] {
+    MACE_C_REQUIRE(engine != nullptr && name != nullptr,
+                   "mace_c_engine_set_input: engine or name is null");
+    MACE_C_REQUIRE(engine->input_shapes.count(name) > 0,
+                   std::string("mace_c_engine_set_input: '") + name +
+                       "' is not an input of the model");
+    MACE_C_REQUIRE(ValidType(type), "mace_c_engine_set_input: input '" + std::string(name) +
+                                        "': data type " + std::to_string(type) + " is unknown");
+    MACE_C_REQUIRE(dims != nullptr || rank == 0,
+                   "mace_c_engine_set_input: input '" + std::string(name) + "': dims is null");
+    size_t count = 1;
+    for (size_t i = 0; i < rank; ++i) {
+      MACE_C_REQUIRE(dims[i] >= 0 && (dims[i] == 0 || count <= SIZE_MAX / 16 /
+                                                              static_cast<size_t>(dims[i])),
+                     "mace_c_engine_set_input: input '" + std::string(name) + "' has shape " +
+                         ShapeText(dims, rank) + ", which is negative or too large");
+      count *= static_cast<size_t>(dims[i]);
+    }
+    const size_t bytes = count * mace_c_data_type_size(type);
+    MACE_C_REQUIRE(data_size == bytes,
+                   "mace_c_engine_set_input: input '" + std::string(name) + "' of shape " +
+                       ShapeText(dims, rank) + " and type " + mace_c_data_type_name(type) +
+                       " needs " + std::to_string(bytes) + " bytes, got " +
+                       std::to_string(data_size));
+    MACE_C_REQUIRE(data != nullptr || bytes == 0,
+                   "mace_c_engine_set_input: input '" + std::string(name) + "': data is null");
+    std::shared_ptr<void> copy(new unsigned char[bytes > 0 ? bytes : 1],
+                               [](void* p) { delete[] static_cast<unsigned char*>(p); });
+    if (bytes > 0) std::memcpy(copy.get(), data, bytes);
+    engine->inputs[name] = mace::MaceTensor(std::vector<int64_t>(dims, dims + rank), copy,
+                                            static_cast<mace::TensorDataType>(type));
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_engine_run(MaceCEngine* engine) {
+  return Guard("mace_c_engine_run", [&] {
+    MACE_C_REQUIRE(engine != nullptr, "mace_c_engine_run: engine is null");
+    for (const std::string& name : engine->input_names) {
+      MACE_C_REQUIRE(engine->inputs.count(name) > 0,
+                     "mace_c_engine_run: input '" + name + "' has not been set");
+    }
+    engine->outputs.clear();
+    return FromStatus(engine->engine->Run(engine->inputs, &engine->outputs));
+  });
+}
+
+MaceCStatus mace_c_engine_get_output(const MaceCEngine* engine, const char* name,
+                                     MaceCDataType* type, const int64_t** dims, size_t* rank,
+                                     const void** data, size_t* data_size) {
+  return Guard("mace_c_engine_get_output", [&] {
+    MACE_C_REQUIRE(engine != nullptr && name != nullptr,
+                   "mace_c_engine_get_output: engine or name is null");
+    auto it = engine->outputs.find(name);
+    if (it == engine->outputs.end()) {
+      bool known = false;
+      for (const std::string& output : engine->output_names) known |= output == name;
+      return Fail(MACE_C_INVALID_ARGS,
+                  std::string("mace_c_engine_get_output: '") + name +
+                      (known ? "' has no value: the engine has not run successfully yet"
+                             : "' is not an output of the model"));
+    }
+    const mace::MaceTensor& tensor = it->second;
+    if (type != nullptr) *type = static_cast<MaceCDataType>(tensor.data_type());
+    if (dims != nullptr) *dims = tensor.shape().data();
+    if (rank != nullptr) *rank = tensor.shape().size();
+    if (data != nullptr) *data = tensor.raw_data().get();
+    if (data_size != nullptr) {
+      *data_size = static_cast<size_t>(tensor.size()) *
+                   mace::TensorDataTypeSize(tensor.data_type());
+    }
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_engine_memory_report_json(MaceCEngine* engine, const char** json) {
+  return Guard("mace_c_engine_memory_report_json", [&] {
+    MACE_C_REQUIRE(engine != nullptr && json != nullptr,
+                   "mace_c_engine_memory_report_json: engine or json is null");
+    mace::MemoryReport report;
+    const MaceCStatus code = FromStatus(engine->engine->GetMemoryReport(&report));
+    if (code != MACE_C_OK) return code;
+    engine->report_json = ReportJson(report);
+    *json = engine->report_json.c_str();
+    return MACE_C_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,144 @@
+/* The C API of MACE: a stable ABI over the C++ engine, for apps and language
+ * bindings (Java/JNI, Python, Rust, Go, Flutter, Unity) that cannot use C++.
+ *
+ * Objects are opaque handles. Every call returns a MaceCStatus; on failure
+ * mace_c_last_error() gives the message, naming the problem, for the calling
+ * thread (until that thread's next call). No C++ exception or type crosses
+ * this header, and no call aborts the process: a null handle, a wrong size
+ * or type, or a bad model is an error code.
+ *
+ * An engine may be used from one thread at a time; distinct engines may run
+ * on distinct threads at once.
+ *
+ *   MaceCConfig* config;
+ *   mace_c_config_create(MACE_C_CPU, &config);
+ *   MaceCEngine* engine;
+ *   if (mace_c_engine_create_from_files("m.pb", "m.data", config, &engine) != MACE_C_OK)
+ *     fprintf(stderr, "%s\n", mace_c_last_error());
+ *   mace_c_config_destroy(config);
+ *   mace_c_engine_set_input(engine, "input", MACE_C_FLOAT32, dims, 4, pixels, bytes);
+ *   mace_c_engine_run(engine);
+ *   mace_c_engine_get_output(engine, "output", &type, &dims, &rank, &data, &bytes);
+ *   mace_c_engine_destroy(engine);
+ */
+#ifndef MACE_PUBLIC_MACE_C_H_
+#define MACE_PUBLIC_MACE_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define MACE_C_API __attribute__((visibility("default")))
+#else
+#define MACE_C_API
+#endif
+
+/* The same codes as mace::MaceStatus::Code. */
+typedef enum {
+  MACE_C_OK = 0,
+  MACE_C_INVALID_ARGS = 1,
+  MACE_C_OUT_OF_RESOURCES = 2,
+  MACE_C_UNSUPPORTED = 3,
+  MACE_C_RUNTIME_ERROR = 4
+} MaceCStatus;
+
+/* The same values as mace::DeviceType. */
+typedef enum { MACE_C_CPU = 0, MACE_C_GPU = 2, MACE_C_HEXAGON = 3 } MaceCDevice;
+
+/* The same values as mace::TensorDataType. */
+typedef enum { MACE_C_FLOAT32 = 0, MACE_C_INT32 = 1, MACE_C_UINT8 = 2 } MaceCDataType;
+
+typedef struct MaceCConfig MaceCConfig;
+typedef struct MaceCEngine MaceCEngine;
+
+/* "0.1.0". */
+MACE_C_API const char* mace_c_version(void);
+/* The message of the calling thread's last failed call, or "" if its last
+ * call succeeded. Valid until the thread's next call. */
+MACE_C_API const char* mace_c_last_error(void);
+/* "float32", "int32", "uint8"; bytes per element (0 for an unknown type). */
+MACE_C_API const char* mace_c_data_type_name(MaceCDataType type);
+MACE_C_API size_t mace_c_data_type_size(MaceCDataType type);
+
+/* ---- Engine configuration ---------------------------------------------- */
+
+MACE_C_API MaceCStatus mace_c_config_create(MaceCDevice device, MaceCConfig** config);
+/* Null is ignored. */
+MACE_C_API void mace_c_config_destroy(MaceCConfig* config);
+/* num_threads: -1 for the policy's default; affinity: 0 none, 1 big cores,
+ * 2 little cores. */
+MACE_C_API MaceCStatus mace_c_config_set_cpu_threads(MaceCConfig* config, int num_threads,
+                                                     int affinity);
+/* 0 default, 1 low, 2 normal, 3 high. */
+MACE_C_API MaceCStatus mace_c_config_set_gpu_hints(MaceCConfig* config, int perf_hint,
+                                                   int priority_hint);
+/* GPU image storage: 0 fp16_fp32 (half images), 1 fp32_fp32. */
+MACE_C_API MaceCStatus mace_c_config_set_gpu_data_type(MaceCConfig* config, int data_type);
+/* Lets a GPU engine use an OpenCL device that is not a GPU (0 or 1). */
+MACE_C_API MaceCStatus mace_c_config_set_opencl_device_fallback(MaceCConfig* config, int allow);
+/* The compiled-program cache file of the GPU runtime (null or "" for none). */
+MACE_C_API MaceCStatus mace_c_config_set_opencl_cache_file(MaceCConfig* config, const char* path);
+/* "auto", "ref", "neon", "avx2", "avx512". */
+MACE_C_API MaceCStatus mace_c_config_set_cpu_kernel_family(MaceCConfig* config,
+                                                           const char* family);
+
+/* ---- Engines ------------------------------------------------------------ */
+
+/* Loads a model: the graph file (.pb) and its weights file (.data, memory-
+ * mapped read-only). The config is copied; it may be destroyed afterwards.
+ * The engine reads the model's declared inputs and outputs. */
+MACE_C_API MaceCStatus mace_c_engine_create_from_files(const char* graph_path,
+                                                       const char* weights_path,
+                                                       const MaceCConfig* config,
+                                                       MaceCEngine** engine);
+/* The same from memory (e.g. app assets); both buffers may be freed after
+ * the call. weights may be null when weights_size is 0. */
+MACE_C_API MaceCStatus mace_c_engine_create_from_buffers(const void* graph, size_t graph_size,
+                                                         const void* weights, size_t weights_size,
+                                                         const MaceCConfig* config,
+                                                         MaceCEngine** engine);
+/* Frees the engine and everything it handed out. Null is ignored. */
+MACE_C_API void mace_c_engine_destroy(MaceCEngine* engine);
+
+/* The model's inputs and outputs, in the model's order. A name stays valid
+ * for the engine's lifetime. */
+MACE_C_API MaceCStatus mace_c_engine_input_count(const MaceCEngine* engine, size_t* count);
+MACE_C_API MaceCStatus mace_c_engine_input_name(const MaceCEngine* engine, size_t index,
+                                                const char** name);
+/* The shape the model declares for input `name`: *dims holds *rank values,
+ * valid for the engine's lifetime. */
+MACE_C_API MaceCStatus mace_c_engine_input_shape(const MaceCEngine* engine, const char* name,
+                                                 const int64_t** dims, size_t* rank);
+MACE_C_API MaceCStatus mace_c_engine_output_count(const MaceCEngine* engine, size_t* count);
+MACE_C_API MaceCStatus mace_c_engine_output_name(const MaceCEngine* engine, size_t index,
+                                                 const char** name);
+
+/* Copies `data_size` bytes of input `name`, a tensor of `type` with `rank`
+ * dims. data_size must equal product(dims) * mace_c_data_type_size(type);
+ * type and shape must be the model's (checked here and at run). The input
+ * keeps its value until it is set again. */
+MACE_C_API MaceCStatus mace_c_engine_set_input(MaceCEngine* engine, const char* name,
+                                               MaceCDataType type, const int64_t* dims,
+                                               size_t rank, const void* data, size_t data_size);
+/* Runs the model on the inputs set so far (every input must be set). */
+MACE_C_API MaceCStatus mace_c_engine_run(MaceCEngine* engine);
+/* Output `name` of the last successful run: its type, shape and data,
+ * valid until the next run or destroy. Any out-pointer may be null. */
+MACE_C_API MaceCStatus mace_c_engine_get_output(const MaceCEngine* engine, const char* name,
+                                                MaceCDataType* type, const int64_t** dims,
+                                                size_t* rank, const void** data,
+                                                size_t* data_size);
+/* The memory plan as a JSON object (arena, weights, naive and lower-bound
+ * bytes, and one entry per memory type), valid until the next call of this
+ * function on the engine or its destroy. */
+MACE_C_API MaceCStatus mace_c_engine_memory_report_json(MaceCEngine* engine, const char** json);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* MACE_PUBLIC_MACE_C_H_ */

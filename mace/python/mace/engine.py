@@ -1,0 +1,247 @@
+"""The ctypes binding of mace_c.h behind mace.Engine."""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Mapping, Optional
+
+import numpy as np
+
+_STATUS = {1: "INVALID_ARGS", 2: "OUT_OF_RESOURCES", 3: "UNSUPPORTED", 4: "RUNTIME_ERROR"}
+_DEVICES = {"cpu": 0, "gpu": 2, "hexagon": 3, "dsp": 3}
+_DTYPES = {0: np.dtype(np.float32), 1: np.dtype(np.int32), 2: np.dtype(np.uint8)}
+_CODES = {dtype: code for code, dtype in _DTYPES.items()}
+_GPU_DATA_TYPES = {"fp16_fp32": 0, "fp32_fp32": 1}
+
+
+class MaceError(RuntimeError):
+    """A failed engine call: `status` is the MaceStatus name
+    ("INVALID_ARGS", ...), the message names the problem."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.message = message
+
+
+def library_path() -> Path:
+    """Where libmace.so is loaded from."""
+    env = os.environ.get("MACE_LIBRARY")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent
+    beside = here / "libmace.so"
+    if beside.exists():
+        return beside
+    return here.parents[2] / "bazel-bin" / "mace" / "libmace" / "libmace.so"
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def _library() -> ctypes.CDLL:
+    global _lib
+    with _lib_lock:
+        if _lib is None:
+            path = library_path()
+            try:
+                lib = ctypes.CDLL(str(path))
+            except OSError as error:
+                raise MaceError("UNSUPPORTED", f"cannot load {path}: {error}; build it with "
+                                "`bazel build //mace/libmace:libmace.so` or set "
+                                "MACE_LIBRARY") from None
+            _declare(lib)
+            _lib = lib
+        return _lib
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    p, c_int, size_t = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
+    int64_p = ctypes.POINTER(ctypes.c_int64)
+    signatures = {
+        "mace_c_version": ([], ctypes.c_char_p),
+        "mace_c_last_error": ([], ctypes.c_char_p),
+        "mace_c_config_create": ([c_int, ctypes.POINTER(p)], c_int),
+        "mace_c_config_destroy": ([p], None),
+        "mace_c_config_set_cpu_threads": ([p, c_int, c_int], c_int),
+        "mace_c_config_set_gpu_hints": ([p, c_int, c_int], c_int),
+        "mace_c_config_set_gpu_data_type": ([p, c_int], c_int),
+        "mace_c_config_set_opencl_device_fallback": ([p, c_int], c_int),
+        "mace_c_config_set_opencl_cache_file": ([p, ctypes.c_char_p], c_int),
+        "mace_c_config_set_cpu_kernel_family": ([p, ctypes.c_char_p], c_int),
+        "mace_c_engine_create_from_files": ([ctypes.c_char_p, ctypes.c_char_p, p,
+                                             ctypes.POINTER(p)], c_int),
+        "mace_c_engine_create_from_buffers": ([p, size_t, p, size_t, p, ctypes.POINTER(p)],
+                                              c_int),
+        "mace_c_engine_destroy": ([p], None),
+        "mace_c_engine_input_count": ([p, ctypes.POINTER(size_t)], c_int),
+        "mace_c_engine_input_name": ([p, size_t, ctypes.POINTER(ctypes.c_char_p)], c_int),
+        "mace_c_engine_input_shape": ([p, ctypes.c_char_p, ctypes.POINTER(int64_p),
+                                       ctypes.POINTER(size_t)], c_int),
+        "mace_c_engine_output_count": ([p, ctypes.POINTER(size_t)], c_int),
+        "mace_c_engine_output_name": ([p, size_t, ctypes.POINTER(ctypes.c_char_p)], c_int),
+        "mace_c_engine_set_input": ([p, ctypes.c_char_p, c_int, int64_p, size_t, p, size_t],
+                                    c_int),
+        "mace_c_engine_run": ([p], c_int),
+        "mace_c_engine_get_output": ([p, ctypes.c_char_p, ctypes.POINTER(c_int),
+                                      ctypes.POINTER(int64_p), ctypes.POINTER(size_t),
+                                      ctypes.POINTER(p), ctypes.POINTER(size_t)], c_int),
+        "mace_c_engine_memory_report_json": ([p, ctypes.POINTER(ctypes.c_char_p)], c_int),
+    }
+    for name, (args, result) in signatures.items():
+        function = getattr(lib, name)
+        function.argtypes = args
+        function.restype = result
+
+
+def _check(code: int) -> None:
+    if code != 0:
+        message = _library().mace_c_last_error().decode("utf-8", "replace")
+        raise MaceError(_STATUS.get(code, f"status {code}"), message)
+
+
+def version() -> str:
+    return _library().mace_c_version().decode()
+
+
+class Engine:
+    """One loaded model. `device` is "cpu", "gpu" or "hexagon"; `threads`
+    the CPU threads (-1 for the default policy). An engine runs one call at
+    a time (calls from several threads are serialized); use one engine per
+    thread for parallel runs."""
+
+    def __init__(self, graph: os.PathLike | str | bytes, weights: os.PathLike | str | bytes,
+                 device: str = "cpu", threads: int = -1, affinity: int = 0,
+                 gpu_data_type: str = "fp16_fp32", opencl_device_fallback: bool = False,
+                 opencl_cache_file: Optional[str] = None, cpu_kernel_family: str = "auto"):
+        lib = _library()
+        if device not in _DEVICES:
+            raise MaceError("INVALID_ARGS", f"device '{device}' is not one of "
+                            f"{', '.join(_DEVICES)}")
+        if gpu_data_type not in _GPU_DATA_TYPES:
+            raise MaceError("INVALID_ARGS", f"gpu_data_type '{gpu_data_type}' is not "
+                            "fp16_fp32 or fp32_fp32")
+        self._lock = threading.Lock()
+        self._handle = None
+        config = ctypes.c_void_p()
+        _check(lib.mace_c_config_create(_DEVICES[device], ctypes.byref(config)))
+        try:
+            _check(lib.mace_c_config_set_cpu_threads(config, int(threads), int(affinity)))
+            _check(lib.mace_c_config_set_gpu_data_type(config, _GPU_DATA_TYPES[gpu_data_type]))
+            _check(lib.mace_c_config_set_opencl_device_fallback(config,
+                                                                int(opencl_device_fallback)))
+            if opencl_cache_file:
+                _check(lib.mace_c_config_set_opencl_cache_file(config,
+                                                               str(opencl_cache_file).encode()))
+            _check(lib.mace_c_config_set_cpu_kernel_family(config, cpu_kernel_family.encode()))
+            handle = ctypes.c_void_p()
+            if isinstance(graph, bytes) and isinstance(weights, bytes):
+                _check(lib.mace_c_engine_create_from_buffers(graph, len(graph), weights or None,
+                                                             len(weights), config,
+                                                             ctypes.byref(handle)))
+            elif isinstance(graph, bytes) or isinstance(weights, bytes):
+                raise MaceError("INVALID_ARGS", "give the graph and the weights both as paths "
+                                "or both as bytes")
+            else:
+                _check(lib.mace_c_engine_create_from_files(os.fsencode(graph),
+                                                           os.fsencode(weights), config,
+                                                           ctypes.byref(handle)))
+        finally:
+            lib.mace_c_config_destroy(config)
+        self._handle = handle
+        self.input_names = self._names(lib.mace_c_engine_input_count,
+                                       lib.mace_c_engine_input_name)
+        self.output_names = self._names(lib.mace_c_engine_output_count,
+                                        lib.mace_c_engine_output_name)
+        self.input_shapes = {name: self._input_shape(name) for name in self.input_names}
+
+    # ---- model description ----------------------------------------------------
+    def _names(self, count_fn, name_fn) -> list[str]:
+        count = ctypes.c_size_t()
+        _check(count_fn(self._handle, ctypes.byref(count)))
+        names = []
+        for index in range(count.value):
+            name = ctypes.c_char_p()
+            _check(name_fn(self._handle, index, ctypes.byref(name)))
+            names.append(name.value.decode())
+        return names
+
+    def _input_shape(self, name: str) -> tuple[int, ...]:
+        dims = ctypes.POINTER(ctypes.c_int64)()
+        rank = ctypes.c_size_t()
+        _check(_library().mace_c_engine_input_shape(self._handle, name.encode(),
+                                                    ctypes.byref(dims), ctypes.byref(rank)))
+        return tuple(int(dims[i]) for i in range(rank.value))
+
+    # ---- running ------------------------------------------------------------
+    def _live(self):
+        if self._handle is None:
+            raise MaceError("INVALID_ARGS", "the engine is closed")
+        return self._handle
+
+    def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Runs the model on `inputs` (every model input, as float32, int32
+        or uint8 arrays of the model's shapes) and returns every output as
+        a new array."""
+        lib = _library()
+        with self._lock:
+            handle = self._live()
+            for name, value in inputs.items():
+                array = np.ascontiguousarray(value)
+                if array.dtype not in _CODES:
+                    raise MaceError("INVALID_ARGS", f"input '{name}' has dtype {array.dtype}; "
+                                    "MACE takes float32, int32 or uint8")
+                dims = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+                _check(lib.mace_c_engine_set_input(
+                    handle, str(name).encode(), _CODES[array.dtype], dims, array.ndim,
+                    array.ctypes.data_as(ctypes.c_void_p) if array.nbytes else None,
+                    array.nbytes))
+            _check(lib.mace_c_engine_run(handle))
+            return {name: self._output(handle, name) for name in self.output_names}
+
+    @staticmethod
+    def _output(handle, name: str) -> np.ndarray:
+        code = ctypes.c_int()
+        dims = ctypes.POINTER(ctypes.c_int64)()
+        rank, size = ctypes.c_size_t(), ctypes.c_size_t()
+        data = ctypes.c_void_p()
+        _check(_library().mace_c_engine_get_output(handle, name.encode(), ctypes.byref(code),
+                                                   ctypes.byref(dims), ctypes.byref(rank),
+                                                   ctypes.byref(data), ctypes.byref(size)))
+        shape = tuple(int(dims[i]) for i in range(rank.value))
+        dtype = _DTYPES[code.value]
+        if size.value == 0:
+            return np.zeros(shape, dtype)
+        raw = ctypes.string_at(data.value, size.value)
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+
+    def memory_report(self) -> dict:
+        """The memory plan: arena, weights, naive and lower-bound bytes, and
+        one entry per memory type."""
+        with self._lock:
+            text = ctypes.c_char_p()
+            _check(_library().mace_c_engine_memory_report_json(self._live(),
+                                                               ctypes.byref(text)))
+            return json.loads(text.value.decode())
+
+    # ---- lifetime -------------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                _library().mace_c_engine_destroy(self._handle)
+                self._handle = None
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None) is not None and _lib is not None:
+            _lib.mace_c_engine_destroy(self._handle)
+            self._handle = None

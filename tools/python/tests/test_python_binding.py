@@ -1,0 +1,142 @@
+"""The Python runtime module (mace/python/mace, ctypes over the C API in
+libmace.so): the small model of test/c_api_model_gen.cc run in-process and
+compared with mace_run's output, every error path, and several threads.
+
+Needs the host mace_run, libmace.so and the c_api_model files, which
+`bazel test //...` builds (MACE_RUN points into that bazel-bin).
+"""
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+from tests.test_mace_run_cli import MACE_RUN
+
+BAZEL_BIN = MACE_RUN.parents[2]
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "mace" / "python"))
+import mace  # noqa: E402  (the path above)
+
+GRAPH = BAZEL_BIN / "test" / "c_api_model.pb"
+WEIGHTS = BAZEL_BIN / "test" / "c_api_model.data"
+LIBRARY = BAZEL_BIN / "mace" / "libmace" / "libmace.so"
+READY = all(p.exists() for p in (MACE_RUN, GRAPH, WEIGHTS, LIBRARY))
+
+
+def expected(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """y = relu(W x + b) per pixel; idx = argmax over channels."""
+    w = np.array([[1.0, 2.0], [-1.0, 0.5]], np.float32)
+    b = np.array([0.5, -0.25], np.float32)
+    y = np.maximum(np.einsum("oc,nchw->nohw", w, x) + b.reshape(1, 2, 1, 1), 0)
+    return y, np.argmax(x, axis=1, keepdims=True).astype(np.int32)
+
+
+@unittest.skipUnless(READY, f"build //mace/libmace:libmace.so and //test:c_api_model in "
+                     f"{BAZEL_BIN}")
+class PythonBindingTest(unittest.TestCase):
+    def setUp(self):
+        mace.engine._lib = None
+        self.env = mace.engine.os.environ
+        self.env["MACE_LIBRARY"] = str(LIBRARY)
+        self.x = np.random.default_rng(5).standard_normal((1, 2, 3, 3)).astype(np.float32)
+
+    def test_runs_and_matches_mace_run(self):
+        with mace.Engine(GRAPH, WEIGHTS, threads=1) as engine:
+            self.assertEqual(engine.input_names, ["x"])
+            self.assertEqual(engine.output_names, ["y", "idx"])
+            self.assertEqual(engine.input_shapes, {"x": (1, 2, 3, 3)})
+            out = engine.run({"x": self.x})
+            report = engine.memory_report()
+        y, idx = expected(self.x)
+        np.testing.assert_allclose(out["y"], y, rtol=1e-6, atol=1e-6)
+        self.assertEqual(out["idx"].dtype, np.int32)
+        np.testing.assert_array_equal(out["idx"], idx)
+        self.assertEqual(report["memory_types"][0]["memory_type"], "CPU_BUFFER")
+        self.assertGreaterEqual(report["naive_bytes"], report["arena_bytes"])
+        with tempfile.TemporaryDirectory() as tmp:
+            np.save(Path(tmp) / "in_x.npy", self.x)
+            subprocess.run([str(MACE_RUN), f"--model_file={GRAPH}",
+                            f"--model_data_file={WEIGHTS}", f"--input_file={tmp}/in",
+                            f"--output_file={tmp}/out", "--omp_num_threads=1"],
+                           check=True, capture_output=True)
+            np.testing.assert_array_equal(np.load(Path(tmp) / "out_y.npy"), out["y"])
+            np.testing.assert_array_equal(np.load(Path(tmp) / "out_idx.npy"), out["idx"])
+
+    def test_from_bytes(self):
+        engine = mace.Engine(GRAPH.read_bytes(), WEIGHTS.read_bytes())
+        np.testing.assert_allclose(engine.run({"x": self.x})["y"], expected(self.x)[0],
+                                   rtol=1e-6, atol=1e-6)
+        engine.close()
+        engine.close()  # twice is fine
+
+    def assert_error(self, status: str, fragment: str, call, *args, **kwargs):
+        with self.assertRaises(mace.MaceError) as caught:
+            call(*args, **kwargs)
+        self.assertEqual(caught.exception.status, status, str(caught.exception))
+        self.assertIn(fragment, str(caught.exception))
+
+    def test_errors(self):
+        self.assert_error("INVALID_ARGS", "cannot open the model graph", mace.Engine,
+                          "/nonexistent.pb", WEIGHTS)
+        self.assert_error("INVALID_ARGS", "device 'npu' is not one of", mace.Engine, GRAPH,
+                          WEIGHTS, device="npu")
+        self.assert_error("INVALID_ARGS", "both as paths or both as bytes", mace.Engine,
+                          GRAPH.read_bytes(), WEIGHTS)
+        self.assert_error("INVALID_ARGS", "unknown CPU kernel family", mace.Engine, GRAPH,
+                          WEIGHTS, cpu_kernel_family="sse9")
+        self.assertRaises(mace.MaceError, mace.Engine, b"\x01\x02garbage", b"")
+        engine = mace.Engine(GRAPH, WEIGHTS)
+        self.assert_error("INVALID_ARGS", "dtype float64", engine.run,
+                          {"x": self.x.astype(np.float64)})
+        self.assert_error("INVALID_ARGS", "'z' is not an input", engine.run, {"z": self.x})
+        self.assert_error("INVALID_ARGS", "shape", engine.run,
+                          {"x": self.x.reshape(1, 3, 2, 3)})
+        self.assert_error("INVALID_ARGS", "int32", engine.run,
+                          {"x": self.x.astype(np.int32)})
+        # Still usable after the errors.
+        np.testing.assert_array_equal(engine.run({"x": self.x})["idx"], expected(self.x)[1])
+        engine.close()
+        self.assert_error("INVALID_ARGS", "the engine is closed", engine.run, {"x": self.x})
+        self.assert_error("INVALID_ARGS", "the engine is closed", engine.memory_report)
+
+    def test_missing_library(self):
+        mace.engine._lib = None
+        self.env["MACE_LIBRARY"] = "/nonexistent/libmace.so"
+        try:
+            self.assert_error("UNSUPPORTED", "cannot load /nonexistent/libmace.so",
+                              mace.Engine, GRAPH, WEIGHTS)
+        finally:
+            mace.engine._lib = None
+            self.env["MACE_LIBRARY"] = str(LIBRARY)
+
+    def test_threads(self):
+        shared = mace.Engine(GRAPH, WEIGHTS, threads=1)
+        failures = []
+
+        def body(seed: int) -> None:
+            own = mace.Engine(GRAPH, WEIGHTS, threads=1)
+            rng = np.random.default_rng(seed)
+            for _ in range(25):
+                x = rng.standard_normal((1, 2, 3, 3)).astype(np.float32)
+                for engine in (own, shared):
+                    out = engine.run({"x": x})
+                    if not np.allclose(out["y"], expected(x)[0], rtol=1e-6, atol=1e-6) or \
+                            not np.array_equal(out["idx"], expected(x)[1]):
+                        failures.append(seed)
+            own.close()
+
+        threads = [threading.Thread(target=body, args=(seed,)) for seed in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        shared.close()
+        self.assertEqual(failures, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
