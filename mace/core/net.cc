@@ -323,6 +323,8 @@ MaceStatus Net::Run(RunMetadata* run_metadata) {
     if (!status.ok()) return status;
     if (run_metadata != nullptr) {
       OperatorStats stats;
+      // Waits for a device's work, so the host time covers it too.
+      MACE_RETURN_IF_ERROR(op->runtime()->OpDeviceMicros(&stats.device_micros));
       stats.operator_name = op->name();
       stats.type = op->type();
       stats.start_micros = start;

@@ -101,6 +101,13 @@ class Runtime {
   // Called around each run, e.g. to bind threads or flush a queue.
   virtual MaceStatus BeforeRun() { return MaceStatus(); }
   virtual MaceStatus AfterRun() { return MaceStatus(); }
+  // After each op of a profiled run: waits for the op's work and gives its
+  // time on the device in microseconds, or -1 when the runtime does not
+  // measure one (the CPU: host time is device time).
+  virtual MaceStatus OpDeviceMicros(int64_t* micros) {
+    *micros = -1;
+    return MaceStatus();
+  }
   // Adds the runtime's own memory (persistent arena, scratch) to a report.
   virtual void ReportMemory(MemoryReport* /*report*/) const {}
 };

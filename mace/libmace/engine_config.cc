@@ -14,6 +14,10 @@ class MaceEngineConfig::Impl {
   GPUDataType gpu_data_type = GPUDataType::FP16_FP32;
   bool opencl_device_fallback = false;
   std::string opencl_cache_file;
+  std::vector<std::string> opencl_binary_paths;
+  std::string opencl_parameter_path;
+  bool opencl_tuning = false;
+  bool opencl_profiling = false;
   MemoryStrategy memory_strategy = MemoryStrategy::GREEDY_BY_SIZE;
   int64_t plan_time_limit_ms = 1000;
   bool preserve_intermediates = false;
@@ -67,6 +71,22 @@ void MaceEngineConfig::SetOpenCLCacheFile(const std::string& path) {
 const std::string& MaceEngineConfig::opencl_cache_file() const {
   return impl_->opencl_cache_file;
 }
+void MaceEngineConfig::SetOpenCLBinaryPaths(const std::vector<std::string>& paths) {
+  impl_->opencl_binary_paths = paths;
+}
+const std::vector<std::string>& MaceEngineConfig::opencl_binary_paths() const {
+  return impl_->opencl_binary_paths;
+}
+void MaceEngineConfig::SetOpenCLParameterPath(const std::string& path) {
+  impl_->opencl_parameter_path = path;
+}
+const std::string& MaceEngineConfig::opencl_parameter_path() const {
+  return impl_->opencl_parameter_path;
+}
+void MaceEngineConfig::SetOpenCLTuning(bool tune) { impl_->opencl_tuning = tune; }
+bool MaceEngineConfig::opencl_tuning() const { return impl_->opencl_tuning; }
+void MaceEngineConfig::SetOpenCLProfiling(bool profile) { impl_->opencl_profiling = profile; }
+bool MaceEngineConfig::opencl_profiling() const { return impl_->opencl_profiling; }
 
 void MaceEngineConfig::SetMemoryStrategy(MemoryStrategy strategy) {
   impl_->memory_strategy = strategy;

@@ -133,6 +133,9 @@ struct OperatorStats {
   int64_t start_micros = 0;
   int64_t end_micros = 0;
   int64_t macs = 0;
+  // The op's kernel time on the device (GPU: from profiling events, with
+  // MaceEngineConfig::SetOpenCLProfiling), or -1 when not measured.
+  int64_t device_micros = -1;
 };
 
 struct RunMetadata {
@@ -247,6 +250,24 @@ class MaceEngineConfig {
   // foreign or corrupt one is rebuilt and rewritten, with one warning.
   void SetOpenCLCacheFile(const std::string& path);
   const std::string& opencl_cache_file() const;
+  // Precompiled program files shipped with the app (the cache file's
+  // format, e.g. one a tuning build wrote), tried in order before the
+  // cache file. They are only read; one built for another device, driver
+  // or library is skipped with a warning.
+  void SetOpenCLBinaryPaths(const std::vector<std::string>& paths);
+  const std::vector<std::string>& opencl_binary_paths() const;
+  // The tuned-parameter file: the work-group size of each kernel launch,
+  // for this device. A missing, foreign or corrupt file is ignored with a
+  // warning. With tuning on, launches the file lacks are timed over
+  // candidate sizes and the file is (re)written after the run.
+  void SetOpenCLParameterPath(const std::string& path);
+  const std::string& opencl_parameter_path() const;
+  void SetOpenCLTuning(bool tune);
+  bool opencl_tuning() const;
+  // Profiling events for every GPU kernel, so RunMetadata carries each
+  // op's device time (OperatorStats::device_micros). Default off.
+  void SetOpenCLProfiling(bool profile);
+  bool opencl_profiling() const;
   void SetMemoryStrategy(MemoryStrategy strategy);
   MemoryStrategy memory_strategy() const;
   // Time budget for MemoryStrategy::OPTIMAL; the best plan found is used.

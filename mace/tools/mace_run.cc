@@ -188,6 +188,10 @@ int RunMain(int argc, char** argv) {
   config.SetGPUDataType(flags.gpu_data_type == "fp32_fp32" ? GPUDataType::FP32_FP32
                                                             : GPUDataType::FP16_FP32);
   config.SetOpenCLCacheFile(flags.opencl_cache_file);
+  config.SetOpenCLBinaryPaths(flags.opencl_binary_files);
+  config.SetOpenCLParameterPath(flags.opencl_parameter_file);
+  config.SetOpenCLTuning(flags.tune);
+  config.SetOpenCLProfiling(flags.benchmark);
   config.SetOpenCLDeviceFallback(flags.opencl_device_fallback);
   config.SetMemoryStrategy(strategy);
   config.SetMemoryPlanTimeLimitMs(flags.plan_time_limit_ms);

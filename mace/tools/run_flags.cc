@@ -109,6 +109,9 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
          return v == "fp16_fp32" || v == "fp32_fp32";
        }},
       {"opencl_cache_file", string_flag(&flags->opencl_cache_file)},
+      {"opencl_binary_file", list_flag(&flags->opencl_binary_files)},
+      {"opencl_parameter_file", string_flag(&flags->opencl_parameter_file)},
+      {"tune", bool_flag(&flags->tune)},
       {"opencl_device_fallback", bool_flag(&flags->opencl_device_fallback)},
       {"limit_opencl_kernel_time", bool_flag(&flags->limit_opencl_kernel_time)},
       {"benchmark", bool_flag(&flags->benchmark)},
@@ -193,6 +196,10 @@ std::string RunUsage() {
   --gpu_perf_hint=N --gpu_priority_hint=N   0 DEFAULT 1 LOW 2 NORMAL 3 HIGH
   --gpu_data_type=T           GPU image storage: fp16_fp32 (default) or fp32_fp32
   --opencl_cache_file=PATH    compiled-program cache of the GPU (read, else written)
+  --opencl_binary_file=A,B    precompiled GPU programs to try first (only read)
+  --opencl_parameter_file=P   tuned GPU work-group sizes (read; written with --tune)
+  --tune                      time work-group sizes of each GPU kernel launch and
+                              write them to --opencl_parameter_file
   --opencl_device_fallback    run the GPU engine on any OpenCL device when there
                               is no GPU (a CPU implementation such as PoCL)
   --limit_opencl_kernel_time  split long GPU kernels into pieces of about 1 ms

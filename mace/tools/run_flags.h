@@ -29,6 +29,9 @@ struct RunFlags {
   int gpu_priority_hint = 3;
   std::string gpu_data_type = "fp16_fp32";
   std::string opencl_cache_file;
+  std::vector<std::string> opencl_binary_files;
+  std::string opencl_parameter_file;
+  bool tune = false;
   bool opencl_device_fallback = false;
   bool limit_opencl_kernel_time = false;
   bool benchmark = false;

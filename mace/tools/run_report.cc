@@ -38,6 +38,7 @@ void LatencyStats::AddOpStats(const RunMetadata& metadata) {
   for (size_t i = 0; i < ops.size() && i < metadata.op_stats.size(); ++i) {
     const OperatorStats& op = metadata.op_stats[i];
     ops[i].ms.push_back((op.end_micros - op.start_micros) / 1000.0);
+    if (op.device_micros >= 0) ops[i].device_ms.push_back(op.device_micros / 1000.0);
   }
 }
 
@@ -135,17 +136,32 @@ void PrintLatency(const LatencyStats& stats) {
 
 void PrintOpTable(const LatencyStats& stats) {
   double total = 0;
-  for (const OpTiming& op : stats.ops) total += Median(op.ms);
-  std::printf("\n%4s  %-22s %-32s %10s %7s %12s  %s\n", "#", "type", "name", "median ms", "share",
-              "MACs", "output shape");
+  bool device = false;
+  for (const OpTiming& op : stats.ops) {
+    total += Median(op.ms);
+    device = device || !op.device_ms.empty();
+  }
+  // Runtimes that time their kernels on the device (the GPU, with
+  // profiling events) add a column; host time includes waiting for them.
+  std::printf("\n%4s  %-22s %-32s %10s %7s %12s %s output shape\n", "#", "type", "name",
+              "median ms", "share", "MACs", device ? " device ms " : "");
+  double device_total = 0;
   for (size_t i = 0; i < stats.ops.size(); ++i) {
     const OpTiming& op = stats.ops[i];
     const double ms = Median(op.ms);
-    std::printf("%4zu  %-22s %-32s %10.4f %6.2f%% %12lld  %s\n", i, op.type.c_str(),
+    char device_column[32] = "";
+    if (device && op.device_ms.empty()) {
+      std::snprintf(device_column, sizeof(device_column), "%10s ", "-");
+    } else if (device) {
+      device_total += Median(op.device_ms);
+      std::snprintf(device_column, sizeof(device_column), "%10.4f ", Median(op.device_ms));
+    }
+    std::printf("%4zu  %-22s %-32s %10.4f %6.2f%% %12lld %s %s\n", i, op.type.c_str(),
                 op.name.substr(0, 32).c_str(), ms, total > 0 ? 100 * ms / total : 0.0,
-                static_cast<long long>(op.macs), op.output_shape.c_str());
+                static_cast<long long>(op.macs), device_column, op.output_shape.c_str());
   }
   std::printf("sum of op medians: %.3f ms\n", total);
+  if (device) std::printf("sum of device medians: %.3f ms\n", device_total);
 }
 
 void PrintMemoryReport(const MemoryReport& report) {

@@ -17,6 +17,7 @@ struct OpTiming {
   std::string output_shape;
   int64_t macs = 0;
   std::vector<double> ms;
+  std::vector<double> device_ms;  // kernel time on the device, when measured
 };
 
 struct LatencyStats {

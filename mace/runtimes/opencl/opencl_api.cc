@@ -50,6 +50,9 @@ MaceStatus LoadOpenCLApi(const std::vector<std::string>& paths, OpenCLApi* api) 
       dlclose(handle);
       continue;
     }
+    table.clCreateCommandQueueWithProperties =
+        reinterpret_cast<decltype(table.clCreateCommandQueueWithProperties)>(
+            dlsym(handle, "clCreateCommandQueueWithProperties"));
     table.library_path = path;
     *api = table;
     VLOG(1) << "OpenCL library: " << path;

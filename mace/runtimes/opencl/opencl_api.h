@@ -50,12 +50,19 @@ namespace opencl {
   X(clEnqueueMapImage)           \
   X(clEnqueueUnmapMemObject)     \
   X(clFinish)                    \
-  X(clFlush)
+  X(clFlush)                     \
+  X(clWaitForEvents)             \
+  X(clGetEventProfilingInfo)     \
+  X(clReleaseEvent)
 
 struct OpenCLApi {
 #define MACE_OPENCL_DECLARE(name) decltype(&::name) name = nullptr;
   MACE_OPENCL_FUNCTIONS(MACE_OPENCL_DECLARE)
 #undef MACE_OPENCL_DECLARE
+  // OpenCL 2.0's queue creation with a property list (for queue priority
+  // hints); null when the library lacks it.
+  cl_command_queue (*clCreateCommandQueueWithProperties)(cl_context, cl_device_id,
+                                                         const cl_bitfield*, cl_int*) = nullptr;
   std::string library_path;  // the file the table was loaded from
 };
 

@@ -1,6 +1,8 @@
 #include "mace/runtimes/opencl/opencl_runtime.h"
 
 #include <algorithm>
+#include <limits>
+#include <set>
 #include <utility>
 
 #include "mace/core/tensor.h"
@@ -16,6 +18,20 @@ namespace opencl {
 namespace {
 
 constexpr cl_int kPlatformNotFoundKhr = -1001;
+// cl_qcom_perf_hint: a context property (Adreno's headers name these).
+constexpr cl_context_properties kContextPerfHintQcom = 0x40C2;
+constexpr cl_context_properties kPerfHintHighQcom = 0x40C3;
+constexpr cl_context_properties kPerfHintNormalQcom = 0x40C4;
+constexpr cl_context_properties kPerfHintLowQcom = 0x40C5;
+// cl_khr_priority_hints: a queue property (OpenCL 2.0 property lists).
+constexpr cl_bitfield kQueueProperties = 0x1093;
+constexpr cl_bitfield kQueuePriorityKhr = 0x1096;
+constexpr cl_bitfield kQueuePriorityHighKhr = 1 << 0;
+constexpr cl_bitfield kQueuePriorityMedKhr = 1 << 1;
+constexpr cl_bitfield kQueuePriorityLowKhr = 1 << 2;
+// Each timed candidate of a tuned launch runs this many times; the
+// fastest run counts (the first may include a driver's compile).
+constexpr int kTuningRepeats = 2;
 // A build log longer than this is cut in error messages.
 constexpr size_t kMaxLogBytes = 4096;
 
@@ -79,6 +95,16 @@ bool HasExtension(const std::string& extensions, const std::string& name) {
   return (" " + extensions + " ").find(" " + name + " ") != std::string::npos;
 }
 
+// A hint the device lacks the extension for is logged once per process.
+void LogUnsupportedHint(const char* hint, const char* extension, const std::string& device) {
+  static std::mutex mutex;
+  static std::set<std::string>* logged = new std::set<std::string>;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!logged->insert(hint).second) return;
+  LOG(INFO) << "OpenCL: GPU " << hint << " hint accepted but not applied: " << device
+            << " lacks " << extension;
+}
+
 }  // namespace
 
 OpenCLRuntime* AsOpenCL(Runtime* runtime) { return dynamic_cast<OpenCLRuntime*>(runtime); }
@@ -89,6 +115,7 @@ OpenCLRuntime::OpenCLRuntime(OpenCLOptions options)
 OpenCLRuntime::~OpenCLRuntime() {
   if (api_ == nullptr) return;
   if (queue_ != nullptr) api_->clFinish(queue_);
+  for (cl_event event : events_) api_->clReleaseEvent(event);
   if (staging_ != nullptr) api_->clReleaseMemObject(staging_);
   if (program_ != nullptr) api_->clReleaseProgram(program_);
   if (queue_ != nullptr) api_->clReleaseCommandQueue(queue_);
@@ -113,13 +140,7 @@ MaceStatus OpenCLRuntime::Init() {
     api_ = &own_api_;
   }
   MACE_RETURN_IF_ERROR(ChooseDevice());
-  cl_int error = CL_SUCCESS;
-  const cl_context_properties properties[] = {
-      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_), 0};
-  context_ = api_->clCreateContext(properties, 1, &device_, nullptr, nullptr, &error);
-  MACE_RETURN_IF_ERROR(Check(error, "creating a context on " + info_.device));
-  queue_ = api_->clCreateCommandQueue(context_, device_, 0, &error);
-  MACE_RETURN_IF_ERROR(Check(error, "creating a command queue"));
+  MACE_RETURN_IF_ERROR(CreateContextAndQueue());
 
   // The storage the config asks for, if the device has that image format.
   cl_uint count = 0;
@@ -144,13 +165,55 @@ MaceStatus OpenCLRuntime::Init() {
   }
   MACE_UNSUPPORTED_IF(!half_storage_ && !has_format(CL_FLOAT), "OpenCL device ", info_.device,
                       " has no CL_RGBA CL_FLOAT images");
-  // Perf and priority hints need vendor extensions (cl_qcom_perf_hint,
-  // cl_khr_priority_hints) that this runtime does not drive yet.
-  if (options_.perf_hint != GPUPerfHint::PERF_DEFAULT ||
-      options_.priority_hint != GPUPriorityHint::PRIORITY_DEFAULT) {
-    VLOG(1) << "OpenCL: GPU perf and priority hints are accepted but not applied";
+  MACE_RETURN_IF_ERROR(CreateProgram());
+  LoadTunedParameters();
+  return MaceStatus();
+}
+
+MaceStatus OpenCLRuntime::CreateContextAndQueue() {
+  // The perf hint is a context property of cl_qcom_perf_hint.
+  std::vector<cl_context_properties> properties = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_)};
+  const GPUPerfHint perf = options_.perf_hint;
+  if (perf != GPUPerfHint::PERF_DEFAULT) {
+    if (HasExtension(info_.extensions, "cl_qcom_perf_hint")) {
+      properties.push_back(kContextPerfHintQcom);
+      properties.push_back(perf == GPUPerfHint::PERF_HIGH     ? kPerfHintHighQcom
+                           : perf == GPUPerfHint::PERF_NORMAL ? kPerfHintNormalQcom
+                                                              : kPerfHintLowQcom);
+    } else {
+      unsupported_hints_.push_back("perf");
+      LogUnsupportedHint("perf", "cl_qcom_perf_hint", info_.device);
+    }
   }
-  return CreateProgram();
+  properties.push_back(0);
+  cl_int error = CL_SUCCESS;
+  context_ = api_->clCreateContext(properties.data(), 1, &device_, nullptr, nullptr, &error);
+  MACE_RETURN_IF_ERROR(Check(error, "creating a context on " + info_.device));
+
+  // Profiling events time tuning candidates and give per-op device times.
+  profiling_queue_ = options_.tune || options_.profiling;
+  const cl_command_queue_properties queue_properties =
+      profiling_queue_ ? CL_QUEUE_PROFILING_ENABLE : 0;
+  // The priority hint is a queue property of cl_khr_priority_hints, which
+  // needs OpenCL 2.0's clCreateCommandQueueWithProperties.
+  const GPUPriorityHint priority = options_.priority_hint;
+  if (priority != GPUPriorityHint::PRIORITY_DEFAULT) {
+    if (HasExtension(info_.extensions, "cl_khr_priority_hints") &&
+        api_->clCreateCommandQueueWithProperties != nullptr) {
+      const cl_bitfield level = priority == GPUPriorityHint::PRIORITY_HIGH ? kQueuePriorityHighKhr
+                                : priority == GPUPriorityHint::PRIORITY_NORMAL
+                                    ? kQueuePriorityMedKhr
+                                    : kQueuePriorityLowKhr;
+      const cl_bitfield list[] = {kQueueProperties, queue_properties, kQueuePriorityKhr, level, 0};
+      queue_ = api_->clCreateCommandQueueWithProperties(context_, device_, list, &error);
+      return Check(error, "creating a command queue with a priority");
+    }
+    unsupported_hints_.push_back("priority");
+    LogUnsupportedHint("priority", "cl_khr_priority_hints", info_.device);
+  }
+  queue_ = api_->clCreateCommandQueue(context_, device_, queue_properties, &error);
+  return Check(error, "creating a command queue");
 }
 
 MaceStatus OpenCLRuntime::ChooseDevice() {
@@ -231,28 +294,27 @@ MaceStatus OpenCLRuntime::CreateProgram() {
   }
   program_key_ = {info_.platform, info_.device, info_.driver, build_options_, Fnv1a64(source)};
   const ProgramCacheKey& key = program_key_;
+  // Precompiled binaries shipped with the app come first; they are only
+  // read. A missing one is skipped quietly, an unusable one with a warning.
+  for (const std::string& file : options_.binary_files) {
+    std::string binary, why;
+    if (ReadProgramCache(file, key, &binary, &why) && LoadBinary(binary, &why)) {
+      program_origin_ = ProgramOrigin::kLoadedFromBinaryFile;
+      binary_file_used_ = file;
+      LOG(INFO) << "OpenCL program loaded from binary file " << file;
+      return MaceStatus();
+    }
+    if (!why.empty()) {
+      CacheWarning(StrCat("OpenCL binary file '", file, "' ignored (", why, ")"));
+    }
+  }
   const std::string& path = options_.cache_file;
   if (!path.empty()) {
     std::string binary, why;
-    if (ReadProgramCache(path, key, &binary, &why)) {
-      const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary.data());
-      const size_t size = binary.size();
-      cl_int binary_status = CL_SUCCESS, error = CL_SUCCESS;
-      program_ = api_->clCreateProgramWithBinary(context_, 1, &device_, &size, &bytes,
-                                                 &binary_status, &error);
-      if (error == CL_SUCCESS && binary_status == CL_SUCCESS) {
-        error = api_->clBuildProgram(program_, 1, &device_, build_options_.c_str(), nullptr,
-                                     nullptr);
-      }
-      if (error == CL_SUCCESS && binary_status == CL_SUCCESS) {
-        program_origin_ = ProgramOrigin::kLoadedFromCache;
-        VLOG(1) << "OpenCL program loaded from " << path;
-        return MaceStatus();
-      }
-      if (program_ != nullptr) api_->clReleaseProgram(program_);
-      program_ = nullptr;
-      why = StrCat("the driver refused the binary: ",
-                   OpenCLErrorName(error != CL_SUCCESS ? error : binary_status));
+    if (ReadProgramCache(path, key, &binary, &why) && LoadBinary(binary, &why)) {
+      program_origin_ = ProgramOrigin::kLoadedFromCache;
+      VLOG(1) << "OpenCL program loaded from " << path;
+      return MaceStatus();
     }
     if (!why.empty()) {
       CacheWarning(StrCat("OpenCL program cache '", path, "' ignored (", why, "); rebuilding it"));
@@ -279,6 +341,23 @@ MaceStatus OpenCLRuntime::CreateProgram() {
     CacheWarning(StrCat("OpenCL program cache not saved: ", written.information()));
   }
   return MaceStatus();
+}
+
+bool OpenCLRuntime::LoadBinary(const std::string& binary, std::string* why) {
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+  const size_t size = binary.size();
+  cl_int binary_status = CL_SUCCESS, error = CL_SUCCESS;
+  program_ =
+      api_->clCreateProgramWithBinary(context_, 1, &device_, &size, &bytes, &binary_status, &error);
+  if (error == CL_SUCCESS && binary_status == CL_SUCCESS) {
+    error = api_->clBuildProgram(program_, 1, &device_, build_options_.c_str(), nullptr, nullptr);
+  }
+  if (error == CL_SUCCESS && binary_status == CL_SUCCESS) return true;
+  if (program_ != nullptr) api_->clReleaseProgram(program_);
+  program_ = nullptr;
+  *why = StrCat("the driver refused the binary: ",
+                OpenCLErrorName(error != CL_SUCCESS ? error : binary_status));
+  return false;
 }
 
 MaceStatus OpenCLRuntime::BuildFromSource(const std::string& source) {
@@ -444,9 +523,21 @@ bool OpenCLRuntime::Supports(const OperatorDef& def, DataType dtype) const {
   return true;
 }
 
-MaceStatus OpenCLRuntime::BeforeRun() { return MaceStatus(); }
+MaceStatus OpenCLRuntime::BeforeRun() {
+  // Events of launches before the run (weight uploads at Init) belong to
+  // no op.
+  for (cl_event event : events_) api_->clReleaseEvent(event);
+  events_.clear();
+  return MaceStatus();
+}
 
-MaceStatus OpenCLRuntime::AfterRun() { return Check(api_->clFinish(queue_), "finishing the run"); }
+MaceStatus OpenCLRuntime::AfterRun() {
+  MACE_RETURN_IF_ERROR(Check(api_->clFinish(queue_), "finishing the run"));
+  // Events of launches no profiled op collected.
+  for (cl_event event : events_) api_->clReleaseEvent(event);
+  events_.clear();
+  return SaveTunedParameters();
+}
 
 void OpenCLRuntime::ReportMemory(MemoryReport* report) const {
   report->persistent_bytes += weight_bytes_;
@@ -459,7 +550,8 @@ MaceStatus OpenCLRuntime::CreateKernel(const char* name, cl_kernel* kernel) cons
   return Check(error, StrCat("creating kernel ", name));
 }
 
-MaceStatus OpenCLRuntime::Enqueue2D(cl_kernel kernel, int64_t width, int64_t height) {
+MaceStatus OpenCLRuntime::Enqueue2D(cl_kernel kernel, const std::string& name, int64_t width,
+                                    int64_t height) {
   MACE_CHECK_ARG(width > 0 && height > 0 && width < (int64_t{1} << 31) &&
                      height < (int64_t{1} << 31),
                  "a kernel over ", width, " x ", height, " items");
@@ -469,22 +561,131 @@ MaceStatus OpenCLRuntime::Enqueue2D(cl_kernel kernel, int64_t width, int64_t hei
                                                             sizeof(kernel_limit), &kernel_limit,
                                                             nullptr),
                              "querying a kernel's work-group size"));
-  // One work-group shape for every kernel: some drivers (PoCL) compile a
-  // kernel again for each new shape.
-  size_t local[2] = {16, 4};
-  while (local[0] * local[1] > std::max<size_t>(kernel_limit, 1)) {
-    if (local[1] > 1) {
-      local[1] /= 2;
-    } else {
-      local[0] /= 2;
+  const int64_t limit = std::max<int64_t>(static_cast<int64_t>(kernel_limit), 1);
+  LocalSize local = DefaultLocalSize(limit);
+  const std::string key = LaunchKey(name, width, height);
+  auto found = tuned_.find(key);
+  if (found != tuned_.end() &&
+      static_cast<int64_t>(found->second.width) * found->second.height <= limit) {
+    local = found->second;
+    ++tuned_launches_;
+  } else if (options_.tune) {
+    MACE_RETURN_IF_ERROR(Tune(kernel, name, width, height, limit, &local));
+    tuned_[key] = local;
+    tuned_changed_ = true;
+    ++tuned_launches_;
+  }
+  cl_event event = nullptr;
+  const cl_int error = Launch(kernel, width, height, local, profiling_queue_ ? &event : nullptr);
+  if (event != nullptr) events_.push_back(event);
+  return Check(error, StrCat("running kernel ", name));
+}
+
+cl_int OpenCLRuntime::Launch(cl_kernel kernel, int64_t width, int64_t height, LocalSize local,
+                             cl_event* event) {
+  const size_t local_size[2] = {local.width, local.height};
+  const size_t global[2] = {
+      (static_cast<size_t>(width) + local.width - 1) / local.width * local.width,
+      (static_cast<size_t>(height) + local.height - 1) / local.height * local.height};
+  return api_->clEnqueueNDRangeKernel(queue_, kernel, 2, nullptr, global, local_size, 0, nullptr,
+                                      event);
+}
+
+MaceStatus OpenCLRuntime::EventNanos(cl_event event, cl_ulong* nanos) const {
+  cl_ulong start = 0, end = 0;
+  MACE_RETURN_IF_ERROR(Check(api_->clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START,
+                                                           sizeof(start), &start, nullptr),
+                             "reading a profiling event"));
+  MACE_RETURN_IF_ERROR(Check(api_->clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END,
+                                                           sizeof(end), &end, nullptr),
+                             "reading a profiling event"));
+  *nanos = end > start ? end - start : 0;
+  return MaceStatus();
+}
+
+MaceStatus OpenCLRuntime::Tune(cl_kernel kernel, const std::string& name, int64_t width,
+                               int64_t height, int64_t limit, LocalSize* best) {
+  // Every candidate computes the same output (kernels write each output
+  // item once, from inputs they do not write), so the timed runs are
+  // harmless repeats of the launch.
+  cl_ulong best_nanos = std::numeric_limits<cl_ulong>::max();
+  for (const LocalSize& candidate : CandidateLocalSizes(width, height, limit)) {
+    for (int repeat = 0; repeat < kTuningRepeats; ++repeat) {
+      cl_event event = nullptr;
+      cl_int error = Launch(kernel, width, height, candidate, &event);
+      if (error == CL_SUCCESS) error = api_->clWaitForEvents(1, &event);
+      cl_ulong nanos = 0;
+      MaceStatus status = Check(error, "timing a work-group size");
+      if (status.ok()) status = EventNanos(event, &nanos);
+      if (event != nullptr) api_->clReleaseEvent(event);
+      // A shape the driver refuses is skipped, not fatal.
+      if (!status.ok()) {
+        VLOG(2) << "OpenCL tuning " << name << ": " << candidate.width << " x "
+                << candidate.height << " skipped: " << status.information();
+        break;
+      }
+      if (nanos < best_nanos) {
+        best_nanos = nanos;
+        *best = candidate;
+      }
     }
   }
-  const size_t global[2] = {
-      (static_cast<size_t>(width) + local[0] - 1) / local[0] * local[0],
-      (static_cast<size_t>(height) + local[1] - 1) / local[1] * local[1]};
-  return Check(
-      api_->clEnqueueNDRangeKernel(queue_, kernel, 2, nullptr, global, local, 0, nullptr, nullptr),
-      "running a kernel");
+  VLOG(1) << "OpenCL tuned " << LaunchKey(name, width, height) << ": " << best->width << " x "
+          << best->height << ", " << best_nanos << " ns";
+  return MaceStatus();
+}
+
+void OpenCLRuntime::LoadTunedParameters() {
+  tuning_key_ = {info_.platform, info_.device, info_.driver, "", 0};
+  const std::string& path = options_.parameter_file;
+  if (path.empty()) return;
+  std::string body, why;
+  if (ReadDeviceFile(kTunedParameterFormat, path, tuning_key_, &body, &why) &&
+      ParseTunedParameters(body, &tuned_, &why)) {
+    VLOG(1) << "OpenCL tuned parameters: " << tuned_.size() << " launches from " << path;
+    return;
+  }
+  if (why.empty()) {
+    if (!options_.tune) LOG(WARNING) << "OpenCL tuned-parameter file '" << path << "' not found";
+    return;
+  }
+  parameter_warning_ = StrCat("OpenCL tuned-parameter file '", path, "' ignored (", why, ")");
+  LOG(WARNING) << parameter_warning_;
+}
+
+MaceStatus OpenCLRuntime::SaveTunedParameters() {
+  if (!options_.tune || !tuned_changed_ || options_.parameter_file.empty() || tuned_.empty()) {
+    return MaceStatus();
+  }
+  tuned_changed_ = false;
+  const MaceStatus written = WriteFileAtomically(
+      options_.parameter_file,
+      EncodeDeviceFile(kTunedParameterFormat, tuning_key_, FormatTunedParameters(tuned_)));
+  if (!written.ok()) {
+    return MaceStatus(MaceStatus::MACE_RUNTIME_ERROR,
+                      StrCat("OpenCL tuned parameters not saved: ", written.information()));
+  }
+  LOG(INFO) << "OpenCL tuned parameters of " << tuned_.size() << " launches written to "
+            << options_.parameter_file;
+  return MaceStatus();
+}
+
+MaceStatus OpenCLRuntime::OpDeviceMicros(int64_t* micros) {
+  *micros = -1;
+  MACE_RETURN_IF_ERROR(Check(api_->clFinish(queue_), "finishing an op"));
+  if (!profiling_queue_) return MaceStatus();
+  cl_ulong total = 0;
+  MaceStatus status;
+  for (cl_event event : events_) {
+    cl_ulong nanos = 0;
+    if (status.ok()) status = EventNanos(event, &nanos);
+    total += nanos;
+    api_->clReleaseEvent(event);
+  }
+  events_.clear();
+  MACE_RETURN_IF_ERROR(status);
+  *micros = static_cast<int64_t>((total + 500) / 1000);
+  return MaceStatus();
 }
 
 MaceStatus OpenCLRuntime::StagingBuffer(int64_t bytes, cl_mem* buffer) {

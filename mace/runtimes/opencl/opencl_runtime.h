@@ -19,6 +19,7 @@
 #include "mace/runtimes/opencl/image_layout.h"
 #include "mace/runtimes/opencl/opencl_api.h"
 #include "mace/runtimes/opencl/program_cache.h"
+#include "mace/runtimes/opencl/tuning.h"
 
 namespace mace {
 namespace opencl {
@@ -31,6 +32,16 @@ struct OpenCLOptions {
   bool half_storage = true;
   // The compiled-program cache file; empty: build from source every time.
   std::string cache_file;
+  // Precompiled program files shipped with the app (the cache file's
+  // format), tried in order before the cache file; read, never written.
+  std::vector<std::string> binary_files;
+  // Tuned local work sizes, read at Init when valid for this device.
+  std::string parameter_file;
+  // Time candidate local sizes for each launch not in the parameter file
+  // and write the file after runs that tuned something.
+  bool tune = false;
+  // Profiling events for every launch: per-op device times.
+  bool profiling = false;
   GPUPerfHint perf_hint = GPUPerfHint::PERF_DEFAULT;
   GPUPriorityHint priority_hint = GPUPriorityHint::PRIORITY_DEFAULT;
   // Where to look for libOpenCL.so; empty: DefaultOpenCLLibraryPaths().
@@ -51,7 +62,7 @@ struct OpenCLDeviceInfo {
 };
 
 // How the program was obtained at Init.
-enum class ProgramOrigin { kNone, kBuiltFromSource, kLoadedFromCache };
+enum class ProgramOrigin { kNone, kBuiltFromSource, kLoadedFromCache, kLoadedFromBinaryFile };
 
 class OpenCLRuntime : public Runtime {
  public:
@@ -75,6 +86,8 @@ class OpenCLRuntime : public Runtime {
   MaceStatus BeforeRun() override;
   // Waits for the queue, so outputs and errors belong to this run.
   MaceStatus AfterRun() override;
+  // Waits for the op's kernels; with profiling, their summed device time.
+  MaceStatus OpDeviceMicros(int64_t* micros) override;
   // Weight images as persistent bytes, the staging buffer as scratch.
   void ReportMemory(MemoryReport* report) const override;
 
@@ -89,9 +102,11 @@ class OpenCLRuntime : public Runtime {
   MaceStatus CheckImageSize(int64_t width, int64_t height, const std::string& what) const;
   // A kernel of the program; the caller releases it (Kernel does).
   MaceStatus CreateKernel(const char* name, cl_kernel* kernel) const;
-  // Runs a 2D kernel over at least width x height items: the global size
-  // is rounded up to the work-group size (kernels bounds-check).
-  MaceStatus Enqueue2D(cl_kernel kernel, int64_t width, int64_t height);
+  // Runs kernel `name` over at least width x height items: the global
+  // size is rounded up to the work-group size (kernels bounds-check). The
+  // work-group is the tuned one of this launch when known, else tuned now
+  // (OpenCLOptions::tune), else DefaultLocalSize.
+  MaceStatus Enqueue2D(cl_kernel kernel, const std::string& name, int64_t width, int64_t height);
   // A device buffer of at least `bytes` for host transfers, shared by the
   // engine's converters (the queue is in order).
   MaceStatus StagingBuffer(int64_t bytes, cl_mem* buffer);
@@ -110,10 +125,32 @@ class OpenCLRuntime : public Runtime {
   ProgramOrigin program_origin() const { return program_origin_; }
   // The warning the cache file gave at Init (empty when none).
   const std::string& cache_warning() const { return cache_warning_; }
+  // The binary file the program came from (kLoadedFromBinaryFile).
+  const std::string& binary_file_used() const { return binary_file_used_; }
+  // Local sizes known for launches (loaded or tuned), and the warning the
+  // parameter file gave (empty when none).
+  const TunedParameters& tuned_parameters() const { return tuned_; }
+  const std::string& parameter_warning() const { return parameter_warning_; }
+  // Launches that ran with a loaded or tuned local size.
+  int64_t tuned_launches() const { return tuned_launches_; }
+  // The hints the device could not take ("perf", "priority").
+  const std::vector<std::string>& unsupported_hints() const { return unsupported_hints_; }
 
  private:
   MaceStatus ChooseDevice();
+  MaceStatus CreateContextAndQueue();
   MaceStatus CreateProgram();
+  // Builds program_ from a binary; false with the driver's reason in `why`.
+  bool LoadBinary(const std::string& binary, std::string* why);
+  void LoadTunedParameters();
+  MaceStatus SaveTunedParameters();
+  MaceStatus Tune(cl_kernel kernel, const std::string& name, int64_t width, int64_t height,
+                  int64_t limit, LocalSize* best);
+  // One launch; its event when `event` is set (profiling queue only).
+  cl_int Launch(cl_kernel kernel, int64_t width, int64_t height, LocalSize local,
+                cl_event* event);
+  // START to END of a finished event, in nanoseconds.
+  MaceStatus EventNanos(cl_event event, cl_ulong* nanos) const;
   MaceStatus BuildFromSource(const std::string& source);
   void CacheWarning(const std::string& message);
   MaceStatus Check(cl_int error, const std::string& what) const;
@@ -135,6 +172,15 @@ class OpenCLRuntime : public Runtime {
   ProgramCacheKey program_key_;
   ProgramOrigin program_origin_ = ProgramOrigin::kNone;
   std::string cache_warning_;
+  std::string binary_file_used_;
+  TunedParameters tuned_;
+  ProgramCacheKey tuning_key_;
+  bool tuned_changed_ = false;
+  std::string parameter_warning_;
+  int64_t tuned_launches_ = 0;
+  bool profiling_queue_ = false;
+  std::vector<cl_event> events_;  // launches of the current op (profiling)
+  std::vector<std::string> unsupported_hints_;
   cl_mem staging_ = nullptr;
   int64_t staging_bytes_ = 0;
   int64_t weight_bytes_ = 0;
@@ -162,7 +208,7 @@ class Kernel {
     return ArgStatus(error);
   }
   MaceStatus Run2D(int64_t width, int64_t height) {
-    return runtime_->Enqueue2D(kernel_, width, height);
+    return runtime_->Enqueue2D(kernel_, name_, width, height);
   }
 
  private:

@@ -15,7 +15,7 @@ namespace mace {
 namespace opencl {
 namespace {
 
-constexpr char kMagic[8] = {'M', 'A', 'C', 'E', 'C', 'L', 'P', 'C'};
+constexpr size_t kMagicBytes = 8;
 // Header strings are names and option lists; anything longer is corruption.
 constexpr uint32_t kMaxStringBytes = 1 << 16;
 
@@ -69,6 +69,9 @@ bool Differs(const char* what, const std::string& cached, const std::string& wan
 
 }  // namespace
 
+const DeviceFileFormat kProgramCacheFormat = {"MACECLPC", kProgramCacheVersion,
+                                              "MACE OpenCL program cache"};
+
 uint64_t Fnv1a64(const std::string& text, uint64_t hash) {
   for (unsigned char c : text) {
     hash ^= c;
@@ -77,31 +80,32 @@ uint64_t Fnv1a64(const std::string& text, uint64_t hash) {
   return hash;
 }
 
-std::string EncodeProgramCache(const ProgramCacheKey& key, const std::string& binary) {
-  std::string out(kMagic, sizeof(kMagic));
-  PutU32(&out, kProgramCacheVersion);
+std::string EncodeDeviceFile(const DeviceFileFormat& format, const ProgramCacheKey& key,
+                             const std::string& body) {
+  std::string out(format.magic, kMagicBytes);
+  PutU32(&out, format.version);
   for (const std::string* text : {&key.platform, &key.device, &key.driver, &key.options}) {
     PutU32(&out, static_cast<uint32_t>(text->size()));
     out += *text;
   }
   PutU64(&out, key.source_hash);
-  PutU64(&out, binary.size());
-  PutU32(&out, Crc32c(binary.data(), binary.size()));
+  PutU64(&out, body.size());
+  PutU32(&out, Crc32c(body.data(), body.size()));
   PutU32(&out, Crc32c(out.data(), out.size()));
-  return out + binary;
+  return out + body;
 }
 
-bool DecodeProgramCache(const std::string& file, const ProgramCacheKey& key, std::string* binary,
-                        std::string* why) {
+bool DecodeDeviceFile(const DeviceFileFormat& format, const std::string& file,
+                      const ProgramCacheKey& key, std::string* body, std::string* why) {
   if (file.empty()) {
     *why = "the file is empty";
     return false;
   }
-  if (file.size() < sizeof(kMagic) || std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0) {
-    *why = "not a MACE OpenCL program cache (bad magic)";
+  if (file.size() < kMagicBytes || std::memcmp(file.data(), format.magic, kMagicBytes) != 0) {
+    *why = StrCat("not a ", format.name, " (bad magic)");
     return false;
   }
-  const std::string rest = file.substr(sizeof(kMagic));
+  const std::string rest = file.substr(kMagicBytes);
   Reader reader(rest);
   uint32_t version = 0;
   ProgramCacheKey cached;
@@ -111,9 +115,8 @@ bool DecodeProgramCache(const std::string& file, const ProgramCacheKey& key, std
     *why = "truncated header";
     return false;
   }
-  if (version != kProgramCacheVersion) {
-    *why = StrCat("format version ", version, ", this library reads version ",
-                  kProgramCacheVersion);
+  if (version != format.version) {
+    *why = StrCat("format version ", version, ", this library reads version ", format.version);
     return false;
   }
   if (!reader.String(&cached.platform) || !reader.String(&cached.device) ||
@@ -122,7 +125,7 @@ bool DecodeProgramCache(const std::string& file, const ProgramCacheKey& key, std
     *why = "truncated or corrupt header";
     return false;
   }
-  const size_t header_bytes = sizeof(kMagic) + reader.at();
+  const size_t header_bytes = kMagicBytes + reader.at();
   if (!reader.U32(&header_crc) || Crc32c(file.data(), header_bytes) != header_crc) {
     *why = "corrupt header (checksum mismatch)";
     return false;
@@ -137,7 +140,7 @@ bool DecodeProgramCache(const std::string& file, const ProgramCacheKey& key, std
     *why = "built from other kernel sources (stale)";
     return false;
   }
-  const size_t body_at = sizeof(kMagic) + reader.at();
+  const size_t body_at = kMagicBytes + reader.at();
   if (file.size() - body_at != body_size) {
     *why = StrCat("the body has ", file.size() - body_at, " bytes, the header says ", body_size,
                   " (truncated?)");
@@ -147,12 +150,21 @@ bool DecodeProgramCache(const std::string& file, const ProgramCacheKey& key, std
     *why = "corrupt body (checksum mismatch)";
     return false;
   }
-  binary->assign(file, body_at, body_size);
+  body->assign(file, body_at, body_size);
   return true;
 }
 
-bool ReadProgramCache(const std::string& path, const ProgramCacheKey& key, std::string* binary,
-                      std::string* why) {
+std::string EncodeProgramCache(const ProgramCacheKey& key, const std::string& binary) {
+  return EncodeDeviceFile(kProgramCacheFormat, key, binary);
+}
+
+bool DecodeProgramCache(const std::string& file, const ProgramCacheKey& key, std::string* binary,
+                        std::string* why) {
+  return DecodeDeviceFile(kProgramCacheFormat, file, key, binary, why);
+}
+
+bool ReadDeviceFile(const DeviceFileFormat& format, const std::string& path,
+                    const ProgramCacheKey& key, std::string* body, std::string* why) {
   why->clear();
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -165,12 +177,15 @@ bool ReadProgramCache(const std::string& path, const ProgramCacheKey& key, std::
     *why = "cannot be read";
     return false;
   }
-  return DecodeProgramCache(bytes.str(), key, binary, why);
+  return DecodeDeviceFile(format, bytes.str(), key, body, why);
 }
 
-MaceStatus WriteProgramCache(const std::string& path, const ProgramCacheKey& key,
-                             const std::string& binary) {
-  const std::string bytes = EncodeProgramCache(key, binary);
+bool ReadProgramCache(const std::string& path, const ProgramCacheKey& key, std::string* binary,
+                      std::string* why) {
+  return ReadDeviceFile(kProgramCacheFormat, path, key, binary, why);
+}
+
+MaceStatus WriteFileAtomically(const std::string& path, const std::string& bytes) {
   const std::string temporary = StrCat(path, ".tmp.", getpid());
   FILE* file = std::fopen(temporary.c_str(), "wb");
   if (file == nullptr) {
@@ -186,6 +201,11 @@ MaceStatus WriteProgramCache(const std::string& path, const ProgramCacheKey& key
                       StrCat("cannot write '", path, "': ", error));
   }
   return MaceStatus();
+}
+
+MaceStatus WriteProgramCache(const std::string& path, const ProgramCacheKey& key,
+                             const std::string& binary) {
+  return WriteFileAtomically(path, EncodeProgramCache(key, binary));
 }
 
 }  // namespace opencl

@@ -12,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "mace/runtimes/opencl/opencl_runtime.h"
+#include "mace/runtimes/opencl/testing/temp_files.h"
 
 namespace mace {
 namespace opencl {
@@ -82,22 +83,9 @@ TEST(ProgramCacheFormatTest, MissingFileIsNotAWarning) {
   EXPECT_TRUE(why.empty()) << why;
 }
 
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
+using testing::ReadFile;
+using testing::TempPath;
+using testing::WriteFile;
 
 // A runtime on this machine's device with `cache_file`, initialized.
 std::unique_ptr<OpenCLRuntime> NewRuntime(const std::string& cache_file) {

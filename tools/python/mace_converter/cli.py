@@ -50,6 +50,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     package.install_headers(config)
     for abi in abis:
         package.install_abi(config, build.bazel_build(config, abi))
+        package.tune_opencl(config, abi, package.mace_run_path(config, abi))
     package.make_tarball(config)
     root = package.library_dir(config)
     say(f"library: {root}")
@@ -150,9 +151,6 @@ def _load(args: argparse.Namespace) -> DeploymentConfig:
     say(f"{args.command}: {path} (library {config.library_name}, build_type "
         f"{config.build_type}, ABIs {', '.join(config.target_abis)}, "
         f"models {', '.join(config.models)})")
-    if config.target_socs:
-        say(f"note: target_socs ({', '.join(config.target_socs)}) is accepted, but this build "
-            "has no GPU runtime to tune per SoC; the library is generic")
     return config
 
 

@@ -10,19 +10,29 @@
                                            .data files of models whose weights
                                            are not embedded
       mace_run/<abi>/mace_run              the runner (not in the tarball)
+      opencl/<abi>/<library_name>_compiled_opencl_kernel.<device>.<soc>.bin
+      opencl/<abi>/<library_name>_tuned_opencl_parameter.<device>.<soc>.bin
+                                           with target_socs and a GPU model: the
+                                           program binary and the tuned work-group
+                                           sizes of the OpenCL device the build ran
+                                           on (here the OpenCL device name is the
+                                           SoC, and <device> the ABI's machine)
       libmace_<library_name>.tar.gz        include/, lib/, model/ (and opencl/)
 """
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
 import tarfile
+import tempfile
 from pathlib import Path
 
 from mace_converter import codegen
 from mace_converter.build import AbiOutputs
 from mace_converter.config import ABIS, DeploymentConfig
-from mace_converter.conversion import ModelArtifacts
-from mace_converter.progress import REPO, build_root, say, shown, step
+from mace_converter.conversion import ModelArtifacts, load_artifacts
+from mace_converter.progress import REPO, UserError, build_root, say, shell_text, shown, step
 
 PUBLIC_HEADER = REPO / "mace" / "public" / "mace.h"
 # The memory planner is a library of its own that the engine links in, so the
@@ -92,7 +102,8 @@ def install_abi(config: DeploymentConfig, outputs: AbiOutputs) -> None:
     # ABIs no longer listed in the deployment file leave nothing behind.
     for stale in ABIS:
         if stale not in config.target_abis:
-            for directory in (root / "lib" / stale, root / "mace_run" / stale):
+            for directory in (root / "lib" / stale, root / "mace_run" / stale,
+                              root / "opencl" / stale):
                 if directory.exists():
                     shutil.rmtree(directory)
 
@@ -122,6 +133,93 @@ def make_tarball(config: DeploymentConfig) -> Path:
         partial.replace(target)
         say(f"    {target.stat().st_size / 2**20:.2f} MiB")
     return target
+
+
+# ---- OpenCL binaries and tuned parameters (target_socs) -----------------------
+
+_OPENCL_DEVICE = re.compile(r"OpenCL device: (.*) \((?:GPU|CPU|accelerator|other)\) on platform")
+_GPU_RUNTIMES = ("gpu", "cpu+gpu")
+
+
+def opencl_dir(config: DeploymentConfig, abi: str) -> Path:
+    return library_dir(config) / "opencl" / abi
+
+
+def soc_name(device: str) -> str:
+    """An OpenCL device name as a file-name part: "Adreno (TM) 640" -> "Adreno_TM_640"."""
+    return re.sub(r"[^A-Za-z0-9.+-]+", "_", device).strip("_") or "unknown"
+
+
+def opencl_files(config: DeploymentConfig, abi: str, device: str, soc: str) -> tuple[Path, Path]:
+    """The program binary and the tuned-parameter file for one device and SoC."""
+    base = opencl_dir(config, abi)
+    return (base / f"{config.library_name}_compiled_opencl_kernel.{device}.{soc}.bin",
+            base / f"{config.library_name}_tuned_opencl_parameter.{device}.{soc}.bin")
+
+
+def opencl_run_flags(config: DeploymentConfig, abi: str) -> list[str]:
+    """mace_run flags for the packed binaries and tuned parameters of `abi`, if any.
+    The engine skips files built for another device, so all binaries are
+    offered; of the parameter files, the one beside the first binary."""
+    base = opencl_dir(config, abi)
+    binaries = sorted(base.glob(f"{config.library_name}_compiled_opencl_kernel.*.bin"))
+    if not binaries:
+        return []
+    flags = ["--opencl_binary_file=" + ",".join(str(path) for path in binaries)]
+    suffix = binaries[0].name.split("_compiled_opencl_kernel.", 1)[1]
+    parameters = base / f"{config.library_name}_tuned_opencl_parameter.{suffix}"
+    if parameters.exists():
+        flags.append(f"--opencl_parameter_file={parameters}")
+    return flags
+
+
+def tune_opencl(config: DeploymentConfig, abi: str, runner: Path) -> None:
+    """With target_socs: runs each GPU model on this machine's OpenCL device
+    with tuning on, then packs the program binary and the tuned parameters
+    under opencl/<abi>/ when the device is one of target_socs ("all" takes
+    any). Only the host ABI has a device to tune on."""
+    models = [m for m in config.models.values() if m.runtime in _GPU_RUNTIMES]
+    if not config.target_socs or not models:
+        return
+    if abi != "host":
+        say(f"note: target_socs: no OpenCL device to tune on for {abi} (it runs under "
+            "qemu); its library is generic")
+        return
+    with step(f"tune the OpenCL kernels of {', '.join(m.name for m in models)} ({abi})"), \
+            tempfile.TemporaryDirectory() as scratch:
+        binary, parameters = Path(scratch) / "program.bin", Path(scratch) / "tuned.bin"
+        device = ""
+        for model in models:
+            artifacts = load_artifacts(config, model)
+            command = [str(runner), f"--model_file={artifacts.pb}",
+                       f"--model_data_file={artifacts.data}", "--device=GPU",
+                       "--opencl_device_fallback", f"--gpu_data_type={model.data_type}",
+                       f"--opencl_cache_file={binary}", f"--opencl_parameter_file={parameters}",
+                       "--tune"]
+            say(f"    $ {shell_text(command)}")
+            result = subprocess.run(command, text=True, capture_output=True)
+            if result.returncode != 0:
+                lines = (result.stderr.strip() or result.stdout.strip()).splitlines()
+                raise UserError(f"tuning {model.name} on the GPU failed:\n" +
+                                "\n".join(lines[-20:]))
+            found = _OPENCL_DEVICE.search(result.stderr)
+            device = found.group(1) if found else device
+        soc = soc_name(device)
+        wanted = [soc_name(s) for s in config.target_socs]
+        if "all" not in config.target_socs and soc not in wanted:
+            say(f"note: this machine's OpenCL device is '{device}' ({soc}), not one of "
+                f"target_socs ({', '.join(config.target_socs)}); nothing packed")
+            return
+        if not binary.exists() or not parameters.exists():
+            raise UserError("tuning wrote no program binary or tuned-parameter file")
+        base = opencl_dir(config, abi)
+        if base.exists():
+            shutil.rmtree(base)
+        base.mkdir(parents=True)
+        binary_target, parameter_target = opencl_files(config, abi, abi, soc)
+        _copy(binary, binary_target)
+        _copy(parameters, parameter_target)
+        say(f"    {shown(binary_target)}\n    {shown(parameter_target)}")
 
 
 def _copy(source: Path, target: Path) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 from mace_converter import fetch, layout
 from mace_converter.config import DeploymentConfig, ModelConfig
 from mace_converter.conversion import ModelArtifacts, work_dir
-from mace_converter.package import library_dir, mace_run_path
+from mace_converter.package import library_dir, mace_run_path, opencl_run_flags
 from mace_converter.progress import UserError, say, shell_text
 
 INPUT_SEED = 20240611
@@ -117,7 +117,7 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
         f"--gpu_perf_hint={options.gpu_perf_hint}",
         f"--gpu_priority_hint={options.gpu_priority_hint}"]
     if device == "gpu":
-        command += gpu_flags(model, run_dir)
+        command += gpu_flags(model, run_dir) + opencl_run_flags(config, abi)
     if options.benchmark:
         command.append("--benchmark")
     if options.memory_report:

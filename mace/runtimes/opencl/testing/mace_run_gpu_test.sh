@@ -2,7 +2,9 @@
 # mace_run --device=GPU end to end on this machine's OpenCL device: the
 # split model runs on the GPU and the CPU, outputs agree, the program
 # cache file is written once and then reused, and without the device
-# fallback a machine with no GPU gets one clear error.
+# fallback a machine with no GPU gets one clear error. --tune writes a
+# tuned-parameter file; a run given it and a precompiled binary compiles
+# nothing, gives the same bytes, and --benchmark shows GPU kernel times.
 #
 #   mace_run_gpu_test.sh MACE_RUN WRITE_SPLIT_MODEL
 set -uo pipefail
@@ -54,6 +56,21 @@ if len(cpu) != len(gpu) or not cpu or bad:
     sys.exit(1)
 PY
 done
+
+gpu=(--device=GPU --opencl_device_fallback --gpu_data_type=fp32_fp32)
+"${run}" "${model[@]}" "${gpu[@]}" --opencl_cache_file="${dir}/binary.bin" \
+  --opencl_parameter_file="${dir}/tuned.bin" --tune --output_file="${dir}/tuned" \
+  >"${dir}/tune.log" 2>&1 || fail "tuning run: $(cat "${dir}/tune.log")"
+[[ -s "${dir}/tuned.bin" ]] || fail "--tune wrote no parameter file"
+"${run}" "${model[@]}" "${gpu[@]}" --opencl_binary_file="${dir}/binary.bin" \
+  --opencl_parameter_file="${dir}/tuned.bin" --output_file="${dir}/packed" --benchmark \
+  >"${dir}/packed.log" 2>&1 || fail "run with the tuned files: $(cat "${dir}/packed.log")"
+grep -q "loaded from binary file" "${dir}/packed.log" || fail "the binary file was not used"
+grep -q "ignored" "${dir}/packed.log" && fail "a file was ignored: $(cat "${dir}/packed.log")"
+cmp -s "${dir}/tuned_y.npy" "${dir}/fp32_fp32_y.npy" || fail "tuned output differs from untuned"
+cmp -s "${dir}/packed_y.npy" "${dir}/fp32_fp32_y.npy" || fail "packed output differs"
+grep -q "device ms" "${dir}/packed.log" || fail "--benchmark shows no GPU kernel times"
+grep -q "sum of device medians" "${dir}/packed.log" || fail "no device time sum"
 
 # Without the fallback a machine whose only OpenCL device is not a GPU
 # (PoCL's CPU device here) gets one clear error, not a crash.
