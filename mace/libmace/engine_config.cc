@@ -14,6 +14,7 @@ class MaceEngineConfig::Impl {
   GPUDataType gpu_data_type = GPUDataType::FP16_FP32;
   bool opencl_device_fallback = false;
   std::string opencl_cache_file;
+  bool limit_opencl_kernel_time = false;
   MemoryStrategy memory_strategy = MemoryStrategy::GREEDY_BY_SIZE;
   int64_t plan_time_limit_ms = 1000;
   bool preserve_intermediates = false;
@@ -66,6 +67,12 @@ void MaceEngineConfig::SetOpenCLCacheFile(const std::string& path) {
 }
 const std::string& MaceEngineConfig::opencl_cache_file() const {
   return impl_->opencl_cache_file;
+}
+void MaceEngineConfig::SetLimitOpenCLKernelTime(bool limit) {
+  impl_->limit_opencl_kernel_time = limit;
+}
+bool MaceEngineConfig::limit_opencl_kernel_time() const {
+  return impl_->limit_opencl_kernel_time;
 }
 
 void MaceEngineConfig::SetMemoryStrategy(MemoryStrategy strategy) {

@@ -59,6 +59,7 @@ RuntimeProvider OpenCLProvider() {
     MACE_CHECK_ARG(data_type == 0 || data_type == 1, "unknown GPU data type ", data_type);
     options.half_storage = config.gpu_data_type() == GPUDataType::FP16_FP32;
     options.cache_file = config.opencl_cache_file();
+    options.limit_kernel_time = config.limit_opencl_kernel_time();
     options.perf_hint = config.gpu_perf_hint();
     options.priority_hint = config.gpu_priority_hint();
     *runtime = std::make_unique<opencl::OpenCLRuntime>(options);

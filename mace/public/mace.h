@@ -247,6 +247,13 @@ class MaceEngineConfig {
   // foreign or corrupt one is rebuilt and rewritten, with one warning.
   void SetOpenCLCacheFile(const std::string& path);
   const std::string& opencl_cache_file() const;
+  // limit_opencl_kernel_time (default off): a GPU engine splits its long
+  // kernels (convolutions, FullyConnected, MatMul) into pieces of about
+  // 1 ms of device work each, enqueued one after another, so that other
+  // GPU users (the UI on a phone) get the device in between. Results are
+  // unchanged; a run takes slightly longer.
+  void SetLimitOpenCLKernelTime(bool limit);
+  bool limit_opencl_kernel_time() const;
   void SetMemoryStrategy(MemoryStrategy strategy);
   MemoryStrategy memory_strategy() const;
   // Time budget for MemoryStrategy::OPTIMAL; the best plan found is used.

@@ -188,6 +188,7 @@ int RunMain(int argc, char** argv) {
                                                             : GPUDataType::FP16_FP32);
   config.SetOpenCLCacheFile(flags.opencl_cache_file);
   config.SetOpenCLDeviceFallback(flags.opencl_device_fallback);
+  config.SetLimitOpenCLKernelTime(flags.limit_opencl_kernel_time);
   config.SetMemoryStrategy(strategy);
   config.SetMemoryPlanTimeLimitMs(flags.plan_time_limit_ms);
   config.SetVerifyWeights(flags.verify_weights);

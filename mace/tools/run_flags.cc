@@ -110,6 +110,7 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
        }},
       {"opencl_cache_file", string_flag(&flags->opencl_cache_file)},
       {"opencl_device_fallback", bool_flag(&flags->opencl_device_fallback)},
+      {"limit_opencl_kernel_time", bool_flag(&flags->limit_opencl_kernel_time)},
       {"benchmark", bool_flag(&flags->benchmark)},
       {"memory_report", bool_flag(&flags->memory_report)},
       {"memory_strategy", string_flag(&flags->memory_strategy)},
@@ -187,6 +188,7 @@ std::string RunUsage() {
   --opencl_cache_file=PATH    compiled-program cache of the GPU (read, else written)
   --opencl_device_fallback    run the GPU engine on any OpenCL device when there
                               is no GPU (a CPU implementation such as PoCL)
+  --limit_opencl_kernel_time=0|1  split long GPU kernels into ~1 ms pieces
   --benchmark                 per-op table: time, share, output shape, MACs
   --memory_report             arena, weights, naive and lower-bound bytes, placements
   --memory_strategy=NAME      naive|equality|greedy_in_order|greedy_by_breadth|

@@ -30,6 +30,7 @@ struct RunFlags {
   std::string gpu_data_type = "fp16_fp32";
   std::string opencl_cache_file;
   bool opencl_device_fallback = false;
+  bool limit_opencl_kernel_time = false;
   bool benchmark = false;
   bool memory_report = false;
   std::string memory_strategy = "greedy_by_size";

@@ -1,6 +1,8 @@
 #include "mace/runtimes/opencl/opencl_runtime.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <utility>
 
 #include "mace/core/tensor.h"
@@ -18,6 +20,23 @@ namespace {
 constexpr cl_int kPlatformNotFoundKhr = -1001;
 // A build log longer than this is cut in error messages.
 constexpr size_t kMaxLogBytes = 4096;
+
+std::atomic<int64_t> kernel_enqueues{0};
+
+// Options left to the environment: the work-per-ms figure and Winograd.
+OpenCLOptions WithEnvironment(OpenCLOptions options) {
+  if (options.work_per_ms <= 0) {
+    const char* text = std::getenv("MACE_OPENCL_WORK_PER_MS");
+    const double value = text != nullptr ? std::atof(text) : 0;
+    options.work_per_ms = value > 0 ? value : kDefaultWorkPerMs;
+  }
+  if (options.winograd.empty()) {
+    const char* text = std::getenv("MACE_OPENCL_WINOGRAD");
+    options.winograd = text != nullptr ? text : "auto";
+  }
+  if (options.winograd != "on" && options.winograd != "off") options.winograd = "auto";
+  return options;
+}
 
 // Device memory: an image or a buffer, with its host mapping while mapped.
 class OpenCLMemory : public Memory {
@@ -83,8 +102,10 @@ bool HasExtension(const std::string& extensions, const std::string& name) {
 
 OpenCLRuntime* AsOpenCL(Runtime* runtime) { return dynamic_cast<OpenCLRuntime*>(runtime); }
 
+int64_t KernelEnqueueCount() { return kernel_enqueues.load(); }
+
 OpenCLRuntime::OpenCLRuntime(OpenCLOptions options)
-    : options_(std::move(options)), half_storage_(options_.half_storage) {}
+    : options_(WithEnvironment(std::move(options))), half_storage_(options_.half_storage) {}
 
 OpenCLRuntime::~OpenCLRuntime() {
   if (api_ == nullptr) return;
@@ -419,7 +440,7 @@ MaceStatus OpenCLRuntime::ImageExtentFor(const Tensor& tensor, MemoryExtent* ext
   const Storage& storage = tensor.storage();
   MACE_CHECK_ARG(storage.memory_type == MemoryType::GPU_IMAGE && storage.layout == Layout::kImage &&
                      storage.image >= static_cast<int>(ImageKind::kActivation) &&
-                     storage.image <= static_cast<int>(ImageKind::kArgument),
+                     storage.image <= static_cast<int>(ImageKind::kWidthMajor),
                  "tensor '", tensor.name(), "' is stored as ", storage.ToString(),
                  ", not in an OpenCL image");
   const ImageKind kind = static_cast<ImageKind>(storage.image);
@@ -451,6 +472,23 @@ MaceStatus OpenCLRuntime::AfterRun() { return Check(api_->clFinish(queue_), "fin
 void OpenCLRuntime::ReportMemory(MemoryReport* report) const {
   report->persistent_bytes += weight_bytes_;
   report->scratch_bytes += staging_bytes_;
+  for (const auto& image : scratch_) {
+    if (image != nullptr) report->scratch_bytes += image->bytes();
+  }
+}
+
+MaceStatus OpenCLRuntime::ScratchImage(int slot, int64_t width, int64_t height, cl_mem* image) {
+  MACE_CHECK_ARG(slot >= 0 && slot < 2, "no scratch image ", slot);
+  std::unique_ptr<Memory>& held = scratch_[slot];
+  if (held == nullptr || held->extent().width < width || held->extent().height < height) {
+    const int64_t w = held == nullptr ? width : std::max(width, held->extent().width);
+    const int64_t h = held == nullptr ? height : std::max(height, held->extent().height);
+    std::unique_ptr<Memory> grown;
+    MACE_RETURN_IF_ERROR(Allocate(MemoryExtent::Image(w, h, pixel_bytes()), &grown));
+    held = std::move(grown);
+  }
+  *image = static_cast<cl_mem>(held->device_handle());
+  return MaceStatus();
 }
 
 MaceStatus OpenCLRuntime::CreateKernel(const char* name, cl_kernel* kernel) const {
@@ -459,7 +497,8 @@ MaceStatus OpenCLRuntime::CreateKernel(const char* name, cl_kernel* kernel) cons
   return Check(error, StrCat("creating kernel ", name));
 }
 
-MaceStatus OpenCLRuntime::Enqueue2D(cl_kernel kernel, int64_t width, int64_t height) {
+MaceStatus OpenCLRuntime::Enqueue2D(cl_kernel kernel, int64_t width, int64_t height,
+                                    double work_per_item) {
   MACE_CHECK_ARG(width > 0 && height > 0 && width < (int64_t{1} << 31) &&
                      height < (int64_t{1} << 31),
                  "a kernel over ", width, " x ", height, " items");
@@ -482,9 +521,29 @@ MaceStatus OpenCLRuntime::Enqueue2D(cl_kernel kernel, int64_t width, int64_t hei
   const size_t global[2] = {
       (static_cast<size_t>(width) + local[0] - 1) / local[0] * local[0],
       (static_cast<size_t>(height) + local[1] - 1) / local[1] * local[1]};
-  return Check(
-      api_->clEnqueueNDRangeKernel(queue_, kernel, 2, nullptr, global, local, 0, nullptr, nullptr),
-      "running a kernel");
+  // Pieces are whole work-groups along one axis (PoCL takes no partial
+  // groups); the kernels see global ids as if the range were run at once.
+  const int axis = global[1] > local[1] ? 1 : 0;
+  size_t piece = global[axis];
+  const double work = work_per_item * static_cast<double>(width) * static_cast<double>(height);
+  if (options_.limit_kernel_time && work_per_item > 0 && work > options_.work_per_ms) {
+    const double line_work = work_per_item * static_cast<double>(axis == 1 ? width : height);
+    const double lines = std::max(1.0, options_.work_per_ms / line_work);
+    const size_t groups =
+        std::max<size_t>(1, static_cast<size_t>(lines) / local[axis]);
+    piece = std::min(global[axis], groups * local[axis]);
+  }
+  size_t offset[2] = {0, 0};
+  size_t size[2] = {global[0], global[1]};
+  for (size_t start = 0; start < global[axis]; start += piece) {
+    offset[axis] = start;
+    size[axis] = std::min(piece, global[axis] - start);
+    MACE_RETURN_IF_ERROR(Check(api_->clEnqueueNDRangeKernel(queue_, kernel, 2, offset, size,
+                                                            local, 0, nullptr, nullptr),
+                               "running a kernel"));
+    ++kernel_enqueues;
+  }
+  return MaceStatus();
 }
 
 MaceStatus OpenCLRuntime::StagingBuffer(int64_t bytes, cl_mem* buffer) {
@@ -537,12 +596,17 @@ MaceStatus OpenCLRuntime::UploadWeightAs(ImageKind kind, const Tensor& weight,
   for (int64_t d : shape) count *= d;
   MACE_CHECK_ARG(count == weight.size(), "weight '", weight.name(), "' cannot be viewed as ",
                  ShapeToString(shape));
+  return UploadValues(kind, shape, weight.data<float>(), weight.name(), image);
+}
+
+MaceStatus OpenCLRuntime::UploadValues(ImageKind kind, const std::vector<int64_t>& shape,
+                                       const float* data, const std::string& name,
+                                       std::unique_ptr<Memory>* image) {
   ImageShape extent;
   MACE_RETURN_IF_ERROR(ImageShapeFor(kind, shape, &extent));
-  MACE_RETURN_IF_ERROR(
-      CheckImageSize(extent.width, extent.height, StrCat("weight '", weight.name(), "'")));
+  MACE_RETURN_IF_ERROR(CheckImageSize(extent.width, extent.height, StrCat("weight '", name, "'")));
   std::vector<float> pixels;
-  MACE_RETURN_IF_ERROR(ArrangePixels(kind, shape, weight.data<float>(), &pixels));
+  MACE_RETURN_IF_ERROR(ArrangePixels(kind, shape, data, &pixels));
   MACE_RETURN_IF_ERROR(
       Allocate(MemoryExtent::Image(extent.width, extent.height, pixel_bytes()), image));
   MACE_RETURN_IF_ERROR(UploadPixels(pixels, extent.width, extent.height, image->get()));
