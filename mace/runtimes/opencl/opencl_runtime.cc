@@ -529,18 +529,21 @@ MaceStatus OpenCLRuntime::Enqueue2D(cl_kernel kernel, int64_t width, int64_t hei
   if (options_.limit_kernel_time && work_per_item > 0 && work > options_.work_per_ms) {
     const double line_work = work_per_item * static_cast<double>(axis == 1 ? width : height);
     const double lines = std::max(1.0, options_.work_per_ms / line_work);
-    const size_t groups =
-        std::max<size_t>(1, static_cast<size_t>(lines) / local[axis]);
+    const size_t groups = std::max<size_t>(1, static_cast<size_t>(lines) / local[axis]);
     piece = std::min(global[axis], groups * local[axis]);
+  }
+  if (piece < global[axis]) {
+    VLOG(2) << "OpenCL: a kernel of about " << work << " multiply-adds runs as "
+            << (global[axis] + piece - 1) / piece << " pieces";
   }
   size_t offset[2] = {0, 0};
   size_t size[2] = {global[0], global[1]};
   for (size_t start = 0; start < global[axis]; start += piece) {
     offset[axis] = start;
     size[axis] = std::min(piece, global[axis] - start);
-    MACE_RETURN_IF_ERROR(Check(api_->clEnqueueNDRangeKernel(queue_, kernel, 2, offset, size,
-                                                            local, 0, nullptr, nullptr),
-                               "running a kernel"));
+    MACE_RETURN_IF_ERROR(Check(
+        api_->clEnqueueNDRangeKernel(queue_, kernel, 2, offset, size, local, 0, nullptr, nullptr),
+        "running a kernel"));
     ++kernel_enqueues;
   }
   return MaceStatus();

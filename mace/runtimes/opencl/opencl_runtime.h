@@ -114,8 +114,7 @@ class OpenCLRuntime : public Runtime {
   // measure) given, a kernel over more than a millisecond of work runs as
   // pieces along its rows (or columns, when it has one row of work-groups),
   // each a global offset into the same range.
-  MaceStatus Enqueue2D(cl_kernel kernel, int64_t width, int64_t height,
-                       double work_per_item = 0);
+  MaceStatus Enqueue2D(cl_kernel kernel, int64_t width, int64_t height, double work_per_item = 0);
   bool limit_kernel_time() const { return options_.limit_kernel_time; }
   double work_per_ms() const { return options_.work_per_ms; }
   const std::string& winograd() const { return options_.winograd; }

@@ -194,9 +194,9 @@ TEST(ImageLayoutTest, ElementsLandWhereTheTableSays) {
   ASSERT_TRUE(ArrangePixels(ImageKind::kWidthMajor, {2, 3, 5, 7}, nchw.data(), &pixels).ok());
   EXPECT_EQ(pixels[(9 * 6 + 5) * 4 + 2], element);
   EXPECT_EQ(pixels[(9 * 6 + 5) * 4 + 3], 0.f);  // w = 7 is past the tensor
-  for (ImageKind kind : {ImageKind::kActivation, ImageKind::kConv2DFilter,
-                         ImageKind::kDepthwiseFilter, ImageKind::kHeightMajor,
-                         ImageKind::kWidthMajor}) {
+  for (ImageKind kind :
+       {ImageKind::kActivation, ImageKind::kConv2DFilter, ImageKind::kDepthwiseFilter,
+        ImageKind::kHeightMajor, ImageKind::kWidthMajor}) {
     std::vector<float> back;
     ASSERT_TRUE(ArrangePixels(kind, {5, 3, 2, 2}, filter.data(), &pixels).ok());
     ASSERT_TRUE(GatherPixels(kind, {5, 3, 2, 2}, pixels, &back).ok());

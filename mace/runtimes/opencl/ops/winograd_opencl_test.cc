@@ -30,7 +30,7 @@ struct WinogradCase {
   std::vector<int64_t> pads;    // explicit [top, left, bottom, right]
   bool bias = true;
   std::string activation = "NOOP";
-  bool winograd = true;         // false: the shape keeps the direct kernel
+  bool winograd = true;  // false: the shape keeps the direct kernel
 };
 
 void AddConv(ModelBuilder* model, const std::vector<int64_t>& filter, int padding,
@@ -57,9 +57,7 @@ void AddConv(ModelBuilder* model, const std::vector<int64_t>& filter, int paddin
 // Sets an environment variable for the engines created in its scope.
 class ScopedEnv {
  public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    setenv(name, value, 1);
-  }
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
   ~ScopedEnv() { unsetenv(name_); }
 
  private:
@@ -139,8 +137,8 @@ TEST_P(WinogradOpenCLTest, ChannelRuleChoosesWinograd) {
     int64_t in, out;
     bool winograd;
   };
-  for (const RuleCase& c : {RuleCase{16, 16, true}, RuleCase{15, 32, false},
-                            RuleCase{32, 12, false}}) {
+  for (const RuleCase& c :
+       {RuleCase{16, 16, true}, RuleCase{15, 32, false}, RuleCase{32, 12, false}}) {
     SCOPED_TRACE(std::to_string(c.in) + " to " + std::to_string(c.out));
     const std::vector<int64_t> shape = {1, c.in, 3, 4};
     ModelBuilder model = testing::ModelWithInput(shape);
@@ -182,6 +180,9 @@ TEST_P(WinogradOpenCLTest, SplitKernelsGiveTheSameBits) {
   const GpuRun whole = RunGpu(model, inputs, testing::GpuConfig(GetParam()), "on");
   MaceEngineConfig limited = testing::GpuConfig(GetParam());
   limited.SetLimitOpenCLKernelTime(true);
+  // With the default figure (tens of millions of multiply-adds per ms)
+  // these small kernels are short enough to run whole.
+  EXPECT_EQ(RunGpu(model, inputs, limited, "on").launches, whole.launches);
   ScopedEnv work("MACE_OPENCL_WORK_PER_MS", "1");
   const GpuRun split = RunGpu(model, inputs, limited, "on");
   ASSERT_FALSE(whole.output.empty());
