@@ -18,6 +18,7 @@ class MaceEngineConfig::Impl {
   std::string opencl_parameter_path;
   bool opencl_tuning = false;
   bool opencl_profiling = false;
+  bool limit_opencl_kernel_time = false;
   MemoryStrategy memory_strategy = MemoryStrategy::GREEDY_BY_SIZE;
   int64_t plan_time_limit_ms = 1000;
   bool preserve_intermediates = false;
@@ -87,6 +88,12 @@ void MaceEngineConfig::SetOpenCLTuning(bool tune) { impl_->opencl_tuning = tune;
 bool MaceEngineConfig::opencl_tuning() const { return impl_->opencl_tuning; }
 void MaceEngineConfig::SetOpenCLProfiling(bool profile) { impl_->opencl_profiling = profile; }
 bool MaceEngineConfig::opencl_profiling() const { return impl_->opencl_profiling; }
+void MaceEngineConfig::SetLimitOpenCLKernelTime(bool limit) {
+  impl_->limit_opencl_kernel_time = limit;
+}
+bool MaceEngineConfig::limit_opencl_kernel_time() const {
+  return impl_->limit_opencl_kernel_time;
+}
 
 void MaceEngineConfig::SetMemoryStrategy(MemoryStrategy strategy) {
   impl_->memory_strategy = strategy;

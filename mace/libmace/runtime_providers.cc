@@ -63,6 +63,7 @@ RuntimeProvider OpenCLProvider() {
     options.parameter_file = config.opencl_parameter_path();
     options.tune = config.opencl_tuning();
     options.profiling = config.opencl_profiling();
+    options.limit_kernel_time = config.limit_opencl_kernel_time();
     options.perf_hint = config.gpu_perf_hint();
     options.priority_hint = config.gpu_priority_hint();
     *runtime = std::make_unique<opencl::OpenCLRuntime>(options);

@@ -268,6 +268,13 @@ class MaceEngineConfig {
   // op's device time (OperatorStats::device_micros). Default off.
   void SetOpenCLProfiling(bool profile);
   bool opencl_profiling() const;
+  // limit_opencl_kernel_time (default off): a GPU engine splits its long
+  // kernels (convolutions, FullyConnected, MatMul) into pieces of about
+  // 1 ms of device work each, enqueued one after another, so that other
+  // GPU users (the UI on a phone) get the device in between. Results are
+  // unchanged; a run takes slightly longer.
+  void SetLimitOpenCLKernelTime(bool limit);
+  bool limit_opencl_kernel_time() const;
   void SetMemoryStrategy(MemoryStrategy strategy);
   MemoryStrategy memory_strategy() const;
   // Time budget for MemoryStrategy::OPTIMAL; the best plan found is used.

@@ -193,6 +193,7 @@ int RunMain(int argc, char** argv) {
   config.SetOpenCLTuning(flags.tune);
   config.SetOpenCLProfiling(flags.benchmark);
   config.SetOpenCLDeviceFallback(flags.opencl_device_fallback);
+  config.SetLimitOpenCLKernelTime(flags.limit_opencl_kernel_time);
   config.SetMemoryStrategy(strategy);
   config.SetMemoryPlanTimeLimitMs(flags.plan_time_limit_ms);
   config.SetVerifyWeights(flags.verify_weights);

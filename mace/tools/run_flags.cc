@@ -202,8 +202,7 @@ std::string RunUsage() {
                               write them to --opencl_parameter_file
   --opencl_device_fallback    run the GPU engine on any OpenCL device when there
                               is no GPU (a CPU implementation such as PoCL)
-  --limit_opencl_kernel_time  split long GPU kernels into pieces of about 1 ms
-                              (accepted; this build does not split them yet)
+  --limit_opencl_kernel_time=0|1  split long GPU kernels into ~1 ms pieces
   --benchmark                 per-op table: time, share, output shape, MACs
   --memory_report             arena, weights, naive and lower-bound bytes, placements
   --memory_strategy=NAME      naive|equality|greedy_in_order|greedy_by_breadth|

@@ -46,6 +46,12 @@ void ForEachElement(ImageKind kind, const std::vector<int64_t>& shape, int64_t w
             case ImageKind::kDepthwiseFilter:  // m, i, kh, kw
               visit(index, at((a * d2 + c) * d3 + d, b / 4, b % 4));
               break;
+            case ImageKind::kHeightMajor:  // n, c, h, w
+              visit(index, at(b * d3 + d, a * Blocks(d2) + c / 4, c % 4));
+              break;
+            case ImageKind::kWidthMajor:  // n, c, h, w
+              visit(index, at(b * Blocks(d3) + d / 4, a * d2 + c, d % 4));
+              break;
             case ImageKind::kArgument:
               break;
           }
@@ -67,6 +73,10 @@ const char* ImageKindName(ImageKind kind) {
       return "depthwise filter";
     case ImageKind::kArgument:
       return "1-D argument";
+    case ImageKind::kHeightMajor:
+      return "height-major";
+    case ImageKind::kWidthMajor:
+      return "width-major";
   }
   return "unknown image kind";
 }
@@ -123,6 +133,14 @@ MaceStatus ImageShapeFor(ImageKind kind, const std::vector<int64_t>& shape, Imag
     case ImageKind::kArgument:
       image->width = Blocks(shape[0]);
       image->height = 1;
+      break;
+    case ImageKind::kHeightMajor:
+      image->width = Mul(shape[1], shape[3]);
+      image->height = Mul(shape[0], Blocks(shape[2]));
+      break;
+    case ImageKind::kWidthMajor:
+      image->width = Mul(shape[1], Blocks(shape[3]));
+      image->height = Mul(shape[0], shape[2]);
       break;
   }
   MACE_CHECK_ARG(image->width > 0 && image->height > 0, "a ", ImageKindName(kind),

@@ -8,10 +8,15 @@
 //   kConv2DFilter   OIHW [O, I, KH, KW]   [I, ceil(O/4) * KH * KW]   (i, (o/4 * KH + kh) * KW + kw), o%4
 //   kDepthwiseFilter [M, I, KH, KW]       [KH * KW * M, ceil(I/4)]   ((m * KH + kh) * KW + kw, i/4), i%4
 //   kArgument       [W]                   [ceil(W/4), 1]             (w/4, 0), w%4
+//   kHeightMajor    NCHW [N, C, H, W]     [C * W, N * ceil(H/4)]     (c * W + w, n * ceil(H/4) + h/4), h%4
+//   kWidthMajor     NCHW [N, C, H, W]     [C * ceil(W/4), N * H]     (c * ceil(W/4) + w/4, n * H + h), w%4
 //
 // Activations are "channel-major": the image is ceil(C/4) bands of W
 // pixels side by side, so a slice of whole channel blocks is a band of
-// columns.
+// columns. The height-major and width-major kinds pack four rows or four
+// columns instead; Winograd convolution keeps its transformed filter,
+// input and product as height-major [16, 1, rows, columns] tensors (see
+// cl/winograd.cl).
 #ifndef MACE_RUNTIMES_OPENCL_IMAGE_LAYOUT_H_
 #define MACE_RUNTIMES_OPENCL_IMAGE_LAYOUT_H_
 
@@ -31,6 +36,8 @@ enum class ImageKind : int {
   kConv2DFilter = 2,
   kDepthwiseFilter = 3,
   kArgument = 4,
+  kHeightMajor = 5,
+  kWidthMajor = 6,
 };
 
 const char* ImageKindName(ImageKind kind);

@@ -1,6 +1,8 @@
 #include "mace/runtimes/opencl/opencl_runtime.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <utility>
@@ -34,6 +36,23 @@ constexpr cl_bitfield kQueuePriorityLowKhr = 1 << 2;
 constexpr int kTuningRepeats = 2;
 // A build log longer than this is cut in error messages.
 constexpr size_t kMaxLogBytes = 4096;
+
+std::atomic<int64_t> kernel_enqueues{0};
+
+// Options left to the environment: the work-per-ms figure and Winograd.
+OpenCLOptions WithEnvironment(OpenCLOptions options) {
+  if (options.work_per_ms <= 0) {
+    const char* text = std::getenv("MACE_OPENCL_WORK_PER_MS");
+    const double value = text != nullptr ? std::atof(text) : 0;
+    options.work_per_ms = value > 0 ? value : kDefaultWorkPerMs;
+  }
+  if (options.winograd.empty()) {
+    const char* text = std::getenv("MACE_OPENCL_WINOGRAD");
+    options.winograd = text != nullptr ? text : "auto";
+  }
+  if (options.winograd != "on" && options.winograd != "off") options.winograd = "auto";
+  return options;
+}
 
 // Device memory: an image or a buffer, with its host mapping while mapped.
 class OpenCLMemory : public Memory {
@@ -109,8 +128,10 @@ void LogUnsupportedHint(const char* hint, const char* extension, const std::stri
 
 OpenCLRuntime* AsOpenCL(Runtime* runtime) { return dynamic_cast<OpenCLRuntime*>(runtime); }
 
+int64_t KernelEnqueueCount() { return kernel_enqueues.load(); }
+
 OpenCLRuntime::OpenCLRuntime(OpenCLOptions options)
-    : options_(std::move(options)), half_storage_(options_.half_storage) {}
+    : options_(WithEnvironment(std::move(options))), half_storage_(options_.half_storage) {}
 
 OpenCLRuntime::~OpenCLRuntime() {
   if (api_ == nullptr) return;
@@ -498,7 +519,7 @@ MaceStatus OpenCLRuntime::ImageExtentFor(const Tensor& tensor, MemoryExtent* ext
   const Storage& storage = tensor.storage();
   MACE_CHECK_ARG(storage.memory_type == MemoryType::GPU_IMAGE && storage.layout == Layout::kImage &&
                      storage.image >= static_cast<int>(ImageKind::kActivation) &&
-                     storage.image <= static_cast<int>(ImageKind::kArgument),
+                     storage.image <= static_cast<int>(ImageKind::kWidthMajor),
                  "tensor '", tensor.name(), "' is stored as ", storage.ToString(),
                  ", not in an OpenCL image");
   const ImageKind kind = static_cast<ImageKind>(storage.image);
@@ -542,6 +563,23 @@ MaceStatus OpenCLRuntime::AfterRun() {
 void OpenCLRuntime::ReportMemory(MemoryReport* report) const {
   report->persistent_bytes += weight_bytes_;
   report->scratch_bytes += staging_bytes_;
+  for (const auto& image : scratch_) {
+    if (image != nullptr) report->scratch_bytes += image->bytes();
+  }
+}
+
+MaceStatus OpenCLRuntime::ScratchImage(int slot, int64_t width, int64_t height, cl_mem* image) {
+  MACE_CHECK_ARG(slot >= 0 && slot < 2, "no scratch image ", slot);
+  std::unique_ptr<Memory>& held = scratch_[slot];
+  if (held == nullptr || held->extent().width < width || held->extent().height < height) {
+    const int64_t w = held == nullptr ? width : std::max(width, held->extent().width);
+    const int64_t h = held == nullptr ? height : std::max(height, held->extent().height);
+    std::unique_ptr<Memory> grown;
+    MACE_RETURN_IF_ERROR(Allocate(MemoryExtent::Image(w, h, pixel_bytes()), &grown));
+    held = std::move(grown);
+  }
+  *image = static_cast<cl_mem>(held->device_handle());
+  return MaceStatus();
 }
 
 MaceStatus OpenCLRuntime::CreateKernel(const char* name, cl_kernel* kernel) const {
@@ -551,7 +589,7 @@ MaceStatus OpenCLRuntime::CreateKernel(const char* name, cl_kernel* kernel) cons
 }
 
 MaceStatus OpenCLRuntime::Enqueue2D(cl_kernel kernel, const std::string& name, int64_t width,
-                                    int64_t height) {
+                                    int64_t height, double work_per_item) {
   MACE_CHECK_ARG(width > 0 && height > 0 && width < (int64_t{1} << 31) &&
                      height < (int64_t{1} << 31),
                  "a kernel over ", width, " x ", height, " items");
@@ -575,10 +613,40 @@ MaceStatus OpenCLRuntime::Enqueue2D(cl_kernel kernel, const std::string& name, i
     tuned_changed_ = true;
     ++tuned_launches_;
   }
-  cl_event event = nullptr;
-  const cl_int error = Launch(kernel, width, height, local, profiling_queue_ ? &event : nullptr);
-  if (event != nullptr) events_.push_back(event);
-  return Check(error, StrCat("running kernel ", name));
+  const size_t local_size[2] = {local.width, local.height};
+  const size_t global[2] = {
+      (static_cast<size_t>(width) + local.width - 1) / local.width * local.width,
+      (static_cast<size_t>(height) + local.height - 1) / local.height * local.height};
+  // With the kernel time limit, a long kernel runs as pieces of whole
+  // work-groups along one axis (PoCL takes no partial groups); the kernels
+  // see global ids as if the range were run at once.
+  const int axis = global[1] > local_size[1] ? 1 : 0;
+  size_t piece = global[axis];
+  const double work = work_per_item * static_cast<double>(width) * static_cast<double>(height);
+  if (options_.limit_kernel_time && work_per_item > 0 && work > options_.work_per_ms) {
+    const double line_work = work_per_item * static_cast<double>(axis == 1 ? width : height);
+    const double lines = std::max(1.0, options_.work_per_ms / line_work);
+    const size_t groups = std::max<size_t>(1, static_cast<size_t>(lines) / local_size[axis]);
+    piece = std::min(global[axis], groups * local_size[axis]);
+  }
+  if (piece < global[axis]) {
+    VLOG(2) << "OpenCL: " << name << " (about " << work << " multiply-adds) runs as "
+            << (global[axis] + piece - 1) / piece << " pieces";
+  }
+  size_t offset[2] = {0, 0};
+  size_t size[2] = {global[0], global[1]};
+  for (size_t start = 0; start < global[axis]; start += piece) {
+    offset[axis] = start;
+    size[axis] = std::min(piece, global[axis] - start);
+    cl_event event = nullptr;
+    const cl_int error = api_->clEnqueueNDRangeKernel(queue_, kernel, 2, offset, size, local_size,
+                                                      0, nullptr,
+                                                      profiling_queue_ ? &event : nullptr);
+    if (event != nullptr) events_.push_back(event);
+    MACE_RETURN_IF_ERROR(Check(error, StrCat("running kernel ", name)));
+    ++kernel_enqueues;
+  }
+  return MaceStatus();
 }
 
 cl_int OpenCLRuntime::Launch(cl_kernel kernel, int64_t width, int64_t height, LocalSize local,
@@ -738,12 +806,17 @@ MaceStatus OpenCLRuntime::UploadWeightAs(ImageKind kind, const Tensor& weight,
   for (int64_t d : shape) count *= d;
   MACE_CHECK_ARG(count == weight.size(), "weight '", weight.name(), "' cannot be viewed as ",
                  ShapeToString(shape));
+  return UploadValues(kind, shape, weight.data<float>(), weight.name(), image);
+}
+
+MaceStatus OpenCLRuntime::UploadValues(ImageKind kind, const std::vector<int64_t>& shape,
+                                       const float* data, const std::string& name,
+                                       std::unique_ptr<Memory>* image) {
   ImageShape extent;
   MACE_RETURN_IF_ERROR(ImageShapeFor(kind, shape, &extent));
-  MACE_RETURN_IF_ERROR(
-      CheckImageSize(extent.width, extent.height, StrCat("weight '", weight.name(), "'")));
+  MACE_RETURN_IF_ERROR(CheckImageSize(extent.width, extent.height, StrCat("weight '", name, "'")));
   std::vector<float> pixels;
-  MACE_RETURN_IF_ERROR(ArrangePixels(kind, shape, weight.data<float>(), &pixels));
+  MACE_RETURN_IF_ERROR(ArrangePixels(kind, shape, data, &pixels));
   MACE_RETURN_IF_ERROR(
       Allocate(MemoryExtent::Image(extent.width, extent.height, pixel_bytes()), image));
   MACE_RETURN_IF_ERROR(UploadPixels(pixels, extent.width, extent.height, image->get()));

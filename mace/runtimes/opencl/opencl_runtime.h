@@ -46,7 +46,26 @@ struct OpenCLOptions {
   GPUPriorityHint priority_hint = GPUPriorityHint::PRIORITY_DEFAULT;
   // Where to look for libOpenCL.so; empty: DefaultOpenCLLibraryPaths().
   std::vector<std::string> library_paths;
+  // limit_opencl_kernel_time: split long kernels into pieces of about 1 ms
+  // each, enqueued one after another, so that a phone's UI keeps getting
+  // the GPU between them.
+  bool limit_kernel_time = false;
+  // Multiply-adds the device does in a millisecond, which sizes the pieces.
+  // 0: MACE_OPENCL_WORK_PER_MS from the environment, else
+  // kDefaultWorkPerMs (a mid-range phone GPU).
+  double work_per_ms = 0;
+  // Winograd for 3x3 stride-1 convolutions: "auto" (the channel rule of
+  // conv_2d_opencl.cc), "on" (every eligible one) or "off"; empty:
+  // MACE_OPENCL_WINOGRAD from the environment, else "auto".
+  std::string winograd;
 };
+
+// About 50 GMAC/s: what a mid-range mobile GPU sustains on convolutions.
+constexpr double kDefaultWorkPerMs = 5e7;
+
+// Kernel launches by every runtime of the process so far (one per piece of
+// a split kernel); tests compare it before and after a run.
+int64_t KernelEnqueueCount();
 
 // What the runtime runs on, as the driver names it.
 struct OpenCLDeviceInfo {
@@ -105,11 +124,24 @@ class OpenCLRuntime : public Runtime {
   // Runs kernel `name` over at least width x height items: the global
   // size is rounded up to the work-group size (kernels bounds-check). The
   // work-group is the tuned one of this launch when known, else tuned now
-  // (OpenCLOptions::tune), else DefaultLocalSize.
-  MaceStatus Enqueue2D(cl_kernel kernel, const std::string& name, int64_t width, int64_t height);
+  // (OpenCLOptions::tune), else DefaultLocalSize. With the kernel time
+  // limit on and `work_per_item` (multiply-adds, or a like measure) given,
+  // a kernel over more than a millisecond of work runs as pieces along its
+  // rows (or columns, when it has one row of work-groups), each a global
+  // offset into the same range.
+  MaceStatus Enqueue2D(cl_kernel kernel, const std::string& name, int64_t width, int64_t height,
+                       double work_per_item = 0);
+  bool limit_kernel_time() const { return options_.limit_kernel_time; }
+  double work_per_ms() const { return options_.work_per_ms; }
+  const std::string& winograd() const { return options_.winograd; }
   // A device buffer of at least `bytes` for host transfers, shared by the
   // engine's converters (the queue is in order).
   MaceStatus StagingBuffer(int64_t bytes, cl_mem* buffer);
+  // Scratch image `slot` (0 or 1) of at least width x height pixels, shared
+  // by every op of the engine (the queue is in order, and an image released
+  // while queued kernels use it lives until they finish). Ops ask at
+  // Prepare, so that Run finds it large enough, and again at Run.
+  MaceStatus ScratchImage(int slot, int64_t width, int64_t height, cl_mem* image);
   // Uploads a weight tensor (host memory) into a new image of `kind`,
   // counted as the engine's persistent memory.
   MaceStatus UploadWeight(ImageKind kind, const Tensor& weight, std::unique_ptr<Memory>* image);
@@ -117,6 +149,10 @@ class OpenCLRuntime : public Runtime {
   // same element count: a reshape).
   MaceStatus UploadWeightAs(ImageKind kind, const Tensor& weight,
                             const std::vector<int64_t>& shape, std::unique_ptr<Memory>* image);
+  // The same for values made at init from a weight (a transformed filter):
+  // `data` is a dense tensor of `shape`; `name` names it in errors.
+  MaceStatus UploadValues(ImageKind kind, const std::vector<int64_t>& shape, const float* data,
+                          const std::string& name, std::unique_ptr<Memory>* image);
 
   // The build options the program was built with.
   const std::string& build_options() const { return build_options_; }
@@ -184,6 +220,7 @@ class OpenCLRuntime : public Runtime {
   cl_mem staging_ = nullptr;
   int64_t staging_bytes_ = 0;
   int64_t weight_bytes_ = 0;
+  std::unique_ptr<Memory> scratch_[2];
 };
 
 // The OpenCL runtime of a Runtime pointer, or null for any other runtime.
@@ -207,8 +244,8 @@ class Kernel {
     ((error = error != CL_SUCCESS ? error : SetArg(index++, sizeof(args), &args)), ...);
     return ArgStatus(error);
   }
-  MaceStatus Run2D(int64_t width, int64_t height) {
-    return runtime_->Enqueue2D(kernel_, name_, width, height);
+  MaceStatus Run2D(int64_t width, int64_t height, double work_per_item = 0) {
+    return runtime_->Enqueue2D(kernel_, name_, width, height, work_per_item);
   }
 
  private:

@@ -156,6 +156,14 @@ TEST(ImageLayoutTest, ShapesOfEveryKind) {
   ASSERT_TRUE(ImageShapeFor(ImageKind::kArgument, {9}, &image).ok());
   EXPECT_EQ(image.width, 3);
   EXPECT_EQ(image.height, 1);
+  // The seed's [W * C, N * ceil(H/4)] and [ceil(W/4) * C, N * H] for NCHW [2, 3, 5, 7].
+  ASSERT_TRUE(ImageShapeFor(ImageKind::kHeightMajor, {2, 3, 5, 7}, &image).ok());
+  EXPECT_EQ(image.width, 7 * 3);
+  EXPECT_EQ(image.height, 2 * 2);
+  ASSERT_TRUE(ImageShapeFor(ImageKind::kWidthMajor, {2, 3, 5, 7}, &image).ok());
+  EXPECT_EQ(image.width, 2 * 3);
+  EXPECT_EQ(image.height, 2 * 5);
+  EXPECT_FALSE(ImageShapeFor(ImageKind::kHeightMajor, {3, 5, 7}, &image).ok());
   EXPECT_FALSE(ImageShapeFor(ImageKind::kArgument, {2, 3}, &image).ok());
   EXPECT_FALSE(ImageShapeFor(ImageKind::kActivation, {1, 0, 2, 2}, &image).ok());
 }
@@ -175,8 +183,20 @@ TEST(ImageLayoutTest, ElementsLandWhereTheTableSays) {
   for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i + 1);
   ASSERT_TRUE(ArrangePixels(ImageKind::kConv2DFilter, {5, 3, 2, 2}, filter.data(), &pixels).ok());
   EXPECT_EQ(pixels[(6 * 3 + 2) * 4 + 0], filter[((4 * 3 + 2) * 2 + 1) * 2 + 0]);
-  for (ImageKind kind : {ImageKind::kActivation, ImageKind::kConv2DFilter,
-                         ImageKind::kDepthwiseFilter}) {
+  // Height-major [2, 3, 5, 7]: (n=1, c=2, h=4, w=6) is pixel (2 * 7 + 6, 1 * 2 + 1), lane 0;
+  // width-major: pixel (2 * 2 + 1, 1 * 5 + 4), lane 2.
+  std::vector<float> nchw(2 * 3 * 5 * 7);
+  for (size_t i = 0; i < nchw.size(); ++i) nchw[i] = static_cast<float>(i + 1);
+  const float element = nchw[((1 * 3 + 2) * 5 + 4) * 7 + 6];
+  ASSERT_TRUE(ArrangePixels(ImageKind::kHeightMajor, {2, 3, 5, 7}, nchw.data(), &pixels).ok());
+  EXPECT_EQ(pixels[(3 * 21 + 20) * 4 + 0], element);
+  EXPECT_EQ(pixels[(3 * 21 + 20) * 4 + 1], 0.f);  // h = 5 is past the tensor
+  ASSERT_TRUE(ArrangePixels(ImageKind::kWidthMajor, {2, 3, 5, 7}, nchw.data(), &pixels).ok());
+  EXPECT_EQ(pixels[(9 * 6 + 5) * 4 + 2], element);
+  EXPECT_EQ(pixels[(9 * 6 + 5) * 4 + 3], 0.f);  // w = 7 is past the tensor
+  for (ImageKind kind :
+       {ImageKind::kActivation, ImageKind::kConv2DFilter, ImageKind::kDepthwiseFilter,
+        ImageKind::kHeightMajor, ImageKind::kWidthMajor}) {
     std::vector<float> back;
     ASSERT_TRUE(ArrangePixels(kind, {5, 3, 2, 2}, filter.data(), &pixels).ok());
     ASSERT_TRUE(GatherPixels(kind, {5, 3, 2, 2}, pixels, &back).ok());

@@ -1,14 +1,18 @@
 // Conv2D on the OpenCL runtime: activation images in and out, the filter
 // and bias converted to images once, at Prepare. A general direct kernel
 // (any window, stride, dilation and padding) and one for unpadded 1x1
-// filters; both fuse the bias and the activation.
+// filters; both fuse the bias and the activation. 3x3 stride-1 filters
+// with enough channels run as Winograd F(2x2, 3x3) (winograd_conv_2d.h).
 #include <memory>
+#include <string>
 
 #include "mace/ops/conv_2d.h"
 #include "mace/runtimes/opencl/image_layout.h"
 #include "mace/runtimes/opencl/opencl_runtime.h"
 #include "mace/runtimes/opencl/ops/image_kernel.h"
 #include "mace/runtimes/opencl/ops/kernels.h"
+#include "mace/runtimes/opencl/ops/winograd_conv_2d.h"
+#include "mace/utils/logging.h"
 
 namespace mace {
 namespace opencl {
@@ -31,11 +35,24 @@ class Conv2DOpenCL : public ImageKernel<ops::Conv2DBase> {
     const ops::ref::Conv2DParams& p = params();
     OP_CHECK(p.batch * p.out_h < (int64_t{1} << 31) && p.in_w * p.in_channels < (int64_t{1} << 31),
              "is too large for the GPU kernel");
+    if (Bias() != nullptr && bias_ == nullptr) {
+      MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kArgument, *Bias(), &bias_));
+    }
+    // The converter's `winograd` mark (a tile size, 2 or 4; this kernel
+    // has 2) asks for Winograd whatever the channels; the runtime's
+    // setting, when not "auto", overrides both.
+    std::string policy = runtime->winograd();
+    if (policy == "auto" && GetInt("winograd", 0) > 0) policy = "on";
+    winograd_ = UseWinograd(p, policy);
+    if (winograd_) {
+      const MaceStatus status = winograd_conv_.Prepare(runtime, p, *Input(1));
+      // A device whose images cannot hold the tiles keeps the direct kernel.
+      if (status.code() != MaceStatus::MACE_UNSUPPORTED) return status;
+      VLOG(1) << "Conv2D " << name() << ": " << status.information() << "; no Winograd";
+      winograd_ = false;
+    }
     if (filter_ == nullptr) {
       MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kConv2DFilter, *Input(1), &filter_));
-      if (Bias() != nullptr) {
-        MACE_RETURN_IF_ERROR(runtime->UploadWeight(ImageKind::kArgument, *Bias(), &bias_));
-      }
     }
     one_by_one_ = p.kernel_h == 1 && p.kernel_w == 1 && p.pad_top == 0 && p.pad_left == 0;
     if (!kernel_.created()) {
@@ -49,6 +66,10 @@ class Conv2DOpenCL : public ImageKernel<ops::Conv2DBase> {
     cl_mem input = nullptr, output = nullptr;
     MACE_RETURN_IF_ERROR(DeviceMemoryOf(*Input(0), &input));
     MACE_RETURN_IF_ERROR(DeviceMemoryOf(*Output(0), &output));
+    if (winograd_) {
+      const cl_mem bias = bias_ != nullptr ? static_cast<cl_mem>(bias_->device_handle()) : input;
+      return winograd_conv_.Run(p, input, bias, bias_ != nullptr, output);
+    }
     const cl_mem filter = static_cast<cl_mem>(filter_->device_handle());
     // Without a bias the kernel never reads its bias argument.
     const cl_mem bias = bias_ != nullptr ? static_cast<cl_mem>(bias_->device_handle()) : filter;
@@ -74,14 +95,19 @@ class Conv2DOpenCL : public ImageKernel<ops::Conv2DBase> {
           i32(p.stride_h), i32(p.stride_w), i32(p.dilation_h), i32(p.dilation_w), i32(p.pad_top),
           i32(p.pad_left), act, limit, alpha, beta));
     }
-    return kernel_.Run2D(column_blocks * out_blocks, rows);
+    // Multiply-adds per work-item: 4 columns x 4 output channels x every
+    // input channel of the window.
+    const double work = 16.0 * 4 * ((p.in_channels + 3) / 4) * p.kernel_h * p.kernel_w;
+    return kernel_.Run2D(column_blocks * out_blocks, rows, work);
   }
 
  private:
   std::unique_ptr<Memory> filter_;
   std::unique_ptr<Memory> bias_;
   bool one_by_one_ = false;
+  bool winograd_ = false;
   Kernel kernel_;
+  WinogradConv2D winograd_conv_;
 };
 
 }  // namespace

@@ -56,7 +56,8 @@ class DepthwiseConv2dOpenCL : public ImageKernel<ops::DepthwiseConv2dBase> {
         i32(p.dilation_h), i32(p.dilation_w), i32(p.pad_top), i32(p.pad_left),
         static_cast<cl_int>(p.activation.type), static_cast<cl_float>(p.activation.max_limit),
         static_cast<cl_float>(p.activation.alpha), static_cast<cl_float>(p.activation.beta)));
-    return kernel_.Run2D(image_width, rows);
+    // Multiply-adds per work-item: 4 channels x the window.
+    return kernel_.Run2D(image_width, rows, 4.0 * p.kernel_h * p.kernel_w);
   }
 
  private:

@@ -63,7 +63,8 @@ class FullyConnectedOpenCL : public ImageKernel<ops::FullyConnectedBase> {
         i32(out_blocks), i32(p.out_features), i32(p.batch),
         static_cast<cl_int>(p.activation.type), static_cast<cl_float>(p.activation.max_limit),
         static_cast<cl_float>(p.activation.alpha), static_cast<cl_float>(p.activation.beta)));
-    return kernel_.Run2D(out_blocks, p.batch);
+    // Multiply-adds per work-item: 4 outputs x every input element.
+    return kernel_.Run2D(out_blocks, p.batch, 16.0 * in_blocks_ * in_h_ * in_w_);
   }
 
  private:

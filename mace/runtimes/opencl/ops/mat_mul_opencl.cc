@@ -76,7 +76,8 @@ class MatMulOpenCL : public ImageKernel<ops::MatMulBase> {
         Dims4(Input(0)->shape()), Dims4(Input(1)->shape()), Dims4(Output(0)->shape()), i32(p.m),
         i32(p.k), i32(p.n), static_cast<cl_int>(p.transpose_a), static_cast<cl_int>(p.transpose_b),
         batch2, Int4(a_strides[0], a_strides[1], b_strides[0], b_strides[1])));
-    return RunOverOutput(*this, &kernel_);
+    // Each work-item computes 4 outputs of k multiply-adds.
+    return RunOverOutput(*this, &kernel_, 4.0 * p.k);
   }
 
  private:

@@ -85,10 +85,10 @@ MaceStatus PrepareImageKernel(const Operation& op, const char* name, Kernel* ker
   return kernel->Create(runtime, name);
 }
 
-MaceStatus RunOverOutput(const Operation& op, Kernel* kernel) {
+MaceStatus RunOverOutput(const Operation& op, Kernel* kernel, double work_per_item) {
   ImageShape image;
   MACE_RETURN_IF_ERROR(ImageShapeFor(ImageKind::kActivation, op.Output(0)->shape(), &image));
-  return kernel->Run2D(image.width, image.height);
+  return kernel->Run2D(image.width, image.height, work_per_item);
 }
 
 template <typename T>

@@ -78,8 +78,9 @@ MaceStatus CheckImageTensors(const Operation& op);
 // (CheckImageTensors) and creates kernel `name` on the first call.
 MaceStatus PrepareImageKernel(const Operation& op, const char* name, Kernel* kernel);
 
-// Runs `kernel` (its arguments set) over the image of `op`'s output 0.
-MaceStatus RunOverOutput(const Operation& op, Kernel* kernel);
+// Runs `kernel` (its arguments set) over the image of `op`'s output 0;
+// `work_per_item` as for OpenCLRuntime::Enqueue2D.
+MaceStatus RunOverOutput(const Operation& op, Kernel* kernel, double work_per_item = 0);
 
 // A data-movement op on the GPU: Base (the op's device-neutral base)
 // parses the arguments and sets the output shapes; the op says which

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # mace_run --device=GPU end to end on this machine's OpenCL device: the
 # split model runs on the GPU and the CPU, outputs agree, the program
-# cache file is written once and then reused, and without the device
-# fallback a machine with no GPU gets one clear error. --tune writes a
-# tuned-parameter file; a run given it and a precompiled binary compiles
-# nothing, gives the same bytes, and --benchmark shows GPU kernel times.
+# cache file is written once and then reused, the kernel time limit
+# changes no output bit, and without the device fallback a machine with no
+# GPU gets one clear error. --tune writes a tuned-parameter file; a run
+# given it and a precompiled binary compiles nothing, gives the same bytes,
+# and --benchmark shows GPU kernel times.
 #
 #   mace_run_gpu_test.sh MACE_RUN WRITE_SPLIT_MODEL
 set -uo pipefail
@@ -71,6 +72,15 @@ cmp -s "${dir}/tuned_y.npy" "${dir}/fp32_fp32_y.npy" || fail "tuned output diffe
 cmp -s "${dir}/packed_y.npy" "${dir}/fp32_fp32_y.npy" || fail "packed output differs"
 grep -q "device ms" "${dir}/packed.log" || fail "--benchmark shows no GPU kernel times"
 grep -q "sum of device medians" "${dir}/packed.log" || fail "no device time sum"
+# --limit_opencl_kernel_time=1 with a tiny work-per-ms figure splits every
+# long kernel; the output file is byte for byte the unsplit one.
+if MACE_OPENCL_WORK_PER_MS=1 "${run}" "${model[@]}" --device=GPU --opencl_device_fallback \
+    --gpu_data_type=fp32_fp32 --limit_opencl_kernel_time=1 --output_file="${dir}/split" \
+    >"${dir}/split.log" 2>&1; then
+  cmp -s "${dir}/split_y.npy" "${dir}/fp32_fp32_y.npy" || fail "split kernels changed the output"
+else
+  fail "GPU run with the kernel time limit: $(cat "${dir}/split.log")"
+fi
 
 # Without the fallback a machine whose only OpenCL device is not a GPU
 # (PoCL's CPU device here) gets one clear error, not a crash.
