@@ -88,15 +88,27 @@ MaceStatus ResolveDspPaths(const DspChannelConfig& config, std::string* emulator
 
 DspChannel::~DspChannel() { Close(); }
 
-void DspChannel::Close() {
+void DspChannel::Close() { Shutdown(kGracefulExitMs); }
+
+// Closing the socket ends the DSP's message loop (end of input), so a
+// healthy DSP exits by itself (and qemu's exit hooks run); one that has
+// not after `grace_ms` is killed.
+void DspChannel::Shutdown(int grace_ms) {
   if (fd_ >= 0) {
     close(fd_);
     fd_ = -1;
   }
   if (pid_ > 0) {
-    kill(pid_, SIGKILL);
     int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    pid_t done = waitpid(pid_, &status, WNOHANG);
+    for (int waited = 0; done == 0 && waited < grace_ms; waited += 2) {
+      usleep(2000);
+      done = waitpid(pid_, &status, WNOHANG);
+    }
+    if (done == 0) {
+      kill(pid_, SIGKILL);
+      while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
     }
     pid_ = -1;
   }
@@ -121,7 +133,7 @@ MaceStatus DspChannel::Fail(const std::string& what, int wait_for_exit_ms) {
       pid_ = -1;
     }
   }
-  Close();
+  Shutdown(0);  // a DSP that misbehaved is not trusted to exit
   return MaceStatus(MaceStatus::MACE_RUNTIME_ERROR,
                     StrCat("Hexagon DSP (", description_, "): ", what, ended,
                            "; the session is closed"));

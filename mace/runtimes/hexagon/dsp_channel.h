@@ -47,8 +47,10 @@ class DspChannel {
   // Starts the DSP process and checks it answers a ping. Fails clearly when
   // the emulator or the image cannot be found.
   MaceStatus Open(const DspChannelConfig& config);
-  // Kills the DSP process (if any) and waits for it.
+  // Ends the session: the DSP process exits at the end of its input, or is
+  // killed if it has not within kGracefulExitMs.
   void Close();
+  static constexpr int kGracefulExitMs = 500;
   bool is_open() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
 
@@ -63,6 +65,7 @@ class DspChannel {
   // Closes the channel; the error says how the process ended if it did
   // within `wait_for_exit_ms`.
   MaceStatus Fail(const std::string& what, int wait_for_exit_ms = 0);
+  void Shutdown(int grace_ms);
   MaceStatus SendAll(const void* data, size_t size, int64_t deadline_ms);
   MaceStatus ReceiveAll(void* data, size_t size, int64_t deadline_ms, bool first_of_reply);
 
