@@ -71,6 +71,15 @@ enum OpType : uint32_t {
   // inputs: several u8 with equal N, H, W and the output's quantization;
   //   concatenated along channels. params: none.
   kConcat = 7,
+  // inputs: input u8 (the output has scale 1/256, zero point 0), table
+  //   i32 [256] (ref::quantized::MakeSoftmaxTable of the input scale).
+  //   params: outer, axis size, inner.
+  kSoftmax = 8,
+  // inputs: input u8 [N,C,H,W], taps i32 [out_h + out_w, 3]: (low, high,
+  //   fraction in 1/2048) per output row, then per output column
+  //   (ref::quantized::ResizeTaps). The output keeps the input's
+  //   quantization. params: none.
+  kResizeBilinear = 9,
 };
 
 enum ConvParam : uint32_t {

@@ -70,6 +70,8 @@ bool CheckPooling(const OpArgs& op, Text* error);
 void RunPooling(const OpArgs& op);
 bool CheckElementwise(const OpArgs& op, Text* error);
 void RunElementwise(const OpArgs& op);
+bool CheckTableOp(const OpArgs& op, Text* error);  // Softmax, ResizeBilinear
+void RunTableOp(const OpArgs& op);
 
 }  // namespace dsp
 }  // namespace mace

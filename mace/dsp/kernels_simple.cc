@@ -147,6 +147,8 @@ const char* OpName(uint32_t type) {
     case kClamp: return "Clamp";
     case kFullyConnected: return "FullyConnected";
     case kConcat: return "Concat";
+    case kSoftmax: return "Softmax";
+    case kResizeBilinear: return "ResizeBilinear";
     default: return "unknown";
   }
 }
@@ -168,6 +170,9 @@ bool CheckOp(const OpArgs& op, Text* error) {
     case kConcat:
       if (!AllUint8(op)) return Fail(error, "needs uint8 tensors");
       return CheckElementwise(op, error);
+    case kSoftmax:
+    case kResizeBilinear:
+      return CheckTableOp(op, error);
     default:
       return Fail(error, "unknown op type");
   }
@@ -192,6 +197,10 @@ void RunOp(const OpArgs& op, uint8_t* scratch) {
       break;
     case kPooling:
       RunPooling(op);
+      break;
+    case kSoftmax:
+    case kResizeBilinear:
+      RunTableOp(op);
       break;
     default:
       RunElementwise(op);

@@ -15,6 +15,8 @@
 #include "mace/ops/ref/quantized/conv_2d.h"
 #include "mace/ops/ref/quantized/eltwise.h"
 #include "mace/ops/ref/quantized/pooling.h"
+#include "mace/ops/ref/quantized/resize_bilinear.h"
+#include "mace/ops/ref/quantized/softmax.h"
 #include "mace/runtimes/hexagon/graph_builder.h"
 #include "mace/runtimes/hexagon/hexagon_control.h"
 
@@ -323,6 +325,68 @@ TEST_F(DspKernelsTest, ConcatJoinsChannels) {
   const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x, &y});
   ASSERT_EQ(outputs.size(), 1u);
   EXPECT_EQ(outputs[0], expected);
+}
+
+TEST_F(DspKernelsTest, SoftmaxMatchesTheReference) {
+  std::mt19937 rng(900);
+  // [outer, axis, inner]: a class vector, an axis in the middle, one class.
+  const std::vector<std::vector<int64_t>> extents = {{1, 10, 1}, {2, 7, 3}, {3, 1, 2}};
+  for (const std::vector<int64_t>& e : extents) {
+    for (float scale : {0.02f, 0.25f}) {
+      const Bytes x = RandomBytes(e[0] * e[1] * e[2], &rng);
+      ops::ref::SoftmaxParams p;
+      p.outer = e[0], p.axis_size = e[1], p.inner = e[2];
+      const refq::SoftmaxTable table = refq::MakeSoftmaxTable(scale);
+      Bytes expected(x.size());
+      refq::Softmax(p, table, x.data(), expected.data());
+      DspGraphBuilder builder;
+      const uint32_t in = builder.AddTensor(dsp::kUint8, {e[0], e[1], e[2]}, scale, 77);
+      const uint32_t t = builder.AddConstant(dsp::kInt32, {256}, 1.f, 0, table.data(), 1024);
+      const uint32_t out = builder.AddTensor(dsp::kUint8, {e[0], e[1], e[2]}, 1.f / 256, 0);
+      builder.AddOp(dsp::kSoftmax, {in, t}, {out},
+                    {static_cast<int32_t>(e[0]), static_cast<int32_t>(e[1]),
+                     static_cast<int32_t>(e[2])});
+      builder.SetInputs({in});
+      builder.SetOutputs({out});
+      const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x});
+      ASSERT_EQ(outputs.size(), 1u);
+      EXPECT_EQ(outputs[0], expected) << e[0] << "x" << e[1] << "x" << e[2] << ", " << scale;
+    }
+  }
+}
+
+TEST_F(DspKernelsTest, ResizeBilinearMatchesTheReference) {
+  std::mt19937 rng(1000);
+  struct Case {
+    int64_t in_h, in_w, out_h, out_w;
+    ops::CoordinateMode mode;
+  };
+  const std::vector<Case> cases = {
+      {3, 5, 7, 9, ops::CoordinateMode::HALF_PIXEL},   // upscale, odd sizes
+      {6, 1, 3, 1, ops::CoordinateMode::ALIGN_CORNERS},  // W = 1, downscale
+      {4, 4, 4, 4, ops::CoordinateMode::ASYMMETRIC},   // same size
+  };
+  for (const Case& c : cases) {
+    ops::ref::ResizeBilinearParams p;
+    p.batch = 2, p.channels = 3, p.in_h = c.in_h, p.in_w = c.in_w;
+    p.out_h = c.out_h, p.out_w = c.out_w, p.mode = c.mode;
+    const Bytes x = RandomBytes(p.batch * p.channels * p.in_h * p.in_w, &rng);
+    Bytes expected(p.batch * p.channels * p.out_h * p.out_w);
+    refq::ResizeBilinear(p, x.data(), expected.data());
+    const std::vector<int32_t> taps = ResizeBilinearTaps(p);
+    DspGraphBuilder builder;
+    const uint32_t in = builder.AddTensor(dsp::kUint8, {2, 3, c.in_h, c.in_w}, 0.1f, 5);
+    const uint32_t t = builder.AddConstant(dsp::kInt32, {c.out_h + c.out_w, 3}, 1.f, 0,
+                                           taps.data(), taps.size() * 4);
+    const uint32_t out = builder.AddTensor(dsp::kUint8, {2, 3, c.out_h, c.out_w}, 0.1f, 5);
+    builder.AddOp(dsp::kResizeBilinear, {in, t}, {out}, {});
+    builder.SetInputs({in});
+    builder.SetOutputs({out});
+    const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x});
+    ASSERT_EQ(outputs.size(), 1u);
+    EXPECT_EQ(outputs[0], expected) << c.in_h << "x" << c.in_w << " to " << c.out_h << "x"
+                                    << c.out_w;
+  }
 }
 
 TEST_F(DspKernelsTest, InvalidGraphsAreRefusedWithTheReason) {

@@ -196,5 +196,21 @@ std::vector<int32_t> EltwiseParams(const ops::ref::quantized::EltwiseQuantizatio
   return params;
 }
 
+std::vector<int32_t> ResizeBilinearTaps(const ops::ref::ResizeBilinearParams& p) {
+  std::vector<int32_t> taps;
+  auto add = [&taps](const ops::ref::quantized::FixedTaps& t) {
+    taps.push_back(static_cast<int32_t>(t.low));
+    taps.push_back(static_cast<int32_t>(t.high));
+    taps.push_back(static_cast<int32_t>(t.frac));
+  };
+  for (int64_t y = 0; y < p.out_h; ++y) {
+    add(ops::ref::quantized::ResizeTaps(p.mode, y, p.in_h, p.out_h, p.scale_h));
+  }
+  for (int64_t x = 0; x < p.out_w; ++x) {
+    add(ops::ref::quantized::ResizeTaps(p.mode, x, p.in_w, p.out_w, p.scale_w));
+  }
+  return taps;
+}
+
 }  // namespace hexagon
 }  // namespace mace

@@ -13,6 +13,7 @@
 #include "mace/ops/ref/pooling.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
 #include "mace/ops/ref/quantized/eltwise.h"
+#include "mace/ops/ref/quantized/resize_bilinear.h"
 #include "mace/public/mace.h"
 
 namespace mace {
@@ -58,6 +59,9 @@ std::vector<int32_t> ConvParams(int64_t stride_h, int64_t stride_w, int64_t dila
 // Params of kPooling (the output keeps the input's zero point).
 std::vector<int32_t> PoolingParams(const ops::ref::PoolingParams& params, int32_t zero_point);
 std::vector<int32_t> EltwiseParams(const ops::ref::quantized::EltwiseQuantization& quant);
+// The taps constant of kResizeBilinear: (low, high, fraction) per output
+// row, then per output column, as the uint8 reference computes them.
+std::vector<int32_t> ResizeBilinearTaps(const ops::ref::ResizeBilinearParams& params);
 
 }  // namespace hexagon
 }  // namespace mace
