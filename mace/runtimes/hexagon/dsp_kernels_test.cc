@@ -389,6 +389,84 @@ TEST_F(DspKernelsTest, ResizeBilinearMatchesTheReference) {
   }
 }
 
+// Two inputs, two outputs, five ops whose activations share the planned
+// arena: a = conv1x1(x); b = clamp(a); c = conv1x1(y); d = b + c;
+// e = avgpool3x3(d). Outputs e and a (a stays live to the end).
+TEST_F(DspKernelsTest, MultiOpGraphWithSharedMemoryMatchesTheReference) {
+  std::mt19937 rng(1100);
+  const int64_t c_in = 6, c_out = 8, h = 5, w = 7, pixels = h * w;
+  const Bytes x = RandomBytes(c_in * pixels, &rng), y = RandomBytes(c_in * pixels, &rng);
+  const Bytes wx = RandomBytes(c_out * c_in, &rng), wy = RandomBytes(c_out * c_in, &rng);
+  refq::ConvQuantization qx, qy;
+  qx.input_zero_point = 100, qx.filter_zero_point = 120;
+  qx.multipliers.push_back(RandomMultiplier(c_in, 28.0 * 8.0, &rng));
+  qx.output = ops::OutputClamp{90, 0, 255};
+  qy = qx;
+  qy.input_zero_point = 140;
+  ops::ref::Conv2DParams cp;
+  cp.batch = 1, cp.in_channels = c_in, cp.in_h = h, cp.in_w = w, cp.out_channels = c_out;
+  cp.out_h = h, cp.out_w = w, cp.kernel_h = cp.kernel_w = 1;
+  Bytes a(c_out * pixels), b(a.size()), c(a.size()), d(a.size()), e(a.size());
+  refq::Conv2D(cp, qx, x.data(), wx.data(), nullptr, a.data());
+  for (size_t i = 0; i < a.size(); ++i) b[i] = std::clamp<int>(a[i], 90, 200);
+  refq::Conv2D(cp, qy, y.data(), wy.data(), nullptr, c.data());
+  const QuantParams act{0.1f, 90};
+  refq::EltwiseQuantization eq;
+  ASSERT_TRUE(refq::MakeEltwiseQuantization(refq::EltwiseKind::kAdd, act, act, act, "sum", &eq).ok());
+  refq::Eltwise(eq, b.data(), c.data(), b.size(), c.size(), d.data());
+  ops::ref::PoolingParams pp;
+  pp.type = ops::ref::PoolingType::AVG, pp.batch = 1, pp.channels = c_out, pp.in_h = h;
+  pp.in_w = w, pp.out_h = h, pp.out_w = w, pp.kernel_h = pp.kernel_w = 3;
+  pp.pad_top = pp.pad_left = pp.pad_bottom = pp.pad_right = 1;
+  refq::Pooling(pp, 90, d.data(), e.data());
+
+  DspGraphBuilder builder;
+  const std::vector<int64_t> in_dims = {1, c_in, h, w}, dims = {1, c_out, h, w};
+  const uint32_t tx = builder.AddTensor(dsp::kUint8, in_dims, 0.1f, 100);
+  const uint32_t ty = builder.AddTensor(dsp::kUint8, in_dims, 0.1f, 140);
+  const uint32_t twx = builder.AddConstant(dsp::kUint8, {c_out, c_in, 1, 1}, 1.f, 120, wx.data(),
+                                           wx.size());
+  const uint32_t twy = builder.AddConstant(dsp::kUint8, {c_out, c_in, 1, 1}, 1.f, 120, wy.data(),
+                                           wy.size());
+  uint32_t t[5];
+  for (uint32_t& id : t) id = builder.AddTensor(dsp::kUint8, dims, 0.1f, 90);
+  builder.AddOp(dsp::kConv2D, {tx, twx, dsp::kNoTensor}, {t[0]}, ConvParams(1, 1, 1, 1, 0, 0, qx));
+  builder.AddOp(dsp::kClamp, {t[0]}, {t[1]}, {90, 200});
+  builder.AddOp(dsp::kConv2D, {ty, twy, dsp::kNoTensor}, {t[2]}, ConvParams(1, 1, 1, 1, 0, 0, qy));
+  builder.AddOp(dsp::kEltwise, {t[1], t[2]}, {t[3]}, EltwiseParams(eq));
+  builder.AddOp(dsp::kPooling, {t[3]}, {t[4]}, PoolingParams(pp, 90));
+  builder.SetInputs({tx, ty});
+  builder.SetOutputs({t[4], t[0]});
+  SerializedGraph graph;
+  ASSERT_TRUE(builder.Serialize(&graph).ok());
+  ASSERT_TRUE(control_->SetupGraph(graph).ok());
+  ASSERT_TRUE(control_->ResetPerfInfo().ok());
+  for (int run = 0; run < 2; ++run) {
+    std::vector<Bytes> outputs;
+    const MaceStatus status =
+        control_->ExecuteGraph({{x.data(), x.size()}, {y.data(), y.size()}}, &outputs);
+    ASSERT_TRUE(status.ok()) << status.information();
+    ASSERT_EQ(outputs.size(), 2u);
+    EXPECT_EQ(outputs[0], e) << "run " << run;
+    EXPECT_EQ(outputs[1], a) << "run " << run;
+  }
+  dsp::PerfInfo perf;
+  ASSERT_TRUE(control_->GetPerfInfo(&perf).ok());
+  EXPECT_EQ(perf.executions, 2u);
+  EXPECT_EQ(perf.nodes, 5u);
+  // Seven activations of 280 or 210 bytes (one vector each, rounded); the
+  // plan reuses memory, so it needs fewer than seven vectors' worth.
+  EXPECT_LT(perf.arena_bytes, 7u * 384);
+  std::string text;
+  ASSERT_TRUE(control_->PrintGraph(&text).ok());
+  EXPECT_NE(text.find("op 4 Pooling"), std::string::npos) << text;
+  // Wrong input sizes are caught on the host.
+  std::vector<Bytes> outputs;
+  EXPECT_EQ(control_->ExecuteGraph({{x.data(), x.size()}}, &outputs).code(),
+            MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_TRUE(control_->TeardownGraph().ok());
+}
+
 TEST_F(DspKernelsTest, InvalidGraphsAreRefusedWithTheReason) {
   DspGraphBuilder builder;
   const Bytes filter(4 * 3, 1);
