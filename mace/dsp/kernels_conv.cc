@@ -8,7 +8,13 @@
 //   sum(x * w) - zw * sum(x) - zx * sum(w) + K * zx * zw,
 // whose first two terms are vrmpy reductions of four channels per 32-bit
 // lane (32 pixels per vector), computed exactly in uint32; the rest is
-// per-channel scalar work. Other shapes use the scalar loop.
+// per-channel scalar work. DepthwiseConv2d with stride 1, no dilation and
+// kernels up to 4 wide runs on HVX too: each plane is copied into a
+// scratch plane padded with the input zero point (so padded taps add
+// nothing, as in the reference, and the expansion above holds for every
+// tap), a 32-bit lane holds the 4 bytes of one output's window row, and
+// four byte shifts (valign) of each row cover 128 outputs with vrmpy.
+// Other shapes use the scalar loop.
 #include "mace/dsp/kernels.h"
 #include "mace/dsp/sys.h"
 
@@ -33,6 +39,14 @@ ConvShape ShapeOf(const OpArgs& op) {
   s.out_c = out.dims[1], s.out_h = out.dims[2], s.out_w = out.dims[3];
   s.k_h = filter.dims[2], s.k_w = filter.dims[3];
   return s;
+}
+
+bool UsesHvxDepthwise(const OpArgs& op) {
+  if (op.type != kDepthwiseConv2D) return false;
+  const ConvShape s = ShapeOf(op);
+  const int32_t* p = op.params;
+  return s.k_w <= 4 && p[kStrideH] == 1 && p[kStrideW] == 1 && p[kDilationH] == 1 &&
+         p[kDilationW] == 1;
 }
 
 bool UsesHvx1x1(const OpArgs& op) {
@@ -164,6 +178,89 @@ void RunHvx1x1(const OpArgs& op, uint8_t* scratch) {
   }
 }
 
+
+// The padded plane for one depthwise output: rows of `stride` bytes,
+// out_h + k_h - 1 of them; 128 outputs per vector step.
+struct DepthwiseLayout {
+  uint32_t chunks, stride, rows, plane_bytes;
+};
+
+// plane_bytes is 0 when the plane would not fit in 1 GB.
+DepthwiseLayout LayoutOf(const ConvShape& s) {
+  DepthwiseLayout l;
+  l.chunks = (s.out_w + 127) / 128;
+  l.stride = 128 * (l.chunks + 1);
+  l.rows = s.out_h + s.k_h - 1;
+  const uint64_t bytes = uint64_t{l.rows} * l.stride;
+  l.plane_bytes = bytes > (1u << 30) ? 0 : static_cast<uint32_t>(bytes);
+  return l;
+}
+
+void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
+  const ConvShape s = ShapeOf(op);
+  const DepthwiseLayout l = LayoutOf(s);
+  const int32_t* p = op.params;
+  const int32_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
+  const uint32_t pad_top = p[kPadTop], pad_left = p[kPadLeft];
+  uint8_t* plane = scratch;
+  int32_t* lanes = reinterpret_cast<int32_t*>(scratch + l.plane_bytes);  // [4][32] sums
+  int32_t* x_sums = lanes + 4 * kLanes;                                  // [4][32]
+  const uint8_t* filter = op.inputs[1]->data;
+  const int32_t* bias = op.inputs[2] ? reinterpret_cast<const int32_t*>(op.inputs[2]->data) : nullptr;
+  const int64_t taps = s.k_h * s.k_w;
+  uint32_t tap_mask = 0;
+  for (uint32_t kw = 0; kw < s.k_w; ++kw) tap_mask |= 1u << (8 * kw);
+  for (uint32_t n = 0; n < s.batch; ++n) {
+    for (uint32_t c = 0; c < s.in_c; ++c) {
+      const uint8_t* in = op.inputs[0]->data + (n * s.in_c + c) * s.in_h * s.in_w;
+      uint8_t* out = op.outputs[0]->data + (n * s.in_c + c) * s.out_h * s.out_w;
+      memset(plane, zx, l.plane_bytes);
+      for (uint32_t r = 0; r < s.in_h && r + pad_top < l.rows; ++r) {
+        if (pad_left >= l.stride) break;
+        const uint32_t room = l.stride - pad_left;
+        memcpy(plane + (r + pad_top) * l.stride + pad_left, in + r * s.in_w,
+               s.in_w < room ? s.in_w : room);
+      }
+      const uint8_t* w = filter + c * taps;
+      int64_t w_sum = 0;
+      for (int64_t t = 0; t < taps; ++t) w_sum += w[t];
+      const int64_t constant = (bias ? bias[c] : 0) - zx * w_sum + taps * zx * zw;
+      for (uint32_t oh = 0; oh < s.out_h; ++oh) {
+        for (uint32_t k = 0; k < l.chunks; ++k) {
+          for (uint32_t shift = 0; shift < 4; ++shift) {
+            HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
+            HvxVector x_sum = __builtin_HEXAGON_V6_vd0_128B();
+            for (uint32_t kh = 0; kh < s.k_h; ++kh) {
+              const HvxVector* row =
+                  reinterpret_cast<const HvxVector*>(plane + (oh + kh) * l.stride) + k;
+              const HvxVector window = __builtin_HEXAGON_V6_valignb_128B(row[1], row[0], shift);
+              uint32_t word = 0;
+              for (uint32_t kw = 0; kw < s.k_w; ++kw) {
+                word |= uint32_t{w[kh * s.k_w + kw]} << (8 * kw);
+              }
+              acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, window, static_cast<int32_t>(word));
+              x_sum = __builtin_HEXAGON_V6_vrmpyub_acc_128B(x_sum, window,
+                                                           static_cast<int32_t>(tap_mask));
+            }
+            *reinterpret_cast<HvxVector*>(lanes + shift * kLanes) = acc;
+            *reinterpret_cast<HvxVector*>(x_sums + shift * kLanes) = x_sum;
+          }
+          for (uint32_t i = 0; i < kLanes; ++i) {
+            for (uint32_t shift = 0; shift < 4; ++shift) {
+              const uint32_t ow = 128 * k + 4 * i + shift;
+              if (ow >= s.out_w) break;
+              const int64_t sum = constant + static_cast<uint32_t>(lanes[shift * kLanes + i]) -
+                                  zw * static_cast<int64_t>(
+                                           static_cast<uint32_t>(x_sums[shift * kLanes + i]));
+              out[oh * s.out_w + ow] = Finish(op, c, sum);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 bool Fail(Text* error, const char* what) {
   *error << what;
   return false;
@@ -218,15 +315,25 @@ bool CheckConv(const OpArgs& op, Text* error) {
 }
 
 uint32_t ConvScratchBytes(const OpArgs& op) {
+  // kUnplannable makes the allocation fail cleanly ("out of memory").
+  constexpr uint32_t kUnplannable = 0xffffffffu;
+  if (UsesHvxDepthwise(op)) {
+    const uint32_t plane = LayoutOf(ShapeOf(op)).plane_bytes;
+    return plane == 0 ? kUnplannable : plane + 8 * 128;
+  }
   if (!UsesHvx1x1(op)) return 0;
   const ConvShape s = ShapeOf(op);
-  const uint32_t groups = (s.in_c + 3) / 4;
-  return Round(groups * Round(s.in_h * s.in_w, kLanes) * 4 + s.out_c * groups * 4, 128) +
-         2 * 128;
+  const uint64_t groups = (s.in_c + 3) / 4;
+  const uint64_t bytes =
+      groups * ((uint64_t{s.in_h} * s.in_w + kLanes - 1) / kLanes * kLanes) * 4 +
+      uint64_t{s.out_c} * groups * 4 + 3 * 128;
+  return bytes > (1u << 30) ? kUnplannable : static_cast<uint32_t>(bytes);
 }
 
 void RunConv(const OpArgs& op, uint8_t* scratch) {
-  if (UsesHvx1x1(op)) {
+  if (UsesHvxDepthwise(op)) {
+    RunHvxDepthwise(op, scratch);
+  } else if (UsesHvx1x1(op)) {
     RunHvx1x1(op, scratch);
   } else {
     RunScalar(op);

@@ -181,6 +181,7 @@ bool CheckOp(const OpArgs& op, Text* error) {
 uint32_t ScratchBytes(const OpArgs& op) {
   switch (op.type) {
     case kConv2D:
+    case kDepthwiseConv2D:
     case kFullyConnected:
       return ConvScratchBytes(op);
     default:

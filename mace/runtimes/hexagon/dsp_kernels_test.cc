@@ -198,15 +198,21 @@ TEST_F(DspKernelsTest, GeneralConvMatchesTheReference) {
   }
 }
 
-TEST_F(DspKernelsTest, Depthwise3x3MatchesTheReference) {
+TEST_F(DspKernelsTest, DepthwiseMatchesTheReference) {
   ConvCase same = {1, 7, 6, 5, 0, 3, 3};
   same.depthwise = true, same.pad = 1, same.per_channel = true;
   ConvCase strided = {2, 3, 9, 8, 0, 3, 3};
   strided.depthwise = true, strided.stride = 2, strided.relu6 = true;
   ConvCase column = {1, 4, 6, 1, 0, 3, 3};  // W = 1 with padding
   column.depthwise = true, column.pad = 1, column.bias = false;
+  ConvCase wide = {1, 2, 3, 150, 0, 3, 3};  // two 128-output steps
+  wide.depthwise = true, wide.pad = 1;
+  ConvCase four_wide = {1, 3, 5, 9, 0, 2, 4};  // all four bytes of a lane are taps
+  four_wide.depthwise = true, four_wide.per_channel = true;
+  ConvCase dilated = {1, 2, 7, 7, 0, 3, 3};  // the scalar path
+  dilated.depthwise = true, dilated.dilation = 2, dilated.pad = 2;
   uint32_t seed = 300;
-  for (const ConvCase& c : {same, strided, column}) {
+  for (const ConvCase& c : {same, strided, column, wide, four_wide, dilated}) {
     SCOPED_TRACE(testing::Message() << "case with seed " << seed);
     CheckConv(c, seed++, dsp::kDepthwiseConv2D);
   }
