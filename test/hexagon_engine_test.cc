@@ -1,0 +1,155 @@
+// uint8 models through MaceEngine on DeviceType::HEXAGON (the emulated DSP,
+// docs/dsp_runtime.md): outputs equal the CPU engine's bit for bit, ops the
+// DSP lacks are named at creation, and a missing DSP image is a clear error.
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mace/proto/mace.pb.h"
+#include "mace/public/mace.h"
+#include "test/model_builder.h"
+
+namespace mace {
+namespace {
+
+using testing::ModelBuilder;
+
+void SetQuantizeInfo(OperatorDef* op, float scale, int32_t zero_point) {
+  QuantizeActivationInfo* info = op->add_quantize_info();
+  info->set_scale(scale);
+  info->set_zero_point(zero_point);
+}
+
+void SetInts(OperatorDef* op, const std::string& name, const std::vector<int64_t>& values) {
+  Argument* arg = op->add_arg();
+  arg->set_name(name);
+  for (int64_t v : values) arg->add_ints(v);
+}
+
+std::vector<uint8_t> RandomBytes(size_t count, std::mt19937* rng) {
+  std::vector<uint8_t> bytes(count);
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>((*rng)() & 0xff);
+  return bytes;
+}
+
+// x [1,3,9,7] float -> Quantize -> Conv2D 3x3 s2 SAME RELU6 (8 channels)
+// -> DepthwiseConv2d 3x3 SAME -> Conv2D 1x1 (6 channels) -> max pool 2x2
+// -> Dequantize -> y.
+struct Model {
+  ModelBuilder builder;
+  std::vector<uint8_t> w1, w2, w3;
+  std::vector<int32_t> b1;
+};
+
+Model MakeModel() {
+  Model m;
+  std::mt19937 rng(7767517);
+  m.w1 = RandomBytes(8 * 3 * 9, &rng);
+  m.w2 = RandomBytes(8 * 9, &rng);
+  m.w3 = RandomBytes(6 * 8, &rng);
+  for (int i = 0; i < 8; ++i) m.b1.push_back(static_cast<int32_t>(rng() % 4001) - 2000);
+  ModelBuilder& b = m.builder;
+  InputOutputInfo* input = b.net.add_input_info();
+  input->set_name("x");
+  for (int64_t d : {1, 3, 9, 7}) input->add_dims(d);
+  b.net.add_output_info()->set_name("y");
+  SetQuantizeInfo(b.AddOp("Quantize", "quantize", {"x"}, "xq"), 0.05f, 120);
+  auto weight = [&b](const std::string& name, const std::vector<int64_t>& dims,
+                     const std::vector<uint8_t>& data, float scale, int32_t zero_point) {
+    ConstTensor* t = b.AddRawWeight(name, dims, DT_UINT8, data.data(), data.size(), 1);
+    t->set_scale(scale);
+    t->set_zero_point(zero_point);
+  };
+  weight("w1", {8, 3, 3, 3}, m.w1, 0.011f, 131);
+  b.AddRawWeight("b1", {8}, DT_INT32, m.b1.data(), m.b1.size(), 4);
+  OperatorDef* conv = b.AddOp("Conv2D", "conv", {"xq", "w1", "b1"}, "c1");
+  ModelBuilder::SetInt(conv, "T", DT_UINT8);
+  ModelBuilder::SetInt(conv, "padding", 1);
+  ModelBuilder::SetString(conv, "activation", "RELU6");
+  SetInts(conv, "strides", {2, 2});
+  SetQuantizeInfo(conv, 0.04f, 10);
+  weight("w2", {1, 8, 3, 3}, m.w2, 0.02f, 100);
+  OperatorDef* dw = b.AddOp("DepthwiseConv2d", "dw", {"c1", "w2"}, "c2");
+  ModelBuilder::SetInt(dw, "T", DT_UINT8);
+  ModelBuilder::SetInt(dw, "padding", 1);
+  SetQuantizeInfo(dw, 0.3f, 128);
+  weight("w3", {6, 8, 1, 1}, m.w3, 0.015f, 127);
+  OperatorDef* pw = b.AddOp("Conv2D", "pw", {"c2", "w3"}, "c3");
+  ModelBuilder::SetInt(pw, "T", DT_UINT8);
+  SetQuantizeInfo(pw, 0.5f, 120);
+  OperatorDef* pool = b.AddOp("Pooling", "pool", {"c3"}, "c4");
+  ModelBuilder::SetInt(pool, "T", DT_UINT8);
+  ModelBuilder::SetInt(pool, "pooling_type", 2);
+  SetInts(pool, "kernels", {2, 2});
+  SetQuantizeInfo(pool, 0.5f, 120);
+  b.AddOp("Dequantize", "dequantize", {"c4"}, "y");
+  return m;
+}
+
+std::vector<float> RunEngine(const ModelBuilder& model, DeviceType device, MaceStatus* status) {
+  std::shared_ptr<MaceEngine> engine;
+  *status = model.CreateEngine({"x"}, {"y"}, MaceEngineConfig(device), &engine);
+  if (!status->ok()) return {};
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<float> real(-6.f, 6.f);
+  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
+  for (int i = 0; i < 3 * 9 * 7; ++i) data.get()[i] = real(rng);
+  std::vector<float> result;
+  for (int run = 0; run < 2; ++run) {
+    std::map<std::string, MaceTensor> outputs;
+    *status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs);
+    if (!status->ok()) return {};
+    const MaceTensor& y = outputs.at("y");
+    result.assign(y.data().get(), y.data().get() + y.size());
+  }
+  return result;
+}
+
+TEST(HexagonEngineTest, MatchesTheCpuEngineBitForBit) {
+  const Model model = MakeModel();
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(cpu.size(), 6u * 4 * 3);
+  EXPECT_EQ(dsp, cpu);
+  EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 3u);
+}
+
+TEST(HexagonEngineTest, OpsTheDspLacksAreNamed) {
+  Model model = MakeModel();
+  OperatorDef* softmax = model.builder.AddOp("Softmax", "softmax", {"c4"}, "c5");
+  ModelBuilder::SetInt(softmax, "T", DT_UINT8);
+  SetQuantizeInfo(softmax, 1.f / 256, 0);
+  model.builder.Op("dequantize")->set_input(0, "c5");
+  // Keep execution order: move the Dequantize after the Softmax.
+  model.builder.net.mutable_op()->SwapElements(model.builder.net.op_size() - 1,
+                                               model.builder.net.op_size() - 2);
+  MaceStatus status;
+  RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
+  EXPECT_NE(status.information().find("Softmax 'softmax'"), std::string::npos)
+      << status.ToString();
+}
+
+TEST(HexagonEngineTest, MissingDspImageIsAClearError) {
+  const char* image = std::getenv("MACE_DSP_RUNTIME");
+  const std::string saved = image != nullptr ? image : "";
+  setenv("MACE_DSP_RUNTIME", "/nonexistent/dsp_runtime.elf", 1);
+  MaceStatus status;
+  RunEngine(MakeModel().builder, DeviceType::HEXAGON, &status);
+  setenv("MACE_DSP_RUNTIME", saved.c_str(), 1);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
+  EXPECT_NE(status.information().find("/nonexistent/dsp_runtime.elf"), std::string::npos)
+      << status.ToString();
+}
+
+}  // namespace
+}  // namespace mace
