@@ -123,6 +123,39 @@ TEST(HexagonEngineTest, MatchesTheCpuEngineBitForBit) {
   EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 3u);
 }
 
+// The same model with uint8 tensors straight from and to the app.
+TEST(HexagonEngineTest, Uint8InputsAndOutputsPassThrough) {
+  Model model = MakeModel();
+  ModelBuilder& b = model.builder;
+  InputOutputInfo* input = b.net.mutable_input_info(0);
+  input->set_name("xq");
+  input->set_data_type(DT_UINT8);
+  input->set_scale(0.05f);
+  input->set_zero_point(120);
+  InputOutputInfo* output = b.net.mutable_output_info(0);
+  output->set_name("c4");
+  output->set_data_type(DT_UINT8);
+  b.net.mutable_op()->DeleteSubrange(b.net.op_size() - 1, 1);  // Dequantize
+  b.net.mutable_op()->DeleteSubrange(0, 1);                     // Quantize
+  std::mt19937 rng(99);
+  const std::vector<uint8_t> x = RandomBytes(3 * 9 * 7, &rng);
+  std::vector<std::vector<uint8_t>> results;
+  for (DeviceType device : {DeviceType::CPU, DeviceType::HEXAGON}) {
+    std::shared_ptr<MaceEngine> engine;
+    MaceStatus status = b.CreateEngine({"xq"}, {"c4"}, MaceEngineConfig(device), &engine);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    std::shared_ptr<void> data(new uint8_t[x.size()], std::default_delete<uint8_t[]>());
+    std::copy(x.begin(), x.end(), static_cast<uint8_t*>(data.get()));
+    std::map<std::string, MaceTensor> outputs;
+    status = engine->Run({{"xq", MaceTensor({1, 3, 9, 7}, data, TensorDataType::UINT8)}}, &outputs);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    const MaceTensor& y = outputs.at("c4");
+    const uint8_t* bytes = static_cast<const uint8_t*>(y.raw_data().get());
+    results.emplace_back(bytes, bytes + y.size());
+  }
+  EXPECT_EQ(results[1], results[0]);
+}
+
 TEST(HexagonEngineTest, OpsTheDspLacksAreNamed) {
   Model model = MakeModel();
   OperatorDef* softmax = model.builder.AddOp("Softmax", "softmax", {"c4"}, "c5");

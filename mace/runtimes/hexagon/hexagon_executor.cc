@@ -161,6 +161,15 @@ MaceStatus HexagonExecutor::Init(const NetDef& net_def,
     app_inputs.insert(net_->InputTensor(info.name()));
   }
   for (const std::string& name : output_names) app_outputs.insert(net_->OutputTensor(name));
+  // uint8 inputs the app gives directly.
+  for (const Tensor* t : app_inputs) {
+    if (t->dtype() != DT_UINT8) continue;
+    Binding binding;
+    binding.host = const_cast<Tensor*>(t);
+    binding.bytes = t->size();
+    inputs_.push_back(binding);
+    dsp_inputs.push_back(translator.Activation(t));
+  }
   for (const std::unique_ptr<Operation>& owned : net_->ops()) {
     Operation* op = owned.get();
     const std::string& type = op->type();
@@ -249,6 +258,10 @@ MaceStatus HexagonExecutor::Run(RunMetadata* /*run_metadata*/) {
   std::vector<DspBuffer> buffers;
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const Binding& in = inputs_[i];
+    if (!in.convert) {
+      buffers.push_back({in.host->raw_data(), in.bytes});
+      continue;
+    }
     std::vector<uint8_t>& bytes = input_bytes_[i];
     const float* values = in.host->data<float>();
     for (size_t j = 0; j < bytes.size(); ++j) {
