@@ -156,20 +156,40 @@ TEST(HexagonEngineTest, Uint8InputsAndOutputsPassThrough) {
   EXPECT_EQ(results[1], results[0]);
 }
 
+// Inserts `op_type` (uint8, output quantization given) between the pool
+// and the Dequantize.
+void InsertBeforeDequantize(ModelBuilder* b, const std::string& op_type, float scale,
+                            int32_t zero_point) {
+  OperatorDef* op = b->AddOp(op_type, "extra", {"c4"}, "c5");
+  ModelBuilder::SetInt(op, "T", DT_UINT8);
+  SetQuantizeInfo(op, scale, zero_point);
+  b->Op("dequantize")->set_input(0, "c5");
+  b->net.mutable_op()->SwapElements(b->net.op_size() - 1, b->net.op_size() - 2);
+}
+
+TEST(HexagonEngineTest, SoftmaxOverChannelsMatchesTheCpuEngine) {
+  Model model = MakeModel();
+  InsertBeforeDequantize(&model.builder, "Softmax", 1.f / 256, 0);
+  ModelBuilder::SetInt(model.builder.Op("extra"), "axis", 1);
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(dsp, cpu);
+}
+
 TEST(HexagonEngineTest, OpsTheDspLacksAreNamed) {
   Model model = MakeModel();
-  OperatorDef* softmax = model.builder.AddOp("Softmax", "softmax", {"c4"}, "c5");
-  ModelBuilder::SetInt(softmax, "T", DT_UINT8);
-  SetQuantizeInfo(softmax, 1.f / 256, 0);
-  model.builder.Op("dequantize")->set_input(0, "c5");
-  // Keep execution order: move the Dequantize after the Softmax.
-  model.builder.net.mutable_op()->SwapElements(model.builder.net.op_size() - 1,
-                                               model.builder.net.op_size() - 2);
+  InsertBeforeDequantize(&model.builder, "ResizeBilinear", 0.5f, 120);
+  Argument* size = model.builder.Op("extra")->add_arg();
+  size->set_name("size");
+  size->add_ints(4);
+  size->add_ints(6);
   MaceStatus status;
   RunEngine(model.builder, DeviceType::HEXAGON, &status);
   EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
-  EXPECT_NE(status.information().find("Softmax 'softmax'"), std::string::npos)
-      << status.ToString();
+  EXPECT_NE(status.information().find("'extra'"), std::string::npos) << status.ToString();
 }
 
 TEST(HexagonEngineTest, MissingDspImageIsAClearError) {

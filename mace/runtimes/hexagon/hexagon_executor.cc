@@ -7,6 +7,7 @@
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/conv_geometry.h"
 #include "mace/ops/common/quantize.h"
+#include "mace/ops/ref/quantized/softmax.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -136,6 +137,27 @@ class Translator {
     return MaceStatus();
   }
 
+  MaceStatus Softmax(Operation* op) {
+    MACE_CHECK_ARG(op->GetInt("use_log", 0) == 0, op->Describe(), ": log-softmax on the DSP");
+    const Tensor* in = op->Input(0);
+    const std::vector<int64_t>& shape = in->shape();
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    int64_t axis = op->GetInt("axis", -1);
+    if (axis < 0) axis += rank;
+    MACE_CHECK_ARG(axis >= 0 && axis < rank, op->Describe(), ": axis out of range");
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
+    for (int64_t d = axis + 1; d < rank; ++d) inner *= shape[d];
+    // The DSP gets the reference's exp table, the only float step.
+    const refq::SoftmaxTable table = refq::MakeSoftmaxTable(in->scale());
+    const uint32_t table_id =
+        builder_->AddConstant(dsp::kInt32, {256}, 1.f, 0, table.data(), sizeof(table));
+    builder_->AddOp(dsp::kSoftmax, {Activation(in), table_id}, {Activation(op->Output(0))},
+                    {static_cast<int32_t>(outer), static_cast<int32_t>(shape[axis]),
+                     static_cast<int32_t>(inner)});
+    return MaceStatus();
+  }
+
   uint32_t Operand(const Tensor* t) { return t->is_weight() ? Constant(t) : Activation(t); }
 
  private:
@@ -219,6 +241,8 @@ MaceStatus HexagonExecutor::Init(const NetDef& net_def,
       status = translator.Eltwise(op);
     } else if (type == "Concat") {
       status = translator.Concat(op);
+    } else if (type == "Softmax") {
+      status = translator.Softmax(op);
     } else {
       unsupported.push_back(op->Describe());
       continue;
