@@ -179,6 +179,39 @@ TEST(HexagonEngineTest, SoftmaxOverChannelsMatchesTheCpuEngine) {
   EXPECT_EQ(dsp, cpu);
 }
 
+// A classifier head: global average pool, FullyConnected, Softmax.
+TEST(HexagonEngineTest, ClassifierHeadMatchesTheCpuEngine) {
+  Model model = MakeModel();
+  ModelBuilder& b = model.builder;
+  b.net.mutable_op()->DeleteSubrange(b.net.op_size() - 1, 1);  // Dequantize
+  OperatorDef* pool = b.AddOp("Pooling", "gap", {"c4"}, "g");
+  ModelBuilder::SetInt(pool, "T", DT_UINT8);
+  ModelBuilder::SetInt(pool, "pooling_type", 1);
+  ModelBuilder::SetInt(pool, "global", 1);
+  SetQuantizeInfo(pool, 0.5f, 120);
+  std::mt19937 rng(5);
+  const std::vector<uint8_t> w = RandomBytes(5 * 6, &rng);
+  ConstTensor* weight = b.AddRawWeight("fc_w", {5, 6}, DT_UINT8, w.data(), w.size(), 1);
+  weight->set_scale(0.02f);
+  weight->set_zero_point(128);
+  OperatorDef* fc = b.AddOp("FullyConnected", "fc", {"g", "fc_w"}, "logits");
+  ModelBuilder::SetInt(fc, "T", DT_UINT8);
+  SetQuantizeInfo(fc, 0.1f, 128);
+  OperatorDef* softmax = b.AddOp("Softmax", "softmax", {"logits"}, "prob");
+  ModelBuilder::SetInt(softmax, "T", DT_UINT8);
+  ModelBuilder::SetInt(softmax, "axis", 1);  // the logits are [1, 5, 1, 1]
+  SetQuantizeInfo(softmax, 1.f / 256, 0);
+  b.AddOp("Dequantize", "dequantize", {"prob"}, "y");
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(b, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(b, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(cpu.size(), 5u);
+  EXPECT_EQ(dsp, cpu);
+  EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 1u);
+}
+
 TEST(HexagonEngineTest, OpsTheDspLacksAreNamed) {
   Model model = MakeModel();
   InsertBeforeDequantize(&model.builder, "ResizeBilinear", 0.5f, 120);

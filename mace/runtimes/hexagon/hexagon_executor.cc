@@ -74,6 +74,34 @@ class Translator {
     return MaceStatus();
   }
 
+  // Weight [out, in]; the input [N, in] or [N, in, 1, 1] (the DSP does
+  // not flatten larger planes yet).
+  MaceStatus FullyConnected(Operation* op) {
+    const Tensor* in = op->Input(0);
+    const Tensor* weight = op->Input(1);
+    const Tensor* bias = op->InputSize() > 2 ? op->Input(2) : nullptr;
+    const Tensor* out = op->Output(0);
+    MACE_CHECK_ARG(weight->dtype() == DT_UINT8, op->Describe(),
+                   ": the DSP takes uint8 weights quantized per tensor");
+    MACE_CHECK_ARG(in->dim_size() == 2 || (in->dim(2) == 1 && in->dim(3) == 1), op->Describe(),
+                   ": the DSP takes a [N, K] or [N, K, 1, 1] input");
+    ops::Activation activation;
+    MACE_RETURN_IF_ERROR(ops::ParseActivation(*op, false, &activation));
+    refq::ConvQuantization quant;
+    quant.input_zero_point = in->zero_point();
+    quant.filter_zero_point = weight->zero_point();
+    MACE_RETURN_IF_ERROR(
+        ops::MakeOutputClamp(activation, out->quant(), op->Describe(), &quant.output));
+    MACE_RETURN_IF_ERROR(ops::MakeChannelMultipliers(in->scale(), *weight, out->scale(),
+                                                     out->dim(1), &quant.multipliers));
+    const uint32_t in_id = Activation(in);
+    const uint32_t weight_id = Constant(weight);
+    const uint32_t bias_id = bias != nullptr ? Constant(bias) : dsp::kNoTensor;
+    builder_->AddOp(dsp::kFullyConnected, {in_id, weight_id, bias_id}, {Activation(out)},
+                    ConvParams(1, 1, 1, 1, 0, 0, quant));
+    return MaceStatus();
+  }
+
   MaceStatus Pooling(Operation* op) {
     const Tensor* in = op->Input(0);
     const Tensor* out = op->Output(0);
@@ -241,6 +269,8 @@ MaceStatus HexagonExecutor::Init(const NetDef& net_def,
       status = translator.Eltwise(op);
     } else if (type == "Concat") {
       status = translator.Concat(op);
+    } else if (type == "FullyConnected") {
+      status = translator.FullyConnected(op);
     } else if (type == "Softmax") {
       status = translator.Softmax(op);
     } else {
