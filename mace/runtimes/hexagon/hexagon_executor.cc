@@ -16,6 +16,19 @@ namespace {
 
 namespace refq = ops::ref::quantized;
 
+// Zero points, fused activation clamp and per-channel multipliers of a
+// convolution or fully connected op, as its CPU kernel computes them.
+MaceStatus Quantization(const Operation& op, const Tensor& in, const Tensor& weight,
+                        const Tensor& out, refq::ConvQuantization* quant) {
+  ops::Activation activation;
+  MACE_RETURN_IF_ERROR(ops::ParseActivation(op, false, &activation));
+  quant->input_zero_point = in.zero_point();
+  quant->filter_zero_point = weight.zero_point();
+  MACE_RETURN_IF_ERROR(ops::MakeOutputClamp(activation, out.quant(), op.Describe(), &quant->output));
+  return ops::MakeChannelMultipliers(in.scale(), weight, out.scale(), out.dim(1),
+                                     &quant->multipliers);
+}
+
 // Builds the DSP graph from the CPU net's initialized ops.
 class Translator {
  public:
@@ -56,15 +69,8 @@ class Translator {
     ops::WindowGeometry geometry;
     MACE_RETURN_IF_ERROR(ops::ComputeWindow(*op, args, in->dim(2), in->dim(3), filter->dim(2),
                                             filter->dim(3), &geometry));
-    ops::Activation activation;
-    MACE_RETURN_IF_ERROR(ops::ParseActivation(*op, false, &activation));
     refq::ConvQuantization quant;
-    quant.input_zero_point = in->zero_point();
-    quant.filter_zero_point = filter->zero_point();
-    MACE_RETURN_IF_ERROR(
-        ops::MakeOutputClamp(activation, out->quant(), op->Describe(), &quant.output));
-    MACE_RETURN_IF_ERROR(ops::MakeChannelMultipliers(in->scale(), *filter, out->scale(),
-                                                     out->dim(1), &quant.multipliers));
+    MACE_RETURN_IF_ERROR(Quantization(*op, *in, *filter, *out, &quant));
     const uint32_t in_id = Activation(in);
     const uint32_t filter_id = Constant(filter);
     const uint32_t bias_id = bias != nullptr ? Constant(bias) : dsp::kNoTensor;
@@ -85,15 +91,8 @@ class Translator {
                    ": the DSP takes uint8 weights quantized per tensor");
     MACE_CHECK_ARG(in->dim_size() == 2 || (in->dim(2) == 1 && in->dim(3) == 1), op->Describe(),
                    ": the DSP takes a [N, K] or [N, K, 1, 1] input");
-    ops::Activation activation;
-    MACE_RETURN_IF_ERROR(ops::ParseActivation(*op, false, &activation));
     refq::ConvQuantization quant;
-    quant.input_zero_point = in->zero_point();
-    quant.filter_zero_point = weight->zero_point();
-    MACE_RETURN_IF_ERROR(
-        ops::MakeOutputClamp(activation, out->quant(), op->Describe(), &quant.output));
-    MACE_RETURN_IF_ERROR(ops::MakeChannelMultipliers(in->scale(), *weight, out->scale(),
-                                                     out->dim(1), &quant.multipliers));
+    MACE_RETURN_IF_ERROR(Quantization(*op, *in, *weight, *out, &quant));
     const uint32_t in_id = Activation(in);
     const uint32_t weight_id = Constant(weight);
     const uint32_t bias_id = bias != nullptr ? Constant(bias) : dsp::kNoTensor;
