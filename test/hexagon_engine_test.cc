@@ -212,13 +212,29 @@ TEST(HexagonEngineTest, ClassifierHeadMatchesTheCpuEngine) {
   EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 1u);
 }
 
-TEST(HexagonEngineTest, OpsTheDspLacksAreNamed) {
+TEST(HexagonEngineTest, ResizeBilinearMatchesTheCpuEngine) {
   Model model = MakeModel();
   InsertBeforeDequantize(&model.builder, "ResizeBilinear", 0.5f, 120);
-  Argument* size = model.builder.Op("extra")->add_arg();
-  size->set_name("size");
-  size->add_ints(4);
-  size->add_ints(6);
+  SetInts(model.builder.Op("extra"), "size", {5, 7});
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(cpu.size(), 6u * 5 * 7);
+  EXPECT_EQ(dsp, cpu);
+}
+
+TEST(HexagonEngineTest, OpsTheDspLacksAreNamed) {
+  Model model = MakeModel();
+  // The DSP concatenates channels only.
+  OperatorDef* concat = model.builder.AddOp("Concat", "extra", {"c4", "c4"}, "c5");
+  ModelBuilder::SetInt(concat, "T", DT_UINT8);
+  ModelBuilder::SetInt(concat, "axis", 2);
+  SetQuantizeInfo(concat, 0.5f, 120);
+  model.builder.Op("dequantize")->set_input(0, "c5");
+  model.builder.net.mutable_op()->SwapElements(model.builder.net.op_size() - 1,
+                                               model.builder.net.op_size() - 2);
   MaceStatus status;
   RunEngine(model.builder, DeviceType::HEXAGON, &status);
   EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();

@@ -7,6 +7,7 @@
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/conv_geometry.h"
 #include "mace/ops/common/quantize.h"
+#include "mace/ops/common/resize_geometry.h"
 #include "mace/ops/ref/quantized/softmax.h"
 #include "mace/utils/status.h"
 
@@ -185,6 +186,28 @@ class Translator {
     return MaceStatus();
   }
 
+  // The taps come from the reference's own coordinate code, on the host.
+  MaceStatus ResizeBilinear(Operation* op) {
+    const Tensor* in = op->Input(0);
+    const Tensor* size = op->InputSize() > 1 ? op->Input(1) : nullptr;
+    ops::ResizeArgs args;
+    MACE_RETURN_IF_ERROR(ops::ParseResizeArgs(*op, size != nullptr,
+                                              ops::CoordinateMode::HALF_PIXEL, &args));
+    ops::ResizeGeometry geometry;
+    MACE_RETURN_IF_ERROR(
+        ops::ComputeResizeGeometry(*op, args, size, in->dim(2), in->dim(3), &geometry));
+    ops::ref::ResizeBilinearParams p;
+    p.batch = in->dim(0), p.channels = in->dim(1), p.in_h = in->dim(2), p.in_w = in->dim(3);
+    p.out_h = op->Output(0)->dim(2), p.out_w = op->Output(0)->dim(3);
+    p.mode = args.mode, p.scale_h = geometry.scale_h, p.scale_w = geometry.scale_w;
+    const std::vector<int32_t> taps = ResizeBilinearTaps(p);
+    const uint32_t taps_id = builder_->AddConstant(dsp::kInt32, {p.out_h + p.out_w, 3}, 1.f, 0,
+                                                   taps.data(), taps.size() * 4);
+    builder_->AddOp(dsp::kResizeBilinear, {Activation(in), taps_id}, {Activation(op->Output(0))},
+                    {});
+    return MaceStatus();
+  }
+
   uint32_t Operand(const Tensor* t) { return t->is_weight() ? Constant(t) : Activation(t); }
 
  private:
@@ -270,6 +293,8 @@ MaceStatus HexagonExecutor::Init(const NetDef& net_def,
       status = translator.Concat(op);
     } else if (type == "FullyConnected") {
       status = translator.FullyConnected(op);
+    } else if (type == "ResizeBilinear") {
+      status = translator.ResizeBilinear(op);
     } else if (type == "Softmax") {
       status = translator.Softmax(op);
     } else {
