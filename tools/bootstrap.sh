@@ -5,6 +5,9 @@
 #   tools/bootstrap.sh            apt packages + the Python virtualenv
 #   MACE_SKIP_ARM=1 ...           skip the ARM cross toolchains and libraries
 #
+# clang, lld and qemu-user are always installed: the DSP runtime is built
+# with clang-14 --target=hexagon and runs under qemu-hexagon.
+#
 # The armv7 (armhf) toolchain and libraries are installed on a best-effort
 # basis: Debian's armhf security index is sometimes out of sync, and then the
 # armv7 tests are skipped rather than failing the whole set-up.
@@ -21,11 +24,12 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev libyaml-cpp-dev
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   clang lld libclang-rt-14-dev
+  qemu-user
   python3 python3-venv
   time
 )
 if [[ "${MACE_SKIP_ARM:-0}" != 1 ]]; then
-  packages+=(g++-aarch64-linux-gnu qemu-user)
+  packages+=(g++-aarch64-linux-gnu)
 fi
 arm64_packages=(libprotobuf-lite32:arm64)
 

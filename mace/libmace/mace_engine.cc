@@ -137,7 +137,7 @@ MaceStatus MaceEngine::Impl::CreateRuntimes() {
   MACE_RETURN_IF_ERROR(cpu->create(config_, &cpu_runtime_));
   MACE_RETURN_IF_ERROR(cpu_runtime_->Init());
   MACE_RETURN_IF_ERROR(cpu->register_kernels(&registry_, &converters_));
-  if (device != DeviceType::CPU) {
+  if (device != DeviceType::CPU && !provider->wrap_net) {
     MACE_RETURN_IF_ERROR(provider->create(config_, &device_runtime_));
     MACE_RETURN_IF_ERROR(device_runtime_->Init());
     MACE_RETURN_IF_ERROR(provider->register_kernels(&registry_, &converters_));
@@ -168,6 +168,10 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   options.blocked_layout = config_.layout_optimization() && !config_.output_observer();
   options.memory_limit = config_.memory_limit();
   options.output_observer = config_.output_observer();
+  const RuntimeProvider* provider = FindRuntimeProvider(config_.device_type());
+  const bool whole_graph = provider != nullptr && provider->wrap_net != nullptr;
+  // A whole-graph device reads the CPU net's tensors as plain NCHW.
+  if (whole_graph) options.blocked_layout = false;
   NetRuntimes runtimes;
   runtimes.cpu = cpu_runtime_.get();
   runtimes.device = device_runtime_ != nullptr ? device_runtime_.get() : cpu_runtime_.get();
@@ -178,6 +182,13 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
     MACE_CHECK_ARG(tensor != nullptr && HasPublicType(tensor->dtype()), "output '", name, "' is ",
                    tensor != nullptr ? DataTypeName(tensor->dtype()) : "missing",
                    "; an app can read float32, int32 and uint8 outputs");
+  }
+  if (whole_graph) {
+    std::unique_ptr<Executor> executor;
+    MACE_RETURN_IF_ERROR(provider->wrap_net(config_, std::move(net), &executor));
+    MACE_RETURN_IF_ERROR(executor->Init(net_def, output_names_));
+    executor_ = std::move(executor);
+    return MaceStatus();
   }
   executor_ = std::move(net);
   return MaceStatus();

@@ -7,6 +7,7 @@
 #include "mace/ops/registry.h"
 #include "mace/runtimes/cpu/cpu_features.h"
 #include "mace/runtimes/cpu/cpu_runtime.h"
+#include "mace/runtimes/hexagon/hexagon_executor.h"
 #include "mace/runtimes/opencl/opencl_runtime.h"
 #include "mace/runtimes/opencl/ops/kernels.h"
 #include "mace/utils/status.h"
@@ -73,6 +74,20 @@ RuntimeProvider OpenCLProvider() {
   return provider;
 }
 
+// The emulated Hexagon DSP (docs/dsp_runtime.md): the model runs as a
+// whole graph; qemu-hexagon and the DSP image are found through
+// MACE_QEMU_HEXAGON (or PATH) and MACE_DSP_RUNTIME.
+RuntimeProvider HexagonProvider() {
+  RuntimeProvider provider;
+  provider.wrap_net = [](const MaceEngineConfig& /*config*/, std::unique_ptr<Net> net,
+                         std::unique_ptr<Executor>* executor) {
+    *executor = std::make_unique<hexagon::HexagonExecutor>(std::move(net),
+                                                           hexagon::DspChannelConfig());
+    return MaceStatus();
+  };
+  return provider;
+}
+
 struct Providers {
   std::mutex mutex;
   std::map<DeviceType, RuntimeProvider> by_device;
@@ -84,6 +99,7 @@ Providers& AllProviders() {
     auto* made = new Providers;
     made->by_device[DeviceType::CPU] = CpuProvider();
     made->by_device[DeviceType::GPU] = OpenCLProvider();
+    made->by_device[DeviceType::HEXAGON] = HexagonProvider();
     return made;
   }();
   return *providers;

@@ -9,6 +9,8 @@
 #include <memory>
 
 #include "mace/core/converter_registry.h"
+#include "mace/core/executor.h"
+#include "mace/core/net.h"
 #include "mace/core/op_registry.h"
 #include "mace/core/runtime.h"
 #include "mace/public/mace.h"
@@ -20,6 +22,13 @@ struct RuntimeProvider {
   std::function<MaceStatus(const MaceEngineConfig&, std::unique_ptr<Runtime>*)> create;
   // Adds the runtime's kernels and the converters of its storages.
   std::function<MaceStatus(OpRegistry*, ConverterRegistry*)> register_kernels;
+  // A device that runs whole graphs (the Hexagon DSP) sets this instead of
+  // the two above: it takes the CPU net the engine built and initialized
+  // for the model (shapes inferred, weights bound) and returns the
+  // device's executor, which the engine then initializes.
+  std::function<MaceStatus(const MaceEngineConfig&, std::unique_ptr<Net>,
+                           std::unique_ptr<Executor>*)>
+      wrap_net;
 };
 
 // The provider for `device`, or null when this library has none.

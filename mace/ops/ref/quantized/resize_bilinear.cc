@@ -11,12 +11,10 @@ namespace {
 
 constexpr int64_t kOne = int64_t{1} << kResizeFractionBits;
 
-struct FixedTaps {
-  int64_t low = 0, high = 0;
-  int64_t frac = 0;  // weight of `high`, in 1/kOne
-};
+}  // namespace
 
-FixedTaps Taps(CoordinateMode mode, int64_t x, int64_t in_len, int64_t out_len, double scale) {
+FixedTaps ResizeTaps(CoordinateMode mode, int64_t x, int64_t in_len, int64_t out_len,
+                     double scale) {
   const double source = SourceCoordinate(mode, x, in_len, out_len, scale);
   const double clamped = std::min(std::max(source, 0.0), static_cast<double>(in_len - 1));
   FixedTaps taps;
@@ -26,16 +24,14 @@ FixedTaps Taps(CoordinateMode mode, int64_t x, int64_t in_len, int64_t out_len, 
   return taps;
 }
 
-}  // namespace
-
 void ResizeBilinear(const ResizeBilinearParams& p, const uint8_t* input, uint8_t* output) {
   for (int64_t plane = 0; plane < p.batch * p.channels; ++plane) {
     const uint8_t* in = input + plane * p.in_h * p.in_w;
     uint8_t* out = output + plane * p.out_h * p.out_w;
     for (int64_t oy = 0; oy < p.out_h; ++oy) {
-      const FixedTaps y = Taps(p.mode, oy, p.in_h, p.out_h, p.scale_h);
+      const FixedTaps y = ResizeTaps(p.mode, oy, p.in_h, p.out_h, p.scale_h);
       for (int64_t ox = 0; ox < p.out_w; ++ox) {
-        const FixedTaps x = Taps(p.mode, ox, p.in_w, p.out_w, p.scale_w);
+        const FixedTaps x = ResizeTaps(p.mode, ox, p.in_w, p.out_w, p.scale_w);
         const int64_t top = in[y.low * p.in_w + x.low] * (kOne - x.frac) +
                             in[y.low * p.in_w + x.high] * x.frac;
         const int64_t bottom = in[y.high * p.in_w + x.low] * (kOne - x.frac) +

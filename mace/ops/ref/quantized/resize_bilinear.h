@@ -18,6 +18,15 @@ namespace quantized {
 
 constexpr int kResizeFractionBits = 11;
 
+// The two source taps of output coordinate x and the weight of `high` in
+// 1/2^kResizeFractionBits; shared with the DSP, which gets them as a table.
+struct FixedTaps {
+  int64_t low = 0, high = 0;
+  int64_t frac = 0;
+};
+FixedTaps ResizeTaps(CoordinateMode mode, int64_t x, int64_t in_len, int64_t out_len,
+                     double scale);
+
 void ResizeBilinear(const ResizeBilinearParams& params, const uint8_t* input, uint8_t* output);
 
 }  // namespace quantized

@@ -1,0 +1,112 @@
+// The serialized quantized graph the host sends with kSetupGraph, shared by
+// the host's builder (mace/runtimes/hexagon/graph_builder.h) and the DSP's
+// executor. All fields are 32-bit words:
+//
+//   GraphHeader
+//   TensorRecord[num_tensors]
+//   uint32 input tensor ids[num_inputs], output tensor ids[num_outputs]
+//   ops, num_op_words words: per op {type, num_inputs, num_outputs,
+//        num_params, input ids, output ids, int32 params}
+//   zero padding to a multiple of 128 bytes
+//   constant data (const_bytes), each tensor at its const_offset, 128-byte
+//        aligned
+//
+// Quantization is resolved on the host: ops carry integer zero points and
+// (multiplier, right shift) pairs of common/quantize.h, so the DSP needs no
+// float arithmetic. Activations are NCHW.
+#ifndef MACE_DSP_GRAPH_FORMAT_H_
+#define MACE_DSP_GRAPH_FORMAT_H_
+
+#include <stdint.h>
+
+namespace mace {
+namespace dsp {
+
+constexpr uint32_t kGraphMagic = 0x4753444du;  // "MDSG"
+constexpr uint32_t kGraphVersion = 1;
+constexpr uint32_t kNoTensor = 0xffffffffu;  // an absent optional input (bias)
+constexpr uint32_t kConstAlignment = 128;
+
+struct GraphHeader {
+  uint32_t magic;
+  uint32_t version;
+  uint32_t num_tensors;
+  uint32_t num_ops;
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  uint32_t num_op_words;
+  uint32_t const_bytes;
+};
+
+enum DataType : uint32_t { kUint8 = 0, kInt32 = 1 };
+
+enum TensorFlags : uint32_t { kConstant = 1 };
+
+struct TensorRecord {
+  uint32_t data_type;
+  uint32_t dims[4];      // NCHW; unused trailing dims are 1
+  int32_t zero_point;
+  uint32_t scale_bits;   // float bits, for printing only
+  uint32_t flags;
+  uint32_t const_offset;  // constants: offset in the constant data
+};
+
+// Op types and their params (all int32):
+enum OpType : uint32_t {
+  // inputs: input u8 [N,Cin,H,W], filter u8 [Cout,Cin,KH,KW], bias i32
+  //   [Cout] or kNoTensor. params: ConvParam..., then num_multipliers
+  //   (1 or Cout) pairs of (multiplier, right shift).
+  kConv2D = 1,
+  // filter u8 [1,C,KH,KW] (channel multiplier 1); params as kConv2D.
+  kDepthwiseConv2D = 2,
+  // params: PoolParam.
+  kPooling = 3,
+  // inputs: a u8, b u8 (same count, or one element). params: EltwiseParam.
+  kEltwise = 4,
+  // params: min, max. ReLU and ReLU6 on uint8 are clamps.
+  kClamp = 5,
+  // inputs: input u8 [N,K], weight u8 [Cout,K], bias; params as kConv2D
+  //   (geometry ignored).
+  kFullyConnected = 6,
+  // inputs: several u8 with equal N, H, W and the output's quantization;
+  //   concatenated along channels. params: none.
+  kConcat = 7,
+  // inputs: input u8 (the output has scale 1/256, zero point 0), table
+  //   i32 [256] (ref::quantized::MakeSoftmaxTable of the input scale).
+  //   params: outer, axis size, inner.
+  kSoftmax = 8,
+  // inputs: input u8 [N,C,H,W], taps i32 [out_h + out_w, 3]: (low, high,
+  //   fraction in 1/2048) per output row, then per output column
+  //   (ref::quantized::ResizeTaps). The output keeps the input's
+  //   quantization. params: none.
+  kResizeBilinear = 9,
+};
+
+enum ConvParam : uint32_t {
+  kStrideH, kStrideW, kDilationH, kDilationW, kPadTop, kPadLeft,
+  kInputZeroPoint, kFilterZeroPoint, kOutputZeroPoint, kOutputMin, kOutputMax,
+  kNumMultipliers, kConvParamCount,
+};
+
+enum PoolParam : uint32_t {
+  kPoolType,  // 1 average, 2 max (ref::PoolingType)
+  kPoolKernelH, kPoolKernelW, kPoolStrideH, kPoolStrideW, kPoolDilationH, kPoolDilationW,
+  kPoolPadTop, kPoolPadLeft, kPoolPadBottom, kPoolPadRight, kPoolCountIncludePad,
+  kPoolZeroPoint, kPoolParamCount,
+};
+
+enum EltwiseParam : uint32_t {
+  kEltwiseKind,  // 0 add, 1 subtract, 2 multiply (ref::quantized::EltwiseKind)
+  kEltwiseZeroPoint0, kEltwiseZeroPoint1,
+  kEltwiseMultiplier0, kEltwiseShift0, kEltwiseMultiplier1, kEltwiseShift1,
+  kEltwiseOutputMultiplier, kEltwiseOutputShift,
+  kEltwiseOutputZeroPoint, kEltwiseOutputMin, kEltwiseOutputMax, kEltwiseParamCount,
+};
+
+static_assert(sizeof(GraphHeader) == 32, "wire layout");
+static_assert(sizeof(TensorRecord) == 36, "wire layout");
+
+}  // namespace dsp
+}  // namespace mace
+
+#endif  // MACE_DSP_GRAPH_FORMAT_H_

@@ -1,0 +1,344 @@
+// Conv2D, DepthwiseConv2d (channel multiplier 1) and FullyConnected over
+// uint8 NCHW activations and uint8 per-tensor weights, with one or one per
+// output channel requantization multipliers.
+//
+// Every output is bias + sum((x - zx) * (w - zw)), saturated to int32 and
+// requantized. The 1x1 stride-1 convolution (and FullyConnected) runs on
+// HVX: the sum expands to
+//   sum(x * w) - zw * sum(x) - zx * sum(w) + K * zx * zw,
+// whose first two terms are vrmpy reductions of four channels per 32-bit
+// lane (32 pixels per vector), computed exactly in uint32; the rest is
+// per-channel scalar work. DepthwiseConv2d with stride 1, no dilation and
+// kernels up to 4 wide runs on HVX too: each plane is copied into a
+// scratch plane padded with the input zero point (so padded taps add
+// nothing, as in the reference, and the expansion above holds for every
+// tap), a 32-bit lane holds the 4 bytes of one output's window row, and
+// four byte shifts (valign) of each row cover 128 outputs with vrmpy.
+// Other shapes use the scalar loop.
+#include "mace/dsp/kernels.h"
+#include "mace/dsp/sys.h"
+
+namespace mace {
+namespace dsp {
+namespace {
+
+typedef int32_t HvxVector __attribute__((__vector_size__(128), __aligned__(128)));
+constexpr uint32_t kLanes = 32;  // 32-bit lanes per vector
+
+struct ConvShape {
+  uint32_t batch, in_c, in_h, in_w, out_c, out_h, out_w, k_h, k_w;
+};
+
+ConvShape ShapeOf(const OpArgs& op) {
+  const DspTensor& in = *op.inputs[0];
+  const DspTensor& filter = *op.inputs[1];
+  const DspTensor& out = *op.outputs[0];
+  ConvShape s;
+  s.batch = in.dims[0];
+  s.in_c = in.dims[1], s.in_h = in.dims[2], s.in_w = in.dims[3];
+  s.out_c = out.dims[1], s.out_h = out.dims[2], s.out_w = out.dims[3];
+  s.k_h = filter.dims[2], s.k_w = filter.dims[3];
+  return s;
+}
+
+bool UsesHvxDepthwise(const OpArgs& op) {
+  if (op.type != kDepthwiseConv2D) return false;
+  const ConvShape s = ShapeOf(op);
+  const int32_t* p = op.params;
+  return s.k_w <= 4 && p[kStrideH] == 1 && p[kStrideW] == 1 && p[kDilationH] == 1 &&
+         p[kDilationW] == 1;
+}
+
+bool UsesHvx1x1(const OpArgs& op) {
+  if (op.type == kDepthwiseConv2D) return false;
+  const ConvShape s = ShapeOf(op);
+  const int32_t* p = op.params;
+  return s.k_h == 1 && s.k_w == 1 && p[kStrideH] == 1 && p[kStrideW] == 1 && p[kPadTop] == 0 &&
+         p[kPadLeft] == 0 && s.in_h == s.out_h && s.in_w == s.out_w && s.in_c <= 65536;
+}
+
+uint32_t Round(uint32_t value, uint32_t to) { return (value + to - 1) / to * to; }
+
+const int32_t* Multiplier(const OpArgs& op, uint32_t channel) {
+  const int32_t count = op.params[kNumMultipliers];
+  return op.params + kConvParamCount + 2 * (count == 1 ? 0 : channel);
+}
+
+uint8_t Finish(const OpArgs& op, uint32_t channel, int64_t sum) {
+  const int32_t* m = Multiplier(op, channel);
+  const int32_t* p = op.params;
+  return ClampToUint8(p[kOutputZeroPoint] + Requantize(SaturateToInt32(sum), m[0], m[1]),
+                      p[kOutputMin], p[kOutputMax]);
+}
+
+void RunScalar(const OpArgs& op) {
+  const ConvShape s = ShapeOf(op);
+  const int32_t* p = op.params;
+  const bool depthwise = op.type == kDepthwiseConv2D;
+  const uint32_t taps_c = depthwise ? 1 : s.in_c;
+  const uint8_t* input = op.inputs[0]->data;
+  const uint8_t* filter = op.inputs[1]->data;
+  const int32_t* bias = op.inputs[2] ? reinterpret_cast<const int32_t*>(op.inputs[2]->data) : nullptr;
+  uint8_t* output = op.outputs[0]->data;
+  const int32_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
+  for (uint32_t n = 0; n < s.batch; ++n) {
+    for (uint32_t oc = 0; oc < s.out_c; ++oc) {
+      const uint32_t first_ic = depthwise ? oc : 0;
+      for (uint32_t oh = 0; oh < s.out_h; ++oh) {
+        for (uint32_t ow = 0; ow < s.out_w; ++ow) {
+          int64_t sum = bias ? bias[oc] : 0;
+          for (uint32_t i = 0; i < taps_c; ++i) {
+            const uint8_t* plane = input + ((n * s.in_c + first_ic + i) * s.in_h) * s.in_w;
+            const uint8_t* taps = filter + ((oc * taps_c + i) * s.k_h) * s.k_w;
+            for (uint32_t kh = 0; kh < s.k_h; ++kh) {
+              const int32_t ih = static_cast<int32_t>(oh) * p[kStrideH] - p[kPadTop] +
+                                 static_cast<int32_t>(kh) * p[kDilationH];
+              if (ih < 0 || ih >= static_cast<int32_t>(s.in_h)) continue;
+              for (uint32_t kw = 0; kw < s.k_w; ++kw) {
+                const int32_t iw = static_cast<int32_t>(ow) * p[kStrideW] - p[kPadLeft] +
+                                   static_cast<int32_t>(kw) * p[kDilationW];
+                if (iw < 0 || iw >= static_cast<int32_t>(s.in_w)) continue;
+                sum += (int32_t{plane[ih * s.in_w + iw]} - zx) *
+                       (int32_t{taps[kh * s.k_w + kw]} - zw);
+              }
+            }
+          }
+          output[((n * s.out_c + oc) * s.out_h + oh) * s.out_w + ow] = Finish(op, oc, sum);
+        }
+      }
+    }
+  }
+}
+
+// Scratch layout for the HVX path: the input of one image repacked as
+// [in_c / 4][pixels rounded to 32][4 channels], the weights as
+// [out_c][in_c / 4] words, then 32 int32 lanes of results.
+void RunHvx1x1(const OpArgs& op, uint8_t* scratch) {
+  const ConvShape s = ShapeOf(op);
+  const int32_t* p = op.params;
+  const uint32_t pixels = s.in_h * s.in_w;
+  const uint32_t padded_pixels = Round(pixels, kLanes);
+  const uint32_t groups = (s.in_c + 3) / 4;
+  uint8_t* packed = scratch;
+  uint32_t* weights = reinterpret_cast<uint32_t*>(packed + groups * padded_pixels * 4);
+  int32_t* lanes = reinterpret_cast<int32_t*>(
+      scratch + Round(groups * padded_pixels * 4 + s.out_c * groups * 4, 128));
+  uint32_t* lane_sums = reinterpret_cast<uint32_t*>(lanes + kLanes);
+  const uint8_t* filter = op.inputs[1]->data;
+  const int32_t* bias = op.inputs[2] ? reinterpret_cast<const int32_t*>(op.inputs[2]->data) : nullptr;
+  const int64_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
+  for (uint32_t oc = 0; oc < s.out_c; ++oc) {
+    for (uint32_t g = 0; g < groups; ++g) {
+      uint32_t word = 0;
+      for (uint32_t j = 0; j < 4 && g * 4 + j < s.in_c; ++j) {
+        word |= uint32_t{filter[oc * s.in_c + g * 4 + j]} << (8 * j);
+      }
+      weights[oc * groups + g] = word;
+    }
+  }
+  for (uint32_t n = 0; n < s.batch; ++n) {
+    const uint8_t* input = op.inputs[0]->data + n * s.in_c * pixels;
+    uint8_t* output = op.outputs[0]->data + n * s.out_c * pixels;
+    memset(packed, 0, groups * padded_pixels * 4);
+    for (uint32_t c = 0; c < s.in_c; ++c) {
+      uint8_t* dst = packed + (c / 4) * padded_pixels * 4 + (c % 4);
+      const uint8_t* src = input + c * pixels;
+      for (uint32_t i = 0; i < pixels; ++i) dst[4 * i] = src[i];
+    }
+    const HvxVector* rows = reinterpret_cast<const HvxVector*>(packed);
+    const uint32_t vectors_per_group = padded_pixels / kLanes;
+    for (uint32_t v = 0; v < vectors_per_group; ++v) {
+      HvxVector x_sum = __builtin_HEXAGON_V6_vd0_128B();
+      for (uint32_t g = 0; g < groups; ++g) {
+        x_sum = __builtin_HEXAGON_V6_vrmpyub_acc_128B(x_sum, rows[g * vectors_per_group + v],
+                                                     0x01010101);
+      }
+      *reinterpret_cast<HvxVector*>(lane_sums) = x_sum;
+      const uint32_t count = pixels - v * kLanes < kLanes ? pixels - v * kLanes : kLanes;
+      for (uint32_t oc = 0; oc < s.out_c; ++oc) {
+        const uint32_t* w = weights + oc * groups;
+        HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
+        int64_t w_sum = 0;
+        for (uint32_t g = 0; g < groups; ++g) {
+          acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, rows[g * vectors_per_group + v],
+                                                     static_cast<int32_t>(w[g]));
+          w_sum += (w[g] & 0xff) + ((w[g] >> 8) & 0xff) + ((w[g] >> 16) & 0xff) + (w[g] >> 24);
+        }
+        *reinterpret_cast<HvxVector*>(lanes) = acc;
+        const int64_t constant =
+            (bias ? bias[oc] : 0) - zx * w_sum + static_cast<int64_t>(s.in_c) * zx * zw;
+        uint8_t* out = output + oc * pixels + v * kLanes;
+        for (uint32_t i = 0; i < count; ++i) {
+          const int64_t sum = constant + static_cast<uint32_t>(lanes[i]) -
+                              zw * static_cast<int64_t>(lane_sums[i]);
+          out[i] = Finish(op, oc, sum);
+        }
+      }
+    }
+  }
+}
+
+
+// The padded plane for one depthwise output: rows of `stride` bytes,
+// out_h + k_h - 1 of them; 128 outputs per vector step.
+struct DepthwiseLayout {
+  uint32_t chunks, stride, rows, plane_bytes;
+};
+
+// plane_bytes is 0 when the plane would not fit in 1 GB.
+DepthwiseLayout LayoutOf(const ConvShape& s) {
+  DepthwiseLayout l;
+  l.chunks = (s.out_w + 127) / 128;
+  l.stride = 128 * (l.chunks + 1);
+  l.rows = s.out_h + s.k_h - 1;
+  const uint64_t bytes = uint64_t{l.rows} * l.stride;
+  l.plane_bytes = bytes > (1u << 30) ? 0 : static_cast<uint32_t>(bytes);
+  return l;
+}
+
+void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
+  const ConvShape s = ShapeOf(op);
+  const DepthwiseLayout l = LayoutOf(s);
+  const int32_t* p = op.params;
+  const int32_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
+  const uint32_t pad_top = p[kPadTop], pad_left = p[kPadLeft];
+  uint8_t* plane = scratch;
+  int32_t* lanes = reinterpret_cast<int32_t*>(scratch + l.plane_bytes);  // [4][32] sums
+  int32_t* x_sums = lanes + 4 * kLanes;                                  // [4][32]
+  const uint8_t* filter = op.inputs[1]->data;
+  const int32_t* bias = op.inputs[2] ? reinterpret_cast<const int32_t*>(op.inputs[2]->data) : nullptr;
+  const int64_t taps = s.k_h * s.k_w;
+  uint32_t tap_mask = 0;
+  for (uint32_t kw = 0; kw < s.k_w; ++kw) tap_mask |= 1u << (8 * kw);
+  for (uint32_t n = 0; n < s.batch; ++n) {
+    for (uint32_t c = 0; c < s.in_c; ++c) {
+      const uint8_t* in = op.inputs[0]->data + (n * s.in_c + c) * s.in_h * s.in_w;
+      uint8_t* out = op.outputs[0]->data + (n * s.in_c + c) * s.out_h * s.out_w;
+      memset(plane, zx, l.plane_bytes);
+      for (uint32_t r = 0; r < s.in_h && r + pad_top < l.rows; ++r) {
+        if (pad_left >= l.stride) break;
+        const uint32_t room = l.stride - pad_left;
+        memcpy(plane + (r + pad_top) * l.stride + pad_left, in + r * s.in_w,
+               s.in_w < room ? s.in_w : room);
+      }
+      const uint8_t* w = filter + c * taps;
+      int64_t w_sum = 0;
+      for (int64_t t = 0; t < taps; ++t) w_sum += w[t];
+      const int64_t constant = (bias ? bias[c] : 0) - zx * w_sum + taps * zx * zw;
+      for (uint32_t oh = 0; oh < s.out_h; ++oh) {
+        for (uint32_t k = 0; k < l.chunks; ++k) {
+          for (uint32_t shift = 0; shift < 4; ++shift) {
+            HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
+            HvxVector x_sum = __builtin_HEXAGON_V6_vd0_128B();
+            for (uint32_t kh = 0; kh < s.k_h; ++kh) {
+              const HvxVector* row =
+                  reinterpret_cast<const HvxVector*>(plane + (oh + kh) * l.stride) + k;
+              const HvxVector window = __builtin_HEXAGON_V6_valignb_128B(row[1], row[0], shift);
+              uint32_t word = 0;
+              for (uint32_t kw = 0; kw < s.k_w; ++kw) {
+                word |= uint32_t{w[kh * s.k_w + kw]} << (8 * kw);
+              }
+              acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, window, static_cast<int32_t>(word));
+              x_sum = __builtin_HEXAGON_V6_vrmpyub_acc_128B(x_sum, window,
+                                                           static_cast<int32_t>(tap_mask));
+            }
+            *reinterpret_cast<HvxVector*>(lanes + shift * kLanes) = acc;
+            *reinterpret_cast<HvxVector*>(x_sums + shift * kLanes) = x_sum;
+          }
+          for (uint32_t i = 0; i < kLanes; ++i) {
+            for (uint32_t shift = 0; shift < 4; ++shift) {
+              const uint32_t ow = 128 * k + 4 * i + shift;
+              if (ow >= s.out_w) break;
+              const int64_t sum = constant + static_cast<uint32_t>(lanes[shift * kLanes + i]) -
+                                  zw * static_cast<int64_t>(
+                                           static_cast<uint32_t>(x_sums[shift * kLanes + i]));
+              out[oh * s.out_w + ow] = Finish(op, c, sum);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+bool Fail(Text* error, const char* what) {
+  *error << what;
+  return false;
+}
+
+}  // namespace
+
+bool CheckConv(const OpArgs& op, Text* error) {
+  if (op.num_inputs != 3 || op.num_outputs != 1) return Fail(error, "needs 3 inputs, 1 output");
+  if (!op.inputs[0] || !op.inputs[1]) return Fail(error, "input and filter are required");
+  if (op.num_params < kConvParamCount) return Fail(error, "too few params");
+  const int32_t* p = op.params;
+  const int32_t multipliers = p[kNumMultipliers];
+  const DspTensor& in = *op.inputs[0];
+  const DspTensor& filter = *op.inputs[1];
+  const DspTensor& out = *op.outputs[0];
+  if (in.data_type != kUint8 || filter.data_type != kUint8 || out.data_type != kUint8)
+    return Fail(error, "input, filter and output must be uint8");
+  if (op.inputs[2] && (op.inputs[2]->data_type != kInt32 || op.inputs[2]->dims[0] != out.dims[1]))
+    return Fail(error, "bias must be int32 [out_channels]");
+  if (!filter.constant) return Fail(error, "the filter must be constant");
+  if (multipliers != 1 && multipliers != static_cast<int32_t>(out.dims[1]))
+    return Fail(error, "needs 1 or out_channels multipliers");
+  if (op.num_params != kConvParamCount + 2 * static_cast<uint32_t>(multipliers))
+    return Fail(error, "param count does not match the multipliers");
+  for (int32_t i = 0; i < multipliers; ++i) {
+    const int32_t m = p[kConvParamCount + 2 * i], shift = p[kConvParamCount + 2 * i + 1];
+    if (m < 0 || shift < 1 || shift > 62) return Fail(error, "bad multiplier");
+  }
+  if (p[kOutputMin] < 0 || p[kOutputMax] > 255 || p[kOutputMin] > p[kOutputMax])
+    return Fail(error, "bad output range");
+  if (op.type == kFullyConnected) {
+    if (filter.dims[0] != out.dims[1] || filter.dims[1] != in.dims[1] || in.dims[0] != out.dims[0])
+      return Fail(error, "fully connected shapes do not match");
+    return true;
+  }
+  if (p[kStrideH] < 1 || p[kStrideW] < 1 || p[kDilationH] < 1 || p[kDilationW] < 1 ||
+      p[kPadTop] < 0 || p[kPadLeft] < 0)
+    return Fail(error, "bad stride, dilation or padding");
+  const bool depthwise = op.type == kDepthwiseConv2D;
+  if (depthwise ? (filter.dims[0] != 1 || filter.dims[1] != in.dims[1] || out.dims[1] != in.dims[1])
+                : (filter.dims[0] != out.dims[1] || filter.dims[1] != in.dims[1]))
+    return Fail(error, "filter shape does not match the input and output channels");
+  if (in.dims[0] != out.dims[0]) return Fail(error, "batch differs");
+  // Every output needs a window that starts inside the padded input.
+  const int64_t reach_h = static_cast<int64_t>(out.dims[2] - 1) * p[kStrideH] - p[kPadTop];
+  const int64_t reach_w = static_cast<int64_t>(out.dims[3] - 1) * p[kStrideW] - p[kPadLeft];
+  if (reach_h >= static_cast<int64_t>(in.dims[2]) + p[kPadTop] ||
+      reach_w >= static_cast<int64_t>(in.dims[3]) + p[kPadLeft])
+    return Fail(error, "output larger than the padded input");
+  return true;
+}
+
+uint32_t ConvScratchBytes(const OpArgs& op) {
+  // kUnplannable makes the allocation fail cleanly ("out of memory").
+  constexpr uint32_t kUnplannable = 0xffffffffu;
+  if (UsesHvxDepthwise(op)) {
+    const uint32_t plane = LayoutOf(ShapeOf(op)).plane_bytes;
+    return plane == 0 ? kUnplannable : plane + 8 * 128;
+  }
+  if (!UsesHvx1x1(op)) return 0;
+  const ConvShape s = ShapeOf(op);
+  const uint64_t groups = (s.in_c + 3) / 4;
+  const uint64_t bytes =
+      groups * ((uint64_t{s.in_h} * s.in_w + kLanes - 1) / kLanes * kLanes) * 4 +
+      uint64_t{s.out_c} * groups * 4 + 3 * 128;
+  return bytes > (1u << 30) ? kUnplannable : static_cast<uint32_t>(bytes);
+}
+
+void RunConv(const OpArgs& op, uint8_t* scratch) {
+  if (UsesHvxDepthwise(op)) {
+    RunHvxDepthwise(op, scratch);
+  } else if (UsesHvx1x1(op)) {
+    RunHvx1x1(op, scratch);
+  } else {
+    RunScalar(op);
+  }
+}
+
+}  // namespace dsp
+}  // namespace mace

@@ -1,0 +1,212 @@
+// Pooling, element-wise ops, clamps and concatenation, and the dispatch
+// over op types.
+#include "mace/dsp/kernels.h"
+#include "mace/dsp/sys.h"
+
+namespace mace {
+namespace dsp {
+namespace {
+
+typedef int32_t HvxVector __attribute__((__vector_size__(128), __aligned__(128)));
+
+uint32_t Count(const DspTensor& t) { return t.dims[0] * t.dims[1] * t.dims[2] * t.dims[3]; }
+
+bool Fail(Text* error, const char* what) {
+  *error << what;
+  return false;
+}
+
+bool AllUint8(const OpArgs& op) {
+  for (uint32_t i = 0; i < op.num_inputs; ++i) {
+    if (!op.inputs[i] || op.inputs[i]->data_type != kUint8) return false;
+  }
+  return op.outputs[0]->data_type == kUint8;
+}
+
+// max(min(x, max), min) a vector at a time; the tensors are vector aligned.
+void RunClamp(const OpArgs& op) {
+  const uint32_t count = Count(*op.outputs[0]);
+  const uint8_t low = static_cast<uint8_t>(op.params[0]), high = static_cast<uint8_t>(op.params[1]);
+  const uint8_t* in = op.inputs[0]->data;
+  uint8_t* out = op.outputs[0]->data;
+  const HvxVector low_v = __builtin_HEXAGON_V6_lvsplatw_128B(low * 0x01010101u);
+  const HvxVector high_v = __builtin_HEXAGON_V6_lvsplatw_128B(high * 0x01010101u);
+  uint32_t i = 0;
+  for (; i + 128 <= count; i += 128) {
+    const HvxVector x = *reinterpret_cast<const HvxVector*>(in + i);
+    *reinterpret_cast<HvxVector*>(out + i) = __builtin_HEXAGON_V6_vmaxub_128B(
+        __builtin_HEXAGON_V6_vminub_128B(x, high_v), low_v);
+  }
+  for (; i < count; ++i) out[i] = in[i] < low ? low : in[i] > high ? high : in[i];
+}
+
+void RunEltwise(const OpArgs& op) {
+  const int32_t* p = op.params;
+  const uint32_t count = Count(*op.outputs[0]);
+  const uint32_t b_count = Count(*op.inputs[1]);
+  const uint8_t* a_data = op.inputs[0]->data;
+  const uint8_t* b_data = op.inputs[1]->data;
+  uint8_t* out = op.outputs[0]->data;
+  constexpr int32_t kLeftShift = 20;
+  for (uint32_t i = 0; i < count; ++i) {
+    const int32_t a = int32_t{a_data[i]} - p[kEltwiseZeroPoint0];
+    const int32_t b = int32_t{b_data[b_count == 1 ? 0 : i]} - p[kEltwiseZeroPoint1];
+    int32_t combined;
+    if (p[kEltwiseKind] == 2) {
+      combined = a * b;
+    } else {
+      const int64_t sa = Requantize(a * (1 << kLeftShift), p[kEltwiseMultiplier0], p[kEltwiseShift0]);
+      const int64_t sb = Requantize(b * (1 << kLeftShift), p[kEltwiseMultiplier1], p[kEltwiseShift1]);
+      combined = static_cast<int32_t>(p[kEltwiseKind] == 0 ? sa + sb : sa - sb);
+    }
+    out[i] = ClampToUint8(p[kEltwiseOutputZeroPoint] +
+                              Requantize(combined, p[kEltwiseOutputMultiplier], p[kEltwiseOutputShift]),
+                          p[kEltwiseOutputMin], p[kEltwiseOutputMax]);
+  }
+}
+
+void RunConcat(const OpArgs& op) {
+  const DspTensor& out = *op.outputs[0];
+  const uint32_t plane = out.dims[2] * out.dims[3];
+  uint8_t* dst = out.data;
+  for (uint32_t n = 0; n < out.dims[0]; ++n) {
+    for (uint32_t i = 0; i < op.num_inputs; ++i) {
+      const DspTensor& in = *op.inputs[i];
+      const uint32_t bytes = in.dims[1] * plane;
+      memcpy(dst, in.data + n * bytes, bytes);
+      dst += bytes;
+    }
+  }
+}
+
+bool CheckEltwiseOp(const OpArgs& op, Text* error) {
+  if (op.num_inputs != 2 || op.num_outputs != 1 || op.num_params != kEltwiseParamCount)
+    return Fail(error, "needs 2 inputs, 1 output and its params");
+  const uint32_t count = Count(*op.outputs[0]);
+  if (Count(*op.inputs[0]) != count) return Fail(error, "input 0 and the output differ in size");
+  const uint32_t b = Count(*op.inputs[1]);
+  if (b != 1 && b != count) return Fail(error, "input 1 must have 1 element or the output's count");
+  const int32_t* p = op.params;
+  if (p[kEltwiseKind] < 0 || p[kEltwiseKind] > 2) return Fail(error, "unknown eltwise kind");
+  const uint32_t shifts[] = {kEltwiseShift0, kEltwiseShift1, kEltwiseOutputShift};
+  for (uint32_t shift : shifts) {
+    if (p[shift] < 1 || p[shift] > 62 || p[shift - 1] < 0) return Fail(error, "bad multiplier");
+  }
+  if (p[kEltwiseOutputMin] < 0 || p[kEltwiseOutputMax] > 255 ||
+      p[kEltwiseOutputMin] > p[kEltwiseOutputMax])
+    return Fail(error, "bad output range");
+  return true;
+}
+
+bool CheckConcat(const OpArgs& op, Text* error) {
+  if (op.num_inputs < 1 || op.num_outputs != 1) return Fail(error, "needs inputs and 1 output");
+  const DspTensor& out = *op.outputs[0];
+  uint32_t channels = 0;
+  for (uint32_t i = 0; i < op.num_inputs; ++i) {
+    const DspTensor& in = *op.inputs[i];
+    if (in.dims[0] != out.dims[0] || in.dims[2] != out.dims[2] || in.dims[3] != out.dims[3])
+      return Fail(error, "inputs differ from the output in N, H or W");
+    if (in.zero_point != out.zero_point || in.scale_bits != out.scale_bits)
+      return Fail(error, "inputs must share the output's quantization");
+    channels += in.dims[1];
+  }
+  if (channels != out.dims[1]) return Fail(error, "channels do not add up to the output's");
+  return true;
+}
+
+}  // namespace
+
+bool CheckElementwise(const OpArgs& op, Text* error) {
+  if (op.type == kEltwise) return CheckEltwiseOp(op, error);
+  if (op.type == kConcat) return CheckConcat(op, error);
+  // kClamp
+  if (op.num_inputs != 1 || op.num_outputs != 1 || op.num_params != 2)
+    return Fail(error, "needs 1 input, 1 output and (min, max)");
+  if (Count(*op.inputs[0]) != Count(*op.outputs[0])) return Fail(error, "sizes differ");
+  if (op.params[0] < 0 || op.params[1] > 255 || op.params[0] > op.params[1])
+    return Fail(error, "bad clamp range");
+  return true;
+}
+
+void RunElementwise(const OpArgs& op) {
+  if (op.type == kEltwise) {
+    RunEltwise(op);
+  } else if (op.type == kConcat) {
+    RunConcat(op);
+  } else {
+    RunClamp(op);
+  }
+}
+
+const char* OpName(uint32_t type) {
+  switch (type) {
+    case kConv2D: return "Conv2D";
+    case kDepthwiseConv2D: return "DepthwiseConv2d";
+    case kPooling: return "Pooling";
+    case kEltwise: return "Eltwise";
+    case kClamp: return "Clamp";
+    case kFullyConnected: return "FullyConnected";
+    case kConcat: return "Concat";
+    case kSoftmax: return "Softmax";
+    case kResizeBilinear: return "ResizeBilinear";
+    default: return "unknown";
+  }
+}
+
+bool CheckOp(const OpArgs& op, Text* error) {
+  for (uint32_t i = 0; i < op.num_outputs; ++i) {
+    if (op.outputs[i]->constant) return Fail(error, "writes a constant");
+  }
+  switch (op.type) {
+    case kConv2D:
+    case kDepthwiseConv2D:
+    case kFullyConnected:
+      return CheckConv(op, error);
+    case kPooling:
+      if (!AllUint8(op)) return Fail(error, "needs uint8 tensors");
+      return CheckPooling(op, error);
+    case kEltwise:
+    case kClamp:
+    case kConcat:
+      if (!AllUint8(op)) return Fail(error, "needs uint8 tensors");
+      return CheckElementwise(op, error);
+    case kSoftmax:
+    case kResizeBilinear:
+      return CheckTableOp(op, error);
+    default:
+      return Fail(error, "unknown op type");
+  }
+}
+
+uint32_t ScratchBytes(const OpArgs& op) {
+  switch (op.type) {
+    case kConv2D:
+    case kDepthwiseConv2D:
+    case kFullyConnected:
+      return ConvScratchBytes(op);
+    default:
+      return 0;
+  }
+}
+
+void RunOp(const OpArgs& op, uint8_t* scratch) {
+  switch (op.type) {
+    case kConv2D:
+    case kDepthwiseConv2D:
+    case kFullyConnected:
+      RunConv(op, scratch);
+      break;
+    case kPooling:
+      RunPooling(op);
+      break;
+    case kSoftmax:
+    case kResizeBilinear:
+      RunTableOp(op);
+      break;
+    default:
+      RunElementwise(op);
+  }
+}
+
+}  // namespace dsp
+}  // namespace mace

@@ -1,0 +1,85 @@
+#include "mace/dsp/self_test.h"
+
+#include "mace/dsp/protocol.h"
+#include "mace/dsp/sys.h"
+
+namespace mace {
+namespace dsp {
+namespace {
+
+// The divisions go through volatile operands so that the compiler emits
+// the helper calls rather than folding anything.
+uint64_t Evaluate(const ArithmeticCase& c) {
+  volatile uint64_t va = c.a, vb = c.b;
+  const uint64_t a = va, b = vb;
+  switch (c.op) {
+    case kDivSi3: return static_cast<uint32_t>(static_cast<int32_t>(a) / static_cast<int32_t>(b));
+    case kModSi3: return static_cast<uint32_t>(static_cast<int32_t>(a) % static_cast<int32_t>(b));
+    case kUDivSi3: return static_cast<uint32_t>(a) / static_cast<uint32_t>(b);
+    case kUModSi3: return static_cast<uint32_t>(a) % static_cast<uint32_t>(b);
+    case kDivDi3: return static_cast<uint64_t>(static_cast<int64_t>(a) / static_cast<int64_t>(b));
+    case kModDi3: return static_cast<uint64_t>(static_cast<int64_t>(a) % static_cast<int64_t>(b));
+    case kUDivDi3: return a / b;
+    case kUModDi3: return a % b;
+    case kDivSf3: {
+      const float x = __builtin_bit_cast(float, static_cast<uint32_t>(a));
+      const float y = __builtin_bit_cast(float, static_cast<uint32_t>(b));
+      volatile float q = x / y;
+      return __builtin_bit_cast(uint32_t, static_cast<float>(q));
+    }
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+uint32_t RunSelfTest(uint32_t which, Allocator* heap, const uint8_t* payload, uint32_t size,
+                     uint8_t** reply, uint32_t* reply_size, Text* error) {
+  *reply = nullptr;
+  *reply_size = 0;
+  if (which == kSelfTestArithmetic) {
+    if (size % sizeof(ArithmeticCase) != 0) {
+      *error << "payload is not a whole number of cases";
+      return kBadRequest;
+    }
+    const uint32_t count = size / sizeof(ArithmeticCase);
+    uint64_t* results = static_cast<uint64_t*>(heap->Allocate(count * 8 + 1));
+    if (results == nullptr) return kOutOfMemory;
+    for (uint32_t i = 0; i < count; ++i) {
+      ArithmeticCase c;
+      memcpy(&c, payload + i * sizeof(c), sizeof(c));
+      if (c.op >= kArithmeticOpCount) {
+        heap->Free(results);
+        *error << "case " << i << ": unknown operation";
+        return kBadRequest;
+      }
+      results[i] = Evaluate(c);
+    }
+    *reply = reinterpret_cast<uint8_t*>(results);
+    *reply_size = count * 8;
+    return kOk;
+  }
+  if (which == kSelfTestAllocator) {
+    constexpr uint32_t kRegion = 256u << 10;
+    uint8_t* region = static_cast<uint8_t*>(heap->Allocate(kRegion));
+    uint32_t* result = static_cast<uint32_t*>(heap->Allocate(512));
+    if (region == nullptr || result == nullptr) {
+      heap->Free(region);
+      heap->Free(result);
+      return kOutOfMemory;
+    }
+    char text[400];
+    Text failures(text, sizeof(text));
+    result[0] = AllocatorStress(region, kRegion, &failures);
+    memcpy(result + 1, failures.data(), failures.size());
+    heap->Free(region);
+    *reply = reinterpret_cast<uint8_t*>(result);
+    *reply_size = 4 + failures.size();
+    return kOk;
+  }
+  *error << "unknown self test " << which;
+  return kBadRequest;
+}
+
+}  // namespace dsp
+}  // namespace mace

@@ -1,0 +1,514 @@
+// Each DSP kernel against the CPU uint8 reference (mace/ops/ref/quantized),
+// bit for bit: the host serializes a graph, the emulated DSP runs it, and
+// the host compares the outputs with the reference's. Fixed seeds, edge
+// shapes (channels off the vector width, W = 1, odd sizes), small tensors.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mace/ops/ref/quantized/conv_2d.h"
+#include "mace/ops/ref/quantized/eltwise.h"
+#include "mace/ops/ref/quantized/pooling.h"
+#include "mace/ops/ref/quantized/resize_bilinear.h"
+#include "mace/ops/ref/quantized/softmax.h"
+#include "mace/runtimes/hexagon/graph_builder.h"
+#include "mace/runtimes/hexagon/hexagon_control.h"
+
+namespace mace {
+namespace hexagon {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+namespace refq = ops::ref::quantized;
+
+Bytes RandomBytes(size_t count, std::mt19937* rng) {
+  Bytes bytes(count);
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>((*rng)() & 0xff);
+  return bytes;
+}
+
+int64_t OutSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_before,
+                int64_t pad_after) {
+  return (in + pad_before + pad_after - ((kernel - 1) * dilation + 1)) / stride + 1;
+}
+
+class DspKernelsTest : public ::testing::Test {
+ public:
+  static void SetUpTestSuite() {
+    control_ = new HexagonControl;
+    control_->Config(DspChannelConfig());
+    const MaceStatus status = control_->Init();
+    ASSERT_TRUE(status.ok()) << status.information();
+  }
+  static void TearDownTestSuite() {
+    delete control_;
+    control_ = nullptr;
+  }
+
+  // Runs the graph on the DSP; empty on failure (with a test failure).
+  static std::vector<Bytes> RunOnDsp(const DspGraphBuilder& builder,
+                                     const std::vector<const Bytes*>& inputs) {
+    SerializedGraph graph;
+    MaceStatus status = builder.Serialize(&graph);
+    EXPECT_TRUE(status.ok()) << status.information();
+    status = control_->SetupGraph(graph);
+    EXPECT_TRUE(status.ok()) << status.information();
+    std::vector<DspBuffer> buffers;
+    for (const Bytes* input : inputs) buffers.push_back({input->data(), input->size()});
+    std::vector<Bytes> outputs;
+    status = control_->ExecuteGraph(buffers, &outputs);
+    EXPECT_TRUE(status.ok()) << status.information();
+    EXPECT_TRUE(control_->TeardownGraph().ok());
+    return outputs;
+  }
+
+  static HexagonControl* control_;
+};
+
+HexagonControl* DspKernelsTest::control_ = nullptr;
+
+struct ConvCase {
+  int64_t batch, in_c, in_h, in_w, out_c, k_h, k_w;
+  int64_t stride = 1, dilation = 1, pad = 0;
+  bool depthwise = false, per_channel = false, bias = true, relu6 = false;
+};
+
+// Multipliers that keep typical outputs inside the uint8 range: the sum
+// over `reduction` taps has a mean of `mean` per tap (zero points off
+// centre), a spread of about 5400 sqrt(taps), and a bias of up to 20000.
+ops::QuantizedMultiplier RandomMultiplier(int64_t reduction, double mean, std::mt19937* rng) {
+  std::uniform_real_distribution<double> spread(0.5, 2.0);
+  ops::QuantizedMultiplier m;
+  EXPECT_TRUE(ops::MakeQuantizedMultiplier(
+                  spread(*rng) * 50.0 /
+                      (reduction * mean + std::sqrt(static_cast<double>(reduction)) * 5400.0 +
+                       20000.0),
+                  "test", &m)
+                  .ok());
+  return m;
+}
+
+void CheckConv(const ConvCase& c, uint32_t seed, dsp::OpType type) {
+  std::mt19937 rng(seed);
+  const int64_t out_c = c.depthwise ? c.in_c : c.out_c;
+  const int64_t out_h = OutSize(c.in_h, c.k_h, c.stride, c.dilation, c.pad, c.pad);
+  const int64_t out_w = OutSize(c.in_w, c.k_w, c.stride, c.dilation, c.pad, c.pad);
+  const int64_t taps_c = c.depthwise ? 1 : c.in_c;
+  refq::ConvQuantization quant;
+  quant.input_zero_point = static_cast<int32_t>(32 + rng() % 192);
+  quant.filter_zero_point = static_cast<int32_t>(32 + rng() % 192);
+  const double mean = std::abs((127.5 - quant.input_zero_point) * (127.5 - quant.filter_zero_point));
+  for (int64_t i = 0; i < (c.per_channel ? out_c : 1); ++i) {
+    quant.multipliers.push_back(RandomMultiplier(taps_c * c.k_h * c.k_w, mean, &rng));
+  }
+  const int32_t out_zp = static_cast<int32_t>(60 + rng() % 90);
+  quant.output = ops::OutputClamp{out_zp, c.relu6 ? out_zp : 0, c.relu6 ? out_zp + 50 : 255};
+  const Bytes input = RandomBytes(c.batch * c.in_c * c.in_h * c.in_w, &rng);
+  const Bytes filter = RandomBytes(out_c * taps_c * c.k_h * c.k_w, &rng);
+  std::vector<int32_t> bias(out_c);
+  for (int32_t& b : bias) b = static_cast<int32_t>(rng() % 40001) - 20000;
+
+  Bytes expected(c.batch * out_c * out_h * out_w);
+  if (c.depthwise) {
+    ops::ref::DepthwiseConv2dParams p;
+    p.batch = c.batch, p.channels = c.in_c, p.in_h = c.in_h, p.in_w = c.in_w;
+    p.multiplier = 1, p.out_h = out_h, p.out_w = out_w, p.kernel_h = c.k_h, p.kernel_w = c.k_w;
+    p.stride_h = p.stride_w = c.stride, p.dilation_h = p.dilation_w = c.dilation;
+    p.pad_top = p.pad_left = c.pad;
+    refq::DepthwiseConv2d(p, quant, input.data(), filter.data(), c.bias ? bias.data() : nullptr,
+                          expected.data());
+  } else {
+    ops::ref::Conv2DParams p;
+    p.batch = c.batch, p.in_channels = c.in_c, p.in_h = c.in_h, p.in_w = c.in_w;
+    p.out_channels = out_c, p.out_h = out_h, p.out_w = out_w, p.kernel_h = c.k_h;
+    p.kernel_w = c.k_w, p.stride_h = p.stride_w = c.stride;
+    p.dilation_h = p.dilation_w = c.dilation, p.pad_top = p.pad_left = c.pad;
+    refq::Conv2D(p, quant, input.data(), filter.data(), c.bias ? bias.data() : nullptr,
+                 expected.data());
+  }
+
+  DspGraphBuilder builder;
+  uint32_t in, w, out;
+  if (type == dsp::kFullyConnected) {
+    in = builder.AddTensor(dsp::kUint8, {c.batch, c.in_c}, 1.f, quant.input_zero_point);
+    w = builder.AddConstant(dsp::kUint8, {out_c, c.in_c}, 1.f, quant.filter_zero_point,
+                            filter.data(), filter.size());
+    out = builder.AddTensor(dsp::kUint8, {c.batch, out_c}, 1.f, out_zp);
+  } else {
+    in = builder.AddTensor(dsp::kUint8, {c.batch, c.in_c, c.in_h, c.in_w}, 1.f,
+                           quant.input_zero_point);
+    w = builder.AddConstant(dsp::kUint8, {c.depthwise ? 1 : out_c, c.in_c, c.k_h, c.k_w}, 1.f,
+                            quant.filter_zero_point, filter.data(), filter.size());
+    out = builder.AddTensor(dsp::kUint8, {c.batch, out_c, out_h, out_w}, 1.f, out_zp);
+  }
+  const uint32_t b = c.bias ? builder.AddConstant(dsp::kInt32, {out_c}, 1.f, 0, bias.data(),
+                                                  bias.size() * 4)
+                            : dsp::kNoTensor;
+  builder.AddOp(type, {in, w, b}, {out},
+                ConvParams(c.stride, c.stride, c.dilation, c.dilation, c.pad, c.pad, quant));
+  builder.SetInputs({in});
+  builder.SetOutputs({out});
+  const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&input});
+  ASSERT_EQ(outputs.size(), 1u);
+  ASSERT_EQ(outputs[0].size(), expected.size());
+  size_t mismatches = 0;
+  for (size_t i = 0; i < expected.size(); ++i) mismatches += outputs[0][i] != expected[i];
+  EXPECT_EQ(mismatches, 0u) << "of " << expected.size();
+  // The test is only meaningful if outputs vary.
+  EXPECT_GT(std::set<uint8_t>(expected.begin(), expected.end()).size(), 1u)
+      << "all " << int{expected[0]} << ", zero points " << quant.input_zero_point << " "
+      << quant.filter_zero_point << " " << out_zp << ", multiplier "
+      << quant.multipliers[0].multiplier << " >> " << quant.multipliers[0].right_shift;
+}
+
+TEST_F(DspKernelsTest, Conv1x1OnHvxMatchesTheReference) {
+  const std::vector<ConvCase> cases = {
+      {1, 3, 5, 7, 4, 1, 1},                                   // odd everything
+      {1, 8, 1, 1, 5, 1, 1},                                   // one pixel
+      {2, 5, 6, 6, 3, 1, 1, 1, 1, 0, false, true},             // 36 pixels: 2 vectors, per channel
+      {1, 130, 3, 1, 6, 1, 1, 1, 1, 0, false, false, false},   // W = 1, 130 channels, no bias
+      {1, 16, 8, 16, 9, 1, 1, 1, 1, 0, false, true, true, true},  // 128 pixels, ReLU6 range
+  };
+  uint32_t seed = 100;
+  for (const ConvCase& c : cases) {
+    SCOPED_TRACE(testing::Message() << "case with seed " << seed);
+    CheckConv(c, seed++, dsp::kConv2D);
+  }
+}
+
+TEST_F(DspKernelsTest, GeneralConvMatchesTheReference) {
+  ConvCase stride2 = {1, 3, 7, 9, 5, 3, 3};
+  stride2.stride = 2, stride2.pad = 1;
+  ConvCase dilated = {1, 4, 9, 7, 3, 3, 3};
+  dilated.dilation = 2, dilated.pad = 2, dilated.per_channel = true;
+  ConvCase tall = {2, 2, 5, 1, 3, 3, 1};  // W = 1
+  tall.pad = 1, tall.bias = false;
+  ConvCase strided1x1 = {1, 6, 5, 5, 4, 1, 1};
+  strided1x1.stride = 2;  // the scalar path of a 1x1
+  uint32_t seed = 200;
+  for (const ConvCase& c : {stride2, dilated, tall, strided1x1}) {
+    SCOPED_TRACE(testing::Message() << "case with seed " << seed);
+    CheckConv(c, seed++, dsp::kConv2D);
+  }
+}
+
+TEST_F(DspKernelsTest, DepthwiseMatchesTheReference) {
+  ConvCase same = {1, 7, 6, 5, 0, 3, 3};
+  same.depthwise = true, same.pad = 1, same.per_channel = true;
+  ConvCase strided = {2, 3, 9, 8, 0, 3, 3};
+  strided.depthwise = true, strided.stride = 2, strided.relu6 = true;
+  ConvCase column = {1, 4, 6, 1, 0, 3, 3};  // W = 1 with padding
+  column.depthwise = true, column.pad = 1, column.bias = false;
+  ConvCase wide = {1, 2, 3, 150, 0, 3, 3};  // two 128-output steps
+  wide.depthwise = true, wide.pad = 1;
+  ConvCase four_wide = {1, 3, 5, 9, 0, 2, 4};  // all four bytes of a lane are taps
+  four_wide.depthwise = true, four_wide.per_channel = true;
+  ConvCase dilated = {1, 2, 7, 7, 0, 3, 3};  // the scalar path
+  dilated.depthwise = true, dilated.dilation = 2, dilated.pad = 2;
+  uint32_t seed = 300;
+  for (const ConvCase& c : {same, strided, column, wide, four_wide, dilated}) {
+    SCOPED_TRACE(testing::Message() << "case with seed " << seed);
+    CheckConv(c, seed++, dsp::kDepthwiseConv2D);
+  }
+}
+
+TEST_F(DspKernelsTest, FullyConnectedMatchesTheReference) {
+  uint32_t seed = 400;
+  for (const ConvCase& c : {ConvCase{1, 37, 1, 1, 10, 1, 1}, ConvCase{3, 200, 1, 1, 7, 1, 1}}) {
+    SCOPED_TRACE(testing::Message() << "case with seed " << seed);
+    CheckConv(c, seed++, dsp::kFullyConnected);
+  }
+}
+
+void CheckPooling(ops::ref::PoolingParams p, uint32_t seed) {
+  std::mt19937 rng(seed);
+  p.out_h = OutSize(p.in_h, p.kernel_h, p.stride_h, p.dilation_h, p.pad_top, p.pad_bottom);
+  p.out_w = OutSize(p.in_w, p.kernel_w, p.stride_w, p.dilation_w, p.pad_left, p.pad_right);
+  const int32_t zp = static_cast<int32_t>(rng() % 256);
+  const Bytes input = RandomBytes(p.batch * p.channels * p.in_h * p.in_w, &rng);
+  Bytes expected(p.batch * p.channels * p.out_h * p.out_w);
+  refq::Pooling(p, zp, input.data(), expected.data());
+  DspGraphBuilder builder;
+  const uint32_t in = builder.AddTensor(dsp::kUint8, {p.batch, p.channels, p.in_h, p.in_w}, 1.f, zp);
+  const uint32_t out =
+      builder.AddTensor(dsp::kUint8, {p.batch, p.channels, p.out_h, p.out_w}, 1.f, zp);
+  builder.AddOp(dsp::kPooling, {in}, {out}, PoolingParams(p, zp));
+  builder.SetInputs({in});
+  builder.SetOutputs({out});
+  const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&input});
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0], expected);
+}
+
+TEST_F(DspKernelsTest, PoolingMatchesTheReference) {
+  ops::ref::PoolingParams p;
+  p.batch = 1, p.channels = 5, p.in_h = 7, p.in_w = 9, p.kernel_h = p.kernel_w = 3;
+  p.stride_h = p.stride_w = 2, p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  uint32_t seed = 500;
+  for (auto type : {ops::ref::PoolingType::MAX, ops::ref::PoolingType::AVG}) {
+    for (bool include_pad : {false, true}) {
+      p.type = type, p.count_include_pad = include_pad;
+      SCOPED_TRACE(testing::Message() << "seed " << seed);
+      CheckPooling(p, seed++);
+    }
+  }
+  ops::ref::PoolingParams column;  // W = 1, a 2x1 window, odd height
+  column.type = ops::ref::PoolingType::AVG;
+  column.batch = 2, column.channels = 3, column.in_h = 5, column.in_w = 1;
+  column.kernel_h = 2, column.kernel_w = 1, column.stride_h = 2;
+  CheckPooling(column, seed++);
+  ops::ref::PoolingParams global = column;  // a whole-plane average
+  global.in_h = 6, global.in_w = 5, global.kernel_h = 6, global.kernel_w = 5;
+  CheckPooling(global, seed++);
+}
+
+TEST_F(DspKernelsTest, EltwiseMatchesTheReference) {
+  std::mt19937 rng(600);
+  const QuantParams a{0.05f, 120}, b{0.11f, 7}, out{0.13f, 90};
+  for (auto kind : {refq::EltwiseKind::kAdd, refq::EltwiseKind::kSub, refq::EltwiseKind::kMul}) {
+    for (int64_t b_count : {int64_t{1}, int64_t{2 * 3 * 5 * 7}}) {
+      refq::EltwiseQuantization quant;
+      ASSERT_TRUE(refq::MakeEltwiseQuantization(kind, a, b, out, "test", &quant).ok());
+      const Bytes x = RandomBytes(2 * 3 * 5 * 7, &rng), y = RandomBytes(b_count, &rng);
+      Bytes expected(x.size());
+      refq::Eltwise(quant, x.data(), y.data(), x.size(), b_count, expected.data());
+      DspGraphBuilder builder;
+      const uint32_t t0 = builder.AddTensor(dsp::kUint8, {2, 3, 5, 7}, a.scale, a.zero_point);
+      const uint32_t t1 = builder.AddTensor(
+          dsp::kUint8, b_count == 1 ? std::vector<int64_t>{1} : std::vector<int64_t>{2, 3, 5, 7},
+          b.scale, b.zero_point);
+      const uint32_t t2 = builder.AddTensor(dsp::kUint8, {2, 3, 5, 7}, out.scale, out.zero_point);
+      builder.AddOp(dsp::kEltwise, {t0, t1}, {t2}, EltwiseParams(quant));
+      builder.SetInputs({t0, t1});
+      builder.SetOutputs({t2});
+      const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x, &y});
+      ASSERT_EQ(outputs.size(), 1u);
+      EXPECT_EQ(outputs[0], expected) << "kind " << static_cast<int>(kind) << ", " << b_count;
+    }
+  }
+}
+
+TEST_F(DspKernelsTest, ClampOnHvxCoversWholeVectorsAndTails) {
+  std::mt19937 rng(700);
+  for (int64_t count : {int64_t{1}, int64_t{127}, int64_t{128}, int64_t{300}, int64_t{1024}}) {
+    const Bytes x = RandomBytes(count, &rng);
+    const int32_t low = 40, high = 201;  // ReLU6 with zero point 40
+    Bytes expected(x.size());
+    for (size_t i = 0; i < x.size(); ++i) expected[i] = std::clamp<int>(x[i], low, high);
+    DspGraphBuilder builder;
+    const uint32_t in = builder.AddTensor(dsp::kUint8, {1, count}, 1.f, low);
+    const uint32_t out = builder.AddTensor(dsp::kUint8, {1, count}, 1.f, low);
+    builder.AddOp(dsp::kClamp, {in}, {out}, {low, high});
+    builder.SetInputs({in});
+    builder.SetOutputs({out});
+    const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x});
+    ASSERT_EQ(outputs.size(), 1u);
+    EXPECT_EQ(outputs[0], expected) << count;
+  }
+}
+
+TEST_F(DspKernelsTest, ConcatJoinsChannels) {
+  std::mt19937 rng(800);
+  const Bytes x = RandomBytes(2 * 3 * 4 * 5, &rng), y = RandomBytes(2 * 1 * 4 * 5, &rng);
+  Bytes expected;
+  for (int n = 0; n < 2; ++n) {
+    expected.insert(expected.end(), x.begin() + n * 60, x.begin() + (n + 1) * 60);
+    expected.insert(expected.end(), y.begin() + n * 20, y.begin() + (n + 1) * 20);
+  }
+  DspGraphBuilder builder;
+  const uint32_t t0 = builder.AddTensor(dsp::kUint8, {2, 3, 4, 5}, 0.5f, 9);
+  const uint32_t t1 = builder.AddTensor(dsp::kUint8, {2, 1, 4, 5}, 0.5f, 9);
+  const uint32_t t2 = builder.AddTensor(dsp::kUint8, {2, 4, 4, 5}, 0.5f, 9);
+  builder.AddOp(dsp::kConcat, {t0, t1}, {t2}, {});
+  builder.SetInputs({t0, t1});
+  builder.SetOutputs({t2});
+  const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x, &y});
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0], expected);
+}
+
+TEST_F(DspKernelsTest, SoftmaxMatchesTheReference) {
+  std::mt19937 rng(900);
+  // [outer, axis, inner]: a class vector, an axis in the middle, one class.
+  const std::vector<std::vector<int64_t>> extents = {{1, 10, 1}, {2, 7, 3}, {3, 1, 2}};
+  for (const std::vector<int64_t>& e : extents) {
+    for (float scale : {0.02f, 0.25f}) {
+      const Bytes x = RandomBytes(e[0] * e[1] * e[2], &rng);
+      ops::ref::SoftmaxParams p;
+      p.outer = e[0], p.axis_size = e[1], p.inner = e[2];
+      const refq::SoftmaxTable table = refq::MakeSoftmaxTable(scale);
+      Bytes expected(x.size());
+      refq::Softmax(p, table, x.data(), expected.data());
+      DspGraphBuilder builder;
+      const uint32_t in = builder.AddTensor(dsp::kUint8, {e[0], e[1], e[2]}, scale, 77);
+      const uint32_t t = builder.AddConstant(dsp::kInt32, {256}, 1.f, 0, table.data(), 1024);
+      const uint32_t out = builder.AddTensor(dsp::kUint8, {e[0], e[1], e[2]}, 1.f / 256, 0);
+      builder.AddOp(dsp::kSoftmax, {in, t}, {out},
+                    {static_cast<int32_t>(e[0]), static_cast<int32_t>(e[1]),
+                     static_cast<int32_t>(e[2])});
+      builder.SetInputs({in});
+      builder.SetOutputs({out});
+      const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x});
+      ASSERT_EQ(outputs.size(), 1u);
+      EXPECT_EQ(outputs[0], expected) << e[0] << "x" << e[1] << "x" << e[2] << ", " << scale;
+    }
+  }
+}
+
+TEST_F(DspKernelsTest, ResizeBilinearMatchesTheReference) {
+  std::mt19937 rng(1000);
+  struct Case {
+    int64_t in_h, in_w, out_h, out_w;
+    ops::CoordinateMode mode;
+  };
+  const std::vector<Case> cases = {
+      {3, 5, 7, 9, ops::CoordinateMode::HALF_PIXEL},   // upscale, odd sizes
+      {6, 1, 3, 1, ops::CoordinateMode::ALIGN_CORNERS},  // W = 1, downscale
+      {4, 4, 4, 4, ops::CoordinateMode::ASYMMETRIC},   // same size
+  };
+  for (const Case& c : cases) {
+    ops::ref::ResizeBilinearParams p;
+    p.batch = 2, p.channels = 3, p.in_h = c.in_h, p.in_w = c.in_w;
+    p.out_h = c.out_h, p.out_w = c.out_w, p.mode = c.mode;
+    const Bytes x = RandomBytes(p.batch * p.channels * p.in_h * p.in_w, &rng);
+    Bytes expected(p.batch * p.channels * p.out_h * p.out_w);
+    refq::ResizeBilinear(p, x.data(), expected.data());
+    const std::vector<int32_t> taps = ResizeBilinearTaps(p);
+    DspGraphBuilder builder;
+    const uint32_t in = builder.AddTensor(dsp::kUint8, {2, 3, c.in_h, c.in_w}, 0.1f, 5);
+    const uint32_t t = builder.AddConstant(dsp::kInt32, {c.out_h + c.out_w, 3}, 1.f, 0,
+                                           taps.data(), taps.size() * 4);
+    const uint32_t out = builder.AddTensor(dsp::kUint8, {2, 3, c.out_h, c.out_w}, 0.1f, 5);
+    builder.AddOp(dsp::kResizeBilinear, {in, t}, {out}, {});
+    builder.SetInputs({in});
+    builder.SetOutputs({out});
+    const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x});
+    ASSERT_EQ(outputs.size(), 1u);
+    EXPECT_EQ(outputs[0], expected) << c.in_h << "x" << c.in_w << " to " << c.out_h << "x"
+                                    << c.out_w;
+  }
+}
+
+// Two inputs, two outputs, five ops whose activations share the planned
+// arena: a = conv1x1(x); b = clamp(a); c = conv1x1(y); d = b + c;
+// e = avgpool3x3(d). Outputs e and a (a stays live to the end).
+TEST_F(DspKernelsTest, MultiOpGraphWithSharedMemoryMatchesTheReference) {
+  std::mt19937 rng(1100);
+  const int64_t c_in = 6, c_out = 8, h = 5, w = 7, pixels = h * w;
+  const Bytes x = RandomBytes(c_in * pixels, &rng), y = RandomBytes(c_in * pixels, &rng);
+  const Bytes wx = RandomBytes(c_out * c_in, &rng), wy = RandomBytes(c_out * c_in, &rng);
+  refq::ConvQuantization qx, qy;
+  qx.input_zero_point = 100, qx.filter_zero_point = 120;
+  qx.multipliers.push_back(RandomMultiplier(c_in, 28.0 * 8.0, &rng));
+  qx.output = ops::OutputClamp{90, 0, 255};
+  qy = qx;
+  qy.input_zero_point = 140;
+  ops::ref::Conv2DParams cp;
+  cp.batch = 1, cp.in_channels = c_in, cp.in_h = h, cp.in_w = w, cp.out_channels = c_out;
+  cp.out_h = h, cp.out_w = w, cp.kernel_h = cp.kernel_w = 1;
+  Bytes a(c_out * pixels), b(a.size()), c(a.size()), d(a.size()), e(a.size());
+  refq::Conv2D(cp, qx, x.data(), wx.data(), nullptr, a.data());
+  for (size_t i = 0; i < a.size(); ++i) b[i] = std::clamp<int>(a[i], 90, 200);
+  refq::Conv2D(cp, qy, y.data(), wy.data(), nullptr, c.data());
+  const QuantParams act{0.1f, 90};
+  refq::EltwiseQuantization eq;
+  ASSERT_TRUE(refq::MakeEltwiseQuantization(refq::EltwiseKind::kAdd, act, act, act, "sum", &eq).ok());
+  refq::Eltwise(eq, b.data(), c.data(), b.size(), c.size(), d.data());
+  ops::ref::PoolingParams pp;
+  pp.type = ops::ref::PoolingType::AVG, pp.batch = 1, pp.channels = c_out, pp.in_h = h;
+  pp.in_w = w, pp.out_h = h, pp.out_w = w, pp.kernel_h = pp.kernel_w = 3;
+  pp.pad_top = pp.pad_left = pp.pad_bottom = pp.pad_right = 1;
+  refq::Pooling(pp, 90, d.data(), e.data());
+
+  DspGraphBuilder builder;
+  const std::vector<int64_t> in_dims = {1, c_in, h, w}, dims = {1, c_out, h, w};
+  const uint32_t tx = builder.AddTensor(dsp::kUint8, in_dims, 0.1f, 100);
+  const uint32_t ty = builder.AddTensor(dsp::kUint8, in_dims, 0.1f, 140);
+  const uint32_t twx = builder.AddConstant(dsp::kUint8, {c_out, c_in, 1, 1}, 1.f, 120, wx.data(),
+                                           wx.size());
+  const uint32_t twy = builder.AddConstant(dsp::kUint8, {c_out, c_in, 1, 1}, 1.f, 120, wy.data(),
+                                           wy.size());
+  uint32_t t[5];
+  for (uint32_t& id : t) id = builder.AddTensor(dsp::kUint8, dims, 0.1f, 90);
+  builder.AddOp(dsp::kConv2D, {tx, twx, dsp::kNoTensor}, {t[0]}, ConvParams(1, 1, 1, 1, 0, 0, qx));
+  builder.AddOp(dsp::kClamp, {t[0]}, {t[1]}, {90, 200});
+  builder.AddOp(dsp::kConv2D, {ty, twy, dsp::kNoTensor}, {t[2]}, ConvParams(1, 1, 1, 1, 0, 0, qy));
+  builder.AddOp(dsp::kEltwise, {t[1], t[2]}, {t[3]}, EltwiseParams(eq));
+  builder.AddOp(dsp::kPooling, {t[3]}, {t[4]}, PoolingParams(pp, 90));
+  builder.SetInputs({tx, ty});
+  builder.SetOutputs({t[4], t[0]});
+  SerializedGraph graph;
+  ASSERT_TRUE(builder.Serialize(&graph).ok());
+  ASSERT_TRUE(control_->SetupGraph(graph).ok());
+  ASSERT_TRUE(control_->ResetPerfInfo().ok());
+  for (int run = 0; run < 2; ++run) {
+    std::vector<Bytes> outputs;
+    const MaceStatus status =
+        control_->ExecuteGraph({{x.data(), x.size()}, {y.data(), y.size()}}, &outputs);
+    ASSERT_TRUE(status.ok()) << status.information();
+    ASSERT_EQ(outputs.size(), 2u);
+    EXPECT_EQ(outputs[0], e) << "run " << run;
+    EXPECT_EQ(outputs[1], a) << "run " << run;
+  }
+  dsp::PerfInfo perf;
+  ASSERT_TRUE(control_->GetPerfInfo(&perf).ok());
+  EXPECT_EQ(perf.executions, 2u);
+  EXPECT_EQ(perf.nodes, 5u);
+  // Seven activations of 280 or 210 bytes (one vector each, rounded); the
+  // plan reuses memory, so it needs fewer than seven vectors' worth.
+  EXPECT_LT(perf.arena_bytes, 7u * 384);
+  std::string text;
+  ASSERT_TRUE(control_->PrintGraph(&text).ok());
+  EXPECT_NE(text.find("op 4 Pooling"), std::string::npos) << text;
+  // Wrong input sizes are caught on the host.
+  std::vector<Bytes> outputs;
+  EXPECT_EQ(control_->ExecuteGraph({{x.data(), x.size()}}, &outputs).code(),
+            MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_TRUE(control_->TeardownGraph().ok());
+}
+
+TEST_F(DspKernelsTest, InvalidGraphsAreRefusedWithTheReason) {
+  DspGraphBuilder builder;
+  const Bytes filter(4 * 3, 1);
+  const uint32_t in = builder.AddTensor(dsp::kUint8, {1, 5, 4, 4}, 1.f, 0);
+  // The filter takes 3 input channels, the input has 5.
+  const uint32_t w = builder.AddConstant(dsp::kUint8, {4, 3, 1, 1}, 1.f, 0, filter.data(), 12);
+  const uint32_t out = builder.AddTensor(dsp::kUint8, {1, 4, 4, 4}, 1.f, 0);
+  refq::ConvQuantization quant;
+  quant.multipliers.push_back({1 << 30, 40});
+  builder.AddOp(dsp::kConv2D, {in, w, dsp::kNoTensor}, {out}, ConvParams(1, 1, 1, 1, 0, 0, quant));
+  builder.SetInputs({in});
+  builder.SetOutputs({out});
+  SerializedGraph graph;
+  ASSERT_TRUE(builder.Serialize(&graph).ok());
+  const MaceStatus status = control_->SetupGraph(graph);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(status.information().find("Conv2D (op 0)"), std::string::npos)
+      << status.information();
+  EXPECT_NE(status.information().find("filter shape"), std::string::npos)
+      << status.information();
+  // A graph reading a tensor nothing writes.
+  DspGraphBuilder dangling;
+  const uint32_t a = dangling.AddTensor(dsp::kUint8, {8}, 1.f, 0);
+  const uint32_t b = dangling.AddTensor(dsp::kUint8, {8}, 1.f, 0);
+  const uint32_t c = dangling.AddTensor(dsp::kUint8, {8}, 1.f, 0);
+  dangling.AddOp(dsp::kClamp, {b}, {c}, {0, 255});
+  dangling.SetInputs({a});
+  dangling.SetOutputs({c});
+  ASSERT_TRUE(dangling.Serialize(&graph).ok());
+  EXPECT_EQ(control_->SetupGraph(graph).code(), MaceStatus::MACE_INVALID_ARGS);
+  // Shapes the builder refuses before anything is sent.
+  DspGraphBuilder too_many_dims;
+  too_many_dims.AddTensor(dsp::kUint8, {1, 2, 3, 4, 5}, 1.f, 0);
+  EXPECT_EQ(too_many_dims.Serialize(&graph).code(), MaceStatus::MACE_INVALID_ARGS);
+}
+
+}  // namespace
+}  // namespace hexagon
+}  // namespace mace

@@ -1,0 +1,129 @@
+#include "mace/runtimes/hexagon/hexagon_control.h"
+
+#include <cstring>
+
+#include "mace/utils/status.h"
+
+namespace mace {
+namespace hexagon {
+
+MaceStatus HexagonControl::Init() {
+  graph_ready_ = false;
+  return channel_.Open(config_);
+}
+
+void HexagonControl::Finalize() {
+  graph_ready_ = false;
+  channel_.Close();
+}
+
+MaceStatus HexagonControl::Request(const char* what, uint32_t type,
+                                   const std::vector<uint32_t>& params, const void* payload,
+                                   size_t size, DspReply* reply) {
+  const MaceStatus status = channel_.Call(type, params, payload, size, reply);
+  if (!status.ok()) {
+    graph_ready_ = false;
+    return MaceStatus(status.code(), StrCat(what, ": ", status.information()));
+  }
+  last_dsp_time_us_ = reply->dsp_time_us;
+  if (reply->status == dsp::kOk) return MaceStatus::MACE_SUCCESS;
+  const std::string text(reply->payload.begin(), reply->payload.end());
+  const MaceStatus::Code code = reply->status == dsp::kInvalidGraph ? MaceStatus::MACE_INVALID_ARGS
+                                : reply->status == dsp::kOutOfMemory
+                                    ? MaceStatus::MACE_OUT_OF_RESOURCES
+                                    : MaceStatus::MACE_RUNTIME_ERROR;
+  return MaceStatus(code, StrCat(what, ": the DSP refused (status ", reply->status, "): ", text));
+}
+
+MaceStatus HexagonControl::SetupGraph(const SerializedGraph& graph) {
+  graph_ready_ = false;
+  DspReply reply;
+  MACE_RETURN_IF_ERROR(Request("SetupGraph", dsp::kSetupGraph, {}, graph.blob.data(),
+                               graph.blob.size(), &reply));
+  input_bytes_ = graph.input_bytes;
+  output_bytes_ = graph.output_bytes;
+  graph_ready_ = true;
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus HexagonControl::ExecuteGraph(const std::vector<DspBuffer>& inputs,
+                                        std::vector<std::vector<uint8_t>>* outputs) {
+  MACE_CHECK_ARG(graph_ready_, "ExecuteGraph: no graph is set up");
+  MACE_CHECK_ARG(inputs.size() == input_bytes_.size(), "ExecuteGraph: ", inputs.size(),
+                 " inputs given, the graph has ", input_bytes_.size());
+  size_t total = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    MACE_CHECK_ARG(inputs[i].size == input_bytes_[i], "ExecuteGraph: input ", i, " has ",
+                   inputs[i].size, " bytes, the graph takes ", input_bytes_[i]);
+    total += inputs[i].size;
+  }
+  std::vector<uint8_t> payload(total);
+  size_t offset = 0;
+  for (const DspBuffer& input : inputs) {
+    if (input.size > 0) std::memcpy(payload.data() + offset, input.data, input.size);
+    offset += input.size;
+  }
+  DspReply reply;
+  MACE_RETURN_IF_ERROR(
+      Request("ExecuteGraph", dsp::kExecute, {}, payload.data(), payload.size(), &reply));
+  size_t expected = 0;
+  for (size_t bytes : output_bytes_) expected += bytes;
+  if (reply.payload.size() != expected) {
+    return MaceStatus(MaceStatus::MACE_RUNTIME_ERROR,
+                      StrCat("ExecuteGraph: the DSP returned ", reply.payload.size(),
+                             " output bytes, the graph has ", expected));
+  }
+  outputs->resize(output_bytes_.size());
+  offset = 0;
+  for (size_t i = 0; i < output_bytes_.size(); ++i) {
+    (*outputs)[i].assign(reply.payload.begin() + offset,
+                         reply.payload.begin() + offset + output_bytes_[i]);
+    offset += output_bytes_[i];
+  }
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus HexagonControl::TeardownGraph() {
+  graph_ready_ = false;
+  DspReply reply;
+  return Request("TeardownGraph", dsp::kTeardown, {}, nullptr, 0, &reply);
+}
+
+MaceStatus HexagonControl::GetPerfInfo(dsp::PerfInfo* info) {
+  DspReply reply;
+  MACE_RETURN_IF_ERROR(Request("GetPerfInfo", dsp::kGetPerfInfo, {}, nullptr, 0, &reply));
+  if (reply.payload.size() != sizeof(*info)) {
+    return MaceStatus(MaceStatus::MACE_RUNTIME_ERROR, "GetPerfInfo: a reply of the wrong size");
+  }
+  std::memcpy(info, reply.payload.data(), sizeof(*info));
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus HexagonControl::ResetPerfInfo() {
+  DspReply reply;
+  return Request("ResetPerfInfo", dsp::kResetPerfInfo, {}, nullptr, 0, &reply);
+}
+
+MaceStatus HexagonControl::PrintLog(std::string* log) {
+  DspReply reply;
+  MACE_RETURN_IF_ERROR(Request("PrintLog", dsp::kGetLog, {}, nullptr, 0, &reply));
+  log->assign(reply.payload.begin(), reply.payload.end());
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus HexagonControl::PrintGraph(std::string* text) {
+  DspReply reply;
+  MACE_RETURN_IF_ERROR(Request("PrintGraph", dsp::kPrintGraph, {}, nullptr, 0, &reply));
+  text->assign(reply.payload.begin(), reply.payload.end());
+  return MaceStatus::MACE_SUCCESS;
+}
+
+MaceStatus HexagonControl::SetDebugLevel(int level) {
+  MACE_CHECK_ARG(level >= 0 && level <= 4, "SetDebugLevel: level ", level, " is not in [0, 4]");
+  DspReply reply;
+  return Request("SetDebugLevel", dsp::kSetDebugLevel, {static_cast<uint32_t>(level)}, nullptr, 0,
+                 &reply);
+}
+
+}  // namespace hexagon
+}  // namespace mace

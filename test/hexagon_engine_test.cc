@@ -1,0 +1,257 @@
+// uint8 models through MaceEngine on DeviceType::HEXAGON (the emulated DSP,
+// docs/dsp_runtime.md): outputs equal the CPU engine's bit for bit, ops the
+// DSP lacks are named at creation, and a missing DSP image is a clear error.
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mace/proto/mace.pb.h"
+#include "mace/public/mace.h"
+#include "test/model_builder.h"
+
+namespace mace {
+namespace {
+
+using testing::ModelBuilder;
+
+void SetQuantizeInfo(OperatorDef* op, float scale, int32_t zero_point) {
+  QuantizeActivationInfo* info = op->add_quantize_info();
+  info->set_scale(scale);
+  info->set_zero_point(zero_point);
+}
+
+void SetInts(OperatorDef* op, const std::string& name, const std::vector<int64_t>& values) {
+  Argument* arg = op->add_arg();
+  arg->set_name(name);
+  for (int64_t v : values) arg->add_ints(v);
+}
+
+std::vector<uint8_t> RandomBytes(size_t count, std::mt19937* rng) {
+  std::vector<uint8_t> bytes(count);
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>((*rng)() & 0xff);
+  return bytes;
+}
+
+// x [1,3,9,7] float -> Quantize -> Conv2D 3x3 s2 SAME RELU6 (8 channels)
+// -> DepthwiseConv2d 3x3 SAME -> Conv2D 1x1 (6 channels) -> max pool 2x2
+// -> Dequantize -> y.
+struct Model {
+  ModelBuilder builder;
+  std::vector<uint8_t> w1, w2, w3;
+  std::vector<int32_t> b1;
+};
+
+Model MakeModel() {
+  Model m;
+  std::mt19937 rng(7767517);
+  m.w1 = RandomBytes(8 * 3 * 9, &rng);
+  m.w2 = RandomBytes(8 * 9, &rng);
+  m.w3 = RandomBytes(6 * 8, &rng);
+  for (int i = 0; i < 8; ++i) m.b1.push_back(static_cast<int32_t>(rng() % 4001) - 2000);
+  ModelBuilder& b = m.builder;
+  InputOutputInfo* input = b.net.add_input_info();
+  input->set_name("x");
+  for (int64_t d : {1, 3, 9, 7}) input->add_dims(d);
+  b.net.add_output_info()->set_name("y");
+  SetQuantizeInfo(b.AddOp("Quantize", "quantize", {"x"}, "xq"), 0.05f, 120);
+  auto weight = [&b](const std::string& name, const std::vector<int64_t>& dims,
+                     const std::vector<uint8_t>& data, float scale, int32_t zero_point) {
+    ConstTensor* t = b.AddRawWeight(name, dims, DT_UINT8, data.data(), data.size(), 1);
+    t->set_scale(scale);
+    t->set_zero_point(zero_point);
+  };
+  weight("w1", {8, 3, 3, 3}, m.w1, 0.011f, 131);
+  b.AddRawWeight("b1", {8}, DT_INT32, m.b1.data(), m.b1.size(), 4);
+  OperatorDef* conv = b.AddOp("Conv2D", "conv", {"xq", "w1", "b1"}, "c1");
+  ModelBuilder::SetInt(conv, "T", DT_UINT8);
+  ModelBuilder::SetInt(conv, "padding", 1);
+  ModelBuilder::SetString(conv, "activation", "RELU6");
+  SetInts(conv, "strides", {2, 2});
+  SetQuantizeInfo(conv, 0.04f, 10);
+  weight("w2", {1, 8, 3, 3}, m.w2, 0.02f, 100);
+  OperatorDef* dw = b.AddOp("DepthwiseConv2d", "dw", {"c1", "w2"}, "c2");
+  ModelBuilder::SetInt(dw, "T", DT_UINT8);
+  ModelBuilder::SetInt(dw, "padding", 1);
+  SetQuantizeInfo(dw, 0.3f, 128);
+  weight("w3", {6, 8, 1, 1}, m.w3, 0.015f, 127);
+  OperatorDef* pw = b.AddOp("Conv2D", "pw", {"c2", "w3"}, "c3");
+  ModelBuilder::SetInt(pw, "T", DT_UINT8);
+  SetQuantizeInfo(pw, 0.5f, 120);
+  OperatorDef* pool = b.AddOp("Pooling", "pool", {"c3"}, "c4");
+  ModelBuilder::SetInt(pool, "T", DT_UINT8);
+  ModelBuilder::SetInt(pool, "pooling_type", 2);
+  SetInts(pool, "kernels", {2, 2});
+  SetQuantizeInfo(pool, 0.5f, 120);
+  b.AddOp("Dequantize", "dequantize", {"c4"}, "y");
+  return m;
+}
+
+std::vector<float> RunEngine(const ModelBuilder& model, DeviceType device, MaceStatus* status) {
+  std::shared_ptr<MaceEngine> engine;
+  *status = model.CreateEngine({"x"}, {"y"}, MaceEngineConfig(device), &engine);
+  if (!status->ok()) return {};
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<float> real(-6.f, 6.f);
+  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
+  for (int i = 0; i < 3 * 9 * 7; ++i) data.get()[i] = real(rng);
+  std::vector<float> result;
+  for (int run = 0; run < 2; ++run) {
+    std::map<std::string, MaceTensor> outputs;
+    *status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs);
+    if (!status->ok()) return {};
+    const MaceTensor& y = outputs.at("y");
+    result.assign(y.data().get(), y.data().get() + y.size());
+  }
+  return result;
+}
+
+TEST(HexagonEngineTest, MatchesTheCpuEngineBitForBit) {
+  const Model model = MakeModel();
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(cpu.size(), 6u * 4 * 3);
+  EXPECT_EQ(dsp, cpu);
+  EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 3u);
+}
+
+// The same model with uint8 tensors straight from and to the app.
+TEST(HexagonEngineTest, Uint8InputsAndOutputsPassThrough) {
+  Model model = MakeModel();
+  ModelBuilder& b = model.builder;
+  InputOutputInfo* input = b.net.mutable_input_info(0);
+  input->set_name("xq");
+  input->set_data_type(DT_UINT8);
+  input->set_scale(0.05f);
+  input->set_zero_point(120);
+  InputOutputInfo* output = b.net.mutable_output_info(0);
+  output->set_name("c4");
+  output->set_data_type(DT_UINT8);
+  b.net.mutable_op()->DeleteSubrange(b.net.op_size() - 1, 1);  // Dequantize
+  b.net.mutable_op()->DeleteSubrange(0, 1);                     // Quantize
+  std::mt19937 rng(99);
+  const std::vector<uint8_t> x = RandomBytes(3 * 9 * 7, &rng);
+  std::vector<std::vector<uint8_t>> results;
+  for (DeviceType device : {DeviceType::CPU, DeviceType::HEXAGON}) {
+    std::shared_ptr<MaceEngine> engine;
+    MaceStatus status = b.CreateEngine({"xq"}, {"c4"}, MaceEngineConfig(device), &engine);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    std::shared_ptr<void> data(new uint8_t[x.size()], std::default_delete<uint8_t[]>());
+    std::copy(x.begin(), x.end(), static_cast<uint8_t*>(data.get()));
+    std::map<std::string, MaceTensor> outputs;
+    status = engine->Run({{"xq", MaceTensor({1, 3, 9, 7}, data, TensorDataType::UINT8)}}, &outputs);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    const MaceTensor& y = outputs.at("c4");
+    const uint8_t* bytes = static_cast<const uint8_t*>(y.raw_data().get());
+    results.emplace_back(bytes, bytes + y.size());
+  }
+  EXPECT_EQ(results[1], results[0]);
+}
+
+// Inserts `op_type` (uint8, output quantization given) between the pool
+// and the Dequantize.
+void InsertBeforeDequantize(ModelBuilder* b, const std::string& op_type, float scale,
+                            int32_t zero_point) {
+  OperatorDef* op = b->AddOp(op_type, "extra", {"c4"}, "c5");
+  ModelBuilder::SetInt(op, "T", DT_UINT8);
+  SetQuantizeInfo(op, scale, zero_point);
+  b->Op("dequantize")->set_input(0, "c5");
+  b->net.mutable_op()->SwapElements(b->net.op_size() - 1, b->net.op_size() - 2);
+}
+
+TEST(HexagonEngineTest, SoftmaxOverChannelsMatchesTheCpuEngine) {
+  Model model = MakeModel();
+  InsertBeforeDequantize(&model.builder, "Softmax", 1.f / 256, 0);
+  ModelBuilder::SetInt(model.builder.Op("extra"), "axis", 1);
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(dsp, cpu);
+}
+
+// A classifier head: global average pool, FullyConnected, Softmax.
+TEST(HexagonEngineTest, ClassifierHeadMatchesTheCpuEngine) {
+  Model model = MakeModel();
+  ModelBuilder& b = model.builder;
+  b.net.mutable_op()->DeleteSubrange(b.net.op_size() - 1, 1);  // Dequantize
+  OperatorDef* pool = b.AddOp("Pooling", "gap", {"c4"}, "g");
+  ModelBuilder::SetInt(pool, "T", DT_UINT8);
+  ModelBuilder::SetInt(pool, "pooling_type", 1);
+  ModelBuilder::SetInt(pool, "global", 1);
+  SetQuantizeInfo(pool, 0.5f, 120);
+  std::mt19937 rng(5);
+  const std::vector<uint8_t> w = RandomBytes(5 * 6, &rng);
+  ConstTensor* weight = b.AddRawWeight("fc_w", {5, 6}, DT_UINT8, w.data(), w.size(), 1);
+  weight->set_scale(0.02f);
+  weight->set_zero_point(128);
+  OperatorDef* fc = b.AddOp("FullyConnected", "fc", {"g", "fc_w"}, "logits");
+  ModelBuilder::SetInt(fc, "T", DT_UINT8);
+  SetQuantizeInfo(fc, 0.1f, 128);
+  OperatorDef* softmax = b.AddOp("Softmax", "softmax", {"logits"}, "prob");
+  ModelBuilder::SetInt(softmax, "T", DT_UINT8);
+  ModelBuilder::SetInt(softmax, "axis", 1);  // the logits are [1, 5, 1, 1]
+  SetQuantizeInfo(softmax, 1.f / 256, 0);
+  b.AddOp("Dequantize", "dequantize", {"prob"}, "y");
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(b, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(b, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(cpu.size(), 5u);
+  EXPECT_EQ(dsp, cpu);
+  EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 1u);
+}
+
+TEST(HexagonEngineTest, ResizeBilinearMatchesTheCpuEngine) {
+  Model model = MakeModel();
+  InsertBeforeDequantize(&model.builder, "ResizeBilinear", 0.5f, 120);
+  SetInts(model.builder.Op("extra"), "size", {5, 7});
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(cpu.size(), 6u * 5 * 7);
+  EXPECT_EQ(dsp, cpu);
+}
+
+TEST(HexagonEngineTest, OpsTheDspLacksAreNamed) {
+  Model model = MakeModel();
+  // The DSP concatenates channels only.
+  OperatorDef* concat = model.builder.AddOp("Concat", "extra", {"c4", "c4"}, "c5");
+  ModelBuilder::SetInt(concat, "T", DT_UINT8);
+  ModelBuilder::SetInt(concat, "axis", 2);
+  SetQuantizeInfo(concat, 0.5f, 120);
+  model.builder.Op("dequantize")->set_input(0, "c5");
+  model.builder.net.mutable_op()->SwapElements(model.builder.net.op_size() - 1,
+                                               model.builder.net.op_size() - 2);
+  MaceStatus status;
+  RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
+  EXPECT_NE(status.information().find("'extra'"), std::string::npos) << status.ToString();
+}
+
+TEST(HexagonEngineTest, MissingDspImageIsAClearError) {
+  const char* image = std::getenv("MACE_DSP_RUNTIME");
+  const std::string saved = image != nullptr ? image : "";
+  setenv("MACE_DSP_RUNTIME", "/nonexistent/dsp_runtime.elf", 1);
+  MaceStatus status;
+  RunEngine(MakeModel().builder, DeviceType::HEXAGON, &status);
+  setenv("MACE_DSP_RUNTIME", saved.c_str(), 1);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
+  EXPECT_NE(status.information().find("/nonexistent/dsp_runtime.elf"), std::string::npos)
+      << status.ToString();
+}
+
+}  // namespace
+}  // namespace mace
