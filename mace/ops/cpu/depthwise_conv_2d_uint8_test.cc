@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -44,32 +45,25 @@ void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
   ASSERT_GT(p.out_h, 0);
   ASSERT_GT(p.out_w, 0);
   const int64_t out_channels = c.channels * c.multiplier;
-  std::uniform_int_distribution<int> byte(0, 255), signed_byte(-128, 127);
-  std::uniform_int_distribution<int32_t> bias_value(-c.bias_limit, c.bias_limit);
-  std::uniform_real_distribution<double> real(0.00005, 0.01);
-  std::vector<uint8_t> input(c.batch * c.channels * c.in_h * c.in_w);
-  for (uint8_t& v : input) v = static_cast<uint8_t>(byte(*rng));
-  std::vector<uint8_t> filter_u8(out_channels * 9);
-  std::vector<int8_t> filter_i8(out_channels * 9);
-  for (uint8_t& v : filter_u8) v = static_cast<uint8_t>(byte(*rng));
-  for (int8_t& v : filter_i8) v = static_cast<int8_t>(signed_byte(*rng));
-  std::vector<int32_t> bias(out_channels);
-  for (int32_t& v : bias) v = bias_value(*rng);
+  const std::vector<uint8_t> input =
+      testing::RandomValues<uint8_t>(c.batch * c.channels * c.in_h * c.in_w, 0, 255, rng);
+  const std::vector<uint8_t> filter_u8 =
+      testing::RandomValues<uint8_t>(out_channels * 9, 0, 255, rng);
+  const std::vector<int8_t> filter_i8 =
+      testing::RandomValues<int8_t>(out_channels * 9, -128, 127, rng);
+  const std::vector<int32_t> bias =
+      testing::RandomValues<int32_t>(out_channels, -c.bias_limit, c.bias_limit, rng);
   ref::quantized::ConvQuantization quant;
-  quant.input_zero_point = c.input_zp;
-  quant.filter_zero_point = c.int8 ? 0 : c.filter_zp;
-  for (int64_t i = 0; i < (c.int8 ? out_channels : 1); ++i) {
-    QuantizedMultiplier m;
-    ASSERT_TRUE(MakeQuantizedMultiplier(c.big_multiplier ? 3.5 : real(*rng), "test", &m).ok());
-    quant.multipliers.push_back(m);
-  }
+  const double low = c.big_multiplier ? 3.5 : 0.00005, high = c.big_multiplier ? 3.5001 : 0.01;
+  ASSERT_TRUE(testing::RandomQuantization(c.input_zp, c.filter_zp, c.int8, out_channels, low,
+                                          high, rng, &quant));
   quant.output = OutputClamp{64, 10, 250};
   const void* filter = c.int8 ? static_cast<const void*>(filter_i8.data()) : filter_u8.data();
   std::unique_ptr<DepthwiseUint8Fast> fast =
       DepthwiseUint8Fast::Create(table, p, quant, filter, c.int8);
   ASSERT_NE(fast, nullptr);
   const int64_t outputs = c.batch * out_channels * p.out_h * p.out_w;
-  std::vector<uint8_t> expected(outputs), got(outputs, 0);
+  std::vector<uint8_t> expected(outputs);
   const int32_t* const biases[] = {nullptr, bias.data()};
   for (const int32_t* b : biases) {
     if (c.int8) {
@@ -79,14 +73,11 @@ void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
       ref::quantized::DepthwiseConv2d(p, quant, input.data(), filter_u8.data(), b,
                                       expected.data());
     }
-    for (const auto& pool : testing::PoolsUnderTest()) {
-      std::fill(got.begin(), got.end(), 0);
-      fast->Run(input.data(), b, got.data(), pool.get());
-      for (int64_t i = 0; i < outputs; ++i) {
-        ASSERT_EQ(got[i], expected[i]) << table.name << " threads " << NumThreads(pool.get())
-                                       << " at " << i;
-      }
-    }
+    const std::string mismatch =
+        testing::FirstMismatch(expected, [&](ThreadPool* pool, uint8_t* out) {
+          fast->Run(input.data(), b, out, pool);
+        });
+    ASSERT_EQ(mismatch, "") << table.name;
   }
 }
 
