@@ -24,6 +24,12 @@ void DotprodQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int6
 // on arm64 and armv7.
 void NeonRequantizeRow(const RequantizeRow& row);
 
+// Rows of a 3x3 uint8 depthwise convolution (DepthwiseUint8RowKernel), by
+// horizontal stride, with widening multiply-accumulate (vmlal.s16 /
+// smlal), on arm64 and armv7.
+void NeonDepthwiseUint8S1(const DepthwiseUint8Row& row);
+void NeonDepthwiseUint8S2(const DepthwiseUint8Row& row);
+
 }  // namespace arm
 }  // namespace ops
 }  // namespace mace

@@ -14,6 +14,12 @@ constexpr int64_t kMaxQuadsDepth = 65000;
 
 int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
+// The packed input a column block may hold, so that it stays in L2 (256 KiB
+// or more per core on the targets) while every row tile of the filter
+// streams over it; without blocks each 4-row tile read the whole packed
+// input (1.8 MB for 64 channels, 3x3, 56x56).
+constexpr int64_t kColumnBlockBytes = 192 * 1024;
+
 uint32_t PairWord(int32_t low, int32_t high) {
   return static_cast<uint16_t>(static_cast<int16_t>(low)) |
          (static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(high))) << 16);
@@ -90,6 +96,14 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   conv->column_terms_.assign(conv->cols_, 0);
   conv->requantize_row_ = table.requantize_row;
   conv->sums_.assign(conv->rows_ * conv->cols_, 0);
+  conv->block_cols_ = std::min<int64_t>(
+      conv->cols_,
+      std::max<int64_t>(kQuantGemmCols, kColumnBlockBytes / (4 * conv->words_) /
+                                            kQuantGemmCols * kQuantGemmCols));
+  if (conv->block_cols_ < conv->cols_) {
+    conv->block_input_.assign(conv->words_ * conv->block_cols_, 0);
+    conv->block_sums_.assign(conv->rows_ * conv->block_cols_, 0);
+  }
   return conv;
 }
 
@@ -224,6 +238,15 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       // finishes them.
       const int32_t* packed_input = reinterpret_cast<const int32_t*>(packed_input_.data());
       const int32_t* filter = packed_filter_.data() + group * rows_ * words_;
+      if (block_cols_ < cols_) {
+        MultiplyInColumnBlocks(filter, packed_input, pool);
+        ParallelFor(pool, out_per_group, [&](int64_t begin, int64_t end) {
+          for (int64_t r = begin; r < end; ++r) {
+            FinishRow(n, group * out_per_group + r, sums_.data() + r * cols_, bias, output);
+          }
+        });
+        continue;
+      }
       ParallelFor(pool, rows_ / kQuantGemmRows, [&](int64_t begin, int64_t end) {
         const int64_t first = begin * kQuantGemmRows;
         gemm_(filter + first * words_, packed_input, (end - begin) * kQuantGemmRows, words_, cols_,
@@ -233,6 +256,31 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
         }
       });
     }
+  }
+}
+
+// Copies each block of block_cols_ columns of the packed input into a
+// contiguous [words_][block_cols_] panel, multiplies every row tile with it
+// while it sits in cache, and scatters the block's sums into sums_. The sums
+// are the same as those of one GEMM over all columns.
+void Conv2dUint8Gemm::MultiplyInColumnBlocks(const int32_t* filter, const int32_t* packed_input,
+                                             ThreadPool* pool) {
+  for (int64_t first_col = 0; first_col < cols_; first_col += block_cols_) {
+    const int64_t width = std::min(block_cols_, cols_ - first_col);
+    for (int64_t word = 0; word < words_; ++word) {
+      std::copy(packed_input + word * cols_ + first_col,
+                packed_input + word * cols_ + first_col + width,
+                block_input_.data() + word * width);
+    }
+    ParallelFor(pool, rows_ / kQuantGemmRows, [&](int64_t begin, int64_t end) {
+      const int64_t first = begin * kQuantGemmRows, count = (end - begin) * kQuantGemmRows;
+      gemm_(filter + first * words_, block_input_.data(), count, words_, width,
+            block_sums_.data() + first * width);
+      for (int64_t r = first; r < first + count; ++r) {
+        std::copy(block_sums_.data() + r * width, block_sums_.data() + (r + 1) * width,
+                  sums_.data() + r * cols_ + first_col);
+      }
+    });
   }
 }
 

@@ -6,7 +6,9 @@
 // saturate and the multiplier is below 1; a scalar int64 loop otherwise). Its results equal ref::quantized::Conv2D bit for bit.
 //
 // Prepare packs the filter; Run packs the input (on one thread), then
-// splits the GEMM and the output step by output channels.
+// splits the GEMM and the output step by output channels. Where the packed
+// input outgrows an L2-sized block, the GEMM runs over blocks of columns,
+// each copied into a contiguous panel that every row tile then reuses.
 #ifndef MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
 #define MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
 
@@ -52,6 +54,8 @@ class Conv2dUint8Gemm {
                  uint8_t* output) const;
   template <typename Lane>
   void PackLanes(const uint8_t* image, int64_t group, int32_t subtract);
+  void MultiplyInColumnBlocks(const int32_t* filter, const int32_t* packed_input,
+                              ThreadPool* pool);
 
   QuantizedGemmKernel gemm_ = nullptr;
   RequantizeRowKernel requantize_row_ = nullptr;
@@ -72,6 +76,11 @@ class Conv2dUint8Gemm {
   std::vector<int32_t> input_sums_;     // per position: sum of the inputs, quads only
   std::vector<int32_t> column_terms_;   // per position: the quads' input correction
   std::vector<int32_t> sums_;           // [rows_][cols_]
+  // Columns per cache block (a multiple of kQuantGemmCols); where it is
+  // below cols_, the GEMM runs block by block through these buffers.
+  int64_t block_cols_ = 0;
+  std::vector<int32_t> block_input_;    // [words_][block_cols_]
+  std::vector<int32_t> block_sums_;     // [rows_][block_cols_]
 };
 
 }  // namespace ops

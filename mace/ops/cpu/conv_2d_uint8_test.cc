@@ -105,6 +105,9 @@ const Case kCases[] = {
     {2, 9, 6, 5, 13, 3, 2, 1, 1, 1, 0, 0, true},
     {1, 6, 5, 5, 6, 3, 1, 1, 1, 3, 255, 0, true},
     {1, 130, 4, 4, 17, 3, 1, 1, 1, 1, 77, 0, true},
+    // Deep enough for column blocks (L2-sized), with a partial last block.
+    {1, 130, 17, 19, 6, 3, 1, 1, 1, 1, 77, 0, true},
+    {1, 200, 16, 15, 5, 3, 1, 1, 1, 1, 3, 250, false},
 };
 
 TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {

@@ -1,11 +1,15 @@
 // Prepare checks every tensor's quantization (naming the tensor at fault),
 // folds a fused RELU/RELU6 into the output clamp and builds the
-// requantization multipliers; Run calls the reference kernel.
+// requantization multipliers. Run uses the uint8 GEMM
+// (cpu/fully_connected_uint8_gemm.h) for a constant weight, else the
+// reference kernel; the two agree bit for bit.
 #include "mace/ops/cpu/fully_connected_uint8.h"
 
 #include <memory>
 
 #include "mace/ops/common/uint8_checks.h"
+#include "mace/ops/cpu/fully_connected_uint8_gemm.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/fully_connected.h"
 #include "mace/ops/ref/quantized/mat_mul.h"
 
@@ -15,22 +19,32 @@ namespace {
 
 class FullyConnectedUint8Cpu final : public FullyConnectedBase {
  public:
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     MACE_RETURN_IF_ERROR(CheckQuantizedTensors(*this, {Input(0), Input(1), Output(0)}));
     shape_.batch = params().batch;
     shape_.depth = params().in_features;
     shape_.units = params().out_features;
-    return MakeConvQuantization(*this, *Input(0), *Input(1), Bias(), *Output(0), shape_.units,
-                                params().activation, &quant_);
+    MACE_RETURN_IF_ERROR(MakeConvQuantization(*this, *Input(0), *Input(1), Bias(), *Output(0),
+                                              shape_.units, params().activation, &quant_));
+    fast_.reset();
+    const KernelTable* table = ContextKernelTable(context);
+    const Tensor& weight = *Input(1);
+    if (table != nullptr && weight.is_weight()) {
+      fast_ = MakeFullyConnectedGemm(*table, shape_, quant_, weight.raw_data(),
+                                     weight.dtype() == DT_INT8);
+    }
+    return MaceStatus();
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     const Tensor* bias = Bias();
     const int32_t* bias_data = bias != nullptr ? bias->data<int32_t>() : nullptr;
     const uint8_t* input = Input(0)->data<uint8_t>();
     uint8_t* output = Output(0)->mutable_data<uint8_t>();
-    if (Input(1)->dtype() == DT_INT8) {
+    if (fast_ != nullptr) {
+      fast_->Run(input, bias_data, output, ContextPool(context));
+    } else if (Input(1)->dtype() == DT_INT8) {
       ref::quantized::FullyConnected(shape_, quant_, input, Input(1)->data<int8_t>(), bias_data,
                                      output);
     } else {
@@ -43,6 +57,7 @@ class FullyConnectedUint8Cpu final : public FullyConnectedBase {
  private:
   ref::quantized::FullyConnectedShape shape_;
   ref::quantized::ConvQuantization quant_;
+  std::unique_ptr<Conv2dUint8Gemm> fast_;
 };
 
 }  // namespace

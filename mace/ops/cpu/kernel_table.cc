@@ -51,6 +51,8 @@ KernelTable MakeAvx2Table() {
   table.quantized_gemm = x86::Avx2QuantizedGemm;
   table.quantized_format = kQuantPairsInt16;
   table.requantize_row = x86::Avx2RequantizeRow;
+  table.depthwise3x3_uint8_s1 = x86::Avx2DepthwiseUint8S1;
+  table.depthwise3x3_uint8_s2 = x86::Avx2DepthwiseUint8S2;
   return table;
 }
 
@@ -130,6 +132,8 @@ KernelTable MakeNeonTable(const CpuFeatures& features) {
   table.quantized_gemm = arm::NeonQuantizedGemm;
   table.quantized_format = kQuantPairsInt16;
   table.requantize_row = arm::NeonRequantizeRow;
+  table.depthwise3x3_uint8_s1 = arm::NeonDepthwiseUint8S1;
+  table.depthwise3x3_uint8_s2 = arm::NeonDepthwiseUint8S2;
 #if defined(__aarch64__)
   if (features.neon_dotprod) {
     table.quantized_gemm = arm::DotprodQuantizedGemm;

@@ -66,6 +66,10 @@ struct KernelTable {
   QuantGemmFormat quantized_format = kQuantPairsInt16;
   // Its output step, vectorized (optional: the driver has a scalar loop).
   RequantizeRowKernel requantize_row = nullptr;
+  // Rows of a 3x3 uint8 depthwise convolution by horizontal stride
+  // (optional: the reference kernel runs without them).
+  DepthwiseUint8RowKernel depthwise3x3_uint8_s1 = nullptr;
+  DepthwiseUint8RowKernel depthwise3x3_uint8_s2 = nullptr;
   // Float multiply-adds per cycle one core issues with this table's
   // vectors: two FMA pipes of its width (16 for AVX2, 32 for AVX-512, 16
   // where AVX-512 runs on 256-bit units, 8 for NEON as on Cortex-A76 class

@@ -3,11 +3,15 @@
 #ifndef MACE_OPS_CPU_KERNEL_TEST_UTIL_H_
 #define MACE_OPS_CPU_KERNEL_TEST_UTIL_H_
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "mace/core/runtime.h"
+#include "mace/ops/common/quantize.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/runtimes/cpu/cpu_runtime.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
@@ -39,6 +43,52 @@ class TestCpuRuntime : public CpuRuntime {
  public:
   explicit TestCpuRuntime(int threads) : CpuRuntime(std::make_unique<ThreadPool>(threads)) {}
 };
+
+// Random data for the uint8 kernel tests: `count` values of T uniform in
+// [lo, hi].
+template <typename T>
+std::vector<T> RandomValues(int64_t count, int32_t lo, int32_t hi, std::mt19937* rng) {
+  std::uniform_int_distribution<int32_t> value(lo, hi);
+  std::vector<T> values(count);
+  for (T& v : values) v = static_cast<T>(value(*rng));
+  return values;
+}
+
+// The zero points and random requantization multipliers in [low, high) of
+// a uint8 kernel (a ref::quantized::ConvQuantization): one multiplier per
+// channel for int8 weights (zero point 0), one for all for uint8 weights.
+template <typename ConvQuantization>
+bool RandomQuantization(int32_t input_zp, int32_t weight_zp, bool int8, int64_t channels,
+                        double low, double high, std::mt19937* rng, ConvQuantization* quant) {
+  std::uniform_real_distribution<double> real(low, high);
+  quant->input_zero_point = input_zp;
+  quant->filter_zero_point = int8 ? 0 : weight_zp;
+  quant->multipliers.clear();
+  for (int64_t i = 0; i < (int8 ? channels : 1); ++i) {
+    QuantizedMultiplier m;
+    if (!MakeQuantizedMultiplier(real(*rng), "test", &m).ok()) return false;
+    quant->multipliers.push_back(m);
+  }
+  return true;
+}
+
+// Runs `run(pool, out)` with every pool of PoolsUnderTest and returns the
+// first where `out` differs from `expected` ("" when none does).
+template <typename Run>
+std::string FirstMismatch(const std::vector<uint8_t>& expected, Run&& run) {
+  std::vector<uint8_t> got(expected.size());
+  for (const auto& pool : PoolsUnderTest()) {
+    std::fill(got.begin(), got.end(), 0);
+    run(pool.get(), got.data());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      if (got[i] != expected[i]) {
+        return "threads " + std::to_string(NumThreads(pool.get())) + " at " + std::to_string(i) +
+               ": got " + std::to_string(got[i]) + ", expected " + std::to_string(expected[i]);
+      }
+    }
+  }
+  return "";
+}
 
 }  // namespace testing
 }  // namespace ops

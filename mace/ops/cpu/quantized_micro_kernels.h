@@ -51,6 +51,22 @@ struct RequantizeRow {
 };
 using RequantizeRowKernel = void (*)(const RequantizeRow& row);
 
+// One output row of a 3x3 uint8 depthwise convolution, before its
+// requantization: for x < RoundUp(count, kDepthwiseUint8Lanes),
+//   sums[x] = sum over i, j < 3 of taps[3 i + j] * rows[i][stride * x + j]
+// exactly in int32 (|rows| and |taps| are at most 255). rows hold the inputs
+// minus their zero point as int16, 0 in the padding, and are readable up to
+// index stride * RoundUp(count, kDepthwiseUint8Lanes) + 2; taps are the
+// filter minus its zero point. stride is the kernel's (1 or 2).
+constexpr int kDepthwiseUint8Lanes = 8;
+struct DepthwiseUint8Row {
+  const int16_t* rows[3] = {nullptr, nullptr, nullptr};
+  int16_t taps[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t count = 0;
+  int32_t* sums = nullptr;
+};
+using DepthwiseUint8RowKernel = void (*)(const DepthwiseUint8Row& row);
+
 }  // namespace ops
 }  // namespace mace
 

@@ -59,6 +59,11 @@ void VnniQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t
 // The uint8 GEMM's output step (RequantizeRowKernel), 8 values at a time.
 void Avx2RequantizeRow(const RequantizeRow& row);
 
+// Rows of a 3x3 uint8 depthwise convolution (DepthwiseUint8RowKernel), by
+// horizontal stride, 8 int32 sums at a time.
+void Avx2DepthwiseUint8S1(const DepthwiseUint8Row& row);
+void Avx2DepthwiseUint8S2(const DepthwiseUint8Row& row);
+
 }  // namespace x86
 }  // namespace ops
 }  // namespace mace

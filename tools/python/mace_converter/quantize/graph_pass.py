@@ -9,7 +9,7 @@ reports for the float model).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 import numpy as np
@@ -25,6 +25,15 @@ DT_UINT8 = 2
 CLAMPABLE = ("NOOP", "RELU", "RELU6", "RELUX")
 
 
+# A tensor's shape by its float name, whether it is float or uint8 by now.
+Shapes = Callable[[str], Optional[tuple[int, ...]]]
+
+# How a uint8 op's output is quantized.
+OWN_RANGE = "own"        # its own measured range
+KEEP_INPUT = "input"     # input 0's scale and zero point (the kernel cannot rescale)
+FIXED = "fixed"          # parameters fixed by the kernel (Uint8Kernel.fixed_output)
+
+
 @dataclass(frozen=True)
 class Uint8Kernel:
     """How the converter quantizes one op type that the engine registers as
@@ -33,19 +42,92 @@ class Uint8Kernel:
     bias: Optional[int] = None
     # int8 symmetric per output channel (else uint8 per tensor).
     per_channel: bool = False
+    # Which elements of the weight belong to output channel o:
+    # "leading": slice o of dimension 0; "depthwise": the filter is
+    # [multiplier, channels, kh, kw] and element [m, c] feeds output channel
+    # c * multiplier + m (scheme.channel_rows).
+    channel_layout: str = "leading"
+    # The weight input may also be a uint8 activation (MatMul of two tensors).
+    weight_may_vary: bool = False
+    # Input indices read as uint8 activations; None means all of them.
+    # Other inputs (int32 shapes, ...) pass through unchanged.
+    activations: Optional[tuple[int, ...]] = (0,)
+    output: str = OWN_RANGE
+    fixed_output: Optional[tuple[float, int]] = None
     # Extra condition on the op, e.g. arguments the kernel cannot take.
-    accepts: Callable[[Op], bool] = lambda op: True
+    # It gets the op and a function giving a tensor's shape (float or uint8).
+    accepts: Callable[[Op, Shapes], bool] = lambda op, shape: True
 
 
-def _fused_clampable(op: Op) -> bool:
+def _fused_clampable(op: Op, shape: Shapes) -> bool:
     return op.args.get("activation", "NOOP") in CLAMPABLE
 
+
+# Eltwise "type" values with a uint8 kernel: SUM, SUB, PROD (mace/ops/ref/eltwise.h).
+UINT8_ELTWISE_TYPES = (0, 1, 2)
+
+
+def _eltwise(op: Op, shape: Shapes) -> bool:
+    """SUM, SUB, PROD of two tensors of one shape, or with a second operand
+    of one value, without coefficients; a fused RELU/RELU6/RELUX is the clamp."""
+    if op.args.get("type") not in UINT8_ELTWISE_TYPES or len(op.inputs) != 2:
+        return False
+    if "scalar_input" in op.args or list(op.args.get("coeff", [1.0, 1.0])) != [1.0, 1.0]:
+        return False
+    shapes = [shape(name) for name in [*op.inputs, op.outputs[0]]]
+    if any(dims is None for dims in shapes):
+        return False
+    sizes = [int(np.prod(dims)) for dims in shapes]
+    if sizes[2] != sizes[0] or sizes[1] not in (sizes[0], 1):
+        # The kernel swaps the operands of a sum or product whose first
+        # operand holds the single value.
+        if op.args["type"] == 1 or sizes[0] != 1 or sizes[1] != sizes[2]:
+            return False
+    return _fused_clampable(op, shape)
+
+
+def _matmul(op: Op, shape: Shapes) -> bool:
+    return len(op.inputs) == 2 and op.args.get("activation", "NOOP") in CLAMPABLE
+
+
+def _activation(op: Op, shape: Shapes) -> bool:
+    return op.args.get("activation") in ("RELU", "RELU6", "RELUX") and len(op.inputs) == 1
+
+
+def _softmax(op: Op, shape: Shapes) -> bool:
+    return not op.args.get("use_log", 0)
+
+
+# The output quantization of the uint8 Softmax (ref/quantized/softmax.h).
+SOFTMAX_OUTPUT = (1.0 / 256.0, 0)
+
+# A fixed-quantization output whose measured maximum stays below this stays
+# float (_Pass.fixed_output_fits): 0.1 is about 26 steps of 1/256.
+FIXED_OUTPUT_MIN_PEAK = 0.1
+
+_FOLLOWS_INPUT = Uint8Kernel(output=KEEP_INPUT)
 
 # One entry per op type with a uint8 CPU kernel in the engine. A test checks
 # that every entry is registered in mace/ops; add an op here when its uint8
 # kernel lands.
 UINT8_KERNELS: dict[str, Uint8Kernel] = {
     "Conv2D": Uint8Kernel(weight=1, bias=2, per_channel=True, accepts=_fused_clampable),
+    "DepthwiseConv2d": Uint8Kernel(weight=1, bias=2, per_channel=True,
+                                   channel_layout="depthwise", accepts=_fused_clampable),
+    "FullyConnected": Uint8Kernel(weight=1, bias=2, per_channel=True, accepts=_fused_clampable),
+    # uint8 x uint8 only (no int8 B), one multiplier, no bias.
+    "MatMul": Uint8Kernel(weight=1, weight_may_vary=True, accepts=_matmul),
+    "Eltwise": Uint8Kernel(activations=None, accepts=_eltwise),
+    "Concat": Uint8Kernel(activations=None),
+    "Softmax": Uint8Kernel(output=FIXED, fixed_output=SOFTMAX_OUTPUT, accepts=_softmax),
+    "Activation": Uint8Kernel(output=KEEP_INPUT, accepts=_activation),
+    "Pooling": _FOLLOWS_INPUT,
+    "ResizeBilinear": _FOLLOWS_INPUT,
+    "Pad": _FOLLOWS_INPUT,
+    "Reshape": _FOLLOWS_INPUT,
+    "Squeeze": _FOLLOWS_INPUT,
+    "Transpose": _FOLLOWS_INPUT,
+    "Identity": _FOLLOWS_INPUT,
 }
 
 
@@ -64,23 +146,53 @@ class QuantizeSettings:
     source: str = "quantize_range_file"
 
 
+def _activation_inputs(kernel: Uint8Kernel, op: Op) -> list[int]:
+    indices = range(len(op.inputs)) if kernel.activations is None else kernel.activations
+    return [i for i in indices if i < len(op.inputs) and op.inputs[i]]
+
+
+def _varying_weight(graph: Graph, kernel: Uint8Kernel, op: Op) -> bool:
+    """A MatMul whose B is a tensor rather than a constant."""
+    return (kernel.weight_may_vary and kernel.weight is not None
+            and kernel.weight < len(op.inputs) and not graph.is_const(op.inputs[kernel.weight]))
+
+
 def quantizable(graph: Graph, op: Op, has_params: Callable[[str], bool],
-                is_uint8: Callable[[str], bool]) -> bool:
+                is_uint8: Callable[[str], bool], shape: Optional[Shapes] = None) -> bool:
     """Whether `op` gets its uint8 kernel: a kernel exists and accepts its
     arguments, its weights are constants, and every activation it reads or
-    writes has quantization parameters."""
+    writes has quantization parameters. An op whose output keeps its
+    input's quantization (pooling, data movement, a RELU) is quantized only
+    where its input is uint8 already: alone it would only add a Quantize and
+    a Dequantize."""
     kernel = UINT8_KERNELS.get(op.type)
-    if kernel is None or not kernel.accepts(op):
+    if shape is None:
+        shape = lambda name: graph.tensor(name).shape   # noqa: E731
+    if kernel is None or not kernel.accepts(op, shape):
+        return False
+    activations = _activation_inputs(kernel, op)
+    if _varying_weight(graph, kernel, op):
+        activations.append(kernel.weight)
+    if not activations:
         return False
     for index, name in enumerate(op.inputs):
         if not name:
             continue
-        const = index in (kernel.weight, kernel.bias)
-        if const != graph.is_const(name):
-            return False
-        if not const and not is_uint8(name) and (graph.tensor(name).dtype != FLOAT32
-                                                 or not has_params(name)):
-            return False
+        if index in activations:
+            if graph.is_const(name):
+                return False
+            if not is_uint8(name) and (graph.tensor(name).dtype != FLOAT32
+                                       or not has_params(name)):
+                return False
+        elif index in (kernel.weight, kernel.bias):
+            if not graph.is_const(name) or graph.tensor(name).dtype != FLOAT32:
+                return False
+        elif is_uint8(name) or graph.tensor(name).dtype == FLOAT32:
+            return False            # an operand the kernel has no place for
+    if kernel.output == KEEP_INPUT and not is_uint8(op.inputs[activations[0]]):
+        return False
+    if kernel.output != OWN_RANGE:
+        return all(graph.tensor(out).dtype == FLOAT32 for out in op.outputs)
     return all(graph.tensor(out).dtype == FLOAT32 and has_params(out) for out in op.outputs)
 
 
@@ -150,23 +262,16 @@ class _Pass:
     def quantize_op(self, op: Op) -> None:
         kernel = UINT8_KERNELS[op.type]
         graph = self.graph
-        x = op.inputs[0]
-        op.inputs[0] = self.uint8_input(x)
-        input_quant = graph.tensor(op.inputs[0]).quant
+        activations = _activation_inputs(kernel, op)
+        varying = _varying_weight(graph, kernel, op)
+        if varying:
+            activations.append(kernel.weight)
+        for index in activations:
+            op.inputs[index] = self.uint8_input(op.inputs[index])
+        input_quant = graph.tensor(op.inputs[activations[0]]).quant
         weight_quant = None
-        if kernel.weight is not None:
-            name = op.inputs[kernel.weight]
-            weight = graph.const(name)
-            what = f"{op.describe()}: weight '{name}'"
-            imported = self.settings.weight_scales.get(name) if kernel.per_channel else None
-            if imported is not None and not scheme.fits_scales(weight, imported):
-                imported = None        # a transform changed the weight: own scales
-            if kernel.per_channel and (self.settings.per_channel or imported is not None):
-                values, weight_quant = scheme.weight_int8_per_channel(weight, what, imported)
-            else:
-                values, weight_quant = scheme.weight_uint8(weight, what)
-            op.inputs[kernel.weight] = graph.add_quantized_const(f"{name}_q", values,
-                                                                 weight_quant)
+        if kernel.weight is not None and not varying and kernel.weight < len(op.inputs):
+            weight_quant = self.quantize_weight(op, kernel)
         if kernel.bias is not None and kernel.bias < len(op.inputs) and op.inputs[kernel.bias]:
             name = op.inputs[kernel.bias]
             values, bias_quant = scheme.bias_int32(graph.const(name).reshape(-1),
@@ -174,7 +279,14 @@ class _Pass:
                                                    f"{op.describe()}: bias '{name}'")
             op.inputs[kernel.bias] = graph.add_quantized_const(f"{name}_q", values, bias_quant)
         for index, out in enumerate(op.outputs):
-            quant = self.output_params(out, op)
+            if kernel.output == KEEP_INPUT:
+                quant = replace(input_quant)
+            elif kernel.output == FIXED:
+                scale, zero_point = kernel.fixed_output
+                quant = QuantParams(scale=scale, zero_point=zero_point,
+                                    minval=-zero_point * scale, maxval=(255 - zero_point) * scale)
+            else:
+                quant = self.output_params(out, op)
             q_name = graph.unique_name(f"{out}_u8")
             graph.tensors[q_name] = _uint8_tensor(graph, q_name, out, quant)
             op.outputs[index] = q_name
@@ -182,6 +294,45 @@ class _Pass:
             self.uint8_of[out] = q_name
         op.args["T"] = DT_UINT8
         self.counts["quantized"] += 1
+
+    def quantize_weight(self, op: Op, kernel: Uint8Kernel) -> QuantParams:
+        """Replaces the constant weight input by its int8 per-channel or
+        uint8 per-tensor form; returns its quantization."""
+        graph = self.graph
+        name = op.inputs[kernel.weight]
+        weight = graph.const(name)
+        what = f"{op.describe()}: weight '{name}'"
+        layout = kernel.channel_layout
+        imported = self.settings.weight_scales.get(name) if kernel.per_channel else None
+        if imported is not None and not scheme.fits_scales(weight, imported, layout):
+            imported = None        # a transform changed the weight: own scales
+        if kernel.per_channel and (self.settings.per_channel or imported is not None):
+            values, weight_quant = scheme.weight_int8_per_channel(weight, what, imported, layout)
+        else:
+            values, weight_quant = scheme.weight_uint8(weight, what)
+        op.inputs[kernel.weight] = graph.add_quantized_const(f"{name}_q", values, weight_quant)
+        return weight_quant
+
+    def shape(self, name: str) -> Optional[tuple[int, ...]]:
+        return self.graph.tensor(self.uint8_of.get(name, name)).shape
+
+    def fixed_output_fits(self, op: Op) -> bool:
+        """An output of fixed quantization (Softmax: steps of 1/256) whose
+        measured values all stay below FIXED_OUTPUT_MIN_PEAK would keep only
+        a few codes: a near-uniform softmax over many classes rounds to 0
+        almost everywhere. Such an op stays float, and the log says so."""
+        kernel = UINT8_KERNELS[op.type]
+        if kernel.output != FIXED:
+            return True
+        peak = max((self.settings.ranges[out][1] for out in op.outputs
+                    if out in self.settings.ranges), default=None)
+        if peak is None or peak >= FIXED_OUTPUT_MIN_PEAK:
+            return True
+        self.graph.log.append(
+            f"uint8: {op.describe()} stays float: its output peaks at {peak:.3g} over the "
+            f"calibration inputs, {peak / kernel.fixed_output[0]:.1f} steps of its fixed uint8 "
+            f"scale {kernel.fixed_output[0]:g}")
+        return False
 
     def has_params(self, name: str) -> bool:
         """With calibrated ranges every tensor has one, and a missing one is
@@ -221,7 +372,8 @@ class _Pass:
         known = set(graph.tensors) | set(graph.inputs)
         check_names(self.settings.ranges, known, self.settings.source)
         for op in graph.ops:
-            if quantizable(graph, op, self.has_params, lambda name: name in self.uint8_of):
+            if quantizable(graph, op, self.has_params, lambda name: name in self.uint8_of,
+                           self.shape) and self.fixed_output_fits(op):
                 self.quantize_op(op)
             else:
                 op.inputs = [self.float_input(n) if n else n for n in op.inputs]

@@ -51,33 +51,60 @@ def weight_uint8(weight: np.ndarray, what: str) -> tuple[np.ndarray, QuantParams
     return quantize_values(weight, quant), quant
 
 
+def channel_rows(weight: np.ndarray, layout: str = "leading") -> np.ndarray:
+    """The weight as one row per output channel.
+
+    "leading": row o is slice o of dimension 0 (Conv2D [out, in, kh, kw],
+    FullyConnected [out, in]). "depthwise": the filter is MACE's
+    [multiplier, channels, kh, kw] and output channel o = c * multiplier + m
+    reads element [m, c], so row o is weight[m, c] (the order of the
+    bias, of the output's channels, and of an ONNX depthwise weight
+    [channels * multiplier, 1, kh, kw])."""
+    if layout == "depthwise":
+        return np.swapaxes(weight, 0, 1).reshape(weight.shape[0] * weight.shape[1], -1)
+    if layout != "leading":
+        raise ValueError(f"unknown channel layout '{layout}'")
+    return weight.reshape(weight.shape[0], -1)
+
+
+def from_channel_rows(rows: np.ndarray, shape: tuple[int, ...], layout: str = "leading"):
+    """The inverse of channel_rows."""
+    if layout == "depthwise":
+        multiplier, channels = shape[0], shape[1]
+        return np.swapaxes(rows.reshape(channels, multiplier, *shape[2:]), 0, 1)
+    return rows.reshape(shape)
+
+
 def weight_int8_per_channel(weight: np.ndarray, what: str,
-                            scales: Optional[np.ndarray] = None) -> tuple[np.ndarray, QuantParams]:
-    """Symmetric per output channel (dimension 0), values in [-127, 127];
+                            scales: Optional[np.ndarray] = None,
+                            layout: str = "leading") -> tuple[np.ndarray, QuantParams]:
+    """Symmetric per output channel (channel_rows), values in [-127, 127];
     `scales` given (an imported model's) are kept."""
-    flat = weight.reshape(weight.shape[0], -1).astype(np.float64)
+    flat = channel_rows(weight, layout).astype(np.float64)
+    channels = flat.shape[0]
     own = scales is None
     if scales is None:
         absmax = np.abs(flat).max(axis=1)
         scales = np.where(absmax > 0, absmax / 127.0, 1.0)
     scales = np.asarray(scales, dtype=np.float32).reshape(-1)
     if scales.size == 1:
-        scales = np.full(weight.shape[0], scales[0], dtype=np.float32)
+        scales = np.full(channels, scales[0], dtype=np.float32)
     for channel, scale in enumerate(scales):
         check_scale(float(scale), f"{what} (channel {channel})")
     lowest = -127 if own else -128          # an imported model may use -128
     q = round_half_away(flat / scales.astype(np.float64)[:, None])
-    q = np.clip(q, lowest, 127).astype(np.int8).reshape(weight.shape)
+    q = np.clip(q, lowest, 127).astype(np.int8)
+    q = np.ascontiguousarray(from_channel_rows(q, weight.shape, layout))
     return q, QuantParams(scale=0.0, zero_point=0, channel_scales=[float(s) for s in scales])
 
 
-def fits_scales(weight: np.ndarray, scales: np.ndarray) -> bool:
+def fits_scales(weight: np.ndarray, scales: np.ndarray, layout: str = "leading") -> bool:
     """Whether `weight` is int8 multiples of `scales` (per output channel, or
     one scale), as a dequantized int8 weight is."""
+    flat = channel_rows(weight, layout).astype(np.float64)
     scales = np.asarray(scales, dtype=np.float64).reshape(-1)
-    if scales.size not in (1, weight.shape[0]) or not np.all(scales > 0):
+    if scales.size not in (1, flat.shape[0]) or not np.all(scales > 0):
         return False
-    flat = weight.reshape(weight.shape[0], -1).astype(np.float64)
     units = flat / (scales[:, None] if scales.size > 1 else scales[0])
     return bool(np.all(np.abs(units - np.round(units)) < 1e-3) and np.abs(units).max() <= 128.5)
 

@@ -1,0 +1,121 @@
+#include "mace/ops/cpu/depthwise_conv_2d_uint8_fast.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mace/ops/common/quantize.h"
+
+namespace mace {
+namespace ops {
+
+std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
+    const KernelTable& table, const ref::DepthwiseConv2dParams& params,
+    const ref::quantized::ConvQuantization& quant, const void* filter, bool int8_filter) {
+  if (params.kernel_h != 3 || params.kernel_w != 3 || params.dilation_h != 1 ||
+      params.dilation_w != 1 || params.stride_h < 1) {
+    return nullptr;
+  }
+  DepthwiseUint8RowKernel kernel = params.stride_w == 1   ? table.depthwise3x3_uint8_s1
+                                   : params.stride_w == 2 ? table.depthwise3x3_uint8_s2
+                                                          : nullptr;
+  if (kernel == nullptr) return nullptr;
+  std::unique_ptr<DepthwiseUint8Fast> fast(new DepthwiseUint8Fast());
+  fast->row_kernel_ = kernel;
+  fast->requantize_row_ = table.requantize_row;
+  fast->p_ = params;
+  fast->quant_ = quant;
+  const int64_t lanes = kDepthwiseUint8Lanes;
+  fast->padded_count_ = (params.out_w + lanes - 1) / lanes * lanes;
+  fast->plane_h_ = (params.out_h - 1) * params.stride_h + 3;
+  // The row kernel reads up to stride * padded_count + 2.
+  fast->plane_w_ = params.stride_w * fast->padded_count_ + 3;
+  const int64_t out_channels = params.channels * params.multiplier;
+  fast->taps_.resize(out_channels * 9);
+  for (int64_t c = 0; c < params.channels; ++c) {
+    for (int64_t m = 0; m < params.multiplier; ++m) {
+      const int64_t source = (m * params.channels + c) * 9;
+      int16_t* taps = fast->taps_.data() + (c * params.multiplier + m) * 9;
+      for (int t = 0; t < 9; ++t) {
+        const int32_t w = int8_filter ? static_cast<const int8_t*>(filter)[source + t]
+                                      : static_cast<const uint8_t*>(filter)[source + t];
+        taps[t] = static_cast<int16_t>(w - quant.filter_zero_point);
+      }
+    }
+  }
+  return fast;
+}
+
+void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t c,
+                                    const int32_t* bias, uint8_t* output, int16_t* plane,
+                                    int32_t* sums) const {
+  const ref::DepthwiseConv2dParams& p = p_;
+  const int32_t zero_point = quant_.input_zero_point;
+  // The padded plane: row y, column x holds input (y - pad_top, x - pad_left).
+  std::fill(plane, plane + plane_h_ * plane_w_, int16_t{0});
+  const int64_t x_begin = std::max<int64_t>(0, p.pad_left);
+  const int64_t x_end = std::min<int64_t>(plane_w_, p.pad_left + p.in_w);
+  for (int64_t y = 0; y < plane_h_; ++y) {
+    const int64_t in_y = y - p.pad_top;
+    if (in_y < 0 || in_y >= p.in_h) continue;
+    const uint8_t* in = plane_in + in_y * p.in_w - p.pad_left;
+    int16_t* row = plane + y * plane_w_;
+    for (int64_t x = x_begin; x < x_end; ++x) row[x] = static_cast<int16_t>(in[x] - zero_point);
+  }
+  const int64_t out_channels = p.channels * p.multiplier;
+  for (int64_t m = 0; m < p.multiplier; ++m) {
+    const int64_t oc = c * p.multiplier + m;
+    DepthwiseUint8Row row;
+    std::copy(taps_.data() + oc * 9, taps_.data() + oc * 9 + 9, row.taps);
+    row.count = p.out_w;
+    row.sums = sums;
+    const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
+    const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
+    const bool fits = (bias_value < 0 ? -bias_value : bias_value) + 9 * 255 * 255 <
+                      (int64_t{1} << 31);
+    const bool below_one =
+        int64_t{multiplier.multiplier} < (int64_t{1} << multiplier.right_shift);
+    uint8_t* out_plane = output + (n * out_channels + oc) * p.out_h * p.out_w;
+    for (int64_t oy = 0; oy < p.out_h; ++oy) {
+      for (int i = 0; i < 3; ++i) row.rows[i] = plane + (oy * p.stride_h + i) * plane_w_;
+      row_kernel_(row);
+      uint8_t* out = out_plane + oy * p.out_w;
+      if (requantize_row_ != nullptr && fits && below_one) {
+        RequantizeRow step;
+        step.sums = sums;
+        step.row_term = static_cast<int32_t>(bias_value);
+        step.multiplier = multiplier.multiplier;
+        step.right_shift = multiplier.right_shift;
+        step.zero_point = quant_.output.zero_point;
+        step.lo = quant_.output.min;
+        step.hi = quant_.output.max;
+        step.count = p.out_w;
+        step.out = out;
+        requantize_row_(step);
+        continue;
+      }
+      for (int64_t x = 0; x < p.out_w; ++x) {
+        out[x] = RequantizeToUint8(ref::quantized::SaturateToInt32(bias_value + sums[x]),
+                                   multiplier, quant_.output);
+      }
+    }
+  }
+}
+
+void DepthwiseUint8Fast::Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
+                             ThreadPool* pool) const {
+  const ref::DepthwiseConv2dParams& p = p_;
+  const int64_t planes = p.batch * p.channels;
+  ParallelFor(pool, planes, [&](int64_t begin, int64_t end) {
+    std::vector<int16_t> plane(plane_h_ * plane_w_);
+    std::vector<int32_t> sums(padded_count_);
+    for (int64_t index = begin; index < end; ++index) {
+      const int64_t n = index / p.channels, c = index % p.channels;
+      RunChannel(input + index * p.in_h * p.in_w, n, c, bias, output, plane.data(), sums.data());
+    }
+  });
+}
+
+}  // namespace ops
+}  // namespace mace

@@ -1,0 +1,53 @@
+// The fast uint8 3x3 depthwise convolution: each input channel is copied
+// once into a zero-padded int16 plane (inputs minus their zero point, so
+// padding is real 0), the kernel table's row kernel sums the nine taps of
+// an output row exactly in int32, and the output step adds the bias and
+// requantizes with the rule of common/quantize.h (the table's
+// requantize_row where the total cannot saturate and the multiplier is
+// below 1, a scalar int64 loop otherwise). Its results equal
+// ref::quantized::DepthwiseConv2d bit for bit.
+#ifndef MACE_OPS_CPU_DEPTHWISE_CONV_2D_UINT8_FAST_H_
+#define MACE_OPS_CPU_DEPTHWISE_CONV_2D_UINT8_FAST_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/ref/quantized/conv_2d.h"
+#include "mace/runtimes/cpu/thread_pool.h"
+
+namespace mace {
+namespace ops {
+
+class DepthwiseUint8Fast {
+ public:
+  // Null unless the table has the row kernel for the horizontal stride
+  // (1 or 2) and the window is 3x3 without dilation. `filter` is
+  // [multiplier, channels, 3, 3], uint8 unless `int8_filter`.
+  static std::unique_ptr<DepthwiseUint8Fast> Create(
+      const KernelTable& table, const ref::DepthwiseConv2dParams& params,
+      const ref::quantized::ConvQuantization& quant, const void* filter, bool int8_filter);
+
+  // Threads split the input channels; `pool` may be null (one thread).
+  void Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
+           ThreadPool* pool = nullptr) const;
+
+ private:
+  DepthwiseUint8Fast() = default;
+  void RunChannel(const uint8_t* plane_in, int64_t n, int64_t c, const int32_t* bias,
+                  uint8_t* output, int16_t* plane, int32_t* sums) const;
+
+  DepthwiseUint8RowKernel row_kernel_ = nullptr;
+  RequantizeRowKernel requantize_row_ = nullptr;
+  ref::DepthwiseConv2dParams p_;
+  ref::quantized::ConvQuantization quant_;
+  int64_t padded_count_ = 0;  // out_w rounded up to kDepthwiseUint8Lanes
+  int64_t plane_h_ = 0, plane_w_ = 0;
+  std::vector<int16_t> taps_;  // per output channel: 9 taps minus the zero point
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_DEPTHWISE_CONV_2D_UINT8_FAST_H_
