@@ -89,6 +89,27 @@ TEST_P(SplitGraphTest, ANetworkOfGpuOpsNeedsOnlyTheEndConverters) {
                                            "FullyConnected", "Softmax", "ImageToBuffer"}));
 }
 
+// Weights are arranged and uploaded at Init through buffers that are freed
+// right after: what stays is the weight images (persistent) and the
+// converters' staging buffer, sized for the largest converted activation,
+// not for the largest weight.
+TEST_P(SplitGraphTest, NoUploadCopyOutlivesInit) {
+  testing::ModelBuilder model = testing::ModelWithInput({1, 64, 1, 1});
+  model.AddWeight("w", {256, 64}, testing::RandomValues(256 * 64, 61));
+  model.AddOp("FullyConnected", "fc", {"x", "w"}, "y");
+  std::shared_ptr<MaceEngine> gpu;
+  const MaceStatus status = model.CreateEngine({}, {}, testing::GpuConfig(GetParam()), &gpu);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const int64_t pixel = GetParam() == GPUDataType::FP16_FP32 ? 8 : 16;
+  const int64_t weight_image = (64 / 4) * 256 * pixel;
+  const int64_t largest_activation = 256 * static_cast<int64_t>(sizeof(float));
+  MemoryReport report;
+  ASSERT_TRUE(gpu->GetMemoryReport(&report).ok());
+  EXPECT_EQ(report.persistent_bytes, weight_image);
+  EXPECT_EQ(report.scratch_bytes, largest_activation);
+  testing::ExpectGpuMatchesCpu(model, {1, 64, 1, 1}, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(Storages, SplitGraphTest,
                          ::testing::Values(GPUDataType::FP32_FP32, GPUDataType::FP16_FP32),
                          [](const ::testing::TestParamInfo<GPUDataType>& info) {
