@@ -145,7 +145,10 @@ MaceStatus Net::Place(const OperatorDef& def, int index, std::unique_ptr<Operati
     requested = static_cast<DeviceType>(value);
   }
   Runtime* runtime = RuntimeFor(requested);
-  if (registry_->Has(def.type(), runtime->device_type(), dtype) && runtime->Supports(def, dtype)) {
+  std::vector<const Tensor*> inputs;
+  for (const std::string& name : def.input()) inputs.push_back(workspace_->GetTensor(name));
+  if (registry_->Has(def.type(), runtime->device_type(), dtype) && runtime->Supports(def, dtype) &&
+      runtime->SupportsInputs(def, dtype, inputs)) {
     *op = registry_->Create(def.type(), runtime->device_type(), dtype);
   } else if (runtime != runtimes_.cpu) {
     VLOG(1) << "op '" << def.name() << "' (" << def.type() << ") falls back from "

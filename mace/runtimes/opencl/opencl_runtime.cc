@@ -444,6 +444,27 @@ bool OpenCLRuntime::Supports(const OperatorDef& def, DataType dtype) const {
   return true;
 }
 
+bool OpenCLRuntime::SupportsInputs(const OperatorDef& def, DataType /*dtype*/,
+                                   const std::vector<const Tensor*>& inputs) const {
+  auto fits = [this](const std::vector<int64_t>& shape) {
+    ImageShape image;
+    return shape.size() <= 4 && ImageShapeFor(ImageKind::kActivation, shape, &image).ok() &&
+           image.width <= info_.max_image_width && image.height <= info_.max_image_height;
+  };
+  for (const Tensor* input : inputs) {
+    if (input != nullptr && !input->is_weight() && !fits(input->shape())) {
+      VLOG(1) << def.type() << " '" << def.name() << "': input '" << input->name()
+              << "' of shape " << ShapeToString(input->shape())
+              << " does not fit an image of " << info_.device;
+      return false;
+    }
+  }
+  for (const OutputShape& output : def.output_shape()) {
+    if (!fits({output.dims().begin(), output.dims().end()})) return false;
+  }
+  return true;
+}
+
 MaceStatus OpenCLRuntime::BeforeRun() { return MaceStatus(); }
 
 MaceStatus OpenCLRuntime::AfterRun() { return Check(api_->clFinish(queue_), "finishing the run"); }

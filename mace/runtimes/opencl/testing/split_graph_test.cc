@@ -89,6 +89,22 @@ TEST_P(SplitGraphTest, ANetworkOfGpuOpsNeedsOnlyTheEndConverters) {
                                            "FullyConnected", "Softmax", "ImageToBuffer"}));
 }
 
+// Placement sees the shapes: a convolution whose input image would be
+// wider than any device allows (2 * 8200 pixels, above 16384) runs on the
+// CPU, and the narrower op after it on the GPU, with the CPU's outputs.
+TEST_P(SplitGraphTest, AnInputTooWideForAnImageFallsBackToTheCpu) {
+  testing::ModelBuilder model = testing::ModelWithInput({1, 8, 2, 8200});
+  model.AddWeight("w", {4, 8, 1, 1}, testing::RandomValues(4 * 8, 71));
+  OperatorDef* conv = model.AddOp("Conv2D", "conv", {"x", "w"}, "c");
+  testing::AddInts(conv, "strides", {2, 2});
+  testing::ModelBuilder::SetString(model.AddOp("Activation", "relu", {"c"}, "y"), "activation",
+                                   "RELU");
+  std::vector<std::string> ops;
+  testing::ExpectGpuMatchesCpu(model, {1, 8, 2, 8200}, GetParam(), &ops);
+  EXPECT_EQ(ops, std::vector<std::string>(
+                     {"Conv2D", "BufferToImage", "Activation", "ImageToBuffer"}));
+}
+
 // Weights are arranged and uploaded at Init through buffers that are freed
 // right after: what stays is the weight images (persistent) and the
 // converters' staging buffer, sized for the largest converted activation,
