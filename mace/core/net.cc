@@ -102,6 +102,7 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   }
   MACE_RETURN_IF_ERROR(PlanBlockedLayout(output_names));
   MACE_RETURN_IF_ERROR(ConvertOutputs(output_names));
+  if (WeightsOnlyOnDevices()) workspace_->ReleaseWeights();
   return PlanMemory(input_names_, output_names);
 }
 
@@ -126,6 +127,18 @@ MaceStatus Net::CreateInputs(const NetDef& net_def) {
     input_names_.push_back(info.name());
   }
   return MaceStatus();
+}
+
+bool Net::WeightsOnlyOnDevices() const {
+  bool uploaded = false;
+  for (const auto& op : ops_) {
+    for (int k = 0; k < op->InputSize(); ++k) {
+      if (op->Input(k) == nullptr || !op->Input(k)->is_weight()) continue;
+      if (op->ReadsHostWeights()) return false;
+      uploaded = true;
+    }
+  }
+  return uploaded;
 }
 
 Runtime* Net::RuntimeFor(DeviceType device) const {

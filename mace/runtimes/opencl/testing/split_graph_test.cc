@@ -103,12 +103,19 @@ TEST_P(SplitGraphTest, AnInputTooWideForAnImageFallsBackToTheCpu) {
   testing::ExpectGpuMatchesCpu(model, {1, 8, 2, 8200}, GetParam(), &ops);
   EXPECT_EQ(ops, std::vector<std::string>(
                      {"Conv2D", "BufferToImage", "Activation", "ImageToBuffer"}));
+  // The CPU convolution reads its filter at every run: the host weights stay.
+  std::shared_ptr<MaceEngine> gpu;
+  ASSERT_TRUE(model.CreateEngine({}, {}, testing::GpuConfig(GetParam()), &gpu).ok());
+  MemoryReport report;
+  ASSERT_TRUE(gpu->GetMemoryReport(&report).ok());
+  EXPECT_EQ(report.weights_bytes, 4 * 8 * static_cast<int64_t>(sizeof(float)));
 }
 
 // Weights are arranged and uploaded at Init through buffers that are freed
 // right after: what stays is the weight images (persistent) and the
 // converters' staging buffer, sized for the largest converted activation,
-// not for the largest weight.
+// not for the largest weight. No CPU kernel reads the weights, so their
+// host copy is gone too.
 TEST_P(SplitGraphTest, NoUploadCopyOutlivesInit) {
   testing::ModelBuilder model = testing::ModelWithInput({1, 64, 1, 1});
   model.AddWeight("w", {256, 64}, testing::RandomValues(256 * 64, 61));
@@ -123,6 +130,7 @@ TEST_P(SplitGraphTest, NoUploadCopyOutlivesInit) {
   ASSERT_TRUE(gpu->GetMemoryReport(&report).ok());
   EXPECT_EQ(report.persistent_bytes, weight_image);
   EXPECT_EQ(report.scratch_bytes, largest_activation);
+  EXPECT_EQ(report.weights_bytes, 0);
   testing::ExpectGpuMatchesCpu(model, {1, 64, 1, 1}, GetParam());
 }
 
