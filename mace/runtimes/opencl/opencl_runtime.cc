@@ -528,12 +528,13 @@ MaceStatus OpenCLRuntime::UploadPixels(const std::vector<float>& pixels, int64_t
                                        int64_t height, Memory* image) {
   MACE_CHECK_ARG(static_cast<int64_t>(pixels.size()) == width * height * 4,
                  "pixel data does not fill a ", width, " x ", height, " image");
-  // A buffer of its own, released once the image is written: the engine's
-  // staging buffer serves the converters, sized for activations, and must
-  // not stay as large as the largest weight.
+  // A buffer over the pixels themselves, released once the image is
+  // written: the engine's staging buffer serves the converters, sized for
+  // activations, and must not stay as large as the largest weight; and a
+  // copy per upload (CL_MEM_COPY_HOST_PTR) raised the peak at Init.
   const size_t bytes = pixels.size() * sizeof(float);
   cl_int error = CL_SUCCESS;
-  cl_mem upload = api_->clCreateBuffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+  cl_mem upload = api_->clCreateBuffer(context_, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes,
                                        const_cast<float*>(pixels.data()), &error);
   MACE_RETURN_IF_ERROR(Check(error, StrCat("allocating a ", bytes, "-byte upload buffer")));
   MaceStatus status = [&] {
