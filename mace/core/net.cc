@@ -102,6 +102,7 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   }
   MACE_RETURN_IF_ERROR(PlanBlockedLayout(output_names));
   MACE_RETURN_IF_ERROR(ConvertOutputs(output_names));
+  if (WeightsOnlyOnDevices()) workspace_->ReleaseWeights();
   return PlanMemory(input_names_, output_names);
 }
 
@@ -128,6 +129,18 @@ MaceStatus Net::CreateInputs(const NetDef& net_def) {
   return MaceStatus();
 }
 
+bool Net::WeightsOnlyOnDevices() const {
+  bool uploaded = false;
+  for (const auto& op : ops_) {
+    for (int k = 0; k < op->InputSize(); ++k) {
+      if (op->Input(k) == nullptr || !op->Input(k)->is_weight()) continue;
+      if (op->ReadsHostWeights()) return false;
+      uploaded = true;
+    }
+  }
+  return uploaded;
+}
+
 Runtime* Net::RuntimeFor(DeviceType device) const {
   return device == runtimes_.device->device_type() ? runtimes_.device : runtimes_.cpu;
 }
@@ -145,7 +158,10 @@ MaceStatus Net::Place(const OperatorDef& def, int index, std::unique_ptr<Operati
     requested = static_cast<DeviceType>(value);
   }
   Runtime* runtime = RuntimeFor(requested);
-  if (registry_->Has(def.type(), runtime->device_type(), dtype) && runtime->Supports(def, dtype)) {
+  std::vector<const Tensor*> inputs;
+  for (const std::string& name : def.input()) inputs.push_back(workspace_->GetTensor(name));
+  if (registry_->Has(def.type(), runtime->device_type(), dtype) && runtime->Supports(def, dtype) &&
+      runtime->SupportsInputs(def, dtype, inputs)) {
     *op = registry_->Create(def.type(), runtime->device_type(), dtype);
   } else if (runtime != runtimes_.cpu) {
     VLOG(1) << "op '" << def.name() << "' (" << def.type() << ") falls back from "

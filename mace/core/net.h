@@ -80,6 +80,10 @@ class Net : public Executor {
   // Model outputs in another storage than plain CPU get a converter to one.
   MaceStatus ConvertOutputs(const std::vector<std::string>& output_names);
   Runtime* RuntimeFor(DeviceType device) const;
+  // True when weights are read, and only by kernels that copied them to
+  // their device at Prepare (every CPU kernel may read them at Run): Init
+  // then drops the host weights.
+  bool WeightsOnlyOnDevices() const;
   // Chooses which ops run channel-blocked, inserts the layout conversions
   // where blocked and plain ops meet, and switches the blocked ops over.
   MaceStatus PlanBlockedLayout(const std::vector<std::string>& output_names);

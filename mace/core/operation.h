@@ -76,6 +76,12 @@ class Operation {
   Runtime* runtime() const { return runtime_; }
   void set_runtime(Runtime* runtime) { runtime_ = runtime; }
 
+  // Whether the kernel reads its constant inputs (weights) from host memory
+  // after Prepare. A device kernel that copies them into device memory at
+  // Prepare says no; when no kernel of a net does, the net drops the host
+  // weights at the end of Init.
+  virtual bool ReadsHostWeights() const { return true; }
+
   // If >= 0, output 0 may share the memory of this input when the engine
   // sees it is legal (same byte size, input dead after this op).
   virtual int InPlaceInput() const { return -1; }

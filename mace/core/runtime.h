@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mace/core/types.h"
 #include "mace/proto/mace.pb.h"
@@ -97,6 +98,16 @@ class Runtime {
   // registered for its type (arguments or shapes it cannot handle). An op
   // it refuses is placed on the CPU.
   virtual bool Supports(const OperatorDef& /*def*/, DataType /*dtype*/) const { return true; }
+  // Whether this runtime runs `def` on these inputs (inputs[k] is the
+  // tensor of def.input(k), null when it does not exist yet), asked after
+  // Supports. Their shapes are known at placement: model inputs from the
+  // model, weights from their dims, the rest inferred by the ops before.
+  // Limits of the device's storage (an image too wide, a rank it cannot
+  // hold) go here, so that such an op is placed on the CPU.
+  virtual bool SupportsInputs(const OperatorDef& /*def*/, DataType /*dtype*/,
+                              const std::vector<const Tensor*>& /*inputs*/) const {
+    return true;
+  }
 
   // Called around each run, e.g. to bind threads or flush a queue.
   virtual MaceStatus BeforeRun() { return MaceStatus(); }

@@ -34,6 +34,15 @@ unsigned char* Workspace::AllocateBuffer(int64_t size) {
   return buffers_.back()->data();
 }
 
+void Workspace::ReleaseWeights() {
+  for (auto& [name, tensor] : tensors_) {
+    if (tensor->is_weight()) tensor->SetConstBuffer(nullptr, 0);
+  }
+  weights_.reset();
+  buffers_.clear();
+  weights_bytes_ = 0;
+}
+
 MaceStatus Workspace::LoadWeights(const NetDef& net_def, std::shared_ptr<WeightsBlob> blob) {
   const int64_t blob_size = blob == nullptr ? 0 : blob->size();
   weights_ = std::move(blob);

@@ -58,6 +58,10 @@ class Workspace {
   // size, dtype and shape against the blob before touching it.
   MaceStatus LoadWeights(const NetDef& net_def, std::shared_ptr<WeightsBlob> blob);
   int64_t weights_bytes() const { return weights_bytes_; }
+  // Drops the weights' host memory (the mapping or the copy, and the
+  // private aligned copies) once no kernel reads it any more; the weight
+  // tensors keep their shapes and have no data.
+  void ReleaseWeights();
 
   // Allocates a buffer that lives as long as the workspace.
   unsigned char* AllocateBuffer(int64_t size);

@@ -300,7 +300,10 @@ int RunMain(int argc, char** argv) {
     MemoryReport report;
     status = engine->GetMemoryReport(&report);
     if (!status.ok()) return Fail(status.ToString());
-    PrintMemoryReport(report);
+    // A GPU engine shows both of the GPU's memory types, used or not.
+    PrintMemoryReport(report, device == DeviceType::GPU
+                                  ? std::vector<std::string>{"GPU_IMAGE", "GPU_BUFFER"}
+                                  : std::vector<std::string>{});
   }
   if (flags.soak_rounds > 0) {
     status = Soak(engine.get(), inputs, flags.soak_rounds);

@@ -164,7 +164,7 @@ void PrintOpTable(const LatencyStats& stats) {
   if (device) std::printf("sum of device medians: %.3f ms\n", device_total);
 }
 
-void PrintMemoryReport(const MemoryReport& report) {
+void PrintMemoryReport(const MemoryReport& report, const std::vector<std::string>& shown) {
   const double gap =
       report.lower_bound_bytes > 0
           ? 100.0 * (report.arena_bytes - report.lower_bound_bytes) / report.lower_bound_bytes
@@ -184,7 +184,19 @@ void PrintMemoryReport(const MemoryReport& report) {
   // One plan per memory type, each by the runtime that owns it.
   std::printf("  %-11s %-20s %-16s %14s %14s %14s %7s\n", "memory type", "runtime", "strategy",
               "planned bytes", "naive bytes", "lower bound", "blocks");
-  for (const MemoryTypeReport& type : report.memory_types) {
+  std::vector<MemoryTypeReport> rows = report.memory_types;
+  for (const std::string& name : shown) {
+    const bool planned = std::any_of(rows.begin(), rows.end(), [&](const MemoryTypeReport& r) {
+      return r.memory_type == name;
+    });
+    if (planned) continue;
+    MemoryTypeReport empty;
+    empty.memory_type = name;
+    empty.runtime = "-";
+    empty.strategy = "(no tensors)";
+    rows.push_back(empty);
+  }
+  for (const MemoryTypeReport& type : rows) {
     std::printf("  %-11s %-20s %-16s %14lld %14lld %14lld %7d\n", type.memory_type.c_str(),
                 type.runtime.substr(0, 20).c_str(), type.strategy.substr(0, 16).c_str(),
                 static_cast<long long>(type.bytes), static_cast<long long>(type.naive_bytes),

@@ -42,7 +42,9 @@ std::vector<float> ValuesAsFloat(const MaceTensor& tensor);
 void PrintOutputs(const std::map<std::string, MaceTensor>& outputs);
 void PrintLatency(const LatencyStats& stats);
 void PrintOpTable(const LatencyStats& stats);
-void PrintMemoryReport(const MemoryReport& report);
+// The report, with one row per memory type the net planned; each type in
+// `shown` gets a row even when no tensor lives there (all zeros).
+void PrintMemoryReport(const MemoryReport& report, const std::vector<std::string>& shown = {});
 void PrintStrategyTable(const std::vector<MemoryReport>& reports);
 
 }  // namespace tools

@@ -26,11 +26,6 @@ void SetKernelSupportCheck(const std::string& type, KernelSupportCheck check) {
 }
 
 bool KernelSupportsDef(const OperatorDef& def) {
-  // Images hold tensors of rank 4 or less; outputs a converter recorded as
-  // larger stay on the CPU.
-  for (const OutputShape& shape : def.output_shape()) {
-    if (shape.dims_size() > 4) return false;
-  }
   KernelSupportCheck check = nullptr;
   {
     Checks& checks = AllChecks();

@@ -544,6 +544,27 @@ bool OpenCLRuntime::Supports(const OperatorDef& def, DataType dtype) const {
   return true;
 }
 
+bool OpenCLRuntime::SupportsInputs(const OperatorDef& def, DataType /*dtype*/,
+                                   const std::vector<const Tensor*>& inputs) const {
+  auto fits = [this](const std::vector<int64_t>& shape) {
+    ImageShape image;
+    return shape.size() <= 4 && ImageShapeFor(ImageKind::kActivation, shape, &image).ok() &&
+           image.width <= info_.max_image_width && image.height <= info_.max_image_height;
+  };
+  for (const Tensor* input : inputs) {
+    if (input != nullptr && !input->is_weight() && !fits(input->shape())) {
+      VLOG(1) << def.type() << " '" << def.name() << "': input '" << input->name()
+              << "' of shape " << ShapeToString(input->shape())
+              << " does not fit an image of " << info_.device;
+      return false;
+    }
+  }
+  for (const OutputShape& output : def.output_shape()) {
+    if (!fits({output.dims().begin(), output.dims().end()})) return false;
+  }
+  return true;
+}
+
 MaceStatus OpenCLRuntime::BeforeRun() {
   // Events of launches before the run (weight uploads at Init) belong to
   // no op.
@@ -776,20 +797,26 @@ MaceStatus OpenCLRuntime::UploadPixels(const std::vector<float>& pixels, int64_t
                                        int64_t height, Memory* image) {
   MACE_CHECK_ARG(static_cast<int64_t>(pixels.size()) == width * height * 4,
                  "pixel data does not fill a ", width, " x ", height, " image");
-  cl_mem staging = nullptr;
-  const int64_t bytes = static_cast<int64_t>(pixels.size() * sizeof(float));
-  MACE_RETURN_IF_ERROR(StagingBuffer(bytes, &staging));
-  MACE_RETURN_IF_ERROR(Check(api_->clEnqueueWriteBuffer(queue_, staging, CL_TRUE, 0, bytes,
-                                                        pixels.data(), 0, nullptr, nullptr),
-                             "uploading weights"));
-  Kernel kernel;
-  MACE_RETURN_IF_ERROR(kernel.Create(this, "pixels_to_image"));
-  const cl_int w = static_cast<cl_int>(width), h = static_cast<cl_int>(height);
-  cl_mem target = static_cast<cl_mem>(image->device_handle());
-  MACE_RETURN_IF_ERROR(kernel.SetArgs(staging, w, h, target));
-  MACE_RETURN_IF_ERROR(kernel.Run2D(width, height));
-  // The staging buffer is reused by the next upload.
-  return Check(api_->clFinish(queue_), "uploading weights");
+  // A buffer over the pixels themselves, released once the image is
+  // written: the engine's staging buffer serves the converters, sized for
+  // activations, and must not stay as large as the largest weight; and a
+  // copy per upload (CL_MEM_COPY_HOST_PTR) raised the peak at Init.
+  const size_t bytes = pixels.size() * sizeof(float);
+  cl_int error = CL_SUCCESS;
+  cl_mem upload = api_->clCreateBuffer(context_, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes,
+                                       const_cast<float*>(pixels.data()), &error);
+  MACE_RETURN_IF_ERROR(Check(error, StrCat("allocating a ", bytes, "-byte upload buffer")));
+  MaceStatus status = [&] {
+    Kernel kernel;
+    MACE_RETURN_IF_ERROR(kernel.Create(this, "pixels_to_image"));
+    const cl_int w = static_cast<cl_int>(width), h = static_cast<cl_int>(height);
+    cl_mem target = static_cast<cl_mem>(image->device_handle());
+    MACE_RETURN_IF_ERROR(kernel.SetArgs(upload, w, h, target));
+    MACE_RETURN_IF_ERROR(kernel.Run2D(width, height));
+    return Check(api_->clFinish(queue_), "uploading weights");
+  }();
+  api_->clReleaseMemObject(upload);
+  return status;
 }
 
 MaceStatus OpenCLRuntime::UploadWeight(ImageKind kind, const Tensor& weight,

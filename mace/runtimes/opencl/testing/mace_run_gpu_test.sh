@@ -32,7 +32,19 @@ for storage in fp32_fp32 fp16_fp32; do
     fail "GPU run (${storage}): $(cat "${dir}/gpu.log")"
     continue
   fi
-  grep -q "GPU_IMAGE" "${dir}/gpu.log" || fail "${storage}: no GPU_IMAGE plan in --memory_report"
+  # Memory report rows: type, runtime, strategy, planned, naive, lower bound,
+  # blocks. The images are planned (lower bound <= planned <= naive); the
+  # split model keeps nothing in GPU buffers, shown as a row of zeros.
+  image_row=$(grep -E "^  GPU_IMAGE +GPU " "${dir}/gpu.log")
+  if [[ -z "${image_row}" ]]; then
+    fail "${storage}: no GPU_IMAGE plan in --memory_report"
+  else
+    read -r _ _ _ planned naive lower blocks <<<"${image_row}"
+    (( lower > 0 && lower <= planned && planned <= naive && blocks > 0 )) ||
+      fail "${storage}: GPU_IMAGE row out of order: ${image_row}"
+  fi
+  grep -qE "^  GPU_BUFFER +- +\(no tensors\) +0 +0 +0 +0$" "${dir}/gpu.log" ||
+    fail "${storage}: no GPU_BUFFER row in --memory_report"
   [[ -s "${cache}" ]] || fail "${storage}: no program cache written"
   cp "${cache}" "${dir}/first.bin"
   "${run}" "${model[@]}" --device=GPU --opencl_device_fallback --gpu_data_type="${storage}" \

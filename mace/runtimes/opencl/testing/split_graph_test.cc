@@ -89,6 +89,51 @@ TEST_P(SplitGraphTest, ANetworkOfGpuOpsNeedsOnlyTheEndConverters) {
                                            "FullyConnected", "Softmax", "ImageToBuffer"}));
 }
 
+// Placement sees the shapes: a convolution whose input image would be
+// wider than any device allows (2 * 8200 pixels, above 16384) runs on the
+// CPU, and the narrower op after it on the GPU, with the CPU's outputs.
+TEST_P(SplitGraphTest, AnInputTooWideForAnImageFallsBackToTheCpu) {
+  testing::ModelBuilder model = testing::ModelWithInput({1, 8, 2, 8200});
+  model.AddWeight("w", {4, 8, 1, 1}, testing::RandomValues(4 * 8, 71));
+  OperatorDef* conv = model.AddOp("Conv2D", "conv", {"x", "w"}, "c");
+  testing::AddInts(conv, "strides", {2, 2});
+  testing::ModelBuilder::SetString(model.AddOp("Activation", "relu", {"c"}, "y"), "activation",
+                                   "RELU");
+  std::vector<std::string> ops;
+  testing::ExpectGpuMatchesCpu(model, {1, 8, 2, 8200}, GetParam(), &ops);
+  EXPECT_EQ(ops, std::vector<std::string>(
+                     {"Conv2D", "BufferToImage", "Activation", "ImageToBuffer"}));
+  // The CPU convolution reads its filter at every run: the host weights stay.
+  std::shared_ptr<MaceEngine> gpu;
+  ASSERT_TRUE(model.CreateEngine({}, {}, testing::GpuConfig(GetParam()), &gpu).ok());
+  MemoryReport report;
+  ASSERT_TRUE(gpu->GetMemoryReport(&report).ok());
+  EXPECT_EQ(report.weights_bytes, 4 * 8 * static_cast<int64_t>(sizeof(float)));
+}
+
+// Weights are arranged and uploaded at Init through buffers that are freed
+// right after: what stays is the weight images (persistent) and the
+// converters' staging buffer, sized for the largest converted activation,
+// not for the largest weight. No CPU kernel reads the weights, so their
+// host copy is gone too.
+TEST_P(SplitGraphTest, NoUploadCopyOutlivesInit) {
+  testing::ModelBuilder model = testing::ModelWithInput({1, 64, 1, 1});
+  model.AddWeight("w", {256, 64}, testing::RandomValues(256 * 64, 61));
+  model.AddOp("FullyConnected", "fc", {"x", "w"}, "y");
+  std::shared_ptr<MaceEngine> gpu;
+  const MaceStatus status = model.CreateEngine({}, {}, testing::GpuConfig(GetParam()), &gpu);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const int64_t pixel = GetParam() == GPUDataType::FP16_FP32 ? 8 : 16;
+  const int64_t weight_image = (64 / 4) * 256 * pixel;
+  const int64_t largest_activation = 256 * static_cast<int64_t>(sizeof(float));
+  MemoryReport report;
+  ASSERT_TRUE(gpu->GetMemoryReport(&report).ok());
+  EXPECT_EQ(report.persistent_bytes, weight_image);
+  EXPECT_EQ(report.scratch_bytes, largest_activation);
+  EXPECT_EQ(report.weights_bytes, 0);
+  testing::ExpectGpuMatchesCpu(model, {1, 64, 1, 1}, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(Storages, SplitGraphTest,
                          ::testing::Values(GPUDataType::FP32_FP32, GPUDataType::FP16_FP32),
                          [](const ::testing::TestParamInfo<GPUDataType>& info) {
