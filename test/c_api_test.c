@@ -163,7 +163,7 @@ static char* ReadAll(const char* path, size_t* size) {
   fseek(file, 0, SEEK_END);
   long length = ftell(file);
   fseek(file, 0, SEEK_SET);
-  char* bytes = malloc(length > 0 ? (size_t)length : 1);
+  char* bytes = (char*)malloc(length > 0 ? (size_t)length : 1);  /* C++ too (cross toolchains) */
   *size = fread(bytes, 1, (size_t)length, file);
   fclose(file);
   return bytes;
