@@ -37,8 +37,17 @@ extern "C" {
 #define MACE_C_API
 #endif
 
+/* In C++ the enums get int as their fixed type, so any int a C caller
+ * passes is a value of the type (and an unknown one an error, not undefined
+ * behaviour); in C they are int already. */
+#ifdef __cplusplus
+#define MACE_C_ENUM(name) enum name : int
+#else
+#define MACE_C_ENUM(name) enum name
+#endif
+
 /* The same codes as mace::MaceStatus::Code. */
-typedef enum {
+typedef MACE_C_ENUM(MaceCStatus) {
   MACE_C_OK = 0,
   MACE_C_INVALID_ARGS = 1,
   MACE_C_OUT_OF_RESOURCES = 2,
@@ -47,10 +56,18 @@ typedef enum {
 } MaceCStatus;
 
 /* The same values as mace::DeviceType. */
-typedef enum { MACE_C_CPU = 0, MACE_C_GPU = 2, MACE_C_HEXAGON = 3 } MaceCDevice;
+typedef MACE_C_ENUM(MaceCDevice) {
+  MACE_C_CPU = 0,
+  MACE_C_GPU = 2,
+  MACE_C_HEXAGON = 3
+} MaceCDevice;
 
 /* The same values as mace::TensorDataType. */
-typedef enum { MACE_C_FLOAT32 = 0, MACE_C_INT32 = 1, MACE_C_UINT8 = 2 } MaceCDataType;
+typedef MACE_C_ENUM(MaceCDataType) {
+  MACE_C_FLOAT32 = 0,
+  MACE_C_INT32 = 1,
+  MACE_C_UINT8 = 2
+} MaceCDataType;
 
 typedef struct MaceCConfig MaceCConfig;
 typedef struct MaceCEngine MaceCEngine;
