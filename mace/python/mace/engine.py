@@ -213,11 +213,13 @@ class Engine:
                                                    ctypes.byref(dims), ctypes.byref(rank),
                                                    ctypes.byref(data), ctypes.byref(size)))
         shape = tuple(int(dims[i]) for i in range(rank.value))
-        dtype = _DTYPES[code.value]
-        if size.value == 0:
-            return np.zeros(shape, dtype)
-        raw = ctypes.string_at(data.value, size.value)
-        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+        out = np.empty(shape, _DTYPES[code.value])
+        if out.nbytes != size.value:
+            raise MaceError("RUNTIME_ERROR", f"output '{name}' holds {size.value} bytes, "
+                            f"not the {out.nbytes} of shape {list(shape)}")
+        if out.nbytes:   # one copy, straight into the array the caller gets
+            ctypes.memmove(out.ctypes.data, data.value, out.nbytes)
+        return out
 
     def memory_report(self) -> dict:
         """The memory plan: arena, weights, naive and lower-bound bytes, and
