@@ -26,6 +26,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterPad,
       RegisterPooling,
       RegisterQuantize,
+      RegisterRecurrent,
       RegisterReduce,
       RegisterReshape,
       RegisterResizeBilinear,

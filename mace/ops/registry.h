@@ -32,6 +32,7 @@ MaceStatus RegisterMatMul(OpRegistry* registry);
 MaceStatus RegisterPad(OpRegistry* registry);
 MaceStatus RegisterPooling(OpRegistry* registry);
 MaceStatus RegisterQuantize(OpRegistry* registry);
+MaceStatus RegisterRecurrent(OpRegistry* registry);
 MaceStatus RegisterReduce(OpRegistry* registry);
 MaceStatus RegisterReshape(OpRegistry* registry);
 MaceStatus RegisterResizeBilinear(OpRegistry* registry);
