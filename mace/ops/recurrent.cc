@@ -68,9 +68,9 @@ MaceStatus RecurrentBase::Init() {
   if (p.kind == RecurrentKind::kGru) {
     MACE_RETURN_IF_ERROR(ParseFlag(*this, "linear_before_reset", &p.linear_before_reset));
   }
-  const std::vector<int64_t> codes = GetInts("activations");
-  std::vector<float> alphas = GetFloats("activation_alpha");
-  std::vector<float> betas = GetFloats("activation_beta");
+  const std::vector<int64_t> codes = GetInts("gate_activations");
+  std::vector<float> alphas = GetFloats("gate_alpha");
+  std::vector<float> betas = GetFloats("gate_beta");
   const size_t count = static_cast<size_t>(p.gate_functions() * p.directions);
   p.functions.assign(count, RecurrentFunction());
   if (codes.empty()) {
@@ -79,14 +79,14 @@ MaceStatus RecurrentBase::Init() {
       p.functions[i].code = sigmoid ? kRecurrentSigmoid : kRecurrentTanh;
     }
   } else {
-    OP_CHECK(codes.size() == count, "activations has ", codes.size(), " values but needs ", count,
+    OP_CHECK(codes.size() == count, "gate_activations has ", codes.size(), " values but needs ", count,
              " (", p.gate_functions(), " per direction)");
-    OP_CHECK(alphas.empty() || alphas.size() == count, "activation_alpha has ", alphas.size(),
+    OP_CHECK(alphas.empty() || alphas.size() == count, "gate_alpha has ", alphas.size(),
              " values but needs ", count);
-    OP_CHECK(betas.empty() || betas.size() == count, "activation_beta has ", betas.size(),
+    OP_CHECK(betas.empty() || betas.size() == count, "gate_beta has ", betas.size(),
              " values but needs ", count);
     for (size_t i = 0; i < count; ++i) {
-      OP_CHECK(codes[i] >= 0 && codes[i] < kRecurrentActivationCount, "activation code ",
+      OP_CHECK(codes[i] >= 0 && codes[i] < kRecurrentActivationCount, "gate activation code ",
                codes[i], " is unknown");
       p.functions[i].code = static_cast<int>(codes[i]);
       p.functions[i].alpha = alphas.empty() ? 0.f : alphas[i];

@@ -10,10 +10,10 @@
 //   layout               0: X [seq, batch, input], Y [seq, dirs, batch, H],
 //                        states [dirs, batch, H]; 1: X [batch, seq, input],
 //                        Y [batch, seq, dirs, H], states [batch, dirs, H]
-//   activations          one RecurrentActivation code per gate function
+//   gate_activations     one RecurrentActivation code per gate function
 //                        (LSTM f, g, h; GRU f, g; RNN f), per direction
-//   activation_alpha     alpha and beta of each of them (unused ones 0)
-//   activation_beta
+//   gate_alpha           alpha and beta of each of them (unused ones 0)
+//   gate_beta
 //   clip                 bounds the gates' pre-activations to [-clip, clip]
 //                        (absent or 0: no clip)
 //   input_forget         LSTM: couple the forget gate to 1 - input gate

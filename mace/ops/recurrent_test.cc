@@ -208,9 +208,9 @@ MaceStatus RunCase(const Case& c, const Data& d, OpTester* tester) {
   if (c.type == "LSTM") tester->Arg("input_forget", c.input_forget ? 1 : 0);
   if (c.type == "GRU") tester->Arg("linear_before_reset", c.linear_before_reset ? 1 : 0);
   if (!c.activations.empty()) {
-    tester->Args("activations", c.activations);
-    if (!c.alphas.empty()) tester->Args("activation_alpha", c.alphas);
-    if (!c.betas.empty()) tester->Args("activation_beta", c.betas);
+    tester->Args("gate_activations", c.activations);
+    if (!c.alphas.empty()) tester->Args("gate_alpha", c.alphas);
+    if (!c.betas.empty()) tester->Args("gate_beta", c.betas);
   }
   return tester->Run();
 }
@@ -408,10 +408,10 @@ TEST(RecurrentTest, RefusesBadShapesArgumentsAndLengths) {
   ExpectInvalid(zero, d, "sequence_lens[0] is 0");
   Case acts = c;
   acts.activations = {0, 1};
-  ExpectInvalid(acts, d, "activations has 2 values but needs 3");
+  ExpectInvalid(acts, d, "gate_activations has 2 values but needs 3");
   Case code = c;
   code.activations = {0, 1, 11};
-  ExpectInvalid(code, d, "activation code 11 is unknown");
+  ExpectInvalid(code, d, "gate activation code 11 is unknown");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ import numpy as np
 
 from mace_converter.api import ConversionError, ConvertOptions
 from mace_converter.frontends import onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401  (register)
+from mace_converter.frontends import onnx_recurrent  # noqa: F401  (register)
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
 from mace_converter.ir import Graph
