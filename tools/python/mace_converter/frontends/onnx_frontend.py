@@ -16,7 +16,7 @@ import numpy as np
 
 from mace_converter.api import ConversionError, ConvertOptions
 from mace_converter.frontends import onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401  (register)
-from mace_converter.frontends import onnx_recurrent  # noqa: F401  (register)
+from mace_converter.frontends import onnx_control, onnx_recurrent  # noqa: F401  (register)
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
 from mace_converter.ir import Graph
@@ -161,6 +161,18 @@ class OnnxImporter:
                                   "(shape arithmetic, constant subgraphs)")
         return self.graph
 
+    def convert_subgraph(self, graph_proto: Any, index: int) -> None:
+        """Converts the nodes of a subgraph (an If's taken branch) into this
+        graph: its initializers join the constants, and its nodes may read
+        every tensor of the enclosing scopes. `index` is the enclosing
+        node's, for messages."""
+        onnx = _onnx()
+        for tensor in graph_proto.initializer:
+            self.values[tensor.name] = onnx.numpy_helper.to_array(tensor)
+        known = set(self.values) | set(self.graph.tensors)
+        for _, node in _sorted_nodes(graph_proto, known):
+            self._convert(index, node)
+
     def _add_inputs(self, graph_proto: Any) -> None:
         declared = {}
         for info in graph_proto.input:
@@ -214,6 +226,9 @@ class OnnxImporter:
         node = Node(self.graph, proto.op_type, proto.name, index, proto.input, proto.output,
                     attrs, self.values, self.ir_consts, self.opset)
         try:
+            if node.op_type == "If":
+                onnx_control.inline_if(self, node, proto)
+                return
             if self._fold(node, proto):
                 return
             integer = [name for name in proto.input if name in self.integer_values]

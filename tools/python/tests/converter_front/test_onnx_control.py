@@ -1,0 +1,87 @@
+"""ONNX If with a condition known at conversion: the taken branch is
+inlined; a computed condition is refused with the node's name."""
+import unittest
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from mace_converter.api import ConversionError
+
+from tests.converter_front.helpers import (check_against_ort, convert_model, initializer,
+                                           make_model)
+
+
+def _branch(name, nodes, output, inits=()):
+    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(output,
+                                                                              TensorProto.FLOAT,
+                                                                              None)],
+                             list(inits))
+
+
+def _if_model(cond_nodes, cond_inits, then_nodes, else_nodes, outputs=("y",)):
+    then_graph = _branch("then", then_nodes, "then_out")
+    else_graph = _branch("else", else_nodes, "else_out")
+    node = helper.make_node("If", ["cond"], ["if_out"], name="choose",
+                            then_branch=then_graph, else_branch=else_graph)
+    tail = helper.make_node("Add", ["if_out", "x"], ["y"])
+    return make_model(list(cond_nodes) + [node, tail], {"x": [2, 3]}, {o: None for o in outputs},
+                      list(cond_inits), 13)
+
+
+class IfTest(unittest.TestCase):
+    def test_constant_condition_takes_each_branch(self):
+        then_nodes = [helper.make_node("Relu", ["x"], ["then_out"])]
+        else_nodes = [helper.make_node("Sigmoid", ["x"], ["else_out"])]
+        for value in (True, False):
+            with self.subTest(value=value):
+                model = _if_model([], [initializer("cond", np.array(value))], then_nodes,
+                                  else_nodes)
+                converted = check_against_ort(self, model, {"x": [2, 3]})
+                types = [op.type for op in converted.net_def.op]
+                self.assertEqual(types[0], "Activation")
+                self.assertNotIn("If", types)
+
+    def test_condition_folded_from_the_input_shape(self):
+        """cond = (Shape(x)[1] == 3), as exporters write a check of the
+        sample rate or of a dimension."""
+        cond_nodes = [helper.make_node("Shape", ["x"], ["shape"]),
+                      helper.make_node("Gather", ["shape", "one"], ["dim"], axis=0),
+                      helper.make_node("Equal", ["dim", "three"], ["cond"])]
+        inits = [initializer("one", np.array(1, np.int64)),
+                 initializer("three", np.array(3, np.int64))]
+        then_nodes = [helper.make_node("Mul", ["x", "two"], ["then_out"])]
+        then_graph = _branch("then", then_nodes, "then_out",
+                             [initializer("two", np.full([1], 2, np.float32))])
+        else_graph = _branch("else", [helper.make_node("Neg", ["x"], ["else_out"])], "else_out")
+        node = helper.make_node("If", ["cond"], ["if_out"], then_branch=then_graph,
+                                else_branch=else_graph)
+        tail = helper.make_node("Add", ["if_out", "x"], ["y"])
+        model = make_model(cond_nodes + [node, tail], {"x": [2, 3]}, {"y": None}, inits, 13)
+        check_against_ort(self, model, {"x": [2, 3]})
+
+    def test_branch_of_constants_and_nested_if(self):
+        inner = helper.make_node(
+            "If", ["inner_cond"], ["then_out"],
+            then_branch=_branch("a", [helper.make_node(
+                "Constant", [], ["a_out"], value=helper.make_tensor(
+                    "v", TensorProto.FLOAT, [3], [1.0, 2.0, 3.0]))], "a_out"),
+            else_branch=_branch("b", [helper.make_node("Relu", ["x"], ["b_out"])], "b_out"))
+        then_nodes = [helper.make_node("Not", ["cond"], ["inner_cond"]), inner]
+        else_nodes = [helper.make_node("Tanh", ["x"], ["else_out"])]
+        for value in (True, False):
+            with self.subTest(value=value):
+                model = _if_model([], [initializer("cond", np.array(value))], then_nodes,
+                                  else_nodes)
+                check_against_ort(self, model, {"x": [2, 3]})
+
+    def test_computed_condition_is_refused_with_the_node_name(self):
+        model = _if_model([], [], [helper.make_node("Relu", ["x"], ["then_out"])],
+                          [helper.make_node("Neg", ["x"], ["else_out"])])
+        model.graph.input.append(helper.make_tensor_value_info("cond", TensorProto.BOOL, [1]))
+        with self.assertRaisesRegex(ConversionError,
+                                    "If node 'choose'.*If with a computed condition is not "
+                                    "supported yet: its condition 'cond'"):
+            convert_model(model, {"x": [2, 3], "cond": [1]}, ["y"])
+
+if __name__ == "__main__":
+    unittest.main()
