@@ -17,7 +17,7 @@ FUNCTIONS = {"LSTM": 3, "GRU": 2, "RNN": 1}
 def gate_function(code: int, alpha: float, beta: float, x: np.ndarray) -> np.ndarray:
     name = GATE_FUNCTIONS[code]
     if name == "Sigmoid":
-        return 1.0 / (1.0 + np.exp(-x))
+        return 0.5 * (1.0 + np.tanh(0.5 * x))  # no overflow for large |x|
     if name == "Tanh":
         return np.tanh(x)
     if name == "Relu":
