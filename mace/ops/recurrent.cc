@@ -60,8 +60,7 @@ MaceStatus RecurrentBase::Init() {
   OP_CHECK(layout == 0 || layout == 1, "layout ", layout, " must be 0 or 1");
   p.layout = static_cast<int>(layout);
   p.clip = GetFloat("clip", 0.f);
-  OP_CHECK(p.clip >= 0.f && std::isfinite(p.clip), "clip ", p.clip,
-           " must be positive (0: none)");
+  OP_CHECK(p.clip >= 0.f && std::isfinite(p.clip), "clip ", p.clip, " must be positive (0: none)");
   if (p.kind == RecurrentKind::kLstm) {
     MACE_RETURN_IF_ERROR(ParseFlag(*this, "input_forget", &p.input_forget));
   }
@@ -79,8 +78,8 @@ MaceStatus RecurrentBase::Init() {
       p.functions[i].code = sigmoid ? kRecurrentSigmoid : kRecurrentTanh;
     }
   } else {
-    OP_CHECK(codes.size() == count, "gate_activations has ", codes.size(), " values but needs ", count,
-             " (", p.gate_functions(), " per direction)");
+    OP_CHECK(codes.size() == count, "gate_activations has ", codes.size(), " values but needs ",
+             count, " (", p.gate_functions(), " per direction)");
     OP_CHECK(alphas.empty() || alphas.size() == count, "gate_alpha has ", alphas.size(),
              " values but needs ", count);
     OP_CHECK(betas.empty() || betas.size() == count, "gate_beta has ", betas.size(),
@@ -109,8 +108,7 @@ MaceStatus RecurrentBase::InferShapes() {
   RecurrentParams& p = params_;
   const Tensor* x = Input(kX);
   MACE_RETURN_IF_ERROR(CheckTensor(*this, x, DT_FLOAT));
-  OP_CHECK(x->dim_size() == 3, "X has shape ", ShapeToString(x->shape()),
-           " but needs rank 3");
+  OP_CHECK(x->dim_size() == 3, "X has shape ", ShapeToString(x->shape()), " but needs rank 3");
   p.seq = x->dim(p.layout == 0 ? 0 : 1);
   p.batch = x->dim(p.layout == 0 ? 1 : 0);
   p.input_size = x->dim(2);
@@ -121,8 +119,8 @@ MaceStatus RecurrentBase::InferShapes() {
   if (OptionalInput(kSequenceLens) != nullptr) {
     MACE_RETURN_IF_ERROR(CheckShape(kSequenceLens, "sequence_lens", {p.batch}));
   }
-  const std::vector<int64_t> state =
-      p.layout == 0 ? std::vector<int64_t>{dirs, p.batch, h} : std::vector<int64_t>{p.batch, dirs, h};
+  const std::vector<int64_t> state = p.layout == 0 ? std::vector<int64_t>{dirs, p.batch, h}
+                                                   : std::vector<int64_t>{p.batch, dirs, h};
   if (OptionalInput(kInitialH) != nullptr) {
     MACE_RETURN_IF_ERROR(CheckShape(kInitialH, "initial_h", state));
   }

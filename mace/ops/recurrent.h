@@ -73,7 +73,9 @@ struct RecurrentParams {
   // gate_functions() per direction, direction-major.
   std::vector<RecurrentFunction> functions;
 
-  int gates() const { return kind == RecurrentKind::kLstm ? 4 : kind == RecurrentKind::kGru ? 3 : 1; }
+  int gates() const {
+    return kind == RecurrentKind::kLstm ? 4 : kind == RecurrentKind::kGru ? 3 : 1;
+  }
   int gate_functions() const {
     return kind == RecurrentKind::kLstm ? 3 : kind == RecurrentKind::kGru ? 2 : 1;
   }

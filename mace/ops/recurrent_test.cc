@@ -1,12 +1,16 @@
+#include "mace/ops/recurrent.h"
+
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "mace/ops/recurrent.h"
 #include "mace/ops/registry.h"
 #include "mace/ops/testing/op_tester.h"
+#include "mace/runtimes/cpu/cpu_runtime.h"
+#include "mace/runtimes/cpu/thread_pool.h"
 
 namespace mace {
 namespace ops {
@@ -41,17 +45,28 @@ struct Data {
 // ONNX's gate functions, written out from the operator documentation.
 double Act(int code, double alpha, double beta, double x) {
   switch (code) {
-    case 0: return 1.0 / (1.0 + std::exp(-x));
-    case 1: return std::tanh(x);
-    case 2: return x > 0 ? x : 0;
-    case 3: return alpha * x + beta;
-    case 4: return x >= 0 ? x : alpha * x;
-    case 5: return x > alpha ? x : 0;
-    case 6: return alpha * std::tanh(beta * x);
-    case 7: return std::max(0.0, std::min(1.0, alpha * x + beta));
-    case 8: return x >= 0 ? x : alpha * (std::exp(x) - 1);
-    case 9: return x / (1 + std::fabs(x));
-    default: return std::log(1 + std::exp(x));
+    case 0:
+      return 1.0 / (1.0 + std::exp(-x));
+    case 1:
+      return std::tanh(x);
+    case 2:
+      return x > 0 ? x : 0;
+    case 3:
+      return alpha * x + beta;
+    case 4:
+      return x >= 0 ? x : alpha * x;
+    case 5:
+      return x > alpha ? x : 0;
+    case 6:
+      return alpha * std::tanh(beta * x);
+    case 7:
+      return std::max(0.0, std::min(1.0, alpha * x + beta));
+    case 8:
+      return x >= 0 ? x : alpha * (std::exp(x) - 1);
+    case 9:
+      return x / (1 + std::fabs(x));
+    default:
+      return std::log(1 + std::exp(x));
   }
 }
 
@@ -129,9 +144,9 @@ std::vector<std::vector<float>> Reference(const Case& c, const Data& d) {
           } else {
             auto peep = [&](int k) { return c.peepholes ? d.p[dir * 3 * H + k * H + j] : 0.0; };
             const double in = f(0, wx(t, b, 0, j) + rh(h, 0, j, true) + peep(0) * cell[j]);
-            const double forget = c.input_forget
-                                      ? 1 - in
-                                      : f(0, wx(t, b, 2, j) + rh(h, 2, j, true) + peep(2) * cell[j]);
+            const double forget =
+                c.input_forget ? 1 - in
+                               : f(0, wx(t, b, 2, j) + rh(h, 2, j, true) + peep(2) * cell[j]);
             const double candidate = f(1, wx(t, b, 3, j) + rh(h, 3, j, true));
             next_cell[j] = forget * cell[j] + in * candidate;
             const double out = f(0, wx(t, b, 1, j) + rh(h, 1, j, true) + peep(1) * next_cell[j]);
@@ -168,8 +183,9 @@ MaceStatus RunCase(const Case& c, const Data& d, OpTester* tester) {
   const int64_t D = c.dirs(), G = c.gates(), H = c.hidden;
   const std::vector<int64_t> state =
       c.layout == 0 ? std::vector<int64_t>{D, c.batch, H} : std::vector<int64_t>{c.batch, D, H};
-  tester->Input("x", c.layout == 0 ? std::vector<int64_t>{c.seq, c.batch, c.input}
-                                   : std::vector<int64_t>{c.batch, c.seq, c.input},
+  tester->Input("x",
+                c.layout == 0 ? std::vector<int64_t>{c.seq, c.batch, c.input}
+                              : std::vector<int64_t>{c.batch, c.seq, c.input},
                 d.x);
   if (c.constant_weights) {
     tester->Weight("w", {D, G * H, c.input}, d.w).Weight("r", {D, G * H, H}, d.r);
@@ -217,12 +233,13 @@ MaceStatus RunCase(const Case& c, const Data& d, OpTester* tester) {
 
 MaceStatus (*const kRegister)(OpRegistry*) = RegisterRecurrent;
 
-void Check(const Case& c, uint32_t seed) {
+void Check(const Case& c, uint32_t seed, Runtime* runtime = nullptr) {
   SCOPED_TRACE(c.type + " seq " + std::to_string(c.seq) + " batch " + std::to_string(c.batch) +
-               " hidden " + std::to_string(c.hidden) + " direction " +
-               std::to_string(c.direction) + " layout " + std::to_string(c.layout));
+               " hidden " + std::to_string(c.hidden) + " direction " + std::to_string(c.direction) +
+               " layout " + std::to_string(c.layout));
   const Data d = MakeData(c, seed);
   OpTester tester(c.type, kRegister);
+  if (runtime != nullptr) tester.WithRuntime(runtime);
   const MaceStatus status = RunCase(c, d, &tester);
   ASSERT_TRUE(status.ok()) << status.information();
   const auto expected = Reference(c, d);
@@ -376,6 +393,35 @@ TEST(RecurrentTest, RnnDefaultsAndActivations) {
   f.betas = {0.25f};
   f.bias = false;
   Check(f, 34);
+}
+
+// The plain-loop products (the reference kernel setting) and the GEMM on
+// pools of several threads give the same results.
+TEST(RecurrentTest, PlainLoopsAndThreadedGemm) {
+  std::vector<Case> cases(3);
+  cases[0].direction = 2;
+  cases[0].lengths = {3, 1};
+  cases[0].peepholes = true;
+  cases[1].type = "GRU";
+  cases[1].batch = 5;
+  cases[1].hidden = 33;
+  cases[1].input = 20;
+  cases[1].outputs = 2;
+  cases[2].type = "RNN";
+  cases[2].direction = 1;
+  cases[2].constant_weights = false;
+  cases[2].outputs = 2;
+  for (const Case& c : cases) {
+    CpuRuntime reference(std::make_unique<ThreadPool>(1), KernelIsa::kReference);
+    Check(c, 51, &reference);
+    for (int threads : {1, 2, 3}) {
+      CpuRuntime runtime(std::make_unique<ThreadPool>(threads));
+      Check(c, 52, &runtime);
+    }
+    Case other_gru = c;
+    other_gru.linear_before_reset = true;
+    if (c.type == "GRU") Check(other_gru, 53, &reference);
+  }
 }
 
 void ExpectInvalid(const Case& c, const Data& d, const std::string& fragment) {

@@ -231,7 +231,8 @@ class RecurrentCpu final : public RecurrentBase {
         } else if (p.kind == RecurrentKind::kGru) {
           GruStep(x, r, f, state);
         } else {
-          for (int64_t j = 0; j < h; ++j) state[j] = ApplyRecurrentFunction(f[0], Clip(x[j] + r[j]));
+          for (int64_t j = 0; j < h; ++j)
+            state[j] = ApplyRecurrentFunction(f[0], Clip(x[j] + r[j]));
         }
         std::memcpy(y + p.y_offset(t, d, b), state, h * sizeof(float));
       }
@@ -323,8 +324,12 @@ class RecurrentCpu final : public RecurrentBase {
 std::unique_ptr<Operation> NewLstmCpu() {
   return std::make_unique<RecurrentCpu>(RecurrentKind::kLstm);
 }
-std::unique_ptr<Operation> NewGruCpu() { return std::make_unique<RecurrentCpu>(RecurrentKind::kGru); }
-std::unique_ptr<Operation> NewRnnCpu() { return std::make_unique<RecurrentCpu>(RecurrentKind::kRnn); }
+std::unique_ptr<Operation> NewGruCpu() {
+  return std::make_unique<RecurrentCpu>(RecurrentKind::kGru);
+}
+std::unique_ptr<Operation> NewRnnCpu() {
+  return std::make_unique<RecurrentCpu>(RecurrentKind::kRnn);
+}
 
 }  // namespace ops
 }  // namespace mace
