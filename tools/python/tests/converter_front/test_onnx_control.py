@@ -1,11 +1,13 @@
 """ONNX If with a condition known at conversion: the taken branch is
 inlined; a computed condition is refused with the node's name."""
 import unittest
+from pathlib import Path
 
 import numpy as np
 from onnx import TensorProto, helper
 
-from mace_converter.api import ConversionError
+from mace_converter.api import ConversionError, ConvertOptions, TensorSpec
+from mace_converter.convert import convert
 
 from tests.converter_front.helpers import (check_against_ort, convert_model, initializer,
                                            make_model)
@@ -82,6 +84,24 @@ class IfTest(unittest.TestCase):
                                     "If node 'choose'.*If with a computed condition is not "
                                     "supported yet: its condition 'cond'"):
             convert_model(model, {"x": [2, 3], "cond": [1]}, ["y"])
+    def test_node_tests_with_a_graph_input_condition_are_refused(self):
+        """ONNX's own If node tests feed the condition as a graph input."""
+        import onnx
+        node_tests = Path(onnx.__file__).parent / "backend" / "test" / "data" / "node"
+        for name in ("test_if", "test_if_opt", "test_if_seq"):
+            with self.subTest(name=name):
+                path = node_tests / name / "model.onnx"
+                model = onnx.load(str(path))
+                inputs = {i.name: [max(d.dim_value, 1) for d in i.type.tensor_type.shape.dim]
+                          for i in model.graph.input}
+                with self.assertRaisesRegex(ConversionError,
+                                            "If node 'if_0'.*If with a computed condition is "
+                                            "not supported yet"):
+                    convert(ConvertOptions(
+                        platform="onnx", model_file=path, weight_file=None,
+                        inputs=[TensorSpec(n, s, data_format="NONE") for n, s in inputs.items()],
+                        outputs=[TensorSpec(o.name, []) for o in model.graph.output]))
+
 
 if __name__ == "__main__":
     unittest.main()
