@@ -3,8 +3,9 @@
 The engine sends a uint8 model to the DSP as one graph
 (mace/runtimes/hexagon/hexagon_executor.cc); these rules mirror what its
 translation accepts, so that a model it would refuse fails at conversion,
-with every op it lacks named in one error. The engine checks again, in
-full, when it is created.
+with every op it lacks named in one error. Float ops after the DSP's
+outputs (a Softmax kept in float, say) run on the CPU. The engine checks
+again, in full, when it is created.
 """
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from mace_converter.api import ConversionError
 
 # DataType values of mace/proto/mace.proto.
 _DT_UINT8 = 2
-# Op types with a DSP kernel (mace/dsp/kernels_table.cc).
+# Op types with a DSP kernel (mace/dsp/kernels_table.cc), and the ones
+# that only rename a tensor.
 DSP_OPS = ("Conv2D", "DepthwiseConv2d", "Pooling", "Eltwise", "Concat", "FullyConnected",
            "ResizeBilinear", "Softmax")
+RENAMES = ("Reshape", "Squeeze", "Identity")
 _WEIGHTED = ("Conv2D", "DepthwiseConv2d", "FullyConnected")
 
 
@@ -36,6 +39,8 @@ def _args(op) -> dict:
 
 def _problem(op, args: dict, weights: dict) -> str:
     """Why the DSP cannot run `op`, or ""."""
+    if op.type in RENAMES:
+        return ""
     if op.type not in DSP_OPS:
         return "no DSP kernel"
     if op.type in _WEIGHTED:
@@ -64,18 +69,30 @@ def _problem(op, args: dict, weights: dict) -> str:
 
 
 def unsupported_ops(net_def) -> list[str]:
-    """'name (type): reason' for each op of `net_def` the DSP cannot run."""
+    """'name (type): reason' for each op of `net_def` the DSP cannot run.
+    Float ops that read only Dequantize outputs (and what such ops write)
+    run on the CPU after the DSP, as the engine does."""
     weights = {tensor.name: tensor for tensor in net_def.tensors}
     app_inputs = {info.name for info in net_def.input_info}
-    app_outputs = {info.name for info in net_def.output_info}
+    host_side: set[str] = set()
     problems = []
     for op in net_def.op:
         args = _args(op)
+        activations = [name for name in op.input if name and name not in weights]
+        reads_host = any(name in host_side for name in activations)
+        float_op = args.get("T") != _DT_UINT8
         if op.type == "Quantize":
             reason = "" if op.input[0] in app_inputs else "a Quantize inside the graph"
         elif op.type == "Dequantize":
-            reason = "" if op.output[0] in app_outputs else "a Dequantize inside the graph"
-        elif args.get("T") != _DT_UINT8:
+            host_side.update(op.output)
+            reason = ""
+        elif reads_host:
+            if float_op and all(name in host_side for name in activations):
+                host_side.update(op.output)
+                reason = ""
+            else:
+                reason = "reads a tensor the CPU computes after the DSP"
+        elif float_op:
             reason = "float (no uint8 kernel for it, or not quantized)"
         else:
             reason = _problem(op, args, weights)
@@ -90,4 +107,5 @@ def check(net_def, model_name: str) -> None:
     if problems:
         raise ConversionError(
             f"runtime dsp cannot run {len(problems)} op(s) of {model_name}; the Hexagon DSP "
-            "runs the whole uint8 graph and has no CPU fallback:\n  " + "\n  ".join(problems))
+            "runs the uint8 graph, and only float ops after its outputs run on the CPU:\n  "
+            + "\n  ".join(problems))

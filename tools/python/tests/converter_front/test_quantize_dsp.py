@@ -79,28 +79,34 @@ class DspOpsTest(unittest.TestCase):
             self.assertEqual(weights[op.input[1]].data_type, pb.DT_UINT8, op.name)
         self.assertEqual(dsp_ops.unsupported_ops(q.net_def), [])
 
-    def test_every_op_the_dsp_lacks_is_named_in_one_error(self):
-        # A convolution with a fused Sigmoid stays float, so a Dequantize
-        # sits inside the graph.
-        with self.assertRaises(ConversionError) as caught:
-            dsp_convert(conv_model("Sigmoid"))
-        text = str(caught.exception)
-        self.assertIn("runtime dsp cannot run 2 op(s) of model", text)
-        self.assertIn("(Dequantize): a Dequantize inside the graph", text)
-        self.assertIn("(Conv2D): float", text)
+    def test_a_float_tail_runs_on_the_cpu(self):
+        # The second convolution, with a fused Sigmoid, stays float: it reads
+        # only a Dequantize output, so the engine runs it on the CPU.
+        q = dsp_convert(conv_model("Sigmoid"))
+        self.assertEqual([op.type for op in q.net_def.op],
+                         ["Quantize", "Conv2D", "Dequantize", "Conv2D"])
+        self.assertEqual(dsp_ops.unsupported_ops(q.net_def), [])
 
-    def test_uint8_ops_without_a_dsp_kernel(self):
+    def test_every_op_the_dsp_lacks_is_named_in_one_error(self):
         g = rng(3)
-        inits = [initializer("w", g.normal(0, 0.4, (4, 3, 1, 1)).astype(np.float32)),
-                 initializer("shape", np.array([1, 4, 63], np.int64))]
-        nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
-                 helper.make_node("Relu", ["c"], ["r1"]),
-                 helper.make_node("Reshape", ["r1", "shape"], ["y"])]
+        inits = [initializer(f"w{i}", g.normal(0, 0.4, (4, c, 1, 1)).astype(np.float32))
+                 for i, c in ((1, 3), (2, 4), (3, 4))]
+        nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"]),
+                 helper.make_node("Relu", ["c1"], ["r1"]),
+                 helper.make_node("Transpose", ["r1"], ["t1"], perm=[0, 1, 3, 2]),
+                 helper.make_node("Conv", ["t1", "w2"], ["c2"]),
+                 helper.make_node("Sigmoid", ["c2"], ["s2"]),
+                 helper.make_node("Conv", ["s2", "w3"], ["c3"]),
+                 helper.make_node("Relu", ["c3"], ["y"])]
         model = make_model(nodes, {"x": SHAPE}, {"y": None}, inits)
         with self.assertRaises(ConversionError) as caught:
-            dsp_convert(model, ranges={"x": (-1.0, 1.0), "r1": (0.0, 2.0), "y": (0.0, 2.0)})
-        self.assertIn("(Reshape): no DSP kernel", str(caught.exception))
-        self.assertNotIn("(Conv2D)", str(caught.exception))
+            dsp_convert(model, ranges={"x": (-1.0, 1.0), "r1": (0.0, 2.0), "t1": (0.0, 2.0),
+                                       "s2": (0.0, 1.0), "y": (0.0, 2.0)})
+        text = str(caught.exception)
+        self.assertIn("runtime dsp cannot run 2 op(s) of model", text)
+        self.assertIn("(Transpose): no DSP kernel", text)
+        self.assertIn("(Quantize): a Quantize inside the graph", text)
+        self.assertNotIn("(Conv2D)", text)
 
     def test_rules_on_op_arguments(self):
         pb = proto.load()
