@@ -56,7 +56,11 @@ class Packet:
 
 def disassemble(image: Path) -> dict[int, Packet]:
     """Packets of the image by start address."""
-    text = run(["llvm-objdump-14", "-d", "--mattr=+hvxv67,+hvx-length128b", str(image)])
+    return parse_disassembly(run(["llvm-objdump-14", "-d", "--mattr=+hvxv67,+hvx-length128b",
+                                  str(image)]))
+
+
+def parse_disassembly(text: str) -> dict[int, Packet]:
     packets: dict[int, Packet] = {}
     symbol, current, closed = "[unknown]", None, True
     for line in text.splitlines():
