@@ -158,7 +158,7 @@ def run_failure(model_name: str, abi: str, device: str, returncode: int,
         detail = "\n".join([text] + error[1:20])
         return RuntimeUnavailable(f"runtime gpu cannot run here: {detail}")
     if device == "dsp" and "UNSUPPORTED" in text:
-        return RuntimeUnavailable(f"runtime {device} is not available in this build: {text}")
+        return RuntimeUnavailable(f"runtime dsp cannot run here: {text}")
     return UserError(f"mace_run failed on model {model_name} ({abi}, {device}):\n"
                      + "\n".join(message[-20:]))
 
