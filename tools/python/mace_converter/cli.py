@@ -197,6 +197,10 @@ def _convert(config: DeploymentConfig, models: list[ModelConfig]) -> None:
 
 def _run_one(config: DeploymentConfig, model: ModelConfig, artifacts, abi: str, device: str,
              inputs, options: run.RunOptions) -> Optional[run.RunResult]:
+    if device == "dsp" and abi != "host":
+        say(f"note: {model.name} on dsp ({abi}): the emulated DSP is started from the host "
+            "ABI's mace_run only; skipped")
+        return None
     with step(f"run {model.name} on {device} ({abi}), {options.round} round(s)"):
         say(f"    device: {run.device_description(abi)}")
         if config.build_type == "code":
