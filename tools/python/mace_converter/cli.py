@@ -157,6 +157,12 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
                 result = _run_one(config, model, artifacts, abi, device, inputs, options)
                 if result is None:
                     continue
+                if device == "dsp":
+                    # One call runs the whole graph on the DSP: no per-op times.
+                    say(f"    {run.latency_line(result.latency, options.round)}")
+                    say("    the DSP runs the graph as a whole: no per-op times "
+                        "(docs/dsp_runtime.md counts its instructions per inference)")
+                    continue
                 ops = benchmark.parse_op_table(result.stdout)
                 if not ops:
                     raise UserError("mace_run --benchmark printed no per-op table")
