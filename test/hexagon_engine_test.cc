@@ -290,5 +290,28 @@ TEST(HexagonEngineTest, MissingDspImageIsAClearError) {
       << status.ToString();
 }
 
+// MACE_DSP_TIMEOUT_MS sets the deadline of each call: a bad value is refused,
+// a deadline too short for start-up fails cleanly, and a longer one runs.
+TEST(HexagonEngineTest, TimeoutFromTheEnvironment) {
+  const Model model = MakeModel();
+  MaceStatus status;
+  for (const char* bad : {"", "0", "-5", "12x", "99999999999"}) {
+    setenv("MACE_DSP_TIMEOUT_MS", bad, 1);
+    RunEngine(model.builder, DeviceType::HEXAGON, &status);
+    EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << bad << ": " << status.ToString();
+    EXPECT_NE(status.information().find("MACE_DSP_TIMEOUT_MS"), std::string::npos);
+  }
+  setenv("MACE_DSP_TIMEOUT_MS", "1", 1);
+  RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_RUNTIME_ERROR) << status.ToString();
+  setenv("MACE_DSP_TIMEOUT_MS", "120000", 1);
+  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  unsetenv("MACE_DSP_TIMEOUT_MS");
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(dsp, cpu);
+}
+
 }  // namespace
 }  // namespace mace
