@@ -212,6 +212,43 @@ TEST(HexagonEngineTest, ClassifierHeadMatchesTheCpuEngine) {
   EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 1u);
 }
 
+// A float Softmax after the Dequantize runs on the CPU after the DSP; a
+// uint8 Reshape (a flatten) on the DSP is the tensor it renames.
+TEST(HexagonEngineTest, FloatTailAndReshapeMatchTheCpuEngine) {
+  Model model = MakeModel();
+  ModelBuilder& b = model.builder;
+  InsertBeforeDequantize(&b, "Reshape", 0.5f, 120);
+  SetInts(b.Op("extra"), "shape", {1, 6 * 4 * 3});
+  b.Op("dequantize")->set_output(0, "yf");
+  OperatorDef* softmax = b.AddOp("Softmax", "softmax", {"yf"}, "y");
+  ModelBuilder::SetInt(softmax, "axis", 1);
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(b, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(b, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(cpu.size(), 6u * 4 * 3);
+  EXPECT_EQ(dsp, cpu);
+  EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 3u);
+}
+
+// A uint8 op after the CPU's float tail would need the DSP again: refused.
+TEST(HexagonEngineTest, Uint8AfterTheFloatTailIsRefused) {
+  Model model = MakeModel();
+  ModelBuilder& b = model.builder;
+  b.Op("dequantize")->set_output(0, "yf");
+  OperatorDef* relu = b.AddOp("Activation", "relu", {"yf"}, "r");
+  ModelBuilder::SetString(relu, "activation", "RELU");
+  OperatorDef* quantize = b.AddOp("Quantize", "requantize", {"r"}, "rq");
+  ModelBuilder::SetInt(quantize, "T", DT_UINT8);
+  SetQuantizeInfo(quantize, 0.5f, 0);
+  b.AddOp("Dequantize", "dequantize2", {"rq"}, "y");
+  MaceStatus status;
+  RunEngine(b, DeviceType::HEXAGON, &status);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
+  EXPECT_NE(status.information().find("requantize"), std::string::npos) << status.ToString();
+}
+
 TEST(HexagonEngineTest, ResizeBilinearMatchesTheCpuEngine) {
   Model model = MakeModel();
   InsertBeforeDequantize(&model.builder, "ResizeBilinear", 0.5f, 120);
@@ -251,6 +288,29 @@ TEST(HexagonEngineTest, MissingDspImageIsAClearError) {
   EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
   EXPECT_NE(status.information().find("/nonexistent/dsp_runtime.elf"), std::string::npos)
       << status.ToString();
+}
+
+// MACE_DSP_TIMEOUT_MS sets the deadline of each call: a bad value is refused,
+// a deadline too short for start-up fails cleanly, and a longer one runs.
+TEST(HexagonEngineTest, TimeoutFromTheEnvironment) {
+  const Model model = MakeModel();
+  MaceStatus status;
+  for (const char* bad : {"", "0", "-5", "12x", "99999999999"}) {
+    setenv("MACE_DSP_TIMEOUT_MS", bad, 1);
+    RunEngine(model.builder, DeviceType::HEXAGON, &status);
+    EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << bad << ": " << status.ToString();
+    EXPECT_NE(status.information().find("MACE_DSP_TIMEOUT_MS"), std::string::npos);
+  }
+  setenv("MACE_DSP_TIMEOUT_MS", "1", 1);
+  RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_RUNTIME_ERROR) << status.ToString();
+  setenv("MACE_DSP_TIMEOUT_MS", "120000", 1);
+  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  unsetenv("MACE_DSP_TIMEOUT_MS");
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(dsp, cpu);
 }
 
 }  // namespace

@@ -43,7 +43,9 @@ bazel_tests() {
 
 python_tests() {
   local log="${log_dir}/python.log" status=0
-  MACE_RUN="$(bazel info bazel-bin 2>/dev/null)/mace/tools/mace_run" \
+  local bin
+  bin="$(bazel info bazel-bin 2>/dev/null)"
+  MACE_RUN="${bin}/mace/tools/mace_run" MACE_DSP_RUNTIME="${bin}/mace/dsp/dsp_runtime.elf" \
     PYTHONPATH="${repo}/tools/python" \
     .venv/bin/python -m unittest discover -s tools/python/tests -t tools/python 2>&1 |
     tee "${log}" || status=$?

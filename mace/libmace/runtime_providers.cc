@@ -81,8 +81,9 @@ RuntimeProvider HexagonProvider() {
   RuntimeProvider provider;
   provider.wrap_net = [](const MaceEngineConfig& /*config*/, std::unique_ptr<Net> net,
                          std::unique_ptr<Executor>* executor) {
-    *executor = std::make_unique<hexagon::HexagonExecutor>(std::move(net),
-                                                           hexagon::DspChannelConfig());
+    hexagon::DspChannelConfig channel;
+    MACE_RETURN_IF_ERROR(hexagon::DspChannelConfigFromEnvironment(&channel));
+    *executor = std::make_unique<hexagon::HexagonExecutor>(std::move(net), channel);
     return MaceStatus();
   };
   return provider;

@@ -60,6 +60,21 @@ std::string EnvOr(const std::string& value, const char* variable) {
 
 }  // namespace
 
+MaceStatus DspChannelConfigFromEnvironment(DspChannelConfig* config) {
+  const char* text = std::getenv("MACE_DSP_TIMEOUT_MS");
+  if (text == nullptr) return MaceStatus();
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || value <= 0 || value > 24L * 3600 * 1000) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      StrCat("MACE_DSP_TIMEOUT_MS='", text,
+                             "': expected a positive number of milliseconds (at most a day)"));
+  }
+  config->timeout_ms = static_cast<int>(value);
+  return MaceStatus();
+}
+
 MaceStatus ResolveDspPaths(const DspChannelConfig& config, std::string* emulator,
                            std::string* image) {
   *emulator = EnvOr(config.emulator_path, "MACE_QEMU_HEXAGON");

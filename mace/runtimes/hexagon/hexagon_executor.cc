@@ -210,6 +210,20 @@ class Translator {
 
   uint32_t Operand(const Tensor* t) { return t->is_weight() ? Constant(t) : Activation(t); }
 
+  // Reshape, Squeeze and Identity move no bytes in a dense NCHW tensor:
+  // the output is the input under another name (the DSP ops check the
+  // shapes they read).
+  MaceStatus Alias(Operation* op) {
+    const Tensor* in = op->Input(0);
+    const Tensor* out = op->Output(0);
+    MACE_CHECK_ARG(!in->is_weight() && in->size() == out->size() &&
+                       out->zero_point() == in->zero_point() && out->scale() == in->scale(),
+                   op->Describe(), ": the DSP renames a tensor only with the same bytes");
+    MACE_CHECK_ARG(ids_.count(out) == 0, op->Describe(), ": output already on the DSP");
+    ids_[out] = Activation(in);
+    return MaceStatus();
+  }
+
  private:
   DspGraphBuilder* builder_;
   std::map<const Tensor*, uint32_t> ids_;
@@ -229,6 +243,9 @@ MaceStatus HexagonExecutor::Init(const NetDef& net_def,
   std::vector<uint32_t> dsp_inputs, dsp_outputs;
   std::vector<std::string> unsupported;
   std::set<const Tensor*> app_inputs, app_outputs;
+  // Float tensors the host computes after the DSP: Dequantize outputs and
+  // what the float ops after them write.
+  std::set<const Tensor*> host_side;
   for (const InputOutputInfo& info : net_def.input_info()) {
     app_inputs.insert(net_->InputTensor(info.name()));
   }
@@ -246,10 +263,6 @@ MaceStatus HexagonExecutor::Init(const NetDef& net_def,
     Operation* op = owned.get();
     const std::string& type = op->type();
     if (type == "Quantize" && app_inputs.count(op->Input(0)) == 0) {
-      unsupported.push_back(StrCat(op->Describe(), " inside the graph"));
-      continue;
-    }
-    if (type == "Dequantize" && app_outputs.count(op->Output(0)) == 0) {
       unsupported.push_back(StrCat(op->Describe(), " inside the graph"));
       continue;
     }
@@ -274,6 +287,25 @@ MaceStatus HexagonExecutor::Init(const NetDef& net_def,
       binding.bytes = op->Input(0)->size();
       outputs_.push_back(binding);
       dsp_outputs.push_back(translator.Activation(op->Input(0)));
+      host_side.insert(op->Output(0));
+      continue;
+    }
+    bool reads_host = false, reads_device = false;
+    for (int i = 0; i < op->InputSize(); ++i) {
+      const Tensor* t = op->Input(i);
+      if (t == nullptr || t->is_weight()) continue;
+      (host_side.count(t) > 0 ? reads_host : reads_device) = true;
+    }
+    if (reads_host) {
+      // The float tail after the DSP's outputs (a Softmax kept in float,
+      // say) runs on the CPU with the CPU net's own kernels.
+      if (op->kernel_dtype() == DT_UINT8 || reads_device) {
+        unsupported.push_back(StrCat(op->Describe(), " reads a tensor the CPU computes "
+                                     "after the DSP"));
+        continue;
+      }
+      host_ops_.push_back(op);
+      for (int k = 0; k < op->OutputSize(); ++k) host_side.insert(op->Output(k));
       continue;
     }
     if (op->kernel_dtype() != DT_UINT8) {
@@ -297,6 +329,8 @@ MaceStatus HexagonExecutor::Init(const NetDef& net_def,
       status = translator.ResizeBilinear(op);
     } else if (type == "Softmax") {
       status = translator.Softmax(op);
+    } else if (type == "Reshape" || type == "Squeeze" || type == "Identity") {
+      status = translator.Alias(op);
     } else {
       unsupported.push_back(op->Describe());
       continue;
@@ -359,6 +393,11 @@ MaceStatus HexagonExecutor::Run(RunMetadata* /*run_metadata*/) {
     } else {
       std::copy(bytes.begin(), bytes.end(), out.host->mutable_data<uint8_t>());
     }
+  }
+  for (Operation* op : host_ops_) {
+    OpContext context;
+    context.runtime = op->runtime();
+    MACE_RETURN_IF_ERROR(op->Run(&context));
   }
   return MaceStatus();
 }

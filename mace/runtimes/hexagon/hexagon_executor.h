@@ -4,9 +4,11 @@
 // into the DSP's serialized graph, sends it once, and then runs every
 // inference on the DSP: the app's float inputs are quantized on the host
 // (the model's Quantize ops), the uint8 graph runs on the DSP, and its
-// outputs are dequantized on the host (the model's Dequantize ops). The
-// CPU net's host tensors are the engine's input and output tensors; its
-// own kernels never run.
+// outputs are dequantized on the host (the model's Dequantize ops). Float
+// ops that read only what the Dequantize ops give (a float Softmax after
+// the last layer, say) run after that on the CPU, with the CPU net's own
+// kernels. The CPU net's host tensors are the engine's input and output
+// tensors; its other kernels never run.
 #ifndef MACE_RUNTIMES_HEXAGON_HEXAGON_EXECUTOR_H_
 #define MACE_RUNTIMES_HEXAGON_HEXAGON_EXECUTOR_H_
 
@@ -52,6 +54,8 @@ class HexagonExecutor : public Executor {
   HexagonControl control_;
   std::vector<Binding> inputs_, outputs_;
   std::vector<std::vector<uint8_t>> input_bytes_, output_bytes_;
+  // Float ops after the DSP's outputs, run on the CPU after each execution.
+  std::vector<Operation*> host_ops_;
 };
 
 }  // namespace hexagon

@@ -23,6 +23,9 @@ _CROSS_NEEDS = {
                                                "libprotobuf-lite32:armhf"),
 }
 MACE_RUN = "//mace/tools:mace_run"
+# The Hexagon DSP image for runtime: dsp (built with clang --target=hexagon;
+# it runs under qemu-hexagon, started by the engine).
+DSP_IMAGE = "//mace/dsp:dsp_runtime"
 _QUIET = ("Loading:", "Analyzing:", "INFO: Build option", "INFO: Invocation ID",
           "INFO: Elapsed time", "INFO: Streaming build results", "INFO: Reading ")
 
@@ -35,11 +38,25 @@ class AbiOutputs:
     link_flags: str
     mace_run: Path
     shared_library: Optional[Path] = None
+    dsp_image: Optional[Path] = None
 
 
 def library_target(config: DeploymentConfig) -> str:
     return "//mace/codegen:libmace_code" if config.build_type == "code" \
         else "//mace/codegen:libmace"
+
+
+def check_dsp_toolchain(config: DeploymentConfig) -> None:
+    """runtime: dsp needs clang's Hexagon target and ld.lld to build the DSP
+    image, and qemu-hexagon to run it."""
+    if not needs_dsp(config):
+        return
+    missing = [tool for tool in ("clang-14", "ld.lld-14", "qemu-hexagon")
+               if shutil.which(tool) is None]
+    if missing:
+        raise UserError(f"runtime dsp needs {', '.join(missing)}, which is not installed; "
+                        "install the Debian packages clang, lld and qemu-user "
+                        "(tools/bootstrap.sh installs them)")
 
 
 def check_toolchain(abi: str) -> None:
@@ -56,18 +73,26 @@ def bazel_build(config: DeploymentConfig, abi: str) -> AbiOutputs:
     targets = {"static": library, "flags": library + "_link_flags", "run": MACE_RUN}
     if config.linkshared:
         targets["shared"] = library + ".so"
+    if needs_dsp(config):
+        targets["dsp"] = DSP_IMAGE
     flags = ABI_BAZEL_FLAGS[abi]
     what = "libmace (with models as code)" if config.build_type == "code" else "libmace"
     what += " + libmace.so" if config.linkshared else ""
+    what += " + the DSP image" if "dsp" in targets else ""
     with step(f"bazel build {what} + mace_run for {abi}"):
         run_command(["bazel", "build", "--color=no", "--curses=no",
                      "--show_progress_rate_limit=20", *flags, *targets.values()],
                     what=f"bazel build for {abi}", cwd=REPO, stream=True, quiet_prefixes=_QUIET)
         files = output_files(flags, list(targets.values()))
     shared = files[targets["shared"]] if "shared" in targets else None
+    dsp = files[targets["dsp"]] if "dsp" in targets else None
     return AbiOutputs(abi=abi, static_library=files[targets["static"]],
                       link_flags=files[targets["flags"]].read_text().strip(),
-                      mace_run=files[targets["run"]], shared_library=shared)
+                      mace_run=files[targets["run"]], shared_library=shared, dsp_image=dsp)
+
+
+def needs_dsp(config: DeploymentConfig) -> bool:
+    return any(model.runtime == "dsp" for model in config.models.values())
 
 
 def output_files(flags: list[str], targets: list[str]) -> dict[str, Path]:

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+import numpy as np
+
 from mace_converter import benchmark, build, codegen, conversion, package, run, validate
 from mace_converter.api import ConversionError
 from mace_converter.config import DeploymentConfig, ModelConfig, load_config
@@ -46,6 +48,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     abis = config.abis(args.target_abi)
     for abi in abis:
         build.check_toolchain(abi)
+    build.check_dsp_toolchain(config)
     _convert(config, config.select(args.model_name))
     package.install_headers(config)
     for abi in abis:
@@ -107,6 +110,8 @@ def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
             say(f"    {comparison.line()}")
             if not comparison.passed:
                 failures.append(f"{model.name}/{spec.name} ({abi}, {device})")
+        if device == "dsp":
+            failures += _same_as_cpu(config, model, artifacts, abi, inputs, result)
         if config is not None and model.quantize is not None:
             from mace_converter.quantize import agreement
             options = run.RunOptions()
@@ -115,6 +120,28 @@ def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
                 run_one=lambda x: run.run_model(config, model, artifacts, abi, device, x,
                                                 options, echo=False).outputs,
                 reference=lambda x: validate.reference_outputs(model, artifacts, x)[1])
+    return failures
+
+
+def _same_as_cpu(config: Optional[DeploymentConfig], model: ModelConfig, artifacts, abi: str,
+                 inputs, result: run.RunResult) -> list[str]:
+    """The DSP's outputs must equal the CPU uint8 engine's bit for bit."""
+    if config is None:
+        return []
+    cpu = run.run_model(config, model, artifacts, abi, "cpu", inputs, run.RunOptions(),
+                        echo=False).outputs
+    failures = []
+    for spec in model.outputs:
+        dsp_out, cpu_out = result.outputs[spec.name], cpu[spec.name]
+        same = dsp_out.shape == cpu_out.shape and np.array_equal(dsp_out, cpu_out)
+        if same:
+            say(f"    {spec.name}: bit-identical to the CPU uint8 engine  PASS")
+        else:
+            differ = int(np.count_nonzero(dsp_out.reshape(-1) != cpu_out.reshape(-1))) \
+                if dsp_out.size == cpu_out.size else dsp_out.size
+            say(f"    {spec.name}: {differ} of {cpu_out.size} values differ from the CPU "
+                f"uint8 engine  FAIL")
+            failures.append(f"{model.name}/{spec.name} ({abi}, dsp vs cpu)")
     return failures
 
 
@@ -129,6 +156,12 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
             for device in model.devices():
                 result = _run_one(config, model, artifacts, abi, device, inputs, options)
                 if result is None:
+                    continue
+                if device == "dsp":
+                    # One call runs the whole graph on the DSP: no per-op times.
+                    say(f"    {run.latency_line(result.latency, options.round)}")
+                    say("    the DSP runs the graph as a whole: no per-op times "
+                        "(docs/dsp_runtime.md counts its instructions per inference)")
                     continue
                 ops = benchmark.parse_op_table(result.stdout)
                 if not ops:
@@ -158,7 +191,7 @@ def _convert(config: DeploymentConfig, models: list[ModelConfig]) -> None:
     for model in models:
         if model.nnlib_graph_mode:
             say(f"note: models.{model.name}.nnlib_graph_mode is accepted but has no effect: "
-                "the DSP runtime is not in this build")
+                "the DSP runs the whole graph (docs/dsp_runtime.md)")
         if model.limit_opencl_kernel_time and model.runtime not in ("gpu", "cpu+gpu"):
             say(f"note: models.{model.name}.limit_opencl_kernel_time has no effect on "
                 f"runtime {model.runtime}")
@@ -170,6 +203,10 @@ def _convert(config: DeploymentConfig, models: list[ModelConfig]) -> None:
 
 def _run_one(config: DeploymentConfig, model: ModelConfig, artifacts, abi: str, device: str,
              inputs, options: run.RunOptions) -> Optional[run.RunResult]:
+    if device == "dsp" and abi != "host":
+        say(f"note: {model.name} on dsp ({abi}): the emulated DSP is started from the host "
+            "ABI's mace_run only; skipped")
+        return None
     with step(f"run {model.name} on {device} ({abi}), {options.round} round(s)"):
         say(f"    device: {run.device_description(abi)}")
         if config.build_type == "code":

@@ -389,15 +389,21 @@ class _Parser:
             quantize=quantize)
 
     def quantize(self, data: dict, prefix: str, runtime: str) -> Optional[QuantizeConfig]:
-        enabled = self.flag(data.get("quantize", 0), f"{prefix}.quantize")
+        # runtime dsp runs uint8 models only, so it quantizes unless told not to.
+        enabled = self.flag(data.get("quantize", 1 if runtime == "dsp" else 0),
+                            f"{prefix}.quantize")
+        if not enabled and runtime == "dsp":
+            raise self.fail(f"{prefix}.quantize", "runtime dsp runs uint8 models, which "
+                                                  "quantize: 1 makes; drop quantize: 0")
         if not enabled:
             for key in QUANTIZE_KEYS[1:]:
                 if data.get(key) is not None:
                     raise self.fail(f"{prefix}.{key}", "has no effect without quantize: 1")
             return None
-        if runtime != "cpu":
-            raise self.fail(f"{prefix}.quantize", f"uint8 models run on runtime cpu (the "
-                                                  f"uint8 kernels are CPU kernels), not {runtime}")
+        if runtime not in ("cpu", "dsp"):
+            raise self.fail(f"{prefix}.quantize", f"uint8 models run on runtime cpu or dsp "
+                                                  f"(the uint8 kernels are CPU and DSP "
+                                                  f"kernels), not {runtime}")
         config = QuantizeConfig()
         if data.get("quantize_range_file") is not None:
             config.range_file = self.string(data["quantize_range_file"],

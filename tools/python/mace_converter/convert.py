@@ -83,6 +83,9 @@ def convert(options: ConvertOptions) -> ConvertedModel:
         log.append("the model is quantized (QDQ); converted to float because the deployment "
                    "file does not set quantize: 1")
     net_def, weights = serialize(graph, dtype)
+    if options.runtime == "dsp":
+        from mace_converter import dsp_ops
+        dsp_ops.check(net_def, options.model_name)
     inputs = _specs(graph, graph.inputs, options.inputs, "input")
     outputs = _specs(graph, graph.outputs, options.outputs, "output")
     ops = len(net_def.op)

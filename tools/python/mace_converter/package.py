@@ -10,6 +10,9 @@
                                            .data files of models whose weights
                                            are not embedded
       mace_run/<abi>/mace_run              the runner (not in the tarball)
+      dsp/dsp_runtime.elf                  with a runtime: dsp model: the Hexagon
+                                           DSP image the engine starts (under
+                                           qemu-hexagon here; docs/dsp_runtime.md)
       opencl/<abi>/<library_name>_compiled_opencl_kernel.<device>.<soc>.bin
       opencl/<abi>/<library_name>_tuned_opencl_parameter.<device>.<soc>.bin
                                            with target_socs and a GPU model: the
@@ -17,7 +20,7 @@
                                            sizes of the OpenCL device the build ran
                                            on (here the OpenCL device name is the
                                            SoC, and <device> the ABI's machine)
-      libmace_<library_name>.tar.gz        include/, lib/, model/ (and opencl/)
+      libmace_<library_name>.tar.gz        include/, lib/, model/ (and opencl/, dsp/)
 """
 from __future__ import annotations
 
@@ -39,7 +42,8 @@ PUBLIC_HEADER = REPO / "mace" / "public" / "mace.h"
 # archive already holds it; these headers let an app call it directly.
 PLANNER_HEADERS = tuple(REPO / "mace" / "core" / "memory" / name for name in (
     "plan_checks.h", "planner.h", "simple_arena.h", "status.h", "usage_record.h"))
-TARBALL_DIRS = ("include", "lib", "model", "opencl")
+TARBALL_DIRS = ("include", "lib", "model", "opencl", "dsp")
+DSP_IMAGE_NAME = "dsp_runtime.elf"
 
 
 def library_dir(config: DeploymentConfig) -> Path:
@@ -56,6 +60,10 @@ def tarball_path(config: DeploymentConfig) -> Path:
 
 def mace_run_path(config: DeploymentConfig, abi: str) -> Path:
     return library_dir(config) / "mace_run" / abi / "mace_run"
+
+
+def dsp_image_path(config: DeploymentConfig) -> Path:
+    return library_dir(config) / "dsp" / DSP_IMAGE_NAME
 
 
 def install_models(config: DeploymentConfig, artifacts: dict[str, ModelArtifacts]) -> None:
@@ -99,6 +107,13 @@ def install_abi(config: DeploymentConfig, outputs: AbiOutputs) -> None:
     runner = mace_run_path(config, outputs.abi)
     runner.parent.mkdir(parents=True, exist_ok=True)
     _copy(outputs.mace_run, runner)
+    # One DSP image serves every ABI: it runs on the DSP, not the CPU.
+    image = dsp_image_path(config)
+    if outputs.dsp_image is not None:
+        image.parent.mkdir(parents=True, exist_ok=True)
+        _copy(outputs.dsp_image, image)
+    elif image.parent.exists():
+        shutil.rmtree(image.parent)
     # ABIs no longer listed in the deployment file leave nothing behind.
     for stale in ABIS:
         if stale not in config.target_abis:

@@ -14,7 +14,7 @@ import numpy as np
 from mace_converter import fetch, layout
 from mace_converter.config import DeploymentConfig, ModelConfig
 from mace_converter.conversion import ModelArtifacts, work_dir
-from mace_converter.package import library_dir, mace_run_path, opencl_run_flags
+from mace_converter.package import dsp_image_path, library_dir, mace_run_path, opencl_run_flags
 from mace_converter.progress import UserError, say, shell_text
 
 INPUT_SEED = 20240611
@@ -122,11 +122,15 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
         command.append("--benchmark")
     if options.memory_report:
         command.append("--memory_report")
+    environment = _environment(device)
+    if device == "dsp":
+        environment.update(dsp_environment(config))
     if echo:
-        say(f"    $ {shell_text(command)}")
+        prefix = (f"MACE_DSP_RUNTIME={environment['MACE_DSP_RUNTIME']} "
+                  if device == "dsp" else "")
+        say(f"    $ {prefix}{shell_text(command)}")
     try:
-        result = subprocess.run(command, text=True, capture_output=True,
-                                env=_environment(device))
+        result = subprocess.run(command, text=True, capture_output=True, env=environment)
     except FileNotFoundError as error:
         raise UserError(f"cannot start {command[0]}: {error.strerror}") from None
     if result.returncode != 0:
@@ -154,9 +158,19 @@ def run_failure(model_name: str, abi: str, device: str, returncode: int,
         detail = "\n".join([text] + error[1:20])
         return RuntimeUnavailable(f"runtime gpu cannot run here: {detail}")
     if device == "dsp" and "UNSUPPORTED" in text:
-        return RuntimeUnavailable(f"runtime {device} is not available in this build: {text}")
+        return RuntimeUnavailable(f"runtime dsp cannot run here: {text}")
     return UserError(f"mace_run failed on model {model_name} ({abi}, {device}):\n"
                      + "\n".join(message[-20:]))
+
+
+def dsp_environment(config: DeploymentConfig) -> dict[str, str]:
+    """What the engine needs to start the DSP: the packaged image. The
+    emulator is qemu-hexagon on PATH unless MACE_QEMU_HEXAGON names one."""
+    image = dsp_image_path(config)
+    if not image.exists():
+        raise UserError(f"{image} does not exist: build the DSP image first with "
+                        f"`tools/converter.py build --config {config.path}`")
+    return {"MACE_DSP_RUNTIME": str(image)}
 
 
 def gpu_flags(model: ModelConfig, run_dir: Path) -> list[str]:

@@ -23,6 +23,9 @@ def quantize_settings(config: DeploymentConfig, model: ModelConfig, options: Con
     assert settings is not None
     result = _ranges(config, model, options, out_dir)
     result.uint8_io = settings.uint8_io
+    if model.runtime == "dsp":
+        # The DSP's kernels take uint8 weights quantized per tensor.
+        result.per_channel = False
     return result
 
 
@@ -51,6 +54,7 @@ def calibrate(config: DeploymentConfig, model: ModelConfig, options: ConvertOpti
     assert settings is not None
     float_options = copy.deepcopy(options)
     float_options.quantize, float_options.data_type = None, "fp32_fp32"
+    float_options.runtime = "cpu"       # the float model calibrates on the CPU
     converted = convert(float_options)
     graph, weights = out_dir / f"{model.name}.float.pb", out_dir / f"{model.name}.float.data"
     graph.write_bytes(converted.net_def.SerializeToString(deterministic=True))
