@@ -139,7 +139,8 @@ def build_library(abi: str, tree: Path, jobs: int = 2) -> Library:
     archive = build / "src" / "libncnn.a"
     if not (build / "CMakeCache.txt").exists():
         build.mkdir(parents=True, exist_ok=True)
-        command = ["cmake", str(tree), "-DCMAKE_SYSTEM_NAME=Linux", f"-DCMAKE_SYSTEM_PROCESSOR={processor}",
+        command = ["cmake", str(tree), "-DCMAKE_SYSTEM_NAME=Linux",
+                   f"-DCMAKE_SYSTEM_PROCESSOR={processor}",
                    f"-DCMAKE_C_COMPILER={cc}", f"-DCMAKE_CXX_COMPILER={cxx}",
                    f"-DCMAKE_FIND_ROOT_PATH={sysroot}",
                    "-DCMAKE_FIND_ROOT_PATH_MODE_PROGRAM=NEVER",
