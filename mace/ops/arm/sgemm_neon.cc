@@ -311,126 +311,19 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
     MACE_NEON_ROW(3, a23, 1) MACE_NEON_ROW(4, a45, 0) MACE_NEON_ROW(5, a45, 1) a += 6; \
   }
 
-// The armv7 kernel is assembly too. One vld1 brings a step's 8 B values
-// (q0-q1) and one its 6 A values (d4-d6), the pointer increments folded in,
-// so a step is 2 loads and 12 vmla, and four steps share the loop's subs
-// and bne: 14.5 instructions a step, where GCC's loop of MACE_NEON_STEP
-// took 20. Row i of the tile is q(4+2i) and q(5+2i), d(8+4i) to d(11+4i),
-// one vld1 or vst1 of C. The accumulators start as on arm64 (from C, the
-// row bias or zero), and a column bias or hard-swish takes the general path.
-// clang-format off
-#define MACE_ASM_STEP                                  \
-  "vld1.32 {d0-d3}, [%[b]]!\n"                         \
-  "vld1.32 {d4-d6}, [%[a]]!\n"                         \
-  "vmla.f32 q4, q0, d4[0]\n vmla.f32 q5, q1, d4[0]\n"  \
-  "vmla.f32 q6, q0, d4[1]\n vmla.f32 q7, q1, d4[1]\n"  \
-  "vmla.f32 q8, q0, d5[0]\n vmla.f32 q9, q1, d5[0]\n"  \
-  "vmla.f32 q10, q0, d5[1]\n vmla.f32 q11, q1, d5[1]\n" \
-  "vmla.f32 q12, q0, d6[0]\n vmla.f32 q13, q1, d6[0]\n" \
-  "vmla.f32 q14, q0, d6[1]\n vmla.f32 q15, q1, d6[1]\n"
-
-// flags: 1 starts from C, 2 clamps to bounds[0], 4 also to bounds[1].
-inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
-                    int flags, const float* bias, const float* bounds) {
-  intptr_t quads = static_cast<intptr_t>(kc >> 2);
-  intptr_t rest = static_cast<intptr_t>(kc & 3);
-  const intptr_t ldc = static_cast<intptr_t>(ldc_bytes);
-  float* row;
-  __asm__ volatile(
-      "tst %[flags], #1\n"
-      "beq 10f\n"
-      "mov %[row], %[c]\n"
-      "vld1.32 {d8-d11}, [%[row]], %[ldc]\n"
-      "vld1.32 {d12-d15}, [%[row]], %[ldc]\n"
-      "vld1.32 {d16-d19}, [%[row]], %[ldc]\n"
-      "vld1.32 {d20-d23}, [%[row]], %[ldc]\n"
-      "vld1.32 {d24-d27}, [%[row]], %[ldc]\n"
-      "vld1.32 {d28-d31}, [%[row]], %[ldc]\n"
-      "b 12f\n"
-      "10:\n"
-      "cmp %[bias], #0\n"
-      "beq 11f\n"
-      "vld1.32 {d8[], d9[]}, [%[bias]]!\n vmov q5, q4\n"
-      "vld1.32 {d12[], d13[]}, [%[bias]]!\n vmov q7, q6\n"
-      "vld1.32 {d16[], d17[]}, [%[bias]]!\n vmov q9, q8\n"
-      "vld1.32 {d20[], d21[]}, [%[bias]]!\n vmov q11, q10\n"
-      "vld1.32 {d24[], d25[]}, [%[bias]]!\n vmov q13, q12\n"
-      "vld1.32 {d28[], d29[]}, [%[bias]]!\n vmov q15, q14\n"
-      "b 12f\n"
-      "11:\n"
-      "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"
-      "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n"
-      "vmov.i32 q12, #0\n vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n"
-      "12:\n"
-      "cmp %[quads], #0\n"
-      "beq 2f\n"
-      "1:\n"
-      MACE_ASM_STEP MACE_ASM_STEP MACE_ASM_STEP MACE_ASM_STEP
-      "subs %[quads], %[quads], #1\n"
-      "bne 1b\n"
-      "2:\n"
-      "cmp %[rest], #0\n"
-      "beq 4f\n"
-      "3:\n"
-      MACE_ASM_STEP
-      "subs %[rest], %[rest], #1\n"
-      "bne 3b\n"
-      "4:\n"
-      "tst %[flags], #2\n"
-      "beq 6f\n"
-      "vld1.32 {d0[], d1[]}, [%[bounds]]!\n"
-      "vmax.f32 q4, q4, q0\n vmax.f32 q5, q5, q0\n vmax.f32 q6, q6, q0\n"
-      "vmax.f32 q7, q7, q0\n vmax.f32 q8, q8, q0\n vmax.f32 q9, q9, q0\n"
-      "vmax.f32 q10, q10, q0\n vmax.f32 q11, q11, q0\n vmax.f32 q12, q12, q0\n"
-      "vmax.f32 q13, q13, q0\n vmax.f32 q14, q14, q0\n vmax.f32 q15, q15, q0\n"
-      "tst %[flags], #4\n"
-      "beq 6f\n"
-      "vld1.32 {d2[], d3[]}, [%[bounds]]\n"
-      "vmin.f32 q4, q4, q1\n vmin.f32 q5, q5, q1\n vmin.f32 q6, q6, q1\n"
-      "vmin.f32 q7, q7, q1\n vmin.f32 q8, q8, q1\n vmin.f32 q9, q9, q1\n"
-      "vmin.f32 q10, q10, q1\n vmin.f32 q11, q11, q1\n vmin.f32 q12, q12, q1\n"
-      "vmin.f32 q13, q13, q1\n vmin.f32 q14, q14, q1\n vmin.f32 q15, q15, q1\n"
-      "6:\n"
-      "mov %[row], %[c]\n"
-      "vst1.32 {d8-d11}, [%[row]], %[ldc]\n"
-      "vst1.32 {d12-d15}, [%[row]], %[ldc]\n"
-      "vst1.32 {d16-d19}, [%[row]], %[ldc]\n"
-      "vst1.32 {d20-d23}, [%[row]], %[ldc]\n"
-      "vst1.32 {d24-d27}, [%[row]], %[ldc]\n"
-      "vst1.32 {d28-d31}, [%[row]], %[ldc]\n"
-      : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest), [bias] "+r"(bias),
-        [bounds] "+r"(bounds), [row] "=&r"(row)
-      : [c] "r"(c), [ldc] "r"(ldc), [flags] "r"(flags)
-      : "cc", "memory", "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10",
-        "q11", "q12", "q13", "q14", "q15");
-}
-// clang-format on
-
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& tile_epilogue) {
   // A copy whose address does not escape: the stores to C (NEON stores may
   // alias anything) cannot change it, so its fields are read once.
   const TileEpilogue epilogue = tile_epilogue;
-  if (epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish) {
-    const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
-    const float bounds[2] = {epilogue.lo, epilogue.hi};
-    const int flags = (epilogue.accumulate ? 1 : 0) | (clamp ? 2 : 0) |
-                      (clamp && !(epilogue.hi == std::numeric_limits<float>::infinity()) ? 4 : 0);
-    AsmTile(kc, a, b, c, ldc * static_cast<int64_t>(sizeof(float)), flags,
-            epilogue.accumulate ? nullptr : epilogue.row_bias, bounds);
-    return;
-  }
-  alignas(16) float tile[6 * 8];
-  AsmTile(kc, a, b, tile, 8 * sizeof(float), 0, nullptr, nullptr);
-#define MACE_TILE_ROW(i) \
-  { vld1q_f32(tile + 8 * (i)), vld1q_f32(tile + 8 * (i) + 4) }
-  const float32x4_t acc[6][2] = {MACE_TILE_ROW(0), MACE_TILE_ROW(1), MACE_TILE_ROW(2),
-                                 MACE_TILE_ROW(3), MACE_TILE_ROW(4), MACE_TILE_ROW(5)};
-#undef MACE_TILE_ROW
+  MACE_NEON_DECLARE_TILE
+  // A pointer compare ends the loop: a 64-bit counter costs armv7 five
+  // instructions a step.
+  for (const float* const a_end = a + 6 * kc; a != a_end; b += 8) MACE_NEON_STEP(b)
+  const float32x4_t acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21},
+                                 {c30, c31}, {c40, c41}, {c50, c51}};
   StoreGemmTile(acc, c, ldc, epilogue);
 }
-
-#undef MACE_ASM_STEP
 
 #endif
 
