@@ -6,7 +6,8 @@
 #   MACE_SKIP_ARM=1 ...           skip the ARM cross toolchains and libraries
 #
 # clang, lld and qemu-user are always installed: the DSP runtime is built
-# with clang-14 --target=hexagon and runs under qemu-hexagon.
+# with clang-14 --target=hexagon and runs under qemu-hexagon. cmake and make
+# cross-build ncnn for tools/arm_insn_count.sh.
 #
 # The armv7 (armhf) toolchain and libraries are installed on a best-effort
 # basis: Debian's armhf security index is sometimes out of sync, and then the
@@ -25,6 +26,7 @@ packages=(
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   clang lld libclang-rt-14-dev
   qemu-user
+  cmake make
   python3 python3-venv
   time
 )

@@ -18,6 +18,13 @@ with --round=1 and --round=1+EXTRA; the difference over EXTRA is one
 inference, so model loading and the first run drop out. MACs come from the
 host mace_run's --benchmark table.
 
+The ncnn kernel sets run ncnn (the version tools/requirements-bench.txt
+pins, cross-built from its PyPI source by mace_tools.ncnn_arm) on the same
+zoo ONNX files converted by pnnx, through tools/ncnn/ncnn_infer.cc, with the
+same plugin, qemu CPU and rounds: `ncnn_fp32` with every fp16/bf16 option off,
+`ncnn_default` with ncnn's defaults (fp16 arithmetic where the CPU has it).
+The first run builds ncnn, which takes about an hour per ABI on two cores.
+
 It takes several minutes: the reference kernels are slow under emulation.
 """
 from __future__ import annotations
@@ -33,10 +40,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mace_converter import fetch
 from mace_converter.build import output_files
 from mace_converter.config import load_config
 from mace_converter.conversion import work_dir
 from mace_converter.progress import UserError
+from mace_tools import ncnn_arm
 
 REPO = Path(__file__).resolve().parents[3]
 BUILD = REPO / "build"
@@ -57,6 +66,9 @@ KERNELS = {
     "neon_blocked": {"MACE_CPU_BLOCKED_LAYOUT": "1"},
     "ref": {"MACE_CPU_KERNELS": "ref"},
 }
+# ncnn kernel set -> ncnn_infer's mode.
+NCNN_KERNELS = {"ncnn_fp32": "fp32", "ncnn_default": "default"}
+ALL_KERNELS = [*KERNELS, *NCNN_KERNELS]
 EXTRA_ROUNDS = 2
 INSN_COUNT = re.compile(r"^insn_count: (\d+)$", re.MULTILINE)
 INSN_SYMBOL = re.compile(r"^insn_symbol: (\d+) [\d.]+% (.+)$", re.MULTILINE)
@@ -126,20 +138,91 @@ def model_macs(host_run: Path, graph: Path, data: Path) -> int:
 
 def count(abi: str, binary: Path, plugin: Path, graph: Path, data: Path, kernels: dict[str, str],
           rounds: int, symbols: int = 0) -> tuple[int, list[tuple[str, int]]]:
-    """Instructions the process executed, and its top `symbols` functions."""
+    """Instructions the mace_run process executed, and its top `symbols` functions."""
+    return count_command(abi, [str(binary), f"--model_file={graph}", f"--model_data_file={data}",
+                               f"--round={rounds}", "--omp_num_threads=1"],
+                         plugin, kernels, symbols, graph.name)
+
+
+def count_command(abi: str, command: list[str], plugin: Path, kernels: dict[str, str],
+                  symbols: int, what: str) -> tuple[int, list[tuple[str, int]]]:
+    """Instructions an ARM process executed under qemu, and its top `symbols` functions."""
     _, qemu, sysroot = ABIS[abi]
     env = dict(os.environ)
-    for name in ("MACE_CPU_KERNELS", "MACE_CPU_BLOCKED_LAYOUT"):
+    for name in ("MACE_CPU_KERNELS", "MACE_CPU_BLOCKED_LAYOUT", "OMP_NUM_THREADS"):
         env.pop(name, None)
     env.update(kernels)
     plugin_arg = f"{plugin},symbols={symbols}" if symbols else str(plugin)
     text = run([qemu, "-L", sysroot, "-E", f"LD_LIBRARY_PATH={sysroot}/lib", "-d", "plugin",
-                "-plugin", plugin_arg, str(binary), f"--model_file={graph}",
-                f"--model_data_file={data}", f"--round={rounds}", "--omp_num_threads=1"], env=env)
+                "-plugin", plugin_arg, *command], env=env)
     executed = parse_count(text)
     if executed is None:
-        fail(f"the plugin printed no count for {graph.name} on {abi}")
+        fail(f"the plugin printed no count for {what} on {abi}")
     return executed, parse_symbols(text)
+
+
+class NcnnRunner:
+    """ncnn's drivers per ABI and converted models, built on first use."""
+
+    def __init__(self) -> None:
+        self.tree: Path | None = None
+        self.drivers: dict[str, Path] = {}
+
+    def driver(self, abi: str) -> Path:
+        if abi not in self.drivers:
+            try:
+                if self.tree is None:
+                    self.tree = ncnn_arm.source()
+                print(f"arm_insn_count: building ncnn for {abi} (slow the first time; log: "
+                      f"build/ncnn_arm/{ncnn_arm.TOOLCHAINS[abi][0]}/build.log)",
+                      file=sys.stderr, flush=True)
+                library = ncnn_arm.build_library(abi, self.tree)
+                self.drivers[abi] = ncnn_arm.build_driver(library)
+            except ncnn_arm.NcnnError as error:
+                fail(str(error))
+        return self.drivers[abi]
+
+    @staticmethod
+    def model(name: str) -> tuple[Path, Path, list[int]]:
+        """The zoo model's ncnn files and input shape."""
+        config = load_config(REPO / "models" / f"{name}.yml")
+        model = next(iter(config.models.values()))
+        if len(model.inputs) != 1:
+            fail(f"{name}: the ncnn driver takes one input")
+        try:
+            onnx, _ = fetch.model_files(config, model)
+            shape = list(model.inputs[0].shape)
+            param, weights = ncnn_arm.convert(name, onnx, shape, model.inputs[0].value_range)
+        except (UserError, ncnn_arm.NcnnError) as error:
+            fail(str(error))
+        return param, weights, shape
+
+
+def compare_ncnn(rows: list[Row]) -> list[str]:
+    """Markdown: MACE's NEON count over ncnn's per model and ABI."""
+    by_key = {(r.model, r.abi, r.kernels): r for r in rows}
+    pairs = [(r.model, r.abi) for r in rows if r.kernels == "neon"]
+    lines = []
+    for model, abi in pairs:
+        mace = by_key[(model, abi, "neon")]
+        fp32 = by_key.get((model, abi, "ncnn_fp32"))
+        default = by_key.get((model, abi, "ncnn_default"))
+        if fp32 is None and default is None:
+            continue
+        cells = [f"{mace.per_inference / 1e6:.1f}"]
+        for other in (fp32, default):
+            cells.append(f"{other.per_inference / 1e6:.1f}" if other else "")
+        for other in (fp32, default):
+            cells.append(f"{mace.per_inference / other.per_inference:.2f}x" if other else "")
+        lines.append(f"| {model} | {abi} | " + " | ".join(cells) + " |")
+    if not lines:
+        return []
+    return ["", "## MACE against ncnn", "",
+            "M instructions per inference, counted the same way for both. `MACE / ncnn` "
+            "below 1 means MACE executes fewer instructions.", "",
+            "| model | ABI | MACE neon | ncnn fp32 | ncnn defaults | MACE / ncnn fp32 | "
+            "MACE / ncnn defaults |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: |", *lines]
 
 
 def parse_count(text: str) -> int | None:
@@ -249,19 +332,21 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> N
             else ""
         lines.append(f"| {r.model} | {r.abi} | {r.kernels} | {r.macs / 1e6:.0f} | "
                      f"{r.per_inference / 1e6:.1f} | {r.macs / r.per_inference:.2f} | {ratio} |")
+    lines += compare_ncnn(rows)
     profiled = [r for r in rows if r.top]
     if profiled:
-        lines += ["", "## Where the NEON build's instructions go", "",
+        lines += ["", "## Where the instructions go", "",
                   f"The {TOP_SYMBOLS} functions that execute the most instructions in one "
                   "inference, with their share of it: per function, as for the totals, the "
                   "difference between the two processes (from the plugin's `symbols=` option, "
                   f"top {LISTED_SYMBOLS} per process) over {EXTRA_ROUNDS}. Inlined code counts "
                   "toward its caller; `[unknown]` is code without a symbol (libc's memcpy and "
-                  "memset, libgcc's 64-bit division on armv7, the loader).",
+                  "memset, libgcc's 64-bit division on armv7, the loader, and "
+                  "ncnn's OpenMP runtime).",
                   ""]
         for r in profiled:
             shares = ", ".join(f"`{name}` {share:.1f}%" for name, share in r.top)
-            lines.append(f"- {r.model}, {r.abi}: {shares}")
+            lines.append(f"- {r.model}, {r.abi}, {r.kernels}: {shares}")
     lines.append("")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
@@ -271,7 +356,7 @@ def default_report(models: str, abis: str, kernels: str) -> Path:
     """The checked-in report for a full run; a partial run writes under build/
     so trying one model never overwrites the full tables."""
     full = (set(models.split(",")) == set(DEFAULT_MODELS) and set(abis.split(",")) == set(ABIS)
-            and set(kernels.split(",")) == set(KERNELS))
+            and set(kernels.split(",")) == set(ALL_KERNELS))
     return FULL_REPORT if full else PARTIAL_REPORT
 
 
@@ -281,9 +366,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated zoo models (default: %(default)s)")
     parser.add_argument("--abis", default=",".join(ABIS),
                         help="comma-separated ABIs (default: %(default)s)")
-    parser.add_argument("--kernels", default=",".join(KERNELS),
+    parser.add_argument("--kernels", default=",".join(ALL_KERNELS),
                         help="comma-separated kernel sets (default: %(default)s; ref takes "
-                        "most of the time)")
+                        "most of the time, and the first ncnn run builds ncnn)")
     parser.add_argument("--report", default=None,
                         help=f"the markdown report (default: {FULL_REPORT.relative_to(REPO)} "
                         "for a run of every model, ABI and kernel set, else "
@@ -293,8 +378,8 @@ def main(argv: list[str] | None = None) -> int:
         args.report = str(default_report(args.models, args.abis, args.kernels))
     kernel_sets = [k for k in args.kernels.split(",") if k]
     for kernels in kernel_sets:
-        if kernels not in KERNELS:
-            fail(f"unknown kernel set '{kernels}' (one of {', '.join(KERNELS)})")
+        if kernels not in ALL_KERNELS:
+            fail(f"unknown kernel set '{kernels}' (one of {', '.join(ALL_KERNELS)})")
     models = [m for m in args.models.split(",") if m]
     abis = [a for a in args.abis.split(",") if a]
     for abi in abis:
@@ -309,24 +394,36 @@ def main(argv: list[str] | None = None) -> int:
     plugin = build_plugin()
     host_run = build_mace_run([])
     binaries = {abi: build_mace_run([f"--config={ABIS[abi][0]}"]) for abi in abis}
+    ncnn = NcnnRunner()
     rows: list[Row] = []
     for model in models:
         graph, data = convert(model)
         macs = model_macs(host_run, graph, data)
+        ncnn_model = ncnn.model(model) if any(k in NCNN_KERNELS for k in kernel_sets) else None
         for abi in abis:
             for kernels in kernel_sets:
-                value = KERNELS[kernels]
-                symbols = LISTED_SYMBOLS if kernels == "neon" else 0
-                one, listed_one = count(abi, binaries[abi], plugin, graph, data, value, 1,
-                                        symbols)
-                more, listed_more = count(abi, binaries[abi], plugin, graph, data, value,
-                                          1 + EXTRA_ROUNDS, symbols)
+                symbols = LISTED_SYMBOLS if kernels in ("neon", "ncnn_fp32") else 0
+                if kernels in NCNN_KERNELS:
+                    param, weights, shape = ncnn_model
+                    driver = ncnn.driver(abi)
+
+                    def measure(rounds: int) -> tuple[int, list[tuple[str, int]]]:
+                        arguments = ncnn_arm.driver_arguments(param, weights, shape, rounds,
+                                                              NCNN_KERNELS[kernels])
+                        return count_command(abi, [str(driver), *arguments], plugin,
+                                             {"OMP_NUM_THREADS": "1"}, symbols, param.name)
+                else:
+                    def measure(rounds: int) -> tuple[int, list[tuple[str, int]]]:
+                        return count(abi, binaries[abi], plugin, graph, data, KERNELS[kernels],
+                                     rounds, symbols)
+                one, listed_one = measure(1)
+                more, listed_more = measure(1 + EXTRA_ROUNDS)
                 per = (more - one) / EXTRA_ROUNDS
                 top = per_inference_functions(listed_one, listed_more, EXTRA_ROUNDS, per)
                 row = Row(model, abi, kernels, macs, per,
                           [(short_name(name), share) for name, share in top])
                 rows.append(row)
-                print(f"{model:16s} {abi:12s} {kernels:5s} {per / 1e6:10.1f} M instructions "
+                print(f"{model:16s} {abi:12s} {kernels:12s} {per / 1e6:10.1f} M instructions "
                       f"per inference, {macs / per:.2f} MACs per instruction", flush=True)
     command = "tools/arm_insn_count.sh " + " ".join(argv if argv is not None else sys.argv[1:])
     write_report(rows, Path(args.report), command.strip(), time.monotonic() - start)

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from mace_tools import arm_insn_count
+from mace_tools import arm_insn_count, ncnn_arm
 
 # x0 = iterations from argv[1]; the loop body is exactly three instructions.
 LOOP_SOURCE = r"""
@@ -101,11 +101,11 @@ class ReportTest(unittest.TestCase):
     def test_only_a_full_run_rewrites_the_checked_in_report(self):
         models = ",".join(arm_insn_count.DEFAULT_MODELS)
         abis = ",".join(arm_insn_count.ABIS)
-        kernels = ",".join(arm_insn_count.KERNELS)
+        kernels = ",".join(arm_insn_count.ALL_KERNELS)
         self.assertEqual(arm_insn_count.default_report(models, abis, kernels),
                          arm_insn_count.FULL_REPORT)
         for partial in (("mobilenet_v2", abis, kernels), (models, "arm64-v8a", kernels),
-                        (models, abis, "neon")):
+                        (models, abis, "neon"), (models, abis, "neon,neon_blocked,ref")):
             with self.subTest(partial=partial):
                 report = arm_insn_count.default_report(*partial)
                 self.assertEqual(report, arm_insn_count.PARTIAL_REPORT)
@@ -121,13 +121,60 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| m | arm64-v8a | neon | 600 | 300.0 | 2.00 | 20.0x |", text)
         self.assertIn("| m | arm64-v8a | ref | 600 | 6000.0 | 0.10 |  |", text)
         self.assertIn("`tools/arm_insn_count.sh --models m`", text)
-        self.assertNotIn("Where the NEON", text)
+        self.assertNotIn("Where the instructions", text)
+        self.assertNotIn("against ncnn", text)
         rows[0].top = [("NeonGemm", 61.25), ("memcpy", 3.0)]
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "report.md"
             arm_insn_count.write_report(rows, path, "tools/arm_insn_count.sh", 90.0)
             text = path.read_text()
-        self.assertIn("- m, arm64-v8a: `NeonGemm` 61.2%, `memcpy` 3.0%", text)
+        self.assertIn("- m, arm64-v8a, neon: `NeonGemm` 61.2%, `memcpy` 3.0%", text)
+
+    def test_ncnn_comparison(self):
+        rows = [arm_insn_count.Row("m", "arm64-v8a", "neon", 600_000_000, 300_000_000),
+                arm_insn_count.Row("m", "arm64-v8a", "ncnn_fp32", 600_000_000, 250_000_000),
+                arm_insn_count.Row("m", "arm64-v8a", "ncnn_default", 600_000_000, 150_000_000),
+                arm_insn_count.Row("m", "armeabi-v7a", "neon", 600_000_000, 400_000_000)]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "report.md"
+            arm_insn_count.write_report(rows, path, "tools/arm_insn_count.sh", 90.0)
+            text = path.read_text()
+        self.assertIn("| m | arm64-v8a | ncnn_fp32 | 600 | 250.0 | 2.40 |  |", text)
+        self.assertIn("| m | arm64-v8a | 300.0 | 250.0 | 150.0 | 1.20x | 2.00x |", text)
+        # No ncnn row for armv7: no comparison row either.
+        self.assertNotIn("| m | armeabi-v7a | 400.0 |", text)
+
+
+class NcnnArmTest(unittest.TestCase):
+    """The Python side of the ncnn columns; building ncnn is the tool's job."""
+
+    def test_pinned_versions_have_a_source_address(self):
+        version = ncnn_arm.pinned("ncnn")
+        url, checksum = ncnn_arm.sdist(version)
+        self.assertTrue(url.startswith("https://files.pythonhosted.org/"))
+        self.assertTrue(url.endswith(f"/ncnn-{version}.tar.gz"))
+        self.assertRegex(checksum, r"^[0-9a-f]{64}$")
+        self.assertRegex(ncnn_arm.pinned("pnnx"), r"^\d+$")
+
+    def test_unknown_versions_and_packages_are_clear_errors(self):
+        with self.assertRaisesRegex(ncnn_arm.NcnnError, "no PyPI address"):
+            ncnn_arm.sdist("0.0.1")
+        with tempfile.TemporaryDirectory() as tmp:
+            requirements = Path(tmp) / "requirements.txt"
+            requirements.write_text("numpy==1.26.4\nncnn>=1.0\n")
+            with self.assertRaisesRegex(ncnn_arm.NcnnError, "pins no version of ncnn"):
+                ncnn_arm.pinned("ncnn", requirements)
+            self.assertEqual(ncnn_arm.pinned("numpy", requirements), "1.26.4")
+
+    def test_driver_arguments(self):
+        args = ncnn_arm.driver_arguments(Path("a.param"), Path("a.bin"), [1, 3, 224, 200], 3,
+                                         "fp32")
+        self.assertEqual(args, ["a.param", "a.bin", "3", "224", "200", "3", "fp32"])
+        with self.assertRaisesRegex(ncnn_arm.NcnnError, "unknown ncnn mode"):
+            ncnn_arm.driver_arguments(Path("a"), Path("b"), [1, 3, 8, 8], 1, "fp16")
+        with self.assertRaisesRegex(ncnn_arm.NcnnError, "one NCHW image"):
+            ncnn_arm.driver_arguments(Path("a"), Path("b"), [2, 3, 8, 8], 1, "fp32")
+        self.assertEqual(set(arm_insn_count.NCNN_KERNELS.values()), set(ncnn_arm.MODES))
 
 
 if __name__ == "__main__":
