@@ -60,6 +60,12 @@ class Node:
     def is_const(self, index: int) -> bool:
         return self.has_input(index) and self.inputs[index] in self.values
 
+    def known(self, index: int) -> bool:
+        """Whether input `index` is present and a constant at conversion
+        (an initializer, a folded subgraph or a constant IR tensor)."""
+        return self.has_input(index) and (self.inputs[index] in self.values or
+                                           self.graph.is_const(self.inputs[index]))
+
     def const(self, index: int, what: str = "") -> np.ndarray:
         if not self.has_input(index):
             raise self.fail(f"input {index}{' (' + what + ')' if what else ''} is missing")
