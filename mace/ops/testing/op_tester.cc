@@ -162,6 +162,20 @@ MaceStatus OpTester::Run() {
   return op_->Run(&context);
 }
 
+MaceStatus OpTester::RunAgain(const std::string& name, const std::vector<float>& data) {
+  Tensor* tensor = workspace_.GetTensor(name);
+  if (op_ == nullptr || tensor == nullptr || tensor->is_weight() || tensor->dtype() != DT_FLOAT ||
+      tensor->size() != static_cast<int64_t>(data.size())) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      "RunAgain needs a run op and a float input of that many values");
+  }
+  std::copy(data.begin(), data.end(), tensor->mutable_data<float>());
+  OpContext context;
+  context.workspace = &workspace_;
+  context.runtime = runtime_;
+  return op_->Run(&context);
+}
+
 const Tensor& OpTester::GetOutput(const std::string& name) const {
   return *workspace_.GetTensor(name);
 }

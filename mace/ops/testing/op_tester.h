@@ -67,6 +67,11 @@ class OpTester {
   // Builds the op and runs Prepare then Run. Returns the first error.
   MaceStatus Run();
 
+  // After Run: gives the non-constant float input `name` new values (as
+  // many as it has) and runs the op again without Prepare, as a net's next
+  // run does.
+  MaceStatus RunAgain(const std::string& name, const std::vector<float>& data);
+
   const Tensor& GetOutput(const std::string& name) const;
   std::vector<float> OutputData(const std::string& name) const;
   std::vector<int32_t> OutputInts(const std::string& name) const;
