@@ -551,6 +551,12 @@ bool OpenCLRuntime::SupportsInputs(const OperatorDef& def, DataType /*dtype*/,
     return shape.size() <= 4 && ImageShapeFor(ImageKind::kActivation, shape, &image).ok() &&
            image.width <= info_.max_image_width && image.height <= info_.max_image_height;
   };
+  // Shape arguments computed at run time are read on the host: CPU kernels.
+  if (def.type() == "Reshape" || def.type() == "Slice") {
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      if (inputs[i] != nullptr && !inputs[i]->is_weight()) return false;
+    }
+  }
   for (const Tensor* input : inputs) {
     if (input != nullptr && !input->is_weight() && !fits(input->shape())) {
       VLOG(1) << def.type() << " '" << def.name() << "': input '" << input->name()

@@ -110,14 +110,18 @@ class Node:
 
     # ---- emitting ------------------------------------------------------
     def emit(self, op_type: str, inputs: Sequence[str], args: Optional[dict] = None,
-             outputs: Optional[Sequence[str]] = None, count: int = 1) -> Op:
-        """Adds an IR op. Without `outputs` it gets `count` fresh names."""
+             outputs: Optional[Sequence[str]] = None, count: int = 1,
+             planned: Optional[list] = None) -> Op:
+        """Adds an IR op. Without `outputs` it gets `count` fresh names.
+        `planned` gives output shapes that depend on run-time values (Op)."""
         return self.graph.add_op(op_type, inputs, list(outputs) if outputs else count,
-                                 name=self.name, args=args, origin=self.where())
+                                 name=self.name, args=args, origin=self.where(),
+                                 planned=planned)
 
-    def emit_out(self, op_type: str, inputs: Sequence[str], args: Optional[dict] = None) -> Op:
+    def emit_out(self, op_type: str, inputs: Sequence[str], args: Optional[dict] = None,
+                 planned: Optional[list] = None) -> Op:
         """Adds the IR op that produces this node's outputs."""
-        return self.emit(op_type, inputs, args, outputs=self.outputs)
+        return self.emit(op_type, inputs, args, outputs=self.outputs, planned=planned)
 
 
 Converter = Callable[[Node], None]

@@ -12,6 +12,7 @@ from mace_converter import geometry
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import (activation, converter, eltwise,
                                                   scalar_or_none, spatial_2d, window_pads)
+from mace_converter.frontends.onnx_common import computed as _computed
 from mace_converter.numpy_ops.tensor import MAX, MIN
 
 
@@ -108,12 +109,6 @@ def conv(node: Node) -> None:
     if bias is not None or _computed(node, 2):
         inputs.append(node.tensor(2))
     node.emit_out(op_type, inputs, args)
-
-
-def _computed(node: Node, index: int) -> bool:
-    """Whether input `index` is present and computed at run time (a graph
-    input or the result of other ops), not a constant."""
-    return node.has_input(index) and not node.known(index)
 
 
 def _conv_computed_weights(node: Node) -> None:

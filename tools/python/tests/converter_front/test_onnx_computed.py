@@ -1,17 +1,19 @@
-"""Weights that are graph inputs or computed by other ops, not initializers:
-Conv and ConvTranspose filters and biases, BatchNormalization's statistics,
-PRelu's slope and Clip's bounds. Each is converted into ops that read the
-operand at run time, run by the numpy runner and compared with ONNX
-Runtime; a constant operand still folds as before."""
+"""Weights and shape arguments that are graph inputs or computed by other
+ops, not initializers: Conv and ConvTranspose filters and biases,
+BatchNormalization's statistics, PRelu's slope, Clip's bounds, Reshape's
+shape and Slice's bounds. Each is converted into ops that read the operand at
+run time, run by the numpy runner and compared with ONNX Runtime; a constant
+operand still folds as before."""
 import unittest
 
 import numpy as np
-from onnx import helper
+from onnx import TensorProto, helper
 
 from mace_converter.api import ConversionError
+from mace_converter.numpy_runner import run
 
 from tests.converter_front.helpers import (check_against_ort, convert_model, initializer,
-                                           make_model, rng)
+                                           make_model, ort_run, rng)
 
 
 def _feeds(shapes, seed, low=-1.0, high=1.0):
@@ -135,6 +137,80 @@ class ComputedWeightsTest(unittest.TestCase):
         with self.assertRaises(ConversionError) as caught:
             convert_model(model, shapes, ["y"])
         self.assertIn("Clip's min and max are scalars", str(caught.exception))
+
+
+def _int_input_model(node, inputs, int_inputs, outputs, opset=13):
+    """A one-node model with float inputs `inputs` and int64 inputs
+    `int_inputs` (name -> shape), and declared output shapes."""
+    model = make_model([node], inputs, outputs, opset=opset)
+    for name, shape in int_inputs.items():
+        model.graph.input.append(helper.make_tensor_value_info(name, TensorProto.INT64, shape))
+    return model
+
+
+class ComputedShapeArgumentsTest(unittest.TestCase):
+    def run_both(self, model, feeds):
+        """Converts with every input's shape, runs the numpy runner and ONNX
+        Runtime (int64 inputs as int64 there, as float32 for MACE)."""
+        expected = ort_run(model, feeds)
+        shapes = {name: list(value.shape) for name, value in feeds.items()}
+        converted = convert_model(model, shapes, [o.name for o in model.graph.output])
+        got = run(converted.net_def, converted.weights,
+                  {name: value.astype(np.float32) for name, value in feeds.items()})
+        for output, want in zip(model.graph.output, expected):
+            np.testing.assert_array_equal(got[output.name], want)
+        return converted
+
+    def test_reshape_to_a_computed_shape(self):
+        x = rng(10).standard_normal((2, 3, 4)).astype(np.float32)
+        for target, declared in (([4, 6], [4, 6]), ([0, -1], [2, 12]), ([-1, 2, 3], [4, 2, 3])):
+            with self.subTest(target=target):
+                model = _int_input_model(helper.make_node("Reshape", ["x", "s"], ["y"]),
+                                         {"x": [2, 3, 4]}, {"s": [len(target)]},
+                                         {"y": declared})
+                converted = self.run_both(model, {"x": x, "s": np.array(target, np.int64)})
+                self.assertEqual(_types(converted), ["Reshape"])
+                self.assertEqual(list(converted.net_def.op[0].input), ["x", "s"])
+
+    def test_reshape_refuses_what_it_cannot_plan(self):
+        undeclared = _int_input_model(helper.make_node("Reshape", ["x", "s"], ["y"], name="r"),
+                                      {"x": [2, 3]}, {"s": [2]}, {"y": None})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(undeclared, {"x": [2, 3], "s": [2]}, ["y"])
+        self.assertIn("'r'", str(caught.exception))
+        self.assertIn("the model must declare that shape", str(caught.exception))
+        wrong = _int_input_model(helper.make_node("Reshape", ["x", "s"], ["y"]),
+                                 {"x": [2, 3]}, {"s": [2]}, {"y": [4, 2]})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(wrong, {"x": [2, 3], "s": [2]}, ["y"])
+        self.assertIn("cannot reshape [2, 3] to the declared output shape [4, 2]",
+                      str(caught.exception))
+        model = _int_input_model(helper.make_node("Reshape", ["x", "s"], ["y"]),
+                                 {"x": [2, 3]}, {"s": [2]}, {"y": [3, 2]})
+        converted = convert_model(model, {"x": [2, 3], "s": [2]}, ["y"])
+        with self.assertRaisesRegex(ValueError, "not the planned"):
+            run(converted.net_def, converted.weights,
+                {"x": np.zeros((2, 3), np.float32), "s": np.array([1, 6], np.float32)})
+
+    def test_slice_with_computed_bounds(self):
+        x = rng(11).standard_normal((5, 6, 4)).astype(np.float32)
+        cases = [
+            (["x", "st", "en"], {"st": [0, 1], "en": [3, 5]}, [3, 4, 4]),
+            (["x", "st", "en", "ax"], {"st": [1], "en": [1000], "ax": [-2]}, [5, 5, 4]),
+            (["x", "st", "en", "ax", "sp"], {"st": [-1], "en": [-10], "ax": [0], "sp": [-2]},
+             [3, 6, 4]),
+        ]
+        for names, bounds, declared in cases:
+            with self.subTest(bounds=str(bounds)):
+                model = _int_input_model(helper.make_node("Slice", names, ["y"]),
+                                         {"x": [5, 6, 4]},
+                                         {n: [len(v)] for n, v in bounds.items()},
+                                         {"y": declared})
+                feeds = {"x": x, **{n: np.array(v, np.int64) for n, v in bounds.items()}}
+                converted = self.run_both(model, feeds)
+                self.assertEqual(_types(converted), ["Slice"])
+                self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
+                                 [declared])
 
 
 if __name__ == "__main__":
