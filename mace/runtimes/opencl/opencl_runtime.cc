@@ -551,8 +551,11 @@ bool OpenCLRuntime::SupportsInputs(const OperatorDef& def, DataType /*dtype*/,
     return shape.size() <= 4 && ImageShapeFor(ImageKind::kActivation, shape, &image).ok() &&
            image.width <= info_.max_image_width && image.height <= info_.max_image_height;
   };
-  // Shape arguments computed at run time are read on the host: CPU kernels.
-  if (def.type() == "Reshape" || def.type() == "Slice") {
+  // Weights and shape arguments computed at run time: the CPU kernels read
+  // them (these GPU kernels upload constant weights at Prepare).
+  static const std::set<std::string> kConstantOperands = {
+      "Conv2D", "DepthwiseConv2d", "Deconv2D", "FullyConnected", "Reshape", "Slice"};
+  if (kConstantOperands.count(def.type()) > 0) {
     for (size_t i = 1; i < inputs.size(); ++i) {
       if (inputs[i] != nullptr && !inputs[i]->is_weight()) return false;
     }
