@@ -145,6 +145,9 @@ def concat(node: Node) -> None:
 def split(node: Node) -> None:
     shape = node.shape(0)
     axis = normalize_axis(node, int(node.attr("axis", 0)), len(shape))
+    if node.opset >= 13 and computed(node, 1):
+        _split_computed(node, axis)
+        return
     if node.opset >= 13 and node.has_input(1):
         sizes = [int(s) for s in node.const(1, "split")]
     else:
@@ -158,6 +161,26 @@ def split(node: Node) -> None:
         raise node.fail(f"split sizes {sizes} do not cover axis {axis} of {list(shape)} "
                         f"in {count} outputs")
     node.emit("Split", [node.tensor(0)], {"axis": axis, "split": sizes}, outputs=node.outputs)
+
+
+def _split_computed(node: Node, axis: int) -> None:
+    """Split with sizes computed at run time: the outputs are planned for
+    the shapes the model declares, and the engine's Split checks on every
+    run that the sizes input gives them."""
+    shape = list(node.shape(0))
+    planned = [planned_shape(node, "split (the sizes)", i) for i in range(len(node.outputs))]
+    sizes = []
+    for out in planned:
+        if len(out) != len(shape) or any(d != s for i, (d, s) in enumerate(zip(out, shape))
+                                         if i != axis):
+            raise node.fail(f"declared output shape {list(out)} is not a piece of the input "
+                            f"{shape} along axis {axis}")
+        sizes.append(int(out[axis]))
+    if sum(sizes) != shape[axis] or list(node.shape(1)) != [len(sizes)]:
+        raise node.fail(f"declared output shapes {[list(p) for p in planned]} do not cover "
+                        f"axis {axis} of {shape} with {list(node.shape(1))} sizes")
+    node.emit("Split", [node.tensor(0), node.tensor(1)], {"axis": axis, "split": sizes},
+              outputs=node.outputs, planned=planned)
 
 
 @converter("Slice")

@@ -64,6 +64,10 @@ def _split(inputs, args, count):
     x = inputs[0]
     axis = int(args.get("axis", 1))
     sizes = args.get("split")
+    if len(inputs) > 1 and inputs[1] is not None:
+        wanted = [int(v) for v in np.asarray(inputs[1]).reshape(-1)]
+        if wanted != [int(v) for v in sizes]:
+            raise ValueError(f"Split: the sizes input {wanted} is not the planned {sizes}")
     if sizes:
         return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
     return np.split(x, count, axis=axis)

@@ -1,7 +1,7 @@
 """Weights and shape arguments that are graph inputs or computed by other
 ops, not initializers: Conv and ConvTranspose filters and biases,
 BatchNormalization's statistics, PRelu's slope, Clip's bounds, Reshape's
-shape and Slice's bounds. Each is converted into ops that read the operand at
+shape, Slice's bounds and Split's sizes. Each is converted into ops that read the operand at
 run time, run by the numpy runner and compared with ONNX Runtime; a constant
 operand still folds as before."""
 import unittest
@@ -211,6 +211,23 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
                 self.assertEqual(_types(converted), ["Slice"])
                 self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
                                  [declared])
+
+    def test_split_with_computed_sizes(self):
+        x = rng(12).standard_normal((3, 7)).astype(np.float32)
+        for axis, sizes, opset in ((1, [2, 5], 13), (0, [1, 1, 1], 18), (-1, [7], 13)):
+            with self.subTest(axis=axis, sizes=sizes):
+                outputs = {f"y{i}": [3, s] if axis != 0 else [s, 7]
+                           for i, s in enumerate(sizes)}
+                model = _int_input_model(
+                    helper.make_node("Split", ["x", "s"], list(outputs), axis=axis),
+                    {"x": [3, 7]}, {"s": [len(sizes)]}, outputs, opset=opset)
+                converted = self.run_both(model, {"x": x, "s": np.array(sizes, np.int64)})
+                self.assertEqual(_types(converted), ["Split"])
+        model = _int_input_model(helper.make_node("Split", ["x", "s"], ["a", "b"], axis=1),
+                                 {"x": [3, 7]}, {"s": [2]}, {"a": [3, 2], "b": None})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(model, {"x": [3, 7], "s": [2]}, ["a", "b"])
+        self.assertIn("must declare that shape", str(caught.exception))
 
 
 if __name__ == "__main__":
