@@ -94,7 +94,7 @@ def conv(node: Node) -> None:
     channels = node.shape(0)[1]
     group = int(node.attr("group", 1))
     args = _window_attrs(node, list(weights.shape[2:]))
-    bias = node.optional_const(2, "bias")
+    bias = node.optional_const(2, "bias") if node.known(2) else None
     inputs = [node.tensor(0)]
     if group > 1 and group == channels and weights.shape[1] == 1:
         multiplier = weights.shape[0] // channels

@@ -54,6 +54,16 @@ class ComputedWeightsTest(unittest.TestCase):
         model = make_model(nodes, shapes, {"y": None}, inits)
         check_against_ort(self, model, shapes, feeds=_feeds(shapes, 2))
 
+    def test_constant_filter_with_computed_bias(self):
+        for w_shape, group in (([4, 3, 3, 3], 1), ([3, 1, 3, 3], 3)):
+            with self.subTest(group=group):
+                shapes = {"x": [1, 3, 6, 6], "b": [w_shape[0]]}
+                w = rng(13).standard_normal(w_shape).astype(np.float32)
+                model = make_model([helper.make_node("Conv", ["x", "w", "b"], ["y"],
+                                                     group=group)],
+                                   shapes, {"y": None}, [initializer("w", w)])
+                check_against_ort(self, model, shapes, feeds=_feeds(shapes, 14))
+
     def test_constant_subgraph_filter_still_folds(self):
         shapes = {"x": [1, 2, 5, 5]}
         nodes = [helper.make_node("Mul", ["w", "two"], ["w2"]),
