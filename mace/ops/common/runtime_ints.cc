@@ -16,9 +16,9 @@ MaceStatus CheckComputedInts(const Operation& op, const Tensor& tensor, const ch
                               DataTypeName(tensor.dtype()), " but must be int32 or float32"));
   }
   if (tensor.dim_size() != 1 || tensor.dim(0) < 1 || tensor.dim(0) > max_count) {
-    return OpError(op, StrCat(what, " input '", tensor.name(), "' has shape ",
-                              ShapeToString(tensor.shape()), " but must be 1-D with 1 to ",
-                              max_count, " values"));
+    return OpError(
+        op, StrCat(what, " input '", tensor.name(), "' has shape ", ShapeToString(tensor.shape()),
+                   " but must be 1-D with 1 to ", max_count, " values"));
   }
   return MaceStatus();
 }
@@ -40,11 +40,12 @@ MaceStatus ReadComputedInts(const Operation& op, const Tensor& tensor, const cha
   for (int64_t i = 0; i < count; ++i) {
     const double value = data[i];
     if (!std::isfinite(value) || value != std::floor(value)) {
-      return OpError(op, StrCat(what, " input '", tensor.name(), "' holds ", data[i],
-                                " at index ", i, ", which is not a whole number"));
+      return OpError(op, StrCat(what, " input '", tensor.name(), "' holds ", data[i], " at index ",
+                                i, ", which is not a whole number"));
     }
-    values->push_back(static_cast<int64_t>(value > kLimit ? kLimit
-                                                          : value < -kLimit ? -kLimit : value));
+    values->push_back(static_cast<int64_t>(value > kLimit    ? kLimit
+                                           : value < -kLimit ? -kLimit
+                                                             : value));
   }
   return MaceStatus();
 }

@@ -22,9 +22,7 @@ constexpr int64_t kMaxComputedRank = 32;
 
 // Whether `tensor` is an integer argument given at run time: present and
 // not a weight.
-inline bool IsComputed(const Tensor* tensor) {
-  return tensor != nullptr && !tensor->is_weight();
-}
+inline bool IsComputed(const Tensor* tensor) { return tensor != nullptr && !tensor->is_weight(); }
 
 // Checks a computed integer argument `what` before it has values: 1-D, of
 // type int32 or float32 (model inputs of an integer type are fed as

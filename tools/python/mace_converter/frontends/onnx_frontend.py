@@ -278,7 +278,7 @@ def _declared_shapes(graph_proto: Any) -> dict[str, tuple[int, ...]]:
                 not info.type.tensor_type.HasField("shape"):
             continue
         dims = info.type.tensor_type.shape.dim
-        if all(d.HasField("dim_value") and d.dim_value > 0 for d in dims):
+        if all(d.HasField("dim_value") and d.dim_value >= 0 for d in dims):
             shapes[info.name] = tuple(int(d.dim_value) for d in dims)
     return shapes
 
