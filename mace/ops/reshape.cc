@@ -21,7 +21,8 @@ MaceStatus ReshapeBase::Init() {
     // argument (the output shape the model declares), and every run checks
     // that the input still gives it (CheckComputedShape).
     MACE_RETURN_IF_ERROR(CheckComputedInts(*this, *shape_input, "shape", kMaxComputedRank));
-    OP_CHECK(HasArg("shape"), "a shape input computed at run time needs the planned output "
+    OP_CHECK(HasArg("shape"),
+             "a shape input computed at run time needs the planned output "
              "shape as the shape argument");
     OP_CHECK(static_cast<int64_t>(shape_.size()) == shape_input->size(), "shape input '",
              shape_input->name(), "' has ", shape_input->size(), " values but the planned shape ",
@@ -31,12 +32,9 @@ MaceStatus ReshapeBase::Init() {
     }
     computed_shape_ = true;
   } else if (shape_input != nullptr) {
-    // Output shapes are fixed before the first run, so the shape must be a
-    // weight, readable now.
+    // A weight: readable now.
     OP_CHECK(shape_input->dtype() == DT_INT32, "shape input '", shape_input->name(), "' is ",
              DataTypeName(shape_input->dtype()), " but must be int32");
-    OP_CHECK(shape_input->is_weight(), "shape input '", shape_input->name(),
-             "' must be a constant tensor (a weight)");
     OP_CHECK(shape_input->dim_size() == 1, "shape input '", shape_input->name(), "' has shape ",
              ShapeToString(shape_input->shape()), " but must be 1-D");
     std::vector<int64_t> from_input;

@@ -65,8 +65,8 @@ MaceStatus SliceBase::Init() {
       // the shape the model declares.
       for (int i = 1; i < InputSize(); ++i) {
         if (Input(i) == nullptr) continue;
-        MACE_RETURN_IF_ERROR(CheckComputedInts(*this, *Input(i), kBoundNames[i - 1],
-                                               kMaxComputedRank));
+        MACE_RETURN_IF_ERROR(
+            CheckComputedInts(*this, *Input(i), kBoundNames[i - 1], kMaxComputedRank));
       }
       return MaceStatus();
     }
@@ -173,8 +173,6 @@ MaceStatus SliceBase::ReadConstInts(int index, const char* what,
   const Tensor* tensor = Input(index);
   OP_CHECK(tensor->dtype() == DT_INT32, what, " input '", tensor->name(), "' is ",
            DataTypeName(tensor->dtype()), " but must be int32");
-  OP_CHECK(tensor->is_weight(), what, " input '", tensor->name(),
-           "' must be a constant tensor (a weight)");
   OP_CHECK(tensor->dim_size() == 1, what, " input '", tensor->name(), "' has shape ",
            ShapeToString(tensor->shape()), " but must be 1-D");
   values->clear();

@@ -6,8 +6,8 @@
 // arguments or, as ONNX opset 10 and later puts them, as int32 inputs 1 to
 // 4. Inputs computed at run time (int32, or float32 holding integers) are
 // read on every run and must select the planned output shape, the one the
-// model declares (common/runtime_ints.h). It only moves data, so float32 and int32 tensors go through
-// the same kernels (common/moved_types.h).
+// model declares (common/runtime_ints.h). It only moves data, so float32 and int32 tensors go
+// through the same kernels (common/moved_types.h).
 //
 // SliceBase is the device-neutral part: arguments (Init) and shapes
 // (InferShapes), shared by every device's kernel. The CPU kernel is
@@ -44,8 +44,7 @@ class SliceBase : public DataMovementOp {
   MaceStatus CheckBounds();
   // `params` for the data input and the current bounds.
   MaceStatus ComputeParams(ref::SliceParams* params) const;
-  // Output shapes are fixed before the first run, so the bounds must be
-  // weights, readable now.
+  // Reads bounds that are all weights, in Init.
   MaceStatus ReadConstInts(int index, const char* what, std::vector<int64_t>* values) const;
 
   std::vector<int64_t> starts_, ends_, axes_, steps_;

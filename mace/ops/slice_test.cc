@@ -343,7 +343,9 @@ TEST(SliceTest, ComputedBoundsMatchConstantBounds) {
         .Args("steps", steps);
     ASSERT_TRUE(constant.Run().ok());
     ASSERT_EQ(constant.OutputShape("y"), (std::vector<int64_t>{2, 3, 5}));
-    auto floats = [](const std::vector<int64_t>& v) { return std::vector<float>(v.begin(), v.end()); };
+    auto floats = [](const std::vector<int64_t>& v) {
+      return std::vector<float>(v.begin(), v.end());
+    };
     const MaceStatus status = computed.RunAgain({{"starts", floats(starts)},
                                                  {"ends", floats(ends)},
                                                  {"axes", floats(axes)},
@@ -373,8 +375,7 @@ TEST(SliceTest, ComputedBoundsMatchConstantBounds) {
     values[bad.input] = bad.values;
     const MaceStatus status = computed.RunAgain(values);
     EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << bad.fragment;
-    EXPECT_NE(status.information().find(bad.fragment), std::string::npos)
-        << status.information();
+    EXPECT_NE(status.information().find(bad.fragment), std::string::npos) << status.information();
   }
   ASSERT_TRUE(computed.RunAgain(good).ok());
 }

@@ -329,11 +329,11 @@ TEST(Conv2dOpTest, FastPathThroughTheOp) {
 // fast kernels, packed again on every run: a second run with other values
 // must give the reference result for those, not for the first ones.
 TEST(Conv2dOpTest, ComputedFilterPackedEveryRun) {
-  const Shape shapes[] = {{1, 6, 9, 8, 7, 3, 3, 1, 1, 1, 1},      // direct or GEMM
-                          {2, 6, 9, 8, 10, 1, 1},                 // pointwise GEMM
-                          {1, 6, 9, 8, 6, 3, 3, 2, 2, 1, 1, 6},   // depthwise, stride 2
-                          {1, 4, 7, 5, 6, 2, 3, 1, 2, 2, 0, 2},   // grouped, dilated
-                          {1, 1, 1, 1, 1, 1, 1}};                 // one pixel
+  const Shape shapes[] = {{1, 6, 9, 8, 7, 3, 3, 1, 1, 1, 1},     // direct or GEMM
+                          {2, 6, 9, 8, 10, 1, 1},                // pointwise GEMM
+                          {1, 6, 9, 8, 6, 3, 3, 2, 2, 1, 1, 6},  // depthwise, stride 2
+                          {1, 4, 7, 5, 6, 2, 3, 1, 2, 2, 0, 2},  // grouped, dilated
+                          {1, 1, 1, 1, 1, 1, 1}};                // one pixel
   for (int winograd : {0, 4}) {
     for (const Shape& s : shapes) {
       const ref::Conv2DParams p = MakeParams(s, ActivationType::NOOP);
@@ -355,9 +355,9 @@ TEST(Conv2dOpTest, ComputedFilterPackedEveryRun) {
             .Arg("winograd", winograd);
         ASSERT_TRUE(tester.Run().ok());
         for (uint32_t seed : {42u, 44u, 45u}) {
-          SCOPED_TRACE(::testing::Message() << "winograd " << winograd << " threads " << threads
-                                            << " in " << s.in_c << "x" << s.h << "x" << s.w
-                                            << " group " << s.group << " seed " << seed);
+          SCOPED_TRACE(::testing::Message()
+                       << "winograd " << winograd << " threads " << threads << " in " << s.in_c
+                       << "x" << s.h << "x" << s.w << " group " << s.group << " seed " << seed);
           const std::vector<float> filter = RandomFloats(filter_size, seed);
           const std::vector<float> bias = RandomFloats(s.out_c, seed + 100);
           std::vector<float> expected(p.batch * p.out_channels * p.out_h * p.out_w);

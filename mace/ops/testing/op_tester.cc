@@ -171,8 +171,8 @@ MaceStatus OpTester::Run() {
 MaceStatus OpTester::RunAgain(const std::map<std::string, std::vector<float>>& inputs) {
   for (const auto& [name, data] : inputs) {
     Tensor* tensor = workspace_.GetTensor(name);
-    if (op_ == nullptr || tensor == nullptr || tensor->is_weight() ||
-        tensor->dtype() != DT_FLOAT || tensor->size() != static_cast<int64_t>(data.size())) {
+    if (op_ == nullptr || tensor == nullptr || tensor->is_weight() || tensor->dtype() != DT_FLOAT ||
+        tensor->size() != static_cast<int64_t>(data.size())) {
       return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
                         "RunAgain needs a run op and float inputs of that many values");
     }
