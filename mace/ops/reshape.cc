@@ -1,6 +1,7 @@
 #include "mace/ops/reshape.h"
 
 #include "mace/ops/common/element_count.h"
+#include "mace/ops/common/runtime_ints.h"
 #include "mace/ops/cpu/reshape_cpu.h"
 #include "mace/ops/registry.h"
 
@@ -15,13 +16,25 @@ MaceStatus ReshapeBase::Init() {
   const Tensor* shape_input = InputSize() > 1 ? Input(1) : nullptr;
   OP_CHECK(HasArg("shape") || shape_input != nullptr, "needs the shape argument or a shape input");
   shape_ = GetInts("shape");
-  if (shape_input != nullptr) {
-    // Output shapes are fixed before the first run, so the shape must be a
-    // weight, readable now.
+  if (IsComputed(shape_input)) {
+    // A shape computed at run time: memory is planned for the shape
+    // argument (the output shape the model declares), and every run checks
+    // that the input still gives it (CheckComputedShape).
+    MACE_RETURN_IF_ERROR(CheckComputedInts(*this, *shape_input, "shape", kMaxComputedRank));
+    OP_CHECK(HasArg("shape"),
+             "a shape input computed at run time needs the planned output "
+             "shape as the shape argument");
+    OP_CHECK(static_cast<int64_t>(shape_.size()) == shape_input->size(), "shape input '",
+             shape_input->name(), "' has ", shape_input->size(), " values but the planned shape ",
+             ShapeToString(shape_), " has rank ", shape_.size());
+    for (int64_t d : shape_) {
+      OP_CHECK(d > 0, "planned shape ", ShapeToString(shape_), " must be fully known");
+    }
+    computed_shape_ = true;
+  } else if (shape_input != nullptr) {
+    // A weight: readable now.
     OP_CHECK(shape_input->dtype() == DT_INT32, "shape input '", shape_input->name(), "' is ",
              DataTypeName(shape_input->dtype()), " but must be int32");
-    OP_CHECK(shape_input->is_weight(), "shape input '", shape_input->name(),
-             "' must be a constant tensor (a weight)");
     OP_CHECK(shape_input->dim_size() == 1, "shape input '", shape_input->name(), "' has shape ",
              ShapeToString(shape_input->shape()), " but must be 1-D");
     std::vector<int64_t> from_input;
@@ -32,13 +45,17 @@ MaceStatus ReshapeBase::Init() {
              " disagrees with shape input ", ShapeToString(from_input));
     shape_ = from_input;
   }
+  return CheckSpec(shape_);
+}
+
+MaceStatus ReshapeBase::CheckSpec(const std::vector<int64_t>& spec) const {
   int inferred = 0;
-  for (int64_t d : shape_) {
-    OP_CHECK(d >= -1, "shape ", ShapeToString(shape_), " has ", d,
+  for (int64_t d : spec) {
+    OP_CHECK(d >= -1, "shape ", ShapeToString(spec), " has ", d,
              "; entries must be positive, 0 (copy) or -1 (infer)");
     if (d == -1) ++inferred;
   }
-  OP_CHECK(inferred <= 1, "shape ", ShapeToString(shape_), " has more than one -1");
+  OP_CHECK(inferred <= 1, "shape ", ShapeToString(spec), " has more than one -1");
   return MaceStatus();
 }
 
@@ -46,13 +63,36 @@ MaceStatus ReshapeBase::InferShapes() {
   const Tensor* input = Input(0);
   MACE_RETURN_IF_ERROR(CheckMovedType(*this, "input", input->dtype()));
   MACE_RETURN_IF_ERROR(CheckElementCount(*this, "input", input->shape()));
+  std::vector<int64_t> output_shape;
+  MACE_RETURN_IF_ERROR(Resolve(shape_, &output_shape));
+  Output(0)->Reshape(output_shape);
+  return MaceStatus();
+}
+
+MaceStatus ReshapeBase::CheckComputedShape() const {
+  if (!computed_shape_) return MaceStatus();
+  std::vector<int64_t> spec, resolved;
+  MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "shape", &spec));
+  MACE_RETURN_IF_ERROR(CheckSpec(spec));
+  MACE_RETURN_IF_ERROR(Resolve(spec, &resolved));
+  OP_CHECK(resolved == Output(0)->shape(), "shape input '", Input(1)->name(), "' gives ",
+           ShapeToString(resolved), " in this run but the output was planned as ",
+           ShapeToString(Output(0)->shape()),
+           "; a shape computed at run time must give the shape the model declares");
+  return MaceStatus();
+}
+
+MaceStatus ReshapeBase::Resolve(const std::vector<int64_t>& spec,
+                                std::vector<int64_t>* resolved) const {
+  const Tensor* input = Input(0);
   const int64_t count = BoundedElementCount(input->shape());
-  std::vector<int64_t> output_shape = shape_;
+  std::vector<int64_t>& output_shape = *resolved;
+  output_shape = spec;
   int infer_at = -1;
   int64_t known = 1;
   for (size_t i = 0; i < output_shape.size(); ++i) {
     if (output_shape[i] == 0) {
-      OP_CHECK(static_cast<int>(i) < input->dim_size(), "shape ", ShapeToString(shape_),
+      OP_CHECK(static_cast<int>(i) < input->dim_size(), "shape ", ShapeToString(spec),
                " copies dimension ", i, " (0) but input shape ", ShapeToString(input->shape()),
                " has only ", input->dim_size());
       output_shape[i] = input->dim(static_cast<int>(i));
@@ -73,8 +113,7 @@ MaceStatus ReshapeBase::InferShapes() {
     output_shape[infer_at] = count / known;
   }
   OP_CHECK(BoundedElementCount(output_shape) == count, "cannot reshape input shape ",
-           ShapeToString(input->shape()), " (", count, " elements) to ", ShapeToString(shape_));
-  Output(0)->Reshape(output_shape);
+           ShapeToString(input->shape()), " (", count, " elements) to ", ShapeToString(spec));
   return MaceStatus();
 }
 

@@ -1,9 +1,11 @@
 // Reshape: the same elements in row-major order under a new shape. The shape
-// comes from the `shape` argument or a constant int32 second input; one entry
+// comes from the `shape` argument or an int32 second input; one entry
 // may be -1 (inferred from the element count) and 0 copies the input
 // dimension at the same index (ONNX with allowzero = 0). It only moves data,
 // so float32 and int32 tensors go through the same kernels
-// (common/moved_types.h).
+// (common/moved_types.h). A shape input computed at run time (int32, or
+// float32 holding integers) is read on every run and must give the planned
+// output shape, the `shape` argument (common/runtime_ints.h).
 //
 // ReshapeBase is the device-neutral part: arguments (Init) and shapes
 // (InferShapes), shared by every device's kernel. The CPU kernel is
@@ -27,9 +29,18 @@ class ReshapeBase : public DataMovementOp {
   // Checks the input's type and shape against the requested shape and sets
   // the output's shape.
   MaceStatus InferShapes();
+  // With a shape input computed at run time: checks that this run's values
+  // give the output shape planned in Prepare. Kernels call it in Run.
+  MaceStatus CheckComputedShape() const;
 
  private:
+  // Entries >= -1, at most one -1.
+  MaceStatus CheckSpec(const std::vector<int64_t>& spec) const;
+  // The output shape `spec` gives for the input (0 copies, -1 infers).
+  MaceStatus Resolve(const std::vector<int64_t>& spec, std::vector<int64_t>* resolved) const;
+
   std::vector<int64_t> shape_;
+  bool computed_shape_ = false;
 };
 
 }  // namespace ops

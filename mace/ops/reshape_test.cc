@@ -1,3 +1,4 @@
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -186,6 +187,65 @@ TEST(ReshapeTest, RejectsBadShapeInput) {
       .Output("y")
       .Args("shape", std::vector<int64_t>{2, 1});
   ExpectInvalid(&disagree, "shape argument [2,1] disagrees with shape input [1,2]");
+}
+
+// A shape computed at run time (a float32 model input, as integer model
+// inputs are fed): the output is planned for the shape argument, and each
+// run checks the values still give it, with 0 and -1 resolved as ONNX does.
+TEST(ReshapeTest, ComputedShapeCheckedEveryRun) {
+  OpTester tester("Reshape", RegisterReshape);
+  tester.Input("x", {2, 3, 4}, RandomFloats(24, 3))
+      .Input("shape", {3}, {0, -1, 2})
+      .Output("y")
+      .Args("shape", std::vector<int64_t>{2, 6, 2});
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{2, 6, 2}));
+  EXPECT_EQ(tester.OutputData("y"), RandomFloats(24, 3));
+  // Other values that give the same shape are fine.
+  EXPECT_TRUE(tester.RunAgain("shape", {2, 6, -1}).ok());
+  EXPECT_FALSE(tester.RunAgain("shape", {2, 0, 0}).ok());  // [2, 3, 4]
+  const struct {
+    std::vector<float> shape;
+    const char* fragment;
+  } bads[] = {
+      {{4, 3, 2}, "gives [4,3,2] in this run but the output was planned as [2,6,2]"},
+      {{2, 6, 1}, "cannot reshape input shape [2,3,4]"},
+      {{-1, -1, 2}, "more than one -1"},
+      {{2, 6.5f, 2}, "holds 6.5 at index 1, which is not a whole number"},
+      {{2, std::nanf(""), 2}, "which is not a whole number"},
+      {{2, 1e30f, 2}, "cannot reshape"},
+      {{2, -3, 2}, "entries must be positive, 0 (copy) or -1 (infer)"},
+  };
+  for (const auto& bad : bads) {
+    const MaceStatus again = tester.RunAgain("shape", bad.shape);
+    EXPECT_EQ(again.code(), MaceStatus::MACE_INVALID_ARGS) << bad.fragment;
+    EXPECT_NE(again.information().find(bad.fragment), std::string::npos) << again.information();
+  }
+}
+
+TEST(ReshapeTest, RejectsBadComputedShapeInput) {
+  OpTester unplanned("Reshape", RegisterReshape);
+  unplanned.Input("x", {6}, RandomFloats(6, 4)).Input("shape", {2}, {3, 2}).Output("y");
+  ExpectInvalid(&unplanned, "needs the planned output shape as the shape argument");
+  OpTester rank("Reshape", RegisterReshape);
+  rank.Input("x", {6}, RandomFloats(6, 4))
+      .Input("shape", {3}, {3, 2, 1})
+      .Output("y")
+      .Args("shape", std::vector<int64_t>{3, 2});
+  ExpectInvalid(&rank, "has 3 values but the planned shape [3,2] has rank 2");
+  OpTester unknown("Reshape", RegisterReshape);
+  unknown.Input("x", {6}, RandomFloats(6, 4))
+      .Input("shape", {2}, {3, 2})
+      .Output("y")
+      .Args("shape", std::vector<int64_t>{-1, 2});
+  ExpectInvalid(&unknown, "must be fully known");
+  OpTester matrix("Reshape", RegisterReshape);
+  matrix.Input("x", {6}, RandomFloats(6, 4))
+      .Input("shape", {1, 2}, {3, 2})
+      .Output("y")
+      .Args("shape", std::vector<int64_t>{3, 2});
+  ExpectInvalid(&matrix, "but must be 1-D with 1 to 32 values");
 }
 
 TEST(ReshapeTest, RejectsOutputTypeMismatch) {

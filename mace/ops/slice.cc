@@ -1,8 +1,10 @@
 #include "mace/ops/slice.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "mace/ops/common/element_count.h"
+#include "mace/ops/common/runtime_ints.h"
 #include "mace/ops/cpu/slice_cpu.h"
 #include "mace/ops/registry.h"
 
@@ -33,6 +35,8 @@ void ClampRange(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t* 
   *first = start;
 }
 
+const char* const kBoundNames[] = {"starts", "ends", "axes", "steps"};
+
 }  // namespace
 
 MaceStatus SliceBase::Init() {
@@ -53,13 +57,28 @@ MaceStatus SliceBase::Init() {
              "takes starts, ends, axes and steps either as arguments or as inputs, not both");
     OP_CHECK(InputSize() >= 3 && Input(1) != nullptr && Input(2) != nullptr,
              "needs both a starts and an ends input");
+    has_axes_ = InputSize() > 3 && Input(3) != nullptr;
+    has_steps_ = InputSize() > 4 && Input(4) != nullptr;
+    for (int i = 1; i < InputSize(); ++i) computed_ = computed_ || IsComputed(Input(i));
+    if (computed_) {
+      // Read on every run (ReadComputedBounds); the output is planned for
+      // the shape the model declares.
+      for (int i = 1; i < InputSize(); ++i) {
+        if (Input(i) == nullptr) continue;
+        MACE_RETURN_IF_ERROR(
+            CheckComputedInts(*this, *Input(i), kBoundNames[i - 1], kMaxComputedRank));
+      }
+      return MaceStatus();
+    }
     MACE_RETURN_IF_ERROR(ReadConstInts(1, "starts", &starts_));
     MACE_RETURN_IF_ERROR(ReadConstInts(2, "ends", &ends_));
-    has_axes_ = InputSize() > 3 && Input(3) != nullptr;
     if (has_axes_) MACE_RETURN_IF_ERROR(ReadConstInts(3, "axes", &axes_));
-    has_steps_ = InputSize() > 4 && Input(4) != nullptr;
     if (has_steps_) MACE_RETURN_IF_ERROR(ReadConstInts(4, "steps", &steps_));
   }
+  return CheckBounds();
+}
+
+MaceStatus SliceBase::CheckBounds() {
   const size_t count = starts_.size();
   OP_CHECK(ends_.size() == count, "starts has ", count, " values but ends has ", ends_.size());
   OP_CHECK(!has_axes_ || axes_.size() == count, "starts has ", count, " values but axes has ",
@@ -77,13 +96,58 @@ MaceStatus SliceBase::InferShapes() {
   MACE_RETURN_IF_ERROR(CheckMovedType(*this, "data input", dtype));
   MACE_RETURN_IF_ERROR(CheckElementCount(*this, "data input", input->shape()));
   const int rank = input->dim_size();
+  if (computed_) {
+    std::vector<int64_t> planned;
+    MACE_RETURN_IF_ERROR(PlannedOutputShape(*this, 0, &planned));
+    OP_CHECK(static_cast<int>(planned.size()) == rank, "planned output shape ",
+             ShapeToString(planned), " does not have the rank of data input shape ",
+             ShapeToString(input->shape()));
+    for (int i = 0; i < rank; ++i) {
+      OP_CHECK(planned[i] <= input->dim(i), "planned output shape ", ShapeToString(planned),
+               " is larger than data input shape ", ShapeToString(input->shape()));
+    }
+    params_.element_size = DataTypeSize(dtype);
+    params_.input_shape = input->shape();
+    params_.output_shape = planned;
+    params_.starts.assign(rank, 0);
+    params_.steps.assign(rank, 1);
+    Output(0)->Reshape(planned);
+    return MaceStatus();
+  }
+  MACE_RETURN_IF_ERROR(ComputeParams(&params_));
+  Output(0)->Reshape(params_.output_shape);
+  return MaceStatus();
+}
+
+MaceStatus SliceBase::ReadComputedBounds() {
+  if (!computed_) return MaceStatus();
+  MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "starts", &starts_));
+  MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(2), "ends", &ends_));
+  axes_.clear();
+  steps_.clear();
+  if (has_axes_) MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(3), "axes", &axes_));
+  if (has_steps_) MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(4), "steps", &steps_));
+  MACE_RETURN_IF_ERROR(CheckBounds());
+  ref::SliceParams params;
+  MACE_RETURN_IF_ERROR(ComputeParams(&params));
+  OP_CHECK(params.output_shape == Output(0)->shape(), "starts, ends, axes and steps select ",
+           ShapeToString(params.output_shape), " in this run but the output was planned as ",
+           ShapeToString(Output(0)->shape()),
+           "; bounds computed at run time must give the shape the model declares");
+  params_ = std::move(params);
+  return MaceStatus();
+}
+
+MaceStatus SliceBase::ComputeParams(ref::SliceParams* params) const {
+  const Tensor* input = Input(0);
+  const int rank = input->dim_size();
   OP_CHECK(has_axes_ || static_cast<int64_t>(starts_.size()) <= rank, "starts has ", starts_.size(),
            " values but the data input has rank ", rank);
-  params_.element_size = DataTypeSize(dtype);
-  params_.input_shape = input->shape();
-  params_.output_shape = input->shape();
-  params_.starts.assign(rank, 0);
-  params_.steps.assign(rank, 1);
+  params->element_size = DataTypeSize(input->dtype());
+  params->input_shape = input->shape();
+  params->output_shape = input->shape();
+  params->starts.assign(rank, 0);
+  params->steps.assign(rank, 1);
   std::vector<bool> seen(rank, false);
   for (size_t k = 0; k < starts_.size(); ++k) {
     int64_t axis = has_axes_ ? axes_[k] : static_cast<int64_t>(k);
@@ -97,11 +161,10 @@ MaceStatus SliceBase::InferShapes() {
     OP_CHECK(length > 0, "start ", starts_[k], ", end ", ends_[k], " and step ", steps_[k],
              " select no elements from axis ", axis, " of data input shape ",
              ShapeToString(input->shape()), "; empty tensors are not supported");
-    params_.starts[axis] = first;
-    params_.steps[axis] = steps_[k];
-    params_.output_shape[axis] = length;
+    params->starts[axis] = first;
+    params->steps[axis] = steps_[k];
+    params->output_shape[axis] = length;
   }
-  Output(0)->Reshape(params_.output_shape);
   return MaceStatus();
 }
 
@@ -110,8 +173,6 @@ MaceStatus SliceBase::ReadConstInts(int index, const char* what,
   const Tensor* tensor = Input(index);
   OP_CHECK(tensor->dtype() == DT_INT32, what, " input '", tensor->name(), "' is ",
            DataTypeName(tensor->dtype()), " but must be int32");
-  OP_CHECK(tensor->is_weight(), what, " input '", tensor->name(),
-           "' must be a constant tensor (a weight)");
   OP_CHECK(tensor->dim_size() == 1, what, " input '", tensor->name(), "' has shape ",
            ShapeToString(tensor->shape()), " but must be 1-D");
   values->clear();

@@ -1,4 +1,5 @@
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -301,6 +302,102 @@ TEST(SliceTest, RejectsBadBoundInputs) {
       .IntWeight("ends", {1, 1}, {1})
       .Output("y");
   ExpectInvalid(&matrix, "ends input 'ends' has shape [1,1] but must be 1-D");
+}
+
+// Bounds computed at run time (float32 model inputs, or int32) against the
+// same slice with constant bounds, on random bounds that keep the planned
+// shape from run to run; bounds that select another shape are refused.
+TEST(SliceTest, ComputedBoundsMatchConstantBounds) {
+  std::mt19937 engine(4321);
+  auto uniform = [&](int64_t low, int64_t high) {
+    return std::uniform_int_distribution<int64_t>(low, high)(engine);
+  };
+  const std::vector<int64_t> shape = {4, 7, 5};
+  const std::vector<float> input = RandomFloats(NumElements(shape), 77);
+  // Axis 1 (or -2), length 3, step 1 or 2 (or -1 walking back); axis 0 fixed.
+  OpTester computed("Slice", RegisterSlice);
+  computed.Input("x", shape, input)
+      .Input("starts", {2}, {0, 1})
+      .Input("ends", {2}, {2, 4})
+      .Input("axes", {2}, {0, 1})
+      .Input("steps", {2}, {1, 1})
+      .Output("y")
+      .PlannedShape({2, 3, 5});
+  ASSERT_TRUE(computed.Run().ok());
+  int checked = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    SCOPED_TRACE(trial);
+    const int64_t step = std::vector<int64_t>{1, 2, -1}[uniform(0, 2)];
+    const int64_t span = step > 0 ? 2 * step + 1 : 3;
+    const int64_t start = step > 0 ? uniform(0, 7 - span) : uniform(3, 6);
+    const int64_t end = step > 0 ? start + span : start - 3;
+    const int64_t axis = uniform(0, 1) == 0 ? 1 : -2;
+    const std::vector<int64_t> starts = {uniform(0, 2), start}, ends = {starts[0] + 2, end},
+                               axes = {0, axis}, steps = {1, step};
+    OpTester constant("Slice", RegisterSlice);
+    constant.Input("x", shape, input)
+        .Output("y")
+        .Args("starts", starts)
+        .Args("ends", ends)
+        .Args("axes", axes)
+        .Args("steps", steps);
+    ASSERT_TRUE(constant.Run().ok());
+    ASSERT_EQ(constant.OutputShape("y"), (std::vector<int64_t>{2, 3, 5}));
+    auto floats = [](const std::vector<int64_t>& v) {
+      return std::vector<float>(v.begin(), v.end());
+    };
+    const MaceStatus status = computed.RunAgain({{"starts", floats(starts)},
+                                                 {"ends", floats(ends)},
+                                                 {"axes", floats(axes)},
+                                                 {"steps", floats(steps)}});
+    ASSERT_TRUE(status.ok()) << status.information();
+    EXPECT_EQ(computed.OutputData("y"), constant.OutputData("y"));
+    ++checked;
+  }
+  EXPECT_EQ(checked, 40);
+  const std::map<std::string, std::vector<float>> good = {
+      {"starts", {0, 1}}, {"ends", {2, 4}}, {"axes", {0, 1}}, {"steps", {1, 1}}};
+  ASSERT_TRUE(computed.RunAgain(good).ok());
+  const struct {
+    const char* input;
+    std::vector<float> values;
+    const char* fragment;
+  } bads[] = {
+      {"ends", {3, 4}, "select [3,3,5] in this run but the output was planned as [2,3,5]"},
+      {"ends", {2, 1}, "select no elements from axis 1"},
+      {"axes", {1, 1}, "axes list dimension 1 more than once"},
+      {"axes", {0, 3}, "axis 3 is out of range"},
+      {"steps", {1, 0}, "steps must not be 0"},
+      {"starts", {0, 0.5f}, "which is not a whole number"},
+  };
+  for (const auto& bad : bads) {
+    std::map<std::string, std::vector<float>> values = good;
+    values[bad.input] = bad.values;
+    const MaceStatus status = computed.RunAgain(values);
+    EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << bad.fragment;
+    EXPECT_NE(status.information().find(bad.fragment), std::string::npos) << status.information();
+  }
+  ASSERT_TRUE(computed.RunAgain(good).ok());
+}
+
+TEST(SliceTest, RejectsBadComputedBounds) {
+  OpTester unplanned("Slice", RegisterSlice);
+  unplanned.Input("x", {4}, Iota(4)).Input("starts", {1}, {0}).Input("ends", {1}, {2}).Output("y");
+  ExpectInvalid(&unplanned, "must give its planned shape (output_shape)");
+  OpTester larger("Slice", RegisterSlice);
+  larger.Input("x", {4}, Iota(4))
+      .Input("starts", {1}, {0})
+      .IntWeight("ends", {1}, {2})
+      .Output("y")
+      .PlannedShape({5});
+  ExpectInvalid(&larger, "planned output shape [5] is larger than data input shape [4]");
+  OpTester matrix("Slice", RegisterSlice);
+  matrix.Input("x", {4}, Iota(4))
+      .Input("starts", {1, 1}, {0})
+      .Input("ends", {1}, {2})
+      .Output("y")
+      .PlannedShape({2});
+  ExpectInvalid(&matrix, "starts input 'starts' has shape [1,1] but must be 1-D");
 }
 
 TEST(SliceTest, RejectsOutputTypeMismatch) {

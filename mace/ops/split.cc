@@ -1,6 +1,7 @@
 #include "mace/ops/split.h"
 
 #include "mace/ops/common/element_count.h"
+#include "mace/ops/common/runtime_ints.h"
 #include "mace/ops/cpu/split_cpu.h"
 #include "mace/ops/registry.h"
 
@@ -8,11 +9,22 @@ namespace mace {
 namespace ops {
 
 MaceStatus SplitBase::Init() {
-  OP_CHECK(InputSize() == 1 && OutputSize() >= 1, "needs one input and one or more outputs, got ",
-           InputSize(), " inputs and ", OutputSize(), " outputs");
+  OP_CHECK((InputSize() == 1 || InputSize() == 2) && OutputSize() >= 1,
+           "needs inputs [input, optional split] and one or more outputs, got ", InputSize(),
+           " inputs and ", OutputSize(), " outputs");
   OP_CHECK(Input(0) != nullptr, "input is missing");
   axis_arg_ = GetInt("axis", 1);
   size_args_ = GetInts("split");
+  if (InputSize() == 2) {
+    // Sizes given as a tensor (computed at run time, or a weight): output
+    // shapes are planned for the split argument, and every run checks the
+    // tensor gives the same sizes (CheckSizeInput).
+    OP_CHECK(Input(1) != nullptr, "split input is missing");
+    MACE_RETURN_IF_ERROR(CheckComputedInts(*this, *Input(1), "split", OutputSize()));
+    OP_CHECK(!size_args_.empty(), "a split input needs the planned sizes as the split argument");
+    OP_CHECK(Input(1)->size() == OutputSize(), "split input '", Input(1)->name(), "' has ",
+             Input(1)->size(), " values but the op has ", OutputSize(), " outputs");
+  }
   if (!size_args_.empty()) {
     OP_CHECK(static_cast<int>(size_args_.size()) == OutputSize(), "split lists ", size_args_.size(),
              " sizes but the op has ", OutputSize(), " outputs");
@@ -51,6 +63,16 @@ MaceStatus SplitBase::InferShapes() {
   }
   axis_ = axis;
   sizes_ = sizes;
+  return MaceStatus();
+}
+
+MaceStatus SplitBase::CheckSizeInput() const {
+  if (InputSize() < 2) return MaceStatus();
+  std::vector<int64_t> sizes;
+  MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "split", &sizes));
+  OP_CHECK(sizes == sizes_, "split input '", Input(1)->name(), "' gives sizes ",
+           ShapeToString(sizes), " in this run but the outputs were planned for ",
+           ShapeToString(sizes_), "; sizes computed at run time must give the planned ones");
   return MaceStatus();
 }
 

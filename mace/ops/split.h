@@ -1,5 +1,8 @@
 // Split: cuts one tensor into N >= 1 pieces along one axis, either in equal
-// parts or in the sizes the `split` argument lists. It only moves data, so
+// parts or in the sizes the `split` argument lists. The sizes may also come
+// as input 1, computed at run time: the outputs are planned for the `split`
+// argument and every run checks the input gives the same sizes
+// (common/runtime_ints.h). It only moves data, so
 // float32 and int32 tensors go through the same kernels
 // (common/moved_types.h).
 //
@@ -29,6 +32,9 @@ class SplitBase : public DataMovementOp {
   // InferShapes.
   int axis() const { return axis_; }
   const std::vector<int64_t>& sizes() const { return sizes_; }
+  // With sizes also given as input 1 (computed at run time): checks this
+  // run's values equal the planned sizes. Kernels call it in Run.
+  MaceStatus CheckSizeInput() const;
 
  private:
   int64_t axis_arg_ = 1;

@@ -173,8 +173,53 @@ TEST(SplitTest, RejectsOutputTypeMismatch) {
 
 TEST(SplitTest, RejectsWrongArity) {
   OpTester tester("Split", RegisterSplit);
-  tester.Input("x", {4}, std::vector<float>(4)).Input("y", {4}, std::vector<float>(4)).Output("a");
-  ExpectInvalid(&tester, "needs one input and one or more outputs, got 2 inputs");
+  tester.Input("x", {4}, std::vector<float>(4))
+      .Input("y", {4}, std::vector<float>(4))
+      .Input("z", {4}, std::vector<float>(4))
+      .Output("a");
+  ExpectInvalid(&tester, "needs inputs [input, optional split] and one or more outputs, got 3");
+}
+
+// Sizes computed at run time (a float32 model input): the outputs are
+// planned for the split argument; each run checks the input gives them.
+TEST(SplitTest, ComputedSizesCheckedEveryRun) {
+  const std::vector<float> input = RandomFloats(3 * 7, 9);
+  OpTester computed("Split", RegisterSplit);
+  computed.Input("x", {3, 7}, input)
+      .Input("sizes", {2}, {2, 5})
+      .Output("a")
+      .Output("b")
+      .Arg("axis", 1)
+      .Args("split", std::vector<int64_t>{2, 5});
+  ASSERT_TRUE(computed.Run().ok());
+  OpTester constant("Split", RegisterSplit);
+  constant.Input("x", {3, 7}, input)
+      .Output("a")
+      .Output("b")
+      .Arg("axis", 1)
+      .Args("split", std::vector<int64_t>{2, 5});
+  ASSERT_TRUE(constant.Run().ok());
+  EXPECT_EQ(computed.OutputData("a"), constant.OutputData("a"));
+  EXPECT_EQ(computed.OutputData("b"), constant.OutputData("b"));
+  const MaceStatus moved = computed.RunAgain("sizes", {3, 4});
+  EXPECT_EQ(moved.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(moved.information().find("gives sizes [3,4] in this run but the outputs were "
+                                     "planned for [2,5]"),
+            std::string::npos)
+      << moved.information();
+  EXPECT_FALSE(computed.RunAgain("sizes", {2, 5.5f}).ok());
+  EXPECT_TRUE(computed.RunAgain("sizes", {2, 5}).ok());
+
+  OpTester unplanned("Split", RegisterSplit);
+  unplanned.Input("x", {3, 7}, input).Input("sizes", {2}, {2, 5}).Output("a").Output("b");
+  ExpectInvalid(&unplanned, "a split input needs the planned sizes as the split argument");
+  OpTester count("Split", RegisterSplit);
+  count.Input("x", {3, 7}, input)
+      .Input("sizes", {3}, {2, 2, 3})
+      .Output("a")
+      .Output("b")
+      .Args("split", std::vector<int64_t>{2, 5});
+  ExpectInvalid(&count, "but must be 1-D with 1 to 2 values");
 }
 
 }  // namespace

@@ -5,13 +5,17 @@
 //   2. blocked direct, for any other ungrouped window run in blocks;
 //   3. plain: the fast kernels of cpu/conv_2d_kernel.h (CreateConv2dKernel
 //      picks rows, Winograd, direct or GEMM for the shape);
-//   4. the reference convolution, where the engine's kernel family has none
-//      or the filter is not a constant.
+//   4. the reference convolution, where the engine's kernel family has none.
 // Prepare packs the filter for the plain kernel unless the net is still to
 // choose the layout (BlockedBlock offers blocks); UseStorage then settles it.
+// A filter computed at run time (not a weight) only runs plain: Prepare
+// chooses the kernel on a zero filter, which sizes its scratch, and every
+// Run builds it again on the filter of that run, packing into an arena of
+// the op's own that is reused from run to run.
 #include "mace/ops/cpu/conv_2d_cpu.h"
 
 #include <memory>
+#include <vector>
 
 #include "mace/ops/conv_2d.h"
 #include "mace/ops/cpu/blocked_op.h"
@@ -116,6 +120,13 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
                     scratch_.Get(context));
       return MaceStatus();
     }
+    if (computed_filter_) {
+      // The kernel choice depends on the shapes only, so it is the one
+      // Prepare sized the scratch for.
+      repack_arena_.Reset();
+      fast_ = CreateConv2dKernel(*kernels_, params(), Input(1)->data<float>(), winograd(),
+                                 &repack_arena_);
+    }
     if (fast_ != nullptr) {
       fast_->Run(Input(0)->data<float>(), bias_data, Output(0)->mutable_data<float>(),
                  ContextPool(context), scratch_.Get(context));
@@ -137,19 +148,33 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
     return BlockedWinograd::PickTile(*table, params(), winograd());
   }
 
-  // The filter is packed here, so only a constant filter gets a fast kernel.
+  // A constant filter is packed here, once; a computed one on every Run.
   MaceStatus PrepareFastKernel(OpContext* context) {
     fast_.reset();
+    computed_filter_ = false;
     const KernelTable* table = kernels_;
-    if (table == nullptr || !Input(1)->is_weight()) return MaceStatus();
-    fast_ = CreateConv2dKernel(*table, params(), Input(1)->data<float>(), winograd(),
-                               ContextArena(context));
+    if (table == nullptr) return MaceStatus();
+    const Tensor* filter = Input(1);
+    if (filter->is_weight()) {
+      fast_ = CreateConv2dKernel(*table, params(), filter->data<float>(), winograd(),
+                                 ContextArena(context));
+    } else {
+      // The filter has no values yet (nor, before the memory plan, memory).
+      const std::vector<float> zeros(static_cast<size_t>(filter->size()), 0.f);
+      repack_arena_.Reset();
+      fast_ = CreateConv2dKernel(*table, params(), zeros.data(), winograd(), &repack_arena_);
+      computed_filter_ = fast_ != nullptr;
+    }
     if (fast_ == nullptr) return MaceStatus();
     VLOG(2) << Describe() << ": " << table->name << " " << fast_->name();
     return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
   }
 
   std::unique_ptr<Conv2dKernel> fast_;
+  // Set when fast_ packs a filter computed at run time, again on every Run,
+  // into repack_arena_.
+  bool computed_filter_ = false;
+  PersistentArena repack_arena_;
   std::unique_ptr<BlockedConv2d> blocked_;
   std::unique_ptr<BlockedWinograd> blocked_winograd_;
   bool plain_pending_ = false;

@@ -325,6 +325,52 @@ TEST(Conv2dOpTest, FastPathThroughTheOp) {
   }
 }
 
+// A filter and bias computed at run time (inputs, not weights) take the same
+// fast kernels, packed again on every run: a second run with other values
+// must give the reference result for those, not for the first ones.
+TEST(Conv2dOpTest, ComputedFilterPackedEveryRun) {
+  const Shape shapes[] = {{1, 6, 9, 8, 7, 3, 3, 1, 1, 1, 1},     // direct or GEMM
+                          {2, 6, 9, 8, 10, 1, 1},                // pointwise GEMM
+                          {1, 6, 9, 8, 6, 3, 3, 2, 2, 1, 1, 6},  // depthwise, stride 2
+                          {1, 4, 7, 5, 6, 2, 3, 1, 2, 2, 0, 2},  // grouped, dilated
+                          {1, 1, 1, 1, 1, 1, 1}};                // one pixel
+  for (int winograd : {0, 4}) {
+    for (const Shape& s : shapes) {
+      const ref::Conv2DParams p = MakeParams(s, ActivationType::NOOP);
+      const std::vector<int64_t> filter_shape = {s.out_c, s.in_c / s.group, s.kh, s.kw};
+      const int64_t filter_size = testing::NumElements(filter_shape);
+      const std::vector<float> input = RandomFloats(s.batch * s.in_c * s.h * s.w, 41);
+      for (int threads : {1, 2}) {
+        testing::TestCpuRuntime runtime(threads);
+        testing::OpTester tester("Conv2D", RegisterConv2D);
+        tester.WithRuntime(&runtime)
+            .Input("input", {s.batch, s.in_c, s.h, s.w}, input)
+            .Input("filter", filter_shape, RandomFloats(filter_size, 42))
+            .Input("bias", {s.out_c}, RandomFloats(s.out_c, 43))
+            .Output("output")
+            .Args("strides", std::vector<int64_t>{s.stride_h, s.stride_w})
+            .Args("dilations", std::vector<int64_t>{s.dilation, s.dilation})
+            .Args("pads", std::vector<int64_t>{s.pad, s.pad, s.pad, s.pad})
+            .Arg("group", s.group)
+            .Arg("winograd", winograd);
+        ASSERT_TRUE(tester.Run().ok());
+        for (uint32_t seed : {42u, 44u, 45u}) {
+          SCOPED_TRACE(::testing::Message()
+                       << "winograd " << winograd << " threads " << threads << " in " << s.in_c
+                       << "x" << s.h << "x" << s.w << " group " << s.group << " seed " << seed);
+          const std::vector<float> filter = RandomFloats(filter_size, seed);
+          const std::vector<float> bias = RandomFloats(s.out_c, seed + 100);
+          std::vector<float> expected(p.batch * p.out_channels * p.out_h * p.out_w);
+          ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+          ASSERT_TRUE(tester.RunAgain("filter", filter).ok());
+          ASSERT_TRUE(tester.RunAgain("bias", bias).ok());
+          ExpectNear(tester.OutputData("output"), expected, 1e-4f, 1e-4f);
+        }
+      }
+    }
+  }
+}
+
 TEST(Conv2dOpTest, RejectsUnknownWinogradTile) {
   testing::OpTester tester("Conv2D", RegisterConv2D);
   tester.Input("input", {1, 1, 3, 3}, std::vector<float>(9, 1.f))

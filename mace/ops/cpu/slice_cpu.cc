@@ -10,13 +10,24 @@
 namespace mace {
 namespace ops {
 
-std::unique_ptr<Operation> NewSliceCpu() {
-  return std::make_unique<RefKernelCpu<SliceBase, ref::Slice>>();
-}
+namespace {
+
+// Reads bounds computed at run time before moving the data.
+class SliceCpu : public RefKernelCpu<SliceBase, ref::Slice> {
+ public:
+  MaceStatus Run(OpContext* context) override {
+    MACE_RETURN_IF_ERROR(ReadComputedBounds());
+    return RefKernelCpu<SliceBase, ref::Slice>::Run(context);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewSliceCpu() { return std::make_unique<SliceCpu>(); }
 
 // uint8: the same moves, the output quantized as the input.
 std::unique_ptr<Operation> NewSliceUint8Cpu() {
-  return std::make_unique<KeepQuantizationCpu<RefKernelCpu<SliceBase, ref::Slice>>>();
+  return std::make_unique<KeepQuantizationCpu<SliceCpu>>();
 }
 
 }  // namespace ops

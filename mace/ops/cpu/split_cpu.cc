@@ -28,6 +28,7 @@ class SplitCpu : public SplitBase {
   }
 
   MaceStatus Run(OpContext* /*context*/) override {
+    MACE_RETURN_IF_ERROR(CheckSizeInput());
     // Buffers are bound after Prepare, so the pointers are gathered here.
     for (int i = 0; i < OutputSize(); ++i) output_data_[i] = Output(i)->raw_mutable_data();
     ref::Split(params_, Input(0)->raw_data(), output_data_.data());

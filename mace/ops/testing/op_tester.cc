@@ -104,6 +104,12 @@ OpTester& OpTester::Output(const std::string& name, DataType dtype) {
   return *this;
 }
 
+OpTester& OpTester::PlannedShape(const std::vector<int64_t>& shape) {
+  ::mace::OutputShape* declared = def_.add_output_shape();
+  for (int64_t d : shape) declared->add_dims(d);
+  return *this;
+}
+
 OpTester& OpTester::Arg(const std::string& name, int64_t value) {
   Argument* arg = def_.add_arg();
   arg->set_name(name);
@@ -159,6 +165,22 @@ MaceStatus OpTester::Run() {
       std::memset(output->mutable_data<uint8_t>(), 0xa5, output->size());
     }
   }
+  return op_->Run(&context);
+}
+
+MaceStatus OpTester::RunAgain(const std::map<std::string, std::vector<float>>& inputs) {
+  for (const auto& [name, data] : inputs) {
+    Tensor* tensor = workspace_.GetTensor(name);
+    if (op_ == nullptr || tensor == nullptr || tensor->is_weight() || tensor->dtype() != DT_FLOAT ||
+        tensor->size() != static_cast<int64_t>(data.size())) {
+      return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                        "RunAgain needs a run op and float inputs of that many values");
+    }
+    std::copy(data.begin(), data.end(), tensor->mutable_data<float>());
+  }
+  OpContext context;
+  context.workspace = &workspace_;
+  context.runtime = runtime_;
   return op_->Run(&context);
 }
 

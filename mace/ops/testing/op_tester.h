@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -49,6 +50,10 @@ class OpTester {
   // An optional input left out ("" in OperatorDef.input).
   OpTester& EmptyInput();
   OpTester& Output(const std::string& name, DataType dtype = DT_FLOAT);
+  // The shape the model declares for the next output without one
+  // (OperatorDef.output_shape), which ops reading shape arguments at run
+  // time plan for.
+  OpTester& PlannedShape(const std::vector<int64_t>& shape);
 
   OpTester& Arg(const std::string& name, int64_t value);
   OpTester& Arg(const std::string& name, int value) { return Arg(name, int64_t{value}); }
@@ -66,6 +71,14 @@ class OpTester {
 
   // Builds the op and runs Prepare then Run. Returns the first error.
   MaceStatus Run();
+
+  // After Run: gives non-constant float inputs new values (as many as each
+  // has), by name, and runs the op again without Prepare, as a net's next
+  // run does.
+  MaceStatus RunAgain(const std::map<std::string, std::vector<float>>& inputs);
+  MaceStatus RunAgain(const std::string& name, const std::vector<float>& data) {
+    return RunAgain(std::map<std::string, std::vector<float>>{{name, data}});
+  }
 
   const Tensor& GetOutput(const std::string& name) const;
   std::vector<float> OutputData(const std::string& name) const;

@@ -59,6 +59,15 @@ class PersistentArena {
     return Take(&chunks_.back(), rounded);
   }
 
+  // Hands the chunks out again from their start, keeping them: for weights
+  // packed again on every run (a filter computed at run time), so that the
+  // same sequence of requests reuses the same memory. Every block handed
+  // out before is invalid afterwards.
+  void Reset() {
+    for (Chunk& chunk : chunks_) chunk.used = 0;
+    used_bytes_ = 0;
+  }
+
   // Bytes handed out (rounded to the alignment), and bytes held from the OS.
   int64_t used_bytes() const { return used_bytes_; }
   int64_t reserved_bytes() const { return reserved_bytes_; }

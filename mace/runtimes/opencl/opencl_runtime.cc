@@ -551,6 +551,15 @@ bool OpenCLRuntime::SupportsInputs(const OperatorDef& def, DataType /*dtype*/,
     return shape.size() <= 4 && ImageShapeFor(ImageKind::kActivation, shape, &image).ok() &&
            image.width <= info_.max_image_width && image.height <= info_.max_image_height;
   };
+  // Weights and shape arguments computed at run time: the CPU kernels read
+  // them (these GPU kernels upload constant weights at Prepare).
+  static const std::set<std::string> kConstantOperands = {
+      "Conv2D", "DepthwiseConv2d", "Deconv2D", "FullyConnected", "Reshape", "Slice", "Split"};
+  if (kConstantOperands.count(def.type()) > 0) {
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      if (inputs[i] != nullptr && !inputs[i]->is_weight()) return false;
+    }
+  }
   for (const Tensor* input : inputs) {
     if (input != nullptr && !input->is_weight() && !fits(input->shape())) {
       VLOG(1) << def.type() << " '" << def.name() << "': input '" << input->name()

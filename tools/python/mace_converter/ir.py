@@ -57,6 +57,10 @@ class Op:
     args: dict[str, Any] = field(default_factory=dict)
     # Where the op came from, for error messages: "Conv 'conv1' (node 3) in m.onnx".
     origin: str = ""
+    # Output shapes that depend on values only known at run time (a shape
+    # argument read from a computed tensor): the shapes the model declares,
+    # which memory is planned for and the engine checks on every run.
+    planned: Optional[list[tuple[int, ...]]] = None
 
     def describe(self) -> str:
         return self.origin or f"{self.type} '{self.name}'"
@@ -92,6 +96,9 @@ class Graph:
         # and per-channel scales of int8 weights, by tensor name.
         self.imported_quant: dict[str, QuantParams] = {}
         self.imported_weight_scales: dict[str, np.ndarray] = {}
+        # Shapes the source model declares for its tensors (ONNX graph
+        # outputs and value_info), for outputs that depend on run-time values.
+        self.declared_shapes: dict[str, tuple[int, ...]] = {}
         self._taken: set[str] = set()        # tensor names
         self._op_names: set[str] = set()
 
@@ -147,7 +154,8 @@ class Graph:
 
     def add_op(self, op_type: str, inputs: Sequence[str], outputs: Sequence[str] | int = 1,
                name: str = "", args: Optional[dict[str, Any]] = None, origin: str = "",
-               infer: bool = True) -> Op:
+               infer: bool = True,
+               planned: Optional[list[tuple[int, ...]]] = None) -> Op:
         """Appends an op. `outputs` is a list of names or a count of fresh
         names. Output shapes are inferred at once when `infer` is set, so a
         frontend can ask for the shape of anything it has built so far."""
@@ -159,7 +167,7 @@ class Graph:
             outs = list(outputs)
             for out in outs:
                 self._taken.add(out)
-        op = Op(op_type, op_name, list(inputs), outs, dict(args or {}), origin)
+        op = Op(op_type, op_name, list(inputs), outs, dict(args or {}), origin, planned)
         for out in outs:
             if out not in self.tensors or self.tensors[out].is_const:
                 self.tensors[out] = Tensor(out)

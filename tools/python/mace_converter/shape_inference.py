@@ -43,7 +43,7 @@ def infer_op(graph: Graph, op: Op) -> None:
     for name, shape in zip(op.inputs, shapes):
         if name and shape is None:
             raise fail(op, f"input '{name}' has an unknown shape")
-    outs = fn(op, shapes, graph)
+    outs = op.planned if op.planned is not None else fn(op, shapes, graph)
     for name, shape in zip(op.outputs, outs):
         if any(d <= 0 for d in shape):
             raise fail(op, f"output '{name}' would have shape {list(shape)}")

@@ -60,6 +60,12 @@ class Node:
     def is_const(self, index: int) -> bool:
         return self.has_input(index) and self.inputs[index] in self.values
 
+    def known(self, index: int) -> bool:
+        """Whether input `index` is present and a constant at conversion
+        (an initializer, a folded subgraph or a constant IR tensor)."""
+        return self.has_input(index) and (self.inputs[index] in self.values or
+                                           self.graph.is_const(self.inputs[index]))
+
     def const(self, index: int, what: str = "") -> np.ndarray:
         if not self.has_input(index):
             raise self.fail(f"input {index}{' (' + what + ')' if what else ''} is missing")
@@ -104,14 +110,18 @@ class Node:
 
     # ---- emitting ------------------------------------------------------
     def emit(self, op_type: str, inputs: Sequence[str], args: Optional[dict] = None,
-             outputs: Optional[Sequence[str]] = None, count: int = 1) -> Op:
-        """Adds an IR op. Without `outputs` it gets `count` fresh names."""
+             outputs: Optional[Sequence[str]] = None, count: int = 1,
+             planned: Optional[list] = None) -> Op:
+        """Adds an IR op. Without `outputs` it gets `count` fresh names.
+        `planned` gives output shapes that depend on run-time values (Op)."""
         return self.graph.add_op(op_type, inputs, list(outputs) if outputs else count,
-                                 name=self.name, args=args, origin=self.where())
+                                 name=self.name, args=args, origin=self.where(),
+                                 planned=planned)
 
-    def emit_out(self, op_type: str, inputs: Sequence[str], args: Optional[dict] = None) -> Op:
+    def emit_out(self, op_type: str, inputs: Sequence[str], args: Optional[dict] = None,
+                 planned: Optional[list] = None) -> Op:
         """Adds the IR op that produces this node's outputs."""
-        return self.emit(op_type, inputs, args, outputs=self.outputs)
+        return self.emit(op_type, inputs, args, outputs=self.outputs, planned=planned)
 
 
 Converter = Callable[[Node], None]

@@ -89,3 +89,26 @@ def eltwise(node: Node, kind: int, a: int, b: Optional[int], outputs=None,
             inputs = [node.tensor(a), node.tensor(b)]
     op = node.emit("Eltwise", inputs, args, outputs=outputs)
     return op.outputs[0]
+
+
+def computed(node: Node, index: int) -> bool:
+    """Whether input `index` is present and computed at run time (a graph
+    input or the result of other ops), not a constant."""
+    return node.has_input(index) and not node.known(index)
+
+
+def planned_shape(node: Node, what: str, output: int = 0) -> tuple[int, ...]:
+    """The shape the model declares for output `output` of a node whose
+    output shape depends on `what`, a tensor computed at run time. The
+    engine plans memory for that shape and refuses a run whose values give
+    another."""
+    name = node.outputs[output]
+    shape = node.graph.declared_shapes.get(name)
+    if shape is None:
+        raise node.fail(f"{what} is computed at run time, so the shape of output '{name}' "
+                        "depends on run-time values; the model must declare that shape "
+                        "(graph output or value_info), which the engine plans memory for")
+    if 0 in shape:
+        raise node.fail(f"the declared shape {list(shape)} of output '{name}' is empty; "
+                        "MACE has no zero-size tensors")
+    return shape

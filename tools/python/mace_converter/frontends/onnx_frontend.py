@@ -145,6 +145,7 @@ class OnnxImporter:
                 raise ConversionError(f"initializer '{tensor.name}' in {self.path.name} cannot "
                                       f"be read: {error}") from error
         self._add_inputs(graph_proto)
+        self.graph.declared_shapes = _declared_shapes(graph_proto)
         known = set(self.values) | set(self.graph.inputs)
         for index, node in _sorted_nodes(graph_proto, known):
             self._convert(index, node)
@@ -282,6 +283,20 @@ class OnnxImporter:
                 self.values[name] = value
         self.folded += 1
         return True
+
+
+def _declared_shapes(graph_proto: Any) -> dict[str, tuple[int, ...]]:
+    """The fully known shapes the model declares for graph outputs and
+    intermediate tensors (value_info)."""
+    shapes = {}
+    for info in list(graph_proto.value_info) + list(graph_proto.output):
+        if not info.type.HasField("tensor_type") or \
+                not info.type.tensor_type.HasField("shape"):
+            continue
+        dims = info.type.tensor_type.shape.dim
+        if all(d.HasField("dim_value") and d.dim_value >= 0 for d in dims):
+            shapes[info.name] = tuple(int(d.dim_value) for d in dims)
+    return shapes
 
 
 def _constant_value(node: Node) -> np.ndarray:

@@ -12,6 +12,7 @@ from mace_converter import geometry
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import (activation, converter, eltwise,
                                                   scalar_or_none, spatial_2d, window_pads)
+from mace_converter.frontends.onnx_common import computed as _computed
 from mace_converter.numpy_ops.tensor import MAX, MIN
 
 
@@ -50,13 +51,15 @@ def _lift_1d(node: Node, convert: Callable[[Node], None]) -> None:
         attrs["pads"] = [0, pads[0], 0, pads[1]]
     lifted.attrs = attrs
     if node.op_type in ("Conv", "ConvTranspose"):
-        weights = node.const(1, "weights")
-        if weights.ndim != 3:
-            raise node.fail(f"weights have shape {list(weights.shape)}; a 1D window needs "
-                            "rank 3")
-        name = node.graph.unique_name(node.inputs[1] + "/2d")
-        node.values[name] = weights.reshape(weights.shape[0], weights.shape[1], 1,
-                                            weights.shape[2])
+        w_shape = node.shape(1)
+        if len(w_shape) != 3:
+            raise node.fail(f"weights have shape {list(w_shape)}; a 1D window needs rank 3")
+        lifted_shape = [w_shape[0], w_shape[1], 1, w_shape[2]]
+        if node.known(1):
+            name = node.graph.unique_name(node.inputs[1] + "/2d")
+            node.values[name] = node.const(1, "weights").reshape(lifted_shape)
+        else:   # computed weights: reshaped at run time
+            name = node.emit("Reshape", [node.tensor(1)], {"shape": lifted_shape}).outputs[0]
         lifted.inputs[1] = name
     result = node.graph.unique_name(node.outputs[0] + "/2d")
     lifted.outputs = [result] + list(node.outputs[1:])
@@ -81,6 +84,9 @@ def _windowed(convert: Callable[[Node], None]) -> Callable[[Node], None]:
 @_windowed
 def conv(node: Node) -> None:
     spatial_2d(node)
+    if not node.known(1):
+        _conv_computed_weights(node)
+        return
     weights = node.const(1, "weights").astype(np.float32)
     if weights.ndim != 4:
         raise node.fail(f"weights have shape {list(weights.shape)}; only 2D convolution "
@@ -88,7 +94,7 @@ def conv(node: Node) -> None:
     channels = node.shape(0)[1]
     group = int(node.attr("group", 1))
     args = _window_attrs(node, list(weights.shape[2:]))
-    bias = node.optional_const(2, "bias")
+    bias = node.optional_const(2, "bias") if node.known(2) else None
     inputs = [node.tensor(0)]
     if group > 1 and group == channels and weights.shape[1] == 1:
         multiplier = weights.shape[0] // channels
@@ -100,19 +106,36 @@ def conv(node: Node) -> None:
         op_type = "Conv2D"
         if group != 1:
             args["group"] = group
-    if bias is not None:
+    if bias is not None or _computed(node, 2):
         inputs.append(node.tensor(2))
     node.emit_out(op_type, inputs, args)
+
+
+def _conv_computed_weights(node: Node) -> None:
+    """A Conv whose weights are computed at run time: a Conv2D (grouped if
+    need be) that reads its filter, OIHW as ONNX has it, from a tensor."""
+    w_shape = node.shape(1)
+    if len(w_shape) != 4:
+        raise node.fail(f"weights have shape {list(w_shape)}; only 2D convolution "
+                        "is supported")
+    args = _window_attrs(node, list(w_shape[2:]))
+    group = int(node.attr("group", 1))
+    if group != 1:
+        args["group"] = group
+    inputs = [node.tensor(0), node.tensor(1)]
+    if node.has_input(2) and (_computed(node, 2) or node.optional_const(2) is not None):
+        inputs.append(node.tensor(2))
+    node.emit_out("Conv2D", inputs, args)
 
 
 @converter("ConvTranspose")
 @_windowed
 def conv_transpose(node: Node) -> None:
     spatial_2d(node)
-    weights = node.const(1, "weights")
-    if weights.ndim != 4:
+    w_shape = node.shape(1)   # a constant or a tensor computed at run time
+    if len(w_shape) != 4:
         raise node.fail("only 2D transposed convolution is supported")
-    kernel = list(weights.shape[2:])
+    kernel = list(w_shape[2:])
     strides = node.ints("strides", [1, 1])
     dilations = node.ints("dilations", [1, 1])
     output_padding = node.ints("output_padding", [0, 0])
@@ -146,7 +169,7 @@ def conv_transpose(node: Node) -> None:
     if group != 1:
         args["group"] = group
     inputs = [node.tensor(0), node.tensor(1)]
-    if node.optional_const(2, "bias") is not None:
+    if _computed(node, 2) or node.optional_const(2, "bias") is not None:
         inputs.append(node.tensor(2))
     node.emit_out("Deconv2D", inputs, args)
 
@@ -157,6 +180,9 @@ def batch_norm(node: Node) -> None:
         raise node.fail("training_mode BatchNormalization is not supported")
     if len([o for o in node.outputs if o]) > 1:
         raise node.fail("the running mean/variance outputs are not supported")
+    if not all(node.known(i) for i in range(1, 5)):
+        _batch_norm_computed(node)
+        return
     gamma, beta = node.const(1, "scale"), node.const(2, "B")
     mean, var = node.const(3, "mean"), node.const(4, "var")
     epsilon = float(node.attr("epsilon", 1e-5))
@@ -165,6 +191,28 @@ def batch_norm(node: Node) -> None:
     node.emit_out("BatchNorm", [node.tensor(0),
                                 node.weight(node.name + "/scale", scale.astype(np.float32)),
                                 node.weight(node.name + "/offset", offset.astype(np.float32))])
+
+
+def _batch_norm_computed(node: Node) -> None:
+    """BatchNorm whose scale, B, mean or var are computed at run time: the
+    per-channel scale gamma / sqrt(var + epsilon) and offset
+    B - mean * scale are Eltwise ops on the [C] vectors, read by a
+    BatchNorm op as tensors."""
+    channels = node.shape(0)[1] if node.rank(0) >= 2 else None
+    for index, what in ((1, "scale"), (2, "B"), (3, "mean"), (4, "var")):
+        if not node.has_input(index):
+            raise node.fail(f"input {index} ({what}) is missing")
+        if list(node.shape(index)) != [channels]:
+            raise node.fail(f"{what} has shape {list(node.shape(index))}; it must be "
+                            f"[{channels}], one value per channel of the input "
+                            f"{list(node.shape(0))}")
+    epsilon = float(node.attr("epsilon", 1e-5))
+    var = node.emit("Eltwise", [node.tensor(4)], {"type": 0, "scalar_input": epsilon})
+    std = node.emit("Eltwise", var.outputs, {"type": 9, "scalar_input": 0.5})
+    scale = node.emit("Eltwise", [node.tensor(1), std.outputs[0]], {"type": 3})
+    shift = node.emit("Eltwise", [node.tensor(3), scale.outputs[0]], {"type": 2})
+    offset = node.emit("Eltwise", [node.tensor(2), shift.outputs[0]], {"type": 1})
+    node.emit_out("BatchNorm", [node.tensor(0), scale.outputs[0], offset.outputs[0]])
 
 
 def _pool(node: Node, pooling_type: int) -> None:
@@ -294,6 +342,9 @@ def leaky_relu(node: Node) -> None:
 
 @converter("PRelu")
 def prelu(node: Node) -> None:
+    if not node.known(1):
+        _prelu_eltwise(node)
+        return
     slope = node.const(1, "slope").astype(np.float32)
     if slope.size == 1:
         activation(node, "LEAKYRELU", activation_coefficient=float(slope.reshape(-1)[0]))
@@ -302,16 +353,35 @@ def prelu(node: Node) -> None:
     full = (1,) * (len(shape) - slope.ndim) + slope.shape
     if len(shape) < 2 or any(d != 1 for i, d in enumerate(full) if i != 1) \
             or full[1] != shape[1]:
-        raise node.fail(f"slope of shape {list(slope.shape)} is not per-channel for input "
-                        f"{list(shape)}; only a scalar or per-channel slope is supported")
+        _prelu_eltwise(node)   # any other slope that broadcasts to the input
+        return
     alpha = node.weight(node.inputs[1], slope.reshape(-1))
     node.emit_out("Activation", [node.tensor(0), alpha], {"activation": "PRELU"})
+
+
+def _prelu_eltwise(node: Node) -> None:
+    """PRelu with a slope computed at run time, or one that is not a scalar
+    or per channel: max(x, 0) + slope * min(x, 0) in Eltwise ops, the slope
+    broadcast to the input as ONNX allows."""
+    x_shape, slope_shape = list(node.shape(0)), list(node.shape(1))
+    if len(slope_shape) > len(x_shape) or any(
+            s not in (1, x) for s, x in zip(reversed(slope_shape), reversed(x_shape))):
+        raise node.fail(f"slope of shape {slope_shape} does not broadcast to the input "
+                        f"{x_shape}")
+    x = node.tensor(0)
+    positive = node.emit("Eltwise", [x], {"type": MAX, "scalar_input": 0.0}).outputs[0]
+    negative = node.emit("Eltwise", [x], {"type": MIN, "scalar_input": 0.0}).outputs[0]
+    scaled = node.emit("Eltwise", [negative, node.tensor(1)], {"type": 2}).outputs[0]
+    node.emit_out("Eltwise", [positive, scaled], {"type": 0})
 
 
 @converter("Clip")
 def clip(node: Node) -> None:
     if node.opset < 11:
         low, high = node.attr("min"), node.attr("max")
+    elif _computed(node, 1) or _computed(node, 2):
+        _clip_computed(node)
+        return
     else:
         low = scalar_or_none(node.optional_const(1, "min"))
         high = scalar_or_none(node.optional_const(2, "max"))
@@ -333,6 +403,25 @@ def clip(node: Node) -> None:
                                outputs=outputs).outputs[0]
         if high is not None:
             node.emit_out("Eltwise", [source], {"type": MIN, "scalar_input": high})
+
+
+def _clip_computed(node: Node) -> None:
+    """Clip with a bound computed at run time: Eltwise MAX with min, then
+    MIN with max, each bound a one-element tensor."""
+    source = node.tensor(0)
+    present = [i for i in (1, 2) if node.has_input(i) and
+               (_computed(node, i) or node.const(i).size)]
+    for index in present:
+        if int(np.prod(node.shape(index))) != 1:
+            raise node.fail(f"input {index} has shape {list(node.shape(index))}; Clip's min "
+                            "and max are scalars")
+    for position, index in enumerate(present):
+        outputs = node.outputs if position == len(present) - 1 else None
+        kind = MAX if index == 1 else MIN
+        source = node.emit("Eltwise", [source, node.tensor(index)], {"type": kind},
+                           outputs=outputs).outputs[0]
+    if not present:
+        node.emit_out("Identity", [source])
 
 
 @converter("LRN")

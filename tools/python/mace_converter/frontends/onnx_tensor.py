@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from mace_converter.frontends.node import Node
-from mace_converter.frontends.onnx_common import converter, normalize_axis, spatial_2d
+from mace_converter.frontends.onnx_common import (computed, converter, normalize_axis,
+                                                  planned_shape, spatial_2d)
 from mace_converter.shape_rules import PAD_AMOUNTS, TRANSPOSE_PERM
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -65,6 +66,9 @@ def flatten(node: Node) -> None:
 @converter("Reshape")
 def reshape(node: Node) -> None:
     shape = node.shape(0)
+    if node.opset >= 5 and computed(node, 1):
+        _reshape_computed(node)
+        return
     target = [int(d) for d in (node.const(1, "shape") if node.opset >= 5
                                else node.attr("shape"))]
     allow_zero = int(node.attr("allowzero", 0))
@@ -77,6 +81,22 @@ def reshape(node: Node) -> None:
     if int(np.prod(resolved)) != int(np.prod(shape)):
         raise node.fail(f"cannot reshape {list(shape)} to {target}")
     _reshape(node, resolved)
+
+
+def _reshape_computed(node: Node) -> None:
+    """Reshape to a shape computed at run time: the engine's Reshape reads
+    it on every run and checks it gives the shape the model declares."""
+    planned = planned_shape(node, "the target shape")
+    if int(node.attr("allowzero", 0)):
+        raise node.fail("allowzero=1 with a shape computed at run time is not supported")
+    if len(node.shape(1)) != 1 or node.shape(1)[0] != len(planned):
+        raise node.fail(f"the shape input has shape {list(node.shape(1))} but the declared "
+                        f"output shape {list(planned)} has rank {len(planned)}")
+    if int(np.prod(planned)) != int(np.prod(node.shape(0))):
+        raise node.fail(f"cannot reshape {list(node.shape(0))} to the declared output shape "
+                        f"{list(planned)}")
+    node.emit_out("Reshape", [node.tensor(0), node.tensor(1)],
+                  {"shape": [int(d) for d in planned]}, planned=[planned])
 
 
 def _axes(node: Node, index: int) -> list[int]:
@@ -125,6 +145,9 @@ def concat(node: Node) -> None:
 def split(node: Node) -> None:
     shape = node.shape(0)
     axis = normalize_axis(node, int(node.attr("axis", 0)), len(shape))
+    if node.opset >= 13 and computed(node, 1):
+        _split_computed(node, axis)
+        return
     if node.opset >= 13 and node.has_input(1):
         sizes = [int(s) for s in node.const(1, "split")]
     else:
@@ -140,9 +163,32 @@ def split(node: Node) -> None:
     node.emit("Split", [node.tensor(0)], {"axis": axis, "split": sizes}, outputs=node.outputs)
 
 
+def _split_computed(node: Node, axis: int) -> None:
+    """Split with sizes computed at run time: the outputs are planned for
+    the shapes the model declares, and the engine's Split checks on every
+    run that the sizes input gives them."""
+    shape = list(node.shape(0))
+    planned = [planned_shape(node, "split (the sizes)", i) for i in range(len(node.outputs))]
+    sizes = []
+    for out in planned:
+        if len(out) != len(shape) or any(d != s for i, (d, s) in enumerate(zip(out, shape))
+                                         if i != axis):
+            raise node.fail(f"declared output shape {list(out)} is not a piece of the input "
+                            f"{shape} along axis {axis}")
+        sizes.append(int(out[axis]))
+    if sum(sizes) != shape[axis] or list(node.shape(1)) != [len(sizes)]:
+        raise node.fail(f"declared output shapes {[list(p) for p in planned]} do not cover "
+                        f"axis {axis} of {shape} with {list(node.shape(1))} sizes")
+    node.emit("Split", [node.tensor(0), node.tensor(1)], {"axis": axis, "split": sizes},
+              outputs=node.outputs, planned=planned)
+
+
 @converter("Slice")
 def slice_(node: Node) -> None:
     rank = node.rank(0)
+    if node.opset >= 10 and any(computed(node, i) for i in range(1, 5)):
+        _slice_computed(node)
+        return
     if node.opset >= 10:
         starts = [int(v) for v in node.const(1, "starts")]
         ends = [int(v) for v in node.const(2, "ends")]
@@ -162,6 +208,31 @@ def slice_(node: Node) -> None:
     ends = [max(min(v, bound), -bound) for v in ends]
     node.emit_out("Slice", [node.tensor(0)],
                   {"starts": starts, "ends": ends, "axes": axes, "steps": steps})
+
+
+def _slice_computed(node: Node) -> None:
+    """Slice with bounds computed at run time: the engine's Slice reads
+    starts, ends, axes and steps on every run and checks they select the
+    shape the model declares."""
+    planned = planned_shape(node, "a bound (starts, ends, axes or steps)")
+    if len(planned) != node.rank(0):
+        raise node.fail(f"the declared output shape {list(planned)} does not have the rank "
+                        f"of the data input {list(node.shape(0))}")
+    inputs = [node.tensor(0)]
+    count = None
+    for index in range(1, 5):
+        if not node.has_input(index):
+            inputs.append("")
+            continue
+        shape = node.shape(index)
+        if len(shape) != 1 or (count is not None and shape[0] != count):
+            raise node.fail(f"input {index} has shape {list(shape)}; starts, ends, axes and "
+                            "steps must be 1-D of one length")
+        count = shape[0]
+        inputs.append(node.tensor(index))
+    while inputs[-1] == "":
+        inputs.pop()
+    node.emit_out("Slice", inputs, planned=[planned])
 
 
 @converter("Pad")

@@ -64,6 +64,10 @@ def _split(inputs, args, count):
     x = inputs[0]
     axis = int(args.get("axis", 1))
     sizes = args.get("split")
+    if len(inputs) > 1 and inputs[1] is not None:
+        wanted = [int(v) for v in np.asarray(inputs[1]).reshape(-1)]
+        if wanted != [int(v) for v in sizes]:
+            raise ValueError(f"Split: the sizes input {wanted} is not the planned {sizes}")
     if sizes:
         return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
     return np.split(x, count, axis=axis)
@@ -89,7 +93,20 @@ def _slice(inputs, args, _):
 
 @kernel("Reshape")
 def _reshape(inputs, args, _):
-    return [inputs[0].reshape([int(d) for d in args["shape"]])]
+    shape = [int(d) for d in args["shape"]]
+    if len(inputs) > 1 and inputs[1] is not None:
+        # A shape computed at run time must give the planned one, as the
+        # engine checks: 0 copies the input dimension, -1 is inferred.
+        x = inputs[0]
+        wanted = [int(d) for d in np.asarray(inputs[1]).reshape(-1)]
+        resolved = [x.shape[i] if d == 0 and i < x.ndim else d for i, d in enumerate(wanted)]
+        if resolved.count(-1) == 1:
+            known = int(np.prod([d for d in resolved if d != -1]))
+            resolved[resolved.index(-1)] = x.size // known if known else -1
+        if resolved != shape:
+            raise ValueError(f"Reshape: the shape input {wanted} gives {resolved}, not the "
+                             f"planned {shape}")
+    return [inputs[0].reshape(shape)]
 
 
 @kernel("Squeeze")

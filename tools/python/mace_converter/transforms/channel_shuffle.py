@@ -11,7 +11,7 @@ def fuse_channel_shuffle(graph: Graph) -> int:
     fused = 0
     consumers = graph.consumers()
     for first in list(graph.ops):
-        if first.type != "Reshape" or first not in graph.ops:
+        if first.type != "Reshape" or first not in graph.ops or len(first.inputs) != 1:
             continue
         source = graph.shape(first.inputs[0])
         grouped = graph.shape(first.outputs[0])
@@ -26,7 +26,8 @@ def fuse_channel_shuffle(graph: Graph) -> int:
                 or list(middle.args[TRANSPOSE_PERM]) != [0, 2, 1, 3, 4]:
             continue
         last = sole_consumer(graph, middle.outputs[0], consumers)
-        if last is None or last.type != "Reshape" or graph.shape(last.outputs[0]) != source:
+        if last is None or last.type != "Reshape" or len(last.inputs) != 1 \
+                or graph.shape(last.outputs[0]) != source:
             continue
         first.type = "ChannelShuffle"
         first.args = {"group": g}

@@ -11,7 +11,8 @@ def _is_noop(graph: Graph, op: Op) -> bool:
     if op.type == "Identity":
         return True
     if op.type in ("Reshape", "Squeeze"):
-        return graph.shape(op.inputs[0]) == graph.shape(op.outputs[0])
+        # A Reshape with a computed shape input checks it at run time.
+        return len(op.inputs) == 1 and graph.shape(op.inputs[0]) == graph.shape(op.outputs[0])
     if op.type == "Transpose":
         perm = list(op.args[TRANSPOSE_PERM])
         return perm == sorted(perm)
@@ -25,7 +26,8 @@ def _merge_chain(graph: Graph, op: Op, producers: dict[str, Op],
     if source is None or use_counts.get(op.inputs[0], 0) != 1 \
             or op.inputs[0] in graph.outputs:
         return False
-    if op.type == "Reshape" and source.type in ("Reshape", "Squeeze"):
+    if op.type == "Reshape" and source.type in ("Reshape", "Squeeze") \
+            and len(source.inputs) == 1:
         op.inputs[0] = source.inputs[0]
         graph.remove_op(source)
         return True

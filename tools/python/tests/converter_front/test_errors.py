@@ -33,11 +33,15 @@ class ErrorTest(unittest.TestCase):
         self.assert_message(["Trilu", "'the_trilu'", "node 1", "model.onnx", "not supported"],
                             convert_model, model, {"x": [1, 4]}, ["y"])
 
-    def test_dynamic_weights(self):
-        model = make_model([helper.make_node("Conv", ["x", "w"], ["y"], name="c")],
-                           {"x": [1, 3, 4, 4], "w": [2, 3, 3, 3]}, {"y": None})
-        self.assert_message(["Conv", "'c'", "weights", "must be a constant"], convert_model,
-                            model, {"x": [1, 3, 4, 4], "w": [2, 3, 3, 3]}, ["y"])
+    def test_computed_shape_arguments(self):
+        model = make_model([helper.make_node("Reshape", ["x", "s"], ["y"], name="r")],
+                           {"x": [2, 6], "s": [2]}, {"y": None})
+        self.assert_message(["Reshape", "'r'", "shape", "must declare that shape"],
+                            convert_model, model, {"x": [2, 6], "s": [2]}, ["y"])
+        model = make_model([helper.make_node("ReduceSum", ["x", "a"], ["y"], name="sum")],
+                           {"x": [2, 6], "a": [1]}, {"y": [2, 1]})
+        self.assert_message(["ReduceSum", "'sum'", "axes", "must be a constant"],
+                            convert_model, model, {"x": [2, 6], "a": [1]}, ["y"])
 
     def test_malformed_attributes(self):
         model = make_model([helper.make_node("Conv", ["x", "w"], ["y"], name="c",

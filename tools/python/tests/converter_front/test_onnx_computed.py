@@ -1,0 +1,244 @@
+"""Weights and shape arguments that are graph inputs or computed by other
+ops, not initializers: Conv and ConvTranspose filters and biases,
+BatchNormalization's statistics, PRelu's slope, Clip's bounds, Reshape's
+shape, Slice's bounds and Split's sizes. Each is converted into ops that read the operand at
+run time, run by the numpy runner and compared with ONNX Runtime; a constant
+operand still folds as before."""
+import unittest
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from mace_converter.api import ConversionError
+from mace_converter.numpy_runner import run
+
+from tests.converter_front.helpers import (check_against_ort, convert_model, initializer,
+                                           make_model, ort_run, rng)
+
+
+def _feeds(shapes, seed, low=-1.0, high=1.0):
+    generator = rng(seed)
+    return {name: generator.uniform(low, high, size=shape).astype(np.float32)
+            for name, shape in shapes.items()}
+
+
+def _types(converted):
+    return [op.type for op in converted.net_def.op]
+
+
+class ComputedWeightsTest(unittest.TestCase):
+    def test_conv_filter_and_bias_as_inputs(self):
+        cases = [
+            ({"x": [1, 3, 7, 7], "w": [4, 3, 3, 3], "b": [4]}, dict(pads=[1, 1, 1, 1])),
+            ({"x": [2, 4, 8, 6], "w": [6, 2, 3, 2], "b": [6]}, dict(group=2, strides=[2, 1])),
+            ({"x": [1, 4, 9, 9], "w": [4, 1, 3, 3]}, dict(group=4, dilations=[2, 2])),
+            ({"x": [1, 3, 6, 6], "w": [2, 3, 4, 4]}, dict(auto_pad="SAME_UPPER", strides=[2, 2])),
+            ({"x": [1, 3, 11], "w": [5, 3, 3], "b": [5]}, dict(strides=[2], pads=[1, 0])),
+        ]
+        for shapes, attrs in cases:
+            with self.subTest(shapes=str(shapes), **{k: str(v) for k, v in attrs.items()}):
+                model = make_model([helper.make_node("Conv", list(shapes), ["y"], **attrs)],
+                                   shapes, {"y": None})
+                converted = check_against_ort(self, model, shapes, feeds=_feeds(shapes, 1))
+                self.assertIn("Conv2D", _types(converted))
+                self.assertNotIn("DepthwiseConv2d", _types(converted))
+
+    def test_conv_filter_computed_from_an_input(self):
+        """A filter made by other ops (here w * 2) is a computed tensor too;
+        a constant bias beside it stays a weight."""
+        shapes = {"x": [1, 2, 5, 5], "w": [3, 2, 3, 3]}
+        nodes = [helper.make_node("Mul", ["w", "two"], ["w2"]),
+                 helper.make_node("Conv", ["x", "w2", "b"], ["y"])]
+        inits = [initializer("two", np.array(2.0, np.float32)),
+                 initializer("b", np.array([0.5, -1.0, 2.0], np.float32))]
+        model = make_model(nodes, shapes, {"y": None}, inits)
+        check_against_ort(self, model, shapes, feeds=_feeds(shapes, 2))
+
+    def test_constant_filter_with_computed_bias(self):
+        for w_shape, group in (([4, 3, 3, 3], 1), ([3, 1, 3, 3], 3)):
+            with self.subTest(group=group):
+                shapes = {"x": [1, 3, 6, 6], "b": [w_shape[0]]}
+                w = rng(13).standard_normal(w_shape).astype(np.float32)
+                model = make_model([helper.make_node("Conv", ["x", "w", "b"], ["y"],
+                                                     group=group)],
+                                   shapes, {"y": None}, [initializer("w", w)])
+                check_against_ort(self, model, shapes, feeds=_feeds(shapes, 14))
+
+    def test_constant_subgraph_filter_still_folds(self):
+        shapes = {"x": [1, 2, 5, 5]}
+        nodes = [helper.make_node("Mul", ["w", "two"], ["w2"]),
+                 helper.make_node("Conv", ["x", "w2"], ["y"])]
+        inits = [initializer("w", rng(3).standard_normal((3, 2, 3, 3)).astype(np.float32)),
+                 initializer("two", np.array(2.0, np.float32))]
+        model = make_model(nodes, shapes, {"y": None}, inits)
+        converted = check_against_ort(self, model, shapes)
+        self.assertEqual(_types(converted), ["Conv2D"])
+
+    def test_conv_transpose_filter_and_bias_as_inputs(self):
+        cases = [
+            ({"x": [1, 3, 4, 4], "w": [3, 2, 3, 3], "b": [2]}, dict(strides=[2, 2])),
+            ({"x": [1, 4, 3, 5], "w": [4, 3, 2, 2]}, dict(group=2, pads=[0, 1, 0, 1])),
+            ({"x": [1, 2, 6], "w": [2, 3, 3]}, dict(strides=[2], output_padding=[1])),
+        ]
+        for shapes, attrs in cases:
+            with self.subTest(shapes=str(shapes)):
+                model = make_model([helper.make_node("ConvTranspose", list(shapes), ["y"],
+                                                     **attrs)], shapes, {"y": None})
+                check_against_ort(self, model, shapes, feeds=_feeds(shapes, 4))
+
+    def test_batch_norm_statistics_as_inputs(self):
+        shapes = {"x": [2, 3, 4, 5], "s": [3], "b": [3], "m": [3], "v": [3]}
+        model = make_model([helper.make_node("BatchNormalization", list(shapes), ["y"],
+                                             epsilon=1e-3)], shapes, {"y": None})
+        feeds = _feeds(shapes, 5)
+        feeds["v"] = np.abs(feeds["v"]) + 0.1
+        converted = check_against_ort(self, model, shapes, feeds=feeds)
+        self.assertEqual(_types(converted)[-1], "BatchNorm")
+        # Only the mean computed: the other three are initializers.
+        inits = [initializer(n, np.array([0.5, 1.0, 2.0], np.float32)) for n in "sbv"]
+        shapes = {"x": [1, 3, 2, 2], "m": [3]}
+        model = make_model([helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"],
+                                             ["y"])], shapes, {"y": None}, inits)
+        check_against_ort(self, model, shapes, feeds=_feeds(shapes, 6))
+
+    def test_batch_norm_refuses_statistics_of_the_wrong_shape(self):
+        shapes = {"x": [1, 3, 2, 2], "s": [4], "b": [3], "m": [3], "v": [3]}
+        model = make_model([helper.make_node("BatchNormalization", list(shapes), ["y"],
+                                             name="bn")], shapes, {"y": None})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(model, shapes, ["y"])
+        self.assertIn("'bn'", str(caught.exception))
+        self.assertIn("scale has shape [4]; it must be [3]", str(caught.exception))
+
+    def test_prelu_slope_as_input_or_broadcast(self):
+        for shapes in ({"x": [3, 4, 5], "s": [5]}, {"x": [2, 3, 4, 4], "s": [3, 1, 1]},
+                       {"x": [2, 3], "s": [1]}):
+            with self.subTest(shapes=str(shapes)):
+                model = make_model([helper.make_node("PRelu", ["x", "s"], ["y"])], shapes,
+                                   {"y": None})
+                check_against_ort(self, model, shapes, feeds=_feeds(shapes, 7))
+        # A constant slope that is neither scalar nor per channel.
+        shapes = {"x": [3, 4, 5]}
+        model = make_model([helper.make_node("PRelu", ["x", "s"], ["y"])], shapes, {"y": None},
+                           [initializer("s", rng(8).uniform(0, 1, 5).astype(np.float32))])
+        check_against_ort(self, model, shapes)
+        bad = {"x": [3, 4, 5], "s": [4]}
+        model = make_model([helper.make_node("PRelu", ["x", "s"], ["y"], name="p")], bad,
+                           {"y": None})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(model, bad, ["y"])
+        self.assertIn("does not broadcast", str(caught.exception))
+
+    def test_clip_bounds_as_inputs(self):
+        x = rng(9).uniform(-2, 2, size=(3, 4)).astype(np.float32)
+        low, high = np.array(-0.5, np.float32), np.array(0.75, np.float32)
+        for names, feeds in ((["x", "lo", "hi"], {"x": x, "lo": low, "hi": high}),
+                             (["x", "", "hi"], {"x": x, "hi": high}),
+                             (["x", "lo"], {"x": x, "lo": low})):
+            with self.subTest(names=names):
+                shapes = {n: list(v.shape) for n, v in feeds.items()}
+                model = make_model([helper.make_node("Clip", names, ["y"])], shapes,
+                                   {"y": None})
+                converted = check_against_ort(self, model, shapes, feeds=feeds)
+                self.assertEqual(set(_types(converted)), {"Eltwise"})
+        shapes = {"x": [3, 4], "lo": [2]}
+        model = make_model([helper.make_node("Clip", ["x", "lo"], ["y"], name="c")], shapes,
+                           {"y": None})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(model, shapes, ["y"])
+        self.assertIn("Clip's min and max are scalars", str(caught.exception))
+
+
+def _int_input_model(node, inputs, int_inputs, outputs, opset=13):
+    """A one-node model with float inputs `inputs` and int64 inputs
+    `int_inputs` (name -> shape), and declared output shapes."""
+    model = make_model([node], inputs, outputs, opset=opset)
+    for name, shape in int_inputs.items():
+        model.graph.input.append(helper.make_tensor_value_info(name, TensorProto.INT64, shape))
+    return model
+
+
+class ComputedShapeArgumentsTest(unittest.TestCase):
+    def run_both(self, model, feeds):
+        """Converts with every input's shape, runs the numpy runner and ONNX
+        Runtime (int64 inputs as int64 there, as float32 for MACE)."""
+        expected = ort_run(model, feeds)
+        shapes = {name: list(value.shape) for name, value in feeds.items()}
+        converted = convert_model(model, shapes, [o.name for o in model.graph.output])
+        got = run(converted.net_def, converted.weights,
+                  {name: value.astype(np.float32) for name, value in feeds.items()})
+        for output, want in zip(model.graph.output, expected):
+            np.testing.assert_array_equal(got[output.name], want)
+        return converted
+
+    def test_reshape_to_a_computed_shape(self):
+        x = rng(10).standard_normal((2, 3, 4)).astype(np.float32)
+        for target, declared in (([4, 6], [4, 6]), ([0, -1], [2, 12]), ([-1, 2, 3], [4, 2, 3])):
+            with self.subTest(target=target):
+                model = _int_input_model(helper.make_node("Reshape", ["x", "s"], ["y"]),
+                                         {"x": [2, 3, 4]}, {"s": [len(target)]},
+                                         {"y": declared})
+                converted = self.run_both(model, {"x": x, "s": np.array(target, np.int64)})
+                self.assertEqual(_types(converted), ["Reshape"])
+                self.assertEqual(list(converted.net_def.op[0].input), ["x", "s"])
+
+    def test_reshape_refuses_what_it_cannot_plan(self):
+        undeclared = _int_input_model(helper.make_node("Reshape", ["x", "s"], ["y"], name="r"),
+                                      {"x": [2, 3]}, {"s": [2]}, {"y": None})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(undeclared, {"x": [2, 3], "s": [2]}, ["y"])
+        self.assertIn("'r'", str(caught.exception))
+        self.assertIn("the model must declare that shape", str(caught.exception))
+        wrong = _int_input_model(helper.make_node("Reshape", ["x", "s"], ["y"]),
+                                 {"x": [2, 3]}, {"s": [2]}, {"y": [4, 2]})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(wrong, {"x": [2, 3], "s": [2]}, ["y"])
+        self.assertIn("cannot reshape [2, 3] to the declared output shape [4, 2]",
+                      str(caught.exception))
+        model = _int_input_model(helper.make_node("Reshape", ["x", "s"], ["y"]),
+                                 {"x": [2, 3]}, {"s": [2]}, {"y": [3, 2]})
+        converted = convert_model(model, {"x": [2, 3], "s": [2]}, ["y"])
+        with self.assertRaisesRegex(ValueError, "not the planned"):
+            run(converted.net_def, converted.weights,
+                {"x": np.zeros((2, 3), np.float32), "s": np.array([1, 6], np.float32)})
+
+    def test_slice_with_computed_bounds(self):
+        x = rng(11).standard_normal((5, 6, 4)).astype(np.float32)
+        cases = [
+            (["x", "st", "en"], {"st": [0, 1], "en": [3, 5]}, [3, 4, 4]),
+            (["x", "st", "en", "ax"], {"st": [1], "en": [1000], "ax": [-2]}, [5, 5, 4]),
+            (["x", "st", "en", "ax", "sp"], {"st": [-1], "en": [-10], "ax": [0], "sp": [-2]},
+             [3, 6, 4]),
+        ]
+        for names, bounds, declared in cases:
+            with self.subTest(bounds=str(bounds)):
+                model = _int_input_model(helper.make_node("Slice", names, ["y"]),
+                                         {"x": [5, 6, 4]},
+                                         {n: [len(v)] for n, v in bounds.items()},
+                                         {"y": declared})
+                feeds = {"x": x, **{n: np.array(v, np.int64) for n, v in bounds.items()}}
+                converted = self.run_both(model, feeds)
+                self.assertEqual(_types(converted), ["Slice"])
+                self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
+                                 [declared])
+
+    def test_split_with_computed_sizes(self):
+        x = rng(12).standard_normal((3, 7)).astype(np.float32)
+        for axis, sizes, opset in ((1, [2, 5], 13), (0, [1, 1, 1], 18), (-1, [7], 13)):
+            with self.subTest(axis=axis, sizes=sizes):
+                outputs = {f"y{i}": [3, s] if axis != 0 else [s, 7]
+                           for i, s in enumerate(sizes)}
+                model = _int_input_model(
+                    helper.make_node("Split", ["x", "s"], list(outputs), axis=axis),
+                    {"x": [3, 7]}, {"s": [len(sizes)]}, outputs, opset=opset)
+                converted = self.run_both(model, {"x": x, "s": np.array(sizes, np.int64)})
+                self.assertEqual(_types(converted), ["Split"])
+        model = _int_input_model(helper.make_node("Split", ["x", "s"], ["a", "b"], axis=1),
+                                 {"x": [3, 7]}, {"s": [2]}, {"a": [3, 2], "b": None})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(model, {"x": [3, 7], "s": [2]}, ["a", "b"])
+        self.assertIn("must declare that shape", str(caught.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
