@@ -144,9 +144,12 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   conv->column_terms_.assign(conv->cols_, 0);
   conv->requantize_row_ = table.requantize_row;
   conv->sums_.assign(conv->rows_ * conv->cols_, 0);
+  // A block's packed input and its sums (every row of the filter) both
+  // stay within kColumnBlockBytes.
+  const int64_t block_words = std::max(conv->words_, conv->rows_);
   conv->block_cols_ = std::min<int64_t>(
       conv->cols_,
-      std::max<int64_t>(kQuantGemmCols, kColumnBlockBytes / (4 * conv->words_) /
+      std::max<int64_t>(kQuantGemmCols, kColumnBlockBytes / (4 * block_words) /
                                             kQuantGemmCols * kQuantGemmCols));
   return conv;
 }
@@ -308,13 +311,18 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
         // its block (copied into a contiguous panel unless it is the whole
         // input) and finishes the block's outputs while its sums are hot.
         ParallelFor(pool, blocks, [&](int64_t begin, int64_t end) {
-          std::vector<int32_t> panel, sums(rows_ * width);
+          // Per thread, kept between runs: no allocation or page faults
+          // per layer.
+          static thread_local std::vector<int32_t> panel, sums;
+          if (sums.size() < static_cast<size_t>(rows_ * width)) sums.resize(rows_ * width);
           for (int64_t block = begin; block < end; ++block) {
             const int64_t first_col = block * width;
             const int64_t block_width = std::min(width, cols_ - first_col);
             const int32_t* source = packed_input;
             if (block_width != cols_) {
-              panel.resize(words_ * block_width);
+              if (panel.size() < static_cast<size_t>(words_ * block_width)) {
+                panel.resize(words_ * block_width);
+              }
               for (int64_t word = 0; word < words_; ++word) {
                 const int32_t* from = packed_input + word * cols_ + first_col;
                 std::copy(from, from + block_width, panel.data() + word * block_width);
