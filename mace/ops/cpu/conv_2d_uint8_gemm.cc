@@ -46,6 +46,16 @@ int32_t PackWord(QuantGemmFormat format, const int32_t* values, int64_t count) {
   return static_cast<int32_t>(word);
 }
 
+// The packed input is laid out in blocks of columns, each [words][width]
+// (the last one narrower): L2-sized, at most an even share per thread, or
+// one block of every column where there would be fewer blocks than threads
+// (threads then split the rows).
+int64_t PanelWidth(int64_t block_cols, int64_t cols, int64_t threads) {
+  const int64_t width =
+      std::min(block_cols, RoundUp((cols + threads - 1) / threads, kQuantGemmCols));
+  return (cols + width - 1) / width >= threads ? width : cols;
+}
+
 // Word i of `out` (i < count) takes value i of each lane's row: for the
 // pairs two int16 (value - subtract), for the quads four bytes.
 void InterleaveLanes(QuantGemmFormat format, const uint8_t* const* rows, int64_t count,
@@ -174,6 +184,21 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
   const uint8_t* first_plane = image + group * in_per_group * p.in_h * p.in_w;
   int32_t* words = reinterpret_cast<int32_t*>(packed_input_.data());
   const int64_t per_word = per_word_;
+  const int64_t width = PanelWidth(block_cols_, cols_, NumThreads(pool));
+  // Packs `count` values of each lane into word `word` of the columns from
+  // `pos` on, block by block.
+  auto emit = [&](int64_t word, int64_t pos, const uint8_t* const* lanes, int64_t count) {
+    const uint8_t* shifted[4];
+    for (int64_t done = 0; done < count;) {
+      const int64_t block = (pos + done) / width, offset = pos + done - block * width;
+      const int64_t block_width = std::min(width, cols_ - block * width);
+      const int64_t take = std::min(count - done, block_width - offset);
+      for (int64_t lane = 0; lane < per_word; ++lane) shifted[lane] = lanes[lane] + done;
+      InterleaveLanes(format_, shifted, take, subtract,
+                      words + block * width * words_ + word * block_width + offset);
+      done += take;
+    }
+  };
   ParallelFor(pool, words_, [&](int64_t begin, int64_t end) {
     // One run of values per lane: a whole plane for the pointwise case,
     // else one output row of one tap.
@@ -181,7 +206,6 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
     std::vector<uint8_t> scratch(per_word * run);
     const uint8_t* rows[4];
     for (int64_t word = begin; word < end; ++word) {
-      int32_t* out = words + word * cols_;
       if (pointwise) {
         for (int64_t lane = 0; lane < per_word; ++lane) {
           const int64_t k = word * per_word + lane;
@@ -192,7 +216,7 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
             rows[lane] = scratch.data() + lane * run;
           }
         }
-        InterleaveLanes(format_, rows, run, subtract, out);
+        emit(word, 0, rows, run);
         continue;
       }
       for (int64_t oh = 0; oh < p.out_h; ++oh) {
@@ -226,7 +250,7 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
             dst[ow] = iw >= 0 && iw < p.in_w ? in_row[iw] : zq;
           }
         }
-        InterleaveLanes(format_, rows, run, subtract, out + oh * p.out_w);
+        emit(word, oh * p.out_w, rows, run);
       }
     }
   });
@@ -234,11 +258,16 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
   // The quads' correction needs each column's sum of inputs.
   const uint8_t* bytes = packed_input_.data();
   std::fill(input_sums_.begin(), input_sums_.end(), 0);
-  for (int64_t word = 0; word < words_; ++word) {
-    const uint8_t* column = bytes + word * cols_ * 4;
-    for (int64_t pos = 0; pos < positions; ++pos) {
-      input_sums_[pos] += column[4 * pos] + column[4 * pos + 1] + column[4 * pos + 2] +
-                          column[4 * pos + 3];
+  for (int64_t first = 0; first < positions; first += width) {
+    const int64_t block_width = std::min(width, cols_ - first);
+    const int64_t count = std::min(block_width, positions - first);
+    for (int64_t word = 0; word < words_; ++word) {
+      const uint8_t* column = bytes + (first * words_ + word * block_width) * 4;
+      int32_t* sums = input_sums_.data() + first;
+      for (int64_t pos = 0; pos < count; ++pos) {
+        sums[pos] += column[4 * pos] + column[4 * pos + 1] + column[4 * pos + 2] +
+                     column[4 * pos + 3];
+      }
     }
   }
 }
@@ -290,8 +319,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
   // Column blocks: L2-sized, and at least one per thread where the columns
   // allow it.
   const int64_t threads = NumThreads(pool);
-  const int64_t width = std::min<int64_t>(
-      block_cols_, RoundUp((cols_ + threads - 1) / threads, kQuantGemmCols));
+  const int64_t width = PanelWidth(block_cols_, cols_, threads);
   const int64_t blocks = (cols_ + width - 1) / width;
   for (int64_t n = 0; n < p.batch; ++n) {
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
@@ -308,28 +336,18 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       const int32_t* filter = packed_filter_.data() + group * rows_ * words_;
       if (blocks >= threads) {
         // Threads split the column blocks; each multiplies every row with
-        // its block (copied into a contiguous panel unless it is the whole
-        // input) and finishes the block's outputs while its sums are hot.
+        // its block (contiguous: PackInput lays them out so) and finishes
+        // the block's outputs while its sums are hot.
         ParallelFor(pool, blocks, [&](int64_t begin, int64_t end) {
           // Per thread, kept between runs: no allocation or page faults
           // per layer.
-          static thread_local std::vector<int32_t> panel, sums;
+          static thread_local std::vector<int32_t> sums;
           if (sums.size() < static_cast<size_t>(rows_ * width)) sums.resize(rows_ * width);
           for (int64_t block = begin; block < end; ++block) {
             const int64_t first_col = block * width;
             const int64_t block_width = std::min(width, cols_ - first_col);
-            const int32_t* source = packed_input;
-            if (block_width != cols_) {
-              if (panel.size() < static_cast<size_t>(words_ * block_width)) {
-                panel.resize(words_ * block_width);
-              }
-              for (int64_t word = 0; word < words_; ++word) {
-                const int32_t* from = packed_input + word * cols_ + first_col;
-                std::copy(from, from + block_width, panel.data() + word * block_width);
-              }
-              source = panel.data();
-            }
-            gemm_(filter, source, rows_, words_, block_width, sums.data());
+            gemm_(filter, packed_input + first_col * words_, rows_, words_, block_width,
+                  sums.data());
             const int64_t count = std::min(block_width, positions - first_col);
             for (int64_t r = 0; r < out_per_group; ++r) {
               FinishRow(n, group * out_per_group + r, sums.data() + r * block_width, bias,
