@@ -153,7 +153,6 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   conv->input_sums_.assign(conv->cols_, 0);
   conv->column_terms_.assign(conv->cols_, 0);
   conv->requantize_row_ = table.requantize_row;
-  conv->sums_.assign(conv->rows_ * conv->cols_, 0);
   // A block's packed input and its sums (every row of the filter) both
   // stay within kColumnBlockBytes.
   const int64_t block_words = std::max(conv->words_, conv->rows_);
@@ -357,7 +356,9 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
         });
         continue;
       }
-      // Fewer columns than threads: they split the row tiles instead.
+      // Fewer columns than threads: they split the row tiles instead. The
+      // columns are few, so their sums are small; allocated on first use.
+      if (sums_.size() < static_cast<size_t>(rows_ * cols_)) sums_.resize(rows_ * cols_);
       ParallelFor(pool, rows_ / kQuantGemmRows, [&](int64_t begin, int64_t end) {
         const int64_t first = begin * kQuantGemmRows;
         gemm_(filter + first * words_, packed_input, (end - begin) * kQuantGemmRows, words_, cols_,

@@ -6,8 +6,8 @@
 // saturate and the multiplier is below 1; a scalar int64 loop otherwise). Its results equal ref::quantized::Conv2D bit for bit.
 //
 // Prepare packs the filter; Run packs the input (threads split the packed
-// words), then runs the GEMM over L2-sized blocks of columns, each copied
-// into a contiguous panel that every row of the filter multiplies; threads
+// words) straight into L2-sized blocks of columns, then runs the GEMM of
+// every row of the filter over each block; threads
 // split the blocks and requantize each block's outputs as soon as its sums
 // are done. Where there are fewer blocks than threads, threads split the
 // output channels instead.
@@ -69,12 +69,12 @@ class Conv2dUint8Gemm {
   int32_t weight_offset_ = 0;  // subtracted from the weights for the quads
   std::vector<int32_t> packed_filter_;  // per group: [rows_][words_]
   std::vector<int64_t> filter_sums_;    // per output channel: sum(w - zw), quads only
-  // [words_][cols_] words, as bytes: the packing writes lanes of uint8 or
-  // int16 into it, and the GEMM reads the words.
+  // Blocks of [words_][block width] words, as bytes: the packing writes
+  // lanes of uint8 or int16 into it, and the GEMM reads the words.
   std::vector<uint8_t> packed_input_;
   std::vector<int32_t> input_sums_;     // per position: sum of the inputs, quads only
   std::vector<int32_t> column_terms_;   // per position: the quads' input correction
-  std::vector<int32_t> sums_;           // [rows_][cols_], where threads split the rows
+  std::vector<int32_t> sums_;           // [rows_][cols_], only where threads split the rows
   // Most columns per cache block (a multiple of kQuantGemmCols): the packed
   // input of a block fits in L2.
   int64_t block_cols_ = 0;
