@@ -2,6 +2,12 @@
 
 #include <algorithm>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
 namespace mace {
 namespace ops {
 namespace {
@@ -38,6 +44,58 @@ int32_t PackWord(QuantGemmFormat format, const int32_t* values, int64_t count) {
   const uint32_t word =
       format == kQuantPairsInt16 ? PairWord(padded[0], padded[1]) : QuadWord(padded);
   return static_cast<int32_t>(word);
+}
+
+// The packed input is laid out in blocks of columns, each [words][width]
+// (the last one narrower): L2-sized, at most an even share per thread, or
+// one block of every column where there would be fewer blocks than threads
+// (threads then split the rows).
+int64_t PanelWidth(int64_t block_cols, int64_t cols, int64_t threads) {
+  const int64_t width =
+      std::min(block_cols, RoundUp((cols + threads - 1) / threads, kQuantGemmCols));
+  return (cols + width - 1) / width >= threads ? width : cols;
+}
+
+// Word i of `out` (i < count) takes value i of each lane's row: for the
+// pairs two int16 (value - subtract), for the quads four bytes.
+void InterleaveLanes(QuantGemmFormat format, const uint8_t* const* rows, int64_t count,
+                     uint8_t subtract, int32_t* out) {
+  int64_t i = 0;
+  if (format == kQuantPairsInt16) {
+    const uint8_t* r0 = rows[0];
+    const uint8_t* r1 = rows[1];
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i offset = _mm_set1_epi16(subtract);
+    for (; i + 16 <= count; i += 16) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + i));
+      const __m128i low = _mm_unpacklo_epi8(a, b), high = _mm_unpackhi_epi8(a, b);
+      __m128i* dst = reinterpret_cast<__m128i*>(out + i);
+      _mm_storeu_si128(dst, _mm_sub_epi16(_mm_unpacklo_epi8(low, zero), offset));
+      _mm_storeu_si128(dst + 1, _mm_sub_epi16(_mm_unpackhi_epi8(low, zero), offset));
+      _mm_storeu_si128(dst + 2, _mm_sub_epi16(_mm_unpacklo_epi8(high, zero), offset));
+      _mm_storeu_si128(dst + 3, _mm_sub_epi16(_mm_unpackhi_epi8(high, zero), offset));
+    }
+#elif defined(__ARM_NEON)
+    const uint8x8_t offset = vdup_n_u8(subtract);
+    for (; i + 8 <= count; i += 8) {
+      const int16x8_t a = vreinterpretq_s16_u16(vsubl_u8(vld1_u8(r0 + i), offset));
+      const int16x8_t b = vreinterpretq_s16_u16(vsubl_u8(vld1_u8(r1 + i), offset));
+      const int16x8x2_t ab = vzipq_s16(a, b);
+      vst1q_s16(reinterpret_cast<int16_t*>(out + i), ab.val[0]);
+      vst1q_s16(reinterpret_cast<int16_t*>(out + i + 4), ab.val[1]);
+    }
+#endif
+    for (; i < count; ++i) {
+      out[i] = static_cast<int32_t>(PairWord(r0[i] - subtract, r1[i] - subtract));
+    }
+    return;
+  }
+  for (; i < count; ++i) {
+    const int32_t bytes[4] = {rows[0][i], rows[1][i], rows[2][i], rows[3][i]};
+    out[i] = static_cast<int32_t>(QuadWord(bytes));
+  }
 }
 
 }  // namespace
@@ -95,91 +153,126 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   conv->input_sums_.assign(conv->cols_, 0);
   conv->column_terms_.assign(conv->cols_, 0);
   conv->requantize_row_ = table.requantize_row;
-  conv->sums_.assign(conv->rows_ * conv->cols_, 0);
+  // A block's packed input and its sums (every row of the filter) both
+  // stay within kColumnBlockBytes.
+  const int64_t block_words = std::max(conv->words_, conv->rows_);
   conv->block_cols_ = std::min<int64_t>(
       conv->cols_,
-      std::max<int64_t>(kQuantGemmCols, kColumnBlockBytes / (4 * conv->words_) /
+      std::max<int64_t>(kQuantGemmCols, kColumnBlockBytes / (4 * block_words) /
                                             kQuantGemmCols * kQuantGemmCols));
-  if (conv->block_cols_ < conv->cols_) {
-    conv->block_input_.assign(conv->words_ * conv->block_cols_, 0);
-    conv->block_sums_.assign(conv->rows_ * conv->block_cols_, 0);
-  }
   return conv;
 }
 
-// im2col of one group of one image into packed words, one k (input channel
-// and tap) at a time: value k of column `pos` is lane k % per_word_ of word
-// (k / per_word_, pos). Taps outside the input hold the input zero point.
-// Lanes past the depth and columns past the positions were zeroed at Create
-// and are never written.
-template <typename Lane>
-void Conv2dUint8Gemm::PackLanes(const uint8_t* image, int64_t group, int32_t subtract) {
+// im2col of one group of one image into packed words, a word (per_word_
+// consecutive k: input channels and taps) at a time: value k of column `pos`
+// is lane k % per_word_ of word (k / per_word_, pos). Taps outside the input
+// hold the input zero point; lanes past the depth hold `subtract`, so that
+// they pack as 0. Columns past the positions were zeroed at Create and are
+// never written. Threads split the words.
+void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool* pool) {
   const ref::Conv2DParams& p = p_;
   const int64_t in_per_group = p.in_channels / p.group;
-  const int32_t zq = quant_.input_zero_point;
+  const uint8_t zq = static_cast<uint8_t>(quant_.input_zero_point);
+  const bool pairs = format_ == kQuantPairsInt16;
+  // The raw value that packs as 0: the pairs subtract the zero point.
+  const uint8_t subtract = pairs ? zq : 0;
   const int64_t taps = p.kernel_h * p.kernel_w;
-  Lane* lanes = reinterpret_cast<Lane*>(packed_input_.data());  // storage of bytes
-  const Lane outside = static_cast<Lane>(zq - subtract);
+  const int64_t positions = p.out_h * p.out_w;
   const bool pointwise = taps == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
                          p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w;
-  if (pointwise) {
-    // Channels are the reduction: interleave per_word_ planes at a time.
-    const int64_t positions = p.in_h * p.in_w;
-    const uint8_t* first_plane = image + group * in_per_group * positions;
-    for (int64_t word = 0; word < words_; ++word) {
-      Lane* out = lanes + word * cols_ * per_word_;
-      const int64_t lanes_here = std::min<int64_t>(per_word_, depth_ - word * per_word_);
-      for (int64_t lane = 0; lane < lanes_here; ++lane) {
-        const uint8_t* plane = first_plane + (word * per_word_ + lane) * positions;
-        for (int64_t pos = 0; pos < positions; ++pos) {
-          out[pos * per_word_ + lane] = static_cast<Lane>(plane[pos] - subtract);
-        }
-      }
+  const uint8_t* first_plane = image + group * in_per_group * p.in_h * p.in_w;
+  int32_t* words = reinterpret_cast<int32_t*>(packed_input_.data());
+  const int64_t per_word = per_word_;
+  const int64_t width = PanelWidth(block_cols_, cols_, NumThreads(pool));
+  // Packs `count` values of each lane into word `word` of the columns from
+  // `pos` on, block by block.
+  auto emit = [&](int64_t word, int64_t pos, const uint8_t* const* lanes, int64_t count) {
+    const uint8_t* shifted[4];
+    for (int64_t done = 0; done < count;) {
+      const int64_t block = (pos + done) / width, offset = pos + done - block * width;
+      const int64_t block_width = std::min(width, cols_ - block * width);
+      const int64_t take = std::min(count - done, block_width - offset);
+      for (int64_t lane = 0; lane < per_word; ++lane) shifted[lane] = lanes[lane] + done;
+      InterleaveLanes(format_, shifted, take, subtract,
+                      words + block * width * words_ + word * block_width + offset);
+      done += take;
     }
-    return;
-  }
-  for (int64_t k = 0; k < depth_; ++k) {
-    const int64_t ic = k / taps, kh = (k % taps) / p.kernel_w, kw = k % p.kernel_w;
-    const uint8_t* plane = image + (group * in_per_group + ic) * p.in_h * p.in_w;
-    Lane* out = lanes + (k / per_word_) * cols_ * per_word_ + k % per_word_;
-    for (int64_t oh = 0; oh < p.out_h; ++oh) {
-      const int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
-      Lane* row = out + oh * p.out_w * per_word_;
-      if (ih < 0 || ih >= p.in_h) {
-        for (int64_t ow = 0; ow < p.out_w; ++ow) row[ow * per_word_] = outside;
+  };
+  ParallelFor(pool, words_, [&](int64_t begin, int64_t end) {
+    // One run of values per lane: a whole plane for the pointwise case,
+    // else one output row of one tap.
+    const int64_t run = pointwise ? positions : p.out_w;
+    std::vector<uint8_t> scratch(per_word * run);
+    const uint8_t* rows[4];
+    for (int64_t word = begin; word < end; ++word) {
+      if (pointwise) {
+        for (int64_t lane = 0; lane < per_word; ++lane) {
+          const int64_t k = word * per_word + lane;
+          if (k < depth_) {
+            rows[lane] = first_plane + k * positions;
+          } else {
+            std::fill(scratch.begin() + lane * run, scratch.begin() + (lane + 1) * run, subtract);
+            rows[lane] = scratch.data() + lane * run;
+          }
+        }
+        emit(word, 0, rows, run);
         continue;
       }
-      const uint8_t* in_row = plane + ih * p.in_w;
-      for (int64_t ow = 0; ow < p.out_w; ++ow) {
-        const int64_t iw = ow * p.stride_w - p.pad_left + kw * p.dilation_w;
-        row[ow * per_word_] =
-            iw >= 0 && iw < p.in_w ? static_cast<Lane>(in_row[iw] - subtract) : outside;
+      for (int64_t oh = 0; oh < p.out_h; ++oh) {
+        for (int64_t lane = 0; lane < per_word; ++lane) {
+          uint8_t* dst = scratch.data() + lane * run;
+          rows[lane] = dst;
+          const int64_t k = word * per_word + lane;
+          if (k >= depth_) {
+            std::fill(dst, dst + run, subtract);
+            continue;
+          }
+          const int64_t ic = k / taps, kh = (k % taps) / p.kernel_w, kw = k % p.kernel_w;
+          const int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
+          if (ih < 0 || ih >= p.in_h) {
+            std::fill(dst, dst + run, zq);
+            continue;
+          }
+          const uint8_t* in_row = first_plane + (ic * p.in_h + ih) * p.in_w;
+          const int64_t shift = kw * p.dilation_w - p.pad_left;
+          if (p.stride_w == 1) {
+            // Inside the input for first <= ow < last.
+            const int64_t first = std::min<int64_t>(std::max<int64_t>(-shift, 0), run);
+            const int64_t last = std::max<int64_t>(first, std::min<int64_t>(p.in_w - shift, run));
+            std::fill(dst, dst + first, zq);
+            if (last > first) std::copy(in_row + first + shift, in_row + last + shift, dst + first);
+            std::fill(dst + last, dst + run, zq);
+            continue;
+          }
+          for (int64_t ow = 0; ow < run; ++ow) {
+            const int64_t iw = ow * p.stride_w + shift;
+            dst[ow] = iw >= 0 && iw < p.in_w ? in_row[iw] : zq;
+          }
+        }
+        emit(word, oh * p.out_w, rows, run);
       }
     }
-  }
-}
-
-void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group) {
-  if (format_ == kQuantPairsInt16) {
-    PackLanes<int16_t>(image, group, quant_.input_zero_point);
-    return;
-  }
-  PackLanes<uint8_t>(image, group, 0);
+  });
+  if (pairs) return;
   // The quads' correction needs each column's sum of inputs.
-  const int64_t positions = p_.out_h * p_.out_w;
   const uint8_t* bytes = packed_input_.data();
   std::fill(input_sums_.begin(), input_sums_.end(), 0);
-  for (int64_t word = 0; word < words_; ++word) {
-    const uint8_t* column = bytes + word * cols_ * 4;
-    for (int64_t pos = 0; pos < positions; ++pos) {
-      input_sums_[pos] += column[4 * pos] + column[4 * pos + 1] + column[4 * pos + 2] +
-                          column[4 * pos + 3];
+  for (int64_t first = 0; first < positions; first += width) {
+    const int64_t block_width = std::min(width, cols_ - first);
+    const int64_t count = std::min(block_width, positions - first);
+    for (int64_t word = 0; word < words_; ++word) {
+      const uint8_t* column = bytes + (first * words_ + word * block_width) * 4;
+      int32_t* sums = input_sums_.data() + first;
+      for (int64_t pos = 0; pos < count; ++pos) {
+        sums[pos] += column[4 * pos] + column[4 * pos + 1] + column[4 * pos + 2] +
+                     column[4 * pos + 3];
+      }
     }
   }
 }
 
 void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
-                                uint8_t* output) const {
+                                uint8_t* output, int64_t first, int64_t count) const {
   const int64_t positions = p_.out_h * p_.out_w;
   const bool quads = format_ != kQuantPairsInt16;
   const int64_t input_correction = weight_offset_ - quant_.filter_zero_point;
@@ -187,7 +280,7 @@ void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, cons
   const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
   int64_t channel_term = bias_value;
   if (quads) channel_term -= int64_t{quant_.input_zero_point} * filter_sums_[oc];
-  uint8_t* out = output + (n * p_.out_channels + oc) * positions;
+  uint8_t* out = output + (n * p_.out_channels + oc) * positions + first;
   // The vector step needs an exact int32 total (no saturation) and a
   // multiplier below 1.
   const bool fits =
@@ -196,23 +289,22 @@ void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, cons
   if (requantize_row_ != nullptr && fits && below_one) {
     RequantizeRow row;
     row.sums = sums;
-    row.column_terms = quads ? column_terms_.data() : nullptr;
+    row.column_terms = quads ? column_terms_.data() + first : nullptr;
     row.row_term = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(channel_term)));
     row.multiplier = multiplier.multiplier;
     row.right_shift = multiplier.right_shift;
     row.zero_point = quant_.output.zero_point;
     row.lo = quant_.output.min;
     row.hi = quant_.output.max;
-    row.count = positions;
+    row.count = count;
     row.out = out;
     requantize_row_(row);
     return;
   }
-  for (int64_t pos = 0; pos < positions; ++pos) {
-    int64_t sum = channel_term + sums[pos];
-    if (quads) sum += input_correction * input_sums_[pos];
-    out[pos] =
-        RequantizeToUint8(ref::quantized::SaturateToInt32(sum), multiplier, quant_.output);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t sum = channel_term + sums[i];
+    if (quads) sum += input_correction * input_sums_[first + i];
+    out[i] = RequantizeToUint8(ref::quantized::SaturateToInt32(sum), multiplier, quant_.output);
   }
 }
 
@@ -223,10 +315,15 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
   const int64_t out_per_group = p.out_channels / p.group;
   const bool quads = format_ != kQuantPairsInt16;
   const int64_t input_correction = weight_offset_ - quant_.filter_zero_point;
+  // Column blocks: L2-sized, and at least one per thread where the columns
+  // allow it.
+  const int64_t threads = NumThreads(pool);
+  const int64_t width = PanelWidth(block_cols_, cols_, threads);
+  const int64_t blocks = (cols_ + width - 1) / width;
   for (int64_t n = 0; n < p.batch; ++n) {
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
     for (int64_t group = 0; group < p.group; ++group) {
-      PackInput(image, group);
+      PackInput(image, group, pool);
       if (quads) {
         // Wrapping int32 products: exact wherever the total fits in int32.
         for (int64_t pos = 0; pos < positions; ++pos) {
@@ -234,53 +331,44 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
               static_cast<uint32_t>(input_correction) * static_cast<uint32_t>(input_sums_[pos]));
         }
       }
-      // Row tiles are independent: each piece multiplies its rows and
-      // finishes them.
       const int32_t* packed_input = reinterpret_cast<const int32_t*>(packed_input_.data());
       const int32_t* filter = packed_filter_.data() + group * rows_ * words_;
-      if (block_cols_ < cols_) {
-        MultiplyInColumnBlocks(filter, packed_input, pool);
-        ParallelFor(pool, out_per_group, [&](int64_t begin, int64_t end) {
-          for (int64_t r = begin; r < end; ++r) {
-            FinishRow(n, group * out_per_group + r, sums_.data() + r * cols_, bias, output);
+      if (blocks >= threads) {
+        // Threads split the column blocks; each multiplies every row with
+        // its block (contiguous: PackInput lays them out so) and finishes
+        // the block's outputs while its sums are hot.
+        ParallelFor(pool, blocks, [&](int64_t begin, int64_t end) {
+          // Per thread, kept between runs: no allocation or page faults
+          // per layer.
+          static thread_local std::vector<int32_t> sums;
+          if (sums.size() < static_cast<size_t>(rows_ * width)) sums.resize(rows_ * width);
+          for (int64_t block = begin; block < end; ++block) {
+            const int64_t first_col = block * width;
+            const int64_t block_width = std::min(width, cols_ - first_col);
+            gemm_(filter, packed_input + first_col * words_, rows_, words_, block_width,
+                  sums.data());
+            const int64_t count = std::min(block_width, positions - first_col);
+            for (int64_t r = 0; r < out_per_group; ++r) {
+              FinishRow(n, group * out_per_group + r, sums.data() + r * block_width, bias,
+                        output, first_col, count);
+            }
           }
         });
         continue;
       }
+      // Fewer columns than threads: they split the row tiles instead. The
+      // columns are few, so their sums are small; allocated on first use.
+      if (sums_.size() < static_cast<size_t>(rows_ * cols_)) sums_.resize(rows_ * cols_);
       ParallelFor(pool, rows_ / kQuantGemmRows, [&](int64_t begin, int64_t end) {
         const int64_t first = begin * kQuantGemmRows;
         gemm_(filter + first * words_, packed_input, (end - begin) * kQuantGemmRows, words_, cols_,
               sums_.data() + first * cols_);
         for (int64_t r = first; r < std::min(end * kQuantGemmRows, out_per_group); ++r) {
-          FinishRow(n, group * out_per_group + r, sums_.data() + r * cols_, bias, output);
+          FinishRow(n, group * out_per_group + r, sums_.data() + r * cols_, bias, output, 0,
+                    positions);
         }
       });
     }
-  }
-}
-
-// Copies each block of block_cols_ columns of the packed input into a
-// contiguous [words_][block_cols_] panel, multiplies every row tile with it
-// while it sits in cache, and scatters the block's sums into sums_. The sums
-// are the same as those of one GEMM over all columns.
-void Conv2dUint8Gemm::MultiplyInColumnBlocks(const int32_t* filter, const int32_t* packed_input,
-                                             ThreadPool* pool) {
-  for (int64_t first_col = 0; first_col < cols_; first_col += block_cols_) {
-    const int64_t width = std::min(block_cols_, cols_ - first_col);
-    for (int64_t word = 0; word < words_; ++word) {
-      std::copy(packed_input + word * cols_ + first_col,
-                packed_input + word * cols_ + first_col + width,
-                block_input_.data() + word * width);
-    }
-    ParallelFor(pool, rows_ / kQuantGemmRows, [&](int64_t begin, int64_t end) {
-      const int64_t first = begin * kQuantGemmRows, count = (end - begin) * kQuantGemmRows;
-      gemm_(filter + first * words_, block_input_.data(), count, words_, width,
-            block_sums_.data() + first * width);
-      for (int64_t r = first; r < first + count; ++r) {
-        std::copy(block_sums_.data() + r * width, block_sums_.data() + (r + 1) * width,
-                  sums_.data() + r * cols_ + first_col);
-      }
-    });
   }
 }
 

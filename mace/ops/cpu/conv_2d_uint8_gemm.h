@@ -5,10 +5,12 @@
 // (vectorized by the table's requantize_row where the total cannot
 // saturate and the multiplier is below 1; a scalar int64 loop otherwise). Its results equal ref::quantized::Conv2D bit for bit.
 //
-// Prepare packs the filter; Run packs the input (on one thread), then
-// splits the GEMM and the output step by output channels. Where the packed
-// input outgrows an L2-sized block, the GEMM runs over blocks of columns,
-// each copied into a contiguous panel that every row tile then reuses.
+// Prepare packs the filter; Run packs the input (threads split the packed
+// words) straight into L2-sized blocks of columns, then runs the GEMM of
+// every row of the filter over each block; threads
+// split the blocks and requantize each block's outputs as soon as its sums
+// are done. Where there are fewer blocks than threads, threads split the
+// output channels instead.
 #ifndef MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
 #define MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
 
@@ -33,8 +35,8 @@ class Conv2dUint8Gemm {
                                                  const ref::quantized::ConvQuantization& quant,
                                                  const void* filter, bool int8_filter);
 
-  // Threads split the output channels in tiles of kQuantGemmRows; `pool`
-  // may be null (one thread).
+  // Threads split the column blocks (or, with too few, the output channels
+  // in tiles of kQuantGemmRows); `pool` may be null (one thread).
   void Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
            ThreadPool* pool = nullptr);
 
@@ -48,14 +50,11 @@ class Conv2dUint8Gemm {
 
  private:
   Conv2dUint8Gemm() = default;
-  void PackInput(const uint8_t* image, int64_t group);
-  // Bias, corrections and requantization of output channel `oc` of image n.
+  void PackInput(const uint8_t* image, int64_t group, ThreadPool* pool);
+  // Bias, corrections and requantization of output channel `oc` of image n,
+  // positions [first, first + count) from sums[0, count).
   void FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
-                 uint8_t* output) const;
-  template <typename Lane>
-  void PackLanes(const uint8_t* image, int64_t group, int32_t subtract);
-  void MultiplyInColumnBlocks(const int32_t* filter, const int32_t* packed_input,
-                              ThreadPool* pool);
+                 uint8_t* output, int64_t first, int64_t count) const;
 
   QuantizedGemmKernel gemm_ = nullptr;
   RequantizeRowKernel requantize_row_ = nullptr;
@@ -70,17 +69,15 @@ class Conv2dUint8Gemm {
   int32_t weight_offset_ = 0;  // subtracted from the weights for the quads
   std::vector<int32_t> packed_filter_;  // per group: [rows_][words_]
   std::vector<int64_t> filter_sums_;    // per output channel: sum(w - zw), quads only
-  // [words_][cols_] words, as bytes: the packing writes lanes of uint8 or
-  // int16 into it, and the GEMM reads the words.
+  // Blocks of [words_][block width] words, as bytes: the packing writes
+  // lanes of uint8 or int16 into it, and the GEMM reads the words.
   std::vector<uint8_t> packed_input_;
   std::vector<int32_t> input_sums_;     // per position: sum of the inputs, quads only
   std::vector<int32_t> column_terms_;   // per position: the quads' input correction
-  std::vector<int32_t> sums_;           // [rows_][cols_]
-  // Columns per cache block (a multiple of kQuantGemmCols); where it is
-  // below cols_, the GEMM runs block by block through these buffers.
+  std::vector<int32_t> sums_;           // [rows_][cols_], only where threads split the rows
+  // Most columns per cache block (a multiple of kQuantGemmCols): the packed
+  // input of a block fits in L2.
   int64_t block_cols_ = 0;
-  std::vector<int32_t> block_input_;    // [words_][block_cols_]
-  std::vector<int32_t> block_sums_;     // [rows_][block_cols_]
 };
 
 }  // namespace ops

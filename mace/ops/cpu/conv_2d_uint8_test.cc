@@ -108,6 +108,21 @@ const Case kCases[] = {
     // Deep enough for column blocks (L2-sized), with a partial last block.
     {1, 130, 17, 19, 6, 3, 1, 1, 1, 1, 77, 0, true},
     {1, 200, 16, 15, 5, 3, 1, 1, 1, 1, 3, 250, false},
+    // Row tails of the 6-row AVX2 tile (out_c 5, 9, 14, 22: 6 + 2, 6 + 6,
+    // 12 + 4, 24 rows), odd pointwise depths (a lane past the depth) and
+    // widths around the 16-value packing step.
+    {1, 7, 9, 13, 5, 1, 1, 1, 0, 1, 31, 200, false},
+    {1, 9, 5, 17, 9, 1, 1, 1, 0, 1, 0, 0, true},
+    {1, 8, 9, 9, 14, 1, 2, 1, 0, 1, 128, 3, false},
+    {1, 5, 11, 37, 22, 3, 1, 1, 1, 1, 60, 0, true},
+    {1, 4, 12, 31, 9, 3, 2, 1, 1, 1, 255, 255, false},
+    {1, 3, 4, 16, 6, 3, 1, 2, 2, 1, 1, 0, true},
+    // Padding wider than the input: whole rows of taps fall outside.
+    {1, 2, 3, 3, 5, 3, 1, 1, 3, 1, 100, 50, false},
+    // Several column blocks for 1 to 3 threads, the last one partial.
+    {1, 3, 64, 65, 10, 3, 1, 1, 1, 1, 17, 0, true},
+    // Fewer column blocks than threads: threads split the rows.
+    {1, 32, 5, 5, 40, 3, 1, 1, 1, 1, 128, 0, true},
 };
 
 TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {

@@ -1,12 +1,17 @@
-// Eltwise on uint8: the reference kernel (ref/quantized/eltwise.h). The two
+// Eltwise on uint8: a 256 x 256 table filled by the reference kernel
+// (eltwise_uint8_table.h), or the reference kernel (ref/quantized/eltwise.h)
+// itself under the reference kernel family. The two
 // inputs have the same shape, or the second (for add and multiply either)
 // holds one value; other broadcasts and the scalar form are refused.
 #include "mace/ops/cpu/eltwise_uint8.h"
 
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "mace/ops/common/uint8_checks.h"
+#include "mace/ops/cpu/eltwise_uint8_table.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/eltwise.h"
 #include "mace/ops/ref/quantized/eltwise.h"
 
@@ -16,8 +21,9 @@ namespace {
 
 class EltwiseUint8Cpu final : public EltwiseBase {
  public:
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
     MACE_RETURN_IF_ERROR(InferShapes());
+    table_.clear();
     const ref::EltwiseParams& p = params();
     ref::quantized::EltwiseKind kind;
     switch (p.type) {
@@ -52,12 +58,20 @@ class EltwiseUint8Cpu final : public EltwiseBase {
     MaceStatus status = ref::quantized::MakeEltwiseQuantization(
         kind, a->quant(), b->quant(), Output(0)->quant(), Describe(), &quant_);
     if (!status.ok()) return Invalid(status.information());
-    return MakeOutputClamp(p.activation, Output(0)->quant(), Describe(), &quant_.output);
+    MACE_RETURN_IF_ERROR(
+        MakeOutputClamp(p.activation, Output(0)->quant(), Describe(), &quant_.output));
+    if (ContextKernelTable(context) != nullptr) MakeEltwiseUint8Table(quant_, &table_);
+    return MaceStatus();
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     const Tensor* a = Input(swapped_ ? 1 : 0);
     const Tensor* b = Input(swapped_ ? 0 : 1);
+    if (!table_.empty()) {
+      EltwiseUint8ByTable(table_.data(), a->data<uint8_t>(), b->data<uint8_t>(), a->size(),
+                          b->size(), Output(0)->mutable_data<uint8_t>(), ContextPool(context));
+      return MaceStatus();
+    }
     ref::quantized::Eltwise(quant_, a->data<uint8_t>(), b->data<uint8_t>(), a->size(), b->size(),
                             Output(0)->mutable_data<uint8_t>());
     return MaceStatus();
@@ -68,6 +82,7 @@ class EltwiseUint8Cpu final : public EltwiseBase {
 
  private:
   ref::quantized::EltwiseQuantization quant_;
+  std::vector<uint8_t> table_;  // empty: the reference kernel runs
   bool swapped_ = false;
 };
 

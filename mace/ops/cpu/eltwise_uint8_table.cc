@@ -1,0 +1,37 @@
+#include "mace/ops/cpu/eltwise_uint8_table.h"
+
+#include <algorithm>
+
+namespace mace {
+namespace ops {
+
+void MakeEltwiseUint8Table(const ref::quantized::EltwiseQuantization& quant,
+                           std::vector<uint8_t>* table) {
+  table->resize(kEltwiseUint8TableSize);
+  uint8_t bytes[256], row[256];
+  for (int v = 0; v < 256; ++v) bytes[v] = static_cast<uint8_t>(v);
+  for (int x = 0; x < 256; ++x) {
+    std::fill(row, row + 256, static_cast<uint8_t>(x));
+    ref::quantized::Eltwise(quant, row, bytes, 256, 256, table->data() + x * 256);
+  }
+}
+
+void EltwiseUint8ByTable(const uint8_t* table, const uint8_t* input0, const uint8_t* input1,
+                         int64_t count, int64_t input1_count, uint8_t* output, ThreadPool* pool) {
+  // Pieces of at least 16 KiB, so that small tensors stay on one thread.
+  constexpr int64_t kPiece = 16384;
+  ParallelFor(pool, (count + kPiece - 1) / kPiece, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * kPiece, last = std::min(count, end * kPiece);
+    if (input1_count == 1) {
+      const uint8_t* column = table + input1[0];
+      for (int64_t i = first; i < last; ++i) output[i] = column[int64_t{input0[i]} << 8];
+      return;
+    }
+    for (int64_t i = first; i < last; ++i) {
+      output[i] = table[(int64_t{input0[i]} << 8) | input1[i]];
+    }
+  });
+}
+
+}  // namespace ops
+}  // namespace mace

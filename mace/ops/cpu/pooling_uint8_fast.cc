@@ -1,0 +1,88 @@
+#include "mace/ops/cpu/pooling_uint8_fast.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace mace {
+namespace ops {
+namespace {
+
+// The taps of one output along one axis: `valid` inside the input (listed
+// in `index`), `padded` inside the input or its declared padding.
+struct Taps {
+  int64_t valid = 0, padded = 0;
+};
+
+Taps AxisTaps(int64_t out, int64_t stride, int64_t pad_before, int64_t pad_after,
+              int64_t dilation, int64_t kernel, int64_t size, int64_t* index) {
+  Taps taps;
+  for (int64_t k = 0; k < kernel; ++k) {
+    const int64_t i = out * stride - pad_before + k * dilation;
+    if (i >= -pad_before && i < size + pad_after) ++taps.padded;
+    if (i >= 0 && i < size) index[taps.valid++] = i;
+  }
+  return taps;
+}
+
+void PoolPlane(const ref::PoolingParams& p, int32_t zero_point, const uint8_t* in, uint8_t* out,
+               int32_t* reduced, int64_t* rows, int64_t* cols) {
+  const bool max = p.type == ref::PoolingType::MAX;
+  for (int64_t oh = 0; oh < p.out_h; ++oh) {
+    uint8_t* out_row = out + oh * p.out_w;
+    const Taps row_taps =
+        AxisTaps(oh, p.stride_h, p.pad_top, p.pad_bottom, p.dilation_h, p.kernel_h, p.in_h, rows);
+    if (row_taps.valid == 0) {
+      std::fill(out_row, out_row + p.out_w, static_cast<uint8_t>(zero_point));
+      continue;
+    }
+    // Column by column over the window's valid rows.
+    const uint8_t* first = in + rows[0] * p.in_w;
+    for (int64_t iw = 0; iw < p.in_w; ++iw) reduced[iw] = first[iw];
+    for (int64_t r = 1; r < row_taps.valid; ++r) {
+      const uint8_t* row = in + rows[r] * p.in_w;
+      if (max) {
+        for (int64_t iw = 0; iw < p.in_w; ++iw) reduced[iw] = std::max<int32_t>(reduced[iw], row[iw]);
+      } else {
+        for (int64_t iw = 0; iw < p.in_w; ++iw) reduced[iw] += row[iw];
+      }
+    }
+    for (int64_t ow = 0; ow < p.out_w; ++ow) {
+      const Taps col_taps = AxisTaps(ow, p.stride_w, p.pad_left, p.pad_right, p.dilation_w,
+                                     p.kernel_w, p.in_w, cols);
+      if (col_taps.valid == 0) {
+        out_row[ow] = static_cast<uint8_t>(zero_point);
+        continue;
+      }
+      if (max) {
+        int32_t m = reduced[cols[0]];
+        for (int64_t c = 1; c < col_taps.valid; ++c) m = std::max(m, reduced[cols[c]]);
+        out_row[ow] = static_cast<uint8_t>(m);
+        continue;
+      }
+      int64_t sum = 0;
+      for (int64_t c = 0; c < col_taps.valid; ++c) sum += reduced[cols[c]];
+      const int64_t valid = row_taps.valid * col_taps.valid;
+      const int64_t divisor = p.count_include_pad ? row_taps.padded * col_taps.padded : valid;
+      sum += (divisor - valid) * zero_point;
+      out_row[ow] = static_cast<uint8_t>((sum + divisor / 2) / divisor);
+    }
+  }
+}
+
+}  // namespace
+
+void PoolingUint8Fast(const ref::PoolingParams& p, int32_t zero_point, const uint8_t* input,
+                      uint8_t* output, ThreadPool* pool) {
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  ParallelFor(pool, p.batch * p.channels, [&](int64_t begin, int64_t end) {
+    std::vector<int32_t> reduced(p.in_w);
+    std::vector<int64_t> rows(p.kernel_h), cols(p.kernel_w);
+    for (int64_t plane = begin; plane < end; ++plane) {
+      PoolPlane(p, zero_point, input + plane * in_plane, output + plane * out_plane,
+                reduced.data(), rows.data(), cols.data());
+    }
+  });
+}
+
+}  // namespace ops
+}  // namespace mace

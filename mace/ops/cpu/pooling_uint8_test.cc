@@ -1,0 +1,86 @@
+// The fast uint8 Pooling (pooling_uint8_fast.h) against
+// ref::quantized::Pooling, bit for bit: max and average, with and without
+// count_include_pad, strides 1 to 3, dilation, padding wider than the
+// kernel's reach, trailing padding (ceil mode), windows over no input,
+// 1x1 and global windows, zero points 0 and 255, with 1, 2 and 3 threads.
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/cpu/pooling_uint8_fast.h"
+#include "mace/ops/ref/quantized/pooling.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+struct Case {
+  int64_t batch, channels, in_h, in_w, kernel_h, kernel_w, stride_h, stride_w, dilation;
+  int64_t pad_top, pad_left, pad_bottom, pad_right;
+  int32_t zero_point;
+};
+
+const Case kCases[] = {
+    // b c  h   w   kh kw sh sw dil pt pl pb pr zp
+    {1, 3, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0},     // ResNet's stem pooling
+    {1, 5, 7, 7, 7, 7, 1, 1, 1, 0, 0, 0, 0, 128},       // global
+    {2, 3, 9, 11, 2, 2, 2, 2, 1, 0, 0, 1, 1, 255},      // ceil mode: trailing taps
+    {1, 4, 6, 5, 3, 2, 1, 3, 1, 2, 1, 0, 2, 17},
+    {1, 2, 8, 9, 3, 3, 1, 1, 2, 2, 2, 2, 2, 200},       // dilation 2
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3},
+    {1, 3, 4, 4, 3, 3, 3, 3, 1, 3, 3, 3, 3, 90},        // windows over padding only
+    {1, 7, 13, 1, 5, 1, 2, 1, 1, 2, 0, 2, 0, 64},
+};
+
+void RunCase(const Case& c, ref::PoolingType type, bool include_pad, std::mt19937* rng) {
+  ref::PoolingParams p;
+  p.type = type;
+  p.batch = c.batch;
+  p.channels = c.channels;
+  p.in_h = c.in_h;
+  p.in_w = c.in_w;
+  p.kernel_h = c.kernel_h;
+  p.kernel_w = c.kernel_w;
+  p.stride_h = c.stride_h;
+  p.stride_w = c.stride_w;
+  p.dilation_h = p.dilation_w = c.dilation;
+  p.pad_top = c.pad_top;
+  p.pad_left = c.pad_left;
+  p.pad_bottom = c.pad_bottom;
+  p.pad_right = c.pad_right;
+  p.count_include_pad = include_pad;
+  p.out_h = (c.in_h + c.pad_top + c.pad_bottom - (c.kernel_h - 1) * c.dilation - 1) / c.stride_h + 1;
+  p.out_w =
+      (c.in_w + c.pad_left + c.pad_right - (c.kernel_w - 1) * c.dilation - 1) / c.stride_w + 1;
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> input(c.batch * c.channels * c.in_h * c.in_w);
+  for (uint8_t& v : input) v = static_cast<uint8_t>(byte(*rng));
+  std::vector<uint8_t> expected(c.batch * c.channels * p.out_h * p.out_w);
+  ref::quantized::Pooling(p, c.zero_point, input.data(), expected.data());
+  const std::string mismatch =
+      testing::FirstMismatch(expected, [&](ThreadPool* pool, uint8_t* out) {
+        PoolingUint8Fast(p, c.zero_point, input.data(), out, pool);
+      });
+  EXPECT_EQ(mismatch, "");
+}
+
+TEST(PoolingUint8Fast, MatchesReferenceExactly) {
+  std::mt19937 rng(20260);
+  for (const Case& c : kCases) {
+    for (ref::PoolingType type : {ref::PoolingType::MAX, ref::PoolingType::AVG}) {
+      for (bool include_pad : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "in " << c.in_h << "x" << c.in_w << " kernel " << c.kernel_h << "x"
+                     << c.kernel_w << " stride " << c.stride_h << "," << c.stride_w << " type "
+                     << static_cast<int>(type) << " include_pad " << include_pad);
+        RunCase(c, type, include_pad, &rng);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace
