@@ -6,7 +6,9 @@
 #   MACE_SKIP_ARM=1 ...           skip the ARM cross toolchains and libraries
 #
 # clang, lld and qemu-user are always installed: the DSP runtime is built
-# with clang-14 --target=hexagon and runs under qemu-hexagon.
+# with clang-14 --target=hexagon and runs under qemu-hexagon. The JDK and
+# JUnit 4 are always installed too: the Java API (//java) is built and
+# tested with them.
 #
 # The armv7 (armhf) toolchain and libraries are installed on a best-effort
 # basis: Debian's armhf security index is sometimes out of sync, and then the
@@ -26,6 +28,7 @@ packages=(
   clang lld libclang-rt-14-dev
   qemu-user
   python3 python3-venv
+  openjdk-17-jdk-headless junit4
   time
 )
 if [[ "${MACE_SKIP_ARM:-0}" != 1 ]]; then
