@@ -1,6 +1,7 @@
 """build -> the library package: layout, tarball, an app built against the
 tarball with g++, and run/benchmark on the built model. Shares one build."""
 import re
+import subprocess
 import tarfile
 import tempfile
 import unittest
@@ -18,6 +19,43 @@ PLANNER_HEADERS = [f"include/mace/core/memory/{name}.h" for name in
                    ("plan_checks", "planner", "simple_arena", "status", "usage_record")]
 
 
+# A Java app on the package's java/ directory: mace.jar on the class path and
+# java/jniLibs/host on java.library.path, as System.loadLibrary finds it.
+JAVA_APP = """
+import com.mace.MaceEngine;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+
+public class App {
+  public static void main(String[] args) throws Exception {
+    try (MaceEngine engine = MaceEngine.create(args[0], args[1], new MaceEngine.Config())) {
+      String input = engine.getInputNames().get(0);
+      ByteBuffer raw = ByteBuffer.wrap(Files.readAllBytes(Paths.get(args[2])))
+          .order(ByteOrder.LITTLE_ENDIAN);
+      engine.setInput(input, raw.asFloatBuffer(), engine.getInputShape(input));
+      engine.run();
+      for (float value : engine.getOutputFloats(engine.getOutputNames().get(0))) {
+        System.out.println(value);
+      }
+    }
+  }
+}
+"""
+
+
+def run_java_app(root: Path, model: list[str]) -> np.ndarray:
+    (root / "App.java").write_text(JAVA_APP)
+    classpath = f"{root / 'java/mace.jar'}:{root}"
+    subprocess.run(["javac", "-cp", classpath, "-d", str(root), str(root / "App.java")],
+                   check=True, capture_output=True)
+    result = subprocess.run(["java", f"-Djava.library.path={root / 'java/jniLibs/host'}",
+                             "-cp", classpath, "App", *model],
+                            check=True, capture_output=True, text=True)
+    return np.array(result.stdout.split(), np.float32)
+
+
 class PackageTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -30,6 +68,8 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(files, [
             *PLANNER_HEADERS,
             "include/mace/public/mace.h",
+            "java/jniLibs/host/libmace_jni.so",
+            "java/mace.jar",
             "lib/host/libmace.so",
             "lib/host/libmace_clitest.a",
             "lib/host/link_flags.txt",
@@ -41,14 +81,15 @@ class PackageTest(unittest.TestCase):
         self.assertIn("-l:libprotobuf-lite.so.32", (self.library / "lib/host/link_flags.txt")
                       .read_text())
         self.assertRegex(self.shared.stdout, r"==> bazel build libmace \+ libmace\.so \+ "
-                                             r"mace_run for host\n")
+                                             r"the Java API \+ mace_run for host\n")
         self.assertRegex(self.shared.stdout, r"build: done in [\d.]+ s")
 
     def test_tarball_layout_and_app_built_against_it(self):
         with tarfile.open(self.library / "libmace_clitest.tar.gz") as tar:
             members = {m.name: m for m in tar.getmembers()}
             self.assertEqual(sorted(n for n, m in members.items() if m.isfile()), [
-                *PLANNER_HEADERS, "include/mace/public/mace.h", "lib/host/libmace.so",
+                *PLANNER_HEADERS, "include/mace/public/mace.h",
+                "java/jniLibs/host/libmace_jni.so", "java/mace.jar", "lib/host/libmace.so",
                 "lib/host/libmace_clitest.a", "lib/host/link_flags.txt",
                 "model/tiny.data", "model/tiny.pb"])
             self.assertTrue(all(m.mtime == 0 and m.uid == 0 for m in members.values()))
@@ -77,6 +118,8 @@ class PackageTest(unittest.TestCase):
                     [str(root / "lib/host/libmace_clitest.a"), *flags])
                 got, _ = apps.run_app([str(planner_app)])
                 self.assertEqual(got[-2:].tolist(), [3072, 3072])
+                got = run_java_app(root, model)
+                np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
 
     def test_run_validate_and_benchmark(self):
         def numpy_reference(model, artifacts, inputs):
