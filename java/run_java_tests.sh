@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Compiles the JUnit tests of java/test against mace.jar and runs them on the
-# host JVM with -Xcheck:jni; a JNI warning fails the test like a failure.
+# Checks that libmace_jni.so exports only the JNI entry points, then compiles
+# the JUnit tests of java/test against mace.jar and runs them on the host JVM
+# with -Xcheck:jni; a JNI warning fails the test like a failure.
 #
 #   run_java_tests.sh JAVAC JAVA MACE_JAR LIBMACE_JNI GRAPH WEIGHTS MACE_RUN JUNIT_JARS...
 set -euo pipefail
@@ -8,6 +9,12 @@ javac="$1" java="$2" jar="$3" lib="$4" graph="$5" weights="$6" mace_run="$7"
 shift 7
 classpath="$(IFS=:; echo "$*")"
 here="$(dirname "${BASH_SOURCE[0]}")"
+exported="$(nm -D --defined-only "${lib}" | awk '{print $3}')"
+if printf '%s\n' "${exported}" | grep -v '^Java_com_mace_NativeMace_'; then
+  echo "FAIL: libmace_jni.so exports the symbols above besides the JNI entry points"
+  exit 1
+fi
+echo "libmace_jni.so: $(printf '%s\n' "${exported}" | grep -c .) exported symbols, all JNI"
 work="${TEST_TMPDIR:-$(mktemp -d)}"
 classes="${work}/classes"
 mkdir -p "${classes}"
