@@ -149,6 +149,22 @@ class PackageTest(unittest.TestCase):
         self.assertRegex(out, r"\nConv2D\s+1\s+[\d.]+\s+[\d.]+%\s+\d+")
         self.assertRegex(out, r"all ops\s+5\s+")
 
+    def test_memory_report_writes_and_draws_the_plan(self):
+        with self.shared.environment():
+            status, out, err = run_cli("run", "--config", str(self.shared.config),
+                                       "--round", "1", "--memory_report")
+        self.assertEqual(status, 0, out + err)
+        match = re.search(r"memory plan: (\S+\.csv), (\S+\.json), picture (\S+\.svg)", out)
+        self.assertIsNotNone(match, out)
+        self.assertTrue(match.group(1).endswith("memory_plan.csv"))
+        run_dir = next(self.shared.build_dir.rglob("memory_plan.svg")).parent
+        records = (run_dir / "memory_plan.csv").read_text().splitlines()
+        self.assertEqual(records[0], "name,size,first,last")
+        self.assertGreater(len(records), 1)
+        svg = (run_dir / "memory_plan.svg").read_text()
+        self.assertEqual(svg.count("<title>tensor "), len(records) - 1)
+        self.assertIn("lower bound", svg)
+
     def gpu_config(self, directory: str, runtime: str, extra: str = "") -> str:
         path = Path(directory) / f"{runtime.replace('+', '_')}.yml"
         path.write_text(self.shared.config.read_text().replace(
