@@ -7,7 +7,8 @@
 #
 # clang, lld and qemu-user are always installed: the DSP runtime is built
 # with clang-14 --target=hexagon and runs under qemu-hexagon. cmake and make
-# cross-build ncnn for tools/arm_insn_count.sh.
+# cross-build ncnn for tools/arm_insn_count.sh. The JDK and JUnit 4 are
+# always installed too: the Java API (//java) is built and tested with them.
 #
 # The armv7 (armhf) toolchain and libraries are installed on a best-effort
 # basis: Debian's armhf security index is sometimes out of sync, and then the
@@ -28,6 +29,7 @@ packages=(
   qemu-user
   cmake make
   python3 python3-venv
+  openjdk-17-jdk-headless junit4
   time
 )
 if [[ "${MACE_SKIP_ARM:-0}" != 1 ]]; then

@@ -9,7 +9,14 @@ gap between the plan and the best possible one is visible at a glance.
     python3 tools/plan_picture.py plan.json model.csv -o plan.svg
 
 The CSV is the one given to mace_plan (size,first,last; width,height,
-first,last; or MiniMalloc's id,lower,upper,size). Plans of 2D images have
+first,last; or MiniMalloc's id,lower,upper,size), or the name,size,first,last
+records of a model that `mace_run --memory_plan=PREFIX` writes with its plan
+(PREFIX.csv and PREFIX.json):
+
+    mace_run --model_file=m.pb --model_data_file=m.data --memory_plan=build/m
+    python3 tools/plan_picture.py build/m.json build/m.csv -o build/m.svg
+
+Plans of 2D images have
 no offsets; their objects are drawn stacked by area, in object order.
 Only the Python standard library is used.
 """
@@ -43,7 +50,7 @@ class PlanError(Exception):
 
 
 def read_tensors(stream: TextIO) -> List[Tensor]:
-    """Parses the three CSV forms mace_plan accepts."""
+    """Parses the three CSV forms mace_plan accepts, and mace_run's named one."""
     rows = [row for row in csv.reader(stream) if any(cell.strip() for cell in row)]
     if not rows:
         raise PlanError("the CSV file is empty")
@@ -52,7 +59,11 @@ def read_tensors(stream: TextIO) -> List[Tensor]:
     try:
         for number, row in enumerate(rows[1:]):
             cells = [cell.strip() for cell in row]
-            if header == ["size", "first", "last"]:
+            if header == ["name", "size", "first", "last"]:
+                # mace_run --memory_plan: a model's own tensors, by name.
+                tensors.append(Tensor(cells[0], int(cells[1]), int(cells[2]),
+                                      int(cells[3])))
+            elif header == ["size", "first", "last"]:
                 tensors.append(Tensor(str(number), int(cells[0]), int(cells[1]),
                                       int(cells[2])))
             elif header == ["width", "height", "first", "last"]:

@@ -305,6 +305,15 @@ int RunMain(int argc, char** argv) {
                                   ? std::vector<std::string>{"GPU_IMAGE", "GPU_BUFFER"}
                                   : std::vector<std::string>{});
   }
+  if (!flags.memory_plan.empty()) {
+    MemoryReport report;
+    status = engine->GetMemoryReport(&report);
+    if (!status.ok()) return Fail(status.ToString());
+    std::string error;
+    if (!WriteMemoryPlan(report, flags.memory_plan, &error)) return Fail(error);
+    std::printf("wrote the memory plan to %s.csv and %s.json\n", flags.memory_plan.c_str(),
+                flags.memory_plan.c_str());
+  }
   if (flags.soak_rounds > 0) {
     status = Soak(engine.get(), inputs, flags.soak_rounds);
     if (!status.ok()) return Fail("soak: " + status.ToString());

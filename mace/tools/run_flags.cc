@@ -116,6 +116,7 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
       {"limit_opencl_kernel_time", bool_flag(&flags->limit_opencl_kernel_time)},
       {"benchmark", bool_flag(&flags->benchmark)},
       {"memory_report", bool_flag(&flags->memory_report)},
+      {"memory_plan", string_flag(&flags->memory_plan)},
       {"memory_strategy", string_flag(&flags->memory_strategy)},
       {"plan_time_limit_ms",
        [flags](const std::string& v) {
@@ -205,6 +206,9 @@ std::string RunUsage() {
   --limit_opencl_kernel_time=0|1  split long GPU kernels into ~1 ms pieces
   --benchmark                 per-op table: time, share, output shape, MACs
   --memory_report             arena, weights, naive and lower-bound bytes, placements
+  --memory_plan=PREFIX        write the CPU arena's usage records (PREFIX.csv:
+                              name,size,first,last) and their plan (PREFIX.json:
+                              offsets, total, lower bound) for tools/plan_picture.py
   --memory_strategy=NAME      naive|equality|greedy_in_order|greedy_by_breadth|
                               greedy_by_size|greedy_best|mincostflow|optimal
   --plan_time_limit_ms=N      time budget of the optimal planner

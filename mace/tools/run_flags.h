@@ -36,6 +36,7 @@ struct RunFlags {
   bool limit_opencl_kernel_time = false;
   bool benchmark = false;
   bool memory_report = false;
+  std::string memory_plan;  // write PREFIX.csv and PREFIX.json (plan_picture.py)
   std::string memory_strategy = "greedy_by_size";
   int64_t plan_time_limit_ms = 1000;
   bool compare_strategies = false;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <numeric>
+#include <utility>
 
 namespace mace {
 namespace tools {
@@ -226,6 +227,65 @@ void PrintStrategyTable(const std::vector<MemoryReport>& reports) {
                 static_cast<long long>(report.lower_bound_bytes), gap,
                 static_cast<long long>(report.naive_bytes), report.plan_micros / 1000.0);
   }
+}
+
+namespace {
+
+// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string JsonText(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", static_cast<unsigned char>(c));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+bool WriteMemoryPlan(const MemoryReport& report, const std::string& prefix, std::string* error) {
+  std::string csv = "name,size,first,last\n";
+  std::string offsets;
+  for (const TensorPlacement& t : report.tensors) {
+    if (t.memory_type != "CPU_BUFFER" || t.offset < 0 || !t.alias_of.empty()) continue;
+    csv += CsvField(t.name) + "," + std::to_string(t.size) + "," + std::to_string(t.first_op) +
+           "," + std::to_string(t.last_op) + "\n";
+    offsets += (offsets.empty() ? "" : ", ") + std::to_string(t.offset);
+  }
+  const std::string json = "{\"strategy\": " + JsonText(report.strategy) +
+                           ", \"mode\": \"offsets\", \"offsets\": [" + offsets +
+                           "], \"total\": " + std::to_string(report.arena_bytes) +
+                           ", \"lower_bound\": " + std::to_string(report.lower_bound_bytes) +
+                           "}\n";
+  const std::pair<std::string, const std::string*> files[] = {{prefix + ".csv", &csv},
+                                                               {prefix + ".json", &json}};
+  for (const auto& file : files) {
+    std::FILE* out = std::fopen(file.first.c_str(), "w");
+    bool ok = out != nullptr &&
+              std::fwrite(file.second->data(), 1, file.second->size(), out) ==
+                  file.second->size();
+    if (out != nullptr) ok = std::fclose(out) == 0 && ok;
+    if (!ok) {
+      *error = "cannot write " + file.first;
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace tools

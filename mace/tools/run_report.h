@@ -46,6 +46,12 @@ void PrintOpTable(const LatencyStats& stats);
 // `shown` gets a row even when no tensor lives there (all zeros).
 void PrintMemoryReport(const MemoryReport& report, const std::vector<std::string>& shown = {});
 void PrintStrategyTable(const std::vector<MemoryReport>& reports);
+// Writes the CPU arena's tensors (not aliases) as PREFIX.csv
+// (name,size,first,last) and their plan as PREFIX.json ({"strategy", "mode":
+// "offsets", "offsets": [...], "total", "lower_bound"}), the two files
+// tools/plan_picture.py draws. False with *error set when a file cannot be
+// written.
+bool WriteMemoryPlan(const MemoryReport& report, const std::string& prefix, std::string* error);
 
 }  // namespace tools
 }  // namespace mace

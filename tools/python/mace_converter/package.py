@@ -9,6 +9,8 @@
       model/<name>.pb, model/<name>.data   proto mode; code mode keeps only the
                                            .data files of models whose weights
                                            are not embedded
+      java/mace.jar                        proto mode: the Java API (com.mace)
+      java/jniLibs/<abi>/libmace_jni.so    its native library, engine included
       mace_run/<abi>/mace_run              the runner (not in the tarball)
       dsp/dsp_runtime.elf                  with a runtime: dsp model: the Hexagon
                                            DSP image the engine starts (under
@@ -20,7 +22,8 @@
                                            sizes of the OpenCL device the build ran
                                            on (here the OpenCL device name is the
                                            SoC, and <device> the ABI's machine)
-      libmace_<library_name>.tar.gz        include/, lib/, model/ (and opencl/, dsp/)
+      libmace_<library_name>.tar.gz        include/, lib/, model/, java/ (and opencl/,
+                                           dsp/)
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ PUBLIC_HEADER = REPO / "mace" / "public" / "mace.h"
 # archive already holds it; these headers let an app call it directly.
 PLANNER_HEADERS = tuple(REPO / "mace" / "core" / "memory" / name for name in (
     "plan_checks.h", "planner.h", "simple_arena.h", "status.h", "usage_record.h"))
-TARBALL_DIRS = ("include", "lib", "model", "opencl", "dsp")
+TARBALL_DIRS = ("include", "lib", "model", "java", "opencl", "dsp")
 DSP_IMAGE_NAME = "dsp_runtime.elf"
 
 
@@ -104,6 +107,7 @@ def install_abi(config: DeploymentConfig, outputs: AbiOutputs) -> None:
     if outputs.shared_library is not None:
         _copy(outputs.shared_library, lib_dir / "libmace.so")
     (lib_dir / "link_flags.txt").write_text(outputs.link_flags + "\n")
+    install_java(config, outputs)
     runner = mace_run_path(config, outputs.abi)
     runner.parent.mkdir(parents=True, exist_ok=True)
     _copy(outputs.mace_run, runner)
@@ -118,9 +122,23 @@ def install_abi(config: DeploymentConfig, outputs: AbiOutputs) -> None:
     for stale in ABIS:
         if stale not in config.target_abis:
             for directory in (root / "lib" / stale, root / "mace_run" / stale,
-                              root / "opencl" / stale):
+                              root / "opencl" / stale, root / "java" / "jniLibs" / stale):
                 if directory.exists():
                     shutil.rmtree(directory)
+
+
+def install_java(config: DeploymentConfig, outputs: AbiOutputs) -> None:
+    """java/mace.jar and java/jniLibs/<abi>/libmace_jni.so, laid out as an
+    Android app's src/main/jniLibs (see docs/bindings.md)."""
+    java_dir = library_dir(config) / "java"
+    if outputs.jni_library is None or outputs.java_jar is None:
+        if java_dir.exists():
+            shutil.rmtree(java_dir)
+        return
+    abi_dir = java_dir / "jniLibs" / outputs.abi
+    abi_dir.mkdir(parents=True, exist_ok=True)
+    _copy(outputs.jni_library, abi_dir / "libmace_jni.so")
+    _copy(outputs.java_jar, java_dir / "mace.jar")
 
 
 def make_tarball(config: DeploymentConfig) -> Path:

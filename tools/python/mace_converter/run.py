@@ -6,6 +6,7 @@ import os
 import platform
 import re
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from mace_converter import fetch, layout
 from mace_converter.config import DeploymentConfig, ModelConfig
 from mace_converter.conversion import ModelArtifacts, work_dir
 from mace_converter.package import dsp_image_path, library_dir, mace_run_path, opencl_run_flags
-from mace_converter.progress import UserError, say, shell_text
+from mace_converter.progress import REPO, UserError, say, shell_text, shown
 
 INPUT_SEED = 20240611
 # The cross toolchain's loader must meet its own libc: with only -L, the loader
@@ -120,8 +121,12 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
         command += gpu_flags(model, run_dir) + opencl_run_flags(config, abi)
     if options.benchmark:
         command.append("--benchmark")
+    plan = run_dir / "memory_plan"
     if options.memory_report:
         command.append("--memory_report")
+        if device == "cpu":
+            # The CPU arena's records and plan, drawn below.
+            command.append(f"--memory_plan={plan}")
     environment = _environment(device)
     if device == "dsp":
         environment.update(dsp_environment(config))
@@ -136,11 +141,27 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
     if result.returncode != 0:
         raise run_failure(model.name, abi, device, result.returncode,
                           result.stderr.strip() or result.stdout.strip())
+    if options.memory_report and device == "cpu":
+        draw_memory_plan(plan)
     engine_outputs = {spec.name: np.load(run_dir / f"output_{_safe_name(spec.name)}.npy")
                       for spec in artifacts.engine_outputs}
     outputs = layout.to_source(engine_outputs, artifacts.source_outputs, artifacts.engine_outputs)
     return RunResult(outputs=outputs, latency=parse_latency(result.stdout),
                      stdout=result.stdout, command=command)
+
+
+def draw_memory_plan(plan: Path) -> None:
+    """Draws the plan mace_run --memory_plan wrote (tools/plan_picture.py)."""
+    csv_file, json_file = plan.with_suffix(".csv"), plan.with_suffix(".json")
+    if not csv_file.exists() or not json_file.exists():
+        return
+    svg = plan.with_suffix(".svg")
+    drawn = subprocess.run([sys.executable, str(REPO / "tools" / "plan_picture.py"),
+                            str(json_file), str(csv_file), "-o", str(svg)],
+                           capture_output=True, text=True)
+    if drawn.returncode != 0:
+        raise UserError(f"cannot draw the memory plan: {drawn.stderr.strip()}")
+    say(f"    memory plan: {shown(csv_file)}, {shown(json_file)}, picture {shown(svg)}")
 
 
 def run_failure(model_name: str, abi: str, device: str, returncode: int,

@@ -127,8 +127,8 @@ def _apply(block: Block, body: str, line: int) -> None:
         target = PurePosixPath(save_as.group("path"))
         if target.is_absolute() or target.parts[0] != "build" or ".." in target.parts:
             raise MarkerError(f"{where}: docs-test save-as must name a path under build/")
-        if block.language not in ("cpp", "c", "python"):
-            raise MarkerError(f"{where}: docs-test save-as is for C++, C and Python blocks")
+        if block.language not in ("cpp", "c", "java", "python"):
+            raise MarkerError(f"{where}: docs-test save-as is for C++, C, Java and Python blocks")
         block.save_as = str(target)
     else:
         raise MarkerError(f"{where}: unknown docs-test marker '{body}' (skip (reason), "

@@ -1,6 +1,7 @@
 """build -> the library package: layout, tarball, an app built against the
 tarball with g++, and run/benchmark on the built model. Shares one build."""
 import re
+import subprocess
 import tarfile
 import tempfile
 import unittest
@@ -18,6 +19,43 @@ PLANNER_HEADERS = [f"include/mace/core/memory/{name}.h" for name in
                    ("plan_checks", "planner", "simple_arena", "status", "usage_record")]
 
 
+# A Java app on the package's java/ directory: mace.jar on the class path and
+# java/jniLibs/host on java.library.path, as System.loadLibrary finds it.
+JAVA_APP = """
+import com.mace.MaceEngine;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+
+public class App {
+  public static void main(String[] args) throws Exception {
+    try (MaceEngine engine = MaceEngine.create(args[0], args[1], new MaceEngine.Config())) {
+      String input = engine.getInputNames().get(0);
+      ByteBuffer raw = ByteBuffer.wrap(Files.readAllBytes(Paths.get(args[2])))
+          .order(ByteOrder.LITTLE_ENDIAN);
+      engine.setInput(input, raw.asFloatBuffer(), engine.getInputShape(input));
+      engine.run();
+      for (float value : engine.getOutputFloats(engine.getOutputNames().get(0))) {
+        System.out.println(value);
+      }
+    }
+  }
+}
+"""
+
+
+def run_java_app(root: Path, model: list[str]) -> np.ndarray:
+    (root / "App.java").write_text(JAVA_APP)
+    classpath = f"{root / 'java/mace.jar'}:{root}"
+    subprocess.run(["javac", "-cp", classpath, "-d", str(root), str(root / "App.java")],
+                   check=True, capture_output=True)
+    result = subprocess.run(["java", f"-Djava.library.path={root / 'java/jniLibs/host'}",
+                             "-cp", classpath, "App", *model],
+                            check=True, capture_output=True, text=True)
+    return np.array(result.stdout.split(), np.float32)
+
+
 class PackageTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -30,6 +68,8 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(files, [
             *PLANNER_HEADERS,
             "include/mace/public/mace.h",
+            "java/jniLibs/host/libmace_jni.so",
+            "java/mace.jar",
             "lib/host/libmace.so",
             "lib/host/libmace_clitest.a",
             "lib/host/link_flags.txt",
@@ -41,14 +81,15 @@ class PackageTest(unittest.TestCase):
         self.assertIn("-l:libprotobuf-lite.so.32", (self.library / "lib/host/link_flags.txt")
                       .read_text())
         self.assertRegex(self.shared.stdout, r"==> bazel build libmace \+ libmace\.so \+ "
-                                             r"mace_run for host\n")
+                                             r"the Java API \+ mace_run for host\n")
         self.assertRegex(self.shared.stdout, r"build: done in [\d.]+ s")
 
     def test_tarball_layout_and_app_built_against_it(self):
         with tarfile.open(self.library / "libmace_clitest.tar.gz") as tar:
             members = {m.name: m for m in tar.getmembers()}
             self.assertEqual(sorted(n for n, m in members.items() if m.isfile()), [
-                *PLANNER_HEADERS, "include/mace/public/mace.h", "lib/host/libmace.so",
+                *PLANNER_HEADERS, "include/mace/public/mace.h",
+                "java/jniLibs/host/libmace_jni.so", "java/mace.jar", "lib/host/libmace.so",
                 "lib/host/libmace_clitest.a", "lib/host/link_flags.txt",
                 "model/tiny.data", "model/tiny.pb"])
             self.assertTrue(all(m.mtime == 0 and m.uid == 0 for m in members.values()))
@@ -77,6 +118,8 @@ class PackageTest(unittest.TestCase):
                     [str(root / "lib/host/libmace_clitest.a"), *flags])
                 got, _ = apps.run_app([str(planner_app)])
                 self.assertEqual(got[-2:].tolist(), [3072, 3072])
+                got = run_java_app(root, model)
+                np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
 
     def test_run_validate_and_benchmark(self):
         def numpy_reference(model, artifacts, inputs):
@@ -108,6 +151,22 @@ class PackageTest(unittest.TestCase):
                                               "Softmax"])
         self.assertRegex(out, r"\nConv2D\s+1\s+[\d.]+\s+[\d.]+%\s+\d+")
         self.assertRegex(out, rf"all ops\s+{len(rows)}\s+")
+
+    def test_memory_report_writes_and_draws_the_plan(self):
+        with self.shared.environment():
+            status, out, err = run_cli("run", "--config", str(self.shared.config),
+                                       "--round", "1", "--memory_report")
+        self.assertEqual(status, 0, out + err)
+        match = re.search(r"memory plan: (\S+\.csv), (\S+\.json), picture (\S+\.svg)", out)
+        self.assertIsNotNone(match, out)
+        self.assertTrue(match.group(1).endswith("memory_plan.csv"))
+        run_dir = next(self.shared.build_dir.rglob("memory_plan.svg")).parent
+        records = (run_dir / "memory_plan.csv").read_text().splitlines()
+        self.assertEqual(records[0], "name,size,first,last")
+        self.assertGreater(len(records), 1)
+        svg = (run_dir / "memory_plan.svg").read_text()
+        self.assertEqual(svg.count("<title>tensor "), len(records) - 1)
+        self.assertIn("lower bound", svg)
 
     def gpu_config(self, directory: str, runtime: str, extra: str = "") -> str:
         path = Path(directory) / f"{runtime.replace('+', '_')}.yml"

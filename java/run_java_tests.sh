@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Checks that libmace_jni.so exports only the JNI entry points, then compiles
+# the JUnit tests of java/test against mace.jar and runs them on the host JVM
+# with -Xcheck:jni; a JNI warning fails the test like a failure.
+#
+#   run_java_tests.sh JAVAC JAVA MACE_JAR LIBMACE_JNI GRAPH WEIGHTS MACE_RUN JUNIT_JARS...
+set -euo pipefail
+javac="$1" java="$2" jar="$3" lib="$4" graph="$5" weights="$6" mace_run="$7"
+shift 7
+classpath="$(IFS=:; echo "$*")"
+here="$(dirname "${BASH_SOURCE[0]}")"
+exported="$(nm -D --defined-only "${lib}" | awk '{print $3}')"
+if printf '%s\n' "${exported}" | grep -v '^Java_com_mace_NativeMace_'; then
+  echo "FAIL: libmace_jni.so exports the symbols above besides the JNI entry points"
+  exit 1
+fi
+echo "libmace_jni.so: $(printf '%s\n' "${exported}" | grep -c .) exported symbols, all JNI"
+work="${TEST_TMPDIR:-$(mktemp -d)}"
+classes="${work}/classes"
+mkdir -p "${classes}"
+"${javac}" -Xlint:all -Werror -d "${classes}" -cp "${jar}:${classpath}" \
+  "${here}"/test/com/mace/*.java
+log="${work}/junit.log"
+status=0
+"${java}" -Xcheck:jni -Djava.io.tmpdir="${work}" \
+  -Dmace.jni.library="$(realpath "${lib}")" \
+  -Dmace.test.graph="$(realpath "${graph}")" -Dmace.test.weights="$(realpath "${weights}")" \
+  -Dmace.test.mace_run="$(realpath "${mace_run}")" \
+  -cp "${jar}:${classpath}:${classes}" org.junit.runner.JUnitCore com.mace.MaceEngineTest \
+  2>&1 | tee "${log}" || status=$?
+if grep -q "WARNING in native method" "${log}"; then
+  echo "FAIL: -Xcheck:jni reported misuse of JNI"
+  exit 1
+fi
+exit "${status}"

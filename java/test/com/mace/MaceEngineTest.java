@@ -1,0 +1,482 @@
+package com.mace;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+
+/**
+ * The Java API on the host JVM, over the small model of
+ * test/c_api_model_gen.cc (input x [1,2,3,3]; y = relu(W x + b) per pixel,
+ * float32; idx = argmax over the channels, int32): results against a
+ * computation written here and against mace_run's output, every input and
+ * output path, every error path, and several threads.
+ *
+ * System properties: mace.test.graph, mace.test.weights, mace.test.mace_run.
+ */
+public class MaceEngineTest {
+  private static final long[] SHAPE = {1, 2, 3, 3};
+  private static final int COUNT = 18;
+  private static final float[][] W = {{1.0f, 2.0f}, {-1.0f, 0.5f}};
+  private static final float[] B = {0.5f, -0.25f};
+
+  private final String graph = System.getProperty("mace.test.graph");
+  private final String weights = System.getProperty("mace.test.weights");
+  private MaceEngine engine;
+  private float[] x;
+
+  @Before
+  public void setUp() {
+    x = randomInput(new Random(5));
+    engine = MaceEngine.create(graph, weights,
+        new MaceEngine.Config().setCpuThreads(1, MaceEngine.CpuAffinity.NONE));
+  }
+
+  @After
+  public void tearDown() {
+    engine.close();
+  }
+
+  private static float[] randomInput(Random random) {
+    float[] values = new float[COUNT];
+    for (int i = 0; i < COUNT; ++i) values[i] = (float) random.nextGaussian();
+    return values;
+  }
+
+  /** y = relu(W x + b) per pixel, NCHW. */
+  private static float[] expectedY(float[] in) {
+    float[] y = new float[COUNT];
+    for (int o = 0; o < 2; ++o) {
+      for (int p = 0; p < 9; ++p) {
+        float sum = B[o];
+        for (int c = 0; c < 2; ++c) sum += W[o][c] * in[c * 9 + p];
+        y[o * 9 + p] = Math.max(sum, 0.0f);
+      }
+    }
+    return y;
+  }
+
+  /** The channel of the larger value per pixel (the first on ties). */
+  private static int[] expectedIdx(float[] in) {
+    int[] idx = new int[9];
+    for (int p = 0; p < 9; ++p) idx[p] = in[9 + p] > in[p] ? 1 : 0;
+    return idx;
+  }
+
+  private void assertOutputs(MaceEngine e, float[] in) {
+    assertArrayEquals(expectedY(in), e.getOutputFloats("y"), 1e-6f);
+    assertArrayEquals(expectedIdx(in), e.getOutputInts("idx"));
+  }
+
+  private static MaceException assertFails(MaceException.Status status, String fragment,
+      Runnable call) {
+    try {
+      call.run();
+    } catch (MaceException e) {
+      assertEquals(e.getMessage(), status, e.getStatus());
+      assertTrue("'" + e.getMessage() + "' lacks '" + fragment + "'",
+          e.getMessage().contains(fragment));
+      return e;
+    }
+    fail("no MaceException; expected " + status + " '" + fragment + "'");
+    return null;
+  }
+
+  // ---- Results ----------------------------------------------------------
+
+  @Test
+  public void describesTheModel() {
+    assertFalse(MaceEngine.version().isEmpty());
+    assertEquals(Arrays.asList("x"), engine.getInputNames());
+    assertEquals(Arrays.asList("y", "idx"), engine.getOutputNames());
+    assertArrayEquals(SHAPE, engine.getInputShape("x"));
+  }
+
+  @Test
+  public void runsFloatArrays() {
+    engine.setInput("x", x, SHAPE);
+    engine.run();
+    assertOutputs(engine, x);
+    assertEquals(MaceEngine.DataType.FLOAT32, engine.getOutputType("y"));
+    assertEquals(MaceEngine.DataType.INT32, engine.getOutputType("idx"));
+    assertArrayEquals(SHAPE, engine.getOutputShape("y"));
+    assertArrayEquals(new long[] {1, 1, 3, 3}, engine.getOutputShape("idx"));
+    // An input keeps its value; a second run gives the same outputs.
+    engine.run();
+    assertOutputs(engine, x);
+  }
+
+  @Test
+  public void runsMaps() {
+    Map<String, float[]> inputs = new HashMap<>();
+    inputs.put("x", x);
+    engine.run(inputs);
+    assertOutputs(engine, x);
+
+    FloatBuffer in = FloatBuffer.wrap(x);
+    FloatBuffer out = ByteBuffer.allocateDirect(4 * COUNT).order(ByteOrder.nativeOrder())
+        .asFloatBuffer();
+    engine.run(Collections.singletonMap("x", in), Collections.singletonMap("y", out));
+    float[] y = new float[COUNT];
+    out.get(y);
+    assertArrayEquals(expectedY(x), y, 1e-6f);
+  }
+
+  @Test
+  public void readsEveryKindOfFloatBuffer() {
+    List<FloatBuffer> inputs = new ArrayList<>();
+    inputs.add(ByteBuffer.allocateDirect(4 * COUNT).order(ByteOrder.nativeOrder())
+        .asFloatBuffer().put(x));
+    inputs.add(ByteBuffer.allocateDirect(4 * COUNT).order(ByteOrder.BIG_ENDIAN)
+        .asFloatBuffer().put(x));
+    inputs.add(FloatBuffer.allocate(COUNT).put(x));
+    inputs.add(FloatBuffer.wrap(x).asReadOnlyBuffer());
+    // The floats from the position on, at an offset inside a larger array.
+    float[] padded = new float[COUNT + 5];
+    System.arraycopy(x, 0, padded, 3, COUNT);
+    inputs.add(FloatBuffer.wrap(padded, 3, COUNT).slice());
+    FloatBuffer positioned = ByteBuffer.allocateDirect(4 * (COUNT + 2))
+        .order(ByteOrder.nativeOrder()).asFloatBuffer();
+    positioned.put(new float[] {9, 9}).put(x);
+    positioned.position(2);
+    inputs.add(positioned);
+    for (FloatBuffer input : inputs) {
+      if (input.position() == COUNT) input.flip();
+      int before = input.position();
+      // Zeros first, so an input that was not taken would show.
+      engine.setInput("x", new float[COUNT], SHAPE);
+      engine.setInput("x", input, SHAPE);
+      assertEquals(before, input.position());
+      engine.run();
+      assertOutputs(engine, x);
+    }
+  }
+
+  @Test
+  public void writesEveryKindOfFloatBuffer() {
+    engine.setInput("x", x, SHAPE);
+    engine.run();
+    float[] want = expectedY(x);
+    FloatBuffer[] outputs = {
+        ByteBuffer.allocateDirect(4 * COUNT + 8).order(ByteOrder.nativeOrder()).asFloatBuffer(),
+        ByteBuffer.allocateDirect(4 * COUNT + 8).order(ByteOrder.BIG_ENDIAN).asFloatBuffer(),
+        FloatBuffer.allocate(COUNT + 2),
+    };
+    for (FloatBuffer out : outputs) {
+      out.position(2);
+      engine.readOutput("y", out);
+      assertEquals(2, out.position());
+      float[] got = new float[COUNT];
+      out.get(got);
+      assertArrayEquals(want, got, 1e-6f);
+    }
+  }
+
+  @Test
+  public void loadsFromByteBuffers() throws IOException {
+    byte[] graphBytes = Files.readAllBytes(Paths.get(graph));
+    byte[] weightBytes = Files.readAllBytes(Paths.get(weights));
+    // Heap buffers, the model between position and limit.
+    ByteBuffer heapGraph = ByteBuffer.allocate(graphBytes.length + 7);
+    heapGraph.position(7);
+    heapGraph.put(graphBytes).position(7);
+    // Direct buffers.
+    ByteBuffer directGraph = ByteBuffer.allocateDirect(graphBytes.length + 3);
+    directGraph.position(3);
+    directGraph.put(graphBytes).position(3);
+    ByteBuffer directWeights = ByteBuffer.allocateDirect(weightBytes.length);
+    directWeights.put(weightBytes).flip();
+    MaceEngine.Config config = new MaceEngine.Config(MaceEngine.Device.CPU);
+    try (MaceEngine heap = MaceEngine.create(heapGraph, ByteBuffer.wrap(weightBytes), config);
+        MaceEngine direct = MaceEngine.create(directGraph, directWeights, config)) {
+      for (MaceEngine e : new MaceEngine[] {heap, direct}) {
+        e.setInput("x", x, SHAPE);
+        e.run();
+        assertOutputs(e, x);
+      }
+    }
+    assertEquals(7, heapGraph.position());
+  }
+
+  @Test
+  public void reportsMemory() {
+    String json = engine.getMemoryReportJson();
+    assertTrue(json, json.contains("\"arena_bytes\""));
+    assertTrue(json, json.contains("CPU_BUFFER"));
+  }
+
+  // ---- Against mace_run ---------------------------------------------------
+
+  @Test
+  public void matchesMaceRun() throws Exception {
+    Path dir = Files.createTempDirectory("mace_run");
+    Npy.write(dir.resolve("in_x.npy"), x, SHAPE);
+    Process process = new ProcessBuilder(System.getProperty("mace.test.mace_run"),
+        "--model_file=" + graph, "--model_data_file=" + weights,
+        "--input_file=" + dir.resolve("in"), "--output_file=" + dir.resolve("out"),
+        "--omp_num_threads=1")
+        .redirectErrorStream(true).start();
+    String log = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(log, 0, process.waitFor());
+
+    engine.setInput("x", x, SHAPE);
+    engine.run();
+    Npy y = Npy.read(dir.resolve("out_y.npy"));
+    assertEquals("<f4", y.descr);
+    assertArrayEquals(engine.getOutputShape("y"), y.shape);
+    assertArrayEquals(engine.getOutputFloats("y"), y.floats(), 0.0f);
+    Npy idx = Npy.read(dir.resolve("out_idx.npy"));
+    assertEquals("<i4", idx.descr);
+    assertArrayEquals(engine.getOutputShape("idx"), idx.shape);
+    assertArrayEquals(engine.getOutputInts("idx"), idx.ints());
+  }
+
+  // ---- Errors -------------------------------------------------------------
+
+  @Test
+  public void closedEngineThrows() {
+    engine.close();
+    assertTrue(engine.isClosed());
+    engine.close();  // twice is fine
+    MaceException.Status bad = MaceException.Status.INVALID_ARGS;
+    assertFails(bad, "closed", () -> engine.setInput("x", x, SHAPE));
+    assertFails(bad, "closed", () -> engine.setInput("x", FloatBuffer.wrap(x), SHAPE));
+    assertFails(bad, "closed", () -> engine.run());
+    assertFails(bad, "closed", () -> engine.run(Collections.singletonMap("x", x)));
+    assertFails(bad, "closed", () -> engine.getInputShape("x"));
+    assertFails(bad, "closed", () -> engine.getOutputFloats("y"));
+    assertFails(bad, "closed", () -> engine.getOutputInts("idx"));
+    assertFails(bad, "closed", () -> engine.getOutputShape("y"));
+    assertFails(bad, "closed", () -> engine.getOutputType("y"));
+    assertFails(bad, "closed", () -> engine.readOutput("y", FloatBuffer.allocate(COUNT)));
+    assertFails(bad, "closed", () -> engine.getMemoryReportJson());
+  }
+
+  @Test
+  public void nullHandlesAtTheNativeLayerThrow() {
+    MaceException.Status bad = MaceException.Status.INVALID_ARGS;
+    assertFails(bad, "null engine", () -> NativeMace.run(0));
+    assertFails(bad, "null engine", () -> NativeMace.inputNames(0));
+    assertFails(bad, "null engine", () -> NativeMace.outputFloats(0, "y"));
+    assertFails(bad, "null engine", () -> NativeMace.setInputArray(0, "x", SHAPE, x, 0, COUNT));
+    assertFails(bad, "null engine", () -> NativeMace.memoryReportJson(0));
+    assertFails(bad, "null config", () -> NativeMace.configSetCpuThreads(0, 1, 0));
+    assertFails(bad, "null config", () -> NativeMace.engineCreateFromFiles(graph, weights, 0));
+    NativeMace.engineDestroy(0);  // like free(NULL)
+    NativeMace.configDestroy(0);
+  }
+
+  @Test
+  public void nullArgumentsThrow() {
+    MaceException.Status bad = MaceException.Status.INVALID_ARGS;
+    MaceEngine.Config config = new MaceEngine.Config();
+    assertFails(bad, "graph path is null", () -> MaceEngine.create(null, weights, config));
+    assertFails(bad, "weights path is null", () -> MaceEngine.create(graph, null, config));
+    assertFails(bad, "config is null", () -> MaceEngine.create(graph, weights, null));
+    assertFails(bad, "graph buffer is null",
+        () -> MaceEngine.create(null, ByteBuffer.allocate(1), config));
+    assertFails(bad, "device is null", () -> config.setDevice(null));
+    assertFails(bad, "input name is null", () -> engine.setInput(null, x, SHAPE));
+    assertFails(bad, "input data is null", () -> engine.setInput("x", (float[]) null, SHAPE));
+    assertFails(bad, "input data is null", () -> engine.setInput("x", (FloatBuffer) null, SHAPE));
+    assertFails(bad, "shape is null", () -> engine.setInput("x", x, (long[]) null));
+    assertFails(bad, "output name is null", () -> engine.getOutputFloats(null));
+    assertFails(bad, "inputs is null", () -> engine.run(null));
+  }
+
+  @Test
+  public void wrongSizesThrow() {
+    MaceException.Status bad = MaceException.Status.INVALID_ARGS;
+    assertFails(bad, "72", () -> engine.setInput("x", new float[COUNT - 1], SHAPE));
+    assertFails(bad, "72", () -> engine.setInput("x", new float[COUNT + 1], SHAPE));
+    assertFails(bad, "72", () -> engine.setInput("x", ByteBuffer.allocateDirect(4 * 5)
+        .order(ByteOrder.nativeOrder()).asFloatBuffer(), SHAPE));
+    // The right count in the wrong shape.
+    engine.setInput("x", x, SHAPE);
+    MaceException wrongShape = null;
+    try {
+      engine.setInput("x", x, 1, 2, 9, 1);
+      engine.run();
+    } catch (MaceException e) {
+      wrongShape = e;
+    }
+    assertNotNull("a [1,2,9,1] input was accepted", wrongShape);
+    assertTrue(wrongShape.getMessage(), wrongShape.getMessage().contains("shape"));
+    // An output buffer too small for the output.
+    engine.setInput("x", x, SHAPE);
+    engine.run();
+    assertFails(bad, "room for 17", () -> engine.readOutput("y", FloatBuffer.allocate(17)));
+    assertFails(bad, "room for 17", () -> engine.readOutput("y", ByteBuffer.allocateDirect(68)
+        .order(ByteOrder.nativeOrder()).asFloatBuffer()));
+    assertFails(bad, "read-only",
+        () -> engine.readOutput("y", FloatBuffer.allocate(COUNT).asReadOnlyBuffer()));
+  }
+
+  @Test
+  public void wrongNamesAndTypesThrow() {
+    MaceException.Status bad = MaceException.Status.INVALID_ARGS;
+    assertFails(bad, "nope", () -> engine.setInput("nope", x, SHAPE));
+    assertFails(bad, "nope", () -> engine.getInputShape("nope"));
+    assertFails(bad, "nope", () -> engine.run(Collections.singletonMap("nope", x)));
+    engine.setInput("x", x, SHAPE);
+    engine.run();
+    assertFails(bad, "nope", () -> engine.getOutputFloats("nope"));
+    assertFails(bad, "nope", () -> engine.getOutputShape("nope"));
+    assertFails(bad, "int32, not float32", () -> engine.getOutputFloats("idx"));
+    assertFails(bad, "float32, not int32", () -> engine.getOutputInts("y"));
+    assertFails(bad, "int32, not float32",
+        () -> engine.readOutput("idx", FloatBuffer.allocate(COUNT)));
+  }
+
+  @Test
+  public void runAndOutputsBeforeInputsThrow() {
+    MaceException e = assertFails(MaceException.Status.INVALID_ARGS, "x", () -> engine.run());
+    assertTrue(e.getMessage(), e.getMessage().contains("has not been set"));
+    assertFails(MaceException.Status.INVALID_ARGS, "y", () -> engine.getOutputFloats("y"));
+  }
+
+  @Test
+  public void badConfigThrows() {
+    assertFails(MaceException.Status.INVALID_ARGS, "bogus", () -> MaceEngine.create(graph,
+        weights, new MaceEngine.Config().setCpuKernelFamily("bogus")));
+  }
+
+  @Test
+  public void missingAndCorruptModelsThrow() throws IOException {
+    MaceEngine.Config config = new MaceEngine.Config();
+    assertFails(MaceException.Status.INVALID_ARGS, "/no/such/model.pb",
+        () -> MaceEngine.create("/no/such/model.pb", weights, config));
+    assertFails(MaceException.Status.INVALID_ARGS, "/no/such/model.data",
+        () -> MaceEngine.create(graph, "/no/such/model.data", config));
+    byte[] garbage = new byte[256];
+    new Random(7).nextBytes(garbage);
+    MaceException e = null;
+    try {
+      MaceEngine.create(ByteBuffer.wrap(garbage), ByteBuffer.allocate(0), config).close();
+    } catch (MaceException caught) {
+      e = caught;
+    }
+    assertNotNull("a random graph was accepted", e);
+    assertFalse(e.getMessage().isEmpty());
+  }
+
+  @Test
+  public void modelFilesThatDisappear() throws IOException {
+    Path dir = Files.createTempDirectory("model");
+    Path pb = dir.resolve("m.pb");
+    Path data = dir.resolve("m.data");
+    Files.copy(Paths.get(graph), pb, StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(Paths.get(weights), data, StandardCopyOption.REPLACE_EXISTING);
+    try (MaceEngine loaded = MaceEngine.create(pb.toString(), data.toString(),
+        new MaceEngine.Config())) {
+      Files.delete(data);
+      Files.delete(pb);
+      // A loaded engine keeps its model; a new one cannot load it.
+      loaded.setInput("x", x, SHAPE);
+      loaded.run();
+      assertOutputs(loaded, x);
+      assertFails(MaceException.Status.INVALID_ARGS, "m.pb",
+          () -> MaceEngine.create(pb.toString(), data.toString(), new MaceEngine.Config()));
+    }
+  }
+
+  // ---- Threads ------------------------------------------------------------
+
+  @Test
+  public void engineOfEachThread() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    List<Future<Integer>> results = new ArrayList<>();
+    for (int t = 0; t < 4; ++t) {
+      final int seed = 100 + t;
+      results.add(pool.submit(() -> {
+        Random random = new Random(seed);
+        try (MaceEngine own = MaceEngine.create(graph, weights, new MaceEngine.Config())) {
+          for (int i = 0; i < 25; ++i) {
+            float[] in = randomInput(random);
+            own.setInput("x", in, SHAPE);
+            own.run();
+            assertOutputs(own, in);
+          }
+        }
+        return seed;
+      }));
+    }
+    pool.shutdown();
+    for (Future<Integer> result : results) result.get();
+  }
+
+  @Test
+  public void engineSharedByThreads() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    List<Future<Integer>> results = new ArrayList<>();
+    for (int t = 0; t < 4; ++t) {
+      final int seed = 200 + t;
+      results.add(pool.submit(() -> {
+        Random random = new Random(seed);
+        for (int i = 0; i < 25; ++i) {
+          float[] in = randomInput(random);
+          // Each method is atomic; a set-run-read sequence takes the lock.
+          synchronized (engine) {
+            engine.run(Collections.singletonMap("x", in));
+            assertOutputs(engine, in);
+          }
+        }
+        return seed;
+      }));
+    }
+    pool.shutdown();
+    for (Future<Integer> result : results) result.get();
+  }
+
+  @Test
+  public void closeWhileOtherThreadsRun() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    List<Callable<Integer>> runners = new ArrayList<>();
+    for (int t = 0; t < 3; ++t) {
+      runners.add(() -> {
+        int runs = 0;
+        while (true) {
+          try {
+            engine.run(Collections.singletonMap("x", x));
+            ++runs;
+          } catch (MaceException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("closed"));
+            return runs;
+          }
+        }
+      });
+    }
+    List<Future<Integer>> results = new ArrayList<>();
+    for (Callable<Integer> runner : runners) results.add(pool.submit(runner));
+    engine.run(Collections.singletonMap("x", x));
+    engine.close();
+    pool.shutdown();
+    for (Future<Integer> result : results) assertTrue(result.get() >= 0);
+  }
+}
