@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from mace_converter.api import ConversionError, ConvertOptions
-from mace_converter.frontends import onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401  (register)
+from mace_converter.frontends import onnx_more, onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
 from mace_converter.ir import Graph
@@ -80,8 +80,8 @@ _INTEGER_TYPES = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7:
 INPUT_TYPES = {1: "float32", 10: "float16", 11: "double", **_INTEGER_TYPES}
 OUTPUT_TYPES = INPUT_TYPES
 # Ops whose result on integers differs from the float computation the
-# engine does (integer division truncates).
-_INTEGER_SENSITIVE = ("Div", "Mod")
+# engine does (integer division truncates; Mod of integers is exact).
+_INTEGER_SENSITIVE = ("Div",)
 _TYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
                7: "int64", 8: "string", 9: "bool", 10: "float16", 11: "double",
                12: "uint32", 13: "uint64", 16: "bfloat16", 17: "float8e4m3fn",

@@ -1,0 +1,34 @@
+// LayerNorm's CPU kernel: the reference one.
+#include "mace/ops/cpu/layer_norm_cpu.h"
+
+#include <memory>
+
+#include "mace/ops/layer_norm.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+class LayerNormCpu final : public LayerNormBase {
+ public:
+  MaceStatus Prepare(OpContext* /*context*/) override { return InferShapes(); }
+
+  MaceStatus Run(OpContext* /*context*/) override {
+    const Tensor* s = scale();
+    const Tensor* b = bias();
+    Tensor* mean = stat_output(1);
+    Tensor* inv = stat_output(2);
+    ref::LayerNorm(params(), Input(0)->data<float>(), s ? s->data<float>() : nullptr,
+                   b ? b->data<float>() : nullptr, Output(0)->mutable_data<float>(),
+                   mean ? mean->mutable_data<float>() : nullptr,
+                   inv ? inv->mutable_data<float>() : nullptr);
+    return MaceStatus();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewLayerNormCpu() { return std::make_unique<LayerNormCpu>(); }
+
+}  // namespace ops
+}  // namespace mace

@@ -1,0 +1,175 @@
+"""ONNX converters: comparisons and logic, Mod, Where, ArgMin, indexing,
+and the LayerNorm family (LayerNormalization, InstanceNormalization,
+GroupNormalization).
+
+Booleans and integers travel through the engine as float32 values (exact
+up to 2^24), so comparisons produce 0 and 1, and Where reads any nonzero
+condition as true.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mace_converter.api import ConversionError
+# onnx_tensor registers its converters first, so the Gather here replaces
+# (and falls back on) its Slice-only one.
+from mace_converter.frontends import onnx_tensor
+from mace_converter.frontends.node import Node
+from mace_converter.frontends.onnx_common import converter, normalize_axis
+
+_COMPARE_TYPES = {"Equal": "equal", "Less": "less", "Greater": "greater",
+                  "LessOrEqual": "less_equal", "GreaterOrEqual": "greater_equal",
+                  "And": "and", "Or": "or", "Xor": "xor"}
+ELTWISE_PROD, ELTWISE_SUM, ELTWISE_NEG = 2, 0, 6
+
+
+@converter(*_COMPARE_TYPES)
+def compare(node: Node) -> None:
+    node.emit_out("Compare", [node.tensor(0), node.tensor(1)],
+                  {"type": _COMPARE_TYPES[node.op_type]})
+
+
+@converter("Not")
+def logical_not(node: Node) -> None:
+    node.emit_out("Compare", [node.tensor(0)], {"type": "not"})
+
+
+@converter("Mod")
+def mod(node: Node) -> None:
+    args = {"fmod": 1} if int(node.attr("fmod", 0)) else {}
+    node.emit_out("Mod", [node.tensor(0), node.tensor(1)], args)
+
+
+@converter("Where")
+def where(node: Node) -> None:
+    node.emit_out("Where", [node.tensor(0), node.tensor(1), node.tensor(2)])
+
+
+@converter("ArgMin")
+def arg_min(node: Node) -> None:
+    """ArgMin is ArgMax of the negated input: the order reverses exactly,
+    ties stay ties."""
+    rank = node.rank(0)
+    args = {"axis": normalize_axis(node, int(node.attr("axis", 0)), rank),
+            "keepdims": int(node.attr("keepdims", 1))}
+    if node.attr("select_last_index", 0):
+        args["select_last_index"] = 1
+    negated = node.emit("Eltwise", [node.tensor(0)], {"type": ELTWISE_NEG}).outputs[0]
+    node.emit_out("ArgMax", [negated], args)
+
+
+# ---- normalization -------------------------------------------------------------
+@converter("LayerNormalization")
+def layer_normalization(node: Node) -> None:
+    rank = node.rank(0)
+    axis = normalize_axis(node, int(node.attr("axis", -1)), rank)
+    args = {"axis": axis, "epsilon": float(node.attr("epsilon", 1e-5))}
+    inputs = [node.tensor(0), node.tensor(1)]
+    if node.has_input(2):
+        inputs.append(node.tensor(2))
+    outputs = [o for o in node.outputs]
+    while outputs and not outputs[-1]:
+        outputs.pop()
+    if "" in outputs:
+        # Mean unused but InvStdDev wanted: name the unused output.
+        outputs = [o or f"{node.name}_unused_{i}" for i, o in enumerate(outputs)]
+    node.emit("LayerNorm", inputs, args, outputs=outputs)
+
+
+def _per_channel(node: Node, index: int, shape: list[int]) -> str:
+    """Input `index` (a per-channel vector) reshaped to `shape` for
+    broadcasting over the spatial axes."""
+    if node.is_const(index):
+        return node.weight(f"{node.inputs[index]}_bcast",
+                           node.const(index).astype(np.float32).reshape(shape))
+    return node.emit("Reshape", [node.tensor(index)], {"shape": shape}).outputs[0]
+
+
+def _affine(node: Node, normed: str, scale_shape: list[int], out_shape: list[int],
+            final: bool) -> str:
+    scale = _per_channel(node, 1, scale_shape)
+    bias = _per_channel(node, 2, scale_shape)
+    scaled = node.emit("Eltwise", [normed, scale], {"type": ELTWISE_PROD}).outputs[0]
+    if final:
+        node.emit_out("Eltwise", [scaled, bias], {"type": ELTWISE_SUM})
+        return node.outputs[0]
+    return node.emit("Eltwise", [scaled, bias], {"type": ELTWISE_SUM}).outputs[0]
+
+
+@converter("InstanceNormalization")
+def instance_normalization(node: Node) -> None:
+    shape = list(node.shape(0))
+    if len(shape) < 3:
+        raise node.fail(f"input has shape {shape}; InstanceNormalization needs [N, C, ...]")
+    normed = node.emit("LayerNorm", [node.tensor(0)],
+                       {"axis": 2, "epsilon": float(node.attr("epsilon", 1e-5))}).outputs[0]
+    _affine(node, normed, [shape[1]] + [1] * (len(shape) - 2), shape, True)
+
+
+@converter("GroupNormalization")
+def group_normalization(node: Node) -> None:
+    shape = list(node.shape(0))
+    groups = int(node.attr("num_groups"))
+    if len(shape) < 3:
+        raise node.fail(f"input has shape {shape}; GroupNormalization needs [N, C, ...]")
+    if groups <= 0 or shape[1] % groups:
+        raise node.fail(f"num_groups {groups} does not divide the {shape[1]} channels")
+    if int(node.attr("stash_type", 1)) != 1:
+        raise node.fail("stash_type other than float32 is not supported")
+    grouped = [shape[0], groups, int(np.prod(shape[1:])) // groups]
+    flat = node.emit("Reshape", [node.tensor(0)], {"shape": grouped}).outputs[0]
+    normed = node.emit("LayerNorm", [flat],
+                       {"axis": 2, "epsilon": float(node.attr("epsilon", 1e-5))}).outputs[0]
+    if node.opset < 21:   # opset 18: scale and bias per group
+        out = _affine(node, normed, [groups, 1], grouped, False)
+        node.emit_out("Reshape", [out], {"shape": shape})
+        return
+    restored = node.emit("Reshape", [normed], {"shape": shape}).outputs[0]
+    _affine(node, restored, [shape[1]] + [1] * (len(shape) - 2), shape, True)
+
+
+# ---- indexing --------------------------------------------------------------------
+@converter("Gather")
+def gather(node: Node) -> None:
+    """Constant indices that pick one index or a contiguous run stay a
+    Slice; any other indices go to the Gather op."""
+    if node.is_const(1):
+        try:
+            onnx_tensor.gather(node)
+            return
+        except ConversionError:
+            pass
+    axis = normalize_axis(node, int(node.attr("axis", 0)), node.rank(0))
+    node.emit_out("Gather", [node.tensor(0), node.tensor(1)], {"axis": axis})
+
+
+@converter("GatherElements")
+def gather_elements(node: Node) -> None:
+    axis = normalize_axis(node, int(node.attr("axis", 0)), node.rank(0))
+    node.emit_out("GatherElements", [node.tensor(0), node.tensor(1)], {"axis": axis})
+
+
+@converter("GatherND")
+def gather_nd(node: Node) -> None:
+    args = {"batch_dims": int(node.attr("batch_dims", 0))} if node.attr("batch_dims", 0) else {}
+    node.emit_out("GatherND", [node.tensor(0), node.tensor(1)], args)
+
+
+def _reduction(node: Node) -> dict:
+    reduction = node.attr("reduction", "none")
+    if reduction not in ("none", "add", "mul", "max", "min"):
+        raise node.fail(f"reduction '{reduction}' is not supported")
+    return {"reduction": reduction} if reduction != "none" else {}
+
+
+@converter("ScatterElements", "Scatter")
+def scatter_elements(node: Node) -> None:
+    args = _reduction(node)
+    args["axis"] = normalize_axis(node, int(node.attr("axis", 0)), node.rank(0))
+    node.emit_out("ScatterElements", [node.tensor(0), node.tensor(1), node.tensor(2)], args)
+
+
+@converter("ScatterND")
+def scatter_nd(node: Node) -> None:
+    node.emit_out("ScatterND", [node.tensor(0), node.tensor(1), node.tensor(2)],
+                  _reduction(node))
