@@ -8,6 +8,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
   static const RegisterFn kRegisterFns[] = {
       RegisterActivation,
       RegisterArgMax,
+      RegisterAxisOps,
       RegisterBatchNorm,
       RegisterBatchToSpaceND,
       RegisterBiasAdd,

@@ -56,3 +56,23 @@ def _gather_nd(op, shapes, graph):
     if not 1 <= depth <= len(data) - batch:
         raise fail(op, f"indices {list(indices)} do not fit data {list(data)}")
     return [tuple(indices[:-1]) + tuple(data[batch + depth:])]
+
+
+@rule("Trilu", "CumSum")
+def _same_as_input(op, shapes, graph):
+    return [shapes[0]]
+
+
+@rule("Tile")
+def _tile(op, shapes, graph):
+    repeats = [int(r) for r in op.args["repeats"]]
+    if len(repeats) != len(shapes[0]):
+        raise fail(op, f"repeats {repeats} do not fit input {list(shapes[0])}")
+    return [tuple(d * r for d, r in zip(shapes[0], repeats))]
+
+
+@rule("TopK")
+def _top_k(op, shapes, graph):
+    x = list(shapes[0])
+    x[_axis(op, int(op.args.get("axis", -1)), len(x))] = int(op.args["k"])
+    return [tuple(x), tuple(x)]

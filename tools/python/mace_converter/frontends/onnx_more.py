@@ -173,3 +173,92 @@ def scatter_elements(node: Node) -> None:
 def scatter_nd(node: Node) -> None:
     node.emit_out("ScatterND", [node.tensor(0), node.tensor(1), node.tensor(2)],
                   _reduction(node))
+
+
+# ---- axis ops --------------------------------------------------------------------
+@converter("Trilu")
+def trilu(node: Node) -> None:
+    args = {"upper": int(node.attr("upper", 1))}
+    inputs = [node.tensor(0)]
+    if node.rank(0) < 2:
+        raise node.fail(f"input has shape {list(node.shape(0))}; Trilu needs rank 2 or more")
+    if node.is_const(1):
+        args["k"] = int(np.asarray(node.const(1, "k")).reshape(-1)[0])
+    elif node.has_input(1):
+        inputs.append(node.tensor(1))
+    node.emit_out("Trilu", inputs, args)
+
+
+@converter("CumSum")
+def cum_sum(node: Node) -> None:
+    args, inputs = {}, [node.tensor(0)]
+    if node.is_const(1):
+        axis = int(np.asarray(node.const(1, "axis")).reshape(-1)[0])
+        args["axis"] = normalize_axis(node, axis, node.rank(0))
+    else:   # read by the engine at run time
+        inputs.append(node.tensor(1))
+    for key in ("exclusive", "reverse"):
+        if int(node.attr(key, 0)):
+            args[key] = 1
+    node.emit_out("CumSum", inputs, args)
+
+
+def _repeat_arg(node: Node, repeats: list[int]) -> None:
+    if any(r < 1 for r in repeats):
+        raise node.fail(f"repeats {repeats} must all be >= 1 (zero-size outputs are not "
+                        "supported)")
+
+
+@converter("Tile")
+def tile(node: Node) -> None:
+    repeats = [int(r) for r in node.const(1, "repeats")]
+    if len(repeats) != node.rank(0):
+        raise node.fail(f"repeats {repeats} need one value per dimension of "
+                        f"{list(node.shape(0))}")
+    _repeat_arg(node, repeats)
+    if all(r == 1 for r in repeats):
+        node.emit_out("Identity", [node.tensor(0)])
+        return
+    node.emit_out("Tile", [node.tensor(0)], {"repeats": repeats})
+
+
+@converter("Expand")
+def expand(node: Node) -> None:
+    """Expand broadcasts to a constant shape: a Reshape to the output's rank,
+    then a Tile of the dimensions of size 1."""
+    shape = list(node.shape(0))
+    target = [int(d) for d in node.const(1, "shape")]
+    rank = max(len(shape), len(target))
+    full = [1] * (rank - len(shape)) + shape
+    target = [1] * (rank - len(target)) + target
+    out = []
+    for a, b in zip(full, target):
+        if a != b and a != 1 and b != 1:
+            raise node.fail(f"shape {list(node.shape(0))} does not broadcast to {target}")
+        out.append(max(a, b))
+    repeats = [o // a for o, a in zip(out, full)]
+    source = node.tensor(0)
+    if full != shape:
+        source = node.emit("Reshape", [source], {"shape": full}).outputs[0]
+    if all(r == 1 for r in repeats):
+        node.emit_out("Identity", [source])
+        return
+    node.emit_out("Tile", [source], {"repeats": repeats})
+
+
+@converter("TopK")
+def top_k(node: Node) -> None:
+    rank = node.rank(0)
+    axis = normalize_axis(node, int(node.attr("axis", -1)), rank)
+    k = int(np.asarray(node.const(1, "k")).reshape(-1)[0]) if node.opset >= 10 \
+        else int(node.attr("k"))
+    if not 1 <= k <= node.shape(0)[axis]:
+        raise node.fail(f"k {k} must be 1 to {node.shape(0)[axis]} (zero-size outputs are "
+                        "not supported)")
+    if node.attr("sorted", 1) == 0:
+        pass  # sorted output is one of the orders unsorted allows
+    args = {"k": k, "axis": axis}
+    if not int(node.attr("largest", 1)):
+        args["largest"] = 0
+    outputs = [o or f"{node.name}_unused_{i}" for i, o in enumerate(node.outputs)]
+    node.emit("TopK", [node.tensor(0)], args, outputs=outputs)

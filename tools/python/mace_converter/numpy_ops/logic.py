@@ -113,3 +113,42 @@ def _scatter_nd(inputs, args, _):
                        for k, v in enumerate(indices[position]))
         data[target] = combine(data[target], updates[position])
     return [data]
+
+
+@kernel("Trilu")
+def _trilu(inputs, args, _):
+    k = int(args.get("k", 0)) if len(inputs) < 2 or inputs[1] is None \
+        else int(np.asarray(inputs[1]).reshape(-1)[0])
+    x = inputs[0]
+    return [np.triu(x, k) if int(args.get("upper", 1)) else np.tril(x, k)]
+
+
+@kernel("CumSum")
+def _cum_sum(inputs, args, _):
+    x = inputs[0].astype(np.float64)
+    axis = int(args.get("axis", 0)) if len(inputs) < 2 or inputs[1] is None \
+        else int(np.asarray(inputs[1]).reshape(-1)[0])
+    if int(args.get("reverse", 0)):
+        x = np.flip(x, axis)
+    out = np.cumsum(x, axis=axis)
+    if int(args.get("exclusive", 0)):
+        out = out - x
+    if int(args.get("reverse", 0)):
+        out = np.flip(out, axis)
+    return [out]
+
+
+@kernel("Tile")
+def _tile(inputs, args, _):
+    return [np.tile(inputs[0], [int(r) for r in args["repeats"]])]
+
+
+@kernel("TopK")
+def _top_k(inputs, args, _):
+    x = inputs[0]
+    axis = int(args.get("axis", -1)) % x.ndim
+    k = int(args["k"])
+    key = -x if int(args.get("largest", 1)) else x
+    order = np.argsort(key, axis=axis, kind="stable")
+    order = np.take(order, np.arange(k), axis=axis)
+    return [np.take_along_axis(x, order, axis=axis), order.astype(np.float32)]
