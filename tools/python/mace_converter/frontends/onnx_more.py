@@ -16,6 +16,7 @@ from mace_converter.api import ConversionError
 from mace_converter.frontends import onnx_tensor
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import converter, normalize_axis
+from mace_converter.shape_rules import TRANSPOSE_PERM
 
 _COMPARE_TYPES = {"Equal": "equal", "Less": "less", "Greater": "greater",
                   "LessOrEqual": "less_equal", "GreaterOrEqual": "greater_equal",
@@ -262,3 +263,98 @@ def top_k(node: Node) -> None:
         args["largest"] = 0
     outputs = [o or f"{node.name}_unused_{i}" for i, o in enumerate(node.outputs)]
     node.emit("TopK", [node.tensor(0)], args, outputs=outputs)
+
+
+# ---- Einsum ------------------------------------------------------------------------
+class _Chain:
+    """Emits a chain of shape ops on one IR tensor, skipping no-ops."""
+
+    def __init__(self, node: Node, tensor: str, shape: list[int]):
+        self.node, self.tensor, self.shape = node, tensor, list(shape)
+
+    def transpose(self, perm: list[int]) -> None:
+        if perm != sorted(perm):
+            self.tensor = self.node.emit("Transpose", [self.tensor],
+                                         {TRANSPOSE_PERM: perm}).outputs[0]
+            self.shape = [self.shape[p] for p in perm]
+
+    def reshape(self, shape: list[int]) -> None:
+        if shape != self.shape:
+            self.tensor = self.node.emit("Reshape", [self.tensor], {"shape": shape}).outputs[0]
+            self.shape = list(shape)
+
+    def reduce_sum(self, axes: list[int]) -> None:
+        if axes:
+            kept = [d for i, d in enumerate(self.shape) if i not in axes]
+            self.tensor = self.node.emit("Reduce", [self.tensor], {
+                "reduce_type": 4, "axis": sorted(axes), "keepdims": 0}).outputs[0]
+            self.shape = kept or [1]
+
+
+def _einsum_terms(node: Node) -> tuple[list[str], str]:
+    equation = str(node.attr("equation", "")).replace(" ", "")
+    if "..." in equation:
+        raise node.fail(f"equation '{equation}': ellipsis ('...') is not supported")
+    if "->" in equation:
+        inputs, output = equation.split("->")
+    else:
+        inputs = equation
+        letters = inputs.replace(",", "")
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    terms = inputs.split(",")
+    if len(terms) != len([i for i in node.inputs if i]) or len(terms) > 2:
+        raise node.fail(f"equation '{equation}': only one or two operands are supported")
+    for term in terms + [output]:
+        if len(set(term)) != len(term) or not term.isalpha() and term:
+            raise node.fail(f"equation '{equation}': repeated or non-letter subscripts "
+                            "(diagonals) are not supported")
+    for index, term in enumerate(terms):
+        if len(term) != node.rank(index):
+            raise node.fail(f"equation '{equation}': '{term}' does not match operand {index} "
+                            f"of shape {list(node.shape(index))}")
+    if not output:
+        raise node.fail(f"equation '{equation}': a scalar (rank-0) result is not supported")
+    return terms, output
+
+
+@converter("Einsum")
+def einsum(node: Node) -> None:
+    """One operand: a sum over the dropped letters and a Transpose. Two: a
+    MatMul of [batch, free_a, summed] by [batch, summed, free_b] views."""
+    terms, output = _einsum_terms(node)
+    sizes: dict[str, int] = {}
+    for index, term in enumerate(terms):
+        for letter, size in zip(term, node.shape(index)):
+            if sizes.setdefault(letter, size) != size:
+                raise node.fail(f"subscript '{letter}' has sizes {sizes[letter]} and {size}")
+    chains = []
+    for index, term in enumerate(terms):
+        chain = _Chain(node, node.tensor(index), list(node.shape(index)))
+        others = "".join(t for i, t in enumerate(terms) if i != index) + output
+        # Letters nowhere else are summed away first.
+        chain.reduce_sum([i for i, c in enumerate(term) if c not in others])
+        chains.append((chain, "".join(c for c in term if c in others)))
+    if len(chains) == 1:
+        chain, term = chains[0]
+        chain.transpose([term.index(c) for c in output])
+        node.emit_out("Identity", [chain.tensor])
+        return
+    (a, ta), (b, tb) = chains
+    batch = [c for c in ta if c in tb and c in output]
+    summed = [c for c in ta if c in tb and c not in output]
+    free_a = [c for c in ta if c not in tb]
+    free_b = [c for c in tb if c not in ta]
+
+    def size(letters):
+        return int(np.prod([sizes[c] for c in letters])) if letters else 1
+
+    a.transpose([ta.index(c) for c in batch + free_a + summed])
+    a.reshape([size(batch), size(free_a), size(summed)])
+    b.transpose([tb.index(c) for c in batch + summed + free_b])
+    b.reshape([size(batch), size(summed), size(free_b)])
+    product = _Chain(node, node.emit("MatMul", [a.tensor, b.tensor]).outputs[0],
+                     [size(batch), size(free_a), size(free_b)])
+    letters = batch + free_a + free_b
+    product.reshape([sizes[c] for c in letters])
+    product.transpose([letters.index(c) for c in output])
+    node.emit_out("Identity", [product.tensor])
