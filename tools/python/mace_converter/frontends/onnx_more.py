@@ -358,3 +358,52 @@ def einsum(node: Node) -> None:
     product.reshape([sizes[c] for c in letters])
     product.transpose([letters.index(c) for c in output])
     node.emit_out("Identity", [product.tensor])
+
+
+# ---- Cast to integers and bool -------------------------------------------------------
+# ONNX element types: integers, and bool (9).
+_INT_TYPES = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
+              12: "uint32", 13: "uint64"}
+_BOOL = 9
+
+
+def _cast_to(node: Node, source: str, to: int) -> None:
+    if to == _BOOL:
+        # x != 0 (NaN is true): "not" twice.
+        zero = node.emit("Compare", [source], {"type": "not"}).outputs[0]
+        node.emit_out("Compare", [zero], {"type": "not"})
+        return
+    # Toward zero, as C casts do: sign(x) * floor(|x|). Values beyond the
+    # target type's range are not wrapped.
+    magnitude = node.emit("Eltwise", [source], {"type": 7}).outputs[0]
+    floored = node.emit("Unary", [magnitude], {"type": "FLOOR"}).outputs[0]
+    sign = node.emit("Unary", [source], {"type": "SIGN"}).outputs[0]
+    node.emit_out("Eltwise", [floored, sign], {"type": ELTWISE_PROD})
+
+
+@converter("Cast")
+def cast(node: Node) -> None:
+    """Casts to float types stay Identity (onnx_tensor.cast); to integers
+    the value is truncated, to bool compared with 0."""
+    to = int(node.attr("to"))
+    if to in _INT_TYPES or to == _BOOL:
+        _cast_to(node, node.tensor(0), to)
+        return
+    onnx_tensor.cast(node)
+
+
+@converter("CastLike")
+def cast_like(node: Node) -> None:
+    """CastLike to the type of a constant second input."""
+    if not node.is_const(1):
+        raise node.fail("CastLike's target input must be a constant, so its element type is "
+                        "known")
+    kind = np.asarray(node.const(1)).dtype
+    if kind == np.bool_:
+        _cast_to(node, node.tensor(0), _BOOL)
+    elif kind.kind in "iu":
+        _cast_to(node, node.tensor(0), 7)
+    elif kind in (np.float32, np.float64, np.float16):
+        node.emit_out("Identity", [node.tensor(0)])
+    else:
+        raise node.fail(f"CastLike to {kind} is not supported")
