@@ -197,12 +197,24 @@ class OnnxImporter:
             [info.name for info in graph_proto.output]
         for name in names:
             if name in self.values:
-                raise ConversionError(f"output '{name}' of {self.path.name} is a constant; "
-                                      "a MACE model must compute its outputs")
+                self._constant_output(name)
         self.graph.check_outputs(names)
         self.graph.outputs = list(names)
         for spec in self.options.outputs:
             self.graph.formats[spec.name] = spec.data_format
+
+    def _constant_output(self, name: str) -> None:
+        """An output known at conversion (a Shape or Size of a fixed shape, a
+        Constant) becomes an Identity of the value, which the engine copies
+        out on every run."""
+        value = np.asarray(self.values[name])
+        if value.dtype.kind not in "fiub" or value.size == 0:
+            raise ConversionError(f"output '{name}' of {self.path.name} is a constant of type "
+                                  f"{value.dtype} and shape {list(value.shape)}, which a MACE "
+                                  "output cannot hold")
+        const = self.graph.add_const(f"{name}_value", value.astype(np.float32))
+        self.graph.add_op("Identity", [const], [name], name=name,
+                          origin=f"constant output '{name}' of {self.path.name}")
 
     def _convert(self, index: int, proto: Any) -> None:
         attrs = attributes(proto)
