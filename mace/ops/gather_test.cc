@@ -212,13 +212,13 @@ TEST(GatherTest, RejectsBadInput) {
   {
     OpTester tester("GatherND", RegisterGather);
     tester.Input("d", {3, 2}, Iota(6)).Input("i", {1, 3}, {0, 0, 0}).Output("y");
-    ExpectInvalid(&tester, "GatherND", "the last dimension of indices [1, 3] must be 1 to 2");
+    ExpectInvalid(&tester, "GatherND", "the last dimension of indices [1,3] must be 1 to 2");
   }
   {
     OpTester tester("ScatterND", RegisterGather);
     tester.Input("d", {3, 2}, Iota(6)).Input("i", {1, 1}, {0}).Input("u", {2}, {1, 2});
     tester.Output("y");
-    ExpectInvalid(&tester, "ScatterND", "updates have shape [2] but indices [1, 1]");
+    ExpectInvalid(&tester, "ScatterND", "updates have shape [2] but indices [1,1]");
   }
   {
     OpTester tester("ScatterElements", RegisterGather);

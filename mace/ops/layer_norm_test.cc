@@ -121,12 +121,12 @@ TEST(LayerNormTest, RejectsBadInput) {
   {
     OpTester tester("LayerNorm", RegisterLayerNorm);
     tester.Input("x", {2, 3}, std::vector<float>(6)).Output("y").Arg("axis", 2);
-    ExpectInvalid(&tester, "axis 2 is out of range for input shape [2, 3]");
+    ExpectInvalid(&tester, "axis 2 is out of range for input shape [2,3]");
   }
   {
     OpTester tester("LayerNorm", RegisterLayerNorm);
     tester.Input("x", {2, 3}, std::vector<float>(6)).Input("s", {2}, {1, 1}).Output("y");
-    ExpectInvalid(&tester, "scale has shape [2] but the normalized axes of [2, 3] hold 3 values");
+    ExpectInvalid(&tester, "scale has shape [2] but the normalized axes of [2,3] hold 3 values");
   }
   {
     OpTester tester("LayerNorm", RegisterLayerNorm);

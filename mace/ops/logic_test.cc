@@ -210,7 +210,7 @@ TEST(LogicTest, RejectsBadInput) {
     OpTester tester("Compare", RegisterLogic);
     tester.Input("a", {2, 3}, std::vector<float>(6)).Input("b", {2}, {1, 2}).Output("y");
     tester.Arg("type", "less");
-    ExpectInvalid(&tester, "Compare", "input shapes [2, 3] and [2] do not broadcast");
+    ExpectInvalid(&tester, "Compare", "input shapes [2,3] and [2] do not broadcast");
   }
   {
     OpTester tester("Mod", RegisterLogic);
