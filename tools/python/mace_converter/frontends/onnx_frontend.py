@@ -117,6 +117,8 @@ class OnnxImporter:
             raise ConversionError(f"{self.path} is not a valid ONNX model: {error}") from error
         self.opset = self._opset()
         self.graph = Graph(options.model_name, self.path.name)
+        # ONNX element types of the graph inputs, by name (for CastLike).
+        self.graph.onnx_input_types = {}
         self.values: dict[str, np.ndarray] = {}
         self.ir_consts: dict[str, str] = {}
         self.folded = 0
@@ -168,6 +170,7 @@ class OnnxImporter:
             _check_value_type(info, "input", self.path.name, INPUT_TYPES)
             if info.type.tensor_type.elem_type in _INTEGER_TYPES:
                 self.integer_values.add(info.name)
+            self.graph.onnx_input_types[info.name] = info.type.tensor_type.elem_type
             dims = [d.dim_value if d.HasField("dim_value") else -1
                     for d in info.type.tensor_type.shape.dim]
             declared[info.name] = dims

@@ -394,11 +394,16 @@ def cast(node: Node) -> None:
 
 @converter("CastLike")
 def cast_like(node: Node) -> None:
-    """CastLike to the type of a constant second input."""
-    if not node.is_const(1):
-        raise node.fail("CastLike's target input must be a constant, so its element type is "
-                        "known")
-    kind = np.asarray(node.const(1)).dtype
+    """CastLike to the type of a constant second input or of a graph input."""
+    if node.is_const(1):
+        kind = np.asarray(node.const(1)).dtype
+    else:
+        elem = getattr(node.graph, "onnx_input_types", {}).get(node.inputs[1])
+        if not elem:
+            raise node.fail("CastLike's target must be a constant or a graph input, so its "
+                            "element type is known")
+        from onnx import helper
+        kind = np.dtype(helper.tensor_dtype_to_np_dtype(elem))
     if kind == np.bool_:
         _cast_to(node, node.tensor(0), _BOOL)
     elif kind.kind in "iu":
@@ -407,3 +412,115 @@ def cast_like(node: Node) -> None:
         node.emit_out("Identity", [node.tensor(0)])
     else:
         raise node.fail(f"CastLike to {kind} is not supported")
+
+
+# ---- compositions of the ops above ----------------------------------------------------
+def _scalar(node: Node, what: str, value: float) -> str:
+    return node.weight(f"{node.name}_{what}", np.array([value], np.float32))
+
+
+def _compare(node: Node, kind: str, a: str, b: str = None) -> str:
+    return node.emit("Compare", [a] if b is None else [a, b], {"type": kind}).outputs[0]
+
+
+@converter("IsNaN")
+def is_nan(node: Node) -> None:
+    node.emit_out("Compare", [_compare(node, "equal", node.tensor(0), node.tensor(0))],
+                  {"type": "not"})
+
+
+@converter("IsInf")
+def is_inf(node: Node) -> None:
+    x = node.tensor(0)
+    found = []
+    if int(node.attr("detect_positive", 1)):
+        found.append(_compare(node, "equal", x, _scalar(node, "inf", np.inf)))
+    if int(node.attr("detect_negative", 1)):
+        found.append(_compare(node, "equal", x, _scalar(node, "minus_inf", -np.inf)))
+    if not found:   # neither sign asked for: all false
+        node.emit_out("Compare", [x, _scalar(node, "nan", np.nan)], {"type": "equal"})
+    elif len(found) == 1:
+        node.emit_out("Identity", found)
+    else:
+        node.emit_out("Compare", found, {"type": "or"})
+
+
+@converter("Shrink")
+def shrink(node: Node) -> None:
+    """x + bias below -lambd, x - bias above lambd, 0 between."""
+    lambd, bias = float(node.attr("lambd", 0.5)), float(node.attr("bias", 0.0))
+    x = node.tensor(0)
+    low = _compare(node, "less", x, _scalar(node, "minus_lambd", -lambd))
+    high = _compare(node, "greater", x, _scalar(node, "lambd", lambd))
+    plus = node.emit("Eltwise", [x], {"type": ELTWISE_SUM, "scalar_input": bias}).outputs[0]
+    minus = node.emit("Eltwise", [x], {"type": ELTWISE_SUM, "scalar_input": -bias}).outputs[0]
+    upper = node.emit("Where", [high, minus, _scalar(node, "zero", 0.0)]).outputs[0]
+    node.emit_out("Where", [low, plus, upper])
+
+
+@converter("Hardmax")
+def hardmax(node: Node) -> None:
+    """1 at the first maximum along the axis: x == max(x), kept only where
+    the running count of maxima is 1."""
+    shape = list(node.shape(0))
+    rank = len(shape)
+    axis = normalize_axis(node, int(node.attr("axis", -1 if node.opset >= 13 else 1)), rank)
+    x = node.tensor(0)
+    if node.opset < 13:   # the input viewed as 2D at axis, as ONNX defined it then
+        x = node.emit("Reshape", [x], {"shape": [int(np.prod(shape[:axis])),
+                                                 int(np.prod(shape[axis:]))]}).outputs[0]
+        axis = 1
+    peak = node.emit("Reduce", [x], {"reduce_type": 2, "axis": [axis],
+                                     "keepdims": 1}).outputs[0]
+    maxima = _compare(node, "equal", x, peak)
+    count = node.emit("CumSum", [maxima], {"axis": axis}).outputs[0]
+    first = _compare(node, "equal", count, _scalar(node, "one", 1.0))
+    if node.opset < 13:
+        flat = _compare(node, "and", maxima, first)
+        node.emit_out("Reshape", [flat], {"shape": shape})
+        return
+    node.emit_out("Compare", [maxima, first], {"type": "and"})
+
+
+@converter("LpNormalization")
+def lp_normalization(node: Node) -> None:
+    axis = normalize_axis(node, int(node.attr("axis", -1)), node.rank(0))
+    p = int(node.attr("p", 2))
+    if p not in (1, 2):
+        raise node.fail(f"p {p} is not 1 or 2")
+    x = node.tensor(0)
+    if p == 1:
+        powered = node.emit("Eltwise", [x], {"type": 7}).outputs[0]
+    else:
+        powered = node.emit("Eltwise", [x, x], {"type": ELTWISE_PROD}).outputs[0]
+    total = node.emit("Reduce", [powered], {"reduce_type": 4, "axis": [axis],
+                                             "keepdims": 1}).outputs[0]
+    if p == 2:
+        total = node.emit("Eltwise", [total], {"type": 9, "scalar_input": 0.5}).outputs[0]
+    node.emit_out("Eltwise", [x, total], {"type": 3})
+
+
+@converter("MeanVarianceNormalization")
+def mean_variance_normalization(node: Node) -> None:
+    """(x - mean) / sqrt(var + 1e-9) over `axes`: LayerNorm with those axes
+    moved last."""
+    rank = node.rank(0)
+    axes = sorted({normalize_axis(node, a, rank) for a in node.ints("axes", [0, 2, 3])})
+    kept = [i for i in range(rank) if i not in axes]
+    chain = _Chain(node, node.tensor(0), list(node.shape(0)))
+    chain.transpose(kept + axes)
+    normed = node.emit("LayerNorm", [chain.tensor],
+                       {"axis": len(kept), "epsilon": 1e-9}).outputs[0]
+    back = _Chain(node, normed, chain.shape)
+    order = kept + axes
+    back.transpose([order.index(i) for i in range(rank)])
+    node.emit_out("Identity", [back.tensor])
+
+
+@converter("Mean")
+def mean(node: Node) -> None:
+    names = [node.tensor(i) for i in range(len(node.inputs)) if node.has_input(i)]
+    total = names[0]
+    for other in names[1:]:
+        total = node.emit("Eltwise", [total, other], {"type": ELTWISE_SUM}).outputs[0]
+    node.emit_out("Eltwise", [total], {"type": ELTWISE_PROD, "scalar_input": 1.0 / len(names)})
