@@ -116,6 +116,26 @@ class MoreOpsTest(unittest.TestCase):
                               outputs=("s", "y"), out_types=[TensorProto.INT64])
         self.assertIn("Identity", [op.type for op in converted.net_def.op])
 
+    def test_compositions(self):
+        feeds = {"x": np.array([[1.0, np.nan, -np.inf, 3.0, np.inf, 0.2]], np.float32)}
+        self._run([helper.make_node("IsNaN", ["x"], ["y"])], {"x": [1, 6]}, feeds=feeds,
+                  out_types=[TensorProto.BOOL])
+        for positive in (0, 1):
+            self._run([helper.make_node("IsInf", ["x"], ["y"], detect_positive=positive)],
+                      {"x": [1, 6]}, feeds=feeds, out_types=[TensorProto.BOOL], opset=10)
+        self._run([helper.make_node("Shrink", ["x"], ["y"], lambd=0.3, bias=0.1)],
+                  {"x": [3, 4]}, opset=9)
+        ties = {"x": np.round(random_feeds({"x": [3, 4, 5]})["x"])}
+        for opset, axis in ((13, 1), (11, 1), (13, -1)):
+            self._run([helper.make_node("Hardmax", ["x"], ["y"], axis=axis)], {"x": [3, 4, 5]},
+                      feeds=ties, opset=opset)
+        for p in (1, 2):
+            self._run([helper.make_node("LpNormalization", ["x"], ["y"], p=p, axis=1)],
+                      {"x": [3, 4]})
+        self._run([helper.make_node("MeanVarianceNormalization", ["x"], ["y"])],
+                  {"x": [2, 3, 4, 5]})
+        self._run([helper.make_node("Mean", ["x", "z", "x"], ["y"])], {"x": [2, 3], "z": [3]})
+
     def test_clear_refusals(self):
         from mace_converter.api import ConversionError
         cases = [
