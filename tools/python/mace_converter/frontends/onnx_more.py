@@ -24,26 +24,40 @@ _COMPARE_TYPES = {"Equal": "equal", "Less": "less", "Greater": "greater",
 ELTWISE_PROD, ELTWISE_SUM, ELTWISE_NEG = 2, 0, 6
 
 
+def _value(node: Node, index: int) -> str:
+    """Input `index` as a float32 tensor: integer and bool constants are
+    stored as float32 (the engine carries them so); computed tensors as
+    they are."""
+    if node.is_const(index):
+        value = np.asarray(node.const(index))
+        if value.dtype != np.float32:
+            key = (node.inputs[index], "float32")
+            if key not in node.ir_consts:
+                node.ir_consts[key] = node.weight(node.inputs[index], value.astype(np.float32))
+            return node.ir_consts[key]
+    return node.tensor(index)
+
+
 @converter(*_COMPARE_TYPES)
 def compare(node: Node) -> None:
-    node.emit_out("Compare", [node.tensor(0), node.tensor(1)],
+    node.emit_out("Compare", [_value(node, 0), _value(node, 1)],
                   {"type": _COMPARE_TYPES[node.op_type]})
 
 
 @converter("Not")
 def logical_not(node: Node) -> None:
-    node.emit_out("Compare", [node.tensor(0)], {"type": "not"})
+    node.emit_out("Compare", [_value(node, 0)], {"type": "not"})
 
 
 @converter("Mod")
 def mod(node: Node) -> None:
     args = {"fmod": 1} if int(node.attr("fmod", 0)) else {}
-    node.emit_out("Mod", [node.tensor(0), node.tensor(1)], args)
+    node.emit_out("Mod", [_value(node, 0), _value(node, 1)], args)
 
 
 @converter("Where")
 def where(node: Node) -> None:
-    node.emit_out("Where", [node.tensor(0), node.tensor(1), node.tensor(2)])
+    node.emit_out("Where", [_value(node, 0), _value(node, 1), _value(node, 2)])
 
 
 @converter("ArgMin")
@@ -55,7 +69,7 @@ def arg_min(node: Node) -> None:
             "keepdims": int(node.attr("keepdims", 1))}
     if node.attr("select_last_index", 0):
         args["select_last_index"] = 1
-    negated = node.emit("Eltwise", [node.tensor(0)], {"type": ELTWISE_NEG}).outputs[0]
+    negated = node.emit("Eltwise", [_value(node, 0)], {"type": ELTWISE_NEG}).outputs[0]
     node.emit_out("ArgMax", [negated], args)
 
 
@@ -65,9 +79,9 @@ def layer_normalization(node: Node) -> None:
     rank = node.rank(0)
     axis = normalize_axis(node, int(node.attr("axis", -1)), rank)
     args = {"axis": axis, "epsilon": float(node.attr("epsilon", 1e-5))}
-    inputs = [node.tensor(0), node.tensor(1)]
+    inputs = [_value(node, 0), _value(node, 1)]
     if node.has_input(2):
-        inputs.append(node.tensor(2))
+        inputs.append(_value(node, 2))
     outputs = [o for o in node.outputs]
     while outputs and not outputs[-1]:
         outputs.pop()
@@ -102,7 +116,7 @@ def instance_normalization(node: Node) -> None:
     shape = list(node.shape(0))
     if len(shape) < 3:
         raise node.fail(f"input has shape {shape}; InstanceNormalization needs [N, C, ...]")
-    normed = node.emit("LayerNorm", [node.tensor(0)],
+    normed = node.emit("LayerNorm", [_value(node, 0)],
                        {"axis": 2, "epsilon": float(node.attr("epsilon", 1e-5))}).outputs[0]
     _affine(node, normed, [shape[1]] + [1] * (len(shape) - 2), shape, True)
 
@@ -118,7 +132,7 @@ def group_normalization(node: Node) -> None:
     if int(node.attr("stash_type", 1)) != 1:
         raise node.fail("stash_type other than float32 is not supported")
     grouped = [shape[0], groups, int(np.prod(shape[1:])) // groups]
-    flat = node.emit("Reshape", [node.tensor(0)], {"shape": grouped}).outputs[0]
+    flat = node.emit("Reshape", [_value(node, 0)], {"shape": grouped}).outputs[0]
     normed = node.emit("LayerNorm", [flat],
                        {"axis": 2, "epsilon": float(node.attr("epsilon", 1e-5))}).outputs[0]
     if node.opset < 21:   # opset 18: scale and bias per group
@@ -141,19 +155,19 @@ def gather(node: Node) -> None:
         except ConversionError:
             pass
     axis = normalize_axis(node, int(node.attr("axis", 0)), node.rank(0))
-    node.emit_out("Gather", [node.tensor(0), node.tensor(1)], {"axis": axis})
+    node.emit_out("Gather", [_value(node, 0), _value(node, 1)], {"axis": axis})
 
 
 @converter("GatherElements")
 def gather_elements(node: Node) -> None:
     axis = normalize_axis(node, int(node.attr("axis", 0)), node.rank(0))
-    node.emit_out("GatherElements", [node.tensor(0), node.tensor(1)], {"axis": axis})
+    node.emit_out("GatherElements", [_value(node, 0), _value(node, 1)], {"axis": axis})
 
 
 @converter("GatherND")
 def gather_nd(node: Node) -> None:
     args = {"batch_dims": int(node.attr("batch_dims", 0))} if node.attr("batch_dims", 0) else {}
-    node.emit_out("GatherND", [node.tensor(0), node.tensor(1)], args)
+    node.emit_out("GatherND", [_value(node, 0), _value(node, 1)], args)
 
 
 def _reduction(node: Node) -> dict:
@@ -167,12 +181,12 @@ def _reduction(node: Node) -> dict:
 def scatter_elements(node: Node) -> None:
     args = _reduction(node)
     args["axis"] = normalize_axis(node, int(node.attr("axis", 0)), node.rank(0))
-    node.emit_out("ScatterElements", [node.tensor(0), node.tensor(1), node.tensor(2)], args)
+    node.emit_out("ScatterElements", [_value(node, 0), _value(node, 1), _value(node, 2)], args)
 
 
 @converter("ScatterND")
 def scatter_nd(node: Node) -> None:
-    node.emit_out("ScatterND", [node.tensor(0), node.tensor(1), node.tensor(2)],
+    node.emit_out("ScatterND", [_value(node, 0), _value(node, 1), _value(node, 2)],
                   _reduction(node))
 
 
@@ -180,24 +194,24 @@ def scatter_nd(node: Node) -> None:
 @converter("Trilu")
 def trilu(node: Node) -> None:
     args = {"upper": int(node.attr("upper", 1))}
-    inputs = [node.tensor(0)]
+    inputs = [_value(node, 0)]
     if node.rank(0) < 2:
         raise node.fail(f"input has shape {list(node.shape(0))}; Trilu needs rank 2 or more")
     if node.is_const(1):
         args["k"] = int(np.asarray(node.const(1, "k")).reshape(-1)[0])
     elif node.has_input(1):
-        inputs.append(node.tensor(1))
+        inputs.append(_value(node, 1))
     node.emit_out("Trilu", inputs, args)
 
 
 @converter("CumSum")
 def cum_sum(node: Node) -> None:
-    args, inputs = {}, [node.tensor(0)]
+    args, inputs = {}, [_value(node, 0)]
     if node.is_const(1):
         axis = int(np.asarray(node.const(1, "axis")).reshape(-1)[0])
         args["axis"] = normalize_axis(node, axis, node.rank(0))
     else:   # read by the engine at run time
-        inputs.append(node.tensor(1))
+        inputs.append(_value(node, 1))
     for key in ("exclusive", "reverse"):
         if int(node.attr(key, 0)):
             args[key] = 1
@@ -218,9 +232,9 @@ def tile(node: Node) -> None:
                         f"{list(node.shape(0))}")
     _repeat_arg(node, repeats)
     if all(r == 1 for r in repeats):
-        node.emit_out("Identity", [node.tensor(0)])
+        node.emit_out("Identity", [_value(node, 0)])
         return
-    node.emit_out("Tile", [node.tensor(0)], {"repeats": repeats})
+    node.emit_out("Tile", [_value(node, 0)], {"repeats": repeats})
 
 
 @converter("Expand")
@@ -238,7 +252,7 @@ def expand(node: Node) -> None:
             raise node.fail(f"shape {list(node.shape(0))} does not broadcast to {target}")
         out.append(max(a, b))
     repeats = [o // a for o, a in zip(out, full)]
-    source = node.tensor(0)
+    source = _value(node, 0)
     if full != shape:
         source = node.emit("Reshape", [source], {"shape": full}).outputs[0]
     if all(r == 1 for r in repeats):
@@ -262,7 +276,7 @@ def top_k(node: Node) -> None:
     if not int(node.attr("largest", 1)):
         args["largest"] = 0
     outputs = [o or f"{node.name}_unused_{i}" for i, o in enumerate(node.outputs)]
-    node.emit("TopK", [node.tensor(0)], args, outputs=outputs)
+    node.emit("TopK", [_value(node, 0)], args, outputs=outputs)
 
 
 # ---- Einsum ------------------------------------------------------------------------
@@ -329,7 +343,7 @@ def einsum(node: Node) -> None:
                 raise node.fail(f"subscript '{letter}' has sizes {sizes[letter]} and {size}")
     chains = []
     for index, term in enumerate(terms):
-        chain = _Chain(node, node.tensor(index), list(node.shape(index)))
+        chain = _Chain(node, _value(node, index), list(node.shape(index)))
         others = "".join(t for i, t in enumerate(terms) if i != index) + output
         # Letters nowhere else are summed away first.
         chain.reduce_sum([i for i, c in enumerate(term) if c not in others])
@@ -387,7 +401,7 @@ def cast(node: Node) -> None:
     the value is truncated, to bool compared with 0."""
     to = int(node.attr("to"))
     if to in _INT_TYPES or to == _BOOL:
-        _cast_to(node, node.tensor(0), to)
+        _cast_to(node, _value(node, 0), to)
         return
     onnx_tensor.cast(node)
 
@@ -405,11 +419,11 @@ def cast_like(node: Node) -> None:
         from onnx import helper
         kind = np.dtype(helper.tensor_dtype_to_np_dtype(elem))
     if kind == np.bool_:
-        _cast_to(node, node.tensor(0), _BOOL)
+        _cast_to(node, _value(node, 0), _BOOL)
     elif kind.kind in "iu":
-        _cast_to(node, node.tensor(0), 7)
+        _cast_to(node, _value(node, 0), 7)
     elif kind in (np.float32, np.float64, np.float16):
-        node.emit_out("Identity", [node.tensor(0)])
+        node.emit_out("Identity", [_value(node, 0)])
     else:
         raise node.fail(f"CastLike to {kind} is not supported")
 
@@ -425,13 +439,13 @@ def _compare(node: Node, kind: str, a: str, b: str = None) -> str:
 
 @converter("IsNaN")
 def is_nan(node: Node) -> None:
-    node.emit_out("Compare", [_compare(node, "equal", node.tensor(0), node.tensor(0))],
+    node.emit_out("Compare", [_compare(node, "equal", _value(node, 0), _value(node, 0))],
                   {"type": "not"})
 
 
 @converter("IsInf")
 def is_inf(node: Node) -> None:
-    x = node.tensor(0)
+    x = _value(node, 0)
     found = []
     if int(node.attr("detect_positive", 1)):
         found.append(_compare(node, "equal", x, _scalar(node, "inf", np.inf)))
@@ -449,7 +463,7 @@ def is_inf(node: Node) -> None:
 def shrink(node: Node) -> None:
     """x + bias below -lambd, x - bias above lambd, 0 between."""
     lambd, bias = float(node.attr("lambd", 0.5)), float(node.attr("bias", 0.0))
-    x = node.tensor(0)
+    x = _value(node, 0)
     low = _compare(node, "less", x, _scalar(node, "minus_lambd", -lambd))
     high = _compare(node, "greater", x, _scalar(node, "lambd", lambd))
     plus = node.emit("Eltwise", [x], {"type": ELTWISE_SUM, "scalar_input": bias}).outputs[0]
@@ -465,7 +479,7 @@ def hardmax(node: Node) -> None:
     shape = list(node.shape(0))
     rank = len(shape)
     axis = normalize_axis(node, int(node.attr("axis", -1 if node.opset >= 13 else 1)), rank)
-    x = node.tensor(0)
+    x = _value(node, 0)
     if node.opset < 13:   # the input viewed as 2D at axis, as ONNX defined it then
         x = node.emit("Reshape", [x], {"shape": [int(np.prod(shape[:axis])),
                                                  int(np.prod(shape[axis:]))]}).outputs[0]
@@ -488,7 +502,7 @@ def lp_normalization(node: Node) -> None:
     p = int(node.attr("p", 2))
     if p not in (1, 2):
         raise node.fail(f"p {p} is not 1 or 2")
-    x = node.tensor(0)
+    x = _value(node, 0)
     if p == 1:
         powered = node.emit("Eltwise", [x], {"type": 7}).outputs[0]
     else:
@@ -507,7 +521,7 @@ def mean_variance_normalization(node: Node) -> None:
     rank = node.rank(0)
     axes = sorted({normalize_axis(node, a, rank) for a in node.ints("axes", [0, 2, 3])})
     kept = [i for i in range(rank) if i not in axes]
-    chain = _Chain(node, node.tensor(0), list(node.shape(0)))
+    chain = _Chain(node, _value(node, 0), list(node.shape(0)))
     chain.transpose(kept + axes)
     normed = node.emit("LayerNorm", [chain.tensor],
                        {"axis": len(kept), "epsilon": 1e-9}).outputs[0]
@@ -519,7 +533,7 @@ def mean_variance_normalization(node: Node) -> None:
 
 @converter("Mean")
 def mean(node: Node) -> None:
-    names = [node.tensor(i) for i in range(len(node.inputs)) if node.has_input(i)]
+    names = [_value(node, i) for i in range(len(node.inputs)) if node.has_input(i)]
     total = names[0]
     for other in names[1:]:
         total = node.emit("Eltwise", [total, other], {"type": ELTWISE_SUM}).outputs[0]
