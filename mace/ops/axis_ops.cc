@@ -81,8 +81,7 @@ MaceStatus AxisOpBase::InferShapes() {
     case AxisOpKind::CUM_SUM:
       if (InputSize() > 1 && Input(1) != nullptr) {
         MACE_RETURN_IF_ERROR(CheckScalarInput("axis"));
-        OP_CHECK(rank >= 1, "input has shape ", ShapeToString(shape),
-                 " but needs rank 1 or more");
+        OP_CHECK(rank >= 1, "input has shape ", ShapeToString(shape), " but needs rank 1 or more");
       } else {
         MACE_RETURN_IF_ERROR(
             SplitAtAxis(axis_, &cum_sum_.outer, &cum_sum_.axis_size, &cum_sum_.inner));
@@ -121,15 +120,15 @@ MaceStatus AxisOpBase::InferShapes() {
 MaceStatus AxisOpBase::CheckScalarInput(const char* what) {
   OP_CHECK(Input(1)->size() == 1, what, " (input 1) has shape ", ShapeToString(Input(1)->shape()),
            " but must hold one value");
-  OP_CHECK(Input(1)->dtype() == DT_FLOAT || Input(1)->dtype() == DT_INT32, what,
-           " (input 1) is ", DataTypeName(Input(1)->dtype()), " but must be float32 or int32");
+  OP_CHECK(Input(1)->dtype() == DT_FLOAT || Input(1)->dtype() == DT_INT32, what, " (input 1) is ",
+           DataTypeName(Input(1)->dtype()), " but must be float32 or int32");
   return MaceStatus();
 }
 
 MaceStatus AxisOpBase::ReadInputArgs() {
   if (InputSize() < 2 || Input(1) == nullptr) return MaceStatus();
-  const double value = Input(1)->dtype() == DT_FLOAT ? Input(1)->data<float>()[0]
-                                                     : Input(1)->data<int32_t>()[0];
+  const double value =
+      Input(1)->dtype() == DT_FLOAT ? Input(1)->data<float>()[0] : Input(1)->data<int32_t>()[0];
   const char* what = kind_ == AxisOpKind::TRILU ? "k" : "axis";
   OP_CHECK(std::floor(value) == value, what, " (input 1) is ", value, ", not a whole number");
   if (kind_ == AxisOpKind::CUM_SUM) {

@@ -38,8 +38,8 @@ TEST(AxisOpsTest, HandComputedTrilu) {
     bool k_input;
     std::vector<float> want;
   } cases[] = {
-      {1, 0, false, {1, 2, 3, 0, 5, 6}}, {0, 0, false, {1, 0, 0, 4, 5, 0}},
-      {1, 1, true, {0, 2, 3, 0, 0, 6}},  {0, -1, true, {0, 0, 0, 4, 0, 0}},
+      {1, 0, false, {1, 2, 3, 0, 5, 6}},  {0, 0, false, {1, 0, 0, 4, 5, 0}},
+      {1, 1, true, {0, 2, 3, 0, 0, 6}},   {0, -1, true, {0, 0, 0, 4, 0, 0}},
       {1, -5, false, {1, 2, 3, 4, 5, 6}}, {0, 9, true, {1, 2, 3, 4, 5, 6}},
   };
   for (const auto& c : cases) {
@@ -86,8 +86,10 @@ TEST(AxisOpsTest, HandComputedCumSum) {
   const struct {
     int exclusive, reverse;
     std::vector<float> want;
-  } cases[] = {{0, 0, {1, 3, 6, 10, 15}}, {1, 0, {0, 1, 3, 6, 10}},
-               {0, 1, {15, 14, 12, 9, 5}}, {1, 1, {14, 12, 9, 5, 0}}};
+  } cases[] = {{0, 0, {1, 3, 6, 10, 15}},
+               {1, 0, {0, 1, 3, 6, 10}},
+               {0, 1, {15, 14, 12, 9, 5}},
+               {1, 1, {14, 12, 9, 5, 0}}};
   for (const auto& c : cases) {
     OpTester tester("CumSum", RegisterAxisOps);
     tester.Input("x", {5}, Iota(5)).Output("y").Arg("exclusive", c.exclusive);

@@ -107,8 +107,8 @@ MaceStatus GatherBase::InferShapes() {
                " needs indices and data of a higher rank, got ", ShapeToString(is), " and ",
                ShapeToString(ds));
       const int64_t depth = is.back();
-      OP_CHECK(depth >= 1 && depth <= rank - b, "the last dimension of indices ",
-               ShapeToString(is), " must be 1 to ", rank - b, " for data ", ShapeToString(ds));
+      OP_CHECK(depth >= 1 && depth <= rank - b, "the last dimension of indices ", ShapeToString(is),
+               " must be 1 to ", rank - b, " for data ", ShapeToString(ds));
       for (int d = 0; d < b; ++d) {
         OP_CHECK(is[d] == ds[d], "batch dimension ", d, " of indices ", ShapeToString(is),
                  " and data ", ShapeToString(ds), " differ");
@@ -125,8 +125,8 @@ MaceStatus GatherBase::InferShapes() {
       if (kind_ == GatherKind::SCATTER_ND) {
         const std::vector<int64_t> update_shape = out_shape;
         OP_CHECK(Input(2)->shape() == update_shape, "updates have shape ",
-                 ShapeToString(Input(2)->shape()), " but indices ", ShapeToString(is),
-                 " and data ", ShapeToString(ds), " need ", ShapeToString(update_shape));
+                 ShapeToString(Input(2)->shape()), " but indices ", ShapeToString(is), " and data ",
+                 ShapeToString(ds), " need ", ShapeToString(update_shape));
         out_shape = ds;
       }
       break;
@@ -144,10 +144,13 @@ MaceStatus GatherBase::InferShapes() {
 
 int64_t GatherBase::Bound(int64_t i) const {
   switch (kind_) {
-    case GatherKind::GATHER: return gather_.axis_size;
+    case GatherKind::GATHER:
+      return gather_.axis_size;
     case GatherKind::GATHER_ELEMENTS:
-    case GatherKind::SCATTER_ELEMENTS: return elements_.data_shape[elements_.axis];
-    default: return nd_.dims[i % nd_.depth];
+    case GatherKind::SCATTER_ELEMENTS:
+      return elements_.data_shape[elements_.axis];
+    default:
+      return nd_.dims[i % nd_.depth];
   }
 }
 
@@ -161,9 +164,9 @@ MaceStatus GatherBase::ReadIndices(std::vector<int64_t>* out) const {
     OP_CHECK(std::floor(value) == value, "index ", value, " at position ", i,
              " is not a whole number");
     const int64_t bound = Bound(i);
-    OP_CHECK(value >= -static_cast<double>(bound) && value < static_cast<double>(bound),
-             "index ", static_cast<int64_t>(value), " at position ", i, " is out of range [",
-             -bound, ", ", bound, ")");
+    OP_CHECK(value >= -static_cast<double>(bound) && value < static_cast<double>(bound), "index ",
+             static_cast<int64_t>(value), " at position ", i, " is out of range [", -bound, ", ",
+             bound, ")");
     const int64_t index = static_cast<int64_t>(value);
     (*out)[i] = index < 0 ? index + bound : index;
   }
@@ -172,11 +175,11 @@ MaceStatus GatherBase::ReadIndices(std::vector<int64_t>* out) const {
 
 MaceStatus RegisterGather(OpRegistry* registry) {
   MACE_RETURN_IF_ERROR(registry->Register("Gather", DeviceType::CPU, DT_FLOAT, NewGatherCpu));
-  MACE_RETURN_IF_ERROR(registry->Register("GatherElements", DeviceType::CPU, DT_FLOAT,
-                                          NewGatherElementsCpu));
+  MACE_RETURN_IF_ERROR(
+      registry->Register("GatherElements", DeviceType::CPU, DT_FLOAT, NewGatherElementsCpu));
   MACE_RETURN_IF_ERROR(registry->Register("GatherND", DeviceType::CPU, DT_FLOAT, NewGatherNdCpu));
-  MACE_RETURN_IF_ERROR(registry->Register("ScatterElements", DeviceType::CPU, DT_FLOAT,
-                                          NewScatterElementsCpu));
+  MACE_RETURN_IF_ERROR(
+      registry->Register("ScatterElements", DeviceType::CPU, DT_FLOAT, NewScatterElementsCpu));
   return registry->Register("ScatterND", DeviceType::CPU, DT_FLOAT, NewScatterNdCpu);
 }
 

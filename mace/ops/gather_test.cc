@@ -130,8 +130,12 @@ TEST(GatherTest, MatchesNaiveGather) {
   const struct {
     std::vector<int64_t> data, indices;
     int axis;
-  } cases[] = {{{1}, {1}, 0},       {{5}, {3}, 0},           {{5, 4, 3, 2}, {3}, 1},
-               {{3, 3}, {1, 2}, -1}, {{2, 3, 4}, {2, 2, 2}, 2}, {{7, 1}, {9}, 0}};
+  } cases[] = {{{1}, {1}, 0},
+               {{5}, {3}, 0},
+               {{5, 4, 3, 2}, {3}, 1},
+               {{3, 3}, {1, 2}, -1},
+               {{2, 3, 4}, {2, 2, 2}, 2},
+               {{7, 1}, {9}, 0}};
   uint32_t seed = 5100;
   for (const auto& c : cases) {
     const int rank = static_cast<int>(c.data.size());

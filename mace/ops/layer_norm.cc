@@ -14,7 +14,8 @@ namespace ops {
 MaceStatus LayerNormBase::Init() {
   OP_CHECK(InputSize() >= 1 && InputSize() <= 3 && OutputSize() >= 1 && OutputSize() <= 3,
            "needs 1 to 3 inputs (x, scale, bias) and 1 to 3 outputs (y, mean, inv_std_dev), "
-           "got ", InputSize(), " inputs and ", OutputSize(), " outputs");
+           "got ",
+           InputSize(), " inputs and ", OutputSize(), " outputs");
   OP_CHECK(Input(0) != nullptr, "input is missing");
   axis_ = GetInt("axis", -1);
   params_.epsilon = GetFloat("epsilon", 1e-5f);
@@ -40,8 +41,8 @@ MaceStatus LayerNormBase::InferShapes() {
   for (int i = 1; i < InputSize(); ++i) {
     if (Input(i) == nullptr) continue;
     OP_CHECK(Input(i)->size() == params_.inner, i == 1 ? "scale" : "bias", " has shape ",
-             ShapeToString(Input(i)->shape()), " but the normalized axes of ",
-             ShapeToString(shape), " hold ", params_.inner, " values");
+             ShapeToString(Input(i)->shape()), " but the normalized axes of ", ShapeToString(shape),
+             " hold ", params_.inner, " values");
   }
   Output(0)->Reshape(shape);
   for (int i = 1; i < OutputSize(); ++i) Output(i)->Reshape(stats_shape);

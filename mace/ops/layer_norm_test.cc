@@ -1,8 +1,11 @@
+#include "mace/ops/ref/layer_norm.h"
+
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mace/ops/cpu/layer_norm_fast.h"
 #include "mace/ops/registry.h"
 #include "mace/ops/testing/op_tester.h"
 
@@ -62,8 +65,8 @@ struct Case {
 
 TEST(LayerNormTest, MatchesNaiveTwoPass) {
   const std::vector<Case> cases = {
-      {{1}, 0, false, false},      {{7}, -1, true, true},        {{3, 4}, 1, true, false},
-      {{3, 4}, 0, true, true},     {{2, 3, 4, 5}, -1, true, true}, {{2, 3, 4, 5}, 1, true, true},
+      {{1}, 0, false, false},         {{7}, -1, true, true},          {{3, 4}, 1, true, false},
+      {{3, 4}, 0, true, true},        {{2, 3, 4, 5}, -1, true, true}, {{2, 3, 4, 5}, 1, true, true},
       {{2, 3, 4, 5}, 0, false, true}, {{1, 1, 1, 33}, 3, true, true}, {{5, 1, 9}, -2, true, true},
   };
   uint32_t seed = 4100;
@@ -114,6 +117,41 @@ TEST(LayerNormTest, MatchesNaiveTwoPass) {
     ExpectNear(tester.OutputData("y"), want, 1e-5f, 1e-5f);
     ExpectNear(tester.OutputData("mean"), want_mean, 1e-6f, 1e-6f);
     ExpectNear(tester.OutputData("inv"), want_inv, 1e-5f, 1e-6f);
+  }
+}
+
+TEST(LayerNormTest, FastKernelMatchesReference) {
+  // Row lengths around the 8 lanes and the 256-value blocks, rows with a
+  // large offset (which float sums would lose without centering), and every
+  // combination of scale and bias.
+  const int64_t inners[] = {1, 2, 7, 8, 9, 255, 256, 257, 1000};
+  uint32_t seed = 4200;
+  for (int64_t inner : inners) {
+    for (float offset : {0.f, 1000.f}) {
+      ref::LayerNormParams p;
+      p.outer = 3;
+      p.inner = inner;
+      p.epsilon = 1e-5f;
+      std::vector<float> x = RandomFloats(p.outer * inner, seed++);
+      for (float& v : x) v += offset;
+      const std::vector<float> scale = RandomFloats(inner, seed++);
+      const std::vector<float> bias = RandomFloats(inner, seed++);
+      for (int mask = 0; mask < 4; ++mask) {
+        SCOPED_TRACE(::testing::Message()
+                     << "inner " << inner << " offset " << offset << " mask " << mask);
+        const float* s = (mask & 1) ? scale.data() : nullptr;
+        const float* b = (mask & 2) ? bias.data() : nullptr;
+        std::vector<float> want(x.size()), got(x.size());
+        std::vector<float> want_mean(p.outer), got_mean(p.outer), want_inv(p.outer),
+            got_inv(p.outer);
+        ref::LayerNorm(p, x.data(), s, b, want.data(), want_mean.data(), want_inv.data());
+        LayerNormFast(p, x.data(), s, b, got.data(), got_mean.data(), got_inv.data());
+        // A row of one value has variance 0: inv is 1/sqrt(epsilon) either way.
+        ExpectNear(got, want, 2e-4f, 1e-4f);
+        ExpectNear(got_mean, want_mean, 1e-6f, 1e-6f);
+        ExpectNear(got_inv, want_inv, 1e-6f, 1e-4f);
+      }
+    }
   }
 }
 

@@ -14,7 +14,8 @@ namespace ops {
 MaceStatus LogicBase::Init() {
   int inputs = 2;
   if (kind_ == LogicKind::COMPARE) {
-    OP_CHECK(HasArg("type"), "needs the string argument type (equal, less, greater, "
+    OP_CHECK(HasArg("type"),
+             "needs the string argument type (equal, less, greater, "
              "less_equal, greater_equal, and, or, xor, not)");
     const std::string type = GetString("type", "");
     OP_CHECK(ref::ParseCompareType(type, &compare_type_), "unknown type '", type,
@@ -26,8 +27,7 @@ MaceStatus LogicBase::Init() {
     inputs = 3;
   }
   OP_CHECK(InputSize() == inputs && OutputSize() == 1, "needs ", inputs,
-           " input(s) and one output, got ", InputSize(), " inputs and ", OutputSize(),
-           " outputs");
+           " input(s) and one output, got ", InputSize(), " inputs and ", OutputSize(), " outputs");
   for (int i = 0; i < InputSize(); ++i) OP_CHECK(Input(i) != nullptr, "input ", i, " is missing");
   return MaceStatus();
 }

@@ -130,8 +130,8 @@ const std::vector<ShapePair> kShapes = {
 };
 
 TEST(LogicTest, MatchesNaiveBroadcast) {
-  const char* types[] = {"equal", "less", "greater", "less_equal", "greater_equal",
-                         "and",   "or",   "xor"};
+  const char* types[] = {"equal",         "less", "greater", "less_equal",
+                         "greater_equal", "and",  "or",      "xor"};
   uint32_t seed = 3100;
   for (const ShapePair& s : kShapes) {
     std::vector<float> a = RandomFloats(NumElements(s.a), seed++, -2.f, 2.f);
@@ -148,10 +148,14 @@ TEST(LogicTest, MatchesNaiveBroadcast) {
       const std::string t = type;
       for (int64_t i = 0; i < count; ++i) {
         const float x = At(a, s.a, s.out, i), y = At(b, s.b, s.out, i);
-        const bool want = t == "equal" ? x == y : t == "less" ? x < y : t == "greater" ? x > y
-                        : t == "less_equal" ? x <= y : t == "greater_equal" ? x >= y
-                        : t == "and" ? (x != 0 && y != 0) : t == "or" ? (x != 0 || y != 0)
-                        : ((x != 0) != (y != 0));
+        const bool want = t == "equal"           ? x == y
+                          : t == "less"          ? x < y
+                          : t == "greater"       ? x > y
+                          : t == "less_equal"    ? x <= y
+                          : t == "greater_equal" ? x >= y
+                          : t == "and"           ? (x != 0 && y != 0)
+                          : t == "or"            ? (x != 0 || y != 0)
+                                                 : ((x != 0) != (y != 0));
         ASSERT_EQ(got[i], want ? 1.f : 0.f) << "element " << i;
       }
     }

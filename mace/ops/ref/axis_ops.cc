@@ -43,7 +43,8 @@ void Tile(const TileParams& p, const float* input, float* output) {
   std::vector<int64_t> coords(rank, 0);
   for (int64_t i = 0; i < count; ++i) {
     int64_t offset = 0;
-    for (int d = 0; d < rank; ++d) offset = offset * p.input_shape[d] + coords[d] % p.input_shape[d];
+    for (int d = 0; d < rank; ++d)
+      offset = offset * p.input_shape[d] + coords[d] % p.input_shape[d];
     output[i] = input[offset];
     for (int d = rank - 1; d >= 0; --d) {
       if (++coords[d] < p.output_shape[d]) break;

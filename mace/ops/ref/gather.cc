@@ -10,11 +10,16 @@ namespace {
 
 float Combine(ScatterReduction reduction, float old_value, float update) {
   switch (reduction) {
-    case ScatterReduction::NONE: return update;
-    case ScatterReduction::ADD: return old_value + update;
-    case ScatterReduction::MUL: return old_value * update;
-    case ScatterReduction::MAX: return std::max(old_value, update);
-    case ScatterReduction::MIN: return std::min(old_value, update);
+    case ScatterReduction::NONE:
+      return update;
+    case ScatterReduction::ADD:
+      return old_value + update;
+    case ScatterReduction::MUL:
+      return old_value * update;
+    case ScatterReduction::MAX:
+      return std::max(old_value, update);
+    case ScatterReduction::MIN:
+      return std::min(old_value, update);
   }
   return update;
 }
@@ -84,14 +89,14 @@ void GatherNd(const NdParams& p, const float* data, const int64_t* indices, floa
   for (int64_t b = 0; b < p.batch; ++b) {
     for (int64_t t = 0; t < p.tuples; ++t) {
       const int64_t* tuple = indices + (b * p.tuples + t) * p.depth;
-      std::memcpy(output + (b * p.tuples + t) * p.slice,
-                  data + b * p.block + NdOffset(p, tuple), sizeof(float) * p.slice);
+      std::memcpy(output + (b * p.tuples + t) * p.slice, data + b * p.block + NdOffset(p, tuple),
+                  sizeof(float) * p.slice);
     }
   }
 }
 
-void ScatterNd(const NdParams& p, const float* data, const int64_t* indices,
-               const float* updates, float* output) {
+void ScatterNd(const NdParams& p, const float* data, const int64_t* indices, const float* updates,
+               float* output) {
   std::memcpy(output, data, sizeof(float) * p.batch * p.block);
   for (int64_t b = 0; b < p.batch; ++b) {
     for (int64_t t = 0; t < p.tuples; ++t) {

@@ -6,8 +6,8 @@ namespace mace {
 namespace ops {
 namespace ref {
 
-void LayerNorm(const LayerNormParams& p, const float* input, const float* scale,
-               const float* bias, float* output, float* mean, float* inv_std_dev) {
+void LayerNorm(const LayerNormParams& p, const float* input, const float* scale, const float* bias,
+               float* output, float* mean, float* inv_std_dev) {
   for (int64_t o = 0; o < p.outer; ++o) {
     const float* row = input + o * p.inner;
     double sum = 0;

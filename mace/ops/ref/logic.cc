@@ -1,7 +1,7 @@
 #include "mace/ops/ref/logic.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 namespace mace {
@@ -33,15 +33,24 @@ void ForEach(const BroadcastParams& p, F f) {
 
 float CompareOne(CompareType type, float a, float b) {
   switch (type) {
-    case CompareType::EQUAL: return a == b ? 1.f : 0.f;
-    case CompareType::LESS: return a < b ? 1.f : 0.f;
-    case CompareType::GREATER: return a > b ? 1.f : 0.f;
-    case CompareType::LESS_EQUAL: return a <= b ? 1.f : 0.f;
-    case CompareType::GREATER_EQUAL: return a >= b ? 1.f : 0.f;
-    case CompareType::AND: return (a != 0.f && b != 0.f) ? 1.f : 0.f;
-    case CompareType::OR: return (a != 0.f || b != 0.f) ? 1.f : 0.f;
-    case CompareType::XOR: return ((a != 0.f) != (b != 0.f)) ? 1.f : 0.f;
-    case CompareType::NOT: return a == 0.f ? 1.f : 0.f;
+    case CompareType::EQUAL:
+      return a == b ? 1.f : 0.f;
+    case CompareType::LESS:
+      return a < b ? 1.f : 0.f;
+    case CompareType::GREATER:
+      return a > b ? 1.f : 0.f;
+    case CompareType::LESS_EQUAL:
+      return a <= b ? 1.f : 0.f;
+    case CompareType::GREATER_EQUAL:
+      return a >= b ? 1.f : 0.f;
+    case CompareType::AND:
+      return (a != 0.f && b != 0.f) ? 1.f : 0.f;
+    case CompareType::OR:
+      return (a != 0.f || b != 0.f) ? 1.f : 0.f;
+    case CompareType::XOR:
+      return ((a != 0.f) != (b != 0.f)) ? 1.f : 0.f;
+    case CompareType::NOT:
+      return a == 0.f ? 1.f : 0.f;
   }
   return 0.f;
 }
@@ -53,10 +62,14 @@ bool ParseCompareType(const std::string& name, CompareType* type) {
     const char* name;
     CompareType type;
   } kNames[] = {
-      {"equal", CompareType::EQUAL},           {"less", CompareType::LESS},
-      {"greater", CompareType::GREATER},       {"less_equal", CompareType::LESS_EQUAL},
-      {"greater_equal", CompareType::GREATER_EQUAL}, {"and", CompareType::AND},
-      {"or", CompareType::OR},                 {"xor", CompareType::XOR},
+      {"equal", CompareType::EQUAL},
+      {"less", CompareType::LESS},
+      {"greater", CompareType::GREATER},
+      {"less_equal", CompareType::LESS_EQUAL},
+      {"greater_equal", CompareType::GREATER_EQUAL},
+      {"and", CompareType::AND},
+      {"or", CompareType::OR},
+      {"xor", CompareType::XOR},
       {"not", CompareType::NOT},
   };
   for (const auto& entry : kNames) {
@@ -103,8 +116,7 @@ void Compare(CompareType type, const BroadcastParams& params, const float* a, co
   });
 }
 
-void Mod(bool fmod, const BroadcastParams& params, const float* a, const float* b,
-         float* output) {
+void Mod(bool fmod, const BroadcastParams& params, const float* a, const float* b, float* output) {
   ForEach(params, [&](int64_t i, const std::vector<int64_t>& off) {
     const float x = a[off[0]], y = b[off[1]];
     float r = std::fmod(x, y);
@@ -113,8 +125,8 @@ void Mod(bool fmod, const BroadcastParams& params, const float* a, const float* 
   });
 }
 
-void Where(const BroadcastParams& params, const float* condition, const float* x,
-           const float* y, float* output) {
+void Where(const BroadcastParams& params, const float* condition, const float* x, const float* y,
+           float* output) {
   ForEach(params, [&](int64_t i, const std::vector<int64_t>& off) {
     output[i] = condition[off[0]] != 0.f ? x[off[1]] : y[off[2]];
   });

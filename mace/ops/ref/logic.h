@@ -48,12 +48,11 @@ void Compare(CompareType type, const BroadcastParams& params, const float* a, co
 
 // out = a mod b. With fmod the result has the sign of a (C's fmod);
 // without, the sign of b (Python's %, ONNX's integer Mod). b = 0 gives NaN.
-void Mod(bool fmod, const BroadcastParams& params, const float* a, const float* b,
-         float* output);
+void Mod(bool fmod, const BroadcastParams& params, const float* a, const float* b, float* output);
 
 // out = condition != 0 ? x : y.
-void Where(const BroadcastParams& params, const float* condition, const float* x,
-           const float* y, float* output);
+void Where(const BroadcastParams& params, const float* condition, const float* x, const float* y,
+           float* output);
 
 }  // namespace ref
 }  // namespace ops
