@@ -1,3 +1,5 @@
+#include "mace/ops/ref/logic.h"
+
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -5,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mace/ops/cpu/logic_fast.h"
 #include "mace/ops/registry.h"
 #include "mace/ops/testing/op_tester.h"
 
@@ -191,6 +194,65 @@ TEST(LogicTest, WhereMatchesNaiveBroadcast) {
       const float want = At(c, s.a, s.out, i) != 0 ? At(x, s.b, s.out, i) : y[i];
       ASSERT_EQ(got[i], want) << "element " << i;
     }
+  }
+}
+
+TEST(LogicTest, FlatKernelsMatchReference) {
+  // Operands of the output's shape or single values take the flat loops;
+  // any other broadcast is refused by them (the reference runs instead).
+  const struct {
+    std::vector<std::vector<int64_t>> shapes;
+    bool flat;
+  } cases[] = {
+      {{{3, 4, 5}, {3, 4, 5}, {3, 4, 5}}, true}, {{{3, 4, 5}, {1}, {3, 4, 5}}, true},
+      {{{1}, {2, 1, 7}, {1, 1}}, true},          {{{1}, {1}, {1}}, true},
+      {{{1, 6}, {6}, {1, 1, 6}}, true},          {{{3, 4, 5}, {5}, {3, 4, 5}}, false},
+      {{{2, 1}, {2, 3}, {2, 3}}, false},
+  };
+  const ref::CompareType types[] = {
+      ref::CompareType::EQUAL,      ref::CompareType::LESS,          ref::CompareType::GREATER,
+      ref::CompareType::LESS_EQUAL, ref::CompareType::GREATER_EQUAL, ref::CompareType::AND,
+      ref::CompareType::OR,         ref::CompareType::XOR,           ref::CompareType::NOT};
+  uint32_t seed = 3300;
+  for (const auto& c : cases) {
+    ref::BroadcastParams binary, ternary;
+    ASSERT_TRUE(ref::MakeBroadcast({c.shapes[0], c.shapes[1]}, &binary));
+    ASSERT_TRUE(ref::MakeBroadcast(c.shapes, &ternary));
+    std::vector<std::vector<float>> data;
+    for (const auto& shape : c.shapes) {
+      std::vector<float> v = RandomFloats(NumElements(shape), seed++, -2.f, 2.f);
+      for (float& x : v) x = std::round(x);
+      data.push_back(v);
+    }
+    const int64_t count = NumElements(binary.shape);
+    for (ref::CompareType type : types) {
+      const ref::BroadcastParams& p = binary;
+      if (type == ref::CompareType::NOT && NumElements(c.shapes[0]) != count) continue;
+      ref::BroadcastParams unary_params;
+      ASSERT_TRUE(ref::MakeBroadcast({c.shapes[0]}, &unary_params));
+      const ref::BroadcastParams& used = type == ref::CompareType::NOT ? unary_params : p;
+      const int64_t n = NumElements(used.shape);
+      std::vector<float> want(n), got(n, -7.f);
+      ref::Compare(type, used, data[0].data(), data[1].data(), want.data());
+      const bool flat = CompareFlat(type, used, data[0].data(), data[1].data(), got.data());
+      EXPECT_EQ(flat, c.flat || type == ref::CompareType::NOT);
+      if (flat) EXPECT_EQ(got, want) << static_cast<int>(type);
+    }
+    std::vector<float> divisor = data[1];
+    for (float& v : divisor) v = v >= 0 ? v + 1 : v;
+    for (bool fmod : {false, true}) {
+      std::vector<float> want(count), got(count, -7.f);
+      ref::Mod(fmod, binary, data[0].data(), divisor.data(), want.data());
+      ASSERT_EQ(ModFlat(fmod, binary, data[0].data(), divisor.data(), got.data()), c.flat);
+      if (c.flat) EXPECT_EQ(got, want);
+    }
+    const int64_t n3 = NumElements(ternary.shape);
+    std::vector<float> want(n3), got(n3, -7.f);
+    ref::Where(ternary, data[0].data(), data[1].data(), data[2].data(), want.data());
+    const bool flat3 =
+        WhereFlat(ternary, data[0].data(), data[1].data(), data[2].data(), got.data());
+    if (flat3) EXPECT_EQ(got, want);
+    if (c.flat) EXPECT_TRUE(flat3);
   }
 }
 

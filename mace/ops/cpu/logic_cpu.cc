@@ -1,8 +1,11 @@
-// The CPU kernels of Compare, Mod and Where: the reference ones.
+// The CPU kernels of Compare, Mod and Where: flat loops when no operand
+// broadcasts except as a single value (cpu/logic_fast.h), else the
+// reference kernels.
 #include "mace/ops/cpu/logic_cpu.h"
 
 #include <memory>
 
+#include "mace/ops/cpu/logic_fast.h"
 #include "mace/ops/logic.h"
 
 namespace mace {
@@ -18,16 +21,20 @@ class LogicCpu final : public LogicBase {
   MaceStatus Run(OpContext* /*context*/) override {
     float* out = Output(0)->mutable_data<float>();
     const float* a = Input(0)->data<float>();
+    const float* b = InputSize() > 1 ? Input(1)->data<float>() : nullptr;
     switch (kind()) {
       case LogicKind::COMPARE:
-        ref::Compare(compare_type(), params(), a,
-                     InputSize() > 1 ? Input(1)->data<float>() : nullptr, out);
+        if (!CompareFlat(compare_type(), params(), a, b, out)) {
+          ref::Compare(compare_type(), params(), a, b, out);
+        }
         break;
       case LogicKind::MOD:
-        ref::Mod(fmod(), params(), a, Input(1)->data<float>(), out);
+        if (!ModFlat(fmod(), params(), a, b, out)) ref::Mod(fmod(), params(), a, b, out);
         break;
       case LogicKind::WHERE:
-        ref::Where(params(), a, Input(1)->data<float>(), Input(2)->data<float>(), out);
+        if (!WhereFlat(params(), a, b, Input(2)->data<float>(), out)) {
+          ref::Where(params(), a, b, Input(2)->data<float>(), out);
+        }
         break;
     }
     return MaceStatus();
