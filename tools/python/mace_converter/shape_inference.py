@@ -171,3 +171,4 @@ def _eltwise(op, shapes, graph):
 # The shape, layout and spatial rules register themselves on import.
 from mace_converter import shape_rules  # noqa: E402,F401  pylint: disable=wrong-import-position
 from mace_converter import recurrent_shapes  # noqa: E402,F401  pylint: disable=C0413
+from mace_converter import shape_rules_more  # noqa: E402,F401  pylint: disable=wrong-import-position

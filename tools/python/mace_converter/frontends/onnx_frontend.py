@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from mace_converter.api import ConversionError, ConvertOptions
-from mace_converter.frontends import onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401  (register)
+from mace_converter.frontends import onnx_more, onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401
 from mace_converter.frontends import onnx_control, onnx_recurrent  # noqa: F401  (register)
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
@@ -81,8 +81,8 @@ _INTEGER_TYPES = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7:
 INPUT_TYPES = {1: "float32", 10: "float16", 11: "double", **_INTEGER_TYPES}
 OUTPUT_TYPES = INPUT_TYPES
 # Ops whose result on integers differs from the float computation the
-# engine does (integer division truncates).
-_INTEGER_SENSITIVE = ("Div", "Mod")
+# engine does (integer division truncates; Mod of integers is exact).
+_INTEGER_SENSITIVE = ("Div",)
 _TYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
                7: "int64", 8: "string", 9: "bool", 10: "float16", 11: "double",
                12: "uint32", 13: "uint64", 16: "bfloat16", 17: "float8e4m3fn",
@@ -118,6 +118,8 @@ class OnnxImporter:
             raise ConversionError(f"{self.path} is not a valid ONNX model: {error}") from error
         self.opset = self._opset()
         self.graph = Graph(options.model_name, self.path.name)
+        # ONNX element types of the graph inputs, by name (for CastLike).
+        self.graph.onnx_input_types = {}
         self.values: dict[str, np.ndarray] = {}
         self.ir_consts: dict[str, str] = {}
         self.folded = 0
@@ -182,6 +184,7 @@ class OnnxImporter:
             _check_value_type(info, "input", self.path.name, INPUT_TYPES)
             if info.type.tensor_type.elem_type in _INTEGER_TYPES:
                 self.integer_values.add(info.name)
+            self.graph.onnx_input_types[info.name] = info.type.tensor_type.elem_type
             dims = [d.dim_value if d.HasField("dim_value") else -1
                     for d in info.type.tensor_type.shape.dim]
             declared[info.name] = dims
@@ -211,12 +214,24 @@ class OnnxImporter:
             [info.name for info in graph_proto.output]
         for name in names:
             if name in self.values:
-                raise ConversionError(f"output '{name}' of {self.path.name} is a constant; "
-                                      "a MACE model must compute its outputs")
+                self._constant_output(name)
         self.graph.check_outputs(names)
         self.graph.outputs = list(names)
         for spec in self.options.outputs:
             self.graph.formats[spec.name] = spec.data_format
+
+    def _constant_output(self, name: str) -> None:
+        """An output known at conversion (a Shape or Size of a fixed shape, a
+        Constant) becomes an Identity of the value, which the engine copies
+        out on every run."""
+        value = np.asarray(self.values[name])
+        if value.dtype.kind not in "fiub" or value.size == 0:
+            raise ConversionError(f"output '{name}' of {self.path.name} is a constant of type "
+                                  f"{value.dtype} and shape {list(value.shape)}, which a MACE "
+                                  "output cannot hold")
+        const = self.graph.add_const(f"{name}_value", value.astype(np.float32))
+        self.graph.add_op("Identity", [const], [name], name=name,
+                          origin=f"constant output '{name}' of {self.path.name}")
 
     def _convert(self, index: int, proto: Any) -> None:
         attrs = attributes(proto)

@@ -1,0 +1,540 @@
+"""ONNX converters: comparisons and logic, Mod, Where, ArgMin, indexing,
+and the LayerNorm family (LayerNormalization, InstanceNormalization,
+GroupNormalization).
+
+Booleans and integers travel through the engine as float32 values (exact
+up to 2^24), so comparisons produce 0 and 1, and Where reads any nonzero
+condition as true.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mace_converter.api import ConversionError
+# onnx_tensor registers its converters first, so the Gather here replaces
+# (and falls back on) its Slice-only one.
+from mace_converter.frontends import onnx_tensor
+from mace_converter.frontends.node import Node
+from mace_converter.frontends.onnx_common import converter, normalize_axis
+from mace_converter.shape_rules import TRANSPOSE_PERM
+
+_COMPARE_TYPES = {"Equal": "equal", "Less": "less", "Greater": "greater",
+                  "LessOrEqual": "less_equal", "GreaterOrEqual": "greater_equal",
+                  "And": "and", "Or": "or", "Xor": "xor"}
+ELTWISE_PROD, ELTWISE_SUM, ELTWISE_NEG = 2, 0, 6
+
+
+def _value(node: Node, index: int) -> str:
+    """Input `index` as a float32 tensor: integer and bool constants are
+    stored as float32 (the engine carries them so); computed tensors as
+    they are."""
+    if node.is_const(index):
+        value = np.asarray(node.const(index))
+        if value.dtype != np.float32:
+            key = (node.inputs[index], "float32")
+            if key not in node.ir_consts:
+                node.ir_consts[key] = node.weight(node.inputs[index], value.astype(np.float32))
+            return node.ir_consts[key]
+    return node.tensor(index)
+
+
+@converter(*_COMPARE_TYPES)
+def compare(node: Node) -> None:
+    node.emit_out("Compare", [_value(node, 0), _value(node, 1)],
+                  {"type": _COMPARE_TYPES[node.op_type]})
+
+
+@converter("Not")
+def logical_not(node: Node) -> None:
+    node.emit_out("Compare", [_value(node, 0)], {"type": "not"})
+
+
+@converter("Mod")
+def mod(node: Node) -> None:
+    args = {"fmod": 1} if int(node.attr("fmod", 0)) else {}
+    node.emit_out("Mod", [_value(node, 0), _value(node, 1)], args)
+
+
+@converter("Where")
+def where(node: Node) -> None:
+    node.emit_out("Where", [_value(node, 0), _value(node, 1), _value(node, 2)])
+
+
+@converter("ArgMin")
+def arg_min(node: Node) -> None:
+    """ArgMin is ArgMax of the negated input: the order reverses exactly,
+    ties stay ties."""
+    rank = node.rank(0)
+    args = {"axis": normalize_axis(node, int(node.attr("axis", 0)), rank),
+            "keepdims": int(node.attr("keepdims", 1))}
+    if node.attr("select_last_index", 0):
+        args["select_last_index"] = 1
+    negated = node.emit("Eltwise", [_value(node, 0)], {"type": ELTWISE_NEG}).outputs[0]
+    node.emit_out("ArgMax", [negated], args)
+
+
+# ---- normalization -------------------------------------------------------------
+@converter("LayerNormalization")
+def layer_normalization(node: Node) -> None:
+    rank = node.rank(0)
+    axis = normalize_axis(node, int(node.attr("axis", -1)), rank)
+    args = {"axis": axis, "epsilon": float(node.attr("epsilon", 1e-5))}
+    inputs = [_value(node, 0), _value(node, 1)]
+    if node.has_input(2):
+        inputs.append(_value(node, 2))
+    outputs = [o for o in node.outputs]
+    while outputs and not outputs[-1]:
+        outputs.pop()
+    if "" in outputs:
+        # Mean unused but InvStdDev wanted: name the unused output.
+        outputs = [o or f"{node.name}_unused_{i}" for i, o in enumerate(outputs)]
+    node.emit("LayerNorm", inputs, args, outputs=outputs)
+
+
+def _per_channel(node: Node, index: int, shape: list[int]) -> str:
+    """Input `index` (a per-channel vector) reshaped to `shape` for
+    broadcasting over the spatial axes."""
+    if node.is_const(index):
+        return node.weight(f"{node.inputs[index]}_bcast",
+                           node.const(index).astype(np.float32).reshape(shape))
+    return node.emit("Reshape", [node.tensor(index)], {"shape": shape}).outputs[0]
+
+
+def _affine(node: Node, normed: str, scale_shape: list[int], out_shape: list[int],
+            final: bool) -> str:
+    scale = _per_channel(node, 1, scale_shape)
+    bias = _per_channel(node, 2, scale_shape)
+    scaled = node.emit("Eltwise", [normed, scale], {"type": ELTWISE_PROD}).outputs[0]
+    if final:
+        node.emit_out("Eltwise", [scaled, bias], {"type": ELTWISE_SUM})
+        return node.outputs[0]
+    return node.emit("Eltwise", [scaled, bias], {"type": ELTWISE_SUM}).outputs[0]
+
+
+@converter("InstanceNormalization")
+def instance_normalization(node: Node) -> None:
+    shape = list(node.shape(0))
+    if len(shape) < 3:
+        raise node.fail(f"input has shape {shape}; InstanceNormalization needs [N, C, ...]")
+    normed = node.emit("LayerNorm", [_value(node, 0)],
+                       {"axis": 2, "epsilon": float(node.attr("epsilon", 1e-5))}).outputs[0]
+    _affine(node, normed, [shape[1]] + [1] * (len(shape) - 2), shape, True)
+
+
+@converter("GroupNormalization")
+def group_normalization(node: Node) -> None:
+    shape = list(node.shape(0))
+    groups = int(node.attr("num_groups"))
+    if len(shape) < 3:
+        raise node.fail(f"input has shape {shape}; GroupNormalization needs [N, C, ...]")
+    if groups <= 0 or shape[1] % groups:
+        raise node.fail(f"num_groups {groups} does not divide the {shape[1]} channels")
+    if int(node.attr("stash_type", 1)) != 1:
+        raise node.fail("stash_type other than float32 is not supported")
+    grouped = [shape[0], groups, int(np.prod(shape[1:])) // groups]
+    flat = node.emit("Reshape", [_value(node, 0)], {"shape": grouped}).outputs[0]
+    normed = node.emit("LayerNorm", [flat],
+                       {"axis": 2, "epsilon": float(node.attr("epsilon", 1e-5))}).outputs[0]
+    if node.opset < 21:   # opset 18: scale and bias per group
+        out = _affine(node, normed, [groups, 1], grouped, False)
+        node.emit_out("Reshape", [out], {"shape": shape})
+        return
+    restored = node.emit("Reshape", [normed], {"shape": shape}).outputs[0]
+    _affine(node, restored, [shape[1]] + [1] * (len(shape) - 2), shape, True)
+
+
+# ---- indexing --------------------------------------------------------------------
+@converter("Gather")
+def gather(node: Node) -> None:
+    """Constant indices that pick one index or a contiguous run stay a
+    Slice; any other indices go to the Gather op."""
+    if node.is_const(1):
+        try:
+            onnx_tensor.gather(node)
+            return
+        except ConversionError:
+            pass
+    axis = normalize_axis(node, int(node.attr("axis", 0)), node.rank(0))
+    node.emit_out("Gather", [_value(node, 0), _value(node, 1)], {"axis": axis})
+
+
+@converter("GatherElements")
+def gather_elements(node: Node) -> None:
+    axis = normalize_axis(node, int(node.attr("axis", 0)), node.rank(0))
+    node.emit_out("GatherElements", [_value(node, 0), _value(node, 1)], {"axis": axis})
+
+
+@converter("GatherND")
+def gather_nd(node: Node) -> None:
+    args = {"batch_dims": int(node.attr("batch_dims", 0))} if node.attr("batch_dims", 0) else {}
+    node.emit_out("GatherND", [_value(node, 0), _value(node, 1)], args)
+
+
+def _reduction(node: Node) -> dict:
+    reduction = node.attr("reduction", "none")
+    if reduction not in ("none", "add", "mul", "max", "min"):
+        raise node.fail(f"reduction '{reduction}' is not supported")
+    return {"reduction": reduction} if reduction != "none" else {}
+
+
+@converter("ScatterElements", "Scatter")
+def scatter_elements(node: Node) -> None:
+    args = _reduction(node)
+    args["axis"] = normalize_axis(node, int(node.attr("axis", 0)), node.rank(0))
+    node.emit_out("ScatterElements", [_value(node, 0), _value(node, 1), _value(node, 2)], args)
+
+
+@converter("ScatterND")
+def scatter_nd(node: Node) -> None:
+    node.emit_out("ScatterND", [_value(node, 0), _value(node, 1), _value(node, 2)],
+                  _reduction(node))
+
+
+# ---- axis ops --------------------------------------------------------------------
+@converter("Trilu")
+def trilu(node: Node) -> None:
+    args = {"upper": int(node.attr("upper", 1))}
+    inputs = [_value(node, 0)]
+    if node.rank(0) < 2:
+        raise node.fail(f"input has shape {list(node.shape(0))}; Trilu needs rank 2 or more")
+    if node.is_const(1):
+        args["k"] = int(np.asarray(node.const(1, "k")).reshape(-1)[0])
+    elif node.has_input(1):
+        inputs.append(_value(node, 1))
+    node.emit_out("Trilu", inputs, args)
+
+
+@converter("CumSum")
+def cum_sum(node: Node) -> None:
+    args, inputs = {}, [_value(node, 0)]
+    if node.is_const(1):
+        axis = int(np.asarray(node.const(1, "axis")).reshape(-1)[0])
+        args["axis"] = normalize_axis(node, axis, node.rank(0))
+    else:   # read by the engine at run time
+        inputs.append(_value(node, 1))
+    for key in ("exclusive", "reverse"):
+        if int(node.attr(key, 0)):
+            args[key] = 1
+    node.emit_out("CumSum", inputs, args)
+
+
+def _repeat_arg(node: Node, repeats: list[int]) -> None:
+    if any(r < 1 for r in repeats):
+        raise node.fail(f"repeats {repeats} must all be >= 1 (zero-size outputs are not "
+                        "supported)")
+
+
+@converter("Tile")
+def tile(node: Node) -> None:
+    repeats = [int(r) for r in node.const(1, "repeats")]
+    if len(repeats) != node.rank(0):
+        raise node.fail(f"repeats {repeats} need one value per dimension of "
+                        f"{list(node.shape(0))}")
+    _repeat_arg(node, repeats)
+    if all(r == 1 for r in repeats):
+        node.emit_out("Identity", [_value(node, 0)])
+        return
+    node.emit_out("Tile", [_value(node, 0)], {"repeats": repeats})
+
+
+@converter("Expand")
+def expand(node: Node) -> None:
+    """Expand broadcasts to a constant shape: a Reshape to the output's rank,
+    then a Tile of the dimensions of size 1."""
+    shape = list(node.shape(0))
+    target = [int(d) for d in node.const(1, "shape")]
+    rank = max(len(shape), len(target))
+    full = [1] * (rank - len(shape)) + shape
+    target = [1] * (rank - len(target)) + target
+    out = []
+    for a, b in zip(full, target):
+        if a != b and a != 1 and b != 1:
+            raise node.fail(f"shape {list(node.shape(0))} does not broadcast to {target}")
+        out.append(max(a, b))
+    repeats = [o // a for o, a in zip(out, full)]
+    source = _value(node, 0)
+    if full != shape:
+        source = node.emit("Reshape", [source], {"shape": full}).outputs[0]
+    if all(r == 1 for r in repeats):
+        node.emit_out("Identity", [source])
+        return
+    node.emit_out("Tile", [source], {"repeats": repeats})
+
+
+@converter("TopK")
+def top_k(node: Node) -> None:
+    rank = node.rank(0)
+    axis = normalize_axis(node, int(node.attr("axis", -1)), rank)
+    k = int(np.asarray(node.const(1, "k")).reshape(-1)[0]) if node.opset >= 10 \
+        else int(node.attr("k"))
+    if not 1 <= k <= node.shape(0)[axis]:
+        raise node.fail(f"k {k} must be 1 to {node.shape(0)[axis]} (zero-size outputs are "
+                        "not supported)")
+    if node.attr("sorted", 1) == 0:
+        pass  # sorted output is one of the orders unsorted allows
+    args = {"k": k, "axis": axis}
+    if not int(node.attr("largest", 1)):
+        args["largest"] = 0
+    outputs = [o or f"{node.name}_unused_{i}" for i, o in enumerate(node.outputs)]
+    node.emit("TopK", [_value(node, 0)], args, outputs=outputs)
+
+
+# ---- Einsum ------------------------------------------------------------------------
+class _Chain:
+    """Emits a chain of shape ops on one IR tensor, skipping no-ops."""
+
+    def __init__(self, node: Node, tensor: str, shape: list[int]):
+        self.node, self.tensor, self.shape = node, tensor, list(shape)
+
+    def transpose(self, perm: list[int]) -> None:
+        if perm != sorted(perm):
+            self.tensor = self.node.emit("Transpose", [self.tensor],
+                                         {TRANSPOSE_PERM: perm}).outputs[0]
+            self.shape = [self.shape[p] for p in perm]
+
+    def reshape(self, shape: list[int]) -> None:
+        if shape != self.shape:
+            self.tensor = self.node.emit("Reshape", [self.tensor], {"shape": shape}).outputs[0]
+            self.shape = list(shape)
+
+    def reduce_sum(self, axes: list[int]) -> None:
+        if axes:
+            kept = [d for i, d in enumerate(self.shape) if i not in axes]
+            self.tensor = self.node.emit("Reduce", [self.tensor], {
+                "reduce_type": 4, "axis": sorted(axes), "keepdims": 0}).outputs[0]
+            self.shape = kept or [1]
+
+
+def _einsum_terms(node: Node) -> tuple[list[str], str]:
+    equation = str(node.attr("equation", "")).replace(" ", "")
+    if "..." in equation:
+        raise node.fail(f"equation '{equation}': ellipsis ('...') is not supported")
+    if "->" in equation:
+        inputs, output = equation.split("->")
+    else:
+        inputs = equation
+        letters = inputs.replace(",", "")
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    terms = inputs.split(",")
+    if len(terms) != len([i for i in node.inputs if i]) or len(terms) > 2:
+        raise node.fail(f"equation '{equation}': only one or two operands are supported")
+    for term in terms + [output]:
+        if len(set(term)) != len(term) or not term.isalpha() and term:
+            raise node.fail(f"equation '{equation}': repeated or non-letter subscripts "
+                            "(diagonals) are not supported")
+    for index, term in enumerate(terms):
+        if len(term) != node.rank(index):
+            raise node.fail(f"equation '{equation}': '{term}' does not match operand {index} "
+                            f"of shape {list(node.shape(index))}")
+    if not output:
+        raise node.fail(f"equation '{equation}': a scalar (rank-0) result is not supported")
+    return terms, output
+
+
+@converter("Einsum")
+def einsum(node: Node) -> None:
+    """One operand: a sum over the dropped letters and a Transpose. Two: a
+    MatMul of [batch, free_a, summed] by [batch, summed, free_b] views."""
+    terms, output = _einsum_terms(node)
+    sizes: dict[str, int] = {}
+    for index, term in enumerate(terms):
+        for letter, size in zip(term, node.shape(index)):
+            if sizes.setdefault(letter, size) != size:
+                raise node.fail(f"subscript '{letter}' has sizes {sizes[letter]} and {size}")
+    chains = []
+    for index, term in enumerate(terms):
+        chain = _Chain(node, _value(node, index), list(node.shape(index)))
+        others = "".join(t for i, t in enumerate(terms) if i != index) + output
+        # Letters nowhere else are summed away first.
+        chain.reduce_sum([i for i, c in enumerate(term) if c not in others])
+        chains.append((chain, "".join(c for c in term if c in others)))
+    if len(chains) == 1:
+        chain, term = chains[0]
+        chain.transpose([term.index(c) for c in output])
+        node.emit_out("Identity", [chain.tensor])
+        return
+    (a, ta), (b, tb) = chains
+    batch = [c for c in ta if c in tb and c in output]
+    summed = [c for c in ta if c in tb and c not in output]
+    free_a = [c for c in ta if c not in tb]
+    free_b = [c for c in tb if c not in ta]
+
+    def size(letters):
+        return int(np.prod([sizes[c] for c in letters])) if letters else 1
+
+    a.transpose([ta.index(c) for c in batch + free_a + summed])
+    a.reshape([size(batch), size(free_a), size(summed)])
+    b.transpose([tb.index(c) for c in batch + summed + free_b])
+    b.reshape([size(batch), size(summed), size(free_b)])
+    product = _Chain(node, node.emit("MatMul", [a.tensor, b.tensor]).outputs[0],
+                     [size(batch), size(free_a), size(free_b)])
+    letters = batch + free_a + free_b
+    product.reshape([sizes[c] for c in letters])
+    product.transpose([letters.index(c) for c in output])
+    node.emit_out("Identity", [product.tensor])
+
+
+# ---- Cast to integers and bool -------------------------------------------------------
+# ONNX element types: integers, and bool (9).
+_INT_TYPES = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
+              12: "uint32", 13: "uint64"}
+_BOOL = 9
+
+
+def _cast_to(node: Node, source: str, to: int) -> None:
+    if to == _BOOL:
+        # x != 0 (NaN is true): "not" twice.
+        zero = node.emit("Compare", [source], {"type": "not"}).outputs[0]
+        node.emit_out("Compare", [zero], {"type": "not"})
+        return
+    # Toward zero, as C casts do: sign(x) * floor(|x|). Values beyond the
+    # target type's range are not wrapped.
+    magnitude = node.emit("Eltwise", [source], {"type": 7}).outputs[0]
+    floored = node.emit("Unary", [magnitude], {"type": "FLOOR"}).outputs[0]
+    sign = node.emit("Unary", [source], {"type": "SIGN"}).outputs[0]
+    node.emit_out("Eltwise", [floored, sign], {"type": ELTWISE_PROD})
+
+
+@converter("Cast")
+def cast(node: Node) -> None:
+    """Casts to float types stay Identity (onnx_tensor.cast); to integers
+    the value is truncated, to bool compared with 0."""
+    to = int(node.attr("to"))
+    if to in _INT_TYPES or to == _BOOL:
+        _cast_to(node, _value(node, 0), to)
+        return
+    onnx_tensor.cast(node)
+
+
+@converter("CastLike")
+def cast_like(node: Node) -> None:
+    """CastLike to the type of a constant second input or of a graph input."""
+    if node.is_const(1):
+        kind = np.asarray(node.const(1)).dtype
+    else:
+        elem = getattr(node.graph, "onnx_input_types", {}).get(node.inputs[1])
+        if not elem:
+            raise node.fail("CastLike's target must be a constant or a graph input, so its "
+                            "element type is known")
+        from onnx import helper
+        kind = np.dtype(helper.tensor_dtype_to_np_dtype(elem))
+    if kind == np.bool_:
+        _cast_to(node, _value(node, 0), _BOOL)
+    elif kind.kind in "iu":
+        _cast_to(node, _value(node, 0), 7)
+    elif kind in (np.float32, np.float64, np.float16):
+        node.emit_out("Identity", [_value(node, 0)])
+    else:
+        raise node.fail(f"CastLike to {kind} is not supported")
+
+
+# ---- compositions of the ops above ----------------------------------------------------
+def _scalar(node: Node, what: str, value: float) -> str:
+    return node.weight(f"{node.name}_{what}", np.array([value], np.float32))
+
+
+def _compare(node: Node, kind: str, a: str, b: str = None) -> str:
+    return node.emit("Compare", [a] if b is None else [a, b], {"type": kind}).outputs[0]
+
+
+@converter("IsNaN")
+def is_nan(node: Node) -> None:
+    node.emit_out("Compare", [_compare(node, "equal", _value(node, 0), _value(node, 0))],
+                  {"type": "not"})
+
+
+@converter("IsInf")
+def is_inf(node: Node) -> None:
+    x = _value(node, 0)
+    found = []
+    if int(node.attr("detect_positive", 1)):
+        found.append(_compare(node, "equal", x, _scalar(node, "inf", np.inf)))
+    if int(node.attr("detect_negative", 1)):
+        found.append(_compare(node, "equal", x, _scalar(node, "minus_inf", -np.inf)))
+    if not found:   # neither sign asked for: all false
+        node.emit_out("Compare", [x, _scalar(node, "nan", np.nan)], {"type": "equal"})
+    elif len(found) == 1:
+        node.emit_out("Identity", found)
+    else:
+        node.emit_out("Compare", found, {"type": "or"})
+
+
+@converter("Shrink")
+def shrink(node: Node) -> None:
+    """x + bias below -lambd, x - bias above lambd, 0 between."""
+    lambd, bias = float(node.attr("lambd", 0.5)), float(node.attr("bias", 0.0))
+    x = _value(node, 0)
+    low = _compare(node, "less", x, _scalar(node, "minus_lambd", -lambd))
+    high = _compare(node, "greater", x, _scalar(node, "lambd", lambd))
+    plus = node.emit("Eltwise", [x], {"type": ELTWISE_SUM, "scalar_input": bias}).outputs[0]
+    minus = node.emit("Eltwise", [x], {"type": ELTWISE_SUM, "scalar_input": -bias}).outputs[0]
+    upper = node.emit("Where", [high, minus, _scalar(node, "zero", 0.0)]).outputs[0]
+    node.emit_out("Where", [low, plus, upper])
+
+
+@converter("Hardmax")
+def hardmax(node: Node) -> None:
+    """1 at the first maximum along the axis: x == max(x), kept only where
+    the running count of maxima is 1."""
+    shape = list(node.shape(0))
+    rank = len(shape)
+    axis = normalize_axis(node, int(node.attr("axis", -1 if node.opset >= 13 else 1)), rank)
+    x = _value(node, 0)
+    if node.opset < 13:   # the input viewed as 2D at axis, as ONNX defined it then
+        x = node.emit("Reshape", [x], {"shape": [int(np.prod(shape[:axis])),
+                                                 int(np.prod(shape[axis:]))]}).outputs[0]
+        axis = 1
+    peak = node.emit("Reduce", [x], {"reduce_type": 2, "axis": [axis],
+                                     "keepdims": 1}).outputs[0]
+    maxima = _compare(node, "equal", x, peak)
+    count = node.emit("CumSum", [maxima], {"axis": axis}).outputs[0]
+    first = _compare(node, "equal", count, _scalar(node, "one", 1.0))
+    if node.opset < 13:
+        flat = _compare(node, "and", maxima, first)
+        node.emit_out("Reshape", [flat], {"shape": shape})
+        return
+    node.emit_out("Compare", [maxima, first], {"type": "and"})
+
+
+@converter("LpNormalization")
+def lp_normalization(node: Node) -> None:
+    axis = normalize_axis(node, int(node.attr("axis", -1)), node.rank(0))
+    p = int(node.attr("p", 2))
+    if p not in (1, 2):
+        raise node.fail(f"p {p} is not 1 or 2")
+    x = _value(node, 0)
+    if p == 1:
+        powered = node.emit("Eltwise", [x], {"type": 7}).outputs[0]
+    else:
+        powered = node.emit("Eltwise", [x, x], {"type": ELTWISE_PROD}).outputs[0]
+    total = node.emit("Reduce", [powered], {"reduce_type": 4, "axis": [axis],
+                                             "keepdims": 1}).outputs[0]
+    if p == 2:
+        total = node.emit("Eltwise", [total], {"type": 9, "scalar_input": 0.5}).outputs[0]
+    node.emit_out("Eltwise", [x, total], {"type": 3})
+
+
+@converter("MeanVarianceNormalization")
+def mean_variance_normalization(node: Node) -> None:
+    """(x - mean) / sqrt(var + 1e-9) over `axes`: LayerNorm with those axes
+    moved last."""
+    rank = node.rank(0)
+    axes = sorted({normalize_axis(node, a, rank) for a in node.ints("axes", [0, 2, 3])})
+    kept = [i for i in range(rank) if i not in axes]
+    chain = _Chain(node, _value(node, 0), list(node.shape(0)))
+    chain.transpose(kept + axes)
+    normed = node.emit("LayerNorm", [chain.tensor],
+                       {"axis": len(kept), "epsilon": 1e-9}).outputs[0]
+    back = _Chain(node, normed, chain.shape)
+    order = kept + axes
+    back.transpose([order.index(i) for i in range(rank)])
+    node.emit_out("Identity", [back.tensor])
+
+
+@converter("Mean")
+def mean(node: Node) -> None:
+    names = [_value(node, i) for i in range(len(node.inputs)) if node.has_input(i)]
+    total = names[0]
+    for other in names[1:]:
+        total = node.emit("Eltwise", [total, other], {"type": ELTWISE_SUM}).outputs[0]
+    node.emit_out("Eltwise", [total], {"type": ELTWISE_PROD, "scalar_input": 1.0 / len(names)})
