@@ -24,14 +24,11 @@ _CROSS_NEEDS = {
                                                "libprotobuf-lite32:armhf"),
 }
 MACE_RUN = "//mace/tools:mace_run"
-<<<<<<< HEAD
 # The Hexagon DSP image for runtime: dsp (built with clang --target=hexagon;
 # it runs under qemu-hexagon, started by the engine).
 DSP_IMAGE = "//mace/dsp:dsp_runtime"
-=======
 JNI_LIBRARY = "//java:libmace_jni.so"
 JAVA_JAR = "//java:mace_jar"
->>>>>>> java
 _QUIET = ("Loading:", "Analyzing:", "INFO: Build option", "INFO: Invocation ID",
           "INFO: Elapsed time", "INFO: Streaming build results", "INFO: Reading ")
 
@@ -44,12 +41,9 @@ class AbiOutputs:
     link_flags: str
     mace_run: Path
     shared_library: Optional[Path] = None
-<<<<<<< HEAD
     dsp_image: Optional[Path] = None
-=======
     jni_library: Optional[Path] = None
     java_jar: Optional[Path] = None
->>>>>>> java
 
 
 def library_target(config: DeploymentConfig) -> str:
@@ -84,14 +78,8 @@ def bazel_build(config: DeploymentConfig, abi: str) -> AbiOutputs:
     targets = {"static": library, "flags": library + "_link_flags", "run": MACE_RUN}
     if config.linkshared:
         targets["shared"] = library + ".so"
-<<<<<<< HEAD
     if needs_dsp(config):
         targets["dsp"] = DSP_IMAGE
-    flags = ABI_BAZEL_FLAGS[abi]
-    what = "libmace (with models as code)" if config.build_type == "code" else "libmace"
-    what += " + libmace.so" if config.linkshared else ""
-    what += " + the DSP image" if "dsp" in targets else ""
-=======
     # The Java API loads .pb and .data files (or buffers), which proto mode
     # ships; the engine is in libmace_jni.so itself.
     if config.build_type == "proto":
@@ -101,30 +89,23 @@ def bazel_build(config: DeploymentConfig, abi: str) -> AbiOutputs:
     what = "libmace (with models as code)" if config.build_type == "code" else "libmace"
     what += " + libmace.so" if config.linkshared else ""
     what += " + the Java API" if "jni" in targets else ""
->>>>>>> java
+    what += " + the DSP image" if "dsp" in targets else ""
     with step(f"bazel build {what} + mace_run for {abi}"):
         run_command(["bazel", "build", "--color=no", "--curses=no",
                      "--show_progress_rate_limit=20", *flags, *targets.values()],
                     what=f"bazel build for {abi}", cwd=REPO, stream=True, quiet_prefixes=_QUIET)
         files = output_files(flags, list(targets.values()))
-<<<<<<< HEAD
-    shared = files[targets["shared"]] if "shared" in targets else None
-    dsp = files[targets["dsp"]] if "dsp" in targets else None
+    optional = {key: files[targets[key]] if key in targets else None
+                for key in ("shared", "jni", "jar", "dsp")}
     return AbiOutputs(abi=abi, static_library=files[targets["static"]],
                       link_flags=files[targets["flags"]].read_text().strip(),
-                      mace_run=files[targets["run"]], shared_library=shared, dsp_image=dsp)
+                      mace_run=files[targets["run"]], shared_library=optional["shared"],
+                      jni_library=optional["jni"], java_jar=optional["jar"],
+                      dsp_image=optional["dsp"])
 
 
 def needs_dsp(config: DeploymentConfig) -> bool:
     return any(model.runtime == "dsp" for model in config.models.values())
-=======
-    optional = {key: files[targets[key]] if key in targets else None
-                for key in ("shared", "jni", "jar")}
-    return AbiOutputs(abi=abi, static_library=files[targets["static"]],
-                      link_flags=files[targets["flags"]].read_text().strip(),
-                      mace_run=files[targets["run"]], shared_library=optional["shared"],
-                      jni_library=optional["jni"], java_jar=optional["jar"])
->>>>>>> java
 
 
 def output_files(flags: list[str], targets: list[str]) -> dict[str, Path]:
