@@ -32,22 +32,12 @@ from mace_converter.quantize.graph_pass import DT_UINT8, UINT8_KERNELS, Quantize
 from mace_converter.quantize.ranges import (format_ranges, merge_ranges, parse_ranges,
                                             read_ranges)
 from mace_tools import proto
-from tests.converter_front.helpers import (convert_model, cosine, initializer, make_model,
-                                           ort_run, rng)
+from tests.converter_front.helpers import (HOST_HAS_VNNI, convert_model, cosine, initializer,
+                                           make_model, ort_run, rng)
 
 MACE_RUN = Path(os.environ.get("MACE_RUN", REPO / "bazel-bin" / "mace" / "tools" / "mace_run"))
 SHAPE = [1, 3, 9, 7]
 
-
-def _host_has_vnni() -> bool:
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return bool(re.search(r"\b(avx512_vnni|avx_vnni)\b", flags))
-
-
-HOST_HAS_VNNI = _host_has_vnni()
 
 
 def conv_model(last_activation: str = "Clip") -> onnx.ModelProto:
@@ -496,10 +486,7 @@ class EndToEndTest(unittest.TestCase):
                     tempfile.TemporaryDirectory() as tmp:
                 source, target = Path(tmp) / "f.onnx", Path(tmp) / "q.onnx"
                 onnx.save(conv_model(), str(source))
-                # Without VNNI, onnxruntime multiplies uint8 by int8 with
-                # vpmaddubsw, whose int16 pair sums saturate on full-range
-                # weights; reduce_range keeps them to 7 bits so its output is
-                # exact and a fair reference.
+                # reduce_range: see HOST_HAS_VNNI.
                 quantize_static(str(source), str(target), Reader(), quant_format=quant_format,
                                 per_channel=per_channel, activation_type=QuantType.QUInt8,
                                 weight_type=QuantType.QInt8, reduce_range=not HOST_HAS_VNNI)

@@ -24,7 +24,8 @@ from mace_converter.quantize import graph_pass
 from mace_converter.quantize.agreement import within_one_quantum
 from mace_converter.quantize.graph_pass import DT_UINT8, QuantizeSettings, Uint8Kernel
 from mace_tools import proto
-from tests.converter_front.helpers import convert_model, cosine, initializer, make_model, rng
+from tests.converter_front.helpers import (HOST_HAS_VNNI, INT8_WEIGHT_MAX, convert_model, cosine,
+                                           initializer, make_model, rng)
 
 MACE_RUN = Path(os.environ.get("MACE_RUN", REPO / "bazel-bin" / "mace" / "tools" / "mace_run"))
 OUT_SCALE, OUT_ZP = 0.05, 120     # of activations_model's output
@@ -69,7 +70,7 @@ def matmul_const_model(per_column: bool, with_add: bool = True) -> onnx.ModelPro
     """x[5,16] -> Q -> QLinearMatMul(int8 B [16,8]) -> QLinearAdd(uint8
     constant row) -> QLinearMul(by itself) -> DQ -> y."""
     g = rng(21)
-    b = g.integers(-127, 128, (16, 8)).astype(np.int8)
+    b = g.integers(-INT8_WEIGHT_MAX, INT8_WEIGHT_MAX + 1, (16, 8)).astype(np.int8)
     b_scale = (g.uniform(0.006, 0.012, 8) if per_column else np.array(0.01)).astype(np.float32)
     inits = scalars("x", 2 / 255, 128) + scalars("m", 0.05, 128) + scalars("c", 0.01, 0) \
         + scalars("a", 0.06, 110) + scalars("y", SQUARE_SCALE, 0) + [
@@ -245,7 +246,8 @@ class AgreementTest(unittest.TestCase):
                 onnx.save(source, f"{tmp}/f.onnx")
                 quantize_static(f"{tmp}/f.onnx", f"{tmp}/q.onnx", Reader(),
                                 quant_format=QuantFormat.QOperator, per_channel=per_channel,
-                                activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+                                activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                                reduce_range=not HOST_HAS_VNNI)
                 model = onnx.load(f"{tmp}/q.onnx")
                 self.assertEqual([n.op_type for n in model.graph.node if "QLinear" in n.op_type],
                                  ["QLinearMatMul", "QLinearAdd", "QLinearMul"])
@@ -268,8 +270,8 @@ class AgreementTest(unittest.TestCase):
                     weight = next(t for t in converted.net_def.tensors
                                   if t.data_type == proto.load().DT_INT8)
                     stored = np.frombuffer(converted.weights, np.int8, 128, weight.offset)
-                    np.testing.assert_array_equal(stored.reshape(8, 16),
-                                                  rng(21).integers(-127, 128, (16, 8)).T)
+                    want = rng(21).integers(-INT8_WEIGHT_MAX, INT8_WEIGHT_MAX + 1, (16, 8))
+                    np.testing.assert_array_equal(stored.reshape(8, 16), want.T)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,10 @@ CONVERTED_MIN_COSINE = 0.9999
 
 def _import_tensorflow() -> tuple[Optional[Any], Optional[BaseException]]:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    # TensorFlow's own CPU kernels run Conv2D and pooling in NHWC only; its
+    # oneDNN kernels, on by default only on some CPUs, take NCHW too. The
+    # NCHW graphs below need them on every host.
+    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
     try:
         import tensorflow
     except ImportError as error:
