@@ -25,6 +25,30 @@ def shapes(specs) -> str:
     return ":".join(",".join(str(d) for d in spec.shape) for spec in specs)
 
 
+def run_converted(test: unittest.TestCase, converted,
+                  feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Runs a converted model through mace_run on `feeds` and returns its
+    outputs by name; a failing run fails `test` with mace_run's stderr."""
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        graph, weights = directory / "model.pb", directory / "model.data"
+        graph.write_bytes(converted.net_def.SerializeToString())
+        weights.write_bytes(converted.weights)
+        for name, array in feeds.items():
+            np.save(directory / f"in_{safe_name(name)}.npy", array)
+        command = [
+            str(MACE_RUN), f"--model_file={graph}", f"--model_data_file={weights}",
+            "--input_node=" + ",".join(s.name for s in converted.inputs),
+            "--input_shape=" + shapes(converted.inputs),
+            "--output_node=" + ",".join(s.name for s in converted.outputs),
+            "--output_shape=" + shapes(converted.outputs),
+            f"--input_file={directory / 'in'}", f"--output_file={directory / 'out'}"]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        test.assertEqual(result.returncode, 0, result.stderr)
+        return {s.name: np.load(directory / f"out_{safe_name(s.name)}.npy")
+                for s in converted.outputs}
+
+
 class ExportedModelsOnEngineTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -35,24 +59,7 @@ class ExportedModelsOnEngineTest(unittest.TestCase):
         path, model = exported.load(self, case)
         feeds, expected = exported.reference(case, model)
         converted = exported.convert_case(case, path)
-        with tempfile.TemporaryDirectory() as tmp:
-            directory = Path(tmp)
-            graph, weights = directory / "model.pb", directory / "model.data"
-            graph.write_bytes(converted.net_def.SerializeToString())
-            weights.write_bytes(converted.weights)
-            for name, array in feeds.items():
-                np.save(directory / f"in_{safe_name(name)}.npy", array)
-            command = [
-                str(MACE_RUN), f"--model_file={graph}", f"--model_data_file={weights}",
-                "--input_node=" + ",".join(s.name for s in converted.inputs),
-                "--input_shape=" + shapes(converted.inputs),
-                "--output_node=" + ",".join(s.name for s in converted.outputs),
-                "--output_shape=" + shapes(converted.outputs),
-                f"--input_file={directory / 'in'}", f"--output_file={directory / 'out'}"]
-            result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-            self.assertEqual(result.returncode, 0, result.stderr)
-            got = {s.name: np.load(directory / f"out_{safe_name(s.name)}.npy")
-                   for s in converted.outputs}
+        got = run_converted(self, converted, feeds)
         exported.assert_matches(self, case, f"{path.name} (mace_run)", expected, got)
 
     def test_paddle2onnx_opset11_ppocr_mobile_v2_cls(self):

@@ -4,15 +4,12 @@ converted and run by the C++ engine through mace_run, match ONNX Runtime.
 Needs the host mace_run binary (MACE_RUN, as tools/test.sh sets it) and the
 packages of tools/requirements-models.txt.
 """
-import subprocess
 import tempfile
 import unittest
 from pathlib import Path
 
-import numpy as np
-
 from tests.converter_front import test_recurrent_models as recurrent
-from tests.test_exported_models_mace_run import safe_name, shapes
+from tests.test_exported_models_mace_run import run_converted
 from tests.test_mace_run_cli import MACE_RUN
 
 
@@ -24,26 +21,10 @@ class RecurrentModelsOnEngineTest(unittest.TestCase):
 
     def _check(self, case: recurrent.RecurrentModel) -> None:
         with tempfile.TemporaryDirectory() as tmp:
-            directory = Path(tmp)
-            path, model = recurrent.load(self, case, directory)
+            path, model = recurrent.load(self, case, Path(tmp))
             feeds, expected = recurrent.reference(case, model)
             converted = recurrent.convert_case(case, path)
-            graph, weights = directory / "model.pb", directory / "model.data"
-            graph.write_bytes(converted.net_def.SerializeToString())
-            weights.write_bytes(converted.weights)
-            for name, array in feeds.items():
-                np.save(directory / f"in_{safe_name(name)}.npy", array)
-            command = [
-                str(MACE_RUN), f"--model_file={graph}", f"--model_data_file={weights}",
-                "--input_node=" + ",".join(s.name for s in converted.inputs),
-                "--input_shape=" + shapes(converted.inputs),
-                "--output_node=" + ",".join(s.name for s in converted.outputs),
-                "--output_shape=" + shapes(converted.outputs),
-                f"--input_file={directory / 'in'}", f"--output_file={directory / 'out'}"]
-            result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-            self.assertEqual(result.returncode, 0, result.stderr)
-            got = {s.name: np.load(directory / f"out_{safe_name(s.name)}.npy")
-                   for s in converted.outputs}
+            got = run_converted(self, converted, feeds)
         recurrent.assert_matches(self, case, f"{case.path} (mace_run)", expected, got)
 
     def test_pytorch_ocr_recognizer_bidirectional_lstm(self):
