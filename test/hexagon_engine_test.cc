@@ -92,9 +92,10 @@ Model MakeModel() {
   return m;
 }
 
-std::vector<float> RunEngine(const ModelBuilder& model, DeviceType device, MaceStatus* status) {
+std::vector<float> RunEngine(const ModelBuilder& model, const MaceEngineConfig& config,
+                             MaceStatus* status) {
   std::shared_ptr<MaceEngine> engine;
-  *status = model.CreateEngine({"x"}, {"y"}, MaceEngineConfig(device), &engine);
+  *status = model.CreateEngine({"x"}, {"y"}, config, &engine);
   if (!status->ok()) return {};
   std::mt19937 rng(12345);
   std::uniform_real_distribution<float> real(-6.f, 6.f);
@@ -109,6 +110,10 @@ std::vector<float> RunEngine(const ModelBuilder& model, DeviceType device, MaceS
     result.assign(y.data().get(), y.data().get() + y.size());
   }
   return result;
+}
+
+std::vector<float> RunEngine(const ModelBuilder& model, DeviceType device, MaceStatus* status) {
+  return RunEngine(model, MaceEngineConfig(device), status);
 }
 
 TEST(HexagonEngineTest, MatchesTheCpuEngineBitForBit) {
@@ -311,6 +316,68 @@ TEST(HexagonEngineTest, TimeoutFromTheEnvironment) {
   const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
   ASSERT_TRUE(status.ok()) << status.ToString();
   EXPECT_EQ(dsp, cpu);
+}
+
+// MaceEngineConfig::SetHexagonOptions: its paths and timeout take
+// precedence over the environment's, which stays the fallback.
+TEST(HexagonEngineTest, HexagonOptionsOverrideTheEnvironment) {
+  const Model model = MakeModel();
+  const char* env_image = std::getenv("MACE_DSP_RUNTIME");
+  ASSERT_NE(env_image, nullptr);
+  const std::string image = env_image;
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+
+  // A wrong image path in the options is a clear error, though the
+  // environment's image is fine.
+  MaceEngineConfig wrong(DeviceType::HEXAGON);
+  HexagonOptions options;
+  options.image_path = "/nonexistent/options_dsp_runtime.elf";
+  ASSERT_TRUE(wrong.SetHexagonOptions(options).ok());
+  RunEngine(model.builder, wrong, &status);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
+  EXPECT_NE(status.information().find("/nonexistent/options_dsp_runtime.elf"), std::string::npos)
+      << status.ToString();
+  // So is an emulator path that is not an executable.
+  options.image_path = image;
+  options.emulator_path = image;
+  ASSERT_TRUE(wrong.SetHexagonOptions(options).ok());
+  RunEngine(model.builder, wrong, &status);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
+  EXPECT_NE(status.information().find("not an executable"), std::string::npos)
+      << status.ToString();
+
+  // The options' image runs though the environment's is wrong.
+  setenv("MACE_DSP_RUNTIME", "/nonexistent/dsp_runtime.elf", 1);
+  MaceEngineConfig right(DeviceType::HEXAGON);
+  options.emulator_path.clear();
+  options.call_timeout_ms = 120000;
+  ASSERT_TRUE(right.SetHexagonOptions(options).ok());
+  EXPECT_EQ(right.hexagon_options().image_path, image);
+  const std::vector<float> dsp = RunEngine(model.builder, right, &status);
+  setenv("MACE_DSP_RUNTIME", image.c_str(), 1);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(dsp, cpu);
+
+  // The options' timeout wins over a bad MACE_DSP_TIMEOUT_MS, and one too
+  // short for start-up fails cleanly.
+  setenv("MACE_DSP_TIMEOUT_MS", "-5", 1);
+  RunEngine(model.builder, right, &status);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  options.call_timeout_ms = 1;
+  ASSERT_TRUE(right.SetHexagonOptions(options).ok());
+  RunEngine(model.builder, right, &status);
+  unsetenv("MACE_DSP_TIMEOUT_MS");
+  EXPECT_EQ(status.code(), MaceStatus::MACE_RUNTIME_ERROR) << status.ToString();
+
+  // Timeouts out of range are refused and leave the options unchanged.
+  for (int64_t bad : {int64_t{-1}, int64_t{24} * 3600 * 1000 + 1}) {
+    HexagonOptions refused = options;
+    refused.call_timeout_ms = bad;
+    EXPECT_EQ(right.SetHexagonOptions(refused).code(), MaceStatus::MACE_INVALID_ARGS) << bad;
+    EXPECT_EQ(right.hexagon_options().call_timeout_ms, 1) << bad;
+  }
 }
 
 }  // namespace

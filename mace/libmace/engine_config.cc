@@ -29,6 +29,7 @@ class MaceEngineConfig::Impl {
   int64_t memory_limit = 0;
   std::map<std::string, CustomOpFactory> custom_ops;
   OutputObserver output_observer;
+  HexagonOptions hexagon_options;
 };
 
 MaceEngineConfig::MaceEngineConfig(DeviceType device_type) : impl_(new Impl) {
@@ -81,6 +82,17 @@ const std::vector<std::string>& MaceEngineConfig::opencl_binary_paths() const {
 void MaceEngineConfig::SetOpenCLParameterPath(const std::string& path) {
   impl_->opencl_parameter_path = path;
 }
+MaceStatus MaceEngineConfig::SetHexagonOptions(const HexagonOptions& options) {
+  constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
+  if (options.call_timeout_ms < 0 || options.call_timeout_ms > kDayMs) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      StrCat("Hexagon call timeout ", options.call_timeout_ms,
+                             " ms: expected 0 (the default) to a day"));
+  }
+  impl_->hexagon_options = options;
+  return MaceStatus();
+}
+const HexagonOptions& MaceEngineConfig::hexagon_options() const { return impl_->hexagon_options; }
 const std::string& MaceEngineConfig::opencl_parameter_path() const {
   return impl_->opencl_parameter_path;
 }

@@ -75,14 +75,15 @@ RuntimeProvider OpenCLProvider() {
 }
 
 // The emulated Hexagon DSP (docs/dsp_runtime.md): the model runs as a
-// whole graph; qemu-hexagon and the DSP image are found through
-// MACE_QEMU_HEXAGON (or PATH) and MACE_DSP_RUNTIME.
+// whole graph; qemu-hexagon, the DSP image and the call deadline come from
+// the config's HexagonOptions, else from MACE_QEMU_HEXAGON (or PATH),
+// MACE_DSP_RUNTIME and MACE_DSP_TIMEOUT_MS.
 RuntimeProvider HexagonProvider() {
   RuntimeProvider provider;
-  provider.wrap_net = [](const MaceEngineConfig& /*config*/, std::unique_ptr<Net> net,
+  provider.wrap_net = [](const MaceEngineConfig& config, std::unique_ptr<Net> net,
                          std::unique_ptr<Executor>* executor) {
     hexagon::DspChannelConfig channel;
-    MACE_RETURN_IF_ERROR(hexagon::DspChannelConfigFromEnvironment(&channel));
+    MACE_RETURN_IF_ERROR(hexagon::DspChannelConfigFromOptions(config.hexagon_options(), &channel));
     *executor = std::make_unique<hexagon::HexagonExecutor>(std::move(net), channel);
     return MaceStatus();
   };

@@ -220,6 +220,16 @@ using OutputObserver = std::function<void(const std::string& tensor_name,
 
 // ---- Engine ----------------------------------------------------------------
 
+// The emulated Hexagon DSP of a DeviceType::HEXAGON engine
+// (docs/dsp_runtime.md). Empty paths and a zero timeout take their
+// defaults from the environment: MACE_QEMU_HEXAGON (else qemu-hexagon on
+// PATH), MACE_DSP_RUNTIME, and MACE_DSP_TIMEOUT_MS (else 30,000 ms).
+struct HexagonOptions {
+  std::string emulator_path;  // the qemu-hexagon binary
+  std::string image_path;     // the DSP image, dsp_runtime.elf
+  int64_t call_timeout_ms = 0;  // deadline of each call to the DSP
+};
+
 class MaceEngineConfig {
  public:
   explicit MaceEngineConfig(DeviceType device_type = DeviceType::CPU);
@@ -321,6 +331,12 @@ class MaceEngineConfig {
   // are not observed.
   void SetOutputObserver(OutputObserver observer);
   const OutputObserver& output_observer() const;
+  // Where the DSP emulator and image are, and the deadline of each call
+  // (HexagonOptions). A timeout below 0 or above a day is MACE_INVALID_ARGS
+  // and leaves the options as they were; a missing emulator or image fails
+  // engine creation with MACE_UNSUPPORTED naming the path.
+  MaceStatus SetHexagonOptions(const HexagonOptions& options);
+  const HexagonOptions& hexagon_options() const;
   // Registers an app operator for op type `type` (float32, CPU).
   MaceStatus RegisterCustomOp(const std::string& type, CustomOpFactory factory);
   const std::map<std::string, CustomOpFactory>& custom_ops() const;

@@ -194,6 +194,12 @@ int RunMain(int argc, char** argv) {
   config.SetOpenCLProfiling(flags.benchmark);
   config.SetOpenCLDeviceFallback(flags.opencl_device_fallback);
   config.SetLimitOpenCLKernelTime(flags.limit_opencl_kernel_time);
+  HexagonOptions hexagon;
+  hexagon.emulator_path = flags.dsp_emulator;
+  hexagon.image_path = flags.dsp_image;
+  hexagon.call_timeout_ms = flags.dsp_timeout_ms;
+  const MaceStatus hexagon_status = config.SetHexagonOptions(hexagon);
+  if (!hexagon_status.ok()) return Fail(hexagon_status.information());
   config.SetMemoryStrategy(strategy);
   config.SetMemoryPlanTimeLimitMs(flags.plan_time_limit_ms);
   config.SetVerifyWeights(flags.verify_weights);

@@ -114,6 +114,12 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
       {"tune", bool_flag(&flags->tune)},
       {"opencl_device_fallback", bool_flag(&flags->opencl_device_fallback)},
       {"limit_opencl_kernel_time", bool_flag(&flags->limit_opencl_kernel_time)},
+      {"dsp_emulator", string_flag(&flags->dsp_emulator)},
+      {"dsp_image", string_flag(&flags->dsp_image)},
+      {"dsp_timeout_ms",
+       [flags](const std::string& v) {
+         return ParseInt(v, 1, int64_t{24} * 3600 * 1000, &flags->dsp_timeout_ms);
+       }},
       {"benchmark", bool_flag(&flags->benchmark)},
       {"memory_report", bool_flag(&flags->memory_report)},
       {"memory_plan", string_flag(&flags->memory_plan)},
@@ -204,6 +210,10 @@ std::string RunUsage() {
   --opencl_device_fallback    run the GPU engine on any OpenCL device when there
                               is no GPU (a CPU implementation such as PoCL)
   --limit_opencl_kernel_time=0|1  split long GPU kernels into ~1 ms pieces
+  --dsp_image=PATH            the HEXAGON device's DSP image (default MACE_DSP_RUNTIME)
+  --dsp_emulator=PATH         its qemu-hexagon (default MACE_QEMU_HEXAGON, else PATH)
+  --dsp_timeout_ms=N          deadline of each DSP call (default MACE_DSP_TIMEOUT_MS,
+                              else 30000)
   --benchmark                 per-op table: time, share, output shape, MACs
   --memory_report             arena, weights, naive and lower-bound bytes, placements
   --memory_plan=PREFIX        write the CPU arena's usage records (PREFIX.csv:

@@ -34,6 +34,9 @@ struct RunFlags {
   bool tune = false;
   bool opencl_device_fallback = false;
   bool limit_opencl_kernel_time = false;
+  std::string dsp_emulator;  // HexagonOptions; empty: the environment's
+  std::string dsp_image;
+  int64_t dsp_timeout_ms = 0;
   bool benchmark = false;
   bool memory_report = false;
   std::string memory_plan;  // write PREFIX.csv and PREFIX.json (plan_picture.py)

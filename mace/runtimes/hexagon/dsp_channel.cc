@@ -60,13 +60,25 @@ std::string EnvOr(const std::string& value, const char* variable) {
 
 }  // namespace
 
-MaceStatus DspChannelConfigFromEnvironment(DspChannelConfig* config) {
+MaceStatus DspChannelConfigFromOptions(const HexagonOptions& options, DspChannelConfig* config) {
+  constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
+  config->emulator_path = options.emulator_path;
+  config->image_path = options.image_path;
+  if (options.call_timeout_ms < 0 || options.call_timeout_ms > kDayMs) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      StrCat("Hexagon call timeout ", options.call_timeout_ms,
+                             " ms: expected a positive number of milliseconds (at most a day)"));
+  }
+  if (options.call_timeout_ms > 0) {
+    config->timeout_ms = static_cast<int>(options.call_timeout_ms);
+    return MaceStatus();
+  }
   const char* text = std::getenv("MACE_DSP_TIMEOUT_MS");
   if (text == nullptr) return MaceStatus();
   char* end = nullptr;
   errno = 0;
   const long value = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || errno != 0 || value <= 0 || value > 24L * 3600 * 1000) {
+  if (end == text || *end != '\0' || errno != 0 || value <= 0 || value > kDayMs) {
     return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
                       StrCat("MACE_DSP_TIMEOUT_MS='", text,
                              "': expected a positive number of milliseconds (at most a day)"));
@@ -81,7 +93,8 @@ MaceStatus ResolveDspPaths(const DspChannelConfig& config, std::string* emulator
   if (emulator->empty()) *emulator = FindOnPath("qemu-hexagon");
   if (emulator->empty()) {
     return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
-                      "Hexagon DSP: qemu-hexagon was not found (install qemu-user, or set "
+                      "Hexagon DSP: qemu-hexagon was not found (install qemu-user, or give its "
+                      "path: HexagonOptions::emulator_path, mace_run --dsp_emulator or "
                       "MACE_QEMU_HEXAGON); the DSP here is emulated");
   }
   if (!IsExecutableFile(*emulator)) {
@@ -91,8 +104,9 @@ MaceStatus ResolveDspPaths(const DspChannelConfig& config, std::string* emulator
   *image = EnvOr(config.image_path, "MACE_DSP_RUNTIME");
   if (image->empty()) {
     return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
-                      "Hexagon DSP: no DSP image given (set the image path or MACE_DSP_RUNTIME "
-                      "to dsp_runtime.elf, built by //mace/dsp:dsp_runtime)");
+                      "Hexagon DSP: no DSP image given (HexagonOptions::image_path, mace_run "
+                      "--dsp_image or MACE_DSP_RUNTIME: dsp_runtime.elf, built by "
+                      "//mace/dsp:dsp_runtime)");
   }
   if (!IsReadableFile(*image)) {
     return MaceStatus(MaceStatus::MACE_UNSUPPORTED,

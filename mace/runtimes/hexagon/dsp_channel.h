@@ -75,12 +75,13 @@ class DspChannel {
   std::string description_;  // names the image in errors
 };
 
-// The engine's channel configuration: the deadline of each call from
-// MACE_DSP_TIMEOUT_MS when set (a whole model on the emulator can take
-// longer than the default); the paths come from the environment when the
-// channel opens. A value that is not a positive number of milliseconds is
-// MACE_INVALID_ARGS.
-MaceStatus DspChannelConfigFromEnvironment(DspChannelConfig* config);
+// The engine's channel configuration from MaceEngineConfig's
+// HexagonOptions: the paths as given (empty ones are resolved from the
+// environment when the channel opens), the deadline of each call when
+// non-zero, else MACE_DSP_TIMEOUT_MS when set (a whole model on the
+// emulator can take longer than the default). A timeout that is not a
+// positive number of milliseconds up to a day is MACE_INVALID_ARGS.
+MaceStatus DspChannelConfigFromOptions(const HexagonOptions& options, DspChannelConfig* config);
 
 // Where the emulator and image are, resolved as DspChannelConfig says; an
 // error names what is missing and how to provide it.

@@ -127,13 +127,11 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
         if device == "cpu":
             # The CPU arena's records and plan, drawn below.
             command.append(f"--memory_plan={plan}")
-    environment = _environment(device)
     if device == "dsp":
-        environment.update(dsp_environment(config))
+        command += dsp_flags(config)
+    environment = _environment(device)
     if echo:
-        prefix = (f"MACE_DSP_RUNTIME={environment['MACE_DSP_RUNTIME']} "
-                  if device == "dsp" else "")
-        say(f"    $ {prefix}{shell_text(command)}")
+        say(f"    $ {shell_text(command)}")
     try:
         result = subprocess.run(command, text=True, capture_output=True, env=environment)
     except FileNotFoundError as error:
@@ -184,14 +182,14 @@ def run_failure(model_name: str, abi: str, device: str, returncode: int,
                      + "\n".join(message[-20:]))
 
 
-def dsp_environment(config: DeploymentConfig) -> dict[str, str]:
-    """What the engine needs to start the DSP: the packaged image. The
-    emulator is qemu-hexagon on PATH unless MACE_QEMU_HEXAGON names one."""
+def dsp_flags(config: DeploymentConfig) -> list[str]:
+    """mace_run's flags to start the DSP: the packaged image. The emulator
+    is qemu-hexagon on PATH unless MACE_QEMU_HEXAGON names one."""
     image = dsp_image_path(config)
     if not image.exists():
         raise UserError(f"{image} does not exist: build the DSP image first with "
                         f"`tools/converter.py build --config {config.path}`")
-    return {"MACE_DSP_RUNTIME": str(image)}
+    return [f"--dsp_image={image}"]
 
 
 def gpu_flags(model: ModelConfig, run_dir: Path) -> list[str]:

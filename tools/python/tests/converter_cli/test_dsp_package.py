@@ -62,7 +62,7 @@ class DspPackageTest(unittest.TestCase):
         image = package.dsp_image_path(config)
         self.assertEqual(image, self.dir / "build" / "lib" / "dsp" / "dsp_runtime.elf")
         self.assertEqual(image.read_bytes(), b"dsp_runtime.elf")
-        self.assertEqual(run.dsp_environment(config), {"MACE_DSP_RUNTIME": str(image)})
+        self.assertEqual(run.dsp_flags(config), [f"--dsp_image={image}"])
         with contextlib.redirect_stdout(io.StringIO()):
             tarball = package.make_tarball(config)
         with tarfile.open(tarball) as tar:
@@ -74,7 +74,7 @@ class DspPackageTest(unittest.TestCase):
 
     def test_run_needs_the_built_image(self):
         with self.assertRaises(UserError) as caught:
-            run.dsp_environment(self.config("dsp"))
+            run.dsp_flags(self.config("dsp"))
         self.assertIn("build the DSP image first", str(caught.exception))
 
     def test_the_dsp_runs_from_the_host_abi_only(self):
