@@ -15,6 +15,7 @@
 // tap), a 32-bit lane holds the 4 bytes of one output's window row, and
 // four byte shifts (valign) of each row cover 128 outputs with vrmpy.
 // Other shapes use the scalar loop.
+#include "mace/dsp/hvx.h"
 #include "mace/dsp/kernels.h"
 #include "mace/dsp/sys.h"
 
@@ -22,8 +23,7 @@ namespace mace {
 namespace dsp {
 namespace {
 
-typedef int32_t HvxVector __attribute__((__vector_size__(128), __aligned__(128)));
-constexpr uint32_t kLanes = 32;  // 32-bit lanes per vector
+constexpr uint32_t kLanes = kHvxLanes;
 
 struct ConvShape {
   uint32_t batch, in_c, in_h, in_w, out_c, out_h, out_w, k_h, k_w;
@@ -45,16 +45,26 @@ bool UsesHvxDepthwise(const OpArgs& op) {
   if (op.type != kDepthwiseConv2D) return false;
   const ConvShape s = ShapeOf(op);
   const int32_t* p = op.params;
-  return s.k_w <= 4 && p[kStrideH] == 1 && p[kStrideW] == 1 && p[kDilationH] == 1 &&
+  return s.k_w <= 4 && p[kStrideH] <= 4 && p[kStrideW] <= 4 && p[kDilationH] == 1 &&
          p[kDilationW] == 1;
 }
 
-bool UsesHvx1x1(const OpArgs& op) {
-  if (op.type == kDepthwiseConv2D) return false;
+// Conv2D and FullyConnected run as one product of the (filter) matrix
+// [out_c][K] and the input's [K][out pixels], K = in_c * k_h * k_w: the
+// input is read in place for a 1x1 stride-1 convolution, else gathered
+// (im2col), with padded taps holding the input zero point.
+uint64_t ReductionOf(const ConvShape& s) { return uint64_t{s.in_c} * s.k_h * s.k_w; }
+
+bool UsesHvxGemm(const OpArgs& op) {
+  return op.type != kDepthwiseConv2D && ReductionOf(ShapeOf(op)) <= 65536;
+}
+
+bool IsPlain1x1(const OpArgs& op) {
   const ConvShape s = ShapeOf(op);
   const int32_t* p = op.params;
-  return s.k_h == 1 && s.k_w == 1 && p[kStrideH] == 1 && p[kStrideW] == 1 && p[kPadTop] == 0 &&
-         p[kPadLeft] == 0 && s.in_h == s.out_h && s.in_w == s.out_w && s.in_c <= 65536;
+  return op.type == kFullyConnected ||
+         (s.k_h == 1 && s.k_w == 1 && p[kStrideH] == 1 && p[kStrideW] == 1 && p[kPadTop] == 0 &&
+          p[kPadLeft] == 0 && s.in_h == s.out_h && s.in_w == s.out_w);
 }
 
 uint32_t Round(uint32_t value, uint32_t to) { return (value + to - 1) / to * to; }
@@ -71,7 +81,34 @@ uint8_t Finish(const OpArgs& op, uint32_t channel, int64_t sum) {
                       p[kOutputMin], p[kOutputMax]);
 }
 
-void RunScalar(const OpArgs& op) {
+VectorRequantizer RequantizerFor(const OpArgs& op, uint32_t channel) {
+  const int32_t* m = Multiplier(op, channel);
+  const int32_t* p = op.params;
+  return VectorRequantizer(m[0], m[1], p[kOutputZeroPoint], p[kOutputMin], p[kOutputMax]);
+}
+
+// `value` (16 bits) in both halfwords of a word, for vmpyi(Vu.w, Rt.h).
+int32_t BothHalfwords(int32_t value) {
+  return static_cast<int32_t>((static_cast<uint32_t>(value) & 0xffff) * 0x10001u);
+}
+
+// Whether every sum of `taps` products (x - zx) * (w - zw) plus the bias
+// fits in int32 (and each uint32 lane sum of x * w cannot wrap): then the
+// lane arithmetic modulo 2^32 is exact and needs no saturation before the
+// vector requantization.
+bool SumsFitInt32(const OpArgs& op, uint64_t taps) {
+  uint64_t bias_bound = 0;
+  if (op.inputs[2]) {
+    const int32_t* bias = reinterpret_cast<const int32_t*>(op.inputs[2]->data);
+    for (uint32_t c = 0; c < op.inputs[2]->dims[0]; ++c) {
+      const uint64_t magnitude = bias[c] < 0 ? 0 - static_cast<int64_t>(bias[c]) : bias[c];
+      if (magnitude > bias_bound) bias_bound = magnitude;
+    }
+  }
+  return taps * 255 * 255 + bias_bound <= 0x7fffffffu;
+}
+
+__attribute__((noinline)) void RunScalar(const OpArgs& op) {
   const ConvShape s = ShapeOf(op);
   const int32_t* p = op.params;
   const bool depthwise = op.type == kDepthwiseConv2D;
@@ -110,15 +147,37 @@ void RunScalar(const OpArgs& op) {
   }
 }
 
-// Scratch layout for the HVX path: the input of one image repacked as
-// [in_c / 4][pixels rounded to 32][4 channels], the weights as
-// [out_c][in_c / 4] words, then 32 int32 lanes of results.
-void RunHvx1x1(const OpArgs& op, uint8_t* scratch) {
+// Writes row k = (ic * k_h + kh) * k_w + kw of the im2col matrix of one
+// image, byte 4 * i of `dst` for output pixel i.
+void GatherRow(const OpArgs& op, const uint8_t* image, uint32_t k, uint8_t* dst) {
   const ConvShape s = ShapeOf(op);
   const int32_t* p = op.params;
-  const uint32_t pixels = s.in_h * s.in_w;
+  const uint32_t kw = k % s.k_w, kh = (k / s.k_w) % s.k_h, ic = k / (s.k_w * s.k_h);
+  const uint8_t* plane = image + ic * s.in_h * s.in_w;
+  const uint8_t zx = static_cast<uint8_t>(p[kInputZeroPoint]);
+  for (uint32_t oh = 0; oh < s.out_h; ++oh) {
+    const int32_t ih = static_cast<int32_t>(oh * p[kStrideH] + kh * p[kDilationH]) - p[kPadTop];
+    const bool row_inside = ih >= 0 && ih < static_cast<int32_t>(s.in_h);
+    const uint8_t* src = row_inside ? plane + ih * s.in_w : plane;
+    int32_t iw = static_cast<int32_t>(kw * p[kDilationW]) - p[kPadLeft];
+    for (uint32_t ow = 0; ow < s.out_w; ++ow, iw += p[kStrideW], dst += 4) {
+      *dst = row_inside && iw >= 0 && iw < static_cast<int32_t>(s.in_w) ? src[iw] : zx;
+    }
+  }
+}
+
+// Scratch layout for the HVX path: the input of one image repacked as
+// [K / 4][pixels rounded to 32][4 taps], the weights as [out_c][K / 4]
+// words, then 32 int32 lanes of results, 32 of input sums and the
+// per-channel constants.
+__attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
+  const ConvShape s = ShapeOf(op);
+  const int32_t* p = op.params;
+  const uint32_t K = static_cast<uint32_t>(ReductionOf(s));
+  const bool plain = IsPlain1x1(op);
+  const uint32_t pixels = s.out_h * s.out_w;
   const uint32_t padded_pixels = Round(pixels, kLanes);
-  const uint32_t groups = (s.in_c + 3) / 4;
+  const uint32_t groups = (K + 3) / 4;
   uint8_t* packed = scratch;
   uint32_t* weights = reinterpret_cast<uint32_t*>(packed + groups * padded_pixels * 4);
   int32_t* lanes = reinterpret_cast<int32_t*>(
@@ -127,21 +186,33 @@ void RunHvx1x1(const OpArgs& op, uint8_t* scratch) {
   const uint8_t* filter = op.inputs[1]->data;
   const int32_t* bias = op.inputs[2] ? reinterpret_cast<const int32_t*>(op.inputs[2]->data) : nullptr;
   const int64_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
+  // Per output channel: bias - zx * sum(w) + K * zx * zw.
+  int64_t* constants = reinterpret_cast<int64_t*>(lane_sums + kLanes);
   for (uint32_t oc = 0; oc < s.out_c; ++oc) {
+    int64_t w_sum = 0;
     for (uint32_t g = 0; g < groups; ++g) {
       uint32_t word = 0;
-      for (uint32_t j = 0; j < 4 && g * 4 + j < s.in_c; ++j) {
-        word |= uint32_t{filter[oc * s.in_c + g * 4 + j]} << (8 * j);
+      for (uint32_t j = 0; j < 4 && g * 4 + j < K; ++j) {
+        word |= uint32_t{filter[oc * K + g * 4 + j]} << (8 * j);
+        w_sum += filter[oc * K + g * 4 + j];
       }
       weights[oc * groups + g] = word;
     }
+    constants[oc] = (bias ? bias[oc] : 0) - zx * w_sum + static_cast<int64_t>(K) * zx * zw;
   }
+  const bool vector_requantize = SumsFitInt32(op, K);
+  const int32_t minus_zw = BothHalfwords(static_cast<int32_t>(-zw));
   for (uint32_t n = 0; n < s.batch; ++n) {
-    const uint8_t* input = op.inputs[0]->data + n * s.in_c * pixels;
+    const uint8_t* input = op.inputs[0]->data + n * s.in_c * s.in_h * s.in_w;
     uint8_t* output = op.outputs[0]->data + n * s.out_c * pixels;
+    // Taps past K (in the last group) and pixels past the end stay 0.
     memset(packed, 0, groups * padded_pixels * 4);
-    for (uint32_t c = 0; c < s.in_c; ++c) {
+    for (uint32_t c = 0; c < K; ++c) {
       uint8_t* dst = packed + (c / 4) * padded_pixels * 4 + (c % 4);
+      if (!plain) {
+        GatherRow(op, input, c, dst);
+        continue;
+      }
       const uint8_t* src = input + c * pixels;
       for (uint32_t i = 0; i < pixels; ++i) dst[4 * i] = src[i];
     }
@@ -154,20 +225,25 @@ void RunHvx1x1(const OpArgs& op, uint8_t* scratch) {
                                                      0x01010101);
       }
       *reinterpret_cast<HvxVector*>(lane_sums) = x_sum;
+      // -zw * sum(x), modulo 2^32 (zw is 0..255, a halfword).
+      const HvxVector x_term = Q6_Vw_vmpyi_VwRh(x_sum, minus_zw);
       const uint32_t count = pixels - v * kLanes < kLanes ? pixels - v * kLanes : kLanes;
       for (uint32_t oc = 0; oc < s.out_c; ++oc) {
-        const uint32_t* w = weights + oc * groups;
         HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
-        int64_t w_sum = 0;
         for (uint32_t g = 0; g < groups; ++g) {
           acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, rows[g * vectors_per_group + v],
-                                                     static_cast<int32_t>(w[g]));
-          w_sum += (w[g] & 0xff) + ((w[g] >> 8) & 0xff) + ((w[g] >> 16) & 0xff) + (w[g] >> 24);
+                                                     static_cast<int32_t>(weights[oc * groups + g]));
+        }
+        const int64_t constant = constants[oc];
+        uint8_t* out = output + oc * pixels + v * kLanes;
+        if (vector_requantize) {
+          const HvxVector sum = Q6_Vw_vadd_VwVw(Q6_Vw_vadd_VwVw(acc, x_term),
+                                                Splat(static_cast<int32_t>(constant)));
+          *reinterpret_cast<HvxVector*>(lanes) = RequantizeVector(sum, RequantizerFor(op, oc));
+          for (uint32_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(lanes[i]);
+          continue;
         }
         *reinterpret_cast<HvxVector*>(lanes) = acc;
-        const int64_t constant =
-            (bias ? bias[oc] : 0) - zx * w_sum + static_cast<int64_t>(s.in_c) * zx * zw;
-        uint8_t* out = output + oc * pixels + v * kLanes;
         for (uint32_t i = 0; i < count; ++i) {
           const int64_t sum = constant + static_cast<uint32_t>(lanes[i]) -
                               zw * static_cast<int64_t>(lane_sums[i]);
@@ -180,26 +256,30 @@ void RunHvx1x1(const OpArgs& op, uint8_t* scratch) {
 
 
 // The padded plane for one depthwise output: rows of `stride` bytes,
-// out_h + k_h - 1 of them; 128 outputs per vector step.
+// (out_h - 1) * stride_h + k_h of them. The vector steps compute the
+// stride-1 outputs of each needed row, 128 a step, over the `columns`
+// that the strided outputs pick from.
 struct DepthwiseLayout {
-  uint32_t chunks, stride, rows, plane_bytes;
+  uint32_t columns, chunks, stride, rows, plane_bytes;
 };
 
 // plane_bytes is 0 when the plane would not fit in 1 GB.
-DepthwiseLayout LayoutOf(const ConvShape& s) {
+DepthwiseLayout LayoutOf(const ConvShape& s, const int32_t* p) {
   DepthwiseLayout l;
-  l.chunks = (s.out_w + 127) / 128;
+  l.columns = (s.out_w - 1) * p[kStrideW] + 1;
+  l.chunks = (l.columns + 127) / 128;
   l.stride = 128 * (l.chunks + 1);
-  l.rows = s.out_h + s.k_h - 1;
+  l.rows = (s.out_h - 1) * p[kStrideH] + s.k_h;
   const uint64_t bytes = uint64_t{l.rows} * l.stride;
   l.plane_bytes = bytes > (1u << 30) ? 0 : static_cast<uint32_t>(bytes);
   return l;
 }
 
-void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
+__attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
   const ConvShape s = ShapeOf(op);
-  const DepthwiseLayout l = LayoutOf(s);
   const int32_t* p = op.params;
+  const DepthwiseLayout l = LayoutOf(s, p);
+  const uint32_t stride_h = p[kStrideH], stride_w = p[kStrideW];
   const int32_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
   const uint32_t pad_top = p[kPadTop], pad_left = p[kPadLeft];
   uint8_t* plane = scratch;
@@ -210,6 +290,8 @@ void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
   const int64_t taps = s.k_h * s.k_w;
   uint32_t tap_mask = 0;
   for (uint32_t kw = 0; kw < s.k_w; ++kw) tap_mask |= 1u << (8 * kw);
+  const bool vector_requantize = SumsFitInt32(op, taps);
+  const int32_t minus_zw = BothHalfwords(-zw);
   for (uint32_t n = 0; n < s.batch; ++n) {
     for (uint32_t c = 0; c < s.in_c; ++c) {
       const uint8_t* in = op.inputs[0]->data + (n * s.in_c + c) * s.in_h * s.in_w;
@@ -232,7 +314,7 @@ void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
             HvxVector x_sum = __builtin_HEXAGON_V6_vd0_128B();
             for (uint32_t kh = 0; kh < s.k_h; ++kh) {
               const HvxVector* row =
-                  reinterpret_cast<const HvxVector*>(plane + (oh + kh) * l.stride) + k;
+                  reinterpret_cast<const HvxVector*>(plane + (oh * stride_h + kh) * l.stride) + k;
               const HvxVector window = __builtin_HEXAGON_V6_valignb_128B(row[1], row[0], shift);
               uint32_t word = 0;
               for (uint32_t kw = 0; kw < s.k_w; ++kw) {
@@ -245,14 +327,33 @@ void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
             *reinterpret_cast<HvxVector*>(lanes + shift * kLanes) = acc;
             *reinterpret_cast<HvxVector*>(x_sums + shift * kLanes) = x_sum;
           }
-          for (uint32_t i = 0; i < kLanes; ++i) {
+          if (vector_requantize) {
+            // Lane i of shift j is output 4i + j of the chunk.
+            const HvxVector constant_v = Splat(static_cast<int32_t>(constant));
+            const VectorRequantizer q = RequantizerFor(op, c);
             for (uint32_t shift = 0; shift < 4; ++shift) {
-              const uint32_t ow = 128 * k + 4 * i + shift;
-              if (ow >= s.out_w) break;
-              const int64_t sum = constant + static_cast<uint32_t>(lanes[shift * kLanes + i]) -
-                                  zw * static_cast<int64_t>(
-                                           static_cast<uint32_t>(x_sums[shift * kLanes + i]));
-              out[oh * s.out_w + ow] = Finish(op, c, sum);
+              HvxVector* lane = reinterpret_cast<HvxVector*>(lanes + shift * kLanes);
+              const HvxVector x_term = Q6_Vw_vmpyi_VwRh(
+                  *reinterpret_cast<const HvxVector*>(x_sums + shift * kLanes), minus_zw);
+              *lane = RequantizeVector(
+                  Q6_Vw_vadd_VwVw(Q6_Vw_vadd_VwVw(*lane, x_term), constant_v), q);
+            }
+          }
+          // Outputs ow of this step: stride-1 column ow * stride_w in
+          // [128k, 128k + 128), whose lane is i of shift j for column 4i + j.
+          const uint32_t first = (128 * k + stride_w - 1) / stride_w;
+          uint32_t end = (128 * (k + 1) + stride_w - 1) / stride_w;
+          if (end > s.out_w) end = s.out_w;
+          uint8_t* row = out + oh * s.out_w;
+          for (uint32_t ow = first; ow < end; ++ow) {
+            const uint32_t v = ow * stride_w - 128 * k;
+            const uint32_t lane = (v & 3) * kLanes + (v >> 2);
+            if (vector_requantize) {
+              row[ow] = static_cast<uint8_t>(lanes[lane]);
+            } else {
+              const int64_t sum = constant + static_cast<uint32_t>(lanes[lane]) -
+                                  zw * static_cast<int64_t>(static_cast<uint32_t>(x_sums[lane]));
+              row[ow] = Finish(op, c, sum);
             }
           }
         }
@@ -318,23 +419,23 @@ uint32_t ConvScratchBytes(const OpArgs& op) {
   // kUnplannable makes the allocation fail cleanly ("out of memory").
   constexpr uint32_t kUnplannable = 0xffffffffu;
   if (UsesHvxDepthwise(op)) {
-    const uint32_t plane = LayoutOf(ShapeOf(op)).plane_bytes;
+    const uint32_t plane = LayoutOf(ShapeOf(op), op.params).plane_bytes;
     return plane == 0 ? kUnplannable : plane + 8 * 128;
   }
-  if (!UsesHvx1x1(op)) return 0;
+  if (!UsesHvxGemm(op)) return 0;
   const ConvShape s = ShapeOf(op);
-  const uint64_t groups = (s.in_c + 3) / 4;
+  const uint64_t groups = (ReductionOf(s) + 3) / 4;
   const uint64_t bytes =
-      groups * ((uint64_t{s.in_h} * s.in_w + kLanes - 1) / kLanes * kLanes) * 4 +
-      uint64_t{s.out_c} * groups * 4 + 3 * 128;
+      groups * ((uint64_t{s.out_h} * s.out_w + kLanes - 1) / kLanes * kLanes) * 4 +
+      uint64_t{s.out_c} * groups * 4 + uint64_t{s.out_c} * 8 + 3 * 128;
   return bytes > (1u << 30) ? kUnplannable : static_cast<uint32_t>(bytes);
 }
 
 void RunConv(const OpArgs& op, uint8_t* scratch) {
   if (UsesHvxDepthwise(op)) {
     RunHvxDepthwise(op, scratch);
-  } else if (UsesHvx1x1(op)) {
-    RunHvx1x1(op, scratch);
+  } else if (UsesHvxGemm(op)) {
+    RunHvxGemm(op, scratch);
   } else {
     RunScalar(op);
   }

@@ -1,13 +1,12 @@
 // Pooling, element-wise ops, clamps and concatenation, and the dispatch
 // over op types.
+#include "mace/dsp/hvx.h"
 #include "mace/dsp/kernels.h"
 #include "mace/dsp/sys.h"
 
 namespace mace {
 namespace dsp {
 namespace {
-
-typedef int32_t HvxVector __attribute__((__vector_size__(128), __aligned__(128)));
 
 uint32_t Count(const DspTensor& t) { return t.dims[0] * t.dims[1] * t.dims[2] * t.dims[3]; }
 
@@ -24,7 +23,7 @@ bool AllUint8(const OpArgs& op) {
 }
 
 // max(min(x, max), min) a vector at a time; the tensors are vector aligned.
-void RunClamp(const OpArgs& op) {
+__attribute__((noinline)) void RunClamp(const OpArgs& op) {
   const uint32_t count = Count(*op.outputs[0]);
   const uint8_t low = static_cast<uint8_t>(op.params[0]), high = static_cast<uint8_t>(op.params[1]);
   const uint8_t* in = op.inputs[0]->data;
@@ -40,15 +39,80 @@ void RunClamp(const OpArgs& op) {
   for (; i < count; ++i) out[i] = in[i] < low ? low : in[i] > high ? high : in[i];
 }
 
-void RunEltwise(const OpArgs& op) {
+constexpr int32_t kLeftShift = 20;
+
+// Whether (x - zero point) << 20 requantized by each input's multiplier
+// stays below 2^30 in magnitude: then both terms and their sum or
+// difference fit in int32, as the vector code needs.
+bool EltwiseTermsFit(const int32_t* p) {
+  const uint32_t multipliers[] = {kEltwiseMultiplier0, kEltwiseMultiplier1};
+  for (uint32_t m : multipliers) {
+    const uint64_t largest = ((uint64_t{255} << kLeftShift) * static_cast<uint32_t>(p[m])) >>
+                             p[m + 1];
+    if (largest >= (1u << 30) - 1) return false;
+  }
+  return true;
+}
+
+// 128 bytes as four vectors of 32 words, in order.
+void Widen(HvxVector bytes, HvxVector words[4]) {
+  const HvxPair halves = Q6_Wuh_vunpack_Vub(bytes);
+  const HvxPair low = Q6_Wuw_vunpack_Vuh(Q6_V_lo_W(halves));
+  const HvxPair high = Q6_Wuw_vunpack_Vuh(Q6_V_hi_W(halves));
+  words[0] = Q6_V_lo_W(low), words[1] = Q6_V_hi_W(low);
+  words[2] = Q6_V_lo_W(high), words[3] = Q6_V_hi_W(high);
+}
+
+// The whole vectors of the output; returns how many bytes it wrote.
+uint32_t RunEltwiseHvx(const OpArgs& op) {
+  const int32_t* p = op.params;
+  const uint32_t count = Count(*op.outputs[0]);
+  const bool broadcast = Count(*op.inputs[1]) == 1;
+  const int32_t kind = p[kEltwiseKind];
+  if (kind != 2 && !EltwiseTermsFit(p)) return 0;
+  const VectorRequantizer qa(p[kEltwiseMultiplier0], p[kEltwiseShift0], 0, 0, 0);
+  const VectorRequantizer qb(p[kEltwiseMultiplier1], p[kEltwiseShift1], 0, 0, 0);
+  const VectorRequantizer out_q(p[kEltwiseOutputMultiplier], p[kEltwiseOutputShift],
+                                p[kEltwiseOutputZeroPoint], p[kEltwiseOutputMin],
+                                p[kEltwiseOutputMax]);
+  const HvxVector za = Splat(p[kEltwiseZeroPoint0]), zb = Splat(p[kEltwiseZeroPoint1]);
+  const uint8_t* a_data = op.inputs[0]->data;
+  const uint8_t* b_data = op.inputs[1]->data;
+  uint8_t* out = op.outputs[0]->data;
+  const HvxVector b_splat = Splat(b_data[0] * 0x01010101);
+  uint32_t i = 0;
+  for (; i + 128 <= count; i += 128) {
+    HvxVector a[4], b[4], results[4];
+    Widen(*reinterpret_cast<const UnalignedHvxVector*>(a_data + i), a);
+    Widen(broadcast ? b_splat : *reinterpret_cast<const UnalignedHvxVector*>(b_data + i), b);
+    for (int j = 0; j < 4; ++j) {
+      const HvxVector x = Q6_Vw_vsub_VwVw(a[j], za), y = Q6_Vw_vsub_VwVw(b[j], zb);
+      HvxVector combined;
+      if (kind == 2) {
+        // |x|, |y| <= 255: y's low halfword is y.
+        combined = Q6_Vw_vmpyieacc_VwVwVh(Splat(0), x, y);
+      } else {
+        const HvxVector sa = RequantizeVectorToInt32(Q6_Vw_vasl_VwR(x, kLeftShift), qa);
+        const HvxVector sb = RequantizeVectorToInt32(Q6_Vw_vasl_VwR(y, kLeftShift), qb);
+        combined = kind == 0 ? Q6_Vw_vadd_VwVw(sa, sb) : Q6_Vw_vsub_VwVw(sa, sb);
+      }
+      results[j] = RequantizeVector(combined, out_q);
+    }
+    const HvxVector low = Q6_Vh_vpack_VwVw_sat(results[1], results[0]);
+    const HvxVector high = Q6_Vh_vpack_VwVw_sat(results[3], results[2]);
+    *reinterpret_cast<UnalignedHvxVector*>(out + i) = Q6_Vub_vpack_VhVh_sat(high, low);
+  }
+  return i;
+}
+
+__attribute__((noinline)) void RunEltwise(const OpArgs& op) {
   const int32_t* p = op.params;
   const uint32_t count = Count(*op.outputs[0]);
   const uint32_t b_count = Count(*op.inputs[1]);
   const uint8_t* a_data = op.inputs[0]->data;
   const uint8_t* b_data = op.inputs[1]->data;
   uint8_t* out = op.outputs[0]->data;
-  constexpr int32_t kLeftShift = 20;
-  for (uint32_t i = 0; i < count; ++i) {
+  for (uint32_t i = RunEltwiseHvx(op); i < count; ++i) {
     const int32_t a = int32_t{a_data[i]} - p[kEltwiseZeroPoint0];
     const int32_t b = int32_t{b_data[b_count == 1 ? 0 : i]} - p[kEltwiseZeroPoint1];
     int32_t combined;
@@ -65,7 +129,7 @@ void RunEltwise(const OpArgs& op) {
   }
 }
 
-void RunConcat(const OpArgs& op) {
+__attribute__((noinline)) void RunConcat(const OpArgs& op) {
   const DspTensor& out = *op.outputs[0];
   const uint32_t plane = out.dims[2] * out.dims[3];
   uint8_t* dst = out.data;

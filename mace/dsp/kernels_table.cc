@@ -16,7 +16,7 @@ bool Fail(Text* error, const char* what) {
   return false;
 }
 
-void RunSoftmax(const OpArgs& op) {
+__attribute__((noinline)) void RunSoftmax(const OpArgs& op) {
   const uint32_t outer = op.params[0], axis = op.params[1], inner = op.params[2];
   const uint8_t* input = op.inputs[0]->data;
   const uint32_t* table = reinterpret_cast<const uint32_t*>(op.inputs[1]->data);
@@ -39,7 +39,7 @@ void RunSoftmax(const OpArgs& op) {
   }
 }
 
-void RunResizeBilinear(const OpArgs& op) {
+__attribute__((noinline)) void RunResizeBilinear(const OpArgs& op) {
   const DspTensor& input = *op.inputs[0];
   const DspTensor& output = *op.outputs[0];
   const int32_t* taps = reinterpret_cast<const int32_t*>(op.inputs[1]->data);

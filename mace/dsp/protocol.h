@@ -38,6 +38,14 @@ enum MessageType : uint32_t {
 enum SelfTest : uint32_t {
   kSelfTestArithmetic = 1,  // payload: ArithmeticCase[]; reply: uint64 results
   kSelfTestAllocator = 2,   // reply: uint32 failures, then the failure text
+  kSelfTestRequantize = 3,  // payload: RequantizeCase[]; reply: 32 uint8 per case
+};
+
+// One vector of the HVX requantization checked by kSelfTestRequantize:
+// clamp(zero_point + Requantize(x[i], multiplier, shift), min, max).
+struct RequantizeCase {
+  int32_t multiplier, shift, zero_point, min, max, reserved;
+  int32_t x[32];
 };
 
 // The compiler helpers checked by kSelfTestArithmetic.
@@ -100,6 +108,7 @@ struct PerfInfo {
 static_assert(sizeof(RequestHeader) == 20, "wire layout");
 static_assert(sizeof(ReplyHeader) == 20, "wire layout");
 static_assert(sizeof(ArithmeticCase) == 24, "wire layout");
+static_assert(sizeof(RequantizeCase) == 152, "wire layout");
 
 // FNV-1a over bytes, continued from `hash`.
 inline uint32_t ChecksumUpdate(uint32_t hash, const void* data, size_t size) {

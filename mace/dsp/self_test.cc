@@ -1,5 +1,6 @@
 #include "mace/dsp/self_test.h"
 
+#include "mace/dsp/hvx.h"
 #include "mace/dsp/protocol.h"
 #include "mace/dsp/sys.h"
 
@@ -75,6 +76,42 @@ uint32_t RunSelfTest(uint32_t which, Allocator* heap, const uint8_t* payload, ui
     heap->Free(region);
     *reply = reinterpret_cast<uint8_t*>(result);
     *reply_size = 4 + failures.size();
+    return kOk;
+  }
+  if (which == kSelfTestRequantize) {
+    if (size % sizeof(RequantizeCase) != 0) {
+      *error << "payload is not a whole number of cases";
+      return kBadRequest;
+    }
+    const uint32_t count = size / sizeof(RequantizeCase);
+    HvxVector* lanes = static_cast<HvxVector*>(heap->Allocate(128));
+    uint8_t* results = static_cast<uint8_t*>(heap->Allocate(count * kHvxLanes + 1));
+    if (lanes == nullptr || results == nullptr) {
+      heap->Free(lanes);
+      heap->Free(results);
+      return kOutOfMemory;
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+      RequantizeCase c;
+      memcpy(&c, payload + i * sizeof(c), sizeof(c));
+      if (c.multiplier < 0 || c.shift < 1 || c.shift > 62 || c.min < 0 || c.max > 255 ||
+          c.min > c.max) {
+        heap->Free(lanes);
+        heap->Free(results);
+        *error << "case " << i << ": bad multiplier or range";
+        return kBadRequest;
+      }
+      memcpy(lanes, c.x, 128);
+      *lanes = RequantizeVector(
+          *lanes, VectorRequantizer(c.multiplier, c.shift, c.zero_point, c.min, c.max));
+      const int32_t* values = reinterpret_cast<const int32_t*>(lanes);
+      for (uint32_t j = 0; j < kHvxLanes; ++j) {
+        results[i * kHvxLanes + j] = static_cast<uint8_t>(values[j]);
+      }
+    }
+    heap->Free(lanes);
+    *reply = results;
+    *reply_size = count * kHvxLanes;
     return kOk;
   }
   *error << "unknown self test " << which;

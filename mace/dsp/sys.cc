@@ -71,11 +71,20 @@ bool WriteFull(int fd, const void* buffer, uint32_t size) {
 
 // -fno-builtin keeps the compiler from turning these loops into calls to
 // themselves.
+// Whole 128-byte blocks move as HVX vectors (unaligned vmemu loads and
+// stores), the rest a word or a byte at a time.
+namespace {
+typedef int32_t UnalignedVector __attribute__((__vector_size__(128), __aligned__(1)));
+}  // namespace
+
 extern "C" {
 
 void* memcpy(void* dst, const void* src, size_t n) {
   uint8_t* d = static_cast<uint8_t*>(dst);
   const uint8_t* s = static_cast<const uint8_t*>(src);
+  for (; n >= 128; n -= 128, d += 128, s += 128) {
+    *reinterpret_cast<UnalignedVector*>(d) = *reinterpret_cast<const UnalignedVector*>(s);
+  }
   if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 3) == 0) {
     for (; n >= 4; n -= 4, d += 4, s += 4) {
       *reinterpret_cast<uint32_t*>(d) = *reinterpret_cast<const uint32_t*>(s);
@@ -95,6 +104,11 @@ void* memmove(void* dst, const void* src, size_t n) {
 
 void* memset(void* dst, int value, size_t n) {
   uint8_t* d = static_cast<uint8_t*>(dst);
+  if (n >= 128) {
+    const UnalignedVector fill = __builtin_HEXAGON_V6_lvsplatw_128B(
+        (static_cast<uint32_t>(value) & 0xff) * 0x01010101u);
+    for (; n >= 128; n -= 128, d += 128) *reinterpret_cast<UnalignedVector*>(d) = fill;
+  }
   while (n-- > 0) *d++ = static_cast<uint8_t>(value);
   return dst;
 }

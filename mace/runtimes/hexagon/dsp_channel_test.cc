@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "mace/dsp/protocol.h"
+#include "mace/ops/common/quantize.h"
 #include "mace/runtimes/hexagon/hexagon_control.h"
 
 namespace mace {
@@ -189,6 +190,70 @@ TEST_F(DspSessionTest, CompilerHelpersMatchTheHostBitForBit) {
     ++checked[cases[i].op];
   }
   for (size_t op = 0; op < checked.size(); ++op) EXPECT_GT(checked[op], 500u) << op;
+}
+
+// The HVX requantization against common/quantize.h's: every shift, the
+// int32 extremes, rounding ties of both signs, zero and the largest
+// multipliers, results that overflow int32 before the clamp.
+TEST_F(DspSessionTest, VectorRequantizeMatchesTheReferenceBitForBit) {
+  std::mt19937 rng(1200);
+  std::vector<dsp::RequantizeCase> cases;
+  const int32_t multipliers[] = {0, 1, 1 << 30, 0x7fffffff, 0x40000001, 0x5a827999};
+  for (int32_t shift = 1; shift <= 62; ++shift) {
+    for (int32_t round = 0; round < 6; ++round) {
+      dsp::RequantizeCase c{};
+      c.multiplier = multipliers[round];
+      if (round == 5) c.multiplier = static_cast<int32_t>(rng() >> 1);
+      c.shift = shift;
+      c.zero_point = static_cast<int32_t>(rng() % 256);
+      c.min = static_cast<int32_t>(rng() % 64);
+      c.max = 191 + static_cast<int32_t>(rng() % 65);
+      const int32_t fixed[] = {0, 1, -1, 2, -2, std::numeric_limits<int32_t>::min(),
+                               std::numeric_limits<int32_t>::max(),
+                               std::numeric_limits<int32_t>::min() + 1};
+      for (int i = 0; i < 32; ++i) {
+        if (i < 8) {
+          c.x[i] = fixed[i];
+        } else if (i < 16 && shift < 31) {
+          // Products at an exact half, and one off it, with M = 1 << k.
+          const int32_t half = 1 << (shift - 1);
+          c.x[i] = (i % 2 ? 1 : -1) * (half + (i % 4 < 2 ? 0 : 1)) * ((i % 8 < 4) ? 1 : 3);
+        } else {
+          c.x[i] = static_cast<int32_t>(rng() >> (rng() % 32));
+          if (rng() % 2) c.x[i] = -c.x[i];
+        }
+      }
+      cases.push_back(c);
+    }
+  }
+  DspReply reply;
+  ASSERT_TRUE(channel_
+                  .Call(dsp::kSelfTest, {dsp::kSelfTestRequantize}, cases.data(),
+                        cases.size() * sizeof(dsp::RequantizeCase), &reply)
+                  .ok());
+  ASSERT_EQ(reply.status, dsp::kOk);
+  ASSERT_EQ(reply.payload.size(), cases.size() * 32);
+  size_t mismatches = 0, at_min = 0, at_max = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const dsp::RequantizeCase& c = cases[i];
+    const ops::QuantizedMultiplier m{c.multiplier, c.shift};
+    const ops::OutputClamp out{c.zero_point, c.min, c.max};
+    for (int j = 0; j < 32; ++j) {
+      const uint8_t want = ops::RequantizeToUint8(c.x[j], m, out);
+      const uint8_t got = reply.payload[i * 32 + j];
+      at_min += want == c.min;
+      at_max += want == c.max;
+      if (got != want && ++mismatches < 10) {
+        ADD_FAILURE() << c.x[j] << " * " << c.multiplier << " >> " << c.shift << " + "
+                      << c.zero_point << ": " << int{got} << ", want " << int{want};
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << "of " << cases.size() * 32;
+  // Both clamps are reached, and most results lie between them.
+  EXPECT_GT(at_min, 100u);
+  EXPECT_GT(at_max, 100u);
+  EXPECT_GT(cases.size() * 32 - at_min - at_max, 1000u);
 }
 
 TEST_F(DspSessionTest, AllocatorSelfTestPassesOnTheDsp) {

@@ -77,6 +77,9 @@ struct ConvCase {
   int64_t batch, in_c, in_h, in_w, out_c, k_h, k_w;
   int64_t stride = 1, dilation = 1, pad = 0;
   bool depthwise = false, per_channel = false, bias = true, relu6 = false;
+  // Channel 0's bias near INT32_MAX: its sums saturate, and the kernel
+  // takes its exact 64-bit requantization instead of the vector one.
+  bool huge_bias = false;
 };
 
 // Multipliers that keep typical outputs inside the uint8 range: the sum
@@ -113,6 +116,7 @@ void CheckConv(const ConvCase& c, uint32_t seed, dsp::OpType type) {
   const Bytes filter = RandomBytes(out_c * taps_c * c.k_h * c.k_w, &rng);
   std::vector<int32_t> bias(out_c);
   for (int32_t& b : bias) b = static_cast<int32_t>(rng() % 40001) - 20000;
+  if (c.huge_bias) bias[0] = 0x7fffffff - 1000;
 
   Bytes expected(c.batch * out_c * out_h * out_w);
   if (c.depthwise) {
@@ -190,9 +194,17 @@ TEST_F(DspKernelsTest, GeneralConvMatchesTheReference) {
   ConvCase tall = {2, 2, 5, 1, 3, 3, 1};  // W = 1
   tall.pad = 1, tall.bias = false;
   ConvCase strided1x1 = {1, 6, 5, 5, 4, 1, 1};
-  strided1x1.stride = 2;  // the scalar path of a 1x1
+  strided1x1.stride = 2;  // gathered, as any other shape
+  ConvCase first_layer = {1, 3, 17, 15, 9, 3, 3};  // K = 27: 7 groups, the last short
+  first_layer.stride = 2, first_layer.pad = 1, first_layer.relu6 = true;
+  ConvCase many_pixels = {2, 5, 12, 13, 3, 3, 3};  // 156 pixels: 5 vectors of 32
+  many_pixels.pad = 1, many_pixels.per_channel = true;
+  ConvCase saturating = {1, 4, 6, 5, 3, 3, 3};
+  saturating.pad = 1, saturating.huge_bias = true, saturating.per_channel = true;
+  ConvCase wide_kernel = {1, 2, 4, 9, 2, 1, 5};  // 1x5, no padding
   uint32_t seed = 200;
-  for (const ConvCase& c : {stride2, dilated, tall, strided1x1}) {
+  for (const ConvCase& c :
+       {stride2, dilated, tall, strided1x1, first_layer, many_pixels, saturating, wide_kernel}) {
     SCOPED_TRACE(testing::Message() << "case with seed " << seed);
     CheckConv(c, seed++, dsp::kConv2D);
   }
@@ -211,8 +223,18 @@ TEST_F(DspKernelsTest, DepthwiseMatchesTheReference) {
   four_wide.depthwise = true, four_wide.per_channel = true;
   ConvCase dilated = {1, 2, 7, 7, 0, 3, 3};  // the scalar path
   dilated.depthwise = true, dilated.dilation = 2, dilated.pad = 2;
+  ConvCase strided_wide = {1, 2, 4, 300, 0, 3, 3};  // stride 2 over three 128-column steps
+  strided_wide.depthwise = true, strided_wide.stride = 2, strided_wide.pad = 1;
+  ConvCase stride3 = {1, 3, 10, 11, 0, 3, 3};
+  stride3.depthwise = true, stride3.stride = 3, stride3.pad = 1, stride3.per_channel = true;
+  ConvCase strided_column = {1, 2, 7, 1, 0, 3, 3};  // W = 1, stride 2
+  strided_column.depthwise = true, strided_column.stride = 2, strided_column.pad = 1;
+  ConvCase saturating = {1, 3, 5, 6, 0, 3, 3};
+  saturating.depthwise = true, saturating.pad = 1, saturating.huge_bias = true;
+  saturating.per_channel = true;
   uint32_t seed = 300;
-  for (const ConvCase& c : {same, strided, column, wide, four_wide, dilated}) {
+  for (const ConvCase& c : {same, strided, column, wide, four_wide, dilated, strided_wide, stride3,
+                            strided_column, saturating}) {
     SCOPED_TRACE(testing::Message() << "case with seed " << seed);
     CheckConv(c, seed++, dsp::kDepthwiseConv2D);
   }
@@ -220,7 +242,10 @@ TEST_F(DspKernelsTest, DepthwiseMatchesTheReference) {
 
 TEST_F(DspKernelsTest, FullyConnectedMatchesTheReference) {
   uint32_t seed = 400;
-  for (const ConvCase& c : {ConvCase{1, 37, 1, 1, 10, 1, 1}, ConvCase{3, 200, 1, 1, 7, 1, 1}}) {
+  // The last: K = 40,000 sums may exceed int32, so the products are
+  // requantized exactly in scalar code.
+  for (const ConvCase& c : {ConvCase{1, 37, 1, 1, 10, 1, 1}, ConvCase{3, 200, 1, 1, 7, 1, 1},
+                            ConvCase{1, 40000, 1, 1, 3, 1, 1}}) {
     SCOPED_TRACE(testing::Message() << "case with seed " << seed);
     CheckConv(c, seed++, dsp::kFullyConnected);
   }
@@ -268,28 +293,33 @@ TEST_F(DspKernelsTest, PoolingMatchesTheReference) {
   CheckPooling(global, seed++);
 }
 
+// 210 elements: one vector and a tail; 1,311: ten vectors and a tail.
 TEST_F(DspKernelsTest, EltwiseMatchesTheReference) {
   std::mt19937 rng(600);
   const QuantParams a{0.05f, 120}, b{0.11f, 7}, out{0.13f, 90};
-  for (auto kind : {refq::EltwiseKind::kAdd, refq::EltwiseKind::kSub, refq::EltwiseKind::kMul}) {
-    for (int64_t b_count : {int64_t{1}, int64_t{2 * 3 * 5 * 7}}) {
-      refq::EltwiseQuantization quant;
-      ASSERT_TRUE(refq::MakeEltwiseQuantization(kind, a, b, out, "test", &quant).ok());
-      const Bytes x = RandomBytes(2 * 3 * 5 * 7, &rng), y = RandomBytes(b_count, &rng);
-      Bytes expected(x.size());
-      refq::Eltwise(quant, x.data(), y.data(), x.size(), b_count, expected.data());
-      DspGraphBuilder builder;
-      const uint32_t t0 = builder.AddTensor(dsp::kUint8, {2, 3, 5, 7}, a.scale, a.zero_point);
-      const uint32_t t1 = builder.AddTensor(
-          dsp::kUint8, b_count == 1 ? std::vector<int64_t>{1} : std::vector<int64_t>{2, 3, 5, 7},
-          b.scale, b.zero_point);
-      const uint32_t t2 = builder.AddTensor(dsp::kUint8, {2, 3, 5, 7}, out.scale, out.zero_point);
-      builder.AddOp(dsp::kEltwise, {t0, t1}, {t2}, EltwiseParams(quant));
-      builder.SetInputs({t0, t1});
-      builder.SetOutputs({t2});
-      const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x, &y});
-      ASSERT_EQ(outputs.size(), 1u);
-      EXPECT_EQ(outputs[0], expected) << "kind " << static_cast<int>(kind) << ", " << b_count;
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{2, 3, 5, 7},
+                                            std::vector<int64_t>{1, 3, 19, 23}}) {
+    const int64_t count = shape[0] * shape[1] * shape[2] * shape[3];
+    for (auto kind : {refq::EltwiseKind::kAdd, refq::EltwiseKind::kSub, refq::EltwiseKind::kMul}) {
+      for (int64_t b_count : {int64_t{1}, count}) {
+        refq::EltwiseQuantization quant;
+        ASSERT_TRUE(refq::MakeEltwiseQuantization(kind, a, b, out, "test", &quant).ok());
+        const Bytes x = RandomBytes(count, &rng), y = RandomBytes(b_count, &rng);
+        Bytes expected(x.size());
+        refq::Eltwise(quant, x.data(), y.data(), x.size(), b_count, expected.data());
+        DspGraphBuilder builder;
+        const uint32_t t0 = builder.AddTensor(dsp::kUint8, shape, a.scale, a.zero_point);
+        const uint32_t t1 = builder.AddTensor(
+            dsp::kUint8, b_count == 1 ? std::vector<int64_t>{1} : shape, b.scale, b.zero_point);
+        const uint32_t t2 = builder.AddTensor(dsp::kUint8, shape, out.scale, out.zero_point);
+        builder.AddOp(dsp::kEltwise, {t0, t1}, {t2}, EltwiseParams(quant));
+        builder.SetInputs({t0, t1});
+        builder.SetOutputs({t2});
+        const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x, &y});
+        ASSERT_EQ(outputs.size(), 1u);
+        EXPECT_EQ(outputs[0], expected) << "kind " << static_cast<int>(kind) << ", " << b_count;
+        EXPECT_GT(std::set<uint8_t>(expected.begin(), expected.end()).size(), 10u);
+      }
     }
   }
 }

@@ -56,7 +56,7 @@ class Packet:
 
 def disassemble(image: Path) -> dict[int, Packet]:
     """Packets of the image by start address."""
-    return parse_disassembly(run(["llvm-objdump-14", "-d", "--mattr=+hvxv67,+hvx-length128b",
+    return parse_disassembly(run(["llvm-objdump-14", "-d", "-C", "--mattr=+hvxv67,+hvx-length128b",
                                   str(image)]))
 
 
@@ -87,6 +87,18 @@ def parse_disassembly(text: str) -> dict[int, Packet]:
                 current.hvx += 1
                 current.multiplies += int(bool(HVX_MULTIPLY.search(part)))
     return packets
+
+
+def by_symbol_table(name: str, symbols: dict[str, Counter], total: int, limit: int) -> str:
+    """The `limit` symbols with the most instructions: their instructions,
+    share of the inference, and the scalar (non-HVX) share of their own."""
+    rows = [f"| {name}: symbol | instructions | share | scalar share |", "|---|---:|---:|---:|"]
+    ranked = sorted(symbols.items(), key=lambda item: -item[1]["instructions"])[:limit]
+    for symbol, tally in ranked:
+        count = tally["instructions"]
+        scalar = 1 - tally["hvx"] / count if count else 0.0
+        rows.append(f"| `{symbol}` | {count:,} | {count / total:.1%} | {scalar:.1%} |")
+    return "\n".join(rows)
 
 
 def read_counts(path: Path) -> Counter:
@@ -133,8 +145,9 @@ def convert(name: str, size: int) -> tuple[Path, Path]:
 
 def conv_macs(mace_run: Path, graph: Path, data: Path, size: int) -> dict[str, int]:
     """MACs per inference of the convolutions, by the DSP path they take
-    (mace/dsp/kernels_conv.cc): HVX (1x1 stride-1 Conv2D, stride-1
-    depthwise, FullyConnected) or scalar (the others)."""
+    (mace/dsp/kernels_conv.cc): HVX (Conv2D and FullyConnected with at most
+    65,536 taps per output, depthwise up to 4 wide with strides up to 4 and
+    no dilation) or scalar (the others)."""
     from mace_tools import proto
     net = proto.load().NetDef()
     net.ParseFromString(graph.read_bytes())
@@ -150,10 +163,12 @@ def conv_macs(mace_run: Path, graph: Path, data: Path, size: int) -> dict[str, i
         if op is None or op_type not in ("Conv2D", "DepthwiseConv2d", "FullyConnected"):
             continue
         args = {a.name: list(a.ints) for a in op.arg}
-        strides = args.get("strides", [1, 1])
-        kernel = dims[op.input[1]][2:]
-        hvx = op_type == "FullyConnected" or (
-            strides == [1, 1] and (op_type == "DepthwiseConv2d" or kernel == [1, 1]))
+        filter_dims = dims[op.input[1]]
+        if op_type == "DepthwiseConv2d":
+            hvx = (filter_dims[3] <= 4 and max(args.get("strides", [1, 1])) <= 4 and
+                   args.get("dilations", [1, 1]) == [1, 1])
+        else:
+            hvx = int(np.prod(filter_dims[1:])) <= 65536
         macs["hvx" if hvx else "scalar"] += int(count)
     return macs
 
@@ -161,11 +176,16 @@ def conv_macs(mace_run: Path, graph: Path, data: Path, size: int) -> dict[str, i
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=64, help="input height and width")
+    parser.add_argument("--by-symbol", type=int, default=0, metavar="N",
+                        help="also list the N symbols (kernels) with the most instructions")
+    parser.add_argument("--image", type=Path,
+                        help="count this DSP image instead of //mace/dsp:dsp_runtime")
     args = parser.parse_args(argv)
-    run(["bazel", "build", "--color=no", "--curses=no", "//mace/tools:mace_run",
-         "//mace/dsp:dsp_runtime"])
+    run(["bazel", "build", "--color=no", "--curses=no", "//mace/tools:mace_run"] +
+        ([] if args.image else ["//mace/dsp:dsp_runtime"]))
     mace_run = REPO / "bazel-bin" / "mace" / "tools" / "mace_run"
-    image = REPO / "bazel-bin" / "mace" / "dsp" / "dsp_runtime.elf"
+    image = args.image.resolve() if args.image else (
+        REPO / "bazel-bin" / "mace" / "dsp" / "dsp_runtime.elf")
     plugin = WORK / "libpc_count.so"
     WORK.mkdir(parents=True, exist_ok=True)
     run(["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(plugin),
@@ -197,10 +217,14 @@ def main(argv: list[str] | None = None) -> int:
             sessions.append(read_counts(out))
         one = Counter({a: sessions[1][a] - sessions[0][a] for a in sessions[1]})
         totals = Counter()
+        symbols: dict[str, Counter] = {}
         for address, count in one.items():
             packet = packets.get(address)
             if packet is None or count <= 0:
                 continue
+            tally = symbols.setdefault(packet.symbol, Counter())
+            tally["instructions"] += count * packet.instructions
+            tally["hvx"] += count * packet.hvx
             totals["packets"] += count
             totals["instructions"] += count * packet.instructions
             totals["hvx_packets"] += count * (packet.hvx > 0)
@@ -211,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {name} | {totals['packets']:,} | {totals['instructions']:,} | "
               f"{totals['hvx_packets']:,} | {totals['hvx']:,} | {totals['multiplies']:,} | "
               f"{macs['hvx']:,} | {per:.1f} | {macs['scalar']:,} |", flush=True)
+        if args.by_symbol:
+            print(by_symbol_table(name, symbols, totals["instructions"], args.by_symbol),
+                  flush=True)
     return 0
 
 
