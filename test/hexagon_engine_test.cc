@@ -339,9 +339,9 @@ TEST(HexagonEngineTest, HexagonOptionsOverrideTheEnvironment) {
   EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
   EXPECT_NE(status.information().find("/nonexistent/options_dsp_runtime.elf"), std::string::npos)
       << status.ToString();
-  // So is an emulator path that is not an executable.
+  // So is an emulator that does not exist.
   options.image_path = image;
-  options.emulator_path = image;
+  options.emulator_path = "/nonexistent/qemu-hexagon";
   ASSERT_TRUE(wrong.SetHexagonOptions(options).ok());
   RunEngine(model.builder, wrong, &status);
   EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();

@@ -41,12 +41,14 @@ ConvShape ShapeOf(const OpArgs& op) {
   return s;
 }
 
+constexpr uint32_t kMaxDepthwiseKernelH = 16;
+
 bool UsesHvxDepthwise(const OpArgs& op) {
   if (op.type != kDepthwiseConv2D) return false;
   const ConvShape s = ShapeOf(op);
   const int32_t* p = op.params;
-  return s.k_w <= 4 && p[kStrideH] <= 4 && p[kStrideW] <= 4 && p[kDilationH] == 1 &&
-         p[kDilationW] == 1;
+  return s.k_w <= 4 && s.k_h <= kMaxDepthwiseKernelH && p[kStrideH] <= 4 && p[kStrideW] <= 4 &&
+         p[kDilationH] == 1 && p[kDilationW] == 1;
 }
 
 // Conv2D and FullyConnected run as one product of the (filter) matrix
@@ -147,6 +149,22 @@ __attribute__((noinline)) void RunScalar(const OpArgs& op) {
   }
 }
 
+// The sum of n bytes: whole vectors by vrmpy into 32 uint32 lanes (exact
+// for n < 2^24), the rest in scalar code. `lanes` is 128 bytes of scratch.
+int64_t SumBytes(const uint8_t* data, uint32_t n, int32_t* lanes) {
+  HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
+  uint32_t i = 0;
+  for (; i + 128 <= n; i += 128) {
+    acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(
+        acc, *reinterpret_cast<const UnalignedHvxVector*>(data + i), 0x01010101);
+  }
+  *reinterpret_cast<HvxVector*>(lanes) = acc;
+  int64_t sum = 0;
+  for (uint32_t j = 0; j < kLanes; ++j) sum += static_cast<uint32_t>(lanes[j]);
+  for (; i < n; ++i) sum += data[i];
+  return sum;
+}
+
 // Writes row k = (ic * k_h + kh) * k_w + kw of the im2col matrix of one
 // image, byte 4 * i of `dst` for output pixel i.
 void GatherRow(const OpArgs& op, const uint8_t* image, uint32_t k, uint8_t* dst) {
@@ -186,18 +204,20 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
   const uint8_t* filter = op.inputs[1]->data;
   const int32_t* bias = op.inputs[2] ? reinterpret_cast<const int32_t*>(op.inputs[2]->data) : nullptr;
   const int64_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
-  // Per output channel: bias - zx * sum(w) + K * zx * zw.
+  // Per output channel: bias - zx * sum(w) + K * zx * zw. With K a
+  // multiple of 4 the (constant, 128-byte aligned) filter rows are the
+  // weight words already.
   int64_t* constants = reinterpret_cast<int64_t*>(lane_sums + kLanes);
+  const bool in_place = K % 4 == 0;
+  if (in_place) weights = reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(filter));
   for (uint32_t oc = 0; oc < s.out_c; ++oc) {
-    int64_t w_sum = 0;
-    for (uint32_t g = 0; g < groups; ++g) {
+    const uint8_t* row = filter + oc * K;
+    for (uint32_t g = 0; g < groups && !in_place; ++g) {
       uint32_t word = 0;
-      for (uint32_t j = 0; j < 4 && g * 4 + j < K; ++j) {
-        word |= uint32_t{filter[oc * K + g * 4 + j]} << (8 * j);
-        w_sum += filter[oc * K + g * 4 + j];
-      }
+      for (uint32_t j = 0; j < 4 && g * 4 + j < K; ++j) word |= uint32_t{row[g * 4 + j]} << (8 * j);
       weights[oc * groups + g] = word;
     }
+    const int64_t w_sum = SumBytes(row, K, lanes);
     constants[oc] = (bias ? bias[oc] : 0) - zx * w_sum + static_cast<int64_t>(K) * zx * zw;
   }
   const bool vector_requantize = SumsFitInt32(op, K);
@@ -306,8 +326,14 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
       const uint8_t* w = filter + c * taps;
       int64_t w_sum = 0;
       for (int64_t t = 0; t < taps; ++t) w_sum += w[t];
+      uint32_t words[kMaxDepthwiseKernelH];  // row kh's taps, one byte each
+      for (uint32_t kh = 0; kh < s.k_h; ++kh) {
+        words[kh] = 0;
+        for (uint32_t kw = 0; kw < s.k_w; ++kw) words[kh] |= uint32_t{w[kh * s.k_w + kw]} << (8 * kw);
+      }
       const int64_t constant = (bias ? bias[c] : 0) - zx * w_sum + taps * zx * zw;
       for (uint32_t oh = 0; oh < s.out_h; ++oh) {
+        uint32_t ow = 0;  // the next output of the row
         for (uint32_t k = 0; k < l.chunks; ++k) {
           for (uint32_t shift = 0; shift < 4; ++shift) {
             HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
@@ -316,11 +342,8 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
               const HvxVector* row =
                   reinterpret_cast<const HvxVector*>(plane + (oh * stride_h + kh) * l.stride) + k;
               const HvxVector window = __builtin_HEXAGON_V6_valignb_128B(row[1], row[0], shift);
-              uint32_t word = 0;
-              for (uint32_t kw = 0; kw < s.k_w; ++kw) {
-                word |= uint32_t{w[kh * s.k_w + kw]} << (8 * kw);
-              }
-              acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, window, static_cast<int32_t>(word));
+              acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, window,
+                                                         static_cast<int32_t>(words[kh]));
               x_sum = __builtin_HEXAGON_V6_vrmpyub_acc_128B(x_sum, window,
                                                            static_cast<int32_t>(tap_mask));
             }
@@ -341,11 +364,8 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
           }
           // Outputs ow of this step: stride-1 column ow * stride_w in
           // [128k, 128k + 128), whose lane is i of shift j for column 4i + j.
-          const uint32_t first = (128 * k + stride_w - 1) / stride_w;
-          uint32_t end = (128 * (k + 1) + stride_w - 1) / stride_w;
-          if (end > s.out_w) end = s.out_w;
           uint8_t* row = out + oh * s.out_w;
-          for (uint32_t ow = first; ow < end; ++ow) {
+          for (; ow < s.out_w && ow * stride_w < 128 * (k + 1); ++ow) {
             const uint32_t v = ow * stride_w - 128 * k;
             const uint32_t lane = (v & 3) * kLanes + (v >> 2);
             if (vector_requantize) {

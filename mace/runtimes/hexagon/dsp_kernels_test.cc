@@ -318,7 +318,9 @@ TEST_F(DspKernelsTest, EltwiseMatchesTheReference) {
         const std::vector<Bytes> outputs = DspKernelsTest::RunOnDsp(builder, {&x, &y});
         ASSERT_EQ(outputs.size(), 1u);
         EXPECT_EQ(outputs[0], expected) << "kind " << static_cast<int>(kind) << ", " << b_count;
-        EXPECT_GT(std::set<uint8_t>(expected.begin(), expected.end()).size(), 10u);
+        if (b_count > 1) {  // a broadcast product may be all one value
+          EXPECT_GT(std::set<uint8_t>(expected.begin(), expected.end()).size(), 10u);
+        }
       }
     }
   }
