@@ -196,9 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     wrapper.chmod(0o755)
     packets = disassemble(image)
     print(f"| model ({args.size}x{args.size}) | packets | instructions | HVX packets | "
-          "HVX instructions | HVX multiplies | conv MACs on HVX | MACs per HVX multiply | "
-          "conv MACs in scalar code |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "HVX instructions | scalar share | HVX multiplies | conv MACs on HVX | "
+          "MACs per HVX multiply | conv MACs in scalar code |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in MODELS:
         graph, data = convert(name, args.size)
         sessions = []
@@ -232,8 +232,10 @@ def main(argv: list[str] | None = None) -> int:
             totals["multiplies"] += count * packet.multiplies
         macs = conv_macs(mace_run, graph, data, args.size)
         per = macs["hvx"] / totals["multiplies"] if totals["multiplies"] else float("nan")
+        scalar = 1 - totals["hvx"] / totals["instructions"] if totals["instructions"] else 0.0
         print(f"| {name} | {totals['packets']:,} | {totals['instructions']:,} | "
-              f"{totals['hvx_packets']:,} | {totals['hvx']:,} | {totals['multiplies']:,} | "
+              f"{totals['hvx_packets']:,} | {totals['hvx']:,} | {scalar:.1%} | "
+              f"{totals['multiplies']:,} | "
               f"{macs['hvx']:,} | {per:.1f} | {macs['scalar']:,} |", flush=True)
         if args.by_symbol:
             print(by_symbol_table(name, symbols, totals["instructions"], args.by_symbol),
