@@ -67,7 +67,8 @@ bool CheckConv(const OpArgs& op, Text* error);
 uint32_t ConvScratchBytes(const OpArgs& op);
 void RunConv(const OpArgs& op, uint8_t* scratch);
 bool CheckPooling(const OpArgs& op, Text* error);
-void RunPooling(const OpArgs& op);
+uint32_t PoolingScratchBytes(const OpArgs& op);
+void RunPooling(const OpArgs& op, uint8_t* scratch);
 bool CheckElementwise(const OpArgs& op, Text* error);
 void RunElementwise(const OpArgs& op);
 bool CheckTableOp(const OpArgs& op, Text* error);  // Softmax, ResizeBilinear

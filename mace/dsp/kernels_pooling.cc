@@ -1,10 +1,101 @@
 // Max and average pooling with ref::quantized::Pooling's rules: average is
 // (sum + divisor / 2) / divisor, padded taps counted toward the divisor
 // hold the zero point, an empty window gives the zero point.
+//
+// Max pooling with windows up to 8 wide, no dilation and strides up to 4
+// runs on HVX when every window holds an input tap: each plane is copied
+// into a scratch plane padded with 0 (which never beats a tap), and vmaxub
+// over the byte shifts (valign) of the window's rows gives 128 stride-1
+// outputs a step, from which a strided layer picks its columns.
+#include "mace/dsp/hvx.h"
 #include "mace/dsp/kernels.h"
+#include "mace/dsp/sys.h"
 
 namespace mace {
 namespace dsp {
+namespace {
+
+struct PoolShape {
+  uint32_t in_h, in_w, out_h, out_w;
+  uint32_t columns, chunks, stride, rows;  // the padded plane, as depthwise's
+  uint64_t plane_bytes;
+};
+
+PoolShape PoolShapeOf(const OpArgs& op) {
+  const int32_t* p = op.params;
+  PoolShape s;
+  s.in_h = op.inputs[0]->dims[2], s.in_w = op.inputs[0]->dims[3];
+  s.out_h = op.outputs[0]->dims[2], s.out_w = op.outputs[0]->dims[3];
+  s.columns = (s.out_w - 1) * p[kPoolStrideW] + 1;
+  s.chunks = (s.columns + 127) / 128;
+  s.stride = 128 * (s.chunks + 1);
+  s.rows = (s.out_h - 1) * p[kPoolStrideH] + p[kPoolKernelH];
+  s.plane_bytes = uint64_t{s.rows} * s.stride;
+  return s;
+}
+
+bool UsesHvxMaxPool(const OpArgs& op) {
+  const int32_t* p = op.params;
+  if (p[kPoolType] != 2 || p[kPoolKernelW] > 8 || p[kPoolKernelH] > 64 ||
+      p[kPoolDilationH] != 1 || p[kPoolDilationW] != 1 || p[kPoolStrideH] > 4 ||
+      p[kPoolStrideW] > 4)
+    return false;
+  const PoolShape s = PoolShapeOf(op);
+  if (s.out_h == 0 || s.out_w == 0 || s.plane_bytes > (1u << 30)) return false;
+  // The first and last windows of each axis reach the input.
+  return p[kPoolPadTop] < p[kPoolKernelH] && p[kPoolPadLeft] < p[kPoolKernelW] &&
+         static_cast<int64_t>(s.out_h - 1) * p[kPoolStrideH] - p[kPoolPadTop] <
+             static_cast<int64_t>(s.in_h) &&
+         static_cast<int64_t>(s.out_w - 1) * p[kPoolStrideW] - p[kPoolPadLeft] <
+             static_cast<int64_t>(s.in_w);
+}
+
+__attribute__((noinline)) void RunHvxMaxPool(const OpArgs& op, uint8_t* scratch) {
+  const int32_t* p = op.params;
+  const PoolShape s = PoolShapeOf(op);
+  const uint32_t pad_top = p[kPoolPadTop], pad_left = p[kPoolPadLeft];
+  const uint32_t stride_h = p[kPoolStrideH], stride_w = p[kPoolStrideW];
+  const uint32_t k_h = p[kPoolKernelH], k_w = p[kPoolKernelW];
+  uint8_t* plane = scratch;
+  HvxVector* result = reinterpret_cast<HvxVector*>(scratch + s.plane_bytes);
+  const uint8_t* bytes = reinterpret_cast<const uint8_t*>(result);
+  const uint32_t planes = op.inputs[0]->dims[0] * op.inputs[0]->dims[1];
+  for (uint32_t c = 0; c < planes; ++c) {
+    const uint8_t* in = op.inputs[0]->data + c * s.in_h * s.in_w;
+    uint8_t* out = op.outputs[0]->data + c * s.out_h * s.out_w;
+    memset(plane, 0, static_cast<uint32_t>(s.plane_bytes));
+    const uint32_t room = s.stride - pad_left;  // pad_left < k_w <= 8
+    for (uint32_t r = 0; r < s.in_h && r + pad_top < s.rows; ++r) {
+      memcpy(plane + (r + pad_top) * s.stride + pad_left, in + r * s.in_w,
+             s.in_w < room ? s.in_w : room);
+    }
+    for (uint32_t oh = 0; oh < s.out_h; ++oh) {
+      uint32_t ow = 0;
+      uint8_t* row_out = out + oh * s.out_w;
+      for (uint32_t k = 0; k < s.chunks; ++k) {
+        HvxVector best = __builtin_HEXAGON_V6_vd0_128B();
+        for (uint32_t kh = 0; kh < k_h; ++kh) {
+          const HvxVector* row =
+              reinterpret_cast<const HvxVector*>(plane + (oh * stride_h + kh) * s.stride) + k;
+          for (uint32_t kw = 0; kw < k_w; ++kw) {
+            best = __builtin_HEXAGON_V6_vmaxub_128B(
+                best, __builtin_HEXAGON_V6_valignb_128B(row[1], row[0], kw));
+          }
+        }
+        *result = best;
+        for (; ow < s.out_w && ow * stride_w < 128 * (k + 1); ++ow) {
+          row_out[ow] = bytes[ow * stride_w - 128 * k];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+uint32_t PoolingScratchBytes(const OpArgs& op) {
+  return UsesHvxMaxPool(op) ? static_cast<uint32_t>(PoolShapeOf(op).plane_bytes) + 128 : 0;
+}
 
 bool CheckPooling(const OpArgs& op, Text* error) {
   if (op.num_inputs != 1 || op.num_outputs != 1 || op.num_params != kPoolParamCount) {
@@ -29,7 +120,11 @@ bool CheckPooling(const OpArgs& op, Text* error) {
   return true;
 }
 
-void RunPooling(const OpArgs& op) {
+void RunPooling(const OpArgs& op, uint8_t* scratch) {
+  if (UsesHvxMaxPool(op)) {
+    RunHvxMaxPool(op, scratch);
+    return;
+  }
   const int32_t* p = op.params;
   const DspTensor& input = *op.inputs[0];
   const DspTensor& output = *op.outputs[0];

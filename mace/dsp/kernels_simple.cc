@@ -248,6 +248,8 @@ uint32_t ScratchBytes(const OpArgs& op) {
     case kDepthwiseConv2D:
     case kFullyConnected:
       return ConvScratchBytes(op);
+    case kPooling:
+      return PoolingScratchBytes(op);
     default:
       return 0;
   }
@@ -261,7 +263,7 @@ void RunOp(const OpArgs& op, uint8_t* scratch) {
       RunConv(op, scratch);
       break;
     case kPooling:
-      RunPooling(op);
+      RunPooling(op, scratch);
       break;
     case kSoftmax:
     case kResizeBilinear:

@@ -291,6 +291,32 @@ TEST_F(DspKernelsTest, PoolingMatchesTheReference) {
   ops::ref::PoolingParams global = column;  // a whole-plane average
   global.in_h = 6, global.in_w = 5, global.kernel_h = 6, global.kernel_w = 5;
   CheckPooling(global, seed++);
+  // Max pooling on HVX: a column, stride 2 over three 128-column steps,
+  // stride 1 with odd sizes, 2x2 stride 2, stride 3 with a 5-wide window;
+  // then padding as large as the window (windows of padding only: scalar).
+  ops::ref::PoolingParams max = column;
+  max.type = ops::ref::PoolingType::MAX;
+  CheckPooling(max, seed++);
+  ops::ref::PoolingParams wide = p;
+  wide.type = ops::ref::PoolingType::MAX, wide.in_h = 4, wide.in_w = 300;
+  CheckPooling(wide, seed++);
+  ops::ref::PoolingParams same = p;
+  same.type = ops::ref::PoolingType::MAX, same.stride_h = same.stride_w = 1;
+  CheckPooling(same, seed++);
+  ops::ref::PoolingParams halve = same;
+  halve.in_h = 8, halve.in_w = 6, halve.kernel_h = halve.kernel_w = 2;
+  halve.stride_h = halve.stride_w = 2;
+  halve.pad_top = halve.pad_left = halve.pad_bottom = halve.pad_right = 0;
+  CheckPooling(halve, seed++);
+  ops::ref::PoolingParams stride3 = same;
+  stride3.in_h = 11, stride3.in_w = 13, stride3.kernel_h = 3, stride3.kernel_w = 5;
+  stride3.stride_h = stride3.stride_w = 3, stride3.pad_left = stride3.pad_right = 2;
+  CheckPooling(stride3, seed++);
+  ops::ref::PoolingParams padding_only = same;
+  padding_only.kernel_h = padding_only.kernel_w = 2;
+  padding_only.pad_top = padding_only.pad_left = padding_only.pad_bottom =
+      padding_only.pad_right = 2;
+  CheckPooling(padding_only, seed++);
 }
 
 // 210 elements: one vector and a tail; 1,311: ten vectors and a tail.
