@@ -287,6 +287,25 @@ TEST(RunFlagsTest, ParsesGpuFlags) {
   EXPECT_FALSE(Parse({"--model_file=m", "--gpu_data_type=fp16_fp16"}, &flags, &error));
 }
 
+TEST(RunFlagsTest, ParsesDspFlags) {
+  RunFlags flags;
+  std::string error;
+  EXPECT_TRUE(flags.dsp_image.empty());
+  EXPECT_EQ(flags.dsp_timeout_ms, 0);  // 0: the environment's, else the default
+  ASSERT_TRUE(Parse({"--model_file=m", "--device=HEXAGON", "--dsp_image=/d/dsp_runtime.elf",
+                     "--dsp_emulator=/q/qemu-hexagon", "--dsp_timeout_ms=120000"},
+                    &flags, &error))
+      << error;
+  EXPECT_EQ(flags.dsp_image, "/d/dsp_runtime.elf");
+  EXPECT_EQ(flags.dsp_emulator, "/q/qemu-hexagon");
+  EXPECT_EQ(flags.dsp_timeout_ms, 120000);
+  for (const char* bad : {"--dsp_timeout_ms=0", "--dsp_timeout_ms=-3", "--dsp_timeout_ms=86400001",
+                          "--dsp_image="}) {
+    EXPECT_FALSE(Parse({"--model_file=m", bad}, &flags, &error)) << bad;
+  }
+  EXPECT_EQ(error, "bad value '' for --dsp_image");
+}
+
 }  // namespace
 }  // namespace tools
 }  // namespace mace
