@@ -304,6 +304,9 @@ _REDUCE_TYPES = {"ReduceMean": 0, "ReduceMin": 1, "ReduceMax": 2, "ReduceProd": 
 def reduce(node: Node) -> None:
     rank = node.rank(0)
     axes_as_input = node.opset >= 18 or (node.op_type == "ReduceSum" and node.opset >= 13)
+    if axes_as_input and computed(node, 1):
+        _reduce_computed(node)
+        return
     if axes_as_input:
         axes = [int(a) for a in node.optional_const(1, "axes")] \
             if node.optional_const(1, "axes") is not None else []
@@ -316,6 +319,22 @@ def reduce(node: Node) -> None:
     keep = int(node.attr("keepdims", 1))
     node.emit_out("Reduce", [node.tensor(0)], {
         "reduce_type": _REDUCE_TYPES[node.op_type], "axis": axes, "keepdims": keep})
+
+
+def _reduce_computed(node: Node) -> None:
+    """Reduce over axes computed at run time: the engine's Reduce reads
+    them on every run and checks they give the shape the model declares."""
+    planned = planned_shape(node, "axes")
+    keep = int(node.attr("keepdims", 1))
+    if keep and len(planned) != node.rank(0):
+        raise node.fail(f"the declared output shape {list(planned)} does not have the rank "
+                        f"of the data input {list(node.shape(0))} although keepdims is 1")
+    if len(node.shape(1)) != 1:
+        raise node.fail(f"the axes input has shape {list(node.shape(1))}; it must be 1-D")
+    args = {"reduce_type": _REDUCE_TYPES[node.op_type], "keepdims": keep}
+    if node.attr("noop_with_empty_axes", 0):
+        args["noop_with_empty_axes"] = 1
+    node.emit_out("Reduce", [node.tensor(0), node.tensor(1)], args, planned=[planned or (1,)])
 
 
 @converter("ArgMax")

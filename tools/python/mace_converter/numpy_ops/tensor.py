@@ -144,7 +144,12 @@ _REDUCERS = {0: np.mean, 1: np.min, 2: np.max, 3: np.prod, 4: np.sum}
 @kernel("Reduce")
 def _reduce(inputs, args, _):
     x = inputs[0].astype(np.float64)
-    axes = args.get("axis") or list(range(x.ndim))
+    axes = args.get("axis")
+    if len(inputs) > 1 and inputs[1] is not None:  # axes computed at run time
+        axes = [int(a) for a in np.asarray(inputs[1]).reshape(-1)]
+    if not axes and int(args.get("noop_with_empty_axes", 0)):
+        return [inputs[0].copy()]
+    axes = axes or list(range(x.ndim))
     keep = bool(int(args.get("keepdims", 1)))
     out = _REDUCERS[int(args.get("reduce_type", 0))](
         x, axis=tuple(int(a) for a in axes), keepdims=keep)
