@@ -10,9 +10,20 @@
 namespace mace {
 namespace ops {
 
-std::unique_ptr<Operation> NewPadCpu() {
-  return std::make_unique<RefKernelCpu<PadBase, ref::Pad>>();
-}
+namespace {
+
+// The reference kernel, after reading the pads computed at run time.
+class PadCpu final : public RefKernelCpu<PadBase, ref::Pad> {
+ public:
+  MaceStatus Run(OpContext* context) override {
+    MACE_RETURN_IF_ERROR(ReadComputedPads());
+    return RefKernelCpu<PadBase, ref::Pad>::Run(context);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewPadCpu() { return std::make_unique<PadCpu>(); }
 
 }  // namespace ops
 }  // namespace mace
