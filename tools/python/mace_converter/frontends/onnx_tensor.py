@@ -238,6 +238,9 @@ def _slice_computed(node: Node) -> None:
 @converter("Pad")
 def pad(node: Node) -> None:
     rank = node.rank(0)
+    if node.opset >= 11 and any(computed(node, i) for i in (1, 2, 3)):
+        _pad_computed(node)
+        return
     if node.opset >= 11:
         pads = [int(p) for p in node.const(1, "pads")]
         value = node.optional_const(2, "constant_value")
@@ -268,6 +271,54 @@ def pad(node: Node) -> None:
     elif value:
         args["constant_value"] = value
     node.emit_out("Pad", [node.tensor(0)], args)
+
+
+def _pad_computed(node: Node) -> None:
+    """Pad with pads, the constant value or axes computed at run time: the
+    engine's Pad reads them as inputs (pads in ONNX's order) on every run
+    and checks the pads give the shape the model declares."""
+    mode = node.attr("mode", "constant")
+    modes = {"constant": 0, "reflect": 1, "edge": 3}
+    if mode not in modes:
+        raise node.fail(f"pad mode '{mode}' is not supported")
+    if computed(node, 1) or computed(node, 3):
+        planned = planned_shape(node, "pads (or axes)")
+        shape = node.shape(0)
+        if len(planned) != len(shape) or any(p < d for p, d in zip(planned, shape)):
+            raise node.fail(f"the declared output shape {list(planned)} is not the data input "
+                            f"{list(shape)} padded; negative pads (cropping) are not supported")
+    else:
+        # Only the constant value is computed: the shape is known here.
+        rank = node.rank(0)
+        pads = [int(p) for p in node.const(1, "pads")]
+        axes = [normalize_axis(node, int(a), rank) for a in node.const(3, "axes")] \
+            if node.has_input(3) else list(range(rank))
+        if len(pads) != 2 * len(axes) or min(pads, default=0) < 0:
+            raise node.fail(f"pads {pads} must be two non-negative values per axis of {axes}")
+        planned = list(node.shape(0))
+        for i, axis in enumerate(axes):
+            planned[axis] += pads[i] + pads[i + len(axes)]
+        planned = tuple(planned)
+    inputs = [node.tensor(0)]
+    for index, what in ((1, "pads"), (2, "constant_value"), (3, "axes")):
+        if not node.has_input(index):
+            inputs.append("")
+            continue
+        if node.known(index):
+            value = node.const(index, what)
+            if what == "constant_value" and value.size != 1:
+                raise node.fail(f"constant_value has {value.size} values; it must be one")
+            if what != "constant_value":
+                value = np.asarray(value, dtype=np.int64).reshape(-1).astype(np.int32)
+            else:
+                value = np.asarray(value, dtype=np.float32).reshape(1)
+            inputs.append(node.weight(node.inputs[index], value))
+        else:
+            inputs.append(node.tensor(index))
+    while inputs[-1] == "":
+        inputs.pop()
+    args = {"pad_type": modes[mode]} if modes[mode] else {}
+    node.emit_out("Pad", inputs, args, planned=[planned])
 
 
 @converter("Softmax", "LogSoftmax")
