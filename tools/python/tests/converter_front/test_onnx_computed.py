@@ -1,7 +1,7 @@
 """Weights and shape arguments that are graph inputs or computed by other
 ops, not initializers: Conv and ConvTranspose filters and biases,
 BatchNormalization's statistics, PRelu's slope, Clip's bounds, Reshape's
-shape, Slice's bounds and Split's sizes. Each is converted into ops that read the operand at
+shape, Slice's bounds, Split's sizes, Reduce axes and Pad's pads. Each is converted into ops that read the operand at
 run time, run by the numpy runner and compared with ONNX Runtime; a constant
 operand still folds as before."""
 import unittest
@@ -159,16 +159,20 @@ def _int_input_model(node, inputs, int_inputs, outputs, opset=13):
 
 
 class ComputedShapeArgumentsTest(unittest.TestCase):
-    def run_both(self, model, feeds):
+    def run_both(self, model, feeds, rtol=0.0):
         """Converts with every input's shape, runs the numpy runner and ONNX
-        Runtime (int64 inputs as int64 there, as float32 for MACE)."""
+        Runtime (int64 inputs as int64 there, as float32 for MACE); equal
+        results, or within `rtol` when given."""
         expected = ort_run(model, feeds)
         shapes = {name: list(value.shape) for name, value in feeds.items()}
         converted = convert_model(model, shapes, [o.name for o in model.graph.output])
         got = run(converted.net_def, converted.weights,
                   {name: value.astype(np.float32) for name, value in feeds.items()})
         for output, want in zip(model.graph.output, expected):
-            np.testing.assert_array_equal(got[output.name], want)
+            if rtol:
+                np.testing.assert_allclose(got[output.name], want, rtol=rtol)
+            else:
+                np.testing.assert_array_equal(got[output.name], want)
         return converted
 
     def test_reshape_to_a_computed_shape(self):
@@ -238,6 +242,72 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
         with self.assertRaises(ConversionError) as caught:
             convert_model(model, {"x": [3, 7], "s": [2]}, ["a", "b"])
         self.assertIn("must declare that shape", str(caught.exception))
+
+    def test_reduce_with_computed_axes(self):
+        x = rng(13).uniform(0.5, 1.5, size=(3, 2, 4)).astype(np.float32)
+        cases = [("ReduceSum", [1], 1, [3, 1, 4], 13), ("ReduceMean", [0, -1], 0, [2], 18),
+                 ("ReduceMax", [2], 0, [3, 2], 18), ("ReduceProd", [-3, 1], 1, [1, 1, 4], 18),
+                 ("ReduceMin", [1], 1, [3, 1, 4], 18)]
+        for op_type, axes, keep, declared, opset in cases:
+            with self.subTest(op=op_type, axes=axes, keepdims=keep):
+                model = _int_input_model(
+                    helper.make_node(op_type, ["x", "a"], ["y"], keepdims=keep),
+                    {"x": [3, 2, 4]}, {"a": [len(axes)]}, {"y": declared}, opset=opset)
+                converted = self.run_both(model, {"x": x, "a": np.array(axes, np.int64)},
+                                          rtol=1e-6)
+                self.assertEqual(_types(converted), ["Reduce"])
+                self.assertEqual(list(converted.net_def.op[0].input), ["x", "a"])
+                self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
+                                 [declared])
+        # Expanded ReduceLogSum: the declared output shape reaches the
+        # ReduceSum back through the Log after it.
+        nodes = [helper.make_node("ReduceSum", ["x", "a"], ["s"]),
+                 helper.make_node("Log", ["s"], ["y"])]
+        model = make_model(nodes, {"x": [3, 2, 4]}, {"y": [3, 2, 1]}, opset=13)
+        model.graph.input.append(helper.make_tensor_value_info("a", TensorProto.INT64, [1]))
+        converted = convert_model(model, {"x": [3, 2, 4], "a": [1]}, ["y"])
+        got = run(converted.net_def, converted.weights, {"x": x, "a": np.array([2], np.float32)})
+        np.testing.assert_allclose(got["y"], np.log(x.sum(axis=2, keepdims=True)), rtol=1e-6)
+        undeclared = _int_input_model(helper.make_node("ReduceSum", ["x", "a"], ["y"], name="r"),
+                                      {"x": [3, 2, 4]}, {"a": [1]}, {"y": None})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(undeclared, {"x": [3, 2, 4], "a": [1]}, ["y"])
+        self.assertIn("'r'", str(caught.exception))
+        self.assertIn("the model must declare that shape", str(caught.exception))
+
+    def test_pad_with_computed_pads(self):
+        x = rng(14).standard_normal((2, 3, 4)).astype(np.float32)
+        cases = [("constant", ["x", "p"], {"p": [0, 1, 2, 1, 0, 0]}, [3, 4, 6]),
+                 ("reflect", ["x", "p"], {"p": [1, 2, 0, 0, 0, 3]}, [3, 5, 7]),
+                 ("edge", ["x", "p", "", "ax"], {"p": [2, 1], "ax": [-1]}, [2, 3, 7]),
+                 ("constant", ["x", "p", "v", "ax"], {"p": [1, 0, 0, 2], "ax": [0, 2]},
+                  [3, 3, 6])]
+        for mode, names, ints, declared in cases:
+            with self.subTest(mode=mode, ints=str(ints)):
+                model = _int_input_model(helper.make_node("Pad", names, ["y"], mode=mode),
+                                         {"x": [2, 3, 4], "v": [1]} if "v" in names
+                                         else {"x": [2, 3, 4]},
+                                         {n: [len(v)] for n, v in ints.items()},
+                                         {"y": declared}, opset=18)
+                feeds = {"x": x, **{n: np.array(v, np.int64) for n, v in ints.items()}}
+                if "v" in names:
+                    feeds["v"] = np.array([2.5], np.float32)
+                converted = self.run_both(model, feeds)
+                self.assertEqual(_types(converted), ["Pad"])
+                self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
+                                 [declared])
+        # Only the constant value computed: the pads stay constants.
+        shapes = {"x": [2, 3], "v": [1]}
+        model = make_model([helper.make_node("Pad", ["x", "p", "v"], ["y"])], shapes,
+                           {"y": None}, [initializer("p", np.array([1, 0, 0, 2], np.int64))],
+                           opset=13)
+        check_against_ort(self, model, shapes, feeds={"x": x[0, :2, :3].copy(),
+                                                      "v": np.array([-3.0], np.float32)})
+        cropping = _int_input_model(helper.make_node("Pad", ["x", "p"], ["y"], name="c"),
+                                    {"x": [2, 3, 4]}, {"p": [6]}, {"y": [2, 3, 3]}, opset=18)
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(cropping, {"x": [2, 3, 4], "p": [6]}, ["y"])
+        self.assertIn("negative pads (cropping) are not supported", str(caught.exception))
 
 
 if __name__ == "__main__":
