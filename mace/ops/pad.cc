@@ -99,7 +99,7 @@ MaceStatus PadBase::InferShapes() {
            "pads given as inputs need the float32 kernel");
   if (computed_) {
     // The pads are known on every run only: plan the declared shape, which
-    // ReadComputedPads checks them against.
+    // ReadRuntimeInputs checks them against.
     std::vector<int64_t> planned;
     MACE_RETURN_IF_ERROR(PlannedOutputShape(*this, 0, &planned));
     OP_CHECK(static_cast<int>(planned.size()) == input->dim_size(), "planned output shape ",
@@ -119,7 +119,7 @@ MaceStatus PadBase::InferShapes() {
   return MaceStatus();
 }
 
-MaceStatus PadBase::ReadComputedPads() {
+MaceStatus PadBase::ReadRuntimeInputs() {
   if (InputSize() > 2 && IsComputed(Input(2))) {
     MACE_RETURN_IF_ERROR(ReadConstantValue(&params_.constant_value));
   }

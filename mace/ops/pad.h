@@ -37,7 +37,7 @@ class PadBase : public Operation {
   // With pads, axes or the constant value computed at run time: reads them,
   // checks the pads give the output shape planned in Prepare and fills
   // params(). Kernels call it in Run.
-  MaceStatus ReadComputedPads();
+  MaceStatus ReadRuntimeInputs();
 
  private:
   // `paddings` ([before, after] per dimension) from ONNX-ordered `pads` for

@@ -10,20 +10,9 @@
 namespace mace {
 namespace ops {
 
-namespace {
-
-// The reference kernel, after reading the pads computed at run time.
-class PadCpu final : public RefKernelCpu<PadBase, ref::Pad> {
- public:
-  MaceStatus Run(OpContext* context) override {
-    MACE_RETURN_IF_ERROR(ReadComputedPads());
-    return RefKernelCpu<PadBase, ref::Pad>::Run(context);
-  }
-};
-
-}  // namespace
-
-std::unique_ptr<Operation> NewPadCpu() { return std::make_unique<PadCpu>(); }
+std::unique_ptr<Operation> NewPadCpu() {
+  return std::make_unique<RuntimeInputsRefKernelCpu<PadBase, ref::Pad>>();
+}
 
 }  // namespace ops
 }  // namespace mace

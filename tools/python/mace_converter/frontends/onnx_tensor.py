@@ -424,13 +424,22 @@ def resize(node: Node) -> None:
     spatial_2d(node)
     shape = node.shape(0)
     mode = node.attr("mode", "nearest")
+    runtime = None  # (MACE input index, source input index) read at run time
     if node.op_type == "Upsample" or node.opset < 11:
-        scales = node.attr("scales") if node.opset < 9 else node.const(1, "scales")
+        if node.opset >= 9 and computed(node, 1):
+            runtime, scales = (2, 1), None
+        else:
+            scales = node.attr("scales") if node.opset < 9 else node.const(1, "scales")
         sizes = None
         coordinates = "asymmetric"
     else:
-        scales = node.optional_const(2, "scales")
-        sizes = node.optional_const(3, "sizes")
+        if computed(node, 3):
+            runtime, scales, sizes = (1, 3), None, None
+        elif computed(node, 2) and not (node.known(3) and node.const(3).size):
+            runtime, scales, sizes = (2, 2), None, None
+        else:
+            scales = node.optional_const(2, "scales")
+            sizes = node.optional_const(3, "sizes")
         coordinates = node.attr("coordinate_transformation_mode", "half_pixel")
         if node.attr("antialias", 0) or node.attr("axes") is not None \
                 or node.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
@@ -438,7 +447,21 @@ def resize(node: Node) -> None:
     if coordinates not in ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"):
         raise node.fail(f"coordinate_transformation_mode '{coordinates}' is not supported")
     args: dict = {"coordinate_transformation_mode": coordinates}
-    if sizes is not None:
+    inputs = [node.tensor(0)]
+    planned = None
+    if runtime is not None:
+        # Scales or sizes computed at run time: the engine reads them as
+        # input 1 (sizes) or 2 (scales) and checks they give the declared shape.
+        planned = [planned_shape(node, "scales" if runtime[0] == 2 else "sizes")]
+        if len(planned[0]) != 4 or list(planned[0][:2]) != list(shape[:2]):
+            raise node.fail(f"the declared output shape {list(planned[0])} resizes more than "
+                            f"H and W of {list(shape)}")
+        if list(node.shape(runtime[1])) not in ([2], [4]):
+            raise node.fail(f"the {'scales' if runtime[0] == 2 else 'sizes'} input has shape "
+                            f"{list(node.shape(runtime[1]))}; it must be [4] (or [2])")
+        inputs += [node.tensor(runtime[1]) if runtime[0] == 1 else "", node.tensor(runtime[1])]
+        inputs = inputs[:runtime[0] + 1]
+    elif sizes is not None:
         sizes = [int(v) for v in sizes]
         if sizes[:2] != list(shape[:2]):
             raise node.fail("only the spatial axes (H, W) can be resized")
@@ -452,8 +475,8 @@ def resize(node: Node) -> None:
         nearest = "floor" if node.op_type == "Upsample" or node.opset < 11 \
             else node.attr("nearest_mode", "round_prefer_floor")
         args["nearest_mode"] = nearest
-        node.emit_out("ResizeNearestNeighbor", [node.tensor(0)], args)
+        node.emit_out("ResizeNearestNeighbor", inputs, args, planned=planned)
     elif mode in ("linear", "bilinear"):
-        node.emit_out("ResizeBilinear", [node.tensor(0)], args)
+        node.emit_out("ResizeBilinear", inputs, args, planned=planned)
     else:
         raise node.fail(f"resize mode '{mode}' is not supported (nearest and linear are)")

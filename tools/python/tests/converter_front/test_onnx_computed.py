@@ -1,7 +1,7 @@
 """Weights and shape arguments that are graph inputs or computed by other
 ops, not initializers: Conv and ConvTranspose filters and biases,
 BatchNormalization's statistics, PRelu's slope, Clip's bounds, Reshape's
-shape, Slice's bounds, Split's sizes, Reduce axes and Pad's pads. Each is converted into ops that read the operand at
+shape, Slice's bounds, Split's sizes, Reduce axes, Pad's pads and Resize's scales and sizes. Each is converted into ops that read the operand at
 run time, run by the numpy runner and compared with ONNX Runtime; a constant
 operand still folds as before."""
 import unittest
@@ -162,7 +162,7 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
     def run_both(self, model, feeds, rtol=0.0):
         """Converts with every input's shape, runs the numpy runner and ONNX
         Runtime (int64 inputs as int64 there, as float32 for MACE); equal
-        results, or within `rtol` when given."""
+        results, or within `rtol` (relative and absolute) when given."""
         expected = ort_run(model, feeds)
         shapes = {name: list(value.shape) for name, value in feeds.items()}
         converted = convert_model(model, shapes, [o.name for o in model.graph.output])
@@ -170,7 +170,7 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
                   {name: value.astype(np.float32) for name, value in feeds.items()})
         for output, want in zip(model.graph.output, expected):
             if rtol:
-                np.testing.assert_allclose(got[output.name], want, rtol=rtol)
+                np.testing.assert_allclose(got[output.name], want, rtol=rtol, atol=rtol)
             else:
                 np.testing.assert_array_equal(got[output.name], want)
         return converted
@@ -308,6 +308,38 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
         with self.assertRaises(ConversionError) as caught:
             convert_model(cropping, {"x": [2, 3, 4], "p": [6]}, ["y"])
         self.assertIn("negative pads (cropping) are not supported", str(caught.exception))
+
+    def test_resize_with_computed_scales_or_sizes(self):
+        x = rng(15).standard_normal((1, 2, 4, 5)).astype(np.float32)
+        cases = [("linear", "half_pixel", {"scales": [1, 1, 1.5, 0.6]}, [1, 2, 6, 3]),
+                 ("nearest", "asymmetric", {"scales": [1, 1, 2, 2]}, [1, 2, 8, 10]),
+                 ("linear", "align_corners", {"sizes": [1, 2, 3, 7]}, [1, 2, 3, 7]),
+                 ("nearest", "half_pixel", {"sizes": [1, 2, 7, 3]}, [1, 2, 7, 3])]
+        for mode, coordinates, given, declared in cases:
+            with self.subTest(mode=mode, given=str(given)):
+                name = next(iter(given))
+                names = ["x", "", "s"] if name == "scales" else ["x", "", "", "s"]
+                node = helper.make_node("Resize", names, ["y"], mode=mode,
+                                        coordinate_transformation_mode=coordinates)
+                if name == "scales":
+                    model = make_model([node], {"x": [1, 2, 4, 5], "s": [4]}, {"y": declared},
+                                       opset=13)
+                    feeds = {"x": x, "s": np.array(given[name], np.float32)}
+                    converted = self.run_both(model, feeds, rtol=1e-5)
+                else:
+                    model = _int_input_model(node, {"x": [1, 2, 4, 5]}, {"s": [4]},
+                                             {"y": declared})
+                    converted = self.run_both(model, {"x": x, "s": np.array(given[name],
+                                                                            np.int64)},
+                                              rtol=1e-5)
+                op = converted.net_def.op[0]
+                self.assertEqual(len(op.input), 3 if name == "scales" else 2)
+                self.assertEqual([list(s.dims) for s in op.output_shape], [declared])
+        undeclared = make_model([helper.make_node("Resize", ["x", "", "s"], ["y"], name="r")],
+                                {"x": [1, 2, 4, 5], "s": [4]}, {"y": None}, opset=13)
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(undeclared, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
+        self.assertIn("the model must declare that shape", str(caught.exception))
 
 
 if __name__ == "__main__":
