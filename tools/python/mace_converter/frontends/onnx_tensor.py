@@ -105,8 +105,25 @@ def _axes(node: Node, index: int) -> list[int]:
     return node.ints("axes")
 
 
+def _squeeze_computed(node: Node) -> bool:
+    """Squeeze or Unsqueeze with axes computed at run time: the engine's
+    Squeeze reads them on every run and checks they give the shape the
+    model declares. False when the axes are not computed."""
+    if node.opset < 13 or not computed(node, 1):
+        return False
+    planned = planned_shape(node, "axes")
+    if int(np.prod(planned)) != int(np.prod(node.shape(0))):
+        raise node.fail(f"the declared output shape {list(planned)} does not hold the "
+                        f"elements of the input {list(node.shape(0))}")
+    args = {"unsqueeze": 1} if node.op_type == "Unsqueeze" else {}
+    node.emit_out("Squeeze", [node.tensor(0), node.tensor(1)], args, planned=[planned])
+    return True
+
+
 @converter("Squeeze")
 def squeeze(node: Node) -> None:
+    if _squeeze_computed(node):
+        return
     shape = node.shape(0)
     axes = {normalize_axis(node, a, len(shape)) for a in _axes(node, 1)}
     if not axes:
@@ -118,6 +135,8 @@ def squeeze(node: Node) -> None:
 
 @converter("Unsqueeze")
 def unsqueeze(node: Node) -> None:
+    if _squeeze_computed(node):
+        return
     shape = list(node.shape(0))
     rank = len(shape) + len(_axes(node, 1))
     for axis in sorted(normalize_axis(node, a, rank) for a in _axes(node, 1)):

@@ -113,6 +113,11 @@ def _reshape(inputs, args, _):
 def _squeeze(inputs, args, _):
     axes = args.get("axis")
     x = inputs[0]
+    if len(inputs) > 1 and inputs[1] is not None:  # axes computed at run time
+        axes = [int(a) for a in np.asarray(inputs[1]).reshape(-1)]
+    if int(args.get("unsqueeze", 0)):
+        rank = x.ndim + len(axes)
+        return [np.expand_dims(x, axis=tuple(sorted(a % rank for a in axes)))]
     if not axes:
         return [x.reshape([d for d in x.shape if d != 1])]
     return [np.squeeze(x, axis=tuple(int(a) for a in axes))]

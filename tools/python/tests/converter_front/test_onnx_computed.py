@@ -1,7 +1,7 @@
 """Weights and shape arguments that are graph inputs or computed by other
 ops, not initializers: Conv and ConvTranspose filters and biases,
 BatchNormalization's statistics, PRelu's slope, Clip's bounds, Reshape's
-shape, Slice's bounds, Split's sizes, Reduce axes, Pad's pads and Resize's scales and sizes. Each is converted into ops that read the operand at
+shape, Slice's bounds, Split's sizes, Reduce axes, Pad's pads, Resize's scales and sizes and Squeeze/Unsqueeze axes. Each is converted into ops that read the operand at
 run time, run by the numpy runner and compared with ONNX Runtime; a constant
 operand still folds as before."""
 import unittest
@@ -340,6 +340,19 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
         with self.assertRaises(ConversionError) as caught:
             convert_model(undeclared, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
         self.assertIn("the model must declare that shape", str(caught.exception))
+
+    def test_squeeze_and_unsqueeze_with_computed_axes(self):
+        x = rng(16).standard_normal((1, 3, 1, 2)).astype(np.float32)
+        for op_type, axes, declared in (("Squeeze", [0], [3, 1, 2]), ("Squeeze", [-2, 0], [3, 2]),
+                                        ("Unsqueeze", [1, -1], [1, 1, 3, 1, 2, 1])):
+            with self.subTest(op=op_type, axes=axes):
+                model = _int_input_model(helper.make_node(op_type, ["x", "a"], ["y"]),
+                                         {"x": [1, 3, 1, 2]}, {"a": [len(axes)]},
+                                         {"y": declared})
+                converted = self.run_both(model, {"x": x, "a": np.array(axes, np.int64)})
+                self.assertEqual(_types(converted), ["Squeeze"])
+                self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
+                                 [declared])
 
 
 if __name__ == "__main__":
