@@ -1,8 +1,9 @@
 """Weights and shape arguments that are graph inputs or computed by other
 ops, not initializers: Conv and ConvTranspose filters and biases,
 BatchNormalization's statistics, PRelu's slope, Clip's bounds, Reshape's
-shape, Slice's bounds, Split's sizes, Reduce axes, Pad's pads, Resize's scales and sizes and Squeeze/Unsqueeze axes. Each is converted into ops that read the operand at
-run time, run by the numpy runner and compared with ONNX Runtime; a constant
+shape, Slice's bounds, Split's sizes, Reduce axes, Pad's pads, Resize's
+scales and sizes, Squeeze/Unsqueeze axes, TopK's k and Tile's repeats.
+Each is converted into ops that read the operand at run time, run by the numpy runner and compared with ONNX Runtime; a constant
 operand still folds as before."""
 import unittest
 
@@ -353,6 +354,27 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
                 self.assertEqual(_types(converted), ["Squeeze"])
                 self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
                                  [declared])
+
+    def test_top_k_and_tile_with_computed_arguments(self):
+        x = rng(17).standard_normal((3, 5)).astype(np.float32)
+        model = _int_input_model(helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1),
+                                 {"x": [3, 5]}, {"k": [1]}, {"v": [3, 2]})
+        model.graph.output.append(helper.make_tensor_value_info("i", TensorProto.INT64, [3, 2]))
+        converted = self.run_both(model, {"x": x, "k": np.array([2], np.int64)})
+        self.assertEqual(_types(converted), ["TopK"])
+        self.assertEqual(list(converted.net_def.op[0].input), ["x", "k"])
+        model = _int_input_model(helper.make_node("Tile", ["x", "r"], ["y"]), {"x": [3, 5]},
+                                 {"r": [2]}, {"y": [6, 5]})
+        converted = self.run_both(model, {"x": x, "r": np.array([2, 1], np.int64)})
+        self.assertEqual(_types(converted), ["Tile"])
+        with self.assertRaisesRegex(ValueError, "not the planned"):
+            run(converted.net_def, converted.weights,
+                {"x": x, "r": np.array([1, 2], np.float32)})
+        bad = _int_input_model(helper.make_node("Tile", ["x", "r"], ["y"], name="t"),
+                               {"x": [3, 5]}, {"r": [2]}, {"y": [4, 5]})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(bad, {"x": [3, 5], "r": [2]}, ["y"])
+        self.assertIn("is not a tiling of [3, 5]", str(caught.exception))
 
 
 if __name__ == "__main__":
