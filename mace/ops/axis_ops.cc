@@ -37,9 +37,12 @@ MaceStatus AxisOpBase::Init() {
       OP_CHECK(HasArg("repeats"), "needs the ints argument repeats");
       repeats_ = GetInts("repeats");
       for (int64_t r : repeats_) OP_CHECK(r >= 1, "repeats must be >= 1, got ", r);
+      MACE_RETURN_IF_ERROR(ParseFlag(*this, "expand", &expand_));
       if (InputSize() > 1 && Input(1) != nullptr) {
-        MACE_RETURN_IF_ERROR(
-            CheckComputedInts(*this, *Input(1), "repeats", kMaxComputedRank));
+        MACE_RETURN_IF_ERROR(CheckComputedInts(*this, *Input(1), expand_ ? "shape" : "repeats",
+                                               kMaxComputedRank));
+      } else {
+        OP_CHECK(!expand_, "expand needs the target shape as input 1");
       }
       break;
     case AxisOpKind::TOP_K:
@@ -132,6 +135,27 @@ MaceStatus AxisOpBase::CheckScalarInput(const char* what) {
 
 MaceStatus AxisOpBase::ReadInputArgs() {
   if (InputSize() < 2 || Input(1) == nullptr) return MaceStatus();
+  if (kind_ == AxisOpKind::TILE && expand_) {
+    // The output is the input broadcast to the target (right-aligned).
+    std::vector<int64_t> target;
+    MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "shape", &target));
+    const std::vector<int64_t>& shape = Input(0)->shape();
+    OP_CHECK(target.size() <= shape.size(), "shape (input 1) ", ShapeToString(target),
+             " has more dimensions than the input ", ShapeToString(shape));
+    std::vector<int64_t> out = shape;
+    const size_t offset = shape.size() - target.size();
+    for (size_t i = 0; i < target.size(); ++i) {
+      const int64_t a = shape[offset + i], b = target[i];
+      OP_CHECK(a == b || a == 1 || b == 1, "input shape ", ShapeToString(shape),
+               " does not broadcast to shape (input 1) ", ShapeToString(target));
+      out[offset + i] = a == 1 ? b : a;
+    }
+    OP_CHECK(out == Output(0)->shape(), "shape (input 1) ", ShapeToString(target), " gives ",
+             ShapeToString(out), " in this run but the output was planned as ",
+             ShapeToString(Output(0)->shape()),
+             "; a shape computed at run time must give the shape the model declares");
+    return MaceStatus();
+  }
   if (kind_ == AxisOpKind::TILE) {
     std::vector<int64_t> repeats;
     MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "repeats", &repeats));

@@ -6,7 +6,9 @@
 //     instead come from an optional second input (read at run time).
 //   Tile (repeats): repeats the input repeats[d] times along dimension d.
 //     An optional second input holds the repeats computed at run time; each
-//     run checks they equal the argument, which sets the planned shape.
+//     run checks they equal the argument, which sets the planned shape. With
+//     `expand` 1 that input is instead ONNX Expand's target shape, and each
+//     run checks the input broadcast to it gives the planned shape.
 //   TopK (k, axis default -1, largest default 1): outputs [values, indices],
 //     the k largest or smallest values along axis in order (ties to the
 //     lower index) and their indices as float32 values. An optional second
@@ -56,6 +58,7 @@ class AxisOpBase : public Operation {
   AxisOpKind kind_;
   int64_t axis_ = 0;
   std::vector<int64_t> repeats_;
+  bool expand_ = false;  // Tile's input 1 is an Expand target shape
   ref::TriluParams trilu_;
   ref::CumSumParams cum_sum_;
   ref::TileParams tile_;

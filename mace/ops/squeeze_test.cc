@@ -209,7 +209,7 @@ TEST(SqueezeTest, ComputedAxes) {
   wrong.Input("x", {3, 2}, input).Input("axes", {1}, {0}).Output("y").PlannedShape({1, 7});
   ExpectInvalid(&wrong, "planned output shape [1,7] does not hold the elements of input shape [3,2]");
   OpTester both("Squeeze", RegisterSqueeze);
-  both.Input("x", {3, 1}, input).IntWeight("axes", {1}, {1}).Output("y").Args(
+  both.Input("x", {3, 1}, {1, 2, 3}).IntWeight("axes", {1}, {1}).Output("y").Args(
       "axis", std::vector<int64_t>{1});
   ExpectInvalid(&both, "either as the axis argument or as input 1, not both");
   OpTester none("Squeeze", RegisterSqueeze);

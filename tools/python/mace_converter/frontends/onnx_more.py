@@ -255,6 +255,9 @@ def expand(node: Node) -> None:
     """Expand broadcasts to a constant shape: a Reshape to the output's rank,
     then a Tile of the dimensions of size 1."""
     shape = list(node.shape(0))
+    if computed(node, 1):
+        _expand_computed(node)
+        return
     target = [int(d) for d in node.const(1, "shape")]
     rank = max(len(shape), len(target))
     full = [1] * (rank - len(shape)) + shape
@@ -272,6 +275,27 @@ def expand(node: Node) -> None:
         node.emit_out("Identity", [source])
         return
     node.emit_out("Tile", [source], {"repeats": repeats})
+
+
+def _expand_computed(node: Node) -> None:
+    """Expand to a shape computed at run time: planned from the declared
+    shape, as a Reshape to its rank and a Tile in `expand` mode, which
+    checks on every run that the input broadcast to the shape input gives
+    the planned shape."""
+    planned = list(planned_shape(node, "the target shape"))
+    shape = list(node.shape(0))
+    if len(node.shape(1)) != 1 or node.shape(1)[0] > len(planned) or len(shape) > len(planned):
+        raise node.fail(f"the shape input has shape {list(node.shape(1))}; the declared output "
+                        f"shape {planned} must have its rank and the input's")
+    full = [1] * (len(planned) - len(shape)) + shape
+    if any(a != p and a != 1 for a, p in zip(full, planned)):
+        raise node.fail(f"shape {shape} does not broadcast to the declared output shape {planned}")
+    source = _value(node, 0)
+    if full != shape:
+        source = node.emit("Reshape", [source], {"shape": full}).outputs[0]
+    node.emit_out("Tile", [source, node.tensor(1)],
+                  {"repeats": [p // a for p, a in zip(planned, full)], "expand": 1},
+                  planned=[tuple(planned)])
 
 
 @converter("TopK")

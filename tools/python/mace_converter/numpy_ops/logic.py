@@ -141,7 +141,15 @@ def _cum_sum(inputs, args, _):
 @kernel("Tile")
 def _tile(inputs, args, _):
     repeats = [int(r) for r in args["repeats"]]
-    if len(inputs) > 1 and inputs[1] is not None:  # computed at run time, as planned
+    if len(inputs) > 1 and inputs[1] is not None and int(args.get("expand", 0)):
+        # An Expand's target shape: the input broadcast to it must be planned.
+        target = [int(d) for d in np.asarray(inputs[1]).reshape(-1)]
+        want = list(np.broadcast_shapes(inputs[0].shape, tuple(target)))
+        planned = [d * r for d, r in zip(inputs[0].shape, repeats)]
+        if want != planned:
+            raise ValueError(f"Tile: the shape input {target} gives {want}, not the planned "
+                             f"{planned}")
+    elif len(inputs) > 1 and inputs[1] is not None:  # computed at run time, as planned
         wanted = [int(r) for r in np.asarray(inputs[1]).reshape(-1)]
         if wanted != repeats:
             raise ValueError(f"Tile: the repeats input {wanted} is not the planned {repeats}")

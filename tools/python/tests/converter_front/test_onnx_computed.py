@@ -2,7 +2,7 @@
 ops, not initializers: Conv and ConvTranspose filters and biases,
 BatchNormalization's statistics, PRelu's slope, Clip's bounds, Reshape's
 shape, Slice's bounds, Split's sizes, Reduce axes, Pad's pads, Resize's
-scales and sizes, Squeeze/Unsqueeze axes, TopK's k and Tile's repeats.
+scales and sizes, Squeeze/Unsqueeze axes, TopK's k, Tile's repeats and Expand's shape.
 Each is converted into ops that read the operand at run time, run by the numpy runner and compared with ONNX Runtime; a constant
 operand still folds as before."""
 import unittest
@@ -375,6 +375,19 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
         with self.assertRaises(ConversionError) as caught:
             convert_model(bad, {"x": [3, 5], "r": [2]}, ["y"])
         self.assertIn("is not a tiling of [3, 5]", str(caught.exception))
+
+    def test_expand_to_a_computed_shape(self):
+        x = rng(18).standard_normal((3, 1)).astype(np.float32)
+        for target, declared in (([2, 3, 4], [2, 3, 4]), ([3, 1], [3, 1]), ([1, 5], [3, 5])):
+            with self.subTest(target=target):
+                model = _int_input_model(helper.make_node("Expand", ["x", "s"], ["y"]),
+                                         {"x": [3, 1]}, {"s": [len(target)]}, {"y": declared})
+                converted = self.run_both(model, {"x": x, "s": np.array(target, np.int64)})
+                self.assertEqual(_types(converted)[-1], "Tile")
+        converted = convert_model(model, {"x": [3, 1], "s": [2]}, ["y"])
+        with self.assertRaisesRegex(ValueError, "not the planned"):
+            run(converted.net_def, converted.weights,
+                {"x": x, "s": np.array([1, 4], np.float32)})
 
 
 if __name__ == "__main__":
