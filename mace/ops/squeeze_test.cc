@@ -241,8 +241,11 @@ TEST(SqueezeTest, RejectsOutputTypeMismatch) {
 
 TEST(SqueezeTest, RejectsWrongArity) {
   OpTester tester("Squeeze", RegisterSqueeze);
-  tester.Input("x", {1, 2}, {1, 2}).IntWeight("axes", {1}, {0}).Output("y");
-  ExpectInvalid(&tester, "needs one input and one output, got 2 inputs");
+  tester.Input("x", {1, 2}, {1, 2})
+      .IntWeight("axes", {1}, {0})
+      .IntWeight("more", {1}, {0})
+      .Output("y");
+  ExpectInvalid(&tester, "needs inputs [input, optional axes] and one output, got 3 inputs");
 }
 
 }  // namespace
