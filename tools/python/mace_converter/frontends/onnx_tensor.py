@@ -460,9 +460,17 @@ def resize(node: Node) -> None:
             scales = node.optional_const(2, "scales")
             sizes = node.optional_const(3, "sizes")
         coordinates = node.attr("coordinate_transformation_mode", "half_pixel")
-        if node.attr("antialias", 0) or node.attr("axes") is not None \
+        # `axes` [2, 3] (H then W) is what scales and sizes of two values
+        # mean to the engine; any other order or set is refused.
+        axes = [normalize_axis(node, int(a), len(shape)) for a in node.ints("axes")]
+        if node.attr("antialias", 0) or axes not in ([], [2, 3]) \
                 or node.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
-            raise node.fail("antialias, axes and keep_aspect_ratio_policy are not supported")
+            raise node.fail("antialias, axes other than [2, 3] and keep_aspect_ratio_policy "
+                            "are not supported")
+        if axes and scales is not None and scales.size == 2:
+            scales = np.concatenate([[1.0, 1.0], scales])
+        if axes and sizes is not None and sizes.size == 2:
+            sizes = np.concatenate([shape[:2], sizes])
     if coordinates not in ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"):
         raise node.fail(f"coordinate_transformation_mode '{coordinates}' is not supported")
     args: dict = {"coordinate_transformation_mode": coordinates}

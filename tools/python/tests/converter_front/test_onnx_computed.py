@@ -336,6 +336,11 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
                 op = converted.net_def.op[0]
                 self.assertEqual(len(op.input), 3 if name == "scales" else 2)
                 self.assertEqual([list(s.dims) for s in op.output_shape], [declared])
+        # Opset 18's axes [2, 3]: two sizes, H then W.
+        model = _int_input_model(helper.make_node("Resize", ["x", "", "", "s"], ["y"],
+                                                  axes=[2, 3]),
+                                 {"x": [1, 2, 4, 5]}, {"s": [2]}, {"y": [1, 2, 8, 3]}, opset=18)
+        self.run_both(model, {"x": x, "s": np.array([8, 3], np.int64)}, rtol=1e-5)
         undeclared = make_model([helper.make_node("Resize", ["x", "", "s"], ["y"], name="r")],
                                 {"x": [1, 2, 4, 5], "s": [4]}, {"y": None}, opset=13)
         with self.assertRaises(ConversionError) as caught:
