@@ -22,14 +22,8 @@ MaceStatus ReduceBase::Init() {
   params_.type = static_cast<ref::ReduceType>(type);
   MACE_RETURN_IF_ERROR(ParseFlag(*this, "keepdims", &keepdims_));
   MACE_RETURN_IF_ERROR(ParseFlag(*this, "noop_with_empty_axes", &noop_with_empty_axes_));
-  if (InputSize() == 2 && Input(1) != nullptr) {
-    OP_CHECK(!HasArg("axis"), "takes the axes either as the axis argument or as input 1, not both");
-    MACE_RETURN_IF_ERROR(CheckComputedInts(*this, *Input(1), "axes", kMaxComputedRank));
-    computed_ = IsComputed(Input(1));
-    // A weight is read once; computed axes on every run (ReadComputedAxes).
-    if (!computed_) MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "axes", &axes_));
-    return MaceStatus();
-  }
+  // A weight is read once; computed axes on every run (ReadComputedAxes).
+  if (InputSize() == 2 && Input(1) != nullptr) return ReadAxesInput(*this, &computed_, &axes_);
   axes_ = GetInts("axis");
   return MaceStatus();
 }

@@ -15,14 +15,8 @@ MaceStatus SqueezeBase::Init() {
            OutputSize(), " outputs");
   OP_CHECK(Input(0) != nullptr, "input is missing");
   MACE_RETURN_IF_ERROR(ParseFlag(*this, "unsqueeze", &unsqueeze_));
-  if (InputSize() == 2 && Input(1) != nullptr) {
-    OP_CHECK(!HasArg("axis"), "takes the axes either as the axis argument or as input 1, not both");
-    MACE_RETURN_IF_ERROR(CheckComputedInts(*this, *Input(1), "axes", kMaxComputedRank));
-    computed_ = IsComputed(Input(1));
-    // A weight is read once; computed axes on every run (ReadRuntimeInputs).
-    if (!computed_) MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "axes", &axes_));
-    return MaceStatus();
-  }
+  // A weight is read once; computed axes on every run (ReadRuntimeInputs).
+  if (InputSize() == 2 && Input(1) != nullptr) return ReadAxesInput(*this, &computed_, &axes_);
   axes_ = GetInts("axis");
   OP_CHECK(!unsqueeze_ || !axes_.empty(), "unsqueeze needs at least one axis");
   return MaceStatus();
