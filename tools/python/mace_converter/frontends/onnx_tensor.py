@@ -474,6 +474,18 @@ def resize(node: Node) -> None:
     if coordinates not in ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"):
         raise node.fail(f"coordinate_transformation_mode '{coordinates}' is not supported")
     args: dict = {"coordinate_transformation_mode": coordinates}
+    # align_corners maps x to x (in - 1) / (length - 1). With scales, ONNX
+    # defines length as in * scale and ONNX Runtime as the floored output
+    # size; they agree only when in * scale is whole.
+    uneven = "align_corners with scales whose product with the input size is not whole " \
+        "(ONNX and ONNX Runtime disagree there) is not supported"
+    if coordinates == "align_corners" and runtime is not None and runtime[0] == 2:
+        raise node.fail(f"{uneven}; with scales computed at run time it cannot be checked")
+    if coordinates == "align_corners" and runtime is None and sizes is None and \
+            any(float(np.float32(d) * np.float32(s)) != np.floor(float(np.float32(d) *
+                                                                   np.float32(s)))
+                for d, s in zip(shape[2:], [float(v) for v in scales][2:])):
+        raise node.fail(uneven)
     inputs = [node.tensor(0)]
     planned = None
     if runtime is not None:

@@ -336,6 +336,14 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
                 op = converted.net_def.op[0]
                 self.assertEqual(len(op.input), 3 if name == "scales" else 2)
                 self.assertEqual([list(s.dims) for s in op.output_shape], [declared])
+        # align_corners with computed scales: refused, since ONNX (in * scale - 1)
+        # and ONNX Runtime (out - 1) differ whenever in * scale is not whole.
+        corners = make_model([helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear",
+                                               coordinate_transformation_mode="align_corners")],
+                             {"x": [1, 2, 4, 5], "s": [4]}, {"y": [1, 2, 8, 10]}, opset=13)
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(corners, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
+        self.assertIn("ONNX and ONNX Runtime disagree", str(caught.exception))
         # Opset 18's axes [2, 3]: two sizes, H then W.
         model = _int_input_model(helper.make_node("Resize", ["x", "", "", "s"], ["y"],
                                                   axes=[2, 3]),
