@@ -6,6 +6,7 @@
 
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/common/op_checks.h"
+#include "mace/ops/common/runtime_ints.h"
 #include "mace/ops/cpu/axis_ops_cpu.h"
 #include "mace/ops/registry.h"
 
@@ -13,11 +14,10 @@ namespace mace {
 namespace ops {
 
 MaceStatus AxisOpBase::Init() {
-  const int max_inputs = kind_ == AxisOpKind::TRILU || kind_ == AxisOpKind::CUM_SUM ? 2 : 1;
   const int outputs = kind_ == AxisOpKind::TOP_K ? 2 : 1;
-  OP_CHECK(InputSize() >= 1 && InputSize() <= max_inputs && OutputSize() == outputs, "needs ",
-           max_inputs == 1 ? "one input" : "one or two inputs", " and ", outputs,
-           " output(s), got ", InputSize(), " inputs and ", OutputSize(), " outputs");
+  OP_CHECK(InputSize() >= 1 && InputSize() <= 2 && OutputSize() == outputs,
+           "needs one or two inputs and ", outputs, " output(s), got ", InputSize(),
+           " inputs and ", OutputSize(), " outputs");
   OP_CHECK(Input(0) != nullptr, "input is missing");
   switch (kind_) {
     case AxisOpKind::TRILU:
@@ -37,6 +37,13 @@ MaceStatus AxisOpBase::Init() {
       OP_CHECK(HasArg("repeats"), "needs the ints argument repeats");
       repeats_ = GetInts("repeats");
       for (int64_t r : repeats_) OP_CHECK(r >= 1, "repeats must be >= 1, got ", r);
+      MACE_RETURN_IF_ERROR(ParseFlag(*this, "expand", &expand_));
+      if (InputSize() > 1 && Input(1) != nullptr) {
+        MACE_RETURN_IF_ERROR(CheckComputedInts(*this, *Input(1), expand_ ? "shape" : "repeats",
+                                               kMaxComputedRank));
+      } else {
+        OP_CHECK(!expand_, "expand needs the target shape as input 1");
+      }
       break;
     case AxisOpKind::TOP_K:
       axis_ = GetInt("axis", -1);
@@ -104,6 +111,7 @@ MaceStatus AxisOpBase::InferShapes() {
       break;
     }
     case AxisOpKind::TOP_K: {
+      if (InputSize() > 1 && Input(1) != nullptr) MACE_RETURN_IF_ERROR(CheckScalarInput("k"));
       MACE_RETURN_IF_ERROR(SplitAtAxis(axis_, &top_k_.outer, &top_k_.axis_size, &top_k_.inner));
       OP_CHECK(top_k_.k <= top_k_.axis_size, "k ", top_k_.k, " exceeds the ", top_k_.axis_size,
                " values along axis ", axis_, " of input shape ", ShapeToString(shape));
@@ -127,6 +135,42 @@ MaceStatus AxisOpBase::CheckScalarInput(const char* what) {
 
 MaceStatus AxisOpBase::ReadInputArgs() {
   if (InputSize() < 2 || Input(1) == nullptr) return MaceStatus();
+  if (kind_ == AxisOpKind::TILE && expand_) {
+    // The output is the input broadcast to the target (right-aligned).
+    std::vector<int64_t> target;
+    MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "shape", &target));
+    const std::vector<int64_t>& shape = Input(0)->shape();
+    OP_CHECK(target.size() <= shape.size(), "shape (input 1) ", ShapeToString(target),
+             " has more dimensions than the input ", ShapeToString(shape));
+    std::vector<int64_t> out = shape;
+    const size_t offset = shape.size() - target.size();
+    for (size_t i = 0; i < target.size(); ++i) {
+      const int64_t a = shape[offset + i], b = target[i];
+      OP_CHECK(a == b || a == 1 || b == 1, "input shape ", ShapeToString(shape),
+               " does not broadcast to shape (input 1) ", ShapeToString(target));
+      out[offset + i] = a == 1 ? b : a;
+    }
+    OP_CHECK(out == Output(0)->shape(), "shape (input 1) ", ShapeToString(target), " gives ",
+             ShapeToString(out), " in this run but the output was planned as ",
+             ShapeToString(Output(0)->shape()),
+             "; a shape computed at run time must give the shape the model declares");
+    return MaceStatus();
+  }
+  if (kind_ == AxisOpKind::TILE) {
+    std::vector<int64_t> repeats;
+    MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "repeats", &repeats));
+    OP_CHECK(repeats == repeats_, "repeats (input 1) are ", ShapeToString(repeats),
+             " in this run but the output was planned for ", ShapeToString(repeats_),
+             "; repeats computed at run time must give the shape the model declares");
+    return MaceStatus();
+  }
+  if (kind_ == AxisOpKind::TOP_K) {
+    std::vector<int64_t> k;
+    MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "k", &k));
+    OP_CHECK(k[0] == top_k_.k, "k (input 1) is ", k[0], " in this run but the output was planned ",
+             "for k ", top_k_.k, "; a k computed at run time must give the shape the model declares");
+    return MaceStatus();
+  }
   const double value =
       Input(1)->dtype() == DT_FLOAT ? Input(1)->data<float>()[0] : Input(1)->data<int32_t>()[0];
   const char* what = kind_ == AxisOpKind::TRILU ? "k" : "axis";

@@ -5,9 +5,15 @@
 //   CumSum (axis, default 0; exclusive; reverse): cumulative sum; axis may
 //     instead come from an optional second input (read at run time).
 //   Tile (repeats): repeats the input repeats[d] times along dimension d.
+//     An optional second input holds the repeats computed at run time; each
+//     run checks they equal the argument, which sets the planned shape. With
+//     `expand` 1 that input is instead ONNX Expand's target shape, and each
+//     run checks the input broadcast to it gives the planned shape.
 //   TopK (k, axis default -1, largest default 1): outputs [values, indices],
 //     the k largest or smallest values along axis in order (ties to the
-//     lower index) and their indices as float32 values.
+//     lower index) and their indices as float32 values. An optional second
+//     input holds k computed at run time (one value); each run checks it
+//     equals the argument, which sets the planned shape.
 //
 // AxisOpBase is the device-neutral part of the four; the CPU kernel is
 // mace/ops/cpu/axis_ops_cpu.cc.
@@ -33,7 +39,8 @@ class AxisOpBase : public Operation {
  protected:
   // Checks the inputs, fills the parameters and sets the outputs' shapes.
   MaceStatus InferShapes();
-  // Trilu's k or CumSum's axis from the optional second input, at run time.
+  // Trilu's k or CumSum's axis from the optional second input, at run time;
+  // TopK's k and Tile's repeats checked against the planned ones.
   MaceStatus ReadInputArgs();
 
   AxisOpKind kind() const { return kind_; }
@@ -51,6 +58,7 @@ class AxisOpBase : public Operation {
   AxisOpKind kind_;
   int64_t axis_ = 0;
   std::vector<int64_t> repeats_;
+  bool expand_ = false;  // Tile's input 1 is an Expand target shape
   ref::TriluParams trilu_;
   ref::CumSumParams cum_sum_;
   ref::TileParams tile_;

@@ -191,6 +191,84 @@ TEST(AxisOpsTest, TopKMatchesSort) {
   }
 }
 
+// TopK's k and Tile's repeats as tensors computed at run time (float32, as
+// integer model inputs are fed): the arguments plan the shape, the outputs
+// equal those of the argument-only op (checked against sorting and index
+// arithmetic above), and other values are refused.
+TEST(AxisOpsTest, ComputedTopKAndRepeats) {
+  const std::vector<float> x = RandomFloats(12, 6500);
+  OpTester plain("TopK", RegisterAxisOps);
+  plain.Input("x", {3, 4}, x).Output("v").Output("i").Arg("k", 2);
+  ASSERT_TRUE(plain.Run().ok());
+  OpTester top("TopK", RegisterAxisOps);
+  top.Input("x", {3, 4}, x).Input("k", {1}, {2}).Output("v").Output("i").Arg("k", 2);
+  ASSERT_TRUE(top.Run().ok());
+  EXPECT_EQ(top.OutputData("v"), plain.OutputData("v"));
+  EXPECT_EQ(top.OutputData("i"), plain.OutputData("i"));
+  MaceStatus status = top.RunAgain("k", {3});
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(status.information().find("k (input 1) is 3 in this run but the output was planned "
+                                      "for k 2"),
+            std::string::npos)
+      << status.information();
+  OpTester tile_plain("Tile", RegisterAxisOps);
+  tile_plain.Input("x", {3, 4}, x).Output("y").Args("repeats", std::vector<int64_t>{2, 1});
+  ASSERT_TRUE(tile_plain.Run().ok());
+  OpTester tile("Tile", RegisterAxisOps);
+  tile.Input("x", {3, 4}, x)
+      .Input("r", {2}, {2, 1})
+      .Output("y")
+      .Args("repeats", std::vector<int64_t>{2, 1});
+  ASSERT_TRUE(tile.Run().ok());
+  EXPECT_EQ(tile.OutputShape("y"), (std::vector<int64_t>{6, 4}));
+  EXPECT_EQ(tile.OutputData("y"), tile_plain.OutputData("y"));
+  status = tile.RunAgain("r", {1, 2});
+  EXPECT_NE(status.information().find("repeats (input 1) are [1,2] in this run but the output "
+                                      "was planned for [2,1]"),
+            std::string::npos)
+      << status.information();
+  OpTester matrix("Tile", RegisterAxisOps);
+  matrix.Input("x", {3, 4}, x)
+      .Input("r", {1, 2}, {2, 1})
+      .Output("y")
+      .Args("repeats", std::vector<int64_t>{2, 1});
+  ExpectInvalid(&matrix, "Tile", "repeats input 'r' has shape [1,2] but must be 1-D");
+  // Expand mode: [3, 1] broadcast to [1, 4] (or [3, 4], or [4]) is the
+  // planned [3, 4], the input tiled [1, 4]; [2, 4] does not broadcast and [1]
+  // gives [3, 1].
+  const std::vector<float> column = {1, 2, 3};
+  OpTester expand("Tile", RegisterAxisOps);
+  expand.Input("x", {3, 1}, column)
+      .Input("s", {2}, {1, 4})
+      .Output("y")
+      .Args("repeats", std::vector<int64_t>{1, 4})
+      .Arg("expand", 1);
+  ASSERT_TRUE(expand.Run().ok());
+  EXPECT_EQ(expand.OutputData("y"), (std::vector<float>{1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}));
+  ASSERT_TRUE(expand.RunAgain("s", {3, 4}).ok());
+  EXPECT_EQ(expand.OutputShape("y"), (std::vector<int64_t>{3, 4}));
+  status = expand.RunAgain("s", {2, 4});
+  EXPECT_NE(status.information().find("input shape [3,1] does not broadcast to shape (input 1) "
+                                      "[2,4]"),
+            std::string::npos)
+      << status.information();
+  OpTester shorter("Tile", RegisterAxisOps);
+  shorter.Input("x", {3, 1}, column)
+      .Input("s", {1}, {4})
+      .Output("y")
+      .Args("repeats", std::vector<int64_t>{1, 4})
+      .Arg("expand", 1);
+  ASSERT_TRUE(shorter.Run().ok());
+  status = shorter.RunAgain("s", {1});
+  EXPECT_NE(status.information().find("shape (input 1) [1] gives [3,1] in this run but the "
+                                      "output was planned as [3,4]"),
+            std::string::npos)
+      << status.information();
+  OpTester two_k("TopK", RegisterAxisOps);
+  two_k.Input("x", {3, 4}, x).Input("k", {2}, {2, 2}).Output("v").Output("i").Arg("k", 2);
+  ExpectInvalid(&two_k, "TopK", "k (input 1) has shape [2] but must hold one value");
+}
+
 TEST(AxisOpsTest, RejectsBadInput) {
   {
     OpTester tester("Trilu", RegisterAxisOps);

@@ -3,6 +3,14 @@
 // replication. Works on any rank; `paddings` lists [before, after] per
 // dimension.
 //
+// The pads may instead come as inputs, as ONNX opset 11 and later puts them
+// (float32 kernel only): input 1 `pads` (all leading pads, then all trailing
+// ones, int32 or float32 holding integers), optional input 2 the constant
+// value (one float32) and optional input 3 `axes`, the dimensions the pads
+// are for (all by default). Weights are read once; tensors computed at run
+// time on every run, and their pads must give the planned output shape, the
+// one the model declares (common/runtime_ints.h). Pads must not be negative.
+//
 // PadBase is the device-neutral part: arguments (Init) and shapes
 // (InferShapes), shared by every device's kernel. The CPU kernel is
 // mace/ops/cpu/pad_cpu.cc.
@@ -26,9 +34,24 @@ class PadBase : public Operation {
   // and sets the output's shape.
   MaceStatus InferShapes();
   const ref::PadParams& params() const { return params_; }
+  // With pads, axes or the constant value computed at run time: reads them,
+  // checks the pads give the output shape planned in Prepare and fills
+  // params(). Kernels call it in Run.
+  MaceStatus ReadRuntimeInputs();
 
  private:
+  // `paddings` ([before, after] per dimension) from ONNX-ordered `pads` for
+  // `axes` (all dimensions when there is no axes input).
+  MaceStatus ResolvePads(const std::vector<int64_t>& pads, const std::vector<int64_t>& axes,
+                         std::vector<int64_t>* paddings) const;
+  // params for the input and `paddings`.
+  MaceStatus ComputeParams(const std::vector<int64_t>& paddings, ref::PadParams* params) const;
+  MaceStatus ReadConstantValue(float* value) const;
+
   std::vector<int64_t> paddings_;
+  std::vector<int64_t> const_pads_, const_axes_;  // pads and axes given as weights
+  bool has_axes_ = false;
+  bool computed_ = false;  // pads or axes are read on every run
   ref::PadParams params_;
 };
 

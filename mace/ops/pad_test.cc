@@ -178,6 +178,117 @@ TEST(PadTest, MatchesNaivePad) {
   }
 }
 
+// Pads as inputs in ONNX's order (all leading pads, then all trailing ones),
+// as weights and as tensors computed at run time (float32, as model inputs
+// of integer type are fed), against the naive pad. The computed pads change
+// from run to run but keep the planned shape; pads that give another shape
+// are refused.
+TEST(PadTest, PadsAsInputsMatchNaivePad) {
+  const std::vector<int64_t> shape = {2, 3, 4};
+  const std::vector<float> input = RandomFloats(NumElements(shape), 91);
+  // [before, after] per dimension; each gives the output [4, 6, 5].
+  const std::vector<std::vector<int64_t>> paddings_list = {
+      {1, 1, 1, 2, 0, 1}, {1, 1, 0, 3, 1, 0}, {2, 0, 1, 2, 0, 1}, {0, 2, 3, 0, 1, 0}};
+  auto onnx_pads = [](const std::vector<int64_t>& paddings) {
+    std::vector<float> pads;
+    for (size_t d = 0; d < paddings.size() / 2; ++d) pads.push_back(paddings[2 * d]);
+    for (size_t d = 0; d < paddings.size() / 2; ++d) pads.push_back(paddings[2 * d + 1]);
+    return pads;
+  };
+  for (int type : {kConstant, kReflect, kEdge}) {
+    SCOPED_TRACE(type);
+    OpTester computed("Pad", RegisterPad);
+    computed.Input("x", shape, input)
+        .Input("pads", {6}, onnx_pads(paddings_list[0]))
+        .Input("value", {1}, {7.5f})
+        .Output("y")
+        .Arg("pad_type", type)
+        .PlannedShape({4, 6, 5});
+    ASSERT_TRUE(computed.Run().ok());
+    for (const std::vector<int64_t>& paddings : paddings_list) {
+      // REFLECT pads must be smaller than their dimension.
+      bool reflectable = true;
+      for (size_t k = 0; k < paddings.size(); ++k) reflectable &= paddings[k] < shape[k / 2];
+      if (type == kReflect && !reflectable) continue;
+      const std::vector<float> pads = onnx_pads(paddings);
+      std::vector<int64_t> expected_shape;
+      const std::vector<float> expected =
+          NaivePad(shape, input, paddings, type, -1.5f, &expected_shape);
+      ASSERT_EQ(expected_shape, (std::vector<int64_t>{4, 6, 5}));
+      const MaceStatus status = computed.RunAgain({{"pads", pads}, {"value", {-1.5f}}});
+      ASSERT_TRUE(status.ok()) << status.information();
+      EXPECT_EQ(computed.OutputData("y"), expected);
+      OpTester weight("Pad", RegisterPad);
+      weight.Input("x", shape, input)
+          .IntWeight("pads", {6}, std::vector<int32_t>(pads.begin(), pads.end()))
+          .Weight("value", {1}, {-1.5f})
+          .Output("y")
+          .Arg("pad_type", type);
+      ASSERT_TRUE(weight.Run().ok());
+      EXPECT_EQ(weight.OutputShape("y"), expected_shape);
+      EXPECT_EQ(weight.OutputData("y"), expected);
+    }
+  }
+}
+
+TEST(PadTest, PadsForListedAxes) {
+  // x = [[1, 2], [3, 4]], axes [-1]: pads [1, 2] pad only the last axis:
+  // [[0, 1, 2, 0, 0], [0, 3, 4, 0, 0]]. Computed axes [0] with the same pads
+  // would give [5, 2] and are refused; axes [1] are accepted.
+  OpTester tester("Pad", RegisterPad);
+  tester.Input("x", {2, 2}, {1, 2, 3, 4})
+      .Input("pads", {2}, {1, 2})
+      .EmptyInput()
+      .Input("axes", {1}, {-1})
+      .Output("y")
+      .PlannedShape({2, 5});
+  ASSERT_TRUE(tester.Run().ok());
+  EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{0, 1, 2, 0, 0, 0, 3, 4, 0, 0}));
+  const MaceStatus status = tester.RunAgain("axes", {0});
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(status.information().find(
+                "pads [1,2] give shape [5,2] in this run but the output was planned as [2,5]"),
+            std::string::npos)
+      << status.information();
+  ASSERT_TRUE(tester.RunAgain("axes", {1}).ok());
+  EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{0, 1, 2, 0, 0, 0, 3, 4, 0, 0}));
+}
+
+TEST(PadTest, RejectsBadPadInputs) {
+  const std::vector<float> x = {1, 2, 3, 4};
+  OpTester unplanned("Pad", RegisterPad);
+  unplanned.Input("x", {2, 2}, x).Input("pads", {4}, {0, 0, 1, 1}).Output("y");
+  ExpectInvalid(&unplanned, "must give its planned shape (output_shape)");
+  OpTester both("Pad", RegisterPad);
+  both.Input("x", {2, 2}, x)
+      .IntWeight("pads", {4}, {0, 0, 1, 1})
+      .Output("y")
+      .Args("paddings", std::vector<int64_t>{0, 1, 0, 1});
+  ExpectInvalid(&both, "either as arguments or as inputs, not both");
+  OpTester count("Pad", RegisterPad);
+  count.Input("x", {2, 2}, x).IntWeight("pads", {2}, {1, 1}).Output("y");
+  ExpectInvalid(&count, "pads [1,1] has 2 values but 2 dimensions need 4");
+  OpTester negative("Pad", RegisterPad);
+  negative.Input("x", {2, 2}, x).IntWeight("pads", {4}, {0, -1, 0, 1}).Output("y");
+  ExpectInvalid(&negative, "negative pads (cropping) are not supported");
+  OpTester smaller("Pad", RegisterPad);
+  smaller.Input("x", {2, 2}, x).Input("pads", {4}, {0, 0, 0, 0}).Output("y").PlannedShape({2, 1});
+  ExpectInvalid(&smaller, "planned output shape [2,1] is smaller than input shape [2,2]");
+  OpTester value("Pad", RegisterPad);
+  value.Input("x", {2, 2}, x)
+      .IntWeight("pads", {4}, {0, 0, 1, 1})
+      .Weight("value", {2}, {1, 2})
+      .Output("y");
+  ExpectInvalid(&value, "constant_value input 'value' must be one float32");
+  OpTester axes("Pad", RegisterPad);
+  axes.Input("x", {2, 2}, x)
+      .IntWeight("pads", {2}, {1, 1})
+      .EmptyInput()
+      .IntWeight("axes", {1}, {2})
+      .Output("y");
+  ExpectInvalid(&axes, "axis 2 is out of range for input shape [2,2]");
+}
+
 TEST(PadTest, RejectsBadPaddings) {
   struct Bad {
     std::vector<int64_t> paddings;

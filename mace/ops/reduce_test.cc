@@ -205,6 +205,128 @@ TEST(ReduceTest, MatchesNaiveReduce) {
   }
 }
 
+// Axes as input 1: a weight (int32) and a tensor computed at run time
+// (float32, as model inputs of integer type are fed) against the naive
+// reduction, over runs whose axes keep the planned shape; axes that give
+// another shape are refused.
+TEST(ReduceTest, AxesAsInputMatchNaiveReduce) {
+  const std::vector<int64_t> shape = {3, 1, 4, 1};
+  const std::vector<float> input = RandomFloats(NumElements(shape), 2024, 0.5f, 1.5f);
+  // Axes sets that all give [3, 4] without keepdims: 1 and 3 in any order and
+  // sign. With keepdims each gives [3, 1, 4, 1].
+  const std::vector<std::vector<int64_t>> same_shape = {{1, 3}, {3, 1}, {-3, -1}, {-1, 1}};
+  for (int keepdims : {0, 1}) {
+    const std::vector<int64_t> planned =
+        keepdims ? std::vector<int64_t>{3, 1, 4, 1} : std::vector<int64_t>{3, 4};
+    for (int type : {kMean, kMin, kMax, kProd, kSum}) {
+      SCOPED_TRACE(::testing::Message() << "keepdims " << keepdims << " type " << type);
+      OpTester computed("Reduce", RegisterReduce);
+      computed.Input("x", shape, input)
+          .Input("axes", {2}, {1, 3})
+          .Output("y")
+          .Arg("reduce_type", type)
+          .Arg("keepdims", keepdims)
+          .PlannedShape(planned);
+      ASSERT_TRUE(computed.Run().ok());
+      for (const std::vector<int64_t>& axes : same_shape) {
+        std::vector<int64_t> expected_shape;
+        std::vector<std::vector<float>> expected;
+        NaiveReduce({shape, axes, keepdims == 1}, input, &expected_shape, &expected);
+        ASSERT_EQ(expected_shape, planned);
+        const MaceStatus status =
+            computed.RunAgain("axes", std::vector<float>(axes.begin(), axes.end()));
+        ASSERT_TRUE(status.ok()) << status.information();
+        ASSERT_EQ(computed.OutputShape("y"), planned);
+        ExpectNear(computed.OutputData("y"), expected[type], 1e-6f, 1e-5f);
+        OpTester weight("Reduce", RegisterReduce);
+        weight.Input("x", shape, input)
+            .IntWeight("axes", {static_cast<int64_t>(axes.size())},
+                       std::vector<int32_t>(axes.begin(), axes.end()))
+            .Output("y")
+            .Arg("reduce_type", type)
+            .Arg("keepdims", keepdims);
+        ASSERT_TRUE(weight.Run().ok());
+        ASSERT_EQ(weight.OutputShape("y"), planned);
+        EXPECT_EQ(weight.OutputData("y"), computed.OutputData("y"));
+      }
+    }
+  }
+}
+
+TEST(ReduceTest, ComputedAxesRunsWithChangedValues) {
+  // x = [[1, 2, 3], [4, 5, 6]]: SUM over axis 1 gives the row sums 6 and 15
+  // as [2, 1]; axis -1 does the same; axis 0 gives [1, 3] and is refused,
+  // and a later run with good axes still works.
+  OpTester tester("Reduce", RegisterReduce);
+  tester.Input("x", {2, 3}, {1, 2, 3, 4, 5, 6})
+      .Input("axes", {1}, {1})
+      .Output("y")
+      .Arg("reduce_type", kSum)
+      .PlannedShape({2, 1});
+  ASSERT_TRUE(tester.Run().ok());
+  EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{6, 15}));
+  ASSERT_TRUE(tester.RunAgain("axes", {-1}).ok());
+  EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{6, 15}));
+  const struct {
+    std::vector<float> axes;
+    const char* fragment;
+  } bads[] = {
+      {{0}, "axes [0] give shape [1,3] in this run but the output was planned as [2,1]"},
+      {{2}, "axis 2 is out of range for input shape [2,3]"},
+      {{0.5f}, "which is not a whole number"},
+  };
+  for (const auto& bad : bads) {
+    const MaceStatus status = tester.RunAgain("axes", bad.axes);
+    EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << bad.fragment;
+    EXPECT_NE(status.information().find(bad.fragment), std::string::npos)
+        << status.information();
+  }
+  ASSERT_TRUE(tester.RunAgain("axes", {1}).ok());
+  EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{6, 15}));
+}
+
+TEST(ReduceTest, NoopWithEmptyAxesCopies) {
+  // No axes with noop_with_empty_axes 1 reduces nothing: every type copies.
+  for (int type : {kMean, kMin, kMax, kProd, kSum}) {
+    OpTester tester("Reduce", RegisterReduce);
+    tester.Input("x", {2, 3}, {1, -2, 3, 4, 5.5f, 6})
+        .Output("y")
+        .Arg("reduce_type", type)
+        .Arg("noop_with_empty_axes", 1);
+    ASSERT_TRUE(tester.Run().ok());
+    EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{1, -2, 3, 4, 5.5f, 6}));
+  }
+}
+
+TEST(ReduceTest, RejectsBadAxesInputs) {
+  OpTester unplanned("Reduce", RegisterReduce);
+  unplanned.Input("x", {2, 3}, std::vector<float>{0, 1, 2, 3, 4, 5}).Input("axes", {1}, {1}).Output("y");
+  ExpectInvalid(&unplanned, "must give its planned shape (output_shape)");
+  OpTester both("Reduce", RegisterReduce);
+  both.Input("x", {2, 3}, std::vector<float>{0, 1, 2, 3, 4, 5})
+      .IntWeight("axes", {1}, {1})
+      .Output("y")
+      .Args("axis", std::vector<int64_t>{1});
+  ExpectInvalid(&both, "either as the axis argument or as input 1, not both");
+  OpTester matrix("Reduce", RegisterReduce);
+  matrix.Input("x", {2, 3}, std::vector<float>{0, 1, 2, 3, 4, 5}).Input("axes", {1, 1}, {1}).Output("y").PlannedShape({2, 1});
+  ExpectInvalid(&matrix, "axes input 'axes' has shape [1,1] but must be 1-D");
+  OpTester rank("Reduce", RegisterReduce);
+  rank.Input("x", {2, 3}, std::vector<float>{0, 1, 2, 3, 4, 5}).Input("axes", {1}, {1}).Output("y").PlannedShape({2});
+  ExpectInvalid(&rank, "planned output shape [2] does not have the rank of input shape [2,3]");
+  OpTester larger("Reduce", RegisterReduce);
+  larger.Input("x", {2, 3}, std::vector<float>{0, 1, 2, 3, 4, 5})
+      .Input("axes", {1}, {1})
+      .Output("y")
+      .Arg("keepdims", 0)
+      .PlannedShape({7});
+  ExpectInvalid(&larger, "planned output shape [7] has more elements than input shape [2,3]");
+  OpTester bad_weight("Reduce", RegisterReduce);
+  bad_weight.Input("x", {2, 3}, std::vector<float>{0, 1, 2, 3, 4, 5}).IntWeight("axes", {1}, {3}).Output("y");
+  ExpectInvalid(&bad_weight, "axis 3 is out of range for input shape [2,3]");
+}
+
 TEST(ReduceTest, RejectsBadArgs) {
   struct BadArgs {
     std::function<void(OpTester*)> set;

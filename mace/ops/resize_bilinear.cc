@@ -8,12 +8,7 @@ namespace mace {
 namespace ops {
 
 MaceStatus ResizeBilinearBase::Init() {
-  OP_CHECK((InputSize() == 1 || InputSize() == 2) && OutputSize() == 1,
-           "needs inputs [input, optional size] and one output, got ", InputSize(), " inputs and ",
-           OutputSize(), " outputs");
-  OP_CHECK(Input(0) != nullptr, "input is missing");
-  return ParseResizeArgs(*this, InputSize() > 1 && Input(1) != nullptr, CoordinateMode::HALF_PIXEL,
-                         &args_);
+  return ParseResizeInputs(*this, CoordinateMode::HALF_PIXEL, &args_);
 }
 
 MaceStatus ResizeBilinearBase::InferShapes() { return InferResizeShapes(this, args_, &params_); }

@@ -223,6 +223,91 @@ TEST(ResizeBilinearTest, MatchesNaiveResize) {
   }
 }
 
+// ONNX's scales (input 2) and sizes (input 1, [N, C, H, W]) computed at run
+// time against the naive resize: values that change from run to run but keep
+// the planned 7x4 output, with each run's own scales in the coordinates;
+// values that give another size or resize N or C are refused.
+TEST(ResizeBilinearTest, ComputedScalesAndSizesMatchNaiveResize) {
+  const ResizeCase c = {{1, 2, 5, 7}, 0, 0, "half_pixel", Source::kScales, 0, 0};
+  const std::vector<float> input = RandomFloats(NumElements(c.input_shape), 1234);
+  OpTester scaled("ResizeBilinear", RegisterResizeBilinear);
+  scaled.Input("x", c.input_shape, input)
+      .EmptyInput()
+      .Input("scales", {4}, {1, 1, 1.5f, 0.6f})
+      .Output("y")
+      .PlannedShape({1, 2, 7, 4});
+  ASSERT_EQ(RunResize(&scaled).size(), 56u);
+  // 5 x 1.5 = 7.5 and 5 x 1.45 = 7.25 floor to 7; 7 x 0.6 = 4.2, 7 x 0.62 =
+  // 4.34 and 7 x 0.7 = 4.9 floor to 4.
+  const std::vector<std::vector<float>> runs = {{1.5f, 0.6f}, {1.5f, 0.62f}, {1.45f, 0.7f}};
+  for (const std::vector<float>& hw : runs) {
+    SCOPED_TRACE(::testing::Message() << hw[0] << " x " << hw[1]);
+    const MaceStatus status = scaled.RunAgain("scales", {1, 1, hw[0], hw[1]});
+    ASSERT_TRUE(status.ok()) << status.information();
+    ExpectNear(scaled.OutputData("y"), NaiveResize(c, input, 7, 4, hw[0], hw[1]), 1e-5f, 1e-5f);
+  }
+  const struct {
+    std::vector<float> scales;
+    const char* fragment;
+  } bads[] = {
+      {{1, 1, 2, 0.6f}, "the scales input gives 10x4 in this run but the output was planned as 7x4"},
+      {{2, 1, 1.5f, 0.6f}, "only H and W (the last two) can be resized"},
+      {{1, 1, -1.5f, 0.6f}, "must be positive and finite"},
+  };
+  for (const auto& bad : bads) {
+    const MaceStatus status = scaled.RunAgain("scales", bad.scales);
+    EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << bad.fragment;
+    EXPECT_NE(status.information().find(bad.fragment), std::string::npos)
+        << status.information();
+  }
+  // Sizes: the scale is out / in exactly.
+  OpTester sized("ResizeBilinear", RegisterResizeBilinear);
+  sized.Input("x", c.input_shape, input)
+      .Input("size", {4}, {1, 2, 7, 4})
+      .Output("y")
+      .PlannedShape({1, 2, 7, 4});
+  ExpectNear(RunResize(&sized), NaiveResize(c, input, 7, 4, 7.0 / 5, 4.0 / 7), 1e-5f, 1e-5f);
+  MaceStatus status = sized.RunAgain("size", {1, 2, 8, 4});
+  EXPECT_NE(status.information().find("the size input gives 8x4 in this run"), std::string::npos)
+      << status.information();
+  status = sized.RunAgain("size", {1, 3, 7, 4});
+  EXPECT_NE(status.information().find("only H and W (the last two) can be resized"),
+            std::string::npos)
+      << status.information();
+  ASSERT_TRUE(sized.RunAgain("size", {1, 2, 7, 4}).ok());
+}
+
+TEST(ResizeBilinearTest, ScalesWeightAndBadScalesInputs) {
+  // A scales weight [2, 0.5] on 2x4: 4x2, the same as the scale arguments.
+  const std::vector<float> input = RandomFloats(8, 99);
+  OpTester weight("ResizeBilinear", RegisterResizeBilinear);
+  weight.Input("x", {1, 1, 2, 4}, input).EmptyInput().Weight("scales", {2}, {2, 0.5f}).Output("y");
+  OpTester args("ResizeBilinear", RegisterResizeBilinear);
+  args.Input("x", {1, 1, 2, 4}, input).Output("y").Arg("height_scale", 2.f).Arg("width_scale", 0.5f);
+  const std::vector<float> expected = RunResize(&args);
+  EXPECT_EQ(RunResize(&weight), expected);
+  EXPECT_EQ(weight.OutputShape("y"), (std::vector<int64_t>{1, 1, 4, 2}));
+  OpTester unplanned("ResizeBilinear", RegisterResizeBilinear);
+  unplanned.Input("x", {1, 1, 2, 4}, input).EmptyInput().Input("scales", {2}, {2, 2}).Output("y");
+  ExpectInvalid(&unplanned, "must give its planned shape (output_shape)");
+  OpTester three("ResizeBilinear", RegisterResizeBilinear);
+  three.Input("x", {1, 1, 2, 4}, input).EmptyInput().Input("scales", {3}, {1, 2, 2}).Output("y");
+  ExpectInvalid(&three, "scales input 'scales' is float32 of shape [3] but must be float32 [2] or [4]");
+  OpTester both("ResizeBilinear", RegisterResizeBilinear);
+  both.Input("x", {1, 1, 2, 4}, input)
+      .IntWeight("size", {2}, {4, 4})
+      .Weight("scales", {2}, {2, 2})
+      .Output("y");
+  ExpectInvalid(&both, "gives the output size more than once");
+  OpTester planned("ResizeBilinear", RegisterResizeBilinear);
+  planned.Input("x", {1, 1, 2, 4}, input)
+      .EmptyInput()
+      .Input("scales", {2}, {2, 2})
+      .Output("y")
+      .PlannedShape({1, 2, 4, 8});
+  ExpectInvalid(&planned, "planned output shape [1,2,4,8] is not input shape [1,1,2,4] resized");
+}
+
 TEST(ResizeBilinearTest, RejectsWrongRank) {
   OpTester tester("ResizeBilinear", RegisterResizeBilinear);
   tester.Input("x", {1, 2, 2}, std::vector<float>(4))

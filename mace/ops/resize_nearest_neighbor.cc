@@ -9,12 +9,7 @@ namespace mace {
 namespace ops {
 
 MaceStatus ResizeNearestNeighborBase::Init() {
-  OP_CHECK((InputSize() == 1 || InputSize() == 2) && OutputSize() == 1,
-           "needs inputs [input, optional size] and one output, got ", InputSize(), " inputs and ",
-           OutputSize(), " outputs");
-  OP_CHECK(Input(0) != nullptr, "input is missing");
-  MACE_RETURN_IF_ERROR(ParseResizeArgs(*this, InputSize() > 1 && Input(1) != nullptr,
-                                       CoordinateMode::ASYMMETRIC, &args_));
+  MACE_RETURN_IF_ERROR(ParseResizeInputs(*this, CoordinateMode::ASYMMETRIC, &args_));
   const std::string nearest_mode = GetString("nearest_mode", "round_prefer_floor");
   if (nearest_mode == "round_prefer_floor") {
     params_.nearest_mode = ref::NearestMode::ROUND_PREFER_FLOOR;

@@ -24,6 +24,9 @@ class ResizeNearestNeighborBase : public Operation {
   // Checks the input's type and shape, computes the output size, fills
   // params() and sets the output's shape.
   MaceStatus InferShapes();
+  // With a size or scales input computed at run time: reads it and checks it
+  // gives the planned output size. Kernels call it in Run.
+  MaceStatus ReadRuntimeInputs() { return ReadComputedResize(*this, args_, &params_); }
   const ref::ResizeNearestNeighborParams& params() const { return params_; }
 
  private:

@@ -187,6 +187,50 @@ TEST(ResizeNearestNeighborTest, MatchesNaiveResize) {
   }
 }
 
+// Scales and sizes computed at run time against the same op with the scale
+// and size arguments (checked against the naive resize above), on runs whose
+// values change but keep the planned 3x5 output.
+TEST(ResizeNearestNeighborTest, ComputedScalesAndSizesMatchArguments) {
+  const std::vector<int64_t> shape = {2, 1, 4, 6};
+  const std::vector<float> input = RandomFloats(NumElements(shape), 4321);
+  OpTester scaled("ResizeNearestNeighbor", RegisterResizeNearestNeighbor);
+  scaled.Input("x", shape, input)
+      .EmptyInput()
+      .Input("scales", {4}, {1, 1, 0.75f, 0.9f})
+      .Output("y")
+      .Arg("coordinate_transformation_mode", "half_pixel")
+      .PlannedShape({2, 1, 3, 5});
+  ASSERT_EQ(RunResize(&scaled).size(), 30u);
+  // 4 x 0.75 = 3, 4 x 0.8 = 3.2; 6 x 0.9 = 5.4, 6 x 0.85 = 5.1.
+  for (const std::vector<float>& hw : std::vector<std::vector<float>>{
+           {0.75f, 0.9f}, {0.8f, 0.85f}, {0.75f, 0.85f}}) {
+    SCOPED_TRACE(::testing::Message() << hw[0] << " x " << hw[1]);
+    OpTester args("ResizeNearestNeighbor", RegisterResizeNearestNeighbor);
+    args.Input("x", shape, input)
+        .Output("y")
+        .Arg("coordinate_transformation_mode", "half_pixel")
+        .Arg("height_scale", hw[0])
+        .Arg("width_scale", hw[1]);
+    const std::vector<float> expected = RunResize(&args);
+    const MaceStatus status = scaled.RunAgain("scales", {1, 1, hw[0], hw[1]});
+    ASSERT_TRUE(status.ok()) << status.information();
+    EXPECT_EQ(scaled.OutputData("y"), expected);
+  }
+  const MaceStatus status = scaled.RunAgain("scales", {1, 1, 1, 0.9f});
+  EXPECT_NE(status.information().find("gives 4x5 in this run but the output was planned as 3x5"),
+            std::string::npos)
+      << status.information();
+  // Sizes as [out_h, out_w], float32 as integer model inputs are fed.
+  OpTester sized("ResizeNearestNeighbor", RegisterResizeNearestNeighbor);
+  sized.Input("x", shape, input).Input("size", {2}, {3, 5}).Output("y").PlannedShape({2, 1, 3, 5});
+  OpTester args("ResizeNearestNeighbor", RegisterResizeNearestNeighbor);
+  args.Input("x", shape, input).Output("y").Args("size", std::vector<int64_t>{3, 5});
+  EXPECT_EQ(RunResize(&sized), RunResize(&args));
+  const MaceStatus fraction = sized.RunAgain("size", {3, 5.5f});
+  EXPECT_NE(fraction.information().find("which is not a whole number"), std::string::npos)
+      << fraction.information();
+}
+
 TEST(ResizeNearestNeighborTest, RejectsBadArgs) {
   struct BadArgs {
     std::function<void(OpTester*)> set;

@@ -126,6 +126,97 @@ TEST(SqueezeTest, MatchesNaiveSqueeze) {
   }
 }
 
+// Unsqueeze: the listed output positions become size-1 dimensions, the
+// input's dimensions fill the others in order.
+std::vector<int64_t> NaiveUnsqueezedShape(const std::vector<int64_t>& shape,
+                                          const std::vector<int64_t>& axes) {
+  const int64_t rank = static_cast<int64_t>(shape.size() + axes.size());
+  std::vector<int64_t> out;
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool added = false;
+    for (int64_t a : axes) added = added || (a < 0 ? a + rank : a) == d;
+    out.push_back(added ? 1 : shape[next++]);
+  }
+  return out;
+}
+
+TEST(SqueezeTest, UnsqueezeMatchesNaiveShape) {
+  struct Case {
+    std::vector<int64_t> shape;
+    std::vector<int64_t> axes;
+  };
+  const std::vector<Case> cases = {
+      {{3, 4}, {0}}, {{3, 4}, {-1}}, {{3, 4}, {1, 3}}, {{2}, {0, -1, 1}}, {{2, 3, 4}, {4, 0}}};
+  uint32_t seed = 70;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(i);
+    const Case& c = cases[i];
+    const std::vector<float> input = RandomFloats(NumElements(c.shape), seed++);
+    OpTester tester("Squeeze", RegisterSqueeze);
+    tester.Input("x", c.shape, input)
+        .IntWeight("axes", {static_cast<int64_t>(c.axes.size())},
+                   std::vector<int32_t>(c.axes.begin(), c.axes.end()))
+        .Output("y")
+        .Arg("unsqueeze", 1);
+    const MaceStatus status = tester.Run();
+    ASSERT_TRUE(status.ok()) << status.information();
+    EXPECT_EQ(tester.OutputShape("y"), NaiveUnsqueezedShape(c.shape, c.axes));
+    EXPECT_EQ(tester.OutputData("y"), input);
+  }
+}
+
+// Axes computed at run time (float32, as integer model inputs are fed) for
+// Squeeze and Unsqueeze: runs whose axes give the planned shape copy the
+// data; axes that give another shape are refused.
+TEST(SqueezeTest, ComputedAxes) {
+  const std::vector<float> input = RandomFloats(6, 80);
+  OpTester squeeze("Squeeze", RegisterSqueeze);
+  squeeze.Input("x", {1, 3, 1, 2}, input).Input("axes", {1}, {0}).Output("y").PlannedShape({3, 1, 2});
+  ASSERT_TRUE(squeeze.Run().ok());
+  EXPECT_EQ(squeeze.OutputData("y"), input);
+  ASSERT_TRUE(squeeze.RunAgain("axes", {-4}).ok());
+  EXPECT_EQ(squeeze.OutputData("y"), input);
+  MaceStatus status = squeeze.RunAgain("axes", {2});
+  EXPECT_NE(status.information().find(
+                "axes [2] give shape [1,3,2] in this run but the output was planned as [3,1,2]"),
+            std::string::npos)
+      << status.information();
+  status = squeeze.RunAgain("axes", {1});
+  EXPECT_NE(status.information().find("dimension 1 of input shape [1,3,1,2] has size 3, not 1"),
+            std::string::npos)
+      << status.information();
+  OpTester unsqueeze("Squeeze", RegisterSqueeze);
+  unsqueeze.Input("x", {3, 2}, input)
+      .Input("axes", {2}, {0, 3})
+      .Output("y")
+      .Arg("unsqueeze", 1)
+      .PlannedShape({1, 3, 2, 1});
+  ASSERT_TRUE(unsqueeze.Run().ok());
+  ASSERT_TRUE(unsqueeze.RunAgain("axes", {-1, -4}).ok());
+  EXPECT_EQ(unsqueeze.OutputData("y"), input);
+  status = unsqueeze.RunAgain("axes", {0, 1});
+  EXPECT_NE(status.information().find("give shape [1,1,3,2] in this run"), std::string::npos)
+      << status.information();
+  status = unsqueeze.RunAgain("axes", {0, 4});
+  EXPECT_NE(status.information().find("axis 4 is out of range for output rank 4"),
+            std::string::npos)
+      << status.information();
+  OpTester unplanned("Squeeze", RegisterSqueeze);
+  unplanned.Input("x", {3, 2}, input).Input("axes", {1}, {0}).Output("y").Arg("unsqueeze", 1);
+  ExpectInvalid(&unplanned, "must give its planned shape (output_shape)");
+  OpTester wrong("Squeeze", RegisterSqueeze);
+  wrong.Input("x", {3, 2}, input).Input("axes", {1}, {0}).Output("y").PlannedShape({1, 7});
+  ExpectInvalid(&wrong, "planned output shape [1,7] does not hold the elements of input shape [3,2]");
+  OpTester both("Squeeze", RegisterSqueeze);
+  both.Input("x", {3, 1}, {1, 2, 3}).IntWeight("axes", {1}, {1}).Output("y").Args(
+      "axis", std::vector<int64_t>{1});
+  ExpectInvalid(&both, "either as the axis argument or as input 1, not both");
+  OpTester none("Squeeze", RegisterSqueeze);
+  none.Input("x", {3, 2}, input).Output("y").Arg("unsqueeze", 1);
+  ExpectInvalid(&none, "unsqueeze needs at least one axis");
+}
+
 TEST(SqueezeTest, RejectsBadAxes) {
   struct Bad {
     std::vector<int64_t> axes;
@@ -150,8 +241,11 @@ TEST(SqueezeTest, RejectsOutputTypeMismatch) {
 
 TEST(SqueezeTest, RejectsWrongArity) {
   OpTester tester("Squeeze", RegisterSqueeze);
-  tester.Input("x", {1, 2}, {1, 2}).IntWeight("axes", {1}, {0}).Output("y");
-  ExpectInvalid(&tester, "needs one input and one output, got 2 inputs");
+  tester.Input("x", {1, 2}, {1, 2})
+      .IntWeight("axes", {1}, {0})
+      .IntWeight("more", {1}, {0})
+      .Output("y");
+  ExpectInvalid(&tester, "needs inputs [input, optional axes] and one output, got 3 inputs");
 }
 
 }  // namespace

@@ -50,6 +50,16 @@ MaceStatus ReadComputedInts(const Operation& op, const Tensor& tensor, const cha
   return MaceStatus();
 }
 
+MaceStatus ReadAxesInput(const Operation& op, bool* computed, std::vector<int64_t>* axes) {
+  if (op.HasArg("axis")) {
+    return OpError(op, "takes the axes either as the axis argument or as input 1, not both");
+  }
+  MACE_RETURN_IF_ERROR(CheckComputedInts(op, *op.Input(1), "axes", kMaxComputedRank));
+  *computed = IsComputed(op.Input(1));
+  if (*computed) return MaceStatus();
+  return ReadComputedInts(op, *op.Input(1), "axes", axes);
+}
+
 MaceStatus PlannedOutputShape(const Operation& op, int index, std::vector<int64_t>* shape) {
   const OperatorDef& def = op.def();
   if (index >= def.output_shape_size() || def.output_shape(index).dims_size() == 0) {

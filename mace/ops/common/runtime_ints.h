@@ -37,6 +37,12 @@ MaceStatus CheckComputedInts(const Operation& op, const Tensor& tensor, const ch
 MaceStatus ReadComputedInts(const Operation& op, const Tensor& tensor, const char* what,
                             std::vector<int64_t>* values);
 
+// An op's optional axes input 1 (ONNX opset 13 and later), which replaces
+// its `axis` argument: checks it, sets *computed when it is computed at run
+// time (the op reads it on every run then) and otherwise reads a weight's
+// values into *axes.
+MaceStatus ReadAxesInput(const Operation& op, bool* computed, std::vector<int64_t>* axes);
+
 // The shape the model declares for output `index`, which must be known
 // (every dimension positive): the shape Prepare plans for.
 MaceStatus PlannedOutputShape(const Operation& op, int index, std::vector<int64_t>* shape);

@@ -58,6 +58,18 @@ class RefKernelCpu : public Base {
   }
 };
 
+// RefKernelCpu for an op whose shape arguments may be tensors computed at
+// run time: the base's ReadRuntimeInputs reads and checks them before each
+// run.
+template <typename Base, auto Kernel>
+class RuntimeInputsRefKernelCpu final : public RefKernelCpu<Base, Kernel> {
+ public:
+  MaceStatus Run(OpContext* context) override {
+    MACE_RETURN_IF_ERROR(this->ReadRuntimeInputs());
+    return RefKernelCpu<Base, Kernel>::Run(context);
+  }
+};
+
 // The uint8 kernel of a data-movement op: `Kernel` (a float kernel that
 // moves elements of any type, over the op's base) with every output given
 // the quantization of input 0, or checked to have it.

@@ -11,7 +11,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewPadCpu() {
-  return std::make_unique<RefKernelCpu<PadBase, ref::Pad>>();
+  return std::make_unique<RuntimeInputsRefKernelCpu<PadBase, ref::Pad>>();
 }
 
 }  // namespace ops

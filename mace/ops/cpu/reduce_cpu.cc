@@ -55,6 +55,7 @@ class ReduceCpu final : public ReduceBase {
   MaceStatus Prepare(OpContext* /*context*/) override { return InferShapes(); }
 
   MaceStatus Run(OpContext* context) override {
+    MACE_RETURN_IF_ERROR(ReadComputedAxes());
     const float* input = Input(0)->data<float>();
     float* output = Output(0)->mutable_data<float>();
     if (!trailing()) {

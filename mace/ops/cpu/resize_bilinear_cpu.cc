@@ -11,7 +11,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewResizeBilinearCpu() {
-  return std::make_unique<RefKernelCpu<ResizeBilinearBase, ref::ResizeBilinear>>();
+  return std::make_unique<RuntimeInputsRefKernelCpu<ResizeBilinearBase, ref::ResizeBilinear>>();
 }
 
 }  // namespace ops

@@ -11,7 +11,8 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewResizeNearestNeighborCpu() {
-  return std::make_unique<RefKernelCpu<ResizeNearestNeighborBase, ref::ResizeNearestNeighbor>>();
+  return std::make_unique<
+      RuntimeInputsRefKernelCpu<ResizeNearestNeighborBase, ref::ResizeNearestNeighbor>>();
 }
 
 }  // namespace ops

@@ -9,13 +9,24 @@
 namespace mace {
 namespace ops {
 
-std::unique_ptr<Operation> NewSqueezeCpu() {
-  return std::make_unique<AliasedCopyCpu<SqueezeBase>>();
-}
+namespace {
+
+// The aliased copy, after checking axes computed at run time.
+class SqueezeCpu : public AliasedCopyCpu<SqueezeBase> {
+ public:
+  MaceStatus Run(OpContext* context) override {
+    MACE_RETURN_IF_ERROR(ReadRuntimeInputs());
+    return AliasedCopyCpu<SqueezeBase>::Run(context);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewSqueezeCpu() { return std::make_unique<SqueezeCpu>(); }
 
 // uint8: the same moves, the output quantized as the input.
 std::unique_ptr<Operation> NewSqueezeUint8Cpu() {
-  return std::make_unique<KeepQuantizationCpu<AliasedCopyCpu<SqueezeBase>>>();
+  return std::make_unique<KeepQuantizationCpu<SqueezeCpu>>();
 }
 
 }  // namespace ops

@@ -554,7 +554,8 @@ bool OpenCLRuntime::SupportsInputs(const OperatorDef& def, DataType /*dtype*/,
   // Weights and shape arguments computed at run time: the CPU kernels read
   // them (these GPU kernels upload constant weights at Prepare).
   static const std::set<std::string> kConstantOperands = {
-      "Conv2D", "DepthwiseConv2d", "Deconv2D", "FullyConnected", "Reshape", "Slice", "Split"};
+      "Conv2D", "DepthwiseConv2d", "Deconv2D", "FullyConnected", "Pad", "Reduce", "Reshape",
+      "ResizeBilinear", "ResizeNearestNeighbor", "Slice", "Split", "Squeeze"};
   if (kConstantOperands.count(def.type()) > 0) {
     for (size_t i = 1; i < inputs.size(); ++i) {
       if (inputs[i] != nullptr && !inputs[i]->is_weight()) return false;

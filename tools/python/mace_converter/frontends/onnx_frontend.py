@@ -311,7 +311,19 @@ def _declared_shapes(graph_proto: Any) -> dict[str, tuple[int, ...]]:
         dims = info.type.tensor_type.shape.dim
         if all(d.HasField("dim_value") and d.dim_value >= 0 for d in dims):
             shapes[info.name] = tuple(int(d.dim_value) for d in dims)
+    # An op that keeps its input's shape (ONNX's expanded functions put Cast,
+    # Log or Sqrt after a Reduce) passes a declared shape back to its input.
+    for node in reversed(graph_proto.node):
+        if node.op_type in _SAME_SHAPE_OPS and node.domain in ("", "ai.onnx") and \
+                node.input and node.output and node.output[0] in shapes and \
+                node.input[0] not in shapes:
+            shapes[node.input[0]] = shapes[node.output[0]]
     return shapes
+
+
+# Elementwise ops whose output has input 0's shape.
+_SAME_SHAPE_OPS = {"Abs", "Cast", "CastLike", "Ceil", "Exp", "Floor", "Identity", "Log", "Neg",
+                   "Reciprocal", "Relu", "Sigmoid", "Sqrt", "Tanh"}
 
 
 def _constant_value(node: Node) -> np.ndarray:

@@ -15,7 +15,8 @@ from mace_converter.api import ConversionError
 # (and falls back on) its Slice-only one.
 from mace_converter.frontends import onnx_tensor
 from mace_converter.frontends.node import Node
-from mace_converter.frontends.onnx_common import converter, normalize_axis
+from mace_converter.frontends.onnx_common import (computed, converter, normalize_axis,
+                                                  planned_shape)
 from mace_converter.shape_rules import TRANSPOSE_PERM
 
 _COMPARE_TYPES = {"Equal": "equal", "Less": "less", "Greater": "greater",
@@ -226,6 +227,18 @@ def _repeat_arg(node: Node, repeats: list[int]) -> None:
 
 @converter("Tile")
 def tile(node: Node) -> None:
+    if computed(node, 1):
+        # Repeats computed at run time: planned from the declared shape; the
+        # engine's Tile checks each run's repeats give it.
+        planned = planned_shape(node, "repeats")
+        shape = list(node.shape(0))
+        if len(planned) != len(shape) or any(p % d for p, d in zip(planned, shape)):
+            raise node.fail(f"the declared output shape {list(planned)} is not a tiling of "
+                            f"{shape}")
+        repeats = [p // d for p, d in zip(planned, shape)]
+        node.emit_out("Tile", [_value(node, 0), node.tensor(1)], {"repeats": repeats},
+                      planned=[planned])
+        return
     repeats = [int(r) for r in node.const(1, "repeats")]
     if len(repeats) != node.rank(0):
         raise node.fail(f"repeats {repeats} need one value per dimension of "
@@ -242,6 +255,9 @@ def expand(node: Node) -> None:
     """Expand broadcasts to a constant shape: a Reshape to the output's rank,
     then a Tile of the dimensions of size 1."""
     shape = list(node.shape(0))
+    if computed(node, 1):
+        _expand_computed(node)
+        return
     target = [int(d) for d in node.const(1, "shape")]
     rank = max(len(shape), len(target))
     full = [1] * (rank - len(shape)) + shape
@@ -261,12 +277,48 @@ def expand(node: Node) -> None:
     node.emit_out("Tile", [source], {"repeats": repeats})
 
 
+def _expand_computed(node: Node) -> None:
+    """Expand to a shape computed at run time: planned from the declared
+    shape, as a Reshape to its rank and a Tile in `expand` mode, which
+    checks on every run that the input broadcast to the shape input gives
+    the planned shape."""
+    planned = list(planned_shape(node, "the target shape"))
+    shape = list(node.shape(0))
+    if len(node.shape(1)) != 1 or node.shape(1)[0] > len(planned) or len(shape) > len(planned):
+        raise node.fail(f"the shape input has shape {list(node.shape(1))}; the declared output "
+                        f"shape {planned} must have its rank and the input's")
+    full = [1] * (len(planned) - len(shape)) + shape
+    if any(a != p and a != 1 for a, p in zip(full, planned)):
+        raise node.fail(f"shape {shape} does not broadcast to the declared output shape {planned}")
+    source = _value(node, 0)
+    if full != shape:
+        source = node.emit("Reshape", [source], {"shape": full}).outputs[0]
+    node.emit_out("Tile", [source, node.tensor(1)],
+                  {"repeats": [p // a for p, a in zip(planned, full)], "expand": 1},
+                  planned=[tuple(planned)])
+
+
 @converter("TopK")
 def top_k(node: Node) -> None:
     rank = node.rank(0)
     axis = normalize_axis(node, int(node.attr("axis", -1)), rank)
-    k = int(np.asarray(node.const(1, "k")).reshape(-1)[0]) if node.opset >= 10 \
-        else int(node.attr("k"))
+    inputs = [_value(node, 0)]
+    planned = None
+    if node.opset >= 10 and computed(node, 1):
+        # k computed at run time: planned from the declared shape; the
+        # engine's TopK checks each run's k gives it.
+        shape = planned_shape(node, "k")
+        if len(shape) != rank or any(d != s for i, (d, s) in enumerate(zip(shape, node.shape(0)))
+                                     if i != axis):
+            raise node.fail(f"the declared output shape {list(shape)} is not the input "
+                            f"{list(node.shape(0))} cut along axis {axis}")
+        k = int(shape[axis])
+        inputs.append(node.tensor(1))
+        planned = [shape, shape]
+    elif node.opset >= 10:
+        k = int(np.asarray(node.const(1, "k")).reshape(-1)[0])
+    else:
+        k = int(node.attr("k"))
     if not 1 <= k <= node.shape(0)[axis]:
         raise node.fail(f"k {k} must be 1 to {node.shape(0)[axis]} (zero-size outputs are "
                         "not supported)")
@@ -276,7 +328,7 @@ def top_k(node: Node) -> None:
     if not int(node.attr("largest", 1)):
         args["largest"] = 0
     outputs = [o or f"{node.name}_unused_{i}" for i, o in enumerate(node.outputs)]
-    node.emit("TopK", [_value(node, 0)], args, outputs=outputs)
+    node.emit("TopK", inputs, args, outputs=outputs, planned=planned)
 
 
 # ---- Einsum ------------------------------------------------------------------------

@@ -105,8 +105,25 @@ def _axes(node: Node, index: int) -> list[int]:
     return node.ints("axes")
 
 
+def _squeeze_computed(node: Node) -> bool:
+    """Squeeze or Unsqueeze with axes computed at run time: the engine's
+    Squeeze reads them on every run and checks they give the shape the
+    model declares. False when the axes are not computed."""
+    if node.opset < 13 or not computed(node, 1):
+        return False
+    planned = planned_shape(node, "axes")
+    if int(np.prod(planned)) != int(np.prod(node.shape(0))):
+        raise node.fail(f"the declared output shape {list(planned)} does not hold the "
+                        f"elements of the input {list(node.shape(0))}")
+    args = {"unsqueeze": 1} if node.op_type == "Unsqueeze" else {}
+    node.emit_out("Squeeze", [node.tensor(0), node.tensor(1)], args, planned=[planned])
+    return True
+
+
 @converter("Squeeze")
 def squeeze(node: Node) -> None:
+    if _squeeze_computed(node):
+        return
     shape = node.shape(0)
     axes = {normalize_axis(node, a, len(shape)) for a in _axes(node, 1)}
     if not axes:
@@ -118,6 +135,8 @@ def squeeze(node: Node) -> None:
 
 @converter("Unsqueeze")
 def unsqueeze(node: Node) -> None:
+    if _squeeze_computed(node):
+        return
     shape = list(node.shape(0))
     rank = len(shape) + len(_axes(node, 1))
     for axis in sorted(normalize_axis(node, a, rank) for a in _axes(node, 1)):
@@ -238,6 +257,9 @@ def _slice_computed(node: Node) -> None:
 @converter("Pad")
 def pad(node: Node) -> None:
     rank = node.rank(0)
+    if node.opset >= 11 and any(computed(node, i) for i in (1, 2, 3)):
+        _pad_computed(node)
+        return
     if node.opset >= 11:
         pads = [int(p) for p in node.const(1, "pads")]
         value = node.optional_const(2, "constant_value")
@@ -268,6 +290,54 @@ def pad(node: Node) -> None:
     elif value:
         args["constant_value"] = value
     node.emit_out("Pad", [node.tensor(0)], args)
+
+
+def _pad_computed(node: Node) -> None:
+    """Pad with pads, the constant value or axes computed at run time: the
+    engine's Pad reads them as inputs (pads in ONNX's order) on every run
+    and checks the pads give the shape the model declares."""
+    mode = node.attr("mode", "constant")
+    modes = {"constant": 0, "reflect": 1, "edge": 3}
+    if mode not in modes:
+        raise node.fail(f"pad mode '{mode}' is not supported")
+    if computed(node, 1) or computed(node, 3):
+        planned = planned_shape(node, "pads (or axes)")
+        shape = node.shape(0)
+        if len(planned) != len(shape) or any(p < d for p, d in zip(planned, shape)):
+            raise node.fail(f"the declared output shape {list(planned)} is not the data input "
+                            f"{list(shape)} padded; negative pads (cropping) are not supported")
+    else:
+        # Only the constant value is computed: the shape is known here.
+        rank = node.rank(0)
+        pads = [int(p) for p in node.const(1, "pads")]
+        axes = [normalize_axis(node, int(a), rank) for a in node.const(3, "axes")] \
+            if node.has_input(3) else list(range(rank))
+        if len(pads) != 2 * len(axes) or min(pads, default=0) < 0:
+            raise node.fail(f"pads {pads} must be two non-negative values per axis of {axes}")
+        planned = list(node.shape(0))
+        for i, axis in enumerate(axes):
+            planned[axis] += pads[i] + pads[i + len(axes)]
+        planned = tuple(planned)
+    inputs = [node.tensor(0)]
+    for index, what in ((1, "pads"), (2, "constant_value"), (3, "axes")):
+        if not node.has_input(index):
+            inputs.append("")
+            continue
+        if node.known(index):
+            value = node.const(index, what)
+            if what == "constant_value" and value.size != 1:
+                raise node.fail(f"constant_value has {value.size} values; it must be one")
+            if what != "constant_value":
+                value = np.asarray(value, dtype=np.int64).reshape(-1).astype(np.int32)
+            else:
+                value = np.asarray(value, dtype=np.float32).reshape(1)
+            inputs.append(node.weight(node.inputs[index], value))
+        else:
+            inputs.append(node.tensor(index))
+    while inputs[-1] == "":
+        inputs.pop()
+    args = {"pad_type": modes[mode]} if modes[mode] else {}
+    node.emit_out("Pad", inputs, args, planned=[planned])
 
 
 @converter("Softmax", "LogSoftmax")
@@ -304,6 +374,9 @@ _REDUCE_TYPES = {"ReduceMean": 0, "ReduceMin": 1, "ReduceMax": 2, "ReduceProd": 
 def reduce(node: Node) -> None:
     rank = node.rank(0)
     axes_as_input = node.opset >= 18 or (node.op_type == "ReduceSum" and node.opset >= 13)
+    if axes_as_input and computed(node, 1):
+        _reduce_computed(node)
+        return
     if axes_as_input:
         axes = [int(a) for a in node.optional_const(1, "axes")] \
             if node.optional_const(1, "axes") is not None else []
@@ -316,6 +389,22 @@ def reduce(node: Node) -> None:
     keep = int(node.attr("keepdims", 1))
     node.emit_out("Reduce", [node.tensor(0)], {
         "reduce_type": _REDUCE_TYPES[node.op_type], "axis": axes, "keepdims": keep})
+
+
+def _reduce_computed(node: Node) -> None:
+    """Reduce over axes computed at run time: the engine's Reduce reads
+    them on every run and checks they give the shape the model declares."""
+    planned = planned_shape(node, "axes")
+    keep = int(node.attr("keepdims", 1))
+    if keep and len(planned) != node.rank(0):
+        raise node.fail(f"the declared output shape {list(planned)} does not have the rank "
+                        f"of the data input {list(node.shape(0))} although keepdims is 1")
+    if len(node.shape(1)) != 1:
+        raise node.fail(f"the axes input has shape {list(node.shape(1))}; it must be 1-D")
+    args = {"reduce_type": _REDUCE_TYPES[node.op_type], "keepdims": keep}
+    if node.attr("noop_with_empty_axes", 0):
+        args["noop_with_empty_axes"] = 1
+    node.emit_out("Reduce", [node.tensor(0), node.tensor(1)], args, planned=[planned or (1,)])
 
 
 @converter("ArgMax")
@@ -354,21 +443,64 @@ def resize(node: Node) -> None:
     spatial_2d(node)
     shape = node.shape(0)
     mode = node.attr("mode", "nearest")
+    runtime = None  # (MACE input index, source input index) read at run time
     if node.op_type == "Upsample" or node.opset < 11:
-        scales = node.attr("scales") if node.opset < 9 else node.const(1, "scales")
+        if node.opset >= 9 and computed(node, 1):
+            runtime, scales = (2, 1), None
+        else:
+            scales = node.attr("scales") if node.opset < 9 else node.const(1, "scales")
         sizes = None
         coordinates = "asymmetric"
     else:
-        scales = node.optional_const(2, "scales")
-        sizes = node.optional_const(3, "sizes")
+        if computed(node, 3):
+            runtime, scales, sizes = (1, 3), None, None
+        elif computed(node, 2) and not (node.known(3) and node.const(3).size):
+            runtime, scales, sizes = (2, 2), None, None
+        else:
+            scales = node.optional_const(2, "scales")
+            sizes = node.optional_const(3, "sizes")
         coordinates = node.attr("coordinate_transformation_mode", "half_pixel")
-        if node.attr("antialias", 0) or node.attr("axes") is not None \
+        # `axes` [2, 3] (H then W) is what scales and sizes of two values
+        # mean to the engine; any other order or set is refused.
+        axes = [normalize_axis(node, int(a), len(shape)) for a in node.ints("axes")]
+        if node.attr("antialias", 0) or axes not in ([], [2, 3]) \
                 or node.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
-            raise node.fail("antialias, axes and keep_aspect_ratio_policy are not supported")
+            raise node.fail("antialias, axes other than [2, 3] and keep_aspect_ratio_policy "
+                            "are not supported")
+        if axes and scales is not None and scales.size == 2:
+            scales = np.concatenate([[1.0, 1.0], scales])
+        if axes and sizes is not None and sizes.size == 2:
+            sizes = np.concatenate([shape[:2], sizes])
     if coordinates not in ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"):
         raise node.fail(f"coordinate_transformation_mode '{coordinates}' is not supported")
     args: dict = {"coordinate_transformation_mode": coordinates}
-    if sizes is not None:
+    # align_corners maps x to x (in - 1) / (length - 1). With scales, ONNX
+    # defines length as in * scale and ONNX Runtime as the floored output
+    # size; they agree only when in * scale is whole.
+    uneven = "align_corners with scales whose product with the input size is not whole " \
+        "(ONNX and ONNX Runtime disagree there) is not supported"
+    if coordinates == "align_corners" and runtime is not None and runtime[0] == 2:
+        raise node.fail(f"{uneven}; with scales computed at run time it cannot be checked")
+    if coordinates == "align_corners" and runtime is None and sizes is None and \
+            any(float(np.float32(d) * np.float32(s)) != np.floor(float(np.float32(d) *
+                                                                   np.float32(s)))
+                for d, s in zip(shape[2:], [float(v) for v in scales][2:])):
+        raise node.fail(uneven)
+    inputs = [node.tensor(0)]
+    planned = None
+    if runtime is not None:
+        # Scales or sizes computed at run time: the engine reads them as
+        # input 1 (sizes) or 2 (scales) and checks they give the declared shape.
+        planned = [planned_shape(node, "scales" if runtime[0] == 2 else "sizes")]
+        if len(planned[0]) != 4 or list(planned[0][:2]) != list(shape[:2]):
+            raise node.fail(f"the declared output shape {list(planned[0])} resizes more than "
+                            f"H and W of {list(shape)}")
+        if list(node.shape(runtime[1])) not in ([2], [4]):
+            raise node.fail(f"the {'scales' if runtime[0] == 2 else 'sizes'} input has shape "
+                            f"{list(node.shape(runtime[1]))}; it must be [4] (or [2])")
+        inputs += [node.tensor(runtime[1]) if runtime[0] == 1 else "", node.tensor(runtime[1])]
+        inputs = inputs[:runtime[0] + 1]
+    elif sizes is not None:
         sizes = [int(v) for v in sizes]
         if sizes[:2] != list(shape[:2]):
             raise node.fail("only the spatial axes (H, W) can be resized")
@@ -382,8 +514,8 @@ def resize(node: Node) -> None:
         nearest = "floor" if node.op_type == "Upsample" or node.opset < 11 \
             else node.attr("nearest_mode", "round_prefer_floor")
         args["nearest_mode"] = nearest
-        node.emit_out("ResizeNearestNeighbor", [node.tensor(0)], args)
+        node.emit_out("ResizeNearestNeighbor", inputs, args, planned=planned)
     elif mode in ("linear", "bilinear"):
-        node.emit_out("ResizeBilinear", [node.tensor(0)], args)
+        node.emit_out("ResizeBilinear", inputs, args, planned=planned)
     else:
         raise node.fail(f"resize mode '{mode}' is not supported (nearest and linear are)")

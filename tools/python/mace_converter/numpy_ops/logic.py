@@ -140,7 +140,20 @@ def _cum_sum(inputs, args, _):
 
 @kernel("Tile")
 def _tile(inputs, args, _):
-    return [np.tile(inputs[0], [int(r) for r in args["repeats"]])]
+    repeats = [int(r) for r in args["repeats"]]
+    if len(inputs) > 1 and inputs[1] is not None and int(args.get("expand", 0)):
+        # An Expand's target shape: the input broadcast to it must be planned.
+        target = [int(d) for d in np.asarray(inputs[1]).reshape(-1)]
+        want = list(np.broadcast_shapes(inputs[0].shape, tuple(target)))
+        planned = [d * r for d, r in zip(inputs[0].shape, repeats)]
+        if want != planned:
+            raise ValueError(f"Tile: the shape input {target} gives {want}, not the planned "
+                             f"{planned}")
+    elif len(inputs) > 1 and inputs[1] is not None:  # computed at run time, as planned
+        wanted = [int(r) for r in np.asarray(inputs[1]).reshape(-1)]
+        if wanted != repeats:
+            raise ValueError(f"Tile: the repeats input {wanted} is not the planned {repeats}")
+    return [np.tile(inputs[0], repeats)]
 
 
 @kernel("TopK")
@@ -148,6 +161,10 @@ def _top_k(inputs, args, _):
     x = inputs[0]
     axis = int(args.get("axis", -1)) % x.ndim
     k = int(args["k"])
+    if len(inputs) > 1 and inputs[1] is not None:  # computed at run time, as planned
+        wanted = int(np.asarray(inputs[1]).reshape(-1)[0])
+        if wanted != k:
+            raise ValueError(f"TopK: the k input {wanted} is not the planned {k}")
     key = -x if int(args.get("largest", 1)) else x
     order = np.argsort(key, axis=axis, kind="stable")
     order = np.take(order, np.arange(k), axis=axis)

@@ -8,11 +8,16 @@ from mace_converter.numpy_ops import kernel
 
 def _out_size(x: np.ndarray, inputs, args) -> tuple[int, int, float, float]:
     """(out_h, out_w, scale_h, scale_w); scales are 0 when the size is given."""
-    if len(inputs) > 1 and inputs[1] is not None:
-        return int(inputs[1][0]), int(inputs[1][1]), 0.0, 0.0
-    if "size" in args:
+    if len(inputs) > 2 and inputs[2] is not None:  # scales, [h, w] or [1, 1, h, w]
+        scales = np.asarray(inputs[2], np.float32).reshape(-1)
+        sh, sw = scales[-2], scales[-1]
+    elif len(inputs) > 1 and inputs[1] is not None:  # sizes, [h, w] or [N, C, h, w]
+        sizes = np.asarray(inputs[1]).reshape(-1)
+        return int(sizes[-2]), int(sizes[-1]), 0.0, 0.0
+    elif "size" in args:
         return int(args["size"][0]), int(args["size"][1]), 0.0, 0.0
-    sh, sw = np.float32(args["height_scale"]), np.float32(args["width_scale"])
+    else:
+        sh, sw = np.float32(args["height_scale"]), np.float32(args["width_scale"])
     return (int(np.floor(np.float32(x.shape[2]) * sh)), int(np.floor(np.float32(x.shape[3]) * sw)),
             float(sh), float(sw))
 

@@ -113,6 +113,11 @@ def _reshape(inputs, args, _):
 def _squeeze(inputs, args, _):
     axes = args.get("axis")
     x = inputs[0]
+    if len(inputs) > 1 and inputs[1] is not None:  # axes computed at run time
+        axes = [int(a) for a in np.asarray(inputs[1]).reshape(-1)]
+    if int(args.get("unsqueeze", 0)):
+        rank = x.ndim + len(axes)
+        return [np.expand_dims(x, axis=tuple(sorted(a % rank for a in axes)))]
     if not axes:
         return [x.reshape([d for d in x.shape if d != 1])]
     return [np.squeeze(x, axis=tuple(int(a) for a in axes))]
@@ -126,8 +131,19 @@ def _transpose(inputs, args, _):
 @kernel("Pad")
 def _pad(inputs, args, _):
     x = inputs[0]
-    amounts = [int(p) for p in args[PAD_AMOUNTS]]
-    widths = [(amounts[2 * i], amounts[2 * i + 1]) for i in range(x.ndim)]
+    value = float(args.get("constant_value", 0.0))
+    if len(inputs) > 1:  # pads in ONNX's order, constant value and axes as inputs
+        pads = [int(p) for p in np.asarray(inputs[1]).reshape(-1)]
+        if len(inputs) > 2 and inputs[2] is not None:
+            value = float(np.asarray(inputs[2]).reshape(-1)[0])
+        axes = [int(a) % x.ndim for a in np.asarray(inputs[3]).reshape(-1)] \
+            if len(inputs) > 3 and inputs[3] is not None else list(range(x.ndim))
+        widths = [(0, 0)] * x.ndim
+        for i, axis in enumerate(axes):
+            widths[axis] = (pads[i], pads[i + len(axes)])
+    else:
+        amounts = [int(p) for p in args[PAD_AMOUNTS]]
+        widths = [(amounts[2 * i], amounts[2 * i + 1]) for i in range(x.ndim)]
     mode = int(args.get("pad_type", 0))
     if mode == 1:
         return [np.pad(x, widths, mode="reflect")]
@@ -135,7 +151,7 @@ def _pad(inputs, args, _):
         return [np.pad(x, widths, mode="symmetric")]
     if mode == 3:
         return [np.pad(x, widths, mode="edge")]
-    return [np.pad(x, widths, constant_values=float(args.get("constant_value", 0.0)))]
+    return [np.pad(x, widths, constant_values=value)]
 
 
 _REDUCERS = {0: np.mean, 1: np.min, 2: np.max, 3: np.prod, 4: np.sum}
@@ -144,7 +160,12 @@ _REDUCERS = {0: np.mean, 1: np.min, 2: np.max, 3: np.prod, 4: np.sum}
 @kernel("Reduce")
 def _reduce(inputs, args, _):
     x = inputs[0].astype(np.float64)
-    axes = args.get("axis") or list(range(x.ndim))
+    axes = args.get("axis")
+    if len(inputs) > 1 and inputs[1] is not None:  # axes computed at run time
+        axes = [int(a) for a in np.asarray(inputs[1]).reshape(-1)]
+    if not axes and int(args.get("noop_with_empty_axes", 0)):
+        return [inputs[0].copy()]
+    axes = axes or list(range(x.ndim))
     keep = bool(int(args.get("keepdims", 1)))
     out = _REDUCERS[int(args.get("reduce_type", 0))](
         x, axis=tuple(int(a) for a in axes), keepdims=keep)

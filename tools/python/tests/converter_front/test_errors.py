@@ -39,9 +39,13 @@ class ErrorTest(unittest.TestCase):
         self.assert_message(["Reshape", "'r'", "shape", "must declare that shape"],
                             convert_model, model, {"x": [2, 6], "s": [2]}, ["y"])
         model = make_model([helper.make_node("ReduceSum", ["x", "a"], ["y"], name="sum")],
-                           {"x": [2, 6], "a": [1]}, {"y": [2, 1]})
-        self.assert_message(["ReduceSum", "'sum'", "axes", "must be a constant"],
+                           {"x": [2, 6], "a": [1]}, {"y": None})
+        self.assert_message(["ReduceSum", "'sum'", "axes", "must declare that shape"],
                             convert_model, model, {"x": [2, 6], "a": [1]}, ["y"])
+        model = make_model([helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q")],
+                           {"x": [2, 6], "s": [1]}, {"y": [2, 6]})
+        self.assert_message(["QuantizeLinear", "'q'", "scale", "must be a constant"],
+                            convert_model, model, {"x": [2, 6], "s": [1]}, ["y"])
 
     def test_malformed_attributes(self):
         model = make_model([helper.make_node("Conv", ["x", "w"], ["y"], name="c",

@@ -1,8 +1,9 @@
 """Weights and shape arguments that are graph inputs or computed by other
 ops, not initializers: Conv and ConvTranspose filters and biases,
 BatchNormalization's statistics, PRelu's slope, Clip's bounds, Reshape's
-shape, Slice's bounds and Split's sizes. Each is converted into ops that read the operand at
-run time, run by the numpy runner and compared with ONNX Runtime; a constant
+shape, Slice's bounds, Split's sizes, Reduce axes, Pad's pads, Resize's
+scales and sizes, Squeeze/Unsqueeze axes, TopK's k, Tile's repeats and Expand's shape.
+Each is converted into ops that read the operand at run time, run by the numpy runner and compared with ONNX Runtime; a constant
 operand still folds as before."""
 import unittest
 
@@ -159,16 +160,20 @@ def _int_input_model(node, inputs, int_inputs, outputs, opset=13):
 
 
 class ComputedShapeArgumentsTest(unittest.TestCase):
-    def run_both(self, model, feeds):
+    def run_both(self, model, feeds, rtol=0.0):
         """Converts with every input's shape, runs the numpy runner and ONNX
-        Runtime (int64 inputs as int64 there, as float32 for MACE)."""
+        Runtime (int64 inputs as int64 there, as float32 for MACE); equal
+        results, or within `rtol` (relative and absolute) when given."""
         expected = ort_run(model, feeds)
         shapes = {name: list(value.shape) for name, value in feeds.items()}
         converted = convert_model(model, shapes, [o.name for o in model.graph.output])
         got = run(converted.net_def, converted.weights,
                   {name: value.astype(np.float32) for name, value in feeds.items()})
         for output, want in zip(model.graph.output, expected):
-            np.testing.assert_array_equal(got[output.name], want)
+            if rtol:
+                np.testing.assert_allclose(got[output.name], want, rtol=rtol, atol=rtol)
+            else:
+                np.testing.assert_array_equal(got[output.name], want)
         return converted
 
     def test_reshape_to_a_computed_shape(self):
@@ -238,6 +243,164 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
         with self.assertRaises(ConversionError) as caught:
             convert_model(model, {"x": [3, 7], "s": [2]}, ["a", "b"])
         self.assertIn("must declare that shape", str(caught.exception))
+
+    def test_reduce_with_computed_axes(self):
+        x = rng(13).uniform(0.5, 1.5, size=(3, 2, 4)).astype(np.float32)
+        cases = [("ReduceSum", [1], 1, [3, 1, 4], 13), ("ReduceMean", [0, -1], 0, [2], 18),
+                 ("ReduceMax", [2], 0, [3, 2], 18), ("ReduceProd", [-3, 1], 1, [1, 1, 4], 18),
+                 ("ReduceMin", [1], 1, [3, 1, 4], 18)]
+        for op_type, axes, keep, declared, opset in cases:
+            with self.subTest(op=op_type, axes=axes, keepdims=keep):
+                model = _int_input_model(
+                    helper.make_node(op_type, ["x", "a"], ["y"], keepdims=keep),
+                    {"x": [3, 2, 4]}, {"a": [len(axes)]}, {"y": declared}, opset=opset)
+                converted = self.run_both(model, {"x": x, "a": np.array(axes, np.int64)},
+                                          rtol=1e-6)
+                self.assertEqual(_types(converted), ["Reduce"])
+                self.assertEqual(list(converted.net_def.op[0].input), ["x", "a"])
+                self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
+                                 [declared])
+        # Expanded ReduceLogSum: the declared output shape reaches the
+        # ReduceSum back through the Log after it.
+        nodes = [helper.make_node("ReduceSum", ["x", "a"], ["s"]),
+                 helper.make_node("Log", ["s"], ["y"])]
+        model = make_model(nodes, {"x": [3, 2, 4]}, {"y": [3, 2, 1]}, opset=13)
+        model.graph.input.append(helper.make_tensor_value_info("a", TensorProto.INT64, [1]))
+        converted = convert_model(model, {"x": [3, 2, 4], "a": [1]}, ["y"])
+        got = run(converted.net_def, converted.weights, {"x": x, "a": np.array([2], np.float32)})
+        np.testing.assert_allclose(got["y"], np.log(x.sum(axis=2, keepdims=True)), rtol=1e-6)
+        undeclared = _int_input_model(helper.make_node("ReduceSum", ["x", "a"], ["y"], name="r"),
+                                      {"x": [3, 2, 4]}, {"a": [1]}, {"y": None})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(undeclared, {"x": [3, 2, 4], "a": [1]}, ["y"])
+        self.assertIn("'r'", str(caught.exception))
+        self.assertIn("the model must declare that shape", str(caught.exception))
+
+    def test_pad_with_computed_pads(self):
+        x = rng(14).standard_normal((2, 3, 4)).astype(np.float32)
+        cases = [("constant", ["x", "p"], {"p": [0, 1, 2, 1, 0, 0]}, [3, 4, 6]),
+                 ("reflect", ["x", "p"], {"p": [1, 2, 0, 0, 0, 3]}, [3, 5, 7]),
+                 ("edge", ["x", "p", "", "ax"], {"p": [2, 1], "ax": [-1]}, [2, 3, 7]),
+                 ("constant", ["x", "p", "v", "ax"], {"p": [1, 0, 0, 2], "ax": [0, 2]},
+                  [3, 3, 6])]
+        for mode, names, ints, declared in cases:
+            with self.subTest(mode=mode, ints=str(ints)):
+                model = _int_input_model(helper.make_node("Pad", names, ["y"], mode=mode),
+                                         {"x": [2, 3, 4], "v": [1]} if "v" in names
+                                         else {"x": [2, 3, 4]},
+                                         {n: [len(v)] for n, v in ints.items()},
+                                         {"y": declared}, opset=18)
+                feeds = {"x": x, **{n: np.array(v, np.int64) for n, v in ints.items()}}
+                if "v" in names:
+                    feeds["v"] = np.array([2.5], np.float32)
+                converted = self.run_both(model, feeds)
+                self.assertEqual(_types(converted), ["Pad"])
+                self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
+                                 [declared])
+        # Only the constant value computed: the pads stay constants.
+        shapes = {"x": [2, 3], "v": [1]}
+        model = make_model([helper.make_node("Pad", ["x", "p", "v"], ["y"])], shapes,
+                           {"y": None}, [initializer("p", np.array([1, 0, 0, 2], np.int64))],
+                           opset=13)
+        check_against_ort(self, model, shapes, feeds={"x": x[0, :2, :3].copy(),
+                                                      "v": np.array([-3.0], np.float32)})
+        cropping = _int_input_model(helper.make_node("Pad", ["x", "p"], ["y"], name="c"),
+                                    {"x": [2, 3, 4]}, {"p": [6]}, {"y": [2, 3, 3]}, opset=18)
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(cropping, {"x": [2, 3, 4], "p": [6]}, ["y"])
+        self.assertIn("negative pads (cropping) are not supported", str(caught.exception))
+
+    def test_resize_with_computed_scales_or_sizes(self):
+        x = rng(15).standard_normal((1, 2, 4, 5)).astype(np.float32)
+        cases = [("linear", "half_pixel", {"scales": [1, 1, 1.5, 0.6]}, [1, 2, 6, 3]),
+                 ("nearest", "asymmetric", {"scales": [1, 1, 2, 2]}, [1, 2, 8, 10]),
+                 ("linear", "align_corners", {"sizes": [1, 2, 3, 7]}, [1, 2, 3, 7]),
+                 ("nearest", "half_pixel", {"sizes": [1, 2, 7, 3]}, [1, 2, 7, 3])]
+        for mode, coordinates, given, declared in cases:
+            with self.subTest(mode=mode, given=str(given)):
+                name = next(iter(given))
+                names = ["x", "", "s"] if name == "scales" else ["x", "", "", "s"]
+                node = helper.make_node("Resize", names, ["y"], mode=mode,
+                                        coordinate_transformation_mode=coordinates)
+                if name == "scales":
+                    model = make_model([node], {"x": [1, 2, 4, 5], "s": [4]}, {"y": declared},
+                                       opset=13)
+                    feeds = {"x": x, "s": np.array(given[name], np.float32)}
+                    converted = self.run_both(model, feeds, rtol=1e-5)
+                else:
+                    model = _int_input_model(node, {"x": [1, 2, 4, 5]}, {"s": [4]},
+                                             {"y": declared})
+                    converted = self.run_both(model, {"x": x, "s": np.array(given[name],
+                                                                            np.int64)},
+                                              rtol=1e-5)
+                op = converted.net_def.op[0]
+                self.assertEqual(len(op.input), 3 if name == "scales" else 2)
+                self.assertEqual([list(s.dims) for s in op.output_shape], [declared])
+        # align_corners with computed scales: refused, since ONNX (in * scale - 1)
+        # and ONNX Runtime (out - 1) differ whenever in * scale is not whole.
+        corners = make_model([helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear",
+                                               coordinate_transformation_mode="align_corners")],
+                             {"x": [1, 2, 4, 5], "s": [4]}, {"y": [1, 2, 8, 10]}, opset=13)
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(corners, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
+        self.assertIn("ONNX and ONNX Runtime disagree", str(caught.exception))
+        # Opset 18's axes [2, 3]: two sizes, H then W.
+        model = _int_input_model(helper.make_node("Resize", ["x", "", "", "s"], ["y"],
+                                                  axes=[2, 3]),
+                                 {"x": [1, 2, 4, 5]}, {"s": [2]}, {"y": [1, 2, 8, 3]}, opset=18)
+        self.run_both(model, {"x": x, "s": np.array([8, 3], np.int64)}, rtol=1e-5)
+        undeclared = make_model([helper.make_node("Resize", ["x", "", "s"], ["y"], name="r")],
+                                {"x": [1, 2, 4, 5], "s": [4]}, {"y": None}, opset=13)
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(undeclared, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
+        self.assertIn("the model must declare that shape", str(caught.exception))
+
+    def test_squeeze_and_unsqueeze_with_computed_axes(self):
+        x = rng(16).standard_normal((1, 3, 1, 2)).astype(np.float32)
+        for op_type, axes, declared in (("Squeeze", [0], [3, 1, 2]), ("Squeeze", [-2, 0], [3, 2]),
+                                        ("Unsqueeze", [1, -1], [1, 1, 3, 1, 2, 1])):
+            with self.subTest(op=op_type, axes=axes):
+                model = _int_input_model(helper.make_node(op_type, ["x", "a"], ["y"]),
+                                         {"x": [1, 3, 1, 2]}, {"a": [len(axes)]},
+                                         {"y": declared})
+                converted = self.run_both(model, {"x": x, "a": np.array(axes, np.int64)})
+                self.assertEqual(_types(converted), ["Squeeze"])
+                self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
+                                 [declared])
+
+    def test_top_k_and_tile_with_computed_arguments(self):
+        x = rng(17).standard_normal((3, 5)).astype(np.float32)
+        model = _int_input_model(helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1),
+                                 {"x": [3, 5]}, {"k": [1]}, {"v": [3, 2]})
+        model.graph.output.append(helper.make_tensor_value_info("i", TensorProto.INT64, [3, 2]))
+        converted = self.run_both(model, {"x": x, "k": np.array([2], np.int64)})
+        self.assertEqual(_types(converted), ["TopK"])
+        self.assertEqual(list(converted.net_def.op[0].input), ["x", "k"])
+        model = _int_input_model(helper.make_node("Tile", ["x", "r"], ["y"]), {"x": [3, 5]},
+                                 {"r": [2]}, {"y": [6, 5]})
+        converted = self.run_both(model, {"x": x, "r": np.array([2, 1], np.int64)})
+        self.assertEqual(_types(converted), ["Tile"])
+        with self.assertRaisesRegex(ValueError, "not the planned"):
+            run(converted.net_def, converted.weights,
+                {"x": x, "r": np.array([1, 2], np.float32)})
+        bad = _int_input_model(helper.make_node("Tile", ["x", "r"], ["y"], name="t"),
+                               {"x": [3, 5]}, {"r": [2]}, {"y": [4, 5]})
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(bad, {"x": [3, 5], "r": [2]}, ["y"])
+        self.assertIn("is not a tiling of [3, 5]", str(caught.exception))
+
+    def test_expand_to_a_computed_shape(self):
+        x = rng(18).standard_normal((3, 1)).astype(np.float32)
+        for target, declared in (([2, 3, 4], [2, 3, 4]), ([3, 1], [3, 1]), ([1, 5], [3, 5])):
+            with self.subTest(target=target):
+                model = _int_input_model(helper.make_node("Expand", ["x", "s"], ["y"]),
+                                         {"x": [3, 1]}, {"s": [len(target)]}, {"y": declared})
+                converted = self.run_both(model, {"x": x, "s": np.array(target, np.int64)})
+                self.assertEqual(_types(converted)[-1], "Tile")
+        converted = convert_model(model, {"x": [3, 1], "s": [2]}, ["y"])
+        with self.assertRaisesRegex(ValueError, "not the planned"):
+            run(converted.net_def, converted.weights,
+                {"x": x, "s": np.array([1, 4], np.float32)})
 
 
 if __name__ == "__main__":
