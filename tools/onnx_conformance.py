@@ -241,7 +241,8 @@ def run_case(case: Path, claimed: set[str], mace_run: Path, timeout: float,
             return done("refused", f"input '{name}' has type {array.dtype}, which mace_run "
                         "cannot feed")
         np.save(out_dir / f"input_{safe_name(name)}.npy",
-                np.ascontiguousarray(array.astype(np.float32).reshape(spec.shape)))
+                # (np.ascontiguousarray would make a scalar one-dimensional)
+                array.astype(np.float32).reshape(spec.shape).copy(order="C"))
     command = [
         str(mace_run), f"--model_file={pb}", f"--model_data_file={weights}",
         "--input_node=" + ",".join(s.name for s in converted.inputs),

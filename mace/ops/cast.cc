@@ -19,12 +19,17 @@ MaceStatus CastBase::Init() {
   const int saturate = GetInt("saturate", 1);
   OP_CHECK(saturate == 0 || saturate == 1, "saturate must be 0 or 1, got ", saturate);
   params_.saturate = saturate == 1;
+  const int truncate = GetInt("truncate", 0);
+  OP_CHECK(truncate == 0 || truncate == 1, "truncate must be 0 or 1, got ", truncate);
+  OP_CHECK(truncate == 0 || params_.to == ref::CastType::BFLOAT16,
+           "truncate applies to BFLOAT16 only, not ", to);
+  params_.truncate = truncate == 1;
   return MaceStatus();
 }
 
 MaceStatus CastBase::InferShapes() {
   const Tensor* input = Input(0);
-  MACE_RETURN_IF_ERROR(CheckTensor(*this, input, kernel_dtype()));
+  MACE_RETURN_IF_ERROR(CheckTensorMayBeEmpty(*this, input, kernel_dtype()));
   params_.count = input->size();
   Output(0)->Reshape(input->shape());
   return MaceStatus();

@@ -1,7 +1,8 @@
 // Cast: converts each element of a float tensor of any rank to the value
 // the element type named by `to` holds for it (see ref::CastType and
 // mace/ops/ref/cast.h for the rounding of each type), and keeps it in
-// float32. `saturate` (default 1) applies to the float8 types. The output
+// float32. `saturate` (default 1) applies to the float8 types; `truncate`
+// (default 0) makes BFLOAT16 drop the low bits instead of rounding. The output
 // may take over the input's memory.
 //
 // CastBase is the device-neutral part; the CPU kernel is the reference one

@@ -55,6 +55,15 @@ TEST(CastTest, HandComputedValues) {
   // even 1; 1 + 3 * 2^-8 is a tie and goes to the even 1 + 2^-6.
   ExpectSameValues(RunCast("BFLOAT16", {4}, {1.00390625f, 1.01171875f, 1.005f, 3.14159f}),
                    {1.f, 1.015625f, 1.0078125f, 3.140625f}, {});
+  // Truncated bfloat16 keeps the high 16 bits: toward zero, NaN stays NaN.
+  {
+    OpTester tester("Cast", RegisterCast);
+    const std::vector<float> x = {1.01171875f, -1.0078125f, 3.14159f, kInf, kNaN, -0.f};
+    tester.Input("x", {6}, x).Output("y").Arg("to", "BFLOAT16").Arg("truncate", 1);
+    ASSERT_TRUE(tester.Run().ok());
+    ExpectSameValues(tester.OutputData("y"), {1.0078125f, -1.0078125f, 3.140625f, kInf, kNaN, -0.f},
+                     x);
+  }
   // float16: 65519 rounds to 65504, 65520 (a tie with 65536) overflows to
   // infinity; 2^-25 is half the smallest subnormal 2^-24 and goes to 0.
   ExpectSameValues(RunCast("FLOAT16", {5}, {65519.f, 65520.f, -70000.f, 0x1p-25f, 0x1.8p-24f}),
@@ -244,8 +253,13 @@ TEST(CastTest, IntegerTypesMatchNaiveConversion) {
   }
 }
 
-TEST(CastTest, Scalars) {
+TEST(CastTest, ScalarsAndEmptyTensors) {
   EXPECT_EQ(RunCast("INT8", {}, {-300.f}), (std::vector<float>{-44}));
+  EXPECT_TRUE(RunCast("BFLOAT16", {2, 0, 4}, {}).empty());
+  // The other dimensions of an empty tensor still obey the element bound.
+  OpTester huge("Cast", RegisterCast);
+  huge.Input("x", {0, int64_t{1} << 20, int64_t{1} << 20}, {}).Output("y").Arg("to", "INT8");
+  EXPECT_EQ(huge.Run().code(), MaceStatus::MACE_INVALID_ARGS);
 }
 
 TEST(CastTest, KernelRunsInPlace) {
@@ -278,6 +292,9 @@ TEST(CastTest, RejectsBadArgs) {
   OpTester saturate("Cast", RegisterCast);
   saturate.Input("x", {2}, {1, 2}).Output("y").Arg("to", "FLOAT8E5M2").Arg("saturate", 2);
   ExpectInvalid(&saturate, "saturate must be 0 or 1");
+  OpTester truncate("Cast", RegisterCast);
+  truncate.Input("x", {2}, {1, 2}).Output("y").Arg("to", "FLOAT16").Arg("truncate", 1);
+  ExpectInvalid(&truncate, "truncate applies to BFLOAT16 only, not FLOAT16");
   OpTester two("Cast", RegisterCast);
   two.Input("x", {2}, {1, 2}).Input("z", {2}, {1, 2}).Output("y").Arg("to", "INT8");
   ExpectInvalid(&two, "needs one input and one output");

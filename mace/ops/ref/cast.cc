@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 
@@ -86,6 +88,16 @@ float RoundToFormat(const FloatFormat& f, bool saturate, float value) {
   return static_cast<float>(sign * rounded);
 }
 
+float TruncateToBfloat16(float value) {
+  if (std::isnan(value)) return value;  // a NaN whose payload is all low bits stays NaN
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  bits &= 0xFFFF0000u;
+  float result;
+  std::memcpy(&result, &bits, sizeof(result));
+  return result;
+}
+
 float ToInteger(CastType type, float value) {
   if (!std::isfinite(value)) return 0.f;
   if (type == CastType::INT4 || type == CastType::UINT4) {
@@ -125,8 +137,10 @@ float CastValue(const CastParams& params, float x) {
     case CastType::FLOAT32:
     case CastType::DOUBLE:
       return x;
-    case CastType::FLOAT16:
     case CastType::BFLOAT16:
+      if (params.truncate) return TruncateToBfloat16(x);
+      return RoundToFormat(Format(params.to), params.saturate, x);
+    case CastType::FLOAT16:
     case CastType::FLOAT8E4M3FN:
     case CastType::FLOAT8E4M3FNUZ:
     case CastType::FLOAT8E5M2:

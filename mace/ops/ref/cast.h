@@ -6,7 +6,9 @@
 // to 2^24.
 //
 //   float16, bfloat16     round to nearest, ties to even; beyond the largest
-//                         finite value: infinity
+//                         finite value: infinity. With `truncate`, bfloat16
+//                         keeps the high 16 bits of the float32 instead
+//                         (toward zero), as ONNX's reference Cast does
 //   float8 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ)
 //                         round to nearest, ties to even; beyond the largest
 //                         finite value (infinities included): that value when
@@ -39,6 +41,8 @@ struct CastParams {
   CastType to = CastType::FLOAT32;
   // Float8 targets only: out-of-range values clamp to the largest finite one.
   bool saturate = true;
+  // BFLOAT16 only: drop the low 16 bits instead of rounding.
+  bool truncate = false;
   int64_t count = 0;
 };
 

@@ -43,6 +43,9 @@ def _check_inference_dropout(node: Node) -> None:
 # ONNX element types Cast can convert to, by the name of the engine's Cast
 # type. The engine keeps the values as float32, each exactly what the type
 # holds (mace/ops/ref/cast.h); float and double leave the values as they are.
+# To bfloat16 the float32 is truncated, as ONNX's reference implementation
+# and its node tests do (ONNX Runtime rounds to nearest even instead; the
+# spec leaves it open); the other narrow types round to nearest even.
 CAST_TYPES = {1: "FLOAT32", 2: "UINT8", 3: "INT8", 4: "UINT16", 5: "INT16", 6: "INT32",
               7: "INT64", 9: "BOOL", 10: "FLOAT16", 11: "DOUBLE", 12: "UINT32",
               13: "UINT64", 16: "BFLOAT16", 17: "FLOAT8E4M3FN", 18: "FLOAT8E4M3FNUZ",
@@ -57,7 +60,12 @@ def emit_cast(node: Node, source: str, to: int, saturate: int = 1) -> None:
     if to in (1, 11):
         node.emit_out("Identity", [source])
     else:
-        node.emit_out("Cast", [source], {"to": CAST_TYPES[to], "saturate": int(bool(saturate))})
+        args = {"to": CAST_TYPES[to]}
+        if to in (17, 18, 19, 20):
+            args["saturate"] = int(bool(saturate))
+        if to == 16:
+            args["truncate"] = 1
+        node.emit_out("Cast", [source], args)
 
 
 @converter("Cast")

@@ -252,7 +252,12 @@ _CAST_INTS = {"INT8": (8, True), "UINT8": (8, False), "INT16": (16, True),
               "INT64": (64, True), "UINT64": (64, False)}
 
 
-def cast_values(x: np.ndarray, to: str, saturate: bool = True) -> np.ndarray:
+def cast_values(x: np.ndarray, to: str, saturate: bool = True,
+                truncate: bool = False) -> np.ndarray:
+    if to == "BFLOAT16" and truncate:   # the high 16 bits of the float32
+        f = np.ascontiguousarray(x, np.float32)
+        cut = (f.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+        return np.where(np.isnan(f), f, cut).astype(np.float64)
     x = np.asarray(x, np.float64)
     with np.errstate(all="ignore"):
         if to in ("FLOAT32", "DOUBLE"):
@@ -289,7 +294,8 @@ def cast_values(x: np.ndarray, to: str, saturate: bool = True) -> np.ndarray:
 
 @kernel("Cast")
 def _cast(inputs, args, _):
-    return [cast_values(inputs[0], args["to"], bool(int(args.get("saturate", 1))))]
+    return [cast_values(inputs[0], args["to"], bool(int(args.get("saturate", 1))),
+                        bool(int(args.get("truncate", 0))))]
 
 
 @kernel("Softmax")

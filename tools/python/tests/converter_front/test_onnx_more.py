@@ -122,7 +122,7 @@ class MoreOpsTest(unittest.TestCase):
         or not); the round trip back to float shows the value the type holds."""
         x = (np.random.default_rng(3).standard_normal((4, 6)) * 300).astype(np.float32)
         x.ravel()[:6] = [np.inf, -np.inf, 464.0, 470.0, 0.3, -0.0]
-        for to in (TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.FLOAT8E4M3FN,
+        for to in (TensorProto.FLOAT16, TensorProto.FLOAT8E4M3FN,
                    TensorProto.FLOAT8E4M3FNUZ, TensorProto.FLOAT8E5M2,
                    TensorProto.FLOAT8E5M2FNUZ, TensorProto.INT8, TensorProto.UINT8,
                    TensorProto.INT16):
@@ -133,6 +133,18 @@ class MoreOpsTest(unittest.TestCase):
                              helper.make_node("Cast", ["c"], ["y"], to=TensorProto.FLOAT)]
                     converted = self._run(nodes, {"x": [4, 6]}, feeds={"x": x}, opset=21)
                     self.assertIn("Cast", [op.type for op in converted.net_def.op])
+
+    def test_cast_to_bfloat16_truncates(self):
+        """As ONNX's reference Cast: the high 16 bits of the float32."""
+        x = np.array([[1.01171875, -1.0078125, 3.14159, np.inf, 0.4803366]], np.float32)
+        nodes = [helper.make_node("Cast", ["x"], ["c"], to=TensorProto.BFLOAT16),
+                 helper.make_node("Cast", ["c"], ["y"], to=TensorProto.FLOAT)]
+        model = make_model(nodes, {"x": [1, 5]}, {"y": None}, [], 13)
+        converted = convert_model(model, {"x": [1, 5]}, ["y"])
+        got = run(converted.net_def, converted.weights, {"x": x})["y"]
+        want = (x.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+        np.testing.assert_array_equal(got.reshape(x.shape), want)
+        self.assertEqual(want[0, 0], 1.0078125)
 
     def test_cast_to_int4_and_narrow_float_inputs(self):
         # ONNX Runtime has no float -> int4 Cast here: the values are checked
