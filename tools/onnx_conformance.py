@@ -115,6 +115,25 @@ def read_tensors(case: Path, prefix: str, infos) -> list:
     return values
 
 
+def tensor_values(proto, info=None) -> np.ndarray:
+    """The values of a TensorProto for the graph value `info`. bfloat16 and
+    float8 tensors become the float32 values they hold (MACE carries them
+    so), not their bits. The suite stores some bfloat16 data as uint16 bits,
+    so the graph's declared type decides."""
+    from onnx import TensorProto, numpy_helper
+    array = numpy_helper.to_array(proto)
+    declared = info.type.tensor_type.elem_type if info is not None else proto.data_type
+    if TensorProto.BFLOAT16 in (declared, proto.data_type):
+        bits = np.asarray(array).view(np.uint16) if array.dtype.itemsize == 2 else None
+        if bits is not None:
+            return (bits.astype(np.uint32) << 16).view(np.float32)
+    if proto.data_type in (TensorProto.FLOAT8E4M3FN, TensorProto.FLOAT8E4M3FNUZ,
+                           TensorProto.FLOAT8E5M2, TensorProto.FLOAT8E5M2FNUZ):
+        from onnx.reference.ops.op_cast import cast_to
+        return cast_to(array, TensorProto.FLOAT, True)
+    return array
+
+
 def safe_name(name: str) -> str:
     return name.replace("/", "_").replace(":", "_").replace(" ", "_")
 
@@ -160,7 +179,6 @@ def first_line(text: str, limit: int = 300) -> str:
 def run_case(case: Path, claimed: set[str], mace_run: Path, timeout: float,
              work: Path) -> Outcome:
     import onnx
-    from onnx import numpy_helper
     from mace_converter.api import ConversionError, ConvertOptions, TensorSpec
     from mace_converter.convert import convert
     from mace_converter.progress import UserError
@@ -188,8 +206,10 @@ def run_case(case: Path, claimed: set[str], mace_run: Path, timeout: float,
     if len(inputs) != len(input_names) or len(outputs) != len(output_names):
         return done("refused", "the test data does not match the graph's inputs and outputs")
     try:
-        input_arrays = {name: numpy_helper.to_array(t) for name, t in zip(input_names, inputs)}
-        want = {name: numpy_helper.to_array(t) for name, t in zip(output_names, outputs)}
+        input_arrays = {info.name: tensor_values(t, info)
+                        for info, t in zip(input_infos, inputs)}
+        want = {info.name: tensor_values(t, info)
+                for info, t in zip(model.graph.output, outputs)}
     except Exception as error:  # e.g. a type numpy_helper cannot read
         return done("refused", f"the test data cannot be read: {first_line(str(error))}")
 
@@ -221,7 +241,8 @@ def run_case(case: Path, claimed: set[str], mace_run: Path, timeout: float,
             return done("refused", f"input '{name}' has type {array.dtype}, which mace_run "
                         "cannot feed")
         np.save(out_dir / f"input_{safe_name(name)}.npy",
-                np.ascontiguousarray(array.astype(np.float32).reshape(spec.shape)))
+                # (np.ascontiguousarray would make a scalar one-dimensional)
+                array.astype(np.float32).reshape(spec.shape).copy(order="C"))
     command = [
         str(mace_run), f"--model_file={pb}", f"--model_data_file={weights}",
         "--input_node=" + ",".join(s.name for s in converted.inputs),

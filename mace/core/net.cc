@@ -116,7 +116,7 @@ MaceStatus Net::CreateInputs(const NetDef& net_def) {
                    "' clashes with a weight of the same name");
     std::vector<int64_t> dims(info.dims().begin(), info.dims().end());
     for (int64_t d : dims) {
-      MACE_CHECK_ARG(d > 0 && d < (int64_t{1} << 31), "model input '", info.name(),
+      MACE_CHECK_ARG(d >= 0 && d < (int64_t{1} << 31), "model input '", info.name(),
                      "' has an invalid dimension ", d);
     }
     MACE_CHECK_ARG(CheckedElementCount(dims, kMaxByteCount / element_size) >= 0, "model input '",
@@ -334,8 +334,13 @@ MaceStatus Net::Run(RunMetadata* run_metadata) {
   for (auto& op : ops_) {
     const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
     context.runtime = op->runtime();
+    // An op whose outputs are all empty (a zero dimension) has nothing to
+    // write, so its kernel need not handle empty tensors.
+    bool empty = op->OutputSize() > 0;
+    for (int k = 0; k < op->OutputSize() && empty; ++k) empty = op->Output(k)->size() == 0;
     MaceStatus status =
-        CatchExceptions([&] { return op->Run(&context); }, [&] { return op->Describe(); });
+        empty ? MaceStatus()
+              : CatchExceptions([&] { return op->Run(&context); }, [&] { return op->Describe(); });
     if (!status.ok()) return status;
     if (run_metadata != nullptr) {
       OperatorStats stats;

@@ -236,7 +236,10 @@ MaceStatus MaceEngine::Impl::CopyInputs(const std::map<std::string, MaceTensor>&
                    TensorDataTypeName(given.data_type()), " but the model expects ",
                    TensorDataTypeName(expected));
     MACE_CHECK_ARG(given.raw_data() != nullptr, "input '", name, "' has no data");
-    std::memcpy(tensor->raw_mutable_data(), given.raw_data().get(), tensor->raw_size());
+    // An empty tensor (a zero dimension) may have no memory at all.
+    if (tensor->raw_size() > 0) {
+      std::memcpy(tensor->raw_mutable_data(), given.raw_data().get(), tensor->raw_size());
+    }
   }
   return MaceStatus();
 }
@@ -274,7 +277,9 @@ MaceStatus MaceEngine::Impl::CopyOutputs(std::map<std::string, MaceTensor>* outp
                      ShapeToString(tensor->shape()));
       (*outputs)[name] = MaceTensor(tensor->shape(), it->second.raw_data(), type);
     }
-    std::memcpy((*outputs)[name].raw_data().get(), tensor->raw_data(), tensor->raw_size());
+    if (tensor->raw_size() > 0) {
+      std::memcpy((*outputs)[name].raw_data().get(), tensor->raw_data(), tensor->raw_size());
+    }
   }
   return MaceStatus();
 }

@@ -72,7 +72,10 @@ MaceStatus AxisOpBase::SplitAtAxis(int64_t axis, int64_t* outer, int64_t* axis_s
 }
 
 MaceStatus AxisOpBase::InferShapes() {
-  MACE_RETURN_IF_ERROR(CheckTensor(*this, Input(0), kernel_dtype()));
+  // Trilu's output is as empty as its input; the other kinds need elements.
+  MACE_RETURN_IF_ERROR(kind_ == AxisOpKind::TRILU
+                           ? CheckTensorMayBeEmpty(*this, Input(0), kernel_dtype())
+                           : CheckTensor(*this, Input(0), kernel_dtype()));
   const std::vector<int64_t>& shape = Input(0)->shape();
   const int rank = static_cast<int>(shape.size());
   switch (kind_) {
@@ -80,7 +83,8 @@ MaceStatus AxisOpBase::InferShapes() {
       OP_CHECK(rank >= 2, "input has shape ", ShapeToString(shape), " but needs rank 2 or more");
       trilu_.rows = shape[rank - 2];
       trilu_.cols = shape[rank - 1];
-      trilu_.batch = Input(0)->size() / (trilu_.rows * trilu_.cols);
+      trilu_.batch = 1;
+      for (int i = 0; i < rank - 2; ++i) trilu_.batch *= shape[i];
       if (InputSize() > 1 && Input(1) != nullptr) MACE_RETURN_IF_ERROR(CheckScalarInput("k"));
       Output(0)->Reshape(shape);
       break;

@@ -58,6 +58,22 @@ TEST(AxisOpsTest, HandComputedTrilu) {
   }
 }
 
+TEST(AxisOpsTest, TriluOfEmptyMatrices) {
+  for (const std::vector<int64_t>& shape :
+       std::vector<std::vector<int64_t>>{{3, 0, 5}, {0, 5}, {2, 4, 0}}) {
+    SCOPED_TRACE(ShapeToString(shape));
+    OpTester tester("Trilu", RegisterAxisOps);
+    tester.Input("x", shape, {}).Output("y").Arg("upper", 1);
+    const MaceStatus status = tester.Run();
+    ASSERT_TRUE(status.ok()) << status.information();
+    EXPECT_EQ(tester.OutputShape("y"), shape);
+  }
+  // CumSum still needs elements.
+  OpTester cum_sum("CumSum", RegisterAxisOps);
+  cum_sum.Input("x", {2, 0}, {}).Output("y").Arg("axis", 0);
+  EXPECT_EQ(cum_sum.Run().code(), MaceStatus::MACE_INVALID_ARGS);
+}
+
 TEST(AxisOpsTest, TriluMatchesNaive) {
   const std::vector<std::vector<int64_t>> shapes = {{1, 1}, {4, 5}, {3, 1, 5}, {2, 3, 3}, {7, 2}};
   uint32_t seed = 6100;

@@ -12,6 +12,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterBatchNorm,
       RegisterBatchToSpaceND,
       RegisterBiasAdd,
+      RegisterCast,
       RegisterChannelShuffle,
       RegisterConcat,
       RegisterConv2D,

@@ -18,6 +18,7 @@ MaceStatus RegisterAxisOps(OpRegistry* registry);
 MaceStatus RegisterBatchNorm(OpRegistry* registry);
 MaceStatus RegisterBatchToSpaceND(OpRegistry* registry);
 MaceStatus RegisterBiasAdd(OpRegistry* registry);
+MaceStatus RegisterCast(OpRegistry* registry);
 MaceStatus RegisterChannelShuffle(OpRegistry* registry);
 MaceStatus RegisterConcat(OpRegistry* registry);
 MaceStatus RegisterConv2D(OpRegistry* registry);

@@ -29,7 +29,7 @@ MaceStatus SplitBase::Init() {
     OP_CHECK(static_cast<int>(size_args_.size()) == OutputSize(), "split lists ", size_args_.size(),
              " sizes but the op has ", OutputSize(), " outputs");
     for (int64_t size : size_args_) {
-      OP_CHECK(size > 0 && size <= kMaxElements, "split sizes must be in [1, ", kMaxElements,
+      OP_CHECK(size >= 0 && size <= kMaxElements, "split sizes must be in [0, ", kMaxElements,
                "], got ", size);
     }
   }
@@ -39,7 +39,8 @@ MaceStatus SplitBase::Init() {
 MaceStatus SplitBase::InferShapes() {
   const Tensor* input = Input(0);
   MACE_RETURN_IF_ERROR(CheckMovedType(*this, "input", input->dtype()));
-  MACE_RETURN_IF_ERROR(CheckElementCount(*this, "input", input->shape()));
+  // Empty inputs and empty pieces are allowed: an empty piece is no copy.
+  if (input->size() != 0) MACE_RETURN_IF_ERROR(CheckElementCount(*this, "input", input->shape()));
   const int rank = input->dim_size();
   OP_CHECK(axis_arg_ >= -rank && axis_arg_ < rank, "axis ", axis_arg_,
            " is out of range for input shape ", ShapeToString(input->shape()));

@@ -48,6 +48,31 @@ TEST(SplitTest, ExplicitSizesOnNegativeAxis) {
   EXPECT_EQ(tester.OutputData("b"), (std::vector<float>{2, 3, 5, 6}));
 }
 
+TEST(SplitTest, EmptyPiecesAndEmptyInputs) {
+  // [[1, 2, 3], [4, 5, 6]] into an empty piece, all three columns, and
+  // another empty piece.
+  OpTester tester("Split", RegisterSplit);
+  tester.Input("x", {2, 3}, {1, 2, 3, 4, 5, 6})
+      .Output("a")
+      .Output("b")
+      .Output("c")
+      .Arg("axis", 1)
+      .Args("split", std::vector<int64_t>{0, 3, 0});
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputShape("a"), (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(tester.OutputShape("c"), (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(tester.OutputData("b"), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  // An empty input splits into empty outputs.
+  OpTester empty("Split", RegisterSplit);
+  empty.Input("x", {0}, {}).Output("a").Output("b").Arg("axis", 0).Args(
+      "split", std::vector<int64_t>{0, 0});
+  const MaceStatus empty_status = empty.Run();
+  ASSERT_TRUE(empty_status.ok()) << empty_status.information();
+  EXPECT_EQ(empty.OutputShape("a"), (std::vector<int64_t>{0}));
+  EXPECT_EQ(empty.OutputShape("b"), (std::vector<int64_t>{0}));
+}
+
 TEST(SplitTest, Int32) {
   // A shape vector [n, c, h, w] cut into [n] and [c, h, w].
   OpTester tester("Split", RegisterSplit);
@@ -148,7 +173,7 @@ TEST(SplitTest, RejectsBadSizes) {
   };
   for (const Bad& bad : std::vector<Bad>{{{2, 2}, "split sizes add up to 4 but axis 1"},
                                          {{1, 2, 2}, "split lists 3 sizes but the op has 2"},
-                                         {{5, 0}, "split sizes must be in [1, "},
+                                         {{7, -2}, "split sizes must be in [0, "},
                                          {{6, -1}, "got -1"}}) {
     OpTester tester("Split", RegisterSplit);
     tester.Input("x", {1, 5}, std::vector<float>(5))

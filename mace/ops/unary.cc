@@ -29,7 +29,7 @@ MaceStatus UnaryBase::Init() {
 
 MaceStatus UnaryBase::InferShapes() {
   const Tensor* input = Input(0);
-  MACE_RETURN_IF_ERROR(CheckTensor(*this, input, kernel_dtype()));
+  MACE_RETURN_IF_ERROR(CheckTensorMayBeEmpty(*this, input, kernel_dtype()));
   params_.count = input->size();
   Output(0)->Reshape(input->shape());
   return MaceStatus();

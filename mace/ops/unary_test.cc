@@ -53,6 +53,11 @@ TEST(UnaryTest, HandComputedValues) {
   ExpectNear(RunUnary("GELU", {1}, {1.f}), {0.8413447f}, 1e-6f);
 }
 
+TEST(UnaryTest, ScalarsAndEmptyTensors) {
+  EXPECT_EQ(RunUnary("FLOOR", {}, {-2.5f}), (std::vector<float>{-3}));
+  EXPECT_TRUE(RunUnary("EXP", {4, 0}, {}).empty());
+}
+
 TEST(UnaryTest, LargeInputsStayFinite) {
   // softplus(100) = 100 (the naive log(1 + e^x) in float would overflow).
   ExpectNear(RunUnary("SOFTPLUS", {2}, {100.f, -100.f}), {100.f, 0.f});

@@ -38,14 +38,17 @@ std::vector<std::string> SplitString(const std::string& text, char separator) {
 
 bool ParseShapes(const std::string& text, std::vector<std::vector<int64_t>>* shapes) {
   shapes->clear();
-  for (const std::string& shape_text : SplitString(text, ':')) {
+  // An empty shape is a scalar (rank 0): "--input_shape=" is one scalar and
+  // "3,4::" is a [3,4] tensor followed by two scalars. A dimension may be 0.
+  const std::vector<std::string> parts =
+      text.empty() ? std::vector<std::string>{""} : SplitString(text, ':');
+  for (const std::string& shape_text : parts) {
     std::vector<int64_t> shape;
     for (const std::string& dim : SplitString(shape_text, ',')) {
       int64_t value = 0;
-      if (!ParseInt(dim, 1, int64_t{1} << 31, &value)) return false;
+      if (!ParseInt(dim, 0, int64_t{1} << 31, &value)) return false;
       shape.push_back(value);
     }
-    if (shape.empty()) return false;
     shapes->push_back(shape);
   }
   return true;
@@ -190,7 +193,9 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
 std::string RunUsage() {
   return R"(usage: mace_run --model_file=M.pb [--model_data_file=M.data] [flags]
   --input_node=a,b            model inputs (default: all the model declares)
-  --input_shape=1,3,8,8:1,4   one shape per input, checked against the model
+  --input_shape=1,3,8,8:1,4   one shape per input, checked against the model; an
+                              empty shape is a scalar ("3,4:" ends with one, and
+                              "--input_shape=" is one), a dimension may be 0
   --output_node=x,y           outputs to fetch (default: the model's outputs)
   --output_shape=1,10:...     expected output shapes, checked after the run
   --input_file=PREFIX         read PREFIX_<node> (.npy, or raw float32); default random

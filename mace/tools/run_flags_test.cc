@@ -50,6 +50,28 @@ TEST(RunFlagsTest, RejectsBadFlagsWithOneMessage) {
   EXPECT_FALSE(Parse({"--model_file=m", "--cpu_affinity_policy=7"}, &flags, &error));
 }
 
+TEST(RunFlagsTest, EmptyShapesAreScalarsAndDimensionsMayBeZero) {
+  RunFlags flags;
+  std::string error;
+  ASSERT_TRUE(Parse({"--model_file=m", "--input_node=a,b,c", "--input_shape=3,4::2,0,4"}, &flags,
+                    &error))
+      << error;
+  ASSERT_EQ(flags.input_shapes.size(), 3u);
+  EXPECT_EQ(flags.input_shapes[0], (std::vector<int64_t>{3, 4}));
+  EXPECT_TRUE(flags.input_shapes[1].empty());
+  EXPECT_EQ(flags.input_shapes[2], (std::vector<int64_t>{2, 0, 4}));
+  ASSERT_TRUE(Parse({"--model_file=m", "--input_node=s", "--input_shape="}, &flags, &error))
+      << error;
+  ASSERT_EQ(flags.input_shapes.size(), 1u);
+  EXPECT_TRUE(flags.input_shapes[0].empty());
+  // A scalar is not a one-element vector.
+  EXPECT_FALSE(CheckInputShapes(flags, {{"s", {1}}}, &error));
+  EXPECT_TRUE(CheckInputShapes(flags, {{"s", {}}}, &error)) << error;
+  // Empty dimensions inside a shape are still malformed.
+  EXPECT_FALSE(Parse({"--model_file=m", "--input_node=a", "--input_shape=3,,4"}, &flags, &error));
+  EXPECT_FALSE(Parse({"--model_file=m", "--input_node=a", "--input_shape=3,"}, &flags, &error));
+}
+
 TEST(RunReportTest, MemoryStrategyNamesInAnyCase) {
   for (MemoryStrategy strategy : AllMemoryStrategies()) {
     const std::string name = MemoryStrategyName(strategy);

@@ -24,6 +24,17 @@ MaceStatus CheckTensor(const Operation& op, const Tensor* tensor, DataType dtype
   return CheckElementCount(op, StrCat("'", tensor->name(), "'"), tensor->shape());
 }
 
+MaceStatus CheckTensorMayBeEmpty(const Operation& op, const Tensor* tensor, DataType dtype) {
+  if (tensor->size() != 0) return CheckTensor(op, tensor, dtype);
+  if (tensor->dtype() != dtype) return CheckTensor(op, tensor, dtype);
+  // Empty: the other dimensions still obey the element bound.
+  std::vector<int64_t> others;
+  for (int64_t d : tensor->shape()) {
+    if (d != 0) others.push_back(d);
+  }
+  return CheckElementCount(op, StrCat("'", tensor->name(), "'"), others);
+}
+
 MaceStatus CheckNchwInput(const Operation& op, DataType dtype) {
   const Tensor* input = op.Input(0);
   if (input->dtype() != dtype) {

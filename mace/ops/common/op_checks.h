@@ -23,6 +23,11 @@ MaceStatus ParseFlag(const Operation& op, const std::string& name, bool* flag);
 // cannot overflow on hostile shapes; the message names the tensor.
 MaceStatus CheckTensor(const Operation& op, const Tensor* tensor, DataType dtype);
 
+// CheckTensor for the ops whose shape inference and kernels handle empty
+// tensors: a dimension may also be 0. (Net::Run does not run an op whose
+// outputs are all empty.)
+MaceStatus CheckTensorMayBeEmpty(const Operation& op, const Tensor* tensor, DataType dtype);
+
 // Checks that input 0 is of type `dtype`, of rank 4 (NCHW) and within
 // CheckElementCount's bounds; the messages call it "input".
 MaceStatus CheckNchwInput(const Operation& op, DataType dtype);

@@ -247,17 +247,20 @@ class _Parser:
         return shapes
 
     def shape(self, value: Any, key: str) -> list[int]:
+        """An empty string or list is a scalar (rank 0); a dimension may be 0."""
+        if isinstance(value, str) and not value.strip():
+            return []
         parts = value.split(",") if isinstance(value, str) else value
-        if not isinstance(parts, list) or not parts:
+        if not isinstance(parts, list):
             raise self.fail(key, f"expected a shape like 1,224,224,3, got {value!r}")
         dims = []
         for part in parts:
             try:
                 dim = int(str(part).strip())
             except ValueError:
-                dim = 0
-            if isinstance(part, (bool, float)) or dim <= 0:
-                raise self.fail(key, f"'{value}' is not a shape of positive integers")
+                dim = -1
+            if isinstance(part, (bool, float)) or dim < 0:
+                raise self.fail(key, f"'{value}' is not a shape of non-negative integers")
             dims.append(dim)
         return dims
 

@@ -30,9 +30,9 @@ def _check_options(options: ConvertOptions) -> None:
         if options.weight_file is None or not Path(options.weight_file).is_file():
             raise ConversionError(f"Caffe weight file {options.weight_file} does not exist")
     for spec in options.inputs:
-        if any(int(d) <= 0 for d in spec.shape):
-            raise ConversionError(f"input '{spec.name}' has shape {list(spec.shape)}; every "
-                                  "dimension must be positive")
+        if any(int(d) < 0 for d in spec.shape):
+            raise ConversionError(f"input '{spec.name}' has shape {list(spec.shape)}; a "
+                                  "dimension cannot be negative")
         if spec.data_format not in ("NCHW", "NHWC", "NONE"):
             raise ConversionError(f"input '{spec.name}' has data_format '{spec.data_format}'"
                                   "; use NCHW, NHWC or NONE")

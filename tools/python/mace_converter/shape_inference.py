@@ -45,7 +45,7 @@ def infer_op(graph: Graph, op: Op) -> None:
             raise fail(op, f"input '{name}' has an unknown shape")
     outs = op.planned if op.planned is not None else fn(op, shapes, graph)
     for name, shape in zip(op.outputs, outs):
-        if any(d <= 0 for d in shape):
+        if any(d < 0 for d in shape):
             raise fail(op, f"output '{name}' would have shape {list(shape)}")
         tensor = graph.tensor(name)
         tensor.shape = tuple(int(d) for d in shape)
@@ -150,7 +150,7 @@ def _matmul(op, shapes, graph):
 
 
 # ---- element-wise -------------------------------------------------------------
-@rule("Activation", "BatchNorm", "BiasAdd", "Identity", "LocalResponseNorm", "Unary")
+@rule("Activation", "BatchNorm", "BiasAdd", "Cast", "Identity", "LocalResponseNorm", "Unary")
 def _same(op, shapes, graph):
     return [shapes[0]]
 

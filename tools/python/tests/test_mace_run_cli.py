@@ -81,6 +81,46 @@ class MaceRunCliTest(unittest.TestCase):
         self.assertIn("Conv2D", result.stdout)   # the per-op table
         self.assertIn("median", result.stdout)   # latency statistics
 
+    def test_scalar_and_empty_tensors(self):
+        """A rank-0 input (an empty --input_shape entry) broadcast into a
+        vector, and an input with a zero dimension whose empty result is
+        written as an empty .npy."""
+        net = builder.NetBuilder("scalars")
+        net.add_input("s", [])
+        net.add_input("e", [2, 0, 4])
+        w = np.array([1.0, -2.0, 3.5], np.float32)
+        net.add_op("Eltwise", ["s", net.add_weight("w", w)], "y", type=0)
+        net.add_op("Cast", ["e"], "z", to="INT8")
+        net.add_op("Cast", ["s"], "t", to="BFLOAT16")
+        net.add_output("y", [3])
+        net.add_output("z", [2, 0, 4])
+        net.add_output("t", [])
+        pb, data = self.dir / "scalars.pb", self.dir / "scalars.data"
+        net.save(pb, data)
+        np.save(self.dir / "sc_s.npy", np.array(1.00390625 + 2.0 ** -7, np.float32))
+        np.save(self.dir / "sc_e.npy", np.zeros((2, 0, 4), np.float32))
+        result = subprocess.run(
+            [str(MACE_RUN), f"--model_file={pb}", f"--model_data_file={data}",
+             "--input_node=s,e", "--input_shape=:2,0,4", "--output_node=y,z,t",
+             "--output_shape=3:2,0,4:", f"--input_file={self.dir / 'sc'}",
+             f"--output_file={self.dir / 'sc_out'}"], capture_output=True, text=True,
+            timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        s = np.float32(1.00390625 + 2.0 ** -7)
+        np.testing.assert_allclose(np.load(self.dir / "sc_out_y.npy"), s + w, rtol=1e-6)
+        self.assertEqual(np.load(self.dir / "sc_out_z.npy").shape, (2, 0, 4))
+        scalar = np.load(self.dir / "sc_out_t.npy")
+        self.assertEqual(scalar.shape, ())
+        # 1 + 2^-8 + 2^-7 is halfway between bfloat16's 1 + 2^-7 and 1 + 2^-6.
+        self.assertEqual(float(scalar), 1.0 + 2.0 ** -6)
+        # A scalar is not a one-element vector.
+        result = subprocess.run(
+            [str(MACE_RUN), f"--model_file={pb}", f"--model_data_file={data}",
+             "--input_node=s,e", "--input_shape=1:2,0,4"], capture_output=True, text=True,
+            timeout=60)
+        self.expect_failure(result, "--input_shape [1] for input 's' differs from the "
+                                    "model's shape []")
+
     def test_corrupt_graph(self):
         bad = self.dir / "corrupt.pb"
         bad.write_bytes(b"\xff\xff\xff\xff not a protobuf")

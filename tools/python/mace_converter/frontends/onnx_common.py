@@ -108,7 +108,4 @@ def planned_shape(node: Node, what: str, output: int = 0) -> tuple[int, ...]:
         raise node.fail(f"{what} is computed at run time, so the shape of output '{name}' "
                         "depends on run-time values; the model must declare that shape "
                         "(graph output or value_info), which the engine plans memory for")
-    if 0 in shape:
-        raise node.fail(f"the declared shape {list(shape)} of output '{name}' is empty; "
-                        "MACE has no zero-size tensors")
     return shape

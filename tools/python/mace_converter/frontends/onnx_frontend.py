@@ -73,12 +73,16 @@ def _sorted_nodes(graph: Any, known: set[str]) -> list[tuple[int, Any]]:
 
 
 # ONNX element types a graph input or output may have. The engine carries
-# them as float32 values (integers exactly up to 2^24), or int32 for
-# integer results such as ArgMax's. Types whose bits would be reinterpreted
-# (bfloat16, float8, strings) are refused.
+# them as float32 values (integers exactly up to 2^24; every bfloat16 and
+# float8 value exactly), or int32 for integer results such as ArgMax's: the
+# caller gives and gets the values, not the type's bits. Strings and
+# complex numbers are refused.
 _INTEGER_TYPES = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
                   9: "bool", 12: "uint32", 13: "uint64", 21: "uint4", 22: "int4"}
-INPUT_TYPES = {1: "float32", 10: "float16", 11: "double", **_INTEGER_TYPES}
+_NARROW_FLOAT_TYPES = {16: "bfloat16", 17: "float8e4m3fn", 18: "float8e4m3fnuz",
+                       19: "float8e5m2", 20: "float8e5m2fnuz"}
+INPUT_TYPES = {1: "float32", 10: "float16", 11: "double", **_NARROW_FLOAT_TYPES,
+               **_INTEGER_TYPES}
 OUTPUT_TYPES = INPUT_TYPES
 # Ops whose result on integers differs from the float computation the
 # engine does (integer division truncates; Mod of integers is exact).

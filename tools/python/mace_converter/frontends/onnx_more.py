@@ -426,58 +426,30 @@ def einsum(node: Node) -> None:
     node.emit_out("Identity", [product.tensor])
 
 
-# ---- Cast to integers and bool -------------------------------------------------------
-# ONNX element types: integers, and bool (9).
-_INT_TYPES = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
-              12: "uint32", 13: "uint64"}
-_BOOL = 9
-
-
-def _cast_to(node: Node, source: str, to: int) -> None:
-    if to == _BOOL:
-        # x != 0 (NaN is true): "not" twice.
-        zero = node.emit("Compare", [source], {"type": "not"}).outputs[0]
-        node.emit_out("Compare", [zero], {"type": "not"})
-        return
-    # Toward zero, as C casts do: sign(x) * floor(|x|). Values beyond the
-    # target type's range are not wrapped.
-    magnitude = node.emit("Eltwise", [source], {"type": 7}).outputs[0]
-    floored = node.emit("Unary", [magnitude], {"type": "FLOOR"}).outputs[0]
-    sign = node.emit("Unary", [source], {"type": "SIGN"}).outputs[0]
-    node.emit_out("Eltwise", [floored, sign], {"type": ELTWISE_PROD})
-
-
+# ---- Cast and CastLike ---------------------------------------------------------------
 @converter("Cast")
 def cast(node: Node) -> None:
-    """Casts to float types stay Identity (onnx_tensor.cast); to integers
-    the value is truncated, to bool compared with 0."""
-    to = int(node.attr("to"))
-    if to in _INT_TYPES or to == _BOOL:
-        _cast_to(node, _value(node, 0), to)
-        return
-    onnx_tensor.cast(node)
+    """Integer and bool constants are given as float32 values (_value)."""
+    onnx_tensor.emit_cast(node, _value(node, 0), int(node.attr("to")),
+                          int(node.attr("saturate", 1)))
 
 
 @converter("CastLike")
 def cast_like(node: Node) -> None:
     """CastLike to the type of a constant second input or of a graph input."""
     if node.is_const(1):
+        from onnx import helper
         kind = np.asarray(node.const(1)).dtype
+        try:
+            elem = helper.np_dtype_to_tensor_dtype(kind)
+        except (KeyError, TypeError, ValueError):
+            raise node.fail(f"CastLike to {kind} is not supported") from None
     else:
         elem = getattr(node.graph, "onnx_input_types", {}).get(node.inputs[1])
         if not elem:
             raise node.fail("CastLike's target must be a constant or a graph input, so its "
                             "element type is known")
-        from onnx import helper
-        kind = np.dtype(helper.tensor_dtype_to_np_dtype(elem))
-    if kind == np.bool_:
-        _cast_to(node, _value(node, 0), _BOOL)
-    elif kind.kind in "iu":
-        _cast_to(node, _value(node, 0), 7)
-    elif kind in (np.float32, np.float64, np.float16):
-        node.emit_out("Identity", [_value(node, 0)])
-    else:
-        raise node.fail(f"CastLike to {kind} is not supported")
+    onnx_tensor.emit_cast(node, _value(node, 0), int(elem), int(node.attr("saturate", 1)))
 
 
 # ---- compositions of the ops above ----------------------------------------------------

@@ -40,17 +40,37 @@ def _check_inference_dropout(node: Node) -> None:
                         "inference (training_mode false) can be run")
 
 
+# ONNX element types Cast can convert to, by the name of the engine's Cast
+# type. The engine keeps the values as float32, each exactly what the type
+# holds (mace/ops/ref/cast.h); float and double leave the values as they are.
+# To bfloat16 the float32 is truncated, as ONNX's reference implementation
+# and its node tests do (ONNX Runtime rounds to nearest even instead; the
+# spec leaves it open); the other narrow types round to nearest even.
+CAST_TYPES = {1: "FLOAT32", 2: "UINT8", 3: "INT8", 4: "UINT16", 5: "INT16", 6: "INT32",
+              7: "INT64", 9: "BOOL", 10: "FLOAT16", 11: "DOUBLE", 12: "UINT32",
+              13: "UINT64", 16: "BFLOAT16", 17: "FLOAT8E4M3FN", 18: "FLOAT8E4M3FNUZ",
+              19: "FLOAT8E5M2", 20: "FLOAT8E5M2FNUZ", 21: "UINT4", 22: "INT4"}
+
+
+def emit_cast(node: Node, source: str, to: int, saturate: int = 1) -> None:
+    """This node's output: `source` converted to ONNX element type `to`."""
+    if to not in CAST_TYPES:
+        kind = {8: "string", 14: "complex64", 15: "complex128"}.get(to, f"type {to}")
+        raise node.fail(f"Cast to {kind} is not supported; MACE tensors hold numbers")
+    if to in (1, 11):
+        node.emit_out("Identity", [source])
+    else:
+        args = {"to": CAST_TYPES[to]}
+        if to in (17, 18, 19, 20):
+            args["saturate"] = int(bool(saturate))
+        if to == 16:
+            args["truncate"] = 1
+        node.emit_out("Cast", [source], args)
+
+
 @converter("Cast")
 def cast(node: Node) -> None:
-    to = int(node.attr("to"))
-    if to == 16:   # BFLOAT16: 8 bits of mantissa, far coarser than float32
-        raise node.fail("Cast of a computed tensor to bfloat16 would have to round it to "
-                        "bfloat16's 8-bit mantissa, which the engine does not do")
-    # FLOAT, DOUBLE and FLOAT16: the engine keeps float32, at least the
-    # precision asked for (float16 values are not rounded to 11 bits).
-    if to not in (1, 10, 11):
-        raise node.fail("Cast of a computed tensor to a non-float type is not supported")
-    node.emit_out("Identity", [node.tensor(0)])
+    emit_cast(node, node.tensor(0), int(node.attr("to")), int(node.attr("saturate", 1)))
 
 
 @converter("Flatten")

@@ -235,6 +235,69 @@ def _unary(inputs, args, _):
         return [_UNARY[kind](x)]
 
 
+# Cast: the value each element type holds for x, kept as float (see
+# mace/ops/ref/cast.h). Float formats: stored mantissa bits, smallest normal
+# exponent, largest finite value, infinity, negative zero, saturate applies.
+_CAST_FLOATS = {
+    "FLOAT16": (10, -14, 65504.0, True, True, False),
+    "BFLOAT16": (7, -126, 255.0 * 2.0 ** 120, True, True, False),
+    "FLOAT8E4M3FN": (3, -6, 448.0, False, True, True),
+    "FLOAT8E4M3FNUZ": (3, -7, 240.0, False, False, True),
+    "FLOAT8E5M2": (2, -14, 57344.0, True, True, True),
+    "FLOAT8E5M2FNUZ": (2, -15, 57344.0, False, False, True),
+}
+# Integer types: bits, signed; up to 16 bits they wrap, wider ones clamp.
+_CAST_INTS = {"INT8": (8, True), "UINT8": (8, False), "INT16": (16, True),
+              "UINT16": (16, False), "INT32": (32, True), "UINT32": (32, False),
+              "INT64": (64, True), "UINT64": (64, False)}
+
+
+def cast_values(x: np.ndarray, to: str, saturate: bool = True,
+                truncate: bool = False) -> np.ndarray:
+    if to == "BFLOAT16" and truncate:   # the high 16 bits of the float32
+        f = np.ascontiguousarray(x, np.float32)
+        cut = (f.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+        return np.where(np.isnan(f), f, cut).astype(np.float64)
+    x = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        if to in ("FLOAT32", "DOUBLE"):
+            return x
+        if to == "BOOL":
+            return (x != 0).astype(np.float64)
+        if to in ("INT4", "UINT4"):
+            low, high = (-8, 7) if to == "INT4" else (0, 15)
+            return np.where(np.isfinite(x), np.clip(np.rint(x), low, high), 0)
+        if to in _CAST_INTS:
+            bits, signed = _CAST_INTS[to]
+            span = 2.0 ** bits
+            low = -span / 2 if signed else 0.0
+            high = span / 2 - 1 if signed else span - 1
+            t = np.trunc(np.where(np.isfinite(x), x, 0))
+            if bits > 16:
+                return np.clip(t, low, high)
+            return np.mod(t - low, span) + low
+        mantissa, min_exp, top, has_inf, neg_zero, saturates = _CAST_FLOATS[to]
+        a = np.abs(x)
+        _, exp = np.frexp(np.where(np.isfinite(a) & (a > 0), a, 1.0))
+        spacing = np.ldexp(1.0, np.maximum(exp - 1, min_exp) - mantissa)
+        r = np.where(np.isfinite(a), np.rint(a / spacing) * spacing, a)
+        over = r > top
+        if saturates and saturate:
+            r = np.where(over, top, r)
+        else:
+            r = np.where(over, np.inf if has_inf else np.nan, r)
+        r = np.copysign(r, x)
+        if not neg_zero:
+            r = np.where(r == 0, 0.0, r)
+        return np.where(np.isnan(x), np.nan, r)
+
+
+@kernel("Cast")
+def _cast(inputs, args, _):
+    return [cast_values(inputs[0], args["to"], bool(int(args.get("saturate", 1))),
+                        bool(int(args.get("truncate", 0))))]
+
+
 @kernel("Softmax")
 def _softmax(inputs, args, _):
     x = inputs[0].astype(np.float64)

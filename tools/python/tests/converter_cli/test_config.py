@@ -111,6 +111,16 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual([s.value_range for s in model.inputs], [(0.0, 255.0), (-2.0, 2.0)])
         self.assertEqual(model.winograd, 4)
 
+    def test_scalar_and_empty_shapes(self):
+        def edit(document):
+            self.subgraph(document).update(input_tensors="a,b,c,d",
+                                           input_shapes=["3,0,4", "", [], "0"])
+        inputs = self.load(self.changed(edit)).models["net"].inputs
+        self.assertEqual([s.shape for s in inputs], [[3, 0, 4], [], [], [0]])
+        config = self.load(self.changed(
+            lambda d: self.subgraph(d).update(input_tensors="a,b", input_shapes="2,3:")))
+        self.assertEqual([s.shape for s in config.models["net"].inputs], [[2, 3], []])
+
     def test_dsp_defaults_to_uint8(self):
         config = self.load(self.changed(lambda d: self.model(d).update(runtime="dsp")))
         self.assertEqual(config.models["net"].data_type, "uint8")
@@ -243,9 +253,12 @@ class ConfigTest(unittest.TestCase):
              "under the model, not both"),
             (lambda d: self.subgraph(d).update(input_shapes="1,3,224,224:1,3"),
              "models.net.subgraphs[0].input_shapes: gives 2 shape(s) for 1 tensor(s)"),
-            (lambda d: self.subgraph(d).update(input_shapes="1,3,0,224"),
-             "models.net.subgraphs[0].input_shapes: '1,3,0,224' is not a shape of positive "
-             "integers"),
+            (lambda d: self.subgraph(d).update(input_shapes="1,3,-1,224"),
+             "models.net.subgraphs[0].input_shapes: '1,3,-1,224' is not a shape of "
+             "non-negative integers"),
+            (lambda d: self.subgraph(d).update(input_shapes="1,,224"),
+             "models.net.subgraphs[0].input_shapes: '1,,224' is not a shape of "
+             "non-negative integers"),
             (lambda d: self.subgraph(d).update(input_shapes={"a": 1}),
              "models.net.subgraphs[0].input_shapes: expected a shape like 1,224,224,3, got a "
              "mapping"),

@@ -6,6 +6,7 @@ import unittest
 import numpy as np
 from onnx import TensorProto, helper
 
+from mace_converter.api import ConversionError
 from mace_converter.numpy_runner import run
 from tests.converter_front.helpers import (convert_model, initializer, make_model, ort_run,
                                            random_feeds)
@@ -115,6 +116,80 @@ class MoreOpsTest(unittest.TestCase):
                                helper.make_node("Relu", ["x"], ["y"])], {"x": [2, 5]},
                               outputs=("s", "y"), out_types=[TensorProto.INT64])
         self.assertIn("Identity", [op.type for op in converted.net_def.op])
+
+    def test_casts_round_to_the_target_type(self):
+        """Float16, bfloat16 and float8 round to nearest even (float8 saturating
+        or not); the round trip back to float shows the value the type holds."""
+        x = (np.random.default_rng(3).standard_normal((4, 6)) * 300).astype(np.float32)
+        x.ravel()[:6] = [np.inf, -np.inf, 464.0, 470.0, 0.3, -0.0]
+        for to in (TensorProto.FLOAT16, TensorProto.FLOAT8E4M3FN,
+                   TensorProto.FLOAT8E4M3FNUZ, TensorProto.FLOAT8E5M2,
+                   TensorProto.FLOAT8E5M2FNUZ, TensorProto.INT8, TensorProto.UINT8,
+                   TensorProto.INT16):
+            for saturate in ((1, 0) if to >= TensorProto.FLOAT8E4M3FN else (1,)):
+                with self.subTest(to=to, saturate=saturate):
+                    extra = {"saturate": saturate} if to >= TensorProto.FLOAT8E4M3FN else {}
+                    nodes = [helper.make_node("Cast", ["x"], ["c"], to=to, **extra),
+                             helper.make_node("Cast", ["c"], ["y"], to=TensorProto.FLOAT)]
+                    converted = self._run(nodes, {"x": [4, 6]}, feeds={"x": x}, opset=21)
+                    self.assertIn("Cast", [op.type for op in converted.net_def.op])
+
+    def test_cast_to_bfloat16_truncates(self):
+        """As ONNX's reference Cast: the high 16 bits of the float32."""
+        x = np.array([[1.01171875, -1.0078125, 3.14159, np.inf, 0.4803366]], np.float32)
+        nodes = [helper.make_node("Cast", ["x"], ["c"], to=TensorProto.BFLOAT16),
+                 helper.make_node("Cast", ["c"], ["y"], to=TensorProto.FLOAT)]
+        model = make_model(nodes, {"x": [1, 5]}, {"y": None}, [], 13)
+        converted = convert_model(model, {"x": [1, 5]}, ["y"])
+        got = run(converted.net_def, converted.weights, {"x": x})["y"]
+        want = (x.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+        np.testing.assert_array_equal(got.reshape(x.shape), want)
+        self.assertEqual(want[0, 0], 1.0078125)
+
+    def test_cast_to_int4_and_narrow_float_inputs(self):
+        # ONNX Runtime has no float -> int4 Cast here: the values are checked
+        # against their definition (round half to even, then clamp).
+        x = np.array([[-9.0, -8.5, 2.5, 3.5, 7.4, 20.0]], np.float32)
+        for to, want in ((TensorProto.INT4, [-8, -8, 2, 4, 7, 7]),
+                         (TensorProto.UINT4, [0, 0, 2, 4, 7, 15])):
+            model = make_model([helper.make_node("Cast", ["x"], ["y"], to=to)], {"x": [1, 6]},
+                               {"y": None}, [], 21)
+            model.graph.output[0].type.tensor_type.elem_type = to
+            converted = convert_model(model, {"x": [1, 6]}, ["y"])
+            got = run(converted.net_def, converted.weights, {"x": x})["y"]
+            np.testing.assert_array_equal(got.reshape(-1), want)
+        # A bfloat16 or float8 graph input is given as the float values it holds.
+        for elem in (TensorProto.BFLOAT16, TensorProto.FLOAT8E4M3FN):
+            model = make_model([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT)],
+                               {"x": [2, 3]}, {"y": None}, [], 21)
+            model.graph.input[0].type.tensor_type.elem_type = elem
+            converted = convert_model(model, {"x": [2, 3]}, ["y"])
+            self.assertEqual([op.type for op in converted.net_def.op], ["Identity"])
+
+    def test_scalar_and_empty_inputs(self):
+        """Rank-0 inputs, and inputs and outputs with a zero dimension."""
+        feeds = {"x": np.array(1.5, np.float32), "z": random_feeds({"z": [3, 4]})["z"]}
+        converted = self._run([helper.make_node("Add", ["x", "z"], ["y"])],
+                              {"x": [], "z": [3, 4]}, feeds=feeds)
+        self.assertEqual(list(converted.inputs[0].shape), [])
+        empty = {"x": np.zeros((3, 0, 5), np.float32)}
+        converted = self._run([helper.make_node("Trilu", ["x"], ["y"], upper=0)],
+                              {"x": [3, 0, 5]}, feeds=empty, opset=14)
+        self.assertEqual(list(converted.outputs[0].shape), [3, 0, 5])
+        self._run([helper.make_node("Relu", ["x"], ["r"]),
+                   helper.make_node("Concat", ["r", "z"], ["y"], axis=1)],
+                  {"x": [3, 0], "z": [3, 4]},
+                  feeds={"x": np.zeros((3, 0), np.float32), "z": feeds["z"]})
+        model = make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": [2, 1]},
+                           {"y": None}, [], 13)
+        with self.assertRaisesRegex(ConversionError, "a dimension cannot be negative"):
+            convert_model(model, {"x": [2, -1]}, ["y"])
+
+    def test_cast_to_string_is_refused(self):
+        model = make_model([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.STRING)],
+                           {"x": [2]}, {"y": None}, [], 13)
+        with self.assertRaisesRegex(ConversionError, "Cast to string is not supported"):
+            convert_model(model, {"x": [2]}, ["y"])
 
     def test_compositions(self):
         feeds = {"x": np.array([[1.0, np.nan, -np.inf, 3.0, np.inf, 0.2]], np.float32)}
