@@ -84,10 +84,14 @@ def measure(path: Path) -> dict:
     listing = subprocess.run([f"{prefix}nm", "-S", "--size-sort", "-C", str(path)], check=True,
                              capture_output=True, text=True).stdout
     sizes = {name: 0 for name in PARTS}
+    # Identical code folding leaves several symbols on one copy: count the
+    # bytes at an address once.
+    seen = set()
     for line in listing.splitlines():
         fields = line.split(" ", 3)
-        if len(fields) < 4 or fields[2] in "Uwv":
+        if len(fields) < 4 or fields[2] in "Uwv" or fields[0] in seen:
             continue
+        seen.add(fields[0])
         sizes[part(fields[3])] += int(fields[1], 16)
     dynamic = subprocess.run([f"{prefix}nm", "-D", "--defined-only", str(path)], check=True,
                              capture_output=True, text=True).stdout

@@ -86,6 +86,24 @@ class LibrarySizeTest(unittest.TestCase):
         self.assertEqual(bare["parts"]["ops"], full["parts"]["ops"])
         self.assertEqual(bare["other"], bare["stripped"] - sum(bare["parts"].values()))
 
+    def test_folded_code_counted_once(self):
+        # Two functions with the same code, folded into one by gold.
+        source = self.dir / "twins.cc"
+        source.write_text("namespace mace { namespace ops {\n" + "".join(
+            f"int Twin{i}(const int* x) {{ int s = 0; for (int j = 0; j < 4096; ++j) "
+            f"s += x[j] * (j | 7); return s; }}\n" for i in range(2)) + "}}\n")
+        folded = self.dir / "folded.so"
+        subprocess.run(["g++", "-shared", "-fPIC", "-O1", "-ffunction-sections", "-fuse-ld=gold",
+                        "-Wl,--icf=all", "-o", str(folded), str(source)], check=True)
+        listing = subprocess.run(["nm", "-S", str(folded)], check=True, capture_output=True,
+                                 text=True).stdout
+        twins = [line.split() for line in listing.splitlines() if "Twin" in line]
+        self.assertEqual(len(twins), 2)
+        self.assertEqual(twins[0][0], twins[1][0], "gold did not fold the twins")
+        result = library_size.measure(folded)
+        self.assertEqual(result["parts"]["ops"], int(twins[0][1], 16))
+        self.assertGreaterEqual(result["other"], 0)
+
     def test_parts_by_qualified_name(self):
         self.assertEqual(library_size.part("mace::ops::Conv2d<float>::Run(mace::OpContext*)"),
                          "ops")
