@@ -4,6 +4,10 @@
 # with -Xcheck:jni; a JNI warning fails the test like a failure.
 #
 #   run_java_tests.sh JAVAC JAVA MACE_JAR LIBMACE_JNI GRAPH WEIGHTS MACE_RUN JUNIT_JARS...
+#
+# MACE_JAVA_TESTS names the test classes to run (default com.mace.MaceEngineTest,
+# whose model is test/c_api_model_gen.cc's; com.mace.MaceZooModelTest takes a
+# converted zoo network, see tools/python/tests/test_java_zoo_model.py).
 set -euo pipefail
 javac="$1" java="$2" jar="$3" lib="$4" graph="$5" weights="$6" mace_run="$7"
 shift 7
@@ -26,7 +30,7 @@ status=0
   -Dmace.jni.library="$(realpath "${lib}")" \
   -Dmace.test.graph="$(realpath "${graph}")" -Dmace.test.weights="$(realpath "${weights}")" \
   -Dmace.test.mace_run="$(realpath "${mace_run}")" \
-  -cp "${jar}:${classpath}:${classes}" org.junit.runner.JUnitCore com.mace.MaceEngineTest \
+  -cp "${jar}:${classpath}:${classes}" org.junit.runner.JUnitCore ${MACE_JAVA_TESTS:-com.mace.MaceEngineTest} \
   2>&1 | tee "${log}" || status=$?
 if grep -q "WARNING in native method" "${log}"; then
   echo "FAIL: -Xcheck:jni reported misuse of JNI"
