@@ -1,0 +1,168 @@
+// Half-precision NEON kernels (FEAT_FP16: fmla on .8h). Built with
+// -march=armv8.2-a+fp16 and called only after the HWCAP check, so nothing
+// here may be inlined into baseline code: every helper is static.
+#include <arm_neon.h>
+
+#include <algorithm>
+
+#include "mace/ops/arm/fp16_neon_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace arm {
+namespace {
+
+// Partial sums of the matrix-vector product stay in half precision for at
+// most this many steps before they are added in single precision.
+constexpr int64_t kDotChunk = 64;
+
+static inline float32x4_t Activate(float32x4_t v, const TileEpilogue& epilogue) {
+  switch (epilogue.activation) {
+    case kTileActClamp:
+      return vminq_f32(vmaxq_f32(v, vdupq_n_f32(epilogue.lo)), vdupq_n_f32(epilogue.hi));
+    case kTileActHardSwish: {
+      const float32x4_t gate =
+          vminq_f32(vmaxq_f32(vaddq_f32(v, vdupq_n_f32(3.f)), vdupq_n_f32(0.f)), vdupq_n_f32(6.f));
+      return vmulq_f32(vmulq_f32(v, gate), vdupq_n_f32(1.f / 6.f));
+    }
+    default:
+      return v;
+  }
+}
+
+// Adds one half vector (8 columns) to dst in single precision, or stores it,
+// with the epilogue on the last block.
+static inline void StoreHalf(float16x8_t v, float* dst, bool accumulate, bool last,
+                             float32x4_t bias, const TileEpilogue& epilogue) {
+  float32x4_t lo = vcvt_f32_f16(vget_low_f16(v));
+  float32x4_t hi = vcvt_high_f32_f16(v);
+  if (accumulate) {
+    lo = vaddq_f32(lo, vld1q_f32(dst));
+    hi = vaddq_f32(hi, vld1q_f32(dst + 4));
+  }
+  if (last) {
+    lo = Activate(vaddq_f32(lo, bias), epilogue);
+    hi = Activate(vaddq_f32(hi, bias), epilogue);
+  }
+  vst1q_f32(dst, lo);
+  vst1q_f32(dst + 4, hi);
+}
+
+static inline void StoreRow(float16x8_t v0, float16x8_t v1, float16x8_t v2, float* dst,
+                            const float* row_bias, int row, const TileEpilogue& epilogue) {
+  const float32x4_t bias = vdupq_n_f32(row_bias != nullptr ? row_bias[row] : 0.f);
+  StoreHalf(v0, dst, epilogue.accumulate, epilogue.last, bias, epilogue);
+  StoreHalf(v1, dst + 8, epilogue.accumulate, epilogue.last, bias, epilogue);
+  StoreHalf(v2, dst + 16, epilogue.accumulate, epilogue.last, bias, epilogue);
+}
+
+// The full 8 x 24 tile into `c` (row stride ldc); row_bias has 8 values.
+static void FullTile(int64_t kc, const float16_t* a, const float16_t* b, float* c, int64_t ldc,
+                     const float* row_bias, const TileEpilogue& epilogue) {
+  const float16x8_t zero = vdupq_n_f16(0);
+  float16x8_t c00 = zero, c01 = zero, c02 = zero, c10 = zero, c11 = zero, c12 = zero;
+  float16x8_t c20 = zero, c21 = zero, c22 = zero, c30 = zero, c31 = zero, c32 = zero;
+  float16x8_t c40 = zero, c41 = zero, c42 = zero, c50 = zero, c51 = zero, c52 = zero;
+  float16x8_t c60 = zero, c61 = zero, c62 = zero, c70 = zero, c71 = zero, c72 = zero;
+#define MACE_FP16_ROW(r)                          \
+  c##r##0 = vfmaq_laneq_f16(c##r##0, b0, av, r); \
+  c##r##1 = vfmaq_laneq_f16(c##r##1, b1, av, r); \
+  c##r##2 = vfmaq_laneq_f16(c##r##2, b2, av, r);
+#define MACE_FP16_STEP(offset)                              \
+  {                                                         \
+    const float16x8_t av = vld1q_f16(a + (offset) * 8);     \
+    const float16x8_t b0 = vld1q_f16(b + (offset) * 24);    \
+    const float16x8_t b1 = vld1q_f16(b + (offset) * 24 + 8); \
+    const float16x8_t b2 = vld1q_f16(b + (offset) * 24 + 16); \
+    MACE_FP16_ROW(0)                                        \
+    MACE_FP16_ROW(1)                                        \
+    MACE_FP16_ROW(2)                                        \
+    MACE_FP16_ROW(3)                                        \
+    MACE_FP16_ROW(4)                                        \
+    MACE_FP16_ROW(5)                                        \
+    MACE_FP16_ROW(6)                                        \
+    MACE_FP16_ROW(7)                                        \
+  }
+  int64_t k = 0;
+  for (; k + 2 <= kc; k += 2, a += 16, b += 48) {
+    MACE_FP16_STEP(0)
+    MACE_FP16_STEP(1)
+  }
+  if (k < kc) MACE_FP16_STEP(0)
+#undef MACE_FP16_STEP
+#undef MACE_FP16_ROW
+  StoreRow(c00, c01, c02, c, row_bias, 0, epilogue);
+  StoreRow(c10, c11, c12, c + ldc, row_bias, 1, epilogue);
+  StoreRow(c20, c21, c22, c + 2 * ldc, row_bias, 2, epilogue);
+  StoreRow(c30, c31, c32, c + 3 * ldc, row_bias, 3, epilogue);
+  StoreRow(c40, c41, c42, c + 4 * ldc, row_bias, 4, epilogue);
+  StoreRow(c50, c51, c52, c + 5 * ldc, row_bias, 5, epilogue);
+  StoreRow(c60, c61, c62, c + 6 * ldc, row_bias, 6, epilogue);
+  StoreRow(c70, c71, c72, c + 7 * ldc, row_bias, 7, epilogue);
+}
+
+}  // namespace
+
+void Fp16FromFloat(const float* src, int64_t count, uint16_t* dst_bits) {
+  float16_t* dst = reinterpret_cast<float16_t*>(dst_bits);
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const float16x4_t lo = vcvt_f16_f32(vld1q_f32(src + i));
+    vst1q_f16(dst + i, vcvt_high_f16_f32(lo, vld1q_f32(src + i + 4)));
+  }
+  for (; i < count; ++i) dst[i] = static_cast<float16_t>(src[i]);
+}
+
+void Fp16GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, float* c,
+                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  const float16_t* a = reinterpret_cast<const float16_t*>(a_bits);
+  const float16_t* b = reinterpret_cast<const float16_t*>(b_bits);
+  if (rows == kFp16GemmMr && cols == kFp16GemmNr) {
+    FullTile(kc, a, b, c, ldc, epilogue.row_bias, epilogue);
+    return;
+  }
+  // A tile that sticks out of C: computed into a staging tile (holding C's
+  // values when accumulating), whose inside part is copied back.
+  float staging[kFp16GemmMr * kFp16GemmNr];
+  float bias[kFp16GemmMr] = {};
+  for (int r = 0; r < rows; ++r) {
+    if (epilogue.row_bias != nullptr) bias[r] = epilogue.row_bias[r];
+    if (epilogue.accumulate) std::copy(c + r * ldc, c + r * ldc + cols, staging + r * kFp16GemmNr);
+  }
+  FullTile(kc, a, b, staging, kFp16GemmNr, bias, epilogue);
+  for (int r = 0; r < rows; ++r) {
+    std::copy(staging + r * kFp16GemmNr, staging + r * kFp16GemmNr + cols, c + r * ldc);
+  }
+}
+
+void Fp16PanelDot(const uint16_t* panel_bits, int64_t depth, const uint16_t* x_bits, float* out) {
+  const float16_t* panel = reinterpret_cast<const float16_t*>(panel_bits);
+  const float16_t* x = reinterpret_cast<const float16_t*>(x_bits);
+  float32x4_t lo = vdupq_n_f32(0.f), hi = vdupq_n_f32(0.f);
+  for (int64_t d0 = 0; d0 < depth; d0 += kDotChunk) {
+    const int64_t end = std::min(depth, d0 + kDotChunk);
+    float16x8_t s0 = vdupq_n_f16(0), s1 = vdupq_n_f16(0);
+    int64_t d = d0;
+    for (; d + 8 <= end; d += 8) {
+      const float16x8_t xv = vld1q_f16(x + d);
+      const float16_t* p = panel + d * 8;
+      s0 = vfmaq_laneq_f16(s0, vld1q_f16(p), xv, 0);
+      s1 = vfmaq_laneq_f16(s1, vld1q_f16(p + 8), xv, 1);
+      s0 = vfmaq_laneq_f16(s0, vld1q_f16(p + 16), xv, 2);
+      s1 = vfmaq_laneq_f16(s1, vld1q_f16(p + 24), xv, 3);
+      s0 = vfmaq_laneq_f16(s0, vld1q_f16(p + 32), xv, 4);
+      s1 = vfmaq_laneq_f16(s1, vld1q_f16(p + 40), xv, 5);
+      s0 = vfmaq_laneq_f16(s0, vld1q_f16(p + 48), xv, 6);
+      s1 = vfmaq_laneq_f16(s1, vld1q_f16(p + 56), xv, 7);
+    }
+    for (; d < end; ++d) s0 = vfmaq_f16(s0, vld1q_f16(panel + d * 8), vdupq_n_f16(x[d]));
+    lo = vaddq_f32(lo, vaddq_f32(vcvt_f32_f16(vget_low_f16(s0)), vcvt_f32_f16(vget_low_f16(s1))));
+    hi = vaddq_f32(hi, vaddq_f32(vcvt_high_f32_f16(s0), vcvt_high_f32_f16(s1)));
+  }
+  vst1q_f32(out, lo);
+  vst1q_f32(out + 4, hi);
+}
+
+}  // namespace arm
+}  // namespace ops
+}  // namespace mace
