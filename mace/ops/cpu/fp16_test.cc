@@ -192,7 +192,7 @@ ref::Conv2DParams ConvParams(int64_t in_c, int64_t h, int64_t w, int64_t out_c, 
   p.group = group;
   p.out_h = (h + 2 * pad - kernel) / stride + 1;
   p.out_w = (w + 2 * pad - kernel) / stride + 1;
-  p.activation.type = ActivationType::RELU6;
+  p.activation.type = ActivationType::RELUX;
   p.activation.max_limit = 6.f;
   return p;
 }
