@@ -40,7 +40,7 @@ MaceStatus ChooseKernelIsa(const std::string& family, KernelIsa* isa) {
 RuntimeProvider CpuProvider() {
   RuntimeProvider provider;
   provider.create = [](const MaceEngineConfig& config, std::unique_ptr<Runtime>* runtime) {
-    KernelIsa isa;
+    KernelIsa isa = KernelIsa::kReference;
     MACE_RETURN_IF_ERROR(ChooseKernelIsa(config.cpu_kernel_family(), &isa));
     auto cpu =
         std::make_unique<CpuRuntime>(config.num_threads(), config.cpu_affinity_policy(), isa);

@@ -101,7 +101,53 @@ static void FullTile(int64_t kc, const float16_t* a, const float16_t* b, float* 
   StoreRow(c70, c71, c72, c + 7 * ldc, row_bias, 7, epilogue);
 }
 
+// A band of a 3x3 depthwise plane, `in` holding half values (in_pitch of
+// them per row, 8 * ceil(out_w / 8) * stride + 2 readable), summed in half
+// precision; bias and activation in single precision.
+template <int kStride>
+static void DepthwiseBand3x3(const DepthwiseBand& band) {
+  const float16_t* in = reinterpret_cast<const float16_t*>(band.in);
+  float16x8_t taps[9];
+  for (int t = 0; t < 9; ++t) taps[t] = vdupq_n_f16(static_cast<float16_t>(band.taps[t]));
+  const float32x4_t bias = vdupq_n_f32(band.bias);
+  for (int64_t r = 0; r < band.rows; ++r) {
+    const float16_t* row0 = in + r * band.stride_h * band.in_pitch;
+    float* out = band.out + r * band.out_w;
+    for (int64_t j = 0; j < band.out_w; j += 8) {
+      float16x8_t acc = vdupq_n_f16(0);
+      for (int kh = 0; kh < 3; ++kh) {
+        const float16_t* src = row0 + kh * band.in_pitch + j * kStride;
+        if (kStride == 1) {
+          acc = vfmaq_f16(acc, vld1q_f16(src), taps[kh * 3]);
+          acc = vfmaq_f16(acc, vld1q_f16(src + 1), taps[kh * 3 + 1]);
+          acc = vfmaq_f16(acc, vld1q_f16(src + 2), taps[kh * 3 + 2]);
+        } else {
+          const float16x8x2_t pairs = vld2q_f16(src);
+          acc = vfmaq_f16(acc, pairs.val[0], taps[kh * 3]);
+          acc = vfmaq_f16(acc, pairs.val[1], taps[kh * 3 + 1]);
+          acc = vfmaq_f16(acc, vld2q_f16(src + 2).val[0], taps[kh * 3 + 2]);
+        }
+      }
+      const float32x4_t lo = Activate(vaddq_f32(vcvt_f32_f16(vget_low_f16(acc)), bias),
+                                      band.epilogue);
+      const float32x4_t hi = Activate(vaddq_f32(vcvt_high_f32_f16(acc), bias), band.epilogue);
+      if (j + 8 <= band.out_w) {
+        vst1q_f32(out + j, lo);
+        vst1q_f32(out + j + 4, hi);
+      } else {
+        float tail[8];
+        vst1q_f32(tail, lo);
+        vst1q_f32(tail + 4, hi);
+        std::copy(tail, tail + (band.out_w - j), out + j);
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void Fp16Depthwise3x3S1(const DepthwiseBand& band) { DepthwiseBand3x3<1>(band); }
+void Fp16Depthwise3x3S2(const DepthwiseBand& band) { DepthwiseBand3x3<2>(band); }
 
 void Fp16FromFloat(const float* src, int64_t count, uint16_t* dst_bits) {
   float16_t* dst = reinterpret_cast<float16_t*>(dst_bits);

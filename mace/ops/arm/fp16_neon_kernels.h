@@ -36,6 +36,13 @@ void Fp16GemmTile(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, in
 // kept in half precision and summed in single precision.
 void Fp16PanelDot(const uint16_t* panel, int64_t depth, const uint16_t* x, float* out);
 
+// 3x3 depthwise bands by horizontal stride, as DepthwiseBandKernel except
+// that `in` holds half values (in_pitch halves per row, each row readable
+// for 8 * ceil(out_w / 8) * stride + 2 of them). The 9 products are summed
+// in half precision; bias and activation are applied in single precision.
+void Fp16Depthwise3x3S1(const DepthwiseBand& band);
+void Fp16Depthwise3x3S2(const DepthwiseBand& band);
+
 }  // namespace arm
 }  // namespace ops
 }  // namespace mace

@@ -17,6 +17,7 @@
 
 #include "gtest/gtest.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 #include "mace/ops/cpu/gemm_fp16.h"
 #include "mace/ops/cpu/kernel_test_util.h"
 #include "mace/ops/cpu/op_compute.h"
@@ -259,6 +260,84 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(5, 6, 7, 7, 3, 1, 1), seed += 3);      // 3x3 stride 1 padded
   CheckConv(ConvParams(8, 6, 6, 12, 3, 1, 1, 2), seed += 3);  // groups
   CheckConv(ConvParams(4, 2, 2, 3, 3, 1, 1), seed += 3);      // map smaller than the window
+}
+
+// The 3x3 depthwise bands (half-precision padded input) against a double
+// reference: 9 products summed in half precision.
+void CheckDepthwise(int64_t channels, int64_t h, int64_t w, int64_t multiplier, int64_t stride_h,
+                    int64_t stride_w, int64_t pad, uint32_t seed) {
+  ref::DepthwiseConv2dParams p;
+  p.batch = 1;
+  p.channels = channels;
+  p.in_h = h;
+  p.in_w = w;
+  p.multiplier = multiplier;
+  p.kernel_h = p.kernel_w = 3;
+  p.stride_h = stride_h;
+  p.stride_w = stride_w;
+  p.pad_top = p.pad_left = pad;
+  p.out_h = (h + 2 * pad - 3) / stride_h + 1;
+  p.out_w = (w + 2 * pad - 3) / stride_w + 1;
+  p.activation.type = ActivationType::RELUX;
+  p.activation.max_limit = 6.f;
+  const int64_t out_c = channels * multiplier;
+  const std::vector<float> input = RandomFloats(channels * h * w, seed, -3.f, 3.f);
+  const std::vector<float> filter = RandomFloats(multiplier * channels * 9, seed + 1);
+  const std::vector<float> bias = RandomFloats(out_c, seed + 2);
+  const std::vector<float> ri = Rounded(input), rf = Rounded(filter);
+  const int64_t out_plane = p.out_h * p.out_w;
+  std::vector<double> want(out_c * out_plane), tolerance(want.size());
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t m = 0; m < multiplier; ++m) {
+      const int64_t oc = c * multiplier + m;
+      for (int64_t oh = 0; oh < p.out_h; ++oh) {
+        for (int64_t ow = 0; ow < p.out_w; ++ow) {
+          Dot dot(9);
+          for (int64_t kh = 0; kh < 3; ++kh) {
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              const int64_t ih = oh * stride_h - pad + kh, iw = ow * stride_w - pad + kw;
+              const bool inside = ih >= 0 && ih < h && iw >= 0 && iw < w;
+              dot.Add(rf[(m * channels + c) * 9 + kh * 3 + kw],
+                      inside ? ri[(c * h + ih) * w + iw] : 0.0);
+            }
+          }
+          const int64_t o = oc * out_plane + oh * p.out_w + ow;
+          want[o] = Activate(dot.value + bias[oc], kTileActClamp);
+          tolerance[o] = dot.Tolerance();
+        }
+      }
+    }
+  }
+  const KernelTable* table = Fp16Table();
+  ASSERT_TRUE(DepthwiseConv3x3::Supports(*table, p));
+  DepthwiseConv3x3 kernel(*table, p);
+  for (auto& pool : testing::PoolsUnderTest()) {
+    SCOPED_TRACE(::testing::Message() << "depthwise " << channels << "x" << h << "x" << w
+                                      << " multiplier " << multiplier << " stride " << stride_h
+                                      << "," << stride_w << " pad " << pad << " threads "
+                                      << NumThreads(pool.get()));
+    // NaN scratch: a kernel reading a column the band never wrote fails.
+    std::vector<float> scratch(kernel.ScratchBytes(NumThreads(pool.get())) / 4 + 1,
+                               std::nanf(""));
+    std::vector<float> output(want.size(), std::nanf(""));
+    kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get(),
+               scratch.data());
+    ExpectWithin(output, want, tolerance);
+  }
+}
+
+TEST(Fp16Test, Depthwise3x3) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 700;
+  for (int64_t stride : {1, 2}) {
+    for (int64_t w : {1, 2, 7, 8, 9, 16, 17, 25}) {
+      CheckDepthwise(3, 5, w, 1, stride, stride, 1, seed += 3);
+    }
+    CheckDepthwise(4, 112, 30, 1, stride, stride, 1, seed += 3);  // several bands
+    CheckDepthwise(2, 9, 11, 3, stride, stride, 0, seed += 3);    // multiplier, no padding
+  }
+  CheckDepthwise(3, 10, 13, 1, 2, 1, 1, seed += 3);  // strides differ per axis
+  CheckDepthwise(3, 10, 13, 1, 1, 2, 1, seed += 3);
 }
 
 // The Conv2D and FullyConnected ops on a runtime that asks for fp16: the

@@ -81,6 +81,10 @@ struct KernelTable {
   void (*fp16_panel_dot)(const uint16_t* panel, int64_t depth, const uint16_t* x,
                          float* out) = nullptr;
   void (*fp16_from_float)(const float* src, int64_t count, uint16_t* dst) = nullptr;
+  // 3x3 depthwise bands whose padded input holds half values (see
+  // arm/fp16_neon_kernels.h), by horizontal stride.
+  DepthwiseBandKernel fp16_depthwise3x3_s1 = nullptr;
+  DepthwiseBandKernel fp16_depthwise3x3_s2 = nullptr;
   // Float multiply-adds per cycle one core issues with this table's
   // vectors: two FMA pipes of its width (16 for AVX2, 32 for AVX-512, 16
   // where AVX-512 runs on 256-bit units, 8 for NEON as on Cortex-A76 class
