@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "mace/ops/arm/fp16_neon_kernels.h"
+#include "mace/ops/arm/neon_epilogue.h"
 
 namespace mace {
 namespace ops {
@@ -15,20 +16,6 @@ namespace {
 // Partial sums of the matrix-vector product stay in half precision for at
 // most this many steps before they are added in single precision.
 constexpr int64_t kDotChunk = 64;
-
-static inline float32x4_t Activate(float32x4_t v, const TileEpilogue& epilogue) {
-  switch (epilogue.activation) {
-    case kTileActClamp:
-      return vminq_f32(vmaxq_f32(v, vdupq_n_f32(epilogue.lo)), vdupq_n_f32(epilogue.hi));
-    case kTileActHardSwish: {
-      const float32x4_t gate =
-          vminq_f32(vmaxq_f32(vaddq_f32(v, vdupq_n_f32(3.f)), vdupq_n_f32(0.f)), vdupq_n_f32(6.f));
-      return vmulq_f32(vmulq_f32(v, gate), vdupq_n_f32(1.f / 6.f));
-    }
-    default:
-      return v;
-  }
-}
 
 // Adds one half vector (8 columns) to dst in single precision, or stores it,
 // with the epilogue on the last block.
@@ -41,8 +28,8 @@ static inline void StoreHalf(float16x8_t v, float* dst, bool accumulate, bool la
     hi = vaddq_f32(hi, vld1q_f32(dst + 4));
   }
   if (last) {
-    lo = Activate(vaddq_f32(lo, bias), epilogue);
-    hi = Activate(vaddq_f32(hi, bias), epilogue);
+    lo = NeonActivate(vaddq_f32(lo, bias), epilogue);
+    hi = NeonActivate(vaddq_f32(hi, bias), epilogue);
   }
   vst1q_f32(dst, lo);
   vst1q_f32(dst + 4, hi);
@@ -128,9 +115,10 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
           acc = vfmaq_f16(acc, vld2q_f16(src + 2).val[0], taps[kh * 3 + 2]);
         }
       }
-      const float32x4_t lo = Activate(vaddq_f32(vcvt_f32_f16(vget_low_f16(acc)), bias),
-                                      band.epilogue);
-      const float32x4_t hi = Activate(vaddq_f32(vcvt_high_f32_f16(acc), bias), band.epilogue);
+      const float32x4_t lo =
+          NeonActivate(vaddq_f32(vcvt_f32_f16(vget_low_f16(acc)), bias), band.epilogue);
+      const float32x4_t hi =
+          NeonActivate(vaddq_f32(vcvt_high_f32_f16(acc), bias), band.epilogue);
       if (j + 8 <= band.out_w) {
         vst1q_f32(out + j, lo);
         vst1q_f32(out + j + 4, hi);
