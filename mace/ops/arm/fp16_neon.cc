@@ -51,24 +51,53 @@ static void FullTile(int64_t kc, const float16_t* a, const float16_t* b, float* 
   float16x8_t c20 = zero, c21 = zero, c22 = zero, c30 = zero, c31 = zero, c32 = zero;
   float16x8_t c40 = zero, c41 = zero, c42 = zero, c50 = zero, c51 = zero, c52 = zero;
   float16x8_t c60 = zero, c61 = zero, c62 = zero, c70 = zero, c71 = zero, c72 = zero;
-#define MACE_FP16_ROW(r)                          \
-  c##r##0 = vfmaq_laneq_f16(c##r##0, b0, av, r); \
-  c##r##1 = vfmaq_laneq_f16(c##r##1, b1, av, r); \
-  c##r##2 = vfmaq_laneq_f16(c##r##2, b2, av, r);
-#define MACE_FP16_STEP(offset)                              \
-  {                                                         \
-    const float16x8_t av = vld1q_f16(a + (offset) * 8);     \
-    const float16x8_t b0 = vld1q_f16(b + (offset) * 24);    \
-    const float16x8_t b1 = vld1q_f16(b + (offset) * 24 + 8); \
+// One reduction step: 24 by-element fmla, in two statements of 12 (an
+// asm takes at most 30 operands). Written as assembly because GCC
+// turns a lane fmla whose lane feeds three of them into a dup and three
+// vector fmla, and then spills accumulators. The A vector must sit in
+// v0-v15 (the "x" constraint), as the .h by-element form requires.
+#define MACE_FP16_STEP(offset)                                \
+  {                                                           \
+    const float16x8_t av = vld1q_f16(a + (offset) * 8);       \
+    const float16x8_t b0 = vld1q_f16(b + (offset) * 24);      \
+    const float16x8_t b1 = vld1q_f16(b + (offset) * 24 + 8);  \
     const float16x8_t b2 = vld1q_f16(b + (offset) * 24 + 16); \
-    MACE_FP16_ROW(0)                                        \
-    MACE_FP16_ROW(1)                                        \
-    MACE_FP16_ROW(2)                                        \
-    MACE_FP16_ROW(3)                                        \
-    MACE_FP16_ROW(4)                                        \
-    MACE_FP16_ROW(5)                                        \
-    MACE_FP16_ROW(6)                                        \
-    MACE_FP16_ROW(7)                                        \
+    asm(                                                      \
+      "fmla %[c00].8h, %[b0].8h, %[a].h[0]\n"             \
+      "fmla %[c01].8h, %[b1].8h, %[a].h[0]\n"             \
+      "fmla %[c02].8h, %[b2].8h, %[a].h[0]\n"             \
+      "fmla %[c10].8h, %[b0].8h, %[a].h[1]\n"             \
+      "fmla %[c11].8h, %[b1].8h, %[a].h[1]\n"             \
+      "fmla %[c12].8h, %[b2].8h, %[a].h[1]\n"             \
+      "fmla %[c20].8h, %[b0].8h, %[a].h[2]\n"             \
+      "fmla %[c21].8h, %[b1].8h, %[a].h[2]\n"             \
+      "fmla %[c22].8h, %[b2].8h, %[a].h[2]\n"             \
+      "fmla %[c30].8h, %[b0].8h, %[a].h[3]\n"             \
+      "fmla %[c31].8h, %[b1].8h, %[a].h[3]\n"             \
+      "fmla %[c32].8h, %[b2].8h, %[a].h[3]\n"             \
+      : [c00] "+w"(c00), [c01] "+w"(c01), [c02] "+w"(c02),\
+        [c10] "+w"(c10), [c11] "+w"(c11), [c12] "+w"(c12),\
+        [c20] "+w"(c20), [c21] "+w"(c21), [c22] "+w"(c22),\
+        [c30] "+w"(c30), [c31] "+w"(c31), [c32] "+w"(c32)\
+      : [a] "x"(av), [b0] "w"(b0), [b1] "w"(b1), [b2] "w"(b2));\
+    asm(                                                      \
+      "fmla %[c40].8h, %[b0].8h, %[a].h[4]\n"             \
+      "fmla %[c41].8h, %[b1].8h, %[a].h[4]\n"             \
+      "fmla %[c42].8h, %[b2].8h, %[a].h[4]\n"             \
+      "fmla %[c50].8h, %[b0].8h, %[a].h[5]\n"             \
+      "fmla %[c51].8h, %[b1].8h, %[a].h[5]\n"             \
+      "fmla %[c52].8h, %[b2].8h, %[a].h[5]\n"             \
+      "fmla %[c60].8h, %[b0].8h, %[a].h[6]\n"             \
+      "fmla %[c61].8h, %[b1].8h, %[a].h[6]\n"             \
+      "fmla %[c62].8h, %[b2].8h, %[a].h[6]\n"             \
+      "fmla %[c70].8h, %[b0].8h, %[a].h[7]\n"             \
+      "fmla %[c71].8h, %[b1].8h, %[a].h[7]\n"             \
+      "fmla %[c72].8h, %[b2].8h, %[a].h[7]\n"             \
+      : [c40] "+w"(c40), [c41] "+w"(c41), [c42] "+w"(c42),\
+        [c50] "+w"(c50), [c51] "+w"(c51), [c52] "+w"(c52),\
+        [c60] "+w"(c60), [c61] "+w"(c61), [c62] "+w"(c62),\
+        [c70] "+w"(c70), [c71] "+w"(c71), [c72] "+w"(c72)\
+      : [a] "x"(av), [b0] "w"(b0), [b1] "w"(b1), [b2] "w"(b2));\
   }
   int64_t k = 0;
   for (; k + 2 <= kc; k += 2, a += 16, b += 48) {
@@ -77,7 +106,6 @@ static void FullTile(int64_t kc, const float16_t* a, const float16_t* b, float* 
   }
   if (k < kc) MACE_FP16_STEP(0)
 #undef MACE_FP16_STEP
-#undef MACE_FP16_ROW
   StoreRow(c00, c01, c02, c, row_bias, 0, epilogue);
   StoreRow(c10, c11, c12, c + ldc, row_bias, 1, epilogue);
   StoreRow(c20, c21, c22, c + 2 * ldc, row_bias, 2, epilogue);
@@ -102,6 +130,7 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
     float* out = band.out + r * band.out_w;
     for (int64_t j = 0; j < band.out_w; j += 8) {
       float16x8_t acc = vdupq_n_f16(0);
+#pragma GCC unroll 3
       for (int kh = 0; kh < 3; ++kh) {
         const float16_t* src = row0 + kh * band.in_pitch + j * kStride;
         if (kStride == 1) {
