@@ -25,6 +25,7 @@ class MaceEngineConfig::Impl {
   bool preserve_inputs = true;
   bool layout_optimization = true;
   std::string cpu_kernel_family = "auto";
+  CPUPrecision cpu_precision = CPUPrecision::FP32;
   bool verify_weights = true;
   int64_t memory_limit = 0;
   std::map<std::string, CustomOpFactory> custom_ops;
@@ -127,6 +128,10 @@ void MaceEngineConfig::SetCPUKernelFamily(const std::string& family) {
   impl_->cpu_kernel_family = family;
 }
 const std::string& MaceEngineConfig::cpu_kernel_family() const { return impl_->cpu_kernel_family; }
+void MaceEngineConfig::SetCPUPrecision(CPUPrecision precision) {
+  impl_->cpu_precision = precision;
+}
+CPUPrecision MaceEngineConfig::cpu_precision() const { return impl_->cpu_precision; }
 void MaceEngineConfig::SetVerifyWeights(bool verify) { impl_->verify_weights = verify; }
 bool MaceEngineConfig::verify_weights() const { return impl_->verify_weights; }
 void MaceEngineConfig::SetMemoryLimit(int64_t bytes) { impl_->memory_limit = std::max<int64_t>(bytes, 0); }

@@ -4,12 +4,14 @@
 #include <mutex>
 #include <string>
 
+#include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/registry.h"
 #include "mace/runtimes/cpu/cpu_features.h"
 #include "mace/runtimes/cpu/cpu_runtime.h"
 #include "mace/runtimes/hexagon/hexagon_executor.h"
 #include "mace/runtimes/opencl/opencl_runtime.h"
 #include "mace/runtimes/opencl/ops/kernels.h"
+#include "mace/utils/logging.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -38,10 +40,21 @@ MaceStatus ChooseKernelIsa(const std::string& family, KernelIsa* isa) {
 RuntimeProvider CpuProvider() {
   RuntimeProvider provider;
   provider.create = [](const MaceEngineConfig& config, std::unique_ptr<Runtime>* runtime) {
-    KernelIsa isa;
+    KernelIsa isa = KernelIsa::kReference;
     MACE_RETURN_IF_ERROR(ChooseKernelIsa(config.cpu_kernel_family(), &isa));
-    *runtime =
+    auto cpu =
         std::make_unique<CpuRuntime>(config.num_threads(), config.cpu_affinity_policy(), isa);
+    if (config.cpu_precision() == CPUPrecision::FP16) {
+      if (ops::Fp16KernelTableFor(isa) != nullptr) {
+        cpu->set_fp16(true);
+        VLOG(1) << "CPU precision fp16: half-precision kernels";
+      } else {
+        LOG(WARNING) << "CPU precision fp16 requested, but the " << KernelIsaName(isa)
+                     << " kernels of this CPU have no half-precision arithmetic (ARMv8.2 "
+                        "FP16); running fp32";
+      }
+    }
+    *runtime = std::move(cpu);
     return MaceStatus();
   };
   provider.register_kernels = [](OpRegistry* registry, ConverterRegistry* converters) {

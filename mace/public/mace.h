@@ -41,6 +41,12 @@ enum class GPUPriorityHint {
 // FP32_FP32 keeps float images.
 enum class GPUDataType { FP16_FP32 = 0, FP32_FP32 = 1 };
 
+// The arithmetic of a CPU engine's float ops. FP16 (the deployment file's
+// `data_type: fp16_fp16` for `runtime: cpu`) runs convolutions and
+// FullyConnected with half-precision weights and activations on arm64 CPUs
+// with ARMv8.2 FP16 arithmetic; elsewhere the engine logs that it runs FP32.
+enum class CPUPrecision { FP32 = 0, FP16 = 1 };
+
 // How intermediate tensors share memory. Object strategies are turned into
 // one arena by stacking their objects; GREEDY_BY_SIZE places offsets directly.
 enum class MemoryStrategy {
@@ -313,6 +319,9 @@ class MaceEngineConfig {
   // one process may use different families.
   void SetCPUKernelFamily(const std::string& family);
   const std::string& cpu_kernel_family() const;
+  // Half-precision arithmetic for the CPU (default FP32); see CPUPrecision.
+  void SetCPUPrecision(CPUPrecision precision);
+  CPUPrecision cpu_precision() const;
   // Check the weights against the CRC-32C the converter stored in the model
   // (the default): Init then fails with MACE_INVALID_ARGS on a truncated or
   // corrupt weights file instead of running it. Costs one pass over the

@@ -187,6 +187,7 @@ int RunMain(int argc, char** argv) {
                      static_cast<GPUPriorityHint>(flags.gpu_priority_hint));
   config.SetGPUDataType(flags.gpu_data_type == "fp32_fp32" ? GPUDataType::FP32_FP32
                                                             : GPUDataType::FP16_FP32);
+  config.SetCPUPrecision(flags.cpu_precision == "fp16" ? CPUPrecision::FP16 : CPUPrecision::FP32);
   config.SetOpenCLCacheFile(flags.opencl_cache_file);
   config.SetOpenCLBinaryPaths(flags.opencl_binary_files);
   config.SetOpenCLParameterPath(flags.opencl_parameter_file);

@@ -111,6 +111,11 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
          flags->gpu_data_type = v;
          return v == "fp16_fp32" || v == "fp32_fp32";
        }},
+      {"cpu_precision",
+       [flags](const std::string& v) {
+         flags->cpu_precision = v;
+         return v == "fp32" || v == "fp16";
+       }},
       {"opencl_cache_file", string_flag(&flags->opencl_cache_file)},
       {"opencl_binary_file", list_flag(&flags->opencl_binary_files)},
       {"opencl_parameter_file", string_flag(&flags->opencl_parameter_file)},
@@ -207,6 +212,8 @@ std::string RunUsage() {
   --cpu_affinity_policy=N     0 NONE, 1 BIG_ONLY, 2 LITTLE_ONLY
   --gpu_perf_hint=N --gpu_priority_hint=N   0 DEFAULT 1 LOW 2 NORMAL 3 HIGH
   --gpu_data_type=T           GPU image storage: fp16_fp32 (default) or fp32_fp32
+  --cpu_precision=P           CPU arithmetic: fp32 (default) or fp16 (ARMv8.2
+                              half precision where the CPU has it, else fp32)
   --opencl_cache_file=PATH    compiled-program cache of the GPU (read, else written)
   --opencl_binary_file=A,B    precompiled GPU programs to try first (only read)
   --opencl_parameter_file=P   tuned GPU work-group sizes (read; written with --tune)

@@ -248,6 +248,13 @@ Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params
     source_ = Source::kSplit;
   }
   fused_activation_ = FuseActivation(params.activation, &epilogue_);
+  if (table.fp16_gemm != nullptr) {
+    fp16_filters_.resize(params.group);
+    for (int64_t g = 0; g < params.group; ++g) {
+      fp16_filters_[g].Pack(table, filter + g * m_ * k_, m_, k_, k_, 1, arena);
+    }
+    return;
+  }
   filters_.resize(params.group);
   for (int64_t g = 0; g < params.group; ++g) {
     // OIHW is already [out channel][(ic, kh, kw)]: A rows with unit depth stride.
@@ -306,6 +313,7 @@ int64_t Conv2dGemm::CopyFloats() const {
 }
 
 int64_t Conv2dGemm::GemmFloatsPerThread() const {
+  if (!fp16_filters_.empty()) return Fp16GemmScratchFloatsPerThread(table_, n_, k_);
   GemmOperand lhs, columns;
   lhs.packed = &filters_[0];
   if (source_ != Source::kInput && source_ != Source::kSubsampled) columns.packer = PackIm2col;
@@ -345,6 +353,13 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
         group_input = copy;
       }
       const GemmOperand columns = Columns(group_input, &source, &padded_source);
+      if (!fp16_filters_.empty()) {
+        TileEpilogue epilogue = epilogue_;
+        epilogue.row_bias = bias != nullptr ? bias + g * m_ : nullptr;
+        float* out = output + (b * params_.out_channels + g * m_) * n_;
+        Fp16Gemm(table_, m_, n_, k_, fp16_filters_[g], columns, out, n_, epilogue, pool, scratch);
+        continue;
+      }
       GemmOperand lhs;
       lhs.packed = &filters_[g];
       TileEpilogue epilogue = epilogue_;

@@ -13,6 +13,7 @@
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/conv_2d_padded_image.h"
 #include "mace/ops/cpu/gemm.h"
+#include "mace/ops/cpu/gemm_fp16.h"
 
 namespace mace {
 namespace ops {
@@ -57,6 +58,11 @@ class Conv2dGemm : public Conv2dKernel {
   Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
              PersistentArena* arena = nullptr);
   const char* name() const override {
+    if (!fp16_filters_.empty()) {
+      return source_ == Source::kInput        ? "gemm_1x1_fp16"
+             : source_ == Source::kSubsampled ? "gemm_1x1_strided_fp16"
+                                              : "gemm_im2col_fp16";
+    }
     return source_ == Source::kInput        ? "gemm_1x1"
            : source_ == Source::kSubsampled ? "gemm_1x1_strided"
                                             : "gemm_im2col";
@@ -90,6 +96,8 @@ class Conv2dGemm : public Conv2dKernel {
   bool fused_activation_ = false;
   TileEpilogue epilogue_;
   std::vector<PackedPanels> filters_;  // one per group
+  // The same in half precision, instead, when the table has fp16 kernels.
+  std::vector<Fp16Panels> fp16_filters_;
   PaddedImage padded_image_;           // one group's channels, for kPadded
 };
 

@@ -35,6 +35,18 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
   band_kernel_ = params.stride_w == 1 ? table.depthwise3x3_s1 : table.depthwise3x3_s2;
   fused_activation_ = FuseActivation(params.activation, &epilogue_);
   const int64_t sh = params.stride_h, sw = params.stride_w;
+  if (table.fp16_depthwise3x3_s1 != nullptr) {
+    band_kernel_ = sw == 1 ? table.fp16_depthwise3x3_s1 : table.fp16_depthwise3x3_s2;
+    fp16_from_float_ = table.fp16_from_float;
+    copy_columns_ = std::min(params.in_w, (params.out_w - 1) * sw + 3 - params.pad_left);
+    // Half rows: whole vectors of 8 outputs read 8 * ceil(out_w / 8) * sw + 2.
+    pitch_ = RoundUp(RoundUp(params.out_w, 8) * sw + 2, 2 * kCacheLineFloats);
+    const int64_t budget_rows = std::max(kBandBytes / (pitch_ * 2), sh + 3);
+    band_rows_ = std::min(params.out_h, (budget_rows - 3) / sh + 1);
+    if (band_rows_ < params.out_h && band_rows_ % 2 == 1) --band_rows_;
+    band_floats_ = ThreadRegionFloats((((band_rows_ - 1) * sh + 3) * pitch_ + 1) / 2);
+    return;
+  }
   // Outputs read padded columns [0, (out_w - 1) * sw + 3); input column iw
   // is padded column iw + pad_left, and columns past the last read one need
   // not be copied.
@@ -58,6 +70,20 @@ void DepthwiseConv3x3::FillBand(const float* input, int64_t first_row, int64_t r
   // Band rows [0, top) and [bottom, rows) are padding, the rest input rows.
   const int64_t top = std::clamp<int64_t>(p.pad_top - first_row, 0, rows);
   const int64_t bottom = std::clamp<int64_t>(p.pad_top + p.in_h - first_row, top, rows);
+  if (fp16_from_float_ != nullptr) {
+    uint16_t* half = reinterpret_cast<uint16_t*>(padded);
+    if (!padding_rows_are_zero) {
+      std::fill(half, half + top * pitch_, uint16_t{0});  // zero bits: a half zero
+      std::fill(half + bottom * pitch_, half + rows * pitch_, uint16_t{0});
+    }
+    if (copy_columns_ <= 0) return;
+    const float* src = input + (first_row + top - p.pad_top) * p.in_w;
+    uint16_t* dst = half + top * pitch_ + p.pad_left;
+    for (int64_t i = top; i < bottom; ++i, src += p.in_w, dst += pitch_) {
+      fp16_from_float_(src, copy_columns_, dst);
+    }
+    return;
+  }
   if (!padding_rows_are_zero) {
     std::fill(padded, padded + top * pitch_, 0.f);
     std::fill(padded + bottom * pitch_, padded + rows * pitch_, 0.f);

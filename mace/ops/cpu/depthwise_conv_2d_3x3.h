@@ -57,6 +57,9 @@ class DepthwiseConv3x3 {
 
   ref::DepthwiseConv2dParams params_;
   DepthwiseBandKernel band_kernel_ = nullptr;
+  // With the table's fp16 kernels: the band holds half values, converted
+  // from the input as it is copied (pitch_ then counts halves).
+  void (*fp16_from_float_)(const float* src, int64_t count, uint16_t* dst) = nullptr;
   TileEpilogue epilogue_;
   bool fused_activation_ = false;
   // The band holds rows of pitch_ floats with input column 0 at pad_left;

@@ -8,6 +8,7 @@
 
 #include "mace/ops/cpu/fused_activation.h"
 #include "mace/ops/cpu/gemm.h"
+#include "mace/ops/cpu/gemm_fp16.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/fully_connected.h"
 
@@ -49,10 +50,17 @@ class FullyConnectedCpu final : public FullyConnectedBase {
       table_ = nullptr;
       return MaceStatus();
     }
+    fused_ = FuseActivation(params().activation, &epilogue_);
+    if (table_->fp16_gemm != nullptr) {
+      // Half precision: weight[o][k] is A, each input row one column of B.
+      fp16_weight_.Pack(*table_, Input(1)->data<float>(), params().out_features,
+                        params().in_features, params().in_features, 1, ContextArena(context));
+      const int64_t floats = Fp16GemmScratchFloatsPerThread(*table_, 1, params().in_features);
+      return scratch_.Reserve(context, NumThreads(ContextPool(context)) * floats * 4);
+    }
     // weight[o][k] is B^T: B's columns are its rows.
     weight_.Pack(Input(1)->data<float>(), params().out_features, params().in_features,
                  params().in_features, 1, table_->nr, ContextArena(context));
-    fused_ = FuseActivation(params().activation, &epilogue_);
     GemmOperand weight;
     weight.packed = &weight_;
     const int64_t floats =
@@ -62,6 +70,10 @@ class FullyConnectedCpu final : public FullyConnectedBase {
   }
 
   void RunGemm(OpContext* context, const float* bias) {
+    if (table_->fp16_gemm != nullptr) {
+      RunFp16(context, bias);
+      return;
+    }
     GemmOperand weight;
     weight.packed = &weight_;
     TileEpilogue epilogue = epilogue_;
@@ -75,7 +87,26 @@ class FullyConnectedCpu final : public FullyConnectedBase {
     }
   }
 
+  // One matrix-vector product per batch row.
+  void RunFp16(OpContext* context, const float* bias) {
+    TileEpilogue epilogue = epilogue_;
+    epilogue.row_bias = bias;
+    float* output = Output(0)->mutable_data<float>();
+    ThreadPool* pool = ContextPool(context);
+    const int64_t in = params().in_features, out = params().out_features;
+    for (int64_t row = 0; row < params().batch; ++row) {
+      GemmOperand column;
+      column.data = Input(0)->data<float>() + row * in;
+      column.stride = in;
+      column.depth_stride = 1;
+      Fp16Gemm(*table_, out, 1, in, fp16_weight_, column, output + row * out, 1, epilogue, pool,
+               scratch_.Get(context));
+    }
+    if (!fused_) ApplyActivation(params().activation, output, params().batch * out, pool);
+  }
+
   const KernelTable* table_ = nullptr;  // null: reference kernel
+  Fp16Panels fp16_weight_;              // with the table's fp16 kernels
   PackedPanels weight_;
   TileEpilogue epilogue_;
   bool fused_ = false;

@@ -7,6 +7,7 @@
 #include "mace/ops/x86/avx2_kernels.h"
 #include "mace/ops/x86/avx512_kernels.h"
 #elif defined(__aarch64__) || defined(__ARM_NEON)
+#include "mace/ops/arm/fp16_neon_kernels.h"
 #include "mace/ops/arm/neon_kernels.h"
 #include "mace/ops/arm/quantized_neon_kernels.h"
 #endif
@@ -161,6 +162,30 @@ const KernelTable* KernelTableFor(KernelIsa isa) {
   if (isa == KernelIsa::kNeon) return &neon;
 #endif
   return nullptr;
+}
+
+const KernelTable* Fp16KernelTableFor(KernelIsa isa) {
+#if defined(__aarch64__)
+  static const CpuFeatures features = DetectCpuFeatures();
+  if (isa != KernelIsa::kNeon || !features.neon_fp16) return nullptr;
+  static const KernelTable fp16 = [] {
+    KernelTable table = *KernelTableFor(KernelIsa::kNeon);
+    table.name = "neon_fp16";
+    table.fp16_mr = arm::kFp16GemmMr;
+    table.fp16_nr = arm::kFp16GemmNr;
+    table.fp16_kc = 256;
+    table.fp16_gemm = arm::Fp16GemmTile;
+    table.fp16_panel_dot = arm::Fp16PanelDot;
+    table.fp16_from_float = arm::Fp16FromFloat;
+    table.fp16_depthwise3x3_s1 = arm::Fp16Depthwise3x3S1;
+    table.fp16_depthwise3x3_s2 = arm::Fp16Depthwise3x3S2;
+    return table;
+  }();
+  return &fp16;
+#else
+  (void)isa;
+  return nullptr;
+#endif
 }
 
 const KernelTable* ActiveKernelTable() { return KernelTableFor(ActiveKernelIsa()); }

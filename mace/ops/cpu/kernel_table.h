@@ -70,6 +70,21 @@ struct KernelTable {
   // (optional: the reference kernel runs without them).
   DepthwiseUint8RowKernel depthwise3x3_uint8_s1 = nullptr;
   DepthwiseUint8RowKernel depthwise3x3_uint8_s2 = nullptr;
+  // Half-precision arithmetic (ARMv8.2 FP16), set only in the table
+  // Fp16KernelTableFor returns: the GEMM tile (fp16_mr x fp16_nr, panels in
+  // half precision, C in single precision), the matrix-vector product of one
+  // fp16_mr-row panel, and the float to half conversion. Ops whose table has
+  // them run Conv2D (GEMM) and FullyConnected in half precision.
+  int fp16_mr = 0, fp16_nr = 0, fp16_kc = 0;
+  void (*fp16_gemm)(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, int64_t ldc,
+                    int rows, int cols, const TileEpilogue& epilogue) = nullptr;
+  void (*fp16_panel_dot)(const uint16_t* panel, int64_t depth, const uint16_t* x,
+                         float* out) = nullptr;
+  void (*fp16_from_float)(const float* src, int64_t count, uint16_t* dst) = nullptr;
+  // 3x3 depthwise bands whose padded input holds half values (see
+  // arm/fp16_neon_kernels.h), by horizontal stride.
+  DepthwiseBandKernel fp16_depthwise3x3_s1 = nullptr;
+  DepthwiseBandKernel fp16_depthwise3x3_s2 = nullptr;
   // Float multiply-adds per cycle one core issues with this table's
   // vectors: two FMA pipes of its width (16 for AVX2, 32 for AVX-512, 16
   // where AVX-512 runs on 256-bit units, 8 for NEON as on Cortex-A76 class
@@ -85,6 +100,11 @@ struct KernelTable {
 // CPU lacks. Every family the CPU has is available, not only the best one,
 // so tests and benchmarks can compare them (AVX2 and AVX-512 on one host).
 const KernelTable* KernelTableFor(KernelIsa isa);
+
+// The table of `isa` with the half-precision kernels added, or null when
+// this build or CPU has none (no ARMv8.2 FP16 arithmetic: AT_HWCAP's FPHP
+// and ASIMDHP on arm64).
+const KernelTable* Fp16KernelTableFor(KernelIsa isa);
 
 // The table the ops use (ActiveKernelIsa), or null: run the reference kernels.
 const KernelTable* ActiveKernelTable();

@@ -36,7 +36,12 @@ inline PersistentArena* ContextArena(const OpContext* context) {
 // MaceEngineConfig), or the process default without one; null: reference.
 inline const KernelTable* ContextKernelTable(const OpContext* context) {
   CpuRuntime* cpu = ContextCpu(context);
-  return cpu != nullptr ? KernelTableFor(cpu->kernel_isa()) : ActiveKernelTable();
+  if (cpu == nullptr) return ActiveKernelTable();
+  if (cpu->fp16()) {
+    const KernelTable* fp16 = Fp16KernelTableFor(cpu->kernel_isa());
+    if (fp16 != nullptr) return fp16;
+  }
+  return KernelTableFor(cpu->kernel_isa());
 }
 
 // Scratch memory for one op: reserved in Prepare, used in Run.

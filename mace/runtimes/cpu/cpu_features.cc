@@ -67,6 +67,9 @@ CpuFeatures DetectCpuFeatures() {
   // HWCAP_ASIMDDP from the kernel's arch/arm64/include/uapi/asm/hwcap.h.
   constexpr unsigned long kHwcapAsimdDp = 1ul << 20;
   features.neon_dotprod = (getauxval(AT_HWCAP) & kHwcapAsimdDp) != 0;
+  // HWCAP_FPHP and HWCAP_ASIMDHP, from the same header.
+  constexpr unsigned long kHwcapFp16 = (1ul << 9) | (1ul << 10);
+  features.neon_fp16 = (getauxval(AT_HWCAP) & kHwcapFp16) == kHwcapFp16;
 #elif defined(__arm__)
   // HWCAP_NEON from the kernel's arch/arm/include/uapi/asm/hwcap.h.
   constexpr unsigned long kHwcapNeon = 1ul << 12;

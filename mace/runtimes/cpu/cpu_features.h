@@ -31,6 +31,9 @@ struct CpuFeatures {
   bool avx512_vnni = false;
   // The ARMv8.2 dot product (udot/sdot), arm64 only: AT_HWCAP's ASIMDDP.
   bool neon_dotprod = false;
+  // ARMv8.2 half-precision arithmetic, scalar and vector (fmla on .8h),
+  // arm64 only: AT_HWCAP's FPHP and ASIMDHP.
+  bool neon_fp16 = false;
 };
 
 // Whether cpuid's vendor string and leaf 1 EAX name a CPU whose AVX-512 runs

@@ -48,6 +48,10 @@ class CpuRuntime : public Runtime {
   // (packed panels, transformed filters).
   PersistentArena* persistent_arena() { return &persistent_; }
   KernelIsa kernel_isa() const { return isa_; }
+  // Whether ops run their half-precision kernels (CPUPrecision::FP16 on a
+  // CPU that has them; the provider decides before Init).
+  bool fp16() const { return fp16_; }
+  void set_fp16(bool fp16) { fp16_ = fp16; }
   int num_threads() const { return pool_ != nullptr ? pool_->num_threads() : num_threads_; }
   CPUAffinityPolicy affinity_policy() const { return policy_; }
 
@@ -55,6 +59,7 @@ class CpuRuntime : public Runtime {
   int num_threads_;
   CPUAffinityPolicy policy_;
   KernelIsa isa_;
+  bool fp16_ = false;
   std::unique_ptr<ThreadPool> pool_;
   ScratchBuffer scratch_;
   PersistentArena persistent_;

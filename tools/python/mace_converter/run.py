@@ -119,6 +119,9 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
         f"--gpu_priority_hint={options.gpu_priority_hint}"]
     if device == "gpu":
         command += gpu_flags(model, run_dir) + opencl_run_flags(config, abi)
+    if device == "cpu" and model.device_data_type("cpu") == "fp16_fp16":
+        # Half-precision arithmetic where the CPU has it (ARMv8.2), else fp32.
+        command.append("--cpu_precision=fp16")
     if options.benchmark:
         command.append("--benchmark")
     plan = run_dir / "memory_plan"

@@ -59,13 +59,17 @@ ABIS = {
     "armeabi-v7a": ("armhf", "qemu-arm", "/usr/arm-linux-gnueabihf"),
 }
 # Environment each kernel set runs with: the NEON kernels as shipped (plain
-# layout), the NEON kernels with the channel-blocked layout asked for, and
-# the reference kernels.
+# layout), the NEON kernels with the channel-blocked layout asked for, the
+# half-precision mode (ARMv8.2 FP16; qemu's default CPU has it), and the
+# reference kernels.
 KERNELS = {
     "neon": {},
     "neon_blocked": {"MACE_CPU_BLOCKED_LAYOUT": "1"},
+    "neon_fp16": {},
     "ref": {"MACE_CPU_KERNELS": "ref"},
 }
+# mace_run flags a kernel set adds.
+KERNEL_FLAGS = {"neon_fp16": ["--cpu_precision=fp16"]}
 # ncnn kernel set -> ncnn_infer's mode.
 NCNN_KERNELS = {"ncnn_fp32": "fp32", "ncnn_default": "default"}
 ALL_KERNELS = [*KERNELS, *NCNN_KERNELS]
@@ -137,10 +141,11 @@ def model_macs(host_run: Path, graph: Path, data: Path) -> int:
 
 
 def count(abi: str, binary: Path, plugin: Path, graph: Path, data: Path, kernels: dict[str, str],
-          rounds: int, symbols: int = 0) -> tuple[int, list[tuple[str, int]]]:
+          rounds: int, symbols: int = 0,
+          flags: list[str] | None = None) -> tuple[int, list[tuple[str, int]]]:
     """Instructions the mace_run process executed, and its top `symbols` functions."""
     return count_command(abi, [str(binary), f"--model_file={graph}", f"--model_data_file={data}",
-                               f"--round={rounds}", "--omp_num_threads=1"],
+                               f"--round={rounds}", "--omp_num_threads=1", *(flags or [])],
                          plugin, kernels, symbols, graph.name)
 
 
@@ -317,6 +322,9 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> N
         "- `neon_blocked` is the same binary with `MACE_CPU_BLOCKED_LAYOUT=1`: the NEON "
         "kernels with runs of ops in the channel-blocked layout, which the NEON build does "
         "not use by default.",
+        "- `neon_fp16` is the same binary with `--cpu_precision=fp16`: Conv2D and "
+        "FullyConnected in ARMv8.2 half precision (qemu's default CPU has FP16 arithmetic), "
+        "the other ops in fp32.",
         "- Instruction counts are a proxy for phone cost, not a measure of it: they ignore "
         "memory stalls, issue width and the different cost of a NEON and a scalar "
         "instruction.",
@@ -402,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         ncnn_model = ncnn.model(model) if any(k in NCNN_KERNELS for k in kernel_sets) else None
         for abi in abis:
             for kernels in kernel_sets:
-                symbols = LISTED_SYMBOLS if kernels in ("neon", "ncnn_fp32") else 0
+                symbols = LISTED_SYMBOLS if kernels in ("neon", "neon_fp16", "ncnn_fp32") else 0
                 if kernels in NCNN_KERNELS:
                     param, weights, shape = ncnn_model
                     driver = ncnn.driver(abi)
@@ -415,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     def measure(rounds: int) -> tuple[int, list[tuple[str, int]]]:
                         return count(abi, binaries[abi], plugin, graph, data, KERNELS[kernels],
-                                     rounds, symbols)
+                                     rounds, symbols, KERNEL_FLAGS.get(kernels))
                 one, listed_one = measure(1)
                 more, listed_more = measure(1 + EXTRA_ROUNDS)
                 per = (more - one) / EXTRA_ROUNDS

@@ -36,6 +36,11 @@ def weight_dtype(options: ConvertOptions, log: list[str]) -> str:
         log.append(f"{options.data_type}: weights stay float32; the GPU converts them to "
                    "half images at engine creation (SetGPUDataType(FP16_FP32))")
         return "float32"
+    if options.runtime == "cpu" and options.data_type == "fp16_fp16":
+        log.append("fp16_fp16: weights stay float32 in the model; a CPU engine converts the "
+                   "convolution and FullyConnected weights to half at engine creation "
+                   "(SetCPUPrecision(FP16), ARMv8.2 CPUs; fp32 elsewhere)")
+        return "float32"
     log.append(f"{options.data_type}: weights stay float32 because the CPU kernels of the "
                f"{options.runtime} runtime read float32 weights only")
     return "float32"

@@ -1,0 +1,50 @@
+// Half-precision (ARMv8.2 FP16 arithmetic) NEON kernels, arm64 only. They
+// are built with -march=armv8.2-a+fp16 in a library of their own and reached
+// only through KernelTable's fp16 entries, which kernel_table.cc fills when
+// AT_HWCAP reports FPHP and ASIMDHP. Half values cross this interface as
+// their raw 16-bit patterns, so baseline code can hold them.
+#ifndef MACE_OPS_ARM_FP16_NEON_KERNELS_H_
+#define MACE_OPS_ARM_FP16_NEON_KERNELS_H_
+
+#include <cstdint>
+
+#include "mace/ops/cpu/micro_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace arm {
+
+// The fp16 GEMM tile: 8 rows x 24 columns (three vectors of 8 halves), 24
+// accumulators of 32 registers.
+constexpr int kFp16GemmMr = 8;
+constexpr int kFp16GemmNr = 24;
+
+// dst[i] = src[i] rounded to half precision (nearest even), i < count.
+void Fp16FromFloat(const float* src, int64_t count, uint16_t* dst);
+
+// C[rows x cols] (row stride ldc, float) = (accumulate ? C : 0) +
+// A_panel x B_panel, the panels in half precision (kc groups of 8 and of 24
+// values). Products are summed in half precision over the kc steps and
+// added to C in single precision. On the last block (epilogue.last) it adds
+// row_bias (rows values, may be null) and the clamp or hard-swish
+// activation. rows <= 8, cols <= 24; only those are read or written.
+void Fp16GemmTile(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, int64_t ldc,
+                  int rows, int cols, const TileEpilogue& epilogue);
+
+// out[j] = sum over d < depth of panel[d * 8 + j] * x[d], j < 8: one packed
+// 8-row A panel times a half vector. Partial sums of up to 64 steps are
+// kept in half precision and summed in single precision.
+void Fp16PanelDot(const uint16_t* panel, int64_t depth, const uint16_t* x, float* out);
+
+// 3x3 depthwise bands by horizontal stride, as DepthwiseBandKernel except
+// that `in` holds half values (in_pitch halves per row, each row readable
+// for 8 * ceil(out_w / 8) * stride + 2 of them). The 9 products are summed
+// in half precision; bias and activation are applied in single precision.
+void Fp16Depthwise3x3S1(const DepthwiseBand& band);
+void Fp16Depthwise3x3S2(const DepthwiseBand& band);
+
+}  // namespace arm
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_ARM_FP16_NEON_KERNELS_H_

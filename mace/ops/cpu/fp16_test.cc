@@ -1,0 +1,402 @@
+// The half-precision kernels (ARMv8.2 FP16) against references in double,
+// and the fp32 fallback on CPUs without them.
+//
+// Tolerances follow from half precision itself. The reference takes the
+// operands rounded to half (as the kernels do: round to nearest even), so
+// what is left is the rounding of the half-precision running sums: each
+// fused multiply-add rounds once, by at most u = 2^-11 of the partial sum it
+// produces. Per output the bound is u times the sum, over the steps of each
+// block summed in half precision, of the running sum of |products| in that
+// block (which bounds every partial sum however the block is split among
+// accumulators), plus single-precision terms for what is added in float.
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
+#include "mace/ops/cpu/gemm_fp16.h"
+#include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/ref/conv_2d.h"
+#include "mace/ops/registry.h"
+#include "mace/ops/testing/op_tester.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+using testing::RandomFloats;
+
+constexpr double kHalfUnit = 1.0 / 2048;  // 2^-11
+constexpr double kFloatUnit = 1.0 / (1 << 24);
+
+#if defined(__aarch64__)
+float RoundToHalf(float v) { return static_cast<float>(static_cast<__fp16>(v)); }
+#else
+float RoundToHalf(float v) { return v; }
+#endif
+
+std::vector<float> Rounded(const std::vector<float>& values) {
+  std::vector<float> out(values.size());
+  for (size_t i = 0; i < values.size(); ++i) out[i] = RoundToHalf(values[i]);
+  return out;
+}
+
+// A dot product of half-rounded operands in double, with the bound on what
+// half-precision sums in blocks of `block` steps may lose.
+struct Dot {
+  double value = 0, bound = 0;
+  double block_abs = 0;
+  int64_t steps = 0;
+  int64_t block = 0;
+  explicit Dot(int64_t block_steps) : block(block_steps) {}
+  void Add(double a, double b) {
+    if (steps > 0 && steps % block == 0) block_abs = 0;
+    value += a * b;
+    block_abs += std::fabs(a * b);
+    bound += kHalfUnit * block_abs + 1e-7;  // 1e-7: half subnormals, generously
+    ++steps;
+  }
+  // The bound after bias and activation (which do not grow errors), with
+  // the single-precision additions of blocks and bias.
+  double Tolerance() const { return bound + 8 * kFloatUnit * (std::fabs(value) + 1.0) + 1e-6; }
+};
+
+double Activate(double v, int activation) {
+  if (activation == kTileActClamp) return std::min(std::max(v, 0.0), 6.0);
+  if (activation == kTileActHardSwish) return v * std::min(std::max(v + 3, 0.0), 6.0) / 6;
+  return v;
+}
+
+void ExpectWithin(const std::vector<float>& got, const std::vector<double>& want,
+                  const std::vector<double>& tolerance) {
+  ASSERT_EQ(got.size(), want.size());
+  int reported = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!(std::fabs(got[i] - want[i]) <= tolerance[i]) && reported++ < 5) {
+      ADD_FAILURE() << "element " << i << ": got " << got[i] << ", want " << want[i]
+                    << " within " << tolerance[i];
+    }
+  }
+}
+
+const KernelTable* Fp16Table() { return Fp16KernelTableFor(KernelIsa::kNeon); }
+
+// C = A x B + row bias, activation, through Fp16Gemm against Dot.
+void CheckGemm(int64_t m, int64_t n, int64_t k, int activation, uint32_t seed) {
+  const KernelTable* table = Fp16Table();
+  ASSERT_NE(table, nullptr);
+  const std::vector<float> a = RandomFloats(m * k, seed);
+  const std::vector<float> b = RandomFloats(k * n, seed + 1, -2.f, 2.f);  // k x n
+  const std::vector<float> bias = RandomFloats(m, seed + 2);
+  const std::vector<float> ra = Rounded(a), rb = Rounded(b);
+  std::vector<double> want(m * n), tolerance(m * n);
+  const int64_t block = n == 1 ? 64 : table->fp16_kc;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      Dot dot(block);
+      for (int64_t d = 0; d < k; ++d) dot.Add(ra[i * k + d], rb[d * n + j]);
+      want[i * n + j] = Activate(dot.value + bias[i], activation);
+      tolerance[i * n + j] = dot.Tolerance();
+    }
+  }
+  Fp16Panels panels;
+  panels.Pack(*table, a.data(), m, k, k, 1);
+  GemmOperand columns;
+  columns.data = b.data();
+  columns.stride = 1;
+  columns.depth_stride = n;
+  TileEpilogue epilogue;
+  epilogue.row_bias = bias.data();
+  epilogue.activation = activation;
+  epilogue.lo = 0.f;
+  epilogue.hi = 6.f;
+  for (auto& pool : testing::PoolsUnderTest()) {
+    SCOPED_TRACE(::testing::Message() << "m " << m << " n " << n << " k " << k << " act "
+                                      << activation << " threads " << NumThreads(pool.get()));
+    std::vector<float> scratch(NumThreads(pool.get()) *
+                               Fp16GemmScratchFloatsPerThread(*table, n, k));
+    std::vector<float> c(m * n, std::nanf(""));
+    Fp16Gemm(*table, m, n, k, panels, columns, c.data(), n, epilogue, pool.get(), scratch.data());
+    ExpectWithin(c, want, tolerance);
+  }
+}
+
+TEST(Fp16Test, FeaturesAndTable) {
+  const CpuFeatures features = DetectCpuFeatures();
+  const KernelTable* table = Fp16Table();
+#if defined(__aarch64__)
+  EXPECT_EQ(table != nullptr, features.neon_fp16);
+#else
+  EXPECT_FALSE(features.neon_fp16);
+  EXPECT_EQ(table, nullptr);
+#endif
+  if (table != nullptr) {
+    EXPECT_STREQ(table->name, "neon_fp16");
+    EXPECT_EQ(table->fp16_mr, 8);
+    EXPECT_EQ(table->fp16_nr, 24);
+  }
+}
+
+TEST(Fp16Test, ConversionRoundsToNearestEven) {
+  const KernelTable* table = Fp16Table();
+  if (table == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  // 1 + 2^-11 is a tie between 1 and 1 + 2^-10 (to 1), 1 + 3 * 2^-11 one
+  // between 1 + 2^-10 and 1 + 2^-9 (to 1 + 2^-9); 65520 overflows to inf.
+  const std::vector<float> src = {1.f + 1.f / 2048, 1.f + 3.f / 2048, -0.f, 65504.f, 65520.f,
+                                  6e-8f, -2.5f, 0.1f, 1.f / 3, 1e-3f, 7.f};
+  std::vector<uint16_t> half(src.size());
+  table->fp16_from_float(src.data(), static_cast<int64_t>(src.size()), half.data());
+  const std::vector<uint16_t> want = {0x3c00, 0x3c02, 0x8000, 0x7bff, 0x7c00, 0x0001,
+                                      0xc100, 0x2e66, 0x3555, 0x1419, 0x4700};
+  EXPECT_EQ(half, want);
+}
+
+TEST(Fp16Test, GemmAtTileAndBlockEdges) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 100;
+  for (int64_t m : {1, 7, 8, 9, 17}) {
+    for (int64_t n : {2, 23, 24, 25, 49}) {
+      CheckGemm(m, n, 5, kTileActNone, seed += 3);
+    }
+  }
+  // The reduction around the half-precision block (kc = 256) and past two.
+  for (int64_t k : {1, 2, 255, 256, 257, 600}) CheckGemm(9, 25, k, kTileActNone, seed += 3);
+  CheckGemm(16, 48, 40, kTileActClamp, seed += 3);
+  CheckGemm(10, 30, 33, kTileActHardSwish, seed += 3);
+}
+
+TEST(Fp16Test, MatrixVector) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 300;
+  for (int64_t m : {1, 7, 8, 9, 33}) {
+    for (int64_t k : {1, 7, 8, 63, 64, 65, 130, 1024}) CheckGemm(m, 1, k, kTileActNone, seed += 3);
+  }
+  CheckGemm(20, 1, 100, kTileActClamp, seed += 3);
+}
+
+ref::Conv2DParams ConvParams(int64_t in_c, int64_t h, int64_t w, int64_t out_c, int64_t kernel,
+                             int64_t stride, int64_t pad, int64_t group = 1) {
+  ref::Conv2DParams p;
+  p.batch = 1;
+  p.in_channels = in_c;
+  p.in_h = h;
+  p.in_w = w;
+  p.out_channels = out_c;
+  p.kernel_h = p.kernel_w = kernel;
+  p.stride_h = p.stride_w = stride;
+  p.pad_top = p.pad_left = pad;
+  p.group = group;
+  p.out_h = (h + 2 * pad - kernel) / stride + 1;
+  p.out_w = (w + 2 * pad - kernel) / stride + 1;
+  p.activation.type = ActivationType::RELUX;
+  p.activation.max_limit = 6.f;
+  return p;
+}
+
+// Conv2D with the fp16 table (1x1, strided 1x1, im2col, groups) against a
+// direct double reference in the GEMM's reduction order (ic, kh, kw).
+void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
+  const KernelTable* table = Fp16Table();
+  const int64_t in_per_group = p.in_channels / p.group, out_per_group = p.out_channels / p.group;
+  const std::vector<float> input = RandomFloats(p.in_channels * p.in_h * p.in_w, seed, -2.f, 2.f);
+  const std::vector<float> filter =
+      RandomFloats(p.out_channels * in_per_group * p.kernel_h * p.kernel_w, seed + 1);
+  const std::vector<float> bias = RandomFloats(p.out_channels, seed + 2);
+  const std::vector<float> ri = Rounded(input), rf = Rounded(filter);
+  const int64_t out_plane = p.out_h * p.out_w;
+  std::vector<double> want(p.out_channels * out_plane), tolerance(want.size());
+  for (int64_t oc = 0; oc < p.out_channels; ++oc) {
+    const int64_t g = oc / out_per_group;
+    for (int64_t oh = 0; oh < p.out_h; ++oh) {
+      for (int64_t ow = 0; ow < p.out_w; ++ow) {
+        // A column of one pixel runs the matrix-vector kernel.
+        Dot dot(out_plane == 1 ? 64 : table->fp16_kc);
+        for (int64_t ic = 0; ic < in_per_group; ++ic) {
+          for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+            for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+              const int64_t ih = oh * p.stride_h - p.pad_top + kh;
+              const int64_t iw = ow * p.stride_w - p.pad_left + kw;
+              const bool inside = ih >= 0 && ih < p.in_h && iw >= 0 && iw < p.in_w;
+              const double x =
+                  inside ? ri[((g * in_per_group + ic) * p.in_h + ih) * p.in_w + iw] : 0.0;
+              dot.Add(rf[((oc * in_per_group + ic) * p.kernel_h + kh) * p.kernel_w + kw], x);
+            }
+          }
+        }
+        const int64_t o = oc * out_plane + oh * p.out_w + ow;
+        want[o] = Activate(dot.value + bias[oc], kTileActClamp);
+        tolerance[o] = dot.Tolerance();
+      }
+    }
+  }
+  std::unique_ptr<Conv2dKernel> kernel = CreateConv2dKernel(*table, p, filter.data(), 0);
+  for (auto& pool : testing::PoolsUnderTest()) {
+    SCOPED_TRACE(::testing::Message()
+                 << kernel->name() << " in " << p.in_channels << "x" << p.in_h << "x" << p.in_w
+                 << " out " << p.out_channels << " k " << p.kernel_h << " stride " << p.stride_h
+                 << " pad " << p.pad_top << " group " << p.group << " threads "
+                 << NumThreads(pool.get()));
+    EXPECT_NE(std::string(kernel->name()).find("fp16"), std::string::npos);
+    std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1);
+    std::vector<float> output(want.size(), std::nanf(""));
+    kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
+    ExpectWithin(output, want, tolerance);
+  }
+}
+
+TEST(Fp16Test, Conv2dPaths) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 500;
+  CheckConv(ConvParams(8, 5, 7, 9, 1, 1, 0), seed += 3);      // 1x1 read in place
+  CheckConv(ConvParams(300, 3, 3, 17, 1, 1, 0), seed += 3);   // two blocks of k
+  CheckConv(ConvParams(16, 1, 1, 33, 1, 1, 0), seed += 3);    // 1x1 map: a vector
+  CheckConv(ConvParams(6, 9, 8, 10, 1, 2, 0), seed += 3);     // strided 1x1
+  CheckConv(ConvParams(3, 17, 15, 32, 3, 2, 1), seed += 3);   // a stem: im2col
+  CheckConv(ConvParams(5, 6, 7, 7, 3, 1, 1), seed += 3);      // 3x3 stride 1 padded
+  CheckConv(ConvParams(8, 6, 6, 12, 3, 1, 1, 2), seed += 3);  // groups
+  CheckConv(ConvParams(4, 2, 2, 3, 3, 1, 1), seed += 3);      // map smaller than the window
+}
+
+// The 3x3 depthwise bands (half-precision padded input) against a double
+// reference: 9 products summed in half precision.
+void CheckDepthwise(int64_t channels, int64_t h, int64_t w, int64_t multiplier, int64_t stride_h,
+                    int64_t stride_w, int64_t pad, uint32_t seed) {
+  ref::DepthwiseConv2dParams p;
+  p.batch = 1;
+  p.channels = channels;
+  p.in_h = h;
+  p.in_w = w;
+  p.multiplier = multiplier;
+  p.kernel_h = p.kernel_w = 3;
+  p.stride_h = stride_h;
+  p.stride_w = stride_w;
+  p.pad_top = p.pad_left = pad;
+  p.out_h = (h + 2 * pad - 3) / stride_h + 1;
+  p.out_w = (w + 2 * pad - 3) / stride_w + 1;
+  p.activation.type = ActivationType::RELUX;
+  p.activation.max_limit = 6.f;
+  const int64_t out_c = channels * multiplier;
+  const std::vector<float> input = RandomFloats(channels * h * w, seed, -3.f, 3.f);
+  const std::vector<float> filter = RandomFloats(multiplier * channels * 9, seed + 1);
+  const std::vector<float> bias = RandomFloats(out_c, seed + 2);
+  const std::vector<float> ri = Rounded(input), rf = Rounded(filter);
+  const int64_t out_plane = p.out_h * p.out_w;
+  std::vector<double> want(out_c * out_plane), tolerance(want.size());
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t m = 0; m < multiplier; ++m) {
+      const int64_t oc = c * multiplier + m;
+      for (int64_t oh = 0; oh < p.out_h; ++oh) {
+        for (int64_t ow = 0; ow < p.out_w; ++ow) {
+          Dot dot(9);
+          for (int64_t kh = 0; kh < 3; ++kh) {
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              const int64_t ih = oh * stride_h - pad + kh, iw = ow * stride_w - pad + kw;
+              const bool inside = ih >= 0 && ih < h && iw >= 0 && iw < w;
+              dot.Add(rf[(m * channels + c) * 9 + kh * 3 + kw],
+                      inside ? ri[(c * h + ih) * w + iw] : 0.0);
+            }
+          }
+          const int64_t o = oc * out_plane + oh * p.out_w + ow;
+          want[o] = Activate(dot.value + bias[oc], kTileActClamp);
+          tolerance[o] = dot.Tolerance();
+        }
+      }
+    }
+  }
+  const KernelTable* table = Fp16Table();
+  ASSERT_TRUE(DepthwiseConv3x3::Supports(*table, p));
+  DepthwiseConv3x3 kernel(*table, p);
+  for (auto& pool : testing::PoolsUnderTest()) {
+    SCOPED_TRACE(::testing::Message() << "depthwise " << channels << "x" << h << "x" << w
+                                      << " multiplier " << multiplier << " stride " << stride_h
+                                      << "," << stride_w << " pad " << pad << " threads "
+                                      << NumThreads(pool.get()));
+    // NaN scratch: a kernel reading a column the band never wrote fails.
+    std::vector<float> scratch(kernel.ScratchBytes(NumThreads(pool.get())) / 4 + 1,
+                               std::nanf(""));
+    std::vector<float> output(want.size(), std::nanf(""));
+    kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get(),
+               scratch.data());
+    ExpectWithin(output, want, tolerance);
+  }
+}
+
+TEST(Fp16Test, Depthwise3x3) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 700;
+  for (int64_t stride : {1, 2}) {
+    for (int64_t w : {1, 2, 7, 8, 9, 16, 17, 25}) {
+      CheckDepthwise(3, 5, w, 1, stride, stride, 1, seed += 3);
+    }
+    CheckDepthwise(4, 112, 30, 1, stride, stride, 1, seed += 3);  // several bands
+    CheckDepthwise(2, 9, 11, 3, stride, stride, 0, seed += 3);    // multiplier, no padding
+  }
+  CheckDepthwise(3, 10, 13, 1, 2, 1, 1, seed += 3);  // strides differ per axis
+  CheckDepthwise(3, 10, 13, 1, 1, 2, 1, seed += 3);
+}
+
+// The Conv2D and FullyConnected ops on a runtime that asks for fp16: the
+// half-precision kernels where the CPU has them, else the fp32 kernels with
+// bit-identical results (qemu -cpu cortex-a53 has no FP16 arithmetic).
+TEST(Fp16Test, OpsFallBackToFp32WithoutFp16) {
+  const bool has_fp16 = Fp16Table() != nullptr;
+  testing::TestCpuRuntime fp32_runtime(2), fp16_runtime(2);
+  fp16_runtime.set_fp16(true);
+  OpContext context;
+  context.runtime = &fp16_runtime;
+  const KernelTable* table = ContextKernelTable(&context);
+  if (has_fp16) {
+    ASSERT_NE(table, nullptr);
+    EXPECT_STREQ(table->name, "neon_fp16");
+  } else {
+    EXPECT_EQ(table, ActiveKernelTable());
+  }
+  const std::vector<float> input = RandomFloats(16 * 10 * 10, 61);
+  const std::vector<float> filter = RandomFloats(24 * 16 * 9, 62);
+  const std::vector<float> bias = RandomFloats(24, 63);
+  const std::vector<float> fc_input = RandomFloats(2 * 200, 64);
+  const std::vector<float> fc_weight = RandomFloats(30 * 200, 65);
+  const std::vector<float> fc_bias = RandomFloats(30, 66);
+  std::vector<float> conv_out[2], fc_out[2];
+  testing::TestCpuRuntime* runtimes[2] = {&fp32_runtime, &fp16_runtime};
+  for (int i = 0; i < 2; ++i) {
+    testing::OpTester conv("Conv2D", RegisterConv2D);
+    conv.WithRuntime(runtimes[i])
+        .Input("input", {1, 16, 10, 10}, input)
+        .Weight("filter", {24, 16, 3, 3}, filter)
+        .Weight("bias", {24}, bias)
+        .Output("output")
+        .Args("strides", std::vector<int64_t>{1, 1})
+        .Args("pads", std::vector<int64_t>{1, 1, 1, 1})
+        .Arg("activation", "RELU");
+    ASSERT_TRUE(conv.Run().ok());
+    conv_out[i] = conv.OutputData("output");
+    testing::OpTester fc("FullyConnected", RegisterFullyConnected);
+    fc.WithRuntime(runtimes[i])
+        .Input("x", {2, 200}, fc_input)
+        .Weight("w", {30, 200}, fc_weight)
+        .Weight("b", {30}, fc_bias)
+        .Output("y");
+    ASSERT_TRUE(fc.Run().ok());
+    fc_out[i] = fc.OutputData("y");
+  }
+  if (!has_fp16) {
+    EXPECT_EQ(conv_out[0], conv_out[1]);
+    EXPECT_EQ(fc_out[0], fc_out[1]);
+  } else {
+    // fp16: close to fp32 (|x|, |w| < 1 over 144 taps), and not the fp32 result.
+    testing::ExpectNear(conv_out[1], conv_out[0], 0.05f, 0.01f);
+    EXPECT_NE(conv_out[0], conv_out[1]);
+    testing::ExpectNear(fc_out[1], fc_out[0], 0.05f, 0.01f);
+    EXPECT_NE(fc_out[0], fc_out[1]);
+  }
+}
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace

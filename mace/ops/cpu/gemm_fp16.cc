@@ -1,0 +1,113 @@
+#include "mace/ops/cpu/gemm_fp16.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "mace/runtimes/cpu/scratch_buffer.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Floats that hold `halves` half values.
+int64_t HalfFloats(int64_t halves) { return (halves + 1) / 2; }
+
+// Packs columns [col0, col0 + cols) and depth [depth0, depth0 + depth) of B
+// into one float panel of `width`.
+void PackColumns(const GemmOperand& b, int64_t col0, int64_t cols, int64_t depth0, int64_t depth,
+                 int width, float* dst) {
+  if (b.packer != nullptr) {
+    b.packer(b.packer_context, col0, cols, depth0, depth, width, dst);
+  } else {
+    PackPanels(b.data + col0 * b.stride + depth0 * b.depth_stride, cols, depth, b.stride,
+               b.depth_stride, width, dst);
+  }
+}
+
+float Activate(float v, const TileEpilogue& epilogue) {
+  switch (epilogue.activation) {
+    case kTileActClamp:
+      return std::min(std::max(v, epilogue.lo), epilogue.hi);
+    case kTileActHardSwish:
+      return v * std::min(std::max(v + 3.f, 0.f), 6.f) * (1.f / 6.f);
+    default:
+      return v;
+  }
+}
+
+}  // namespace
+
+void Fp16Panels::Pack(const KernelTable& table, const float* src, int64_t rows, int64_t depth,
+                      int64_t stride, int64_t depth_stride, PersistentArena* arena) {
+  rows_ = rows;
+  depth_ = depth;
+  width_ = table.fp16_mr;
+  const int64_t count = CeilDiv(rows, width_) * width_ * depth;
+  std::vector<float> panels(static_cast<size_t>(count));
+  PackPanels(src, rows, depth, stride, depth_stride, width_, panels.data());
+  storage_.Allocate(HalfFloats(count), arena);
+  table.fp16_from_float(panels.data(), count, reinterpret_cast<uint16_t*>(storage_.data()));
+}
+
+int64_t Fp16GemmScratchFloatsPerThread(const KernelTable& table, int64_t n, int64_t k) {
+  // A float panel and its half copy: kc x nr for tiles, k x 1 for a vector.
+  const int64_t values = n == 1 ? k : std::min<int64_t>(table.fp16_kc, k) * table.fp16_nr;
+  return ThreadRegionFloats(values) + ThreadRegionFloats(HalfFloats(values));
+}
+
+void Fp16Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const Fp16Panels& a,
+              const GemmOperand& b, float* c, int64_t ldc, const TileEpilogue& epilogue,
+              ThreadPool* pool, float* scratch) {
+  const int mr = table.fp16_mr, nr = table.fp16_nr;
+  const int64_t row_panels = CeilDiv(m, mr);
+  const int64_t per_thread = Fp16GemmScratchFloatsPerThread(table, n, k);
+  if (n == 1) {
+    // One column: convert it once, then one panel product per mr rows.
+    float* column = scratch;
+    uint16_t* half = reinterpret_cast<uint16_t*>(scratch + ThreadRegionFloats(k));
+    PackColumns(b, 0, 1, 0, k, 1, column);
+    table.fp16_from_float(column, k, half);
+    ParallelFor(pool, row_panels, [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        float sums[16];
+        table.fp16_panel_dot(a.Panel(p), k, half, sums);
+        const int64_t rows = std::min<int64_t>(mr, m - p * mr);
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t row = p * mr + r;
+          const float bias = epilogue.row_bias != nullptr ? epilogue.row_bias[row] : 0.f;
+          c[row * ldc] = Activate(sums[r] + bias, epilogue);
+        }
+      }
+    });
+    return;
+  }
+  const int64_t kc = std::min<int64_t>(table.fp16_kc, k);
+  const int64_t col_panels = CeilDiv(n, nr);
+  ParallelFor(pool, col_panels, [&](int64_t begin, int64_t end, int chunk) {
+    float* panel = scratch + chunk * per_thread;
+    uint16_t* half = reinterpret_cast<uint16_t*>(panel + ThreadRegionFloats(kc * nr));
+    for (int64_t j = begin; j < end; ++j) {
+      const int64_t col0 = j * nr;
+      const int cols = static_cast<int>(std::min<int64_t>(nr, n - col0));
+      for (int64_t d0 = 0; d0 < k; d0 += kc) {
+        const int64_t depth = std::min(kc, k - d0);
+        PackColumns(b, col0, cols, d0, depth, nr, panel);
+        table.fp16_from_float(panel, depth * nr, half);
+        TileEpilogue tile = epilogue;
+        tile.accumulate = d0 > 0;
+        tile.last = d0 + depth >= k;
+        for (int64_t p = 0; p < row_panels; ++p) {
+          const int64_t row0 = p * mr;
+          tile.row_bias = epilogue.row_bias != nullptr ? epilogue.row_bias + row0 : nullptr;
+          table.fp16_gemm(depth, a.Panel(p) + d0 * mr, half, c + row0 * ldc + col0, ldc,
+                          static_cast<int>(std::min<int64_t>(mr, m - row0)), cols, tile);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace ops
+}  // namespace mace

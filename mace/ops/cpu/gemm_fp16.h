@@ -1,0 +1,62 @@
+// Half-precision GEMM over a kernel table's fp16 entries (ARMv8.2 FP16):
+//   C[m, n] (float, row stride ldc) = A[m, k] x B[k, n], plus row bias and
+// activation, with A packed once in half precision (Fp16Panels) and B, a
+// float operand (a matrix or an im2col packer, as for Gemm), converted to
+// half precision panel by panel as it is packed. The tile sums kc (the
+// table's fp16_kc) products in half precision and adds each block's sums
+// to C in single precision, so long reductions keep float accuracy across
+// blocks. n == 1 runs the matrix-vector kernel, whose partial sums go to
+// single precision every 64 steps.
+#ifndef MACE_OPS_CPU_GEMM_FP16_H_
+#define MACE_OPS_CPU_GEMM_FP16_H_
+
+#include <cstdint>
+
+#include "mace/ops/cpu/gemm.h"
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/runtimes/cpu/persistent_arena.h"
+#include "mace/runtimes/cpu/thread_pool.h"
+
+namespace mace {
+namespace ops {
+
+// A rows x depth float matrix, element (i, d) = src[i * stride + d *
+// depth_stride], packed in panels of the table's fp16_mr rows of half values.
+class Fp16Panels {
+ public:
+  Fp16Panels() = default;
+  Fp16Panels(Fp16Panels&&) = default;
+  Fp16Panels& operator=(Fp16Panels&&) = default;
+  Fp16Panels(const Fp16Panels&) = delete;
+  Fp16Panels& operator=(const Fp16Panels&) = delete;
+
+  void Pack(const KernelTable& table, const float* src, int64_t rows, int64_t depth, int64_t stride,
+            int64_t depth_stride, PersistentArena* arena = nullptr);
+  const uint16_t* Panel(int64_t index) const {
+    return reinterpret_cast<const uint16_t*>(storage_.data()) + index * width_ * depth_;
+  }
+  int64_t rows() const { return rows_; }
+  int64_t depth() const { return depth_; }
+  int width() const { return width_; }
+
+ private:
+  PersistentFloats storage_;  // half values, two per float
+  int64_t rows_ = 0, depth_ = 0;
+  int width_ = 0;
+};
+
+// Scratch floats Fp16Gemm needs per thread.
+int64_t Fp16GemmScratchFloatsPerThread(const KernelTable& table, int64_t n, int64_t k);
+
+// `b` is seen as n x k (its columns are the rows), from `data` or `packer`
+// (not `packed`). epilogue.row_bias has m values (may be null); col_bias is
+// not read. `scratch` holds NumThreads(pool) * Fp16GemmScratchFloatsPerThread
+// floats. The table must have fp16 kernels, and k must be > 0.
+void Fp16Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const Fp16Panels& a,
+              const GemmOperand& b, float* c, int64_t ldc, const TileEpilogue& epilogue,
+              ThreadPool* pool, float* scratch);
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_GEMM_FP16_H_
