@@ -92,9 +92,45 @@ void InterleaveLanes(QuantGemmFormat format, const uint8_t* const* rows, int64_t
     }
     return;
   }
+#if defined(__SSE2__)
+  // Bytes of rows 0 and 1, and of rows 2 and 3, interleaved into pairs, then
+  // the pairs into quads: 16 words per step.
+  for (; i + 16 <= count; i += 16) {
+    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[0] + i));
+    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[1] + i));
+    const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[2] + i));
+    const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[3] + i));
+    const __m128i low01 = _mm_unpacklo_epi8(r0, r1), high01 = _mm_unpackhi_epi8(r0, r1);
+    const __m128i low23 = _mm_unpacklo_epi8(r2, r3), high23 = _mm_unpackhi_epi8(r2, r3);
+    __m128i* dst = reinterpret_cast<__m128i*>(out + i);
+    _mm_storeu_si128(dst, _mm_unpacklo_epi16(low01, low23));
+    _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(low01, low23));
+    _mm_storeu_si128(dst + 2, _mm_unpacklo_epi16(high01, high23));
+    _mm_storeu_si128(dst + 3, _mm_unpackhi_epi16(high01, high23));
+  }
+#endif
   for (; i < count; ++i) {
     const int32_t bytes[4] = {rows[0][i], rows[1][i], rows[2][i], rows[3][i]};
     out[i] = static_cast<int32_t>(QuadWord(bytes));
+  }
+}
+
+// sums[pos] += the four bytes of word pos, for pos < count.
+void AddQuadSums(const uint8_t* words, int64_t count, int32_t* sums) {
+  int64_t pos = 0;
+#if defined(__SSE2__)
+  const __m128i low_bytes = _mm_set1_epi16(0x00FF);
+  const __m128i ones = _mm_set1_epi16(1);
+  for (; pos + 4 <= count; pos += 4) {
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 4 * pos));
+    // Byte pairs summed into 16 bits, then the two pairs of each word.
+    const __m128i pairs = _mm_add_epi16(_mm_and_si128(w, low_bytes), _mm_srli_epi16(w, 8));
+    __m128i* dst = reinterpret_cast<__m128i*>(sums + pos);
+    _mm_storeu_si128(dst, _mm_add_epi32(_mm_loadu_si128(dst), _mm_madd_epi16(pairs, ones)));
+  }
+#endif
+  for (; pos < count; ++pos) {
+    sums[pos] += words[4 * pos] + words[4 * pos + 1] + words[4 * pos + 2] + words[4 * pos + 3];
   }
 }
 
@@ -262,11 +298,7 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
     const int64_t count = std::min(block_width, positions - first);
     for (int64_t word = 0; word < words_; ++word) {
       const uint8_t* column = bytes + (first * words_ + word * block_width) * 4;
-      int32_t* sums = input_sums_.data() + first;
-      for (int64_t pos = 0; pos < count; ++pos) {
-        sums[pos] += column[4 * pos] + column[4 * pos + 1] + column[4 * pos + 2] +
-                     column[4 * pos + 3];
-      }
+      AddQuadSums(column, count, input_sums_.data() + first);
     }
   }
 }
