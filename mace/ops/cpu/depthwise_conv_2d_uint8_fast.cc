@@ -7,6 +7,10 @@
 
 #include "mace/ops/common/quantize.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mace {
 namespace ops {
 
@@ -61,7 +65,19 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
     if (in_y < 0 || in_y >= p.in_h) continue;
     const uint8_t* in = plane_in + in_y * p.in_w - p.pad_left;
     int16_t* row = plane + y * plane_w_;
-    for (int64_t x = x_begin; x < x_end; ++x) row[x] = static_cast<int16_t>(in[x] - zero_point);
+    int64_t x = x_begin;
+#if defined(__SSE2__)
+    // 16 bytes widened to int16 minus the zero point per step.
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i offset = _mm_set1_epi16(static_cast<int16_t>(zero_point));
+    for (; x + 16 <= x_end; x += 16) {
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x));
+      __m128i* dst = reinterpret_cast<__m128i*>(row + x);
+      _mm_storeu_si128(dst, _mm_sub_epi16(_mm_unpacklo_epi8(bytes, zero), offset));
+      _mm_storeu_si128(dst + 1, _mm_sub_epi16(_mm_unpackhi_epi8(bytes, zero), offset));
+    }
+#endif
+    for (; x < x_end; ++x) row[x] = static_cast<int16_t>(in[x] - zero_point);
   }
   const int64_t out_channels = p.channels * p.multiplier;
   for (int64_t m = 0; m < p.multiplier; ++m) {
