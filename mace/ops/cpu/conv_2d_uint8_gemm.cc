@@ -254,36 +254,59 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
         emit(word, 0, rows, run);
         continue;
       }
+      // Each lane's input plane, row offset and column shift, computed
+      // once per word rather than once per output row.
+      const uint8_t* lane_plane[4];
+      int64_t lane_row[4], lane_shift[4];
+      for (int64_t lane = 0; lane < per_word; ++lane) {
+        const int64_t k = word * per_word + lane;
+        lane_plane[lane] = nullptr;
+        if (k >= depth_) continue;
+        const int64_t ic = k / taps, kh = (k % taps) / p.kernel_w, kw = k % p.kernel_w;
+        lane_plane[lane] = first_plane + ic * p.in_h * p.in_w;
+        lane_row[lane] = kh * p.dilation_h - p.pad_top;
+        lane_shift[lane] = kw * p.dilation_w - p.pad_left;
+      }
       for (int64_t oh = 0; oh < p.out_h; ++oh) {
         for (int64_t lane = 0; lane < per_word; ++lane) {
           uint8_t* dst = scratch.data() + lane * run;
           rows[lane] = dst;
-          const int64_t k = word * per_word + lane;
-          if (k >= depth_) {
+          if (lane_plane[lane] == nullptr) {  // past the depth
             std::fill(dst, dst + run, subtract);
             continue;
           }
-          const int64_t ic = k / taps, kh = (k % taps) / p.kernel_w, kw = k % p.kernel_w;
-          const int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
+          const int64_t ih = oh * p.stride_h + lane_row[lane];
           if (ih < 0 || ih >= p.in_h) {
             std::fill(dst, dst + run, zq);
             continue;
           }
-          const uint8_t* in_row = first_plane + (ic * p.in_h + ih) * p.in_w;
-          const int64_t shift = kw * p.dilation_w - p.pad_left;
+          const uint8_t* in_row = lane_plane[lane] + ih * p.in_w;
+          const int64_t shift = lane_shift[lane];
           if (p.stride_w == 1) {
             // Inside the input for first <= ow < last.
             const int64_t first = std::min<int64_t>(std::max<int64_t>(-shift, 0), run);
             const int64_t last = std::max<int64_t>(first, std::min<int64_t>(p.in_w - shift, run));
+            if (first == 0 && last == run) {
+              // The whole run lies inside the input row: read it in place.
+              rows[lane] = in_row + shift;
+              continue;
+            }
             std::fill(dst, dst + first, zq);
             if (last > first) std::copy(in_row + first + shift, in_row + last + shift, dst + first);
             std::fill(dst + last, dst + run, zq);
             continue;
           }
-          for (int64_t ow = 0; ow < run; ++ow) {
-            const int64_t iw = ow * p.stride_w + shift;
-            dst[ow] = iw >= 0 && iw < p.in_w ? in_row[iw] : zq;
-          }
+          // Inside the input for first <= ow < last; a plain strided copy
+          // there.
+          const int64_t sw = p.stride_w;
+          const int64_t first =
+              std::min<int64_t>(run, shift >= 0 ? 0 : (-shift + sw - 1) / sw);
+          const int64_t last = std::max<int64_t>(
+              first, std::min<int64_t>(run, p.in_w - shift > 0 ? (p.in_w - shift + sw - 1) / sw : 0));
+          std::fill(dst, dst + first, zq);
+          const uint8_t* src = in_row + shift;
+          for (int64_t ow = first; ow < last; ++ow) dst[ow] = src[ow * sw];
+          std::fill(dst + last, dst + run, zq);
         }
         emit(word, oh * p.out_w, rows, run);
       }
