@@ -6,9 +6,10 @@
 //
 // Stride 1: the words at x and x + 2 give the outputs at even offsets from
 // x, the words at x + 1 and x + 3 those at odd offsets; a two-source permute
-// interleaves them, 32 outputs per step. Stride 2: the words at 2x and
-// 2x + 2 give 16 consecutive outputs directly. Shorter rows (the outputs are
-// padded to 8) finish with the same arithmetic on xmm or ymm registers, so
+// interleaves them, 32 outputs per step, then at most one step of 16 on
+// ymm. Stride 2: the words at 2x and 2x + 2 give 16 consecutive outputs
+// directly. Shorter rows (the outputs are padded to 8) finish with the same
+// arithmetic on xmm or ymm registers, so
 // nothing is read past what the interface allows.
 //
 // vpmaddwd on zmm needs AVX-512 BW, which the rest of this library does not
@@ -72,6 +73,27 @@ __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S1(const DepthwiseU
       _mm512_storeu_si512(row.sums + x, _mm512_permutex2var_epi32(even, low_order, odd));
       _mm512_storeu_si512(row.sums + x + 16, _mm512_permutex2var_epi32(even, high_order, odd));
     }
+  }
+  if (x + 16 <= padded) {
+    // 16 outputs on ymm registers (rows of 14 to 16, and the middle of
+    // longer ones).
+    __m256i even = _mm256_setzero_si256(), odd = _mm256_setzero_si256();
+    for (int i = 0; i < 3; ++i) {
+      const int16_t* in = row.rows[i] + x;
+      const __m256i t01 = _mm256_set1_epi32(first[i]), t2 = _mm256_set1_epi32(third[i]);
+      even = _mm256_add_epi32(even, _mm256_madd_epi16(Load256(in), t01));
+      odd = _mm256_add_epi32(odd, _mm256_madd_epi16(Load256(in + 1), t01));
+      even = _mm256_add_epi32(even, _mm256_madd_epi16(Load256(in + 2), t2));
+      odd = _mm256_add_epi32(odd, _mm256_madd_epi16(Load256(in + 3), t2));
+    }
+    // unpack works within 128-bit halves: (e0 o0 e1 o1 | e4 o4 e5 o5) and
+    // (e2 o2 e3 o3 | e6 o6 e7 o7), then the halves are put in order.
+    const __m256i low = _mm256_unpacklo_epi32(even, odd), high = _mm256_unpackhi_epi32(even, odd);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.sums + x),
+                        _mm256_permute2x128_si256(low, high, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.sums + x + 8),
+                        _mm256_permute2x128_si256(low, high, 0x31));
+    x += 16;
   }
   for (; x < padded; x += 8) {
     __m128i even = _mm_setzero_si128(), odd = _mm_setzero_si128();
