@@ -26,6 +26,9 @@ int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1)
 // input (1.8 MB for 64 channels, 3x3, 56x56).
 constexpr int64_t kColumnBlockBytes = 192 * 1024;
 
+// Packed inputs below this many words (128 KiB) are packed on one thread.
+constexpr int64_t kSerialPackWords = 32 * 1024;
+
 uint32_t PairWord(int32_t low, int32_t high) {
   return static_cast<uint16_t>(static_cast<int16_t>(low)) |
          (static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(high))) << 16);
@@ -247,7 +250,11 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
       done += take;
     }
   };
-  ParallelFor(pool, words_, [&](int64_t begin, int64_t end) {
+  // A small packed input is packed by the calling thread alone: a few
+  // microseconds of work, where a parallel region would cost a wake-up and
+  // a wait for the other threads (much more on a loaded machine).
+  ThreadPool* pack_pool = words_ * cols_ < kSerialPackWords ? nullptr : pool;
+  ParallelFor(pack_pool, words_, [&](int64_t begin, int64_t end) {
     // One run of values per lane: a whole plane for the pointwise case,
     // else one output row of one tap.
     const int64_t run = pointwise ? positions : p.out_w;
