@@ -26,6 +26,9 @@ int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1)
 // input (1.8 MB for 64 channels, 3x3, 56x56).
 constexpr int64_t kColumnBlockBytes = 192 * 1024;
 
+// Packed inputs below this many words (128 KiB) are packed on one thread.
+constexpr int64_t kSerialPackWords = 32 * 1024;
+
 uint32_t PairWord(int32_t low, int32_t high) {
   return static_cast<uint16_t>(static_cast<int16_t>(low)) |
          (static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(high))) << 16);
@@ -92,9 +95,58 @@ void InterleaveLanes(QuantGemmFormat format, const uint8_t* const* rows, int64_t
     }
     return;
   }
+#if defined(__SSE2__)
+  // Bytes of rows 0 and 1, and of rows 2 and 3, interleaved into pairs, then
+  // the pairs into quads: 16 words per step.
+  for (; i + 16 <= count; i += 16) {
+    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[0] + i));
+    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[1] + i));
+    const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[2] + i));
+    const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[3] + i));
+    const __m128i low01 = _mm_unpacklo_epi8(r0, r1), high01 = _mm_unpackhi_epi8(r0, r1);
+    const __m128i low23 = _mm_unpacklo_epi8(r2, r3), high23 = _mm_unpackhi_epi8(r2, r3);
+    __m128i* dst = reinterpret_cast<__m128i*>(out + i);
+    _mm_storeu_si128(dst, _mm_unpacklo_epi16(low01, low23));
+    _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(low01, low23));
+    _mm_storeu_si128(dst + 2, _mm_unpacklo_epi16(high01, high23));
+    _mm_storeu_si128(dst + 3, _mm_unpackhi_epi16(high01, high23));
+  }
+  // Rows are often short (an output row of 7 to 56 values): 8 more words
+  // from 8-byte loads.
+  if (i + 8 <= count) {
+    const __m128i r0 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows[0] + i));
+    const __m128i r1 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows[1] + i));
+    const __m128i r2 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows[2] + i));
+    const __m128i r3 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows[3] + i));
+    const __m128i low01 = _mm_unpacklo_epi8(r0, r1), low23 = _mm_unpacklo_epi8(r2, r3);
+    __m128i* dst = reinterpret_cast<__m128i*>(out + i);
+    _mm_storeu_si128(dst, _mm_unpacklo_epi16(low01, low23));
+    _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(low01, low23));
+    i += 8;
+  }
+#endif
   for (; i < count; ++i) {
-    const int32_t bytes[4] = {rows[0][i], rows[1][i], rows[2][i], rows[3][i]};
-    out[i] = static_cast<int32_t>(QuadWord(bytes));
+    out[i] = static_cast<int32_t>(uint32_t{rows[0][i]} | (uint32_t{rows[1][i]} << 8) |
+                                  (uint32_t{rows[2][i]} << 16) | (uint32_t{rows[3][i]} << 24));
+  }
+}
+
+// sums[pos] += the four bytes of word pos, for pos < count.
+void AddQuadSums(const uint8_t* words, int64_t count, int32_t* sums) {
+  int64_t pos = 0;
+#if defined(__SSE2__)
+  const __m128i low_bytes = _mm_set1_epi16(0x00FF);
+  const __m128i ones = _mm_set1_epi16(1);
+  for (; pos + 4 <= count; pos += 4) {
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 4 * pos));
+    // Byte pairs summed into 16 bits, then the two pairs of each word.
+    const __m128i pairs = _mm_add_epi16(_mm_and_si128(w, low_bytes), _mm_srli_epi16(w, 8));
+    __m128i* dst = reinterpret_cast<__m128i*>(sums + pos);
+    _mm_storeu_si128(dst, _mm_add_epi32(_mm_loadu_si128(dst), _mm_madd_epi16(pairs, ones)));
+  }
+#endif
+  for (; pos < count; ++pos) {
+    sums[pos] += words[4 * pos] + words[4 * pos + 1] + words[4 * pos + 2] + words[4 * pos + 3];
   }
 }
 
@@ -198,7 +250,11 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
       done += take;
     }
   };
-  ParallelFor(pool, words_, [&](int64_t begin, int64_t end) {
+  // A small packed input is packed by the calling thread alone: a few
+  // microseconds of work, where a parallel region would cost a wake-up and
+  // a wait for the other threads (much more on a loaded machine).
+  ThreadPool* pack_pool = words_ * cols_ < kSerialPackWords ? nullptr : pool;
+  ParallelFor(pack_pool, words_, [&](int64_t begin, int64_t end) {
     // One run of values per lane: a whole plane for the pointwise case,
     // else one output row of one tap.
     const int64_t run = pointwise ? positions : p.out_w;
@@ -218,36 +274,59 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
         emit(word, 0, rows, run);
         continue;
       }
+      // Each lane's input plane, row offset and column shift, computed
+      // once per word rather than once per output row.
+      const uint8_t* lane_plane[4];
+      int64_t lane_row[4], lane_shift[4];
+      for (int64_t lane = 0; lane < per_word; ++lane) {
+        const int64_t k = word * per_word + lane;
+        lane_plane[lane] = nullptr;
+        if (k >= depth_) continue;
+        const int64_t ic = k / taps, kh = (k % taps) / p.kernel_w, kw = k % p.kernel_w;
+        lane_plane[lane] = first_plane + ic * p.in_h * p.in_w;
+        lane_row[lane] = kh * p.dilation_h - p.pad_top;
+        lane_shift[lane] = kw * p.dilation_w - p.pad_left;
+      }
       for (int64_t oh = 0; oh < p.out_h; ++oh) {
         for (int64_t lane = 0; lane < per_word; ++lane) {
           uint8_t* dst = scratch.data() + lane * run;
           rows[lane] = dst;
-          const int64_t k = word * per_word + lane;
-          if (k >= depth_) {
+          if (lane_plane[lane] == nullptr) {  // past the depth
             std::fill(dst, dst + run, subtract);
             continue;
           }
-          const int64_t ic = k / taps, kh = (k % taps) / p.kernel_w, kw = k % p.kernel_w;
-          const int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
+          const int64_t ih = oh * p.stride_h + lane_row[lane];
           if (ih < 0 || ih >= p.in_h) {
             std::fill(dst, dst + run, zq);
             continue;
           }
-          const uint8_t* in_row = first_plane + (ic * p.in_h + ih) * p.in_w;
-          const int64_t shift = kw * p.dilation_w - p.pad_left;
+          const uint8_t* in_row = lane_plane[lane] + ih * p.in_w;
+          const int64_t shift = lane_shift[lane];
           if (p.stride_w == 1) {
             // Inside the input for first <= ow < last.
             const int64_t first = std::min<int64_t>(std::max<int64_t>(-shift, 0), run);
             const int64_t last = std::max<int64_t>(first, std::min<int64_t>(p.in_w - shift, run));
+            if (first == 0 && last == run) {
+              // The whole run lies inside the input row: read it in place.
+              rows[lane] = in_row + shift;
+              continue;
+            }
             std::fill(dst, dst + first, zq);
             if (last > first) std::copy(in_row + first + shift, in_row + last + shift, dst + first);
             std::fill(dst + last, dst + run, zq);
             continue;
           }
-          for (int64_t ow = 0; ow < run; ++ow) {
-            const int64_t iw = ow * p.stride_w + shift;
-            dst[ow] = iw >= 0 && iw < p.in_w ? in_row[iw] : zq;
-          }
+          // Inside the input for first <= ow < last; a plain strided copy
+          // there.
+          const int64_t sw = p.stride_w;
+          const int64_t first =
+              std::min<int64_t>(run, shift >= 0 ? 0 : (-shift + sw - 1) / sw);
+          const int64_t last = std::max<int64_t>(
+              first, std::min<int64_t>(run, p.in_w - shift > 0 ? (p.in_w - shift + sw - 1) / sw : 0));
+          std::fill(dst, dst + first, zq);
+          const uint8_t* src = in_row + shift;
+          for (int64_t ow = first; ow < last; ++ow) dst[ow] = src[ow * sw];
+          std::fill(dst + last, dst + run, zq);
         }
         emit(word, oh * p.out_w, rows, run);
       }
@@ -262,11 +341,7 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
     const int64_t count = std::min(block_width, positions - first);
     for (int64_t word = 0; word < words_; ++word) {
       const uint8_t* column = bytes + (first * words_ + word * block_width) * 4;
-      int32_t* sums = input_sums_.data() + first;
-      for (int64_t pos = 0; pos < count; ++pos) {
-        sums[pos] += column[4 * pos] + column[4 * pos + 1] + column[4 * pos + 2] +
-                     column[4 * pos + 3];
-      }
+      AddQuadSums(column, count, input_sums_.data() + first);
     }
   }
 }

@@ -6,6 +6,7 @@
 // dilation, groups, zero points 0 and 255, uint8 and per-channel int8
 // filters, with 1, 2 and 3 threads.
 #include <cmath>
+#include <cstdio>
 #include <algorithm>
 #include <random>
 #include <vector>
@@ -123,6 +124,13 @@ const Case kCases[] = {
     {1, 3, 64, 65, 10, 3, 1, 1, 1, 1, 17, 0, true},
     // Fewer column blocks than threads: threads split the rows.
     {1, 32, 5, 5, 40, 3, 1, 1, 1, 1, 128, 0, true},
+    // Row tails of the 12-row VNNI tile (out_c 12, 16, 20, 26: 12, 12 + 4,
+    // 12 + 8, 24 + 4 rows), depths that end mid-quad (5 x 9 = 45, 11, 7 x 9),
+    // stride 2 and padding.
+    {1, 5, 9, 11, 12, 3, 2, 1, 1, 1, 131, 7, false},
+    {1, 11, 6, 13, 16, 1, 1, 1, 0, 1, 255, 0, true},
+    {1, 7, 10, 9, 20, 3, 1, 1, 1, 1, 0, 255, false},
+    {2, 6, 13, 7, 26, 3, 2, 1, 2, 1, 64, 0, true},
 };
 
 TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {
@@ -186,6 +194,75 @@ TEST(RequantizeRow, MatchesScalarRule) {
       }
       ASSERT_EQ(got[count], 0xAB) << "wrote past the row";
     }
+  }
+}
+
+// The GEMM micro-kernel of every table on its own, against the plain
+// product of the packed words in its format (int16 pairs, uint8 x int8 or
+// uint8 x uint8 quads): row counts around each kernel's tile (4 to 28 rows),
+// 32 to 96 columns, odd word counts, random and extreme bytes.
+int32_t WordProduct(QuantGemmFormat format, uint32_t a, uint32_t b) {
+  int32_t sum = 0;
+  if (format == kQuantPairsInt16) {
+    for (int i = 0; i < 2; ++i) {
+      sum += static_cast<int16_t>(a >> (16 * i)) * static_cast<int16_t>(b >> (16 * i));
+    }
+    return sum;
+  }
+  for (int i = 0; i < 4; ++i) {
+    const int32_t weight = format == kQuantQuadsUint8 ? static_cast<int8_t>(a >> (8 * i))
+                                                      : static_cast<uint8_t>(a >> (8 * i));
+    sum += weight * static_cast<uint8_t>(b >> (8 * i));
+  }
+  return sum;
+}
+
+TEST(QuantizedGemmKernel, MatchesPlainProduct) {
+  const std::vector<const KernelTable*> tables = QuantizedTables();
+  if (tables.empty()) GTEST_SKIP() << "no uint8 GEMM on this CPU";
+  std::mt19937 rng(20240611);
+  for (const KernelTable* table : tables) {
+    const QuantGemmFormat format = table->quantized_format;
+    for (int64_t rows = 4; rows <= 28; rows += 4) {
+      for (int64_t groups : {1, 2, 7, 33}) {
+        for (int64_t cols : {32, 64, 96}) {
+          for (int extreme = 0; extreme < 2; ++extreme) {
+            std::vector<int32_t> a(rows * groups), b(groups * cols);
+            // Extreme: int16 -255 against 255 for the pairs; 0x80 or 0xFF
+            // weight bytes against 0xFF inputs for the quads.
+            const uint32_t a_word = format == kQuantPairsInt16
+                                        ? 0xFF01FF01u
+                                        : format == kQuantQuadsUint8 ? 0x80808080u : 0xFFFFFFFFu;
+            const uint32_t b_word = format == kQuantPairsInt16 ? 0x00FF00FFu : 0xFFFFFFFFu;
+            for (int32_t& v : a) v = static_cast<int32_t>(extreme ? a_word : rng());
+            for (int32_t& v : b) v = static_cast<int32_t>(extreme ? b_word : rng());
+            if (format == kQuantPairsInt16 && !extreme) {
+              // Pairs hold values minus a zero point: within +-255.
+              for (int32_t& v : a) v = static_cast<int32_t>(0x00FF00FFu & static_cast<uint32_t>(v)) - 0x00800080;
+              for (int32_t& v : b) v = static_cast<int32_t>(0x00FF00FFu & static_cast<uint32_t>(v)) - 0x00800080;
+            }
+            std::vector<int32_t> got(rows * cols, 0x5A5A5A5A);
+            table->quantized_gemm(a.data(), b.data(), rows, groups, cols, got.data());
+            for (int64_t r = 0; r < rows; ++r) {
+              for (int64_t col = 0; col < cols; ++col) {
+                int32_t expected = 0;
+                for (int64_t g = 0; g < groups; ++g) {
+                  expected += WordProduct(format, static_cast<uint32_t>(a[r * groups + g]),
+                                          static_cast<uint32_t>(b[g * cols + col]));
+                }
+                ASSERT_EQ(got[r * cols + col], expected)
+                    << table->name << " rows " << rows << " groups " << groups << " cols "
+                    << cols << " extreme " << extreme << " at " << r << "," << col;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  const KernelTable* avx512 = KernelTableFor(KernelIsa::kAvx512);
+  if (avx512 == nullptr || avx512->quantized_format != kQuantQuadsUint8) {
+    std::printf("note: no AVX-512 VNNI on this CPU, the VNNI GEMM kernel was not run\n");
   }
 }
 

@@ -7,6 +7,10 @@
 
 #include "mace/ops/common/quantize.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mace {
 namespace ops {
 
@@ -52,16 +56,33 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
                                     int32_t* sums) const {
   const ref::DepthwiseConv2dParams& p = p_;
   const int32_t zero_point = quant_.input_zero_point;
-  // The padded plane: row y, column x holds input (y - pad_top, x - pad_left).
-  std::fill(plane, plane + plane_h_ * plane_w_, int16_t{0});
+  // The padded plane: row y, column x holds input (y - pad_top, x - pad_left),
+  // and 0 outside the input (only those parts are zeroed).
   const int64_t x_begin = std::max<int64_t>(0, p.pad_left);
-  const int64_t x_end = std::min<int64_t>(plane_w_, p.pad_left + p.in_w);
+  const int64_t x_end = std::max<int64_t>(x_begin, std::min<int64_t>(plane_w_, p.pad_left + p.in_w));
   for (int64_t y = 0; y < plane_h_; ++y) {
     const int64_t in_y = y - p.pad_top;
-    if (in_y < 0 || in_y >= p.in_h) continue;
-    const uint8_t* in = plane_in + in_y * p.in_w - p.pad_left;
     int16_t* row = plane + y * plane_w_;
-    for (int64_t x = x_begin; x < x_end; ++x) row[x] = static_cast<int16_t>(in[x] - zero_point);
+    if (in_y < 0 || in_y >= p.in_h) {
+      std::fill(row, row + plane_w_, int16_t{0});
+      continue;
+    }
+    std::fill(row, row + x_begin, int16_t{0});
+    std::fill(row + x_end, row + plane_w_, int16_t{0});
+    const uint8_t* in = plane_in + in_y * p.in_w - p.pad_left;
+    int64_t x = x_begin;
+#if defined(__SSE2__)
+    // 16 bytes widened to int16 minus the zero point per step.
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i offset = _mm_set1_epi16(static_cast<int16_t>(zero_point));
+    for (; x + 16 <= x_end; x += 16) {
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x));
+      __m128i* dst = reinterpret_cast<__m128i*>(row + x);
+      _mm_storeu_si128(dst, _mm_sub_epi16(_mm_unpacklo_epi8(bytes, zero), offset));
+      _mm_storeu_si128(dst + 1, _mm_sub_epi16(_mm_unpackhi_epi8(bytes, zero), offset));
+    }
+#endif
+    for (; x < x_end; ++x) row[x] = static_cast<int16_t>(in[x] - zero_point);
   }
   const int64_t out_channels = p.channels * p.multiplier;
   for (int64_t m = 0; m < p.multiplier; ++m) {
@@ -77,28 +98,32 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
     const bool below_one =
         int64_t{multiplier.multiplier} < (int64_t{1} << multiplier.right_shift);
     uint8_t* out_plane = output + (n * out_channels + oc) * p.out_h * p.out_w;
+    // The sums of the whole output plane, row after row: a row's padding
+    // lanes spill into the next row's start, which that row then
+    // overwrites, so the plane is requantized in one step.
     for (int64_t oy = 0; oy < p.out_h; ++oy) {
       for (int i = 0; i < 3; ++i) row.rows[i] = plane + (oy * p.stride_h + i) * plane_w_;
+      row.sums = sums + oy * p.out_w;
       row_kernel_(row);
-      uint8_t* out = out_plane + oy * p.out_w;
-      if (requantize_row_ != nullptr && fits && below_one) {
-        RequantizeRow step;
-        step.sums = sums;
-        step.row_term = static_cast<int32_t>(bias_value);
-        step.multiplier = multiplier.multiplier;
-        step.right_shift = multiplier.right_shift;
-        step.zero_point = quant_.output.zero_point;
-        step.lo = quant_.output.min;
-        step.hi = quant_.output.max;
-        step.count = p.out_w;
-        step.out = out;
-        requantize_row_(step);
-        continue;
-      }
-      for (int64_t x = 0; x < p.out_w; ++x) {
-        out[x] = RequantizeToUint8(ref::quantized::SaturateToInt32(bias_value + sums[x]),
-                                   multiplier, quant_.output);
-      }
+    }
+    const int64_t count = p.out_h * p.out_w;
+    if (requantize_row_ != nullptr && fits && below_one) {
+      RequantizeRow step;
+      step.sums = sums;
+      step.row_term = static_cast<int32_t>(bias_value);
+      step.multiplier = multiplier.multiplier;
+      step.right_shift = multiplier.right_shift;
+      step.zero_point = quant_.output.zero_point;
+      step.lo = quant_.output.min;
+      step.hi = quant_.output.max;
+      step.count = count;
+      step.out = out_plane;
+      requantize_row_(step);
+      continue;
+    }
+    for (int64_t x = 0; x < count; ++x) {
+      out_plane[x] = RequantizeToUint8(ref::quantized::SaturateToInt32(bias_value + sums[x]),
+                                       multiplier, quant_.output);
     }
   }
 }
@@ -109,7 +134,7 @@ void DepthwiseUint8Fast::Run(const uint8_t* input, const int32_t* bias, uint8_t*
   const int64_t planes = p.batch * p.channels;
   ParallelFor(pool, planes, [&](int64_t begin, int64_t end) {
     std::vector<int16_t> plane(plane_h_ * plane_w_);
-    std::vector<int32_t> sums(padded_count_);
+    std::vector<int32_t> sums((p.out_h - 1) * p.out_w + padded_count_);
     for (int64_t index = begin; index < end; ++index) {
       const int64_t n = index / p.channels, c = index % p.channels;
       RunChannel(input + index * p.in_h * p.in_w, n, c, bias, output, plane.data(), sums.data());

@@ -1,6 +1,7 @@
 // The fast uint8 3x3 depthwise convolution of every kernel table that has
-// its row kernels (AVX2, NEON) against ref::quantized::DepthwiseConv2d, bit
-// for bit: channel counts and widths around the 8-lane tail, W = 1 and
+// its row kernels (AVX2, AVX-512 BW, NEON) against ref::quantized::DepthwiseConv2d, bit
+// for bit: channel counts and widths around the 8-lane tail and the
+// AVX-512 rows' 16- and 32-output steps, W = 1 and
 // H = 1, stride 1 and 2 (also stride 2 in one direction only), padding 0
 // and 1, channel multipliers 1 and 2, zero points 0 and 255, uint8 and
 // per-channel int8 filters, biases large enough to need the scalar output
@@ -98,6 +99,18 @@ const Case kCases[] = {
     {1, 5, 9, 20, 2, 2, 2, 1, 255, 0, true, 40000, false},
     {1, 4, 6, 9, 1, 1, 1, 1, 255, 0, true, 2147000000, false},  // saturating sums
     {1, 4, 6, 9, 1, 2, 2, 1, 31, 200, false, 1000, true},       // multiplier above 1
+    // Widths around the AVX-512 rows' 32 (stride 1) and 16 (stride 2)
+    // output steps and their 8-output tails.
+    {1, 3, 4, 31, 1, 1, 1, 0, 128, 120, false, 40000, false},   // 29 outputs
+    {1, 2, 5, 32, 1, 1, 1, 1, 7, 250, false, 40000, false},     // 32
+    {1, 3, 3, 34, 1, 1, 1, 1, 0, 0, true, 40000, false},        // 34
+    {1, 2, 4, 72, 1, 1, 1, 1, 255, 255, false, 40000, false},   // 72: 64 + 8
+    {1, 3, 4, 50, 1, 1, 1, 1, 5, 128, false, 40000, false},     // 50: 32 + 16 + 8
+    {1, 2, 9, 14, 2, 1, 1, 1, 200, 0, true, 40000, false},      // 14: one 16 step
+    {1, 3, 5, 33, 1, 2, 2, 1, 60, 9, false, 40000, false},      // 17
+    {1, 2, 6, 65, 2, 2, 2, 1, 0, 0, true, 40000, false},        // 33
+    {1, 2, 7, 96, 1, 2, 2, 0, 128, 0, true, 40000, false},      // 47
+    {1, 2, 3, 113, 1, 1, 2, 1, 99, 1, false, 40000, false},     // 57, stride 2 in W only
 };
 
 TEST(DepthwiseUint8Fast, MatchesReferenceExactly) {

@@ -57,9 +57,10 @@ KernelTable MakeAvx2Table() {
   return table;
 }
 
-// The AVX2 table with the AVX-512 GEMM, Winograd transforms and 3x3
-// depthwise bands, and the VNNI uint8 GEMM where the CPU has VNNI: every
-// family not rewritten for AVX-512 (pooling, eltwise) keeps its AVX2 kernel.
+// The AVX2 table with the AVX-512 GEMM, Winograd transforms, 3x3 depthwise
+// bands and uint8 output step, the uint8 depthwise rows where the CPU has
+// AVX-512 BW, and the VNNI uint8 GEMM where it has VNNI: every family not
+// rewritten for AVX-512 (pooling, eltwise) keeps its AVX2 kernel.
 KernelTable MakeAvx512Table(const CpuFeatures& features) {
   KernelTable table = MakeAvx2Table();
   table.isa = KernelIsa::kAvx512;
@@ -90,6 +91,12 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.blocked_window = x86::Avx512BlockedWindow;
   table.blocked_winograd_input = x86::Avx512BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx512BlockedWinogradOutput;
+  table.requantize_row = x86::Avx512RequantizeRow;
+  // vpmaddwd on zmm is AVX-512 BW, which `features.avx512` does not include.
+  if (__builtin_cpu_supports("avx512bw")) {
+    table.depthwise3x3_uint8_s1 = x86::Avx512DepthwiseUint8S1;
+    table.depthwise3x3_uint8_s2 = x86::Avx512DepthwiseUint8S2;
+  }
   if (features.avx512_vnni) {
     table.quantized_gemm = x86::VnniQuantizedGemm;
     table.quantized_format = kQuantQuadsUint8;

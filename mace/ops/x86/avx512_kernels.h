@@ -5,6 +5,7 @@
 #define MACE_OPS_X86_AVX512_KERNELS_H_
 
 #include "mace/ops/cpu/micro_kernels.h"
+#include "mace/ops/cpu/quantized_micro_kernels.h"
 
 namespace mace {
 namespace ops {
@@ -46,6 +47,16 @@ bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const floa
 // 16 outputs per vector.
 void Avx512Depthwise3x3S1(const DepthwiseBand& band);
 void Avx512Depthwise3x3S2(const DepthwiseBand& band);
+
+// The uint8 GEMM's output step (RequantizeRowKernel), 16 values at a time
+// with a masked tail.
+void Avx512RequantizeRow(const RequantizeRow& row);
+
+// Rows of a 3x3 uint8 depthwise convolution (DepthwiseUint8RowKernel) on
+// vpmaddwd, by horizontal stride. They need AVX-512 BW besides the flags
+// above (kernel_table.cc checks it).
+void Avx512DepthwiseUint8S1(const DepthwiseUint8Row& row);
+void Avx512DepthwiseUint8S2(const DepthwiseUint8Row& row);
 
 }  // namespace x86
 }  // namespace ops

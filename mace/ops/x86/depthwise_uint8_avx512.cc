@@ -1,0 +1,144 @@
+// AVX-512 rows of a 3x3 uint8 depthwise convolution (DepthwiseUint8RowKernel)
+// on vpmaddwd: the int16 inputs, read as int32 words of two neighbours,
+// times the taps paired the same way, (t0, t1) and (t2, 0), give each output
+// row's three products in two multiply-adds, exactly in int32 (|inputs| and
+// |taps| are at most 255).
+//
+// Stride 1: the words at x and x + 2 give the outputs at even offsets from
+// x, the words at x + 1 and x + 3 those at odd offsets; a two-source permute
+// interleaves them, 32 outputs per step, then at most one step of 16 on
+// ymm. Stride 2: the words at 2x and 2x + 2 give 16 consecutive outputs
+// directly. Shorter rows (the outputs are padded to 8) finish with the same
+// arithmetic on xmm or ymm registers, so
+// nothing is read past what the interface allows.
+//
+// vpmaddwd on zmm needs AVX-512 BW, which the rest of this library does not
+// assume: the functions carry it as a target attribute, and the kernel table
+// takes them only where the CPU reports BW.
+#include <immintrin.h>
+
+#include "mace/ops/x86/avx512_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace x86 {
+namespace {
+
+int32_t TapPair(int16_t low, int16_t high) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint16_t>(low)) |
+                              (static_cast<uint32_t>(static_cast<uint16_t>(high)) << 16));
+}
+
+int64_t PaddedCount(int64_t count) {
+  return (count + kDepthwiseUint8Lanes - 1) / kDepthwiseUint8Lanes * kDepthwiseUint8Lanes;
+}
+
+inline __m512i Load512(const int16_t* in) { return _mm512_loadu_si512(in); }
+inline __m256i Load256(const int16_t* in) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
+}
+inline __m128i Load128(const int16_t* in) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+}
+
+}  // namespace
+
+__attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S1(const DepthwiseUint8Row& row) {
+  int32_t first[3], third[3];
+  for (int i = 0; i < 3; ++i) {
+    first[i] = TapPair(row.taps[3 * i], row.taps[3 * i + 1]);
+    third[i] = TapPair(row.taps[3 * i + 2], 0);
+  }
+  const int64_t padded = PaddedCount(row.count);
+  int64_t x = 0;
+  if (x + 32 <= padded) {
+    __m512i t01[3], t2[3];
+    for (int i = 0; i < 3; ++i) {
+      t01[i] = _mm512_set1_epi32(first[i]);
+      t2[i] = _mm512_set1_epi32(third[i]);
+    }
+    const __m512i low_order = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1,
+                                               16, 0);
+    const __m512i high_order = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10,
+                                                25, 9, 24, 8);
+    for (; x + 32 <= padded; x += 32) {
+      __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();
+      for (int i = 0; i < 3; ++i) {
+        const int16_t* in = row.rows[i] + x;
+        even = _mm512_add_epi32(even, _mm512_madd_epi16(Load512(in), t01[i]));
+        odd = _mm512_add_epi32(odd, _mm512_madd_epi16(Load512(in + 1), t01[i]));
+        even = _mm512_add_epi32(even, _mm512_madd_epi16(Load512(in + 2), t2[i]));
+        odd = _mm512_add_epi32(odd, _mm512_madd_epi16(Load512(in + 3), t2[i]));
+      }
+      _mm512_storeu_si512(row.sums + x, _mm512_permutex2var_epi32(even, low_order, odd));
+      _mm512_storeu_si512(row.sums + x + 16, _mm512_permutex2var_epi32(even, high_order, odd));
+    }
+  }
+  if (x + 16 <= padded) {
+    // 16 outputs on ymm registers (rows of 14 to 16, and the middle of
+    // longer ones).
+    __m256i even = _mm256_setzero_si256(), odd = _mm256_setzero_si256();
+    for (int i = 0; i < 3; ++i) {
+      const int16_t* in = row.rows[i] + x;
+      const __m256i t01 = _mm256_set1_epi32(first[i]), t2 = _mm256_set1_epi32(third[i]);
+      even = _mm256_add_epi32(even, _mm256_madd_epi16(Load256(in), t01));
+      odd = _mm256_add_epi32(odd, _mm256_madd_epi16(Load256(in + 1), t01));
+      even = _mm256_add_epi32(even, _mm256_madd_epi16(Load256(in + 2), t2));
+      odd = _mm256_add_epi32(odd, _mm256_madd_epi16(Load256(in + 3), t2));
+    }
+    // unpack works within 128-bit halves: (e0 o0 e1 o1 | e4 o4 e5 o5) and
+    // (e2 o2 e3 o3 | e6 o6 e7 o7), then the halves are put in order.
+    const __m256i low = _mm256_unpacklo_epi32(even, odd), high = _mm256_unpackhi_epi32(even, odd);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.sums + x),
+                        _mm256_permute2x128_si256(low, high, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.sums + x + 8),
+                        _mm256_permute2x128_si256(low, high, 0x31));
+    x += 16;
+  }
+  for (; x < padded; x += 8) {
+    __m128i even = _mm_setzero_si128(), odd = _mm_setzero_si128();
+    for (int i = 0; i < 3; ++i) {
+      const int16_t* in = row.rows[i] + x;
+      const __m128i t01 = _mm_set1_epi32(first[i]), t2 = _mm_set1_epi32(third[i]);
+      even = _mm_add_epi32(even, _mm_madd_epi16(Load128(in), t01));
+      odd = _mm_add_epi32(odd, _mm_madd_epi16(Load128(in + 1), t01));
+      even = _mm_add_epi32(even, _mm_madd_epi16(Load128(in + 2), t2));
+      odd = _mm_add_epi32(odd, _mm_madd_epi16(Load128(in + 3), t2));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row.sums + x), _mm_unpacklo_epi32(even, odd));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row.sums + x + 4),
+                     _mm_unpackhi_epi32(even, odd));
+  }
+}
+
+__attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S2(const DepthwiseUint8Row& row) {
+  __m512i t01[3], t2[3];
+  for (int i = 0; i < 3; ++i) {
+    t01[i] = _mm512_set1_epi32(TapPair(row.taps[3 * i], row.taps[3 * i + 1]));
+    t2[i] = _mm512_set1_epi32(TapPair(row.taps[3 * i + 2], 0));
+  }
+  const int64_t padded = PaddedCount(row.count);
+  int64_t x = 0;
+  for (; x + 16 <= padded; x += 16) {
+    __m512i acc = _mm512_setzero_si512();
+    for (int i = 0; i < 3; ++i) {
+      const int16_t* in = row.rows[i] + 2 * x;
+      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(Load512(in), t01[i]));
+      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(Load512(in + 2), t2[i]));
+    }
+    _mm512_storeu_si512(row.sums + x, acc);
+  }
+  if (x < padded) {  // 8 outputs left
+    __m256i acc = _mm256_setzero_si256();
+    for (int i = 0; i < 3; ++i) {
+      const int16_t* in = row.rows[i] + 2 * x;
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(Load256(in), _mm512_castsi512_si256(t01[i])));
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(Load256(in + 2), _mm512_castsi512_si256(t2[i])));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.sums + x), acc);
+  }
+}
+
+}  // namespace x86
+}  // namespace ops
+}  // namespace mace
