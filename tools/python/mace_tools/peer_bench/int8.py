@@ -17,7 +17,7 @@ import struct
 import sys
 import zlib
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import yaml
@@ -143,15 +143,21 @@ def write_mnnquant_config(path: Path, images: Path, spec: TensorSpec, count: int
 
 
 def quantize_ort(source: Path, target: Path, calibration: Path, input_name: str) -> None:
-    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
-                                          quantize_static)
     files = sorted(calibration.glob("*.npy"))
     if not files:
         raise ValueError(f"{calibration} holds no .npy calibration inputs")
+    quantize_qdq(source, target, ({input_name: np.load(path)} for path in files))
+
+
+def quantize_qdq(source: Path, target: Path, feeds: Iterable[dict[str, np.ndarray]]) -> None:
+    """onnxruntime's quantize_static of `source` into `target` with the
+    settings of ORT_SETTINGS, calibrated on `feeds` (input name -> array)."""
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
 
     class Reader(CalibrationDataReader):
         def __init__(self):
-            self.feeds = iter({input_name: np.load(path)} for path in files)
+            self.feeds = iter(feeds)
 
         def get_next(self):
             return next(self.feeds, None)
