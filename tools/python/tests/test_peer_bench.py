@@ -444,6 +444,9 @@ class MnnCalibrationTest(unittest.TestCase):
             config = json.loads(path.read_text())
         self.assertEqual((config["format"], config["width"], config["height"]), ("RGB", 6, 8))
         self.assertEqual(config["used_image_num"], 8)
+        self.assertEqual(config["feature_quantize_method"], "KL")
+        self.assertEqual(int8.mnnquant_config(images, spec, 8, "EMA")["feature_quantize_method"],
+                         "EMA")
         self.assertAlmostEqual(config["mean"][2], 127.5)
         self.assertAlmostEqual(config["normal"][0], 2 / 255)
         self.assertTrue(config["path"].endswith("img/"))

@@ -235,6 +235,12 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
                      "CPU backend, numThread=N, precision normal (fp32 on this CPU).")
     if options.uint8:
         found += uint8_notes(info)
+        fallback = [m.name for m in models
+                    if m.mnn_int8_method not in (None, int8.MNN_FEATURE_METHODS[0])]
+        if fallback:
+            found.append(f"MNN int8, {', '.join(fallback)}: mnnquant's "
+                         f"{int8.MNN_FEATURE_METHODS[0]} failed, so its ranges are "
+                         f"{int8.MNN_FEATURE_METHODS[1]}.")
     return found
 
 

@@ -46,6 +46,7 @@ class PreparedModel:
     mace_u8: Optional[MaceModel] = None
     ort_qdq: Optional[Path] = None
     mnn_int8: Optional[Path] = None
+    mnn_int8_method: Optional[str] = None
     errors: dict[str, str] = field(default_factory=dict)
 
 
@@ -158,19 +159,35 @@ def _prepare_mnn_int8(prepared: PreparedModel, digest: str, options: Options,
     out = prepared.directory / "mnn_int8"
     model = out / "model.int8.mnn"
     spec = prepared.model.inputs[0]
-    key = f"{digest} seed {options.seed} count {int8.CALIBRATION_COUNT}"
     samples = int8.calibration_set(spec, options.seed)
     try:
         images = int8.write_calibration_images(samples, spec.value_range, out / "images")
     except ValueError as error:
         raise PrepareError(f"mnnquant reads images: {error}") from None
-    if not _fresh(out, key, [model]):
-        config = int8.write_mnnquant_config(out / "mnnquant.json", images, spec, len(samples))
+    keys = {method: f"{digest} seed {options.seed} count {len(samples)} {method}"
+            for method in int8.MNN_FEATURE_METHODS}
+    cached = [method for method, key in keys.items() if _fresh(out, key, [model])]
+    if cached:
+        prepared.mnn_int8_method = cached[0]
+    failures = []
+    for method in ([] if cached else int8.MNN_FEATURE_METHODS):
+        config = int8.write_mnnquant_config(out / "mnnquant.json", images, spec,
+                                            len(samples), method)
         command = [sys.executable, "-c", "import sys, _tools; _tools.mnnquant(sys.argv)",
                    str(prepared.mnn), str(model), str(config)]
-        log(f"    mnn_int8: mnnquant {prepared.mnn.name} -> {model.name} "
-            f"({int8.MNN_SETTINGS})")
-        _convert(command, out, key, [model], "mnnquant")
+        log(f"    mnn_int8: mnnquant {prepared.mnn.name} -> {model.name} ({method} "
+            "activation ranges, MAX_ABS int8 weights, the shared inputs as 8-bit images)")
+        try:
+            _convert(command, out, keys[method], [model], f"mnnquant ({method})")
+        except PrepareError as error:
+            failures.append(str(error))
+            log(f"    mnn_int8: {error}")
+            continue
+        prepared.mnn_int8_method = method
+        break
+    else:
+        if not cached:
+            raise PrepareError("; ".join(failures))
     prepared.mnn_int8 = model
 
 
