@@ -454,6 +454,64 @@ class MnnCalibrationTest(unittest.TestCase):
         self.assertEqual((gray["format"], gray["mean"], len(gray["normal"])), ("GRAY", [0.0], 1))
 
 
+class MnnQuantFallbackTest(unittest.TestCase):
+    """Which mnnquant method the MNN int8 column ends up with, without MNN:
+    the conversion step is replaced by one that fails for chosen methods."""
+
+    def run_prepare(self, failing, directory):
+        from unittest import mock
+        from mace_converter.api import TensorSpec
+        from mace_tools.peer_bench import int8, prepare as prep
+        from mace_tools.peer_bench.mace_engine import PrepareError
+        calls = []
+
+        def fake_convert(command, out, key, products, what, env=None):
+            method = json.loads(Path(command[-1]).read_text())["feature_quantize_method"]
+            calls.append(method)
+            if method in failing:
+                raise PrepareError(f"{what} failed")
+            for path in products:
+                path.write_bytes(b"model")
+            (out / "onnx.sha256").write_text(key + "\n")
+
+        model = SimpleModel([TensorSpec("input", [1, 3, 4, 4], (-1.0, 1.0))])
+        prepared = prep.PreparedModel(
+            name="m", config=None, model=model, onnx=Path("m.onnx"), input_name="input",
+            output_name="output", input_file=Path("in.npy"), directory=directory,
+            mnn=directory / "model.mnn")
+        options = parse_args(["--uint8"])
+        with mock.patch.object(prep, "_convert", fake_convert):
+            try:
+                prep._prepare_mnn_int8(prepared, "digest", options, lambda text: None)
+            except PrepareError as error:
+                return prepared, calls, str(error)
+        self.assertEqual(len(list((directory / "mnn_int8" / "images").glob("*.png"))),
+                         int8.CALIBRATION_COUNT)
+        return prepared, calls, ""
+
+    def test_kl_first_then_ema_then_an_error(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            prepared, calls, error = self.run_prepare(set(), Path(tmp) / "a")
+            self.assertEqual((calls, prepared.mnn_int8_method, error), (["KL"], "KL", ""))
+            self.assertTrue(prepared.mnn_int8.exists())
+            # Cached: nothing runs again, and the method is remembered.
+            prepared, calls, _ = self.run_prepare({"KL", "EMA"}, Path(tmp) / "a")
+            self.assertEqual((calls, prepared.mnn_int8_method), ([], "KL"))
+            prepared, calls, error = self.run_prepare({"KL"}, Path(tmp) / "b")
+            self.assertEqual((calls, prepared.mnn_int8_method, error),
+                             (["KL", "EMA"], "EMA", ""))
+            prepared, calls, error = self.run_prepare({"KL", "EMA"}, Path(tmp) / "c")
+            self.assertEqual((calls, prepared.mnn_int8, prepared.mnn_int8_method),
+                             (["KL", "EMA"], None, None))
+            self.assertEqual(error, "mnnquant (KL) failed; mnnquant (EMA) failed")
+
+
+class SimpleModel:
+    def __init__(self, inputs):
+        self.inputs = inputs
+
+
 class MaceOutputTest(unittest.TestCase):
     def test_op_shares_sum_the_per_op_table_by_type(self):
         stdout = "\n".join([
