@@ -373,6 +373,45 @@ class Int8PrepareTest(unittest.TestCase):
         self.assertEqual([s.shape for s in twin.inputs], [s.shape for s in model.inputs])
 
 
+class OrtQdqTest(unittest.TestCase):
+    def test_float_op_types_leave_the_registry(self):
+        from mace_tools.peer_bench import int8
+        registry = {"Conv": 1, "Softmax": 2, "Gemm": 3, "Add": 4}
+        self.assertEqual(int8.quantized_op_types(registry, int8.FLOAT_OP_TYPES),
+                         ["Add", "Conv", "Gemm"])
+        self.assertEqual(int8.quantized_op_types(registry, ()), ["Add", "Conv", "Gemm",
+                                                                  "Softmax"])
+
+    def test_softmax_stays_float_in_the_qdq_model(self):
+        import tempfile
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+        from mace_tools.peer_bench import int8
+        weights = np.random.default_rng(1).normal(size=(4, 6)).astype(np.float32)
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"),
+             helper.make_node("Softmax", ["y"], ["z"], name="sm", axis=-1)],
+            "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+            [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 6])],
+            [numpy_helper.from_array(weights, "w")])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        feeds = [{"x": np.random.default_rng(i).uniform(-1, 1, (1, 4)).astype(np.float32)}
+                 for i in range(4)]
+        with tempfile.TemporaryDirectory() as tmp:
+            source = Path(tmp) / "m.onnx"
+            onnx.save(model, str(source))
+            for float_ops, quantized in (((), True), (int8.FLOAT_OP_TYPES, False)):
+                target = Path(tmp) / f"q{len(float_ops)}.onnx"
+                with contextlib.redirect_stderr(io.StringIO()):
+                    int8.quantize_qdq(source, target, iter(feeds), float_ops)
+                nodes = onnx.load(str(target)).graph.node
+                producer = {out: node.op_type for node in nodes for out in node.output}
+                with self.subTest(float_ops=float_ops):
+                    # A quantized Softmax output comes from a DequantizeLinear.
+                    self.assertEqual(producer["z"] == "DequantizeLinear", quantized)
+                    self.assertIn("QuantizeLinear", producer.values())
+
+
 class MnnCalibrationTest(unittest.TestCase):
     """The shared calibration set as the 8-bit images mnnquant reads."""
 

@@ -136,7 +136,8 @@ def _prepare_ort_qdq(prepared: PreparedModel, digest: str, options: Options, log
     """onnxruntime's quantize_static of the same ONNX file on the same set."""
     out = prepared.directory / "ort_qdq"
     model = out / "model.qdq.onnx"
-    key = f"{digest} seed {options.seed} count {int8.CALIBRATION_COUNT}"
+    key = (f"{digest} seed {options.seed} count {int8.CALIBRATION_COUNT} "
+           f"all but {','.join(int8.FLOAT_OP_TYPES)}")
     calibration = _calibration(prepared, options)
     if not _fresh(out, key, [model]):
         command = [sys.executable, "-m", "mace_tools.peer_bench.int8", str(prepared.onnx),
