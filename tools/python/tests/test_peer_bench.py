@@ -327,6 +327,18 @@ class ReportTest(unittest.TestCase):
                          "## Every run"):
             self.assertIn(fragment, text)
 
+    def test_a_loaded_host_is_named_in_the_load_line(self):
+        quiet = report.markdown(make_info(), sample_runs())
+        self.assertIn("1.00 / 0.50 / 0.25 at the start, 2.00 / 1.00 / 0.50 at the end\n",
+                      quiet)
+        for start, end in (((2.5, 1.0, 1.0), (1.0, 1.0, 1.0)),
+                           ((1.0, 1.0, 1.0), (18.0, 15.0, 9.0))):
+            with self.subTest(start=start, end=end):
+                loaded = report.markdown(make_info(load_start=start, load_end=end),
+                                         sample_runs())
+                self.assertIn("at the end; more runnable tasks than the 2 cores", loaded)
+        self.assertEqual(report.load_warning(make_info(load_end=(2.0, 9.0, 9.0))), "")
+
     def test_json_holds_every_run(self):
         document = json.loads(report.json_text(make_info(), sample_runs()))
         self.assertEqual(len(document["runs"]), 10)

@@ -245,7 +245,7 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
 
 
 def uint8_notes(info: report.RunInfo) -> list[str]:
-    found = [f"uint8: both quantizers calibrate on the same {int8.CALIBRATION_COUNT} inputs, "
+    found = [f"uint8: the quantizers calibrate on the same {int8.CALIBRATION_COUNT} inputs, "
              f"uniform in the input range (seeds {info.seed + 1} to "
              f"{info.seed + int8.CALIBRATION_COUNT}), not the timed input; the zoo models "
              f"have seeded weights, so accuracy says little (see docs/quantization.md). "

@@ -292,6 +292,16 @@ def problems(runs: Sequence[EngineRun]) -> list[str]:
     return lines
 
 
+def load_warning(info: RunInfo) -> str:
+    """A remark for the load line when the one-minute load average exceeded
+    the core count at the start or the end of the run."""
+    peak = max(info.load_start[0], info.load_end[0])
+    if not info.cores or peak <= info.cores:
+        return ""
+    return (f"; more runnable tasks than the {info.cores} cores, so the engines shared the "
+            "CPU with other work: compare medians and ratios within this run only")
+
+
 def _load(values: tuple[float, float, float]) -> str:
     return " / ".join(f"{v:.2f}" for v in values)
 
@@ -308,7 +318,7 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
         f"- Machine: {info.cpu_model}, {info.cores} cores"
         + (f" ({', '.join(info.isa)})" if info.isa else ""),
         f"- Load average (1 / 5 / 15 min): {_load(info.load_start)} at the start, "
-        f"{_load(info.load_end)} at the end",
+        f"{_load(info.load_end)} at the end{load_warning(info)}",
         f"- Versions: {versions}",
         f"- Protocol: each engine runs in its own process, one after the other in an order "
         f"that rotates from cell to cell; {info.repeats} process(es) per engine, model and "
