@@ -3,7 +3,7 @@
 top-1 agreement against the float model), the table of
 docs/quantization.md. Needs the host mace_run (built when missing).
 
-    tools/quant_accuracy.py [--models mobilenet_v2,ppocr_cls] [--methods minmax,kl] [--docs]
+    tools/quant_accuracy.py [--models mobilenet_v2,ppocr_cls] [--methods minmax,kl] [--no-qdq] [--docs]
 
 It runs with the project's virtualenv (.venv); started with another
 interpreter it switches to that one.

@@ -80,13 +80,17 @@ class OptionsTest(unittest.TestCase):
         options = parse_args(["--uint8"])
         self.assertTrue(options.uint8)
         self.assertEqual(options.engines, ["mace", "ort", "ncnn", "mnn", "ncnn_default",
-                                           "mace_u8", "ort_qdq"])
+                                           "mace_u8", "ort_qdq", "mnn_int8"])
         # A full run with the uint8 columns still refreshes the checked-in report.
         self.assertEqual(options.report, Path("docs/reports/cpu_peers.md"))
+        # Each quantized peer comes with its float engine only.
         self.assertEqual(parse_args(["--engines", "mace,ncnn", "--uint8"]).engines,
                          ["mace", "ncnn", "mace_u8"])
+        self.assertEqual(parse_args(["--engines", "mnn,mace", "--uint8"]).engines,
+                         ["mace", "mnn", "mace_u8", "mnn_int8"])
         self.assertFalse(parse_args([]).uint8)
-        for argv in (["--engines", "mace,mace_u8"], ["--engines", "ort", "--uint8"]):
+        for argv in (["--engines", "mace,mace_u8"], ["--engines", "mace,mnn_int8"],
+                     ["--engines", "ort", "--uint8"]):
             with self.subTest(argv=argv), self.assertRaises(SystemExit):
                 parse_quietly(argv)
 
@@ -244,31 +248,55 @@ class ReportTest(unittest.TestCase):
 
     def test_uint8_table_and_summary(self):
         runs = sample_runs() + [
-            make_run("mace_u8", 3.0, cosine=0.9912), make_run("ort_qdq", 2.0),
+            make_run("mace_u8", 3.0, cosine=0.9912), make_run("ort_qdq", 2.5),
+            make_run("mnn_int8", 2.0),
             make_run("mace_u8", 1.0, threads=2),
-            make_run("ort_qdq", 1.0, threads=2, status=WRONG, error="cosine 0.2")]
+            make_run("ort_qdq", 1.0, threads=2, status=WRONG, error="cosine 0.2"),
+            EngineRun(model="m", engine="mnn_int8", threads=2, error="mnnquant failed")]
         info = make_info(engines=["mace", "ort", "ncnn", "mnn", "ncnn_default", "mace_u8",
-                                  "ort_qdq"])
+                                  "ort_qdq", "mnn_int8"])
         # The float table keeps its columns.
         self.assertEqual(report.latency_table(info, runs),
                          report.latency_table(make_info(), sample_runs()))
         table = report.uint8_table(info, runs).splitlines()
         self.assertEqual([c.strip() for c in table[0].strip("|").split("|")],
                          ["model", "threads", "MACE fp32 ms", "MACE uint8 ms", "ORT QDQ ms",
-                          "MACE uint8 / fastest int8", "MACE fp32 / uint8",
-                          "MACE uint8 cosine"])
+                          "MNN int8 ms", "fastest int8", "MACE uint8 / fastest int8",
+                          "MACE uint8 / fp32", "MACE uint8 cosine"])
         self.assertEqual([c.strip() for c in table[2].strip("|").split("|")],
-                         ["m", "1", "6.00", "3.00", "2.00", "1.50x", "2.00x", "0.9912"])
+                         ["m", "1", "6.00", "3.00", "2.50", "2.00", "MNN int8", "1.50x",
+                          "0.50x", "0.9912"])
         self.assertEqual([c.strip() for c in table[3].strip("|").split("|")],
-                         ["m", "2", "2.00", "1.00", "wrong output", "-", "2.00x", "-"])
+                         ["m", "2", "2.00", "1.00", "wrong output", "failed", "-", "-",
+                          "0.50x", "-"])
+        rule = [c.strip() for c in table[1].strip("|").split("|")]
+        self.assertTrue(rule[6].endswith("-") and rule[7].endswith(":"))
         lines = report.uint8_summary(info, runs)
         self.assertIn("MACE uint8 / fastest int8 peer, geometric mean: 1 thread: 1.50x over "
                       "1 model; 2 threads: - over 0 models.", lines[0])
-        self.assertIn("MACE fp32 / MACE uint8 (speedup), geometric mean: 1 thread: 2.00x",
-                      lines[1])
+        self.assertIn("MACE uint8 / MACE fp32, geometric mean: 1 thread: 0.50x over 1 model; "
+                      "2 threads: 0.50x over 1 model.", lines[1])
         text = report.markdown(info, runs)
         self.assertIn("## uint8 (median ms", text)
         self.assertNotIn("## uint8", report.markdown(make_info(), sample_runs()))
+        # MACE uint8 is never its own peer, nor is an fp32 engine an int8 one.
+        cells = {run.engine: run for run in runs if run.threads == 1}
+        self.assertEqual(report.fastest_peer(cells, report.INT8_PEERS), ("mnn_int8", 2.0))
+        self.assertEqual(report.fastest_peer(cells), ("ort", 4.0))
+
+    def test_uint8_geometric_mean_over_models(self):
+        runs = [make_run("mace", 4.0, model="a"), make_run("mace_u8", 2.0, model="a"),
+                make_run("ort_qdq", 1.0, model="a"),
+                make_run("mace", 2.0, model="b"), make_run("mace_u8", 4.0, model="b"),
+                make_run("ort_qdq", 4.0, model="b")]
+        info = make_info(models=["a", "b"], engines=["mace", "ort", "mace_u8", "ort_qdq"],
+                         threads=[1])
+        lines = report.uint8_summary(info, runs)
+        # sqrt(2.0 * 1.0) and sqrt(0.5 * 2.0)
+        self.assertIn("fastest int8 peer, geometric mean: 1 thread: 1.41x over 2 models.",
+                      lines[0])
+        self.assertIn("MACE uint8 / MACE fp32, geometric mean: 1 thread: 1.00x over 2 models.",
+                      lines[1])
 
     def test_init_and_memory_tables(self):
         init = report.init_table(make_info(), sample_runs()).splitlines()
@@ -298,6 +326,18 @@ class ReportTest(unittest.TestCase):
                          "## Problems", "ncnn: pnnx failed", "MNN: cosine 0.5",
                          "## Every run"):
             self.assertIn(fragment, text)
+
+    def test_a_loaded_host_is_named_in_the_load_line(self):
+        quiet = report.markdown(make_info(), sample_runs())
+        self.assertIn("1.00 / 0.50 / 0.25 at the start, 2.00 / 1.00 / 0.50 at the end\n",
+                      quiet)
+        for start, end in (((2.5, 1.0, 1.0), (1.0, 1.0, 1.0)),
+                           ((1.0, 1.0, 1.0), (18.0, 15.0, 9.0))):
+            with self.subTest(start=start, end=end):
+                loaded = report.markdown(make_info(load_start=start, load_end=end),
+                                         sample_runs())
+                self.assertIn("at the end; more runnable tasks than the 2 cores", loaded)
+        self.assertEqual(report.load_warning(make_info(load_end=(2.0, 9.0, 9.0))), "")
 
     def test_json_holds_every_run(self):
         document = json.loads(report.json_text(make_info(), sample_runs()))
@@ -343,6 +383,184 @@ class Int8PrepareTest(unittest.TestCase):
         self.assertEqual(twin.quantize.calibration_inputs, [str(calibration.resolve())])
         self.assertEqual(twin.quantize.range_method, "minmax")
         self.assertEqual([s.shape for s in twin.inputs], [s.shape for s in model.inputs])
+
+
+class OrtQdqTest(unittest.TestCase):
+    def test_float_op_types_leave_the_registry(self):
+        from mace_tools.peer_bench import int8
+        registry = {"Conv": 1, "Softmax": 2, "Gemm": 3, "Add": 4}
+        self.assertEqual(int8.quantized_op_types(registry, int8.FLOAT_OP_TYPES),
+                         ["Add", "Conv", "Gemm"])
+        self.assertEqual(int8.quantized_op_types(registry, ()), ["Add", "Conv", "Gemm",
+                                                                  "Softmax"])
+
+    def test_softmax_stays_float_in_the_qdq_model(self):
+        import tempfile
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+        from mace_tools.peer_bench import int8
+        weights = np.random.default_rng(1).normal(size=(4, 6)).astype(np.float32)
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"),
+             helper.make_node("Softmax", ["y"], ["z"], name="sm", axis=-1)],
+            "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+            [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 6])],
+            [numpy_helper.from_array(weights, "w")])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        feeds = [{"x": np.random.default_rng(i).uniform(-1, 1, (1, 4)).astype(np.float32)}
+                 for i in range(4)]
+        with tempfile.TemporaryDirectory() as tmp:
+            source = Path(tmp) / "m.onnx"
+            onnx.save(model, str(source))
+            for float_ops, quantized in (((), True), (int8.FLOAT_OP_TYPES, False)):
+                target = Path(tmp) / f"q{len(float_ops)}.onnx"
+                with contextlib.redirect_stderr(io.StringIO()):
+                    int8.quantize_qdq(source, target, iter(feeds), float_ops)
+                nodes = onnx.load(str(target)).graph.node
+                producer = {out: node.op_type for node in nodes for out in node.output}
+                with self.subTest(float_ops=float_ops):
+                    # A quantized Softmax output comes from a DequantizeLinear.
+                    self.assertEqual(producer["z"] == "DequantizeLinear", quantized)
+                    self.assertIn("QuantizeLinear", producer.values())
+
+
+class MnnCalibrationTest(unittest.TestCase):
+    """The shared calibration set as the 8-bit images mnnquant reads."""
+
+    def test_pixel_mapping_sends_the_range_ends_to_0_and_255(self):
+        from mace_tools.peer_bench import int8
+        for low, high in ((-1.0, 1.0), (0.0, 1.0), (0.0, 255.0), (-2.5, 0.5)):
+            mean, normal = int8.pixel_mapping((low, high))
+            self.assertAlmostEqual((0 - mean) * normal, low, places=9)
+            self.assertAlmostEqual((255 - mean) * normal, high, places=9)
+        with self.assertRaisesRegex(ValueError, "empty"):
+            int8.pixel_mapping((1.0, 1.0))
+
+    def test_pixels_are_within_half_a_level_and_rgb_ordered(self):
+        from mace_tools.peer_bench import int8
+        sample = np.random.default_rng(3).uniform(-1, 1, size=(1, 3, 5, 7)).astype(np.float32)
+        sample[0, 0, 0, 0], sample[0, 2, 4, 6] = -1.0, 1.0
+        pixels = int8.to_pixels(sample, (-1.0, 1.0))
+        self.assertEqual((pixels.shape, pixels.dtype), ((5, 7, 3), np.uint8))
+        self.assertEqual((pixels[0, 0, 0], pixels[4, 6, 2]), (0, 255))
+        mean, normal = int8.pixel_mapping((-1.0, 1.0))
+        back = (pixels.astype(np.float64) - mean) * normal
+        error = np.abs(back - sample[0].transpose(1, 2, 0))
+        self.assertLessEqual(error.max(), normal / 2 + 1e-6)
+        for shape in ((3, 5, 7), (2, 3, 5, 7), (1, 4, 5, 7)):
+            with self.subTest(shape=shape), self.assertRaisesRegex(ValueError, "NCHW"):
+                int8.to_pixels(np.zeros(shape, np.float32), (-1.0, 1.0))
+
+    def test_png_holds_the_pixels(self):
+        import struct
+        import zlib
+        from mace_tools.peer_bench import int8
+        for channels, color in ((3, 2), (1, 0)):
+            image = np.random.default_rng(channels).integers(0, 256, (4, 6, channels),
+                                                             dtype=np.uint8)
+            data = int8.png_bytes(image)
+            self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
+            chunks, offset = {}, 8
+            while offset < len(data):
+                length, = struct.unpack(">I", data[offset:offset + 4])
+                kind = data[offset + 4:offset + 8]
+                body = data[offset + 8:offset + 8 + length]
+                crc, = struct.unpack(">I", data[offset + 8 + length:offset + 12 + length])
+                self.assertEqual(crc, zlib.crc32(kind + body) & 0xFFFFFFFF)
+                chunks[kind] = body
+                offset += 12 + length
+            self.assertEqual(struct.unpack(">IIBBBBB", chunks[b"IHDR"]), (6, 4, 8, color, 0, 0, 0))
+            self.assertIn(b"IEND", chunks)
+            rows = zlib.decompress(chunks[b"IDAT"])
+            stride = 1 + 6 * channels
+            self.assertEqual(len(rows), 4 * stride)
+            self.assertTrue(all(rows[y * stride] == 0 for y in range(4)))   # filter: none
+            decoded = np.frombuffer(b"".join(rows[y * stride + 1:(y + 1) * stride]
+                                             for y in range(4)), np.uint8)
+            np.testing.assert_array_equal(decoded.reshape(image.shape), image)
+        with self.assertRaises(ValueError):
+            int8.png_bytes(np.zeros((2, 2, 4), np.uint8))
+
+    def test_mnnquant_configuration(self):
+        import tempfile
+        from mace_converter.api import TensorSpec
+        from mace_tools.peer_bench import int8
+        spec = TensorSpec("input", [1, 3, 8, 6], (-1.0, 1.0))
+        with tempfile.TemporaryDirectory() as tmp:
+            images = int8.write_calibration_images(int8.calibration_set(spec, 7),
+                                                   spec.value_range, Path(tmp) / "img")
+            self.assertEqual(sorted(p.name for p in images.iterdir()),
+                             [f"{i:03d}.png" for i in range(int8.CALIBRATION_COUNT)])
+            path = int8.write_mnnquant_config(Path(tmp) / "q.json", images, spec, 8)
+            config = json.loads(path.read_text())
+        self.assertEqual((config["format"], config["width"], config["height"]), ("RGB", 6, 8))
+        self.assertEqual(config["used_image_num"], 8)
+        self.assertEqual(config["feature_quantize_method"], "KL")
+        self.assertEqual(int8.mnnquant_config(images, spec, 8, "EMA")["feature_quantize_method"],
+                         "EMA")
+        self.assertAlmostEqual(config["mean"][2], 127.5)
+        self.assertAlmostEqual(config["normal"][0], 2 / 255)
+        self.assertTrue(config["path"].endswith("img/"))
+        gray = int8.mnnquant_config(Path("x"), TensorSpec("g", [1, 1, 4, 4], (0.0, 1.0)), 2)
+        self.assertEqual((gray["format"], gray["mean"], len(gray["normal"])), ("GRAY", [0.0], 1))
+
+
+class MnnQuantFallbackTest(unittest.TestCase):
+    """Which mnnquant method the MNN int8 column ends up with, without MNN:
+    the conversion step is replaced by one that fails for chosen methods."""
+
+    def run_prepare(self, failing, directory):
+        from unittest import mock
+        from mace_converter.api import TensorSpec
+        from mace_tools.peer_bench import int8, prepare as prep
+        from mace_tools.peer_bench.mace_engine import PrepareError
+        calls = []
+
+        def fake_convert(command, out, key, products, what, env=None):
+            method = json.loads(Path(command[-1]).read_text())["feature_quantize_method"]
+            calls.append(method)
+            if method in failing:
+                raise PrepareError(f"{what} failed")
+            for path in products:
+                path.write_bytes(b"model")
+            (out / "onnx.sha256").write_text(key + "\n")
+
+        model = SimpleModel([TensorSpec("input", [1, 3, 4, 4], (-1.0, 1.0))])
+        prepared = prep.PreparedModel(
+            name="m", config=None, model=model, onnx=Path("m.onnx"), input_name="input",
+            output_name="output", input_file=Path("in.npy"), directory=directory,
+            mnn=directory / "model.mnn")
+        options = parse_args(["--uint8"])
+        with mock.patch.object(prep, "_convert", fake_convert):
+            try:
+                prep._prepare_mnn_int8(prepared, "digest", options, lambda text: None)
+            except PrepareError as error:
+                return prepared, calls, str(error)
+        self.assertEqual(len(list((directory / "mnn_int8" / "images").glob("*.png"))),
+                         int8.CALIBRATION_COUNT)
+        return prepared, calls, ""
+
+    def test_kl_first_then_ema_then_an_error(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            prepared, calls, error = self.run_prepare(set(), Path(tmp) / "a")
+            self.assertEqual((calls, prepared.mnn_int8_method, error), (["KL"], "KL", ""))
+            self.assertTrue(prepared.mnn_int8.exists())
+            # Cached: nothing runs again, and the method is remembered.
+            prepared, calls, _ = self.run_prepare({"KL", "EMA"}, Path(tmp) / "a")
+            self.assertEqual((calls, prepared.mnn_int8_method), ([], "KL"))
+            prepared, calls, error = self.run_prepare({"KL"}, Path(tmp) / "b")
+            self.assertEqual((calls, prepared.mnn_int8_method, error),
+                             (["KL", "EMA"], "EMA", ""))
+            prepared, calls, error = self.run_prepare({"KL", "EMA"}, Path(tmp) / "c")
+            self.assertEqual((calls, prepared.mnn_int8, prepared.mnn_int8_method),
+                             (["KL", "EMA"], None, None))
+            self.assertEqual(error, "mnnquant (KL) failed; mnnquant (EMA) failed")
+
+
+class SimpleModel:
+    def __init__(self, inputs):
+        self.inputs = inputs
 
 
 class MaceOutputTest(unittest.TestCase):

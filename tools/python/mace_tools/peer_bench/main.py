@@ -235,11 +235,17 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
                      "CPU backend, numThread=N, precision normal (fp32 on this CPU).")
     if options.uint8:
         found += uint8_notes(info)
+        fallback = [m.name for m in models
+                    if m.mnn_int8_method not in (None, int8.MNN_FEATURE_METHODS[0])]
+        if fallback:
+            found.append(f"MNN int8, {', '.join(fallback)}: mnnquant's "
+                         f"{int8.MNN_FEATURE_METHODS[0]} failed, so its ranges are "
+                         f"{int8.MNN_FEATURE_METHODS[1]}.")
     return found
 
 
 def uint8_notes(info: report.RunInfo) -> list[str]:
-    found = [f"uint8: both quantizers calibrate on the same {int8.CALIBRATION_COUNT} inputs, "
+    found = [f"uint8: the quantizers calibrate on the same {int8.CALIBRATION_COUNT} inputs, "
              f"uniform in the input range (seeds {info.seed + 1} to "
              f"{info.seed + int8.CALIBRATION_COUNT}), not the timed input; the zoo models "
              f"have seeded weights, so accuracy says little (see docs/quantization.md). "
@@ -252,7 +258,11 @@ def uint8_notes(info: report.RunInfo) -> list[str]:
     if "ort_qdq" in info.engines:
         found.append(f"ORT QDQ: onnxruntime.quantization.quantize_static ({int8.ORT_SETTINGS}) "
                      "run with the same session options as ORT.")
-    found.append(int8.NO_PEER_INT8)
+    if "mnn_int8" in info.engines:
+        found.append(f"MNN int8: {int8.MNN_SETTINGS} (pixel = value rounded to 256 levels "
+                     "over the input range; mean and normal map it back), run with the same "
+                     "runtime options as MNN.")
+    found.append(int8.NO_NCNN_INT8)
     return found
 
 
@@ -334,9 +344,11 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
         files = ["--model", str(model.ncnn[0]), "--weights", str(model.ncnn[1]),
                  "--input-name", NCNN_INPUT, "--output-name", NCNN_OUTPUT]
     else:
-        files = ["--model", str(model.mnn), "--input-name", model.input_name,
+        source = model.mnn_int8 if engine == "mnn_int8" else model.mnn
+        files = ["--model", str(source), "--input-name", model.input_name,
                  "--output-name", model.output_name]
-    worker = "ort" if engine == "ort_qdq" else engine     # the same session options
+    # The quantized models run with the same session options as the float ones.
+    worker = {"ort_qdq": "ort", "mnn_int8": "mnn"}.get(engine, engine)
     command = [sys.executable, "-m", "mace_tools.peer_bench.worker", worker, *files,
                "--input", str(model.input_file), "--threads", str(threads),
                "--rounds", str(rounds), "--output", str(out.with_suffix(".npy")),

@@ -27,17 +27,18 @@ ENGINES = {
     "mace_base": "MACE baseline",
     "mace_u8": "MACE uint8",
     "ort_qdq": "ORT QDQ",
+    "mnn_int8": "MNN int8",
 }
 # Engines a plain run leaves out: the baseline needs --baseline-runner, the
 # quantized ones --uint8.
-OPT_IN_ENGINES = ("mace_base", "mace_u8", "ort_qdq")
+OPT_IN_ENGINES = ("mace_base", "mace_u8", "ort_qdq", "mnn_int8")
 # The peers MACE is compared with: all fp32. ncnn with its default options may
 # store weights and activations in fp16, so it is shown but never "fastest".
 PEERS = ("ort", "ncnn", "mnn")
 # --uint8: the quantized engine that goes with each float one, and the int8
 # peers MACE uint8 is compared with.
-UINT8_ENGINES = {"mace": "mace_u8", "ort": "ort_qdq"}
-INT8_PEERS = ("ort_qdq",)
+UINT8_ENGINES = {"mace": "mace_u8", "ort": "ort_qdq", "mnn": "mnn_int8"}
+INT8_PEERS = ("ort_qdq", "mnn_int8")
 DEFAULT_THREADS = [1, 2]
 
 # A full run (every model, engine and thread count) refreshes the checked-in
@@ -209,7 +210,8 @@ def _parser() -> argparse.ArgumentParser:
                              "baseline")
     parser.add_argument("--uint8", action="store_true",
                         help="add the uint8 columns: MACE uint8 (the zoo model quantized by "
-                             "the converter) and onnxruntime on the QDQ model from "
-                             "quantize_static, both calibrated on the same fixed inputs; a "
+                             "the converter), onnxruntime on the QDQ model from "
+                             "quantize_static and MNN int8 from mnnquant (with ort and mnn "
+                             "in --engines), all calibrated on the same fixed inputs; a "
                              "second table compares them, the float table is unchanged")
     return parser

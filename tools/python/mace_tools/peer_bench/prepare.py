@@ -24,7 +24,8 @@ REQUIREMENTS = "tools/requirements-bench.txt"
 INSTALL = f".venv/bin/pip install --no-deps -r {REQUIREMENTS}"
 # Engine key -> the modules its process imports.
 _MODULES = {"ort": ["onnxruntime"], "ort_qdq": ["onnxruntime"], "ncnn": ["ncnn", "pnnx"],
-            "ncnn_default": ["ncnn", "pnnx"], "mnn": ["MNN", "_tools"]}
+            "ncnn_default": ["ncnn", "pnnx"], "mnn": ["MNN", "_tools"],
+            "mnn_int8": ["MNN", "_tools"]}
 # The ncnn blob names pnnx gives a graph's first input and output.
 NCNN_INPUT, NCNN_OUTPUT = "in0", "out0"
 
@@ -44,6 +45,8 @@ class PreparedModel:
     mnn: Optional[Path] = None
     mace_u8: Optional[MaceModel] = None
     ort_qdq: Optional[Path] = None
+    mnn_int8: Optional[Path] = None
+    mnn_int8_method: Optional[str] = None
     errors: dict[str, str] = field(default_factory=dict)
 
 
@@ -78,7 +81,8 @@ def prepare(name: str, options: Options, log) -> PreparedModel:
              "ncnn": lambda: _prepare_ncnn(prepared, digest, log),
              "mnn": lambda: _prepare_mnn(prepared, digest, log),
              "mace_u8": lambda: _prepare_mace_u8(prepared, image, options, log),
-             "ort_qdq": lambda: _prepare_ort_qdq(prepared, digest, options, log)}
+             "ort_qdq": lambda: _prepare_ort_qdq(prepared, digest, options, log),
+             "mnn_int8": lambda: _prepare_mnn_int8(prepared, digest, options, log)}
     wanted = {"ncnn_default": "ncnn"}
     for engine in dict.fromkeys(wanted.get(e, e) for e in options.engines):
         if engine not in steps:
@@ -132,7 +136,8 @@ def _prepare_ort_qdq(prepared: PreparedModel, digest: str, options: Options, log
     """onnxruntime's quantize_static of the same ONNX file on the same set."""
     out = prepared.directory / "ort_qdq"
     model = out / "model.qdq.onnx"
-    key = f"{digest} seed {options.seed} count {int8.CALIBRATION_COUNT}"
+    key = (f"{digest} seed {options.seed} count {int8.CALIBRATION_COUNT} "
+           f"all but {','.join(int8.FLOAT_OP_TYPES)}")
     calibration = _calibration(prepared, options)
     if not _fresh(out, key, [model]):
         command = [sys.executable, "-m", "mace_tools.peer_bench.int8", str(prepared.onnx),
@@ -141,6 +146,50 @@ def _prepare_ort_qdq(prepared: PreparedModel, digest: str, options: Options, log
             f"({int8.ORT_SETTINGS})")
         _convert(command, out, key, [model], "quantize_static", env=_child_env())
     prepared.ort_qdq = model
+
+
+def _prepare_mnn_int8(prepared: PreparedModel, digest: str, options: Options,
+                      log) -> None:
+    """mnnquant of MNN's float conversion, calibrated on the shared set
+    written as 8-bit images (mnnquant reads images)."""
+    if "mnn" in prepared.errors:
+        raise PrepareError(f"no float MNN model to quantize ({prepared.errors['mnn']})")
+    if prepared.mnn is None:
+        _prepare_mnn(prepared, digest, log)
+    assert prepared.mnn is not None
+    out = prepared.directory / "mnn_int8"
+    model = out / "model.int8.mnn"
+    spec = prepared.model.inputs[0]
+    samples = int8.calibration_set(spec, options.seed)
+    try:
+        images = int8.write_calibration_images(samples, spec.value_range, out / "images")
+    except ValueError as error:
+        raise PrepareError(f"mnnquant reads images: {error}") from None
+    keys = {method: f"{digest} seed {options.seed} count {len(samples)} {method}"
+            for method in int8.MNN_FEATURE_METHODS}
+    cached = [method for method, key in keys.items() if _fresh(out, key, [model])]
+    if cached:
+        prepared.mnn_int8_method = cached[0]
+    failures = []
+    for method in ([] if cached else int8.MNN_FEATURE_METHODS):
+        config = int8.write_mnnquant_config(out / "mnnquant.json", images, spec,
+                                            len(samples), method)
+        command = [sys.executable, "-c", "import sys, _tools; _tools.mnnquant(sys.argv)",
+                   str(prepared.mnn), str(model), str(config)]
+        log(f"    mnn_int8: mnnquant {prepared.mnn.name} -> {model.name} ({method} "
+            "activation ranges, MAX_ABS int8 weights, the shared inputs as 8-bit images)")
+        try:
+            _convert(command, out, keys[method], [model], f"mnnquant ({method})")
+        except PrepareError as error:
+            failures.append(str(error))
+            log(f"    mnn_int8: {error}")
+            continue
+        prepared.mnn_int8_method = method
+        break
+    else:
+        if not cached:
+            raise PrepareError("; ".join(failures))
+    prepared.mnn_int8 = model
 
 
 def _prepare_ncnn(prepared: PreparedModel, digest: str, log) -> None:

@@ -187,12 +187,12 @@ def uint8_ratio(runs: dict[str, EngineRun]) -> Optional[float]:
     return mace_ratio(runs, "mace_u8", INT8_PEERS)
 
 
-def uint8_speedup(runs: dict[str, EngineRun]) -> Optional[float]:
-    """MACE fp32's median over MACE uint8's: above 1 means uint8 is faster."""
+def uint8_over_fp32(runs: dict[str, EngineRun]) -> Optional[float]:
+    """MACE uint8's median over MACE fp32's: below 1 means uint8 is faster."""
     mace, quantized = runs.get("mace"), runs.get("mace_u8")
     if mace is None or quantized is None or not mace.timed or not quantized.timed:
         return None
-    return ratio(mace.median_ms, quantized.median_ms)
+    return ratio(quantized.median_ms, mace.median_ms)
 
 
 def uint8_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
@@ -201,8 +201,8 @@ def uint8_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
     peers = [e for e in INT8_PEERS if e in info.engines]
     headers = ["model", "threads", "MACE fp32 ms", "MACE uint8 ms"]
     headers += [f"{ENGINES[e]} ms" for e in peers]
-    headers += ["MACE uint8 / fastest int8"] if peers else []
-    headers += ["MACE fp32 / uint8", "MACE uint8 cosine"]
+    headers += ["fastest int8", "MACE uint8 / fastest int8"] if peers else []
+    headers += ["MACE uint8 / fp32", "MACE uint8 cosine"]
     rows = []
     for model in info.models:
         for threads in info.threads:
@@ -211,19 +211,22 @@ def uint8_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
             row = [model, str(threads), latency_cell(row_runs.get("mace")),
                    latency_cell(quantized)]
             row += [latency_cell(row_runs.get(e)) for e in peers]
-            row += [fmt_ratio(uint8_ratio(row_runs))] if peers else []
-            row.append(fmt_ratio(uint8_speedup(row_runs)))
+            if peers:
+                best = fastest_peer(row_runs, INT8_PEERS)
+                row += [ENGINES[best[0]] if best else "-", fmt_ratio(uint8_ratio(row_runs))]
+            row.append(fmt_ratio(uint8_over_fp32(row_runs)))
             row.append("-" if quantized is None or quantized.cosine is None
                        else f"{quantized.cosine:.4f}")
             rows.append(row)
-    return markdown_table(headers, rows)
+    align = "lr" + "".join("l" if h == "fastest int8" else "r" for h in headers[2:])
+    return markdown_table(headers, rows, align)
 
 
 def uint8_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
     """Per thread count, geometric means of MACE uint8 / fastest int8 peer
-    and of MACE fp32 / MACE uint8."""
+    and of MACE uint8 / MACE fp32."""
     cells = _cells(runs)
-    measures = [("MACE fp32 / MACE uint8 (speedup)", uint8_speedup)]
+    measures = [("MACE uint8 / MACE fp32", uint8_over_fp32)]
     if any(e in info.engines for e in INT8_PEERS):
         measures.insert(0, ("MACE uint8 / fastest int8 peer", uint8_ratio))
     return _mean_lines(info, cells, measures)
@@ -289,6 +292,16 @@ def problems(runs: Sequence[EngineRun]) -> list[str]:
     return lines
 
 
+def load_warning(info: RunInfo) -> str:
+    """A remark for the load line when the one-minute load average exceeded
+    the core count at the start or the end of the run."""
+    peak = max(info.load_start[0], info.load_end[0])
+    if not info.cores or peak <= info.cores:
+        return ""
+    return (f"; more runnable tasks than the {info.cores} cores, so the engines shared the "
+            "CPU with other work: compare medians and ratios within this run only")
+
+
 def _load(values: tuple[float, float, float]) -> str:
     return " / ".join(f"{v:.2f}" for v in values)
 
@@ -305,7 +318,7 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
         f"- Machine: {info.cpu_model}, {info.cores} cores"
         + (f" ({', '.join(info.isa)})" if info.isa else ""),
         f"- Load average (1 / 5 / 15 min): {_load(info.load_start)} at the start, "
-        f"{_load(info.load_end)} at the end",
+        f"{_load(info.load_end)} at the end{load_warning(info)}",
         f"- Versions: {versions}",
         f"- Protocol: each engine runs in its own process, one after the other in an order "
         f"that rotates from cell to cell; {info.repeats} process(es) per engine, model and "
@@ -353,8 +366,9 @@ def _uint8_section(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
             f"Outputs are checked against the float reference at cosine > "
             f"{UINT8_COSINE_THRESHOLD}.", "",
             uint8_table(info, runs), "", *uint8_summary(info, runs), "",
-            "MACE uint8 / fastest int8 above 1 means MACE is slower; MACE fp32 / uint8 above "
-            "1 means uint8 is faster than MACE's own float run.", ""]
+            "MACE uint8 / fastest int8 above 1 means MACE uint8 is slower than the fastest "
+            "int8 peer; MACE uint8 / fp32 below 1 means uint8 is faster than MACE's own "
+            "float run in the same run.", ""]
 
 
 def json_text(info: RunInfo, runs: Sequence[EngineRun],
