@@ -5,6 +5,7 @@
 #ifndef MACE_DSP_HVX_H_
 #define MACE_DSP_HVX_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <hvx_hexagon_protos.h>
@@ -78,6 +79,61 @@ inline HvxVector RequantizeVectorToInt32(HvxVector x, const VectorRequantizer& q
 inline HvxVector RequantizeVector(HvxVector x, const VectorRequantizer& q) {
   const HvxVector value = Q6_Vw_vadd_VwVw_sat(RequantizeVectorToInt32(x, q), q.zero_point);
   return Q6_Vw_vmin_VwVw(Q6_Vw_vmax_VwVw(value, q.low), q.high);
+}
+
+// Stores the first n (0..128) bytes of v at dst, which need not be aligned:
+// v is rotated so that its byte 0 lands on dst's offset in its aligned
+// vector, and byte-masked stores write the one or two aligned vectors the
+// n bytes touch (no byte outside [dst, dst + n) is written).
+inline void StoreMasked(uint8_t* block, HvxVector v, HvxVector mask) {
+  asm volatile("q0 = vand(%1, %2)\n\tif (q0) vmem(%0+#0) = %3"
+               :
+               : "r"(block), "v"(mask), "r"(-1), "v"(v)
+               : "q0", "memory");
+}
+
+inline void StoreBytes(uint8_t* dst, HvxVector v, uint32_t n) {
+  if (n == 0) return;
+  const uint32_t offset = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(dst)) & 127;
+  uint8_t* block = dst - offset;
+  if (offset == 0 && n == 128) {
+    *reinterpret_cast<HvxVector*>(block) = v;
+    return;
+  }
+  const HvxVector rotated = offset == 0 ? v : Q6_V_vror_VR(v, 128 - offset);
+  const uint32_t end = offset + n;  // 1..255
+  StoreMasked(block, rotated,
+              Q6_Q_and_QQn(Q6_Q_vsetq2_R(end < 128 ? end : 128), Q6_Q_vsetq_R(offset)));
+  if (end > 128) StoreMasked(block + 128, rotated, Q6_Q_vsetq_R(end - 128));
+}
+
+// Four vectors of 32 int32 lanes in [0, 255], in order, as 128 bytes.
+inline HvxVector PackWordsToBytes(HvxVector w0, HvxVector w1, HvxVector w2, HvxVector w3) {
+  return Q6_Vub_vpack_VhVh_sat(Q6_Vh_vpack_VwVw_sat(w3, w2), Q6_Vh_vpack_VwVw_sat(w1, w0));
+}
+
+// Stores the outputs *ow... of a row with the given column stride whose
+// stride-1 columns [128k, 128k + 128) are `columns`, and advances *ow past
+// them. Strides 1, 2 and 4 pick the columns with vpacke and store them
+// with one StoreBytes; others copy bytes through `spill`.
+inline void StoreStridedColumns(HvxVector columns, uint32_t k, uint32_t stride, uint32_t out_w,
+                                uint8_t* row, uint32_t* ow, HvxVector* spill) {
+  const uint32_t first = *ow;
+  uint32_t end = (128 * (k + 1) + stride - 1) / stride;
+  if (end > out_w) end = out_w;
+  if (first >= end) return;
+  if (stride == 1 || stride == 2 || stride == 4) {
+    HvxVector picked = columns;
+    if (stride >= 2) picked = Q6_Vb_vpacke_VhVh(picked, picked);
+    if (stride == 4) picked = Q6_Vb_vpacke_VhVh(picked, picked);
+    const uint32_t index = first - 128 * k / stride;
+    StoreBytes(row + first, index == 0 ? picked : Q6_V_vror_VR(picked, index), end - first);
+  } else {
+    *spill = columns;
+    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(spill);
+    for (uint32_t o = first; o < end; ++o) row[o] = bytes[o * stride - 128 * k];
+  }
+  *ow = end;
 }
 
 }  // namespace dsp

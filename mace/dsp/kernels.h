@@ -72,7 +72,8 @@ void RunPooling(const OpArgs& op, uint8_t* scratch);
 bool CheckElementwise(const OpArgs& op, Text* error);
 void RunElementwise(const OpArgs& op);
 bool CheckTableOp(const OpArgs& op, Text* error);  // Softmax, ResizeBilinear
-void RunTableOp(const OpArgs& op);
+uint32_t TableOpScratchBytes(const OpArgs& op);
+void RunTableOp(const OpArgs& op, uint8_t* scratch);
 
 }  // namespace dsp
 }  // namespace mace

@@ -259,8 +259,8 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
         if (vector_requantize) {
           const HvxVector sum = Q6_Vw_vadd_VwVw(Q6_Vw_vadd_VwVw(acc, x_term),
                                                 Splat(static_cast<int32_t>(constant)));
-          *reinterpret_cast<HvxVector*>(lanes) = RequantizeVector(sum, RequantizerFor(op, oc));
-          for (uint32_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(lanes[i]);
+          const HvxVector result = RequantizeVector(sum, RequantizerFor(op, oc));
+          StoreBytes(out, PackWordsToBytes(result, result, result, result), count);
           continue;
         }
         *reinterpret_cast<HvxVector*>(lanes) = acc;
@@ -335,6 +335,7 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
       for (uint32_t oh = 0; oh < s.out_h; ++oh) {
         uint32_t ow = 0;  // the next output of the row
         for (uint32_t k = 0; k < l.chunks; ++k) {
+          HvxVector accs[4], x_sum_vectors[4];
           for (uint32_t shift = 0; shift < 4; ++shift) {
             HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
             HvxVector x_sum = __builtin_HEXAGON_V6_vd0_128B();
@@ -347,34 +348,40 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
               x_sum = __builtin_HEXAGON_V6_vrmpyub_acc_128B(x_sum, window,
                                                            static_cast<int32_t>(tap_mask));
             }
-            *reinterpret_cast<HvxVector*>(lanes + shift * kLanes) = acc;
-            *reinterpret_cast<HvxVector*>(x_sums + shift * kLanes) = x_sum;
+            accs[shift] = acc;
+            x_sum_vectors[shift] = x_sum;
           }
+          uint8_t* row = out + oh * s.out_w;
           if (vector_requantize) {
-            // Lane i of shift j is output 4i + j of the chunk.
+            // Lane i of shift j is stride-1 column 4i + j of the chunk.
             const HvxVector constant_v = Splat(static_cast<int32_t>(constant));
             const VectorRequantizer q = RequantizerFor(op, c);
+            HvxVector results[4];
             for (uint32_t shift = 0; shift < 4; ++shift) {
-              HvxVector* lane = reinterpret_cast<HvxVector*>(lanes + shift * kLanes);
-              const HvxVector x_term = Q6_Vw_vmpyi_VwRh(
-                  *reinterpret_cast<const HvxVector*>(x_sums + shift * kLanes), minus_zw);
-              *lane = RequantizeVector(
-                  Q6_Vw_vadd_VwVw(Q6_Vw_vadd_VwVw(*lane, x_term), constant_v), q);
+              const HvxVector x_term = Q6_Vw_vmpyi_VwRh(x_sum_vectors[shift], minus_zw);
+              results[shift] = RequantizeVector(
+                  Q6_Vw_vadd_VwVw(Q6_Vw_vadd_VwVw(accs[shift], x_term), constant_v), q);
             }
+            // Bytes [shift 0 | 1 | 2 | 3] of 32 each; two byte shuffles
+            // interleave them into column order.
+            const HvxVector packed = PackWordsToBytes(results[0], results[1], results[2], results[3]);
+            const HvxVector columns = Q6_Vb_vshuff_Vb(Q6_Vb_vshuff_Vb(packed));
+            StoreStridedColumns(columns, k, stride_w, s.out_w, row, &ow,
+                                reinterpret_cast<HvxVector*>(lanes));
+            continue;
+          }
+          for (uint32_t shift = 0; shift < 4; ++shift) {
+            *reinterpret_cast<HvxVector*>(lanes + shift * kLanes) = accs[shift];
+            *reinterpret_cast<HvxVector*>(x_sums + shift * kLanes) = x_sum_vectors[shift];
           }
           // Outputs ow of this step: stride-1 column ow * stride_w in
           // [128k, 128k + 128), whose lane is i of shift j for column 4i + j.
-          uint8_t* row = out + oh * s.out_w;
           for (; ow < s.out_w && ow * stride_w < 128 * (k + 1); ++ow) {
             const uint32_t v = ow * stride_w - 128 * k;
             const uint32_t lane = (v & 3) * kLanes + (v >> 2);
-            if (vector_requantize) {
-              row[ow] = static_cast<uint8_t>(lanes[lane]);
-            } else {
-              const int64_t sum = constant + static_cast<uint32_t>(lanes[lane]) -
-                                  zw * static_cast<int64_t>(static_cast<uint32_t>(x_sums[lane]));
-              row[ow] = Finish(op, c, sum);
-            }
+            const int64_t sum = constant + static_cast<uint32_t>(lanes[lane]) -
+                                zw * static_cast<int64_t>(static_cast<uint32_t>(x_sums[lane]));
+            row[ow] = Finish(op, c, sum);
           }
         }
       }

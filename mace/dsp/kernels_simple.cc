@@ -250,6 +250,9 @@ uint32_t ScratchBytes(const OpArgs& op) {
       return ConvScratchBytes(op);
     case kPooling:
       return PoolingScratchBytes(op);
+    case kSoftmax:
+    case kResizeBilinear:
+      return TableOpScratchBytes(op);
     default:
       return 0;
   }
@@ -267,7 +270,7 @@ void RunOp(const OpArgs& op, uint8_t* scratch) {
       break;
     case kSoftmax:
     case kResizeBilinear:
-      RunTableOp(op);
+      RunTableOp(op, scratch);
       break;
     default:
       RunElementwise(op);

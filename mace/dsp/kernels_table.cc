@@ -1,7 +1,9 @@
 // Kernels whose float parts the host turns into integer tables (sent as
 // constants): Softmax's exp table and ResizeBilinear's taps. The rest is
 // integer arithmetic, as in ref::quantized.
+#include "mace/dsp/hvx.h"
 #include "mace/dsp/kernels.h"
+#include "mace/dsp/sys.h"
 
 namespace mace {
 namespace dsp {
@@ -39,27 +41,93 @@ __attribute__((noinline)) void RunSoftmax(const OpArgs& op) {
   }
 }
 
-__attribute__((noinline)) void RunResizeBilinear(const OpArgs& op) {
+// ResizeBilinear on HVX. The reference's sum
+//   (in[y0][x0] (1 - fx) + in[y0][x1] fx) (1 - fy) + (in[y1][x0] (1 - fx) + in[y1][x1] fx) fy
+// (fractions in 1/2048) is the same integer blended rows first: per
+// output row, v[c] = in[y0][c] (2048 - fy) + in[y1][c] fy (below 2^19) for
+// every input column, 128 columns a step; then per 32 output columns the
+// two taps' words are gathered (vgather) from v and blended by
+// v[x0] (2048 - fx) + v[x1] fx (below 2^30), rounded and shifted by 22.
+//
+// Scratch: v (input columns rounded to 128, as words), two gather
+// vectors, and per 32 output columns the vectors of x0 and x1 byte
+// offsets, 2048 - fx and fx.
+uint32_t ResizeColumnGroups(const OpArgs& op) { return (op.outputs[0]->dims[3] + 31) / 32; }
+
+uint32_t ResizeScratchBytes(const OpArgs& op) {
+  const uint64_t words = (uint64_t{op.inputs[0]->dims[3]} + 127) / 128 * 128 * 4;
+  const uint64_t bytes = words + 2 * 128 + uint64_t{ResizeColumnGroups(op)} * 4 * 128;
+  return bytes > (1u << 30) ? 0xffffffffu : static_cast<uint32_t>(bytes);
+}
+
+// The bytes [0, n) of `row` (n <= 128) as a vector; the rest 0.
+HvxVector LoadRowBytes(const uint8_t* row, uint32_t n, HvxVector* spill) {
+  if (n == 128) return *reinterpret_cast<const UnalignedHvxVector*>(row);
+  *spill = Splat(0);
+  memcpy(spill, row, n);
+  return *spill;
+}
+
+__attribute__((noinline)) void RunHvxResizeBilinear(const OpArgs& op, uint8_t* scratch) {
   const DspTensor& input = *op.inputs[0];
   const DspTensor& output = *op.outputs[0];
   const int32_t* taps = reinterpret_cast<const int32_t*>(op.inputs[1]->data);
   const uint32_t in_h = input.dims[2], in_w = input.dims[3];
   const uint32_t out_h = output.dims[2], out_w = output.dims[3];
+  const uint32_t groups = ResizeColumnGroups(op);
+  HvxVector* blended = reinterpret_cast<HvxVector*>(scratch);
+  const uint32_t blended_vectors = (in_w + 127) / 128 * 4;
+  HvxVector* gathered = blended + blended_vectors;
+  HvxVector* columns = gathered + 2;  // [group][x0 offset, x1 offset, 2048 - fx, fx]
   const int32_t* column_taps = taps + 3 * out_h;
+  for (uint32_t g = 0; g < groups; ++g) {
+    int32_t* lanes = reinterpret_cast<int32_t*>(columns + 4 * g);
+    for (uint32_t i = 0; i < 32; ++i) {
+      const uint32_t ox = g * 32 + i;
+      const int32_t* x = column_taps + 3 * (ox < out_w ? ox : out_w - 1);
+      lanes[i] = 4 * x[0];
+      lanes[32 + i] = 4 * x[1];
+      lanes[64 + i] = kResizeOne - x[2];
+      lanes[96 + i] = x[2];
+    }
+  }
+  const uint32_t region = 4 * in_w - 1;  // the gathers' bytes
   for (uint32_t plane = 0; plane < input.dims[0] * input.dims[1]; ++plane) {
     const uint8_t* in = input.data + plane * in_h * in_w;
     uint8_t* out = output.data + plane * out_h * out_w;
     for (uint32_t oy = 0; oy < out_h; ++oy) {
       const int32_t* y = taps + 3 * oy;
+      const int32_t low_weight = (kResizeOne - y[2]) * 0x10001, high_weight = y[2] * 0x10001;
       const uint8_t* low_row = in + y[0] * in_w;
       const uint8_t* high_row = in + y[1] * in_w;
-      for (uint32_t ox = 0; ox < out_w; ++ox) {
-        const int32_t* x = column_taps + 3 * ox;
-        // At most 255 * 2^22: fits in uint32 with the rounding half.
-        const uint32_t top = low_row[x[0]] * (kResizeOne - x[2]) + low_row[x[1]] * x[2];
-        const uint32_t bottom = high_row[x[0]] * (kResizeOne - x[2]) + high_row[x[1]] * x[2];
-        const uint32_t sum = top * (kResizeOne - y[2]) + bottom * y[2];
-        out[oy * out_w + ox] = static_cast<uint8_t>((sum + (1u << 21)) >> 22);
+      for (uint32_t c = 0; c < in_w; c += 128) {
+        const uint32_t n = in_w - c < 128 ? in_w - c : 128;
+        HvxVector low[4], high[4];
+        const HvxPair low_halves = Q6_Wuh_vunpack_Vub(LoadRowBytes(low_row + c, n, gathered));
+        const HvxPair high_halves = Q6_Wuh_vunpack_Vub(LoadRowBytes(high_row + c, n, gathered));
+        const HvxPair l0 = Q6_Wuw_vunpack_Vuh(Q6_V_lo_W(low_halves));
+        const HvxPair l1 = Q6_Wuw_vunpack_Vuh(Q6_V_hi_W(low_halves));
+        const HvxPair h0 = Q6_Wuw_vunpack_Vuh(Q6_V_lo_W(high_halves));
+        const HvxPair h1 = Q6_Wuw_vunpack_Vuh(Q6_V_hi_W(high_halves));
+        low[0] = Q6_V_lo_W(l0), low[1] = Q6_V_hi_W(l0), low[2] = Q6_V_lo_W(l1), low[3] = Q6_V_hi_W(l1);
+        high[0] = Q6_V_lo_W(h0), high[1] = Q6_V_hi_W(h0), high[2] = Q6_V_lo_W(h1);
+        high[3] = Q6_V_hi_W(h1);
+        for (uint32_t j = 0; j < 4; ++j) {
+          blended[c / 32 + j] = Q6_Vw_vadd_VwVw(Q6_Vw_vmpyi_VwRh(low[j], low_weight),
+                                                Q6_Vw_vmpyi_VwRh(high[j], high_weight));
+        }
+      }
+      uint8_t* row = out + oy * out_w;
+      const HvxVector half = Splat(1 << 21);
+      for (uint32_t g = 0; g < groups; ++g) {
+        const HvxVector* col = columns + 4 * g;
+        Q6_vgather_ARMVw(gathered, reinterpret_cast<uint32_t>(blended), region, col[0]);
+        Q6_vgather_ARMVw(gathered + 1, reinterpret_cast<uint32_t>(blended), region, col[1]);
+        const HvxVector sum = Q6_Vw_vadd_VwVw(Q6_Vw_vmpyie_VwVuh(gathered[0], col[2]),
+                                              Q6_Vw_vmpyie_VwVuh(gathered[1], col[3]));
+        const HvxVector result = Q6_Vuw_vlsr_VuwR(Q6_Vw_vadd_VwVw(sum, half), 22);
+        const uint32_t n = out_w - 32 * g < 32 ? out_w - 32 * g : 32;
+        StoreBytes(row + 32 * g, PackWordsToBytes(result, result, result, result), n);
       }
     }
   }
@@ -118,11 +186,15 @@ bool CheckTableOp(const OpArgs& op, Text* error) {
   return op.type == kSoftmax ? CheckSoftmax(op, error) : CheckResizeBilinear(op, error);
 }
 
-void RunTableOp(const OpArgs& op) {
+uint32_t TableOpScratchBytes(const OpArgs& op) {
+  return op.type == kResizeBilinear ? ResizeScratchBytes(op) : 0;
+}
+
+void RunTableOp(const OpArgs& op, uint8_t* scratch) {
   if (op.type == kSoftmax) {
     RunSoftmax(op);
   } else {
-    RunResizeBilinear(op);
+    RunHvxResizeBilinear(op, scratch);
   }
 }
 

@@ -232,9 +232,15 @@ TEST_F(DspKernelsTest, DepthwiseMatchesTheReference) {
   ConvCase saturating = {1, 3, 5, 6, 0, 3, 3};
   saturating.depthwise = true, saturating.pad = 1, saturating.huge_bias = true;
   saturating.per_channel = true;
+  ConvCase stride4 = {1, 2, 5, 301, 0, 3, 3};  // stride 4 over three 128-column steps
+  stride4.depthwise = true, stride4.stride = 4, stride4.pad = 1;
+  ConvCase full_step = {1, 3, 2, 128, 0, 3, 3};  // rows of exactly 128 outputs
+  full_step.depthwise = true, full_step.pad = 1;
+  ConvCase one_more = {1, 3, 3, 131, 0, 3, 3};  // 129 outputs: a one-byte second step
+  one_more.depthwise = true;
   uint32_t seed = 300;
   for (const ConvCase& c : {same, strided, column, wide, four_wide, dilated, strided_wide, stride3,
-                            strided_column, saturating}) {
+                            strided_column, saturating, stride4, full_step, one_more}) {
     SCOPED_TRACE(testing::Message() << "case with seed " << seed);
     CheckConv(c, seed++, dsp::kDepthwiseConv2D);
   }
@@ -251,12 +257,14 @@ TEST_F(DspKernelsTest, FullyConnectedMatchesTheReference) {
   }
 }
 
-void CheckPooling(ops::ref::PoolingParams p, uint32_t seed) {
+// `fill` >= 0 gives an input of that one value (the largest sums).
+void CheckPooling(ops::ref::PoolingParams p, uint32_t seed, int fill = -1) {
   std::mt19937 rng(seed);
   p.out_h = OutSize(p.in_h, p.kernel_h, p.stride_h, p.dilation_h, p.pad_top, p.pad_bottom);
   p.out_w = OutSize(p.in_w, p.kernel_w, p.stride_w, p.dilation_w, p.pad_left, p.pad_right);
-  const int32_t zp = static_cast<int32_t>(rng() % 256);
-  const Bytes input = RandomBytes(p.batch * p.channels * p.in_h * p.in_w, &rng);
+  const int32_t zp = fill >= 0 ? fill : static_cast<int32_t>(rng() % 256);
+  Bytes input = RandomBytes(p.batch * p.channels * p.in_h * p.in_w, &rng);
+  if (fill >= 0) std::fill(input.begin(), input.end(), static_cast<uint8_t>(fill));
   Bytes expected(p.batch * p.channels * p.out_h * p.out_w);
   refq::Pooling(p, zp, input.data(), expected.data());
   DspGraphBuilder builder;
@@ -317,6 +325,53 @@ TEST_F(DspKernelsTest, PoolingMatchesTheReference) {
   padding_only.pad_top = padding_only.pad_left = padding_only.pad_bottom =
       padding_only.pad_right = 2;
   CheckPooling(padding_only, seed++);
+}
+
+// Average pooling on HVX: window sums of 128 columns a step, divided
+// exactly by per-column multipliers and shifts; divisors from 1 to 128
+// (borders with and without padding counted), strides 1 to 4.
+TEST_F(DspKernelsTest, AveragePoolingOnHvxMatchesTheReference) {
+  uint32_t seed = 550;
+  auto avg = [](int64_t channels, int64_t in_h, int64_t in_w, int64_t k_h, int64_t k_w,
+                int64_t stride, int64_t pad) {
+    ops::ref::PoolingParams p;
+    p.type = ops::ref::PoolingType::AVG;
+    p.batch = 1, p.channels = channels, p.in_h = in_h, p.in_w = in_w;
+    p.kernel_h = k_h, p.kernel_w = k_w, p.stride_h = p.stride_w = stride;
+    p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = pad;
+    return p;
+  };
+  std::vector<ops::ref::PoolingParams> cases = {
+      avg(3, 4, 300, 3, 3, 2, 1),    // stride 2 over three 128-column steps
+      avg(2, 9, 301, 4, 4, 4, 1),    // stride 4
+      avg(3, 11, 13, 3, 5, 3, 2),    // stride 3, a 5-wide window
+      avg(2, 12, 11, 8, 8, 1, 3),    // 64 taps, divisors 16 to 64 at the borders
+      avg(2, 5, 128, 3, 3, 1, 1),    // rows of exactly 128 outputs
+      avg(2, 6, 129, 2, 2, 1, 0),    // 128 outputs a row, 129 columns read
+      avg(130, 7, 7, 7, 7, 1, 0),    // global pooling over 130 channels
+      avg(2, 3, 1, 3, 1, 1, 1),      // W = 1
+      avg(2, 2, 2, 2, 2, 2, 1),      // every window one tap of four
+  };
+  ops::ref::PoolingParams uneven = avg(2, 9, 10, 3, 4, 2, 0);  // bottom and right padding only
+  uneven.pad_bottom = 2, uneven.pad_right = 3;
+  cases.push_back(uneven);
+  for (const ops::ref::PoolingParams& c : cases) {
+    for (bool include_pad : {false, true}) {
+      ops::ref::PoolingParams p = c;
+      p.count_include_pad = include_pad;
+      SCOPED_TRACE(testing::Message() << "seed " << seed);
+      CheckPooling(p, seed++);
+    }
+  }
+  // 128 taps of 255: the largest numerator, 128 * 255 + 64.
+  ops::ref::PoolingParams largest = avg(1, 17, 9, 16, 8, 1, 1);
+  largest.count_include_pad = true;
+  CheckPooling(largest, seed++, 255);
+  largest.count_include_pad = false;
+  CheckPooling(largest, seed++, 255);
+  // Windows of padding only (the scalar path), and a 9-wide window.
+  CheckPooling(avg(2, 7, 9, 2, 2, 1, 2), seed++);
+  CheckPooling(avg(2, 5, 9, 3, 9, 1, 0), seed++);
 }
 
 // 210 elements: one vector and a tail; 1,311: ten vectors and a tail.
@@ -429,6 +484,13 @@ TEST_F(DspKernelsTest, ResizeBilinearMatchesTheReference) {
       {3, 5, 7, 9, ops::CoordinateMode::HALF_PIXEL},   // upscale, odd sizes
       {6, 1, 3, 1, ops::CoordinateMode::ALIGN_CORNERS},  // W = 1, downscale
       {4, 4, 4, 4, ops::CoordinateMode::ASYMMETRIC},   // same size
+      // Several 32-column output groups with a tail, input rows of one,
+      // two and three 128-column steps (with tails), exactly 128.
+      {5, 200, 9, 70, ops::CoordinateMode::HALF_PIXEL},
+      {3, 40, 4, 301, ops::CoordinateMode::ALIGN_CORNERS},
+      {2, 300, 3, 33, ops::CoordinateMode::ASYMMETRIC},
+      {3, 128, 5, 96, ops::CoordinateMode::HALF_PIXEL},
+      {1, 1, 3, 65, ops::CoordinateMode::HALF_PIXEL},  // one input pixel
   };
   for (const Case& c : cases) {
     ops::ref::ResizeBilinearParams p;
@@ -450,6 +512,7 @@ TEST_F(DspKernelsTest, ResizeBilinearMatchesTheReference) {
     ASSERT_EQ(outputs.size(), 1u);
     EXPECT_EQ(outputs[0], expected) << c.in_h << "x" << c.in_w << " to " << c.out_h << "x"
                                     << c.out_w;
+    if (c.in_w > 1) EXPECT_GT(std::set<uint8_t>(expected.begin(), expected.end()).size(), 10u);
   }
 }
 
