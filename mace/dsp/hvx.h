@@ -119,21 +119,25 @@ inline HvxVector PackWordsToBytes(HvxVector w0, HvxVector w1, HvxVector w2, HvxV
 inline void StoreStridedColumns(HvxVector columns, uint32_t k, uint32_t stride, uint32_t out_w,
                                 uint8_t* row, uint32_t* ow, HvxVector* spill) {
   const uint32_t first = *ow;
-  uint32_t end = (128 * (k + 1) + stride - 1) / stride;
-  if (end > out_w) end = out_w;
-  if (first >= end) return;
   if (stride == 1 || stride == 2 || stride == 4) {
+    const uint32_t log = stride >> 1;  // 0, 1, 2: no division
+    uint32_t end = (128 * (k + 1)) >> log;
+    if (end > out_w) end = out_w;
+    if (first >= end) return;
     HvxVector picked = columns;
     if (stride >= 2) picked = Q6_Vb_vpacke_VhVh(picked, picked);
     if (stride == 4) picked = Q6_Vb_vpacke_VhVh(picked, picked);
-    const uint32_t index = first - 128 * k / stride;
+    const uint32_t index = first - ((128 * k) >> log);
     StoreBytes(row + first, index == 0 ? picked : Q6_V_vror_VR(picked, index), end - first);
+    *ow = end;
   } else {
+    uint32_t end = (128 * (k + 1) + stride - 1) / stride;
+    if (end > out_w) end = out_w;
     *spill = columns;
     const uint8_t* bytes = reinterpret_cast<const uint8_t*>(spill);
     for (uint32_t o = first; o < end; ++o) row[o] = bytes[o * stride - 128 * k];
+    if (end > first) *ow = end;
   }
-  *ow = end;
 }
 
 }  // namespace dsp

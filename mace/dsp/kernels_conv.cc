@@ -248,12 +248,8 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
       // -zw * sum(x), modulo 2^32 (zw is 0..255, a halfword).
       const HvxVector x_term = Q6_Vw_vmpyi_VwRh(x_sum, minus_zw);
       const uint32_t count = pixels - v * kLanes < kLanes ? pixels - v * kLanes : kLanes;
-      for (uint32_t oc = 0; oc < s.out_c; ++oc) {
-        HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
-        for (uint32_t g = 0; g < groups; ++g) {
-          acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, rows[g * vectors_per_group + v],
-                                                     static_cast<int32_t>(weights[oc * groups + g]));
-        }
+      // The sums of one output channel: to bytes, stored.
+      auto finish = [&](uint32_t oc, HvxVector acc) {
         const int64_t constant = constants[oc];
         uint8_t* out = output + oc * pixels + v * kLanes;
         if (vector_requantize) {
@@ -261,7 +257,7 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
                                                 Splat(static_cast<int32_t>(constant)));
           const HvxVector result = RequantizeVector(sum, RequantizerFor(op, oc));
           StoreBytes(out, PackWordsToBytes(result, result, result, result), count);
-          continue;
+          return;
         }
         *reinterpret_cast<HvxVector*>(lanes) = acc;
         for (uint32_t i = 0; i < count; ++i) {
@@ -269,6 +265,34 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
                               zw * static_cast<int64_t>(lane_sums[i]);
           out[i] = Finish(op, oc, sum);
         }
+      };
+      // Four output channels at a time share each load of the input.
+      uint32_t oc = 0;
+      for (; oc + 4 <= s.out_c; oc += 4) {
+        HvxVector acc0 = __builtin_HEXAGON_V6_vd0_128B(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+        const uint32_t* w = weights + oc * groups;
+        const HvxVector* x = rows + v;
+        for (uint32_t g = 0; g < groups; ++g, x += vectors_per_group) {
+          acc0 = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc0, *x, static_cast<int32_t>(w[g]));
+          acc1 = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc1, *x,
+                                                      static_cast<int32_t>(w[groups + g]));
+          acc2 = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc2, *x,
+                                                      static_cast<int32_t>(w[2 * groups + g]));
+          acc3 = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc3, *x,
+                                                      static_cast<int32_t>(w[3 * groups + g]));
+        }
+        finish(oc, acc0);
+        finish(oc + 1, acc1);
+        finish(oc + 2, acc2);
+        finish(oc + 3, acc3);
+      }
+      for (; oc < s.out_c; ++oc) {
+        HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
+        for (uint32_t g = 0; g < groups; ++g) {
+          acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, rows[g * vectors_per_group + v],
+                                                     static_cast<int32_t>(weights[oc * groups + g]));
+        }
+        finish(oc, acc);
       }
     }
   }
@@ -295,8 +319,12 @@ DepthwiseLayout LayoutOf(const ConvShape& s, const int32_t* p) {
   return l;
 }
 
+// KH is the kernel height when known at compile time (3: the loops over
+// rows unroll and the sums stay in registers), else 0.
+template <uint32_t KH>
 __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
   const ConvShape s = ShapeOf(op);
+  const uint32_t k_h = KH ? KH : s.k_h;
   const int32_t* p = op.params;
   const DepthwiseLayout l = LayoutOf(s, p);
   const uint32_t stride_h = p[kStrideH], stride_w = p[kStrideW];
@@ -327,11 +355,13 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
       int64_t w_sum = 0;
       for (int64_t t = 0; t < taps; ++t) w_sum += w[t];
       uint32_t words[kMaxDepthwiseKernelH];  // row kh's taps, one byte each
-      for (uint32_t kh = 0; kh < s.k_h; ++kh) {
+      for (uint32_t kh = 0; kh < k_h; ++kh) {
         words[kh] = 0;
         for (uint32_t kw = 0; kw < s.k_w; ++kw) words[kh] |= uint32_t{w[kh * s.k_w + kw]} << (8 * kw);
       }
       const int64_t constant = (bias ? bias[c] : 0) - zx * w_sum + taps * zx * zw;
+      const HvxVector constant_v = Splat(static_cast<int32_t>(constant));
+      const VectorRequantizer q = RequantizerFor(op, c);
       for (uint32_t oh = 0; oh < s.out_h; ++oh) {
         uint32_t ow = 0;  // the next output of the row
         for (uint32_t k = 0; k < l.chunks; ++k) {
@@ -339,7 +369,7 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
           for (uint32_t shift = 0; shift < 4; ++shift) {
             HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
             HvxVector x_sum = __builtin_HEXAGON_V6_vd0_128B();
-            for (uint32_t kh = 0; kh < s.k_h; ++kh) {
+            for (uint32_t kh = 0; kh < k_h; ++kh) {
               const HvxVector* row =
                   reinterpret_cast<const HvxVector*>(plane + (oh * stride_h + kh) * l.stride) + k;
               const HvxVector window = __builtin_HEXAGON_V6_valignb_128B(row[1], row[0], shift);
@@ -354,8 +384,6 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
           uint8_t* row = out + oh * s.out_w;
           if (vector_requantize) {
             // Lane i of shift j is stride-1 column 4i + j of the chunk.
-            const HvxVector constant_v = Splat(static_cast<int32_t>(constant));
-            const VectorRequantizer q = RequantizerFor(op, c);
             HvxVector results[4];
             for (uint32_t shift = 0; shift < 4; ++shift) {
               const HvxVector x_term = Q6_Vw_vmpyi_VwRh(x_sum_vectors[shift], minus_zw);
@@ -460,7 +488,11 @@ uint32_t ConvScratchBytes(const OpArgs& op) {
 
 void RunConv(const OpArgs& op, uint8_t* scratch) {
   if (UsesHvxDepthwise(op)) {
-    RunHvxDepthwise(op, scratch);
+    if (ShapeOf(op).k_h == 3) {
+      RunHvxDepthwise<3>(op, scratch);
+    } else {
+      RunHvxDepthwise<0>(op, scratch);
+    }
   } else if (UsesHvxGemm(op)) {
     RunHvxGemm(op, scratch);
   } else {
