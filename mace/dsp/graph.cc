@@ -183,6 +183,9 @@ OpArgs Graph::ArgsOf(uint32_t op) const {
   args.inputs = pointers_ + pointer_starts_[op];
   args.outputs = pointers_ + pointer_starts_[op] + w[1];
   args.params = reinterpret_cast<const int32_t*>(w + 4 + w[1] + w[2]);
+  args.prepared = prepared_ && prepared_starts_[op] != prepared_starts_[op + 1]
+                      ? prepared_ + prepared_starts_[op]
+                      : nullptr;
   return args;
 }
 
@@ -227,11 +230,37 @@ bool Graph::PlanMemory(Text* error) {
   for (uint32_t i = 0; i < num_tensors_; ++i) {
     if (!tensors_[i].constant) tensors_[i].data = arena_ + tensors_[i].arena_offset;
   }
+  // What each op computes once from its constants.
+  prepared_starts_ = AllocateArray<uint32_t>(heap_, num_ops_ + 1);
+  if (!prepared_starts_) return (*error << "graph: out of memory"), false;
+  uint64_t prepared = 0;
+  for (uint32_t op = 0; op < num_ops_; ++op) {
+    prepared_starts_[op] = static_cast<uint32_t>(prepared);
+    const uint32_t need = PreparedBytes(ArgsOf(op));
+    if (need > (1u << 30) || prepared + need > (1u << 30))
+      return (*error << "graph: out of memory for prepared constants"), false;
+    prepared += AlignUp(need, 128);
+  }
+  prepared_starts_[num_ops_] = static_cast<uint32_t>(prepared);
+  if (prepared > 0) {
+    prepared_ = static_cast<uint8_t*>(heap_->Allocate(static_cast<uint32_t>(prepared)));
+    if (!prepared_) {
+      *error << "graph: out of memory for " << static_cast<uint32_t>(prepared)
+             << " bytes of prepared constants";
+      return false;
+    }
+    for (uint32_t op = 0; op < num_ops_; ++op) {
+      const OpArgs args = ArgsOf(op);
+      if (args.prepared) PrepareOp(args);
+    }
+  }
   return true;
 }
 
 void Graph::Teardown() {
   if (heap_ != nullptr) {
+    heap_->Free(prepared_);
+    heap_->Free(prepared_starts_);
     heap_->Free(scratch_);
     heap_->Free(arena_);
     heap_->Free(pointers_);
@@ -245,7 +274,8 @@ void Graph::Teardown() {
   op_words_ = nullptr;
   pointers_ = nullptr;
   pointer_starts_ = nullptr;
-  arena_ = scratch_ = nullptr;
+  arena_ = scratch_ = prepared_ = nullptr;
+  prepared_starts_ = nullptr;
   arena_bytes_ = 0;
   num_ops_ = num_tensors_ = num_inputs_ = num_outputs_ = 0;
 }

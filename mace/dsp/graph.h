@@ -47,6 +47,8 @@ class Graph {
   uint8_t* arena_ = nullptr;
   uint32_t arena_bytes_ = 0;
   uint8_t* scratch_ = nullptr;
+  uint32_t* prepared_starts_ = nullptr;  // per op, offsets in prepared_
+  uint8_t* prepared_ = nullptr;
 };
 
 }  // namespace dsp

@@ -31,6 +31,9 @@ struct OpArgs {
   const DspTensor* const* inputs;  // null entries for kNoTensor
   DspTensor* const* outputs;
   const int32_t* params;
+  // PreparedBytes(op) bytes, 128-byte aligned, filled by PrepareOp at set
+  // up from the op's constants; null when it needs none.
+  uint8_t* prepared = nullptr;
 };
 
 // (x * M) for the (multiplier, right shift) pair, one rounding, half away
@@ -59,12 +62,17 @@ inline int32_t SaturateToInt32(int64_t value) {
 bool CheckOp(const OpArgs& op, Text* error);
 // Scratch: at least ScratchBytes(op) bytes, 128-byte aligned.
 uint32_t ScratchBytes(const OpArgs& op);
+// What an op computes once from its constants at graph set-up.
+uint32_t PreparedBytes(const OpArgs& op);
+void PrepareOp(const OpArgs& op);
 void RunOp(const OpArgs& op, uint8_t* scratch);
 const char* OpName(uint32_t type);
 
 // Per kernel family.
 bool CheckConv(const OpArgs& op, Text* error);
 uint32_t ConvScratchBytes(const OpArgs& op);
+uint32_t ConvPreparedBytes(const OpArgs& op);
+void PrepareConv(const OpArgs& op);
 void RunConv(const OpArgs& op, uint8_t* scratch);
 bool CheckPooling(const OpArgs& op, Text* error);
 uint32_t PoolingScratchBytes(const OpArgs& op);

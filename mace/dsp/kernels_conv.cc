@@ -149,22 +149,6 @@ __attribute__((noinline)) void RunScalar(const OpArgs& op) {
   }
 }
 
-// The sum of n bytes: whole vectors by vrmpy into 32 uint32 lanes (exact
-// for n < 2^24), the rest in scalar code. `lanes` is 128 bytes of scratch.
-int64_t SumBytes(const uint8_t* data, uint32_t n, int32_t* lanes) {
-  HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
-  uint32_t i = 0;
-  for (; i + 128 <= n; i += 128) {
-    acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(
-        acc, *reinterpret_cast<const UnalignedHvxVector*>(data + i), 0x01010101);
-  }
-  *reinterpret_cast<HvxVector*>(lanes) = acc;
-  int64_t sum = 0;
-  for (uint32_t j = 0; j < kLanes; ++j) sum += static_cast<uint32_t>(lanes[j]);
-  for (; i < n; ++i) sum += data[i];
-  return sum;
-}
-
 // Writes row k = (ic * k_h + kh) * k_w + kw of the im2col matrix of one
 // image, byte 4 * i of `dst` for output pixel i.
 void GatherRow(const OpArgs& op, const uint8_t* image, uint32_t k, uint8_t* dst) {
@@ -184,6 +168,66 @@ void GatherRow(const OpArgs& op, const uint8_t* image, uint32_t k, uint8_t* dst)
   }
 }
 
+// What the HVX convolutions compute once, at graph set-up, from the
+// constant filter and bias (op.prepared): a flag word (whether every sum
+// fits in int32), per output channel the constant part of the
+// zero-point expansion, bias - zx * sum(w) + taps * zx * zw, then the
+// filter as words of 4 taps: the GEMM's [out_c][K / 4] (when K is not a
+// multiple of 4; else the 128-byte aligned filter rows are those words
+// already), depthwise's [channels][k_h] (one window row per word).
+struct Prepared {
+  bool vector_requantize;
+  const int64_t* constants;
+  const uint32_t* words;
+};
+
+uint32_t WordsPerChannel(const OpArgs& op) {
+  const ConvShape s = ShapeOf(op);
+  return op.type == kDepthwiseConv2D ? s.k_h : static_cast<uint32_t>((ReductionOf(s) + 3) / 4);
+}
+
+Prepared PreparedOf(const OpArgs& op) {
+  Prepared prepared;
+  prepared.vector_requantize = *reinterpret_cast<const uint32_t*>(op.prepared) != 0;
+  prepared.constants = reinterpret_cast<const int64_t*>(op.prepared + 8);
+  prepared.words = reinterpret_cast<const uint32_t*>(prepared.constants + op.outputs[0]->dims[1]);
+  if (op.type != kDepthwiseConv2D && ReductionOf(ShapeOf(op)) % 4 == 0) {
+    prepared.words = reinterpret_cast<const uint32_t*>(op.inputs[1]->data);
+  }
+  return prepared;
+}
+
+bool UsesHvxConv(const OpArgs& op) { return UsesHvxDepthwise(op) || UsesHvxGemm(op); }
+
+void PrepareHvxConv(const OpArgs& op) {
+  const ConvShape s = ShapeOf(op);
+  const int32_t* p = op.params;
+  const bool depthwise = op.type == kDepthwiseConv2D;
+  const uint64_t taps = depthwise ? uint64_t{s.k_h} * s.k_w : ReductionOf(s);
+  const uint32_t per_channel = WordsPerChannel(op);
+  const uint32_t row_bytes = depthwise ? s.k_w : 4;  // filter bytes per word
+  const uint8_t* filter = op.inputs[1]->data;
+  const int32_t* bias = op.inputs[2] ? reinterpret_cast<const int32_t*>(op.inputs[2]->data) : nullptr;
+  const int64_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
+  *reinterpret_cast<uint32_t*>(op.prepared) = SumsFitInt32(op, taps) ? 1 : 0;
+  int64_t* constants = reinterpret_cast<int64_t*>(op.prepared + 8);
+  uint32_t* words = reinterpret_cast<uint32_t*>(constants + s.out_c);
+  const bool in_place = !depthwise && taps % 4 == 0;
+  for (uint32_t oc = 0; oc < s.out_c; ++oc) {
+    const uint8_t* row = filter + oc * taps;
+    int64_t w_sum = 0;
+    for (uint64_t t = 0; t < taps; ++t) w_sum += row[t];
+    constants[oc] = (bias ? bias[oc] : 0) - zx * w_sum + static_cast<int64_t>(taps) * zx * zw;
+    for (uint32_t g = 0; g < per_channel && !in_place; ++g) {
+      uint32_t word = 0;
+      for (uint32_t j = 0; j < 4 && j < row_bytes && g * row_bytes + j < taps; ++j) {
+        word |= uint32_t{row[g * row_bytes + j]} << (8 * j);
+      }
+      words[oc * per_channel + g] = word;
+    }
+  }
+}
+
 // Scratch layout for the HVX path: the input of one image repacked as
 // [K / 4][pixels rounded to 32][4 taps], the weights as [out_c][K / 4]
 // words, then 32 int32 lanes of results, 32 of input sums and the
@@ -197,30 +241,13 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
   const uint32_t padded_pixels = Round(pixels, kLanes);
   const uint32_t groups = (K + 3) / 4;
   uint8_t* packed = scratch;
-  uint32_t* weights = reinterpret_cast<uint32_t*>(packed + groups * padded_pixels * 4);
-  int32_t* lanes = reinterpret_cast<int32_t*>(
-      scratch + Round(groups * padded_pixels * 4 + s.out_c * groups * 4, 128));
+  int32_t* lanes = reinterpret_cast<int32_t*>(scratch + groups * padded_pixels * 4);
   uint32_t* lane_sums = reinterpret_cast<uint32_t*>(lanes + kLanes);
-  const uint8_t* filter = op.inputs[1]->data;
-  const int32_t* bias = op.inputs[2] ? reinterpret_cast<const int32_t*>(op.inputs[2]->data) : nullptr;
-  const int64_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
-  // Per output channel: bias - zx * sum(w) + K * zx * zw. With K a
-  // multiple of 4 the (constant, 128-byte aligned) filter rows are the
-  // weight words already.
-  int64_t* constants = reinterpret_cast<int64_t*>(lane_sums + kLanes);
-  const bool in_place = K % 4 == 0;
-  if (in_place) weights = reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(filter));
-  for (uint32_t oc = 0; oc < s.out_c; ++oc) {
-    const uint8_t* row = filter + oc * K;
-    for (uint32_t g = 0; g < groups && !in_place; ++g) {
-      uint32_t word = 0;
-      for (uint32_t j = 0; j < 4 && g * 4 + j < K; ++j) word |= uint32_t{row[g * 4 + j]} << (8 * j);
-      weights[oc * groups + g] = word;
-    }
-    const int64_t w_sum = SumBytes(row, K, lanes);
-    constants[oc] = (bias ? bias[oc] : 0) - zx * w_sum + static_cast<int64_t>(K) * zx * zw;
-  }
-  const bool vector_requantize = SumsFitInt32(op, K);
+  const int64_t zw = p[kFilterZeroPoint];
+  const Prepared prepared = PreparedOf(op);
+  const int64_t* constants = prepared.constants;
+  const uint32_t* weights = prepared.words;
+  const bool vector_requantize = prepared.vector_requantize;
   const int32_t minus_zw = BothHalfwords(static_cast<int32_t>(-zw));
   for (uint32_t n = 0; n < s.batch; ++n) {
     const uint8_t* input = op.inputs[0]->data + n * s.in_c * s.in_h * s.in_w;
@@ -333,12 +360,10 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
   uint8_t* plane = scratch;
   int32_t* lanes = reinterpret_cast<int32_t*>(scratch + l.plane_bytes);  // [4][32] sums
   int32_t* x_sums = lanes + 4 * kLanes;                                  // [4][32]
-  const uint8_t* filter = op.inputs[1]->data;
-  const int32_t* bias = op.inputs[2] ? reinterpret_cast<const int32_t*>(op.inputs[2]->data) : nullptr;
-  const int64_t taps = s.k_h * s.k_w;
+  const Prepared prepared = PreparedOf(op);
   uint32_t tap_mask = 0;
   for (uint32_t kw = 0; kw < s.k_w; ++kw) tap_mask |= 1u << (8 * kw);
-  const bool vector_requantize = SumsFitInt32(op, taps);
+  const bool vector_requantize = prepared.vector_requantize;
   const int32_t minus_zw = BothHalfwords(-zw);
   for (uint32_t n = 0; n < s.batch; ++n) {
     for (uint32_t c = 0; c < s.in_c; ++c) {
@@ -351,15 +376,8 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
         memcpy(plane + (r + pad_top) * l.stride + pad_left, in + r * s.in_w,
                s.in_w < room ? s.in_w : room);
       }
-      const uint8_t* w = filter + c * taps;
-      int64_t w_sum = 0;
-      for (int64_t t = 0; t < taps; ++t) w_sum += w[t];
-      uint32_t words[kMaxDepthwiseKernelH];  // row kh's taps, one byte each
-      for (uint32_t kh = 0; kh < k_h; ++kh) {
-        words[kh] = 0;
-        for (uint32_t kw = 0; kw < s.k_w; ++kw) words[kh] |= uint32_t{w[kh * s.k_w + kw]} << (8 * kw);
-      }
-      const int64_t constant = (bias ? bias[c] : 0) - zx * w_sum + taps * zx * zw;
+      const uint32_t* words = prepared.words + c * k_h;  // row kh's taps, one byte each
+      const int64_t constant = prepared.constants[c];
       const HvxVector constant_v = Splat(static_cast<int32_t>(constant));
       const VectorRequantizer q = RequantizerFor(op, c);
       for (uint32_t oh = 0; oh < s.out_h; ++oh) {
@@ -481,9 +499,18 @@ uint32_t ConvScratchBytes(const OpArgs& op) {
   const ConvShape s = ShapeOf(op);
   const uint64_t groups = (ReductionOf(s) + 3) / 4;
   const uint64_t bytes =
-      groups * ((uint64_t{s.out_h} * s.out_w + kLanes - 1) / kLanes * kLanes) * 4 +
-      uint64_t{s.out_c} * groups * 4 + uint64_t{s.out_c} * 8 + 3 * 128;
+      groups * ((uint64_t{s.out_h} * s.out_w + kLanes - 1) / kLanes * kLanes) * 4 + 2 * 128;
   return bytes > (1u << 30) ? kUnplannable : static_cast<uint32_t>(bytes);
+}
+
+uint32_t ConvPreparedBytes(const OpArgs& op) {
+  if (!UsesHvxConv(op)) return 0;
+  const uint64_t bytes = 8 + uint64_t{op.outputs[0]->dims[1]} * (8 + 4 * WordsPerChannel(op));
+  return bytes > (1u << 30) ? 0xffffffffu : static_cast<uint32_t>(bytes);
+}
+
+void PrepareConv(const OpArgs& op) {
+  if (UsesHvxConv(op)) PrepareHvxConv(op);
 }
 
 void RunConv(const OpArgs& op, uint8_t* scratch) {

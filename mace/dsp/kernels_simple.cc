@@ -258,6 +258,17 @@ uint32_t ScratchBytes(const OpArgs& op) {
   }
 }
 
+uint32_t PreparedBytes(const OpArgs& op) {
+  const bool conv = op.type == kConv2D || op.type == kDepthwiseConv2D || op.type == kFullyConnected;
+  return conv ? ConvPreparedBytes(op) : 0;
+}
+
+void PrepareOp(const OpArgs& op) {
+  if (op.type == kConv2D || op.type == kDepthwiseConv2D || op.type == kFullyConnected) {
+    PrepareConv(op);
+  }
+}
+
 void RunOp(const OpArgs& op, uint8_t* scratch) {
   switch (op.type) {
     case kConv2D:
