@@ -107,6 +107,17 @@ inline void StoreBytes(uint8_t* dst, HvxVector v, uint32_t n) {
   if (end > 128) StoreMasked(block + 128, rotated, Q6_Q_vsetq_R(end - 128));
 }
 
+// The n (1..128) bytes at src as the first bytes of a vector (the rest
+// unspecified), read with aligned loads only: never past the aligned
+// vector that holds src[n - 1], so never into another page.
+inline HvxVector LoadBytes(const uint8_t* src, uint32_t n) {
+  const uint32_t offset = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(src)) & 127;
+  const HvxVector* block = reinterpret_cast<const HvxVector*>(src - offset);
+  const HvxVector first = block[0];
+  if (offset == 0) return first;
+  return Q6_V_valign_VVR(offset + n > 128 ? block[1] : first, first, offset);
+}
+
 // Four vectors of 32 int32 lanes in [0, 255], in order, as 128 bytes.
 inline HvxVector PackWordsToBytes(HvxVector w0, HvxVector w1, HvxVector w2, HvxVector w3) {
   return Q6_Vub_vpack_VhVh_sat(Q6_Vh_vpack_VwVw_sat(w3, w2), Q6_Vh_vpack_VwVw_sat(w1, w0));

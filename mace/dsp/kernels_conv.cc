@@ -248,13 +248,39 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
   const int64_t* constants = prepared.constants;
   const uint32_t* weights = prepared.words;
   const bool vector_requantize = prepared.vector_requantize;
+  const bool one_multiplier = p[kNumMultipliers] == 1;
+  const VectorRequantizer shared = RequantizerFor(op, 0);
   const int32_t minus_zw = BothHalfwords(static_cast<int32_t>(-zw));
   for (uint32_t n = 0; n < s.batch; ++n) {
     const uint8_t* input = op.inputs[0]->data + n * s.in_c * s.in_h * s.in_w;
     uint8_t* output = op.outputs[0]->data + n * s.out_c * pixels;
     // Taps past K (in the last group) and pixels past the end stay 0.
     memset(packed, 0, groups * padded_pixels * 4);
-    for (uint32_t c = 0; c < K; ++c) {
+    uint32_t first_c = 0;
+    // A plain 1x1: four channel rows of 128 pixels a step interleaved into
+    // 128 words of 4 taps by byte, then halfword shuffles.
+    for (; plain && pixels >= 128 && first_c + 4 <= K; first_c += 4) {
+      uint8_t* dst = packed + (first_c / 4) * padded_pixels * 4;
+      const uint8_t* src = input + first_c * pixels;
+      uint32_t i = 0;
+      for (; i + 128 <= pixels; i += 128) {
+        const uint8_t* x = src + i;
+        const HvxPair p01 = Q6_W_vshuff_VVR(*reinterpret_cast<const UnalignedHvxVector*>(x + pixels),
+                                            *reinterpret_cast<const UnalignedHvxVector*>(x), -1);
+        const HvxPair p23 =
+            Q6_W_vshuff_VVR(*reinterpret_cast<const UnalignedHvxVector*>(x + 3 * pixels),
+                            *reinterpret_cast<const UnalignedHvxVector*>(x + 2 * pixels), -1);
+        const HvxPair low = Q6_W_vshuff_VVR(Q6_V_lo_W(p23), Q6_V_lo_W(p01), -2);
+        const HvxPair high = Q6_W_vshuff_VVR(Q6_V_hi_W(p23), Q6_V_hi_W(p01), -2);
+        HvxVector* out = reinterpret_cast<HvxVector*>(dst + 4 * i);
+        out[0] = Q6_V_lo_W(low), out[1] = Q6_V_hi_W(low);
+        out[2] = Q6_V_lo_W(high), out[3] = Q6_V_hi_W(high);
+      }
+      for (; i < pixels; ++i) {
+        for (uint32_t j = 0; j < 4; ++j) dst[4 * i + j] = src[j * pixels + i];
+      }
+    }
+    for (uint32_t c = first_c; c < K; ++c) {
       uint8_t* dst = packed + (c / 4) * padded_pixels * 4 + (c % 4);
       if (!plain) {
         GatherRow(op, input, c, dst);
@@ -276,13 +302,14 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
       const HvxVector x_term = Q6_Vw_vmpyi_VwRh(x_sum, minus_zw);
       const uint32_t count = pixels - v * kLanes < kLanes ? pixels - v * kLanes : kLanes;
       // The sums of one output channel: to bytes, stored.
-      auto finish = [&](uint32_t oc, HvxVector acc) {
+      auto finish = [&](uint32_t oc, HvxVector acc) __attribute__((always_inline)) {
         const int64_t constant = constants[oc];
         uint8_t* out = output + oc * pixels + v * kLanes;
         if (vector_requantize) {
           const HvxVector sum = Q6_Vw_vadd_VwVw(Q6_Vw_vadd_VwVw(acc, x_term),
                                                 Splat(static_cast<int32_t>(constant)));
-          const HvxVector result = RequantizeVector(sum, RequantizerFor(op, oc));
+          const HvxVector result =
+              one_multiplier ? RequantizeVector(sum, shared) : RequantizeVector(sum, RequantizerFor(op, oc));
           StoreBytes(out, PackWordsToBytes(result, result, result, result), count);
           return;
         }

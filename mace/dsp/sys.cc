@@ -1,4 +1,5 @@
 #include "mace/dsp/sys.h"
+#include "mace/dsp/hvx.h"
 
 namespace mace {
 namespace dsp {
@@ -85,12 +86,8 @@ void* memcpy(void* dst, const void* src, size_t n) {
   for (; n >= 128; n -= 128, d += 128, s += 128) {
     *reinterpret_cast<UnalignedVector*>(d) = *reinterpret_cast<const UnalignedVector*>(s);
   }
-  if (((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) & 3) == 0) {
-    for (; n >= 4; n -= 4, d += 4, s += 4) {
-      *reinterpret_cast<uint32_t*>(d) = *reinterpret_cast<const uint32_t*>(s);
-    }
-  }
-  while (n-- > 0) *d++ = *s++;
+  // The tail: one partial load and one byte-masked store.
+  if (n > 0) mace::dsp::StoreBytes(d, mace::dsp::LoadBytes(s, n), n);
   return dst;
 }
 
@@ -104,12 +101,10 @@ void* memmove(void* dst, const void* src, size_t n) {
 
 void* memset(void* dst, int value, size_t n) {
   uint8_t* d = static_cast<uint8_t*>(dst);
-  if (n >= 128) {
-    const UnalignedVector fill = __builtin_HEXAGON_V6_lvsplatw_128B(
-        (static_cast<uint32_t>(value) & 0xff) * 0x01010101u);
-    for (; n >= 128; n -= 128, d += 128) *reinterpret_cast<UnalignedVector*>(d) = fill;
-  }
-  while (n-- > 0) *d++ = static_cast<uint8_t>(value);
+  const UnalignedVector fill = __builtin_HEXAGON_V6_lvsplatw_128B(
+      (static_cast<uint32_t>(value) & 0xff) * 0x01010101u);
+  for (; n >= 128; n -= 128, d += 128) *reinterpret_cast<UnalignedVector*>(d) = fill;
+  if (n > 0) mace::dsp::StoreBytes(d, fill, n);
   return dst;
 }
 

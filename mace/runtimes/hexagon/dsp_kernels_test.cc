@@ -178,6 +178,7 @@ TEST_F(DspKernelsTest, Conv1x1OnHvxMatchesTheReference) {
       {2, 5, 6, 6, 3, 1, 1, 1, 1, 0, false, true},             // 36 pixels: 2 vectors, per channel
       {1, 130, 3, 1, 6, 1, 1, 1, 1, 0, false, false, false},   // W = 1, 130 channels, no bias
       {1, 16, 8, 16, 9, 1, 1, 1, 1, 0, false, true, true, true},  // 128 pixels, ReLU6 range
+      {2, 7, 20, 13, 6, 1, 1},  // 260 pixels: two 128-pixel steps and a tail; 7 channels
   };
   uint32_t seed = 100;
   for (const ConvCase& c : cases) {
