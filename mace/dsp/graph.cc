@@ -73,7 +73,7 @@ bool Graph::Parse(Text* error) {
   for (uint32_t i = 0; i < num_tensors_; ++i) {
     const TensorRecord& r = records[i];
     DspTensor& t = tensors_[i];
-    if (r.data_type != kUint8 && r.data_type != kInt32)
+    if (r.data_type != kUint8 && r.data_type != kInt32 && r.data_type != kInt8)
       return (*error << "graph: tensor " << i << " has an unknown data type"), false;
     t.data_type = r.data_type;
     for (int d = 0; d < 4; ++d) t.dims[d] = r.dims[d];

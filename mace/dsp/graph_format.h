@@ -38,7 +38,9 @@ struct GraphHeader {
   uint32_t const_bytes;
 };
 
-enum DataType : uint32_t { kUint8 = 0, kInt32 = 1 };
+// kInt8: symmetric convolution weights (zero point 0), usually with one
+// multiplier per output channel.
+enum DataType : uint32_t { kUint8 = 0, kInt32 = 1, kInt8 = 2 };
 
 enum TensorFlags : uint32_t { kConstant = 1 };
 
@@ -53,7 +55,7 @@ struct TensorRecord {
 
 // Op types and their params (all int32):
 enum OpType : uint32_t {
-  // inputs: input u8 [N,Cin,H,W], filter u8 [Cout,Cin,KH,KW], bias i32
+  // inputs: input u8 [N,Cin,H,W], filter u8 or i8 [Cout,Cin,KH,KW], bias i32
   //   [Cout] or kNoTensor. params: ConvParam..., then num_multipliers
   //   (1 or Cout) pairs of (multiplier, right shift).
   kConv2D = 1,

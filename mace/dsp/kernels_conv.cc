@@ -71,6 +71,27 @@ bool IsPlain1x1(const OpArgs& op) {
 
 uint32_t Round(uint32_t value, uint32_t to) { return (value + to - 1) / to * to; }
 
+// int8 (symmetric, zero point 0, usually per channel) or uint8 weights.
+bool SignedFilter(const OpArgs& op) { return op.inputs[1]->data_type == kInt8; }
+
+int32_t FilterValue(const uint8_t* filter, uint64_t i, bool is_signed) {
+  return is_signed ? int32_t{static_cast<int8_t>(filter[i])} : int32_t{filter[i]};
+}
+
+// acc += 4-tap dot products of the bytes of x (unsigned) with the 4 bytes
+// of w, unsigned or signed.
+template <bool kSigned>
+inline HvxVector DotAccumulate(HvxVector acc, HvxVector x, uint32_t w) {
+  return kSigned ? __builtin_HEXAGON_V6_vrmpybus_acc_128B(acc, x, static_cast<int32_t>(w))
+                 : __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, x, static_cast<int32_t>(w));
+}
+
+// A lane of dot products as its exact value: uint32 for uint8 weights,
+// int32 for int8 (whose sums stay below 2^31 in magnitude).
+int64_t LaneValue(int32_t lane, bool is_signed) {
+  return is_signed ? int64_t{lane} : int64_t{static_cast<uint32_t>(lane)};
+}
+
 const int32_t* Multiplier(const OpArgs& op, uint32_t channel) {
   const int32_t count = op.params[kNumMultipliers];
   return op.params + kConvParamCount + 2 * (count == 1 ? 0 : channel);
@@ -120,6 +141,7 @@ __attribute__((noinline)) void RunScalar(const OpArgs& op) {
   const int32_t* bias = op.inputs[2] ? reinterpret_cast<const int32_t*>(op.inputs[2]->data) : nullptr;
   uint8_t* output = op.outputs[0]->data;
   const int32_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
+  const bool is_signed = SignedFilter(op);
   for (uint32_t n = 0; n < s.batch; ++n) {
     for (uint32_t oc = 0; oc < s.out_c; ++oc) {
       const uint32_t first_ic = depthwise ? oc : 0;
@@ -138,7 +160,7 @@ __attribute__((noinline)) void RunScalar(const OpArgs& op) {
                                    static_cast<int32_t>(kw) * p[kDilationW];
                 if (iw < 0 || iw >= static_cast<int32_t>(s.in_w)) continue;
                 sum += (int32_t{plane[ih * s.in_w + iw]} - zx) *
-                       (int32_t{taps[kh * s.k_w + kw]} - zw);
+                       (FilterValue(taps, kh * s.k_w + kw, is_signed) - zw);
               }
             }
           }
@@ -216,7 +238,7 @@ void PrepareHvxConv(const OpArgs& op) {
   for (uint32_t oc = 0; oc < s.out_c; ++oc) {
     const uint8_t* row = filter + oc * taps;
     int64_t w_sum = 0;
-    for (uint64_t t = 0; t < taps; ++t) w_sum += row[t];
+    for (uint64_t t = 0; t < taps; ++t) w_sum += FilterValue(row, t, SignedFilter(op));
     constants[oc] = (bias ? bias[oc] : 0) - zx * w_sum + static_cast<int64_t>(taps) * zx * zw;
     for (uint32_t g = 0; g < per_channel && !in_place; ++g) {
       uint32_t word = 0;
@@ -232,6 +254,7 @@ void PrepareHvxConv(const OpArgs& op) {
 // [K / 4][pixels rounded to 32][4 taps], the weights as [out_c][K / 4]
 // words, then 32 int32 lanes of results, 32 of input sums and the
 // per-channel constants.
+template <bool kSigned>
 __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
   const ConvShape s = ShapeOf(op);
   const int32_t* p = op.params;
@@ -293,7 +316,8 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
     const uint32_t vectors_per_group = padded_pixels / kLanes;
     for (uint32_t v = 0; v < vectors_per_group; ++v) {
       HvxVector x_sum = __builtin_HEXAGON_V6_vd0_128B();
-      for (uint32_t g = 0; g < groups; ++g) {
+      // int8 weights have zero point 0: no input sums needed.
+      for (uint32_t g = 0; g < groups && !kSigned; ++g) {
         x_sum = __builtin_HEXAGON_V6_vrmpyub_acc_128B(x_sum, rows[g * vectors_per_group + v],
                                                      0x01010101);
       }
@@ -315,7 +339,7 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
         }
         *reinterpret_cast<HvxVector*>(lanes) = acc;
         for (uint32_t i = 0; i < count; ++i) {
-          const int64_t sum = constant + static_cast<uint32_t>(lanes[i]) -
+          const int64_t sum = constant + LaneValue(lanes[i], kSigned) -
                               zw * static_cast<int64_t>(lane_sums[i]);
           out[i] = Finish(op, oc, sum);
         }
@@ -327,13 +351,10 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
         const uint32_t* w = weights + oc * groups;
         const HvxVector* x = rows + v;
         for (uint32_t g = 0; g < groups; ++g, x += vectors_per_group) {
-          acc0 = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc0, *x, static_cast<int32_t>(w[g]));
-          acc1 = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc1, *x,
-                                                      static_cast<int32_t>(w[groups + g]));
-          acc2 = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc2, *x,
-                                                      static_cast<int32_t>(w[2 * groups + g]));
-          acc3 = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc3, *x,
-                                                      static_cast<int32_t>(w[3 * groups + g]));
+          acc0 = DotAccumulate<kSigned>(acc0, *x, w[g]);
+          acc1 = DotAccumulate<kSigned>(acc1, *x, w[groups + g]);
+          acc2 = DotAccumulate<kSigned>(acc2, *x, w[2 * groups + g]);
+          acc3 = DotAccumulate<kSigned>(acc3, *x, w[3 * groups + g]);
         }
         finish(oc, acc0);
         finish(oc + 1, acc1);
@@ -343,8 +364,7 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
       for (; oc < s.out_c; ++oc) {
         HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
         for (uint32_t g = 0; g < groups; ++g) {
-          acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, rows[g * vectors_per_group + v],
-                                                     static_cast<int32_t>(weights[oc * groups + g]));
+          acc = DotAccumulate<kSigned>(acc, rows[g * vectors_per_group + v], weights[oc * groups + g]);
         }
         finish(oc, acc);
       }
@@ -375,7 +395,7 @@ DepthwiseLayout LayoutOf(const ConvShape& s, const int32_t* p) {
 
 // KH is the kernel height when known at compile time (3: the loops over
 // rows unroll and the sums stay in registers), else 0.
-template <uint32_t KH>
+template <uint32_t KH, bool kSigned>
 __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
   const ConvShape s = ShapeOf(op);
   const uint32_t k_h = KH ? KH : s.k_h;
@@ -418,10 +438,11 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
               const HvxVector* row =
                   reinterpret_cast<const HvxVector*>(plane + (oh * stride_h + kh) * l.stride) + k;
               const HvxVector window = __builtin_HEXAGON_V6_valignb_128B(row[1], row[0], shift);
-              acc = __builtin_HEXAGON_V6_vrmpyub_acc_128B(acc, window,
-                                                         static_cast<int32_t>(words[kh]));
-              x_sum = __builtin_HEXAGON_V6_vrmpyub_acc_128B(x_sum, window,
-                                                           static_cast<int32_t>(tap_mask));
+              acc = DotAccumulate<kSigned>(acc, window, words[kh]);
+              if (!kSigned) {  // int8 weights have zero point 0
+                x_sum = __builtin_HEXAGON_V6_vrmpyub_acc_128B(x_sum, window,
+                                                             static_cast<int32_t>(tap_mask));
+              }
             }
             accs[shift] = acc;
             x_sum_vectors[shift] = x_sum;
@@ -452,7 +473,7 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
           for (; ow < s.out_w && ow * stride_w < 128 * (k + 1); ++ow) {
             const uint32_t v = ow * stride_w - 128 * k;
             const uint32_t lane = (v & 3) * kLanes + (v >> 2);
-            const int64_t sum = constant + static_cast<uint32_t>(lanes[lane]) -
+            const int64_t sum = constant + LaneValue(lanes[lane], kSigned) -
                                 zw * static_cast<int64_t>(static_cast<uint32_t>(x_sums[lane]));
             row[ow] = Finish(op, c, sum);
           }
@@ -478,8 +499,12 @@ bool CheckConv(const OpArgs& op, Text* error) {
   const DspTensor& in = *op.inputs[0];
   const DspTensor& filter = *op.inputs[1];
   const DspTensor& out = *op.outputs[0];
-  if (in.data_type != kUint8 || filter.data_type != kUint8 || out.data_type != kUint8)
-    return Fail(error, "input, filter and output must be uint8");
+  if (in.data_type != kUint8 || out.data_type != kUint8)
+    return Fail(error, "input and output must be uint8");
+  if (filter.data_type != kUint8 && filter.data_type != kInt8)
+    return Fail(error, "the filter must be uint8 or int8");
+  if (filter.data_type == kInt8 && p[kFilterZeroPoint] != 0)
+    return Fail(error, "int8 filters are symmetric (zero point 0)");
   if (op.inputs[2] && (op.inputs[2]->data_type != kInt32 || op.inputs[2]->dims[0] != out.dims[1]))
     return Fail(error, "bias must be int32 [out_channels]");
   if (!filter.constant) return Fail(error, "the filter must be constant");
@@ -542,13 +567,14 @@ void PrepareConv(const OpArgs& op) {
 
 void RunConv(const OpArgs& op, uint8_t* scratch) {
   if (UsesHvxDepthwise(op)) {
-    if (ShapeOf(op).k_h == 3) {
-      RunHvxDepthwise<3>(op, scratch);
+    const bool three = ShapeOf(op).k_h == 3;
+    if (SignedFilter(op)) {
+      three ? RunHvxDepthwise<3, true>(op, scratch) : RunHvxDepthwise<0, true>(op, scratch);
     } else {
-      RunHvxDepthwise<0>(op, scratch);
+      three ? RunHvxDepthwise<3, false>(op, scratch) : RunHvxDepthwise<0, false>(op, scratch);
     }
   } else if (UsesHvxGemm(op)) {
-    RunHvxGemm(op, scratch);
+    SignedFilter(op) ? RunHvxGemm<true>(op, scratch) : RunHvxGemm<false>(op, scratch);
   } else {
     RunScalar(op);
   }

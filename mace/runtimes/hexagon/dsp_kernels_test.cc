@@ -80,6 +80,8 @@ struct ConvCase {
   // Channel 0's bias near INT32_MAX: its sums saturate, and the kernel
   // takes its exact 64-bit requantization instead of the vector one.
   bool huge_bias = false;
+  // Symmetric int8 weights (zero point 0), one multiplier per channel.
+  bool int8_weights = false;
 };
 
 // Multipliers that keep typical outputs inside the uint8 range: the sum
@@ -105,9 +107,10 @@ void CheckConv(const ConvCase& c, uint32_t seed, dsp::OpType type) {
   const int64_t taps_c = c.depthwise ? 1 : c.in_c;
   refq::ConvQuantization quant;
   quant.input_zero_point = static_cast<int32_t>(32 + rng() % 192);
-  quant.filter_zero_point = static_cast<int32_t>(32 + rng() % 192);
-  const double mean = std::abs((127.5 - quant.input_zero_point) * (127.5 - quant.filter_zero_point));
-  for (int64_t i = 0; i < (c.per_channel ? out_c : 1); ++i) {
+  quant.filter_zero_point = c.int8_weights ? 0 : static_cast<int32_t>(32 + rng() % 192);
+  const double w_mean = c.int8_weights ? -0.5 : 127.5 - quant.filter_zero_point;
+  const double mean = std::abs((127.5 - quant.input_zero_point) * w_mean);
+  for (int64_t i = 0; i < (c.per_channel || c.int8_weights ? out_c : 1); ++i) {
     quant.multipliers.push_back(RandomMultiplier(taps_c * c.k_h * c.k_w, mean, &rng));
   }
   const int32_t out_zp = static_cast<int32_t>(60 + rng() % 90);
@@ -125,29 +128,40 @@ void CheckConv(const ConvCase& c, uint32_t seed, dsp::OpType type) {
     p.multiplier = 1, p.out_h = out_h, p.out_w = out_w, p.kernel_h = c.k_h, p.kernel_w = c.k_w;
     p.stride_h = p.stride_w = c.stride, p.dilation_h = p.dilation_w = c.dilation;
     p.pad_top = p.pad_left = c.pad;
-    refq::DepthwiseConv2d(p, quant, input.data(), filter.data(), c.bias ? bias.data() : nullptr,
-                          expected.data());
+    if (c.int8_weights) {
+      refq::DepthwiseConv2d(p, quant, input.data(), reinterpret_cast<const int8_t*>(filter.data()),
+                            c.bias ? bias.data() : nullptr, expected.data());
+    } else {
+      refq::DepthwiseConv2d(p, quant, input.data(), filter.data(), c.bias ? bias.data() : nullptr,
+                            expected.data());
+    }
   } else {
     ops::ref::Conv2DParams p;
     p.batch = c.batch, p.in_channels = c.in_c, p.in_h = c.in_h, p.in_w = c.in_w;
     p.out_channels = out_c, p.out_h = out_h, p.out_w = out_w, p.kernel_h = c.k_h;
     p.kernel_w = c.k_w, p.stride_h = p.stride_w = c.stride;
     p.dilation_h = p.dilation_w = c.dilation, p.pad_top = p.pad_left = c.pad;
-    refq::Conv2D(p, quant, input.data(), filter.data(), c.bias ? bias.data() : nullptr,
-                 expected.data());
+    if (c.int8_weights) {
+      refq::Conv2D(p, quant, input.data(), reinterpret_cast<const int8_t*>(filter.data()),
+                   c.bias ? bias.data() : nullptr, expected.data());
+    } else {
+      refq::Conv2D(p, quant, input.data(), filter.data(), c.bias ? bias.data() : nullptr,
+                   expected.data());
+    }
   }
+  const dsp::DataType filter_type = c.int8_weights ? dsp::kInt8 : dsp::kUint8;
 
   DspGraphBuilder builder;
   uint32_t in, w, out;
   if (type == dsp::kFullyConnected) {
     in = builder.AddTensor(dsp::kUint8, {c.batch, c.in_c}, 1.f, quant.input_zero_point);
-    w = builder.AddConstant(dsp::kUint8, {out_c, c.in_c}, 1.f, quant.filter_zero_point,
+    w = builder.AddConstant(filter_type, {out_c, c.in_c}, 1.f, quant.filter_zero_point,
                             filter.data(), filter.size());
     out = builder.AddTensor(dsp::kUint8, {c.batch, out_c}, 1.f, out_zp);
   } else {
     in = builder.AddTensor(dsp::kUint8, {c.batch, c.in_c, c.in_h, c.in_w}, 1.f,
                            quant.input_zero_point);
-    w = builder.AddConstant(dsp::kUint8, {c.depthwise ? 1 : out_c, c.in_c, c.k_h, c.k_w}, 1.f,
+    w = builder.AddConstant(filter_type, {c.depthwise ? 1 : out_c, c.in_c, c.k_h, c.k_w}, 1.f,
                             quant.filter_zero_point, filter.data(), filter.size());
     out = builder.AddTensor(dsp::kUint8, {c.batch, out_c, out_h, out_w}, 1.f, out_zp);
   }
@@ -595,6 +609,50 @@ TEST_F(DspKernelsTest, MultiOpGraphWithSharedMemoryMatchesTheReference) {
   EXPECT_TRUE(control_->TeardownGraph().ok());
 }
 
+// int8 symmetric weights with one multiplier per output channel (the
+// CPU's per-channel quantization): signed dot products on HVX, and in the
+// scalar paths.
+TEST_F(DspKernelsTest, Int8PerChannelWeightsMatchTheReference) {
+  std::vector<std::pair<ConvCase, dsp::OpType>> cases;
+  auto add = [&](ConvCase c, dsp::OpType type) {
+    c.int8_weights = true;
+    cases.push_back({c, type});
+  };
+  add({1, 7, 20, 13, 6, 1, 1}, dsp::kConv2D);      // plain 1x1, 260 pixels, 7 channels
+  add({1, 16, 8, 16, 9, 1, 1}, dsp::kConv2D);      // 128 pixels, four-channel blocks and a tail
+  ConvCase stride2 = {1, 3, 17, 15, 9, 3, 3};      // gathered, K = 27
+  stride2.stride = 2, stride2.pad = 1, stride2.relu6 = true;
+  add(stride2, dsp::kConv2D);
+  ConvCase saturating = {1, 4, 6, 5, 3, 3, 3};     // exact scalar requantization
+  saturating.pad = 1, saturating.huge_bias = true;
+  add(saturating, dsp::kConv2D);
+  ConvCase dilated = {1, 4, 9, 7, 3, 3, 3};        // dilation: gathered
+  dilated.dilation = 2, dilated.pad = 2;
+  add(dilated, dsp::kConv2D);
+  ConvCase dw = {1, 7, 6, 150, 0, 3, 3};           // depthwise over two 128-column steps
+  dw.depthwise = true, dw.pad = 1;
+  add(dw, dsp::kDepthwiseConv2D);
+  ConvCase dw_strided = {2, 3, 9, 8, 0, 3, 3};
+  dw_strided.depthwise = true, dw_strided.stride = 2;
+  add(dw_strided, dsp::kDepthwiseConv2D);
+  ConvCase dw_wide = {1, 3, 5, 9, 0, 2, 4};        // 2-row kernel: the generic depthwise loop
+  dw_wide.depthwise = true;
+  add(dw_wide, dsp::kDepthwiseConv2D);
+  ConvCase dw_saturating = {1, 3, 5, 6, 0, 3, 3};
+  dw_saturating.depthwise = true, dw_saturating.pad = 1, dw_saturating.huge_bias = true;
+  add(dw_saturating, dsp::kDepthwiseConv2D);
+  ConvCase dw_dilated = {1, 2, 7, 7, 0, 3, 3};     // the scalar depthwise
+  dw_dilated.depthwise = true, dw_dilated.dilation = 2, dw_dilated.pad = 2;
+  add(dw_dilated, dsp::kDepthwiseConv2D);
+  add({3, 200, 1, 1, 7, 1, 1}, dsp::kFullyConnected);
+  add({1, 40000, 1, 1, 3, 1, 1}, dsp::kFullyConnected);  // K = 40,000: exact scalar requantization
+  uint32_t seed = 1200;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(testing::Message() << "case with seed " << seed);
+    CheckConv(c.first, seed++, c.second);
+  }
+}
+
 TEST_F(DspKernelsTest, InvalidGraphsAreRefusedWithTheReason) {
   DspGraphBuilder builder;
   const Bytes filter(4 * 3, 1);
@@ -615,6 +673,22 @@ TEST_F(DspKernelsTest, InvalidGraphsAreRefusedWithTheReason) {
       << status.information();
   EXPECT_NE(status.information().find("filter shape"), std::string::npos)
       << status.information();
+  // int8 weights with a zero point.
+  DspGraphBuilder asymmetric;
+  const uint32_t in8 = asymmetric.AddTensor(dsp::kUint8, {1, 3, 4, 4}, 1.f, 0);
+  const uint32_t w8 = asymmetric.AddConstant(dsp::kInt8, {4, 3, 1, 1}, 1.f, 3, filter.data(), 12);
+  const uint32_t out8 = asymmetric.AddTensor(dsp::kUint8, {1, 4, 4, 4}, 1.f, 0);
+  refq::ConvQuantization quant8 = quant;
+  quant8.filter_zero_point = 3;
+  asymmetric.AddOp(dsp::kConv2D, {in8, w8, dsp::kNoTensor}, {out8},
+                   ConvParams(1, 1, 1, 1, 0, 0, quant8));
+  asymmetric.SetInputs({in8});
+  asymmetric.SetOutputs({out8});
+  ASSERT_TRUE(asymmetric.Serialize(&graph).ok());
+  const MaceStatus refused = control_->SetupGraph(graph);
+  EXPECT_EQ(refused.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(refused.information().find("zero point 0"), std::string::npos)
+      << refused.information();
   // A graph reading a tensor nothing writes.
   DspGraphBuilder dangling;
   const uint32_t a = dangling.AddTensor(dsp::kUint8, {8}, 1.f, 0);
