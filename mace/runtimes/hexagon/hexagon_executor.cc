@@ -47,7 +47,9 @@ class Translator {
   uint32_t Constant(const Tensor* t) {
     auto it = ids_.find(t);
     if (it != ids_.end()) return it->second;
-    const dsp::DataType type = t->dtype() == DT_INT32 ? dsp::kInt32 : dsp::kUint8;
+    const dsp::DataType type = t->dtype() == DT_INT32  ? dsp::kInt32
+                               : t->dtype() == DT_INT8 ? dsp::kInt8
+                                                       : dsp::kUint8;
     const uint32_t id = builder_->AddConstant(type, t->shape(), t->scale(), t->zero_point(),
                                               t->raw_data(), t->raw_size());
     ids_[t] = id;
@@ -59,9 +61,8 @@ class Translator {
     const Tensor* filter = op->Input(1);
     const Tensor* bias = op->InputSize() > 2 ? op->Input(2) : nullptr;
     const Tensor* out = op->Output(0);
-    MACE_CHECK_ARG(filter->dtype() == DT_UINT8, op->Describe(),
-                   ": the DSP takes uint8 weights quantized per tensor, not ",
-                   DataTypeName(filter->dtype()));
+    MACE_CHECK_ARG(filter->dtype() == DT_UINT8 || filter->dtype() == DT_INT8, op->Describe(),
+                   ": the DSP takes uint8 or int8 weights, not ", DataTypeName(filter->dtype()));
     MACE_CHECK_ARG(op->GetInt("group", 1) == 1, op->Describe(), ": grouped convolution");
     MACE_CHECK_ARG(type != dsp::kDepthwiseConv2D || filter->dim(0) == 1, op->Describe(),
                    ": the DSP takes a depthwise channel multiplier of 1");
@@ -88,8 +89,8 @@ class Translator {
     const Tensor* weight = op->Input(1);
     const Tensor* bias = op->InputSize() > 2 ? op->Input(2) : nullptr;
     const Tensor* out = op->Output(0);
-    MACE_CHECK_ARG(weight->dtype() == DT_UINT8, op->Describe(),
-                   ": the DSP takes uint8 weights quantized per tensor");
+    MACE_CHECK_ARG(weight->dtype() == DT_UINT8 || weight->dtype() == DT_INT8, op->Describe(),
+                   ": the DSP takes uint8 or int8 weights, not ", DataTypeName(weight->dtype()));
     MACE_CHECK_ARG(in->dim_size() == 2 || (in->dim(2) == 1 && in->dim(3) == 1), op->Describe(),
                    ": the DSP takes a [N, K] or [N, K, 1, 1] input");
     refq::ConvQuantization quant;

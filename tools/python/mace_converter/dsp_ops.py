@@ -13,6 +13,7 @@ from mace_converter.api import ConversionError
 
 # DataType values of mace/proto/mace.proto.
 _DT_UINT8 = 2
+_DT_INT8 = 5
 # Op types with a DSP kernel (mace/dsp/kernels_table.cc), and the ones
 # that only rename a tensor.
 DSP_OPS = ("Conv2D", "DepthwiseConv2d", "Pooling", "Eltwise", "Concat", "FullyConnected",
@@ -45,8 +46,8 @@ def _problem(op, args: dict, weights: dict) -> str:
         return "no DSP kernel"
     if op.type in _WEIGHTED:
         weight = weights.get(op.input[1]) if len(op.input) > 1 else None
-        if weight is None or weight.data_type != _DT_UINT8:
-            return "the DSP takes uint8 weights quantized per tensor"
+        if weight is None or weight.data_type not in (_DT_UINT8, _DT_INT8):
+            return "the DSP takes uint8 or int8 weights"
         if args.get("group", 1) != 1:
             return "grouped convolution"
         if op.type == "DepthwiseConv2d" and weight.dims[0] != 1:

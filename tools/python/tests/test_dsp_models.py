@@ -1,8 +1,9 @@
-"""MobileNet v1 and v2, quantized for runtime: dsp, end to end on the
-emulated Hexagon DSP through `converter.py convert` and `converter.py run
---validate`: mace_run --device=HEXAGON starts the DSP image under
-qemu-hexagon, its outputs equal the CPU uint8 engine's bit for bit, and
-their cosine against onnxruntime on the float model is at least 0.98.
+"""MobileNet v1 and v2, quantized for runtime: dsp (int8 weights per output
+channel), end to end on the emulated Hexagon DSP through `converter.py
+convert` and `converter.py run --validate`: mace_run --device=HEXAGON
+starts the DSP image under qemu-hexagon, its outputs equal the CPU uint8
+engine's bit for bit, and their cosine against onnxruntime on the float
+model is at least 0.98.
 
 The models are the zoo's architectures at 32x32 input (every layer of the
 224x224 models, with planes 49 times smaller) so that the emulator runs
@@ -28,6 +29,7 @@ import numpy as np
 
 from mace_converter import cli, package
 from mace_converter.config import load_config
+from mace_tools import proto
 from tests.test_mace_run_cli import MACE_RUN, REPO
 from zoo import classic
 
@@ -80,6 +82,15 @@ class DspMobileNetTest(unittest.TestCase):
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 self.assertEqual(cli.main(["convert", "--config", str(config_path)]), 0)
+            # runtime: dsp quantizes weights as runtime: cpu does: int8 with
+            # one scale per output channel.
+            pb = proto.load()
+            net = pb.NetDef()
+            net.ParseFromString(next((directory / "build").rglob(f"{name}.pb")).read_bytes())
+            weights = {t.name: t.data_type for t in net.tensors}
+            kinds = {weights[op.input[1]] for op in net.op
+                     if op.type in ("Conv2D", "DepthwiseConv2d", "FullyConnected")}
+            self.assertEqual(kinds, {pb.DT_INT8})
             # What `build` installs: the runner and the DSP image beside libmace.
             config = load_config(config_path)
             runner, image = package.mace_run_path(config, "host"), package.dsp_image_path(config)

@@ -1,5 +1,6 @@
 """runtime: dsp in the converter: the deployment keys, uint8 weights per
-tensor, and one error naming every op the Hexagon DSP lacks."""
+tensor and int8 weights per channel, and one error naming every op the
+Hexagon DSP lacks."""
 from __future__ import annotations
 
 import tempfile
@@ -77,6 +78,17 @@ class DspOpsTest(unittest.TestCase):
         weights = {t.name: t for t in q.net_def.tensors}
         for op in q.net_def.op[1:3]:
             self.assertEqual(weights[op.input[1]].data_type, pb.DT_UINT8, op.name)
+        self.assertEqual(dsp_ops.unsupported_ops(q.net_def), [])
+
+    def test_int8_per_channel_weights_are_accepted(self):
+        q = convert_model(conv_model(), {"x": SHAPE}, ["y"], runtime="dsp", data_type="uint8",
+                          quantize=QuantizeSettings(ranges={"x": (-1.0, 1.0), "r1": (0.0, 3.0),
+                                                            "y": (0.0, 6.0)},
+                                                    per_channel=True))
+        pb = proto.load()
+        weights = {t.name: t for t in q.net_def.tensors}
+        for op in q.net_def.op[1:3]:
+            self.assertEqual(weights[op.input[1]].data_type, pb.DT_INT8, op.name)
         self.assertEqual(dsp_ops.unsupported_ops(q.net_def), [])
 
     def test_a_float_tail_runs_on_the_cpu(self):
