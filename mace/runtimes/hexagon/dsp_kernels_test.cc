@@ -122,32 +122,29 @@ void CheckConv(const ConvCase& c, uint32_t seed, dsp::OpType type) {
   if (c.huge_bias) bias[0] = 0x7fffffff - 1000;
 
   Bytes expected(c.batch * out_c * out_h * out_w);
-  if (c.depthwise) {
-    ops::ref::DepthwiseConv2dParams p;
-    p.batch = c.batch, p.channels = c.in_c, p.in_h = c.in_h, p.in_w = c.in_w;
-    p.multiplier = 1, p.out_h = out_h, p.out_w = out_w, p.kernel_h = c.k_h, p.kernel_w = c.k_w;
-    p.stride_h = p.stride_w = c.stride, p.dilation_h = p.dilation_w = c.dilation;
-    p.pad_top = p.pad_left = c.pad;
-    if (c.int8_weights) {
-      refq::DepthwiseConv2d(p, quant, input.data(), reinterpret_cast<const int8_t*>(filter.data()),
-                            c.bias ? bias.data() : nullptr, expected.data());
-    } else {
-      refq::DepthwiseConv2d(p, quant, input.data(), filter.data(), c.bias ? bias.data() : nullptr,
-                            expected.data());
+  const int32_t* bias_data = c.bias ? bias.data() : nullptr;
+  // The reference with the weights as uint8 or int8.
+  auto reference = [&](const auto* weights) {
+    if (c.depthwise) {
+      ops::ref::DepthwiseConv2dParams p;
+      p.batch = c.batch, p.channels = c.in_c, p.in_h = c.in_h, p.in_w = c.in_w;
+      p.multiplier = 1, p.out_h = out_h, p.out_w = out_w, p.kernel_h = c.k_h, p.kernel_w = c.k_w;
+      p.stride_h = p.stride_w = c.stride, p.dilation_h = p.dilation_w = c.dilation;
+      p.pad_top = p.pad_left = c.pad;
+      refq::DepthwiseConv2d(p, quant, input.data(), weights, bias_data, expected.data());
+      return;
     }
-  } else {
     ops::ref::Conv2DParams p;
     p.batch = c.batch, p.in_channels = c.in_c, p.in_h = c.in_h, p.in_w = c.in_w;
     p.out_channels = out_c, p.out_h = out_h, p.out_w = out_w, p.kernel_h = c.k_h;
     p.kernel_w = c.k_w, p.stride_h = p.stride_w = c.stride;
     p.dilation_h = p.dilation_w = c.dilation, p.pad_top = p.pad_left = c.pad;
-    if (c.int8_weights) {
-      refq::Conv2D(p, quant, input.data(), reinterpret_cast<const int8_t*>(filter.data()),
-                   c.bias ? bias.data() : nullptr, expected.data());
-    } else {
-      refq::Conv2D(p, quant, input.data(), filter.data(), c.bias ? bias.data() : nullptr,
-                   expected.data());
-    }
+    refq::Conv2D(p, quant, input.data(), weights, bias_data, expected.data());
+  };
+  if (c.int8_weights) {
+    reference(reinterpret_cast<const int8_t*>(filter.data()));
+  } else {
+    reference(filter.data());
   }
   const dsp::DataType filter_type = c.int8_weights ? dsp::kInt8 : dsp::kUint8;
 
