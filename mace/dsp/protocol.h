@@ -39,6 +39,7 @@ enum SelfTest : uint32_t {
   kSelfTestArithmetic = 1,  // payload: ArithmeticCase[]; reply: uint64 results
   kSelfTestAllocator = 2,   // reply: uint32 failures, then the failure text
   kSelfTestRequantize = 3,  // payload: RequantizeCase[]; reply: 32 uint8 per case
+  kSelfTestMemory = 4,      // memcpy / memset sweep; reply: uint32 failures, then text
 };
 
 // One vector of the HVX requantization checked by kSelfTestRequantize:

@@ -32,6 +32,44 @@ uint64_t Evaluate(const ArithmeticCase& c) {
   }
 }
 
+// memcpy and memset (whole vectors, then a partial load and a byte-masked
+// store) against byte loops: destination and source offsets around the
+// vector boundaries, every length up to 140 and a few beyond two vectors;
+// the bytes around the destination must stay as they were.
+uint32_t MemorySweep(uint8_t* src, uint8_t* dst, uint32_t buffer, Text* error) {
+  const uint32_t offsets[] = {0, 1, 2, 3, 31, 64, 127, 128, 129};
+  const uint32_t long_lengths[] = {255, 256, 257, 300};
+  uint32_t failures = 0;
+  for (uint32_t i = 0; i < buffer; ++i) src[i] = static_cast<uint8_t>(i * 7 + 3);
+  for (uint32_t dst_offset : offsets) {
+    for (uint32_t src_offset : offsets) {
+      for (uint32_t k = 0; k < 141 + 4; ++k) {
+        const uint32_t n = k < 141 ? k : long_lengths[k - 141];
+        for (int fill = 0; fill < 2; ++fill) {  // memcpy, then memset
+          for (uint32_t i = 0; i < buffer; ++i) dst[i] = 0xa5;
+          if (fill) {
+            memset(dst + dst_offset, 0x3c, n);
+          } else {
+            memcpy(dst + dst_offset, src + src_offset, n);
+          }
+          for (uint32_t i = 0; i < buffer; ++i) {
+            const bool inside = i >= dst_offset && i < dst_offset + n;
+            const uint8_t want = !inside ? 0xa5 : fill ? 0x3c : src[src_offset + i - dst_offset];
+            if (dst[i] == want) continue;
+            if (failures++ == 0) {
+              *error << (fill ? "memset" : "memcpy") << " of " << n << " bytes to offset "
+                     << dst_offset << " from " << src_offset << ": byte " << i << " is "
+                     << dst[i] << ", not " << want;
+            }
+            break;
+          }
+        }
+      }
+    }
+  }
+  return failures;
+}
+
 }  // namespace
 
 uint32_t RunSelfTest(uint32_t which, Allocator* heap, const uint8_t* payload, uint32_t size,
@@ -112,6 +150,27 @@ uint32_t RunSelfTest(uint32_t which, Allocator* heap, const uint8_t* payload, ui
     heap->Free(lanes);
     *reply = results;
     *reply_size = count * kHvxLanes;
+    return kOk;
+  }
+  if (which == kSelfTestMemory) {
+    constexpr uint32_t kBuffer = 640;
+    uint8_t* src = static_cast<uint8_t*>(heap->Allocate(kBuffer));
+    uint8_t* dst = static_cast<uint8_t*>(heap->Allocate(kBuffer));
+    uint32_t* result = static_cast<uint32_t*>(heap->Allocate(512));
+    if (src == nullptr || dst == nullptr || result == nullptr) {
+      heap->Free(src);
+      heap->Free(dst);
+      heap->Free(result);
+      return kOutOfMemory;
+    }
+    char text[400];
+    Text failures(text, sizeof(text));
+    result[0] = MemorySweep(src, dst, kBuffer, &failures);
+    memcpy(result + 1, failures.data(), failures.size());
+    heap->Free(src);
+    heap->Free(dst);
+    *reply = reinterpret_cast<uint8_t*>(result);
+    *reply_size = 4 + failures.size();
     return kOk;
   }
   *error << "unknown self test " << which;

@@ -266,6 +266,19 @@ TEST_F(DspSessionTest, AllocatorSelfTestPassesOnTheDsp) {
   EXPECT_EQ(failures, 0u) << std::string(reply.payload.begin() + 4, reply.payload.end());
 }
 
+// memcpy and memset on the DSP (vector blocks, a partial load and a
+// byte-masked store for the tail) against byte loops, at offsets around
+// the vector boundaries and lengths 0 to 140 and beyond two vectors.
+TEST_F(DspSessionTest, MemorySelfTestPassesOnTheDsp) {
+  DspReply reply;
+  ASSERT_TRUE(channel_.Call(dsp::kSelfTest, {dsp::kSelfTestMemory}, nullptr, 0, &reply).ok());
+  ASSERT_EQ(reply.status, dsp::kOk);
+  ASSERT_GE(reply.payload.size(), 4u);
+  uint32_t failures;
+  std::memcpy(&failures, reply.payload.data(), 4);
+  EXPECT_EQ(failures, 0u) << std::string(reply.payload.begin() + 4, reply.payload.end());
+}
+
 TEST_F(DspSessionTest, ProcessExitIsAClearError) {
   ExpectFaultFails(dsp::kFaultExit, "exited with status 7");
 }
