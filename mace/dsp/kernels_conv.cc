@@ -179,14 +179,28 @@ void GatherRow(const OpArgs& op, const uint8_t* image, uint32_t k, uint8_t* dst)
   const uint32_t kw = k % s.k_w, kh = (k / s.k_w) % s.k_h, ic = k / (s.k_w * s.k_h);
   const uint8_t* plane = image + ic * s.in_h * s.in_w;
   const uint8_t zx = static_cast<uint8_t>(p[kInputZeroPoint]);
-  for (uint32_t oh = 0; oh < s.out_h; ++oh) {
+  const int32_t stride = p[kStrideW];
+  const int32_t first_iw = static_cast<int32_t>(kw * p[kDilationW]) - p[kPadLeft];
+  // Outputs [left, right) read inside the row; the others read padding.
+  uint32_t left = 0;
+  while (left < s.out_w && first_iw + static_cast<int32_t>(left) * stride < 0) ++left;
+  uint32_t right = s.out_w;
+  while (right > left &&
+         first_iw + static_cast<int32_t>(right - 1) * stride >= static_cast<int32_t>(s.in_w)) {
+    --right;
+  }
+  for (uint32_t oh = 0; oh < s.out_h; ++oh, dst += 4 * s.out_w) {
     const int32_t ih = static_cast<int32_t>(oh * p[kStrideH] + kh * p[kDilationH]) - p[kPadTop];
-    const bool row_inside = ih >= 0 && ih < static_cast<int32_t>(s.in_h);
-    const uint8_t* src = row_inside ? plane + ih * s.in_w : plane;
-    int32_t iw = static_cast<int32_t>(kw * p[kDilationW]) - p[kPadLeft];
-    for (uint32_t ow = 0; ow < s.out_w; ++ow, iw += p[kStrideW], dst += 4) {
-      *dst = row_inside && iw >= 0 && iw < static_cast<int32_t>(s.in_w) ? src[iw] : zx;
+    if (ih < 0 || ih >= static_cast<int32_t>(s.in_h)) {
+      for (uint32_t ow = 0; ow < s.out_w; ++ow) dst[4 * ow] = zx;
+      continue;
     }
+    const uint8_t* row = plane + ih * s.in_w;
+    for (uint32_t ow = 0; ow < left; ++ow) dst[4 * ow] = zx;
+    for (uint32_t ow = left; ow < right; ++ow) {
+      dst[4 * ow] = row[first_iw + static_cast<int32_t>(ow) * stride];
+    }
+    for (uint32_t ow = right; ow < s.out_w; ++ow) dst[4 * ow] = zx;
   }
 }
 
