@@ -256,9 +256,10 @@ TEST_F(DspSessionTest, VectorRequantizeMatchesTheReferenceBitForBit) {
   EXPECT_GT(cases.size() * 32 - at_min - at_max, 1000u);
 }
 
-TEST_F(DspSessionTest, AllocatorSelfTestPassesOnTheDsp) {
+// A self test whose reply is a failure count and the first failure's text.
+void ExpectSelfTestPasses(DspChannel* channel, uint32_t which) {
   DspReply reply;
-  ASSERT_TRUE(channel_.Call(dsp::kSelfTest, {dsp::kSelfTestAllocator}, nullptr, 0, &reply).ok());
+  ASSERT_TRUE(channel->Call(dsp::kSelfTest, {which}, nullptr, 0, &reply).ok());
   ASSERT_EQ(reply.status, dsp::kOk);
   ASSERT_GE(reply.payload.size(), 4u);
   uint32_t failures;
@@ -266,17 +267,15 @@ TEST_F(DspSessionTest, AllocatorSelfTestPassesOnTheDsp) {
   EXPECT_EQ(failures, 0u) << std::string(reply.payload.begin() + 4, reply.payload.end());
 }
 
+TEST_F(DspSessionTest, AllocatorSelfTestPassesOnTheDsp) {
+  ExpectSelfTestPasses(&channel_, dsp::kSelfTestAllocator);
+}
+
 // memcpy and memset on the DSP (vector blocks, a partial load and a
 // byte-masked store for the tail) against byte loops, at offsets around
 // the vector boundaries and lengths 0 to 140 and beyond two vectors.
 TEST_F(DspSessionTest, MemorySelfTestPassesOnTheDsp) {
-  DspReply reply;
-  ASSERT_TRUE(channel_.Call(dsp::kSelfTest, {dsp::kSelfTestMemory}, nullptr, 0, &reply).ok());
-  ASSERT_EQ(reply.status, dsp::kOk);
-  ASSERT_GE(reply.payload.size(), 4u);
-  uint32_t failures;
-  std::memcpy(&failures, reply.payload.data(), 4);
-  EXPECT_EQ(failures, 0u) << std::string(reply.payload.begin() + 4, reply.payload.end());
+  ExpectSelfTestPasses(&channel_, dsp::kSelfTestMemory);
 }
 
 TEST_F(DspSessionTest, ProcessExitIsAClearError) {
