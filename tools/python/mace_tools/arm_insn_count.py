@@ -204,21 +204,29 @@ class NcnnRunner:
 
 
 def compare_ncnn(rows: list[Row]) -> list[str]:
-    """Markdown: MACE's NEON count over ncnn's per model and ABI."""
+    """Markdown: MACE's NEON count over ncnn's per model and ABI, and MACE's
+    fp16 mode over ncnn's defaults (which compute in fp16) where it was counted."""
     by_key = {(r.model, r.abi, r.kernels): r for r in rows}
     pairs = [(r.model, r.abi) for r in rows if r.kernels == "neon"]
+    pairs += [(r.model, r.abi) for r in rows
+              if r.kernels == "neon_fp16" and (r.model, r.abi) not in pairs]
     lines = []
     for model, abi in pairs:
-        mace = by_key[(model, abi, "neon")]
+        mace = by_key.get((model, abi, "neon"))
         fp32 = by_key.get((model, abi, "ncnn_fp32"))
         default = by_key.get((model, abi, "ncnn_default"))
+        fp16 = by_key.get((model, abi, "neon_fp16"))
         if fp32 is None and default is None:
             continue
-        cells = [f"{mace.per_inference / 1e6:.1f}"]
-        for other in (fp32, default):
-            cells.append(f"{other.per_inference / 1e6:.1f}" if other else "")
-        for other in (fp32, default):
-            cells.append(f"{mace.per_inference / other.per_inference:.2f}x" if other else "")
+
+        def count(row: Row | None) -> str:
+            return f"{row.per_inference / 1e6:.1f}" if row else ""
+
+        def ratio(mine: Row | None, other: Row | None) -> str:
+            return f"{mine.per_inference / other.per_inference:.2f}x" if mine and other else ""
+
+        cells = [count(mace), count(fp32), count(default), ratio(mace, fp32),
+                 ratio(mace, default), count(fp16), ratio(fp16, default)]
         lines.append(f"| {model} | {abi} | " + " | ".join(cells) + " |")
     if not lines:
         return []
@@ -226,8 +234,8 @@ def compare_ncnn(rows: list[Row]) -> list[str]:
             "M instructions per inference, counted the same way for both. `MACE / ncnn` "
             "below 1 means MACE executes fewer instructions.", "",
             "| model | ABI | MACE neon | ncnn fp32 | ncnn defaults | MACE / ncnn fp32 | "
-            "MACE / ncnn defaults |",
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: |", *lines]
+            "MACE / ncnn defaults | MACE neon_fp16 | MACE fp16 / ncnn defaults |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", *lines]
 
 
 def parse_count(text: str) -> int | None:
@@ -322,9 +330,9 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> N
         "- `neon_blocked` is the same binary with `MACE_CPU_BLOCKED_LAYOUT=1`: the NEON "
         "kernels with runs of ops in the channel-blocked layout, which the NEON build does "
         "not use by default.",
-        "- `neon_fp16` is the same binary with `--cpu_precision=fp16`: Conv2D and "
-        "FullyConnected in ARMv8.2 half precision (qemu's default CPU has FP16 arithmetic), "
-        "the other ops in fp32.",
+        "- `neon_fp16` is the same binary with `mace_run --cpu_precision=fp16` "
+        "(CPUPrecision::FP16): Conv2D, FullyConnected and 3x3 depthwise in ARMv8.2 half "
+        "precision (qemu's default CPU has FP16 arithmetic), the other ops in fp32.",
         "- Instruction counts are a proxy for phone cost, not a measure of it: they ignore "
         "memory stalls, issue width and the different cost of a NEON and a scalar "
         "instruction.",

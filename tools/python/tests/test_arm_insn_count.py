@@ -140,9 +140,24 @@ class ReportTest(unittest.TestCase):
             arm_insn_count.write_report(rows, path, "tools/arm_insn_count.sh", 90.0)
             text = path.read_text()
         self.assertIn("| m | arm64-v8a | ncnn_fp32 | 600 | 250.0 | 2.40 |  |", text)
-        self.assertIn("| m | arm64-v8a | 300.0 | 250.0 | 150.0 | 1.20x | 2.00x |", text)
+        self.assertIn("| m | arm64-v8a | 300.0 | 250.0 | 150.0 | 1.20x | 2.00x |  |  |", text)
         # No ncnn row for armv7: no comparison row either.
         self.assertNotIn("| m | armeabi-v7a | 400.0 |", text)
+
+    def test_fp16_against_ncnn_defaults(self):
+        rows = [arm_insn_count.Row("m", "arm64-v8a", "neon", 600_000_000, 300_000_000),
+                arm_insn_count.Row("m", "arm64-v8a", "ncnn_default", 600_000_000, 150_000_000),
+                arm_insn_count.Row("m", "arm64-v8a", "neon_fp16", 600_000_000, 180_000_000),
+                # fp16 counted without fp32: its columns alone.
+                arm_insn_count.Row("n", "arm64-v8a", "ncnn_default", 100_000_000, 40_000_000),
+                arm_insn_count.Row("n", "arm64-v8a", "neon_fp16", 100_000_000, 30_000_000)]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "report.md"
+            arm_insn_count.write_report(rows, path, "tools/arm_insn_count.sh", 90.0)
+            text = path.read_text()
+        self.assertIn("| MACE neon_fp16 | MACE fp16 / ncnn defaults |", text)
+        self.assertIn("| m | arm64-v8a | 300.0 |  | 150.0 |  | 2.00x | 180.0 | 1.20x |", text)
+        self.assertIn("| n | arm64-v8a |  |  | 40.0 |  |  | 30.0 | 0.75x |", text)
 
 
 class NcnnArmTest(unittest.TestCase):
