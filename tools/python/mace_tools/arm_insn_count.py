@@ -284,6 +284,9 @@ def per_inference_functions(one: list[tuple[str, int]], more: list[tuple[str, in
     return rows[:limit]
 
 
+ENUM_CAST = re.compile(r"\((?:[\w{} ]+::)+(\w+)\)")
+
+
 def short_name(symbol: str) -> str:
     """A C++ symbol without its namespaces and parameters, demangled when c++filt
     is there: mace::ops::x86::Foo(int) -> Foo."""
@@ -309,7 +312,8 @@ def short_name(symbol: str) -> str:
             depth -= 1
         elif depth == 0 and name.startswith("::", i):
             start = i + 2
-    return name[start:] or symbol
+    # Enum template arguments demangle as casts: (ns::Enum)1 -> (Enum)1.
+    return ENUM_CAST.sub(r"(\1)", name[start:]) or symbol
 
 
 # "| mobilenet_v1 | arm64-v8a | neon | 569 | 189.7 | 3.00 |  |" in a report's first table.

@@ -78,6 +78,10 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(arm_insn_count.short_name("std::vector<a::b>::push_back(int)"),
                          "push_back")
         self.assertEqual(arm_insn_count.short_name("memcpy"), "memcpy")
+        self.assertEqual(arm_insn_count.short_name(
+            "void mace::ops::arm::(anonymous namespace)::Tile<3, false, "
+            "(mace::ops::arm::(anonymous namespace)::TileAct)1>(long)"),
+            "Tile<3, false, (TileAct)1>")
 
     def test_per_inference_functions(self):
         # Loading runs `load` once in each process; the longer one ran two
