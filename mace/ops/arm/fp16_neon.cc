@@ -17,190 +17,306 @@ namespace {
 // most this many steps before they are added in single precision.
 constexpr int64_t kDotChunk = 64;
 
-// Adds one half vector (8 columns) to dst in single precision, or stores it,
-// with the epilogue on the last block.
-static inline void StoreHalf(float16x8_t v, float* dst, bool accumulate, bool last,
-                             float32x4_t bias, const TileEpilogue& epilogue) {
+// What a tile does around its reduction, fixed per call so that the loops
+// hold no branches. The first block of a reduction starts its sums at the
+// row bias (in half precision); later blocks add their sums to C in single
+// precision. The last block applies the activation: kActHalf clamps in half
+// precision (bounds that are half values, on sums not added to C: the same
+// as clamping after the conversion), kActFloat in single precision.
+enum TileAct { kActNone, kActHalf, kActFloat };
+
+// One reduction step of row r: by-element fmla written as assembly,
+// since GCC turns a lane fmla whose lane feeds several of them into a dup
+// and vector fmla (and then spills accumulators). The A vector must sit in
+// v0-v15 (the "x" constraint), as the .h by-element form requires.
+#define MACE_FP16_ROW3(r)                                                   \
+  asm("fmla %[x0].8h, %[b0].8h, %[a].h[" #r "]\n"                          \
+      "fmla %[x1].8h, %[b1].8h, %[a].h[" #r "]\n"                          \
+      "fmla %[x2].8h, %[b2].8h, %[a].h[" #r "]\n"                          \
+      : [x0] "+w"(c##r##0), [x1] "+w"(c##r##1), [x2] "+w"(c##r##2)          \
+      : [a] "x"(av), [b0] "w"(b0), [b1] "w"(b1), [b2] "w"(b2));
+#define MACE_FP16_ROW2(r)                                                   \
+  asm("fmla %[x0].8h, %[b0].8h, %[a].h[" #r "]\n"                          \
+      "fmla %[x1].8h, %[b1].8h, %[a].h[" #r "]\n"                          \
+      : [x0] "+w"(c##r##0), [x1] "+w"(c##r##1)                              \
+      : [a] "x"(av), [b0] "w"(b0), [b1] "w"(b1));
+#define MACE_FP16_ROW1(r) c##r##0 = vfmaq_laneq_f16(c##r##0, b0, av, r);
+#define MACE_FP16_ROWS(ROW) ROW(0) ROW(1) ROW(2) ROW(3) ROW(4) ROW(5) ROW(6) ROW(7)
+#define MACE_FP16_STEP(offset)                                              \
+  {                                                                         \
+    const float16x8_t av = vld1q_f16(a + (offset) * 8);                     \
+    const float16x8_t b0 = vld1q_f16(b + (offset) * kFp16GemmNr);           \
+    if (kVecs == 3) {                                                       \
+      const float16x8_t b1 = vld1q_f16(b + (offset) * kFp16GemmNr + 8);     \
+      const float16x8_t b2 = vld1q_f16(b + (offset) * kFp16GemmNr + 16);    \
+      MACE_FP16_ROWS(MACE_FP16_ROW3)                                        \
+    } else if (kVecs == 2) {                                                \
+      const float16x8_t b1 = vld1q_f16(b + (offset) * kFp16GemmNr + 8);     \
+      MACE_FP16_ROWS(MACE_FP16_ROW2)                                        \
+    } else {                                                                \
+      MACE_FP16_ROWS(MACE_FP16_ROW1)                                        \
+    }                                                                       \
+  }
+
+// Stores one vector of 8 sums at dst as floats.
+template <bool kAddC, TileAct kAct>
+static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, float* dst,
+                                                              const TileEpilogue& epilogue,
+                                                              float16x8_t lo16, float16x8_t hi16) {
+  if (kAct == kActHalf) v = vminq_f16(vmaxq_f16(v, lo16), hi16);
   float32x4_t lo = vcvt_f32_f16(vget_low_f16(v));
   float32x4_t hi = vcvt_high_f32_f16(v);
-  if (accumulate) {
+  if (kAddC) {
     lo = vaddq_f32(lo, vld1q_f32(dst));
     hi = vaddq_f32(hi, vld1q_f32(dst + 4));
   }
-  if (last) {
-    lo = NeonActivate(vaddq_f32(lo, bias), epilogue);
-    hi = NeonActivate(vaddq_f32(hi, bias), epilogue);
+  if (kAct == kActFloat) {
+    lo = NeonActivate(lo, epilogue);
+    hi = NeonActivate(hi, epilogue);
   }
   vst1q_f32(dst, lo);
   vst1q_f32(dst + 4, hi);
 }
 
-static inline void StoreRow(float16x8_t v0, float16x8_t v1, float16x8_t v2, float* dst,
-                            const float* row_bias, int row, const TileEpilogue& epilogue) {
-  const float32x4_t bias = vdupq_n_f32(row_bias != nullptr ? row_bias[row] : 0.f);
-  StoreHalf(v0, dst, epilogue.accumulate, epilogue.last, bias, epilogue);
-  StoreHalf(v1, dst + 8, epilogue.accumulate, epilogue.last, bias, epilogue);
-  StoreHalf(v2, dst + 16, epilogue.accumulate, epilogue.last, bias, epilogue);
-}
-
-// The full 8 x 24 tile into `c` (row stride ldc); row_bias has 8 values.
-static void FullTile(int64_t kc, const float16_t* a, const float16_t* b, float* c, int64_t ldc,
-                     const float* row_bias, const TileEpilogue& epilogue) {
-  const float16x8_t zero = vdupq_n_f16(0);
-  float16x8_t c00 = zero, c01 = zero, c02 = zero, c10 = zero, c11 = zero, c12 = zero;
-  float16x8_t c20 = zero, c21 = zero, c22 = zero, c30 = zero, c31 = zero, c32 = zero;
-  float16x8_t c40 = zero, c41 = zero, c42 = zero, c50 = zero, c51 = zero, c52 = zero;
-  float16x8_t c60 = zero, c61 = zero, c62 = zero, c70 = zero, c71 = zero, c72 = zero;
-// One reduction step: 24 by-element fmla, in two statements of 12 (an
-// asm takes at most 30 operands). Written as assembly because GCC
-// turns a lane fmla whose lane feeds three of them into a dup and three
-// vector fmla, and then spills accumulators. The A vector must sit in
-// v0-v15 (the "x" constraint), as the .h by-element form requires.
-#define MACE_FP16_STEP(offset)                                \
-  {                                                           \
-    const float16x8_t av = vld1q_f16(a + (offset) * 8);       \
-    const float16x8_t b0 = vld1q_f16(b + (offset) * 24);      \
-    const float16x8_t b1 = vld1q_f16(b + (offset) * 24 + 8);  \
-    const float16x8_t b2 = vld1q_f16(b + (offset) * 24 + 16); \
-    asm(                                                      \
-      "fmla %[c00].8h, %[b0].8h, %[a].h[0]\n"             \
-      "fmla %[c01].8h, %[b1].8h, %[a].h[0]\n"             \
-      "fmla %[c02].8h, %[b2].8h, %[a].h[0]\n"             \
-      "fmla %[c10].8h, %[b0].8h, %[a].h[1]\n"             \
-      "fmla %[c11].8h, %[b1].8h, %[a].h[1]\n"             \
-      "fmla %[c12].8h, %[b2].8h, %[a].h[1]\n"             \
-      "fmla %[c20].8h, %[b0].8h, %[a].h[2]\n"             \
-      "fmla %[c21].8h, %[b1].8h, %[a].h[2]\n"             \
-      "fmla %[c22].8h, %[b2].8h, %[a].h[2]\n"             \
-      "fmla %[c30].8h, %[b0].8h, %[a].h[3]\n"             \
-      "fmla %[c31].8h, %[b1].8h, %[a].h[3]\n"             \
-      "fmla %[c32].8h, %[b2].8h, %[a].h[3]\n"             \
-      : [c00] "+w"(c00), [c01] "+w"(c01), [c02] "+w"(c02),\
-        [c10] "+w"(c10), [c11] "+w"(c11), [c12] "+w"(c12),\
-        [c20] "+w"(c20), [c21] "+w"(c21), [c22] "+w"(c22),\
-        [c30] "+w"(c30), [c31] "+w"(c31), [c32] "+w"(c32)\
-      : [a] "x"(av), [b0] "w"(b0), [b1] "w"(b1), [b2] "w"(b2));\
-    asm(                                                      \
-      "fmla %[c40].8h, %[b0].8h, %[a].h[4]\n"             \
-      "fmla %[c41].8h, %[b1].8h, %[a].h[4]\n"             \
-      "fmla %[c42].8h, %[b2].8h, %[a].h[4]\n"             \
-      "fmla %[c50].8h, %[b0].8h, %[a].h[5]\n"             \
-      "fmla %[c51].8h, %[b1].8h, %[a].h[5]\n"             \
-      "fmla %[c52].8h, %[b2].8h, %[a].h[5]\n"             \
-      "fmla %[c60].8h, %[b0].8h, %[a].h[6]\n"             \
-      "fmla %[c61].8h, %[b1].8h, %[a].h[6]\n"             \
-      "fmla %[c62].8h, %[b2].8h, %[a].h[6]\n"             \
-      "fmla %[c70].8h, %[b0].8h, %[a].h[7]\n"             \
-      "fmla %[c71].8h, %[b1].8h, %[a].h[7]\n"             \
-      "fmla %[c72].8h, %[b2].8h, %[a].h[7]\n"             \
-      : [c40] "+w"(c40), [c41] "+w"(c41), [c42] "+w"(c42),\
-        [c50] "+w"(c50), [c51] "+w"(c51), [c52] "+w"(c52),\
-        [c60] "+w"(c60), [c61] "+w"(c61), [c62] "+w"(c62),\
-        [c70] "+w"(c70), [c71] "+w"(c71), [c72] "+w"(c72)\
-      : [a] "x"(av), [b0] "w"(b0), [b1] "w"(b1), [b2] "w"(b2));\
-  }
-  int64_t k = 0;
-  for (; k + 2 <= kc; k += 2, a += 16, b += 48) {
+// The 8 x (8 * kVecs) tile into `c` (row stride ldc); row_bias has 8 values
+// (or is null). B panels are kFp16GemmNr halves a step whatever kVecs is.
+template <int kVecs, bool kAddC, TileAct kAct>
+static void Tile(int64_t kc, const float16_t* a, const float16_t* b, float* c, int64_t ldc,
+                 const float* row_bias, const TileEpilogue& epilogue) {
+#define MACE_FP16_INIT(r)                                                               \
+  float16x8_t c##r##0 = vdupq_n_f16(0);                                                 \
+  if (!kAddC && row_bias != nullptr) c##r##0 = vdupq_n_f16(static_cast<float16_t>(row_bias[r])); \
+  float16x8_t c##r##1 = c##r##0, c##r##2 = c##r##0;
+  MACE_FP16_ROWS(MACE_FP16_INIT)
+#undef MACE_FP16_INIT
+  const float16_t* const end = a + kc * 8;
+  for (; a + 32 <= end; a += 32, b += 4 * kFp16GemmNr) {
     MACE_FP16_STEP(0)
     MACE_FP16_STEP(1)
+    MACE_FP16_STEP(2)
+    MACE_FP16_STEP(3)
   }
-  if (k < kc) MACE_FP16_STEP(0)
+  for (; a < end; a += 8, b += kFp16GemmNr) MACE_FP16_STEP(0)
+  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
+  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
+#define MACE_FP16_STORE(r)                                                             \
+  StoreVector<kAddC, kAct>(c##r##0, c + r * ldc, epilogue, lo16, hi16);                 \
+  if (kVecs > 1) StoreVector<kAddC, kAct>(c##r##1, c + r * ldc + 8, epilogue, lo16, hi16); \
+  if (kVecs > 2) StoreVector<kAddC, kAct>(c##r##2, c + r * ldc + 16, epilogue, lo16, hi16);
+  MACE_FP16_ROWS(MACE_FP16_STORE)
+#undef MACE_FP16_STORE
+}
 #undef MACE_FP16_STEP
-  StoreRow(c00, c01, c02, c, row_bias, 0, epilogue);
-  StoreRow(c10, c11, c12, c + ldc, row_bias, 1, epilogue);
-  StoreRow(c20, c21, c22, c + 2 * ldc, row_bias, 2, epilogue);
-  StoreRow(c30, c31, c32, c + 3 * ldc, row_bias, 3, epilogue);
-  StoreRow(c40, c41, c42, c + 4 * ldc, row_bias, 4, epilogue);
-  StoreRow(c50, c51, c52, c + 5 * ldc, row_bias, 5, epilogue);
-  StoreRow(c60, c61, c62, c + 6 * ldc, row_bias, 6, epilogue);
-  StoreRow(c70, c71, c72, c + 7 * ldc, row_bias, 7, epilogue);
+#undef MACE_FP16_ROWS
+#undef MACE_FP16_ROW1
+#undef MACE_FP16_ROW2
+#undef MACE_FP16_ROW3
+
+// The three input vectors of 8 outputs at `row` (horizontal stride 1 or 2).
+struct DepthwiseInputs {
+  float16x8_t v0, v1, v2;
+};
+
+template <int kStride>
+static inline __attribute__((always_inline)) DepthwiseInputs LoadInputs(const float16_t* row) {
+  if (kStride == 1) return {vld1q_f16(row), vld1q_f16(row + 1), vld1q_f16(row + 2)};
+  const float16x8x2_t pair = vld2q_f16(row);
+  return {pair.val[0], pair.val[1], vld2q_f16(row + 2).val[0]};
+}
+
+static inline __attribute__((always_inline)) float16x8_t AddRow(float16x8_t acc,
+                                                                const DepthwiseInputs& in,
+                                                                float16x8_t t0, float16x8_t t1,
+                                                                float16x8_t t2) {
+  acc = vfmaq_f16(acc, in.v0, t0);
+  acc = vfmaq_f16(acc, in.v1, t1);
+  return vfmaq_f16(acc, in.v2, t2);
+}
+
+// Stores `count` (at most 8) of the sums in v as floats, with the activation.
+template <TileAct kAct>
+static inline __attribute__((always_inline)) void DepthwiseStore(
+    float16x8_t v, float* out, int64_t count, float16x8_t lo16, float16x8_t hi16,
+    const TileEpilogue& epilogue) {
+  if (kAct == kActHalf) v = vminq_f16(vmaxq_f16(v, lo16), hi16);
+  float32x4_t lo = vcvt_f32_f16(vget_low_f16(v));
+  float32x4_t hi = vcvt_high_f32_f16(v);
+  if (kAct == kActFloat) {
+    lo = NeonActivate(lo, epilogue);
+    hi = NeonActivate(hi, epilogue);
+  }
+  if (count >= 8) {
+    vst1q_f32(out, lo);
+    vst1q_f32(out + 4, hi);
+    return;
+  }
+  float tail[8];
+  vst1q_f32(tail, lo);
+  vst1q_f32(tail + 4, hi);
+  std::copy(tail, tail + count, out);
 }
 
 // A band of a 3x3 depthwise plane, `in` holding half values (in_pitch of
-// them per row, 8 * ceil(out_w / 8) * stride + 2 readable), summed in half
-// precision; bias and activation in single precision.
-template <int kStride>
+// them per row, 8 * ceil(out_w / 8) * stride + 2 readable). Output rows go
+// in pairs, which load the input rows they share once (two of three at
+// vertical stride 1, one at 2). Sums start at the bias and are kept in half
+// precision.
+template <int kStride, int kStrideH, TileAct kAct>
 static void DepthwiseBand3x3(const DepthwiseBand& band) {
   // Locals: the output stores could alias the band's fields as far as the
   // compiler knows, and reloading them cost a third of the loop.
   const float16_t* in = reinterpret_cast<const float16_t*>(band.in);
   const int64_t pitch = band.in_pitch, out_w = band.out_w, rows = band.rows;
-  const int64_t row_step = band.stride_h * pitch;
   float* out = band.out;
   TileEpilogue epilogue;
   epilogue.activation = band.epilogue.activation;
   epilogue.lo = band.epilogue.lo;
   epilogue.hi = band.epilogue.hi;
-  float16x8_t taps[9];
-  for (int t = 0; t < 9; ++t) taps[t] = vdupq_n_f16(static_cast<float16_t>(band.taps[t]));
-  const float32x4_t bias = vdupq_n_f32(band.bias);
-  for (int64_t r = 0; r < rows; ++r, out += out_w) {
-    const float16_t* row0 = in + r * row_step;
-    const float16_t* row1 = row0 + pitch;
-    const float16_t* row2 = row1 + pitch;
-    for (int64_t j = 0; j < out_w; j += 8) {
-      const int64_t x = j * kStride;
-      float16x8_t acc;
-      if (kStride == 1) {
-        acc = vmulq_f16(vld1q_f16(row0 + x), taps[0]);
-        acc = vfmaq_f16(acc, vld1q_f16(row0 + x + 1), taps[1]);
-        acc = vfmaq_f16(acc, vld1q_f16(row0 + x + 2), taps[2]);
-        acc = vfmaq_f16(acc, vld1q_f16(row1 + x), taps[3]);
-        acc = vfmaq_f16(acc, vld1q_f16(row1 + x + 1), taps[4]);
-        acc = vfmaq_f16(acc, vld1q_f16(row1 + x + 2), taps[5]);
-        acc = vfmaq_f16(acc, vld1q_f16(row2 + x), taps[6]);
-        acc = vfmaq_f16(acc, vld1q_f16(row2 + x + 1), taps[7]);
-        acc = vfmaq_f16(acc, vld1q_f16(row2 + x + 2), taps[8]);
-      } else {
-        const float16x8x2_t p0 = vld2q_f16(row0 + x), p1 = vld2q_f16(row1 + x),
-                            p2 = vld2q_f16(row2 + x);
-        acc = vmulq_f16(p0.val[0], taps[0]);
-        acc = vfmaq_f16(acc, p0.val[1], taps[1]);
-        acc = vfmaq_f16(acc, vld2q_f16(row0 + x + 2).val[0], taps[2]);
-        acc = vfmaq_f16(acc, p1.val[0], taps[3]);
-        acc = vfmaq_f16(acc, p1.val[1], taps[4]);
-        acc = vfmaq_f16(acc, vld2q_f16(row1 + x + 2).val[0], taps[5]);
-        acc = vfmaq_f16(acc, p2.val[0], taps[6]);
-        acc = vfmaq_f16(acc, p2.val[1], taps[7]);
-        acc = vfmaq_f16(acc, vld2q_f16(row2 + x + 2).val[0], taps[8]);
-      }
-      const float32x4_t lo =
-          NeonActivate(vaddq_f32(vcvt_f32_f16(vget_low_f16(acc)), bias), epilogue);
-      const float32x4_t hi = NeonActivate(vaddq_f32(vcvt_high_f32_f16(acc), bias), epilogue);
-      if (j + 8 <= out_w) {
-        vst1q_f32(out + j, lo);
-        vst1q_f32(out + j + 4, hi);
-      } else {
-        float tail[8];
-        vst1q_f32(tail, lo);
-        vst1q_f32(tail + 4, hi);
-        std::copy(tail, tail + (out_w - j), out + j);
-      }
+  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
+  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
+  float16x8_t t[9];
+  for (int i = 0; i < 9; ++i) t[i] = vdupq_n_f16(static_cast<float16_t>(band.taps[i]));
+  const float16x8_t bias = vdupq_n_f16(static_cast<float16_t>(band.bias));
+  // Whole vectors in one loop, the last part vector (count < 8) after it,
+  // so that the loop has no branch on the count.
+  const auto pair = [&](const float16_t* x, float* dst, int64_t count) __attribute__((always_inline)) {
+    const DepthwiseInputs i0 = LoadInputs<kStride>(x);
+    const DepthwiseInputs i1 = LoadInputs<kStride>(x + pitch);
+    const DepthwiseInputs i2 = LoadInputs<kStride>(x + 2 * pitch);
+    const DepthwiseInputs i3 = LoadInputs<kStride>(x + 3 * pitch);
+    float16x8_t top = AddRow(bias, i0, t[0], t[1], t[2]);
+    top = AddRow(top, i1, t[3], t[4], t[5]);
+    top = AddRow(top, i2, t[6], t[7], t[8]);
+    float16x8_t bottom;
+    if (kStrideH == 1) {
+      bottom = AddRow(bias, i1, t[0], t[1], t[2]);
+      bottom = AddRow(bottom, i2, t[3], t[4], t[5]);
+      bottom = AddRow(bottom, i3, t[6], t[7], t[8]);
+    } else {
+      bottom = AddRow(bias, i2, t[0], t[1], t[2]);
+      bottom = AddRow(bottom, i3, t[3], t[4], t[5]);
+      bottom = AddRow(bottom, LoadInputs<kStride>(x + 4 * pitch), t[6], t[7], t[8]);
     }
+    DepthwiseStore<kAct>(top, dst, count, lo16, hi16, epilogue);
+    DepthwiseStore<kAct>(bottom, dst + out_w, count, lo16, hi16, epilogue);
+  };
+  const auto single = [&](const float16_t* x, float* dst, int64_t count) __attribute__((always_inline)) {
+    float16x8_t acc = AddRow(bias, LoadInputs<kStride>(x), t[0], t[1], t[2]);
+    acc = AddRow(acc, LoadInputs<kStride>(x + pitch), t[3], t[4], t[5]);
+    acc = AddRow(acc, LoadInputs<kStride>(x + 2 * pitch), t[6], t[7], t[8]);
+    DepthwiseStore<kAct>(acc, dst, count, lo16, hi16, epilogue);
+  };
+  const int64_t whole = out_w / 8 * 8;
+  int64_t r = 0;
+  // Input rows 0-2 of a pair feed its first output row, kStrideH to
+  // kStrideH + 2 the second.
+  for (; r + 2 <= rows; r += 2, out += 2 * out_w) {
+    const float16_t* row0 = in + r * kStrideH * pitch;
+    for (int64_t j = 0; j < whole; j += 8) pair(row0 + j * kStride, out + j, 8);
+    if (whole < out_w) pair(row0 + whole * kStride, out + whole, out_w - whole);
+  }
+  if (r < rows) {
+    const float16_t* row0 = in + r * kStrideH * pitch;
+    for (int64_t j = 0; j < whole; j += 8) single(row0 + j * kStride, out + j, 8);
+    if (whole < out_w) single(row0 + whole * kStride, out + whole, out_w - whole);
+  }
+}
+
+// The activation's form for these bounds: clamps whose bounds are half
+// values run in half precision (the same as clamping the floats).
+static TileAct ActFor(const TileEpilogue& epilogue) {
+  if (epilogue.activation == kTileActNone) return kActNone;
+  const bool half_bounds =
+      static_cast<float>(static_cast<float16_t>(epilogue.lo)) == epilogue.lo &&
+      static_cast<float>(static_cast<float16_t>(epilogue.hi)) == epilogue.hi;
+  return epilogue.activation == kTileActClamp && half_bounds ? kActHalf : kActFloat;
+}
+
+template <int kStride, int kStrideH>
+static void Depthwise3x3(const DepthwiseBand& band) {
+  switch (ActFor(band.epilogue)) {
+    case kActNone:
+      return DepthwiseBand3x3<kStride, kStrideH, kActNone>(band);
+    case kActHalf:
+      return DepthwiseBand3x3<kStride, kStrideH, kActHalf>(band);
+    default:
+      return DepthwiseBand3x3<kStride, kStrideH, kActFloat>(band);
   }
 }
 
 }  // namespace
 
-void Fp16Depthwise3x3S1(const DepthwiseBand& band) { DepthwiseBand3x3<1>(band); }
-void Fp16Depthwise3x3S2(const DepthwiseBand& band) { DepthwiseBand3x3<2>(band); }
+void Fp16Depthwise3x3S1(const DepthwiseBand& band) {
+  if (band.stride_h == 1) return Depthwise3x3<1, 1>(band);
+  Depthwise3x3<1, 2>(band);
+}
+void Fp16Depthwise3x3S2(const DepthwiseBand& band) {
+  if (band.stride_h == 1) return Depthwise3x3<2, 1>(band);
+  Depthwise3x3<2, 2>(band);
+}
 
 void Fp16FromFloat(const float* src, int64_t count, uint16_t* dst_bits) {
   float16_t* dst = reinterpret_cast<float16_t*>(dst_bits);
   int64_t i = 0;
-  for (; i + 8 <= count; i += 8) {
+  for (; i + 16 <= count; i += 16) {
+    const float16x4_t a = vcvt_f16_f32(vld1q_f32(src + i));
+    const float16x4_t b = vcvt_f16_f32(vld1q_f32(src + i + 8));
+    vst1q_f16(dst + i, vcvt_high_f16_f32(a, vld1q_f32(src + i + 4)));
+    vst1q_f16(dst + i + 8, vcvt_high_f16_f32(b, vld1q_f32(src + i + 12)));
+  }
+  if (i + 8 <= count) {
     const float16x4_t lo = vcvt_f16_f32(vld1q_f32(src + i));
     vst1q_f16(dst + i, vcvt_high_f16_f32(lo, vld1q_f32(src + i + 4)));
+    i += 8;
+  }
+  // Rows of depthwise bands are often 4 + 8k wide (28, 14 on 224 inputs).
+  if (i + 4 <= count) {
+    vst1_f16(dst + i, vcvt_f16_f32(vld1q_f32(src + i)));
+    i += 4;
   }
   for (; i < count; ++i) dst[i] = static_cast<float16_t>(src[i]);
 }
+
+namespace {
+
+using TileFn = void (*)(int64_t, const float16_t*, const float16_t*, float*, int64_t,
+                        const float*, const TileEpilogue&);
+
+template <int kVecs>
+TileFn TileFor(const TileEpilogue& epilogue) {
+  if (epilogue.accumulate) {
+    if (!epilogue.last || epilogue.activation == kTileActNone) return Tile<kVecs, true, kActNone>;
+    return Tile<kVecs, true, kActFloat>;
+  }
+  if (!epilogue.last) return Tile<kVecs, false, kActNone>;
+  switch (ActFor(epilogue)) {
+    case kActNone:
+      return Tile<kVecs, false, kActNone>;
+    case kActHalf:
+      return Tile<kVecs, false, kActHalf>;
+    default:
+      return Tile<kVecs, false, kActFloat>;
+  }
+}
+
+TileFn TileFor(int vecs, const TileEpilogue& epilogue) {
+  if (vecs == 3) return TileFor<3>(epilogue);
+  if (vecs == 2) return TileFor<2>(epilogue);
+  return TileFor<1>(epilogue);
+}
+
+}  // namespace
 
 void Fp16GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, float* c,
                   int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
   const float16_t* a = reinterpret_cast<const float16_t*>(a_bits);
   const float16_t* b = reinterpret_cast<const float16_t*>(b_bits);
-  if (rows == kFp16GemmMr && cols == kFp16GemmNr) {
-    FullTile(kc, a, b, c, ldc, epilogue.row_bias, epilogue);
+  // Whole vectors of 8 columns: a tile narrower than 24 for a panel's last
+  // columns computes no more of them than it needs.
+  const int vecs = (cols + 7) / 8;
+  const TileFn tile = TileFor(vecs, epilogue);
+  if (rows == kFp16GemmMr && cols == 8 * vecs) {
+    tile(kc, a, b, c, ldc, epilogue.row_bias, epilogue);
     return;
   }
   // A tile that sticks out of C: computed into a staging tile (holding C's
@@ -211,7 +327,7 @@ void Fp16GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, fl
     if (epilogue.row_bias != nullptr) bias[r] = epilogue.row_bias[r];
     if (epilogue.accumulate) std::copy(c + r * ldc, c + r * ldc + cols, staging + r * kFp16GemmNr);
   }
-  FullTile(kc, a, b, staging, kFp16GemmNr, bias, epilogue);
+  tile(kc, a, b, staging, kFp16GemmNr, bias, epilogue);
   for (int r = 0; r < rows; ++r) {
     std::copy(staging + r * kFp16GemmNr, staging + r * kFp16GemmNr + cols, c + r * ldc);
   }

@@ -25,9 +25,12 @@ void Fp16FromFloat(const float* src, int64_t count, uint16_t* dst);
 // C[rows x cols] (row stride ldc, float) = (accumulate ? C : 0) +
 // A_panel x B_panel, the panels in half precision (kc groups of 8 and of 24
 // values). Products are summed in half precision over the kc steps and
-// added to C in single precision. On the last block (epilogue.last) it adds
-// row_bias (rows values, may be null) and the clamp or hard-swish
-// activation. rows <= 8, cols <= 24; only those are read or written.
+// added to C in single precision. The first block (!accumulate) starts its
+// sums at row_bias (rows values, may be null) rounded to half; the last
+// block (epilogue.last) applies the clamp or hard-swish activation (a clamp
+// whose bounds are half values in half precision, when it is also the
+// first block). rows <= 8, cols <= 24; only those are read or written, and
+// a tile of at most 8 or 16 columns computes only those.
 void Fp16GemmTile(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, int64_t ldc,
                   int rows, int cols, const TileEpilogue& epilogue);
 
@@ -39,7 +42,9 @@ void Fp16PanelDot(const uint16_t* panel, int64_t depth, const uint16_t* x, float
 // 3x3 depthwise bands by horizontal stride, as DepthwiseBandKernel except
 // that `in` holds half values (in_pitch halves per row, each row readable
 // for 8 * ceil(out_w / 8) * stride + 2 of them). The 9 products are summed
-// in half precision; bias and activation are applied in single precision.
+// in half precision from the bias (rounded to half); a clamp whose bounds
+// are half values is applied in half precision, other activations in
+// single precision. Output rows are computed in pairs.
 void Fp16Depthwise3x3S1(const DepthwiseBand& band);
 void Fp16Depthwise3x3S2(const DepthwiseBand& band);
 

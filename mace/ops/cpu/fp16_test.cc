@@ -11,6 +11,7 @@
 // accumulators), plus single-precision terms for what is added in float.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <vector>
@@ -54,6 +55,14 @@ struct Dot {
   int64_t steps = 0;
   int64_t block = 0;
   explicit Dot(int64_t block_steps) : block(block_steps) {}
+  // The GEMM tile starts its first block's half sums at the bias: one more
+  // rounding (of the bias to half), and every partial sum of that block
+  // includes it. Call before Add.
+  void StartAtHalf(double bias) {
+    value = bias;
+    block_abs = std::fabs(bias);
+    bound = kHalfUnit * std::fabs(bias);
+  }
   void Add(double a, double b) {
     if (steps > 0 && steps % block == 0) block_abs = 0;
     value += a * b;
@@ -66,8 +75,8 @@ struct Dot {
   double Tolerance() const { return bound + 8 * kFloatUnit * (std::fabs(value) + 1.0) + 1e-6; }
 };
 
-double Activate(double v, int activation) {
-  if (activation == kTileActClamp) return std::min(std::max(v, 0.0), 6.0);
+double Activate(double v, int activation, double hi = 6.0) {
+  if (activation == kTileActClamp) return std::min(std::max(v, 0.0), hi);
   if (activation == kTileActHardSwish) return v * std::min(std::max(v + 3, 0.0), 6.0) / 6;
   return v;
 }
@@ -87,7 +96,8 @@ void ExpectWithin(const std::vector<float>& got, const std::vector<double>& want
 const KernelTable* Fp16Table() { return Fp16KernelTableFor(KernelIsa::kNeon); }
 
 // C = A x B + row bias, activation, through Fp16Gemm against Dot.
-void CheckGemm(int64_t m, int64_t n, int64_t k, int activation, uint32_t seed) {
+void CheckGemm(int64_t m, int64_t n, int64_t k, int activation, uint32_t seed,
+               float hi = 6.f) {
   const KernelTable* table = Fp16Table();
   ASSERT_NE(table, nullptr);
   const std::vector<float> a = RandomFloats(m * k, seed);
@@ -99,8 +109,13 @@ void CheckGemm(int64_t m, int64_t n, int64_t k, int activation, uint32_t seed) {
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       Dot dot(block);
+      if (n == 1) {
+        dot.value = bias[i];  // added in single precision
+      } else {
+        dot.StartAtHalf(bias[i]);
+      }
       for (int64_t d = 0; d < k; ++d) dot.Add(ra[i * k + d], rb[d * n + j]);
-      want[i * n + j] = Activate(dot.value + bias[i], activation);
+      want[i * n + j] = Activate(dot.value, activation, hi);
       tolerance[i * n + j] = dot.Tolerance();
     }
   }
@@ -114,7 +129,7 @@ void CheckGemm(int64_t m, int64_t n, int64_t k, int activation, uint32_t seed) {
   epilogue.row_bias = bias.data();
   epilogue.activation = activation;
   epilogue.lo = 0.f;
-  epilogue.hi = 6.f;
+  epilogue.hi = hi;
   for (auto& pool : testing::PoolsUnderTest()) {
     SCOPED_TRACE(::testing::Message() << "m " << m << " n " << n << " k " << k << " act "
                                       << activation << " threads " << NumThreads(pool.get()));
@@ -154,19 +169,37 @@ TEST(Fp16Test, ConversionRoundsToNearestEven) {
   const std::vector<uint16_t> want = {0x3c00, 0x3c02, 0x8000, 0x7bff, 0x7c00, 0x0001,
                                       0xc100, 0x2e66, 0x3555, 0x1419, 0x4700};
   EXPECT_EQ(half, want);
+  // Every length up to 40 (vectors of 16, 8 and 4, then single values),
+  // against a conversion one value at a time; the element past the end is
+  // left alone.
+  const std::vector<float> values = RandomFloats(41, 7, -70000.f, 70000.f);
+  for (int64_t count = 0; count <= 40; ++count) {
+    std::vector<uint16_t> got(count + 1, 0xabcd), expected(count + 1, 0xabcd);
+#if defined(__aarch64__)
+    for (int64_t i = 0; i < count; ++i) {
+      const __fp16 h = static_cast<__fp16>(values[i]);
+      std::memcpy(&expected[i], &h, sizeof(h));
+    }
+#endif
+    table->fp16_from_float(values.data(), count, got.data());
+    EXPECT_EQ(got, expected) << "count " << count;
+  }
 }
 
 TEST(Fp16Test, GemmAtTileAndBlockEdges) {
   if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
   uint32_t seed = 100;
+  // Columns: narrower tiles (8 and 16 wide) for a panel's last columns.
   for (int64_t m : {1, 7, 8, 9, 17}) {
-    for (int64_t n : {2, 23, 24, 25, 49}) {
+    for (int64_t n : {2, 8, 16, 23, 24, 25, 32, 40, 49}) {
       CheckGemm(m, n, 5, kTileActNone, seed += 3);
     }
   }
   // The reduction around the half-precision block (kc = 256) and past two.
   for (int64_t k : {1, 2, 255, 256, 257, 600}) CheckGemm(9, 25, k, kTileActNone, seed += 3);
   CheckGemm(16, 48, 40, kTileActClamp, seed += 3);
+  CheckGemm(16, 40, 9, kTileActClamp, seed += 3, 0.3f);  // a bound that is no half value
+  CheckGemm(8, 40, 300, kTileActClamp, seed += 3);       // clamped after two blocks
   CheckGemm(10, 30, 33, kTileActHardSwish, seed += 3);
 }
 
@@ -216,6 +249,11 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
       for (int64_t ow = 0; ow < p.out_w; ++ow) {
         // A column of one pixel runs the matrix-vector kernel.
         Dot dot(out_plane == 1 ? 64 : table->fp16_kc);
+        if (out_plane == 1) {
+          dot.value = bias[oc];  // added in single precision
+        } else {
+          dot.StartAtHalf(bias[oc]);
+        }
         for (int64_t ic = 0; ic < in_per_group; ++ic) {
           for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
             for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
@@ -229,7 +267,7 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
           }
         }
         const int64_t o = oc * out_plane + oh * p.out_w + ow;
-        want[o] = Activate(dot.value + bias[oc], kTileActClamp);
+        want[o] = Activate(dot.value, kTileActClamp);
         tolerance[o] = dot.Tolerance();
       }
     }
@@ -265,7 +303,7 @@ TEST(Fp16Test, Conv2dPaths) {
 // The 3x3 depthwise bands (half-precision padded input) against a double
 // reference: 9 products summed in half precision.
 void CheckDepthwise(int64_t channels, int64_t h, int64_t w, int64_t multiplier, int64_t stride_h,
-                    int64_t stride_w, int64_t pad, uint32_t seed) {
+                    int64_t stride_w, int64_t pad, uint32_t seed, float max_limit = 6.f) {
   ref::DepthwiseConv2dParams p;
   p.batch = 1;
   p.channels = channels;
@@ -278,8 +316,10 @@ void CheckDepthwise(int64_t channels, int64_t h, int64_t w, int64_t multiplier, 
   p.pad_top = p.pad_left = pad;
   p.out_h = (h + 2 * pad - 3) / stride_h + 1;
   p.out_w = (w + 2 * pad - 3) / stride_w + 1;
-  p.activation.type = ActivationType::RELUX;
-  p.activation.max_limit = 6.f;
+  // max_limit 0: no activation.
+  p.activation.type = max_limit > 0 ? ActivationType::RELUX : ActivationType::NOOP;
+  p.activation.max_limit = max_limit;
+  const int activation = max_limit > 0 ? kTileActClamp : kTileActNone;
   const int64_t out_c = channels * multiplier;
   const std::vector<float> input = RandomFloats(channels * h * w, seed, -3.f, 3.f);
   const std::vector<float> filter = RandomFloats(multiplier * channels * 9, seed + 1);
@@ -293,6 +333,7 @@ void CheckDepthwise(int64_t channels, int64_t h, int64_t w, int64_t multiplier, 
       for (int64_t oh = 0; oh < p.out_h; ++oh) {
         for (int64_t ow = 0; ow < p.out_w; ++ow) {
           Dot dot(9);
+          dot.StartAtHalf(bias[oc]);
           for (int64_t kh = 0; kh < 3; ++kh) {
             for (int64_t kw = 0; kw < 3; ++kw) {
               const int64_t ih = oh * stride_h - pad + kh, iw = ow * stride_w - pad + kw;
@@ -302,7 +343,7 @@ void CheckDepthwise(int64_t channels, int64_t h, int64_t w, int64_t multiplier, 
             }
           }
           const int64_t o = oc * out_plane + oh * p.out_w + ow;
-          want[o] = Activate(dot.value + bias[oc], kTileActClamp);
+          want[o] = Activate(dot.value, activation, max_limit);
           tolerance[o] = dot.Tolerance();
         }
       }
@@ -338,6 +379,10 @@ TEST(Fp16Test, Depthwise3x3) {
   }
   CheckDepthwise(3, 10, 13, 1, 2, 1, 1, seed += 3);  // strides differ per axis
   CheckDepthwise(3, 10, 13, 1, 1, 2, 1, seed += 3);
+  // A clamp bound that is no half value: the activation in single precision.
+  CheckDepthwise(3, 7, 19, 1, 1, 1, 1, seed += 3, 0.3f);
+  CheckDepthwise(3, 7, 19, 1, 2, 2, 1, seed += 3, 0.3f);
+  CheckDepthwise(3, 7, 19, 1, 1, 1, 1, seed += 3, 0.f);  // no activation
 }
 
 // The Conv2D and FullyConnected ops on a runtime that asks for fp16: the

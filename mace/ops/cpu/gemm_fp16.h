@@ -5,7 +5,7 @@
 // half precision panel by panel as it is packed. The tile sums kc (the
 // table's fp16_kc) products in half precision and adds each block's sums
 // to C in single precision, so long reductions keep float accuracy across
-// blocks. n == 1 runs the matrix-vector kernel, whose partial sums go to
+// blocks; the first block's sums start at the row bias. n == 1 runs the matrix-vector kernel, whose partial sums go to
 // single precision every 64 steps.
 #ifndef MACE_OPS_CPU_GEMM_FP16_H_
 #define MACE_OPS_CPU_GEMM_FP16_H_

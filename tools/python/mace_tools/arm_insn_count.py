@@ -204,21 +204,29 @@ class NcnnRunner:
 
 
 def compare_ncnn(rows: list[Row]) -> list[str]:
-    """Markdown: MACE's NEON count over ncnn's per model and ABI."""
+    """Markdown: MACE's NEON count over ncnn's per model and ABI, and MACE's
+    fp16 mode over ncnn's defaults (which compute in fp16) where it was counted."""
     by_key = {(r.model, r.abi, r.kernels): r for r in rows}
     pairs = [(r.model, r.abi) for r in rows if r.kernels == "neon"]
+    pairs += [(r.model, r.abi) for r in rows
+              if r.kernels == "neon_fp16" and (r.model, r.abi) not in pairs]
     lines = []
     for model, abi in pairs:
-        mace = by_key[(model, abi, "neon")]
+        mace = by_key.get((model, abi, "neon"))
         fp32 = by_key.get((model, abi, "ncnn_fp32"))
         default = by_key.get((model, abi, "ncnn_default"))
+        fp16 = by_key.get((model, abi, "neon_fp16"))
         if fp32 is None and default is None:
             continue
-        cells = [f"{mace.per_inference / 1e6:.1f}"]
-        for other in (fp32, default):
-            cells.append(f"{other.per_inference / 1e6:.1f}" if other else "")
-        for other in (fp32, default):
-            cells.append(f"{mace.per_inference / other.per_inference:.2f}x" if other else "")
+
+        def count(row: Row | None) -> str:
+            return f"{row.per_inference / 1e6:.1f}" if row else ""
+
+        def ratio(mine: Row | None, other: Row | None) -> str:
+            return f"{mine.per_inference / other.per_inference:.2f}x" if mine and other else ""
+
+        cells = [count(mace), count(fp32), count(default), ratio(mace, fp32),
+                 ratio(mace, default), count(fp16), ratio(fp16, default)]
         lines.append(f"| {model} | {abi} | " + " | ".join(cells) + " |")
     if not lines:
         return []
@@ -226,8 +234,8 @@ def compare_ncnn(rows: list[Row]) -> list[str]:
             "M instructions per inference, counted the same way for both. `MACE / ncnn` "
             "below 1 means MACE executes fewer instructions.", "",
             "| model | ABI | MACE neon | ncnn fp32 | ncnn defaults | MACE / ncnn fp32 | "
-            "MACE / ncnn defaults |",
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: |", *lines]
+            "MACE / ncnn defaults | MACE neon_fp16 | MACE fp16 / ncnn defaults |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", *lines]
 
 
 def parse_count(text: str) -> int | None:
@@ -276,6 +284,9 @@ def per_inference_functions(one: list[tuple[str, int]], more: list[tuple[str, in
     return rows[:limit]
 
 
+ENUM_CAST = re.compile(r"\((?:[\w{} ]+::)+(\w+)\)")
+
+
 def short_name(symbol: str) -> str:
     """A C++ symbol without its namespaces and parameters, demangled when c++filt
     is there: mace::ops::x86::Foo(int) -> Foo."""
@@ -301,10 +312,57 @@ def short_name(symbol: str) -> str:
             depth -= 1
         elif depth == 0 and name.startswith("::", i):
             start = i + 2
-    return name[start:] or symbol
+    # Enum template arguments demangle as casts: (ns::Enum)1 -> (Enum)1.
+    return ENUM_CAST.sub(r"(\1)", name[start:]) or symbol
 
 
-def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> None:
+# "| mobilenet_v1 | arm64-v8a | neon | 569 | 189.7 | 3.00 |  |" in a report's first table.
+REPORT_ROW = re.compile(r"^\| (\S+) \| (\S+) \| (\S+) \| \d+ \| ([\d.]+) \| ([\d.]+) \|.*\|$",
+                        re.MULTILINE)
+# "- mobilenet_v1, arm64-v8a, neon: `AsmTile` 83.0%, `[unknown]` 1.7%"
+REPORT_TOP = re.compile(r"^- ([^,]+), ([^,]+), (\S+): (.*)$", re.MULTILINE)
+REPORT_SHARE = re.compile(r"`([^`]+)` ([\d.]+)%")
+# Sections write_report writes; a report's other sections are notes kept as they are.
+GENERATED_SECTIONS = ("MACE against ncnn", "Where the instructions go")
+KERNEL_ORDER = ["neon", "neon_blocked", "ref", "ncnn_fp32", "ncnn_default", "neon_fp16"]
+
+
+def read_report(path: Path) -> tuple[list[Row], list[str]]:
+    """The rows of a report this tool wrote (counts as printed: millions to
+    one decimal), and its sections the tool does not write, as text."""
+    text = path.read_text()
+    body, _, _ = text.partition("\n## ")
+    # MACs from the two printed numbers, so that both print again as they were.
+    rows = [Row(m.group(1), m.group(2), m.group(3), round(float(m.group(5)) * float(m.group(4)) * 1e6),
+                float(m.group(4)) * 1e6)
+            for m in REPORT_ROW.finditer(body) if m.group(3) in ALL_KERNELS]
+    by_key = {(r.model, r.abi, r.kernels): r for r in rows}
+    for m in REPORT_TOP.finditer(text):
+        row = by_key.get((m.group(1), m.group(2), m.group(3)))
+        if row is not None:
+            row.top = [(s.group(1), float(s.group(2))) for s in REPORT_SHARE.finditer(m.group(4))]
+    notes = [section.rstrip() for section in text.split("\n## ")[1:]
+             if not section.startswith(GENERATED_SECTIONS)]
+    return rows, ["## " + section for section in notes]
+
+
+def merge_rows(counted: list[Row], kept: list[Row]) -> tuple[list[Row], list[Row]]:
+    """Every row counted now, and the kept rows this run did not count, by
+    model (in first-seen order) and kernel set; and those kept rows."""
+    counted_keys = {(r.model, r.abi, r.kernels) for r in counted}
+    old = [r for r in kept if (r.model, r.abi, r.kernels) not in counted_keys]
+    models: list[str] = []
+    for r in [*kept, *counted]:
+        if r.model not in models:
+            models.append(r.model)
+    rows = sorted([*old, *counted], key=lambda r: (models.index(r.model), r.abi,
+                                                   KERNEL_ORDER.index(r.kernels)))
+    return rows, old
+
+
+def write_report(rows: list[Row], path: Path, command: str, seconds: float,
+                 kept: list[Row] | None = None, notes: list[str] | None = None,
+                 kept_from: str = "") -> None:
     lines = [
         "# ARM instruction counts under qemu",
         "",
@@ -313,6 +371,9 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> N
         f"- Command: `{command}`",
         f"- Date: {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}; "
         f"the run took {seconds / 60:.1f} min",
+        *([f"- Rows kept from `{kept_from}`, counted by an earlier run and not by this "
+           "command: " + ", ".join(f"{r.model} {r.abi} {r.kernels}" for r in kept)]
+          if kept else []),
         "- What is counted: guest instructions one inference executes on one thread, "
         "counted by a qemu-user plugin (`tools/qemu/insn_count.c`): the difference "
         f"between `mace_run --round=1` and `--round={1 + EXTRA_ROUNDS}`, divided by "
@@ -322,9 +383,9 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> N
         "- `neon_blocked` is the same binary with `MACE_CPU_BLOCKED_LAYOUT=1`: the NEON "
         "kernels with runs of ops in the channel-blocked layout, which the NEON build does "
         "not use by default.",
-        "- `neon_fp16` is the same binary with `--cpu_precision=fp16`: Conv2D and "
-        "FullyConnected in ARMv8.2 half precision (qemu's default CPU has FP16 arithmetic), "
-        "the other ops in fp32.",
+        "- `neon_fp16` is the same binary with `mace_run --cpu_precision=fp16` "
+        "(CPUPrecision::FP16): Conv2D, FullyConnected and 3x3 depthwise in ARMv8.2 half "
+        "precision (qemu's default CPU has FP16 arithmetic), the other ops in fp32.",
         "- Instruction counts are a proxy for phone cost, not a measure of it: they ignore "
         "memory stalls, issue width and the different cost of a NEON and a scalar "
         "instruction.",
@@ -355,6 +416,8 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float) -> N
         for r in profiled:
             shares = ", ".join(f"`{name}` {share:.1f}%" for name, share in r.top)
             lines.append(f"- {r.model}, {r.abi}, {r.kernels}: {shares}")
+    for note in notes or []:
+        lines += ["", note]
     lines.append("")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
@@ -381,7 +444,17 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"the markdown report (default: {FULL_REPORT.relative_to(REPO)} "
                         "for a run of every model, ABI and kernel set, else "
                         f"{PARTIAL_REPORT.relative_to(REPO)})")
+    parser.add_argument("--keep-rows-from", default=None,
+                        help="a report this tool wrote: its rows for what this run does not "
+                        "count (other models, ABIs or kernel sets) and its sections the tool "
+                        "does not write go into the new report")
     args = parser.parse_args(argv)
+    kept_rows: list[Row] = []
+    notes: list[str] = []
+    if args.keep_rows_from is not None:
+        if not Path(args.keep_rows_from).is_file():
+            fail(f"no report {args.keep_rows_from}")
+        kept_rows, notes = read_report(Path(args.keep_rows_from))
     if args.report is None:
         args.report = str(default_report(args.models, args.abis, args.kernels))
     kernel_sets = [k for k in args.kernels.split(",") if k]
@@ -434,7 +507,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{model:16s} {abi:12s} {kernels:12s} {per / 1e6:10.1f} M instructions "
                       f"per inference, {macs / per:.2f} MACs per instruction", flush=True)
     command = "tools/arm_insn_count.sh " + " ".join(argv if argv is not None else sys.argv[1:])
-    write_report(rows, Path(args.report), command.strip(), time.monotonic() - start)
+    rows, kept = merge_rows(rows, kept_rows)
+    write_report(rows, Path(args.report), command.strip(), time.monotonic() - start, kept, notes,
+                 args.keep_rows_from or "")
     print(f"report: {args.report}")
     return 0
 

@@ -78,6 +78,10 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(arm_insn_count.short_name("std::vector<a::b>::push_back(int)"),
                          "push_back")
         self.assertEqual(arm_insn_count.short_name("memcpy"), "memcpy")
+        self.assertEqual(arm_insn_count.short_name(
+            "void mace::ops::arm::(anonymous namespace)::Tile<3, false, "
+            "(mace::ops::arm::(anonymous namespace)::TileAct)1>(long)"),
+            "Tile<3, false, (TileAct)1>")
 
     def test_per_inference_functions(self):
         # Loading runs `load` once in each process; the longer one ran two
@@ -140,9 +144,57 @@ class ReportTest(unittest.TestCase):
             arm_insn_count.write_report(rows, path, "tools/arm_insn_count.sh", 90.0)
             text = path.read_text()
         self.assertIn("| m | arm64-v8a | ncnn_fp32 | 600 | 250.0 | 2.40 |  |", text)
-        self.assertIn("| m | arm64-v8a | 300.0 | 250.0 | 150.0 | 1.20x | 2.00x |", text)
+        self.assertIn("| m | arm64-v8a | 300.0 | 250.0 | 150.0 | 1.20x | 2.00x |  |  |", text)
         # No ncnn row for armv7: no comparison row either.
         self.assertNotIn("| m | armeabi-v7a | 400.0 |", text)
+
+    def test_fp16_against_ncnn_defaults(self):
+        rows = [arm_insn_count.Row("m", "arm64-v8a", "neon", 600_000_000, 300_000_000),
+                arm_insn_count.Row("m", "arm64-v8a", "ncnn_default", 600_000_000, 150_000_000),
+                arm_insn_count.Row("m", "arm64-v8a", "neon_fp16", 600_000_000, 180_000_000),
+                # fp16 counted without fp32: its columns alone.
+                arm_insn_count.Row("n", "arm64-v8a", "ncnn_default", 100_000_000, 40_000_000),
+                arm_insn_count.Row("n", "arm64-v8a", "neon_fp16", 100_000_000, 30_000_000)]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "report.md"
+            arm_insn_count.write_report(rows, path, "tools/arm_insn_count.sh", 90.0)
+            text = path.read_text()
+        self.assertIn("| MACE neon_fp16 | MACE fp16 / ncnn defaults |", text)
+        self.assertIn("| m | arm64-v8a | 300.0 |  | 150.0 |  | 2.00x | 180.0 | 1.20x |", text)
+        self.assertIn("| n | arm64-v8a |  |  | 40.0 |  |  | 30.0 | 0.75x |", text)
+
+
+    def test_rows_kept_from_an_earlier_report(self):
+        earlier = [arm_insn_count.Row("m", "arm64-v8a", "neon", 144_600_000, 58_100_000,
+                                      [("AsmTile", 71.1)]),
+                   arm_insn_count.Row("m", "arm64-v8a", "ncnn_default", 144_600_000, 61_800_000),
+                   arm_insn_count.Row("m", "arm64-v8a", "neon_fp16", 144_600_000, 70_000_000,
+                                      [("FullTile", 60.0)])]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "report.md"
+            arm_insn_count.write_report(earlier, path, "tools/arm_insn_count.sh", 90.0)
+            path.write_text(path.read_text() + "\n## A note\n\nWritten by hand.\n")
+            kept, notes = arm_insn_count.read_report(path)
+            self.assertEqual([(r.kernels, r.per_inference) for r in kept],
+                             [("neon", 58.1e6), ("ncnn_default", 61.8e6), ("neon_fp16", 70e6)])
+            self.assertEqual(kept[0].top, [("AsmTile", 71.1)])
+            self.assertEqual(notes, ["## A note\n\nWritten by hand."])
+            # A new fp16 count replaces the kept one; the others stay, as printed.
+            counted = [arm_insn_count.Row("m", "arm64-v8a", "neon_fp16", 144_600_000, 50_000_000)]
+            rows, old = arm_insn_count.merge_rows(counted, kept)
+            self.assertEqual([r.kernels for r in rows], ["neon", "ncnn_default", "neon_fp16"])
+            self.assertEqual([r.kernels for r in old], ["neon", "ncnn_default"])
+            arm_insn_count.write_report(rows, path, "tools/arm_insn_count.sh", 90.0, old, notes,
+                                        "earlier.md")
+            text = path.read_text()
+        self.assertIn("| m | arm64-v8a | neon | 145 | 58.1 | 2.49 |  |", text)
+        self.assertIn("| m | arm64-v8a | neon_fp16 | 145 | 50.0 | 2.89 |  |", text)
+        self.assertIn("| m | arm64-v8a | 58.1 |  | 61.8 |  | 0.94x | 50.0 | 0.81x |", text)
+        self.assertIn("Rows kept from `earlier.md`", text)
+        self.assertIn("m arm64-v8a neon, m arm64-v8a ncnn_default", text)
+        self.assertIn("- m, arm64-v8a, neon: `AsmTile` 71.1%", text)
+        self.assertNotIn("FullTile", text)
+        self.assertTrue(text.rstrip().endswith("Written by hand."))
 
 
 class NcnnArmTest(unittest.TestCase):
