@@ -40,6 +40,7 @@ KernelTable MakeAvx2Table() {
   table.eltwise = x86::Avx2EltwiseRow;
   table.winograd_input = x86::Avx2WinogradInput;
   table.winograd_output = x86::Avx2WinogradOutput;
+  table.winograd_filter = x86::Avx2WinogradFilter;
   table.fma_peak = x86::Avx2FmaPeak;
   table.mac_lanes = 16;
   table.channel_block = 8;
@@ -78,6 +79,7 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.panel_dot = x86::Avx512PanelDot;
   table.winograd_input = x86::Avx512WinogradInput;
   table.winograd_output = x86::Avx512WinogradOutput;
+  table.winograd_filter = x86::Avx512WinogradFilter;
   table.gemm_partial = x86::Avx512GemmPartial8x32;
   table.conv_rows = x86::Avx512ConvRows8x32;
   table.fma_peak = x86::Avx512FmaPeak;

@@ -40,6 +40,9 @@ struct KernelTable {
   // Winograd F(2x2) and F(4x4) input and output transforms.
   WinogradInputKernel winograd_input = nullptr;
   WinogradOutputKernel winograd_output = nullptr;
+  // Optional: the filter transform, vectorized (WinogradTransformFilters,
+  // in plain C++, where there is none).
+  WinogradFilterKernel winograd_filter = nullptr;
   // Channel-blocked ("NCHWc") kernels; channel_block is 0 where there are
   // none. blocked_conv runs up to blocked_conv_blocks output blocks at once.
   int32_t channel_block = 0;

@@ -47,6 +47,7 @@ void Avx2BlockedWinogradOutput(const BlockedWinogradOutputRun& run);
 
 void Avx2WinogradInput(const WinogradInputRun& run);
 void Avx2WinogradOutput(const WinogradOutputRun& run);
+void Avx2WinogradFilter(const float* g, int tile, float* u);
 
 bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 

@@ -41,6 +41,7 @@ void Avx512BlockedWinogradOutput(const BlockedWinogradOutputRun& run);
 
 void Avx512WinogradInput(const WinogradInputRun& run);
 void Avx512WinogradOutput(const WinogradOutputRun& run);
+void Avx512WinogradFilter(const float* g, int tile, float* u);
 bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 
 // 3x3 depthwise bands (DepthwiseBandKernel) at horizontal stride 1 and 2,

@@ -100,6 +100,7 @@ void Avx2BlockedWinogradOutput(const BlockedWinogradOutputRun& run) { BkWinograd
 
 void Avx2WinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void Avx2WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }
+void Avx2WinogradFilter(const float* g, int tile, float* u) { WgFilter(g, tile, u); }
 
 }  // namespace x86
 }  // namespace ops

@@ -71,6 +71,7 @@ void Avx512BlockedWinogradOutput(const BlockedWinogradOutputRun& run) { BkWinogr
 
 void Avx512WinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void Avx512WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }
+void Avx512WinogradFilter(const float* g, int tile, float* u) { WgFilter(g, tile, u); }
 
 }  // namespace x86
 }  // namespace ops
