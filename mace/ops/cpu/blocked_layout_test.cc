@@ -204,6 +204,65 @@ TEST(BlockedConv2dTest, MatchesReference) {
   }
 }
 
+// The filter relayout kernel against its definition: lane counts from one
+// to a whole block, rows wider than the columns taken.
+TEST(BlockedPackTest, MatchesDefinition) {
+  int kernels = 0;
+  for (const KernelTable* table : BlockedTables()) {
+    if (table->blocked_pack == nullptr) continue;
+    ++kernels;
+    const int block = table->channel_block;
+    for (int lanes : {1, block - 1, block}) {
+      for (int64_t count : {1, 9, 33}) {
+        const int64_t stride = count + 5;
+        const std::vector<float> src = RandomFloats(lanes * stride, 77);
+        std::vector<float> got(count * block, std::nanf(""));
+        table->blocked_pack(src.data(), stride, lanes, count, got.data());
+        for (int64_t j = 0; j < count; ++j) {
+          for (int l = 0; l < block; ++l) {
+            ASSERT_EQ(got[j * block + l], l < lanes ? src[l * stride + j] : 0.f)
+                << table->name << " lanes " << lanes << " count " << count << " column " << j
+                << " lane " << l;
+          }
+        }
+      }
+    }
+  }
+#if defined(__x86_64__)
+  EXPECT_GT(kernels, 0);
+#endif
+}
+
+// The scalar relayout, for tables without the kernel: every table with it
+// removed, on a 1x1 with a reduction tail and a 3x3 with several buffer
+// chunks of channels.
+TEST(BlockedConv2dTest, ScalarRelayoutMatchesReference) {
+  for (const KernelTable* blocked : BlockedTables()) {
+    KernelTable table = *blocked;
+    table.blocked_pack = nullptr;
+    const int block = table.channel_block;
+    for (const Shape& s : {Shape{1, 150, 17, 4, 5, 1, 1, 1, 1, 0, 0, 0, 0},
+                           Shape{1, 37, 20, 6, 7, 3, 3, 1, 1, 1, 1, 1, 1}}) {
+      const ref::Conv2DParams p = ParamsOf(s, ActivationType::NOOP);
+      SCOPED_TRACE(::testing::Message() << table.name << " " << s.in_channels << "->"
+                                        << s.out_channels << " k" << s.kernel_h);
+      const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+      const std::vector<float> input = RandomFloats(s.in_channels * in_plane, 81);
+      const std::vector<float> filter =
+          RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, 82);
+      const std::vector<float> bias = RandomFloats(s.out_channels, 83);
+      std::vector<float> expected(s.out_channels * out_plane);
+      ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+      BlockedConv2d conv(table, p, filter.data(), bias.data(), true);
+      std::vector<float> out(BlockCount(s.out_channels, block) * block * out_plane);
+      std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
+      conv.Run(Pack(input, 1, s.in_channels, in_plane, block).data(), out.data(), nullptr,
+               scratch.data());
+      ExpectNear(Unpack(out, 1, s.out_channels, out_plane, block), expected, 1e-4f, 1e-4f);
+    }
+  }
+}
+
 // Winograd on blocked tensors: tiles that overhang the output, no and
 // asymmetric padding, maps narrower than a tile, channels around the
 // blocks, reductions in parts of 128, several groups of output blocks (and

@@ -47,6 +47,7 @@ KernelTable MakeAvx2Table() {
   table.blocked_layout_pays = true;
   table.blocked_conv_blocks = 2;
   table.blocked_conv = x86::Avx2BlockedConv;
+  table.blocked_pack = x86::Avx2BlockedPack;
   table.blocked_window = x86::Avx2BlockedWindow;
   table.blocked_winograd_input = x86::Avx2BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx2BlockedWinogradOutput;
@@ -90,6 +91,7 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.blocked_conv_blocks = 3;
   table.blocked_window_conv_blocks = 4;
   table.blocked_conv = x86::Avx512BlockedConv;
+  table.blocked_pack = x86::Avx512BlockedPack;
   table.blocked_window = x86::Avx512BlockedWindow;
   table.blocked_winograd_input = x86::Avx512BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx512BlockedWinogradOutput;

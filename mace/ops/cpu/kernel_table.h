@@ -60,6 +60,9 @@ struct KernelTable {
   // up to 30 % in BM_ConvLayout). See GroupBlocks in conv_2d_blocked.cc.
   int32_t blocked_window_conv_blocks = 0;
   BlockedConvKernel blocked_conv = nullptr;
+  // Optional: the filter relayout BlockedConv2d does at engine creation,
+  // vectorized (a scalar loop where there is none).
+  BlockedPackKernel blocked_pack = nullptr;
   BlockedWindowKernel blocked_window = nullptr;
   BlockedWinogradInputKernel blocked_winograd_input = nullptr;
   BlockedWinogradOutputKernel blocked_winograd_output = nullptr;

@@ -268,6 +268,13 @@ struct BlockedConvRun {
 
 using BlockedConvKernel = void (*)(const BlockedConvRun& run);
 
+// Weight packing for the blocked kernels: for j in [0, count), the vector
+// dst + j * block holds src[l * stride + j] in lane l < lanes and zeros in
+// lanes [lanes, block), block being the table's channel_block. That is,
+// `lanes` rows of a matrix, `stride` floats apart, turned into columns.
+using BlockedPackKernel = void (*)(const float* src, int64_t stride, int lanes, int64_t count,
+                                   float* dst);
+
 // What a BlockedWindowRun computes per position.
 enum BlockedWindowMode : int32_t {
   kBlockedDepthwise = 0,  // sum of weight x input, plus bias and activation

@@ -35,6 +35,7 @@ int64_t Avx512FmaPeak(int64_t iterations, float* sink);
 
 // Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
 void Avx512BlockedConv(const BlockedConvRun& run);
+void Avx512BlockedPack(const float* src, int64_t stride, int lanes, int64_t count, float* dst);
 void Avx512BlockedWindow(const BlockedWindowRun& run);
 void Avx512BlockedWinogradInput(const BlockedWinogradInputRun& run);
 void Avx512BlockedWinogradOutput(const BlockedWinogradOutputRun& run);
