@@ -82,6 +82,70 @@ __attribute__((target("sse4.2"))) uint32_t ExtendSse42(uint32_t crc, const unsig
   return ~state;
 }
 
+// Three streams at once: the CRC32 instruction takes three cycles but
+// starts one per cycle, so one dependent chain runs at a third of the rate
+// (about 6 ms of ResNet-18's 47 MB blob at engine creation). Each round
+// checksums three stretches of kStretch bytes separately, the second and
+// third from zero, and joins them: the register update is linear, so the
+// register after stretches a, b is Shift(R(a)) ^ R0(b), Shift being the
+// update by kStretch zero bytes, a linear map applied as four byte tables.
+constexpr size_t kStretch = 8192;
+
+struct ShiftTables {
+  uint32_t table[4][256];
+};
+
+__attribute__((target("sse4.2"))) ShiftTables MakeShiftTables() {
+  uint32_t basis[32];  // the shift of each single bit of the register
+  for (int bit = 0; bit < 32; ++bit) {
+    uint64_t state = uint32_t{1} << bit;
+    for (size_t i = 0; i < kStretch / 8; ++i) state = _mm_crc32_u64(state, 0);
+    basis[bit] = static_cast<uint32_t>(state);
+  }
+  ShiftTables tables{};
+  for (int k = 0; k < 4; ++k) {
+    for (uint32_t byte = 0; byte < 256; ++byte) {
+      uint32_t shifted = 0;
+      for (int bit = 0; bit < 8; ++bit) {
+        if ((byte >> bit) & 1u) shifted ^= basis[8 * k + bit];
+      }
+      tables.table[k][byte] = shifted;
+    }
+  }
+  return tables;
+}
+
+inline uint32_t Shift(const ShiftTables& tables, uint32_t state) {
+  const auto& t = tables.table;
+  return t[0][state & 0xff] ^ t[1][(state >> 8) & 0xff] ^ t[2][(state >> 16) & 0xff] ^
+         t[3][state >> 24];
+}
+
+__attribute__((target("sse4.2"))) uint32_t ExtendSse42ThreeWay(uint32_t crc,
+                                                               const unsigned char* data,
+                                                               size_t size) {
+  static const ShiftTables tables = MakeShiftTables();
+  uint32_t state = ~crc;
+  for (; size > 0 && reinterpret_cast<uintptr_t>(data) % 8 != 0; ++data, --size) {
+    state = _mm_crc32_u8(state, *data);
+  }
+  for (; size >= 3 * kStretch; data += 3 * kStretch, size -= 3 * kStretch) {
+    uint64_t a = state, b = 0, c = 0;
+    for (size_t i = 0; i < kStretch; i += 8) {
+      uint64_t wa, wb, wc;
+      std::memcpy(&wa, data + i, 8);
+      std::memcpy(&wb, data + kStretch + i, 8);
+      std::memcpy(&wc, data + 2 * kStretch + i, 8);
+      a = _mm_crc32_u64(a, wa);
+      b = _mm_crc32_u64(b, wb);
+      c = _mm_crc32_u64(c, wc);
+    }
+    state = Shift(tables, Shift(tables, static_cast<uint32_t>(a)) ^ static_cast<uint32_t>(b)) ^
+            static_cast<uint32_t>(c);
+  }
+  return ExtendSse42(~state, data, size);
+}
+
 #elif defined(__aarch64__)
 
 bool HasArmCrc32() {
@@ -111,7 +175,10 @@ __attribute__((target("+crc"))) uint32_t ExtendArmCrc32(uint32_t crc, const unsi
 std::vector<Crc32cImplementation> AvailableCrc32cImplementations() {
   std::vector<Crc32cImplementation> implementations = {{"portable", &ExtendPortable}};
 #if defined(__x86_64__)
-  if (HasSse42()) implementations.push_back({"sse4.2", &ExtendSse42});
+  if (HasSse42()) {
+    implementations.push_back({"sse4.2", &ExtendSse42});
+    implementations.push_back({"sse4.2_3way", &ExtendSse42ThreeWay});
+  }
 #elif defined(__aarch64__)
   if (HasArmCrc32()) implementations.push_back({"armv8_crc32", &ExtendArmCrc32});
 #endif

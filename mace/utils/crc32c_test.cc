@@ -80,6 +80,25 @@ TEST_P(Crc32cTest, MatchesPortableOnALargeOddBuffer) {
   }
 }
 
+// Lengths around whole rounds of a multi-stream implementation (three
+// stretches of 8 KiB), from a nonzero checksum and an odd address.
+TEST_P(Crc32cTest, MatchesPortableAroundStretchRounds) {
+  const std::vector<unsigned char> bytes = RandomBytes(4 * 3 * 8192 + 64);
+  const Crc32cImplementation portable = AvailableCrc32cImplementations().front();
+  for (size_t rounds : {size_t{1}, size_t{2}, size_t{3}}) {
+    for (int extra : {-9, -1, 0, 1, 8, 17}) {
+      const size_t size = static_cast<size_t>(static_cast<int>(rounds * 3 * 8192) + extra);
+      for (size_t start : {size_t{0}, size_t{3}}) {
+        for (uint32_t initial : {0u, 0x12345678u}) {
+          EXPECT_EQ(GetParam().extend(initial, bytes.data() + start, size),
+                    portable.extend(initial, bytes.data() + start, size))
+              << "size " << size << " start " << start << " initial " << initial;
+        }
+      }
+    }
+  }
+}
+
 TEST_P(Crc32cTest, ExtendContinuesAChecksum) {
   const std::vector<unsigned char> bytes = RandomBytes(1000);
   const uint32_t whole = BitwiseCrc32c(bytes.data(), bytes.size());

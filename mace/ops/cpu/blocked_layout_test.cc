@@ -89,6 +89,10 @@ const Shape kConvShapes[] = {
     {1, 300, 40, 5, 7, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 261, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 130, 50, 7, 7, 1, 1, 1, 1, 0, 0, 0, 0},
+    // A single output channel (one block, all but one lane padding), with a
+    // reduction tail, and a 3x3 one over a single input channel.
+    {1, 150, 1, 4, 5, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 1, 1, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1},
     // Small maps with enough output blocks that each group runs the whole
     // map (positions in tiles one shorter than full ones where that wastes
     // less), prefetching the next part and the next group's weights, the
@@ -185,7 +189,8 @@ TEST(BlockedConv2dTest, MatchesReference) {
             ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
             const std::vector<float> in_data =
                 blocked_input ? Pack(input, s.batch, s.in_channels, in_plane, block) : input;
-            BlockedConv2d conv(*table, p, filter.data(), bias.data(), blocked_input);
+            BlockedConv2d conv(*table, p, filter.data(), bias.data(), blocked_input, nullptr,
+                               pool.get());
             std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,
                                    std::nanf(""));
             std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
@@ -195,6 +200,65 @@ TEST(BlockedConv2dTest, MatchesReference) {
           }
         }
       }
+    }
+  }
+}
+
+// The filter relayout kernel against its definition: lane counts from one
+// to a whole block, rows wider than the columns taken.
+TEST(BlockedPackTest, MatchesDefinition) {
+  int kernels = 0;
+  for (const KernelTable* table : BlockedTables()) {
+    if (table->blocked_pack == nullptr) continue;
+    ++kernels;
+    const int block = table->channel_block;
+    for (int lanes : {1, block - 1, block}) {
+      for (int64_t count : {1, 9, 33}) {
+        const int64_t stride = count + 5;
+        const std::vector<float> src = RandomFloats(lanes * stride, 77);
+        std::vector<float> got(count * block, std::nanf(""));
+        table->blocked_pack(src.data(), stride, lanes, count, got.data());
+        for (int64_t j = 0; j < count; ++j) {
+          for (int l = 0; l < block; ++l) {
+            ASSERT_EQ(got[j * block + l], l < lanes ? src[l * stride + j] : 0.f)
+                << table->name << " lanes " << lanes << " count " << count << " column " << j
+                << " lane " << l;
+          }
+        }
+      }
+    }
+  }
+#if defined(__x86_64__)
+  EXPECT_GT(kernels, 0);
+#endif
+}
+
+// The scalar relayout, for tables without the kernel: every table with it
+// removed, on a 1x1 with a reduction tail and a 3x3 with several buffer
+// chunks of channels.
+TEST(BlockedConv2dTest, ScalarRelayoutMatchesReference) {
+  for (const KernelTable* blocked : BlockedTables()) {
+    KernelTable table = *blocked;
+    table.blocked_pack = nullptr;
+    const int block = table.channel_block;
+    for (const Shape& s : {Shape{1, 150, 17, 4, 5, 1, 1, 1, 1, 0, 0, 0, 0},
+                           Shape{1, 37, 20, 6, 7, 3, 3, 1, 1, 1, 1, 1, 1}}) {
+      const ref::Conv2DParams p = ParamsOf(s, ActivationType::NOOP);
+      SCOPED_TRACE(::testing::Message() << table.name << " " << s.in_channels << "->"
+                                        << s.out_channels << " k" << s.kernel_h);
+      const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+      const std::vector<float> input = RandomFloats(s.in_channels * in_plane, 81);
+      const std::vector<float> filter =
+          RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, 82);
+      const std::vector<float> bias = RandomFloats(s.out_channels, 83);
+      std::vector<float> expected(s.out_channels * out_plane);
+      ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+      BlockedConv2d conv(table, p, filter.data(), bias.data(), true);
+      std::vector<float> out(BlockCount(s.out_channels, block) * block * out_plane);
+      std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
+      conv.Run(Pack(input, 1, s.in_channels, in_plane, block).data(), out.data(), nullptr,
+               scratch.data());
+      ExpectNear(Unpack(out, 1, s.out_channels, out_plane, block), expected, 1e-4f, 1e-4f);
     }
   }
 }
@@ -211,11 +275,23 @@ struct WinogradShape {
 };
 
 const WinogradShape kWinogradShapes[] = {
-    {1, 16, 64, 13, 13, 1, 1, 1, 1}, {1, 5, 7, 7, 5, 1, 1, 1, 1},
-    {2, 17, 33, 10, 9, 1, 1, 1, 1},  {1, 3, 20, 3, 3, 0, 0, 0, 0},
-    {1, 8, 100, 30, 31, 1, 1, 1, 1}, {1, 33, 50, 12, 14, 0, 1, 1, 0},
-    {1, 300, 24, 9, 10, 1, 1, 1, 1}, {1, 130, 40, 2, 1, 1, 1, 1, 1},
-    {1, 48, 16, 57, 55, 1, 1, 1, 1}, {1, 64, 200, 6, 7, 1, 1, 1, 1},
+    {1, 16, 64, 13, 13, 1, 1, 1, 1},
+    {1, 5, 7, 7, 5, 1, 1, 1, 1},
+    {2, 17, 33, 10, 9, 1, 1, 1, 1},
+    {1, 3, 20, 3, 3, 0, 0, 0, 0},
+    {1, 8, 100, 30, 31, 1, 1, 1, 1},
+    {1, 33, 50, 12, 14, 0, 1, 1, 0},
+    {1, 300, 24, 9, 10, 1, 1, 1, 1},
+    {1, 130, 40, 2, 1, 1, 1, 1, 1},
+    {1, 48, 16, 57, 55, 1, 1, 1, 1},
+    {1, 64, 200, 6, 7, 1, 1, 1, 1},
+    // Output channels around the filter transform's chunk of 16 lanes (one
+    // or two blocks), a single output and a single input channel.
+    {1, 9, 15, 8, 8, 1, 1, 1, 1},
+    {1, 9, 17, 8, 8, 1, 1, 1, 1},
+    {1, 20, 31, 6, 5, 1, 1, 1, 1},
+    {1, 12, 1, 7, 7, 1, 1, 1, 1},
+    {1, 1, 24, 7, 9, 1, 1, 1, 1},
 };
 
 TEST(BlockedWinogradTest, MatchesReference) {
@@ -246,7 +322,8 @@ TEST(BlockedWinogradTest, MatchesReference) {
             std::vector<float> expected(s.batch * s.out_channels * out_plane);
             ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
             const std::vector<float> in_data = Pack(input, s.batch, s.in_channels, in_plane, block);
-            BlockedWinograd conv(*table, p, filter.data(), bias.data(), tile);
+            // The pool transforms the filter too.
+            BlockedWinograd conv(*table, p, filter.data(), bias.data(), tile, nullptr, pool.get());
             std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,
                                    std::nanf(""));
             const int threads = pool ? pool->num_threads() : 1;

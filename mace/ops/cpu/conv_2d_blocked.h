@@ -20,9 +20,10 @@ class BlockedConv2d {
   // Ungrouped, constant filter, at most kMaxBlockedTaps taps.
   static bool Supports(const KernelTable& table, const ref::Conv2DParams& params);
   // Packs the filter (and bias, or zeros when null) per output block, in
-  // `arena` when given.
+  // `arena` when given, on `pool`'s threads when given.
   BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
-                const float* bias, bool blocked_input, PersistentArena* arena = nullptr);
+                const float* bias, bool blocked_input, PersistentArena* arena = nullptr,
+                ThreadPool* pool = nullptr);
   // Scratch Run needs: a zero-padded copy of the input when the window
   // reaches past it.
   int64_t ScratchBytes() const;

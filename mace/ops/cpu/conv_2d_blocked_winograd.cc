@@ -91,7 +91,7 @@ int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams&
 
 BlockedWinograd::BlockedWinograd(const KernelTable& table, const ref::Conv2DParams& params,
                                  const float* filter, const float* bias, int tile,
-                                 PersistentArena* arena)
+                                 PersistentArena* arena, ThreadPool* pool)
     : table_(table),
       params_(params),
       tile_(tile),
@@ -110,31 +110,41 @@ BlockedWinograd::BlockedWinograd(const KernelTable& table, const ref::Conv2DPara
   const int64_t m_tile_bytes = positions * group_blocks_ * L * int64_t{sizeof(float)};
   sub_tiles_ = std::max(kTileQuantum, kProductBytes / m_tile_bytes / kTileQuantum * kTileQuantum);
 
-  // The filters of an output block's lanes are transformed together, one
-  // input channel at a time, straight into place: every position's vector
-  // is one aligned 64-byte store. Going through a transposed copy read it
-  // one float per cache line, and filter by filter in scalar code the
-  // transform itself took longer than the layer: ResNet-18's init went from
-  // 47 ms to 98 once its 512-channel layers ran F(2x2). Padding lanes are
-  // zero filters.
-  weights_.Allocate(positions * out_blocks_ * in_c * L, arena);
-  float g[9 * kWinogradFilterLanes];
-  float u[6 * 6 * kWinogradFilterLanes];  // alpha^2 of F(4x4), the largest tile
-  const int lanes = static_cast<int>(L);
-  for (int64_t ob = 0; ob < out_blocks_; ++ob) {
-    for (int64_t c = 0; c < in_c; ++c) {
-      for (int lane = 0; lane < lanes; ++lane) {
-        const int64_t o = ob * L + lane;
-        for (int k = 0; k < 9; ++k)
-          g[k * lanes + lane] = o < out_c ? filter[(o * in_c + c) * 9 + k] : 0.f;
-      }
-      WinogradTransformFilters(g, lanes, tile, u);
-      for (int64_t xi = 0; xi < positions; ++xi) {
-        std::copy(u + xi * L, u + (xi + 1) * L,
-                  &weights_[((xi * out_blocks_ + ob) * in_c + c) * L]);
+  // The filters of a chunk of output lanes (whole blocks) are transformed
+  // together, one input channel at a time, by the table's vectorized kernel,
+  // straight into place: every position's block vector is one aligned store.
+  // Going through a transposed copy read it one float per cache line, and
+  // filter by filter in scalar code the transform itself took longer than
+  // the layer. Padding lanes are zero filters; every float is written, so
+  // the arena need not zero the buffer first. Chunks of output blocks go to
+  // the pool's threads.
+  weights_.AllocateUnfilled(positions * out_blocks_ * in_c * L, arena);
+  constexpr int64_t kLanes = kWinogradFilterLanes;
+  const int64_t chunk_blocks = kLanes / L;
+  const int64_t chunks = CeilDiv(out_blocks_, chunk_blocks);
+  float* weights = weights_.data();
+  ParallelFor(pool, chunks, [&](int64_t begin, int64_t end) {
+    alignas(64) float g[9 * kLanes];
+    alignas(64) float u[6 * 6 * kLanes];  // alpha^2 of F(4x4), the largest tile
+    for (int64_t chunk = begin; chunk < end; ++chunk) {
+      const int64_t ob0 = chunk * chunk_blocks;
+      const int64_t blocks = std::min(chunk_blocks, out_blocks_ - ob0);
+      const int64_t lanes = std::min(kLanes, out_c - ob0 * L);
+      for (int64_t c = 0; c < in_c; ++c) {
+        for (int64_t lane = 0; lane < kLanes; ++lane) {
+          const float* taps = lane < lanes ? filter + ((ob0 * L + lane) * in_c + c) * 9 : nullptr;
+          for (int k = 0; k < 9; ++k) g[k * kLanes + lane] = taps != nullptr ? taps[k] : 0.f;
+        }
+        WinogradTransformChunk(table, g, tile, u);
+        for (int64_t xi = 0; xi < positions; ++xi) {
+          for (int64_t b = 0; b < blocks; ++b) {
+            const float* src = u + xi * kLanes + b * L;
+            std::copy(src, src + L, weights + ((xi * out_blocks_ + ob0 + b) * in_c + c) * L);
+          }
+        }
       }
     }
-  }
+  });
   PadToBlocks(bias, out_c, block_, arena, &bias_);
   // V holds a tile's channels side by side, so channel c is at offset c.
   channel_offsets_.resize(in_c);

@@ -39,9 +39,11 @@ class BlockedWinograd {
   // Conv2dWinograd::PickTile allows.
   static int PickTile(const KernelTable& table, const ref::Conv2DParams& params, int requested);
   // `tile` is 2 or 4. Transforms and packs the filter (and pads the bias,
-  // zeros when null), in `arena` when given. The input must be blocked.
+  // zeros when null), in `arena` when given, on `pool`'s threads when
+  // given. The input must be blocked.
   BlockedWinograd(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
-                  const float* bias, int tile, PersistentArena* arena = nullptr);
+                  const float* bias, int tile, PersistentArena* arena = nullptr,
+                  ThreadPool* pool = nullptr);
   int64_t ScratchBytes(int threads) const;
   void Run(const float* input, float* output, ThreadPool* pool, float* scratch) const;
 

@@ -88,7 +88,8 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
     if (tile != 0) {
       OP_CHECK(Input(0)->channel_block() > 0, "blocked Winograd needs a blocked input");
       blocked_winograd_ = std::make_unique<BlockedWinograd>(
-          table, params(), Input(1)->data<float>(), bias_data, tile, ContextArena(context));
+          table, params(), Input(1)->data<float>(), bias_data, tile, ContextArena(context),
+          ContextPool(context));
       VLOG(2) << Describe() << ": blocked winograd " << tile << "x" << tile << ", "
               << table.channel_block << " lanes";
       return scratch_.Reserve(context,
@@ -96,7 +97,8 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
     }
     blocked_ =
         std::make_unique<BlockedConv2d>(table, params(), Input(1)->data<float>(), bias_data,
-                                        Input(0)->channel_block() > 0, ContextArena(context));
+                                        Input(0)->channel_block() > 0, ContextArena(context),
+                                        ContextPool(context));
     VLOG(2) << Describe() << ": blocked, " << table.channel_block << " lanes";
     return scratch_.Reserve(context, blocked_->ScratchBytes());
   }

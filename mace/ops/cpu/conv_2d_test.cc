@@ -266,7 +266,44 @@ TEST(Conv2dKernelTest, Winograd) {
     // Activations the transform cannot fuse run as a pass afterwards.
     Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::LEAKYRELU, tile, tolerance);
     Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::SIGMOID, tile, tolerance);
+    // Output channels around the filter transform's chunk of 16 and a
+    // single one; a single input channel.
+    for (int64_t out_c : {1, 15, 16, 17, 33}) {
+      Check({1, 3, 7, 8, out_c, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, tolerance);
+    }
+    Check({1, 1, 8, 7, 16, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile, tolerance);
   }
+}
+
+// A table's vectorized filter transform against the matrix products
+// G g G^T of the portable one, on random filters and on filters with a
+// single nonzero tap (which isolate each of G's entries).
+TEST(Conv2dKernelTest, WinogradFilterKernelMatchesMatrixTransform) {
+  constexpr int kLanes = kWinogradFilterLanes;
+  int tables = 0;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->winograd_filter == nullptr) continue;
+    ++tables;
+    for (int tile : {2, 4}) {
+      const int positions = (tile + 2) * (tile + 2);
+      std::vector<std::vector<float>> filters = {RandomFloats(9 * kLanes, 40 + tile)};
+      for (int tap = 0; tap < 9; ++tap) {
+        std::vector<float> single(9 * kLanes, 0.f);
+        for (int l = 0; l < kLanes; ++l) single[tap * kLanes + l] = 1.f + l;
+        filters.push_back(single);
+      }
+      for (const std::vector<float>& g : filters) {
+        SCOPED_TRACE(::testing::Message() << table->name << " F(" << tile << "x" << tile << ")");
+        std::vector<float> expected(positions * kLanes), got(positions * kLanes, std::nanf(""));
+        WinogradTransformFilters(g.data(), kLanes, tile, expected.data());
+        table->winograd_filter(g.data(), tile, got.data());
+        ExpectNear(got, expected, 1e-6f, 1e-6f);
+      }
+    }
+  }
+#if defined(__x86_64__)
+  EXPECT_GT(tables, 0);
+#endif
 }
 
 // Winograd only where its cost model says it pays (see BM_Conv3x3Method):

@@ -115,15 +115,32 @@ void WinogradTransformFilters(const float* g, int lanes, int tile, float* u) {
   }
 }
 
-void WinogradFilterTransform(const float* filter, int64_t out_channels, int64_t in_channels,
-                             int tile, float* u) {
+void WinogradTransformChunk(const KernelTable& table, const float* g, int tile, float* u) {
+  if (table.winograd_filter != nullptr) {
+    table.winograd_filter(g, tile, u);
+  } else {
+    WinogradTransformFilters(g, kWinogradFilterLanes, tile, u);
+  }
+}
+
+void WinogradFilterTransform(const KernelTable& table, const float* filter, int64_t out_channels,
+                             int64_t in_channels, int tile, float* u) {
+  constexpr int64_t L = kWinogradFilterLanes;
   const int64_t positions = (tile + 2) * (tile + 2);
-  float values[kMaxAlpha * kMaxAlpha];
-  for (int64_t oc = 0; oc < out_channels; ++oc) {
+  alignas(64) float g[9 * L];
+  alignas(64) float values[kMaxAlpha * kMaxAlpha * L];
+  for (int64_t oc0 = 0; oc0 < out_channels; oc0 += L) {
+    const int64_t lanes = std::min(L, out_channels - oc0);
     for (int64_t ic = 0; ic < in_channels; ++ic) {
-      WinogradTransformFilters(filter + (oc * in_channels + ic) * 9, 1, tile, values);
+      for (int64_t l = 0; l < L; ++l) {
+        const float* taps = l < lanes ? filter + ((oc0 + l) * in_channels + ic) * 9 : nullptr;
+        for (int k = 0; k < 9; ++k) g[k * L + l] = taps != nullptr ? taps[k] : 0.f;
+      }
+      WinogradTransformChunk(table, g, tile, values);
       for (int64_t xi = 0; xi < positions; ++xi) {
-        u[(xi * out_channels + oc) * in_channels + ic] = values[xi];
+        for (int64_t l = 0; l < lanes; ++l) {
+          u[(xi * out_channels + oc0 + l) * in_channels + ic] = values[xi * L + l];
+        }
       }
     }
   }
@@ -138,7 +155,7 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   const int positions = alpha_ * alpha_;
   const int64_t oc_count = params.out_channels, ic_count = params.in_channels;
   std::vector<float> u(positions * oc_count * ic_count);
-  WinogradFilterTransform(filter, oc_count, ic_count, tile, u.data());
+  WinogradFilterTransform(table, filter, oc_count, ic_count, tile, u.data());
   transformed_filter_.resize(positions);
   for (int xi = 0; xi < positions; ++xi) {
     transformed_filter_[xi].Pack(u.data() + xi * oc_count * ic_count, oc_count, ic_count, ic_count,

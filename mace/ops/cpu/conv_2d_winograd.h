@@ -38,13 +38,18 @@ namespace ops {
 // g[k * lanes + l], position xi = r * alpha + c of its U at
 // u[xi * lanes + l], alpha = tile + 2.
 constexpr int kWinogradFilterLanes = 16;
+static_assert(kWinogradFilterLanes == kWinogradChunk, "filter kernels take one chunk");
 void WinogradTransformFilters(const float* g, int lanes, int tile, float* u);
 
-// WinogradTransformFilters for every filter (out_channels x in_channels of
-// 3x3, OIHW): position xi of filter (oc, ic) goes to
+// The same for exactly kWinogradFilterLanes filters, by `table`'s
+// vectorized kernel where it has one.
+void WinogradTransformChunk(const KernelTable& table, const float* g, int tile, float* u);
+
+// U for every filter (out_channels x in_channels of 3x3, OIHW), a chunk of
+// output channels at a time: position xi of filter (oc, ic) goes to
 // u[(xi * out_channels + oc) * in_channels + ic].
-void WinogradFilterTransform(const float* filter, int64_t out_channels, int64_t in_channels,
-                             int tile, float* u);
+void WinogradFilterTransform(const KernelTable& table, const float* filter, int64_t out_channels,
+                             int64_t in_channels, int tile, float* u);
 
 class Conv2dWinograd : public Conv2dKernel {
  public:

@@ -347,6 +347,22 @@ void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, i
     }
     return;
   }
+  if (depth_stride == 1) {
+    // Rows stored one after another (a weight matrix as B^T): a panel is
+    // written in order, reading the panel's rows side by side. Row by row,
+    // each store went to another line of the panel (a 1000 x 1280
+    // FullyConnected took a fifth of MobileNet v2's engine creation).
+    for (int64_t p = 0; p < panels; ++p, dst += depth * width) {
+      const int valid = static_cast<int>(std::min<int64_t>(width, rows - p * width));
+      const float* base = src + p * width * stride;
+      for (int64_t d = 0; d < depth; ++d) {
+        float* out = dst + d * width;
+        for (int i = 0; i < valid; ++i) out[i] = base[i * stride + d];
+        for (int i = valid; i < width; ++i) out[i] = 0.f;
+      }
+    }
+    return;
+  }
   for (int64_t p = 0; p < panels; ++p, dst += depth * width) {
     const int valid = static_cast<int>(std::min<int64_t>(width, rows - p * width));
     const float* base = src + p * width * stride;
@@ -365,7 +381,8 @@ void PackedPanels::Pack(const float* src, int64_t rows, int64_t depth, int64_t s
   rows_ = rows;
   depth_ = depth;
   width_ = width;
-  storage_.Allocate(RoundUp(rows, width) * depth, arena);
+  // PackPanels writes every float, the padding rows too.
+  storage_.AllocateUnfilled(RoundUp(rows, width) * depth, arena);
   PackPanels(src, rows, depth, stride, depth_stride, width, storage_.data());
 }
 

@@ -189,6 +189,36 @@ TEST(GemmTest, PartialTiles) {
   }
 }
 
+// PackPanels on rows `stride` apart (a weight matrix packed as B^T), with
+// the depth contiguous (the fast path) or `depth_stride` apart: full panels,
+// a zero-padded last one, every float written (the output starts as NaN).
+TEST(GemmTest, PackPanelsStridedRows) {
+  for (int width : {8, 16, 32}) {
+    for (int64_t rows : {int64_t{1}, int64_t{width} + 1, int64_t{2} * width}) {
+      for (int64_t depth : {1, 5, 33}) {
+        for (int64_t depth_stride : {1, 2}) {
+          const int64_t stride = depth * depth_stride + 3;
+          const std::vector<float> src = RandomFloats(rows * stride, 22);
+          const int64_t panels = (rows + width - 1) / width;
+          std::vector<float> got(panels * width * depth, std::numeric_limits<float>::quiet_NaN());
+          PackPanels(src.data(), rows, depth, stride, depth_stride, width, got.data());
+          for (int64_t p = 0; p < panels; ++p) {
+            for (int64_t d = 0; d < depth; ++d) {
+              for (int i = 0; i < width; ++i) {
+                const int64_t row = p * width + i;
+                const float want = row < rows ? src[row * stride + d * depth_stride] : 0.f;
+                ASSERT_EQ(got[(p * depth + d) * width + i], want)
+                    << "width " << width << " rows " << rows << " depth " << depth
+                    << " depth stride " << depth_stride;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // The row-major fast path of PackPanels (rows adjacent in memory), for each
 // panel width a table uses and one it does not: full panels, a zero-padded
 // last panel, and a source row pitch wider than the rows.

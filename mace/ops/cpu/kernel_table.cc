@@ -40,12 +40,14 @@ KernelTable MakeAvx2Table() {
   table.eltwise = x86::Avx2EltwiseRow;
   table.winograd_input = x86::Avx2WinogradInput;
   table.winograd_output = x86::Avx2WinogradOutput;
+  table.winograd_filter = x86::Avx2WinogradFilter;
   table.fma_peak = x86::Avx2FmaPeak;
   table.mac_lanes = 16;
   table.channel_block = 8;
   table.blocked_layout_pays = true;
   table.blocked_conv_blocks = 2;
   table.blocked_conv = x86::Avx2BlockedConv;
+  table.blocked_pack = x86::Avx2BlockedPack;
   table.blocked_window = x86::Avx2BlockedWindow;
   table.blocked_winograd_input = x86::Avx2BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx2BlockedWinogradOutput;
@@ -78,6 +80,7 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.panel_dot = x86::Avx512PanelDot;
   table.winograd_input = x86::Avx512WinogradInput;
   table.winograd_output = x86::Avx512WinogradOutput;
+  table.winograd_filter = x86::Avx512WinogradFilter;
   table.gemm_partial = x86::Avx512GemmPartial8x32;
   table.conv_rows = x86::Avx512ConvRows8x32;
   table.fma_peak = x86::Avx512FmaPeak;
@@ -88,6 +91,7 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.blocked_conv_blocks = 3;
   table.blocked_window_conv_blocks = 4;
   table.blocked_conv = x86::Avx512BlockedConv;
+  table.blocked_pack = x86::Avx512BlockedPack;
   table.blocked_window = x86::Avx512BlockedWindow;
   table.blocked_winograd_input = x86::Avx512BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx512BlockedWinogradOutput;

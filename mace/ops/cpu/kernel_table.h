@@ -40,6 +40,9 @@ struct KernelTable {
   // Winograd F(2x2) and F(4x4) input and output transforms.
   WinogradInputKernel winograd_input = nullptr;
   WinogradOutputKernel winograd_output = nullptr;
+  // Optional: the filter transform, vectorized (WinogradTransformFilters,
+  // in plain C++, where there is none).
+  WinogradFilterKernel winograd_filter = nullptr;
   // Channel-blocked ("NCHWc") kernels; channel_block is 0 where there are
   // none. blocked_conv runs up to blocked_conv_blocks output blocks at once.
   int32_t channel_block = 0;
@@ -57,6 +60,9 @@ struct KernelTable {
   // up to 30 % in BM_ConvLayout). See GroupBlocks in conv_2d_blocked.cc.
   int32_t blocked_window_conv_blocks = 0;
   BlockedConvKernel blocked_conv = nullptr;
+  // Optional: the filter relayout BlockedConv2d does at engine creation,
+  // vectorized (a scalar loop where there is none).
+  BlockedPackKernel blocked_pack = nullptr;
   BlockedWindowKernel blocked_window = nullptr;
   BlockedWinogradInputKernel blocked_winograd_input = nullptr;
   BlockedWinogradOutputKernel blocked_winograd_output = nullptr;

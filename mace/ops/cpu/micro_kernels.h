@@ -268,6 +268,13 @@ struct BlockedConvRun {
 
 using BlockedConvKernel = void (*)(const BlockedConvRun& run);
 
+// Weight packing for the blocked kernels: for j in [0, count), the vector
+// dst + j * block holds src[l * stride + j] in lane l < lanes and zeros in
+// lanes [lanes, block), block being the table's channel_block. That is,
+// `lanes` rows of a matrix, `stride` floats apart, turned into columns.
+using BlockedPackKernel = void (*)(const float* src, int64_t stride, int lanes, int64_t count,
+                                   float* dst);
+
 // What a BlockedWindowRun computes per position.
 enum BlockedWindowMode : int32_t {
   kBlockedDepthwise = 0,  // sum of weight x input, plus bias and activation
@@ -351,6 +358,13 @@ using BlockedWinogradOutputKernel = void (*)(const BlockedWinogradOutputRun& run
 
 using WinogradInputKernel = void (*)(const WinogradInputRun& run);
 using WinogradOutputKernel = void (*)(const WinogradOutputRun& run);
+
+// U = G g G^T for kWinogradChunk 3x3 filters side by side, at tile `tile`
+// (2 or 4, alpha = tile + 2): tap k (= row * 3 + column) of filter l is
+// g[k * kWinogradChunk + l], and position xi (= r * alpha + c) of its
+// transform goes to u[xi * kWinogradChunk + l]. Engine creation runs it
+// over every filter of a Winograd convolution.
+using WinogradFilterKernel = void (*)(const float* g, int tile, float* u);
 
 }  // namespace ops
 }  // namespace mace

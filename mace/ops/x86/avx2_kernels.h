@@ -41,12 +41,14 @@ void Avx2EltwiseRow(const EltwiseRow& row);
 
 // Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
 void Avx2BlockedConv(const BlockedConvRun& run);
+void Avx2BlockedPack(const float* src, int64_t stride, int lanes, int64_t count, float* dst);
 void Avx2BlockedWindow(const BlockedWindowRun& run);
 void Avx2BlockedWinogradInput(const BlockedWinogradInputRun& run);
 void Avx2BlockedWinogradOutput(const BlockedWinogradOutputRun& run);
 
 void Avx2WinogradInput(const WinogradInputRun& run);
 void Avx2WinogradOutput(const WinogradOutputRun& run);
+void Avx2WinogradFilter(const float* g, int tile, float* u);
 
 bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 

@@ -35,12 +35,14 @@ int64_t Avx512FmaPeak(int64_t iterations, float* sink);
 
 // Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
 void Avx512BlockedConv(const BlockedConvRun& run);
+void Avx512BlockedPack(const float* src, int64_t stride, int lanes, int64_t count, float* dst);
 void Avx512BlockedWindow(const BlockedWindowRun& run);
 void Avx512BlockedWinogradInput(const BlockedWinogradInputRun& run);
 void Avx512BlockedWinogradOutput(const BlockedWinogradOutputRun& run);
 
 void Avx512WinogradInput(const WinogradInputRun& run);
 void Avx512WinogradOutput(const WinogradOutputRun& run);
+void Avx512WinogradFilter(const float* g, int tile, float* u);
 bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 
 // 3x3 depthwise bands (DepthwiseBandKernel) at horizontal stride 1 and 2,

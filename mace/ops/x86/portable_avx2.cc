@@ -94,12 +94,25 @@ bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float*
 }
 
 void Avx2BlockedConv(const BlockedConvRun& run) { BkConv(run); }
+
+// One gather per column: lane l reads row l (index l * stride, masked to
+// `lanes`, zeros elsewhere).
+void Avx2BlockedPack(const float* src, int64_t stride, int lanes, int64_t count, float* dst) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i index = _mm256_mullo_epi32(lane, _mm256_set1_epi32(static_cast<int32_t>(stride)));
+  const __m256 mask = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), lane));
+  for (int64_t j = 0; j < count; ++j) {
+    _mm256_storeu_ps(dst + j * 8,
+                     _mm256_mask_i32gather_ps(_mm256_setzero_ps(), src + j, index, mask, 4));
+  }
+}
 void Avx2BlockedWindow(const BlockedWindowRun& run) { BkWindow(run); }
 void Avx2BlockedWinogradInput(const BlockedWinogradInputRun& run) { BkWinogradInput(run); }
 void Avx2BlockedWinogradOutput(const BlockedWinogradOutputRun& run) { BkWinogradOutput(run); }
 
 void Avx2WinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void Avx2WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }
+void Avx2WinogradFilter(const float* g, int tile, float* u) { WgFilter(g, tile, u); }
 
 }  // namespace x86
 }  // namespace ops

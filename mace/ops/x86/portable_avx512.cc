@@ -65,12 +65,26 @@ bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const floa
 }
 
 void Avx512BlockedConv(const BlockedConvRun& run) { BkConv(run); }
+
+// One gather per column: lane l reads row l (index l * stride, masked to
+// `lanes`, zeros elsewhere).
+void Avx512BlockedPack(const float* src, int64_t stride, int lanes, int64_t count, float* dst) {
+  const __m512i index =
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(static_cast<int32_t>(stride)));
+  const __mmask16 mask = static_cast<__mmask16>((1u << lanes) - 1);
+  for (int64_t j = 0; j < count; ++j) {
+    _mm512_storeu_ps(dst + j * 16,
+                     _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask, index, src + j, 4));
+  }
+}
 void Avx512BlockedWindow(const BlockedWindowRun& run) { BkWindow(run); }
 void Avx512BlockedWinogradInput(const BlockedWinogradInputRun& run) { BkWinogradInput(run); }
 void Avx512BlockedWinogradOutput(const BlockedWinogradOutputRun& run) { BkWinogradOutput(run); }
 
 void Avx512WinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void Avx512WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }
+void Avx512WinogradFilter(const float* g, int tile, float* u) { WgFilter(g, tile, u); }
 
 }  // namespace x86
 }  // namespace ops

@@ -142,5 +142,35 @@ TEST(PersistentFloatsTest, ArenaOrOwnStorageZeroFilled) {
   EXPECT_EQ(moved.data(), where);
 }
 
+// Unfilled blocks share the chunks and the accounting of zeroed ones, and a
+// zeroed block after them is still zeroed (a Reset arena hands out memory
+// that held data).
+TEST(PersistentArenaTest, UnfilledBlocksShareChunksAndAccounting) {
+  PersistentArena arena;
+  auto* unfilled = static_cast<unsigned char*>(arena.AllocateUnfilled(100));
+  ASSERT_NE(unfilled, nullptr);
+  EXPECT_TRUE(Aligned(unfilled));
+  std::memset(unfilled, 0xcd, 100);
+  auto* zeroed = static_cast<unsigned char*>(arena.Allocate(64));
+  ASSERT_NE(zeroed, nullptr);
+  EXPECT_EQ(zeroed, unfilled + 128);
+  EXPECT_EQ(arena.used_bytes(), 128 + 64);
+  EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kChunkBytes);
+  EXPECT_EQ(arena.AllocateUnfilled(-1), nullptr);
+  arena.Reset();
+  auto* again = static_cast<unsigned char*>(arena.Allocate(100));
+  EXPECT_EQ(again, unfilled);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(again[i], 0) << i;
+
+  PersistentFloats floats;
+  floats.AllocateUnfilled(10, &arena);
+  EXPECT_TRUE(floats.in_arena());
+  EXPECT_EQ(floats.size(), 10);
+  PersistentFloats own;
+  own.AllocateUnfilled(5, nullptr);
+  ASSERT_NE(own.data(), nullptr);
+  EXPECT_FALSE(own.in_arena());
+}
+
 }  // namespace
 }  // namespace mace
