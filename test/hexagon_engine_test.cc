@@ -1,6 +1,7 @@
 // uint8 models through MaceEngine on DeviceType::HEXAGON (the emulated DSP,
-// docs/dsp_runtime.md): outputs equal the CPU engine's bit for bit, ops the
-// DSP lacks are named at creation, and a missing DSP image is a clear error.
+// docs/dsp_runtime.md): outputs equal the CPU engine's bit for bit, also
+// with ops the DSP lacks placed on the CPU between DSP graphs, and a
+// missing DSP image is a clear error.
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -237,8 +238,9 @@ TEST(HexagonEngineTest, FloatTailAndReshapeMatchTheCpuEngine) {
   EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 3u);
 }
 
-// A uint8 op after the CPU's float tail would need the DSP again: refused.
-TEST(HexagonEngineTest, Uint8AfterTheFloatTailIsRefused) {
+// A uint8 op after the CPU's float tail runs on the DSP again: two DSP
+// segments with the float Activation and the Quantize between them.
+TEST(HexagonEngineTest, Uint8AfterTheFloatTailRunsOnTheDspAgain) {
   Model model = MakeModel();
   ModelBuilder& b = model.builder;
   b.Op("dequantize")->set_output(0, "yf");
@@ -246,12 +248,98 @@ TEST(HexagonEngineTest, Uint8AfterTheFloatTailIsRefused) {
   ModelBuilder::SetString(relu, "activation", "RELU");
   OperatorDef* quantize = b.AddOp("Quantize", "requantize", {"r"}, "rq");
   ModelBuilder::SetInt(quantize, "T", DT_UINT8);
-  SetQuantizeInfo(quantize, 0.5f, 0);
-  b.AddOp("Dequantize", "dequantize2", {"rq"}, "y");
+  SetQuantizeInfo(quantize, 0.25f, 0);
+  OperatorDef* pool = b.AddOp("Pooling", "pool2", {"rq"}, "p2");
+  ModelBuilder::SetInt(pool, "T", DT_UINT8);
+  ModelBuilder::SetInt(pool, "pooling_type", 1);
+  SetInts(pool, "kernels", {2, 2});
+  SetInts(pool, "strides", {1, 1});
+  SetQuantizeInfo(pool, 0.25f, 0);
+  b.AddOp("Dequantize", "dequantize2", {"p2"}, "y");
   MaceStatus status;
-  RunEngine(b, DeviceType::HEXAGON, &status);
-  EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
-  EXPECT_NE(status.information().find("requantize"), std::string::npos) << status.ToString();
+  const std::vector<float> cpu = RunEngine(b, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(b, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(cpu.size(), 6u * 3 * 2);
+  EXPECT_EQ(dsp, cpu);
+  EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 3u);
+}
+
+// ChannelShuffle (ShuffleNet's op) has a uint8 CPU kernel and no DSP one:
+// placed in the middle of the graph it runs on the CPU between two DSP
+// graphs, which hand it the uint8 bytes with their quantization.
+void ShuffleBeforePool(ModelBuilder* b) {
+  OperatorDef* shuffle = b->AddOp("ChannelShuffle", "shuffle", {"c3"}, "c3s");
+  ModelBuilder::SetInt(shuffle, "T", DT_UINT8);
+  ModelBuilder::SetInt(shuffle, "group", 3);
+  SetQuantizeInfo(shuffle, 0.5f, 120);
+  b->Op("pool")->set_input(0, "c3s");
+  // Model order: the shuffle right after the 1x1 convolution.
+  auto* ops = b->net.mutable_op();
+  for (int i = ops->size() - 1; i > 0 && ops->Get(i - 1).name() != "pw"; --i) {
+    ops->SwapElements(i, i - 1);
+  }
+}
+
+TEST(HexagonEngineTest, MidGraphCpuOpMatchesTheCpuEngine) {
+  Model model = MakeModel();
+  ShuffleBeforePool(&model.builder);
+  ASSERT_EQ(model.builder.net.op(4).name(), "shuffle");
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(cpu.size(), 6u * 4 * 3);
+  EXPECT_EQ(dsp, cpu);
+  EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 3u);
+  // The shuffle changes the result: without it the engine gives another.
+  const std::vector<float> plain = RunEngine(MakeModel().builder, DeviceType::HEXAGON, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_NE(plain, cpu);
+}
+
+// The same with uint8 app tensors and a second CPU op (a Concat on the
+// height axis, which the DSP does not do) at the end: the app's bytes go
+// straight to the first DSP graph, and the CPU writes the app's output.
+TEST(HexagonEngineTest, TwoCpuSegmentsWithUint8Edges) {
+  Model model = MakeModel();
+  ModelBuilder& b = model.builder;
+  ShuffleBeforePool(&b);
+  InputOutputInfo* input = b.net.mutable_input_info(0);
+  input->set_name("xq");
+  input->set_data_type(DT_UINT8);
+  input->set_scale(0.05f);
+  input->set_zero_point(120);
+  b.net.mutable_op()->DeleteSubrange(b.net.op_size() - 1, 1);  // Dequantize
+  b.net.mutable_op()->DeleteSubrange(0, 1);                     // Quantize
+  OperatorDef* concat = b.AddOp("Concat", "concat_h", {"c4", "c4"}, "c5");
+  ModelBuilder::SetInt(concat, "T", DT_UINT8);
+  ModelBuilder::SetInt(concat, "axis", 2);
+  SetQuantizeInfo(concat, 0.5f, 120);
+  InputOutputInfo* output = b.net.mutable_output_info(0);
+  output->set_name("c5");
+  output->set_data_type(DT_UINT8);
+  std::mt19937 rng(4321);
+  const std::vector<uint8_t> x = RandomBytes(3 * 9 * 7, &rng);
+  std::vector<std::vector<uint8_t>> results;
+  for (DeviceType device : {DeviceType::CPU, DeviceType::HEXAGON}) {
+    std::shared_ptr<MaceEngine> engine;
+    MaceStatus status = b.CreateEngine({"xq"}, {"c5"}, MaceEngineConfig(device), &engine);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    std::shared_ptr<void> data(new uint8_t[x.size()], std::default_delete<uint8_t[]>());
+    std::copy(x.begin(), x.end(), static_cast<uint8_t*>(data.get()));
+    std::map<std::string, MaceTensor> outputs;
+    status = engine->Run({{"xq", MaceTensor({1, 3, 9, 7}, data, TensorDataType::UINT8)}}, &outputs);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    const MaceTensor& y = outputs.at("c5");
+    const uint8_t* bytes = static_cast<const uint8_t*>(y.raw_data().get());
+    results.emplace_back(bytes, bytes + y.size());
+  }
+  ASSERT_EQ(results[0].size(), 6u * 8 * 3);
+  EXPECT_EQ(results[1], results[0]);
+  EXPECT_GT(std::set<uint8_t>(results[0].begin(), results[0].end()).size(), 3u);
 }
 
 TEST(HexagonEngineTest, ResizeBilinearMatchesTheCpuEngine) {
@@ -267,20 +355,29 @@ TEST(HexagonEngineTest, ResizeBilinearMatchesTheCpuEngine) {
   EXPECT_EQ(dsp, cpu);
 }
 
-TEST(HexagonEngineTest, OpsTheDspLacksAreNamed) {
-  Model model = MakeModel();
+// A model with no op the DSP runs is refused, naming each op and why.
+TEST(HexagonEngineTest, NothingForTheDspIsRefusedNamingEachOp) {
+  ModelBuilder b;
+  InputOutputInfo* input = b.net.add_input_info();
+  input->set_name("x");
+  for (int64_t d : {1, 3, 9, 7}) input->add_dims(d);
+  b.net.add_output_info()->set_name("y");
+  OperatorDef* quantize = b.AddOp("Quantize", "quantize", {"x"}, "xq");
+  ModelBuilder::SetInt(quantize, "T", DT_UINT8);
+  SetQuantizeInfo(quantize, 0.05f, 120);
   // The DSP concatenates channels only.
-  OperatorDef* concat = model.builder.AddOp("Concat", "extra", {"c4", "c4"}, "c5");
+  OperatorDef* concat = b.AddOp("Concat", "extra", {"xq", "xq"}, "c");
   ModelBuilder::SetInt(concat, "T", DT_UINT8);
   ModelBuilder::SetInt(concat, "axis", 2);
-  SetQuantizeInfo(concat, 0.5f, 120);
-  model.builder.Op("dequantize")->set_input(0, "c5");
-  model.builder.net.mutable_op()->SwapElements(model.builder.net.op_size() - 1,
-                                               model.builder.net.op_size() - 2);
+  SetQuantizeInfo(concat, 0.05f, 120);
+  b.AddOp("Dequantize", "dequantize", {"c"}, "y");
   MaceStatus status;
-  RunEngine(model.builder, DeviceType::HEXAGON, &status);
+  std::shared_ptr<MaceEngine> engine;
+  status = b.CreateEngine({"x"}, {"y"}, MaceEngineConfig(DeviceType::HEXAGON), &engine);
   EXPECT_EQ(status.code(), MaceStatus::MACE_UNSUPPORTED) << status.ToString();
-  EXPECT_NE(status.information().find("'extra'"), std::string::npos) << status.ToString();
+  for (const char* name : {"'quantize'", "'extra'", "concatenates channels", "'dequantize'"}) {
+    EXPECT_NE(status.information().find(name), std::string::npos) << name << status.ToString();
+  }
 }
 
 TEST(HexagonEngineTest, MissingDspImageIsAClearError) {
