@@ -292,6 +292,9 @@ HexagonExecutor::~HexagonExecutor() {
 
 MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
                                  const std::vector<std::string>& output_names) {
+  // A missing emulator or image is reported first, whatever the model.
+  std::string emulator, image;
+  MACE_RETURN_IF_ERROR(ResolveDspPaths(config_, &emulator, &image));
   // Activation ids for the planning.
   std::map<const Tensor*, int> ids;
   std::vector<const Tensor*> tensors;
