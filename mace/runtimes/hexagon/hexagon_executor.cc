@@ -161,6 +161,12 @@ class Translator {
     int64_t axis = op->GetInt("axis", 1);
     if (axis < 0) axis += rank;
     MACE_CHECK_ARG(rank == 4 && axis == 1, op->Describe(), ": the DSP concatenates channels only");
+    const Tensor* out = op->Output(0);
+    for (int i = 0; i < op->InputSize(); ++i) {
+      const Tensor* in = op->Input(i);
+      MACE_CHECK_ARG(in->scale() == out->scale() && in->zero_point() == out->zero_point(),
+                     op->Describe(), ": the DSP concatenates inputs quantized as the output only");
+    }
     std::vector<uint32_t> inputs;
     for (int i = 0; i < op->InputSize(); ++i) inputs.push_back(Operand(op->Input(i)));
     builder_->AddOp(dsp::kConcat, inputs, {Activation(op->Output(0))}, {});

@@ -40,7 +40,18 @@ def _args(op) -> dict:
     return values
 
 
-def _problem(op, args: dict, weights: dict) -> str:
+def _quantization(net_def) -> dict:
+    """(scale, zero point) of each tensor the model states one for."""
+    quant = {info.name: (info.scale, info.zero_point) for info in net_def.input_info
+             if info.HasField("scale")}
+    quant.update((t.name, (t.scale, t.zero_point)) for t in net_def.tensors)
+    for op in net_def.op:
+        for name, info in zip(op.output, op.quantize_info):
+            quant[name] = (info.scale, info.zero_point)
+    return quant
+
+
+def _problem(op, args: dict, weights: dict, quant: dict) -> str:
     """Why the DSP cannot run `op`, or ""."""
     if op.type in RENAMES:
         return ""
@@ -66,6 +77,9 @@ def _problem(op, args: dict, weights: dict) -> str:
         axis = args.get("axis", 1)
         if rank != 4 or axis not in (1, 1 - rank):
             return "the DSP concatenates channels of 4-D tensors only"
+        out = quant.get(op.output[0])
+        if out is not None and any(quant.get(name, out) != out for name in op.input):
+            return "the DSP concatenates inputs quantized as the output only"
     if op.type == "Softmax" and args.get("use_log", 0) != 0:
         return "log-softmax"
     return ""
@@ -82,6 +96,7 @@ class PlacedOp:
 def placement(net_def) -> list[PlacedOp]:
     """Each op of `net_def` with the side the engine runs it on."""
     weights = {tensor.name: tensor for tensor in net_def.tensors}
+    quant = _quantization(net_def)
     placed = []
     dsp_written: set[str] = set()  # by the current DSP segment
     for op in net_def.op:
@@ -93,7 +108,7 @@ def placement(net_def) -> list[PlacedOp]:
         elif op.type in RENAMES and (not op.input or op.input[0] not in dsp_written):
             reason = "renames a tensor the CPU holds"
         else:
-            reason = _problem(op, args, weights)
+            reason = _problem(op, args, weights, quant)
         on_dsp = not reason
         if on_dsp:
             if not placed or not placed[-1].on_dsp:

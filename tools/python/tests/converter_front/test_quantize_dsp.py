@@ -176,5 +176,27 @@ class DspOpsTest(unittest.TestCase):
             "softmax6 (Softmax): log-softmax"])
 
 
+    def test_concat_needs_its_inputs_quantized_as_its_output(self):
+        pb = proto.load()
+        net = pb.NetDef()
+        net.input_info.add(name="x", scale=0.1, zero_point=3)
+
+        def op(name, op_type, inputs, scale, zero_point):
+            o = net.op.add(name=name, type=op_type)
+            o.input.extend(inputs)
+            o.output.append(name)
+            o.arg.add(name="T", i=pb.DT_UINT8)
+            o.quantize_info.add(scale=scale, zero_point=zero_point)
+
+        op("a", "Pooling", ["x"], 0.1, 3)
+        op("b", "Pooling", ["x"], 0.2, 3)
+        op("same", "Concat", ["a", "x"], 0.1, 3)
+        op("mixed", "Concat", ["a", "b"], 0.1, 3)
+        op("shifted", "Concat", ["a", "a"], 0.1, 4)
+        self.assertEqual(dsp_ops.unsupported_ops(net), [
+            "mixed (Concat): the DSP concatenates inputs quantized as the output only",
+            "shifted (Concat): the DSP concatenates inputs quantized as the output only"])
+
+
 if __name__ == "__main__":
     unittest.main()
