@@ -2,7 +2,11 @@
 // docs/dsp_runtime.md): outputs equal the CPU engine's bit for bit, also
 // with ops the DSP lacks placed on the CPU between DSP graphs, and a
 // missing DSP image is a clear error.
+#include <sys/stat.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
@@ -353,6 +357,45 @@ TEST(HexagonEngineTest, ResizeBilinearMatchesTheCpuEngine) {
   ASSERT_TRUE(status.ok()) << status.ToString();
   ASSERT_EQ(cpu.size(), 6u * 5 * 7);
   EXPECT_EQ(dsp, cpu);
+}
+
+// In a split model each DSP graph has its own session, and one that hangs
+// fails engine creation cleanly: the first DSP segment's emulator is the
+// real one, the second's never answers.
+TEST(HexagonEngineTest, HangingSecondSegmentIsAClearError) {
+  Model model = MakeModel();
+  ShuffleBeforePool(&model.builder);
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = tmp != nullptr ? tmp : "/tmp";
+  const std::string script = dir + "/second_session_hangs.sh";
+  const std::string counter = dir + "/second_session_hangs.count";
+  std::remove(counter.c_str());
+  {
+    std::ofstream file(script);
+    file << "#!/bin/sh\n"
+         << "n=$(cat '" << counter << "' 2>/dev/null || echo 0)\n"
+         << "echo $((n + 1)) > '" << counter << "'\n"
+         << "if [ \"$n\" -ge 1 ]; then exec sleep 30; fi\n"
+         << "exec qemu-hexagon \"$@\"\n";
+  }
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  MaceEngineConfig config(DeviceType::HEXAGON);
+  HexagonOptions options;
+  options.emulator_path = script;
+  options.call_timeout_ms = 5000;
+  ASSERT_TRUE(config.SetHexagonOptions(options).ok());
+  MaceStatus status;
+  RunEngine(model.builder, config, &status);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_RUNTIME_ERROR) << status.ToString();
+  EXPECT_NE(status.information().find("no reply before the deadline (5000 ms a call)"),
+            std::string::npos)
+      << status.ToString();
+  std::ifstream count(counter);
+  int sessions = 0;
+  count >> sessions;
+  EXPECT_EQ(sessions, 2);
+  std::remove(script.c_str());
+  std::remove(counter.c_str());
 }
 
 // A model with no op the DSP runs is refused, naming each op and why.
