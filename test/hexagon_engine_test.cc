@@ -121,48 +121,70 @@ std::vector<float> RunEngine(const ModelBuilder& model, DeviceType device, MaceS
   return RunEngine(model, MaceEngineConfig(device), status);
 }
 
-TEST(HexagonEngineTest, MatchesTheCpuEngineBitForBit) {
-  const Model model = MakeModel();
+// The model on the CPU and on the DSP: equal bit for bit, of `size`
+// values, not nearly constant. Returns the CPU's output.
+std::vector<float> ExpectDspEqualsCpu(const ModelBuilder& model, size_t size) {
   MaceStatus status;
-  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  ASSERT_EQ(cpu.size(), 6u * 4 * 3);
+  const std::vector<float> cpu = RunEngine(model, DeviceType::CPU, &status);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> dsp = RunEngine(model, DeviceType::HEXAGON, &status);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(cpu.size(), size);
   EXPECT_EQ(dsp, cpu);
   EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 3u);
+  return cpu;
+}
+
+TEST(HexagonEngineTest, MatchesTheCpuEngineBitForBit) {
+  ExpectDspEqualsCpu(MakeModel().builder, 6u * 4 * 3);
+}
+
+// Makes the model's input the uint8 "xq" (the Quantize removed) and drops
+// the final Dequantize.
+void UseUint8Edges(ModelBuilder* b) {
+  InputOutputInfo* input = b->net.mutable_input_info(0);
+  input->set_name("xq");
+  input->set_data_type(DT_UINT8);
+  input->set_scale(0.05f);
+  input->set_zero_point(120);
+  b->net.mutable_op()->DeleteSubrange(b->net.op_size() - 1, 1);  // Dequantize
+  b->net.mutable_op()->DeleteSubrange(0, 1);                     // Quantize
+}
+
+// Runs a model with uint8 input "xq" (random bytes from `seed`) and the
+// uint8 output `output` on the CPU and on the DSP: their output bytes.
+std::vector<std::vector<uint8_t>> RunUint8OnBoth(ModelBuilder* b, const std::string& output,
+                                                 unsigned seed) {
+  InputOutputInfo* info = b->net.mutable_output_info(0);
+  info->set_name(output);
+  info->set_data_type(DT_UINT8);
+  std::mt19937 rng(seed);
+  const std::vector<uint8_t> x = RandomBytes(3 * 9 * 7, &rng);
+  std::vector<std::vector<uint8_t>> results;
+  for (DeviceType device : {DeviceType::CPU, DeviceType::HEXAGON}) {
+    std::shared_ptr<MaceEngine> engine;
+    MaceStatus status = b->CreateEngine({"xq"}, {output}, MaceEngineConfig(device), &engine);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    if (!status.ok()) return {};
+    std::shared_ptr<void> data(new uint8_t[x.size()], std::default_delete<uint8_t[]>());
+    std::copy(x.begin(), x.end(), static_cast<uint8_t*>(data.get()));
+    std::map<std::string, MaceTensor> outputs;
+    status = engine->Run({{"xq", MaceTensor({1, 3, 9, 7}, data, TensorDataType::UINT8)}}, &outputs);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    if (!status.ok()) return {};
+    const MaceTensor& y = outputs.at(output);
+    const uint8_t* bytes = static_cast<const uint8_t*>(y.raw_data().get());
+    results.emplace_back(bytes, bytes + y.size());
+  }
+  return results;
 }
 
 // The same model with uint8 tensors straight from and to the app.
 TEST(HexagonEngineTest, Uint8InputsAndOutputsPassThrough) {
   Model model = MakeModel();
-  ModelBuilder& b = model.builder;
-  InputOutputInfo* input = b.net.mutable_input_info(0);
-  input->set_name("xq");
-  input->set_data_type(DT_UINT8);
-  input->set_scale(0.05f);
-  input->set_zero_point(120);
-  InputOutputInfo* output = b.net.mutable_output_info(0);
-  output->set_name("c4");
-  output->set_data_type(DT_UINT8);
-  b.net.mutable_op()->DeleteSubrange(b.net.op_size() - 1, 1);  // Dequantize
-  b.net.mutable_op()->DeleteSubrange(0, 1);                     // Quantize
-  std::mt19937 rng(99);
-  const std::vector<uint8_t> x = RandomBytes(3 * 9 * 7, &rng);
-  std::vector<std::vector<uint8_t>> results;
-  for (DeviceType device : {DeviceType::CPU, DeviceType::HEXAGON}) {
-    std::shared_ptr<MaceEngine> engine;
-    MaceStatus status = b.CreateEngine({"xq"}, {"c4"}, MaceEngineConfig(device), &engine);
-    ASSERT_TRUE(status.ok()) << status.ToString();
-    std::shared_ptr<void> data(new uint8_t[x.size()], std::default_delete<uint8_t[]>());
-    std::copy(x.begin(), x.end(), static_cast<uint8_t*>(data.get()));
-    std::map<std::string, MaceTensor> outputs;
-    status = engine->Run({{"xq", MaceTensor({1, 3, 9, 7}, data, TensorDataType::UINT8)}}, &outputs);
-    ASSERT_TRUE(status.ok()) << status.ToString();
-    const MaceTensor& y = outputs.at("c4");
-    const uint8_t* bytes = static_cast<const uint8_t*>(y.raw_data().get());
-    results.emplace_back(bytes, bytes + y.size());
-  }
+  UseUint8Edges(&model.builder);
+  const std::vector<std::vector<uint8_t>> results = RunUint8OnBoth(&model.builder, "c4", 99);
+  ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[1], results[0]);
 }
 
@@ -260,14 +282,7 @@ TEST(HexagonEngineTest, Uint8AfterTheFloatTailRunsOnTheDspAgain) {
   SetInts(pool, "strides", {1, 1});
   SetQuantizeInfo(pool, 0.25f, 0);
   b.AddOp("Dequantize", "dequantize2", {"p2"}, "y");
-  MaceStatus status;
-  const std::vector<float> cpu = RunEngine(b, DeviceType::CPU, &status);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  const std::vector<float> dsp = RunEngine(b, DeviceType::HEXAGON, &status);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  ASSERT_EQ(cpu.size(), 6u * 3 * 2);
-  EXPECT_EQ(dsp, cpu);
-  EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 3u);
+  ExpectDspEqualsCpu(b, 6u * 3 * 2);
 }
 
 // ChannelShuffle (ShuffleNet's op) has a uint8 CPU kernel and no DSP one:
@@ -290,15 +305,9 @@ TEST(HexagonEngineTest, MidGraphCpuOpMatchesTheCpuEngine) {
   Model model = MakeModel();
   ShuffleBeforePool(&model.builder);
   ASSERT_EQ(model.builder.net.op(4).name(), "shuffle");
-  MaceStatus status;
-  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  const std::vector<float> dsp = RunEngine(model.builder, DeviceType::HEXAGON, &status);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  ASSERT_EQ(cpu.size(), 6u * 4 * 3);
-  EXPECT_EQ(dsp, cpu);
-  EXPECT_GT(std::set<float>(cpu.begin(), cpu.end()).size(), 3u);
+  const std::vector<float> cpu = ExpectDspEqualsCpu(model.builder, 6u * 4 * 3);
   // The shuffle changes the result: without it the engine gives another.
+  MaceStatus status;
   const std::vector<float> plain = RunEngine(MakeModel().builder, DeviceType::HEXAGON, &status);
   ASSERT_TRUE(status.ok()) << status.ToString();
   EXPECT_NE(plain, cpu);
@@ -311,36 +320,13 @@ TEST(HexagonEngineTest, TwoCpuSegmentsWithUint8Edges) {
   Model model = MakeModel();
   ModelBuilder& b = model.builder;
   ShuffleBeforePool(&b);
-  InputOutputInfo* input = b.net.mutable_input_info(0);
-  input->set_name("xq");
-  input->set_data_type(DT_UINT8);
-  input->set_scale(0.05f);
-  input->set_zero_point(120);
-  b.net.mutable_op()->DeleteSubrange(b.net.op_size() - 1, 1);  // Dequantize
-  b.net.mutable_op()->DeleteSubrange(0, 1);                     // Quantize
+  UseUint8Edges(&b);
   OperatorDef* concat = b.AddOp("Concat", "concat_h", {"c4", "c4"}, "c5");
   ModelBuilder::SetInt(concat, "T", DT_UINT8);
   ModelBuilder::SetInt(concat, "axis", 2);
   SetQuantizeInfo(concat, 0.5f, 120);
-  InputOutputInfo* output = b.net.mutable_output_info(0);
-  output->set_name("c5");
-  output->set_data_type(DT_UINT8);
-  std::mt19937 rng(4321);
-  const std::vector<uint8_t> x = RandomBytes(3 * 9 * 7, &rng);
-  std::vector<std::vector<uint8_t>> results;
-  for (DeviceType device : {DeviceType::CPU, DeviceType::HEXAGON}) {
-    std::shared_ptr<MaceEngine> engine;
-    MaceStatus status = b.CreateEngine({"xq"}, {"c5"}, MaceEngineConfig(device), &engine);
-    ASSERT_TRUE(status.ok()) << status.ToString();
-    std::shared_ptr<void> data(new uint8_t[x.size()], std::default_delete<uint8_t[]>());
-    std::copy(x.begin(), x.end(), static_cast<uint8_t*>(data.get()));
-    std::map<std::string, MaceTensor> outputs;
-    status = engine->Run({{"xq", MaceTensor({1, 3, 9, 7}, data, TensorDataType::UINT8)}}, &outputs);
-    ASSERT_TRUE(status.ok()) << status.ToString();
-    const MaceTensor& y = outputs.at("c5");
-    const uint8_t* bytes = static_cast<const uint8_t*>(y.raw_data().get());
-    results.emplace_back(bytes, bytes + y.size());
-  }
+  const std::vector<std::vector<uint8_t>> results = RunUint8OnBoth(&b, "c5", 4321);
+  ASSERT_EQ(results.size(), 2u);
   ASSERT_EQ(results[0].size(), 6u * 8 * 3);
   EXPECT_EQ(results[1], results[0]);
   EXPECT_GT(std::set<uint8_t>(results[0].begin(), results[0].end()).size(), 3u);
