@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -311,6 +312,40 @@ TEST(HexagonEngineTest, MidGraphCpuOpMatchesTheCpuEngine) {
   const std::vector<float> plain = RunEngine(MakeModel().builder, DeviceType::HEXAGON, &status);
   ASSERT_TRUE(status.ok()) << status.ToString();
   EXPECT_NE(plain, cpu);
+}
+
+// RunMetadata on a split model: each CPU op, and each DSP graph as one
+// entry with its MACs and its time on the DSP.
+TEST(HexagonEngineTest, RunMetadataHasCpuOpsAndDspGraphs) {
+  Model model = MakeModel();
+  ShuffleBeforePool(&model.builder);
+  std::shared_ptr<MaceEngine> engine;
+  MaceStatus status = model.builder.CreateEngine(
+      {"x"}, {"y"}, MaceEngineConfig(DeviceType::HEXAGON), &engine);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
+  std::fill(data.get(), data.get() + 3 * 9 * 7, 0.5f);
+  std::map<std::string, MaceTensor> outputs;
+  RunMetadata metadata;
+  status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs, &metadata);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::vector<std::string> names, types;
+  for (const OperatorStats& op : metadata.op_stats) {
+    names.push_back(op.operator_name);
+    types.push_back(op.type);
+    EXPECT_GE(op.end_micros, op.start_micros) << op.operator_name;
+    EXPECT_EQ(op.device_micros >= 0, op.type == "HexagonGraph") << op.operator_name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"quantize", "DSP segment 1 of 2 (3 ops)", "shuffle",
+                                             "DSP segment 2 of 2 (1 ops)", "dequantize"}));
+  EXPECT_EQ(types, (std::vector<std::string>{"Quantize", "HexagonGraph", "ChannelShuffle",
+                                             "HexagonGraph", "Dequantize"}));
+  ASSERT_EQ(metadata.op_stats.size(), 5u);
+  // conv 3x3 s2 (8 x 5 x 4 outputs, 27 taps), depthwise 3x3 (160 x 9),
+  // 1x1 (6 x 5 x 4 outputs, 8 taps); the pooling has no MACs.
+  EXPECT_EQ(metadata.op_stats[1].macs, 8 * 5 * 4 * 27 + 8 * 5 * 4 * 9 + 6 * 5 * 4 * 8);
+  EXPECT_EQ(metadata.op_stats[1].output_shape,
+            (std::vector<std::vector<int64_t>>{{1, 6, 5, 4}}));
 }
 
 // The same with uint8 app tensors and a second CPU op (a Concat on the

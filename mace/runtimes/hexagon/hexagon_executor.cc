@@ -12,6 +12,7 @@
 #include "mace/ops/ref/quantized/softmax.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/status.h"
+#include "mace/utils/timer.h"
 
 namespace mace {
 namespace hexagon {
@@ -386,6 +387,8 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
     DspGraphBuilder* builder = builders[dsp_index].get();
     Translator* translator = translators[dsp_index].get();
     const std::string where = StrCat("DSP segment ", dsp_index + 1, " of ", builders.size());
+    stage.name = StrCat(where, " (", segment.ops.size(), " ops)");
+    for (int i : segment.ops) stage.macs += ops[i]->Macs();
     ++dsp_index;
     std::vector<uint32_t> graph_inputs, graph_outputs;
     for (int id : segment.inputs) {
@@ -440,26 +443,51 @@ MaceStatus HexagonExecutor::RunDsp(Stage* stage) {
   return MaceStatus();
 }
 
-MaceStatus HexagonExecutor::Run(RunMetadata* /*run_metadata*/) {
+MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
   std::set<Runtime*> runtimes;
   for (const Stage& stage : stages_) {
     for (Operation* op : stage.ops) runtimes.insert(op->runtime());
   }
   for (Runtime* runtime : runtimes) MACE_RETURN_IF_ERROR(runtime->BeforeRun());
+  if (run_metadata != nullptr) run_metadata->op_stats.clear();
+  // One entry per CPU op, as Net::Run gives, and one per DSP graph (its
+  // time on the DSP as the device time).
+  auto record = [run_metadata](OperatorStats stats, int64_t start) {
+    if (run_metadata == nullptr) return;
+    stats.start_micros = start;
+    stats.end_micros = NowMicros();
+    run_metadata->op_stats.push_back(std::move(stats));
+  };
   OpContext context;
   context.workspace = net_->workspace();
   for (Stage& stage : stages_) {
     if (stage.on_dsp) {
+      const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
       MACE_RETURN_IF_ERROR(RunDsp(&stage));
+      OperatorStats stats;
+      stats.operator_name = stage.name;
+      stats.type = "HexagonGraph";
+      stats.macs = stage.macs;
+      stats.device_micros = stage.control->last_dsp_time_us();
+      for (const auto& receivers : stage.outputs) stats.output_shape.push_back(receivers[0]->shape());
+      record(std::move(stats), start);
       continue;
     }
     for (Operation* op : stage.ops) {
+      const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
       bool empty = op->OutputSize() > 0;
       for (int k = 0; k < op->OutputSize() && empty; ++k) empty = op->Output(k)->size() == 0;
-      if (empty) continue;
-      context.runtime = op->runtime();
-      MACE_RETURN_IF_ERROR(
-          CatchExceptions([&] { return op->Run(&context); }, [&] { return op->Describe(); }));
+      if (!empty) {
+        context.runtime = op->runtime();
+        MACE_RETURN_IF_ERROR(
+            CatchExceptions([&] { return op->Run(&context); }, [&] { return op->Describe(); }));
+      }
+      OperatorStats stats;
+      stats.operator_name = op->name();
+      stats.type = op->type();
+      stats.macs = op->Macs();
+      for (int k = 0; k < op->OutputSize(); ++k) stats.output_shape.push_back(op->Output(k)->shape());
+      record(std::move(stats), start);
     }
   }
   for (Runtime* runtime : runtimes) MACE_RETURN_IF_ERROR(runtime->AfterRun());

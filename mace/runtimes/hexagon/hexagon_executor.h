@@ -54,6 +54,9 @@ class HexagonExecutor : public Executor {
     std::vector<const Tensor*> inputs;
     std::vector<std::vector<Tensor*>> outputs;
     std::vector<std::vector<uint8_t>> output_bytes;
+    // A DSP stage in RunMetadata: one entry for the whole graph.
+    std::string name;
+    int64_t macs = 0;
   };
 
   MaceStatus RunDsp(Stage* stage);
