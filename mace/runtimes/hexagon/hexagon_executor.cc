@@ -428,15 +428,17 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
 
 MaceStatus HexagonExecutor::RunDsp(Stage* stage) {
   std::vector<DspBuffer> buffers;
-  for (const Tensor* t : stage->inputs) buffers.push_back({t->raw_data(), static_cast<size_t>(t->size())});
+  for (const Tensor* t : stage->inputs) {
+    buffers.push_back({t->raw_data(), static_cast<size_t>(t->size())});
+  }
   MACE_RETURN_IF_ERROR(stage->control->ExecuteGraph(buffers, &stage->output_bytes));
   MACE_CHECK_ARG(stage->output_bytes.size() == stage->outputs.size(), "the DSP returned ",
                  stage->output_bytes.size(), " outputs for ", stage->outputs.size());
   for (size_t i = 0; i < stage->outputs.size(); ++i) {
     const std::vector<uint8_t>& bytes = stage->output_bytes[i];
     for (Tensor* t : stage->outputs[i]) {
-      MACE_CHECK_ARG(bytes.size() == t->size(), "the DSP returned ", bytes.size(),
-                     " bytes for '", t->name(), "' of ", t->size());
+      MACE_CHECK_ARG(bytes.size() == static_cast<size_t>(t->size()), "the DSP returned ",
+                     bytes.size(), " bytes for '", t->name(), "' of ", t->size());
       std::copy(bytes.begin(), bytes.end(), t->mutable_data<uint8_t>());
     }
   }
@@ -469,7 +471,9 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
       stats.type = "HexagonGraph";
       stats.macs = stage.macs;
       stats.device_micros = stage.control->last_dsp_time_us();
-      for (const auto& receivers : stage.outputs) stats.output_shape.push_back(receivers[0]->shape());
+      for (const auto& receivers : stage.outputs) {
+        stats.output_shape.push_back(receivers[0]->shape());
+      }
       record(std::move(stats), start);
       continue;
     }
@@ -486,7 +490,9 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
       stats.operator_name = op->name();
       stats.type = op->type();
       stats.macs = op->Macs();
-      for (int k = 0; k < op->OutputSize(); ++k) stats.output_shape.push_back(op->Output(k)->shape());
+      for (int k = 0; k < op->OutputSize(); ++k) {
+        stats.output_shape.push_back(op->Output(k)->shape());
+      }
       record(std::move(stats), start);
     }
   }

@@ -27,7 +27,7 @@ struct PlacedOp {
 
 struct Segment {
   bool on_dsp = false;
-  std::vector<int> ops;      // op indices, in model order
+  std::vector<int> ops;  // op indices, in model order
   // Activations the segment reads that an earlier segment or the app
   // wrote, in order of first use.
   std::vector<int> inputs;

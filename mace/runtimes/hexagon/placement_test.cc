@@ -19,7 +19,7 @@ PlacedOp Op(bool on_dsp, std::vector<int> inputs, std::vector<int> outputs) {
 // (DSP), Dequantize (CPU).
 TEST(PlacementTest, MidGraphCpuOpSplitsTheDspGraph) {
   const std::vector<PlacedOp> ops = {
-      Op(false, {0}, {1}), Op(true, {1}, {2}), Op(true, {2}, {3}), Op(false, {3}, {4}),
+      Op(false, {0}, {1}), Op(true, {1}, {2}), Op(true, {2}, {3}),  Op(false, {3}, {4}),
       Op(true, {4}, {5}),  Op(true, {5}, {6}), Op(false, {6}, {7}),
   };
   const std::vector<Segment> segments = PlanSegments(ops, {7});
@@ -48,8 +48,8 @@ TEST(PlacementTest, MidGraphCpuOpSplitsTheDspGraph) {
 // order of first use, and a tensor written inside is not an input.
 TEST(PlacementTest, SkipConnectionsAndAppOutputs) {
   const std::vector<PlacedOp> ops = {
-      Op(true, {0}, {1}),     Op(true, {1, 0}, {2}), Op(true, {2}, {3}),
-      Op(false, {3}, {4}),    Op(true, {4, 1}, {5}), Op(true, {5, 5}, {6}),
+      Op(true, {0}, {1}),  Op(true, {1, 0}, {2}), Op(true, {2}, {3}),
+      Op(false, {3}, {4}), Op(true, {4, 1}, {5}), Op(true, {5, 5}, {6}),
   };
   const std::vector<Segment> segments = PlanSegments(ops, {2, 6});
   ASSERT_EQ(segments.size(), 3u);
@@ -76,13 +76,13 @@ TEST(PlacementTest, OneSideOnlyAndEmpty) {
 }
 
 TEST(PlacementTest, DescriptionNamesEachCpuOpAndItsReason) {
-  const std::vector<PlacedOp> ops = {Op(false, {0}, {1}), Op(true, {1}, {2}),
-                                     Op(false, {2}, {3}), Op(true, {3}, {4})};
+  const std::vector<PlacedOp> ops = {Op(false, {0}, {1}), Op(true, {1}, {2}), Op(false, {2}, {3}),
+                                     Op(true, {3}, {4})};
   const std::vector<Segment> segments = PlanSegments(ops, {4});
-  const std::string text = DescribePlacement(
-      segments, {"op #0 'q' (Quantize)", "op #1 'c' (Conv2D)", "op #2 's' (ChannelShuffle)",
-                 "op #3 'p' (Pooling)"},
-      {"converts", "", "no DSP kernel", ""});
+  const std::string text = DescribePlacement(segments,
+                                             {"op #0 'q' (Quantize)", "op #1 'c' (Conv2D)",
+                                              "op #2 's' (ChannelShuffle)", "op #3 'p' (Pooling)"},
+                                             {"converts", "", "no DSP kernel", ""});
   EXPECT_EQ(text,
             "2 op(s) on the DSP in 2 segment(s), 2 on the CPU\n"
             "  CPU: op #0 'q' (Quantize): converts\n"
