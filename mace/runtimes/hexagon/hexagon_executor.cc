@@ -291,11 +291,7 @@ std::string CpuReason(const Operation& op, const std::set<const Tensor*>& dsp_wr
 HexagonExecutor::HexagonExecutor(std::unique_ptr<Net> cpu_net, DspChannelConfig config)
     : net_(std::move(cpu_net)), config_(std::move(config)) {}
 
-HexagonExecutor::~HexagonExecutor() {
-  for (Stage& stage : stages_) {
-    if (stage.control != nullptr) stage.control->Finalize();
-  }
-}
+HexagonExecutor::~HexagonExecutor() { control_.Finalize(); }
 
 MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
                                  const std::vector<std::string>& output_names) {
@@ -369,6 +365,10 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
     return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
                       StrCat("the Hexagon DSP can run no op of the model: ", placement_));
   }
+  MACE_UNSUPPORTED_IF(builders.size() > dsp::kMaxGraphs, "the model needs ", builders.size(),
+                      " DSP graphs; a DSP session holds ", dsp::kMaxGraphs, ". ", placement_);
+  control_.Config(config_);
+  MACE_RETURN_IF_ERROR(control_.Init());
   // Host tensors by id, writable (each activation is some op's output or an
   // app input, which a DSP segment never writes).
   std::map<int, Tensor*> writable;
@@ -417,10 +417,8 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
     builder->SetOutputs(graph_outputs);
     SerializedGraph graph;
     MACE_RETURN_IF_ERROR(builder->Serialize(&graph));
-    stage.control = std::make_unique<HexagonControl>();
-    stage.control->Config(config_);
-    MACE_RETURN_IF_ERROR(stage.control->Init());
-    MACE_RETURN_IF_ERROR(stage.control->SetupGraph(graph));
+    stage.slot = static_cast<uint32_t>(dsp_index - 1);
+    MACE_RETURN_IF_ERROR(control_.SetupGraph(graph, stage.slot));
     stages_.push_back(std::move(stage));
   }
   return MaceStatus();
@@ -431,7 +429,7 @@ MaceStatus HexagonExecutor::RunDsp(Stage* stage) {
   for (const Tensor* t : stage->inputs) {
     buffers.push_back({t->raw_data(), static_cast<size_t>(t->size())});
   }
-  MACE_RETURN_IF_ERROR(stage->control->ExecuteGraph(buffers, &stage->output_bytes));
+  MACE_RETURN_IF_ERROR(control_.ExecuteGraph(buffers, &stage->output_bytes, stage->slot));
   MACE_CHECK_ARG(stage->output_bytes.size() == stage->outputs.size(), "the DSP returned ",
                  stage->output_bytes.size(), " outputs for ", stage->outputs.size());
   for (size_t i = 0; i < stage->outputs.size(); ++i) {
@@ -470,7 +468,7 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
       stats.operator_name = stage.name;
       stats.type = "HexagonGraph";
       stats.macs = stage.macs;
-      stats.device_micros = stage.control->last_dsp_time_us();
+      stats.device_micros = control_.last_dsp_time_us();
       for (const auto& receivers : stage.outputs) {
         stats.output_shape.push_back(receivers[0]->shape());
       }

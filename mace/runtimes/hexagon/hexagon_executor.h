@@ -3,8 +3,8 @@
 // every shape and binds the weights); this executor offers each of its ops
 // to the DSP, in order, and an op the DSP cannot run falls back to the CPU
 // net's own kernel (placement.h). Consecutive DSP ops become one DSP graph,
-// set up once on its own DSP session; consecutive CPU ops run with the CPU
-// net's kernels. The model's Quantize and Dequantize ops run on the CPU,
+// each set up once in its slot of the engine's DSP session; consecutive CPU
+// ops run with the CPU net's kernels. The model's Quantize and Dequantize ops run on the CPU,
 // so float app inputs and outputs are converted on the host exactly as the
 // CPU engine converts them. Tensors between segments live in the CPU
 // net's host memory: uint8 bytes with their scale and zero point.
@@ -30,7 +30,7 @@ class HexagonExecutor : public Executor {
   ~HexagonExecutor() override;
 
   // Places the CPU net's ops, builds one DSP graph per DSP segment and sets
-  // each up on its own DSP session. A model with no op the DSP runs fails,
+  // them up in one DSP session. A model with no op the DSP runs fails,
   // naming why for each op.
   MaceStatus Init(const NetDef& net_def, const std::vector<std::string>& output_names) override;
   MaceStatus Run(RunMetadata* run_metadata) override;
@@ -47,10 +47,10 @@ class HexagonExecutor : public Executor {
   struct Stage {
     bool on_dsp = false;
     std::vector<Operation*> ops;  // a CPU stage's ops, in order
-    // A DSP stage: its session, the host tensors sent as the graph's
-    // inputs, and for each graph output the host tensors that receive it
-    // (a renamed tensor may be read under two names).
-    std::unique_ptr<HexagonControl> control;
+    // A DSP stage: its graph's slot in the session, the host tensors sent
+    // as the graph's inputs, and for each graph output the host tensors
+    // that receive it (a renamed tensor may be read under two names).
+    uint32_t slot = 0;
     std::vector<const Tensor*> inputs;
     std::vector<std::vector<Tensor*>> outputs;
     std::vector<std::vector<uint8_t>> output_bytes;
@@ -63,6 +63,7 @@ class HexagonExecutor : public Executor {
 
   std::unique_ptr<Net> net_;
   DspChannelConfig config_;
+  HexagonControl control_;  // one DSP session for every DSP graph
   std::vector<Stage> stages_;
   std::string placement_;
 };
