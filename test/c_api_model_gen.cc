@@ -1,18 +1,55 @@
 // Writes the small model the C API test loads: input x [1, 2, 3, 3];
 // y = RELU(1x1 conv of x with w = [[1, 2], [-1, 0.5]] and bias
 // [0.5, -0.25]) [1, 2, 3, 3]; idx = ArgMax of x over channels [1, 1, 3, 3]
-// (int32).
+// (int32). With two more paths it also writes a uint8 model for the
+// Hexagon DSP options: x [1, 2, 3, 3] float -> Quantize -> 1x1 Conv2D
+// (uint8 weights) -> Dequantize -> y.
 //
-//   c_api_model_gen OUT.pb OUT.data
+//   c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data]
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "test/model_builder.h"
 
+namespace {
+
+void SetQuantizeInfo(mace::OperatorDef* op, float scale, int32_t zero_point) {
+  mace::QuantizeActivationInfo* info = op->add_quantize_info();
+  info->set_scale(scale);
+  info->set_zero_point(zero_point);
+}
+
+int WriteDspModel(const char* graph_path, const char* data_path) {
+  using mace::testing::ModelBuilder;
+  ModelBuilder model;
+  mace::InputOutputInfo* input = model.net.add_input_info();
+  input->set_name("x");
+  for (int64_t d : {1, 2, 3, 3}) input->add_dims(d);
+  model.net.add_output_info()->set_name("y");
+  mace::OperatorDef* quantize = model.AddOp("Quantize", "quantize", {"x"}, "xq");
+  ModelBuilder::SetInt(quantize, "T", mace::DT_UINT8);
+  SetQuantizeInfo(quantize, 0.02f, 128);
+  const uint8_t w[4] = {200, 60, 90, 170};
+  mace::ConstTensor* weight = model.AddRawWeight("w", {2, 2, 1, 1}, mace::DT_UINT8, w, 4, 1);
+  weight->set_scale(0.01f);
+  weight->set_zero_point(128);
+  mace::OperatorDef* conv = model.AddOp("Conv2D", "conv", {"xq", "w"}, "yq");
+  ModelBuilder::SetInt(conv, "T", mace::DT_UINT8);
+  SetQuantizeInfo(conv, 0.02f, 128);
+  model.AddOp("Dequantize", "dequantize", {"yq"}, "y");
+  std::ofstream graph(graph_path, std::ios::binary);
+  graph << model.Graph();
+  std::ofstream data(data_path, std::ios::binary);
+  data << model.data;
+  return graph && data ? 0 : 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: c_api_model_gen OUT.pb OUT.data\n");
+  if (argc != 3 && argc != 5) {
+    std::fprintf(stderr, "usage: c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data]\n");
     return 2;
   }
   mace::testing::ModelBuilder model;
@@ -33,5 +70,6 @@ int main(int argc, char** argv) {
   graph << model.Graph();
   std::ofstream data(argv[2], std::ios::binary);
   data << model.data;
-  return graph && data ? 0 : 1;
+  if (!graph || !data) return 1;
+  return argc == 5 ? WriteDspModel(argv[3], argv[4]) : 0;
 }

@@ -2,13 +2,18 @@
  * from files and from memory, its outputs checked against a computation
  * written here, every error path, and engines run from several threads.
  *
- *   c_api_test MODEL.pb MODEL.data
+ * The Hexagon options are checked on a uint8 model (the second pair of
+ * files) with a stand-in emulator that never answers, so no DSP is needed.
+ *
+ *   c_api_test MODEL.pb MODEL.data DSP_MODEL.pb DSP_MODEL.data
  */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "mace/public/mace_c.h"
 
@@ -40,6 +45,8 @@ static int checks = 0;
 
 static const char* graph_path;
 static const char* weights_path;
+static const char* dsp_graph_path;
+static const char* dsp_weights_path;
 static const int64_t kShape[4] = {1, 2, 3, 3};
 
 /* 18 inputs with ties avoided, from a fixed seed. */
@@ -258,6 +265,59 @@ static void TestNullHandlesAndConfig(void) {
   mace_c_config_destroy(NULL);
 }
 
+/* An "emulator" that starts and never answers: a call to it times out. */
+static int WriteSilentEmulator(char* path, size_t size) {
+  const char* dir = getenv("TEST_TMPDIR");
+  snprintf(path, size, "%s/silent_emulator.sh", dir != NULL ? dir : "/tmp");
+  FILE* file = fopen(path, "w");
+  if (file == NULL) return 0;
+  fputs("#!/bin/sh\nexec sleep 20\n", file);
+  fclose(file);
+  return chmod(path, 0755) == 0;
+}
+
+static void TestHexagonOptions(void) {
+  char emulator[4096];
+  CHECK(WriteSilentEmulator(emulator, sizeof(emulator)));
+  CHECK_ERROR(mace_c_config_set_hexagon_options(NULL, NULL, NULL, 0), MACE_C_INVALID_ARGS,
+              "config is null");
+  MaceCConfig* config = NULL;
+  CHECK(mace_c_config_create(MACE_C_HEXAGON, &config) == MACE_C_OK);
+  MaceCEngine* engine = NULL;
+  /* A bad image path is named. */
+  CHECK(mace_c_config_set_hexagon_options(config, emulator, "/nonexistent/dsp_runtime.elf", 0) ==
+        MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_create_from_files(dsp_graph_path, dsp_weights_path, config, &engine),
+              MACE_C_UNSUPPORTED, "/nonexistent/dsp_runtime.elf");
+  CHECK(engine == NULL);
+  /* So is a bad emulator path. */
+  CHECK(mace_c_config_set_hexagon_options(config, "/nonexistent/qemu-hexagon", dsp_graph_path,
+                                          0) == MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_create_from_files(dsp_graph_path, dsp_weights_path, config, &engine),
+              MACE_C_UNSUPPORTED, "/nonexistent/qemu-hexagon");
+  /* The timeout reaches each call to the DSP: the silent emulator's first
+   * reply is late by exactly it. (Any existing file serves as the image:
+   * this emulator does not read it.) */
+  CHECK(mace_c_config_set_hexagon_options(config, emulator, dsp_graph_path, 300) == MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_create_from_files(dsp_graph_path, dsp_weights_path, config, &engine),
+              MACE_C_RUNTIME_ERROR, "no reply before the deadline (300 ms a call)");
+  CHECK(engine == NULL);
+  /* Out of range: refused, and the options stay as they were. */
+  CHECK_ERROR(mace_c_config_set_hexagon_options(config, emulator, dsp_graph_path, -1),
+              MACE_C_INVALID_ARGS, "timeout -1 ms");
+  CHECK_ERROR(mace_c_config_set_hexagon_options(config, NULL, NULL, 86400001),
+              MACE_C_INVALID_ARGS, "86400001 ms");
+  CHECK_ERROR(mace_c_engine_create_from_files(dsp_graph_path, dsp_weights_path, config, &engine),
+              MACE_C_RUNTIME_ERROR, "(300 ms a call)");
+  /* The config is copied into the engine at creation; a later change is a
+   * change of the config only. */
+  CHECK(mace_c_config_set_hexagon_options(config, emulator, dsp_graph_path, 150) == MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_create_from_files(dsp_graph_path, dsp_weights_path, config, &engine),
+              MACE_C_RUNTIME_ERROR, "(150 ms a call)");
+  mace_c_config_destroy(config);
+  unlink(emulator);
+}
+
 /* Each thread has its own engine and its own last error. */
 static void* ThreadBody(void* arg) {
   const unsigned seed = (unsigned)(size_t)arg;
@@ -288,17 +348,20 @@ static void TestThreads(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: c_api_test MODEL.pb MODEL.data\n");
+  if (argc != 5) {
+    fprintf(stderr, "usage: c_api_test MODEL.pb MODEL.data DSP_MODEL.pb DSP_MODEL.data\n");
     return 2;
   }
   graph_path = argv[1];
   weights_path = argv[2];
+  dsp_graph_path = argv[3];
+  dsp_weights_path = argv[4];
   TestNullHandlesAndConfig();
   TestModelInfoAndRun();
   TestInputErrors();
   TestBuffersAndBadModels();
   TestThreads();
+  TestHexagonOptions();
   printf("c_api_test: %d checks, %d failed\n", checks, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -243,6 +243,18 @@ JNIEXPORT void JNICALL Java_com_mace_NativeMace_configSetCpuKernelFamily(JNIEnv*
   Check(env, mace_c_config_set_cpu_kernel_family(AsConfig(config), text.get()));
 }
 
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_configSetHexagonOptions(
+    JNIEnv* env, jclass, jlong config, jstring emulator_path, jstring image_path,
+    jlong call_timeout_ms) {
+  if (!NeedConfig(env, config)) return;
+  Utf8 emulator(env, emulator_path);
+  if (!emulator.ok()) return;
+  Utf8 image(env, image_path);
+  if (!image.ok()) return;
+  Check(env, mace_c_config_set_hexagon_options(AsConfig(config), emulator.get(), image.get(),
+                                               static_cast<int64_t>(call_timeout_ms)));
+}
+
 JNIEXPORT jlong JNICALL Java_com_mace_NativeMace_engineCreateFromFiles(JNIEnv* env, jclass,
                                                                        jstring graph,
                                                                        jstring weights,

@@ -60,6 +60,7 @@ class Net : public Executor {
   const MemoryReport& memory_report() const override { return memory_report_; }
 
   const std::vector<std::unique_ptr<Operation>>& ops() const { return ops_; }
+  Workspace* workspace() const { return workspace_; }
   // Converter ops inserted between storages (runtimes, layouts or types),
   // not counting the CPU's own blocked-layout conversions.
   int converter_count() const { return converter_count_; }

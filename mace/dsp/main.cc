@@ -20,7 +20,7 @@ char g_text_memory[65536];
 
 struct Runtime {
   Allocator heap;
-  Graph graph;
+  Graph graphs[kMaxGraphs];
   Text log{g_log_memory, sizeof(g_log_memory)};
   Text text{g_text_memory, sizeof(g_text_memory)};
   int32_t debug_level = 0;
@@ -73,6 +73,17 @@ void InjectFault(uint32_t fault, uint64_t start) {
 void Dispatch(Runtime* rt, const RequestHeader& request, const uint32_t* params, uint8_t* payload,
               uint64_t start) {
   const uint32_t size = request.nbytes;
+  // The graph slot of the graph messages.
+  const uint32_t slot = request.nparams > 0 ? params[0] : 0;
+  const bool graph_message = request.type == kSetupGraph || request.type == kExecute ||
+                             request.type == kTeardown || request.type == kPrintGraph;
+  if (graph_message && slot >= kMaxGraphs) {
+    rt->text << "graph slot " << slot << " is not below " << kMaxGraphs;
+    ReplyText(kBadRequest, &rt->text, start);
+    rt->heap.Free(payload);
+    return;
+  }
+  Graph& graph = rt->graphs[graph_message ? slot : 0];
   switch (request.type) {
     case kPing:
       Reply(kOk, payload, size, start);
@@ -80,49 +91,53 @@ void Dispatch(Runtime* rt, const RequestHeader& request, const uint32_t* params,
     case kSetupGraph: {
       rt->text.Clear();
       // The graph keeps the payload (its constants live there).
-      if (!rt->graph.Setup(&rt->heap, payload, size, &rt->text)) {
+      if (!graph.Setup(&rt->heap, payload, size, &rt->text)) {
         rt->log << "setup failed: " << rt->text.data() << "\n";
         ReplyText(kInvalidGraph, &rt->text, start);
         return;
       }
-      if (rt->debug_level > 0) rt->log << "graph set up: " << rt->graph.num_ops() << " ops\n";
+      if (rt->debug_level > 0) rt->log << "graph set up: " << graph.num_ops() << " ops\n";
       Reply(kOk, nullptr, 0, start);
       return;
     }
     case kExecute: {
-      if (!rt->graph.ready()) {
+      if (!graph.ready()) {
         Reply(kNoGraph, "no graph is set up", 18, start);
         break;
       }
-      if (size != rt->graph.input_bytes()) {
+      if (size != graph.input_bytes()) {
         rt->text << "execute: " << size << " input bytes, the graph takes "
-                 << rt->graph.input_bytes();
+                 << graph.input_bytes();
         ReplyText(kBadRequest, &rt->text, start);
         break;
       }
-      uint8_t* outputs = static_cast<uint8_t*>(rt->heap.Allocate(rt->graph.output_bytes()));
+      uint8_t* outputs = static_cast<uint8_t*>(rt->heap.Allocate(graph.output_bytes()));
       if (outputs == nullptr) {
         Reply(kOutOfMemory, "no memory for the outputs", 25, start);
         break;
       }
       const uint64_t run_start = NowMicros();
-      rt->graph.Execute(payload, outputs);
+      graph.Execute(payload, outputs);
       const uint32_t run_us = static_cast<uint32_t>(NowMicros() - run_start);
       ++rt->perf.executions;
       rt->perf.total_time_us += run_us;
       rt->perf.last_time_us = run_us;
       if (rt->debug_level > 1) rt->log << "executed in " << run_us << " us\n";
-      Reply(kOk, outputs, rt->graph.output_bytes(), start);
+      Reply(kOk, outputs, graph.output_bytes(), start);
       rt->heap.Free(outputs);
       break;
     }
     case kTeardown:
-      rt->graph.Teardown();
+      graph.Teardown();
       Reply(kOk, nullptr, 0, start);
       break;
     case kGetPerfInfo:
-      rt->perf.nodes = rt->graph.num_ops();
-      rt->perf.arena_bytes = rt->graph.arena_bytes();
+      rt->perf.nodes = 0;
+      rt->perf.arena_bytes = 0;
+      for (const Graph& each : rt->graphs) {
+        rt->perf.nodes += each.num_ops();
+        rt->perf.arena_bytes += each.arena_bytes();
+      }
       rt->perf.heap_used_bytes = rt->heap.used_bytes();
       Reply(kOk, &rt->perf, sizeof(rt->perf), start);
       break;
@@ -134,11 +149,11 @@ void Dispatch(Runtime* rt, const RequestHeader& request, const uint32_t* params,
       ReplyText(kOk, &rt->log, start);
       break;
     case kPrintGraph:
-      if (!rt->graph.ready()) {
+      if (!graph.ready()) {
         Reply(kNoGraph, "no graph is set up", 18, start);
         break;
       }
-      rt->graph.Print(&rt->text);
+      graph.Print(&rt->text);
       ReplyText(kOk, &rt->text, start);
       break;
     case kSetDebugLevel:

@@ -20,16 +20,19 @@ constexpr uint32_t kRequestMagic = 0x5153444du;  // "MDSQ"
 constexpr uint32_t kReplyMagic = 0x5253444du;    // "MDSR"
 constexpr uint32_t kMaxParams = 1024;
 constexpr uint32_t kMaxPayloadBytes = 256u << 20;
+// Graphs one session holds at once; kSetupGraph, kExecute, kTeardown and
+// kPrintGraph take the graph's slot in params[0] (0 when absent).
+constexpr uint32_t kMaxGraphs = 64;
 
 enum MessageType : uint32_t {
   kPing = 1,           // replies with the request's payload
-  kSetupGraph = 2,     // payload: a serialized graph (graph_format.h)
-  kExecute = 3,        // payload: the inputs, concatenated in graph order
-  kTeardown = 4,       // drops the graph
+  kSetupGraph = 2,     // params[0]: slot; payload: a serialized graph (graph_format.h)
+  kExecute = 3,        // params[0]: slot; payload: the inputs, concatenated in graph order
+  kTeardown = 4,       // params[0]: slot; drops the graph
   kGetPerfInfo = 5,    // reply: PerfInfo
   kResetPerfInfo = 6,
   kGetLog = 7,         // reply: the log text, and clears it
-  kPrintGraph = 8,     // reply: a text description of the graph
+  kPrintGraph = 8,     // params[0]: slot; reply: a text description of the graph
   kSetDebugLevel = 9,  // params[0]: the level
   kSelfTest = 10,      // params[0]: SelfTest
   kFault = 100,        // params[0]: Fault (test images only)

@@ -268,6 +268,23 @@ MaceCStatus mace_c_config_set_cpu_kernel_family(MaceCConfig* config, const char*
   });
 }
 
+MaceCStatus mace_c_config_set_hexagon_options(MaceCConfig* config, const char* emulator_path,
+                                              const char* image_path, int64_t call_timeout_ms) {
+  return Guard("mace_c_config_set_hexagon_options", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_hexagon_options: config is null");
+    mace::HexagonOptions options;
+    options.emulator_path = emulator_path != nullptr ? emulator_path : "";
+    options.image_path = image_path != nullptr ? image_path : "";
+    options.call_timeout_ms = call_timeout_ms;
+    const mace::MaceStatus status = config->config.SetHexagonOptions(options);
+    if (!status.ok()) {
+      return Fail(static_cast<MaceCStatus>(status.code()),
+                  "mace_c_config_set_hexagon_options: " + status.information());
+    }
+    return MACE_C_OK;
+  });
+}
+
 MaceCStatus mace_c_engine_create_from_files(const char* graph_path, const char* weights_path,
                                             const MaceCConfig* config, MaceCEngine** engine) {
   return Guard("mace_c_engine_create_from_files", [&] {

@@ -102,6 +102,19 @@ MACE_C_API MaceCStatus mace_c_config_set_opencl_cache_file(MaceCConfig* config, 
 /* "auto", "ref", "neon", "avx2", "avx512". */
 MACE_C_API MaceCStatus mace_c_config_set_cpu_kernel_family(MaceCConfig* config,
                                                            const char* family);
+/* The emulated Hexagon DSP of a MACE_C_HEXAGON engine (docs/dsp_runtime.md):
+ * the qemu-hexagon binary, the DSP image (dsp_runtime.elf) and the deadline
+ * of each call to the DSP in milliseconds. A null or "" path, or a timeout
+ * of 0, takes the default: MACE_QEMU_HEXAGON (else qemu-hexagon on PATH),
+ * MACE_DSP_RUNTIME, and MACE_DSP_TIMEOUT_MS (else 30,000). A timeout below
+ * 0 or above a day is MACE_C_INVALID_ARGS and leaves the config as it was.
+ * An emulator or image that does not exist fails engine creation with
+ * MACE_C_UNSUPPORTED naming the path; a DSP that does not answer within
+ * the timeout fails the call with MACE_C_RUNTIME_ERROR. */
+MACE_C_API MaceCStatus mace_c_config_set_hexagon_options(MaceCConfig* config,
+                                                         const char* emulator_path,
+                                                         const char* image_path,
+                                                         int64_t call_timeout_ms);
 
 /* ---- Engines ------------------------------------------------------------ */
 

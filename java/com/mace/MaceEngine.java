@@ -83,6 +83,10 @@ public final class MaceEngine implements AutoCloseable {
     private Boolean openclDeviceFallback;
     private String openclCacheFile;
     private String cpuKernelFamily;
+    private boolean hexagonOptionsSet;
+    private String hexagonEmulatorPath;
+    private String hexagonImagePath;
+    private long hexagonCallTimeoutMs;
 
     public Config() {}
 
@@ -131,6 +135,24 @@ public final class MaceEngine implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The emulated Hexagon DSP of a {@link Device#HEXAGON} engine: the
+     * qemu-hexagon binary, the DSP image (dsp_runtime.elf) and the deadline
+     * of each call to the DSP in milliseconds. A null or empty path, or a
+     * timeout of 0, takes the default (MACE_QEMU_HEXAGON or qemu-hexagon on
+     * PATH, MACE_DSP_RUNTIME, MACE_DSP_TIMEOUT_MS or 30,000 ms). Checked
+     * when the engine is created: a timeout below 0 or above a day is
+     * INVALID_ARGS, an emulator or image that does not exist UNSUPPORTED
+     * naming the path, and a DSP that does not answer in time RUNTIME_ERROR.
+     */
+    public Config setHexagonOptions(String emulatorPath, String imagePath, long callTimeoutMs) {
+      this.hexagonOptionsSet = true;
+      this.hexagonEmulatorPath = emulatorPath;
+      this.hexagonImagePath = imagePath;
+      this.hexagonCallTimeoutMs = callTimeoutMs;
+      return this;
+    }
+
     /** A native config with these settings; the caller destroys it. */
     long toNative() {
       long handle = NativeMace.configCreate(device.code);
@@ -152,6 +174,10 @@ public final class MaceEngine implements AutoCloseable {
         }
         if (cpuKernelFamily != null) {
           NativeMace.configSetCpuKernelFamily(handle, cpuKernelFamily);
+        }
+        if (hexagonOptionsSet) {
+          NativeMace.configSetHexagonOptions(handle, hexagonEmulatorPath, hexagonImagePath,
+              hexagonCallTimeoutMs);
         }
         return handle;
       } catch (RuntimeException | Error e) {

@@ -41,6 +41,9 @@ final class NativeMace {
 
   static native void configSetCpuKernelFamily(long config, String family);
 
+  static native void configSetHexagonOptions(long config, String emulatorPath, String imagePath,
+      long callTimeoutMs);
+
   static native long engineCreateFromFiles(String graph, String weights, long config);
 
   static native long engineCreateFromDirect(Buffer graph, long graphOffset, long graphSize,

@@ -73,6 +73,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "mace_c_config_set_opencl_device_fallback": ([p, c_int], c_int),
         "mace_c_config_set_opencl_cache_file": ([p, ctypes.c_char_p], c_int),
         "mace_c_config_set_cpu_kernel_family": ([p, ctypes.c_char_p], c_int),
+        "mace_c_config_set_hexagon_options": ([p, ctypes.c_char_p, ctypes.c_char_p,
+                                               ctypes.c_int64], c_int),
         "mace_c_engine_create_from_files": ([ctypes.c_char_p, ctypes.c_char_p, p,
                                              ctypes.POINTER(p)], c_int),
         "mace_c_engine_create_from_buffers": ([p, size_t, p, size_t, p, ctypes.POINTER(p)],
@@ -112,12 +114,17 @@ class Engine:
     """One loaded model. `device` is "cpu", "gpu" or "hexagon"; `threads`
     the CPU threads (-1 for the default policy). An engine runs one call at
     a time (calls from several threads are serialized); use one engine per
-    thread for parallel runs."""
+    thread for parallel runs. `dsp_emulator`, `dsp_image` and
+    `dsp_timeout_ms` are the Hexagon options of a "hexagon" engine (the
+    qemu-hexagon binary, the DSP image, the deadline of each call to the
+    DSP); None or 0 takes the default (docs/bindings.md)."""
 
     def __init__(self, graph: os.PathLike | str | bytes, weights: os.PathLike | str | bytes,
                  device: str = "cpu", threads: int = -1, affinity: int = 0,
                  gpu_data_type: str = "fp16_fp32", opencl_device_fallback: bool = False,
-                 opencl_cache_file: Optional[str] = None, cpu_kernel_family: str = "auto"):
+                 opencl_cache_file: Optional[str] = None, cpu_kernel_family: str = "auto",
+                 dsp_emulator: Optional[str] = None, dsp_image: Optional[str] = None,
+                 dsp_timeout_ms: int = 0):
         lib = _library()
         if device not in _DEVICES:
             raise MaceError("INVALID_ARGS", f"device '{device}' is not one of "
@@ -138,6 +145,10 @@ class Engine:
                 _check(lib.mace_c_config_set_opencl_cache_file(config,
                                                                str(opencl_cache_file).encode()))
             _check(lib.mace_c_config_set_cpu_kernel_family(config, cpu_kernel_family.encode()))
+            if dsp_emulator or dsp_image or dsp_timeout_ms:
+                _check(lib.mace_c_config_set_hexagon_options(
+                    config, os.fsencode(dsp_emulator) if dsp_emulator else None,
+                    os.fsencode(dsp_image) if dsp_image else None, int(dsp_timeout_ms)))
             handle = ctypes.c_void_p()
             if isinstance(graph, bytes) and isinstance(weights, bytes):
                 _check(lib.mace_c_engine_create_from_buffers(graph, len(graph), weights or None,

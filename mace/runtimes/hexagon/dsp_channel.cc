@@ -232,10 +232,13 @@ MaceStatus DspChannel::ReceiveAll(void* data, size_t size, int64_t deadline_ms,
   while (size > 0) {
     pollfd item = {fd_, POLLIN, 0};
     const int64_t left = deadline_ms - NowMs();
-    if (left <= 0) return Fail("no reply before the deadline");
+    auto late = [this] {
+      return Fail(StrCat("no reply before the deadline (", timeout_ms_, " ms a call)"));
+    };
+    if (left <= 0) return late();
     const int ready = poll(&item, 1, static_cast<int>(left));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) return Fail("no reply before the deadline");
+    if (ready == 0) return late();
     const ssize_t got = recv(fd_, bytes, size, MSG_DONTWAIT);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got == 0) {

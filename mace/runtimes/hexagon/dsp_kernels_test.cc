@@ -438,6 +438,68 @@ TEST_F(DspKernelsTest, ClampOnHvxCoversWholeVectorsAndTails) {
   }
 }
 
+// One session holds several graphs, each in its slot: interleaved
+// executions each run their own graph; a torn-down or out-of-range slot is
+// refused by the host, and an out-of-range slot by the DSP too.
+TEST_F(DspKernelsTest, SlotsHoldSeveralGraphs) {
+  std::mt19937 rng(750);
+  struct Case {
+    uint32_t slot;
+    int64_t count;
+    int32_t low, high;
+    Bytes x, expected;
+  };
+  std::vector<Case> cases = {{0, 300, 40, 201, {}, {}}, {5, 129, 10, 100, {}, {}}};
+  for (Case& c : cases) {
+    c.x = RandomBytes(c.count, &rng);
+    for (uint8_t v : c.x) {
+      c.expected.push_back(static_cast<uint8_t>(std::clamp<int>(v, c.low, c.high)));
+    }
+    DspGraphBuilder builder;
+    const uint32_t in = builder.AddTensor(dsp::kUint8, {1, c.count}, 1.f, c.low);
+    const uint32_t out = builder.AddTensor(dsp::kUint8, {1, c.count}, 1.f, c.low);
+    builder.AddOp(dsp::kClamp, {in}, {out}, {c.low, c.high});
+    builder.SetInputs({in});
+    builder.SetOutputs({out});
+    SerializedGraph graph;
+    ASSERT_TRUE(builder.Serialize(&graph).ok());
+    const MaceStatus status = control_->SetupGraph(graph, c.slot);
+    ASSERT_TRUE(status.ok()) << status.information();
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (const Case& c : cases) {
+      std::vector<Bytes> outputs;
+      const MaceStatus status =
+          control_->ExecuteGraph({{c.x.data(), c.x.size()}}, &outputs, c.slot);
+      ASSERT_TRUE(status.ok()) << status.information();
+      ASSERT_EQ(outputs.size(), 1u);
+      EXPECT_EQ(outputs[0], c.expected) << "slot " << c.slot;
+    }
+  }
+  dsp::PerfInfo perf;
+  ASSERT_TRUE(control_->GetPerfInfo(&perf).ok());
+  EXPECT_EQ(perf.nodes, 2u);  // one op in each graph
+  ASSERT_TRUE(control_->TeardownGraph(5).ok());
+  std::vector<Bytes> outputs;
+  const MaceStatus gone =
+      control_->ExecuteGraph({{cases[1].x.data(), cases[1].x.size()}}, &outputs, 5);
+  EXPECT_EQ(gone.code(), MaceStatus::MACE_INVALID_ARGS);
+  EXPECT_NE(gone.information().find("no graph is set up in slot 5"), std::string::npos)
+      << gone.information();
+  SerializedGraph empty;
+  EXPECT_EQ(control_->SetupGraph(empty, dsp::kMaxGraphs).code(), MaceStatus::MACE_INVALID_ARGS);
+  DspReply reply;
+  ASSERT_TRUE(
+      control_->channel()->Call(dsp::kTeardown, {dsp::kMaxGraphs}, nullptr, 0, &reply).ok());
+  EXPECT_EQ(reply.status, static_cast<uint32_t>(dsp::kBadRequest));
+  EXPECT_NE(std::string(reply.payload.begin(), reply.payload.end()).find("graph slot 64"),
+            std::string::npos);
+  // Slot 0 still runs.
+  ASSERT_TRUE(control_->ExecuteGraph({{cases[0].x.data(), cases[0].x.size()}}, &outputs, 0).ok());
+  EXPECT_EQ(outputs[0], cases[0].expected);
+  EXPECT_TRUE(control_->TeardownGraph(0).ok());
+}
+
 TEST_F(DspKernelsTest, ConcatJoinsChannels) {
   std::mt19937 rng(800);
   const Bytes x = RandomBytes(2 * 3 * 4 * 5, &rng), y = RandomBytes(2 * 1 * 4 * 5, &rng);

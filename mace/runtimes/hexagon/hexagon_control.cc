@@ -8,12 +8,12 @@ namespace mace {
 namespace hexagon {
 
 MaceStatus HexagonControl::Init() {
-  graph_ready_ = false;
+  graphs_.clear();
   return channel_.Open(config_);
 }
 
 void HexagonControl::Finalize() {
-  graph_ready_ = false;
+  graphs_.clear();
   channel_.Close();
 }
 
@@ -22,7 +22,7 @@ MaceStatus HexagonControl::Request(const char* what, uint32_t type,
                                    size_t size, DspReply* reply) {
   const MaceStatus status = channel_.Call(type, params, payload, size, reply);
   if (!status.ok()) {
-    graph_ready_ = false;
+    graphs_.clear();
     return MaceStatus(status.code(), StrCat(what, ": ", status.information()));
   }
   last_dsp_time_us_ = reply->dsp_time_us;
@@ -35,26 +35,32 @@ MaceStatus HexagonControl::Request(const char* what, uint32_t type,
   return MaceStatus(code, StrCat(what, ": the DSP refused (status ", reply->status, "): ", text));
 }
 
-MaceStatus HexagonControl::SetupGraph(const SerializedGraph& graph) {
-  graph_ready_ = false;
+MaceStatus HexagonControl::SetupGraph(const SerializedGraph& graph, uint32_t slot) {
+  MACE_CHECK_ARG(slot < dsp::kMaxGraphs, "SetupGraph: graph slot ", slot, " is not below ",
+                 dsp::kMaxGraphs);
+  graphs_.erase(slot);
   DspReply reply;
-  MACE_RETURN_IF_ERROR(Request("SetupGraph", dsp::kSetupGraph, {}, graph.blob.data(),
+  MACE_RETURN_IF_ERROR(Request("SetupGraph", dsp::kSetupGraph, {slot}, graph.blob.data(),
                                graph.blob.size(), &reply));
-  input_bytes_ = graph.input_bytes;
-  output_bytes_ = graph.output_bytes;
-  graph_ready_ = true;
+  graphs_[slot] = {graph.input_bytes, graph.output_bytes};
   return MaceStatus::MACE_SUCCESS;
 }
 
 MaceStatus HexagonControl::ExecuteGraph(const std::vector<DspBuffer>& inputs,
-                                        std::vector<std::vector<uint8_t>>* outputs) {
-  MACE_CHECK_ARG(graph_ready_, "ExecuteGraph: no graph is set up");
-  MACE_CHECK_ARG(inputs.size() == input_bytes_.size(), "ExecuteGraph: ", inputs.size(),
-                 " inputs given, the graph has ", input_bytes_.size());
+                                        std::vector<std::vector<uint8_t>>* outputs,
+                                        uint32_t slot) {
+  auto found = graphs_.find(slot);
+  MACE_CHECK_ARG(found != graphs_.end(), "ExecuteGraph: no graph is set up",
+                 slot != 0 ? StrCat(" in slot ", slot) : std::string());
+  // A copy: a failed call clears the table.
+  const std::vector<size_t> input_bytes = found->second.input_bytes;
+  const std::vector<size_t> output_bytes = found->second.output_bytes;
+  MACE_CHECK_ARG(inputs.size() == input_bytes.size(), "ExecuteGraph: ", inputs.size(),
+                 " inputs given, the graph has ", input_bytes.size());
   size_t total = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    MACE_CHECK_ARG(inputs[i].size == input_bytes_[i], "ExecuteGraph: input ", i, " has ",
-                   inputs[i].size, " bytes, the graph takes ", input_bytes_[i]);
+    MACE_CHECK_ARG(inputs[i].size == input_bytes[i], "ExecuteGraph: input ", i, " has ",
+                   inputs[i].size, " bytes, the graph takes ", input_bytes[i]);
     total += inputs[i].size;
   }
   std::vector<uint8_t> payload(total);
@@ -65,28 +71,28 @@ MaceStatus HexagonControl::ExecuteGraph(const std::vector<DspBuffer>& inputs,
   }
   DspReply reply;
   MACE_RETURN_IF_ERROR(
-      Request("ExecuteGraph", dsp::kExecute, {}, payload.data(), payload.size(), &reply));
+      Request("ExecuteGraph", dsp::kExecute, {slot}, payload.data(), payload.size(), &reply));
   size_t expected = 0;
-  for (size_t bytes : output_bytes_) expected += bytes;
+  for (size_t bytes : output_bytes) expected += bytes;
   if (reply.payload.size() != expected) {
     return MaceStatus(MaceStatus::MACE_RUNTIME_ERROR,
                       StrCat("ExecuteGraph: the DSP returned ", reply.payload.size(),
                              " output bytes, the graph has ", expected));
   }
-  outputs->resize(output_bytes_.size());
+  outputs->resize(output_bytes.size());
   offset = 0;
-  for (size_t i = 0; i < output_bytes_.size(); ++i) {
+  for (size_t i = 0; i < output_bytes.size(); ++i) {
     (*outputs)[i].assign(reply.payload.begin() + offset,
-                         reply.payload.begin() + offset + output_bytes_[i]);
-    offset += output_bytes_[i];
+                         reply.payload.begin() + offset + output_bytes[i]);
+    offset += output_bytes[i];
   }
   return MaceStatus::MACE_SUCCESS;
 }
 
-MaceStatus HexagonControl::TeardownGraph() {
-  graph_ready_ = false;
+MaceStatus HexagonControl::TeardownGraph(uint32_t slot) {
+  graphs_.erase(slot);
   DspReply reply;
-  return Request("TeardownGraph", dsp::kTeardown, {}, nullptr, 0, &reply);
+  return Request("TeardownGraph", dsp::kTeardown, {slot}, nullptr, 0, &reply);
 }
 
 MaceStatus HexagonControl::GetPerfInfo(dsp::PerfInfo* info) {
@@ -111,9 +117,9 @@ MaceStatus HexagonControl::PrintLog(std::string* log) {
   return MaceStatus::MACE_SUCCESS;
 }
 
-MaceStatus HexagonControl::PrintGraph(std::string* text) {
+MaceStatus HexagonControl::PrintGraph(std::string* text, uint32_t slot) {
   DspReply reply;
-  MACE_RETURN_IF_ERROR(Request("PrintGraph", dsp::kPrintGraph, {}, nullptr, 0, &reply));
+  MACE_RETURN_IF_ERROR(Request("PrintGraph", dsp::kPrintGraph, {slot}, nullptr, 0, &reply));
   text->assign(reply.payload.begin(), reply.payload.end());
   return MaceStatus::MACE_SUCCESS;
 }

@@ -11,6 +11,7 @@
 #define MACE_RUNTIMES_HEXAGON_HEXAGON_CONTROL_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,18 +38,20 @@ class HexagonControl {
   void Finalize();
   bool initialized() const { return channel_.is_open(); }
 
-  MaceStatus SetupGraph(const SerializedGraph& graph);
+  // A session holds up to dsp::kMaxGraphs graphs, each in its slot;
+  // setting a graph up in a used slot replaces that graph.
+  MaceStatus SetupGraph(const SerializedGraph& graph, uint32_t slot = 0);
   // One buffer per graph input, in order, of the graph's input sizes;
   // `outputs` receives one buffer per graph output.
   MaceStatus ExecuteGraph(const std::vector<DspBuffer>& inputs,
-                          std::vector<std::vector<uint8_t>>* outputs);
-  MaceStatus TeardownGraph();
+                          std::vector<std::vector<uint8_t>>* outputs, uint32_t slot = 0);
+  MaceStatus TeardownGraph(uint32_t slot = 0);
 
   MaceStatus GetPerfInfo(dsp::PerfInfo* info);
   MaceStatus ResetPerfInfo();
   // The DSP's log since the last call.
   MaceStatus PrintLog(std::string* log);
-  MaceStatus PrintGraph(std::string* text);
+  MaceStatus PrintGraph(std::string* text, uint32_t slot = 0);
   // 0 quiet, 1 set-up messages, 2 per-execution timing.
   MaceStatus SetDebugLevel(int level);
 
@@ -64,8 +67,10 @@ class HexagonControl {
 
   DspChannelConfig config_;
   DspChannel channel_;
-  std::vector<size_t> input_bytes_, output_bytes_;
-  bool graph_ready_ = false;
+  struct GraphSizes {
+    std::vector<size_t> input_bytes, output_bytes;
+  };
+  std::map<uint32_t, GraphSizes> graphs_;  // by slot
   uint32_t last_dsp_time_us_ = 0;
 };
 

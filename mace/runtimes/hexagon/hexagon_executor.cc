@@ -1,5 +1,6 @@
 #include "mace/runtimes/hexagon/hexagon_executor.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -9,7 +10,9 @@
 #include "mace/ops/common/quantize.h"
 #include "mace/ops/common/resize_geometry.h"
 #include "mace/ops/ref/quantized/softmax.h"
+#include "mace/utils/logging.h"
 #include "mace/utils/status.h"
+#include "mace/utils/timer.h"
 
 namespace mace {
 namespace hexagon {
@@ -160,6 +163,12 @@ class Translator {
     int64_t axis = op->GetInt("axis", 1);
     if (axis < 0) axis += rank;
     MACE_CHECK_ARG(rank == 4 && axis == 1, op->Describe(), ": the DSP concatenates channels only");
+    const Tensor* out = op->Output(0);
+    for (int i = 0; i < op->InputSize(); ++i) {
+      const Tensor* in = op->Input(i);
+      MACE_CHECK_ARG(in->scale() == out->scale() && in->zero_point() == out->zero_point(),
+                     op->Describe(), ": the DSP concatenates inputs quantized as the output only");
+    }
     std::vector<uint32_t> inputs;
     for (int i = 0; i < op->InputSize(); ++i) inputs.push_back(Operand(op->Input(i)));
     builder_->AddOp(dsp::kConcat, inputs, {Activation(op->Output(0))}, {});
@@ -211,6 +220,26 @@ class Translator {
 
   uint32_t Operand(const Tensor* t) { return t->is_weight() ? Constant(t) : Activation(t); }
 
+  // Adds `op` to the graph, or says why the DSP cannot run it (before
+  // adding anything).
+  MaceStatus Add(Operation* op) {
+    const std::string& type = op->type();
+    if (type == "Conv2D") return Conv(op, dsp::kConv2D);
+    if (type == "DepthwiseConv2d") return Conv(op, dsp::kDepthwiseConv2D);
+    if (type == "Pooling") return Pooling(op);
+    if (type == "Eltwise") return Eltwise(op);
+    if (type == "Concat") return Concat(op);
+    if (type == "FullyConnected") return FullyConnected(op);
+    if (type == "ResizeBilinear") return ResizeBilinear(op);
+    if (type == "Softmax") return Softmax(op);
+    if (IsRename(type)) return Alias(op);
+    return MaceStatus(MaceStatus::MACE_UNSUPPORTED, "no DSP kernel");
+  }
+
+  static bool IsRename(const std::string& type) {
+    return type == "Reshape" || type == "Squeeze" || type == "Identity";
+  }
+
   // Reshape, Squeeze and Identity move no bytes in a dense NCHW tensor:
   // the output is the input under another name (the DSP ops check the
   // shapes they read).
@@ -230,6 +259,34 @@ class Translator {
   std::map<const Tensor*, uint32_t> ids_;
 };
 
+// Why `op` stays on the CPU before the DSP translation is tried, or "".
+// `dsp_written` holds what the current DSP segment writes.
+std::string CpuReason(const Operation& op, const std::set<const Tensor*>& dsp_written) {
+  if (op.type() == "Quantize" || op.type() == "Dequantize") {
+    return "converts between float and uint8 on the host";
+  }
+  if (op.kernel_dtype() != DT_UINT8) {
+    return StrCat(DataTypeName(op.kernel_dtype()), " kernel");
+  }
+  if (Translator::IsRename(op.type())) {
+    // A rename on the DSP moves no bytes; one of a CPU tensor stays there.
+    const Tensor* in = op.Input(0);
+    return in != nullptr && dsp_written.count(in) > 0 ? "" : "renames a tensor the CPU holds";
+  }
+  for (int i = 0; i < op.InputSize(); ++i) {
+    const Tensor* t = op.Input(i);
+    if (t == nullptr || t->is_weight() || t->dtype() == DT_UINT8) continue;
+    return StrCat("reads ", DataTypeName(t->dtype()), " tensor '", t->name(), "'");
+  }
+  for (int k = 0; k < op.OutputSize(); ++k) {
+    if (op.Output(k)->dtype() != DT_UINT8) {
+      return StrCat("writes ", DataTypeName(op.Output(k)->dtype()), " tensor '",
+                    op.Output(k)->name(), "'");
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 HexagonExecutor::HexagonExecutor(std::unique_ptr<Net> cpu_net, DspChannelConfig config)
@@ -237,169 +294,208 @@ HexagonExecutor::HexagonExecutor(std::unique_ptr<Net> cpu_net, DspChannelConfig 
 
 HexagonExecutor::~HexagonExecutor() { control_.Finalize(); }
 
-MaceStatus HexagonExecutor::Init(const NetDef& net_def,
+MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
                                  const std::vector<std::string>& output_names) {
-  DspGraphBuilder builder;
-  Translator translator(&builder);
-  std::vector<uint32_t> dsp_inputs, dsp_outputs;
-  std::vector<std::string> unsupported;
-  std::set<const Tensor*> app_inputs, app_outputs;
-  // Float tensors the host computes after the DSP: Dequantize outputs and
-  // what the float ops after them write.
-  std::set<const Tensor*> host_side;
-  for (const InputOutputInfo& info : net_def.input_info()) {
-    app_inputs.insert(net_->InputTensor(info.name()));
-  }
-  for (const std::string& name : output_names) app_outputs.insert(net_->OutputTensor(name));
-  // uint8 inputs the app gives directly.
-  for (const Tensor* t : app_inputs) {
-    if (t->dtype() != DT_UINT8) continue;
-    Binding binding;
-    binding.host = const_cast<Tensor*>(t);
-    binding.bytes = t->size();
-    inputs_.push_back(binding);
-    dsp_inputs.push_back(translator.Activation(t));
-  }
-  for (const std::unique_ptr<Operation>& owned : net_->ops()) {
-    Operation* op = owned.get();
-    const std::string& type = op->type();
-    if (type == "Quantize" && app_inputs.count(op->Input(0)) == 0) {
-      unsupported.push_back(StrCat(op->Describe(), " inside the graph"));
-      continue;
+  // A missing emulator or image is reported first, whatever the model.
+  std::string emulator, image;
+  MACE_RETURN_IF_ERROR(ResolveDspPaths(config_, &emulator, &image));
+  // Activation ids for the planning.
+  std::map<const Tensor*, int> ids;
+  std::vector<const Tensor*> tensors;
+  auto id_of = [&](const Tensor* t) {
+    auto it = ids.find(t);
+    if (it != ids.end()) return it->second;
+    const int id = static_cast<int>(tensors.size());
+    tensors.push_back(t);
+    ids[t] = id;
+    return id;
+  };
+  const std::vector<std::unique_ptr<Operation>>& ops = net_->ops();
+  std::vector<PlacedOp> placed(ops.size());
+  std::vector<std::string> names(ops.size()), reasons(ops.size());
+  // One graph builder per DSP segment, in order.
+  std::vector<std::unique_ptr<DspGraphBuilder>> builders;
+  std::vector<std::unique_ptr<Translator>> translators;
+  std::set<const Tensor*> dsp_written;  // by the current DSP segment
+  bool in_dsp_segment = false;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Operation* op = ops[i].get();
+    names[i] = op->Describe();
+    for (int k = 0; k < op->InputSize(); ++k) {
+      const Tensor* t = op->Input(k);
+      if (t != nullptr && !t->is_weight()) placed[i].inputs.push_back(id_of(t));
     }
-    if (type == "Quantize") {
-      // Host side: the app's float input becomes a DSP input.
-      Binding binding;
-      binding.host = const_cast<Tensor*>(op->Input(0));
-      binding.convert = true;
-      binding.scale = op->Output(0)->scale();
-      binding.zero_point = op->Output(0)->zero_point();
-      binding.bytes = op->Output(0)->size();
-      inputs_.push_back(binding);
-      dsp_inputs.push_back(translator.Activation(op->Output(0)));
-      continue;
-    }
-    if (type == "Dequantize") {
-      Binding binding;
-      binding.host = op->Output(0);
-      binding.convert = true;
-      binding.scale = op->Input(0)->scale();
-      binding.zero_point = op->Input(0)->zero_point();
-      binding.bytes = op->Input(0)->size();
-      outputs_.push_back(binding);
-      dsp_outputs.push_back(translator.Activation(op->Input(0)));
-      host_side.insert(op->Output(0));
-      continue;
-    }
-    bool reads_host = false, reads_device = false;
-    for (int i = 0; i < op->InputSize(); ++i) {
-      const Tensor* t = op->Input(i);
-      if (t == nullptr || t->is_weight()) continue;
-      (host_side.count(t) > 0 ? reads_host : reads_device) = true;
-    }
-    if (reads_host) {
-      // The float tail after the DSP's outputs (a Softmax kept in float,
-      // say) runs on the CPU with the CPU net's own kernels.
-      if (op->kernel_dtype() == DT_UINT8 || reads_device) {
-        unsupported.push_back(StrCat(op->Describe(), " reads a tensor the CPU computes "
-                                     "after the DSP"));
+    for (int k = 0; k < op->OutputSize(); ++k) placed[i].outputs.push_back(id_of(op->Output(k)));
+    std::string reason = CpuReason(*op, in_dsp_segment ? dsp_written : std::set<const Tensor*>());
+    if (reason.empty()) {
+      // Offered to the DSP: to the current segment's graph, or a new one.
+      std::unique_ptr<DspGraphBuilder> builder;
+      std::unique_ptr<Translator> translator;
+      if (!in_dsp_segment) {
+        builder = std::make_unique<DspGraphBuilder>();
+        translator = std::make_unique<Translator>(builder.get());
+      }
+      Translator* target = in_dsp_segment ? translators.back().get() : translator.get();
+      const MaceStatus status = target->Add(op);
+      if (status.ok()) {
+        if (!in_dsp_segment) {
+          builders.push_back(std::move(builder));
+          translators.push_back(std::move(translator));
+          dsp_written.clear();
+          in_dsp_segment = true;
+        }
+        for (int k = 0; k < op->OutputSize(); ++k) dsp_written.insert(op->Output(k));
+        placed[i].on_dsp = true;
         continue;
       }
-      host_ops_.push_back(op);
-      for (int k = 0; k < op->OutputSize(); ++k) host_side.insert(op->Output(k));
-      continue;
+      reason = status.information();
+      // The translation's messages start with the op's own description.
+      const std::string prefix = names[i] + ": ";
+      if (reason.compare(0, prefix.size(), prefix) == 0) reason = reason.substr(prefix.size());
     }
-    if (op->kernel_dtype() != DT_UINT8) {
-      unsupported.push_back(StrCat(op->Describe(), " (", DataTypeName(op->kernel_dtype()), ")"));
-      continue;
-    }
-    MaceStatus status;
-    if (type == "Conv2D") {
-      status = translator.Conv(op, dsp::kConv2D);
-    } else if (type == "DepthwiseConv2d") {
-      status = translator.Conv(op, dsp::kDepthwiseConv2D);
-    } else if (type == "Pooling") {
-      status = translator.Pooling(op);
-    } else if (type == "Eltwise") {
-      status = translator.Eltwise(op);
-    } else if (type == "Concat") {
-      status = translator.Concat(op);
-    } else if (type == "FullyConnected") {
-      status = translator.FullyConnected(op);
-    } else if (type == "ResizeBilinear") {
-      status = translator.ResizeBilinear(op);
-    } else if (type == "Softmax") {
-      status = translator.Softmax(op);
-    } else if (type == "Reshape" || type == "Squeeze" || type == "Identity") {
-      status = translator.Alias(op);
-    } else {
-      unsupported.push_back(op->Describe());
-      continue;
-    }
-    if (!status.ok()) unsupported.push_back(status.information());
+    VLOG(1) << names[i] << " falls back from the Hexagon DSP to the CPU: " << reason;
+    reasons[i] = reason;
+    in_dsp_segment = false;
   }
-  if (!unsupported.empty()) {
-    std::string list;
-    for (const std::string& item : unsupported) list += (list.empty() ? "" : "; ") + item;
+  std::set<int> app_outputs;
+  for (const std::string& name : output_names) app_outputs.insert(id_of(net_->OutputTensor(name)));
+  const std::vector<Segment> segments = PlanSegments(placed, app_outputs);
+  placement_ = DescribePlacement(segments, names, reasons);
+  VLOG(1) << "Hexagon placement: " << placement_;
+  if (builders.empty()) {
     return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
-                      StrCat("the Hexagon DSP cannot run: ", list));
+                      StrCat("the Hexagon DSP can run no op of the model: ", placement_));
   }
-  // uint8 outputs the app reads directly.
-  for (const Tensor* t : app_outputs) {
-    if (t->dtype() != DT_UINT8) continue;
-    Binding binding;
-    binding.host = const_cast<Tensor*>(t);
-    binding.bytes = t->size();
-    outputs_.push_back(binding);
-    dsp_outputs.push_back(translator.Activation(t));
-  }
-  MACE_CHECK_ARG(!dsp_inputs.empty() && !dsp_outputs.empty(),
-                 "the Hexagon DSP runs uint8 models with Quantize inputs and outputs");
-  builder.SetInputs(dsp_inputs);
-  builder.SetOutputs(dsp_outputs);
-  SerializedGraph graph;
-  MACE_RETURN_IF_ERROR(builder.Serialize(&graph));
+  MACE_UNSUPPORTED_IF(builders.size() > dsp::kMaxGraphs, "the model needs ", builders.size(),
+                      " DSP graphs; a DSP session holds ", dsp::kMaxGraphs, ". ", placement_);
   control_.Config(config_);
   MACE_RETURN_IF_ERROR(control_.Init());
-  MACE_RETURN_IF_ERROR(control_.SetupGraph(graph));
-  input_bytes_.resize(inputs_.size());
-  for (size_t i = 0; i < inputs_.size(); ++i) input_bytes_[i].resize(inputs_[i].bytes);
+  // Host tensors by id, writable (each activation is some op's output or an
+  // app input, which a DSP segment never writes).
+  std::map<int, Tensor*> writable;
+  for (const std::unique_ptr<Operation>& op : ops) {
+    for (int k = 0; k < op->OutputSize(); ++k) writable[ids.at(op->Output(k))] = op->Output(k);
+  }
+  size_t dsp_index = 0;
+  for (const Segment& segment : segments) {
+    Stage stage;
+    stage.on_dsp = segment.on_dsp;
+    if (!segment.on_dsp) {
+      for (int i : segment.ops) stage.ops.push_back(ops[i].get());
+      stages_.push_back(std::move(stage));
+      continue;
+    }
+    DspGraphBuilder* builder = builders[dsp_index].get();
+    Translator* translator = translators[dsp_index].get();
+    const std::string where = StrCat("DSP segment ", dsp_index + 1, " of ", builders.size());
+    stage.name = StrCat(where, " (", segment.ops.size(), " ops)");
+    for (int i : segment.ops) stage.macs += ops[i]->Macs();
+    ++dsp_index;
+    std::vector<uint32_t> graph_inputs, graph_outputs;
+    for (int id : segment.inputs) {
+      const Tensor* t = tensors[id];
+      MACE_CHECK_ARG(t->dtype() == DT_UINT8, where, " reads ", DataTypeName(t->dtype()),
+                     " tensor '", t->name(), "'");
+      stage.inputs.push_back(t);
+      graph_inputs.push_back(translator->Activation(t));
+    }
+    std::map<uint32_t, size_t> output_index;
+    for (int id : segment.outputs) {
+      Tensor* t = writable.at(id);
+      const uint32_t dsp_id = translator->Activation(t);
+      auto found = output_index.find(dsp_id);
+      if (found != output_index.end()) {
+        stage.outputs[found->second].push_back(t);
+        continue;
+      }
+      output_index[dsp_id] = graph_outputs.size();
+      graph_outputs.push_back(dsp_id);
+      stage.outputs.push_back({t});
+    }
+    MACE_CHECK_ARG(!graph_inputs.empty() && !graph_outputs.empty(), where,
+                   " has no input or no output");
+    builder->SetInputs(graph_inputs);
+    builder->SetOutputs(graph_outputs);
+    SerializedGraph graph;
+    MACE_RETURN_IF_ERROR(builder->Serialize(&graph));
+    stage.slot = static_cast<uint32_t>(dsp_index - 1);
+    MACE_RETURN_IF_ERROR(control_.SetupGraph(graph, stage.slot));
+    stages_.push_back(std::move(stage));
+  }
   return MaceStatus();
 }
 
-MaceStatus HexagonExecutor::Run(RunMetadata* /*run_metadata*/) {
+MaceStatus HexagonExecutor::RunDsp(Stage* stage) {
   std::vector<DspBuffer> buffers;
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    const Binding& in = inputs_[i];
-    if (!in.convert) {
-      buffers.push_back({in.host->raw_data(), in.bytes});
+  for (const Tensor* t : stage->inputs) {
+    buffers.push_back({t->raw_data(), static_cast<size_t>(t->size())});
+  }
+  MACE_RETURN_IF_ERROR(control_.ExecuteGraph(buffers, &stage->output_bytes, stage->slot));
+  MACE_CHECK_ARG(stage->output_bytes.size() == stage->outputs.size(), "the DSP returned ",
+                 stage->output_bytes.size(), " outputs for ", stage->outputs.size());
+  for (size_t i = 0; i < stage->outputs.size(); ++i) {
+    const std::vector<uint8_t>& bytes = stage->output_bytes[i];
+    for (Tensor* t : stage->outputs[i]) {
+      MACE_CHECK_ARG(bytes.size() == static_cast<size_t>(t->size()), "the DSP returned ",
+                     bytes.size(), " bytes for '", t->name(), "' of ", t->size());
+      std::copy(bytes.begin(), bytes.end(), t->mutable_data<uint8_t>());
+    }
+  }
+  return MaceStatus();
+}
+
+MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
+  std::set<Runtime*> runtimes;
+  for (const Stage& stage : stages_) {
+    for (Operation* op : stage.ops) runtimes.insert(op->runtime());
+  }
+  for (Runtime* runtime : runtimes) MACE_RETURN_IF_ERROR(runtime->BeforeRun());
+  if (run_metadata != nullptr) run_metadata->op_stats.clear();
+  // One entry per CPU op, as Net::Run gives, and one per DSP graph (its
+  // time on the DSP as the device time).
+  auto record = [run_metadata](OperatorStats stats, int64_t start) {
+    if (run_metadata == nullptr) return;
+    stats.start_micros = start;
+    stats.end_micros = NowMicros();
+    run_metadata->op_stats.push_back(std::move(stats));
+  };
+  OpContext context;
+  context.workspace = net_->workspace();
+  for (Stage& stage : stages_) {
+    if (stage.on_dsp) {
+      const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
+      MACE_RETURN_IF_ERROR(RunDsp(&stage));
+      OperatorStats stats;
+      stats.operator_name = stage.name;
+      stats.type = "HexagonGraph";
+      stats.macs = stage.macs;
+      stats.device_micros = control_.last_dsp_time_us();
+      for (const auto& receivers : stage.outputs) {
+        stats.output_shape.push_back(receivers[0]->shape());
+      }
+      record(std::move(stats), start);
       continue;
     }
-    std::vector<uint8_t>& bytes = input_bytes_[i];
-    const float* values = in.host->data<float>();
-    for (size_t j = 0; j < bytes.size(); ++j) {
-      bytes[j] = ops::QuantizeValue(values[j], in.scale, in.zero_point);
-    }
-    buffers.push_back({bytes.data(), bytes.size()});
-  }
-  MACE_RETURN_IF_ERROR(control_.ExecuteGraph(buffers, &output_bytes_));
-  for (size_t i = 0; i < outputs_.size(); ++i) {
-    const Binding& out = outputs_[i];
-    const std::vector<uint8_t>& bytes = output_bytes_[i];
-    if (out.convert) {
-      float* values = out.host->mutable_data<float>();
-      for (size_t j = 0; j < bytes.size(); ++j) {
-        values[j] = ops::DequantizeValue(bytes[j], out.scale, out.zero_point);
+    for (Operation* op : stage.ops) {
+      const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
+      bool empty = op->OutputSize() > 0;
+      for (int k = 0; k < op->OutputSize() && empty; ++k) empty = op->Output(k)->size() == 0;
+      if (!empty) {
+        context.runtime = op->runtime();
+        MACE_RETURN_IF_ERROR(
+            CatchExceptions([&] { return op->Run(&context); }, [&] { return op->Describe(); }));
       }
-    } else {
-      std::copy(bytes.begin(), bytes.end(), out.host->mutable_data<uint8_t>());
+      OperatorStats stats;
+      stats.operator_name = op->name();
+      stats.type = op->type();
+      stats.macs = op->Macs();
+      for (int k = 0; k < op->OutputSize(); ++k) {
+        stats.output_shape.push_back(op->Output(k)->shape());
+      }
+      record(std::move(stats), start);
     }
   }
-  for (Operation* op : host_ops_) {
-    OpContext context;
-    context.runtime = op->runtime();
-    MACE_RETURN_IF_ERROR(op->Run(&context));
-  }
+  for (Runtime* runtime : runtimes) MACE_RETURN_IF_ERROR(runtime->AfterRun());
   return MaceStatus();
 }
 

@@ -1,14 +1,13 @@
 // The whole-graph executor of DeviceType::HEXAGON. The engine first builds
 // the ordinary CPU net for the uint8 model (it checks the model, infers
-// every shape and binds the weights); this executor translates that net
-// into the DSP's serialized graph, sends it once, and then runs every
-// inference on the DSP: the app's float inputs are quantized on the host
-// (the model's Quantize ops), the uint8 graph runs on the DSP, and its
-// outputs are dequantized on the host (the model's Dequantize ops). Float
-// ops that read only what the Dequantize ops give (a float Softmax after
-// the last layer, say) run after that on the CPU, with the CPU net's own
-// kernels. The CPU net's host tensors are the engine's input and output
-// tensors; its other kernels never run.
+// every shape and binds the weights); this executor offers each of its ops
+// to the DSP, in order, and an op the DSP cannot run falls back to the CPU
+// net's own kernel (placement.h). Consecutive DSP ops become one DSP graph,
+// each set up once in its slot of the engine's DSP session; consecutive CPU
+// ops run with the CPU net's kernels. The model's Quantize and Dequantize ops run on the CPU,
+// so float app inputs and outputs are converted on the host exactly as the
+// CPU engine converts them. Tensors between segments live in the CPU
+// net's host memory: uint8 bytes with their scale and zero point.
 #ifndef MACE_RUNTIMES_HEXAGON_HEXAGON_EXECUTOR_H_
 #define MACE_RUNTIMES_HEXAGON_HEXAGON_EXECUTOR_H_
 
@@ -19,6 +18,7 @@
 #include "mace/core/executor.h"
 #include "mace/core/net.h"
 #include "mace/runtimes/hexagon/hexagon_control.h"
+#include "mace/runtimes/hexagon/placement.h"
 
 namespace mace {
 namespace hexagon {
@@ -29,8 +29,9 @@ class HexagonExecutor : public Executor {
   HexagonExecutor(std::unique_ptr<Net> cpu_net, DspChannelConfig config);
   ~HexagonExecutor() override;
 
-  // Translates the CPU net and sets the graph up on a new DSP session. An
-  // op the DSP lacks fails, naming every such op.
+  // Places the CPU net's ops, builds one DSP graph per DSP segment and sets
+  // them up in one DSP session. A model with no op the DSP runs fails,
+  // naming why for each op.
   MaceStatus Init(const NetDef& net_def, const std::vector<std::string>& output_names) override;
   MaceStatus Run(RunMetadata* run_metadata) override;
   Tensor* InputTensor(const std::string& name) override { return net_->InputTensor(name); }
@@ -38,24 +39,33 @@ class HexagonExecutor : public Executor {
     return net_->OutputTensor(name);
   }
   const MemoryReport& memory_report() const override { return net_->memory_report(); }
-  HexagonControl* control() { return &control_; }
+  // Where each op runs: "N op(s) on the DSP in S segment(s), M on the
+  // CPU", then one line per CPU op with the reason.
+  const std::string& placement() const { return placement_; }
 
  private:
-  struct Binding {
-    Tensor* host = nullptr;  // float (quantized on the way) or uint8
-    bool convert = false;    // quantize an input, dequantize an output
-    float scale = 1.f;
-    int32_t zero_point = 0;
-    size_t bytes = 0;        // on the DSP side
+  struct Stage {
+    bool on_dsp = false;
+    std::vector<Operation*> ops;  // a CPU stage's ops, in order
+    // A DSP stage: its graph's slot in the session, the host tensors sent
+    // as the graph's inputs, and for each graph output the host tensors
+    // that receive it (a renamed tensor may be read under two names).
+    uint32_t slot = 0;
+    std::vector<const Tensor*> inputs;
+    std::vector<std::vector<Tensor*>> outputs;
+    std::vector<std::vector<uint8_t>> output_bytes;
+    // A DSP stage in RunMetadata: one entry for the whole graph.
+    std::string name;
+    int64_t macs = 0;
   };
+
+  MaceStatus RunDsp(Stage* stage);
 
   std::unique_ptr<Net> net_;
   DspChannelConfig config_;
-  HexagonControl control_;
-  std::vector<Binding> inputs_, outputs_;
-  std::vector<std::vector<uint8_t>> input_bytes_, output_bytes_;
-  // Float ops after the DSP's outputs, run on the CPU after each execution.
-  std::vector<Operation*> host_ops_;
+  HexagonControl control_;  // one DSP session for every DSP graph
+  std::vector<Stage> stages_;
+  std::string placement_;
 };
 
 }  // namespace hexagon

@@ -85,7 +85,7 @@ def convert(options: ConvertOptions) -> ConvertedModel:
     net_def, weights = serialize(graph, dtype)
     if options.runtime == "dsp":
         from mace_converter import dsp_ops
-        dsp_ops.check(net_def, options.model_name)
+        log.extend(dsp_ops.report(net_def, options.model_name))
     inputs = _specs(graph, graph.inputs, options.inputs, "input")
     outputs = _specs(graph, graph.outputs, options.outputs, "output")
     ops = len(net_def.op)

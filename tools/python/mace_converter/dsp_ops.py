@@ -1,13 +1,16 @@
-"""Which ops of a converted uint8 model the Hexagon DSP runs (runtime: dsp).
+"""Where the ops of a converted uint8 model run under runtime: dsp.
 
-The engine sends a uint8 model to the DSP as one graph
-(mace/runtimes/hexagon/hexagon_executor.cc); these rules mirror what its
-translation accepts, so that a model it would refuse fails at conversion,
-with every op it lacks named in one error. Float ops after the DSP's
-outputs (a Softmax kept in float, say) run on the CPU. The engine checks
-again, in full, when it is created.
+The engine offers each op to the Hexagon DSP in model order, and an op the
+DSP cannot run falls back to the CPU's kernel
+(mace/runtimes/hexagon/hexagon_executor.cc). Consecutive DSP ops form one
+DSP graph (a segment); the CPU runs the ops between them, and the tensors
+that cross pass through the host as uint8 with their quantization. These
+rules mirror the engine's translation, so that the converter can report
+the placement; the engine decides again, in full, when it is created.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from mace_converter.api import ConversionError
 
@@ -38,7 +41,18 @@ def _args(op) -> dict:
     return values
 
 
-def _problem(op, args: dict, weights: dict) -> str:
+def _quantization(net_def) -> dict:
+    """(scale, zero point) of each tensor the model states one for."""
+    quant = {info.name: (info.scale, info.zero_point) for info in net_def.input_info
+             if info.HasField("scale")}
+    quant.update((t.name, (t.scale, t.zero_point)) for t in net_def.tensors)
+    for op in net_def.op:
+        for name, info in zip(op.output, op.quantize_info):
+            quant[name] = (info.scale, info.zero_point)
+    return quant
+
+
+def _problem(op, args: dict, weights: dict, quant: dict) -> str:
     """Why the DSP cannot run `op`, or ""."""
     if op.type in RENAMES:
         return ""
@@ -64,49 +78,70 @@ def _problem(op, args: dict, weights: dict) -> str:
         axis = args.get("axis", 1)
         if rank != 4 or axis not in (1, 1 - rank):
             return "the DSP concatenates channels of 4-D tensors only"
+        out = quant.get(op.output[0])
+        if out is not None and any(quant.get(name, out) != out for name in op.input):
+            return "the DSP concatenates inputs quantized as the output only"
     if op.type == "Softmax" and args.get("use_log", 0) != 0:
         return "log-softmax"
     return ""
 
 
-def unsupported_ops(net_def) -> list[str]:
-    """'name (type): reason' for each op of `net_def` the DSP cannot run.
-    Float ops that read only Dequantize outputs (and what such ops write)
-    run on the CPU after the DSP, as the engine does."""
+@dataclass
+class PlacedOp:
+    name: str
+    type: str
+    on_dsp: bool
+    reason: str  # why it runs on the CPU; "" on the DSP
+
+
+def placement(net_def) -> list[PlacedOp]:
+    """Each op of `net_def` with the side the engine runs it on."""
     weights = {tensor.name: tensor for tensor in net_def.tensors}
-    app_inputs = {info.name for info in net_def.input_info}
-    host_side: set[str] = set()
-    problems = []
+    quant = _quantization(net_def)
+    placed = []
+    dsp_written: set[str] = set()  # by the current DSP segment
     for op in net_def.op:
         args = _args(op)
-        activations = [name for name in op.input if name and name not in weights]
-        reads_host = any(name in host_side for name in activations)
-        float_op = args.get("T") != _DT_UINT8
-        if op.type == "Quantize":
-            reason = "" if op.input[0] in app_inputs else "a Quantize inside the graph"
-        elif op.type == "Dequantize":
-            host_side.update(op.output)
-            reason = ""
-        elif reads_host:
-            if float_op and all(name in host_side for name in activations):
-                host_side.update(op.output)
-                reason = ""
-            else:
-                reason = "reads a tensor the CPU computes after the DSP"
-        elif float_op:
+        if op.type in ("Quantize", "Dequantize"):
+            reason = "converts between float and uint8 on the host"
+        elif args.get("T") != _DT_UINT8:
             reason = "float (no uint8 kernel for it, or not quantized)"
+        elif op.type in RENAMES and (not op.input or op.input[0] not in dsp_written):
+            reason = "renames a tensor the CPU holds"
         else:
-            reason = _problem(op, args, weights)
-        if reason:
-            problems.append(f"{op.name} ({op.type}): {reason}")
-    return problems
+            reason = _problem(op, args, weights, quant)
+        on_dsp = not reason
+        if on_dsp:
+            if not placed or not placed[-1].on_dsp:
+                dsp_written = set()
+            dsp_written.update(op.output)
+        placed.append(PlacedOp(op.name, op.type, on_dsp, reason))
+    return placed
 
 
-def check(net_def, model_name: str) -> None:
-    """Raises one ConversionError naming every op the DSP lacks."""
-    problems = unsupported_ops(net_def)
-    if problems:
+def segments(placed: list[PlacedOp]) -> int:
+    """How many DSP graphs the engine sets up."""
+    return sum(1 for i, op in enumerate(placed)
+               if op.on_dsp and (i == 0 or not placed[i - 1].on_dsp))
+
+
+def unsupported_ops(net_def) -> list[str]:
+    """'name (type): reason' for each uint8 op the DSP lacks (these run on
+    the CPU, between DSP segments)."""
+    return [f"{op.name} ({op.type}): {op.reason}" for op in placement(net_def)
+            if not op.on_dsp and op.type not in ("Quantize", "Dequantize")
+            and not op.reason.startswith("float")]
+
+
+def report(net_def, model_name: str) -> list[str]:
+    """The placement as log lines: a summary, then one line per CPU op.
+    Raises ConversionError when the DSP would run none of the ops."""
+    placed = placement(net_def)
+    on_dsp = sum(op.on_dsp for op in placed)
+    cpu_lines = [f"  CPU: {op.name} ({op.type}): {op.reason}" for op in placed if not op.on_dsp]
+    if on_dsp == 0:
         raise ConversionError(
-            f"runtime dsp cannot run {len(problems)} op(s) of {model_name}; the Hexagon DSP "
-            "runs the uint8 graph, and only float ops after its outputs run on the CPU:\n  "
-            + "\n  ".join(problems))
+            f"runtime dsp: the Hexagon DSP can run no op of {model_name}:\n"
+            + "\n".join(cpu_lines))
+    return [f"{model_name}: runtime dsp places {on_dsp} op(s) on the DSP in "
+            f"{segments(placed)} segment(s) and {len(placed) - on_dsp} on the CPU"] + cpu_lines

@@ -31,7 +31,7 @@ from mace_converter import cli, package
 from mace_converter.config import load_config
 from mace_tools import proto
 from tests.test_mace_run_cli import MACE_RUN, REPO
-from zoo import classic
+from zoo import classic, modern
 
 DSP_IMAGE = Path(os.environ.get("MACE_DSP_RUNTIME",
                                 REPO / "bazel-bin" / "mace" / "dsp" / "dsp_runtime.elf"))
@@ -49,13 +49,14 @@ class DspMobileNetTest(unittest.TestCase):
             raise AssertionError("qemu-hexagon is missing: install qemu-user "
                                  "(tools/bootstrap.sh does)")
 
-    def _check(self, name: str) -> None:
+    def _check(self, name: str) -> str:
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.dict(os.environ, {"MACE_BUILD_DIR": str(Path(tmp) / "build"),
                                              "MACE_RUN": str(MACE_RUN)}):
             directory = Path(tmp)
             model = directory / f"{name}.onnx"
-            model.write_bytes(getattr(classic, name)(size=SIZE).SerializeToString())
+            zoo = modern if hasattr(modern, name) else classic
+            model.write_bytes(getattr(zoo, name)(size=SIZE).SerializeToString())
             rng = np.random.default_rng(26)
             for i in range(2):
                 np.save(directory / f"calib{i}.npy",
@@ -104,12 +105,22 @@ class DspMobileNetTest(unittest.TestCase):
             self.assertIn("--device=HEXAGON", text)
             self.assertIn("output: bit-identical to the CPU uint8 engine  PASS", text)
             self.assertRegex(text, r"output: cosine 0\.9[89]\d* \(>= 0\.98\).*PASS")
+            return text
 
     def test_mobilenet_v1(self):
         self._check("mobilenet_v1")
 
     def test_mobilenet_v2(self):
         self._check("mobilenet_v2")
+
+    def test_shufflenet_v2_split_between_dsp_and_cpu(self):
+        # The channel split and shuffle of every unit have no DSP kernel:
+        # they run on the CPU between DSP graphs, and the result still
+        # equals the CPU uint8 engine bit for bit.
+        text = self._check("shufflenet_v2_x1_0")
+        summary = [line for line in text.splitlines() if "runtime dsp places" in line]
+        self.assertEqual(len(summary), 1, text)
+        self.assertRegex(summary[0], r"on the DSP in ([2-9]|\d\d+) segment\(s\)")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """The Python runtime module (mace/python/mace, ctypes over the C API in
 libmace.so): the small model of test/c_api_model_gen.cc run in-process and
-compared with mace_run's output, every error path, and several threads.
+compared with mace_run's output, every error path, several threads, and the
+Hexagon options on its uint8 model (on the emulated DSP where it is built).
 
 Needs the host mace_run, libmace.so and the c_api_model files, which
 `bazel test //...` builds (MACE_RUN points into that bazel-bin).
 """
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,7 +26,10 @@ import mace  # noqa: E402  (the path above)
 GRAPH = BAZEL_BIN / "test" / "c_api_model.pb"
 WEIGHTS = BAZEL_BIN / "test" / "c_api_model.data"
 LIBRARY = BAZEL_BIN / "mace" / "libmace" / "libmace.so"
-READY = all(p.exists() for p in (MACE_RUN, GRAPH, WEIGHTS, LIBRARY))
+DSP_GRAPH = BAZEL_BIN / "test" / "c_api_dsp_model.pb"
+DSP_WEIGHTS = BAZEL_BIN / "test" / "c_api_dsp_model.data"
+DSP_IMAGE = BAZEL_BIN / "mace" / "dsp" / "dsp_runtime.elf"
+READY = all(p.exists() for p in (MACE_RUN, GRAPH, WEIGHTS, LIBRARY, DSP_GRAPH, DSP_WEIGHTS))
 
 
 def expected(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -102,6 +107,34 @@ class PythonBindingTest(unittest.TestCase):
         engine.close()
         self.assert_error("INVALID_ARGS", "the engine is closed", engine.run, {"x": self.x})
         self.assert_error("INVALID_ARGS", "the engine is closed", engine.memory_report)
+
+    def test_hexagon_options(self):
+        # The uint8 model beside the test model; a stand-in emulator that
+        # never answers shows the timeout reaching the DSP calls.
+        with tempfile.TemporaryDirectory() as tmp:
+            silent = Path(tmp) / "silent_emulator.sh"
+            silent.write_text("#!/bin/sh\nexec sleep 20\n")
+            silent.chmod(0o755)
+            self.assert_error("UNSUPPORTED", "/nonexistent/dsp_runtime.elf", mace.Engine,
+                              DSP_GRAPH, DSP_WEIGHTS, device="hexagon", dsp_emulator=silent,
+                              dsp_image="/nonexistent/dsp_runtime.elf")
+            self.assert_error("RUNTIME_ERROR", "no reply before the deadline (250 ms a call)",
+                              mace.Engine, DSP_GRAPH, DSP_WEIGHTS, device="hexagon",
+                              dsp_emulator=silent, dsp_image=DSP_GRAPH, dsp_timeout_ms=250)
+        self.assert_error("INVALID_ARGS", "timeout -1 ms", mace.Engine, DSP_GRAPH, DSP_WEIGHTS,
+                          device="hexagon", dsp_timeout_ms=-1)
+
+    @unittest.skipUnless(DSP_IMAGE.exists() and shutil.which("qemu-hexagon"),
+                         "needs //mace/dsp:dsp_runtime and qemu-hexagon")
+    def test_hexagon_equals_the_cpu_engine(self):
+        x = np.random.default_rng(8).uniform(-2, 2, (1, 2, 3, 3)).astype(np.float32)
+        with mace.Engine(DSP_GRAPH, DSP_WEIGHTS) as cpu:
+            expected_y = cpu.run({"x": x})["y"]
+        with mace.Engine(DSP_GRAPH, DSP_WEIGHTS, device="hexagon", dsp_image=DSP_IMAGE,
+                         dsp_timeout_ms=60000) as dsp:
+            y = dsp.run({"x": x})["y"]
+        np.testing.assert_array_equal(y, expected_y)
+        self.assertGreater(len(np.unique(y)), 3)
 
     def test_missing_library(self):
         mace.engine._lib = None

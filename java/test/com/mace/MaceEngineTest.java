@@ -367,6 +367,42 @@ public class MaceEngineTest {
         weights, new MaceEngine.Config().setCpuKernelFamily("bogus")));
   }
 
+  /**
+   * The Hexagon options reach the engine: on the uint8 model beside the
+   * test model, a bad image path is named, and a stand-in emulator that
+   * never answers is late by exactly the timeout given. No DSP is needed.
+   */
+  @Test
+  public void hexagonOptions() throws IOException {
+    String dspGraph = Paths.get(graph).resolveSibling("c_api_dsp_model.pb").toString();
+    String dspWeights = Paths.get(graph).resolveSibling("c_api_dsp_model.data").toString();
+    assertTrue(dspGraph + " is missing", Files.exists(Paths.get(dspGraph)));
+    Path emulator = Files.createTempFile("silent_emulator", ".sh");
+    Files.write(emulator, "#!/bin/sh\nexec sleep 20\n".getBytes(StandardCharsets.UTF_8));
+    assertTrue(emulator.toFile().setExecutable(true));
+    String silent = emulator.toString();
+    try {
+      assertFails(MaceException.Status.UNSUPPORTED, "/nonexistent/dsp_runtime.elf",
+          () -> MaceEngine.create(dspGraph, dspWeights, new MaceEngine.Config(
+              MaceEngine.Device.HEXAGON).setHexagonOptions(silent,
+                  "/nonexistent/dsp_runtime.elf", 0)));
+      assertFails(MaceException.Status.UNSUPPORTED, "/nonexistent/qemu-hexagon",
+          () -> MaceEngine.create(dspGraph, dspWeights, new MaceEngine.Config(
+              MaceEngine.Device.HEXAGON).setHexagonOptions("/nonexistent/qemu-hexagon",
+                  dspGraph, 0)));
+      // Any existing file serves as the image: this emulator does not read it.
+      assertFails(MaceException.Status.RUNTIME_ERROR,
+          "no reply before the deadline (250 ms a call)",
+          () -> MaceEngine.create(dspGraph, dspWeights, new MaceEngine.Config(
+              MaceEngine.Device.HEXAGON).setHexagonOptions(silent, dspGraph, 250)));
+      assertFails(MaceException.Status.INVALID_ARGS, "timeout -1 ms",
+          () -> MaceEngine.create(dspGraph, dspWeights, new MaceEngine.Config(
+              MaceEngine.Device.HEXAGON).setHexagonOptions(null, null, -1)));
+    } finally {
+      Files.delete(emulator);
+    }
+  }
+
   @Test
   public void missingAndCorruptModelsThrow() throws IOException {
     MaceEngine.Config config = new MaceEngine.Config();

@@ -99,7 +99,7 @@ class DspOpsTest(unittest.TestCase):
                          ["Quantize", "Conv2D", "Dequantize", "Conv2D"])
         self.assertEqual(dsp_ops.unsupported_ops(q.net_def), [])
 
-    def test_every_op_the_dsp_lacks_is_named_in_one_error(self):
+    def test_ops_the_dsp_lacks_run_on_the_cpu_between_segments(self):
         g = rng(3)
         inits = [initializer(f"w{i}", g.normal(0, 0.4, (4, c, 1, 1)).astype(np.float32))
                  for i, c in ((1, 3), (2, 4), (3, 4))]
@@ -111,14 +111,41 @@ class DspOpsTest(unittest.TestCase):
                  helper.make_node("Conv", ["s2", "w3"], ["c3"]),
                  helper.make_node("Relu", ["c3"], ["y"])]
         model = make_model(nodes, {"x": SHAPE}, {"y": None}, inits)
-        with self.assertRaises(ConversionError) as caught:
-            dsp_convert(model, ranges={"x": (-1.0, 1.0), "r1": (0.0, 2.0), "t1": (0.0, 2.0),
+        q = dsp_convert(model, ranges={"x": (-1.0, 1.0), "r1": (0.0, 2.0), "t1": (0.0, 2.0),
                                        "s2": (0.0, 1.0), "y": (0.0, 2.0)})
+        placed = dsp_ops.placement(q.net_def)
+        sides = [(op.type, op.on_dsp) for op in placed]
+        # The first Conv on the DSP, the Transpose on the CPU, the float
+        # Conv (with its fused Sigmoid) on the CPU, the last Conv on the DSP.
+        self.assertEqual(sides, [("Quantize", False), ("Conv2D", True), ("Transpose", False),
+                                 ("Dequantize", False), ("Conv2D", False), ("Quantize", False),
+                                 ("Conv2D", True), ("Dequantize", False)])
+        self.assertEqual(dsp_ops.segments(placed), 2)
+        self.assertEqual(dsp_ops.unsupported_ops(q.net_def),
+                         ["transpose_2 (Transpose): no DSP kernel"])
+        lines = dsp_ops.report(q.net_def, "m")
+        self.assertEqual(lines[0], "m: runtime dsp places 2 op(s) on the DSP in 2 segment(s) "
+                                   "and 6 on the CPU")
+        self.assertIn("(Transpose): no DSP kernel", "\n".join(lines))
+        self.assertIn("model: runtime dsp places 2 op(s)", "\n".join(q.log))
+
+    def test_nothing_for_the_dsp_is_refused(self):
+        pb = proto.load()
+        net = pb.NetDef()
+        net.input_info.add(name="x")
+        for name, op_type, inputs, t in (("q", "Quantize", ["x"], pb.DT_UINT8),
+                                         ("s", "Transpose", ["xq"], pb.DT_UINT8),
+                                         ("d", "Dequantize", ["s"], pb.DT_FLOAT)):
+            o = net.op.add(name=name, type=op_type)
+            o.input.extend(inputs)
+            o.output.append(name if name != "q" else "xq")
+            o.arg.add(name="T", i=t)
+        with self.assertRaises(ConversionError) as caught:
+            dsp_ops.report(net, "m")
         text = str(caught.exception)
-        self.assertIn("runtime dsp cannot run 2 op(s) of model", text)
-        self.assertIn("(Transpose): no DSP kernel", text)
-        self.assertIn("(Quantize): a Quantize inside the graph", text)
-        self.assertNotIn("(Conv2D)", text)
+        self.assertIn("the Hexagon DSP can run no op of m", text)
+        self.assertIn("CPU: s (Transpose): no DSP kernel", text)
+        self.assertIn("CPU: q (Quantize): converts between float and uint8", text)
 
     def test_rules_on_op_arguments(self):
         pb = proto.load()
@@ -159,6 +186,28 @@ class DspOpsTest(unittest.TestCase):
             "eltwise4 (Eltwise): the DSP has SUM, SUB and PROD only",
             "concat5 (Concat): the DSP concatenates channels of 4-D tensors only",
             "softmax6 (Softmax): log-softmax"])
+
+
+    def test_concat_needs_its_inputs_quantized_as_its_output(self):
+        pb = proto.load()
+        net = pb.NetDef()
+        net.input_info.add(name="x", scale=0.1, zero_point=3)
+
+        def op(name, op_type, inputs, scale, zero_point):
+            o = net.op.add(name=name, type=op_type)
+            o.input.extend(inputs)
+            o.output.append(name)
+            o.arg.add(name="T", i=pb.DT_UINT8)
+            o.quantize_info.add(scale=scale, zero_point=zero_point)
+
+        op("a", "Pooling", ["x"], 0.1, 3)
+        op("b", "Pooling", ["x"], 0.2, 3)
+        op("same", "Concat", ["a", "x"], 0.1, 3)
+        op("mixed", "Concat", ["a", "b"], 0.1, 3)
+        op("shifted", "Concat", ["a", "a"], 0.1, 4)
+        self.assertEqual(dsp_ops.unsupported_ops(net), [
+            "mixed (Concat): the DSP concatenates inputs quantized as the output only",
+            "shifted (Concat): the DSP concatenates inputs quantized as the output only"])
 
 
 if __name__ == "__main__":
