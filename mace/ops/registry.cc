@@ -35,6 +35,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterReduce,
       RegisterReshape,
       RegisterResizeBilinear,
+      RegisterResizeNd,
       RegisterResizeNearestNeighbor,
       RegisterSlice,
       RegisterSoftmax,

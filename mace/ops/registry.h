@@ -41,6 +41,7 @@ MaceStatus RegisterRecurrent(OpRegistry* registry);
 MaceStatus RegisterReduce(OpRegistry* registry);
 MaceStatus RegisterReshape(OpRegistry* registry);
 MaceStatus RegisterResizeBilinear(OpRegistry* registry);
+MaceStatus RegisterResizeNd(OpRegistry* registry);
 MaceStatus RegisterResizeNearestNeighbor(OpRegistry* registry);
 MaceStatus RegisterSlice(OpRegistry* registry);
 MaceStatus RegisterSoftmax(OpRegistry* registry);

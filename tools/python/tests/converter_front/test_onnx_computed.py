@@ -9,6 +9,7 @@ import unittest
 
 import numpy as np
 from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
 
 from mace_converter.api import ConversionError
 from mace_converter.numpy_runner import run
@@ -336,14 +337,17 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
                 op = converted.net_def.op[0]
                 self.assertEqual(len(op.input), 3 if name == "scales" else 2)
                 self.assertEqual([list(s.dims) for s in op.output_shape], [declared])
-        # align_corners with computed scales: refused, since ONNX (in * scale - 1)
-        # and ONNX Runtime (out - 1) differ whenever in * scale is not whole.
+        # align_corners with computed scales: ONNX (in * scale - 1) and ONNX
+        # Runtime (out - 1) differ whenever in * scale is not whole, so it
+        # becomes the general Resize, which follows ONNX's definition.
         corners = make_model([helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear",
                                                coordinate_transformation_mode="align_corners")],
-                             {"x": [1, 2, 4, 5], "s": [4]}, {"y": [1, 2, 8, 10]}, opset=13)
-        with self.assertRaises(ConversionError) as caught:
-            convert_model(corners, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
-        self.assertIn("ONNX and ONNX Runtime disagree", str(caught.exception))
+                             {"x": [1, 2, 4, 5], "s": [4]}, {"y": [1, 2, 6, 3]}, opset=13)
+        feeds = {"x": x, "s": np.array([1, 1, 1.5, 0.7], np.float32)}
+        converted = convert_model(corners, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
+        self.assertEqual([op.type for op in converted.net_def.op], ["Resize"])
+        np.testing.assert_allclose(run(converted.net_def, converted.weights, feeds)["y"],
+                                   ReferenceEvaluator(corners).run(None, feeds)[0], rtol=1e-5)
         # Opset 18's axes [2, 3]: two sizes, H then W.
         model = _int_input_model(helper.make_node("Resize", ["x", "", "", "s"], ["y"],
                                                   axes=[2, 3]),
