@@ -359,6 +359,30 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
             convert_model(undeclared, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
         self.assertIn("the model must declare that shape", str(caught.exception))
 
+    def test_reduce_with_empty_axes_input_and_empty_sets(self):
+        x = rng(17).standard_normal((2, 3, 4)).astype(np.float32)
+        for noop, declared in ((0, [1, 1, 1]), (1, [2, 3, 4])):
+            with self.subTest(noop_with_empty_axes=noop):
+                model = _int_input_model(
+                    helper.make_node("ReduceSum", ["x", "a"], ["y"], noop_with_empty_axes=noop),
+                    {"x": [2, 3, 4]}, {"a": [0]}, {"y": declared}, opset=18)
+                feeds = {"x": x, "a": np.zeros(0, np.int64)}
+                converted = convert_model(model, {"x": [2, 3, 4], "a": [0]}, ["y"])
+                got = run(converted.net_def, converted.weights,
+                          {"x": x, "a": np.zeros(0, np.float32)})["y"]
+                np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, feeds)[0],
+                                           rtol=1e-5)
+        empty = np.zeros((2, 0, 4), np.float32)
+        for op_type in ("ReduceMax", "ReduceMin", "ReduceProd", "ReduceSum"):
+            with self.subTest(op=op_type):
+                model = make_model([helper.make_node(op_type, ["x", "a"], ["y"])],
+                                   {"x": [2, 0, 4]}, {"y": [2, 1, 4]},
+                                   [initializer("a", np.array([1], np.int64))], opset=18)
+                converted = convert_model(model, {"x": [2, 0, 4]}, ["y"])
+                got = run(converted.net_def, converted.weights, {"x": empty})["y"]
+                np.testing.assert_array_equal(
+                    got, ReferenceEvaluator(model).run(None, {"x": empty})[0])
+
     def test_squeeze_and_unsqueeze_with_computed_axes(self):
         x = rng(16).standard_normal((1, 3, 1, 2)).astype(np.float32)
         for op_type, axes, declared in (("Squeeze", [0], [3, 1, 2]), ("Squeeze", [-2, 0], [3, 2]),
