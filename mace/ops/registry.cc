@@ -30,6 +30,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterMatMul,
       RegisterPad,
       RegisterPooling,
+      RegisterQdqLinear,
       RegisterQuantize,
       RegisterRecurrent,
       RegisterReduce,

@@ -36,6 +36,7 @@ MaceStatus RegisterLogic(OpRegistry* registry);
 MaceStatus RegisterMatMul(OpRegistry* registry);
 MaceStatus RegisterPad(OpRegistry* registry);
 MaceStatus RegisterPooling(OpRegistry* registry);
+MaceStatus RegisterQdqLinear(OpRegistry* registry);
 MaceStatus RegisterQuantize(OpRegistry* registry);
 MaceStatus RegisterRecurrent(OpRegistry* registry);
 MaceStatus RegisterReduce(OpRegistry* registry);

@@ -150,7 +150,8 @@ def _matmul(op, shapes, graph):
 
 
 # ---- element-wise -------------------------------------------------------------
-@rule("Activation", "BatchNorm", "BiasAdd", "Cast", "Identity", "LocalResponseNorm", "Unary")
+@rule("Activation", "BatchNorm", "BiasAdd", "Cast", "DequantizeLinear", "Identity",
+      "LocalResponseNorm", "QuantizeLinear", "Unary")
 def _same(op, shapes, graph):
     return [shapes[0]]
 

@@ -43,8 +43,61 @@ def _params(node: Node) -> QuantParams | None:
     return _scalar_params(node, float(scale.reshape(-1)[0]), zero_point)
 
 
+# ONNX element types QuantizeLinear produces, by the names the engine's
+# QuantizeLinear takes.
+_QUANTIZED_TYPES = {2: "UINT8", 3: "INT8", 4: "UINT16", 5: "INT16", 21: "UINT4", 22: "INT4",
+                    17: "FLOAT8E4M3FN", 18: "FLOAT8E4M3FNUZ", 19: "FLOAT8E5M2",
+                    20: "FLOAT8E5M2FNUZ"}
+_FLOAT8 = {17, 18, 19, 20}
+
+
+def _onnx_type(node: Node, name: str) -> int:
+    """The ONNX element type of tensor `name` where the model states it (a
+    graph input, output or value_info, or an initializer), else 0."""
+    graph = node.graph
+    declared = getattr(graph, "onnx_input_types", {}).get(name) or \
+        getattr(graph, "onnx_value_types", {}).get(name)
+    if declared:
+        return int(declared)
+    if name in node.values:
+        from onnx import helper
+        try:
+            return int(helper.np_dtype_to_tensor_dtype(np.asarray(node.values[name]).dtype))
+        except (KeyError, TypeError, ValueError):
+            return 0
+    return 0
+
+
+def _float_domain_qdq(node: Node) -> None:
+    """QuantizeLinear or DequantizeLinear whose scale or zero point is
+    computed at run time: the engine's float-domain op of the same name,
+    exact to ONNX (the quantized values carried in float32)."""
+    quantize = node.op_type == "QuantizeLinear"
+    args = {"axis": int(node.attr("axis", 1)), "block_size": int(node.attr("block_size", 0))}
+    zero_point = node.inputs[2] if node.has_input(2) else ""
+    if quantize:
+        to = int(node.attr("output_dtype", 0)) or _onnx_type(node, node.outputs[0]) or \
+            (_onnx_type(node, zero_point) if zero_point else 0) or 2
+        if to not in _QUANTIZED_TYPES:
+            raise node.fail(f"QuantizeLinear to ONNX element type {to} is not supported")
+        args["to"] = _QUANTIZED_TYPES[to]
+        args["saturate"] = int(node.attr("saturate", 1))
+        float8 = to in _FLOAT8
+    else:
+        float8 = _onnx_type(node, node.inputs[0]) in _FLOAT8
+    inputs = [node.tensor(0), node.tensor(1)]
+    # A float8 zero point must be 0 (the engine checks it when it quantizes);
+    # dequantizing float8 ignores it.
+    if zero_point and not (float8 and not quantize):
+        inputs.append(node.tensor(2))
+    node.emit_out(node.op_type, inputs, args)
+
+
 @converter("QuantizeLinear", "DequantizeLinear")
 def quantize_linear(node: Node) -> None:
+    if not node.known(1) or (node.has_input(2) and not node.known(2)):
+        _float_domain_qdq(node)
+        return
     source = node.inputs[0]
     quant = _params(node) if node.op_type == "QuantizeLinear" else \
         node.graph.imported_quant.get(source) or _params(node)

@@ -1,0 +1,69 @@
+"""QuantizeLinear and DequantizeLinear whose scale or zero point is computed
+at run time: converted to the engine's float-domain ops, run by the numpy
+runner and compared with ONNX's reference implementation, which they match
+exactly (round half to even, saturation, per-axis and blocked scales)."""
+import unittest
+
+import numpy as np
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+from mace_converter.numpy_runner import run
+from tests.converter_front.helpers import convert_model, rng
+
+_NP = {TensorProto.UINT8: np.uint8, TensorProto.INT8: np.int8, TensorProto.INT16: np.int16,
+       TensorProto.UINT16: np.uint16, TensorProto.FLOAT: np.float32}
+
+
+def _model(op_type, x_type, y_type, x_shape, scale_shape, zero_type, opset=21, **attrs):
+    inputs = [helper.make_tensor_value_info("x", x_type, x_shape),
+              helper.make_tensor_value_info("s", TensorProto.FLOAT, scale_shape)]
+    names = ["x", "s"]
+    if zero_type:
+        inputs.append(helper.make_tensor_value_info("z", zero_type, scale_shape))
+        names.append("z")
+    graph = helper.make_graph([helper.make_node(op_type, names, ["y"], **attrs)], "g", inputs,
+                              [helper.make_tensor_value_info("y", y_type, x_shape)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    return model
+
+
+class FloatDomainQdqTest(unittest.TestCase):
+    def _check(self, model, feeds):
+        shapes = {name: list(value.shape) for name, value in feeds.items()}
+        converted = convert_model(model, shapes, ["y"])
+        self.assertEqual([op.type for op in converted.net_def.op], [model.graph.node[0].op_type])
+        got = run(converted.net_def, converted.weights,
+                  {name: value.astype(np.float32) for name, value in feeds.items()})["y"]
+        want = ReferenceEvaluator(model).run(None, feeds)[0]
+        np.testing.assert_array_equal(got, want.astype(np.float32))
+
+    def test_quantize_types_and_groupings(self):
+        r = rng(40)
+        x = (r.standard_normal((2, 6, 3)) * 40).astype(np.float32)
+        x[0, 0, :] = [0.5, 1.5, 2.5]   # ties go to even
+        cases = [(TensorProto.UINT8, [], {}, np.float32(0.5)),
+                 (TensorProto.INT8, [6], {"axis": 1}, None),
+                 (TensorProto.INT16, [2, 6, 1], {"axis": 2, "block_size": 3}, None),
+                 (TensorProto.UINT16, [2, 2, 3], {"axis": 1, "block_size": 4}, None)]
+        for zero_type, scale_shape, attrs, scale in cases:
+            with self.subTest(type=zero_type, **{k: str(v) for k, v in attrs.items()}):
+                model = _model("QuantizeLinear", TensorProto.FLOAT, zero_type, [2, 6, 3],
+                               scale_shape, zero_type, **attrs)
+                s = np.asarray(scale if scale is not None else
+                               r.uniform(0.05, 0.6, scale_shape), np.float32).reshape(scale_shape)
+                z = np.full(scale_shape, 3, _NP[zero_type])
+                self._check(model, {"x": x, "s": s, "z": z})
+
+    def test_dequantize_per_axis(self):
+        r = rng(41)
+        x = r.integers(-128, 128, (3, 4)).astype(np.int8)
+        model = _model("DequantizeLinear", TensorProto.INT8, TensorProto.FLOAT, [3, 4], [4],
+                       TensorProto.INT8, axis=1)
+        self._check(model, {"x": x, "s": r.uniform(0.01, 1, 4).astype(np.float32),
+                            "z": r.integers(-5, 5, 4).astype(np.int8)})
+
+
+if __name__ == "__main__":
+    unittest.main()
