@@ -20,6 +20,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterDepthToSpace,
       RegisterDepthwiseConv2d,
       RegisterDequantize,
+      RegisterDropout,
       RegisterEltwise,
       RegisterFullyConnected,
       RegisterGather,

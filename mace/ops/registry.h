@@ -26,6 +26,7 @@ MaceStatus RegisterDeconv2D(OpRegistry* registry);
 MaceStatus RegisterDepthToSpace(OpRegistry* registry);
 MaceStatus RegisterDepthwiseConv2d(OpRegistry* registry);
 MaceStatus RegisterDequantize(OpRegistry* registry);
+MaceStatus RegisterDropout(OpRegistry* registry);
 MaceStatus RegisterEltwise(OpRegistry* registry);
 MaceStatus RegisterFullyConnected(OpRegistry* registry);
 MaceStatus RegisterGather(OpRegistry* registry);

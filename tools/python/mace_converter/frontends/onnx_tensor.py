@@ -18,9 +18,22 @@ def _reshape(node: Node, shape: list[int]) -> None:
 @converter("Identity", "Dropout")
 def identity(node: Node) -> None:
     if node.op_type == "Dropout":
-        _check_inference_dropout(node)
-        if len([o for o in node.outputs if o]) > 1:
-            node.outputs = node.outputs[:1]
+        runtime = node.opset >= 12 and (computed(node, 1) or computed(node, 2))
+        if not runtime:
+            _check_inference_dropout(node)
+        if runtime or (len(node.outputs) > 1 and node.outputs[1]):
+            # The engine's Dropout gives the mask and checks, on every run,
+            # that ratio and training_mode drop nothing.
+            inputs = [node.tensor(0)]
+            if node.opset >= 12:
+                inputs += [node.tensor(i) if node.has_input(i) else "" for i in (1, 2)]
+            while inputs[-1] == "":
+                inputs.pop()
+            with_mask = len(node.outputs) > 1 and bool(node.outputs[1])
+            node.outputs = node.outputs[:2 if with_mask else 1]
+            node.emit_out("Dropout", inputs)
+            return
+        node.outputs = node.outputs[:1]
     node.emit_out("Identity", [node.tensor(0)])
 
 

@@ -360,3 +360,17 @@ def _dequantize_linear(inputs, args, _):
     zero_point = _qdq_broadcast(inputs[2], x, args) if len(inputs) > 2 and \
         inputs[2] is not None else 0.0
     return [(x - zero_point) * _qdq_broadcast(inputs[1], x, args)]
+
+
+@kernel("Dropout")
+def _dropout(inputs, args, count):
+    """Nothing dropped: the data and a mask of ones, when this run's ratio
+    and training_mode allow it (mace/ops/dropout.h)."""
+    ratio = float(np.asarray(inputs[1]).reshape(-1)[0]) if len(inputs) > 1 and \
+        inputs[1] is not None else 0.5
+    training = float(np.asarray(inputs[2]).reshape(-1)[0]) if len(inputs) > 2 and \
+        inputs[2] is not None else 0.0
+    if training and ratio:
+        raise ValueError(f"Dropout in training mode with ratio {ratio} drops at random")
+    x = inputs[0]
+    return [x.copy(), np.ones_like(x, dtype=np.float32)][:count]
