@@ -225,6 +225,9 @@ def qlinear_matmul(node: Node) -> None:
     matrix). An int8 constant B with zero zero points keeps its per-column
     scales for the uint8 pass."""
     from mace_converter.frontends.onnx_nn import matmul
+    if any(node.has_input(i) and not node.known(i) for i in (1, 2, 4, 5, 6, 7)):
+        _qlinear_matmul_float(node, matmul)
+        return
     a, a_params = _linear_input(node, 0, "a")
     b_scale = scales(node, 4, "b_scale")
     if node.is_const(3) and b_scale.size > 1:
@@ -249,6 +252,33 @@ def qlinear_matmul(node: Node) -> None:
         if len(emitted) == 1 and emitted[0].type == "FullyConnected":
             node.graph.imported_weight_scales[emitted[0].inputs[1]] = \
                 np.asarray(b_scale, dtype=np.float32).reshape(-1)
+
+
+def _qlinear_matmul_float(node: Node, matmul) -> None:
+    """QLinearMatMul with scales or zero points computed at run time, in the
+    float domain: DequantizeLinear of a and b, MatMul, QuantizeLinear to y's
+    type (the quantized values carried in float32)."""
+    def dequantized(index: int) -> str:
+        inputs = [node.tensor(index), node.tensor(index + 1)]
+        if node.has_input(index + 2):
+            inputs.append(node.tensor(index + 2))
+        return node.emit("DequantizeLinear", inputs, {"axis": 1}).outputs[0]
+
+    a, b = dequantized(0), dequantized(3)
+    product = f"{node.outputs[0]}_product"
+    inner = Node(node.graph, "MatMul", node.name, node.index, [a, b], [product], {},
+                 node.values, node.ir_consts, node.opset)
+    matmul(inner)
+    y_type = _onnx_type(node, node.outputs[0]) or \
+        (_onnx_type(node, node.inputs[7]) if node.has_input(7) else 0) or 2
+    if y_type != 2:
+        # The engine saturates, as ONNX Runtime does. ONNX's reference wraps
+        # out-of-range results and its int8 node tests expect wrapped values,
+        # so only uint8 (where ONNX Runtime's uint8 kernels agree) is taken.
+        raise node.fail(f"QLinearMatMul with run-time scales to ONNX element type {y_type} is "
+                        "not supported (uint8 is)")
+    inputs = [product, node.tensor(6)] + ([node.tensor(7)] if node.has_input(7) else [])
+    node.emit_out("QuantizeLinear", inputs, {"to": _QUANTIZED_TYPES[y_type], "axis": 1})
 
 
 @converter("QLinearAdd", "QLinearMul")

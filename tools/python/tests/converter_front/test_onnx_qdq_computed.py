@@ -30,10 +30,11 @@ def _model(op_type, x_type, y_type, x_shape, scale_shape, zero_type, opset=21, *
 
 
 class FloatDomainQdqTest(unittest.TestCase):
-    def _check(self, model, feeds):
+    def _check(self, model, feeds, op_types=None):
         shapes = {name: list(value.shape) for name, value in feeds.items()}
         converted = convert_model(model, shapes, ["y"])
-        self.assertEqual([op.type for op in converted.net_def.op], [model.graph.node[0].op_type])
+        self.assertEqual([op.type for op in converted.net_def.op],
+                         op_types or [model.graph.node[0].op_type])
         got = run(converted.net_def, converted.weights,
                   {name: value.astype(np.float32) for name, value in feeds.items()})["y"]
         want = ReferenceEvaluator(model).run(None, feeds)[0]
@@ -63,6 +64,26 @@ class FloatDomainQdqTest(unittest.TestCase):
                        TensorProto.INT8, axis=1)
         self._check(model, {"x": x, "s": r.uniform(0.01, 1, 4).astype(np.float32),
                             "z": r.integers(-5, 5, 4).astype(np.int8)})
+
+    def test_qlinear_matmul_with_run_time_scales(self):
+        r = rng(42)
+        u8 = TensorProto.UINT8
+        names = ["a", "as", "az", "b", "bs", "bz", "ys", "yz"]
+        types = [u8, TensorProto.FLOAT, u8, u8, TensorProto.FLOAT, u8, TensorProto.FLOAT, u8]
+        shapes = [[2, 4], [], [], [4, 3], [], [], [], []]
+        graph = helper.make_graph(
+            [helper.make_node("QLinearMatMul", names, ["y"])], "g",
+            [helper.make_tensor_value_info(n, t, s) for n, t, s in zip(names, types, shapes)],
+            [helper.make_tensor_value_info("y", u8, [2, 3])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        feeds = {"a": r.integers(0, 256, (2, 4)).astype(np.uint8),
+                 "as": np.array(0.02, np.float32), "az": np.array(128, np.uint8),
+                 "b": r.integers(0, 256, (4, 3)).astype(np.uint8),
+                 "bs": np.array(0.03, np.float32), "bz": np.array(120, np.uint8),
+                 "ys": np.array(0.5, np.float32), "yz": np.array(100, np.uint8)}
+        self._check(model, feeds, ["DequantizeLinear", "DequantizeLinear", "MatMul",
+                                   "QuantizeLinear"])
 
 
 if __name__ == "__main__":
