@@ -145,6 +145,9 @@ def qlinear_conv(node: Node) -> None:
     quantization: the uint8 pass turns it back into a uint8 Conv2D with the
     model's own scales."""
     from mace_converter.frontends.onnx_nn import conv
+    if any(node.has_input(i) and not node.known(i) for i in (1, 2, 3, 4, 5, 6, 7, 8)):
+        _qlinear_float(node, conv, "Conv", (0, 3), 6, bias=8)
+        return
     x, (x_scale, x_zp) = node.inputs[0], (scales(node, 1, "x_scale"),
                                           node.const(2, "x_zero_point"))
     weight, w_scale = node.const(3, "w"), scales(node, 4, "w_scale").astype(np.float64)
@@ -226,7 +229,7 @@ def qlinear_matmul(node: Node) -> None:
     scales for the uint8 pass."""
     from mace_converter.frontends.onnx_nn import matmul
     if any(node.has_input(i) and not node.known(i) for i in (1, 2, 4, 5, 6, 7)):
-        _qlinear_matmul_float(node, matmul)
+        _qlinear_float(node, matmul, "MatMul", (0, 3), 6)
         return
     a, a_params = _linear_input(node, 0, "a")
     b_scale = scales(node, 4, "b_scale")
@@ -254,30 +257,42 @@ def qlinear_matmul(node: Node) -> None:
                 np.asarray(b_scale, dtype=np.float32).reshape(-1)
 
 
-def _qlinear_matmul_float(node: Node, matmul) -> None:
-    """QLinearMatMul with scales or zero points computed at run time, in the
-    float domain: DequantizeLinear of a and b, MatMul, QuantizeLinear to y's
-    type (the quantized values carried in float32)."""
-    def dequantized(index: int) -> str:
+def _qlinear_float(node: Node, convert, op_type: str, operands: tuple[int, int], y_index: int,
+                   bias: int = -1) -> None:
+    """A QLinear op with scales or zero points computed at run time, in the
+    float domain: DequantizeLinear of both operands (the second per output
+    channel, axis 0, for a Conv), the float op, QuantizeLinear to y's type
+    (the quantized values carried in float32). A Conv's int32 bias is
+    dequantized with x_scale * w_scale."""
+    def dequantized(index: int, axis: int) -> str:
         inputs = [node.tensor(index), node.tensor(index + 1)]
         if node.has_input(index + 2):
             inputs.append(node.tensor(index + 2))
-        return node.emit("DequantizeLinear", inputs, {"axis": 1}).outputs[0]
+        return node.emit("DequantizeLinear", inputs, {"axis": axis}).outputs[0]
 
-    a, b = dequantized(0), dequantized(3)
-    product = f"{node.outputs[0]}_product"
-    inner = Node(node.graph, "MatMul", node.name, node.index, [a, b], [product], {},
-                 node.values, node.ir_consts, node.opset)
-    matmul(inner)
+    first = dequantized(operands[0], 1)
+    second = dequantized(operands[1], 0 if op_type == "Conv" else 1)
+    inputs = [first, second]
+    if bias >= 0 and node.has_input(bias):
+        unit = node.emit("Eltwise", [node.tensor(1), node.tensor(4)], {"type": 2}).outputs[0]
+        inputs.append(node.emit("DequantizeLinear", [node.tensor(bias), unit],
+                                {"axis": 0}).outputs[0])
+    product = f"{node.outputs[0]}_float"
+    inner = Node(node.graph, op_type, node.name, node.index, inputs, [product],
+                 node.attrs if op_type == "Conv" else {}, node.values, node.ir_consts,
+                 node.opset)
+    convert(inner)
     y_type = _onnx_type(node, node.outputs[0]) or \
-        (_onnx_type(node, node.inputs[7]) if node.has_input(7) else 0) or 2
+        (_onnx_type(node, node.inputs[y_index + 1]) if node.has_input(y_index + 1) else 0) or 2
     if y_type != 2:
         # The engine saturates, as ONNX Runtime does. ONNX's reference wraps
         # out-of-range results and its int8 node tests expect wrapped values,
         # so only uint8 (where ONNX Runtime's uint8 kernels agree) is taken.
-        raise node.fail(f"QLinearMatMul with run-time scales to ONNX element type {y_type} is "
-                        "not supported (uint8 is)")
-    inputs = [product, node.tensor(6)] + ([node.tensor(7)] if node.has_input(7) else [])
+        raise node.fail(f"{node.op_type} with run-time scales to ONNX element type {y_type} "
+                        "is not supported (uint8 is)")
+    inputs = [product, node.tensor(y_index)]
+    if node.has_input(y_index + 1):
+        inputs.append(node.tensor(y_index + 1))
     node.emit_out("QuantizeLinear", inputs, {"to": _QUANTIZED_TYPES[y_type], "axis": 1})
 
 

@@ -85,6 +85,27 @@ class FloatDomainQdqTest(unittest.TestCase):
         self._check(model, feeds, ["DequantizeLinear", "DequantizeLinear", "MatMul",
                                    "QuantizeLinear"])
 
+    def test_qlinear_conv_with_run_time_scales_and_bias(self):
+        r = rng(43)
+        u8, f32 = TensorProto.UINT8, TensorProto.FLOAT
+        names = ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"]
+        types = [u8, f32, u8, u8, f32, u8, f32, u8, TensorProto.INT32]
+        shapes = [[1, 2, 5, 5], [], [], [3, 2, 3, 3], [1], [1], [], [], [3]]
+        graph = helper.make_graph(
+            [helper.make_node("QLinearConv", names, ["y"], pads=[1, 1, 1, 1])], "g",
+            [helper.make_tensor_value_info(n, t, s) for n, t, s in zip(names, types, shapes)],
+            [helper.make_tensor_value_info("y", u8, [1, 3, 5, 5])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        feeds = {"x": r.integers(0, 256, (1, 2, 5, 5)).astype(np.uint8),
+                 "xs": np.array(0.01, np.float32), "xz": np.array(128, np.uint8),
+                 "w": r.integers(0, 256, (3, 2, 3, 3)).astype(np.uint8),
+                 "ws": np.array([0.015], np.float32), "wz": np.array([124], np.uint8),
+                 "ys": np.array(0.2, np.float32), "yz": np.array(128, np.uint8),
+                 "b": np.array([500, -800, 0], np.int32)}
+        self._check(model, feeds, ["DequantizeLinear", "DequantizeLinear", "Eltwise",
+                                   "DequantizeLinear", "Conv2D", "QuantizeLinear"])
+
 
 if __name__ == "__main__":
     unittest.main()
