@@ -76,8 +76,11 @@ def _float_domain_qdq(node: Node) -> None:
     args = {"axis": int(node.attr("axis", 1)), "block_size": int(node.attr("block_size", 0))}
     zero_point = node.inputs[2] if node.has_input(2) else ""
     if quantize:
-        to = int(node.attr("output_dtype", 0)) or _onnx_type(node, node.outputs[0]) or \
-            (_onnx_type(node, zero_point) if zero_point else 0) or 2
+        # ONNX: output_dtype, else the zero point's type, else uint8. A zero
+        # point computed by other ops has no stated type: y's declared one.
+        to = int(node.attr("output_dtype", 0)) or \
+            (_onnx_type(node, zero_point) or _onnx_type(node, node.outputs[0])
+             if zero_point else 2)
         if to not in _QUANTIZED_TYPES:
             raise node.fail(f"QuantizeLinear to ONNX element type {to} is not supported")
         args["to"] = _QUANTIZED_TYPES[to]
@@ -282,8 +285,10 @@ def _qlinear_float(node: Node, convert, op_type: str, operands: tuple[int, int],
                  node.attrs if op_type == "Conv" else {}, node.values, node.ir_consts,
                  node.opset)
     convert(inner)
-    y_type = _onnx_type(node, node.outputs[0]) or \
-        (_onnx_type(node, node.inputs[y_index + 1]) if node.has_input(y_index + 1) else 0) or 2
+    # y's type is its zero point's (uint8 without one); one computed by
+    # other ops has no stated type: y's declared one.
+    y_type = (_onnx_type(node, node.inputs[y_index + 1]) or _onnx_type(node, node.outputs[0])
+              if node.has_input(y_index + 1) else 2)
     if y_type != 2:
         # The engine saturates, as ONNX Runtime does. ONNX's reference wraps
         # out-of-range results and its int8 node tests expect wrapped values,
