@@ -70,7 +70,21 @@ MaceStatus EltwiseBase::Init() {
 
 MaceStatus EltwiseBase::InferShapes() {
   in_place_ = false;
-  MACE_RETURN_IF_ERROR(CheckInputsTypeAndShape(*this, kernel_dtype()));
+  bool empty = false;
+  for (int i = 0; i < InputSize(); ++i) {
+    empty = empty || (Input(i) != nullptr && Input(i)->size() == 0);
+  }
+  if (empty) {
+    // An empty operand gives an empty output, which the net never runs;
+    // only the shapes are checked.
+    for (int i = 0; i < InputSize(); ++i) {
+      if (Input(i) != nullptr) {
+        MACE_RETURN_IF_ERROR(CheckTensorMayBeEmpty(*this, Input(i), kernel_dtype()));
+      }
+    }
+  } else {
+    MACE_RETURN_IF_ERROR(CheckInputsTypeAndShape(*this, kernel_dtype()));
+  }
   const std::vector<int64_t>& shape0 = Input(0)->shape();
   if (InputSize() == 1) {
     // NEG, ABS and the scalar forms: the scalar's strides stay all zero.
@@ -103,10 +117,11 @@ MaceStatus EltwiseBase::Broadcast(const std::vector<int64_t>& a_shape,
     const int64_t b_dim = b_index >= 0 ? b_shape[b_index] : 1;
     OP_CHECK(a_dim == b_dim || a_dim == 1 || b_dim == 1, "input shapes ", ShapeToString(a_shape),
              " and ", ShapeToString(b_shape), " do not broadcast (", a_dim, " vs ", b_dim, ")");
-    const int64_t dim = std::max(a_dim, b_dim);
+    // A length 1 broadcasts to the other's, 0 included.
+    const int64_t dim = a_dim == 1 ? b_dim : a_dim;
     // Each input is bounded, but their broadcast can still be enormous.
-    OP_CHECK(count <= kMaxElements / dim, "broadcasting ", ShapeToString(a_shape), " and ",
-             ShapeToString(b_shape), " gives more than 2^31 elements");
+    OP_CHECK(dim == 0 || count <= kMaxElements / dim, "broadcasting ", ShapeToString(a_shape),
+             " and ", ShapeToString(b_shape), " gives more than 2^31 elements");
     count *= dim;
     params_.shape[i] = dim;
     params_.a_strides[i] = a_dim == 1 ? 0 : a_stride;

@@ -319,3 +319,34 @@ TEST(EltwiseTest, RejectsBadArgs) {
 }  // namespace
 }  // namespace ops
 }  // namespace mace
+
+namespace mace {
+namespace ops {
+namespace {
+
+TEST(EltwiseEmptyTest, EmptyOperandsGiveEmptyOutputs) {
+  // A length 0 broadcasts against 1 (and only 1 or 0): [2, 0, 4] with
+  // [1, 1, 4] is [2, 0, 4]; unary ops keep the empty shape.
+  OpTester binary("Eltwise", RegisterEltwise);
+  binary.Input("a", {2, 0, 4}, {}).Input("b", {1, 1, 4}, {1, 2, 3, 4}).Output("y").Arg("type", 2);
+  MaceStatus status = binary.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(binary.OutputShape("y"), (std::vector<int64_t>{2, 0, 4}));
+  OpTester reversed("Eltwise", RegisterEltwise);
+  reversed.Input("a", {3, 1}, {1, 2, 3}).Input("b", {0}, {}).Output("y").Arg("type", 0);
+  status = reversed.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(reversed.OutputShape("y"), (std::vector<int64_t>{3, 0}));
+  OpTester unary("Eltwise", RegisterEltwise);
+  unary.Input("x", {2, 0, 4}, {}).Output("y").Arg("type", 7);  // ABS
+  status = unary.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(unary.OutputShape("y"), (std::vector<int64_t>{2, 0, 4}));
+  OpTester mismatch("Eltwise", RegisterEltwise);
+  mismatch.Input("a", {2, 0}, {}).Input("b", {2, 3}, {1, 2, 3, 4, 5, 6}).Output("y").Arg("type", 0);
+  EXPECT_FALSE(mismatch.Run().ok());
+}
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace

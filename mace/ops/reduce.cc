@@ -32,7 +32,12 @@ MaceStatus ReduceBase::InferShapes() {
   const Tensor* input = Input(0);
   OP_CHECK(input->dtype() == kernel_dtype(), "input is ", DataTypeName(input->dtype()),
            " but must be ", DataTypeName(kernel_dtype()));
-  MACE_RETURN_IF_ERROR(CheckElementCount(*this, "input", input->shape()));
+  // An input without elements reduces to each type's empty value (ref/reduce.h).
+  if (input->size() == 0) {
+    MACE_RETURN_IF_ERROR(CheckTensorMayBeEmpty(*this, input, kernel_dtype()));
+  } else {
+    MACE_RETURN_IF_ERROR(CheckElementCount(*this, "input", input->shape()));
+  }
   if (computed_) {
     // The axes are known on every run only: plan the declared shape, which
     // ReadComputedAxes checks them against.
@@ -41,7 +46,8 @@ MaceStatus ReduceBase::InferShapes() {
     OP_CHECK(!keepdims_ || static_cast<int>(planned.size()) == input->dim_size(),
              "planned output shape ", ShapeToString(planned), " does not have the rank of input shape ",
              ShapeToString(input->shape()), " although keepdims is 1");
-    OP_CHECK(BoundedElementCount(planned) <= BoundedElementCount(input->shape()),
+    OP_CHECK(input->size() == 0 ||
+                 BoundedElementCount(planned) <= BoundedElementCount(input->shape()),
              "planned output shape ", ShapeToString(planned), " has more elements than input shape ",
              ShapeToString(input->shape()));
     Output(0)->Reshape(planned);

@@ -3,6 +3,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -297,6 +298,58 @@ TEST(ReduceTest, NoopWithEmptyAxesCopies) {
     EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{2, 3}));
     EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{1, -2, 3, 4, 5.5f, 6}));
   }
+}
+
+TEST(ReduceTest, EmptyAxesInputReducesAllOrCopies) {
+  // An axes input of shape [0], computed or a weight, is "no axes": every
+  // axis is reduced, or with noop_with_empty_axes 1 none.
+  for (bool weight : {false, true}) {
+    for (int noop : {0, 1}) {
+      SCOPED_TRACE(std::to_string(weight) + " " + std::to_string(noop));
+      OpTester tester("Reduce", RegisterReduce);
+      tester.Input("x", {2, 3}, {1, -2, 3, 4, 5.5f, 6});
+      if (weight) {
+        tester.IntWeight("axes", {0}, {});
+      } else {
+        tester.Input("axes", {0}, {});
+      }
+      tester.Output("y").Arg("reduce_type", kSum).Arg("noop_with_empty_axes", noop);
+      const MaceStatus status = tester.Run();
+      ASSERT_TRUE(status.ok()) << status.information();
+      if (noop) {
+        EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{2, 3}));
+        EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{1, -2, 3, 4, 5.5f, 6}));
+      } else {
+        EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{1, 1}));
+        EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{17.5f}));
+      }
+    }
+  }
+}
+
+TEST(ReduceTest, NoElementsGiveTheEmptyValues) {
+  // Reducing an axis of length 0: ONNX's values for an empty set, for a
+  // middle axis (the reference path) and a trailing one (the run path).
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<std::pair<int, float>> types = {
+      {kMin, inf}, {kMax, -inf}, {kProd, 1.f}, {kSum, 0.f}};
+  for (const auto& [type, value] : types) {
+    for (const auto& shapes : {std::vector<std::vector<int64_t>>{{2, 0, 3}, {1}, {2, 1, 3}},
+                               std::vector<std::vector<int64_t>>{{3, 0}, {1}, {3, 1}},
+                               std::vector<std::vector<int64_t>>{{0, 2}, {0, 1}, {1, 1}}}) {
+      SCOPED_TRACE(std::to_string(type) + " " + std::to_string(shapes[0][0]));
+      OpTester tester("Reduce", RegisterReduce);
+      tester.Input("x", shapes[0], {}).Output("y").Arg("reduce_type", type).Args("axis", shapes[1]);
+      const MaceStatus status = tester.Run();
+      ASSERT_TRUE(status.ok()) << status.information();
+      EXPECT_EQ(tester.OutputShape("y"), shapes[2]);
+      EXPECT_EQ(tester.OutputData("y"), std::vector<float>(NumElements(shapes[2]), value));
+    }
+  }
+  OpTester mean("Reduce", RegisterReduce);
+  mean.Input("x", {2, 0}, {}).Output("y").Arg("reduce_type", kMean).Args("axis", std::vector<int64_t>{1});
+  ASSERT_TRUE(mean.Run().ok());
+  for (float v : mean.OutputData("y")) EXPECT_TRUE(std::isnan(v));
 }
 
 TEST(ReduceTest, RejectsBadAxesInputs) {

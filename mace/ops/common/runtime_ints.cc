@@ -54,7 +54,14 @@ MaceStatus ReadAxesInput(const Operation& op, bool* computed, std::vector<int64_
   if (op.HasArg("axis")) {
     return OpError(op, "takes the axes either as the axis argument or as input 1, not both");
   }
-  MACE_RETURN_IF_ERROR(CheckComputedInts(op, *op.Input(1), "axes", kMaxComputedRank));
+  const Tensor& input = *op.Input(1);
+  if (input.dim_size() == 1 && input.dim(0) == 0) {
+    // An empty axes input has no values to read on any run: no axes.
+    *computed = false;
+    axes->clear();
+    return MaceStatus();
+  }
+  MACE_RETURN_IF_ERROR(CheckComputedInts(op, input, "axes", kMaxComputedRank));
   *computed = IsComputed(op.Input(1));
   if (*computed) return MaceStatus();
   return ReadComputedInts(op, *op.Input(1), "axes", axes);

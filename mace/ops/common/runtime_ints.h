@@ -40,7 +40,8 @@ MaceStatus ReadComputedInts(const Operation& op, const Tensor& tensor, const cha
 // An op's optional axes input 1 (ONNX opset 13 and later), which replaces
 // its `axis` argument: checks it, sets *computed when it is computed at run
 // time (the op reads it on every run then) and otherwise reads a weight's
-// values into *axes.
+// values into *axes. An empty input (shape [0]) gives no axes, as an absent
+// one does.
 MaceStatus ReadAxesInput(const Operation& op, bool* computed, std::vector<int64_t>* axes);
 
 // The shape the model declares for output `index`, which must be known

@@ -22,7 +22,10 @@ class EltwiseCpu final : public BlockedLayoutOp<EltwiseBase> {
     MACE_RETURN_IF_ERROR(InferShapes());
     run_params_ = params();
     const KernelTable* table = kernels_;
-    if (table != nullptr) fast_ = EltwiseKernel::Create(*table, run_params_);
+    // An empty output is never run.
+    if (table != nullptr && Output(0)->size() > 0) {
+      fast_ = EltwiseKernel::Create(*table, run_params_);
+    }
     return MaceStatus();
   }
 

@@ -58,13 +58,14 @@ class ReduceCpu final : public ReduceBase {
     MACE_RETURN_IF_ERROR(ReadComputedAxes());
     const float* input = Input(0)->data<float>();
     float* output = Output(0)->mutable_data<float>();
-    if (!trailing()) {
+    // Both are parts of the bounded input's shape; a reduced size of 0
+    // makes run -1 (no elements), which the reference handles.
+    const int64_t runs = BoundedElementCount(params().kept_sizes);
+    const int64_t run = BoundedElementCount(params().reduced_sizes);
+    if (!trailing() || run <= 0) {
       ref::Reduce(params(), input, output);
       return MaceStatus();
     }
-    // Both are parts of the bounded input's shape.
-    const int64_t runs = BoundedElementCount(params().kept_sizes);
-    const int64_t run = BoundedElementCount(params().reduced_sizes);
     const ref::ReduceType type = params().type;
     ParallelFor(ContextPool(context), runs, [&](int64_t begin, int64_t end) {
       ReduceRuns(type, input, run, begin, end, output);

@@ -1,6 +1,7 @@
 #include "mace/ops/ref/reduce.h"
 
 #include <cmath>
+#include <limits>
 
 namespace mace {
 namespace ops {
@@ -29,6 +30,17 @@ int64_t Offset(int64_t index, const std::vector<int64_t>& sizes,
 void Reduce(const ReduceParams& p, const float* input, float* output) {
   const int64_t out_count = Product(p.kept_sizes);
   const int64_t reduce_count = Product(p.reduced_sizes);
+  if (reduce_count == 0) {
+    // ONNX's reductions of no elements: each type's identity, and MEAN 0 / 0.
+    const float inf = std::numeric_limits<float>::infinity();
+    const float empty = p.type == ReduceType::MIN    ? inf
+                        : p.type == ReduceType::MAX  ? -inf
+                        : p.type == ReduceType::PROD ? 1.f
+                        : p.type == ReduceType::SUM  ? 0.f
+                                                     : std::numeric_limits<float>::quiet_NaN();
+    for (int64_t o = 0; o < out_count; ++o) output[o] = empty;
+    return;
+  }
   for (int64_t o = 0; o < out_count; ++o) {
     const float* base = input + Offset(o, p.kept_sizes, p.kept_strides);
     if (p.type == ReduceType::MIN || p.type == ReduceType::MAX) {

@@ -23,7 +23,8 @@ struct ReduceParams {
 };
 
 // MEAN, SUM and PROD accumulate in double. MIN and MAX return NaN if any
-// reduced element is NaN.
+// reduced element is NaN. Reducing no elements (a reduced size of 0) gives
+// ONNX's values: MIN +inf, MAX -inf, PROD 1, SUM 0, MEAN NaN.
 void Reduce(const ReduceParams& params, const float* input, float* output);
 
 }  // namespace ref

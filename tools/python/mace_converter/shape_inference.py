@@ -150,7 +150,13 @@ def _matmul(op, shapes, graph):
 
 
 # ---- element-wise -------------------------------------------------------------
-@rule("Activation", "BatchNorm", "BiasAdd", "Cast", "Identity", "LocalResponseNorm", "Unary")
+@rule("Dropout")
+def _dropout(op, shapes, graph):
+    return [shapes[0]] * len(op.outputs)
+
+
+@rule("Activation", "BatchNorm", "BiasAdd", "Cast", "DequantizeLinear", "Identity",
+      "LocalResponseNorm", "QuantizeLinear", "Unary")
 def _same(op, shapes, graph):
     return [shapes[0]]
 

@@ -140,6 +140,37 @@ def _resize(op, shapes, graph):
     return [(x[0], x[1], out_h, out_w)]
 
 
+def resize_axes(shape, args: dict) -> list[tuple[int, float, float, float]]:
+    """(out_len, scale, roi_start, roi_end) of each axis of the general
+    Resize op (mace/ops/resize_nd.h): ONNX's output sizes and scale factors,
+    in double precision as ONNX's definition computes them."""
+    rank = len(shape)
+    axes = [int(a) % rank for a in args.get("axes") or range(rank)]
+    out = [(int(d), 1.0, 0.0, 1.0) for d in shape]
+    scales, sizes = args.get("scales"), args.get("sizes")
+    policy = args.get("keep_aspect_ratio_policy", "stretch")
+    roi = args.get("roi") or [0.0] * len(axes) + [1.0] * len(axes)
+    if sizes:
+        ratios = [int(s) / shape[a] for a, s in zip(axes, sizes)]
+        keep = min(ratios) if policy == "not_larger" else max(ratios)
+    for k, a in enumerate(axes):
+        if scales:
+            scale = float(np.float32(scales[k]))
+            length = int(np.floor(scale * shape[a]))
+        elif policy != "stretch":
+            scale, length = keep, int(keep * shape[a] + 0.5)
+        else:
+            length = int(sizes[k])
+            scale = length / shape[a]
+        out[a] = (length, scale, float(np.float32(roi[k])), float(np.float32(roi[len(axes) + k])))
+    return out
+
+
+@rule("Resize")
+def _resize_nd(op, shapes, graph):
+    return [tuple(length for length, _, _, _ in resize_axes(shapes[0], op.args))]
+
+
 @rule("ChannelShuffle")
 def _channel_shuffle(op, shapes, graph):
     _rank(op, shapes[0], 4)

@@ -152,6 +152,10 @@ class OnnxImporter:
                                       f"be read: {error}") from error
         self._add_inputs(graph_proto)
         self.graph.declared_shapes = _declared_shapes(graph_proto)
+        self.graph.onnx_value_types = {
+            info.name: info.type.tensor_type.elem_type
+            for info in list(graph_proto.value_info) + list(graph_proto.output)
+            if info.type.HasField("tensor_type") and info.type.tensor_type.elem_type}
         known = set(self.values) | set(self.graph.inputs)
         for index, node in _sorted_nodes(graph_proto, known):
             self._convert(index, node)

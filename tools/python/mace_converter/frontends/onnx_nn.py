@@ -215,7 +215,61 @@ def _batch_norm_computed(node: Node) -> None:
     node.emit_out("BatchNorm", [node.tensor(0), scale.outputs[0], offset.outputs[0]])
 
 
+def _pool_3d(node: Node, pooling_type: int) -> None:
+    """Pooling of [N, C, D, H, W] as two 2-D Poolings: over H and W with D
+    folded into the channels, then over D with H x W flattened. Max and
+    average are both separable over a box window: the taps inside the input
+    (or inside the declared padding, with count_include_pad) are the product
+    of each axis's, so averaging each axis over its own count gives the 3-D
+    average, and ceil_mode trims each axis on its own."""
+    n, c, d, h, w = node.shape(0)
+    kernel = node.ints("kernel_shape")
+    strides = node.ints("strides", [1, 1, 1])
+    dilations = node.ints("dilations", [1, 1, 1])
+    if len(kernel) != 3 or len(strides) != 3 or len(dilations) != 3:
+        raise node.fail("a 3D window needs 3 kernel_shape, strides and dilations values")
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        pairs = [geometry.same_pads(size, k, s, dil, auto_pad == "SAME_LOWER")
+                 for size, k, s, dil in zip((d, h, w), kernel, strides, dilations)]
+        pads = [p[0] for p in pairs] + [p[1] for p in pairs]
+    elif auto_pad in ("NOTSET", "VALID"):
+        pads = node.ints("pads", [0] * 6) if auto_pad == "NOTSET" else [0] * 6
+    else:
+        raise node.fail(f"auto_pad '{auto_pad}' is not supported")
+    if len(pads) != 6 or min(pads) < 0:
+        raise node.fail(f"pads {pads} must be 6 values, none negative, for a 3D window")
+    common = {"pooling_type": pooling_type}
+    if node.attr("ceil_mode", 0):
+        common["ceil_mode"] = 1
+    if pooling_type == 1 and node.attr("count_include_pad", 0):
+        common["count_include_pad"] = 1
+        for axis, size in enumerate((d, h, w)):
+            reach = (kernel[axis] - 1) * dilations[axis] + 1
+            padded = size + pads[axis] + pads[axis + 3]
+            if node.attr("ceil_mode", 0) and (padded - reach) % strides[axis]:
+                # ONNX's reference pads such windows (moving them), ONNX
+                # Runtime and the engine leave the extra taps uncounted.
+                raise node.fail("count_include_pad with ceil_mode windows that reach past the "
+                                "padding is not supported (ONNX's reference and ONNX Runtime "
+                                "differ there)")
+    planes = node.emit("Reshape", [node.tensor(0)], {"shape": [n, c * d, h, w]}).outputs[0]
+    spatial = node.emit("Pooling", [planes], dict(
+        common, kernels=kernel[1:], strides=strides[1:], dilations=dilations[1:],
+        pads=[pads[1], pads[2], pads[4], pads[5]])).outputs[0]
+    _, _, h_out, w_out = node.graph.tensor(spatial).shape
+    columns = node.emit("Reshape", [spatial], {"shape": [n, c, d, h_out * w_out]}).outputs[0]
+    depth = node.emit("Pooling", [columns], dict(
+        common, kernels=[kernel[0], 1], strides=[strides[0], 1], dilations=[dilations[0], 1],
+        pads=[pads[0], 0, pads[3], 0])).outputs[0]
+    d_out = node.graph.tensor(depth).shape[2]
+    node.emit_out("Reshape", [depth], {"shape": [n, c, d_out, h_out, w_out]})
+
+
 def _pool(node: Node, pooling_type: int) -> None:
+    if node.rank(0) == 5 and len([o for o in node.outputs if o]) == 1:
+        _pool_3d(node, pooling_type)
+        return
     spatial_2d(node)
     if len([o for o in node.outputs if o]) > 1:
         raise node.fail("the Indices output of MaxPool is not supported")

@@ -43,8 +43,64 @@ def _params(node: Node) -> QuantParams | None:
     return _scalar_params(node, float(scale.reshape(-1)[0]), zero_point)
 
 
+# ONNX element types QuantizeLinear produces, by the names the engine's
+# QuantizeLinear takes.
+_QUANTIZED_TYPES = {2: "UINT8", 3: "INT8", 4: "UINT16", 5: "INT16", 21: "UINT4", 22: "INT4",
+                    17: "FLOAT8E4M3FN", 18: "FLOAT8E4M3FNUZ", 19: "FLOAT8E5M2",
+                    20: "FLOAT8E5M2FNUZ"}
+_FLOAT8 = {17, 18, 19, 20}
+
+
+def _onnx_type(node: Node, name: str) -> int:
+    """The ONNX element type of tensor `name` where the model states it (a
+    graph input, output or value_info, or an initializer), else 0."""
+    graph = node.graph
+    declared = getattr(graph, "onnx_input_types", {}).get(name) or \
+        getattr(graph, "onnx_value_types", {}).get(name)
+    if declared:
+        return int(declared)
+    if name in node.values:
+        from onnx import helper
+        try:
+            return int(helper.np_dtype_to_tensor_dtype(np.asarray(node.values[name]).dtype))
+        except (KeyError, TypeError, ValueError):
+            return 0
+    return 0
+
+
+def _float_domain_qdq(node: Node) -> None:
+    """QuantizeLinear or DequantizeLinear whose scale or zero point is
+    computed at run time: the engine's float-domain op of the same name,
+    exact to ONNX (the quantized values carried in float32)."""
+    quantize = node.op_type == "QuantizeLinear"
+    args = {"axis": int(node.attr("axis", 1)), "block_size": int(node.attr("block_size", 0))}
+    zero_point = node.inputs[2] if node.has_input(2) else ""
+    if quantize:
+        # ONNX: output_dtype, else the zero point's type, else uint8. A zero
+        # point computed by other ops has no stated type: y's declared one.
+        to = int(node.attr("output_dtype", 0)) or \
+            (_onnx_type(node, zero_point) or _onnx_type(node, node.outputs[0])
+             if zero_point else 2)
+        if to not in _QUANTIZED_TYPES:
+            raise node.fail(f"QuantizeLinear to ONNX element type {to} is not supported")
+        args["to"] = _QUANTIZED_TYPES[to]
+        args["saturate"] = int(node.attr("saturate", 1))
+        float8 = to in _FLOAT8
+    else:
+        float8 = _onnx_type(node, node.inputs[0]) in _FLOAT8
+    inputs = [node.tensor(0), node.tensor(1)]
+    # A float8 zero point must be 0 (the engine checks it when it quantizes);
+    # dequantizing float8 ignores it.
+    if zero_point and not (float8 and not quantize):
+        inputs.append(node.tensor(2))
+    node.emit_out(node.op_type, inputs, args)
+
+
 @converter("QuantizeLinear", "DequantizeLinear")
 def quantize_linear(node: Node) -> None:
+    if not node.known(1) or (node.has_input(2) and not node.known(2)):
+        _float_domain_qdq(node)
+        return
     source = node.inputs[0]
     quant = _params(node) if node.op_type == "QuantizeLinear" else \
         node.graph.imported_quant.get(source) or _params(node)
@@ -92,6 +148,9 @@ def qlinear_conv(node: Node) -> None:
     quantization: the uint8 pass turns it back into a uint8 Conv2D with the
     model's own scales."""
     from mace_converter.frontends.onnx_nn import conv
+    if any(node.has_input(i) and not node.known(i) for i in (1, 2, 3, 4, 5, 6, 7, 8)):
+        _qlinear_float(node, conv, "Conv", (0, 3), 6, bias=8)
+        return
     x, (x_scale, x_zp) = node.inputs[0], (scales(node, 1, "x_scale"),
                                           node.const(2, "x_zero_point"))
     weight, w_scale = node.const(3, "w"), scales(node, 4, "w_scale").astype(np.float64)
@@ -172,6 +231,9 @@ def qlinear_matmul(node: Node) -> None:
     matrix). An int8 constant B with zero zero points keeps its per-column
     scales for the uint8 pass."""
     from mace_converter.frontends.onnx_nn import matmul
+    if any(node.has_input(i) and not node.known(i) for i in (1, 2, 4, 5, 6, 7)):
+        _qlinear_float(node, matmul, "MatMul", (0, 3), 6)
+        return
     a, a_params = _linear_input(node, 0, "a")
     b_scale = scales(node, 4, "b_scale")
     if node.is_const(3) and b_scale.size > 1:
@@ -196,6 +258,47 @@ def qlinear_matmul(node: Node) -> None:
         if len(emitted) == 1 and emitted[0].type == "FullyConnected":
             node.graph.imported_weight_scales[emitted[0].inputs[1]] = \
                 np.asarray(b_scale, dtype=np.float32).reshape(-1)
+
+
+def _qlinear_float(node: Node, convert, op_type: str, operands: tuple[int, int], y_index: int,
+                   bias: int = -1) -> None:
+    """A QLinear op with scales or zero points computed at run time, in the
+    float domain: DequantizeLinear of both operands (the second per output
+    channel, axis 0, for a Conv), the float op, QuantizeLinear to y's type
+    (the quantized values carried in float32). A Conv's int32 bias is
+    dequantized with x_scale * w_scale."""
+    def dequantized(index: int, axis: int) -> str:
+        inputs = [node.tensor(index), node.tensor(index + 1)]
+        if node.has_input(index + 2):
+            inputs.append(node.tensor(index + 2))
+        return node.emit("DequantizeLinear", inputs, {"axis": axis}).outputs[0]
+
+    first = dequantized(operands[0], 1)
+    second = dequantized(operands[1], 0 if op_type == "Conv" else 1)
+    inputs = [first, second]
+    if bias >= 0 and node.has_input(bias):
+        unit = node.emit("Eltwise", [node.tensor(1), node.tensor(4)], {"type": 2}).outputs[0]
+        inputs.append(node.emit("DequantizeLinear", [node.tensor(bias), unit],
+                                {"axis": 0}).outputs[0])
+    product = f"{node.outputs[0]}_float"
+    inner = Node(node.graph, op_type, node.name, node.index, inputs, [product],
+                 node.attrs if op_type == "Conv" else {}, node.values, node.ir_consts,
+                 node.opset)
+    convert(inner)
+    # y's type is its zero point's (uint8 without one); one computed by
+    # other ops has no stated type: y's declared one.
+    y_type = (_onnx_type(node, node.inputs[y_index + 1]) or _onnx_type(node, node.outputs[0])
+              if node.has_input(y_index + 1) else 2)
+    if y_type != 2:
+        # The engine saturates, as ONNX Runtime does. ONNX's reference wraps
+        # out-of-range results and its int8 node tests expect wrapped values,
+        # so only uint8 (where ONNX Runtime's uint8 kernels agree) is taken.
+        raise node.fail(f"{node.op_type} with run-time scales to ONNX element type {y_type} "
+                        "is not supported (uint8 is)")
+    inputs = [product, node.tensor(y_index)]
+    if node.has_input(y_index + 1):
+        inputs.append(node.tensor(y_index + 1))
+    node.emit_out("QuantizeLinear", inputs, {"to": _QUANTIZED_TYPES[y_type], "axis": 1})
 
 
 @converter("QLinearAdd", "QLinearMul")

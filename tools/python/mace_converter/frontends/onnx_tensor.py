@@ -18,9 +18,22 @@ def _reshape(node: Node, shape: list[int]) -> None:
 @converter("Identity", "Dropout")
 def identity(node: Node) -> None:
     if node.op_type == "Dropout":
-        _check_inference_dropout(node)
-        if len([o for o in node.outputs if o]) > 1:
-            node.outputs = node.outputs[:1]
+        runtime = node.opset >= 12 and (computed(node, 1) or computed(node, 2))
+        if not runtime:
+            _check_inference_dropout(node)
+        if runtime or (len(node.outputs) > 1 and node.outputs[1]):
+            # The engine's Dropout gives the mask and checks, on every run,
+            # that ratio and training_mode drop nothing.
+            inputs = [node.tensor(0)]
+            if node.opset >= 12:
+                inputs += [node.tensor(i) if node.has_input(i) else "" for i in (1, 2)]
+            while inputs[-1] == "":
+                inputs.pop()
+            with_mask = len(node.outputs) > 1 and bool(node.outputs[1])
+            node.outputs = node.outputs[:2 if with_mask else 1]
+            node.emit_out("Dropout", inputs)
+            return
+        node.outputs = node.outputs[:1]
     node.emit_out("Identity", [node.tensor(0)])
 
 
@@ -458,8 +471,98 @@ def gather(node: Node) -> None:
     node.emit_out("Reshape", [piece], {"shape": out_shape})
 
 
+# What ResizeBilinear and ResizeNearestNeighbor cover; other static
+# Resize nodes become the general Resize op.
+_PLANE_COORDINATES = ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric")
+
+
+def _present(node: Node, index: int) -> bool:
+    """Whether optional input `index` holds values (an empty tensor stands
+    for an absent input in ONNX's Resize)."""
+    return node.has_input(index) and 0 not in node.shape(index)
+
+
+def _plane_resize_covers(node: Node) -> bool:
+    """Whether the H x W ops of rank-4 NCHW tensors convert this Resize
+    exactly (they keep the behaviours their other users rely on)."""
+    shape = node.shape(0)
+    coordinates = node.attr("coordinate_transformation_mode", "half_pixel")
+    axes = [normalize_axis(node, int(a), len(shape)) for a in node.ints("axes")]
+    if len(shape) != 4 or node.attr("mode", "nearest") not in ("nearest", "linear") or \
+            node.attr("antialias", 0) or axes not in ([], [2, 3]) or \
+            node.attr("keep_aspect_ratio_policy", "stretch") != "stretch" or \
+            coordinates not in _PLANE_COORDINATES:
+        return False
+    if _present(node, 3):
+        if computed(node, 3):
+            return list(planned_shape(node, "sizes")[:2]) == list(shape[:2])
+        return axes == [2, 3] or [int(v) for v in node.const(3).reshape(-1)[:2]] == \
+            list(shape[:2])
+    if not _present(node, 2):
+        return False
+    if computed(node, 2):
+        # align_corners divides by in * scale - 1 in ONNX, by the floored size
+        # in ResizeBilinear; with run-time scales that cannot be checked.
+        return coordinates != "align_corners" and \
+            list(planned_shape(node, "scales")[:2]) == list(shape[:2])
+    scales = [float(v) for v in node.const(2).reshape(-1)]
+    if not axes and scales[:2] != [1.0, 1.0]:
+        return False
+    return coordinates != "align_corners" or \
+        all(float(np.float32(d) * np.float32(s)) == np.floor(float(np.float32(d) * np.float32(s)))
+            for d, s in zip(shape[2:], scales[-2:]))
+
+
+def _general_resize(node: Node) -> bool:
+    """Converts a Resize (opset 11 and later) to the general Resize op,
+    unless the H x W ops cover it; returns False to leave it to them. roi,
+    scales and sizes become arguments when constant, inputs 1 to 3 read at
+    run time otherwise (the output shape must then be declared)."""
+    if node.op_type != "Resize" or node.opset < 11 or _plane_resize_covers(node):
+        return False
+    if _present(node, 2) == _present(node, 3):
+        raise node.fail("needs exactly one of scales and sizes")
+    coordinates = node.attr("coordinate_transformation_mode", "half_pixel")
+    mode = node.attr("mode", "nearest")
+    args: dict = {"mode": mode,
+                  "coordinate_transformation_mode": coordinates,
+                  "nearest_mode": node.attr("nearest_mode", "round_prefer_floor"),
+                  "cubic_coeff_a": float(node.attr("cubic_coeff_a", -0.75)),
+                  "exclude_outside": int(node.attr("exclude_outside", 0)),
+                  # ONNX: antialias applies to linear and cubic only.
+                  "antialias": int(node.attr("antialias", 0)) if mode != "nearest" else 0,
+                  "extrapolation_value": float(node.attr("extrapolation_value", 0.0)),
+                  "keep_aspect_ratio_policy": node.attr("keep_aspect_ratio_policy", "stretch")}
+    rank = node.rank(0)
+    args["axes"] = [normalize_axis(node, int(a), rank) for a in node.ints("axes")] or \
+        list(range(rank))
+    used = [coordinates == "tf_crop_and_resize", _present(node, 2), _present(node, 3)]
+    if used[0] and not _present(node, 1):
+        raise node.fail("tf_crop_and_resize needs roi")
+    inputs = [node.tensor(0)]
+    runtime = []
+    for index, name in zip((1, 2, 3), ("roi", "scales", "sizes")):
+        if not used[index - 1]:
+            inputs.append("")
+        elif computed(node, index):
+            inputs.append(node.tensor(index))
+            runtime.append(name)
+        else:
+            values = node.const(index, name).reshape(-1)
+            args[name] = [int(v) for v in values] if name == "sizes" else \
+                [float(v) for v in values]
+            inputs.append("")
+    while inputs[-1] == "":
+        inputs.pop()
+    planned = [planned_shape(node, " and ".join(runtime))] if runtime else None
+    node.emit_out("Resize", inputs, args, planned=planned)
+    return True
+
+
 @converter("Resize", "Upsample")
 def resize(node: Node) -> None:
+    if _general_resize(node):
+        return
     spatial_2d(node)
     shape = node.shape(0)
     mode = node.attr("mode", "nearest")

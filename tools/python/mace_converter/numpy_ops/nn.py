@@ -320,3 +320,57 @@ def _lrn(inputs, args, _):
     channels = x.shape[1]
     total = sum(squares[:, i:i + channels] for i in range(2 * radius + 1))
     return [x / (bias + alpha * total) ** beta]
+
+
+def _qdq_broadcast(value: np.ndarray, x: np.ndarray, args: dict) -> np.ndarray:
+    """A QuantizeLinear/DequantizeLinear scale or zero point spread over x:
+    one value, one per index of `axis`, or blocks of block_size along it."""
+    value = np.asarray(value, np.float32)
+    block = int(args.get("block_size", 0))
+    if block == 0 and value.size == 1:
+        return value.reshape(())
+    axis = int(args.get("axis", 1)) % x.ndim
+    if block == 0:
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        return value.reshape(shape)
+    return np.repeat(value, block, axis=axis).take(range(x.shape[axis]), axis=axis)
+
+
+_QUANTIZED_RANGES = {"UINT8": (0, 255), "INT8": (-128, 127), "UINT16": (0, 65535),
+                     "INT16": (-32768, 32767), "UINT4": (0, 15), "INT4": (-8, 7)}
+
+
+@kernel("QuantizeLinear")
+def _quantize_linear(inputs, args, _):
+    x = np.asarray(inputs[0], np.float32)
+    quotient = x / _qdq_broadcast(inputs[1], x, args)   # float32, as ONNX divides
+    to = args.get("to", "UINT8")
+    if to not in _QUANTIZED_RANGES:
+        return [cast_values(quotient, to, bool(int(args.get("saturate", 1))), False)]
+    zero_point = _qdq_broadcast(inputs[2], x, args) if len(inputs) > 2 and \
+        inputs[2] is not None else np.float32(0)
+    q = np.where(np.isnan(quotient), zero_point, np.rint(quotient) + zero_point)
+    return [np.clip(q, *_QUANTIZED_RANGES[to])]
+
+
+@kernel("DequantizeLinear")
+def _dequantize_linear(inputs, args, _):
+    x = np.asarray(inputs[0], np.float64)
+    zero_point = _qdq_broadcast(inputs[2], x, args) if len(inputs) > 2 and \
+        inputs[2] is not None else 0.0
+    return [(x - zero_point) * _qdq_broadcast(inputs[1], x, args)]
+
+
+@kernel("Dropout")
+def _dropout(inputs, args, count):
+    """Nothing dropped: the data and a mask of ones, when this run's ratio
+    and training_mode allow it (mace/ops/dropout.h)."""
+    ratio = float(np.asarray(inputs[1]).reshape(-1)[0]) if len(inputs) > 1 and \
+        inputs[1] is not None else 0.5
+    training = float(np.asarray(inputs[2]).reshape(-1)[0]) if len(inputs) > 2 and \
+        inputs[2] is not None else 0.0
+    if training and ratio:
+        raise ValueError(f"Dropout in training mode with ratio {ratio} drops at random")
+    x = inputs[0]
+    return [x.copy(), np.ones_like(x, dtype=np.float32)][:count]

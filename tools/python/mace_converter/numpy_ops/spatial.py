@@ -1,9 +1,12 @@
 """Resize, block rearrangement and channel shuffle kernels (NCHW)."""
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from mace_converter.numpy_ops import kernel
+from mace_converter.shape_rules import resize_axes
 
 
 def _out_size(x: np.ndarray, inputs, args) -> tuple[int, int, float, float]:
@@ -85,6 +88,84 @@ def _resize_nearest(inputs, args, _):
         return np.clip(idx, 0, in_len - 1).astype(np.int64)
 
     return [x[:, :, index(x.shape[2], out_h, sh)][:, :, :, index(x.shape[3], out_w, sw)]]
+
+
+def _general_coordinate(mode: str, x: float, in_len: int, out_len: int, scale: float,
+                        roi: tuple[float, float]) -> Optional[float]:
+    """ONNX's source coordinate of output index x; None outside the crop."""
+    out = scale * in_len
+    if mode == "align_corners":
+        return 0.0 if out == 1 else x * (in_len - 1) / (out - 1)
+    if mode == "asymmetric":
+        return x / scale
+    if mode == "tf_crop_and_resize":
+        span = roi[1] - roi[0]
+        src = (span * (in_len - 1) / 2 if out == 1 else x * span * (in_len - 1) / (out - 1)) \
+            + roi[0] * (in_len - 1)
+        return src if 0 <= src <= in_len - 1 else None
+    if mode == "pytorch_half_pixel" and out == 1:
+        return -0.5
+    if mode == "half_pixel_symmetric":
+        return in_len / 2 * (1 - out_len / out) + (x + 0.5) / scale - 0.5
+    return (x + 0.5) / scale - 0.5
+
+
+def _general_coefficients(args: dict, ratio: float, scale: float) -> np.ndarray:
+    mode = args.get("mode", "nearest")
+    if mode == "nearest":
+        rounding = args.get("nearest_mode", "round_prefer_floor")
+        up = ratio == 1 or {"round_prefer_floor": ratio > 0.5, "round_prefer_ceil": ratio >= 0.5,
+                            "floor": False, "ceil": True}[rounding]
+        return np.array([0.0, 1.0]) if up else np.array([1.0, 0.0])
+    a = float(args.get("cubic_coeff_a", -0.75))
+
+    def weight(t: np.ndarray) -> np.ndarray:
+        t = np.abs(t)
+        if mode == "linear":
+            return np.clip(1 - t, 0, 1)
+        near = ((a + 2) * t - (a + 3)) * t * t + 1
+        far = ((a * t - 5 * a) * t + 8 * a) * t - 4 * a
+        return np.where(t <= 1, near, np.where(t < 2, far, 0.0))
+
+    reach = 1 if mode == "linear" else 2
+    s = min(scale, 1.0) if int(args.get("antialias", 0)) else 1.0
+    start = int(np.floor(-reach / s)) + 1
+    c = weight((np.arange(start, 2 - start) - ratio) * s)
+    return c / c.sum() if int(args.get("antialias", 0)) else c
+
+
+@kernel("Resize")
+def _resize_general(inputs, args, _):
+    """Axis by axis, last first; the taps of each output index are the n
+    indices of the edge-padded input nearest its source coordinate."""
+    x = inputs[0].astype(np.float64)
+    args = dict(args)
+    for index, name in ((1, "roi"), (2, "scales"), (3, "sizes")):
+        if len(inputs) > index and inputs[index] is not None:
+            args[name] = [v.item() for v in np.asarray(inputs[index]).reshape(-1)]
+    mode = args.get("coordinate_transformation_mode", "half_pixel")
+    extrapolation = float(args.get("extrapolation_value", 0.0))
+    exclude = int(args.get("exclude_outside", 0))
+    for axis, (out_len, scale, roi0, roi1) in reversed(list(enumerate(resize_axes(x.shape, args)))):
+        in_len = x.shape[axis]
+        moved = np.moveaxis(x, axis, 0)
+        rows = []
+        for i in range(out_len):
+            src = _general_coordinate(mode, i, in_len, out_len, scale, (roi0, roi1))
+            if src is None:
+                rows.append(np.full(moved.shape[1:], extrapolation))
+                continue
+            ratio = 1.0 if src == np.floor(src) else src - np.floor(src)
+            c = _general_coefficients(args, ratio, scale)
+            pad = (len(c) + 1) // 2
+            order = sorted(range(in_len + 2 * pad), key=lambda j: (abs(src + pad - j), j))
+            taps = np.array(sorted(order[:len(c)])) - pad
+            if exclude:
+                c = np.where((taps < 0) | (taps >= in_len), 0.0, c)
+                c = c / c.sum()
+            rows.append(np.tensordot(c, moved[np.clip(taps, 0, in_len - 1)], axes=1))
+        x = np.moveaxis(np.stack(rows), 0, axis)
+    return [x]
 
 
 @kernel("DepthToSpace")

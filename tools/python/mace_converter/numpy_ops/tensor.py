@@ -154,7 +154,9 @@ def _pad(inputs, args, _):
     return [np.pad(x, widths, constant_values=value)]
 
 
-_REDUCERS = {0: np.mean, 1: np.min, 2: np.max, 3: np.prod, 4: np.sum}
+# MIN and MAX of no elements are +inf and -inf, as in the engine and ONNX.
+_REDUCERS = {0: np.mean, 1: lambda x, **kw: np.min(x, initial=np.inf, **kw),
+             2: lambda x, **kw: np.max(x, initial=-np.inf, **kw), 3: np.prod, 4: np.sum}
 
 
 @kernel("Reduce")

@@ -42,10 +42,15 @@ class ErrorTest(unittest.TestCase):
                            {"x": [2, 6], "a": [1]}, {"y": None})
         self.assert_message(["ReduceSum", "'sum'", "axes", "must declare that shape"],
                             convert_model, model, {"x": [2, 6], "a": [1]}, ["y"])
-        model = make_model([helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q")],
-                           {"x": [2, 6], "s": [1]}, {"y": [2, 6]})
-        self.assert_message(["QuantizeLinear", "'q'", "scale", "must be a constant"],
-                            convert_model, model, {"x": [2, 6], "s": [1]}, ["y"])
+        # A computed scale becomes the float-domain QuantizeLinear, but
+        # QLinearMatMul to int8 with computed scales is refused.
+        names = ["a", "s", "z", "b", "s", "z", "s", "zy"]
+        model = make_model([helper.make_node("QLinearMatMul", names, ["y"], name="q")],
+                           {"a": [2, 6], "s": [1], "z": [1], "b": [6, 2]}, {"y": [2, 2]},
+                           [initializer("zy", np.zeros(1, np.int8))])
+        self.assert_message(["QLinearMatMul", "'q'", "run-time scales", "not supported"],
+                            convert_model, model,
+                            {"a": [2, 6], "s": [1], "z": [1], "b": [6, 2]}, ["y"])
 
     def test_malformed_attributes(self):
         model = make_model([helper.make_node("Conv", ["x", "w"], ["y"], name="c",

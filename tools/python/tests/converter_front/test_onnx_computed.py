@@ -9,6 +9,7 @@ import unittest
 
 import numpy as np
 from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
 
 from mace_converter.api import ConversionError
 from mace_converter.numpy_runner import run
@@ -336,14 +337,17 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
                 op = converted.net_def.op[0]
                 self.assertEqual(len(op.input), 3 if name == "scales" else 2)
                 self.assertEqual([list(s.dims) for s in op.output_shape], [declared])
-        # align_corners with computed scales: refused, since ONNX (in * scale - 1)
-        # and ONNX Runtime (out - 1) differ whenever in * scale is not whole.
+        # align_corners with computed scales: ONNX (in * scale - 1) and ONNX
+        # Runtime (out - 1) differ whenever in * scale is not whole, so it
+        # becomes the general Resize, which follows ONNX's definition.
         corners = make_model([helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear",
                                                coordinate_transformation_mode="align_corners")],
-                             {"x": [1, 2, 4, 5], "s": [4]}, {"y": [1, 2, 8, 10]}, opset=13)
-        with self.assertRaises(ConversionError) as caught:
-            convert_model(corners, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
-        self.assertIn("ONNX and ONNX Runtime disagree", str(caught.exception))
+                             {"x": [1, 2, 4, 5], "s": [4]}, {"y": [1, 2, 6, 3]}, opset=13)
+        feeds = {"x": x, "s": np.array([1, 1, 1.5, 0.7], np.float32)}
+        converted = convert_model(corners, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
+        self.assertEqual([op.type for op in converted.net_def.op], ["Resize"])
+        np.testing.assert_allclose(run(converted.net_def, converted.weights, feeds)["y"],
+                                   ReferenceEvaluator(corners).run(None, feeds)[0], rtol=1e-5)
         # Opset 18's axes [2, 3]: two sizes, H then W.
         model = _int_input_model(helper.make_node("Resize", ["x", "", "", "s"], ["y"],
                                                   axes=[2, 3]),
@@ -354,6 +358,30 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
         with self.assertRaises(ConversionError) as caught:
             convert_model(undeclared, {"x": [1, 2, 4, 5], "s": [4]}, ["y"])
         self.assertIn("the model must declare that shape", str(caught.exception))
+
+    def test_reduce_with_empty_axes_input_and_empty_sets(self):
+        x = rng(17).standard_normal((2, 3, 4)).astype(np.float32)
+        for noop, declared in ((0, [1, 1, 1]), (1, [2, 3, 4])):
+            with self.subTest(noop_with_empty_axes=noop):
+                model = _int_input_model(
+                    helper.make_node("ReduceSum", ["x", "a"], ["y"], noop_with_empty_axes=noop),
+                    {"x": [2, 3, 4]}, {"a": [0]}, {"y": declared}, opset=18)
+                feeds = {"x": x, "a": np.zeros(0, np.int64)}
+                converted = convert_model(model, {"x": [2, 3, 4], "a": [0]}, ["y"])
+                got = run(converted.net_def, converted.weights,
+                          {"x": x, "a": np.zeros(0, np.float32)})["y"]
+                np.testing.assert_allclose(got, ReferenceEvaluator(model).run(None, feeds)[0],
+                                           rtol=1e-5)
+        empty = np.zeros((2, 0, 4), np.float32)
+        for op_type in ("ReduceMax", "ReduceMin", "ReduceProd", "ReduceSum"):
+            with self.subTest(op=op_type):
+                model = make_model([helper.make_node(op_type, ["x", "a"], ["y"])],
+                                   {"x": [2, 0, 4]}, {"y": [2, 1, 4]},
+                                   [initializer("a", np.array([1], np.int64))], opset=18)
+                converted = convert_model(model, {"x": [2, 0, 4]}, ["y"])
+                got = run(converted.net_def, converted.weights, {"x": empty})["y"]
+                np.testing.assert_array_equal(
+                    got, ReferenceEvaluator(model).run(None, {"x": empty})[0])
 
     def test_squeeze_and_unsqueeze_with_computed_axes(self):
         x = rng(16).standard_normal((1, 3, 1, 2)).astype(np.float32)
