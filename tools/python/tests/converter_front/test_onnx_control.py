@@ -76,32 +76,50 @@ class IfTest(unittest.TestCase):
                                   else_nodes)
                 check_against_ort(self, model, {"x": [2, 3]})
 
-    def test_computed_condition_is_refused_with_the_node_name(self):
+    def test_computed_condition_becomes_an_engine_if_with_two_subgraphs(self):
         model = _if_model([], [], [helper.make_node("Relu", ["x"], ["then_out"])],
                           [helper.make_node("Neg", ["x"], ["else_out"])])
         model.graph.input.append(helper.make_tensor_value_info("cond", TensorProto.BOOL, [1]))
-        with self.assertRaisesRegex(ConversionError,
-                                    "If node 'choose'.*If with a computed condition is not "
-                                    "supported yet: its condition 'cond'"):
-            convert_model(model, {"x": [2, 3], "cond": [1]}, ["y"])
-    def test_node_tests_with_a_graph_input_condition_are_refused(self):
-        """ONNX's own If node tests feed the condition as a graph input."""
+        converted = convert_model(model, {"x": [2, 3], "cond": [1]}, ["y"])
+        net = converted.net_def
+        ifs = [op for op in net.op if op.type == "If"]
+        self.assertEqual(len(ifs), 1)
+        # The condition, then x: the branches read x, so the op passes it.
+        self.assertEqual(list(ifs[0].input), ["cond", "x"])
+        args = {arg.name: arg.i for arg in ifs[0].arg}
+        self.assertEqual(sorted(args.values()), [0, 1])
+        self.assertEqual(len(net.subgraphs), 2)
+        types = {args["then_branch"]: "Activation", args["else_branch"]: "Eltwise"}
+        for index, sub in enumerate(net.subgraphs):
+            self.assertEqual(len(sub.input_info), 1)
+            self.assertEqual(list(sub.input_info[0].dims), [2, 3])
+            self.assertEqual(len(sub.output_info), 1)
+            self.assertEqual(len(sub.subgraphs), 0)
+            self.assertIn(types[index], [op.type for op in sub.op])
+
+    def test_node_tests_with_a_graph_input_condition(self):
+        """ONNX's own If node tests feed the condition as a graph input: the
+        tensor one converts, the optional and sequence ones are refused."""
         import onnx
         node_tests = Path(onnx.__file__).parent / "backend" / "test" / "data" / "node"
-        for name in ("test_if", "test_if_opt", "test_if_seq"):
+        for name, refusal in (("test_if", None), ("test_if_opt", "Optional"),
+                              ("test_if_seq", "sequence")):
             with self.subTest(name=name):
                 path = node_tests / name / "model.onnx"
                 model = onnx.load(str(path))
                 inputs = {i.name: [max(d.dim_value, 1) for d in i.type.tensor_type.shape.dim]
                           for i in model.graph.input}
-                with self.assertRaisesRegex(ConversionError,
-                                            "If node 'if_0'.*If with a computed condition is "
-                                            "not supported yet"):
-                    convert(ConvertOptions(
-                        platform="onnx", model_file=path, weight_file=None,
-                        inputs=[TensorSpec(n, s, data_format="NONE") for n, s in inputs.items()],
-                        outputs=[TensorSpec(o.name, []) for o in model.graph.output]))
-
+                options = ConvertOptions(
+                    platform="onnx", model_file=path, weight_file=None,
+                    inputs=[TensorSpec(n, s, data_format="NONE") for n, s in inputs.items()],
+                    outputs=[TensorSpec(o.name, []) for o in model.graph.output])
+                if refusal is None:
+                    converted = convert(options)
+                    self.assertEqual([op.type for op in converted.net_def.op], ["If"])
+                    self.assertEqual(len(converted.net_def.subgraphs), 2)
+                else:
+                    with self.assertRaisesRegex(ConversionError, refusal):
+                        convert(options)
 
 if __name__ == "__main__":
     unittest.main()
