@@ -1,5 +1,7 @@
 """ONNX If with a condition known at conversion: the taken branch is
-inlined; a computed condition is refused with the node's name."""
+inlined. A computed condition, and a Loop, become engine ops running
+subgraphs (the engine's side is test/control_flow_test.cc and
+tests/test_control_flow_mace_run.py)."""
 import unittest
 from pathlib import Path
 
@@ -120,6 +122,54 @@ class IfTest(unittest.TestCase):
                 else:
                     with self.assertRaisesRegex(ConversionError, refusal):
                         convert(options)
+
+
+def _loop_model(body_nodes, scan_shape, carried_out="h_out"):
+    """Loop(m, "", h0) with body (i, c, h_in) -> (c, h_out, s); h0 is [2, 3]."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"])] + list(body_nodes), "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info(carried_out, TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("s", TensorProto.FLOAT, None)])
+    loop = helper.make_node("Loop", ["m", "", "h0"], ["h", "hs"], name="repeat", body=body)
+    model = make_model([loop], {"h0": [2, 3], "x": [2, 3]}, {"h": None, "hs": scan_shape})
+    model.graph.input.append(helper.make_tensor_value_info("m", TensorProto.INT64, []))
+    return model
+
+
+class LoopTest(unittest.TestCase):
+    def test_loop_becomes_an_engine_loop_with_its_body(self):
+        model = _loop_model([helper.make_node("Add", ["h_in", "x"], ["h_out"]),
+                             helper.make_node("Identity", ["h_out"], ["s"])], [4, 2, 3])
+        converted = convert_model(model, {"h0": [2, 3], "x": [2, 3], "m": []}, ["h", "hs"])
+        loops = [op for op in converted.net_def.op if op.type == "Loop"]
+        self.assertEqual(len(loops), 1)
+        # M, no cond, the carried h0, then x that the body reads.
+        self.assertEqual(list(loops[0].input), ["m", "", "h0", "x"])
+        args = {arg.name: arg.i for arg in loops[0].arg}
+        self.assertEqual((args["body"], args["loop_carried"]), (0, 1))
+        self.assertEqual([list(s.dims) for s in loops[0].output_shape], [[2, 3], [4, 2, 3]])
+        body = converted.net_def.subgraphs[0]
+        self.assertEqual([list(i.dims) for i in body.input_info], [[], [], [2, 3], [2, 3]])
+        self.assertEqual(len(body.output_info), 3)
+
+    def test_scan_outputs_without_a_known_count_are_refused(self):
+        model = _loop_model([helper.make_node("Add", ["h_in", "x"], ["h_out"]),
+                             helper.make_node("Identity", ["h_out"], ["s"])], None)
+        with self.assertRaisesRegex(ConversionError, "Loop node 'repeat'.*scan outputs but "
+                                    "neither a declared output shape nor a constant trip"):
+            convert_model(model, {"h0": [2, 3], "x": [2, 3], "m": []}, ["h", "hs"])
+
+    def test_a_carried_value_that_changes_shape_is_refused(self):
+        model = _loop_model([helper.make_node("Concat", ["h_in", "x"], ["h_out"], axis=0),
+                             helper.make_node("Identity", ["h_in"], ["s"])], [4, 2, 3])
+        with self.assertRaisesRegex(ConversionError, "Loop node 'repeat'.*enters the body as "
+                                    r"\[2, 3\] but leaves it as \[4, 3\]"):
+            convert_model(model, {"h0": [2, 3], "x": [2, 3], "m": []}, ["h", "hs"])
+
 
 if __name__ == "__main__":
     unittest.main()
