@@ -317,6 +317,37 @@ TEST(ControlFlowHostileTest, NestingDepthIsBounded) {
   }
 }
 
+// Each level holds four Ifs running the next level: 8^5 subgraph nets if
+// nothing stopped it. The engine stops at its budget.
+TEST(ControlFlowHostileTest, SubgraphNetsMultiplyingPerLevelAreBounded) {
+  testing::ModelBuilder model;
+  AddInfo(model.net.mutable_input_info(), "c", {1});
+  AddInfo(model.net.mutable_input_info(), "x", {2});
+  AddInfo(model.net.mutable_output_info(), "y");
+  OperatorDef* top = AddOpTo(&model.net, "If", "if", {"c", "c", "x"}, {"y"});
+  testing::ModelBuilder::SetInt(top, "then_branch", 0);
+  testing::ModelBuilder::SetInt(top, "else_branch", 0);
+  constexpr int kLevels = 6;
+  for (int level = 0; level < kLevels; ++level) {
+    NetDef* sub = model.net.add_subgraphs();
+    AddInfo(sub->mutable_input_info(), "c_in", {1});
+    AddInfo(sub->mutable_input_info(), "x_in", {2});
+    AddInfo(sub->mutable_output_info(), "o0");
+    for (int j = 0; j < 4; ++j) {
+      const std::string out = "o" + std::to_string(j);
+      if (level + 1 < kLevels) {
+        OperatorDef* op = AddOpTo(sub, "If", out, {"c_in", "c_in", "x_in"}, {out});
+        testing::ModelBuilder::SetInt(op, "then_branch", level + 1);
+        testing::ModelBuilder::SetInt(op, "else_branch", level + 1);
+      } else {
+        AddEltwise(sub, kSum, out, "x_in", "x_in", out);
+      }
+    }
+  }
+  std::shared_ptr<MaceEngine> engine;
+  ExpectError(Create(model, {"c", "x"}, {"y"}, &engine), "subgraph nets a model may build");
+}
+
 TEST(ControlFlowHostileTest, SubgraphWeightOutsideTheBlob) {
   IfModel model;
   ConstTensor* two = model.net.mutable_subgraphs(1)->mutable_tensors(0);

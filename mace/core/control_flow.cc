@@ -131,6 +131,10 @@ MaceStatus ControlFlowOp::Build(const char* what, int64_t index,
     return Invalid(StrCat(what, " is subgraph ", index, ", nested ", env_.stack.size() + 1,
                           " deep; at most ", kMaxSubgraphDepth, " levels are allowed"));
   }
+  if (env_.nets_built == nullptr || ++*env_.nets_built > kMaxSubgraphNets) {
+    return Invalid(StrCat(what, " (subgraph ", index, ") would be one more than the ",
+                          kMaxSubgraphNets, " subgraph nets a model may build"));
+  }
   const NetDef& source = env_.subgraphs->Get(static_cast<int>(index));
   if (source.input_info_size() != static_cast<int>(inputs.size()) ||
       source.output_info_size() != outputs) {
@@ -172,6 +176,7 @@ MaceStatus ControlFlowOp::Build(const char* what, int64_t index,
   env.weights = env_.weights;
   env.stack = env_.stack;
   env.stack.push_back(index);
+  env.nets_built = env_.nets_built;
   built->net = std::make_unique<Net>(registry_, converters_, runtimes_, built->workspace.get(),
                                      options_);
   built->net->set_subgraph_env(std::move(env));

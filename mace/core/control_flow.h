@@ -30,6 +30,9 @@ namespace mace {
 
 // Subgraphs nested deeper than this are refused.
 constexpr int kMaxSubgraphDepth = 8;
+// Subgraph nets one model may build in all: each op builds its subgraphs,
+// so subgraphs holding several control-flow ops multiply per level.
+constexpr int64_t kMaxSubgraphNets = 4096;
 // A Loop's max_iterations when the model gives none, and its upper bound.
 constexpr int64_t kDefaultMaxLoopIterations = int64_t{1} << 20;
 constexpr int64_t kMaxLoopIterations = int64_t{1} << 31;

@@ -99,6 +99,7 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   } else {
     env_.subgraphs = &net_def.subgraphs();
     env_.weights = workspace_->weights_blob();
+    env_.nets_built = std::make_shared<int64_t>(0);
   }
   MACE_RETURN_IF_ERROR(CreateInputs(net_def));
   MACE_RETURN_IF_ERROR(CreateOps(net_def));

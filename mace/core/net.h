@@ -53,6 +53,9 @@ struct SubgraphEnv {
   const google::protobuf::RepeatedPtrField<NetDef>* subgraphs = nullptr;
   std::shared_ptr<WeightsBlob> weights;
   std::vector<int64_t> stack;
+  // Subgraph nets built so far for the whole model (control_flow.h bounds
+  // it: nested subgraphs multiply).
+  std::shared_ptr<int64_t> nets_built;
 };
 
 class Net : public Executor {
