@@ -224,6 +224,69 @@ TEST(ControlFlowTest, LoopStopsWhenTheBodyConditionTurnsFalse) {
   EXPECT_EQ(acc[1], -7.f + 4);
 }
 
+// Scan: s = s0; for each row r of x: s = s * w + r; out[t] = s. w is
+// captured from the top graph.
+TEST(ControlFlowTest, ScanWalksTheFirstAxis) {
+  testing::ModelBuilder model;
+  AddInfo(model.net.mutable_input_info(), "s0", {2});
+  AddInfo(model.net.mutable_input_info(), "x", {3, 2});
+  AddInfo(model.net.mutable_input_info(), "w", {2});
+  AddInfo(model.net.mutable_output_info(), "s");
+  AddInfo(model.net.mutable_output_info(), "out");
+  OperatorDef* op = AddOpTo(&model.net, "Scan", "scan", {"s0", "x", "w"}, {"s", "out"});
+  testing::ModelBuilder::SetInt(op, "body", 0);
+  testing::ModelBuilder::SetInt(op, "loop_carried", 1);
+  testing::ModelBuilder::SetInt(op, "num_scan_inputs", 1);
+  NetDef* body = model.net.add_subgraphs();
+  AddInfo(body->mutable_input_info(), "s_in", {2});
+  AddInfo(body->mutable_input_info(), "row", {2});
+  AddInfo(body->mutable_input_info(), "w_in", {2});
+  AddInfo(body->mutable_output_info(), "s_out");
+  AddInfo(body->mutable_output_info(), "o");
+  AddEltwise(body, kProd, "scaled", "s_in", "w_in", "scaled");
+  AddEltwise(body, kSum, "s_out", "scaled", "row", "s_out");
+  AddOpTo(body, "Identity", "o", {"s_out"}, {"o"});
+  std::shared_ptr<MaceEngine> engine;
+  MaceStatus status = Create(model, {"s0", "x", "w"}, {"s", "out"}, &engine);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::vector<float> s0 = {0.5f, -1.f};
+  const std::vector<float> x = {1.f, 2.f, -3.f, 0.25f, 4.f, -0.5f};
+  const std::vector<float> w = {2.f, -0.5f};
+  std::map<std::string, MaceTensor> outputs;
+  status = engine->Run({{"s0", MaceTensor({2}, Floats(s0))},
+                        {"x", MaceTensor({3, 2}, Floats(x))},
+                        {"w", MaceTensor({2}, Floats(w))}},
+                       &outputs);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::vector<float> state = s0;
+  std::vector<float> out;
+  for (int t = 0; t < 3; ++t) {
+    for (int k = 0; k < 2; ++k) state[k] = state[k] * w[k] + x[t * 2 + k];
+    out.insert(out.end(), state.begin(), state.end());
+  }
+  ASSERT_EQ(outputs["out"].shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(std::vector<float>(outputs["s"].data().get(), outputs["s"].data().get() + 2), state);
+  EXPECT_EQ(std::vector<float>(outputs["out"].data().get(), outputs["out"].data().get() + 6),
+            out);
+}
+
+TEST(ControlFlowHostileTest, ScanArgumentsThatDoNotFit) {
+  for (int64_t scans : {int64_t{0}, int64_t{5}}) {
+    testing::ModelBuilder model;
+    AddInfo(model.net.mutable_input_info(), "x", {3, 2});
+    AddInfo(model.net.mutable_output_info(), "out");
+    OperatorDef* op = AddOpTo(&model.net, "Scan", "scan", {"x"}, {"out"});
+    testing::ModelBuilder::SetInt(op, "body", 0);
+    testing::ModelBuilder::SetInt(op, "num_scan_inputs", scans);
+    NetDef* body = model.net.add_subgraphs();
+    AddInfo(body->mutable_input_info(), "row", {2});
+    AddInfo(body->mutable_output_info(), "o");
+    AddOpTo(body, "Identity", "o", {"row"}, {"o"});
+    std::shared_ptr<MaceEngine> engine;
+    ExpectError(Create(model, {"x"}, {"out"}, &engine), "do not fit");
+  }
+}
+
 TEST(ControlFlowHostileTest, RunawayLoopHitsMaxIterations) {
   WhileModel model;
   // The condition never turns false: cond_out is the incoming cond.

@@ -66,7 +66,9 @@ MaceStatus CopyTensor(const Tensor* from, Tensor* to) {
 
 }  // namespace
 
-bool IsControlFlowOp(const std::string& type) { return type == "If" || type == "Loop"; }
+bool IsControlFlowOp(const std::string& type) {
+  return type == "If" || type == "Loop" || type == "Scan";
+}
 
 ControlFlowOp::ControlFlowOp(const OpRegistry* registry, const ConverterRegistry* converters,
                              NetRuntimes runtimes, const NetOptions& options, SubgraphEnv env)
@@ -89,6 +91,21 @@ DataType ControlFlowOp::OutputType(int index) const {
 
 MaceStatus ControlFlowOp::Init() {
   is_loop_ = type() == "Loop";
+  is_scan_ = type() == "Scan";
+  if (is_scan_) {
+    body_ = GetInt("body", -1);
+    carried_ = GetInt("loop_carried", 0);
+    scan_inputs_ = GetInt("num_scan_inputs", 0);
+    MACE_RETURN_IF_ERROR(ArgTypeError());
+    if (!HasArg("body")) return Invalid("needs the argument 'body' (a subgraph index)");
+    if (carried_ < 0 || scan_inputs_ < 1 || carried_ > OutputSize() ||
+        carried_ + scan_inputs_ > InputSize()) {
+      return Invalid(StrCat("loop_carried ", carried_, " and num_scan_inputs ", scan_inputs_,
+                            " do not fit ", InputSize(), " inputs and ", OutputSize(),
+                            " outputs"));
+    }
+    return MaceStatus();
+  }
   if (is_loop_) {
     body_ = GetInt("body", -1);
     carried_ = GetInt("loop_carried", 0);
@@ -206,7 +223,105 @@ MaceStatus ControlFlowOp::Prepare(OpContext* /*context*/) {
                             "; control-flow values are float32, int32, uint8 or int8"));
     }
   }
+  for (int k = 0; k < InputSize(); ++k) {
+    if (Input(k) != nullptr && !IsScalarType(Input(k)->dtype())) {
+      return Invalid(StrCat("input '", Input(k)->name(), "' has type ",
+                            DataTypeName(Input(k)->dtype()),
+                            "; control-flow values are float32, int32, uint8 or int8"));
+    }
+  }
+  if (is_scan_) return PrepareScan();
   return is_loop_ ? PrepareLoop() : PrepareIf();
+}
+
+MaceStatus ControlFlowOp::CheckCarried(int first_input, int count) {
+  for (int k = 0; k < count; ++k) {
+    const Tensor* in = body_net_->inputs[first_input + k];
+    const Tensor* out = body_net_->outputs[(is_loop_ ? 1 : 0) + k];
+    if (in->shape() != out->shape() || in->dtype() != out->dtype()) {
+      return Invalid(StrCat("loop-carried value ", k, " enters the body as ",
+                            ShapeToString(in->shape()), " ", DataTypeName(in->dtype()),
+                            " but leaves it as ", ShapeToString(out->shape()), " ",
+                            DataTypeName(out->dtype()),
+                            "; memory is planned once, so it must keep its shape and type"));
+    }
+    if (OutputType(k) != in->dtype()) {
+      return Invalid(StrCat("output ", k, " is declared ", DataTypeName(OutputType(k)),
+                            " but the loop carries ", DataTypeName(in->dtype())));
+    }
+    Output(k)->Reshape(in->shape());
+  }
+  return MaceStatus();
+}
+
+MaceStatus ControlFlowOp::PrepareScan() {
+  std::vector<InputSpec> inputs;
+  int64_t steps = -1;
+  for (int k = 0; k < InputSize(); ++k) {
+    const Tensor* input = Input(k);
+    if (input == nullptr) return Invalid(StrCat("input ", k, " is empty"));
+    std::vector<int64_t> shape = input->shape();
+    if (k >= carried_ && k < carried_ + scan_inputs_) {
+      if (shape.empty() || (steps >= 0 && shape[0] != steps)) {
+        return Invalid(StrCat("scanned input '", input->name(), "' has shape ",
+                              ShapeToString(shape), "; scanned inputs need one first "
+                              "dimension in common"));
+      }
+      steps = shape[0];
+      shape.erase(shape.begin());
+    }
+    inputs.push_back({shape, input->dtype(), false});
+  }
+  MACE_RETURN_IF_ERROR(Build("body", body_, inputs, OutputSize(), &body_net_));
+  MACE_RETURN_IF_ERROR(CheckCarried(0, static_cast<int>(carried_)));
+  planned_iterations_ = steps;
+  for (int k = static_cast<int>(carried_); k < OutputSize(); ++k) {
+    const Tensor* slice = body_net_->outputs[k];
+    if (slice->dtype() != OutputType(k)) {
+      return Invalid(StrCat("scan output ", k - carried_, " is declared ",
+                            DataTypeName(OutputType(k)), " but the body gives ",
+                            DataTypeName(slice->dtype())));
+    }
+    std::vector<int64_t> shape = {steps};
+    shape.insert(shape.end(), slice->shape().begin(), slice->shape().end());
+    if (CheckedElementCount(shape, kMaxByteCount / 4) < 0) {
+      return Invalid(StrCat("scan output would have shape ", ShapeToString(shape)));
+    }
+    Output(k)->Reshape(std::move(shape));
+  }
+  return MaceStatus();
+}
+
+MaceStatus ControlFlowOp::RunScan() {
+  Subnet* body = body_net_.get();
+  for (int k = 0; k < InputSize(); ++k) {
+    if (k >= carried_ && k < carried_ + scan_inputs_) continue;
+    MACE_RETURN_IF_ERROR(CopyTensor(Input(k), body->inputs[k]));
+  }
+  for (int64_t step = 0; step < planned_iterations_; ++step) {
+    for (int k = static_cast<int>(carried_); k < carried_ + scan_inputs_; ++k) {
+      Tensor* slice = body->inputs[k];
+      const int64_t bytes = slice->raw_size();
+      if (bytes == 0) continue;
+      std::memcpy(slice->raw_mutable_data(),
+                  static_cast<const unsigned char*>(Input(k)->raw_data()) + step * bytes, bytes);
+    }
+    MACE_RETURN_IF_ERROR(body->net->Run(nullptr));
+    for (int k = 0; k < carried_; ++k) {
+      MACE_RETURN_IF_ERROR(CopyTensor(body->outputs[k], body->inputs[k]));
+    }
+    for (int k = static_cast<int>(carried_); k < OutputSize(); ++k) {
+      const Tensor* slice = body->outputs[k];
+      const int64_t bytes = slice->raw_size();
+      if (bytes == 0) continue;
+      std::memcpy(static_cast<unsigned char*>(Output(k)->raw_mutable_data()) + step * bytes,
+                  slice->raw_data(), bytes);
+    }
+  }
+  for (int k = 0; k < carried_; ++k) {
+    MACE_RETURN_IF_ERROR(CopyTensor(body->inputs[k], Output(k)));
+  }
+  return MaceStatus();
 }
 
 MaceStatus ControlFlowOp::PrepareIf() {
@@ -263,22 +378,7 @@ MaceStatus ControlFlowOp::PrepareLoop() {
     return Invalid(StrCat("body condition output '", cond_out->name(), "' has shape ",
                           ShapeToString(cond_out->shape()), "; it must be one value"));
   }
-  for (int k = 0; k < carried_; ++k) {
-    const Tensor* in = body_net_->inputs[2 + k];
-    const Tensor* out = body_net_->outputs[1 + k];
-    if (in->shape() != out->shape() || in->dtype() != out->dtype()) {
-      return Invalid(StrCat("loop-carried value ", k, " enters the body as ",
-                            ShapeToString(in->shape()), " ", DataTypeName(in->dtype()),
-                            " but leaves it as ", ShapeToString(out->shape()), " ",
-                            DataTypeName(out->dtype()),
-                            "; memory is planned once, so it must keep its shape and type"));
-    }
-    if (OutputType(k) != in->dtype()) {
-      return Invalid(StrCat("output ", k, " is declared ", DataTypeName(OutputType(k)),
-                            " but the loop carries ", DataTypeName(in->dtype())));
-    }
-    Output(k)->Reshape(in->shape());
-  }
+  MACE_RETURN_IF_ERROR(CheckCarried(2, static_cast<int>(carried_)));
   if (scans == 0) return MaceStatus();
   // Scan outputs stack one slice per iteration: planned for the count the
   // model declares, or for a constant trip count.
@@ -315,6 +415,7 @@ MaceStatus ControlFlowOp::PrepareLoop() {
 }
 
 MaceStatus ControlFlowOp::Run(OpContext* /*context*/) {
+  if (is_scan_) return RunScan();
   return is_loop_ ? RunLoop() : RunIf();
 }
 

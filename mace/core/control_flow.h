@@ -11,6 +11,11 @@
 //         [iteration, cond, carried..., captured...] and gives
 //         [cond, carried..., scan slices...]. loop_carried: how many carried
 //         values; max_iterations bounds a loop that would not end.
+//   Scan  inputs  [state..., scanned..., captured...]
+//         outputs [state..., scan outputs...]
+//         body: takes [state..., one slice of each scanned input (along
+//         axis 0, forwards), captured...] and gives [state..., slices...];
+//         loop_carried: how many states; num_scan_inputs: how many scanned.
 //
 // Subgraph nets are built at Prepare for the shapes the op sees then, and
 // each plans its own memory once. So a loop-carried value must keep its
@@ -69,8 +74,14 @@ class ControlFlowOp : public Operation {
                    int outputs, std::unique_ptr<Subnet>* subnet);
   MaceStatus PrepareIf();
   MaceStatus PrepareLoop();
+  MaceStatus PrepareScan();
   MaceStatus RunIf();
   MaceStatus RunLoop();
+  MaceStatus RunScan();
+  // Checks that the body's first `count` outputs leave with the shapes and
+  // types of its inputs from `first_input` on, and shapes the op's first
+  // `count` outputs like them.
+  MaceStatus CheckCarried(int first_input, int count);
 
   const OpRegistry* registry_;
   const ConverterRegistry* converters_;
@@ -78,6 +89,8 @@ class ControlFlowOp : public Operation {
   NetOptions options_;
   SubgraphEnv env_;
   bool is_loop_ = false;
+  bool is_scan_ = false;
+  int64_t scan_inputs_ = 0;
   int64_t then_branch_ = -1;
   int64_t else_branch_ = -1;
   int64_t body_ = -1;

@@ -55,7 +55,7 @@ def infer_op(graph: Graph, op: Op) -> None:
             tensor.dtype = INT32 if op.type == "ArgMax" else _first_dtype(op, graph)
 
 
-@rule("If", "Loop")
+@rule("If", "Loop", "Scan")
 def _control_flow(op: Op, shapes, graph: Graph) -> list[Shape]:
     # The frontend plans these from the converted subgraphs (op.planned).
     raise fail(op, "a control-flow op needs the output shapes of its subgraphs")

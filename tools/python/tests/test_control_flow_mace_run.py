@@ -3,8 +3,9 @@ converted into engine subgraphs and run by mace_run, match ONNX Runtime.
 
 The If model branches on a scalar sample-rate input the way voice-activity
 models do (one set of weights for 16 kHz, another for 8 kHz); the Loop
-model runs a small recurrence for a trip count given as an input. Needs the
-host mace_run binary (MACE_RUN).
+model runs a small recurrence for a trip count given as an input, and the
+Scan model the same recurrence over the rows of an input. Needs the host
+mace_run binary (MACE_RUN).
 """
 import tempfile
 import unittest
@@ -87,6 +88,31 @@ def recurrence_model(trips: int):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def scan_model():
+    """s = s0; for each row r of x: s = tanh(s @ W + r); every s stacked."""
+    onnx, tp, helper, nh = _onnx()
+    w = (RNG.standard_normal((3, 3)) * 0.5).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["s_in", "w"], ["sw"]),
+         helper.make_node("Add", ["sw", "row"], ["a"]),
+         helper.make_node("Tanh", ["a"], ["s_out"]),
+         helper.make_node("Identity", ["s_out"], ["o"])],
+        "body",
+        [helper.make_tensor_value_info("s_in", tp.FLOAT, [1, 3]),
+         helper.make_tensor_value_info("row", tp.FLOAT, [3])],
+        [helper.make_tensor_value_info("s_out", tp.FLOAT, [1, 3]),
+         helper.make_tensor_value_info("o", tp.FLOAT, [1, 3])])
+    graph = helper.make_graph(
+        [helper.make_node("Scan", ["s0", "x"], ["s", "out"], body=body, num_scan_inputs=1)],
+        "scan",
+        [helper.make_tensor_value_info("s0", tp.FLOAT, [1, 3]),
+         helper.make_tensor_value_info("x", tp.FLOAT, [5, 3])],
+        [helper.make_tensor_value_info("s", tp.FLOAT, [1, 3]),
+         helper.make_tensor_value_info("out", tp.FLOAT, [5, 1, 3])],
+        [nh.from_array(w, "w")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
 def reference(model, feeds):
     import onnxruntime
     session = onnxruntime.InferenceSession(model.SerializeToString(),
@@ -145,6 +171,18 @@ class ControlFlowOnEngineTest(unittest.TestCase):
             got = run_converted(self, converted, {
                 "m": np.array(3, np.float32), "go": np.array(1, np.float32), "h0": h0, "x": x})
         for name in ("h", "hs"):
+            np.testing.assert_allclose(got[name], want[name], rtol=1e-5, atol=1e-6,
+                                       err_msg=name)
+
+    def test_scan_matches_onnxruntime(self):
+        model = scan_model()
+        feeds = {"s0": RNG.standard_normal((1, 3)).astype(np.float32),
+                 "x": RNG.standard_normal((5, 3)).astype(np.float32)}
+        want = reference(model, feeds)
+        with tempfile.TemporaryDirectory() as tmp:
+            converted = convert_model(model, {"s0": (1, 3), "x": (5, 3)}, Path(tmp))
+            got = run_converted(self, converted, feeds)
+        for name in ("s", "out"):
             np.testing.assert_allclose(got[name], want[name], rtol=1e-5, atol=1e-6,
                                        err_msg=name)
 

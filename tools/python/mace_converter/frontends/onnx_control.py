@@ -274,3 +274,59 @@ def _planned_iterations(importer: Any, node: Node, carried: int, trip: str, cond
     raise node.fail("Loop has scan outputs but neither a declared output shape nor a constant "
                     "trip count; the engine plans their memory once, for a known number of "
                     "iterations")
+
+
+def convert_scan(importer: Any, node: Node) -> None:
+    """Scan (opset 9 on) over axis 0, forwards: the engine's Scan op."""
+    if importer.opset < 9:
+        raise node.fail("Scan of opset 8 (with a batch axis and sequence_lens) is not supported")
+    body = node.attr("body")
+    scanned = int(node.attr("num_scan_inputs", 0) or 0)
+    if body is None or scanned < 1:
+        raise node.fail("Scan needs a body and num_scan_inputs >= 1")
+    for key in ("scan_input_axes", "scan_input_directions", "scan_output_axes",
+                "scan_output_directions"):
+        if any(int(v) != 0 for v in (node.attr(key) or [])):
+            raise node.fail(f"Scan with {key} {list(node.attr(key))} is not supported; the "
+                            "engine scans along axis 0, forwards")
+    states = len(node.inputs) - scanned
+    scans_out = len(node.outputs) - states
+    if states < 0 or scans_out < 0 or len(body.input) != len(node.inputs) or \
+            len(body.output) != len(node.outputs):
+        raise node.fail(f"Scan body has {len(body.input)} inputs and {len(body.output)} outputs"
+                        f", which do not fit {len(node.inputs)} inputs and "
+                        f"{len(node.outputs)} outputs")
+    operands = [_operand(importer, node, k, f"in{k}") for k in range(len(node.inputs))]
+    if any(not name for name in operands):
+        raise node.fail("a Scan input is empty")
+    formal, steps = [], None
+    for k, name in enumerate(operands):
+        tensor = importer.graph.tensor(name)
+        shape = tuple(importer.graph.shape(name))
+        if k >= states:
+            if not shape or (steps is not None and shape[0] != steps):
+                raise node.fail(f"scanned input '{node.inputs[k]}' has shape {list(shape)}; "
+                                "scanned inputs need one first dimension in common")
+            steps, shape = shape[0], shape[1:]
+        formal.append((body.input[k].name, shape, tensor.dtype))
+    captured = _captures(importer, node, [body])
+    index = _subgraph(importer, node, body, formal, captured)
+    graph = importer.graph.subgraphs[index]
+    shapes, dtypes = [], []
+    for k in range(states):
+        shape = graph.shape(graph.outputs[k])
+        if shape != formal[k][1]:
+            raise node.fail(f"Scan state {k} enters the body as {list(formal[k][1])} but leaves "
+                            f"it as {list(shape)}; the engine plans memory once, so it must "
+                            "keep its shape")
+        shapes.append(shape)
+        dtypes.append(graph.tensor(graph.outputs[k]).dtype)
+    for k in range(states, len(node.outputs)):
+        shapes.append((steps,) + tuple(graph.shape(graph.outputs[k])))
+        dtypes.append(graph.tensor(graph.outputs[k]).dtype)
+    outputs = [name or importer.graph.unique_name(f"{node.name}_unused{k}")
+               for k, name in enumerate(node.outputs)]
+    op = node.emit("Scan", operands + captured,
+                   args={"body": index, "loop_carried": states, "num_scan_inputs": scanned},
+                   outputs=outputs, planned=shapes)
+    _set_dtypes(importer.graph, op, dtypes)

@@ -268,6 +268,9 @@ class OnnxImporter:
             if node.op_type == "Loop":
                 onnx_control.convert_loop(self, node)
                 return
+            if node.op_type == "Scan":
+                onnx_control.convert_scan(self, node)
+                return
             if self._fold(node, proto):
                 return
             integer = [name for name in proto.input if name in self.integer_values]
