@@ -340,29 +340,40 @@ TEST(ControlFlowHostileTest, RecursiveSubgraphsAreRefused) {
   ExpectError(Create(model, {"c", "x"}, {"y"}, &engine), "subgraphs cannot recurse");
 }
 
-// A chain of Ifs nested deeper than the engine allows.
-TEST(ControlFlowHostileTest, NestingDepthIsBounded) {
-  for (int depth : {7, 12}) {
-    testing::ModelBuilder model;
-    AddInfo(model.net.mutable_input_info(), "c", {1});
-    AddInfo(model.net.mutable_input_info(), "x", {2});
-    AddInfo(model.net.mutable_output_info(), "y");
-    OperatorDef* top = AddOpTo(&model.net, "If", "if", {"c", "c", "x"}, {"y"});
-    testing::ModelBuilder::SetInt(top, "then_branch", 0);
-    testing::ModelBuilder::SetInt(top, "else_branch", 0);
-    for (int level = 0; level < depth; ++level) {
-      NetDef* sub = model.net.add_subgraphs();
-      AddInfo(sub->mutable_input_info(), "c_in", {1});
-      AddInfo(sub->mutable_input_info(), "x_in", {2});
-      AddInfo(sub->mutable_output_info(), "out");
-      if (level + 1 < depth) {
-        OperatorDef* op = AddOpTo(sub, "If", "if", {"c_in", "c_in", "x_in"}, {"out"});
+// y = If(c, level 0, level 0)(c, x): each of `levels` subgraphs holds
+// `ifs` Ifs running the next level (output o0 of the first), and the last
+// level gives o_j = x + x.
+testing::ModelBuilder NestedIfs(int levels, int ifs) {
+  testing::ModelBuilder model;
+  AddInfo(model.net.mutable_input_info(), "c", {1});
+  AddInfo(model.net.mutable_input_info(), "x", {2});
+  AddInfo(model.net.mutable_output_info(), "y");
+  OperatorDef* top = AddOpTo(&model.net, "If", "if", {"c", "c", "x"}, {"y"});
+  testing::ModelBuilder::SetInt(top, "then_branch", 0);
+  testing::ModelBuilder::SetInt(top, "else_branch", 0);
+  for (int level = 0; level < levels; ++level) {
+    NetDef* sub = model.net.add_subgraphs();
+    AddInfo(sub->mutable_input_info(), "c_in", {1});
+    AddInfo(sub->mutable_input_info(), "x_in", {2});
+    AddInfo(sub->mutable_output_info(), "o0");
+    for (int j = 0; j < ifs; ++j) {
+      const std::string out = "o" + std::to_string(j);
+      if (level + 1 < levels) {
+        OperatorDef* op = AddOpTo(sub, "If", out, {"c_in", "c_in", "x_in"}, {out});
         testing::ModelBuilder::SetInt(op, "then_branch", level + 1);
         testing::ModelBuilder::SetInt(op, "else_branch", level + 1);
       } else {
-        AddEltwise(sub, kSum, "out", "x_in", "x_in", "out");
+        AddEltwise(sub, kSum, out, "x_in", "x_in", out);
       }
     }
+  }
+  return model;
+}
+
+// A chain of Ifs nested deeper than the engine allows.
+TEST(ControlFlowHostileTest, NestingDepthIsBounded) {
+  for (int depth : {7, 12}) {
+    testing::ModelBuilder model = NestedIfs(depth, 1);
     std::shared_ptr<MaceEngine> engine;
     MaceStatus status = Create(model, {"c", "x"}, {"y"}, &engine);
     if (depth <= 8) {
@@ -383,30 +394,7 @@ TEST(ControlFlowHostileTest, NestingDepthIsBounded) {
 // Each level holds four Ifs running the next level: 8^5 subgraph nets if
 // nothing stopped it. The engine stops at its budget.
 TEST(ControlFlowHostileTest, SubgraphNetsMultiplyingPerLevelAreBounded) {
-  testing::ModelBuilder model;
-  AddInfo(model.net.mutable_input_info(), "c", {1});
-  AddInfo(model.net.mutable_input_info(), "x", {2});
-  AddInfo(model.net.mutable_output_info(), "y");
-  OperatorDef* top = AddOpTo(&model.net, "If", "if", {"c", "c", "x"}, {"y"});
-  testing::ModelBuilder::SetInt(top, "then_branch", 0);
-  testing::ModelBuilder::SetInt(top, "else_branch", 0);
-  constexpr int kLevels = 6;
-  for (int level = 0; level < kLevels; ++level) {
-    NetDef* sub = model.net.add_subgraphs();
-    AddInfo(sub->mutable_input_info(), "c_in", {1});
-    AddInfo(sub->mutable_input_info(), "x_in", {2});
-    AddInfo(sub->mutable_output_info(), "o0");
-    for (int j = 0; j < 4; ++j) {
-      const std::string out = "o" + std::to_string(j);
-      if (level + 1 < kLevels) {
-        OperatorDef* op = AddOpTo(sub, "If", out, {"c_in", "c_in", "x_in"}, {out});
-        testing::ModelBuilder::SetInt(op, "then_branch", level + 1);
-        testing::ModelBuilder::SetInt(op, "else_branch", level + 1);
-      } else {
-        AddEltwise(sub, kSum, out, "x_in", "x_in", out);
-      }
-    }
-  }
+  testing::ModelBuilder model = NestedIfs(6, 4);
   std::shared_ptr<MaceEngine> engine;
   ExpectError(Create(model, {"c", "x"}, {"y"}, &engine), "subgraph nets a model may build");
 }
