@@ -46,8 +46,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools" / "python"))
 
 # Op types the importer handles without a converter of its own: evaluated
-# at conversion (the graph's shape arithmetic), or taken as the model input.
-FOLDED_OPS = {"Constant", "Shape", "Size"}
+# at conversion (the graph's shape arithmetic), taken as the model input, or
+# control flow (If, Loop, Scan: their subgraphs become engine subgraphs).
+FOLDED_OPS = {"Constant", "Shape", "Size", "If", "Loop", "Scan"}
 RTOL, ATOL = 1e-3, 1e-7
 
 

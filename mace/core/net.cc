@@ -1,5 +1,6 @@
 #include "mace/core/net.h"
 
+#include "mace/core/control_flow.h"
 #include "mace/utils/checked_math.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/timer.h"
@@ -92,6 +93,14 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   MACE_CHECK_ARG(runtimes_.cpu != nullptr, "the net has no runtime");
   MACE_CHECK_ARG(net_def.op_size() > 0, "the model has no operators");
   net_type_ = net_def.data_type();
+  if (!env_.stack.empty()) {
+    MACE_CHECK_ARG(net_def.subgraphs_size() == 0, "subgraph ", env_.stack.back(),
+                   " has a subgraph list of its own; only the model's top graph has one");
+  } else {
+    env_.subgraphs = &net_def.subgraphs();
+    env_.weights = workspace_->weights_blob();
+    env_.nets_built = std::make_shared<int64_t>(0);
+  }
   MACE_RETURN_IF_ERROR(CreateInputs(net_def));
   MACE_RETURN_IF_ERROR(CreateOps(net_def));
   MACE_RETURN_IF_ERROR(CheckModelInfo(net_def, *workspace_));
@@ -103,6 +112,9 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   MACE_RETURN_IF_ERROR(PlanBlockedLayout(output_names));
   MACE_RETURN_IF_ERROR(ConvertOutputs(output_names));
   if (WeightsOnlyOnDevices()) workspace_->ReleaseWeights();
+  // The subgraph list lives in the caller's NetDef: the control-flow ops
+  // have built their nets from it by now.
+  env_.subgraphs = nullptr;
   return PlanMemory(input_names_, output_names);
 }
 
@@ -249,7 +261,13 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
   for (int i = 0; i < net_def.op_size(); ++i) {
     const OperatorDef& def = net_def.op(i);
     std::unique_ptr<Operation> op;
-    MACE_RETURN_IF_ERROR(Place(def, i, &op));
+    if (IsControlFlowOp(def.type())) {
+      // Runs on the host: it only moves tensors in and out of subgraph nets.
+      op = std::make_unique<ControlFlowOp>(registry_, converters_, runtimes_, options_, env_);
+      op->set_runtime(runtimes_.cpu);
+    } else {
+      MACE_RETURN_IF_ERROR(Place(def, i, &op));
+    }
     OpContext context;
     context.runtime = op->runtime();
     context.workspace = workspace_;

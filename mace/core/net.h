@@ -46,6 +46,18 @@ struct NetRuntimes {
   Runtime* cpu = nullptr;
 };
 
+// What a net hands the control-flow ops it makes (control_flow.h): the
+// model's subgraph list (valid while the top net initializes), its weights
+// blob, and the subgraphs that enclose this net, outermost first.
+struct SubgraphEnv {
+  const google::protobuf::RepeatedPtrField<NetDef>* subgraphs = nullptr;
+  std::shared_ptr<WeightsBlob> weights;
+  std::vector<int64_t> stack;
+  // Subgraph nets built so far for the whole model (control_flow.h bounds
+  // it: nested subgraphs multiply).
+  std::shared_ptr<int64_t> nets_built;
+};
+
 class Net : public Executor {
  public:
   Net(const OpRegistry* registry, const ConverterRegistry* converters, NetRuntimes runtimes,
@@ -61,6 +73,9 @@ class Net : public Executor {
 
   const std::vector<std::unique_ptr<Operation>>& ops() const { return ops_; }
   Workspace* workspace() const { return workspace_; }
+  // Makes this the net of a subgraph (before Init): `env` as built by the
+  // control-flow op that runs it.
+  void set_subgraph_env(SubgraphEnv env) { env_ = std::move(env); }
   // Converter ops inserted between storages (runtimes, layouts or types),
   // not counting the CPU's own blocked-layout conversions.
   int converter_count() const { return converter_count_; }
@@ -130,6 +145,7 @@ class Net : public Executor {
   std::vector<std::unique_ptr<Memory>> memories_;
   int64_t reserved_bytes_ = 0;  // planned memory so far (ReserveMemory)
   MemoryReport memory_report_;
+  SubgraphEnv env_;
 };
 
 }  // namespace mace

@@ -58,6 +58,8 @@ class Workspace {
   // size, dtype and shape against the blob before touching it.
   MaceStatus LoadWeights(const NetDef& net_def, std::shared_ptr<WeightsBlob> blob);
   int64_t weights_bytes() const { return weights_bytes_; }
+  // The blob LoadWeights was given (null before, or after ReleaseWeights).
+  std::shared_ptr<WeightsBlob> weights_blob() const { return weights_; }
   // Drops the weights' host memory (the mapping or the copy, and the
   // private aligned copies) once no kernel reads it any more; the weight
   // tensors keep their shapes and have no data.

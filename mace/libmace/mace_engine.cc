@@ -74,6 +74,10 @@ MaceStatus RefuseUnknownFields(const NetDef& net) {
       MACE_RETURN_IF_ERROR(check(info.unknown_fields(), StrCat(where, " quantize_info")));
     }
   }
+  // Subgraphs (only the top graph has a list; the net refuses nested ones).
+  for (const NetDef& subgraph : net.subgraphs()) {
+    MACE_RETURN_IF_ERROR(RefuseUnknownFields(subgraph));
+  }
   return MaceStatus();
 }
 

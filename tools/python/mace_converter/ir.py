@@ -61,6 +61,9 @@ class Op:
     # argument read from a computed tensor): the shapes the model declares,
     # which memory is planned for and the engine checks on every run.
     planned: Optional[list[tuple[int, ...]]] = None
+    # Element types of the outputs where the op decides them itself (the
+    # control-flow ops: whatever their subgraphs give).
+    output_dtypes: Optional[list[str]] = None
 
     def describe(self) -> str:
         return self.origin or f"{self.type} '{self.name}'"
@@ -99,6 +102,9 @@ class Graph:
         # Shapes the source model declares for its tensors (ONNX graph
         # outputs and value_info), for outputs that depend on run-time values.
         self.declared_shapes: dict[str, tuple[int, ...]] = {}
+        # Graphs that control-flow ops run (If branches, Loop bodies), by the
+        # index their ops' arguments hold. Only the top graph has entries.
+        self.subgraphs: list["Graph"] = []
         self._taken: set[str] = set()        # tensor names
         self._op_names: set[str] = set()
 

@@ -65,12 +65,25 @@ def _set_quant(target: Any, quant: QuantParams) -> None:
 
 def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
     """Returns (NetDef, weights blob). `weight_dtype` "float16" stores float
-    constants as DT_HALF."""
+    constants as DT_HALF. The graphs that control-flow ops run go to
+    NetDef.subgraphs, their weights into the same blob."""
     pb = mace_pb2()
     net = pb.NetDef()
+    blob = bytearray()
+    _write_net(pb, graph, net, blob, weight_dtype)
+    for subgraph in graph.subgraphs:
+        if subgraph.subgraphs is not graph.subgraphs and subgraph.subgraphs:
+            raise ConversionError(f"subgraph '{subgraph.name}' keeps a subgraph list of its own")
+        _write_net(pb, subgraph, net.subgraphs.add(), blob, weight_dtype)
+    # The engine recomputes this at init and refuses a blob that differs.
+    net.weights_crc32c = crc32c(blob)
+    return net, bytes(blob)
+
+
+def _write_net(pb: Any, graph: Graph, net: Any, blob: bytearray, weight_dtype: str) -> None:
+    """Fills `net` from `graph`, appending its constants to `blob`."""
     net.name = graph.name
     net.data_type = pb.DT_HALF if weight_dtype == "float16" else pb.DT_FLOAT
-    blob = bytearray()
     written: set[str] = set()
     for op in graph.ops:
         for name in op.inputs:
@@ -131,9 +144,6 @@ def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
         info.dims.extend(int(d) for d in graph.shape(name))
         _set_info_type(pb, info, graph, name)
         info.data_format = _FORMATS[graph.data_format(name)]
-    # The engine recomputes this at init and refuses a blob that differs.
-    net.weights_crc32c = crc32c(blob)
-    return net, bytes(blob)
 
 
 def _set_info_type(pb: Any, info: Any, graph: Graph, name: str) -> None:

@@ -44,12 +44,21 @@ def infer_op(graph: Graph, op: Op) -> None:
         if name and shape is None:
             raise fail(op, f"input '{name}' has an unknown shape")
     outs = op.planned if op.planned is not None else fn(op, shapes, graph)
-    for name, shape in zip(op.outputs, outs):
+    for k, (name, shape) in enumerate(zip(op.outputs, outs)):
         if any(d < 0 for d in shape):
             raise fail(op, f"output '{name}' would have shape {list(shape)}")
         tensor = graph.tensor(name)
         tensor.shape = tuple(int(d) for d in shape)
-        tensor.dtype = INT32 if op.type == "ArgMax" else _first_dtype(op, graph)
+        if op.output_dtypes is not None:
+            tensor.dtype = op.output_dtypes[k]
+        else:
+            tensor.dtype = INT32 if op.type == "ArgMax" else _first_dtype(op, graph)
+
+
+@rule("If", "Loop", "Scan")
+def _control_flow(op: Op, shapes, graph: Graph) -> list[Shape]:
+    # The frontend plans these from the converted subgraphs (op.planned).
+    raise fail(op, "a control-flow op needs the output shapes of its subgraphs")
 
 
 def infer_graph(graph: Graph) -> None:

@@ -172,6 +172,22 @@ class OnnxImporter:
                                   "(shape arithmetic, constant subgraphs)")
         return self.graph
 
+    def onnx_module(self) -> Any:
+        return _onnx()
+
+    def child(self, graph: Graph) -> "OnnxImporter":
+        """An importer for a subgraph that becomes `graph` (a Loop body, an
+        If branch run by the engine): same file, opset and options, and
+        values of its own."""
+        child = object.__new__(OnnxImporter)
+        child.path, child.options, child.model, child.opset = (
+            self.path, self.options, self.model, self.opset)
+        graph.onnx_input_types = {}
+        child.graph = graph
+        child.values, child.ir_consts, child.folded = {}, {}, 0
+        child.integer_values = set()
+        return child
+
     def convert_subgraph(self, graph_proto: Any, index: int) -> None:
         """Converts the nodes of a subgraph (an If's taken branch) into this
         graph: its initializers join the constants, and its nodes may read
@@ -252,6 +268,12 @@ class OnnxImporter:
         try:
             if node.op_type == "If":
                 onnx_control.inline_if(self, node, proto)
+                return
+            if node.op_type == "Loop":
+                onnx_control.convert_loop(self, node)
+                return
+            if node.op_type == "Scan":
+                onnx_control.convert_scan(self, node)
                 return
             if self._fold(node, proto):
                 return
