@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mace/ops/cpu/quantized_output.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #elif defined(__ARM_NEON)
@@ -356,24 +358,10 @@ void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, cons
   int64_t channel_term = bias_value;
   if (quads) channel_term -= int64_t{quant_.input_zero_point} * filter_sums_[oc];
   uint8_t* out = output + (n * p_.out_channels + oc) * positions + first;
-  // The vector step needs an exact int32 total (no saturation) and a
-  // multiplier below 1.
-  const bool fits =
-      (bias_value < 0 ? -bias_value : bias_value) + depth_ * 255 * 255 < (int64_t{1} << 31);
-  const bool below_one = int64_t{multiplier.multiplier} < (int64_t{1} << multiplier.right_shift);
-  if (requantize_row_ != nullptr && fits && below_one) {
-    RequantizeRow row;
-    row.sums = sums;
-    row.column_terms = quads ? column_terms_.data() + first : nullptr;
-    row.row_term = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(channel_term)));
-    row.multiplier = multiplier.multiplier;
-    row.right_shift = multiplier.right_shift;
-    row.zero_point = quant_.output.zero_point;
-    row.lo = quant_.output.min;
-    row.hi = quant_.output.max;
-    row.count = count;
-    row.out = out;
-    requantize_row_(row);
+  if (requantize_row_ != nullptr &&
+      VectorRequantizeApplies(bias_value, depth_ * 255 * 255, multiplier)) {
+    requantize_row_(MakeRequantizeRow(sums, quads ? column_terms_.data() + first : nullptr,
+                                      channel_term, multiplier, quant_.output, count, out));
     return;
   }
   for (int64_t i = 0; i < count; ++i) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mace/ops/common/quantize.h"
+#include "mace/ops/cpu/quantized_output.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -93,10 +94,6 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
     row.sums = sums;
     const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
     const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
-    const bool fits = (bias_value < 0 ? -bias_value : bias_value) + 9 * 255 * 255 <
-                      (int64_t{1} << 31);
-    const bool below_one =
-        int64_t{multiplier.multiplier} < (int64_t{1} << multiplier.right_shift);
     uint8_t* out_plane = output + (n * out_channels + oc) * p.out_h * p.out_w;
     // The sums of the whole output plane, row after row: a row's padding
     // lanes spill into the next row's start, which that row then
@@ -107,18 +104,10 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
       row_kernel_(row);
     }
     const int64_t count = p.out_h * p.out_w;
-    if (requantize_row_ != nullptr && fits && below_one) {
-      RequantizeRow step;
-      step.sums = sums;
-      step.row_term = static_cast<int32_t>(bias_value);
-      step.multiplier = multiplier.multiplier;
-      step.right_shift = multiplier.right_shift;
-      step.zero_point = quant_.output.zero_point;
-      step.lo = quant_.output.min;
-      step.hi = quant_.output.max;
-      step.count = count;
-      step.out = out_plane;
-      requantize_row_(step);
+    if (requantize_row_ != nullptr &&
+        VectorRequantizeApplies(bias_value, 9 * 255 * 255, multiplier)) {
+      requantize_row_(MakeRequantizeRow(sums, nullptr, bias_value, multiplier, quant_.output,
+                                        count, out_plane));
       continue;
     }
     for (int64_t x = 0; x < count; ++x) {
