@@ -50,11 +50,9 @@ void Avx2WinogradOutput(const WinogradOutputRun& run);
 
 bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 
-// The uint8 GEMM (QuantizedGemmKernel): AVX2 on kQuantPairsInt16 words,
-// and AVX-512 VNNI on kQuantQuadsUint8 words (only where the CPU has VNNI).
+// The uint8 GEMM (QuantizedGemmKernel) on kQuantPairsInt16 words (the
+// AVX-512 VNNI one on kQuantQuadsUint8 words is in avx512_kernels.h).
 void Avx2QuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
-                       int64_t cols, int32_t* c);
-void VnniQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
                        int64_t cols, int32_t* c);
 // The uint8 GEMM's output step (RequantizeRowKernel), 8 values at a time.
 void Avx2RequantizeRow(const RequantizeRow& row);
