@@ -74,6 +74,12 @@ using QuantizedGemmRequantKernel = void (*)(const int32_t* a, const int32_t* b, 
                                             int64_t groups, int64_t cols,
                                             const RequantizeTile& tile);
 
+// The Quantize op's conversion, by the rule of QuantizeValue in
+// common/quantize.h: for i < count, out[i] = clamp(zero_point +
+// round_half_away(double(in[i]) / scale), 0, 255), and zero_point for NaN.
+using QuantizeUint8Kernel = void (*)(const float* in, int64_t count, float scale,
+                                     int32_t zero_point, uint8_t* out);
+
 // One output row of a 3x3 uint8 depthwise convolution, before its
 // requantization: for x < RoundUp(count, kDepthwiseUint8Lanes),
 //   sums[x] = sum over i, j < 3 of taps[3 i + j] * rows[i][stride * x + j]

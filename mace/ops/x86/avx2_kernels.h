@@ -57,6 +57,10 @@ void Avx2QuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t
 // The uint8 GEMM's output step (RequantizeRowKernel), 8 values at a time.
 void Avx2RequantizeRow(const RequantizeRow& row);
 
+// float to uint8 (QuantizeUint8Kernel), 8 values at a time in double.
+void Avx2QuantizeUint8(const float* in, int64_t count, float scale, int32_t zero_point,
+                       uint8_t* out);
+
 // Rows of a 3x3 uint8 depthwise convolution (DepthwiseUint8RowKernel), by
 // horizontal stride, 8 int32 sums at a time.
 void Avx2DepthwiseUint8S1(const DepthwiseUint8Row& row);

@@ -52,6 +52,11 @@ void Avx512Depthwise3x3S2(const DepthwiseBand& band);
 // with a masked tail.
 void Avx512RequantizeRow(const RequantizeRow& row);
 
+// float to uint8 (QuantizeUint8Kernel), 16 values at a time in double, the
+// tail under a mask.
+void Avx512QuantizeUint8(const float* in, int64_t count, float scale, int32_t zero_point,
+                         uint8_t* out);
+
 // The uint8 GEMM on kQuantQuadsUint8 words with AVX-512 VNNI (only where the
 // CPU has it; the functions add the VNNI target to this file's flags):
 // QuantizedGemmKernel, and QuantizedGemmRequantKernel with the output step
