@@ -52,6 +52,7 @@ KernelTable MakeAvx2Table() {
   table.quantized_gemm = x86::Avx2QuantizedGemm;
   table.quantized_format = kQuantPairsInt16;
   table.requantize_row = x86::Avx2RequantizeRow;
+  table.quantized_gemm_requant = x86::Avx2QuantizedGemmRequant;
   table.quantize_uint8 = x86::Avx2QuantizeUint8;
   table.depthwise3x3_uint8_s1 = x86::Avx2DepthwiseUint8S1;
   table.depthwise3x3_uint8_s2 = x86::Avx2DepthwiseUint8S2;

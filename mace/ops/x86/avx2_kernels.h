@@ -54,6 +54,9 @@ bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float*
 // AVX-512 VNNI one on kQuantQuadsUint8 words is in avx512_kernels.h).
 void Avx2QuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
                        int64_t cols, int32_t* c);
+// The same with its output step fused (QuantizedGemmRequantKernel).
+void Avx2QuantizedGemmRequant(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
+                              int64_t cols, const RequantizeTile& tile);
 // The uint8 GEMM's output step (RequantizeRowKernel), 8 values at a time.
 void Avx2RequantizeRow(const RequantizeRow& row);
 
