@@ -15,6 +15,7 @@
 
 #include "mace/ops/cpu/conv_2d_uint8_gemm.h"
 #include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/cpu/quantized_output.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
 
 namespace mace {
@@ -195,17 +196,9 @@ TEST(RequantizeRow, MatchesScalarRule) {
       if (lo > hi) std::swap(lo, hi);
       const OutputClamp clamp{byte(rng), lo, hi};
       std::vector<uint8_t> got(count + 1, 0xAB), expected(count);
-      RequantizeRow row;
-      row.sums = sums.data();
-      row.column_terms = trial % 3 == 0 ? nullptr : columns.data();
-      row.row_term = row_term;
-      row.multiplier = m.multiplier;
-      row.right_shift = m.right_shift;
-      row.zero_point = clamp.zero_point;
-      row.lo = clamp.min;
-      row.hi = clamp.max;
-      row.count = count;
-      row.out = got.data();
+      const RequantizeRow row = MakeRequantizeRow(
+          sums.data(), trial % 3 == 0 ? nullptr : columns.data(), row_term, m, clamp, count,
+          got.data());
       table->requantize_row(row);
       for (int64_t i = 0; i < count; ++i) {
         const int64_t x = int64_t{sums[i]} + row_term + (row.column_terms ? columns[i] : 0);
