@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mace/ops/cpu/quantized_output.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #elif defined(__ARM_NEON)
@@ -205,6 +207,10 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   conv->input_sums_.assign(conv->cols_, 0);
   conv->column_terms_.assign(conv->cols_, 0);
   conv->requantize_row_ = table.requantize_row;
+  conv->gemm_requant_ = table.quantized_gemm_requant;
+  conv->row_terms_.assign(conv->rows_, 0);
+  conv->row_multipliers_.assign(conv->rows_, 0);
+  conv->row_shifts_.assign(conv->rows_, 1);
   // A block's packed input and its sums (every row of the filter) both
   // stay within kColumnBlockBytes.
   const int64_t block_words = std::max(conv->words_, conv->rows_);
@@ -353,27 +359,12 @@ void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, cons
   const int64_t input_correction = weight_offset_ - quant_.filter_zero_point;
   const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
   const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
-  int64_t channel_term = bias_value;
-  if (quads) channel_term -= int64_t{quant_.input_zero_point} * filter_sums_[oc];
+  const int64_t channel_term = ChannelTerm(oc, bias);
   uint8_t* out = output + (n * p_.out_channels + oc) * positions + first;
-  // The vector step needs an exact int32 total (no saturation) and a
-  // multiplier below 1.
-  const bool fits =
-      (bias_value < 0 ? -bias_value : bias_value) + depth_ * 255 * 255 < (int64_t{1} << 31);
-  const bool below_one = int64_t{multiplier.multiplier} < (int64_t{1} << multiplier.right_shift);
-  if (requantize_row_ != nullptr && fits && below_one) {
-    RequantizeRow row;
-    row.sums = sums;
-    row.column_terms = quads ? column_terms_.data() + first : nullptr;
-    row.row_term = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(channel_term)));
-    row.multiplier = multiplier.multiplier;
-    row.right_shift = multiplier.right_shift;
-    row.zero_point = quant_.output.zero_point;
-    row.lo = quant_.output.min;
-    row.hi = quant_.output.max;
-    row.count = count;
-    row.out = out;
-    requantize_row_(row);
+  if (requantize_row_ != nullptr &&
+      VectorRequantizeApplies(bias_value, depth_ * 255 * 255, multiplier)) {
+    requantize_row_(MakeRequantizeRow(sums, quads ? column_terms_.data() + first : nullptr,
+                                      channel_term, multiplier, quant_.output, count, out));
     return;
   }
   for (int64_t i = 0; i < count; ++i) {
@@ -381,6 +372,30 @@ void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, cons
     if (quads) sum += input_correction * input_sums_[first + i];
     out[i] = RequantizeToUint8(ref::quantized::SaturateToInt32(sum), multiplier, quant_.output);
   }
+}
+
+int64_t Conv2dUint8Gemm::ChannelTerm(int64_t oc, const int32_t* bias) const {
+  int64_t term = bias != nullptr ? bias[oc] : 0;
+  if (format_ != kQuantPairsInt16) term -= int64_t{quant_.input_zero_point} * filter_sums_[oc];
+  return term;
+}
+
+bool Conv2dUint8Gemm::FusedRows(int64_t group, const int32_t* bias) {
+  if (gemm_requant_ == nullptr) return false;
+  const int64_t out_per_group = p_.out_channels / p_.group;
+  for (int64_t r = 0; r < out_per_group; ++r) {
+    const int64_t oc = group * out_per_group + r;
+    const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
+    if (!VectorRequantizeApplies(bias != nullptr ? bias[oc] : 0, depth_ * 255 * 255, multiplier)) {
+      return false;
+    }
+    // Modulo 2^32, exact for the total (see RequantizeRow).
+    row_terms_[r] =
+        static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(ChannelTerm(oc, bias))));
+    row_multipliers_[r] = multiplier.multiplier;
+    row_shifts_[r] = multiplier.right_shift;
+  }
+  return true;
 }
 
 void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
@@ -408,11 +423,40 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       }
       const int32_t* packed_input = reinterpret_cast<const int32_t*>(packed_input_.data());
       const int32_t* filter = packed_filter_.data() + group * rows_ * words_;
+      // The fused output step's rows of this group, from row `first` on,
+      // columns [first_col, first_col + count).
+      const bool fused = FusedRows(group, bias);
+      auto tile = [&](int64_t first, int64_t first_col, int64_t count) {
+        RequantizeTile t;
+        t.row_terms = row_terms_.data() + first;
+        t.multipliers = row_multipliers_.data() + first;
+        t.right_shifts = row_shifts_.data() + first;
+        t.column_terms = quads ? column_terms_.data() + first_col : nullptr;
+        t.zero_point = quant_.output.zero_point;
+        t.lo = quant_.output.min;
+        t.hi = quant_.output.max;
+        t.valid_rows = out_per_group - first;
+        t.count = count;
+        t.out = output + (n * p.out_channels + group * out_per_group + first) * positions +
+                first_col;
+        t.out_stride = positions;
+        return t;
+      };
       if (blocks >= threads) {
         // Threads split the column blocks; each multiplies every row with
         // its block (contiguous: PackInput lays them out so) and finishes
         // the block's outputs while its sums are hot.
         ParallelFor(pool, blocks, [&](int64_t begin, int64_t end) {
+          if (fused) {
+            for (int64_t block = begin; block < end; ++block) {
+              const int64_t first_col = block * width;
+              const int64_t block_width = std::min(width, cols_ - first_col);
+              gemm_requant_(filter, packed_input + first_col * words_, rows_, words_,
+                            block_width, tile(0, first_col, std::min(block_width,
+                                                                      positions - first_col)));
+            }
+            return;
+          }
           // Per thread, kept between runs: no allocation or page faults
           // per layer.
           static thread_local std::vector<int32_t> sums;
@@ -433,9 +477,18 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       }
       // Fewer columns than threads: they split the row tiles instead. The
       // columns are few, so their sums are small; allocated on first use.
-      if (sums_.size() < static_cast<size_t>(rows_ * cols_)) sums_.resize(rows_ * cols_);
+      if (!fused && sums_.size() < static_cast<size_t>(rows_ * cols_)) {
+        sums_.resize(rows_ * cols_);
+      }
       ParallelFor(pool, rows_ / kQuantGemmRows, [&](int64_t begin, int64_t end) {
         const int64_t first = begin * kQuantGemmRows;
+        if (fused) {
+          if (first < out_per_group) {
+            gemm_requant_(filter + first * words_, packed_input, (end - begin) * kQuantGemmRows,
+                          words_, cols_, tile(first, 0, positions));
+          }
+          return;
+        }
         gemm_(filter + first * words_, packed_input, (end - begin) * kQuantGemmRows, words_, cols_,
               sums_.data() + first * cols_);
         for (int64_t r = first; r < std::min(end * kQuantGemmRows, out_per_group); ++r) {

@@ -3,7 +3,11 @@
 // an integer epilogue that adds the bias and the zero-point corrections,
 // saturates to int32 and requantizes with the rule of common/quantize.h
 // (vectorized by the table's requantize_row where the total cannot
-// saturate and the multiplier is below 1; a scalar int64 loop otherwise). Its results equal ref::quantized::Conv2D bit for bit.
+// saturate and the multiplier is below 1; a scalar int64 loop otherwise).
+// Where every row of a group meets those conditions and the table has a
+// fused kernel (quantized_gemm_requant), the GEMM requantizes its
+// accumulators in registers and stores bytes, with no int32 sums in
+// memory. Its results equal ref::quantized::Conv2D bit for bit.
 //
 // Prepare packs the filter; Run packs the input (threads split the packed
 // words) straight into L2-sized blocks of columns, then runs the GEMM of
@@ -55,9 +59,16 @@ class Conv2dUint8Gemm {
   // positions [first, first + count) from sums[0, count).
   void FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
                  uint8_t* output, int64_t first, int64_t count) const;
+  // bias + the quads' filter correction of output channel oc, in int64.
+  int64_t ChannelTerm(int64_t oc, const int32_t* bias) const;
+  // Fills the fused output step's per-row terms for `group`; false where
+  // there is no fused kernel or a row's total could saturate or its
+  // multiplier is not below 1 (the driver then runs FinishRow).
+  bool FusedRows(int64_t group, const int32_t* bias);
 
   QuantizedGemmKernel gemm_ = nullptr;
   RequantizeRowKernel requantize_row_ = nullptr;
+  QuantizedGemmRequantKernel gemm_requant_ = nullptr;
   QuantGemmFormat format_ = kQuantPairsInt16;
   ref::Conv2DParams p_;
   ref::quantized::ConvQuantization quant_;
@@ -75,6 +86,9 @@ class Conv2dUint8Gemm {
   std::vector<int32_t> input_sums_;     // per position: sum of the inputs, quads only
   std::vector<int32_t> column_terms_;   // per position: the quads' input correction
   std::vector<int32_t> sums_;           // [rows_][cols_], only where threads split the rows
+  // The fused output step's per-row terms, multipliers and shifts of one
+  // group (rows_ entries each).
+  std::vector<int32_t> row_terms_, row_multipliers_, row_shifts_;
   // Most columns per cache block (a multiple of kQuantGemmCols): the packed
   // input of a block fits in L2.
   int64_t block_cols_ = 0;

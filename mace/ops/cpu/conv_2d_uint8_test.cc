@@ -15,6 +15,7 @@
 
 #include "mace/ops/cpu/conv_2d_uint8_gemm.h"
 #include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/cpu/quantized_output.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
 
 namespace mace {
@@ -35,7 +36,12 @@ std::vector<const KernelTable*> QuantizedTables() {
   return tables;
 }
 
-void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
+// Output clamps: a plain range, a fused RELU (from the zero point up) and a
+// RELU6-like one (a narrow range above the zero point).
+const OutputClamp kClamps[] = {{64, 10, 250}, {64, 64, 255}, {37, 37, 90}};
+
+void RunCase(const KernelTable& table, const Case& c, const OutputClamp& clamp,
+             std::mt19937* rng) {
   ref::Conv2DParams p;
   p.batch = c.batch;
   p.in_channels = c.in_c;
@@ -68,13 +74,17 @@ void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
     ASSERT_TRUE(MakeQuantizedMultiplier(real(*rng), "test", &m).ok());
     quant.multipliers.push_back(m);
   }
-  quant.output = OutputClamp{64, 10, 250};
+  quant.output = clamp;
   const void* filter = c.int8 ? static_cast<const void*>(filter_i8.data()) : filter_u8.data();
   std::unique_ptr<Conv2dUint8Gemm> fast = Conv2dUint8Gemm::Create(table, p, quant, filter, c.int8);
   ASSERT_NE(fast, nullptr);
   const int64_t outputs = c.batch * c.out_c * p.out_h * p.out_w;
   std::vector<uint8_t> expected(outputs), got(outputs, 0);
-  const int32_t* const biases[] = {nullptr, bias.data()};
+  // A bias so large in one channel that its total may saturate: that group
+  // leaves the fused output step for the scalar rule.
+  std::vector<int32_t> big_bias = bias;
+  big_bias[c.out_c - 1] = INT32_MAX - 5;
+  const int32_t* const biases[] = {nullptr, bias.data(), big_bias.data()};
   for (const int32_t* b : biases) {
     if (c.int8) {
       ref::quantized::Conv2D(p, quant, input.data(), filter_i8.data(), b, expected.data());
@@ -131,6 +141,14 @@ const Case kCases[] = {
     {1, 11, 6, 13, 16, 1, 1, 1, 0, 1, 255, 0, true},
     {1, 7, 10, 9, 20, 3, 1, 1, 1, 1, 0, 255, false},
     {2, 6, 13, 7, 26, 3, 2, 1, 2, 1, 64, 0, true},
+    // The fused output step: odd channel counts against the 12-row tile and
+    // column tails of 1, 17 and 31 past a 32-column tile (33, 49, 63
+    // positions), per-channel int8 and uint8 filters, groups.
+    {1, 13, 3, 11, 27, 1, 1, 1, 0, 1, 5, 0, true},
+    {1, 3, 7, 7, 7, 3, 1, 1, 1, 1, 200, 0, true},
+    {1, 21, 9, 7, 35, 1, 1, 1, 0, 1, 99, 31, false},
+    {1, 10, 13, 13, 19, 3, 2, 1, 1, 1, 1, 0, true},
+    {1, 12, 5, 5, 30, 3, 1, 1, 1, 3, 250, 128, false},
 };
 
 TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {
@@ -138,10 +156,13 @@ TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {
   if (tables.empty()) GTEST_SKIP() << "no uint8 GEMM on this CPU";
   for (const KernelTable* table : tables) {
     std::mt19937 rng(7767517);
+    int index = 0;
     for (const Case& c : kCases) {
+      const OutputClamp& clamp = kClamps[index++ % 3];
       SCOPED_TRACE(::testing::Message() << table->name << " in_c " << c.in_c << " out_c "
-                                        << c.out_c << " k " << c.k << " group " << c.group);
-      RunCase(*table, c, &rng);
+                                        << c.out_c << " k " << c.k << " group " << c.group
+                                        << " clamp " << clamp.min << ".." << clamp.max);
+      RunCase(*table, c, clamp, &rng);
     }
   }
 }
@@ -175,17 +196,9 @@ TEST(RequantizeRow, MatchesScalarRule) {
       if (lo > hi) std::swap(lo, hi);
       const OutputClamp clamp{byte(rng), lo, hi};
       std::vector<uint8_t> got(count + 1, 0xAB), expected(count);
-      RequantizeRow row;
-      row.sums = sums.data();
-      row.column_terms = trial % 3 == 0 ? nullptr : columns.data();
-      row.row_term = row_term;
-      row.multiplier = m.multiplier;
-      row.right_shift = m.right_shift;
-      row.zero_point = clamp.zero_point;
-      row.lo = clamp.min;
-      row.hi = clamp.max;
-      row.count = count;
-      row.out = got.data();
+      const RequantizeRow row = MakeRequantizeRow(
+          sums.data(), trial % 3 == 0 ? nullptr : columns.data(), row_term, m, clamp, count,
+          got.data());
       table->requantize_row(row);
       for (int64_t i = 0; i < count; ++i) {
         const int64_t x = int64_t{sums[i]} + row_term + (row.column_terms ? columns[i] : 0);
@@ -263,6 +276,94 @@ TEST(QuantizedGemmKernel, MatchesPlainProduct) {
   const KernelTable* avx512 = KernelTableFor(KernelIsa::kAvx512);
   if (avx512 == nullptr || avx512->quantized_format != kQuantQuadsUint8) {
     std::printf("note: no AVX-512 VNNI on this CPU, the VNNI GEMM kernel was not run\n");
+  }
+}
+
+// The fused GEMM and output step of every table that has one, against the
+// plain product of the packed words followed by the scalar rule: row
+// counts around the tile (4 to 28), valid rows and columns short of the
+// call's (tails of 1 to 31 columns, whole column tiles past the valid
+// ones), per-row multipliers and terms, column terms or none, plain and
+// RELU-like clamps; nothing outside the valid rows and columns is written.
+TEST(QuantizedGemmRequantKernel, MatchesProductAndRule) {
+  std::mt19937 rng(5151);
+  // Terms and multipliers that keep most outputs inside the clamp, so that
+  // an error of one in the total shows in the rounding.
+  std::uniform_int_distribution<int32_t> term(-(1 << 20), 1 << 20);
+  std::uniform_real_distribution<double> exponent(-17.0, -12.0);
+  int checked = 0;
+  for (const KernelTable* table : QuantizedTables()) {
+    if (table->quantized_gemm_requant == nullptr) continue;
+    const QuantGemmFormat format = table->quantized_format;
+    for (int64_t rows = 4; rows <= 28; rows += 4) {
+      for (int64_t groups : {1, 3, 17}) {
+        for (int64_t cols : {32, 64, 96}) {
+          for (int64_t short_cols : {0, 1, 17, 31, 33}) {
+            if (short_cols >= cols) continue;
+            const int64_t count = cols - short_cols;
+            const int64_t valid_rows = std::max<int64_t>(1, rows - (short_cols % 4));
+            std::vector<int32_t> a(rows * groups), b(groups * cols);
+            for (int32_t& v : a) v = static_cast<int32_t>(rng());
+            for (int32_t& v : b) v = static_cast<int32_t>(rng());
+            if (format == kQuantPairsInt16) {
+              for (int32_t& v : a) v = static_cast<int32_t>(0x00FF00FFu & static_cast<uint32_t>(v)) - 0x00800080;
+              for (int32_t& v : b) v = static_cast<int32_t>(0x00FF00FFu & static_cast<uint32_t>(v)) - 0x00800080;
+            }
+            std::vector<int32_t> row_terms(rows), multipliers(rows), shifts(rows);
+            std::vector<QuantizedMultiplier> scales(rows);
+            for (int64_t r = 0; r < rows; ++r) {
+              ASSERT_TRUE(MakeQuantizedMultiplier(std::exp2(exponent(rng)), "test", &scales[r]).ok());
+              if (scales[r].multiplier == 0) scales[r] = QuantizedMultiplier{1 << 30, 40};
+              row_terms[r] = term(rng);
+              multipliers[r] = scales[r].multiplier;
+              shifts[r] = scales[r].right_shift;
+            }
+            std::vector<int32_t> column_terms(cols);
+            for (int32_t& v : column_terms) v = term(rng);
+            const bool with_columns = (rows + groups) % 2 == 0;
+            const OutputClamp clamp = kClamps[(rows / 4 + cols / 32) % 3];
+            const int64_t stride = cols + 3;
+            std::vector<uint8_t> out(rows * stride, 0xAB);
+            RequantizeTile tile;
+            tile.row_terms = row_terms.data();
+            tile.multipliers = multipliers.data();
+            tile.right_shifts = shifts.data();
+            tile.column_terms = with_columns ? column_terms.data() : nullptr;
+            tile.zero_point = clamp.zero_point;
+            tile.lo = clamp.min;
+            tile.hi = clamp.max;
+            tile.valid_rows = valid_rows;
+            tile.count = count;
+            tile.out = out.data();
+            tile.out_stride = stride;
+            table->quantized_gemm_requant(a.data(), b.data(), rows, groups, cols, tile);
+            for (int64_t r = 0; r < rows; ++r) {
+              for (int64_t col = 0; col < stride; ++col) {
+                const uint8_t got = out[r * stride + col];
+                if (r >= valid_rows || col >= count) {
+                  ASSERT_EQ(got, 0xAB) << table->name << " wrote row " << r << " col " << col;
+                  continue;
+                }
+                int32_t sum = 0;
+                for (int64_t g = 0; g < groups; ++g) {
+                  sum += WordProduct(format, static_cast<uint32_t>(a[r * groups + g]),
+                                     static_cast<uint32_t>(b[g * cols + col]));
+                }
+                const int32_t x = sum + row_terms[r] + (with_columns ? column_terms[col] : 0);
+                ASSERT_EQ(got, RequantizeToUint8(x, scales[r], clamp))
+                    << table->name << " rows " << rows << " groups " << groups << " cols " << cols
+                    << " count " << count << " at " << r << "," << col;
+                ++checked;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  const KernelTable* avx512 = KernelTableFor(KernelIsa::kAvx512);
+  if (avx512 != nullptr && avx512->quantized_format == kQuantQuadsUint8) {
+    EXPECT_GT(checked, 0) << "the VNNI table has no fused kernel";
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mace/ops/common/quantize.h"
+#include "mace/ops/cpu/quantized_output.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -57,29 +58,42 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
   const ref::DepthwiseConv2dParams& p = p_;
   const int32_t zero_point = quant_.input_zero_point;
   // The padded plane: row y, column x holds input (y - pad_top, x - pad_left),
-  // and 0 outside the input (only those parts are zeroed).
+  // and 0 outside the input. The caller zeroed the plane, and every channel
+  // writes the same inside part, so the padding stays 0 without being
+  // written again.
   const int64_t x_begin = std::max<int64_t>(0, p.pad_left);
   const int64_t x_end = std::max<int64_t>(x_begin, std::min<int64_t>(plane_w_, p.pad_left + p.in_w));
-  for (int64_t y = 0; y < plane_h_; ++y) {
-    const int64_t in_y = y - p.pad_top;
+  const int64_t y_begin = std::max<int64_t>(0, p.pad_top);
+  const int64_t y_end = std::min<int64_t>(plane_h_, p.pad_top + p.in_h);
+  for (int64_t y = y_begin; y < y_end; ++y) {
     int16_t* row = plane + y * plane_w_;
-    if (in_y < 0 || in_y >= p.in_h) {
-      std::fill(row, row + plane_w_, int16_t{0});
-      continue;
-    }
-    std::fill(row, row + x_begin, int16_t{0});
-    std::fill(row + x_end, row + plane_w_, int16_t{0});
-    const uint8_t* in = plane_in + in_y * p.in_w - p.pad_left;
+    const uint8_t* in = plane_in + (y - p.pad_top) * p.in_w - p.pad_left;
     int64_t x = x_begin;
 #if defined(__SSE2__)
-    // 16 bytes widened to int16 minus the zero point per step.
+    // 16 bytes widened to int16 minus the zero point per step; the last
+    // step overlaps the one before it rather than leaving a scalar tail.
     const __m128i zero = _mm_setzero_si128();
     const __m128i offset = _mm_set1_epi16(static_cast<int16_t>(zero_point));
-    for (; x + 16 <= x_end; x += 16) {
-      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x));
-      __m128i* dst = reinterpret_cast<__m128i*>(row + x);
-      _mm_storeu_si128(dst, _mm_sub_epi16(_mm_unpacklo_epi8(bytes, zero), offset));
-      _mm_storeu_si128(dst + 1, _mm_sub_epi16(_mm_unpackhi_epi8(bytes, zero), offset));
+    if (x_end - x_begin >= 16) {
+      for (;; x += 16) {
+        if (x + 16 > x_end) x = x_end - 16;
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x));
+        __m128i* dst = reinterpret_cast<__m128i*>(row + x);
+        _mm_storeu_si128(dst, _mm_sub_epi16(_mm_unpacklo_epi8(bytes, zero), offset));
+        _mm_storeu_si128(dst + 1, _mm_sub_epi16(_mm_unpackhi_epi8(bytes, zero), offset));
+        if (x + 16 == x_end) break;
+      }
+      continue;
+    }
+    if (x_end - x_begin >= 8) {
+      for (;; x += 8) {
+        if (x + 8 > x_end) x = x_end - 8;
+        const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + x));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + x),
+                         _mm_sub_epi16(_mm_unpacklo_epi8(bytes, zero), offset));
+        if (x + 8 == x_end) break;
+      }
+      continue;
     }
 #endif
     for (; x < x_end; ++x) row[x] = static_cast<int16_t>(in[x] - zero_point);
@@ -93,10 +107,6 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
     row.sums = sums;
     const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
     const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
-    const bool fits = (bias_value < 0 ? -bias_value : bias_value) + 9 * 255 * 255 <
-                      (int64_t{1} << 31);
-    const bool below_one =
-        int64_t{multiplier.multiplier} < (int64_t{1} << multiplier.right_shift);
     uint8_t* out_plane = output + (n * out_channels + oc) * p.out_h * p.out_w;
     // The sums of the whole output plane, row after row: a row's padding
     // lanes spill into the next row's start, which that row then
@@ -107,18 +117,10 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
       row_kernel_(row);
     }
     const int64_t count = p.out_h * p.out_w;
-    if (requantize_row_ != nullptr && fits && below_one) {
-      RequantizeRow step;
-      step.sums = sums;
-      step.row_term = static_cast<int32_t>(bias_value);
-      step.multiplier = multiplier.multiplier;
-      step.right_shift = multiplier.right_shift;
-      step.zero_point = quant_.output.zero_point;
-      step.lo = quant_.output.min;
-      step.hi = quant_.output.max;
-      step.count = count;
-      step.out = out_plane;
-      requantize_row_(step);
+    if (requantize_row_ != nullptr &&
+        VectorRequantizeApplies(bias_value, 9 * 255 * 255, multiplier)) {
+      requantize_row_(MakeRequantizeRow(sums, nullptr, bias_value, multiplier, quant_.output,
+                                        count, out_plane));
       continue;
     }
     for (int64_t x = 0; x < count; ++x) {
@@ -133,7 +135,8 @@ void DepthwiseUint8Fast::Run(const uint8_t* input, const int32_t* bias, uint8_t*
   const ref::DepthwiseConv2dParams& p = p_;
   const int64_t planes = p.batch * p.channels;
   ParallelFor(pool, planes, [&](int64_t begin, int64_t end) {
-    std::vector<int16_t> plane(plane_h_ * plane_w_);
+    // Zeroed here: RunChannel writes only the part inside the input.
+    std::vector<int16_t> plane(plane_h_ * plane_w_, 0);
     std::vector<int32_t> sums((p.out_h - 1) * p.out_w + padded_count_);
     for (int64_t index = begin; index < end; ++index) {
       const int64_t n = index / p.channels, c = index % p.channels;

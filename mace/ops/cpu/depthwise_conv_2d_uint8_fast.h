@@ -35,6 +35,8 @@ class DepthwiseUint8Fast {
 
  private:
   DepthwiseUint8Fast() = default;
+  // Input channel c of image n. `plane` (plane_h_ x plane_w_) must be zero
+  // outside the input, as the caller leaves it: only the inside is written.
   void RunChannel(const uint8_t* plane_in, int64_t n, int64_t c, const int32_t* bias,
                   uint8_t* output, int16_t* plane, int32_t* sums) const;
 

@@ -54,6 +54,8 @@ KernelTable MakeAvx2Table() {
   table.quantized_gemm = x86::Avx2QuantizedGemm;
   table.quantized_format = kQuantPairsInt16;
   table.requantize_row = x86::Avx2RequantizeRow;
+  table.quantized_gemm_requant = x86::Avx2QuantizedGemmRequant;
+  table.quantize_uint8 = x86::Avx2QuantizeUint8;
   table.depthwise3x3_uint8_s1 = x86::Avx2DepthwiseUint8S1;
   table.depthwise3x3_uint8_s2 = x86::Avx2DepthwiseUint8S2;
   return table;
@@ -96,6 +98,7 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.blocked_winograd_input = x86::Avx512BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx512BlockedWinogradOutput;
   table.requantize_row = x86::Avx512RequantizeRow;
+  table.quantize_uint8 = x86::Avx512QuantizeUint8;
   // vpmaddwd on zmm is AVX-512 BW, which `features.avx512` does not include.
   if (__builtin_cpu_supports("avx512bw")) {
     table.depthwise3x3_uint8_s1 = x86::Avx512DepthwiseUint8S1;
@@ -103,6 +106,7 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   }
   if (features.avx512_vnni) {
     table.quantized_gemm = x86::VnniQuantizedGemm;
+    table.quantized_gemm_requant = x86::VnniQuantizedGemmRequant;
     table.quantized_format = kQuantQuadsUint8;
   }
   return table;

@@ -72,6 +72,11 @@ struct KernelTable {
   QuantGemmFormat quantized_format = kQuantPairsInt16;
   // Its output step, vectorized (optional: the driver has a scalar loop).
   RequantizeRowKernel requantize_row = nullptr;
+  // The GEMM and its output step in one pass, for the same word format
+  // (optional: the driver then runs quantized_gemm and requantize_row).
+  QuantizedGemmRequantKernel quantized_gemm_requant = nullptr;
+  // float to uint8 (the Quantize op; optional: the reference runs without).
+  QuantizeUint8Kernel quantize_uint8 = nullptr;
   // Rows of a 3x3 uint8 depthwise convolution by horizontal stride
   // (optional: the reference kernel runs without them).
   DepthwiseUint8RowKernel depthwise3x3_uint8_s1 = nullptr;

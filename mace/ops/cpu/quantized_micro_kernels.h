@@ -51,6 +51,35 @@ struct RequantizeRow {
 };
 using RequantizeRowKernel = void (*)(const RequantizeRow& row);
 
+// The GEMM with its output step fused (QuantizedGemmRequantKernel): the
+// product C of the arguments of QuantizedGemmKernel is not stored; row r,
+// column j of it becomes, by the rule of RequantizeRow,
+//   x = C[r][j] + row_terms[r] + (column_terms ? column_terms[j] : 0)
+//   out[r * out_stride + j] = clamp(zero_point + Requantize(x), lo, hi)
+// with row r's multiplier and right shift, for r < valid_rows and
+// j < count only (nothing else is written). Every row must meet
+// RequantizeRow's conditions (exact int32 total, multiplier below 1).
+struct RequantizeTile {
+  const int32_t* row_terms = nullptr;
+  const int32_t* multipliers = nullptr;
+  const int32_t* right_shifts = nullptr;
+  const int32_t* column_terms = nullptr;
+  int32_t zero_point = 0, lo = 0, hi = 255;
+  int64_t valid_rows = 0;
+  int64_t count = 0;
+  uint8_t* out = nullptr;
+  int64_t out_stride = 0;
+};
+using QuantizedGemmRequantKernel = void (*)(const int32_t* a, const int32_t* b, int64_t rows,
+                                            int64_t groups, int64_t cols,
+                                            const RequantizeTile& tile);
+
+// The Quantize op's conversion, by the rule of QuantizeValue in
+// common/quantize.h: for i < count, out[i] = clamp(zero_point +
+// round_half_away(double(in[i]) / scale), 0, 255), and zero_point for NaN.
+using QuantizeUint8Kernel = void (*)(const float* in, int64_t count, float scale,
+                                     int32_t zero_point, uint8_t* out);
+
 // One output row of a 3x3 uint8 depthwise convolution, before its
 // requantization: for x < RoundUp(count, kDepthwiseUint8Lanes),
 //   sums[x] = sum over i, j < 3 of taps[3 i + j] * rows[i][stride * x + j]

@@ -52,14 +52,19 @@ void Avx2WinogradFilter(const float* g, int tile, float* u);
 
 bool Avx2PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 
-// The uint8 GEMM (QuantizedGemmKernel): AVX2 on kQuantPairsInt16 words,
-// and AVX-512 VNNI on kQuantQuadsUint8 words (only where the CPU has VNNI).
+// The uint8 GEMM (QuantizedGemmKernel) on kQuantPairsInt16 words (the
+// AVX-512 VNNI one on kQuantQuadsUint8 words is in avx512_kernels.h).
 void Avx2QuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
                        int64_t cols, int32_t* c);
-void VnniQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
-                       int64_t cols, int32_t* c);
+// The same with its output step fused (QuantizedGemmRequantKernel).
+void Avx2QuantizedGemmRequant(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
+                              int64_t cols, const RequantizeTile& tile);
 // The uint8 GEMM's output step (RequantizeRowKernel), 8 values at a time.
 void Avx2RequantizeRow(const RequantizeRow& row);
+
+// float to uint8 (QuantizeUint8Kernel), 8 values at a time in double.
+void Avx2QuantizeUint8(const float* in, int64_t count, float scale, int32_t zero_point,
+                       uint8_t* out);
 
 // Rows of a 3x3 uint8 depthwise convolution (DepthwiseUint8RowKernel), by
 // horizontal stride, 8 int32 sums at a time.

@@ -54,6 +54,20 @@ void Avx512Depthwise3x3S2(const DepthwiseBand& band);
 // with a masked tail.
 void Avx512RequantizeRow(const RequantizeRow& row);
 
+// float to uint8 (QuantizeUint8Kernel), 16 values at a time in double, the
+// tail under a mask.
+void Avx512QuantizeUint8(const float* in, int64_t count, float scale, int32_t zero_point,
+                         uint8_t* out);
+
+// The uint8 GEMM on kQuantQuadsUint8 words with AVX-512 VNNI (only where the
+// CPU has it; the functions add the VNNI target to this file's flags):
+// QuantizedGemmKernel, and QuantizedGemmRequantKernel with the output step
+// of Avx512RequantizeRow applied to the accumulators in registers.
+void VnniQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
+                       int64_t cols, int32_t* c);
+void VnniQuantizedGemmRequant(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
+                              int64_t cols, const RequantizeTile& tile);
+
 // Rows of a 3x3 uint8 depthwise convolution (DepthwiseUint8RowKernel) on
 // vpmaddwd, by horizontal stride. They need AVX-512 BW besides the flags
 // above (kernel_table.cc checks it).

@@ -1,10 +1,10 @@
 // The uint8 output step on AVX2 (RequantizeRowKernel), bit-exact with
-// Requantize in mace/ops/common/quantize.h: |x| times the multiplier as
-// 64-bit products (vpmuludq on even and odd lanes), plus half, shifted right,
-// sign restored, zero point added, clamped and narrowed to bytes.
+// Requantize in mace/ops/common/quantize.h: the step of requantize_avx2.h,
+// narrowed to bytes, 8 values at a time.
 #include <immintrin.h>
 
 #include "mace/ops/x86/avx2_kernels.h"
+#include "mace/ops/x86/requantize_avx2.h"
 
 namespace mace {
 namespace ops {
@@ -37,13 +37,8 @@ inline int32_t Input(const RequantizeRow& row, int64_t i) {
 
 void Avx2RequantizeRow(const RequantizeRow& row) {
   const __m256i row_term = _mm256_set1_epi32(row.row_term);
-  const __m256i multiplier = _mm256_set1_epi64x(static_cast<uint32_t>(row.multiplier));
-  const __m256i half = _mm256_set1_epi64x(int64_t{1} << (row.right_shift - 1));
-  const __m128i shift = _mm_cvtsi32_si128(row.right_shift);
-  // Clamped before the zero point is added, so that nothing wraps.
-  const __m256i zero_point = _mm256_set1_epi32(row.zero_point);
-  const __m256i lo = _mm256_set1_epi32(row.lo - row.zero_point);
-  const __m256i hi = _mm256_set1_epi32(row.hi - row.zero_point);
+  const Avx2RequantizeScale scale = Avx2MakeRequantizeScale(row.multiplier, row.right_shift);
+  const Avx2RequantizeClamp clamp = Avx2MakeRequantizeClamp(row.zero_point, row.lo, row.hi);
   int64_t i = 0;
   for (; i + 8 <= row.count; i += 8) {
     __m256i x = _mm256_add_epi32(
@@ -52,23 +47,8 @@ void Avx2RequantizeRow(const RequantizeRow& row) {
       x = _mm256_add_epi32(
           x, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row.column_terms + i)));
     }
-    // |INT32_MIN| stays 0x80000000, which as unsigned is the right magnitude.
-    const __m256i magnitude = _mm256_abs_epi32(x);
-    const __m256i even = _mm256_srl_epi64(
-        _mm256_add_epi64(_mm256_mul_epu32(magnitude, multiplier), half), shift);
-    const __m256i odd = _mm256_srl_epi64(
-        _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(magnitude, 32), multiplier), half),
-        shift);
-    // Results are below 2^31 (multiplier < 1): recombine the 32-bit halves.
-    const __m256i rounded = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
-    __m256i value = _mm256_sign_epi32(rounded, x);
-    value = _mm256_add_epi32(_mm256_min_epi32(_mm256_max_epi32(value, lo), hi), zero_point);
-    const __m256i words = _mm256_packs_epi32(value, value);
-    const __m256i bytes = _mm256_packus_epi16(words, words);
-    const int32_t low = _mm256_extract_epi32(bytes, 0);
-    const int32_t high = _mm256_extract_epi32(bytes, 4);
-    __builtin_memcpy(row.out + i, &low, 4);
-    __builtin_memcpy(row.out + i + 4, &high, 4);
+    const int64_t bytes = Avx2PackBytes(Avx2Requantize(x, scale, clamp));
+    __builtin_memcpy(row.out + i, &bytes, 8);
   }
   for (; i < row.count; ++i) row.out[i] = static_cast<uint8_t>(ScalarRequantize(Input(row, i), row));
 }

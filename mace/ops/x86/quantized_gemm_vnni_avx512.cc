@@ -1,0 +1,139 @@
+// The uint8 GEMM with AVX-512 VNNI (kQuantQuadsUint8): vpdpbusd multiplies
+// four uint8 input values by four int8 weights and adds the four products
+// into an int32 lane, sixteen lanes at a time. The file is built with the
+// AVX-512 F/VL/DQ flags; the functions add VNNI by their target attribute
+// and are called only where cpu_features.h found it (kernel_table.cc).
+//
+// Register blocking: a tile is 12 rows x 32 columns, 24 int32 accumulators
+// in zmm registers plus the two column vectors of a word group; each filter
+// word is broadcast straight from memory into the vpdpbusd. Rows come in
+// multiples of kQuantGemmRows (4), so the last tile of a call may have 4 or
+// 8 rows; columns come in multiples of 32.
+//
+// Loop order: columns outside, rows inside, so a 32-column strip of the
+// panel (128 bytes per word group) stays in L1 while every row tile passes
+// over it.
+//
+// VnniQuantizedGemm stores the int32 sums. VnniQuantizedGemmRequant
+// instead requantizes each tile's accumulators in registers (the step of
+// requantize_avx512.h, per row its own term and multiplier) and stores
+// bytes, under masks for the rows and columns past the valid ones; tiles
+// wholly past the valid columns are skipped.
+#include "mace/ops/x86/avx512_kernels.h"
+#include "mace/ops/x86/requantize_avx512.h"
+
+namespace mace {
+namespace ops {
+namespace x86 {
+namespace {
+
+constexpr int kTileCols = 32;
+constexpr int kTileRows = 12;
+
+// Bytes of the lanes below `valid` (clamped to [0, 16]).
+inline __mmask16 LaneMask(int64_t valid) {
+  if (valid >= 16) return 0xFFFF;
+  if (valid <= 0) return 0;
+  return static_cast<__mmask16>((1u << valid) - 1);
+}
+
+// The tile at row0, col0: its sums go to c (rows of `cols` sums), or with
+// Fused its bytes to `tile`.
+// The loops over the rows are unrolled so that the accumulators stay in
+// registers.
+template <int Rows, bool Fused>
+__attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
+    const int32_t* a, int64_t groups, const int32_t* b, int64_t cols, int32_t* c,
+    const RequantizeTile* tile, int64_t row0, int64_t col0) {
+  __m512i acc0[Rows], acc1[Rows];
+#pragma GCC unroll 12
+  for (int r = 0; r < Rows; ++r) {
+    acc0[r] = _mm512_setzero_si512();
+    acc1[r] = _mm512_setzero_si512();
+  }
+  for (int64_t g = 0; g < groups; ++g) {
+    const __m512i x0 = _mm512_loadu_si512(b);
+    const __m512i x1 = _mm512_loadu_si512(b + 16);
+    b += cols;
+#pragma GCC unroll 12
+    for (int r = 0; r < Rows; ++r) {
+      const __m512i w = _mm512_set1_epi32(a[r * groups + g]);
+      acc0[r] = _mm512_dpbusd_epi32(acc0[r], x0, w);
+      acc1[r] = _mm512_dpbusd_epi32(acc1[r], x1, w);
+    }
+  }
+  if (!Fused) {
+#pragma GCC unroll 12
+    for (int r = 0; r < Rows; ++r) {
+      int32_t* sums = c + (row0 + r) * cols + col0;
+      _mm512_storeu_si512(sums, acc0[r]);
+      _mm512_storeu_si512(sums + 16, acc1[r]);
+    }
+    return;
+  }
+  const int64_t left = tile->count - col0;
+  const __mmask16 mask0 = LaneMask(left), mask1 = LaneMask(left - 16);
+  __m512i terms0 = _mm512_setzero_si512(), terms1 = _mm512_setzero_si512();
+  if (tile->column_terms != nullptr) {
+    terms0 = _mm512_maskz_loadu_epi32(mask0, tile->column_terms + col0);
+    terms1 = _mm512_maskz_loadu_epi32(mask1, tile->column_terms + col0 + 16);
+  }
+  const Avx512RequantizeClamp clamp =
+      Avx512MakeRequantizeClamp(tile->zero_point, tile->lo, tile->hi);
+  const int64_t valid_rows = tile->valid_rows - row0;
+  uint8_t* out = tile->out + row0 * tile->out_stride + col0;
+#pragma GCC unroll 12
+  for (int r = 0; r < Rows; ++r) {
+    if (r >= valid_rows) break;
+    const int64_t row = row0 + r;
+    const Avx512RequantizeScale scale =
+        Avx512MakeRequantizeScale(tile->multipliers[row], tile->right_shifts[row]);
+    const __m512i row_term = _mm512_set1_epi32(tile->row_terms[row]);
+    const __m512i x0 = _mm512_add_epi32(_mm512_add_epi32(acc0[r], row_term), terms0);
+    const __m512i x1 = _mm512_add_epi32(_mm512_add_epi32(acc1[r], row_term), terms1);
+    _mm512_mask_cvtepi32_storeu_epi8(out, mask0, Avx512Requantize(x0, scale, clamp));
+    _mm512_mask_cvtepi32_storeu_epi8(out + 16, mask1, Avx512Requantize(x1, scale, clamp));
+    out += tile->out_stride;
+  }
+}
+
+template <bool Fused>
+__attribute__((target("avx512vnni"))) void VnniGemm(const int32_t* a, const int32_t* b,
+                                                     int64_t rows, int64_t groups, int64_t cols,
+                                                     int32_t* c, const RequantizeTile* tile) {
+  for (int64_t col = 0; col < cols; col += kTileCols) {
+    if (Fused && col >= tile->count) break;
+    const int32_t* strip = b + col;
+    int64_t row = 0;
+    for (; row + kTileRows <= rows; row += kTileRows) {
+      if (Fused && row >= tile->valid_rows) return;
+      VnniTile<kTileRows, Fused>(a + row * groups, groups, strip, cols, c, tile, row,
+                                 col);
+    }
+    if (Fused && row >= tile->valid_rows) continue;
+    // rows is a multiple of 4: what is left is 0, 4 or 8 rows.
+    if (rows - row == 8) {
+      VnniTile<8, Fused>(a + row * groups, groups, strip, cols, c, tile, row, col);
+    } else if (rows - row == 4) {
+      VnniTile<4, Fused>(a + row * groups, groups, strip, cols, c, tile, row, col);
+    }
+  }
+}
+
+}  // namespace
+
+__attribute__((target("avx512vnni"))) void VnniQuantizedGemm(const int32_t* a, const int32_t* b,
+                                                            int64_t rows, int64_t groups,
+                                                            int64_t cols, int32_t* c) {
+  VnniGemm<false>(a, b, rows, groups, cols, c, nullptr);
+}
+
+__attribute__((target("avx512vnni"))) void VnniQuantizedGemmRequant(
+    const int32_t* a, const int32_t* b, int64_t rows, int64_t groups, int64_t cols,
+    const RequantizeTile& tile) {
+  VnniGemm<true>(a, b, rows, groups, cols, nullptr, &tile);
+}
+
+}  // namespace x86
+}  // namespace ops
+}  // namespace mace
