@@ -96,9 +96,50 @@ def _float_domain_qdq(node: Node) -> None:
     node.emit_out(node.op_type, inputs, args)
 
 
+def _uses(graph_proto) -> list[tuple[str, str]]:
+    """(op type, input name) of every node input, subgraphs included (a
+    subgraph's output reading an outer tensor counts as a use too)."""
+    uses = []
+    for proto in graph_proto.node:
+        uses.extend((proto.op_type, name) for name in proto.input)
+        for attribute in proto.attribute:
+            subs = ([attribute.g] if attribute.HasField("g") else []) + list(attribute.graphs)
+            for sub in subs:
+                uses.extend(_uses(sub) + [("", info.name) for info in sub.output])
+    return uses
+
+
+def inner_pairs(graph_proto, outputs: list[str]) -> set[str]:
+    """Outputs of the QuantizeLinear nodes read only by DequantizeLinear
+    nodes and not graph outputs: a float conversion may skip both (the
+    quantization noise is all they add). Anywhere else the integers are
+    what the model computes."""
+    quantized = {proto.output[0] for proto in graph_proto.node
+                 if proto.op_type == "QuantizeLinear" and proto.output}
+    uses = _uses(graph_proto)
+    read = {name for _, name in uses}
+    other = {name for op_type, name in uses if op_type != "DequantizeLinear"}
+    return {name for name in quantized
+            if name in read and name not in other and name not in outputs}
+
+
+def _boundary(node: Node) -> bool:
+    """Whether this QuantizeLinear or DequantizeLinear of a float
+    conversion is not half of an inner pair, so it must compute."""
+    pairs = getattr(node.graph, "inner_qdq", None)
+    if pairs is None:
+        return False
+    tensor = node.outputs[0] if node.op_type == "QuantizeLinear" else node.inputs[0]
+    return tensor not in pairs
+
+
 @converter("QuantizeLinear", "DequantizeLinear")
 def quantize_linear(node: Node) -> None:
     if not node.known(1) or (node.has_input(2) and not node.known(2)):
+        _float_domain_qdq(node)
+        return
+    if _boundary(node):
+        scales(node, 1)
         _float_domain_qdq(node)
         return
     source = node.inputs[0]
