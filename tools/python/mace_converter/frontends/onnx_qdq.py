@@ -88,12 +88,21 @@ def _float_domain_qdq(node: Node) -> None:
         float8 = to in _FLOAT8
     else:
         float8 = _onnx_type(node, node.inputs[0]) in _FLOAT8
-    inputs = [node.tensor(0), node.tensor(1)]
+    inputs = [node.tensor(0), _float32(node, 1)]
     # A float8 zero point must be 0 (the engine checks it when it quantizes);
     # dequantizing float8 ignores it.
     if zero_point and not (float8 and not quantize):
-        inputs.append(node.tensor(2))
+        inputs.append(_float32(node, 2))
     node.emit_out(node.op_type, inputs, args)
+
+
+def _float32(node: Node, index: int) -> str:
+    """Input `index` as the engine's ops read it: a constant (an integer
+    zero point, a float16 scale) as float32 values, else the tensor."""
+    if not node.known(index):
+        return node.tensor(index)
+    return node.weight(f"{node.inputs[index]}_float32",
+                       np.asarray(node.const(index)).astype(np.float32))
 
 
 def _uses(graph_proto) -> list[tuple[str, str]]:
