@@ -162,6 +162,7 @@ class OnnxImporter:
         self.graph.inner_qdq = None if self.options.quantize is not None else \
             onnx_qdq.inner_pairs(graph_proto, [spec.name for spec in self.options.outputs] or
                                  [info.name for info in graph_proto.output])
+        self.graph.dequantized_values = set()
         for index, node in _sorted_nodes(graph_proto, known):
             self._convert(index, node)
         self._set_outputs(graph_proto)
