@@ -9,6 +9,7 @@ import unittest
 import numpy as np
 from onnx import TensorProto, helper
 
+from mace_converter.api import ConversionError
 from mace_converter.numpy_runner import run
 from tests.converter_front.helpers import convert_model, initializer, ort_run, rng
 from tests.test_exported_models_mace_run import run_converted
@@ -79,6 +80,21 @@ class ConstantScaleBoundaryTest(unittest.TestCase):
         got = run(converted.net_def, converted.weights, {"x": x})["y"]
         np.testing.assert_array_equal(got, np.maximum(x, 0))
         self.assertTrue(any("QDQ" in line for line in converted.log), converted.log)
+
+    def test_run_time_qlinear_of_a_skipped_quantize_is_refused(self):
+        # The skipped QuantizeLinear carries dequantized values, which a
+        # QLinearMatMul with run-time scales would dequantize again.
+        names = ["q", "s", "z", "b", "bs", "z", "bs", "z"]
+        graph = helper.make_graph(
+            [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             helper.make_node("QLinearMatMul", names, ["y"])], "g",
+            [helper.make_tensor_value_info("x", F32, [3, 4]),
+             helper.make_tensor_value_info("b", U8, [4, 2]),
+             helper.make_tensor_value_info("bs", F32, [])],
+            [helper.make_tensor_value_info("y", U8, [3, 2])], _INITS)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        with self.assertRaisesRegex(ConversionError, "'q' holds dequantized values"):
+            convert_model(model, {"x": [3, 4], "b": [4, 2], "bs": []}, ["y"])
 
 
 if __name__ == "__main__":
