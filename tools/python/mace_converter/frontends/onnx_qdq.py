@@ -88,12 +88,73 @@ def _float_domain_qdq(node: Node) -> None:
         float8 = to in _FLOAT8
     else:
         float8 = _onnx_type(node, node.inputs[0]) in _FLOAT8
-    inputs = [node.tensor(0), node.tensor(1)]
+    inputs = [node.tensor(0), _float32(node, 1)]
     # A float8 zero point must be 0 (the engine checks it when it quantizes);
     # dequantizing float8 ignores it.
     if zero_point and not (float8 and not quantize):
-        inputs.append(node.tensor(2))
+        inputs.append(_float32(node, 2))
     node.emit_out(node.op_type, inputs, args)
+
+
+def _float32(node: Node, index: int) -> str:
+    """Input `index` as the engine's ops read it: a constant (an integer
+    zero point, a float16 scale) as float32 values, else the tensor."""
+    if not node.known(index):
+        return node.tensor(index)
+    return node.weight(f"{node.inputs[index]}_float32",
+                       np.asarray(node.const(index)).astype(np.float32))
+
+
+def _uses(graph_proto) -> list[tuple[str, str]]:
+    """(op type, input name) of every node input, subgraphs included (a
+    subgraph's output reading an outer tensor counts as a use too)."""
+    uses = []
+    for proto in graph_proto.node:
+        uses.extend((proto.op_type, name) for name in proto.input)
+        for attribute in proto.attribute:
+            subs = ([attribute.g] if attribute.HasField("g") else []) + list(attribute.graphs)
+            for sub in subs:
+                uses.extend(_uses(sub) + [("", info.name) for info in sub.output])
+    return uses
+
+
+# Ops that read a quantized tensor as its dequantized value in a float
+# conversion (the QLinear ops with constant scales).
+_VALUE_READERS = ("DequantizeLinear", "QLinearConv", "QLinearMatMul", "QLinearAdd", "QLinearMul")
+
+
+def inner_pairs(graph_proto, outputs: list[str]) -> set[str]:
+    """Outputs of the QuantizeLinear nodes read only by DequantizeLinear
+    (or QLinear) nodes and not graph outputs: a float conversion may skip
+    the pair (the quantization noise is all it adds). Anywhere else the
+    integers are what the model computes."""
+    quantized = {proto.output[0] for proto in graph_proto.node
+                 if proto.op_type == "QuantizeLinear" and proto.output}
+    uses = _uses(graph_proto)
+    read = {name for _, name in uses}
+    other = {name for op_type, name in uses if op_type not in _VALUE_READERS}
+    return {name for name in quantized
+            if name in read and name not in other and name not in outputs}
+
+
+def _boundary(node: Node) -> bool:
+    """Whether this QuantizeLinear or DequantizeLinear of a float
+    conversion is not half of an inner pair, so it must compute."""
+    pairs = getattr(node.graph, "inner_qdq", None)
+    if pairs is None:
+        return False
+    if node.op_type == "QuantizeLinear":
+        return node.outputs[0] not in pairs
+    return node.inputs[0] not in getattr(node.graph, "dequantized_values", ())
+
+
+def _holds_values(node: Node) -> None:
+    """Notes that this node's output holds the dequantized value of what
+    ONNX computes as integers (a skipped QuantizeLinear, a QLinear op on
+    dequantized values), so a DequantizeLinear of it is skipped too."""
+    if not hasattr(node.graph, "dequantized_values"):
+        node.graph.dequantized_values = set()
+    node.graph.dequantized_values.add(node.outputs[0])
 
 
 @converter("QuantizeLinear", "DequantizeLinear")
@@ -101,10 +162,16 @@ def quantize_linear(node: Node) -> None:
     if not node.known(1) or (node.has_input(2) and not node.known(2)):
         _float_domain_qdq(node)
         return
+    if _boundary(node):
+        scales(node, 1)
+        _float_domain_qdq(node)
+        return
     source = node.inputs[0]
     quant = _params(node) if node.op_type == "QuantizeLinear" else \
         node.graph.imported_quant.get(source) or _params(node)
     node.emit_out("Identity", [node.tensor(0)])
+    if node.op_type == "QuantizeLinear":
+        _holds_values(node)
     if quant is None:
         node.graph.log.append(f"{node.where()}: not uint8 per-tensor; the tensor stays float")
         return
@@ -176,6 +243,7 @@ def qlinear_conv(node: Node) -> None:
                  [x, w_name] + ([b_name] if b_name else []), node.outputs, node.attrs, values,
                  node.ir_consts, node.opset)
     conv(inner)
+    _holds_values(node)
     for name, params in ((x, x_params), (node.outputs[0], y_params)):
         if params is not None:
             node.graph.imported_quant.setdefault(name, params)
@@ -210,6 +278,7 @@ def _float_op(node: Node, op_type: str, inputs: list[str], params: list) -> Node
     output's quantization recorded for the uint8 pass."""
     inner = Node(node.graph, op_type, node.name, node.index, inputs, node.outputs, node.attrs,
                  node.values, node.ir_consts, node.opset)
+    _holds_values(node)
     for name, quant in zip(inputs + node.outputs, params):
         if quant is not None:
             node.graph.imported_quant.setdefault(name, quant)
@@ -268,6 +337,9 @@ def _qlinear_float(node: Node, convert, op_type: str, operands: tuple[int, int],
     (the quantized values carried in float32). A Conv's int32 bias is
     dequantized with x_scale * w_scale."""
     def dequantized(index: int, axis: int) -> str:
+        if node.inputs[index] in getattr(node.graph, "dequantized_values", ()):
+            raise node.fail(f"'{node.inputs[index]}' holds dequantized values in a float "
+                            "conversion; run-time scales need its integers")
         inputs = [node.tensor(index), node.tensor(index + 1)]
         if node.has_input(index + 2):
             inputs.append(node.tensor(index + 2))
