@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mace/core/operation.h"
+#include "mace/utils/checked_math.h"
 
 namespace mace {
 namespace ops {
@@ -20,13 +21,10 @@ constexpr int64_t kMaxElements = int64_t{1} << 31;
 // The element count of `shape` if every dimension is positive and the product
 // is at most kMaxElements, else -1. A rank-0 shape holds one element.
 inline int64_t BoundedElementCount(const std::vector<int64_t>& shape) {
-  int64_t count = 1;
   for (int64_t d : shape) {
-    // Dividing first means the product is never formed when it would overflow.
-    if (d <= 0 || d > kMaxElements / count) return -1;
-    count *= d;
+    if (d <= 0) return -1;
   }
-  return count;
+  return CheckedElementCount(shape, kMaxElements);
 }
 
 // INVALID_ARGS naming `op` unless `shape` (of the tensor called `what`) has

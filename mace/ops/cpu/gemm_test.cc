@@ -315,7 +315,9 @@ TEST(GemmTest, AlignedRangesCoverInWholeTiles) {
         AlignedRange(total, 32, parts, part, &begin, &end);
         EXPECT_EQ(begin, expected_begin);
         EXPECT_LE(begin, end);
-        if (end < total) EXPECT_EQ(end % 32, 0);
+        if (end < total) {
+          EXPECT_EQ(end % 32, 0);
+        }
         expected_begin = end;
       }
       EXPECT_EQ(expected_begin, total);
