@@ -13,12 +13,13 @@ namespace {
 
 class HostMemory : public Memory {
  public:
-  HostMemory(MemoryType type, int64_t bytes, unsigned char* data)
-      : Memory(MemoryExtent::Buffer(type, bytes)), data_(data) {}
-  ~HostMemory() override { std::free(data_); }
+  HostMemory(MemoryType type, int64_t bytes, int64_t allocated, unsigned char* data)
+      : Memory(MemoryExtent::Buffer(type, bytes)), allocated_(allocated), data_(data) {}
+  ~HostMemory() override { FreeZeroedBuffer(data_, allocated_); }
   unsigned char* host() override { return data_; }
 
  private:
+  int64_t allocated_;
   unsigned char* data_;
 };
 
@@ -28,10 +29,11 @@ std::unique_ptr<Memory> NewHostMemory(MemoryType type, int64_t bytes) {
   if (bytes < 0 || bytes > kMaxByteCount) return nullptr;
   // A zero-byte block still gets a distinct, valid pointer.
   const int64_t size = bytes > 0 ? bytes : 1;
-  void* pointer = AllocateLargeBuffer(size, 64);
+  // Zeroed without a memset where the kernel maps fresh zero pages: the
+  // arena's pages are then first touched by the inference that writes them.
+  void* pointer = AllocateZeroedBuffer(size);
   if (pointer == nullptr) return nullptr;
-  std::memset(pointer, 0, size);
-  return std::make_unique<HostMemory>(type, bytes, static_cast<unsigned char*>(pointer));
+  return std::make_unique<HostMemory>(type, bytes, size, static_cast<unsigned char*>(pointer));
 }
 
 MaceStatus Runtime::Map(Memory* memory, unsigned char** host) {

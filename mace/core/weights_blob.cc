@@ -81,7 +81,15 @@ MaceStatus MapWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>*
   }
   void* data = nullptr;
   if (info.st_size > 0) {
-    data = mmap(nullptr, info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    // Every byte is read at creation (the checksum, then the packers), so
+    // the whole file is mapped at once: one call instead of a page fault
+    // per fault-around window (16 pages), each a trap into the kernel.
+#if defined(MAP_POPULATE)
+    const int flags = MAP_PRIVATE | MAP_POPULATE;
+#else
+    const int flags = MAP_PRIVATE;
+#endif
+    data = mmap(nullptr, info.st_size, PROT_READ, flags, fd, 0);
     if (data == MAP_FAILED) {
       close(fd);
       return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,

@@ -29,6 +29,19 @@ bool HugePagesEnabled();
 // with std::free.
 void* AllocateLargeBuffer(int64_t bytes, int64_t alignment);
 
+// Zeroed memory of `bytes` (> 0), 64-byte aligned (huge-page aligned and
+// advised like AllocateLargeBuffer from one huge page up); null when memory
+// ran out. From kZeroedMapBytes up it is a private anonymous mapping of its
+// own, which the kernel fills with zeros page by page on first touch, so
+// the allocation writes nothing: an arena of intermediates costs its page
+// faults in the first inference that uses it instead of a memset at engine
+// creation (on a virtual machine a fresh page can cost microseconds). Below
+// that it is heap memory cleared with memset. Free it with
+// FreeZeroedBuffer and the same size.
+constexpr int64_t kZeroedMapBytes = int64_t{256} << 10;
+void* AllocateZeroedBuffer(int64_t bytes);
+void FreeZeroedBuffer(void* pointer, int64_t bytes);
+
 }  // namespace mace
 
 #endif  // MACE_UTILS_LARGE_BUFFER_H_

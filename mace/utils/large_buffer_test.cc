@@ -50,5 +50,39 @@ TEST(LargeBufferTest, NothingForNoBytes) {
   EXPECT_EQ(AllocateLargeBuffer(-5, 64), nullptr);
 }
 
+bool AllZero(const unsigned char* p, int64_t bytes) {
+  for (int64_t i = 0; i < bytes; ++i) {
+    if (p[i] != 0) return false;
+  }
+  return true;
+}
+
+TEST(LargeBufferTest, ZeroedBuffersAreZeroAndWritableOnBothPaths) {
+  // Heap and memset below kZeroedMapBytes, a mapping of its own from there,
+  // huge-page aligned from one huge page; odd sizes end inside a page.
+  for (int64_t bytes : {int64_t{1}, int64_t{4097}, kZeroedMapBytes - 1, kZeroedMapBytes,
+                        kZeroedMapBytes + 13, kHugePageBytes, 3 * kHugePageBytes + 4095}) {
+    // Dirty memory first, so that a reused heap block would show through.
+    for (int round = 0; round < 2; ++round) {
+      auto* p = static_cast<unsigned char*>(AllocateZeroedBuffer(bytes));
+      ASSERT_NE(p, nullptr) << bytes;
+      EXPECT_EQ(Address(p) % 64, 0u) << bytes;
+      if (bytes >= kHugePageBytes && HugePagesEnabled()) {
+        EXPECT_EQ(Address(p) % kHugePageBytes, 0u) << bytes;
+      }
+      EXPECT_TRUE(AllZero(p, bytes)) << bytes << " round " << round;
+      std::memset(p, 0xa5, static_cast<size_t>(bytes));
+      EXPECT_EQ(p[bytes - 1], 0xa5) << bytes;
+      FreeZeroedBuffer(p, bytes);
+    }
+  }
+}
+
+TEST(LargeBufferTest, NoZeroedBufferForNoBytes) {
+  EXPECT_EQ(AllocateZeroedBuffer(0), nullptr);
+  EXPECT_EQ(AllocateZeroedBuffer(-1), nullptr);
+  FreeZeroedBuffer(nullptr, 0);  // a no-op, as free(nullptr) is
+}
+
 }  // namespace
 }  // namespace mace
