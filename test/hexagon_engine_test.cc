@@ -434,6 +434,126 @@ TEST(HexagonEngineTest, OneDspSessionForEverySegment) {
   std::remove(counter.c_str());
 }
 
+// Writes an emulator that runs qemu-hexagon behind a relay of the host's
+// requests and kills it with SIGKILL, and itself, when the `kill_at`-th
+// kExecute request arrives (counting from 1; 0: never): with `mid_call`
+// after relaying half of that request, so the DSP dies while the host waits
+// for the reply; without, before the DSP sees any of it.
+std::string KillingEmulator(const std::string& name, int kill_at, bool mid_call) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string script = std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
+  {
+    std::ofstream file(script);
+    file << "#!/usr/bin/python3\n"
+         << "import os, signal, struct, subprocess, sys\n"
+         << "KILL_AT, MID_CALL = " << kill_at << ", " << (mid_call ? "True" : "False") << "\n"
+         << "dsp = subprocess.Popen(['qemu-hexagon'] + sys.argv[1:], stdin=subprocess.PIPE)\n"
+         << "def read(n):\n"
+         << "    data = b''\n"
+         << "    while len(data) < n:\n"
+         << "        chunk = os.read(0, n - len(data))\n"
+         << "        if not chunk:\n"
+         << "            return None\n"
+         << "        data += chunk\n"
+         << "    return data\n"
+         << "executes = 0\n"
+         << "while True:\n"
+         << "    header = read(20)\n"
+         << "    if header is None:\n"
+         << "        break\n"
+         << "    _, kind, nparams, nbytes, _ = struct.unpack('<5I', header)\n"
+         << "    body = read(4 * nparams + nbytes)\n"
+         << "    if body is None:\n"
+         << "        break\n"
+         << "    request = header + body\n"
+         << "    if kind == 3:\n"
+         << "        executes += 1\n"
+         << "        if executes == KILL_AT:\n"
+         << "            if MID_CALL:\n"
+         << "                dsp.stdin.write(request[:len(request) // 2])\n"
+         << "                dsp.stdin.flush()\n"
+         << "            dsp.kill()\n"
+         << "            dsp.wait()\n"
+         << "            os.kill(os.getpid(), signal.SIGKILL)\n"
+         << "    dsp.stdin.write(request)\n"
+         << "    dsp.stdin.flush()\n"
+         << "dsp.stdin.close()\n"
+         << "sys.exit(dsp.wait())\n";
+  }
+  EXPECT_EQ(chmod(script.c_str(), 0755), 0);
+  return script;
+}
+
+// The DSP process is killed in the middle of a run of a split model (two
+// DSP graphs with a CPU op between them): that run fails with a
+// MACE_RUNTIME_ERROR naming the segment and the signal, later runs of the
+// engine fail saying the session ended, and an engine created again gives
+// the CPU engine's result. The relay without a kill gives it too.
+TEST(HexagonEngineTest, DspKilledMidRunFailsCleanly) {
+  Model model = MakeModel();
+  ShuffleBeforePool(&model.builder);
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<float> real(-6.f, 6.f);
+  for (int i = 0; i < 3 * 9 * 7; ++i) data.get()[i] = real(rng);
+  // Executes 1 and 2 are the first run's two graphs; 3 and 4 the second's.
+  struct Case {
+    int kill_at;
+    bool mid_call;
+    const char* segment;
+  };
+  for (const Case& c : {Case{0, false, ""}, Case{4, true, "DSP segment 2 of 2 (1 ops): "},
+                        Case{3, true, "DSP segment 1 of 2 (3 ops): "},
+                        Case{4, false, "DSP segment 2 of 2 (1 ops): "}}) {
+    SCOPED_TRACE(::testing::Message() << "kill at execute " << c.kill_at << ", mid call "
+                                    << c.mid_call);
+    MaceEngineConfig config(DeviceType::HEXAGON);
+    HexagonOptions options;
+    options.emulator_path = KillingEmulator("killing.py", c.kill_at, c.mid_call);
+    options.call_timeout_ms = 60000;  // a hang would fail the test by its timeout
+    ASSERT_TRUE(config.SetHexagonOptions(options).ok());
+    std::shared_ptr<MaceEngine> engine;
+    status = model.builder.CreateEngine({"x"}, {"y"}, config, &engine);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    std::vector<MaceStatus> runs;
+    std::vector<float> result;
+    for (int run = 0; run < 3; ++run) {
+      std::map<std::string, MaceTensor> outputs;
+      runs.push_back(engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs));
+      if (runs.back().ok()) {
+        const MaceTensor& y = outputs.at("y");
+        result.assign(y.data().get(), y.data().get() + y.size());
+      }
+    }
+    engine.reset();  // ends the session, dead or alive
+    if (c.kill_at == 0) {
+      for (const MaceStatus& run : runs) EXPECT_TRUE(run.ok()) << run.ToString();
+      EXPECT_EQ(result, cpu);
+      continue;
+    }
+    EXPECT_TRUE(runs[0].ok()) << runs[0].ToString();
+    EXPECT_EQ(runs[1].code(), MaceStatus::MACE_RUNTIME_ERROR) << runs[1].ToString();
+    const std::string& failure = runs[1].information();
+    EXPECT_EQ(failure.find(c.segment), 0u) << failure;
+    EXPECT_NE(failure.find("ExecuteGraph: "), std::string::npos) << failure;
+    EXPECT_NE(failure.find("killed by signal 9"), std::string::npos) << failure;
+    EXPECT_EQ(runs[2].code(), MaceStatus::MACE_RUNTIME_ERROR) << runs[2].ToString();
+    EXPECT_EQ(runs[2].information().find("the Hexagon DSP session ended in an earlier run ("), 0u)
+        << runs[2].ToString();
+    EXPECT_NE(runs[2].information().find("destroy the engine and create it again"),
+              std::string::npos)
+        << runs[2].ToString();
+    // Created again, with the emulator that does not kill, the engine works.
+    options.emulator_path.clear();
+    ASSERT_TRUE(config.SetHexagonOptions(options).ok());
+    EXPECT_EQ(RunEngine(model.builder, config, &status), cpu);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+  }
+}
+
 // A model with no op the DSP runs is refused, naming each op and why.
 TEST(HexagonEngineTest, NothingForTheDspIsRefusedNamingEachOp) {
   ModelBuilder b;

@@ -445,6 +445,14 @@ MaceStatus HexagonExecutor::RunDsp(Stage* stage) {
 }
 
 MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
+  // A session that ended (the DSP process died, hung or replied garbage)
+  // lost its graphs: every later run says so instead of running half the
+  // model.
+  if (!session_error_.empty()) {
+    return MaceStatus(MaceStatus::MACE_RUNTIME_ERROR,
+                      StrCat("the Hexagon DSP session ended in an earlier run (", session_error_,
+                             "); destroy the engine and create it again"));
+  }
   std::set<Runtime*> runtimes;
   for (const Stage& stage : stages_) {
     for (Operation* op : stage.ops) runtimes.insert(op->runtime());
@@ -464,7 +472,12 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
   for (Stage& stage : stages_) {
     if (stage.on_dsp) {
       const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
-      MACE_RETURN_IF_ERROR(RunDsp(&stage));
+      const MaceStatus status = RunDsp(&stage);
+      if (!status.ok()) {
+        const std::string what = StrCat(stage.name, ": ", status.information());
+        if (!control_.initialized()) session_error_ = what;
+        return MaceStatus(status.code(), what);
+      }
       OperatorStats stats;
       stats.operator_name = stage.name;
       stats.type = "HexagonGraph";

@@ -66,6 +66,8 @@ class HexagonExecutor : public Executor {
   HexagonControl control_;  // one DSP session for every DSP graph
   std::vector<Stage> stages_;
   std::string placement_;
+  // Why the DSP session ended during a run, or "" while it lives.
+  std::string session_error_;
 };
 
 }  // namespace hexagon
