@@ -348,6 +348,35 @@ TEST(HexagonEngineTest, RunMetadataHasCpuOpsAndDspGraphs) {
             (std::vector<std::vector<int64_t>>{{1, 6, 5, 4}}));
 }
 
+// The host arena of a split model holds what the CPU ops read and write,
+// what crosses between the DSP graphs and the CPU, and the app's tensors;
+// the convolution and depthwise outputs that live only inside the first
+// DSP graph get no host memory, which the CPU engine does give them.
+TEST(HexagonEngineTest, HostArenaHoldsOnlyWhatTheHostTouches) {
+  Model model = MakeModel();
+  ShuffleBeforePool(&model.builder);
+  MemoryReport reports[2];
+  std::set<std::string> names[2];
+  const DeviceType devices[2] = {DeviceType::CPU, DeviceType::HEXAGON};
+  for (int d = 0; d < 2; ++d) {
+    MaceEngineConfig config(devices[d]);
+    config.SetLayoutOptimization(false);
+    std::shared_ptr<MaceEngine> engine;
+    MaceStatus status = model.builder.CreateEngine({"x"}, {"y"}, config, &engine);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    ASSERT_TRUE(engine->GetMemoryReport(&reports[d]).ok());
+    for (const TensorPlacement& t : reports[d].tensors) names[d].insert(t.name);
+  }
+  EXPECT_EQ(names[0], (std::set<std::string>{"x", "xq", "c1", "c2", "c3", "c3s", "c4", "y"}));
+  EXPECT_EQ(names[1], (std::set<std::string>{"x", "xq", "c3", "c3s", "c4", "y"}));
+  // Here the peak is the float input beside the first bytes, so the arena
+  // does not shrink; the sum of the planned tensors does.
+  EXPECT_LE(reports[1].arena_bytes, reports[0].arena_bytes);
+  EXPECT_LT(reports[1].naive_bytes, reports[0].naive_bytes);
+  // The run is still the CPU engine's, bit for bit.
+  ExpectDspEqualsCpu(model.builder, 6u * 4 * 3);
+}
+
 // The same with uint8 app tensors and a second CPU op (a Concat on the
 // height axis, which the DSP does not do) at the end: the app's bytes go
 // straight to the first DSP graph, and the CPU writes the app's output.

@@ -368,6 +368,24 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
   }
   MACE_UNSUPPORTED_IF(builders.size() > dsp::kMaxGraphs, "the model needs ", builders.size(),
                       " DSP graphs; a DSP session holds ", dsp::kMaxGraphs, ". ", placement_);
+  // Host memory only for what the CPU ops read and write, what crosses a
+  // segment boundary, and the app's tensors: an activation that lives only
+  // inside a DSP graph gets none.
+  std::set<const Tensor*> on_host, elsewhere;
+  for (const Segment& segment : segments) {
+    for (int id : segment.inputs) on_host.insert(tensors[id]);
+    for (int id : segment.outputs) on_host.insert(tensors[id]);
+    if (segment.on_dsp) continue;
+    for (int i : segment.ops) {
+      for (int id : placed[i].inputs) on_host.insert(tensors[id]);
+      for (int id : placed[i].outputs) on_host.insert(tensors[id]);
+    }
+  }
+  for (const std::string& name : output_names) on_host.insert(net_->OutputTensor(name));
+  for (const Tensor* t : tensors) {
+    if (on_host.count(t) == 0 && net_->InputTensor(t->name()) != t) elsewhere.insert(t);
+  }
+  MACE_RETURN_IF_ERROR(net_->PlanHostMemory(elsewhere, output_names));
   control_.Config(config_);
   MACE_RETURN_IF_ERROR(control_.Init());
   // Host tensors by id, writable (each activation is some op's output or an

@@ -111,13 +111,16 @@ def read_counts(path: Path) -> Counter:
     return counts
 
 
-def convert(name: str, size: int) -> tuple[Path, Path]:
+def convert(name: str, size: int, work: Path = WORK) -> tuple[Path, Path]:
+    """The zoo model `name` at `size` converted with runtime: dsp under
+    `work`: its graph and data files."""
     sys.path.insert(0, str(REPO / "tools" / "python"))
-    from zoo import classic
-    directory = WORK / name
+    from zoo import classic, modern
+    zoo = classic if hasattr(classic, name) else modern
+    directory = work / name
     directory.mkdir(parents=True, exist_ok=True)
     model = directory / f"{name}_{size}.onnx"
-    model.write_bytes(getattr(classic, name)(size=size).SerializeToString())
+    model.write_bytes(getattr(zoo, name)(size=size).SerializeToString())
     config = directory / "dsp.yml"
     config.write_text(textwrap.dedent(f"""\
         library_name: dsp_count_{name}
@@ -136,10 +139,10 @@ def convert(name: str, size: int) -> tuple[Path, Path]:
                 input_ranges: -1,1
             runtime: dsp
         """))
-    env = dict(os.environ, MACE_BUILD_DIR=str(WORK / "build"))
+    env = dict(os.environ, MACE_BUILD_DIR=str(work / "build"))
     run([sys.executable, str(REPO / "tools" / "converter.py"), "convert", "--config",
          str(config)], env=env)
-    models = WORK / "build" / ".work" / f"dsp_count_{name}" / "models"
+    models = work / "build" / ".work" / f"dsp_count_{name}" / "models"
     return models / f"{name}.pb", models / f"{name}.data"
 
 
