@@ -314,8 +314,9 @@ TEST(HexagonEngineTest, MidGraphCpuOpMatchesTheCpuEngine) {
   EXPECT_NE(plain, cpu);
 }
 
-// RunMetadata on a split model: each CPU op, and each DSP graph as one
-// entry with its MACs and its time on the DSP.
+// RunMetadata on a split model: each CPU op; each DSP graph as an entry
+// for the call, followed by one entry per op of the graph with its MACs
+// and the DSP's time for it.
 TEST(HexagonEngineTest, RunMetadataHasCpuOpsAndDspGraphs) {
   Model model = MakeModel();
   ShuffleBeforePool(&model.builder);
@@ -330,22 +331,51 @@ TEST(HexagonEngineTest, RunMetadataHasCpuOpsAndDspGraphs) {
   status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs, &metadata);
   ASSERT_TRUE(status.ok()) << status.ToString();
   std::vector<std::string> names, types;
+  const std::set<std::string> on_dsp = {"conv", "dw", "pw", "pool"};
   for (const OperatorStats& op : metadata.op_stats) {
     names.push_back(op.operator_name);
     types.push_back(op.type);
     EXPECT_GE(op.end_micros, op.start_micros) << op.operator_name;
-    EXPECT_EQ(op.device_micros >= 0, op.type == "HexagonGraph") << op.operator_name;
+    const bool dsp = op.type == "HexagonGraph" || on_dsp.count(op.operator_name) > 0;
+    EXPECT_EQ(op.device_micros >= 0, dsp) << op.operator_name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"quantize", "DSP segment 1 of 2 (3 ops)", "shuffle",
-                                             "DSP segment 2 of 2 (1 ops)", "dequantize"}));
-  EXPECT_EQ(types, (std::vector<std::string>{"Quantize", "HexagonGraph", "ChannelShuffle",
-                                             "HexagonGraph", "Dequantize"}));
-  ASSERT_EQ(metadata.op_stats.size(), 5u);
+  EXPECT_EQ(names, (std::vector<std::string>{"quantize", "DSP segment 1 of 2 (3 ops)", "conv",
+                                             "dw", "pw", "shuffle", "DSP segment 2 of 2 (1 ops)",
+                                             "pool", "dequantize"}));
+  EXPECT_EQ(types, (std::vector<std::string>{"Quantize", "HexagonGraph", "Conv2D",
+                                             "DepthwiseConv2d", "Conv2D", "ChannelShuffle",
+                                             "HexagonGraph", "Pooling", "Dequantize"}));
+  ASSERT_EQ(metadata.op_stats.size(), 9u);
   // conv 3x3 s2 (8 x 5 x 4 outputs, 27 taps), depthwise 3x3 (160 x 9),
-  // 1x1 (6 x 5 x 4 outputs, 8 taps); the pooling has no MACs.
-  EXPECT_EQ(metadata.op_stats[1].macs, 8 * 5 * 4 * 27 + 8 * 5 * 4 * 9 + 6 * 5 * 4 * 8);
+  // 1x1 (6 x 5 x 4 outputs, 8 taps); the pooling and the graphs' own
+  // entries have no MACs.
+  std::vector<int64_t> macs;
+  for (const OperatorStats& op : metadata.op_stats) macs.push_back(op.macs);
+  EXPECT_EQ(macs, (std::vector<int64_t>{0, 0, 8 * 5 * 4 * 27, 8 * 5 * 4 * 9, 6 * 5 * 4 * 8, 0,
+                                        0, 0, 0}));
   EXPECT_EQ(metadata.op_stats[1].output_shape,
             (std::vector<std::vector<int64_t>>{{1, 6, 5, 4}}));
+  EXPECT_EQ(metadata.op_stats[3].output_shape,
+            (std::vector<std::vector<int64_t>>{{1, 8, 5, 4}}));
+  // The DSP ops took time on the DSP; they follow their graph's entry at
+  // its end on the host's clock.
+  EXPECT_GT(metadata.op_stats[2].device_micros + metadata.op_stats[3].device_micros +
+                metadata.op_stats[4].device_micros,
+            0);
+  for (int k : {2, 3, 4}) {
+    EXPECT_EQ(metadata.op_stats[k].start_micros, metadata.op_stats[1].end_micros);
+    EXPECT_EQ(metadata.op_stats[k].end_micros, metadata.op_stats[1].end_micros);
+  }
+  // Without RunMetadata the DSP is not asked to time its ops, and the run
+  // gives the same outputs.
+  const std::vector<float> profiled(outputs.at("y").data().get(),
+                                    outputs.at("y").data().get() + outputs.at("y").size());
+  outputs.clear();
+  status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(std::vector<float>(outputs.at("y").data().get(),
+                               outputs.at("y").data().get() + outputs.at("y").size()),
+            profiled);
 }
 
 // The host arena of a split model holds what the CPU ops read and write,

@@ -651,9 +651,30 @@ TEST_F(DspKernelsTest, MultiOpGraphWithSharedMemoryMatchesTheReference) {
     EXPECT_EQ(outputs[0], e) << "run " << run;
     EXPECT_EQ(outputs[1], a) << "run " << run;
   }
+  // Profiled, the DSP times each op: one record per op in graph order, of
+  // its type, within the call's DSP time; the outputs are the same.
+  std::vector<dsp::OpProfile> profile;
+  std::vector<Bytes> profiled;
+  ASSERT_TRUE(control_->ExecuteGraph({{x.data(), x.size()}, {y.data(), y.size()}}, &profiled, 0,
+                                     &profile)
+                  .ok());
+  ASSERT_EQ(profiled.size(), 2u);
+  EXPECT_EQ(profiled[0], e);
+  EXPECT_EQ(profiled[1], a);
+  std::vector<uint32_t> types;
+  uint64_t nanos = 0;
+  for (const dsp::OpProfile& p : profile) {
+    types.push_back(p.op_type);
+    const uint64_t each = (static_cast<uint64_t>(p.nanos_high) << 32) | p.nanos_low;
+    EXPECT_GT(each, 0u) << "op type " << p.op_type;
+    nanos += each;
+  }
+  EXPECT_EQ(types, (std::vector<uint32_t>{dsp::kConv2D, dsp::kClamp, dsp::kConv2D, dsp::kEltwise,
+                                          dsp::kPooling}));
+  EXPECT_LE(nanos, (control_->last_dsp_time_us() + 1) * uint64_t{1000});
   dsp::PerfInfo perf;
   ASSERT_TRUE(control_->GetPerfInfo(&perf).ok());
-  EXPECT_EQ(perf.executions, 2u);
+  EXPECT_EQ(perf.executions, 3u);
   EXPECT_EQ(perf.nodes, 5u);
   // Seven activations of 280 or 210 bytes (one vector each, rounded); the
   // plan reuses memory, so it needs fewer than seven vectors' worth.
