@@ -407,6 +407,43 @@ TEST(HexagonEngineTest, HostArenaHoldsOnlyWhatTheHostTouches) {
   ExpectDspEqualsCpu(model.builder, 6u * 4 * 3);
 }
 
+// A depthwise convolution with channel multiplier 2 (16 outputs from 8
+// channels) has no DSP kernel: the split runs it on the CPU between the
+// first convolution's DSP graph and one for the 1x1 convolution and the
+// pooling, and the result is the CPU engine's bit for bit.
+TEST(HexagonEngineTest, DepthwiseChannelMultiplierRunsOnTheCpu) {
+  Model model = MakeModel();
+  ModelBuilder& b = model.builder;
+  std::mt19937 rng(31);
+  const std::vector<uint8_t> w2 = RandomBytes(2 * 8 * 9, &rng), w3 = RandomBytes(6 * 16, &rng);
+  ConstTensor* t2 = b.AddRawWeight("w2m", {2, 8, 3, 3}, DT_UINT8, w2.data(), w2.size(), 1);
+  t2->set_scale(0.02f);
+  t2->set_zero_point(100);
+  ConstTensor* t3 = b.AddRawWeight("w3m", {6, 16, 1, 1}, DT_UINT8, w3.data(), w3.size(), 1);
+  t3->set_scale(0.015f);
+  t3->set_zero_point(127);
+  b.Op("dw")->set_input(1, "w2m");
+  b.Op("pw")->set_input(1, "w3m");
+  ExpectDspEqualsCpu(b, 6u * 4 * 3);
+  std::shared_ptr<MaceEngine> engine;
+  MaceStatus status = b.CreateEngine({"x"}, {"y"}, MaceEngineConfig(DeviceType::HEXAGON), &engine);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
+  std::fill(data.get(), data.get() + 3 * 9 * 7, 0.25f);
+  std::map<std::string, MaceTensor> outputs;
+  RunMetadata metadata;
+  status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs, &metadata);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::vector<std::string> names;
+  for (const OperatorStats& op : metadata.op_stats) names.push_back(op.operator_name);
+  EXPECT_EQ(names, (std::vector<std::string>{"quantize", "DSP segment 1 of 2 (1 ops)", "conv", "dw",
+                                             "DSP segment 2 of 2 (2 ops)", "pw", "pool",
+                                             "dequantize"}));
+  ASSERT_EQ(metadata.op_stats.size(), 8u);
+  EXPECT_EQ(metadata.op_stats[3].device_micros, -1);  // the CPU's
+  EXPECT_EQ(metadata.op_stats[3].output_shape, (std::vector<std::vector<int64_t>>{{1, 16, 5, 4}}));
+}
+
 // The same with uint8 app tensors and a second CPU op (a Concat on the
 // height axis, which the DSP does not do) at the end: the app's bytes go
 // straight to the first DSP graph, and the CPU writes the app's output.

@@ -149,8 +149,8 @@ def convert(name: str, size: int, work: Path = WORK) -> tuple[Path, Path]:
 def conv_macs(mace_run: Path, graph: Path, data: Path, size: int) -> dict[str, int]:
     """MACs per inference of the convolutions, by the DSP path they take
     (mace/dsp/kernels_conv.cc): HVX (Conv2D and FullyConnected with at most
-    65,536 taps per output, depthwise up to 4 wide with strides up to 4 and
-    no dilation) or scalar (the others)."""
+    65,536 taps per output, depthwise up to 4 wide with strides up to 4,
+    dilated across only at stride 1 across) or scalar (the others)."""
     from mace_tools import proto
     net = proto.load().NetDef()
     net.ParseFromString(graph.read_bytes())
@@ -168,8 +168,9 @@ def conv_macs(mace_run: Path, graph: Path, data: Path, size: int) -> dict[str, i
         args = {a.name: list(a.ints) for a in op.arg}
         filter_dims = dims[op.input[1]]
         if op_type == "DepthwiseConv2d":
-            hvx = (filter_dims[3] <= 4 and max(args.get("strides", [1, 1])) <= 4 and
-                   args.get("dilations", [1, 1]) == [1, 1])
+            strides = args.get("strides", [1, 1])
+            hvx = (filter_dims[3] <= 4 and max(strides) <= 4 and
+                   (args.get("dilations", [1, 1])[1] == 1 or strides[1] == 1))
         else:
             hvx = int(np.prod(filter_dims[1:])) <= 65536
         macs["hvx" if hvx else "scalar"] += int(count)
