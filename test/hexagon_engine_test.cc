@@ -314,6 +314,19 @@ TEST(HexagonEngineTest, MidGraphCpuOpMatchesTheCpuEngine) {
   EXPECT_NE(plain, cpu);
 }
 
+// Creates the Hexagon engine of `model` and runs it once with RunMetadata
+// on an input of `value`s (kept in `data`).
+MaceStatus RunWithMetadata(const ModelBuilder& model, float value,
+                           std::shared_ptr<MaceEngine>* engine, std::shared_ptr<float>* data,
+                           std::map<std::string, MaceTensor>* outputs, RunMetadata* metadata) {
+  MaceStatus status =
+      model.CreateEngine({"x"}, {"y"}, MaceEngineConfig(DeviceType::HEXAGON), engine);
+  if (!status.ok()) return status;
+  data->reset(new float[3 * 9 * 7], std::default_delete<float[]>());
+  std::fill(data->get(), data->get() + 3 * 9 * 7, value);
+  return (*engine)->Run({{"x", MaceTensor({1, 3, 9, 7}, *data)}}, outputs, metadata);
+}
+
 // RunMetadata on a split model: each CPU op; each DSP graph as an entry
 // for the call, followed by one entry per op of the graph with its MACs
 // and the DSP's time for it.
@@ -321,14 +334,10 @@ TEST(HexagonEngineTest, RunMetadataHasCpuOpsAndDspGraphs) {
   Model model = MakeModel();
   ShuffleBeforePool(&model.builder);
   std::shared_ptr<MaceEngine> engine;
-  MaceStatus status = model.builder.CreateEngine(
-      {"x"}, {"y"}, MaceEngineConfig(DeviceType::HEXAGON), &engine);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
-  std::fill(data.get(), data.get() + 3 * 9 * 7, 0.5f);
+  std::shared_ptr<float> data;
   std::map<std::string, MaceTensor> outputs;
   RunMetadata metadata;
-  status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs, &metadata);
+  MaceStatus status = RunWithMetadata(model.builder, 0.5f, &engine, &data, &outputs, &metadata);
   ASSERT_TRUE(status.ok()) << status.ToString();
   std::vector<std::string> names, types;
   const std::set<std::string> on_dsp = {"conv", "dw", "pw", "pool"};
@@ -426,13 +435,10 @@ TEST(HexagonEngineTest, DepthwiseChannelMultiplierRunsOnTheCpu) {
   b.Op("pw")->set_input(1, "w3m");
   ExpectDspEqualsCpu(b, 6u * 4 * 3);
   std::shared_ptr<MaceEngine> engine;
-  MaceStatus status = b.CreateEngine({"x"}, {"y"}, MaceEngineConfig(DeviceType::HEXAGON), &engine);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
-  std::fill(data.get(), data.get() + 3 * 9 * 7, 0.25f);
+  std::shared_ptr<float> data;
   std::map<std::string, MaceTensor> outputs;
   RunMetadata metadata;
-  status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs, &metadata);
+  const MaceStatus status = RunWithMetadata(b, 0.25f, &engine, &data, &outputs, &metadata);
   ASSERT_TRUE(status.ok()) << status.ToString();
   std::vector<std::string> names;
   for (const OperatorStats& op : metadata.op_stats) names.push_back(op.operator_name);
