@@ -28,17 +28,22 @@ ARENA = re.compile(r"CPU_BUFFER arena :\s+(\d+) bytes")
 TENSOR_ROW = re.compile(r"^\s+\S+\s+CPU_BUFFER\s+(\d+)\s+\d+", re.MULTILINE)
 
 
-def arena(mace_run: Path, graph: Path, data: Path, size: int, device: str,
-          env: dict) -> tuple[int, int]:
-    """The CPU_BUFFER arena bytes and the tensors placed in it."""
-    text = run([str(mace_run), f"--model_file={graph}", f"--model_data_file={data}",
-                "--input_node=input", f"--input_shape=1,3,{size},{size}",
-                "--output_node=output", "--output_shape=1,1000", f"--device={device}",
-                "--round=1", "--memory_report"], env=env)
+def parse_report(text: str) -> tuple[int, int]:
+    """From mace_run --memory_report: the CPU_BUFFER arena bytes and the
+    tensors placed in it (aliases, at offset -1, left out)."""
     found = ARENA.search(text)
     if found is None:
         sys.exit(f"dsp_memory: no arena line in mace_run's report:\n{text[-2000:]}")
     return int(found.group(1)), len(TENSOR_ROW.findall(text))
+
+
+def arena(mace_run: Path, graph: Path, data: Path, size: int, device: str,
+          env: dict) -> tuple[int, int]:
+    return parse_report(run([str(mace_run), f"--model_file={graph}",
+                             f"--model_data_file={data}", "--input_node=input",
+                             f"--input_shape=1,3,{size},{size}", "--output_node=output",
+                             "--output_shape=1,1000", f"--device={device}", "--round=1",
+                             "--memory_report"], env=env))
 
 
 def main(argv: list[str] | None = None) -> int:
