@@ -425,21 +425,25 @@ DepthwiseLayout LayoutOf(const ConvShape& s, const int32_t* p) {
 
 // KH is the kernel height when known at compile time (3: the loops over
 // rows unroll and the sums stay in registers), else 0.
-template <uint32_t KH, bool kSigned>
+// kDilated: the dilated instantiation; the others are the plain kernel with
+// the dilation code folded away.
+template <uint32_t KH, bool kSigned, bool kDilated>
 __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
   const ConvShape s = ShapeOf(op);
   const uint32_t k_h = KH ? KH : s.k_h;
   const int32_t* p = op.params;
   const DepthwiseLayout l = LayoutOf(s, p);
   const uint32_t stride_h = p[kStrideH], stride_w = p[kStrideW];
-  const uint32_t dilation_h = p[kDilationH], dilation_w = p[kDilationW];
+  const uint32_t dilation_h = kDilated ? p[kDilationH] : 1;
+  const uint32_t dilation_w = kDilated ? p[kDilationW] : 1;
+  const uint32_t phase_columns = kDilated ? l.phase : 0;  // per phase; 0: no phases
   const int32_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
   const uint32_t pad_top = p[kPadTop], pad_left = p[kPadLeft];
   uint8_t* plane = scratch;
   uint8_t* phase_row = scratch + l.plane_bytes;  // dilated across: one row's phase outputs
   // Where the outputs of a row go: the output row, or the phase row.
-  const uint32_t row_w = l.phase ? l.columns : s.out_w;
-  const uint32_t row_step = l.phase ? 1 : stride_w;
+  const uint32_t row_w = phase_columns ? l.columns : s.out_w;
+  const uint32_t row_step = phase_columns ? 1 : stride_w;
   int32_t* lanes = reinterpret_cast<int32_t*>(phase_row + l.row_bytes);  // [4][32] sums
   int32_t* x_sums = lanes + 4 * kLanes;                                  // [4][32]
   const Prepared prepared = PreparedOf(op);
@@ -455,11 +459,11 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
       for (uint32_t r = 0; r < s.in_h && r + pad_top < l.rows; ++r) {
         uint8_t* dst = plane + (r + pad_top) * l.stride;
         const uint8_t* src = in + r * s.in_w;
-        if (l.phase) {
+        if (phase_columns) {
           // Padded column x = pad_left + i goes to phase x mod d, place x / d.
           uint32_t phase = pad_left % dilation_w, place = pad_left / dilation_w;
-          for (uint32_t i = 0; i < s.in_w && place < l.phase; ++i) {
-            dst[phase * l.phase + place] = src[i];
+          for (uint32_t i = 0; i < s.in_w && place < phase_columns; ++i) {
+            dst[phase * phase_columns + place] = src[i];
             if (++phase == dilation_w) phase = 0, ++place;
           }
           continue;
@@ -493,7 +497,7 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
             accs[shift] = acc;
             x_sum_vectors[shift] = x_sum;
           }
-          uint8_t* row = l.phase ? phase_row : out + oh * s.out_w;
+          uint8_t* row = phase_columns ? phase_row : out + oh * s.out_w;
           if (vector_requantize) {
             // Lane i of shift j is stride-1 column 4i + j of the chunk.
             HvxVector results[4];
@@ -524,12 +528,12 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
             row[ow] = Finish(op, c, sum);
           }
         }
-        if (l.phase) {
+        if (phase_columns) {
           // Output ox = q d + r is place q of phase r.
           uint8_t* dst = out + oh * s.out_w;
           uint32_t phase = 0, place = 0;
           for (uint32_t ox = 0; ox < s.out_w; ++ox) {
-            dst[ox] = phase_row[phase * l.phase + place];
+            dst[ox] = phase_row[phase * phase_columns + place];
             if (++phase == dilation_w) phase = 0, ++place;
           }
         }
@@ -623,10 +627,15 @@ void PrepareConv(const OpArgs& op) {
 void RunConv(const OpArgs& op, uint8_t* scratch) {
   if (UsesHvxDepthwise(op)) {
     const bool three = ShapeOf(op).k_h == 3;
+    const bool dilated = op.params[kDilationH] != 1 || op.params[kDilationW] != 1;
     if (SignedFilter(op)) {
-      three ? RunHvxDepthwise<3, true>(op, scratch) : RunHvxDepthwise<0, true>(op, scratch);
+      dilated ? RunHvxDepthwise<0, true, true>(op, scratch)
+      : three ? RunHvxDepthwise<3, true, false>(op, scratch)
+              : RunHvxDepthwise<0, true, false>(op, scratch);
     } else {
-      three ? RunHvxDepthwise<3, false>(op, scratch) : RunHvxDepthwise<0, false>(op, scratch);
+      dilated ? RunHvxDepthwise<0, false, true>(op, scratch)
+      : three ? RunHvxDepthwise<3, false, false>(op, scratch)
+              : RunHvxDepthwise<0, false, false>(op, scratch);
     }
   } else if (UsesHvxGemm(op)) {
     SignedFilter(op) ? RunHvxGemm<true>(op, scratch) : RunHvxGemm<false>(op, scratch);

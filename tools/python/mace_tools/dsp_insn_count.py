@@ -184,10 +184,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="also list the N symbols (kernels) with the most instructions")
     parser.add_argument("--image", type=Path,
                         help="count this DSP image instead of //mace/dsp:dsp_runtime")
+    parser.add_argument("--mace_run", type=Path,
+                        help="run this mace_run instead of //mace/tools:mace_run")
     args = parser.parse_args(argv)
-    run(["bazel", "build", "--color=no", "--curses=no", "//mace/tools:mace_run"] +
-        ([] if args.image else ["//mace/dsp:dsp_runtime"]))
-    mace_run = REPO / "bazel-bin" / "mace" / "tools" / "mace_run"
+    targets = (([] if args.mace_run else ["//mace/tools:mace_run"]) +
+               ([] if args.image else ["//mace/dsp:dsp_runtime"]))
+    if targets:
+        run(["bazel", "build", "--color=no", "--curses=no"] + targets)
+    mace_run = (args.mace_run.resolve() if args.mace_run else
+                REPO / "bazel-bin" / "mace" / "tools" / "mace_run")
     image = args.image.resolve() if args.image else (
         REPO / "bazel-bin" / "mace" / "dsp" / "dsp_runtime.elf")
     plugin = WORK / "libpc_count.so"
