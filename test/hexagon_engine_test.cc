@@ -314,38 +314,140 @@ TEST(HexagonEngineTest, MidGraphCpuOpMatchesTheCpuEngine) {
   EXPECT_NE(plain, cpu);
 }
 
-// RunMetadata on a split model: each CPU op, and each DSP graph as one
-// entry with its MACs and its time on the DSP.
+// Creates the Hexagon engine of `model` and runs it once with RunMetadata
+// on an input of `value`s (kept in `data`).
+MaceStatus RunWithMetadata(const ModelBuilder& model, float value,
+                           std::shared_ptr<MaceEngine>* engine, std::shared_ptr<float>* data,
+                           std::map<std::string, MaceTensor>* outputs, RunMetadata* metadata) {
+  MaceStatus status =
+      model.CreateEngine({"x"}, {"y"}, MaceEngineConfig(DeviceType::HEXAGON), engine);
+  if (!status.ok()) return status;
+  data->reset(new float[3 * 9 * 7], std::default_delete<float[]>());
+  std::fill(data->get(), data->get() + 3 * 9 * 7, value);
+  return (*engine)->Run({{"x", MaceTensor({1, 3, 9, 7}, *data)}}, outputs, metadata);
+}
+
+// RunMetadata on a split model: each CPU op; each DSP graph as an entry
+// for the call, followed by one entry per op of the graph with its MACs
+// and the DSP's time for it.
 TEST(HexagonEngineTest, RunMetadataHasCpuOpsAndDspGraphs) {
   Model model = MakeModel();
   ShuffleBeforePool(&model.builder);
   std::shared_ptr<MaceEngine> engine;
-  MaceStatus status = model.builder.CreateEngine(
-      {"x"}, {"y"}, MaceEngineConfig(DeviceType::HEXAGON), &engine);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
-  std::fill(data.get(), data.get() + 3 * 9 * 7, 0.5f);
+  std::shared_ptr<float> data;
   std::map<std::string, MaceTensor> outputs;
   RunMetadata metadata;
-  status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs, &metadata);
+  MaceStatus status = RunWithMetadata(model.builder, 0.5f, &engine, &data, &outputs, &metadata);
   ASSERT_TRUE(status.ok()) << status.ToString();
   std::vector<std::string> names, types;
+  const std::set<std::string> on_dsp = {"conv", "dw", "pw", "pool"};
   for (const OperatorStats& op : metadata.op_stats) {
     names.push_back(op.operator_name);
     types.push_back(op.type);
     EXPECT_GE(op.end_micros, op.start_micros) << op.operator_name;
-    EXPECT_EQ(op.device_micros >= 0, op.type == "HexagonGraph") << op.operator_name;
+    const bool dsp = op.type == "HexagonGraph" || on_dsp.count(op.operator_name) > 0;
+    EXPECT_EQ(op.device_micros >= 0, dsp) << op.operator_name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"quantize", "DSP segment 1 of 2 (3 ops)", "shuffle",
-                                             "DSP segment 2 of 2 (1 ops)", "dequantize"}));
-  EXPECT_EQ(types, (std::vector<std::string>{"Quantize", "HexagonGraph", "ChannelShuffle",
-                                             "HexagonGraph", "Dequantize"}));
-  ASSERT_EQ(metadata.op_stats.size(), 5u);
+  EXPECT_EQ(names, (std::vector<std::string>{"quantize", "DSP segment 1 of 2 (3 ops)", "conv",
+                                             "dw", "pw", "shuffle", "DSP segment 2 of 2 (1 ops)",
+                                             "pool", "dequantize"}));
+  EXPECT_EQ(types, (std::vector<std::string>{"Quantize", "HexagonGraph", "Conv2D",
+                                             "DepthwiseConv2d", "Conv2D", "ChannelShuffle",
+                                             "HexagonGraph", "Pooling", "Dequantize"}));
+  ASSERT_EQ(metadata.op_stats.size(), 9u);
   // conv 3x3 s2 (8 x 5 x 4 outputs, 27 taps), depthwise 3x3 (160 x 9),
-  // 1x1 (6 x 5 x 4 outputs, 8 taps); the pooling has no MACs.
-  EXPECT_EQ(metadata.op_stats[1].macs, 8 * 5 * 4 * 27 + 8 * 5 * 4 * 9 + 6 * 5 * 4 * 8);
+  // 1x1 (6 x 5 x 4 outputs, 8 taps); the pooling and the graphs' own
+  // entries have no MACs.
+  std::vector<int64_t> macs;
+  for (const OperatorStats& op : metadata.op_stats) macs.push_back(op.macs);
+  EXPECT_EQ(macs, (std::vector<int64_t>{0, 0, 8 * 5 * 4 * 27, 8 * 5 * 4 * 9, 6 * 5 * 4 * 8, 0,
+                                        0, 0, 0}));
   EXPECT_EQ(metadata.op_stats[1].output_shape,
             (std::vector<std::vector<int64_t>>{{1, 6, 5, 4}}));
+  EXPECT_EQ(metadata.op_stats[3].output_shape,
+            (std::vector<std::vector<int64_t>>{{1, 8, 5, 4}}));
+  // The DSP ops took time on the DSP; they follow their graph's entry at
+  // its end on the host's clock.
+  EXPECT_GT(metadata.op_stats[2].device_micros + metadata.op_stats[3].device_micros +
+                metadata.op_stats[4].device_micros,
+            0);
+  for (int k : {2, 3, 4}) {
+    EXPECT_EQ(metadata.op_stats[k].start_micros, metadata.op_stats[1].end_micros);
+    EXPECT_EQ(metadata.op_stats[k].end_micros, metadata.op_stats[1].end_micros);
+  }
+  // Without RunMetadata the DSP is not asked to time its ops, and the run
+  // gives the same outputs.
+  const std::vector<float> profiled(outputs.at("y").data().get(),
+                                    outputs.at("y").data().get() + outputs.at("y").size());
+  outputs.clear();
+  status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(std::vector<float>(outputs.at("y").data().get(),
+                               outputs.at("y").data().get() + outputs.at("y").size()),
+            profiled);
+}
+
+// The host arena of a split model holds what the CPU ops read and write,
+// what crosses between the DSP graphs and the CPU, and the app's tensors;
+// the convolution and depthwise outputs that live only inside the first
+// DSP graph get no host memory, which the CPU engine does give them.
+TEST(HexagonEngineTest, HostArenaHoldsOnlyWhatTheHostTouches) {
+  Model model = MakeModel();
+  ShuffleBeforePool(&model.builder);
+  MemoryReport reports[2];
+  std::set<std::string> names[2];
+  const DeviceType devices[2] = {DeviceType::CPU, DeviceType::HEXAGON};
+  for (int d = 0; d < 2; ++d) {
+    MaceEngineConfig config(devices[d]);
+    config.SetLayoutOptimization(false);
+    std::shared_ptr<MaceEngine> engine;
+    MaceStatus status = model.builder.CreateEngine({"x"}, {"y"}, config, &engine);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    ASSERT_TRUE(engine->GetMemoryReport(&reports[d]).ok());
+    for (const TensorPlacement& t : reports[d].tensors) names[d].insert(t.name);
+  }
+  EXPECT_EQ(names[0], (std::set<std::string>{"x", "xq", "c1", "c2", "c3", "c3s", "c4", "y"}));
+  EXPECT_EQ(names[1], (std::set<std::string>{"x", "xq", "c3", "c3s", "c4", "y"}));
+  // Here the peak is the float input beside the first bytes, so the arena
+  // does not shrink; the sum of the planned tensors does.
+  EXPECT_LE(reports[1].arena_bytes, reports[0].arena_bytes);
+  EXPECT_LT(reports[1].naive_bytes, reports[0].naive_bytes);
+  // The run is still the CPU engine's, bit for bit.
+  ExpectDspEqualsCpu(model.builder, 6u * 4 * 3);
+}
+
+// A depthwise convolution with channel multiplier 2 (16 outputs from 8
+// channels) has no DSP kernel: the split runs it on the CPU between the
+// first convolution's DSP graph and one for the 1x1 convolution and the
+// pooling, and the result is the CPU engine's bit for bit.
+TEST(HexagonEngineTest, DepthwiseChannelMultiplierRunsOnTheCpu) {
+  Model model = MakeModel();
+  ModelBuilder& b = model.builder;
+  std::mt19937 rng(31);
+  const std::vector<uint8_t> w2 = RandomBytes(2 * 8 * 9, &rng), w3 = RandomBytes(6 * 16, &rng);
+  ConstTensor* t2 = b.AddRawWeight("w2m", {2, 8, 3, 3}, DT_UINT8, w2.data(), w2.size(), 1);
+  t2->set_scale(0.02f);
+  t2->set_zero_point(100);
+  ConstTensor* t3 = b.AddRawWeight("w3m", {6, 16, 1, 1}, DT_UINT8, w3.data(), w3.size(), 1);
+  t3->set_scale(0.015f);
+  t3->set_zero_point(127);
+  b.Op("dw")->set_input(1, "w2m");
+  b.Op("pw")->set_input(1, "w3m");
+  ExpectDspEqualsCpu(b, 6u * 4 * 3);
+  std::shared_ptr<MaceEngine> engine;
+  std::shared_ptr<float> data;
+  std::map<std::string, MaceTensor> outputs;
+  RunMetadata metadata;
+  const MaceStatus status = RunWithMetadata(b, 0.25f, &engine, &data, &outputs, &metadata);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::vector<std::string> names;
+  for (const OperatorStats& op : metadata.op_stats) names.push_back(op.operator_name);
+  EXPECT_EQ(names, (std::vector<std::string>{"quantize", "DSP segment 1 of 2 (1 ops)", "conv", "dw",
+                                             "DSP segment 2 of 2 (2 ops)", "pw", "pool",
+                                             "dequantize"}));
+  ASSERT_EQ(metadata.op_stats.size(), 8u);
+  EXPECT_EQ(metadata.op_stats[3].device_micros, -1);  // the CPU's
+  EXPECT_EQ(metadata.op_stats[3].output_shape, (std::vector<std::vector<int64_t>>{{1, 16, 5, 4}}));
 }
 
 // The same with uint8 app tensors and a second CPU op (a Concat on the
@@ -432,6 +534,126 @@ TEST(HexagonEngineTest, OneDspSessionForEverySegment) {
       << status.ToString();
   EXPECT_EQ(ReadCount(counter), 1);
   std::remove(counter.c_str());
+}
+
+// Writes an emulator that runs qemu-hexagon behind a relay of the host's
+// requests and kills it with SIGKILL, and itself, when the `kill_at`-th
+// kExecute request arrives (counting from 1; 0: never): with `mid_call`
+// after relaying half of that request, so the DSP dies while the host waits
+// for the reply; without, before the DSP sees any of it.
+std::string KillingEmulator(const std::string& name, int kill_at, bool mid_call) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string script = std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
+  {
+    std::ofstream file(script);
+    file << "#!/usr/bin/python3\n"
+         << "import os, signal, struct, subprocess, sys\n"
+         << "KILL_AT, MID_CALL = " << kill_at << ", " << (mid_call ? "True" : "False") << "\n"
+         << "dsp = subprocess.Popen(['qemu-hexagon'] + sys.argv[1:], stdin=subprocess.PIPE)\n"
+         << "def read(n):\n"
+         << "    data = b''\n"
+         << "    while len(data) < n:\n"
+         << "        chunk = os.read(0, n - len(data))\n"
+         << "        if not chunk:\n"
+         << "            return None\n"
+         << "        data += chunk\n"
+         << "    return data\n"
+         << "executes = 0\n"
+         << "while True:\n"
+         << "    header = read(20)\n"
+         << "    if header is None:\n"
+         << "        break\n"
+         << "    _, kind, nparams, nbytes, _ = struct.unpack('<5I', header)\n"
+         << "    body = read(4 * nparams + nbytes)\n"
+         << "    if body is None:\n"
+         << "        break\n"
+         << "    request = header + body\n"
+         << "    if kind == 3:\n"
+         << "        executes += 1\n"
+         << "        if executes == KILL_AT:\n"
+         << "            if MID_CALL:\n"
+         << "                dsp.stdin.write(request[:len(request) // 2])\n"
+         << "                dsp.stdin.flush()\n"
+         << "            dsp.kill()\n"
+         << "            dsp.wait()\n"
+         << "            os.kill(os.getpid(), signal.SIGKILL)\n"
+         << "    dsp.stdin.write(request)\n"
+         << "    dsp.stdin.flush()\n"
+         << "dsp.stdin.close()\n"
+         << "sys.exit(dsp.wait())\n";
+  }
+  EXPECT_EQ(chmod(script.c_str(), 0755), 0);
+  return script;
+}
+
+// The DSP process is killed in the middle of a run of a split model (two
+// DSP graphs with a CPU op between them): that run fails with a
+// MACE_RUNTIME_ERROR naming the segment and the signal, later runs of the
+// engine fail saying the session ended, and an engine created again gives
+// the CPU engine's result. The relay without a kill gives it too.
+TEST(HexagonEngineTest, DspKilledMidRunFailsCleanly) {
+  Model model = MakeModel();
+  ShuffleBeforePool(&model.builder);
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<float> real(-6.f, 6.f);
+  for (int i = 0; i < 3 * 9 * 7; ++i) data.get()[i] = real(rng);
+  // Executes 1 and 2 are the first run's two graphs; 3 and 4 the second's.
+  struct Case {
+    int kill_at;
+    bool mid_call;
+    const char* segment;
+  };
+  for (const Case& c : {Case{0, false, ""}, Case{4, true, "DSP segment 2 of 2 (1 ops): "},
+                        Case{3, true, "DSP segment 1 of 2 (3 ops): "},
+                        Case{4, false, "DSP segment 2 of 2 (1 ops): "}}) {
+    SCOPED_TRACE(::testing::Message() << "kill at execute " << c.kill_at << ", mid call "
+                                    << c.mid_call);
+    MaceEngineConfig config(DeviceType::HEXAGON);
+    HexagonOptions options;
+    options.emulator_path = KillingEmulator("killing.py", c.kill_at, c.mid_call);
+    options.call_timeout_ms = 60000;  // a hang would fail the test by its timeout
+    ASSERT_TRUE(config.SetHexagonOptions(options).ok());
+    std::shared_ptr<MaceEngine> engine;
+    status = model.builder.CreateEngine({"x"}, {"y"}, config, &engine);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    std::vector<MaceStatus> runs;
+    std::vector<float> result;
+    for (int run = 0; run < 3; ++run) {
+      std::map<std::string, MaceTensor> outputs;
+      runs.push_back(engine->Run({{"x", MaceTensor({1, 3, 9, 7}, data)}}, &outputs));
+      if (runs.back().ok()) {
+        const MaceTensor& y = outputs.at("y");
+        result.assign(y.data().get(), y.data().get() + y.size());
+      }
+    }
+    engine.reset();  // ends the session, dead or alive
+    if (c.kill_at == 0) {
+      for (const MaceStatus& run : runs) EXPECT_TRUE(run.ok()) << run.ToString();
+      EXPECT_EQ(result, cpu);
+      continue;
+    }
+    EXPECT_TRUE(runs[0].ok()) << runs[0].ToString();
+    EXPECT_EQ(runs[1].code(), MaceStatus::MACE_RUNTIME_ERROR) << runs[1].ToString();
+    const std::string& failure = runs[1].information();
+    EXPECT_EQ(failure.find(c.segment), 0u) << failure;
+    EXPECT_NE(failure.find("ExecuteGraph: "), std::string::npos) << failure;
+    EXPECT_NE(failure.find("killed by signal 9"), std::string::npos) << failure;
+    EXPECT_EQ(runs[2].code(), MaceStatus::MACE_RUNTIME_ERROR) << runs[2].ToString();
+    EXPECT_EQ(runs[2].information().find("the Hexagon DSP session ended in an earlier run ("), 0u)
+        << runs[2].ToString();
+    EXPECT_NE(runs[2].information().find("destroy the engine and create it again"),
+              std::string::npos)
+        << runs[2].ToString();
+    // Created again, with the emulator that does not kill, the engine works.
+    options.emulator_path.clear();
+    ASSERT_TRUE(config.SetHexagonOptions(options).ok());
+    EXPECT_EQ(RunEngine(model.builder, config, &status), cpu);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+  }
 }
 
 // A model with no op the DSP runs is refused, naming each op and why.

@@ -115,7 +115,23 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   // The subgraph list lives in the caller's NetDef: the control-flow ops
   // have built their nets from it by now.
   env_.subgraphs = nullptr;
+  if (options_.defer_memory_plan) return MaceStatus();
   return PlanMemory(input_names_, output_names);
+}
+
+MaceStatus Net::PlanHostMemory(const std::set<const Tensor*>& elsewhere,
+                               const std::vector<std::string>& output_names) {
+  MACE_CHECK_ARG(options_.defer_memory_plan && memories_.empty(),
+                 "PlanHostMemory: the net's memory is planned already");
+  for (const std::string& name : input_names_) {
+    MACE_CHECK_ARG(elsewhere.count(workspace_->GetTensor(name)) == 0, "PlanHostMemory: input '",
+                   name, "' must live on the host");
+  }
+  for (const std::string& name : output_names) {
+    MACE_CHECK_ARG(elsewhere.count(OutputTensor(name)) == 0, "PlanHostMemory: output '", name,
+                   "' must live on the host");
+  }
+  return PlanMemory(input_names_, output_names, elsewhere);
 }
 
 MaceStatus Net::CreateInputs(const NetDef& net_def) {

@@ -37,6 +37,9 @@ struct NetOptions {
   // Called after each op with its float outputs (MaceEngineConfig::
   // SetOutputObserver); empty costs one test per op.
   OutputObserver output_observer;
+  // Init plans no memory: the executor that wraps the net calls
+  // PlanHostMemory once it knows which tensors live elsewhere.
+  bool defer_memory_plan = false;
 };
 
 // The runtimes a net places ops on: the engine's device, and the CPU that
@@ -70,6 +73,13 @@ class Net : public Executor {
   Tensor* InputTensor(const std::string& name) override;
   const Tensor* OutputTensor(const std::string& name) const override;
   const MemoryReport& memory_report() const override { return memory_report_; }
+
+  // Plans and allocates memory, once, for every activation except those in
+  // `elsewhere` (tensors another executor keeps in its own memory, such as
+  // those that live only inside a DSP graph); they get none. For a net
+  // made with NetOptions::defer_memory_plan.
+  MaceStatus PlanHostMemory(const std::set<const Tensor*>& elsewhere,
+                            const std::vector<std::string>& output_names);
 
   const std::vector<std::unique_ptr<Operation>>& ops() const { return ops_; }
   Workspace* workspace() const { return workspace_; }
@@ -106,8 +116,10 @@ class Net : public Executor {
   bool BlockedLayoutEnabled() const;
   // Shows the plain float CPU outputs of `op` to the output observer.
   void Observe(const Operation& op) const;
+  // `elsewhere`: activations that get no memory (PlanHostMemory).
   MaceStatus PlanMemory(const std::vector<std::string>& input_names,
-                        const std::vector<std::string>& output_names);
+                        const std::vector<std::string>& output_names,
+                        const std::set<const Tensor*>& elsewhere = {});
   // Plans and allocates one memory type's tensors (`order`, with records of
   // the same index) through `runtime`.
   MaceStatus PlanMemoryType(MemoryType type, Runtime* runtime, const std::vector<Tensor*>& order,

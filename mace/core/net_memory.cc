@@ -73,7 +73,8 @@ void Net::PlanConcatSlices(const std::set<std::string>& inputs,
 }
 
 MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
-                           const std::vector<std::string>& output_names) {
+                           const std::vector<std::string>& output_names,
+                           const std::set<const Tensor*>& elsewhere) {
   const int last_op = static_cast<int>(ops_.size()) - 1;
   // Tensors in definition order; the index is the planner's record id.
   std::vector<Tensor*> order;
@@ -112,10 +113,17 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
   std::map<const Tensor*, Slice> slices;
   std::map<const Tensor*, int> concat_first;  // concat output -> first producer
   if (!options_.preserve_intermediates) PlanConcatSlices(inputs, outputs, last_use, &slices);
+  // A tensor kept elsewhere is no slice, and a slice of a whole kept
+  // elsewhere is planned on its own.
+  for (auto it = slices.begin(); it != slices.end();) {
+    const bool drop = elsewhere.count(it->first) > 0 || elsewhere.count(it->second.whole) > 0;
+    it = drop ? slices.erase(it) : std::next(it);
+  }
   for (int i = 0; i <= last_op; ++i) {
     Operation* op = ops_[i].get();
     for (int k = 0; k < op->OutputSize(); ++k) {
       Tensor* output = op->Output(k);
+      if (elsewhere.count(output) > 0) continue;
       auto slice = slices.find(output);
       if (slice != slices.end()) {
         auto first = concat_first.emplace(slice->second.whole, i).first;
@@ -132,6 +140,7 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
       const Tensor* candidate =
           alias_input >= 0 && alias_input < op->InputSize() ? op->Input(alias_input) : nullptr;
       if (candidate != nullptr && !candidate->is_weight() && !options_.preserve_intermediates &&
+          elsewhere.count(candidate) == 0 &&
           candidate->storage() == output->storage() &&
           (output->memory_type() != MemoryType::GPU_IMAGE ||
            candidate->shape() == output->shape()) &&

@@ -1,6 +1,7 @@
 #include "mace/dsp/graph.h"
 
 #include "mace/dsp/graph_format.h"
+#include "mace/dsp/protocol.h"
 #include "mace/dsp/sys.h"
 
 namespace mace {
@@ -292,13 +293,22 @@ uint32_t Graph::output_bytes() const {
   return bytes;
 }
 
-void Graph::Execute(const uint8_t* inputs, uint8_t* outputs) {
+void Graph::Execute(const uint8_t* inputs, uint8_t* outputs, bool profile) {
   for (uint32_t i = 0; i < num_inputs_; ++i) {
     DspTensor& t = tensors_[input_ids_[i]];
     memcpy(t.data, inputs, t.bytes);
     inputs += t.bytes;
   }
-  for (uint32_t op = 0; op < num_ops_; ++op) RunOp(ArgsOf(op), scratch_);
+  uint8_t* profiles = outputs + output_bytes();
+  for (uint32_t op = 0; op < num_ops_; ++op) {
+    const uint64_t start = profile ? NowNanos() : 0;
+    RunOp(ArgsOf(op), scratch_);
+    if (!profile) continue;
+    const uint64_t nanos = NowNanos() - start;
+    const OpProfile record = {op_words_[op][0], static_cast<uint32_t>(nanos),
+                              static_cast<uint32_t>(nanos >> 32)};
+    memcpy(profiles + op * sizeof(record), &record, sizeof(record));
+  }
   for (uint32_t i = 0; i < num_outputs_; ++i) {
     const DspTensor& t = tensors_[output_ids_[i]];
     memcpy(outputs, t.data, t.bytes);

@@ -23,8 +23,9 @@ class Graph {
   uint32_t input_bytes() const;
   uint32_t output_bytes() const;
   // `inputs` holds the inputs concatenated in graph order, `outputs`
-  // receives the outputs the same way.
-  void Execute(const uint8_t* inputs, uint8_t* outputs);
+  // receives the outputs the same way; with `profile`, one OpProfile per
+  // op after them.
+  void Execute(const uint8_t* inputs, uint8_t* outputs, bool profile = false);
   void Print(Text* text) const;
   uint32_t num_ops() const { return num_ops_; }
   uint32_t arena_bytes() const { return arena_bytes_; }

@@ -8,13 +8,19 @@
 //   sum(x * w) - zw * sum(x) - zx * sum(w) + K * zx * zw,
 // whose first two terms are vrmpy reductions of four channels per 32-bit
 // lane (32 pixels per vector), computed exactly in uint32; the rest is
-// per-channel scalar work. DepthwiseConv2d with stride 1, no dilation and
-// kernels up to 4 wide runs on HVX too: each plane is copied into a
+// per-channel scalar work. DepthwiseConv2d with kernels up to 4 wide runs
+// on HVX too (strides up to 4; any dilation, with stride 1 across when
+// dilated across): each plane is copied into a
 // scratch plane padded with the input zero point (so padded taps add
 // nothing, as in the reference, and the expansion above holds for every
 // tap), a 32-bit lane holds the 4 bytes of one output's window row, and
 // four byte shifts (valign) of each row cover 128 outputs with vrmpy.
-// Other shapes use the scalar loop.
+// A dilation d across is undone by the copy: the padded row's columns go
+// to d phases (column x to phase x mod d, place x / d), so that the taps
+// of output ox = q d + r are the adjacent columns q.. of phase r; the
+// outputs come out phase by phase and are put back in order per row.
+// A dilation down only changes which rows a window reads. Other shapes use
+// the scalar loop.
 #include "mace/dsp/hvx.h"
 #include "mace/dsp/kernels.h"
 #include "mace/dsp/sys.h"
@@ -48,7 +54,7 @@ bool UsesHvxDepthwise(const OpArgs& op) {
   const ConvShape s = ShapeOf(op);
   const int32_t* p = op.params;
   return s.k_w <= 4 && s.k_h <= kMaxDepthwiseKernelH && p[kStrideH] <= 4 && p[kStrideW] <= 4 &&
-         p[kDilationH] == 1 && p[kDilationW] == 1;
+         (p[kDilationW] == 1 || p[kStrideW] == 1);
 }
 
 // Conv2D and FullyConnected run as one product of the (filter) matrix
@@ -388,38 +394,57 @@ __attribute__((noinline)) void RunHvxGemm(const OpArgs& op, uint8_t* scratch) {
 
 
 // The padded plane for one depthwise output: rows of `stride` bytes,
-// (out_h - 1) * stride_h + k_h of them. The vector steps compute the
-// stride-1 outputs of each needed row, 128 a step, over the `columns`
-// that the strided outputs pick from.
+// (out_h - 1) * stride_h + (k_h - 1) * dilation_h + 1 of them. The vector
+// steps compute the stride-1 outputs of each needed row, 128 a step, over
+// the `columns` that the strided outputs pick from. Dilated across by d,
+// a row holds d phases of `phase` columns (ceil(out_w / d) outputs and
+// k_w - 1 more taps each), and a row of phase outputs (`row_bytes`)
+// follows the plane in the scratch.
 struct DepthwiseLayout {
-  uint32_t columns, chunks, stride, rows, plane_bytes;
+  uint32_t columns, chunks, stride, rows, plane_bytes, phase, row_bytes;
 };
 
 // plane_bytes is 0 when the plane would not fit in 1 GB.
 DepthwiseLayout LayoutOf(const ConvShape& s, const int32_t* p) {
   DepthwiseLayout l;
-  l.columns = (s.out_w - 1) * p[kStrideW] + 1;
+  const uint32_t dilation_w = p[kDilationW];
+  l.phase = dilation_w > 1 ? (s.out_w + dilation_w - 1) / dilation_w + s.k_w - 1 : 0;
+  const uint64_t columns =
+      dilation_w > 1 ? uint64_t{dilation_w} * l.phase : uint64_t{s.out_w - 1} * p[kStrideW] + 1;
+  l.columns = columns > (1u << 24) ? (1u << 24) : static_cast<uint32_t>(columns);
   l.chunks = (l.columns + 127) / 128;
   l.stride = 128 * (l.chunks + 1);
-  l.rows = (s.out_h - 1) * p[kStrideH] + s.k_h;
-  const uint64_t bytes = uint64_t{l.rows} * l.stride;
-  l.plane_bytes = bytes > (1u << 30) ? 0 : static_cast<uint32_t>(bytes);
+  l.row_bytes = dilation_w > 1 ? 128 * l.chunks : 0;
+  const uint64_t rows =
+      uint64_t{s.out_h - 1} * p[kStrideH] + uint64_t{s.k_h - 1} * p[kDilationH] + 1;
+  const uint64_t bytes = rows * l.stride;
+  l.rows = static_cast<uint32_t>(rows > (1u << 30) ? (1u << 30) : rows);
+  l.plane_bytes = bytes > (1u << 30) || columns > (1u << 24) ? 0 : static_cast<uint32_t>(bytes);
   return l;
 }
 
 // KH is the kernel height when known at compile time (3: the loops over
 // rows unroll and the sums stay in registers), else 0.
-template <uint32_t KH, bool kSigned>
+// kDilated: the dilated instantiation; the others are the plain kernel with
+// the dilation code folded away.
+template <uint32_t KH, bool kSigned, bool kDilated>
 __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratch) {
   const ConvShape s = ShapeOf(op);
   const uint32_t k_h = KH ? KH : s.k_h;
   const int32_t* p = op.params;
   const DepthwiseLayout l = LayoutOf(s, p);
   const uint32_t stride_h = p[kStrideH], stride_w = p[kStrideW];
+  const uint32_t dilation_h = kDilated ? p[kDilationH] : 1;
+  const uint32_t dilation_w = kDilated ? p[kDilationW] : 1;
+  const uint32_t phase_columns = kDilated ? l.phase : 0;  // per phase; 0: no phases
   const int32_t zx = p[kInputZeroPoint], zw = p[kFilterZeroPoint];
   const uint32_t pad_top = p[kPadTop], pad_left = p[kPadLeft];
   uint8_t* plane = scratch;
-  int32_t* lanes = reinterpret_cast<int32_t*>(scratch + l.plane_bytes);  // [4][32] sums
+  uint8_t* phase_row = scratch + l.plane_bytes;  // dilated across: one row's phase outputs
+  // Where the outputs of a row go: the output row, or the phase row.
+  const uint32_t row_w = phase_columns ? l.columns : s.out_w;
+  const uint32_t row_step = phase_columns ? 1 : stride_w;
+  int32_t* lanes = reinterpret_cast<int32_t*>(phase_row + l.row_bytes);  // [4][32] sums
   int32_t* x_sums = lanes + 4 * kLanes;                                  // [4][32]
   const Prepared prepared = PreparedOf(op);
   uint32_t tap_mask = 0;
@@ -432,10 +457,20 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
       uint8_t* out = op.outputs[0]->data + (n * s.in_c + c) * s.out_h * s.out_w;
       memset(plane, zx, l.plane_bytes);
       for (uint32_t r = 0; r < s.in_h && r + pad_top < l.rows; ++r) {
+        uint8_t* dst = plane + (r + pad_top) * l.stride;
+        const uint8_t* src = in + r * s.in_w;
+        if (phase_columns) {
+          // Padded column x = pad_left + i goes to phase x mod d, place x / d.
+          uint32_t phase = pad_left % dilation_w, place = pad_left / dilation_w;
+          for (uint32_t i = 0; i < s.in_w && place < phase_columns; ++i) {
+            dst[phase * phase_columns + place] = src[i];
+            if (++phase == dilation_w) phase = 0, ++place;
+          }
+          continue;
+        }
         if (pad_left >= l.stride) break;
         const uint32_t room = l.stride - pad_left;
-        memcpy(plane + (r + pad_top) * l.stride + pad_left, in + r * s.in_w,
-               s.in_w < room ? s.in_w : room);
+        memcpy(dst + pad_left, src, s.in_w < room ? s.in_w : room);
       }
       const uint32_t* words = prepared.words + c * k_h;  // row kh's taps, one byte each
       const int64_t constant = prepared.constants[c];
@@ -449,8 +484,9 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
             HvxVector acc = __builtin_HEXAGON_V6_vd0_128B();
             HvxVector x_sum = __builtin_HEXAGON_V6_vd0_128B();
             for (uint32_t kh = 0; kh < k_h; ++kh) {
-              const HvxVector* row =
-                  reinterpret_cast<const HvxVector*>(plane + (oh * stride_h + kh) * l.stride) + k;
+              const HvxVector* row = reinterpret_cast<const HvxVector*>(
+                                         plane + (oh * stride_h + kh * dilation_h) * l.stride) +
+                                     k;
               const HvxVector window = __builtin_HEXAGON_V6_valignb_128B(row[1], row[0], shift);
               acc = DotAccumulate<kSigned>(acc, window, words[kh]);
               if (!kSigned) {  // int8 weights have zero point 0
@@ -461,7 +497,7 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
             accs[shift] = acc;
             x_sum_vectors[shift] = x_sum;
           }
-          uint8_t* row = out + oh * s.out_w;
+          uint8_t* row = phase_columns ? phase_row : out + oh * s.out_w;
           if (vector_requantize) {
             // Lane i of shift j is stride-1 column 4i + j of the chunk.
             HvxVector results[4];
@@ -474,7 +510,7 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
             // interleave them into column order.
             const HvxVector packed = PackWordsToBytes(results[0], results[1], results[2], results[3]);
             const HvxVector columns = Q6_Vb_vshuff_Vb(Q6_Vb_vshuff_Vb(packed));
-            StoreStridedColumns(columns, k, stride_w, s.out_w, row, &ow,
+            StoreStridedColumns(columns, k, row_step, row_w, row, &ow,
                                 reinterpret_cast<HvxVector*>(lanes));
             continue;
           }
@@ -484,12 +520,21 @@ __attribute__((noinline)) void RunHvxDepthwise(const OpArgs& op, uint8_t* scratc
           }
           // Outputs ow of this step: stride-1 column ow * stride_w in
           // [128k, 128k + 128), whose lane is i of shift j for column 4i + j.
-          for (; ow < s.out_w && ow * stride_w < 128 * (k + 1); ++ow) {
-            const uint32_t v = ow * stride_w - 128 * k;
+          for (; ow < row_w && ow * row_step < 128 * (k + 1); ++ow) {
+            const uint32_t v = ow * row_step - 128 * k;
             const uint32_t lane = (v & 3) * kLanes + (v >> 2);
             const int64_t sum = constant + LaneValue(lanes[lane], kSigned) -
                                 zw * static_cast<int64_t>(static_cast<uint32_t>(x_sums[lane]));
             row[ow] = Finish(op, c, sum);
+          }
+        }
+        if (phase_columns) {
+          // Output ox = q d + r is place q of phase r.
+          uint8_t* dst = out + oh * s.out_w;
+          uint32_t phase = 0, place = 0;
+          for (uint32_t ox = 0; ox < s.out_w; ++ox) {
+            dst[ox] = phase_row[phase * phase_columns + place];
+            if (++phase == dilation_w) phase = 0, ++place;
           }
         }
       }
@@ -558,8 +603,8 @@ uint32_t ConvScratchBytes(const OpArgs& op) {
   // kUnplannable makes the allocation fail cleanly ("out of memory").
   constexpr uint32_t kUnplannable = 0xffffffffu;
   if (UsesHvxDepthwise(op)) {
-    const uint32_t plane = LayoutOf(ShapeOf(op), op.params).plane_bytes;
-    return plane == 0 ? kUnplannable : plane + 8 * 128;
+    const DepthwiseLayout l = LayoutOf(ShapeOf(op), op.params);
+    return l.plane_bytes == 0 ? kUnplannable : l.plane_bytes + l.row_bytes + 8 * 128;
   }
   if (!UsesHvxGemm(op)) return 0;
   const ConvShape s = ShapeOf(op);
@@ -582,10 +627,15 @@ void PrepareConv(const OpArgs& op) {
 void RunConv(const OpArgs& op, uint8_t* scratch) {
   if (UsesHvxDepthwise(op)) {
     const bool three = ShapeOf(op).k_h == 3;
+    const bool dilated = op.params[kDilationH] != 1 || op.params[kDilationW] != 1;
     if (SignedFilter(op)) {
-      three ? RunHvxDepthwise<3, true>(op, scratch) : RunHvxDepthwise<0, true>(op, scratch);
+      dilated ? RunHvxDepthwise<0, true, true>(op, scratch)
+      : three ? RunHvxDepthwise<3, true, false>(op, scratch)
+              : RunHvxDepthwise<0, true, false>(op, scratch);
     } else {
-      three ? RunHvxDepthwise<3, false>(op, scratch) : RunHvxDepthwise<0, false>(op, scratch);
+      dilated ? RunHvxDepthwise<0, false, true>(op, scratch)
+      : three ? RunHvxDepthwise<3, false, false>(op, scratch)
+              : RunHvxDepthwise<0, false, false>(op, scratch);
     }
   } else if (UsesHvxGemm(op)) {
     SignedFilter(op) ? RunHvxGemm<true>(op, scratch) : RunHvxGemm<false>(op, scratch);

@@ -111,19 +111,22 @@ void Dispatch(Runtime* rt, const RequestHeader& request, const uint32_t* params,
         ReplyText(kBadRequest, &rt->text, start);
         break;
       }
-      uint8_t* outputs = static_cast<uint8_t*>(rt->heap.Allocate(graph.output_bytes()));
+      const bool profile = request.nparams > 1 && (params[1] & kExecuteProfile) != 0;
+      const uint32_t reply_bytes =
+          graph.output_bytes() + (profile ? graph.num_ops() * sizeof(OpProfile) : 0);
+      uint8_t* outputs = static_cast<uint8_t*>(rt->heap.Allocate(reply_bytes));
       if (outputs == nullptr) {
         Reply(kOutOfMemory, "no memory for the outputs", 25, start);
         break;
       }
       const uint64_t run_start = NowMicros();
-      graph.Execute(payload, outputs);
+      graph.Execute(payload, outputs, profile);
       const uint32_t run_us = static_cast<uint32_t>(NowMicros() - run_start);
       ++rt->perf.executions;
       rt->perf.total_time_us += run_us;
       rt->perf.last_time_us = run_us;
       if (rt->debug_level > 1) rt->log << "executed in " << run_us << " us\n";
-      Reply(kOk, outputs, graph.output_bytes(), start);
+      Reply(kOk, outputs, reply_bytes, start);
       rt->heap.Free(outputs);
       break;
     }

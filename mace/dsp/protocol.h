@@ -27,7 +27,8 @@ constexpr uint32_t kMaxGraphs = 64;
 enum MessageType : uint32_t {
   kPing = 1,           // replies with the request's payload
   kSetupGraph = 2,     // params[0]: slot; payload: a serialized graph (graph_format.h)
-  kExecute = 3,        // params[0]: slot; payload: the inputs, concatenated in graph order
+  kExecute = 3,        // params[0]: slot, params[1]: ExecuteFlags (0 when absent);
+                       // payload: the inputs, concatenated in graph order
   kTeardown = 4,       // params[0]: slot; drops the graph
   kGetPerfInfo = 5,    // reply: PerfInfo
   kResetPerfInfo = 6,
@@ -36,6 +37,20 @@ enum MessageType : uint32_t {
   kSetDebugLevel = 9,  // params[0]: the level
   kSelfTest = 10,      // params[0]: SelfTest
   kFault = 100,        // params[0]: Fault (test images only)
+};
+
+enum ExecuteFlags : uint32_t {
+  // The reply's payload ends with one OpProfile per op of the graph, in
+  // graph order, after the outputs.
+  kExecuteProfile = 1,
+};
+
+// One op's time in a profiled kExecute, on the DSP's clock (the emulator's
+// monotonic clock here: QEMU reads the Hexagon cycle counter as 0). Three
+// words, so that it needs no 8-byte alignment in the reply.
+struct OpProfile {
+  uint32_t op_type;  // OpType (graph_format.h)
+  uint32_t nanos_low, nanos_high;
 };
 
 enum SelfTest : uint32_t {

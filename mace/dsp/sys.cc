@@ -35,15 +35,16 @@ void SysExit(int code) {
   for (;;) Syscall3(kSysExitGroup, code, 0, 0);
 }
 
-uint64_t NowMicros() {
+uint64_t NowNanos() {
   struct {
     int32_t seconds;
     int32_t nanoseconds;
   } time = {0, 0};
   Syscall3(kSysClockGettime, kClockMonotonic, reinterpret_cast<int32_t>(&time), 0);
-  return static_cast<uint64_t>(time.seconds) * 1000000u +
-         static_cast<uint32_t>(time.nanoseconds) / 1000u;
+  return static_cast<uint64_t>(time.seconds) * 1000000000u + static_cast<uint32_t>(time.nanoseconds);
 }
+
+uint64_t NowMicros() { return NowNanos() / 1000u; }
 
 bool ReadFull(int fd, void* buffer, uint32_t size) {
   uint8_t* bytes = static_cast<uint8_t*>(buffer);

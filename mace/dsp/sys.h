@@ -15,6 +15,8 @@ int32_t SysWrite(int fd, const void* buffer, uint32_t size);
 [[noreturn]] void SysExit(int code);
 // Microseconds from a monotonic clock.
 uint64_t NowMicros();
+// Nanoseconds from the same clock.
+uint64_t NowNanos();
 
 // Reads or writes exactly `size` bytes; false at end of file or on error.
 bool ReadFull(int fd, void* buffer, uint32_t size);

@@ -175,7 +175,8 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   const RuntimeProvider* provider = FindRuntimeProvider(config_.device_type());
   const bool whole_graph = provider != nullptr && provider->wrap_net != nullptr;
   // A whole-graph device reads the CPU net's tensors as plain NCHW.
-  if (whole_graph) options.blocked_layout = false;
+  // ... and plans host memory only for the tensors it keeps on the host.
+  if (whole_graph) options.blocked_layout = false, options.defer_memory_plan = true;
   NetRuntimes runtimes;
   runtimes.cpu = cpu_runtime_.get();
   runtimes.device = device_runtime_ != nullptr ? device_runtime_.get() : cpu_runtime_.get();

@@ -233,8 +233,25 @@ TEST_F(DspKernelsTest, DepthwiseMatchesTheReference) {
   wide.depthwise = true, wide.pad = 1;
   ConvCase four_wide = {1, 3, 5, 9, 0, 2, 4};  // all four bytes of a lane are taps
   four_wide.depthwise = true, four_wide.per_channel = true;
-  ConvCase dilated = {1, 2, 7, 7, 0, 3, 3};  // the scalar path
+  // Dilated at stride 1: on HVX, the columns split into phases.
+  ConvCase dilated = {1, 2, 7, 7, 0, 3, 3};
   dilated.depthwise = true, dilated.dilation = 2, dilated.pad = 2;
+  ConvCase dilated_wide = {1, 5, 8, 261, 0, 3, 3};  // 3 phases of 89 columns, 3 steps
+  dilated_wide.depthwise = true, dilated_wide.dilation = 3, dilated_wide.pad = 3;
+  dilated_wide.per_channel = true;
+  ConvCase dilated_column = {1, 3, 7, 1, 0, 3, 3};  // W = 1: one phase holds the output
+  dilated_column.depthwise = true, dilated_column.dilation = 2, dilated_column.pad = 2;
+  ConvCase dilated_four = {1, 2, 9, 13, 0, 2, 4};  // four taps a lane, odd sizes, no padding
+  dilated_four.depthwise = true, dilated_four.dilation = 2, dilated_four.relu6 = true;
+  ConvCase dilated_saturating = {1, 3, 5, 9, 0, 3, 3};  // the exact scalar requantization
+  dilated_saturating.depthwise = true, dilated_saturating.dilation = 2;
+  dilated_saturating.pad = 2, dilated_saturating.huge_bias = true;
+  dilated_saturating.per_channel = true;
+  ConvCase dilated_odd_pad = {1, 130, 10, 11, 0, 3, 3};  // 130 channels, padding 1 at d = 4
+  dilated_odd_pad.depthwise = true, dilated_odd_pad.dilation = 4, dilated_odd_pad.pad = 1;
+  ConvCase dilated_strided = {1, 2, 9, 9, 0, 3, 3};  // dilated across at stride 2: scalar
+  dilated_strided.depthwise = true, dilated_strided.dilation = 2, dilated_strided.stride = 2;
+  dilated_strided.pad = 2;
   ConvCase strided_wide = {1, 2, 4, 300, 0, 3, 3};  // stride 2 over three 128-column steps
   strided_wide.depthwise = true, strided_wide.stride = 2, strided_wide.pad = 1;
   ConvCase stride3 = {1, 3, 10, 11, 0, 3, 3};
@@ -251,8 +268,10 @@ TEST_F(DspKernelsTest, DepthwiseMatchesTheReference) {
   ConvCase one_more = {1, 3, 3, 131, 0, 3, 3};  // 129 outputs: a one-byte second step
   one_more.depthwise = true;
   uint32_t seed = 300;
-  for (const ConvCase& c : {same, strided, column, wide, four_wide, dilated, strided_wide, stride3,
-                            strided_column, saturating, stride4, full_step, one_more}) {
+  for (const ConvCase& c :
+       {same, strided, column, wide, four_wide, dilated, strided_wide, stride3, strided_column,
+        saturating, stride4, full_step, one_more, dilated_wide, dilated_column, dilated_four,
+        dilated_saturating, dilated_odd_pad, dilated_strided}) {
     SCOPED_TRACE(testing::Message() << "case with seed " << seed);
     CheckConv(c, seed++, dsp::kDepthwiseConv2D);
   }
@@ -651,9 +670,30 @@ TEST_F(DspKernelsTest, MultiOpGraphWithSharedMemoryMatchesTheReference) {
     EXPECT_EQ(outputs[0], e) << "run " << run;
     EXPECT_EQ(outputs[1], a) << "run " << run;
   }
+  // Profiled, the DSP times each op: one record per op in graph order, of
+  // its type, within the call's DSP time; the outputs are the same.
+  std::vector<dsp::OpProfile> profile;
+  std::vector<Bytes> profiled;
+  ASSERT_TRUE(control_->ExecuteGraph({{x.data(), x.size()}, {y.data(), y.size()}}, &profiled, 0,
+                                     &profile)
+                  .ok());
+  ASSERT_EQ(profiled.size(), 2u);
+  EXPECT_EQ(profiled[0], e);
+  EXPECT_EQ(profiled[1], a);
+  std::vector<uint32_t> types;
+  uint64_t nanos = 0;
+  for (const dsp::OpProfile& p : profile) {
+    types.push_back(p.op_type);
+    const uint64_t each = (static_cast<uint64_t>(p.nanos_high) << 32) | p.nanos_low;
+    EXPECT_GT(each, 0u) << "op type " << p.op_type;
+    nanos += each;
+  }
+  EXPECT_EQ(types, (std::vector<uint32_t>{dsp::kConv2D, dsp::kClamp, dsp::kConv2D, dsp::kEltwise,
+                                          dsp::kPooling}));
+  EXPECT_LE(nanos, (control_->last_dsp_time_us() + 1) * uint64_t{1000});
   dsp::PerfInfo perf;
   ASSERT_TRUE(control_->GetPerfInfo(&perf).ok());
-  EXPECT_EQ(perf.executions, 2u);
+  EXPECT_EQ(perf.executions, 3u);
   EXPECT_EQ(perf.nodes, 5u);
   // Seven activations of 280 or 210 bytes (one vector each, rounded); the
   // plan reuses memory, so it needs fewer than seven vectors' worth.

@@ -79,6 +79,7 @@ MaceStatus DspGraphBuilder::Serialize(SerializedGraph* graph) const {
   MACE_RETURN_IF_ERROR(error_);
   graph->input_bytes.clear();
   graph->output_bytes.clear();
+  graph->num_ops = num_ops_;
   auto tensor_bytes = [&](uint32_t id) {
     size_t bytes = ElementBytes(static_cast<dsp::DataType>(tensors_[id].record.data_type));
     for (uint32_t d : tensors_[id].record.dims) bytes *= d;

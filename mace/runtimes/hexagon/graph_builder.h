@@ -22,6 +22,7 @@ namespace hexagon {
 struct SerializedGraph {
   std::vector<uint8_t> blob;
   std::vector<size_t> input_bytes, output_bytes;  // per graph input / output
+  uint32_t num_ops = 0;
 };
 
 class DspGraphBuilder {

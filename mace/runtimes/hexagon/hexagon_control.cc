@@ -42,19 +42,22 @@ MaceStatus HexagonControl::SetupGraph(const SerializedGraph& graph, uint32_t slo
   DspReply reply;
   MACE_RETURN_IF_ERROR(Request("SetupGraph", dsp::kSetupGraph, {slot}, graph.blob.data(),
                                graph.blob.size(), &reply));
-  graphs_[slot] = {graph.input_bytes, graph.output_bytes};
+  graphs_[slot] = {graph.input_bytes, graph.output_bytes, graph.num_ops};
   return MaceStatus::MACE_SUCCESS;
 }
 
 MaceStatus HexagonControl::ExecuteGraph(const std::vector<DspBuffer>& inputs,
                                         std::vector<std::vector<uint8_t>>* outputs,
-                                        uint32_t slot) {
+                                        uint32_t slot, std::vector<dsp::OpProfile>* profile) {
   auto found = graphs_.find(slot);
   MACE_CHECK_ARG(found != graphs_.end(), "ExecuteGraph: no graph is set up",
                  slot != 0 ? StrCat(" in slot ", slot) : std::string());
   // A copy: a failed call clears the table.
   const std::vector<size_t> input_bytes = found->second.input_bytes;
   const std::vector<size_t> output_bytes = found->second.output_bytes;
+  const uint32_t num_ops = found->second.num_ops;
+  const size_t profile_bytes =
+      profile != nullptr ? num_ops * sizeof(dsp::OpProfile) : 0;
   MACE_CHECK_ARG(inputs.size() == input_bytes.size(), "ExecuteGraph: ", inputs.size(),
                  " inputs given, the graph has ", input_bytes.size());
   size_t total = 0;
@@ -70,14 +73,23 @@ MaceStatus HexagonControl::ExecuteGraph(const std::vector<DspBuffer>& inputs,
     offset += input.size;
   }
   DspReply reply;
-  MACE_RETURN_IF_ERROR(
-      Request("ExecuteGraph", dsp::kExecute, {slot}, payload.data(), payload.size(), &reply));
+  const uint32_t flags = profile != nullptr ? dsp::kExecuteProfile : 0;
+  MACE_RETURN_IF_ERROR(Request("ExecuteGraph", dsp::kExecute, {slot, flags}, payload.data(),
+                               payload.size(), &reply));
   size_t expected = 0;
   for (size_t bytes : output_bytes) expected += bytes;
-  if (reply.payload.size() != expected) {
+  if (reply.payload.size() != expected + profile_bytes) {
     return MaceStatus(MaceStatus::MACE_RUNTIME_ERROR,
                       StrCat("ExecuteGraph: the DSP returned ", reply.payload.size(),
-                             " output bytes, the graph has ", expected));
+                             " bytes, the graph has ", expected, " output bytes",
+                             profile != nullptr ? StrCat(" and ", profile_bytes, " of profile")
+                                                : std::string()));
+  }
+  if (profile != nullptr) {
+    profile->resize(num_ops);
+    if (profile_bytes > 0) {
+      std::memcpy(profile->data(), reply.payload.data() + expected, profile_bytes);
+    }
   }
   outputs->resize(output_bytes.size());
   offset = 0;

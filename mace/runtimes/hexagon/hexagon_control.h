@@ -42,9 +42,11 @@ class HexagonControl {
   // setting a graph up in a used slot replaces that graph.
   MaceStatus SetupGraph(const SerializedGraph& graph, uint32_t slot = 0);
   // One buffer per graph input, in order, of the graph's input sizes;
-  // `outputs` receives one buffer per graph output.
+  // `outputs` receives one buffer per graph output. With `profile`, the DSP
+  // times each op and `profile` receives one record per op of the graph.
   MaceStatus ExecuteGraph(const std::vector<DspBuffer>& inputs,
-                          std::vector<std::vector<uint8_t>>* outputs, uint32_t slot = 0);
+                          std::vector<std::vector<uint8_t>>* outputs, uint32_t slot = 0,
+                          std::vector<dsp::OpProfile>* profile = nullptr);
   MaceStatus TeardownGraph(uint32_t slot = 0);
 
   MaceStatus GetPerfInfo(dsp::PerfInfo* info);
@@ -69,6 +71,7 @@ class HexagonControl {
   DspChannel channel_;
   struct GraphSizes {
     std::vector<size_t> input_bytes, output_bytes;
+    uint32_t num_ops = 0;
   };
   std::map<uint32_t, GraphSizes> graphs_;  // by slot
   uint32_t last_dsp_time_us_ = 0;

@@ -316,6 +316,7 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
   // One graph builder per DSP segment, in order.
   std::vector<std::unique_ptr<DspGraphBuilder>> builders;
   std::vector<std::unique_ptr<Translator>> translators;
+  std::vector<std::vector<Operation*>> dsp_ops;  // per builder, those that added a DSP op
   std::set<const Tensor*> dsp_written;  // by the current DSP segment
   bool in_dsp_segment = false;
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -341,9 +342,11 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
         if (!in_dsp_segment) {
           builders.push_back(std::move(builder));
           translators.push_back(std::move(translator));
+          dsp_ops.emplace_back();
           dsp_written.clear();
           in_dsp_segment = true;
         }
+        if (!Translator::IsRename(op->type())) dsp_ops.back().push_back(op);
         for (int k = 0; k < op->OutputSize(); ++k) dsp_written.insert(op->Output(k));
         placed[i].on_dsp = true;
         continue;
@@ -368,6 +371,24 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
   }
   MACE_UNSUPPORTED_IF(builders.size() > dsp::kMaxGraphs, "the model needs ", builders.size(),
                       " DSP graphs; a DSP session holds ", dsp::kMaxGraphs, ". ", placement_);
+  // Host memory only for what the CPU ops read and write, what crosses a
+  // segment boundary, and the app's tensors: an activation that lives only
+  // inside a DSP graph gets none.
+  std::set<const Tensor*> on_host, elsewhere;
+  for (const Segment& segment : segments) {
+    for (int id : segment.inputs) on_host.insert(tensors[id]);
+    for (int id : segment.outputs) on_host.insert(tensors[id]);
+    if (segment.on_dsp) continue;
+    for (int i : segment.ops) {
+      for (int id : placed[i].inputs) on_host.insert(tensors[id]);
+      for (int id : placed[i].outputs) on_host.insert(tensors[id]);
+    }
+  }
+  for (const std::string& name : output_names) on_host.insert(net_->OutputTensor(name));
+  for (const Tensor* t : tensors) {
+    if (on_host.count(t) == 0 && net_->InputTensor(t->name()) != t) elsewhere.insert(t);
+  }
+  MACE_RETURN_IF_ERROR(net_->PlanHostMemory(elsewhere, output_names));
   control_.Config(config_);
   MACE_RETURN_IF_ERROR(control_.Init());
   // Host tensors by id, writable (each activation is some op's output or an
@@ -389,7 +410,7 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
     Translator* translator = translators[dsp_index].get();
     const std::string where = StrCat("DSP segment ", dsp_index + 1, " of ", builders.size());
     stage.name = StrCat(where, " (", segment.ops.size(), " ops)");
-    for (int i : segment.ops) stage.macs += ops[i]->Macs();
+    stage.dsp_ops = dsp_ops[dsp_index];
     ++dsp_index;
     std::vector<uint32_t> graph_inputs, graph_outputs;
     for (int id : segment.inputs) {
@@ -425,12 +446,15 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
   return MaceStatus();
 }
 
-MaceStatus HexagonExecutor::RunDsp(Stage* stage) {
+MaceStatus HexagonExecutor::RunDsp(Stage* stage, bool profile) {
   std::vector<DspBuffer> buffers;
   for (const Tensor* t : stage->inputs) {
     buffers.push_back({t->raw_data(), static_cast<size_t>(t->size())});
   }
-  MACE_RETURN_IF_ERROR(control_.ExecuteGraph(buffers, &stage->output_bytes, stage->slot));
+  MACE_RETURN_IF_ERROR(control_.ExecuteGraph(buffers, &stage->output_bytes, stage->slot,
+                                             profile ? &stage->profile : nullptr));
+  MACE_CHECK_ARG(!profile || stage->profile.size() == stage->dsp_ops.size(), "the DSP timed ",
+                 stage->profile.size(), " ops of ", stage->dsp_ops.size());
   MACE_CHECK_ARG(stage->output_bytes.size() == stage->outputs.size(), "the DSP returned ",
                  stage->output_bytes.size(), " outputs for ", stage->outputs.size());
   for (size_t i = 0; i < stage->outputs.size(); ++i) {
@@ -445,6 +469,14 @@ MaceStatus HexagonExecutor::RunDsp(Stage* stage) {
 }
 
 MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
+  // A session that ended (the DSP process died, hung or replied garbage)
+  // lost its graphs: every later run says so instead of running half the
+  // model.
+  if (!session_error_.empty()) {
+    return MaceStatus(MaceStatus::MACE_RUNTIME_ERROR,
+                      StrCat("the Hexagon DSP session ended in an earlier run (", session_error_,
+                             "); destroy the engine and create it again"));
+  }
   std::set<Runtime*> runtimes;
   for (const Stage& stage : stages_) {
     for (Operation* op : stage.ops) runtimes.insert(op->runtime());
@@ -464,16 +496,49 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
   for (Stage& stage : stages_) {
     if (stage.on_dsp) {
       const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
-      MACE_RETURN_IF_ERROR(RunDsp(&stage));
+      const MaceStatus status = RunDsp(&stage, run_metadata != nullptr);
+      if (!status.ok()) {
+        const std::string what = StrCat(stage.name, ": ", status.information());
+        if (!control_.initialized()) session_error_ = what;
+        return MaceStatus(status.code(), what);
+      }
+      if (run_metadata == nullptr) continue;
+      // The graph's entry: the host's time for the call, and the DSP's
+      // time outside its ops (the graph's input and output copies); then
+      // one entry per op with the DSP's time for it and the host time spent
+      // in the graph's entry.
+      std::vector<OperatorStats> op_entries;
+      uint64_t op_nanos = 0;
+      for (size_t k = 0; k < stage.dsp_ops.size(); ++k) {
+        const Operation* op = stage.dsp_ops[k];
+        const dsp::OpProfile& p = stage.profile[k];
+        const uint64_t nanos = (static_cast<uint64_t>(p.nanos_high) << 32) | p.nanos_low;
+        op_nanos += nanos;
+        OperatorStats stats;
+        stats.operator_name = op->name();
+        stats.type = op->type();
+        stats.macs = op->Macs();
+        stats.device_micros = static_cast<int64_t>((nanos + 500) / 1000);
+        for (int j = 0; j < op->OutputSize(); ++j) {
+          stats.output_shape.push_back(op->Output(j)->shape());
+        }
+        op_entries.push_back(std::move(stats));
+      }
       OperatorStats stats;
       stats.operator_name = stage.name;
       stats.type = "HexagonGraph";
-      stats.macs = stage.macs;
-      stats.device_micros = control_.last_dsp_time_us();
+      const int64_t call_micros = control_.last_dsp_time_us();
+      stats.device_micros =
+          std::max<int64_t>(0, call_micros - static_cast<int64_t>((op_nanos + 500) / 1000));
       for (const auto& receivers : stage.outputs) {
         stats.output_shape.push_back(receivers[0]->shape());
       }
       record(std::move(stats), start);
+      const int64_t end = run_metadata->op_stats.back().end_micros;
+      for (OperatorStats& entry : op_entries) {
+        entry.start_micros = entry.end_micros = end;
+        run_metadata->op_stats.push_back(std::move(entry));
+      }
       continue;
     }
     for (Operation* op : stage.ops) {

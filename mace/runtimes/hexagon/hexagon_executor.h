@@ -54,18 +54,23 @@ class HexagonExecutor : public Executor {
     std::vector<const Tensor*> inputs;
     std::vector<std::vector<Tensor*>> outputs;
     std::vector<std::vector<uint8_t>> output_bytes;
-    // A DSP stage in RunMetadata: one entry for the whole graph.
+    // A DSP stage in RunMetadata: an entry for the graph (the host's time
+    // for the call, and the DSP time outside its ops), then one per op of
+    // the graph, with the DSP's time for it.
     std::string name;
-    int64_t macs = 0;
+    std::vector<Operation*> dsp_ops;  // the CPU net's ops behind the graph's ops
+    std::vector<dsp::OpProfile> profile;
   };
 
-  MaceStatus RunDsp(Stage* stage);
+  MaceStatus RunDsp(Stage* stage, bool profile);
 
   std::unique_ptr<Net> net_;
   DspChannelConfig config_;
   HexagonControl control_;  // one DSP session for every DSP graph
   std::vector<Stage> stages_;
   std::string placement_;
+  // Why the DSP session ended during a run, or "" while it lives.
+  std::string session_error_;
 };
 
 }  // namespace hexagon

@@ -111,13 +111,16 @@ def read_counts(path: Path) -> Counter:
     return counts
 
 
-def convert(name: str, size: int) -> tuple[Path, Path]:
+def convert(name: str, size: int, work: Path = WORK) -> tuple[Path, Path]:
+    """The zoo model `name` at `size` converted with runtime: dsp under
+    `work`: its graph and data files."""
     sys.path.insert(0, str(REPO / "tools" / "python"))
-    from zoo import classic
-    directory = WORK / name
+    from zoo import classic, modern
+    zoo = classic if hasattr(classic, name) else modern
+    directory = work / name
     directory.mkdir(parents=True, exist_ok=True)
     model = directory / f"{name}_{size}.onnx"
-    model.write_bytes(getattr(classic, name)(size=size).SerializeToString())
+    model.write_bytes(getattr(zoo, name)(size=size).SerializeToString())
     config = directory / "dsp.yml"
     config.write_text(textwrap.dedent(f"""\
         library_name: dsp_count_{name}
@@ -136,18 +139,18 @@ def convert(name: str, size: int) -> tuple[Path, Path]:
                 input_ranges: -1,1
             runtime: dsp
         """))
-    env = dict(os.environ, MACE_BUILD_DIR=str(WORK / "build"))
+    env = dict(os.environ, MACE_BUILD_DIR=str(work / "build"))
     run([sys.executable, str(REPO / "tools" / "converter.py"), "convert", "--config",
          str(config)], env=env)
-    models = WORK / "build" / ".work" / f"dsp_count_{name}" / "models"
+    models = work / "build" / ".work" / f"dsp_count_{name}" / "models"
     return models / f"{name}.pb", models / f"{name}.data"
 
 
 def conv_macs(mace_run: Path, graph: Path, data: Path, size: int) -> dict[str, int]:
     """MACs per inference of the convolutions, by the DSP path they take
     (mace/dsp/kernels_conv.cc): HVX (Conv2D and FullyConnected with at most
-    65,536 taps per output, depthwise up to 4 wide with strides up to 4 and
-    no dilation) or scalar (the others)."""
+    65,536 taps per output, depthwise up to 4 wide with strides up to 4,
+    dilated across only at stride 1 across) or scalar (the others)."""
     from mace_tools import proto
     net = proto.load().NetDef()
     net.ParseFromString(graph.read_bytes())
@@ -165,8 +168,9 @@ def conv_macs(mace_run: Path, graph: Path, data: Path, size: int) -> dict[str, i
         args = {a.name: list(a.ints) for a in op.arg}
         filter_dims = dims[op.input[1]]
         if op_type == "DepthwiseConv2d":
-            hvx = (filter_dims[3] <= 4 and max(args.get("strides", [1, 1])) <= 4 and
-                   args.get("dilations", [1, 1]) == [1, 1])
+            strides = args.get("strides", [1, 1])
+            hvx = (filter_dims[3] <= 4 and max(strides) <= 4 and
+                   (args.get("dilations", [1, 1])[1] == 1 or strides[1] == 1))
         else:
             hvx = int(np.prod(filter_dims[1:])) <= 65536
         macs["hvx" if hvx else "scalar"] += int(count)
@@ -180,10 +184,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="also list the N symbols (kernels) with the most instructions")
     parser.add_argument("--image", type=Path,
                         help="count this DSP image instead of //mace/dsp:dsp_runtime")
+    parser.add_argument("--mace_run", type=Path,
+                        help="run this mace_run instead of //mace/tools:mace_run")
     args = parser.parse_args(argv)
-    run(["bazel", "build", "--color=no", "--curses=no", "//mace/tools:mace_run"] +
-        ([] if args.image else ["//mace/dsp:dsp_runtime"]))
-    mace_run = REPO / "bazel-bin" / "mace" / "tools" / "mace_run"
+    targets = (([] if args.mace_run else ["//mace/tools:mace_run"]) +
+               ([] if args.image else ["//mace/dsp:dsp_runtime"]))
+    if targets:
+        run(["bazel", "build", "--color=no", "--curses=no"] + targets)
+    mace_run = (args.mace_run.resolve() if args.mace_run else
+                REPO / "bazel-bin" / "mace" / "tools" / "mace_run")
     image = args.image.resolve() if args.image else (
         REPO / "bazel-bin" / "mace" / "dsp" / "dsp_runtime.elf")
     plugin = WORK / "libpc_count.so"
