@@ -38,8 +38,9 @@ const Case kCases[] = {
 
 // Max pooling shapes for the row kernels: SqueezeNet's 3x3 stride 2 ceil
 // mode layers (111, 55, 27 wide), ShuffleNet's stem pooling, widths whose
-// outputs end just before, on and after a 32-byte step, W = 1, kernels 2, 4
-// and 5 (an odd count of even taps at stride 2), padding before and after.
+// outputs end just before, on and after a 32-byte step, input rows of 32,
+// 16 to 31 and fewer (the row reduction's vector tails), W = 1, kernels 2,
+// 4 and 5 (an odd count of even taps at stride 2), padding before and after.
 const Case kRowCases[] = {
     // b c  h   w   kh kw sh sw dil pt pl pb pr zp
     {1, 3, 111, 111, 3, 3, 2, 2, 1, 0, 0, 0, 0, 0},
@@ -57,6 +58,9 @@ const Case kRowCases[] = {
     {1, 5, 9, 1, 3, 3, 1, 2, 1, 1, 1, 1, 1, 200},    // W = 1, padded across
     {1, 3, 7, 7, 7, 7, 1, 1, 1, 0, 0, 0, 0, 11},     // global
     {1, 2, 3, 200, 1, 9, 1, 2, 1, 0, 4, 0, 4, 12},
+    {1, 2, 5, 32, 3, 3, 2, 2, 1, 0, 0, 1, 1, 13},    // input rows of 32, 16 and 15
+    {1, 2, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 14},
+    {1, 2, 5, 15, 2, 2, 2, 2, 1, 0, 0, 1, 1, 15},
 };
 
 void RunCase(const Case& c, ref::PoolingType type, bool include_pad, std::mt19937* rng,

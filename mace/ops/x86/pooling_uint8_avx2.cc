@@ -8,7 +8,8 @@
 // 2m + 1 of all 32 windows. vpackuswb packs within 128-bit lanes, so every
 // tap comes out in the same lane order and one vpermq per output vector
 // restores it. A row's ragged end is one more whole vector ending at the
-// last output; rows of fewer than 32 outputs go through a small buffer.
+// last output (or input cell); rows of fewer than 32 outputs go through a
+// small buffer, and of fewer than 32 cells take 16-byte vectors.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -25,15 +26,35 @@ constexpr int64_t kBytes = 32;
 
 __m256i Load(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
+__m128i Load16(const uint8_t* p) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+
+// The cells are recomputed from the rows, never read, so a row's ragged end
+// is one more whole vector ending at its last cell.
 void ReduceRows(const MaxPoolUint8Row& row) {
   const int64_t width = row.width;
-  int64_t c = 0;
-  for (; c + kBytes <= width; c += kBytes) {
-    __m256i acc = Load(row.rows[0] + c);
-    for (int64_t r = 1; r < row.row_count; ++r) acc = _mm256_max_epu8(acc, Load(row.rows[r] + c));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.cells + c), acc);
+  if (width >= kBytes) {
+    const int64_t last = width - kBytes;
+    for (int64_t j = 0; j < width; j += kBytes) {
+      const int64_t c = std::min(j, last);
+      __m256i acc = Load(row.rows[0] + c);
+      for (int64_t r = 1; r < row.row_count; ++r) {
+        acc = _mm256_max_epu8(acc, Load(row.rows[r] + c));
+      }
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.cells + c), acc);
+    }
+    return;
   }
-  for (; c < width; ++c) {
+  if (width >= 16) {
+    for (int64_t c : {int64_t{0}, width - 16}) {
+      __m128i acc = Load16(row.rows[0] + c);
+      for (int64_t r = 1; r < row.row_count; ++r) acc = _mm_max_epu8(acc, Load16(row.rows[r] + c));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(row.cells + c), acc);
+    }
+    return;
+  }
+  for (int64_t c = 0; c < width; ++c) {
     uint8_t m = row.rows[0][c];
     for (int64_t r = 1; r < row.row_count; ++r) m = std::max(m, row.rows[r][c]);
     row.cells[c] = m;
