@@ -5,7 +5,8 @@
 // output reduces its valid columns of that row. Divisors are products of
 // row and column counts, exactly as the reference counts them. Threads
 // split the planes (batch x channels). Max pooling rows run on a kernel
-// table's vectorized row kernel where one fits (MaxPoolUint8RowKernel).
+// table's vectorized row kernel where one fits (MaxPoolUint8RowKernel); a
+// global average without padding sums each plane with psadbw (SSE2).
 #ifndef MACE_OPS_CPU_POOLING_UINT8_FAST_H_
 #define MACE_OPS_CPU_POOLING_UINT8_FAST_H_
 

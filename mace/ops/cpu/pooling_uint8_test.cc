@@ -34,6 +34,9 @@ const Case kCases[] = {
     {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3},
     {1, 3, 4, 4, 3, 3, 3, 3, 1, 3, 3, 3, 3, 90},        // windows over padding only
     {1, 7, 13, 1, 5, 1, 2, 1, 1, 2, 0, 2, 0, 64},
+    {1, 9, 13, 13, 13, 13, 1, 1, 1, 0, 0, 0, 0, 200},   // SqueezeNet's global pooling
+    {2, 3, 20, 17, 20, 17, 1, 1, 1, 0, 0, 0, 0, 255},   // global, 340 values
+    {1, 2, 3, 5, 3, 5, 1, 1, 1, 0, 0, 0, 0, 0},         // global, fewer than 16
 };
 
 // Max pooling shapes for the row kernels: SqueezeNet's 3x3 stride 2 ceil
