@@ -1,4 +1,6 @@
-// Concat on uint8: the reference kernel (ref/quantized/concat.h). An output
+// Concat on uint8: inputs quantized like the output are copied, others
+// rescaled on the kernel table's output step (concat_uint8_fast.h), or by
+// the reference kernel (ref/quantized/concat.h) without a table. An output
 // that states no quantization takes the inputs', which must then agree.
 // int32 inputs (shape subgraphs) are moved as bytes.
 #include "mace/ops/cpu/concat_uint8.h"
@@ -8,6 +10,8 @@
 
 #include "mace/ops/common/uint8_checks.h"
 #include "mace/ops/concat.h"
+#include "mace/ops/cpu/concat_uint8_fast.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/ref/concat.h"
 #include "mace/ops/ref/quantized/concat.h"
 
@@ -64,7 +68,7 @@ class ConcatUint8Cpu final : public ConcatBase {
     return MaceStatus();
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     // Buffers are bound after Prepare, so the pointers are gathered here.
     if (Output(0)->dtype() != DT_UINT8) {
       for (int i = 0; i < InputSize(); ++i) input_data_[i] = Input(i)->raw_data();
@@ -72,6 +76,12 @@ class ConcatUint8Cpu final : public ConcatBase {
       return MaceStatus();
     }
     for (int i = 0; i < InputSize(); ++i) inputs_[i].data = Input(i)->data<uint8_t>();
+    if (const KernelTable* table = ContextKernelTable(context)) {
+      ConcatUint8Fast(bytes_.outer, inputs_, Output(0)->zero_point(),
+                      Output(0)->mutable_data<uint8_t>(), table->requantize_row,
+                      ContextPool(context));
+      return MaceStatus();
+    }
     ref::quantized::Concat(bytes_.outer, inputs_, Output(0)->zero_point(),
                            Output(0)->mutable_data<uint8_t>());
     return MaceStatus();

@@ -58,6 +58,7 @@ KernelTable MakeAvx2Table() {
   table.quantize_uint8 = x86::Avx2QuantizeUint8;
   table.depthwise3x3_uint8_s1 = x86::Avx2DepthwiseUint8S1;
   table.depthwise3x3_uint8_s2 = x86::Avx2DepthwiseUint8S2;
+  table.max_pool_uint8_row = x86::Avx2MaxPoolUint8Row;
   return table;
 }
 

@@ -81,6 +81,9 @@ struct KernelTable {
   // (optional: the reference kernel runs without them).
   DepthwiseUint8RowKernel depthwise3x3_uint8_s1 = nullptr;
   DepthwiseUint8RowKernel depthwise3x3_uint8_s2 = nullptr;
+  // Rows of a uint8 max pooling (optional: the portable separable kernel
+  // runs without it).
+  MaxPoolUint8RowKernel max_pool_uint8_row = nullptr;
   // Half-precision arithmetic (ARMv8.2 FP16), set only in the table
   // Fp16KernelTableFor returns: the GEMM tile (fp16_mr x fp16_nr, panels in
   // half precision, C in single precision), the matrix-vector product of one

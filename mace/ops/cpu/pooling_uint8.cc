@@ -23,9 +23,10 @@ class PoolingUint8Cpu final : public PoolingBase {
   }
 
   MaceStatus Run(OpContext* context) override {
-    if (ContextKernelTable(context) != nullptr) {
+    if (const KernelTable* table = ContextKernelTable(context)) {
       PoolingUint8Fast(params(), Input(0)->zero_point(), Input(0)->data<uint8_t>(),
-                       Output(0)->mutable_data<uint8_t>(), ContextPool(context));
+                       Output(0)->mutable_data<uint8_t>(), ContextPool(context),
+                       table->max_pool_uint8_row);
       return MaceStatus();
     }
     ref::quantized::Pooling(params(), Input(0)->zero_point(), Input(0)->data<uint8_t>(),

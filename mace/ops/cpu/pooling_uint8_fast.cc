@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mace {
 namespace ops {
 namespace {
@@ -69,11 +73,100 @@ void PoolPlane(const ref::PoolingParams& p, int32_t zero_point, const uint8_t* i
   }
 }
 
+// Whether a max pooling runs on the table's row kernel: dilation 1 across,
+// stride 1 or 2, and every output column's window holding an input column
+// (windows are monotonic, so the first and last decide).
+bool RowKernelFits(const ref::PoolingParams& p) {
+  return p.type == ref::PoolingType::MAX && p.dilation_w == 1 &&
+         (p.stride_w == 1 || p.stride_w == 2) && p.kernel_w - 1 - p.pad_left >= 0 &&
+         (p.out_w - 1) * p.stride_w - p.pad_left < p.in_w;
+}
+
+// Max pooling of one plane through the row kernel. `line` holds zeros in its
+// padding (before pad_left and past the input columns) and is
+// LineSize(p) bytes long.
+void MaxPlaneRows(const ref::PoolingParams& p, int32_t zero_point, MaxPoolUint8RowKernel kernel,
+                  const uint8_t* in, uint8_t* out, uint8_t* line, int64_t* rows,
+                  const uint8_t** row_data) {
+  MaxPoolUint8Row row;
+  row.rows = row_data;
+  row.width = p.in_w;
+  row.cells = line + p.pad_left;
+  row.line = line;
+  row.kernel = p.kernel_w;
+  row.stride = p.stride_w;
+  row.count = p.out_w;
+  for (int64_t oh = 0; oh < p.out_h; ++oh) {
+    row.out = out + oh * p.out_w;
+    const Taps row_taps =
+        AxisTaps(oh, p.stride_h, p.pad_top, p.pad_bottom, p.dilation_h, p.kernel_h, p.in_h, rows);
+    if (row_taps.valid == 0) {
+      std::fill(row.out, row.out + p.out_w, static_cast<uint8_t>(zero_point));
+      continue;
+    }
+    for (int64_t r = 0; r < row_taps.valid; ++r) row_data[r] = in + rows[r] * p.in_w;
+    row.row_count = row_taps.valid;
+    kernel(row);
+  }
+}
+
+// A window over the whole plane and nothing else: every divisor is the
+// plane's size.
+bool GlobalAverage(const ref::PoolingParams& p) {
+  return p.type == ref::PoolingType::AVG && p.out_h == 1 && p.out_w == 1 &&
+         p.kernel_h == p.in_h && p.kernel_w == p.in_w && p.dilation_h == 1 &&
+         p.dilation_w == 1 && p.pad_top == 0 && p.pad_left == 0 && p.pad_bottom == 0 &&
+         p.pad_right == 0;
+}
+
+int64_t PlaneSum(const uint8_t* data, int64_t count) {
+  int64_t sum = 0, i = 0;
+#if defined(__SSE2__)
+  // psadbw against zero sums 8 bytes into each 64-bit half.
+  const __m128i zero = _mm_setzero_si128();
+  __m128i acc = zero;
+  for (; i + 16 <= count; i += 16) {
+    acc = _mm_add_epi64(
+        acc, _mm_sad_epu8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i)), zero));
+  }
+  sum = _mm_cvtsi128_si64(acc) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
+#endif
+  for (; i < count; ++i) sum += data[i];
+  return sum;
+}
+
+int64_t LineSize(const ref::PoolingParams& p) {
+  return std::max(p.pad_left + p.in_w, p.stride_w * (p.out_w - 1) + p.kernel_w) +
+         kMaxPoolUint8Slack;
+}
+
 }  // namespace
 
 void PoolingUint8Fast(const ref::PoolingParams& p, int32_t zero_point, const uint8_t* input,
-                      uint8_t* output, ThreadPool* pool) {
+                      uint8_t* output, ThreadPool* pool, MaxPoolUint8RowKernel max_row) {
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  if (GlobalAverage(p)) {
+    const int64_t divisor = in_plane;
+    ParallelFor(pool, p.batch * p.channels, [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const int64_t sum = PlaneSum(input + plane * in_plane, in_plane);
+        output[plane] = static_cast<uint8_t>((sum + divisor / 2) / divisor);
+      }
+    });
+    return;
+  }
+  if (max_row != nullptr && RowKernelFits(p)) {
+    ParallelFor(pool, p.batch * p.channels, [&](int64_t begin, int64_t end) {
+      std::vector<uint8_t> line(LineSize(p), 0);
+      std::vector<int64_t> rows(p.kernel_h);
+      std::vector<const uint8_t*> row_data(p.kernel_h);
+      for (int64_t plane = begin; plane < end; ++plane) {
+        MaxPlaneRows(p, zero_point, max_row, input + plane * in_plane, output + plane * out_plane,
+                     line.data(), rows.data(), row_data.data());
+      }
+    });
+    return;
+  }
   ParallelFor(pool, p.batch * p.channels, [&](int64_t begin, int64_t end) {
     std::vector<int32_t> reduced(p.in_w);
     std::vector<int64_t> rows(p.kernel_h), cols(p.kernel_w);

@@ -2,7 +2,9 @@
 // ref::quantized::Pooling, bit for bit: max and average, with and without
 // count_include_pad, strides 1 to 3, dilation, padding wider than the
 // kernel's reach, trailing padding (ceil mode), windows over no input,
-// 1x1 and global windows, zero points 0 and 255, with 1, 2 and 3 threads.
+// 1x1 and global windows, zero points 0 and 255, with 1, 2 and 3 threads;
+// then max pooling again through each kernel table's row kernel
+// (max_pool_uint8_row), over widths around its 32-byte steps.
 #include <random>
 #include <vector>
 
@@ -32,9 +34,40 @@ const Case kCases[] = {
     {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3},
     {1, 3, 4, 4, 3, 3, 3, 3, 1, 3, 3, 3, 3, 90},        // windows over padding only
     {1, 7, 13, 1, 5, 1, 2, 1, 1, 2, 0, 2, 0, 64},
+    {1, 9, 13, 13, 13, 13, 1, 1, 1, 0, 0, 0, 0, 200},   // SqueezeNet's global pooling
+    {2, 3, 20, 17, 20, 17, 1, 1, 1, 0, 0, 0, 0, 255},   // global, 340 values
+    {1, 2, 3, 5, 3, 5, 1, 1, 1, 0, 0, 0, 0, 0},         // global, fewer than 16
 };
 
-void RunCase(const Case& c, ref::PoolingType type, bool include_pad, std::mt19937* rng) {
+// Max pooling shapes for the row kernels: SqueezeNet's 3x3 stride 2 ceil
+// mode layers (111, 55, 27 wide), ShuffleNet's stem pooling, widths whose
+// outputs end just before, on and after a 32-byte step, input rows of 32,
+// 16 to 31 and fewer (the row reduction's vector tails), W = 1, kernels 2,
+// 4 and 5 (an odd count of even taps at stride 2), padding before and after.
+const Case kRowCases[] = {
+    // b c  h   w   kh kw sh sw dil pt pl pb pr zp
+    {1, 3, 111, 111, 3, 3, 2, 2, 1, 0, 0, 0, 0, 0},
+    {1, 5, 55, 55, 3, 3, 2, 2, 1, 0, 0, 1, 1, 9},
+    {1, 3, 27, 27, 3, 3, 2, 2, 1, 0, 0, 1, 1, 255},
+    {1, 2, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 77},
+    {2, 3, 5, 65, 3, 3, 2, 2, 1, 1, 1, 1, 1, 3},     // 33 outputs
+    {1, 3, 4, 64, 2, 2, 2, 2, 1, 0, 0, 0, 0, 5},     // 32 outputs
+    {1, 3, 4, 63, 3, 3, 2, 2, 1, 0, 0, 0, 0, 5},     // 31 outputs
+    {1, 3, 6, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 128},   // 33 outputs, stride 1
+    {1, 3, 6, 31, 2, 2, 1, 1, 1, 0, 0, 1, 1, 128},
+    {1, 4, 7, 70, 5, 5, 2, 2, 1, 2, 2, 2, 2, 40},
+    {1, 4, 7, 70, 4, 4, 1, 1, 1, 1, 2, 2, 1, 41},
+    {1, 5, 9, 1, 3, 1, 2, 1, 1, 1, 0, 1, 0, 200},    // W = 1
+    {1, 5, 9, 1, 3, 3, 1, 2, 1, 1, 1, 1, 1, 200},    // W = 1, padded across
+    {1, 3, 7, 7, 7, 7, 1, 1, 1, 0, 0, 0, 0, 11},     // global
+    {1, 2, 3, 200, 1, 9, 1, 2, 1, 0, 4, 0, 4, 12},
+    {1, 2, 5, 32, 3, 3, 2, 2, 1, 0, 0, 1, 1, 13},    // input rows of 32, 16 and 15
+    {1, 2, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 14},
+    {1, 2, 5, 15, 2, 2, 2, 2, 1, 0, 0, 1, 1, 15},
+};
+
+void RunCase(const Case& c, ref::PoolingType type, bool include_pad, std::mt19937* rng,
+             MaxPoolUint8RowKernel max_row = nullptr) {
   ref::PoolingParams p;
   p.type = type;
   p.batch = c.batch;
@@ -61,7 +94,7 @@ void RunCase(const Case& c, ref::PoolingType type, bool include_pad, std::mt1993
   ref::quantized::Pooling(p, c.zero_point, input.data(), expected.data());
   const std::string mismatch =
       testing::FirstMismatch(expected, [&](ThreadPool* pool, uint8_t* out) {
-        PoolingUint8Fast(p, c.zero_point, input.data(), out, pool);
+        PoolingUint8Fast(p, c.zero_point, input.data(), out, pool, max_row);
       });
   EXPECT_EQ(mismatch, "");
 }
@@ -79,6 +112,29 @@ TEST(PoolingUint8Fast, MatchesReferenceExactly) {
       }
     }
   }
+}
+
+TEST(PoolingUint8Fast, MaxRowKernelsMatchReferenceExactly) {
+  std::mt19937 rng(20261);
+  int tested = 0;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->max_pool_uint8_row == nullptr) continue;
+    ++tested;
+    for (const Case& c : kRowCases) {
+      SCOPED_TRACE(::testing::Message()
+                   << table->name << " in " << c.in_h << "x" << c.in_w << " kernel " << c.kernel_h
+                   << "x" << c.kernel_w << " stride " << c.stride_h << "," << c.stride_w);
+      RunCase(c, ref::PoolingType::MAX, false, &rng, table->max_pool_uint8_row);
+    }
+    // The cases of the driver's own paths (dilation, stride 3, windows over
+    // padding only) still match with the row kernel given.
+    for (const Case& c : kCases) {
+      SCOPED_TRACE(::testing::Message() << table->name << " general case " << c.in_h << "x"
+                                        << c.in_w);
+      RunCase(c, ref::PoolingType::MAX, false, &rng, table->max_pool_uint8_row);
+    }
+  }
+  if (tested == 0) GTEST_SKIP() << "no kernel table of this CPU has a uint8 max pooling row kernel";
 }
 
 }  // namespace

@@ -96,6 +96,27 @@ struct DepthwiseUint8Row {
 };
 using DepthwiseUint8RowKernel = void (*)(const DepthwiseUint8Row& row);
 
+// One output row of a uint8 max pooling with dilation 1: first
+//   cells[c] = max over r < row_count of rows[r][c], for c < width
+// (row_count >= 1), then, with `line` the padded line that holds the cells,
+//   out[j] = max over k < kernel of line[stride * j + k], for j < count.
+// stride is 1 or 2. The caller fills the line's padding with 0 (it never
+// wins a max over a window with one valid tap) and keeps it readable and
+// unchanged up to index stride * (count - 1) + kernel + kMaxPoolUint8Slack.
+constexpr int64_t kMaxPoolUint8Slack = 128;
+struct MaxPoolUint8Row {
+  const uint8_t* const* rows = nullptr;
+  int64_t row_count = 0;
+  int64_t width = 0;
+  uint8_t* cells = nullptr;
+  const uint8_t* line = nullptr;
+  int64_t kernel = 0;
+  int64_t stride = 0;
+  int64_t count = 0;
+  uint8_t* out = nullptr;
+};
+using MaxPoolUint8RowKernel = void (*)(const MaxPoolUint8Row& row);
+
 }  // namespace ops
 }  // namespace mace
 

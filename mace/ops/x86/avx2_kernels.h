@@ -71,6 +71,10 @@ void Avx2QuantizeUint8(const float* in, int64_t count, float scale, int32_t zero
 void Avx2DepthwiseUint8S1(const DepthwiseUint8Row& row);
 void Avx2DepthwiseUint8S2(const DepthwiseUint8Row& row);
 
+// One output row of a uint8 max pooling (MaxPoolUint8RowKernel), 32 bytes
+// at a time.
+void Avx2MaxPoolUint8Row(const MaxPoolUint8Row& row);
+
 }  // namespace x86
 }  // namespace ops
 }  // namespace mace

@@ -128,7 +128,17 @@ UINT8_KERNELS: dict[str, Uint8Kernel] = {
     "Squeeze": _FOLLOWS_INPUT,
     "Transpose": _FOLLOWS_INPUT,
     "Identity": _FOLLOWS_INPUT,
+    "ChannelShuffle": _FOLLOWS_INPUT,
+    "Split": _FOLLOWS_INPUT,
+    "Slice": _FOLLOWS_INPUT,
 }
+
+# Ops that move bytes between several tensors: when their inputs and outputs
+# share one quantization, the uint8 kernel is a copy. The pass gives each
+# group of tensors joined by these ops (and by ops whose output keeps the
+# input's quantization) one range, the union of the group's ranges, as
+# TFLite does for concatenation.
+SHARED_RANGE_OPS = ("Concat",)
 
 
 @dataclass
@@ -196,10 +206,65 @@ def quantizable(graph: Graph, op: Op, has_params: Callable[[str], bool],
     return all(graph.tensor(out).dtype == FLOAT32 and has_params(out) for out in op.outputs)
 
 
+def shared_ranges(graph: Graph, settings: QuantizeSettings) -> dict[str, QuantParams]:
+    """One quantization for each group of calibrated tensors that a Concat
+    joins, followed through the ops whose output keeps their input's
+    quantization (a Split or ChannelShuffle after the Concat, a Pooling or
+    Reshape before it). The group's range is the union of its members'
+    measured ranges, so a Concat of two convolutions copies bytes instead of
+    rescaling each input. Tensors with imported (QDQ) parameters keep them,
+    and so does every tensor of a group that holds one."""
+    if not settings.ranges:
+        return {}
+    parent: dict[str, str] = {}
+
+    def find(name: str) -> str:
+        while parent.setdefault(name, name) != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+
+    def join(a: str, b: str) -> None:
+        parent[find(a)] = find(b)
+
+    shape = lambda name: graph.tensor(name).shape   # noqa: E731
+    joined: set[str] = set()
+    for op in graph.ops:
+        kernel = UINT8_KERNELS.get(op.type)
+        names = [n for n in op.inputs if n] + list(op.outputs)
+        if op.type in SHARED_RANGE_OPS:
+            if any(graph.is_const(n) or n not in settings.ranges for n in names):
+                continue
+            for name in names[1:]:
+                join(names[0], name)
+            joined.update(names)
+        elif kernel is not None and kernel.output == KEEP_INPUT and kernel.accepts(op, shape):
+            source = op.inputs[0] if op.inputs else ""
+            if not source or graph.is_const(source) or source not in settings.ranges:
+                continue
+            for out in op.outputs:
+                if out in settings.ranges:
+                    join(source, out)
+    groups: dict[str, list[str]] = {}
+    for name in parent:
+        groups.setdefault(find(name), []).append(name)
+    shared: dict[str, QuantParams] = {}
+    for members in groups.values():
+        if not joined.intersection(members) or any(m in settings.fixed for m in members):
+            continue
+        low = min(settings.ranges[m][0] for m in members)
+        high = max(settings.ranges[m][1] for m in members)
+        quant = scheme.activation_params(low, high, f"tensor '{members[0]}'")
+        for member in members:
+            shared[member] = quant
+    return shared
+
+
 class _Pass:
     def __init__(self, graph: Graph, settings: QuantizeSettings):
         self.graph = graph
         self.settings = settings
+        self.shared = shared_ranges(graph, settings)
         self.quantized_of: dict[str, str] = {}    # float tensor -> its Quantize output
         self.uint8_of: dict[str, str] = {}        # float name -> uint8 op output
         self.dequantized: set[str] = set()
@@ -207,6 +272,8 @@ class _Pass:
         self.counts = {"quantized": 0, "quantize": 0, "dequantize": 0}
 
     def params(self, name: str) -> QuantParams:
+        if name in self.shared:
+            return replace(self.shared[name])
         fixed = self.settings.fixed.get(name)
         if fixed is not None:
             scheme.check_scale(fixed.scale, f"tensor '{name}'")
@@ -219,8 +286,10 @@ class _Pass:
 
     def output_params(self, name: str, op: Op) -> QuantParams:
         """A fused RELU/RELU6/RELUX narrows the measured range to what the
-        activation can produce, so no code of the uint8 range is wasted."""
-        if name in self.settings.fixed or name not in self.settings.ranges:
+        activation can produce, so no code of the uint8 range is wasted.
+        A tensor of a shared-range group keeps the group's range: the kernel
+        applies the activation as its output clamp within it."""
+        if name in self.shared or name in self.settings.fixed or name not in self.settings.ranges:
             return self.params(name)
         low, high = self.settings.ranges[name]
         activation = op.args.get("activation", "NOOP")

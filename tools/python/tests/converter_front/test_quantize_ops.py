@@ -225,6 +225,105 @@ class Uint8ChainTest(unittest.TestCase):
             self.assertLessEqual(np.abs(got - want).max(), 4 / 256)
 
 
+def shuffle_model() -> tuple:
+    """A ShuffleNet v2 unit and a SqueezeNet fire module: Conv+Relu -> Split
+    -> (x1, Conv+Relu of x2) -> Concat -> channel shuffle (Reshape,
+    Transpose, Reshape) -> two Conv+Relu of different gains -> Concat ->
+    MaxPool."""
+    g = rng(61)
+    shape = [1, 3, 9, 7]
+
+    def weight(name, *dims, std=0.4):
+        return initializer(name, g.normal(0, std, dims).astype(np.float32))
+
+    inits = [weight("w1", 8, 3, 3, 3), weight("w2", 4, 4, 1, 1), weight("b2", 4, std=0.1),
+             weight("w3", 3, 8, 1, 1, std=0.1), weight("w4", 5, 8, 3, 3, std=1.0),
+             initializer("s4", np.array([1, 2, 4, 9, 7], np.int64)),
+             initializer("s3", np.array([1, 8, 9, 7], np.int64)),
+             initializer("split", np.array([4, 4], np.int64))]
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Split", ["r1", "split"], ["x1", "x2"], axis=1),
+             helper.make_node("Conv", ["x2", "w2", "b2"], ["c2"]),
+             helper.make_node("Relu", ["c2"], ["r2"]),
+             helper.make_node("Concat", ["x1", "r2"], ["cc"], axis=1),
+             helper.make_node("Reshape", ["cc", "s4"], ["g"]),
+             helper.make_node("Transpose", ["g"], ["t"], perm=[0, 2, 1, 3, 4]),
+             helper.make_node("Reshape", ["t", "s3"], ["sh"]),
+             helper.make_node("Conv", ["sh", "w3"], ["c3"]),
+             helper.make_node("Relu", ["c3"], ["r3"]),
+             helper.make_node("Conv", ["sh", "w4"], ["c4"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c4"], ["r4"]),
+             helper.make_node("Concat", ["r3", "r4"], ["fire"], axis=1),
+             helper.make_node("MaxPool", ["fire"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                              ceil_mode=1)]
+    return make_model(nodes, {"x": shape}, {"y": None}, inits), shape
+
+
+class SharedRangeTest(unittest.TestCase):
+    """Concat, Split and channel shuffle stay uint8, and each Concat's
+    inputs and output share one quantization (the union of their ranges),
+    so the uint8 Concat only copies."""
+
+    def convert(self):
+        model, shape = shuffle_model()
+        ranges = calibrate(model, shape)
+        return model, shape, ranges, convert_model(model, {"x": shape}, ["y"],
+                                                   data_type="uint8",
+                                                   quantize=QuantizeSettings(ranges=ranges))
+
+    def test_data_movement_stays_uint8(self):
+        _, _, _, q = self.convert()
+        types = op_types(q.net_def)
+        self.assertEqual(types[0], ("Quantize", False))
+        self.assertEqual(types[-1], ("Dequantize", False))
+        self.assertTrue(all(uint8 for _, uint8 in types[1:-1]), types)
+        kinds = {t for t, _ in types}
+        for kind in ("Split", "ChannelShuffle", "Concat", "Pooling"):
+            self.assertIn(kind, kinds)
+
+    def test_concat_inputs_share_the_output_quantization(self):
+        _, _, ranges, q = self.convert()
+        info = {out: (op.quantize_info[0].scale, op.quantize_info[0].zero_point)
+                for op in q.net_def.op if op.quantize_info for out in op.output}
+        concats = [op for op in q.net_def.op if op.type == "Concat"]
+        self.assertEqual(len(concats), 2)
+        for concat in concats:
+            for name in concat.input:
+                self.assertEqual(info[name], info[concat.output[0]], name)
+        # The fire module's range is the union of its two branches'.
+        low = min(ranges["r3"][0], ranges["r4"][0], 0.0)
+        high = max(ranges["r3"][1], ranges["r4"][1])
+        fire = scheme.activation_params(low, high, "fire")
+        self.assertEqual(info[concats[1].output[0]], (fire.scale, fire.zero_point))
+        # The shuffle unit's group runs from the first Relu through the
+        # Split, the Concat and the shuffle to the convolutions' input.
+        first = {info[op.output[0]] for op in q.net_def.op
+                 if op.type in ("Split", "ChannelShuffle")}
+        self.assertEqual(len(first), 1)
+        self.assertEqual(first, {info[concats[0].output[0]]})
+
+    def test_imported_parameters_are_kept(self):
+        from mace_converter.ir import QuantParams
+        model, shape = shuffle_model()
+        ranges = calibrate(model, shape)
+        fixed = {"r4": QuantParams(scale=0.5, zero_point=0, minval=0.0, maxval=127.5)}
+        q = convert_model(model, {"x": shape}, ["y"], data_type="uint8",
+                          quantize=QuantizeSettings(ranges=ranges, fixed=fixed))
+        concat = [op for op in q.net_def.op if op.type == "Concat"][1]
+        self.assertEqual(concat.quantize_info[0].scale,
+                         scheme.activation_params(0.0, ranges["fire"][1], "fire").scale)
+
+    @unittest.skipUnless(MACE_RUN.exists(), f"{MACE_RUN} is missing: build //mace/tools:mace_run")
+    def test_engine_runs_it_close_to_float(self):
+        model, shape, _, q = self.convert()
+        for index in range(3):
+            x = rng(700 + index).uniform(-1, 1, shape).astype(np.float32)
+            got = run_mace(q, {"x": x})
+            want = ort_run(model, {"x": x})[0]
+            self.assertGreater(cosine(got, want), 0.98)
+
+
 class MatMulAndSoftmaxTest(unittest.TestCase):
     def test_matmul_of_two_tensors(self):
         nodes = [helper.make_node("MatMul", ["a", "b"], ["y"])]
