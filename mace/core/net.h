@@ -1,7 +1,8 @@
 // Net: the ops of one NetDef in execution order, each placed on a runtime
 // (the engine's device, or the CPU where the device lacks the op), with
-// converters inserted where storages meet, memory planned once at Init per
-// memory type, and per-op timing at Run.
+// converters inserted where storages meet, memory planned at Init per memory
+// type (and again on the CPU for each new shape of a dynamic input), and
+// per-op timing at Run.
 #ifndef MACE_CORE_NET_H_
 #define MACE_CORE_NET_H_
 
@@ -70,6 +71,13 @@ class Net : public Executor {
   Tensor* InputTensor(const std::string& name) override;
   const Tensor* OutputTensor(const std::string& name) const override;
   const MemoryReport& memory_report() const override { return memory_report_; }
+  // Dynamic inputs (InputOutputInfo.max_dims): a shape within the declared
+  // ranges that differs from the planned one makes every op infer its
+  // output shapes again (Prepare) and memory be planned again with the same
+  // strategy; the planned shapes cost nothing. Only a net whose ops all run
+  // on the CPU, without control flow, re-plans; others refuse a new shape.
+  MaceStatus Reshape(const std::map<std::string, std::vector<int64_t>>& shapes) override;
+  std::vector<int64_t> InputMaxShape(const std::string& name) override;
 
   const std::vector<std::unique_ptr<Operation>>& ops() const { return ops_; }
   Workspace* workspace() const { return workspace_; }
@@ -108,6 +116,13 @@ class Net : public Executor {
   void Observe(const Operation& op) const;
   MaceStatus PlanMemory(const std::vector<std::string>& input_names,
                         const std::vector<std::string>& output_names);
+  // Prepares every op again for the inputs' current shapes and plans memory
+  // anew (Reshape).
+  MaceStatus Replan();
+  // Why this net cannot re-plan, or empty.
+  std::string ReplanBlocker() const;
+  // Checks `shape` for model input `name` against its declared range.
+  MaceStatus CheckInputShape(const std::string& name, const std::vector<int64_t>& shape) const;
   // Plans and allocates one memory type's tensors (`order`, with records of
   // the same index) through `runtime`.
   MaceStatus PlanMemoryType(MemoryType type, Runtime* runtime, const std::vector<Tensor*>& order,
@@ -137,6 +152,13 @@ class Net : public Executor {
   std::vector<std::unique_ptr<Operation>> ops_;
   DataType net_type_ = DT_FLOAT;  // NetDef.data_type: the ops' default kernel type
   std::vector<std::string> input_names_;
+  std::vector<std::string> output_names_;
+  // Model input name -> the shape planned at Init and the largest shape it
+  // takes (the same for a fixed input).
+  std::map<std::string, std::pair<std::vector<int64_t>, std::vector<int64_t>>> input_ranges_;
+  bool dynamic_ = false;  // some input has a dynamic dimension
+  bool planned_ = false;  // memory is planned for the inputs' current shapes
+  int64_t replans_ = 0;
   // Model output name -> the host tensor the app reads.
   std::map<std::string, const Tensor*> outputs_;
   // Converted copies, by source tensor and target storage.

@@ -104,6 +104,14 @@ class MaceEngine::Impl {
     return MaceStatus();
   }
 
+  MaceStatus GetInputMaxShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
+    MACE_CHECK_ARG(executor_ != nullptr, "GetInputMaxShapes called before a successful Init");
+    MACE_CHECK_ARG(shapes != nullptr, "GetInputMaxShapes needs a map");
+    shapes->clear();
+    for (const std::string& name : input_names_) (*shapes)[name] = executor_->InputMaxShape(name);
+    return MaceStatus();
+  }
+
   MaceStatus GetNames(bool outputs, std::vector<std::string>* names) const {
     MACE_CHECK_ARG(executor_ != nullptr, "GetInputNames/GetOutputNames called before a "
                    "successful Init");
@@ -227,14 +235,18 @@ MaceStatus MaceEngine::Impl::CopyInputs(const std::map<std::string, MaceTensor>&
     MACE_CHECK_ARG(std::find(input_names_.begin(), input_names_.end(), name) != input_names_.end(),
                    "'", name, "' is not an input of the model");
   }
+  std::map<std::string, std::vector<int64_t>> shapes;
   for (const std::string& name : input_names_) {
     auto it = inputs.find(name);
     MACE_CHECK_ARG(it != inputs.end(), "input '", name, "' is missing");
-    const MaceTensor& given = it->second;
+    shapes[name] = it->second.shape();
+  }
+  // A new shape of a dynamic input re-plans the net here (net.h); the
+  // shapes of the last run cost nothing.
+  MACE_RETURN_IF_ERROR(executor_->Reshape(shapes));
+  for (const std::string& name : input_names_) {
+    const MaceTensor& given = inputs.at(name);
     Tensor* tensor = executor_->InputTensor(name);
-    MACE_CHECK_ARG(given.shape() == tensor->shape(), "input '", name, "' has shape ",
-                   ShapeToString(given.shape()), " but the model expects ",
-                   ShapeToString(tensor->shape()));
     const TensorDataType expected = PublicType(tensor->dtype());
     MACE_CHECK_ARG(given.data_type() == expected, "input '", name, "' is ",
                    TensorDataTypeName(given.data_type()), " but the model expects ",
@@ -339,6 +351,11 @@ MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
 
 MaceStatus MaceEngine::GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
   return impl_->GetInputShapes(shapes);
+}
+
+MaceStatus MaceEngine::GetInputMaxShapes(
+    std::map<std::string, std::vector<int64_t>>* shapes) const {
+  return impl_->GetInputMaxShapes(shapes);
 }
 
 MaceStatus MaceEngine::GetInputNames(std::vector<std::string>* names) const {
