@@ -119,9 +119,20 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   // have built their nets from it by now.
   env_.subgraphs = nullptr;
   output_names_ = output_names;
+  if (dynamic_) {
+    for (const auto& op : ops_) prepared_shapes_.push_back(InputShapes(*op));
+  }
   MACE_RETURN_IF_ERROR(PlanMemory(input_names_, output_names));
   planned_ = true;
   return MaceStatus();
+}
+
+std::vector<std::vector<int64_t>> Net::InputShapes(const Operation& op) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (int k = 0; k < op.InputSize(); ++k) {
+    shapes.push_back(op.Input(k) != nullptr ? op.Input(k)->shape() : std::vector<int64_t>{-1});
+  }
+  return shapes;
 }
 
 std::vector<int64_t> Net::InputMaxShape(const std::string& name) {
@@ -202,10 +213,17 @@ MaceStatus Net::Replan() {
   OpContext context;
   context.workspace = workspace_;
   context.replanning = true;
-  for (auto& op : ops_) {
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    Operation* op = ops_[i].get();
+    // Prepare depends on the input shapes only: an op whose inputs kept
+    // theirs keeps its output shapes and its packed weights.
+    std::vector<std::vector<int64_t>> shapes = InputShapes(*op);
+    if (prepared_shapes_[i] == shapes) continue;
+    prepared_shapes_[i].reset();
     context.runtime = op->runtime();
     MACE_RETURN_IF_ERROR(CatchExceptions([&] { return op->Prepare(&context); },
                                          [&] { return op->Describe(); }));
+    prepared_shapes_[i] = std::move(shapes);
     for (int k = 0; k < op->OutputSize(); ++k) {
       const Tensor* output = op->Output(k);
       const int element_size = std::max(DataTypeSize(output->dtype()), 1);

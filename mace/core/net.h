@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -119,6 +120,8 @@ class Net : public Executor {
   // Prepares every op again for the inputs' current shapes and plans memory
   // anew (Reshape).
   MaceStatus Replan();
+  // The shapes of `op`'s inputs ({-1} for a missing optional one).
+  static std::vector<std::vector<int64_t>> InputShapes(const Operation& op);
   // Why this net cannot re-plan, or empty.
   std::string ReplanBlocker() const;
   // Checks `shape` for model input `name` against its declared range.
@@ -158,6 +161,10 @@ class Net : public Executor {
   std::map<std::string, std::pair<std::vector<int64_t>, std::vector<int64_t>>> input_ranges_;
   bool dynamic_ = false;  // some input has a dynamic dimension
   bool planned_ = false;  // memory is planned for the inputs' current shapes
+  // Per op, the input shapes of its last successful Prepare (dynamic nets
+  // only; an op that failed has none): Replan prepares again only the ops
+  // whose input shapes changed.
+  std::vector<std::optional<std::vector<std::vector<int64_t>>>> prepared_shapes_;
   int64_t replans_ = 0;
   // Model output name -> the host tensor the app reads.
   std::map<std::string, const Tensor*> outputs_;
