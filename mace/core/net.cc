@@ -213,6 +213,7 @@ MaceStatus Net::Replan() {
   OpContext context;
   context.workspace = workspace_;
   context.replanning = true;
+  prepared_shapes_.resize(ops_.size());
   for (size_t i = 0; i < ops_.size(); ++i) {
     Operation* op = ops_[i].get();
     // Prepare depends on the input shapes only: an op whose inputs kept
