@@ -194,10 +194,13 @@ void ExpectNear(const MaceTensor& got, const std::vector<int64_t>& shape,
   }
 }
 
-// Runs `shape` on `engine` and checks both outputs against the reference.
-void RunAndCheck(MaceEngine* engine, const std::vector<int64_t>& shape, uint32_t seed) {
+// Runs `shape` on `engine` and checks the outputs against the reference;
+// into `reused` (the output map of earlier runs, as an app keeps it) if set.
+void RunAndCheck(MaceEngine* engine, const std::vector<int64_t>& shape, uint32_t seed,
+                 std::map<std::string, MaceTensor>* reused = nullptr) {
   const std::vector<float> x = RandomInput(shape, seed);
-  std::map<std::string, MaceTensor> outputs;
+  std::map<std::string, MaceTensor> fresh;
+  std::map<std::string, MaceTensor>& outputs = reused != nullptr ? *reused : fresh;
   const MaceStatus status = engine->Run(Inputs(shape, x), &outputs);
   ASSERT_TRUE(status.ok()) << status.ToString();
   const Reference ref = Compute(shape, x);
@@ -263,6 +266,19 @@ TEST(DynamicShapeTest, TheSameShapeAgainPlansNothing) {
   ASSERT_TRUE(engine->GetMemoryReport(&back).ok());
   EXPECT_EQ(back.arena_bytes, planned.arena_bytes);
   EXPECT_EQ(back.replans, 2);
+}
+
+TEST(DynamicShapeTest, OutputBuffersOfAnEarlierShapeAreReplaced) {
+  DynamicModel model;
+  std::shared_ptr<MaceEngine> engine;
+  ASSERT_TRUE(model.Create(&engine).ok());
+  std::map<std::string, MaceTensor> outputs;
+  uint32_t seed = 1;
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{1, kIn, 8, 10}, std::vector<int64_t>{3, kIn, 40, 40},
+        std::vector<int64_t>{3, kIn, 40, 40}, std::vector<int64_t>{2, kIn, 5, 6}}) {
+    RunAndCheck(engine.get(), shape, seed++, &outputs);
+  }
 }
 
 TEST(DynamicShapeTest, ShapesOutsideTheDeclaredRangesAreRefused) {

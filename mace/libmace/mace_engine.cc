@@ -136,6 +136,8 @@ class MaceEngine::Impl {
   std::unique_ptr<Executor> executor_;
   std::vector<std::string> input_names_;
   std::vector<std::string> output_names_;
+  // Some input has a dynamic dimension: output shapes change between runs.
+  bool dynamic_ = false;
 };
 
 MaceStatus MaceEngine::Impl::CreateRuntimes() {
@@ -200,9 +202,12 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
     MACE_RETURN_IF_ERROR(provider->wrap_net(config_, std::move(net), &executor));
     MACE_RETURN_IF_ERROR(executor->Init(net_def, output_names_));
     executor_ = std::move(executor);
-    return MaceStatus();
+  } else {
+    executor_ = std::move(net);
   }
-  executor_ = std::move(net);
+  for (const std::string& name : input_names_) {
+    dynamic_ = dynamic_ || executor_->InputMaxShape(name) != executor_->InputTensor(name)->shape();
+  }
   return MaceStatus();
 }
 MaceStatus MaceEngine::Impl::CheckNames(const NetDef& net_def,
@@ -280,7 +285,10 @@ MaceStatus MaceEngine::Impl::CopyOutputs(std::map<std::string, MaceTensor>* outp
     const Tensor* tensor = executor_->OutputTensor(name);
     const TensorDataType type = PublicType(tensor->dtype());
     auto it = outputs->find(name);
-    if (it == outputs->end() || it->second.raw_data() == nullptr) {
+    // With dynamic inputs, the buffers of an earlier run (of another shape)
+    // are replaced rather than refused.
+    if (it == outputs->end() || it->second.raw_data() == nullptr ||
+        (dynamic_ && it->second.data_type() == type && it->second.size() != tensor->size())) {
       std::shared_ptr<void> buffer(new uint8_t[std::max<int64_t>(tensor->raw_size(), 1)],
                                    std::default_delete<uint8_t[]>());
       (*outputs)[name] = MaceTensor(tensor->shape(), buffer, type);
