@@ -6,12 +6,14 @@
 #ifndef MACE_CORE_EXECUTOR_H_
 #define MACE_CORE_EXECUTOR_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "mace/core/tensor.h"
 #include "mace/proto/mace.pb.h"
 #include "mace/public/mace.h"
+#include "mace/utils/status.h"
 
 namespace mace {
 
@@ -27,6 +29,27 @@ class Executor {
   virtual Tensor* InputTensor(const std::string& name) = 0;
   virtual const Tensor* OutputTensor(const std::string& name) const = 0;
   virtual const MemoryReport& memory_report() const = 0;
+  // Gives the inputs `shapes` (every input named) for the next Run. An
+  // executor that plans once accepts only the shapes it has; Net also takes
+  // the dynamic dimensions the model declares (net.h).
+  virtual MaceStatus Reshape(const std::map<std::string, std::vector<int64_t>>& shapes) {
+    for (const auto& [name, shape] : shapes) {
+      const Tensor* tensor = InputTensor(name);
+      MACE_CHECK_ARG(tensor != nullptr, "'", name, "' is not an input of the model");
+      if (shape == tensor->shape()) continue;
+      return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
+                        StrCat("input '", name, "' has shape ", ShapeToString(shape),
+                               " but the model expects ", ShapeToString(tensor->shape()),
+                               ": this runtime plans the model once, for fixed input shapes; "
+                               "only the CPU runtime takes new input shapes"));
+    }
+    return MaceStatus();
+  }
+  // The largest shape input `name` takes: its shape unless dynamic.
+  virtual std::vector<int64_t> InputMaxShape(const std::string& name) {
+    const Tensor* tensor = InputTensor(name);
+    return tensor != nullptr ? tensor->shape() : std::vector<int64_t>();
+  }
 };
 
 }  // namespace mace

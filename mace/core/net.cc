@@ -102,6 +102,9 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
     env_.nets_built = std::make_shared<int64_t>(0);
   }
   MACE_RETURN_IF_ERROR(CreateInputs(net_def));
+  // Blocked storages are chosen for the shapes at hand; a net whose shapes
+  // change keeps every tensor plain.
+  if (dynamic_) options_.blocked_layout = false;
   MACE_RETURN_IF_ERROR(CreateOps(net_def));
   MACE_RETURN_IF_ERROR(CheckModelInfo(net_def, *workspace_));
   for (const std::string& output : output_names) {
@@ -115,8 +118,129 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   // The subgraph list lives in the caller's NetDef: the control-flow ops
   // have built their nets from it by now.
   env_.subgraphs = nullptr;
+  output_names_ = output_names;
+  if (dynamic_) {
+    for (const auto& op : ops_) prepared_shapes_.push_back(InputShapes(*op));
+  }
   if (options_.defer_memory_plan) return MaceStatus();
-  return PlanMemory(input_names_, output_names);
+  MACE_RETURN_IF_ERROR(PlanMemory(input_names_, output_names));
+  planned_ = true;
+  return MaceStatus();
+}
+
+std::vector<std::vector<int64_t>> Net::InputShapes(const Operation& op) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (int k = 0; k < op.InputSize(); ++k) {
+    shapes.push_back(op.Input(k) != nullptr ? op.Input(k)->shape() : std::vector<int64_t>{-1});
+  }
+  return shapes;
+}
+
+std::vector<int64_t> Net::InputMaxShape(const std::string& name) {
+  auto it = input_ranges_.find(name);
+  return it == input_ranges_.end() ? std::vector<int64_t>() : it->second.second;
+}
+
+MaceStatus Net::CheckInputShape(const std::string& name, const std::vector<int64_t>& shape) const {
+  const auto& [planned, max] = input_ranges_.at(name);
+  const std::string expected = StrCat(" but the model expects ", ShapeToString(planned));
+  if (planned == max) {
+    MACE_CHECK_ARG(shape == planned, "input '", name, "' has shape ", ShapeToString(shape),
+                   expected);
+    return MaceStatus();
+  }
+  MACE_CHECK_ARG(shape.size() == planned.size(), "input '", name, "' has shape ",
+                 ShapeToString(shape), expected, " (", planned.size(), " dimensions)");
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (planned[d] == max[d]) {
+      MACE_CHECK_ARG(shape[d] == planned[d], "input '", name, "' has shape ",
+                     ShapeToString(shape), expected, ": dimension ", d, " is fixed at ",
+                     planned[d]);
+    } else {
+      MACE_CHECK_ARG(shape[d] >= 1 && shape[d] <= max[d], "input '", name, "' has shape ",
+                     ShapeToString(shape), ": dynamic dimension ", d, " takes 1 to ", max[d]);
+    }
+  }
+  return MaceStatus();
+}
+
+std::string Net::ReplanBlocker() const {
+  if (runtimes_.device != runtimes_.cpu) {
+    return StrCat("the ", runtimes_.device->name(),
+                  " runtime plans the model once, for fixed input shapes; only the CPU "
+                  "runtime takes new input shapes");
+  }
+  for (const auto& op : ops_) {
+    if (IsControlFlowOp(op->type())) {
+      return StrCat("the model has control flow (", op->Describe(),
+                    "), whose subgraphs are planned once, for fixed input shapes");
+    }
+  }
+  return std::string();
+}
+
+MaceStatus Net::Reshape(const std::map<std::string, std::vector<int64_t>>& shapes) {
+  bool changed = false;
+  for (const auto& [name, shape] : shapes) {
+    MACE_CHECK_ARG(input_ranges_.count(name) > 0, "'", name, "' is not an input of the model");
+  }
+  for (const std::string& name : input_names_) {
+    auto it = shapes.find(name);
+    MACE_CHECK_ARG(it != shapes.end(), "input '", name, "' is missing");
+    MACE_RETURN_IF_ERROR(CheckInputShape(name, it->second));
+    changed = changed || it->second != workspace_->GetTensor(name)->shape();
+  }
+  if (!changed && planned_) return MaceStatus();
+  const std::string blocker = ReplanBlocker();
+  if (!blocker.empty()) {
+    for (const std::string& name : input_names_) {
+      const std::vector<int64_t>& current = workspace_->GetTensor(name)->shape();
+      if (shapes.at(name) == current) continue;
+      return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
+                        StrCat("input '", name, "' has shape ", ShapeToString(shapes.at(name)),
+                               " but the model expects ", ShapeToString(current), ": ", blocker));
+    }
+  }
+  for (const std::string& name : input_names_) workspace_->GetTensor(name)->Reshape(shapes.at(name));
+  return Replan();
+}
+
+MaceStatus Net::Replan() {
+  // Until the plan is whole again, Run refuses and the next Reshape plans.
+  planned_ = false;
+  memories_.clear();
+  reserved_bytes_ = 0;
+  const int64_t start = NowMicros();
+  OpContext context;
+  context.workspace = workspace_;
+  context.replanning = true;
+  prepared_shapes_.resize(ops_.size());
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    Operation* op = ops_[i].get();
+    // Prepare depends on the input shapes only: an op whose inputs kept
+    // theirs keeps its output shapes and its packed weights.
+    std::vector<std::vector<int64_t>> shapes = InputShapes(*op);
+    if (prepared_shapes_[i] == shapes) continue;
+    prepared_shapes_[i].reset();
+    context.runtime = op->runtime();
+    MACE_RETURN_IF_ERROR(CatchExceptions([&] { return op->Prepare(&context); },
+                                         [&] { return op->Describe(); }));
+    prepared_shapes_[i] = std::move(shapes);
+    for (int k = 0; k < op->OutputSize(); ++k) {
+      const Tensor* output = op->Output(k);
+      const int element_size = std::max(DataTypeSize(output->dtype()), 1);
+      MACE_CHECK_ARG(CheckedElementCount(output->shape(), kMaxByteCount / element_size) >= 0,
+                     op->Describe(), ": output '", output->name(), "' would have shape ",
+                     ShapeToString(output->shape()), ", more than ", kMaxByteCount, " bytes");
+    }
+  }
+  const int64_t prepare_micros = NowMicros() - start;
+  MACE_RETURN_IF_ERROR(PlanMemory(input_names_, output_names_));
+  memory_report_.plan_micros += prepare_micros;
+  memory_report_.replans = ++replans_;
+  planned_ = true;
+  VLOG(1) << "re-planned for new input shapes in " << (NowMicros() - start) << " us";
+  return MaceStatus();
 }
 
 MaceStatus Net::PlanHostMemory(const std::set<const Tensor*>& elsewhere,
@@ -131,7 +255,9 @@ MaceStatus Net::PlanHostMemory(const std::set<const Tensor*>& elsewhere,
     MACE_CHECK_ARG(elsewhere.count(OutputTensor(name)) == 0, "PlanHostMemory: output '", name,
                    "' must live on the host");
   }
-  return PlanMemory(input_names_, output_names, elsewhere);
+  MACE_RETURN_IF_ERROR(PlanMemory(input_names_, output_names, elsewhere));
+  planned_ = true;
+  return MaceStatus();
 }
 
 MaceStatus Net::CreateInputs(const NetDef& net_def) {
@@ -150,6 +276,22 @@ MaceStatus Net::CreateInputs(const NetDef& net_def) {
     MACE_CHECK_ARG(CheckedElementCount(dims, kMaxByteCount / element_size) >= 0, "model input '",
                    info.name(), "' has shape ", ShapeToString(dims), ", more than ", kMaxByteCount,
                    " bytes");
+    std::vector<int64_t> max_dims(info.max_dims().begin(), info.max_dims().end());
+    if (max_dims.empty()) max_dims = dims;
+    MACE_CHECK_ARG(max_dims.size() == dims.size(), "model input '", info.name(), "' has ",
+                   dims.size(), " dimensions but ", max_dims.size(), " max_dims");
+    for (size_t d = 0; d < dims.size(); ++d) {
+      MACE_CHECK_ARG(max_dims[d] >= dims[d] && max_dims[d] < (int64_t{1} << 31) &&
+                         (max_dims[d] == dims[d] || dims[d] >= 1),
+                     "model input '", info.name(), "' has shape ", ShapeToString(dims),
+                     " and max_dims ", ShapeToString(max_dims),
+                     ": a dynamic dimension needs 1 <= dims <= max_dims < 2^31");
+      dynamic_ = dynamic_ || max_dims[d] != dims[d];
+    }
+    MACE_CHECK_ARG(CheckedElementCount(max_dims, kMaxByteCount / element_size) >= 0,
+                   "model input '", info.name(), "' may take shape ", ShapeToString(max_dims),
+                   ", more than ", kMaxByteCount, " bytes");
+    input_ranges_[info.name()] = {dims, max_dims};
     tensor->Reshape(std::move(dims));
     tensor->SetQuantization(info.scale(), info.zero_point());
     input_names_.push_back(info.name());
@@ -360,6 +502,8 @@ void Net::Observe(const Operation& op) const {
 }
 
 MaceStatus Net::Run(RunMetadata* run_metadata) {
+  MACE_CHECK_ARG(planned_, "the last new input shape could not be planned; run with a shape "
+                           "the model takes");
   MACE_RETURN_IF_ERROR(runtimes_.cpu->BeforeRun());
   if (runtimes_.device != runtimes_.cpu) MACE_RETURN_IF_ERROR(runtimes_.device->BeforeRun());
   if (run_metadata != nullptr) run_metadata->op_stats.clear();

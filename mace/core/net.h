@@ -1,12 +1,14 @@
 // Net: the ops of one NetDef in execution order, each placed on a runtime
 // (the engine's device, or the CPU where the device lacks the op), with
-// converters inserted where storages meet, memory planned once at Init per
-// memory type, and per-op timing at Run.
+// converters inserted where storages meet, memory planned at Init per memory
+// type (and again on the CPU for each new shape of a dynamic input), and
+// per-op timing at Run.
 #ifndef MACE_CORE_NET_H_
 #define MACE_CORE_NET_H_
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -73,6 +75,13 @@ class Net : public Executor {
   Tensor* InputTensor(const std::string& name) override;
   const Tensor* OutputTensor(const std::string& name) const override;
   const MemoryReport& memory_report() const override { return memory_report_; }
+  // Dynamic inputs (InputOutputInfo.max_dims): a shape within the declared
+  // ranges that differs from the planned one makes every op infer its
+  // output shapes again (Prepare) and memory be planned again with the same
+  // strategy; the planned shapes cost nothing. Only a net whose ops all run
+  // on the CPU, without control flow, re-plans; others refuse a new shape.
+  MaceStatus Reshape(const std::map<std::string, std::vector<int64_t>>& shapes) override;
+  std::vector<int64_t> InputMaxShape(const std::string& name) override;
 
   // Plans and allocates memory, once, for every activation except those in
   // `elsewhere` (tensors another executor keeps in its own memory, such as
@@ -120,6 +129,15 @@ class Net : public Executor {
   MaceStatus PlanMemory(const std::vector<std::string>& input_names,
                         const std::vector<std::string>& output_names,
                         const std::set<const Tensor*>& elsewhere = {});
+  // Prepares every op again for the inputs' current shapes and plans memory
+  // anew (Reshape).
+  MaceStatus Replan();
+  // The shapes of `op`'s inputs ({-1} for a missing optional one).
+  static std::vector<std::vector<int64_t>> InputShapes(const Operation& op);
+  // Why this net cannot re-plan, or empty.
+  std::string ReplanBlocker() const;
+  // Checks `shape` for model input `name` against its declared range.
+  MaceStatus CheckInputShape(const std::string& name, const std::vector<int64_t>& shape) const;
   // Plans and allocates one memory type's tensors (`order`, with records of
   // the same index) through `runtime`.
   MaceStatus PlanMemoryType(MemoryType type, Runtime* runtime, const std::vector<Tensor*>& order,
@@ -149,6 +167,17 @@ class Net : public Executor {
   std::vector<std::unique_ptr<Operation>> ops_;
   DataType net_type_ = DT_FLOAT;  // NetDef.data_type: the ops' default kernel type
   std::vector<std::string> input_names_;
+  std::vector<std::string> output_names_;
+  // Model input name -> the shape planned at Init and the largest shape it
+  // takes (the same for a fixed input).
+  std::map<std::string, std::pair<std::vector<int64_t>, std::vector<int64_t>>> input_ranges_;
+  bool dynamic_ = false;  // some input has a dynamic dimension
+  bool planned_ = false;  // memory is planned for the inputs' current shapes
+  // Per op, the input shapes of its last successful Prepare (dynamic nets
+  // only; an op that failed has none): Replan prepares again only the ops
+  // whose input shapes changed.
+  std::vector<std::optional<std::vector<std::vector<int64_t>>>> prepared_shapes_;
+  int64_t replans_ = 0;
   // Model output name -> the host tensor the app reads.
   std::map<std::string, const Tensor*> outputs_;
   // Converted copies, by source tensor and target storage.

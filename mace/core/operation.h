@@ -39,6 +39,11 @@ struct OpContext {
   // afterwards: an op that offers one may then leave its default kernel (and
   // the weights packed for it) to UseStorage.
   bool storage_choice_pending = false;
+  // Set when the net prepares its ops again for new input shapes: weights
+  // packed then go to memory the kernel owns (freed when it packs again),
+  // not to the runtime's persistent arena, which frees nothing until the
+  // engine goes.
+  bool replanning = false;
 };
 
 class Operation {

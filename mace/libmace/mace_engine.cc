@@ -104,6 +104,14 @@ class MaceEngine::Impl {
     return MaceStatus();
   }
 
+  MaceStatus GetInputMaxShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
+    MACE_CHECK_ARG(executor_ != nullptr, "GetInputMaxShapes called before a successful Init");
+    MACE_CHECK_ARG(shapes != nullptr, "GetInputMaxShapes needs a map");
+    shapes->clear();
+    for (const std::string& name : input_names_) (*shapes)[name] = executor_->InputMaxShape(name);
+    return MaceStatus();
+  }
+
   MaceStatus GetNames(bool outputs, std::vector<std::string>* names) const {
     MACE_CHECK_ARG(executor_ != nullptr, "GetInputNames/GetOutputNames called before a "
                    "successful Init");
@@ -128,6 +136,8 @@ class MaceEngine::Impl {
   std::unique_ptr<Executor> executor_;
   std::vector<std::string> input_names_;
   std::vector<std::string> output_names_;
+  // Some input has a dynamic dimension: output shapes change between runs.
+  bool dynamic_ = false;
 };
 
 MaceStatus MaceEngine::Impl::CreateRuntimes() {
@@ -193,9 +203,12 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
     MACE_RETURN_IF_ERROR(provider->wrap_net(config_, std::move(net), &executor));
     MACE_RETURN_IF_ERROR(executor->Init(net_def, output_names_));
     executor_ = std::move(executor);
-    return MaceStatus();
+  } else {
+    executor_ = std::move(net);
   }
-  executor_ = std::move(net);
+  for (const std::string& name : input_names_) {
+    dynamic_ = dynamic_ || executor_->InputMaxShape(name) != executor_->InputTensor(name)->shape();
+  }
   return MaceStatus();
 }
 MaceStatus MaceEngine::Impl::CheckNames(const NetDef& net_def,
@@ -228,14 +241,18 @@ MaceStatus MaceEngine::Impl::CopyInputs(const std::map<std::string, MaceTensor>&
     MACE_CHECK_ARG(std::find(input_names_.begin(), input_names_.end(), name) != input_names_.end(),
                    "'", name, "' is not an input of the model");
   }
+  std::map<std::string, std::vector<int64_t>> shapes;
   for (const std::string& name : input_names_) {
     auto it = inputs.find(name);
     MACE_CHECK_ARG(it != inputs.end(), "input '", name, "' is missing");
-    const MaceTensor& given = it->second;
+    shapes[name] = it->second.shape();
+  }
+  // A new shape of a dynamic input re-plans the net here (net.h); the
+  // shapes of the last run cost nothing.
+  MACE_RETURN_IF_ERROR(executor_->Reshape(shapes));
+  for (const std::string& name : input_names_) {
+    const MaceTensor& given = inputs.at(name);
     Tensor* tensor = executor_->InputTensor(name);
-    MACE_CHECK_ARG(given.shape() == tensor->shape(), "input '", name, "' has shape ",
-                   ShapeToString(given.shape()), " but the model expects ",
-                   ShapeToString(tensor->shape()));
     const TensorDataType expected = PublicType(tensor->dtype());
     MACE_CHECK_ARG(given.data_type() == expected, "input '", name, "' is ",
                    TensorDataTypeName(given.data_type()), " but the model expects ",
@@ -269,7 +286,10 @@ MaceStatus MaceEngine::Impl::CopyOutputs(std::map<std::string, MaceTensor>* outp
     const Tensor* tensor = executor_->OutputTensor(name);
     const TensorDataType type = PublicType(tensor->dtype());
     auto it = outputs->find(name);
-    if (it == outputs->end() || it->second.raw_data() == nullptr) {
+    // With dynamic inputs, the buffers of an earlier run (of another shape)
+    // are replaced rather than refused.
+    if (it == outputs->end() || it->second.raw_data() == nullptr ||
+        (dynamic_ && it->second.data_type() == type && it->second.size() != tensor->size())) {
       std::shared_ptr<void> buffer(new uint8_t[std::max<int64_t>(tensor->raw_size(), 1)],
                                    std::default_delete<uint8_t[]>());
       (*outputs)[name] = MaceTensor(tensor->shape(), buffer, type);
@@ -340,6 +360,11 @@ MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
 
 MaceStatus MaceEngine::GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
   return impl_->GetInputShapes(shapes);
+}
+
+MaceStatus MaceEngine::GetInputMaxShapes(
+    std::map<std::string, std::vector<int64_t>>* shapes) const {
+  return impl_->GetInputMaxShapes(shapes);
 }
 
 MaceStatus MaceEngine::GetInputNames(std::vector<std::string>* names) const {

@@ -180,7 +180,8 @@ struct MemoryReport {
   int64_t weights_bytes = 0;      // constant tensors
   int64_t naive_bytes = 0;        // one buffer per tensor, no sharing
   int64_t lower_bound_bytes = 0;  // max bytes live at any op
-  int64_t plan_micros = 0;        // time the planner took at init
+  int64_t plan_micros = 0;        // time the planner took at init (or the last re-plan)
+  int64_t replans = 0;            // plans made again for new shapes of dynamic inputs
   std::vector<TensorPlacement> tensors;
   // Every memory type the net uses; the fields above repeat CPU_BUFFER's.
   std::vector<MemoryTypeReport> memory_types;
@@ -380,8 +381,13 @@ class MaceEngine {
   MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
                  std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata);
 
-  // The shape the model declares for each input; valid after Init.
+  // Each input's current shape: the one the model declares until a Run
+  // gives a dynamic input another; valid after Init.
   MaceStatus GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const;
+  // The largest shape each input takes. A dimension larger here than in
+  // GetInputShapes' default is dynamic: Run takes any value from 1 to this
+  // one there (CPU runtime; docs/user_guide.md). Equal for a fixed input.
+  MaceStatus GetInputMaxShapes(std::map<std::string, std::vector<int64_t>>* shapes) const;
   // The input and output names in the model's order (or as Init was given
   // them); valid after Init.
   MaceStatus GetInputNames(std::vector<std::string>* names) const;

@@ -79,8 +79,9 @@ bool InputPath(const std::string& prefix, const std::string& name, bool single_i
   return false;
 }
 
-// Call only after CheckInputShapes: `shapes` are then the model's shapes,
-// which the engine has already allocated once, and no flag can size memory.
+// Call only after CheckInputShapes: `shapes` are then the model's shapes, or
+// within the ranges its dynamic inputs declare, so no flag can size memory
+// beyond what the model allows.
 MaceStatus MakeInputs(const RunFlags& flags,
                       const std::map<std::string, std::vector<int64_t>>& shapes,
                       std::map<std::string, MaceTensor>* inputs) {
@@ -120,11 +121,15 @@ MaceStatus PrepareInputs(const RunFlags& flags, const MaceEngine& engine,
   std::map<std::string, std::vector<int64_t>> shapes;
   MaceStatus status = engine.GetInputShapes(&shapes);
   if (!status.ok()) return status;
+  std::map<std::string, std::vector<int64_t>> max_shapes;
+  status = engine.GetInputMaxShapes(&max_shapes);
+  if (!status.ok()) return status;
   std::string error;
-  if (!CheckInputShapes(flags, shapes, &error)) {
+  std::map<std::string, std::vector<int64_t>> run_shapes = shapes;
+  if (!CheckInputShapes(flags, shapes, max_shapes, &run_shapes, &error)) {
     return MaceStatus(MaceStatus::MACE_INVALID_ARGS, error);
   }
-  return MakeInputs(flags, shapes, inputs);
+  return MakeInputs(flags, run_shapes, inputs);
 }
 
 // Runs `engine` `rounds` times, reusing its output buffers as an app would,

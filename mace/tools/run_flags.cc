@@ -198,7 +198,8 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
 std::string RunUsage() {
   return R"(usage: mace_run --model_file=M.pb [--model_data_file=M.data] [flags]
   --input_node=a,b            model inputs (default: all the model declares)
-  --input_shape=1,3,8,8:1,4   one shape per input, checked against the model; an
+  --input_shape=1,3,8,8:1,4   one shape per input, checked against the model (a
+                              dynamic dimension takes 1 to its declared maximum); an
                               empty shape is a scalar ("3,4:" ends with one, and
                               "--input_shape=" is one), a dimension may be 0
   --output_node=x,y           outputs to fetch (default: the model's outputs)
@@ -252,6 +253,31 @@ std::string RunUsage() {
 bool CheckInputShapes(const RunFlags& flags,
                       const std::map<std::string, std::vector<int64_t>>& model_shapes,
                       std::string* error) {
+  std::map<std::string, std::vector<int64_t>> run_shapes = model_shapes;
+  return CheckInputShapes(flags, model_shapes, model_shapes, &run_shapes, error);
+}
+
+namespace {
+
+// Whether `shape` fits an input planned at `planned` that takes up to `max`.
+bool WithinRange(const std::vector<int64_t>& shape, const std::vector<int64_t>& planned,
+                 const std::vector<int64_t>& max) {
+  if (shape.size() != planned.size() || max.size() != planned.size()) return false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const bool fits = max[d] == planned[d] ? shape[d] == planned[d]
+                                           : shape[d] >= 1 && shape[d] <= max[d];
+    if (!fits) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool CheckInputShapes(const RunFlags& flags,
+                      const std::map<std::string, std::vector<int64_t>>& model_shapes,
+                      const std::map<std::string, std::vector<int64_t>>& max_shapes,
+                      std::map<std::string, std::vector<int64_t>>* run_shapes,
+                      std::string* error) {
   // ParseRunFlags pairs them up, except when it stops early for --help.
   if (flags.input_shapes.size() != flags.input_nodes.size()) {
     *error = "--input_shape must give one shape per --input_node";
@@ -268,6 +294,17 @@ bool CheckInputShapes(const RunFlags& flags,
       *error =
           "--input_node '" + name + "' is not an input of the model (its inputs: " + names + ")";
       return false;
+    }
+    auto max = max_shapes.find(name);
+    if (max != max_shapes.end() && max->second != it->second) {
+      if (!WithinRange(flags.input_shapes[i], it->second, max->second)) {
+        *error = "--input_shape " + ShapeText(flags.input_shapes[i]) + " for input '" + name +
+                 "' is outside the model's range: shape " + ShapeText(it->second) +
+                 ", dynamic dimensions from 1 up to " + ShapeText(max->second);
+        return false;
+      }
+      (*run_shapes)[name] = flags.input_shapes[i];
+      continue;
     }
     if (flags.input_shapes[i] != it->second) {
       *error = "--input_shape " + ShapeText(flags.input_shapes[i]) + " for input '" + name +

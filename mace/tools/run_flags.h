@@ -64,6 +64,15 @@ std::string RunUsage();
 bool CheckInputShapes(const RunFlags& flags,
                       const std::map<std::string, std::vector<int64_t>>& model_shapes,
                       std::string* error);
+// As above for a model with dynamic inputs: `max_shapes` are the largest
+// shapes each input takes (MaceEngine::GetInputMaxShapes). An --input_shape
+// may differ from the model's shape in a dynamic dimension, from 1 to its
+// maximum; `run_shapes` (the model's shapes to begin with) gets the shapes
+// to run.
+bool CheckInputShapes(const RunFlags& flags,
+                      const std::map<std::string, std::vector<int64_t>>& model_shapes,
+                      const std::map<std::string, std::vector<int64_t>>& max_shapes,
+                      std::map<std::string, std::vector<int64_t>>* run_shapes, std::string* error);
 
 // "1,224,224,3:1,10" -> {{1,224,224,3},{1,10}}.
 bool ParseShapes(const std::string& text, std::vector<std::vector<int64_t>>* shapes);

@@ -111,6 +111,28 @@ TEST(RunFlagsTest, ChecksInputShapesAgainstTheModel) {
   EXPECT_EQ(error, "--input_node 'z' is not an input of the model (its inputs: x)");
 }
 
+TEST(RunFlagsTest, DynamicInputsTakeShapesWithinTheirRanges) {
+  const std::map<std::string, std::vector<int64_t>> model = {{"x", {1, 4, 16}}};
+  const std::map<std::string, std::vector<int64_t>> max = {{"x", {2, 4, 256}}};
+  RunFlags flags;
+  std::string error;
+  std::map<std::string, std::vector<int64_t>> run = model;
+  ASSERT_TRUE(Parse({"--model_file=m", "--input_node=x", "--input_shape=2,4,100"}, &flags, &error));
+  EXPECT_TRUE(CheckInputShapes(flags, model, max, &run, &error)) << error;
+  EXPECT_EQ(run.at("x"), (std::vector<int64_t>{2, 4, 100}));
+  // A fixed dimension changed, a dynamic one of 0 or beyond its maximum, or
+  // another rank: refused before anything is allocated.
+  for (const char* shape : {"--input_shape=1,5,16", "--input_shape=1,4,0", "--input_shape=1,4,257",
+                            "--input_shape=3,4,16", "--input_shape=1,4,16,1",
+                            "--input_shape=1,4,2147483648"}) {
+    run = model;
+    ASSERT_TRUE(Parse({"--model_file=m", "--input_node=x", shape}, &flags, &error)) << shape;
+    EXPECT_FALSE(CheckInputShapes(flags, model, max, &run, &error)) << shape;
+    EXPECT_NE(error.find("outside the model's range"), std::string::npos) << error;
+    EXPECT_EQ(run.at("x"), model.at("x")) << shape;
+  }
+}
+
 TEST(RunFlagsTest, CheckInputShapesRefusesUnpairedFlags) {
   // --help ends parsing before the pairing check: found by run_flags_fuzzer.
   RunFlags flags;

@@ -27,7 +27,9 @@ inline ThreadPool* ContextPool(const OpContext* context) {
 }
 
 // Where Prepare puts packed weights; null means the kernel keeps its own.
+// (So does a re-plan for new input shapes: see OpContext::replanning.)
 inline PersistentArena* ContextArena(const OpContext* context) {
+  if (context != nullptr && context->replanning) return nullptr;
   CpuRuntime* cpu = ContextCpu(context);
   return cpu != nullptr ? cpu->persistent_arena() : nullptr;
 }

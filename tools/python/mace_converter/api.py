@@ -19,6 +19,11 @@ class TensorSpec:
     # "NCHW", "NHWC" or "NONE" (not an image). The converter may transpose
     # image inputs to the runtime's layout and records what it did.
     data_format: str = "NCHW"
+    # Inputs only: the largest shape the engine takes at Run (deployment key
+    # input_max_shapes). A dimension larger here than in `shape` is dynamic,
+    # from 1 to this value; `shape` stays the one planned at Init and used
+    # for conversion. None: every dimension is fixed.
+    max_shape: Optional[list[int]] = None
 
 
 @dataclass

@@ -28,7 +28,8 @@ BUILD_TYPES = ("proto", "code")
 
 TOP_KEYS = ("library_name", "target_abis", "target_socs", "embed_model_data",
             "build_type", "linkshared", "models")
-SUBGRAPH_KEYS = ("input_tensors", "input_shapes", "output_tensors", "output_shapes",
+SUBGRAPH_KEYS = ("input_tensors", "input_shapes", "input_max_shapes", "output_tensors",
+                 "output_shapes",
                  "input_ranges", "input_data_formats", "output_data_formats",
                  "validation_inputs_data")
 QUANTIZE_KEYS = ("quantize", "quantize_range_file", "quantize_range_method",
@@ -465,6 +466,15 @@ class _Parser:
                       if side == "input" else [(-1.0, 1.0)] * len(names))
             specs.append([TensorSpec(name=n, shape=s, value_range=r, data_format=f)
                           for n, s, r, f in zip(names, shapes, ranges, formats)])
+        if data.get("input_max_shapes") is not None:
+            key = _join(prefix, "input_max_shapes")
+            tops = self.shapes(data["input_max_shapes"], key, len(specs[0]))
+            for spec, top in zip(specs[0], tops):
+                if len(top) != len(spec.shape) or any(t < s for t, s in zip(top, spec.shape)):
+                    raise self.fail(key, f"{top} for input '{spec.name}' must have the rank of "
+                                         f"its input_shapes {spec.shape} and no smaller "
+                                         "dimension")
+                spec.max_shape = top
         validation: list[str] = []
         if data.get("validation_inputs_data") is not None:
             key = _join(prefix, "validation_inputs_data")

@@ -89,7 +89,8 @@ def load_artifacts(config: DeploymentConfig, model: ModelConfig) -> ModelArtifac
     meta = json.loads(meta_path.read_text())
     specs = {key: [TensorSpec(name=s["name"], shape=list(s["shape"]),
                               value_range=tuple(s["value_range"]),
-                              data_format=s["data_format"]) for s in meta[key]]
+                              data_format=s["data_format"],
+                              max_shape=s.get("max_shape")) for s in meta[key]]
              for key in ("source_inputs", "source_outputs", "engine_inputs", "engine_outputs")}
     artifacts = ModelArtifacts(
         name=meta["name"], pb=Path(meta["pb"]), data=Path(meta["data"]),

@@ -36,6 +36,29 @@ def _check_options(options: ConvertOptions) -> None:
         if spec.data_format not in ("NCHW", "NHWC", "NONE"):
             raise ConversionError(f"input '{spec.name}' has data_format '{spec.data_format}'"
                                   "; use NCHW, NHWC or NONE")
+        _check_max_shape(options, spec)
+
+
+def _check_max_shape(options: ConvertOptions, spec: TensorSpec) -> None:
+    """An input's dynamic dimensions (TensorSpec.max_shape) must contain its
+    planned shape, and stay where the engine's arithmetic is safe."""
+    if spec.max_shape is None:
+        return
+    shape, top = [int(d) for d in spec.shape], [int(d) for d in spec.max_shape]
+    where = f"input '{spec.name}' (shape {shape}, max shape {top})"
+    if len(top) != len(shape):
+        raise ConversionError(f"{where}: the max shape needs one dimension per dimension")
+    for d, (planned, largest) in enumerate(zip(shape, top)):
+        if largest < planned or largest >= 2**31:
+            raise ConversionError(f"{where}: dimension {d} may not be larger than its maximum, "
+                                  "and a maximum must be below 2^31")
+        if largest > planned and planned < 1:
+            raise ConversionError(f"{where}: dynamic dimension {d} needs a planned size of at "
+                                  "least 1")
+    if top != shape and options.platform != "onnx":
+        raise ConversionError(f"{where}: dynamic input dimensions are for ONNX models (their "
+                              "symbolic dimensions); this model is "
+                              f"{options.platform}")
 
 
 def _same_tensor(spec: TensorSpec, shape: list[int], data_format: str) -> bool:
@@ -61,8 +84,15 @@ def _specs(graph: Graph, names: list[str], declared: list[TensorSpec], kind: str
                                                                 graph.data_format(name)):
             raise ConversionError(f"{kind} '{name}' has shape {shape} in the converted model "
                                   f"but {list(spec.shape)} in the deployment file")
+        max_shape = None
+        if spec is not None and spec.max_shape is not None and list(spec.max_shape) != shape:
+            if [int(d) for d in spec.shape] != shape:
+                raise ConversionError(f"{kind} '{name}' has dynamic dimensions but the "
+                                      f"converter changed its layout ({list(spec.shape)} to "
+                                      f"{shape}); keep a dynamic input in the model's layout")
+            max_shape = [int(d) for d in spec.max_shape]
         specs.append(TensorSpec(name, shape, spec.value_range if spec else (-1.0, 1.0),
-                                graph.data_format(name)))
+                                graph.data_format(name), max_shape))
     return specs
 
 
@@ -83,10 +113,13 @@ def convert(options: ConvertOptions) -> ConvertedModel:
         log.append("the model is quantized (QDQ); converted to float because the deployment "
                    "file does not set quantize: 1")
     net_def, weights = serialize(graph, dtype)
+    inputs = _specs(graph, graph.inputs, options.inputs, "input")
+    for info, spec in zip(net_def.input_info, inputs):
+        if spec.max_shape is not None:
+            info.max_dims.extend(spec.max_shape)
     if options.runtime == "dsp":
         from mace_converter import dsp_ops
         log.extend(dsp_ops.report(net_def, options.model_name))
-    inputs = _specs(graph, graph.inputs, options.inputs, "input")
     outputs = _specs(graph, graph.outputs, options.outputs, "output")
     ops = len(net_def.op)
     summary = (f"{ops} ops, {len(net_def.tensors)} weights ({len(weights)} bytes, "

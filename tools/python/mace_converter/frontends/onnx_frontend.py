@@ -235,6 +235,14 @@ class OnnxImporter:
                     d > 0 and d != s for d, s in zip(dims, spec.shape)):
                 raise ConversionError(f"input '{spec.name}' has shape {list(spec.shape)} in the "
                                       f"deployment file but {dims} in {self.path.name}")
+            # Only a symbolic dimension of the ONNX model may vary at run time.
+            for d, (onnx_dim, planned, largest) in enumerate(
+                    zip(dims, spec.shape, spec.max_shape or spec.shape)):
+                if largest != planned and onnx_dim > 0:
+                    raise ConversionError(
+                        f"input '{spec.name}': dimension {d} is fixed at {onnx_dim} in "
+                        f"{self.path.name}, so its max shape {list(spec.max_shape)} cannot make "
+                        "it dynamic; only symbolic dimensions can be")
             self.graph.add_input(spec.name, spec.shape, data_format=spec.data_format)
 
     def _set_outputs(self, graph_proto: Any) -> None:
