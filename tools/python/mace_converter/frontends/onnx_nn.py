@@ -61,12 +61,15 @@ def _lift_1d(node: Node, convert: Callable[[Node], None]) -> None:
         else:   # computed weights: reshaped at run time
             name = node.emit("Reshape", [node.tensor(1)], {"shape": lifted_shape}).outputs[0]
         lifted.inputs[1] = name
-    result = node.graph.unique_name(node.outputs[0] + "/2d")
-    lifted.outputs = [result] + list(node.outputs[1:])
+    # Every output (MaxPool's Indices too) comes out [N, C', 1, L'].
+    present = [name for name in node.outputs if name]
+    results = [node.graph.unique_name(name + "/2d") for name in present]
+    lifted.outputs = results
     convert(lifted)
-    shape = node.graph.shape(result)
-    node.emit("Reshape", [result], {"shape": [shape[0], shape[1], shape[3]]},
-              outputs=node.outputs[:1])
+    for result, name in zip(results, present):
+        shape = node.graph.shape(result)
+        node.emit("Reshape", [result], {"shape": [shape[0], shape[1], shape[3]]},
+                  outputs=[name])
 
 
 def _windowed(convert: Callable[[Node], None]) -> Callable[[Node], None]:
@@ -267,12 +270,14 @@ def _pool_3d(node: Node, pooling_type: int) -> None:
 
 
 def _pool(node: Node, pooling_type: int) -> None:
-    if node.rank(0) == 5 and len([o for o in node.outputs if o]) == 1:
+    with_indices = len(node.outputs) > 1 and bool(node.outputs[1])
+    if node.rank(0) == 5:
+        if with_indices:
+            raise node.fail("the Indices output of a 3D MaxPool is not supported (1D and "
+                            "2D are)")
         _pool_3d(node, pooling_type)
         return
     spatial_2d(node)
-    if len([o for o in node.outputs if o]) > 1:
-        raise node.fail("the Indices output of MaxPool is not supported")
     kernel = node.ints("kernel_shape")
     args = _window_attrs(node, kernel)
     args.update(pooling_type=pooling_type, kernels=kernel)
@@ -280,14 +285,22 @@ def _pool(node: Node, pooling_type: int) -> None:
         args["ceil_mode"] = 1
     if pooling_type == 1 and node.attr("count_include_pad", 0):
         args["count_include_pad"] = 1
-    node.emit_out("Pooling", [node.tensor(0)], args)
+    outputs = [node.outputs[0]]
+    if with_indices:
+        # The engine's indices are int32 (inputs are capped below 2^31
+        # elements); the caller gets ONNX's int64 values.
+        outputs.append(node.outputs[1])
+        order = int(node.attr("storage_order", 0))
+        if order not in (0, 1):
+            raise node.fail(f"storage_order must be 0 or 1, got {order}")
+        if order:
+            args["storage_order"] = 1
+    node.emit("Pooling", [node.tensor(0)], args, outputs=outputs)
 
 
 @converter("MaxPool")
 @_windowed
 def max_pool(node: Node) -> None:
-    if node.attr("storage_order", 0):
-        raise node.fail("storage_order 1 is not supported")
     _pool(node, 2)
 
 

@@ -125,7 +125,7 @@ def _deconv2d(inputs, args, _):
 
 
 @kernel("Pooling")
-def _pooling(inputs, args, _):
+def _pooling(inputs, args, outputs):
     x = inputs[0].astype(np.float64)
     is_max = int(args.get("pooling_type", 1)) == 2
     if args.get("global"):
@@ -139,7 +139,11 @@ def _pooling(inputs, args, _):
     if is_max:
         win = _windows(x, kernel_hw, args, -np.inf, (out_h, out_w), pads)
         out = win.max(axis=(4, 5))
-        return [np.where(valid.max(axis=(4, 5)) > 0, out, 0.0)]
+        covered = valid.max(axis=(4, 5)) > 0
+        result = [np.where(covered, out, 0.0)]
+        if outputs == 2:
+            result.append(_pool_indices(x, win, covered, args, shape_args))
+        return result
     total = _windows(x, *shape_args).sum(axis=(4, 5))
     if int(args.get("count_include_pad", 0)):
         declared = np.pad(inside, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])),
@@ -150,6 +154,23 @@ def _pooling(inputs, args, _):
         count = valid
     count = count.sum(axis=(4, 5))
     return [np.where(count > 0, total / np.maximum(count, 1), 0.0)]
+
+
+def _pool_indices(x, win, covered, args, shape_args) -> np.ndarray:
+    """MAX Pooling's second output: where each window's first maximum lies
+    in the whole input, row-major or (storage_order 1) with H and W swapped;
+    -1 for windows of padding only."""
+    n, c, h, w = x.shape
+    rows, cols = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
+    offsets = cols * h + rows if int(args.get("storage_order", 0)) else rows * w + cols
+    where = _windows(offsets[None, None].astype(np.float64), *shape_args[:1], args, -1.0,
+                     *shape_args[3:])
+    flat_win = win.reshape(win.shape[:4] + (-1,))
+    first = np.argmax(flat_win, axis=-1)[..., None]
+    flat_where = np.broadcast_to(where.reshape(where.shape[:4] + (-1,)), flat_win.shape)
+    offset = np.take_along_axis(flat_where, first, axis=-1)[..., 0]
+    planes = np.arange(n * c).reshape(n, c, 1, 1) * (h * w)
+    return np.where(covered, planes + offset, -1).astype(np.int32)
 
 
 @kernel("FullyConnected")
