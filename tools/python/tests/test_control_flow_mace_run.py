@@ -113,6 +113,44 @@ def scan_model():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def scan8_model(batch: int, steps: int, sequence_lens: bool = False):
+    """Scan of opset 8: a batch axis in front of every input and output,
+    the sequence along axis 1. Per entry: s = tanh(s @ W + r) over the rows
+    r, with a second scan output s * r."""
+    onnx, tp, helper, nh = _onnx()
+    w = (RNG.standard_normal((3, 3)) * 0.5).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["s_in", "w"], ["sw"]),
+         helper.make_node("Add", ["sw", "row"], ["a"]),
+         helper.make_node("Tanh", ["a"], ["s_out"]),
+         helper.make_node("Identity", ["s_out"], ["o"]),
+         helper.make_node("Mul", ["s_out", "row"], ["p"])],
+        "body",
+        [helper.make_tensor_value_info("s_in", tp.FLOAT, [1, 3]),
+         helper.make_tensor_value_info("row", tp.FLOAT, [3])],
+        [helper.make_tensor_value_info("s_out", tp.FLOAT, [1, 3]),
+         helper.make_tensor_value_info("o", tp.FLOAT, [1, 3]),
+         helper.make_tensor_value_info("p", tp.FLOAT, [1, 3])])
+    inits = [nh.from_array(w, "w")]
+    first = ""
+    if sequence_lens:
+        inits.append(nh.from_array(np.full([batch], steps, np.int64), "lens"))
+        first = "lens"
+    graph = helper.make_graph(
+        [helper.make_node("Scan", [first, "s0", "x"], ["s", "out", "prod"], body=body,
+                          num_scan_inputs=1)],
+        "scan8",
+        [helper.make_tensor_value_info("s0", tp.FLOAT, [batch, 1, 3]),
+         helper.make_tensor_value_info("x", tp.FLOAT, [batch, steps, 3])],
+        [helper.make_tensor_value_info("s", tp.FLOAT, [batch, 1, 3]),
+         helper.make_tensor_value_info("out", tp.FLOAT, [batch, steps, 1, 3]),
+         helper.make_tensor_value_info("prod", tp.FLOAT, [batch, steps, 1, 3])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 8)])
+    model.ir_version = 7
+    return model
+
+
 def reference(model, feeds):
     import onnxruntime
     session = onnxruntime.InferenceSession(model.SerializeToString(),
@@ -185,6 +223,41 @@ class ControlFlowOnEngineTest(unittest.TestCase):
         for name in ("s", "out"):
             np.testing.assert_allclose(got[name], want[name], rtol=1e-5, atol=1e-6,
                                        err_msg=name)
+
+    def test_scan_of_opset_8_matches_onnxruntime(self):
+        for batch, steps, lens in ((1, 4, False), (3, 5, True), (2, 1, False)):
+            with self.subTest(batch=batch, steps=steps, sequence_lens=lens):
+                model = scan8_model(batch, steps, lens)
+                feeds = {"s0": RNG.standard_normal((batch, 1, 3)).astype(np.float32),
+                         "x": RNG.standard_normal((batch, steps, 3)).astype(np.float32)}
+                want = reference(model, feeds)
+                # The recurrence by hand, for the first entry.
+                state = feeds["s0"][0]
+                w = next(t for t in model.graph.initializer if t.name == "w")
+                for r in feeds["x"][0]:
+                    state = np.tanh(state @ _onnx()[3].to_array(w) + r)
+                np.testing.assert_allclose(want["s"][0], state, rtol=1e-5, atol=1e-6)
+                with tempfile.TemporaryDirectory() as tmp:
+                    converted = convert_model(model, {"s0": (batch, 1, 3),
+                                                      "x": (batch, steps, 3)}, Path(tmp))
+                    # One body for every batch entry's Scan.
+                    self.assertEqual(len(converted.net_def.subgraphs), 1)
+                    self.assertEqual([op.type for op in converted.net_def.op].count("Scan"),
+                                     batch)
+                    got = run_converted(self, converted, feeds)
+                for name in ("s", "out", "prod"):
+                    np.testing.assert_allclose(got[name], want[name], rtol=1e-5, atol=1e-6,
+                                               err_msg=name)
+
+    def test_scan_of_opset_8_with_partial_sequences_is_refused(self):
+        model = scan8_model(2, 4, sequence_lens=True)
+        lens = model.graph.initializer[1]
+        lens.int64_data[:] = []
+        lens.raw_data = np.array([4, 2], np.int64).tobytes()
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(ConversionError) as caught:
+                convert_model(model, {"s0": (2, 1, 3), "x": (2, 4, 3)}, Path(tmp))
+        self.assertIn("only whole sequences", str(caught.exception))
 
     def test_branches_of_different_shapes_are_refused_at_conversion(self):
         model = sample_rate_model(then_shape=(8, 5))
