@@ -131,6 +131,25 @@ def _deconv(op, shapes, graph):
     return [(x[0], w[1] * int(op.args.get("group", 1)), out_h, out_w)]
 
 
+@rule("Deconv3D")
+def _deconv3d(op, shapes, graph):
+    x, w = shapes[0], shapes[1]
+    _rank(op, x, 5)
+    _rank(op, w, 5, "filter")
+    if w[0] != x[1]:
+        raise fail(op, f"filter {list(w)} does not fit {x[1]} input channels")
+    out = [x[0], w[1] * int(op.args.get("group", 1))]
+    strides = op.args.get("strides", [1, 1, 1])
+    dilations = op.args.get("dilations", [1, 1, 1])
+    pads = op.args.get("pads", [0] * 6)
+    output_padding = op.args.get("output_padding", [0, 0, 0])
+    for axis in range(3):
+        full = geometry.deconv_full(x[2 + axis], w[2 + axis], strides[axis], dilations[axis],
+                                    output_padding[axis])
+        out.append(full - pads[axis] - pads[axis + 3])
+    return [tuple(out)]
+
+
 @rule("Pooling")
 def _pooling(op, shapes, graph):
     x = shapes[0]

@@ -134,37 +134,26 @@ def _conv_computed_weights(node: Node) -> None:
 @converter("ConvTranspose")
 @_windowed
 def conv_transpose(node: Node) -> None:
-    spatial_2d(node)
+    """2-D ConvTranspose becomes Deconv2D, 3-D Deconv3D (1-D goes through
+    _lift_1d). Both take ONNX's pads order (all begins, then all ends)."""
+    if node.rank(0) not in (4, 5):
+        raise node.fail(f"input has shape {list(node.shape(0))}; only 1D, 2D and 3D "
+                        "transposed convolution is supported")
+    rank = node.rank(0) - 2
     w_shape = node.shape(1)   # a constant or a tensor computed at run time
-    if len(w_shape) != 4:
-        raise node.fail("only 2D transposed convolution is supported")
+    if len(w_shape) != rank + 2:
+        raise node.fail(f"weights have shape {list(w_shape)}; a {rank}D transposed "
+                        f"convolution needs rank {rank + 2}")
     kernel = list(w_shape[2:])
-    strides = node.ints("strides", [1, 1])
-    dilations = node.ints("dilations", [1, 1])
-    output_padding = node.ints("output_padding", [0, 0])
-    size = node.shape(0)[2:]
-    auto_pad = node.attr("auto_pad", "NOTSET")
-    out_shape = node.ints("output_shape")
-    if out_shape:
-        out_shape = out_shape[-2:]
-    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        out_shape = [size[0] * strides[0], size[1] * strides[1]]
-    pads = node.ints("pads", [0, 0, 0, 0])
-    if out_shape:
-        pads = [0, 0, 0, 0]
-        for axis in range(2):
-            full = geometry.deconv_full(size[axis], kernel[axis], strides[axis],
-                                        dilations[axis], output_padding[axis])
-            total = full - out_shape[axis]
-            if total < 0:
-                output_padding[axis] -= total
-                total = 0
-            # As the ONNX spec says: SAME_UPPER crops the odd pixel at the end,
-            # everything else at the start.
-            head = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
-            pads[axis], pads[axis + 2] = head, total - head
-    elif auto_pad not in ("NOTSET", "VALID"):
-        raise node.fail(f"auto_pad '{auto_pad}' is not supported")
+    strides = node.ints("strides", [1] * rank)
+    dilations = node.ints("dilations", [1] * rank)
+    output_padding = node.ints("output_padding", [0] * rank)
+    for key, values in (("strides", strides), ("dilations", dilations),
+                        ("output_padding", output_padding)):
+        if len(values) != rank:
+            raise node.fail(f"{key} {values} must have {rank} values")
+    pads = _deconv_pads(node, list(node.shape(0)[2:]), kernel, strides, dilations,
+                        output_padding)
     args = {"strides": strides, "dilations": dilations, "pads": pads}
     if any(output_padding):
         args["output_padding"] = output_padding
@@ -174,7 +163,41 @@ def conv_transpose(node: Node) -> None:
     inputs = [node.tensor(0), node.tensor(1)]
     if _computed(node, 2) or node.optional_const(2, "bias") is not None:
         inputs.append(node.tensor(2))
-    node.emit_out("Deconv2D", inputs, args)
+    node.emit_out("Deconv2D" if rank == 2 else "Deconv3D", inputs, args)
+
+
+def _deconv_pads(node: Node, size: list[int], kernel: list[int], strides: list[int],
+                 dilations: list[int], output_padding: list[int]) -> list[int]:
+    """ConvTranspose's crop of the full output, begins then ends, from pads,
+    output_shape or auto_pad. An output_shape longer than the full output
+    grows output_padding (in place)."""
+    rank = len(size)
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    out_shape = node.ints("output_shape")
+    if out_shape:
+        out_shape = out_shape[-rank:]
+    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        out_shape = [n * s for n, s in zip(size, strides)]
+    elif auto_pad not in ("NOTSET", "VALID"):
+        raise node.fail(f"auto_pad '{auto_pad}' is not supported")
+    if not out_shape:
+        pads = node.ints("pads", [0] * (2 * rank))
+        if len(pads) != 2 * rank:
+            raise node.fail(f"pads {pads} must have {2 * rank} values")
+        return pads
+    pads = [0] * (2 * rank)
+    for axis in range(rank):
+        full = geometry.deconv_full(size[axis], kernel[axis], strides[axis],
+                                    dilations[axis], output_padding[axis])
+        total = full - out_shape[axis]
+        if total < 0:
+            output_padding[axis] -= total
+            total = 0
+        # As the ONNX spec says: SAME_UPPER crops the odd pixel at the end,
+        # everything else at the start.
+        head = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+        pads[axis], pads[axis + rank] = head, total - head
+    return pads
 
 
 @converter("BatchNormalization")

@@ -124,6 +124,39 @@ def _deconv2d(inputs, args, _):
     return [activation(_bias(out, inputs[2] if len(inputs) > 2 else None), args)]
 
 
+@kernel("Deconv3D")
+def _deconv3d(inputs, args, _):
+    """Scatters each kernel tap's products into the full output, then crops."""
+    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    group = int(args.get("group", 1))
+    strides = args.get("strides", [1, 1, 1])
+    dilations = args.get("dilations", [1, 1, 1])
+    pads = args.get("pads", [0] * 6)
+    output_padding = args.get("output_padding", [0, 0, 0])
+    n, c = x.shape[:2]
+    size = x.shape[2:]
+    _, og, *kernel = w.shape
+    full = [geometry.deconv_full(size[a], kernel[a], strides[a], dilations[a], output_padding[a])
+            for a in range(3)]
+    out = np.zeros((n, group * og, *full))
+    xg = x.reshape(n, group, c // group, *size)
+    wg = w.reshape(group, c // group, og, *kernel)
+    for kd in range(kernel[0]):
+        for kh in range(kernel[1]):
+            for kw in range(kernel[2]):
+                contrib = np.einsum("ngcdyx,gco->ngodyx", xg, wg[:, :, :, kd, kh, kw])
+                starts = [k * dil for k, dil in zip((kd, kh, kw), dilations)]
+                window = tuple(slice(s0, s0 + (size[a] - 1) * strides[a] + 1, strides[a])
+                               for a, s0 in enumerate(starts))
+                out[(slice(None), slice(None)) + window] += contrib.reshape(
+                    n, group * og, *size)
+    crop = tuple(slice(pads[a], full[a] - pads[a + 3]) for a in range(3))
+    out = out[(slice(None), slice(None)) + crop]
+    if len(inputs) > 2 and inputs[2] is not None:
+        out = out + inputs[2].astype(np.float64).reshape(1, -1, 1, 1, 1)
+    return [out]
+
+
 @kernel("Pooling")
 def _pooling(inputs, args, outputs):
     x = inputs[0].astype(np.float64)
