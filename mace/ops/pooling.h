@@ -9,6 +9,11 @@
 //   ceil_mode          int 0 or 1
 //   count_include_pad  int 0 or 1: AVG divides by the padded window
 //   storage_order      int 0 or 1: how a second output counts indices
+//   count_ceil_overhang  int 0 or 1: with count_include_pad and ceil_mode,
+//                      the taps of a last window that reach past the
+//                      declared end padding count toward the divisor too,
+//                      as in ONNX's reference (0: they do not, as in ONNX
+//                      Runtime, PyTorch and Caffe)
 //
 // MAX may have a second output, ONNX MaxPool's Indices: int32, of the
 // output's shape, where each maximum lies in the whole input (see
@@ -55,6 +60,7 @@ class PoolingBase : public Operation {
   bool global_ = false;
   bool ceil_mode_ = false;
   bool column_major_ = false;
+  bool count_ceil_overhang_ = false;
   ref::PoolingParams params_;
 };
 
