@@ -12,8 +12,8 @@
 //   count_ceil_overhang  int 0 or 1: with count_include_pad and ceil_mode,
 //                      the taps of a last window that reach past the
 //                      declared end padding count toward the divisor too,
-//                      as in ONNX's reference (0: they do not, as in ONNX
-//                      Runtime, PyTorch and Caffe)
+//                      as in ONNX's reference and ONNX Runtime (0: they do
+//                      not, as in PyTorch and Caffe)
 //
 // MAX may have a second output, ONNX MaxPool's Indices: int32, of the
 // output's shape, where each maximum lies in the whole input (see

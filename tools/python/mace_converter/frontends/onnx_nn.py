@@ -270,15 +270,8 @@ def _pool_3d(node: Node, pooling_type: int) -> None:
         common["ceil_mode"] = 1
     if pooling_type == 1 and node.attr("count_include_pad", 0):
         common["count_include_pad"] = 1
-        for axis, size in enumerate((d, h, w)):
-            reach = (kernel[axis] - 1) * dilations[axis] + 1
-            padded = size + pads[axis] + pads[axis + 3]
-            if node.attr("ceil_mode", 0) and (padded - reach) % strides[axis]:
-                # ONNX's reference pads such windows (moving them), ONNX
-                # Runtime and the engine leave the extra taps uncounted.
-                raise node.fail("count_include_pad with ceil_mode windows that reach past the "
-                                "padding is not supported (ONNX's reference and ONNX Runtime "
-                                "differ there)")
+        if node.attr("ceil_mode", 0):
+            common["count_ceil_overhang"] = 1   # see _pool
     planes = node.emit("Reshape", [node.tensor(0)], {"shape": [n, c * d, h, w]}).outputs[0]
     spatial = node.emit("Pooling", [planes], dict(
         common, kernels=kernel[1:], strides=strides[1:], dilations=dilations[1:],
@@ -308,6 +301,12 @@ def _pool(node: Node, pooling_type: int) -> None:
         args["ceil_mode"] = 1
     if pooling_type == 1 and node.attr("count_include_pad", 0):
         args["count_include_pad"] = 1
+        if node.attr("ceil_mode", 0):
+            # A last window reaching past the declared padding divides by all
+            # its taps, as in ONNX's reference and ONNX Runtime. (Where it
+            # reaches 2 or more past, the reference also moves every window
+            # by half of that; ONNX Runtime and the engine keep them.)
+            args["count_ceil_overhang"] = 1
     outputs = [node.outputs[0]]
     if with_indices:
         # The engine's indices are int32 (inputs are capped below 2^31

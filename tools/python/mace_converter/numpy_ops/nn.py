@@ -182,7 +182,9 @@ def _pooling(inputs, args, outputs):
         declared = np.pad(inside, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])),
                           constant_values=1.0)
         unpadded = dict(args, pads=[0, 0, 0, 0])
-        count = _windows(declared, kernel_hw, unpadded, 0.0, (out_h, out_w), (0, 0, 0, 0))
+        # count_ceil_overhang: taps past the declared end padding count too.
+        overhang = 1.0 if int(args.get("count_ceil_overhang", 0)) else 0.0
+        count = _windows(declared, kernel_hw, unpadded, overhang, (out_h, out_w), (0, 0, 0, 0))
     else:
         count = valid
     count = count.sum(axis=(4, 5))
