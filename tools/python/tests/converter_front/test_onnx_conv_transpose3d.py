@@ -2,10 +2,13 @@
 Runtime through the converter's numpy runner."""
 import unittest
 
+import numpy as np
 from onnx import helper
 
 from tests.converter_front.helpers import (check_against_ort, convert_model, initializer,
-                                           make_model, rng)
+                                           make_model, ort_run, random_feeds, rng)
+from tests.test_exported_models_mace_run import run_converted
+from tests.test_mace_run_cli import MACE_RUN
 
 
 def _model(x_shape, w_shape, attrs, bias: bool, offset: int):
@@ -47,6 +50,17 @@ class ConvTranspose3dTest(unittest.TestCase):
                 model = _model(x_shape, w_shape, attrs, bias, index)
                 converted = check_against_ort(self, model, {"x": x_shape})
                 self.assertEqual([op.type for op in converted.net_def.op], ["Deconv3D"])
+
+    def test_engine_matches_onnxruntime(self):
+        self.assertTrue(MACE_RUN.exists(), f"{MACE_RUN} is missing: build //mace/tools:mace_run")
+        model = _model([2, 4, 3, 2, 4], [4, 3, 3, 2, 3],
+                       dict(group=2, strides=[2, 2, 2], dilations=[1, 2, 1],
+                            pads=[1, 0, 1, 1, 1, 0], output_padding=[1, 1, 0]), True, 40)
+        feeds = random_feeds({"x": [2, 4, 3, 2, 4]}, offset=40)
+        want = ort_run(model, feeds)[0]
+        converted = convert_model(model, {"x": [2, 4, 3, 2, 4]}, ["y"])
+        got = run_converted(self, converted, feeds)["y"]
+        np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-4, atol=1e-5)
 
     def test_1d_edges_against_onnxruntime(self):
         cases = [

@@ -8,6 +8,8 @@ from onnx import TensorProto, helper
 
 from mace_converter.api import ConversionError
 from tests.converter_front.helpers import convert_model, ort_run, random_feeds, run
+from tests.test_exported_models_mace_run import run_converted
+from tests.test_mace_run_cli import MACE_RUN
 
 
 def _model(shape, attrs) -> onnx.ModelProto:
@@ -61,6 +63,21 @@ class MaxPoolIndicesTest(unittest.TestCase):
                       dict(kernel_shape=[2], dilations=[2], storage_order=1)):
             with self.subTest(**{k: str(v) for k, v in attrs.items()}):
                 self.check([2, 3, 9], attrs)
+
+    def test_engine_matches_onnxruntime(self):
+        self.assertTrue(MACE_RUN.exists(), f"{MACE_RUN} is missing: build //mace/tools:mace_run")
+        for order in (0, 1):
+            with self.subTest(storage_order=order):
+                model = _model([2, 3, 7, 6], dict(kernel_shape=[3, 2], strides=[2, 1],
+                                                  pads=[1, 0, 1, 1], ceil_mode=1,
+                                                  storage_order=order))
+                feeds = random_feeds({"x": [2, 3, 7, 6]}, offset=9)
+                want_y, want_i = ort_run(model, feeds)
+                converted = convert_model(model, {"x": [2, 3, 7, 6]}, ["y", "i"])
+                got = run_converted(self, converted, feeds)
+                np.testing.assert_array_equal(got["y"].reshape(want_y.shape), want_y)
+                np.testing.assert_array_equal(got["i"].reshape(want_i.shape).astype(np.int64),
+                                              want_i)
 
     def test_3d_is_refused(self):
         model = _model([1, 1, 3, 4, 5], dict(kernel_shape=[2, 2, 2]))
