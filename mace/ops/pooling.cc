@@ -23,12 +23,21 @@ int64_t CeilModeSize(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t ext
 }  // namespace
 
 MaceStatus PoolingBase::Init() {
-  OP_CHECK(InputSize() == 1 && OutputSize() == 1, "needs one input and one output, got ",
-           InputSize(), " inputs and ", OutputSize(), " outputs");
+  OP_CHECK(InputSize() == 1 && (OutputSize() == 1 || OutputSize() == 2),
+           "needs one input and one or two outputs, got ", InputSize(), " inputs and ",
+           OutputSize(), " outputs");
   OP_CHECK(Input(0) != nullptr, "input is missing");
   const int64_t type = GetInt("pooling_type", 1);
   OP_CHECK(type == 1 || type == 2, "pooling_type must be 1 (AVG) or 2 (MAX), got ", type);
   params_.type = static_cast<ref::PoolingType>(type);
+  MACE_RETURN_IF_ERROR(ParseFlag(*this, "storage_order", &column_major_));
+  MACE_RETURN_IF_ERROR(ParseFlag(*this, "count_ceil_overhang", &count_ceil_overhang_));
+  if (OutputSize() == 2) {
+    OP_CHECK(params_.type == ref::PoolingType::MAX,
+             "only MAX pooling (pooling_type 2) has an indices output");
+    OP_CHECK(kernel_dtype() == DT_FLOAT, "the indices output needs a float input, not ",
+             DataTypeName(kernel_dtype()));
+  }
   MACE_RETURN_IF_ERROR(ParseFlag(*this, "global", &global_));
   MACE_RETURN_IF_ERROR(ParseFlag(*this, "ceil_mode", &ceil_mode_));
   MACE_RETURN_IF_ERROR(ParseFlag(*this, "count_include_pad", &params_.count_include_pad));
@@ -62,6 +71,9 @@ MaceStatus PoolingBase::InferShapes() {
     MACE_RETURN_IF_ERROR(SetWindow());
   }
   Output(0)->Reshape({params_.batch, params_.channels, params_.out_h, params_.out_w});
+  if (OutputSize() == 2) {
+    Output(1)->Reshape({params_.batch, params_.channels, params_.out_h, params_.out_w});
+  }
   return MaceStatus();
 }
 
@@ -89,6 +101,16 @@ MaceStatus PoolingBase::SetWindow() {
                                    window_.stride_h);
       params_.out_w = CeilModeSize(params_.in_w, params_.pad_left, params_.pad_right, extent_w,
                                    window_.stride_w);
+      if (count_ceil_overhang_) {
+        // The end padding grows to the last window's end, so every kernel's
+        // count_include_pad divisor counts the overhang taps.
+        params_.pad_bottom = std::max(params_.pad_bottom, (params_.out_h - 1) * window_.stride_h +
+                                                              extent_h - params_.in_h -
+                                                              params_.pad_top);
+        params_.pad_right = std::max(params_.pad_right, (params_.out_w - 1) * window_.stride_w +
+                                                            extent_w - params_.in_w -
+                                                            params_.pad_left);
+      }
     }
   } else {
     // SAME already sizes the output to cover the input; ceil_mode changes nothing.

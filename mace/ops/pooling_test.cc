@@ -100,6 +100,23 @@ TEST(PoolingTest, CeilModeAddsPartialWindows) {
   }
 }
 
+TEST(PoolingTest, CeilModeOverhangCountsWhenAsked) {
+  // As CeilModeAddsPartialWindows, with count_ceil_overhang: every window
+  // divides by its 4 taps, as ONNX's reference does.
+  OpTester tester("Pooling", RegisterPooling);
+  tester.Input("x", {1, 1, 3, 3}, Iota(9))
+      .Output("y")
+      .Arg("pooling_type", kAvg)
+      .Args("kernels", std::vector<int64_t>{2, 2})
+      .Args("strides", std::vector<int64_t>{2, 2})
+      .Arg("ceil_mode", 1)
+      .Arg("count_include_pad", 1)
+      .Arg("count_ceil_overhang", 1);
+  const MaceStatus run_status = tester.Run();
+  ASSERT_TRUE(run_status.ok()) << run_status.information();
+  ExpectNear(tester.OutputData("y"), {12.f / 4, 9.f / 4, 15.f / 4, 9.f / 4});
+}
+
 TEST(PoolingTest, Global) {
   // Channel 0 = 1..4, channel 1 = 5..8: means 2.5 and 6.5, maxima 4 and 8.
   for (int type : {kMax, kAvg}) {
@@ -121,6 +138,8 @@ struct PoolCase {
   int padding;                // used when pads is empty
   std::vector<int64_t> pads;  // top, left, bottom, right
   bool ceil_mode, count_include_pad;
+  // count_ceil_overhang: the overhang cells count in the divisor too.
+  bool count_overhang = false;
 };
 
 enum Cell { kInput, kDeclaredPad, kOverhang };
@@ -178,7 +197,7 @@ std::vector<float> NaivePool(const PoolCase& c, const std::vector<float>& input,
               sum += grid[cell];
               ++inputs;
             }
-            if (tag[cell] != kOverhang) ++declared;
+            if (tag[cell] != kOverhang || c.count_overhang) ++declared;
           }
         }
         EXPECT_GT(inputs, 0) << "the case should not produce empty windows";
@@ -202,6 +221,14 @@ TEST(PoolingTest, MatchesNaivePooling) {
       {kAvg, {2, 3, 7, 8}, 3, 3, 2, 2, 1, 1, 2, {}, false, false},             // SAME_LOWER
       {kMax, {2, 3, 2, 2}, 3, 3, 1, 1, 1, 1, 0, {1, 1, 1, 1}, false, false},   // kernel > input
       {kAvg, {1, 17, 5, 9}, 2, 2, 2, 2, 1, 1, 1, {}, false, true},             // tails, SAME
+      // ONNX's reference divisor: ceil-mode overhang counts (with and
+      // without declared pads, dilation, stride 3, and where there is no
+      // overhang at all).
+      {kAvg, {1, 3, 6, 6}, 3, 3, 2, 2, 1, 1, 0, {1, 0, 1, 0}, true, true, true},
+      {kAvg, {1, 2, 10, 11}, 3, 2, 3, 3, 2, 1, 0, {}, true, true, true},
+      {kAvg, {2, 2, 8, 7}, 2, 3, 3, 2, 1, 2, 0, {0, 1, 1, 0}, true, true, true},
+      {kAvg, {1, 2, 7, 7}, 3, 3, 2, 2, 1, 1, 0, {1, 1, 1, 1}, true, true, true},
+      {kMax, {1, 2, 8, 7}, 2, 3, 3, 2, 1, 2, 0, {0, 1, 1, 0}, true, false, true},
   };
   uint32_t seed = 400;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -217,7 +244,8 @@ TEST(PoolingTest, MatchesNaivePooling) {
         .Args("dilations", std::vector<int64_t>{c.dilation_h, c.dilation_w})
         .Arg("padding", c.padding)
         .Arg("ceil_mode", c.ceil_mode ? 1 : 0)
-        .Arg("count_include_pad", c.count_include_pad ? 1 : 0);
+        .Arg("count_include_pad", c.count_include_pad ? 1 : 0)
+        .Arg("count_ceil_overhang", c.count_overhang ? 1 : 0);
     if (!c.pads.empty()) tester.Args("pads", c.pads);
     const MaceStatus run_status = tester.Run();
     ASSERT_TRUE(run_status.ok()) << run_status.information();

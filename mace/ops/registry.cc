@@ -17,6 +17,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterConcat,
       RegisterConv2D,
       RegisterDeconv2D,
+      RegisterDeconv3D,
       RegisterDepthToSpace,
       RegisterDepthwiseConv2d,
       RegisterDequantize,

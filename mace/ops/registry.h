@@ -23,6 +23,7 @@ MaceStatus RegisterChannelShuffle(OpRegistry* registry);
 MaceStatus RegisterConcat(OpRegistry* registry);
 MaceStatus RegisterConv2D(OpRegistry* registry);
 MaceStatus RegisterDeconv2D(OpRegistry* registry);
+MaceStatus RegisterDeconv3D(OpRegistry* registry);
 MaceStatus RegisterDepthToSpace(OpRegistry* registry);
 MaceStatus RegisterDepthwiseConv2d(OpRegistry* registry);
 MaceStatus RegisterDequantize(OpRegistry* registry);

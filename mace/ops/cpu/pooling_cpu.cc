@@ -3,6 +3,7 @@
 //   2. the fast kernel (2x2 / 3x3 windows at stride 1 or 2, and global
 //      pooling), when the engine's kernel family has one;
 //   3. the reference kernel.
+// With the Indices output (MAX only) it is always the indices kernel.
 #include "mace/ops/cpu/pooling_cpu.h"
 
 #include <memory>
@@ -10,6 +11,7 @@
 #include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/cpu/pooling_blocked.h"
+#include "mace/ops/cpu/pooling_indices.h"
 #include "mace/ops/cpu/pooling_kernel.h"
 #include "mace/ops/pooling.h"
 
@@ -23,7 +25,12 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
     kernels_ = ContextKernelTable(context);
     fast_.reset();
     blocked_.reset();
+    indices_.reset();
     MACE_RETURN_IF_ERROR(InferShapes());
+    if (with_indices()) {
+      indices_ = std::make_unique<MaxPoolingIndicesKernel>(params(), column_major());
+      return MaceStatus();
+    }
     const KernelTable* table = kernels_;
     if (table != nullptr && PoolingKernel::Supports(*table, params())) {
       fast_ = std::make_unique<PoolingKernel>(*table, params());
@@ -35,7 +42,7 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
   int BlockedBlock() const override {
     const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
-    if (block == 0 || !BlockedPooling::Supports(*table, params(), global())) return 0;
+    if (block == 0 || with_indices() || !BlockedPooling::Supports(*table, params(), global())) return 0;
     return block;
   }
 
@@ -45,6 +52,11 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
   }
 
   MaceStatus Run(OpContext* context) override {
+    if (indices_ != nullptr) {
+      indices_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
+                    Output(1)->mutable_data<int32_t>(), ContextPool(context));
+      return MaceStatus();
+    }
     if (blocked_ != nullptr) {
       blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
                     ContextPool(context));
@@ -64,6 +76,7 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
   const KernelTable* kernels_ = nullptr;
   std::unique_ptr<PoolingKernel> fast_;
   std::unique_ptr<BlockedPooling> blocked_;
+  std::unique_ptr<MaxPoolingIndicesKernel> indices_;  // with the Indices output
   OpScratch scratch_;
 };
 

@@ -42,6 +42,34 @@ void Pooling(const PoolingParams& p, const float* input, float* output) {
   }
 }
 
+void MaxPoolingWithIndices(const PoolingParams& p, bool column_major, const float* input,
+                           float* output, int32_t* indices) {
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  for (int64_t plane_index = 0; plane_index < p.batch * p.channels; ++plane_index) {
+    for (int64_t oh = 0; oh < p.out_h; ++oh) {
+      for (int64_t ow = 0; ow < p.out_w; ++ow) {
+        float best = 0.f;
+        int64_t where = -1;
+        for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+          const int64_t ih = oh * p.stride_h - p.pad_top + kh * p.dilation_h;
+          for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+            const int64_t iw = ow * p.stride_w - p.pad_left + kw * p.dilation_w;
+            if (ih < 0 || ih >= p.in_h || iw < 0 || iw >= p.in_w) continue;
+            const float x = input[plane_index * in_plane + ih * p.in_w + iw];
+            if (where < 0 || x > best) {
+              best = x;
+              where = plane_index * in_plane + (column_major ? iw * p.in_h + ih : ih * p.in_w + iw);
+            }
+          }
+        }
+        const int64_t out = plane_index * out_plane + oh * p.out_w + ow;
+        output[out] = best;
+        indices[out] = static_cast<int32_t>(where);
+      }
+    }
+  }
+}
+
 }  // namespace ref
 }  // namespace ops
 }  // namespace mace

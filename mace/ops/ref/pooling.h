@@ -30,6 +30,16 @@ struct PoolingParams {
 // A window that covers no input element at all yields 0.
 void Pooling(const PoolingParams& params, const float* input, float* output);
 
+// Max pooling that also gives ONNX MaxPool's Indices output: indices[i] is
+// where output i's maximum lies in the whole input, batch and channel
+// included. Row-major (storage_order 0): plane * in_h * in_w + ih * in_w + iw;
+// column-major (storage_order 1): plane * in_h * in_w + iw * in_h + ih.
+// The first of equal maxima in row-major window order wins (a later value
+// replaces it only when greater, so a NaN met first stays). A window that
+// covers no input element yields 0 and index -1. params.type is ignored.
+void MaxPoolingWithIndices(const PoolingParams& params, bool column_major, const float* input,
+                           float* output, int32_t* indices);
+
 }  // namespace ref
 }  // namespace ops
 }  // namespace mace

@@ -52,7 +52,7 @@ def infer_op(graph: Graph, op: Op) -> None:
         if op.output_dtypes is not None:
             tensor.dtype = op.output_dtypes[k]
         else:
-            tensor.dtype = INT32 if op.type == "ArgMax" else _first_dtype(op, graph)
+            tensor.dtype = INT32 if _int32_output(op, k) else _first_dtype(op, graph)
 
 
 @rule("If", "Loop", "Scan")
@@ -64,6 +64,11 @@ def _control_flow(op: Op, shapes, graph: Graph) -> list[Shape]:
 def infer_graph(graph: Graph) -> None:
     for op in graph.ops:
         infer_op(graph, op)
+
+
+def _int32_output(op: Op, index: int) -> bool:
+    """ArgMax's result and a MAX Pooling's indices (its second output)."""
+    return op.type == "ArgMax" or (op.type == "Pooling" and index == 1)
 
 
 def _first_dtype(op: Op, graph: Graph) -> str:
@@ -126,14 +131,37 @@ def _deconv(op, shapes, graph):
     return [(x[0], w[1] * int(op.args.get("group", 1)), out_h, out_w)]
 
 
+@rule("Deconv3D")
+def _deconv3d(op, shapes, graph):
+    x, w = shapes[0], shapes[1]
+    _rank(op, x, 5)
+    _rank(op, w, 5, "filter")
+    if w[0] != x[1]:
+        raise fail(op, f"filter {list(w)} does not fit {x[1]} input channels")
+    out = [x[0], w[1] * int(op.args.get("group", 1))]
+    strides = op.args.get("strides", [1, 1, 1])
+    dilations = op.args.get("dilations", [1, 1, 1])
+    pads = op.args.get("pads", [0] * 6)
+    output_padding = op.args.get("output_padding", [0, 0, 0])
+    for axis in range(3):
+        full = geometry.deconv_full(x[2 + axis], w[2 + axis], strides[axis], dilations[axis],
+                                    output_padding[axis])
+        out.append(full - pads[axis] - pads[axis + 3])
+    return [tuple(out)]
+
+
 @rule("Pooling")
 def _pooling(op, shapes, graph):
     x = shapes[0]
     _rank(op, x, 4)
+    if len(op.outputs) == 2 and int(op.args.get("pooling_type", 1)) != 2:
+        raise fail(op, "only MAX pooling has an indices output")
     if op.args.get("global"):
-        return [(x[0], x[1], 1, 1)]
-    out_h, out_w, _ = geometry.window_shape(op.args, x[2:], op.args["kernels"])
-    return [(x[0], x[1], out_h, out_w)]
+        out = (x[0], x[1], 1, 1)
+    else:
+        out_h, out_w, _ = geometry.window_shape(op.args, x[2:], op.args["kernels"])
+        out = (x[0], x[1], out_h, out_w)
+    return [out] * len(op.outputs)
 
 
 @rule("FullyConnected")

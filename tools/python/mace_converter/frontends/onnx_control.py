@@ -279,7 +279,8 @@ def _planned_iterations(importer: Any, node: Node, carried: int, trip: str, cond
 def convert_scan(importer: Any, node: Node) -> None:
     """Scan (opset 9 on) over axis 0, forwards: the engine's Scan op."""
     if importer.opset < 9:
-        raise node.fail("Scan of opset 8 (with a batch axis and sequence_lens) is not supported")
+        _convert_scan8(importer, node)
+        return
     body = node.attr("body")
     scanned = int(node.attr("num_scan_inputs", 0) or 0)
     if body is None or scanned < 1:
@@ -290,27 +291,38 @@ def convert_scan(importer: Any, node: Node) -> None:
             raise node.fail(f"Scan with {key} {list(node.attr(key))} is not supported; the "
                             "engine scans along axis 0, forwards")
     states = len(node.inputs) - scanned
-    scans_out = len(node.outputs) - states
-    if states < 0 or scans_out < 0 or len(body.input) != len(node.inputs) or \
-            len(body.output) != len(node.outputs):
-        raise node.fail(f"Scan body has {len(body.input)} inputs and {len(body.output)} outputs"
-                        f", which do not fit {len(node.inputs)} inputs and "
-                        f"{len(node.outputs)} outputs")
+    _check_scan_body(node, body, len(node.inputs), states)
     operands = [_operand(importer, node, k, f"in{k}") for k in range(len(node.inputs))]
     if any(not name for name in operands):
         raise node.fail("a Scan input is empty")
+    _emit_scan(importer, node, body, operands, states, scanned, list(node.outputs))
+
+
+def _check_scan_body(node: Node, body: Any, inputs: int, states: int) -> None:
+    if states < 0 or len(node.outputs) < states or len(body.input) != inputs or \
+            len(body.output) != len(node.outputs):
+        raise node.fail(f"Scan body has {len(body.input)} inputs and {len(body.output)} outputs"
+                        f", which do not fit {inputs} inputs and {len(node.outputs)} outputs")
+
+
+def _emit_scan(importer: Any, node: Node, body: Any, operands: list[str], states: int,
+               scanned: int, outputs: list[str], index: int = -1) -> int:
+    """Emits an engine Scan of `body` over `operands` (states, then inputs
+    scanned along axis 0) into `outputs` ('' for unused ones). The body is
+    converted unless `index` names it already; returns its index."""
     formal, steps = [], None
     for k, name in enumerate(operands):
         tensor = importer.graph.tensor(name)
         shape = tuple(importer.graph.shape(name))
         if k >= states:
             if not shape or (steps is not None and shape[0] != steps):
-                raise node.fail(f"scanned input '{node.inputs[k]}' has shape {list(shape)}; "
+                raise node.fail(f"scanned input '{name}' has shape {list(shape)}; "
                                 "scanned inputs need one first dimension in common")
             steps, shape = shape[0], shape[1:]
         formal.append((body.input[k].name, shape, tensor.dtype))
     captured = _captures(importer, node, [body])
-    index = _subgraph(importer, node, body, formal, captured)
+    if index < 0:
+        index = _subgraph(importer, node, body, formal, captured)
     graph = importer.graph.subgraphs[index]
     shapes, dtypes = [], []
     for k in range(states):
@@ -321,12 +333,73 @@ def convert_scan(importer: Any, node: Node) -> None:
                             "keep its shape")
         shapes.append(shape)
         dtypes.append(graph.tensor(graph.outputs[k]).dtype)
-    for k in range(states, len(node.outputs)):
+    for k in range(states, len(outputs)):
         shapes.append((steps,) + tuple(graph.shape(graph.outputs[k])))
         dtypes.append(graph.tensor(graph.outputs[k]).dtype)
-    outputs = [name or importer.graph.unique_name(f"{node.name}_unused{k}")
-               for k, name in enumerate(node.outputs)]
+    names = [name or importer.graph.unique_name(f"{node.name}_unused{k}")
+             for k, name in enumerate(outputs)]
     op = node.emit("Scan", operands + captured,
                    args={"body": index, "loop_carried": states, "num_scan_inputs": scanned},
-                   outputs=outputs, planned=shapes)
+                   outputs=names, planned=shapes)
     _set_dtypes(importer.graph, op, dtypes)
+    return index
+
+
+def _convert_scan8(importer: Any, node: Node) -> None:
+    """Scan of opset 8: every input and output has a leading batch axis and
+    scanned inputs and outputs scan along axis 1. Each batch entry is a Scan
+    of its own, all running the one converted body: the inputs are split
+    along the batch axis and the per-entry results concatenated back."""
+    body = node.attr("body")
+    scanned = int(node.attr("num_scan_inputs", 0) or 0)
+    if body is None or scanned < 1:
+        raise node.fail("Scan needs a body and num_scan_inputs >= 1")
+    if any(int(v) != 0 for v in (node.attr("directions") or [])):
+        raise node.fail(f"Scan with directions {list(node.attr('directions'))} is not "
+                        "supported; the engine scans forwards")
+    count = len(node.inputs) - 1
+    states = count - scanned
+    _check_scan_body(node, body, count, states)
+    operands = [_operand(importer, node, 1 + k, f"in{k}") for k in range(count)]
+    if any(not name for name in operands):
+        raise node.fail("a Scan input is empty")
+    shapes = [tuple(importer.graph.shape(name)) for name in operands]
+    if any(not shape for shape in shapes) or len({shape[0] for shape in shapes}) != 1:
+        raise node.fail(f"Scan inputs have shapes {[list(s) for s in shapes]}; opset 8 needs "
+                        "one leading batch dimension in common")
+    batch = shapes[0][0]
+    if any(len(shape) < 2 for shape in shapes[states:]):
+        raise node.fail("a scanned input needs a batch and a sequence axis")
+    steps = shapes[states][1]
+    if node.has_input(0):
+        if not node.is_const(0):
+            raise node.fail("sequence_lens computed at run time is not supported; the engine "
+                            "scans every batch entry over the whole sequence")
+        lengths = np.asarray(node.const(0, "sequence_lens")).reshape(-1)
+        if lengths.size != batch or np.any(lengths != steps):
+            raise node.fail(f"sequence_lens {lengths.tolist()} differ from the sequence length "
+                            f"{steps}; only whole sequences are supported")
+    # The operands of each batch entry, without the batch axis.
+    entries: list[list[str]] = [[] for _ in range(batch)]
+    for name, shape in zip(operands, shapes):
+        parts = [name] if batch == 1 else node.emit(
+            "Split", [name], {"axis": 0, "split": [1] * batch}, count=batch).outputs
+        for b, part in enumerate(parts):
+            entries[b].append(node.emit("Reshape", [part], {"shape": list(shape[1:])}).outputs[0])
+    index = -1
+    results: list[list[str]] = [[] for _ in node.outputs]
+    for b in range(batch):
+        outs = [importer.graph.unique_name(f"{node.name}_entry{b}_{k}")
+                for k in range(len(node.outputs))]
+        index = _emit_scan(importer, node, body, entries[b], states, scanned, outs, index)
+        for k, name in enumerate(outs):
+            shape = importer.graph.shape(name)
+            results[k].append(node.emit("Reshape", [name],
+                                        {"shape": [1] + list(shape)}).outputs[0])
+    for k, target in enumerate(node.outputs):
+        if not target:
+            continue
+        if batch == 1:
+            node.emit("Identity", results[k], outputs=[target])
+        else:
+            node.emit("Concat", results[k], {"axis": 0}, outputs=[target])

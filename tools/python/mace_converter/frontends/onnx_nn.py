@@ -61,12 +61,15 @@ def _lift_1d(node: Node, convert: Callable[[Node], None]) -> None:
         else:   # computed weights: reshaped at run time
             name = node.emit("Reshape", [node.tensor(1)], {"shape": lifted_shape}).outputs[0]
         lifted.inputs[1] = name
-    result = node.graph.unique_name(node.outputs[0] + "/2d")
-    lifted.outputs = [result] + list(node.outputs[1:])
+    # Every output (MaxPool's Indices too) comes out [N, C', 1, L'].
+    present = [name for name in node.outputs if name]
+    results = [node.graph.unique_name(name + "/2d") for name in present]
+    lifted.outputs = results
     convert(lifted)
-    shape = node.graph.shape(result)
-    node.emit("Reshape", [result], {"shape": [shape[0], shape[1], shape[3]]},
-              outputs=node.outputs[:1])
+    for result, name in zip(results, present):
+        shape = node.graph.shape(result)
+        node.emit("Reshape", [result], {"shape": [shape[0], shape[1], shape[3]]},
+                  outputs=[name])
 
 
 def _windowed(convert: Callable[[Node], None]) -> Callable[[Node], None]:
@@ -131,37 +134,26 @@ def _conv_computed_weights(node: Node) -> None:
 @converter("ConvTranspose")
 @_windowed
 def conv_transpose(node: Node) -> None:
-    spatial_2d(node)
+    """2-D ConvTranspose becomes Deconv2D, 3-D Deconv3D (1-D goes through
+    _lift_1d). Both take ONNX's pads order (all begins, then all ends)."""
+    if node.rank(0) not in (4, 5):
+        raise node.fail(f"input has shape {list(node.shape(0))}; only 1D, 2D and 3D "
+                        "transposed convolution is supported")
+    rank = node.rank(0) - 2
     w_shape = node.shape(1)   # a constant or a tensor computed at run time
-    if len(w_shape) != 4:
-        raise node.fail("only 2D transposed convolution is supported")
+    if len(w_shape) != rank + 2:
+        raise node.fail(f"weights have shape {list(w_shape)}; a {rank}D transposed "
+                        f"convolution needs rank {rank + 2}")
     kernel = list(w_shape[2:])
-    strides = node.ints("strides", [1, 1])
-    dilations = node.ints("dilations", [1, 1])
-    output_padding = node.ints("output_padding", [0, 0])
-    size = node.shape(0)[2:]
-    auto_pad = node.attr("auto_pad", "NOTSET")
-    out_shape = node.ints("output_shape")
-    if out_shape:
-        out_shape = out_shape[-2:]
-    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        out_shape = [size[0] * strides[0], size[1] * strides[1]]
-    pads = node.ints("pads", [0, 0, 0, 0])
-    if out_shape:
-        pads = [0, 0, 0, 0]
-        for axis in range(2):
-            full = geometry.deconv_full(size[axis], kernel[axis], strides[axis],
-                                        dilations[axis], output_padding[axis])
-            total = full - out_shape[axis]
-            if total < 0:
-                output_padding[axis] -= total
-                total = 0
-            # As the ONNX spec says: SAME_UPPER crops the odd pixel at the end,
-            # everything else at the start.
-            head = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
-            pads[axis], pads[axis + 2] = head, total - head
-    elif auto_pad not in ("NOTSET", "VALID"):
-        raise node.fail(f"auto_pad '{auto_pad}' is not supported")
+    strides = node.ints("strides", [1] * rank)
+    dilations = node.ints("dilations", [1] * rank)
+    output_padding = node.ints("output_padding", [0] * rank)
+    for key, values in (("strides", strides), ("dilations", dilations),
+                        ("output_padding", output_padding)):
+        if len(values) != rank:
+            raise node.fail(f"{key} {values} must have {rank} values")
+    pads = _deconv_pads(node, list(node.shape(0)[2:]), kernel, strides, dilations,
+                        output_padding)
     args = {"strides": strides, "dilations": dilations, "pads": pads}
     if any(output_padding):
         args["output_padding"] = output_padding
@@ -171,7 +163,41 @@ def conv_transpose(node: Node) -> None:
     inputs = [node.tensor(0), node.tensor(1)]
     if _computed(node, 2) or node.optional_const(2, "bias") is not None:
         inputs.append(node.tensor(2))
-    node.emit_out("Deconv2D", inputs, args)
+    node.emit_out("Deconv2D" if rank == 2 else "Deconv3D", inputs, args)
+
+
+def _deconv_pads(node: Node, size: list[int], kernel: list[int], strides: list[int],
+                 dilations: list[int], output_padding: list[int]) -> list[int]:
+    """ConvTranspose's crop of the full output, begins then ends, from pads,
+    output_shape or auto_pad. An output_shape longer than the full output
+    grows output_padding (in place)."""
+    rank = len(size)
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    out_shape = node.ints("output_shape")
+    if out_shape:
+        out_shape = out_shape[-rank:]
+    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        out_shape = [n * s for n, s in zip(size, strides)]
+    elif auto_pad not in ("NOTSET", "VALID"):
+        raise node.fail(f"auto_pad '{auto_pad}' is not supported")
+    if not out_shape:
+        pads = node.ints("pads", [0] * (2 * rank))
+        if len(pads) != 2 * rank:
+            raise node.fail(f"pads {pads} must have {2 * rank} values")
+        return pads
+    pads = [0] * (2 * rank)
+    for axis in range(rank):
+        full = geometry.deconv_full(size[axis], kernel[axis], strides[axis],
+                                    dilations[axis], output_padding[axis])
+        total = full - out_shape[axis]
+        if total < 0:
+            output_padding[axis] -= total
+            total = 0
+        # As the ONNX spec says: SAME_UPPER crops the odd pixel at the end,
+        # everything else at the start.
+        head = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+        pads[axis], pads[axis + rank] = head, total - head
+    return pads
 
 
 @converter("BatchNormalization")
@@ -244,15 +270,8 @@ def _pool_3d(node: Node, pooling_type: int) -> None:
         common["ceil_mode"] = 1
     if pooling_type == 1 and node.attr("count_include_pad", 0):
         common["count_include_pad"] = 1
-        for axis, size in enumerate((d, h, w)):
-            reach = (kernel[axis] - 1) * dilations[axis] + 1
-            padded = size + pads[axis] + pads[axis + 3]
-            if node.attr("ceil_mode", 0) and (padded - reach) % strides[axis]:
-                # ONNX's reference pads such windows (moving them), ONNX
-                # Runtime and the engine leave the extra taps uncounted.
-                raise node.fail("count_include_pad with ceil_mode windows that reach past the "
-                                "padding is not supported (ONNX's reference and ONNX Runtime "
-                                "differ there)")
+        if node.attr("ceil_mode", 0):
+            common["count_ceil_overhang"] = 1   # see _pool
     planes = node.emit("Reshape", [node.tensor(0)], {"shape": [n, c * d, h, w]}).outputs[0]
     spatial = node.emit("Pooling", [planes], dict(
         common, kernels=kernel[1:], strides=strides[1:], dilations=dilations[1:],
@@ -267,12 +286,14 @@ def _pool_3d(node: Node, pooling_type: int) -> None:
 
 
 def _pool(node: Node, pooling_type: int) -> None:
-    if node.rank(0) == 5 and len([o for o in node.outputs if o]) == 1:
+    with_indices = len(node.outputs) > 1 and bool(node.outputs[1])
+    if node.rank(0) == 5:
+        if with_indices:
+            raise node.fail("the Indices output of a 3D MaxPool is not supported (1D and "
+                            "2D are)")
         _pool_3d(node, pooling_type)
         return
     spatial_2d(node)
-    if len([o for o in node.outputs if o]) > 1:
-        raise node.fail("the Indices output of MaxPool is not supported")
     kernel = node.ints("kernel_shape")
     args = _window_attrs(node, kernel)
     args.update(pooling_type=pooling_type, kernels=kernel)
@@ -280,14 +301,28 @@ def _pool(node: Node, pooling_type: int) -> None:
         args["ceil_mode"] = 1
     if pooling_type == 1 and node.attr("count_include_pad", 0):
         args["count_include_pad"] = 1
-    node.emit_out("Pooling", [node.tensor(0)], args)
+        if node.attr("ceil_mode", 0):
+            # A last window reaching past the declared padding divides by all
+            # its taps, as in ONNX's reference and ONNX Runtime. (Where it
+            # reaches 2 or more past, the reference also moves every window
+            # by half of that; ONNX Runtime and the engine keep them.)
+            args["count_ceil_overhang"] = 1
+    outputs = [node.outputs[0]]
+    if with_indices:
+        # The engine's indices are int32 (inputs are capped below 2^31
+        # elements); the caller gets ONNX's int64 values.
+        outputs.append(node.outputs[1])
+        order = int(node.attr("storage_order", 0))
+        if order not in (0, 1):
+            raise node.fail(f"storage_order must be 0 or 1, got {order}")
+        if order:
+            args["storage_order"] = 1
+    node.emit("Pooling", [node.tensor(0)], args, outputs=outputs)
 
 
 @converter("MaxPool")
 @_windowed
 def max_pool(node: Node) -> None:
-    if node.attr("storage_order", 0):
-        raise node.fail("storage_order 1 is not supported")
     _pool(node, 2)
 
 

@@ -128,13 +128,69 @@ def inner_pairs(graph_proto, outputs: list[str]) -> set[str]:
     (or QLinear) nodes and not graph outputs: a float conversion may skip
     the pair (the quantization noise is all it adds). Anywhere else the
     integers are what the model computes."""
-    quantized = {proto.output[0] for proto in graph_proto.node
-                 if proto.op_type == "QuantizeLinear" and proto.output}
+    quantizers = {proto.output[0]: proto for proto in graph_proto.node
+                  if proto.op_type == "QuantizeLinear" and proto.output}
     uses = _uses(graph_proto)
     read = {name for _, name in uses}
     other = {name for op_type, name in uses if op_type not in _VALUE_READERS}
-    return {name for name in quantized
-            if name in read and name not in other and name not in outputs}
+    # A reader that dequantizes with another scale or zero point (or ones
+    # not known here) rescales the value: the pair must compute.
+    constants = _constants(graph_proto)
+    mismatched = set()
+    for proto in graph_proto.node:
+        if proto.op_type not in _VALUE_READERS:
+            continue
+        for index, name in enumerate(proto.input):
+            if name in quantizers and not _same_params(quantizers[name], 1, proto, index + 1,
+                                                       constants):
+                mismatched.add(name)
+    return {name for name in quantizers
+            if name in read and name not in other and name not in outputs
+            and name not in mismatched}
+
+
+def _constants(graph_proto) -> dict[str, np.ndarray]:
+    """The initializers and Constant node values of a graph, by name."""
+    from onnx import numpy_helper
+    values = {t.name: numpy_helper.to_array(t) for t in graph_proto.initializer}
+    for proto in graph_proto.node:
+        if proto.op_type == "Constant" and proto.output:
+            for attribute in proto.attribute:
+                if attribute.name == "value":
+                    values[proto.output[0]] = numpy_helper.to_array(attribute.t)
+    return values
+
+
+def _same_params(a, a_scale: int, b, b_scale: int, constants: dict) -> bool:
+    """Whether node `a`'s scale and zero point (inputs a_scale and
+    a_scale + 1) are constants equal to node `b`'s (an absent zero point is
+    0), and so is the quantization axis when a scale has more than one
+    value."""
+    def param(proto, index, default):
+        if index >= len(proto.input) or not proto.input[index]:
+            return default
+        value = constants.get(proto.input[index])
+        return None if value is None else np.asarray(value, np.float64).reshape(-1)
+
+    def axis(proto):
+        for attribute in proto.attribute:
+            if attribute.name == "axis":
+                return attribute.i
+        return 1
+    zero = np.zeros(1)
+    scale_a, scale_b = param(a, a_scale, None), param(b, b_scale, None)
+    zero_a, zero_b = param(a, a_scale + 1, zero), param(b, b_scale + 1, zero)
+    if any(v is None for v in (scale_a, scale_b, zero_a, zero_b)):
+        return False
+    if scale_a.size > 1 or scale_b.size > 1:
+        if b.op_type != "DequantizeLinear" or axis(a) != axis(b):
+            return False
+    if scale_a.shape != scale_b.shape or not np.array_equal(scale_a, scale_b):
+        return False
+    if {zero_a.size, zero_b.size} - {1, scale_a.size}:
+        return False
+    return np.array_equal(np.broadcast_to(zero_a, scale_a.shape),
+                          np.broadcast_to(zero_b, scale_b.shape))
 
 
 def _boundary(node: Node) -> bool:

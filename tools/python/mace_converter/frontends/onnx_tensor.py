@@ -266,7 +266,9 @@ def _slice_computed(node: Node) -> None:
     """Slice with bounds computed at run time: the engine's Slice reads
     starts, ends, axes and steps on every run and checks they select the
     shape the model declares."""
-    planned = planned_shape(node, "a bound (starts, ends, axes or steps)")
+    planned = node.graph.declared_shapes.get(node.outputs[0]) or _slice_extent(node)
+    if planned is None:
+        planned = planned_shape(node, "a bound (starts, ends, axes or steps)")
     if len(planned) != node.rank(0):
         raise node.fail(f"the declared output shape {list(planned)} does not have the rank "
                         f"of the data input {list(node.shape(0))}")
@@ -285,6 +287,69 @@ def _slice_computed(node: Node) -> None:
     while inputs[-1] == "":
         inputs.pop()
     node.emit_out("Slice", inputs, planned=[planned])
+
+
+# Ops whose output holds their first input's values, reshaped at most.
+_VALUE_PRESERVING = ("Reshape", "Squeeze", "ExpandDims", "Identity")
+
+
+def _offset_from_root(graph, name: str) -> tuple[str, float]:
+    """(root, c) such that tensor `name` equals tensor `root` + c element by
+    element, following reshapes and additions or subtractions of a constant
+    scalar back through the ops converted so far."""
+    producers = {out: op for op in graph.ops for out in op.outputs}
+    offset = 0.0
+    while name in producers:
+        op = producers[name]
+        if op.type in _VALUE_PRESERVING and op.inputs:
+            name = op.inputs[0]
+            continue
+        args = op.args
+        if (op.type == "Eltwise" and len(op.inputs) == 1 and "scalar_input" in args
+                and int(args.get("scalar_input_index", 1)) == 1
+                and int(args.get("type", -1)) in (0, 1)
+                and args.get("activation", "NOOP") == "NOOP"):
+            scalar = float(args["scalar_input"])
+            offset += scalar if int(args["type"]) == 0 else -scalar
+            name = op.inputs[0]
+            continue
+        break
+    return name, offset
+
+
+def _slice_extent(node: Node):
+    """The output shape of a Slice whose starts and ends are computed but
+    differ by a constant (ends = starts + c, as in a loop body slicing
+    element i to i + c), with constant axes and steps: c / step elements
+    on each sliced axis when the window lies inside the data. The engine
+    plans memory for that and refuses a run whose bounds select anything
+    else (a window that runs off the data). None when it cannot be told."""
+    if not (computed(node, 1) and computed(node, 2)):
+        return None
+    if any(computed(node, i) for i in (3, 4)):
+        return None
+    shape = list(node.shape(0))
+    count = node.shape(1)
+    if len(count) != 1 or tuple(node.shape(2)) != tuple(count):
+        return None
+    count = count[0]
+    axes = [int(v) for v in node.optional_const(3, "axes")] if node.has_input(3) \
+        else list(range(count))
+    steps = [int(v) for v in node.optional_const(4, "steps")] if node.has_input(4) \
+        else [1] * count
+    if len(axes) != count or len(steps) != count:
+        return None
+    start_root, start_offset = _offset_from_root(node.graph, node.inputs[1])
+    end_root, end_offset = _offset_from_root(node.graph, node.inputs[2])
+    if start_root != end_root:
+        return None
+    span = end_offset - start_offset
+    if span != int(span) or span <= 0 or any(step <= 0 for step in steps):
+        return None
+    for axis, step in zip(axes, steps):
+        axis = normalize_axis(node, axis, len(shape))
+        shape[axis] = min(-(-int(span) // step), shape[axis])
+    return tuple(shape)
 
 
 @converter("Pad")

@@ -124,8 +124,41 @@ def _deconv2d(inputs, args, _):
     return [activation(_bias(out, inputs[2] if len(inputs) > 2 else None), args)]
 
 
+@kernel("Deconv3D")
+def _deconv3d(inputs, args, _):
+    """Scatters each kernel tap's products into the full output, then crops."""
+    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    group = int(args.get("group", 1))
+    strides = args.get("strides", [1, 1, 1])
+    dilations = args.get("dilations", [1, 1, 1])
+    pads = args.get("pads", [0] * 6)
+    output_padding = args.get("output_padding", [0, 0, 0])
+    n, c = x.shape[:2]
+    size = x.shape[2:]
+    _, og, *kernel = w.shape
+    full = [geometry.deconv_full(size[a], kernel[a], strides[a], dilations[a], output_padding[a])
+            for a in range(3)]
+    out = np.zeros((n, group * og, *full))
+    xg = x.reshape(n, group, c // group, *size)
+    wg = w.reshape(group, c // group, og, *kernel)
+    for kd in range(kernel[0]):
+        for kh in range(kernel[1]):
+            for kw in range(kernel[2]):
+                contrib = np.einsum("ngcdyx,gco->ngodyx", xg, wg[:, :, :, kd, kh, kw])
+                starts = [k * dil for k, dil in zip((kd, kh, kw), dilations)]
+                window = tuple(slice(s0, s0 + (size[a] - 1) * strides[a] + 1, strides[a])
+                               for a, s0 in enumerate(starts))
+                out[(slice(None), slice(None)) + window] += contrib.reshape(
+                    n, group * og, *size)
+    crop = tuple(slice(pads[a], full[a] - pads[a + 3]) for a in range(3))
+    out = out[(slice(None), slice(None)) + crop]
+    if len(inputs) > 2 and inputs[2] is not None:
+        out = out + inputs[2].astype(np.float64).reshape(1, -1, 1, 1, 1)
+    return [out]
+
+
 @kernel("Pooling")
-def _pooling(inputs, args, _):
+def _pooling(inputs, args, outputs):
     x = inputs[0].astype(np.float64)
     is_max = int(args.get("pooling_type", 1)) == 2
     if args.get("global"):
@@ -139,17 +172,40 @@ def _pooling(inputs, args, _):
     if is_max:
         win = _windows(x, kernel_hw, args, -np.inf, (out_h, out_w), pads)
         out = win.max(axis=(4, 5))
-        return [np.where(valid.max(axis=(4, 5)) > 0, out, 0.0)]
+        covered = valid.max(axis=(4, 5)) > 0
+        result = [np.where(covered, out, 0.0)]
+        if outputs == 2:
+            result.append(_pool_indices(x, win, covered, args, shape_args))
+        return result
     total = _windows(x, *shape_args).sum(axis=(4, 5))
     if int(args.get("count_include_pad", 0)):
         declared = np.pad(inside, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])),
                           constant_values=1.0)
         unpadded = dict(args, pads=[0, 0, 0, 0])
-        count = _windows(declared, kernel_hw, unpadded, 0.0, (out_h, out_w), (0, 0, 0, 0))
+        # count_ceil_overhang: taps past the declared end padding count too.
+        overhang = 1.0 if int(args.get("count_ceil_overhang", 0)) else 0.0
+        count = _windows(declared, kernel_hw, unpadded, overhang, (out_h, out_w), (0, 0, 0, 0))
     else:
         count = valid
     count = count.sum(axis=(4, 5))
     return [np.where(count > 0, total / np.maximum(count, 1), 0.0)]
+
+
+def _pool_indices(x, win, covered, args, shape_args) -> np.ndarray:
+    """MAX Pooling's second output: where each window's first maximum lies
+    in the whole input, row-major or (storage_order 1) with H and W swapped;
+    -1 for windows of padding only."""
+    n, c, h, w = x.shape
+    rows, cols = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
+    offsets = cols * h + rows if int(args.get("storage_order", 0)) else rows * w + cols
+    where = _windows(offsets[None, None].astype(np.float64), *shape_args[:1], args, -1.0,
+                     *shape_args[3:])
+    flat_win = win.reshape(win.shape[:4] + (-1,))
+    first = np.argmax(flat_win, axis=-1)[..., None]
+    flat_where = np.broadcast_to(where.reshape(where.shape[:4] + (-1,)), flat_win.shape)
+    offset = np.take_along_axis(flat_where, first, axis=-1)[..., 0]
+    planes = np.arange(n * c).reshape(n, c, 1, 1) * (h * w)
+    return np.where(covered, planes + offset, -1).astype(np.int32)
 
 
 @kernel("FullyConnected")

@@ -228,6 +228,33 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
                 self.assertEqual([list(s.dims) for s in converted.net_def.op[0].output_shape],
                                  [declared])
 
+    def test_slice_whose_ends_are_its_starts_plus_a_constant(self):
+        """No declared shape: ends = starts + 3 - 1 plans two elements per
+        sliced axis (steps 1 and 2 give 2 and 1)."""
+        x = rng(14).standard_normal((5, 6, 4)).astype(np.float32)
+        inits = [initializer("three", np.array([3], np.int64)),
+                 initializer("one", np.array([1], np.int64)),
+                 initializer("ax", np.array([0, 2], np.int64))]
+        for steps, planned in (([1, 1], [2, 6, 2]), ([1, 2], [2, 6, 1])):
+            with self.subTest(steps=steps):
+                nodes = [helper.make_node("Add", ["st", "three"], ["s3"]),
+                         helper.make_node("Sub", ["s3", "one"], ["en"]),
+                         helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])]
+                model = _int_input_model(nodes[0], {"x": [5, 6, 4]}, {"st": [2]},
+                                         {"y": None})
+                model.graph.node.extend(nodes[1:])
+                model.graph.initializer.extend(inits + [initializer("sp", np.array(
+                    steps, np.int64))])
+                feeds = {"x": x, "st": np.array([2, 1], np.int64)}
+                converted = self.run_both(model, feeds)
+                self.assertEqual([list(s.dims) for s in converted.net_def.op[-1].output_shape],
+                                 [planned])
+        # Bounds that are not the same tensor plus a constant need a declared shape.
+        model = _int_input_model(helper.make_node("Slice", ["x", "st", "en"], ["y"]),
+                                 {"x": [5, 6, 4]}, {"st": [1], "en": [1]}, {"y": None})
+        with self.assertRaisesRegex(ConversionError, "must declare that shape"):
+            convert_model(model, {"x": [5, 6, 4], "st": [1], "en": [1]}, ["y"])
+
     def test_split_with_computed_sizes(self):
         x = rng(12).standard_normal((3, 7)).astype(np.float32)
         for axis, sizes, opset in ((1, [2, 5], 13), (0, [1, 1, 1], 18), (-1, [7], 13)):

@@ -4,8 +4,7 @@ import unittest
 
 from onnx import helper
 
-from mace_converter.api import ConversionError
-from tests.converter_front.helpers import check_against_ort, convert_model, make_model
+from tests.converter_front.helpers import check_against_ort, make_model
 
 
 class Pool3dTest(unittest.TestCase):
@@ -28,14 +27,6 @@ class Pool3dTest(unittest.TestCase):
                 converted = check_against_ort(self, model, {"x": [2, 3, 5, 6, 7]})
                 self.assertEqual([op.type for op in converted.net_def.op],
                                  ["Reshape", "Pooling", "Reshape", "Pooling", "Reshape"])
-
-    def test_count_include_pad_past_the_padding_is_refused(self):
-        model = make_model([helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2, 2],
-                                             strides=[2, 2, 2], ceil_mode=1,
-                                             count_include_pad=1)],
-                           {"x": [1, 1, 5, 5, 5]}, {"y": None}, opset=19)
-        with self.assertRaisesRegex(ConversionError, "count_include_pad with ceil_mode"):
-            convert_model(model, {"x": [1, 1, 5, 5, 5]}, ["y"])
 
 
 if __name__ == "__main__":

@@ -68,6 +68,36 @@ class ConstantScaleBoundaryTest(unittest.TestCase):
                        [("x", F32)], [("q", U8), ("y", F32)])
         self._check(model, {"x": x}, ["QuantizeLinear", "DequantizeLinear"])
 
+    def test_pair_with_other_dequantization_parameters_computes(self):
+        # Quantizing with one scale or zero point and dequantizing with
+        # another rescales the value: no Identity, the integers as ONNX
+        # Runtime computes them.
+        x = (rng(64).standard_normal((2, 3, 4)) * 5).astype(np.float32)
+        extra = [initializer("s2", np.array(0.25, np.float32)),
+                 initializer("z2", np.array(3, np.uint8)),
+                 initializer("sc", np.array(0.1, np.float32))]
+        for scale, zero in (("s2", "z"), ("s", "z2"), ("s2", "z2"), ("sc", "z2")):
+            with self.subTest(scale=scale, zero_point=zero):
+                model = _model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+                                helper.make_node("DequantizeLinear", ["q", scale, zero], ["d"]),
+                                helper.make_node("Relu", ["d"], ["y"])],
+                               [("x", F32)], [("y", F32)])
+                model.graph.initializer.extend(extra)
+                self._check(model, {"x": x}, ["QuantizeLinear", "DequantizeLinear",
+                                              "Activation"])
+
+    def test_pair_with_equal_parameters_in_other_tensors_is_skipped(self):
+        # The same scale and zero point held by other tensors (and the zero
+        # point left out where it is 0) still make an inner pair.
+        model = _model([helper.make_node("QuantizeLinear", ["x", "s", "zero"], ["q"]),
+                        helper.make_node("DequantizeLinear", ["q", "s_copy"], ["d"]),
+                        helper.make_node("Relu", ["d"], ["y"])],
+                       [("x", F32)], [("y", F32)])
+        model.graph.initializer.extend([initializer("s_copy", np.array(0.1, np.float32)),
+                                        initializer("zero", np.array(0, np.uint8))])
+        converted = convert_model(model, {"x": [2, 3, 4]}, ["y"], runtime="cpu")
+        self.assertEqual([op.type for op in converted.net_def.op], ["Activation"])
+
     def test_inner_pair_is_skipped(self):
         x = rng(63).uniform(-1, 1, (2, 3, 4)).astype(np.float32)
         model = _model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
