@@ -58,6 +58,8 @@ KernelTable MakeAvx2Table() {
   table.quantize_uint8 = x86::Avx2QuantizeUint8;
   table.depthwise3x3_uint8_s1 = x86::Avx2DepthwiseUint8S1;
   table.depthwise3x3_uint8_s2 = x86::Avx2DepthwiseUint8S2;
+  table.depthwise3x3_uint8_requant_s1 = x86::Avx2DepthwiseUint8RequantS1;
+  table.depthwise3x3_uint8_requant_s2 = x86::Avx2DepthwiseUint8RequantS2;
   return table;
 }
 
@@ -103,6 +105,8 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   if (__builtin_cpu_supports("avx512bw")) {
     table.depthwise3x3_uint8_s1 = x86::Avx512DepthwiseUint8S1;
     table.depthwise3x3_uint8_s2 = x86::Avx512DepthwiseUint8S2;
+    table.depthwise3x3_uint8_requant_s1 = x86::Avx512DepthwiseUint8RequantS1;
+    table.depthwise3x3_uint8_requant_s2 = x86::Avx512DepthwiseUint8RequantS2;
   }
   if (features.avx512_vnni) {
     table.quantized_gemm = x86::VnniQuantizedGemm;

@@ -81,6 +81,10 @@ struct KernelTable {
   // (optional: the reference kernel runs without them).
   DepthwiseUint8RowKernel depthwise3x3_uint8_s1 = nullptr;
   DepthwiseUint8RowKernel depthwise3x3_uint8_s2 = nullptr;
+  // The same rows with the output step fused, for the same strides
+  // (optional: the driver then runs the rows above and requantize_row).
+  DepthwiseUint8RequantRowKernel depthwise3x3_uint8_requant_s1 = nullptr;
+  DepthwiseUint8RequantRowKernel depthwise3x3_uint8_requant_s2 = nullptr;
   // Half-precision arithmetic (ARMv8.2 FP16), set only in the table
   // Fp16KernelTableFor returns: the GEMM tile (fp16_mr x fp16_nr, panels in
   // half precision, C in single precision), the matrix-vector product of one

@@ -96,6 +96,19 @@ struct DepthwiseUint8Row {
 };
 using DepthwiseUint8RowKernel = void (*)(const DepthwiseUint8Row& row);
 
+// The same row with its output step fused: the sums of `row` (whose `sums`
+// is not used) stay in registers and become, by the rule of RequantizeRow
+// with `output.row_term` as the bias,
+//   out[x] = clamp(zero_point + Requantize(sums[x] + row_term), lo, hi)
+// for x < row.count only (nothing else is written; output.sums,
+// column_terms and count are not used). The caller guarantees
+// RequantizeRow's conditions (exact int32 total, multiplier below 1).
+struct DepthwiseUint8RequantRow {
+  DepthwiseUint8Row row;
+  RequantizeRow output;
+};
+using DepthwiseUint8RequantRowKernel = void (*)(const DepthwiseUint8RequantRow& row);
+
 }  // namespace ops
 }  // namespace mace
 

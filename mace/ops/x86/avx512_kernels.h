@@ -73,6 +73,8 @@ void VnniQuantizedGemmRequant(const int32_t* a, const int32_t* b, int64_t rows, 
 // above (kernel_table.cc checks it).
 void Avx512DepthwiseUint8S1(const DepthwiseUint8Row& row);
 void Avx512DepthwiseUint8S2(const DepthwiseUint8Row& row);
+void Avx512DepthwiseUint8RequantS1(const DepthwiseUint8RequantRow& row);
+void Avx512DepthwiseUint8RequantS2(const DepthwiseUint8RequantRow& row);
 
 }  // namespace x86
 }  // namespace ops
