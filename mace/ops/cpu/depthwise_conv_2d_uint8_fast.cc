@@ -117,13 +117,12 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
       fused.row = row;
       fused.output = MakeRequantizeRow(nullptr, nullptr, bias_value, multiplier, quant_.output,
                                        p.out_w, nullptr);
-      for (int64_t oy = 0; oy < p.out_h; ++oy) {
-        for (int i = 0; i < 3; ++i) {
-          fused.row.rows[i] = plane + (oy * p.stride_h + i) * plane_w_;
-        }
-        fused.output.out = out_plane + oy * p.out_w;
-        requant_kernel_(fused);
-      }
+      for (int i = 0; i < 3; ++i) fused.row.rows[i] = plane + i * plane_w_;
+      fused.output.out = out_plane;
+      fused.out_rows = p.out_h;
+      fused.input_step = p.stride_h * plane_w_;
+      fused.output_step = p.out_w;
+      requant_kernel_(fused);
       continue;
     }
     // The sums of the whole output plane, row after row: a row's padding

@@ -164,8 +164,8 @@ uint8_t NaiveRequantize(int64_t x, int64_t multiplier, int shift, int32_t zero_p
 // The fused row kernels on their own against a naive sum of the nine
 // products and the naive rule: every count from 1 to 70 (all tails of the
 // 8-, 16- and 32-output steps), both strides, random and extreme inputs
-// and taps (+-255), biases up to the exact-int32 limit; no byte at or past
-// count is written.
+// and taps (+-255), biases up to the exact-int32 limit, two output rows
+// per call; no byte at or past count of a row is written.
 TEST(DepthwiseUint8Fast, FusedRowsMatchNaiveIntegers) {
   int tested = 0;
   for (const KernelTable* table : testing::TablesUnderTest()) {
@@ -184,7 +184,8 @@ TEST(DepthwiseUint8Fast, FusedRowsMatchNaiveIntegers) {
                                kDepthwiseUint8Lanes;
         const int64_t width = stride * padded + 3;
         const bool extreme = count % 5 == 0;
-        std::vector<int16_t> rows(3 * width);
+        // Two output rows: the second reads input rows 1 to 3.
+        std::vector<int16_t> rows(4 * width);
         for (int16_t& v : rows) {
           v = static_cast<int16_t>(extreme ? (coin(rng) == 0 ? -255 : 255) : value(rng));
         }
@@ -208,22 +209,33 @@ TEST(DepthwiseUint8Fast, FusedRowsMatchNaiveIntegers) {
         fused.output.zero_point = clamp.zero_point;
         fused.output.lo = clamp.min;
         fused.output.hi = clamp.max;
-        std::vector<uint8_t> out(count + 40, 0xA5);
+        const int64_t out_step = count + 20;
+        std::vector<uint8_t> out(2 * out_step, 0xA5);
         fused.output.out = out.data();
+        fused.out_rows = 2;
+        fused.input_step = width;
+        fused.output_step = out_step;
         kernel(fused);
-        for (int64_t x = 0; x < count; ++x) {
-          int64_t sum = bias;
-          for (int i = 0; i < 3; ++i) {
-            for (int j = 0; j < 3; ++j) {
-              sum += int64_t{fused.row.taps[3 * i + j]} * rows[i * width + stride * x + j];
+        for (int64_t r = 0; r < 2; ++r) {
+          for (int64_t x = 0; x < count; ++x) {
+            int64_t sum = bias;
+            for (int i = 0; i < 3; ++i) {
+              for (int j = 0; j < 3; ++j) {
+                sum += int64_t{fused.row.taps[3 * i + j]} *
+                       rows[(r + i) * width + stride * x + j];
+              }
             }
+            const uint8_t got = out[r * out_step + x];
+            ASSERT_EQ(got, NaiveRequantize(sum, m.multiplier, m.right_shift, clamp.zero_point,
+                                           clamp.min, clamp.max))
+                << "row " << r << " x " << x;
+            ASSERT_EQ(got, RequantizeToUint8(static_cast<int32_t>(sum), m, clamp))
+                << "row " << r << " x " << x;
           }
-          ASSERT_EQ(out[x], NaiveRequantize(sum, m.multiplier, m.right_shift, clamp.zero_point,
-                                            clamp.min, clamp.max))
-              << "x " << x;
-          ASSERT_EQ(out[x], RequantizeToUint8(static_cast<int32_t>(sum), m, clamp)) << "x " << x;
+          for (int64_t x = count; x < out_step; ++x) {
+            ASSERT_EQ(out[r * out_step + x], 0xA5) << "row " << r << " x " << x;
+          }
         }
-        for (size_t x = count; x < out.size(); ++x) ASSERT_EQ(out[x], 0xA5) << "x " << x;
       }
     }
   }

@@ -103,9 +103,14 @@ using DepthwiseUint8RowKernel = void (*)(const DepthwiseUint8Row& row);
 // for x < row.count only (nothing else is written; output.sums,
 // column_terms and count are not used). The caller guarantees
 // RequantizeRow's conditions (exact int32 total, multiplier below 1).
+// One call does `out_rows` such rows (the output constants are set up
+// once): row r reads rows[i] + r * input_step and writes from
+// out + r * output_step.
 struct DepthwiseUint8RequantRow {
   DepthwiseUint8Row row;
   RequantizeRow output;
+  int64_t out_rows = 1;
+  int64_t input_step = 0, output_step = 0;
 };
 using DepthwiseUint8RequantRowKernel = void (*)(const DepthwiseUint8RequantRow& row);
 

@@ -106,12 +106,24 @@ void Avx2DepthwiseUint8S1(const DepthwiseUint8Row& row) { RowS1(row, SumsSink{ro
 
 void Avx2DepthwiseUint8S2(const DepthwiseUint8Row& row) { RowS2(row, SumsSink{row.sums}); }
 
-void Avx2DepthwiseUint8RequantS1(const DepthwiseUint8RequantRow& row) {
-  RowS1(row.row, RequantSink(row));
+void Avx2DepthwiseUint8RequantS1(const DepthwiseUint8RequantRow& rows) {
+  RequantSink sink(rows);
+  DepthwiseUint8Row row = rows.row;
+  for (int64_t r = 0; r < rows.out_rows; ++r) {
+    RowS1(row, sink);
+    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
+    sink.out += rows.output_step;
+  }
 }
 
-void Avx2DepthwiseUint8RequantS2(const DepthwiseUint8RequantRow& row) {
-  RowS2(row.row, RequantSink(row));
+void Avx2DepthwiseUint8RequantS2(const DepthwiseUint8RequantRow& rows) {
+  RequantSink sink(rows);
+  DepthwiseUint8Row row = rows.row;
+  for (int64_t r = 0; r < rows.out_rows; ++r) {
+    RowS2(row, sink);
+    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
+    sink.out += rows.output_step;
+  }
 }
 
 }  // namespace x86

@@ -192,13 +192,25 @@ __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S2(const DepthwiseU
 }
 
 __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8RequantS1(
-    const DepthwiseUint8RequantRow& row) {
-  RowS1(row.row, RequantSink(row));
+    const DepthwiseUint8RequantRow& rows) {
+  RequantSink sink(rows);
+  DepthwiseUint8Row row = rows.row;
+  for (int64_t r = 0; r < rows.out_rows; ++r) {
+    RowS1(row, sink);
+    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
+    sink.out += rows.output_step;
+  }
 }
 
 __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8RequantS2(
-    const DepthwiseUint8RequantRow& row) {
-  RowS2(row.row, RequantSink(row));
+    const DepthwiseUint8RequantRow& rows) {
+  RequantSink sink(rows);
+  DepthwiseUint8Row row = rows.row;
+  for (int64_t r = 0; r < rows.out_rows; ++r) {
+    RowS2(row, sink);
+    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
+    sink.out += rows.output_step;
+  }
 }
 
 }  // namespace x86
