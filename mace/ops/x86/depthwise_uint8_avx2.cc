@@ -61,9 +61,25 @@ struct RequantSink {
         Avx2PackBytes(Avx2Requantize(_mm256_add_epi32(acc, row_term), scale, clamp));
     if (x + 8 <= count) {
       std::memcpy(out + x, &bytes, 8);
-    } else {
-      std::memcpy(out + x, &bytes, count - x);  // the valid bytes only
+      return;
     }
+    // The valid bytes only, in pieces of 4, 2 and 1.
+    const int64_t valid = count - x;
+    uint8_t* dst = out + x;
+    uint64_t rest = static_cast<uint64_t>(bytes);
+    if (valid & 4) {
+      const uint32_t word = static_cast<uint32_t>(rest);
+      std::memcpy(dst, &word, 4);
+      dst += 4;
+      rest >>= 32;
+    }
+    if (valid & 2) {
+      const uint16_t half = static_cast<uint16_t>(rest);
+      std::memcpy(dst, &half, 2);
+      dst += 2;
+      rest >>= 16;
+    }
+    if (valid & 1) *dst = static_cast<uint8_t>(rest);
   }
 };
 

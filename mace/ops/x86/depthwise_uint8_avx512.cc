@@ -134,8 +134,9 @@ __attribute__((target("avx512bw"))) void RowS1(const DepthwiseUint8Row& row, con
     // unpack works within 128-bit halves: (e0 o0 e1 o1 | e4 o4 e5 o5) and
     // (e2 o2 e3 o3 | e6 o6 e7 o7), then the halves are put in order.
     const __m256i low = _mm256_unpacklo_epi32(even, odd), high = _mm256_unpackhi_epi32(even, odd);
-    sink.Store8(x, _mm256_permute2x128_si256(low, high, 0x20));
-    sink.Store8(x + 8, _mm256_permute2x128_si256(low, high, 0x31));
+    sink.Store16(x, _mm512_inserti64x4(
+                        _mm512_castsi256_si512(_mm256_permute2x128_si256(low, high, 0x20)),
+                        _mm256_permute2x128_si256(low, high, 0x31), 1));
     x += 16;
   }
   for (; x < padded; x += 8) {
