@@ -111,6 +111,7 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   if (features.avx512_vnni) {
     table.quantized_gemm = x86::VnniQuantizedGemm;
     table.quantized_gemm_requant = x86::VnniQuantizedGemmRequant;
+    table.quantized_gemv = x86::VnniQuantizedGemv;
     table.quantized_format = kQuantQuadsUint8;
   }
   return table;

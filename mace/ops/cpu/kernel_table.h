@@ -75,6 +75,9 @@ struct KernelTable {
   // The GEMM and its output step in one pass, for the same word format
   // (optional: the driver then runs quantized_gemm and requantize_row).
   QuantizedGemmRequantKernel quantized_gemm_requant = nullptr;
+  // The uint8 x int8 matrix-vector product (optional: FullyConnected at
+  // batch 1 then runs on the GEMM).
+  QuantizedGemvKernel quantized_gemv = nullptr;
   // float to uint8 (the Quantize op; optional: the reference runs without).
   QuantizeUint8Kernel quantize_uint8 = nullptr;
   // Rows of a 3x3 uint8 depthwise convolution by horizontal stride

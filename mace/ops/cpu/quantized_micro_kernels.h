@@ -74,6 +74,15 @@ using QuantizedGemmRequantKernel = void (*)(const int32_t* a, const int32_t* b, 
                                             int64_t groups, int64_t cols,
                                             const RequantizeTile& tile);
 
+// The matrix-vector product of a uint8 vector and int8 rows: for r < rows,
+//   sums[r] = sum over k < depth of x[k] * w[r * depth + k]
+// exactly in int32 (depth at most kQuantGemvMaxDepth). depth is a multiple
+// of kQuantGemvDepth; the caller pads rows and vector with zeros.
+constexpr int kQuantGemvDepth = 64;
+constexpr int64_t kQuantGemvMaxDepth = 65536;  // 65536 x 255 x 128 < 2^31
+using QuantizedGemvKernel = void (*)(const int8_t* w, const uint8_t* x, int64_t rows,
+                                     int64_t depth, int32_t* sums);
+
 // The Quantize op's conversion, by the rule of QuantizeValue in
 // common/quantize.h: for i < count, out[i] = clamp(zero_point +
 // round_half_away(double(in[i]) / scale), 0, 255), and zero_point for NaN.
