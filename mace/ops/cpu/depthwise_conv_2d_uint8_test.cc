@@ -148,24 +148,12 @@ TEST(DepthwiseUint8Fast, MatchesReferenceExactly) {
   if (tables.empty()) GTEST_SKIP() << "no uint8 depthwise row kernel on this CPU";
 }
 
-// The rule written out independently of common/quantize.h: the exact
-// product |x| * multiplier divided by 2^shift, rounded half away from zero
-// by comparing twice the remainder with the divisor.
-uint8_t NaiveRequantize(int64_t x, int64_t multiplier, int shift, int32_t zero_point, int32_t lo,
-                        int32_t hi) {
-  const int64_t magnitude = (x < 0 ? -x : x) * multiplier;
-  const int64_t divisor = int64_t{1} << shift;
-  int64_t q = magnitude / divisor;
-  if (2 * (magnitude % divisor) >= divisor) ++q;
-  const int64_t value = zero_point + (x < 0 ? -q : q);
-  return static_cast<uint8_t>(std::min<int64_t>(hi, std::max<int64_t>(lo, value)));
-}
-
 // The fused row kernels on their own against a naive sum of the nine
-// products and the naive rule: every count from 1 to 70 (all tails of the
-// 8-, 16- and 32-output steps), both strides, random and extreme inputs
-// and taps (+-255), biases up to the exact-int32 limit, two output rows
-// per call; no byte at or past count of a row is written.
+// products and the naive rule (testing::NaiveRequantize): every count from
+// 1 to 70 (all tails of the 8-, 16- and 32-output steps), both strides,
+// random and extreme inputs and taps (+-255), biases up to the exact-int32
+// limit, two output rows per call; no byte at or past count of a row is
+// written.
 TEST(DepthwiseUint8Fast, FusedRowsMatchNaiveIntegers) {
   int tested = 0;
   for (const KernelTable* table : testing::TablesUnderTest()) {
@@ -226,8 +214,7 @@ TEST(DepthwiseUint8Fast, FusedRowsMatchNaiveIntegers) {
               }
             }
             const uint8_t got = out[r * out_step + x];
-            ASSERT_EQ(got, NaiveRequantize(sum, m.multiplier, m.right_shift, clamp.zero_point,
-                                           clamp.min, clamp.max))
+            ASSERT_EQ(got, testing::NaiveRequantize(sum, m, clamp))
                 << "row " << r << " x " << x;
             ASSERT_EQ(got, RequantizeToUint8(static_cast<int32_t>(sum), m, clamp))
                 << "row " << r << " x " << x;

@@ -97,26 +97,15 @@ TEST(FullyConnectedUint8Gemm, MatchesReferenceExactly) {
   if (tested == 0) GTEST_SKIP() << "no uint8 GEMM on this CPU";
 }
 
-uint8_t NaiveRequantize(int64_t x, const QuantizedMultiplier& m, const OutputClamp& clamp) {
-  if (x > INT32_MAX) x = INT32_MAX;
-  if (x < INT32_MIN) x = INT32_MIN;
-  const int64_t magnitude = (x < 0 ? -x : x) * int64_t{m.multiplier};
-  const int64_t divisor = int64_t{1} << m.right_shift;
-  int64_t q = magnitude / divisor;
-  if (2 * (magnitude % divisor) >= divisor) ++q;
-  const int64_t value = clamp.zero_point + (x < 0 ? -q : q);
-  return static_cast<uint8_t>(std::min<int64_t>(clamp.max, std::max<int64_t>(clamp.min, value)));
-}
-
 void RunGemvCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
   ref::quantized::FullyConnectedShape shape;
   shape.batch = 1;
   shape.depth = c.depth;
   shape.units = c.units;
   const bool extreme = c.depth % 2 == 0;
-  const std::vector<uint8_t> input = testing::RandomValues<uint8_t>(
-      c.depth, extreme ? 255 - 255 * (c.input_zp == 255) : 0, extreme ? 255 * (c.input_zp != 255) : 255,
-      rng);
+  const int32_t far = c.input_zp < 128 ? 255 : 0;  // the input farthest from the zero point
+  const std::vector<uint8_t> input =
+      testing::RandomValues<uint8_t>(c.depth, extreme ? far : 0, extreme ? far : 255, rng);
   const std::vector<uint8_t> weight_u8 =
       testing::RandomValues<uint8_t>(c.units * c.depth, 0, 255, rng);
   const std::vector<int8_t> weight_i8 =
@@ -147,7 +136,7 @@ void RunGemvCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
         const int64_t w = c.int8 ? weight_i8[u * c.depth + k] : weight_u8[u * c.depth + k];
         sum += (int64_t{input[k]} - quant.input_zero_point) * (w - quant.filter_zero_point);
       }
-      naive[u] = NaiveRequantize(sum, quant.multiplier(u), quant.output);
+      naive[u] = testing::NaiveRequantize(sum, quant.multiplier(u), quant.output);
     }
     ASSERT_EQ(expected, naive) << "the reference and the naive product disagree";
     const std::string mismatch =

@@ -28,15 +28,6 @@ struct Case {
   double multiplier;
 };
 
-uint8_t NaiveRequantize(int64_t x, int64_t multiplier, int shift, const OutputClamp& clamp) {
-  const int64_t magnitude = (x < 0 ? -x : x) * multiplier;
-  const int64_t divisor = int64_t{1} << shift;
-  int64_t q = magnitude / divisor;
-  if (2 * (magnitude % divisor) >= divisor) ++q;
-  const int64_t value = clamp.zero_point + (x < 0 ? -q : q);
-  return static_cast<uint8_t>(std::min<int64_t>(clamp.max, std::max<int64_t>(clamp.min, value)));
-}
-
 void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
   ref::quantized::MatMulShape shape;
   shape.batch = 1;
@@ -67,7 +58,7 @@ void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
           const int64_t bv = c.transpose_b ? b[j * c.depth + k] : b[k * c.cols + j];
           sum += (av - c.a_zp) * (bv - c.b_zp);
         }
-        naive[r * c.cols + j] = NaiveRequantize(sum, m.multiplier, m.right_shift, quant.output);
+        naive[r * c.cols + j] = testing::NaiveRequantize(sum, m, quant.output);
       }
     }
     ASSERT_EQ(expected, naive) << "the reference and the naive product disagree";

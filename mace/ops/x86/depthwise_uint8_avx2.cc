@@ -116,30 +116,33 @@ void RowS2(const DepthwiseUint8Row& row, const Sink& sink) {
   }
 }
 
+// The rows of a fused call, one after another, with the output
+// constants set up once.
+template <void (*kRow)(const DepthwiseUint8Row&, const RequantSink&)>
+void FusedPlane(const DepthwiseUint8RequantRow& rows) {
+  RequantSink sink(rows);
+  DepthwiseUint8Row row = rows.row;
+  for (int64_t r = 0; r < rows.out_rows; ++r) {
+    kRow(row, sink);
+    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
+    sink.out += rows.output_step;
+  }
+}
+
 }  // namespace
 
 void Avx2DepthwiseUint8S1(const DepthwiseUint8Row& row) { RowS1(row, SumsSink{row.sums}); }
 
 void Avx2DepthwiseUint8S2(const DepthwiseUint8Row& row) { RowS2(row, SumsSink{row.sums}); }
 
-void Avx2DepthwiseUint8RequantS1(const DepthwiseUint8RequantRow& rows) {
-  RequantSink sink(rows);
-  DepthwiseUint8Row row = rows.row;
-  for (int64_t r = 0; r < rows.out_rows; ++r) {
-    RowS1(row, sink);
-    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
-    sink.out += rows.output_step;
-  }
+void Avx2DepthwiseUint8RequantS1(
+    const DepthwiseUint8RequantRow& rows) {
+  FusedPlane<RowS1<RequantSink>>(rows);
 }
 
-void Avx2DepthwiseUint8RequantS2(const DepthwiseUint8RequantRow& rows) {
-  RequantSink sink(rows);
-  DepthwiseUint8Row row = rows.row;
-  for (int64_t r = 0; r < rows.out_rows; ++r) {
-    RowS2(row, sink);
-    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
-    sink.out += rows.output_step;
-  }
+void Avx2DepthwiseUint8RequantS2(
+    const DepthwiseUint8RequantRow& rows) {
+  FusedPlane<RowS2<RequantSink>>(rows);
 }
 
 }  // namespace x86

@@ -182,6 +182,19 @@ __attribute__((target("avx512bw"))) void RowS2(const DepthwiseUint8Row& row, con
   }
 }
 
+// The rows of a fused call, one after another, with the output
+// constants set up once.
+template <void (*kRow)(const DepthwiseUint8Row&, const RequantSink&)>
+__attribute__((target("avx512bw"))) void FusedPlane(const DepthwiseUint8RequantRow& rows) {
+  RequantSink sink(rows);
+  DepthwiseUint8Row row = rows.row;
+  for (int64_t r = 0; r < rows.out_rows; ++r) {
+    kRow(row, sink);
+    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
+    sink.out += rows.output_step;
+  }
+}
+
 }  // namespace
 
 __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S1(const DepthwiseUint8Row& row) {
@@ -194,24 +207,12 @@ __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S2(const DepthwiseU
 
 __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8RequantS1(
     const DepthwiseUint8RequantRow& rows) {
-  RequantSink sink(rows);
-  DepthwiseUint8Row row = rows.row;
-  for (int64_t r = 0; r < rows.out_rows; ++r) {
-    RowS1(row, sink);
-    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
-    sink.out += rows.output_step;
-  }
+  FusedPlane<RowS1<RequantSink>>(rows);
 }
 
 __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8RequantS2(
     const DepthwiseUint8RequantRow& rows) {
-  RequantSink sink(rows);
-  DepthwiseUint8Row row = rows.row;
-  for (int64_t r = 0; r < rows.out_rows; ++r) {
-    RowS2(row, sink);
-    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
-    sink.out += rows.output_step;
-  }
+  FusedPlane<RowS2<RequantSink>>(rows);
 }
 
 }  // namespace x86
