@@ -28,6 +28,13 @@ std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
   if (kernel == nullptr) return nullptr;
   std::unique_ptr<DepthwiseUint8Fast> fast(new DepthwiseUint8Fast());
   fast->row_kernel_ = kernel;
+  fast->requant_kernel_ = params.stride_w == 1 ? table.depthwise3x3_uint8_requant_s1
+                                               : table.depthwise3x3_uint8_requant_s2;
+  // A stride-1 row whose padded width leaves a last step of 8 outputs
+  // (widths 7 and 56 in MobileNet v2) requantizes that step in a
+  // half-empty AVX-512 register; the two passes measured faster there
+  // (docs/quantization.md), so those layers keep them.
+  if (params.stride_w == 1 && (params.out_w + 7) / 8 % 2 == 1) fast->requant_kernel_ = nullptr;
   fast->requantize_row_ = table.requantize_row;
   fast->p_ = params;
   fast->quant_ = quant;
@@ -108,6 +115,21 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
     const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
     const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
     uint8_t* out_plane = output + (n * out_channels + oc) * p.out_h * p.out_w;
+    if (requant_kernel_ != nullptr &&
+        VectorRequantizeApplies(bias_value, 9 * 255 * 255, multiplier)) {
+      // Requantized in the row kernel's registers: no int32 sums in memory.
+      DepthwiseUint8RequantRow fused;
+      fused.row = row;
+      fused.output = MakeRequantizeRow(nullptr, nullptr, bias_value, multiplier, quant_.output,
+                                       p.out_w, nullptr);
+      for (int i = 0; i < 3; ++i) fused.row.rows[i] = plane + i * plane_w_;
+      fused.output.out = out_plane;
+      fused.out_rows = p.out_h;
+      fused.input_step = p.stride_h * plane_w_;
+      fused.output_step = p.out_w;
+      requant_kernel_(fused);
+      continue;
+    }
     // The sums of the whole output plane, row after row: a row's padding
     // lanes spill into the next row's start, which that row then
     // overwrites, so the plane is requantized in one step.

@@ -2,9 +2,11 @@
 // once into a zero-padded int16 plane (inputs minus their zero point, so
 // padding is real 0), the kernel table's row kernel sums the nine taps of
 // an output row exactly in int32, and the output step adds the bias and
-// requantizes with the rule of common/quantize.h (the table's
-// requantize_row where the total cannot saturate and the multiplier is
-// below 1, a scalar int64 loop otherwise). Its results equal
+// requantizes with the rule of common/quantize.h. Where the total cannot
+// saturate and the multiplier is below 1, the table's fused row kernel
+// does both in registers and stores bytes (or, without one, the row
+// kernel's sums go through requantize_row); otherwise a scalar int64 loop
+// requantizes the sums. Its results equal
 // ref::quantized::DepthwiseConv2d bit for bit.
 #ifndef MACE_OPS_CPU_DEPTHWISE_CONV_2D_UINT8_FAST_H_
 #define MACE_OPS_CPU_DEPTHWISE_CONV_2D_UINT8_FAST_H_
@@ -41,6 +43,8 @@ class DepthwiseUint8Fast {
                   uint8_t* output, int16_t* plane, int32_t* sums) const;
 
   DepthwiseUint8RowKernel row_kernel_ = nullptr;
+  // The rows with the output step fused (null where the table has none).
+  DepthwiseUint8RequantRowKernel requant_kernel_ = nullptr;
   RequantizeRowKernel requantize_row_ = nullptr;
   ref::DepthwiseConv2dParams p_;
   ref::quantized::ConvQuantization quant_;

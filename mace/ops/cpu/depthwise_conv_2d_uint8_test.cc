@@ -5,7 +5,8 @@
 // H = 1, stride 1 and 2 (also stride 2 in one direction only), padding 0
 // and 1, channel multipliers 1 and 2, zero points 0 and 255, uint8 and
 // per-channel int8 filters, biases large enough to need the scalar output
-// step, a multiplier above 1, with 1, 2 and 3 threads.
+// step, a multiplier above 1, with 1, 2 and 3 threads; with the fused rows
+// and without them. The fused rows also against naive integers alone.
 #include <algorithm>
 #include <memory>
 #include <random>
@@ -113,21 +114,119 @@ const Case kCases[] = {
     {1, 2, 3, 113, 1, 1, 2, 1, 99, 1, false, 40000, false},     // 57, stride 2 in W only
 };
 
-TEST(DepthwiseUint8Fast, MatchesReferenceExactly) {
-  int tested = 0;
+// Each table as it is (the fused rows where it has them) and without its
+// fused rows (the row kernels' sums, then requantize_row), so both paths
+// are checked on a host that has the fused ones.
+std::vector<KernelTable> DepthwiseTables() {
+  std::vector<KernelTable> tables;
   for (const KernelTable* table : testing::TablesUnderTest()) {
     if (table->depthwise3x3_uint8_s1 == nullptr) continue;
-    ++tested;
-    std::mt19937 rng(7767517);
-    for (const Case& c : kCases) {
-      SCOPED_TRACE(::testing::Message() << table->name << " channels " << c.channels << " "
-                                        << c.in_h << "x" << c.in_w << " stride " << c.stride_h
-                                        << "x" << c.stride_w << " pad " << c.pad << " mult "
-                                        << c.multiplier << " int8 " << c.int8);
-      RunCase(*table, c, &rng);
+    tables.push_back(*table);
+    if (table->depthwise3x3_uint8_requant_s1 != nullptr) {
+      KernelTable two_pass = *table;
+      two_pass.depthwise3x3_uint8_requant_s1 = nullptr;
+      two_pass.depthwise3x3_uint8_requant_s2 = nullptr;
+      tables.push_back(two_pass);
     }
   }
-  if (tested == 0) GTEST_SKIP() << "no uint8 depthwise row kernel on this CPU";
+  return tables;
+}
+
+TEST(DepthwiseUint8Fast, MatchesReferenceExactly) {
+  const std::vector<KernelTable> tables = DepthwiseTables();
+  for (const KernelTable& table : tables) {
+    std::mt19937 rng(7767517);
+    for (const Case& c : kCases) {
+      SCOPED_TRACE(::testing::Message()
+                   << table.name << (table.depthwise3x3_uint8_requant_s1 ? " fused" : " two-pass")
+                   << " channels " << c.channels << " " << c.in_h << "x" << c.in_w << " stride "
+                   << c.stride_h << "x" << c.stride_w << " pad " << c.pad << " mult "
+                   << c.multiplier << " int8 " << c.int8);
+      RunCase(table, c, &rng);
+    }
+  }
+  if (tables.empty()) GTEST_SKIP() << "no uint8 depthwise row kernel on this CPU";
+}
+
+// The fused row kernels on their own against a naive sum of the nine
+// products and the naive rule (testing::NaiveRequantize): every count from
+// 1 to 70 (all tails of the 8-, 16- and 32-output steps), both strides,
+// random and extreme inputs and taps (+-255), biases up to the exact-int32
+// limit, two output rows per call; no byte at or past count of a row is
+// written.
+TEST(DepthwiseUint8Fast, FusedRowsMatchNaiveIntegers) {
+  int tested = 0;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    for (int stride = 1; stride <= 2; ++stride) {
+      const DepthwiseUint8RequantRowKernel kernel = stride == 1
+                                                        ? table->depthwise3x3_uint8_requant_s1
+                                                        : table->depthwise3x3_uint8_requant_s2;
+      if (kernel == nullptr) continue;
+      ++tested;
+      std::mt19937 rng(20240611 + stride);
+      std::uniform_int_distribution<int32_t> value(-255, 255), coin(0, 3);
+      for (int64_t count = 1; count <= 70; ++count) {
+        SCOPED_TRACE(::testing::Message() << table->name << " stride " << stride << " count "
+                                          << count);
+        const int64_t padded = (count + kDepthwiseUint8Lanes - 1) / kDepthwiseUint8Lanes *
+                               kDepthwiseUint8Lanes;
+        const int64_t width = stride * padded + 3;
+        const bool extreme = count % 5 == 0;
+        // Two output rows: the second reads input rows 1 to 3.
+        std::vector<int16_t> rows(4 * width);
+        for (int16_t& v : rows) {
+          v = static_cast<int16_t>(extreme ? (coin(rng) == 0 ? -255 : 255) : value(rng));
+        }
+        DepthwiseUint8RequantRow fused;
+        for (int i = 0; i < 3; ++i) fused.row.rows[i] = rows.data() + i * width;
+        for (int t = 0; t < 9; ++t) {
+          fused.row.taps[t] = static_cast<int16_t>(extreme ? (t % 2 ? 255 : -255) : value(rng));
+        }
+        fused.row.count = count;
+        const int64_t max_products = 9 * 255 * 255;
+        const int64_t bias = extreme ? (int64_t{1} << 31) - 1 - max_products
+                                     : std::uniform_int_distribution<int64_t>(-100000,
+                                                                              100000)(rng);
+        QuantizedMultiplier m;
+        ASSERT_TRUE(MakeQuantizedMultiplier(extreme ? 0.9999 : 0.0003 + 0.001 * count, "row", &m)
+                        .ok());
+        const OutputClamp clamp{static_cast<int32_t>(count * 3 % 256), 3, 251};
+        fused.output.row_term = static_cast<int32_t>(bias);
+        fused.output.multiplier = m.multiplier;
+        fused.output.right_shift = m.right_shift;
+        fused.output.zero_point = clamp.zero_point;
+        fused.output.lo = clamp.min;
+        fused.output.hi = clamp.max;
+        const int64_t out_step = count + 20;
+        std::vector<uint8_t> out(2 * out_step, 0xA5);
+        fused.output.out = out.data();
+        fused.out_rows = 2;
+        fused.input_step = width;
+        fused.output_step = out_step;
+        kernel(fused);
+        for (int64_t r = 0; r < 2; ++r) {
+          for (int64_t x = 0; x < count; ++x) {
+            int64_t sum = bias;
+            for (int i = 0; i < 3; ++i) {
+              for (int j = 0; j < 3; ++j) {
+                sum += int64_t{fused.row.taps[3 * i + j]} *
+                       rows[(r + i) * width + stride * x + j];
+              }
+            }
+            const uint8_t got = out[r * out_step + x];
+            ASSERT_EQ(got, testing::NaiveRequantize(sum, m, clamp))
+                << "row " << r << " x " << x;
+            ASSERT_EQ(got, RequantizeToUint8(static_cast<int32_t>(sum), m, clamp))
+                << "row " << r << " x " << x;
+          }
+          for (int64_t x = count; x < out_step; ++x) {
+            ASSERT_EQ(out[r * out_step + x], 0xA5) << "row " << r << " x " << x;
+          }
+        }
+      }
+    }
+  }
+  if (tested == 0) GTEST_SKIP() << "no fused uint8 depthwise row kernel on this CPU";
 }
 
 TEST(DepthwiseUint8Fast, OnlyThreeByThreeWithoutDilation) {

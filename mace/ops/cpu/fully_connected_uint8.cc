@@ -1,14 +1,17 @@
 // Prepare checks every tensor's quantization (naming the tensor at fault),
 // folds a fused RELU/RELU6 into the output clamp and builds the
-// requantization multipliers. Run uses the uint8 GEMM
-// (cpu/fully_connected_uint8_gemm.h) for a constant weight, else the
-// reference kernel; the two agree bit for bit.
+// requantization multipliers. Run uses, for a constant weight, the
+// matrix-vector kernel at batch 1 where the table has one
+// (cpu/fully_connected_uint8_gemv.h), else the uint8 GEMM
+// (cpu/fully_connected_uint8_gemm.h); otherwise the reference kernel. All
+// agree bit for bit.
 #include "mace/ops/cpu/fully_connected_uint8.h"
 
 #include <memory>
 
 #include "mace/ops/common/uint8_checks.h"
 #include "mace/ops/cpu/fully_connected_uint8_gemm.h"
+#include "mace/ops/cpu/fully_connected_uint8_gemv.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/fully_connected.h"
 #include "mace/ops/ref/quantized/mat_mul.h"
@@ -28,11 +31,15 @@ class FullyConnectedUint8Cpu final : public FullyConnectedBase {
     MACE_RETURN_IF_ERROR(MakeConvQuantization(*this, *Input(0), *Input(1), Bias(), *Output(0),
                                               shape_.units, params().activation, &quant_));
     fast_.reset();
+    gemv_.reset();
     const KernelTable* table = ContextKernelTable(context);
     const Tensor& weight = *Input(1);
     if (table != nullptr && weight.is_weight()) {
-      fast_ = MakeFullyConnectedGemm(*table, shape_, quant_, weight.raw_data(),
-                                     weight.dtype() == DT_INT8);
+      const bool int8 = weight.dtype() == DT_INT8;
+      gemv_ = FullyConnectedUint8Gemv::Create(*table, shape_, quant_, weight.raw_data(), int8);
+      if (gemv_ == nullptr) {
+        fast_ = MakeFullyConnectedGemm(*table, shape_, quant_, weight.raw_data(), int8);
+      }
     }
     return MaceStatus();
   }
@@ -42,7 +49,9 @@ class FullyConnectedUint8Cpu final : public FullyConnectedBase {
     const int32_t* bias_data = bias != nullptr ? bias->data<int32_t>() : nullptr;
     const uint8_t* input = Input(0)->data<uint8_t>();
     uint8_t* output = Output(0)->mutable_data<uint8_t>();
-    if (fast_ != nullptr) {
+    if (gemv_ != nullptr) {
+      gemv_->Run(input, bias_data, output, ContextPool(context));
+    } else if (fast_ != nullptr) {
       fast_->Run(input, bias_data, output, ContextPool(context));
     } else if (Input(1)->dtype() == DT_INT8) {
       ref::quantized::FullyConnected(shape_, quant_, input, Input(1)->data<int8_t>(), bias_data,
@@ -58,6 +67,7 @@ class FullyConnectedUint8Cpu final : public FullyConnectedBase {
   ref::quantized::FullyConnectedShape shape_;
   ref::quantized::ConvQuantization quant_;
   std::unique_ptr<Conv2dUint8Gemm> fast_;
+  std::unique_ptr<FullyConnectedUint8Gemv> gemv_;
 };
 
 }  // namespace

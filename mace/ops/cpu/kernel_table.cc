@@ -59,6 +59,8 @@ KernelTable MakeAvx2Table() {
   table.depthwise3x3_uint8_s1 = x86::Avx2DepthwiseUint8S1;
   table.depthwise3x3_uint8_s2 = x86::Avx2DepthwiseUint8S2;
   table.max_pool_uint8_row = x86::Avx2MaxPoolUint8Row;
+  table.depthwise3x3_uint8_requant_s1 = x86::Avx2DepthwiseUint8RequantS1;
+  table.depthwise3x3_uint8_requant_s2 = x86::Avx2DepthwiseUint8RequantS2;
   return table;
 }
 
@@ -104,10 +106,13 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   if (__builtin_cpu_supports("avx512bw")) {
     table.depthwise3x3_uint8_s1 = x86::Avx512DepthwiseUint8S1;
     table.depthwise3x3_uint8_s2 = x86::Avx512DepthwiseUint8S2;
+    table.depthwise3x3_uint8_requant_s1 = x86::Avx512DepthwiseUint8RequantS1;
+    table.depthwise3x3_uint8_requant_s2 = x86::Avx512DepthwiseUint8RequantS2;
   }
   if (features.avx512_vnni) {
     table.quantized_gemm = x86::VnniQuantizedGemm;
     table.quantized_gemm_requant = x86::VnniQuantizedGemmRequant;
+    table.quantized_gemv = x86::VnniQuantizedGemv;
     table.quantized_format = kQuantQuadsUint8;
   }
   return table;

@@ -75,6 +75,9 @@ struct KernelTable {
   // The GEMM and its output step in one pass, for the same word format
   // (optional: the driver then runs quantized_gemm and requantize_row).
   QuantizedGemmRequantKernel quantized_gemm_requant = nullptr;
+  // The uint8 x int8 matrix-vector product (optional: FullyConnected at
+  // batch 1 then runs on the GEMM).
+  QuantizedGemvKernel quantized_gemv = nullptr;
   // float to uint8 (the Quantize op; optional: the reference runs without).
   QuantizeUint8Kernel quantize_uint8 = nullptr;
   // Rows of a 3x3 uint8 depthwise convolution by horizontal stride
@@ -84,6 +87,10 @@ struct KernelTable {
   // Rows of a uint8 max pooling (optional: the portable separable kernel
   // runs without it).
   MaxPoolUint8RowKernel max_pool_uint8_row = nullptr;
+  // The same rows with the output step fused, for the same strides
+  // (optional: the driver then runs the rows above and requantize_row).
+  DepthwiseUint8RequantRowKernel depthwise3x3_uint8_requant_s1 = nullptr;
+  DepthwiseUint8RequantRowKernel depthwise3x3_uint8_requant_s2 = nullptr;
   // Half-precision arithmetic (ARMv8.2 FP16), set only in the table
   // Fp16KernelTableFor returns: the GEMM tile (fp16_mr x fp16_nr, panels in
   // half precision, C in single precision), the matrix-vector product of one

@@ -72,6 +72,21 @@ bool RandomQuantization(int32_t input_zp, int32_t weight_zp, bool int8, int64_t 
   return true;
 }
 
+// The uint8 output rule written out independently of common/quantize.h,
+// for the tests' naive computations: the exact total saturated to int32,
+// |x| * multiplier divided by 2^right_shift and rounded half away from
+// zero by comparing twice the remainder with the divisor, the zero point
+// added and the clamp applied.
+inline uint8_t NaiveRequantize(int64_t x, const QuantizedMultiplier& m, const OutputClamp& clamp) {
+  x = std::min<int64_t>(INT32_MAX, std::max<int64_t>(INT32_MIN, x));
+  const int64_t magnitude = (x < 0 ? -x : x) * int64_t{m.multiplier};
+  const int64_t divisor = int64_t{1} << m.right_shift;
+  int64_t q = magnitude / divisor;
+  if (2 * (magnitude % divisor) >= divisor) ++q;
+  const int64_t value = clamp.zero_point + (x < 0 ? -q : q);
+  return static_cast<uint8_t>(std::min<int64_t>(clamp.max, std::max<int64_t>(clamp.min, value)));
+}
+
 // Runs `run(pool, out)` with every pool of PoolsUnderTest and returns the
 // first where `out` differs from `expected` ("" when none does).
 template <typename Run>

@@ -1,11 +1,15 @@
 // Prepare checks every tensor's quantization (naming the tensor at fault),
 // folds a fused RELU/RELU6 into the output clamp and builds the
-// requantization multipliers; Run calls the reference kernel.
+// requantization multipliers. Run uses the uint8 GEMM
+// (cpu/mat_mul_uint8_gemm.h) where the kernel table has one, else the
+// reference kernel; the two agree bit for bit.
 #include "mace/ops/cpu/mat_mul_uint8.h"
 
 #include <memory>
 
 #include "mace/ops/common/uint8_checks.h"
+#include "mace/ops/cpu/mat_mul_uint8_gemm.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/mat_mul.h"
 #include "mace/ops/ref/quantized/mat_mul.h"
 
@@ -15,7 +19,7 @@ namespace {
 
 class MatMulUint8Cpu final : public MatMulBase {
  public:
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus Prepare(OpContext* context) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     const Tensor& a = *Input(0);
     const Tensor& b = *Input(1);
@@ -35,10 +39,16 @@ class MatMulUint8Cpu final : public MatMulBase {
     const double real = static_cast<double>(a.scale()) * b.scale() / Output(0)->scale();
     MACE_RETURN_IF_ERROR(OpStatus(MakeQuantizedMultiplier(
         real, StrCat("'", a.name(), "' x '", b.name(), "'"), &quant_.multipliers[0])));
-    return MakeOutputClamp(Activation(), Output(0)->quant(), Describe(), &quant_.output);
+    MACE_RETURN_IF_ERROR(
+        MakeOutputClamp(Activation(), Output(0)->quant(), Describe(), &quant_.output));
+    fast_.reset();
+    if (const KernelTable* table = ContextKernelTable(context)) {
+      fast_ = std::make_unique<MatMulUint8Gemm>(*table, shape_, quant_);
+    }
+    return MaceStatus();
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     const ref::MatMulParams& p = params();
     const uint8_t* a = Input(0)->data<uint8_t>();
     const uint8_t* b = Input(1)->data<uint8_t>();
@@ -54,8 +64,15 @@ class MatMulUint8Cpu final : public MatMulBase {
         a_matrix += coordinate * p.a_batch_strides[d];
         b_matrix += coordinate * p.b_batch_strides[d];
       }
-      ref::quantized::MatMul(shape_, quant_, a + a_matrix * p.m * p.k, b + b_matrix * p.k * p.n,
-                             output + index * p.m * p.n);
+      const uint8_t* a_data = a + a_matrix * p.m * p.k;
+      const uint8_t* b_data = b + b_matrix * p.k * p.n;
+      uint8_t* out = output + index * p.m * p.n;
+      // A constant A is packed once; another is packed again each run, and
+      // within a run wherever its matrix changes.
+      const bool a_changed = index == 0 && !Input(0)->is_weight();
+      if (fast_ == nullptr || !fast_->Run(a_data, a_changed, b_data, out, ContextPool(context))) {
+        ref::quantized::MatMul(shape_, quant_, a_data, b_data, out);
+      }
     }
     return MaceStatus();
   }
@@ -67,6 +84,7 @@ class MatMulUint8Cpu final : public MatMulBase {
 
   ref::quantized::MatMulShape shape_;
   ref::quantized::ConvQuantization quant_;
+  std::unique_ptr<MatMulUint8Gemm> fast_;
 };
 
 }  // namespace

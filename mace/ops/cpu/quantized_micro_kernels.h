@@ -74,6 +74,15 @@ using QuantizedGemmRequantKernel = void (*)(const int32_t* a, const int32_t* b, 
                                             int64_t groups, int64_t cols,
                                             const RequantizeTile& tile);
 
+// The matrix-vector product of a uint8 vector and int8 rows: for r < rows,
+//   sums[r] = sum over k < depth of x[k] * w[r * depth + k]
+// exactly in int32 (depth at most kQuantGemvMaxDepth). depth is a multiple
+// of kQuantGemvDepth; the caller pads rows and vector with zeros.
+constexpr int kQuantGemvDepth = 64;
+constexpr int64_t kQuantGemvMaxDepth = 65536;  // 65536 x 255 x 128 < 2^31
+using QuantizedGemvKernel = void (*)(const int8_t* w, const uint8_t* x, int64_t rows,
+                                     int64_t depth, int32_t* sums);
+
 // The Quantize op's conversion, by the rule of QuantizeValue in
 // common/quantize.h: for i < count, out[i] = clamp(zero_point +
 // round_half_away(double(in[i]) / scale), 0, 255), and zero_point for NaN.
@@ -116,6 +125,24 @@ struct MaxPoolUint8Row {
   uint8_t* out = nullptr;
 };
 using MaxPoolUint8RowKernel = void (*)(const MaxPoolUint8Row& row);
+
+// The same row with its output step fused: the sums of `row` (whose `sums`
+// is not used) stay in registers and become, by the rule of RequantizeRow
+// with `output.row_term` as the bias,
+//   out[x] = clamp(zero_point + Requantize(sums[x] + row_term), lo, hi)
+// for x < row.count only (nothing else is written; output.sums,
+// column_terms and count are not used). The caller guarantees
+// RequantizeRow's conditions (exact int32 total, multiplier below 1).
+// One call does `out_rows` such rows (the output constants are set up
+// once): row r reads rows[i] + r * input_step and writes from
+// out + r * output_step.
+struct DepthwiseUint8RequantRow {
+  DepthwiseUint8Row row;
+  RequantizeRow output;
+  int64_t out_rows = 1;
+  int64_t input_step = 0, output_step = 0;
+};
+using DepthwiseUint8RequantRowKernel = void (*)(const DepthwiseUint8RequantRow& row);
 
 }  // namespace ops
 }  // namespace mace

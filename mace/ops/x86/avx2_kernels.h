@@ -70,6 +70,8 @@ void Avx2QuantizeUint8(const float* in, int64_t count, float scale, int32_t zero
 // horizontal stride, 8 int32 sums at a time.
 void Avx2DepthwiseUint8S1(const DepthwiseUint8Row& row);
 void Avx2DepthwiseUint8S2(const DepthwiseUint8Row& row);
+void Avx2DepthwiseUint8RequantS1(const DepthwiseUint8RequantRow& row);
+void Avx2DepthwiseUint8RequantS2(const DepthwiseUint8RequantRow& row);
 
 // One output row of a uint8 max pooling (MaxPoolUint8RowKernel), 32 bytes
 // at a time.

@@ -63,6 +63,8 @@ void Avx512QuantizeUint8(const float* in, int64_t count, float scale, int32_t ze
 // CPU has it; the functions add the VNNI target to this file's flags):
 // QuantizedGemmKernel, and QuantizedGemmRequantKernel with the output step
 // of Avx512RequantizeRow applied to the accumulators in registers.
+void VnniQuantizedGemv(const int8_t* w, const uint8_t* x, int64_t rows, int64_t depth,
+                       int32_t* sums);
 void VnniQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
                        int64_t cols, int32_t* c);
 void VnniQuantizedGemmRequant(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
@@ -73,6 +75,8 @@ void VnniQuantizedGemmRequant(const int32_t* a, const int32_t* b, int64_t rows, 
 // above (kernel_table.cc checks it).
 void Avx512DepthwiseUint8S1(const DepthwiseUint8Row& row);
 void Avx512DepthwiseUint8S2(const DepthwiseUint8Row& row);
+void Avx512DepthwiseUint8RequantS1(const DepthwiseUint8RequantRow& row);
+void Avx512DepthwiseUint8RequantS2(const DepthwiseUint8RequantRow& row);
 
 }  // namespace x86
 }  // namespace ops

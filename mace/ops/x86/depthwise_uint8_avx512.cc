@@ -15,9 +15,14 @@
 // vpmaddwd on zmm needs AVX-512 BW, which the rest of this library does not
 // assume: the functions carry it as a target attribute, and the kernel table
 // takes them only where the CPU reports BW.
+//
+// The fused rows (DepthwiseUint8RequantRowKernel) run the same sums and
+// requantize 16 at a time in zmm registers (requantize_avx512.h; the 8-wide
+// steps fill half a register), storing the valid bytes under a mask.
 #include <immintrin.h>
 
 #include "mace/ops/x86/avx512_kernels.h"
+#include "mace/ops/x86/requantize_avx512.h"
 
 namespace mace {
 namespace ops {
@@ -41,9 +46,49 @@ inline __m128i Load128(const int16_t* in) {
   return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
 }
 
-}  // namespace
+// Where the sums go: to memory as int32 (the whole padded row), or
+// requantized to bytes (only x < count).
+struct SumsSink {
+  int32_t* sums;
+  __attribute__((target("avx512bw"))) void Store16(int64_t x, __m512i acc) const {
+    _mm512_storeu_si512(sums + x, acc);
+  }
+  __attribute__((target("avx512bw"))) void Store8(int64_t x, __m256i acc) const {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + x), acc);
+  }
+};
 
-__attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S1(const DepthwiseUint8Row& row) {
+struct RequantSink {
+  __m512i row_term;
+  Avx512RequantizeScale scale;
+  Avx512RequantizeClamp clamp;
+  int64_t count;
+  uint8_t* out;
+  __attribute__((target("avx512bw"))) explicit RequantSink(const DepthwiseUint8RequantRow& r)
+      : row_term(_mm512_set1_epi32(r.output.row_term)),
+        scale(Avx512MakeRequantizeScale(r.output.multiplier, r.output.right_shift)),
+        clamp(Avx512MakeRequantizeClamp(r.output.zero_point, r.output.lo, r.output.hi)),
+        count(r.row.count),
+        out(r.output.out) {}
+  // Lanes [0, lanes) of acc are outputs x, x + 1, ...; those below count
+  // are stored.
+  __attribute__((target("avx512bw"))) void Store(int64_t x, __m512i acc, int64_t lanes) const {
+    const int64_t valid = count - x < lanes ? count - x : lanes;
+    if (valid <= 0) return;
+    const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1);
+    _mm512_mask_cvtepi32_storeu_epi8(
+        out + x, mask, Avx512Requantize(_mm512_add_epi32(acc, row_term), scale, clamp));
+  }
+  __attribute__((target("avx512bw"))) void Store16(int64_t x, __m512i acc) const {
+    Store(x, acc, 16);
+  }
+  __attribute__((target("avx512bw"))) void Store8(int64_t x, __m256i acc) const {
+    Store(x, _mm512_castsi256_si512(acc), 8);
+  }
+};
+
+template <typename Sink>
+__attribute__((target("avx512bw"))) void RowS1(const DepthwiseUint8Row& row, const Sink& sink) {
   int32_t first[3], third[3];
   for (int i = 0; i < 3; ++i) {
     first[i] = TapPair(row.taps[3 * i], row.taps[3 * i + 1]);
@@ -70,8 +115,8 @@ __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S1(const DepthwiseU
         even = _mm512_add_epi32(even, _mm512_madd_epi16(Load512(in + 2), t2[i]));
         odd = _mm512_add_epi32(odd, _mm512_madd_epi16(Load512(in + 3), t2[i]));
       }
-      _mm512_storeu_si512(row.sums + x, _mm512_permutex2var_epi32(even, low_order, odd));
-      _mm512_storeu_si512(row.sums + x + 16, _mm512_permutex2var_epi32(even, high_order, odd));
+      sink.Store16(x, _mm512_permutex2var_epi32(even, low_order, odd));
+      sink.Store16(x + 16, _mm512_permutex2var_epi32(even, high_order, odd));
     }
   }
   if (x + 16 <= padded) {
@@ -89,10 +134,9 @@ __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S1(const DepthwiseU
     // unpack works within 128-bit halves: (e0 o0 e1 o1 | e4 o4 e5 o5) and
     // (e2 o2 e3 o3 | e6 o6 e7 o7), then the halves are put in order.
     const __m256i low = _mm256_unpacklo_epi32(even, odd), high = _mm256_unpackhi_epi32(even, odd);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.sums + x),
-                        _mm256_permute2x128_si256(low, high, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.sums + x + 8),
-                        _mm256_permute2x128_si256(low, high, 0x31));
+    sink.Store16(x, _mm512_inserti64x4(
+                        _mm512_castsi256_si512(_mm256_permute2x128_si256(low, high, 0x20)),
+                        _mm256_permute2x128_si256(low, high, 0x31), 1));
     x += 16;
   }
   for (; x < padded; x += 8) {
@@ -105,13 +149,12 @@ __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S1(const DepthwiseU
       even = _mm_add_epi32(even, _mm_madd_epi16(Load128(in + 2), t2));
       odd = _mm_add_epi32(odd, _mm_madd_epi16(Load128(in + 3), t2));
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row.sums + x), _mm_unpacklo_epi32(even, odd));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row.sums + x + 4),
-                     _mm_unpackhi_epi32(even, odd));
+    sink.Store8(x, _mm256_set_m128i(_mm_unpackhi_epi32(even, odd), _mm_unpacklo_epi32(even, odd)));
   }
 }
 
-__attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S2(const DepthwiseUint8Row& row) {
+template <typename Sink>
+__attribute__((target("avx512bw"))) void RowS2(const DepthwiseUint8Row& row, const Sink& sink) {
   __m512i t01[3], t2[3];
   for (int i = 0; i < 3; ++i) {
     t01[i] = _mm512_set1_epi32(TapPair(row.taps[3 * i], row.taps[3 * i + 1]));
@@ -126,7 +169,7 @@ __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S2(const DepthwiseU
       acc = _mm512_add_epi32(acc, _mm512_madd_epi16(Load512(in), t01[i]));
       acc = _mm512_add_epi32(acc, _mm512_madd_epi16(Load512(in + 2), t2[i]));
     }
-    _mm512_storeu_si512(row.sums + x, acc);
+    sink.Store16(x, acc);
   }
   if (x < padded) {  // 8 outputs left
     __m256i acc = _mm256_setzero_si256();
@@ -135,8 +178,41 @@ __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S2(const DepthwiseU
       acc = _mm256_add_epi32(acc, _mm256_madd_epi16(Load256(in), _mm512_castsi512_si256(t01[i])));
       acc = _mm256_add_epi32(acc, _mm256_madd_epi16(Load256(in + 2), _mm512_castsi512_si256(t2[i])));
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.sums + x), acc);
+    sink.Store8(x, acc);
   }
+}
+
+// The rows of a fused call, one after another, with the output
+// constants set up once.
+template <void (*kRow)(const DepthwiseUint8Row&, const RequantSink&)>
+__attribute__((target("avx512bw"))) void FusedPlane(const DepthwiseUint8RequantRow& rows) {
+  RequantSink sink(rows);
+  DepthwiseUint8Row row = rows.row;
+  for (int64_t r = 0; r < rows.out_rows; ++r) {
+    kRow(row, sink);
+    for (int i = 0; i < 3; ++i) row.rows[i] += rows.input_step;
+    sink.out += rows.output_step;
+  }
+}
+
+}  // namespace
+
+__attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S1(const DepthwiseUint8Row& row) {
+  RowS1(row, SumsSink{row.sums});
+}
+
+__attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S2(const DepthwiseUint8Row& row) {
+  RowS2(row, SumsSink{row.sums});
+}
+
+__attribute__((target("avx512bw"))) void Avx512DepthwiseUint8RequantS1(
+    const DepthwiseUint8RequantRow& rows) {
+  FusedPlane<RowS1<RequantSink>>(rows);
+}
+
+__attribute__((target("avx512bw"))) void Avx512DepthwiseUint8RequantS2(
+    const DepthwiseUint8RequantRow& rows) {
+  FusedPlane<RowS2<RequantSink>>(rows);
 }
 
 }  // namespace x86
