@@ -277,6 +277,30 @@ void Fp16FromFloat(const float* src, int64_t count, uint16_t* dst_bits) {
   for (; i < count; ++i) dst[i] = static_cast<float16_t>(src[i]);
 }
 
+void Fp16PackColumns(const float* src, int64_t cols, int64_t depth, int64_t depth_stride,
+                     uint16_t* dst_bits) {
+  float16_t* dst = reinterpret_cast<float16_t*>(dst_bits);
+  static_assert(kFp16GemmNr == 24, "three vectors of 8 halves a step");
+  const auto convert = [](const float* row, float16_t* out) __attribute__((always_inline)) {
+    const float16x4_t a = vcvt_f16_f32(vld1q_f32(row));
+    const float16x4_t b = vcvt_f16_f32(vld1q_f32(row + 8));
+    const float16x4_t c = vcvt_f16_f32(vld1q_f32(row + 16));
+    vst1q_f16(out, vcvt_high_f16_f32(a, vld1q_f32(row + 4)));
+    vst1q_f16(out + 8, vcvt_high_f16_f32(b, vld1q_f32(row + 12)));
+    vst1q_f16(out + 16, vcvt_high_f16_f32(c, vld1q_f32(row + 20)));
+  };
+  if (cols == kFp16GemmNr) {
+    for (int64_t d = 0; d < depth; ++d, src += depth_stride, dst += kFp16GemmNr) convert(src, dst);
+    return;
+  }
+  // A panel's last columns: through a zero-padded row.
+  float row[kFp16GemmNr] = {};
+  for (int64_t d = 0; d < depth; ++d, src += depth_stride, dst += kFp16GemmNr) {
+    for (int64_t j = 0; j < cols; ++j) row[j] = src[j];
+    convert(row, dst);
+  }
+}
+
 namespace {
 
 using TileFn = void (*)(int64_t, const float16_t*, const float16_t*, float*, int64_t,

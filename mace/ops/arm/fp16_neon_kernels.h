@@ -22,6 +22,12 @@ constexpr int kFp16GemmNr = 24;
 // dst[i] = src[i] rounded to half precision (nearest even), i < count.
 void Fp16FromFloat(const float* src, int64_t count, uint16_t* dst);
 
+// One B panel of the tile from rows of floats: dst[d * 24 + j] =
+// src[d * depth_stride + j] rounded to half for j < cols (at most 24), half
+// zeros for the rest, d < depth. Packing and conversion in one pass.
+void Fp16PackColumns(const float* src, int64_t cols, int64_t depth, int64_t depth_stride,
+                     uint16_t* dst);
+
 // C[rows x cols] (row stride ldc, float) = (accumulate ? C : 0) +
 // A_panel x B_panel, the panels in half precision (kc groups of 8 and of 24
 // values). Products are summed in half precision over the kc steps and

@@ -64,12 +64,12 @@ std::unique_ptr<Conv2dKernel> CreateConv2dKernel(const KernelTable& table,
       return std::make_unique<Conv2dAsDepthwise>(table, depthwise, filter);
     }
   }
-  // Half precision runs every other convolution as one GEMM.
-  if (table.fp16_gemm != nullptr) return std::make_unique<Conv2dGemm>(table, params, filter, arena);
   if (winograd == 2 || winograd == 4) {
     const int tile = Conv2dWinograd::PickTile(table, params, winograd);
     if (tile != 0) return std::make_unique<Conv2dWinograd>(table, params, filter, tile, arena);
   }
+  // Half precision runs every other convolution as one GEMM.
+  if (table.fp16_gemm != nullptr) return std::make_unique<Conv2dGemm>(table, params, filter, arena);
   if (Conv2dDirect::Supports(table, params)) {
     return std::make_unique<Conv2dDirect>(table, params, filter, arena);
   }

@@ -54,9 +54,14 @@ bool Conv2dWinograd::Supports(const ref::Conv2DParams& p) {
 }
 
 int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& p, int requested) {
+  // The half-precision GEMM tile does 8 multiply-adds per instruction where
+  // the single-precision one does 4; the transforms stay in single precision.
+  const bool fp16 = table.fp16_gemm != nullptr;
+  const int mr = fp16 ? table.fp16_mr : table.mr, nr = fp16 ? table.fp16_nr : table.nr;
+  const double gemm_cost = fp16 ? 0.5 : 1.0;
   // RunBlock hands the output transform one GEMM panel of tiles per run.
   if (!Supports(p) || table.winograd_input == nullptr || table.winograd_output == nullptr ||
-      table.nr > kWinogradMaxLanes) {
+      nr > kWinogradMaxLanes) {
     return 0;
   }
   if (p.in_channels < 8 || p.out_channels < 8) return 0;
@@ -67,10 +72,16 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // lanes. Fitted on the BM_Conv3x3Method layers (ResNet-18 and SqueezeNet
   // 1.1) with the AVX2 and AVX-512 tables, where it picks the fastest method
   // or one within about 10 %.
-  constexpr double kTransformCost = 20.0;
+  // With half-precision GEMMs the cost is the ARM one in instructions: the
+  // NEON transforms of SqueezeNet 1.1's layers executed 2.8 instructions per
+  // channel, position and tile under qemu (14.5 M in all), the half GEMM
+  // about 1/6 instruction per multiply-add; that is 17 of its multiply-adds,
+  // 8.5 in the single-precision units used here.
+  const double kTransformCost = fp16 ? 8.5 : 20.0;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinColumns = 32;
-  const double im2col = static_cast<double>(p.out_channels) * p.in_channels * 9 * p.out_h * p.out_w;
+  const double im2col =
+      gemm_cost * static_cast<double>(p.out_channels) * p.in_channels * 9 * p.out_h * p.out_w;
   double best = kMargin * im2col;
   int pick = 0;
   for (int tile = 2; tile <= requested; tile += 2) {
@@ -78,9 +89,9 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     const int64_t tiles_h = CeilDiv(p.out_h, tile), tiles_w = CeilDiv(p.out_w, tile);
     // Fewer than kMinColumns tiles leave the 4x larger filter barely reused:
     // its streaming then costs as much as that many columns would.
-    const int64_t columns = std::max(RoundUp(tiles_h * tiles_w, table.nr), kMinColumns);
-    const double gemm =
-        static_cast<double>(RoundUp(p.out_channels, table.mr)) * p.in_channels * alpha2 * columns;
+    const int64_t columns = std::max(RoundUp(tiles_h * tiles_w, nr), kMinColumns);
+    const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
+                        p.in_channels * alpha2 * columns;
     const double transforms = kTransformCost * (p.in_channels + p.out_channels) * alpha2 * tiles_h *
                               RoundUp(tiles_w, kWinogradChunk);
     if (gemm + transforms < best) {
@@ -156,22 +167,31 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   const int64_t oc_count = params.out_channels, ic_count = params.in_channels;
   std::vector<float> u(positions * oc_count * ic_count);
   WinogradFilterTransform(table, filter, oc_count, ic_count, tile, u.data());
-  transformed_filter_.resize(positions);
+  fp16_ = table.fp16_gemm != nullptr;
+  mr_ = fp16_ ? table.fp16_mr : table.mr;
+  nr_ = fp16_ ? table.fp16_nr : table.nr;
+  kc_ = fp16_ ? table.fp16_kc : table.kc;
   for (int xi = 0; xi < positions; ++xi) {
-    transformed_filter_[xi].Pack(u.data() + xi * oc_count * ic_count, oc_count, ic_count, ic_count,
-                                 1, table.mr, arena);
+    const float* u_xi = u.data() + xi * oc_count * ic_count;
+    if (fp16_) {
+      fp16_filter_.emplace_back();
+      fp16_filter_.back().Pack(table, u_xi, oc_count, ic_count, ic_count, 1, arena);
+    } else {
+      transformed_filter_.emplace_back();
+      transformed_filter_.back().Pack(u_xi, oc_count, ic_count, ic_count, 1, table.mr, arena);
+    }
   }
 }
 
 Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   Layout layout;
   const int64_t positions = alpha_ * alpha_;
-  const int64_t nr = table_.nr;
-  layout.oc_padded = RoundUp(params_.out_channels, table_.mr);
+  const int64_t nr = nr_;
+  layout.oc_padded = RoundUp(params_.out_channels, mr_);
   const int64_t tiles = tiles_h_ * tiles_w_, panels = CeilDiv(tiles, nr);
   // As few blocks as the budget allows, but with a single image as many as
   // there are threads (or a multiple), so every thread gets work.
-  const int64_t per_tile = positions * params_.in_channels * 4;
+  const int64_t per_tile = positions * params_.in_channels * (fp16_ ? 6 : 4);
   const int64_t budget_panels = std::max<int64_t>(1, kBlockBytes / (per_tile * nr));
   int64_t blocks = CeilDiv(panels, budget_panels);
   if (params_.batch < threads) blocks = std::min(RoundUp(blocks, threads), panels);
@@ -189,8 +209,10 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   layout.v_floats = positions * params_.in_channels * layout.panels * nr;
   // One micro-tile of M ([mr][position][nr], see RunBlock); the output
   // transform reads whole chunks of lanes, so there is room past the last row.
-  layout.m_floats = table_.mr * positions * nr + kWinogradMaxLanes;
-  layout.per_thread = ThreadRegionFloats(layout.v_floats + layout.m_floats);
+  layout.m_floats = mr_ * positions * nr + kWinogradMaxLanes;
+  layout.v_halves = fp16_ ? layout.v_floats : 0;
+  layout.per_thread =
+      ThreadRegionFloats(layout.v_floats + (layout.v_halves + 1) / 2 + layout.m_floats);
   return layout;
 }
 
@@ -203,10 +225,11 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
                               float* scratch) const {
   const ref::Conv2DParams& p = params_;
   const int64_t positions = alpha_ * alpha_;
-  const int64_t nr = table_.nr, mr = table_.mr;
+  const int64_t nr = nr_, mr = mr_;
   const int64_t in_c = p.in_channels;
   float* v = scratch;
   float* m = v + layout.v_floats;
+  uint16_t* v_half = reinterpret_cast<uint16_t*>(m + layout.m_floats);
 
   // Phase 1: V[position][panel][ic][nr] = B^T d B, in the GEMM's B panels.
   for (int64_t ic = 0; ic < in_c; ++ic) {
@@ -239,6 +262,16 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     }
   }
 
+  const int64_t used_panels = CeilDiv(tiles, nr);
+  if (fp16_) {
+    // The used panels of each position, to half precision for the GEMMs.
+    const int64_t count = used_panels * in_c * nr;
+    for (int64_t xi = 0; xi < positions; ++xi) {
+      const int64_t at = xi * layout.panels * in_c * nr;
+      table_.fp16_from_float(v + at, count, v_half + at);
+    }
+  }
+
   // Phases 2 and 3, one micro-tile of output channels (mr) and one panel of
   // tiles (nr) at a time: the alpha^2 GEMM tiles M[xi] = U[xi] x V[xi] go to
   // a buffer of mr x alpha^2 x nr floats that stays in L1 (36 KiB for the
@@ -246,7 +279,6 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   // from there. Output channels go outer, so a channel tile's filter panels
   // (alpha^2 x mr x in_c) stay in L2 while the block's panels pass by.
   const int64_t oc_tiles = layout.oc_padded / mr;
-  const int64_t used_panels = CeilDiv(tiles, nr);
   const int64_t pitch = positions * nr;  // between a tile's output channels
   // Stale lanes of a partial panel are read (in whole chunks) but not used;
   // they start as zeros rather than whatever the scratch held, since
@@ -258,10 +290,25 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
       for (int64_t xi = 0; xi < positions; ++xi) {
-        const float* a_panel = transformed_filter_[xi].Panel(ot);
         float* m_tile = m + xi * nr;
-        for (int64_t pc = 0; pc < in_c; pc += table_.kc) {
-          const int64_t kc = std::min<int64_t>(table_.kc, in_c - pc);
+        if (fp16_) {
+          // Whole vectors of 8 tiles (the padding lanes are zeros), every
+          // row of the micro-tile (M has room for them).
+          const uint16_t* a_half = fp16_filter_[xi].Panel(ot);
+          const int vector_cols = static_cast<int>(RoundUp(cols, 8));
+          for (int64_t pc = 0; pc < in_c; pc += kc_) {
+            const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+            TileEpilogue plain;
+            plain.accumulate = pc > 0;
+            plain.last = pc + kc >= in_c;
+            table_.fp16_gemm(kc, a_half + pc * mr, v_half + ((xi * layout.panels + panel) * in_c + pc) * nr,
+                             m_tile, pitch, static_cast<int>(mr), vector_cols, plain);
+          }
+          continue;
+        }
+        const float* a_panel = transformed_filter_[xi].Panel(ot);
+        for (int64_t pc = 0; pc < in_c; pc += kc_) {
+          const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
           const float* b_panel = v + ((xi * layout.panels + panel) * in_c + pc) * nr;
           TileEpilogue plain;
           plain.accumulate = pc > 0;
@@ -269,8 +316,8 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
           // was last read an inference ago: on the first panel a kernel
           // that prefetches fetches the slice it runs next as it goes.
           if (panel == 0 && table_.gemm_prefetches_a) {
-            if (pc + table_.kc < in_c) {
-              plain.prefetch_a = a_panel + (pc + table_.kc) * mr;
+            if (pc + kc_ < in_c) {
+              plain.prefetch_a = a_panel + (pc + kc_) * mr;
             } else if (xi + 1 < positions) {
               plain.prefetch_a = transformed_filter_[xi + 1].Panel(ot);
             } else if (ot + 1 < oc_tiles) {

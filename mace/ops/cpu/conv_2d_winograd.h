@@ -19,6 +19,12 @@
 // wait on each other inside a conv. The transforms are per-ISA kernels
 // (KernelTable::winograd_input and winograd_output).
 //
+// With a table that has half-precision kernels (ARMv8.2 FP16) the GEMMs run
+// in half precision: U is packed in half, V is transformed in single
+// precision and converted to half per block, and each GEMM block of the
+// table's fp16_kc channels adds its half sums to M in single precision,
+// so the output transform stays in single precision.
+//
 // Winograd trades FLOPs for transform work and a 4x (F(4x4)) larger filter,
 // which only pays when there are enough tiles and channels; PickTile() is the
 // rule CreateConv2dKernel uses.
@@ -29,6 +35,7 @@
 
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/gemm.h"
+#include "mace/ops/cpu/gemm_fp16.h"
 
 namespace mace {
 namespace ops {
@@ -69,6 +76,7 @@ class Conv2dWinograd : public Conv2dKernel {
 
  private:
   struct Layout {
+    int64_t v_halves = 0;     // V's half copy (half-precision GEMMs only)
     int64_t block_tiles = 0;  // tiles per block (the last block may have fewer)
     int64_t panels = 0;       // block_tiles / nr, rounded up
     int64_t oc_padded = 0;    // output channels rounded up to mr
@@ -82,10 +90,13 @@ class Conv2dWinograd : public Conv2dKernel {
   const KernelTable& table_;
   ref::Conv2DParams params_;
   int tile_ = 0, alpha_ = 0;
+  bool fp16_ = false;         // the GEMMs in half precision
+  int mr_ = 0, nr_ = 0, kc_ = 0;  // the GEMM tile the transforms feed
   int64_t tiles_h_ = 0, tiles_w_ = 0;
   TileEpilogue epilogue_;  // the fused activation, if any
   bool fused_activation_ = false;
   std::vector<PackedPanels> transformed_filter_;  // alpha^2 of [out, in]
+  std::vector<Fp16Panels> fp16_filter_;           // the same in half precision
 };
 
 }  // namespace ops

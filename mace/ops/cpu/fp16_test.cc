@@ -18,6 +18,7 @@
 
 #include "gtest/gtest.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 #include "mace/ops/cpu/gemm_fp16.h"
 #include "mace/ops/cpu/kernel_test_util.h"
@@ -186,6 +187,29 @@ TEST(Fp16Test, ConversionRoundsToNearestEven) {
   }
 }
 
+// The B panel packer against a value-by-value conversion: every column
+// count to 24, rows apart by more than a panel, padding columns zero.
+TEST(Fp16Test, PackColumns) {
+  const KernelTable* table = Fp16Table();
+  if (table == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  constexpr int64_t kDepth = 5, kStride = 37;
+  const std::vector<float> src = RandomFloats(kDepth * kStride, 11, -70000.f, 70000.f);
+  for (int64_t cols = 1; cols <= 24; ++cols) {
+    std::vector<uint16_t> got(kDepth * 24 + 1, 0xabcd), want(kDepth * 24 + 1, 0);
+    want.back() = 0xabcd;
+#if defined(__aarch64__)
+    for (int64_t d = 0; d < kDepth; ++d) {
+      for (int64_t j = 0; j < cols; ++j) {
+        const __fp16 h = static_cast<__fp16>(src[d * kStride + j]);
+        std::memcpy(&want[d * 24 + j], &h, sizeof(h));
+      }
+    }
+#endif
+    table->fp16_pack_columns(src.data(), cols, kDepth, kStride, got.data());
+    EXPECT_EQ(got, want) << "cols " << cols;
+  }
+}
+
 TEST(Fp16Test, GemmAtTileAndBlockEdges) {
   if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
   uint32_t seed = 100;
@@ -298,6 +322,126 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(5, 6, 7, 7, 3, 1, 1), seed += 3);      // 3x3 stride 1 padded
   CheckConv(ConvParams(8, 6, 6, 12, 3, 1, 1, 2), seed += 3);  // groups
   CheckConv(ConvParams(4, 2, 2, 3, 3, 1, 1), seed += 3);      // map smaller than the window
+}
+
+// Winograd F(4x4, 3x3) with half-precision GEMMs against a direct double
+// convolution. The bound comes from the Winograd domain, computed here in
+// double with the matrices of Lavin and Gray: M[xi] = sum over input
+// channels of U V loses at most (kc + 3) u of S[xi] = sum |U| |V| (U and V
+// rounded to half, then half sums over blocks of kc channels), and the
+// output transform weighs each M[xi] by |A^T|[r][i] |A^T|[c][j].
+void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t seed) {
+  static const double kBT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
+                                   {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
+                                   {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+  static const double kG[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                  {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  static const double kAT[4][6] = {
+      {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+  const KernelTable* table = Fp16Table();
+  const ref::Conv2DParams p = ConvParams(in_c, h, w, out_c, 3, 1, 1);
+  const std::vector<float> input = RandomFloats(in_c * h * w, seed, -2.f, 2.f);
+  const std::vector<float> filter = RandomFloats(out_c * in_c * 9, seed + 1);
+  const std::vector<float> bias = RandomFloats(out_c, seed + 2);
+  // U[oc][ic][36] and the bound's |U|.
+  std::vector<double> u(out_c * in_c * 36);
+  for (int64_t f = 0; f < out_c * in_c; ++f) {
+    for (int i = 0; i < 6; ++i) {
+      for (int j = 0; j < 6; ++j) {
+        double sum = 0;
+        for (int a = 0; a < 3; ++a) {
+          for (int b = 0; b < 3; ++b) sum += kG[i][a] * filter[f * 9 + a * 3 + b] * kG[j][b];
+        }
+        u[f * 36 + i * 6 + j] = sum;
+      }
+    }
+  }
+  const int64_t out_plane = p.out_h * p.out_w;
+  std::vector<double> want(out_c * out_plane), tolerance(want.size());
+  const int64_t block = table->fp16_kc;
+  for (int64_t th = 0; th * 4 < p.out_h; ++th) {
+    for (int64_t tw = 0; tw * 4 < p.out_w; ++tw) {
+      // V[ic][36] of this tile.
+      std::vector<double> v(in_c * 36);
+      for (int64_t ic = 0; ic < in_c; ++ic) {
+        double d[6][6];
+        for (int i = 0; i < 6; ++i) {
+          for (int j = 0; j < 6; ++j) {
+            const int64_t ih = th * 4 - 1 + i, iw = tw * 4 - 1 + j;
+            d[i][j] = ih >= 0 && ih < h && iw >= 0 && iw < w ? input[(ic * h + ih) * w + iw] : 0;
+          }
+        }
+        for (int i = 0; i < 6; ++i) {
+          for (int j = 0; j < 6; ++j) {
+            double sum = 0;
+            for (int a = 0; a < 6; ++a) {
+              for (int b = 0; b < 6; ++b) sum += kBT[i][a] * d[a][b] * kBT[j][b];
+            }
+            v[ic * 36 + i * 6 + j] = sum;
+          }
+        }
+      }
+      for (int64_t oc = 0; oc < out_c; ++oc) {
+        double s[36] = {};
+        for (int64_t ic = 0; ic < in_c; ++ic) {
+          for (int xi = 0; xi < 36; ++xi) {
+            s[xi] += std::fabs(u[(oc * in_c + ic) * 36 + xi] * v[ic * 36 + xi]);
+          }
+        }
+        for (int r = 0; r < 4 && th * 4 + r < p.out_h; ++r) {
+          for (int c = 0; c < 4 && tw * 4 + c < p.out_w; ++c) {
+            const int64_t oh = th * 4 + r, ow = tw * 4 + c;
+            double value = bias[oc], weighted = 0;
+            for (int64_t ic = 0; ic < in_c; ++ic) {
+              for (int kh = 0; kh < 3; ++kh) {
+                for (int kw = 0; kw < 3; ++kw) {
+                  const int64_t ih = oh - 1 + kh, iw = ow - 1 + kw;
+                  if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
+                  value += filter[((oc * in_c + ic) * 3 + kh) * 3 + kw] *
+                           static_cast<double>(input[(ic * h + ih) * w + iw]);
+                }
+              }
+            }
+            for (int i = 0; i < 6; ++i) {
+              for (int j = 0; j < 6; ++j) weighted += std::fabs(kAT[r][i] * kAT[c][j]) * s[i * 6 + j];
+            }
+            const int64_t o = oc * out_plane + oh * p.out_w + ow;
+            want[o] = Activate(value, kTileActClamp);
+            tolerance[o] = (std::min<int64_t>(block, in_c) + 3) * kHalfUnit * weighted +
+                           64 * kFloatUnit * (weighted + std::fabs(bias[oc])) + 1e-6;
+          }
+        }
+      }
+    }
+  }
+  auto kernel = std::make_unique<Conv2dWinograd>(*table, p, filter.data(), 4);
+  for (auto& pool : testing::PoolsUnderTest()) {
+    SCOPED_TRACE(::testing::Message() << "winograd in " << in_c << "x" << h << "x" << w << " out "
+                                      << out_c << " threads " << NumThreads(pool.get()));
+    std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1,
+                               std::nanf(""));
+    std::vector<float> output(want.size(), std::nanf(""));
+    kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
+    ExpectWithin(output, want, tolerance);
+  }
+}
+
+TEST(Fp16Test, Winograd4x4) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 900;
+  CheckWinograd(16, 13, 13, 16, seed += 3);  // SqueezeNet's last map size
+  CheckWinograd(24, 27, 21, 40, seed += 3);  // partial tiles, channels past the tile
+  CheckWinograd(300, 12, 12, 8, seed += 3);  // two blocks of channels
+  CheckWinograd(5, 6, 3, 3, seed += 3);      // one partial tile, few channels
+  CheckWinograd(16, 55, 55, 24, seed += 3);  // many panels of tiles
+  // The fp16 table picks F(4x4) for a SqueezeNet fire layer (27x27, 32 to
+  // 128 channels) when asked for it, and im2col when not.
+  const ref::Conv2DParams fire = ConvParams(32, 27, 27, 128, 3, 1, 1);
+  const std::vector<float> filter(128 * 32 * 9, 0.5f);
+  EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), fire, filter.data(), 4)->name(), "winograd_4x4");
+  EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), fire, filter.data(), 0)->name(),
+               "gemm_im2col_fp16");
 }
 
 // The 3x3 depthwise bands (half-precision padded input) against a double

@@ -93,8 +93,14 @@ void Fp16Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const F
       const int cols = static_cast<int>(std::min<int64_t>(nr, n - col0));
       for (int64_t d0 = 0; d0 < k; d0 += kc) {
         const int64_t depth = std::min(kc, k - d0);
-        PackColumns(b, col0, cols, d0, depth, nr, panel);
-        table.fp16_from_float(panel, depth * nr, half);
+        if (b.packer == nullptr && b.stride == 1 && table.fp16_pack_columns != nullptr) {
+          // Adjacent columns (a 1x1 convolution's input rows): one pass.
+          table.fp16_pack_columns(b.data + col0 + d0 * b.depth_stride, cols, depth,
+                                  b.depth_stride, half);
+        } else {
+          PackColumns(b, col0, cols, d0, depth, nr, panel);
+          table.fp16_from_float(panel, depth * nr, half);
+        }
         TileEpilogue tile = epilogue;
         tile.accumulate = d0 > 0;
         tile.last = d0 + depth >= k;

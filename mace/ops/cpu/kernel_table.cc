@@ -198,6 +198,7 @@ const KernelTable* Fp16KernelTableFor(KernelIsa isa) {
     table.fp16_gemm = arm::Fp16GemmTile;
     table.fp16_panel_dot = arm::Fp16PanelDot;
     table.fp16_from_float = arm::Fp16FromFloat;
+    table.fp16_pack_columns = arm::Fp16PackColumns;
     table.fp16_depthwise3x3_s1 = arm::Fp16Depthwise3x3S1;
     table.fp16_depthwise3x3_s2 = arm::Fp16Depthwise3x3S2;
     return table;

@@ -102,6 +102,10 @@ struct KernelTable {
   void (*fp16_panel_dot)(const uint16_t* panel, int64_t depth, const uint16_t* x,
                          float* out) = nullptr;
   void (*fp16_from_float)(const float* src, int64_t count, uint16_t* dst) = nullptr;
+  // One fp16_nr-wide B panel from float rows (columns adjacent), packed and
+  // converted in one pass (see arm/fp16_neon_kernels.h).
+  void (*fp16_pack_columns)(const float* src, int64_t cols, int64_t depth, int64_t depth_stride,
+                            uint16_t* dst) = nullptr;
   // 3x3 depthwise bands whose padded input holds half values (see
   // arm/fp16_neon_kernels.h), by horizontal stride.
   DepthwiseBandKernel fp16_depthwise3x3_s1 = nullptr;
