@@ -236,7 +236,9 @@ TEST(LogicTest, FlatKernelsMatchReference) {
       ref::Compare(type, used, data[0].data(), data[1].data(), want.data());
       const bool flat = CompareFlat(type, used, data[0].data(), data[1].data(), got.data());
       EXPECT_EQ(flat, c.flat || type == ref::CompareType::NOT);
-      if (flat) EXPECT_EQ(got, want) << static_cast<int>(type);
+      if (flat) {
+        EXPECT_EQ(got, want) << static_cast<int>(type);
+      }
     }
     std::vector<float> divisor = data[1];
     for (float& v : divisor) v = v >= 0 ? v + 1 : v;
@@ -244,15 +246,21 @@ TEST(LogicTest, FlatKernelsMatchReference) {
       std::vector<float> want(count), got(count, -7.f);
       ref::Mod(fmod, binary, data[0].data(), divisor.data(), want.data());
       ASSERT_EQ(ModFlat(fmod, binary, data[0].data(), divisor.data(), got.data()), c.flat);
-      if (c.flat) EXPECT_EQ(got, want);
+      if (c.flat) {
+        EXPECT_EQ(got, want);
+      }
     }
     const int64_t n3 = NumElements(ternary.shape);
     std::vector<float> want(n3), got(n3, -7.f);
     ref::Where(ternary, data[0].data(), data[1].data(), data[2].data(), want.data());
     const bool flat3 =
         WhereFlat(ternary, data[0].data(), data[1].data(), data[2].data(), got.data());
-    if (flat3) EXPECT_EQ(got, want);
-    if (c.flat) EXPECT_TRUE(flat3);
+    if (flat3) {
+      EXPECT_EQ(got, want);
+    }
+    if (c.flat) {
+      EXPECT_TRUE(flat3);
+    }
   }
 }
 

@@ -517,7 +517,9 @@ TEST(ChannelBlocksTest, PackUnpackRoundTrip) {
       PackChannelBlocks(plain.data(), 2, channels, 7, block, blocked.data(), nullptr);
       for (int64_t i = 0; i < static_cast<int64_t>(blocked.size()); ++i) {
         const int64_t lane = i % block, b = i / block / 7 % BlockCount(channels, block);
-        if (b * block + lane >= channels) EXPECT_EQ(blocked[i], 0.f) << "padding lane " << i;
+        if (b * block + lane >= channels) {
+          EXPECT_EQ(blocked[i], 0.f) << "padding lane " << i;
+        }
       }
       EXPECT_EQ(Unpack(blocked, 2, channels, 7, block), plain);
     }

@@ -74,7 +74,9 @@ TEST(PersistentArenaTest, ChunksGrowToHugePagesPastTheSmallOnes) {
   auto* third = static_cast<unsigned char*>(arena.Allocate(100));
   ASSERT_NE(third, nullptr);
   EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kSmallChunksBytes + kHugePageBytes);
-  if (HugePagesEnabled()) EXPECT_TRUE(HugeAligned(third));
+  if (HugePagesEnabled()) {
+    EXPECT_TRUE(HugeAligned(third));
+  }
   // It fills up to a huge page before another chunk opens.
   ASSERT_NE(arena.Allocate(kHugePageBytes - 128), nullptr);
   EXPECT_EQ(arena.reserved_bytes(), PersistentArena::kSmallChunksBytes + kHugePageBytes);

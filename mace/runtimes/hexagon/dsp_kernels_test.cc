@@ -605,7 +605,9 @@ TEST_F(DspKernelsTest, ResizeBilinearMatchesTheReference) {
     ASSERT_EQ(outputs.size(), 1u);
     EXPECT_EQ(outputs[0], expected) << c.in_h << "x" << c.in_w << " to " << c.out_h << "x"
                                     << c.out_w;
-    if (c.in_w > 1) EXPECT_GT(std::set<uint8_t>(expected.begin(), expected.end()).size(), 10u);
+    if (c.in_w > 1) {
+      EXPECT_GT(std::set<uint8_t>(expected.begin(), expected.end()).size(), 10u);
+    }
   }
 }
 
