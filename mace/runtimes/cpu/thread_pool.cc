@@ -101,20 +101,27 @@ void ThreadPool::Dispatch(const Job& job) {
   }
   job_ = job;
   pieces_ = std::min<int64_t>(job.count, int64_t{num_threads_} * kPiecesPerThread);
+  // The job is done when all its pieces are, not when every worker has
+  // looked: a worker the OS has descheduled (a busy phone, an
+  // oversubscribed host) must not hold up the op when the others have
+  // taken its pieces. So pending_ counts pieces, and it is set before any
+  // piece can be claimed: the release stores of the runs publish it, job_
+  // and pieces_ to a late worker of an earlier job that claims a piece of
+  // this one through them.
+  pending_.store(pieces_, std::memory_order_relaxed);
   for (int t = 0; t < num_threads_; ++t) {
     int64_t first = 0, last = 0;
     ChunkRange(pieces_, num_threads_, t, &first, &last);
     runs_[t].pieces.store(static_cast<uint64_t>(first) << 32 | static_cast<uint64_t>(last),
-                          std::memory_order_relaxed);
+                          std::memory_order_release);
   }
-  pending_.store(num_threads_ - 1, std::memory_order_relaxed);
-  // The generation's release publishes job_, pieces_ and runs_. Spinning
-  // workers see it by themselves; the mutex and the notification are only
-  // for sleeping ones, so back-to-back ops take no lock. A worker counts
-  // itself in sleepers_ before its last look at the generation, and both
-  // sides use sequentially consistent operations: either it sees the new
-  // generation or this sees it counted, and then waking it under the mutex
-  // cannot fall between its look and its sleep.
+  // The generation wakes the workers. Spinning ones see it by themselves;
+  // the mutex and the notification are only for sleeping ones, so
+  // back-to-back ops take no lock. A worker counts itself in sleepers_
+  // before its last look at the generation, and both sides use
+  // sequentially consistent operations: either it sees the new generation
+  // or this sees it counted, and then waking it under the mutex cannot fall
+  // between its look and its sleep.
   generation_.fetch_add(1, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) > 0) {
     { std::lock_guard<std::mutex> lock(mutex_); }
@@ -125,8 +132,8 @@ void ThreadPool::Dispatch(const Job& job) {
   tls_in_job = false;
   auto finished = [this] { return pending_.load(std::memory_order_seq_cst) == 0; };
   if (!SpinUntil(finished)) {
-    // The same handshake the other way: the last worker to finish notifies
-    // only when the caller has said it sleeps.
+    // The same handshake the other way: the thread that finishes the last
+    // piece notifies only when the caller has said it sleeps.
     std::unique_lock<std::mutex> lock(mutex_);
     caller_sleeps_.store(true, std::memory_order_seq_cst);
     done_.wait(lock, finished);
@@ -161,11 +168,18 @@ bool ThreadPool::ClaimBack(int owner, int64_t* piece) {
 }
 
 void ThreadPool::RunPieces(int index) {
-  const Job& job = job_;
+  // job_ and pieces_ are read only after a piece is claimed: a late worker
+  // may find the runs of a newer job than the generation it woke for.
   auto run_piece = [&](int64_t piece) {
+    const Job& job = job_;
     int64_t begin = 0, end = 0;
     ChunkRange(job.count, static_cast<int>(pieces_), static_cast<int>(piece), &begin, &end);
     if (begin < end) job.invoke(job.callable, begin, end, index);
+    if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+        caller_sleeps_.load(std::memory_order_seq_cst)) {
+      { std::lock_guard<std::mutex> lock(mutex_); }
+      done_.notify_one();
+    }
   };
   int64_t piece = 0;
   while (ClaimFront(index, &piece)) run_piece(piece);
@@ -190,12 +204,8 @@ void ThreadPool::WorkerLoop(int index) {
     }
     seen = generation_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_acquire)) return;
+    if (gate_for_test_ != nullptr) gate_for_test_(index);
     RunPieces(index);
-    if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-        caller_sleeps_.load(std::memory_order_seq_cst)) {
-      { std::lock_guard<std::mutex> lock(mutex_); }
-      done_.notify_one();
-    }
   }
 }
 

@@ -15,6 +15,11 @@
 // back and a futex wake costs tens of microseconds, then sleep on a
 // condition variable so an idle engine uses no CPU. While both sides spin,
 // a job takes no lock: the mutex is only for waking a sleeper.
+//
+// A job ends when its last piece is done, not when every worker has
+// checked in, so a worker the OS has not scheduled yet (other apps on a
+// phone, an oversubscribed host) does not stall the op: the others take
+// its pieces and move on, and it joins a later job when it runs.
 #ifndef MACE_RUNTIMES_CPU_THREAD_POOL_H_
 #define MACE_RUNTIMES_CPU_THREAD_POOL_H_
 
@@ -74,6 +79,11 @@ class ThreadPool {
     Dispatch(job);
   }
 
+  // Tests only: each worker calls `gate(index)` after it wakes for a job and
+  // before it looks for pieces, so a test can hold a worker back as the OS
+  // might. Set it before any job runs.
+  void SetWorkerGateForTest(void (*gate)(int)) { gate_for_test_ = gate; }
+
   // The range of chunk `chunk` when [0, count) is split `chunks` ways.
   static void ChunkRange(int64_t count, int chunks, int chunk, int64_t* begin, int64_t* end);
 
@@ -115,10 +125,11 @@ class ThreadPool {
   };
   std::unique_ptr<Run[]> runs_;
   std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
+  std::atomic<int64_t> pending_{0};  // pieces of the current job not yet done
   std::atomic<int> sleepers_{0};            // workers waiting on wake_
   std::atomic<bool> caller_sleeps_{false};  // the dispatcher waits on done_
   std::atomic<bool> stop_{false};
+  void (*gate_for_test_)(int) = nullptr;
 };
 
 // Runs fn over [0, count) on `pool`, or serially (one chunk, index 0) when

@@ -84,6 +84,43 @@ TEST(ThreadPoolTest, IdleThreadsStealFromASlowOne) {
   EXPECT_GE(by_worker.load(), 6);
 }
 
+// A worker the OS does not schedule (held at the gate here) must not hold
+// up jobs whose pieces the caller has all done: the caller steals them and
+// returns. Before the pool counted pieces, the first job waited for the
+// held worker forever.
+std::atomic<bool> g_release_worker{false};
+std::atomic<int> g_held{0};
+void HoldWorker(int) {
+  if (g_release_worker.load()) return;
+  g_held.fetch_add(1);
+  while (!g_release_worker.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+TEST(ThreadPoolTest, JobsFinishWhileAWorkerIsDescheduled) {
+  ThreadPool pool(3);
+  pool.SetWorkerGateForTest(HoldWorker);
+  std::vector<std::atomic<int>> hits(97);
+  auto job = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) hits[i].fetch_add(1);
+  };
+  // The first job wakes both workers, which stop at the gate.
+  pool.ParallelFor(97, job);
+  for (int wait = 0; wait < 10000 && g_held.load() < 2; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(g_held.load(), 2);
+  // Every later job runs while both workers are held.
+  for (int round = 1; round < 50; ++round) pool.ParallelFor(97, job);
+  for (const auto& h : hits) EXPECT_EQ(h.load(), 50);
+  g_release_worker.store(true);
+  // The released workers find the runs of later jobs and take part again.
+  std::atomic<int64_t> total{0};
+  for (int round = 0; round < 500; ++round) {
+    pool.ParallelFor(16, [&](int64_t begin, int64_t end) { total.fetch_add(end - begin); });
+  }
+  EXPECT_EQ(total.load(), 500 * 16);
+}
+
 TEST(ThreadPoolTest, ManyShortJobsAndSleepingWorkers) {
   ThreadPool pool(2);
   std::atomic<int64_t> total{0};
