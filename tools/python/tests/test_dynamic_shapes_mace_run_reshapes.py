@@ -1,11 +1,11 @@
 """Dynamic dimensions through the Reshapes the converter writes: 1-D Conv
 and MaxPool (run as 2-D ops between two Reshapes), shape arithmetic
-(Shape -> Gather -> Concat -> Reshape), an LSTM over a symbolic sequence
-and a voice-activity-detector-like chain of all three. Each ONNX model is
-built here, converted with a max shape (TensorSpec.max_shape), and run by
-mace_run at several sizes against ONNX Runtime. Sizes outside the range,
-and shape arithmetic the engine cannot recompute, are refused with clear
-messages. Needs the host mace_run binary (MACE_RUN).
+(Shape -> Gather -> Concat -> Reshape), LSTM and GRU over a symbolic
+sequence and a voice-activity-detector-like chain of all three. Each ONNX
+model is built here, converted with a max shape (TensorSpec.max_shape), and
+run by mace_run at several sizes against ONNX Runtime. Sizes outside the
+range, and shape arithmetic the engine cannot recompute, are refused
+with clear messages. Needs the host mace_run binary (MACE_RUN).
 """
 import tempfile
 import unittest
@@ -79,18 +79,18 @@ def shape_reshape_model():
          _const("four", [4]), _const("two", [2])])
 
 
-def lstm_model():
-    """x[T, 1, 8] -> LSTM (hidden 5) -> Squeeze the direction axis ->
-    y[T, 1, 5]."""
+def recurrent_model(op_type="LSTM"):
+    """x[T, 1, 8] -> LSTM or GRU (hidden 5) -> Squeeze the direction axis
+    -> y[T, 1, 5]."""
     from onnx import helper
-    hidden = 5
+    hidden, gates = 5, {"LSTM": 4, "GRU": 3}[op_type]
     return _model(
-        [helper.make_node("LSTM", ["x", "W", "R", "B"], ["Y", ""], hidden_size=hidden),
+        [helper.make_node(op_type, ["x", "W", "R", "B"], ["Y", ""], hidden_size=hidden),
          helper.make_node("Squeeze", ["Y", "axis1"], ["y"])],
         ["time", 1, 8],
-        [_const("W", _weights(1, 4 * hidden, 8, scale=0.5)),
-         _const("R", _weights(1, 4 * hidden, hidden, scale=0.5)),
-         _const("B", _weights(1, 8 * hidden, scale=0.5)), _const("axis1", [1])])
+        [_const("W", _weights(1, gates * hidden, 8, scale=0.5)),
+         _const("R", _weights(1, gates * hidden, hidden, scale=0.5)),
+         _const("B", _weights(1, 2 * gates * hidden, scale=0.5)), _const("axis1", [1])])
 
 
 def detector_model():
@@ -198,9 +198,11 @@ class DynamicReshapesTest(unittest.TestCase):
                                      [(1, 16, 8), (3, 75, 8), (2, 256, 8), (1, 1, 8)])
         self.assertEqual(reshape_targets(converted), [[0, 0, 2, 4], [0, 2, -1]])
 
-    def test_lstm_over_a_symbolic_sequence(self):
-        self.check_sizes(lstm_model(), [16, 1, 8], [256, 1, 8],
-                         [(16, 1, 8), (75, 1, 8), (256, 1, 8), (1, 1, 8), (40, 1, 8)])
+    def test_recurrent_ops_over_a_symbolic_sequence(self):
+        for op_type in ("LSTM", "GRU"):
+            with self.subTest(op_type):
+                self.check_sizes(recurrent_model(op_type), [16, 1, 8], [256, 1, 8],
+                                 [(16, 1, 8), (75, 1, 8), (256, 1, 8), (1, 1, 8), (40, 1, 8)])
 
     def test_detector_chain(self):
         self.check_sizes(detector_model(), [1, 8, 32], [1, 8, 400],
