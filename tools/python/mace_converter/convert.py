@@ -113,12 +113,17 @@ def _follow_dynamic_inputs(options: ConvertOptions, graph: Graph, net_def, weigh
     largest input shapes and makes the Reshape targets that differ follow
     the input at run time (dynamic_shapes.py)."""
     largest_options = dynamic_shapes.largest_options(options)
-    largest_graph = _frontend(options.platform)(largest_options)
-    run_pipeline(largest_graph, largest_options)
-    if largest_options.quantize is not None:
-        from mace_converter.quantize.graph_pass import quantize_graph
-        quantize_graph(largest_graph, largest_options.quantize)
-    largest_net, largest_weights = serialize(largest_graph, dtype)
+    try:
+        largest_graph = _frontend(options.platform)(largest_options)
+        run_pipeline(largest_graph, largest_options)
+        if largest_options.quantize is not None:
+            from mace_converter.quantize.graph_pass import quantize_graph
+            quantize_graph(largest_graph, largest_options.quantize)
+        largest_net, largest_weights = serialize(largest_graph, dtype)
+    except ConversionError as error:
+        raise ConversionError(f"{options.model_name}: at the largest input shapes "
+                              f"({[spec.shape for spec in largest_options.inputs]}): "
+                              f"{error}") from error
     try:
         changed = dynamic_shapes.follow_dynamic_inputs(
             (net_def, weights, _shape_of(graph)),

@@ -238,5 +238,34 @@ class DynamicReshapesTest(unittest.TestCase):
                                    outputs=[TensorSpec("y", [])], model_name="fixed"))
 
 
+class ReshapeTargetRuleTest(unittest.TestCase):
+    """The rule on its own: (planned target, largest target, input shape at
+    each) -> the target written, or a refusal."""
+
+    def target(self, planned, largest, input_planned, input_largest):
+        from types import SimpleNamespace
+        from mace_converter.dynamic_shapes import _reshape_target
+        op = SimpleNamespace(type="Reshape", name="r")
+        return _reshape_target(op, planned, largest, input_planned, input_largest)
+
+    def test_rules(self):
+        # An entry equal to the input's dimension at both sizes is copied.
+        self.assertEqual(self.target([2, 16, 4], [5, 256, 4], [2, 16, 8], [5, 256, 8]),
+                         [0, 0, 4])
+        # One other changing entry is inferred; unchanged entries stay.
+        self.assertEqual(self.target([2, 64], [5, 1024], [2, 16, 4], [5, 256, 4]), [0, -1])
+        self.assertEqual(self.target([1, 6, 8], [1, 6, 128], None, None), [1, 6, -1])
+        self.assertEqual(self.target([3, 4], [3, 4], [12], [12]), [3, 4])
+
+    def test_refusals(self):
+        with self.assertRaisesRegex(ConversionError, "more than one of its dimensions"):
+            self.target([2, 8], [4, 16], [16], [64])
+        with self.assertRaisesRegex(ConversionError, "more than one of its dimensions"):
+            self.target([-1, 8], [-1, 16], [1, 16, 8], [1, 32, 8])
+        with self.assertRaisesRegex(ConversionError, "rank 2 at the planned input shapes "
+                                    "but 3"):
+            self.target([2, 8], [2, 4, 4], [16], [32])
+
+
 if __name__ == "__main__":
     unittest.main()
