@@ -180,6 +180,15 @@ std::string ReportJson(const mace::MemoryReport& report) {
   return out;
 }
 
+// Reads the engine's memory report and hands it to `use`.
+template <typename Use>
+MaceCStatus WithReport(const MaceCEngine* engine, Use&& use) {
+  mace::MemoryReport report;
+  const MaceCStatus code = FromStatus(engine->engine->GetMemoryReport(&report));
+  if (code == MACE_C_OK) use(report);
+  return code;
+}
+
 }  // namespace
 
 extern "C" {
@@ -484,12 +493,10 @@ MaceCStatus mace_c_engine_memory_report_json(MaceCEngine* engine, const char** j
   return Guard("mace_c_engine_memory_report_json", [&] {
     MACE_C_REQUIRE(engine != nullptr && json != nullptr,
                    "mace_c_engine_memory_report_json: engine or json is null");
-    mace::MemoryReport report;
-    const MaceCStatus code = FromStatus(engine->engine->GetMemoryReport(&report));
-    if (code != MACE_C_OK) return code;
-    engine->report_json = ReportJson(report);
-    *json = engine->report_json.c_str();
-    return MACE_C_OK;
+    return WithReport(engine, [&](const mace::MemoryReport& report) {
+      engine->report_json = ReportJson(report);
+      *json = engine->report_json.c_str();
+    });
   });
 }
 
@@ -497,11 +504,9 @@ MaceCStatus mace_c_engine_replans(const MaceCEngine* engine, int64_t* replans) {
   return Guard("mace_c_engine_replans", [&] {
     MACE_C_REQUIRE(engine != nullptr && replans != nullptr,
                    "mace_c_engine_replans: engine or replans is null");
-    mace::MemoryReport report;
-    const MaceCStatus code = FromStatus(engine->engine->GetMemoryReport(&report));
-    if (code != MACE_C_OK) return code;
-    *replans = report.replans;
-    return MACE_C_OK;
+    return WithReport(engine, [&](const mace::MemoryReport& report) {
+      *replans = report.replans;
+    });
   });
 }
 
