@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 from mace_converter.api import ConversionError, ConvertOptions
 
-# ShapeOf(graph, tensor name) -> its shape in that conversion, or None.
+# ShapeOf(tensor name) -> its shape in one of the two conversions, or None.
 ShapeOf = Callable[[str], Optional[list[int]]]
 
 
