@@ -3,9 +3,11 @@
 // [0.5, -0.25]) [1, 2, 3, 3]; idx = ArgMax of x over channels [1, 1, 3, 3]
 // (int32). With two more paths it also writes a uint8 model for the
 // Hexagon DSP options: x [1, 2, 3, 3] float -> Quantize -> 1x1 Conv2D
-// (uint8 weights) -> Dequantize -> y.
+// (uint8 weights) -> Dequantize -> y. With two more it writes the first
+// model again with a dynamic input: x [1, 2, 3, 3], largest [1, 2, 8, 8]
+// (max_dims), so its height and width may change between runs.
 //
-//   c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data]
+//   c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data [DYNAMIC.pb DYNAMIC.data]]
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -45,17 +47,15 @@ int WriteDspModel(const char* graph_path, const char* data_path) {
   return graph && data ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc != 3 && argc != 5) {
-    std::fprintf(stderr, "usage: c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data]\n");
-    return 2;
-  }
+// The float model; `dynamic` gives x its max_dims.
+int WriteModel(const char* graph_path, const char* data_path, bool dynamic) {
   mace::testing::ModelBuilder model;
   mace::InputOutputInfo* input = model.net.add_input_info();
   input->set_name("x");
   for (int64_t d : {1, 2, 3, 3}) input->add_dims(d);
+  if (dynamic) {
+    for (int64_t d : {1, 2, 8, 8}) input->add_max_dims(d);
+  }
   model.net.add_output_info()->set_name("y");
   mace::InputOutputInfo* idx = model.net.add_output_info();
   idx->set_name("idx");
@@ -66,10 +66,22 @@ int main(int argc, char** argv) {
   mace::testing::ModelBuilder::SetString(conv, "activation", "RELU");
   mace::OperatorDef* argmax = model.AddOp("ArgMax", "argmax", {"x"}, "idx");
   mace::testing::ModelBuilder::SetInt(argmax, "axis", 1);
-  std::ofstream graph(argv[1], std::ios::binary);
+  std::ofstream graph(graph_path, std::ios::binary);
   graph << model.Graph();
-  std::ofstream data(argv[2], std::ios::binary);
+  std::ofstream data(data_path, std::ios::binary);
   data << model.data;
-  if (!graph || !data) return 1;
-  return argc == 5 ? WriteDspModel(argv[3], argv[4]) : 0;
+  return graph && data ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3 && argc != 5 && argc != 7) {
+    std::fprintf(stderr, "usage: c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data "
+                 "[DYNAMIC.pb DYNAMIC.data]]\n");
+    return 2;
+  }
+  if (WriteModel(argv[1], argv[2], false) != 0) return 1;
+  if (argc >= 5 && WriteDspModel(argv[3], argv[4]) != 0) return 1;
+  return argc == 7 ? WriteModel(argv[5], argv[6], true) : 0;
 }

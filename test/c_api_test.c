@@ -4,8 +4,10 @@
  *
  * The Hexagon options are checked on a uint8 model (the second pair of
  * files) with a stand-in emulator that never answers, so no DSP is needed.
+ * The third pair is the first model with a dynamic input (height and width
+ * up to 8): its range, runs at several sizes and the re-plans they cause.
  *
- *   c_api_test MODEL.pb MODEL.data DSP_MODEL.pb DSP_MODEL.data
+ *   c_api_test MODEL.pb MODEL.data DSP_MODEL.pb DSP_MODEL.data DYN.pb DYN.data
  */
 #include <math.h>
 #include <pthread.h>
@@ -47,6 +49,8 @@ static const char* graph_path;
 static const char* weights_path;
 static const char* dsp_graph_path;
 static const char* dsp_weights_path;
+static const char* dynamic_graph_path;
+static const char* dynamic_weights_path;
 static const int64_t kShape[4] = {1, 2, 3, 3};
 
 /* 18 inputs with ties avoided, from a fixed seed. */
@@ -130,6 +134,93 @@ static void TestModelInfoAndRun(void) {
   CHECK(mace_c_engine_memory_report_json(engine, &json) == MACE_C_OK);
   CHECK(json != NULL && strstr(json, "\"arena_bytes\": ") != NULL &&
         strstr(json, "\"memory_type\": \"CPU_BUFFER\"") != NULL);
+  mace_c_engine_destroy(engine);
+}
+
+/* Runs the dynamic model on x [1, 2, h, w] (seeded) and checks y and idx
+ * against the per-pixel reference; nonzero on a mismatch. */
+static int RunDynamicAndCheck(MaceCEngine* engine, int64_t h, int64_t w, unsigned seed) {
+  enum { kMaxPixels = 64 };
+  const int64_t shape[4] = {1, 2, h, w};
+  const int pixels = (int)(h * w);
+  float x[2 * kMaxPixels], want_y[2 * kMaxPixels];
+  int32_t want_idx[kMaxPixels];
+  for (int i = 0; i < 2 * pixels; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    x[i] = (float)((seed >> 8) % 2001) / 1000.0f - 1.0f + 0.0001f * (float)i;
+  }
+  for (int p = 0; p < pixels; ++p) {
+    const float a = x[p], b = x[pixels + p];
+    const float y0 = 1.0f * a + 2.0f * b + 0.5f, y1 = -1.0f * a + 0.5f * b - 0.25f;
+    want_y[p] = y0 > 0 ? y0 : 0;
+    want_y[pixels + p] = y1 > 0 ? y1 : 0;
+    want_idx[p] = b > a ? 1 : 0;
+  }
+  if (mace_c_engine_set_input(engine, "x", MACE_C_FLOAT32, shape, 4, x,
+                              sizeof(float) * 2 * (size_t)pixels) != MACE_C_OK ||
+      mace_c_engine_run(engine) != MACE_C_OK) {
+    return 1;
+  }
+  MaceCDataType type;
+  const int64_t* dims;
+  size_t rank, size;
+  const void* data;
+  int bad = mace_c_engine_get_output(engine, "y", &type, &dims, &rank, &data, &size) != MACE_C_OK;
+  bad = bad || rank != 4 || dims[1] != 2 || dims[2] != h || dims[3] != w ||
+        size != sizeof(float) * 2 * (size_t)pixels;
+  for (int i = 0; i < 2 * pixels && !bad; ++i) {
+    bad |= fabsf(((const float*)data)[i] - want_y[i]) > 1e-6f;
+  }
+  bad = bad || mace_c_engine_get_output(engine, "idx", &type, &dims, &rank, &data, &size) !=
+                   MACE_C_OK;
+  bad = bad || type != MACE_C_INT32 || dims[2] != h || dims[3] != w;
+  for (int i = 0; i < pixels && !bad; ++i) bad |= ((const int32_t*)data)[i] != want_idx[i];
+  return bad;
+}
+
+static void TestDynamicInput(void) {
+  MaceCConfig* config = NULL;
+  MaceCEngine* engine = NULL;
+  CHECK(mace_c_config_create(MACE_C_CPU, &config) == MACE_C_OK);
+  CHECK(mace_c_engine_create_from_files(dynamic_graph_path, dynamic_weights_path, config,
+                                        &engine) == MACE_C_OK);
+  mace_c_config_destroy(config);
+  if (engine == NULL) return;
+  const int64_t* dims = NULL;
+  size_t rank = 0;
+  CHECK(mace_c_engine_input_shape(engine, "x", &dims, &rank) == MACE_C_OK && rank == 4 &&
+        dims[2] == 3 && dims[3] == 3);
+  CHECK(mace_c_engine_input_max_shape(engine, "x", &dims, &rank) == MACE_C_OK && rank == 4 &&
+        dims[0] == 1 && dims[1] == 2 && dims[2] == 8 && dims[3] == 8);
+  CHECK_ERROR(mace_c_engine_input_max_shape(engine, "z", &dims, &rank), MACE_C_INVALID_ARGS,
+              "mace_c_engine_input_max_shape: 'z' is not an input of the model");
+  CHECK_ERROR(mace_c_engine_input_max_shape(engine, "x", NULL, &rank), MACE_C_INVALID_ARGS,
+              "a pointer argument is null");
+  int64_t replans = -1;
+  CHECK(mace_c_engine_replans(engine, &replans) == MACE_C_OK && replans == 0);
+  CHECK_ERROR(mace_c_engine_replans(engine, NULL), MACE_C_INVALID_ARGS, "is null");
+  CHECK_ERROR(mace_c_engine_replans(NULL, &replans), MACE_C_INVALID_ARGS, "is null");
+  /* The declared size plans nothing new; each new size plans once more; a
+   * size seen before but not the last one plans again too. */
+  CHECK(RunDynamicAndCheck(engine, 3, 3, 1) == 0);
+  CHECK(mace_c_engine_replans(engine, &replans) == MACE_C_OK && replans == 0);
+  CHECK(RunDynamicAndCheck(engine, 5, 2, 2) == 0);
+  CHECK(RunDynamicAndCheck(engine, 5, 2, 3) == 0);
+  CHECK(mace_c_engine_replans(engine, &replans) == MACE_C_OK && replans == 1);
+  CHECK(RunDynamicAndCheck(engine, 8, 8, 4) == 0);
+  CHECK(RunDynamicAndCheck(engine, 1, 7, 5) == 0);
+  CHECK(mace_c_engine_replans(engine, &replans) == MACE_C_OK && replans == 3);
+  const char* json = NULL;
+  CHECK(mace_c_engine_memory_report_json(engine, &json) == MACE_C_OK && json != NULL &&
+        strstr(json, "\"replans\": 3,") != NULL);
+  /* Outside the range: refused, and the engine runs on. */
+  float x[2 * 9 * 3] = {0};
+  const int64_t tall[4] = {1, 2, 9, 3};
+  CHECK(mace_c_engine_set_input(engine, "x", MACE_C_FLOAT32, tall, 4, x, sizeof(x)) ==
+        MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_run(engine), MACE_C_INVALID_ARGS,
+              "dynamic dimension 2 takes 1 to 8");
+  CHECK(RunDynamicAndCheck(engine, 2, 6, 6) == 0);
   mace_c_engine_destroy(engine);
 }
 
@@ -348,17 +439,21 @@ static void TestThreads(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: c_api_test MODEL.pb MODEL.data DSP_MODEL.pb DSP_MODEL.data\n");
+  if (argc != 7) {
+    fprintf(stderr, "usage: c_api_test MODEL.pb MODEL.data DSP_MODEL.pb DSP_MODEL.data "
+                    "DYN.pb DYN.data\n");
     return 2;
   }
   graph_path = argv[1];
   weights_path = argv[2];
   dsp_graph_path = argv[3];
   dsp_weights_path = argv[4];
+  dynamic_graph_path = argv[5];
+  dynamic_weights_path = argv[6];
   TestNullHandlesAndConfig();
   TestModelInfoAndRun();
   TestInputErrors();
+  TestDynamicInput();
   TestBuffersAndBadModels();
   TestThreads();
   TestHexagonOptions();

@@ -25,6 +25,7 @@ struct MaceCEngine {
   std::vector<std::string> input_names;
   std::vector<std::string> output_names;
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  std::map<std::string, std::vector<int64_t>> input_max_shapes;
   std::map<std::string, mace::MaceTensor> inputs;
   std::map<std::string, mace::MaceTensor> outputs;
   std::string report_json;
@@ -93,6 +94,8 @@ MaceCStatus Describe(std::unique_ptr<MaceCEngine> handle, MaceCEngine** engine) 
   if (code != MACE_C_OK) return code;
   code = FromStatus(handle->engine->GetInputShapes(&handle->input_shapes));
   if (code != MACE_C_OK) return code;
+  code = FromStatus(handle->engine->GetInputMaxShapes(&handle->input_max_shapes));
+  if (code != MACE_C_OK) return code;
   *engine = handle.release();
   return MACE_C_OK;
 }
@@ -153,6 +156,7 @@ std::string ReportJson(const mace::MemoryReport& report) {
   JsonField("naive_bytes", report.naive_bytes, &out);
   JsonField("lower_bound_bytes", report.lower_bound_bytes, &out);
   JsonField("plan_micros", report.plan_micros, &out);
+  JsonField("replans", report.replans, &out);
   JsonString("memory_types", &out);
   out += ": [";
   for (size_t i = 0; i < report.memory_types.size(); ++i) {
@@ -174,6 +178,15 @@ std::string ReportJson(const mace::MemoryReport& report) {
   }
   out += "]}";
   return out;
+}
+
+// Reads the engine's memory report and hands it to `use`.
+template <typename Use>
+MaceCStatus WithReport(const MaceCEngine* engine, Use&& use) {
+  mace::MemoryReport report;
+  const MaceCStatus code = FromStatus(engine->engine->GetMemoryReport(&report));
+  if (code == MACE_C_OK) use(report);
+  return code;
 }
 
 }  // namespace
@@ -363,18 +376,38 @@ MaceCStatus mace_c_engine_output_name(const MaceCEngine* engine, size_t index, c
   });
 }
 
+namespace {
+
+// One input's shape from `shapes` (declared or largest), for `function`.
+MaceCStatus InputShape(const char* function, const MaceCEngine* engine,
+                       const std::map<std::string, std::vector<int64_t>> MaceCEngine::*shapes,
+                       const char* name, const int64_t** dims, size_t* rank) {
+  MACE_C_REQUIRE(engine != nullptr && name != nullptr && dims != nullptr && rank != nullptr,
+                 std::string(function) + ": a pointer argument is null");
+  const auto& table = engine->*shapes;
+  auto it = table.find(name);
+  MACE_C_REQUIRE(it != table.end(),
+                 std::string(function) + ": '" + name + "' is not an input of the model");
+  *dims = it->second.data();
+  *rank = it->second.size();
+  return MACE_C_OK;
+}
+
+}  // namespace
+
 MaceCStatus mace_c_engine_input_shape(const MaceCEngine* engine, const char* name,
                                       const int64_t** dims, size_t* rank) {
   return Guard("mace_c_engine_input_shape", [&] {
-    MACE_C_REQUIRE(engine != nullptr && name != nullptr && dims != nullptr && rank != nullptr,
-                   "mace_c_engine_input_shape: a pointer argument is null");
-    auto it = engine->input_shapes.find(name);
-    MACE_C_REQUIRE(it != engine->input_shapes.end(),
-                   std::string("mace_c_engine_input_shape: '") + name +
-                       "' is not an input of the model");
-    *dims = it->second.data();
-    *rank = it->second.size();
-    return MACE_C_OK;
+    return InputShape("mace_c_engine_input_shape", engine, &MaceCEngine::input_shapes, name,
+                      dims, rank);
+  });
+}
+
+MaceCStatus mace_c_engine_input_max_shape(const MaceCEngine* engine, const char* name,
+                                          const int64_t** dims, size_t* rank) {
+  return Guard("mace_c_engine_input_max_shape", [&] {
+    return InputShape("mace_c_engine_input_max_shape", engine, &MaceCEngine::input_max_shapes,
+                      name, dims, rank);
   });
 }
 
@@ -460,12 +493,20 @@ MaceCStatus mace_c_engine_memory_report_json(MaceCEngine* engine, const char** j
   return Guard("mace_c_engine_memory_report_json", [&] {
     MACE_C_REQUIRE(engine != nullptr && json != nullptr,
                    "mace_c_engine_memory_report_json: engine or json is null");
-    mace::MemoryReport report;
-    const MaceCStatus code = FromStatus(engine->engine->GetMemoryReport(&report));
-    if (code != MACE_C_OK) return code;
-    engine->report_json = ReportJson(report);
-    *json = engine->report_json.c_str();
-    return MACE_C_OK;
+    return WithReport(engine, [&](const mace::MemoryReport& report) {
+      engine->report_json = ReportJson(report);
+      *json = engine->report_json.c_str();
+    });
+  });
+}
+
+MaceCStatus mace_c_engine_replans(const MaceCEngine* engine, int64_t* replans) {
+  return Guard("mace_c_engine_replans", [&] {
+    MACE_C_REQUIRE(engine != nullptr && replans != nullptr,
+                   "mace_c_engine_replans: engine or replans is null");
+    return WithReport(engine, [&](const mace::MemoryReport& report) {
+      *replans = report.replans;
+    });
   });
 }
 

@@ -143,14 +143,22 @@ MACE_C_API MaceCStatus mace_c_engine_input_name(const MaceCEngine* engine, size_
  * valid for the engine's lifetime. */
 MACE_C_API MaceCStatus mace_c_engine_input_shape(const MaceCEngine* engine, const char* name,
                                                  const int64_t** dims, size_t* rank);
+/* The largest shape input `name` takes (the model's max_dims): a dimension
+ * larger here than in mace_c_engine_input_shape is dynamic, and a CPU
+ * engine runs any value from 1 to this one there, planning its memory
+ * again for each new shape. Equal to the declared shape for a fixed input.
+ * *dims holds *rank values, valid for the engine's lifetime. */
+MACE_C_API MaceCStatus mace_c_engine_input_max_shape(const MaceCEngine* engine, const char* name,
+                                                     const int64_t** dims, size_t* rank);
 MACE_C_API MaceCStatus mace_c_engine_output_count(const MaceCEngine* engine, size_t* count);
 MACE_C_API MaceCStatus mace_c_engine_output_name(const MaceCEngine* engine, size_t index,
                                                  const char** name);
 
 /* Copies `data_size` bytes of input `name`, a tensor of `type` with `rank`
  * dims. data_size must equal product(dims) * mace_c_data_type_size(type);
- * type and shape must be the model's (checked here and at run). The input
- * keeps its value until it is set again. */
+ * type and shape must be the model's, a dynamic dimension anywhere within
+ * its range (checked here and at run). The input keeps its value until it
+ * is set again. */
 MACE_C_API MaceCStatus mace_c_engine_set_input(MaceCEngine* engine, const char* name,
                                                MaceCDataType type, const int64_t* dims,
                                                size_t rank, const void* data, size_t data_size);
@@ -163,9 +171,12 @@ MACE_C_API MaceCStatus mace_c_engine_get_output(const MaceCEngine* engine, const
                                                 size_t* rank, const void** data,
                                                 size_t* data_size);
 /* The memory plan as a JSON object (arena, weights, naive and lower-bound
- * bytes, and one entry per memory type), valid until the next call of this
- * function on the engine or its destroy. */
+ * bytes, re-plans, and one entry per memory type), valid until the next
+ * call of this function on the engine or its destroy. */
 MACE_C_API MaceCStatus mace_c_engine_memory_report_json(MaceCEngine* engine, const char** json);
+/* How many times the engine has planned its memory again because a run
+ * brought new shapes of dynamic inputs (0 for a model without any). */
+MACE_C_API MaceCStatus mace_c_engine_replans(const MaceCEngine* engine, int64_t* replans);
 
 #ifdef __cplusplus
 }  /* extern "C" */

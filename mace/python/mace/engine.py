@@ -84,6 +84,9 @@ def _declare(lib: ctypes.CDLL) -> None:
         "mace_c_engine_input_name": ([p, size_t, ctypes.POINTER(ctypes.c_char_p)], c_int),
         "mace_c_engine_input_shape": ([p, ctypes.c_char_p, ctypes.POINTER(int64_p),
                                        ctypes.POINTER(size_t)], c_int),
+        "mace_c_engine_input_max_shape": ([p, ctypes.c_char_p, ctypes.POINTER(int64_p),
+                                           ctypes.POINTER(size_t)], c_int),
+        "mace_c_engine_replans": ([p, int64_p], c_int),
         "mace_c_engine_output_count": ([p, ctypes.POINTER(size_t)], c_int),
         "mace_c_engine_output_name": ([p, size_t, ctypes.POINTER(ctypes.c_char_p)], c_int),
         "mace_c_engine_set_input": ([p, ctypes.c_char_p, c_int, int64_p, size_t, p, size_t],
@@ -168,7 +171,13 @@ class Engine:
                                        lib.mace_c_engine_input_name)
         self.output_names = self._names(lib.mace_c_engine_output_count,
                                         lib.mace_c_engine_output_name)
-        self.input_shapes = {name: self._input_shape(name) for name in self.input_names}
+        self.input_shapes = {name: self._input_shape(lib.mace_c_engine_input_shape, name)
+                             for name in self.input_names}
+        # The largest shape of each input: larger than input_shapes where a
+        # dimension is dynamic (any size from 1 to this one runs).
+        self.input_max_shapes = {
+            name: self._input_shape(lib.mace_c_engine_input_max_shape, name)
+            for name in self.input_names}
 
     # ---- model description ----------------------------------------------------
     def _names(self, count_fn, name_fn) -> list[str]:
@@ -181,12 +190,23 @@ class Engine:
             names.append(name.value.decode())
         return names
 
-    def _input_shape(self, name: str) -> tuple[int, ...]:
+    def _input_shape(self, shape_fn, name: str) -> tuple[int, ...]:
         dims = ctypes.POINTER(ctypes.c_int64)()
         rank = ctypes.c_size_t()
-        _check(_library().mace_c_engine_input_shape(self._handle, name.encode(),
-                                                    ctypes.byref(dims), ctypes.byref(rank)))
+        _check(shape_fn(self._handle, name.encode(), ctypes.byref(dims), ctypes.byref(rank)))
         return tuple(int(dims[i]) for i in range(rank.value))
+
+    @property
+    def dynamic_inputs(self) -> dict[str, list[int]]:
+        """The inputs with dynamic dimensions, each with the indices of
+        those dimensions."""
+        result = {}
+        for name in self.input_names:
+            dims = [d for d, (planned, largest) in enumerate(
+                zip(self.input_shapes[name], self.input_max_shapes[name])) if largest != planned]
+            if dims:
+                result[name] = dims
+        return result
 
     # ---- running ------------------------------------------------------------
     def _live(self):
@@ -196,8 +216,8 @@ class Engine:
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Runs the model on `inputs` (every model input, as float32, int32
-        or uint8 arrays of the model's shapes) and returns every output as
-        a new array."""
+        or uint8 arrays of the model's shapes; a dynamic dimension any size
+        up to input_max_shapes) and returns every output as a new array."""
         lib = _library()
         with self._lock:
             handle = self._live()
@@ -232,9 +252,18 @@ class Engine:
             ctypes.memmove(out.ctypes.data, data.value, out.nbytes)
         return out
 
+    @property
+    def replans(self) -> int:
+        """How many times the engine planned its memory again because a run
+        brought new shapes of dynamic inputs."""
+        with self._lock:
+            count = ctypes.c_int64()
+            _check(_library().mace_c_engine_replans(self._live(), ctypes.byref(count)))
+            return int(count.value)
+
     def memory_report(self) -> dict:
-        """The memory plan: arena, weights, naive and lower-bound bytes, and
-        one entry per memory type."""
+        """The memory plan: arena, weights, naive and lower-bound bytes,
+        re-plans, and one entry per memory type."""
         with self._lock:
             text = ctypes.c_char_p()
             _check(_library().mace_c_engine_memory_report_json(self._live(),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mace_converter import dynamic_shapes
 from mace_converter.api import ConversionError, ConvertedModel, ConvertOptions, TensorSpec
 from mace_converter.ir import Graph
 from mace_converter.serialize import serialize
@@ -96,6 +97,44 @@ def _specs(graph: Graph, names: list[str], declared: list[TensorSpec], kind: str
     return specs
 
 
+def _shape_of(graph: Graph):
+    """Tensor name -> its shape in `graph`, or None where it has none."""
+    def shape(name: str):
+        try:
+            return [int(d) for d in graph.shape(name)]
+        except (ConversionError, KeyError):
+            return None
+    return shape
+
+
+def _follow_dynamic_inputs(options: ConvertOptions, graph: Graph, net_def, weights: bytes,
+                           dtype: str, log: list[str]) -> None:
+    """For inputs with dynamic dimensions: converts the model again at the
+    largest input shapes and makes the Reshape targets that differ follow
+    the input at run time (dynamic_shapes.py)."""
+    largest_options = dynamic_shapes.largest_options(options)
+    try:
+        largest_graph = _frontend(options.platform)(largest_options)
+        run_pipeline(largest_graph, largest_options)
+        if largest_options.quantize is not None:
+            from mace_converter.quantize.graph_pass import quantize_graph
+            quantize_graph(largest_graph, largest_options.quantize)
+        largest_net, largest_weights = serialize(largest_graph, dtype)
+    except ConversionError as error:
+        raise ConversionError(f"{options.model_name}: at the largest input shapes "
+                              f"({[spec.shape for spec in largest_options.inputs]}): "
+                              f"{error}") from error
+    try:
+        changed = dynamic_shapes.follow_dynamic_inputs(
+            (net_def, weights, _shape_of(graph)),
+            (largest_net, largest_weights, _shape_of(largest_graph)))
+    except ConversionError as error:
+        raise ConversionError(f"{options.model_name}: with dynamic input dimensions: "
+                              f"{error}") from error
+    log.append(f"dynamic input dimensions: {changed} Reshape target(s) follow the input at "
+               "run time")
+
+
 def convert(options: ConvertOptions) -> ConvertedModel:
     """Converts one model. Raises ConversionError for anything the converter
     cannot handle, with a message naming the op, node and file."""
@@ -113,6 +152,8 @@ def convert(options: ConvertOptions) -> ConvertedModel:
         log.append("the model is quantized (QDQ); converted to float because the deployment "
                    "file does not set quantize: 1")
     net_def, weights = serialize(graph, dtype)
+    if dynamic_shapes.has_dynamic_inputs(options):
+        _follow_dynamic_inputs(options, graph, net_def, weights, dtype, log)
     inputs = _specs(graph, graph.inputs, options.inputs, "input")
     for info, spec in zip(net_def.input_info, inputs):
         if spec.max_shape is not None:

@@ -29,7 +29,11 @@ LIBRARY = BAZEL_BIN / "mace" / "libmace" / "libmace.so"
 DSP_GRAPH = BAZEL_BIN / "test" / "c_api_dsp_model.pb"
 DSP_WEIGHTS = BAZEL_BIN / "test" / "c_api_dsp_model.data"
 DSP_IMAGE = BAZEL_BIN / "mace" / "dsp" / "dsp_runtime.elf"
-READY = all(p.exists() for p in (MACE_RUN, GRAPH, WEIGHTS, LIBRARY, DSP_GRAPH, DSP_WEIGHTS))
+# The same model with a dynamic input: x [1, 2, 3, 3], up to [1, 2, 8, 8].
+DYNAMIC_GRAPH = BAZEL_BIN / "test" / "c_api_dynamic_model.pb"
+DYNAMIC_WEIGHTS = BAZEL_BIN / "test" / "c_api_dynamic_model.data"
+READY = all(p.exists() for p in (MACE_RUN, GRAPH, WEIGHTS, LIBRARY, DSP_GRAPH, DSP_WEIGHTS,
+                                 DYNAMIC_GRAPH, DYNAMIC_WEIGHTS))
 
 
 def expected(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -54,8 +58,12 @@ class PythonBindingTest(unittest.TestCase):
             self.assertEqual(engine.input_names, ["x"])
             self.assertEqual(engine.output_names, ["y", "idx"])
             self.assertEqual(engine.input_shapes, {"x": (1, 2, 3, 3)})
+            self.assertEqual(engine.input_max_shapes, {"x": (1, 2, 3, 3)})
+            self.assertEqual(engine.dynamic_inputs, {})
             out = engine.run({"x": self.x})
             report = engine.memory_report()
+            self.assertEqual(engine.replans, 0)
+        self.assertEqual(report["replans"], 0)
         y, idx = expected(self.x)
         np.testing.assert_allclose(out["y"], y, rtol=1e-6, atol=1e-6)
         self.assertEqual(out["idx"].dtype, np.int32)
@@ -70,6 +78,35 @@ class PythonBindingTest(unittest.TestCase):
                            check=True, capture_output=True)
             np.testing.assert_array_equal(np.load(Path(tmp) / "out_y.npy"), out["y"])
             np.testing.assert_array_equal(np.load(Path(tmp) / "out_idx.npy"), out["idx"])
+
+    def test_dynamic_input(self):
+        rng = np.random.default_rng(11)
+        with mace.Engine(DYNAMIC_GRAPH, DYNAMIC_WEIGHTS, threads=1) as engine:
+            self.assertEqual(engine.input_shapes, {"x": (1, 2, 3, 3)})
+            self.assertEqual(engine.input_max_shapes, {"x": (1, 2, 8, 8)})
+            self.assertEqual(engine.dynamic_inputs, {"x": [2, 3]})
+            self.assertEqual(engine.replans, 0)
+            # (size, re-plans after the run): the declared size plans nothing
+            # new, a repeated size nothing more, every change of size once.
+            for (h, w), replans in (((3, 3), 0), ((5, 2), 1), ((5, 2), 1), ((8, 8), 2),
+                                    ((1, 1), 3), ((3, 3), 4)):
+                x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+                out = engine.run({"x": x})
+                y, idx = expected(x)
+                np.testing.assert_allclose(out["y"], y, rtol=1e-6, atol=1e-6)
+                np.testing.assert_array_equal(out["idx"], idx)
+                self.assertEqual(engine.replans, replans, (h, w))
+            self.assertEqual(engine.memory_report()["replans"], 4)
+            for shape in ((1, 2, 9, 3), (1, 2, 3, 0), (2, 2, 3, 3)):
+                self.assert_error("INVALID_ARGS", "x", engine.run,
+                                  {"x": np.zeros(shape, np.float32)})
+            self.assert_error("INVALID_ARGS", "dynamic dimension 2 takes 1 to 8", engine.run,
+                              {"x": np.zeros((1, 2, 9, 3), np.float32)})
+            # Still runs after the refusals.
+            x = rng.standard_normal((1, 2, 4, 7)).astype(np.float32)
+            np.testing.assert_allclose(engine.run({"x": x})["y"], expected(x)[0],
+                                       rtol=1e-6, atol=1e-6)
+        self.assert_error("INVALID_ARGS", "the engine is closed", lambda: engine.replans)
 
     def test_from_bytes(self):
         engine = mace.Engine(GRAPH.read_bytes(), WEIGHTS.read_bytes())
