@@ -22,8 +22,10 @@ The ncnn kernel sets run ncnn (the version tools/requirements-bench.txt
 pins, cross-built from its PyPI source by mace_tools.ncnn_arm) on the same
 zoo ONNX files converted by pnnx, through tools/ncnn/ncnn_infer.cc, with the
 same plugin, qemu CPU and rounds: `ncnn_fp32` with every fp16/bf16 option off,
-`ncnn_default` with ncnn's defaults (fp16 arithmetic where the CPU has it).
-The first run builds ncnn, which takes about an hour per ABI on two cores.
+`ncnn_default` with ncnn's defaults: fp16 storage and arithmetic on arm64
+(ARMv8.2 FP16); on armv7, which has no fp16 arithmetic, fp16 storage in the
+layers that support it there (computed in fp32 through VFPv4's conversions).
+The first run builds ncnn for each ABI (only the layers the zoo models use).
 
 It takes several minutes: the reference kernels are slow under emulation.
 """
@@ -73,6 +75,8 @@ KERNEL_FLAGS = {"neon_fp16": ["--cpu_precision=fp16"]}
 # ncnn kernel set -> ncnn_infer's mode.
 NCNN_KERNELS = {"ncnn_fp32": "fp32", "ncnn_default": "default"}
 ALL_KERNELS = [*KERNELS, *NCNN_KERNELS]
+# Kernel sets whose runs also list the functions they spend the most in.
+PROFILED = ("neon", "neon_fp16", "ncnn_fp32", "ncnn_default")
 EXTRA_ROUNDS = 2
 INSN_COUNT = re.compile(r"^insn_count: (\d+)$", re.MULTILINE)
 INSN_SYMBOL = re.compile(r"^insn_symbol: (\d+) [\d.]+% (.+)$", re.MULTILINE)
@@ -386,6 +390,13 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float,
         "- `neon_fp16` is the same binary with `mace_run --cpu_precision=fp16` "
         "(CPUPrecision::FP16): Conv2D, FullyConnected and 3x3 depthwise in ARMv8.2 half "
         "precision (qemu's default CPU has FP16 arithmetic), the other ops in fp32.",
+        "- `ncnn_fp32` and `ncnn_default` run ncnn (the version `tools/requirements-bench.txt` "
+        "pins, cross-built from its source) on the same ONNX models converted by pnnx, with "
+        "every fp16/bf16 option off and with ncnn's defaults. On arm64-v8a the defaults "
+        "store and compute in fp16 (ARMv8.2). On armeabi-v7a (built like MACE's armhf: "
+        "`-march=armv7-a -mfpu=neon -mfloat-abi=hard`, plus ncnn's VFPv4 variants, chosen at "
+        "run time) there is no fp16 arithmetic: the defaults only keep InnerProduct's "
+        "weights in fp16 and compute in fp32; the rest runs as in `ncnn_fp32`.",
         "- Instruction counts are a proxy for phone cost, not a measure of it: they ignore "
         "memory stalls, issue width and the different cost of a NEON and a scalar "
         "instruction.",
@@ -483,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
         ncnn_model = ncnn.model(model) if any(k in NCNN_KERNELS for k in kernel_sets) else None
         for abi in abis:
             for kernels in kernel_sets:
-                symbols = LISTED_SYMBOLS if kernels in ("neon", "neon_fp16", "ncnn_fp32") else 0
+                symbols = LISTED_SYMBOLS if kernels in PROFILED else 0
                 if kernels in NCNN_KERNELS:
                     param, weights, shape = ncnn_model
                     driver = ncnn.driver(abi)
