@@ -35,6 +35,7 @@ import argparse
 import datetime
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -366,7 +367,8 @@ def merge_rows(counted: list[Row], kept: list[Row]) -> tuple[list[Row], list[Row
 
 def write_report(rows: list[Row], path: Path, command: str, seconds: float,
                  kept: list[Row] | None = None, notes: list[str] | None = None,
-                 kept_from: str = "") -> None:
+                 kept_from: str | list[str] = "") -> None:
+    sources = [kept_from] if isinstance(kept_from, str) else kept_from
     lines = [
         "# ARM instruction counts under qemu",
         "",
@@ -375,7 +377,8 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float,
         f"- Command: `{command}`",
         f"- Date: {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}; "
         f"the run took {seconds / 60:.1f} min",
-        *([f"- Rows kept from `{kept_from}`, counted by an earlier run and not by this "
+        *([f"- Rows kept from {', '.join(f'`{s}`' for s in sources)}, counted by an earlier "
+           "run and not by this "
            "command: " + ", ".join(f"{r.model} {r.abi} {r.kernels}" for r in kept)]
           if kept else []),
         "- What is counted: guest instructions one inference executes on one thread, "
@@ -455,17 +458,21 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"the markdown report (default: {FULL_REPORT.relative_to(REPO)} "
                         "for a run of every model, ABI and kernel set, else "
                         f"{PARTIAL_REPORT.relative_to(REPO)})")
-    parser.add_argument("--keep-rows-from", default=None,
+    parser.add_argument("--keep-rows-from", action="append", default=[],
                         help="a report this tool wrote: its rows for what this run does not "
                         "count (other models, ABIs or kernel sets) and its sections the tool "
-                        "does not write go into the new report")
+                        "does not write go into the new report. Give it more than once to "
+                        "merge reports (a later one's row wins); with --models '' nothing is "
+                        "counted and the reports are only merged")
     args = parser.parse_args(argv)
     kept_rows: list[Row] = []
     notes: list[str] = []
-    if args.keep_rows_from is not None:
-        if not Path(args.keep_rows_from).is_file():
-            fail(f"no report {args.keep_rows_from}")
-        kept_rows, notes = read_report(Path(args.keep_rows_from))
+    for report in args.keep_rows_from:
+        if not Path(report).is_file():
+            fail(f"no report {report}")
+        earlier, sections = read_report(Path(report))
+        kept_rows, _ = merge_rows(earlier, kept_rows)
+        notes += [section for section in sections if section not in notes]
     if args.report is None:
         args.report = str(default_report(args.models, args.abis, args.kernels))
     kernel_sets = [k for k in args.kernels.split(",") if k]
@@ -483,9 +490,10 @@ def main(argv: list[str] | None = None) -> int:
               "armeabi-v7a", file=sys.stderr)
         abis.remove("armeabi-v7a")
     start = time.monotonic()
-    plugin = build_plugin()
-    host_run = build_mace_run([])
-    binaries = {abi: build_mace_run([f"--config={ABIS[abi][0]}"]) for abi in abis}
+    if models:
+        plugin = build_plugin()
+        host_run = build_mace_run([])
+        binaries = {abi: build_mace_run([f"--config={ABIS[abi][0]}"]) for abi in abis}
     ncnn = NcnnRunner()
     rows: list[Row] = []
     for model in models:
@@ -517,10 +525,10 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 print(f"{model:16s} {abi:12s} {kernels:12s} {per / 1e6:10.1f} M instructions "
                       f"per inference, {macs / per:.2f} MACs per instruction", flush=True)
-    command = "tools/arm_insn_count.sh " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "tools/arm_insn_count.sh " + shlex.join(argv if argv is not None else sys.argv[1:])
     rows, kept = merge_rows(rows, kept_rows)
     write_report(rows, Path(args.report), command.strip(), time.monotonic() - start, kept, notes,
-                 args.keep_rows_from or "")
+                 args.keep_rows_from)
     print(f"report: {args.report}")
     return 0
 

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import tempfile
 import unittest
-from contextlib import redirect_stderr
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from mace_tools import arm_insn_count, ncnn_arm
@@ -238,6 +238,34 @@ class ReportTest(unittest.TestCase):
         # What the tool wrote reads back as it was.
         self.assertEqual([(r.abi, r.kernels, r.per_inference) for r in again],
                          [(r.abi, r.kernels, r.per_inference) for r in rows])
+
+    def test_reports_merge_without_counting(self):
+        Row = arm_insn_count.Row
+        first = [Row("m", "arm64-v8a", "neon", 300_000_000, 100_000_000, [("AsmTile", 70.0)]),
+                 Row("m", "armeabi-v7a", "neon", 300_000_000, 250_000_000)]
+        second = [Row("m", "arm64-v8a", "neon", 300_000_000, 100_000_000, [("AsmTile", 70.0)]),
+                  Row("m", "armeabi-v7a", "neon", 300_000_000, 240_000_000),
+                  Row("m", "armeabi-v7a", "ncnn_fp32", 300_000_000, 200_000_000)]
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            for name, rows in (("a.md", first), ("b.md", second)):
+                arm_insn_count.write_report(rows, tmp / name, "tools/arm_insn_count.sh", 60.0)
+                (tmp / name).write_text((tmp / name).read_text() + "\n## A note\n\nKept.\n")
+            out = tmp / "merged.md"
+            with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+                self.assertEqual(arm_insn_count.main(
+                    ["--models", "", "--keep-rows-from", str(tmp / "a.md"), "--keep-rows-from",
+                     str(tmp / "b.md"), "--report", str(out)]), 0)
+            text = out.read_text()
+        self.assertIn("--models '' --keep-rows-from", text)
+        self.assertIn(f"Rows kept from `{tmp / 'a.md'}`, `{tmp / 'b.md'}`", text)
+        # The later report's armv7 neon row wins; each row appears once.
+        self.assertIn("| m | armeabi-v7a | neon | 300 | 240.0 | 1.25 |  |", text)
+        self.assertNotIn("250.0", text)
+        self.assertEqual(text.count("| m | arm64-v8a | neon |"), 1)
+        self.assertIn("| m | armeabi-v7a | 240.0 | 200.0 |  | 1.20x |", text)
+        self.assertIn("- m, arm64-v8a, neon: `AsmTile` 70.0%", text)
+        self.assertEqual(text.count("## A note"), 1)
 
     def test_bad_arguments_are_clear_errors(self):
         for argv, message in (
