@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
     return Usage();
   }
 
-  std::printf("ncnn_infer: cpu neon %d vfpv4 %d asimdhp %d\n", ncnn::cpu_support_arm_neon(),
-              ncnn::cpu_support_arm_vfpv4(), ncnn::cpu_support_arm_asimdhp());
+  std::printf("ncnn_infer: cpu neon %d vfpv4 %d asimdhp %d\n", ncnn::cpu_support_arm_neon() != 0,
+              ncnn::cpu_support_arm_vfpv4() != 0, ncnn::cpu_support_arm_asimdhp() != 0);
 
   ncnn::Net net;
   net.opt.num_threads = 1;

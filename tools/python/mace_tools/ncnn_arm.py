@@ -63,7 +63,8 @@ LIBRARY_ONLY = ["-DNCNN_BUILD_TOOLS=OFF", "-DNCNN_BUILD_EXAMPLES=OFF",
 LAYERS = ("BinaryOp", "Cast", "Clip", "Concat", "Convolution", "ConvolutionDepthWise", "Crop",
           "Dropout", "ELU", "Eltwise", "Flatten", "HardSigmoid", "HardSwish", "InnerProduct",
           "Input", "MemoryData", "Mish", "Noop", "Packing", "Padding", "Permute", "Pooling",
-          "ReLU", "Reshape", "ShuffleChannel", "Sigmoid", "Slice", "Softmax", "Split", "Swish")
+          "Reduction", "ReLU", "Reshape", "ShuffleChannel", "Sigmoid", "Slice", "Softmax",
+          "Split", "Swish")
 # ncnn_infer's modes: every reduced-precision option off, or ncnn's defaults.
 MODES = ("fp32", "default")
 
