@@ -4,8 +4,9 @@ converted by pnnx, so tools/arm_insn_count.sh counts ncnn the way it counts
 MACE (same plugin, same qemu CPU, the same (3 runs - 1 run) / 2).
 
 Everything lives under build/ncnn_arm/: the downloaded files in cache/, the
-unpacked source, one CMake build per ABI (the library only, ncnn's default
-options, -j2), the driver binaries and the converted models.
+unpacked source, one CMake build per ABI (the library only, with ncnn's
+default options but for the layers, -j2), the driver binaries and the
+converted models.
 
 PyPI is the only source. The version is the one tools/requirements-bench.txt
 pins. `pip download ncnn==VERSION --no-binary :all:` cannot fetch it: ncnn's
