@@ -8,11 +8,15 @@
 // one inference on a fresh extractor with the same deterministic input, so the
 // instructions of N rounds less those of one are N-1 inferences. "fp32" turns
 // off every reduced-precision storage and arithmetic option; "default" keeps
-// ncnn's own defaults (fp16 arithmetic where the CPU has it).
+// ncnn's own defaults: on arm64 with ARMv8.2 FP16, fp16 storage and
+// arithmetic; on armv7 with VFPv4, fp16 weights only in the layers that have
+// them there (InnerProduct among these models), computed in fp32. The first line
+// printed says which of these CPU features ncnn found.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "cpu.h"
 #include "net.h"
 
 namespace {
@@ -46,6 +50,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ncnn_infer: the mode is fp32 or default, not '%s'\n", argv[7]);
     return Usage();
   }
+
+  std::printf("ncnn_infer: cpu neon %d vfpv4 %d asimdhp %d\n", ncnn::cpu_support_arm_neon() != 0,
+              ncnn::cpu_support_arm_vfpv4() != 0, ncnn::cpu_support_arm_asimdhp() != 0);
 
   ncnn::Net net;
   net.opt.num_threads = 1;

@@ -22,8 +22,10 @@ The ncnn kernel sets run ncnn (the version tools/requirements-bench.txt
 pins, cross-built from its PyPI source by mace_tools.ncnn_arm) on the same
 zoo ONNX files converted by pnnx, through tools/ncnn/ncnn_infer.cc, with the
 same plugin, qemu CPU and rounds: `ncnn_fp32` with every fp16/bf16 option off,
-`ncnn_default` with ncnn's defaults (fp16 arithmetic where the CPU has it).
-The first run builds ncnn, which takes about an hour per ABI on two cores.
+`ncnn_default` with ncnn's defaults: fp16 storage and arithmetic on arm64
+(ARMv8.2 FP16); on armv7, which has no fp16 arithmetic, fp16 storage in the
+layers that support it there (computed in fp32 through VFPv4's conversions).
+The first run builds ncnn for each ABI (only the layers the zoo models use).
 
 It takes several minutes: the reference kernels are slow under emulation.
 """
@@ -33,6 +35,7 @@ import argparse
 import datetime
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -73,6 +76,8 @@ KERNEL_FLAGS = {"neon_fp16": ["--cpu_precision=fp16"]}
 # ncnn kernel set -> ncnn_infer's mode.
 NCNN_KERNELS = {"ncnn_fp32": "fp32", "ncnn_default": "default"}
 ALL_KERNELS = [*KERNELS, *NCNN_KERNELS]
+# Kernel sets whose runs also list the functions they spend the most in.
+PROFILED = ("neon", "neon_fp16", "ncnn_fp32", "ncnn_default")
 EXTRA_ROUNDS = 2
 INSN_COUNT = re.compile(r"^insn_count: (\d+)$", re.MULTILINE)
 INSN_SYMBOL = re.compile(r"^insn_symbol: (\d+) [\d.]+% (.+)$", re.MULTILINE)
@@ -362,7 +367,8 @@ def merge_rows(counted: list[Row], kept: list[Row]) -> tuple[list[Row], list[Row
 
 def write_report(rows: list[Row], path: Path, command: str, seconds: float,
                  kept: list[Row] | None = None, notes: list[str] | None = None,
-                 kept_from: str = "") -> None:
+                 kept_from: str | list[str] = "") -> None:
+    sources = [kept_from] if isinstance(kept_from, str) else kept_from
     lines = [
         "# ARM instruction counts under qemu",
         "",
@@ -371,7 +377,8 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float,
         f"- Command: `{command}`",
         f"- Date: {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}; "
         f"the run took {seconds / 60:.1f} min",
-        *([f"- Rows kept from `{kept_from}`, counted by an earlier run and not by this "
+        *([f"- Rows kept from {', '.join(f'`{s}`' for s in sources)}, counted by an earlier "
+           "run and not by this "
            "command: " + ", ".join(f"{r.model} {r.abi} {r.kernels}" for r in kept)]
           if kept else []),
         "- What is counted: guest instructions one inference executes on one thread, "
@@ -386,6 +393,13 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float,
         "- `neon_fp16` is the same binary with `mace_run --cpu_precision=fp16` "
         "(CPUPrecision::FP16): Conv2D, FullyConnected and 3x3 depthwise in ARMv8.2 half "
         "precision (qemu's default CPU has FP16 arithmetic), the other ops in fp32.",
+        "- `ncnn_fp32` and `ncnn_default` run ncnn (the version `tools/requirements-bench.txt` "
+        "pins, cross-built from its source) on the same ONNX models converted by pnnx, with "
+        "every fp16/bf16 option off and with ncnn's defaults. On arm64-v8a the defaults "
+        "store and compute in fp16 (ARMv8.2). On armeabi-v7a (built like MACE's armhf: "
+        "`-march=armv7-a -mfpu=neon -mfloat-abi=hard`, plus ncnn's VFPv4 variants, chosen at "
+        "run time) there is no fp16 arithmetic: the defaults only keep InnerProduct's "
+        "weights in fp16 and compute in fp32; the rest runs as in `ncnn_fp32`.",
         "- Instruction counts are a proxy for phone cost, not a measure of it: they ignore "
         "memory stalls, issue width and the different cost of a NEON and a scalar "
         "instruction.",
@@ -444,17 +458,21 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"the markdown report (default: {FULL_REPORT.relative_to(REPO)} "
                         "for a run of every model, ABI and kernel set, else "
                         f"{PARTIAL_REPORT.relative_to(REPO)})")
-    parser.add_argument("--keep-rows-from", default=None,
+    parser.add_argument("--keep-rows-from", action="append", default=[],
                         help="a report this tool wrote: its rows for what this run does not "
                         "count (other models, ABIs or kernel sets) and its sections the tool "
-                        "does not write go into the new report")
+                        "does not write go into the new report. Give it more than once to "
+                        "merge reports (a later one's row wins); with --models '' nothing is "
+                        "counted and the reports are only merged")
     args = parser.parse_args(argv)
     kept_rows: list[Row] = []
     notes: list[str] = []
-    if args.keep_rows_from is not None:
-        if not Path(args.keep_rows_from).is_file():
-            fail(f"no report {args.keep_rows_from}")
-        kept_rows, notes = read_report(Path(args.keep_rows_from))
+    for report in args.keep_rows_from:
+        if not Path(report).is_file():
+            fail(f"no report {report}")
+        earlier, sections = read_report(Path(report))
+        kept_rows, _ = merge_rows(earlier, kept_rows)
+        notes += [section for section in sections if section not in notes]
     if args.report is None:
         args.report = str(default_report(args.models, args.abis, args.kernels))
     kernel_sets = [k for k in args.kernels.split(",") if k]
@@ -472,9 +490,10 @@ def main(argv: list[str] | None = None) -> int:
               "armeabi-v7a", file=sys.stderr)
         abis.remove("armeabi-v7a")
     start = time.monotonic()
-    plugin = build_plugin()
-    host_run = build_mace_run([])
-    binaries = {abi: build_mace_run([f"--config={ABIS[abi][0]}"]) for abi in abis}
+    if models:
+        plugin = build_plugin()
+        host_run = build_mace_run([])
+        binaries = {abi: build_mace_run([f"--config={ABIS[abi][0]}"]) for abi in abis}
     ncnn = NcnnRunner()
     rows: list[Row] = []
     for model in models:
@@ -483,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         ncnn_model = ncnn.model(model) if any(k in NCNN_KERNELS for k in kernel_sets) else None
         for abi in abis:
             for kernels in kernel_sets:
-                symbols = LISTED_SYMBOLS if kernels in ("neon", "neon_fp16", "ncnn_fp32") else 0
+                symbols = LISTED_SYMBOLS if kernels in PROFILED else 0
                 if kernels in NCNN_KERNELS:
                     param, weights, shape = ncnn_model
                     driver = ncnn.driver(abi)
@@ -506,10 +525,10 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 print(f"{model:16s} {abi:12s} {kernels:12s} {per / 1e6:10.1f} M instructions "
                       f"per inference, {macs / per:.2f} MACs per instruction", flush=True)
-    command = "tools/arm_insn_count.sh " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "tools/arm_insn_count.sh " + shlex.join(argv if argv is not None else sys.argv[1:])
     rows, kept = merge_rows(rows, kept_rows)
     write_report(rows, Path(args.report), command.strip(), time.monotonic() - start, kept, notes,
-                 args.keep_rows_from or "")
+                 args.keep_rows_from)
     print(f"report: {args.report}")
     return 0
 

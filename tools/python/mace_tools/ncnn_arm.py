@@ -4,8 +4,9 @@ converted by pnnx, so tools/arm_insn_count.sh counts ncnn the way it counts
 MACE (same plugin, same qemu CPU, the same (3 runs - 1 run) / 2).
 
 Everything lives under build/ncnn_arm/: the downloaded files in cache/, the
-unpacked source, one CMake build per ABI (the library only, ncnn's default
-options, -j2), the driver binaries and the converted models.
+unpacked source, one CMake build per ABI (the library only, with ncnn's
+default options but for the layers, -j2), the driver binaries and the
+converted models.
 
 PyPI is the only source. The version is the one tools/requirements-bench.txt
 pins. `pip download ncnn==VERSION --no-binary :all:` cannot fetch it: ncnn's
@@ -40,8 +41,11 @@ NCNN_SDISTS = {
         "ad8cdd63e9755cfa8e23b9b6d9ce46156077d80298a89e7c3ba325ffccfca200"),
 }
 # ABI -> (build directory, CMake processor, C compiler, C++ compiler, sysroot,
-# extra flags). The armv7 flags are those of MACE's armhf build: Debian's armhf
-# default has no NEON.
+# extra flags). The armv7 flags are those of MACE's armhf build (Debian's armhf
+# default has no NEON): hard float, NEON as the baseline. ncnn adds its own
+# VFPv4 variant of each layer (-mfpu=neon-vfpv4: fused multiply-add and fp16
+# conversion) and picks it at run time when the CPU reports VFPv4, as qemu-arm's
+# default CPU does; build_library checks that this option came on.
 TOOLCHAINS = {
     "arm64-v8a": ("build-arm64", "aarch64", "aarch64-linux-gnu-gcc", "aarch64-linux-gnu-g++",
                   "/usr/aarch64-linux-gnu", ""),
@@ -52,6 +56,16 @@ TOOLCHAINS = {
 # ncnn's own options that would build more than the library.
 LIBRARY_ONLY = ["-DNCNN_BUILD_TOOLS=OFF", "-DNCNN_BUILD_EXAMPLES=OFF",
                 "-DNCNN_BUILD_BENCHMARK=OFF", "-DNCNN_BUILD_TESTS=OFF", "-DNCNN_PYTHON=OFF"]
+# The layers built: those pnnx writes for the zoo models and those the layers
+# create inside themselves (activations, padding, packing, casts), so the build
+# takes a fraction of ncnn's full hour. A layer's code is the same as in a full
+# build. A model that needs another layer fails to load in ncnn_infer with
+# ncnn's "layer ... not exists or registered": add the layer here.
+LAYERS = ("BinaryOp", "Cast", "Clip", "Concat", "Convolution", "ConvolutionDepthWise", "Crop",
+          "Dropout", "ELU", "Eltwise", "Flatten", "HardSigmoid", "HardSwish", "InnerProduct",
+          "Input", "MemoryData", "Mish", "Noop", "Packing", "Padding", "Permute", "Pooling",
+          "Reduction", "ReLU", "Reshape", "ShuffleChannel", "Sigmoid", "Slice", "Softmax",
+          "Split", "Swish")
 # ncnn_infer's modes: every reduced-precision option off, or ncnn's defaults.
 MODES = ("fp32", "default")
 
@@ -132,23 +146,56 @@ class Library:
     includes: list[Path]
 
 
+def layer_options(tree: Path, layers: tuple[str, ...] = LAYERS) -> list[str]:
+    """CMake options that build `layers` and none of ncnn's other layers."""
+    declared = re.findall(r"^ncnn_add_layer\((\w+)", (tree / "src" / "CMakeLists.txt").read_text(),
+                          re.MULTILINE)
+    missing = sorted(set(layers) - set(declared))
+    if missing:
+        raise NcnnError(f"this ncnn declares no layer {', '.join(missing)}")
+    return [f"-DWITH_LAYER_{name.lower()}={'ON' if name in layers else 'OFF'}"
+            for name in declared]
+
+
+def configure_command(abi: str, tree: Path) -> list[str]:
+    """The CMake command that configures the build of `abi`."""
+    _, processor, cc, cxx, sysroot, flags = TOOLCHAINS[abi]
+    command = ["cmake", str(tree), "-DCMAKE_SYSTEM_NAME=Linux",
+               f"-DCMAKE_SYSTEM_PROCESSOR={processor}",
+               f"-DCMAKE_C_COMPILER={cc}", f"-DCMAKE_CXX_COMPILER={cxx}",
+               f"-DCMAKE_FIND_ROOT_PATH={sysroot}",
+               "-DCMAKE_FIND_ROOT_PATH_MODE_PROGRAM=NEVER",
+               "-DCMAKE_FIND_ROOT_PATH_MODE_LIBRARY=ONLY",
+               "-DCMAKE_FIND_ROOT_PATH_MODE_INCLUDE=ONLY", *LIBRARY_ONLY,
+               *layer_options(tree)]
+    if flags:
+        command += [f"-DCMAKE_C_FLAGS={flags}", f"-DCMAKE_CXX_FLAGS={flags}"]
+    return command
+
+
+def cache_value(cache: Path, name: str) -> str | None:
+    """A variable's value in a CMakeCache.txt, or None."""
+    match = re.search(rf"^{re.escape(name)}:\w+=(.*)$", cache.read_text(), re.MULTILINE)
+    return match.group(1) if match else None
+
+
 def build_library(abi: str, tree: Path, jobs: int = 2) -> Library:
-    """ncnn's static library for `abi`, built with its default CMake options."""
-    directory, processor, cc, cxx, sysroot, flags = TOOLCHAINS[abi]
-    build = ROOT / directory
+    """ncnn's static library for `abi`: ncnn's default CMake options but for
+    the layers (LAYERS). The build directory is kept; it is configured again
+    only when the configure command changes."""
+    build = ROOT / TOOLCHAINS[abi][0]
     archive = build / "src" / "libncnn.a"
-    if not (build / "CMakeCache.txt").exists():
+    command = configure_command(abi, tree)
+    stamp = build / "configure.args"
+    if not (build / "CMakeCache.txt").exists() or not stamp.exists() \
+            or stamp.read_text() != "\n".join(command):
         build.mkdir(parents=True, exist_ok=True)
-        command = ["cmake", str(tree), "-DCMAKE_SYSTEM_NAME=Linux",
-                   f"-DCMAKE_SYSTEM_PROCESSOR={processor}",
-                   f"-DCMAKE_C_COMPILER={cc}", f"-DCMAKE_CXX_COMPILER={cxx}",
-                   f"-DCMAKE_FIND_ROOT_PATH={sysroot}",
-                   "-DCMAKE_FIND_ROOT_PATH_MODE_PROGRAM=NEVER",
-                   "-DCMAKE_FIND_ROOT_PATH_MODE_LIBRARY=ONLY",
-                   "-DCMAKE_FIND_ROOT_PATH_MODE_INCLUDE=ONLY", *LIBRARY_ONLY]
-        if flags:
-            command += [f"-DCMAKE_C_FLAGS={flags}", f"-DCMAKE_CXX_FLAGS={flags}"]
+        stamp.unlink(missing_ok=True)
         _run(command, log=build / "configure.log", cwd=build)
+        stamp.write_text("\n".join(command))
+    if abi == "armeabi-v7a" and cache_value(build / "CMakeCache.txt", "NCNN_VFPV4") != "ON":
+        raise NcnnError(f"ncnn's armv7 build has NCNN_VFPV4 off: the compiler cannot build "
+                        f"its VFPv4 layers; see {build / 'configure.log'}")
     _run(["cmake", "--build", str(build), "--target", "ncnn", f"-j{jobs}"],
          log=build / "build.log", timeout=4 * 3600)
     if not archive.exists():

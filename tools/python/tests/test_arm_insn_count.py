@@ -1,47 +1,53 @@
 """The instruction-count plugin and report of tools/arm_insn_count.sh. The
 plugin test runs a hand-written aarch64 loop whose instruction count is known
 exactly; the whole-model runs are the tool itself (minutes)."""
+import io
 import shutil
 import subprocess
 import tempfile
 import unittest
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from mace_tools import arm_insn_count, ncnn_arm
 
-# x0 = iterations from argv[1]; the loop body is exactly three instructions.
+# The iterations come from argv[1]; the loop body is exactly three
+# instructions, in each ABI's assembly.
 LOOP_SOURCE = r"""
 #include <stdlib.h>
 int main(int argc, char** argv) {
   long n = argc > 1 ? atol(argv[1]) : 0;
   if (n <= 0) return 0;
-  __asm__ volatile(
-      "1:\n"
-      "  add x9, x9, #1\n"
-      "  subs %0, %0, #1\n"
-      "  b.ne 1b\n"
-      : "+r"(n)
-      :
-      : "x9", "cc");
+  __asm__ volatile(LOOP : "+r"(n) : : SCRATCH, "cc");
   return 0;
 }
 """
+# ABI -> (compiler, qemu, the loop's assembly, its scratch register).
+LOOPS = {
+    "arm64-v8a": ("aarch64-linux-gnu-gcc", "qemu-aarch64",
+                  r'"1:\n  add x9, x9, #1\n  subs %0, %0, #1\n  b.ne 1b\n"', '"x9"'),
+    "armeabi-v7a": ("arm-linux-gnueabihf-gcc", "qemu-arm",
+                    r'"1:\n  add r3, r3, #1\n  subs %0, %0, #1\n  bne 1b\n"', '"r3"'),
+}
 
 
-@unittest.skipUnless(shutil.which("aarch64-linux-gnu-gcc") and shutil.which("qemu-aarch64")
-                     and shutil.which("gcc"), "needs gcc, aarch64-linux-gnu-gcc and qemu-aarch64")
+@unittest.skipUnless(shutil.which("gcc"), "needs gcc")
 class PluginTest(unittest.TestCase):
-    def test_counts_every_executed_instruction(self):
+    def check_abi(self, abi: str) -> None:
+        compiler, qemu, loop, scratch = LOOPS[abi]
+        if not (shutil.which(compiler) and shutil.which(qemu)):
+            self.skipTest(f"needs {compiler} and {qemu}")
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
             plugin = arm_insn_count.build_plugin(tmp / "libinsn_count.so")
-            (tmp / "loop.c").write_text(LOOP_SOURCE)
+            (tmp / "loop.c").write_text(f"#define LOOP {loop}\n#define SCRATCH {scratch}\n"
+                                        + LOOP_SOURCE)
             program = tmp / "loop"
-            subprocess.run(["aarch64-linux-gnu-gcc", "-O1", "-static", "-o", str(program),
+            subprocess.run([compiler, "-O1", "-static", "-o", str(program),
                             str(tmp / "loop.c")], check=True)
 
             def executed(iterations: int, option: str = "") -> int:
-                result = subprocess.run(["qemu-aarch64", "-d", "plugin", "-plugin",
+                result = subprocess.run([qemu, "-d", "plugin", "-plugin",
                                          str(plugin) + option, str(program), str(iterations)],
                                         capture_output=True, text=True, check=True)
                 text = result.stdout + result.stderr
@@ -62,6 +68,12 @@ class PluginTest(unittest.TestCase):
             self.assertEqual(executed(9000) - base, 3 * 8000)
             # Per-function counting leaves the total as it was.
             self.assertEqual(executed(9000, ",symbols=3") - base, 3 * 8000)
+
+    def test_counts_every_executed_instruction_arm64(self):
+        self.check_abi("arm64-v8a")
+
+    def test_counts_every_executed_instruction_armv7(self):
+        self.check_abi("armeabi-v7a")
 
 
 class ReportTest(unittest.TestCase):
@@ -196,6 +208,76 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("FullTile", text)
         self.assertTrue(text.rstrip().endswith("Written by hand."))
 
+    def test_armv7_rows_join_the_kept_arm64_rows(self):
+        kept = [arm_insn_count.Row("m", "arm64-v8a", "neon", 300_000_000, 100_000_000),
+                arm_insn_count.Row("m", "arm64-v8a", "ncnn_fp32", 300_000_000, 80_000_000),
+                arm_insn_count.Row("m", "armeabi-v7a", "neon", 300_000_000, 1e9)]
+        counted = [
+            arm_insn_count.Row("m", "armeabi-v7a", "ncnn_default", 300_000_000, 160_000_000,
+                               [("innerproduct_fp16s", 1.5)]),
+            arm_insn_count.Row("m", "armeabi-v7a", "neon", 300_000_000, 240_000_000),
+            arm_insn_count.Row("m", "armeabi-v7a", "ncnn_fp32", 300_000_000, 150_000_000)]
+        rows, old = arm_insn_count.merge_rows(counted, kept)
+        # The recount replaces the kept armv7 neon row; rows go by ABI, then kernels.
+        self.assertEqual([(r.abi, r.kernels) for r in old],
+                         [("arm64-v8a", "neon"), ("arm64-v8a", "ncnn_fp32")])
+        self.assertEqual([(r.abi, r.kernels) for r in rows],
+                         [("arm64-v8a", "neon"), ("arm64-v8a", "ncnn_fp32"),
+                          ("armeabi-v7a", "neon"), ("armeabi-v7a", "ncnn_fp32"),
+                          ("armeabi-v7a", "ncnn_default")])
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "report.md"
+            arm_insn_count.write_report(rows, path, "tools/arm_insn_count.sh", 90.0, old, [],
+                                        "kept.md")
+            text = path.read_text()
+            again, _ = arm_insn_count.read_report(path)
+        self.assertIn("| m | arm64-v8a | 100.0 | 80.0 |  | 1.25x |  |  |  |", text)
+        self.assertIn("| m | armeabi-v7a | 240.0 | 150.0 | 160.0 | 1.60x | 1.50x |  |  |", text)
+        self.assertIn("- m, armeabi-v7a, ncnn_default: `innerproduct_fp16s` 1.5%", text)
+        self.assertIn("command: m arm64-v8a neon, m arm64-v8a ncnn_fp32\n", text)
+        # What the tool wrote reads back as it was.
+        self.assertEqual([(r.abi, r.kernels, r.per_inference) for r in again],
+                         [(r.abi, r.kernels, r.per_inference) for r in rows])
+
+    def test_reports_merge_without_counting(self):
+        Row = arm_insn_count.Row
+        first = [Row("m", "arm64-v8a", "neon", 300_000_000, 100_000_000, [("AsmTile", 70.0)]),
+                 Row("m", "armeabi-v7a", "neon", 300_000_000, 250_000_000)]
+        second = [Row("m", "arm64-v8a", "neon", 300_000_000, 100_000_000, [("AsmTile", 70.0)]),
+                  Row("m", "armeabi-v7a", "neon", 300_000_000, 240_000_000),
+                  Row("m", "armeabi-v7a", "ncnn_fp32", 300_000_000, 200_000_000)]
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            for name, rows in (("a.md", first), ("b.md", second)):
+                arm_insn_count.write_report(rows, tmp / name, "tools/arm_insn_count.sh", 60.0)
+                (tmp / name).write_text((tmp / name).read_text() + "\n## A note\n\nKept.\n")
+            out = tmp / "merged.md"
+            with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+                self.assertEqual(arm_insn_count.main(
+                    ["--models", "", "--keep-rows-from", str(tmp / "a.md"), "--keep-rows-from",
+                     str(tmp / "b.md"), "--report", str(out)]), 0)
+            text = out.read_text()
+        self.assertIn("--models '' --keep-rows-from", text)
+        self.assertIn(f"Rows kept from `{tmp / 'a.md'}`, `{tmp / 'b.md'}`", text)
+        # The later report's armv7 neon row wins; each row appears once.
+        self.assertIn("| m | armeabi-v7a | neon | 300 | 240.0 | 1.25 |  |", text)
+        self.assertNotIn("250.0", text)
+        self.assertEqual(text.count("| m | arm64-v8a | neon |"), 1)
+        self.assertIn("| m | armeabi-v7a | 240.0 | 200.0 |  | 1.20x |", text)
+        self.assertIn("- m, arm64-v8a, neon: `AsmTile` 70.0%", text)
+        self.assertEqual(text.count("## A note"), 1)
+
+    def test_bad_arguments_are_clear_errors(self):
+        for argv, message in (
+                (["--abis", "armeabi"], "unknown ABI 'armeabi'"),
+                (["--kernels", "neon,ncnn_fp16"], "unknown kernel set 'ncnn_fp16'"),
+                (["--keep-rows-from", "/nonexistent/report.md"], "no report")):
+            with self.subTest(argv=argv), redirect_stderr(io.StringIO()) as err:
+                with self.assertRaises(SystemExit) as exit_:
+                    arm_insn_count.main(argv)
+                self.assertEqual(exit_.exception.code, 1)
+                self.assertIn(message, err.getvalue())
+
 
 class NcnnArmTest(unittest.TestCase):
     """The Python side of the ncnn columns; building ncnn is the tool's job."""
@@ -227,6 +309,43 @@ class NcnnArmTest(unittest.TestCase):
         with self.assertRaisesRegex(ncnn_arm.NcnnError, "one NCHW image"):
             ncnn_arm.driver_arguments(Path("a"), Path("b"), [2, 3, 8, 8], 1, "fp32")
         self.assertEqual(set(arm_insn_count.NCNN_KERNELS.values()), set(ncnn_arm.MODES))
+
+    def test_armv7_build_is_hard_float_neon_with_only_the_needed_layers(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = Path(tmp)
+            (tree / "src").mkdir()
+            declared = ["AbsVal", *ncnn_arm.LAYERS, "LSTM"]
+            (tree / "src" / "CMakeLists.txt").write_text(
+                "".join(f"ncnn_add_layer({name})\n" for name in declared[:-1])
+                + "ncnn_add_layer(LSTM OFF)\n")
+            command = ncnn_arm.configure_command("armeabi-v7a", tree)
+            self.assertIn("-DCMAKE_CXX_COMPILER=arm-linux-gnueabihf-g++", command)
+            flags = next(c for c in command if c.startswith("-DCMAKE_CXX_FLAGS="))
+            self.assertEqual(flags.split("=", 1)[1].split(),
+                             ["-march=armv7-a", "-mfloat-abi=hard", "-mfpu=neon"])
+            self.assertIn("-DWITH_LAYER_convolution=ON", command)
+            self.assertIn("-DWITH_LAYER_innerproduct=ON", command)
+            self.assertIn("-DWITH_LAYER_absval=OFF", command)
+            self.assertIn("-DWITH_LAYER_lstm=OFF", command)
+            self.assertEqual(len([c for c in command if c.startswith("-DWITH_LAYER_")]),
+                             len(declared))
+            # arm64 builds the same layers, without extra flags.
+            arm64 = ncnn_arm.configure_command("arm64-v8a", tree)
+            self.assertFalse(any(c.startswith("-DCMAKE_CXX_FLAGS=") for c in arm64))
+            self.assertEqual([c for c in arm64 if "WITH_LAYER" in c],
+                             [c for c in command if "WITH_LAYER" in c])
+            (tree / "src" / "CMakeLists.txt").write_text("ncnn_add_layer(Convolution)\n")
+            with self.assertRaisesRegex(ncnn_arm.NcnnError, "declares no layer .*InnerProduct"):
+                ncnn_arm.layer_options(tree)
+
+    def test_cache_value(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = Path(tmp) / "CMakeCache.txt"
+            cache.write_text("//optimize armv7 platform with vfpv4\nNCNN_VFPV4:BOOL=ON\n"
+                             "NCNN_VFPV4_EXTRA:BOOL=OFF\nCMAKE_C_FLAGS:STRING=-O2 -g\n")
+            self.assertEqual(ncnn_arm.cache_value(cache, "NCNN_VFPV4"), "ON")
+            self.assertEqual(ncnn_arm.cache_value(cache, "CMAKE_C_FLAGS"), "-O2 -g")
+            self.assertIsNone(ncnn_arm.cache_value(cache, "NCNN_ARM82"))
 
 
 if __name__ == "__main__":
