@@ -25,6 +25,7 @@ struct Case {
   int64_t seq = 3, batch = 2, input = 4, hidden = 5;
   int direction = 0, layout = 0;
   float clip = 0.f;
+  float cell_clip = 0.f;  // LSTM
   bool input_forget = false, linear_before_reset = false;
   bool bias = true, initial_h = false, initial_c = false, peepholes = false;
   std::vector<int64_t> lengths;  // empty: no sequence_lens
@@ -149,6 +150,10 @@ std::vector<std::vector<float>> Reference(const Case& c, const Data& d) {
                                : f(0, wx(t, b, 2, j) + rh(h, 2, j, true) + peep(2) * cell[j]);
             const double candidate = f(1, wx(t, b, 3, j) + rh(h, 3, j, true));
             next_cell[j] = forget * cell[j] + in * candidate;
+            if (c.cell_clip > 0) {
+              next_cell[j] = std::max<double>(-c.cell_clip, std::min<double>(c.cell_clip,
+                                                                             next_cell[j]));
+            }
             const double out = f(0, wx(t, b, 1, j) + rh(h, 1, j, true) + peep(1) * next_cell[j]);
             next[j] = out * Act(code[2], alpha[2], beta[2], next_cell[j]);
           }
@@ -221,6 +226,7 @@ MaceStatus RunCase(const Case& c, const Data& d, OpTester* tester) {
   for (int i = 0; i < c.outputs; ++i) tester->Output(names[i]);
   tester->Arg("hidden_size", H).Arg("direction", c.direction).Arg("layout", c.layout);
   if (c.clip > 0) tester->Arg("clip", c.clip);
+  if (c.cell_clip != 0) tester->Arg("cell_clip", c.cell_clip);
   if (c.type == "LSTM") tester->Arg("input_forget", c.input_forget ? 1 : 0);
   if (c.type == "GRU") tester->Arg("linear_before_reset", c.linear_before_reset ? 1 : 0);
   if (!c.activations.empty()) {
@@ -295,6 +301,40 @@ TEST(RecurrentTest, LstmReverseLayout1ClipInputForgetActivations) {
   c.alphas = {0.3f, 1.5f, 0.f};
   c.betas = {0.4f, 0.8f, 0.f};
   Check(c, 14);
+}
+
+// TensorFlow's cell clip: the new cell state is bounded, and the output
+// gate's peephole, the output function, Y_c and the next step see the bound
+// value. The inputs are scaled up so that most cells reach the bound.
+TEST(RecurrentTest, LstmCellClipWithPeepholes) {
+  for (const float bound : {0.25f, 1.f}) {
+    Case c;
+    c.seq = 6;
+    c.batch = 3;
+    c.hidden = 7;
+    c.cell_clip = bound;
+    c.initial_h = c.initial_c = c.peepholes = true;
+    c.lengths = {6, 3, 1};
+    Data d = MakeData(c, 17);
+    for (float& v : d.x) v *= 4.f;
+    for (float& v : d.c0) v *= 3.f;
+    OpTester tester(c.type, kRegister);
+    const MaceStatus status = RunCase(c, d, &tester);
+    ASSERT_TRUE(status.ok()) << status.information();
+    const auto expected = Reference(c, d);
+    const char* names[] = {"y", "y_h", "y_c"};
+    for (int i = 0; i < c.outputs; ++i) {
+      SCOPED_TRACE(names[i]);
+      ExpectNear(tester.OutputData(names[i]), expected[i], 2e-5f, 1e-4f);
+    }
+    // The bound is reached (so the case tests the clip) and never passed.
+    int at_bound = 0;
+    for (const float v : tester.OutputData("y_c")) {
+      EXPECT_LE(std::fabs(v), bound);
+      at_bound += std::fabs(v) == bound ? 1 : 0;
+    }
+    EXPECT_GT(at_bound, 0);
+  }
 }
 
 TEST(RecurrentTest, LstmComputedWeightsLayout1Bidirectional) {
@@ -458,6 +498,9 @@ TEST(RecurrentTest, RefusesBadShapesArgumentsAndLengths) {
   Case code = c;
   code.activations = {0, 1, 11};
   ExpectInvalid(code, d, "gate activation code 11 is unknown");
+  Case cell_clip = c;
+  cell_clip.cell_clip = -1.f;
+  ExpectInvalid(cell_clip, d, "cell_clip -1 must be positive");
 }
 
 }  // namespace
