@@ -1,0 +1,55 @@
+"""TensorFlow's BlockLSTM and BlockLSTMV2, converted and run by the C++
+engine through mace_run, match TensorFlow itself: the graph of six fused
+LSTMs of converter_front/test_tensorflow_reference.py (one step and seven,
+batch 1 and 3, peepholes, forget_bias, cell clips, a short seq_len_max).
+
+Needs the host mace_run binary (MACE_RUN, as tools/test.sh sets it) and
+TensorFlow (tools/requirements-tf.txt).
+"""
+import tempfile
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+from mace_converter.api import ConvertOptions, TensorSpec
+from mace_converter.convert import convert
+from tests.converter_front import test_tensorflow_reference as reference
+from tests.converter_front.helpers import cosine, rng
+from tests.test_exported_models_mace_run import run_converted
+from tests.test_mace_run_cli import MACE_RUN
+
+
+class TensorFlowRecurrentOnEngineTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not MACE_RUN.exists():
+            raise AssertionError(f"{MACE_RUN} is missing: build //mace/tools:mace_run first")
+        if reference.tf is None:
+            raise AssertionError(f"TensorFlow cannot be imported ({reference.TF_IMPORT_ERROR})")
+
+    def test_block_lstms_match_tensorflow(self):
+        inputs, outputs = reference.block_lstm_inputs(), list(reference.block_lstm_outputs())
+        feeds = {name: rng(60 + i).uniform(-1, 1, shape).astype(np.float32)
+                 for i, (name, shape) in enumerate(inputs.items())}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "block_lstm.pb"
+            reference.write_block_lstm_graph(path)
+            expected = reference.run_in_tensorflow(path, feeds, outputs)
+            converted = convert(ConvertOptions(
+                "tensorflow", path, None,
+                [TensorSpec(name, shape) for name, shape in inputs.items()],
+                [TensorSpec(name, []) for name in outputs]))
+            ops = [op.type for op in converted.net_def.op]
+            self.assertEqual(ops.count("LSTM"), len(reference.BLOCK_LSTMS))
+            got = run_converted(self, converted, feeds)
+        for name in outputs:
+            with self.subTest(output=name):
+                want = expected[name]
+                self.assertEqual(list(got[name].shape), list(want.shape))
+                np.testing.assert_allclose(got[name], want, rtol=1e-4, atol=1e-5)
+                self.assertGreater(cosine(got[name], want), reference.CONVERTED_MIN_COSINE)
+
+
+if __name__ == "__main__":
+    unittest.main()
