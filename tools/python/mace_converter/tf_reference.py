@@ -218,6 +218,17 @@ def _block_lstm(inputs, attrs):
     return list(outputs)
 
 
+@_op("GRUBlockCell")
+def _gru_block_cell(inputs, attrs):
+    """TensorFlow's GRUBlockCell: outputs r, u, c and h, each [batch, H]."""
+    x, h, w_ru, w_c, b_ru, b_c = inputs
+    hidden = h.shape[1]
+    ru = _sigmoid(np.concatenate([x, h], axis=1) @ w_ru + b_ru)
+    r, u = ru[:, :hidden], ru[:, hidden:]
+    c = np.tanh(np.concatenate([x, r * h], axis=1) @ w_c + b_c)
+    return [r, u, c, u * h + (1 - u) * c]
+
+
 def _evaluate(op: str, inputs: list[np.ndarray], attrs: dict) -> np.ndarray:
     attrs = dict(attrs, _op=op)
     if op in _OPS:

@@ -1,7 +1,8 @@
-"""TensorFlow's BlockLSTM and BlockLSTMV2, converted and run by the C++
-engine through mace_run, match TensorFlow itself: the graph of six fused
-LSTMs of converter_front/test_tensorflow_reference.py (one step and seven,
-batch 1 and 3, peepholes, forget_bias, cell clips, a short seq_len_max).
+"""TensorFlow's BlockLSTM, BlockLSTMV2 and GRUBlockCell, converted and run
+by the C++ engine through mace_run, match TensorFlow itself: the graphs of
+six fused LSTMs (one step and seven, batch 1 and 3, peepholes, forget_bias,
+cell clips, a short seq_len_max) and two GRU cells of
+converter_front/test_tensorflow_reference.py.
 
 Needs the host mace_run binary (MACE_RUN, as tools/test.sh sets it) and
 TensorFlow (tools/requirements-tf.txt).
@@ -28,20 +29,20 @@ class TensorFlowRecurrentOnEngineTest(unittest.TestCase):
         if reference.tf is None:
             raise AssertionError(f"TensorFlow cannot be imported ({reference.TF_IMPORT_ERROR})")
 
-    def test_block_lstms_match_tensorflow(self):
-        inputs, outputs = reference.block_lstm_inputs(), list(reference.block_lstm_outputs())
+    def _check(self, graph: reference.Graph, op_type: str, count: int) -> None:
         feeds = {name: rng(60 + i).uniform(-1, 1, shape).astype(np.float32)
-                 for i, (name, shape) in enumerate(inputs.items())}
+                 for i, (name, shape) in enumerate(graph.inputs.items())}
+        outputs = list(graph.outputs)
         with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "block_lstm.pb"
-            reference.write_block_lstm_graph(path)
+            path = Path(tmp) / f"{graph.name}.pb"
+            graph.write(path)
             expected = reference.run_in_tensorflow(path, feeds, outputs)
             converted = convert(ConvertOptions(
                 "tensorflow", path, None,
-                [TensorSpec(name, shape) for name, shape in inputs.items()],
+                [TensorSpec(name, shape) for name, shape in graph.inputs.items()],
                 [TensorSpec(name, []) for name in outputs]))
             ops = [op.type for op in converted.net_def.op]
-            self.assertEqual(ops.count("LSTM"), len(reference.BLOCK_LSTMS))
+            self.assertEqual(ops.count(op_type), count)
             got = run_converted(self, converted, feeds)
         for name in outputs:
             with self.subTest(output=name):
@@ -50,6 +51,14 @@ class TensorFlowRecurrentOnEngineTest(unittest.TestCase):
                 np.testing.assert_allclose(got[name], want, rtol=1e-4, atol=1e-5)
                 self.assertGreater(cosine(got[name], want), reference.CONVERTED_MIN_COSINE)
 
+    def _graph(self, name: str) -> reference.Graph:
+        return next(graph for graph in reference.GRAPHS if graph.name == name)
+
+    def test_block_lstms_match_tensorflow(self):
+        self._check(self._graph("block_lstm"), "LSTM", len(reference.BLOCK_LSTMS))
+
+    def test_gru_block_cells_match_tensorflow(self):
+        self._check(self._graph("gru_cell"), "GRU", len(reference.GRU_CELLS))
 
 if __name__ == "__main__":
     unittest.main()

@@ -9,6 +9,10 @@ is positive, o = sigmoid(z_o + wco * c') and h' = o * tanh(c'). BlockLSTM
 orders the blocks i, ci, f, o and adds forget_bias (default 1) and clips at
 3 by default; BlockLSTMV2 orders them i, f, ci, o, has no forget_bias and
 clips only when asked. Steps from seq_len_max on give zeros.
+
+GRUBlockCell, one step of TensorFlow's GRU cell, is one MACE GRU op over a
+sequence of one step (ONNX's GRU without linear_before_reset): r and u from
+[x, h] w_ru + b_ru, c = tanh([x, r * h] w_c + b_c), h' = u * h + (1 - u) * c.
 """
 from __future__ import annotations
 
@@ -30,6 +34,19 @@ def _output_name(node: TfNode, index: int) -> str:
     return node.name if index == 0 else f"{node.name}:{index}"
 
 
+def _used(node: TfNode, names: tuple[str, ...], supported: tuple[int, ...]) -> list[int]:
+    """The indices of the outputs the graph reads; refuses any outside
+    `supported`."""
+    used = [k for k in range(len(names)) if _output_name(node, k) in node.importer.consumed]
+    unsupported = [names[k] for k in used if k not in supported]
+    if unsupported:
+        supported_names = " and ".join(names[k] for k in supported)
+        verb = "is" if len(supported) == 1 else "are"
+        raise node.fail(f"output(s) {', '.join(unsupported)} are read by the graph; only "
+                        f"{supported_names} {verb} supported")
+    return used
+
+
 def _state(node: TfNode, index: int, what: str, batch: int, hidden: int) -> str:
     """cs_prev or h_prev ([N, H]) as the engine's [1, N, H] state."""
     shape = tuple(node.shape(index))
@@ -43,15 +60,11 @@ def _state(node: TfNode, index: int, what: str, batch: int, hidden: int) -> str:
 
 @converter("BlockLSTM", "BlockLSTMV2")
 def block_lstm(node: TfNode) -> None:
-    used = [k for k in range(len(_OUTPUTS)) if _output_name(node, k) in node.importer.consumed]
+    used = _used(node, _OUTPUTS, (_H, _CS))
     x_shape = tuple(node.shape(1))
     if len(x_shape) != 3:
         raise node.fail(f"x has shape {list(x_shape)} but needs rank 3 [time, batch, input]")
     steps, batch, size = x_shape
-    unsupported = [_OUTPUTS[k] for k in used if k not in (_CS, _H)]
-    if unsupported:
-        raise node.fail(f"output(s) {', '.join(unsupported)} are read by the graph; only h "
-                        "(and cs of a one-step sequence) are supported")
     if _CS in used and steps != 1:
         raise node.fail(f"output cs (the cell state of every step) is read by the graph and x "
                         f"has {steps} steps; the engine's LSTM gives the cell state of the last "
@@ -104,3 +117,40 @@ def block_lstm(node: TfNode) -> None:
     if _H in used or not used:
         node.emit("Reshape", [sequence], {"shape": [steps, batch, hidden]},
                   outputs=[_output_name(node, _H)])
+
+
+_GRU_OUTPUTS = ("r", "u", "c", "h")
+
+
+def _gru_weight(node: TfNode, index: int, what: str, rows: int, columns: int) -> np.ndarray:
+    value = node.const(index, what).astype(np.float64)
+    if value.shape != ((rows, columns) if rows else (columns,)):
+        wanted = f"[{rows}, {columns}]" if rows else f"[{columns}]"
+        raise node.fail(f"{what} has shape {list(value.shape)} but needs {wanted}")
+    return value
+
+
+@converter("GRUBlockCell")
+def gru_block_cell(node: TfNode) -> None:
+    _used(node, _GRU_OUTPUTS, (3,))
+    x_shape = tuple(node.shape(0))
+    if len(x_shape) != 2:
+        raise node.fail(f"x has shape {list(x_shape)} but needs rank 2 [batch, input]")
+    batch, size = x_shape
+    b_c = node.const(5, "b_c").reshape(-1)
+    hidden = b_c.size
+    w_ru = _gru_weight(node, 2, "w_ru", size + hidden, 2 * hidden)
+    w_c = _gru_weight(node, 3, "w_c", size + hidden, hidden)
+    b_ru = _gru_weight(node, 4, "b_ru", 0, 2 * hidden)
+    # The engine's gates z (TensorFlow's u), r and the candidate h.
+    weights = np.concatenate([w_ru[:, hidden:], w_ru[:, :hidden], w_c], axis=1)
+    bias = np.concatenate([b_ru[hidden:], b_ru[:hidden], b_c, np.zeros(3 * hidden)])
+    x = node.emit("Reshape", [node.tf(0)], {"shape": [1, batch, size]}).outputs[0]
+    inputs = [x, node.weight(node.inputs[2] + "/W", weights[:size].T[None].astype(np.float32)),
+              node.weight(node.inputs[3] + "/R", weights[size:].T[None].astype(np.float32)),
+              node.weight(node.inputs[4] + "/B", bias[None].astype(np.float32)), "",
+              _state(node, 1, "h_prev", batch, hidden)]
+    sequence = node.graph.unique_name(f"{node.name}/sequence")
+    node.emit("GRU", inputs, {"hidden_size": hidden}, outputs=[sequence])
+    node.emit("Reshape", [sequence], {"shape": [batch, hidden]},
+              outputs=[_output_name(node, 3)])

@@ -68,6 +68,25 @@ class BlockLstmRefusalTest(unittest.TestCase):
                       limit=STEPS + 1)
         self._refused("seq_len_max 0 must lie in 1", (6,), limit=0)
 
+    def test_gru_gate_outputs_are_refused(self):
+        tf = reference.tf
+        with tf.Graph().as_default() as graph:
+            x = tf.compat.v1.placeholder(tf.float32, [BATCH, SIZE], name="x")
+            outputs = tf.raw_ops.GRUBlockCell(
+                x=x, h_prev=np.zeros((BATCH, HIDDEN), np.float32),
+                w_ru=np.zeros((SIZE + HIDDEN, 2 * HIDDEN), np.float32),
+                w_c=np.zeros((SIZE + HIDDEN, HIDDEN), np.float32),
+                b_ru=np.zeros(2 * HIDDEN, np.float32), b_c=np.zeros(HIDDEN, np.float32),
+                name="gru")
+            tf.raw_ops.Identity(input=outputs[1], name="u")
+        path = Path(self.tmp.name) / "gru.pb"
+        path.write_bytes(graph.as_graph_def().SerializeToString())
+        options = ConvertOptions("tensorflow", path, None, [TensorSpec("x", [BATCH, SIZE])],
+                                 [TensorSpec("u", [])])
+        with self.assertRaisesRegex(ConversionError, "GRUBlockCell node 'gru'.*output\\(s\\) u "
+                                    "are read by the graph; only h is supported"):
+            convert(options)
+
     def test_weights_that_do_not_fit_are_refused(self):
         self._refused("w has shape [9, 20], which does not fit input size 3", (6,),
                       w_shape=(SIZE + HIDDEN + 1, 4 * HIDDEN))

@@ -296,6 +296,40 @@ def write_block_lstm_graph(path: Path) -> None:
     _write_graph(path, build)
 
 
+# GRUBlockCell nodes: (name, batch, h_prev a graph input).
+GRU_CELLS = (("gru_one", 1, True), ("gru_three", 3, False))
+GRU_INPUT, GRU_HIDDEN = 6, 4
+
+
+def gru_cell_inputs() -> dict[str, list[int]]:
+    inputs = {}
+    for name, batch, h_input in GRU_CELLS:
+        inputs[f"{name}_x"] = [batch, GRU_INPUT]
+        if h_input:
+            inputs[f"{name}_h0"] = [batch, GRU_HIDDEN]
+    return inputs
+
+
+def write_gru_cell_graph(path: Path) -> None:
+    """TensorFlow's fused GRU cell, one step: batch 1 with h_prev a graph
+    input and batch 3 with a constant h_prev, x scaled by 3."""
+    r, ops = rng(45), tf.raw_ops
+    hidden, size = GRU_HIDDEN, GRU_INPUT
+
+    def build() -> None:
+        for name, batch, h_input in GRU_CELLS:
+            x = tf.compat.v1.placeholder(tf.float32, [batch, size], name=f"{name}_x")
+            h0 = tf.compat.v1.placeholder(tf.float32, [batch, hidden], name=f"{name}_h0") \
+                if h_input else _weights(r, batch, hidden, scale=1.0)
+            outputs = ops.GRUBlockCell(
+                x=ops.Mul(x=x, y=np.float32(3.0)), h_prev=h0,
+                w_ru=_weights(r, size + hidden, 2 * hidden, scale=0.6),
+                w_c=_weights(r, size + hidden, hidden, scale=0.6),
+                b_ru=_weights(r, 2 * hidden), b_c=_weights(r, hidden), name=name)
+            ops.Identity(input=outputs[3], name=f"{name}_h")
+    _write_graph(path, build)
+
+
 @dataclass(frozen=True)
 class Graph:
     name: str
@@ -321,6 +355,8 @@ GRAPHS = (
     Graph("frozen_function", write_frozen_function, {"x": [1, 8, 8, 3]}, ("prob", "features")),
     Graph("keras", write_keras_model, {"image": [1, 12, 12, 3]}, ("Identity", "Identity_1")),
     Graph("block_lstm", write_block_lstm_graph, block_lstm_inputs(), block_lstm_outputs()),
+    Graph("gru_cell", write_gru_cell_graph, gru_cell_inputs(),
+          tuple(f"{name}_h" for name, *_ in GRU_CELLS)),
 )
 
 
