@@ -2,9 +2,9 @@
 by the C++ engine through mace_run, match TensorFlow itself: the graphs of
 six fused LSTMs (one step and seven, batch 1 and 3, peepholes, forget_bias,
 cell clips, a short seq_len_max) and two GRU cells of
-converter_front/test_tensorflow_reference.py; and Caffe's LSTM layer (with
-and without expose_hidden, one step and five) matches the numpy Caffe
-reference.
+converter_front/test_tensorflow_reference.py; and Caffe's LSTM and RNN
+layers (with and without expose_hidden, one step and more) match the numpy
+Caffe reference.
 
 Needs the host mace_run binary (MACE_RUN, as tools/test.sh sets it) and
 TensorFlow (tools/requirements-tf.txt).
@@ -63,13 +63,13 @@ class RecurrentFrontendsOnEngineTest(unittest.TestCase):
     def test_gru_block_cells_match_tensorflow(self):
         self._check(self._graph("gru_cell"), "GRU", len(reference.GRU_CELLS))
 
-    def test_caffe_lstms_match_the_caffe_reference(self):
-        feeds = caffe.lstm_feeds(90)
+    def test_caffe_layers_match_the_caffe_reference(self):
+        feeds = caffe.net_feeds(90)
         with tempfile.TemporaryDirectory() as tmp:
-            prototxt, weights = caffe.write_lstms(Path(tmp))
-            expected = caffe.lstm_reference(weights, feeds)
-            got = run_converted(self, caffe.convert_lstms(prototxt, weights), feeds)
-        for name in caffe.lstm_outputs():
+            prototxt, weights = caffe.write_net(Path(tmp))
+            expected = caffe.net_reference(weights, feeds)
+            got = run_converted(self, caffe.convert_net(prototxt, weights), feeds)
+        for name in caffe.net_outputs():
             with self.subTest(output=name):
                 self.assertEqual(list(got[name].shape), list(expected[name].shape))
                 np.testing.assert_allclose(got[name], expected[name], rtol=1e-4, atol=1e-5)

@@ -330,3 +330,36 @@ def lstm(layer: CaffeLayer) -> None:
     for top, tensor in enumerate(outputs[1:], start=1):
         _set_top(layer, top, tensor)
     layer.finish("Reshape", [outputs[0]], {"shape": [steps, batch, hidden]})
+
+
+@converter("RNN")
+def rnn(layer: CaffeLayer) -> None:
+    """Caffe's RNN (blobs W_xh [H, I], b_h [H], W_hh [H, H], W_ho [H, H],
+    b_o [H]): h_t = tanh(W_xh x_t + b_h + W_hh h_{t-1}) is one MACE RNN op,
+    and the output o_t = tanh(W_ho h_t + b_o) a FullyConnected and a Tanh
+    over every step at once."""
+    hidden = int(layer.layer.recurrent_param.num_output)
+    if hidden <= 0:
+        raise layer.fail("recurrent_param num_output must be set")
+    expose = _recurrent_bottoms(layer, 1)
+    x, steps, batch, size = _sequence_input(layer)
+    w_xh = layer.blob(0, "W_xh").reshape(hidden, size)
+    b_h = layer.blob(1, "b_h").reshape(hidden)
+    w_hh = layer.blob(2, "W_hh").reshape(hidden, hidden)
+    w_ho = layer.blob(3, "W_ho").reshape(hidden, hidden)
+    b_o = layer.blob(4, "b_o").reshape(hidden)
+    inputs = [x, layer.weight(layer.name + "/W", w_xh[None]),
+              layer.weight(layer.name + "/R", w_hh[None]),
+              layer.weight(layer.name + "/B", np.concatenate([b_h, np.zeros_like(b_h)])[None])]
+    outputs = [layer.graph.unique_name(layer.name + "/sequence")]
+    if expose:
+        inputs += ["", _state_bottom(layer, 2, batch, hidden)]
+        outputs.append(layer.graph.unique_name(layer.layer.top[1]))
+        _set_top(layer, 1, outputs[1])
+    layer.emit("RNN", inputs, {"hidden_size": hidden}, outputs=outputs)
+    rows = layer.emit("Reshape", [outputs[0]], {"shape": [steps * batch, hidden]}).outputs[0]
+    projected = layer.emit("FullyConnected", [
+        rows, layer.weight(layer.name + "/W_ho", w_ho),
+        layer.weight(layer.name + "/b_o", b_o)]).outputs[0]
+    squashed = layer.emit("Activation", [projected], {"activation": "TANH"}).outputs[0]
+    layer.finish("Reshape", [squashed], {"shape": [steps, batch, hidden]})
