@@ -63,6 +63,9 @@ MaceStatus RecurrentBase::Init() {
   OP_CHECK(p.clip >= 0.f && std::isfinite(p.clip), "clip ", p.clip, " must be positive (0: none)");
   if (p.kind == RecurrentKind::kLstm) {
     MACE_RETURN_IF_ERROR(ParseFlag(*this, "input_forget", &p.input_forget));
+    p.cell_clip = GetFloat("cell_clip", 0.f);
+    OP_CHECK(p.cell_clip >= 0.f && std::isfinite(p.cell_clip), "cell_clip ", p.cell_clip,
+             " must be positive (0: none)");
   }
   if (p.kind == RecurrentKind::kGru) {
     MACE_RETURN_IF_ERROR(ParseFlag(*this, "linear_before_reset", &p.linear_before_reset));

@@ -16,6 +16,10 @@
 //   gate_beta
 //   clip                 bounds the gates' pre-activations to [-clip, clip]
 //                        (absent or 0: no clip)
+//   cell_clip            LSTM: bounds the cell state to [-cell_clip, cell_clip]
+//                        after each step's update, before the output gate's
+//                        peephole and the output function read it, as
+//                        TensorFlow's LSTM cells do (absent or 0: no clip)
 //   input_forget         LSTM: couple the forget gate to 1 - input gate
 //   linear_before_reset  GRU: apply the reset gate after R_h and its bias
 //
@@ -68,6 +72,7 @@ struct RecurrentParams {
   int direction = 0;  // 0 forward, 1 reverse, 2 bidirectional
   int layout = 0;
   float clip = 0.f;  // 0: none
+  float cell_clip = 0.f;  // LSTM; 0: none
   bool input_forget = false;
   bool linear_before_reset = false;
   // gate_functions() per direction, direction-major.

@@ -25,6 +25,8 @@ struct Case {
   int64_t seq = 3, batch = 2, input = 4, hidden = 5;
   int direction = 0, layout = 0;
   float clip = 0.f;
+  float cell_clip = 0.f;  // LSTM
+  float input_scale = 1.f;  // scales X and initial_c, to drive cells to a clip
   bool input_forget = false, linear_before_reset = false;
   bool bias = true, initial_h = false, initial_c = false, peepholes = false;
   std::vector<int64_t> lengths;  // empty: no sequence_lens
@@ -149,6 +151,10 @@ std::vector<std::vector<float>> Reference(const Case& c, const Data& d) {
                                : f(0, wx(t, b, 2, j) + rh(h, 2, j, true) + peep(2) * cell[j]);
             const double candidate = f(1, wx(t, b, 3, j) + rh(h, 3, j, true));
             next_cell[j] = forget * cell[j] + in * candidate;
+            if (c.cell_clip > 0) {
+              next_cell[j] = std::max<double>(-c.cell_clip, std::min<double>(c.cell_clip,
+                                                                             next_cell[j]));
+            }
             const double out = f(0, wx(t, b, 1, j) + rh(h, 1, j, true) + peep(1) * next_cell[j]);
             next[j] = out * Act(code[2], alpha[2], beta[2], next_cell[j]);
           }
@@ -170,11 +176,13 @@ Data MakeData(const Case& c, uint32_t seed) {
   const int64_t D = c.dirs(), G = c.gates(), H = c.hidden;
   Data d;
   d.x = RandomFloats(c.seq * c.batch * c.input, seed);
+  for (float& v : d.x) v *= c.input_scale;
   d.w = RandomFloats(D * G * H * c.input, seed + 1, -0.6f, 0.6f);
   d.r = RandomFloats(D * G * H * H, seed + 2, -0.6f, 0.6f);
   d.b = RandomFloats(D * 2 * G * H, seed + 3, -0.3f, 0.3f);
   d.h0 = RandomFloats(D * c.batch * H, seed + 4);
   d.c0 = RandomFloats(D * c.batch * H, seed + 5);
+  for (float& v : d.c0) v *= c.input_scale;
   d.p = RandomFloats(D * 3 * H, seed + 6, -0.5f, 0.5f);
   return d;
 }
@@ -221,6 +229,7 @@ MaceStatus RunCase(const Case& c, const Data& d, OpTester* tester) {
   for (int i = 0; i < c.outputs; ++i) tester->Output(names[i]);
   tester->Arg("hidden_size", H).Arg("direction", c.direction).Arg("layout", c.layout);
   if (c.clip > 0) tester->Arg("clip", c.clip);
+  if (c.cell_clip != 0) tester->Arg("cell_clip", c.cell_clip);
   if (c.type == "LSTM") tester->Arg("input_forget", c.input_forget ? 1 : 0);
   if (c.type == "GRU") tester->Arg("linear_before_reset", c.linear_before_reset ? 1 : 0);
   if (!c.activations.empty()) {
@@ -233,7 +242,10 @@ MaceStatus RunCase(const Case& c, const Data& d, OpTester* tester) {
 
 MaceStatus (*const kRegister)(OpRegistry*) = RegisterRecurrent;
 
-void Check(const Case& c, uint32_t seed, Runtime* runtime = nullptr) {
+// Runs the case and compares every output with Reference; `cells` (if
+// given) receives Y_c.
+void Check(const Case& c, uint32_t seed, Runtime* runtime = nullptr,
+           std::vector<float>* cells = nullptr) {
   SCOPED_TRACE(c.type + " seq " + std::to_string(c.seq) + " batch " + std::to_string(c.batch) +
                " hidden " + std::to_string(c.hidden) + " direction " + std::to_string(c.direction) +
                " layout " + std::to_string(c.layout));
@@ -252,6 +264,7 @@ void Check(const Case& c, uint32_t seed, Runtime* runtime = nullptr) {
       c.layout == 0 ? std::vector<int64_t>{c.seq, c.dirs(), c.batch, c.hidden}
                     : std::vector<int64_t>{c.batch, c.seq, c.dirs(), c.hidden};
   EXPECT_EQ(tester.OutputShape("y"), y_shape);
+  if (cells != nullptr) *cells = tester.OutputData("y_c");
 }
 
 TEST(RecurrentTest, LstmSingleStepBatchOne) {
@@ -295,6 +308,31 @@ TEST(RecurrentTest, LstmReverseLayout1ClipInputForgetActivations) {
   c.alphas = {0.3f, 1.5f, 0.f};
   c.betas = {0.4f, 0.8f, 0.f};
   Check(c, 14);
+}
+
+// TensorFlow's cell clip: the new cell state is bounded, and the output
+// gate's peephole, the output function, Y_c and the next step see the bound
+// value. The inputs are scaled up so that cells reach the bound.
+TEST(RecurrentTest, LstmCellClipWithPeepholes) {
+  for (const float bound : {0.25f, 1.f}) {
+    Case c;
+    c.seq = 6;
+    c.batch = 3;
+    c.hidden = 7;
+    c.cell_clip = bound;
+    c.initial_h = c.initial_c = c.peepholes = true;
+    c.lengths = {6, 3, 1};
+    c.input_scale = 4.f;
+    std::vector<float> cells;
+    Check(c, 17, nullptr, &cells);
+    // The bound is reached (so the case tests the clip) and never passed.
+    int at_bound = 0;
+    for (const float v : cells) {
+      EXPECT_LE(std::fabs(v), bound);
+      at_bound += std::fabs(v) == bound ? 1 : 0;
+    }
+    EXPECT_GT(at_bound, 0);
+  }
 }
 
 TEST(RecurrentTest, LstmComputedWeightsLayout1Bidirectional) {
@@ -458,6 +496,9 @@ TEST(RecurrentTest, RefusesBadShapesArgumentsAndLengths) {
   Case code = c;
   code.activations = {0, 1, 11};
   ExpectInvalid(code, d, "gate activation code 11 is unknown");
+  Case cell_clip = c;
+  cell_clip.cell_clip = -1.f;
+  ExpectInvalid(cell_clip, d, "cell_clip -1 must be positive");
 }
 
 }  // namespace

@@ -261,7 +261,9 @@ class RecurrentCpu final : public RecurrentBase {
       const float f_gate =
           params().input_forget ? 1.f - i_gate : ApplyRecurrentFunction(f[0], Clip(forget));
       const float candidate = ApplyRecurrentFunction(f[1], Clip(x[3 * h + j] + r[3 * h + j]));
-      const float c = f_gate * c_prev + i_gate * candidate;
+      float c = f_gate * c_prev + i_gate * candidate;
+      const float cell_clip = params().cell_clip;
+      if (cell_clip > 0.f) c = std::min(cell_clip, std::max(-cell_clip, c));
       float out = x[h + j] + r[h + j];
       if (peep != nullptr) out += peep[h + j] * c;
       const float o_gate = ApplyRecurrentFunction(f[0], Clip(out));

@@ -228,6 +228,59 @@ def _reshape(layer, inputs, blobs):
     return [x.reshape(dims)]
 
 
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+@_layer("LSTM")
+def _lstm(layer, inputs, blobs):
+    """Caffe's unrolled LSTM: per step, the gate input W_xc x_t + b_c +
+    W_hc (cont_t h) and LSTMUnit's i, f, o, g, with f scaled by cont_t.
+    Bottoms x [T, N, ...], cont [T, N] and, with expose_hidden, h_0 and c_0;
+    tops the h of every step and then h_T and c_T."""
+    hidden = int(layer.recurrent_param.num_output)
+    x, cont = inputs[0], inputs[1]
+    steps, batch = x.shape[:2]
+    x = x.reshape(steps, batch, -1)
+    w_xc = blobs[0].reshape(4 * hidden, -1).astype(np.float64)
+    b_c = blobs[1].reshape(-1).astype(np.float64)
+    w_hc = blobs[2].reshape(4 * hidden, hidden).astype(np.float64)
+    expose = layer.recurrent_param.expose_hidden
+    h = inputs[2].reshape(batch, hidden) if expose else np.zeros((batch, hidden))
+    c = inputs[3].reshape(batch, hidden) if expose else np.zeros((batch, hidden))
+    out = np.zeros((steps, batch, hidden))
+    for t in range(steps):
+        keep = cont[t].reshape(batch, 1)
+        gates = x[t] @ w_xc.T + b_c + (keep * h) @ w_hc.T
+        i, f, o = (_sigmoid(gates[:, k * hidden:(k + 1) * hidden]) for k in range(3))
+        g = np.tanh(gates[:, 3 * hidden:])
+        c = keep * f * c + i * g
+        h = o * np.tanh(c)
+        out[t] = h
+    return [out] + ([h[None], c[None]] if expose else [])
+
+
+@_layer("RNN")
+def _rnn(layer, inputs, blobs):
+    """Caffe's unrolled RNN: h_t = tanh(W_xh x_t + b_h + W_hh (cont_t
+    h_{t-1})) and o_t = tanh(W_ho h_t + b_o). Bottoms x, cont and, with
+    expose_hidden, h_0; tops o of every step and then h_T."""
+    hidden = int(layer.recurrent_param.num_output)
+    x, cont = inputs[0], inputs[1]
+    steps, batch = x.shape[:2]
+    x = x.reshape(steps, batch, -1)
+    w_xh, b_h, w_hh, w_ho, b_o = (b.astype(np.float64) for b in blobs[:5])
+    w_xh, w_hh, w_ho = w_xh.reshape(hidden, -1), w_hh.reshape(hidden, hidden), \
+        w_ho.reshape(hidden, hidden)
+    expose = layer.recurrent_param.expose_hidden
+    h = inputs[2].reshape(batch, hidden) if expose else np.zeros((batch, hidden))
+    out = np.zeros((steps, batch, hidden))
+    for t in range(steps):
+        h = np.tanh(x[t] @ w_xh.T + b_h.reshape(-1) + (cont[t].reshape(batch, 1) * h) @ w_hh.T)
+        out[t] = np.tanh(h @ w_ho.T + b_o.reshape(-1))
+    return [out] + ([h[None]] if expose else [])
+
+
 def run_caffe(prototxt: Path, caffemodel: Optional[Path], inputs: Mapping[str, np.ndarray],
               outputs: Sequence[str]) -> dict[str, np.ndarray]:
     """Runs the net at inference (TEST phase) and returns the named blobs."""

@@ -185,6 +185,50 @@ def _pad(inputs, attrs):
     return np.pad(inputs[0], widths, constant_values=value)
 
 
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+@_op("BlockLSTM", "BlockLSTMV2")
+def _block_lstm(inputs, attrs):
+    """TensorFlow's BlockLSTM (blocks i, ci, f, o) and BlockLSTMV2 (i, f, ci,
+    o, no forget_bias): all seven outputs, each [time, batch, H], zero from
+    step seq_len_max on."""
+    limit, x, c, h, w, wci, wcf, wco, b = inputs
+    v2 = attrs["_op"] == "BlockLSTMV2"
+    hidden = h.shape[1]
+    forget_bias = 0.0 if v2 else attrs.get("forget_bias", 1.0)
+    clip = attrs.get("cell_clip", 0.0 if v2 else 3.0)
+    peep = bool(attrs.get("use_peephole", False))
+    names = "ifco" if v2 else "icfo"
+    outputs = np.zeros((7,) + x.shape[:2] + (hidden,))
+    for t in range(min(int(limit), x.shape[0])):
+        z = np.concatenate([x[t], h], axis=1) @ w + b
+        block = {name: z[:, k * hidden:(k + 1) * hidden] for k, name in enumerate(names)}
+        i = _sigmoid(block["i"] + (wci * c if peep else 0))
+        f = _sigmoid(block["f"] + forget_bias + (wcf * c if peep else 0))
+        ci = np.tanh(block["c"])
+        c = ci * i + c * f
+        if clip > 0:
+            c = np.clip(c, -clip, clip)
+        o = _sigmoid(block["o"] + (wco * c if peep else 0))
+        co = np.tanh(c)
+        h = co * o
+        outputs[:, t] = [i, c, f, o, ci, co, h]
+    return list(outputs)
+
+
+@_op("GRUBlockCell")
+def _gru_block_cell(inputs, attrs):
+    """TensorFlow's GRUBlockCell: outputs r, u, c and h, each [batch, H]."""
+    x, h, w_ru, w_c, b_ru, b_c = inputs
+    hidden = h.shape[1]
+    ru = _sigmoid(np.concatenate([x, h], axis=1) @ w_ru + b_ru)
+    r, u = ru[:, :hidden], ru[:, hidden:]
+    c = np.tanh(np.concatenate([x, r * h], axis=1) @ w_c + b_c)
+    return [r, u, c, u * h + (1 - u) * c]
+
+
 def _evaluate(op: str, inputs: list[np.ndarray], attrs: dict) -> np.ndarray:
     attrs = dict(attrs, _op=op)
     if op in _OPS:
@@ -194,25 +238,29 @@ def _evaluate(op: str, inputs: list[np.ndarray], attrs: dict) -> np.ndarray:
     raise NotImplementedError(f"TensorFlow op {op} has no numpy implementation")
 
 
+def _tensor(name: str) -> str:
+    return name[:-2] if name.endswith(":0") else name
+
+
 def run_tensorflow(model: Path, inputs: Mapping[str, np.ndarray],
                    outputs: Sequence[str]) -> dict[str, np.ndarray]:
     """Evaluates the named outputs of a frozen graph for the given feeds."""
     graph = protos.load("tf_graph").GraphDef()
     graph.ParseFromString(Path(model).read_bytes())
     nodes = {node.name: node for node in graph.node}
-    values = {name.split(":")[0]: np.asarray(v, np.float64) for name, v in inputs.items()}
+    # Values by tensor: "node" for output 0, "node:k" for output k > 0.
+    values = {_tensor(name): np.asarray(v, np.float64) for name, v in inputs.items()}
 
     def value(name: str) -> np.ndarray:
-        name = name.split(":")[0]
-        pending = [name]
+        pending = [name.split(":")[0]]
         while pending:
             current = pending[-1]
             if current in values:
                 pending.pop()
                 continue
             node = nodes[current]
-            sources = [s.split(":")[0] for s in node.input if not s.startswith("^")]
-            missing = [s for s in sources if s not in values]
+            sources = [_tensor(s) for s in node.input if not s.startswith("^")]
+            missing = [s.split(":")[0] for s in sources if s not in values]
             if missing:
                 pending.extend(missing)
                 continue
@@ -223,8 +271,10 @@ def run_tensorflow(model: Path, inputs: Mapping[str, np.ndarray],
                 values[current] = np.array(values[sources[0]].shape, np.int32)
             else:
                 result = _evaluate(node.op, [values[s] for s in sources], attrs)
-                values[current] = np.asarray(result)
+                results = result if isinstance(result, list) else [result]
+                for index, output in enumerate(results):
+                    values[current if index == 0 else f"{current}:{index}"] = np.asarray(output)
             pending.pop()
-        return values[name]
+        return values[_tensor(name)]
 
     return {name: value(name).astype(np.float32) for name in outputs}

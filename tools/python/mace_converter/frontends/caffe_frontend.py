@@ -18,6 +18,9 @@ from mace_converter.api import ConversionError, ConvertOptions
 from mace_converter.frontends.node import Node
 from mace_converter.ir import Graph
 
+# Layers whose second bottom is the sequence-continuation indicator "cont".
+RECURRENT_LAYERS = ("LSTM", "RNN")
+
 
 def blob_array(blob: Any) -> np.ndarray:
     data = np.array(blob.data if len(blob.data) else blob.double_data, dtype=np.float32)
@@ -150,7 +153,11 @@ class CaffeImporter:
                 if converter is None:
                     raise node.fail(f"layer type {layer.type} is not supported by the MACE "
                                     "converter")
-                for name in layer.bottom:
+                for position, name in enumerate(layer.bottom):
+                    # A recurrent layer's cont bottom may be left out of the
+                    # inputs; its converter says what that means.
+                    if position == 1 and layer.type in RECURRENT_LAYERS:
+                        continue
                     if name not in self.blobs:
                         raise node.fail(f"bottom '{name}' is not produced by an earlier layer")
                 converter(node)

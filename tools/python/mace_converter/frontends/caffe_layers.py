@@ -246,3 +246,120 @@ def reshape(layer: CaffeLayer) -> None:
         known = int(np.prod([d for d in target if d != -1]))
         target[target.index(-1)] = int(np.prod(shape)) // max(known, 1)
     layer.finish("Reshape", [layer.tensor(0)], {"shape": target})
+
+
+def _continuation(layer: CaffeLayer) -> None:
+    """Caffe multiplies the previous state by cont_t (0 starts a new
+    sequence); the engine's ops carry the state through every step. So the
+    layer converts only for sequences that start at step 0 and run to the
+    end: cont must be left out of the model's inputs, which stands for cont
+    0 (or 1) at the first step and 1 at every other step, and 1 at the first
+    step too when expose_hidden feeds initial states."""
+    name = layer.layer.bottom[1]
+    if name in layer.importer.blobs:
+        raise layer.fail(f"its cont bottom '{name}' is an input or a computed blob whose "
+                         "values are unknown at conversion; the engine's recurrent ops cannot "
+                         "restart a sequence part-way. Leave cont out of the deployment "
+                         "file's inputs to convert the layer for whole sequences (cont 1 at "
+                         "every step after the first)")
+
+
+def _sequence_input(layer: CaffeLayer) -> tuple[str, int, int, int]:
+    """(x as [T, N, features], T, N, features): Caffe's recurrent layers
+    flatten every axis of x after the second."""
+    shape = layer.shape(0)
+    if len(shape) < 3:
+        raise layer.fail(f"x has shape {list(shape)} but needs [T, N, ...] with rank 3 or more")
+    steps, batch, size = shape[0], shape[1], int(np.prod(shape[2:]))
+    x = layer.tensor(0)
+    if len(shape) != 3:
+        x = layer.emit("Reshape", [x], {"shape": [steps, batch, size]}).outputs[0]
+    return x, steps, batch, size
+
+
+def _recurrent_bottoms(layer: CaffeLayer, states: int) -> bool:
+    """Checks the bottoms (x, cont, then the initial states with
+    expose_hidden) and returns expose_hidden."""
+    expose = bool(layer.layer.recurrent_param.expose_hidden)
+    wanted = 2 + (states if expose else 0)
+    names = "x, cont" + (", h_0, c_0" if states == 2 else ", h_0") * expose
+    if len(layer.layer.bottom) != wanted:
+        raise layer.fail(f"has {len(layer.layer.bottom)} bottoms but needs {wanted} ({names}); "
+                         "a static input bottom is not supported")
+    if len(layer.layer.top) != 1 + (states if expose else 0):
+        raise layer.fail(f"has {len(layer.layer.top)} tops but needs "
+                         f"{1 + (states if expose else 0)}")
+    _continuation(layer)
+    return expose
+
+
+def _state_bottom(layer: CaffeLayer, index: int, batch: int, hidden: int) -> str:
+    shape = tuple(layer.shape(index))
+    if shape != (1, batch, hidden):
+        raise layer.fail(f"bottom '{layer.layer.bottom[index]}' has shape {list(shape)} but the "
+                         f"initial state needs [1, {batch}, {hidden}]")
+    return layer.tensor(index)
+
+
+def _set_top(layer: CaffeLayer, top: int, tensor: str) -> None:
+    layer.importer.blobs[layer.layer.top[top]] = tensor
+
+
+@converter("LSTM")
+def lstm(layer: CaffeLayer) -> None:
+    """Caffe's LSTM (LSTMUnit's gate order i, f, o, g; blobs W_xc [4H, I],
+    b_c [4H], W_hc [4H, H]) as one MACE LSTM op with the gates in the
+    engine's order i, o, f, c."""
+    hidden = int(layer.layer.recurrent_param.num_output)
+    if hidden <= 0:
+        raise layer.fail("recurrent_param num_output must be set")
+    expose = _recurrent_bottoms(layer, 2)
+    x, steps, batch, size = _sequence_input(layer)
+    order = np.concatenate([np.arange(k * hidden, (k + 1) * hidden) for k in (0, 2, 1, 3)])
+    w = layer.blob(0, "W_xc").reshape(4 * hidden, size)[order]
+    bias = layer.blob(1, "b_c").reshape(4 * hidden)[order]
+    r = layer.blob(2, "W_hc").reshape(4 * hidden, hidden)[order]
+    inputs = [x, layer.weight(layer.name + "/W", w[None]), layer.weight(layer.name + "/R", r[None]),
+              layer.weight(layer.name + "/B", np.concatenate([bias, np.zeros_like(bias)])[None])]
+    outputs = [layer.graph.unique_name(layer.name + "/sequence")]
+    if expose:
+        inputs += ["", _state_bottom(layer, 2, batch, hidden),
+                   _state_bottom(layer, 3, batch, hidden)]
+        outputs += [layer.graph.unique_name(name) for name in layer.layer.top[1:3]]
+    layer.emit("LSTM", inputs, {"hidden_size": hidden}, outputs=outputs)
+    for top, tensor in enumerate(outputs[1:], start=1):
+        _set_top(layer, top, tensor)
+    layer.finish("Reshape", [outputs[0]], {"shape": [steps, batch, hidden]})
+
+
+@converter("RNN")
+def rnn(layer: CaffeLayer) -> None:
+    """Caffe's RNN (blobs W_xh [H, I], b_h [H], W_hh [H, H], W_ho [H, H],
+    b_o [H]): h_t = tanh(W_xh x_t + b_h + W_hh h_{t-1}) is one MACE RNN op,
+    and the output o_t = tanh(W_ho h_t + b_o) a FullyConnected and a Tanh
+    over every step at once."""
+    hidden = int(layer.layer.recurrent_param.num_output)
+    if hidden <= 0:
+        raise layer.fail("recurrent_param num_output must be set")
+    expose = _recurrent_bottoms(layer, 1)
+    x, steps, batch, size = _sequence_input(layer)
+    w_xh = layer.blob(0, "W_xh").reshape(hidden, size)
+    b_h = layer.blob(1, "b_h").reshape(hidden)
+    w_hh = layer.blob(2, "W_hh").reshape(hidden, hidden)
+    w_ho = layer.blob(3, "W_ho").reshape(hidden, hidden)
+    b_o = layer.blob(4, "b_o").reshape(hidden)
+    inputs = [x, layer.weight(layer.name + "/W", w_xh[None]),
+              layer.weight(layer.name + "/R", w_hh[None]),
+              layer.weight(layer.name + "/B", np.concatenate([b_h, np.zeros_like(b_h)])[None])]
+    outputs = [layer.graph.unique_name(layer.name + "/sequence")]
+    if expose:
+        inputs += ["", _state_bottom(layer, 2, batch, hidden)]
+        outputs.append(layer.graph.unique_name(layer.layer.top[1]))
+        _set_top(layer, 1, outputs[1])
+    layer.emit("RNN", inputs, {"hidden_size": hidden}, outputs=outputs)
+    rows = layer.emit("Reshape", [outputs[0]], {"shape": [steps * batch, hidden]}).outputs[0]
+    projected = layer.emit("FullyConnected", [
+        rows, layer.weight(layer.name + "/W_ho", w_ho),
+        layer.weight(layer.name + "/b_o", b_o)]).outputs[0]
+    squashed = layer.emit("Activation", [projected], {"activation": "TANH"}).outputs[0]
+    layer.finish("Reshape", [squashed], {"shape": [steps, batch, hidden]})

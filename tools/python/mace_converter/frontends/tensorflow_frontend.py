@@ -90,6 +90,7 @@ class TfImporter:
         self.ir_consts: dict[str, str] = {}
         self.layouts: dict[str, str] = {}
         self.aliases: dict[tuple[str, str], str] = {}
+        self.consumed: set[str] = set()
 
     def as_layout(self, name: str, want: str, node: Node) -> str:
         have = self.layouts.get(name, "tf")
@@ -115,7 +116,13 @@ class TfImporter:
         from mace_converter.frontends.tf_ops import CONVERTERS
         nodes = {node.name: node for node in self.graph_def.node}
         self._add_inputs(nodes)
-        for index, proto in self._ordered(nodes):
+        ordered = self._ordered(nodes)
+        # Every tensor a converted node or the deployment file reads, so that
+        # an op with several outputs knows which of them are used.
+        self.consumed = {canonical(spec.name) for spec in self.options.outputs}
+        self.consumed |= {canonical(name) for _, proto in ordered for name in proto.input
+                          if not name.startswith("^")}
+        for index, proto in ordered:
             if proto.name in self.graph.inputs:
                 continue
             node = TfNode(self, proto, index)

@@ -265,3 +265,7 @@ def pad(node: TfNode) -> None:
     else:
         args[PAD_AMOUNTS] = [int(v) for v in paddings.reshape(-1)]
         node.produce("Pad", [node.tf(0)], args)
+
+
+# Converters in other modules register themselves in CONVERTERS on import.
+from mace_converter.frontends import tf_recurrent  # noqa: E402,F401

@@ -48,6 +48,7 @@ def _recurrent(op_type: str, inputs: list[Optional[np.ndarray]], args: dict,
     direction = int(args.get("direction", 0))
     layout = int(args.get("layout", 0))
     clip = float(args.get("clip", 0.0))
+    cell_clip = float(args.get("cell_clip", 0.0))
     dirs = 2 if direction == 2 else 1
     gates, count = GATES[op_type], FUNCTIONS[op_type]
     codes = args.get("gate_activations") or \
@@ -100,6 +101,8 @@ def _recurrent(op_type: str, inputs: list[Optional[np.ndarray]], args: dict,
                     f_gate = 1 - i_gate if int(args.get("input_forget", 0)) else \
                         f(0, g[2 * n:3 * n] + p[2 * n:] * c)
                     c = f_gate * c + i_gate * f(1, g[3 * n:])
+                    if cell_clip > 0:
+                        c = np.clip(c, -cell_clip, cell_clip)
                     o_gate = f(0, g[n:2 * n] + p[n:2 * n] * c)
                     code = d * count + 2
                     h = o_gate * gate_function(int(codes[code]), float(alphas[code]),

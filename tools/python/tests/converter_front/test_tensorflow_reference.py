@@ -237,6 +237,99 @@ def write_keras_model(path: Path) -> None:
     path.write_bytes(frozen.graph.as_graph_def().SerializeToString(deterministic=True))
 
 
+# The BlockLSTM nodes of write_block_lstm_graph: (name, op, steps, batch,
+# peepholes, forget_bias, cell_clip, seq_len_max, reads cs). None leaves the
+# attribute at TensorFlow's default (forget_bias 1, cell_clip 3 for BlockLSTM
+# and 0 for BlockLSTMV2).
+BLOCK_LSTMS = (
+    ("lstm_peep", "BlockLSTM", 7, 3, True, 0.6, 1.0, 7, False),
+    ("lstm_v2_short", "BlockLSTMV2", 7, 1, False, None, 0.5, 5, False),
+    ("lstm_v2_peep", "BlockLSTMV2", 7, 3, True, None, None, 7, False),
+    ("lstm_one_step", "BlockLSTM", 1, 3, False, 1.5, 0.0, 1, True),
+    ("lstm_default", "BlockLSTM", 7, 1, False, None, None, 7, False),
+    ("lstm_v2_one_step", "BlockLSTMV2", 1, 1, True, None, 0.3, 1, True),
+)
+BLOCK_LSTM_INPUT, BLOCK_LSTM_HIDDEN = 4, 5
+
+
+def block_lstm_inputs() -> dict[str, list[int]]:
+    inputs = {}
+    for name, _, steps, batch, *_ in BLOCK_LSTMS:
+        inputs[f"{name}_x"] = [steps, batch, BLOCK_LSTM_INPUT]
+        inputs[f"{name}_h0"] = [batch, BLOCK_LSTM_HIDDEN]
+    return inputs
+
+
+def block_lstm_outputs() -> tuple[str, ...]:
+    outputs = []
+    for name, *_, reads_cs in BLOCK_LSTMS:
+        outputs += [f"{name}_h"] + ([f"{name}_cs"] if reads_cs else [])
+    return tuple(outputs)
+
+
+def write_block_lstm_graph(path: Path) -> None:
+    """TensorFlow's fused LSTMs over whole sequences, with and without
+    peepholes, forget_bias other than 1, cell clips that bind (inputs are
+    scaled by 3), a seq_len_max short of the sequence, one step and seven,
+    batch 1 and 3; h_prev is a graph input and cs_prev a constant."""
+    r, ops = rng(44), tf.raw_ops
+    hidden, size = BLOCK_LSTM_HIDDEN, BLOCK_LSTM_INPUT
+
+    def build() -> None:
+        for name, op, steps, batch, peep, forget_bias, clip, limit, reads_cs in BLOCK_LSTMS:
+            x = tf.compat.v1.placeholder(tf.float32, [steps, batch, size], name=f"{name}_x")
+            h0 = tf.compat.v1.placeholder(tf.float32, [batch, hidden], name=f"{name}_h0")
+            attrs = {"use_peephole": peep}
+            if forget_bias is not None:
+                attrs["forget_bias"] = forget_bias
+            if clip is not None:
+                attrs["cell_clip"] = clip
+            outputs = getattr(ops, op)(
+                seq_len_max=np.int64(limit), x=ops.Mul(x=x, y=np.float32(3.0)),
+                cs_prev=_weights(r, batch, hidden, scale=1.0), h_prev=h0,
+                w=_weights(r, size + hidden, 4 * hidden, scale=0.6),
+                wci=_weights(r, hidden), wcf=_weights(r, hidden), wco=_weights(r, hidden),
+                b=_weights(r, 4 * hidden), name=name, **attrs)
+            ops.Identity(input=outputs[6], name=f"{name}_h")
+            if reads_cs:
+                ops.Identity(input=outputs[1], name=f"{name}_cs")
+    _write_graph(path, build)
+
+
+# GRUBlockCell nodes: (name, batch, h_prev a graph input).
+GRU_CELLS = (("gru_one", 1, True), ("gru_three", 3, False))
+GRU_INPUT, GRU_HIDDEN = 6, 4
+
+
+def gru_cell_inputs() -> dict[str, list[int]]:
+    inputs = {}
+    for name, batch, h_input in GRU_CELLS:
+        inputs[f"{name}_x"] = [batch, GRU_INPUT]
+        if h_input:
+            inputs[f"{name}_h0"] = [batch, GRU_HIDDEN]
+    return inputs
+
+
+def write_gru_cell_graph(path: Path) -> None:
+    """TensorFlow's fused GRU cell, one step: batch 1 with h_prev a graph
+    input and batch 3 with a constant h_prev, x scaled by 3."""
+    r, ops = rng(45), tf.raw_ops
+    hidden, size = GRU_HIDDEN, GRU_INPUT
+
+    def build() -> None:
+        for name, batch, h_input in GRU_CELLS:
+            x = tf.compat.v1.placeholder(tf.float32, [batch, size], name=f"{name}_x")
+            h0 = tf.compat.v1.placeholder(tf.float32, [batch, hidden], name=f"{name}_h0") \
+                if h_input else _weights(r, batch, hidden, scale=1.0)
+            outputs = ops.GRUBlockCell(
+                x=ops.Mul(x=x, y=np.float32(3.0)), h_prev=h0,
+                w_ru=_weights(r, size + hidden, 2 * hidden, scale=0.6),
+                w_c=_weights(r, size + hidden, hidden, scale=0.6),
+                b_ru=_weights(r, 2 * hidden), b_c=_weights(r, hidden), name=name)
+            ops.Identity(input=outputs[3], name=f"{name}_h")
+    _write_graph(path, build)
+
+
 @dataclass(frozen=True)
 class Graph:
     name: str
@@ -261,6 +354,9 @@ GRAPHS = (
           tuple(name.lower() for name in UNARY_OPS)),
     Graph("frozen_function", write_frozen_function, {"x": [1, 8, 8, 3]}, ("prob", "features")),
     Graph("keras", write_keras_model, {"image": [1, 12, 12, 3]}, ("Identity", "Identity_1")),
+    Graph("block_lstm", write_block_lstm_graph, block_lstm_inputs(), block_lstm_outputs()),
+    Graph("gru_cell", write_gru_cell_graph, gru_cell_inputs(),
+          tuple(f"{name}_h" for name, *_ in GRU_CELLS)),
 )
 
 
