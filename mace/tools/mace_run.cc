@@ -241,6 +241,7 @@ int RunMain(int argc, char** argv) {
   for (int restart = 0; restart < flags.restart_round; ++restart) {
     engine.reset();
     const int64_t init_start = NowMicros();
+    const int64_t init_cpu_start = ProcessCpuMicros();
     status = create(config, &engine);
     if (!status.ok()) {
       return Fail(
@@ -249,6 +250,10 @@ int RunMain(int argc, char** argv) {
           ")");
     }
     stats.init_ms.push_back((NowMicros() - init_start) / 1000.0);
+    const int64_t init_cpu_end = ProcessCpuMicros();
+    if (init_cpu_start >= 0 && init_cpu_end >= 0) {
+      stats.init_cpu_ms.push_back((init_cpu_end - init_cpu_start) / 1000.0);
+    }
 
     // Every engine of the model has the same inputs: they are made once.
     if (restart == 0) {

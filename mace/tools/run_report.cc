@@ -128,6 +128,9 @@ void PrintOutputs(const std::map<std::string, MaceTensor>& outputs) {
 
 void PrintLatency(const LatencyStats& stats) {
   std::printf("init: %.3f ms (median of %zu)\n", Median(stats.init_ms), stats.init_ms.size());
+  if (!stats.init_cpu_ms.empty()) {
+    std::printf("init cpu: %.3f ms (process CPU time, all threads)\n", Median(stats.init_cpu_ms));
+  }
   std::printf("first run: %.3f ms\n", Median(stats.first_run_ms));
   if (stats.run_ms.empty()) return;
   std::printf("runs: %zu  min %.3f ms  median %.3f ms  max %.3f ms\n", stats.run_ms.size(),

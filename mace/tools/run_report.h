@@ -22,6 +22,7 @@ struct OpTiming {
 
 struct LatencyStats {
   std::vector<double> init_ms;
+  std::vector<double> init_cpu_ms;  // process CPU time of each creation
   std::vector<double> first_run_ms;
   std::vector<double> run_ms;
   std::vector<OpTiming> ops;  // execution order

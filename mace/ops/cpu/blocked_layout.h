@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "mace/ops/cpu/micro_kernels.h"
@@ -26,6 +27,25 @@ namespace ops {
 constexpr int kMaxBlockedTaps = 64;
 
 inline int64_t BlockCount(int64_t channels, int block) { return (channels + block - 1) / block; }
+
+// dst[0, block) = src[0, block): one vector of a table's channel block, with
+// the sizes of the tables (16, 8, 4 floats) as constants, so that packers
+// store a vector where a variable length would call memmove.
+inline void CopyBlockVector(const float* src, int64_t block, float* dst) {
+  switch (block) {
+    case 16:
+      std::memcpy(dst, src, 16 * sizeof(float));
+      return;
+    case 8:
+      std::memcpy(dst, src, 8 * sizeof(float));
+      return;
+    case 4:
+      std::memcpy(dst, src, 4 * sizeof(float));
+      return;
+    default:
+      std::memcpy(dst, src, static_cast<size_t>(block) * sizeof(float));
+  }
+}
 
 // NCHW [batch, channels, plane] to blocked, padding lanes set to zero, and
 // back.

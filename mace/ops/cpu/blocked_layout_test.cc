@@ -6,12 +6,14 @@
 // compared after unpacking, so padding lanes may hold anything.
 #include "mace/ops/cpu/blocked_layout.h"
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "mace/ops/cpu/conv_2d_blocked.h"
 #include "mace/ops/cpu/conv_2d_blocked_winograd.h"
+#include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
 #include "mace/ops/cpu/kernel_test_util.h"
 #include "mace/ops/cpu/pooling_blocked.h"
@@ -334,6 +336,71 @@ TEST(BlockedWinogradTest, MatchesReference) {
             const float tolerance = (tile == 2 ? 1e-4f : 5e-4f) * (s.in_channels > 100 ? 8 : 1);
             ExpectNear(Unpack(out, s.batch, s.out_channels, out_plane, block), expected, tolerance,
                        tolerance);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The transformed filter's layout, bit for bit: position xi of filter
+// (oc, ic) at [xi][oc / block][ic][oc % block], a zero filter's transform
+// in the padding lanes,
+// each 16-filter chunk transformed by the table's kernel (tested against
+// G g G^T in conv_2d_test). Output channels around the block and chunk
+// widths, input channels around the gathered group (8) and one channel, on
+// the calling thread and on pools.
+TEST(BlockedWinogradTest, FilterLayoutMatchesTransform) {
+  constexpr int64_t kLanes = kWinogradFilterLanes;
+  uint32_t seed = 900;
+  for (const KernelTable* table : BlockedTables()) {
+    const int64_t block = table->channel_block;
+    for (const int64_t out_c : {int64_t{1}, block - 1, block, block + 1, kLanes + 3, 2 * kLanes + 5}) {
+      for (const int64_t in_c : {1, 3, 7, 8, 9, 17, 20}) {
+        if (out_c < 1) continue;
+        for (int tile : {2, 4}) {
+          for (const auto& pool : testing::PoolsUnderTest()) {
+            ++seed;
+            SCOPED_TRACE(::testing::Message() << table->name << " seed " << seed << " F(" << tile
+                                              << "x" << tile << ") " << in_c << "->" << out_c
+                                              << " pool " << (pool ? pool->num_threads() : 0));
+            const ref::Conv2DParams p =
+                ParamsOf({1, in_c, out_c, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1}, ActivationType::NOOP);
+            ASSERT_TRUE(BlockedWinograd::Supports(*table, p));
+            const std::vector<float> filter = RandomFloats(out_c * in_c * 9, seed);
+            const BlockedWinograd conv(*table, p, filter.data(), nullptr, tile, nullptr,
+                                       pool.get());
+            const int64_t positions = (tile + 2) * (tile + 2);
+            const int64_t out_blocks = BlockCount(out_c, static_cast<int>(block));
+            std::vector<float> expected(positions * out_blocks * in_c * block, std::nanf(""));
+            std::vector<float> g(9 * kLanes), u(positions * kLanes);
+            for (int64_t oc0 = 0; oc0 < out_c; oc0 += kLanes) {
+              for (int64_t ic = 0; ic < in_c; ++ic) {
+                for (int64_t l = 0; l < kLanes; ++l) {
+                  for (int k = 0; k < 9; ++k) {
+                    g[k * kLanes + l] = oc0 + l < out_c ? filter[((oc0 + l) * in_c + ic) * 9 + k] : 0.f;
+                  }
+                }
+                WinogradTransformChunk(*table, g.data(), tile, u.data());
+                // Padding lanes hold the transform of a zero filter (some
+                // positions -0).
+                for (int64_t l = 0; l < kLanes && oc0 + l < out_blocks * block; ++l) {
+                  const int64_t oc = oc0 + l;
+                  for (int64_t xi = 0; xi < positions; ++xi) {
+                    expected[((xi * out_blocks + oc / block) * in_c + ic) * block + oc % block] =
+                        u[xi * kLanes + l];
+                  }
+                }
+              }
+            }
+            const float* got = conv.packed_filter();
+            int64_t mismatches = 0;
+            for (size_t i = 0; i < expected.size(); ++i) {
+              if (std::memcmp(&got[i], &expected[i], sizeof(float)) != 0 && mismatches++ < 3) {
+                ADD_FAILURE() << "float " << i << ": " << got[i] << " != " << expected[i];
+              }
+            }
+            EXPECT_EQ(mismatches, 0);
           }
         }
       }

@@ -122,8 +122,7 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
             for (int64_t t = 0; t < taps; ++t) {
               float* dst = stretch + (t * part + c - c0) * L;
               if (pack != nullptr) {
-                const float* src = buffer.data() + ((c - c1) * taps + t) * L;
-                std::copy(src, src + L, dst);
+                CopyBlockVector(buffer.data() + ((c - c1) * taps + t) * L, L, dst);
                 continue;
               }
               const float* src = rows + c * taps + t;

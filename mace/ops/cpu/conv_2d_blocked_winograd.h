@@ -45,6 +45,9 @@ class BlockedWinograd {
                   const float* bias, int tile, PersistentArena* arena = nullptr,
                   ThreadPool* pool = nullptr);
   int64_t ScratchBytes(int threads) const;
+  // The transformed filter, [position][out block][in channel][lane] (for
+  // tests).
+  const float* packed_filter() const { return weights_.data(); }
   void Run(const float* input, float* output, ThreadPool* pool, float* scratch) const;
 
  private:
