@@ -51,8 +51,8 @@ void PackVol2col(const void* context, int64_t voxel0, int64_t voxels, int64_t de
       float* out = dst + d * width;
       for (int lane = 0; lane < valid; ++lane) {
         const int64_t id = base_d[lane] + dz, ih = base_h[lane] + dy, iw = base_w[lane] + dx;
-        const bool inside = id >= 0 && id < p.in[0] && ih >= 0 && ih < p.in[1] && iw >= 0 &&
-                            iw < p.in[2];
+        const bool inside =
+            id >= 0 && id < p.in[0] && ih >= 0 && ih < p.in[1] && iw >= 0 && iw < p.in[2];
         out[lane] = inside ? volume[(id * p.in[1] + ih) * p.in[2] + iw] : 0.f;
       }
       std::fill(out + valid, out + width, 0.f);

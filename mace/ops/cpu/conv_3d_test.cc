@@ -5,6 +5,8 @@
 // too), output channel counts that leave partial GEMM tiles, with and
 // without bias and activation, on every kernel table and 0-3 threads; then
 // the op (constant and computed filters), and its errors.
+#include "mace/ops/ref/conv_3d.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,7 +14,6 @@
 #include "gtest/gtest.h"
 #include "mace/ops/cpu/conv_3d_cpu.h"
 #include "mace/ops/cpu/kernel_test_util.h"
-#include "mace/ops/ref/conv_3d.h"
 #include "mace/ops/registry.h"
 #include "mace/ops/testing/op_tester.h"
 
@@ -45,7 +46,8 @@ ref::Conv3DParams Params(const Case& c) {
     p.dilation[a] = c.dilation[a];
     p.pad[a] = c.pads[a];
     p.out[a] = (c.in[a] + c.pads[a] + c.pads[a + 3] - c.dilation[a] * (c.kernel[a] - 1) - 1) /
-                   c.stride[a] + 1;
+                   c.stride[a] +
+               1;
   }
   if (c.relu) p.activation.type = ActivationType::RELU;
   return p;
@@ -65,9 +67,8 @@ std::vector<float> Naive(const Case& c, const std::vector<float>& input,
     for (int64_t d = 0; d < c.in[0]; ++d) {
       for (int64_t h = 0; h < c.in[1]; ++h) {
         for (int64_t w = 0; w < c.in[2]; ++w) {
-          x[plane * padded_volume +
-            ((d + c.pads[0]) * padded[1] + h + c.pads[1]) * padded[2] + w + c.pads[2]] =
-              input[plane * Volume(c.in) + (d * c.in[1] + h) * c.in[2] + w];
+          x[plane * padded_volume + ((d + c.pads[0]) * padded[1] + h + c.pads[1]) * padded[2] + w +
+            c.pads[2]] = input[plane * Volume(c.in) + (d * c.in[1] + h) * c.in[2] + w];
         }
       }
     }
@@ -88,10 +89,11 @@ std::vector<float> Naive(const Case& c, const std::vector<float>& input,
                     const int64_t zd = od * c.stride[0] + a * c.dilation[0];
                     const int64_t zh = oh * c.stride[1] + b * c.dilation[1];
                     const int64_t zw = ow * c.stride[2] + e * c.dilation[2];
-                    sum += x[(n * c.in_channels + channel) * padded_volume +
-                             (zd * padded[1] + zh) * padded[2] + zw] *
-                           filter[(((o * cg + i) * c.kernel[0] + a) * c.kernel[1] + b) *
-                                      c.kernel[2] + e];
+                    sum +=
+                        x[(n * c.in_channels + channel) * padded_volume +
+                          (zd * padded[1] + zh) * padded[2] + zw] *
+                        filter[(((o * cg + i) * c.kernel[0] + a) * c.kernel[1] + b) * c.kernel[2] +
+                               e];
                   }
                 }
               }
@@ -141,8 +143,7 @@ Data MakeData(const Case& c, uint32_t seed) {
   data.filter = RandomFloats(c.out_channels * c.in_channels / c.group * Volume(c.kernel), seed + 1);
   data.bias = RandomFloats(c.out_channels, seed + 2);
   data.expected = Naive(c, data.input, data.filter, data.bias);
-  EXPECT_EQ(static_cast<int64_t>(data.expected.size()),
-            p.batch * p.out_channels * Volume(p.out));
+  EXPECT_EQ(static_cast<int64_t>(data.expected.size()), p.batch * p.out_channels * Volume(p.out));
   return data;
 }
 
@@ -169,12 +170,12 @@ TEST(Conv3DKernelTest, GemmMatchesNaive) {
       const Conv3dGemm gemm(*table, p, data.filter.data(), nullptr);
       EXPECT_EQ(gemm.pointwise(), index == 1) << "case " << index;
       for (const auto& pool : testing::PoolsUnderTest()) {
-        SCOPED_TRACE(::testing::Message() << table->name << " case " << index << " threads "
-                                          << NumThreads(pool.get()));
+        SCOPED_TRACE(::testing::Message()
+                     << table->name << " case " << index << " threads " << NumThreads(pool.get()));
         std::vector<float> scratch(gemm.ScratchBytes(NumThreads(pool.get())) / sizeof(float) + 1);
         std::vector<float> output(data.expected.size(), 1e30f);
-        gemm.Run(data.input.data(), c.bias ? data.bias.data() : nullptr, output.data(),
-                 pool.get(), scratch.data());
+        gemm.Run(data.input.data(), c.bias ? data.bias.data() : nullptr, output.data(), pool.get(),
+                 scratch.data());
         ExpectNear(output, data.expected, 1e-4f, 1e-4f);
       }
     }
@@ -233,8 +234,8 @@ TEST(Conv3DOpTest, ShapesAndValues) {
   for (size_t index : {1, 3, 6}) {
     for (bool constant_filter : {true, false}) {
       for (int threads : {0, 2}) {
-        SCOPED_TRACE(::testing::Message() << "case " << index << " constant "
-                                          << constant_filter << " threads " << threads);
+        SCOPED_TRACE(::testing::Message() << "case " << index << " constant " << constant_filter
+                                          << " threads " << threads);
         RunOp(Cases()[index], constant_filter, threads);
       }
     }
@@ -256,19 +257,25 @@ TEST(Conv3DOpTest, RejectsBadArguments) {
   }
   {
     OpTester tester("Conv3D", RegisterConv3D);
-    tester.Input("x", {1, 1, 2, 2, 2}, x).Input("w", {1, 1, 2, 2, 2}, w).Output("y")
+    tester.Input("x", {1, 1, 2, 2, 2}, x)
+        .Input("w", {1, 1, 2, 2, 2}, w)
+        .Output("y")
         .Args("dilations", std::vector<int64_t>{1, 2, 1});
     ExpectInvalid(&tester, "longer than the padded input");
   }
   {
     OpTester tester("Conv3D", RegisterConv3D);
-    tester.Input("x", {1, 1, 2, 2, 2}, x).Input("w", {1, 1, 2, 2, 2}, w).Output("y")
+    tester.Input("x", {1, 1, 2, 2, 2}, x)
+        .Input("w", {1, 1, 2, 2, 2}, w)
+        .Output("y")
         .Args("strides", std::vector<int64_t>{1, 1});
     ExpectInvalid(&tester, "strides must have 3 values");
   }
   {
     OpTester tester("Conv3D", RegisterConv3D);
-    tester.Input("x", {1, 1, 2, 2, 2}, x).Input("w", {1, 1, 2, 2, 2}, w).Output("y")
+    tester.Input("x", {1, 1, 2, 2, 2}, x)
+        .Input("w", {1, 1, 2, 2, 2}, w)
+        .Output("y")
         .Args("pads", std::vector<int64_t>{0, 0, -1, 0, 0, 0});
     ExpectInvalid(&tester, "out of range");
   }
@@ -287,7 +294,9 @@ TEST(Conv3DOpTest, RejectsBadArguments) {
   }
   {
     OpTester tester("Conv3D", RegisterConv3D);
-    tester.Input("x", {1, 1, 2, 2, 2}, x).Input("w", {1, 1, 2, 2, 2}, w).Output("y")
+    tester.Input("x", {1, 1, 2, 2, 2}, x)
+        .Input("w", {1, 1, 2, 2, 2}, w)
+        .Output("y")
         .Arg("activation", "PRELU");
     const MaceStatus status = tester.Run();
     EXPECT_FALSE(status.ok());
