@@ -18,24 +18,10 @@ MaceStatus Deconv3DBase::Init() {
            "needs inputs [input, filter, optional bias] and one output, got ", InputSize(),
            " inputs and ", OutputSize(), " outputs");
   for (int i = 0; i < InputSize(); ++i) OP_CHECK(Input(i) != nullptr, "input ", i, " is missing");
-  // Reads ints `name` of `count` values (all `fallback` when absent) into
-  // `values`, each in [low, kMaxWindowArg].
-  const auto read = [this](const std::string& name, size_t count, int64_t fallback, int64_t low,
-                           int64_t* values) -> MaceStatus {
-    std::vector<int64_t> given = GetInts(name);
-    if (given.empty()) given.assign(count, fallback);
-    OP_CHECK(given.size() == count, name, " must have ", count, " values, got ", given.size());
-    for (size_t i = 0; i < count; ++i) {
-      OP_CHECK(given[i] >= low && given[i] <= kMaxWindowArg, name, " value ", given[i],
-               " is out of range [", low, ", ", kMaxWindowArg, "]");
-      values[i] = given[i];
-    }
-    return MaceStatus();
-  };
-  MACE_RETURN_IF_ERROR(read("strides", 3, 1, 1, params_.stride));
-  MACE_RETURN_IF_ERROR(read("dilations", 3, 1, 1, params_.dilation));
-  MACE_RETURN_IF_ERROR(read("pads", 6, 0, 0, pads_));
-  MACE_RETURN_IF_ERROR(read("output_padding", 3, 0, 0, output_padding_));
+  MACE_RETURN_IF_ERROR(ReadWindowInts(*this, "strides", 3, 1, 1, params_.stride));
+  MACE_RETURN_IF_ERROR(ReadWindowInts(*this, "dilations", 3, 1, 1, params_.dilation));
+  MACE_RETURN_IF_ERROR(ReadWindowInts(*this, "pads", 6, 0, 0, pads_));
+  MACE_RETURN_IF_ERROR(ReadWindowInts(*this, "output_padding", 3, 0, 0, output_padding_));
   for (int axis = 0; axis < 3; ++axis) {
     // As in ONNX and PyTorch: more would add planes no input voxel reaches.
     OP_CHECK(output_padding_[axis] < std::max(params_.stride[axis], params_.dilation[axis]),

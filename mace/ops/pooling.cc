@@ -20,6 +20,9 @@ int64_t CeilModeSize(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t ext
   return out;
 }
 
+// The largest p: |x|^p then stays finite in double for |x| up to 2.
+constexpr int64_t kMaxLpExponent = 1000;
+
 }  // namespace
 
 MaceStatus PoolingBase::Init() {
@@ -28,8 +31,15 @@ MaceStatus PoolingBase::Init() {
            OutputSize(), " outputs");
   OP_CHECK(Input(0) != nullptr, "input is missing");
   const int64_t type = GetInt("pooling_type", 1);
-  OP_CHECK(type == 1 || type == 2, "pooling_type must be 1 (AVG) or 2 (MAX), got ", type);
+  OP_CHECK(type >= 1 && type <= 3, "pooling_type must be 1 (AVG), 2 (MAX) or 3 (LP), got ", type);
   params_.type = static_cast<ref::PoolingType>(type);
+  if (params_.type == ref::PoolingType::LP) {
+    OP_CHECK(kernel_dtype() == DT_FLOAT, "LP pooling needs a float input, not ",
+             DataTypeName(kernel_dtype()));
+    params_.p = GetInt("p", 2);
+    OP_CHECK(params_.p >= 1 && params_.p <= kMaxLpExponent, "p must be in [1, ", kMaxLpExponent,
+             "], got ", params_.p);
+  }
   MACE_RETURN_IF_ERROR(ParseFlag(*this, "storage_order", &column_major_));
   MACE_RETURN_IF_ERROR(ParseFlag(*this, "count_ceil_overhang", &count_ceil_overhang_));
   if (OutputSize() == 2) {

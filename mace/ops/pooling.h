@@ -1,9 +1,12 @@
-// Pooling: average or max over sliding NCHW windows, or over the whole plane
+// Pooling: average, max or Lp over sliding NCHW windows, or over the whole plane
 // (global). Window and padding arguments are the shared conv_geometry ones;
 // ceil_mode and count_include_pad follow ONNX.
 //
 // Arguments beyond the window ones:
-//   pooling_type       int 1 (AVG, default) or 2 (MAX)
+//   pooling_type       int 1 (AVG, default), 2 (MAX) or 3 (LP: ONNX LpPool,
+//                      (sum of |x|^p over the window's taps inside the
+//                      input)^(1/p))
+//   p                  int, LP's exponent, default 2
 //   kernels            ints [kh, kw], unless global
 //   global             int 0 or 1: the window is the whole plane
 //   ceil_mode          int 0 or 1

@@ -285,7 +285,7 @@ TEST(PoolingTest, RejectsBadArgs) {
     std::string fragment;
   };
   const std::vector<BadArgs> cases = {
-      {[](OpTester* t) { t->Arg("pooling_type", 3); }, "pooling_type must be"},
+      {[](OpTester* t) { t->Arg("pooling_type", 4); }, "pooling_type must be"},
       {[](OpTester*) {}, "kernels must be two integers"},
       {[](OpTester* t) {
          t->Args("kernels", std::vector<int64_t>{0, 2});

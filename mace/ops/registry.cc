@@ -16,6 +16,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterChannelShuffle,
       RegisterConcat,
       RegisterConv2D,
+      RegisterConv3D,
       RegisterDeconv2D,
       RegisterDeconv3D,
       RegisterDepthToSpace,

@@ -22,6 +22,7 @@ MaceStatus RegisterCast(OpRegistry* registry);
 MaceStatus RegisterChannelShuffle(OpRegistry* registry);
 MaceStatus RegisterConcat(OpRegistry* registry);
 MaceStatus RegisterConv2D(OpRegistry* registry);
+MaceStatus RegisterConv3D(OpRegistry* registry);
 MaceStatus RegisterDeconv2D(OpRegistry* registry);
 MaceStatus RegisterDeconv3D(OpRegistry* registry);
 MaceStatus RegisterDepthToSpace(OpRegistry* registry);

@@ -1,6 +1,8 @@
 #include "mace/ops/common/conv_geometry.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace mace {
 namespace ops {
@@ -11,6 +13,23 @@ MaceStatus Fail(const Operation& op, const std::string& message) {
 }
 
 }  // namespace
+
+MaceStatus ReadWindowInts(const Operation& op, const std::string& name, size_t count,
+                          int64_t fallback, int64_t low, int64_t* values) {
+  std::vector<int64_t> given = op.GetInts(name);
+  if (given.empty()) given.assign(count, fallback);
+  if (given.size() != count) {
+    return Fail(op, StrCat(name, " must have ", count, " values, got ", given.size()));
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (given[i] < low || given[i] > kMaxWindowArg) {
+      return Fail(op, StrCat(name, " value ", given[i], " is out of range [", low, ", ",
+                             kMaxWindowArg, "]"));
+    }
+    values[i] = given[i];
+  }
+  return MaceStatus();
+}
 
 MaceStatus ParseWindowArgs(const Operation& op, WindowArgs* args) {
   const std::vector<int64_t> strides = op.GetInts("strides");

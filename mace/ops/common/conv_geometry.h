@@ -11,7 +11,9 @@
 #ifndef MACE_OPS_COMMON_CONV_GEOMETRY_H_
 #define MACE_OPS_COMMON_CONV_GEOMETRY_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "mace/core/operation.h"
 
@@ -29,6 +31,12 @@ struct WindowArgs {
   bool explicit_pads = false;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
 };
+
+// Reads ints `name` of `count` values (all `fallback` when absent) into
+// `values`, each in [low, kMaxWindowArg]: the window arguments of the 3-D
+// ops (Conv3D, Deconv3D), whose order and defaults differ from 2-D's.
+MaceStatus ReadWindowInts(const Operation& op, const std::string& name, size_t count,
+                          int64_t fallback, int64_t low, int64_t* values);
 
 // Parses strides/dilations/padding/pads, validating values.
 MaceStatus ParseWindowArgs(const Operation& op, WindowArgs* args);

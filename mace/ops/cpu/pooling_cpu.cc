@@ -3,7 +3,8 @@
 //   2. the fast kernel (2x2 / 3x3 windows at stride 1 or 2, and global
 //      pooling), when the engine's kernel family has one;
 //   3. the reference kernel.
-// With the Indices output (MAX only) it is always the indices kernel.
+// With the Indices output (MAX only) it is always the indices kernel; LP
+// pooling always runs the reference kernel, its planes split over threads.
 #include "mace/ops/cpu/pooling_cpu.h"
 
 #include <memory>
@@ -31,6 +32,7 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
       indices_ = std::make_unique<MaxPoolingIndicesKernel>(params(), column_major());
       return MaceStatus();
     }
+    if (lp()) return MaceStatus();
     const KernelTable* table = kernels_;
     if (table != nullptr && PoolingKernel::Supports(*table, params())) {
       fast_ = std::make_unique<PoolingKernel>(*table, params());
@@ -42,7 +44,10 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
   int BlockedBlock() const override {
     const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
-    if (block == 0 || with_indices() || !BlockedPooling::Supports(*table, params(), global())) return 0;
+    if (block == 0 || with_indices() || lp() ||
+        !BlockedPooling::Supports(*table, params(), global())) {
+      return 0;
+    }
     return block;
   }
 
@@ -67,11 +72,29 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
                  scratch_.Get(context));
       return MaceStatus();
     }
+    if (lp()) {
+      RunByPlanes(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context));
+      return MaceStatus();
+    }
     ref::Pooling(params(), Input(0)->data<float>(), Output(0)->mutable_data<float>());
     return MaceStatus();
   }
 
  private:
+  bool lp() const { return params().type == ref::PoolingType::LP; }
+
+  // The reference kernel on ranges of (batch, channel) planes, in parallel.
+  void RunByPlanes(const float* input, float* output, ThreadPool* pool) const {
+    const ref::PoolingParams& p = params();
+    const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+    ParallelFor(pool, p.batch * p.channels, [&](int64_t begin, int64_t end) {
+      ref::PoolingParams part = p;
+      part.batch = 1;
+      part.channels = end - begin;
+      ref::Pooling(part, input + begin * in_plane, output + begin * out_plane);
+    });
+  }
+
   // The engine's CPU kernel family (null: reference kernels), from Prepare.
   const KernelTable* kernels_ = nullptr;
   std::unique_ptr<PoolingKernel> fast_;

@@ -1,6 +1,7 @@
 #include "mace/ops/ref/pooling.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace mace {
 namespace ops {
@@ -25,13 +26,16 @@ void Pooling(const PoolingParams& p, const float* input, float* output) {
             if (ih < 0 || ih >= p.in_h || iw < 0 || iw >= p.in_w) continue;
             const float x = plane[ih * p.in_w + iw];
             max_value = valid == 0 ? x : std::max(max_value, x);
-            sum += x;
+            sum += p.type == PoolingType::LP ? std::pow(std::fabs(static_cast<double>(x)), p.p)
+                                             : static_cast<double>(x);
             ++valid;
           }
         }
         float result = 0.f;
         if (p.type == PoolingType::MAX) {
           result = max_value;
+        } else if (p.type == PoolingType::LP) {
+          result = static_cast<float>(std::pow(sum, 1.0 / static_cast<double>(p.p)));
         } else {
           const int64_t divisor = p.count_include_pad ? padded : valid;
           result = divisor > 0 ? static_cast<float>(sum / divisor) : 0.f;

@@ -1,4 +1,4 @@
-// Reference Pooling (average and max over NCHW windows).
+// Reference Pooling (average, max and Lp over NCHW windows).
 #ifndef MACE_OPS_REF_POOLING_H_
 #define MACE_OPS_REF_POOLING_H_
 
@@ -9,7 +9,9 @@ namespace ops {
 namespace ref {
 
 // Values match MACE's pooling_type argument.
-enum class PoolingType { AVG = 1, MAX = 2 };
+// LP: (sum of |x|^p over the taps inside the input)^(1/p), as ONNX LpPool;
+// taps in the padding add nothing.
+enum class PoolingType { AVG = 1, MAX = 2, LP = 3 };
 
 struct PoolingParams {
   PoolingType type = PoolingType::MAX;
@@ -24,6 +26,8 @@ struct PoolingParams {
   // padding count toward the divisor, taps past it (from ceil_mode) never do.
   int64_t pad_bottom = 0, pad_right = 0;
   bool count_include_pad = false;
+  // The exponent of LP pooling (1 or more).
+  int64_t p = 2;
 };
 
 // input [batch, channels, in_h, in_w], output [batch, channels, out_h, out_w].

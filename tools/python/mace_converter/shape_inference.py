@@ -150,6 +150,28 @@ def _deconv3d(op, shapes, graph):
     return [tuple(out)]
 
 
+@rule("Conv3D")
+def _conv3d(op, shapes, graph):
+    x, w = shapes[0], shapes[1]
+    _rank(op, x, 5)
+    _rank(op, w, 5, "filter")
+    group = int(op.args.get("group", 1))
+    if w[1] * group != x[1] or w[0] % group:
+        raise fail(op, f"filter {list(w)} with group {group} does not fit "
+                       f"{x[1]} input channels")
+    strides = op.args.get("strides", [1, 1, 1])
+    dilations = op.args.get("dilations", [1, 1, 1])
+    pads = op.args.get("pads", [0] * 6)
+    out = [x[0], w[0]]
+    for axis in range(3):
+        size = geometry.window_output(x[2 + axis], w[2 + axis], strides[axis], dilations[axis],
+                                      (pads[axis], pads[axis + 3]))
+        if size <= 0:
+            raise fail(op, f"the window {list(w[2:])} does not fit the input {list(x)}")
+        out.append(size)
+    return [tuple(out)]
+
+
 @rule("Pooling")
 def _pooling(op, shapes, graph):
     x = shapes[0]

@@ -16,6 +16,7 @@ class PoolingOpenCL : public ImageKernel<ops::PoolingBase> {
     MACE_RETURN_IF_ERROR(InferShapes());
     OpenCLRuntime* runtime = AsOpenCL(this->runtime());
     OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
+    OP_CHECK(params().type != ops::ref::PoolingType::LP, "LP pooling runs on the CPU only");
     if (!kernel_.created()) MACE_RETURN_IF_ERROR(kernel_.Create(runtime, "pooling"));
     return MaceStatus();
   }

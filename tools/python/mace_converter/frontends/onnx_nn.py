@@ -86,6 +86,9 @@ def _windowed(convert: Callable[[Node], None]) -> Callable[[Node], None]:
 @converter("Conv")
 @_windowed
 def conv(node: Node) -> None:
+    if node.rank(0) == 5:
+        _conv_3d(node)
+        return
     spatial_2d(node)
     if not node.known(1):
         _conv_computed_weights(node)
@@ -112,6 +115,50 @@ def conv(node: Node) -> None:
     if bias is not None or _computed(node, 2):
         inputs.append(node.tensor(2))
     node.emit_out(op_type, inputs, args)
+
+
+def _pads_3d(node: Node, kernel: list[int], strides: list[int],
+             dilations: list[int]) -> list[int]:
+    """A 3-D window's pads, all begins then all ends (ONNX's order), from
+    pads or auto_pad."""
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        pairs = [geometry.same_pads(size, k, s, dil, auto_pad == "SAME_LOWER")
+                 for size, k, s, dil in zip(node.shape(0)[2:], kernel, strides, dilations)]
+        pads = [p[0] for p in pairs] + [p[1] for p in pairs]
+    elif auto_pad in ("NOTSET", "VALID"):
+        pads = node.ints("pads", [0] * 6) if auto_pad == "NOTSET" else [0] * 6
+    else:
+        raise node.fail(f"auto_pad '{auto_pad}' is not supported")
+    if len(pads) != 6 or min(pads) < 0:
+        raise node.fail(f"pads {pads} must be 6 values, none negative, for a 3D window")
+    return pads
+
+
+def _conv_3d(node: Node) -> None:
+    """Conv over [N, C, D, H, W]: a Conv3D reading the OIDHW weights (a
+    constant or a tensor computed at run time) as they are."""
+    w_shape = list(node.shape(1))
+    if len(w_shape) != 5:
+        raise node.fail(f"weights have shape {w_shape}; a 3D convolution needs rank 5")
+    kernel = w_shape[2:]
+    given = node.ints("kernel_shape")
+    if given and list(given) != kernel:
+        raise node.fail(f"kernel_shape {given} does not match the weights {w_shape}")
+    strides = node.ints("strides", [1, 1, 1])
+    dilations = node.ints("dilations", [1, 1, 1])
+    if len(strides) != 3 or len(dilations) != 3:
+        raise node.fail(f"strides {strides} and dilations {dilations} must have 3 values "
+                        "for a 3D window")
+    args = {"strides": strides, "dilations": dilations,
+            "pads": _pads_3d(node, kernel, strides, dilations)}
+    group = int(node.attr("group", 1))
+    if group != 1:
+        args["group"] = group
+    inputs = [node.tensor(0), node.tensor(1)]
+    if node.has_input(2) and (_computed(node, 2) or node.optional_const(2, "bias") is not None):
+        inputs.append(node.tensor(2))
+    node.emit_out("Conv3D", inputs, args)
 
 
 def _conv_computed_weights(node: Node) -> None:
@@ -254,18 +301,12 @@ def _pool_3d(node: Node, pooling_type: int) -> None:
     dilations = node.ints("dilations", [1, 1, 1])
     if len(kernel) != 3 or len(strides) != 3 or len(dilations) != 3:
         raise node.fail("a 3D window needs 3 kernel_shape, strides and dilations values")
-    auto_pad = node.attr("auto_pad", "NOTSET")
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        pairs = [geometry.same_pads(size, k, s, dil, auto_pad == "SAME_LOWER")
-                 for size, k, s, dil in zip((d, h, w), kernel, strides, dilations)]
-        pads = [p[0] for p in pairs] + [p[1] for p in pairs]
-    elif auto_pad in ("NOTSET", "VALID"):
-        pads = node.ints("pads", [0] * 6) if auto_pad == "NOTSET" else [0] * 6
-    else:
-        raise node.fail(f"auto_pad '{auto_pad}' is not supported")
-    if len(pads) != 6 or min(pads) < 0:
-        raise node.fail(f"pads {pads} must be 6 values, none negative, for a 3D window")
+    pads = _pads_3d(node, kernel, strides, dilations)
     common = {"pooling_type": pooling_type}
+    if pooling_type == 3:
+        # LP too: the H x W pooling gives each depth's sum^(1/p), which the
+        # depth pooling raises to p again and sums.
+        common["p"] = _lp_exponent(node)
     if node.attr("ceil_mode", 0):
         common["ceil_mode"] = 1
     if pooling_type == 1 and node.attr("count_include_pad", 0):
@@ -297,6 +338,8 @@ def _pool(node: Node, pooling_type: int) -> None:
     kernel = node.ints("kernel_shape")
     args = _window_attrs(node, kernel)
     args.update(pooling_type=pooling_type, kernels=kernel)
+    if pooling_type == 3:
+        args["p"] = _lp_exponent(node)
     if node.attr("ceil_mode", 0):
         args["ceil_mode"] = 1
     if pooling_type == 1 and node.attr("count_include_pad", 0):
@@ -330,6 +373,25 @@ def max_pool(node: Node) -> None:
 @_windowed
 def average_pool(node: Node) -> None:
     _pool(node, 1)
+
+
+@converter("LpPool")
+@_windowed
+def lp_pool(node: Node) -> None:
+    _pool(node, 3)
+
+
+def _lp_exponent(node: Node) -> int:
+    """LpPool's p: an integer (opset 1 allowed a float; a whole one is
+    taken), 1 or more."""
+    p = node.attr("p", 2)
+    if isinstance(p, float):
+        if not p.is_integer():
+            raise node.fail(f"p {p} must be a whole number")
+        p = int(p)
+    if p < 1:
+        raise node.fail(f"p must be 1 or more, got {p}")
+    return int(p)
 
 
 @converter("GlobalAveragePool", "GlobalMaxPool")

@@ -161,6 +161,8 @@ def _deconv3d(inputs, args, _):
 def _pooling(inputs, args, outputs):
     x = inputs[0].astype(np.float64)
     is_max = int(args.get("pooling_type", 1)) == 2
+    if int(args.get("pooling_type", 1)) == 3:
+        return [_lp_pooling(x, args)]
     if args.get("global"):
         reduce = np.max if is_max else np.mean
         return [reduce(x, axis=(2, 3), keepdims=True)]
@@ -189,6 +191,46 @@ def _pooling(inputs, args, outputs):
         count = valid
     count = count.sum(axis=(4, 5))
     return [np.where(count > 0, total / np.maximum(count, 1), 0.0)]
+
+
+def _lp_pooling(x: np.ndarray, args: dict) -> np.ndarray:
+    """LP Pooling: (sum of |x|^p over each window)^(1/p), padding adds 0."""
+    p = int(args.get("p", 2))
+    powered = np.abs(x) ** p
+    if args.get("global"):
+        return powered.sum(axis=(2, 3), keepdims=True) ** (1.0 / p)
+    kernel_hw = args["kernels"]
+    out_h, out_w, pads = geometry.window_shape(args, x.shape[2:], kernel_hw)
+    total = _windows(powered, kernel_hw, args, 0.0, (out_h, out_w), pads).sum(axis=(4, 5))
+    return total ** (1.0 / p)
+
+
+@kernel("Conv3D")
+def _conv3d(inputs, args, _):
+    """Sums each kernel tap's strided slice of the zero-padded input."""
+    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    group = int(args.get("group", 1))
+    strides = args.get("strides", [1, 1, 1])
+    dilations = args.get("dilations", [1, 1, 1])
+    pads = args.get("pads", [0] * 6)
+    n, c = x.shape[:2]
+    o, cg, *kernel = w.shape
+    padded = np.pad(x, [(0, 0), (0, 0)] + [(pads[a], pads[a + 3]) for a in range(3)])
+    out_size = [(padded.shape[2 + a] - dilations[a] * (kernel[a] - 1) - 1) // strides[a] + 1
+                for a in range(3)]
+    xg = padded.reshape(n, group, cg, *padded.shape[2:])
+    wg = w.reshape(group, o // group, cg, *kernel)
+    out = np.zeros((n, group, o // group, *out_size))
+    for kd in range(kernel[0]):
+        for kh in range(kernel[1]):
+            for kw in range(kernel[2]):
+                window = tuple(slice(k * dil, k * dil + (size - 1) * s + 1, s)
+                               for k, dil, size, s in zip((kd, kh, kw), dilations, out_size,
+                                                          strides))
+                taps = xg[(slice(None),) * 3 + window]
+                out += np.einsum("ngcdyx,goc->ngodyx", taps, wg[:, :, :, kd, kh, kw])
+    out = out.reshape(n, o, *out_size)
+    return [activation(_bias(out, inputs[2] if len(inputs) > 2 else None), args)]
 
 
 def _pool_indices(x, win, covered, args, shape_args) -> np.ndarray:

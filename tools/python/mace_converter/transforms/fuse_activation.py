@@ -5,8 +5,8 @@ from __future__ import annotations
 from mace_converter.ir import Graph
 from mace_converter.transforms.fold_affine import sole_consumer
 
-FUSABLE = ("Conv2D", "DepthwiseConv2d", "Deconv2D", "FullyConnected", "Eltwise", "BatchNorm",
-           "BiasAdd")
+FUSABLE = ("Conv2D", "Conv3D", "DepthwiseConv2d", "Deconv2D", "FullyConnected", "Eltwise",
+           "BatchNorm", "BiasAdd")
 ACTIVATION_ARGS = ("activation", "activation_max_limit", "activation_coefficient",
                    "activation_beta")
 
