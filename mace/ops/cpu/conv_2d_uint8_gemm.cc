@@ -338,8 +338,9 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
       }
     }
   });
-  if (pairs) return;
-  // The quads' correction needs each column's sum of inputs.
+  // The quads' correction needs each column's sum of inputs, unless it is
+  // zero (int8 filters on the signed quads).
+  if (pairs || !ColumnCorrection()) return;
   const uint8_t* bytes = packed_input_.data();
   std::fill(input_sums_.begin(), input_sums_.end(), 0);
   for (int64_t first = 0; first < positions; first += width) {
@@ -355,7 +356,6 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
 void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
                                 uint8_t* output, int64_t first, int64_t count) const {
   const int64_t positions = p_.out_h * p_.out_w;
-  const bool quads = format_ != kQuantPairsInt16;
   const int64_t input_correction = weight_offset_ - quant_.filter_zero_point;
   const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
   const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
@@ -363,13 +363,14 @@ void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, cons
   uint8_t* out = output + (n * p_.out_channels + oc) * positions + first;
   if (requantize_row_ != nullptr &&
       VectorRequantizeApplies(bias_value, depth_ * 255 * 255, multiplier)) {
-    requantize_row_(MakeRequantizeRow(sums, quads ? column_terms_.data() + first : nullptr,
+    requantize_row_(MakeRequantizeRow(sums, ColumnCorrection() ? column_terms_.data() + first
+                                                               : nullptr,
                                       channel_term, multiplier, quant_.output, count, out));
     return;
   }
   for (int64_t i = 0; i < count; ++i) {
     int64_t sum = channel_term + sums[i];
-    if (quads) sum += input_correction * input_sums_[first + i];
+    if (ColumnCorrection()) sum += input_correction * input_sums_[first + i];
     out[i] = RequantizeToUint8(ref::quantized::SaturateToInt32(sum), multiplier, quant_.output);
   }
 }
@@ -403,7 +404,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
   const ref::Conv2DParams& p = p_;
   const int64_t positions = p.out_h * p.out_w;
   const int64_t out_per_group = p.out_channels / p.group;
-  const bool quads = format_ != kQuantPairsInt16;
+  const bool column_terms = ColumnCorrection();
   const int64_t input_correction = weight_offset_ - quant_.filter_zero_point;
   // Column blocks: L2-sized, and at least one per thread where the columns
   // allow it.
@@ -414,7 +415,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
     for (int64_t group = 0; group < p.group; ++group) {
       PackInput(image, group, pool);
-      if (quads) {
+      if (column_terms) {
         // Wrapping int32 products: exact wherever the total fits in int32.
         for (int64_t pos = 0; pos < positions; ++pos) {
           column_terms_[pos] = static_cast<int32_t>(
@@ -431,7 +432,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
         t.row_terms = row_terms_.data() + first;
         t.multipliers = row_multipliers_.data() + first;
         t.right_shifts = row_shifts_.data() + first;
-        t.column_terms = quads ? column_terms_.data() + first_col : nullptr;
+        t.column_terms = column_terms ? column_terms_.data() + first_col : nullptr;
         t.zero_point = quant_.output.zero_point;
         t.lo = quant_.output.min;
         t.hi = quant_.output.max;
