@@ -37,8 +37,10 @@ std::vector<const KernelTable*> QuantizedTables() {
 }
 
 // Output clamps: a plain range, a fused RELU (from the zero point up) and a
-// RELU6-like one (a narrow range above the zero point).
-const OutputClamp kClamps[] = {{64, 10, 250}, {64, 64, 255}, {37, 37, 90}};
+// RELU6-like one (a narrow range above the zero point), and one whose low
+// end lies above the zero point.
+const OutputClamp kClamps[] = {{64, 10, 250}, {64, 64, 255}, {37, 37, 90}, {50, 61, 200}};
+constexpr int kClampCount = sizeof(kClamps) / sizeof(kClamps[0]);
 
 void RunCase(const KernelTable& table, const Case& c, const OutputClamp& clamp,
              std::mt19937* rng) {
@@ -158,7 +160,7 @@ TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {
     std::mt19937 rng(7767517);
     int index = 0;
     for (const Case& c : kCases) {
-      const OutputClamp& clamp = kClamps[index++ % 3];
+      const OutputClamp& clamp = kClamps[index++ % kClampCount];
       SCOPED_TRACE(::testing::Message() << table->name << " in_c " << c.in_c << " out_c "
                                         << c.out_c << " k " << c.k << " group " << c.group
                                         << " clamp " << clamp.min << ".." << clamp.max);
@@ -321,7 +323,7 @@ TEST(QuantizedGemmRequantKernel, MatchesProductAndRule) {
             std::vector<int32_t> column_terms(cols);
             for (int32_t& v : column_terms) v = term(rng);
             const bool with_columns = (rows + groups) % 2 == 0;
-            const OutputClamp clamp = kClamps[(rows / 4 + cols / 32) % 3];
+            const OutputClamp clamp = kClamps[(rows / 4 + cols / 32) % kClampCount];
             const int64_t stride = cols + 3;
             std::vector<uint8_t> out(rows * stride, 0xAB);
             RequantizeTile tile;

@@ -119,7 +119,7 @@ __attribute__((target("avx512vnni"))) void VnniGemm(const int32_t* a, const int3
     for (; row + kTileRows <= rows; row += kTileRows) {
       if (Fused && row >= tile->valid_rows) return;
       VnniTile<kTileRows, Fused, AboveZero>(a + row * groups, groups, strip, cols, c, tile, row,
-                                 col);
+                                            col);
     }
     if (Fused && row >= tile->valid_rows) continue;
     // rows is a multiple of 4: what is left is 0, 4 or 8 rows.
