@@ -6,7 +6,7 @@
 // and 1, channel multipliers 1 and 2, zero points 0 and 255, uint8 and
 // per-channel int8 filters, biases large enough to need the scalar output
 // step, a multiplier above 1, with 1, 2 and 3 threads; with the fused rows
-// and without them. The fused rows also against naive integers alone.
+// and without them (narrow stride-1 outputs run flat only with them). The fused rows also against naive integers alone.
 #include <algorithm>
 #include <memory>
 #include <random>
@@ -118,6 +118,13 @@ const Case kCases[] = {
     {1, 2, 6, 65, 2, 2, 2, 1, 0, 0, true, 40000, false},        // 33
     {1, 2, 7, 96, 1, 2, 2, 0, 128, 0, true, 40000, false},      // 47
     {1, 2, 3, 113, 1, 1, 2, 1, 99, 1, false, 40000, false},     // 57, stride 2 in W only
+    // Stride-1 outputs up to 16 wide run flat (the plane as one row):
+    // its edges, a multiplier above 1 and saturating sums there.
+    {2, 3, 6, 16, 2, 1, 1, 1, 128, 120, false, 40000, false},   // 16: the widest flat
+    {1, 2, 5, 17, 1, 1, 1, 1, 3, 250, true, 40000, false},      // 17: not flat
+    {1, 3, 9, 9, 1, 1, 1, 0, 255, 0, false, 40000, false},      // 7 without padding
+    {1, 4, 7, 7, 1, 1, 1, 1, 31, 200, false, 1000, true},       // multiplier above 1
+    {1, 4, 7, 7, 1, 1, 1, 1, 255, 0, true, 2147000000, false},  // saturating sums
 };
 
 // Each table as it is (the fused rows where it has them) and without its
