@@ -4,7 +4,7 @@
 // for bit, at tile edges: output channels around the 4-row tile, positions
 // around the 32-column tile, reductions that end mid-word, padding, stride,
 // dilation, groups, zero points 0 and 255, uint8 and per-channel int8
-// filters, with 1, 2 and 3 threads.
+// filters, stride-2 rows of 17 to 35 outputs, with 1, 2 and 3 threads.
 #include <cmath>
 #include <cstdio>
 #include <algorithm>
@@ -151,6 +151,12 @@ const Case kCases[] = {
     {1, 21, 9, 7, 35, 1, 1, 1, 0, 1, 99, 31, false},
     {1, 10, 13, 13, 19, 3, 2, 1, 1, 1, 1, 0, true},
     {1, 12, 5, 5, 30, 3, 1, 1, 1, 3, 250, 128, false},
+    // Stride-2 rows long enough for the im2col's 16-output step: 35 and 17
+    // outputs, and 33 without padding, whose last tap reads the last byte
+    // of its input row.
+    {1, 3, 9, 70, 8, 3, 2, 1, 1, 1, 128, 0, true},
+    {1, 3, 6, 34, 32, 3, 2, 1, 1, 1, 0, 255, false},
+    {1, 2, 7, 67, 5, 3, 2, 1, 0, 1, 9, 0, true},
 };
 
 TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {
