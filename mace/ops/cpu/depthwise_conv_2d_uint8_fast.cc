@@ -137,6 +137,13 @@ void DepthwiseUint8Fast::FillPlane(const uint8_t* plane_in, int16_t* plane, int6
   }
 }
 
+DepthwiseUint8Row DepthwiseUint8Fast::TapsRow(int64_t oc, int64_t count) const {
+  DepthwiseUint8Row row;
+  std::copy(taps_.data() + oc * 9, taps_.data() + oc * 9 + 9, row.taps);
+  row.count = count;
+  return row;
+}
+
 void DepthwiseUint8Fast::RunChannelFlat(const uint8_t* plane_in, int64_t n, int64_t c,
                                         const int32_t* bias, uint8_t* output, int16_t* plane,
                                         int32_t* sums, uint8_t* bytes) const {
@@ -145,9 +152,7 @@ void DepthwiseUint8Fast::RunChannelFlat(const uint8_t* plane_in, int64_t n, int6
   const int64_t out_channels = p.channels * p.multiplier;
   for (int64_t m = 0; m < p.multiplier; ++m) {
     const int64_t oc = c * p.multiplier + m;
-    DepthwiseUint8Row row;
-    std::copy(taps_.data() + oc * 9, taps_.data() + oc * 9 + 9, row.taps);
-    row.count = flat_count_;
+    DepthwiseUint8Row row = TapsRow(oc, flat_count_);
     for (int i = 0; i < 3; ++i) row.rows[i] = plane + i * flat_w_;
     const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
     const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
@@ -197,9 +202,7 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
   const int64_t out_channels = p.channels * p.multiplier;
   for (int64_t m = 0; m < p.multiplier; ++m) {
     const int64_t oc = c * p.multiplier + m;
-    DepthwiseUint8Row row;
-    std::copy(taps_.data() + oc * 9, taps_.data() + oc * 9 + 9, row.taps);
-    row.count = p.out_w;
+    DepthwiseUint8Row row = TapsRow(oc, p.out_w);
     row.sums = sums;
     const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
     const int64_t bias_value = bias != nullptr ? bias[oc] : 0;

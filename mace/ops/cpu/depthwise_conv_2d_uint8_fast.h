@@ -45,6 +45,8 @@ class DepthwiseUint8Fast {
   // flat_count_ rounded up to kDepthwiseUint8Lanes values (`bytes` 16 more).
   void RunChannelFlat(const uint8_t* plane_in, int64_t n, int64_t c, const int32_t* bias,
                       uint8_t* output, int16_t* plane, int32_t* sums, uint8_t* bytes) const;
+  // A row of output channel oc's taps and `count` outputs.
+  DepthwiseUint8Row TapsRow(int64_t oc, int64_t count) const;
   // Writes input plane `plane_in` minus the zero point into `plane`
   // (height x width, row y and column x holding input y - pad_top,
   // x - pad_left); only the part inside the input is written.
