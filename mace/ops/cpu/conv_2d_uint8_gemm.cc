@@ -152,6 +152,26 @@ void AddQuadSums(const uint8_t* words, int64_t count, int32_t* sums) {
   }
 }
 
+// dst[i] = src[i * stride] for first <= i < last, where src[(last - 1) *
+// stride] is the last byte that may be read. Stride 2 (the first layer of
+// MobileNets) takes the even bytes of 32 at a time.
+void CopyStrided(const uint8_t* src, int64_t stride, int64_t first, int64_t last, uint8_t* dst) {
+  int64_t i = first;
+#if defined(__SSE2__)
+  if (stride == 2) {
+    const __m128i low_bytes = _mm_set1_epi16(0x00FF);
+    // Reads src[2i .. 2i + 31]: within the bound while i + 16 < last.
+    for (; i + 16 < last; i += 16) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i + 16));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
+                       _mm_packus_epi16(_mm_and_si128(a, low_bytes), _mm_and_si128(b, low_bytes)));
+    }
+  }
+#endif
+  for (; i < last; ++i) dst[i] = src[i * stride];
+}
+
 }  // namespace
 
 std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
@@ -331,15 +351,16 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
               first, std::min<int64_t>(run, p.in_w - shift > 0 ? (p.in_w - shift + sw - 1) / sw : 0));
           std::fill(dst, dst + first, zq);
           const uint8_t* src = in_row + shift;
-          for (int64_t ow = first; ow < last; ++ow) dst[ow] = src[ow * sw];
+          CopyStrided(src, sw, first, last, dst);
           std::fill(dst + last, dst + run, zq);
         }
         emit(word, oh * p.out_w, rows, run);
       }
     }
   });
-  if (pairs) return;
-  // The quads' correction needs each column's sum of inputs.
+  // The quads' correction needs each column's sum of inputs, unless it is
+  // zero (int8 filters on the signed quads).
+  if (pairs || !ColumnCorrection()) return;
   const uint8_t* bytes = packed_input_.data();
   std::fill(input_sums_.begin(), input_sums_.end(), 0);
   for (int64_t first = 0; first < positions; first += width) {
@@ -355,7 +376,6 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
 void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
                                 uint8_t* output, int64_t first, int64_t count) const {
   const int64_t positions = p_.out_h * p_.out_w;
-  const bool quads = format_ != kQuantPairsInt16;
   const int64_t input_correction = weight_offset_ - quant_.filter_zero_point;
   const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
   const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
@@ -363,13 +383,14 @@ void Conv2dUint8Gemm::FinishRow(int64_t n, int64_t oc, const int32_t* sums, cons
   uint8_t* out = output + (n * p_.out_channels + oc) * positions + first;
   if (requantize_row_ != nullptr &&
       VectorRequantizeApplies(bias_value, depth_ * 255 * 255, multiplier)) {
-    requantize_row_(MakeRequantizeRow(sums, quads ? column_terms_.data() + first : nullptr,
+    requantize_row_(MakeRequantizeRow(sums, ColumnCorrection() ? column_terms_.data() + first
+                                                               : nullptr,
                                       channel_term, multiplier, quant_.output, count, out));
     return;
   }
   for (int64_t i = 0; i < count; ++i) {
     int64_t sum = channel_term + sums[i];
-    if (quads) sum += input_correction * input_sums_[first + i];
+    if (ColumnCorrection()) sum += input_correction * input_sums_[first + i];
     out[i] = RequantizeToUint8(ref::quantized::SaturateToInt32(sum), multiplier, quant_.output);
   }
 }
@@ -403,7 +424,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
   const ref::Conv2DParams& p = p_;
   const int64_t positions = p.out_h * p.out_w;
   const int64_t out_per_group = p.out_channels / p.group;
-  const bool quads = format_ != kQuantPairsInt16;
+  const bool column_terms = ColumnCorrection();
   const int64_t input_correction = weight_offset_ - quant_.filter_zero_point;
   // Column blocks: L2-sized, and at least one per thread where the columns
   // allow it.
@@ -414,7 +435,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
     for (int64_t group = 0; group < p.group; ++group) {
       PackInput(image, group, pool);
-      if (quads) {
+      if (column_terms) {
         // Wrapping int32 products: exact wherever the total fits in int32.
         for (int64_t pos = 0; pos < positions; ++pos) {
           column_terms_[pos] = static_cast<int32_t>(
@@ -431,7 +452,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
         t.row_terms = row_terms_.data() + first;
         t.multipliers = row_multipliers_.data() + first;
         t.right_shifts = row_shifts_.data() + first;
-        t.column_terms = quads ? column_terms_.data() + first_col : nullptr;
+        t.column_terms = column_terms ? column_terms_.data() + first_col : nullptr;
         t.zero_point = quant_.output.zero_point;
         t.lo = quant_.output.min;
         t.hi = quant_.output.max;

@@ -59,6 +59,14 @@ class Conv2dUint8Gemm {
   // positions [first, first + count) from sums[0, count).
   void FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
                  uint8_t* output, int64_t first, int64_t count) const;
+  // Whether the outputs need the quads' per-column input correction
+  // (weight_offset_ - filter zero point) x (sum of the column's inputs): not
+  // for the pairs, whose words are already minus the zero points, nor where
+  // that factor is 0 (int8 filters on the signed quads); PackInput then
+  // skips the sums.
+  bool ColumnCorrection() const {
+    return format_ != kQuantPairsInt16 && weight_offset_ != quant_.filter_zero_point;
+  }
   // bias + the quads' filter correction of output channel oc, in int64.
   int64_t ChannelTerm(int64_t oc, const int32_t* bias) const;
   // Fills the fused output step's per-row terms for `group`; false where

@@ -4,7 +4,7 @@
 // for bit, at tile edges: output channels around the 4-row tile, positions
 // around the 32-column tile, reductions that end mid-word, padding, stride,
 // dilation, groups, zero points 0 and 255, uint8 and per-channel int8
-// filters, with 1, 2 and 3 threads.
+// filters, stride-2 rows of 17 to 35 outputs, with 1, 2 and 3 threads.
 #include <cmath>
 #include <cstdio>
 #include <algorithm>
@@ -37,8 +37,10 @@ std::vector<const KernelTable*> QuantizedTables() {
 }
 
 // Output clamps: a plain range, a fused RELU (from the zero point up) and a
-// RELU6-like one (a narrow range above the zero point).
-const OutputClamp kClamps[] = {{64, 10, 250}, {64, 64, 255}, {37, 37, 90}};
+// RELU6-like one (a narrow range above the zero point), and one whose low
+// end lies above the zero point.
+const OutputClamp kClamps[] = {{64, 10, 250}, {64, 64, 255}, {37, 37, 90}, {50, 61, 200}};
+constexpr int kClampCount = sizeof(kClamps) / sizeof(kClamps[0]);
 
 void RunCase(const KernelTable& table, const Case& c, const OutputClamp& clamp,
              std::mt19937* rng) {
@@ -149,6 +151,12 @@ const Case kCases[] = {
     {1, 21, 9, 7, 35, 1, 1, 1, 0, 1, 99, 31, false},
     {1, 10, 13, 13, 19, 3, 2, 1, 1, 1, 1, 0, true},
     {1, 12, 5, 5, 30, 3, 1, 1, 1, 3, 250, 128, false},
+    // Stride-2 rows long enough for the im2col's 16-output step: 35 and 17
+    // outputs, and 33 without padding, whose last tap reads the last byte
+    // of its input row.
+    {1, 3, 9, 70, 8, 3, 2, 1, 1, 1, 128, 0, true},
+    {1, 3, 6, 34, 32, 3, 2, 1, 1, 1, 0, 255, false},
+    {1, 2, 7, 67, 5, 3, 2, 1, 0, 1, 9, 0, true},
 };
 
 TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {
@@ -158,7 +166,7 @@ TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {
     std::mt19937 rng(7767517);
     int index = 0;
     for (const Case& c : kCases) {
-      const OutputClamp& clamp = kClamps[index++ % 3];
+      const OutputClamp& clamp = kClamps[index++ % kClampCount];
       SCOPED_TRACE(::testing::Message() << table->name << " in_c " << c.in_c << " out_c "
                                         << c.out_c << " k " << c.k << " group " << c.group
                                         << " clamp " << clamp.min << ".." << clamp.max);
@@ -321,7 +329,7 @@ TEST(QuantizedGemmRequantKernel, MatchesProductAndRule) {
             std::vector<int32_t> column_terms(cols);
             for (int32_t& v : column_terms) v = term(rng);
             const bool with_columns = (rows + groups) % 2 == 0;
-            const OutputClamp clamp = kClamps[(rows / 4 + cols / 32) % 3];
+            const OutputClamp clamp = kClamps[(rows / 4 + cols / 32) % kClampCount];
             const int64_t stride = cols + 3;
             std::vector<uint8_t> out(rows * stride, 0xAB);
             RequantizeTile tile;

@@ -14,6 +14,17 @@
 
 namespace mace {
 namespace ops {
+namespace {
+
+// Stride-1 layers with outputs at most this wide run flat (see
+// flat_w_): MobileNet's 7 and 14.
+constexpr int64_t kFlatMaxWidth = 16;
+
+int64_t PaddedCount(int64_t count) {
+  return (count + kDepthwiseUint8Lanes - 1) / kDepthwiseUint8Lanes * kDepthwiseUint8Lanes;
+}
+
+}  // namespace
 
 std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
     const KernelTable& table, const ref::DepthwiseConv2dParams& params,
@@ -43,6 +54,13 @@ std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
   fast->plane_h_ = (params.out_h - 1) * params.stride_h + 3;
   // The row kernel reads up to stride * padded_count + 2.
   fast->plane_w_ = params.stride_w * fast->padded_count_ + 3;
+  if (params.stride_h == 1 && params.stride_w == 1 && params.out_w <= kFlatMaxWidth &&
+      table.depthwise3x3_uint8_requant_s1 != nullptr) {
+    fast->flat_kernel_ = table.depthwise3x3_uint8_requant_s1;
+    fast->flat_w_ = params.out_w + 2;
+    fast->flat_h_ = params.out_h + 2;
+    fast->flat_count_ = (params.out_h - 1) * fast->flat_w_ + params.out_w;
+  }
   const int64_t out_channels = params.channels * params.multiplier;
   fast->taps_.resize(out_channels * 9);
   for (int64_t c = 0; c < params.channels; ++c) {
@@ -59,9 +77,8 @@ std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
   return fast;
 }
 
-void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t c,
-                                    const int32_t* bias, uint8_t* output, int16_t* plane,
-                                    int32_t* sums) const {
+void DepthwiseUint8Fast::FillPlane(const uint8_t* plane_in, int16_t* plane, int64_t height,
+                                   int64_t width) const {
   const ref::DepthwiseConv2dParams& p = p_;
   const int32_t zero_point = quant_.input_zero_point;
   // The padded plane: row y, column x holds input (y - pad_top, x - pad_left),
@@ -69,11 +86,11 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
   // writes the same inside part, so the padding stays 0 without being
   // written again.
   const int64_t x_begin = std::max<int64_t>(0, p.pad_left);
-  const int64_t x_end = std::max<int64_t>(x_begin, std::min<int64_t>(plane_w_, p.pad_left + p.in_w));
+  const int64_t x_end = std::max<int64_t>(x_begin, std::min<int64_t>(width, p.pad_left + p.in_w));
   const int64_t y_begin = std::max<int64_t>(0, p.pad_top);
-  const int64_t y_end = std::min<int64_t>(plane_h_, p.pad_top + p.in_h);
+  const int64_t y_end = std::min<int64_t>(height, p.pad_top + p.in_h);
   for (int64_t y = y_begin; y < y_end; ++y) {
-    int16_t* row = plane + y * plane_w_;
+    int16_t* row = plane + y * width;
     const uint8_t* in = plane_in + (y - p.pad_top) * p.in_w - p.pad_left;
     int64_t x = x_begin;
 #if defined(__SSE2__)
@@ -102,15 +119,90 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
       }
       continue;
     }
+    // Rows of 1 to 7 values (7 x 7 planes): one 8-byte step with the lanes
+    // past the input zeroed (they are padding), where the plane row has 8
+    // columns from x and the input plane 8 bytes from in + x.
+    const int64_t bytes_left = (y_end - 1 - y) * p.in_w + p.in_w - (x - p.pad_left);
+    if (x + 8 <= width && bytes_left >= 8) {
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + x));
+      const __m128i inside = _mm_cmplt_epi16(_mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7),
+                                             _mm_set1_epi16(static_cast<int16_t>(x_end - x)));
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(row + x),
+          _mm_and_si128(_mm_sub_epi16(_mm_unpacklo_epi8(bytes, zero), offset), inside));
+      continue;
+    }
 #endif
     for (; x < x_end; ++x) row[x] = static_cast<int16_t>(in[x] - zero_point);
   }
+}
+
+DepthwiseUint8Row DepthwiseUint8Fast::TapsRow(int64_t oc, int64_t count) const {
+  DepthwiseUint8Row row;
+  std::copy(taps_.data() + oc * 9, taps_.data() + oc * 9 + 9, row.taps);
+  row.count = count;
+  return row;
+}
+
+void DepthwiseUint8Fast::RunChannelFlat(const uint8_t* plane_in, int64_t n, int64_t c,
+                                        const int32_t* bias, uint8_t* output, int16_t* plane,
+                                        int32_t* sums, uint8_t* bytes) const {
+  const ref::DepthwiseConv2dParams& p = p_;
+  FillPlane(plane_in, plane, flat_h_, flat_w_);
   const int64_t out_channels = p.channels * p.multiplier;
   for (int64_t m = 0; m < p.multiplier; ++m) {
     const int64_t oc = c * p.multiplier + m;
-    DepthwiseUint8Row row;
-    std::copy(taps_.data() + oc * 9, taps_.data() + oc * 9 + 9, row.taps);
-    row.count = p.out_w;
+    DepthwiseUint8Row row = TapsRow(oc, flat_count_);
+    for (int i = 0; i < 3; ++i) row.rows[i] = plane + i * flat_w_;
+    const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
+    const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
+    uint8_t* out_plane = output + (n * out_channels + oc) * p.out_h * p.out_w;
+    if (VectorRequantizeApplies(bias_value, 9 * 255 * 255, multiplier)) {
+      // The whole plane in one fused call into `bytes`, then its rows
+      // without the dropped outputs.
+      DepthwiseUint8RequantRow fused;
+      fused.row = row;
+      fused.output = MakeRequantizeRow(nullptr, nullptr, bias_value, multiplier, quant_.output,
+                                       flat_count_, bytes);
+      fused.out_rows = 1;
+      flat_kernel_(fused);
+      int64_t y = 0;
+#if defined(__SSE2__)
+      // 16 bytes per row (out_w <= 16) while the rows written after it
+      // cover the excess; `bytes` has 16 bytes of slack.
+      for (; y * p.out_w + 16 <= p.out_h * p.out_w; ++y) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out_plane + y * p.out_w),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + y * flat_w_)));
+      }
+#endif
+      for (; y < p.out_h; ++y) {
+        std::copy(bytes + y * flat_w_, bytes + y * flat_w_ + p.out_w, out_plane + y * p.out_w);
+      }
+      continue;
+    }
+    // Sums that could saturate, or a multiplier of 1 or more: the row
+    // kernel's sums and the scalar rule.
+    row.sums = sums;
+    row_kernel_(row);
+    for (int64_t y = 0; y < p.out_h; ++y) {
+      for (int64_t x = 0; x < p.out_w; ++x) {
+        out_plane[y * p.out_w + x] = RequantizeToUint8(
+            ref::quantized::SaturateToInt32(bias_value + sums[y * flat_w_ + x]), multiplier,
+            quant_.output);
+      }
+    }
+  }
+}
+
+void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t c,
+                                    const int32_t* bias, uint8_t* output, int16_t* plane,
+                                    int32_t* sums) const {
+  const ref::DepthwiseConv2dParams& p = p_;
+  FillPlane(plane_in, plane, plane_h_, plane_w_);
+  const int64_t out_channels = p.channels * p.multiplier;
+  for (int64_t m = 0; m < p.multiplier; ++m) {
+    const int64_t oc = c * p.multiplier + m;
+    DepthwiseUint8Row row = TapsRow(oc, p.out_w);
     row.sums = sums;
     const QuantizedMultiplier& multiplier = quant_.multiplier(oc);
     const int64_t bias_value = bias != nullptr ? bias[oc] : 0;
@@ -156,6 +248,23 @@ void DepthwiseUint8Fast::Run(const uint8_t* input, const int32_t* bias, uint8_t*
                              ThreadPool* pool) const {
   const ref::DepthwiseConv2dParams& p = p_;
   const int64_t planes = p.batch * p.channels;
+  if (flat_count_ > 0) {
+    ParallelFor(pool, planes, [&](int64_t begin, int64_t end) {
+      // The row kernel reads up to 2 rows + PaddedCount(flat_count_) + 2
+      // values from the plane's start; zeroed here, and only the inside is
+      // written per channel.
+      const int64_t padded = PaddedCount(flat_count_);
+      std::vector<int16_t> plane(std::max(flat_h_ * flat_w_, 2 * flat_w_ + padded + 3), 0);
+      std::vector<int32_t> sums(padded);
+      std::vector<uint8_t> bytes(padded + 16);
+      for (int64_t index = begin; index < end; ++index) {
+        const int64_t n = index / p.channels, c = index % p.channels;
+        RunChannelFlat(input + index * p.in_h * p.in_w, n, c, bias, output, plane.data(),
+                       sums.data(), bytes.data());
+      }
+    });
+    return;
+  }
   ParallelFor(pool, planes, [&](int64_t begin, int64_t end) {
     // Zeroed here: RunChannel writes only the part inside the input.
     std::vector<int16_t> plane(plane_h_ * plane_w_, 0);

@@ -41,15 +41,34 @@ class DepthwiseUint8Fast {
   // outside the input, as the caller leaves it: only the inside is written.
   void RunChannel(const uint8_t* plane_in, int64_t n, int64_t c, const int32_t* bias,
                   uint8_t* output, int16_t* plane, int32_t* sums) const;
+  // The same for the flat layout (below); `sums` and `bytes` hold
+  // flat_count_ rounded up to kDepthwiseUint8Lanes values (`bytes` 16 more).
+  void RunChannelFlat(const uint8_t* plane_in, int64_t n, int64_t c, const int32_t* bias,
+                      uint8_t* output, int16_t* plane, int32_t* sums, uint8_t* bytes) const;
+  // A row of output channel oc's taps and `count` outputs.
+  DepthwiseUint8Row TapsRow(int64_t oc, int64_t count) const;
+  // Writes input plane `plane_in` minus the zero point into `plane`
+  // (height x width, row y and column x holding input y - pad_top,
+  // x - pad_left); only the part inside the input is written.
+  void FillPlane(const uint8_t* plane_in, int16_t* plane, int64_t height, int64_t width) const;
 
   DepthwiseUint8RowKernel row_kernel_ = nullptr;
   // The rows with the output step fused (null where the table has none).
   DepthwiseUint8RequantRowKernel requant_kernel_ = nullptr;
+  // The table's fused stride-1 rows, for the flat layout.
+  DepthwiseUint8RequantRowKernel flat_kernel_ = nullptr;
   RequantizeRowKernel requantize_row_ = nullptr;
   ref::DepthwiseConv2dParams p_;
   ref::quantized::ConvQuantization quant_;
   int64_t padded_count_ = 0;  // out_w rounded up to kDepthwiseUint8Lanes
   int64_t plane_h_ = 0, plane_w_ = 0;
+  // Narrow stride-1 outputs run flat: the padded plane is out_w + 2 wide,
+  // so the output at (y, x) reads flat positions y * flat_w_ + x + the
+  // taps' offsets, and one row call of flat_count_ outputs covers the
+  // whole plane (the outputs at x >= out_w are computed and dropped). This
+  // saves the per-row set-up and the half-empty vectors of rows of 7 or
+  // 14 outputs. Zero where the layer does not run flat.
+  int64_t flat_w_ = 0, flat_h_ = 0, flat_count_ = 0;
   std::vector<int16_t> taps_;  // per output channel: 9 taps minus the zero point
 };
 

@@ -6,7 +6,7 @@
 // and 1, channel multipliers 1 and 2, zero points 0 and 255, uint8 and
 // per-channel int8 filters, biases large enough to need the scalar output
 // step, a multiplier above 1, with 1, 2 and 3 threads; with the fused rows
-// and without them. The fused rows also against naive integers alone.
+// and without them (narrow stride-1 outputs run flat only with them). The fused rows also against naive integers alone.
 #include <algorithm>
 #include <memory>
 #include <random>
@@ -59,27 +59,33 @@ void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
   const double low = c.big_multiplier ? 3.5 : 0.00005, high = c.big_multiplier ? 3.5001 : 0.01;
   ASSERT_TRUE(testing::RandomQuantization(c.input_zp, c.filter_zp, c.int8, out_channels, low,
                                           high, rng, &quant));
-  quant.output = OutputClamp{64, 10, 250};
-  const void* filter = c.int8 ? static_cast<const void*>(filter_i8.data()) : filter_u8.data();
-  std::unique_ptr<DepthwiseUint8Fast> fast =
-      DepthwiseUint8Fast::Create(table, p, quant, filter, c.int8);
-  ASSERT_NE(fast, nullptr);
-  const int64_t outputs = c.batch * out_channels * p.out_h * p.out_w;
-  std::vector<uint8_t> expected(outputs);
-  const int32_t* const biases[] = {nullptr, bias.data()};
-  for (const int32_t* b : biases) {
-    if (c.int8) {
-      ref::quantized::DepthwiseConv2d(p, quant, input.data(), filter_i8.data(), b,
-                                      expected.data());
-    } else {
-      ref::quantized::DepthwiseConv2d(p, quant, input.data(), filter_u8.data(), b,
-                                      expected.data());
+  // A clamp below the zero point, one at it (a fused RELU) and one above
+  // it: the AVX-512 output step drops the sign steps for the last two.
+  const OutputClamp clamps[] = {{64, 10, 250}, {64, 64, 250}, {64, 90, 200}};
+  for (const OutputClamp& clamp : clamps) {
+    SCOPED_TRACE(::testing::Message() << "clamp " << clamp.min << ".." << clamp.max);
+    quant.output = clamp;
+    const void* filter = c.int8 ? static_cast<const void*>(filter_i8.data()) : filter_u8.data();
+    std::unique_ptr<DepthwiseUint8Fast> fast =
+        DepthwiseUint8Fast::Create(table, p, quant, filter, c.int8);
+    ASSERT_NE(fast, nullptr);
+    const int64_t outputs = c.batch * out_channels * p.out_h * p.out_w;
+    std::vector<uint8_t> expected(outputs);
+    const int32_t* const biases[] = {nullptr, bias.data()};
+    for (const int32_t* b : biases) {
+      if (c.int8) {
+        ref::quantized::DepthwiseConv2d(p, quant, input.data(), filter_i8.data(), b,
+                                        expected.data());
+      } else {
+        ref::quantized::DepthwiseConv2d(p, quant, input.data(), filter_u8.data(), b,
+                                        expected.data());
+      }
+      const std::string mismatch =
+          testing::FirstMismatch(expected, [&](ThreadPool* pool, uint8_t* out) {
+            fast->Run(input.data(), b, out, pool);
+          });
+      ASSERT_EQ(mismatch, "") << table.name;
     }
-    const std::string mismatch =
-        testing::FirstMismatch(expected, [&](ThreadPool* pool, uint8_t* out) {
-          fast->Run(input.data(), b, out, pool);
-        });
-    ASSERT_EQ(mismatch, "") << table.name;
   }
 }
 
@@ -112,6 +118,13 @@ const Case kCases[] = {
     {1, 2, 6, 65, 2, 2, 2, 1, 0, 0, true, 40000, false},        // 33
     {1, 2, 7, 96, 1, 2, 2, 0, 128, 0, true, 40000, false},      // 47
     {1, 2, 3, 113, 1, 1, 2, 1, 99, 1, false, 40000, false},     // 57, stride 2 in W only
+    // Stride-1 outputs up to 16 wide run flat (the plane as one row):
+    // its edges, a multiplier above 1 and saturating sums there.
+    {2, 3, 6, 16, 2, 1, 1, 1, 128, 120, false, 40000, false},   // 16: the widest flat
+    {1, 2, 5, 17, 1, 1, 1, 1, 3, 250, true, 40000, false},      // 17: not flat
+    {1, 3, 9, 9, 1, 1, 1, 0, 255, 0, false, 40000, false},      // 7 without padding
+    {1, 4, 7, 7, 1, 1, 1, 1, 31, 200, false, 1000, true},       // multiplier above 1
+    {1, 4, 7, 7, 1, 1, 1, 1, 255, 0, true, 2147000000, false},  // saturating sums
 };
 
 // Each table as it is (the fused rows where it has them) and without its
@@ -190,7 +203,10 @@ TEST(DepthwiseUint8Fast, FusedRowsMatchNaiveIntegers) {
         QuantizedMultiplier m;
         ASSERT_TRUE(MakeQuantizedMultiplier(extreme ? 0.9999 : 0.0003 + 0.001 * count, "row", &m)
                         .ok());
-        const OutputClamp clamp{static_cast<int32_t>(count * 3 % 256), 3, 251};
+        // The clamp below, at (a fused RELU) and above the zero point.
+        const int32_t zero_point = static_cast<int32_t>(count * 3 % 200);
+        const int32_t lo = count % 3 == 0 ? 3 : count % 3 == 1 ? zero_point : zero_point + 7;
+        const OutputClamp clamp{zero_point, lo, 251};
         fused.output.row_term = static_cast<int32_t>(bias);
         fused.output.multiplier = m.multiplier;
         fused.output.right_shift = m.right_shift;

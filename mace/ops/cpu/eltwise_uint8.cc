@@ -68,8 +68,10 @@ class EltwiseUint8Cpu final : public EltwiseBase {
     const Tensor* a = Input(swapped_ ? 1 : 0);
     const Tensor* b = Input(swapped_ ? 0 : 1);
     if (!table_.empty()) {
+      const KernelTable* kernels = ContextKernelTable(context);
       EltwiseUint8ByTable(table_.data(), a->data<uint8_t>(), b->data<uint8_t>(), a->size(),
-                          b->size(), Output(0)->mutable_data<uint8_t>(), ContextPool(context));
+                          b->size(), Output(0)->mutable_data<uint8_t>(), ContextPool(context),
+                          kernels != nullptr ? kernels->eltwise_uint8_table : nullptr);
       return MaceStatus();
     }
     ref::quantized::Eltwise(quant_, a->data<uint8_t>(), b->data<uint8_t>(), a->size(), b->size(),

@@ -17,7 +17,8 @@ void MakeEltwiseUint8Table(const ref::quantized::EltwiseQuantization& quant,
 }
 
 void EltwiseUint8ByTable(const uint8_t* table, const uint8_t* input0, const uint8_t* input1,
-                         int64_t count, int64_t input1_count, uint8_t* output, ThreadPool* pool) {
+                         int64_t count, int64_t input1_count, uint8_t* output, ThreadPool* pool,
+                         EltwiseUint8TableKernel pairs) {
   // Pieces of at least 16 KiB, so that small tensors stay on one thread.
   constexpr int64_t kPiece = 16384;
   ParallelFor(pool, (count + kPiece - 1) / kPiece, [&](int64_t begin, int64_t end) {
@@ -25,6 +26,10 @@ void EltwiseUint8ByTable(const uint8_t* table, const uint8_t* input0, const uint
     if (input1_count == 1) {
       const uint8_t* column = table + input1[0];
       for (int64_t i = first; i < last; ++i) output[i] = column[int64_t{input0[i]} << 8];
+      return;
+    }
+    if (pairs != nullptr) {
+      pairs(table, input0 + first, input1 + first, last - first, output + first);
       return;
     }
     for (int64_t i = first; i < last; ++i) {

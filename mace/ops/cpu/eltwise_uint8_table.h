@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mace/ops/cpu/quantized_micro_kernels.h"
 #include "mace/ops/ref/quantized/eltwise.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
@@ -22,9 +23,12 @@ void MakeEltwiseUint8Table(const ref::quantized::EltwiseQuantization& quant,
                            std::vector<uint8_t>* table);
 
 // As ref::quantized::Eltwise: input1 holds `count` values, or one for all
-// when input1_count is 1. `pool` may be null (one thread).
+// when input1_count is 1. `pool` may be null (one thread). `pairs`, where
+// not null, does the lookups of two full inputs (a kernel table's
+// eltwise_uint8_table).
 void EltwiseUint8ByTable(const uint8_t* table, const uint8_t* input0, const uint8_t* input1,
-                         int64_t count, int64_t input1_count, uint8_t* output, ThreadPool* pool);
+                         int64_t count, int64_t input1_count, uint8_t* output, ThreadPool* pool,
+                         EltwiseUint8TableKernel pairs = nullptr);
 
 }  // namespace ops
 }  // namespace mace

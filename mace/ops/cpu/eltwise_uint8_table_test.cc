@@ -2,7 +2,8 @@
 // ref::quantized::Eltwise, bit for bit: add, subtract and multiply with
 // random scales and zero points (0 and 255 included), every input pair,
 // tensors around the thread pieces, a single-value second input, with 1,
-// 2 and 3 threads.
+// 2 and 3 threads; the scalar lookups and each kernel table's (the
+// AVX-512 gather), with tails of 1 and 15 past its 16-pair step.
 #include <random>
 #include <vector>
 
@@ -48,12 +49,23 @@ TEST(EltwiseUint8Table, MatchesReferenceExactly) {
         for (int64_t b_count : {count, int64_t{1}}) {
           std::vector<uint8_t> expected(count);
           ref::quantized::Eltwise(quant, a.data(), b.data(), count, b_count, expected.data());
-          const std::string mismatch =
-              testing::FirstMismatch(expected, [&](ThreadPool* pool, uint8_t* got) {
-                EltwiseUint8ByTable(table.data(), a.data(), b.data(), count, b_count, got, pool);
-              });
-          EXPECT_EQ(mismatch, "") << "kind " << static_cast<int>(kind) << " zero point " << zp
-                                  << " count " << count << " input1 count " << b_count;
+          // The scalar lookups, then each kernel table's.
+          std::vector<EltwiseUint8TableKernel> kernels = {nullptr};
+          for (const KernelTable* kernel_table : testing::TablesUnderTest()) {
+            if (kernel_table->eltwise_uint8_table != nullptr) {
+              kernels.push_back(kernel_table->eltwise_uint8_table);
+            }
+          }
+          for (EltwiseUint8TableKernel kernel : kernels) {
+            const std::string mismatch =
+                testing::FirstMismatch(expected, [&](ThreadPool* pool, uint8_t* got) {
+                  EltwiseUint8ByTable(table.data(), a.data(), b.data(), count, b_count, got, pool,
+                                      kernel);
+                });
+            EXPECT_EQ(mismatch, "") << "kind " << static_cast<int>(kind) << " zero point " << zp
+                                    << " count " << count << " input1 count " << b_count
+                                    << (kernel != nullptr ? " vector" : " scalar");
+          }
         }
       }
     }

@@ -102,6 +102,7 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.blocked_winograd_output = x86::Avx512BlockedWinogradOutput;
   table.requantize_row = x86::Avx512RequantizeRow;
   table.quantize_uint8 = x86::Avx512QuantizeUint8;
+  table.eltwise_uint8_table = x86::Avx512EltwiseUint8Table;
   // vpmaddwd on zmm is AVX-512 BW, which `features.avx512` does not include.
   if (__builtin_cpu_supports("avx512bw")) {
     table.depthwise3x3_uint8_s1 = x86::Avx512DepthwiseUint8S1;

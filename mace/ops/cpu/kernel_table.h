@@ -78,6 +78,9 @@ struct KernelTable {
   // The uint8 x int8 matrix-vector product (optional: FullyConnected at
   // batch 1 then runs on the GEMM).
   QuantizedGemvKernel quantized_gemv = nullptr;
+  // The uint8 Eltwise's table lookups of two full inputs (optional: a
+  // scalar loop runs without).
+  EltwiseUint8TableKernel eltwise_uint8_table = nullptr;
   // float to uint8 (the Quantize op; optional: the reference runs without).
   QuantizeUint8Kernel quantize_uint8 = nullptr;
   // Rows of a 3x3 uint8 depthwise convolution by horizontal stride

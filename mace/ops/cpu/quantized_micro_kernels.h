@@ -86,6 +86,12 @@ using QuantizedGemvKernel = void (*)(const int8_t* w, const uint8_t* x, int64_t 
 // The Quantize op's conversion, by the rule of QuantizeValue in
 // common/quantize.h: for i < count, out[i] = clamp(zero_point +
 // round_half_away(double(in[i]) / scale), 0, 255), and zero_point for NaN.
+// The uint8 Eltwise by its 256 x 256 table (eltwise_uint8_table.h): for
+// i < count, out[i] = table[in0[i] * 256 + in1[i]]. Reads only the table's
+// 65,536 bytes.
+using EltwiseUint8TableKernel = void (*)(const uint8_t* table, const uint8_t* in0,
+                                         const uint8_t* in1, int64_t count, uint8_t* out);
+
 using QuantizeUint8Kernel = void (*)(const float* in, int64_t count, float scale,
                                      int32_t zero_point, uint8_t* out);
 

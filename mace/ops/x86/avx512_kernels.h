@@ -56,6 +56,8 @@ void Avx512RequantizeRow(const RequantizeRow& row);
 
 // float to uint8 (QuantizeUint8Kernel), 16 values at a time in double, the
 // tail under a mask.
+void Avx512EltwiseUint8Table(const uint8_t* table, const uint8_t* in0, const uint8_t* in1,
+                             int64_t count, uint8_t* out);
 void Avx512QuantizeUint8(const float* in, int64_t count, float scale, int32_t zero_point,
                          uint8_t* out);
 

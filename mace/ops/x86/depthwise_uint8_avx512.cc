@@ -16,9 +16,11 @@
 // assume: the functions carry it as a target attribute, and the kernel table
 // takes them only where the CPU reports BW.
 //
-// The fused rows (DepthwiseUint8RequantRowKernel) run the same sums and
-// requantize 16 at a time in zmm registers (requantize_avx512.h; the 8-wide
-// steps fill half a register), storing the valid bytes under a mask.
+// The fused rows (DepthwiseUint8RequantRowKernel) run the same sums, started
+// from the bias, and requantize 16 at a time in zmm registers
+// (requantize_avx512.h, without the sign steps where the clamp starts at or
+// above the zero point; the 8-wide steps fill half a register), storing the
+// valid bytes under a mask.
 #include <immintrin.h>
 
 #include "mace/ops/x86/avx512_kernels.h"
@@ -48,8 +50,12 @@ inline __m128i Load128(const int16_t* in) {
 
 // Where the sums go: to memory as int32 (the whole padded row), or
 // requantized to bytes (only x < count).
+// Start() is what the accumulators start from: 0 for the sums, the row's
+// term (bias) for the requantized bytes, which thus need no add of their
+// own (the sums are exact modulo 2^32).
 struct SumsSink {
   int32_t* sums;
+  __attribute__((target("avx512bw"))) __m512i Start() const { return _mm512_setzero_si512(); }
   __attribute__((target("avx512bw"))) void Store16(int64_t x, __m512i acc) const {
     _mm512_storeu_si512(sums + x, acc);
   }
@@ -58,6 +64,7 @@ struct SumsSink {
   }
 };
 
+template <bool AboveZero>
 struct RequantSink {
   __m512i row_term;
   Avx512RequantizeScale scale;
@@ -70,14 +77,15 @@ struct RequantSink {
         clamp(Avx512MakeRequantizeClamp(r.output.zero_point, r.output.lo, r.output.hi)),
         count(r.row.count),
         out(r.output.out) {}
+  __attribute__((target("avx512bw"))) __m512i Start() const { return row_term; }
   // Lanes [0, lanes) of acc are outputs x, x + 1, ...; those below count
   // are stored.
   __attribute__((target("avx512bw"))) void Store(int64_t x, __m512i acc, int64_t lanes) const {
     const int64_t valid = count - x < lanes ? count - x : lanes;
     if (valid <= 0) return;
     const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1);
-    _mm512_mask_cvtepi32_storeu_epi8(
-        out + x, mask, Avx512Requantize(_mm512_add_epi32(acc, row_term), scale, clamp));
+    _mm512_mask_cvtepi32_storeu_epi8(out + x, mask,
+                                     Avx512RequantizeAs<AboveZero>(acc, scale, clamp));
   }
   __attribute__((target("avx512bw"))) void Store16(int64_t x, __m512i acc) const {
     Store(x, acc, 16);
@@ -107,7 +115,7 @@ __attribute__((target("avx512bw"))) void RowS1(const DepthwiseUint8Row& row, con
     const __m512i high_order = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10,
                                                 25, 9, 24, 8);
     for (; x + 32 <= padded; x += 32) {
-      __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();
+      __m512i even = sink.Start(), odd = even;
       for (int i = 0; i < 3; ++i) {
         const int16_t* in = row.rows[i] + x;
         even = _mm512_add_epi32(even, _mm512_madd_epi16(Load512(in), t01[i]));
@@ -122,7 +130,7 @@ __attribute__((target("avx512bw"))) void RowS1(const DepthwiseUint8Row& row, con
   if (x + 16 <= padded) {
     // 16 outputs on ymm registers (rows of 14 to 16, and the middle of
     // longer ones).
-    __m256i even = _mm256_setzero_si256(), odd = _mm256_setzero_si256();
+    __m256i even = _mm512_castsi512_si256(sink.Start()), odd = even;
     for (int i = 0; i < 3; ++i) {
       const int16_t* in = row.rows[i] + x;
       const __m256i t01 = _mm256_set1_epi32(first[i]), t2 = _mm256_set1_epi32(third[i]);
@@ -140,7 +148,7 @@ __attribute__((target("avx512bw"))) void RowS1(const DepthwiseUint8Row& row, con
     x += 16;
   }
   for (; x < padded; x += 8) {
-    __m128i even = _mm_setzero_si128(), odd = _mm_setzero_si128();
+    __m128i even = _mm512_castsi512_si128(sink.Start()), odd = even;
     for (int i = 0; i < 3; ++i) {
       const int16_t* in = row.rows[i] + x;
       const __m128i t01 = _mm_set1_epi32(first[i]), t2 = _mm_set1_epi32(third[i]);
@@ -163,7 +171,7 @@ __attribute__((target("avx512bw"))) void RowS2(const DepthwiseUint8Row& row, con
   const int64_t padded = PaddedCount(row.count);
   int64_t x = 0;
   for (; x + 16 <= padded; x += 16) {
-    __m512i acc = _mm512_setzero_si512();
+    __m512i acc = sink.Start();
     for (int i = 0; i < 3; ++i) {
       const int16_t* in = row.rows[i] + 2 * x;
       acc = _mm512_add_epi32(acc, _mm512_madd_epi16(Load512(in), t01[i]));
@@ -172,7 +180,7 @@ __attribute__((target("avx512bw"))) void RowS2(const DepthwiseUint8Row& row, con
     sink.Store16(x, acc);
   }
   if (x < padded) {  // 8 outputs left
-    __m256i acc = _mm256_setzero_si256();
+    __m256i acc = _mm512_castsi512_si256(sink.Start());
     for (int i = 0; i < 3; ++i) {
       const int16_t* in = row.rows[i] + 2 * x;
       acc = _mm256_add_epi32(acc, _mm256_madd_epi16(Load256(in), _mm512_castsi512_si256(t01[i])));
@@ -184,9 +192,9 @@ __attribute__((target("avx512bw"))) void RowS2(const DepthwiseUint8Row& row, con
 
 // The rows of a fused call, one after another, with the output
 // constants set up once.
-template <void (*kRow)(const DepthwiseUint8Row&, const RequantSink&)>
+template <bool AboveZero, void (*kRow)(const DepthwiseUint8Row&, const RequantSink<AboveZero>&)>
 __attribute__((target("avx512bw"))) void FusedPlane(const DepthwiseUint8RequantRow& rows) {
-  RequantSink sink(rows);
+  RequantSink<AboveZero> sink(rows);
   DepthwiseUint8Row row = rows.row;
   for (int64_t r = 0; r < rows.out_rows; ++r) {
     kRow(row, sink);
@@ -207,12 +215,20 @@ __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8S2(const DepthwiseU
 
 __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8RequantS1(
     const DepthwiseUint8RequantRow& rows) {
-  FusedPlane<RowS1<RequantSink>>(rows);
+  if (rows.output.lo >= rows.output.zero_point) {
+    FusedPlane<true, RowS1<RequantSink<true>>>(rows);
+  } else {
+    FusedPlane<false, RowS1<RequantSink<false>>>(rows);
+  }
 }
 
 __attribute__((target("avx512bw"))) void Avx512DepthwiseUint8RequantS2(
     const DepthwiseUint8RequantRow& rows) {
-  FusedPlane<RowS2<RequantSink>>(rows);
+  if (rows.output.lo >= rows.output.zero_point) {
+    FusedPlane<true, RowS2<RequantSink<true>>>(rows);
+  } else {
+    FusedPlane<false, RowS2<RequantSink<false>>>(rows);
+  }
 }
 
 }  // namespace x86

@@ -15,10 +15,12 @@
 // over it.
 //
 // VnniQuantizedGemm stores the int32 sums. VnniQuantizedGemmRequant
-// instead requantizes each tile's accumulators in registers (the step of
-// requantize_avx512.h, per row its own term and multiplier) and stores
-// bytes, under masks for the rows and columns past the valid ones; tiles
-// wholly past the valid columns are skipped.
+// instead starts each row's accumulators from its term, adds the column
+// terms (where there are any) after the reduction, requantizes the tile in
+// registers (the step of requantize_avx512.h, per row its own multiplier;
+// without the sign steps where the clamp starts at or above the zero
+// point) and stores bytes, under masks for the rows and columns past the
+// valid ones; tiles wholly past the valid columns are skipped.
 #include "mace/ops/x86/avx512_kernels.h"
 #include "mace/ops/x86/requantize_avx512.h"
 
@@ -41,15 +43,21 @@ inline __mmask16 LaneMask(int64_t valid) {
 // Fused its bytes to `tile`.
 // The loops over the rows are unrolled so that the accumulators stay in
 // registers.
-template <int Rows, bool Fused>
+// With Fused the accumulators start from each row's term (the sums are
+// exact modulo 2^32, so the order of the additions does not matter), and
+// AboveZero picks the output step for a clamp whose low end is at or above
+// the zero point.
+template <int Rows, bool Fused, bool AboveZero>
 __attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
     const int32_t* a, int64_t groups, const int32_t* b, int64_t cols, int32_t* c,
     const RequantizeTile* tile, int64_t row0, int64_t col0) {
   __m512i acc0[Rows], acc1[Rows];
 #pragma GCC unroll 12
   for (int r = 0; r < Rows; ++r) {
-    acc0[r] = _mm512_setzero_si512();
-    acc1[r] = _mm512_setzero_si512();
+    // Rows past the valid ones may have no term.
+    acc0[r] = Fused && row0 + r < tile->valid_rows ? _mm512_set1_epi32(tile->row_terms[row0 + r])
+                                                   : _mm512_setzero_si512();
+    acc1[r] = acc0[r];
   }
   for (int64_t g = 0; g < groups; ++g) {
     const __m512i x0 = _mm512_loadu_si512(b);
@@ -73,10 +81,14 @@ __attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
   }
   const int64_t left = tile->count - col0;
   const __mmask16 mask0 = LaneMask(left), mask1 = LaneMask(left - 16);
-  __m512i terms0 = _mm512_setzero_si512(), terms1 = _mm512_setzero_si512();
   if (tile->column_terms != nullptr) {
-    terms0 = _mm512_maskz_loadu_epi32(mask0, tile->column_terms + col0);
-    terms1 = _mm512_maskz_loadu_epi32(mask1, tile->column_terms + col0 + 16);
+    const __m512i terms0 = _mm512_maskz_loadu_epi32(mask0, tile->column_terms + col0);
+    const __m512i terms1 = _mm512_maskz_loadu_epi32(mask1, tile->column_terms + col0 + 16);
+#pragma GCC unroll 12
+    for (int r = 0; r < Rows; ++r) {
+      acc0[r] = _mm512_add_epi32(acc0[r], terms0);
+      acc1[r] = _mm512_add_epi32(acc1[r], terms1);
+    }
   }
   const Avx512RequantizeClamp clamp =
       Avx512MakeRequantizeClamp(tile->zero_point, tile->lo, tile->hi);
@@ -88,16 +100,15 @@ __attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
     const int64_t row = row0 + r;
     const Avx512RequantizeScale scale =
         Avx512MakeRequantizeScale(tile->multipliers[row], tile->right_shifts[row]);
-    const __m512i row_term = _mm512_set1_epi32(tile->row_terms[row]);
-    const __m512i x0 = _mm512_add_epi32(_mm512_add_epi32(acc0[r], row_term), terms0);
-    const __m512i x1 = _mm512_add_epi32(_mm512_add_epi32(acc1[r], row_term), terms1);
-    _mm512_mask_cvtepi32_storeu_epi8(out, mask0, Avx512Requantize(x0, scale, clamp));
-    _mm512_mask_cvtepi32_storeu_epi8(out + 16, mask1, Avx512Requantize(x1, scale, clamp));
+    _mm512_mask_cvtepi32_storeu_epi8(out, mask0,
+                                     Avx512RequantizeAs<AboveZero>(acc0[r], scale, clamp));
+    _mm512_mask_cvtepi32_storeu_epi8(out + 16, mask1,
+                                     Avx512RequantizeAs<AboveZero>(acc1[r], scale, clamp));
     out += tile->out_stride;
   }
 }
 
-template <bool Fused>
+template <bool Fused, bool AboveZero>
 __attribute__((target("avx512vnni"))) void VnniGemm(const int32_t* a, const int32_t* b,
                                                      int64_t rows, int64_t groups, int64_t cols,
                                                      int32_t* c, const RequantizeTile* tile) {
@@ -107,15 +118,15 @@ __attribute__((target("avx512vnni"))) void VnniGemm(const int32_t* a, const int3
     int64_t row = 0;
     for (; row + kTileRows <= rows; row += kTileRows) {
       if (Fused && row >= tile->valid_rows) return;
-      VnniTile<kTileRows, Fused>(a + row * groups, groups, strip, cols, c, tile, row,
-                                 col);
+      VnniTile<kTileRows, Fused, AboveZero>(a + row * groups, groups, strip, cols, c, tile, row,
+                                            col);
     }
     if (Fused && row >= tile->valid_rows) continue;
     // rows is a multiple of 4: what is left is 0, 4 or 8 rows.
     if (rows - row == 8) {
-      VnniTile<8, Fused>(a + row * groups, groups, strip, cols, c, tile, row, col);
+      VnniTile<8, Fused, AboveZero>(a + row * groups, groups, strip, cols, c, tile, row, col);
     } else if (rows - row == 4) {
-      VnniTile<4, Fused>(a + row * groups, groups, strip, cols, c, tile, row, col);
+      VnniTile<4, Fused, AboveZero>(a + row * groups, groups, strip, cols, c, tile, row, col);
     }
   }
 }
@@ -125,13 +136,17 @@ __attribute__((target("avx512vnni"))) void VnniGemm(const int32_t* a, const int3
 __attribute__((target("avx512vnni"))) void VnniQuantizedGemm(const int32_t* a, const int32_t* b,
                                                             int64_t rows, int64_t groups,
                                                             int64_t cols, int32_t* c) {
-  VnniGemm<false>(a, b, rows, groups, cols, c, nullptr);
+  VnniGemm<false, false>(a, b, rows, groups, cols, c, nullptr);
 }
 
 __attribute__((target("avx512vnni"))) void VnniQuantizedGemmRequant(
     const int32_t* a, const int32_t* b, int64_t rows, int64_t groups, int64_t cols,
     const RequantizeTile& tile) {
-  VnniGemm<true>(a, b, rows, groups, cols, nullptr, &tile);
+  if (tile.lo >= tile.zero_point) {
+    VnniGemm<true, true>(a, b, rows, groups, cols, nullptr, &tile);
+  } else {
+    VnniGemm<true, false>(a, b, rows, groups, cols, nullptr, &tile);
+  }
 }
 
 }  // namespace x86

@@ -10,7 +10,10 @@ namespace mace {
 namespace ops {
 namespace x86 {
 
-void Avx512RequantizeRow(const RequantizeRow& row) {
+namespace {
+
+template <bool AboveZero>
+void RequantizeRowAs(const RequantizeRow& row) {
   const __m512i row_term = _mm512_set1_epi32(row.row_term);
   const Avx512RequantizeScale scale = Avx512MakeRequantizeScale(row.multiplier, row.right_shift);
   const Avx512RequantizeClamp clamp = Avx512MakeRequantizeClamp(row.zero_point, row.lo, row.hi);
@@ -26,13 +29,13 @@ void Avx512RequantizeRow(const RequantizeRow& row) {
       const __m512i x = _mm512_add_epi32(_mm512_add_epi32(_mm512_loadu_si512(sums + i), row_term),
                                          _mm512_loadu_si512(column_terms + i));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                       _mm512_cvtepi32_epi8(Avx512Requantize(x, scale, clamp)));
+                       _mm512_cvtepi32_epi8(Avx512RequantizeAs<AboveZero>(x, scale, clamp)));
     }
   } else {
     for (; i + 16 <= count; i += 16) {
       const __m512i x = _mm512_add_epi32(_mm512_loadu_si512(sums + i), row_term);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                       _mm512_cvtepi32_epi8(Avx512Requantize(x, scale, clamp)));
+                       _mm512_cvtepi32_epi8(Avx512RequantizeAs<AboveZero>(x, scale, clamp)));
     }
   }
   if (i < count) {
@@ -42,7 +45,19 @@ void Avx512RequantizeRow(const RequantizeRow& row) {
     if (column_terms != nullptr) {
       x = _mm512_add_epi32(x, _mm512_maskz_loadu_epi32(mask, column_terms + i));
     }
-    _mm512_mask_cvtepi32_storeu_epi8(out + i, mask, Avx512Requantize(x, scale, clamp));
+    _mm512_mask_cvtepi32_storeu_epi8(out + i, mask, Avx512RequantizeAs<AboveZero>(x, scale, clamp));
+  }
+}
+
+}  // namespace
+
+void Avx512RequantizeRow(const RequantizeRow& row) {
+  // Without the sign steps where the clamp starts at or above the zero
+  // point (a fused RELU or RELU6).
+  if (row.lo >= row.zero_point) {
+    RequantizeRowAs<true>(row);
+  } else {
+    RequantizeRowAs<false>(row);
   }
 }
 
