@@ -6,6 +6,7 @@ Needs the host mace_run binary (MACE_RUN, as for test_mace_run_cli).
 """
 import importlib.util
 import io
+import re
 import sys
 import unittest
 from contextlib import redirect_stdout
@@ -25,6 +26,21 @@ spec.loader.exec_module(conformance)
 # The measured pass rate of the claimed tests, less a little: a change that
 # loses passes fails here and must say why in the report.
 MIN_PASS_RATE = 0.95
+
+
+class OpsDocTest(unittest.TestCase):
+    """docs/ops.md's ONNX table names every op type the converter claims."""
+
+    def test_every_claimed_op_has_a_row(self):
+        text = (REPO / "docs" / "ops.md").read_text()
+        section = text.split("## ONNX op types", 1)[1].split("\n## ", 1)[0]
+        named = set()
+        for line in section.splitlines():
+            if line.startswith("| ") and not line.startswith("| ONNX op |"):
+                first = line.split("|")[1]
+                named.update(re.findall(r"[A-Za-z][A-Za-z0-9]*", first))
+        missing = sorted(conformance.claimed_ops() - named)
+        self.assertEqual(missing, [], "claimed ONNX ops without a row in docs/ops.md")
 
 
 class CompareTest(unittest.TestCase):
