@@ -12,8 +12,8 @@ namespace {
 constexpr int64_t kMaxDepth = 65000;
 // Inputs below this many bytes are packed by the calling thread alone.
 constexpr int64_t kSerialPackBytes = 64 * 1024;
-// Rows of the kernel's tile: threads split the rows in multiples of it.
-constexpr int64_t kRowTile = 12;
+// Rows of the kernel's blocks: threads split the rows in multiples of it.
+constexpr int64_t kRowTile = kQuantConvRows;
 
 int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -70,8 +70,9 @@ std::unique_ptr<Conv2dUint8Implicit> Conv2dUint8Implicit::Create(
     }
   }
 
-  // Filter words: [row][quad][tap], byte l the weight of channel 4q + l as
-  // int8 (uint8 weights minus 128), 0 past the input's channels.
+  // Filter words (quad q, tap t) of each row, byte l the weight of channel
+  // 4q + l as int8 (uint8 weights minus 128), 0 past the input's channels,
+  // in the kernel's blocks of rows (see QuantizedConvTaps).
   const int32_t weight_offset = int8_filter ? 0 : 128;
   conv->input_correction_ = weight_offset - quant.filter_zero_point;
   conv->rows_ = RoundUp(p.out_channels, kQuantGemmRows);
@@ -85,8 +86,11 @@ std::unique_ptr<Conv2dUint8Implicit> Conv2dUint8Implicit::Create(
                                       : static_cast<const uint8_t*>(filter)[k];
         conv->filter_sums_[oc] += w - quant.filter_zero_point;
         const uint32_t byte = static_cast<uint8_t>(static_cast<int8_t>(w - weight_offset));
+        const int64_t block = oc / kRowTile * kRowTile;
+        const int64_t block_rows = std::min<int64_t>(kRowTile, conv->rows_ - block);
+        const int64_t g = (ic / 4) * taps + t;
         uint32_t& word = reinterpret_cast<uint32_t&>(
-            conv->filter_[(oc * quads + ic / 4) * taps + t]);
+            conv->filter_[block * quads * taps + g * block_rows + oc - block]);
         word |= byte << (8 * (ic % 4));
       }
     }

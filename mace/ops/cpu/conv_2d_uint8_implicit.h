@@ -78,7 +78,7 @@ class Conv2dUint8Implicit {
   int64_t cols_ = 0;         // flat positions, rounded up to kQuantGemmCols
   int32_t input_correction_ = 0;  // 128 - zp_w for uint8 weights, 0 for int8
   std::vector<int64_t> tap_offsets_;
-  std::vector<int32_t> filter_;       // [rows_][quads_][taps] words
+  std::vector<int32_t> filter_;       // rows_ x quads_ x taps words, in the kernel's row blocks
   std::vector<int64_t> filter_sums_;  // per output channel: sum(w - zp_w)
   std::vector<int32_t> input_;        // [quads_][phases_][plane_words_]
   std::vector<uint8_t> zero_row_;     // the rows of channels past the input's

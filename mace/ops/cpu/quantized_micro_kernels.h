@@ -152,16 +152,22 @@ using DepthwiseUint8RequantRowKernel = void (*)(const DepthwiseUint8RequantRow& 
 // driver picks the layout; see cpu/conv_2d_uint8_implicit.h). The product of
 // row r (an output channel) and flat position p is
 //   C[r][p] = sum over q < quads, t < taps of
-//             dot(filter[(r * quads + q) * taps + t], input[q * quad_stride + tap_offsets[t] + p])
-// exactly in int32 (uint8 input x int8 filter bytes). It is requantized by
+//             dot(W(r, q * taps + t), input[q * quad_stride + tap_offsets[t] + p])
+// exactly in int32 (uint8 input x int8 filter bytes). The filter words W
+// come in blocks of kQuantConvRows rows (the last block has the rows left,
+// 4 or 8), each block word-major: W(r, g) = filter[b * words +
+// g * block_rows + r - b] for the block starting at row b, words = quads x
+// taps, so a tile's rows of one word are adjacent. It is requantized by
 // the rule of RequantizeRow with row r's term, multiplier and shift and
 // column term column_terms[p] (none where null), and the byte goes to
 // out[r * out_h * out_w + oh * out_w + ow] for p = oh * flat_width + ow with
 // oh < out_h and ow < out_w; positions with ow >= out_w, rows r >=
 // valid_rows and nothing else are written. Rows [row_begin, row_end) are
 // computed (multiples of kQuantGemmRows) for flat positions [col_begin,
-// col_end) (multiples of kQuantGemmCols); the input must be readable there
+// col_end) (multiples of kQuantGemmCols; row_begin a multiple of
+// kQuantConvRows); the input must be readable there
 // at every tap. Every row must meet RequantizeRow's conditions.
+constexpr int kQuantConvRows = 12;
 struct QuantizedConvTaps {
   const int32_t* filter = nullptr;
   const int32_t* input = nullptr;

@@ -28,7 +28,7 @@ namespace x86 {
 namespace {
 
 constexpr int kTileCols = 32;
-constexpr int kTileRows = 12;
+constexpr int kTileRows = kQuantConvRows;
 
 // The stores of one 16-position group: piece k writes the lanes of
 // masks[k] to out_row + offsets[k] + lane (out_row: one output plane).
@@ -68,16 +68,17 @@ __attribute__((target("avx512vnni"), always_inline)) inline void ConvTile(
     acc1[r] = _mm512_setzero_si512();
   }
   const int64_t words = conv.quads * conv.taps;
+  // The block's words, each with its Rows weights adjacent.
   const int32_t* a = conv.filter + row0 * words;
   const int32_t* quad = conv.input + col0;
   for (int64_t q = 0; q < conv.quads; ++q, quad += conv.quad_stride) {
-    for (int64_t t = 0; t < conv.taps; ++t, ++a) {
+    for (int64_t t = 0; t < conv.taps; ++t, a += Rows) {
       const int32_t* b = quad + conv.tap_offsets[t];
       const __m512i x0 = _mm512_loadu_si512(b);
       const __m512i x1 = _mm512_loadu_si512(b + 16);
 #pragma GCC unroll 12
       for (int r = 0; r < Rows; ++r) {
-        const __m512i w = _mm512_set1_epi32(a[r * words]);
+        const __m512i w = _mm512_set1_epi32(a[r]);
         acc0[r] = _mm512_dpbusd_epi32(acc0[r], x0, w);
         acc1[r] = _mm512_dpbusd_epi32(acc1[r], x1, w);
       }
