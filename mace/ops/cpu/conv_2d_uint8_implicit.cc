@@ -207,14 +207,14 @@ bool Conv2dUint8Implicit::Run(const uint8_t* input, const int32_t* bias, uint8_t
   conv.quad_stride = phases_ * plane_words_;
   conv.tap_offsets = tap_offsets_.data();
   conv.taps = taps;
-  conv.row_terms = row_terms_.data();
-  conv.multipliers = multipliers_.data();
-  conv.right_shifts = shifts_.data();
-  conv.column_terms = input_correction_ != 0 ? column_terms_.data() : nullptr;
-  conv.zero_point = quant_.output.zero_point;
-  conv.lo = quant_.output.min;
-  conv.hi = quant_.output.max;
-  conv.valid_rows = p.out_channels;
+  conv.output.row_terms = row_terms_.data();
+  conv.output.multipliers = multipliers_.data();
+  conv.output.right_shifts = shifts_.data();
+  conv.output.column_terms = input_correction_ != 0 ? column_terms_.data() : nullptr;
+  conv.output.zero_point = quant_.output.zero_point;
+  conv.output.lo = quant_.output.min;
+  conv.output.hi = quant_.output.max;
+  conv.output.valid_rows = p.out_channels;
   conv.flat_width = flat_width_;
   conv.out_h = p.out_h;
   conv.out_w = p.out_w;
@@ -231,7 +231,7 @@ bool Conv2dUint8Implicit::Run(const uint8_t* input, const int32_t* bias, uint8_t
   for (int64_t n = 0; n < p.batch; ++n) {
     Pack(input + n * p.in_channels * p.in_h * p.in_w, pool);
     if (input_correction_ != 0) ColumnSums();
-    conv.out = output + n * p.out_channels * p.out_h * p.out_w;
+    conv.output.out = output + n * p.out_channels * p.out_h * p.out_w;
     if (threads == 1) {
       conv.row_begin = 0;
       conv.row_end = rows_;

@@ -162,7 +162,7 @@ using DepthwiseUint8RequantRowKernel = void (*)(const DepthwiseUint8RequantRow& 
 // column term column_terms[p] (none where null), and the byte goes to
 // out[r * out_h * out_w + oh * out_w + ow] for p = oh * flat_width + ow with
 // oh < out_h and ow < out_w; positions with ow >= out_w, rows r >=
-// valid_rows and nothing else are written. Rows [row_begin, row_end) are
+// output.valid_rows and nothing else are written. Rows [row_begin, row_end) are
 // computed (multiples of kQuantGemmRows) for flat positions [col_begin,
 // col_end) (multiples of kQuantGemmCols; row_begin a multiple of
 // kQuantConvRows); the input must be readable there
@@ -176,14 +176,11 @@ struct QuantizedConvTaps {
   int64_t taps = 0;
   int64_t row_begin = 0, row_end = 0;
   int64_t col_begin = 0, col_end = 0;
-  const int32_t* row_terms = nullptr;
-  const int32_t* multipliers = nullptr;
-  const int32_t* right_shifts = nullptr;
-  const int32_t* column_terms = nullptr;
-  int32_t zero_point = 0, lo = 0, hi = 255;
-  int64_t valid_rows = 0;
+  // The output step as RequantizeTile's (count and out_stride unused):
+  // column_terms are indexed by flat position, and row r's plane starts at
+  // out + r * out_h * out_w.
+  RequantizeTile output;
   int64_t flat_width = 0, out_h = 0, out_w = 0;
-  uint8_t* out = nullptr;
 };
 using QuantizedConvTapsKernel = void (*)(const QuantizedConvTaps& conv);
 

@@ -85,25 +85,25 @@ __attribute__((target("avx512vnni"), always_inline)) inline void ConvTile(
     }
   }
   __m512i terms0 = _mm512_setzero_si512(), terms1 = _mm512_setzero_si512();
-  if (conv.column_terms != nullptr) {
-    terms0 = _mm512_loadu_si512(conv.column_terms + col0);
-    terms1 = _mm512_loadu_si512(conv.column_terms + col0 + 16);
+  if (conv.output.column_terms != nullptr) {
+    terms0 = _mm512_loadu_si512(conv.output.column_terms + col0);
+    terms1 = _mm512_loadu_si512(conv.output.column_terms + col0 + 16);
   }
   const Avx512RequantizeClamp clamp =
-      Avx512MakeRequantizeClamp(conv.zero_point, conv.lo, conv.hi);
+      Avx512MakeRequantizeClamp(conv.output.zero_point, conv.output.lo, conv.output.hi);
   const int64_t plane = conv.out_h * conv.out_w;
 #pragma GCC unroll 12
   for (int r = 0; r < Rows; ++r) {
     const int64_t row = row0 + r;
-    if (row >= conv.valid_rows) break;
+    if (row >= conv.output.valid_rows) break;
     const Avx512RequantizeScale scale =
-        Avx512MakeRequantizeScale(conv.multipliers[row], conv.right_shifts[row]);
-    const __m512i row_term = _mm512_set1_epi32(conv.row_terms[row]);
+        Avx512MakeRequantizeScale(conv.output.multipliers[row], conv.output.right_shifts[row]);
+    const __m512i row_term = _mm512_set1_epi32(conv.output.row_terms[row]);
     const __m512i y0 = Avx512Requantize(
         _mm512_add_epi32(_mm512_add_epi32(acc0[r], row_term), terms0), scale, clamp);
     const __m512i y1 = Avx512Requantize(
         _mm512_add_epi32(_mm512_add_epi32(acc1[r], row_term), terms1), scale, clamp);
-    uint8_t* out = conv.out + row * plane;
+    uint8_t* out = conv.output.out + row * plane;
     for (int k = 0; k < low.count; ++k) {
       _mm512_mask_cvtepi32_storeu_epi8(out + low.offsets[k], low.masks[k], y0);
     }
@@ -121,7 +121,7 @@ __attribute__((target("avx512vnni"))) void VnniQuantizedConvTaps(const Quantized
     MakePieces(conv, col, &low);
     MakePieces(conv, col + 16, &high);
     if (low.count + high.count == 0) continue;
-    const int64_t last = std::min(conv.row_end, (conv.valid_rows + 3) / 4 * 4);
+    const int64_t last = std::min(conv.row_end, (conv.output.valid_rows + 3) / 4 * 4);
     int64_t row = conv.row_begin;
     for (; row + kTileRows <= last; row += kTileRows) {
       ConvTile<kTileRows>(conv, row, col, low, high);
