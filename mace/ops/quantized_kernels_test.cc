@@ -161,6 +161,73 @@ TEST(QuantizedKernels, DepthwiseConv2dMatchesReference) {
   for (const DepthwiseCase& c : cases) RunDepthwise(c);
 }
 
+// ---- Conv2D with a window: the implicit GEMM where the CPU has VNNI, and
+// the im2col GEMM it hands over to for a bias whose total could saturate ----
+
+void RunConvWindow(int64_t stride, bool int8, bool big_bias) {
+  SCOPED_TRACE(::testing::Message() << "stride " << stride << " int8 " << int8 << " big bias "
+                                    << big_bias);
+  const int64_t in_c = 5, h = 9, w = 7, out_c = 14, k = 3;
+  ref::Conv2DParams p;
+  p.batch = 1;
+  p.in_channels = in_c;
+  p.in_h = h;
+  p.in_w = w;
+  p.out_channels = out_c;
+  p.kernel_h = p.kernel_w = k;
+  p.stride_h = p.stride_w = stride;
+  p.pad_top = p.pad_left = 1;
+  p.out_h = (h + 2 - k) / stride + 1;
+  p.out_w = (w + 2 - k) / stride + 1;
+  const int64_t depth = in_c * k * k;
+  const std::vector<uint8_t> input = RandomBytes(in_c * h * w, 41);
+  const std::vector<uint8_t> filter_u8 = RandomBytes(out_c * depth, 42);
+  const std::vector<int8_t> filter_i8 = RandomInt8(out_c * depth, 43);
+  std::vector<int32_t> bias = RandomInts(out_c, 44, -5000, 5000);
+  if (big_bias) bias[3] = std::numeric_limits<int32_t>::max() - 7;
+  const float in_scale = 0.02f, filter_scale = 0.007f, out_scale = 0.05f;
+  const int32_t in_zp = 117, filter_zp = 140, out_zp = 30;
+  QuantParams filter_quant = Quant(filter_scale, int8 ? 0 : filter_zp);
+  ref::quantized::ConvQuantization quant;
+  quant.input_zero_point = in_zp;
+  quant.filter_zero_point = int8 ? 0 : filter_zp;
+  if (int8) {
+    filter_quant.scale = 0.f;
+    for (int64_t i = 0; i < out_c; ++i) {
+      filter_quant.channel_scales.push_back(0.001f * (i + 1));
+      quant.multipliers.push_back(Multiplier(double{in_scale} * (0.001f * (i + 1)) / out_scale));
+    }
+  } else {
+    quant.multipliers.push_back(Multiplier(double{in_scale} * filter_scale / out_scale));
+  }
+  quant.output = OutputClamp{out_zp, 0, 255};
+  std::vector<uint8_t> expected(out_c * p.out_h * p.out_w);
+  if (int8) {
+    ref::quantized::Conv2D(p, quant, input.data(), filter_i8.data(), bias.data(), expected.data());
+  } else {
+    ref::quantized::Conv2D(p, quant, input.data(), filter_u8.data(), bias.data(), expected.data());
+  }
+  OpTester tester("Conv2D", RegisterConv2D);
+  tester.KernelType(DT_UINT8)
+      .QuantizedInput("x", {1, in_c, h, w}, input, in_scale, in_zp)
+      .QuantizedWeight("filter", int8 ? DT_INT8 : DT_UINT8, {out_c, in_c, k, k},
+                       int8 ? AsBytes(filter_i8) : filter_u8, filter_quant)
+      .IntWeight("bias", {out_c}, bias)
+      .QuantizedOutput("y", out_scale, out_zp)
+      .Args("strides", Ints{stride, stride})
+      .Args("pads", Ints{1, 1, 1, 1});
+  ExpectRunOk(&tester);
+  EXPECT_EQ(tester.OutputBytes("y"), expected);
+}
+
+TEST(QuantizedKernels, Conv2DWindowMatchesReference) {
+  for (int64_t stride : {1, 2}) {
+    for (bool int8 : {false, true}) {
+      for (bool big_bias : {false, true}) RunConvWindow(stride, int8, big_bias);
+    }
+  }
+}
+
 // ---- FullyConnected ----
 
 void RunFullyConnected(bool int8, bool rank4) {
