@@ -85,6 +85,29 @@ void ExpectRunOk(OpTester* tester) {
   ASSERT_TRUE(status.ok()) << status.ToString();
 }
 
+// The weight's QuantParams and the kernel's quantization: per tensor
+// (w_scale, w_zp) for uint8 weights, per channel (channel_scale(c)) for
+// int8 ones. The output clamp is left for the caller.
+ref::quantized::ConvQuantization WeightQuantization(bool int8, int64_t channels, float in_scale,
+                                                    int32_t in_zp, float w_scale, int32_t w_zp,
+                                                    const std::function<float(int64_t)>& channel_scale,
+                                                    float out_scale, QuantParams* w_quant) {
+  *w_quant = Quant(w_scale, int8 ? 0 : w_zp);
+  ref::quantized::ConvQuantization quant;
+  quant.input_zero_point = in_zp;
+  quant.filter_zero_point = int8 ? 0 : w_zp;
+  if (!int8) {
+    quant.multipliers.push_back(Multiplier(double{in_scale} * w_scale / out_scale));
+    return quant;
+  }
+  w_quant->scale = 0.f;
+  for (int64_t c = 0; c < channels; ++c) {
+    w_quant->channel_scales.push_back(channel_scale(c));
+    quant.multipliers.push_back(Multiplier(double{in_scale} * channel_scale(c) / out_scale));
+  }
+  return quant;
+}
+
 // ---- DepthwiseConv2d ----
 
 struct DepthwiseCase {
@@ -187,19 +210,10 @@ void RunConvWindow(int64_t stride, bool int8, bool big_bias) {
   if (big_bias) bias[3] = std::numeric_limits<int32_t>::max() - 7;
   const float in_scale = 0.02f, filter_scale = 0.007f, out_scale = 0.05f;
   const int32_t in_zp = 117, filter_zp = 140, out_zp = 30;
-  QuantParams filter_quant = Quant(filter_scale, int8 ? 0 : filter_zp);
-  ref::quantized::ConvQuantization quant;
-  quant.input_zero_point = in_zp;
-  quant.filter_zero_point = int8 ? 0 : filter_zp;
-  if (int8) {
-    filter_quant.scale = 0.f;
-    for (int64_t i = 0; i < out_c; ++i) {
-      filter_quant.channel_scales.push_back(0.001f * (i + 1));
-      quant.multipliers.push_back(Multiplier(double{in_scale} * (0.001f * (i + 1)) / out_scale));
-    }
-  } else {
-    quant.multipliers.push_back(Multiplier(double{in_scale} * filter_scale / out_scale));
-  }
+  QuantParams filter_quant;
+  ref::quantized::ConvQuantization quant = WeightQuantization(
+      int8, out_c, in_scale, in_zp, filter_scale, filter_zp,
+      [](int64_t c) { return 0.001f * (c + 1); }, out_scale, &filter_quant);
   quant.output = OutputClamp{out_zp, 0, 255};
   std::vector<uint8_t> expected(out_c * p.out_h * p.out_w);
   if (int8) {
@@ -239,20 +253,10 @@ void RunFullyConnected(bool int8, bool rank4) {
   const std::vector<int32_t> bias = RandomInts(units, 24, -20000, 20000);
   const float in_scale = 0.03f, w_scale = 0.004f, out_scale = 0.02f;
   const int32_t in_zp = 100, w_zp = 140, out_zp = 128;
-  QuantParams w_quant = Quant(w_scale, int8 ? 0 : w_zp);
-  ref::quantized::ConvQuantization quant;
-  quant.input_zero_point = in_zp;
-  quant.filter_zero_point = int8 ? 0 : w_zp;
-  if (int8) {
-    w_quant.scale = 0.f;
-    for (int64_t u = 0; u < units; ++u) {
-      w_quant.channel_scales.push_back(0.002f + 0.0005f * u);
-      quant.multipliers.push_back(
-          Multiplier(double{in_scale} * (0.002f + 0.0005f * u) / out_scale));
-    }
-  } else {
-    quant.multipliers.push_back(Multiplier(double{in_scale} * w_scale / out_scale));
-  }
+  QuantParams w_quant;
+  ref::quantized::ConvQuantization quant = WeightQuantization(
+      int8, units, in_scale, in_zp, w_scale, w_zp,
+      [](int64_t u) { return 0.002f + 0.0005f * u; }, out_scale, &w_quant);
   quant.output = OutputClamp{out_zp, out_zp, 255};  // RELU
   std::vector<uint8_t> expected(batch * units);
   const ref::quantized::FullyConnectedShape shape{batch, depth, units};
