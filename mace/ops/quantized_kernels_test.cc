@@ -85,6 +85,29 @@ void ExpectRunOk(OpTester* tester) {
   ASSERT_TRUE(status.ok()) << status.ToString();
 }
 
+// The weight's QuantParams and the kernel's quantization: per tensor
+// (w_scale, w_zp) for uint8 weights, per channel (channel_scale(c)) for
+// int8 ones. The output clamp is left for the caller.
+ref::quantized::ConvQuantization WeightQuantization(bool int8, int64_t channels, float in_scale,
+                                                    int32_t in_zp, float w_scale, int32_t w_zp,
+                                                    const std::function<float(int64_t)>& channel_scale,
+                                                    float out_scale, QuantParams* w_quant) {
+  *w_quant = Quant(w_scale, int8 ? 0 : w_zp);
+  ref::quantized::ConvQuantization quant;
+  quant.input_zero_point = in_zp;
+  quant.filter_zero_point = int8 ? 0 : w_zp;
+  if (!int8) {
+    quant.multipliers.push_back(Multiplier(double{in_scale} * w_scale / out_scale));
+    return quant;
+  }
+  w_quant->scale = 0.f;
+  for (int64_t c = 0; c < channels; ++c) {
+    w_quant->channel_scales.push_back(channel_scale(c));
+    quant.multipliers.push_back(Multiplier(double{in_scale} * channel_scale(c) / out_scale));
+  }
+  return quant;
+}
+
 // ---- DepthwiseConv2d ----
 
 struct DepthwiseCase {
@@ -161,6 +184,64 @@ TEST(QuantizedKernels, DepthwiseConv2dMatchesReference) {
   for (const DepthwiseCase& c : cases) RunDepthwise(c);
 }
 
+// ---- Conv2D with a window: the implicit GEMM where the CPU has VNNI, and
+// the im2col GEMM it hands over to for a bias whose total could saturate ----
+
+void RunConvWindow(int64_t stride, bool int8, bool big_bias) {
+  SCOPED_TRACE(::testing::Message() << "stride " << stride << " int8 " << int8 << " big bias "
+                                    << big_bias);
+  const int64_t in_c = 5, h = 9, w = 7, out_c = 14, k = 3;
+  ref::Conv2DParams p;
+  p.batch = 1;
+  p.in_channels = in_c;
+  p.in_h = h;
+  p.in_w = w;
+  p.out_channels = out_c;
+  p.kernel_h = p.kernel_w = k;
+  p.stride_h = p.stride_w = stride;
+  p.pad_top = p.pad_left = 1;
+  p.out_h = (h + 2 - k) / stride + 1;
+  p.out_w = (w + 2 - k) / stride + 1;
+  const int64_t depth = in_c * k * k;
+  const std::vector<uint8_t> input = RandomBytes(in_c * h * w, 41);
+  const std::vector<uint8_t> filter_u8 = RandomBytes(out_c * depth, 42);
+  const std::vector<int8_t> filter_i8 = RandomInt8(out_c * depth, 43);
+  std::vector<int32_t> bias = RandomInts(out_c, 44, -5000, 5000);
+  if (big_bias) bias[3] = std::numeric_limits<int32_t>::max() - 7;
+  const float in_scale = 0.02f, filter_scale = 0.007f, out_scale = 0.05f;
+  const int32_t in_zp = 117, filter_zp = 140, out_zp = 30;
+  QuantParams filter_quant;
+  ref::quantized::ConvQuantization quant = WeightQuantization(
+      int8, out_c, in_scale, in_zp, filter_scale, filter_zp,
+      [](int64_t c) { return 0.001f * (c + 1); }, out_scale, &filter_quant);
+  quant.output = OutputClamp{out_zp, 0, 255};
+  std::vector<uint8_t> expected(out_c * p.out_h * p.out_w);
+  if (int8) {
+    ref::quantized::Conv2D(p, quant, input.data(), filter_i8.data(), bias.data(), expected.data());
+  } else {
+    ref::quantized::Conv2D(p, quant, input.data(), filter_u8.data(), bias.data(), expected.data());
+  }
+  OpTester tester("Conv2D", RegisterConv2D);
+  tester.KernelType(DT_UINT8)
+      .QuantizedInput("x", {1, in_c, h, w}, input, in_scale, in_zp)
+      .QuantizedWeight("filter", int8 ? DT_INT8 : DT_UINT8, {out_c, in_c, k, k},
+                       int8 ? AsBytes(filter_i8) : filter_u8, filter_quant)
+      .IntWeight("bias", {out_c}, bias)
+      .QuantizedOutput("y", out_scale, out_zp)
+      .Args("strides", Ints{stride, stride})
+      .Args("pads", Ints{1, 1, 1, 1});
+  ExpectRunOk(&tester);
+  EXPECT_EQ(tester.OutputBytes("y"), expected);
+}
+
+TEST(QuantizedKernels, Conv2DWindowMatchesReference) {
+  for (int64_t stride : {1, 2}) {
+    for (bool int8 : {false, true}) {
+      for (bool big_bias : {false, true}) RunConvWindow(stride, int8, big_bias);
+    }
+  }
+}
+
 // ---- FullyConnected ----
 
 void RunFullyConnected(bool int8, bool rank4) {
@@ -172,20 +253,10 @@ void RunFullyConnected(bool int8, bool rank4) {
   const std::vector<int32_t> bias = RandomInts(units, 24, -20000, 20000);
   const float in_scale = 0.03f, w_scale = 0.004f, out_scale = 0.02f;
   const int32_t in_zp = 100, w_zp = 140, out_zp = 128;
-  QuantParams w_quant = Quant(w_scale, int8 ? 0 : w_zp);
-  ref::quantized::ConvQuantization quant;
-  quant.input_zero_point = in_zp;
-  quant.filter_zero_point = int8 ? 0 : w_zp;
-  if (int8) {
-    w_quant.scale = 0.f;
-    for (int64_t u = 0; u < units; ++u) {
-      w_quant.channel_scales.push_back(0.002f + 0.0005f * u);
-      quant.multipliers.push_back(
-          Multiplier(double{in_scale} * (0.002f + 0.0005f * u) / out_scale));
-    }
-  } else {
-    quant.multipliers.push_back(Multiplier(double{in_scale} * w_scale / out_scale));
-  }
+  QuantParams w_quant;
+  ref::quantized::ConvQuantization quant = WeightQuantization(
+      int8, units, in_scale, in_zp, w_scale, w_zp,
+      [](int64_t u) { return 0.002f + 0.0005f * u; }, out_scale, &w_quant);
   quant.output = OutputClamp{out_zp, out_zp, 255};  // RELU
   std::vector<uint8_t> expected(batch * units);
   const ref::quantized::FullyConnectedShape shape{batch, depth, units};

@@ -1,8 +1,11 @@
 // Conv2D's uint8 CPU kernel. Prepare checks every tensor's quantization
 // (naming the tensor at fault), folds a fused RELU/RELU6 into the output
-// clamp and builds the per-channel requantization multipliers. Run uses the
-// kernel table's uint8 GEMM (cpu/conv_2d_uint8_gemm.h) for a constant
-// filter, else the reference kernel; the two agree bit for bit.
+// clamp and builds the per-channel requantization multipliers. Run uses,
+// for a constant filter, the implicit GEMM (cpu/conv_2d_uint8_implicit.h)
+// where the table has one and the convolution suits it (windows of more
+// than one tap, stride 1 or 2), else the kernel table's uint8 GEMM
+// (cpu/conv_2d_uint8_gemm.h); without a constant filter, the reference
+// kernel. All agree bit for bit.
 #include "mace/ops/cpu/conv_2d_uint8.h"
 
 #include <cmath>
@@ -12,6 +15,7 @@
 #include "mace/ops/common/quantize.h"
 #include "mace/ops/conv_2d.h"
 #include "mace/ops/cpu/conv_2d_uint8_gemm.h"
+#include "mace/ops/cpu/conv_2d_uint8_implicit.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
 #include "mace/utils/logging.h"
@@ -47,13 +51,16 @@ class Conv2DUint8Cpu final : public Conv2DBase {
     MACE_RETURN_IF_ERROR(
         MakeOutputClamp(params().activation, output.quant(), Describe(), &quant_.output));
     fast_.reset();
+    implicit_.reset();
     const KernelTable* table = ContextKernelTable(context);
     if (table != nullptr && filter.is_weight()) {
-      fast_ = Conv2dUint8Gemm::Create(*table, params(), quant_, filter.raw_data(),
-                                      filter.dtype() == DT_INT8);
-      if (fast_ != nullptr) {
-        VLOG(2) << Describe() << ": " << table->name << " " << fast_->name();
+      implicit_ = Conv2dUint8Implicit::Create(*table, params(), quant_, filter.raw_data(),
+                                              filter.dtype() == DT_INT8);
+      if (implicit_ != nullptr) {
+        VLOG(2) << Describe() << ": " << table->name << " " << implicit_->name();
+        return MaceStatus();
       }
+      MakeGemm(*table);
     }
     return MaceStatus();
   }
@@ -63,6 +70,13 @@ class Conv2DUint8Cpu final : public Conv2DBase {
     const int32_t* bias_data = bias != nullptr ? bias->data<int32_t>() : nullptr;
     const uint8_t* input = Input(0)->data<uint8_t>();
     uint8_t* output = Output(0)->mutable_data<uint8_t>();
+    if (implicit_ != nullptr && implicit_->Run(input, bias_data, output, ContextPool(context))) {
+      return MaceStatus();
+    }
+    // A bias the implicit GEMM's fused output step cannot take: the GEMM,
+    // packed on first need.
+    const KernelTable* table = ContextKernelTable(context);
+    if (implicit_ != nullptr && fast_ == nullptr && table != nullptr) MakeGemm(*table);
     if (fast_ != nullptr) {
       fast_->Run(input, bias_data, output, ContextPool(context));
     } else if (Input(1)->dtype() == DT_INT8) {
@@ -74,7 +88,17 @@ class Conv2DUint8Cpu final : public Conv2DBase {
   }
 
  private:
+  void MakeGemm(const KernelTable& table) {
+    const Tensor& filter = *Input(1);
+    fast_ = Conv2dUint8Gemm::Create(table, params(), quant_, filter.raw_data(),
+                                    filter.dtype() == DT_INT8);
+    if (fast_ != nullptr) {
+      VLOG(2) << Describe() << ": " << table.name << " " << fast_->name();
+    }
+  }
+
   ref::quantized::ConvQuantization quant_;
+  std::unique_ptr<Conv2dUint8Implicit> implicit_;
   std::unique_ptr<Conv2dUint8Gemm> fast_;
 };
 

@@ -15,6 +15,7 @@
 
 #include "mace/ops/cpu/conv_2d_uint8_gemm.h"
 #include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/cpu/quantized_conv_test_data.h"
 #include "mace/ops/cpu/quantized_output.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
 
@@ -58,26 +59,15 @@ void RunCase(const KernelTable& table, const Case& c, const OutputClamp& clamp,
   p.out_h = (c.in_h + 2 * c.pad - (c.k - 1) * c.dilation - 1) / c.stride + 1;
   p.out_w = (c.in_w + 2 * c.pad - (c.k - 1) * c.dilation - 1) / c.stride + 1;
   const int64_t depth = c.in_c / c.group * c.k * c.k;
-  std::uniform_int_distribution<int> byte(0, 255), signed_byte(-128, 127), bias_value(-40000, 40000);
-  std::uniform_real_distribution<double> real(0.00005, 0.01);
-  std::vector<uint8_t> input(c.batch * c.in_c * c.in_h * c.in_w);
-  for (uint8_t& v : input) v = static_cast<uint8_t>(byte(*rng));
-  std::vector<uint8_t> filter_u8(c.out_c * depth);
-  std::vector<int8_t> filter_i8(c.out_c * depth);
-  for (uint8_t& v : filter_u8) v = static_cast<uint8_t>(byte(*rng));
-  for (int8_t& v : filter_i8) v = static_cast<int8_t>(signed_byte(*rng));
-  std::vector<int32_t> bias(c.out_c);
-  for (int32_t& v : bias) v = bias_value(*rng);
-  ref::quantized::ConvQuantization quant;
-  quant.input_zero_point = c.input_zp;
-  quant.filter_zero_point = c.int8 ? 0 : c.filter_zp;
-  for (int64_t i = 0; i < (c.int8 ? c.out_c : 1); ++i) {
-    QuantizedMultiplier m;
-    ASSERT_TRUE(MakeQuantizedMultiplier(real(*rng), "test", &m).ok());
-    quant.multipliers.push_back(m);
-  }
-  quant.output = clamp;
-  const void* filter = c.int8 ? static_cast<const void*>(filter_i8.data()) : filter_u8.data();
+  testing::QuantizedConvData d = testing::RandomQuantizedConv(
+      c.batch * c.in_c * c.in_h * c.in_w, c.out_c, depth, c.input_zp, c.filter_zp, c.int8, clamp,
+      false, rng);
+  const std::vector<uint8_t>& input = d.input;
+  const std::vector<uint8_t>& filter_u8 = d.filter_u8;
+  const std::vector<int8_t>& filter_i8 = d.filter_i8;
+  const std::vector<int32_t>& bias = d.bias;
+  const ref::quantized::ConvQuantization& quant = d.quant;
+  const void* filter = d.filter();
   std::unique_ptr<Conv2dUint8Gemm> fast = Conv2dUint8Gemm::Create(table, p, quant, filter, c.int8);
   ASSERT_NE(fast, nullptr);
   const int64_t outputs = c.batch * c.out_c * p.out_h * p.out_w;

@@ -114,6 +114,8 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
     table.quantized_gemm = x86::VnniQuantizedGemm;
     table.quantized_gemm_requant = x86::VnniQuantizedGemmRequant;
     table.quantized_gemv = x86::VnniQuantizedGemv;
+    table.quantized_conv_taps = x86::VnniQuantizedConvTaps;
+    table.quantized_quad_pack = x86::Avx512QuantizedQuadPack;
     table.quantized_format = kQuantQuadsUint8;
   }
   return table;

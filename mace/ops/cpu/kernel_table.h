@@ -75,6 +75,10 @@ struct KernelTable {
   // The GEMM and its output step in one pass, for the same word format
   // (optional: the driver then runs quantized_gemm and requantize_row).
   QuantizedGemmRequantKernel quantized_gemm_requant = nullptr;
+  // The implicit-GEMM uint8 convolution on quads of channels and its input
+  // packing (optional: Conv2D then runs on the GEMM above).
+  QuantizedConvTapsKernel quantized_conv_taps = nullptr;
+  QuantizedQuadPackKernel quantized_quad_pack = nullptr;
   // The uint8 x int8 matrix-vector product (optional: FullyConnected at
   // batch 1 then runs on the GEMM).
   QuantizedGemvKernel quantized_gemv = nullptr;

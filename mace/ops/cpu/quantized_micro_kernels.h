@@ -150,6 +150,52 @@ struct DepthwiseUint8RequantRow {
 };
 using DepthwiseUint8RequantRowKernel = void (*)(const DepthwiseUint8RequantRow& row);
 
+// A uint8 convolution as an implicit GEMM (no im2col) on kQuantQuadsUint8
+// words. The driver lays the input out as quads of channels: word
+// input[q * quad_stride + P] holds channels 4q..4q+3 of one padded input
+// position (uint8, zero-point padded), and every tap of the window is a
+// fixed word offset, tap_offsets[t], from an output's "flat position" p (the
+// driver picks the layout; see cpu/conv_2d_uint8_implicit.h). The product of
+// row r (an output channel) and flat position p is
+//   C[r][p] = sum over q < quads, t < taps of
+//             dot(W(r, q * taps + t), input[q * quad_stride + tap_offsets[t] + p])
+// exactly in int32 (uint8 input x int8 filter bytes). The filter words W
+// come in blocks of kQuantConvRows rows (the last block has the rows left,
+// 4 or 8), each block word-major: W(r, g) = filter[b * words +
+// g * block_rows + r - b] for the block starting at row b, words = quads x
+// taps, so a tile's rows of one word are adjacent. It is requantized by
+// the rule of RequantizeRow with row r's term, multiplier and shift and
+// column term column_terms[p] (none where null), and the byte goes to
+// out[r * out_h * out_w + oh * out_w + ow] for p = oh * flat_width + ow with
+// oh < out_h and ow < out_w; positions with ow >= out_w, rows r >=
+// output.valid_rows and nothing else are written. Rows [row_begin, row_end) are
+// computed (multiples of kQuantGemmRows) for flat positions [col_begin,
+// col_end) (multiples of kQuantGemmCols; row_begin a multiple of
+// kQuantConvRows); the input must be readable there
+// at every tap. Every row must meet RequantizeRow's conditions.
+constexpr int kQuantConvRows = 12;
+struct QuantizedConvTaps {
+  const int32_t* filter = nullptr;
+  const int32_t* input = nullptr;
+  int64_t quads = 0, quad_stride = 0;
+  const int64_t* tap_offsets = nullptr;
+  int64_t taps = 0;
+  int64_t row_begin = 0, row_end = 0;
+  int64_t col_begin = 0, col_end = 0;
+  // The output step as RequantizeTile's (count and out_stride unused):
+  // column_terms are indexed by flat position, and row r's plane starts at
+  // out + r * out_h * out_w.
+  RequantizeTile output;
+  int64_t flat_width = 0, out_h = 0, out_w = 0;
+};
+using QuantizedConvTapsKernel = void (*)(const QuantizedConvTaps& conv);
+
+// Packs `count` positions of four channel rows into quad words: byte l of
+// dst[i] is rows[l][step * i] (step 1 or 2; rows are readable up to index
+// step * (count - 1)).
+using QuantizedQuadPackKernel = void (*)(const uint8_t* const* rows, int64_t step, int64_t count,
+                                         int32_t* dst);
+
 }  // namespace ops
 }  // namespace mace
 

@@ -72,6 +72,12 @@ void VnniQuantizedGemm(const int32_t* a, const int32_t* b, int64_t rows, int64_t
 void VnniQuantizedGemmRequant(const int32_t* a, const int32_t* b, int64_t rows, int64_t groups,
                               int64_t cols, const RequantizeTile& tile);
 
+// The implicit-GEMM uint8 convolution (QuantizedConvTapsKernel) with VNNI,
+// and its input packing (QuantizedQuadPackKernel, AVX-512 F).
+void VnniQuantizedConvTaps(const QuantizedConvTaps& conv);
+void Avx512QuantizedQuadPack(const uint8_t* const* rows, int64_t step, int64_t count,
+                             int32_t* dst);
+
 // Rows of a 3x3 uint8 depthwise convolution (DepthwiseUint8RowKernel) on
 // vpmaddwd, by horizontal stride. They need AVX-512 BW besides the flags
 // above (kernel_table.cc checks it).

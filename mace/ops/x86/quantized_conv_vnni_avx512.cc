@@ -1,0 +1,174 @@
+// The implicit-GEMM uint8 convolution with AVX-512 VNNI
+// (QuantizedConvTapsKernel): no im2col. The B operand of a word (quad q,
+// tap t) for 32 consecutive flat positions is two 64-byte loads from the
+// packed input at q * quad_stride + tap_offsets[t] + p, so the packed input
+// is read in place, once per tap, instead of being copied nine times.
+//
+// Register blocking as in quantized_gemm_vnni_avx512.cc: a tile is 12 rows
+// x 32 flat positions, 24 int32 accumulators, the two input vectors of a
+// word, and each filter word broadcast from memory into vpdpbusd; the last
+// tile of a row range has 4 or 8 rows. Columns outside, rows inside, so
+// the input a strip reads (every quad, every tap) stays in L1 while all
+// the filter rows pass over it.
+//
+// The output step is fused: the accumulators are requantized in registers
+// (requantize_avx512.h) and stored as bytes. A 16-position group of flat
+// positions may cross output rows and hold the positions past out_w that
+// the flat layout computes and drops, so each group is stored in pieces,
+// one per output row it touches, each a masked 16-byte store at the address
+// that puts its lanes in place.
+#include <algorithm>
+
+#include "mace/ops/x86/avx512_kernels.h"
+#include "mace/ops/x86/requantize_avx512.h"
+
+namespace mace {
+namespace ops {
+namespace x86 {
+namespace {
+
+constexpr int kTileCols = 32;
+constexpr int kTileRows = kQuantConvRows;
+
+// The stores of one 16-position group: piece k writes the lanes of
+// masks[k] to out_row + offsets[k] + lane (out_row: one output plane).
+struct GroupPieces {
+  int count = 0;
+  int64_t offsets[17];
+  __mmask16 masks[17];
+};
+
+// Flat width is at least 1, so a group of 16 touches at most 17 output rows.
+inline void MakePieces(const QuantizedConvTaps& conv, int64_t first, GroupPieces* pieces) {
+  pieces->count = 0;
+  const int64_t width = conv.flat_width;
+  for (int64_t lane = 0; lane < 16;) {
+    const int64_t p = first + lane;
+    const int64_t oh = p / width, ow = p - oh * width;
+    if (oh >= conv.out_h) break;
+    const int64_t run = std::min<int64_t>(16 - lane, width - ow);
+    const int64_t valid = ow < conv.out_w ? std::min<int64_t>(run, conv.out_w - ow) : 0;
+    if (valid > 0) {
+      pieces->offsets[pieces->count] = oh * conv.out_w + ow - lane;
+      pieces->masks[pieces->count] = static_cast<__mmask16>(((1u << valid) - 1) << lane);
+      ++pieces->count;
+    }
+    lane += run;
+  }
+}
+
+template <int Rows>
+__attribute__((target("avx512vnni"), always_inline)) inline void ConvTile(
+    const QuantizedConvTaps& conv, int64_t row0, int64_t col0, const GroupPieces& low,
+    const GroupPieces& high) {
+  __m512i acc0[Rows], acc1[Rows];
+#pragma GCC unroll 12
+  for (int r = 0; r < Rows; ++r) {
+    acc0[r] = _mm512_setzero_si512();
+    acc1[r] = _mm512_setzero_si512();
+  }
+  const int64_t words = conv.quads * conv.taps;
+  // The block's words, each with its Rows weights adjacent.
+  const int32_t* a = conv.filter + row0 * words;
+  const int32_t* quad = conv.input + col0;
+  for (int64_t q = 0; q < conv.quads; ++q, quad += conv.quad_stride) {
+    for (int64_t t = 0; t < conv.taps; ++t, a += Rows) {
+      const int32_t* b = quad + conv.tap_offsets[t];
+      const __m512i x0 = _mm512_loadu_si512(b);
+      const __m512i x1 = _mm512_loadu_si512(b + 16);
+#pragma GCC unroll 12
+      for (int r = 0; r < Rows; ++r) {
+        const __m512i w = _mm512_set1_epi32(a[r]);
+        acc0[r] = _mm512_dpbusd_epi32(acc0[r], x0, w);
+        acc1[r] = _mm512_dpbusd_epi32(acc1[r], x1, w);
+      }
+    }
+  }
+  __m512i terms0 = _mm512_setzero_si512(), terms1 = _mm512_setzero_si512();
+  if (conv.output.column_terms != nullptr) {
+    terms0 = _mm512_loadu_si512(conv.output.column_terms + col0);
+    terms1 = _mm512_loadu_si512(conv.output.column_terms + col0 + 16);
+  }
+  const Avx512RequantizeClamp clamp =
+      Avx512MakeRequantizeClamp(conv.output.zero_point, conv.output.lo, conv.output.hi);
+  const int64_t plane = conv.out_h * conv.out_w;
+#pragma GCC unroll 12
+  for (int r = 0; r < Rows; ++r) {
+    const int64_t row = row0 + r;
+    if (row >= conv.output.valid_rows) break;
+    const Avx512RequantizeScale scale =
+        Avx512MakeRequantizeScale(conv.output.multipliers[row], conv.output.right_shifts[row]);
+    const __m512i row_term = _mm512_set1_epi32(conv.output.row_terms[row]);
+    const __m512i y0 = Avx512Requantize(
+        _mm512_add_epi32(_mm512_add_epi32(acc0[r], row_term), terms0), scale, clamp);
+    const __m512i y1 = Avx512Requantize(
+        _mm512_add_epi32(_mm512_add_epi32(acc1[r], row_term), terms1), scale, clamp);
+    uint8_t* out = conv.output.out + row * plane;
+    for (int k = 0; k < low.count; ++k) {
+      _mm512_mask_cvtepi32_storeu_epi8(out + low.offsets[k], low.masks[k], y0);
+    }
+    for (int k = 0; k < high.count; ++k) {
+      _mm512_mask_cvtepi32_storeu_epi8(out + high.offsets[k], high.masks[k], y1);
+    }
+  }
+}
+
+}  // namespace
+
+__attribute__((target("avx512vnni"))) void VnniQuantizedConvTaps(const QuantizedConvTaps& conv) {
+  GroupPieces low, high;
+  for (int64_t col = conv.col_begin; col < conv.col_end; col += kTileCols) {
+    MakePieces(conv, col, &low);
+    MakePieces(conv, col + 16, &high);
+    if (low.count + high.count == 0) continue;
+    const int64_t last = std::min(conv.row_end, (conv.output.valid_rows + 3) / 4 * 4);
+    int64_t row = conv.row_begin;
+    for (; row + kTileRows <= last; row += kTileRows) {
+      ConvTile<kTileRows>(conv, row, col, low, high);
+    }
+    // Multiples of 4: what is left is 0, 4 or 8 rows.
+    if (last - row == 8) {
+      ConvTile<8>(conv, row, col, low, high);
+    } else if (last - row == 4) {
+      ConvTile<4>(conv, row, col, low, high);
+    }
+  }
+}
+
+void Avx512QuantizedQuadPack(const uint8_t* const* rows, int64_t step, int64_t count,
+                             int32_t* dst) {
+  int64_t i = 0;
+  if (step == 1) {
+    for (; i + 16 <= count; i += 16) {
+      __m512i word = _mm512_setzero_si512();
+      for (int l = 0; l < 4; ++l) {
+        const __m512i lane = _mm512_cvtepu8_epi32(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[l] + i)));
+        word = _mm512_or_si512(word, _mm512_slli_epi32(lane, 8 * l));
+      }
+      _mm512_storeu_si512(dst + i, word);
+    }
+  } else if (step == 2) {
+    // 16 even bytes: 32 bytes read as 16 uint16, each keeping its low byte.
+    // The last pair's odd byte must be readable: index 2 * (i + 15) + 1.
+    const __m512i low_byte = _mm512_set1_epi32(0xFF);
+    for (; i + 16 < count; i += 16) {
+      __m512i word = _mm512_setzero_si512();
+      for (int l = 0; l < 4; ++l) {
+        const __m512i pairs = _mm512_cvtepu16_epi32(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[l] + 2 * i)));
+        word = _mm512_or_si512(word, _mm512_slli_epi32(_mm512_and_si512(pairs, low_byte), 8 * l));
+      }
+      _mm512_storeu_si512(dst + i, word);
+    }
+  }
+  for (; i < count; ++i) {
+    const int64_t at = step * i;
+    dst[i] = static_cast<int32_t>(uint32_t{rows[0][at]} | (uint32_t{rows[1][at]} << 8) |
+                                  (uint32_t{rows[2][at]} << 16) | (uint32_t{rows[3][at]} << 24));
+  }
+}
+
+}  // namespace x86
+}  // namespace ops
+}  // namespace mace
