@@ -317,28 +317,34 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
 void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 
-// As on arm64: a plain epilogue goes to the assembly; a column bias or
-// hard-swish (neither comes from a plain convolution) runs the assembly from
-// zero into a staging tile, then the C epilogue.
-void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-              const TileEpilogue& tile_epilogue) {
+// A column bias or hard-swish (neither comes from a plain convolution): the
+// assembly from zero into a staging tile, then the C epilogue. Kept out of
+// NeonGemm, whose common path then saves no NEON registers of its own.
+__attribute__((noinline)) void StagedNeonGemm(int kc, const float* a, const float* b, float* c,
+                                              int64_t ldc, const TileEpilogue& tile_epilogue) {
+  // A copy whose address does not escape: the stores to C (NEON stores may
+  // alias anything) cannot change it, so its fields are read once.
   const TileEpilogue epilogue = tile_epilogue;
-  const int depth = static_cast<int>(kc);
-  if (epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish) {
-    const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
-    const float bounds[2] = {epilogue.lo, epilogue.hi};
-    Armv7GemmTile6x8(depth, a, b, c, static_cast<int>(ldc * sizeof(float)), epilogue.accumulate,
-                     epilogue.accumulate ? nullptr : epilogue.row_bias, clamp,
-                     clamp && !(epilogue.hi == std::numeric_limits<float>::infinity()), bounds);
-    return;
-  }
   alignas(16) float tile[6 * 8];
-  Armv7GemmTile6x8(depth, a, b, tile, 8 * sizeof(float), false, nullptr, false, false, nullptr);
+  Armv7GemmTile6x8(kc, a, b, tile, 8 * sizeof(float), false, nullptr, false, false, nullptr);
   const float32x4_t acc[6][2] = {
       {vld1q_f32(tile), vld1q_f32(tile + 4)},       {vld1q_f32(tile + 8), vld1q_f32(tile + 12)},
       {vld1q_f32(tile + 16), vld1q_f32(tile + 20)}, {vld1q_f32(tile + 24), vld1q_f32(tile + 28)},
       {vld1q_f32(tile + 32), vld1q_f32(tile + 36)}, {vld1q_f32(tile + 40), vld1q_f32(tile + 44)}};
   StoreGemmTile(acc, c, ldc, epilogue);
+}
+
+// As on arm64, the assembly finishes a plain epilogue itself.
+void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+              const TileEpilogue& epilogue) {
+  if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+    return StagedNeonGemm(static_cast<int>(kc), a, b, c, ldc, epilogue);
+  }
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  Armv7GemmTile6x8(static_cast<int>(kc), a, b, c, static_cast<int>(ldc * sizeof(float)),
+                   epilogue.accumulate, epilogue.accumulate ? nullptr : epilogue.row_bias, clamp,
+                   clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
 }
 
 #endif
