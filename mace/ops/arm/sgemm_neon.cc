@@ -311,18 +311,40 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
     MACE_NEON_ROW(3, a23, 1) MACE_NEON_ROW(4, a45, 0) MACE_NEON_ROW(5, a45, 1) a += 6; \
   }
 
-void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-              const TileEpilogue& tile_epilogue) {
+// The tile in assembly (sgemm_neon_armv7.cc): C rows (ldc_bytes apart) =
+// (from_c ? C : bias ? bias[i] : 0) + A x B, then clamped below at bounds[0]
+// (and above at bounds[1] if clamp_hi) if clamp.
+void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+
+// A column bias or hard-swish (neither comes from a plain convolution): the
+// assembly from zero into a staging tile, then the C epilogue. Kept out of
+// NeonGemm, whose common path then saves no NEON registers of its own.
+__attribute__((noinline)) void StagedNeonGemm(int kc, const float* a, const float* b, float* c,
+                                              int64_t ldc, const TileEpilogue& tile_epilogue) {
   // A copy whose address does not escape: the stores to C (NEON stores may
   // alias anything) cannot change it, so its fields are read once.
   const TileEpilogue epilogue = tile_epilogue;
-  MACE_NEON_DECLARE_TILE
-  // A pointer compare ends the loop: a 64-bit counter costs armv7 five
-  // instructions a step.
-  for (const float* const a_end = a + 6 * kc; a != a_end; b += 8) MACE_NEON_STEP(b)
-  const float32x4_t acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21},
-                                 {c30, c31}, {c40, c41}, {c50, c51}};
+  alignas(16) float tile[6 * 8];
+  Armv7GemmTile6x8(kc, a, b, tile, 8 * sizeof(float), false, nullptr, false, false, nullptr);
+  const float32x4_t acc[6][2] = {
+      {vld1q_f32(tile), vld1q_f32(tile + 4)},       {vld1q_f32(tile + 8), vld1q_f32(tile + 12)},
+      {vld1q_f32(tile + 16), vld1q_f32(tile + 20)}, {vld1q_f32(tile + 24), vld1q_f32(tile + 28)},
+      {vld1q_f32(tile + 32), vld1q_f32(tile + 36)}, {vld1q_f32(tile + 40), vld1q_f32(tile + 44)}};
   StoreGemmTile(acc, c, ldc, epilogue);
+}
+
+// As on arm64, the assembly finishes a plain epilogue itself.
+void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+              const TileEpilogue& epilogue) {
+  if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+    return StagedNeonGemm(static_cast<int>(kc), a, b, c, ldc, epilogue);
+  }
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  Armv7GemmTile6x8(static_cast<int>(kc), a, b, c, static_cast<int>(ldc * sizeof(float)),
+                   epilogue.accumulate, epilogue.accumulate ? nullptr : epilogue.row_bias, clamp,
+                   clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
 }
 
 #endif

@@ -189,6 +189,77 @@ TEST(GemmTest, PartialTiles) {
   }
 }
 
+// The full-tile micro-kernel alone, on panels in its layout (kc groups of
+// mr A values, kc groups of nr B values), over every depth from 1 past two
+// rounds of any unroll and some deep ones, with each epilogue: row and
+// column bias, clamp with a finite or an infinite upper bound, hard-swish.
+// The reduction is one block, or two as Gemm runs them (the first
+// overwrites C, the second adds to it and is the last; both carry the
+// biases, which a kernel adds once, with either block). C starts as NaN
+// and is wider than the tile; its margin must stay NaN.
+TEST(GemmTest, MicroKernelDepthsAndEpilogues) {
+  std::vector<int64_t> depths;
+  for (int64_t k = 1; k <= 21; ++k) depths.push_back(k);
+  for (int64_t k : {63, 64, 255, 256, 257}) depths.push_back(k);
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr, ldc = nr + 5;
+    for (int64_t k : depths) {
+      const std::vector<float> a = RandomFloats(mr * k, 21);
+      const std::vector<float> b = RandomFloats(nr * k, 22);
+      const std::vector<float> row_bias = RandomFloats(mr, 23);
+      const std::vector<float> col_bias = RandomFloats(nr, 24);
+      for (int variant = 0; variant < 16; ++variant) {
+        const int64_t first = variant & 1 ? (k + 1) / 2 : k;
+        const int mode = variant >> 1;
+        TileEpilogue epilogue;
+        epilogue.row_bias = mode % 2 == 0 ? row_bias.data() : nullptr;
+        epilogue.col_bias = mode == 3 || mode == 6 ? col_bias.data() : nullptr;
+        epilogue.activation = mode < 2   ? kTileActNone
+                              : mode < 6 ? kTileActClamp
+                                         : kTileActHardSwish;
+        epilogue.lo = -0.5f;
+        epilogue.hi = mode == 2 || mode == 3 ? std::numeric_limits<float>::infinity() : 1.5f;
+        SCOPED_TRACE(::testing::Message()
+                     << table->name << " k " << k << " first block " << first << " mode " << mode);
+        std::vector<float> expected(mr * nr);
+        for (int64_t i = 0; i < mr; ++i) {
+          for (int64_t j = 0; j < nr; ++j) {
+            double sum = 0;
+            for (int64_t l = 0; l < k; ++l)
+              sum += static_cast<double>(a[l * mr + i]) * b[l * nr + j];
+            if (epilogue.row_bias != nullptr) sum += row_bias[i];
+            if (epilogue.col_bias != nullptr) sum += col_bias[j];
+            float v = static_cast<float>(sum);
+            if (epilogue.activation == kTileActClamp) {
+              v = std::min(std::max(v, epilogue.lo), epilogue.hi);
+            }
+            if (epilogue.activation == kTileActHardSwish) {
+              v = v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
+            }
+            expected[i * nr + j] = v;
+          }
+        }
+        std::vector<float> c(mr * ldc, std::numeric_limits<float>::quiet_NaN());
+        epilogue.accumulate = false;
+        epilogue.last = first == k;
+        table->gemm(first, a.data(), b.data(), c.data(), ldc, epilogue);
+        if (first < k) {
+          epilogue.accumulate = true;
+          epilogue.last = true;
+          table->gemm(k - first, a.data() + first * mr, b.data() + first * nr, c.data(), ldc,
+                      epilogue);
+        }
+        std::vector<float> got(mr * nr);
+        for (int64_t i = 0; i < mr; ++i) {
+          for (int64_t j = 0; j < nr; ++j) got[i * nr + j] = c[i * ldc + j];
+          for (int64_t j = nr; j < ldc; ++j) ASSERT_TRUE(std::isnan(c[i * ldc + j]));
+        }
+        ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
+      }
+    }
+  }
+}
+
 // PackPanels on rows `stride` apart (a weight matrix packed as B^T), with
 // the depth contiguous (the fast path) or `depth_stride` apart: full panels,
 // a zero-padded last one, every float written (the output starts as NaN).
