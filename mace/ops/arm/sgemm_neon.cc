@@ -293,19 +293,16 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
 }
 // clang-format on
 
-void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-              const TileEpilogue& tile_epilogue) {
+namespace {
+
+// A column bias or hard-swish: the product from zero into a staging tile,
+// then the C epilogue. Out of line, so that its stack frame (the tile, the
+// epilogue's copy) is not set up for every plain tile.
+[[gnu::noinline]] void GemmWithCEpilogue(int64_t kc, const float* a, const float* b, float* c,
+                                         int64_t ldc, const TileEpilogue& tile_epilogue) {
   // A copy whose address does not escape: the stores to C (NEON stores may
   // alias anything) cannot change it, so its fields are read once.
   const TileEpilogue epilogue = tile_epilogue;
-  if (epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish) {
-    const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
-    const float bounds[2] = {epilogue.lo, epilogue.hi};
-    AsmTile(kc, a, b, c, ldc * static_cast<int64_t>(sizeof(float)), epilogue.accumulate,
-            epilogue.accumulate ? nullptr : epilogue.row_bias, clamp,
-            clamp && !(epilogue.hi == std::numeric_limits<float>::infinity()), bounds);
-    return;
-  }
   alignas(16) float tile[8 * 12];
   AsmTile(kc, a, b, tile, 12 * sizeof(float), false, nullptr, false, false, nullptr);
   // Named loads: a loop filling the array became a call to memcpy.
@@ -316,6 +313,23 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                                  MACE_TILE_ROW(6), MACE_TILE_ROW(7)};
 #undef MACE_TILE_ROW
   StoreGemmTile(acc, c, ldc, epilogue);
+}
+
+}  // namespace
+
+void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+              const TileEpilogue& epilogue) {
+  if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+    GemmWithCEpilogue(kc, a, b, c, ldc, epilogue);
+    return;
+  }
+  // Fields read into locals before the kernel runs, which stores to C.
+  const bool accumulate = epilogue.accumulate;
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  AsmTile(kc, a, b, c, ldc * static_cast<int64_t>(sizeof(float)), accumulate,
+          accumulate ? nullptr : epilogue.row_bias, clamp,
+          clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
 }
 
 namespace {
