@@ -1,6 +1,6 @@
 // NEON bands of a 3x3 depthwise convolution over a zero-padded input: 4
-// outputs per vector, two output rows per pass so that the input rows both
-// read are loaded once. Stride 2 uses vld2q_f32, which splits 8 inputs into
+// outputs per vector, four output rows per pass on arm64 (two on armv7) so
+// that the input rows they share are loaded once. Stride 2 uses vld2q_f32, which splits 8 inputs into
 // even and odd lanes as it loads.
 //
 // A row's ragged end is one more whole vector ending at the last output: it
@@ -70,17 +70,27 @@ template <int kRow>
   return MulAddTap<3 * kRow + 2>(acc, x[2], taps);
 }
 
-// Input row kK feeds tap row kK of the first output row and tap row
-// kK - kStrideH of the second.
+// Tap row kRow, if it is one (0 to 2), over one input row's windows.
+template <int kRow>
+[[gnu::always_inline]] inline void MaybeTapRow(const float32x4_t x[3], const Taps& taps,
+                                               float32x4_t& acc) {
+  if constexpr (kRow >= 0 && kRow < 3) acc = TapRow<kRow>(x, taps, acc);
+}
+
+template <int kK, int kStrideH, int... kI>
+[[gnu::always_inline]] inline void InputRowTaps(std::integer_sequence<int, kI...>,
+                                                const float32x4_t x[3], const Taps& taps,
+                                                float32x4_t acc[]) {
+  (MaybeTapRow<kK - kI * kStrideH>(x, taps, acc[kI]), ...);
+}
+
+// Input row kK feeds tap row kK - i * kStrideH of output row i.
 template <int kK, int kStrideW, int kStrideH, int kRows>
 [[gnu::always_inline]] inline void InputRow(const float* in, int64_t pitch, const Taps& taps,
                                             float32x4_t acc[kRows]) {
   float32x4_t x[3];
   LoadWindows<kStrideW>(in + kK * pitch, x);
-  if constexpr (kK < 3) acc[0] = TapRow<kK>(x, taps, acc[0]);
-  if constexpr (kRows == 2 && kK >= kStrideH && kK - kStrideH < 3) {
-    acc[1] = TapRow<kK - kStrideH>(x, taps, acc[1]);
-  }
+  InputRowTaps<kK, kStrideH>(std::make_integer_sequence<int, kRows>(), x, taps, acc);
 }
 
 template <int kStrideW, int kStrideH, int kRows, int... kK>
@@ -120,9 +130,11 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
                                                  float bias, const Activation& activate,
                                                  float32x4_t acc[kRows]) {
   constexpr int kInputRows = (kRows - 1) * kStrideH + 3;
+  #pragma GCC unroll 4
   for (int i = 0; i < kRows; ++i) acc[i] = vdupq_n_f32(bias);
   InputRows<kStrideW, kStrideH, kRows>(std::make_integer_sequence<int, kInputRows>(), in, pitch,
                                        taps, acc);
+  #pragma GCC unroll 4
   for (int i = 0; i < kRows; ++i) acc[i] = activate(acc[i]);
 }
 
@@ -145,14 +157,26 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
   int64_t j = 0;
   for (; j + kLanes <= width; j += kLanes) {
     OutputVectors<kStrideW, kStrideH, kRows>(in + j * kStrideW, pitch, taps, bias, activate, acc);
+    #pragma GCC unroll 4
     for (int i = 0; i < kRows; ++i) vst1q_f32(out + i * width + j, acc[i]);
   }
   if (j < width) {
     j = width - kLanes;
     OutputVectors<kStrideW, kStrideH, kRows>(in + j * kStrideW, pitch, taps, bias, activate, acc);
+    #pragma GCC unroll 4
     for (int i = 0; i < kRows; ++i) vst1q_f32(out + i * width + j, acc[i]);
   }
 }
+
+// Output rows per pass. Stride 1 reads kRows + 2 input rows for kRows
+// output rows: 3 loads per output vector at 4 rows, 4.5 at 2. The arm64
+// loop of 4 rows holds 4 accumulators, 9 taps, 3 windows and the bounds in
+// its 32 registers; armv7 has 16 and stays at 2.
+#if defined(__aarch64__)
+constexpr int kPassRows = 4;
+#else
+constexpr int kPassRows = 2;
+#endif
 
 template <int kStrideW, int kStrideH, bool kHardSwish>
 void Band(const DepthwiseBand& band) {
@@ -160,6 +184,12 @@ void Band(const DepthwiseBand& band) {
   const Activate<kHardSwish> activate(band.epilogue);
   const int64_t pitch = band.in_pitch, width = band.out_w;
   int64_t r = 0;
+  if constexpr (kPassRows == 4) {
+    for (; r + 4 <= band.rows; r += 4) {
+      OutputRows<kStrideW, kStrideH, 4>(band.in + r * kStrideH * pitch, pitch, taps, band.bias,
+                                        activate, band.out + r * width, width);
+    }
+  }
   for (; r + 2 <= band.rows; r += 2) {
     OutputRows<kStrideW, kStrideH, 2>(band.in + r * kStrideH * pitch, pitch, taps, band.bias,
                                       activate, band.out + r * width, width);

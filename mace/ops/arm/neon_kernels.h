@@ -27,6 +27,12 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue);
 
+#if defined(__aarch64__)
+// A tile with fewer than mr rows or nr columns (GemmPartialMicroKernel).
+void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
+                     int cols, const TileEpilogue& epilogue);
+#endif
+
 // Runs `iterations` rounds of independent multiply-adds; returns the flops
 // done and writes a result to sink[0..3].
 int64_t NeonFmaPeak(int64_t iterations, float* sink);

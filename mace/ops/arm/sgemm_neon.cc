@@ -122,13 +122,14 @@ inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int6
     MACE_NEON_ROW(5, a1, 1) MACE_NEON_ROW(6, a1, 2) MACE_NEON_ROW(7, a1, 3) a += 8; \
   }
 
-// The arm64 kernel is assembly, for the instruction count. One ld1 of four
-// registers brings A for two steps and one of three registers B for one,
-// with the pointer increments folded in, so four steps are 96 fmla, 6 loads
-// and the loop's subs and b.ne: 26 instructions a step, where GCC's loop of
-// MACE_NEON_STEP took 29. Row i of the tile accumulates in v(8+3i) to
-// v(10+3i), consecutive so that one ld1 or st1 moves a row of C; A goes
-// through v0-v3 and B through v4-v6.
+// The arm64 kernel is assembly, for the instruction count. Every operand
+// load is an ld1 of four registers with the pointer increment folded in:
+// four steps read 8 registers of A and 12 of B in 5 loads (the fewest), so
+// eight steps are 192 fmla, 10 loads and the loop's subs and b.ne: 25.5
+// instructions a step, against 26 with one three-register B load a step
+// and 29 for GCC's loop of MACE_NEON_STEP. Row i of the tile accumulates in
+// v(8+3i) to v(10+3i), consecutive so that one ld1 or st1 moves a row of C;
+// A goes through v0-v3 and B through v4-v7.
 //
 // The accumulators start from C (later reduction blocks) or from the row
 // bias (the first block): the bias is added with the first block rather than
@@ -154,12 +155,48 @@ inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int6
   MACE_ASM_ROW("v26", "v27", "v28", a_hi, 2)           \
   MACE_ASM_ROW("v29", "v30", "v31", a_hi, 3)
 
+// Column j of the tile (accumulators c0..c7, one per row) += B vector b
+// times the 8 A values in lo and hi.
+#define MACE_ASM_COL(c0, c1, c2, c3, c4, c5, c6, c7, b, lo, hi) \
+  "fmla " c0 ".4s, " b ".4s, " lo ".s[0]\n"                    \
+  "fmla " c1 ".4s, " b ".4s, " lo ".s[1]\n"                    \
+  "fmla " c2 ".4s, " b ".4s, " lo ".s[2]\n"                    \
+  "fmla " c3 ".4s, " b ".4s, " lo ".s[3]\n"                    \
+  "fmla " c4 ".4s, " b ".4s, " hi ".s[0]\n"                    \
+  "fmla " c5 ".4s, " b ".4s, " hi ".s[1]\n"                    \
+  "fmla " c6 ".4s, " b ".4s, " hi ".s[2]\n"                    \
+  "fmla " c7 ".4s, " b ".4s, " hi ".s[3]\n"
+#define MACE_ASM_COL0(b, lo, hi) \
+  MACE_ASM_COL("v8", "v11", "v14", "v17", "v20", "v23", "v26", "v29", b, lo, hi)
+#define MACE_ASM_COL1(b, lo, hi) \
+  MACE_ASM_COL("v9", "v12", "v15", "v18", "v21", "v24", "v27", "v30", b, lo, hi)
+#define MACE_ASM_COL2(b, lo, hi) \
+  MACE_ASM_COL("v10", "v13", "v16", "v19", "v22", "v25", "v28", "v31", b, lo, hi)
+
+// Four steps, s0 to s3, with four-register loads only: A for s0 and s1 in
+// v0-v3, then s2 and s3; B's 12 vectors come four at a time through v4-v7,
+// so a load lands between two steps' columns. The fmla are ordered by
+// column so that each load's registers are free when it issues; every
+// accumulator still adds s0, s1, s2 and s3 in that order.
+#define MACE_ASM_FOUR_STEPS                                                   \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                           \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n"                           \
+  MACE_ASM_COL0("v4", "v0", "v1") MACE_ASM_COL1("v5", "v0", "v1")             \
+  MACE_ASM_COL2("v6", "v0", "v1") MACE_ASM_COL0("v7", "v2", "v3")             \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n"                           \
+  MACE_ASM_COL1("v4", "v2", "v3") MACE_ASM_COL2("v5", "v2", "v3")             \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                           \
+  MACE_ASM_COL0("v6", "v0", "v1") MACE_ASM_COL1("v7", "v0", "v1")             \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n"                           \
+  MACE_ASM_COL2("v4", "v0", "v1") MACE_ASM_COL0("v5", "v2", "v3")             \
+  MACE_ASM_COL1("v6", "v2", "v3") MACE_ASM_COL2("v7", "v2", "v3")
+
 // C rows (ldc_bytes apart) = (from_c ? C : bias ? bias[i] : 0) + A x B, then
 // clamped to bounds[0] (and bounds[1] if clamp_hi) if clamp.
 inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
                     bool from_c, const float* bias, bool clamp, bool clamp_hi,
                     const float* bounds) {
-  int64_t quads = kc >> 2;
+  int64_t octs = kc >> 3;
   int64_t rest = kc & 3;
   float* row;
   __asm__ volatile(
@@ -201,15 +238,15 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
       "movi v24.16b, #0\n movi v25.16b, #0\n movi v26.16b, #0\n movi v27.16b, #0\n"
       "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n"
       "12:\n"
-      "cbz %[quads], 2f\n"
+      "cbz %[octs], 2f\n"
       "1:\n"
-      "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"
-      MACE_ASM_STEP("v0", "v1") MACE_ASM_STEP("v2", "v3")
-      "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"
-      MACE_ASM_STEP("v0", "v1") MACE_ASM_STEP("v2", "v3")
-      "subs %[quads], %[quads], #1\n"
+      MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS
+      "subs %[octs], %[octs], #1\n"
       "b.ne 1b\n"
       "2:\n"
+      "tbz %[kc], #2, 7f\n"
+      MACE_ASM_FOUR_STEPS
+      "7:\n"
       "cbz %[rest], 4f\n"
       "3:\n"
       "ld1 {v0.4s, v1.4s}, [%[a]], #32\n"
@@ -246,9 +283,9 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
       "st1 {v23.4s, v24.4s, v25.4s}, [%[row]], %[ldc]\n"
       "st1 {v26.4s, v27.4s, v28.4s}, [%[row]], %[ldc]\n"
       "st1 {v29.4s, v30.4s, v31.4s}, [%[row]], %[ldc]\n"
-      : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest), [bias] "+r"(bias),
+      : [a] "+r"(a), [b] "+r"(b), [octs] "+r"(octs), [rest] "+r"(rest), [bias] "+r"(bias),
         [row] "=&r"(row)
-      : [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}),
+      : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}),
         [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
         "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
@@ -256,19 +293,16 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
 }
 // clang-format on
 
-void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-              const TileEpilogue& tile_epilogue) {
+namespace {
+
+// A column bias or hard-swish: the product from zero into a staging tile,
+// then the C epilogue. Out of line, so that its stack frame (the tile, the
+// epilogue's copy) is not set up for every plain tile.
+[[gnu::noinline]] void GemmWithCEpilogue(int64_t kc, const float* a, const float* b, float* c,
+                                         int64_t ldc, const TileEpilogue& tile_epilogue) {
   // A copy whose address does not escape: the stores to C (NEON stores may
   // alias anything) cannot change it, so its fields are read once.
   const TileEpilogue epilogue = tile_epilogue;
-  if (epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish) {
-    const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
-    const float bounds[2] = {epilogue.lo, epilogue.hi};
-    AsmTile(kc, a, b, c, ldc * static_cast<int64_t>(sizeof(float)), epilogue.accumulate,
-            epilogue.accumulate ? nullptr : epilogue.row_bias, clamp,
-            clamp && !(epilogue.hi == std::numeric_limits<float>::infinity()), bounds);
-    return;
-  }
   alignas(16) float tile[8 * 12];
   AsmTile(kc, a, b, tile, 12 * sizeof(float), false, nullptr, false, false, nullptr);
   // Named loads: a loop filling the array became a call to memcpy.
@@ -281,8 +315,175 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   StoreGemmTile(acc, c, ldc, epilogue);
 }
 
+}  // namespace
+
+void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+              const TileEpilogue& epilogue) {
+  if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+    GemmWithCEpilogue(kc, a, b, c, ldc, epilogue);
+    return;
+  }
+  // Fields read into locals before the kernel runs, which stores to C.
+  const bool accumulate = epilogue.accumulate;
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  AsmTile(kc, a, b, c, ldc * static_cast<int64_t>(sizeof(float)), accumulate,
+          accumulate ? nullptr : epilogue.row_bias, clamp,
+          clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+}
+
+namespace {
+
+// The tile's first rows and cols of a staged kRows x 4 * kVecs product (row
+// i at tile + i * 4 * kVecs) finished as the epilogue says and stored to C:
+// whole rows of vectors straight from the registers, a row ending inside a
+// vector through a staging row (NEON has no masked store).
+template <int kVecs>
+void FinishPartialTile(const float* tile, float* c, int64_t ldc, int rows, int cols,
+                       const TileEpilogue& epilogue) {
+  constexpr int kCols = 4 * kVecs;
+  alignas(16) float col_bias[kCols] = {};
+  if (epilogue.last && epilogue.col_bias != nullptr) {
+    for (int j = 0; j < cols; ++j) col_bias[j] = epilogue.col_bias[j];
+  }
+  const float32x4_t zero = vdupq_n_f32(0.f);
+  WithEpilogueConstants(epilogue, [&](auto accumulate, auto last, auto activation) {
+    for (int i = 0; i < rows; ++i) {
+      float* row = c + i * ldc;
+      alignas(16) float staged[kCols];
+      float* out = cols == kCols ? row : staged;
+      if (decltype(accumulate)::value && out == staged) {
+        for (int j = 0; j < cols; ++j) staged[j] = row[j];
+      }
+      const float32x4_t rb =
+          epilogue.last && epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero;
+#pragma GCC unroll 3
+      for (int j = 0; j < kVecs; ++j) {
+        vst1q_f32(out + 4 * j,
+                  FinishAs<decltype(accumulate)::value, decltype(last)::value,
+                           decltype(activation)::value>(vld1q_f32(tile + i * kCols + 4 * j),
+                                                        out + 4 * j, rb, vld1q_f32(col_bias + 4 * j),
+                                                        epilogue));
+      }
+      if (out == staged) {
+        for (int j = 0; j < cols; ++j) row[j] = staged[j];
+      }
+    }
+  });
+}
+
+// clang-format off
+// The product of a tile 4 (kVecs 1) or 8 (kVecs 2) columns wide, from zero,
+// stored to tile as 8 rows of 4 * kVecs floats. B's panel is still 12 wide,
+// so its first kVecs vectors come in one ld1 a step, 48 bytes on; A comes
+// four registers (two steps) a load, as in AsmTile. Row i accumulates in
+// v(8 + kVecs i) onwards.
+#define MACE_ASM_NARROW1(b, lo, hi) \
+  MACE_ASM_COL("v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", b, lo, hi)
+#define MACE_ASM_NARROW2(b0, b1, lo, hi)                                               \
+  MACE_ASM_COL("v8", "v10", "v12", "v14", "v16", "v18", "v20", "v22", b0, lo, hi)      \
+  MACE_ASM_COL("v9", "v11", "v13", "v15", "v17", "v19", "v21", "v23", b1, lo, hi)
+#define MACE_ASM_NARROW_TWO_STEPS(kVecs)                                               \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                    \
+  MACE_ASM_NARROW_B##kVecs("v4", "v5") MACE_ASM_NARROW_B##kVecs("v6", "v7")            \
+  MACE_ASM_NARROW_ROWS##kVecs("v4", "v5", "v0", "v1")                                  \
+  MACE_ASM_NARROW_ROWS##kVecs("v6", "v7", "v2", "v3")
+#define MACE_ASM_NARROW_B1(r0, r1) "ld1 {" r0 ".4s}, [%[b]], %[b_step]\n"
+#define MACE_ASM_NARROW_B2(r0, r1) "ld1 {" r0 ".4s, " r1 ".4s}, [%[b]], %[b_step]\n"
+#define MACE_ASM_NARROW_ROWS1(b0, b1, lo, hi) MACE_ASM_NARROW1(b0, lo, hi)
+#define MACE_ASM_NARROW_ROWS2(b0, b1, lo, hi) MACE_ASM_NARROW2(b0, b1, lo, hi)
+#define MACE_ASM_NARROW_LOOP(kVecs)                                                    \
+  "cbz %[quads], 2f\n"                                                                 \
+  "1:\n"                                                                               \
+  MACE_ASM_NARROW_TWO_STEPS(kVecs) MACE_ASM_NARROW_TWO_STEPS(kVecs)                    \
+  "subs %[quads], %[quads], #1\n"                                                      \
+  "b.ne 1b\n"                                                                          \
+  "2:\n"                                                                               \
+  "cbz %[rest], 4f\n"                                                                  \
+  "3:\n"                                                                               \
+  "ld1 {v0.4s, v1.4s}, [%[a]], #32\n"                                                  \
+  MACE_ASM_NARROW_B##kVecs("v4", "v5")                                                 \
+  MACE_ASM_NARROW_ROWS##kVecs("v4", "v5", "v0", "v1")                                  \
+  "subs %[rest], %[rest], #1\n"                                                        \
+  "b.ne 3b\n"                                                                          \
+  "4:\n"
+#define MACE_ASM_NARROW_OPERANDS                                                       \
+  : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest), [tile] "+r"(tile) \
+  : [b_step] "r"(b_step)                                                               \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",  \
+    "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
+    "v23"
+
+template <int kVecs>
+void AsmNarrowTile(int64_t kc, const float* a, const float* b, float* tile) {
+  static_assert(kVecs == 1 || kVecs == 2, "4 or 8 columns");
+  int64_t quads = kc >> 2;
+  int64_t rest = kc & 3;
+  const int64_t b_step = kNeonGemmNr * sizeof(float);
+  if constexpr (kVecs == 1) {
+    __asm__ volatile(
+        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
+        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
+        MACE_ASM_NARROW_LOOP(1)
+        "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[tile]], #64\n"
+        "st1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[tile]]\n"
+        MACE_ASM_NARROW_OPERANDS);
+  } else {
+    __asm__ volatile(
+        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
+        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
+        "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
+        "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
+        MACE_ASM_NARROW_LOOP(2)
+        "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[tile]], #64\n"
+        "st1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[tile]], #64\n"
+        "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[tile]], #64\n"
+        "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[tile]]\n"
+        MACE_ASM_NARROW_OPERANDS);
+  }
+}
+// clang-format on
+
+#undef MACE_ASM_NARROW1
+#undef MACE_ASM_NARROW2
+#undef MACE_ASM_NARROW_TWO_STEPS
+#undef MACE_ASM_NARROW_B1
+#undef MACE_ASM_NARROW_B2
+#undef MACE_ASM_NARROW_ROWS1
+#undef MACE_ASM_NARROW_ROWS2
+#undef MACE_ASM_NARROW_LOOP
+#undef MACE_ASM_NARROW_OPERANDS
+
+}  // namespace
+
+// A tile that sticks out of C: the narrowest kernel that covers its columns
+// (4, 8 or 12), into a staging tile, then the rows and columns that exist.
+// MobileNets' 7x7 maps (49 = 4 x 12 + 1 columns) ran their last column on
+// the whole 8 x 12 kernel, and every partial tile went through the table's
+// generic staging (PartialTile: zeroed biases, memcpy per row).
+void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
+                     int cols, const TileEpilogue& tile_epilogue) {
+  const TileEpilogue epilogue = tile_epilogue;
+  alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
+  if (cols <= 4) {
+    AsmNarrowTile<1>(kc, a, b, tile);
+    FinishPartialTile<1>(tile, c, ldc, rows, cols, epilogue);
+  } else if (cols <= 8) {
+    AsmNarrowTile<2>(kc, a, b, tile);
+    FinishPartialTile<2>(tile, c, ldc, rows, cols, epilogue);
+  } else {
+    AsmTile(kc, a, b, tile, kNeonGemmNr * sizeof(float), false, nullptr, false, false, nullptr);
+    FinishPartialTile<3>(tile, c, ldc, rows, cols, epilogue);
+  }
+}
+
 #undef MACE_ASM_ROW
 #undef MACE_ASM_STEP
+#undef MACE_ASM_COL
+#undef MACE_ASM_COL0
+#undef MACE_ASM_COL1
+#undef MACE_ASM_COL2
+#undef MACE_ASM_FOUR_STEPS
 
 #else  // armv7
 

@@ -99,8 +99,8 @@ TEST(GemmTest, TileAndBlockBoundaries) {
     for (auto& pool : testing::PoolsUnderTest()) {
       for (int64_t m : {1, mr - 1, mr, mr + 1, 2 * mr + 1}) {
         for (int64_t n : {1, nr - 1, nr, nr + 1, 3 * nr + 5}) {
-          // NEON arm64 runs k in steps of 4, then 1 to 3 more.
-          for (int64_t k : {1, 3, 4, 17}) {
+          // NEON arm64 runs k in steps of 8, then 4, then 1 to 3 more.
+          for (int64_t k : {1, 3, 4, 8, 12, 15, 17}) {
             RunCase(*table, pool.get(), {m, n, k});
           }
         }
@@ -176,7 +176,7 @@ TEST(GemmTest, PartialTiles) {
       for (auto& pool : testing::PoolsUnderTest()) {
         for (int64_t n : widths) {
           for (int64_t m : {mr - 1, 2 * mr + 3}) {
-            for (int64_t k : {int64_t{1}, int64_t{6}, int64_t{variant->kc} + 5}) {
+            for (int64_t k : {int64_t{1}, int64_t{6}, int64_t{13}, int64_t{variant->kc} + 5}) {
               Case c{m, n, k};
               c.row_bias = c.col_bias = true;
               c.activation = n % 3 == 0 ? kTileActHardSwish : kTileActClamp;

@@ -132,6 +132,9 @@ KernelTable MakeNeonTable(const CpuFeatures& features) {
   table.kc = 256;
   table.nc = 768;
   table.gemm = arm::NeonGemm;
+#if defined(__aarch64__)
+  table.gemm_partial = arm::NeonGemmPartial;
+#endif
   table.conv_rows = arm::NeonConvRows;
   table.panel_dot = arm::NeonPanelDot;
   table.depthwise3x3_s1 = arm::NeonDepthwise3x3S1;
