@@ -31,7 +31,7 @@ class Conv2DBase : public Operation {
   // against the arguments, fills params() and sets the output's shape.
   MaceStatus InferShapes();
   const ref::Conv2DParams& params() const { return params_; }
-  // The converter's Winograd request: 0, 2 or 4.
+  // The converter's Winograd request: 0, or the largest tile (2, 4 or 6).
   int winograd() const { return static_cast<int>(winograd_); }
   const Tensor* Bias() const { return OptionalBias(*this); }
 

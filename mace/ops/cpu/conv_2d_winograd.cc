@@ -9,7 +9,7 @@ namespace mace {
 namespace ops {
 namespace {
 
-constexpr int kMaxAlpha = 6;
+constexpr int kMaxAlpha = 8;
 // Budget for one block's transformed input (V): about half of a 2 MiB L2,
 // so it stays there while every output channel tile passes over it.
 constexpr int64_t kBlockBytes = int64_t{1} << 20;
@@ -19,6 +19,16 @@ const float kG2[4][3] = {{1.f, 0.f, 0.f}, {.5f, .5f, .5f}, {.5f, -.5f, .5f}, {0.
 const float kG4[6][3] = {
     {1.f / 4, 0.f, 0.f},           {-1.f / 6, -1.f / 6, -1.f / 6}, {-1.f / 6, 1.f / 6, -1.f / 6},
     {1.f / 24, 1.f / 12, 1.f / 6}, {1.f / 24, -1.f / 12, 1.f / 6}, {0.f, 0.f, 1.f}};
+// F(6x6): the points 0, 1, -1, 2, -2, 1/2, -1/2 and infinity, in the order
+// of the transforms' rows.
+const float kG6[8][3] = {{1.f, 0.f, 0.f},
+                         {-2.f / 9, -2.f / 9, -2.f / 9},
+                         {-2.f / 9, 2.f / 9, -2.f / 9},
+                         {1.f / 90, 1.f / 45, 2.f / 45},
+                         {1.f / 90, -1.f / 45, 2.f / 45},
+                         {32.f / 45, 16.f / 45, 8.f / 45},
+                         {32.f / 45, -16.f / 45, 8.f / 45},
+                         {0.f, 0.f, 1.f}};
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
@@ -78,13 +88,17 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // about 1/6 instruction per multiply-add; that is 17 of its multiply-adds,
   // 8.5 in the single-precision units used here.
   const double kTransformCost = fp16 ? 8.5 : 20.0;
+  constexpr double kTransform6Scale = 1.3;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinColumns = 32;
   const double im2col =
       gemm_cost * static_cast<double>(p.out_channels) * p.in_channels * 9 * p.out_h * p.out_w;
   double best = kMargin * im2col;
   int pick = 0;
-  for (int tile = 2; tile <= requested; tile += 2) {
+  // F(6x6) only in single precision: its transforms grow values by up to
+  // 5.25^2 and shrink them by 1/90, past what half-precision products keep.
+  const int max_tile = std::min(requested, fp16 ? 4 : static_cast<int>(table.winograd_max_tile));
+  for (int tile = 2; tile <= max_tile; tile += 2) {
     const int64_t alpha2 = (tile + 2) * (tile + 2);
     const int64_t tiles_h = CeilDiv(p.out_h, tile), tiles_w = CeilDiv(p.out_w, tile);
     // Fewer than kMinColumns tiles leave the 4x larger filter barely reused:
@@ -92,7 +106,8 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     const int64_t columns = std::max(RoundUp(tiles_h * tiles_w, nr), kMinColumns);
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;
-    const double transforms = kTransformCost * (p.in_channels + p.out_channels) * alpha2 * tiles_h *
+    const double transforms = kTransformCost * (tile == 6 ? kTransform6Scale : 1.0) *
+                              (p.in_channels + p.out_channels) * alpha2 * tiles_h *
                               RoundUp(tiles_w, kWinogradChunk);
     if (gemm + transforms < best) {
       best = gemm + transforms;
@@ -104,7 +119,7 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
 
 void WinogradTransformFilters(const float* g, int lanes, int tile, float* u) {
   const int alpha = tile + 2;
-  const float(*rows)[3] = tile == 2 ? kG2 : kG4;
+  const float(*rows)[3] = tile == 2 ? kG2 : tile == 4 ? kG4 : kG6;
   float gg[kMaxAlpha * 3][kWinogradFilterLanes];  // G g, lane by lane
   for (int i = 0; i < alpha; ++i) {
     for (int j = 0; j < 3; ++j) {
