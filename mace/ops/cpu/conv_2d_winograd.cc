@@ -86,9 +86,13 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // NEON transforms of SqueezeNet 1.1's layers executed 2.8 instructions per
   // channel, position and tile under qemu (14.5 M in all), the half GEMM
   // about 1/6 instruction per multiply-add; that is 17 of its multiply-adds,
-  // 8.5 in the single-precision units used here.
-  const double kTransformCost = fp16 ? 8.5 : 20.0;
-  constexpr double kTransform6Scale = 1.3;
+  // 8.5 in the single-precision units used here. The single-precision NEON
+  // GEMM does about 1/3 instruction per multiply-add, so the same 8.5 holds
+  // for it. NEON's runs take tiles four at a time, not in chunks of 16.
+  const bool neon = table.isa == KernelIsa::kNeon;
+  const double kTransformCost = fp16 || neon ? 8.5 : 20.0;
+  const int64_t lane_group = neon ? 4 : kWinogradChunk;
+  constexpr double kTransform6Scale = 1.0;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinColumns = 32;
   const double im2col =
@@ -108,7 +112,7 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
                         p.in_channels * alpha2 * columns;
     const double transforms = kTransformCost * (tile == 6 ? kTransform6Scale : 1.0) *
                               (p.in_channels + p.out_channels) * alpha2 * tiles_h *
-                              RoundUp(tiles_w, kWinogradChunk);
+                              RoundUp(tiles_w, lane_group);
     if (gemm + transforms < best) {
       best = gemm + transforms;
       pick = tile;
