@@ -14,8 +14,7 @@ MaceStatus Conv2DBase::Init() {
   OP_CHECK(params_.group >= 1, "group must be positive, got ", params_.group);
   winograd_ = GetInt("winograd", 0);
   OP_CHECK(winograd_ == 0 || winograd_ == 2 || winograd_ == 4 || winograd_ == 6,
-           "winograd must be 0, 2, 4 or 6, got ",
-           winograd_);
+           "winograd must be 0, 2, 4 or 6, got ", winograd_);
   return MaceStatus();
 }
 

@@ -258,8 +258,9 @@ TEST(Conv2dKernelTest, Winograd) {
   for (int tile : {2, 4, 6}) {
     const float tolerance = WinogradTolerance(tile);
     for (int64_t pad : {0, 1}) {
-      for (auto hw : {std::pair<int64_t, int64_t>{3, 3}, {6, 6}, {7, 5}, {9, 12}, {14, 11},
-                      {8, 8}, {13, 13}, {27, 29}}) {
+      const std::pair<int64_t, int64_t> sizes[] = {{3, 3},   {6, 6}, {7, 5},   {9, 12},
+                                                   {14, 11}, {8, 8}, {13, 13}, {27, 29}};
+      for (auto hw : sizes) {
         Check({1, 5, hw.first, hw.second, 7, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile,
               tolerance);
       }
@@ -284,8 +285,8 @@ TEST(Conv2dKernelTest, Winograd) {
     // Rows wide enough that chunks read the input in place, with a last
     // chunk of 1 to 4 tiles at the right edge (near the edge staged).
     for (int64_t tiles_w : {17, 18, 19, 20, 33}) {
-      Check({1, 6, 2 * tile + 1, tiles_w * tile, 11, 3, 3, 1, 1, 1, 1}, ActivationType::RELUX,
-            tile, tolerance);
+      Check({1, 6, 2 * tile + 1, tiles_w * tile, 11, 3, 3, 1, 1, 1, 1}, ActivationType::RELUX, tile,
+            tolerance);
       Check({1, 6, 2 * tile, tiles_w * tile + 1, 11, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile,
             tolerance);
     }
@@ -342,6 +343,14 @@ TEST(Conv2dKernelTest, WinogradPicksTileByShape) {
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(48, 13, 192), 4), 0);
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(4, 56, 64), 4), 0);  // too few channels
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64, 2), 4), 0);
+    // F(6x6) where the table allows it: on the 56x56 and 55x55 maps, not
+    // on 28x28 or 27x27, where F(4x4) wastes fewer tiles.
+    const int six = table->winograd_max_tile >= 6 ? 6 : 4;
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64), 6), six);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(16, 55, 64), 6), six);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(128, 28, 128), 6), 4);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(32, 27, 128), 6), 4);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(48, 13, 192), 6), 0);
   }
 }
 

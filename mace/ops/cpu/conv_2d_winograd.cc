@@ -77,7 +77,7 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   if (p.in_channels < 8 || p.out_channels < 8) return 0;
   // A cost model in GEMM multiply-adds. im2col + GEMM does all 9 taps per
   // output. Winograd's GEMMs run on whole panels of tiles and micro-tiles of
-  // channels; its transforms cost about kTransformCost multiply-adds per
+  // channels; its transforms cost about 20 multiply-adds per
   // channel, position and tile, each tile row padded to a whole chunk of
   // lanes. Fitted on the BM_Conv3x3Method layers (ResNet-18 and SqueezeNet
   // 1.1) with the AVX2 and AVX-512 tables, where it picks the fastest method
@@ -86,13 +86,18 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // NEON transforms of SqueezeNet 1.1's layers executed 2.8 instructions per
   // channel, position and tile under qemu (14.5 M in all), the half GEMM
   // about 1/6 instruction per multiply-add; that is 17 of its multiply-adds,
-  // 8.5 in the single-precision units used here. The single-precision NEON
-  // GEMM does about 1/3 instruction per multiply-add, so the same 8.5 holds
-  // for it. NEON's runs take tiles four at a time, not in chunks of 16.
-  const bool neon = table.isa == KernelIsa::kNeon;
-  const double kTransformCost = fp16 || neon ? 8.5 : 20.0;
+  // 8.5 in the single-precision units used here.
+  // The single-precision NEON GEMM executes about 1/4 instruction per
+  // multiply-add in SqueezeNet 1.1 under qemu. Its transforms, counted on
+  // SqueezeNet's layer shapes (arm64, per channel, position and tile): the
+  // input one 10-12 instructions (F(2x2) at 13x13, F(4x4) at 55x55 and
+  // 27x27, F(6x6) at 55x55), the output one 5-7 (F(6x6) 3.7): about 40 and
+  // 20 multiply-adds, charged per input and per output channel. NEON's runs
+  // take tiles four at a time, not in chunks of 16.
+  const bool neon = table.isa == KernelIsa::kNeon && !fp16;
+  const double input_cost = fp16 ? 8.5 : neon ? 40.0 : 20.0;
+  const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
   const int64_t lane_group = neon ? 4 : kWinogradChunk;
-  constexpr double kTransform6Scale = 1.0;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinColumns = 32;
   const double im2col =
@@ -110,9 +115,8 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     const int64_t columns = std::max(RoundUp(tiles_h * tiles_w, nr), kMinColumns);
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;
-    const double transforms = kTransformCost * (tile == 6 ? kTransform6Scale : 1.0) *
-                              (p.in_channels + p.out_channels) * alpha2 * tiles_h *
-                              RoundUp(tiles_w, lane_group);
+    const double transforms = (input_cost * p.in_channels + output_cost * p.out_channels) *
+                              alpha2 * tiles_h * RoundUp(tiles_w, lane_group);
     if (gemm + transforms < best) {
       best = gemm + transforms;
       pick = tile;
@@ -320,8 +324,9 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
             TileEpilogue plain;
             plain.accumulate = pc > 0;
             plain.last = pc + kc >= in_c;
-            table_.fp16_gemm(kc, a_half + pc * mr, v_half + ((xi * layout.panels + panel) * in_c + pc) * nr,
-                             m_tile, pitch, static_cast<int>(mr), vector_cols, plain);
+            table_.fp16_gemm(kc, a_half + pc * mr,
+                             v_half + ((xi * layout.panels + panel) * in_c + pc) * nr, m_tile,
+                             pitch, static_cast<int>(mr), vector_cols, plain);
           }
           continue;
         }
