@@ -360,7 +360,7 @@ using WinogradInputKernel = void (*)(const WinogradInputRun& run);
 using WinogradOutputKernel = void (*)(const WinogradOutputRun& run);
 
 // U = G g G^T for kWinogradChunk 3x3 filters side by side, at tile `tile`
-// (2 or 4, alpha = tile + 2): tap k (= row * 3 + column) of filter l is
+// (2, 4 or 6, alpha = tile + 2): tap k (= row * 3 + column) of filter l is
 // g[k * kWinogradChunk + l], and position xi (= r * alpha + c) of its
 // transform goes to u[xi * kWinogradChunk + l]. Engine creation runs it
 // over every filter of a Winograd convolution.
