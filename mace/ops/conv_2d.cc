@@ -13,8 +13,8 @@ MaceStatus Conv2DBase::Init() {
   params_.group = GetInt("group", 1);
   OP_CHECK(params_.group >= 1, "group must be positive, got ", params_.group);
   winograd_ = GetInt("winograd", 0);
-  OP_CHECK(winograd_ == 0 || winograd_ == 2 || winograd_ == 4, "winograd must be 0, 2 or 4, got ",
-           winograd_);
+  OP_CHECK(winograd_ == 0 || winograd_ == 2 || winograd_ == 4 || winograd_ == 6,
+           "winograd must be 0, 2, 4 or 6, got ", winograd_);
   return MaceStatus();
 }
 

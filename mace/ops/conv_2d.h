@@ -4,7 +4,7 @@
 //
 // Arguments beyond the window and activation ones:
 //   group     int, default 1
-//   winograd  int 0, 2 or 4: Winograd tile size for 3x3 stride-1 convs,
+//   winograd  int 0, 2, 4 or 6: largest Winograd tile for 3x3 stride-1 convs,
 //             chosen by the converter; 0 (default) uses direct methods
 //
 // Conv2DBase is the device-neutral part: arguments (Init) and shapes
@@ -31,7 +31,7 @@ class Conv2DBase : public Operation {
   // against the arguments, fills params() and sets the output's shape.
   MaceStatus InferShapes();
   const ref::Conv2DParams& params() const { return params_; }
-  // The converter's Winograd request: 0, 2 or 4.
+  // The converter's Winograd request: 0, or the largest tile (2, 4 or 6).
   int winograd() const { return static_cast<int>(winograd_); }
   const Tensor* Bias() const { return OptionalBias(*this); }
 

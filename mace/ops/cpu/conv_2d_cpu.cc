@@ -14,6 +14,7 @@
 // the op's own that is reused from run to run.
 #include "mace/ops/cpu/conv_2d_cpu.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -60,7 +61,7 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
     if (block == 0 || !Input(1)->is_weight() || (bias != nullptr && !bias->is_weight())) return 0;
     if (BlockedWinogradTile() != 0) return block;
     if (!BlockedConv2d::Supports(*table, params())) return 0;
-    if ((winograd() == 2 || winograd() == 4) &&
+    if ((winograd() == 2 || winograd() == 4 || winograd() == 6) &&
         Conv2dWinograd::PickTile(*table, params(), winograd()) != 0) {
       return 0;
     }
@@ -146,8 +147,9 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
   // The blocked Winograd tile for this convolution, or 0.
   int BlockedWinogradTile() const {
     const KernelTable* table = kernels_;
-    if (table == nullptr || (winograd() != 2 && winograd() != 4)) return 0;
-    return BlockedWinograd::PickTile(*table, params(), winograd());
+    if (table == nullptr || (winograd() != 2 && winograd() != 4 && winograd() != 6)) return 0;
+    // Blocked Winograd has tiles up to F(4x4).
+    return BlockedWinograd::PickTile(*table, params(), std::min(winograd(), 4));
   }
 
   // A constant filter is packed here, once; a computed one on every Run.

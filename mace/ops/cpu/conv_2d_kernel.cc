@@ -64,7 +64,7 @@ std::unique_ptr<Conv2dKernel> CreateConv2dKernel(const KernelTable& table,
       return std::make_unique<Conv2dAsDepthwise>(table, depthwise, filter);
     }
   }
-  if (winograd == 2 || winograd == 4) {
+  if (winograd == 2 || winograd == 4 || winograd == 6) {
     const int tile = Conv2dWinograd::PickTile(table, params, winograd);
     if (tile != 0) return std::make_unique<Conv2dWinograd>(table, params, filter, tile, arena);
   }

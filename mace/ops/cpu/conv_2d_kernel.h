@@ -30,10 +30,11 @@ class Conv2dKernel {
 };
 
 // The kernel for `params`, or null when only the reference covers them.
-// `winograd` is the op's argument: 2 or 4 ask for Winograd F(2x2, 3x3) or
-// F(4x4, 3x3) on 3x3 stride-1 convolutions, 0 for direct methods.
+// `winograd` is the op's argument: 2, 4 or 6 ask for Winograd F(2x2, 3x3),
+// F(4x4, 3x3) or F(6x6, 3x3) on 3x3 stride-1 convolutions, 0 for direct
+// methods.
 //   - 3x3 depthwise (group == channels, stride 1 or 2): row kernels;
-//   - winograd 2 or 4 on an ungrouped 3x3 stride-1 undilated conv: Winograd
+//   - winograd 2, 4 or 6 on an ungrouped 3x3 stride-1 undilated conv: Winograd
 //     with the largest tile up to the one asked for that pays for the shape
 //     (Conv2dWinograd::PickTile), else the GEMM below;
 //   - a reduction (in channels x taps) of at most one kc block, ungrouped

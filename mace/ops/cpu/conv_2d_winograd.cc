@@ -9,7 +9,7 @@ namespace mace {
 namespace ops {
 namespace {
 
-constexpr int kMaxAlpha = 6;
+constexpr int kMaxAlpha = 8;
 // Budget for one block's transformed input (V): about half of a 2 MiB L2,
 // so it stays there while every output channel tile passes over it.
 constexpr int64_t kBlockBytes = int64_t{1} << 20;
@@ -19,6 +19,16 @@ const float kG2[4][3] = {{1.f, 0.f, 0.f}, {.5f, .5f, .5f}, {.5f, -.5f, .5f}, {0.
 const float kG4[6][3] = {
     {1.f / 4, 0.f, 0.f},           {-1.f / 6, -1.f / 6, -1.f / 6}, {-1.f / 6, 1.f / 6, -1.f / 6},
     {1.f / 24, 1.f / 12, 1.f / 6}, {1.f / 24, -1.f / 12, 1.f / 6}, {0.f, 0.f, 1.f}};
+// F(6x6): the points 0, 1, -1, 2, -2, 1/2, -1/2 and infinity, in the order
+// of the transforms' rows.
+const float kG6[8][3] = {{1.f, 0.f, 0.f},
+                         {-2.f / 9, -2.f / 9, -2.f / 9},
+                         {-2.f / 9, 2.f / 9, -2.f / 9},
+                         {1.f / 90, 1.f / 45, 2.f / 45},
+                         {1.f / 90, -1.f / 45, 2.f / 45},
+                         {32.f / 45, 16.f / 45, 8.f / 45},
+                         {32.f / 45, -16.f / 45, 8.f / 45},
+                         {0.f, 0.f, 1.f}};
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
@@ -67,7 +77,7 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   if (p.in_channels < 8 || p.out_channels < 8) return 0;
   // A cost model in GEMM multiply-adds. im2col + GEMM does all 9 taps per
   // output. Winograd's GEMMs run on whole panels of tiles and micro-tiles of
-  // channels; its transforms cost about kTransformCost multiply-adds per
+  // channels; its transforms cost about 20 multiply-adds per
   // channel, position and tile, each tile row padded to a whole chunk of
   // lanes. Fitted on the BM_Conv3x3Method layers (ResNet-18 and SqueezeNet
   // 1.1) with the AVX2 and AVX-512 tables, where it picks the fastest method
@@ -77,14 +87,27 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // channel, position and tile under qemu (14.5 M in all), the half GEMM
   // about 1/6 instruction per multiply-add; that is 17 of its multiply-adds,
   // 8.5 in the single-precision units used here.
-  const double kTransformCost = fp16 ? 8.5 : 20.0;
+  // The single-precision NEON GEMM executes about 1/4 instruction per
+  // multiply-add in SqueezeNet 1.1 under qemu. Its transforms, counted on
+  // SqueezeNet's layer shapes (arm64, per channel, position and tile): the
+  // input one 10-12 instructions (F(2x2) at 13x13, F(4x4) at 55x55 and
+  // 27x27, F(6x6) at 55x55), the output one 5-7 (F(6x6) 3.7): about 40 and
+  // 20 multiply-adds, charged per input and per output channel. NEON's runs
+  // take tiles four at a time, not in chunks of 16.
+  const bool neon = table.isa == KernelIsa::kNeon && !fp16;
+  const double input_cost = fp16 ? 8.5 : neon ? 40.0 : 20.0;
+  const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
+  const int64_t lane_group = neon ? 4 : kWinogradChunk;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinColumns = 32;
   const double im2col =
       gemm_cost * static_cast<double>(p.out_channels) * p.in_channels * 9 * p.out_h * p.out_w;
   double best = kMargin * im2col;
   int pick = 0;
-  for (int tile = 2; tile <= requested; tile += 2) {
+  // F(6x6) only in single precision: its transforms grow values by up to
+  // 5.25^2 and shrink them by 1/90, past what half-precision products keep.
+  const int max_tile = std::min(requested, fp16 ? 4 : static_cast<int>(table.winograd_max_tile));
+  for (int tile = 2; tile <= max_tile; tile += 2) {
     const int64_t alpha2 = (tile + 2) * (tile + 2);
     const int64_t tiles_h = CeilDiv(p.out_h, tile), tiles_w = CeilDiv(p.out_w, tile);
     // Fewer than kMinColumns tiles leave the 4x larger filter barely reused:
@@ -92,8 +115,8 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     const int64_t columns = std::max(RoundUp(tiles_h * tiles_w, nr), kMinColumns);
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;
-    const double transforms = kTransformCost * (p.in_channels + p.out_channels) * alpha2 * tiles_h *
-                              RoundUp(tiles_w, kWinogradChunk);
+    const double transforms = (input_cost * p.in_channels + output_cost * p.out_channels) *
+                              alpha2 * tiles_h * RoundUp(tiles_w, lane_group);
     if (gemm + transforms < best) {
       best = gemm + transforms;
       pick = tile;
@@ -104,7 +127,7 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
 
 void WinogradTransformFilters(const float* g, int lanes, int tile, float* u) {
   const int alpha = tile + 2;
-  const float(*rows)[3] = tile == 2 ? kG2 : kG4;
+  const float(*rows)[3] = tile == 2 ? kG2 : tile == 4 ? kG4 : kG6;
   float gg[kMaxAlpha * 3][kWinogradFilterLanes];  // G g, lane by lane
   for (int i = 0; i < alpha; ++i) {
     for (int j = 0; j < 3; ++j) {
@@ -301,8 +324,9 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
             TileEpilogue plain;
             plain.accumulate = pc > 0;
             plain.last = pc + kc >= in_c;
-            table_.fp16_gemm(kc, a_half + pc * mr, v_half + ((xi * layout.panels + panel) * in_c + pc) * nr,
-                             m_tile, pitch, static_cast<int>(mr), vector_cols, plain);
+            table_.fp16_gemm(kc, a_half + pc * mr,
+                             v_half + ((xi * layout.panels + panel) * in_c + pc) * nr, m_tile,
+                             pitch, static_cast<int>(mr), vector_cols, plain);
           }
           continue;
         }

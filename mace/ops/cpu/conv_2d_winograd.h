@@ -1,4 +1,4 @@
-// Winograd convolution F(2x2, 3x3) and F(4x4, 3x3) (Lavin and Gray, "Fast
+// Winograd convolution F(2x2, 3x3), F(4x4, 3x3) and F(6x6, 3x3) (Lavin and Gray, "Fast
 // Algorithms for Convolutional Neural Networks", 2016) for ungrouped 3x3
 // stride-1 convolutions.
 //
@@ -7,8 +7,9 @@
 // U * V element-wise with U = G g G^T precomputed per filter, and
 // Y = A^T M A. The channel sums at each of the alpha^2 positions form alpha^2
 // independent GEMMs, U[xi] (out x in) times V[xi] (in x tiles), which run on
-// the packed GEMM. F(4x4) does 36 multiplies per 16 outputs instead of 144;
-// it is less accurate than F(2x2), which is why the converter chooses.
+// the packed GEMM. F(4x4) does 36 multiplies per 16 outputs instead of 144,
+// F(6x6) 64 per 36 instead of 324; each is less accurate than the smaller
+// tile, which is why the converter sets the largest tile allowed.
 //
 // Tiles are processed in blocks sized to stay in L2, each by one thread in
 // its own scratch: first the input transform, straight into the GEMM's
@@ -62,14 +63,17 @@ class Conv2dWinograd : public Conv2dKernel {
  public:
   // Whether the kernel can run `params`: ungrouped 3x3, stride 1, no dilation.
   static bool Supports(const ref::Conv2DParams& params);
-  // The tile (2 or 4, at most `requested`) that beats im2col + GEMM for
-  // `params` on `table`, or 0 when neither does.
+  // The tile (2, 4 or 6, at most `requested` and the table's
+  // winograd_max_tile) that beats im2col + GEMM for `params` on `table`, or
+  // 0 when none does.
   static int PickTile(const KernelTable& table, const ref::Conv2DParams& params, int requested);
 
-  // `tile` is 2 or 4. The transformed filter goes to `arena` when given.
+  // `tile` is 2, 4 or 6. The transformed filter goes to `arena` when given.
   Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams& params, const float* filter,
                  int tile, PersistentArena* arena = nullptr);
-  const char* name() const override { return tile_ == 2 ? "winograd_2x2" : "winograd_4x4"; }
+  const char* name() const override {
+    return tile_ == 2 ? "winograd_2x2" : tile_ == 4 ? "winograd_4x4" : "winograd_6x6";
+  }
   int64_t ScratchBytes(int threads) const override;
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
            float* scratch) const override;
@@ -90,7 +94,7 @@ class Conv2dWinograd : public Conv2dKernel {
   const KernelTable& table_;
   ref::Conv2DParams params_;
   int tile_ = 0, alpha_ = 0;
-  bool fp16_ = false;         // the GEMMs in half precision
+  bool fp16_ = false;             // the GEMMs in half precision
   int mr_ = 0, nr_ = 0, kc_ = 0;  // the GEMM tile the transforms feed
   int64_t tiles_h_ = 0, tiles_w_ = 0;
   TileEpilogue epilogue_;  // the fused activation, if any

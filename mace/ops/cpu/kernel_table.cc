@@ -145,6 +145,7 @@ KernelTable MakeNeonTable(const CpuFeatures& features) {
   table.eltwise = arm::NeonEltwiseRow;
   table.winograd_input = arm::NeonWinogradInput;
   table.winograd_output = arm::NeonWinogradOutput;
+  table.winograd_max_tile = 6;
   table.fma_peak = arm::NeonFmaPeak;
   table.mac_lanes = 8;
   table.channel_block = 4;

@@ -37,9 +37,14 @@ struct KernelTable {
   PlaneReduceKernel plane_max = nullptr;
   // Eltwise rows (two vectors, or a vector and a scalar).
   EltwiseRowKernel eltwise = nullptr;
-  // Winograd F(2x2) and F(4x4) input and output transforms.
+  // Winograd F(2x2), F(4x4) and F(6x6) input and output transforms.
   WinogradInputKernel winograd_input = nullptr;
   WinogradOutputKernel winograd_output = nullptr;
+  // The largest tile the cost model may pick with these kernels. Every
+  // table's transforms run F(6x6) correctly, but only NEON's have F(6x6)
+  // runs written for its registers; the portable 16-lane ones regroup its
+  // stride-6 taps through memory.
+  int32_t winograd_max_tile = 4;
   // Optional: the filter transform, vectorized (WinogradTransformFilters,
   // in plain C++, where there is none).
   WinogradFilterKernel winograd_filter = nullptr;

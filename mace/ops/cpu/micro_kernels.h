@@ -153,7 +153,7 @@ struct EltwiseRow {
 
 using EltwiseRowKernel = void (*)(const EltwiseRow& row);
 
-// Winograd F(t x t, 3 x 3) transforms (t = 2 or 4, alpha = t + 2) for one
+// Winograd F(t x t, 3 x 3) transforms (t = 2, 4 or 6, alpha = t + 2) for one
 // row of tiles of one channel, vectorized across the row's tiles ("lanes").
 // Kernels work in chunks of kWinogradChunk lanes: rows they write or read
 // hold at least the lane count rounded up to a whole chunk.
@@ -172,7 +172,7 @@ constexpr int kWinogradMaxLanes = 64;
 // channel's runs in increasing lane order and fill the padding lanes last.
 struct WinogradInputRun {
   int32_t tile = 4;
-  const float* rows[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  const float* rows[8] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   int64_t in_w = 0;
   int64_t col0 = 0;   // may be negative (left padding)
   int64_t lanes = 0;  // 1 to kWinogradMaxLanes
@@ -360,7 +360,7 @@ using WinogradInputKernel = void (*)(const WinogradInputRun& run);
 using WinogradOutputKernel = void (*)(const WinogradOutputRun& run);
 
 // U = G g G^T for kWinogradChunk 3x3 filters side by side, at tile `tile`
-// (2 or 4, alpha = tile + 2): tap k (= row * 3 + column) of filter l is
+// (2, 4 or 6, alpha = tile + 2): tap k (= row * 3 + column) of filter l is
 // g[k * kWinogradChunk + l], and position xi (= r * alpha + c) of its
 // transform goes to u[xi * kWinogradChunk + l]. Engine creation runs it
 // over every filter of a Winograd convolution.

@@ -35,7 +35,7 @@ class ConvertOptions:
     outputs: list[TensorSpec]
     runtime: str = "cpu"                # cpu | gpu | dsp | cpu+gpu
     data_type: str = "fp32_fp32"        # fp32_fp32 | fp16_fp32 | fp16_fp16 | bf16_fp32
-    winograd: int = 0                   # 0 off, else tile size (2 or 4)
+    winograd: int = 0                   # 0 off, else the largest tile (2, 4 or 6)
     obfuscate: bool = False
     model_name: str = "model"
     # uint8 post-training quantization (mace_converter.quantize.graph_pass.

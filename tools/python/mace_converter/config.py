@@ -389,7 +389,7 @@ class _Parser:
             nnlib_graph_mode=self.integer(data.get("nnlib_graph_mode", 0),
                                           f"{prefix}.nnlib_graph_mode", (0, 1, 2)),
             obfuscate=self.flag(data.get("obfuscate", 0), f"{prefix}.obfuscate"),
-            winograd=self.integer(data.get("winograd", 0), f"{prefix}.winograd", (0, 2, 4)),
+            winograd=self.integer(data.get("winograd", 0), f"{prefix}.winograd", (0, 2, 4, 6)),
             quantize=quantize)
 
     def quantize(self, data: dict, prefix: str, runtime: str) -> Optional[QuantizeConfig]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mace_converter.api import ConversionError
 from mace_converter.ir import Graph
 
-TILE_SIZES = (2, 4)
+TILE_SIZES = (2, 4, 6)
 
 
 def mark_winograd(graph: Graph, tile: int) -> int:

@@ -241,7 +241,7 @@ class ConfigTest(unittest.TestCase):
             (lambda d: self.model(d).update(runtime="gpu", limit_opencl_kernel_time=2),
              "models.net.limit_opencl_kernel_time: expected 0 or 1, got 2"),
             (lambda d: self.model(d).update(winograd=3),
-             "models.net.winograd: expected one of 0, 2, 4, got 3"),
+             "models.net.winograd: expected one of 0, 2, 4, 6, got 3"),
             (lambda d: self.model(d).update(obfuscate="no"),
              "models.net.obfuscate: expected 0 or 1, got 'no'"),
             (lambda d: self.model(d).update(subgraphs={"a": 1}),
