@@ -44,11 +44,9 @@ MaceStatus MaxPool3D::Prepare(OpContext* /*context*/) {
     OP_CHECK(padded >= span, "the dilated kernel (", span, ") on axis ", axis,
              " is longer than the padded input (", padded, ")");
     const int64_t stride = params_.stride[axis];
-    int64_t out = (padded - span) / stride + 1;
-    if (ceil_mode_) {
-      out = (padded - span + stride - 1) / stride + 1;
-      if ((out - 1) * stride >= params_.in[axis] + begin) --out;
-    }
+    const int64_t out = ceil_mode_
+                            ? CeilModeSize(params_.in[axis], begin, pads_[axis + 3], span, stride)
+                            : (padded - span) / stride + 1;
     params_.out[axis] = out;
     output_shape.push_back(out);
   }
