@@ -11,15 +11,6 @@ namespace mace {
 namespace ops {
 namespace {
 
-// Ceil-mode length of one dimension, as ONNX and PyTorch define it: round the
-// window count up, but drop a last window that would start in the end padding.
-int64_t CeilModeSize(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t extent,
-                     int64_t stride) {
-  int64_t out = (in + pad_begin + pad_end - extent + stride - 1) / stride + 1;
-  if ((out - 1) * stride >= in + pad_begin) --out;
-  return out;
-}
-
 // The largest p: |x|^p then stays finite in double for |x| up to 2.
 constexpr int64_t kMaxLpExponent = 1000;
 

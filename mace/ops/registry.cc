@@ -31,6 +31,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterLocalResponseNorm,
       RegisterLogic,
       RegisterMatMul,
+      RegisterMaxPool3D,
       RegisterPad,
       RegisterPooling,
       RegisterQdqLinear,

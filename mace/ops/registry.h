@@ -37,6 +37,7 @@ MaceStatus RegisterLayerNorm(OpRegistry* registry);
 MaceStatus RegisterLocalResponseNorm(OpRegistry* registry);
 MaceStatus RegisterLogic(OpRegistry* registry);
 MaceStatus RegisterMatMul(OpRegistry* registry);
+MaceStatus RegisterMaxPool3D(OpRegistry* registry);
 MaceStatus RegisterPad(OpRegistry* registry);
 MaceStatus RegisterPooling(OpRegistry* registry);
 MaceStatus RegisterQdqLinear(OpRegistry* registry);

@@ -102,5 +102,12 @@ MaceStatus ComputeWindow(const Operation& op, const WindowArgs& args, int64_t in
   return MaceStatus();
 }
 
+int64_t CeilModeSize(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t extent,
+                     int64_t stride) {
+  int64_t out = (in + pad_begin + pad_end - extent + stride - 1) / stride + 1;
+  if ((out - 1) * stride >= in + pad_begin) --out;
+  return out;
+}
+
 }  // namespace ops
 }  // namespace mace

@@ -38,6 +38,12 @@ struct WindowArgs {
 MaceStatus ReadWindowInts(const Operation& op, const std::string& name, size_t count,
                           int64_t fallback, int64_t low, int64_t* values);
 
+// Ceil-mode length of one axis with a dilated window `extent` long, as ONNX
+// and PyTorch define it: round the window count up, but drop a last window
+// that would start in the end padding. Needs in + pads >= extent.
+int64_t CeilModeSize(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t extent,
+                     int64_t stride);
+
 // Parses strides/dilations/padding/pads, validating values.
 MaceStatus ParseWindowArgs(const Operation& op, WindowArgs* args);
 

@@ -67,8 +67,9 @@ def infer_graph(graph: Graph) -> None:
 
 
 def _int32_output(op: Op, index: int) -> bool:
-    """ArgMax's result and a MAX Pooling's indices (its second output)."""
-    return op.type == "ArgMax" or (op.type == "Pooling" and index == 1)
+    """ArgMax's result and a MAX Pooling's or MaxPool3D's indices (its second
+    output)."""
+    return op.type == "ArgMax" or (op.type in ("Pooling", "MaxPool3D") and index == 1)
 
 
 def _first_dtype(op: Op, graph: Graph) -> str:
@@ -170,6 +171,25 @@ def _conv3d(op, shapes, graph):
             raise fail(op, f"the window {list(w[2:])} does not fit the input {list(x)}")
         out.append(size)
     return [tuple(out)]
+
+
+@rule("MaxPool3D")
+def _max_pool_3d(op, shapes, graph):
+    x = shapes[0]
+    _rank(op, x, 5)
+    kernel = op.args["kernels"]
+    strides = op.args.get("strides", [1, 1, 1])
+    dilations = op.args.get("dilations", [1, 1, 1])
+    pads = op.args.get("pads", [0] * 6)
+    out = [x[0], x[1]]
+    for axis in range(3):
+        size = geometry.window_output(x[2 + axis], kernel[axis], strides[axis], dilations[axis],
+                                      (pads[axis], pads[axis + 3]),
+                                      bool(op.args.get("ceil_mode", 0)))
+        if size <= 0:
+            raise fail(op, f"the window {list(kernel)} does not fit the input {list(x)}")
+        out.append(size)
+    return [tuple(out)] * len(op.outputs)
 
 
 @rule("Pooling")

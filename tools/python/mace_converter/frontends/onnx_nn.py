@@ -326,13 +326,38 @@ def _pool_3d(node: Node, pooling_type: int) -> None:
     node.emit_out("Reshape", [depth], {"shape": [n, c, d_out, h_out, w_out]})
 
 
+def _storage_order(node: Node) -> int:
+    order = int(node.attr("storage_order", 0))
+    if order not in (0, 1):
+        raise node.fail(f"storage_order must be 0 or 1, got {order}")
+    return order
+
+
+def _max_pool_3d(node: Node) -> None:
+    """MaxPool over [N, C, D, H, W] with its Indices output: one MaxPool3D
+    (the two-Pooling split of _pool_3d loses where each maximum lies). Its
+    int32 indices count row-major, or column-major over D, H and W."""
+    kernel = node.ints("kernel_shape")
+    strides = node.ints("strides", [1, 1, 1])
+    dilations = node.ints("dilations", [1, 1, 1])
+    if len(kernel) != 3 or len(strides) != 3 or len(dilations) != 3:
+        raise node.fail("a 3D window needs 3 kernel_shape, strides and dilations values")
+    args = {"kernels": kernel, "strides": strides, "dilations": dilations,
+            "pads": _pads_3d(node, kernel, strides, dilations)}
+    if node.attr("ceil_mode", 0):
+        args["ceil_mode"] = 1
+    if _storage_order(node):
+        args["storage_order"] = 1
+    node.emit("MaxPool3D", [node.tensor(0)], args, outputs=list(node.outputs[:2]))
+
+
 def _pool(node: Node, pooling_type: int) -> None:
     with_indices = len(node.outputs) > 1 and bool(node.outputs[1])
     if node.rank(0) == 5:
         if with_indices:
-            raise node.fail("the Indices output of a 3D MaxPool is not supported (1D and "
-                            "2D are)")
-        _pool_3d(node, pooling_type)
+            _max_pool_3d(node)
+        else:
+            _pool_3d(node, pooling_type)
         return
     spatial_2d(node)
     kernel = node.ints("kernel_shape")
@@ -355,10 +380,7 @@ def _pool(node: Node, pooling_type: int) -> None:
         # The engine's indices are int32 (inputs are capped below 2^31
         # elements); the caller gets ONNX's int64 values.
         outputs.append(node.outputs[1])
-        order = int(node.attr("storage_order", 0))
-        if order not in (0, 1):
-            raise node.fail(f"storage_order must be 0 or 1, got {order}")
-        if order:
+        if _storage_order(node):
             args["storage_order"] = 1
     node.emit("Pooling", [node.tensor(0)], args, outputs=outputs)
 

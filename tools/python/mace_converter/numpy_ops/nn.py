@@ -233,6 +233,46 @@ def _conv3d(inputs, args, _):
     return [activation(_bias(out, inputs[2] if len(inputs) > 2 else None), args)]
 
 
+@kernel("MaxPool3D")
+def _max_pool_3d(inputs, args, outputs):
+    """Each output voxel's in-input taps, flattened row-major: np.argmax
+    gives the first maximum; its (d, h, w) then counts row- or column-major
+    (storage_order 1) within the plane."""
+    x = inputs[0].astype(np.float32)
+    n, c, *size = x.shape
+    kernel = args["kernels"]
+    strides = args.get("strides", [1, 1, 1])
+    dilations = args.get("dilations", [1, 1, 1])
+    pads = args.get("pads", [0] * 6)
+    out_size = [geometry.window_output(size[a], kernel[a], strides[a], dilations[a],
+                                       (pads[a], pads[a + 3]), bool(args.get("ceil_mode", 0)))
+                for a in range(3)]
+    d, h, w = size
+    column_major = int(args.get("storage_order", 0))
+    values = np.zeros((n, c, *out_size), np.float32)
+    indices = np.full((n, c, *out_size), -1, np.int64)
+    planes = np.arange(n * c).reshape(n, c) * (d * h * w)
+    for voxel in np.ndindex(*out_size):
+        taps = []
+        for a in range(3):
+            at = voxel[a] * strides[a] - pads[a] + np.arange(kernel[a]) * dilations[a]
+            taps.append(at[(at >= 0) & (at < size[a])])
+        if min(len(t) for t in taps) == 0:
+            continue
+        window = x[:, :, taps[0]][:, :, :, taps[1]][:, :, :, :, taps[2]].reshape(n, c, -1)
+        first = np.argmax(window, axis=-1)
+        values[(slice(None), slice(None)) + voxel] = np.take_along_axis(
+            window, first[..., None], axis=-1)[..., 0]
+        kd, kh, kw = np.unravel_index(first, [len(t) for t in taps])
+        vd, vh, vw = taps[0][kd], taps[1][kh], taps[2][kw]
+        offset = (vw * h + vh) * d + vd if column_major else (vd * h + vh) * w + vw
+        indices[(slice(None), slice(None)) + voxel] = planes + offset
+    result = [values]
+    if outputs == 2:
+        result.append(indices.astype(np.int32))
+    return result
+
+
 def _pool_indices(x, win, covered, args, shape_args) -> np.ndarray:
     """MAX Pooling's second output: where each window's first maximum lies
     in the whole input, row-major or (storage_order 1) with H and W swapped;

@@ -1,12 +1,12 @@
-"""MaxPool's Indices output (1-D and 2-D, both storage orders), compared
-with ONNX Runtime through the converter's numpy runner; 3-D is refused."""
+"""MaxPool's Indices output (1-D, 2-D and 3-D, both storage orders),
+compared with ONNX Runtime through the converter's numpy runner and the
+engine (mace_run)."""
 import unittest
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from mace_converter.api import ConversionError
 from tests.converter_front.helpers import convert_model, ort_run, random_feeds, run
 from tests.test_exported_models_mace_run import run_converted
 from tests.test_mace_run_cli import MACE_RUN
@@ -79,11 +79,50 @@ class MaxPoolIndicesTest(unittest.TestCase):
                 np.testing.assert_array_equal(got["i"].reshape(want_i.shape).astype(np.int64),
                                               want_i)
 
-    def test_3d_is_refused(self):
-        model = _model([1, 1, 3, 4, 5], dict(kernel_shape=[2, 2, 2]))
-        with self.assertRaisesRegex(ConversionError, "Indices output of a 3D MaxPool"):
-            convert_model(model, {"x": [1, 1, 3, 4, 5]}, ["y", "i"])
+    def test_3d_against_onnxruntime(self):
+        cases = [
+            dict(kernel_shape=[2, 2, 2]),
+            dict(kernel_shape=[3, 2, 3], strides=[2, 2, 2], pads=[1, 0, 1, 1, 1, 0]),
+            dict(kernel_shape=[2, 3, 2], strides=[2, 1, 2], dilations=[2, 2, 1],
+                 pads=[0, 1, 1, 1, 1, 0], storage_order=1),
+            dict(kernel_shape=[3, 3, 2], strides=[2, 2, 2], ceil_mode=1),
+            dict(kernel_shape=[2, 2, 3], strides=[2, 3, 2], ceil_mode=1, storage_order=1,
+                 pads=[1, 1, 0, 0, 1, 1]),
+            dict(kernel_shape=[3, 3, 3], auto_pad="SAME_UPPER", storage_order=1),
+            dict(kernel_shape=[2, 3, 2], strides=[2, 2, 1], auto_pad="SAME_LOWER"),
+        ]
+        for attrs in cases:
+            with self.subTest(**{k: str(v) for k, v in attrs.items()}):
+                converted = self.check([2, 3, 5, 6, 7], attrs)
+                self.assertEqual([op.type for op in converted.net_def.op], ["MaxPool3D"])
 
+    def test_3d_ties_keep_the_first_maximum(self):
+        shape = [1, 2, 5, 4, 5]
+        x = np.round(random_feeds({"x": shape}, offset=7)["x"]).astype(np.float32)
+        for order in (0, 1):
+            with self.subTest(storage_order=order):
+                self.check(shape, dict(kernel_shape=[2, 3, 2], strides=[1, 1, 2],
+                                       storage_order=order), {"x": x})
+
+    def test_3d_engine_matches_onnxruntime(self):
+        self.assertTrue(MACE_RUN.exists(), f"{MACE_RUN} is missing: build //mace/tools:mace_run")
+        shape = [2, 3, 5, 6, 7]
+        cases = [dict(kernel_shape=[3, 2, 3], strides=[2, 2, 2], pads=[1, 0, 1, 1, 1, 0],
+                      dilations=[1, 2, 1], ceil_mode=1),
+                 dict(kernel_shape=[2, 3, 2], strides=[2, 1, 2], ceil_mode=1,
+                      storage_order=1)]
+        ties = np.round(random_feeds({"x": shape}, offset=3)["x"]).astype(np.float32)
+        for attrs in cases:
+            for name, feeds in (("random", random_feeds({"x": shape}, offset=11)),
+                                ("ties", {"x": ties})):
+                with self.subTest(feeds=name, **{k: str(v) for k, v in attrs.items()}):
+                    model = _model(shape, attrs)
+                    want_y, want_i = ort_run(model, feeds)
+                    converted = convert_model(model, {"x": shape}, ["y", "i"])
+                    got = run_converted(self, converted, feeds)
+                    np.testing.assert_array_equal(got["y"].reshape(want_y.shape), want_y)
+                    np.testing.assert_array_equal(
+                        got["i"].reshape(want_i.shape).astype(np.int64), want_i)
 
 if __name__ == "__main__":
     unittest.main()
