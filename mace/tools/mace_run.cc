@@ -242,6 +242,7 @@ int RunMain(int argc, char** argv) {
     engine.reset();
     const int64_t init_start = NowMicros();
     const int64_t init_cpu_start = ProcessCpuMicros();
+    const ProcessKernelUsage init_kernel_start = ProcessKernelNow();
     status = create(config, &engine);
     if (!status.ok()) {
       return Fail(
@@ -253,6 +254,14 @@ int RunMain(int argc, char** argv) {
     const int64_t init_cpu_end = ProcessCpuMicros();
     if (init_cpu_start >= 0 && init_cpu_end >= 0) {
       stats.init_cpu_ms.push_back((init_cpu_end - init_cpu_start) / 1000.0);
+    }
+    const ProcessKernelUsage init_kernel_end = ProcessKernelNow();
+    if (init_kernel_start.valid && init_kernel_end.valid) {
+      stats.init_sys_ms.push_back(
+          (init_kernel_end.system_micros - init_kernel_start.system_micros) / 1000.0);
+      stats.init_faults.push_back(static_cast<double>(
+          init_kernel_end.minor_faults + init_kernel_end.major_faults -
+          init_kernel_start.minor_faults - init_kernel_start.major_faults));
     }
 
     // Every engine of the model has the same inputs: they are made once.

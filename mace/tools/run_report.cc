@@ -131,6 +131,10 @@ void PrintLatency(const LatencyStats& stats) {
   if (!stats.init_cpu_ms.empty()) {
     std::printf("init cpu: %.3f ms (process CPU time, all threads)\n", Median(stats.init_cpu_ms));
   }
+  if (!stats.init_sys_ms.empty()) {
+    std::printf("init kernel: %.3f ms system CPU time, %.0f page faults\n",
+                Median(stats.init_sys_ms), Median(stats.init_faults));
+  }
   std::printf("first run: %.3f ms\n", Median(stats.first_run_ms));
   if (stats.run_ms.empty()) return;
   std::printf("runs: %zu  min %.3f ms  median %.3f ms  max %.3f ms\n", stats.run_ms.size(),

@@ -23,6 +23,8 @@ struct OpTiming {
 struct LatencyStats {
   std::vector<double> init_ms;
   std::vector<double> init_cpu_ms;  // process CPU time of each creation
+  std::vector<double> init_sys_ms;  // of which in the kernel
+  std::vector<double> init_faults;  // page faults (minor and major) of each creation
   std::vector<double> first_run_ms;
   std::vector<double> run_ms;
   std::vector<OpTiming> ops;  // execution order

@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <ctime>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/resource.h>
+#endif
+
 namespace mace {
 
 inline int64_t NowMicros() {
@@ -23,6 +27,29 @@ inline int64_t ProcessCpuMicros() {
 #else
   return -1;
 #endif
+}
+
+// The kernel's side of the process so far: CPU time in the kernel (page
+// clearing, page-table work, system calls) and page faults, every thread.
+// `valid` is false where getrusage is missing.
+struct ProcessKernelUsage {
+  bool valid = false;
+  int64_t system_micros = 0;
+  int64_t minor_faults = 0;
+  int64_t major_faults = 0;
+};
+
+inline ProcessKernelUsage ProcessKernelNow() {
+  ProcessKernelUsage usage;
+#if defined(__unix__) || defined(__APPLE__)
+  rusage now{};
+  if (getrusage(RUSAGE_SELF, &now) != 0) return usage;
+  usage.valid = true;
+  usage.system_micros = static_cast<int64_t>(now.ru_stime.tv_sec) * 1000000 + now.ru_stime.tv_usec;
+  usage.minor_faults = now.ru_minflt;
+  usage.major_faults = now.ru_majflt;
+#endif
+  return usage;
 }
 
 }  // namespace mace
