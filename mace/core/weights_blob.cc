@@ -18,9 +18,7 @@ namespace {
 
 class HeapBlob : public WeightsBlob {
  public:
-  HeapBlob(const unsigned char* data, int64_t size) : buffer_(size) {
-    if (size > 0) std::memcpy(buffer_.data(), data, size);
-  }
+  HeapBlob(const unsigned char* data, int64_t size) : buffer_(size, 64, data) {}
   const unsigned char* data() const override { return const_cast<AlignedBuffer&>(buffer_).data(); }
   int64_t size() const override { return buffer_.size(); }
 
@@ -50,12 +48,17 @@ std::string Hex32(uint32_t value) {
 
 }  // namespace
 
-AlignedBuffer::AlignedBuffer(int64_t size, int64_t alignment) : size_(size) {
+AlignedBuffer::AlignedBuffer(int64_t size, int64_t alignment, const unsigned char* source)
+    : size_(size) {
   if (size <= 0) return;
   void* pointer = AllocateLargeBuffer(size, alignment);
   if (pointer != nullptr) {
     data_ = static_cast<unsigned char*>(pointer);
-    std::memset(data_, 0, size);
+    if (source != nullptr) {
+      std::memcpy(data_, source, size);
+    } else {
+      std::memset(data_, 0, size);
+    }
   } else {
     size_ = 0;
   }

@@ -29,8 +29,8 @@ const Tensor* Workspace::GetTensor(const std::string& name) const {
   return it == tensors_.end() ? nullptr : it->second.get();
 }
 
-unsigned char* Workspace::AllocateBuffer(int64_t size) {
-  buffers_.push_back(std::make_unique<AlignedBuffer>(size));
+unsigned char* Workspace::AllocateBuffer(int64_t size, const unsigned char* source) {
+  buffers_.push_back(std::make_unique<AlignedBuffer>(size, 64, source));
   return buffers_.back()->data();
 }
 
@@ -77,9 +77,7 @@ MaceStatus Workspace::LoadWeights(const NetDef& net_def, std::shared_ptr<Weights
     if (source != nullptr && reinterpret_cast<uintptr_t>(source) % element_size == 0) {
       tensor->SetConstBuffer(source, bytes);
     } else {
-      unsigned char* copy = AllocateBuffer(bytes);
-      if (bytes > 0) std::memcpy(copy, source, bytes);
-      tensor->SetConstBuffer(copy, bytes);
+      tensor->SetConstBuffer(AllocateBuffer(bytes, source), bytes);
     }
     weights_bytes_ += bytes;
   }

@@ -30,10 +30,12 @@ MaceStatus MapWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>*
 // of it, NetDef.weights_crc32c. A model without one passes unchecked.
 MaceStatus VerifyWeights(const NetDef& net_def, const WeightsBlob* blob);
 
-// An aligned, zeroed heap buffer.
+// An aligned heap buffer: zeroed, or a copy of `source` (its `size` bytes),
+// which is then written once rather than cleared and written.
 class AlignedBuffer {
  public:
-  explicit AlignedBuffer(int64_t size, int64_t alignment = 64);
+  explicit AlignedBuffer(int64_t size, int64_t alignment = 64,
+                         const unsigned char* source = nullptr);
   ~AlignedBuffer();
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
@@ -66,7 +68,7 @@ class Workspace {
   void ReleaseWeights();
 
   // Allocates a buffer that lives as long as the workspace.
-  unsigned char* AllocateBuffer(int64_t size);
+  unsigned char* AllocateBuffer(int64_t size, const unsigned char* source);
 
  private:
   std::map<std::string, std::unique_ptr<Tensor>> tensors_;

@@ -72,6 +72,29 @@ TEST(WorkspaceTest, MisalignedWeightsAreCopied) {
   EXPECT_EQ(w->data<float>()[0], 3.5f);
 }
 
+TEST(WorkspaceTest, AlignedBuffersAreZeroedOrACopy) {
+  for (int64_t size : {int64_t{1}, int64_t{63}, int64_t{4096}, int64_t{3} << 20}) {
+    std::vector<unsigned char> source(size);
+    for (int64_t i = 0; i < size; ++i) source[i] = static_cast<unsigned char>(i * 7 + 1);
+    AlignedBuffer copy(size, 64, source.data());
+    ASSERT_EQ(copy.size(), size);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(copy.data()) % 64, 0u);
+    EXPECT_EQ(std::memcmp(copy.data(), source.data(), size), 0) << size;
+    AlignedBuffer zeroed(size);
+    ASSERT_EQ(zeroed.size(), size);
+    EXPECT_EQ(std::vector<unsigned char>(zeroed.data(), zeroed.data() + size),
+              std::vector<unsigned char>(size, 0))
+        << size;
+  }
+  // A weights copy (weights given in memory) holds the same bytes.
+  std::vector<unsigned char> bytes(5000);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(255 - i % 251);
+  auto blob = CopyWeights(bytes.data(), static_cast<int64_t>(bytes.size()));
+  ASSERT_EQ(blob->size(), static_cast<int64_t>(bytes.size()));
+  EXPECT_NE(blob->data(), bytes.data());
+  EXPECT_EQ(std::memcmp(blob->data(), bytes.data(), bytes.size()), 0);
+}
+
 TEST(WorkspaceTest, RejectsOutOfRangeOffsets) {
   NetDef net;
   AddWeight(&net, "w", {4}, 4, 4);
