@@ -3,6 +3,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #if defined(__linux__) || defined(__APPLE__)
 #include <sys/mman.h>
@@ -20,7 +23,67 @@ bool HugePagesEnabled() {
   return enabled;
 }
 
-void* AllocateLargeBuffer(int64_t bytes, int64_t alignment) {
+bool HugePagesLate() {
+  static const bool late = [] {
+    const char* setting = std::getenv("MACE_HUGE_PAGES");
+    return setting != nullptr && std::strcmp(setting, "late") == 0;
+  }();
+  return late;
+}
+
+namespace {
+
+// Gives `huge` (MADV_HUGEPAGE) or not (MADV_NOHUGEPAGE) for the whole huge
+// pages inside [pointer, pointer + bytes).
+bool AdviseWholeHugePages(void* pointer, int64_t bytes, bool huge) {
+  if (pointer == nullptr || bytes < kHugePageBytes || !HugePagesEnabled()) return false;
+  const uintptr_t start = reinterpret_cast<uintptr_t>(pointer);
+  const uintptr_t first = (start + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  const uintptr_t end = (start + static_cast<uintptr_t>(bytes)) / kHugePageBytes * kHugePageBytes;
+  if (end <= first) return false;
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+  // Advice only: a kernel without transparent huge pages says EINVAL and
+  // the buffer stays on normal pages.
+  return madvise(reinterpret_cast<void*>(first), end - first,
+                 huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) == 0;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+bool AdviseHugePages(void* pointer, int64_t bytes) {
+  return AdviseWholeHugePages(pointer, bytes, true);
+}
+
+bool HugePagesAdvisedAt(const void* address) {
+  const uintptr_t target = reinterpret_cast<uintptr_t>(address);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    // A mapping's header is "start-end perms ...", in hex; its fields follow.
+    uintptr_t start = 0, end = 0;
+    char dash = 0;
+    std::istringstream header(line);
+    if (header >> std::hex >> start >> dash >> end && dash == '-') {
+      inside = start <= target && target < end;
+      continue;
+    }
+    if (inside && line.compare(0, 8, "VmFlags:") == 0) {
+      std::istringstream flags(line.substr(8));
+      std::string flag;
+      while (flags >> flag) {
+        if (flag == "hg") return true;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+void* AllocateLargeBuffer(int64_t bytes, int64_t alignment, bool advise) {
   if (bytes <= 0) return nullptr;
   const bool huge = bytes >= kHugePageBytes && HugePagesEnabled();
   if (huge && alignment < kHugePageBytes) alignment = kHugePageBytes;
@@ -28,13 +91,10 @@ void* AllocateLargeBuffer(int64_t bytes, int64_t alignment) {
   if (posix_memalign(&pointer, static_cast<size_t>(alignment), static_cast<size_t>(bytes)) != 0) {
     return nullptr;
   }
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (huge) {
-    // Advice only: a kernel without transparent huge pages says EINVAL and
-    // the buffer stays on normal pages.
-    madvise(pointer, static_cast<size_t>(bytes / kHugePageBytes * kHugePageBytes), MADV_HUGEPAGE);
-  }
-#endif
+  // Not advised yet: explicitly on normal pages (also where transparent
+  // huge pages are "always", and over heap memory that an earlier buffer
+  // had advised).
+  if (huge) AdviseWholeHugePages(pointer, bytes, advise);
   return pointer;
 }
 
@@ -76,11 +136,7 @@ void* AllocateZeroedBuffer(int64_t bytes) {
     const bool huge = bytes >= kHugePageBytes && HugePagesEnabled();
     const size_t length = PageRounded(bytes);
     void* pointer = MapAligned(length, huge ? static_cast<size_t>(kHugePageBytes) : PageRounded(1));
-#if defined(MADV_HUGEPAGE)
-    if (pointer != nullptr && huge) {
-      madvise(pointer, static_cast<size_t>(bytes / kHugePageBytes * kHugePageBytes), MADV_HUGEPAGE);
-    }
-#endif
+    if (huge) AdviseHugePages(pointer, bytes);
     return pointer;
   }
 #endif

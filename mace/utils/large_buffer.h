@@ -10,7 +10,9 @@
 // so no memory beyond the buffer is ever backed for it. Where the kernel has
 // no transparent huge pages the advice is refused and ignored.
 //
-// MACE_HUGE_PAGES=0 in the environment turns the advice off (read once).
+// MACE_HUGE_PAGES=0 in the environment turns the advice off (read once);
+// MACE_HUGE_PAGES=late gives it to the packed weights after they are
+// written rather than as they are allocated (see PersistentArena).
 #ifndef MACE_UTILS_LARGE_BUFFER_H_
 #define MACE_UTILS_LARGE_BUFFER_H_
 
@@ -22,12 +24,29 @@ constexpr int64_t kHugePageBytes = int64_t{2} << 20;
 
 // Whether large buffers ask for huge pages (MACE_HUGE_PAGES is not "0").
 bool HugePagesEnabled();
+// Whether MACE_HUGE_PAGES is "late" (read once).
+bool HugePagesLate();
 
 // `bytes` (> 0) aligned to `alignment` (a power of two, at least
 // sizeof(void*)), or to a huge page when huge pages are enabled and bytes is
 // at least one; null when memory ran out. The memory is not cleared. Free it
 // with std::free.
-void* AllocateLargeBuffer(int64_t bytes, int64_t alignment);
+//
+// With `advise` false the buffer is aligned all the same but marked
+// MADV_NOHUGEPAGE instead: the caller writes it first on normal pages and
+// marks it later with AdviseHugePages (see the persistent arena).
+void* AllocateLargeBuffer(int64_t bytes, int64_t alignment, bool advise = true);
+
+// Marks the whole huge pages inside [pointer, pointer + bytes)
+// MADV_HUGEPAGE when huge pages are enabled. Pages already resident stay
+// as they are; the kernel's khugepaged may later merge them into huge
+// pages in the background. True when the advice was given and taken.
+bool AdviseHugePages(void* pointer, int64_t bytes);
+
+// Linux: whether the mapping that holds `address` is marked MADV_HUGEPAGE
+// (its VmFlags in /proc/self/smaps include "hg"). False where that cannot
+// be read. For tests and diagnostics: it reads a file.
+bool HugePagesAdvisedAt(const void* address);
 
 // Zeroed memory of `bytes` (> 0), 64-byte aligned (huge-page aligned and
 // advised like AllocateLargeBuffer from one huge page up); null when memory

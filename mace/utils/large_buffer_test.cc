@@ -50,6 +50,57 @@ TEST(LargeBufferTest, NothingForNoBytes) {
   EXPECT_EQ(AllocateLargeBuffer(-5, 64), nullptr);
 }
 
+// Whether this process can mark memory for huge pages at all (a kernel
+// with transparent huge pages, MACE_HUGE_PAGES not 0, /proc readable).
+bool CanAdvise() {
+  void* probe = AllocateLargeBuffer(kHugePageBytes, 64, false);
+  const bool can = probe != nullptr && AdviseHugePages(probe, kHugePageBytes) &&
+                   HugePagesAdvisedAt(probe);
+  std::free(probe);
+  return can;
+}
+
+TEST(LargeBufferTest, AdviceAtAllocationOrLater) {
+  if (!CanAdvise()) GTEST_SKIP() << "no transparent huge pages to advise here";
+  void* advised = AllocateLargeBuffer(2 * kHugePageBytes, 64);
+  void* later = AllocateLargeBuffer(2 * kHugePageBytes, 64, false);
+  ASSERT_NE(advised, nullptr);
+  ASSERT_NE(later, nullptr);
+  EXPECT_TRUE(HugePagesAdvisedAt(advised));
+  // Not advised, yet aligned so that the advice can come later.
+  EXPECT_EQ(Address(later) % kHugePageBytes, 0u);
+  EXPECT_FALSE(HugePagesAdvisedAt(later));
+  std::memset(later, 0x33, 2 * kHugePageBytes);  // written on normal pages first
+  EXPECT_TRUE(AdviseHugePages(later, 2 * kHugePageBytes));
+  EXPECT_TRUE(HugePagesAdvisedAt(later));
+  EXPECT_TRUE(HugePagesAdvisedAt(static_cast<char*>(later) + 2 * kHugePageBytes - 1));
+  // The advice changes no byte.
+  const auto* bytes = static_cast<const unsigned char*>(later);
+  for (int64_t i = 0; i < 2 * kHugePageBytes; i += 4093) ASSERT_EQ(bytes[i], 0x33) << i;
+  std::free(advised);
+  std::free(later);
+}
+
+TEST(LargeBufferTest, AdviceCoversOnlyWholeHugePagesInside) {
+  if (!CanAdvise()) GTEST_SKIP() << "no transparent huge pages to advise here";
+  auto* base = static_cast<char*>(AllocateLargeBuffer(3 * kHugePageBytes, 64, false));
+  ASSERT_NE(base, nullptr);
+  ASSERT_EQ(Address(base) % kHugePageBytes, 0u);
+  // [base + 4 KiB, base + 4 KiB + 2 huge pages) holds one whole huge page.
+  EXPECT_TRUE(AdviseHugePages(base + 4096, 2 * kHugePageBytes));
+  EXPECT_FALSE(HugePagesAdvisedAt(base));
+  EXPECT_FALSE(HugePagesAdvisedAt(base + kHugePageBytes - 1));
+  EXPECT_TRUE(HugePagesAdvisedAt(base + kHugePageBytes));
+  EXPECT_TRUE(HugePagesAdvisedAt(base + 2 * kHugePageBytes - 1));
+  EXPECT_FALSE(HugePagesAdvisedAt(base + 2 * kHugePageBytes));
+  // Less than a whole huge page: nothing to mark.
+  EXPECT_FALSE(AdviseHugePages(base + 4096, kHugePageBytes));
+  EXPECT_FALSE(AdviseHugePages(base, kHugePageBytes - 1));
+  EXPECT_FALSE(AdviseHugePages(nullptr, 2 * kHugePageBytes));
+  EXPECT_FALSE(HugePagesAdvisedAt(base));
+  std::free(base);
+}
+
 bool AllZero(const unsigned char* p, int64_t bytes) {
   for (int64_t i = 0; i < bytes; ++i) {
     if (p[i] != 0) return false;

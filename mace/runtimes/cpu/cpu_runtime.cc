@@ -27,6 +27,8 @@ MaceStatus CpuRuntime::Allocate(const MemoryExtent& extent, std::unique_ptr<Memo
 }
 
 MaceStatus CpuRuntime::BeforeRun() {
+  // The weights are packed by now (see PersistentArena::AdviseHugePages).
+  if (!persistent_.huge_pages_advised()) persistent_.AdviseHugePages();
   if (pool_ == nullptr || pool_->cores().empty()) return MaceStatus();
   cpu_set_t set;
   CPU_ZERO(&set);

@@ -35,7 +35,8 @@ class CpuRuntime : public Runtime {
   MaceStatus Init() override;
   MaceStatus Allocate(const MemoryExtent& extent, std::unique_ptr<Memory>* memory) override;
   // Binds the calling thread to the policy's cores, since it runs a share of
-  // every parallel loop.
+  // every parallel loop, and (at the first run) asks for huge pages for the
+  // packed weights.
   MaceStatus BeforeRun() override;
   void ReportMemory(MemoryReport* report) const override {
     report->persistent_bytes = persistent_.reserved_bytes();

@@ -1,6 +1,7 @@
 #include "mace/runtimes/cpu/persistent_arena.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -124,6 +125,62 @@ TEST(PersistentArenaTest, CpuRuntimeReportsItsMemory) {
   runtime.ReportMemory(&report);
   EXPECT_EQ(report.persistent_bytes, PersistentArena::kChunkBytes);
   EXPECT_EQ(report.scratch_bytes, 1024);
+}
+
+bool CanAdvise() {
+  void* probe = AllocateLargeBuffer(kHugePageBytes, 64, false);
+  const bool can = probe != nullptr && AdviseHugePages(probe, kHugePageBytes) &&
+                   HugePagesAdvisedAt(probe);
+  std::free(probe);
+  return can;
+}
+
+TEST(PersistentArenaTest, ChunksAreAdvisedAsTheyOpen) {
+  if (!CanAdvise()) GTEST_SKIP() << "no transparent huge pages to advise here";
+  PersistentArena arena(true);
+  EXPECT_TRUE(arena.huge_pages_advised());
+  void* packed = arena.AllocateUnfilled(2 * kHugePageBytes);
+  ASSERT_NE(packed, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(packed) % kHugePageBytes, 0u);
+  EXPECT_TRUE(HugePagesAdvisedAt(packed));
+}
+
+TEST(PersistentArenaTest, ChunksAreAdvisedForHugePagesWhenAsked) {
+  if (!CanAdvise()) GTEST_SKIP() << "no transparent huge pages to advise here";
+  PersistentArena arena(false);
+  // A block larger than a chunk opens a chunk of its own, of whole huge pages.
+  auto* packed = static_cast<unsigned char*>(arena.AllocateUnfilled(2 * kHugePageBytes));
+  ASSERT_NE(packed, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(packed) % kHugePageBytes, 0u);
+  EXPECT_FALSE(arena.huge_pages_advised());
+  EXPECT_FALSE(HugePagesAdvisedAt(packed));
+  std::memset(packed, 0x7e, 2 * kHugePageBytes);  // the packer's writes
+  arena.AdviseHugePages();
+  EXPECT_TRUE(arena.huge_pages_advised());
+  EXPECT_TRUE(HugePagesAdvisedAt(packed));
+  EXPECT_EQ(packed[0], 0x7e);
+  EXPECT_EQ(packed[2 * kHugePageBytes - 1], 0x7e);
+  // From then on a new chunk is advised as it opens.
+  void* later = arena.Allocate(3 * kHugePageBytes);
+  ASSERT_NE(later, nullptr);
+  EXPECT_TRUE(HugePagesAdvisedAt(later));
+  // Asking again changes nothing.
+  arena.AdviseHugePages();
+  EXPECT_TRUE(HugePagesAdvisedAt(packed));
+}
+
+TEST(PersistentArenaTest, TheFirstRunAdvisesThePackedWeights) {
+  if (!CanAdvise()) GTEST_SKIP() << "no transparent huge pages to advise here";
+  CpuRuntime runtime(1, CPUAffinityPolicy::AFFINITY_NONE);
+  ASSERT_TRUE(runtime.Init().ok());
+  void* packed = runtime.persistent_arena()->AllocateUnfilled(2 * kHugePageBytes);
+  ASSERT_NE(packed, nullptr);
+  // Marked as it opened, unless MACE_HUGE_PAGES=late.
+  EXPECT_EQ(HugePagesAdvisedAt(packed), !HugePagesLate());
+  ASSERT_TRUE(runtime.BeforeRun().ok());
+  EXPECT_TRUE(HugePagesAdvisedAt(packed));
+  ASSERT_TRUE(runtime.BeforeRun().ok());
+  EXPECT_TRUE(runtime.persistent_arena()->huge_pages_advised());
 }
 
 TEST(PersistentFloatsTest, ArenaOrOwnStorageZeroFilled) {
