@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "gtest/gtest.h"
+#include "mace/utils/huge_page_testing.h"
 
 namespace mace {
 namespace {
@@ -50,18 +51,8 @@ TEST(LargeBufferTest, NothingForNoBytes) {
   EXPECT_EQ(AllocateLargeBuffer(-5, 64), nullptr);
 }
 
-// Whether this process can mark memory for huge pages at all (a kernel
-// with transparent huge pages, MACE_HUGE_PAGES not 0, /proc readable).
-bool CanAdvise() {
-  void* probe = AllocateLargeBuffer(kHugePageBytes, 64, false);
-  const bool can = probe != nullptr && AdviseHugePages(probe, kHugePageBytes) &&
-                   HugePagesAdvisedAt(probe);
-  std::free(probe);
-  return can;
-}
-
 TEST(LargeBufferTest, AdviceAtAllocationOrLater) {
-  if (!CanAdvise()) GTEST_SKIP() << "no transparent huge pages to advise here";
+  if (!CanSeeHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages to advise here";
   void* advised = AllocateLargeBuffer(2 * kHugePageBytes, 64);
   void* later = AllocateLargeBuffer(2 * kHugePageBytes, 64, false);
   ASSERT_NE(advised, nullptr);
@@ -82,7 +73,7 @@ TEST(LargeBufferTest, AdviceAtAllocationOrLater) {
 }
 
 TEST(LargeBufferTest, AdviceCoversOnlyWholeHugePagesInside) {
-  if (!CanAdvise()) GTEST_SKIP() << "no transparent huge pages to advise here";
+  if (!CanSeeHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages to advise here";
   auto* base = static_cast<char*>(AllocateLargeBuffer(3 * kHugePageBytes, 64, false));
   ASSERT_NE(base, nullptr);
   ASSERT_EQ(Address(base) % kHugePageBytes, 0u);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mace/utils/huge_page_testing.h"
 #include "mace/runtimes/cpu/cpu_runtime.h"
 
 namespace mace {
@@ -127,16 +128,8 @@ TEST(PersistentArenaTest, CpuRuntimeReportsItsMemory) {
   EXPECT_EQ(report.scratch_bytes, 1024);
 }
 
-bool CanAdvise() {
-  void* probe = AllocateLargeBuffer(kHugePageBytes, 64, false);
-  const bool can = probe != nullptr && AdviseHugePages(probe, kHugePageBytes) &&
-                   HugePagesAdvisedAt(probe);
-  std::free(probe);
-  return can;
-}
-
 TEST(PersistentArenaTest, ChunksAreAdvisedAsTheyOpen) {
-  if (!CanAdvise()) GTEST_SKIP() << "no transparent huge pages to advise here";
+  if (!CanSeeHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages to advise here";
   PersistentArena arena(true);
   EXPECT_TRUE(arena.huge_pages_advised());
   void* packed = arena.AllocateUnfilled(2 * kHugePageBytes);
@@ -146,7 +139,7 @@ TEST(PersistentArenaTest, ChunksAreAdvisedAsTheyOpen) {
 }
 
 TEST(PersistentArenaTest, ChunksAreAdvisedForHugePagesWhenAsked) {
-  if (!CanAdvise()) GTEST_SKIP() << "no transparent huge pages to advise here";
+  if (!CanSeeHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages to advise here";
   PersistentArena arena(false);
   // A block larger than a chunk opens a chunk of its own, of whole huge pages.
   auto* packed = static_cast<unsigned char*>(arena.AllocateUnfilled(2 * kHugePageBytes));
@@ -170,7 +163,7 @@ TEST(PersistentArenaTest, ChunksAreAdvisedForHugePagesWhenAsked) {
 }
 
 TEST(PersistentArenaTest, TheFirstRunAdvisesThePackedWeights) {
-  if (!CanAdvise()) GTEST_SKIP() << "no transparent huge pages to advise here";
+  if (!CanSeeHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages to advise here";
   CpuRuntime runtime(1, CPUAffinityPolicy::AFFINITY_NONE);
   ASSERT_TRUE(runtime.Init().ok());
   void* packed = runtime.persistent_arena()->AllocateUnfilled(2 * kHugePageBytes);
