@@ -176,9 +176,10 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
 
   std::unique_ptr<Conv2dKernel> fast_;
   // Set when fast_ packs a filter computed at run time, again on every Run,
-  // into repack_arena_.
+  // into repack_arena_, which is written by runs, not at creation: its
+  // chunks ask for huge pages as they open, also with MACE_HUGE_PAGES=late.
   bool computed_filter_ = false;
-  PersistentArena repack_arena_;
+  PersistentArena repack_arena_{true};
   std::unique_ptr<BlockedConv2d> blocked_;
   std::unique_ptr<BlockedWinograd> blocked_winograd_;
   bool plain_pending_ = false;
