@@ -228,6 +228,7 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   conv->column_terms_.assign(conv->cols_, 0);
   conv->requantize_row_ = table.requantize_row;
   conv->gemm_requant_ = table.quantized_gemm_requant;
+  if (conv->format_ == kQuantQuadsUint8) conv->quad_pack_ = table.quantized_quad_pack;
   conv->row_terms_.assign(conv->rows_, 0);
   conv->row_multipliers_.assign(conv->rows_, 0);
   conv->row_shifts_.assign(conv->rows_, 1);
@@ -271,8 +272,13 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
       const int64_t block_width = std::min(width, cols_ - block * width);
       const int64_t take = std::min(count - done, block_width - offset);
       for (int64_t lane = 0; lane < per_word; ++lane) shifted[lane] = lanes[lane] + done;
-      InterleaveLanes(format_, shifted, take, subtract,
-                      words + block * width * words_ + word * block_width + offset);
+      int32_t* dst = words + block * width * words_ + word * block_width + offset;
+      if (quad_pack_ != nullptr) {
+        // The same words (these quads subtract nothing), 16 per step.
+        quad_pack_(shifted, 1, take, dst);
+      } else {
+        InterleaveLanes(format_, shifted, take, subtract, dst);
+      }
       done += take;
     }
   };

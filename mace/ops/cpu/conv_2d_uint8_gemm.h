@@ -77,6 +77,8 @@ class Conv2dUint8Gemm {
   QuantizedGemmKernel gemm_ = nullptr;
   RequantizeRowKernel requantize_row_ = nullptr;
   QuantizedGemmRequantKernel gemm_requant_ = nullptr;
+  // The table's quad packing (AVX-512), used for kQuantQuadsUint8 words.
+  QuantizedQuadPackKernel quad_pack_ = nullptr;
   QuantGemmFormat format_ = kQuantPairsInt16;
   ref::Conv2DParams p_;
   ref::quantized::ConvQuantization quant_;

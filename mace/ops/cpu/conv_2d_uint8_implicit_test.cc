@@ -134,6 +134,10 @@ const Case kCases[] = {
     {1, 16, 31, 29, 4, 3, 3, 1, 1, 1, 1, 1, 1, 0, 128, false},
     {1, 48, 7, 7, 100, 3, 3, 1, 1, 1, 1, 1, 1, 9, 0, true},
     {1, 20, 64, 65, 6, 3, 3, 2, 2, 1, 1, 1, 1, 17, 0, true},
+    // SqueezeNet's 13 x 13 expand: 195 flat positions, a last strip of 3
+    // (the 16-position tile); 27 x 27: a last strip of exactly 15.
+    {1, 20, 13, 13, 28, 3, 3, 1, 1, 1, 1, 1, 1, 90, 0, true},
+    {1, 9, 27, 27, 16, 3, 3, 1, 1, 1, 1, 1, 1, 4, 200, false},
 };
 
 TEST(Conv2dUint8Implicit, MatchesReferenceExactly) {
@@ -143,12 +147,17 @@ TEST(Conv2dUint8Implicit, MatchesReferenceExactly) {
     std::mt19937 rng(7767517);
     int index = 0;
     for (const Case& c : kCases) {
-      const OutputClamp& clamp = kClamps[index++ % 3];
-      SCOPED_TRACE(::testing::Message()
-                   << table->name << " case " << index - 1 << " in_c " << c.in_c << " " << c.in_h
-                   << "x" << c.in_w << " out_c " << c.out_c << " k " << c.kh << "x" << c.kw
-                   << " s " << c.sh << "x" << c.sw);
-      RunCase(*table, c, clamp, &rng);
+      // Every clamp: the output step differs for a low end at or above the
+      // zero point.
+      for (const OutputClamp& clamp : kClamps) {
+        SCOPED_TRACE(::testing::Message()
+                     << table->name << " case " << index << " in_c " << c.in_c << " " << c.in_h
+                     << "x" << c.in_w << " out_c " << c.out_c << " k " << c.kh << "x" << c.kw
+                     << " s " << c.sh << "x" << c.sw << " clamp " << clamp.min << ".."
+                     << clamp.max);
+        RunCase(*table, c, clamp, &rng);
+      }
+      ++index;
     }
   }
 }

@@ -296,7 +296,7 @@ TEST(QuantizedGemmRequantKernel, MatchesProductAndRule) {
     for (int64_t rows = 4; rows <= 28; rows += 4) {
       for (int64_t groups : {1, 3, 17}) {
         for (int64_t cols : {32, 64, 96}) {
-          for (int64_t short_cols : {0, 1, 17, 31, 33}) {
+          for (int64_t short_cols : {0, 1, 15, 16, 17, 31, 33}) {
             if (short_cols >= cols) continue;
             const int64_t count = cols - short_cols;
             const int64_t valid_rows = std::max<int64_t>(1, rows - (short_cols % 4));

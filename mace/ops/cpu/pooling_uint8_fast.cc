@@ -82,11 +82,31 @@ bool RowKernelFits(const ref::PoolingParams& p) {
          (p.out_w - 1) * p.stride_w - p.pad_left < p.in_w;
 }
 
+// The valid input rows of each output row's window, the same for every
+// plane: row oh has valid[oh] of them, listed from index[oh * kernel_h].
+struct RowWindows {
+  std::vector<int64_t> valid, index;
+};
+
+RowWindows AllRowWindows(const ref::PoolingParams& p) {
+  RowWindows windows;
+  windows.valid.resize(p.out_h);
+  windows.index.resize(p.out_h * p.kernel_h);
+  for (int64_t oh = 0; oh < p.out_h; ++oh) {
+    windows.valid[oh] = AxisTaps(oh, p.stride_h, p.pad_top, p.pad_bottom, p.dilation_h,
+                                 p.kernel_h, p.in_h, windows.index.data() + oh * p.kernel_h)
+                            .valid;
+  }
+  return windows;
+}
+
 // Max pooling of one plane through the row kernel. `line` holds zeros in its
 // padding (before pad_left and past the input columns) and is
-// LineSize(p) bytes long.
+// LineSize(p) bytes long. The output rows whose windows hold all kernel_h
+// input rows (a run, as windows move monotonically) go to the kernel in one
+// call, each a step of stride_h input rows after the one before.
 void MaxPlaneRows(const ref::PoolingParams& p, int32_t zero_point, MaxPoolUint8RowKernel kernel,
-                  const uint8_t* in, uint8_t* out, uint8_t* line, int64_t* rows,
+                  const RowWindows& windows, const uint8_t* in, uint8_t* out, uint8_t* line,
                   const uint8_t** row_data) {
   MaxPoolUint8Row row;
   row.rows = row_data;
@@ -96,17 +116,28 @@ void MaxPlaneRows(const ref::PoolingParams& p, int32_t zero_point, MaxPoolUint8R
   row.kernel = p.kernel_w;
   row.stride = p.stride_w;
   row.count = p.out_w;
-  for (int64_t oh = 0; oh < p.out_h; ++oh) {
+  row.output_step = p.out_w;
+  row.input_step = p.stride_h * p.in_w;
+  const int64_t out_plane = p.out_h * p.out_w;
+  for (int64_t oh = 0; oh < p.out_h;) {
     row.out = out + oh * p.out_w;
-    const Taps row_taps =
-        AxisTaps(oh, p.stride_h, p.pad_top, p.pad_bottom, p.dilation_h, p.kernel_h, p.in_h, rows);
-    if (row_taps.valid == 0) {
+    row.out_room = out_plane - oh * p.out_w;
+    const int64_t valid = windows.valid[oh];
+    if (valid == 0) {
       std::fill(row.out, row.out + p.out_w, static_cast<uint8_t>(zero_point));
+      ++oh;
       continue;
     }
-    for (int64_t r = 0; r < row_taps.valid; ++r) row_data[r] = in + rows[r] * p.in_w;
-    row.row_count = row_taps.valid;
+    int64_t run = 1;
+    if (valid == p.kernel_h) {
+      while (oh + run < p.out_h && windows.valid[oh + run] == p.kernel_h) ++run;
+    }
+    const int64_t* rows = windows.index.data() + oh * p.kernel_h;
+    for (int64_t r = 0; r < valid; ++r) row_data[r] = in + rows[r] * p.in_w;
+    row.row_count = valid;
+    row.out_rows = run;
     kernel(row);
+    oh += run;
   }
 }
 
@@ -156,13 +187,13 @@ void PoolingUint8Fast(const ref::PoolingParams& p, int32_t zero_point, const uin
     return;
   }
   if (max_row != nullptr && RowKernelFits(p)) {
+    const RowWindows windows = AllRowWindows(p);
     ParallelFor(pool, p.batch * p.channels, [&](int64_t begin, int64_t end) {
       std::vector<uint8_t> line(LineSize(p), 0);
-      std::vector<int64_t> rows(p.kernel_h);
       std::vector<const uint8_t*> row_data(p.kernel_h);
       for (int64_t plane = begin; plane < end; ++plane) {
-        MaxPlaneRows(p, zero_point, max_row, input + plane * in_plane, output + plane * out_plane,
-                     line.data(), rows.data(), row_data.data());
+        MaxPlaneRows(p, zero_point, max_row, windows, input + plane * in_plane,
+                     output + plane * out_plane, line.data(), row_data.data());
       }
     });
     return;

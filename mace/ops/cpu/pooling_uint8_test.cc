@@ -64,6 +64,12 @@ const Case kRowCases[] = {
     {1, 2, 5, 32, 3, 3, 2, 2, 1, 0, 0, 1, 1, 13},    // input rows of 32, 16 and 15
     {1, 2, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 14},
     {1, 2, 5, 15, 2, 2, 2, 2, 1, 0, 0, 1, 1, 15},
+    // Runs of whole windows between padded rows, short rows whose stores
+    // spill into the next rows (and not past the plane), stride 3 down.
+    {1, 6, 15, 15, 3, 3, 2, 2, 1, 1, 1, 1, 1, 21},
+    {2, 4, 10, 21, 3, 3, 1, 2, 1, 0, 1, 0, 1, 33},
+    {1, 3, 20, 20, 3, 3, 3, 1, 1, 0, 0, 2, 0, 34},
+    {3, 5, 9, 9, 3, 3, 2, 2, 1, 0, 0, 0, 0, 35},     // 4 x 4 planes
 };
 
 void RunCase(const Case& c, ref::PoolingType type, bool include_pad, std::mt19937* rng,

@@ -1,5 +1,7 @@
 #include "mace/ops/cpu/quantize_cpu.h"
 
+#include <algorithm>
+
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/quantize.h"
@@ -17,11 +19,21 @@ class QuantizeCpu final : public QuantizeBase {
     return InferShapes();
   }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     Tensor* output = Output(0);
     if (kernel_ != nullptr) {
-      kernel_(Input(0)->data<float>(), output->size(), output->scale(), output->zero_point(),
-              output->mutable_data<uint8_t>());
+      // Threads take pieces of kPiece values (a whole number of vectors).
+      const float* in = Input(0)->data<float>();
+      uint8_t* out = output->mutable_data<uint8_t>();
+      const int64_t count = output->size();
+      const float scale = output->scale();
+      const int32_t zero_point = output->zero_point();
+      ParallelFor(ContextPool(context), (count + kPiece - 1) / kPiece,
+                  [&](int64_t begin, int64_t end) {
+                    const int64_t first = begin * kPiece;
+                    const int64_t last = std::min(count, end * kPiece);
+                    kernel_(in + first, last - first, scale, zero_point, out + first);
+                  });
     } else {
       ref::quantized::Quantize(Input(0)->data<float>(), output->size(), output->scale(),
                                output->zero_point(), output->mutable_data<uint8_t>());
@@ -30,6 +42,7 @@ class QuantizeCpu final : public QuantizeBase {
   }
 
  private:
+  static constexpr int64_t kPiece = 16384;
   QuantizeUint8Kernel kernel_ = nullptr;
 };
 

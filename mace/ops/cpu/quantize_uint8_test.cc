@@ -76,6 +76,49 @@ TEST(QuantizeUint8Kernel, MatchesReference) {
   if (tables == 0) GTEST_SKIP() << "no fast Quantize kernel on this CPU";
 }
 
+// Floats at and a few float steps around every whole number and half of the
+// scale (in double, as the rule divides) up to well past the clamp, and far
+// past it (quotients near 2^28 to 2^40), for scales that are not powers of
+// two: the kernels that avoid the division must still round each one as
+// the reference does.
+TEST(QuantizeUint8Kernel, MatchesReferenceAroundEveryThreshold) {
+  int tables = 0;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->quantize_uint8 == nullptr) continue;
+    ++tables;
+    for (float scale : {0.1f, 0.0235294f, 0.00392157f, 1.7f, 3.3333333f, 1e-30f, 7e30f}) {
+      std::vector<float> input;
+      auto around = [&](double point) {
+        float v = static_cast<float>(point);
+        for (int s = 0; s < 3; ++s) v = std::nextafter(v, -std::numeric_limits<float>::infinity());
+        for (int s = 0; s < 7; ++s) {
+          input.push_back(v);
+          v = std::nextafter(v, std::numeric_limits<float>::infinity());
+        }
+      };
+      for (int k = -600; k <= 600; ++k) {
+        around(k * static_cast<double>(scale));
+        around((k + 0.5) * static_cast<double>(scale));
+      }
+      for (double far : {2.68435456e8, 2.68435457e8, 1e9, 2.147483648e9, 1.1e12}) {
+        around(far * scale);
+        around(-far * scale);
+      }
+      for (int32_t zero_point : {0, 37, 128, 255}) {
+        const int64_t count = static_cast<int64_t>(input.size());
+        std::vector<uint8_t> expected(count), got(count);
+        ref::quantized::Quantize(input.data(), count, scale, zero_point, expected.data());
+        table->quantize_uint8(input.data(), count, scale, zero_point, got.data());
+        for (int64_t i = 0; i < count; ++i) {
+          ASSERT_EQ(got[i], expected[i]) << table->name << " scale " << scale << " zero point "
+                                         << zero_point << " x " << input[i] << " at " << i;
+        }
+      }
+    }
+  }
+  if (tables == 0) GTEST_SKIP() << "no fast Quantize kernel on this CPU";
+}
+
 }  // namespace
 }  // namespace ops
 }  // namespace mace

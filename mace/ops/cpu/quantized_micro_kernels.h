@@ -119,6 +119,12 @@ using DepthwiseUint8RowKernel = void (*)(const DepthwiseUint8Row& row);
 // wins a max over a window with one valid tap) and keeps it readable and
 // unchanged up to index stride * (count - 1) + kernel + kMaxPoolUint8Slack.
 constexpr int64_t kMaxPoolUint8Slack = 128;
+//
+// One call does `out_rows` such rows: row r reads rows[i] + r * input_step
+// and writes from out + r * output_step. `out_room` is how many bytes from
+// `out` the kernel may write: a row may store past its count where the
+// room allows, so the caller must write those bytes afterwards (later rows
+// of the plane, in order).
 struct MaxPoolUint8Row {
   const uint8_t* const* rows = nullptr;
   int64_t row_count = 0;
@@ -129,6 +135,10 @@ struct MaxPoolUint8Row {
   int64_t stride = 0;
   int64_t count = 0;
   uint8_t* out = nullptr;
+  int64_t out_rows = 1;
+  int64_t input_step = 0;
+  int64_t output_step = 0;
+  int64_t out_room = 0;
 };
 using MaxPoolUint8RowKernel = void (*)(const MaxPoolUint8Row& row);
 

@@ -31,39 +31,42 @@ __m128i Load16(const uint8_t* p) {
 }
 
 // The cells are recomputed from the rows, never read, so a row's ragged end
-// is one more whole vector ending at its last cell.
-void ReduceRows(const MaxPoolUint8Row& row) {
+// is one more whole vector ending at its last cell. Row r of the window is
+// rows[r] + offset.
+inline void ReduceRows(const MaxPoolUint8Row& row, int64_t offset) {
   const int64_t width = row.width;
+  const uint8_t* const* rows = row.rows;
   if (width >= kBytes) {
     const int64_t last = width - kBytes;
     for (int64_t j = 0; j < width; j += kBytes) {
-      const int64_t c = std::min(j, last);
-      __m256i acc = Load(row.rows[0] + c);
-      for (int64_t r = 1; r < row.row_count; ++r) {
-        acc = _mm256_max_epu8(acc, Load(row.rows[r] + c));
-      }
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.cells + c), acc);
+      const int64_t c = std::min(j, last) + offset;
+      __m256i acc = Load(rows[0] + c);
+      for (int64_t r = 1; r < row.row_count; ++r) acc = _mm256_max_epu8(acc, Load(rows[r] + c));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.cells + c - offset), acc);
     }
     return;
   }
   if (width >= 16) {
     for (int64_t c : {int64_t{0}, width - 16}) {
-      __m128i acc = Load16(row.rows[0] + c);
-      for (int64_t r = 1; r < row.row_count; ++r) acc = _mm_max_epu8(acc, Load16(row.rows[r] + c));
+      __m128i acc = Load16(rows[0] + c + offset);
+      for (int64_t r = 1; r < row.row_count; ++r) {
+        acc = _mm_max_epu8(acc, Load16(rows[r] + c + offset));
+      }
       _mm_storeu_si128(reinterpret_cast<__m128i*>(row.cells + c), acc);
     }
     return;
   }
   for (int64_t c = 0; c < width; ++c) {
-    uint8_t m = row.rows[0][c];
-    for (int64_t r = 1; r < row.row_count; ++r) m = std::max(m, row.rows[r][c]);
+    uint8_t m = rows[0][c + offset];
+    for (int64_t r = 1; r < row.row_count; ++r) m = std::max(m, rows[r][c + offset]);
     row.cells[c] = m;
   }
 }
 
 // The maxima of 32 consecutive windows, the first starting at line cell p.
-__m256i Windows(const uint8_t* p, int64_t kernel, int64_t stride) {
-  if (stride == 1) {
+template <int kStride>
+inline __m256i Windows(const uint8_t* p, int64_t kernel) {
+  if (kStride == 1) {
     __m256i acc = Load(p);
     for (int64_t k = 1; k < kernel; ++k) acc = _mm256_max_epu8(acc, Load(p + k));
     return acc;
@@ -82,22 +85,41 @@ __m256i Windows(const uint8_t* p, int64_t kernel, int64_t stride) {
   return _mm256_permute4x64_epi64(acc, _MM_SHUFFLE(3, 1, 2, 0));
 }
 
+template <int kStride>
+void Rows(const MaxPoolUint8Row& row) {
+  const int64_t count = row.count, kernel = row.kernel;
+  for (int64_t r = 0; r < row.out_rows; ++r) {
+    ReduceRows(row, r * row.input_step);
+    uint8_t* out = row.out + r * row.output_step;
+    if (count < kBytes) {
+      // A short row stores a whole vector where the room allows (the caller
+      // rewrites the bytes past it), else goes through a buffer.
+      const __m256i windows = Windows<kStride>(row.line, kernel);
+      if (r * row.output_step + kBytes <= row.out_room) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), windows);
+      } else {
+        alignas(32) uint8_t buffer[kBytes];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(buffer), windows);
+        std::memcpy(out, buffer, count);
+      }
+      continue;
+    }
+    const int64_t last = count - kBytes;
+    for (int64_t j = 0; j < count; j += kBytes) {
+      const int64_t first = std::min(j, last);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + first),
+                          Windows<kStride>(row.line + first * kStride, kernel));
+    }
+  }
+}
+
 }  // namespace
 
 void Avx2MaxPoolUint8Row(const MaxPoolUint8Row& row) {
-  ReduceRows(row);
-  const int64_t count = row.count, kernel = row.kernel, stride = row.stride;
-  if (count < kBytes) {
-    alignas(32) uint8_t buffer[kBytes];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(buffer), Windows(row.line, kernel, stride));
-    std::memcpy(row.out, buffer, count);
-    return;
-  }
-  const int64_t last = count - kBytes;
-  for (int64_t j = 0; j < count; j += kBytes) {
-    const int64_t first = std::min(j, last);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row.out + first),
-                        Windows(row.line + first * stride, kernel, stride));
+  if (row.stride == 1) {
+    Rows<1>(row);
+  } else {
+    Rows<2>(row);
   }
 }
 

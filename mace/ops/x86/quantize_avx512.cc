@@ -1,9 +1,22 @@
 // float to uint8 on AVX-512 (QuantizeUint8Kernel), bit-exact with
-// QuantizeValue in mace/ops/common/quantize.h: each float widened to double
-// and divided by the scale (correctly rounded, as the scalar division),
-// rounded half away from zero as the truncation plus one step away from
-// zero where the (exact) fraction is at least one half, the zero point
-// added, NaN replaced by the zero point, clamped to [0, 255].
+// QuantizeValue in mace/ops/common/quantize.h: zero_point +
+// round(double(x) / scale), rounded half away from zero, NaN to the zero
+// point, clamped to [0, 255].
+//
+// Without a division: for a float x and a positive float scale s, the exact
+// quotient q = x / s is either a whole number or a half, or at least 2^-33
+// of itself away from every whole number and half (x and k s, k below
+// 2^10, are multiples of the smaller of their two ulps). The correctly
+// rounded double quotient therefore lies on the same side of each such
+// point as q, and so does |x| times the double reciprocal of s (relative
+// error below 2^-52), except where q is exactly a whole number or a half.
+// The truncation n of |x| / s from the reciprocal is thus exact or, at an
+// exact whole q, one less; |x| >= (n + 1/2) s, exact in double (a 24-bit
+// scale times a number of at most 29 bits), then says whether to step up,
+// which also mends that case. Past 2^28 the result clamps either way.
+#include <algorithm>
+#include <cmath>
+
 #include "mace/ops/x86/avx512_intrinsics.h"
 #include "mace/ops/x86/avx512_kernels.h"
 
@@ -13,19 +26,23 @@ namespace x86 {
 namespace {
 
 struct Constants {
-  __m512d scale, zero_point, half, one, sign, low, high;
+  __m512d scale, reciprocal, zero_point, half, one, sign, low, high;
 };
 
 inline __m256i QuantizeEight(__m256 x, const Constants& k) {
-  const __m512d v = _mm512_div_pd(_mm512_cvtps_pd(x), k.scale);
-  const __m512d whole = _mm512_roundscale_pd(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-  const __m512d fraction = _mm512_sub_pd(v, whole);
-  const __mmask8 away = _mm512_cmp_pd_mask(_mm512_abs_pd(fraction), k.half, _CMP_GE_OQ);
-  const __m512d step = _mm512_or_pd(k.one, _mm512_and_pd(v, k.sign));
-  const __m512d rounded = _mm512_mask_add_pd(whole, away, whole, step);
-  __m512d value = _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(rounded, k.zero_point), k.low), k.high);
-  value = _mm512_mask_mov_pd(value, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), k.zero_point);
-  return _mm512_cvtpd_epi32(value);
+  const __m512d value = _mm512_cvtps_pd(x);
+  const __m512d magnitude = _mm512_abs_pd(value);
+  const __m512d whole = _mm512_roundscale_pd(_mm512_mul_pd(magnitude, k.reciprocal),
+                                             _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __mmask8 up = _mm512_cmp_pd_mask(
+      magnitude, _mm512_mul_pd(_mm512_add_pd(whole, k.half), k.scale), _CMP_GE_OQ);
+  const __m512d rounded = _mm512_or_pd(_mm512_mask_add_pd(whole, up, whole, k.one),
+                                       _mm512_and_pd(value, k.sign));
+  __m512d result =
+      _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(rounded, k.zero_point), k.low), k.high);
+  result = _mm512_mask_mov_pd(result, _mm512_cmp_pd_mask(value, value, _CMP_UNORD_Q),
+                              k.zero_point);
+  return _mm512_cvtpd_epi32(result);
 }
 
 // Sixteen values, as int32 lanes in [0, 255].
@@ -40,8 +57,18 @@ inline __m512i QuantizeSixteen(__m512 x, const Constants& k) {
 
 void Avx512QuantizeUint8(const float* in, int64_t count, float scale, int32_t zero_point,
                          uint8_t* out) {
+  if (!(scale > 0.f && std::isfinite(scale))) {
+    // Outside the argument above (quantization checks refuse such scales).
+    for (int64_t i = 0; i < count; ++i) {
+      const double value = zero_point + std::round(static_cast<double>(in[i]) / scale);
+      out[i] = std::isnan(value) ? static_cast<uint8_t>(zero_point)
+                                 : static_cast<uint8_t>(std::min(std::max(value, 0.0), 255.0));
+    }
+    return;
+  }
   Constants k;
   k.scale = _mm512_set1_pd(scale);
+  k.reciprocal = _mm512_set1_pd(1.0 / static_cast<double>(scale));
   k.zero_point = _mm512_set1_pd(zero_point);
   k.half = _mm512_set1_pd(0.5);
   k.one = _mm512_set1_pd(1.0);

@@ -57,15 +57,23 @@ inline void MakePieces(const QuantizedConvTaps& conv, int64_t first, GroupPieces
   }
 }
 
-template <int Rows>
+// The accumulators start from each row's term (sums modulo 2^32, so the
+// order of the additions does not matter); ColumnTerms adds the
+// per-position terms after the reduction, and AboveZero picks the output
+// step for a clamp whose low end is at or above the zero point. Without
+// Wide the tile is 16 positions (the high group has nothing to store).
+template <int Rows, bool Wide, bool ColumnTerms, bool AboveZero>
 __attribute__((target("avx512vnni"), always_inline)) inline void ConvTile(
     const QuantizedConvTaps& conv, int64_t row0, int64_t col0, const GroupPieces& low,
     const GroupPieces& high) {
   __m512i acc0[Rows], acc1[Rows];
 #pragma GCC unroll 12
   for (int r = 0; r < Rows; ++r) {
-    acc0[r] = _mm512_setzero_si512();
-    acc1[r] = _mm512_setzero_si512();
+    // Rows past the valid ones may have no term.
+    acc0[r] = row0 + r < conv.output.valid_rows
+                  ? _mm512_set1_epi32(conv.output.row_terms[row0 + r])
+                  : _mm512_setzero_si512();
+    acc1[r] = acc0[r];
   }
   const int64_t words = conv.quads * conv.taps;
   // The block's words, each with its Rows weights adjacent.
@@ -75,19 +83,24 @@ __attribute__((target("avx512vnni"), always_inline)) inline void ConvTile(
     for (int64_t t = 0; t < conv.taps; ++t, a += Rows) {
       const int32_t* b = quad + conv.tap_offsets[t];
       const __m512i x0 = _mm512_loadu_si512(b);
-      const __m512i x1 = _mm512_loadu_si512(b + 16);
+      const __m512i x1 = Wide ? _mm512_loadu_si512(b + 16) : x0;
 #pragma GCC unroll 12
       for (int r = 0; r < Rows; ++r) {
         const __m512i w = _mm512_set1_epi32(a[r]);
         acc0[r] = _mm512_dpbusd_epi32(acc0[r], x0, w);
-        acc1[r] = _mm512_dpbusd_epi32(acc1[r], x1, w);
+        if (Wide) acc1[r] = _mm512_dpbusd_epi32(acc1[r], x1, w);
       }
     }
   }
-  __m512i terms0 = _mm512_setzero_si512(), terms1 = _mm512_setzero_si512();
-  if (conv.output.column_terms != nullptr) {
-    terms0 = _mm512_loadu_si512(conv.output.column_terms + col0);
-    terms1 = _mm512_loadu_si512(conv.output.column_terms + col0 + 16);
+  if (ColumnTerms) {
+    const __m512i terms0 = _mm512_loadu_si512(conv.output.column_terms + col0);
+    const __m512i terms1 =
+        Wide ? _mm512_loadu_si512(conv.output.column_terms + col0 + 16) : terms0;
+#pragma GCC unroll 12
+    for (int r = 0; r < Rows; ++r) {
+      acc0[r] = _mm512_add_epi32(acc0[r], terms0);
+      if (Wide) acc1[r] = _mm512_add_epi32(acc1[r], terms1);
+    }
   }
   const Avx512RequantizeClamp clamp =
       Avx512MakeRequantizeClamp(conv.output.zero_point, conv.output.lo, conv.output.hi);
@@ -98,17 +111,48 @@ __attribute__((target("avx512vnni"), always_inline)) inline void ConvTile(
     if (row >= conv.output.valid_rows) break;
     const Avx512RequantizeScale scale =
         Avx512MakeRequantizeScale(conv.output.multipliers[row], conv.output.right_shifts[row]);
-    const __m512i row_term = _mm512_set1_epi32(conv.output.row_terms[row]);
-    const __m512i y0 = Avx512Requantize(
-        _mm512_add_epi32(_mm512_add_epi32(acc0[r], row_term), terms0), scale, clamp);
-    const __m512i y1 = Avx512Requantize(
-        _mm512_add_epi32(_mm512_add_epi32(acc1[r], row_term), terms1), scale, clamp);
+    const __m512i y0 = Avx512RequantizeAs<AboveZero>(acc0[r], scale, clamp);
     uint8_t* out = conv.output.out + row * plane;
     for (int k = 0; k < low.count; ++k) {
       _mm512_mask_cvtepi32_storeu_epi8(out + low.offsets[k], low.masks[k], y0);
     }
+    if (!Wide) continue;
+    const __m512i y1 = Avx512RequantizeAs<AboveZero>(acc1[r], scale, clamp);
     for (int k = 0; k < high.count; ++k) {
       _mm512_mask_cvtepi32_storeu_epi8(out + high.offsets[k], high.masks[k], y1);
+    }
+  }
+}
+
+// The row tiles of one strip, from row_begin to `last`.
+template <bool Wide, bool ColumnTerms, bool AboveZero>
+__attribute__((target("avx512vnni"), always_inline)) inline void Rows(
+    const QuantizedConvTaps& conv, int64_t col, int64_t last, const GroupPieces& low,
+    const GroupPieces& high) {
+  int64_t row = conv.row_begin;
+  for (; row + kTileRows <= last; row += kTileRows) {
+    ConvTile<kTileRows, Wide, ColumnTerms, AboveZero>(conv, row, col, low, high);
+  }
+  // Multiples of 4: what is left is 0, 4 or 8 rows.
+  if (last - row == 8) {
+    ConvTile<8, Wide, ColumnTerms, AboveZero>(conv, row, col, low, high);
+  } else if (last - row == 4) {
+    ConvTile<4, Wide, ColumnTerms, AboveZero>(conv, row, col, low, high);
+  }
+}
+
+template <bool ColumnTerms, bool AboveZero>
+__attribute__((target("avx512vnni"))) void ConvStrips(const QuantizedConvTaps& conv) {
+  GroupPieces low, high;
+  for (int64_t col = conv.col_begin; col < conv.col_end; col += kTileCols) {
+    MakePieces(conv, col, &low);
+    MakePieces(conv, col + 16, &high);
+    if (low.count + high.count == 0) continue;
+    const int64_t last = std::min(conv.row_end, (conv.output.valid_rows + 3) / 4 * 4);
+    if (high.count == 0) {
+      Rows<false, ColumnTerms, AboveZero>(conv, col, last, low, high);
+    } else {
+      Rows<true, ColumnTerms, AboveZero>(conv, col, last, low, high);
     }
   }
 }
@@ -116,22 +160,17 @@ __attribute__((target("avx512vnni"), always_inline)) inline void ConvTile(
 }  // namespace
 
 __attribute__((target("avx512vnni"))) void VnniQuantizedConvTaps(const QuantizedConvTaps& conv) {
-  GroupPieces low, high;
-  for (int64_t col = conv.col_begin; col < conv.col_end; col += kTileCols) {
-    MakePieces(conv, col, &low);
-    MakePieces(conv, col + 16, &high);
-    if (low.count + high.count == 0) continue;
-    const int64_t last = std::min(conv.row_end, (conv.output.valid_rows + 3) / 4 * 4);
-    int64_t row = conv.row_begin;
-    for (; row + kTileRows <= last; row += kTileRows) {
-      ConvTile<kTileRows>(conv, row, col, low, high);
+  const bool above_zero = conv.output.lo >= conv.output.zero_point;
+  if (conv.output.column_terms != nullptr) {
+    if (above_zero) {
+      ConvStrips<true, true>(conv);
+    } else {
+      ConvStrips<true, false>(conv);
     }
-    // Multiples of 4: what is left is 0, 4 or 8 rows.
-    if (last - row == 8) {
-      ConvTile<8>(conv, row, col, low, high);
-    } else if (last - row == 4) {
-      ConvTile<4>(conv, row, col, low, high);
-    }
+  } else if (above_zero) {
+    ConvStrips<false, true>(conv);
+  } else {
+    ConvStrips<false, false>(conv);
   }
 }
 

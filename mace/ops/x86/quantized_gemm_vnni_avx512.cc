@@ -46,8 +46,9 @@ inline __mmask16 LaneMask(int64_t valid) {
 // With Fused the accumulators start from each row's term (the sums are
 // exact modulo 2^32, so the order of the additions does not matter), and
 // AboveZero picks the output step for a clamp whose low end is at or above
-// the zero point.
-template <int Rows, bool Fused, bool AboveZero>
+// the zero point. Without Wide (only with Fused) the tile is the strip's
+// first 16 columns, where the valid ones end within them.
+template <int Rows, bool Fused, bool AboveZero, bool Wide = true>
 __attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
     const int32_t* a, int64_t groups, const int32_t* b, int64_t cols, int32_t* c,
     const RequantizeTile* tile, int64_t row0, int64_t col0) {
@@ -61,13 +62,13 @@ __attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
   }
   for (int64_t g = 0; g < groups; ++g) {
     const __m512i x0 = _mm512_loadu_si512(b);
-    const __m512i x1 = _mm512_loadu_si512(b + 16);
+    const __m512i x1 = Wide ? _mm512_loadu_si512(b + 16) : x0;
     b += cols;
 #pragma GCC unroll 12
     for (int r = 0; r < Rows; ++r) {
       const __m512i w = _mm512_set1_epi32(a[r * groups + g]);
       acc0[r] = _mm512_dpbusd_epi32(acc0[r], x0, w);
-      acc1[r] = _mm512_dpbusd_epi32(acc1[r], x1, w);
+      if (Wide) acc1[r] = _mm512_dpbusd_epi32(acc1[r], x1, w);
     }
   }
   if (!Fused) {
@@ -87,7 +88,7 @@ __attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
 #pragma GCC unroll 12
     for (int r = 0; r < Rows; ++r) {
       acc0[r] = _mm512_add_epi32(acc0[r], terms0);
-      acc1[r] = _mm512_add_epi32(acc1[r], terms1);
+      if (Wide) acc1[r] = _mm512_add_epi32(acc1[r], terms1);
     }
   }
   const Avx512RequantizeClamp clamp =
@@ -102,9 +103,32 @@ __attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
         Avx512MakeRequantizeScale(tile->multipliers[row], tile->right_shifts[row]);
     _mm512_mask_cvtepi32_storeu_epi8(out, mask0,
                                      Avx512RequantizeAs<AboveZero>(acc0[r], scale, clamp));
-    _mm512_mask_cvtepi32_storeu_epi8(out + 16, mask1,
-                                     Avx512RequantizeAs<AboveZero>(acc1[r], scale, clamp));
+    if (Wide) {
+      _mm512_mask_cvtepi32_storeu_epi8(out + 16, mask1,
+                                       Avx512RequantizeAs<AboveZero>(acc1[r], scale, clamp));
+    }
     out += tile->out_stride;
+  }
+}
+
+// The row tiles of one strip: 32 columns, or with Wide false (Fused only)
+// its first 16.
+template <bool Fused, bool AboveZero, bool Wide>
+__attribute__((target("avx512vnni"), always_inline)) inline void VnniRows(
+    const int32_t* a, const int32_t* strip, int64_t rows, int64_t groups, int64_t cols,
+    int32_t* c, const RequantizeTile* tile, int64_t col) {
+  int64_t row = 0;
+  for (; row + kTileRows <= rows; row += kTileRows) {
+    if (Fused && row >= tile->valid_rows) return;
+    VnniTile<kTileRows, Fused, AboveZero, Wide>(a + row * groups, groups, strip, cols, c, tile,
+                                                row, col);
+  }
+  if (Fused && row >= tile->valid_rows) return;
+  // rows is a multiple of 4: what is left is 0, 4 or 8 rows.
+  if (rows - row == 8) {
+    VnniTile<8, Fused, AboveZero, Wide>(a + row * groups, groups, strip, cols, c, tile, row, col);
+  } else if (rows - row == 4) {
+    VnniTile<4, Fused, AboveZero, Wide>(a + row * groups, groups, strip, cols, c, tile, row, col);
   }
 }
 
@@ -115,19 +139,14 @@ __attribute__((target("avx512vnni"))) void VnniGemm(const int32_t* a, const int3
   for (int64_t col = 0; col < cols; col += kTileCols) {
     if (Fused && col >= tile->count) break;
     const int32_t* strip = b + col;
-    int64_t row = 0;
-    for (; row + kTileRows <= rows; row += kTileRows) {
-      if (Fused && row >= tile->valid_rows) return;
-      VnniTile<kTileRows, Fused, AboveZero>(a + row * groups, groups, strip, cols, c, tile, row,
-                                            col);
+    if constexpr (Fused) {
+      if (tile->count - col <= 16) {
+        // The valid columns end in the strip's first half.
+        VnniRows<Fused, AboveZero, false>(a, strip, rows, groups, cols, c, tile, col);
+        continue;
+      }
     }
-    if (Fused && row >= tile->valid_rows) continue;
-    // rows is a multiple of 4: what is left is 0, 4 or 8 rows.
-    if (rows - row == 8) {
-      VnniTile<8, Fused, AboveZero>(a + row * groups, groups, strip, cols, c, tile, row, col);
-    } else if (rows - row == 4) {
-      VnniTile<4, Fused, AboveZero>(a + row * groups, groups, strip, cols, c, tile, row, col);
-    }
+    VnniRows<Fused, AboveZero, true>(a, strip, rows, groups, cols, c, tile, col);
   }
 }
 
