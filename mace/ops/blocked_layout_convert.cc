@@ -5,6 +5,7 @@
 // storages of its input and output say which way it converts.
 #include "mace/core/converter_registry.h"
 #include "mace/ops/cpu/blocked_layout.h"
+#include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/registry.h"
 
@@ -36,14 +37,18 @@ class BlockedLayoutConvertOp : public Operation {
   MaceStatus Run(OpContext* context) override {
     const Tensor* input = Input(0);
     const int64_t plane = input->dim(2) * input->dim(3);
+    // The transposes of the table whose blocks these are, if any.
+    const KernelTable* table = ContextKernelTable(context);
+    const int block = block_ > 0 ? static_cast<int>(block_) : input->channel_block();
+    const bool vectorized = table != nullptr && table->channel_block == block;
     if (block_ > 0) {
-      PackChannelBlocks(input->data<float>(), input->dim(0), input->dim(1), plane,
-                        static_cast<int>(block_), Output(0)->mutable_data<float>(),
-                        ContextPool(context));
+      PackChannelBlocks(input->data<float>(), input->dim(0), input->dim(1), plane, block,
+                        Output(0)->mutable_data<float>(), ContextPool(context),
+                        vectorized ? table->channel_pack : nullptr);
     } else {
-      UnpackChannelBlocks(input->data<float>(), input->dim(0), input->dim(1), plane,
-                          input->channel_block(), Output(0)->mutable_data<float>(),
-                          ContextPool(context));
+      UnpackChannelBlocks(input->data<float>(), input->dim(0), input->dim(1), plane, block,
+                          Output(0)->mutable_data<float>(), ContextPool(context),
+                          vectorized ? table->channel_unpack : nullptr);
     }
     return MaceStatus();
   }

@@ -40,7 +40,7 @@ constexpr int64_t kConvertTile = 64;
 }  // namespace
 
 void PackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t plane, int block,
-                       float* out, ThreadPool* pool) {
+                       float* out, ThreadPool* pool, BlockedPackKernel kernel) {
   const int64_t blocks = BlockCount(channels, block);
   ParallelFor(pool, batch * blocks, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
@@ -48,6 +48,10 @@ void PackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t
       const int lanes = static_cast<int>(std::min<int64_t>(block, channels - b * block));
       const float* src = in + (n * channels + b * block) * plane;
       float* dst = out + task * plane * block;
+      if (kernel != nullptr) {
+        kernel(src, plane, lanes, plane, dst);
+        continue;
+      }
       for (int64_t p0 = 0; p0 < plane; p0 += kConvertTile) {
         const int64_t p1 = std::min(plane, p0 + kConvertTile);
         for (int lane = 0; lane < lanes; ++lane) {
@@ -63,7 +67,7 @@ void PackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t
 }
 
 void UnpackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t plane, int block,
-                         float* out, ThreadPool* pool) {
+                         float* out, ThreadPool* pool, BlockedUnpackKernel kernel) {
   const int64_t blocks = BlockCount(channels, block);
   ParallelFor(pool, batch * blocks, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
@@ -71,6 +75,10 @@ void UnpackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64
       const int lanes = static_cast<int>(std::min<int64_t>(block, channels - b * block));
       const float* src = in + task * plane * block;
       float* dst = out + (n * channels + b * block) * plane;
+      if (kernel != nullptr) {
+        kernel(src, lanes, plane, dst, plane);
+        continue;
+      }
       for (int64_t p0 = 0; p0 < plane; p0 += kConvertTile) {
         const int64_t p1 = std::min(plane, p0 + kConvertTile);
         for (int lane = 0; lane < lanes; ++lane) {

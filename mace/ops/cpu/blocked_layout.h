@@ -48,11 +48,12 @@ inline void CopyBlockVector(const float* src, int64_t block, float* dst) {
 }
 
 // NCHW [batch, channels, plane] to blocked, padding lanes set to zero, and
-// back.
+// back. `kernel` (optional: scalar loops without) is a table's channel_pack
+// or channel_unpack, for a table whose channel_block is `block`.
 void PackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t plane, int block,
-                       float* out, ThreadPool* pool);
+                       float* out, ThreadPool* pool, BlockedPackKernel kernel = nullptr);
 void UnpackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t plane, int block,
-                         float* out, ThreadPool* pool);
+                         float* out, ThreadPool* pool, BlockedUnpackKernel kernel = nullptr);
 
 // Where a window (kernel_h x kernel_w taps at stride and dilation, with
 // leading padding) lies in the input.

@@ -6,8 +6,10 @@
 // compared after unpacking, so padding lanes may hold anything.
 #include "mace/ops/cpu/blocked_layout.h"
 
+#include <cmath>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -589,6 +591,51 @@ TEST(ChannelBlocksTest, PackUnpackRoundTrip) {
         }
       }
       EXPECT_EQ(Unpack(blocked, 2, channels, 7, block), plain);
+    }
+  }
+}
+
+// The tables' transposes against the scalar conversion, bit for bit:
+// every lane count of a block, plane sizes around the 8- and 16-position
+// transposes (tails of 1 to 15, ShuffleNet's 7x7 to 28x28 maps), channel
+// counts that end in a partial block, batches of 2, and 1 to 3 threads.
+// The blocked side starts as NaN and the plain side as a marker, so a
+// padding lane left unwritten by pack, or a row past `lanes` written by
+// unpack, fails.
+TEST(ChannelBlocksTest, TransposesMatchScalarConversion) {
+  for (const KernelTable* table : BlockedTables()) {
+    if (table->channel_pack == nullptr || table->channel_unpack == nullptr) continue;
+    const int block = table->channel_block;
+    for (int64_t channels : {1, 3, 7, 8, 9, 15, 16, 17, 24, 58, 116}) {
+      for (int64_t plane : {1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 49, 196, 784}) {
+        const int64_t batch = 2, padded = BlockCount(channels, block) * block;
+        const std::vector<float> plain = RandomFloats(batch * channels * plane, 11);
+        std::vector<float> expected(batch * padded * plane, std::nanf(""));
+        PackChannelBlocks(plain.data(), batch, channels, plane, block, expected.data(), nullptr);
+        std::vector<float> expected_plain(plain.size(), 7.f);
+        UnpackChannelBlocks(expected.data(), batch, channels, plane, block, expected_plain.data(),
+                            nullptr);
+        for (const auto& pool : testing::PoolsUnderTest()) {
+          SCOPED_TRACE(std::string(table->name) + " channels " + std::to_string(channels) +
+                       " plane " + std::to_string(plane) + " threads " +
+                       std::to_string(NumThreads(pool.get())));
+          std::vector<float> blocked(expected.size(), std::nanf(""));
+          PackChannelBlocks(plain.data(), batch, channels, plane, block, blocked.data(), pool.get(),
+                            table->channel_pack);
+          ASSERT_EQ(0, std::memcmp(blocked.data(), expected.data(), blocked.size() * sizeof(float)));
+          // Unpack from a buffer whose padding lanes hold NaN: none may reach
+          // the output.
+          std::vector<float> source = Pack(plain, batch, channels, plane, block);
+          std::vector<float> unpacked(plain.size() + plane, 7.f);
+          UnpackChannelBlocks(source.data(), batch, channels, plane, block, unpacked.data(),
+                              pool.get(), table->channel_unpack);
+          ASSERT_EQ(0, std::memcmp(unpacked.data(), plain.data(), plain.size() * sizeof(float)));
+          ASSERT_EQ(expected_plain, plain);
+          for (int64_t i = plain.size(); i < static_cast<int64_t>(unpacked.size()); ++i) {
+            ASSERT_EQ(unpacked[i], 7.f) << "wrote past the tensor at " << i;
+          }
+        }
+      }
     }
   }
 }

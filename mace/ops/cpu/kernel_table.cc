@@ -48,6 +48,8 @@ KernelTable MakeAvx2Table() {
   table.blocked_conv_blocks = 2;
   table.blocked_conv = x86::Avx2BlockedConv;
   table.blocked_pack = x86::Avx2BlockedPack;
+  table.channel_pack = x86::Avx2ChannelPack;
+  table.channel_unpack = x86::Avx2ChannelUnpack;
   table.blocked_window = x86::Avx2BlockedWindow;
   table.blocked_winograd_input = x86::Avx2BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx2BlockedWinogradOutput;
@@ -97,6 +99,8 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.blocked_window_conv_blocks = 4;
   table.blocked_conv = x86::Avx512BlockedConv;
   table.blocked_pack = x86::Avx512BlockedPack;
+  table.channel_pack = x86::Avx512ChannelPack;
+  table.channel_unpack = x86::Avx512ChannelUnpack;
   table.blocked_window = x86::Avx512BlockedWindow;
   table.blocked_winograd_input = x86::Avx512BlockedWinogradInput;
   table.blocked_winograd_output = x86::Avx512BlockedWinogradOutput;

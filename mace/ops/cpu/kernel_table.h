@@ -68,6 +68,12 @@ struct KernelTable {
   // Optional: the filter relayout BlockedConv2d does at engine creation,
   // vectorized (a scalar loop where there is none).
   BlockedPackKernel blocked_pack = nullptr;
+  // Optional: activations between plain rows and channel blocks (the
+  // blocked layout's conversions), as register transposes; the same
+  // packing as blocked_pack, and its inverse (scalar loops where there are
+  // none).
+  BlockedPackKernel channel_pack = nullptr;
+  BlockedUnpackKernel channel_unpack = nullptr;
   BlockedWindowKernel blocked_window = nullptr;
   BlockedWinogradInputKernel blocked_winograd_input = nullptr;
   BlockedWinogradOutputKernel blocked_winograd_output = nullptr;

@@ -275,6 +275,12 @@ using BlockedConvKernel = void (*)(const BlockedConvRun& run);
 using BlockedPackKernel = void (*)(const float* src, int64_t stride, int lanes, int64_t count,
                                    float* dst);
 
+// The inverse for activations: for j in [0, count) and l < lanes,
+// dst[l * stride + j] = src[j * block + l], block being the table's
+// channel_block; the padding lanes are not read into any row.
+using BlockedUnpackKernel = void (*)(const float* src, int lanes, int64_t count, float* dst,
+                                     int64_t stride);
+
 // What a BlockedWindowRun computes per position.
 enum BlockedWindowMode : int32_t {
   kBlockedDepthwise = 0,  // sum of weight x input, plus bias and activation

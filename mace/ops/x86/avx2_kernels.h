@@ -42,6 +42,10 @@ void Avx2EltwiseRow(const EltwiseRow& row);
 // Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
 void Avx2BlockedConv(const BlockedConvRun& run);
 void Avx2BlockedPack(const float* src, int64_t stride, int lanes, int64_t count, float* dst);
+// Activations to and from channel blocks by register transposes
+// (channel_blocks_avx2.cc).
+void Avx2ChannelPack(const float* src, int64_t stride, int lanes, int64_t count, float* dst);
+void Avx2ChannelUnpack(const float* src, int lanes, int64_t count, float* dst, int64_t stride);
 void Avx2BlockedWindow(const BlockedWindowRun& run);
 void Avx2BlockedWinogradInput(const BlockedWinogradInputRun& run);
 void Avx2BlockedWinogradOutput(const BlockedWinogradOutputRun& run);

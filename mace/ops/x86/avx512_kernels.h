@@ -36,6 +36,10 @@ int64_t Avx512FmaPeak(int64_t iterations, float* sink);
 // Channel-blocked convolution and window runs (cpu/blocked_kernels.inc).
 void Avx512BlockedConv(const BlockedConvRun& run);
 void Avx512BlockedPack(const float* src, int64_t stride, int lanes, int64_t count, float* dst);
+// Activations to and from channel blocks by register transposes
+// (channel_blocks_avx512.cc).
+void Avx512ChannelPack(const float* src, int64_t stride, int lanes, int64_t count, float* dst);
+void Avx512ChannelUnpack(const float* src, int lanes, int64_t count, float* dst, int64_t stride);
 void Avx512BlockedWindow(const BlockedWindowRun& run);
 void Avx512BlockedWinogradInput(const BlockedWinogradInputRun& run);
 void Avx512BlockedWinogradOutput(const BlockedWinogradOutputRun& run);
