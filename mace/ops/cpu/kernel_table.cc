@@ -225,6 +225,9 @@ const KernelTable* ActiveKernelTable() { return KernelTableFor(ActiveKernelIsa()
 
 int BlockedLayoutBlock(const KernelTable* table) {
   if (table == nullptr || table->channel_block <= 0) return 0;
+  // An fp16 engine keeps its runs in half precision instead (float blocks
+  // would leave its half kernels).
+  if (table->fp16_gemm != nullptr) return 0;
   const char* setting = std::getenv("MACE_CPU_BLOCKED_LAYOUT");
   if (setting != nullptr && std::strcmp(setting, "1") == 0) return table->channel_block;
   if (setting != nullptr && std::strcmp(setting, "0") == 0) return 0;
