@@ -165,13 +165,8 @@ struct Result {
   std::set<std::string> tensors;
 };
 
-Result RunGraph(bool blocked, int threads) {
-  // On by default only where it pays (x86); asked for here, so that the ARM
-  // builds under qemu test it too.
-  setenv("MACE_CPU_BLOCKED_LAYOUT", "1", 1);
-  MaceEngineConfig config;
-  config.SetLayoutOptimization(blocked);
-  EXPECT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
+// MixedGraph's output and tensor names in an engine made with `config`.
+Result RunMixedGraph(const MaceEngineConfig& config) {
   std::shared_ptr<MaceEngine> engine;
   const MaceStatus created = MixedGraph().Create(config, &engine);
   EXPECT_TRUE(created.ok()) << created.information();
@@ -186,6 +181,16 @@ Result RunGraph(bool blocked, int threads) {
   EXPECT_TRUE(engine->GetMemoryReport(&report).ok());
   for (const TensorPlacement& t : report.tensors) result.tensors.insert(t.name);
   return result;
+}
+
+Result RunGraph(bool blocked, int threads) {
+  // On by default only where it pays (x86); asked for here, so that the ARM
+  // builds under qemu test it too.
+  setenv("MACE_CPU_BLOCKED_LAYOUT", "1", 1);
+  MaceEngineConfig config;
+  config.SetLayoutOptimization(blocked);
+  EXPECT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
+  return RunMixedGraph(config);
 }
 
 TEST(BlockedLayoutTest, SameOutputsAsThePlainLayout) {
@@ -252,19 +257,7 @@ Result RunFp16Graph(CPUPrecision precision, int threads) {
   MaceEngineConfig config;
   config.SetCPUPrecision(precision);
   EXPECT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
-  std::shared_ptr<MaceEngine> engine;
-  const MaceStatus created = MixedGraph().Create(config, &engine);
-  EXPECT_TRUE(created.ok()) << created.information();
-  Result result;
-  if (!created.ok()) return result;
-  std::map<std::string, MaceTensor> outputs;
-  EXPECT_TRUE(engine->Run(Input(), &outputs).ok());
-  const MaceTensor& y = outputs.at("y");
-  result.y.assign(y.data().get(), y.data().get() + 80);
-  MemoryReport report;
-  EXPECT_TRUE(engine->GetMemoryReport(&report).ok());
-  for (const TensorPlacement& t : report.tensors) result.tensors.insert(t.name);
-  return result;
+  return RunMixedGraph(config);
 }
 
 TEST(HalfTensorsTest, Fp16EngineKeepsHalfRuns) {
