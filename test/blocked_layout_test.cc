@@ -4,6 +4,7 @@
 // that stay plain (a grouped convolution, the model output's global pooling)
 // gives the same outputs with the layout on and off, at 1 and 2 threads, with
 // the conversions where the layouts meet and nowhere else.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -164,13 +165,8 @@ struct Result {
   std::set<std::string> tensors;
 };
 
-Result RunGraph(bool blocked, int threads) {
-  // On by default only where it pays (x86); asked for here, so that the ARM
-  // builds under qemu test it too.
-  setenv("MACE_CPU_BLOCKED_LAYOUT", "1", 1);
-  MaceEngineConfig config;
-  config.SetLayoutOptimization(blocked);
-  EXPECT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
+// MixedGraph's output and tensor names in an engine made with `config`.
+Result RunMixedGraph(const MaceEngineConfig& config) {
   std::shared_ptr<MaceEngine> engine;
   const MaceStatus created = MixedGraph().Create(config, &engine);
   EXPECT_TRUE(created.ok()) << created.information();
@@ -185,6 +181,16 @@ Result RunGraph(bool blocked, int threads) {
   EXPECT_TRUE(engine->GetMemoryReport(&report).ok());
   for (const TensorPlacement& t : report.tensors) result.tensors.insert(t.name);
   return result;
+}
+
+Result RunGraph(bool blocked, int threads) {
+  // On by default only where it pays (x86); asked for here, so that the ARM
+  // builds under qemu test it too.
+  setenv("MACE_CPU_BLOCKED_LAYOUT", "1", 1);
+  MaceEngineConfig config;
+  config.SetLayoutOptimization(blocked);
+  EXPECT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
+  return RunMixedGraph(config);
 }
 
 TEST(BlockedLayoutTest, SameOutputsAsThePlainLayout) {
@@ -231,6 +237,54 @@ TEST(BlockedLayoutTest, RunsWithMoreConversionsThanGainsStayPlain) {
   ASSERT_TRUE(engine->GetMemoryReport(&report).ok());
   for (const TensorPlacement& t : report.tensors) {
     EXPECT_EQ(t.name.find('#'), std::string::npos) << t.name;
+  }
+}
+
+}  // namespace
+}  // namespace mace
+
+namespace mace {
+namespace {
+
+// The same graph in an fp16 engine: where the CPU computes in half precision
+// (ARMv8.2 FP16: qemu's default CPU) the depthwise and 1x1 convolutions and
+// the residual sum keep their tensors in half precision, with conversions
+// where that run meets float ops, and the outputs stay within half-precision
+// error of the fp32 engine's. Without FP16 (x86, qemu -cpu cortex-a53) the
+// engine runs fp32: no conversion, bit-identical outputs.
+Result RunFp16Graph(CPUPrecision precision, int threads) {
+  setenv("MACE_CPU_BLOCKED_LAYOUT", "0", 1);
+  MaceEngineConfig config;
+  config.SetCPUPrecision(precision);
+  EXPECT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
+  return RunMixedGraph(config);
+}
+
+TEST(HalfTensorsTest, Fp16EngineKeepsHalfRuns) {
+  const Result fp32 = RunFp16Graph(CPUPrecision::FP32, 1);
+  for (int threads : {1, 2}) {
+    const Result fp16 = RunFp16Graph(CPUPrecision::FP16, threads);
+    std::set<std::string> conversions;
+    for (const std::string& name : fp16.tensors) {
+      if (name.find('#') != std::string::npos) conversions.insert(name);
+    }
+    ASSERT_EQ(fp16.y.size(), fp32.y.size());
+    if (conversions.empty()) {
+      // No FP16 arithmetic: the fp32 kernels, to the bit.
+      EXPECT_EQ(fp16.y, fp32.y) << "threads " << threads;
+      continue;
+    }
+    // dw1, pw1, pw1b, res and narrow run in half precision: the stem's
+    // output goes in, the sum goes out to the float convolutions and
+    // narrow's output to the concat. dw2 alone would not pay for its two.
+    EXPECT_EQ(conversions,
+              (std::set<std::string>{"stem#half", "res#plain", "narrow#plain"}));
+    float scale = 0.f;
+    for (float v : fp32.y) scale = std::max(scale, std::fabs(v));
+    for (size_t i = 0; i < fp32.y.size(); ++i) {
+      EXPECT_NEAR(fp16.y[i], fp32.y[i], 1e-2f * scale) << "channel " << i << " threads " << threads;
+    }
+    EXPECT_NE(fp16.y, fp32.y);
   }
 }
 

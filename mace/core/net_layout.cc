@@ -1,7 +1,11 @@
-// Net::PlanBlockedLayout: which CPU ops keep their tensors in channel blocks.
+// Net::PlanBlockedLayout: which CPU ops keep their tensors in channel blocks
+// or, in an fp16 engine, in half precision.
 //
-// Ops with blocked kernels offer the blocked storage as their alternative
-// (Operation::AlternativeStorage) after Prepare;
+// Ops with blocked (or half-precision) kernels offer that storage as their
+// alternative (Operation::AlternativeStorage) after Prepare; the plan takes
+// the first kind offered (channel blocks of one width, or Plain(DT_HALF))
+// and treats both alike: runs, their cost and the conversions around them.
+// For blocks,
 // an op whose output would be more than half again as wide once padded to
 // whole blocks stays plain, and so does every model output. Connected runs
 // of such ops (linked through the tensors between them) run blocked when a
@@ -21,16 +25,19 @@
 namespace mace {
 namespace {
 
-// The block of an op's alternative storage, if it is the CPU's channel
-// blocks; else 0.
-int OfferedBlock(const Operation& op) {
+// An op's alternative storage, if it is one the plan knows: the CPU's
+// channel blocks of floats, or plain CPU tensors of halves (the fp16
+// engine's half-precision runs).
+std::optional<Storage> OfferedStorage(const Operation& op) {
   const std::optional<Operation::StorageOption> option = op.AlternativeStorage();
-  if (!option.has_value()) return 0;
+  if (!option.has_value()) return std::nullopt;
   const Storage& storage = option->storage;
-  return storage.layout == Layout::kNCHWc && storage.memory_type == MemoryType::CPU_BUFFER &&
-                 storage.dtype == DT_FLOAT
-             ? storage.block
-             : 0;
+  if (storage.memory_type != MemoryType::CPU_BUFFER) return std::nullopt;
+  const bool blocks = storage.layout == Layout::kNCHWc && storage.dtype == DT_FLOAT &&
+                      storage.block > 0;
+  const bool halves = storage == Storage::Plain(DT_HALF);
+  if (!blocks && !halves) return std::nullopt;
+  return storage;
 }
 
 bool IsActivation(const Tensor* tensor) { return tensor != nullptr && !tensor->is_weight(); }
@@ -54,27 +61,36 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
   for (int i = 0; i < count; ++i) {
     for (int k = 0; k < ops_[i]->OutputSize(); ++k) producer[ops_[i]->Output(k)] = i;
   }
-  // Candidates: ops that can run in one common block width.
-  int block = 0;
+  // Candidates: ops that can run in one common alternative storage (the
+  // first one offered: an engine's ops offer one kind).
+  std::optional<Storage> alternative;
   std::vector<bool> capable(count, false), blocked(count, false);
   for (int i = 0; i < count; ++i) {
     const Operation& op = *ops_[i];
     // Only CPU ops have blocked kernels; ops on another runtime stay out.
-    const int b = op.runtime() == runtimes_.cpu ? OfferedBlock(op) : 0;
-    if (b <= 0) continue;
+    const std::optional<Storage> offered =
+        op.runtime() == runtimes_.cpu ? OfferedStorage(op) : std::nullopt;
+    if (!offered.has_value()) continue;
     capable[i] = true;
     if (op.OutputSize() != 1 || outputs.count(op.Output(0)->name()) > 0) continue;
     // Padding to whole blocks may cost at most half again the channels
     // (MobileNet v2's 24 channels take 32 lanes); narrower tensors stay
     // plain.
     const Tensor* output = op.Output(0);
-    if (output->dim_size() != 4 || 2 * ((output->dim(1) + b - 1) / b * b) > 3 * output->dim(1)) {
+    const int b = offered->block;
+    if (offered->layout == Layout::kNCHWc &&
+        (output->dim_size() != 4 || 2 * ((output->dim(1) + b - 1) / b * b) > 3 * output->dim(1))) {
       continue;
     }
-    if (block == 0) block = b;
-    blocked[i] = b == block;
+    if (!alternative.has_value()) alternative = offered;
+    blocked[i] = *offered == *alternative;
   }
-  const Storage blocked_storage = Storage::ChannelBlocks(block);
+  const bool any = alternative.has_value();
+  const Storage blocked_storage = any ? *alternative : Storage::Plain(DT_FLOAT);
+  // Whether a tensor is in the alternative storage.
+  const auto in_alternative = [&](const Tensor* tensor) {
+    return any && tensor->storage() == blocked_storage;
+  };
   // Runs of candidates, by union-find over the tensors between them.
   std::vector<int> parent(count);
   std::iota(parent.begin(), parent.end(), 0);
@@ -146,7 +162,7 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
     for (int k = 0; k < op->InputSize(); ++k) {
       const Tensor* input = op->Input(k);
       if (!IsActivation(input)) continue;
-      const bool is_blocked = input->channel_block() > 0;
+      const bool is_blocked = in_alternative(input);
       const bool want = blocked[i] && (!op->ReadsDefaultInput(k) || is_blocked);
       if (want == is_blocked) continue;
       const std::pair<const Tensor*, bool> key(input, want);
@@ -157,8 +173,10 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
         MACE_UNSUPPORTED_IF(converter == nullptr, "no converter from ", input->storage().ToString(),
                             " to ", target.ToString());
         std::unique_ptr<Operation> convert;
-        MACE_RETURN_IF_ERROR(MakeConverter(
-            *converter, input, target, input->name() + (want ? "#blocked" : "#plain"), &convert));
+        const char* suffix = !want ? "#plain" : blocked_storage.dtype == DT_HALF ? "#half"
+                                                                                   : "#blocked";
+        MACE_RETURN_IF_ERROR(
+            MakeConverter(*converter, input, target, input->name() + suffix, &convert));
         done = converted.emplace(key, convert->Output(0)).first;
         ordered.push_back(std::move(convert));
         ++conversions;
@@ -179,8 +197,8 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
         CatchExceptions([&] { return op->UseStorage(op->OutputStorage(0), &context); },
                         [&] { return op->Describe(); }));
   }
-  VLOG(1) << "blocked layout: " << blocked_ops.size() << " of " << count << " ops in blocks of "
-          << block << " channels, " << conversions << " conversions";
+  VLOG(1) << "layout plan: " << blocked_ops.size() << " of " << count << " ops in "
+          << blocked_storage.ToString() << ", " << conversions << " conversions";
   return MaceStatus();
 }
 

@@ -78,10 +78,35 @@ static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, flo
   vst1q_f32(dst + 4, hi);
 }
 
+// Stores one vector of 8 sums at dst as halves. Sums added to C's halves
+// and activations other than a half clamp go through single precision.
+template <bool kAddC, TileAct kAct>
+static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, float16_t* dst,
+                                                              const TileEpilogue& epilogue,
+                                                              float16x8_t lo16, float16x8_t hi16) {
+  if (kAct == kActHalf) v = vminq_f16(vmaxq_f16(v, lo16), hi16);
+  if (!kAddC && kAct != kActFloat) {
+    vst1q_f16(dst, v);
+    return;
+  }
+  float32x4_t lo = vcvt_f32_f16(vget_low_f16(v));
+  float32x4_t hi = vcvt_high_f32_f16(v);
+  if (kAddC) {
+    const float16x8_t old = vld1q_f16(dst);
+    lo = vaddq_f32(lo, vcvt_f32_f16(vget_low_f16(old)));
+    hi = vaddq_f32(hi, vcvt_high_f32_f16(old));
+  }
+  if (kAct == kActFloat) {
+    lo = NeonActivate(lo, epilogue);
+    hi = NeonActivate(hi, epilogue);
+  }
+  vst1q_f16(dst, vcvt_high_f16_f32(vcvt_f16_f32(lo), hi));
+}
+
 // The 8 x (8 * kVecs) tile into `c` (row stride ldc); row_bias has 8 values
 // (or is null). B panels are kFp16GemmNr halves a step whatever kVecs is.
-template <int kVecs, bool kAddC, TileAct kAct>
-static void Tile(int64_t kc, const float16_t* a, const float16_t* b, float* c, int64_t ldc,
+template <int kVecs, bool kAddC, TileAct kAct, typename CT>
+static void Tile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int64_t ldc,
                  const float* row_bias, const TileEpilogue& epilogue) {
 #define MACE_FP16_INIT(r)                                                               \
   float16x8_t c##r##0 = vdupq_n_f16(0);                                                 \
@@ -156,18 +181,39 @@ static inline __attribute__((always_inline)) void DepthwiseStore(
   std::copy(tail, tail + count, out);
 }
 
+// The same into halves: a half clamp stays in half precision, other
+// activations go through single precision.
+template <TileAct kAct>
+static inline __attribute__((always_inline)) void DepthwiseStore(
+    float16x8_t v, float16_t* out, int64_t count, float16x8_t lo16, float16x8_t hi16,
+    const TileEpilogue& epilogue) {
+  if (kAct == kActHalf) v = vminq_f16(vmaxq_f16(v, lo16), hi16);
+  if (kAct == kActFloat) {
+    const float32x4_t lo = NeonActivate(vcvt_f32_f16(vget_low_f16(v)), epilogue);
+    const float32x4_t hi = NeonActivate(vcvt_high_f32_f16(v), epilogue);
+    v = vcvt_high_f16_f32(vcvt_f16_f32(lo), hi);
+  }
+  if (count >= 8) {
+    vst1q_f16(out, v);
+    return;
+  }
+  float16_t tail[8];
+  vst1q_f16(tail, v);
+  std::copy(tail, tail + count, out);
+}
+
 // A band of a 3x3 depthwise plane, `in` holding half values (in_pitch of
 // them per row, 8 * ceil(out_w / 8) * stride + 2 readable). Output rows go
 // in pairs, which load the input rows they share once (two of three at
 // vertical stride 1, one at 2). Sums start at the bias and are kept in half
 // precision.
-template <int kStride, int kStrideH, TileAct kAct>
+template <int kStride, int kStrideH, TileAct kAct, typename OT>
 static void DepthwiseBand3x3(const DepthwiseBand& band) {
   // Locals: the output stores could alias the band's fields as far as the
   // compiler knows, and reloading them cost a third of the loop.
   const float16_t* in = reinterpret_cast<const float16_t*>(band.in);
   const int64_t pitch = band.in_pitch, out_w = band.out_w, rows = band.rows;
-  float* out = band.out;
+  OT* out = reinterpret_cast<OT*>(band.out);
   TileEpilogue epilogue;
   epilogue.activation = band.epilogue.activation;
   epilogue.lo = band.epilogue.lo;
@@ -179,7 +225,7 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
   const float16x8_t bias = vdupq_n_f16(static_cast<float16_t>(band.bias));
   // Whole vectors in one loop, the last part vector (count < 8) after it,
   // so that the loop has no branch on the count.
-  const auto pair = [&](const float16_t* x, float* dst, int64_t count) __attribute__((always_inline)) {
+  const auto pair = [&](const float16_t* x, OT* dst, int64_t count) __attribute__((always_inline)) {
     const DepthwiseInputs i0 = LoadInputs<kStride>(x);
     const DepthwiseInputs i1 = LoadInputs<kStride>(x + pitch);
     const DepthwiseInputs i2 = LoadInputs<kStride>(x + 2 * pitch);
@@ -200,7 +246,7 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
     DepthwiseStore<kAct>(top, dst, count, lo16, hi16, epilogue);
     DepthwiseStore<kAct>(bottom, dst + out_w, count, lo16, hi16, epilogue);
   };
-  const auto single = [&](const float16_t* x, float* dst, int64_t count) __attribute__((always_inline)) {
+  const auto single = [&](const float16_t* x, OT* dst, int64_t count) __attribute__((always_inline)) {
     float16x8_t acc = AddRow(bias, LoadInputs<kStride>(x), t[0], t[1], t[2]);
     acc = AddRow(acc, LoadInputs<kStride>(x + pitch), t[3], t[4], t[5]);
     acc = AddRow(acc, LoadInputs<kStride>(x + 2 * pitch), t[6], t[7], t[8]);
@@ -232,16 +278,22 @@ static TileAct ActFor(const TileEpilogue& epilogue) {
   return epilogue.activation == kTileActClamp && half_bounds ? kActHalf : kActFloat;
 }
 
-template <int kStride, int kStrideH>
+template <int kStride, int kStrideH, typename OT>
 static void Depthwise3x3(const DepthwiseBand& band) {
   switch (ActFor(band.epilogue)) {
     case kActNone:
-      return DepthwiseBand3x3<kStride, kStrideH, kActNone>(band);
+      return DepthwiseBand3x3<kStride, kStrideH, kActNone, OT>(band);
     case kActHalf:
-      return DepthwiseBand3x3<kStride, kStrideH, kActHalf>(band);
+      return DepthwiseBand3x3<kStride, kStrideH, kActHalf, OT>(band);
     default:
-      return DepthwiseBand3x3<kStride, kStrideH, kActFloat>(band);
+      return DepthwiseBand3x3<kStride, kStrideH, kActFloat, OT>(band);
   }
+}
+
+template <int kStride, int kStrideH>
+static void Depthwise3x3(const DepthwiseBand& band) {
+  if (band.out_half) return Depthwise3x3<kStride, kStrideH, float16_t>(band);
+  Depthwise3x3<kStride, kStrideH, float>(band);
 }
 
 }  // namespace
@@ -301,51 +353,97 @@ void Fp16PackColumns(const float* src, int64_t cols, int64_t depth, int64_t dept
   }
 }
 
+void Fp16PackHalfColumns(const uint16_t* src_bits, int64_t cols, int64_t depth,
+                         int64_t depth_stride, uint16_t* dst_bits) {
+  const float16_t* src = reinterpret_cast<const float16_t*>(src_bits);
+  float16_t* dst = reinterpret_cast<float16_t*>(dst_bits);
+  if (cols == kFp16GemmNr) {
+    for (int64_t d = 0; d < depth; ++d, src += depth_stride, dst += kFp16GemmNr) {
+      vst1q_f16(dst, vld1q_f16(src));
+      vst1q_f16(dst + 8, vld1q_f16(src + 8));
+      vst1q_f16(dst + 16, vld1q_f16(src + 16));
+    }
+    return;
+  }
+  for (int64_t d = 0; d < depth; ++d, src += depth_stride, dst += kFp16GemmNr) {
+    std::copy(src, src + cols, dst);
+    std::fill(dst + cols, dst + kFp16GemmNr, static_cast<float16_t>(0));
+  }
+}
+
+void Fp16ToFloat(const uint16_t* src_bits, int64_t count, float* dst) {
+  const float16_t* src = reinterpret_cast<const float16_t*>(src_bits);
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const float16x8_t v = vld1q_f16(src + i);
+    vst1q_f32(dst + i, vcvt_f32_f16(vget_low_f16(v)));
+    vst1q_f32(dst + i + 4, vcvt_high_f32_f16(v));
+  }
+  for (; i < count; ++i) dst[i] = static_cast<float>(src[i]);
+}
+
+void Fp16Add(const uint16_t* a_bits, const uint16_t* b_bits, int64_t count, uint16_t* dst_bits) {
+  const float16_t* a = reinterpret_cast<const float16_t*>(a_bits);
+  const float16_t* b = reinterpret_cast<const float16_t*>(b_bits);
+  float16_t* dst = reinterpret_cast<float16_t*>(dst_bits);
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    vst1q_f16(dst + i, vaddq_f16(vld1q_f16(a + i), vld1q_f16(b + i)));
+    vst1q_f16(dst + i + 8, vaddq_f16(vld1q_f16(a + i + 8), vld1q_f16(b + i + 8)));
+  }
+  for (; i + 8 <= count; i += 8) vst1q_f16(dst + i, vaddq_f16(vld1q_f16(a + i), vld1q_f16(b + i)));
+  for (; i < count; ++i) dst[i] = a[i] + b[i];
+}
+
 namespace {
 
-using TileFn = void (*)(int64_t, const float16_t*, const float16_t*, float*, int64_t,
-                        const float*, const TileEpilogue&);
+template <typename CT>
+using TileFn = void (*)(int64_t, const float16_t*, const float16_t*, CT*, int64_t, const float*,
+                        const TileEpilogue&);
 
-template <int kVecs>
-TileFn TileFor(const TileEpilogue& epilogue) {
+template <int kVecs, typename CT>
+TileFn<CT> TileFor(const TileEpilogue& epilogue) {
   if (epilogue.accumulate) {
-    if (!epilogue.last || epilogue.activation == kTileActNone) return Tile<kVecs, true, kActNone>;
-    return Tile<kVecs, true, kActFloat>;
+    if (!epilogue.last || epilogue.activation == kTileActNone) {
+      return Tile<kVecs, true, kActNone, CT>;
+    }
+    return Tile<kVecs, true, kActFloat, CT>;
   }
-  if (!epilogue.last) return Tile<kVecs, false, kActNone>;
+  if (!epilogue.last) return Tile<kVecs, false, kActNone, CT>;
   switch (ActFor(epilogue)) {
     case kActNone:
-      return Tile<kVecs, false, kActNone>;
+      return Tile<kVecs, false, kActNone, CT>;
     case kActHalf:
-      return Tile<kVecs, false, kActHalf>;
+      return Tile<kVecs, false, kActHalf, CT>;
     default:
-      return Tile<kVecs, false, kActFloat>;
+      return Tile<kVecs, false, kActFloat, CT>;
   }
 }
 
-TileFn TileFor(int vecs, const TileEpilogue& epilogue) {
-  if (vecs == 3) return TileFor<3>(epilogue);
-  if (vecs == 2) return TileFor<2>(epilogue);
-  return TileFor<1>(epilogue);
+template <typename CT>
+TileFn<CT> TileFor(int vecs, const TileEpilogue& epilogue) {
+  if (vecs == 3) return TileFor<3, CT>(epilogue);
+  if (vecs == 2) return TileFor<2, CT>(epilogue);
+  return TileFor<1, CT>(epilogue);
 }
 
-}  // namespace
-
-void Fp16GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, float* c,
-                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+// Fp16GemmTile for C of floats or of halves.
+template <typename CT>
+void GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, CT* c, int64_t ldc,
+              int rows, int cols, const TileEpilogue& epilogue) {
   const float16_t* a = reinterpret_cast<const float16_t*>(a_bits);
   const float16_t* b = reinterpret_cast<const float16_t*>(b_bits);
   // Whole vectors of 8 columns: a tile narrower than 24 for a panel's last
   // columns computes no more of them than it needs.
   const int vecs = (cols + 7) / 8;
-  const TileFn tile = TileFor(vecs, epilogue);
+  const TileFn<CT> tile = TileFor<CT>(vecs, epilogue);
   if (rows == kFp16GemmMr && cols == 8 * vecs) {
     tile(kc, a, b, c, ldc, epilogue.row_bias, epilogue);
     return;
   }
   // A tile that sticks out of C: computed into a staging tile (holding C's
   // values when accumulating), whose inside part is copied back.
-  float staging[kFp16GemmMr * kFp16GemmNr];
+  CT staging[kFp16GemmMr * kFp16GemmNr];
   float bias[kFp16GemmMr] = {};
   for (int r = 0; r < rows; ++r) {
     if (epilogue.row_bias != nullptr) bias[r] = epilogue.row_bias[r];
@@ -355,6 +453,18 @@ void Fp16GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, fl
   for (int r = 0; r < rows; ++r) {
     std::copy(staging + r * kFp16GemmNr, staging + r * kFp16GemmNr + cols, c + r * ldc);
   }
+}
+
+}  // namespace
+
+void Fp16GemmTile(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, int64_t ldc,
+                  int rows, int cols, const TileEpilogue& epilogue) {
+  GemmTile(kc, a, b, c, ldc, rows, cols, epilogue);
+}
+
+void Fp16GemmTileHalf(int64_t kc, const uint16_t* a, const uint16_t* b, uint16_t* c, int64_t ldc,
+                      int rows, int cols, const TileEpilogue& epilogue) {
+  GemmTile(kc, a, b, reinterpret_cast<float16_t*>(c), ldc, rows, cols, epilogue);
 }
 
 void Fp16PanelDot(const uint16_t* panel_bits, int64_t depth, const uint16_t* x_bits, float* out) {

@@ -28,6 +28,17 @@ void Fp16FromFloat(const float* src, int64_t count, uint16_t* dst);
 void Fp16PackColumns(const float* src, int64_t cols, int64_t depth, int64_t depth_stride,
                      uint16_t* dst);
 
+// One B panel from rows of halves: dst[d * 24 + j] = src[d * depth_stride
+// + j] for j < cols (at most 24), half zeros for the rest, d < depth.
+void Fp16PackHalfColumns(const uint16_t* src, int64_t cols, int64_t depth, int64_t depth_stride,
+                         uint16_t* dst);
+
+// dst[i] = src[i] (a half) as a float, i < count.
+void Fp16ToFloat(const uint16_t* src, int64_t count, float* dst);
+
+// dst[i] = a[i] + b[i] in half precision, i < count.
+void Fp16Add(const uint16_t* a, const uint16_t* b, int64_t count, uint16_t* dst);
+
 // C[rows x cols] (row stride ldc, float) = (accumulate ? C : 0) +
 // A_panel x B_panel, the panels in half precision (kc groups of 8 and of 24
 // values). Products are summed in half precision over the kc steps and
@@ -40,6 +51,13 @@ void Fp16PackColumns(const float* src, int64_t cols, int64_t depth, int64_t dept
 void Fp16GemmTile(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, int64_t ldc,
                   int rows, int cols, const TileEpilogue& epilogue);
 
+// The same with C of halves: the first block's sums are stored as they
+// are (after a half clamp; other activations through single precision),
+// later blocks add theirs to C's values in single precision and round the
+// result to half.
+void Fp16GemmTileHalf(int64_t kc, const uint16_t* a, const uint16_t* b, uint16_t* c, int64_t ldc,
+                      int rows, int cols, const TileEpilogue& epilogue);
+
 // out[j] = sum over d < depth of panel[d * 8 + j] * x[d], j < 8: one packed
 // 8-row A panel times a half vector. Partial sums of up to 64 steps are
 // kept in half precision and summed in single precision.
@@ -50,7 +68,8 @@ void Fp16PanelDot(const uint16_t* panel, int64_t depth, const uint16_t* x, float
 // for 8 * ceil(out_w / 8) * stride + 2 of them). The 9 products are summed
 // in half precision from the bias (rounded to half); a clamp whose bounds
 // are half values is applied in half precision, other activations in
-// single precision. Output rows are computed in pairs.
+// single precision. Output rows are computed in pairs. With band.out_half
+// the outputs are stored as halves.
 void Fp16Depthwise3x3S1(const DepthwiseBand& band);
 void Fp16Depthwise3x3S2(const DepthwiseBand& band);
 

@@ -4,7 +4,8 @@
 //      converter allowed Winograd for a 3x3 stride-1 conv that pays for it;
 //   2. blocked direct, for any other ungrouped window run in blocks;
 //   3. plain: the fast kernels of cpu/conv_2d_kernel.h (CreateConv2dKernel
-//      picks rows, Winograd, direct or GEMM for the shape);
+//      picks rows, Winograd, direct or GEMM for the shape), on half tensors
+//      (RunHalf) where the net keeps this op's tensors in half precision;
 //   4. the reference convolution, where the engine's kernel family has none.
 // Prepare packs the filter for the plain kernel unless the net is still to
 // choose the layout (BlockedBlock offers blocks); UseStorage then settles it.
@@ -38,6 +39,7 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
     MACE_RETURN_IF_ERROR(InferShapes());
     blocked_.reset();
     blocked_winograd_.reset();
+    half_ = false;
     // The net may run this op blocked: the plain kernel waits for
     // UsePlain, so that the filter is not packed twice.
     plain_pending_ = context != nullptr && context->storage_choice_pending && BlockedBlock() > 0;
@@ -75,7 +77,19 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
     return pointwise || params().in_channels <= 4 || BlockedWinogradTile() != 0;
   }
   bool ReadsDefaultInput(int index) const override {
-    return index == 0 && BlockedWinogradTile() == 0;
+    return index == 0 && BlockedWinogradTile() == 0 && !HalfCapable();
+  }
+
+  // In an fp16 engine, 1x1 convolutions and 3x3 depthwise ones whose kernel
+  // reads and writes halves (constant filter and bias).
+  bool HalfCapable() const override {
+    const Tensor* bias = Bias();
+    return fast_ != nullptr && !computed_filter_ && fast_->SupportsHalf() &&
+           Input(1)->is_weight() && (bias == nullptr || bias->is_weight());
+  }
+  MaceStatus UseHalf(OpContext* /*context*/) override {
+    half_ = true;
+    return MaceStatus();
   }
 
   MaceStatus UseBlocked(OpContext* context) override {
@@ -121,6 +135,11 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
     if (blocked_ != nullptr) {
       blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
                     scratch_.Get(context));
+      return MaceStatus();
+    }
+    if (half_) {
+      fast_->RunHalf(Input(0)->data<uint16_t>(), bias_data, Output(0)->mutable_data<uint16_t>(),
+                     ContextPool(context), scratch_.Get(context));
       return MaceStatus();
     }
     if (computed_filter_) {
@@ -183,6 +202,8 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
   std::unique_ptr<BlockedConv2d> blocked_;
   std::unique_ptr<BlockedWinograd> blocked_winograd_;
   bool plain_pending_ = false;
+  // Set by UseHalf: input 0 and output 0 hold halves (fast_->RunHalf).
+  bool half_ = false;
   OpScratch scratch_;
 };
 

@@ -313,7 +313,11 @@ int64_t Conv2dGemm::CopyFloats() const {
 }
 
 int64_t Conv2dGemm::GemmFloatsPerThread() const {
-  if (!fp16_filters_.empty()) return Fp16GemmScratchFloatsPerThread(table_, n_, k_);
+  if (!fp16_filters_.empty()) {
+    const int64_t floats = Fp16GemmScratchFloatsPerThread(table_, n_, k_);
+    if (!SupportsHalf()) return floats;
+    return std::max(floats, Fp16GemmHalfScratchFloatsPerThread(table_, k_));
+  }
   GemmOperand lhs, columns;
   lhs.packed = &filters_[0];
   if (source_ != Source::kInput && source_ != Source::kSubsampled) columns.packer = PackIm2col;
@@ -370,6 +374,21 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
   }
   if (!fused_activation_) {
     ApplyActivation(params_.activation, output, params_.batch * params_.out_channels * n_, pool);
+  }
+}
+
+bool Conv2dGemm::SupportsHalf() const {
+  return !fp16_filters_.empty() && table_.fp16_gemm_half != nullptr &&
+         source_ == Source::kInput && params_.group == 1 && fused_activation_;
+}
+
+void Conv2dGemm::RunHalf(const uint16_t* input, const float* bias, uint16_t* output,
+                         ThreadPool* pool, float* scratch) const {
+  TileEpilogue epilogue = epilogue_;
+  epilogue.row_bias = bias;
+  for (int64_t b = 0; b < params_.batch; ++b) {
+    Fp16GemmHalf(table_, m_, n_, k_, fp16_filters_[0], input + b * params_.in_channels * n_, n_,
+                 output + b * params_.out_channels * n_, n_, epilogue, pool, scratch);
   }
 }
 

@@ -70,6 +70,11 @@ class Conv2dGemm : public Conv2dKernel {
   int64_t ScratchBytes(int threads) const override;
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
            float* scratch) const override;
+  // Half tensors: an ungrouped 1x1 stride-1 unpadded conv whose activation
+  // the tile applies, with the table's half-tensor kernels.
+  bool SupportsHalf() const override;
+  void RunHalf(const uint16_t* input, const float* bias, uint16_t* output, ThreadPool* pool,
+               float* scratch) const override;
 
  private:
   // Where B (the columns) comes from.

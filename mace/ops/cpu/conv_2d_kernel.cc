@@ -24,6 +24,11 @@ class Conv2dAsDepthwise : public Conv2dKernel {
            float* scratch) const override {
     kernel_.Run(input, filter_, bias, output, pool, scratch);
   }
+  bool SupportsHalf() const override { return kernel_.SupportsHalf(); }
+  void RunHalf(const uint16_t* input, const float* bias, uint16_t* output, ThreadPool* pool,
+               float* scratch) const override {
+    kernel_.RunHalf(input, filter_, bias, output, pool, scratch);
+  }
 
  private:
   DepthwiseConv3x3 kernel_;

@@ -27,6 +27,12 @@ class Conv2dKernel {
   // alias input. `scratch` holds ScratchBytes(NumThreads(pool)) bytes.
   virtual void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
                    float* scratch) const = 0;
+  // Whether RunHalf can run: the same convolution on input and output held
+  // in half precision (raw 16-bit patterns, Storage::Plain(DT_HALF)), with
+  // the same scratch. Only half-precision kernels of some shapes can.
+  virtual bool SupportsHalf() const { return false; }
+  virtual void RunHalf(const uint16_t* /*input*/, const float* /*bias*/, uint16_t* /*output*/,
+                       ThreadPool* /*pool*/, float* /*scratch*/) const {}
 };
 
 // The kernel for `params`, or null when only the reference covers them.

@@ -64,8 +64,9 @@ int64_t DepthwiseConv3x3::ScratchBytes(int threads) const {
   return threads * band_floats_ * kFloatBytes;
 }
 
-void DepthwiseConv3x3::FillBand(const float* input, int64_t first_row, int64_t rows,
-                                bool padding_rows_are_zero, float* padded) const {
+void DepthwiseConv3x3::FillBand(const void* input_data, int64_t first_row, int64_t rows,
+                                bool half_input, bool padding_rows_are_zero,
+                                float* padded) const {
   const ref::DepthwiseConv2dParams& p = params_;
   // Band rows [0, top) and [bottom, rows) are padding, the rest input rows.
   const int64_t top = std::clamp<int64_t>(p.pad_top - first_row, 0, rows);
@@ -77,13 +78,24 @@ void DepthwiseConv3x3::FillBand(const float* input, int64_t first_row, int64_t r
       std::fill(half + bottom * pitch_, half + rows * pitch_, uint16_t{0});
     }
     if (copy_columns_ <= 0) return;
-    const float* src = input + (first_row + top - p.pad_top) * p.in_w;
+    const int64_t offset = (first_row + top - p.pad_top) * p.in_w;
     uint16_t* dst = half + top * pitch_ + p.pad_left;
+    if (half_input) {
+      // Already halves: a copy.
+      const uint16_t* src = static_cast<const uint16_t*>(input_data) + offset;
+      const int64_t bytes = copy_columns_ * static_cast<int64_t>(sizeof(uint16_t));
+      for (int64_t i = top; i < bottom; ++i, src += p.in_w, dst += pitch_) {
+        std::memcpy(dst, src, bytes);
+      }
+      return;
+    }
+    const float* src = static_cast<const float*>(input_data) + offset;
     for (int64_t i = top; i < bottom; ++i, src += p.in_w, dst += pitch_) {
       fp16_from_float_(src, copy_columns_, dst);
     }
     return;
   }
+  const float* input = static_cast<const float*>(input_data);
   if (!padding_rows_are_zero) {
     std::fill(padded, padded + top * pitch_, 0.f);
     std::fill(padded + bottom * pitch_, padded + rows * pitch_, 0.f);
@@ -98,8 +110,8 @@ void DepthwiseConv3x3::FillBand(const float* input, int64_t first_row, int64_t r
   for (int64_t i = top; i < bottom; ++i, src += in_w, dst += pitch) std::memcpy(dst, src, bytes);
 }
 
-void DepthwiseConv3x3::RunBand(const Plane& plane, int64_t row, int64_t rows, float* padded,
-                               BandState* state) const {
+void DepthwiseConv3x3::RunBand(const Plane& plane, int64_t row, int64_t rows, bool half,
+                               float* padded, BandState* state) const {
   const ref::DepthwiseConv2dParams& p = params_;
   const int64_t first_row = row * p.stride_h;
   const int64_t padded_rows = (rows - 1) * p.stride_h + 3;
@@ -107,7 +119,7 @@ void DepthwiseConv3x3::RunBand(const Plane& plane, int64_t row, int64_t rows, fl
   // same padded row, and the kernel never writes the band.
   const bool same_rows = state->first_row == first_row && state->rows >= padded_rows;
   if (!same_rows || state->input != plane.input) {
-    FillBand(plane.input, first_row, padded_rows, same_rows, padded);
+    FillBand(plane.input, first_row, padded_rows, half, same_rows, padded);
     state->input = plane.input;
     state->first_row = first_row;
     state->rows = padded_rows;
@@ -118,19 +130,38 @@ void DepthwiseConv3x3::RunBand(const Plane& plane, int64_t row, int64_t rows, fl
   band.stride_h = p.stride_h;
   band.taps = plane.taps;
   band.bias = plane.bias;
-  band.out = plane.output + row * p.out_w;
+  const int64_t value_bytes = half ? sizeof(uint16_t) : sizeof(float);
+  band.out = reinterpret_cast<float*>(static_cast<char*>(plane.output) +
+                                      row * p.out_w * value_bytes);
   band.out_w = p.out_w;
   band.rows = rows;
   band.epilogue = epilogue_;
+  band.out_half = half ? 1 : 0;
   band_kernel_(band);
+  // Half outputs come only with a fused activation (SupportsHalf).
   if (!fused_activation_) p.activation.ApplyInPlace(band.out, rows * p.out_w);
 }
 
 void DepthwiseConv3x3::Run(const float* input, const float* filter, const float* bias,
                            float* output, ThreadPool* pool, float* scratch) const {
+  RunPlanes(input, filter, bias, output, false, pool, scratch);
+}
+
+void DepthwiseConv3x3::RunHalf(const uint16_t* input, const float* filter, const float* bias,
+                               uint16_t* output, ThreadPool* pool, float* scratch) const {
+  RunPlanes(input, filter, bias, output, true, pool, scratch);
+}
+
+void DepthwiseConv3x3::RunPlanes(const void* input_data, const float* filter, const float* bias,
+                                 void* output_data, bool half, ThreadPool* pool,
+                                 float* scratch) const {
+  const char* input = static_cast<const char*>(input_data);
+  char* output = static_cast<char*>(output_data);
+  const int64_t value_bytes = half ? sizeof(uint16_t) : sizeof(float);
   const ref::DepthwiseConv2dParams& p = params_;
   const int64_t out_channels = p.channels * p.multiplier;
-  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  const int64_t in_plane = p.in_h * p.in_w * value_bytes;
+  const int64_t out_plane = p.out_h * p.out_w * value_bytes;
   ParallelFor(pool, p.batch * out_channels * p.out_h, [&](int64_t begin, int64_t end, int chunk) {
     float* padded = scratch + chunk * band_floats_;
     // Columns outside the copied ones are never written again, so they stay
@@ -144,15 +175,16 @@ void DepthwiseConv3x3::Run(const float* input, const float* filter, const float*
     int64_t n = first_plane / out_channels, c = first_plane % out_channels / p.multiplier,
             m = first_plane % out_channels % p.multiplier;
     Plane plane;
-    plane.output = output + first_plane * out_plane;
-    for (int64_t item = begin; item < end; plane.output += out_plane, row = 0) {
+    char* plane_output = output + first_plane * out_plane;
+    for (int64_t item = begin; item < end; plane_output += out_plane, row = 0) {
       const int64_t oc = c * p.multiplier + m;
+      plane.output = plane_output;
       plane.input = input + (n * p.channels + c) * in_plane;
       plane.taps = filter + (m * p.channels + c) * 9;
       plane.bias = bias != nullptr ? bias[oc] : 0.f;
       const int64_t last = std::min(p.out_h, row + end - item);
       for (int64_t r = row; r < last; r += band_rows_) {
-        RunBand(plane, r, std::min(band_rows_, last - r), padded, &state);
+        RunBand(plane, r, std::min(band_rows_, last - r), half, padded, &state);
       }
       item += last - row;
       if (++m == p.multiplier) {

@@ -33,27 +33,37 @@ class DepthwiseConv3x3 {
   // `scratch` holds ScratchBytes(NumThreads(pool)) bytes.
   void Run(const float* input, const float* filter, const float* bias, float* output,
            ThreadPool* pool, float* scratch) const;
+  // Whether RunHalf can run: with the table's fp16 kernels and an
+  // activation they apply.
+  bool SupportsHalf() const { return fp16_from_float_ != nullptr && fused_activation_; }
+  // The same on input and output held as halves (raw 16-bit patterns).
+  void RunHalf(const uint16_t* input, const float* filter, const float* bias, uint16_t* output,
+               ThreadPool* pool, float* scratch) const;
 
  private:
   struct Plane {
-    const float* input = nullptr;  // the input channel
+    const void* input = nullptr;  // the input channel (floats, or halves)
     const float* taps = nullptr;
     float bias = 0.f;
-    float* output = nullptr;  // the output channel
+    void* output = nullptr;  // the output channel (floats, or halves)
   };
   // The padded rows a thread's band holds, so that a band the previous one
   // already filled (channel multiplier > 1) is not copied again.
   struct BandState {
-    const float* input = nullptr;
+    const void* input = nullptr;
     int64_t first_row = -1, rows = 0;
   };
+  // Run over tensors of floats or (half) of halves.
+  void RunPlanes(const void* input, const float* filter, const float* bias, void* output,
+                 bool half, ThreadPool* pool, float* scratch) const;
 
   // Output rows [row, row + rows) of one plane through the thread's band.
-  void RunBand(const Plane& plane, int64_t row, int64_t rows, float* padded,
+  void RunBand(const Plane& plane, int64_t row, int64_t rows, bool half, float* padded,
                BandState* state) const;
-  // Copies padded rows [first_row, first_row + rows) into the band.
-  void FillBand(const float* input, int64_t first_row, int64_t rows, bool padding_rows_are_zero,
-                float* padded) const;
+  // Copies padded rows [first_row, first_row + rows) into the band (input
+  // of halves when `half`).
+  void FillBand(const void* input, int64_t first_row, int64_t rows, bool half,
+                bool padding_rows_are_zero, float* padded) const;
 
   ref::DepthwiseConv2dParams params_;
   DepthwiseBandKernel band_kernel_ = nullptr;

@@ -1,7 +1,7 @@
 // DepthwiseConv2d's CPU kernel, choosing in this order:
 //   1. blocked, when the net runs the op in channel blocks;
 //   2. the fast 3x3 kernel (stride 1 or 2), when the engine's kernel family
-//      has one;
+//      has one (on half tensors where an fp16 engine keeps them);
 //   3. the reference kernel.
 #include "mace/ops/cpu/depthwise_conv_2d_cpu.h"
 
@@ -23,6 +23,7 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase> {
     kernels_ = ContextKernelTable(context);
     fast_.reset();
     blocked_.reset();
+    half_ = false;
     MACE_RETURN_IF_ERROR(InferShapes());
     const KernelTable* table = kernels_;
     if (table != nullptr && DepthwiseConv3x3::Supports(*table, params())) {
@@ -46,6 +47,18 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase> {
   }
   bool PrefersBlocked() const override { return params().stride_w >= 2; }
 
+  // In an fp16 engine the 3x3 kernel reads and writes halves (constant
+  // filter and bias, a fused activation).
+  bool HalfCapable() const override {
+    const Tensor* bias = Bias();
+    return fast_ != nullptr && fast_->SupportsHalf() && Input(1)->is_weight() &&
+           (bias == nullptr || bias->is_weight());
+  }
+  MaceStatus UseHalf(OpContext* /*context*/) override {
+    half_ = true;
+    return MaceStatus();
+  }
+
   MaceStatus UseBlocked(OpContext* context) override {
     const Tensor* bias = Bias();
     blocked_ = std::make_unique<BlockedDepthwise>(*kernels_, params(), Input(1)->data<float>(),
@@ -57,6 +70,12 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase> {
   MaceStatus Run(OpContext* context) override {
     const Tensor* bias = Bias();
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
+    if (half_) {
+      fast_->RunHalf(Input(0)->data<uint16_t>(), Input(1)->data<float>(), bias_data,
+                     Output(0)->mutable_data<uint16_t>(), ContextPool(context),
+                     scratch_.Get(context));
+      return MaceStatus();
+    }
     if (blocked_ != nullptr) {
       blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
                     ContextPool(context));
@@ -77,6 +96,7 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase> {
   const KernelTable* kernels_ = nullptr;
   std::unique_ptr<DepthwiseConv3x3> fast_;
   std::unique_ptr<BlockedDepthwise> blocked_;
+  bool half_ = false;  // UseHalf: input 0 and output 0 hold halves
   OpScratch scratch_;
 };
 

@@ -19,6 +19,7 @@ class EltwiseCpu final : public BlockedLayoutOp<EltwiseBase> {
   MaceStatus Prepare(OpContext* context) override {
     kernels_ = ContextKernelTable(context);
     fast_.reset();
+    half_ = false;
     MACE_RETURN_IF_ERROR(InferShapes());
     run_params_ = params();
     const KernelTable* table = kernels_;
@@ -30,6 +31,30 @@ class EltwiseCpu final : public BlockedLayoutOp<EltwiseBase> {
   }
 
   MaceStatus Run(OpContext* context) override {
+    if (half_) {
+      kernels_->fp16_add(Input(0)->data<uint16_t>(), Input(1)->data<uint16_t>(),
+                         Output(0)->size(), Output(0)->mutable_data<uint16_t>());
+      return MaceStatus();
+    }
+    return RunFloat(context);
+  }
+
+  // In an fp16 engine, the plain sum of two activations of one shape (a
+  // residual addition) adds halves.
+  bool HalfCapable() const override {
+    const ref::EltwiseParams& p = params();
+    return kernels_ != nullptr && kernels_->fp16_add != nullptr && InputSize() == 2 &&
+           !Input(0)->is_weight() && !Input(1)->is_weight() &&
+           Input(0)->shape() == Input(1)->shape() && p.type == ref::EltwiseType::SUM &&
+           p.coeff_a == 1.f && p.coeff_b == 1.f &&
+           p.activation.type == ActivationType::NOOP;
+  }
+  MaceStatus UseHalf(OpContext* /*context*/) override {
+    half_ = true;
+    return MaceStatus();
+  }
+
+  MaceStatus RunFloat(OpContext* context) {
     const float* in0 = Input(0)->data<float>();
     const float* a = in0;
     const float* b = nullptr;
@@ -79,6 +104,7 @@ class EltwiseCpu final : public BlockedLayoutOp<EltwiseBase> {
   // params(), or flattened once the op runs blocked.
   ref::EltwiseParams run_params_;
   std::unique_ptr<EltwiseKernel> fast_;
+  bool half_ = false;  // UseHalf: both inputs and the output hold halves
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 // block summed in half precision, of the running sum of |products| in that
 // block (which bounds every partial sum however the block is split among
 // accumulators), plus single-precision terms for what is added in float.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -96,6 +97,18 @@ void ExpectWithin(const std::vector<float>& got, const std::vector<double>& want
 
 const KernelTable* Fp16Table() { return Fp16KernelTableFor(KernelIsa::kNeon); }
 
+// Floats as halves and back, through the table's conversions.
+std::vector<uint16_t> ToHalves(const KernelTable& table, const std::vector<float>& values) {
+  std::vector<uint16_t> halves(values.size());
+  table.fp16_from_float(values.data(), static_cast<int64_t>(values.size()), halves.data());
+  return halves;
+}
+std::vector<float> FromHalves(const KernelTable& table, const std::vector<uint16_t>& halves) {
+  std::vector<float> values(halves.size());
+  table.fp16_to_float(halves.data(), static_cast<int64_t>(halves.size()), values.data());
+  return values;
+}
+
 // C = A x B + row bias, activation, through Fp16Gemm against Dot.
 void CheckGemm(int64_t m, int64_t n, int64_t k, int activation, uint32_t seed,
                float hi = 6.f) {
@@ -173,7 +186,7 @@ TEST(Fp16Test, ConversionRoundsToNearestEven) {
   // Every length up to 40 (vectors of 16, 8 and 4, then single values),
   // against a conversion one value at a time; the element past the end is
   // left alone.
-  const std::vector<float> values = RandomFloats(41, 7, -70000.f, 70000.f);
+  const std::vector<float> values = RandomFloats(41, 7, -40000.f, 40000.f);
   for (int64_t count = 0; count <= 40; ++count) {
     std::vector<uint16_t> got(count + 1, 0xabcd), expected(count + 1, 0xabcd);
 #if defined(__aarch64__)
@@ -193,7 +206,7 @@ TEST(Fp16Test, PackColumns) {
   const KernelTable* table = Fp16Table();
   if (table == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
   constexpr int64_t kDepth = 5, kStride = 37;
-  const std::vector<float> src = RandomFloats(kDepth * kStride, 11, -70000.f, 70000.f);
+  const std::vector<float> src = RandomFloats(kDepth * kStride, 11, -40000.f, 40000.f);
   for (int64_t cols = 1; cols <= 24; ++cols) {
     std::vector<uint16_t> got(kDepth * 24 + 1, 0xabcd), want(kDepth * 24 + 1, 0);
     want.back() = 0xabcd;
@@ -267,6 +280,7 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
   const std::vector<float> ri = Rounded(input), rf = Rounded(filter);
   const int64_t out_plane = p.out_h * p.out_w;
   std::vector<double> want(p.out_channels * out_plane), tolerance(want.size());
+  std::vector<double> want_half(want.size()), tolerance_half(want.size());
   for (int64_t oc = 0; oc < p.out_channels; ++oc) {
     const int64_t g = oc / out_per_group;
     for (int64_t oh = 0; oh < p.out_h; ++oh) {
@@ -293,10 +307,28 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
         const int64_t o = oc * out_plane + oh * p.out_w + ow;
         want[o] = Activate(dot.value, kTileActClamp);
         tolerance[o] = dot.Tolerance();
+        // On half tensors every pixel runs tiles, and C is rounded to half
+        // after each block: u of the running sum's magnitude per block.
+        Dot tiles(table->fp16_kc);
+        tiles.StartAtHalf(bias[oc]);
+        double magnitude = std::fabs(bias[oc]);
+        for (int64_t ic = 0; ic < in_per_group && p.kernel_h == 1; ++ic) {
+          const double x = ri[(g * in_per_group + ic) * p.in_h * p.in_w + oh * p.in_w + ow];
+          const double w = rf[oc * in_per_group + ic];
+          tiles.Add(w, x);
+          magnitude += std::fabs(w * x);
+        }
+        const int64_t blocks = (in_per_group + table->fp16_kc - 1) / table->fp16_kc;
+        want_half[o] = Activate(tiles.value, kTileActClamp);
+        tolerance_half[o] = tiles.Tolerance() + kHalfUnit * blocks * magnitude;
       }
     }
   }
   std::unique_ptr<Conv2dKernel> kernel = CreateConv2dKernel(*table, p, filter.data(), 0);
+  // Half tensors: 1x1 stride-1 unpadded ungrouped convolutions only.
+  const bool pointwise = p.kernel_h == 1 && p.stride_h == 1 && p.pad_top == 0 && p.group == 1;
+  EXPECT_EQ(kernel->SupportsHalf(), pointwise) << kernel->name();
+  const std::vector<uint16_t> half_input = ToHalves(*table, input);
   for (auto& pool : testing::PoolsUnderTest()) {
     SCOPED_TRACE(::testing::Message()
                  << kernel->name() << " in " << p.in_channels << "x" << p.in_h << "x" << p.in_w
@@ -308,6 +340,11 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
     std::vector<float> output(want.size(), std::nanf(""));
     kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
     ExpectWithin(output, want, tolerance);
+    if (!kernel->SupportsHalf()) continue;
+    std::vector<uint16_t> half_output(want.size(), 0x7e00);  // NaN
+    kernel->RunHalf(half_input.data(), bias.data(), half_output.data(), pool.get(),
+                    scratch.data());
+    ExpectWithin(FromHalves(*table, half_output), want_half, tolerance_half);
   }
 }
 
@@ -322,6 +359,10 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(5, 6, 7, 7, 3, 1, 1), seed += 3);      // 3x3 stride 1 padded
   CheckConv(ConvParams(8, 6, 6, 12, 3, 1, 1, 2), seed += 3);  // groups
   CheckConv(ConvParams(4, 2, 2, 3, 3, 1, 1), seed += 3);      // map smaller than the window
+  // Half tensors: odd channels and pixels (tile edges), k over 2 blocks.
+  CheckConv(ConvParams(3, 1, 5, 1, 1, 1, 0), seed += 3);
+  CheckConv(ConvParams(17, 7, 7, 25, 1, 1, 0), seed += 3);
+  CheckConv(ConvParams(530, 2, 13, 9, 1, 1, 0), seed += 3);
 }
 
 // Winograd F(4x4, 3x3) with half-precision GEMMs against a direct double
@@ -496,6 +537,7 @@ void CheckDepthwise(int64_t channels, int64_t h, int64_t w, int64_t multiplier, 
   const KernelTable* table = Fp16Table();
   ASSERT_TRUE(DepthwiseConv3x3::Supports(*table, p));
   DepthwiseConv3x3 kernel(*table, p);
+  const std::vector<uint16_t> half_input = ToHalves(*table, input);
   for (auto& pool : testing::PoolsUnderTest()) {
     SCOPED_TRACE(::testing::Message() << "depthwise " << channels << "x" << h << "x" << w
                                       << " multiplier " << multiplier << " stride " << stride_h
@@ -508,6 +550,17 @@ void CheckDepthwise(int64_t channels, int64_t h, int64_t w, int64_t multiplier, 
     kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get(),
                scratch.data());
     ExpectWithin(output, want, tolerance);
+    // On half tensors: the same sums, rounded to half once more.
+    ASSERT_TRUE(kernel.SupportsHalf());
+    std::vector<double> half_tolerance(want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      half_tolerance[i] = tolerance[i] + kHalfUnit * std::fabs(want[i]);
+    }
+    std::vector<uint16_t> half_output(want.size(), 0x7e00);  // NaN
+    std::fill(scratch.begin(), scratch.end(), std::nanf(""));
+    kernel.RunHalf(half_input.data(), filter.data(), bias.data(), half_output.data(), pool.get(),
+                   scratch.data());
+    ExpectWithin(FromHalves(*table, half_output), want, half_tolerance);
   }
 }
 
@@ -527,6 +580,43 @@ TEST(Fp16Test, Depthwise3x3) {
   CheckDepthwise(3, 7, 19, 1, 1, 1, 1, seed += 3, 0.3f);
   CheckDepthwise(3, 7, 19, 1, 2, 2, 1, seed += 3, 0.3f);
   CheckDepthwise(3, 7, 19, 1, 1, 1, 1, seed += 3, 0.f);  // no activation
+}
+
+// The kernels of half tensors that need no tolerance: the half to float
+// conversion (exact), packing half rows (a copy) and the half sum (one
+// rounding, the same as rounding the float sum of two halves).
+TEST(Fp16Test, HalfTensorKernels) {
+  const KernelTable* table = Fp16Table();
+  if (table == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 900;
+  for (int64_t count : {0, 1, 7, 8, 9, 15, 16, 17, 33, 100}) {
+    SCOPED_TRACE(::testing::Message() << "count " << count);
+    const std::vector<float> a = Rounded(RandomFloats(count, seed += 2, -40000.f, 40000.f));
+    const std::vector<float> b = Rounded(RandomFloats(count, seed + 1, -40000.f, 40000.f));
+    const std::vector<uint16_t> ha = ToHalves(*table, a), hb = ToHalves(*table, b);
+    EXPECT_EQ(FromHalves(*table, ha), a);  // values already half are kept exactly
+    std::vector<uint16_t> sum(count + 1, 0x1234);
+    table->fp16_add(ha.data(), hb.data(), count, sum.data());
+    EXPECT_EQ(sum[count], 0x1234) << "wrote past the end";
+    sum.resize(count);
+    std::vector<float> want(count);
+    for (int64_t i = 0; i < count; ++i) want[i] = RoundToHalf(a[i] + b[i]);  // may be +-inf
+    EXPECT_EQ(FromHalves(*table, sum), want);
+  }
+  // Panels of 24 columns from half rows of stride 40: full and partial.
+  const std::vector<float> rows = Rounded(RandomFloats(5 * 40, 950));
+  const std::vector<uint16_t> half_rows = ToHalves(*table, rows);
+  for (int64_t cols : {24, 1, 9, 23}) {
+    std::vector<uint16_t> panel(5 * 24, 0x7e00);
+    table->fp16_pack_half_columns(half_rows.data() + 3, cols, 5, 40, panel.data());
+    const std::vector<float> got = FromHalves(*table, panel);
+    for (int64_t d = 0; d < 5; ++d) {
+      for (int64_t j = 0; j < 24; ++j) {
+        EXPECT_EQ(got[d * 24 + j], j < cols ? rows[d * 40 + 3 + j] : 0.f)
+            << "cols " << cols << " d " << d << " j " << j;
+      }
+    }
+  }
 }
 
 // The Conv2D and FullyConnected ops on a runtime that asks for fp16: the

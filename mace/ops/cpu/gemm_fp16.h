@@ -56,6 +56,19 @@ void Fp16Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const F
               const GemmOperand& b, float* c, int64_t ldc, const TileEpilogue& epilogue,
               ThreadPool* pool, float* scratch);
 
+// Scratch floats Fp16GemmHalf needs per thread.
+int64_t Fp16GemmHalfScratchFloatsPerThread(const KernelTable& table, int64_t k);
+
+// The same product on tensors kept in half precision: B's column j, depth d
+// is the half b[j + d * b_depth_stride] (columns adjacent, as a 1x1
+// convolution's input), C (row stride ldc) is written as halves. Sums go
+// to C in half precision after each kc block (later blocks add to it in
+// single precision and round again). The table must have the half-tensor
+// kernels (fp16_gemm_half), and k must be > 0.
+void Fp16GemmHalf(const KernelTable& table, int64_t m, int64_t n, int64_t k, const Fp16Panels& a,
+                  const uint16_t* b, int64_t b_depth_stride, uint16_t* c, int64_t ldc,
+                  const TileEpilogue& epilogue, ThreadPool* pool, float* scratch);
+
 }  // namespace ops
 }  // namespace mace
 

@@ -212,6 +212,10 @@ const KernelTable* Fp16KernelTableFor(KernelIsa isa) {
     table.fp16_pack_columns = arm::Fp16PackColumns;
     table.fp16_depthwise3x3_s1 = arm::Fp16Depthwise3x3S1;
     table.fp16_depthwise3x3_s2 = arm::Fp16Depthwise3x3S2;
+    table.fp16_gemm_half = arm::Fp16GemmTileHalf;
+    table.fp16_pack_half_columns = arm::Fp16PackHalfColumns;
+    table.fp16_to_float = arm::Fp16ToFloat;
+    table.fp16_add = arm::Fp16Add;
     return table;
   }();
   return &fp16;
@@ -225,6 +229,9 @@ const KernelTable* ActiveKernelTable() { return KernelTableFor(ActiveKernelIsa()
 
 int BlockedLayoutBlock(const KernelTable* table) {
   if (table == nullptr || table->channel_block <= 0) return 0;
+  // An fp16 engine keeps its runs in half precision instead (float blocks
+  // would leave its half kernels).
+  if (table->fp16_gemm != nullptr) return 0;
   const char* setting = std::getenv("MACE_CPU_BLOCKED_LAYOUT");
   if (setting != nullptr && std::strcmp(setting, "1") == 0) return table->channel_block;
   if (setting != nullptr && std::strcmp(setting, "0") == 0) return 0;

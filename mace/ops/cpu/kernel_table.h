@@ -128,6 +128,15 @@ struct KernelTable {
   // arm/fp16_neon_kernels.h), by horizontal stride.
   DepthwiseBandKernel fp16_depthwise3x3_s1 = nullptr;
   DepthwiseBandKernel fp16_depthwise3x3_s2 = nullptr;
+  // For tensors kept in half precision between ops (Storage::Plain(DT_HALF)):
+  // the tile writing C as halves, B panels packed from half rows, the half
+  // to float conversion and the half sum.
+  void (*fp16_gemm_half)(int64_t kc, const uint16_t* a, const uint16_t* b, uint16_t* c,
+                         int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) = nullptr;
+  void (*fp16_pack_half_columns)(const uint16_t* src, int64_t cols, int64_t depth,
+                                 int64_t depth_stride, uint16_t* dst) = nullptr;
+  void (*fp16_to_float)(const uint16_t* src, int64_t count, float* dst) = nullptr;
+  void (*fp16_add)(const uint16_t* a, const uint16_t* b, int64_t count, uint16_t* dst) = nullptr;
   // Float multiply-adds per cycle one core issues with this table's
   // vectors: two FMA pipes of its width (16 for AVX2, 32 for AVX-512, 16
   // where AVX-512 runs on 256-bit units, 8 for NEON as on Cortex-A76 class

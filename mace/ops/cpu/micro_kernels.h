@@ -76,6 +76,9 @@ struct DepthwiseBand {
   float* out = nullptr;  // rows x out_w, dense
   int64_t out_w = 0, rows = 0;
   TileEpilogue epilogue;  // only activation, lo and hi are read
+  // Half-precision kernels only: `out` holds half values (raw 16-bit
+  // patterns) instead of floats.
+  int32_t out_half = 0;
 };
 
 using DepthwiseBandKernel = void (*)(const DepthwiseBand& band);
