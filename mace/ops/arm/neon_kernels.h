@@ -27,6 +27,13 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue);
 
+#if !defined(__aarch64__)
+// A run of full tiles (GemmRunMicroKernel).
+void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
+                 int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
+                 int64_t col_bias_step, const TileEpilogue& epilogue);
+#endif
+
 #if defined(__aarch64__)
 // A tile with fewer than mr rows or nr columns (GemmPartialMicroKernel).
 void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,

@@ -134,6 +134,8 @@ KernelTable MakeNeonTable(const CpuFeatures& features) {
   table.gemm = arm::NeonGemm;
 #if defined(__aarch64__)
   table.gemm_partial = arm::NeonGemmPartial;
+#else
+  table.gemm_run = arm::NeonGemmRun;
 #endif
   table.conv_rows = arm::NeonConvRows;
   table.panel_dot = arm::NeonPanelDot;
