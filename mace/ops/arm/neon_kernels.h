@@ -34,11 +34,9 @@ void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, cons
                  int64_t col_bias_step, const TileEpilogue& epilogue);
 #endif
 
-#if defined(__aarch64__)
 // A tile with fewer than mr rows or nr columns (GemmPartialMicroKernel).
 void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
                      int cols, const TileEpilogue& epilogue);
-#endif
 
 // Runs `iterations` rounds of independent multiply-adds; returns the flops
 // done and writes a result to sink[0..3].

@@ -553,6 +553,46 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                    clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
 }
 
+namespace {
+
+// Copies `rows` rows of `cols` floats: a whole tile row in two vector
+// loads and stores, a narrower one float by float (no library call).
+void CopyTileRows(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int rows,
+                  int cols) {
+  for (int i = 0; i < rows; ++i, src += src_ld, dst += dst_ld) {
+    if (cols == kNeonGemmNr) {
+      vst1q_f32(dst, vld1q_f32(src));
+      vst1q_f32(dst + 4, vld1q_f32(src + 4));
+    } else {
+      for (int j = 0; j < cols; ++j) dst[j] = src[j];
+    }
+  }
+}
+
+}  // namespace
+
+// A tile that sticks out of C: the full tile on a staging copy of the part
+// of C, row and column bias it covers. The driver's generic staging took
+// library memcpy and memset calls per row and per bias.
+void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
+                     int cols, const TileEpilogue& epilogue) {
+  alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
+  float row_bias[kNeonGemmMr] = {}, col_bias[kNeonGemmNr] = {};
+  TileEpilogue staged = epilogue;
+  staged.prefetch_a = nullptr;
+  if (epilogue.accumulate) CopyTileRows(c, ldc, tile, kNeonGemmNr, rows, cols);
+  if (epilogue.row_bias != nullptr) {
+    for (int i = 0; i < rows; ++i) row_bias[i] = epilogue.row_bias[i];
+    staged.row_bias = row_bias;
+  }
+  if (epilogue.col_bias != nullptr) {
+    for (int j = 0; j < cols; ++j) col_bias[j] = epilogue.col_bias[j];
+    staged.col_bias = col_bias;
+  }
+  NeonGemm(kc, a, b, tile, kNeonGemmNr, staged);
+  CopyTileRows(tile, kNeonGemmNr, c, ldc, rows, cols);
+}
+
 void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
                  int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
                  int64_t col_bias_step, const TileEpilogue& epilogue) {
