@@ -1,6 +1,6 @@
 // NEON bands of a 3x3 depthwise convolution over a zero-padded input: 4
-// outputs per vector, four output rows per pass so that the input rows they
-// share are loaded once. Stride 2 uses vld2q_f32, which splits 8 inputs into
+// outputs per vector, four output rows per pass on arm64 (two on armv7) so
+// that the input rows they share are loaded once. Stride 2 uses vld2q_f32, which splits 8 inputs into
 // even and odd lanes as it loads.
 //
 // A row's ragged end is one more whole vector ending at the last output: it
@@ -169,10 +169,14 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
 }
 
 // Output rows per pass. Stride 1 reads kRows + 2 input rows for kRows
-// output rows: 3 loads per output vector at 4 rows, 4.5 at 2. The loop of
-// 4 rows holds 4 accumulators, 3 tap vectors, 3 windows and the bounds:
-// 12 vectors, which armv7's 16 hold as well as arm64's 32.
+// output rows: 3 loads per output vector at 4 rows, 4.5 at 2. The arm64
+// loop of 4 rows holds 4 accumulators, 9 taps, 3 windows and the bounds in
+// its 32 registers; armv7 has 16 and stays at 2.
+#if defined(__aarch64__)
 constexpr int kPassRows = 4;
+#else
+constexpr int kPassRows = 2;
+#endif
 
 template <int kStrideW, int kStrideH, bool kHardSwish>
 void Band(const DepthwiseBand& band) {
