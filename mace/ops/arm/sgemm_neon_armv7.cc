@@ -43,9 +43,8 @@ namespace {
 constexpr int kFromC = 1, kClamp = 2, kClampHi = 4;
 
 // clang-format off
-#define MACE_V7_STEP                           \
-  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
-  "vld1.32 {d4-d7}, [%[b]]!\n"                 \
+// The 12 multiply-adds of a step: B (q2, q3) times each A lane (d0-d2).
+#define MACE_V7_MACS                           \
   "vmla.f32 q4, q2, d0[0]\n"                   \
   "vmla.f32 q6, q2, d0[1]\n"                   \
   "vmla.f32 q8, q2, d1[0]\n"                   \
@@ -58,6 +57,11 @@ constexpr int kFromC = 1, kClamp = 2, kClampHi = 4;
   "vmla.f32 q11, q3, d1[1]\n"                  \
   "vmla.f32 q13, q3, d2[0]\n"                  \
   "vmla.f32 q15, q3, d2[1]\n"
+
+#define MACE_V7_STEP                           \
+  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
+  "vld1.32 {d4-d7}, [%[b]]!\n"                 \
+  MACE_V7_MACS
 
 #define MACE_V7_ROWS(op)                       \
   op " {d8-d11}, [%[row]], %[ldc]\n"           \
@@ -197,18 +201,7 @@ struct ConvParams {
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
   "add %[p], %[base], %[p], lsl #2\n"          \
   "vld1.32 {d4-d7}, [%[p]]\n"                  \
-  "vmla.f32 q4, q2, d0[0]\n"                   \
-  "vmla.f32 q6, q2, d0[1]\n"                   \
-  "vmla.f32 q8, q2, d1[0]\n"                   \
-  "vmla.f32 q10, q2, d1[1]\n"                  \
-  "vmla.f32 q12, q2, d2[0]\n"                  \
-  "vmla.f32 q14, q2, d2[1]\n"                  \
-  "vmla.f32 q5, q3, d0[0]\n"                   \
-  "vmla.f32 q7, q3, d0[1]\n"                   \
-  "vmla.f32 q9, q3, d1[0]\n"                   \
-  "vmla.f32 q11, q3, d1[1]\n"                  \
-  "vmla.f32 q13, q3, d2[0]\n"                  \
-  "vmla.f32 q15, q3, d2[1]\n"
+  MACE_V7_MACS
 
 void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
                       int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
@@ -278,6 +271,7 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
 
 #undef MACE_V7_CONV_STEP
 #undef MACE_V7_STEP
+#undef MACE_V7_MACS
 #undef MACE_V7_ROWS
 #undef MACE_V7_ALL
 

@@ -189,6 +189,15 @@ TEST(GemmTest, PartialTiles) {
   }
 }
 
+// A tile kernel's activation, in plain C++.
+float ActivateReference(float v, const TileEpilogue& epilogue) {
+  if (epilogue.activation == kTileActClamp) return std::min(std::max(v, epilogue.lo), epilogue.hi);
+  if (epilogue.activation == kTileActHardSwish) {
+    return v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
+  }
+  return v;
+}
+
 // The full-tile micro-kernel alone, on panels in its layout (kc groups of
 // mr A values, kc groups of nr B values), over every depth from 1 past two
 // rounds of any unroll and some deep ones, with each epilogue: row and
@@ -229,14 +238,7 @@ TEST(GemmTest, MicroKernelDepthsAndEpilogues) {
               sum += static_cast<double>(a[l * mr + i]) * b[l * nr + j];
             if (epilogue.row_bias != nullptr) sum += row_bias[i];
             if (epilogue.col_bias != nullptr) sum += col_bias[j];
-            float v = static_cast<float>(sum);
-            if (epilogue.activation == kTileActClamp) {
-              v = std::min(std::max(v, epilogue.lo), epilogue.hi);
-            }
-            if (epilogue.activation == kTileActHardSwish) {
-              v = v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
-            }
-            expected[i * nr + j] = v;
+            expected[i * nr + j] = ActivateReference(static_cast<float>(sum), epilogue);
           }
         }
         std::vector<float> c(mr * ldc, std::numeric_limits<float>::quiet_NaN());
@@ -364,14 +366,7 @@ TEST(GemmTest, RunKernelSteps) {
                 }
                 if (epilogue.row_bias != nullptr) sum += row_bias[row];
                 if (epilogue.col_bias != nullptr) sum += col_bias[col];
-                float v = static_cast<float>(sum);
-                if (epilogue.activation == kTileActClamp) {
-                  v = std::min(std::max(v, epilogue.lo), epilogue.hi);
-                }
-                if (epilogue.activation == kTileActHardSwish) {
-                  v = v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
-                }
-                expected.push_back(v);
+                expected.push_back(ActivateReference(static_cast<float>(sum), epilogue));
                 got.push_back(c[c_index(t, i, j)]);
                 c[c_index(t, i, j)] = std::numeric_limits<float>::quiet_NaN();
               }
