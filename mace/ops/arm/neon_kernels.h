@@ -27,11 +27,16 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue);
 
-#if defined(__aarch64__)
+#if !defined(__aarch64__)
+// A run of full tiles (GemmRunMicroKernel).
+void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
+                 int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
+                 int64_t col_bias_step, const TileEpilogue& epilogue);
+#endif
+
 // A tile with fewer than mr rows or nr columns (GemmPartialMicroKernel).
 void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
                      int cols, const TileEpilogue& epilogue);
-#endif
 
 // Runs `iterations` rounds of independent multiply-adds; returns the flops
 // done and writes a result to sink[0..3].

@@ -31,9 +31,26 @@ struct SumOp {
 };
 
 // dst[c] = reduction of in[r * in_w + c] over kRows rows, for c < width.
+// Eight columns a step, walked by pointer: a 64-bit index costs armv7 two
+// instructions per add and three per compare.
 template <class Op, int kRows>
 void ReduceRows(const float* in, int64_t in_w, int64_t width, float* dst) {
-  int64_t c = 0;
+  const float* rows[kRows];
+  for (int r = 0; r < kRows; ++r) rows[r] = in + r * in_w;
+  float* const dst_end = dst + (width & ~int64_t{2 * kLanes - 1});
+  for (float* d = dst; d != dst_end; d += 2 * kLanes) {
+    float32x4_t lo = vld1q_f32(rows[0]), hi = vld1q_f32(rows[0] + kLanes);
+    rows[0] += 2 * kLanes;
+#pragma GCC unroll 3
+    for (int r = 1; r < kRows; ++r) {
+      lo = Op::Apply(lo, vld1q_f32(rows[r]));
+      hi = Op::Apply(hi, vld1q_f32(rows[r] + kLanes));
+      rows[r] += 2 * kLanes;
+    }
+    vst1q_f32(d, lo);
+    vst1q_f32(d + kLanes, hi);
+  }
+  int64_t c = dst_end - dst;
   for (; c + kLanes <= width; c += kLanes) {
     float32x4_t acc = vld1q_f32(in + c);
     for (int r = 1; r < kRows; ++r) acc = Op::Apply(acc, vld1q_f32(in + r * in_w + c));

@@ -517,6 +517,11 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
 // (and above at bounds[1] if clamp_hi) if clamp.
 void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+// `tiles` of them, each with its A, B, C and bias a step (in floats) after
+// the previous one's.
+void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
+                     float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
+                     int bias_step, bool clamp, bool clamp_hi, const float* bounds);
 
 // A column bias or hard-swish (neither comes from a plain convolution): the
 // assembly from zero into a staging tile, then the C epilogue. Kept out of
@@ -546,6 +551,68 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   Armv7GemmTile6x8(static_cast<int>(kc), a, b, c, static_cast<int>(ldc * sizeof(float)),
                    epilogue.accumulate, epilogue.accumulate ? nullptr : epilogue.row_bias, clamp,
                    clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+}
+
+namespace {
+
+// Copies `rows` rows of `cols` floats: a whole tile row in two vector
+// loads and stores, a narrower one float by float (no library call).
+void CopyTileRows(const float* src, int64_t src_ld, float* dst, int64_t dst_ld, int rows,
+                  int cols) {
+  for (int i = 0; i < rows; ++i, src += src_ld, dst += dst_ld) {
+    if (cols == kNeonGemmNr) {
+      vst1q_f32(dst, vld1q_f32(src));
+      vst1q_f32(dst + 4, vld1q_f32(src + 4));
+    } else {
+      for (int j = 0; j < cols; ++j) dst[j] = src[j];
+    }
+  }
+}
+
+}  // namespace
+
+// A tile that sticks out of C: the full tile on a staging copy of the part
+// of C, row and column bias it covers. The driver's generic staging took
+// library memcpy and memset calls per row and per bias.
+void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
+                     int cols, const TileEpilogue& epilogue) {
+  alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
+  float row_bias[kNeonGemmMr] = {}, col_bias[kNeonGemmNr] = {};
+  TileEpilogue staged = epilogue;
+  staged.prefetch_a = nullptr;
+  if (epilogue.accumulate) CopyTileRows(c, ldc, tile, kNeonGemmNr, rows, cols);
+  if (epilogue.row_bias != nullptr) {
+    for (int i = 0; i < rows; ++i) row_bias[i] = epilogue.row_bias[i];
+    staged.row_bias = row_bias;
+  }
+  if (epilogue.col_bias != nullptr) {
+    for (int j = 0; j < cols; ++j) col_bias[j] = epilogue.col_bias[j];
+    staged.col_bias = col_bias;
+  }
+  NeonGemm(kc, a, b, tile, kNeonGemmNr, staged);
+  CopyTileRows(tile, kNeonGemmNr, c, ldc, rows, cols);
+}
+
+void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
+                 int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
+                 int64_t col_bias_step, const TileEpilogue& epilogue) {
+  if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+    TileEpilogue tile = epilogue;
+    for (int64_t t = 0; t < tiles; ++t) {
+      NeonGemm(kc, a + t * a_step, b + t * b_step, c + t * c_step, ldc, tile);
+      if (tile.row_bias != nullptr) tile.row_bias += row_bias_step;
+      if (tile.col_bias != nullptr) tile.col_bias += col_bias_step;
+    }
+    return;
+  }
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  Armv7GemmRun6x8(static_cast<int>(tiles), static_cast<int>(kc), a, static_cast<int>(a_step), b,
+                  static_cast<int>(b_step), c, static_cast<int>(c_step),
+                  static_cast<int>(ldc * sizeof(float)), epilogue.accumulate,
+                  epilogue.accumulate ? nullptr : epilogue.row_bias,
+                  static_cast<int>(row_bias_step), clamp,
+                  clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
 }
 
 #endif
@@ -629,8 +696,39 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
 
 #else  // armv7
 
+// The tile in assembly (sgemm_neon_armv7.cc): C rows (ldc_bytes apart) =
+// (bias ? bias[i] : 0) + A x B, B's k-th row at base + offsets[k], then
+// clamped as Armv7GemmTile6x8's.
+void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
+                      int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds);
+
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
                   int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  if (epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish) {
+    // Partial tiles go through a staging tile (and their row bias through
+    // a staging copy, since the assembly reads 6).
+    const bool full = rows == kNeonGemmMr && cols == kNeonGemmNr;
+    alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
+    float bias[kNeonGemmMr] = {};
+    const float* row_bias = epilogue.row_bias;
+    if (row_bias != nullptr && rows < kNeonGemmMr) {
+      for (int i = 0; i < rows; ++i) bias[i] = row_bias[i];
+      row_bias = bias;
+    }
+    const bool clamp = epilogue.activation == kTileActClamp;
+    const float bounds[2] = {epilogue.lo, epilogue.hi};
+    Armv7ConvTile6x8(static_cast<int>(kc), a, base, offsets, full ? c : tile,
+                     full ? static_cast<int>(ldc * sizeof(float)) : kNeonGemmNr * sizeof(float),
+                     row_bias, clamp,
+                     clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+    if (!full) {
+      for (int i = 0; i < rows; ++i) {
+        for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * kNeonGemmNr + j];
+      }
+    }
+    return;
+  }
   MACE_NEON_DECLARE_TILE
   for (const int64_t* const end = offsets + kc; offsets != end; ++offsets) {
     MACE_NEON_STEP(base + *offsets)

@@ -189,6 +189,15 @@ TEST(GemmTest, PartialTiles) {
   }
 }
 
+// A tile kernel's activation, in plain C++.
+float ActivateReference(float v, const TileEpilogue& epilogue) {
+  if (epilogue.activation == kTileActClamp) return std::min(std::max(v, epilogue.lo), epilogue.hi);
+  if (epilogue.activation == kTileActHardSwish) {
+    return v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
+  }
+  return v;
+}
+
 // The full-tile micro-kernel alone, on panels in its layout (kc groups of
 // mr A values, kc groups of nr B values), over every depth from 1 past two
 // rounds of any unroll and some deep ones, with each epilogue: row and
@@ -229,14 +238,7 @@ TEST(GemmTest, MicroKernelDepthsAndEpilogues) {
               sum += static_cast<double>(a[l * mr + i]) * b[l * nr + j];
             if (epilogue.row_bias != nullptr) sum += row_bias[i];
             if (epilogue.col_bias != nullptr) sum += col_bias[j];
-            float v = static_cast<float>(sum);
-            if (epilogue.activation == kTileActClamp) {
-              v = std::min(std::max(v, epilogue.lo), epilogue.hi);
-            }
-            if (epilogue.activation == kTileActHardSwish) {
-              v = v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
-            }
-            expected[i * nr + j] = v;
+            expected[i * nr + j] = ActivateReference(static_cast<float>(sum), epilogue);
           }
         }
         std::vector<float> c(mr * ldc, std::numeric_limits<float>::quiet_NaN());
@@ -255,6 +257,125 @@ TEST(GemmTest, MicroKernelDepthsAndEpilogues) {
           for (int64_t j = nr; j < ldc; ++j) ASSERT_TRUE(std::isnan(c[i * ldc + j]));
         }
         ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
+      }
+    }
+  }
+}
+
+// Walks of many full tiles, which a table's run kernel takes in one call:
+// rows outer (a shallow B block) and columns outer (k * n past the L1
+// block), with packed weights (whose first tiles prefetch and run alone),
+// each epilogue, and k across kc blocks.
+TEST(GemmTest, FullTileRuns) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr, kc = table->kc;
+    for (auto& pool : testing::PoolsUnderTest()) {
+      for (int variant = 0; variant < 8; ++variant) {
+        Case rows_outer{3 * mr + 1, 6 * nr + 2, 37};
+        Case columns_outer{4 * mr + 2, 8192 / kc + 5 * nr + 3, kc + 9};
+        for (Case c : {rows_outer, columns_outer}) {
+          c.pack_a = variant & 1;
+          c.row_bias = variant & 2;
+          c.activation = variant & 4 ? kTileActClamp : kTileActNone;
+          if (variant == 7) {
+            c.col_bias = true;
+            c.activation = kTileActHardSwish;
+          }
+          RunCase(*table, pool.get(), c);
+        }
+      }
+    }
+  }
+}
+
+// The run kernel alone, where a table has one: three tiles along a column
+// of C (A panels, C rows and row biases advance) or a row (B panels, C
+// columns and column biases advance), in one reduction block or two, with
+// each epilogue; C's margin between and beside the tiles must stay NaN.
+TEST(GemmTest, RunKernelSteps) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->gemm_run == nullptr) continue;
+    const int64_t mr = table->mr, nr = table->nr, tiles = 3;
+    for (int64_t k : {1, 7, 8, 13, 64, 259}) {
+      for (bool along_rows : {true, false}) {
+        const int64_t rows = along_rows ? tiles * mr : mr, cols = along_rows ? nr : tiles * nr;
+        // A gap of 2 floats between tile columns checks the C step.
+        const int64_t col_step = nr + 2, ldc = along_rows ? nr + 3 : tiles * col_step + 1;
+        const std::vector<float> a = RandomFloats(rows * k, 31);
+        const std::vector<float> b = RandomFloats(cols * k, 32);
+        const std::vector<float> row_bias = RandomFloats(rows, 33);
+        const std::vector<float> col_bias = RandomFloats(cols, 34);
+        for (int variant = 0; variant < 12; ++variant) {
+          const int64_t first = variant & 1 ? (k + 1) / 2 : k;
+          const int mode = variant >> 1;
+          TileEpilogue epilogue;
+          epilogue.row_bias = mode != 1 ? row_bias.data() : nullptr;
+          epilogue.col_bias = mode == 5 ? col_bias.data() : nullptr;
+          epilogue.activation = mode < 2 ? kTileActNone : mode < 5 ? kTileActClamp
+                                                                   : kTileActHardSwish;
+          epilogue.lo = -0.5f;
+          epilogue.hi = mode == 3 ? std::numeric_limits<float>::infinity() : 1.5f;
+          SCOPED_TRACE(::testing::Message() << table->name << " k " << k << " along rows "
+                                            << along_rows << " first " << first << " mode "
+                                            << mode);
+          // Tile t's element (i, j) is row t * mr + i (along rows) or
+          // column t * nr + j of the product.
+          const auto c_index = [&](int64_t t, int64_t i, int64_t j) {
+            return along_rows ? (t * mr + i) * ldc + j : i * ldc + t * col_step + j;
+          };
+          std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
+          const int64_t c_step = along_rows ? mr * ldc : col_step;
+          const int64_t row_step = along_rows ? mr : 0, col_step_bias = along_rows ? 0 : nr;
+          // Panels of one tile hold k groups; the second block starts
+          // `first` groups in.
+          epilogue.accumulate = false;
+          epilogue.last = first == k;
+          std::vector<float> a_first, b_first, a_second, b_second;
+          for (int64_t t = 0; t < (along_rows ? tiles : 1); ++t) {
+            const float* p = a.data() + t * mr * k;
+            a_first.insert(a_first.end(), p, p + first * mr);
+            a_second.insert(a_second.end(), p + first * mr, p + k * mr);
+          }
+          for (int64_t t = 0; t < (along_rows ? 1 : tiles); ++t) {
+            const float* p = b.data() + t * nr * k;
+            b_first.insert(b_first.end(), p, p + first * nr);
+            b_second.insert(b_second.end(), p + first * nr, p + k * nr);
+          }
+          const int64_t second = k - first;
+          table->gemm_run(tiles, first, a_first.data(), along_rows ? mr * first : 0,
+                          b_first.data(), along_rows ? 0 : nr * first, c.data(), c_step, ldc,
+                          row_step, col_step_bias, epilogue);
+          if (second > 0) {
+            epilogue.accumulate = true;
+            epilogue.last = true;
+            table->gemm_run(tiles, second, a_second.data(), along_rows ? mr * second : 0,
+                            b_second.data(), along_rows ? 0 : nr * second, c.data(), c_step, ldc,
+                            row_step, col_step_bias, epilogue);
+          }
+          std::vector<float> got, expected;
+          for (int64_t t = 0; t < tiles; ++t) {
+            for (int64_t i = 0; i < mr; ++i) {
+              for (int64_t j = 0; j < nr; ++j) {
+                const int64_t row = along_rows ? t * mr + i : i;
+                const int64_t col = along_rows ? j : t * nr + j;
+                const float* a_panel = a.data() + (along_rows ? t * mr * k : 0);
+                const float* b_panel = b.data() + (along_rows ? 0 : t * nr * k);
+                double sum = 0;
+                for (int64_t l = 0; l < k; ++l) {
+                  sum += static_cast<double>(a_panel[l * mr + i]) * b_panel[l * nr + j];
+                }
+                if (epilogue.row_bias != nullptr) sum += row_bias[row];
+                if (epilogue.col_bias != nullptr) sum += col_bias[col];
+                expected.push_back(ActivateReference(static_cast<float>(sum), epilogue));
+                got.push_back(c[c_index(t, i, j)]);
+                c[c_index(t, i, j)] = std::numeric_limits<float>::quiet_NaN();
+              }
+            }
+          }
+          // Everything the tiles did not cover is still NaN.
+          for (float v : c) ASSERT_TRUE(std::isnan(v));
+          ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
+        }
       }
     }
   }

@@ -136,8 +136,9 @@ KernelTable MakeNeonTable(const CpuFeatures& features) {
   table.kc = 256;
   table.nc = 768;
   table.gemm = arm::NeonGemm;
-#if defined(__aarch64__)
   table.gemm_partial = arm::NeonGemmPartial;
+#if !defined(__aarch64__)
+  table.gemm_run = arm::NeonGemmRun;
 #endif
   table.conv_rows = arm::NeonConvRows;
   table.panel_dot = arm::NeonPanelDot;

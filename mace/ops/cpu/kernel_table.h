@@ -26,6 +26,8 @@ struct KernelTable {
   // Optional: partial tiles in place (masked). Without it they are computed
   // into a staging tile and copied out.
   GemmPartialMicroKernel gemm_partial = nullptr;
+  // Optional: a run of full tiles along a row or a column of C in one call.
+  GemmRunMicroKernel gemm_run = nullptr;
   // Optional: GEMM tiles whose B rows are read in place from a padded input
   // (direct convolution of shallow reductions, such as a network's stem).
   ConvRowsMicroKernel conv_rows = nullptr;

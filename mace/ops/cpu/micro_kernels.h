@@ -50,6 +50,17 @@ using GemmPartialMicroKernel = void (*)(int64_t kc, const float* a, const float*
                                         int64_t ldc, int rows, int cols,
                                         const TileEpilogue& epilogue);
 
+// `tiles` full tiles (GemmMicroKernel's product) in one call: tile t reads
+// the A panel at a + t * a_step and the B panel at b + t * b_step, writes C
+// at c + t * c_step, and takes the epilogue's row and column bias (when set)
+// row_bias_step and col_bias_step floats further on per tile. The epilogue's
+// prefetch_a is ignored. It saves the call and set-up of each tile where a
+// tile's own work is cheap next to them.
+using GemmRunMicroKernel = void (*)(int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                                    const float* b, int64_t b_step, float* c, int64_t c_step,
+                                    int64_t ldc, int64_t row_bias_step, int64_t col_bias_step,
+                                    const TileEpilogue& epilogue);
+
 // The partial-tile product for a direct convolution: B's k-th row is the nr
 // floats at base + offsets[k] (one tap's inputs for nr consecutive output
 // pixels, in a padded copy of the input), read in place instead of from an
