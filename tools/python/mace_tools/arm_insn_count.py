@@ -55,7 +55,7 @@ BUILD = REPO / "build"
 PLUGIN_SOURCE = REPO / "tools" / "qemu" / "insn_count.c"
 FULL_REPORT = REPO / "docs" / "reports" / "arm_instructions.md"
 PARTIAL_REPORT = BUILD / "arm_insn_count" / "arm_instructions.md"
-DEFAULT_MODELS = ["mobilenet_v1", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2"]
+DEFAULT_MODELS = ["mobilenet_v1", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2", "resnet18"]
 ABIS = {
     # ABI: (Bazel config, qemu, cross sysroot)
     "arm64-v8a": ("aarch64", "qemu-aarch64", "/usr/aarch64-linux-gnu"),
