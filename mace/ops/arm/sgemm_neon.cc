@@ -478,6 +478,13 @@ void FinishPartialTile(const float* tile, float* c, int64_t ldc, int rows, int c
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
     "v23"
 
+#define MACE_ASM_NARROW_TO_C_OPERANDS                                                   \
+  : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest), [row] "=&r"(row)  \
+  : [b_step] "r"(b_step), [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}) \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",  \
+    "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
+    "v23"
+
 template <int kVecs>
 void AsmNarrowTile(int64_t kc, const float* a, const float* b, float* tile) {
   static_assert(kVecs == 1 || kVecs == 2, "4 or 8 columns");
@@ -506,8 +513,65 @@ void AsmNarrowTile(int64_t kc, const float* a, const float* b, float* tile) {
         MACE_ASM_NARROW_OPERANDS);
   }
 }
+
+// The same product straight into C's 8 rows (ldc bytes apart), from C
+// (from_c) or zero, with no epilogue: a GEMM's earlier reduction blocks, or
+// a tile with no bias and no activation, exactly 4 * kVecs columns wide.
+template <int kVecs>
+void AsmNarrowTileToC(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
+                      bool from_c) {
+  static_assert(kVecs == 1 || kVecs == 2, "4 or 8 columns");
+  int64_t quads = kc >> 2;
+  int64_t rest = kc & 3;
+  const int64_t b_step = kNeonGemmNr * sizeof(float);
+  float* row;
+  if constexpr (kVecs == 1) {
+    __asm__ volatile(
+        "cbz %[from_c], 10f\n"
+        "mov %[row], %[c]\n"
+        "ld1 {v8.4s}, [%[row]], %[ldc]\n ld1 {v9.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v10.4s}, [%[row]], %[ldc]\n ld1 {v11.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v12.4s}, [%[row]], %[ldc]\n ld1 {v13.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v14.4s}, [%[row]], %[ldc]\n ld1 {v15.4s}, [%[row]]\n"
+        "b 11f\n"
+        "10:\n"
+        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
+        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
+        "11:\n"
+        MACE_ASM_NARROW_LOOP(1)
+        "mov %[row], %[c]\n"
+        "st1 {v8.4s}, [%[row]], %[ldc]\n st1 {v9.4s}, [%[row]], %[ldc]\n"
+        "st1 {v10.4s}, [%[row]], %[ldc]\n st1 {v11.4s}, [%[row]], %[ldc]\n"
+        "st1 {v12.4s}, [%[row]], %[ldc]\n st1 {v13.4s}, [%[row]], %[ldc]\n"
+        "st1 {v14.4s}, [%[row]], %[ldc]\n st1 {v15.4s}, [%[row]]\n"
+        MACE_ASM_NARROW_TO_C_OPERANDS);
+  } else {
+    __asm__ volatile(
+        "cbz %[from_c], 10f\n"
+        "mov %[row], %[c]\n"
+        "ld1 {v8.4s, v9.4s}, [%[row]], %[ldc]\n ld1 {v10.4s, v11.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v12.4s, v13.4s}, [%[row]], %[ldc]\n ld1 {v14.4s, v15.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v16.4s, v17.4s}, [%[row]], %[ldc]\n ld1 {v18.4s, v19.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n ld1 {v22.4s, v23.4s}, [%[row]]\n"
+        "b 11f\n"
+        "10:\n"
+        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
+        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
+        "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
+        "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
+        "11:\n"
+        MACE_ASM_NARROW_LOOP(2)
+        "mov %[row], %[c]\n"
+        "st1 {v8.4s, v9.4s}, [%[row]], %[ldc]\n st1 {v10.4s, v11.4s}, [%[row]], %[ldc]\n"
+        "st1 {v12.4s, v13.4s}, [%[row]], %[ldc]\n st1 {v14.4s, v15.4s}, [%[row]], %[ldc]\n"
+        "st1 {v16.4s, v17.4s}, [%[row]], %[ldc]\n st1 {v18.4s, v19.4s}, [%[row]], %[ldc]\n"
+        "st1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n st1 {v22.4s, v23.4s}, [%[row]]\n"
+        MACE_ASM_NARROW_TO_C_OPERANDS);
+  }
+}
 // clang-format on
 
+#undef MACE_ASM_NARROW_TO_C_OPERANDS
 #undef MACE_ASM_NARROW1
 #undef MACE_ASM_NARROW2
 #undef MACE_ASM_NARROW_TWO_STEPS
@@ -528,6 +592,21 @@ void AsmNarrowTile(int64_t kc, const float* a, const float* b, float* tile) {
 void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
                      int cols, const TileEpilogue& tile_epilogue) {
   const TileEpilogue epilogue = tile_epilogue;
+  // A whole 4- or 8-column tile with nothing to add at the end (Winograd's
+  // products, which round their last panel up to whole vectors) goes
+  // straight to C.
+  const bool plain = !epilogue.last || (epilogue.row_bias == nullptr &&
+                                        epilogue.col_bias == nullptr &&
+                                        epilogue.activation == kTileActNone);
+  if (plain && rows == kNeonGemmMr && (cols == 4 || cols == 8)) {
+    const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+    if (cols == 4) {
+      AsmNarrowTileToC<1>(kc, a, b, c, ldc_bytes, epilogue.accumulate);
+    } else {
+      AsmNarrowTileToC<2>(kc, a, b, c, ldc_bytes, epilogue.accumulate);
+    }
+    return;
+  }
   alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
   if (cols <= 4) {
     AsmNarrowTile<1>(kc, a, b, tile);

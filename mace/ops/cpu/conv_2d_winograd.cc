@@ -319,6 +319,8 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
+      const int64_t partial_cols =
+          table_.isa == KernelIsa::kNeon ? std::min(nr, RoundUp(cols, 4)) : cols;
       for (int64_t xi = 0; xi < positions; ++xi) {
         float* m_tile = m + xi * nr;
         if (fp16_) {
@@ -356,10 +358,11 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
             }
           }
           // The last panel's padding lanes are zeros: a partial kernel
-          // skips what it can of them.
+          // skips what it can of them. On NEON it computes whole vectors
+          // of them (M has room), which it stores without staging.
           if (cols < nr && table_.gemm_partial != nullptr) {
             table_.gemm_partial(kc, a_panel + pc * mr, b_panel, m_tile, pitch, static_cast<int>(mr),
-                                static_cast<int>(cols), plain);
+                                static_cast<int>(partial_cols), plain);
           } else {
             table_.gemm(kc, a_panel + pc * mr, b_panel, m_tile, pitch, plain);
           }
