@@ -2,7 +2,7 @@
 # Counts the ARM instructions one inference of each zoo model executes under
 # qemu-user (arm64 and armv7, NEON and reference kernels) and writes
 # docs/reports/arm_instructions.md (a partial run: build/arm_insn_count/).
-# About 25 minutes in full; not part of the tests.
+# Half an hour or more in full; not part of the tests.
 #
 #   tools/arm_insn_count.sh [--models mobilenet_v2] [--abis arm64-v8a]
 set -euo pipefail

@@ -31,10 +31,28 @@ struct SumOp {
 };
 
 // dst[c] = reduction of in[r * in_w + c] over kRows rows, for c < width.
-// Eight columns a step, walked by pointer: a 64-bit index costs armv7 two
-// instructions per add and three per compare.
+// armv7: eight columns a step, walked by pointer (a 64-bit index costs armv7
+// two instructions per add and three per compare).
 template <class Op, int kRows>
 void ReduceRows(const float* in, int64_t in_w, int64_t width, float* dst) {
+  int64_t c = 0;
+#if defined(__aarch64__)
+  // 16 columns a pass in four-register loads and one store: 3 rows took 15
+  // instructions where four passes of one vector took 36.
+  for (; c + 4 * kLanes <= width; c += 4 * kLanes) {
+    const float32x4x4_t first = vld1q_f32_x4(in + c);
+    float32x4_t a0 = first.val[0], a1 = first.val[1], a2 = first.val[2], a3 = first.val[3];
+#pragma GCC unroll 3
+    for (int r = 1; r < kRows; ++r) {
+      const float32x4x4_t row = vld1q_f32_x4(in + r * in_w + c);
+      a0 = Op::Apply(a0, row.val[0]);
+      a1 = Op::Apply(a1, row.val[1]);
+      a2 = Op::Apply(a2, row.val[2]);
+      a3 = Op::Apply(a3, row.val[3]);
+    }
+    vst1q_f32_x4(dst + c, float32x4x4_t{{a0, a1, a2, a3}});
+  }
+#else
   const float* rows[kRows];
   for (int r = 0; r < kRows; ++r) rows[r] = in + r * in_w;
   float* const dst_end = dst + (width & ~int64_t{2 * kLanes - 1});
@@ -50,7 +68,8 @@ void ReduceRows(const float* in, int64_t in_w, int64_t width, float* dst) {
     vst1q_f32(d, lo);
     vst1q_f32(d + kLanes, hi);
   }
-  int64_t c = dst_end - dst;
+  c = dst_end - dst;
+#endif
   for (; c + kLanes <= width; c += kLanes) {
     float32x4_t acc = vld1q_f32(in + c);
     for (int r = 1; r < kRows; ++r) acc = Op::Apply(acc, vld1q_f32(in + r * in_w + c));

@@ -146,6 +146,9 @@ inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int6
 // One step: 12 B values (v4-v6) times the 8 A values in a_lo and a_hi.
 #define MACE_ASM_STEP(a_lo, a_hi)                        \
   "ld1 {v4.4s, v5.4s, v6.4s}, [%[b]], #48\n"             \
+  MACE_ASM_STEP_ROWS(a_lo, a_hi)
+// The step's 24 fmla, B already in v4-v6.
+#define MACE_ASM_STEP_ROWS(a_lo, a_hi)                   \
   MACE_ASM_ROW("v8", "v9", "v10", a_lo, 0)             \
   MACE_ASM_ROW("v11", "v12", "v13", a_lo, 1)           \
   MACE_ASM_ROW("v14", "v15", "v16", a_lo, 2)           \
@@ -191,6 +194,68 @@ inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int6
   MACE_ASM_COL2("v4", "v0", "v1") MACE_ASM_COL0("v5", "v2", "v3")             \
   MACE_ASM_COL1("v6", "v2", "v3") MACE_ASM_COL2("v7", "v2", "v3")
 
+// The accumulators from the row bias (8 values at %[bias]) or zero; the
+// code after it starts at label 12.
+#define MACE_ASM_ACC_FROM_BIAS \
+  "cbz %[bias], 11f\n" \
+  "ld1r {v8.4s}, [%[bias]], #4\n" \
+  "mov v9.16b, v8.16b\n mov v10.16b, v8.16b\n" \
+  "ld1r {v11.4s}, [%[bias]], #4\n" \
+  "mov v12.16b, v11.16b\n mov v13.16b, v11.16b\n" \
+  "ld1r {v14.4s}, [%[bias]], #4\n" \
+  "mov v15.16b, v14.16b\n mov v16.16b, v14.16b\n" \
+  "ld1r {v17.4s}, [%[bias]], #4\n" \
+  "mov v18.16b, v17.16b\n mov v19.16b, v17.16b\n" \
+  "ld1r {v20.4s}, [%[bias]], #4\n" \
+  "mov v21.16b, v20.16b\n mov v22.16b, v20.16b\n" \
+  "ld1r {v23.4s}, [%[bias]], #4\n" \
+  "mov v24.16b, v23.16b\n mov v25.16b, v23.16b\n" \
+  "ld1r {v26.4s}, [%[bias]], #4\n" \
+  "mov v27.16b, v26.16b\n mov v28.16b, v26.16b\n" \
+  "ld1r {v29.4s}, [%[bias]], #4\n" \
+  "mov v30.16b, v29.16b\n mov v31.16b, v29.16b\n" \
+  "b 12f\n" \
+  "11:\n" \
+  "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n" \
+  "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n" \
+  "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n" \
+  "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n" \
+  "movi v24.16b, #0\n movi v25.16b, #0\n movi v26.16b, #0\n movi v27.16b, #0\n" \
+  "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n" \
+  "12:\n"
+// Clamp to bounds[0] (and bounds[1] if clamp_hi) if clamp, then the 8 rows
+// to C, ldc bytes apart, from c (through %[row]).
+#define MACE_ASM_CLAMP_STORE \
+  "cbz %[clamp], 6f\n" \
+  "ld2r {v0.4s, v1.4s}, [%[bounds]]\n" \
+  "fmax v8.4s, v8.4s, v0.4s\n fmax v9.4s, v9.4s, v0.4s\n fmax v10.4s, v10.4s, v0.4s\n" \
+  "fmax v11.4s, v11.4s, v0.4s\n fmax v12.4s, v12.4s, v0.4s\n fmax v13.4s, v13.4s, v0.4s\n" \
+  "fmax v14.4s, v14.4s, v0.4s\n fmax v15.4s, v15.4s, v0.4s\n fmax v16.4s, v16.4s, v0.4s\n" \
+  "fmax v17.4s, v17.4s, v0.4s\n fmax v18.4s, v18.4s, v0.4s\n fmax v19.4s, v19.4s, v0.4s\n" \
+  "fmax v20.4s, v20.4s, v0.4s\n fmax v21.4s, v21.4s, v0.4s\n fmax v22.4s, v22.4s, v0.4s\n" \
+  "fmax v23.4s, v23.4s, v0.4s\n fmax v24.4s, v24.4s, v0.4s\n fmax v25.4s, v25.4s, v0.4s\n" \
+  "fmax v26.4s, v26.4s, v0.4s\n fmax v27.4s, v27.4s, v0.4s\n fmax v28.4s, v28.4s, v0.4s\n" \
+  "fmax v29.4s, v29.4s, v0.4s\n fmax v30.4s, v30.4s, v0.4s\n fmax v31.4s, v31.4s, v0.4s\n" \
+  "cbz %[clamp_hi], 6f\n" \
+  "fmin v8.4s, v8.4s, v1.4s\n fmin v9.4s, v9.4s, v1.4s\n fmin v10.4s, v10.4s, v1.4s\n" \
+  "fmin v11.4s, v11.4s, v1.4s\n fmin v12.4s, v12.4s, v1.4s\n fmin v13.4s, v13.4s, v1.4s\n" \
+  "fmin v14.4s, v14.4s, v1.4s\n fmin v15.4s, v15.4s, v1.4s\n fmin v16.4s, v16.4s, v1.4s\n" \
+  "fmin v17.4s, v17.4s, v1.4s\n fmin v18.4s, v18.4s, v1.4s\n fmin v19.4s, v19.4s, v1.4s\n" \
+  "fmin v20.4s, v20.4s, v1.4s\n fmin v21.4s, v21.4s, v1.4s\n fmin v22.4s, v22.4s, v1.4s\n" \
+  "fmin v23.4s, v23.4s, v1.4s\n fmin v24.4s, v24.4s, v1.4s\n fmin v25.4s, v25.4s, v1.4s\n" \
+  "fmin v26.4s, v26.4s, v1.4s\n fmin v27.4s, v27.4s, v1.4s\n fmin v28.4s, v28.4s, v1.4s\n" \
+  "fmin v29.4s, v29.4s, v1.4s\n fmin v30.4s, v30.4s, v1.4s\n fmin v31.4s, v31.4s, v1.4s\n" \
+  "6:\n" \
+  "mov %[row], %[c]\n" \
+  "st1 {v8.4s, v9.4s, v10.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v11.4s, v12.4s, v13.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v14.4s, v15.4s, v16.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v17.4s, v18.4s, v19.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v20.4s, v21.4s, v22.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v23.4s, v24.4s, v25.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v26.4s, v27.4s, v28.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v29.4s, v30.4s, v31.4s}, [%[row]], %[ldc]\n"
+
 // C rows (ldc_bytes apart) = (from_c ? C : bias ? bias[i] : 0) + A x B, then
 // clamped to bounds[0] (and bounds[1] if clamp_hi) if clamp.
 inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
@@ -212,32 +277,7 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
       "ld1 {v29.4s, v30.4s, v31.4s}, [%[row]], %[ldc]\n"
       "b 12f\n"
       "10:\n"
-      "cbz %[bias], 11f\n"
-      "ld1r {v8.4s}, [%[bias]], #4\n"
-      "mov v9.16b, v8.16b\n mov v10.16b, v8.16b\n"
-      "ld1r {v11.4s}, [%[bias]], #4\n"
-      "mov v12.16b, v11.16b\n mov v13.16b, v11.16b\n"
-      "ld1r {v14.4s}, [%[bias]], #4\n"
-      "mov v15.16b, v14.16b\n mov v16.16b, v14.16b\n"
-      "ld1r {v17.4s}, [%[bias]], #4\n"
-      "mov v18.16b, v17.16b\n mov v19.16b, v17.16b\n"
-      "ld1r {v20.4s}, [%[bias]], #4\n"
-      "mov v21.16b, v20.16b\n mov v22.16b, v20.16b\n"
-      "ld1r {v23.4s}, [%[bias]], #4\n"
-      "mov v24.16b, v23.16b\n mov v25.16b, v23.16b\n"
-      "ld1r {v26.4s}, [%[bias]], #4\n"
-      "mov v27.16b, v26.16b\n mov v28.16b, v26.16b\n"
-      "ld1r {v29.4s}, [%[bias]], #4\n"
-      "mov v30.16b, v29.16b\n mov v31.16b, v29.16b\n"
-      "b 12f\n"
-      "11:\n"
-      "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
-      "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
-      "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
-      "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
-      "movi v24.16b, #0\n movi v25.16b, #0\n movi v26.16b, #0\n movi v27.16b, #0\n"
-      "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n"
-      "12:\n"
+      MACE_ASM_ACC_FROM_BIAS
       "cbz %[octs], 2f\n"
       "1:\n"
       MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS
@@ -254,35 +294,7 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
       "subs %[rest], %[rest], #1\n"
       "b.ne 3b\n"
       "4:\n"
-      "cbz %[clamp], 6f\n"
-      "ld2r {v0.4s, v1.4s}, [%[bounds]]\n"
-      "fmax v8.4s, v8.4s, v0.4s\n fmax v9.4s, v9.4s, v0.4s\n fmax v10.4s, v10.4s, v0.4s\n"
-      "fmax v11.4s, v11.4s, v0.4s\n fmax v12.4s, v12.4s, v0.4s\n fmax v13.4s, v13.4s, v0.4s\n"
-      "fmax v14.4s, v14.4s, v0.4s\n fmax v15.4s, v15.4s, v0.4s\n fmax v16.4s, v16.4s, v0.4s\n"
-      "fmax v17.4s, v17.4s, v0.4s\n fmax v18.4s, v18.4s, v0.4s\n fmax v19.4s, v19.4s, v0.4s\n"
-      "fmax v20.4s, v20.4s, v0.4s\n fmax v21.4s, v21.4s, v0.4s\n fmax v22.4s, v22.4s, v0.4s\n"
-      "fmax v23.4s, v23.4s, v0.4s\n fmax v24.4s, v24.4s, v0.4s\n fmax v25.4s, v25.4s, v0.4s\n"
-      "fmax v26.4s, v26.4s, v0.4s\n fmax v27.4s, v27.4s, v0.4s\n fmax v28.4s, v28.4s, v0.4s\n"
-      "fmax v29.4s, v29.4s, v0.4s\n fmax v30.4s, v30.4s, v0.4s\n fmax v31.4s, v31.4s, v0.4s\n"
-      "cbz %[clamp_hi], 6f\n"
-      "fmin v8.4s, v8.4s, v1.4s\n fmin v9.4s, v9.4s, v1.4s\n fmin v10.4s, v10.4s, v1.4s\n"
-      "fmin v11.4s, v11.4s, v1.4s\n fmin v12.4s, v12.4s, v1.4s\n fmin v13.4s, v13.4s, v1.4s\n"
-      "fmin v14.4s, v14.4s, v1.4s\n fmin v15.4s, v15.4s, v1.4s\n fmin v16.4s, v16.4s, v1.4s\n"
-      "fmin v17.4s, v17.4s, v1.4s\n fmin v18.4s, v18.4s, v1.4s\n fmin v19.4s, v19.4s, v1.4s\n"
-      "fmin v20.4s, v20.4s, v1.4s\n fmin v21.4s, v21.4s, v1.4s\n fmin v22.4s, v22.4s, v1.4s\n"
-      "fmin v23.4s, v23.4s, v1.4s\n fmin v24.4s, v24.4s, v1.4s\n fmin v25.4s, v25.4s, v1.4s\n"
-      "fmin v26.4s, v26.4s, v1.4s\n fmin v27.4s, v27.4s, v1.4s\n fmin v28.4s, v28.4s, v1.4s\n"
-      "fmin v29.4s, v29.4s, v1.4s\n fmin v30.4s, v30.4s, v1.4s\n fmin v31.4s, v31.4s, v1.4s\n"
-      "6:\n"
-      "mov %[row], %[c]\n"
-      "st1 {v8.4s, v9.4s, v10.4s}, [%[row]], %[ldc]\n"
-      "st1 {v11.4s, v12.4s, v13.4s}, [%[row]], %[ldc]\n"
-      "st1 {v14.4s, v15.4s, v16.4s}, [%[row]], %[ldc]\n"
-      "st1 {v17.4s, v18.4s, v19.4s}, [%[row]], %[ldc]\n"
-      "st1 {v20.4s, v21.4s, v22.4s}, [%[row]], %[ldc]\n"
-      "st1 {v23.4s, v24.4s, v25.4s}, [%[row]], %[ldc]\n"
-      "st1 {v26.4s, v27.4s, v28.4s}, [%[row]], %[ldc]\n"
-      "st1 {v29.4s, v30.4s, v31.4s}, [%[row]], %[ldc]\n"
+      MACE_ASM_CLAMP_STORE
       : [a] "+r"(a), [b] "+r"(b), [octs] "+r"(octs), [rest] "+r"(rest), [bias] "+r"(bias),
         [row] "=&r"(row)
       : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}),
@@ -291,9 +303,66 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
         "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
         "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
 }
+
+// A direct convolution's tile: AsmTile's product with B's k-th row the 12
+// floats at base + offsets[k] (floats), from the row bias or zero, clamped
+// and stored as AsmTile does. Two steps an iteration: one ldp for both
+// offsets, one four-register ld1 for both steps' A, and the loop's subs and
+// b.ne shared, 28 instructions a step (GCC's loop of MACE_NEON_STEP: 30).
+[[gnu::always_inline]] inline void AsmConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets,
+                        float* c, int64_t ldc_bytes, const float* bias, bool clamp,
+                        bool clamp_hi, const float* bounds) {
+  int64_t pairs = kc >> 1;
+  int64_t rest = kc & 1;
+  float* row;
+  const float* b0;
+  const float* b1;
+  __asm__ volatile(
+      MACE_ASM_ACC_FROM_BIAS
+      "cbz %[pairs], 2f\n"
+      "1:\n"
+      "ldp %[b0], %[b1], [%[offsets]], #16\n"
+      "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"
+      "add %[b0], %[base], %[b0], lsl #2\n"
+      "add %[b1], %[base], %[b1], lsl #2\n"
+      "ld1 {v4.4s, v5.4s, v6.4s}, [%[b0]]\n"
+      MACE_ASM_STEP_ROWS("v0", "v1")
+      "ld1 {v4.4s, v5.4s, v6.4s}, [%[b1]]\n"
+      MACE_ASM_STEP_ROWS("v2", "v3")
+      "subs %[pairs], %[pairs], #1\n"
+      "b.ne 1b\n"
+      "2:\n"
+      "cbz %[rest], 4f\n"
+      "ldr %[b0], [%[offsets]]\n"
+      "ld1 {v0.4s, v1.4s}, [%[a]]\n"
+      "add %[b0], %[base], %[b0], lsl #2\n"
+      "ld1 {v4.4s, v5.4s, v6.4s}, [%[b0]]\n"
+      MACE_ASM_STEP_ROWS("v0", "v1")
+      "4:\n"
+      MACE_ASM_CLAMP_STORE
+      : [a] "+r"(a), [offsets] "+r"(offsets), [pairs] "+r"(pairs), [bias] "+r"(bias),
+        [row] "=&r"(row), [b0] "=&r"(b0), [b1] "=&r"(b1)
+      : [rest] "r"(rest), [base] "r"(base), [c] "r"(c), [ldc] "r"(ldc_bytes),
+        [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
+        "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+        "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
+}
 // clang-format on
 
 namespace {
+
+// The 8 x 12 staged tile into accumulators. Named loads: a loop filling the
+// array became a call to memcpy.
+inline void LoadTile(const float* tile, float32x4_t (&acc)[8][3]) {
+#define MACE_TILE_ROW(i)                    \
+  acc[i][0] = vld1q_f32(tile + 12 * (i));     \
+  acc[i][1] = vld1q_f32(tile + 12 * (i) + 4); \
+  acc[i][2] = vld1q_f32(tile + 12 * (i) + 8);
+  MACE_TILE_ROW(0) MACE_TILE_ROW(1) MACE_TILE_ROW(2) MACE_TILE_ROW(3)
+  MACE_TILE_ROW(4) MACE_TILE_ROW(5) MACE_TILE_ROW(6) MACE_TILE_ROW(7)
+#undef MACE_TILE_ROW
+}
 
 // A column bias or hard-swish: the product from zero into a staging tile,
 // then the C epilogue. Out of line, so that its stack frame (the tile, the
@@ -305,13 +374,8 @@ namespace {
   const TileEpilogue epilogue = tile_epilogue;
   alignas(16) float tile[8 * 12];
   AsmTile(kc, a, b, tile, 12 * sizeof(float), false, nullptr, false, false, nullptr);
-  // Named loads: a loop filling the array became a call to memcpy.
-#define MACE_TILE_ROW(i) \
-  { vld1q_f32(tile + 12 * (i)), vld1q_f32(tile + 12 * (i) + 4), vld1q_f32(tile + 12 * (i) + 8) }
-  const float32x4_t acc[8][3] = {MACE_TILE_ROW(0), MACE_TILE_ROW(1), MACE_TILE_ROW(2),
-                                 MACE_TILE_ROW(3), MACE_TILE_ROW(4), MACE_TILE_ROW(5),
-                                 MACE_TILE_ROW(6), MACE_TILE_ROW(7)};
-#undef MACE_TILE_ROW
+  float32x4_t acc[8][3];
+  LoadTile(tile, acc);
   StoreGemmTile(acc, c, ldc, epilogue);
 }
 
@@ -414,6 +478,13 @@ void FinishPartialTile(const float* tile, float* c, int64_t ldc, int rows, int c
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
     "v23"
 
+#define MACE_ASM_NARROW_TO_C_OPERANDS                                                   \
+  : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest), [row] "=&r"(row)  \
+  : [b_step] "r"(b_step), [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}) \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",  \
+    "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
+    "v23"
+
 template <int kVecs>
 void AsmNarrowTile(int64_t kc, const float* a, const float* b, float* tile) {
   static_assert(kVecs == 1 || kVecs == 2, "4 or 8 columns");
@@ -442,8 +513,65 @@ void AsmNarrowTile(int64_t kc, const float* a, const float* b, float* tile) {
         MACE_ASM_NARROW_OPERANDS);
   }
 }
+
+// The same product straight into C's 8 rows (ldc bytes apart), from C
+// (from_c) or zero, with no epilogue: a GEMM's earlier reduction blocks, or
+// a tile with no bias and no activation, exactly 4 * kVecs columns wide.
+template <int kVecs>
+void AsmNarrowTileToC(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
+                      bool from_c) {
+  static_assert(kVecs == 1 || kVecs == 2, "4 or 8 columns");
+  int64_t quads = kc >> 2;
+  int64_t rest = kc & 3;
+  const int64_t b_step = kNeonGemmNr * sizeof(float);
+  float* row;
+  if constexpr (kVecs == 1) {
+    __asm__ volatile(
+        "cbz %[from_c], 10f\n"
+        "mov %[row], %[c]\n"
+        "ld1 {v8.4s}, [%[row]], %[ldc]\n ld1 {v9.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v10.4s}, [%[row]], %[ldc]\n ld1 {v11.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v12.4s}, [%[row]], %[ldc]\n ld1 {v13.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v14.4s}, [%[row]], %[ldc]\n ld1 {v15.4s}, [%[row]]\n"
+        "b 11f\n"
+        "10:\n"
+        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
+        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
+        "11:\n"
+        MACE_ASM_NARROW_LOOP(1)
+        "mov %[row], %[c]\n"
+        "st1 {v8.4s}, [%[row]], %[ldc]\n st1 {v9.4s}, [%[row]], %[ldc]\n"
+        "st1 {v10.4s}, [%[row]], %[ldc]\n st1 {v11.4s}, [%[row]], %[ldc]\n"
+        "st1 {v12.4s}, [%[row]], %[ldc]\n st1 {v13.4s}, [%[row]], %[ldc]\n"
+        "st1 {v14.4s}, [%[row]], %[ldc]\n st1 {v15.4s}, [%[row]]\n"
+        MACE_ASM_NARROW_TO_C_OPERANDS);
+  } else {
+    __asm__ volatile(
+        "cbz %[from_c], 10f\n"
+        "mov %[row], %[c]\n"
+        "ld1 {v8.4s, v9.4s}, [%[row]], %[ldc]\n ld1 {v10.4s, v11.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v12.4s, v13.4s}, [%[row]], %[ldc]\n ld1 {v14.4s, v15.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v16.4s, v17.4s}, [%[row]], %[ldc]\n ld1 {v18.4s, v19.4s}, [%[row]], %[ldc]\n"
+        "ld1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n ld1 {v22.4s, v23.4s}, [%[row]]\n"
+        "b 11f\n"
+        "10:\n"
+        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
+        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
+        "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
+        "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
+        "11:\n"
+        MACE_ASM_NARROW_LOOP(2)
+        "mov %[row], %[c]\n"
+        "st1 {v8.4s, v9.4s}, [%[row]], %[ldc]\n st1 {v10.4s, v11.4s}, [%[row]], %[ldc]\n"
+        "st1 {v12.4s, v13.4s}, [%[row]], %[ldc]\n st1 {v14.4s, v15.4s}, [%[row]], %[ldc]\n"
+        "st1 {v16.4s, v17.4s}, [%[row]], %[ldc]\n st1 {v18.4s, v19.4s}, [%[row]], %[ldc]\n"
+        "st1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n st1 {v22.4s, v23.4s}, [%[row]]\n"
+        MACE_ASM_NARROW_TO_C_OPERANDS);
+  }
+}
 // clang-format on
 
+#undef MACE_ASM_NARROW_TO_C_OPERANDS
 #undef MACE_ASM_NARROW1
 #undef MACE_ASM_NARROW2
 #undef MACE_ASM_NARROW_TWO_STEPS
@@ -464,6 +592,21 @@ void AsmNarrowTile(int64_t kc, const float* a, const float* b, float* tile) {
 void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
                      int cols, const TileEpilogue& tile_epilogue) {
   const TileEpilogue epilogue = tile_epilogue;
+  // A whole 4- or 8-column tile with nothing to add at the end (Winograd's
+  // products, which round their last panel up to whole vectors) goes
+  // straight to C.
+  const bool plain = !epilogue.last || (epilogue.row_bias == nullptr &&
+                                        epilogue.col_bias == nullptr &&
+                                        epilogue.activation == kTileActNone);
+  if (plain && rows == kNeonGemmMr && (cols == 4 || cols == 8)) {
+    const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+    if (cols == 4) {
+      AsmNarrowTileToC<1>(kc, a, b, c, ldc_bytes, epilogue.accumulate);
+    } else {
+      AsmNarrowTileToC<2>(kc, a, b, c, ldc_bytes, epilogue.accumulate);
+    }
+    return;
+  }
   alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
   if (cols <= 4) {
     AsmNarrowTile<1>(kc, a, b, tile);
@@ -479,6 +622,9 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
 
 #undef MACE_ASM_ROW
 #undef MACE_ASM_STEP
+#undef MACE_ASM_STEP_ROWS
+#undef MACE_ASM_ACC_FROM_BIAS
+#undef MACE_ASM_CLAMP_STORE
 #undef MACE_ASM_COL
 #undef MACE_ASM_COL0
 #undef MACE_ASM_COL1
@@ -682,16 +828,54 @@ void StoreConvTile(const float32x4_t (&acc)[kMr][kNr / 4], float* c, int64_t ldc
 // multiply-adds) executed 11 % of its instructions.
 #if defined(__aarch64__)
 
+namespace {
+
+// An edge tile (through a staging tile whose first rows and cols are
+// copied to C), or a column bias or hard-swish (from zero, then the C
+// epilogue). Out of line, so that the whole tiles do not set up its frame.
+[[gnu::noinline]] void ConvRowsStaged(int64_t kc, const float* a, const float* base,
+                                      const int64_t* offsets, float* c, int64_t ldc, int rows,
+                                      int cols, const TileEpilogue& tile_epilogue) {
+  const TileEpilogue epilogue = tile_epilogue;
+  alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
+  constexpr int64_t kTileBytes = kNeonGemmNr * sizeof(float);
+  if (epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish) {
+    const bool clamp = epilogue.activation == kTileActClamp;
+    const float bounds[2] = {epilogue.lo, epilogue.hi};
+    const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+    // The kernel reads 8 biases: the tile's, then zeros.
+    alignas(16) float bias[kNeonGemmMr] = {};
+    if (epilogue.row_bias != nullptr) {
+      for (int i = 0; i < rows; ++i) bias[i] = epilogue.row_bias[i];
+    }
+    AsmConvRows(kc, a, base, offsets, tile, kTileBytes,
+                epilogue.row_bias != nullptr ? bias : nullptr, clamp, clamp_hi, bounds);
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * kNeonGemmNr + j];
+    }
+    return;
+  }
+  AsmConvRows(kc, a, base, offsets, tile, kTileBytes, nullptr, false, false, nullptr);
+  float32x4_t acc[8][3];
+  LoadTile(tile, acc);
+  StoreConvTile<8, 12>(acc, c, ldc, rows, cols, epilogue);
+}
+
+}  // namespace
+
+// A whole tile with a row bias and a clamp (every stem) goes straight to C
+// from the assembly tile (AsmConvRows); the rest through ConvRowsStaged.
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
                   int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
-  MACE_NEON_DECLARE_TILE
-  for (const int64_t* const end = offsets + kc; offsets != end; ++offsets) {
-    MACE_NEON_STEP(base + *offsets)
+  if (rows != kNeonGemmMr || cols != kNeonGemmNr || epilogue.col_bias != nullptr ||
+      epilogue.activation == kTileActHardSwish) {
+    return ConvRowsStaged(kc, a, base, offsets, c, ldc, rows, cols, epilogue);
   }
-  const float32x4_t acc[8][3] = {{c00, c01, c02}, {c10, c11, c12}, {c20, c21, c22},
-                                 {c30, c31, c32}, {c40, c41, c42}, {c50, c51, c52},
-                                 {c60, c61, c62}, {c70, c71, c72}};
-  StoreConvTile<8, 12>(acc, c, ldc, rows, cols, epilogue);
+  const bool clamp = epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  AsmConvRows(kc, a, base, offsets, c, ldc * static_cast<int64_t>(sizeof(float)),
+              epilogue.row_bias, clamp, clamp_hi, bounds);
 }
 
 #else  // armv7

@@ -98,6 +98,7 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   const double input_cost = fp16 ? 8.5 : neon ? 40.0 : 20.0;
   const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
   const int64_t lane_group = neon ? 4 : kWinogradChunk;
+  const bool count_columns = neon && table.gemm_partial != nullptr;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinColumns = 32;
   const double im2col =
@@ -111,8 +112,14 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     const int64_t alpha2 = (tile + 2) * (tile + 2);
     const int64_t tiles_h = CeilDiv(p.out_h, tile), tiles_w = CeilDiv(p.out_w, tile);
     // Fewer than kMinColumns tiles leave the 4x larger filter barely reused:
-    // its streaming then costs as much as that many columns would.
-    const int64_t columns = std::max(RoundUp(tiles_h * tiles_w, nr), kMinColumns);
+    // its streaming then costs as much as that many columns would (timed on
+    // x86). On arm64 the model counts executed instructions, which a
+    // reused filter does not add to: whole panels, and a partial last one
+    // in the partial kernel's steps of 4 columns. (armv7 has no partial
+    // kernel and keeps the x86 rule.)
+    const int64_t tiles = tiles_h * tiles_w;
+    const int64_t columns = count_columns ? tiles / nr * nr + RoundUp(tiles % nr, 4)
+                                          : std::max(RoundUp(tiles, nr), kMinColumns);
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;
     const double transforms = (input_cost * p.in_channels + output_cost * p.out_channels) *
@@ -312,6 +319,8 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
+      const int64_t partial_cols =
+          table_.isa == KernelIsa::kNeon ? std::min(nr, RoundUp(cols, 4)) : cols;
       for (int64_t xi = 0; xi < positions; ++xi) {
         float* m_tile = m + xi * nr;
         if (fp16_) {
@@ -349,10 +358,11 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
             }
           }
           // The last panel's padding lanes are zeros: a partial kernel
-          // skips what it can of them.
+          // skips what it can of them. On NEON it computes whole vectors
+          // of them (M has room), which it stores without staging.
           if (cols < nr && table_.gemm_partial != nullptr) {
             table_.gemm_partial(kc, a_panel + pc * mr, b_panel, m_tile, pitch, static_cast<int>(mr),
-                                static_cast<int>(cols), plain);
+                                static_cast<int>(partial_cols), plain);
           } else {
             table_.gemm(kc, a_panel + pc * mr, b_panel, m_tile, pitch, plain);
           }

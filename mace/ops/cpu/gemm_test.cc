@@ -161,8 +161,9 @@ TEST(GemmTest, OperandLayoutsBiasAndActivation) {
 // Partial tiles of every width (on x86 one vector, two, and narrow tails
 // computed column by column, alone or after a whole vector), and rows short
 // of mr, with biases and an activation; k not a multiple of the unroll, and
-// k across kc blocks so partial tiles add to what C holds. Also with the
-// staging tile instead of the partial kernel.
+// k across kc blocks so partial tiles add to what C holds, and the same
+// with no bias or activation. Also with the staging tile instead of the
+// partial kernel.
 TEST(GemmTest, PartialTiles) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     KernelTable staged = *table;
@@ -181,6 +182,9 @@ TEST(GemmTest, PartialTiles) {
               c.row_bias = c.col_bias = true;
               c.activation = n % 3 == 0 ? kTileActHardSwish : kTileActClamp;
               RunCase(*variant, pool.get(), c);
+              // No epilogue at all: a kernel may store such a tile from
+              // its registers (and add to C there on later blocks).
+              RunCase(*variant, pool.get(), Case{m, n, k});
             }
           }
         }
