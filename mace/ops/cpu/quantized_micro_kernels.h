@@ -150,6 +150,35 @@ struct DepthwiseUint8RequantRow {
 };
 using DepthwiseUint8RequantRowKernel = void (*)(const DepthwiseUint8RequantRow& row);
 
+// A 3x3 uint8 depthwise convolution of kDepthwiseUint8Block channels at
+// once, with channel multiplier 1 and int8 taps. The input is
+// position-major: the block's bytes of padded input position (y, x) are
+// input[(y * row_stride + x) * 16 + c], uint8 with the padding holding the
+// input zero point. Each channel's taps are three quads, one per filter
+// row i: taps[(i * 16 + c) * 4 + j] is tap (i, j) for j < 3 and 0 for j = 3.
+// For output rows [0, out_h) and columns [0, out_w), channel c's total
+//   terms[c] + sum over i, j < 3 of taps(i, j) * input(stride_h * oy + i,
+//                                                     stride_w * ox + j)
+// (in wrapping int32, exact where the caller guarantees RequantizeRow's
+// conditions) is requantized with multipliers[c] and right_shifts[c] (each
+// below 1) and the clamp, and stored to out[(oy * out_w + ox) * 16 + c]. The
+// input is read up to 16 bytes past position (stride_h * (out_h - 1) + 2,
+// stride_w * (out_w - 1) + 2).
+constexpr int kDepthwiseUint8Block = 16;
+struct DepthwiseUint8Block {
+  const uint8_t* input = nullptr;
+  int64_t row_stride = 0;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t out_h = 0, out_w = 0;
+  const int8_t* taps = nullptr;
+  const int32_t* terms = nullptr;
+  const int32_t* multipliers = nullptr;
+  const int32_t* right_shifts = nullptr;
+  int32_t zero_point = 0, lo = 0, hi = 255;
+  uint8_t* out = nullptr;
+};
+using DepthwiseUint8BlockKernel = void (*)(const DepthwiseUint8Block& block);
+
 // A uint8 convolution as an implicit GEMM (no im2col) on kQuantQuadsUint8
 // words. The driver lays the input out as quads of channels: word
 // input[q * quad_stride + P] holds channels 4q..4q+3 of one padded input
