@@ -273,36 +273,6 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
 
 namespace {
 
-// Transposes 16 rows of 16 bytes: out[j] byte i is in[i] byte j.
-#if defined(__SSE2__)
-inline void Transpose16x16(const __m128i* in, __m128i* out) {
-  __m128i a[16], b[16], c[16];
-  for (int k = 0; k < 8; ++k) {
-    a[k] = _mm_unpacklo_epi8(in[2 * k], in[2 * k + 1]);
-    a[k + 8] = _mm_unpackhi_epi8(in[2 * k], in[2 * k + 1]);
-  }
-  // a[k + 8 h]: rows 2k, 2k + 1, columns 8h .. 8h + 7.
-  for (int h = 0; h < 2; ++h) {
-    for (int k = 0; k < 4; ++k) {
-      b[k + 8 * h] = _mm_unpacklo_epi16(a[2 * k + 8 * h], a[2 * k + 1 + 8 * h]);
-      b[k + 4 + 8 * h] = _mm_unpackhi_epi16(a[2 * k + 8 * h], a[2 * k + 1 + 8 * h]);
-    }
-  }
-  // b[k + 4 m]: rows 4k .. 4k + 3, columns 4m .. 4m + 3.
-  for (int m = 0; m < 4; ++m) {
-    for (int j = 0; j < 2; ++j) {
-      c[j + 4 * m] = _mm_unpacklo_epi32(b[2 * j + 4 * m], b[2 * j + 1 + 4 * m]);
-      c[j + 2 + 4 * m] = _mm_unpackhi_epi32(b[2 * j + 4 * m], b[2 * j + 1 + 4 * m]);
-    }
-  }
-  // c[j + 2 q]: rows 8j .. 8j + 7, columns 2q, 2q + 1.
-  for (int q = 0; q < 8; ++q) {
-    out[2 * q] = _mm_unpacklo_epi64(c[2 * q], c[1 + 2 * q]);
-    out[2 * q + 1] = _mm_unpackhi_epi64(c[2 * q], c[1 + 2 * q]);
-  }
-}
-#endif
-
 // Output rows per work item of the blocked path: about 4096 positions (the
 // tile and staging buffers stay in L2), fewer where that leaves under four
 // items per thread, but at least 16 positions (one transpose step).
@@ -334,48 +304,31 @@ void DepthwiseUint8Fast::RunBlock(const uint8_t* input, int64_t n, int64_t block
   // 0 .. blocked_w_ - 1 (input column x - pad_left), the zero point outside
   // the input.
   const int64_t y0 = oy0 * p.stride_h, y1 = (oy1 - 1) * p.stride_h + 3;
-  std::fill(tile, tile + BlockedTileBytes(oy1 - oy0),
-            static_cast<uint8_t>(quant_.input_zero_point));
   const int64_t iy0 = std::max<int64_t>(0, y0 - p.pad_top);
   const int64_t iy1 = std::min<int64_t>(p.in_h, y1 - p.pad_top);
-  const int64_t cols = std::min<int64_t>(p.in_w, blocked_w_ - p.pad_left);
-  // Input positions [first, last) of the plane, flat, go to the tile where
-  // their column is below `cols`.
-  const int64_t first = iy0 * p.in_w, last = iy1 * p.in_w;
-  auto tile_at = [&](int64_t flat) {
-    const int64_t y = flat / p.in_w, x = flat % p.in_w;
-    return x < cols ? tile + ((y + p.pad_top - y0) * blocked_w_ + x + p.pad_left) * kBlock
-                    : nullptr;
-  };
-  int64_t done = first;
-#if defined(__SSE2__)
-  if (last - first >= 16) {
-    __m128i rows[16], positions[16];
-    for (int64_t at = first;; at += 16) {
-      if (at + 16 > last) at = last - 16;
-      for (int64_t c = 0; c < kBlock; ++c) {
-        rows[c] = c < valid
-                      ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(planes + c * plane + at))
-                      : _mm_setzero_si128();
-      }
-      Transpose16x16(rows, positions);
-      for (int k = 0; k < 16; ++k) {
-        uint8_t* dst = tile_at(at + k);
-        if (dst != nullptr) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), positions[k]);
-      }
-      if (at + 16 == last) break;
+  const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(p.in_w, blocked_w_ - p.pad_left));
+  // Only the padding is filled here; the transpose writes the rest.
+  const uint8_t zero_point = static_cast<uint8_t>(quant_.input_zero_point);
+  const int64_t left = std::min<int64_t>(p.pad_left, blocked_w_);
+  for (int64_t y = y0; y < y1; ++y) {
+    uint8_t* row = tile + (y - y0) * blocked_w_ * kBlock;
+    if (y - p.pad_top < iy0 || y - p.pad_top >= iy1) {
+      std::fill(row, row + blocked_w_ * kBlock, zero_point);
+      continue;
     }
-    done = last;
+    std::fill(row, row + left * kBlock, zero_point);
+    std::fill(row + (left + cols) * kBlock, row + blocked_w_ * kBlock, zero_point);
   }
-#endif
-  for (int64_t at = done; at < last; ++at) {
-    uint8_t* dst = tile_at(at);
-    if (dst == nullptr) continue;
-    for (int64_t c = 0; c < valid; ++c) dst[c] = planes[c * plane + at];
-  }
-
   DepthwiseUint8Block run;
-  run.input = tile;
+  run.planes = planes;
+  run.plane = plane;
+  run.valid = valid;
+  run.in_w = p.in_w;
+  run.first = iy0 * p.in_w;
+  run.last = iy1 * p.in_w;
+  run.cols = cols;
+  run.tile_offset = ((p.pad_top - y0) * blocked_w_ + p.pad_left) * kBlock;
+  run.tile = tile;
   run.row_stride = blocked_w_;
   run.stride_h = p.stride_h;
   run.stride_w = p.stride_w;
@@ -388,34 +341,10 @@ void DepthwiseUint8Fast::RunBlock(const uint8_t* input, int64_t n, int64_t block
   run.zero_point = quant_.output.zero_point;
   run.lo = quant_.output.min;
   run.hi = quant_.output.max;
-  run.out = staging;
+  run.staging = staging;
+  run.out = output + (n * p.channels + c0) * p.out_h * p.out_w + oy0 * p.out_w;
+  run.out_plane = p.out_h * p.out_w;
   block_kernel_(run);
-
-  // Back to planes: staging position q is output position oy0 * out_w + q.
-  const int64_t out_plane = p.out_h * p.out_w;
-  uint8_t* out = output + (n * p.channels + c0) * out_plane + oy0 * p.out_w;
-  const int64_t count = (oy1 - oy0) * p.out_w;
-  done = 0;
-#if defined(__SSE2__)
-  if (count >= 16) {
-    __m128i positions[16], channels[16];
-    for (int64_t at = 0;; at += 16) {
-      if (at + 16 > count) at = count - 16;
-      for (int k = 0; k < 16; ++k) {
-        positions[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(staging + (at + k) * 16));
-      }
-      Transpose16x16(positions, channels);
-      for (int64_t c = 0; c < valid; ++c) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + c * out_plane + at), channels[c]);
-      }
-      if (at + 16 == count) break;
-    }
-    done = count;
-  }
-#endif
-  for (int64_t at = done; at < count; ++at) {
-    for (int64_t c = 0; c < valid; ++c) out[c * out_plane + at] = staging[at * 16 + c];
-  }
 }
 
 bool DepthwiseUint8Fast::RunBlocked(const uint8_t* input, const int32_t* bias, uint8_t* output,
