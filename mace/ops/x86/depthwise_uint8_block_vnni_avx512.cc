@@ -57,25 +57,31 @@ __attribute__((target("avx512bw"))) LaneScales MakeLaneScales(const int32_t* mul
 // Transposes 16 rows of 16 bytes: out[j] byte i is in[i] byte j.
 __attribute__((always_inline)) inline void Transpose16x16(const __m128i* in, __m128i* out) {
   __m128i a[16], b[16], c[16];
+#pragma GCC unroll 16
   for (int k = 0; k < 8; ++k) {
     a[k] = _mm_unpacklo_epi8(in[2 * k], in[2 * k + 1]);
     a[k + 8] = _mm_unpackhi_epi8(in[2 * k], in[2 * k + 1]);
   }
   // a[k + 8 h]: rows 2k, 2k + 1, columns 8h .. 8h + 7.
+#pragma GCC unroll 16
   for (int h = 0; h < 2; ++h) {
+#pragma GCC unroll 16
     for (int k = 0; k < 4; ++k) {
       b[k + 8 * h] = _mm_unpacklo_epi16(a[2 * k + 8 * h], a[2 * k + 1 + 8 * h]);
       b[k + 4 + 8 * h] = _mm_unpackhi_epi16(a[2 * k + 8 * h], a[2 * k + 1 + 8 * h]);
     }
   }
   // b[k + 4 m]: rows 4k .. 4k + 3, columns 4m .. 4m + 3.
+#pragma GCC unroll 16
   for (int m = 0; m < 4; ++m) {
+#pragma GCC unroll 16
     for (int j = 0; j < 2; ++j) {
       c[j + 4 * m] = _mm_unpacklo_epi32(b[2 * j + 4 * m], b[2 * j + 1 + 4 * m]);
       c[j + 2 + 4 * m] = _mm_unpackhi_epi32(b[2 * j + 4 * m], b[2 * j + 1 + 4 * m]);
     }
   }
   // c[j + 2 q]: rows 8j .. 8j + 7, columns 2q, 2q + 1.
+#pragma GCC unroll 16
   for (int q = 0; q < 8; ++q) {
     out[2 * q] = _mm_unpacklo_epi64(c[2 * q], c[1 + 2 * q]);
     out[2 * q + 1] = _mm_unpackhi_epi64(c[2 * q], c[1 + 2 * q]);
@@ -92,13 +98,16 @@ void Gather(const DepthwiseUint8Block& b) {
     __m128i rows[16], positions[16];
     for (int64_t at = b.first;; at += 16) {
       if (at + 16 > b.last) at = b.last - 16;
+#pragma GCC unroll 16
       for (int64_t c = 0; c < 16; ++c) {
-        rows[c] = c < b.valid ? _mm_loadu_si128(
-                                    reinterpret_cast<const __m128i*>(b.planes + c * b.plane + at))
-                              : _mm_setzero_si128();
+        rows[c] =
+            c < b.valid
+                ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.planes + c * b.plane + at))
+                : _mm_setzero_si128();
       }
       Transpose16x16(rows, positions);
       int64_t y = at / b.in_w, x = at % b.in_w;
+#pragma GCC unroll 16
       for (int k = 0; k < 16; ++k) {
         if (x < b.cols) {
           _mm_storeu_si128(reinterpret_cast<__m128i*>(origin + (y * b.row_stride + x) * 16),
@@ -113,6 +122,7 @@ void Gather(const DepthwiseUint8Block& b) {
   for (int64_t at = done; at < b.last; ++at) {
     const int64_t y = at / b.in_w, x = at % b.in_w;
     if (x >= b.cols) continue;
+#pragma GCC unroll 16
     for (int64_t c = 0; c < b.valid; ++c) {
       origin[(y * b.row_stride + x) * 16 + c] = b.planes[c * b.plane + at];
     }
@@ -127,10 +137,12 @@ void Scatter(const DepthwiseUint8Block& b) {
     __m128i positions[16], channels[16];
     for (int64_t at = 0;; at += 16) {
       if (at + 16 > count) at = count - 16;
+#pragma GCC unroll 16
       for (int k = 0; k < 16; ++k) {
         positions[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.staging + (at + k) * 16));
       }
       Transpose16x16(positions, channels);
+#pragma GCC unroll 16
       for (int64_t c = 0; c < b.valid; ++c) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(b.out + c * b.out_plane + at), channels[c]);
       }
@@ -139,6 +151,7 @@ void Scatter(const DepthwiseUint8Block& b) {
     done = count;
   }
   for (int64_t at = done; at < count; ++at) {
+#pragma GCC unroll 16
     for (int64_t c = 0; c < b.valid; ++c) b.out[c * b.out_plane + at] = b.staging[at * 16 + c];
   }
 }
@@ -150,8 +163,8 @@ struct BlockConstants {
 
 // The 16 channels' bytes (x, x + 1, x + 2, 0) of the three positions
 // from `at`, one dword per channel.
-__attribute__((target("avx512bw"), always_inline)) inline __m512i Expand(
-    const uint8_t* at, const BlockConstants& k) {
+__attribute__((target("avx512bw"), always_inline)) inline __m512i Expand(const uint8_t* at,
+                                                                         const BlockConstants& k) {
   return _mm512_shuffle_epi8(_mm512_permutexvar_epi32(k.gather, _mm512_loadu_si512(at)),
                              k.interleave);
 }
@@ -164,8 +177,7 @@ __attribute__((target("avx512bw"), always_inline)) inline void Store(__m512i acc
   const __m512i zero = _mm512_setzero_si512();
   const __m512i magnitude = AboveZero ? _mm512_max_epi32(acc, zero) : _mm512_abs_epi32(acc);
   const __m512i even = _mm512_srlv_epi64(
-      _mm512_add_epi64(_mm512_mul_epu32(magnitude, s.even_multiplier), s.even_half),
-      s.even_shift);
+      _mm512_add_epi64(_mm512_mul_epu32(magnitude, s.even_multiplier), s.even_half), s.even_shift);
   const __m512i odd = _mm512_srlv_epi64(
       _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(magnitude, 32), s.odd_multiplier),
                        s.odd_half),
@@ -183,8 +195,7 @@ __attribute__((target("avx512bw"), always_inline)) inline void Store(__m512i acc
 // 1, three rows of outputs share 5 input rows instead of reading 9).
 template <bool AboveZero, int Stride, int Rows>
 __attribute__((target("avx512bw,avx512vnni"))) void BlockRows(const DepthwiseUint8Block& b,
-                                                              const BlockConstants& k,
-                                                              int64_t oy) {
+                                                              const BlockConstants& k, int64_t oy) {
   constexpr int kInputRows = (Rows - 1) * Stride + 3;
   const int64_t row_bytes = b.row_stride * 16;
   const int64_t step = b.stride_w * 16;
