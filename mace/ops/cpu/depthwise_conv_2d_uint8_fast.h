@@ -6,7 +6,9 @@
 // saturate and the multiplier is below 1, the table's fused row kernel
 // does both in registers and stores bytes (or, without one, the row
 // kernel's sums go through requantize_row); otherwise a scalar int64 loop
-// requantizes the sums. Its results equal
+// requantizes the sums. Where the table has a channel-blocked kernel (16
+// channels a vector, see DepthwiseUint8BlockKernel) and the layer suits it
+// (multiplier 1, int8 taps), that kernel runs instead. Its results equal
 // ref::quantized::DepthwiseConv2d bit for bit.
 #ifndef MACE_OPS_CPU_DEPTHWISE_CONV_2D_UINT8_FAST_H_
 #define MACE_OPS_CPU_DEPTHWISE_CONV_2D_UINT8_FAST_H_
