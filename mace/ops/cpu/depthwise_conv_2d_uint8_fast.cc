@@ -74,6 +74,33 @@ std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
       }
     }
   }
+  if (table.depthwise3x3_uint8_block != nullptr && params.multiplier == 1 &&
+      params.stride_h <= 2 && params.stride_w <= 2 &&
+      std::all_of(fast->taps_.begin(), fast->taps_.end(),
+                  [](int16_t t) { return t >= -128 && t <= 127; })) {
+    const int64_t block = kDepthwiseUint8Block;
+    const int64_t blocks = (params.channels + block - 1) / block;
+    fast->block_kernel_ = table.depthwise3x3_uint8_block;
+    // The kernel's 64-byte load at the last output reads one position past
+    // its window.
+    fast->blocked_w_ = (params.out_w - 1) * params.stride_w + 4;
+    fast->block_taps_.assign(blocks * 3 * block * 4, 0);
+    fast->tap_sums_.assign(params.channels, 0);
+    fast->block_multipliers_.assign(blocks * block, 0);
+    fast->block_shifts_.assign(blocks * block, 31);
+    for (int64_t c = 0; c < params.channels; ++c) {
+      int8_t* quads = fast->block_taps_.data() + (c / block) * 3 * block * 4;
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+          const int16_t t = fast->taps_[c * 9 + 3 * i + j];
+          quads[(i * block + c % block) * 4 + j] = static_cast<int8_t>(t);
+          fast->tap_sums_[c] += t;
+        }
+      }
+      fast->block_multipliers_[c] = quant.multiplier(c).multiplier;
+      fast->block_shifts_[c] = quant.multiplier(c).right_shift;
+    }
+  }
   return fast;
 }
 
@@ -244,9 +271,116 @@ void DepthwiseUint8Fast::RunChannel(const uint8_t* plane_in, int64_t n, int64_t 
   }
 }
 
+namespace {
+
+// Output rows per work item of the blocked path: about 4096 positions (the
+// tile and staging buffers stay in L2), fewer where that leaves under four
+// items per thread, but at least 16 positions (one transpose step).
+int64_t BlockedBandRows(int64_t out_h, int64_t out_w, int64_t planes, int threads) {
+  int64_t rows = std::min(out_h, std::max<int64_t>(1, 4096 / out_w));
+  while (planes * ((out_h + rows - 1) / rows) < 4 * threads && rows > 1 &&
+         (rows / 2) * out_w >= 16) {
+    rows = (rows + 1) / 2;
+  }
+  return rows;
+}
+
+}  // namespace
+
+int64_t DepthwiseUint8Fast::BlockedTileBytes(int64_t band_rows) const {
+  return ((band_rows - 1) * p_.stride_h + 3) * blocked_w_ * kDepthwiseUint8Block + 64;
+}
+
+void DepthwiseUint8Fast::RunBlock(const uint8_t* input, int64_t n, int64_t block, int64_t oy0,
+                                  int64_t oy1, const int32_t* terms, uint8_t* output,
+                                  uint8_t* tile, uint8_t* staging) const {
+  const ref::DepthwiseConv2dParams& p = p_;
+  constexpr int64_t kBlock = kDepthwiseUint8Block;
+  const int64_t c0 = block * kBlock;
+  const int64_t valid = std::min<int64_t>(kBlock, p.channels - c0);
+  const int64_t plane = p.in_h * p.in_w;
+  const uint8_t* planes = input + (n * p.channels + c0) * plane;
+  // The tile: padded rows y0 .. y1 - 1 (input row y - pad_top), positions
+  // 0 .. blocked_w_ - 1 (input column x - pad_left), the zero point outside
+  // the input.
+  const int64_t y0 = oy0 * p.stride_h, y1 = (oy1 - 1) * p.stride_h + 3;
+  const int64_t iy0 = std::max<int64_t>(0, y0 - p.pad_top);
+  const int64_t iy1 = std::min<int64_t>(p.in_h, y1 - p.pad_top);
+  const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(p.in_w, blocked_w_ - p.pad_left));
+  // Only the padding is filled here; the transpose writes the rest.
+  const uint8_t zero_point = static_cast<uint8_t>(quant_.input_zero_point);
+  const int64_t left = std::min<int64_t>(p.pad_left, blocked_w_);
+  for (int64_t y = y0; y < y1; ++y) {
+    uint8_t* row = tile + (y - y0) * blocked_w_ * kBlock;
+    if (y - p.pad_top < iy0 || y - p.pad_top >= iy1) {
+      std::fill(row, row + blocked_w_ * kBlock, zero_point);
+      continue;
+    }
+    std::fill(row, row + left * kBlock, zero_point);
+    std::fill(row + (left + cols) * kBlock, row + blocked_w_ * kBlock, zero_point);
+  }
+  DepthwiseUint8Block run;
+  run.planes = planes;
+  run.plane = plane;
+  run.valid = valid;
+  run.in_w = p.in_w;
+  run.first = iy0 * p.in_w;
+  run.last = iy1 * p.in_w;
+  run.cols = cols;
+  run.tile_offset = ((p.pad_top - y0) * blocked_w_ + p.pad_left) * kBlock;
+  run.tile = tile;
+  run.row_stride = blocked_w_;
+  run.stride_h = p.stride_h;
+  run.stride_w = p.stride_w;
+  run.out_h = oy1 - oy0;
+  run.out_w = p.out_w;
+  run.taps = block_taps_.data() + block * 3 * kBlock * 4;
+  run.terms = terms + c0;
+  run.multipliers = block_multipliers_.data() + c0;
+  run.right_shifts = block_shifts_.data() + c0;
+  run.zero_point = quant_.output.zero_point;
+  run.lo = quant_.output.min;
+  run.hi = quant_.output.max;
+  run.staging = staging;
+  run.out = output + (n * p.channels + c0) * p.out_h * p.out_w + oy0 * p.out_w;
+  run.out_plane = p.out_h * p.out_w;
+  block_kernel_(run);
+}
+
+bool DepthwiseUint8Fast::RunBlocked(const uint8_t* input, const int32_t* bias, uint8_t* output,
+                                    ThreadPool* pool) const {
+  const ref::DepthwiseConv2dParams& p = p_;
+  constexpr int64_t kBlock = kDepthwiseUint8Block;
+  const int64_t blocks = (p.channels + kBlock - 1) / kBlock;
+  // Each channel's term, bias - input zero point x tap sum, modulo 2^32:
+  // the kernel's wrapping total is exact where the true one fits in int32.
+  std::vector<int32_t> terms(blocks * kBlock, 0);
+  for (int64_t c = 0; c < p.channels; ++c) {
+    const int64_t bias_value = bias != nullptr ? bias[c] : 0;
+    if (!VectorRequantizeApplies(bias_value, 9 * 255 * 255, quant_.multiplier(c))) return false;
+    terms[c] = static_cast<int32_t>(static_cast<uint32_t>(
+        bias_value - int64_t{quant_.input_zero_point} * tap_sums_[c]));
+  }
+  const int threads = pool != nullptr ? pool->num_threads() : 1;
+  const int64_t band_rows = BlockedBandRows(p.out_h, p.out_w, p.batch * blocks, threads);
+  const int64_t bands = (p.out_h + band_rows - 1) / band_rows;
+  ParallelFor(pool, p.batch * blocks * bands, [&](int64_t begin, int64_t end) {
+    std::vector<uint8_t> tile(BlockedTileBytes(band_rows));
+    std::vector<uint8_t> staging(band_rows * p.out_w * kBlock);
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t band = item % bands, plane = item / bands;
+      const int64_t oy0 = band * band_rows, oy1 = std::min(p.out_h, oy0 + band_rows);
+      RunBlock(input, plane / blocks, plane % blocks, oy0, oy1, terms.data(), output, tile.data(),
+               staging.data());
+    }
+  });
+  return true;
+}
+
 void DepthwiseUint8Fast::Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
                              ThreadPool* pool) const {
   const ref::DepthwiseConv2dParams& p = p_;
+  if (block_kernel_ != nullptr && RunBlocked(input, bias, output, pool)) return;
   const int64_t planes = p.batch * p.channels;
   if (flat_count_ > 0) {
     ParallelFor(pool, planes, [&](int64_t begin, int64_t end) {

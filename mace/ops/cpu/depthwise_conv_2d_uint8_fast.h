@@ -6,7 +6,9 @@
 // saturate and the multiplier is below 1, the table's fused row kernel
 // does both in registers and stores bytes (or, without one, the row
 // kernel's sums go through requantize_row); otherwise a scalar int64 loop
-// requantizes the sums. Its results equal
+// requantizes the sums. Where the table has a channel-blocked kernel (16
+// channels a vector, see DepthwiseUint8BlockKernel) and the layer suits it
+// (multiplier 1, int8 taps), that kernel runs instead. Its results equal
 // ref::quantized::DepthwiseConv2d bit for bit.
 #ifndef MACE_OPS_CPU_DEPTHWISE_CONV_2D_UINT8_FAST_H_
 #define MACE_OPS_CPU_DEPTHWISE_CONV_2D_UINT8_FAST_H_
@@ -52,7 +54,27 @@ class DepthwiseUint8Fast {
   // x - pad_left); only the part inside the input is written.
   void FillPlane(const uint8_t* plane_in, int16_t* plane, int64_t height, int64_t width) const;
 
+  // The channel-blocked path (below): the input's blocks of 16 channels
+  // are transposed into position-major padded tiles, run through the
+  // table's block kernel and transposed back. False where a channel's sum
+  // could saturate or its multiplier is 1 or more (the rows above run).
+  bool RunBlocked(const uint8_t* input, const int32_t* bias, uint8_t* output,
+                  ThreadPool* pool) const;
+  // Output rows [oy0, oy1) of channel block `block` of image n; `tile`
+  // and `staging` are the work buffers (BlockedTileBytes and
+  // BlockedStagingBytes).
+  void RunBlock(const uint8_t* input, int64_t n, int64_t block, int64_t oy0, int64_t oy1,
+                const int32_t* terms, uint8_t* output, uint8_t* tile, uint8_t* staging) const;
+  int64_t BlockedTileBytes(int64_t band_rows) const;
+
   DepthwiseUint8RowKernel row_kernel_ = nullptr;
+  // Channel-blocked kernel (null where the table has none, the channel
+  // multiplier is not 1 or a tap minus the filter zero point is not int8).
+  DepthwiseUint8BlockKernel block_kernel_ = nullptr;
+  int64_t blocked_w_ = 0;              // tile positions per row
+  std::vector<int8_t> block_taps_;     // per block: 3 x 16 quads
+  std::vector<int32_t> tap_sums_;      // per channel
+  std::vector<int32_t> block_multipliers_, block_shifts_;  // per channel, padded to blocks
   // The rows with the output step fused (null where the table has none).
   DepthwiseUint8RequantRowKernel requant_kernel_ = nullptr;
   // The table's fused stride-1 rows, for the flat layout.

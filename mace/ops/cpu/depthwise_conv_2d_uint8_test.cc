@@ -29,6 +29,9 @@ struct Case {
   bool int8;
   int32_t bias_limit;  // biases in [-bias_limit, bias_limit]
   bool big_multiplier;
+  // The uint8 filter's values (taps within int8 of the zero point run on
+  // the channel-blocked kernel too).
+  int32_t filter_lo = 0, filter_hi = 255;
 };
 
 void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
@@ -50,7 +53,7 @@ void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
   const std::vector<uint8_t> input =
       testing::RandomValues<uint8_t>(c.batch * c.channels * c.in_h * c.in_w, 0, 255, rng);
   const std::vector<uint8_t> filter_u8 =
-      testing::RandomValues<uint8_t>(out_channels * 9, 0, 255, rng);
+      testing::RandomValues<uint8_t>(out_channels * 9, c.filter_lo, c.filter_hi, rng);
   const std::vector<int8_t> filter_i8 =
       testing::RandomValues<int8_t>(out_channels * 9, -128, 127, rng);
   const std::vector<int32_t> bias =
@@ -135,8 +138,11 @@ std::vector<KernelTable> DepthwiseTables() {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     if (table->depthwise3x3_uint8_s1 == nullptr) continue;
     tables.push_back(*table);
+    KernelTable rows = *table;
+    rows.depthwise3x3_uint8_block = nullptr;
+    if (table->depthwise3x3_uint8_block != nullptr) tables.push_back(rows);
     if (table->depthwise3x3_uint8_requant_s1 != nullptr) {
-      KernelTable two_pass = *table;
+      KernelTable two_pass = rows;
       two_pass.depthwise3x3_uint8_requant_s1 = nullptr;
       two_pass.depthwise3x3_uint8_requant_s2 = nullptr;
       tables.push_back(two_pass);
@@ -151,7 +157,8 @@ TEST(DepthwiseUint8Fast, MatchesReferenceExactly) {
     std::mt19937 rng(7767517);
     for (const Case& c : kCases) {
       SCOPED_TRACE(::testing::Message()
-                   << table.name << (table.depthwise3x3_uint8_requant_s1 ? " fused" : " two-pass")
+                   << table.name << (table.depthwise3x3_uint8_block ? " blocked" : "")
+                   << (table.depthwise3x3_uint8_requant_s1 ? " fused" : " two-pass")
                    << " channels " << c.channels << " " << c.in_h << "x" << c.in_w << " stride "
                    << c.stride_h << "x" << c.stride_w << " pad " << c.pad << " mult "
                    << c.multiplier << " int8 " << c.int8);
@@ -159,6 +166,41 @@ TEST(DepthwiseUint8Fast, MatchesReferenceExactly) {
     }
   }
   if (tables.empty()) GTEST_SKIP() << "no uint8 depthwise row kernel on this CPU";
+}
+
+// The channel-blocked kernel (16 channels per vector) and its transposes
+// at their edges: channel counts around the 16-channel block, input widths
+// 1 to 70 (rows shorter and longer than a 16-position transpose step),
+// strides 1 and 2 each way, padding 0 and 1, int8 filters and uint8
+// filters within int8 of their zero point, and through RunCase 1 to 3
+// threads. Tables without the kernel run their rows (checked above too).
+TEST(DepthwiseUint8Fast, BlockedMatchesReferenceExactly) {
+  int tested = 0;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->depthwise3x3_uint8_block == nullptr) continue;
+    ++tested;
+    std::mt19937 rng(31337);
+    const int64_t channels[] = {1, 15, 16, 17, 33, 40};
+    for (int64_t w = 1; w <= 70; ++w) {
+      for (int64_t stride = 1; stride <= 2; ++stride) {
+        Case c{1 + w % 5 / 4, channels[w % 6], 3 + w % 4, w, 1, stride, 3 - stride, w % 3 ? 1 : 0,
+               static_cast<int32_t>(w * 37 % 256), 0, w % 4 != 0, 40000, false};
+        if (c.in_h + 2 * c.pad < 3 || c.in_w + 2 * c.pad < 3) continue;
+        if (!c.int8) {
+          c.filter_zp = 150;
+          c.filter_lo = 23;
+          c.filter_hi = 255;
+        }
+        if (w % 7 == 0) c.stride_w = stride;  // both ways
+        SCOPED_TRACE(::testing::Message()
+                     << table->name << " channels " << c.channels << " " << c.in_h << "x"
+                     << c.in_w << " stride " << c.stride_h << "x" << c.stride_w << " pad "
+                     << c.pad << " int8 " << c.int8);
+        RunCase(*table, c, &rng);
+      }
+    }
+  }
+  if (tested == 0) GTEST_SKIP() << "no channel-blocked uint8 depthwise kernel on this CPU";
 }
 
 // The fused row kernels on their own against a naive sum of the nine

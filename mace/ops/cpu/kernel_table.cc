@@ -121,6 +121,9 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
     table.quantized_conv_taps = x86::VnniQuantizedConvTaps;
     table.quantized_quad_pack = x86::Avx512QuantizedQuadPack;
     table.quantized_format = kQuantQuadsUint8;
+    if (__builtin_cpu_supports("avx512bw")) {
+      table.depthwise3x3_uint8_block = x86::VnniDepthwiseUint8Block;
+    }
   }
   return table;
 }

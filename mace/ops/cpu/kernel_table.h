@@ -111,6 +111,9 @@ struct KernelTable {
   // (optional: the driver then runs the rows above and requantize_row).
   DepthwiseUint8RequantRowKernel depthwise3x3_uint8_requant_s1 = nullptr;
   DepthwiseUint8RequantRowKernel depthwise3x3_uint8_requant_s2 = nullptr;
+  // 3x3 uint8 depthwise on blocks of channels (multiplier 1, int8 taps,
+  // strides 1 and 2; optional: the rows above run without it).
+  DepthwiseUint8BlockKernel depthwise3x3_uint8_block = nullptr;
   // Half-precision arithmetic (ARMv8.2 FP16), set only in the table
   // Fp16KernelTableFor returns: the GEMM tile (fp16_mr x fp16_nr, panels in
   // half precision, C in single precision), the matrix-vector product of one

@@ -160,6 +160,43 @@ struct DepthwiseUint8RequantRow {
 };
 using DepthwiseUint8RequantRowKernel = void (*)(const DepthwiseUint8RequantRow& row);
 
+// A 3x3 uint8 depthwise convolution of kDepthwiseUint8Block channels at
+// once, with channel multiplier 1 and int8 taps, on planar (NCHW) input
+// and output. The kernel first copies input planes [0, valid) into the
+// position-major `tile`: byte c of flat input position f = y * in_w + x,
+// for f in [first, last) and x < cols, goes to
+//   tile[tile_offset + (y * row_stride + x) * 16 + c]
+// (the caller has filled the tile's padding with the input zero point; a
+// tile position (ty, tx) is padded input (ty, tx) of this band). Then, for
+// output rows [0, out_h) and columns [0, out_w) of the band, channel c's
+//   terms[c] + sum over i, j < 3 of taps(i, j) * tile(stride_h * oy + i,
+//                                                    stride_w * ox + j)
+// (wrapping int32, exact where the caller guarantees RequantizeRow's
+// conditions) is requantized with multipliers[c] and right_shifts[c] (each
+// below 1) and the clamp into staging[(oy * out_w + ox) * 16 + c], and
+// finally out[c * out_plane + q] = staging[q * 16 + c] for c < valid and q <
+// out_h * out_w. Each channel's taps are three quads, one per filter row i:
+// taps[(i * 16 + c) * 4 + j] is tap (i, j) for j < 3 and 0 for j = 3. The
+// tile is read up to 64 bytes from its last position used.
+constexpr int kDepthwiseUint8Block = 16;
+struct DepthwiseUint8Block {
+  const uint8_t* planes = nullptr;
+  int64_t plane = 0, valid = 0, in_w = 0, first = 0, last = 0, cols = 0, tile_offset = 0;
+  uint8_t* tile = nullptr;
+  int64_t row_stride = 0;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t out_h = 0, out_w = 0;
+  const int8_t* taps = nullptr;
+  const int32_t* terms = nullptr;
+  const int32_t* multipliers = nullptr;
+  const int32_t* right_shifts = nullptr;
+  int32_t zero_point = 0, lo = 0, hi = 255;
+  uint8_t* staging = nullptr;
+  uint8_t* out = nullptr;
+  int64_t out_plane = 0;
+};
+using DepthwiseUint8BlockKernel = void (*)(const DepthwiseUint8Block& block);
+
 // A uint8 convolution as an implicit GEMM (no im2col) on kQuantQuadsUint8
 // words. The driver lays the input out as quads of channels: word
 // input[q * quad_stride + P] holds channels 4q..4q+3 of one padded input

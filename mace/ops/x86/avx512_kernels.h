@@ -90,6 +90,10 @@ void Avx512DepthwiseUint8S2(const DepthwiseUint8Row& row);
 void Avx512DepthwiseUint8RequantS1(const DepthwiseUint8RequantRow& row);
 void Avx512DepthwiseUint8RequantS2(const DepthwiseUint8RequantRow& row);
 
+// A 3x3 uint8 depthwise convolution on blocks of 16 interleaved channels
+// (DepthwiseUint8BlockKernel) with vpdpbusd; needs AVX-512 BW and VNNI.
+void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block);
+
 }  // namespace x86
 }  // namespace ops
 }  // namespace mace

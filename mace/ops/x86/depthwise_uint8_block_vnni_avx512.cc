@@ -1,0 +1,259 @@
+// The 3x3 uint8 depthwise convolution on blocks of 16 interleaved channels
+// (DepthwiseUint8BlockKernel) with AVX-512 VNNI. Every int32 lane is one
+// channel, so every lane does useful work whatever the plane's width.
+//
+// For output (oy, ox) and filter row i, the three input positions the row
+// reads are 48 contiguous bytes (16 channels each). One 64-byte load, a
+// vpermd that puts dword c / 4 of each of the three positions in 128-bit
+// lane c / 4 and a vpshufb that interleaves them give, in each channel's
+// dword, the bytes (x, x + 1, x + 2, 0); one vpdpbusd against the filter
+// row's quads (int8 taps, 0 in the fourth byte) adds the row's three
+// products. The accumulators start from the per-channel term (bias minus
+// the input zero point times the tap sum), so the uint8 inputs need no
+// zero-point subtraction and padding holds the zero point.
+//
+// The output step is the rule of requantize_avx512.h with each lane's own
+// multiplier and shift (vpsrlvq on the even and odd lanes).
+#include <cstdint>
+
+#include "mace/ops/x86/avx512_intrinsics.h"
+#include "mace/ops/x86/avx512_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace x86 {
+namespace {
+
+struct LaneScales {
+  __m512i even_multiplier, odd_multiplier, even_half, odd_half, even_shift, odd_shift;
+};
+
+__attribute__((target("avx512bw"))) LaneScales MakeLaneScales(const int32_t* multipliers,
+                                                              const int32_t* right_shifts) {
+  // 64-bit lane k holds channel 2k (even) or 2k + 1 (odd). As in
+  // requantize_avx512.h, (|x| m + 2^(s-1)) >> s is (|x| 2m + 2^s) >> (s + 1),
+  // and the odd lanes' results are left in the upper halves by a shift of
+  // s - 31 (a multiplier below 1 has s >= 31; a zero multiplier gives 0
+  // whatever the shift, vpsrlvq giving 0 for counts of 64 or more).
+  alignas(64) int64_t em[8], om[8], eh[8], oh[8], es[8], os[8];
+  for (int k = 0; k < 8; ++k) {
+    em[k] = int64_t{static_cast<uint32_t>(multipliers[2 * k])} * 2;
+    om[k] = int64_t{static_cast<uint32_t>(multipliers[2 * k + 1])} * 2;
+    eh[k] = int64_t{1} << right_shifts[2 * k];
+    oh[k] = int64_t{1} << right_shifts[2 * k + 1];
+    es[k] = right_shifts[2 * k] + 1;
+    os[k] = right_shifts[2 * k + 1] - 31;
+  }
+  LaneScales s;
+  s.even_multiplier = _mm512_load_si512(em);
+  s.odd_multiplier = _mm512_load_si512(om);
+  s.even_half = _mm512_load_si512(eh);
+  s.odd_half = _mm512_load_si512(oh);
+  s.even_shift = _mm512_load_si512(es);
+  s.odd_shift = _mm512_load_si512(os);
+  return s;
+}
+
+// Transposes 16 rows of 16 bytes: out[j] byte i is in[i] byte j.
+__attribute__((always_inline)) inline void Transpose16x16(const __m128i* in, __m128i* out) {
+  __m128i a[16], b[16], c[16];
+#pragma GCC unroll 16
+  for (int k = 0; k < 8; ++k) {
+    a[k] = _mm_unpacklo_epi8(in[2 * k], in[2 * k + 1]);
+    a[k + 8] = _mm_unpackhi_epi8(in[2 * k], in[2 * k + 1]);
+  }
+  // a[k + 8 h]: rows 2k, 2k + 1, columns 8h .. 8h + 7.
+#pragma GCC unroll 16
+  for (int h = 0; h < 2; ++h) {
+#pragma GCC unroll 16
+    for (int k = 0; k < 4; ++k) {
+      b[k + 8 * h] = _mm_unpacklo_epi16(a[2 * k + 8 * h], a[2 * k + 1 + 8 * h]);
+      b[k + 4 + 8 * h] = _mm_unpackhi_epi16(a[2 * k + 8 * h], a[2 * k + 1 + 8 * h]);
+    }
+  }
+  // b[k + 4 m]: rows 4k .. 4k + 3, columns 4m .. 4m + 3.
+#pragma GCC unroll 16
+  for (int m = 0; m < 4; ++m) {
+#pragma GCC unroll 16
+    for (int j = 0; j < 2; ++j) {
+      c[j + 4 * m] = _mm_unpacklo_epi32(b[2 * j + 4 * m], b[2 * j + 1 + 4 * m]);
+      c[j + 2 + 4 * m] = _mm_unpackhi_epi32(b[2 * j + 4 * m], b[2 * j + 1 + 4 * m]);
+    }
+  }
+  // c[j + 2 q]: rows 8j .. 8j + 7, columns 2q, 2q + 1.
+#pragma GCC unroll 16
+  for (int q = 0; q < 8; ++q) {
+    out[2 * q] = _mm_unpacklo_epi64(c[2 * q], c[1 + 2 * q]);
+    out[2 * q + 1] = _mm_unpackhi_epi64(c[2 * q], c[1 + 2 * q]);
+  }
+}
+
+// The input planes into the position-major tile (see DepthwiseUint8Block):
+// 16 flat positions of the 16 planes per transpose, the last step
+// overlapping the one before it; fewer than 16 positions go one by one.
+void Gather(const DepthwiseUint8Block& b) {
+  uint8_t* const origin = b.tile + b.tile_offset;
+  int64_t done = b.first;
+  if (b.last - b.first >= 16) {
+    __m128i rows[16], positions[16];
+    for (int64_t at = b.first;; at += 16) {
+      if (at + 16 > b.last) at = b.last - 16;
+#pragma GCC unroll 16
+      for (int64_t c = 0; c < 16; ++c) {
+        rows[c] =
+            c < b.valid
+                ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.planes + c * b.plane + at))
+                : _mm_setzero_si128();
+      }
+      Transpose16x16(rows, positions);
+      int64_t y = at / b.in_w, x = at % b.in_w;
+#pragma GCC unroll 16
+      for (int k = 0; k < 16; ++k) {
+        if (x < b.cols) {
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(origin + (y * b.row_stride + x) * 16),
+                           positions[k]);
+        }
+        if (++x == b.in_w) x = 0, ++y;
+      }
+      if (at + 16 == b.last) break;
+    }
+    done = b.last;
+  }
+  for (int64_t at = done; at < b.last; ++at) {
+    const int64_t y = at / b.in_w, x = at % b.in_w;
+    if (x >= b.cols) continue;
+#pragma GCC unroll 16
+    for (int64_t c = 0; c < b.valid; ++c) {
+      origin[(y * b.row_stride + x) * 16 + c] = b.planes[c * b.plane + at];
+    }
+  }
+}
+
+// The staging positions back to the output planes.
+void Scatter(const DepthwiseUint8Block& b) {
+  const int64_t count = b.out_h * b.out_w;
+  int64_t done = 0;
+  if (count >= 16) {
+    __m128i positions[16], channels[16];
+    for (int64_t at = 0;; at += 16) {
+      if (at + 16 > count) at = count - 16;
+#pragma GCC unroll 16
+      for (int k = 0; k < 16; ++k) {
+        positions[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.staging + (at + k) * 16));
+      }
+      Transpose16x16(positions, channels);
+#pragma GCC unroll 16
+      for (int64_t c = 0; c < b.valid; ++c) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(b.out + c * b.out_plane + at), channels[c]);
+      }
+      if (at + 16 == count) break;
+    }
+    done = count;
+  }
+  for (int64_t at = done; at < count; ++at) {
+#pragma GCC unroll 16
+    for (int64_t c = 0; c < b.valid; ++c) b.out[c * b.out_plane + at] = b.staging[at * 16 + c];
+  }
+}
+
+struct BlockConstants {
+  LaneScales scales;
+  __m512i zero_point, lo, hi, terms, taps[3], gather, interleave;
+};
+
+// The 16 channels' bytes (x, x + 1, x + 2, 0) of the three positions
+// from `at`, one dword per channel.
+__attribute__((target("avx512bw"), always_inline)) inline __m512i Expand(const uint8_t* at,
+                                                                         const BlockConstants& k) {
+  return _mm512_shuffle_epi8(_mm512_permutexvar_epi32(k.gather, _mm512_loadu_si512(at)),
+                             k.interleave);
+}
+
+template <bool AboveZero>
+__attribute__((target("avx512bw"), always_inline)) inline void Store(__m512i acc,
+                                                                     const BlockConstants& k,
+                                                                     uint8_t* out) {
+  const LaneScales& s = k.scales;
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i magnitude = AboveZero ? _mm512_max_epi32(acc, zero) : _mm512_abs_epi32(acc);
+  const __m512i even = _mm512_srlv_epi64(
+      _mm512_add_epi64(_mm512_mul_epu32(magnitude, s.even_multiplier), s.even_half), s.even_shift);
+  const __m512i odd = _mm512_srlv_epi64(
+      _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(magnitude, 32), s.odd_multiplier),
+                       s.odd_half),
+      s.odd_shift);
+  __m512i value = _mm512_mask_blend_epi32(0xAAAA, even, odd);
+  if (!AboveZero) {
+    value = _mm512_mask_sub_epi32(value, _mm512_cmplt_epi32_mask(acc, zero), zero, value);
+  }
+  value = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(value, k.lo), k.hi), k.zero_point);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(value));
+}
+
+// Rows output rows from `oy` at vertical stride Stride: each input row's
+// expanded vector feeds every output row whose window holds it (at stride
+// 1, three rows of outputs share 5 input rows instead of reading 9).
+template <bool AboveZero, int Stride, int Rows>
+__attribute__((target("avx512bw,avx512vnni"))) void BlockRows(const DepthwiseUint8Block& b,
+                                                              const BlockConstants& k, int64_t oy) {
+  constexpr int kInputRows = (Rows - 1) * Stride + 3;
+  const int64_t row_bytes = b.row_stride * 16;
+  const int64_t step = b.stride_w * 16;
+  const uint8_t* in = b.tile + oy * Stride * row_bytes;
+  uint8_t* out = b.staging + oy * b.out_w * 16;
+  for (int64_t ox = 0; ox < b.out_w; ++ox) {
+    __m512i acc[Rows];
+#pragma GCC unroll 4
+    for (int r = 0; r < Rows; ++r) acc[r] = k.terms;
+#pragma GCC unroll 8
+    for (int i = 0; i < kInputRows; ++i) {
+      const __m512i e = Expand(in + i * row_bytes + ox * step, k);
+#pragma GCC unroll 4
+      for (int r = 0; r < Rows; ++r) {
+        const int tap = i - r * Stride;
+        if (tap >= 0 && tap < 3) acc[r] = _mm512_dpbusd_epi32(acc[r], e, k.taps[tap]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < Rows; ++r) {
+      Store<AboveZero>(acc[r], k, out + (r * b.out_w + ox) * 16);
+    }
+  }
+}
+
+template <bool AboveZero, int Stride>
+__attribute__((target("avx512bw,avx512vnni"))) void Block(const DepthwiseUint8Block& b) {
+  BlockConstants k;
+  k.scales = MakeLaneScales(b.multipliers, b.right_shifts);
+  k.zero_point = _mm512_set1_epi32(b.zero_point);
+  k.lo = _mm512_set1_epi32(b.lo - b.zero_point);
+  k.hi = _mm512_set1_epi32(b.hi - b.zero_point);
+  k.terms = _mm512_loadu_si512(b.terms);
+  for (int i = 0; i < 3; ++i) k.taps[i] = _mm512_loadu_si512(b.taps + 64 * i);
+  // 128-bit lane L gathers dword L of the three positions.
+  k.gather = _mm512_setr_epi32(0, 4, 8, 0, 1, 5, 9, 1, 2, 6, 10, 2, 3, 7, 11, 3);
+  // Byte 4 j + t of a lane is byte 4 t + j of the gathered ones (t < 3).
+  k.interleave = _mm512_broadcast_i32x4(
+      _mm_setr_epi8(0, 4, 8, -128, 1, 5, 9, -128, 2, 6, 10, -128, 3, 7, 11, -128));
+  constexpr int kRows = Stride == 1 ? 3 : 2;
+  int64_t oy = 0;
+  for (; oy + kRows <= b.out_h; oy += kRows) BlockRows<AboveZero, Stride, kRows>(b, k, oy);
+  for (; oy < b.out_h; ++oy) BlockRows<AboveZero, Stride, 1>(b, k, oy);
+}
+
+}  // namespace
+
+void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block) {
+  Gather(block);
+  const bool above_zero = block.lo >= block.zero_point;
+  if (block.stride_h == 1) {
+    above_zero ? Block<true, 1>(block) : Block<false, 1>(block);
+  } else {
+    above_zero ? Block<true, 2>(block) : Block<false, 2>(block);
+  }
+  Scatter(block);
+}
+
+}  // namespace x86
+}  // namespace ops
+}  // namespace mace
