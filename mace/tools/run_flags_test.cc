@@ -247,7 +247,11 @@ TEST(NpyTest, RejectsBadHeadersWithClearErrors) {
   EXPECT_EQ(Decode(Npy(good, 28), {2, 3}),
             "trailing bytes: shape [2,3] needs 24 data bytes but the file has 28");
   EXPECT_EQ(Decode(Npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 48), {2, 3}),
-            "the dtype is '<f8'; only float32 ('<f4') is supported");
+            "the dtype is '<f8'; supported are float32 ('<f4'), int32 ('<i4'), int64 ('<i8'), "
+            "bool ('|b1') and uint8 ('|u1')");
+  // A supported dtype other than float32 is refused where float32 is needed.
+  EXPECT_EQ(Decode(Npy("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", 48), {2, 3}),
+            "the dtype is '<i8' but a float32 ('<f4') array is needed");
   EXPECT_EQ(Decode(Npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", 24), {2, 3}),
             "Fortran-order arrays are not supported");
   // A substring search would find '<f4' in the decoy key and accept '<f8'.
