@@ -21,6 +21,15 @@
 
 namespace {
 
+int WriteFiles(const mace::testing::ModelBuilder& model, const char* graph_path,
+               const char* data_path) {
+  std::ofstream graph(graph_path, std::ios::binary);
+  graph << model.Graph();
+  std::ofstream data(data_path, std::ios::binary);
+  data << model.data;
+  return graph && data ? 0 : 1;
+}
+
 void SetQuantizeInfo(mace::OperatorDef* op, float scale, int32_t zero_point) {
   mace::QuantizeActivationInfo* info = op->add_quantize_info();
   info->set_scale(scale);
@@ -45,11 +54,7 @@ int WriteDspModel(const char* graph_path, const char* data_path) {
   ModelBuilder::SetInt(conv, "T", mace::DT_UINT8);
   SetQuantizeInfo(conv, 0.02f, 128);
   model.AddOp("Dequantize", "dequantize", {"yq"}, "y");
-  std::ofstream graph(graph_path, std::ios::binary);
-  graph << model.Graph();
-  std::ofstream data(data_path, std::ios::binary);
-  data << model.data;
-  return graph && data ? 0 : 1;
+  return WriteFiles(model, graph_path, data_path);
 }
 
 // The float model; `dynamic` gives x its max_dims.
@@ -71,11 +76,7 @@ int WriteModel(const char* graph_path, const char* data_path, bool dynamic) {
   mace::testing::ModelBuilder::SetString(conv, "activation", "RELU");
   mace::OperatorDef* argmax = model.AddOp("ArgMax", "argmax", {"x"}, "idx");
   mace::testing::ModelBuilder::SetInt(argmax, "axis", 1);
-  std::ofstream graph(graph_path, std::ios::binary);
-  graph << model.Graph();
-  std::ofstream data(data_path, std::ios::binary);
-  data << model.data;
-  return graph && data ? 0 : 1;
+  return WriteFiles(model, graph_path, data_path);
 }
 
 int WriteTypedModel(const char* graph_path, const char* data_path) {
@@ -98,11 +99,7 @@ int WriteTypedModel(const char* graph_path, const char* data_path) {
   mace::OperatorDef* add = model.AddOp("Eltwise", "add", {"ids", "ids"}, "twice");
   mace::testing::ModelBuilder::SetInt(add, "type", 0);
   model.AddOp("Identity", "id", {"mask"}, "mask_out");
-  std::ofstream graph(graph_path, std::ios::binary);
-  graph << model.Graph();
-  std::ofstream data(data_path, std::ios::binary);
-  data << model.data;
-  return graph && data ? 0 : 1;
+  return WriteFiles(model, graph_path, data_path);
 }
 
 }  // namespace

@@ -192,10 +192,15 @@ jlongArray InputShape(JNIEnv* env, jlong engine, jstring name, ShapeFn shape_fn)
   return NewLongArray(env, dims, rank);
 }
 
-// Sets an input from a whole Java array of `type`'s elements.
+// The length of a Java array, 0 for null (refused by SetInputArray).
+jint Length(JNIEnv* env, jarray array) { return array == nullptr ? 0 : env->GetArrayLength(array); }
+
+// Sets an input from elements [offset, offset + length) of a Java array of
+// `type`'s elements.
 template <typename JArray, typename T>
 void SetInputArray(JNIEnv* env, jlong engine, jstring name, jlongArray shape, JArray data,
-                   MaceCDataType type, void (JNIEnv::*get)(JArray, jsize, jsize, T*)) {
+                   jint offset, jint length, MaceCDataType type,
+                   void (JNIEnv::*get)(JArray, jsize, jsize, T*)) {
   if (!NeedEngine(env, engine)) return;
   if (name == nullptr || data == nullptr) {
     InvalidArgs(env, name == nullptr ? "the input name is null" : "the input data is null");
@@ -203,10 +208,11 @@ void SetInputArray(JNIEnv* env, jlong engine, jstring name, jlongArray shape, JA
   }
   std::vector<int64_t> dims;
   if (!ReadShape(env, shape, &dims)) return;
+  if (!InRange(env, offset, length, env->GetArrayLength(data))) return;
   Utf8 text(env, name);
   if (!text.ok()) return;
-  std::vector<T> values(env->GetArrayLength(data));
-  (env->*get)(data, 0, static_cast<jsize>(values.size()), values.data());
+  std::vector<T> values(length);
+  (env->*get)(data, offset, length, values.data());
   if (env->ExceptionCheck()) return;
   Check(env, mace_c_engine_set_input(AsEngine(engine), text.get(), type, dims.data(), dims.size(),
                                      values.data(), values.size() * sizeof(T)));
@@ -398,14 +404,14 @@ JNIEXPORT jlongArray JNICALL Java_com_mace_NativeMace_inputMaxShape(JNIEnv* env,
 JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputLongs(JNIEnv* env, jclass, jlong engine,
                                                               jstring name, jlongArray shape,
                                                               jlongArray data) {
-  SetInputArray<jlongArray, jlong>(env, engine, name, shape, data, MACE_C_INT64,
+  SetInputArray<jlongArray, jlong>(env, engine, name, shape, data, 0, Length(env, data), MACE_C_INT64,
                                    &JNIEnv::GetLongArrayRegion);
 }
 
 JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputInts(JNIEnv* env, jclass, jlong engine,
                                                              jstring name, jlongArray shape,
                                                              jintArray data) {
-  SetInputArray<jintArray, jint>(env, engine, name, shape, data, MACE_C_INT32,
+  SetInputArray<jintArray, jint>(env, engine, name, shape, data, 0, Length(env, data), MACE_C_INT32,
                                  &JNIEnv::GetIntArrayRegion);
 }
 
@@ -414,7 +420,7 @@ JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputBooleans(JNIEnv* env, jc
                                                                  jlongArray shape,
                                                                  jbooleanArray data) {
   // jboolean is one byte holding 0 or 1: the bytes of a MACE bool tensor.
-  SetInputArray<jbooleanArray, jboolean>(env, engine, name, shape, data, MACE_C_BOOL,
+  SetInputArray<jbooleanArray, jboolean>(env, engine, name, shape, data, 0, Length(env, data), MACE_C_BOOL,
                                          &JNIEnv::GetBooleanArrayRegion);
 }
 
@@ -422,21 +428,8 @@ JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputArray(JNIEnv* env, jclas
                                                               jstring name, jlongArray shape,
                                                               jfloatArray data, jint offset,
                                                               jint length) {
-  if (!NeedEngine(env, engine)) return;
-  if (name == nullptr || data == nullptr) {
-    InvalidArgs(env, name == nullptr ? "the input name is null" : "the input data is null");
-    return;
-  }
-  std::vector<int64_t> dims;
-  if (!ReadShape(env, shape, &dims)) return;
-  if (!InRange(env, offset, length, env->GetArrayLength(data))) return;
-  Utf8 text(env, name);
-  if (!text.ok()) return;
-  std::vector<float> values(length);
-  env->GetFloatArrayRegion(data, offset, length, values.data());
-  if (env->ExceptionCheck()) return;
-  Check(env, mace_c_engine_set_input(AsEngine(engine), text.get(), MACE_C_FLOAT32, dims.data(),
-                                     dims.size(), values.data(), values.size() * sizeof(float)));
+  SetInputArray<jfloatArray, jfloat>(env, engine, name, shape, data, offset, length,
+                                     MACE_C_FLOAT32, &JNIEnv::GetFloatArrayRegion);
 }
 
 JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputDirect(JNIEnv* env, jclass, jlong engine,

@@ -162,8 +162,8 @@ MACE_C_API MaceCStatus mace_c_engine_output_name(const MaceCEngine* engine, size
  * dims. data_size must equal product(dims) * mace_c_data_type_size(type);
  * type must be the model's (an input declared int32, int64 or bool also
  * takes float32; an integer beyond +-2^24 into a float32 model fails the
- * run with MACE_C_INVALID_ARGS), shape the model's, a dynamic dimension anywhere within
- * its range (checked here and at run). The input keeps its value until it
+ * run with MACE_C_INVALID_ARGS) and shape the model's, a dynamic dimension
+ * anywhere within its range (checked here and at run). The input keeps its value until it
  * is set again. */
 MACE_C_API MaceCStatus mace_c_engine_set_input(MaceCEngine* engine, const char* name,
                                                MaceCDataType type, const int64_t* dims,
