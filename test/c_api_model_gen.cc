@@ -5,16 +5,30 @@
 // Hexagon DSP options: x [1, 2, 3, 3] float -> Quantize -> 1x1 Conv2D
 // (uint8 weights) -> Dequantize -> y. With two more it writes the first
 // model again with a dynamic input: x [1, 2, 3, 3], largest [1, 2, 8, 8]
-// (max_dims), so its height and width may change between runs.
+// (max_dims), so its height and width may change between runs. With two
+// more it writes a model of typed inputs and outputs: ids [4] int64 ->
+// twice = ids + ids (int64; the op computes in float32), and mask [4] bool
+// -> mask_out = mask (bool).
 //
-//   c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data [DYNAMIC.pb DYNAMIC.data]]
+//   c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data [DYNAMIC.pb DYNAMIC.data
+//                   [TYPED.pb TYPED.data]]]
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "test/model_builder.h"
 
 namespace {
+
+int WriteFiles(const mace::testing::ModelBuilder& model, const char* graph_path,
+               const char* data_path) {
+  std::ofstream graph(graph_path, std::ios::binary);
+  graph << model.Graph();
+  std::ofstream data(data_path, std::ios::binary);
+  data << model.data;
+  return graph && data ? 0 : 1;
+}
 
 void SetQuantizeInfo(mace::OperatorDef* op, float scale, int32_t zero_point) {
   mace::QuantizeActivationInfo* info = op->add_quantize_info();
@@ -40,11 +54,7 @@ int WriteDspModel(const char* graph_path, const char* data_path) {
   ModelBuilder::SetInt(conv, "T", mace::DT_UINT8);
   SetQuantizeInfo(conv, 0.02f, 128);
   model.AddOp("Dequantize", "dequantize", {"yq"}, "y");
-  std::ofstream graph(graph_path, std::ios::binary);
-  graph << model.Graph();
-  std::ofstream data(data_path, std::ios::binary);
-  data << model.data;
-  return graph && data ? 0 : 1;
+  return WriteFiles(model, graph_path, data_path);
 }
 
 // The float model; `dynamic` gives x its max_dims.
@@ -66,22 +76,42 @@ int WriteModel(const char* graph_path, const char* data_path, bool dynamic) {
   mace::testing::ModelBuilder::SetString(conv, "activation", "RELU");
   mace::OperatorDef* argmax = model.AddOp("ArgMax", "argmax", {"x"}, "idx");
   mace::testing::ModelBuilder::SetInt(argmax, "axis", 1);
-  std::ofstream graph(graph_path, std::ios::binary);
-  graph << model.Graph();
-  std::ofstream data(data_path, std::ios::binary);
-  data << model.data;
-  return graph && data ? 0 : 1;
+  return WriteFiles(model, graph_path, data_path);
+}
+
+int WriteTypedModel(const char* graph_path, const char* data_path) {
+  mace::testing::ModelBuilder model;
+  for (const auto& [name, type] : {std::pair<const char*, mace::IODataType>{"ids", mace::IO_INT64},
+                                   {"mask", mace::IO_BOOL}}) {
+    mace::InputOutputInfo* input = model.net.add_input_info();
+    input->set_name(name);
+    input->add_dims(4);
+    input->set_data_format(0);
+    input->set_app_data_type(type);
+  }
+  for (const auto& [name, type] : {std::pair<const char*, mace::IODataType>{"twice", mace::IO_INT64},
+                                   {"mask_out", mace::IO_BOOL}}) {
+    mace::InputOutputInfo* output = model.net.add_output_info();
+    output->set_name(name);
+    output->set_data_format(0);
+    output->set_app_data_type(type);
+  }
+  mace::OperatorDef* add = model.AddOp("Eltwise", "add", {"ids", "ids"}, "twice");
+  mace::testing::ModelBuilder::SetInt(add, "type", 0);
+  model.AddOp("Identity", "id", {"mask"}, "mask_out");
+  return WriteFiles(model, graph_path, data_path);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 && argc != 5 && argc != 7) {
+  if (argc != 3 && argc != 5 && argc != 7 && argc != 9) {
     std::fprintf(stderr, "usage: c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data "
-                 "[DYNAMIC.pb DYNAMIC.data]]\n");
+                 "[DYNAMIC.pb DYNAMIC.data [TYPED.pb TYPED.data]]]\n");
     return 2;
   }
   if (WriteModel(argv[1], argv[2], false) != 0) return 1;
   if (argc >= 5 && WriteDspModel(argv[3], argv[4]) != 0) return 1;
-  return argc == 7 ? WriteModel(argv[5], argv[6], true) : 0;
+  if (argc >= 7 && WriteModel(argv[5], argv[6], true) != 0) return 1;
+  return argc == 9 ? WriteTypedModel(argv[7], argv[8]) : 0;
 }

@@ -51,6 +51,8 @@ static const char* dsp_graph_path;
 static const char* dsp_weights_path;
 static const char* dynamic_graph_path;
 static const char* dynamic_weights_path;
+static const char* typed_graph_path;
+static const char* typed_weights_path;
 static const int64_t kShape[4] = {1, 2, 3, 3};
 
 /* 18 inputs with ties avoided, from a fixed seed. */
@@ -221,6 +223,62 @@ static void TestDynamicInput(void) {
   CHECK_ERROR(mace_c_engine_run(engine), MACE_C_INVALID_ARGS,
               "dynamic dimension 2 takes 1 to 8");
   CHECK(RunDynamicAndCheck(engine, 2, 6, 6) == 0);
+  mace_c_engine_destroy(engine);
+}
+
+/* int64 and bool inputs and outputs of a model whose ops compute in float32:
+ * ids -> twice = ids + ids, mask -> mask_out. */
+static void TestTypedModel(void) {
+  CHECK(strcmp(mace_c_data_type_name(MACE_C_INT64), "int64") == 0 &&
+        mace_c_data_type_size(MACE_C_INT64) == 8);
+  CHECK(strcmp(mace_c_data_type_name(MACE_C_BOOL), "bool") == 0 &&
+        mace_c_data_type_size(MACE_C_BOOL) == 1);
+  MaceCConfig* config = NULL;
+  MaceCEngine* engine = NULL;
+  CHECK(mace_c_config_create(MACE_C_CPU, &config) == MACE_C_OK);
+  CHECK(mace_c_engine_create_from_files(typed_graph_path, typed_weights_path, config, &engine) ==
+        MACE_C_OK);
+  mace_c_config_destroy(config);
+  if (engine == NULL) return;
+  const int64_t shape[1] = {4};
+  const int64_t ids[4] = {3, -16777216, 16777216, 0};
+  const uint8_t mask[4] = {1, 0, 0, 1};
+  CHECK(mace_c_engine_set_input(engine, "ids", MACE_C_INT64, shape, 1, ids, sizeof(ids)) ==
+        MACE_C_OK);
+  CHECK(mace_c_engine_set_input(engine, "mask", MACE_C_BOOL, shape, 1, mask, sizeof(mask)) ==
+        MACE_C_OK);
+  CHECK(mace_c_engine_run(engine) == MACE_C_OK);
+  MaceCDataType type = MACE_C_FLOAT32;
+  const void* data = NULL;
+  size_t size = 0;
+  CHECK(mace_c_engine_get_output(engine, "twice", &type, NULL, NULL, &data, &size) ==
+        MACE_C_OK);
+  CHECK(type == MACE_C_INT64 && size == 32);
+  if (type == MACE_C_INT64 && size == 32) {
+    const int64_t* twice = (const int64_t*)data;
+    CHECK(twice[0] == 6 && twice[1] == -33554432 && twice[2] == 33554432 && twice[3] == 0);
+  }
+  CHECK(mace_c_engine_get_output(engine, "mask_out", &type, NULL, NULL, &data, &size) ==
+        MACE_C_OK);
+  CHECK(type == MACE_C_BOOL && size == 4 && memcmp(data, mask, 4) == 0);
+  /* 2^24 + 1 would be rounded by float32: the run fails naming it. */
+  const int64_t big[4] = {0, 0, 16777217, 0};
+  CHECK(mace_c_engine_set_input(engine, "ids", MACE_C_INT64, shape, 1, big, sizeof(big)) ==
+        MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_run(engine), MACE_C_INVALID_ARGS, "input 'ids' holds 16777217");
+  CHECK(mace_c_engine_set_input(engine, "ids", MACE_C_INT64, shape, 1, ids, sizeof(ids)) ==
+        MACE_C_OK);
+  const uint8_t two[4] = {0, 2, 0, 0};
+  CHECK(mace_c_engine_set_input(engine, "mask", MACE_C_BOOL, shape, 1, two, sizeof(two)) ==
+        MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_run(engine), MACE_C_INVALID_ARGS, "bool elements are 0 or 1");
+  const int32_t narrow[4] = {1, 2, 3, 4};
+  CHECK(mace_c_engine_set_input(engine, "ids", MACE_C_INT32, shape, 1, narrow, sizeof(narrow)) ==
+        MACE_C_OK);
+  CHECK(mace_c_engine_set_input(engine, "mask", MACE_C_BOOL, shape, 1, mask, sizeof(mask)) ==
+        MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_run(engine), MACE_C_INVALID_ARGS,
+              "input 'ids' is int32 but the model expects int64");
   mace_c_engine_destroy(engine);
 }
 
@@ -439,9 +497,9 @@ static void TestThreads(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 7) {
+  if (argc != 9) {
     fprintf(stderr, "usage: c_api_test MODEL.pb MODEL.data DSP_MODEL.pb DSP_MODEL.data "
-                    "DYN.pb DYN.data\n");
+                    "DYN.pb DYN.data TYPED.pb TYPED.data\n");
     return 2;
   }
   graph_path = argv[1];
@@ -450,7 +508,10 @@ int main(int argc, char** argv) {
   dsp_weights_path = argv[4];
   dynamic_graph_path = argv[5];
   dynamic_weights_path = argv[6];
+  typed_graph_path = argv[7];
+  typed_weights_path = argv[8];
   TestNullHandlesAndConfig();
+  TestTypedModel();
   TestModelInfoAndRun();
   TestInputErrors();
   TestDynamicInput();

@@ -178,6 +178,10 @@ def first_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[:limit] + "..."
 
 
+# The NumPy type of each input type the engine takes besides float32.
+_FEED_TYPES = {"int32": np.int32, "int64": np.int64, "bool": np.bool_, "uint8": np.uint8}
+
+
 def run_case(case: Path, claimed: set[str], mace_run: Path, timeout: float,
              work: Path) -> Outcome:
     import onnx
@@ -242,9 +246,13 @@ def run_case(case: Path, claimed: set[str], mace_run: Path, timeout: float,
         if array.dtype.kind not in "fiub":
             return done("refused", f"input '{name}' has type {array.dtype}, which mace_run "
                         "cannot feed")
+        # An input the converted model declares int32, int64 or bool (the
+        # converter keeps the ONNX type) is fed as what it is; the engine
+        # refuses an integer float32 cannot hold instead of rounding it.
+        dtype = _FEED_TYPES.get(spec.data_type, np.float32)
         np.save(out_dir / f"input_{safe_name(name)}.npy",
                 # (np.ascontiguousarray would make a scalar one-dimensional)
-                array.astype(np.float32).reshape(spec.shape).copy(order="C"))
+                array.astype(dtype).reshape(spec.shape).copy(order="C"))
     command = [
         str(mace_run), f"--model_file={pb}", f"--model_data_file={weights}",
         "--input_node=" + ",".join(s.name for s in converted.inputs),

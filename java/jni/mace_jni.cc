@@ -176,6 +176,61 @@ uint8_t* DirectRange(JNIEnv* env, jobject buffer, jlong offset, jlong length, jl
   return base + offset;
 }
 
+using ShapeFn = MaceCStatus (*)(const MaceCEngine*, const char*, const int64_t**, size_t*);
+
+jlongArray InputShape(JNIEnv* env, jlong engine, jstring name, ShapeFn shape_fn) {
+  if (!NeedEngine(env, engine)) return nullptr;
+  if (name == nullptr) {
+    InvalidArgs(env, "the input name is null");
+    return nullptr;
+  }
+  Utf8 text(env, name);
+  if (!text.ok()) return nullptr;
+  const int64_t* dims = nullptr;
+  size_t rank = 0;
+  if (!Check(env, shape_fn(AsEngine(engine), text.get(), &dims, &rank))) return nullptr;
+  return NewLongArray(env, dims, rank);
+}
+
+// The length of a Java array, 0 for null (refused by SetInputArray).
+jint Length(JNIEnv* env, jarray array) { return array == nullptr ? 0 : env->GetArrayLength(array); }
+
+// Sets an input from elements [offset, offset + length) of a Java array of
+// `type`'s elements.
+template <typename JArray, typename T>
+void SetInputArray(JNIEnv* env, jlong engine, jstring name, jlongArray shape, JArray data,
+                   jint offset, jint length, MaceCDataType type,
+                   void (JNIEnv::*get)(JArray, jsize, jsize, T*)) {
+  if (!NeedEngine(env, engine)) return;
+  if (name == nullptr || data == nullptr) {
+    InvalidArgs(env, name == nullptr ? "the input name is null" : "the input data is null");
+    return;
+  }
+  std::vector<int64_t> dims;
+  if (!ReadShape(env, shape, &dims)) return;
+  if (!InRange(env, offset, length, env->GetArrayLength(data))) return;
+  Utf8 text(env, name);
+  if (!text.ok()) return;
+  std::vector<T> values(length);
+  (env->*get)(data, offset, length, values.data());
+  if (env->ExceptionCheck()) return;
+  Check(env, mace_c_engine_set_input(AsEngine(engine), text.get(), type, dims.data(), dims.size(),
+                                     values.data(), values.size() * sizeof(T)));
+}
+
+// A typed output as a new Java array, or null with an exception pending.
+template <typename JArray, typename T>
+JArray OutputArray(JNIEnv* env, jlong engine, jstring name, MaceCDataType type,
+                   JArray (JNIEnv::*make)(jsize),
+                   void (JNIEnv::*set)(JArray, jsize, jsize, const T*)) {
+  Output out;
+  if (!GetOutput(env, engine, name, &out) || !NeedType(env, out, type, name)) return nullptr;
+  const jsize count = static_cast<jsize>(out.bytes / sizeof(T));
+  JArray array = (env->*make)(count);
+  if (array != nullptr && count > 0) (env->*set)(array, 0, count, static_cast<const T*>(out.data));
+  return array;
+}
+
 }  // namespace
 
 extern "C" {
@@ -338,40 +393,43 @@ JNIEXPORT jobjectArray JNICALL Java_com_mace_NativeMace_outputNames(JNIEnv* env,
 
 JNIEXPORT jlongArray JNICALL Java_com_mace_NativeMace_inputShape(JNIEnv* env, jclass,
                                                                  jlong engine, jstring name) {
-  if (!NeedEngine(env, engine)) return nullptr;
-  if (name == nullptr) {
-    InvalidArgs(env, "the input name is null");
-    return nullptr;
-  }
-  Utf8 text(env, name);
-  if (!text.ok()) return nullptr;
-  const int64_t* dims = nullptr;
-  size_t rank = 0;
-  if (!Check(env, mace_c_engine_input_shape(AsEngine(engine), text.get(), &dims, &rank))) {
-    return nullptr;
-  }
-  return NewLongArray(env, dims, rank);
+  return InputShape(env, engine, name, mace_c_engine_input_shape);
+}
+
+JNIEXPORT jlongArray JNICALL Java_com_mace_NativeMace_inputMaxShape(JNIEnv* env, jclass,
+                                                                    jlong engine, jstring name) {
+  return InputShape(env, engine, name, mace_c_engine_input_max_shape);
+}
+
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputLongs(JNIEnv* env, jclass, jlong engine,
+                                                              jstring name, jlongArray shape,
+                                                              jlongArray data) {
+  SetInputArray<jlongArray, jlong>(env, engine, name, shape, data, 0, Length(env, data), MACE_C_INT64,
+                                   &JNIEnv::GetLongArrayRegion);
+}
+
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputInts(JNIEnv* env, jclass, jlong engine,
+                                                             jstring name, jlongArray shape,
+                                                             jintArray data) {
+  SetInputArray<jintArray, jint>(env, engine, name, shape, data, 0, Length(env, data), MACE_C_INT32,
+                                 &JNIEnv::GetIntArrayRegion);
+}
+
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputBooleans(JNIEnv* env, jclass,
+                                                                 jlong engine, jstring name,
+                                                                 jlongArray shape,
+                                                                 jbooleanArray data) {
+  // jboolean is one byte holding 0 or 1: the bytes of a MACE bool tensor.
+  SetInputArray<jbooleanArray, jboolean>(env, engine, name, shape, data, 0, Length(env, data), MACE_C_BOOL,
+                                         &JNIEnv::GetBooleanArrayRegion);
 }
 
 JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputArray(JNIEnv* env, jclass, jlong engine,
                                                               jstring name, jlongArray shape,
                                                               jfloatArray data, jint offset,
                                                               jint length) {
-  if (!NeedEngine(env, engine)) return;
-  if (name == nullptr || data == nullptr) {
-    InvalidArgs(env, name == nullptr ? "the input name is null" : "the input data is null");
-    return;
-  }
-  std::vector<int64_t> dims;
-  if (!ReadShape(env, shape, &dims)) return;
-  if (!InRange(env, offset, length, env->GetArrayLength(data))) return;
-  Utf8 text(env, name);
-  if (!text.ok()) return;
-  std::vector<float> values(length);
-  env->GetFloatArrayRegion(data, offset, length, values.data());
-  if (env->ExceptionCheck()) return;
-  Check(env, mace_c_engine_set_input(AsEngine(engine), text.get(), MACE_C_FLOAT32, dims.data(),
-                                     dims.size(), values.data(), values.size() * sizeof(float)));
+  SetInputArray<jfloatArray, jfloat>(env, engine, name, shape, data, offset, length,
+                                     MACE_C_FLOAT32, &JNIEnv::GetFloatArrayRegion);
 }
 
 JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputDirect(JNIEnv* env, jclass, jlong engine,
@@ -439,6 +497,20 @@ JNIEXPORT jintArray JNICALL Java_com_mace_NativeMace_outputInts(JNIEnv* env, jcl
     env->SetIntArrayRegion(array, 0, count, static_cast<const jint*>(out.data));
   }
   return array;
+}
+
+JNIEXPORT jlongArray JNICALL Java_com_mace_NativeMace_outputLongs(JNIEnv* env, jclass,
+                                                                  jlong engine, jstring name) {
+  return OutputArray<jlongArray, jlong>(env, engine, name, MACE_C_INT64, &JNIEnv::NewLongArray,
+                                        &JNIEnv::SetLongArrayRegion);
+}
+
+JNIEXPORT jbooleanArray JNICALL Java_com_mace_NativeMace_outputBooleans(JNIEnv* env, jclass,
+                                                                        jlong engine,
+                                                                        jstring name) {
+  return OutputArray<jbooleanArray, jboolean>(env, engine, name, MACE_C_BOOL,
+                                              &JNIEnv::NewBooleanArray,
+                                              &JNIEnv::SetBooleanArrayRegion);
 }
 
 JNIEXPORT void JNICALL Java_com_mace_NativeMace_outputToDirect(JNIEnv* env, jclass,

@@ -67,7 +67,8 @@ MaceCStatus Guard(const char* what, Body&& body) noexcept {
   } while (0)
 
 bool ValidType(MaceCDataType type) {
-  return type == MACE_C_FLOAT32 || type == MACE_C_INT32 || type == MACE_C_UINT8;
+  return type == MACE_C_FLOAT32 || type == MACE_C_INT32 || type == MACE_C_UINT8 ||
+         type == MACE_C_INT64 || type == MACE_C_BOOL;
 }
 
 std::string ShapeText(const int64_t* dims, size_t rank) {

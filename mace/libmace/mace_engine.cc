@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -25,6 +26,115 @@ TensorDataType PublicType(DataType type) {
 
 bool HasPublicType(DataType type) {
   return type == DT_FLOAT || type == DT_INT32 || type == DT_UINT8;
+}
+
+// The type an app exchanges for a model input or output: the model's
+// app_data_type when set, else that of the engine's own type.
+TensorDataType AppType(const InputOutputInfo& info, DataType engine_type) {
+  switch (info.app_data_type()) {
+    case IO_FLOAT32:
+      return TensorDataType::FLOAT32;
+    case IO_INT32:
+      return TensorDataType::INT32;
+    case IO_UINT8:
+      return TensorDataType::UINT8;
+    case IO_INT64:
+      return TensorDataType::INT64;
+    case IO_BOOL:
+      return TensorDataType::BOOL;
+    default:
+      return PublicType(engine_type);
+  }
+}
+
+// Integers from -2^24 to 2^24 are exactly float32 values; the next ones are not.
+constexpr int64_t kExactFloatInteger = int64_t{1} << 24;
+
+// Reads element `i` of an integer-like app tensor.
+int64_t ReadInteger(const void* data, TensorDataType type, int64_t i) {
+  switch (type) {
+    case TensorDataType::INT32:
+      return static_cast<const int32_t*>(data)[i];
+    case TensorDataType::INT64:
+      return static_cast<const int64_t*>(data)[i];
+    default:  // UINT8, BOOL
+      return static_cast<const uint8_t*>(data)[i];
+  }
+}
+
+// Converts the `count` elements of an int32/int64/uint8/bool app input into
+// the engine's tensor of type `engine_type` (float, int32 or uint8),
+// refusing any value the engine's type cannot hold exactly.
+MaceStatus ConvertInput(const std::string& name, const void* given, TensorDataType type,
+                        int64_t count, DataType engine_type, void* out) {
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t value = ReadInteger(given, type, i);
+    MACE_CHECK_ARG(type != TensorDataType::BOOL || value == 0 || value == 1, "input '", name,
+                   "' is bool but element ", i, " is the byte ", value, "; bool elements are 0 or 1");
+    switch (engine_type) {
+      case DT_FLOAT:
+        MACE_CHECK_ARG(value >= -kExactFloatInteger && value <= kExactFloatInteger, "input '",
+                       name, "' holds ", value, " (element ", i, "): the model computes it in ",
+                       "float32, which holds integers exactly only within +-16777216 (2^24)");
+        static_cast<float*>(out)[i] = static_cast<float>(value);
+        break;
+      case DT_INT32:
+        MACE_CHECK_ARG(value >= INT32_MIN && value <= INT32_MAX, "input '", name, "' holds ", value,
+                       " (element ", i, "), beyond the int32 the model computes it in");
+        static_cast<int32_t*>(out)[i] = static_cast<int32_t>(value);
+        break;
+      default:  // DT_UINT8
+        MACE_CHECK_ARG(value >= 0 && value <= 255, "input '", name, "' holds ", value,
+                       " (element ", i, "), beyond the uint8 the model computes it in");
+        static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(value);
+        break;
+    }
+  }
+  return MaceStatus();
+}
+
+// Converts the engine's output tensor into the app's integer-like `type`,
+// refusing a value that is not an integer or that the type cannot hold.
+MaceStatus ConvertOutput(const std::string& name, const Tensor& tensor, TensorDataType type,
+                         void* out) {
+  double low = INT32_MIN, high = INT32_MAX;
+  if (type == TensorDataType::INT64) low = -9223372036854775808.0, high = 9223372036854775807.0;
+  if (type == TensorDataType::UINT8) low = 0, high = 255;
+  if (type == TensorDataType::BOOL) low = 0, high = 1;
+  const int64_t count = tensor.size();
+  for (int64_t i = 0; i < count; ++i) {
+    double value;
+    switch (tensor.dtype()) {
+      case DT_FLOAT:
+        value = tensor.data<float>()[i];
+        break;
+      case DT_INT32:
+        value = tensor.data<int32_t>()[i];
+        break;
+      default:  // DT_UINT8
+        value = tensor.data<uint8_t>()[i];
+        break;
+    }
+    // high for int64 is 2^63 as a double: equal to it is already too large.
+    const bool in_range = value >= low && (type == TensorDataType::INT64 ? value < high
+                                                                         : value <= high);
+    MACE_CHECK_ARG(std::trunc(value) == value && in_range, "output '", name, "' is ",
+                   TensorDataTypeName(type), " but element ", i, " is ", value,
+                   ", which is not ", type == TensorDataType::BOOL ? "0 or 1" : "an integer",
+                   type == TensorDataType::BOOL ? "" : StrCat(" within ", TensorDataTypeName(type)));
+    switch (type) {
+      case TensorDataType::INT32:
+        static_cast<int32_t*>(out)[i] = static_cast<int32_t>(value);
+        break;
+      case TensorDataType::INT64:
+        static_cast<int64_t*>(out)[i] = static_cast<int64_t>(value);
+        break;
+      default:  // UINT8, BOOL
+        static_cast<uint8_t*>(out)[i] = static_cast<uint8_t>(value);
+        break;
+    }
+  }
+  return MaceStatus();
 }
 
 // The field number in the first tag of `unknown`, protobuf's wire-format bytes
@@ -124,6 +234,8 @@ class MaceEngine::Impl {
   MaceStatus CreateRuntimes();
   MaceStatus CheckNames(const NetDef& net_def, const std::vector<std::string>& input_nodes,
                         const std::vector<std::string>& output_nodes);
+  MaceStatus ReadAppTypes(const NetDef& net_def);
+  TensorDataType AppTypeOf(const std::string& name, DataType engine_type) const;
   MaceStatus CopyInputs(const std::map<std::string, MaceTensor>& inputs);
   MaceStatus CopyOutputs(std::map<std::string, MaceTensor>* outputs);
 
@@ -136,6 +248,8 @@ class MaceEngine::Impl {
   std::unique_ptr<Executor> executor_;
   std::vector<std::string> input_names_;
   std::vector<std::string> output_names_;
+  // The type the app exchanges for each input and output (AppType).
+  std::map<std::string, TensorDataType> app_types_;
   // Some input has a dynamic dimension: output shapes change between runs.
   bool dynamic_ = false;
 };
@@ -209,7 +323,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   for (const std::string& name : input_names_) {
     dynamic_ = dynamic_ || executor_->InputMaxShape(name) != executor_->InputTensor(name)->shape();
   }
-  return MaceStatus();
+  return ReadAppTypes(net_def);
 }
 MaceStatus MaceEngine::Impl::CheckNames(const NetDef& net_def,
                                         const std::vector<std::string>& input_nodes,
@@ -236,6 +350,40 @@ MaceStatus MaceEngine::Impl::CheckNames(const NetDef& net_def,
   return MaceStatus();
 }
 
+MaceStatus MaceEngine::Impl::ReadAppTypes(const NetDef& net_def) {
+  // A float32 app type over an integer engine tensor would hand the app
+  // bytes of another type; the engine's own type is always allowed.
+  auto check = [](const std::string& what, const std::string& name, TensorDataType app,
+                  DataType engine) {
+    MACE_CHECK_ARG(app == PublicType(engine) || app != TensorDataType::FLOAT32, "model ", what,
+                   " '", name, "' is declared float32 for the app but the engine computes it as ",
+                   DataTypeName(engine));
+    return MaceStatus();
+  };
+  for (const InputOutputInfo& info : net_def.input_info()) {
+    const Tensor* tensor = executor_->InputTensor(info.name());
+    if (tensor == nullptr) continue;
+    const TensorDataType app = AppType(info, tensor->dtype());
+    MACE_RETURN_IF_ERROR(check("input", info.name(), app, tensor->dtype()));
+    app_types_[info.name()] = app;
+  }
+  for (const InputOutputInfo& info : net_def.output_info()) {
+    if (std::find(output_names_.begin(), output_names_.end(), info.name()) == output_names_.end()) {
+      continue;
+    }
+    const Tensor* tensor = executor_->OutputTensor(info.name());
+    const TensorDataType app = AppType(info, tensor->dtype());
+    MACE_RETURN_IF_ERROR(check("output", info.name(), app, tensor->dtype()));
+    app_types_[info.name()] = app;
+  }
+  return MaceStatus();
+}
+
+TensorDataType MaceEngine::Impl::AppTypeOf(const std::string& name, DataType engine_type) const {
+  auto it = app_types_.find(name);
+  return it != app_types_.end() ? it->second : PublicType(engine_type);
+}
+
 MaceStatus MaceEngine::Impl::CopyInputs(const std::map<std::string, MaceTensor>& inputs) {
   for (const auto& [name, tensor] : inputs) {
     MACE_CHECK_ARG(std::find(input_names_.begin(), input_names_.end(), name) != input_names_.end(),
@@ -253,14 +401,22 @@ MaceStatus MaceEngine::Impl::CopyInputs(const std::map<std::string, MaceTensor>&
   for (const std::string& name : input_names_) {
     const MaceTensor& given = inputs.at(name);
     Tensor* tensor = executor_->InputTensor(name);
-    const TensorDataType expected = PublicType(tensor->dtype());
-    MACE_CHECK_ARG(given.data_type() == expected, "input '", name, "' is ",
-                   TensorDataTypeName(given.data_type()), " but the model expects ",
-                   TensorDataTypeName(expected));
+    // The declared type, or (as models without one are fed) the engine's own.
+    const TensorDataType declared = AppTypeOf(name, tensor->dtype());
+    const TensorDataType own = PublicType(tensor->dtype());
+    MACE_CHECK_ARG(given.data_type() == declared || given.data_type() == own, "input '", name,
+                   "' is ", TensorDataTypeName(given.data_type()), " but the model expects ",
+                   TensorDataTypeName(declared),
+                   declared != own ? StrCat(" (or ", TensorDataTypeName(own), ")") : "");
     MACE_CHECK_ARG(given.raw_data() != nullptr, "input '", name, "' has no data");
     // An empty tensor (a zero dimension) may have no memory at all.
-    if (tensor->raw_size() > 0) {
+    if (tensor->raw_size() == 0) continue;
+    if (given.data_type() == own) {
       std::memcpy(tensor->raw_mutable_data(), given.raw_data().get(), tensor->raw_size());
+    } else {
+      MACE_RETURN_IF_ERROR(ConvertInput(name, given.raw_data().get(), given.data_type(),
+                                        tensor->size(), tensor->dtype(),
+                                        tensor->raw_mutable_data()));
     }
   }
   return MaceStatus();
@@ -284,13 +440,19 @@ MaceStatus MaceEngine::Impl::CopyOutputs(std::map<std::string, MaceTensor>* outp
   }
   for (const std::string& name : output_names_) {
     const Tensor* tensor = executor_->OutputTensor(name);
-    const TensorDataType type = PublicType(tensor->dtype());
+    const TensorDataType own = PublicType(tensor->dtype());
     auto it = outputs->find(name);
+    // The declared type, unless the app's buffer has the engine's own type.
+    TensorDataType type = AppTypeOf(name, tensor->dtype());
+    if (it != outputs->end() && it->second.raw_data() != nullptr && it->second.data_type() == own) {
+      type = own;
+    }
+    const int64_t bytes = tensor->size() * TensorDataTypeSize(type);
     // With dynamic inputs, the buffers of an earlier run (of another shape)
     // are replaced rather than refused.
     if (it == outputs->end() || it->second.raw_data() == nullptr ||
         (dynamic_ && it->second.data_type() == type && it->second.size() != tensor->size())) {
-      std::shared_ptr<void> buffer(new uint8_t[std::max<int64_t>(tensor->raw_size(), 1)],
+      std::shared_ptr<void> buffer(new uint8_t[std::max<int64_t>(bytes, 1)],
                                    std::default_delete<uint8_t[]>());
       (*outputs)[name] = MaceTensor(tensor->shape(), buffer, type);
     } else {
@@ -302,8 +464,11 @@ MaceStatus MaceEngine::Impl::CopyOutputs(std::map<std::string, MaceTensor>* outp
                      ShapeToString(tensor->shape()));
       (*outputs)[name] = MaceTensor(tensor->shape(), it->second.raw_data(), type);
     }
-    if (tensor->raw_size() > 0) {
+    if (tensor->raw_size() == 0) continue;
+    if (type == own) {
       std::memcpy((*outputs)[name].raw_data().get(), tensor->raw_data(), tensor->raw_size());
+    } else {
+      MACE_RETURN_IF_ERROR(ConvertOutput(name, *tensor, type, (*outputs)[name].raw_data().get()));
     }
   }
   return MaceStatus();

@@ -89,18 +89,23 @@ class MaceStatus {
   std::string information_;
 };
 
-// The element types an app can exchange with the engine.
-enum class TensorDataType { FLOAT32 = 0, INT32 = 1, UINT8 = 2 };
+// The element types an app can exchange with the engine. BOOL is one byte
+// per element holding 0 or 1. A model input or output declared INT32, INT64
+// or BOOL whose ops compute in float32 is converted at the boundary; values
+// that float32 cannot hold exactly (an integer beyond +-2^24) are refused
+// with MACE_INVALID_ARGS rather than rounded (docs/user_guide.md).
+enum class TensorDataType { FLOAT32 = 0, INT32 = 1, UINT8 = 2, INT64 = 3, BOOL = 4 };
 
 // Bytes per element of `type`.
 int TensorDataTypeSize(TensorDataType type);
-// "float32", "int32", "uint8".
+// "float32", "int32", "uint8", "int64", "bool".
 const char* TensorDataTypeName(TensorDataType type);
 
 // A dense tensor that the app owns. The engine reads inputs from and writes
 // outputs into `data`, which must hold product(shape) elements of the
-// tensor's data type. Float tensors are the common case; int32 and uint8
-// ones carry integer model inputs and outputs (indices, quantized data).
+// tensor's data type. Float tensors are the common case; int32, int64,
+// bool and uint8 ones carry integer model inputs and outputs (indices,
+// masks, quantized data).
 class MaceTensor {
  public:
   MaceTensor() = default;

@@ -66,7 +66,10 @@ typedef MACE_C_ENUM(MaceCDevice) {
 typedef MACE_C_ENUM(MaceCDataType) {
   MACE_C_FLOAT32 = 0,
   MACE_C_INT32 = 1,
-  MACE_C_UINT8 = 2
+  MACE_C_UINT8 = 2,
+  MACE_C_INT64 = 3,
+  /* One byte per element, 0 or 1. */
+  MACE_C_BOOL = 4
 } MaceCDataType;
 
 typedef struct MaceCConfig MaceCConfig;
@@ -77,7 +80,8 @@ MACE_C_API const char* mace_c_version(void);
 /* The message of the calling thread's last failed call, or "" if its last
  * call succeeded. Valid until the thread's next call. */
 MACE_C_API const char* mace_c_last_error(void);
-/* "float32", "int32", "uint8"; bytes per element (0 for an unknown type). */
+/* "float32", "int32", "uint8", "int64", "bool"; bytes per element (0 for an
+ * unknown type). */
 MACE_C_API const char* mace_c_data_type_name(MaceCDataType type);
 MACE_C_API size_t mace_c_data_type_size(MaceCDataType type);
 
@@ -156,8 +160,10 @@ MACE_C_API MaceCStatus mace_c_engine_output_name(const MaceCEngine* engine, size
 
 /* Copies `data_size` bytes of input `name`, a tensor of `type` with `rank`
  * dims. data_size must equal product(dims) * mace_c_data_type_size(type);
- * type and shape must be the model's, a dynamic dimension anywhere within
- * its range (checked here and at run). The input keeps its value until it
+ * type must be the model's (an input declared int32, int64 or bool also
+ * takes float32; an integer beyond +-2^24 into a float32 model fails the
+ * run with MACE_C_INVALID_ARGS) and shape the model's, a dynamic dimension
+ * anywhere within its range (checked here and at run). The input keeps its value until it
  * is set again. */
 MACE_C_API MaceCStatus mace_c_engine_set_input(MaceCEngine* engine, const char* name,
                                                MaceCDataType type, const int64_t* dims,

@@ -2,7 +2,9 @@
 // outputs, latency, a per-op benchmark table and the memory plan.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <map>
@@ -100,16 +102,30 @@ MaceStatus MakeInputs(const RunFlags& flags,
     }
     if (flags.input_file.empty()) {
       for (int64_t k = 0; k < count; ++k) data.get()[k] = dist(engine);
-    } else {
-      std::string path;
-      std::string error;
-      if (!InputPath(flags.input_file, name, shapes.size() == 1, &path, &error) ||
-          !ReadFloatTensor(path, shape, data.get(), &error)) {
-        return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
-                          "input '" + name + "' (--input_file): " + error);
-      }
+      (*inputs)[name] = MaceTensor(shape, data);
+      continue;
     }
-    (*inputs)[name] = MaceTensor(shape, data);
+    // A .npy file's dtype is the input's type (float32, int32, int64, bool
+    // or uint8); the engine checks it against the model's.
+    std::string path, descr, bytes, error;
+    if (!InputPath(flags.input_file, name, shapes.size() == 1, &path, &error) ||
+        !ReadTensorFile(path, shape, &descr, &bytes, &error)) {
+      return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                        "input '" + name + "' (--input_file): " + error);
+    }
+    const TensorDataType type = descr == "<i4"   ? TensorDataType::INT32
+                                : descr == "<i8" ? TensorDataType::INT64
+                                : descr == "|b1" ? TensorDataType::BOOL
+                                : descr == "|u1" ? TensorDataType::UINT8
+                                                 : TensorDataType::FLOAT32;
+    std::shared_ptr<void> typed(new (std::nothrow) uint8_t[std::max<size_t>(bytes.size(), 1)],
+                                std::default_delete<uint8_t[]>());
+    if (typed == nullptr) {
+      return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                        "cannot allocate input '" + name + "' of shape " + ShapeText(shape));
+    }
+    std::memcpy(typed.get(), bytes.data(), bytes.size());
+    (*inputs)[name] = MaceTensor(shape, typed, type);
   }
   return MaceStatus();
 }
@@ -304,6 +320,8 @@ int RunMain(int argc, char** argv) {
     const std::string path = flags.output_file + "_" + SafeName(name) + ".npy";
     // Each output in its own type: ArgMax's int32 indices stay exact.
     const char* descr = tensor.data_type() == TensorDataType::INT32   ? "<i4"
+                        : tensor.data_type() == TensorDataType::INT64 ? "<i8"
+                        : tensor.data_type() == TensorDataType::BOOL  ? "|b1"
                         : tensor.data_type() == TensorDataType::UINT8 ? "|u1"
                                                                       : "<f4";
     if (!WriteNpy(path, tensor.shape(), tensor.raw_data().get(), descr,

@@ -32,7 +32,7 @@ class HeaderDictParser {
  public:
   explicit HeaderDictParser(std::string_view text) : text_(text) {}
 
-  bool Parse(std::vector<int64_t>* shape, std::string* error) {
+  bool Parse(std::vector<int64_t>* shape, std::string* descr_out, std::string* error) {
     std::set<std::string> seen;
     std::string descr;
     bool fortran_order = true;
@@ -57,10 +57,12 @@ class HeaderDictParser {
     SkipSpace();
     if (pos_ != text_.size()) return Fail("the header has text after its dict", error);
     if (seen.size() != 3) return Fail("the header lacks descr, fortran_order or shape", error);
-    if (descr != "<f4") {
-      return Fail("the dtype is '" + descr + "'; only float32 ('<f4') is supported", error);
+    if (NpyElementSize(descr) == 0) {
+      return Fail("the dtype is '" + descr + "'; supported are float32 ('<f4'), int32 ('<i4'), "
+                  "int64 ('<i8'), bool ('|b1') and uint8 ('|u1')", error);
     }
     if (fortran_order) return Fail("Fortran-order arrays are not supported", error);
+    *descr_out = descr;
     return true;
   }
 
@@ -177,7 +179,7 @@ bool ParseNpyHeader(std::string_view bytes, NpyHeader* header, std::string* erro
     return false;
   }
   HeaderDictParser parser(bytes.substr(header_start, header_length));
-  if (!parser.Parse(&header->shape, error)) return false;
+  if (!parser.Parse(&header->shape, &header->descr, error)) return false;
   if (CheckedElementCount(header->shape, kMaxFloats) < 0) {
     *error = "the .npy shape " + ShapeText(header->shape) + " is too large";
     return false;
@@ -193,8 +195,10 @@ bool CheckNpyLayout(const NpyHeader& header, int64_t file_size, const std::vecto
              ShapeText(shape);
     return false;
   }
-  // ParseNpyHeader bounded the count, so the byte count cannot overflow.
-  const int64_t needed = CheckedElementCount(shape, kMaxFloats) * sizeof(float);
+  // ParseNpyHeader bounded the count (to the float32 limit, which no
+  // element size here exceeds by more than 2x), so the byte count cannot
+  // overflow int64.
+  const int64_t needed = CheckedElementCount(shape, kMaxFloats) * NpyElementSize(header.descr);
   const int64_t held = file_size - static_cast<int64_t>(header.data_offset);
   if (held != needed) {
     *error = std::string(held < needed ? "truncated" : "trailing bytes") + ": shape " +
@@ -209,8 +213,44 @@ bool DecodeNpy(std::string_view bytes, const std::vector<int64_t>& shape, float*
                std::string* error) {
   NpyHeader header;
   if (!ParseNpyHeader(bytes, &header, error)) return false;
+  if (header.descr != "<f4") {
+    *error = "the dtype is '" + header.descr + "' but a float32 ('<f4') array is needed";
+    return false;
+  }
   if (!CheckNpyLayout(header, static_cast<int64_t>(bytes.size()), shape, error)) return false;
   std::memcpy(data, bytes.data() + header.data_offset, bytes.size() - header.data_offset);
+  return true;
+}
+
+size_t NpyElementSize(const std::string& descr) {
+  if (descr == "<f4" || descr == "<i4") return 4;
+  if (descr == "<i8") return 8;
+  if (descr == "|b1" || descr == "|u1") return 1;
+  return 0;
+}
+
+bool ReadTensorFile(const std::string& path, const std::vector<int64_t>& shape, std::string* descr,
+                    std::string* data, std::string* error) {
+  if (!EndsWith(path, ".npy")) {
+    *descr = "<f4";
+    const int64_t count = CheckedElementCount(shape, kMaxFloats);
+    if (count < 0) {
+      *error = "shape " + ShapeText(shape) + " is too large to read '" + path + "' into";
+      return false;
+    }
+    data->resize(count * sizeof(float));
+    return ReadFloatTensor(path, shape, reinterpret_cast<float*>(data->data()), error);
+  }
+  int64_t size = 0;
+  if (!RegularFileSize(path, &size, error)) return false;
+  NpyHeader header;
+  std::string bytes;
+  if (!ReadFileHead(path, kMaxNpyPrefix, &bytes, error) || !ParseNpyHeader(bytes, &header, error) ||
+      !CheckNpyLayout(header, size, shape, error) || !ReadFileBytes(path, size, &bytes, error)) {
+    return NamePath(path, error);
+  }
+  *descr = header.descr;
+  data->assign(bytes, header.data_offset, std::string::npos);
   return true;
 }
 

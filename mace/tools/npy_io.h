@@ -19,11 +19,14 @@ constexpr size_t kMaxNpyHeaderBytes = 1 << 16;
 
 struct NpyHeader {
   std::vector<int64_t> shape;
+  std::string descr;       // '<f4', '<i4', '<i8', '|b1' or '|u1'
+
   size_t data_offset = 0;  // where the array data starts in the file
 };
 
 // Parses the magic, version and header dict at the start of `bytes`, which
-// may go on past the header. Accepts '<f4' in C order only.
+// may go on past the header. Accepts C order only, of float32 ('<f4'),
+// int32 ('<i4'), int64 ('<i8'), bool ('|b1') or uint8 ('|u1').
 bool ParseNpyHeader(std::string_view bytes, NpyHeader* header, std::string* error);
 
 // Checks that a file of `file_size` bytes with `header` holds exactly an
@@ -31,8 +34,11 @@ bool ParseNpyHeader(std::string_view bytes, NpyHeader* header, std::string* erro
 bool CheckNpyLayout(const NpyHeader& header, int64_t file_size, const std::vector<int64_t>& shape,
                     std::string* error);
 
-// Decodes a whole .npy file held in memory into `data`, which has room for
-// product(shape) floats; the file's shape must be `shape`.
+// Bytes per element of a supported descr, else 0.
+size_t NpyElementSize(const std::string& descr);
+
+// Decodes a whole float32 .npy file held in memory into `data`, which has
+// room for product(shape) floats; the file's shape must be `shape`.
 bool DecodeNpy(std::string_view bytes, const std::vector<int64_t>& shape, float* data,
                std::string* error);
 
@@ -41,6 +47,12 @@ bool DecodeNpy(std::string_view bytes, const std::vector<int64_t>& shape, float*
 // exactly product(shape) values. Errors name the file.
 bool ReadFloatTensor(const std::string& path, const std::vector<int64_t>& shape, float* data,
                      std::string* error);
+
+// Reads an input file of exactly `shape`: a .npy of any supported dtype
+// (its descr is returned), or a raw file of float32 values ('<f4'). `data`
+// receives the elements' bytes. Errors name the file.
+bool ReadTensorFile(const std::string& path, const std::vector<int64_t>& shape, std::string* descr,
+                    std::string* data, std::string* error);
 
 // A version 1.0 .npy file of `shape` holding `data`, whose elements are
 // `element_size` bytes of the NumPy type `descr` ('<f4', '<i4', '|u1').

@@ -197,6 +197,33 @@ TEST(NpyTest, EncodesIntegerOutputsInTheirOwnType) {
   EXPECT_EQ(static_cast<uint8_t>(bytes[bytes.size() - 2]), 255);
 }
 
+// mace_run's input files: a .npy keeps its dtype (int64 beyond 2^24 and
+// bool bytes exactly); a raw file is float32.
+TEST(NpyTest, ReadsTypedInputFiles) {
+  const std::string path = ::testing::TempDir() + "/ids.npy";
+  const std::vector<int64_t> ids = {16777217, -3, 0, int64_t{1} << 40};
+  std::string error, descr, data;
+  ASSERT_TRUE(WriteNpy(path, {2, 2}, ids.data(), "<i8", 8, &error)) << error;
+  ASSERT_TRUE(ReadTensorFile(path, {2, 2}, &descr, &data, &error)) << error;
+  EXPECT_EQ(descr, "<i8");
+  ASSERT_EQ(data.size(), 32u);
+  EXPECT_EQ(std::memcmp(data.data(), ids.data(), 32), 0);
+  EXPECT_FALSE(ReadTensorFile(path, {4}, &descr, &data, &error));
+  EXPECT_EQ(error, "'" + path + "': the file's shape [2,2] differs from the input shape [4]");
+  const std::string mask_path = ::testing::TempDir() + "/mask.npy";
+  const uint8_t mask[3] = {1, 0, 1};
+  ASSERT_TRUE(WriteNpy(mask_path, {3}, mask, "|b1", 1, &error)) << error;
+  ASSERT_TRUE(ReadTensorFile(mask_path, {3}, &descr, &data, &error)) << error;
+  EXPECT_EQ(descr, "|b1");
+  EXPECT_EQ(data, std::string("\x01\x00\x01", 3));
+  // A typed file where a float32 one is needed is refused by its dtype.
+  std::vector<float> floats(4);
+  EXPECT_FALSE(ReadFloatTensor(path, {2, 2}, floats.data(), &error));
+  EXPECT_NE(error.find("the dtype is '<i8' but a float32 ('<f4') array is needed"),
+            std::string::npos)
+      << error;
+}
+
 TEST(RunReportTest, IntegerOutputsPrintAsValues) {
   auto data = std::shared_ptr<void>(new int32_t[3]{4, -2, 9},
                                     [](void* p) { delete[] static_cast<int32_t*>(p); });
@@ -247,7 +274,11 @@ TEST(NpyTest, RejectsBadHeadersWithClearErrors) {
   EXPECT_EQ(Decode(Npy(good, 28), {2, 3}),
             "trailing bytes: shape [2,3] needs 24 data bytes but the file has 28");
   EXPECT_EQ(Decode(Npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 48), {2, 3}),
-            "the dtype is '<f8'; only float32 ('<f4') is supported");
+            "the dtype is '<f8'; supported are float32 ('<f4'), int32 ('<i4'), int64 ('<i8'), "
+            "bool ('|b1') and uint8 ('|u1')");
+  // A supported dtype other than float32 is refused where float32 is needed.
+  EXPECT_EQ(Decode(Npy("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", 48), {2, 3}),
+            "the dtype is '<i8' but a float32 ('<f4') array is needed");
   EXPECT_EQ(Decode(Npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", 24), {2, 3}),
             "Fortran-order arrays are not supported");
   // A substring search would find '<f4' in the decoy key and accept '<f8'.

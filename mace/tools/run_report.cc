@@ -97,7 +97,11 @@ std::vector<float> ValuesAsFloat(const MaceTensor& tensor) {
       case TensorDataType::INT32:
         values[i] = static_cast<float>(static_cast<const int32_t*>(raw)[i]);
         break;
-      case TensorDataType::UINT8: values[i] = static_cast<const uint8_t*>(raw)[i]; break;
+      case TensorDataType::INT64:
+        values[i] = static_cast<float>(static_cast<const int64_t*>(raw)[i]);
+        break;
+      case TensorDataType::UINT8:
+      case TensorDataType::BOOL: values[i] = static_cast<const uint8_t*>(raw)[i]; break;
     }
   }
   return values;

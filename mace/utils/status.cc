@@ -26,7 +26,10 @@ int TensorDataTypeSize(TensorDataType type) {
     case TensorDataType::FLOAT32:
     case TensorDataType::INT32:
       return 4;
+    case TensorDataType::INT64:
+      return 8;
     case TensorDataType::UINT8:
+    case TensorDataType::BOOL:
       return 1;
   }
   return 0;
@@ -40,6 +43,10 @@ const char* TensorDataTypeName(TensorDataType type) {
       return "int32";
     case TensorDataType::UINT8:
       return "uint8";
+    case TensorDataType::INT64:
+      return "int64";
+    case TensorDataType::BOOL:
+      return "bool";
   }
   return "invalid";
 }

@@ -62,11 +62,13 @@ public final class MaceEngine implements AutoCloseable {
     FP32_FP32
   }
 
-  /** The element type of an output (the values of MaceCDataType). */
+  /** The element type of an output (the values of MaceCDataType, in order). */
   public enum DataType {
     FLOAT32,
     INT32,
-    UINT8
+    UINT8,
+    INT64,
+    BOOL
   }
 
   /**
@@ -258,6 +260,38 @@ public final class MaceEngine implements AutoCloseable {
   }
 
   /**
+   * The largest shape an input takes: a dimension larger here than in
+   * {@link #getInputShape} is dynamic (any size from 1 to this one on the
+   * CPU). Equal to the declared shape for a fixed input.
+   */
+  public synchronized long[] getInputMaxShape(String name) {
+    return NativeMace.inputMaxShape(live(), notNull(name, "input name"));
+  }
+
+  /**
+   * Sets an input the model declares int64 (e.g. token ids): {@code data}
+   * holds exactly the elements of {@code shape}. A model computing in
+   * float32 refuses, at {@link #run}, a value beyond +-2^24 (16777216)
+   * rather than round it.
+   */
+  public synchronized void setInput(String name, long[] data, long... shape) {
+    NativeMace.setInputLongs(live(), notNull(name, "input name"), notNull(shape, "shape"),
+        notNull(data, "input data"));
+  }
+
+  /** Sets an input the model declares int32; as the int64 variant. */
+  public synchronized void setInput(String name, int[] data, long... shape) {
+    NativeMace.setInputInts(live(), notNull(name, "input name"), notNull(shape, "shape"),
+        notNull(data, "input data"));
+  }
+
+  /** Sets an input the model declares bool. */
+  public synchronized void setInput(String name, boolean[] data, long... shape) {
+    NativeMace.setInputBooleans(live(), notNull(name, "input name"), notNull(shape, "shape"),
+        notNull(data, "input data"));
+  }
+
+  /**
    * Sets an input: {@code data} holds exactly the elements of {@code shape},
    * which must be the model's. The values are copied.
    */
@@ -338,6 +372,16 @@ public final class MaceEngine implements AutoCloseable {
   /** An int32 output of the last run (e.g. ArgMax indices). */
   public synchronized int[] getOutputInts(String name) {
     return NativeMace.outputInts(live(), notNull(name, "output name"));
+  }
+
+  /** An int64 output of the last run. */
+  public synchronized long[] getOutputLongs(String name) {
+    return NativeMace.outputLongs(live(), notNull(name, "output name"));
+  }
+
+  /** A bool output of the last run. */
+  public synchronized boolean[] getOutputBooleans(String name) {
+    return NativeMace.outputBooleans(live(), notNull(name, "output name"));
   }
 
   /**

@@ -59,6 +59,14 @@ final class NativeMace {
 
   static native long[] inputShape(long engine, String name);
 
+  static native long[] inputMaxShape(long engine, String name);
+
+  static native void setInputLongs(long engine, String name, long[] shape, long[] data);
+
+  static native void setInputInts(long engine, String name, long[] shape, int[] data);
+
+  static native void setInputBooleans(long engine, String name, long[] shape, boolean[] data);
+
   static native void setInputArray(long engine, String name, long[] shape, float[] data,
       int offset, int length);
 
@@ -74,6 +82,10 @@ final class NativeMace {
   static native float[] outputFloats(long engine, String name);
 
   static native int[] outputInts(long engine, String name);
+
+  static native long[] outputLongs(long engine, String name);
+
+  static native boolean[] outputBooleans(long engine, String name);
 
   static native void outputToDirect(long engine, String name, Buffer dst, long byteOffset,
       long byteCapacity);

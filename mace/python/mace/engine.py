@@ -12,7 +12,9 @@ import numpy as np
 
 _STATUS = {1: "INVALID_ARGS", 2: "OUT_OF_RESOURCES", 3: "UNSUPPORTED", 4: "RUNTIME_ERROR"}
 _DEVICES = {"cpu": 0, "gpu": 2, "hexagon": 3, "dsp": 3}
-_DTYPES = {0: np.dtype(np.float32), 1: np.dtype(np.int32), 2: np.dtype(np.uint8)}
+# The values of MaceCDataType (mace_c.h). bool is one byte per element, 0 or 1.
+_DTYPES = {0: np.dtype(np.float32), 1: np.dtype(np.int32), 2: np.dtype(np.uint8),
+           3: np.dtype(np.int64), 4: np.dtype(np.bool_)}
 _CODES = {dtype: code for code, dtype in _DTYPES.items()}
 _GPU_DATA_TYPES = {"fp16_fp32": 0, "fp32_fp32": 1}
 
@@ -215,9 +217,12 @@ class Engine:
         return self._handle
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Runs the model on `inputs` (every model input, as float32, int32
-        or uint8 arrays of the model's shapes; a dynamic dimension any size
-        up to input_max_shapes) and returns every output as a new array."""
+        """Runs the model on `inputs` (every model input, as float32, int32,
+        int64, bool or uint8 arrays of the model's shapes; a dynamic
+        dimension any size up to input_max_shapes) and returns every output
+        as a new array, in the type the model declares for it. An input
+        declared int32, int64 or bool also takes float32; an integer beyond
+        +-2^24 into a float32 model raises INVALID_ARGS."""
         lib = _library()
         with self._lock:
             handle = self._live()
@@ -225,7 +230,7 @@ class Engine:
                 array = np.ascontiguousarray(value)
                 if array.dtype not in _CODES:
                     raise MaceError("INVALID_ARGS", f"input '{name}' has dtype {array.dtype}; "
-                                    "MACE takes float32, int32 or uint8")
+                                    "MACE takes float32, int32, int64, bool or uint8")
                 dims = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
                 _check(lib.mace_c_engine_set_input(
                     handle, str(name).encode(), _CODES[array.dtype], dims, array.ndim,

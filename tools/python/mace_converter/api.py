@@ -24,6 +24,16 @@ class TensorSpec:
     # from 1 to this value; `shape` stays the one planned at Init and used
     # for conversion. None: every dimension is fixed.
     max_shape: Optional[list[int]] = None
+    # The element type the app feeds (inputs) or reads (outputs): one of
+    # IO_DATA_TYPES (deployment keys input_data_types / output_data_types).
+    # None: float32, except an ONNX input or output of type int32, int64 or
+    # bool, which keeps its type. The engine converts to and from the float32
+    # its ops compute in, refusing integers beyond +-2^24.
+    data_type: Optional[str] = None
+
+
+# The element types a model input or output may have for the app.
+IO_DATA_TYPES = ("float32", "int32", "int64", "bool", "uint8")
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 import yaml
 
-from mace_converter.api import TensorSpec
+from mace_converter.api import IO_DATA_TYPES, TensorSpec
 from mace_converter.progress import UserError
 
 ABIS = ("host", "arm64-v8a", "armeabi-v7a")
@@ -31,7 +31,7 @@ TOP_KEYS = ("library_name", "target_abis", "target_socs", "embed_model_data",
 SUBGRAPH_KEYS = ("input_tensors", "input_shapes", "input_max_shapes", "output_tensors",
                  "output_shapes",
                  "input_ranges", "input_data_formats", "output_data_formats",
-                 "validation_inputs_data")
+                 "input_data_types", "output_data_types", "validation_inputs_data")
 QUANTIZE_KEYS = ("quantize", "quantize_range_file", "quantize_range_method",
                  "quantize_percentile", "calibration_inputs", "quantize_uint8_io")
 RANGE_METHODS = ("minmax", "percentile", "kl")
@@ -464,8 +464,10 @@ class _Parser:
             ranges = (self.ranges(data.get("input_ranges"), _join(prefix, "input_ranges"),
                                   len(names))
                       if side == "input" else [(-1.0, 1.0)] * len(names))
-            specs.append([TensorSpec(name=n, shape=s, value_range=r, data_format=f)
-                          for n, s, r, f in zip(names, shapes, ranges, formats)])
+            types = _io_types(self, data.get(f"{side}_data_types"),
+                                  _join(prefix, f"{side}_data_types"), names)
+            specs.append([TensorSpec(name=n, shape=s, value_range=r, data_format=f, data_type=t)
+                          for n, s, r, f, t in zip(names, shapes, ranges, formats, types)])
         if data.get("input_max_shapes") is not None:
             key = _join(prefix, "input_max_shapes")
             tops = self.shapes(data["input_max_shapes"], key, len(specs[0]))
@@ -483,6 +485,28 @@ class _Parser:
                 raise self.fail(key, f"gives {len(validation)} file(s) for "
                                      f"{len(specs[0])} input(s)")
         return specs[0], specs[1], validation
+
+
+def _io_types(config: "_Parser", value: Any, key: str, names: list[str]) -> list[Optional[str]]:
+    """input_data_types / output_data_types: one type per tensor, parallel
+    to its *_tensors list; absent, every entry is None (the default)."""
+    if value is None:
+        return [None] * len(names)
+    if isinstance(value, str):  # a single tensor may be given without a list
+        value = [value]
+    if not isinstance(value, list):
+        raise config.fail(key, f"expected a list of {', '.join(IO_DATA_TYPES)}, got "
+                               f"{_kind(value)}")
+    if len(value) != len(names):
+        raise config.fail(key, f"gives {len(value)} type(s) for {len(names)} tensor(s) "
+                               f"({', '.join(names)})")
+    types = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or item not in IO_DATA_TYPES:
+            raise config.fail(f"{key}[{i}]", f"expected one of {', '.join(IO_DATA_TYPES)}, "
+                                             f"got {item!r}")
+        types.append(item)
+    return types
 
 
 def _join(prefix: str, name: str) -> str:

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from mace_converter import dynamic_shapes
-from mace_converter.api import ConversionError, ConvertedModel, ConvertOptions, TensorSpec
+from mace_converter.api import (IO_DATA_TYPES, ConversionError, ConvertedModel, ConvertOptions,
+                                TensorSpec)
 from mace_converter.ir import Graph
 from mace_converter.serialize import serialize
 from mace_converter.transforms import run_pipeline
@@ -38,6 +40,10 @@ def _check_options(options: ConvertOptions) -> None:
             raise ConversionError(f"input '{spec.name}' has data_format '{spec.data_format}'"
                                   "; use NCHW, NHWC or NONE")
         _check_max_shape(options, spec)
+    for spec in list(options.inputs) + list(options.outputs):
+        if spec.data_type is not None and spec.data_type not in IO_DATA_TYPES:
+            raise ConversionError(f"'{spec.name}' has data type '{spec.data_type}'; use one of "
+                                  f"{', '.join(IO_DATA_TYPES)}")
 
 
 def _check_max_shape(options: ConvertOptions, spec: TensorSpec) -> None:
@@ -93,8 +99,40 @@ def _specs(graph: Graph, names: list[str], declared: list[TensorSpec], kind: str
                                       f"{shape}); keep a dynamic input in the model's layout")
             max_shape = [int(d) for d in spec.max_shape]
         specs.append(TensorSpec(name, shape, spec.value_range if spec else (-1.0, 1.0),
-                                graph.data_format(name), max_shape))
+                                graph.data_format(name), max_shape,
+                                spec.data_type if spec else None))
     return specs
+
+
+# ONNX element types an input or output keeps when the deployment file does
+# not give its type: 6 int32, 7 int64, 9 bool.
+_ONNX_APP_TYPES = {6: "int32", 7: "int64", 9: "bool"}
+_OWN_TYPES = {"DT_FLOAT": "float32", "DT_INT32": "int32", "DT_UINT8": "uint8"}
+
+
+def _set_app_types(graph: Graph, net_def: Any, inputs: list[TensorSpec],
+                   outputs: list[TensorSpec]) -> None:
+    """Records in each InputOutputInfo the type the app exchanges
+    (app_data_type) where it is not the engine's own, and fills the specs'
+    data_type with the type in effect."""
+    enums = net_def.DESCRIPTOR.file.enum_types_by_name
+    io_types, data_types = enums["IODataType"], enums["DataType"]
+    onnx_types = {**getattr(graph, "onnx_value_types", {}),
+                  **getattr(graph, "onnx_input_types", {})}
+    for infos, specs, kind in ((net_def.input_info, inputs, "input"),
+                               (net_def.output_info, outputs, "output")):
+        for info, spec in zip(infos, specs):
+            own = _OWN_TYPES.get(data_types.values_by_number[info.data_type].name)
+            wanted = spec.data_type or _ONNX_APP_TYPES.get(onnx_types.get(info.name))
+            if wanted is None or wanted == own:
+                spec.data_type = own
+                continue
+            if wanted == "float32" or own is None:
+                raise ConversionError(f"{kind} '{info.name}': {kind}_data_types says {wanted} "
+                                      f"but the converted model computes it as {own}; give "
+                                      f"{own} or an integer type")
+            info.app_data_type = io_types.values_by_name[f"IO_{wanted.upper()}"].number
+            spec.data_type = wanted
 
 
 def _shape_of(graph: Graph):
@@ -162,6 +200,7 @@ def convert(options: ConvertOptions) -> ConvertedModel:
         from mace_converter import dsp_ops
         log.extend(dsp_ops.report(net_def, options.model_name))
     outputs = _specs(graph, graph.outputs, options.outputs, "output")
+    _set_app_types(graph, net_def, inputs, outputs)
     ops = len(net_def.op)
     summary = (f"{ops} ops, {len(net_def.tensors)} weights ({len(weights)} bytes, "
                f"CRC32C 0x{net_def.weights_crc32c:08X})")

@@ -32,8 +32,11 @@ DSP_IMAGE = BAZEL_BIN / "mace" / "dsp" / "dsp_runtime.elf"
 # The same model with a dynamic input: x [1, 2, 3, 3], up to [1, 2, 8, 8].
 DYNAMIC_GRAPH = BAZEL_BIN / "test" / "c_api_dynamic_model.pb"
 DYNAMIC_WEIGHTS = BAZEL_BIN / "test" / "c_api_dynamic_model.data"
+# int64 ids -> twice = ids + ids (int64), bool mask -> mask_out (bool).
+TYPED_GRAPH = BAZEL_BIN / "test" / "c_api_typed_model.pb"
+TYPED_WEIGHTS = BAZEL_BIN / "test" / "c_api_typed_model.data"
 READY = all(p.exists() for p in (MACE_RUN, GRAPH, WEIGHTS, LIBRARY, DSP_GRAPH, DSP_WEIGHTS,
-                                 DYNAMIC_GRAPH, DYNAMIC_WEIGHTS))
+                                 DYNAMIC_GRAPH, DYNAMIC_WEIGHTS, TYPED_GRAPH, TYPED_WEIGHTS))
 
 
 def expected(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -144,6 +147,26 @@ class PythonBindingTest(unittest.TestCase):
         engine.close()
         self.assert_error("INVALID_ARGS", "the engine is closed", engine.run, {"x": self.x})
         self.assert_error("INVALID_ARGS", "the engine is closed", engine.memory_report)
+
+    def test_int64_and_bool_inputs_and_outputs(self):
+        with mace.Engine(TYPED_GRAPH, TYPED_WEIGHTS) as engine:
+            ids = np.array([5, -(2 ** 24), 2 ** 24, 0], np.int64)
+            mask = np.array([True, False, True, True])
+            out = engine.run({"ids": ids, "mask": mask})
+            self.assertEqual(out["twice"].dtype, np.int64)
+            np.testing.assert_array_equal(out["twice"], 2 * ids)
+            self.assertEqual(out["mask_out"].dtype, np.bool_)
+            np.testing.assert_array_equal(out["mask_out"], mask)
+            # float32 is still taken for an int64 input; the output keeps its type.
+            out = engine.run({"ids": ids.astype(np.float32), "mask": mask})
+            np.testing.assert_array_equal(out["twice"], 2 * ids)
+            for bad in (2 ** 24 + 1, -(2 ** 24) - 1):
+                self.assert_error("INVALID_ARGS", f"input 'ids' holds {bad}", engine.run,
+                                  {"ids": np.array([0, bad, 0, 0], np.int64), "mask": mask})
+            self.assert_error("INVALID_ARGS", "bool elements are 0 or 1", engine.run,
+                              {"ids": ids, "mask": np.array([0, 3, 1, 0], np.uint8).view(np.bool_)})
+            self.assert_error("INVALID_ARGS", "input 'ids' is int32 but the model expects int64",
+                              engine.run, {"ids": ids.astype(np.int32), "mask": mask})
 
     def test_hexagon_options(self):
         # The uint8 model beside the test model; a stand-in emulator that

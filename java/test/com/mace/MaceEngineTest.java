@@ -515,4 +515,62 @@ public class MaceEngineTest {
     pool.shutdown();
     for (Future<Integer> result : results) assertTrue(result.get() >= 0);
   }
+
+  /** The model beside the test model written by test/c_api_model_gen.cc. */
+  private String sibling(String file) {
+    return Paths.get(graph).resolveSibling(file).toString();
+  }
+
+  @Test
+  public void inputMaxShapes() {
+    assertArrayEquals(SHAPE, engine.getInputMaxShape("x"));
+    try (MaceEngine dynamic = MaceEngine.create(sibling("c_api_dynamic_model.pb"),
+        sibling("c_api_dynamic_model.data"), new MaceEngine.Config())) {
+      assertArrayEquals(SHAPE, dynamic.getInputShape("x"));
+      assertArrayEquals(new long[] {1, 2, 8, 8}, dynamic.getInputMaxShape("x"));
+    }
+    try {
+      engine.getInputMaxShape("nope");
+      fail("an unknown input was accepted");
+    } catch (MaceException e) {
+      assertEquals(MaceException.Status.INVALID_ARGS, e.getStatus());
+      assertTrue(e.getMessage(), e.getMessage().contains("'nope' is not an input"));
+    }
+  }
+
+  /** ids (int64) -> twice = ids + ids (int64); mask (bool) -> mask_out (bool). */
+  @Test
+  public void int64AndBoolInputsAndOutputs() {
+    try (MaceEngine typed = MaceEngine.create(sibling("c_api_typed_model.pb"),
+        sibling("c_api_typed_model.data"), new MaceEngine.Config())) {
+      long[] ids = {7, -16777216, 16777216, 0};
+      boolean[] mask = {true, false, false, true};
+      typed.setInput("ids", ids, 4);
+      typed.setInput("mask", mask, 4);
+      typed.run();
+      assertEquals(MaceEngine.DataType.INT64, typed.getOutputType("twice"));
+      assertArrayEquals(new long[] {14, -33554432, 33554432, 0}, typed.getOutputLongs("twice"));
+      assertEquals(MaceEngine.DataType.BOOL, typed.getOutputType("mask_out"));
+      assertTrue(Arrays.equals(mask, typed.getOutputBooleans("mask_out")));
+      expectStatus(MaceException.Status.INVALID_ARGS, "is int64, not bool",
+          () -> typed.getOutputBooleans("twice"));
+      // 2^24 + 1 is not a float32: refused, not rounded.
+      typed.setInput("ids", new long[] {0, 0, 0, 16777217}, 4);
+      expectStatus(MaceException.Status.INVALID_ARGS, "input 'ids' holds 16777217",
+          typed::run);
+      typed.setInput("ids", new int[] {1, 2, 3, 4}, 4);
+      expectStatus(MaceException.Status.INVALID_ARGS,
+          "input 'ids' is int32 but the model expects int64", typed::run);
+    }
+  }
+
+  private static void expectStatus(MaceException.Status status, String words, Runnable call) {
+    try {
+      call.run();
+      fail("expected " + status + " with '" + words + "'");
+    } catch (MaceException e) {
+      assertEquals(e.getMessage(), status, e.getStatus());
+      assertTrue(e.getMessage(), e.getMessage().contains(words));
+    }
+  }
 }

@@ -75,8 +75,10 @@ def _sorted_nodes(graph: Any, known: set[str]) -> list[tuple[int, Any]]:
 # ONNX element types a graph input or output may have. The engine carries
 # them as float32 values (integers exactly up to 2^24; every bfloat16 and
 # float8 value exactly), or int32 for integer results such as ArgMax's: the
-# caller gives and gets the values, not the type's bits. Strings and
-# complex numbers are refused.
+# caller gives and gets the values, not the type's bits, except that int32,
+# int64 and bool inputs and outputs keep their type for the app by default
+# (convert._set_app_types; the engine refuses integers beyond 2^24).
+# Strings and complex numbers are refused.
 _INTEGER_TYPES = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
                   9: "bool", 12: "uint32", 13: "uint64", 21: "uint4", 22: "int4"}
 _NARROW_FLOAT_TYPES = {16: "bfloat16", 17: "float8e4m3fn", 18: "float8e4m3fnuz",
