@@ -1,10 +1,12 @@
-// The CPU kernels of the indexing ops: the reference ones, after the
-// indices are checked.
+// The CPU kernels of the indexing ops, after the indices are checked: Gather
+// on its fast kernel (cpu/gather_fast.h), the others on the reference ones.
 #include "mace/ops/cpu/gather_cpu.h"
 
 #include <memory>
 #include <vector>
 
+#include "mace/ops/cpu/gather_fast.h"
+#include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/gather.h"
 
 namespace mace {
@@ -17,13 +19,13 @@ class GatherCpu final : public GatherBase {
 
   MaceStatus Prepare(OpContext* /*context*/) override { return InferShapes(); }
 
-  MaceStatus Run(OpContext* /*context*/) override {
+  MaceStatus Run(OpContext* context) override {
     MACE_RETURN_IF_ERROR(ReadIndices(&indices_));
     const float* data = Input(0)->data<float>();
     float* out = Output(0)->mutable_data<float>();
     switch (kind()) {
       case GatherKind::GATHER:
-        ref::Gather(gather_params(), data, indices_.data(), out);
+        GatherFast(gather_params(), data, indices_.data(), out, ContextPool(context));
         break;
       case GatherKind::GATHER_ELEMENTS:
         ref::GatherElements(elements_params(), data, indices_.data(), out);
