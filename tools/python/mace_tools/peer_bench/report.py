@@ -8,6 +8,7 @@ from typing import Optional, Sequence
 
 from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, INT8_PEERS, PEERS,
                                            UINT8_COSINE_THRESHOLD, UINT8_ENGINES)
+from mace_tools.peer_bench.peak import FmaPeak
 from mace_tools.peer_bench.results import FAILED, UNCHECKED, WRONG, EngineRun
 from mace_tools.peer_bench.stats import fastest, geometric_mean, ratio
 
@@ -40,6 +41,9 @@ class RunInfo:
     engines: list[str]
     threads: list[int]
     notes: list[str] = field(default_factory=list)
+    fma_peak: Optional[FmaPeak] = None
+    peak_error: str = ""
+    multiply_adds: dict[str, int] = field(default_factory=dict)
 
 
 def fmt_ms(value: Optional[float]) -> str:
@@ -292,6 +296,59 @@ def problems(runs: Sequence[EngineRun]) -> list[str]:
     return lines
 
 
+def peak_rows(info: RunInfo, runs: Sequence[EngineRun]) -> list[tuple[str, float, float,
+                                                                      Optional[float]]]:
+    """Per model with a one-thread MACE median: (model, ms, GFLOP/s, share
+    of the FMA peak or None without a peak)."""
+    rows = []
+    cells = _cells(runs)
+    for model in info.models:
+        run = cells.get((model, 1), {}).get("mace")
+        count = info.multiply_adds.get(model)
+        if run is None or run.status == FAILED or not run.median_ms or not count:
+            continue
+        gflops = 2.0 * count / (run.median_ms * 1e6)
+        share = gflops / info.fma_peak.gflops if info.fma_peak else None
+        rows.append((model, run.median_ms, gflops, share))
+    return rows
+
+
+def peak_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+    """One line for the peak and one per model: MACE's one-thread speed."""
+    if "mace" not in info.engines or 1 not in info.threads:
+        return []
+    if info.fma_peak is None:
+        return [f"FMA peak: not measured ({info.peak_error or 'skipped'})."]
+    peak = info.fma_peak
+    lines = [f"FMA peak ({peak.benchmark}, one core, CPU time, median of "
+             f"{peak.repetitions}): {peak.gflops:.1f} GFLOP/s."]
+    for model, ms, gflops, share in peak_rows(info, runs):
+        lines.append(f"{model} at 1 thread: {fmt_ms(ms)} ms, {gflops:.1f} GFLOP/s, "
+                     f"{100 * share:.0f} % of the FMA peak.")
+    return lines
+
+
+def peak_section(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+    if "mace" not in info.engines or 1 not in info.threads:
+        return []
+    out = ["## MACE against the FMA peak (1 thread)", ""]
+    if info.fma_peak is None:
+        return out + [f"The FMA peak was not measured: {info.peak_error or 'skipped'}.", ""]
+    peak = info.fma_peak
+    out += [f"The peak is `{peak.benchmark}` of `cpu_gemm_benchmark`, run once in this run "
+            f"before the engines (independent FMA chains in registers, one core, CPU time, "
+            f"median of {peak.repetitions} repetitions): {peak.gflops:.1f} GFLOP/s. A "
+            "model's GFLOP/s is 2 x the multiply-adds of its ONNX Conv, Gemm and MatMul "
+            "nodes over MACE's one-thread wall-clock median (a Winograd layer does fewer "
+            "multiply-adds than counted).", ""]
+    rows = [[model, f"{info.multiply_adds[model] / 1e6:.0f}", fmt_ms(ms), f"{gflops:.1f}",
+             "-" if share is None else f"{100 * share:.0f} %"]
+            for model, ms, gflops, share in peak_rows(info, runs)]
+    out += [markdown_table(["Model", "M multiply-adds", "MACE 1 thread (ms)", "GFLOP/s",
+                            "of the FMA peak"], rows, align="lrrrr"), ""]
+    return out
+
+
 def load_warning(info: RunInfo) -> str:
     """A remark for the load line when the one-minute load average exceeded
     the core count at the start or the end of the run."""
@@ -333,6 +390,7 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
     out += ["", "MACE / fastest is MACE's median over the fastest fp32 peer's: above 1 "
             "means MACE is slower.", "",
             *_uint8_section(info, runs),
+            *peak_section(info, runs),
             "## Init time (ms)", "",
             "Init is model load and engine creation (for MACE `CreateMaceEngineFromProto`, "
             "for onnxruntime `InferenceSession`, for ncnn `load_param` + `load_model`, for "
