@@ -682,10 +682,21 @@ class FmaPeakTest(unittest.TestCase):
         # 1.138 GFLOP in 6 ms: 189.7 GFLOP/s, 101 % of 188.4.
         self.assertEqual(lines[1], "m at 1 thread: 6.00 ms, 189.7 GFLOP/s, 101 % of the FMA "
                                    "peak.")
-        section = "\n".join(report.peak_section(info, runs))
+        # The op profile's medians add up to 7.6 ms: 149.7 GFLOP/s, 79 %.
+        profiles = {"m": [report.OpShare("Conv2D", 3, 7.0, 0.92),
+                          report.OpShare("Softmax", 1, 0.6, 0.08)]}
+        self.assertEqual(report.peak_summary(info, runs, profiles)[1],
+                         "m at 1 thread: 6.00 ms, 189.7 GFLOP/s, 101 % of the FMA peak (sum "
+                         "of op medians 7.60 ms: 79 %).")
+        section = "\n".join(report.peak_section(info, runs, profiles))
         self.assertIn("| m     |             569 |               6.00 |   189.7 |", section)
+        self.assertIn("|                   7.60 |        79 % |", section)
+        unprofiled = "\n".join(report.peak_section(info, runs))
+        self.assertIn("|                      - |           - |", unprofiled)
         self.assertIn("## MACE against the FMA peak (1 thread)", report.markdown(info, runs))
         self.assertIn('"gflops": 188.4', report.json_text(info, runs))
+        # A model without a count or a one-thread MACE run has no row.
+        self.assertEqual(report.peak_rows(make_info(fma_peak=info.fma_peak), runs), [])
 
     def test_report_without_a_peak_says_why(self):
         info = make_info(peak_error="could not build")

@@ -84,7 +84,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     log(report.latency_table(info, runs))
     for line in report.ratio_summary(info, runs):
         log(line)
-    for line in report.peak_summary(info, runs):
+    for line in report.peak_summary(info, runs, profiles):
         log(line)
     if options.uint8:
         log("")

@@ -296,24 +296,42 @@ def problems(runs: Sequence[EngineRun]) -> list[str]:
     return lines
 
 
-def peak_rows(info: RunInfo, runs: Sequence[EngineRun]) -> list[tuple[str, float, float,
-                                                                      Optional[float]]]:
-    """Per model with a one-thread MACE median: (model, ms, GFLOP/s, share
-    of the FMA peak or None without a peak)."""
+@dataclass
+class PeakRow:
+    model: str
+    ms: float                       # MACE's one-thread median
+    gflops: float
+    share: Optional[float]          # of the FMA peak
+    profile_ms: Optional[float]     # sum of the op profile's medians
+    profile_share: Optional[float]
+
+
+def peak_rows(info: RunInfo, runs: Sequence[EngineRun],
+              profiles: Optional[dict[str, list[OpShare]]] = None) -> list[PeakRow]:
+    """Per model with a one-thread MACE median and a multiply-add count: its
+    GFLOP/s and share of the FMA peak, from the median and, where the model
+    was profiled, from the sum of its per-op medians (steadier on a loaded
+    host: a preempted op moves its own median, not every op's)."""
     rows = []
     cells = _cells(runs)
+    peak = info.fma_peak.gflops if info.fma_peak else None
     for model in info.models:
         run = cells.get((model, 1), {}).get("mace")
         count = info.multiply_adds.get(model)
         if run is None or run.status == FAILED or not run.median_ms or not count:
             continue
         gflops = 2.0 * count / (run.median_ms * 1e6)
-        share = gflops / info.fma_peak.gflops if info.fma_peak else None
-        rows.append((model, run.median_ms, gflops, share))
+        shares = (profiles or {}).get(model)
+        profile_ms = sum(share.ms for share in shares) if shares else None
+        profile_share = (2.0 * count / (profile_ms * 1e6) / peak
+                         if profile_ms and peak else None)
+        rows.append(PeakRow(model, run.median_ms, gflops, gflops / peak if peak else None,
+                            profile_ms, profile_share))
     return rows
 
 
-def peak_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+def peak_summary(info: RunInfo, runs: Sequence[EngineRun],
+                 profiles: Optional[dict[str, list[OpShare]]] = None) -> list[str]:
     """One line for the peak and one per model: MACE's one-thread speed."""
     if "mace" not in info.engines or 1 not in info.threads:
         return []
@@ -322,13 +340,18 @@ def peak_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
     peak = info.fma_peak
     lines = [f"FMA peak ({peak.benchmark}, one core, CPU time, median of "
              f"{peak.repetitions}): {peak.gflops:.1f} GFLOP/s."]
-    for model, ms, gflops, share in peak_rows(info, runs):
-        lines.append(f"{model} at 1 thread: {fmt_ms(ms)} ms, {gflops:.1f} GFLOP/s, "
-                     f"{100 * share:.0f} % of the FMA peak.")
+    for row in peak_rows(info, runs, profiles):
+        line = (f"{row.model} at 1 thread: {fmt_ms(row.ms)} ms, {row.gflops:.1f} GFLOP/s, "
+                f"{100 * row.share:.0f} % of the FMA peak")
+        if row.profile_share is not None:
+            line += (f" (sum of op medians {fmt_ms(row.profile_ms)} ms: "
+                     f"{100 * row.profile_share:.0f} %)")
+        lines.append(line + ".")
     return lines
 
 
-def peak_section(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+def peak_section(info: RunInfo, runs: Sequence[EngineRun],
+                 profiles: Optional[dict[str, list[OpShare]]] = None) -> list[str]:
     if "mace" not in info.engines or 1 not in info.threads:
         return []
     out = ["## MACE against the FMA peak (1 thread)", ""]
@@ -340,12 +363,19 @@ def peak_section(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
             f"median of {peak.repetitions} repetitions): {peak.gflops:.1f} GFLOP/s. A "
             "model's GFLOP/s is 2 x the multiply-adds of its ONNX Conv, Gemm and MatMul "
             "nodes over MACE's one-thread wall-clock median (a Winograd layer does fewer "
-            "multiply-adds than counted).", ""]
-    rows = [[model, f"{info.multiply_adds[model] / 1e6:.0f}", fmt_ms(ms), f"{gflops:.1f}",
-             "-" if share is None else f"{100 * share:.0f} %"]
-            for model, ms, gflops, share in peak_rows(info, runs)]
+            "multiply-adds than counted); the last two columns use the sum of the op "
+            "profile's per-op medians instead, which a loaded host moves less.", ""]
+
+    def percent(value: Optional[float]) -> str:
+        return "-" if value is None else f"{100 * value:.0f} %"
+
+    rows = [[row.model, f"{info.multiply_adds[row.model] / 1e6:.0f}", fmt_ms(row.ms),
+             f"{row.gflops:.1f}", percent(row.share), fmt_ms(row.profile_ms),
+             percent(row.profile_share)]
+            for row in peak_rows(info, runs, profiles)]
     out += [markdown_table(["Model", "M multiply-adds", "MACE 1 thread (ms)", "GFLOP/s",
-                            "of the FMA peak"], rows, align="lrrrr"), ""]
+                            "of the FMA peak", "sum of op medians (ms)", "of the peak"],
+                           rows, align="lrrrrrr"), ""]
     return out
 
 
@@ -390,7 +420,7 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
     out += ["", "MACE / fastest is MACE's median over the fastest fp32 peer's: above 1 "
             "means MACE is slower.", "",
             *_uint8_section(info, runs),
-            *peak_section(info, runs),
+            *peak_section(info, runs, profiles),
             "## Init time (ms)", "",
             "Init is model load and engine creation (for MACE `CreateMaceEngineFromProto`, "
             "for onnxruntime `InferenceSession`, for ncnn `load_param` + `load_model`, for "
