@@ -482,6 +482,11 @@ TEST(BlockedDepthwiseTest, MatchesReference) {
       // 45 rows of 40: bands of 12 rows start inside a run of rows that
       // share their segments.
       {1, 3, 3, 45, 40, 3, 3, 1, 1, 1, 1, 1, 1},
+      // Inputs of more than 2 MiB in blocks of 8 and of 16 lanes, whose
+      // tasks each thread takes last first: 33 channels (a partial last
+      // block) at stride 2 with padding, and two images at stride 1.
+      {1, 33, 33, 128, 128, 3, 3, 2, 1, 1, 1, 1, 1},
+      {2, 24, 24, 110, 110, 3, 3, 1, 1, 1, 1, 1, 1},
   };
   for (const KernelTable* table : BlockedTables()) {
     const int block = table->channel_block;

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mace_tools.peer_bench import onnx_split, report
+from mace_tools.peer_bench import onnx_split, peak, report
 from mace_tools.peer_bench.children import run_child
 from mace_tools.peer_bench.mace_engine import op_shares
 from mace_tools.peer_bench.options import MODELS, engine_list, model_list, parse_args, thread_list
@@ -580,6 +580,133 @@ class MaceOutputTest(unittest.TestCase):
         self.assertEqual([(s.op_type, s.count) for s in shares], [("Conv2D", 2), ("Pooling", 1)])
         self.assertAlmostEqual(shares[0].share, 0.9)
         self.assertEqual(op_shares("no table"), [])
+
+
+def benchmark_entry(isa, flops, aggregate="median", error=False):
+    name = f"BM_FmaPeak/{isa}/1"
+    entry = {"name": f"{name}_{aggregate}" if aggregate else name, "run_name": name,
+             "run_type": "aggregate" if aggregate else "iteration", "repetitions": 5,
+             "FLOP/s": flops}
+    if aggregate:
+        entry["aggregate_name"] = aggregate
+    if error:
+        entry.update(error_occurred=True, error_message="this CPU lacks these kernels")
+    return entry
+
+
+class FmaPeakTest(unittest.TestCase):
+    def parse(self, *entries):
+        return peak.parse(json.dumps({"context": {}, "benchmarks": list(entries)}))
+
+    def test_the_widest_isa_median_is_the_peak(self):
+        found = self.parse(benchmark_entry("avx2", 90e9), benchmark_entry("avx2", 80e9, "mean"),
+                           benchmark_entry("avx512", 180e9, "mean"),
+                           benchmark_entry("avx512", 188.4e9),
+                           benchmark_entry("avx512", 2e9, "stddev"))
+        self.assertEqual(found.benchmark, "BM_FmaPeak/avx512/1")
+        self.assertAlmostEqual(found.gflops, 188.4)
+        self.assertEqual(found.repetitions, 5)
+
+    def test_a_skipped_isa_falls_back_to_the_next(self):
+        found = self.parse(benchmark_entry("avx512", 0, error=True),
+                           benchmark_entry("avx2", 95e9))
+        self.assertEqual(found.benchmark, "BM_FmaPeak/avx2/1")
+        self.assertAlmostEqual(found.gflops, 95.0)
+
+    def test_single_runs_and_other_thread_counts(self):
+        single = self.parse(benchmark_entry("neon", 30e9, aggregate=None))
+        self.assertEqual((single.benchmark, single.repetitions), ("BM_FmaPeak/neon/1", 1))
+        two = dict(benchmark_entry("avx512", 300e9), run_name="BM_FmaPeak/avx512/2/real_time")
+        self.assertIsNone(self.parse(two))
+        self.assertIsNone(self.parse(benchmark_entry("avx512", 0, error=True)))
+        with self.assertRaises(ValueError):
+            peak.parse("not json")
+
+    def test_command_asks_for_json_aggregates(self):
+        argv = peak.command(Path("/b/cpu_gemm_benchmark"), repetitions=3)
+        self.assertEqual(argv[0], "/b/cpu_gemm_benchmark")
+        self.assertIn("--benchmark_format=json", argv)
+        self.assertIn("--benchmark_repetitions=3", argv)
+        self.assertIn(f"--benchmark_filter={peak.FILTER}", argv)
+
+    def test_node_multiply_adds(self):
+        # 3x3 conv, 32 -> 64 channels, 112x112 out: 64*112*112 outputs of 32*9 each.
+        self.assertEqual(peak.node_multiply_adds("Conv", [64, 32, 3, 3], [1, 64, 112, 112], {}),
+                         64 * 112 * 112 * 32 * 9)
+        # Depthwise: the weight's second dimension is 1.
+        self.assertEqual(peak.node_multiply_adds("Conv", [32, 1, 3, 3], [1, 32, 56, 56], {}),
+                         32 * 56 * 56 * 9)
+        self.assertEqual(peak.node_multiply_adds("Gemm", [1000, 1024], [1, 1000],
+                                                 {"transB": 1}), 1024 * 1000)
+        self.assertEqual(peak.node_multiply_adds("Gemm", [1024, 10], [2, 10], {"transA": 1}),
+                         2 * 10 * 1024)
+        self.assertEqual(peak.node_multiply_adds("MatMul", [4, 5], [2, 3, 5], {}),
+                         2 * 3 * 5 * 4)
+        self.assertEqual(peak.node_multiply_adds("MatMul", [7, 4, 5], [7, 3, 5], {}),
+                         7 * 3 * 5 * 4)
+
+    def test_model_multiply_adds_use_shape_inference(self):
+        import tempfile
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+        weights = [numpy_helper.from_array(np.zeros(shape, np.float32), name)
+                   for name, shape in (("w", [8, 3, 3, 3]), ("d", [8, 1, 3, 3]),
+                                       ("f", [10, 8]))]
+        weights += [numpy_helper.from_array(np.array(v, np.int64), name)
+                    for name, v in (("z", [0]), ("o", [1]), ("m1", [-1]))]
+        nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2]),
+                 helper.make_node("Conv", ["c", "d"], ["e"], group=8, pads=[1, 1, 1, 1]),
+                 helper.make_node("GlobalAveragePool", ["e"], ["g"]),
+                 helper.make_node("Shape", ["g"], ["s"]),
+                 helper.make_node("Slice", ["s", "z", "o"], ["t"]),
+                 helper.make_node("Concat", ["t", "m1"], ["u"], axis=0),
+                 helper.make_node("Reshape", ["g", "u"], ["h"]),
+                 helper.make_node("Gemm", ["h", "f"], ["y"], transB=1)]
+        graph = helper.make_graph(
+            nodes, "tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 9, 9])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], weights)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        with tempfile.TemporaryDirectory() as directory:
+            path = Path(directory) / "tiny.onnx"
+            onnx.save(model, str(path))
+            # 9x9 stride 2 pad 1 -> 5x5.
+            self.assertEqual(peak.multiply_adds(path), 8 * 25 * 27 + 8 * 25 * 9 + 80)
+
+    def test_report_gives_gflops_and_share_of_the_peak(self):
+        info = make_info(multiply_adds={"m": 569_000_000},
+                         fma_peak=peak.FmaPeak("BM_FmaPeak/avx512/1", 188.4, 5))
+        runs = sample_runs()
+        lines = report.peak_summary(info, runs)
+        self.assertEqual(lines[0], "FMA peak (BM_FmaPeak/avx512/1, one core, CPU time, "
+                                   "median of 5): 188.4 GFLOP/s.")
+        # 1.138 GFLOP in 6 ms: 189.7 GFLOP/s, 101 % of 188.4.
+        self.assertEqual(lines[1], "m at 1 thread: 6.00 ms, 189.7 GFLOP/s, 101 % of the FMA "
+                                   "peak.")
+        # The op profile's medians add up to 7.6 ms: 149.7 GFLOP/s, 79 %.
+        profiles = {"m": [report.OpShare("Conv2D", 3, 7.0, 0.92),
+                          report.OpShare("Softmax", 1, 0.6, 0.08)]}
+        self.assertEqual(report.peak_summary(info, runs, profiles)[1],
+                         "m at 1 thread: 6.00 ms, 189.7 GFLOP/s, 101 % of the FMA peak (sum "
+                         "of op medians 7.60 ms: 79 %).")
+        section = "\n".join(report.peak_section(info, runs, profiles))
+        self.assertIn("| m     |             569 |               6.00 |   189.7 |", section)
+        self.assertIn("|                   7.60 |        79 % |", section)
+        unprofiled = "\n".join(report.peak_section(info, runs))
+        self.assertIn("|                      - |           - |", unprofiled)
+        self.assertIn("## MACE against the FMA peak (1 thread)", report.markdown(info, runs))
+        self.assertIn('"gflops": 188.4', report.json_text(info, runs))
+        # A model without a count or a one-thread MACE run has no row.
+        self.assertEqual(report.peak_rows(make_info(fma_peak=info.fma_peak), runs), [])
+
+    def test_report_without_a_peak_says_why(self):
+        info = make_info(peak_error="could not build")
+        self.assertEqual(report.peak_summary(info, sample_runs()),
+                         ["FMA peak: not measured (could not build)."])
+        self.assertIn("The FMA peak was not measured: could not build.",
+                      report.peak_section(info, sample_runs()))
+        self.assertEqual(report.peak_summary(make_info(threads=[2]), sample_runs()), [])
+        self.assertFalse(parse_args(["--no-fma-peak"]).fma_peak)
+        self.assertTrue(parse_args([]).fma_peak)
 
 
 class ExplicitSplitTest(unittest.TestCase):

@@ -19,7 +19,7 @@ import numpy as np
 
 from mace_converter.api import ConversionError
 from mace_converter.progress import REPO, UserError, shell_text
-from mace_tools.peer_bench import int8, machine, mace_engine, report
+from mace_tools.peer_bench import int8, machine, mace_engine, peak, report
 from mace_tools.peer_bench.children import ChildResult, run_child
 from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, UINT8_COSINE_THRESHOLD,
                                            UINT8_ENGINES, Options, parse_args)
@@ -56,6 +56,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for name in options.models:
             log(f"==> prepare {name}")
             models.append(prepare(name, options, log))
+        fma_peak, peak_error = measure_peak(options)
         runs = time_all(models, options)
         profiles = op_profiles(models, options) if options.op_profile else {}
     except (UserError, ConversionError) as error:
@@ -70,7 +71,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         cores=os.cpu_count() or 0, isa=machine.isa_flags(), load_start=load_start,
         load_end=machine.load_average(), versions=machine.versions(options.engines),
         seed=options.seed, rounds=options.rounds, repeats=options.repeats,
-        models=options.models, engines=options.engines, threads=options.threads)
+        models=options.models, engines=options.engines, threads=options.threads,
+        fma_peak=fma_peak, peak_error=peak_error,
+        multiply_adds=model_multiply_adds(models) if fma_peak else {})
     info.notes = notes(info, models, options)
     path = options.report if options.report.is_absolute() else REPO / options.report
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -81,6 +84,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     log(report.latency_table(info, runs))
     for line in report.ratio_summary(info, runs):
         log(line)
+    for line in report.peak_summary(info, runs, profiles):
+        log(line)
     if options.uint8:
         log("")
         log(report.uint8_table(info, runs))
@@ -89,6 +94,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     log(f"\nreport: {path}\nraw numbers: {json_path}\n"
         f"peer_bench: done in {report.fmt_duration(info.duration_s)}")
     return 0
+
+
+def measure_peak(options: Options) -> tuple[Optional[peak.FmaPeak], str]:
+    """The one-core FMA peak, once per run, before the engines are timed."""
+    if not options.fma_peak or "mace" not in options.engines or 1 not in options.threads:
+        return None, "skipped (--no-fma-peak)" if not options.fma_peak else ""
+    log("==> FMA peak (one core, widest instruction set)")
+    found, error = peak.measure(not options.skip_mace_build, options.timeout, log)
+    if error:
+        log(f"    FMA peak not measured: {error}")
+    return found, error
+
+
+def model_multiply_adds(models: list[PreparedModel]) -> dict[str, int]:
+    counts = {}
+    for model in models:
+        count = peak.multiply_adds(model.onnx)
+        if count:
+            counts[model.name] = count
+    return counts
 
 
 def time_all(models: list[PreparedModel], options: Options) -> list[EngineRun]:

@@ -68,6 +68,7 @@ class Options:
     work_dir: Path
     baseline_runner: Optional[Path] = None
     uint8: bool = False
+    fma_peak: bool = True
 
     @property
     def json_path(self) -> Path:
@@ -106,7 +107,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
                    cpu_affinity_policy=args.cpu_affinity_policy, timeout=args.timeout,
                    work_dir=args.work_dir,
                    baseline_runner=args.baseline_runner.resolve() if args.baseline_runner
-                   else None, uint8=args.uint8)
+                   else None, uint8=args.uint8, fma_peak=not args.no_fma_peak)
 
 
 def model_list(text: str) -> list[str]:
@@ -196,6 +197,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-op-profile", action="store_true",
                         help="skip the per-op-type profile of MACE (one extra mace_run "
                              "--benchmark per model)")
+    parser.add_argument("--no-fma-peak", action="store_true",
+                        help="skip the one-core FMA peak (cpu_gemm_benchmark, run once "
+                             "before the engines) and the report's share of it")
     parser.add_argument("--cpu-affinity-policy", metavar="N", type=_bounded(0, 2), default=1,
                         help="mace_run --cpu_affinity_policy, as `converter.py run` uses "
                              "(default: 1)")

@@ -8,6 +8,7 @@ from typing import Optional, Sequence
 
 from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, INT8_PEERS, PEERS,
                                            UINT8_COSINE_THRESHOLD, UINT8_ENGINES)
+from mace_tools.peer_bench.peak import FmaPeak
 from mace_tools.peer_bench.results import FAILED, UNCHECKED, WRONG, EngineRun
 from mace_tools.peer_bench.stats import fastest, geometric_mean, ratio
 
@@ -40,6 +41,9 @@ class RunInfo:
     engines: list[str]
     threads: list[int]
     notes: list[str] = field(default_factory=list)
+    fma_peak: Optional[FmaPeak] = None
+    peak_error: str = ""
+    multiply_adds: dict[str, int] = field(default_factory=dict)
 
 
 def fmt_ms(value: Optional[float]) -> str:
@@ -292,6 +296,89 @@ def problems(runs: Sequence[EngineRun]) -> list[str]:
     return lines
 
 
+@dataclass
+class PeakRow:
+    model: str
+    ms: float                       # MACE's one-thread median
+    gflops: float
+    share: Optional[float]          # of the FMA peak
+    profile_ms: Optional[float]     # sum of the op profile's medians
+    profile_share: Optional[float]
+
+
+def peak_rows(info: RunInfo, runs: Sequence[EngineRun],
+              profiles: Optional[dict[str, list[OpShare]]] = None) -> list[PeakRow]:
+    """Per model with a one-thread MACE median and a multiply-add count: its
+    GFLOP/s and share of the FMA peak, from the median and, where the model
+    was profiled, from the sum of its per-op medians (steadier on a loaded
+    host: a preempted op moves its own median, not every op's)."""
+    rows = []
+    cells = _cells(runs)
+    peak = info.fma_peak.gflops if info.fma_peak else None
+    for model in info.models:
+        run = cells.get((model, 1), {}).get("mace")
+        count = info.multiply_adds.get(model)
+        if run is None or run.status == FAILED or not run.median_ms or not count:
+            continue
+        gflops = 2.0 * count / (run.median_ms * 1e6)
+        shares = (profiles or {}).get(model)
+        profile_ms = sum(share.ms for share in shares) if shares else None
+        profile_share = (2.0 * count / (profile_ms * 1e6) / peak
+                         if profile_ms and peak else None)
+        rows.append(PeakRow(model, run.median_ms, gflops, gflops / peak if peak else None,
+                            profile_ms, profile_share))
+    return rows
+
+
+def peak_summary(info: RunInfo, runs: Sequence[EngineRun],
+                 profiles: Optional[dict[str, list[OpShare]]] = None) -> list[str]:
+    """One line for the peak and one per model: MACE's one-thread speed."""
+    if "mace" not in info.engines or 1 not in info.threads:
+        return []
+    if info.fma_peak is None:
+        return [f"FMA peak: not measured ({info.peak_error or 'skipped'})."]
+    peak = info.fma_peak
+    lines = [f"FMA peak ({peak.benchmark}, one core, CPU time, median of "
+             f"{peak.repetitions}): {peak.gflops:.1f} GFLOP/s."]
+    for row in peak_rows(info, runs, profiles):
+        line = (f"{row.model} at 1 thread: {fmt_ms(row.ms)} ms, {row.gflops:.1f} GFLOP/s, "
+                f"{100 * row.share:.0f} % of the FMA peak")
+        if row.profile_share is not None:
+            line += (f" (sum of op medians {fmt_ms(row.profile_ms)} ms: "
+                     f"{100 * row.profile_share:.0f} %)")
+        lines.append(line + ".")
+    return lines
+
+
+def peak_section(info: RunInfo, runs: Sequence[EngineRun],
+                 profiles: Optional[dict[str, list[OpShare]]] = None) -> list[str]:
+    if "mace" not in info.engines or 1 not in info.threads:
+        return []
+    out = ["## MACE against the FMA peak (1 thread)", ""]
+    if info.fma_peak is None:
+        return out + [f"The FMA peak was not measured: {info.peak_error or 'skipped'}.", ""]
+    peak = info.fma_peak
+    out += [f"The peak is `{peak.benchmark}` of `cpu_gemm_benchmark`, run once in this run "
+            f"before the engines (independent FMA chains in registers, one core, CPU time, "
+            f"median of {peak.repetitions} repetitions): {peak.gflops:.1f} GFLOP/s. A "
+            "model's GFLOP/s is 2 x the multiply-adds of its ONNX Conv, Gemm and MatMul "
+            "nodes over MACE's one-thread wall-clock median (a Winograd layer does fewer "
+            "multiply-adds than counted); the last two columns use the sum of the op "
+            "profile's per-op medians instead, which a loaded host moves less.", ""]
+
+    def percent(value: Optional[float]) -> str:
+        return "-" if value is None else f"{100 * value:.0f} %"
+
+    rows = [[row.model, f"{info.multiply_adds[row.model] / 1e6:.0f}", fmt_ms(row.ms),
+             f"{row.gflops:.1f}", percent(row.share), fmt_ms(row.profile_ms),
+             percent(row.profile_share)]
+            for row in peak_rows(info, runs, profiles)]
+    out += [markdown_table(["Model", "M multiply-adds", "MACE 1 thread (ms)", "GFLOP/s",
+                            "of the FMA peak", "sum of op medians (ms)", "of the peak"],
+                           rows, align="lrrrrrr"), ""]
+    return out
+
+
 def load_warning(info: RunInfo) -> str:
     """A remark for the load line when the one-minute load average exceeded
     the core count at the start or the end of the run."""
@@ -333,6 +420,7 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
     out += ["", "MACE / fastest is MACE's median over the fastest fp32 peer's: above 1 "
             "means MACE is slower.", "",
             *_uint8_section(info, runs),
+            *peak_section(info, runs, profiles),
             "## Init time (ms)", "",
             "Init is model load and engine creation (for MACE `CreateMaceEngineFromProto`, "
             "for onnxruntime `InferenceSession`, for ncnn `load_param` + `load_model`, for "
