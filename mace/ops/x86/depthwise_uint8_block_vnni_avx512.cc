@@ -14,6 +14,7 @@
 //
 // The output step is the rule of requantize_avx512.h with each lane's own
 // multiplier and shift (vpsrlvq on the even and odd lanes).
+#include <algorithm>
 #include <cstdint>
 
 #include "mace/ops/x86/avx512_intrinsics.h"
@@ -156,6 +157,132 @@ void Scatter(const DepthwiseUint8Block& b) {
   }
 }
 
+// The same two moves with AVX-512 VBMI: four registers hold the 16 x 16
+// bytes (register k, 128-bit lane L: row 4k + L), and the transposed
+// register j (lane q: column 4j + q) is two vpermt2b over registers 0-1
+// and 2-3 (rows 0-7 and 8-15) merged per byte: 12 shuffles per 16 x 16
+// bytes instead of 64 unpacks.
+struct VbmiTranspose {
+  __m512i index[4];
+};
+
+VbmiTranspose MakeVbmiTranspose() {
+  VbmiTranspose t;
+  for (int j = 0; j < 4; ++j) {
+    alignas(64) uint8_t bytes[64];
+    for (int q = 0; q < 4; ++q) {
+      for (int c = 0; c < 16; ++c) {
+        bytes[q * 16 + c] = static_cast<uint8_t>((c % 8) / 4 * 64 + (c % 4) * 16 + 4 * j + q);
+      }
+    }
+    t.index[j] = _mm512_load_si512(bytes);
+  }
+  return t;
+}
+
+__attribute__((target("avx512bw,avx512vbmi"), always_inline)) inline void VbmiTranspose16x16(
+    const VbmiTranspose& t, const __m512i* in, __m512i* out) {
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    const __m512i low = _mm512_permutex2var_epi8(in[0], t.index[j], in[1]);
+    const __m512i high = _mm512_permutex2var_epi8(in[2], t.index[j], in[3]);
+    out[j] = _mm512_mask_blend_epi8(0xFF00FF00FF00FF00ull, low, high);
+  }
+}
+
+__attribute__((target("avx512bw,avx512vbmi"))) void VbmiGather(const DepthwiseUint8Block& b) {
+  uint8_t* const origin = b.tile + b.tile_offset;
+  int64_t done = b.first;
+  if (b.last - b.first >= 16) {
+    const VbmiTranspose t = MakeVbmiTranspose();
+    __m512i rows[4], positions[4];
+    for (int64_t at = b.first;; at += 16) {
+      if (at + 16 > b.last) at = b.last - 16;
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {
+        __m512i r = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int l = 0; l < 4; ++l) {
+          const int64_t c = 4 * k + l;
+          if (c < b.valid) {
+            r = _mm512_inserti32x4(
+                r, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.planes + c * b.plane + at)),
+                l);
+          }
+        }
+        rows[k] = r;
+      }
+      VbmiTranspose16x16(t, rows, positions);
+      int64_t y = at / b.in_w, x = at % b.in_w;
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        if (x + 4 <= std::min(b.cols, b.in_w)) {
+          // Four positions of one row, all inside the tile.
+          _mm512_storeu_si512(origin + (y * b.row_stride + x) * 16, positions[j]);
+          x += 4;
+          if (x == b.in_w) x = 0, ++y;
+          continue;
+        }
+        __m128i lanes[4] = {_mm512_castsi512_si128(positions[j]),
+                            _mm512_extracti32x4_epi32(positions[j], 1),
+                            _mm512_extracti32x4_epi32(positions[j], 2),
+                            _mm512_extracti32x4_epi32(positions[j], 3)};
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q) {
+          if (x < b.cols) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(origin + (y * b.row_stride + x) * 16),
+                             lanes[q]);
+          }
+          if (++x == b.in_w) x = 0, ++y;
+        }
+      }
+      if (at + 16 == b.last) break;
+    }
+    done = b.last;
+  }
+  for (int64_t at = done; at < b.last; ++at) {
+    const int64_t y = at / b.in_w, x = at % b.in_w;
+    if (x >= b.cols) continue;
+    for (int64_t c = 0; c < b.valid; ++c) {
+      origin[(y * b.row_stride + x) * 16 + c] = b.planes[c * b.plane + at];
+    }
+  }
+}
+
+__attribute__((target("avx512bw,avx512vbmi"))) void VbmiScatter(const DepthwiseUint8Block& b) {
+  const int64_t count = b.out_h * b.out_w;
+  int64_t done = 0;
+  if (count >= 16) {
+    const VbmiTranspose t = MakeVbmiTranspose();
+    __m512i positions[4], channels[4];
+    for (int64_t at = 0;; at += 16) {
+      if (at + 16 > count) at = count - 16;
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) positions[j] = _mm512_loadu_si512(b.staging + (at + 4 * j) * 16);
+      VbmiTranspose16x16(t, positions, channels);
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {
+        __m128i lanes[4] = {_mm512_castsi512_si128(channels[k]),
+                            _mm512_extracti32x4_epi32(channels[k], 1),
+                            _mm512_extracti32x4_epi32(channels[k], 2),
+                            _mm512_extracti32x4_epi32(channels[k], 3)};
+#pragma GCC unroll 4
+        for (int l = 0; l < 4; ++l) {
+          const int64_t c = 4 * k + l;
+          if (c < b.valid) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(b.out + c * b.out_plane + at), lanes[l]);
+          }
+        }
+      }
+      if (at + 16 == count) break;
+    }
+    done = count;
+  }
+  for (int64_t at = done; at < count; ++at) {
+    for (int64_t c = 0; c < b.valid; ++c) b.out[c * b.out_plane + at] = b.staging[at * 16 + c];
+  }
+}
+
 struct BlockConstants {
   LaneScales scales;
   __m512i zero_point, lo, hi, terms, taps[3], gather, interleave;
@@ -241,17 +368,28 @@ __attribute__((target("avx512bw,avx512vnni"))) void Block(const DepthwiseUint8Bl
   for (; oy < b.out_h; ++oy) BlockRows<AboveZero, Stride, 1>(b, k, oy);
 }
 
-}  // namespace
-
-void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block) {
-  Gather(block);
+template <void (*GatherFn)(const DepthwiseUint8Block&),
+          void (*ScatterFn)(const DepthwiseUint8Block&)>
+void RunBlock(const DepthwiseUint8Block& block) {
+  GatherFn(block);
   const bool above_zero = block.lo >= block.zero_point;
   if (block.stride_h == 1) {
     above_zero ? Block<true, 1>(block) : Block<false, 1>(block);
   } else {
     above_zero ? Block<true, 2>(block) : Block<false, 2>(block);
   }
-  Scatter(block);
+  ScatterFn(block);
+}
+
+}  // namespace
+
+void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block) {
+  static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
+  vbmi ? RunBlock<VbmiGather, VbmiScatter>(block) : RunBlock<Gather, Scatter>(block);
+}
+
+void VnniDepthwiseUint8BlockUnpacks(const DepthwiseUint8Block& block) {
+  RunBlock<Gather, Scatter>(block);
 }
 
 }  // namespace x86
