@@ -282,7 +282,8 @@ TEST(QuantizedGemmKernel, MatchesPlainProduct) {
 // counts around the tile (4 to 28), valid rows and columns short of the
 // call's (tails of 1 to 31 columns, whole column tiles past the valid
 // ones), per-row multipliers and terms, column terms or none, plain and
-// RELU-like clamps; nothing outside the valid rows and columns is written.
+// RELU-like clamps, rows whose values lie far outside the clamp; nothing
+// outside the valid rows and columns is written.
 TEST(QuantizedGemmRequantKernel, MatchesProductAndRule) {
   std::mt19937 rng(5151);
   // Terms and multipliers that keep most outputs inside the clamp, so that
@@ -310,7 +311,11 @@ TEST(QuantizedGemmRequantKernel, MatchesProductAndRule) {
             std::vector<int32_t> row_terms(rows), multipliers(rows), shifts(rows);
             std::vector<QuantizedMultiplier> scales(rows);
             for (int64_t r = 0; r < rows; ++r) {
-              ASSERT_TRUE(MakeQuantizedMultiplier(std::exp2(exponent(rng)), "test", &scales[r]).ok());
+              // Every fifth row far beyond the clamp both ways (past the
+              // int16 range, where a kernel narrows with saturation).
+              const double e = exponent(rng);
+              ASSERT_TRUE(
+                  MakeQuantizedMultiplier(std::exp2(r % 5 == 4 ? -3.0 : e), "test", &scales[r]).ok());
               if (scales[r].multiplier == 0) scales[r] = QuantizedMultiplier{1 << 30, 40};
               row_terms[r] = term(rng);
               multipliers[r] = scales[r].multiplier;

@@ -1,8 +1,9 @@
 // The uint8 GEMM with AVX-512 VNNI (kQuantQuadsUint8): vpdpbusd multiplies
 // four uint8 input values by four int8 weights and adds the four products
 // into an int32 lane, sixteen lanes at a time. The file is built with the
-// AVX-512 F/VL/DQ flags; the functions add VNNI by their target attribute
-// and are called only where cpu_features.h found it (kernel_table.cc).
+// AVX-512 F/VL/DQ flags; the functions add VNNI and BW by their target
+// attribute and are called only where cpu_features.h found VNNI
+// (kernel_table.cc): every CPU with AVX-512 VNNI has BW as well.
 //
 // Register blocking: a tile is 12 rows x 32 columns, 24 int32 accumulators
 // in zmm registers plus the two column vectors of a word group; each filter
@@ -19,8 +20,9 @@
 // terms (where there are any) after the reduction, requantizes the tile in
 // registers (the step of requantize_avx512.h, per row its own multiplier;
 // without the sign steps where the clamp starts at or above the zero
-// point) and stores bytes, under masks for the rows and columns past the
-// valid ones; tiles wholly past the valid columns are skipped.
+// point; the clamp on saturating packs to bytes) and stores bytes, under
+// masks for the rows and columns past the valid ones; tiles wholly past
+// the valid columns are skipped.
 #include "mace/ops/x86/avx512_kernels.h"
 #include "mace/ops/x86/requantize_avx512.h"
 
@@ -39,6 +41,18 @@ inline __mmask16 LaneMask(int64_t valid) {
   return static_cast<__mmask16>((1u << valid) - 1);
 }
 
+// The requantized value before the clamp and the zero point: the rounded
+// product of requantize_avx512.h with the sign of x (0 for x < 0 where
+// AboveZero).
+template <bool AboveZero>
+__attribute__((target("avx512bw"), always_inline)) inline __m512i Avx512RequantizeValue(
+    __m512i x, const Avx512RequantizeScale& s) {
+  const __m512i zero = _mm512_setzero_si512();
+  if (AboveZero) return Avx512RequantizeMagnitude(_mm512_max_epi32(x, zero), s);
+  const __m512i rounded = Avx512RequantizeMagnitude(_mm512_abs_epi32(x), s);
+  return _mm512_mask_sub_epi32(rounded, _mm512_cmplt_epi32_mask(x, zero), zero, rounded);
+}
+
 // The tile at row0, col0: its sums go to c (rows of `cols` sums), or with
 // Fused its bytes to `tile`.
 // The loops over the rows are unrolled so that the accumulators stay in
@@ -49,7 +63,7 @@ inline __mmask16 LaneMask(int64_t valid) {
 // the zero point. Without Wide (only with Fused) the tile is the strip's
 // first 16 columns, where the valid ones end within them.
 template <int Rows, bool Fused, bool AboveZero, bool Wide = true>
-__attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
+__attribute__((target("avx512vnni,avx512bw"), always_inline)) inline void VnniTile(
     const int32_t* a, int64_t groups, const int32_t* b, int64_t cols, int32_t* c,
     const RequantizeTile* tile, int64_t row0, int64_t col0) {
   __m512i acc0[Rows], acc1[Rows];
@@ -91,8 +105,18 @@ __attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
       if (Wide) acc1[r] = _mm512_add_epi32(acc1[r], terms1);
     }
   }
-  const Avx512RequantizeClamp clamp =
-      Avx512MakeRequantizeClamp(tile->zero_point, tile->lo, tile->hi);
+  // The clamp and the narrowing on bytes: the two rows of sums packed
+  // with signed saturation to int16, the zero point added with saturation,
+  // packed to uint8 with unsigned saturation, then clamped to [lo, hi].
+  // Each saturation only moves values already beyond 0 .. 255 (the zero
+  // point is 0 .. 255), so this is the clamp of requantize_avx512.h.
+  const __m512i zero_point = _mm512_set1_epi16(static_cast<int16_t>(tile->zero_point));
+  const __m256i lo = _mm256_set1_epi8(static_cast<char>(tile->lo));
+  const __m256i hi = _mm256_set1_epi8(static_cast<char>(tile->hi));
+  // After the packs, 128-bit lane i holds columns 4i .. 4i + 3 in dword 0
+  // and 16 + 4i .. 16 + 4i + 3 in dword 1.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __mmask32 mask = mask0 | (Wide ? static_cast<__mmask32>(mask1) << 16 : 0);
   const int64_t valid_rows = tile->valid_rows - row0;
   uint8_t* out = tile->out + row0 * tile->out_stride + col0;
 #pragma GCC unroll 12
@@ -101,12 +125,13 @@ __attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
     const int64_t row = row0 + r;
     const Avx512RequantizeScale scale =
         Avx512MakeRequantizeScale(tile->multipliers[row], tile->right_shifts[row]);
-    _mm512_mask_cvtepi32_storeu_epi8(out, mask0,
-                                     Avx512RequantizeAs<AboveZero>(acc0[r], scale, clamp));
-    if (Wide) {
-      _mm512_mask_cvtepi32_storeu_epi8(out + 16, mask1,
-                                       Avx512RequantizeAs<AboveZero>(acc1[r], scale, clamp));
-    }
+    const __m512i value0 = Avx512RequantizeValue<AboveZero>(acc0[r], scale);
+    const __m512i value1 = Wide ? Avx512RequantizeValue<AboveZero>(acc1[r], scale) : value0;
+    const __m512i words =
+        _mm512_adds_epi16(_mm512_packs_epi32(value0, value1), zero_point);
+    const __m256i bytes = _mm512_castsi512_si256(
+        _mm512_permutexvar_epi32(order, _mm512_packus_epi16(words, words)));
+    _mm256_mask_storeu_epi8(out, mask, _mm256_min_epu8(_mm256_max_epu8(bytes, lo), hi));
     out += tile->out_stride;
   }
 }
@@ -114,7 +139,7 @@ __attribute__((target("avx512vnni"), always_inline)) inline void VnniTile(
 // The row tiles of one strip: 32 columns, or with Wide false (Fused only)
 // its first 16.
 template <bool Fused, bool AboveZero, bool Wide>
-__attribute__((target("avx512vnni"), always_inline)) inline void VnniRows(
+__attribute__((target("avx512vnni,avx512bw"), always_inline)) inline void VnniRows(
     const int32_t* a, const int32_t* strip, int64_t rows, int64_t groups, int64_t cols,
     int32_t* c, const RequantizeTile* tile, int64_t col) {
   int64_t row = 0;
@@ -133,7 +158,7 @@ __attribute__((target("avx512vnni"), always_inline)) inline void VnniRows(
 }
 
 template <bool Fused, bool AboveZero>
-__attribute__((target("avx512vnni"))) void VnniGemm(const int32_t* a, const int32_t* b,
+__attribute__((target("avx512vnni,avx512bw"))) void VnniGemm(const int32_t* a, const int32_t* b,
                                                      int64_t rows, int64_t groups, int64_t cols,
                                                      int32_t* c, const RequantizeTile* tile) {
   for (int64_t col = 0; col < cols; col += kTileCols) {
@@ -152,13 +177,13 @@ __attribute__((target("avx512vnni"))) void VnniGemm(const int32_t* a, const int3
 
 }  // namespace
 
-__attribute__((target("avx512vnni"))) void VnniQuantizedGemm(const int32_t* a, const int32_t* b,
+__attribute__((target("avx512vnni,avx512bw"))) void VnniQuantizedGemm(const int32_t* a, const int32_t* b,
                                                             int64_t rows, int64_t groups,
                                                             int64_t cols, int32_t* c) {
   VnniGemm<false, false>(a, b, rows, groups, cols, c, nullptr);
 }
 
-__attribute__((target("avx512vnni"))) void VnniQuantizedGemmRequant(
+__attribute__((target("avx512vnni,avx512bw"))) void VnniQuantizedGemmRequant(
     const int32_t* a, const int32_t* b, int64_t rows, int64_t groups, int64_t cols,
     const RequantizeTile& tile) {
   if (tile.lo >= tile.zero_point) {
