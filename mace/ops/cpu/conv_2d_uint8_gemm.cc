@@ -242,6 +242,26 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   return conv;
 }
 
+int64_t Conv2dUint8Gemm::BlockWidth(int64_t threads) const {
+  const int64_t width = PanelWidth(block_cols_, cols_, threads);
+  if (threads <= 1 || width >= cols_) return width;
+  // Column blocks give each thread whole blocks of 32-column strips; where
+  // the positions are few (14 x 14: 7 strips in blocks of 4 and 3 for two
+  // threads) that leaves a thread idle part of the time. The rows split
+  // evenly instead where there are at least three 12-row tiles per thread
+  // and the packed input fits one L2-sized block.
+  const int64_t positions = p_.out_h * p_.out_w;
+  const int64_t strips = (positions + kQuantGemmCols - 1) / kQuantGemmCols;
+  const int64_t blocks = (cols_ + width - 1) / width;
+  const int64_t busiest = (blocks + threads - 1) / threads * (width / kQuantGemmCols);
+  const int64_t out_per_group = p_.out_channels / p_.group;
+  if (cols_ <= block_cols_ && out_per_group >= 9 * kQuantGemmRows * threads &&
+      10 * strips < 9 * threads * busiest) {
+    return cols_;
+  }
+  return width;
+}
+
 // im2col of one group of one image into packed words, a word (per_word_
 // consecutive k: input channels and taps) at a time: value k of column `pos`
 // is lane k % per_word_ of word (k / per_word_, pos). Taps outside the input
@@ -262,7 +282,7 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
   const uint8_t* first_plane = image + group * in_per_group * p.in_h * p.in_w;
   int32_t* words = reinterpret_cast<int32_t*>(packed_input_.data());
   const int64_t per_word = per_word_;
-  const int64_t width = PanelWidth(block_cols_, cols_, NumThreads(pool));
+  const int64_t width = BlockWidth(NumThreads(pool));
   // Packs `count` values of each lane into word `word` of the columns from
   // `pos` on, block by block.
   auto emit = [&](int64_t word, int64_t pos, const uint8_t* const* lanes, int64_t count) {
@@ -435,7 +455,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
   // Column blocks: L2-sized, and at least one per thread where the columns
   // allow it.
   const int64_t threads = NumThreads(pool);
-  const int64_t width = PanelWidth(block_cols_, cols_, threads);
+  const int64_t width = BlockWidth(threads);
   const int64_t blocks = (cols_ + width - 1) / width;
   for (int64_t n = 0; n < p.batch; ++n) {
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
@@ -507,18 +527,21 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       if (!fused && sums_.size() < static_cast<size_t>(rows_ * cols_)) {
         sums_.resize(rows_ * cols_);
       }
-      ParallelFor(pool, rows_ / kQuantGemmRows, [&](int64_t begin, int64_t end) {
-        const int64_t first = begin * kQuantGemmRows;
+      // Pieces of three row tiles of kQuantGemmRows, so that a piece fills
+      // the 12-row tiles of the VNNI kernel.
+      constexpr int64_t kPieceRows = 3 * kQuantGemmRows;
+      ParallelFor(pool, (rows_ + kPieceRows - 1) / kPieceRows, [&](int64_t begin, int64_t end) {
+        const int64_t first = begin * kPieceRows, last = std::min(rows_, end * kPieceRows);
         if (fused) {
           if (first < out_per_group) {
-            gemm_requant_(filter + first * words_, packed_input, (end - begin) * kQuantGemmRows,
-                          words_, cols_, tile(first, 0, positions));
+            gemm_requant_(filter + first * words_, packed_input, last - first, words_, cols_,
+                          tile(first, 0, positions));
           }
           return;
         }
-        gemm_(filter + first * words_, packed_input, (end - begin) * kQuantGemmRows, words_, cols_,
+        gemm_(filter + first * words_, packed_input, last - first, words_, cols_,
               sums_.data() + first * cols_);
-        for (int64_t r = first; r < std::min(end * kQuantGemmRows, out_per_group); ++r) {
+        for (int64_t r = first; r < std::min(last, out_per_group); ++r) {
           FinishRow(n, group * out_per_group + r, sums_.data() + r * cols_, bias, output, 0,
                     positions);
         }

@@ -54,6 +54,9 @@ class Conv2dUint8Gemm {
 
  private:
   Conv2dUint8Gemm() = default;
+  // The width of the packed input's column blocks for `threads`: every
+  // column in one block where the threads split the rows instead.
+  int64_t BlockWidth(int64_t threads) const;
   void PackInput(const uint8_t* image, int64_t group, ThreadPool* pool);
   // Bias, corrections and requantization of output channel `oc` of image n,
   // positions [first, first + count) from sums[0, count).

@@ -126,6 +126,12 @@ const Case kCases[] = {
     {1, 3, 64, 65, 10, 3, 1, 1, 1, 1, 17, 0, true},
     // Fewer column blocks than threads: threads split the rows.
     {1, 32, 5, 5, 40, 3, 1, 1, 1, 1, 128, 0, true},
+    // Column blocks that would leave a thread idle (7 strips of 32 in
+    // blocks of 4 and 3): with enough rows the threads split the rows, in
+    // pieces of 12 with a tail; also a 3x3 grouped convolution.
+    {1, 24, 14, 14, 80, 1, 1, 1, 0, 1, 3, 0, true},
+    {1, 13, 13, 15, 118, 1, 1, 1, 0, 1, 200, 7, false},
+    {1, 8, 16, 14, 160, 3, 1, 1, 1, 2, 50, 0, true},
     // Row tails of the 12-row VNNI tile (out_c 12, 16, 20, 26: 12, 12 + 4,
     // 12 + 8, 24 + 4 rows), depths that end mid-quad (5 x 9 = 45, 11, 7 x 9),
     // stride 2 and padding.
