@@ -23,6 +23,9 @@
 // point; the clamp on saturating packs to bytes) and stores bytes, under
 // masks for the rows and columns past the valid ones; tiles wholly past
 // the valid columns are skipped.
+#include <algorithm>
+#include <vector>
+
 #include "mace/ops/x86/avx512_kernels.h"
 #include "mace/ops/x86/requantize_avx512.h"
 
@@ -41,15 +44,33 @@ inline __mmask16 LaneMask(int64_t valid) {
   return static_cast<__mmask16>((1u << valid) - 1);
 }
 
+// A row's output scale as requantize_avx512.h builds it, kept in memory
+// once per call: the tiles broadcast it from there (loads, no shuffles)
+// and shift by per-lane counts (vpsrlvq, one uop, where a shift by an xmm
+// count takes two), which for the same counts give the same results (0
+// for a count of 64 or more, which a negative count is as unsigned).
+struct RowScale {
+  int64_t multiplier, half, even_shift, odd_shift;
+};
+
 // The requantized value before the clamp and the zero point: the rounded
 // product of requantize_avx512.h with the sign of x (0 for x < 0 where
 // AboveZero).
 template <bool AboveZero>
-__attribute__((target("avx512bw"), always_inline)) inline __m512i Avx512RequantizeValue(
-    __m512i x, const Avx512RequantizeScale& s) {
+__attribute__((target("avx512bw"), always_inline)) inline __m512i RequantizeValue(
+    __m512i x, const RowScale& s) {
   const __m512i zero = _mm512_setzero_si512();
-  if (AboveZero) return Avx512RequantizeMagnitude(_mm512_max_epi32(x, zero), s);
-  const __m512i rounded = Avx512RequantizeMagnitude(_mm512_abs_epi32(x), s);
+  const __m512i magnitude = AboveZero ? _mm512_max_epi32(x, zero) : _mm512_abs_epi32(x);
+  const __m512i multiplier = _mm512_set1_epi64(s.multiplier);
+  const __m512i half = _mm512_set1_epi64(s.half);
+  const __m512i even = _mm512_srlv_epi64(
+      _mm512_add_epi64(_mm512_mul_epu32(magnitude, multiplier), half),
+      _mm512_set1_epi64(s.even_shift));
+  const __m512i odd = _mm512_srlv_epi64(
+      _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(magnitude, 32), multiplier), half),
+      _mm512_set1_epi64(s.odd_shift));
+  const __m512i rounded = _mm512_mask_blend_epi32(0xAAAA, even, odd);
+  if (AboveZero) return rounded;
   return _mm512_mask_sub_epi32(rounded, _mm512_cmplt_epi32_mask(x, zero), zero, rounded);
 }
 
@@ -65,7 +86,7 @@ __attribute__((target("avx512bw"), always_inline)) inline __m512i Avx512Requanti
 template <int Rows, bool Fused, bool AboveZero, bool Wide = true>
 __attribute__((target("avx512vnni,avx512bw"), always_inline)) inline void VnniTile(
     const int32_t* a, int64_t groups, const int32_t* b, int64_t cols, int32_t* c,
-    const RequantizeTile* tile, int64_t row0, int64_t col0) {
+    const RequantizeTile* tile, const RowScale* scales, int64_t row0, int64_t col0) {
   __m512i acc0[Rows], acc1[Rows];
 #pragma GCC unroll 12
   for (int r = 0; r < Rows; ++r) {
@@ -123,10 +144,9 @@ __attribute__((target("avx512vnni,avx512bw"), always_inline)) inline void VnniTi
   for (int r = 0; r < Rows; ++r) {
     if (r >= valid_rows) break;
     const int64_t row = row0 + r;
-    const Avx512RequantizeScale scale =
-        Avx512MakeRequantizeScale(tile->multipliers[row], tile->right_shifts[row]);
-    const __m512i value0 = Avx512RequantizeValue<AboveZero>(acc0[r], scale);
-    const __m512i value1 = Wide ? Avx512RequantizeValue<AboveZero>(acc1[r], scale) : value0;
+    const RowScale& scale = scales[row];
+    const __m512i value0 = RequantizeValue<AboveZero>(acc0[r], scale);
+    const __m512i value1 = Wide ? RequantizeValue<AboveZero>(acc1[r], scale) : value0;
     const __m512i words =
         _mm512_adds_epi16(_mm512_packs_epi32(value0, value1), zero_point);
     const __m256i bytes = _mm512_castsi512_si256(
@@ -141,37 +161,40 @@ __attribute__((target("avx512vnni,avx512bw"), always_inline)) inline void VnniTi
 template <bool Fused, bool AboveZero, bool Wide>
 __attribute__((target("avx512vnni,avx512bw"), always_inline)) inline void VnniRows(
     const int32_t* a, const int32_t* strip, int64_t rows, int64_t groups, int64_t cols,
-    int32_t* c, const RequantizeTile* tile, int64_t col) {
+    int32_t* c, const RequantizeTile* tile, const RowScale* scales, int64_t col) {
   int64_t row = 0;
   for (; row + kTileRows <= rows; row += kTileRows) {
     if (Fused && row >= tile->valid_rows) return;
     VnniTile<kTileRows, Fused, AboveZero, Wide>(a + row * groups, groups, strip, cols, c, tile,
-                                                row, col);
+                                                scales, row, col);
   }
   if (Fused && row >= tile->valid_rows) return;
   // rows is a multiple of 4: what is left is 0, 4 or 8 rows.
   if (rows - row == 8) {
-    VnniTile<8, Fused, AboveZero, Wide>(a + row * groups, groups, strip, cols, c, tile, row, col);
+    VnniTile<8, Fused, AboveZero, Wide>(a + row * groups, groups, strip, cols, c, tile, scales, row,
+                                        col);
   } else if (rows - row == 4) {
-    VnniTile<4, Fused, AboveZero, Wide>(a + row * groups, groups, strip, cols, c, tile, row, col);
+    VnniTile<4, Fused, AboveZero, Wide>(a + row * groups, groups, strip, cols, c, tile, scales, row,
+                                        col);
   }
 }
 
 template <bool Fused, bool AboveZero>
 __attribute__((target("avx512vnni,avx512bw"))) void VnniGemm(const int32_t* a, const int32_t* b,
                                                      int64_t rows, int64_t groups, int64_t cols,
-                                                     int32_t* c, const RequantizeTile* tile) {
+                                                     int32_t* c, const RequantizeTile* tile,
+                                                     const RowScale* scales) {
   for (int64_t col = 0; col < cols; col += kTileCols) {
     if (Fused && col >= tile->count) break;
     const int32_t* strip = b + col;
     if constexpr (Fused) {
       if (tile->count - col <= 16) {
         // The valid columns end in the strip's first half.
-        VnniRows<Fused, AboveZero, false>(a, strip, rows, groups, cols, c, tile, col);
+        VnniRows<Fused, AboveZero, false>(a, strip, rows, groups, cols, c, tile, scales, col);
         continue;
       }
     }
-    VnniRows<Fused, AboveZero, true>(a, strip, rows, groups, cols, c, tile, col);
+    VnniRows<Fused, AboveZero, true>(a, strip, rows, groups, cols, c, tile, scales, col);
   }
 }
 
@@ -180,16 +203,27 @@ __attribute__((target("avx512vnni,avx512bw"))) void VnniGemm(const int32_t* a, c
 __attribute__((target("avx512vnni,avx512bw"))) void VnniQuantizedGemm(const int32_t* a, const int32_t* b,
                                                             int64_t rows, int64_t groups,
                                                             int64_t cols, int32_t* c) {
-  VnniGemm<false, false>(a, b, rows, groups, cols, c, nullptr);
+  VnniGemm<false, false>(a, b, rows, groups, cols, c, nullptr, nullptr);
 }
 
 __attribute__((target("avx512vnni,avx512bw"))) void VnniQuantizedGemmRequant(
     const int32_t* a, const int32_t* b, int64_t rows, int64_t groups, int64_t cols,
     const RequantizeTile& tile) {
+  // Per thread, kept between calls.
+  static thread_local std::vector<RowScale> scales;
+  const int64_t valid_rows = std::min(rows, tile.valid_rows);
+  if (scales.size() < static_cast<size_t>(valid_rows)) scales.resize(valid_rows);
+  for (int64_t r = 0; r < valid_rows; ++r) {
+    const int32_t shift = tile.right_shifts[r];
+    scales[r].multiplier = int64_t{static_cast<uint32_t>(tile.multipliers[r])} * 2;
+    scales[r].half = int64_t{1} << shift;
+    scales[r].even_shift = shift + 1;
+    scales[r].odd_shift = shift - 31;
+  }
   if (tile.lo >= tile.zero_point) {
-    VnniGemm<true, true>(a, b, rows, groups, cols, nullptr, &tile);
+    VnniGemm<true, true>(a, b, rows, groups, cols, nullptr, &tile, scales.data());
   } else {
-    VnniGemm<true, false>(a, b, rows, groups, cols, nullptr, &tile);
+    VnniGemm<true, false>(a, b, rows, groups, cols, nullptr, &tile, scales.data());
   }
 }
 
