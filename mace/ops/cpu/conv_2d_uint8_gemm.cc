@@ -262,6 +262,57 @@ int64_t Conv2dUint8Gemm::BlockWidth(int64_t threads) const {
   return width;
 }
 
+bool Conv2dUint8Gemm::Pointwise() const {
+  const ref::Conv2DParams& p = p_;
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 &&
+         p.pad_top == 0 && p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w;
+}
+
+void Conv2dUint8Gemm::EmitWords(int64_t width, int64_t word, int64_t pos,
+                                const uint8_t* const* lanes, int64_t count, uint8_t subtract) {
+  int32_t* words = reinterpret_cast<int32_t*>(packed_input_.data());
+  const uint8_t* shifted[4];
+  for (int64_t done = 0; done < count;) {
+    const int64_t block = (pos + done) / width, offset = pos + done - block * width;
+    const int64_t block_width = std::min(width, cols_ - block * width);
+    const int64_t take = std::min(count - done, block_width - offset);
+    for (int64_t lane = 0; lane < per_word_; ++lane) shifted[lane] = lanes[lane] + done;
+    int32_t* dst = words + block * width * words_ + word * block_width + offset;
+    if (quad_pack_ != nullptr) {
+      // The same words (these quads subtract nothing), 16 per step.
+      quad_pack_(shifted, 1, take, dst);
+    } else {
+      InterleaveLanes(format_, shifted, take, subtract, dst);
+    }
+    done += take;
+  }
+}
+
+void Conv2dUint8Gemm::PackPointwiseColumns(const uint8_t* image, int64_t group, int64_t width,
+                                           int64_t first, int64_t count) {
+  const ref::Conv2DParams& p = p_;
+  const int64_t positions = p.out_h * p.out_w;
+  const uint8_t* first_plane = image + group * (p.in_channels / p.group) * positions;
+  const uint8_t subtract =
+      format_ == kQuantPairsInt16 ? static_cast<uint8_t>(quant_.input_zero_point) : 0;
+  // Lanes past the depth read `subtract`, which packs as 0.
+  static thread_local std::vector<uint8_t> past_depth;
+  const uint8_t* rows[4];
+  for (int64_t word = 0; word < words_; ++word) {
+    for (int64_t lane = 0; lane < per_word_; ++lane) {
+      const int64_t k = word * per_word_ + lane;
+      if (k < depth_) {
+        rows[lane] = first_plane + k * positions + first;
+        continue;
+      }
+      if (past_depth.size() < static_cast<size_t>(count)) past_depth.resize(count);
+      std::fill(past_depth.begin(), past_depth.begin() + count, subtract);
+      rows[lane] = past_depth.data();
+    }
+    EmitWords(width, word, first, rows, count, subtract);
+  }
+}
+
 // im2col of one group of one image into packed words, a word (per_word_
 // consecutive k: input channels and taps) at a time: value k of column `pos`
 // is lane k % per_word_ of word (k / per_word_, pos). Taps outside the input
@@ -277,30 +328,14 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
   const uint8_t subtract = pairs ? zq : 0;
   const int64_t taps = p.kernel_h * p.kernel_w;
   const int64_t positions = p.out_h * p.out_w;
-  const bool pointwise = taps == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
-                         p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w;
+  const bool pointwise = Pointwise();
   const uint8_t* first_plane = image + group * in_per_group * p.in_h * p.in_w;
-  int32_t* words = reinterpret_cast<int32_t*>(packed_input_.data());
   const int64_t per_word = per_word_;
   const int64_t width = BlockWidth(NumThreads(pool));
   // Packs `count` values of each lane into word `word` of the columns from
   // `pos` on, block by block.
   auto emit = [&](int64_t word, int64_t pos, const uint8_t* const* lanes, int64_t count) {
-    const uint8_t* shifted[4];
-    for (int64_t done = 0; done < count;) {
-      const int64_t block = (pos + done) / width, offset = pos + done - block * width;
-      const int64_t block_width = std::min(width, cols_ - block * width);
-      const int64_t take = std::min(count - done, block_width - offset);
-      for (int64_t lane = 0; lane < per_word; ++lane) shifted[lane] = lanes[lane] + done;
-      int32_t* dst = words + block * width * words_ + word * block_width + offset;
-      if (quad_pack_ != nullptr) {
-        // The same words (these quads subtract nothing), 16 per step.
-        quad_pack_(shifted, 1, take, dst);
-      } else {
-        InterleaveLanes(format_, shifted, take, subtract, dst);
-      }
-      done += take;
-    }
+    EmitWords(width, word, pos, lanes, count, subtract);
   };
   // A small packed input is packed by the calling thread alone: a few
   // microseconds of work, where a parallel region would cost a wake-up and
@@ -460,7 +495,14 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
   for (int64_t n = 0; n < p.batch; ++n) {
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
     for (int64_t group = 0; group < p.group; ++group) {
-      PackInput(image, group, pool);
+      // A pointwise layer whose threads take column blocks packs each
+      // block in the same parallel region, just before its GEMM: one region
+      // per layer instead of two (or a packing on one thread while the
+      // others wait). The quads' input sums are made over the whole input
+      // afterwards, so layers that need them pack first.
+      const bool pack_in_blocks = blocks >= threads && threads > 1 && Pointwise() &&
+                                  !column_terms;
+      if (!pack_in_blocks) PackInput(image, group, pool);
       if (column_terms) {
         // Wrapping int32 products: exact wherever the total fits in int32.
         for (int64_t pos = 0; pos < positions; ++pos) {
@@ -498,6 +540,10 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
             for (int64_t block = begin; block < end; ++block) {
               const int64_t first_col = block * width;
               const int64_t block_width = std::min(width, cols_ - first_col);
+              if (pack_in_blocks) {
+                PackPointwiseColumns(image, group, width, first_col,
+                                     std::min(block_width, positions - first_col));
+              }
               gemm_requant_(filter, packed_input + first_col * words_, rows_, words_,
                             block_width, tile(0, first_col, std::min(block_width,
                                                                       positions - first_col)));
@@ -511,6 +557,10 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
           for (int64_t block = begin; block < end; ++block) {
             const int64_t first_col = block * width;
             const int64_t block_width = std::min(width, cols_ - first_col);
+            if (pack_in_blocks) {
+              PackPointwiseColumns(image, group, width, first_col,
+                                   std::min(block_width, positions - first_col));
+            }
             gemm_(filter, packed_input + first_col * words_, rows_, words_, block_width,
                   sums.data());
             const int64_t count = std::min(block_width, positions - first_col);

@@ -132,6 +132,10 @@ const Case kCases[] = {
     {1, 24, 14, 14, 80, 1, 1, 1, 0, 1, 3, 0, true},
     {1, 13, 13, 15, 118, 1, 1, 1, 0, 1, 200, 7, false},
     {1, 8, 16, 14, 160, 3, 1, 1, 1, 2, 50, 0, true},
+    // Pointwise layers whose threads pack their own column blocks: a depth
+    // that ends mid-quad, groups, a partial last block.
+    {1, 10, 20, 30, 20, 1, 1, 1, 0, 1, 40, 0, true},
+    {1, 12, 9, 20, 18, 1, 1, 1, 0, 3, 7, 0, true},
     // Row tails of the 12-row VNNI tile (out_c 12, 16, 20, 26: 12, 12 + 4,
     // 12 + 8, 24 + 4 rows), depths that end mid-quad (5 x 9 = 45, 11, 7 x 9),
     // stride 2 and padding.
