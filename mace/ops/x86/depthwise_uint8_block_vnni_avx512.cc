@@ -89,6 +89,37 @@ __attribute__((always_inline)) inline void Transpose16x16(const __m128i* in, __m
   }
 }
 
+// One position's 16 channels into the tile at (y, x) if it lies inside
+// the tile's columns, then the next position.
+__attribute__((always_inline)) inline void StorePosition(const DepthwiseUint8Block& b,
+                                                         uint8_t* origin, __m128i position,
+                                                         int64_t* y, int64_t* x) {
+  if (*x < b.cols) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(origin + (*y * b.row_stride + *x) * 16), position);
+  }
+  if (++*x == b.in_w) *x = 0, ++*y;
+}
+
+// The input positions [done, b.last) into the tile one by one.
+void GatherTail(const DepthwiseUint8Block& b, int64_t done) {
+  uint8_t* const origin = b.tile + b.tile_offset;
+  for (int64_t at = done; at < b.last; ++at) {
+    const int64_t y = at / b.in_w, x = at % b.in_w;
+    if (x >= b.cols) continue;
+    for (int64_t c = 0; c < b.valid; ++c) {
+      origin[(y * b.row_stride + x) * 16 + c] = b.planes[c * b.plane + at];
+    }
+  }
+}
+
+// The staging positions from `done` on back to the output planes one by one.
+void ScatterTail(const DepthwiseUint8Block& b, int64_t done) {
+  const int64_t count = b.out_h * b.out_w;
+  for (int64_t at = done; at < count; ++at) {
+    for (int64_t c = 0; c < b.valid; ++c) b.out[c * b.out_plane + at] = b.staging[at * 16 + c];
+  }
+}
+
 // The input planes into the position-major tile (see DepthwiseUint8Block):
 // 16 flat positions of the 16 planes per transpose, the last step
 // overlapping the one before it; fewer than 16 positions go one by one.
@@ -110,24 +141,13 @@ void Gather(const DepthwiseUint8Block& b) {
       int64_t y = at / b.in_w, x = at % b.in_w;
 #pragma GCC unroll 16
       for (int k = 0; k < 16; ++k) {
-        if (x < b.cols) {
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(origin + (y * b.row_stride + x) * 16),
-                           positions[k]);
-        }
-        if (++x == b.in_w) x = 0, ++y;
+        StorePosition(b, origin, positions[k], &y, &x);
       }
       if (at + 16 == b.last) break;
     }
     done = b.last;
   }
-  for (int64_t at = done; at < b.last; ++at) {
-    const int64_t y = at / b.in_w, x = at % b.in_w;
-    if (x >= b.cols) continue;
-#pragma GCC unroll 16
-    for (int64_t c = 0; c < b.valid; ++c) {
-      origin[(y * b.row_stride + x) * 16 + c] = b.planes[c * b.plane + at];
-    }
-  }
+  GatherTail(b, done);
 }
 
 // The staging positions back to the output planes.
@@ -151,10 +171,7 @@ void Scatter(const DepthwiseUint8Block& b) {
     }
     done = count;
   }
-  for (int64_t at = done; at < count; ++at) {
-#pragma GCC unroll 16
-    for (int64_t c = 0; c < b.valid; ++c) b.out[c * b.out_plane + at] = b.staging[at * 16 + c];
-  }
+  ScatterTail(b, done);
 }
 
 // The same two moves with AVX-512 VBMI: four registers hold the 16 x 16
@@ -229,24 +246,14 @@ __attribute__((target("avx512bw,avx512vbmi"))) void VbmiGather(const DepthwiseUi
                             _mm512_extracti32x4_epi32(positions[j], 3)};
 #pragma GCC unroll 4
         for (int q = 0; q < 4; ++q) {
-          if (x < b.cols) {
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(origin + (y * b.row_stride + x) * 16),
-                             lanes[q]);
-          }
-          if (++x == b.in_w) x = 0, ++y;
+          StorePosition(b, origin, lanes[q], &y, &x);
         }
       }
       if (at + 16 == b.last) break;
     }
     done = b.last;
   }
-  for (int64_t at = done; at < b.last; ++at) {
-    const int64_t y = at / b.in_w, x = at % b.in_w;
-    if (x >= b.cols) continue;
-    for (int64_t c = 0; c < b.valid; ++c) {
-      origin[(y * b.row_stride + x) * 16 + c] = b.planes[c * b.plane + at];
-    }
-  }
+  GatherTail(b, done);
 }
 
 __attribute__((target("avx512bw,avx512vbmi"))) void VbmiScatter(const DepthwiseUint8Block& b) {
@@ -278,9 +285,7 @@ __attribute__((target("avx512bw,avx512vbmi"))) void VbmiScatter(const DepthwiseU
     }
     done = count;
   }
-  for (int64_t at = done; at < count; ++at) {
-    for (int64_t c = 0; c < b.valid; ++c) b.out[c * b.out_plane + at] = b.staging[at * 16 + c];
-  }
+  ScatterTail(b, done);
 }
 
 struct BlockConstants {
