@@ -290,7 +290,7 @@ __attribute__((target("avx512bw,avx512vbmi"))) void VbmiScatter(const DepthwiseU
 
 struct BlockConstants {
   LaneScales scales;
-  __m512i zero_point, lo, hi, terms, taps[3], gather, interleave;
+  __m512i zero_point_words, lo_bytes, hi_bytes, by_output, terms, taps[3], gather, interleave;
 };
 
 // The 16 channels' bytes (x, x + 1, x + 2, 0) of the three positions
@@ -301,10 +301,10 @@ __attribute__((target("avx512bw"), always_inline)) inline __m512i Expand(const u
                              k.interleave);
 }
 
+// The requantized values of acc before the clamp and the zero point.
 template <bool AboveZero>
-__attribute__((target("avx512bw"), always_inline)) inline void Store(__m512i acc,
-                                                                     const BlockConstants& k,
-                                                                     uint8_t* out) {
+__attribute__((target("avx512bw"), always_inline)) inline __m512i Value(__m512i acc,
+                                                                        const BlockConstants& k) {
   const LaneScales& s = k.scales;
   const __m512i zero = _mm512_setzero_si512();
   const __m512i magnitude = AboveZero ? _mm512_max_epi32(acc, zero) : _mm512_abs_epi32(acc);
@@ -318,8 +318,40 @@ __attribute__((target("avx512bw"), always_inline)) inline void Store(__m512i acc
   if (!AboveZero) {
     value = _mm512_mask_sub_epi32(value, _mm512_cmplt_epi32_mask(acc, zero), zero, value);
   }
-  value = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(value, k.lo), k.hi), k.zero_point);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(value));
+  return value;
+}
+
+// Up to four outputs' values (Rows of them; the rest repeat the first)
+// clamped and narrowed together: packed to int16 with signed saturation,
+// the zero point added with saturation, packed to uint8 with unsigned
+// saturation, each output's 16 bytes gathered into one 128-bit lane and
+// clamped to [lo, hi] on bytes. The saturations only move values already
+// outside 0 .. 255 (the zero point is 0 .. 255), so the bytes are those of
+// the int32 clamp. Output r goes to out + r * step.
+template <int Rows>
+__attribute__((target("avx512bw"), always_inline)) inline void StoreOutputs(
+    const __m512i* values, const BlockConstants& k, uint8_t* out, int64_t step) {
+  const __m512i v1 = Rows > 1 ? values[1] : values[0];
+  const __m512i v2 = Rows > 2 ? values[2] : values[0];
+  const __m512i v3 = Rows > 3 ? values[3] : values[0];
+  const __m512i low = _mm512_adds_epi16(_mm512_packs_epi32(values[0], v1), k.zero_point_words);
+  const __m512i high = _mm512_adds_epi16(_mm512_packs_epi32(v2, v3), k.zero_point_words);
+  // 128-bit lane i now holds dword i of each output, in dwords 0 to 3.
+  const __m512i bytes = _mm512_permutexvar_epi32(k.by_output, _mm512_packus_epi16(low, high));
+  const __m512i clamped = _mm512_min_epu8(_mm512_max_epu8(bytes, k.lo_bytes), k.hi_bytes);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_castsi512_si128(clamped));
+  if (Rows > 1) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + step),
+                     _mm512_extracti32x4_epi32(clamped, 1));
+  }
+  if (Rows > 2) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * step),
+                     _mm512_extracti32x4_epi32(clamped, 2));
+  }
+  if (Rows > 3) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * step),
+                     _mm512_extracti32x4_epi32(clamped, 3));
+  }
 }
 
 // Rows output rows from `oy` at vertical stride Stride: each input row's
@@ -346,10 +378,10 @@ __attribute__((target("avx512bw,avx512vnni"))) void BlockRows(const DepthwiseUin
         if (tap >= 0 && tap < 3) acc[r] = _mm512_dpbusd_epi32(acc[r], e, k.taps[tap]);
       }
     }
+    __m512i values[Rows];
 #pragma GCC unroll 4
-    for (int r = 0; r < Rows; ++r) {
-      Store<AboveZero>(acc[r], k, out + (r * b.out_w + ox) * 16);
-    }
+    for (int r = 0; r < Rows; ++r) values[r] = Value<AboveZero>(acc[r], k);
+    StoreOutputs<Rows>(values, k, out + ox * 16, b.out_w * 16);
   }
 }
 
@@ -357,9 +389,10 @@ template <bool AboveZero, int Stride>
 __attribute__((target("avx512bw,avx512vnni"))) void Block(const DepthwiseUint8Block& b) {
   BlockConstants k;
   k.scales = MakeLaneScales(b.multipliers, b.right_shifts);
-  k.zero_point = _mm512_set1_epi32(b.zero_point);
-  k.lo = _mm512_set1_epi32(b.lo - b.zero_point);
-  k.hi = _mm512_set1_epi32(b.hi - b.zero_point);
+  k.zero_point_words = _mm512_set1_epi16(static_cast<int16_t>(b.zero_point));
+  k.lo_bytes = _mm512_set1_epi8(static_cast<char>(b.lo));
+  k.hi_bytes = _mm512_set1_epi8(static_cast<char>(b.hi));
+  k.by_output = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   k.terms = _mm512_loadu_si512(b.terms);
   for (int i = 0; i < 3; ++i) k.taps[i] = _mm512_loadu_si512(b.taps + 64 * i);
   // 128-bit lane L gathers dword L of the three positions.
