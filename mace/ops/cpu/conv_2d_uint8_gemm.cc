@@ -242,6 +242,77 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   return conv;
 }
 
+int64_t Conv2dUint8Gemm::BlockWidth(int64_t threads) const {
+  const int64_t width = PanelWidth(block_cols_, cols_, threads);
+  if (threads <= 1 || width >= cols_) return width;
+  // Column blocks give each thread whole blocks of 32-column strips; where
+  // the positions are few (14 x 14: 7 strips in blocks of 4 and 3 for two
+  // threads) that leaves a thread idle part of the time. The rows split
+  // evenly instead where there are at least three 12-row tiles per thread
+  // and the packed input fits one L2-sized block.
+  const int64_t positions = p_.out_h * p_.out_w;
+  const int64_t strips = (positions + kQuantGemmCols - 1) / kQuantGemmCols;
+  const int64_t blocks = (cols_ + width - 1) / width;
+  const int64_t busiest = (blocks + threads - 1) / threads * (width / kQuantGemmCols);
+  const int64_t out_per_group = p_.out_channels / p_.group;
+  if (cols_ <= block_cols_ && out_per_group >= 9 * kQuantGemmRows * threads &&
+      10 * strips < 9 * threads * busiest) {
+    return cols_;
+  }
+  return width;
+}
+
+bool Conv2dUint8Gemm::Pointwise() const {
+  const ref::Conv2DParams& p = p_;
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 && p.stride_w == 1 &&
+         p.pad_top == 0 && p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w;
+}
+
+void Conv2dUint8Gemm::EmitWords(int64_t width, int64_t word, int64_t pos,
+                                const uint8_t* const* lanes, int64_t count, uint8_t subtract) {
+  int32_t* words = reinterpret_cast<int32_t*>(packed_input_.data());
+  const uint8_t* shifted[4];
+  for (int64_t done = 0; done < count;) {
+    const int64_t block = (pos + done) / width, offset = pos + done - block * width;
+    const int64_t block_width = std::min(width, cols_ - block * width);
+    const int64_t take = std::min(count - done, block_width - offset);
+    for (int64_t lane = 0; lane < per_word_; ++lane) shifted[lane] = lanes[lane] + done;
+    int32_t* dst = words + block * width * words_ + word * block_width + offset;
+    if (quad_pack_ != nullptr) {
+      // The same words (these quads subtract nothing), 16 per step.
+      quad_pack_(shifted, 1, take, dst);
+    } else {
+      InterleaveLanes(format_, shifted, take, subtract, dst);
+    }
+    done += take;
+  }
+}
+
+void Conv2dUint8Gemm::PackPointwiseColumns(const uint8_t* image, int64_t group, int64_t width,
+                                           int64_t first, int64_t count) {
+  const ref::Conv2DParams& p = p_;
+  const int64_t positions = p.out_h * p.out_w;
+  const uint8_t* first_plane = image + group * (p.in_channels / p.group) * positions;
+  const uint8_t subtract =
+      format_ == kQuantPairsInt16 ? static_cast<uint8_t>(quant_.input_zero_point) : 0;
+  // Lanes past the depth read `subtract`, which packs as 0.
+  static thread_local std::vector<uint8_t> past_depth;
+  const uint8_t* rows[4];
+  for (int64_t word = 0; word < words_; ++word) {
+    for (int64_t lane = 0; lane < per_word_; ++lane) {
+      const int64_t k = word * per_word_ + lane;
+      if (k < depth_) {
+        rows[lane] = first_plane + k * positions + first;
+        continue;
+      }
+      if (past_depth.size() < static_cast<size_t>(count)) past_depth.resize(count);
+      std::fill(past_depth.begin(), past_depth.begin() + count, subtract);
+      rows[lane] = past_depth.data();
+    }
+    EmitWords(width, word, first, rows, count, subtract);
+  }
+}
+
 // im2col of one group of one image into packed words, a word (per_word_
 // consecutive k: input channels and taps) at a time: value k of column `pos`
 // is lane k % per_word_ of word (k / per_word_, pos). Taps outside the input
@@ -257,30 +328,14 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
   const uint8_t subtract = pairs ? zq : 0;
   const int64_t taps = p.kernel_h * p.kernel_w;
   const int64_t positions = p.out_h * p.out_w;
-  const bool pointwise = taps == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 &&
-                         p.pad_left == 0 && p.out_h == p.in_h && p.out_w == p.in_w;
+  const bool pointwise = Pointwise();
   const uint8_t* first_plane = image + group * in_per_group * p.in_h * p.in_w;
-  int32_t* words = reinterpret_cast<int32_t*>(packed_input_.data());
   const int64_t per_word = per_word_;
-  const int64_t width = PanelWidth(block_cols_, cols_, NumThreads(pool));
+  const int64_t width = BlockWidth(NumThreads(pool));
   // Packs `count` values of each lane into word `word` of the columns from
   // `pos` on, block by block.
   auto emit = [&](int64_t word, int64_t pos, const uint8_t* const* lanes, int64_t count) {
-    const uint8_t* shifted[4];
-    for (int64_t done = 0; done < count;) {
-      const int64_t block = (pos + done) / width, offset = pos + done - block * width;
-      const int64_t block_width = std::min(width, cols_ - block * width);
-      const int64_t take = std::min(count - done, block_width - offset);
-      for (int64_t lane = 0; lane < per_word; ++lane) shifted[lane] = lanes[lane] + done;
-      int32_t* dst = words + block * width * words_ + word * block_width + offset;
-      if (quad_pack_ != nullptr) {
-        // The same words (these quads subtract nothing), 16 per step.
-        quad_pack_(shifted, 1, take, dst);
-      } else {
-        InterleaveLanes(format_, shifted, take, subtract, dst);
-      }
-      done += take;
-    }
+    EmitWords(width, word, pos, lanes, count, subtract);
   };
   // A small packed input is packed by the calling thread alone: a few
   // microseconds of work, where a parallel region would cost a wake-up and
@@ -435,12 +490,19 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
   // Column blocks: L2-sized, and at least one per thread where the columns
   // allow it.
   const int64_t threads = NumThreads(pool);
-  const int64_t width = PanelWidth(block_cols_, cols_, threads);
+  const int64_t width = BlockWidth(threads);
   const int64_t blocks = (cols_ + width - 1) / width;
   for (int64_t n = 0; n < p.batch; ++n) {
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
     for (int64_t group = 0; group < p.group; ++group) {
-      PackInput(image, group, pool);
+      // A pointwise layer whose threads take column blocks packs each
+      // block in the same parallel region, just before its GEMM: one region
+      // per layer instead of two (or a packing on one thread while the
+      // others wait). The quads' input sums are made over the whole input
+      // afterwards, so layers that need them pack first.
+      const bool pack_in_blocks = blocks >= threads && threads > 1 && Pointwise() &&
+                                  !column_terms;
+      if (!pack_in_blocks) PackInput(image, group, pool);
       if (column_terms) {
         // Wrapping int32 products: exact wherever the total fits in int32.
         for (int64_t pos = 0; pos < positions; ++pos) {
@@ -478,6 +540,10 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
             for (int64_t block = begin; block < end; ++block) {
               const int64_t first_col = block * width;
               const int64_t block_width = std::min(width, cols_ - first_col);
+              if (pack_in_blocks) {
+                PackPointwiseColumns(image, group, width, first_col,
+                                     std::min(block_width, positions - first_col));
+              }
               gemm_requant_(filter, packed_input + first_col * words_, rows_, words_,
                             block_width, tile(0, first_col, std::min(block_width,
                                                                       positions - first_col)));
@@ -491,6 +557,10 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
           for (int64_t block = begin; block < end; ++block) {
             const int64_t first_col = block * width;
             const int64_t block_width = std::min(width, cols_ - first_col);
+            if (pack_in_blocks) {
+              PackPointwiseColumns(image, group, width, first_col,
+                                   std::min(block_width, positions - first_col));
+            }
             gemm_(filter, packed_input + first_col * words_, rows_, words_, block_width,
                   sums.data());
             const int64_t count = std::min(block_width, positions - first_col);
@@ -507,18 +577,21 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       if (!fused && sums_.size() < static_cast<size_t>(rows_ * cols_)) {
         sums_.resize(rows_ * cols_);
       }
-      ParallelFor(pool, rows_ / kQuantGemmRows, [&](int64_t begin, int64_t end) {
-        const int64_t first = begin * kQuantGemmRows;
+      // Pieces of three row tiles of kQuantGemmRows, so that a piece fills
+      // the 12-row tiles of the VNNI kernel.
+      constexpr int64_t kPieceRows = 3 * kQuantGemmRows;
+      ParallelFor(pool, (rows_ + kPieceRows - 1) / kPieceRows, [&](int64_t begin, int64_t end) {
+        const int64_t first = begin * kPieceRows, last = std::min(rows_, end * kPieceRows);
         if (fused) {
           if (first < out_per_group) {
-            gemm_requant_(filter + first * words_, packed_input, (end - begin) * kQuantGemmRows,
-                          words_, cols_, tile(first, 0, positions));
+            gemm_requant_(filter + first * words_, packed_input, last - first, words_, cols_,
+                          tile(first, 0, positions));
           }
           return;
         }
-        gemm_(filter + first * words_, packed_input, (end - begin) * kQuantGemmRows, words_, cols_,
+        gemm_(filter + first * words_, packed_input, last - first, words_, cols_,
               sums_.data() + first * cols_);
-        for (int64_t r = first; r < std::min(end * kQuantGemmRows, out_per_group); ++r) {
+        for (int64_t r = first; r < std::min(last, out_per_group); ++r) {
           FinishRow(n, group * out_per_group + r, sums_.data() + r * cols_, bias, output, 0,
                     positions);
         }

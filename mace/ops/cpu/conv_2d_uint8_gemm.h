@@ -54,7 +54,20 @@ class Conv2dUint8Gemm {
 
  private:
   Conv2dUint8Gemm() = default;
+  // The width of the packed input's column blocks for `threads`: every
+  // column in one block where the threads split the rows instead.
+  int64_t BlockWidth(int64_t threads) const;
   void PackInput(const uint8_t* image, int64_t group, ThreadPool* pool);
+  // A 1x1 stride-1 unpadded layer: its input planes are the GEMM's rows.
+  bool Pointwise() const;
+  // Packs `count` values of each lane (per_word_ lanes) into word `word` of
+  // the columns from `pos` on, in blocks of `width` columns.
+  void EmitWords(int64_t width, int64_t word, int64_t pos, const uint8_t* const* lanes,
+                 int64_t count, uint8_t subtract);
+  // A pointwise layer's columns [first, first + count) of every word, all
+  // within one block of `width` columns.
+  void PackPointwiseColumns(const uint8_t* image, int64_t group, int64_t width, int64_t first,
+                            int64_t count);
   // Bias, corrections and requantization of output channel `oc` of image n,
   // positions [first, first + count) from sums[0, count).
   void FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,

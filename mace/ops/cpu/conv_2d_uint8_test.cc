@@ -126,6 +126,16 @@ const Case kCases[] = {
     {1, 3, 64, 65, 10, 3, 1, 1, 1, 1, 17, 0, true},
     // Fewer column blocks than threads: threads split the rows.
     {1, 32, 5, 5, 40, 3, 1, 1, 1, 1, 128, 0, true},
+    // Column blocks that would leave a thread idle (7 strips of 32 in
+    // blocks of 4 and 3): with enough rows the threads split the rows, in
+    // pieces of 12 with a tail; also a 3x3 grouped convolution.
+    {1, 24, 14, 14, 80, 1, 1, 1, 0, 1, 3, 0, true},
+    {1, 13, 13, 15, 118, 1, 1, 1, 0, 1, 200, 7, false},
+    {1, 8, 16, 14, 160, 3, 1, 1, 1, 2, 50, 0, true},
+    // Pointwise layers whose threads pack their own column blocks: a depth
+    // that ends mid-quad, groups, a partial last block.
+    {1, 10, 20, 30, 20, 1, 1, 1, 0, 1, 40, 0, true},
+    {1, 12, 9, 20, 18, 1, 1, 1, 0, 3, 7, 0, true},
     // Row tails of the 12-row VNNI tile (out_c 12, 16, 20, 26: 12, 12 + 4,
     // 12 + 8, 24 + 4 rows), depths that end mid-quad (5 x 9 = 45, 11, 7 x 9),
     // stride 2 and padding.
@@ -282,7 +292,8 @@ TEST(QuantizedGemmKernel, MatchesPlainProduct) {
 // counts around the tile (4 to 28), valid rows and columns short of the
 // call's (tails of 1 to 31 columns, whole column tiles past the valid
 // ones), per-row multipliers and terms, column terms or none, plain and
-// RELU-like clamps; nothing outside the valid rows and columns is written.
+// RELU-like clamps, rows whose values lie far outside the clamp; nothing
+// outside the valid rows and columns is written.
 TEST(QuantizedGemmRequantKernel, MatchesProductAndRule) {
   std::mt19937 rng(5151);
   // Terms and multipliers that keep most outputs inside the clamp, so that
@@ -310,7 +321,11 @@ TEST(QuantizedGemmRequantKernel, MatchesProductAndRule) {
             std::vector<int32_t> row_terms(rows), multipliers(rows), shifts(rows);
             std::vector<QuantizedMultiplier> scales(rows);
             for (int64_t r = 0; r < rows; ++r) {
-              ASSERT_TRUE(MakeQuantizedMultiplier(std::exp2(exponent(rng)), "test", &scales[r]).ok());
+              // Every fifth row far beyond the clamp both ways (past the
+              // int16 range, where a kernel narrows with saturation).
+              const double e = exponent(rng);
+              ASSERT_TRUE(
+                  MakeQuantizedMultiplier(std::exp2(r % 5 == 4 ? -3.0 : e), "test", &scales[r]).ok());
               if (scales[r].multiplier == 0) scales[r] = QuantizedMultiplier{1 << 30, 40};
               row_terms[r] = term(rng);
               multipliers[r] = scales[r].multiplier;

@@ -365,8 +365,14 @@ bool DepthwiseUint8Fast::RunBlocked(const uint8_t* input, const int32_t* bias, u
   const int64_t band_rows = BlockedBandRows(p.out_h, p.out_w, p.batch * blocks, threads);
   const int64_t bands = (p.out_h + band_rows - 1) / band_rows;
   ParallelFor(pool, p.batch * blocks * bands, [&](int64_t begin, int64_t end) {
-    std::vector<uint8_t> tile(BlockedTileBytes(band_rows));
-    std::vector<uint8_t> staging(band_rows * p.out_w * kBlock);
+    // Per thread, kept between runs and layers: RunBlock writes every byte
+    // of the tile and staging it reads, so no allocation or zero fill per
+    // layer.
+    static thread_local std::vector<uint8_t> tile, staging;
+    const size_t tile_bytes = BlockedTileBytes(band_rows);
+    const size_t staging_bytes = band_rows * p.out_w * kBlock;
+    if (tile.size() < tile_bytes) tile.resize(tile_bytes);
+    if (staging.size() < staging_bytes) staging.resize(staging_bytes);
     for (int64_t item = begin; item < end; ++item) {
       const int64_t band = item % bands, plane = item / bands;
       const int64_t oy0 = band * band_rows, oy1 = std::min(p.out_h, oy0 + band_rows);

@@ -18,6 +18,9 @@
 #include "mace/ops/cpu/depthwise_conv_2d_uint8_fast.h"
 #include "mace/ops/cpu/kernel_test_util.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include "mace/ops/x86/avx512_kernels.h"
+#endif
 
 namespace mace {
 namespace ops {
@@ -174,10 +177,23 @@ TEST(DepthwiseUint8Fast, MatchesReferenceExactly) {
 // strides 1 and 2 each way, padding 0 and 1, int8 filters and uint8
 // filters within int8 of their zero point, and through RunCase 1 to 3
 // threads. Tables without the kernel run their rows (checked above too).
+// On x86 the kernel transposes with AVX-512 VBMI where the CPU has it; the
+// unpack transposes are checked as well.
 TEST(DepthwiseUint8Fast, BlockedMatchesReferenceExactly) {
-  int tested = 0;
+  std::vector<KernelTable> tables;
   for (const KernelTable* table : testing::TablesUnderTest()) {
     if (table->depthwise3x3_uint8_block == nullptr) continue;
+    tables.push_back(*table);
+#if defined(__x86_64__) || defined(__i386__)
+    if (table->depthwise3x3_uint8_block == x86::VnniDepthwiseUint8Block) {
+      tables.push_back(*table);
+      tables.back().depthwise3x3_uint8_block = x86::VnniDepthwiseUint8BlockUnpacks;
+      tables.back().name = "avx512 unpacks";
+    }
+#endif
+  }
+  int tested = 0;
+  for (const KernelTable* table = tables.data(); table != tables.data() + tables.size(); ++table) {
     ++tested;
     std::mt19937 rng(31337);
     const int64_t channels[] = {1, 15, 16, 17, 33, 40};

@@ -93,6 +93,8 @@ void Avx512DepthwiseUint8RequantS2(const DepthwiseUint8RequantRow& row);
 // A 3x3 uint8 depthwise convolution on blocks of 16 interleaved channels
 // (DepthwiseUint8BlockKernel) with vpdpbusd; needs AVX-512 BW and VNNI.
 void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block);
+// The same without AVX-512 VBMI: its transposes are SSE byte unpacks.
+void VnniDepthwiseUint8BlockUnpacks(const DepthwiseUint8Block& block);
 
 }  // namespace x86
 }  // namespace ops

@@ -14,6 +14,7 @@
 //
 // The output step is the rule of requantize_avx512.h with each lane's own
 // multiplier and shift (vpsrlvq on the even and odd lanes).
+#include <algorithm>
 #include <cstdint>
 
 #include "mace/ops/x86/avx512_intrinsics.h"
@@ -88,6 +89,37 @@ __attribute__((always_inline)) inline void Transpose16x16(const __m128i* in, __m
   }
 }
 
+// One position's 16 channels into the tile at (y, x) if it lies inside
+// the tile's columns, then the next position.
+__attribute__((always_inline)) inline void StorePosition(const DepthwiseUint8Block& b,
+                                                         uint8_t* origin, __m128i position,
+                                                         int64_t* y, int64_t* x) {
+  if (*x < b.cols) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(origin + (*y * b.row_stride + *x) * 16), position);
+  }
+  if (++*x == b.in_w) *x = 0, ++*y;
+}
+
+// The input positions [done, b.last) into the tile one by one.
+void GatherTail(const DepthwiseUint8Block& b, int64_t done) {
+  uint8_t* const origin = b.tile + b.tile_offset;
+  for (int64_t at = done; at < b.last; ++at) {
+    const int64_t y = at / b.in_w, x = at % b.in_w;
+    if (x >= b.cols) continue;
+    for (int64_t c = 0; c < b.valid; ++c) {
+      origin[(y * b.row_stride + x) * 16 + c] = b.planes[c * b.plane + at];
+    }
+  }
+}
+
+// The staging positions from `done` on back to the output planes one by one.
+void ScatterTail(const DepthwiseUint8Block& b, int64_t done) {
+  const int64_t count = b.out_h * b.out_w;
+  for (int64_t at = done; at < count; ++at) {
+    for (int64_t c = 0; c < b.valid; ++c) b.out[c * b.out_plane + at] = b.staging[at * 16 + c];
+  }
+}
+
 // The input planes into the position-major tile (see DepthwiseUint8Block):
 // 16 flat positions of the 16 planes per transpose, the last step
 // overlapping the one before it; fewer than 16 positions go one by one.
@@ -109,24 +141,13 @@ void Gather(const DepthwiseUint8Block& b) {
       int64_t y = at / b.in_w, x = at % b.in_w;
 #pragma GCC unroll 16
       for (int k = 0; k < 16; ++k) {
-        if (x < b.cols) {
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(origin + (y * b.row_stride + x) * 16),
-                           positions[k]);
-        }
-        if (++x == b.in_w) x = 0, ++y;
+        StorePosition(b, origin, positions[k], &y, &x);
       }
       if (at + 16 == b.last) break;
     }
     done = b.last;
   }
-  for (int64_t at = done; at < b.last; ++at) {
-    const int64_t y = at / b.in_w, x = at % b.in_w;
-    if (x >= b.cols) continue;
-#pragma GCC unroll 16
-    for (int64_t c = 0; c < b.valid; ++c) {
-      origin[(y * b.row_stride + x) * 16 + c] = b.planes[c * b.plane + at];
-    }
-  }
+  GatherTail(b, done);
 }
 
 // The staging positions back to the output planes.
@@ -150,15 +171,126 @@ void Scatter(const DepthwiseUint8Block& b) {
     }
     done = count;
   }
-  for (int64_t at = done; at < count; ++at) {
-#pragma GCC unroll 16
-    for (int64_t c = 0; c < b.valid; ++c) b.out[c * b.out_plane + at] = b.staging[at * 16 + c];
+  ScatterTail(b, done);
+}
+
+// The same two moves with AVX-512 VBMI: four registers hold the 16 x 16
+// bytes (register k, 128-bit lane L: row 4k + L), and the transposed
+// register j (lane q: column 4j + q) is two vpermt2b over registers 0-1
+// and 2-3 (rows 0-7 and 8-15) merged per byte: 12 shuffles per 16 x 16
+// bytes instead of 64 unpacks.
+struct VbmiTranspose {
+  __m512i index[4];
+};
+
+VbmiTranspose MakeVbmiTranspose() {
+  VbmiTranspose t;
+  for (int j = 0; j < 4; ++j) {
+    alignas(64) uint8_t bytes[64];
+    for (int q = 0; q < 4; ++q) {
+      for (int c = 0; c < 16; ++c) {
+        bytes[q * 16 + c] = static_cast<uint8_t>((c % 8) / 4 * 64 + (c % 4) * 16 + 4 * j + q);
+      }
+    }
+    t.index[j] = _mm512_load_si512(bytes);
   }
+  return t;
+}
+
+__attribute__((target("avx512bw,avx512vbmi"), always_inline)) inline void VbmiTranspose16x16(
+    const VbmiTranspose& t, const __m512i* in, __m512i* out) {
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    const __m512i low = _mm512_permutex2var_epi8(in[0], t.index[j], in[1]);
+    const __m512i high = _mm512_permutex2var_epi8(in[2], t.index[j], in[3]);
+    out[j] = _mm512_mask_blend_epi8(0xFF00FF00FF00FF00ull, low, high);
+  }
+}
+
+__attribute__((target("avx512bw,avx512vbmi"))) void VbmiGather(const DepthwiseUint8Block& b) {
+  uint8_t* const origin = b.tile + b.tile_offset;
+  int64_t done = b.first;
+  if (b.last - b.first >= 16) {
+    const VbmiTranspose t = MakeVbmiTranspose();
+    __m512i rows[4], positions[4];
+    for (int64_t at = b.first;; at += 16) {
+      if (at + 16 > b.last) at = b.last - 16;
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {
+        __m512i r = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int l = 0; l < 4; ++l) {
+          const int64_t c = 4 * k + l;
+          if (c < b.valid) {
+            r = _mm512_inserti32x4(
+                r, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.planes + c * b.plane + at)),
+                l);
+          }
+        }
+        rows[k] = r;
+      }
+      VbmiTranspose16x16(t, rows, positions);
+      int64_t y = at / b.in_w, x = at % b.in_w;
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        if (x + 4 <= std::min(b.cols, b.in_w)) {
+          // Four positions of one row, all inside the tile.
+          _mm512_storeu_si512(origin + (y * b.row_stride + x) * 16, positions[j]);
+          x += 4;
+          if (x == b.in_w) x = 0, ++y;
+          continue;
+        }
+        __m128i lanes[4] = {_mm512_castsi512_si128(positions[j]),
+                            _mm512_extracti32x4_epi32(positions[j], 1),
+                            _mm512_extracti32x4_epi32(positions[j], 2),
+                            _mm512_extracti32x4_epi32(positions[j], 3)};
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q) {
+          StorePosition(b, origin, lanes[q], &y, &x);
+        }
+      }
+      if (at + 16 == b.last) break;
+    }
+    done = b.last;
+  }
+  GatherTail(b, done);
+}
+
+__attribute__((target("avx512bw,avx512vbmi"))) void VbmiScatter(const DepthwiseUint8Block& b) {
+  const int64_t count = b.out_h * b.out_w;
+  int64_t done = 0;
+  if (count >= 16) {
+    const VbmiTranspose t = MakeVbmiTranspose();
+    __m512i positions[4], channels[4];
+    for (int64_t at = 0;; at += 16) {
+      if (at + 16 > count) at = count - 16;
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) positions[j] = _mm512_loadu_si512(b.staging + (at + 4 * j) * 16);
+      VbmiTranspose16x16(t, positions, channels);
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {
+        __m128i lanes[4] = {_mm512_castsi512_si128(channels[k]),
+                            _mm512_extracti32x4_epi32(channels[k], 1),
+                            _mm512_extracti32x4_epi32(channels[k], 2),
+                            _mm512_extracti32x4_epi32(channels[k], 3)};
+#pragma GCC unroll 4
+        for (int l = 0; l < 4; ++l) {
+          const int64_t c = 4 * k + l;
+          if (c < b.valid) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(b.out + c * b.out_plane + at), lanes[l]);
+          }
+        }
+      }
+      if (at + 16 == count) break;
+    }
+    done = count;
+  }
+  ScatterTail(b, done);
 }
 
 struct BlockConstants {
   LaneScales scales;
-  __m512i zero_point, lo, hi, terms, taps[3], gather, interleave;
+  __m512i zero_point_words, lo_bytes, hi_bytes, by_output, terms, taps[3], gather, interleave;
 };
 
 // The 16 channels' bytes (x, x + 1, x + 2, 0) of the three positions
@@ -169,10 +301,10 @@ __attribute__((target("avx512bw"), always_inline)) inline __m512i Expand(const u
                              k.interleave);
 }
 
+// The requantized values of acc before the clamp and the zero point.
 template <bool AboveZero>
-__attribute__((target("avx512bw"), always_inline)) inline void Store(__m512i acc,
-                                                                     const BlockConstants& k,
-                                                                     uint8_t* out) {
+__attribute__((target("avx512bw"), always_inline)) inline __m512i Value(__m512i acc,
+                                                                        const BlockConstants& k) {
   const LaneScales& s = k.scales;
   const __m512i zero = _mm512_setzero_si512();
   const __m512i magnitude = AboveZero ? _mm512_max_epi32(acc, zero) : _mm512_abs_epi32(acc);
@@ -186,8 +318,40 @@ __attribute__((target("avx512bw"), always_inline)) inline void Store(__m512i acc
   if (!AboveZero) {
     value = _mm512_mask_sub_epi32(value, _mm512_cmplt_epi32_mask(acc, zero), zero, value);
   }
-  value = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(value, k.lo), k.hi), k.zero_point);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(value));
+  return value;
+}
+
+// Up to four outputs' values (Rows of them; the rest repeat the first)
+// clamped and narrowed together: packed to int16 with signed saturation,
+// the zero point added with saturation, packed to uint8 with unsigned
+// saturation, each output's 16 bytes gathered into one 128-bit lane and
+// clamped to [lo, hi] on bytes. The saturations only move values already
+// outside 0 .. 255 (the zero point is 0 .. 255), so the bytes are those of
+// the int32 clamp. Output r goes to out + r * step.
+template <int Rows>
+__attribute__((target("avx512bw"), always_inline)) inline void StoreOutputs(
+    const __m512i* values, const BlockConstants& k, uint8_t* out, int64_t step) {
+  const __m512i v1 = Rows > 1 ? values[1] : values[0];
+  const __m512i v2 = Rows > 2 ? values[2] : values[0];
+  const __m512i v3 = Rows > 3 ? values[3] : values[0];
+  const __m512i low = _mm512_adds_epi16(_mm512_packs_epi32(values[0], v1), k.zero_point_words);
+  const __m512i high = _mm512_adds_epi16(_mm512_packs_epi32(v2, v3), k.zero_point_words);
+  // 128-bit lane i now holds dword i of each output, in dwords 0 to 3.
+  const __m512i bytes = _mm512_permutexvar_epi32(k.by_output, _mm512_packus_epi16(low, high));
+  const __m512i clamped = _mm512_min_epu8(_mm512_max_epu8(bytes, k.lo_bytes), k.hi_bytes);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_castsi512_si128(clamped));
+  if (Rows > 1) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + step),
+                     _mm512_extracti32x4_epi32(clamped, 1));
+  }
+  if (Rows > 2) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * step),
+                     _mm512_extracti32x4_epi32(clamped, 2));
+  }
+  if (Rows > 3) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * step),
+                     _mm512_extracti32x4_epi32(clamped, 3));
+  }
 }
 
 // Rows output rows from `oy` at vertical stride Stride: each input row's
@@ -214,10 +378,10 @@ __attribute__((target("avx512bw,avx512vnni"))) void BlockRows(const DepthwiseUin
         if (tap >= 0 && tap < 3) acc[r] = _mm512_dpbusd_epi32(acc[r], e, k.taps[tap]);
       }
     }
+    __m512i values[Rows];
 #pragma GCC unroll 4
-    for (int r = 0; r < Rows; ++r) {
-      Store<AboveZero>(acc[r], k, out + (r * b.out_w + ox) * 16);
-    }
+    for (int r = 0; r < Rows; ++r) values[r] = Value<AboveZero>(acc[r], k);
+    StoreOutputs<Rows>(values, k, out + ox * 16, b.out_w * 16);
   }
 }
 
@@ -225,9 +389,10 @@ template <bool AboveZero, int Stride>
 __attribute__((target("avx512bw,avx512vnni"))) void Block(const DepthwiseUint8Block& b) {
   BlockConstants k;
   k.scales = MakeLaneScales(b.multipliers, b.right_shifts);
-  k.zero_point = _mm512_set1_epi32(b.zero_point);
-  k.lo = _mm512_set1_epi32(b.lo - b.zero_point);
-  k.hi = _mm512_set1_epi32(b.hi - b.zero_point);
+  k.zero_point_words = _mm512_set1_epi16(static_cast<int16_t>(b.zero_point));
+  k.lo_bytes = _mm512_set1_epi8(static_cast<char>(b.lo));
+  k.hi_bytes = _mm512_set1_epi8(static_cast<char>(b.hi));
+  k.by_output = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   k.terms = _mm512_loadu_si512(b.terms);
   for (int i = 0; i < 3; ++i) k.taps[i] = _mm512_loadu_si512(b.taps + 64 * i);
   // 128-bit lane L gathers dword L of the three positions.
@@ -241,17 +406,28 @@ __attribute__((target("avx512bw,avx512vnni"))) void Block(const DepthwiseUint8Bl
   for (; oy < b.out_h; ++oy) BlockRows<AboveZero, Stride, 1>(b, k, oy);
 }
 
-}  // namespace
-
-void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block) {
-  Gather(block);
+template <void (*GatherFn)(const DepthwiseUint8Block&),
+          void (*ScatterFn)(const DepthwiseUint8Block&)>
+void RunBlock(const DepthwiseUint8Block& block) {
+  GatherFn(block);
   const bool above_zero = block.lo >= block.zero_point;
   if (block.stride_h == 1) {
     above_zero ? Block<true, 1>(block) : Block<false, 1>(block);
   } else {
     above_zero ? Block<true, 2>(block) : Block<false, 2>(block);
   }
-  Scatter(block);
+  ScatterFn(block);
+}
+
+}  // namespace
+
+void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block) {
+  static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
+  vbmi ? RunBlock<VbmiGather, VbmiScatter>(block) : RunBlock<Gather, Scatter>(block);
+}
+
+void VnniDepthwiseUint8BlockUnpacks(const DepthwiseUint8Block& block) {
+  RunBlock<Gather, Scatter>(block);
 }
 
 }  // namespace x86
