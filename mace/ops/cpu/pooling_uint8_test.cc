@@ -84,6 +84,10 @@ const Case kRowCases[] = {
     {1, 2, 4, 30, 3, 3, 1, 2, 1, 1, 1, 1, 1, 25},
     {1, 3, 9, 200, 3, 3, 2, 2, 1, 1, 1, 1, 1, 26},   // 100 outputs
     {1, 3, 6, 150, 5, 5, 1, 1, 1, 2, 2, 2, 2, 27},   // 150 outputs, stride 1
+    {1, 2, 5, 127, 3, 3, 2, 2, 1, 0, 0, 0, 0, 28},   // windows reach cell 127
+    {1, 2, 4, 128, 2, 2, 2, 2, 1, 0, 0, 0, 0, 29},   // 64 outputs, reach 128
+    {1, 2, 4, 80, 2, 8, 1, 2, 1, 0, 3, 0, 3, 30},    // 8 taps, padded, two vectors
+    {2, 3, 7, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1, 31},   // 100 outputs, stride 1
 };
 
 void RunCase(const Case& c, ref::PoolingType type, bool include_pad, std::mt19937* rng,

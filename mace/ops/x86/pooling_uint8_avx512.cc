@@ -2,13 +2,14 @@
 // bytes per step with masked loads and stores, so no row needs a scalar
 // or buffered tail.
 //
-// A row whose padded line fits one vector (SqueezeNet's 27- and 55-wide
-// inputs at stride 2 and most small planes) stays in registers: its
-// window rows are reduced by masked loads that read zeros past the
-// width, and tap k of every output is one vpermb of that vector with
-// indices stride * j + k - pad_left, lanes whose index falls in the left
-// padding zeroed by the mask (the padding's 0 never wins a max over a
-// window that holds an input). Wider rows go through the line as the AVX2
+// A row whose windows read only its first 128 cells (64: one vector, else
+// two) and that has at most 64 outputs (SqueezeNet's 111-, 55- and 27-wide inputs
+// at stride 2, ResNet's 112) stays in registers: its window rows are
+// reduced by masked loads that read zeros past the width, and tap k of
+// every output is one vpermb (vpermt2b for two vectors) with indices
+// stride * j + k - pad_left, lanes whose index falls in the left padding
+// zeroed by the mask (the padding's 0 never wins a max over a window that
+// holds an input). Wider rows go through the line as the AVX2
 // kernel does: the reduced cells are stored with a masked store (the
 // padding past the width stays 0), then at stride 1 each output vector is
 // the max of `kernel` shifted loads, and at stride 2 the max of the taps
@@ -47,14 +48,27 @@ __attribute__((target("avx512bw"))) inline __m512i Reduce(const MaxPoolUint8Row&
   return acc;
 }
 
-// The whole padded line in one vector: pad_left + width <= 64 and
-// stride * (count - 1) + kernel <= 64, kernel <= kMaxRegisterTaps.
+// Rows whose taps all read cells below 64 (kTwo false) or 128 (kTwo true),
+// with at most 64 outputs and kMaxRegisterTaps taps: the cells stay in one
+// or two vectors, and tap k of output j is cell stride * j + k - pad_left,
+// through vpermb or vpermt2b. For the outputs the index lies in [-128,
+// 127], so its byte is that number as signed: below 0 it falls in the left
+// padding and the mask zeroes it; at or past the width it reads a lane the
+// masked loads zeroed.
+template <bool kTwo>
+__attribute__((target("avx512bw,avx512vbmi"))) inline __m512i Tap(__mmask64 inside,
+                                                                  __m512i index, __m512i low,
+                                                                  __m512i high) {
+  return kTwo ? _mm512_maskz_permutex2var_epi8(inside, low, index, high)
+              : _mm512_maskz_permutexvar_epi8(inside, index, low);
+}
+
+template <bool kTwo>
 __attribute__((target("avx512bw,avx512vbmi"))) void RegisterRows(const MaxPoolUint8Row& row) {
   const int64_t pad_left = row.cells - row.line;
   __m512i index[kMaxRegisterTaps];
   __mmask64 inside[kMaxRegisterTaps];
   const __m512i iota = _mm512_load_si512(kIota);
-  // stride * j - pad_left, as signed bytes in [-63, 63] for j < count.
   __m512i at = _mm512_sub_epi8(row.stride == 2 ? _mm512_add_epi8(iota, iota) : iota,
                                _mm512_set1_epi8(static_cast<char>(pad_left)));
   for (int64_t k = 0; k < row.kernel; ++k) {
@@ -62,12 +76,15 @@ __attribute__((target("avx512bw,avx512vbmi"))) void RegisterRows(const MaxPoolUi
     inside[k] = _mm512_cmpge_epi8_mask(at, _mm512_setzero_si512());
     at = _mm512_add_epi8(at, _mm512_set1_epi8(1));
   }
-  const __mmask64 cells = Lanes(row.width), outputs = Lanes(row.count);
+  const __mmask64 low_cells = Lanes(row.width), outputs = Lanes(row.count);
+  const __mmask64 high_cells = kTwo ? Lanes(std::max<int64_t>(row.width - kBytes, 0)) : 0;
   for (int64_t r = 0; r < row.out_rows; ++r) {
-    const __m512i reduced = Reduce(row, r * row.input_step, cells);
-    __m512i acc = _mm512_maskz_permutexvar_epi8(inside[0], index[0], reduced);
+    const int64_t offset = r * row.input_step;
+    const __m512i low = Reduce(row, offset, low_cells);
+    const __m512i high = kTwo ? Reduce(row, offset + kBytes, high_cells) : low;
+    __m512i acc = Tap<kTwo>(inside[0], index[0], low, high);
     for (int64_t k = 1; k < row.kernel; ++k) {
-      acc = _mm512_max_epu8(acc, _mm512_maskz_permutexvar_epi8(inside[k], index[k], reduced));
+      acc = _mm512_max_epu8(acc, Tap<kTwo>(inside[k], index[k], low, high));
     }
     _mm512_mask_storeu_epi8(row.out + r * row.output_step, outputs, acc);
   }
@@ -108,9 +125,14 @@ __attribute__((target("avx512bw,avx512vbmi"))) void LineRows(const MaxPoolUint8R
 
 void Avx512MaxPoolUint8Row(const MaxPoolUint8Row& row) {
   const int64_t pad_left = row.cells - row.line;
-  if (pad_left + row.width <= kBytes && row.stride * (row.count - 1) + row.kernel <= kBytes &&
-      row.kernel <= kMaxRegisterTaps) {
-    RegisterRows(row);
+  // One past the last cell an output's window reads.
+  const int64_t reach = row.stride * (row.count - 1) + row.kernel - pad_left;
+  if (row.count <= kBytes && row.kernel <= kMaxRegisterTaps && pad_left <= kBytes &&
+      row.width <= kBytes && reach <= kBytes) {
+    RegisterRows<false>(row);
+  } else if (row.count <= kBytes && row.kernel <= kMaxRegisterTaps && pad_left <= 2 * kBytes &&
+             row.width <= 2 * kBytes && reach <= 2 * kBytes) {
+    RegisterRows<true>(row);
   } else {
     LineRows(row);
   }
