@@ -138,6 +138,13 @@ const Case kCases[] = {
     // (the 16-position tile); 27 x 27: a last strip of exactly 15.
     {1, 20, 13, 13, 28, 3, 3, 1, 1, 1, 1, 1, 1, 90, 0, true},
     {1, 9, 27, 27, 16, 3, 3, 1, 1, 1, 1, 1, 1, 4, 200, false},
+    // Few strips, many row tiles: units of a strip's row range (9 tiles
+    // split 5 or 7 ways); inputs of 64 KiB and more, whose (quad, row)
+    // pairs the threads pack: a one-quad stem of odd size, and padded
+    // stride 2 over two images.
+    {1, 24, 13, 13, 100, 3, 3, 1, 1, 1, 1, 1, 1, 90, 0, true},
+    {1, 3, 151, 149, 8, 3, 3, 2, 2, 0, 0, 0, 0, 128, 120, false},
+    {2, 5, 120, 111, 4, 3, 3, 2, 2, 1, 1, 1, 1, 7, 0, true},
 };
 
 TEST(Conv2dUint8Implicit, MatchesReferenceExactly) {
