@@ -169,6 +169,43 @@ TEST(Conv2dUint8Implicit, MatchesReferenceExactly) {
   }
 }
 
+// The quad packing both convolutions read (QuantizedQuadPackKernel)
+// against the rule byte by byte: steps 1 and 2, counts around its 16-,
+// 32- and 64-position steps, rows that end exactly at the last byte the
+// rule reads, and nothing written past `count` words.
+TEST(Conv2dUint8Implicit, QuadPackMatchesRule) {
+  std::mt19937 rng(3301);
+  int tested = 0;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->quantized_quad_pack == nullptr) continue;
+    ++tested;
+    for (int64_t step : {1, 2}) {
+      for (int64_t count = 0; count <= 200; ++count) {
+        const int64_t length = count == 0 ? 0 : step * (count - 1) + 1;
+        std::vector<std::vector<uint8_t>> data(4);
+        const uint8_t* rows[4];
+        for (int l = 0; l < 4; ++l) {
+          data[l] = testing::RandomValues<uint8_t>(length, 0, 255, &rng);
+          rows[l] = data[l].data();
+        }
+        std::vector<int32_t> got(count + 16, 0x5A5A5A5A);
+        table->quantized_quad_pack(rows, step, count, got.data());
+        for (int64_t i = 0; i < count; ++i) {
+          const uint32_t want = uint32_t{rows[0][step * i]} | uint32_t{rows[1][step * i]} << 8 |
+                                uint32_t{rows[2][step * i]} << 16 |
+                                uint32_t{rows[3][step * i]} << 24;
+          ASSERT_EQ(static_cast<uint32_t>(got[i]), want)
+              << table->name << " step " << step << " count " << count << " at " << i;
+        }
+        for (int64_t i = count; i < count + 16; ++i) {
+          ASSERT_EQ(got[i], 0x5A5A5A5A) << table->name << " wrote past " << count;
+        }
+      }
+    }
+  }
+  if (tested == 0) GTEST_SKIP() << "no quad packing on this CPU";
+}
+
 TEST(Conv2dUint8Implicit, DeclinesWhatItDoesNotRun) {
   const std::vector<const KernelTable*> tables = ImplicitTables();
   if (tables.empty()) GTEST_SKIP() << "no implicit uint8 convolution on this CPU";
