@@ -58,6 +58,21 @@ inline __m512i QuantizeSixteen(__m512 x, const Constants& k) {
   return _mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1);
 }
 
+// Every value through `sixteen` (16 floats to 16 int32 lanes in [0, 255]),
+// the tail under a mask.
+template <typename Sixteen>
+inline void QuantizeAll(const float* in, int64_t count, uint8_t* out, Sixteen sixteen) {
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                     _mm512_cvtepi32_epi8(sixteen(_mm512_loadu_ps(in + i))));
+  }
+  if (i < count) {
+    const __mmask16 mask = static_cast<__mmask16>((1u << (count - i)) - 1);
+    _mm512_mask_cvtepi32_storeu_epi8(out + i, mask, sixteen(_mm512_maskz_loadu_ps(mask, in + i)));
+  }
+}
+
 // The scales whose float reciprocal is a normal float, and whose products
 // with n + 1/2 (n <= 601) stay finite.
 bool FloatPathScale(float scale) { return scale >= 0x1p-100f && scale <= 0x1p100f; }
@@ -98,16 +113,7 @@ void QuantizeFloatPath(const float* in, int64_t count, float scale, int32_t zero
   k.zero_point = _mm512_set1_epi32(zero_point);
   k.one = _mm512_set1_epi32(1);
   k.high = _mm512_set1_epi32(255);
-  int64_t i = 0;
-  for (; i + 16 <= count; i += 16) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                     _mm512_cvtepi32_epi8(QuantizeSixteenFloat(_mm512_loadu_ps(in + i), k)));
-  }
-  if (i < count) {
-    const __mmask16 mask = static_cast<__mmask16>((1u << (count - i)) - 1);
-    _mm512_mask_cvtepi32_storeu_epi8(
-        out + i, mask, QuantizeSixteenFloat(_mm512_maskz_loadu_ps(mask, in + i), k));
-  }
+  QuantizeAll(in, count, out, [&](__m512 x) { return QuantizeSixteenFloat(x, k); });
 }
 
 }  // namespace
@@ -136,16 +142,7 @@ void Avx512QuantizeUint8(const float* in, int64_t count, float scale, int32_t ze
   k.sign = _mm512_set1_pd(-0.0);
   k.low = _mm512_set1_pd(0.0);
   k.high = _mm512_set1_pd(255.0);
-  int64_t i = 0;
-  for (; i + 16 <= count; i += 16) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                     _mm512_cvtepi32_epi8(QuantizeSixteen(_mm512_loadu_ps(in + i), k)));
-  }
-  if (i < count) {
-    const __mmask16 mask = static_cast<__mmask16>((1u << (count - i)) - 1);
-    _mm512_mask_cvtepi32_storeu_epi8(out + i, mask,
-                                     QuantizeSixteen(_mm512_maskz_loadu_ps(mask, in + i), k));
-  }
+  QuantizeAll(in, count, out, [&](__m512 x) { return QuantizeSixteen(x, k); });
 }
 
 }  // namespace x86
