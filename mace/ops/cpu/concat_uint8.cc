@@ -2,9 +2,13 @@
 // rescaled on the kernel table's output step (concat_uint8_fast.h), or by
 // the reference kernel (ref/quantized/concat.h) without a table. An output
 // that states no quantization takes the inputs', which must then agree.
-// int32 inputs (shape subgraphs) are moved as bytes.
+// int32 inputs (shape subgraphs) are moved as bytes. When every input is
+// quantized like the output and the axis has nothing outside it (a channel
+// Concat of one NCHW image), the engine may place the inputs inside the
+// output (OutputConcatenatesInputs) and the op then copies nothing.
 #include "mace/ops/cpu/concat_uint8.h"
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -68,7 +72,28 @@ class ConcatUint8Cpu final : public ConcatBase {
     return MaceStatus();
   }
 
+  // uint8 inputs all quantized like the output, joined along an axis with
+  // nothing outside it: the output is their bytes one after the other.
+  bool OutputConcatenatesInputs() const override {
+    if (bytes_.outer != 1 || Output(0)->dtype() != DT_UINT8) return false;
+    for (const ref::quantized::ConcatInput& input : inputs_) {
+      if (input.rescale) return false;
+    }
+    return true;
+  }
+
   MaceStatus Run(OpContext* context) override {
+    if (OutputConcatenatesInputs()) {
+      // Inputs the plan placed inside the output are already where they
+      // belong; the others are copied.
+      uint8_t* output = Output(0)->mutable_data<uint8_t>();
+      for (int i = 0; i < InputSize(); ++i) {
+        const uint8_t* input = Input(i)->data<uint8_t>();
+        if (input != output) std::memcpy(output, input, inputs_[i].run);
+        output += inputs_[i].run;
+      }
+      return MaceStatus();
+    }
     // Buffers are bound after Prepare, so the pointers are gathered here.
     if (Output(0)->dtype() != DT_UINT8) {
       for (int i = 0; i < InputSize(); ++i) input_data_[i] = Input(i)->raw_data();

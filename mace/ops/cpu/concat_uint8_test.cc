@@ -10,6 +10,8 @@
 
 #include "mace/ops/cpu/concat_uint8_fast.h"
 #include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/registry.h"
+#include "mace/ops/testing/op_tester.h"
 
 namespace mace {
 namespace ops {
@@ -76,6 +78,51 @@ TEST(ConcatUint8Fast, MatchesReferenceExactly) {
                                      }),
               "");
     if (tested == 0) GTEST_SKIP() << "no kernel table of this CPU has a uint8 output step";
+  }
+}
+
+// The op offers its output as the inputs' bytes one after the other only
+// where that is what it computes: a single outer index and no input to
+// rescale. Either way it gives the reference's bytes.
+TEST(ConcatUint8Op, ConcatenatesInputsOnlyWhenItCopiesOneRun) {
+  std::mt19937 rng(41018);
+  struct OpCase {
+    std::vector<int64_t> a_shape, b_shape;
+    float b_scale;
+    bool concatenates;
+  };
+  const OpCase cases[] = {
+      {{1, 3, 2, 5}, {1, 2, 2, 5}, 0.1f, true},    // one image, shared range
+      {{2, 3, 2, 5}, {2, 2, 2, 5}, 0.1f, false},   // two images: interleaved runs
+      {{1, 3, 2, 5}, {1, 2, 2, 5}, 0.05f, false},  // b rescaled
+  };
+  for (const OpCase& c : cases) {
+    const int64_t outer = c.a_shape[0];
+    const int64_t a_run = c.a_shape[1] * 10, b_run = c.b_shape[1] * 10;
+    std::vector<uint8_t> a = testing::RandomValues<uint8_t>(outer * a_run, 0, 255, &rng);
+    std::vector<uint8_t> b = testing::RandomValues<uint8_t>(outer * b_run, 0, 255, &rng);
+    std::vector<ref::quantized::ConcatInput> inputs(2);
+    inputs[0].data = a.data();
+    inputs[0].run = a_run;
+    inputs[0].zero_point = 7;
+    inputs[1].data = b.data();
+    inputs[1].run = b_run;
+    inputs[1].zero_point = 7;
+    inputs[1].rescale = c.b_scale != 0.1f;
+    if (inputs[1].rescale) {
+      ASSERT_TRUE(MakeQuantizedMultiplier(c.b_scale / 0.1, "test", &inputs[1].multiplier).ok());
+    }
+    std::vector<uint8_t> expected(outer * (a_run + b_run));
+    ref::quantized::Concat(outer, inputs, 7, expected.data());
+    testing::OpTester tester("Concat", RegisterConcat);
+    tester.KernelType(DT_UINT8)
+        .QuantizedInput("a", c.a_shape, a, 0.1f, 7)
+        .QuantizedInput("b", c.b_shape, b, c.b_scale, 7)
+        .QuantizedOutput("y", 0.1f, 7)
+        .Arg("axis", 1);
+    ASSERT_TRUE(tester.Run().ok());
+    EXPECT_EQ(tester.op().OutputConcatenatesInputs(), c.concatenates) << "outer " << outer;
+    EXPECT_EQ(tester.OutputBytes("y"), expected) << "outer " << outer;
   }
 }
 

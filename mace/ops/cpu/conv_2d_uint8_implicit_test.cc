@@ -138,6 +138,13 @@ const Case kCases[] = {
     // (the 16-position tile); 27 x 27: a last strip of exactly 15.
     {1, 20, 13, 13, 28, 3, 3, 1, 1, 1, 1, 1, 1, 90, 0, true},
     {1, 9, 27, 27, 16, 3, 3, 1, 1, 1, 1, 1, 1, 4, 200, false},
+    // Few strips, many row tiles: units of a strip's row range (9 tiles
+    // split 5 or 7 ways); inputs of 64 KiB and more, whose (quad, row)
+    // pairs the threads pack: a one-quad stem of odd size, and padded
+    // stride 2 over two images.
+    {1, 24, 13, 13, 100, 3, 3, 1, 1, 1, 1, 1, 1, 90, 0, true},
+    {1, 3, 151, 149, 8, 3, 3, 2, 2, 0, 0, 0, 0, 128, 120, false},
+    {2, 5, 120, 111, 4, 3, 3, 2, 2, 1, 1, 1, 1, 7, 0, true},
 };
 
 TEST(Conv2dUint8Implicit, MatchesReferenceExactly) {
@@ -160,6 +167,43 @@ TEST(Conv2dUint8Implicit, MatchesReferenceExactly) {
       ++index;
     }
   }
+}
+
+// The quad packing both convolutions read (QuantizedQuadPackKernel)
+// against the rule byte by byte: steps 1 and 2, counts around its 16-,
+// 32- and 64-position steps, rows that end exactly at the last byte the
+// rule reads, and nothing written past `count` words.
+TEST(Conv2dUint8Implicit, QuadPackMatchesRule) {
+  std::mt19937 rng(3301);
+  int tested = 0;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->quantized_quad_pack == nullptr) continue;
+    ++tested;
+    for (int64_t step : {1, 2}) {
+      for (int64_t count = 0; count <= 200; ++count) {
+        const int64_t length = count == 0 ? 0 : step * (count - 1) + 1;
+        std::vector<std::vector<uint8_t>> data(4);
+        const uint8_t* rows[4];
+        for (int l = 0; l < 4; ++l) {
+          data[l] = testing::RandomValues<uint8_t>(length, 0, 255, &rng);
+          rows[l] = data[l].data();
+        }
+        std::vector<int32_t> got(count + 16, 0x5A5A5A5A);
+        table->quantized_quad_pack(rows, step, count, got.data());
+        for (int64_t i = 0; i < count; ++i) {
+          const uint32_t want = uint32_t{rows[0][step * i]} | uint32_t{rows[1][step * i]} << 8 |
+                                uint32_t{rows[2][step * i]} << 16 |
+                                uint32_t{rows[3][step * i]} << 24;
+          ASSERT_EQ(static_cast<uint32_t>(got[i]), want)
+              << table->name << " step " << step << " count " << count << " at " << i;
+        }
+        for (int64_t i = count; i < count + 16; ++i) {
+          ASSERT_EQ(got[i], 0x5A5A5A5A) << table->name << " wrote past " << count;
+        }
+      }
+    }
+  }
+  if (tested == 0) GTEST_SKIP() << "no quad packing on this CPU";
 }
 
 TEST(Conv2dUint8Implicit, DeclinesWhatItDoesNotRun) {

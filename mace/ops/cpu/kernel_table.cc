@@ -68,8 +68,9 @@ KernelTable MakeAvx2Table() {
 
 // The AVX2 table with the AVX-512 GEMM, Winograd transforms, 3x3 depthwise
 // bands and uint8 output step, the uint8 depthwise rows where the CPU has
-// AVX-512 BW, and the VNNI uint8 GEMM where it has VNNI: every family not
-// rewritten for AVX-512 (pooling, eltwise) keeps its AVX2 kernel.
+// AVX-512 BW (with VBMI, the uint8 max pooling rows too), and the VNNI uint8
+// GEMM where it has VNNI: every family not rewritten for AVX-512 (the other
+// pooling, eltwise) keeps its AVX2 kernel.
 KernelTable MakeAvx512Table(const CpuFeatures& features) {
   KernelTable table = MakeAvx2Table();
   table.isa = KernelIsa::kAvx512;
@@ -113,6 +114,9 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
     table.depthwise3x3_uint8_s2 = x86::Avx512DepthwiseUint8S2;
     table.depthwise3x3_uint8_requant_s1 = x86::Avx512DepthwiseUint8RequantS1;
     table.depthwise3x3_uint8_requant_s2 = x86::Avx512DepthwiseUint8RequantS2;
+    if (__builtin_cpu_supports("avx512vbmi")) {
+      table.max_pool_uint8_row = x86::Avx512MaxPoolUint8Row;
+    }
   }
   if (features.avx512_vnni) {
     table.quantized_gemm = x86::VnniQuantizedGemm;

@@ -4,7 +4,7 @@
 // kernel's reach, trailing padding (ceil mode), windows over no input,
 // 1x1 and global windows, zero points 0 and 255, with 1, 2 and 3 threads;
 // then max pooling again through each kernel table's row kernel
-// (max_pool_uint8_row), over widths around its 32-byte steps.
+// (max_pool_uint8_row), over widths around its 32- and 64-byte steps.
 #include <random>
 #include <vector>
 
@@ -70,6 +70,24 @@ const Case kRowCases[] = {
     {2, 4, 10, 21, 3, 3, 1, 2, 1, 0, 1, 0, 1, 33},
     {1, 3, 20, 20, 3, 3, 3, 1, 1, 0, 0, 2, 0, 34},
     {3, 5, 9, 9, 3, 3, 2, 2, 1, 0, 0, 0, 0, 35},     // 4 x 4 planes
+    // Around the 64-byte steps: padded lines of 63 to 66 bytes (one vector
+    // or the line), 64 and 65 outputs at stride 2 (128 line bytes and
+    // more), more taps than the register path keeps, rows past 128 bytes.
+    {1, 2, 5, 129, 3, 3, 2, 2, 1, 0, 0, 0, 0, 16},   // 64 outputs
+    {1, 2, 5, 131, 3, 3, 2, 2, 1, 0, 0, 0, 0, 17},   // 65 outputs
+    {1, 2, 4, 64, 3, 3, 1, 1, 1, 0, 0, 0, 0, 18},    // line of 64
+    {1, 2, 4, 63, 3, 3, 1, 1, 1, 1, 1, 1, 1, 19},    // padded line of 65
+    {1, 2, 4, 62, 3, 3, 1, 1, 1, 1, 1, 1, 1, 20},    // padded line of 64
+    {1, 2, 4, 65, 2, 2, 1, 1, 1, 0, 0, 0, 0, 22},    // 64 outputs, stride 1
+    {1, 2, 5, 61, 3, 3, 2, 2, 1, 1, 1, 1, 1, 23},    // 31 outputs, padded line of 63
+    {1, 2, 4, 40, 3, 9, 1, 1, 1, 0, 4, 0, 4, 24},    // 9 taps across
+    {1, 2, 4, 30, 3, 3, 1, 2, 1, 1, 1, 1, 1, 25},
+    {1, 3, 9, 200, 3, 3, 2, 2, 1, 1, 1, 1, 1, 26},   // 100 outputs
+    {1, 3, 6, 150, 5, 5, 1, 1, 1, 2, 2, 2, 2, 27},   // 150 outputs, stride 1
+    {1, 2, 5, 127, 3, 3, 2, 2, 1, 0, 0, 0, 0, 28},   // windows reach cell 127
+    {1, 2, 4, 128, 2, 2, 2, 2, 1, 0, 0, 0, 0, 29},   // 64 outputs, reach 128
+    {1, 2, 4, 80, 2, 8, 1, 2, 1, 0, 3, 0, 3, 30},    // 8 taps, padded, two vectors
+    {2, 3, 7, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1, 31},   // 100 outputs, stride 1
 };
 
 void RunCase(const Case& c, ref::PoolingType type, bool include_pad, std::mt19937* rng,

@@ -86,7 +86,10 @@ TEST(QuantizeUint8Kernel, MatchesReferenceAroundEveryThreshold) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     if (table->quantize_uint8 == nullptr) continue;
     ++tables;
-    for (float scale : {0.1f, 0.0235294f, 0.00392157f, 1.7f, 3.3333333f, 1e-30f, 7e30f}) {
+    // 0x1p-100 and 0x1p100 bound the AVX-512 kernel's float path; the
+    // scales just past them take its double path.
+    for (float scale : {0.1f, 0.0235294f, 0.00392157f, 1.7f, 3.3333333f, 1e-30f, 7e30f,
+                        0x1p-100f, 0x1.fffffep-101f, 0x1p100f, 0x1.000002p100f, 0.0117647f}) {
       std::vector<float> input;
       auto around = [&](double point) {
         float v = static_cast<float>(point);

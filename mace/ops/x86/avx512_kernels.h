@@ -54,6 +54,10 @@ bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const floa
 void Avx512Depthwise3x3S1(const DepthwiseBand& band);
 void Avx512Depthwise3x3S2(const DepthwiseBand& band);
 
+// uint8 max pooling rows (MaxPoolUint8RowKernel), 64 bytes per step; needs
+// AVX-512 BW and VBMI.
+void Avx512MaxPoolUint8Row(const MaxPoolUint8Row& row);
+
 // The uint8 GEMM's output step (RequantizeRowKernel), 16 values at a time
 // with a masked tail.
 void Avx512RequantizeRow(const RequantizeRow& row);

@@ -1,19 +1,24 @@
 // float to uint8 on AVX-512 (QuantizeUint8Kernel), bit-exact with
 // QuantizeValue in mace/ops/common/quantize.h: zero_point +
 // round(double(x) / scale), rounded half away from zero, NaN to the zero
-// point, clamped to [0, 255].
+// point, clamped to [0, 255]. That double quotient lies on the same side
+// of every whole number and half as the exact quotient q = x / s, or on it
+// when q is (x and k s, k below 2^10, are multiples of the smaller of
+// their two ulps, so a q off such a point is at least 2^-33 of itself
+// away), so the result is zero_point + the exact q rounded half away.
 //
-// Without a division: for a float x and a positive float scale s, the exact
-// quotient q = x / s is either a whole number or a half, or at least 2^-33
-// of itself away from every whole number and half (x and k s, k below
-// 2^10, are multiples of the smaller of their two ulps). The correctly
-// rounded double quotient therefore lies on the same side of each such
-// point as q, and so does |x| times the double reciprocal of s (relative
-// error below 2^-52), except where q is exactly a whole number or a half.
-// The truncation n of |x| / s from the reciprocal is thus exact or, at an
-// exact whole q, one less; |x| >= (n + 1/2) s, exact in double (a 24-bit
-// scale times a number of at most 29 bits), then says whether to step up,
-// which also mends that case. Past 2^28 the result clamps either way.
+// Sixteen lanes in float, for scales whose float reciprocal is normal and
+// accurate: n = |x| times the float reciprocal (relative error below
+// 2^-22), capped at 600 (any |q| of 510 or more clamps), rounded to the
+// nearest whole number, is within 1 of the rounded |q| R. Two fused
+// multiply-adds decide which: |x| - (n + 1/2) s and |x| - (n - 1/2) s,
+// each rounded once from its exact value (n +- 1/2 is exact in float),
+// have the exact value's sign, with an exact zero as +0 and a negative
+// value that underflows as -0, so their sign bits say whether R is n + 1,
+// n or n - 1 (|x| on a half goes up). Other scales take the double path:
+// the correctly rounded quotient from the double reciprocal as above,
+// truncated, and one comparison |x| >= (n + 1/2) s, exact in double, to
+// step up.
 #include <algorithm>
 #include <cmath>
 
@@ -53,6 +58,64 @@ inline __m512i QuantizeSixteen(__m512 x, const Constants& k) {
   return _mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1);
 }
 
+// Every value through `sixteen` (16 floats to 16 int32 lanes in [0, 255]),
+// the tail under a mask.
+template <typename Sixteen>
+inline void QuantizeAll(const float* in, int64_t count, uint8_t* out, Sixteen sixteen) {
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                     _mm512_cvtepi32_epi8(sixteen(_mm512_loadu_ps(in + i))));
+  }
+  if (i < count) {
+    const __mmask16 mask = static_cast<__mmask16>((1u << (count - i)) - 1);
+    _mm512_mask_cvtepi32_storeu_epi8(out + i, mask, sixteen(_mm512_maskz_loadu_ps(mask, in + i)));
+  }
+}
+
+// The scales whose float reciprocal is a normal float, and whose products
+// with n + 1/2 (n <= 601) stay finite.
+bool FloatPathScale(float scale) { return scale >= 0x1p-100f && scale <= 0x1p100f; }
+
+struct FloatConstants {
+  __m512 scale, reciprocal, cap, half;
+  __m512i zero_point, one, high;
+};
+
+// Sixteen values, as int32 lanes in [0, 255].
+inline __m512i QuantizeSixteenFloat(__m512 x, const FloatConstants& k) {
+  const __m512 magnitude = _mm512_abs_ps(x);
+  const __m512 n = _mm512_roundscale_ps(
+      _mm512_min_ps(_mm512_mul_ps(magnitude, k.reciprocal), k.cap),
+      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // Sign bits: set where |x| < (n + 1/2) s and where |x| < (n - 1/2) s.
+  const __mmask16 below_high = _mm512_movepi32_mask(
+      _mm512_castps_si512(_mm512_fnmadd_ps(_mm512_add_ps(n, k.half), k.scale, magnitude)));
+  const __mmask16 below_low = _mm512_movepi32_mask(
+      _mm512_castps_si512(_mm512_fnmadd_ps(_mm512_sub_ps(n, k.half), k.scale, magnitude)));
+  __m512i rounded = _mm512_cvttps_epi32(n);
+  rounded = _mm512_mask_add_epi32(rounded, static_cast<__mmask16>(~below_high), rounded, k.one);
+  rounded = _mm512_mask_sub_epi32(rounded, below_low, rounded, k.one);
+  const __mmask16 negative = _mm512_movepi32_mask(_mm512_castps_si512(x));
+  __m512i value = _mm512_mask_sub_epi32(_mm512_add_epi32(k.zero_point, rounded), negative,
+                                        k.zero_point, rounded);
+  value = _mm512_min_epi32(_mm512_max_epi32(value, _mm512_setzero_si512()), k.high);
+  return _mm512_mask_mov_epi32(value, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), k.zero_point);
+}
+
+void QuantizeFloatPath(const float* in, int64_t count, float scale, int32_t zero_point,
+                       uint8_t* out) {
+  FloatConstants k;
+  k.scale = _mm512_set1_ps(scale);
+  k.reciprocal = _mm512_set1_ps(1.f / scale);
+  k.cap = _mm512_set1_ps(600.f);
+  k.half = _mm512_set1_ps(0.5f);
+  k.zero_point = _mm512_set1_epi32(zero_point);
+  k.one = _mm512_set1_epi32(1);
+  k.high = _mm512_set1_epi32(255);
+  QuantizeAll(in, count, out, [&](__m512 x) { return QuantizeSixteenFloat(x, k); });
+}
+
 }  // namespace
 
 void Avx512QuantizeUint8(const float* in, int64_t count, float scale, int32_t zero_point,
@@ -66,6 +129,10 @@ void Avx512QuantizeUint8(const float* in, int64_t count, float scale, int32_t ze
     }
     return;
   }
+  if (FloatPathScale(scale)) {
+    QuantizeFloatPath(in, count, scale, zero_point, out);
+    return;
+  }
   Constants k;
   k.scale = _mm512_set1_pd(scale);
   k.reciprocal = _mm512_set1_pd(1.0 / static_cast<double>(scale));
@@ -75,16 +142,7 @@ void Avx512QuantizeUint8(const float* in, int64_t count, float scale, int32_t ze
   k.sign = _mm512_set1_pd(-0.0);
   k.low = _mm512_set1_pd(0.0);
   k.high = _mm512_set1_pd(255.0);
-  int64_t i = 0;
-  for (; i + 16 <= count; i += 16) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                     _mm512_cvtepi32_epi8(QuantizeSixteen(_mm512_loadu_ps(in + i), k)));
-  }
-  if (i < count) {
-    const __mmask16 mask = static_cast<__mmask16>((1u << (count - i)) - 1);
-    _mm512_mask_cvtepi32_storeu_epi8(out + i, mask,
-                                     QuantizeSixteen(_mm512_maskz_loadu_ps(mask, in + i), k));
-  }
+  QuantizeAll(in, count, out, [&](__m512 x) { return QuantizeSixteen(x, k); });
 }
 
 }  // namespace x86
