@@ -3,6 +3,8 @@
 // the compiler vectorizes them for this instruction set.
 #include <arm_neon.h>
 
+#include <type_traits>
+
 #include "mace/ops/arm/neon_kernels.h"
 
 namespace mace {

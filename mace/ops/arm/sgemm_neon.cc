@@ -449,9 +449,17 @@ void FinishPartialTile(const float* tile, float* c, int64_t ldc, int rows, int c
   MACE_ASM_COL("v9", "v11", "v13", "v15", "v17", "v19", "v21", "v23", b1, lo, hi)
 #define MACE_ASM_NARROW_TWO_STEPS(kVecs)                                               \
   "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                    \
-  MACE_ASM_NARROW_B##kVecs("v4", "v5") MACE_ASM_NARROW_B##kVecs("v6", "v7")            \
-  MACE_ASM_NARROW_ROWS##kVecs("v4", "v5", "v0", "v1")                                  \
-  MACE_ASM_NARROW_ROWS##kVecs("v6", "v7", "v2", "v3")
+  MACE_ASM_NARROW_PAIR##kVecs
+// Two steps' B. Four columns: one four-register ld1 reads a whole panel row
+// and the next one's first vector (v4 and v7), both steps' B in one load
+// (1.125 instructions per fmla in the loop, 1.25 with a load a step).
+// Eight: two loads of two registers.
+#define MACE_ASM_NARROW_PAIR1                                                          \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], %[b_step2]\n"                             \
+  MACE_ASM_NARROW1("v4", "v0", "v1") MACE_ASM_NARROW1("v7", "v2", "v3")
+#define MACE_ASM_NARROW_PAIR2                                                          \
+  MACE_ASM_NARROW_B2("v4", "v5") MACE_ASM_NARROW_B2("v6", "v7")                        \
+  MACE_ASM_NARROW2("v4", "v5", "v0", "v1") MACE_ASM_NARROW2("v6", "v7", "v2", "v3")
 #define MACE_ASM_NARROW_B1(r0, r1) "ld1 {" r0 ".4s}, [%[b]], %[b_step]\n"
 #define MACE_ASM_NARROW_B2(r0, r1) "ld1 {" r0 ".4s, " r1 ".4s}, [%[b]], %[b_step]\n"
 #define MACE_ASM_NARROW_ROWS1(b0, b1, lo, hi) MACE_ASM_NARROW1(b0, lo, hi)
@@ -473,14 +481,15 @@ void FinishPartialTile(const float* tile, float* c, int64_t ldc, int rows, int c
   "4:\n"
 #define MACE_ASM_NARROW_OPERANDS                                                       \
   : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest), [tile] "+r"(tile) \
-  : [b_step] "r"(b_step)                                                               \
+  : [b_step] "r"(b_step), [b_step2] "r"(2 * b_step)                                   \
   : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",  \
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
     "v23"
 
 #define MACE_ASM_NARROW_TO_C_OPERANDS                                                   \
   : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest), [row] "=&r"(row)  \
-  : [b_step] "r"(b_step), [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}) \
+  : [b_step] "r"(b_step), [b_step2] "r"(2 * b_step), [c] "r"(c), [ldc] "r"(ldc_bytes),   \
+    [from_c] "r"(int64_t{from_c})                                                       \
   : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",  \
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
     "v23"
@@ -579,6 +588,8 @@ void AsmNarrowTileToC(int64_t kc, const float* a, const float* b, float* c, int6
 #undef MACE_ASM_NARROW_B2
 #undef MACE_ASM_NARROW_ROWS1
 #undef MACE_ASM_NARROW_ROWS2
+#undef MACE_ASM_NARROW_PAIR1
+#undef MACE_ASM_NARROW_PAIR2
 #undef MACE_ASM_NARROW_LOOP
 #undef MACE_ASM_NARROW_OPERANDS
 
