@@ -118,16 +118,15 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
       table.max_pool_uint8_row = x86::Avx512MaxPoolUint8Row;
     }
   }
-  if (features.avx512_vnni) {
+  // The VNNI kernels narrow and clamp with AVX-512 BW byte and word ops.
+  if (features.avx512_vnni && __builtin_cpu_supports("avx512bw")) {
     table.quantized_gemm = x86::VnniQuantizedGemm;
     table.quantized_gemm_requant = x86::VnniQuantizedGemmRequant;
     table.quantized_gemv = x86::VnniQuantizedGemv;
     table.quantized_conv_taps = x86::VnniQuantizedConvTaps;
     table.quantized_quad_pack = x86::Avx512QuantizedQuadPack;
     table.quantized_format = kQuantQuadsUint8;
-    if (__builtin_cpu_supports("avx512bw")) {
-      table.depthwise3x3_uint8_block = x86::VnniDepthwiseUint8Block;
-    }
+    table.depthwise3x3_uint8_block = x86::VnniDepthwiseUint8Block;
   }
   return table;
 }
