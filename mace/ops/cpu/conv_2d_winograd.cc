@@ -201,6 +201,23 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   mr_ = fp16_ ? table.fp16_mr : table.mr;
   nr_ = fp16_ ? table.fp16_nr : table.nr;
   kc_ = fp16_ ? table.fp16_kc : table.kc;
+  if (!fp16_ && table.gemm_run != nullptr) {
+    // A table with a run kernel (armv7) takes a panel's alpha^2 GEMM tiles
+    // in one call, which needs one stride between consecutive positions'
+    // filter panels: all positions in one packing, each padded to whole
+    // panels of output channels.
+    const int64_t oc_padded = RoundUp(oc_count, mr_);
+    if (oc_padded != oc_count) {
+      std::vector<float> padded(positions * oc_padded * ic_count, 0.f);
+      for (int xi = 0; xi < positions; ++xi) {
+        std::copy(u.begin() + xi * oc_count * ic_count, u.begin() + (xi + 1) * oc_count * ic_count,
+                  padded.begin() + xi * oc_padded * ic_count);
+      }
+      u.swap(padded);
+    }
+    run_filter_.Pack(u.data(), positions * oc_padded, ic_count, ic_count, 1, table.mr, arena);
+    return;
+  }
   for (int xi = 0; xi < positions; ++xi) {
     const float* u_xi = u.data() + xi * oc_count * ic_count;
     if (fp16_) {
@@ -319,9 +336,24 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
+      if (run_filter_.rows() > 0) {
+        // The panel's alpha^2 tiles per reduction block in one run, whole
+        // (a partial panel's padding lanes are zeros, and M has room).
+        const float* a_first = run_filter_.Panel(ot);
+        const int64_t a_step = oc_tiles * mr * in_c;
+        const int64_t b_step = layout.panels * in_c * nr;
+        for (int64_t pc = 0; pc < in_c; pc += kc_) {
+          const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+          TileEpilogue plain;
+          plain.accumulate = pc > 0;
+          plain.last = pc + kc >= in_c;
+          table_.gemm_run(positions, kc, a_first + pc * mr, a_step,
+                          v + (panel * in_c + pc) * nr, b_step, m, nr, pitch, 0, 0, plain);
+        }
+      }
       const int64_t partial_cols =
           table_.isa == KernelIsa::kNeon ? std::min(nr, RoundUp(cols, 4)) : cols;
-      for (int64_t xi = 0; xi < positions; ++xi) {
+      for (int64_t xi = 0; run_filter_.rows() == 0 && xi < positions; ++xi) {
         float* m_tile = m + xi * nr;
         if (fp16_) {
           // Whole vectors of 8 tiles (the padding lanes are zeros), every
