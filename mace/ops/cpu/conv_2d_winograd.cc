@@ -99,6 +99,8 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
   const int64_t lane_group = neon ? 4 : kWinogradChunk;
   const bool count_columns = neon && table.gemm_partial != nullptr;
+  // A table with a run kernel (armv7) runs the last panel whole.
+  const bool whole_panels = neon && table.gemm_run != nullptr;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinColumns = 32;
   const double im2col =
@@ -115,11 +117,13 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     // its streaming then costs as much as that many columns would (timed on
     // x86). On arm64 the model counts executed instructions, which a
     // reused filter does not add to: whole panels, and a partial last one
-    // in the partial kernel's steps of 4 columns. (armv7 has no partial
-    // kernel and keeps the x86 rule.)
+    // in the partial kernel's steps of 4 columns; on armv7, whose runs
+    // take the last panel whole, in whole panels (F(2x2) on 7x7 maps, where
+    // F(4x4)'s 4 tiles leave half a panel idle).
     const int64_t tiles = tiles_h * tiles_w;
-    const int64_t columns = count_columns ? tiles / nr * nr + RoundUp(tiles % nr, 4)
-                                          : std::max(RoundUp(tiles, nr), kMinColumns);
+    const int64_t columns = whole_panels    ? RoundUp(tiles, nr)
+                            : count_columns ? tiles / nr * nr + RoundUp(tiles % nr, 4)
+                                            : std::max(RoundUp(tiles, nr), kMinColumns);
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;
     const double transforms = (input_cost * p.in_channels + output_cost * p.out_channels) *
