@@ -241,10 +241,10 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
 // a vector at a time while the next input vector lies inside the row (which
 // holds at least width + 2 inputs), clamped to [lo, hi]; returns how many
 // of each row it wrote.
-// Below this width the call and its set-up (about 50 instructions, and
-// the caller's spills around the call) cost more than the vectors save: at
-// 28 outputs a pass of two rows took 521 instructions against 498, at 56
-// 793 against 862 and at 112 1339 against 1590.
+// Below about this width the call and its set-up (about 50 instructions
+// a pass) cost more than the vectors save. A band of 3 rows under qemu,
+// sliding against the intrinsics: 28 outputs 822 instructions against 805,
+// 36 948 against 988, 56 1259 against 1441, 112 2139 against 2713.
 constexpr int64_t kSlidingMinWidth = 40;
 
 template <int kRows>
@@ -357,8 +357,15 @@ constexpr int kPassRows = 4;
 constexpr int kPassRows = 2;
 #endif
 
+// On armv7 each band is a function of its own: inlined next to the
+// sliding band, GCC's code for narrow rows took 2-6 % more instructions.
+#if defined(__aarch64__)
+#define MACE_DW_BAND_ATTRIBUTES
+#else
+#define MACE_DW_BAND_ATTRIBUTES [[gnu::noinline]]
+#endif
 template <int kStrideW, int kStrideH, bool kHardSwish, bool kSlide = false>
-void Band(const DepthwiseBand& band) {
+MACE_DW_BAND_ATTRIBUTES void Band(const DepthwiseBand& band) {
   const Taps taps(band.taps);
   const Activate<kHardSwish> activate(band.epilogue);
   const int64_t pitch = band.in_pitch, width = band.out_w;
@@ -381,9 +388,7 @@ void Band(const DepthwiseBand& band) {
   }
 }
 
-#if !defined(__aarch64__)
-[[gnu::noinline]] void SlidingBand(const DepthwiseBand& band) { Band<1, 1, false, true>(band); }
-#endif
+#undef MACE_DW_BAND_ATTRIBUTES
 
 template <int kStrideW, int kStrideH>
 void Band(const DepthwiseBand& band) {
@@ -391,10 +396,8 @@ void Band(const DepthwiseBand& band) {
     Band<kStrideW, kStrideH, true>(band);
   } else {
 #if !defined(__aarch64__)
-    // A band of its own, so that the narrow rows' code stays as it was
-    // (GCC spilled more around the call to SlidingVectors).
     if (kStrideW == 1 && kStrideH == 1 && band.out_w >= kSlidingMinWidth) {
-      return SlidingBand(band);
+      return Band<1, 1, false, true>(band);
     }
 #endif
     Band<kStrideW, kStrideH, false>(band);
