@@ -99,6 +99,8 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
   const int64_t lane_group = neon ? 4 : kWinogradChunk;
   const bool count_columns = neon && table.gemm_partial != nullptr;
+  // A table with a run kernel (armv7) runs the last panel whole.
+  const bool whole_panels = neon && table.gemm_run != nullptr;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinColumns = 32;
   const double im2col =
@@ -115,11 +117,13 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     // its streaming then costs as much as that many columns would (timed on
     // x86). On arm64 the model counts executed instructions, which a
     // reused filter does not add to: whole panels, and a partial last one
-    // in the partial kernel's steps of 4 columns. (armv7 has no partial
-    // kernel and keeps the x86 rule.)
+    // in the partial kernel's steps of 4 columns; on armv7, whose runs
+    // take the last panel whole, in whole panels (F(2x2) on 7x7 maps, where
+    // F(4x4)'s 4 tiles leave half a panel idle).
     const int64_t tiles = tiles_h * tiles_w;
-    const int64_t columns = count_columns ? tiles / nr * nr + RoundUp(tiles % nr, 4)
-                                          : std::max(RoundUp(tiles, nr), kMinColumns);
+    const int64_t columns = whole_panels    ? RoundUp(tiles, nr)
+                            : count_columns ? tiles / nr * nr + RoundUp(tiles % nr, 4)
+                                            : std::max(RoundUp(tiles, nr), kMinColumns);
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;
     const double transforms = (input_cost * p.in_channels + output_cost * p.out_channels) *
@@ -201,6 +205,23 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   mr_ = fp16_ ? table.fp16_mr : table.mr;
   nr_ = fp16_ ? table.fp16_nr : table.nr;
   kc_ = fp16_ ? table.fp16_kc : table.kc;
+  if (!fp16_ && table.gemm_run != nullptr) {
+    // A table with a run kernel (armv7) takes a panel's alpha^2 GEMM tiles
+    // in one call, which needs one stride between consecutive positions'
+    // filter panels: all positions in one packing, each padded to whole
+    // panels of output channels.
+    const int64_t oc_padded = RoundUp(oc_count, mr_);
+    if (oc_padded != oc_count) {
+      std::vector<float> padded(positions * oc_padded * ic_count, 0.f);
+      for (int xi = 0; xi < positions; ++xi) {
+        std::copy(u.begin() + xi * oc_count * ic_count, u.begin() + (xi + 1) * oc_count * ic_count,
+                  padded.begin() + xi * oc_padded * ic_count);
+      }
+      u.swap(padded);
+    }
+    run_filter_.Pack(u.data(), positions * oc_padded, ic_count, ic_count, 1, table.mr, arena);
+    return;
+  }
   for (int xi = 0; xi < positions; ++xi) {
     const float* u_xi = u.data() + xi * oc_count * ic_count;
     if (fp16_) {
@@ -335,9 +356,24 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
+      if (run_filter_.rows() > 0) {
+        // The panel's alpha^2 tiles per reduction block in one run, whole
+        // (a partial panel's padding lanes are zeros, and M has room).
+        const float* a_first = run_filter_.Panel(ot);
+        const int64_t a_step = oc_tiles * mr * in_c;
+        const int64_t b_step = layout.panels * in_c * nr;
+        for (int64_t pc = 0; pc < in_c; pc += kc_) {
+          const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+          TileEpilogue plain;
+          plain.accumulate = pc > 0;
+          plain.last = pc + kc >= in_c;
+          table_.gemm_run(positions, kc, a_first + pc * mr, a_step,
+                          v + (panel * in_c + pc) * nr, b_step, m, nr, pitch, 0, 0, plain);
+        }
+      }
       const int64_t partial_cols =
           table_.isa == KernelIsa::kNeon ? std::min(nr, RoundUp(cols, 4)) : cols;
-      for (int64_t xi = 0; xi < positions; ++xi) {
+      for (int64_t xi = 0; run_filter_.rows() == 0 && xi < positions; ++xi) {
         float* m_tile = m + xi * nr;
         if (fp16_) {
           // Whole vectors of 8 tiles (the padding lanes are zeros), every

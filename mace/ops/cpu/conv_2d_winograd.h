@@ -101,6 +101,9 @@ class Conv2dWinograd : public Conv2dKernel {
   bool fused_activation_ = false;
   std::vector<PackedPanels> transformed_filter_;  // alpha^2 of [out, in]
   std::vector<Fp16Panels> fp16_filter_;           // the same in half precision
+  // With a run kernel: the same as one packing, positions ([alpha^2][out
+  // padded to mr][in]) one stride apart.
+  PackedPanels run_filter_;
 };
 
 }  // namespace ops
