@@ -33,7 +33,7 @@ class PersistentArena {
   static constexpr int64_t kSmallChunksBytes = 2 * kChunkBytes;
 
   // `advise_as_opened`: whether chunks are marked for huge pages as they
-  // open, or only by AdviseHugePages (see there).
+  // open, or only by AdviseHugePages (see there; by default only then).
   explicit PersistentArena(bool advise_as_opened = !HugePagesLate())
       : advise_new_chunks_(advise_as_opened) {}
   PersistentArena(const PersistentArena&) = delete;
@@ -66,10 +66,10 @@ class PersistentArena {
 
   // Marks the chunks MADV_HUGEPAGE (AdviseHugePages), and every chunk
   // opened from now on when it is opened. Chunks are advised as they open
-  // unless MACE_HUGE_PAGES=late: then they are huge-page aligned but not
-  // marked until this is called, so the packers write them on 4 KiB pages
-  // and the pages stay small until the kernel's khugepaged merges them in
-  // the background. A fresh huge page is cleared whole at its first touch,
+  // only with MACE_HUGE_PAGES=1: by default (or "late") they are huge-page
+  // aligned but not marked until this is called, so the packers write them
+  // on 4 KiB pages and the pages stay small until the kernel's khugepaged
+  // merges them in the background. A fresh huge page is cleared whole at its first touch,
   // and on a virtual machine whose hypervisor has taken free memory back
   // that first touch has stalled engine creation by 70-140 ms
   // (ResNet-18's 58 MiB of packed weights); on 4 KiB pages creation costs
@@ -83,6 +83,14 @@ class PersistentArena {
     }
   }
   bool huge_pages_advised() const { return advise_new_chunks_; }
+
+  // Whether a block on 4 KiB pages (a chunk not advised yet, or too small
+  // for a huge page, or huge pages off) is faulted in
+  // by one call as it is handed out (PopulateForWrite) rather than a fault
+  // per page as the packer writes it. For one thread: a packer on several
+  // threads takes its faults on all of them at once, which one call on the
+  // allocating thread would serialize.
+  void set_populate_small_pages(bool populate) { populate_small_pages_ = populate; }
 
   // Bytes handed out (rounded to the alignment), and bytes held from the OS.
   int64_t used_bytes() const { return used_bytes_; }
@@ -119,6 +127,9 @@ class PersistentArena {
     void* block = static_cast<char*>(chunk->base.get()) + chunk->used;
     chunk->used += rounded;
     used_bytes_ += rounded;
+    const bool small_pages =
+        !chunk->advised || chunk->size < kHugePageBytes || !HugePagesEnabled();
+    if (populate_small_pages_ && small_pages) PopulateForWrite(block, rounded);
     if (zero) std::memset(block, 0, static_cast<size_t>(rounded));
     return block;
   }
@@ -127,6 +138,7 @@ class PersistentArena {
   int64_t used_bytes_ = 0;
   int64_t reserved_bytes_ = 0;
   bool advise_new_chunks_;
+  bool populate_small_pages_ = false;
 };
 
 // Floats derived from weights (packed panels, blocked filters): in an

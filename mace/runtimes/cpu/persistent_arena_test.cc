@@ -5,6 +5,11 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include "gtest/gtest.h"
 #include "mace/utils/huge_page_testing.h"
 #include "mace/runtimes/cpu/cpu_runtime.h"
@@ -175,6 +180,44 @@ TEST(PersistentArenaTest, TheFirstRunAdvisesThePackedWeights) {
   ASSERT_TRUE(runtime.BeforeRun().ok());
   EXPECT_TRUE(runtime.persistent_arena()->huge_pages_advised());
 }
+
+#if defined(__linux__)
+// Whether the page that holds `address` is resident.
+bool ResidentAt(const void* address) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  unsigned char flag = 0;
+  void* start = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(address) / page * page);
+  return mincore(start, page, &flag) == 0 && (flag & 1) != 0;
+}
+
+// One thread's runtime faults a block on 4 KiB pages in as it hands it out;
+// several threads' leave the faults to the packers' writes.
+TEST(PersistentArenaTest, OneThreadPopulatesBlocksOnSmallPages) {
+  if (!HugePagesLate()) GTEST_SKIP() << "chunks are advised as they open";
+  for (int threads : {1, 2}) {
+    CpuRuntime runtime(threads, CPUAffinityPolicy::AFFINITY_NONE);
+    ASSERT_TRUE(runtime.Init().ok());
+    PersistentArena* arena = runtime.persistent_arena();
+    // A chunk of its own, fresh from the OS: past the largest threshold
+    // from which the C library maps an allocation rather than reuse heap.
+    const int64_t bytes = 17 * kHugePageBytes + 4096;
+    auto* unfilled = static_cast<unsigned char*>(arena->AllocateUnfilled(bytes));
+    ASSERT_NE(unfilled, nullptr);
+    auto* zeroed = static_cast<unsigned char*>(arena->Allocate(100));
+    ASSERT_NE(zeroed, nullptr);
+    for (int i = 0; i < 100; ++i) ASSERT_EQ(zeroed[i], 0) << i;
+    if (threads == 1 && PopulateForWrite(zeroed, 100)) {
+      EXPECT_TRUE(ResidentAt(unfilled));
+      EXPECT_TRUE(ResidentAt(unfilled + 9 * kHugePageBytes + 12345));
+      EXPECT_TRUE(ResidentAt(unfilled + bytes - 1));
+    } else if (threads == 2) {
+      EXPECT_FALSE(ResidentAt(unfilled + 9 * kHugePageBytes + 12345));
+    }
+    std::memset(unfilled, 0x11, static_cast<size_t>(bytes));  // the packer's writes
+    EXPECT_EQ(unfilled[bytes - 1], 0x11);
+  }
+}
+#endif
 
 TEST(PersistentFloatsTest, ArenaOrOwnStorageZeroFilled) {
   PersistentArena arena;
