@@ -69,11 +69,12 @@ class PersistentArena {
   // only with MACE_HUGE_PAGES=1: by default (or "late") they are huge-page
   // aligned but not marked until this is called, so the packers write them
   // on 4 KiB pages and the pages stay small until the kernel's khugepaged
-  // merges them in the background. A fresh huge page is cleared whole at its first touch,
-  // and on a virtual machine whose hypervisor has taken free memory back
-  // that first touch has stalled engine creation by 70-140 ms
-  // (ResNet-18's 58 MiB of packed weights); on 4 KiB pages creation costs
-  // more CPU (15,000 faults instead of 1,700) but does not stall. The CPU
+  // merges them in the background. A fresh huge page is cleared whole at
+  // its first touch, and on a virtual machine whose hypervisor has taken
+  // free memory back that first touch has stalled engine creation by
+  // 60-190 ms (ResNet-18's 58 MiB of packed weights); on 4 KiB pages
+  // creation costs more CPU (15,000 faults instead of 1,700) but does not
+  // stall. The CPU
   // runtime calls this before the first run.
   void AdviseHugePages() {
     advise_new_chunks_ = true;
@@ -85,11 +86,11 @@ class PersistentArena {
   bool huge_pages_advised() const { return advise_new_chunks_; }
 
   // Whether a block on 4 KiB pages (a chunk not advised yet, or too small
-  // for a huge page, or huge pages off) is faulted in
-  // by one call as it is handed out (PopulateForWrite) rather than a fault
-  // per page as the packer writes it. For one thread: a packer on several
-  // threads takes its faults on all of them at once, which one call on the
-  // allocating thread would serialize.
+  // for a huge page, or huge pages off) is faulted in by one call as it is
+  // handed out (PopulateForWrite) rather than a fault per page as the
+  // packer writes it. For one thread: a packer on several threads takes its
+  // faults on all of them at once, which one call on the allocating thread
+  // would serialize.
   void set_populate_small_pages(bool populate) { populate_small_pages_ = populate; }
 
   // Bytes handed out (rounded to the alignment), and bytes held from the OS.
