@@ -146,6 +146,10 @@ TEST(PersistentArenaTest, ChunksAreAdvisedAsTheyOpen) {
 TEST(PersistentArenaTest, ChunksAreAdvisedForHugePagesWhenAsked) {
   if (!CanSeeHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages to advise here";
   PersistentArena arena(false);
+  // The first megabytes are advised as they open all the same.
+  void* early = arena.AllocateUnfilled(PersistentArena::kAdvisedEarlyBytes);
+  ASSERT_NE(early, nullptr);
+  EXPECT_TRUE(HugePagesAdvisedAt(early));
   // A block larger than a chunk opens a chunk of its own, of whole huge pages.
   auto* packed = static_cast<unsigned char*>(arena.AllocateUnfilled(2 * kHugePageBytes));
   ASSERT_NE(packed, nullptr);
@@ -171,9 +175,13 @@ TEST(PersistentArenaTest, TheFirstRunAdvisesThePackedWeights) {
   if (!CanSeeHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages to advise here";
   CpuRuntime runtime(1, CPUAffinityPolicy::AFFINITY_NONE);
   ASSERT_TRUE(runtime.Init().ok());
+  // The first megabytes are advised as they open in any case.
+  void* early = runtime.persistent_arena()->AllocateUnfilled(PersistentArena::kAdvisedEarlyBytes);
+  ASSERT_NE(early, nullptr);
+  EXPECT_TRUE(HugePagesAdvisedAt(early));
   void* packed = runtime.persistent_arena()->AllocateUnfilled(2 * kHugePageBytes);
   ASSERT_NE(packed, nullptr);
-  // Marked as it opened, unless MACE_HUGE_PAGES=late.
+  // Past them, marked as it opened only with MACE_HUGE_PAGES=1.
   EXPECT_EQ(HugePagesAdvisedAt(packed), !HugePagesLate());
   ASSERT_TRUE(runtime.BeforeRun().ok());
   EXPECT_TRUE(HugePagesAdvisedAt(packed));
