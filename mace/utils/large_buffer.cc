@@ -24,9 +24,12 @@ bool HugePagesEnabled() {
 }
 
 bool HugePagesLate() {
+  // "1" keeps the advice as the memory is allocated; "0" turns it off (then
+  // nothing is advised late either); anything else, unset included, is late.
   static const bool late = [] {
     const char* setting = std::getenv("MACE_HUGE_PAGES");
-    return setting != nullptr && std::strcmp(setting, "late") == 0;
+    return setting == nullptr ||
+           (std::strcmp(setting, "1") != 0 && std::strcmp(setting, "0") != 0);
   }();
   return late;
 }
@@ -55,6 +58,25 @@ bool AdviseWholeHugePages(void* pointer, int64_t bytes, bool huge) {
 
 bool AdviseHugePages(void* pointer, int64_t bytes) {
   return AdviseWholeHugePages(pointer, bytes, true);
+}
+
+bool PopulateForWrite(void* pointer, int64_t bytes) {
+#if defined(__linux__)
+  if (pointer == nullptr || bytes <= 0) return false;
+  // Not in older kernel headers; kernels before 5.14 refuse it (EINVAL).
+  constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE
+  const long size = sysconf(_SC_PAGESIZE);
+  const uintptr_t page = size > 0 ? static_cast<uintptr_t>(size) : 4096;
+  const uintptr_t start = reinterpret_cast<uintptr_t>(pointer) / page * page;
+  const uintptr_t end =
+      (reinterpret_cast<uintptr_t>(pointer) + static_cast<uintptr_t>(bytes) + page - 1) / page *
+      page;
+  return madvise(reinterpret_cast<void*>(start), end - start, kPopulateWrite) == 0;
+#else
+  (void)pointer;
+  (void)bytes;
+  return false;
+#endif
 }
 
 bool HugePagesAdvisedAt(const void* address) {

@@ -3,9 +3,15 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "mace/utils/huge_page_testing.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace mace {
 namespace {
@@ -125,6 +131,54 @@ TEST(LargeBufferTest, NoZeroedBufferForNoBytes) {
   EXPECT_EQ(AllocateZeroedBuffer(-1), nullptr);
   FreeZeroedBuffer(nullptr, 0);  // a no-op, as free(nullptr) is
 }
+
+TEST(LargeBufferTest, PackedWeightsAreAdvisedLateByDefault) {
+  if (std::getenv("MACE_HUGE_PAGES") != nullptr) GTEST_SKIP() << "MACE_HUGE_PAGES is set";
+  EXPECT_TRUE(HugePagesLate());
+}
+
+TEST(LargeBufferTest, NothingToPopulateForNoBytes) {
+  EXPECT_FALSE(PopulateForWrite(nullptr, 4096));
+  int value = 3;
+  EXPECT_FALSE(PopulateForWrite(&value, 0));
+  EXPECT_FALSE(PopulateForWrite(&value, -1));
+  EXPECT_EQ(value, 3);
+}
+
+#if defined(__linux__)
+// Which of the `pages` pages from `base` are resident.
+std::vector<bool> Resident(void* base, int64_t pages, int64_t page) {
+  std::vector<unsigned char> flags(static_cast<size_t>(pages));
+  if (mincore(base, static_cast<size_t>(pages * page), flags.data()) != 0) return {};
+  std::vector<bool> resident;
+  for (unsigned char f : flags) resident.push_back((f & 1) != 0);
+  return resident;
+}
+
+TEST(LargeBufferTest, PopulateFaultsInTheCoveringPagesAndKeepsTheirBytes) {
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  const int64_t pages = 16;
+  void* map = mmap(nullptr, static_cast<size_t>(pages * page), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  auto* base = static_cast<unsigned char*>(map);
+  std::memset(base + page, 0x6b, 100);  // page 1 holds data already
+  // From inside page 1 to one byte into page 6: pages 1 to 6.
+  const int64_t start = page + 17, bytes = 5 * page - 17 + 1;
+  if (!PopulateForWrite(base + start, bytes)) {
+    munmap(map, static_cast<size_t>(pages * page));
+    GTEST_SKIP() << "the kernel has no MADV_POPULATE_WRITE (Linux 5.14)";
+  }
+  const std::vector<bool> resident = Resident(base, pages, page);
+  ASSERT_EQ(resident.size(), static_cast<size_t>(pages));
+  EXPECT_FALSE(resident[0]);
+  for (int64_t i = 1; i <= 6; ++i) EXPECT_TRUE(resident[i]) << i;
+  for (int64_t i = 7; i < pages; ++i) EXPECT_FALSE(resident[i]) << i;
+  for (int64_t i = 0; i < 100; ++i) ASSERT_EQ(base[page + i], 0x6b) << i;
+  for (int64_t i = 100; i < 6 * page; ++i) ASSERT_EQ(base[page + i], 0) << i;
+  munmap(map, static_cast<size_t>(pages * page));
+}
+#endif
 
 }  // namespace
 }  // namespace mace

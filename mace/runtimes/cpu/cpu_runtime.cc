@@ -10,6 +10,7 @@ namespace mace {
 
 MaceStatus CpuRuntime::Init() {
   if (pool_ == nullptr) pool_ = ThreadPool::Create(num_threads_, policy_);
+  persistent_.set_populate_small_pages(pool_->num_threads() == 1);
   VLOG(1) << "CPU runtime: " << pool_->num_threads() << " thread(s), kernels "
           << KernelIsaName(isa_);
   return MaceStatus();

@@ -31,9 +31,14 @@ class PersistentArena {
   // does not have a huge page's worth of memory backed for a few hundred KiB.
   static constexpr int64_t kChunkBytes = int64_t{1} << 20;
   static constexpr int64_t kSmallChunksBytes = 2 * kChunkBytes;
+  // Chunks that end within the first kAdvisedEarlyBytes are advised as they
+  // open even when the advice comes late (AdviseHugePages): the zoo's
+  // smaller models (12-16 MiB of packed weights) were created faster on
+  // huge pages, ResNet-18 (58 MiB) stalled on them.
+  static constexpr int64_t kAdvisedEarlyBytes = int64_t{16} << 20;
 
   // `advise_as_opened`: whether chunks are marked for huge pages as they
-  // open, or only by AdviseHugePages (see there).
+  // open, or only by AdviseHugePages (see there; by default only then).
   explicit PersistentArena(bool advise_as_opened = !HugePagesLate())
       : advise_new_chunks_(advise_as_opened) {}
   PersistentArena(const PersistentArena&) = delete;
@@ -66,14 +71,15 @@ class PersistentArena {
 
   // Marks the chunks MADV_HUGEPAGE (AdviseHugePages), and every chunk
   // opened from now on when it is opened. Chunks are advised as they open
-  // unless MACE_HUGE_PAGES=late: then they are huge-page aligned but not
-  // marked until this is called, so the packers write them on 4 KiB pages
-  // and the pages stay small until the kernel's khugepaged merges them in
-  // the background. A fresh huge page is cleared whole at its first touch,
-  // and on a virtual machine whose hypervisor has taken free memory back
-  // that first touch has stalled engine creation by 70-140 ms
-  // (ResNet-18's 58 MiB of packed weights); on 4 KiB pages creation costs
-  // more CPU (15,000 faults instead of 1,700) but does not stall. The CPU
+  // only with MACE_HUGE_PAGES=1: by default (or "late") they are huge-page
+  // aligned but not marked until this is called, so the packers write them
+  // on 4 KiB pages and the pages stay small until the kernel's khugepaged
+  // merges them in the background. A fresh huge page is cleared whole at
+  // its first touch, and on a virtual machine whose hypervisor has taken
+  // free memory back that first touch has stalled engine creation by
+  // 60-190 ms (ResNet-18's 58 MiB of packed weights); on 4 KiB pages
+  // creation costs more CPU (15,000 faults instead of 1,700) but does not
+  // stall. The CPU
   // runtime calls this before the first run.
   void AdviseHugePages() {
     advise_new_chunks_ = true;
@@ -83,6 +89,14 @@ class PersistentArena {
     }
   }
   bool huge_pages_advised() const { return advise_new_chunks_; }
+
+  // Whether a block on 4 KiB pages (a chunk not advised yet, or too small
+  // for a huge page, or huge pages off) is faulted in by one call as it is
+  // handed out (PopulateForWrite) rather than a fault per page as the
+  // packer writes it. For one thread: a packer on several threads takes its
+  // faults on all of them at once, which one call on the allocating thread
+  // would serialize.
+  void set_populate_small_pages(bool populate) { populate_small_pages_ = populate; }
 
   // Bytes handed out (rounded to the alignment), and bytes held from the OS.
   int64_t used_bytes() const { return used_bytes_; }
@@ -97,9 +111,10 @@ class PersistentArena {
     }
     const int64_t chunk_bytes = reserved_bytes_ >= kSmallChunksBytes ? kHugePageBytes : kChunkBytes;
     const int64_t size = rounded > chunk_bytes ? rounded : chunk_bytes;
-    void* base = AllocateLargeBuffer(size, kAlignment, advise_new_chunks_);
+    const bool advise = advise_new_chunks_ || reserved_bytes_ + size <= kAdvisedEarlyBytes;
+    void* base = AllocateLargeBuffer(size, kAlignment, advise);
     if (base == nullptr) return nullptr;
-    chunks_.push_back(Chunk{std::unique_ptr<void, Free>(base), size, 0, advise_new_chunks_});
+    chunks_.push_back(Chunk{std::unique_ptr<void, Free>(base), size, 0, advise});
     reserved_bytes_ += size;
     return Take(&chunks_.back(), rounded, zero);
   }
@@ -119,6 +134,9 @@ class PersistentArena {
     void* block = static_cast<char*>(chunk->base.get()) + chunk->used;
     chunk->used += rounded;
     used_bytes_ += rounded;
+    const bool small_pages =
+        !chunk->advised || chunk->size < kHugePageBytes || !HugePagesEnabled();
+    if (populate_small_pages_ && small_pages) PopulateForWrite(block, rounded);
     if (zero) std::memset(block, 0, static_cast<size_t>(rounded));
     return block;
   }
@@ -127,6 +145,7 @@ class PersistentArena {
   int64_t used_bytes_ = 0;
   int64_t reserved_bytes_ = 0;
   bool advise_new_chunks_;
+  bool populate_small_pages_ = false;
 };
 
 // Floats derived from weights (packed panels, blocked filters): in an

@@ -5,6 +5,11 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include "gtest/gtest.h"
 #include "mace/utils/huge_page_testing.h"
 #include "mace/runtimes/cpu/cpu_runtime.h"
@@ -141,6 +146,10 @@ TEST(PersistentArenaTest, ChunksAreAdvisedAsTheyOpen) {
 TEST(PersistentArenaTest, ChunksAreAdvisedForHugePagesWhenAsked) {
   if (!CanSeeHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages to advise here";
   PersistentArena arena(false);
+  // The first megabytes are advised as they open all the same.
+  void* early = arena.AllocateUnfilled(PersistentArena::kAdvisedEarlyBytes);
+  ASSERT_NE(early, nullptr);
+  EXPECT_TRUE(HugePagesAdvisedAt(early));
   // A block larger than a chunk opens a chunk of its own, of whole huge pages.
   auto* packed = static_cast<unsigned char*>(arena.AllocateUnfilled(2 * kHugePageBytes));
   ASSERT_NE(packed, nullptr);
@@ -166,15 +175,57 @@ TEST(PersistentArenaTest, TheFirstRunAdvisesThePackedWeights) {
   if (!CanSeeHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages to advise here";
   CpuRuntime runtime(1, CPUAffinityPolicy::AFFINITY_NONE);
   ASSERT_TRUE(runtime.Init().ok());
+  // The first megabytes are advised as they open in any case.
+  void* early = runtime.persistent_arena()->AllocateUnfilled(PersistentArena::kAdvisedEarlyBytes);
+  ASSERT_NE(early, nullptr);
+  EXPECT_TRUE(HugePagesAdvisedAt(early));
   void* packed = runtime.persistent_arena()->AllocateUnfilled(2 * kHugePageBytes);
   ASSERT_NE(packed, nullptr);
-  // Marked as it opened, unless MACE_HUGE_PAGES=late.
+  // Past them, marked as it opened only with MACE_HUGE_PAGES=1.
   EXPECT_EQ(HugePagesAdvisedAt(packed), !HugePagesLate());
   ASSERT_TRUE(runtime.BeforeRun().ok());
   EXPECT_TRUE(HugePagesAdvisedAt(packed));
   ASSERT_TRUE(runtime.BeforeRun().ok());
   EXPECT_TRUE(runtime.persistent_arena()->huge_pages_advised());
 }
+
+#if defined(__linux__)
+// Whether the page that holds `address` is resident.
+bool ResidentAt(const void* address) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  unsigned char flag = 0;
+  void* start = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(address) / page * page);
+  return mincore(start, page, &flag) == 0 && (flag & 1) != 0;
+}
+
+// One thread's runtime faults a block on 4 KiB pages in as it hands it out;
+// several threads' leave the faults to the packers' writes.
+TEST(PersistentArenaTest, OneThreadPopulatesBlocksOnSmallPages) {
+  if (!HugePagesLate()) GTEST_SKIP() << "chunks are advised as they open";
+  for (int threads : {1, 2}) {
+    CpuRuntime runtime(threads, CPUAffinityPolicy::AFFINITY_NONE);
+    ASSERT_TRUE(runtime.Init().ok());
+    PersistentArena* arena = runtime.persistent_arena();
+    // A chunk of its own, fresh from the OS: past the largest threshold
+    // from which the C library maps an allocation rather than reuse heap.
+    const int64_t bytes = 17 * kHugePageBytes + 4096;
+    auto* unfilled = static_cast<unsigned char*>(arena->AllocateUnfilled(bytes));
+    ASSERT_NE(unfilled, nullptr);
+    auto* zeroed = static_cast<unsigned char*>(arena->Allocate(100));
+    ASSERT_NE(zeroed, nullptr);
+    for (int i = 0; i < 100; ++i) ASSERT_EQ(zeroed[i], 0) << i;
+    if (threads == 1 && PopulateForWrite(zeroed, 100)) {
+      EXPECT_TRUE(ResidentAt(unfilled));
+      EXPECT_TRUE(ResidentAt(unfilled + 9 * kHugePageBytes + 12345));
+      EXPECT_TRUE(ResidentAt(unfilled + bytes - 1));
+    } else if (threads == 2) {
+      EXPECT_FALSE(ResidentAt(unfilled + 9 * kHugePageBytes + 12345));
+    }
+    std::memset(unfilled, 0x11, static_cast<size_t>(bytes));  // the packer's writes
+    EXPECT_EQ(unfilled[bytes - 1], 0x11);
+  }
+}
+#endif
 
 TEST(PersistentFloatsTest, ArenaOrOwnStorageZeroFilled) {
   PersistentArena arena;
