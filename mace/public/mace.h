@@ -316,6 +316,8 @@ class MaceEngineConfig {
   // Keep the graph inputs intact for the whole run (the default). Off, an
   // input's bytes are reused once its last reader has run, which saves
   // memory when inputs are large; Run copies the inputs in every time.
+  // A CPU engine reads plain inputs in place from the app's buffers
+  // during Run, with no arena bytes, whatever this says.
   void SetPreserveInputs(bool preserve);
   bool preserve_inputs() const;
   // Let runtimes keep runs of ops in layouts of their own where that is
