@@ -182,6 +182,52 @@ void ExpectFloatGraphMatchesReference(bool per_channel) {
 
 TEST(QuantizedEngine, FloatEdgesUint8Filter) { ExpectFloatGraphMatchesReference(false); }
 
+// The float input is read where the app keeps it: the arena holds only the
+// uint8 tensors and the float output, whatever buffer the app gives. A
+// buffer not aligned to floats is copied, and the copy is reported.
+TEST(QuantizedEngine, ArenaHoldsNoFloatInput) {
+  const ConvSpec spec = MakeConvSpec(false);
+  const QuantizedModel model = FloatEdgeModel(spec);
+  std::shared_ptr<MaceEngine> engine;
+  ASSERT_TRUE(model.CreateEngine({"x"}, {"y"}, MaceEngineConfig(), &engine).ok());
+  const int64_t count = kChannels * kHeight * kWidth;
+  MemoryReport report;
+  ASSERT_TRUE(engine->GetMemoryReport(&report).ok());
+  // xq (189 bytes) and conv_out (100) and y (400 bytes of floats), each
+  // aligned to 64: xq dies at the conv, so conv_out and y are the peak.
+  EXPECT_EQ(report.arena_bytes, 128 + 448);
+  EXPECT_EQ(report.arena_bytes, report.lower_bound_bytes);
+  EXPECT_EQ(report.app_input_bytes, count * 4);
+  EXPECT_EQ(report.input_copy_bytes, 0);
+  for (const TensorPlacement& t : report.tensors) EXPECT_NE(t.name, "x");
+  // The conv keeps at least its packed filter.
+  EXPECT_GE(report.op_bytes, kOutChannels * kChannels * 9);
+
+  const std::vector<float> x = FloatInput();
+  std::vector<float> first;
+  for (int offset : {0, 0, 1}) {
+    // offset 1: the floats start one byte into the buffer.
+    std::shared_ptr<unsigned char> bytes(new unsigned char[count * 4 + 8],
+                                         std::default_delete<unsigned char[]>());
+    std::memcpy(bytes.get() + offset, x.data(), count * 4);
+    std::shared_ptr<void> data(bytes, bytes.get() + offset);
+    std::map<std::string, MaceTensor> outputs;
+    ASSERT_TRUE(engine
+                    ->Run({{"x", MaceTensor({1, kChannels, kHeight, kWidth}, data,
+                                            TensorDataType::FLOAT32)}},
+                          &outputs)
+                    .ok());
+    const MaceTensor& y = outputs.at("y");
+    std::vector<float> got(y.data().get(), y.data().get() + y.size());
+    if (first.empty()) first = got;
+    EXPECT_EQ(got, first) << offset;
+    // The app's input is left as it was.
+    EXPECT_EQ(std::memcmp(bytes.get() + offset, x.data(), count * 4), 0);
+    ASSERT_TRUE(engine->GetMemoryReport(&report).ok());
+    EXPECT_EQ(report.input_copy_bytes, offset == 0 ? 0 : (count * 4 + 7) / 8 * 8) << offset;
+  }
+}
+
 TEST(QuantizedEngine, FloatEdgesPerChannelInt8Filter) { ExpectFloatGraphMatchesReference(true); }
 
 TEST(QuantizedEngine, Uint8TensorsFromAndToTheApp) {

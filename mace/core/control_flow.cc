@@ -80,6 +80,8 @@ ControlFlowOp::ControlFlowOp(const OpRegistry* registry, const ConverterRegistry
   // The op reads its subgraphs' outputs after they run, and feeds their
   // inputs before: both stay where the op put them.
   options_.preserve_inputs = true;
+  // The op copies its subgraphs' inputs into their tensors: they need bytes.
+  options_.inputs_in_app_buffers = false;
   // Names inside a subgraph are its own; the app observes the top net.
   options_.output_observer = nullptr;
 }

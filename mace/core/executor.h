@@ -28,6 +28,9 @@ class Executor {
   // after it; null for names the model does not have.
   virtual Tensor* InputTensor(const std::string& name) = 0;
   virtual const Tensor* OutputTensor(const std::string& name) const = 0;
+  // True for an input that has no memory of its own: the engine points it
+  // at the app's buffer (or a copy) before Run and detaches it after.
+  virtual bool InputReadInPlace(const std::string& /*name*/) const { return false; }
   virtual const MemoryReport& memory_report() const = 0;
   // Gives the inputs `shapes` (every input named) for the next Run. An
   // executor that plans once accepts only the shapes it has; Net also takes

@@ -42,6 +42,9 @@ struct NetOptions {
   // Init plans no memory: the executor that wraps the net calls
   // PlanHostMemory once it knows which tensors live elsewhere.
   bool defer_memory_plan = false;
+  // Plain CPU model inputs get no arena bytes: the engine points them at the
+  // app's input buffers for each Run (Executor::InputReadInPlace).
+  bool inputs_in_app_buffers = false;
 };
 
 // The runtimes a net places ops on: the engine's device, and the CPU that
@@ -74,7 +77,9 @@ class Net : public Executor {
   MaceStatus Run(RunMetadata* run_metadata) override;
   Tensor* InputTensor(const std::string& name) override;
   const Tensor* OutputTensor(const std::string& name) const override;
-  const MemoryReport& memory_report() const override { return memory_report_; }
+  // op_bytes is summed over the ops when asked: some keep buffers they
+  // size at their first run.
+  const MemoryReport& memory_report() const override;
   // Dynamic inputs (InputOutputInfo.max_dims): a shape within the declared
   // ranges that differs from the planned one makes every op infer its
   // output shapes again (Prepare) and memory be planned again with the same
@@ -82,6 +87,9 @@ class Net : public Executor {
   // on the CPU, without control flow, re-plans; others refuse a new shape.
   MaceStatus Reshape(const std::map<std::string, std::vector<int64_t>>& shapes) override;
   std::vector<int64_t> InputMaxShape(const std::string& name) override;
+  bool InputReadInPlace(const std::string& name) const override {
+    return app_inputs_.count(name) > 0;
+  }
 
   // Plans and allocates memory, once, for every activation except those in
   // `elsewhere` (tensors another executor keeps in its own memory, such as
@@ -185,7 +193,9 @@ class Net : public Executor {
   int converter_count_ = 0;
   std::vector<std::unique_ptr<Memory>> memories_;
   int64_t reserved_bytes_ = 0;  // planned memory so far (ReserveMemory)
-  MemoryReport memory_report_;
+  mutable MemoryReport memory_report_;
+  // Model inputs read from the app's buffers (NetOptions::inputs_in_app_buffers).
+  std::set<std::string> app_inputs_;
   SubgraphEnv env_;
 };
 

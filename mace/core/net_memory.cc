@@ -97,8 +97,20 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
   // Model inputs live from the start. By default they are preserved for the
   // whole run, since the app may read them back; otherwise they die with
   // their last reader (an unread input still needs its bytes at op 0).
+  app_inputs_.clear();
+  int64_t app_input_bytes = 0;
   for (const std::string& name : input_names) {
     Tensor* tensor = workspace_->GetTensor(name);
+    // An input the app hands over as plain host memory is read there: no
+    // arena bytes and no copy (the engine binds it for each Run).
+    if (options_.inputs_in_app_buffers && tensor->memory_type() == MemoryType::CPU_BUFFER &&
+        tensor->layout() == Layout::kNCHW && outputs.count(name) == 0 &&
+        elsewhere.count(tensor) == 0) {
+      app_inputs_.insert(name);
+      app_input_bytes += tensor->raw_size();
+      tensor->SetBuffer(nullptr, 0);
+      continue;
+    }
     order.push_back(tensor);
     int last = last_op;
     if (!options_.preserve_inputs && !options_.preserve_intermediates && outputs.count(name) == 0) {
@@ -165,6 +177,7 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
 
   memory_report_ = MemoryReport();
   memory_report_.weights_bytes = workspace_->weights_bytes();
+  memory_report_.app_input_bytes = app_input_bytes;
   // One plan per memory type, allocated by the runtime that owns it.
   std::map<MemoryType, std::pair<std::vector<Tensor*>, std::vector<ArenaRecord>>> by_type;
   for (Tensor* tensor : order) {
@@ -196,6 +209,12 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
                                       lifetimes[whole].last, whole->name()});
   }
   return MaceStatus();
+}
+
+const MemoryReport& Net::memory_report() const {
+  memory_report_.op_bytes = 0;
+  for (const auto& op : ops_) memory_report_.op_bytes += op->HeldBytes();
+  return memory_report_;
 }
 
 MaceStatus Net::PlanImages(Runtime* runtime, const std::vector<Tensor*>& order,

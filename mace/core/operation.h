@@ -28,6 +28,13 @@
 
 namespace mace {
 
+// The heap bytes of some vectors (their capacity), for Operation::HeldBytes.
+template <typename... Vectors>
+int64_t VectorBytes(const Vectors&... vectors) {
+  return (int64_t{0} + ... +
+          static_cast<int64_t>(vectors.capacity() * sizeof(typename Vectors::value_type)));
+}
+
 class Runtime;
 class Workspace;
 
@@ -62,6 +69,10 @@ class Operation {
 
   // Multiply-accumulates for the current shapes, for benchmark tables.
   virtual int64_t Macs() const { return 0; }
+  // Bytes the op keeps for the engine's lifetime outside the arenas (filters
+  // packed inside it, tables, buffers kept between runs), for the memory
+  // report.
+  virtual int64_t HeldBytes() const { return 0; }
   // The data type this kernel writes to output `index`. By default the type
   // the kernel was registered for; ops such as ArgMax override it. Construct
   // refuses a model that declares anything else, so a kernel never writes

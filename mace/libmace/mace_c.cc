@@ -154,6 +154,9 @@ std::string ReportJson(const mace::MemoryReport& report) {
   JsonField("persistent_bytes", report.persistent_bytes, &out);
   JsonField("scratch_bytes", report.scratch_bytes, &out);
   JsonField("weights_bytes", report.weights_bytes, &out);
+  JsonField("op_bytes", report.op_bytes, &out);
+  JsonField("app_input_bytes", report.app_input_bytes, &out);
+  JsonField("input_copy_bytes", report.input_copy_bytes, &out);
   JsonField("naive_bytes", report.naive_bytes, &out);
   JsonField("lower_bound_bytes", report.lower_bound_bytes, &out);
   JsonField("plan_micros", report.plan_micros, &out);

@@ -252,6 +252,8 @@ class MaceEngine::Impl {
   std::map<std::string, TensorDataType> app_types_;
   // Some input has a dynamic dimension: output shapes change between runs.
   bool dynamic_ = false;
+  // Copies of inputs read in place whose app buffer could not be (CopyInputs).
+  std::map<std::string, std::vector<uint64_t>> input_copies_;
 };
 
 MaceStatus MaceEngine::Impl::CreateRuntimes() {
@@ -296,6 +298,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   options.blocked_layout = config_.layout_optimization() && !config_.output_observer();
   options.memory_limit = config_.memory_limit();
   options.output_observer = config_.output_observer();
+  options.inputs_in_app_buffers = config_.device_type() == DeviceType::CPU;
   const RuntimeProvider* provider = FindRuntimeProvider(config_.device_type());
   const bool whole_graph = provider != nullptr && provider->wrap_net != nullptr;
   // A whole-graph device reads the CPU net's tensors as plain NCHW.
@@ -411,6 +414,19 @@ MaceStatus MaceEngine::Impl::CopyInputs(const std::map<std::string, MaceTensor>&
     MACE_CHECK_ARG(given.raw_data() != nullptr, "input '", name, "' has no data");
     // An empty tensor (a zero dimension) may have no memory at all.
     if (tensor->raw_size() == 0) continue;
+    if (executor_->InputReadInPlace(name)) {
+      // Read where the app keeps it, for this Run only; a buffer of another
+      // type or not aligned to its elements is copied (and the copy kept).
+      void* app = given.raw_data().get();
+      if (given.data_type() == own &&
+          reinterpret_cast<uintptr_t>(app) % DataTypeSize(tensor->dtype()) == 0) {
+        tensor->SetBuffer(app, tensor->raw_size());
+        continue;
+      }
+      std::vector<uint64_t>& copy = input_copies_[name];
+      copy.resize((tensor->raw_size() + 7) / 8);
+      tensor->SetBuffer(copy.data(), tensor->raw_size());
+    }
     if (given.data_type() == own) {
       std::memcpy(tensor->raw_mutable_data(), given.raw_data().get(), tensor->raw_size());
     } else {
@@ -427,8 +443,13 @@ MaceStatus MaceEngine::Impl::Run(const std::map<std::string, MaceTensor>& inputs
                                  RunMetadata* run_metadata) {
   MACE_CHECK_ARG(executor_ != nullptr, "Run called before a successful Init");
   MACE_CHECK_ARG(outputs != nullptr, "Run needs an output map");
-  MACE_RETURN_IF_ERROR(CopyInputs(inputs));
-  MACE_RETURN_IF_ERROR(executor_->Run(run_metadata));
+  MaceStatus status = CopyInputs(inputs);
+  if (status.ok()) status = executor_->Run(run_metadata);
+  // Inputs read in place point at the app's buffers only during the run.
+  for (const std::string& name : input_names_) {
+    if (executor_->InputReadInPlace(name)) executor_->InputTensor(name)->SetBuffer(nullptr, 0);
+  }
+  MACE_RETURN_IF_ERROR(status);
   return CopyOutputs(outputs);
 }
 
@@ -478,6 +499,9 @@ MaceStatus MaceEngine::Impl::GetMemoryReport(MemoryReport* report) const {
   MACE_CHECK_ARG(executor_ != nullptr, "GetMemoryReport called before a successful Init");
   MACE_CHECK_ARG(report != nullptr, "GetMemoryReport needs a report");
   *report = executor_->memory_report();
+  for (const auto& [name, copy] : input_copies_) {
+    report->input_copy_bytes += static_cast<int64_t>(copy.capacity() * sizeof(uint64_t));
+  }
   return MaceStatus();
 }
 

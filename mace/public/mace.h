@@ -183,6 +183,14 @@ struct MemoryReport {
   int64_t persistent_bytes = 0;   // arena of packed weights, for the engine's lifetime
   int64_t scratch_bytes = 0;      // kernel scratch shared by all ops
   int64_t weights_bytes = 0;      // constant tensors
+  // Kept by ops outside the arenas for the engine's lifetime: filters packed
+  // inside an op, lookup tables, per-thread buffers kept between runs.
+  int64_t op_bytes = 0;
+  // Model inputs read in place from the app's buffers (not the engine's).
+  int64_t app_input_bytes = 0;
+  // Copies of inputs the engine made when an app buffer could not be read
+  // in place (another type, or misaligned); 0 until such a run.
+  int64_t input_copy_bytes = 0;
   int64_t naive_bytes = 0;        // one buffer per tensor, no sharing
   int64_t lower_bound_bytes = 0;  // max bytes live at any op
   int64_t plan_micros = 0;        // time the planner took at init (or the last re-plan)
@@ -308,6 +316,8 @@ class MaceEngineConfig {
   // Keep the graph inputs intact for the whole run (the default). Off, an
   // input's bytes are reused once its last reader has run, which saves
   // memory when inputs are large; Run copies the inputs in every time.
+  // A CPU engine reads plain inputs in place from the app's buffers
+  // during Run, with no arena bytes, whatever this says.
   void SetPreserveInputs(bool preserve);
   bool preserve_inputs() const;
   // Let runtimes keep runs of ops in layouts of their own where that is

@@ -190,6 +190,15 @@ void PrintMemoryReport(const MemoryReport& report, const std::vector<std::string
   std::printf("  kernel scratch   : %12lld bytes\n", static_cast<long long>(report.scratch_bytes));
   std::printf("  weights          : %12lld bytes (%.3f MiB)\n",
               static_cast<long long>(report.weights_bytes), MiB(report.weights_bytes));
+  std::printf("  kept by ops      : %12lld bytes (%.3f MiB, packed filters, tables)\n",
+              static_cast<long long>(report.op_bytes), MiB(report.op_bytes));
+  std::printf("  input copies     : %12lld bytes\n", static_cast<long long>(report.input_copy_bytes));
+  const int64_t total = report.arena_bytes + report.persistent_bytes + report.scratch_bytes +
+                        report.weights_bytes + report.op_bytes + report.input_copy_bytes;
+  std::printf("  CPU total        : %12lld bytes (%.3f MiB)\n", static_cast<long long>(total),
+              MiB(total));
+  std::printf("  app's inputs     : %12lld bytes (read in place, not in the total)\n",
+              static_cast<long long>(report.app_input_bytes));
   std::printf("  naive sum        : %12lld bytes\n", static_cast<long long>(report.naive_bytes));
   std::printf("  lower bound      : %12lld bytes (gap %.2f%%)\n",
               static_cast<long long>(report.lower_bound_bytes), gap);

@@ -87,6 +87,11 @@ class Conv2DUint8Cpu final : public Conv2DBase {
     return MaceStatus();
   }
 
+  int64_t HeldBytes() const override {
+    return (implicit_ != nullptr ? implicit_->HeldBytes() : 0) +
+           (fast_ != nullptr ? fast_->HeldBytes() : 0);
+  }
+
  private:
   void MakeGemm(const KernelTable& table) {
     const Tensor& filter = *Input(1);

@@ -42,15 +42,6 @@ uint32_t QuadWord(const int32_t* bytes) {
   return word;
 }
 
-// Packs `count` values (padded with zeros to a whole word) into one word.
-int32_t PackWord(QuantGemmFormat format, const int32_t* values, int64_t count) {
-  int32_t padded[4] = {0, 0, 0, 0};
-  for (int64_t i = 0; i < count; ++i) padded[i] = values[i];
-  const uint32_t word =
-      format == kQuantPairsInt16 ? PairWord(padded[0], padded[1]) : QuadWord(padded);
-  return static_cast<int32_t>(word);
-}
-
 // The packed input is laid out in blocks of columns, each [words][width]
 // (the last one narrower): L2-sized, at most an even share per thread, or
 // one block of every column where there would be fewer blocks than threads
@@ -206,21 +197,37 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   const int32_t subtract = quads ? conv->weight_offset_ : quant.filter_zero_point;
   conv->packed_filter_.assign(params.group * conv->rows_ * conv->words_, 0);
   conv->filter_sums_.assign(params.out_channels, 0);
+  // Past the depth the row stays 0, which packs as the padding.
   std::vector<int32_t> row(conv->words_ * conv->per_word_, 0);
+  const uint8_t* raw = static_cast<const uint8_t*>(filter);
   for (int64_t oc = 0; oc < params.out_channels; ++oc) {
-    for (int64_t k = 0; k < depth; ++k) {
-      const int32_t w = int8_filter ? static_cast<const int8_t*>(filter)[oc * depth + k]
-                                    : static_cast<const uint8_t*>(filter)[oc * depth + k];
-      row[k] = w - subtract;
-      conv->filter_sums_[oc] += w - quant.filter_zero_point;
+    const uint8_t* w = raw + oc * depth;
+    int64_t sum = 0;
+    if (int8_filter) {
+      for (int64_t k = 0; k < depth; ++k) {
+        const int32_t v = static_cast<int8_t>(w[k]);
+        row[k] = v - subtract;
+        sum += v;
+      }
+    } else {
+      for (int64_t k = 0; k < depth; ++k) {
+        const int32_t v = w[k];
+        row[k] = v - subtract;
+        sum += v;
+      }
     }
+    conv->filter_sums_[oc] = sum - depth * int64_t{quant.filter_zero_point};
     const int64_t group = oc / out_per_group;
     int32_t* packed =
         conv->packed_filter_.data() + (group * conv->rows_ + oc % out_per_group) * conv->words_;
-    for (int64_t word = 0; word < conv->words_; ++word) {
-      const int64_t first = word * conv->per_word_;
-      packed[word] = PackWord(conv->format_, row.data() + first,
-                              std::min<int64_t>(conv->per_word_, depth - first));
+    if (quads) {
+      for (int64_t word = 0; word < conv->words_; ++word) {
+        packed[word] = static_cast<int32_t>(QuadWord(row.data() + 4 * word));
+      }
+    } else {
+      for (int64_t word = 0; word < conv->words_; ++word) {
+        packed[word] = static_cast<int32_t>(PairWord(row[2 * word], row[2 * word + 1]));
+      }
     }
   }
   conv->packed_input_.assign(conv->words_ * conv->cols_ * 4, 0);

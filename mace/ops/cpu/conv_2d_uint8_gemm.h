@@ -22,6 +22,7 @@
 #include <memory>
 #include <vector>
 
+#include "mace/core/operation.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
 #include "mace/runtimes/cpu/thread_pool.h"
@@ -43,6 +44,12 @@ class Conv2dUint8Gemm {
   // in tiles of kQuantGemmRows); `pool` may be null (one thread).
   void Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
            ThreadPool* pool = nullptr);
+
+  // Bytes kept between runs: packed filters, packed input, sums and terms.
+  int64_t HeldBytes() const {
+    return VectorBytes(packed_filter_, filter_sums_, packed_input_, input_sums_, column_terms_,
+                       sums_, row_terms_, row_multipliers_, row_shifts_);
+  }
 
   const char* name() const {
     switch (format_) {

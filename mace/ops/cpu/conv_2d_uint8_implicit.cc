@@ -78,20 +78,33 @@ std::unique_ptr<Conv2dUint8Implicit> Conv2dUint8Implicit::Create(
   conv->rows_ = RoundUp(p.out_channels, kQuantGemmRows);
   conv->filter_.assign(conv->rows_ * quads * taps, 0);
   conv->filter_sums_.assign(p.out_channels, 0);
+  // One row at a time: its sum, then each word from its four channels,
+  // written once. As int8, a uint8 weight minus 128 is the byte with its
+  // top bit flipped.
+  const uint8_t* raw = static_cast<const uint8_t*>(filter);
+  const uint8_t flip = int8_filter ? 0 : 0x80;
+  const int64_t per_row = p.in_channels * taps;
   for (int64_t oc = 0; oc < p.out_channels; ++oc) {
-    for (int64_t ic = 0; ic < p.in_channels; ++ic) {
+    const uint8_t* w = raw + oc * per_row;
+    int64_t sum = 0;
+    if (int8_filter) {
+      for (int64_t k = 0; k < per_row; ++k) sum += static_cast<int8_t>(w[k]);
+    } else {
+      for (int64_t k = 0; k < per_row; ++k) sum += w[k];
+    }
+    conv->filter_sums_[oc] = sum - per_row * int64_t{quant.filter_zero_point};
+    const int64_t block = oc / kRowTile * kRowTile;
+    const int64_t block_rows = std::min<int64_t>(kRowTile, conv->rows_ - block);
+    int32_t* row = conv->filter_.data() + block * quads * taps + oc - block;
+    for (int64_t q = 0; q < quads; ++q) {
+      const int64_t lanes = std::min<int64_t>(4, p.in_channels - 4 * q);
+      const uint8_t* channel = w + 4 * q * taps;
       for (int64_t t = 0; t < taps; ++t) {
-        const int64_t k = (oc * p.in_channels + ic) * taps + t;
-        const int32_t w = int8_filter ? static_cast<const int8_t*>(filter)[k]
-                                      : static_cast<const uint8_t*>(filter)[k];
-        conv->filter_sums_[oc] += w - quant.filter_zero_point;
-        const uint32_t byte = static_cast<uint8_t>(static_cast<int8_t>(w - weight_offset));
-        const int64_t block = oc / kRowTile * kRowTile;
-        const int64_t block_rows = std::min<int64_t>(kRowTile, conv->rows_ - block);
-        const int64_t g = (ic / 4) * taps + t;
-        uint32_t& word = reinterpret_cast<uint32_t&>(
-            conv->filter_[block * quads * taps + g * block_rows + oc - block]);
-        word |= byte << (8 * (ic % 4));
+        uint32_t word = 0;
+        for (int64_t l = 0; l < lanes; ++l) {
+          word |= uint32_t{static_cast<uint8_t>(channel[l * taps + t] ^ flip)} << (8 * l);
+        }
+        row[(q * taps + t) * block_rows] = static_cast<int32_t>(word);
       }
     }
   }

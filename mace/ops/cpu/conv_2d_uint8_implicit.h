@@ -31,6 +31,7 @@
 #include <memory>
 #include <vector>
 
+#include "mace/core/operation.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
 #include "mace/runtimes/cpu/thread_pool.h"
@@ -57,6 +58,16 @@ class Conv2dUint8Implicit {
            ThreadPool* pool = nullptr);
 
   const char* name() const { return "uint8 implicit gemm (u8 x s8 quads)"; }
+
+  // The packed filter words and the per-channel sums of (w - zp_w).
+  const std::vector<int32_t>& packed_filter() const { return filter_; }
+  const std::vector<int64_t>& filter_sums() const { return filter_sums_; }
+
+  // Bytes kept for the op's lifetime: packed filter and input, terms.
+  int64_t HeldBytes() const {
+    return VectorBytes(tap_offsets_, filter_, filter_sums_, input_, zero_row_, position_sums_,
+                       column_terms_, row_terms_, multipliers_, shifts_);
+  }
 
  private:
   Conv2dUint8Implicit() = default;

@@ -206,6 +206,47 @@ TEST(Conv2dUint8Implicit, QuadPackMatchesRule) {
   if (tested == 0) GTEST_SKIP() << "no quad packing on this CPU";
 }
 
+// The filter packing, word by word, against a plain packing: word (quad q,
+// tap t) of row oc sits in the row's block of kQuantConvRows rows, byte l
+// the weight of channel 4q + l as int8 (uint8 weights minus 128).
+TEST(Conv2dUint8Implicit, PacksFiltersAsThePlainLoop) {
+  const std::vector<const KernelTable*> tables = ImplicitTables();
+  if (tables.empty()) GTEST_SKIP() << "no implicit uint8 convolution on this CPU";
+  std::mt19937 rng(20261126);
+  for (const Case& c : kCases) {
+    const ref::Conv2DParams p = Params(c);
+    const int64_t taps = c.kh * c.kw, quads = (c.in_c + 3) / 4;
+    const testing::QuantizedConvData d = testing::RandomQuantizedConv(
+        c.in_c * c.in_h * c.in_w, c.out_c, c.in_c * taps, c.input_zp, c.filter_zp, c.int8,
+        kClamps[0], false, &rng);
+    std::unique_ptr<Conv2dUint8Implicit> fast =
+        Conv2dUint8Implicit::Create(*tables[0], p, d.quant, d.filter(), c.int8);
+    if (fast == nullptr) continue;
+    const int64_t rows = (c.out_c + kQuantGemmRows - 1) / kQuantGemmRows * kQuantGemmRows;
+    std::vector<uint32_t> words(rows * quads * taps, 0);
+    std::vector<int64_t> sums(c.out_c, 0);
+    for (int64_t oc = 0; oc < c.out_c; ++oc) {
+      const int64_t block = oc / kQuantConvRows * kQuantConvRows;
+      const int64_t block_rows = std::min<int64_t>(kQuantConvRows, rows - block);
+      for (int64_t ic = 0; ic < c.in_c; ++ic) {
+        for (int64_t t = 0; t < taps; ++t) {
+          const int64_t k = (oc * c.in_c + ic) * taps + t;
+          const int32_t w = c.int8 ? d.filter_i8[k] : d.filter_u8[k];
+          sums[oc] += w - d.quant.filter_zero_point;
+          const uint32_t byte = static_cast<uint8_t>(static_cast<int8_t>(w - (c.int8 ? 0 : 128)));
+          words[block * quads * taps + ((ic / 4) * taps + t) * block_rows + oc - block] |=
+              byte << (8 * (ic % 4));
+        }
+      }
+    }
+    ASSERT_EQ(fast->packed_filter().size(), words.size());
+    for (size_t i = 0; i < words.size(); ++i) {
+      ASSERT_EQ(static_cast<uint32_t>(fast->packed_filter()[i]), words[i]) << i;
+    }
+    EXPECT_EQ(fast->filter_sums(), sums);
+  }
+}
+
 TEST(Conv2dUint8Implicit, DeclinesWhatItDoesNotRun) {
   const std::vector<const KernelTable*> tables = ImplicitTables();
   if (tables.empty()) GTEST_SKIP() << "no implicit uint8 convolution on this CPU";

@@ -61,6 +61,8 @@ class DepthwiseConv2dUint8Cpu final : public DepthwiseConv2dBase {
     return MaceStatus();
   }
 
+  int64_t HeldBytes() const override { return fast_ != nullptr ? fast_->HeldBytes() : 0; }
+
  private:
   ref::quantized::ConvQuantization quant_;
   std::unique_ptr<DepthwiseUint8Fast> fast_;

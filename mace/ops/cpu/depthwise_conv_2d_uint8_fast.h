@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "mace/core/operation.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
 #include "mace/runtimes/cpu/thread_pool.h"
@@ -36,6 +37,11 @@ class DepthwiseUint8Fast {
   // Threads split the input channels; `pool` may be null (one thread).
   void Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
            ThreadPool* pool = nullptr) const;
+
+  // Bytes kept for the op's lifetime: the repacked taps and their terms.
+  int64_t HeldBytes() const {
+    return VectorBytes(block_taps_, tap_sums_, block_multipliers_, block_shifts_, taps_);
+  }
 
  private:
   DepthwiseUint8Fast() = default;

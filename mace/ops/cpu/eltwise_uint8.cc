@@ -79,6 +79,8 @@ class EltwiseUint8Cpu final : public EltwiseBase {
     return MaceStatus();
   }
 
+  int64_t HeldBytes() const override { return VectorBytes(table_); }
+
   // The output may replace input 0 only when it is read as input 0.
   int InPlaceInput() const override { return swapped_ ? -1 : EltwiseBase::InPlaceInput(); }
 

@@ -2,12 +2,35 @@
 
 #include <algorithm>
 
+#include "mace/ops/common/quantize.h"
+
 namespace mace {
 namespace ops {
 
 void MakeEltwiseUint8Table(const ref::quantized::EltwiseQuantization& quant,
                            std::vector<uint8_t>* table) {
   table->resize(kEltwiseUint8TableSize);
+  if (quant.kind != ref::quantized::EltwiseKind::kMul) {
+    // Add and subtract scale each input on its own: 2 x 256 scalings, then
+    // one output step per entry (the reference's arithmetic, value for
+    // value).
+    int64_t scaled0[256], scaled1[256];
+    for (int v = 0; v < 256; ++v) {
+      const int32_t shifted = int32_t{1} << ref::quantized::kEltwiseLeftShift;
+      scaled0[v] = Requantize((v - quant.zero_point0) * shifted, quant.multiplier0);
+      scaled1[v] = Requantize((v - quant.zero_point1) * shifted, quant.multiplier1);
+    }
+    const bool add = quant.kind == ref::quantized::EltwiseKind::kAdd;
+    for (int x = 0; x < 256; ++x) {
+      uint8_t* row = table->data() + x * 256;
+      for (int y = 0; y < 256; ++y) {
+        const int32_t combined =
+            static_cast<int32_t>(add ? scaled0[x] + scaled1[y] : scaled0[x] - scaled1[y]);
+        row[y] = RequantizeToUint8(combined, quant.output_multiplier, quant.output);
+      }
+    }
+    return;
+  }
   uint8_t bytes[256], row[256];
   for (int v = 0; v < 256; ++v) bytes[v] = static_cast<uint8_t>(v);
   for (int x = 0; x < 256; ++x) {

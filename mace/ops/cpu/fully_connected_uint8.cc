@@ -63,6 +63,10 @@ class FullyConnectedUint8Cpu final : public FullyConnectedBase {
     return MaceStatus();
   }
 
+  int64_t HeldBytes() const override {
+    return (fast_ != nullptr ? fast_->HeldBytes() : 0) + (gemv_ != nullptr ? gemv_->HeldBytes() : 0);
+  }
+
  private:
   ref::quantized::FullyConnectedShape shape_;
   ref::quantized::ConvQuantization quant_;

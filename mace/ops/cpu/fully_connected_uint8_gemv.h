@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "mace/core/operation.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/ref/quantized/mat_mul.h"
 #include "mace/runtimes/cpu/thread_pool.h"
@@ -34,6 +35,9 @@ class FullyConnectedUint8Gemv {
 
   // `pool` may be null (one thread).
   void Run(const uint8_t* input, const int32_t* bias, uint8_t* output, ThreadPool* pool);
+
+  // Bytes kept for the op's lifetime: packed weights, sums and the input.
+  int64_t HeldBytes() const { return VectorBytes(weight_, row_sums_, vector_, sums_); }
 
  private:
   FullyConnectedUint8Gemv() = default;
