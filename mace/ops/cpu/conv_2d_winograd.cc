@@ -94,11 +94,14 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // 27x27, F(6x6) at 55x55), the output one 5-7 (F(6x6) 3.7): about 40 and
   // 20 multiply-adds, charged per input and per output channel. NEON's runs
   // take tiles four at a time, not in chunks of 16.
+  // The half GEMM computes whole vectors of 8 tiles and the transforms
+  // (the NEON ones) take tiles four at a time: counted like NEON's.
   const bool neon = table.isa == KernelIsa::kNeon && !fp16;
   const double input_cost = fp16 ? 8.5 : neon ? 40.0 : 20.0;
   const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
-  const int64_t lane_group = neon ? 4 : kWinogradChunk;
-  const bool count_columns = neon && table.gemm_partial != nullptr;
+  const int64_t lane_group = neon || fp16 ? 4 : kWinogradChunk;
+  const bool count_columns = (neon && table.gemm_partial != nullptr) || fp16;
+  const int64_t column_step = fp16 ? 8 : 4;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinColumns = 32;
   const double im2col =
@@ -118,7 +121,7 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     // in the partial kernel's steps of 4 columns. (armv7 has no partial
     // kernel and keeps the x86 rule.)
     const int64_t tiles = tiles_h * tiles_w;
-    const int64_t columns = count_columns ? tiles / nr * nr + RoundUp(tiles % nr, 4)
+    const int64_t columns = count_columns ? tiles / nr * nr + RoundUp(tiles % nr, column_step)
                                           : std::max(RoundUp(tiles, nr), kMinColumns);
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;
