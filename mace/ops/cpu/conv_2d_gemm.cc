@@ -22,17 +22,20 @@ struct RowSegment {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Runs are at most a panel wide (32 floats): fixed-size chunks inline as a
-// few vector moves rather than a libc call per run.
-inline void CopyFloats(const float* src, int64_t count, float* dst) {
+// Runs are at most a panel wide (32 values): fixed-size chunks of 32 and
+// 16 bytes inline as a few vector moves rather than a libc call per run.
+template <typename T>
+inline void CopyRun(const T* src, int64_t count, T* dst) {
+  constexpr int64_t kWide = 32 / sizeof(T), kNarrow = 16 / sizeof(T);
   int64_t i = 0;
-  for (; i + 8 <= count; i += 8) std::memcpy(dst + i, src + i, 8 * sizeof(float));
-  if (i + 4 <= count) {
-    std::memcpy(dst + i, src + i, 4 * sizeof(float));
-    i += 4;
+  for (; i + kWide <= count; i += kWide) std::memcpy(dst + i, src + i, 32);
+  if (i + kNarrow <= count) {
+    std::memcpy(dst + i, src + i, 16);
+    i += kNarrow;
   }
   for (; i < count; ++i) dst[i] = src[i];
 }
+inline void CopyFloats(const float* src, int64_t count, float* dst) { CopyRun(src, count, dst); }
 
 // Fills `lanes` values of one tap from input row `row` (null when the row is
 // in the padding), reading columns iw, iw + stride, ...: the lanes that fall
@@ -200,32 +203,50 @@ void PackIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t dep
   }
 }
 
-void PackPaddedIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t depth0,
-                      int64_t depth, int width, float* dst) {
-  const PaddedColumnsSource& s = *static_cast<const PaddedColumnsSource*>(context);
+namespace {
+
+// PackPaddedIm2col on a padded image of floats or of halves (raw 16-bit
+// patterns, copied as they are).
+template <typename T>
+void PackPaddedRuns(const PaddedColumnsSource& s, const T* padded, int64_t pixel0, int64_t pixels,
+                    int64_t depth0, int64_t depth, int width, T* dst) {
   const int64_t* offsets = s.image->offsets() + depth0;
   // Each segment is the lanes of one output row: a tap's inputs for them
   // are one run at the segment's origin plus the tap's offset.
   struct Segment {
     int lane0, lanes;
-    const float* origin;
+    const T* origin;
   };
   Segment segments[kMaxPanelWidth];
   for (int64_t p = 0; p < pixels; p += width, dst += width * depth) {
     const int valid = static_cast<int>(std::min<int64_t>(width, pixels - p));
     int count = 0;
     ForEachRowRun(pixel0 + p, valid, s.out_w, [&](int lane, int lanes, int64_t oh, int64_t ow) {
-      segments[count++] = {lane, lanes, s.padded + s.image->Origin(oh, ow)};
+      segments[count++] = {lane, lanes, padded + s.image->Origin(oh, ow)};
     });
     for (int64_t d = 0; d < depth; ++d) {
-      float* out = dst + d * width;
+      T* out = dst + d * width;
       const int64_t offset = offsets[d];
       for (int i = 0; i < count; ++i) {
-        CopyFloats(segments[i].origin + offset, segments[i].lanes, out + segments[i].lane0);
+        CopyRun(segments[i].origin + offset, segments[i].lanes, out + segments[i].lane0);
       }
-      std::fill(out + valid, out + width, 0.f);
+      std::fill(out + valid, out + width, T(0));
     }
   }
+}
+
+}  // namespace
+
+void PackPaddedIm2col(const void* context, int64_t pixel0, int64_t pixels, int64_t depth0,
+                      int64_t depth, int width, float* dst) {
+  const PaddedColumnsSource& s = *static_cast<const PaddedColumnsSource*>(context);
+  PackPaddedRuns(s, s.padded, pixel0, pixels, depth0, depth, width, dst);
+}
+
+void PackPaddedIm2colHalf(const void* context, int64_t pixel0, int64_t pixels, int64_t depth0,
+                          int64_t depth, int width, uint16_t* dst) {
+  const PaddedColumnsSource& s = *static_cast<const PaddedColumnsSource*>(context);
+  PackPaddedRuns(s, s.half_padded, pixel0, pixels, depth0, depth, width, dst);
 }
 
 Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params,
@@ -304,7 +325,8 @@ int64_t Conv2dGemm::CopyFloats() const {
     case Source::kSubsampled:
       return in_per_group * n_;
     case Source::kPadded:
-      return padded_image_.floats();
+      // The half copy takes a half as many floats more.
+      return padded_image_.floats() + (HalfColumns() ? (padded_image_.floats() + 1) / 2 : 0);
     case Source::kSplit:
       return in_per_group * params_.in_h * 2 * ((params_.in_w + 1) / 2);
     default:
@@ -315,7 +337,7 @@ int64_t Conv2dGemm::CopyFloats() const {
 int64_t Conv2dGemm::GemmFloatsPerThread() const {
   if (!fp16_filters_.empty()) {
     const int64_t floats = Fp16GemmScratchFloatsPerThread(table_, n_, k_);
-    if (!SupportsHalf()) return floats;
+    if (!SupportsHalf() && !HalfColumns()) return floats;
     return std::max(floats, Fp16GemmHalfScratchFloatsPerThread(table_, k_));
   }
   GemmOperand lhs, columns;
@@ -339,6 +361,27 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
       const float* group_input = input + (b * params_.in_channels + g * in_per_group) * in_plane;
       // The copy sits after the GEMM's per-thread scratch.
       float* copy = scratch + NumThreads(pool) * GemmFloatsPerThread();
+      if (source_ == Source::kPadded && HalfColumns()) {
+        // Filled in floats, then converted once: the padded image is a
+        // fraction of the columns the panels would otherwise convert.
+        uint16_t* half = reinterpret_cast<uint16_t*>(copy + padded_image_.floats());
+        const int64_t per_channel = padded_image_.floats() / in_per_group;
+        ParallelFor(pool, in_per_group, [&](int64_t begin, int64_t end) {
+          padded_image_.Fill(group_input, begin, end, copy);
+          table_.fp16_from_float(copy + begin * per_channel, (end - begin) * per_channel,
+                                 half + begin * per_channel);
+        });
+        padded_source.padded = copy;
+        padded_source.image = &padded_image_;
+        padded_source.out_w = params_.out_w;
+        padded_source.half_padded = half;
+        TileEpilogue epilogue = epilogue_;
+        epilogue.row_bias = bias != nullptr ? bias + g * m_ : nullptr;
+        Fp16GemmHalfPanels(table_, m_, n_, k_, fp16_filters_[g], PackPaddedIm2colHalf,
+                           &padded_source, output + (b * params_.out_channels + g * m_) * n_, n_,
+                           epilogue, pool, scratch);
+        continue;
+      }
       if (source_ == Source::kPadded) {
         ParallelFor(pool, in_per_group, [&](int64_t begin, int64_t end) {
           padded_image_.Fill(group_input, begin, end, copy);

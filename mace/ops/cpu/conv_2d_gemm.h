@@ -43,9 +43,14 @@ struct PaddedColumnsSource {
   const float* padded = nullptr;
   const PaddedImage* image = nullptr;
   int64_t out_w = 0;
+  // The same padded image in half precision (PackPaddedIm2colHalf).
+  const uint16_t* half_padded = nullptr;
 };
 void PackPaddedIm2col(const void* source, int64_t pixel0, int64_t pixels, int64_t depth0,
                       int64_t depth, int width, float* dst);
+// The same from half_padded into panels of halves (an Fp16HalfPacker).
+void PackPaddedIm2colHalf(const void* source, int64_t pixel0, int64_t pixels, int64_t depth0,
+                          int64_t depth, int width, uint16_t* dst);
 
 class Conv2dGemm : public Conv2dKernel {
  public:
@@ -93,6 +98,12 @@ class Conv2dGemm : public Conv2dKernel {
   // threads' GEMM scratch.
   int64_t GemmFloatsPerThread() const;
   int64_t CopyFloats() const;
+  // With fp16 kernels, a padded image is also copied to half precision
+  // after the float one, and the half tiles' panels are packed from it
+  // (one pixel runs the matrix-vector kernel instead, on float columns).
+  bool HalfColumns() const {
+    return !fp16_filters_.empty() && source_ == Source::kPadded && n_ > 1;
+  }
 
   const KernelTable& table_;
   ref::Conv2DParams params_;

@@ -94,11 +94,14 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // 27x27, F(6x6) at 55x55), the output one 5-7 (F(6x6) 3.7): about 40 and
   // 20 multiply-adds, charged per input and per output channel. NEON's runs
   // take tiles four at a time, not in chunks of 16.
+  // The half GEMM computes whole vectors of 8 tiles and the transforms
+  // (the NEON ones) take tiles four at a time: counted like NEON's.
   const bool neon = table.isa == KernelIsa::kNeon && !fp16;
   const double input_cost = fp16 ? 8.5 : neon ? 40.0 : 20.0;
   const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
-  const int64_t lane_group = neon ? 4 : kWinogradChunk;
-  const bool count_columns = neon && table.gemm_partial != nullptr;
+  const int64_t lane_group = neon || fp16 ? 4 : kWinogradChunk;
+  const bool count_columns = (neon && table.gemm_partial != nullptr) || fp16;
+  const int64_t column_step = fp16 ? 8 : 4;
   // A table with a run kernel (armv7) runs the last panel whole.
   const bool whole_panels = neon && table.gemm_run != nullptr;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
@@ -122,7 +125,7 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     // F(4x4)'s 4 tiles leave half a panel idle).
     const int64_t tiles = tiles_h * tiles_w;
     const int64_t columns = whole_panels    ? RoundUp(tiles, nr)
-                            : count_columns ? tiles / nr * nr + RoundUp(tiles % nr, 4)
+                            : count_columns ? tiles / nr * nr + RoundUp(tiles % nr, column_step)
                                             : std::max(RoundUp(tiles, nr), kMinColumns);
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;

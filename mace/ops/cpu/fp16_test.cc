@@ -359,80 +359,95 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(5, 6, 7, 7, 3, 1, 1), seed += 3);      // 3x3 stride 1 padded
   CheckConv(ConvParams(8, 6, 6, 12, 3, 1, 1, 2), seed += 3);  // groups
   CheckConv(ConvParams(4, 2, 2, 3, 3, 1, 1), seed += 3);      // map smaller than the window
+  // im2col panels packed in half precision from a half padded image.
+  CheckConv(ConvParams(3, 23, 21, 10, 7, 2, 3), seed += 3);   // a 7x7 stride-2 stem
+  CheckConv(ConvParams(37, 9, 11, 9, 3, 2, 1), seed += 3);    // stride 2, k over 256, odd w
+  CheckConv(ConvParams(5, 8, 10, 3, 3, 2, 0), seed += 3);     // stride 2 unpadded
+  CheckConv(ConvParams(31, 7, 7, 17, 3, 1, 1), seed += 3);    // 49 pixels: a 1-column tail
+  CheckConv(ConvParams(7, 3, 3, 5, 3, 2, 1), seed += 3);      // 2x2 outputs
+  CheckConv(ConvParams(6, 3, 3, 4, 3, 1, 0), seed += 3);      // one pixel: matrix-vector
   // Half tensors: odd channels and pixels (tile edges), k over 2 blocks.
   CheckConv(ConvParams(3, 1, 5, 1, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(17, 7, 7, 25, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(530, 2, 13, 9, 1, 1, 0), seed += 3);
 }
 
-// Winograd F(4x4, 3x3) with half-precision GEMMs against a direct double
-// convolution. The bound comes from the Winograd domain, computed here in
-// double with the matrices of Lavin and Gray: M[xi] = sum over input
-// channels of U V loses at most (kc + 3) u of S[xi] = sum |U| |V| (U and V
-// rounded to half, then half sums over blocks of kc channels), and the
-// output transform weighs each M[xi] by |A^T|[r][i] |A^T|[c][j].
-void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t seed) {
-  static const double kBT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
-                                   {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
-                                   {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-  static const double kG[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                  {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
-  static const double kAT[4][6] = {
+// Winograd F(2x2, 3x3) and F(4x4, 3x3) with half-precision GEMMs against a
+// direct double convolution. The bound comes from the Winograd domain,
+// computed here in double with the matrices of Lavin and Gray: M[xi] = sum
+// over input channels of U V loses at most (kc + 3) u of S[xi] = sum |U|
+// |V| (U and V rounded to half, then half sums over blocks of kc channels),
+// and the output transform weighs each M[xi] by |A^T|[r][i] |A^T|[c][j].
+void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t seed,
+                   int tile = 4) {
+  static const double kBT4[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
+                                    {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
+                                    {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+  static const double kG4[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                   {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  static const double kAT4[4][6] = {
       {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+  static const double kBT2[6][6] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+  static const double kG2[6][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static const double kAT2[4][6] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+  const auto& kBT = tile == 2 ? kBT2 : kBT4;
+  const auto& kG = tile == 2 ? kG2 : kG4;
+  const auto& kAT = tile == 2 ? kAT2 : kAT4;
+  const int alpha = tile + 2, positions = alpha * alpha;
   const KernelTable* table = Fp16Table();
   const ref::Conv2DParams p = ConvParams(in_c, h, w, out_c, 3, 1, 1);
   const std::vector<float> input = RandomFloats(in_c * h * w, seed, -2.f, 2.f);
   const std::vector<float> filter = RandomFloats(out_c * in_c * 9, seed + 1);
   const std::vector<float> bias = RandomFloats(out_c, seed + 2);
-  // U[oc][ic][36] and the bound's |U|.
-  std::vector<double> u(out_c * in_c * 36);
+  // U[oc][ic][positions] and the bound's |U|.
+  std::vector<double> u(out_c * in_c * positions);
   for (int64_t f = 0; f < out_c * in_c; ++f) {
-    for (int i = 0; i < 6; ++i) {
-      for (int j = 0; j < 6; ++j) {
+    for (int i = 0; i < alpha; ++i) {
+      for (int j = 0; j < alpha; ++j) {
         double sum = 0;
         for (int a = 0; a < 3; ++a) {
           for (int b = 0; b < 3; ++b) sum += kG[i][a] * filter[f * 9 + a * 3 + b] * kG[j][b];
         }
-        u[f * 36 + i * 6 + j] = sum;
+        u[f * positions + i * alpha + j] = sum;
       }
     }
   }
   const int64_t out_plane = p.out_h * p.out_w;
   std::vector<double> want(out_c * out_plane), tolerance(want.size());
   const int64_t block = table->fp16_kc;
-  for (int64_t th = 0; th * 4 < p.out_h; ++th) {
-    for (int64_t tw = 0; tw * 4 < p.out_w; ++tw) {
-      // V[ic][36] of this tile.
-      std::vector<double> v(in_c * 36);
+  for (int64_t th = 0; th * tile < p.out_h; ++th) {
+    for (int64_t tw = 0; tw * tile < p.out_w; ++tw) {
+      // V[ic][positions] of this tile.
+      std::vector<double> v(in_c * positions);
       for (int64_t ic = 0; ic < in_c; ++ic) {
         double d[6][6];
-        for (int i = 0; i < 6; ++i) {
-          for (int j = 0; j < 6; ++j) {
-            const int64_t ih = th * 4 - 1 + i, iw = tw * 4 - 1 + j;
+        for (int i = 0; i < alpha; ++i) {
+          for (int j = 0; j < alpha; ++j) {
+            const int64_t ih = th * tile - 1 + i, iw = tw * tile - 1 + j;
             d[i][j] = ih >= 0 && ih < h && iw >= 0 && iw < w ? input[(ic * h + ih) * w + iw] : 0;
           }
         }
-        for (int i = 0; i < 6; ++i) {
-          for (int j = 0; j < 6; ++j) {
+        for (int i = 0; i < alpha; ++i) {
+          for (int j = 0; j < alpha; ++j) {
             double sum = 0;
-            for (int a = 0; a < 6; ++a) {
-              for (int b = 0; b < 6; ++b) sum += kBT[i][a] * d[a][b] * kBT[j][b];
+            for (int a = 0; a < alpha; ++a) {
+              for (int b = 0; b < alpha; ++b) sum += kBT[i][a] * d[a][b] * kBT[j][b];
             }
-            v[ic * 36 + i * 6 + j] = sum;
+            v[ic * positions + i * alpha + j] = sum;
           }
         }
       }
       for (int64_t oc = 0; oc < out_c; ++oc) {
         double s[36] = {};
         for (int64_t ic = 0; ic < in_c; ++ic) {
-          for (int xi = 0; xi < 36; ++xi) {
-            s[xi] += std::fabs(u[(oc * in_c + ic) * 36 + xi] * v[ic * 36 + xi]);
+          for (int xi = 0; xi < positions; ++xi) {
+            s[xi] += std::fabs(u[(oc * in_c + ic) * positions + xi] * v[ic * positions + xi]);
           }
         }
-        for (int r = 0; r < 4 && th * 4 + r < p.out_h; ++r) {
-          for (int c = 0; c < 4 && tw * 4 + c < p.out_w; ++c) {
-            const int64_t oh = th * 4 + r, ow = tw * 4 + c;
+        for (int r = 0; r < tile && th * tile + r < p.out_h; ++r) {
+          for (int c = 0; c < tile && tw * tile + c < p.out_w; ++c) {
+            const int64_t oh = th * tile + r, ow = tw * tile + c;
             double value = bias[oc], weighted = 0;
             for (int64_t ic = 0; ic < in_c; ++ic) {
               for (int kh = 0; kh < 3; ++kh) {
@@ -444,8 +459,10 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
                 }
               }
             }
-            for (int i = 0; i < 6; ++i) {
-              for (int j = 0; j < 6; ++j) weighted += std::fabs(kAT[r][i] * kAT[c][j]) * s[i * 6 + j];
+            for (int i = 0; i < alpha; ++i) {
+              for (int j = 0; j < alpha; ++j) {
+                weighted += std::fabs(kAT[r][i] * kAT[c][j]) * s[i * alpha + j];
+              }
             }
             const int64_t o = oc * out_plane + oh * p.out_w + ow;
             want[o] = Activate(value, kTileActClamp);
@@ -456,10 +473,11 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
       }
     }
   }
-  auto kernel = std::make_unique<Conv2dWinograd>(*table, p, filter.data(), 4);
+  auto kernel = std::make_unique<Conv2dWinograd>(*table, p, filter.data(), tile);
   for (auto& pool : testing::PoolsUnderTest()) {
-    SCOPED_TRACE(::testing::Message() << "winograd in " << in_c << "x" << h << "x" << w << " out "
-                                      << out_c << " threads " << NumThreads(pool.get()));
+    SCOPED_TRACE(::testing::Message() << "winograd " << tile << " in " << in_c << "x" << h << "x"
+                                      << w << " out " << out_c << " threads "
+                                      << NumThreads(pool.get()));
     std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1,
                                std::nanf(""));
     std::vector<float> output(want.size(), std::nanf(""));
@@ -483,6 +501,25 @@ TEST(Fp16Test, Winograd4x4) {
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), fire, filter.data(), 4)->name(), "winograd_4x4");
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), fire, filter.data(), 0)->name(),
                "gemm_im2col_fp16");
+  // Tiles counted in whole vectors of 8: ResNet-18's 14x14 layers (16
+  // tiles) run F(4x4), its 7x7 ones F(2x2) (16 tiles, against 4 of 8
+  // lanes at F(4x4)).
+  const std::vector<float> deep(256 * 256 * 9, 0.5f);
+  EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(256, 14, 14, 256, 3, 1, 1),
+                                  deep.data(), 4)->name(),
+               "winograd_4x4");
+  EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(256, 7, 7, 256, 3, 1, 1),
+                                  deep.data(), 4)->name(),
+               "winograd_2x2");
+}
+
+TEST(Fp16Test, Winograd2x2) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 950;
+  CheckWinograd(16, 7, 7, 16, seed += 3, 2);   // ResNet-18's last map size
+  CheckWinograd(9, 5, 6, 11, seed += 3, 2);    // partial tiles, odd channels
+  CheckWinograd(300, 4, 4, 8, seed += 3, 2);   // two blocks of channels
+  CheckWinograd(8, 13, 13, 24, seed += 3, 2);  // several panels of tiles
 }
 
 // The 3x3 depthwise bands (half-precision padded input) against a double

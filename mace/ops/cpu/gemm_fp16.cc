@@ -153,5 +153,16 @@ void Fp16GemmHalf(const KernelTable& table, int64_t m, int64_t n, int64_t k, con
            });
 }
 
+void Fp16GemmHalfPanels(const KernelTable& table, int64_t m, int64_t n, int64_t k,
+                        const Fp16Panels& a, Fp16HalfPacker packer, const void* context, float* c,
+                        int64_t ldc, const TileEpilogue& epilogue, ThreadPool* pool,
+                        float* scratch) {
+  const int64_t per_thread = Fp16GemmHalfScratchFloatsPerThread(table, k);
+  const int nr = table.fp16_nr;
+  TileLoop(table, m, n, k, a, c, ldc, epilogue, pool, scratch, per_thread, table.fp16_gemm,
+           [&](int64_t col0, int cols, int64_t d0, int64_t depth, float* /*panel*/,
+               uint16_t* half) { packer(context, col0, cols, d0, depth, nr, half); });
+}
+
 }  // namespace ops
 }  // namespace mace

@@ -56,6 +56,19 @@ void Fp16Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const F
               const GemmOperand& b, float* c, int64_t ldc, const TileEpilogue& epilogue,
               ThreadPool* pool, float* scratch);
 
+// Writes one width-wide B panel of halves: dst[d * width + j] = B's column
+// col0 + j at depth depth0 + d for j < cols, half zeros for the rest.
+using Fp16HalfPacker = void (*)(const void* context, int64_t col0, int64_t cols, int64_t depth0,
+                                int64_t depth, int width, uint16_t* dst);
+
+// Fp16Gemm (C of floats) with B packed straight into half panels by
+// `packer`: no float panel and no conversion per panel. `scratch` holds
+// NumThreads(pool) * Fp16GemmHalfScratchFloatsPerThread floats.
+void Fp16GemmHalfPanels(const KernelTable& table, int64_t m, int64_t n, int64_t k,
+                        const Fp16Panels& a, Fp16HalfPacker packer, const void* context, float* c,
+                        int64_t ldc, const TileEpilogue& epilogue, ThreadPool* pool,
+                        float* scratch);
+
 // Scratch floats Fp16GemmHalf needs per thread.
 int64_t Fp16GemmHalfScratchFloatsPerThread(const KernelTable& table, int64_t k);
 
