@@ -406,12 +406,19 @@ TEST(HexagonEngineTest, HostArenaHoldsOnlyWhatTheHostTouches) {
     ASSERT_TRUE(engine->GetMemoryReport(&reports[d]).ok());
     for (const TensorPlacement& t : reports[d].tensors) names[d].insert(t.name);
   }
-  EXPECT_EQ(names[0], (std::set<std::string>{"x", "xq", "c1", "c2", "c3", "c3s", "c4", "y"}));
+  // The CPU engine reads the float input where the app keeps it; the DSP
+  // split's host net still plans a copy of it.
+  EXPECT_EQ(names[0], (std::set<std::string>{"xq", "c1", "c2", "c3", "c3s", "c4", "y"}));
   EXPECT_EQ(names[1], (std::set<std::string>{"x", "xq", "c3", "c3s", "c4", "y"}));
-  // Here the peak is the float input beside the first bytes, so the arena
-  // does not shrink; the sum of the planned tensors does.
-  EXPECT_LE(reports[1].arena_bytes, reports[0].arena_bytes);
-  EXPECT_LT(reports[1].naive_bytes, reports[0].naive_bytes);
+  const int64_t x_bytes = 1 * 3 * 9 * 7 * sizeof(float);
+  EXPECT_EQ(reports[0].app_input_bytes, x_bytes);
+  int64_t planned_x = 0;
+  for (const TensorPlacement& t : reports[1].tensors) {
+    if (t.name == "x") planned_x = t.size;
+  }
+  EXPECT_GE(planned_x, x_bytes);  // rounded up to the arena alignment
+  // Apart from that copy, the host holds fewer bytes than the CPU engine.
+  EXPECT_LT(reports[1].naive_bytes - planned_x, reports[0].naive_bytes);
   // The run is still the CPU engine's, bit for bit.
   ExpectDspEqualsCpu(model.builder, 6u * 4 * 3);
 }
