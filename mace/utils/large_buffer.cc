@@ -60,13 +60,41 @@ bool AdviseHugePages(void* pointer, int64_t bytes) {
   return AdviseWholeHugePages(pointer, bytes, true);
 }
 
+#if defined(__linux__)
+namespace {
+
+// Not in older kernel headers; kernels before 5.14 refuse it (EINVAL).
+constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE
+
+uintptr_t PageBytes() {
+  const long size = sysconf(_SC_PAGESIZE);
+  return size > 0 ? static_cast<uintptr_t>(size) : 4096;
+}
+
+// Whether the advice really faults pages in here, tried once on a fresh
+// page: some environments (qemu's user mode) accept any advice and do
+// nothing, and older kernels refuse it.
+bool PopulateTakesEffect() {
+  static const bool works = [] {
+    const size_t page = PageBytes();
+    void* map = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) return false;
+    unsigned char resident = 0;
+    const bool taken = madvise(map, page, kPopulateWrite) == 0 &&
+                       mincore(map, page, &resident) == 0 && (resident & 1) != 0;
+    munmap(map, page);
+    return taken;
+  }();
+  return works;
+}
+
+}  // namespace
+#endif
+
 bool PopulateForWrite(void* pointer, int64_t bytes) {
 #if defined(__linux__)
-  if (pointer == nullptr || bytes <= 0) return false;
-  // Not in older kernel headers; kernels before 5.14 refuse it (EINVAL).
-  constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE
-  const long size = sysconf(_SC_PAGESIZE);
-  const uintptr_t page = size > 0 ? static_cast<uintptr_t>(size) : 4096;
+  if (pointer == nullptr || bytes <= 0 || !PopulateTakesEffect()) return false;
+  const uintptr_t page = PageBytes();
   const uintptr_t start = reinterpret_cast<uintptr_t>(pointer) / page * page;
   const uintptr_t end =
       (reinterpret_cast<uintptr_t>(pointer) + static_cast<uintptr_t>(bytes) + page - 1) / page *

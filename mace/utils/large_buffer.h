@@ -48,8 +48,9 @@ bool AdviseHugePages(void* pointer, int64_t bytes);
 // Faults in the pages that hold [pointer, pointer + bytes) for writing in
 // one call (MADV_POPULATE_WRITE): cheaper than a page fault per 4 KiB page
 // at first touch. The memory keeps its contents (fresh pages come zeroed).
-// False where the kernel refused (before Linux 5.14) or elsewhere than
-// Linux; the pages then fault in at first touch as usual.
+// False where the advice does not fault pages in (tried once on a fresh
+// page: kernels before 5.14 refuse it, qemu's user mode accepts it and does
+// nothing) and elsewhere than Linux; pages then fault in at first touch.
 bool PopulateForWrite(void* pointer, int64_t bytes);
 
 // Linux: whether the mapping that holds `address` is marked MADV_HUGEPAGE

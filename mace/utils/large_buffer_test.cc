@@ -167,7 +167,7 @@ TEST(LargeBufferTest, PopulateFaultsInTheCoveringPagesAndKeepsTheirBytes) {
   const int64_t start = page + 17, bytes = 5 * page - 17 + 1;
   if (!PopulateForWrite(base + start, bytes)) {
     munmap(map, static_cast<size_t>(pages * page));
-    GTEST_SKIP() << "the kernel has no MADV_POPULATE_WRITE (Linux 5.14)";
+    GTEST_SKIP() << "no working MADV_POPULATE_WRITE here (Linux 5.14, not under qemu)";
   }
   const std::vector<bool> resident = Resident(base, pages, page);
   ASSERT_EQ(resident.size(), static_cast<size_t>(pages));
