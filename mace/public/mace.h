@@ -391,6 +391,9 @@ class MaceEngine {
                   const std::vector<std::string>& output_nodes,
                   const std::string& model_weights_file);
 
+  // Runs one inference. A CPU engine reads each plain input where the app
+  // keeps it until Run returns, so the app must not write those buffers
+  // from another thread meanwhile; the engine never writes them.
   MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
                  std::map<std::string, MaceTensor>* outputs);
   MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
