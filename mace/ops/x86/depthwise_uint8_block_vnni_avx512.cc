@@ -207,6 +207,23 @@ __attribute__((target("avx512bw,avx512vbmi"), always_inline)) inline void VbmiTr
   }
 }
 
+// Lane quarter `l` of `r` replaced by `v`. The instruction takes the
+// quarter as an immediate: the switch folds away where the caller's loop is
+// unrolled, and keeps unoptimized builds compiling.
+__attribute__((target("avx512f"), always_inline)) inline __m512i InsertQuarter(__m512i r,
+                                                                               __m128i v, int l) {
+  switch (l) {
+    case 0:
+      return _mm512_inserti32x4(r, v, 0);
+    case 1:
+      return _mm512_inserti32x4(r, v, 1);
+    case 2:
+      return _mm512_inserti32x4(r, v, 2);
+    default:
+      return _mm512_inserti32x4(r, v, 3);
+  }
+}
+
 __attribute__((target("avx512bw,avx512vbmi"))) void VbmiGather(const DepthwiseUint8Block& b) {
   uint8_t* const origin = b.tile + b.tile_offset;
   int64_t done = b.first;
@@ -222,7 +239,7 @@ __attribute__((target("avx512bw,avx512vbmi"))) void VbmiGather(const DepthwiseUi
         for (int l = 0; l < 4; ++l) {
           const int64_t c = 4 * k + l;
           if (c < b.valid) {
-            r = _mm512_inserti32x4(
+            r = InsertQuarter(
                 r, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.planes + c * b.plane + at)),
                 l);
           }
