@@ -58,6 +58,21 @@ class RunResult:
     latency: dict[str, float]
     stdout: str
     command: list[str] = field(default_factory=list)
+    # The uint8 outputs of a quantize_uint8_io model as mace_run wrote them
+    # (same keys and layout as `outputs`, which holds them dequantized).
+    uint8_outputs: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Uint8Io:
+    """A graph input or output that the app exchanges as uint8
+    (quantize_uint8_io): real = scale * (q - zero_point)."""
+    name: str
+    scale: float            # the float32 value InputOutputInfo holds
+    zero_point: int
+
+    def describe(self) -> str:
+        return f"scale {self.scale:.9g}, zero point {self.zero_point}"
 
 
 class RuntimeUnavailable(UserError):
@@ -69,6 +84,73 @@ def device_description(abi: str) -> str:
         return f"host ({platform.machine()}, native)"
     return (f"{' '.join(QEMU[abi])} (emulated {abi}: the ARM code runs under qemu-user; "
             "its timings say nothing about a phone)")
+
+
+def uint8_io(artifacts: ModelArtifacts) -> tuple[dict[str, Uint8Io], dict[str, Uint8Io]]:
+    """The model's uint8 inputs and outputs, keyed by the deployment file's
+    names, with their scale and zero point from the NetDef's
+    InputOutputInfo; both empty for a model that exchanges no uint8."""
+    from mace_tools import proto
+    pb = proto.load()
+    net = pb.NetDef()
+    try:
+        net.ParseFromString(artifacts.pb.read_bytes())
+    except (OSError, ValueError) as error:
+        raise UserError(f"cannot read the converted model {artifacts.pb}: {error}") from None
+    found = []
+    for kind, infos, source, engine in (
+            ("input", net.input_info, artifacts.source_inputs, artifacts.engine_inputs),
+            ("output", net.output_info, artifacts.source_outputs, artifacts.engine_outputs)):
+        names = {e.name: s.name for s, e in zip(source, engine)}
+        table = {}
+        for info in infos:
+            if info.data_type != pb.DT_UINT8 or info.name not in names or \
+                    info.app_data_type not in (pb.IO_DEFAULT, pb.IO_UINT8):
+                continue
+            where = f"{artifacts.pb}: {kind} '{info.name}' is uint8"
+            if not info.HasField("scale") or not (np.isfinite(info.scale) and info.scale > 0):
+                got = f"scale {info.scale:g}" if info.HasField("scale") else "no scale"
+                raise UserError(f"{where} but its InputOutputInfo has {got}: a uint8 "
+                                "input or output needs a finite positive scale to be "
+                                "quantized or dequantized; convert the model again")
+            if not 0 <= info.zero_point <= 255:
+                raise UserError(f"{where} but its zero point {info.zero_point} is not in "
+                                "[0, 255]; convert the model again")
+            table[names[info.name]] = Uint8Io(names[info.name], float(np.float32(info.scale)),
+                                              int(info.zero_point))
+        found.append(table)
+    return found[0], found[1]
+
+
+def quantize_uint8(values: np.ndarray, quant: Uint8Io) -> tuple[np.ndarray, int]:
+    """The engine's Quantize (QuantizeValue in mace/ops/common/quantize.cc):
+    q = clamp(zero_point + round_half_away(double(x) / scale), 0, 255), NaN
+    to the zero point. Returns q and how many values were clamped."""
+    x = np.asarray(values, dtype=np.float32).astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        quotient = x / np.float64(np.float32(quant.scale))
+        whole = np.trunc(quotient)
+        # Exact: the fraction of a double is a double.
+        whole += np.where(np.abs(quotient - whole) >= 0.5, np.sign(quotient), 0.0)
+        value = quant.zero_point + whole
+        outside = (value < 0.0) | (value > 255.0)
+    value = np.where(np.isnan(value), quant.zero_point, value)
+    return np.clip(value, 0.0, 255.0).astype(np.uint8), int(np.count_nonzero(outside))
+
+
+def dequantize_uint8(values: np.ndarray, quant: Uint8Io) -> np.ndarray:
+    """The engine's Dequantize: float(scale) * float(q - zero_point), in float32."""
+    steps = (np.asarray(values).astype(np.int32) - quant.zero_point).astype(np.float32)
+    return np.float32(quant.scale) * steps
+
+
+def float_inputs(artifacts: ModelArtifacts, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`inputs` with each uint8 array for a uint8 input dequantized: what the
+    float model (the reference, or the float-io twin) is fed."""
+    quantized, _ = uint8_io(artifacts)
+    return {name: (dequantize_uint8(array, quantized[name]) if name in quantized
+                   else array.astype(np.float32)) if array.dtype == np.uint8 else array
+            for name, array in inputs.items()}
 
 
 def make_inputs(config: DeploymentConfig, model: ModelConfig) -> tuple[dict[str, np.ndarray], str]:
@@ -97,9 +179,11 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in run_dir.glob("*.npy"):
         stale.unlink()
-    engine_inputs = layout.to_engine(inputs, artifacts.source_inputs, artifacts.engine_inputs)
+    quantized_inputs, quantized_outputs = uint8_io(artifacts)
+    engine_inputs = layout.to_engine(_engine_types(inputs, quantized_inputs, echo),
+                                     artifacts.source_inputs, artifacts.engine_inputs)
     for name, array in engine_inputs.items():
-        np.save(run_dir / f"input_{_safe_name(name)}.npy", array.astype(np.float32))
+        np.save(run_dir / f"input_{_safe_name(name)}.npy", array)
     graph, weights = artifacts.pb, artifacts.data
     packaged = library_dir(config) / "model"
     if config.build_type == "proto" and (packaged / f"{model.name}.pb").exists():
@@ -147,8 +231,45 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
     engine_outputs = {spec.name: np.load(run_dir / f"output_{_safe_name(spec.name)}.npy")
                       for spec in artifacts.engine_outputs}
     outputs = layout.to_source(engine_outputs, artifacts.source_outputs, artifacts.engine_outputs)
+    uint8_outputs = {}
+    for name, quant in quantized_outputs.items():
+        if outputs[name].dtype != np.uint8:
+            raise UserError(f"mace_run wrote output {name} of model {model.name} as "
+                            f"{outputs[name].dtype}, but the model's output is uint8")
+        uint8_outputs[name] = outputs[name]
+        outputs[name] = dequantize_uint8(outputs[name], quant)
+        if echo:
+            say(f"    output {name}: uint8 from mace_run, dequantized by the tool as "
+                f"scale * (q - zero point), {quant.describe()}")
     return RunResult(outputs=outputs, latency=parse_latency(result.stdout),
-                     stdout=result.stdout, command=command)
+                     stdout=result.stdout, command=command, uint8_outputs=uint8_outputs)
+
+
+def _engine_types(inputs: dict[str, np.ndarray], quantized: dict[str, Uint8Io],
+                  echo: bool) -> dict[str, np.ndarray]:
+    """Each uint8 input of a quantize_uint8_io model as uint8: a float
+    array quantized as the engine's Quantize op would, a uint8 one (a
+    uint8 .npy file) as it is. Other inputs are fed as float32."""
+    typed = {name: array.astype(np.float32) for name, array in inputs.items()}
+    for name, quant in quantized.items():
+        array = inputs[name]
+        if array.dtype == np.uint8:
+            typed[name] = array
+            if echo:
+                say(f"    input {name}: uint8 as given, fed as is ({quant.describe()})")
+            continue
+        typed[name], clamped = quantize_uint8(array, quant)
+        if echo:
+            say(f"    input {name}: quantized by the tool to uint8 as the engine's Quantize "
+                f"op does, q = clamp(zero point + round_half_away(x / scale), 0, 255), "
+                f"{quant.describe()}")
+        if clamped and echo:
+            low = dequantize_uint8(np.uint8(0), quant)
+            high = dequantize_uint8(np.uint8(255), quant)
+            say(f"    note: input {name}: {clamped} of {array.size} value(s) fall outside "
+                f"what uint8 holds with this scale and zero point ({float(low):.6g} to "
+                f"{float(high):.6g}); they were clamped to 0 or 255")
+    return typed
 
 
 def draw_memory_plan(plan: Path) -> None:
@@ -258,6 +379,9 @@ def _load_tensor(path: Path, shape: list[int], config: DeploymentConfig,
     if array.size != int(np.prod(shape)):
         raise config.error(key, f"{path} holds {array.size} values; the input shape "
                                 f"{shape} needs {int(np.prod(shape))}")
+    if array.dtype == np.uint8 and model.quantize is not None and model.quantize.uint8_io:
+        # Already quantized for a uint8 input: fed as it is (run_model).
+        return array.reshape(shape)
     return array.astype(np.float32).reshape(shape)
 
 
