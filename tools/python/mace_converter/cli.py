@@ -112,6 +112,9 @@ def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
                 failures.append(f"{model.name}/{spec.name} ({abi}, {device})")
         if device == "dsp":
             failures += _same_as_cpu(config, model, artifacts, abi, inputs, result)
+        if config is not None and model.quantize is not None and model.quantize.uint8_io:
+            failures += validate.check_float_io_twin(config, model, artifacts, abi, device,
+                                                     inputs, result, references)
         if config is not None and model.quantize is not None:
             from mace_converter.quantize import agreement
             options = run.RunOptions()

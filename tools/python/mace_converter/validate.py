@@ -9,6 +9,7 @@ model; for Caffe, the numpy implementation of the Caffe layers
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import os
@@ -18,10 +19,10 @@ from typing import Callable
 
 import numpy as np
 
-from mace_converter import layout
-from mace_converter.config import ModelConfig
+from mace_converter import conversion, layout, run
+from mace_converter.config import DeploymentConfig, ModelConfig
 from mace_converter.conversion import ModelArtifacts
-from mace_converter.progress import UserError
+from mace_converter.progress import UserError, say
 
 # Minimum cosine similarity: float computation is held to 0.999 on every
 # device (the GPU with fp32_fp32 storage too); half-precision data types,
@@ -85,7 +86,81 @@ def reference_outputs(model: ModelConfig, artifacts: ModelArtifacts,
     `inputs` are keyed by the deployment file's names, in its layout."""
     runner: Callable = {"onnx": _onnx, "tensorflow": _tensorflow,
                         "caffe": _caffe}[model.platform]
-    return runner(model, artifacts, inputs)
+    # A uint8 .npy given for a uint8 input (quantize_uint8_io) stands for
+    # the float values it quantizes.
+    return runner(model, artifacts, run.float_inputs(artifacts, inputs))
+
+
+def float_io_twin(config: DeploymentConfig, model: ModelConfig) -> tuple[ModelConfig,
+                                                                         ModelArtifacts]:
+    """A quantize_uint8_io model converted again without it, from the same
+    activation ranges: the same uint8 graph, with float inputs and outputs
+    and the engine's Quantize and Dequantize ops at its edges."""
+    settings = model.quantize
+    assert settings is not None
+    ranges = conversion.work_dir(config) / "models" / f"{model.name}.ranges"
+    range_file = settings.range_file
+    if range_file is None and ranges.exists():
+        range_file = str(ranges.resolve())     # what calibration wrote: no second run
+    twin = dataclasses.replace(
+        model, name=f"{model.name}_float_io",
+        quantize=dataclasses.replace(settings, uint8_io=False, range_file=range_file))
+    return twin, conversion.convert_models(config, [twin])[twin.name]
+
+
+def check_float_io_twin(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArtifacts,
+                        abi: str, device: str, inputs: dict[str, np.ndarray],
+                        result: "run.RunResult", cache: dict) -> list[str]:
+    """For a model with uint8 inputs or outputs (quantize_uint8_io): runs its
+    float-io twin (converted once per model and kept in `cache`) on the
+    same inputs, dequantized where they are uint8 files, and compares the
+    outputs bit for bit. Returns the failures."""
+    quantized_inputs, quantized_outputs = run.uint8_io(artifacts)
+    if not quantized_inputs and not quantized_outputs:
+        say("    quantize_uint8_io: no graph input or output borders a uint8 op; the model "
+            "exchanges float only")
+        return []
+    if "float_io_twin" not in cache:
+        say("    float-io twin: the same model converted with quantize_uint8_io: 0 from the "
+            "same ranges, run on the same inputs")
+        cache["float_io_twin"] = float_io_twin(config, model)
+    twin, twin_artifacts = cache["float_io_twin"]
+    twin_result = run.run_model(config, twin, twin_artifacts, abi, device,
+                                run.float_inputs(artifacts, inputs), run.RunOptions(),
+                                echo=False)
+    return same_as_float_io_twin(model, result, twin_result, quantized_outputs)
+
+
+def same_as_float_io_twin(model: ModelConfig, result: "run.RunResult",
+                          twin_result: "run.RunResult",
+                          quantized: dict[str, "run.Uint8Io"]) -> list[str]:
+    """Each output of the uint8-io model against the float-io twin's on the
+    same inputs: a uint8 output's bytes must equal the twin's float output
+    quantized again with the same scale and zero point (quantizing a
+    dequantized uint8 value gives it back exactly), and its dequantized
+    values the twin's bit for bit; a float output must equal the twin's bit
+    for bit. Returns the failures."""
+    failures = []
+    for spec in model.outputs:
+        mine, twin = result.outputs[spec.name], twin_result.outputs[spec.name]
+        same = mine.shape == twin.shape and mine.dtype == twin.dtype and \
+            mine.tobytes() == twin.tobytes()
+        what = "float values"
+        if spec.name in quantized and same:
+            raw = result.uint8_outputs[spec.name]
+            requantized, _ = run.quantize_uint8(twin, quantized[spec.name])
+            same = np.array_equal(raw, requantized)
+            what = "uint8 bytes and dequantized values"
+        if same:
+            say(f"    {spec.name}: {what} bit-identical to the float-io twin's (its own "
+                "Quantize and Dequantize ops at the edges)  PASS")
+            continue
+        differ = int(np.count_nonzero(mine.reshape(-1) != twin.reshape(-1))) \
+            if mine.size == twin.size else mine.size
+        say(f"    {spec.name}: {differ} of {twin.size} values differ from the float-io "
+            "twin's  FAIL")
+        failures.append(f"{model.name}/{spec.name} (vs float-io twin)")
+    return failures
 
 
 def _onnx(model: ModelConfig, artifacts: ModelArtifacts, inputs: dict[str, np.ndarray]):
