@@ -10,7 +10,9 @@
 #include <map>
 #include <new>
 #include <random>
+#include <set>
 
+#include "mace/proto/mace.pb.h"
 #include "mace/public/mace.h"
 #include "mace/tools/file_read.h"
 #include "mace/tools/npy_io.h"
@@ -81,19 +83,51 @@ bool InputPath(const std::string& prefix, const std::string& name, bool single_i
   return false;
 }
 
+// The graph inputs that the engine keeps in uint8 and the app feeds as
+// uint8 (a model converted with quantize_uint8_io): the engine takes no
+// float there, so random inputs for them are uint8. Empty when the graph
+// does not parse; the engine then says why.
+std::set<std::string> Uint8Inputs(const std::string& graph) {
+  std::set<std::string> names;
+  NetDef net;
+  if (!net.ParseFromString(graph)) return names;
+  for (const InputOutputInfo& info : net.input_info()) {
+    if (info.data_type() == DT_UINT8 &&
+        (info.app_data_type() == IO_DEFAULT || info.app_data_type() == IO_UINT8)) {
+      names.insert(info.name());
+    }
+  }
+  return names;
+}
+
 // Call only after CheckInputShapes: `shapes` are then the model's shapes, or
 // within the ranges its dynamic inputs declare, so no flag can size memory
-// beyond what the model allows.
+// beyond what the model allows. Random inputs are uniform in [-1, 1), or in
+// [0, 255] for the inputs in `uint8_inputs`.
 MaceStatus MakeInputs(const RunFlags& flags,
                       const std::map<std::string, std::vector<int64_t>>& shapes,
+                      const std::set<std::string>& uint8_inputs,
                       std::map<std::string, MaceTensor>* inputs) {
   std::mt19937 engine(kInputSeed);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::uniform_int_distribution<int> byte(0, 255);
   for (const auto& [name, shape] : shapes) {
     const int64_t count = CheckedElementCount(shape, kMaxByteCount / sizeof(float));
     if (count < 0) {
       return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
                         "input '" + name + "' has an oversized shape " + ShapeText(shape));
+    }
+    if (flags.input_file.empty() && uint8_inputs.count(name) > 0) {
+      std::shared_ptr<void> bytes(new (std::nothrow) uint8_t[std::max<int64_t>(count, 1)],
+                                  std::default_delete<uint8_t[]>());
+      if (bytes == nullptr) {
+        return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                          "cannot allocate input '" + name + "' of shape " + ShapeText(shape));
+      }
+      auto* data = static_cast<uint8_t*>(bytes.get());
+      for (int64_t k = 0; k < count; ++k) data[k] = static_cast<uint8_t>(byte(engine));
+      (*inputs)[name] = MaceTensor(shape, bytes, TensorDataType::UINT8);
+      continue;
     }
     std::shared_ptr<float> data(new (std::nothrow) float[count], std::default_delete<float[]>());
     if (data == nullptr) {
@@ -133,6 +167,7 @@ MaceStatus MakeInputs(const RunFlags& flags,
 // Compares the flags' input shapes with the engine's before MakeInputs
 // allocates anything.
 MaceStatus PrepareInputs(const RunFlags& flags, const MaceEngine& engine,
+                         const std::set<std::string>& uint8_inputs,
                          std::map<std::string, MaceTensor>* inputs) {
   std::map<std::string, std::vector<int64_t>> shapes;
   MaceStatus status = engine.GetInputShapes(&shapes);
@@ -145,7 +180,7 @@ MaceStatus PrepareInputs(const RunFlags& flags, const MaceEngine& engine,
   if (!CheckInputShapes(flags, shapes, max_shapes, &run_shapes, &error)) {
     return MaceStatus(MaceStatus::MACE_INVALID_ARGS, error);
   }
-  return MakeInputs(flags, run_shapes, inputs);
+  return MakeInputs(flags, run_shapes, uint8_inputs, inputs);
 }
 
 // Runs `engine` `rounds` times, reusing its output buffers as an app would,
@@ -199,6 +234,7 @@ int RunMain(int argc, char** argv) {
     return Fail("--model_data_file: " + error);
   }
   const auto* graph_bytes = reinterpret_cast<const unsigned char*>(graph.data());
+  const std::set<std::string> uint8_inputs = Uint8Inputs(graph);
 
   MaceEngineConfig config(device);
   MaceStatus status = config.SetCPUThreadPolicy(
@@ -282,7 +318,7 @@ int RunMain(int argc, char** argv) {
 
     // Every engine of the model has the same inputs: they are made once.
     if (restart == 0) {
-      status = PrepareInputs(flags, *engine, &inputs);
+      status = PrepareInputs(flags, *engine, uint8_inputs, &inputs);
       if (!status.ok()) return Fail(status.ToString());
       for (const auto& [name, tensor] : inputs) {
         if (!flags.quantize_stat.empty() && tensor.data() != nullptr) {
@@ -305,7 +341,8 @@ int RunMain(int argc, char** argv) {
     }
   }
   if (flags.input_file.empty()) {
-    std::printf("inputs: uniform random in [-1, 1), seed %u\n", kInputSeed);
+    std::printf("inputs: uniform random in [-1, 1)%s, seed %u\n",
+                uint8_inputs.empty() ? "" : " (uint8 inputs: uniform in [0, 255])", kInputSeed);
   }
   for (size_t i = 0; i < flags.output_shapes.size(); ++i) {
     const std::vector<int64_t>& actual = outputs[flags.output_nodes[i]].shape();
