@@ -86,17 +86,20 @@ def device_description(abi: str) -> str:
             "its timings say nothing about a phone)")
 
 
-def uint8_io(artifacts: ModelArtifacts) -> tuple[dict[str, Uint8Io], dict[str, Uint8Io]]:
+def uint8_io(artifacts: ModelArtifacts, graph: Path | None = None) -> tuple[
+        dict[str, Uint8Io], dict[str, Uint8Io]]:
     """The model's uint8 inputs and outputs, keyed by the deployment file's
-    names, with their scale and zero point from the NetDef's
-    InputOutputInfo; both empty for a model that exchanges no uint8."""
+    names, with their scale and zero point from the InputOutputInfo of
+    `graph` (default: the converted model); both empty for a model that
+    exchanges no uint8."""
     from mace_tools import proto
     pb = proto.load()
     net = pb.NetDef()
+    graph = graph or artifacts.pb
     try:
-        net.ParseFromString(artifacts.pb.read_bytes())
+        net.ParseFromString(graph.read_bytes())
     except (OSError, ValueError) as error:
-        raise UserError(f"cannot read the converted model {artifacts.pb}: {error}") from None
+        raise UserError(f"cannot read the converted model {graph}: {error}") from None
     found = []
     for kind, infos, source, engine in (
             ("input", net.input_info, artifacts.source_inputs, artifacts.engine_inputs),
@@ -107,7 +110,7 @@ def uint8_io(artifacts: ModelArtifacts) -> tuple[dict[str, Uint8Io], dict[str, U
             if info.data_type != pb.DT_UINT8 or info.name not in names or \
                     info.app_data_type not in (pb.IO_DEFAULT, pb.IO_UINT8):
                 continue
-            where = f"{artifacts.pb}: {kind} '{info.name}' is uint8"
+            where = f"{graph}: {kind} '{info.name}' is uint8"
             if not info.HasField("scale") or not (np.isfinite(info.scale) and info.scale > 0):
                 got = f"scale {info.scale:g}" if info.HasField("scale") else "no scale"
                 raise UserError(f"{where} but its InputOutputInfo has {got}: a uint8 "
@@ -179,15 +182,15 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in run_dir.glob("*.npy"):
         stale.unlink()
-    quantized_inputs, quantized_outputs = uint8_io(artifacts)
-    engine_inputs = layout.to_engine(_engine_types(inputs, quantized_inputs, echo),
-                                     artifacts.source_inputs, artifacts.engine_inputs)
-    for name, array in engine_inputs.items():
-        np.save(run_dir / f"input_{_safe_name(name)}.npy", array)
     graph, weights = artifacts.pb, artifacts.data
     packaged = library_dir(config) / "model"
     if config.build_type == "proto" and (packaged / f"{model.name}.pb").exists():
         graph, weights = packaged / f"{model.name}.pb", packaged / f"{model.name}.data"
+    quantized_inputs, quantized_outputs = uint8_io(artifacts, graph)
+    engine_inputs = layout.to_engine(_engine_types(inputs, quantized_inputs, echo),
+                                     artifacts.source_inputs, artifacts.engine_inputs)
+    for name, array in engine_inputs.items():
+        np.save(run_dir / f"input_{_safe_name(name)}.npy", array)
     command = QEMU.get(abi, []) + [
         str(runner), f"--model_file={graph}", f"--model_data_file={weights}",
         "--input_node=" + ",".join(s.name for s in artifacts.engine_inputs),
