@@ -150,6 +150,8 @@ def dequantize_uint8(values: np.ndarray, quant: Uint8Io) -> np.ndarray:
 def float_inputs(artifacts: ModelArtifacts, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """`inputs` with each uint8 array for a uint8 input dequantized: what the
     float model (the reference, or the float-io twin) is fed."""
+    if not any(array.dtype == np.uint8 for array in inputs.values()):
+        return inputs
     quantized, _ = uint8_io(artifacts)
     return {name: (dequantize_uint8(array, quantized[name]) if name in quantized
                    else array.astype(np.float32)) if array.dtype == np.uint8 else array
