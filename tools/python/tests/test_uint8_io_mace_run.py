@@ -187,6 +187,13 @@ class Uint8IoFixture(unittest.TestCase):
 
 
 class Uint8IoModelTest(Uint8IoFixture):
+    def with_input_file(self, name: str, array: np.ndarray) -> Path:
+        """A uint8-io deployment file whose validation input is `array`, prepared."""
+        np.save(self.dir / f"{name}.npy", array)
+        path = self.write_config(name, 1, f"validation_inputs_data: [{self.dir / name}.npy]\n")
+        self.prepare(path)
+        return path
+
     def test_the_model_exchanges_uint8(self):
         _, _, artifacts = self.artifacts(self.u8)
         pb = proto.load()
@@ -244,10 +251,7 @@ class Uint8IoModelTest(Uint8IoFixture):
         rng = np.random.default_rng(SEED + 2)
         x = rng.uniform(-1, 1, SHAPE).astype(np.float32)
         q = run.quantize_uint8(x, quant_in["input"])[0]
-        np.save(self.dir / "q_input.npy", q)
-        path = self.write_config("u8_file", 1,
-                                 f"validation_inputs_data: [{self.dir / 'q_input.npy'}]\n")
-        self.prepare(path)
+        path = self.with_input_file("u8_file", q)
         status, text = self.cli(["run", "--config", str(path)])
         self.assertEqual(status, 0, text)
         self.assertIn("input input: uint8 as given, fed as is", text)
@@ -266,13 +270,10 @@ class Uint8IoModelTest(Uint8IoFixture):
         self.assertRegex(text, r"Conv2D\s+2\s")
 
     def test_a_wrong_shape_uint8_file_is_a_clear_error(self):
-        np.save(self.dir / "short.npy", np.zeros((1, 3, 8, 7), dtype=np.uint8))
-        path = self.write_config("u8_short", 1,
-                                 f"validation_inputs_data: [{self.dir / 'short.npy'}]\n")
-        self.prepare(path)
+        path = self.with_input_file("u8_short", np.zeros((1, 3, 8, 7), dtype=np.uint8))
         status, text = self.cli(["run", "--config", str(path)])
         self.assertEqual(status, 1, text)
-        self.assertIn("short.npy holds 168 values; the input shape [1, 3, 8, 8] needs 192", text)
+        self.assertIn("u8_short.npy holds 168 values; the input shape [1, 3, 8, 8] needs 192", text)
         self.assertNotIn("Traceback", text)
 
     def test_a_missing_scale_is_a_clear_error(self):
