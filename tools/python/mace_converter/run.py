@@ -147,7 +147,8 @@ def dequantize_uint8(values: np.ndarray, quant: Uint8Io) -> np.ndarray:
     return np.float32(quant.scale) * steps
 
 
-def float_inputs(artifacts: ModelArtifacts, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def float_inputs(artifacts: ModelArtifacts,
+                 inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """`inputs` with each uint8 array for a uint8 input dequantized: what the
     float model (the reference, or the float-io twin) is fed."""
     if not any(array.dtype == np.uint8 for array in inputs.values()):
