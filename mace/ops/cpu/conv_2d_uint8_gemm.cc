@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mace/ops/cpu/quantized_output.h"
+#include "mace/utils/logging.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -163,6 +164,42 @@ void CopyStrided(const uint8_t* src, int64_t stride, int64_t first, int64_t last
   for (; i < last; ++i) dst[i] = src[i * stride];
 }
 
+// The time the busiest thread takes when `threads` threads run items with
+// these costs through ThreadPool::ParallelFor: the items split into up to
+// kPiecesPerThread (4) pieces per thread, each thread owning a contiguous
+// run of pieces, taking them from the front and then stealing from the back
+// of the others' runs (thread_pool.h), every thread starting at once.
+int64_t SplitMakespan(const std::vector<int64_t>& costs, int64_t threads) {
+  constexpr int64_t kPiecesPerThread = 4;
+  const int64_t count = static_cast<int64_t>(costs.size());
+  const int64_t pieces = std::min(count, threads * kPiecesPerThread);
+  std::vector<int64_t> piece_cost(pieces, 0), front(threads), back(threads), clock(threads, 0);
+  for (int64_t piece = 0; piece < pieces; ++piece) {
+    int64_t begin = 0, end = 0;
+    ThreadPool::ChunkRange(count, static_cast<int>(pieces), static_cast<int>(piece), &begin, &end);
+    for (int64_t i = begin; i < end; ++i) piece_cost[piece] += costs[i];
+  }
+  for (int64_t t = 0; t < threads; ++t) {
+    ThreadPool::ChunkRange(pieces, static_cast<int>(threads), static_cast<int>(t), &front[t],
+                           &back[t]);
+  }
+  for (int64_t left = pieces; left > 0; --left) {
+    // The thread that is free first claims its next piece.
+    const int64_t t = std::min_element(clock.begin(), clock.end()) - clock.begin();
+    int64_t piece = -1;
+    if (front[t] < back[t]) {
+      piece = front[t]++;
+    } else {
+      for (int64_t step = 1; step < threads && piece < 0; ++step) {
+        const int64_t victim = (t + step) % threads;
+        if (front[victim] < back[victim]) piece = --back[victim];
+      }
+    }
+    clock[t] += piece_cost[piece];
+  }
+  return *std::max_element(clock.begin(), clock.end());
+}
+
 }  // namespace
 
 std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
@@ -249,24 +286,87 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   return conv;
 }
 
-int64_t Conv2dUint8Gemm::BlockWidth(int64_t threads) const {
-  const int64_t width = PanelWidth(block_cols_, cols_, threads);
-  if (threads <= 1 || width >= cols_) return width;
-  // Column blocks give each thread whole blocks of 32-column strips; where
-  // the positions are few (14 x 14: 7 strips in blocks of 4 and 3 for two
-  // threads) that leaves a thread idle part of the time. The rows split
-  // evenly instead where there are at least three 12-row tiles per thread
-  // and the packed input fits one L2-sized block.
+int64_t Conv2dUint8Gemm::BlockWidth(int64_t threads) {
+  return ChooseSplit(threads).width;
+}
+
+const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads) {
+  if (split_threads_ == threads) return split_;
+  split_threads_ = threads;
+  split_.width = PanelWidth(block_cols_, cols_, threads);
+  split_.piece_rows = 3 * kQuantGemmRows;
+  if (threads <= 1) return split_;
+  // Threads take either column blocks (every row of each) or, where the
+  // packed input fits in L2, pieces of rows (every column).
+  // The even-share width of PanelWidth can leave a thread idle for a good
+  // part of a small layer: 28 x 28 with 192 rows in blocks of 8, 8, 8 and
+  // half a strip gives two threads 16 and 8.5 strips; 14 x 14 in blocks of
+  // 4 and 3 strips, or 64 rows in 12-row pieces (36 and 28 rows), leave
+  // 23 % of the busier thread's time idle on the other. So every block
+  // width up to the L2 bound, and every piece height, is scheduled as the
+  // pool would (SplitMakespan), and the split whose busiest thread finishes
+  // first wins: on a tie the wider blocks (fewer calls; the pool still
+  // splits them into pieces), or the shorter pieces (which a thread can
+  // still take over from one that is slow).
   const int64_t positions = p_.out_h * p_.out_w;
-  const int64_t strips = (positions + kQuantGemmCols - 1) / kQuantGemmCols;
-  const int64_t blocks = (cols_ + width - 1) / width;
-  const int64_t busiest = (blocks + threads - 1) / threads * (width / kQuantGemmCols);
-  const int64_t out_per_group = p_.out_channels / p_.group;
-  if (cols_ <= block_cols_ && out_per_group >= 9 * kQuantGemmRows * threads &&
-      10 * strips < 9 * threads * busiest) {
-    return cols_;
+  // A strip's work: half for one whose valid columns end within its first
+  // 16 (the fused kernel then runs the narrow tile).
+  auto strip_cost = [&](int64_t col) {
+    return positions - col > kQuantGemmCols / 2 ? 2 : 1;
+  };
+  std::vector<int64_t> costs;
+  int64_t best = -1;
+  for (int64_t width = kQuantGemmCols; width <= block_cols_; width += kQuantGemmCols) {
+    const int64_t blocks = (cols_ + width - 1) / width;
+    if (blocks < threads) continue;
+    costs.assign(blocks, 0);
+    for (int64_t col = 0; col < std::min(cols_, positions); col += kQuantGemmCols) {
+      costs[col / width] += strip_cost(col) * rows_;
+    }
+    const int64_t makespan = SplitMakespan(costs, threads);
+    if (best < 0 || makespan <= best) {
+      best = makespan;
+      split_.width = width;
+    }
   }
-  return width;
+  // Rows only where the whole packed input, which every thread then reads,
+  // fits one L2-sized block (block_cols_ also bounds a column block's sums,
+  // which the row split does not keep per thread).
+  if (words_ * cols_ * 4 <= kColumnBlockBytes) {
+    int64_t all_strips = 0;
+    for (int64_t col = 0; col < std::min(cols_, positions); col += kQuantGemmCols) {
+      all_strips += strip_cost(col);
+    }
+    // In sixteenths of a row: a piece whose last tile has 4 or 8 rows
+    // rather than 12 costs a row more (fewer accumulators per column load).
+    auto piece_cost = [&](int64_t piece) {
+      return (16 * piece + (piece % (3 * kQuantGemmRows) == 0 ? 0 : 16)) * all_strips;
+    };
+    const int64_t scaled_best = best < 0 ? -1 : 16 * best;
+    int64_t best_rows = -1, best_piece = 0;
+    for (int64_t piece = kQuantGemmRows; piece <= rows_; piece += kQuantGemmRows) {
+      const int64_t pieces = (rows_ + piece - 1) / piece;
+      if (pieces < threads) continue;
+      costs.assign(pieces, 0);
+      for (int64_t i = 0; i < pieces; ++i) costs[i] = piece_cost(std::min(piece, rows_ - i * piece));
+      const int64_t makespan = SplitMakespan(costs, threads);
+      if (best_rows < 0 || makespan < best_rows) {
+        best_rows = makespan;
+        best_piece = piece;
+      }
+    }
+    // Rows only where they beat the columns by more than a strip's work per
+    // 32 (the row split packs the input before its parallel region).
+    if (best_rows >= 0 && (scaled_best < 0 || 33 * best_rows < 32 * scaled_best)) {
+      split_.width = cols_;
+      split_.piece_rows = best_piece;
+    }
+  }
+  VLOG(3) << "uint8 gemm " << rows_ << " x " << positions << " on " << threads << " threads: "
+          << (split_.width >= cols_ ? "pieces of " : "column blocks of ")
+          << (split_.width >= cols_ ? split_.piece_rows : split_.width)
+          << (split_.width >= cols_ ? " rows" : " columns");
+  return split_;
 }
 
 bool Conv2dUint8Gemm::Pointwise() const {
@@ -584,11 +684,12 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       if (!fused && sums_.size() < static_cast<size_t>(rows_ * cols_)) {
         sums_.resize(rows_ * cols_);
       }
-      // Pieces of three row tiles of kQuantGemmRows, so that a piece fills
-      // the 12-row tiles of the VNNI kernel.
-      constexpr int64_t kPieceRows = 3 * kQuantGemmRows;
-      ParallelFor(pool, (rows_ + kPieceRows - 1) / kPieceRows, [&](int64_t begin, int64_t end) {
-        const int64_t first = begin * kPieceRows, last = std::min(rows_, end * kPieceRows);
+      // Pieces of ChooseSplit's height: three row tiles of kQuantGemmRows
+      // (the 12-row tiles of the VNNI kernel) unless another height splits
+      // the rows more evenly.
+      const int64_t piece_rows = ChooseSplit(threads).piece_rows;
+      ParallelFor(pool, (rows_ + piece_rows - 1) / piece_rows, [&](int64_t begin, int64_t end) {
+        const int64_t first = begin * piece_rows, last = std::min(rows_, end * piece_rows);
         if (fused) {
           if (first < out_per_group) {
             gemm_requant_(filter + first * words_, packed_input, last - first, words_, cols_,

@@ -61,9 +61,16 @@ class Conv2dUint8Gemm {
 
  private:
   Conv2dUint8Gemm() = default;
-  // The width of the packed input's column blocks for `threads`: every
-  // column in one block where the threads split the rows instead.
-  int64_t BlockWidth(int64_t threads) const;
+  // How `threads` threads split a run: the width of the packed input's
+  // column blocks (every column in one block where the threads split the
+  // rows instead) and the height of the row pieces they then take.
+  // Chosen on the first run with a thread count and kept.
+  struct Split {
+    int64_t width = 0;
+    int64_t piece_rows = 0;
+  };
+  const Split& ChooseSplit(int64_t threads);
+  int64_t BlockWidth(int64_t threads);
   void PackInput(const uint8_t* image, int64_t group, ThreadPool* pool);
   // A 1x1 stride-1 unpadded layer: its input planes are the GEMM's rows.
   bool Pointwise() const;
@@ -122,6 +129,8 @@ class Conv2dUint8Gemm {
   // Most columns per cache block (a multiple of kQuantGemmCols): the packed
   // input of a block fits in L2.
   int64_t block_cols_ = 0;
+  Split split_;
+  int64_t split_threads_ = 0;  // the thread count split_ is for (0: none yet)
 };
 
 }  // namespace ops
