@@ -78,10 +78,11 @@ class Conv2dUint8Gemm {
   // the columns from `pos` on, in blocks of `width` columns.
   void EmitWords(int64_t width, int64_t word, int64_t pos, const uint8_t* const* lanes,
                  int64_t count, uint8_t subtract);
-  // A pointwise layer's columns [first, first + count) of every word, all
-  // within one block of `width` columns.
-  void PackPointwiseColumns(const uint8_t* image, int64_t group, int64_t width, int64_t first,
-                            int64_t count);
+  // A pointwise layer's columns [first, first + count) of every word into
+  // `block`, laid out [words_][block_width] (count <= block_width; the
+  // columns past count keep what they held).
+  void PackPointwiseBlock(const uint8_t* image, int64_t group, int64_t first, int64_t count,
+                          int64_t block_width, int32_t* block);
   // Bias, corrections and requantization of output channel `oc` of image n,
   // positions [first, first + count) from sums[0, count).
   void FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
