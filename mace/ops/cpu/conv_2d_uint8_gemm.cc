@@ -279,9 +279,9 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
   conv->requantize_row_ = table.requantize_row;
   conv->gemm_requant_ = table.quantized_gemm_requant;
   if (conv->format_ == kQuantQuadsUint8) conv->quad_pack_ = table.quantized_quad_pack;
-  conv->row_terms_.assign(conv->rows_, 0);
-  conv->row_multipliers_.assign(conv->rows_, 0);
-  conv->row_shifts_.assign(conv->rows_, 1);
+  conv->row_terms_.assign(params.group * conv->rows_, 0);
+  conv->row_multipliers_.assign(params.group * conv->rows_, 0);
+  conv->row_shifts_.assign(params.group * conv->rows_, 1);
   // A block's packed input and its sums (every row of the filter) both
   // stay within kColumnBlockBytes.
   const int64_t block_words = std::max(conv->words_, conv->rows_);
@@ -581,6 +581,15 @@ int64_t Conv2dUint8Gemm::ChannelTerm(int64_t oc, const int32_t* bias) const {
   return term;
 }
 
+void Conv2dUint8Gemm::PrepareBias(const int32_t* bias) {
+  fused_groups_.resize(p_.group);
+  for (int64_t group = 0; group < p_.group; ++group) {
+    fused_groups_[group] = FusedRows(group, bias);
+  }
+  prepared_bias_ = bias;
+  bias_prepared_ = true;
+}
+
 bool Conv2dUint8Gemm::FusedRows(int64_t group, const int32_t* bias) {
   if (gemm_requant_ == nullptr) return false;
   const int64_t out_per_group = p_.out_channels / p_.group;
@@ -591,10 +600,10 @@ bool Conv2dUint8Gemm::FusedRows(int64_t group, const int32_t* bias) {
       return false;
     }
     // Modulo 2^32, exact for the total (see RequantizeRow).
-    row_terms_[r] =
+    row_terms_[group * rows_ + r] =
         static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(ChannelTerm(oc, bias))));
-    row_multipliers_[r] = multiplier.multiplier;
-    row_shifts_[r] = multiplier.right_shift;
+    row_multipliers_[group * rows_ + r] = multiplier.multiplier;
+    row_shifts_[group * rows_ + r] = multiplier.right_shift;
   }
   return true;
 }
@@ -648,12 +657,20 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       const int32_t* filter = packed_filter_.data() + group * rows_ * words_;
       // The fused output step's rows of this group, from row `first` on,
       // columns [first_col, first_col + count).
-      const bool fused = FusedRows(group, bias);
+      // The fused rows PrepareBias made for this bias, else made now (and
+      // the prepared ones no longer valid).
+      bool fused;
+      if (bias_prepared_ && bias == prepared_bias_) {
+        fused = fused_groups_[group];
+      } else {
+        bias_prepared_ = false;
+        fused = FusedRows(group, bias);
+      }
       auto tile = [&](int64_t first, int64_t first_col, int64_t count) {
         RequantizeTile t;
-        t.row_terms = row_terms_.data() + first;
-        t.multipliers = row_multipliers_.data() + first;
-        t.right_shifts = row_shifts_.data() + first;
+        t.row_terms = row_terms_.data() + group * rows_ + first;
+        t.multipliers = row_multipliers_.data() + group * rows_ + first;
+        t.right_shifts = row_shifts_.data() + group * rows_ + first;
         t.column_terms = column_terms ? column_terms_.data() + first_col : nullptr;
         t.zero_point = quant_.output.zero_point;
         t.lo = quant_.output.min;

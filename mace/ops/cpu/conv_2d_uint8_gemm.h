@@ -45,6 +45,12 @@ class Conv2dUint8Gemm {
   void Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
            ThreadPool* pool = nullptr);
 
+  // Makes the fused output step's per-row terms for `bias` (null: none)
+  // once, for the runs that pass this same pointer: for a bias whose values
+  // do not change between runs (a weight). A run with another pointer makes
+  // its own, as without this call.
+  void PrepareBias(const int32_t* bias);
+
   // Bytes kept between runs: packed filters, packed input, sums and terms.
   int64_t HeldBytes() const {
     return VectorBytes(packed_filter_, filter_sums_, packed_input_, input_sums_, column_terms_,
@@ -97,7 +103,8 @@ class Conv2dUint8Gemm {
   }
   // bias + the quads' filter correction of output channel oc, in int64.
   int64_t ChannelTerm(int64_t oc, const int32_t* bias) const;
-  // Fills the fused output step's per-row terms for `group`; false where
+  // Fills the fused output step's per-row terms of `group` (from row
+  // group * rows_ on); false where
   // there is no fused kernel or a row's total could saturate or its
   // multiplier is not below 1 (the driver then runs FinishRow).
   bool FusedRows(int64_t group, const int32_t* bias);
@@ -124,9 +131,14 @@ class Conv2dUint8Gemm {
   std::vector<int32_t> input_sums_;     // per position: sum of the inputs, quads only
   std::vector<int32_t> column_terms_;   // per position: the quads' input correction
   std::vector<int32_t> sums_;           // [rows_][cols_], only where threads split the rows
-  // The fused output step's per-row terms, multipliers and shifts of one
-  // group (rows_ entries each).
+  // The fused output step's per-row terms, multipliers and shifts, rows_
+  // entries per group.
   std::vector<int32_t> row_terms_, row_multipliers_, row_shifts_;
+  // What PrepareBias made: for which bias, and per group whether the fused
+  // step applies; valid until a run with another bias.
+  const int32_t* prepared_bias_ = nullptr;
+  bool bias_prepared_ = false;
+  std::vector<uint8_t> fused_groups_;
   // Most columns per cache block (a multiple of kQuantGemmCols): the packed
   // input of a block fits in L2.
   int64_t block_cols_ = 0;

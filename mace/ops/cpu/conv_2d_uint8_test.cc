@@ -76,7 +76,10 @@ void RunCase(const KernelTable& table, const Case& c, const OutputClamp& clamp,
   // leaves the fused output step for the scalar rule.
   std::vector<int32_t> big_bias = bias;
   big_bias[c.out_c - 1] = INT32_MAX - 5;
-  const int32_t* const biases[] = {nullptr, bias.data(), big_bias.data()};
+  // The first run takes the terms PrepareBias made for its bias; the
+  // others pass other biases, which make their own.
+  const int32_t* const biases[] = {bias.data(), nullptr, big_bias.data(), bias.data()};
+  fast->PrepareBias(bias.data());
   for (const int32_t* b : biases) {
     if (c.int8) {
       ref::quantized::Conv2D(p, quant, input.data(), filter_i8.data(), b, expected.data());
