@@ -164,13 +164,15 @@ void CopyStrided(const uint8_t* src, int64_t stride, int64_t first, int64_t last
   for (; i < last; ++i) dst[i] = src[i * stride];
 }
 
+// ThreadPool's most pieces per thread (thread_pool.h).
+constexpr int64_t kPiecesPerThread = 4;
+
 // The time the busiest thread takes when `threads` threads run items with
 // these costs through ThreadPool::ParallelFor: the items split into up to
 // kPiecesPerThread (4) pieces per thread, each thread owning a contiguous
 // run of pieces, taking them from the front and then stealing from the back
 // of the others' runs (thread_pool.h), every thread starting at once.
 int64_t SplitMakespan(const std::vector<int64_t>& costs, int64_t threads) {
-  constexpr int64_t kPiecesPerThread = 4;
   const int64_t count = static_cast<int64_t>(costs.size());
   const int64_t pieces = std::min(count, threads * kPiecesPerThread);
   std::vector<int64_t> piece_cost(pieces, 0), front(threads), back(threads), clock(threads, 0);
@@ -289,17 +291,22 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
       conv->cols_,
       std::max<int64_t>(kQuantGemmCols, kColumnBlockBytes / (4 * block_words) /
                                             kQuantGemmCols * kQuantGemmCols));
+  // The fused output step keeps no sums: only the packed block bounds it.
+  conv->fused_block_cols_ = std::min<int64_t>(
+      conv->cols_,
+      std::max<int64_t>(conv->block_cols_, kColumnBlockBytes / (4 * conv->words_) /
+                                               kQuantGemmCols * kQuantGemmCols));
   return conv;
 }
 
-int64_t Conv2dUint8Gemm::BlockWidth(int64_t threads) {
-  return ChooseSplit(threads).width;
-}
-
-const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads) {
-  if (split_threads_ == threads) return split_;
+const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads, bool fused) {
+  if (split_threads_ == threads && split_fused_ == fused) return split_;
   split_threads_ = threads;
-  split_.width = PanelWidth(block_cols_, cols_, threads);
+  split_fused_ = fused;
+  // Blocks of fused rows may be wider: fewer GEMM calls, each making its
+  // rows' scales.
+  const int64_t block_cols = fused ? fused_block_cols_ : block_cols_;
+  split_.width = PanelWidth(block_cols, cols_, threads);
   split_.piece_rows = 3 * kQuantGemmRows;
   if (threads <= 1) return split_;
   // Threads take either column blocks (every row of each) or, where the
@@ -311,9 +318,9 @@ const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads) {
   // 23 % of the busier thread's time idle on the other. So every block
   // width up to the L2 bound, and every piece height, is scheduled as the
   // pool would (SplitMakespan), and the split whose busiest thread finishes
-  // first wins: on a tie the wider blocks (fewer calls; the pool still
-  // splits them into pieces), or the shorter pieces (which a thread can
-  // still take over from one that is slow).
+  // first wins, or nearly (below); on a tie the wider blocks (fewer calls)
+  // or the shorter pieces (which a thread can still take over from a slow
+  // one).
   const int64_t positions = p_.out_h * p_.out_w;
   // A strip's work: half for one whose valid columns end within its first
   // 16 (the fused kernel then runs the narrow tile).
@@ -321,8 +328,14 @@ const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads) {
     return positions - col > kQuantGemmCols / 2 ? 2 : 1;
   };
   std::vector<int64_t> costs;
+  // Each width's busiest thread; then the quickest (the widest on a tie)
+  // with at least kPiecesPerThread blocks per thread within 1/32 of the
+  // quickest of all, so that a thread can still take over part of a slow
+  // one's share (a loaded machine, a slower core); else the widest of the
+  // quickest.
+  std::vector<int64_t> makespans(block_cols / kQuantGemmCols + 1, -1);
   int64_t best = -1;
-  for (int64_t width = kQuantGemmCols; width <= block_cols_; width += kQuantGemmCols) {
+  for (int64_t width = kQuantGemmCols; width <= block_cols; width += kQuantGemmCols) {
     const int64_t blocks = (cols_ + width - 1) / width;
     if (blocks < threads) continue;
     costs.assign(blocks, 0);
@@ -330,8 +343,21 @@ const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads) {
       costs[col / width] += strip_cost(col) * rows_;
     }
     const int64_t makespan = SplitMakespan(costs, threads);
-    if (best < 0 || makespan <= best) {
-      best = makespan;
+    makespans[width / kQuantGemmCols] = makespan;
+    if (best < 0 || makespan < best) best = makespan;
+  }
+  int64_t best_fine = -1;
+  for (int64_t width = kQuantGemmCols; width <= block_cols; width += kQuantGemmCols) {
+    const int64_t makespan = makespans[width / kQuantGemmCols];
+    if (makespan < 0) continue;
+    // The quickest of the finer blocks within 1/32 of the quickest, else
+    // the quickest.
+    const bool fine = (cols_ + width - 1) / width >= kPiecesPerThread * threads &&
+                      32 * makespan <= 33 * best;
+    if (fine && (best_fine < 0 || makespan <= best_fine)) {
+      best_fine = makespan;
+      split_.width = width;
+    } else if (best_fine < 0 && makespan == best) {
       split_.width = width;
     }
   }
@@ -437,7 +463,8 @@ void Conv2dUint8Gemm::PackPointwiseBlock(const uint8_t* image, int64_t group, in
 // hold the input zero point; lanes past the depth hold `subtract`, so that
 // they pack as 0. Columns past the positions were zeroed at Create and are
 // never written. Threads split the words.
-void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool* pool) {
+void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, int64_t width,
+                                ThreadPool* pool) {
   const ref::Conv2DParams& p = p_;
   const int64_t in_per_group = p.in_channels / p.group;
   const uint8_t zq = static_cast<uint8_t>(quant_.input_zero_point);
@@ -449,7 +476,6 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
   const bool pointwise = Pointwise();
   const uint8_t* first_plane = image + group * in_per_group * p.in_h * p.in_w;
   const int64_t per_word = per_word_;
-  const int64_t width = BlockWidth(NumThreads(pool));
   if (packed_input_.empty()) packed_input_.assign(words_ * cols_ * 4, 0);
   // Packs `count` values of each lane into word `word` of the columns from
   // `pos` on, block by block.
@@ -618,7 +644,12 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
   // Column blocks: L2-sized, and at least one per thread where the columns
   // allow it.
   const int64_t threads = NumThreads(pool);
-  const int64_t width = BlockWidth(threads);
+  // Every group's rows fused, with the terms PrepareBias made for this
+  // bias: the blocks may be wider.
+  bool all_fused = bias_prepared_ && bias == prepared_bias_;
+  for (size_t g = 0; all_fused && g < fused_groups_.size(); ++g) all_fused = fused_groups_[g];
+  const Split& split = ChooseSplit(threads, all_fused);
+  const int64_t width = split.width;
   const int64_t blocks = (cols_ + width - 1) / width;
   for (int64_t n = 0; n < p.batch; ++n) {
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
@@ -633,7 +664,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       // quads' input sums are made over the whole input afterwards, so
       // layers that need them pack first.
       const bool pack_in_blocks = blocks >= threads && Pointwise() && !column_terms;
-      if (!pack_in_blocks) PackInput(image, group, pool);
+      if (!pack_in_blocks) PackInput(image, group, width, pool);
       if (column_terms) {
         // Wrapping int32 products: exact wherever the total fits in int32.
         for (int64_t pos = 0; pos < positions; ++pos) {
@@ -723,7 +754,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       // Pieces of ChooseSplit's height: three row tiles of kQuantGemmRows
       // (the 12-row tiles of the VNNI kernel) unless another height splits
       // the rows more evenly.
-      const int64_t piece_rows = ChooseSplit(threads).piece_rows;
+      const int64_t piece_rows = split.piece_rows;
       ParallelFor(pool, (rows_ + piece_rows - 1) / piece_rows, [&](int64_t begin, int64_t end) {
         const int64_t first = begin * piece_rows, last = std::min(rows_, end * piece_rows);
         if (fused) {

@@ -69,15 +69,16 @@ class Conv2dUint8Gemm {
   Conv2dUint8Gemm() = default;
   // How `threads` threads split a run: the width of the packed input's
   // column blocks (every column in one block where the threads split the
-  // rows instead) and the height of the row pieces they then take.
-  // Chosen on the first run with a thread count and kept.
+  // rows instead) and the height of the row pieces they then take; with
+  // `fused` (every row on the fused output step) blocks bounded by the
+  // packed input alone. Chosen on the first run with those and kept.
   struct Split {
     int64_t width = 0;
     int64_t piece_rows = 0;
   };
-  const Split& ChooseSplit(int64_t threads);
-  int64_t BlockWidth(int64_t threads);
-  void PackInput(const uint8_t* image, int64_t group, ThreadPool* pool);
+  const Split& ChooseSplit(int64_t threads, bool fused);
+  // Packs the whole input in blocks of `width` columns.
+  void PackInput(const uint8_t* image, int64_t group, int64_t width, ThreadPool* pool);
   // A 1x1 stride-1 unpadded layer: its input planes are the GEMM's rows.
   bool Pointwise() const;
   // Packs `count` values of each lane (per_word_ lanes) into word `word` of
@@ -142,8 +143,12 @@ class Conv2dUint8Gemm {
   // Most columns per cache block (a multiple of kQuantGemmCols): the packed
   // input of a block fits in L2.
   int64_t block_cols_ = 0;
+  // The same without the sums (the fused output step): only the packed
+  // input of a block within kColumnBlockBytes.
+  int64_t fused_block_cols_ = 0;
   Split split_;
   int64_t split_threads_ = 0;  // the thread count split_ is for (0: none yet)
+  bool split_fused_ = false;
 };
 
 }  // namespace ops
