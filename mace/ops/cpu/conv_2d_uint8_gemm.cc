@@ -202,6 +202,37 @@ int64_t SplitMakespan(const std::vector<int64_t>& costs, int64_t threads) {
   return *std::max_element(clock.begin(), clock.end());
 }
 
+// A way to split a layer: a block width or a piece height, the busiest
+// thread's time (SplitMakespan) and the number of items.
+struct SplitCandidate {
+  int64_t value, makespan, items;
+};
+
+// The quickest candidate (on a tie the last one where `later_on_tie`, else
+// the first); but where some with at least kPiecesPerThread items per
+// thread are within 1/32 of it, the quickest of those: a thread can then
+// still take over part of a slow one's share (a loaded machine, a slower
+// core). `candidates` is not empty.
+const SplitCandidate& PickSplit(const std::vector<SplitCandidate>& candidates, int64_t threads,
+                                bool later_on_tie) {
+  auto better = [&](const SplitCandidate& c, const SplitCandidate* than) {
+    return than == nullptr || c.makespan < than->makespan ||
+           (later_on_tie && c.makespan == than->makespan);
+  };
+  const SplitCandidate* quickest = nullptr;
+  for (const SplitCandidate& c : candidates) {
+    if (better(c, quickest)) quickest = &c;
+  }
+  const SplitCandidate* fine = nullptr;
+  for (const SplitCandidate& c : candidates) {
+    if (c.items >= kPiecesPerThread * threads && 32 * c.makespan <= 33 * quickest->makespan &&
+        better(c, fine)) {
+      fine = &c;
+    }
+  }
+  return fine != nullptr ? *fine : *quickest;
+}
+
 }  // namespace
 
 std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
@@ -318,9 +349,9 @@ const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads, bool
   // 23 % of the busier thread's time idle on the other. So every block
   // width up to the L2 bound, and every piece height, is scheduled as the
   // pool would (SplitMakespan), and the split whose busiest thread finishes
-  // first wins, or nearly (below); on a tie the wider blocks (fewer calls)
-  // or the shorter pieces (which a thread can still take over from a slow
-  // one).
+  // first wins, or nearly (PickSplit); on a tie the wider blocks (fewer
+  // calls) or the shorter pieces (which a thread can still take over from
+  // a slow one).
   const int64_t positions = p_.out_h * p_.out_w;
   // A strip's work: half for one whose valid columns end within its first
   // 16 (the fused kernel then runs the narrow tile).
@@ -328,13 +359,7 @@ const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads, bool
     return positions - col > kQuantGemmCols / 2 ? 2 : 1;
   };
   std::vector<int64_t> costs;
-  // Each width's busiest thread; then the quickest (the widest on a tie)
-  // with at least kPiecesPerThread blocks per thread within 1/32 of the
-  // quickest of all, so that a thread can still take over part of a slow
-  // one's share (a loaded machine, a slower core); else the widest of the
-  // quickest.
-  std::vector<int64_t> makespans(block_cols / kQuantGemmCols + 1, -1);
-  int64_t best = -1;
+  std::vector<SplitCandidate> candidates;
   for (int64_t width = kQuantGemmCols; width <= block_cols; width += kQuantGemmCols) {
     const int64_t blocks = (cols_ + width - 1) / width;
     if (blocks < threads) continue;
@@ -342,24 +367,13 @@ const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads, bool
     for (int64_t col = 0; col < std::min(cols_, positions); col += kQuantGemmCols) {
       costs[col / width] += strip_cost(col) * rows_;
     }
-    const int64_t makespan = SplitMakespan(costs, threads);
-    makespans[width / kQuantGemmCols] = makespan;
-    if (best < 0 || makespan < best) best = makespan;
+    candidates.push_back({width, SplitMakespan(costs, threads), blocks});
   }
-  int64_t best_fine = -1;
-  for (int64_t width = kQuantGemmCols; width <= block_cols; width += kQuantGemmCols) {
-    const int64_t makespan = makespans[width / kQuantGemmCols];
-    if (makespan < 0) continue;
-    // The quickest of the finer blocks within 1/32 of the quickest, else
-    // the quickest.
-    const bool fine = (cols_ + width - 1) / width >= kPiecesPerThread * threads &&
-                      32 * makespan <= 33 * best;
-    if (fine && (best_fine < 0 || makespan <= best_fine)) {
-      best_fine = makespan;
-      split_.width = width;
-    } else if (best_fine < 0 && makespan == best) {
-      split_.width = width;
-    }
+  int64_t best = -1;
+  if (!candidates.empty()) {
+    const SplitCandidate& chosen = PickSplit(candidates, threads, true);
+    split_.width = chosen.value;
+    best = chosen.makespan;
   }
   // Rows only where the whole packed input, which every thread then reads,
   // fits one L2-sized block (block_cols_ also bounds a column block's sums,
@@ -374,24 +388,22 @@ const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads, bool
     auto piece_cost = [&](int64_t piece) {
       return (16 * piece + (piece % (3 * kQuantGemmRows) == 0 ? 0 : 16)) * all_strips;
     };
-    const int64_t scaled_best = best < 0 ? -1 : 16 * best;
-    int64_t best_rows = -1, best_piece = 0;
+    candidates.clear();
     for (int64_t piece = kQuantGemmRows; piece <= rows_; piece += kQuantGemmRows) {
       const int64_t pieces = (rows_ + piece - 1) / piece;
       if (pieces < threads) continue;
       costs.assign(pieces, 0);
       for (int64_t i = 0; i < pieces; ++i) costs[i] = piece_cost(std::min(piece, rows_ - i * piece));
-      const int64_t makespan = SplitMakespan(costs, threads);
-      if (best_rows < 0 || makespan < best_rows) {
-        best_rows = makespan;
-        best_piece = piece;
-      }
+      candidates.push_back({piece, SplitMakespan(costs, threads), pieces});
     }
-    // Rows only where they beat the columns by more than a strip's work per
-    // 32 (the row split packs the input before its parallel region).
-    if (best_rows >= 0 && (scaled_best < 0 || 33 * best_rows < 32 * scaled_best)) {
-      split_.width = cols_;
-      split_.piece_rows = best_piece;
+    // Rows only where they beat the columns by more than 1/32 (the row
+    // split packs the input before its parallel region).
+    if (!candidates.empty()) {
+      const SplitCandidate& chosen = PickSplit(candidates, threads, false);
+      if (best < 0 || 33 * chosen.makespan < 32 * 16 * best) {
+        split_.width = cols_;
+        split_.piece_rows = chosen.value;
+      }
     }
   }
   VLOG(3) << "uint8 gemm " << rows_ << " x " << positions << " on " << threads << " threads: "
