@@ -144,7 +144,7 @@ class Conv2dUint8Gemm {
   // input of a block fits in L2.
   int64_t block_cols_ = 0;
   // The same without the sums (the fused output step): only the packed
-  // input of a block within kColumnBlockBytes.
+  // input of a block bounds it, to kFusedBlockBytes.
   int64_t fused_block_cols_ = 0;
   Split split_;
   int64_t split_threads_ = 0;  // the thread count split_ is for (0: none yet)
