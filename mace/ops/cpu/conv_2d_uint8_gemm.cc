@@ -340,8 +340,7 @@ const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads, bool
   if (split_threads_ == threads && split_fused_ == fused) return split_;
   split_threads_ = threads;
   split_fused_ = fused;
-  // Blocks of fused rows may be wider: fewer GEMM calls, each making its
-  // rows' scales.
+  // Blocks of fused rows have their own bound (kFusedBlockBytes).
   const int64_t block_cols = fused ? fused_block_cols_ : block_cols_;
   split_.width = PanelWidth(block_cols, cols_, threads);
   split_.piece_rows = 3 * kQuantGemmRows;
@@ -353,7 +352,7 @@ const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads, bool
   // half a strip gives two threads 16 and 8.5 strips; 14 x 14 in blocks of
   // 4 and 3 strips, or 64 rows in 12-row pieces (36 and 28 rows), leave
   // 23 % of the busier thread's time idle on the other. So every block
-  // width up to the L2 bound, and every piece height, is scheduled as the
+  // width up to the block bound, and every piece height, is scheduled as the
   // pool would (SplitMakespan), and the split whose busiest thread finishes
   // first wins, or nearly (PickSplit); on a tie the wider blocks (fewer
   // calls) or the shorter pieces (which a thread can still take over from

@@ -9,12 +9,15 @@
 // accumulators in registers and stores bytes, with no int32 sums in
 // memory. Its results equal ref::quantized::Conv2D bit for bit.
 //
-// Prepare packs the filter; Run packs the input (threads split the packed
+// Create packs the filter. Run packs the input (threads split the packed
 // words) straight into L2-sized blocks of columns, then runs the GEMM of
-// every row of the filter over each block; threads
-// split the blocks and requantize each block's outputs as soon as its sums
-// are done. Where there are fewer blocks than threads, threads split the
-// output channels instead.
+// every row of the filter over each block; threads split the blocks and
+// requantize each block's outputs as soon as its sums are done. A pointwise
+// layer packs each block just before its GEMM, into a per-thread buffer
+// (within an L1 where its rows are fused). The block width, or where the
+// threads split the output channels instead the height of their pieces, is
+// chosen on the first run for a thread count by scheduling the work as the
+// thread pool would.
 #ifndef MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
 #define MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
 
