@@ -99,6 +99,14 @@ class Conv2DUint8Cpu final : public Conv2DBase {
                                     filter.dtype() == DT_INT8);
     if (fast_ != nullptr) {
       VLOG(2) << Describe() << ": " << table.name << " " << fast_->name();
+      // A constant bias (or none): its output terms are made once here
+      // rather than on every run.
+      const Tensor* bias = Bias();
+      if (bias == nullptr) {
+        fast_->PrepareBias(nullptr);
+      } else if (bias->is_weight()) {
+        fast_->PrepareBias(bias->data<int32_t>());
+      }
     }
   }
 

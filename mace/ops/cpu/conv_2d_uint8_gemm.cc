@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mace/ops/cpu/quantized_output.h"
+#include "mace/utils/logging.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -27,6 +28,13 @@ int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1)
 // streams over it; without blocks each 4-row tile read the whole packed
 // input (1.8 MB for 64 channels, 3x3, 56x56).
 constexpr int64_t kColumnBlockBytes = 192 * 1024;
+
+// The packed block of a fused pointwise layer, which it packs just before
+// its GEMM: within an L1 (48 KiB here; 32 to 64 KiB on phones), so that the
+// GEMM reads what the packing just wrote from there. On MobileNet v2 at one
+// thread, 48 KiB against 96 and 192 KiB came out 1 to 4 % quicker on the
+// Conv2D op medians (loaded host, alternating runs).
+constexpr int64_t kFusedBlockBytes = 48 * 1024;
 
 // Packed inputs below this many words (128 KiB) are packed on one thread.
 constexpr int64_t kSerialPackWords = 32 * 1024;
@@ -163,6 +171,75 @@ void CopyStrided(const uint8_t* src, int64_t stride, int64_t first, int64_t last
   for (; i < last; ++i) dst[i] = src[i * stride];
 }
 
+// ThreadPool's most pieces per thread (thread_pool.h).
+constexpr int64_t kPiecesPerThread = 4;
+
+// The time the busiest thread takes when `threads` threads run items with
+// these costs through ThreadPool::ParallelFor: the items split into up to
+// kPiecesPerThread (4) pieces per thread, each thread owning a contiguous
+// run of pieces, taking them from the front and then stealing from the back
+// of the others' runs (thread_pool.h), every thread starting at once.
+int64_t SplitMakespan(const std::vector<int64_t>& costs, int64_t threads) {
+  const int64_t count = static_cast<int64_t>(costs.size());
+  const int64_t pieces = std::min(count, threads * kPiecesPerThread);
+  std::vector<int64_t> piece_cost(pieces, 0), front(threads), back(threads), clock(threads, 0);
+  for (int64_t piece = 0; piece < pieces; ++piece) {
+    int64_t begin = 0, end = 0;
+    ThreadPool::ChunkRange(count, static_cast<int>(pieces), static_cast<int>(piece), &begin, &end);
+    for (int64_t i = begin; i < end; ++i) piece_cost[piece] += costs[i];
+  }
+  for (int64_t t = 0; t < threads; ++t) {
+    ThreadPool::ChunkRange(pieces, static_cast<int>(threads), static_cast<int>(t), &front[t],
+                           &back[t]);
+  }
+  for (int64_t left = pieces; left > 0; --left) {
+    // The thread that is free first claims its next piece.
+    const int64_t t = std::min_element(clock.begin(), clock.end()) - clock.begin();
+    int64_t piece = -1;
+    if (front[t] < back[t]) {
+      piece = front[t]++;
+    } else {
+      for (int64_t step = 1; step < threads && piece < 0; ++step) {
+        const int64_t victim = (t + step) % threads;
+        if (front[victim] < back[victim]) piece = --back[victim];
+      }
+    }
+    clock[t] += piece_cost[piece];
+  }
+  return *std::max_element(clock.begin(), clock.end());
+}
+
+// A way to split a layer: a block width or a piece height, the busiest
+// thread's time (SplitMakespan) and the number of items.
+struct SplitCandidate {
+  int64_t value, makespan, items;
+};
+
+// The quickest candidate (on a tie the last one where `later_on_tie`, else
+// the first); but where some with at least kPiecesPerThread items per
+// thread are within 1/32 of it, the quickest of those: a thread can then
+// still take over part of a slow one's share (a loaded machine, a slower
+// core). `candidates` is not empty.
+const SplitCandidate& PickSplit(const std::vector<SplitCandidate>& candidates, int64_t threads,
+                                bool later_on_tie) {
+  auto better = [&](const SplitCandidate& c, const SplitCandidate* than) {
+    return than == nullptr || c.makespan < than->makespan ||
+           (later_on_tie && c.makespan == than->makespan);
+  };
+  const SplitCandidate* quickest = nullptr;
+  for (const SplitCandidate& c : candidates) {
+    if (better(c, quickest)) quickest = &c;
+  }
+  const SplitCandidate* fine = nullptr;
+  for (const SplitCandidate& c : candidates) {
+    if (c.items >= kPiecesPerThread * threads && 32 * c.makespan <= 33 * quickest->makespan &&
+        better(c, fine)) {
+      fine = &c;
+    }
+  }
+  return fine != nullptr ? *fine : *quickest;
+}
+
 }  // namespace
 
 std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
@@ -230,15 +307,21 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
       }
     }
   }
-  conv->packed_input_.assign(conv->words_ * conv->cols_ * 4, 0);
+  // The whole packed input only for the layers that pack it whole (not
+  // pointwise, or with the quads' column correction); pointwise layers
+  // pack each column block into a per-thread buffer, except where threads
+  // split the rows (PackInput then allocates it).
+  if (!conv->Pointwise() || conv->ColumnCorrection()) {
+    conv->packed_input_.assign(conv->words_ * conv->cols_ * 4, 0);
+  }
   conv->input_sums_.assign(conv->cols_, 0);
   conv->column_terms_.assign(conv->cols_, 0);
   conv->requantize_row_ = table.requantize_row;
   conv->gemm_requant_ = table.quantized_gemm_requant;
   if (conv->format_ == kQuantQuadsUint8) conv->quad_pack_ = table.quantized_quad_pack;
-  conv->row_terms_.assign(conv->rows_, 0);
-  conv->row_multipliers_.assign(conv->rows_, 0);
-  conv->row_shifts_.assign(conv->rows_, 1);
+  conv->row_terms_.assign(params.group * conv->rows_, 0);
+  conv->row_multipliers_.assign(params.group * conv->rows_, 0);
+  conv->row_shifts_.assign(params.group * conv->rows_, 1);
   // A block's packed input and its sums (every row of the filter) both
   // stay within kColumnBlockBytes.
   const int64_t block_words = std::max(conv->words_, conv->rows_);
@@ -246,27 +329,93 @@ std::unique_ptr<Conv2dUint8Gemm> Conv2dUint8Gemm::Create(
       conv->cols_,
       std::max<int64_t>(kQuantGemmCols, kColumnBlockBytes / (4 * block_words) /
                                             kQuantGemmCols * kQuantGemmCols));
+  // The fused output step keeps no sums: only the packed block bounds it.
+  conv->fused_block_cols_ = std::min<int64_t>(
+      conv->cols_, std::max<int64_t>(kQuantGemmCols, kFusedBlockBytes / (4 * conv->words_) /
+                                                         kQuantGemmCols * kQuantGemmCols));
   return conv;
 }
 
-int64_t Conv2dUint8Gemm::BlockWidth(int64_t threads) const {
-  const int64_t width = PanelWidth(block_cols_, cols_, threads);
-  if (threads <= 1 || width >= cols_) return width;
-  // Column blocks give each thread whole blocks of 32-column strips; where
-  // the positions are few (14 x 14: 7 strips in blocks of 4 and 3 for two
-  // threads) that leaves a thread idle part of the time. The rows split
-  // evenly instead where there are at least three 12-row tiles per thread
-  // and the packed input fits one L2-sized block.
+const Conv2dUint8Gemm::Split& Conv2dUint8Gemm::ChooseSplit(int64_t threads, bool fused) {
+  if (split_threads_ == threads && split_fused_ == fused) return split_;
+  split_threads_ = threads;
+  split_fused_ = fused;
+  // Blocks of fused rows have their own bound (kFusedBlockBytes).
+  const int64_t block_cols = fused ? fused_block_cols_ : block_cols_;
+  split_.width = PanelWidth(block_cols, cols_, threads);
+  split_.piece_rows = 3 * kQuantGemmRows;
+  if (threads <= 1) return split_;
+  // Threads take either column blocks (every row of each) or, where the
+  // packed input fits in L2, pieces of rows (every column).
+  // The even-share width of PanelWidth can leave a thread idle for a good
+  // part of a small layer: 28 x 28 with 192 rows in blocks of 8, 8, 8 and
+  // half a strip gives two threads 16 and 8.5 strips; 14 x 14 in blocks of
+  // 4 and 3 strips, or 64 rows in 12-row pieces (36 and 28 rows), leave
+  // 23 % of the busier thread's time idle on the other. So every block
+  // width up to the block bound, and every piece height, is scheduled as the
+  // pool would (SplitMakespan), and the split whose busiest thread finishes
+  // first wins, or nearly (PickSplit); on a tie the wider blocks (fewer
+  // calls) or the shorter pieces (which a thread can still take over from
+  // a slow one).
   const int64_t positions = p_.out_h * p_.out_w;
-  const int64_t strips = (positions + kQuantGemmCols - 1) / kQuantGemmCols;
-  const int64_t blocks = (cols_ + width - 1) / width;
-  const int64_t busiest = (blocks + threads - 1) / threads * (width / kQuantGemmCols);
-  const int64_t out_per_group = p_.out_channels / p_.group;
-  if (cols_ <= block_cols_ && out_per_group >= 9 * kQuantGemmRows * threads &&
-      10 * strips < 9 * threads * busiest) {
-    return cols_;
+  // A strip's work: half for one whose valid columns end within its first
+  // 16 (the fused kernel then runs the narrow tile).
+  auto strip_cost = [&](int64_t col) {
+    return positions - col > kQuantGemmCols / 2 ? 2 : 1;
+  };
+  std::vector<int64_t> costs;
+  std::vector<SplitCandidate> candidates;
+  for (int64_t width = kQuantGemmCols; width <= block_cols; width += kQuantGemmCols) {
+    const int64_t blocks = (cols_ + width - 1) / width;
+    if (blocks < threads) continue;
+    costs.assign(blocks, 0);
+    for (int64_t col = 0; col < std::min(cols_, positions); col += kQuantGemmCols) {
+      costs[col / width] += strip_cost(col) * rows_;
+    }
+    candidates.push_back({width, SplitMakespan(costs, threads), blocks});
   }
-  return width;
+  int64_t best = -1;
+  if (!candidates.empty()) {
+    const SplitCandidate& chosen = PickSplit(candidates, threads, true);
+    split_.width = chosen.value;
+    best = chosen.makespan;
+  }
+  // Rows only where the whole packed input, which every thread then reads,
+  // fits one L2-sized block (block_cols_ also bounds a column block's sums,
+  // which the row split does not keep per thread).
+  if (words_ * cols_ * 4 <= kColumnBlockBytes) {
+    int64_t all_strips = 0;
+    for (int64_t col = 0; col < std::min(cols_, positions); col += kQuantGemmCols) {
+      all_strips += strip_cost(col);
+    }
+    // In sixteenths of a row: a piece whose last tile has 4 or 8 rows
+    // rather than 12 costs a row more (fewer accumulators per column load).
+    auto piece_cost = [&](int64_t piece) {
+      return (16 * piece + (piece % (3 * kQuantGemmRows) == 0 ? 0 : 16)) * all_strips;
+    };
+    candidates.clear();
+    for (int64_t piece = kQuantGemmRows; piece <= rows_; piece += kQuantGemmRows) {
+      const int64_t pieces = (rows_ + piece - 1) / piece;
+      if (pieces < threads) continue;
+      costs.assign(pieces, 0);
+      for (int64_t i = 0; i < pieces; ++i) costs[i] = piece_cost(std::min(piece, rows_ - i * piece));
+      candidates.push_back({piece, SplitMakespan(costs, threads), pieces});
+    }
+    // Rows only where they beat the columns by more than 1/32 (the row
+    // split packs the input before its parallel region).
+    if (!candidates.empty()) {
+      const SplitCandidate& chosen = PickSplit(candidates, threads, false);
+      if (best < 0 || 33 * chosen.makespan < 32 * 16 * best) {
+        split_.width = cols_;
+        split_.piece_rows = chosen.value;
+      }
+    }
+  }
+  VLOG(3) << "uint8 gemm " << rows_ << " x " << positions << " on " << threads << " threads: "
+          << (split_.width >= cols_ ? "pieces of " : "column blocks of ")
+          << (split_.width >= cols_ ? split_.piece_rows : split_.width)
+          << (split_.width >= cols_ ? " rows" : " columns");
+  return split_;
 }
 
 bool Conv2dUint8Gemm::Pointwise() const {
@@ -295,8 +444,8 @@ void Conv2dUint8Gemm::EmitWords(int64_t width, int64_t word, int64_t pos,
   }
 }
 
-void Conv2dUint8Gemm::PackPointwiseColumns(const uint8_t* image, int64_t group, int64_t width,
-                                           int64_t first, int64_t count) {
+void Conv2dUint8Gemm::PackPointwiseBlock(const uint8_t* image, int64_t group, int64_t first,
+                                         int64_t count, int64_t block_width, int32_t* block) {
   const ref::Conv2DParams& p = p_;
   const int64_t positions = p.out_h * p.out_w;
   const uint8_t* first_plane = image + group * (p.in_channels / p.group) * positions;
@@ -316,7 +465,12 @@ void Conv2dUint8Gemm::PackPointwiseColumns(const uint8_t* image, int64_t group, 
       std::fill(past_depth.begin(), past_depth.begin() + count, subtract);
       rows[lane] = past_depth.data();
     }
-    EmitWords(width, word, first, rows, count, subtract);
+    int32_t* dst = block + word * block_width;
+    if (quad_pack_ != nullptr) {
+      quad_pack_(rows, 1, count, dst);
+    } else {
+      InterleaveLanes(format_, rows, count, subtract, dst);
+    }
   }
 }
 
@@ -326,7 +480,8 @@ void Conv2dUint8Gemm::PackPointwiseColumns(const uint8_t* image, int64_t group, 
 // hold the input zero point; lanes past the depth hold `subtract`, so that
 // they pack as 0. Columns past the positions were zeroed at Create and are
 // never written. Threads split the words.
-void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool* pool) {
+void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, int64_t width,
+                                ThreadPool* pool) {
   const ref::Conv2DParams& p = p_;
   const int64_t in_per_group = p.in_channels / p.group;
   const uint8_t zq = static_cast<uint8_t>(quant_.input_zero_point);
@@ -338,7 +493,7 @@ void Conv2dUint8Gemm::PackInput(const uint8_t* image, int64_t group, ThreadPool*
   const bool pointwise = Pointwise();
   const uint8_t* first_plane = image + group * in_per_group * p.in_h * p.in_w;
   const int64_t per_word = per_word_;
-  const int64_t width = BlockWidth(NumThreads(pool));
+  if (packed_input_.empty()) packed_input_.assign(words_ * cols_ * 4, 0);
   // Packs `count` values of each lane into word `word` of the columns from
   // `pos` on, block by block.
   auto emit = [&](int64_t word, int64_t pos, const uint8_t* const* lanes, int64_t count) {
@@ -469,6 +624,15 @@ int64_t Conv2dUint8Gemm::ChannelTerm(int64_t oc, const int32_t* bias) const {
   return term;
 }
 
+void Conv2dUint8Gemm::PrepareBias(const int32_t* bias) {
+  fused_groups_.resize(p_.group);
+  for (int64_t group = 0; group < p_.group; ++group) {
+    fused_groups_[group] = FusedRows(group, bias);
+  }
+  prepared_bias_ = bias;
+  bias_prepared_ = true;
+}
+
 bool Conv2dUint8Gemm::FusedRows(int64_t group, const int32_t* bias) {
   if (gemm_requant_ == nullptr) return false;
   const int64_t out_per_group = p_.out_channels / p_.group;
@@ -479,10 +643,10 @@ bool Conv2dUint8Gemm::FusedRows(int64_t group, const int32_t* bias) {
       return false;
     }
     // Modulo 2^32, exact for the total (see RequantizeRow).
-    row_terms_[r] =
+    row_terms_[group * rows_ + r] =
         static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(ChannelTerm(oc, bias))));
-    row_multipliers_[r] = multiplier.multiplier;
-    row_shifts_[r] = multiplier.right_shift;
+    row_multipliers_[group * rows_ + r] = multiplier.multiplier;
+    row_shifts_[group * rows_ + r] = multiplier.right_shift;
   }
   return true;
 }
@@ -497,19 +661,27 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
   // Column blocks: L2-sized, and at least one per thread where the columns
   // allow it.
   const int64_t threads = NumThreads(pool);
-  const int64_t width = BlockWidth(threads);
+  // Every group's rows fused, with the terms PrepareBias made for this
+  // bias: the blocks may be wider.
+  bool all_fused = bias_prepared_ && bias == prepared_bias_;
+  for (size_t g = 0; all_fused && g < fused_groups_.size(); ++g) all_fused = fused_groups_[g];
+  const Split& split = ChooseSplit(threads, all_fused);
+  const int64_t width = split.width;
   const int64_t blocks = (cols_ + width - 1) / width;
   for (int64_t n = 0; n < p.batch; ++n) {
     const uint8_t* image = input + n * p.in_channels * p.in_h * p.in_w;
     for (int64_t group = 0; group < p.group; ++group) {
       // A pointwise layer whose threads take column blocks packs each
-      // block in the same parallel region, just before its GEMM: one region
-      // per layer instead of two (or a packing on one thread while the
-      // others wait). The quads' input sums are made over the whole input
-      // afterwards, so layers that need them pack first.
-      const bool pack_in_blocks = blocks >= threads && threads > 1 && Pointwise() &&
-                                  !column_terms;
-      if (!pack_in_blocks) PackInput(image, group, pool);
+      // block into a per-thread buffer in the same parallel region, just
+      // before its GEMM: one region per layer instead of two (or a packing
+      // on one thread while the others wait), and on any number of threads
+      // the packed block is written to and read from a buffer that stays in
+      // L2 from layer to layer, where a packed input per layer (up to 451 KB
+      // in MobileNet v2) was written to memory no other layer touches. The
+      // quads' input sums are made over the whole input afterwards, so
+      // layers that need them pack first.
+      const bool pack_in_blocks = blocks >= threads && Pointwise() && !column_terms;
+      if (!pack_in_blocks) PackInput(image, group, width, pool);
       if (column_terms) {
         // Wrapping int32 products: exact wherever the total fits in int32.
         for (int64_t pos = 0; pos < positions; ++pos) {
@@ -518,15 +690,35 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
         }
       }
       const int32_t* packed_input = reinterpret_cast<const int32_t*>(packed_input_.data());
+      // The block the GEMM reads: packed now into the thread's buffer, or
+      // the packed input's.
+      auto block_input = [&](int64_t first_col, int64_t block_width) -> const int32_t* {
+        if (!pack_in_blocks) return packed_input + first_col * words_;
+        static thread_local std::vector<int32_t> block;
+        if (block.size() < static_cast<size_t>(words_ * block_width)) {
+          block.resize(words_ * block_width);
+        }
+        PackPointwiseBlock(image, group, first_col, std::min(block_width, positions - first_col),
+                           block_width, block.data());
+        return block.data();
+      };
       const int32_t* filter = packed_filter_.data() + group * rows_ * words_;
       // The fused output step's rows of this group, from row `first` on,
       // columns [first_col, first_col + count).
-      const bool fused = FusedRows(group, bias);
+      // The fused rows PrepareBias made for this bias, else made now (and
+      // the prepared ones no longer valid).
+      bool fused;
+      if (bias_prepared_ && bias == prepared_bias_) {
+        fused = fused_groups_[group];
+      } else {
+        bias_prepared_ = false;
+        fused = FusedRows(group, bias);
+      }
       auto tile = [&](int64_t first, int64_t first_col, int64_t count) {
         RequantizeTile t;
-        t.row_terms = row_terms_.data() + first;
-        t.multipliers = row_multipliers_.data() + first;
-        t.right_shifts = row_shifts_.data() + first;
+        t.row_terms = row_terms_.data() + group * rows_ + first;
+        t.multipliers = row_multipliers_.data() + group * rows_ + first;
+        t.right_shifts = row_shifts_.data() + group * rows_ + first;
         t.column_terms = column_terms ? column_terms_.data() + first_col : nullptr;
         t.zero_point = quant_.output.zero_point;
         t.lo = quant_.output.min;
@@ -547,11 +739,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
             for (int64_t block = begin; block < end; ++block) {
               const int64_t first_col = block * width;
               const int64_t block_width = std::min(width, cols_ - first_col);
-              if (pack_in_blocks) {
-                PackPointwiseColumns(image, group, width, first_col,
-                                     std::min(block_width, positions - first_col));
-              }
-              gemm_requant_(filter, packed_input + first_col * words_, rows_, words_,
+              gemm_requant_(filter, block_input(first_col, block_width), rows_, words_,
                             block_width, tile(0, first_col, std::min(block_width,
                                                                       positions - first_col)));
             }
@@ -564,11 +752,7 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
           for (int64_t block = begin; block < end; ++block) {
             const int64_t first_col = block * width;
             const int64_t block_width = std::min(width, cols_ - first_col);
-            if (pack_in_blocks) {
-              PackPointwiseColumns(image, group, width, first_col,
-                                   std::min(block_width, positions - first_col));
-            }
-            gemm_(filter, packed_input + first_col * words_, rows_, words_, block_width,
+            gemm_(filter, block_input(first_col, block_width), rows_, words_, block_width,
                   sums.data());
             const int64_t count = std::min(block_width, positions - first_col);
             for (int64_t r = 0; r < out_per_group; ++r) {
@@ -584,11 +768,12 @@ void Conv2dUint8Gemm::Run(const uint8_t* input, const int32_t* bias, uint8_t* ou
       if (!fused && sums_.size() < static_cast<size_t>(rows_ * cols_)) {
         sums_.resize(rows_ * cols_);
       }
-      // Pieces of three row tiles of kQuantGemmRows, so that a piece fills
-      // the 12-row tiles of the VNNI kernel.
-      constexpr int64_t kPieceRows = 3 * kQuantGemmRows;
-      ParallelFor(pool, (rows_ + kPieceRows - 1) / kPieceRows, [&](int64_t begin, int64_t end) {
-        const int64_t first = begin * kPieceRows, last = std::min(rows_, end * kPieceRows);
+      // Pieces of ChooseSplit's height: three row tiles of kQuantGemmRows
+      // (the 12-row tiles of the VNNI kernel) unless another height splits
+      // the rows more evenly.
+      const int64_t piece_rows = split.piece_rows;
+      ParallelFor(pool, (rows_ + piece_rows - 1) / piece_rows, [&](int64_t begin, int64_t end) {
+        const int64_t first = begin * piece_rows, last = std::min(rows_, end * piece_rows);
         if (fused) {
           if (first < out_per_group) {
             gemm_requant_(filter + first * words_, packed_input, last - first, words_, cols_,

@@ -9,12 +9,15 @@
 // accumulators in registers and stores bytes, with no int32 sums in
 // memory. Its results equal ref::quantized::Conv2D bit for bit.
 //
-// Prepare packs the filter; Run packs the input (threads split the packed
+// Create packs the filter. Run packs the input (threads split the packed
 // words) straight into L2-sized blocks of columns, then runs the GEMM of
-// every row of the filter over each block; threads
-// split the blocks and requantize each block's outputs as soon as its sums
-// are done. Where there are fewer blocks than threads, threads split the
-// output channels instead.
+// every row of the filter over each block; threads split the blocks and
+// requantize each block's outputs as soon as its sums are done. A pointwise
+// layer packs each block just before its GEMM, into a per-thread buffer
+// (within an L1 where its rows are fused). The block width, or where the
+// threads split the output channels instead the height of their pieces, is
+// chosen on the first run for a thread count by scheduling the work as the
+// thread pool would.
 #ifndef MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
 #define MACE_OPS_CPU_CONV_2D_UINT8_GEMM_H_
 
@@ -45,6 +48,12 @@ class Conv2dUint8Gemm {
   void Run(const uint8_t* input, const int32_t* bias, uint8_t* output,
            ThreadPool* pool = nullptr);
 
+  // Makes the fused output step's per-row terms for `bias` (null: none)
+  // once, for the runs that pass this same pointer: for a bias whose values
+  // do not change between runs (a weight). A run with another pointer makes
+  // its own, as without this call.
+  void PrepareBias(const int32_t* bias);
+
   // Bytes kept between runs: packed filters, packed input, sums and terms.
   int64_t HeldBytes() const {
     return VectorBytes(packed_filter_, filter_sums_, packed_input_, input_sums_, column_terms_,
@@ -61,20 +70,29 @@ class Conv2dUint8Gemm {
 
  private:
   Conv2dUint8Gemm() = default;
-  // The width of the packed input's column blocks for `threads`: every
-  // column in one block where the threads split the rows instead.
-  int64_t BlockWidth(int64_t threads) const;
-  void PackInput(const uint8_t* image, int64_t group, ThreadPool* pool);
+  // How `threads` threads split a run: the width of the packed input's
+  // column blocks (every column in one block where the threads split the
+  // rows instead) and the height of the row pieces they then take; with
+  // `fused` (every row on the fused output step) blocks bounded by the
+  // packed input alone. Chosen on the first run with those and kept.
+  struct Split {
+    int64_t width = 0;
+    int64_t piece_rows = 0;
+  };
+  const Split& ChooseSplit(int64_t threads, bool fused);
+  // Packs the whole input in blocks of `width` columns.
+  void PackInput(const uint8_t* image, int64_t group, int64_t width, ThreadPool* pool);
   // A 1x1 stride-1 unpadded layer: its input planes are the GEMM's rows.
   bool Pointwise() const;
   // Packs `count` values of each lane (per_word_ lanes) into word `word` of
   // the columns from `pos` on, in blocks of `width` columns.
   void EmitWords(int64_t width, int64_t word, int64_t pos, const uint8_t* const* lanes,
                  int64_t count, uint8_t subtract);
-  // A pointwise layer's columns [first, first + count) of every word, all
-  // within one block of `width` columns.
-  void PackPointwiseColumns(const uint8_t* image, int64_t group, int64_t width, int64_t first,
-                            int64_t count);
+  // A pointwise layer's columns [first, first + count) of every word into
+  // `block`, laid out [words_][block_width] (count <= block_width; the
+  // columns past count keep what they held).
+  void PackPointwiseBlock(const uint8_t* image, int64_t group, int64_t first, int64_t count,
+                          int64_t block_width, int32_t* block);
   // Bias, corrections and requantization of output channel `oc` of image n,
   // positions [first, first + count) from sums[0, count).
   void FinishRow(int64_t n, int64_t oc, const int32_t* sums, const int32_t* bias,
@@ -89,7 +107,8 @@ class Conv2dUint8Gemm {
   }
   // bias + the quads' filter correction of output channel oc, in int64.
   int64_t ChannelTerm(int64_t oc, const int32_t* bias) const;
-  // Fills the fused output step's per-row terms for `group`; false where
+  // Fills the fused output step's per-row terms of `group` (from row
+  // group * rows_ on); false where
   // there is no fused kernel or a row's total could saturate or its
   // multiplier is not below 1 (the driver then runs FinishRow).
   bool FusedRows(int64_t group, const int32_t* bias);
@@ -116,12 +135,23 @@ class Conv2dUint8Gemm {
   std::vector<int32_t> input_sums_;     // per position: sum of the inputs, quads only
   std::vector<int32_t> column_terms_;   // per position: the quads' input correction
   std::vector<int32_t> sums_;           // [rows_][cols_], only where threads split the rows
-  // The fused output step's per-row terms, multipliers and shifts of one
-  // group (rows_ entries each).
+  // The fused output step's per-row terms, multipliers and shifts, rows_
+  // entries per group.
   std::vector<int32_t> row_terms_, row_multipliers_, row_shifts_;
+  // What PrepareBias made: for which bias, and per group whether the fused
+  // step applies; valid until a run with another bias.
+  const int32_t* prepared_bias_ = nullptr;
+  bool bias_prepared_ = false;
+  std::vector<uint8_t> fused_groups_;
   // Most columns per cache block (a multiple of kQuantGemmCols): the packed
   // input of a block fits in L2.
   int64_t block_cols_ = 0;
+  // The same without the sums (the fused output step): only the packed
+  // input of a block bounds it, to kFusedBlockBytes.
+  int64_t fused_block_cols_ = 0;
+  Split split_;
+  int64_t split_threads_ = 0;  // the thread count split_ is for (0: none yet)
+  bool split_fused_ = false;
 };
 
 }  // namespace ops

@@ -76,7 +76,10 @@ void RunCase(const KernelTable& table, const Case& c, const OutputClamp& clamp,
   // leaves the fused output step for the scalar rule.
   std::vector<int32_t> big_bias = bias;
   big_bias[c.out_c - 1] = INT32_MAX - 5;
-  const int32_t* const biases[] = {nullptr, bias.data(), big_bias.data()};
+  // The first run takes the terms PrepareBias made for its bias; the
+  // others pass other biases, which make their own.
+  const int32_t* const biases[] = {bias.data(), nullptr, big_bias.data(), bias.data()};
+  fast->PrepareBias(bias.data());
   for (const int32_t* b : biases) {
     if (c.int8) {
       ref::quantized::Conv2D(p, quant, input.data(), filter_i8.data(), b, expected.data());
@@ -157,6 +160,16 @@ const Case kCases[] = {
     {1, 3, 9, 70, 8, 3, 2, 1, 1, 1, 128, 0, true},
     {1, 3, 6, 34, 32, 3, 2, 1, 1, 1, 0, 255, false},
     {1, 2, 7, 67, 5, 3, 2, 1, 0, 1, 9, 0, true},
+    // Splits chosen by scheduling the work as the pool would: 64 rows of
+    // 14 x 14 in pieces of 32 (12 + 12 + 8 rows) for two threads, 70 rows
+    // (72 with the padding), 28 x 28 and 56 x 56 in column blocks narrower
+    // than an even share (192 and 800 columns for two threads), and a 3x3
+    // convolution whose rows split.
+    {1, 48, 14, 14, 64, 1, 1, 1, 0, 1, 9, 0, true},
+    {1, 37, 14, 14, 70, 1, 1, 1, 0, 1, 201, 90, false},
+    {1, 32, 28, 28, 192, 1, 1, 1, 0, 1, 128, 0, true},
+    {1, 144, 56, 56, 24, 1, 1, 1, 0, 1, 60, 0, true},
+    {1, 16, 14, 14, 64, 3, 1, 1, 1, 1, 3, 140, false},
 };
 
 TEST(Conv2dUint8Gemm, MatchesReferenceExactly) {

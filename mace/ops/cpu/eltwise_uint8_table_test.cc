@@ -1,9 +1,10 @@
 // The table form of the uint8 Eltwise (eltwise_uint8_table.h) against
 // ref::quantized::Eltwise, bit for bit: add, subtract and multiply with
 // random scales and zero points (0 and 255 included), every input pair,
-// tensors around the thread pieces, a single-value second input, with 1,
-// 2 and 3 threads; the scalar lookups and each kernel table's (the
-// AVX-512 gather), with tails of 1 and 15 past its 16-pair step.
+// tensors around the thread pieces (equal ones per thread), a single-value
+// second input, with 1, 2 and 3 threads; the scalar lookups and each
+// kernel table's (the AVX-512 gather), with tails of 1 and 15 past its
+// 16-pair step.
 #include <random>
 #include <vector>
 
@@ -39,7 +40,11 @@ TEST(EltwiseUint8Table, MatchesReferenceExactly) {
       std::vector<uint8_t> table;
       MakeEltwiseUint8Table(quant, &table);
       ASSERT_EQ(table.size(), static_cast<size_t>(kEltwiseUint8TableSize));
-      for (int64_t count : {int64_t{1}, int64_t{65536}, int64_t{16383}, int64_t{40000}}) {
+      // 16,384 and more split into equal pieces per thread: 16,384 in
+      // two of 8,192, 18,816 (14 x 14 x 96) and 25,089 with a short last
+      // piece.
+      for (int64_t count : {int64_t{1}, int64_t{65536}, int64_t{16383}, int64_t{40000},
+                            int64_t{16384}, int64_t{18816}, int64_t{25089}}) {
         std::vector<uint8_t> a(count), b(count);
         for (int64_t i = 0; i < count; ++i) {
           // The 65536 case holds every pair once.

@@ -17,6 +17,11 @@
 // the flat layout computes and drops, so each group is stored in pieces,
 // one per output row it touches, each a masked 16-byte store at the address
 // that puts its lanes in place.
+//
+// Avx512QuantizedQuadPack interleaves four channel rows into quads; with
+// AVX-512 VBMI (checked at run time) 64 positions at a time by byte
+// permutes, the last step under masks, else 16 by zero-extension, shifts
+// and ors with a scalar tail.
 #include <algorithm>
 
 #include "mace/ops/x86/avx512_kernels.h"
@@ -174,8 +179,128 @@ __attribute__((target("avx512vnni"))) void VnniQuantizedConvTaps(const Quantized
   }
 }
 
+namespace {
+
+// The byte indices of the quad packing's two-source permutes (vpermt2b,
+// index bit 6 picks the second source): `evens` takes the even bytes of
+// two registers (128 bytes of a stride-2 row), pairs interleave bytes j of
+// two rows (positions 0-31 or 32-63 of 64), quads interleave the byte
+// pairs of positions 0-15 or 16-31 of two pair registers.
+struct QuadPackIndices {
+  alignas(64) uint8_t evens[64];
+  alignas(64) uint8_t pairs_low[64];
+  alignas(64) uint8_t pairs_high[64];
+  alignas(64) uint8_t quads_low[64];
+  alignas(64) uint8_t quads_high[64];
+};
+
+constexpr QuadPackIndices MakeQuadPackIndices() {
+  QuadPackIndices t{};
+  for (int j = 0; j < 64; ++j) t.evens[j] = static_cast<uint8_t>(2 * j);
+  for (int j = 0; j < 32; ++j) {
+    t.pairs_low[2 * j] = static_cast<uint8_t>(j);
+    t.pairs_low[2 * j + 1] = static_cast<uint8_t>(64 + j);
+    t.pairs_high[2 * j] = static_cast<uint8_t>(32 + j);
+    t.pairs_high[2 * j + 1] = static_cast<uint8_t>(96 + j);
+  }
+  for (int i = 0; i < 16; ++i) {
+    for (int l = 0; l < 4; ++l) {
+      const int from = (l < 2 ? 0 : 64) + (l & 1);
+      t.quads_low[4 * i + l] = static_cast<uint8_t>(from + 2 * i);
+      t.quads_high[4 * i + l] = static_cast<uint8_t>(from + 2 * (16 + i));
+    }
+  }
+  return t;
+}
+
+constexpr QuadPackIndices kQuadPackIndices = MakeQuadPackIndices();
+
+// The low `bytes` bytes (clamped to [0, 64]).
+inline __mmask64 ByteMask(int64_t bytes) {
+  if (bytes >= 64) return ~__mmask64{0};
+  if (bytes <= 0) return 0;
+  return (__mmask64{1} << bytes) - 1;
+}
+
+// The low `words` of 16 lanes (clamped to [0, 16]).
+inline __mmask16 WordMask(int64_t words) {
+  if (words >= 16) return 0xFFFF;
+  if (words <= 0) return 0;
+  return static_cast<__mmask16>((1u << words) - 1);
+}
+
+// Positions [i, i + n) of one row (n <= 64) as bytes 0 .. n - 1, reading
+// only bytes the row holds (Step * (count - 1) is its last) where `tail`;
+// lanes past n are 0. A stride-2 row's 128 bytes give their even bytes.
+template <int Step>
+__attribute__((target("avx512bw,avx512vbmi"), always_inline)) inline __m512i LoadQuadRow(
+    const uint8_t* row, int64_t i, int64_t n, bool tail, __m512i evens) {
+  if (Step == 1) {
+    return tail ? _mm512_maskz_loadu_epi8(ByteMask(n), row + i) : _mm512_loadu_si512(row + i);
+  }
+  const uint8_t* at = row + 2 * i;
+  if (!tail) {
+    return _mm512_permutex2var_epi8(_mm512_loadu_si512(at), evens, _mm512_loadu_si512(at + 64));
+  }
+  // Bytes 0 .. 2 (n - 1) of the run.
+  const int64_t bytes = 2 * n - 1;
+  return _mm512_permutex2var_epi8(_mm512_maskz_loadu_epi8(ByteMask(bytes), at), evens,
+                                  _mm512_maskz_loadu_epi8(ByteMask(bytes - 64), at + 64));
+}
+
+// Every position with AVX-512 VBMI, 64 at a time: four row loads (at
+// stride 2, two loads and one permute to the even bytes each), eight byte
+// permutes (rows 0 and 1, and 2 and 3, into byte pairs, then the pairs
+// into quads) and four stores, where the widening loop below takes 16
+// zero-extensions, 16 shifts and 16 ors. The last step reads and writes
+// under masks. A full step at stride 2 reads 127 bytes from 2i, so it
+// runs only while 64 more positions follow.
+template <int Step>
+__attribute__((target("avx512bw,avx512vbmi"))) void VbmiQuadPack(const uint8_t* const* rows,
+                                                                 int64_t count, int32_t* dst) {
+  const __m512i evens = _mm512_load_si512(kQuadPackIndices.evens);
+  const __m512i pairs_low = _mm512_load_si512(kQuadPackIndices.pairs_low);
+  const __m512i pairs_high = _mm512_load_si512(kQuadPackIndices.pairs_high);
+  const __m512i quads_low = _mm512_load_si512(kQuadPackIndices.quads_low);
+  const __m512i quads_high = _mm512_load_si512(kQuadPackIndices.quads_high);
+  for (int64_t i = 0; i < count; i += 64) {
+    const int64_t n = std::min<int64_t>(64, count - i);
+    const bool tail = Step == 1 ? n < 64 : i + 64 >= count;
+    const __m512i r0 = LoadQuadRow<Step>(rows[0], i, n, tail, evens);
+    const __m512i r1 = LoadQuadRow<Step>(rows[1], i, n, tail, evens);
+    const __m512i r2 = LoadQuadRow<Step>(rows[2], i, n, tail, evens);
+    const __m512i r3 = LoadQuadRow<Step>(rows[3], i, n, tail, evens);
+    const __m512i low01 = _mm512_permutex2var_epi8(r0, pairs_low, r1);
+    const __m512i low23 = _mm512_permutex2var_epi8(r2, pairs_low, r3);
+    const __m512i high01 = _mm512_permutex2var_epi8(r0, pairs_high, r1);
+    const __m512i high23 = _mm512_permutex2var_epi8(r2, pairs_high, r3);
+    const __m512i words[4] = {_mm512_permutex2var_epi8(low01, quads_low, low23),
+                              _mm512_permutex2var_epi8(low01, quads_high, low23),
+                              _mm512_permutex2var_epi8(high01, quads_low, high23),
+                              _mm512_permutex2var_epi8(high01, quads_high, high23)};
+    if (!tail || n == 64) {
+      for (int k = 0; k < 4; ++k) _mm512_storeu_si512(dst + i + 16 * k, words[k]);
+      continue;
+    }
+    for (int k = 0; k < 4; ++k) {
+      _mm512_mask_storeu_epi32(dst + i + 16 * k, WordMask(n - 16 * k), words[k]);
+    }
+  }
+}
+
+}  // namespace
+
 void Avx512QuantizedQuadPack(const uint8_t* const* rows, int64_t step, int64_t count,
                              int32_t* dst) {
+  static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
+  if (vbmi && (step == 1 || step == 2)) {
+    if (step == 1) {
+      VbmiQuadPack<1>(rows, count, dst);
+    } else {
+      VbmiQuadPack<2>(rows, count, dst);
+    }
+    return;
+  }
   int64_t i = 0;
   if (step == 1) {
     for (; i + 16 <= count; i += 16) {
