@@ -110,9 +110,11 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
       gemm_cost * static_cast<double>(p.out_channels) * p.in_channels * 9 * p.out_h * p.out_w;
   double best = kMargin * im2col;
   int pick = 0;
-  // F(6x6) only in single precision: its transforms grow values by up to
-  // 5.25^2 and shrink them by 1/90, past what half-precision products keep.
-  const int max_tile = std::min(requested, fp16 ? 4 : static_cast<int>(table.winograd_max_tile));
+  // F(6x6) in half precision too (as ncnn's defaults run it): its
+  // transforms grow values by up to 5.25^2 and scale its filter by 1/90;
+  // the half products still meet fp16_test's bound, and the zoo models'
+  // outputs stay close to fp32 (docs/cpu_runtime.md).
+  const int max_tile = std::min(requested, static_cast<int>(table.winograd_max_tile));
   for (int tile = 2; tile <= max_tile; tile += 2) {
     const int64_t alpha2 = (tile + 2) * (tile + 2);
     const int64_t tiles_h = CeilDiv(p.out_h, tile), tiles_w = CeilDiv(p.out_w, tile);
@@ -208,6 +210,10 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   mr_ = fp16_ ? table.fp16_mr : table.mr;
   nr_ = fp16_ ? table.fp16_nr : table.nr;
   kc_ = fp16_ ? table.fp16_kc : table.kc;
+  // One block of channels: its half sums are M, and the output transform
+  // takes them as they are.
+  half_m_ = fp16_ && table.fp16_gemm_half != nullptr && table.fp16_winograd_output != nullptr &&
+            ic_count <= kc_;
   if (!fp16_ && table.gemm_run != nullptr) {
     // A table with a run kernel (armv7) takes a panel's alpha^2 GEMM tiles
     // in one call, which needs one stride between consecutive positions'
@@ -284,6 +290,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   float* v = scratch;
   float* m = v + layout.v_floats;
   uint16_t* v_half = reinterpret_cast<uint16_t*>(m + layout.m_floats);
+  uint16_t* m_half = reinterpret_cast<uint16_t*>(m);
 
   // The lanes of the last panel the GEMMs read: all nr, but with arm64's
   // single-precision partial kernel only up to a whole vector past the last
@@ -378,6 +385,16 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
           table_.isa == KernelIsa::kNeon ? std::min(nr, RoundUp(cols, 4)) : cols;
       for (int64_t xi = 0; run_filter_.rows() == 0 && xi < positions; ++xi) {
         float* m_tile = m + xi * nr;
+        if (half_m_) {
+          // M of halves, in the place of the floats (the same pitch).
+          TileEpilogue plain;
+          plain.last = true;
+          table_.fp16_gemm_half(in_c, fp16_filter_[xi].Panel(ot),
+                                v_half + (xi * layout.panels + panel) * in_c * nr, m_half + xi * nr,
+                                pitch, static_cast<int>(mr), static_cast<int>(RoundUp(cols, 8)),
+                                plain);
+          continue;
+        }
         if (fp16_) {
           // Whole vectors of 8 tiles (the padding lanes are zeros), every
           // row of the micro-tile (M has room for them).
@@ -440,7 +457,11 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
         run.in = m + (oc - oc_begin) * pitch;
         run.bias = bias != nullptr ? bias[oc] : 0.f;
         run.plane = out_image + oc * p.out_h * p.out_w;
-        table_.winograd_output(run);
+        if (half_m_) {
+          table_.fp16_winograd_output(run, m_half + (oc - oc_begin) * pitch);
+        } else {
+          table_.winograd_output(run);
+        }
       }
     }
   }
