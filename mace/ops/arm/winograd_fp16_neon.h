@@ -13,6 +13,11 @@ namespace mace {
 namespace ops {
 namespace arm {
 
+// KernelTable::winograd_input writing half precision: V = B^T d B of the
+// float input, computed in half precision eight tiles at a time, to the
+// half B panels at `out` (run.out is not read; its strides count halves).
+void Fp16WinogradInput(const WinogradInputRun& run, uint16_t* out);
+
 // KernelTable::winograd_output with M in half precision: position (r, c)
 // of lane l is the half m[(r * alpha + c) * run.in_pitch + l] (run.in is
 // not read). The transform runs in half precision, eight tiles at a time

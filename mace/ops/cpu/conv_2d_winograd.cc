@@ -212,6 +212,7 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   kc_ = fp16_ ? table.fp16_kc : table.kc;
   // One block of channels: its half sums are M, and the output transform
   // takes them as they are.
+  half_v_ = fp16_ && table.fp16_winograd_input != nullptr;
   half_m_ = fp16_ && table.fp16_gemm_half != nullptr && table.fp16_winograd_output != nullptr &&
             ic_count <= kc_;
   if (!fp16_ && table.gemm_run != nullptr) {
@@ -266,11 +267,13 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
     layout.block_tiles = CeilDiv(tiles, blocks);
   }
   layout.panels = CeilDiv(layout.block_tiles, nr);
-  layout.v_floats = positions * params_.in_channels * layout.panels * nr;
+  const int64_t v_values = positions * params_.in_channels * layout.panels * nr;
+  // V in single precision, unless the input transform writes halves.
+  layout.v_floats = half_v_ ? 0 : v_values;
   // One micro-tile of M ([mr][position][nr], see RunBlock); the output
   // transform reads whole chunks of lanes, so there is room past the last row.
   layout.m_floats = mr_ * positions * nr + kWinogradMaxLanes;
-  layout.v_halves = fp16_ ? layout.v_floats : 0;
+  layout.v_halves = fp16_ ? v_values : 0;
   layout.per_thread =
       ThreadRegionFloats(layout.v_floats + (layout.v_halves + 1) / 2 + layout.m_floats);
   return layout;
@@ -324,7 +327,12 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       run.panel_stride = in_c * nr;
       run.first_lane = tr.lane;
       run.nr = static_cast<int32_t>(nr);
-      table_.winograd_input(run);
+      if (half_v_) {
+        run.out = nullptr;
+        table_.fp16_winograd_input(run, v_half + ic * nr);
+      } else {
+        table_.winograd_input(run);
+      }
     });
     // Lanes past the block's last tile that the GEMM reads: zeros, so it
     // reads numbers.
@@ -332,15 +340,19 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       const int64_t panel = block_lane / nr, offset = block_lane % nr;
       const int64_t count = std::min(nr - offset, gemm_lanes - block_lane);
       for (int64_t xi = 0; xi < positions; ++xi) {
-        float* dst = v + ((xi * layout.panels + panel) * in_c + ic) * nr + offset;
-        std::fill(dst, dst + count, 0.f);
+        const int64_t at = ((xi * layout.panels + panel) * in_c + ic) * nr + offset;
+        if (half_v_) {
+          std::fill(v_half + at, v_half + at + count, uint16_t{0});
+        } else {
+          std::fill(v + at, v + at + count, 0.f);
+        }
       }
       block_lane += count;
     }
   }
 
   const int64_t used_panels = CeilDiv(tiles, nr);
-  if (fp16_) {
+  if (fp16_ && !half_v_) {
     // The used panels of each position, to half precision for the GEMMs.
     const int64_t count = used_panels * in_c * nr;
     for (int64_t xi = 0; xi < positions; ++xi) {

@@ -97,7 +97,8 @@ class Conv2dWinograd : public Conv2dKernel {
   ref::Conv2DParams params_;
   int tile_ = 0, alpha_ = 0;
   bool fp16_ = false;             // the GEMMs in half precision
-  bool half_m_ = false;           // and M in half precision (one block of channels)
+  bool half_v_ = false;           // V transformed in half precision
+  bool half_m_ = false;           // M in half precision (one block of channels)
   int mr_ = 0, nr_ = 0, kc_ = 0;  // the GEMM tile the transforms feed
   int64_t tiles_h_ = 0, tiles_w_ = 0;
   TileEpilogue epilogue_;  // the fused activation, if any

@@ -383,7 +383,7 @@ TEST(Fp16Test, Conv2dPaths) {
 // the output transform runs in half precision: each of its passes adds at
 // most 5 roundings of partial sums bounded by the same weights.
 void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t seed,
-                   int tile = 4) {
+                   int tile = 4, bool relu6 = true) {
   static const double kBT4[8][8] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
                                     {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
                                     {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
@@ -422,7 +422,10 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
   const auto& kAT = tile == 2 ? kAT2 : tile == 4 ? kAT4 : kAT6;
   const int alpha = tile + 2, positions = alpha * alpha;
   const KernelTable* table = Fp16Table();
-  const ref::Conv2DParams p = ConvParams(in_c, h, w, out_c, 3, 1, 1);
+  ref::Conv2DParams p = ConvParams(in_c, h, w, out_c, 3, 1, 1);
+  // A ReLU (no upper bound) is applied in half precision, ReLU6 in float.
+  if (!relu6) p.activation.type = ActivationType::RELU;
+  const double hi = relu6 ? 6.0 : HUGE_VAL;
   const std::vector<float> input = RandomFloats(in_c * h * w, seed, -2.f, 2.f);
   const std::vector<float> filter = RandomFloats(out_c * in_c * 9, seed + 1);
   const std::vector<float> bias = RandomFloats(out_c, seed + 2);
@@ -491,7 +494,7 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
               }
             }
             const int64_t o = oc * out_plane + oh * p.out_w + ow;
-            want[o] = Activate(value, kTileActClamp);
+            want[o] = Activate(value, kTileActClamp, hi);
             tolerance[o] = (std::min<int64_t>(block, in_c) + 3 + (in_c <= block ? 10 : 0)) *
                                kHalfUnit * weighted +
                            64 * kFloatUnit * (weighted + std::fabs(bias[oc])) + 1e-6;
@@ -521,6 +524,7 @@ TEST(Fp16Test, Winograd4x4) {
   CheckWinograd(300, 12, 12, 8, seed += 3);  // two blocks of channels
   CheckWinograd(5, 6, 3, 3, seed += 3);      // one partial tile, few channels
   CheckWinograd(16, 55, 55, 24, seed += 3);  // many panels of tiles
+  CheckWinograd(16, 55, 55, 24, seed += 3, 4, false);  // ReLU
   // The fp16 table picks F(4x4) for a SqueezeNet fire layer (27x27, 32 to
   // 128 channels) when asked for it, and im2col when not.
   const ref::Conv2DParams fire = ConvParams(32, 27, 27, 128, 3, 1, 1);
@@ -547,6 +551,7 @@ TEST(Fp16Test, Winograd2x2) {
   CheckWinograd(9, 5, 6, 11, seed += 3, 2);    // partial tiles, odd channels
   CheckWinograd(300, 4, 4, 8, seed += 3, 2);   // two blocks of channels
   CheckWinograd(8, 13, 13, 24, seed += 3, 2);  // several panels of tiles
+  CheckWinograd(8, 13, 13, 24, seed += 3, 2, false);  // ReLU
 }
 
 TEST(Fp16Test, Winograd6x6) {
@@ -557,7 +562,8 @@ TEST(Fp16Test, Winograd6x6) {
   CheckWinograd(300, 12, 12, 8, seed += 3, 6);  // two blocks of channels (M in floats)
   CheckWinograd(5, 6, 3, 3, seed += 3, 6);      // one partial tile, few channels
   CheckWinograd(16, 56, 56, 24, seed += 3, 6);  // ResNet-18's first maps: many panels
-  CheckWinograd(64, 7, 50, 9, seed += 3, 6);    // runs across tile rows, groups of 8 split
+  CheckWinograd(64, 7, 50, 9, seed += 3, 6);    // runs across tile rows
+  CheckWinograd(32, 13, 62, 16, seed += 3, 6, false);  // ReLU; groups of 8 across panels
   // ResNet-18's 56x56 layers run F(6x6) when asked for it.
   const std::vector<float> filter(64 * 64 * 9, 0.5f);
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(64, 56, 56, 64, 3, 1, 1),

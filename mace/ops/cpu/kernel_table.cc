@@ -224,6 +224,7 @@ const KernelTable* Fp16KernelTableFor(KernelIsa isa) {
     table.fp16_pack_half_columns = arm::Fp16PackHalfColumns;
     table.fp16_to_float = arm::Fp16ToFloat;
     table.fp16_add = arm::Fp16Add;
+    table.fp16_winograd_input = arm::Fp16WinogradInput;
     table.fp16_winograd_output = arm::Fp16WinogradOutput;
     return table;
   }();
