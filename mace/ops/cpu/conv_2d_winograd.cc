@@ -94,8 +94,9 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // 27x27, F(6x6) at 55x55), the output one 5-7 (F(6x6) 3.7): about 40 and
   // 20 multiply-adds, charged per input and per output channel. NEON's runs
   // take tiles four at a time, not in chunks of 16.
-  // The half GEMM computes whole vectors of 8 tiles and the transforms
-  // (the NEON ones) take tiles four at a time: counted like NEON's.
+  // The half GEMM computes whole vectors of 8 tiles. The transforms were
+  // counted when they were the NEON ones, four tiles at a time; the half
+  // ones take eight, which the model does not count yet.
   const bool neon = table.isa == KernelIsa::kNeon && !fp16;
   const double input_cost = fp16 ? 8.5 : neon ? 40.0 : 20.0;
   const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
