@@ -94,8 +94,9 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // 27x27, F(6x6) at 55x55), the output one 5-7 (F(6x6) 3.7): about 40 and
   // 20 multiply-adds, charged per input and per output channel. NEON's runs
   // take tiles four at a time, not in chunks of 16.
-  // The half GEMM computes whole vectors of 8 tiles and the transforms
-  // (the NEON ones) take tiles four at a time: counted like NEON's.
+  // The half GEMM computes whole vectors of 8 tiles. The transforms were
+  // counted when they were the NEON ones, four tiles at a time; the half
+  // ones take eight, which the model does not count yet.
   const bool neon = table.isa == KernelIsa::kNeon && !fp16;
   const double input_cost = fp16 ? 8.5 : neon ? 40.0 : 20.0;
   const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
@@ -110,9 +111,11 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
       gemm_cost * static_cast<double>(p.out_channels) * p.in_channels * 9 * p.out_h * p.out_w;
   double best = kMargin * im2col;
   int pick = 0;
-  // F(6x6) only in single precision: its transforms grow values by up to
-  // 5.25^2 and shrink them by 1/90, past what half-precision products keep.
-  const int max_tile = std::min(requested, fp16 ? 4 : static_cast<int>(table.winograd_max_tile));
+  // F(6x6) in half precision too (as ncnn's defaults run it): its
+  // transforms grow values by up to 5.25^2 and scale its filter by 1/90;
+  // the half products still meet fp16_test's bound, and the zoo models'
+  // outputs stay close to fp32 (docs/cpu_runtime.md).
+  const int max_tile = std::min(requested, static_cast<int>(table.winograd_max_tile));
   for (int tile = 2; tile <= max_tile; tile += 2) {
     const int64_t alpha2 = (tile + 2) * (tile + 2);
     const int64_t tiles_h = CeilDiv(p.out_h, tile), tiles_w = CeilDiv(p.out_w, tile);
@@ -208,6 +211,11 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   mr_ = fp16_ ? table.fp16_mr : table.mr;
   nr_ = fp16_ ? table.fp16_nr : table.nr;
   kc_ = fp16_ ? table.fp16_kc : table.kc;
+  // One block of channels: its half sums are M, and the output transform
+  // takes them as they are.
+  half_v_ = fp16_ && table.fp16_winograd_input != nullptr;
+  half_m_ = fp16_ && table.fp16_gemm_half != nullptr && table.fp16_winograd_output != nullptr &&
+            ic_count <= kc_;
   if (!fp16_ && table.gemm_run != nullptr) {
     // A table with a run kernel (armv7) takes a panel's alpha^2 GEMM tiles
     // in one call, which needs one stride between consecutive positions'
@@ -260,11 +268,13 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
     layout.block_tiles = CeilDiv(tiles, blocks);
   }
   layout.panels = CeilDiv(layout.block_tiles, nr);
-  layout.v_floats = positions * params_.in_channels * layout.panels * nr;
+  const int64_t v_values = positions * params_.in_channels * layout.panels * nr;
+  // V in single precision, unless the input transform writes halves.
+  layout.v_floats = half_v_ ? 0 : v_values;
   // One micro-tile of M ([mr][position][nr], see RunBlock); the output
   // transform reads whole chunks of lanes, so there is room past the last row.
   layout.m_floats = mr_ * positions * nr + kWinogradMaxLanes;
-  layout.v_halves = fp16_ ? layout.v_floats : 0;
+  layout.v_halves = fp16_ ? v_values : 0;
   layout.per_thread =
       ThreadRegionFloats(layout.v_floats + (layout.v_halves + 1) / 2 + layout.m_floats);
   return layout;
@@ -284,6 +294,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   float* v = scratch;
   float* m = v + layout.v_floats;
   uint16_t* v_half = reinterpret_cast<uint16_t*>(m + layout.m_floats);
+  uint16_t* m_half = reinterpret_cast<uint16_t*>(m);
 
   // The lanes of the last panel the GEMMs read: all nr, but with arm64's
   // single-precision partial kernel only up to a whole vector past the last
@@ -317,7 +328,12 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       run.panel_stride = in_c * nr;
       run.first_lane = tr.lane;
       run.nr = static_cast<int32_t>(nr);
-      table_.winograd_input(run);
+      if (half_v_) {
+        run.out = nullptr;
+        table_.fp16_winograd_input(run, v_half + ic * nr);
+      } else {
+        table_.winograd_input(run);
+      }
     });
     // Lanes past the block's last tile that the GEMM reads: zeros, so it
     // reads numbers.
@@ -325,15 +341,19 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       const int64_t panel = block_lane / nr, offset = block_lane % nr;
       const int64_t count = std::min(nr - offset, gemm_lanes - block_lane);
       for (int64_t xi = 0; xi < positions; ++xi) {
-        float* dst = v + ((xi * layout.panels + panel) * in_c + ic) * nr + offset;
-        std::fill(dst, dst + count, 0.f);
+        const int64_t at = ((xi * layout.panels + panel) * in_c + ic) * nr + offset;
+        if (half_v_) {
+          std::fill(v_half + at, v_half + at + count, uint16_t{0});
+        } else {
+          std::fill(v + at, v + at + count, 0.f);
+        }
       }
       block_lane += count;
     }
   }
 
   const int64_t used_panels = CeilDiv(tiles, nr);
-  if (fp16_) {
+  if (fp16_ && !half_v_) {
     // The used panels of each position, to half precision for the GEMMs.
     const int64_t count = used_panels * in_c * nr;
     for (int64_t xi = 0; xi < positions; ++xi) {
@@ -378,6 +398,16 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
           table_.isa == KernelIsa::kNeon ? std::min(nr, RoundUp(cols, 4)) : cols;
       for (int64_t xi = 0; run_filter_.rows() == 0 && xi < positions; ++xi) {
         float* m_tile = m + xi * nr;
+        if (half_m_) {
+          // M of halves, in the place of the floats (the same pitch).
+          TileEpilogue plain;
+          plain.last = true;
+          table_.fp16_gemm_half(in_c, fp16_filter_[xi].Panel(ot),
+                                v_half + (xi * layout.panels + panel) * in_c * nr, m_half + xi * nr,
+                                pitch, static_cast<int>(mr), static_cast<int>(RoundUp(cols, 8)),
+                                plain);
+          continue;
+        }
         if (fp16_) {
           // Whole vectors of 8 tiles (the padding lanes are zeros), every
           // row of the micro-tile (M has room for them).
@@ -440,7 +470,11 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
         run.in = m + (oc - oc_begin) * pitch;
         run.bias = bias != nullptr ? bias[oc] : 0.f;
         run.plane = out_image + oc * p.out_h * p.out_w;
-        table_.winograd_output(run);
+        if (half_m_) {
+          table_.fp16_winograd_output(run, m_half + (oc - oc_begin) * pitch);
+        } else {
+          table_.winograd_output(run);
+        }
       }
     }
   }

@@ -22,9 +22,11 @@
 //
 // With a table that has half-precision kernels (ARMv8.2 FP16) the GEMMs run
 // in half precision: U is packed in half, V is transformed in single
-// precision and converted to half per block, and each GEMM block of the
-// table's fp16_kc channels adds its half sums to M in single precision,
-// so the output transform stays in single precision.
+// precision and converted to half per block. With at most fp16_kc input
+// channels (one GEMM block) M is the GEMM's half sums and the output
+// transform runs in half precision, eight tiles at a time
+// (fp16_winograd_output); with more, each block adds its half sums to M in
+// single precision and the output transform stays in single precision.
 //
 // Winograd trades FLOPs for transform work and a 4x (F(4x4)) larger filter,
 // which only pays when there are enough tiles and channels; PickTile() is the
@@ -95,6 +97,8 @@ class Conv2dWinograd : public Conv2dKernel {
   ref::Conv2DParams params_;
   int tile_ = 0, alpha_ = 0;
   bool fp16_ = false;             // the GEMMs in half precision
+  bool half_v_ = false;           // V transformed in half precision
+  bool half_m_ = false;           // M in half precision (one block of channels)
   int mr_ = 0, nr_ = 0, kc_ = 0;  // the GEMM tile the transforms feed
   int64_t tiles_h_ = 0, tiles_w_ = 0;
   TileEpilogue epilogue_;  // the fused activation, if any

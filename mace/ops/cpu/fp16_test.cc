@@ -372,31 +372,60 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(530, 2, 13, 9, 1, 1, 0), seed += 3);
 }
 
-// Winograd F(2x2, 3x3) and F(4x4, 3x3) with half-precision GEMMs against a
-// direct double convolution. The bound comes from the Winograd domain,
-// computed here in double with the matrices of Lavin and Gray: M[xi] = sum
-// over input channels of U V loses at most (kc + 3) u of S[xi] = sum |U|
-// |V| (U and V rounded to half, then half sums over blocks of kc channels),
-// and the output transform weighs each M[xi] by |A^T|[r][i] |A^T|[c][j].
+// Winograd F(2x2, 3x3), F(4x4, 3x3) and F(6x6, 3x3) with half-precision
+// GEMMs against a direct double convolution. The bound comes from the
+// Winograd domain, computed here in double with the matrices of Lavin and
+// Gray (F(6x6) at the points 0, 1, -1, 2, -2, 1/2, -1/2 and infinity):
+// M[xi] = sum over input channels of U V loses at most (kc + 3) u of S[xi]
+// = sum |U| |V| (U and V rounded to half, then half sums over blocks of kc
+// channels), and the output transform weighs each M[xi] by |A^T|[r][i]
+// |A^T|[c][j]. With one block of channels M stays in half precision and
+// the output transform runs in half precision: each of its passes adds at
+// most 5 roundings of partial sums bounded by the same weights.
 void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t seed,
-                   int tile = 4) {
-  static const double kBT4[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
+                   int tile = 4, bool relu6 = true) {
+  static const double kBT4[8][8] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
                                     {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
                                     {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-  static const double kG4[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+  static const double kG4[8][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
                                    {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
                                    {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
-  static const double kAT4[4][6] = {
+  static const double kAT4[6][8] = {
       {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
-  static const double kBT2[6][6] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
-  static const double kG2[6][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  static const double kAT2[4][6] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
-  const auto& kBT = tile == 2 ? kBT2 : kBT4;
-  const auto& kG = tile == 2 ? kG2 : kG4;
-  const auto& kAT = tile == 2 ? kAT2 : kAT4;
+  static const double kBT2[8][8] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+  static const double kG2[8][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static const double kAT2[6][8] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+  static const double kBT6[8][8] = {{1, 0, -5.25, 0, 5.25, 0, -1, 0},
+                                    {0, 1, 1, -4.25, -4.25, 1, 1, 0},
+                                    {0, -1, 1, 4.25, -4.25, -1, 1, 0},
+                                    {0, 0.5, 0.25, -2.5, -1.25, 2, 1, 0},
+                                    {0, -0.5, 0.25, 2.5, -1.25, -2, 1, 0},
+                                    {0, 2, 4, -2.5, -5, 0.5, 1, 0},
+                                    {0, -2, 4, 2.5, -5, -0.5, 1, 0},
+                                    {0, -1, 0, 5.25, 0, -5.25, 0, 1}};
+  static const double kG6[8][3] = {{1, 0, 0},
+                                   {-2.0 / 9, -2.0 / 9, -2.0 / 9},
+                                   {-2.0 / 9, 2.0 / 9, -2.0 / 9},
+                                   {1.0 / 90, 1.0 / 45, 2.0 / 45},
+                                   {1.0 / 90, -1.0 / 45, 2.0 / 45},
+                                   {32.0 / 45, 16.0 / 45, 8.0 / 45},
+                                   {32.0 / 45, -16.0 / 45, 8.0 / 45},
+                                   {0, 0, 1}};
+  static const double kAT6[6][8] = {{1, 1, 1, 1, 1, 1, 1, 0},
+                                    {0, 1, -1, 2, -2, 0.5, -0.5, 0},
+                                    {0, 1, 1, 4, 4, 0.25, 0.25, 0},
+                                    {0, 1, -1, 8, -8, 0.125, -0.125, 0},
+                                    {0, 1, 1, 16, 16, 0.0625, 0.0625, 0},
+                                    {0, 1, -1, 32, -32, 0.03125, -0.03125, 1}};
+  const auto& kBT = tile == 2 ? kBT2 : tile == 4 ? kBT4 : kBT6;
+  const auto& kG = tile == 2 ? kG2 : tile == 4 ? kG4 : kG6;
+  const auto& kAT = tile == 2 ? kAT2 : tile == 4 ? kAT4 : kAT6;
   const int alpha = tile + 2, positions = alpha * alpha;
   const KernelTable* table = Fp16Table();
-  const ref::Conv2DParams p = ConvParams(in_c, h, w, out_c, 3, 1, 1);
+  ref::Conv2DParams p = ConvParams(in_c, h, w, out_c, 3, 1, 1);
+  // A ReLU (no upper bound) is applied in half precision, ReLU6 in float.
+  if (!relu6) p.activation.type = ActivationType::RELU;
+  const double hi = relu6 ? 6.0 : HUGE_VAL;
   const std::vector<float> input = RandomFloats(in_c * h * w, seed, -2.f, 2.f);
   const std::vector<float> filter = RandomFloats(out_c * in_c * 9, seed + 1);
   const std::vector<float> bias = RandomFloats(out_c, seed + 2);
@@ -421,7 +450,7 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
       // V[ic][positions] of this tile.
       std::vector<double> v(in_c * positions);
       for (int64_t ic = 0; ic < in_c; ++ic) {
-        double d[6][6];
+        double d[8][8];
         for (int i = 0; i < alpha; ++i) {
           for (int j = 0; j < alpha; ++j) {
             const int64_t ih = th * tile - 1 + i, iw = tw * tile - 1 + j;
@@ -439,7 +468,7 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
         }
       }
       for (int64_t oc = 0; oc < out_c; ++oc) {
-        double s[36] = {};
+        double s[64] = {};
         for (int64_t ic = 0; ic < in_c; ++ic) {
           for (int xi = 0; xi < positions; ++xi) {
             s[xi] += std::fabs(u[(oc * in_c + ic) * positions + xi] * v[ic * positions + xi]);
@@ -465,8 +494,9 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
               }
             }
             const int64_t o = oc * out_plane + oh * p.out_w + ow;
-            want[o] = Activate(value, kTileActClamp);
-            tolerance[o] = (std::min<int64_t>(block, in_c) + 3) * kHalfUnit * weighted +
+            want[o] = Activate(value, kTileActClamp, hi);
+            tolerance[o] = (std::min<int64_t>(block, in_c) + 3 + (in_c <= block ? 10 : 0)) *
+                               kHalfUnit * weighted +
                            64 * kFloatUnit * (weighted + std::fabs(bias[oc])) + 1e-6;
           }
         }
@@ -494,6 +524,7 @@ TEST(Fp16Test, Winograd4x4) {
   CheckWinograd(300, 12, 12, 8, seed += 3);  // two blocks of channels
   CheckWinograd(5, 6, 3, 3, seed += 3);      // one partial tile, few channels
   CheckWinograd(16, 55, 55, 24, seed += 3);  // many panels of tiles
+  CheckWinograd(16, 55, 55, 24, seed += 3, 4, false);  // ReLU
   // The fp16 table picks F(4x4) for a SqueezeNet fire layer (27x27, 32 to
   // 128 channels) when asked for it, and im2col when not.
   const ref::Conv2DParams fire = ConvParams(32, 27, 27, 128, 3, 1, 1);
@@ -520,6 +551,24 @@ TEST(Fp16Test, Winograd2x2) {
   CheckWinograd(9, 5, 6, 11, seed += 3, 2);    // partial tiles, odd channels
   CheckWinograd(300, 4, 4, 8, seed += 3, 2);   // two blocks of channels
   CheckWinograd(8, 13, 13, 24, seed += 3, 2);  // several panels of tiles
+  CheckWinograd(8, 13, 13, 24, seed += 3, 2, false);  // ReLU
+}
+
+TEST(Fp16Test, Winograd6x6) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 970;
+  CheckWinograd(16, 13, 13, 16, seed += 3, 6);  // partial tiles at both edges
+  CheckWinograd(24, 27, 21, 40, seed += 3, 6);  // channels past the tile
+  CheckWinograd(300, 12, 12, 8, seed += 3, 6);  // two blocks of channels (M in floats)
+  CheckWinograd(5, 6, 3, 3, seed += 3, 6);      // one partial tile, few channels
+  CheckWinograd(16, 56, 56, 24, seed += 3, 6);  // ResNet-18's first maps: many panels
+  CheckWinograd(64, 7, 50, 9, seed += 3, 6);    // runs across tile rows
+  CheckWinograd(32, 13, 62, 16, seed += 3, 6, false);  // ReLU; groups of 8 across panels
+  // ResNet-18's 56x56 layers run F(6x6) when asked for it.
+  const std::vector<float> filter(64 * 64 * 9, 0.5f);
+  EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(64, 56, 56, 64, 3, 1, 1),
+                                  filter.data(), 6)->name(),
+               "winograd_6x6");
 }
 
 // The 3x3 depthwise bands (half-precision padded input) against a double

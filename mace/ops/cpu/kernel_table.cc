@@ -10,6 +10,7 @@
 #include "mace/ops/arm/fp16_neon_kernels.h"
 #include "mace/ops/arm/neon_kernels.h"
 #include "mace/ops/arm/quantized_neon_kernels.h"
+#include "mace/ops/arm/winograd_fp16_neon.h"
 #endif
 
 namespace mace {
@@ -223,6 +224,8 @@ const KernelTable* Fp16KernelTableFor(KernelIsa isa) {
     table.fp16_pack_half_columns = arm::Fp16PackHalfColumns;
     table.fp16_to_float = arm::Fp16ToFloat;
     table.fp16_add = arm::Fp16Add;
+    table.fp16_winograd_input = arm::Fp16WinogradInput;
+    table.fp16_winograd_output = arm::Fp16WinogradOutput;
     return table;
   }();
   return &fp16;

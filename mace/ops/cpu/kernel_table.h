@@ -142,6 +142,11 @@ struct KernelTable {
                                  int64_t depth_stride, uint16_t* dst) = nullptr;
   void (*fp16_to_float)(const uint16_t* src, int64_t count, float* dst) = nullptr;
   void (*fp16_add)(const uint16_t* a, const uint16_t* b, int64_t count, uint16_t* dst) = nullptr;
+  // Winograd's transforms in half precision, eight tiles at a time (see
+  // arm/winograd_fp16_neon.h): the input one into half B panels, the
+  // output one from half products M.
+  void (*fp16_winograd_input)(const WinogradInputRun& run, uint16_t* out) = nullptr;
+  void (*fp16_winograd_output)(const WinogradOutputRun& run, const uint16_t* m) = nullptr;
   // Float multiply-adds per cycle one core issues with this table's
   // vectors: two FMA pipes of its width (16 for AVX2, 32 for AVX-512, 16
   // where AVX-512 runs on 256-bit units, 8 for NEON as on Cortex-A76 class

@@ -1,0 +1,299 @@
+// Winograd input and output transforms in half precision (FEAT_FP16: fadd
+// and fmla on .8h), eight tiles at a time. Built with -march=armv8.2-a+fp16
+// in the fp16 kernel library and reached only through the fp16 kernel
+// table, after the HWCAP check.
+#include "mace/ops/arm/winograd_fp16_neon.h"
+
+#include <arm_neon.h>
+
+#include <type_traits>
+
+#include "mace/ops/arm/neon_epilogue.h"
+
+namespace mace {
+namespace ops {
+namespace arm {
+namespace {
+
+#include "mace/ops/cpu/winograd_common.inc"
+
+constexpr int kLanes = 8;
+
+// The activation after the transform: a ReLU (clamp below at a half value,
+// no upper bound) in half precision, anything else in single precision.
+enum HalfAct { kHalfNone, kHalfRelu, kFloatAct };
+
+// Row i of the outputs of eight tiles (y[j], column j) to dst[u * kTile +
+// j], in single precision: tiles 0-3 from the low halves, 4-7 from the
+// high ones.
+template <int kTile, HalfAct kAct>
+inline __attribute__((always_inline)) void StoreRow(const float16x8_t* y, float* dst,
+                                                    const TileEpilogue& epilogue) {
+  float32x4_t lo[kTile], hi[kTile];
+#pragma GCC unroll 8
+  for (int j = 0; j < kTile; ++j) {
+    lo[j] = vcvt_f32_f16(vget_low_f16(y[j]));
+    hi[j] = vcvt_high_f32_f16(y[j]);
+    if constexpr (kAct == kFloatAct) {
+      lo[j] = NeonActivate(lo[j], epilogue);
+      hi[j] = NeonActivate(hi[j], epilogue);
+    }
+  }
+  if constexpr (kTile == 2) {
+    vst2q_f32(dst, (float32x4x2_t){{lo[0], lo[1]}});
+    vst2q_f32(dst + 8, (float32x4x2_t){{hi[0], hi[1]}});
+  } else if constexpr (kTile == 4) {
+    vst4q_f32(dst, (float32x4x4_t){{lo[0], lo[1], lo[2], lo[3]}});
+    vst4q_f32(dst + 16, (float32x4x4_t){{hi[0], hi[1], hi[2], hi[3]}});
+  } else {
+    // Columns j and j + 3 zipped, then stored with stride 3.
+    float32x4x3_t a, b, c, d;
+#pragma GCC unroll 8
+    for (int k = 0; k < 3; ++k) {
+      a.val[k] = vzip1q_f32(lo[k], lo[k + 3]);
+      b.val[k] = vzip2q_f32(lo[k], lo[k + 3]);
+      c.val[k] = vzip1q_f32(hi[k], hi[k + 3]);
+      d.val[k] = vzip2q_f32(hi[k], hi[k + 3]);
+    }
+    vst3q_f32(dst, a);
+    vst3q_f32(dst + 12, b);
+    vst3q_f32(dst + 24, c);
+    vst3q_f32(dst + 36, d);
+  }
+}
+
+// Stores eight lanes of one position that cross a B panel's end, lane 0 at
+// dst: the first kHere (1 to 7) to the end of this panel row, the rest, if
+// the run has them (`spill`), as a whole vector at the start of the next
+// panel's row (panel_stride halves on from the row's start). Its lanes past
+// the group's are tiles of later groups or padding, which the caller
+// writes after, or lanes the GEMM does not read.
+template <int kHere>
+inline __attribute__((always_inline)) void StoreAcross(float16_t* dst, int64_t panel_stride,
+                                                       int64_t nr, bool spill, float16x8_t v) {
+  static_assert(kHere >= 1 && kHere <= 7, "a group crossing a panel's end");
+  constexpr int kPairAt = kHere & 4, kLastAt = kHere & 6;
+  if constexpr ((kHere & 4) != 0) vst1_f16(dst, vget_low_f16(v));
+  if constexpr ((kHere & 2) != 0) {
+    vst1q_lane_f16(dst + kPairAt, v, kPairAt);
+    vst1q_lane_f16(dst + kPairAt + 1, v, kPairAt + 1);
+  }
+  if constexpr ((kHere & 1) != 0) vst1q_lane_f16(dst + kLastAt, v, kLastAt);
+  if (spill) vst1q_f16(dst + kHere - nr + panel_stride, vextq_f16(v, v, kHere));
+}
+
+// Eight floats at src to halves.
+inline __attribute__((always_inline)) float16x8_t LoadHalves(const float* src) {
+  return vcvt_high_f16_f32(vcvt_f16_f32(vld1q_f32(src)), vld1q_f32(src + 4));
+}
+
+// taps[j][u] = src[u * kTile + j] for eight tiles u and j < alpha.
+template <int kTile>
+inline __attribute__((always_inline)) void Taps8(const float16_t* src, float16x8_t* taps) {
+  if constexpr (kTile == 2) {
+    const float16x8x2_t pair = vld2q_f16(src);
+    taps[0] = pair.val[0];
+    taps[1] = pair.val[1];
+  } else if constexpr (kTile == 4) {
+    const float16x8x4_t quad = vld4q_f16(src);
+#pragma GCC unroll 8
+    for (int q = 0; q < 4; ++q) taps[q] = quad.val[q];
+  } else {
+    // Stride 6 as two stride-3 loads of four tiles each: lane 2u of a
+    // load's val[j] is tap j of its tile u, lane 2u + 1 tap j + 3.
+    const float16x8x3_t front = vld3q_f16(src), back = vld3q_f16(src + 24);
+#pragma GCC unroll 8
+    for (int j = 0; j < 3; ++j) {
+      taps[j] = vuzp1q_f16(front.val[j], back.val[j]);
+      taps[j + 3] = vuzp2q_f16(front.val[j], back.val[j]);
+    }
+  }
+  // Taps kTile and kTile + 1 are taps 0 and 1 one tile on.
+  taps[kTile] = vextq_f16(taps[0], vdupq_n_f16(src[8 * kTile]), 1);
+  taps[kTile + 1] = vextq_f16(taps[1], vdupq_n_f16(src[8 * kTile + 1]), 1);
+}
+
+template <int kTile>
+MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, uint16_t* out_bits) {
+  constexpr int kAlpha = kTile + 2;
+  constexpr int kChunk = 16;
+  // A chunk's tiles span 16 * kTile + 2 input columns, read in vectors of 8.
+  constexpr int kSpan = (kTile + 1) * kChunk;
+  alignas(16) float staged[kAlpha][kSpan];
+  alignas(16) float16_t rows[kAlpha][kSpan];
+  float16_t* const out = reinterpret_cast<float16_t*>(out_bits);
+  // The run's fields in locals: NEON stores may alias anything.
+  const int64_t nr = run.nr, position_stride = run.position_stride;
+  const int64_t panel_stride = run.panel_stride;
+  for (int64_t l0 = 0; l0 < run.lanes; l0 += kChunk) {
+    const int64_t col0 = run.col0 + l0 * kTile;
+    const int64_t chunk_lanes = WgMin(run.lanes - l0, kChunk);
+    // The columns the row pass reads, in whole vectors of 8 (columns of a
+    // group's tiles past the run are garbage lanes the caller overwrites).
+    const int64_t span = (((chunk_lanes + 7) & ~int64_t{7}) * kTile + 2 + 7) & ~int64_t{7};
+    bool inside = col0 >= 0 && col0 + span <= run.in_w;
+    for (int i = 0; i < kAlpha; ++i) inside = inside && run.rows[i] != nullptr;
+    const float* source[kAlpha];
+#pragma GCC unroll 8
+    for (int i = 0; i < kAlpha; ++i) {
+      if (inside) {
+        source[i] = run.rows[i] + col0;
+      } else {
+        WgStageRow(run.rows[i], run.in_w, col0, chunk_lanes * kTile + 2, span, staged[i]);
+        source[i] = staged[i];
+      }
+    }
+    // Down the columns (B^T d), eight columns at a time, in half precision.
+    for (int64_t v = 0; v < span; v += 8) {
+      float16x8_t x[kAlpha], y[kAlpha];
+#pragma GCC unroll 8
+      for (int i = 0; i < kAlpha; ++i) x[i] = LoadHalves(source[i] + v);
+      WgInput1D<kTile>(x, y);
+#pragma GCC unroll 8
+      for (int i = 0; i < kAlpha; ++i) vst1q_f16(rows[i] + v, y[i]);
+    }
+    // Along each row (. B), eight tiles at a time, into the B panels.
+    int64_t panel = (run.first_lane + l0) / nr, offset = (run.first_lane + l0) % nr;
+    for (int64_t u0 = 0; u0 < chunk_lanes; u0 += 8) {
+      const int64_t count = WgMin(chunk_lanes - u0, 8);
+      float16_t* dst = out + panel * panel_stride + offset;
+      const bool spill = count > nr - offset;
+      const auto row_pass = [&](auto here) {
+        for (int r = 0; r < kAlpha; ++r) {
+          float16x8_t taps[kAlpha], y[kAlpha];
+          Taps8<kTile>(rows[r] + u0 * kTile, taps);
+          WgInput1D<kTile>(taps, y);
+#pragma GCC unroll 8
+          for (int c = 0; c < kAlpha; ++c) {
+            if constexpr (decltype(here)::value == 0) {
+              vst1q_f16(dst, y[c]);
+            } else {
+              StoreAcross<decltype(here)::value>(dst, panel_stride, nr, spill, y[c]);
+            }
+            dst += position_stride;
+          }
+        }
+      };
+      switch (offset + 8 <= nr ? 0 : nr - offset) {
+        case 0:
+          row_pass(std::integral_constant<int, 0>());
+          break;
+        case 1:
+          row_pass(std::integral_constant<int, 1>());
+          break;
+        case 2:
+          row_pass(std::integral_constant<int, 2>());
+          break;
+        case 3:
+          row_pass(std::integral_constant<int, 3>());
+          break;
+        case 4:
+          row_pass(std::integral_constant<int, 4>());
+          break;
+        case 5:
+          row_pass(std::integral_constant<int, 5>());
+          break;
+        case 6:
+          row_pass(std::integral_constant<int, 6>());
+          break;
+        default:
+          row_pass(std::integral_constant<int, 7>());
+          break;
+      }
+      offset += 8;
+      if (offset >= nr) {
+        offset -= nr;
+        ++panel;
+      }
+    }
+  }
+}
+
+template <int kTile, HalfAct kAct>
+MACE_WG_NO_LIBC_CALLS void OutputRun(const WinogradOutputRun& run_arg, const uint16_t* m_bits) {
+  // A copy whose address does not escape: the stores to the output (NEON
+  // stores may alias anything) cannot change it, so its fields are read once.
+  const WinogradOutputRun run = run_arg;
+  const float16_t* m = reinterpret_cast<const float16_t*>(m_bits);
+  constexpr int kAlpha = kTile + 2;
+  alignas(16) float line[kTile][kLanes * kTile];
+  // Row 1 and column 1 of A^T (the point 1) are all ones, so the bias
+  // added to M[1][1] reaches every output.
+  const float16x8_t bias = vdupq_n_f16(static_cast<float16_t>(run.bias));
+  const float16x8_t lo = vdupq_n_f16(static_cast<float16_t>(run.epilogue.lo));
+  int64_t row = run.row0, col = run.col0;  // the group's first tile
+  for (int64_t l0 = 0; l0 < run.lanes; l0 += kLanes) {
+    // Down the columns first: down[i][c] = sum_r A^T[i][r] M[r][c].
+    float16x8_t down[kTile][kAlpha];
+#pragma GCC unroll 8
+    for (int c = 0; c < kAlpha; ++c) {
+      float16x8_t x[kAlpha], y[kTile];
+#pragma GCC unroll 8
+      for (int r = 0; r < kAlpha; ++r) x[r] = vld1q_f16(m + (r * kAlpha + c) * run.in_pitch + l0);
+      if (c == 1) x[1] = x[1] + bias;
+      WgOutput1D<kTile>(x, y);
+#pragma GCC unroll 8
+      for (int i = 0; i < kTile; ++i) down[i][c] = y[i];
+    }
+    const int64_t lanes = WgMin(run.lanes - l0, kLanes);
+    // Straight out when the group is in one tile row and inside the image,
+    // else through `line`, segment by segment.
+    const bool direct =
+        lanes == kLanes && col + kLanes <= run.tiles_w && (col + kLanes) * kTile <= run.out_w;
+#pragma GCC unroll 8
+    for (int i = 0; i < kTile; ++i) {
+      const int64_t oh = row * kTile + i;
+      if (direct && oh >= run.out_h) break;
+      float16x8_t y[kTile];
+      WgOutput1D<kTile>(down[i], y);
+      if constexpr (kAct == kHalfRelu) {
+#pragma GCC unroll 8
+        for (int j = 0; j < kTile; ++j) y[j] = vmaxq_f16(y[j], lo);
+      }
+      StoreRow<kTile, kAct>(y, direct ? run.plane + oh * run.out_w + col * kTile : line[i],
+                            run.epilogue);
+    }
+    if (!direct) {
+      WgStoreSegments<kTile>(run, row, col, lanes, line[0], kLanes * kTile, WgCopySegment);
+    }
+    WgAdvanceTile(run.tiles_w, lanes, &row, &col);
+  }
+}
+
+template <int kTile>
+void OutputRun(const WinogradOutputRun& run, const uint16_t* m) {
+  const TileEpilogue& e = run.epilogue;
+  if (e.activation == kTileActNone) return OutputRun<kTile, kHalfNone>(run, m);
+  // vmaxq_f16 returns NaN for a NaN lane, as the float epilogue does.
+  if (e.activation == kTileActClamp && e.hi == __builtin_inff() &&
+      static_cast<float>(static_cast<float16_t>(e.lo)) == e.lo) {
+    return OutputRun<kTile, kHalfRelu>(run, m);
+  }
+  OutputRun<kTile, kFloatAct>(run, m);
+}
+
+}  // namespace
+
+void Fp16WinogradInput(const WinogradInputRun& run, uint16_t* out) {
+  if (run.tile == 2) {
+    InputRun<2>(run, out);
+  } else if (run.tile == 4) {
+    InputRun<4>(run, out);
+  } else {
+    InputRun<6>(run, out);
+  }
+}
+
+void Fp16WinogradOutput(const WinogradOutputRun& run, const uint16_t* m) {
+  if (run.tile == 2) {
+    OutputRun<2>(run, m);
+  } else if (run.tile == 4) {
+    OutputRun<4>(run, m);
+  } else {
+    OutputRun<6>(run, m);
+  }
+}
+
+}  // namespace arm
+}  // namespace ops
+}  // namespace mace
