@@ -33,8 +33,8 @@ class BlockedConv2d {
  private:
   // Copies the input into `padded` with zero borders.
   void PadInput(const float* input, float* padded, ThreadPool* pool) const;
-  // Padded row y of one plane (plane_rows rows of `row` floats in, padded_w_
-  // positions out).
+  // Row y of the padded copy of one input plane (rows of `row` floats) into
+  // `out`: padded_w_ positions, zero outside the input.
   void PadRow(const float* plane, int64_t row, int64_t y, float* out) const;
 
   const KernelTable& table_;
