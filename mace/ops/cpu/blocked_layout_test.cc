@@ -134,6 +134,19 @@ const Shape kConvShapes[] = {
     {1, 5, 9, 4, 70, 3, 3, 1, 1, 1, 1, 1, 1},
     {1, 6, 10, 3, 140, 1, 1, 2, 1, 0, 0, 0, 0},
     {2, 17, 20, 5, 131, 3, 3, 2, 1, 1, 1, 1, 1},
+    // Padded plain inputs on wide maps (stems) are padded band by band in
+    // each task when bands overlap little: a 3x3 stride-2 stem, two groups
+    // of output blocks over the same band, asymmetric padding, and a 1x3
+    // window with two rows per band and a short last band. Taller windows
+    // are padded whole first: a 7x7 stride-2 stem with a batch of two, a
+    // 3x3 at stride 1, and a dilated one.
+    {1, 3, 32, 13, 150, 3, 3, 2, 1, 1, 1, 1, 1},
+    {1, 4, 100, 11, 130, 3, 3, 2, 1, 1, 1, 1, 1},
+    {1, 3, 24, 10, 140, 3, 3, 2, 1, 0, 0, 1, 1},
+    {1, 3, 20, 5, 64, 1, 3, 1, 1, 0, 1, 0, 1},
+    {2, 3, 20, 9, 131, 7, 7, 2, 1, 3, 3, 3, 3},
+    {1, 4, 100, 11, 64, 3, 3, 1, 1, 1, 1, 1, 1},
+    {1, 5, 12, 9, 70, 3, 3, 1, 2, 2, 2, 2, 2},
 };
 
 // The window fields Conv2DParams and DepthwiseConv2dParams share.

@@ -154,6 +154,23 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
   }
   gather_ = !pointwise_ && params.out_w < kGatherWidth &&
             params.out_h * params.out_w <= kMaxGatherPositions;
+  // Bands of rows of about 128 positions, of equal height.
+  const int64_t band_height = std::max<int64_t>(1, 128 / std::max<int64_t>(1, params.out_w));
+  bands_ = (params.out_h + band_height - 1) / band_height;
+  band_ = (params.out_h + bands_ - 1) / bands_;
+  // Bands overlap by the window's height less the stride: padded band by
+  // band, a 3x3 stride-2 stem copies its input 1.5 times. A window whose
+  // bands would copy it more often (ResNet-18's 7x7 stride-2 stem, 3.5
+  // times: the stem gained 2 % and the pooling after it lost 9 %) still
+  // copies it whole, once.
+  band_rows_ = (band_ - 1) * params.stride_h + (params.kernel_h - 1) * params.dilation_h + 1;
+  band_pad_ = padded_ && !blocked_input && !gather_ &&
+              2 * band_rows_ <= 3 * band_ * params.stride_h;
+  if (band_pad_) {
+    band_floats_ = channels * band_rows_ * padded_w_;
+    band_channel_offsets_.resize(channels);
+    for (int64_t c = 0; c < channels; ++c) band_channel_offsets_[c] = c * band_rows_ * padded_w_;
+  }
   if (gather_) {
     pos_offsets_.resize(params.out_h * params.out_w);
     for (int64_t y = 0; y < params.out_h; ++y) {
@@ -192,26 +209,39 @@ void BlockedConv2d::PadInput(const float* input, float* padded, ThreadPool* pool
       const float* src = input + plane * p.in_h * row;
       float* dst = padded + plane * padded_h_ * padded_row;
       for (int64_t y = y0; y < std::min(padded_h_, y0 + kBandRows); ++y) {
-        float* out = dst + y * padded_row;
-        const int64_t iy = y - p.pad_top;
-        if (iy < 0 || iy >= p.in_h) {
-          std::fill(out, out + padded_row, 0.f);
-          continue;
-        }
-        const int64_t left = p.pad_left * pos_mul;
-        std::fill(out, out + left, 0.f);
-        std::copy(src + iy * row, src + (iy + 1) * row, out + left);
-        std::fill(out + left + row, out + padded_row, 0.f);
+        PadRow(src, row, y, dst + y * padded_row);
       }
     }
   });
+}
+
+void BlockedConv2d::PadRow(const float* plane, int64_t row, int64_t y, float* out) const {
+  const ref::Conv2DParams& p = params_;
+  const int64_t pos_mul = blocked_input_ ? block_ : 1;
+  const int64_t padded_row = padded_w_ * pos_mul;
+  const int64_t iy = y - p.pad_top;
+  if (iy < 0 || iy >= p.in_h) {
+    std::fill(out, out + padded_row, 0.f);
+    return;
+  }
+  const int64_t left = p.pad_left * pos_mul;
+  std::fill(out, out + left, 0.f);
+  std::copy(plane + iy * row, plane + (iy + 1) * row, out + left);
+  std::fill(out + left + row, out + padded_row, 0.f);
 }
 
 void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, float* scratch) const {
   const ref::Conv2DParams& p = params_;
   const int64_t L = block_;
   const int64_t pos_mul = blocked_input_ ? L : 1;
-  if (padded_) {
+  const int64_t threads = NumThreads(pool);
+  // Each thread pads its bands in its own part of the scratch, which holds
+  // the whole padded copy, so any thread count up to what that leaves room
+  // for.
+  const bool in_bands =
+      band_pad_ && threads * band_floats_ <= ScratchBytes() / static_cast<int64_t>(sizeof(float));
+  const float* raw_input = input;
+  if (padded_ && !in_bands) {
     PadInput(input, scratch, pool);
     input = scratch;
   }
@@ -224,11 +254,9 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   // 8-position tiles where they can: a chunk of one or two positions would
   // stream its weights once more for almost nothing. Other windows go in
   // bands of rows of about 128 positions, of equal height.
-  const int64_t bands =
-      (p.out_h + std::max<int64_t>(1, 128 / p.out_w) - 1) / std::max<int64_t>(1, 128 / p.out_w);
-  const int64_t band = (p.out_h + bands - 1) / bands;
+  const int64_t band = band_;
   const bool by_position = pointwise_ || gather_;
-  int64_t chunks = by_position ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : bands;
+  int64_t chunks = by_position ? (out_plane + kPointwiseChunk - 1) / kPointwiseChunk : bands_;
   // A small map (7x7, 14x14) with groups enough to keep every thread busy
   // goes whole: each group then brings its weights in once, not once per
   // chunk (a 3x3 group of 4 blocks over 512 channels holds 1.2 MB, more
@@ -236,7 +264,6 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   // overlapped remainder. With several threads the groups are first made a
   // multiple of the threads (11 groups of 32 blocks become 12 of 2 or 3),
   // so that each thread gets the same number of blocks.
-  const int64_t threads = NumThreads(pool);
   int64_t groups = groups_;
   if (by_position && out_plane <= kSmallPlane) {
     const int64_t even = (groups_ + threads - 1) / threads * threads;
@@ -263,12 +290,13 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   // weights stay in cache, where a prefetch only costs its issue.
   auto run_parts = [&](BlockedConvRun run, int64_t g, int64_t chunk) {
     const float* weights = run.weights;
+    const int64_t* channel_offsets = run.channel_offsets;
     const bool prefetch_parts = pointwise_ && weights_major && chunk == 0;
     const bool prefetch_next_group =
         pointwise_ && weights_major && chunk == chunks - 1 && g + 1 < groups;
     for (int64_t c0 = 0; c0 < p.in_channels; c0 += reduction_part_) {
       run.channels = std::min(reduction_part_, p.in_channels - c0);
-      run.channel_offsets = channel_offsets_.data() + c0;
+      run.channel_offsets = channel_offsets + c0;
       run.weights = weights + c0 * taps * L;
       run.weight_tap_stride = run.channels * L;
       run.epilogue.accumulate = c0 > 0;
@@ -286,7 +314,9 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       table_.blocked_conv(run);
     }
   };
-  ParallelFor(pool, p.batch * groups * chunks, [&](int64_t begin, int64_t end) {
+  const int64_t raw_batch = p.in_channels * p.in_h * p.in_w;
+  ParallelFor(pool, p.batch * groups * chunks, [&](int64_t begin, int64_t end, int thread) {
+    int64_t band_in_buffer = -1;  // batch * chunks + chunk of the rows padded last
     for (int64_t task = begin; task < end; ++task) {
       const int64_t n = task / (groups * chunks);
       // A thread's consecutive tasks share what is larger, the weights or the
@@ -340,8 +370,29 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       run.rows = std::min(band, p.out_h - y0);
       run.in_row_step = p.stride_h * padded_w_ * pos_mul;
       run.out_row_step = p.out_w * L;
-      run.in += y0 * run.in_row_step;
       run.out = out + y0 * run.out_row_step;
+      if (in_bands) {
+        // The rows this band's taps read, padded into the thread's buffer
+        // (once for the groups of output blocks that follow on it).
+        float* rows = scratch + thread * band_floats_;
+        if (band_in_buffer != n * chunks + chunk) {
+          band_in_buffer = n * chunks + chunk;
+          const int64_t first = y0 * p.stride_h;
+          const int64_t count =
+              (run.rows - 1) * p.stride_h + (p.kernel_h - 1) * p.dilation_h + 1;
+          const float* planes = raw_input + n * raw_batch;
+          for (int64_t c = 0; c < p.in_channels; ++c) {
+            for (int64_t r = 0; r < count; ++r) {
+              PadRow(planes + c * p.in_h * p.in_w, p.in_w, first + r,
+                     rows + band_channel_offsets_[c] + r * padded_w_);
+            }
+          }
+        }
+        run.in = rows;
+        run.channel_offsets = band_channel_offsets_.data();
+      } else {
+        run.in += y0 * run.in_row_step;
+      }
       run_parts(run, g, chunk);
     }
   });

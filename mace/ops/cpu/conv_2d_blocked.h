@@ -33,6 +33,9 @@ class BlockedConv2d {
  private:
   // Copies the input into `padded` with zero borders.
   void PadInput(const float* input, float* padded, ThreadPool* pool) const;
+  // Row y of the padded copy of one input plane (rows of `row` floats) into
+  // `out`: padded_w_ positions, zero outside the input.
+  void PadRow(const float* plane, int64_t row, int64_t y, float* out) const;
 
   const KernelTable& table_;
   ref::Conv2DParams params_;
@@ -48,6 +51,15 @@ class BlockedConv2d {
   bool gather_;
   std::vector<int64_t> pos_offsets_;
   std::vector<int64_t> tap_offsets_;
+  // Other windows go in bands of band_ output rows (bands_ of them).
+  int64_t band_ = 0, bands_ = 0;
+  // A plain padded input (a stem) is padded band by band, in each task,
+  // into its thread's band_floats_ of the scratch: channels of band_rows_
+  // padded rows, at band_channel_offsets_. The rows stay in L1 for the
+  // tiles, and the whole padded copy is never written.
+  bool band_pad_ = false;
+  int64_t band_rows_ = 0, band_floats_ = 0;
+  std::vector<int64_t> band_channel_offsets_;
   // The first output block of group g of `groups`, and how many it has: the
   // output blocks split into groups of near-equal size, the larger ones
   // spread evenly (64 blocks in 22 groups: 20 of 3 and 2 of 2, not 21 and
