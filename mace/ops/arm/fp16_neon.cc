@@ -58,6 +58,192 @@ enum TileAct { kActNone, kActHalf, kActFloat };
     }                                                                       \
   }
 
+// The reduction of the full 8 x 24 tile in assembly: sums[3 * r + v] (row
+// r, columns 8v..8v+7) = init[r] + the kc products. Per two steps one
+// multi-register load of A and two of B feed 48 by-element fmla; the loop
+// adds only its subs and branch (GCC's schedule of the same loop spent 27
+// instructions a step). A sits in v0-v1 (the .h by-element form takes
+// v0-v15), B in v2-v7, the 24 accumulators in v8-v31.
+static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const float16_t* a, const float16_t* b,
+                       const float16_t* init, float16x8_t* sums) {
+  int64_t groups = kc / 4, rest = kc % 4;
+  asm volatile(
+      "ld1 {v0.8h}, [%[init]]\n"
+      "dup v8.8h, v0.h[0]\n"
+      "dup v9.8h, v0.h[0]\n"
+      "dup v10.8h, v0.h[0]\n"
+      "dup v11.8h, v0.h[1]\n"
+      "dup v12.8h, v0.h[1]\n"
+      "dup v13.8h, v0.h[1]\n"
+      "dup v14.8h, v0.h[2]\n"
+      "dup v15.8h, v0.h[2]\n"
+      "dup v16.8h, v0.h[2]\n"
+      "dup v17.8h, v0.h[3]\n"
+      "dup v18.8h, v0.h[3]\n"
+      "dup v19.8h, v0.h[3]\n"
+      "dup v20.8h, v0.h[4]\n"
+      "dup v21.8h, v0.h[4]\n"
+      "dup v22.8h, v0.h[4]\n"
+      "dup v23.8h, v0.h[5]\n"
+      "dup v24.8h, v0.h[5]\n"
+      "dup v25.8h, v0.h[5]\n"
+      "dup v26.8h, v0.h[6]\n"
+      "dup v27.8h, v0.h[6]\n"
+      "dup v28.8h, v0.h[6]\n"
+      "dup v29.8h, v0.h[7]\n"
+      "dup v30.8h, v0.h[7]\n"
+      "dup v31.8h, v0.h[7]\n"
+      "cbz %[groups], 2f\n"
+      "1:\n"
+      "ld1 {v0.8h, v1.8h}, [%[a]], #32\n"
+      "ld1 {v2.8h, v3.8h, v4.8h}, [%[b]], #48\n"
+      "ld1 {v5.8h, v6.8h, v7.8h}, [%[b]], #48\n"
+      "fmla v8.8h, v2.8h, v0.h[0]\n"
+      "fmla v9.8h, v3.8h, v0.h[0]\n"
+      "fmla v10.8h, v4.8h, v0.h[0]\n"
+      "fmla v11.8h, v2.8h, v0.h[1]\n"
+      "fmla v12.8h, v3.8h, v0.h[1]\n"
+      "fmla v13.8h, v4.8h, v0.h[1]\n"
+      "fmla v14.8h, v2.8h, v0.h[2]\n"
+      "fmla v15.8h, v3.8h, v0.h[2]\n"
+      "fmla v16.8h, v4.8h, v0.h[2]\n"
+      "fmla v17.8h, v2.8h, v0.h[3]\n"
+      "fmla v18.8h, v3.8h, v0.h[3]\n"
+      "fmla v19.8h, v4.8h, v0.h[3]\n"
+      "fmla v20.8h, v2.8h, v0.h[4]\n"
+      "fmla v21.8h, v3.8h, v0.h[4]\n"
+      "fmla v22.8h, v4.8h, v0.h[4]\n"
+      "fmla v23.8h, v2.8h, v0.h[5]\n"
+      "fmla v24.8h, v3.8h, v0.h[5]\n"
+      "fmla v25.8h, v4.8h, v0.h[5]\n"
+      "fmla v26.8h, v2.8h, v0.h[6]\n"
+      "fmla v27.8h, v3.8h, v0.h[6]\n"
+      "fmla v28.8h, v4.8h, v0.h[6]\n"
+      "fmla v29.8h, v2.8h, v0.h[7]\n"
+      "fmla v30.8h, v3.8h, v0.h[7]\n"
+      "fmla v31.8h, v4.8h, v0.h[7]\n"
+      "ld1 {v2.8h, v3.8h, v4.8h}, [%[b]], #48\n"
+      "fmla v8.8h, v5.8h, v1.h[0]\n"
+      "fmla v9.8h, v6.8h, v1.h[0]\n"
+      "fmla v10.8h, v7.8h, v1.h[0]\n"
+      "fmla v11.8h, v5.8h, v1.h[1]\n"
+      "fmla v12.8h, v6.8h, v1.h[1]\n"
+      "fmla v13.8h, v7.8h, v1.h[1]\n"
+      "fmla v14.8h, v5.8h, v1.h[2]\n"
+      "fmla v15.8h, v6.8h, v1.h[2]\n"
+      "fmla v16.8h, v7.8h, v1.h[2]\n"
+      "fmla v17.8h, v5.8h, v1.h[3]\n"
+      "fmla v18.8h, v6.8h, v1.h[3]\n"
+      "fmla v19.8h, v7.8h, v1.h[3]\n"
+      "fmla v20.8h, v5.8h, v1.h[4]\n"
+      "fmla v21.8h, v6.8h, v1.h[4]\n"
+      "fmla v22.8h, v7.8h, v1.h[4]\n"
+      "fmla v23.8h, v5.8h, v1.h[5]\n"
+      "fmla v24.8h, v6.8h, v1.h[5]\n"
+      "fmla v25.8h, v7.8h, v1.h[5]\n"
+      "fmla v26.8h, v5.8h, v1.h[6]\n"
+      "fmla v27.8h, v6.8h, v1.h[6]\n"
+      "fmla v28.8h, v7.8h, v1.h[6]\n"
+      "fmla v29.8h, v5.8h, v1.h[7]\n"
+      "fmla v30.8h, v6.8h, v1.h[7]\n"
+      "fmla v31.8h, v7.8h, v1.h[7]\n"
+      "ld1 {v0.8h, v1.8h}, [%[a]], #32\n"
+      "ld1 {v5.8h, v6.8h, v7.8h}, [%[b]], #48\n"
+      "fmla v8.8h, v2.8h, v0.h[0]\n"
+      "fmla v9.8h, v3.8h, v0.h[0]\n"
+      "fmla v10.8h, v4.8h, v0.h[0]\n"
+      "fmla v11.8h, v2.8h, v0.h[1]\n"
+      "fmla v12.8h, v3.8h, v0.h[1]\n"
+      "fmla v13.8h, v4.8h, v0.h[1]\n"
+      "fmla v14.8h, v2.8h, v0.h[2]\n"
+      "fmla v15.8h, v3.8h, v0.h[2]\n"
+      "fmla v16.8h, v4.8h, v0.h[2]\n"
+      "fmla v17.8h, v2.8h, v0.h[3]\n"
+      "fmla v18.8h, v3.8h, v0.h[3]\n"
+      "fmla v19.8h, v4.8h, v0.h[3]\n"
+      "fmla v20.8h, v2.8h, v0.h[4]\n"
+      "fmla v21.8h, v3.8h, v0.h[4]\n"
+      "fmla v22.8h, v4.8h, v0.h[4]\n"
+      "fmla v23.8h, v2.8h, v0.h[5]\n"
+      "fmla v24.8h, v3.8h, v0.h[5]\n"
+      "fmla v25.8h, v4.8h, v0.h[5]\n"
+      "fmla v26.8h, v2.8h, v0.h[6]\n"
+      "fmla v27.8h, v3.8h, v0.h[6]\n"
+      "fmla v28.8h, v4.8h, v0.h[6]\n"
+      "fmla v29.8h, v2.8h, v0.h[7]\n"
+      "fmla v30.8h, v3.8h, v0.h[7]\n"
+      "fmla v31.8h, v4.8h, v0.h[7]\n"
+      "fmla v8.8h, v5.8h, v1.h[0]\n"
+      "fmla v9.8h, v6.8h, v1.h[0]\n"
+      "fmla v10.8h, v7.8h, v1.h[0]\n"
+      "fmla v11.8h, v5.8h, v1.h[1]\n"
+      "fmla v12.8h, v6.8h, v1.h[1]\n"
+      "fmla v13.8h, v7.8h, v1.h[1]\n"
+      "fmla v14.8h, v5.8h, v1.h[2]\n"
+      "fmla v15.8h, v6.8h, v1.h[2]\n"
+      "fmla v16.8h, v7.8h, v1.h[2]\n"
+      "fmla v17.8h, v5.8h, v1.h[3]\n"
+      "fmla v18.8h, v6.8h, v1.h[3]\n"
+      "fmla v19.8h, v7.8h, v1.h[3]\n"
+      "fmla v20.8h, v5.8h, v1.h[4]\n"
+      "fmla v21.8h, v6.8h, v1.h[4]\n"
+      "fmla v22.8h, v7.8h, v1.h[4]\n"
+      "fmla v23.8h, v5.8h, v1.h[5]\n"
+      "fmla v24.8h, v6.8h, v1.h[5]\n"
+      "fmla v25.8h, v7.8h, v1.h[5]\n"
+      "fmla v26.8h, v5.8h, v1.h[6]\n"
+      "fmla v27.8h, v6.8h, v1.h[6]\n"
+      "fmla v28.8h, v7.8h, v1.h[6]\n"
+      "fmla v29.8h, v5.8h, v1.h[7]\n"
+      "fmla v30.8h, v6.8h, v1.h[7]\n"
+      "fmla v31.8h, v7.8h, v1.h[7]\n"
+      "subs %[groups], %[groups], #1\n"
+      "b.ne 1b\n"
+      "2:\n"
+      "cbz %[rest], 4f\n"
+      "3:\n"
+      "ld1 {v0.8h}, [%[a]], #16\n"
+      "ld1 {v2.8h, v3.8h, v4.8h}, [%[b]], #48\n"
+      "fmla v8.8h, v2.8h, v0.h[0]\n"
+      "fmla v9.8h, v3.8h, v0.h[0]\n"
+      "fmla v10.8h, v4.8h, v0.h[0]\n"
+      "fmla v11.8h, v2.8h, v0.h[1]\n"
+      "fmla v12.8h, v3.8h, v0.h[1]\n"
+      "fmla v13.8h, v4.8h, v0.h[1]\n"
+      "fmla v14.8h, v2.8h, v0.h[2]\n"
+      "fmla v15.8h, v3.8h, v0.h[2]\n"
+      "fmla v16.8h, v4.8h, v0.h[2]\n"
+      "fmla v17.8h, v2.8h, v0.h[3]\n"
+      "fmla v18.8h, v3.8h, v0.h[3]\n"
+      "fmla v19.8h, v4.8h, v0.h[3]\n"
+      "fmla v20.8h, v2.8h, v0.h[4]\n"
+      "fmla v21.8h, v3.8h, v0.h[4]\n"
+      "fmla v22.8h, v4.8h, v0.h[4]\n"
+      "fmla v23.8h, v2.8h, v0.h[5]\n"
+      "fmla v24.8h, v3.8h, v0.h[5]\n"
+      "fmla v25.8h, v4.8h, v0.h[5]\n"
+      "fmla v26.8h, v2.8h, v0.h[6]\n"
+      "fmla v27.8h, v3.8h, v0.h[6]\n"
+      "fmla v28.8h, v4.8h, v0.h[6]\n"
+      "fmla v29.8h, v2.8h, v0.h[7]\n"
+      "fmla v30.8h, v3.8h, v0.h[7]\n"
+      "fmla v31.8h, v4.8h, v0.h[7]\n"
+      "subs %[rest], %[rest], #1\n"
+      "b.ne 3b\n"
+      "4:\n"
+      "st1 {v8.8h, v9.8h, v10.8h, v11.8h}, [%[sums]], #64\n"
+      "st1 {v12.8h, v13.8h, v14.8h, v15.8h}, [%[sums]], #64\n"
+      "st1 {v16.8h, v17.8h, v18.8h, v19.8h}, [%[sums]], #64\n"
+      "st1 {v20.8h, v21.8h, v22.8h, v23.8h}, [%[sums]], #64\n"
+      "st1 {v24.8h, v25.8h, v26.8h, v27.8h}, [%[sums]], #64\n"
+      "st1 {v28.8h, v29.8h, v30.8h, v31.8h}, [%[sums]], #64\n"
+      : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [sums] "+r"(sums)
+      : [init] "r"(init)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",
+        "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
+        "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
+}
+
 // Stores one vector of 8 sums at dst as floats.
 template <bool kAddC, TileAct kAct>
 static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, float* dst,
@@ -108,6 +294,26 @@ static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, flo
 template <int kVecs, bool kAddC, TileAct kAct, typename CT>
 static void Tile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int64_t ldc,
                  const float* row_bias, const TileEpilogue& epilogue) {
+  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
+  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
+  if constexpr (kVecs == 3) {
+    float16_t init[8];
+    float16x8_t bias = vdupq_n_f16(0);
+    if (!kAddC && row_bias != nullptr) {
+      bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
+    }
+    vst1q_f16(init, bias);
+    float16x8_t sums[24];
+    Reduce8x24(kc, a, b, init, sums);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) {
+#pragma GCC unroll 3
+      for (int v = 0; v < 3; ++v) {
+        StoreVector<kAddC, kAct>(sums[3 * r + v], c + r * ldc + 8 * v, epilogue, lo16, hi16);
+      }
+    }
+    return;
+  }
 #define MACE_FP16_INIT(r)                                                               \
   float16x8_t c##r##0 = vdupq_n_f16(0);                                                 \
   if (!kAddC && row_bias != nullptr) c##r##0 = vdupq_n_f16(static_cast<float16_t>(row_bias[r])); \
@@ -122,8 +328,6 @@ static void Tile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int6
     MACE_FP16_STEP(3)
   }
   for (; a < end; a += 8, b += kFp16GemmNr) MACE_FP16_STEP(0)
-  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
-  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
 #define MACE_FP16_STORE(r)                                                             \
   StoreVector<kAddC, kAct>(c##r##0, c + r * ldc, epilogue, lo16, hi16);                 \
   if (kVecs > 1) StoreVector<kAddC, kAct>(c##r##1, c + r * ldc + 8, epilogue, lo16, hi16); \
