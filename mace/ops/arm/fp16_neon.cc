@@ -289,11 +289,58 @@ static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, flo
   vst1q_f16(dst, vcvt_high_f16_f32(vcvt_f16_f32(lo), hi));
 }
 
+// The 8 x kCols tile (kCols <= 4: a panel's last few columns) with A's 8
+// rows as the vector: accumulator j holds column j, one by-element fmla per
+// column and step instead of the 8-wide tile's 8. The sums go to C through
+// a transposed staging tile, with the same epilogue as the wide tiles.
+template <int kCols, bool kAddC, TileAct kAct, typename CT>
+static void NarrowTile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int64_t ldc,
+                       const float* row_bias, const TileEpilogue& epilogue) {
+  float16x8_t bias = vdupq_n_f16(0);
+  if (!kAddC && row_bias != nullptr) {
+    bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
+  }
+  float16x8_t acc[kCols];
+  for (int j = 0; j < kCols; ++j) acc[j] = bias;
+  int64_t d = 0;
+  for (; d + 4 <= kc; d += 4, a += 32, b += 4 * kFp16GemmNr) {
+#pragma GCC unroll 4
+    for (int s = 0; s < 4; ++s) {
+      const float16x8_t av = vld1q_f16(a + 8 * s);
+      const float16x4_t bv = vld1_f16(b + kFp16GemmNr * s);
+#pragma GCC unroll 4
+      for (int j = 0; j < kCols; ++j) acc[j] = vfmaq_lane_f16(acc[j], av, bv, j);
+    }
+  }
+  for (; d < kc; ++d, a += 8, b += kFp16GemmNr) {
+    const float16x8_t av = vld1q_f16(a);
+    const float16x4_t bv = vld1_f16(b);
+#pragma GCC unroll 4
+    for (int j = 0; j < kCols; ++j) acc[j] = vfmaq_lane_f16(acc[j], av, bv, j);
+  }
+  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
+  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
+  CT staging[kCols][8];
+  for (int j = 0; j < kCols; ++j) {
+    if (kAddC) {
+      for (int r = 0; r < 8; ++r) staging[j][r] = c[r * ldc + j];
+    }
+    StoreVector<kAddC, kAct>(acc[j], staging[j], epilogue, lo16, hi16);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) c[r * ldc + j] = staging[j][r];
+  }
+}
+
 // The 8 x (8 * kVecs) tile into `c` (row stride ldc); row_bias has 8 values
 // (or is null). B panels are kFp16GemmNr halves a step whatever kVecs is.
+// kVecs < 0 is the narrow tile of -kVecs columns.
 template <int kVecs, bool kAddC, TileAct kAct, typename CT>
 static void Tile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int64_t ldc,
                  const float* row_bias, const TileEpilogue& epilogue) {
+  if constexpr (kVecs < 0) {
+    NarrowTile<-kVecs, kAddC, kAct>(kc, a, b, c, ldc, row_bias, epilogue);
+    return;
+  }
   const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
   const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
   if constexpr (kVecs == 3) {
@@ -624,8 +671,21 @@ TileFn<CT> TileFor(const TileEpilogue& epilogue) {
   }
 }
 
+// `vecs` as Tile's kVecs.
 template <typename CT>
 TileFn<CT> TileFor(int vecs, const TileEpilogue& epilogue) {
+  switch (vecs) {
+    case -1:
+      return TileFor<-1, CT>(epilogue);
+    case -2:
+      return TileFor<-2, CT>(epilogue);
+    case -3:
+      return TileFor<-3, CT>(epilogue);
+    case -4:
+      return TileFor<-4, CT>(epilogue);
+    default:
+      break;
+  }
   if (vecs == 3) return TileFor<3, CT>(epilogue);
   if (vecs == 2) return TileFor<2, CT>(epilogue);
   return TileFor<1, CT>(epilogue);
@@ -638,10 +698,11 @@ void GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, CT* c,
   const float16_t* a = reinterpret_cast<const float16_t*>(a_bits);
   const float16_t* b = reinterpret_cast<const float16_t*>(b_bits);
   // Whole vectors of 8 columns: a tile narrower than 24 for a panel's last
-  // columns computes no more of them than it needs.
-  const int vecs = (cols + 7) / 8;
+  // columns computes no more of them than it needs; at most 4 columns take
+  // the narrow tile of exactly that many.
+  const int vecs = cols <= 4 ? -cols : (cols + 7) / 8;
   const TileFn<CT> tile = TileFor<CT>(vecs, epilogue);
-  if (rows == kFp16GemmMr && cols == 8 * vecs) {
+  if (rows == kFp16GemmMr && (vecs < 0 || cols == 8 * vecs)) {
     tile(kc, a, b, c, ldc, epilogue.row_bias, epilogue);
     return;
   }

@@ -238,6 +238,12 @@ TEST(Fp16Test, GemmAtTileAndBlockEdges) {
   CheckGemm(16, 40, 9, kTileActClamp, seed += 3, 0.3f);  // a bound that is no half value
   CheckGemm(8, 40, 300, kTileActClamp, seed += 3);       // clamped after two blocks
   CheckGemm(10, 30, 33, kTileActHardSwish, seed += 3);
+  // Narrow tiles (a panel's last 1 to 4 columns) with each epilogue.
+  CheckGemm(8, 3, 7, kTileActClamp, seed += 3);
+  CheckGemm(8, 28, 300, kTileActClamp, seed += 3);        // clamped after two blocks
+  CheckGemm(9, 26, 9, kTileActClamp, seed += 3, 0.3f);    // a bound that is no half value
+  CheckGemm(16, 27, 40, kTileActHardSwish, seed += 3);
+  CheckGemm(17, 52, 513, kTileActHardSwish, seed += 3);  // three blocks
 }
 
 TEST(Fp16Test, MatrixVector) {
