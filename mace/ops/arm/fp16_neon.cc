@@ -426,10 +426,18 @@ static inline __attribute__((always_inline)) void DepthwiseStore(
     vst1q_f32(out + 4, hi);
     return;
   }
-  float tail[8];
-  vst1q_f32(tail, lo);
-  vst1q_f32(tail + 4, hi);
-  std::copy(tail, tail + count, out);
+  // A part vector lane by lane groups (4, 2, 1): no copy through memory.
+  if (count & 4) {
+    vst1q_f32(out, lo);
+    out += 4;
+    lo = hi;
+  }
+  if (count & 2) {
+    vst1_f32(out, vget_low_f32(lo));
+    out += 2;
+    lo = vextq_f32(lo, lo, 2);
+  }
+  if (count & 1) vst1q_lane_f32(out, lo, 0);
 }
 
 // The same into halves: a half clamp stays in half precision, other
@@ -448,9 +456,17 @@ static inline __attribute__((always_inline)) void DepthwiseStore(
     vst1q_f16(out, v);
     return;
   }
-  float16_t tail[8];
-  vst1q_f16(tail, v);
-  std::copy(tail, tail + count, out);
+  if (count & 4) {
+    vst1_f16(out, vget_low_f16(v));
+    out += 4;
+    v = vextq_f16(v, v, 4);
+  }
+  if (count & 2) {
+    vst1q_lane_u32(reinterpret_cast<uint32_t*>(out), vreinterpretq_u32_f16(v), 0);
+    out += 2;
+    v = vextq_f16(v, v, 2);
+  }
+  if (count & 1) vst1q_lane_f16(out, v, 0);
 }
 
 // A band of a 3x3 depthwise plane, `in` holding half values (in_pitch of
@@ -504,18 +520,22 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
     DepthwiseStore<kAct>(acc, dst, count, lo16, hi16, epilogue);
   };
   const int64_t whole = out_w / 8 * 8;
+  // A row's last part vector: the row's last 8 outputs again (whole ones
+  // that overlap those stored) when it has 8, else a part vector.
+  const int64_t tail = whole == out_w ? 0 : out_w >= 8 ? out_w - 8 : 0;
+  const int64_t tail_count = out_w >= 8 ? 8 : out_w;
   int64_t r = 0;
   // Input rows 0-2 of a pair feed its first output row, kStrideH to
   // kStrideH + 2 the second.
   for (; r + 2 <= rows; r += 2, out += 2 * out_w) {
     const float16_t* row0 = in + r * kStrideH * pitch;
     for (int64_t j = 0; j < whole; j += 8) pair(row0 + j * kStride, out + j, 8);
-    if (whole < out_w) pair(row0 + whole * kStride, out + whole, out_w - whole);
+    if (whole < out_w) pair(row0 + tail * kStride, out + tail, tail_count);
   }
   if (r < rows) {
     const float16_t* row0 = in + r * kStrideH * pitch;
     for (int64_t j = 0; j < whole; j += 8) single(row0 + j * kStride, out + j, 8);
-    if (whole < out_w) single(row0 + whole * kStride, out + whole, out_w - whole);
+    if (whole < out_w) single(row0 + tail * kStride, out + tail, tail_count);
   }
 }
 
