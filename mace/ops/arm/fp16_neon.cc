@@ -636,9 +636,40 @@ void Fp16PackHalfColumns(const uint16_t* src_bits, int64_t cols, int64_t depth,
     }
     return;
   }
+  // A panel's last columns: whole vectors, then the `rem` last columns as
+  // one vector with zeros above them, then zero vectors. With 8 columns or
+  // more the part vector is the row's last 8 shifted down by a table
+  // lookup (whose out-of-range indices give the zeros); with fewer it is
+  // the 8 halves from the first column, masked, which may read into the
+  // next rows: while they lie inside the panel's last row, else half by
+  // half.
+  const int64_t whole = cols / 8 * 8, rem = cols - whole;
+  uint8_t index_bytes[16], mask_bytes[16];
+  for (int i = 0; i < 16; ++i) {
+    const int lane = i / 2;
+    index_bytes[i] = lane < rem ? static_cast<uint8_t>(i + 2 * (8 - rem)) : 0xff;
+    mask_bytes[i] = lane < rem ? 0xff : 0;
+  }
+  const uint8x16_t index = vld1q_u8(index_bytes), mask = vld1q_u8(mask_bytes);
+  const float16x8_t zero = vdupq_n_f16(0);
   for (int64_t d = 0; d < depth; ++d, src += depth_stride, dst += kFp16GemmNr) {
-    std::copy(src, src + cols, dst);
-    std::fill(dst + cols, dst + kFp16GemmNr, static_cast<float16_t>(0));
+    int64_t j = 0;
+    for (; j < whole; j += 8) vst1q_f16(dst + j, vld1q_f16(src + j));
+    if (rem > 0) {
+      uint8x16_t part;
+      if (cols >= 8) {
+        part = vqtbl1q_u8(vreinterpretq_u8_f16(vld1q_f16(src + cols - 8)), index);
+      } else if ((depth - 1 - d) * depth_stride + cols >= 8) {
+        part = vandq_u8(vreinterpretq_u8_f16(vld1q_f16(src)), mask);
+      } else {
+        float16_t last[8] = {};
+        for (int64_t i = 0; i < rem; ++i) last[i] = src[i];
+        part = vreinterpretq_u8_f16(vld1q_f16(last));
+      }
+      vst1q_f16(dst + j, vreinterpretq_f16_u8(part));
+      j += 8;
+    }
+    for (; j < kFp16GemmNr; j += 8) vst1q_f16(dst + j, zero);
   }
 }
 
