@@ -4,6 +4,7 @@
 #include <arm_neon.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "mace/ops/arm/fp16_neon_kernels.h"
 #include "mace/ops/arm/neon_epilogue.h"
@@ -471,9 +472,9 @@ static inline __attribute__((always_inline)) void DepthwiseStore(
 
 // A band of a 3x3 depthwise plane, `in` holding half values (in_pitch of
 // them per row, 8 * ceil(out_w / 8) * stride + 2 readable). Output rows go
-// in pairs, which load the input rows they share once (two of three at
-// vertical stride 1, one at 2). Sums start at the bias and are kept in half
-// precision.
+// in groups that load the input rows they share once: 4 rows from 6 input
+// rows at vertical stride 1, pairs from 5 at 2. Sums start at the bias and
+// are kept in half precision.
 template <int kStride, int kStrideH, TileAct kAct, typename OT>
 static void DepthwiseBand3x3(const DepthwiseBand& band) {
   // Locals: the output stores could alias the band's fields as far as the
@@ -490,34 +491,29 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
   float16x8_t t[9];
   for (int i = 0; i < 9; ++i) t[i] = vdupq_n_f16(static_cast<float16_t>(band.taps[i]));
   const float16x8_t bias = vdupq_n_f16(static_cast<float16_t>(band.bias));
-  // Whole vectors in one loop, the last part vector (count < 8) after it,
-  // so that the loop has no branch on the count.
-  const auto pair = [&](const float16_t* x, OT* dst, int64_t count) __attribute__((always_inline)) {
-    const DepthwiseInputs i0 = LoadInputs<kStride>(x);
-    const DepthwiseInputs i1 = LoadInputs<kStride>(x + pitch);
-    const DepthwiseInputs i2 = LoadInputs<kStride>(x + 2 * pitch);
-    const DepthwiseInputs i3 = LoadInputs<kStride>(x + 3 * pitch);
-    float16x8_t top = AddRow(bias, i0, t[0], t[1], t[2]);
-    top = AddRow(top, i1, t[3], t[4], t[5]);
-    top = AddRow(top, i2, t[6], t[7], t[8]);
-    float16x8_t bottom;
-    if (kStrideH == 1) {
-      bottom = AddRow(bias, i1, t[0], t[1], t[2]);
-      bottom = AddRow(bottom, i2, t[3], t[4], t[5]);
-      bottom = AddRow(bottom, i3, t[6], t[7], t[8]);
-    } else {
-      bottom = AddRow(bias, i2, t[0], t[1], t[2]);
-      bottom = AddRow(bottom, i3, t[3], t[4], t[5]);
-      bottom = AddRow(bottom, LoadInputs<kStride>(x + 4 * pitch), t[6], t[7], t[8]);
+  // kRows output rows of 8 (or count) outputs at x: each input row is
+  // loaded once and added to every output row it feeds, in tap-row order.
+  const auto rows_at = [&](auto rows_tag, const float16_t* x, OT* dst, int64_t count)
+                           __attribute__((always_inline)) {
+    constexpr int kRows = decltype(rows_tag)::value;
+    float16x8_t acc[kRows];
+#pragma GCC unroll 4
+    for (int o = 0; o < kRows; ++o) acc[o] = bias;
+#pragma GCC unroll 9
+    for (int i = 0; i < (kRows - 1) * kStrideH + 3; ++i) {
+      const DepthwiseInputs in = LoadInputs<kStride>(x + i * pitch);
+#pragma GCC unroll 4
+      for (int o = 0; o < kRows; ++o) {
+        const int tap_row = i - o * kStrideH;
+        if (tap_row >= 0 && tap_row <= 2) {
+          acc[o] = AddRow(acc[o], in, t[3 * tap_row], t[3 * tap_row + 1], t[3 * tap_row + 2]);
+        }
+      }
     }
-    DepthwiseStore<kAct>(top, dst, count, lo16, hi16, epilogue);
-    DepthwiseStore<kAct>(bottom, dst + out_w, count, lo16, hi16, epilogue);
-  };
-  const auto single = [&](const float16_t* x, OT* dst, int64_t count) __attribute__((always_inline)) {
-    float16x8_t acc = AddRow(bias, LoadInputs<kStride>(x), t[0], t[1], t[2]);
-    acc = AddRow(acc, LoadInputs<kStride>(x + pitch), t[3], t[4], t[5]);
-    acc = AddRow(acc, LoadInputs<kStride>(x + 2 * pitch), t[6], t[7], t[8]);
-    DepthwiseStore<kAct>(acc, dst, count, lo16, hi16, epilogue);
+#pragma GCC unroll 4
+    for (int o = 0; o < kRows; ++o) {
+      DepthwiseStore<kAct>(acc[o], dst + o * out_w, count, lo16, hi16, epilogue);
+    }
   };
   const int64_t whole = out_w / 8 * 8;
   // A row's last part vector: the row's last 8 outputs again (whole ones
@@ -525,18 +521,20 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
   const int64_t tail = whole == out_w ? 0 : out_w >= 8 ? out_w - 8 : 0;
   const int64_t tail_count = out_w >= 8 ? 8 : out_w;
   int64_t r = 0;
-  // Input rows 0-2 of a pair feed its first output row, kStrideH to
-  // kStrideH + 2 the second.
-  for (; r + 2 <= rows; r += 2, out += 2 * out_w) {
-    const float16_t* row0 = in + r * kStrideH * pitch;
-    for (int64_t j = 0; j < whole; j += 8) pair(row0 + j * kStride, out + j, 8);
-    if (whole < out_w) pair(row0 + tail * kStride, out + tail, tail_count);
-  }
-  if (r < rows) {
-    const float16_t* row0 = in + r * kStrideH * pitch;
-    for (int64_t j = 0; j < whole; j += 8) single(row0 + j * kStride, out + j, 8);
-    if (whole < out_w) single(row0 + tail * kStride, out + tail, tail_count);
-  }
+  // Output rows in groups of 4 at vertical stride 1 (6 input rows for 4),
+  // in pairs at 2 (5 input rows for 2; 9 for 4 would save little), then
+  // what is left.
+  const auto group = [&](auto rows_tag) __attribute__((always_inline)) {
+    constexpr int kRows = decltype(rows_tag)::value;
+    for (; r + kRows <= rows; r += kRows, out += kRows * out_w) {
+      const float16_t* row0 = in + r * kStrideH * pitch;
+      for (int64_t j = 0; j < whole; j += 8) rows_at(rows_tag, row0 + j * kStride, out + j, 8);
+      if (whole < out_w) rows_at(rows_tag, row0 + tail * kStride, out + tail, tail_count);
+    }
+  };
+  if (kStrideH == 1) group(std::integral_constant<int, 4>());
+  group(std::integral_constant<int, 2>());
+  group(std::integral_constant<int, 1>());
 }
 
 // The activation's form for these bounds: clamps whose bounds are half
