@@ -740,6 +740,10 @@ TileFn<CT> TileFor(int vecs, const TileEpilogue& epilogue) {
   return TileFor<1, CT>(epilogue);
 }
 
+template <typename CT>
+void StagedTile(TileFn<CT> tile, int64_t kc, const float16_t* a, const float16_t* b, CT* c,
+                int64_t ldc, int rows, int cols, const TileEpilogue& epilogue);
+
 // Fp16GemmTile for C of floats or of halves.
 template <typename CT>
 void GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, CT* c, int64_t ldc,
@@ -755,8 +759,16 @@ void GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, CT* c,
     tile(kc, a, b, c, ldc, epilogue.row_bias, epilogue);
     return;
   }
-  // A tile that sticks out of C: computed into a staging tile (holding C's
-  // values when accumulating), whose inside part is copied back.
+  StagedTile(tile, kc, a, b, c, ldc, rows, cols, epilogue);
+}
+
+// A tile that sticks out of C: computed into a staging tile (holding C's
+// values when accumulating), whose inside part is copied back. Not inlined:
+// its stack frame would cost every full tile.
+template <typename CT>
+__attribute__((noinline)) void StagedTile(TileFn<CT> tile, int64_t kc, const float16_t* a,
+                                          const float16_t* b, CT* c, int64_t ldc, int rows,
+                                          int cols, const TileEpilogue& epilogue) {
   CT staging[kFp16GemmMr * kFp16GemmNr];
   float bias[kFp16GemmMr] = {};
   for (int r = 0; r < rows; ++r) {
