@@ -20,10 +20,11 @@ constexpr int64_t kDotChunk = 64;
 
 // What a tile does around its reduction, fixed per call so that the loops
 // hold no branches. The first block of a reduction starts its sums at the
-// row bias (in half precision); later blocks add their sums to C in single
-// precision. The last block applies the activation: kActHalf clamps in half
-// precision (bounds that are half values, on sums not added to C: the same
-// as clamping after the conversion), kActFloat in single precision.
+// row bias (in half precision); later blocks add their sums to C, in single
+// precision when C holds floats and in half precision when it holds halves.
+// The last block applies the activation: kActHalf clamps in half precision
+// (bounds that are half values, on half sums: the same as clamping after
+// the conversion), kActFloat in single precision.
 enum TileAct { kActNone, kActHalf, kActFloat };
 
 // One reduction step of row r: by-element fmla written as assembly,
@@ -370,27 +371,21 @@ static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, flo
 }
 
 // Stores one vector of 8 sums at dst as halves. Sums added to C's halves
-// and activations other than a half clamp go through single precision.
+// are added in half precision (one rounding, to the nearest half of the
+// exact sum); a clamp whose bounds are half values stays in half
+// precision, other activations go through single precision.
 template <bool kAddC, TileAct kAct>
 static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, float16_t* dst,
                                                               const TileEpilogue& epilogue,
                                                               float16x8_t lo16, float16x8_t hi16) {
+  if (kAddC) v = vaddq_f16(v, vld1q_f16(dst));
   if (kAct == kActHalf) v = vminq_f16(vmaxq_f16(v, lo16), hi16);
-  if (!kAddC && kAct != kActFloat) {
+  if (kAct != kActFloat) {
     vst1q_f16(dst, v);
     return;
   }
-  float32x4_t lo = vcvt_f32_f16(vget_low_f16(v));
-  float32x4_t hi = vcvt_high_f32_f16(v);
-  if (kAddC) {
-    const float16x8_t old = vld1q_f16(dst);
-    lo = vaddq_f32(lo, vcvt_f32_f16(vget_low_f16(old)));
-    hi = vaddq_f32(hi, vcvt_high_f32_f16(old));
-  }
-  if (kAct == kActFloat) {
-    lo = NeonActivate(lo, epilogue);
-    hi = NeonActivate(hi, epilogue);
-  }
+  const float32x4_t lo = NeonActivate(vcvt_f32_f16(vget_low_f16(v)), epilogue);
+  const float32x4_t hi = NeonActivate(vcvt_high_f32_f16(v), epilogue);
   vst1q_f16(dst, vcvt_high_f16_f32(vcvt_f16_f32(lo), hi));
 }
 
@@ -810,6 +805,10 @@ TileFn<CT> TileFor(const TileEpilogue& epilogue) {
   if (epilogue.accumulate) {
     if (!epilogue.last || epilogue.activation == kTileActNone) {
       return Tile<kVecs, true, kActNone, CT>;
+    }
+    // Halves of C plus the block's sums are a half sum: a half clamp after it.
+    if constexpr (std::is_same<CT, float16_t>::value) {
+      if (ActFor(epilogue) == kActHalf) return Tile<kVecs, true, kActHalf, CT>;
     }
     return Tile<kVecs, true, kActFloat, CT>;
   }
