@@ -60,295 +60,379 @@ enum TileAct { kActNone, kActHalf, kActFloat };
     }                                                                       \
   }
 
-// The reduction of the full 8 x 24 tile in assembly: sums[3 * r + v] (row
-// r, columns 8v..8v+7) = init[r] + the kc products. A loop trip is 8
-// steps: per 4 steps one load of A (four vectors), per step one load of B
-// (three vectors) and 24 by-element fmla, then subs and branch: 204
-// instructions for 192 fmla (GCC's schedule of the 4-step loop spent 108
-// for 96). A sits in v0-v3 (the .h by-element form takes v0-v15), B in
-// v4-v6, the 24 accumulators in v8-v31. Each B load feeds the next fmla:
-// fewest instructions rather than load-to-use distance.
+// The reduction of the full 8 x 24 tile in assembly: accumulator (r, v)
+// (row r, columns 8v..8v+7, in v[8 + 3r + v]) = init[r] + the kc products.
+// A loop trip is 8 steps: per 4 steps one load of A (four vectors), per
+// step one load of B (three vectors) and 24 by-element fmla, then subs and
+// branch: 204 instructions for 192 fmla (GCC's schedule of the 4-step loop
+// spent 108 for 96). A sits in v0-v3 (the .h by-element form takes
+// v0-v15), B in v4-v6. Each B load feeds the next fmla: fewest
+// instructions rather than load-to-use distance.
+#define MACE_FP16_REDUCE8X24 \
+  "ld1 {v0.8h}, [%[init]]\n" \
+  "dup v8.8h, v0.h[0]\n" \
+  "dup v9.8h, v0.h[0]\n" \
+  "dup v10.8h, v0.h[0]\n" \
+  "dup v11.8h, v0.h[1]\n" \
+  "dup v12.8h, v0.h[1]\n" \
+  "dup v13.8h, v0.h[1]\n" \
+  "dup v14.8h, v0.h[2]\n" \
+  "dup v15.8h, v0.h[2]\n" \
+  "dup v16.8h, v0.h[2]\n" \
+  "dup v17.8h, v0.h[3]\n" \
+  "dup v18.8h, v0.h[3]\n" \
+  "dup v19.8h, v0.h[3]\n" \
+  "dup v20.8h, v0.h[4]\n" \
+  "dup v21.8h, v0.h[4]\n" \
+  "dup v22.8h, v0.h[4]\n" \
+  "dup v23.8h, v0.h[5]\n" \
+  "dup v24.8h, v0.h[5]\n" \
+  "dup v25.8h, v0.h[5]\n" \
+  "dup v26.8h, v0.h[6]\n" \
+  "dup v27.8h, v0.h[6]\n" \
+  "dup v28.8h, v0.h[6]\n" \
+  "dup v29.8h, v0.h[7]\n" \
+  "dup v30.8h, v0.h[7]\n" \
+  "dup v31.8h, v0.h[7]\n" \
+  "cbz %[groups], 2f\n" \
+  "1:\n" \
+  "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  "fmla v8.8h, v4.8h, v0.h[0]\n" \
+  "fmla v9.8h, v5.8h, v0.h[0]\n" \
+  "fmla v10.8h, v6.8h, v0.h[0]\n" \
+  "fmla v11.8h, v4.8h, v0.h[1]\n" \
+  "fmla v12.8h, v5.8h, v0.h[1]\n" \
+  "fmla v13.8h, v6.8h, v0.h[1]\n" \
+  "fmla v14.8h, v4.8h, v0.h[2]\n" \
+  "fmla v15.8h, v5.8h, v0.h[2]\n" \
+  "fmla v16.8h, v6.8h, v0.h[2]\n" \
+  "fmla v17.8h, v4.8h, v0.h[3]\n" \
+  "fmla v18.8h, v5.8h, v0.h[3]\n" \
+  "fmla v19.8h, v6.8h, v0.h[3]\n" \
+  "fmla v20.8h, v4.8h, v0.h[4]\n" \
+  "fmla v21.8h, v5.8h, v0.h[4]\n" \
+  "fmla v22.8h, v6.8h, v0.h[4]\n" \
+  "fmla v23.8h, v4.8h, v0.h[5]\n" \
+  "fmla v24.8h, v5.8h, v0.h[5]\n" \
+  "fmla v25.8h, v6.8h, v0.h[5]\n" \
+  "fmla v26.8h, v4.8h, v0.h[6]\n" \
+  "fmla v27.8h, v5.8h, v0.h[6]\n" \
+  "fmla v28.8h, v6.8h, v0.h[6]\n" \
+  "fmla v29.8h, v4.8h, v0.h[7]\n" \
+  "fmla v30.8h, v5.8h, v0.h[7]\n" \
+  "fmla v31.8h, v6.8h, v0.h[7]\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  "fmla v8.8h, v4.8h, v1.h[0]\n" \
+  "fmla v9.8h, v5.8h, v1.h[0]\n" \
+  "fmla v10.8h, v6.8h, v1.h[0]\n" \
+  "fmla v11.8h, v4.8h, v1.h[1]\n" \
+  "fmla v12.8h, v5.8h, v1.h[1]\n" \
+  "fmla v13.8h, v6.8h, v1.h[1]\n" \
+  "fmla v14.8h, v4.8h, v1.h[2]\n" \
+  "fmla v15.8h, v5.8h, v1.h[2]\n" \
+  "fmla v16.8h, v6.8h, v1.h[2]\n" \
+  "fmla v17.8h, v4.8h, v1.h[3]\n" \
+  "fmla v18.8h, v5.8h, v1.h[3]\n" \
+  "fmla v19.8h, v6.8h, v1.h[3]\n" \
+  "fmla v20.8h, v4.8h, v1.h[4]\n" \
+  "fmla v21.8h, v5.8h, v1.h[4]\n" \
+  "fmla v22.8h, v6.8h, v1.h[4]\n" \
+  "fmla v23.8h, v4.8h, v1.h[5]\n" \
+  "fmla v24.8h, v5.8h, v1.h[5]\n" \
+  "fmla v25.8h, v6.8h, v1.h[5]\n" \
+  "fmla v26.8h, v4.8h, v1.h[6]\n" \
+  "fmla v27.8h, v5.8h, v1.h[6]\n" \
+  "fmla v28.8h, v6.8h, v1.h[6]\n" \
+  "fmla v29.8h, v4.8h, v1.h[7]\n" \
+  "fmla v30.8h, v5.8h, v1.h[7]\n" \
+  "fmla v31.8h, v6.8h, v1.h[7]\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  "fmla v8.8h, v4.8h, v2.h[0]\n" \
+  "fmla v9.8h, v5.8h, v2.h[0]\n" \
+  "fmla v10.8h, v6.8h, v2.h[0]\n" \
+  "fmla v11.8h, v4.8h, v2.h[1]\n" \
+  "fmla v12.8h, v5.8h, v2.h[1]\n" \
+  "fmla v13.8h, v6.8h, v2.h[1]\n" \
+  "fmla v14.8h, v4.8h, v2.h[2]\n" \
+  "fmla v15.8h, v5.8h, v2.h[2]\n" \
+  "fmla v16.8h, v6.8h, v2.h[2]\n" \
+  "fmla v17.8h, v4.8h, v2.h[3]\n" \
+  "fmla v18.8h, v5.8h, v2.h[3]\n" \
+  "fmla v19.8h, v6.8h, v2.h[3]\n" \
+  "fmla v20.8h, v4.8h, v2.h[4]\n" \
+  "fmla v21.8h, v5.8h, v2.h[4]\n" \
+  "fmla v22.8h, v6.8h, v2.h[4]\n" \
+  "fmla v23.8h, v4.8h, v2.h[5]\n" \
+  "fmla v24.8h, v5.8h, v2.h[5]\n" \
+  "fmla v25.8h, v6.8h, v2.h[5]\n" \
+  "fmla v26.8h, v4.8h, v2.h[6]\n" \
+  "fmla v27.8h, v5.8h, v2.h[6]\n" \
+  "fmla v28.8h, v6.8h, v2.h[6]\n" \
+  "fmla v29.8h, v4.8h, v2.h[7]\n" \
+  "fmla v30.8h, v5.8h, v2.h[7]\n" \
+  "fmla v31.8h, v6.8h, v2.h[7]\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  "fmla v8.8h, v4.8h, v3.h[0]\n" \
+  "fmla v9.8h, v5.8h, v3.h[0]\n" \
+  "fmla v10.8h, v6.8h, v3.h[0]\n" \
+  "fmla v11.8h, v4.8h, v3.h[1]\n" \
+  "fmla v12.8h, v5.8h, v3.h[1]\n" \
+  "fmla v13.8h, v6.8h, v3.h[1]\n" \
+  "fmla v14.8h, v4.8h, v3.h[2]\n" \
+  "fmla v15.8h, v5.8h, v3.h[2]\n" \
+  "fmla v16.8h, v6.8h, v3.h[2]\n" \
+  "fmla v17.8h, v4.8h, v3.h[3]\n" \
+  "fmla v18.8h, v5.8h, v3.h[3]\n" \
+  "fmla v19.8h, v6.8h, v3.h[3]\n" \
+  "fmla v20.8h, v4.8h, v3.h[4]\n" \
+  "fmla v21.8h, v5.8h, v3.h[4]\n" \
+  "fmla v22.8h, v6.8h, v3.h[4]\n" \
+  "fmla v23.8h, v4.8h, v3.h[5]\n" \
+  "fmla v24.8h, v5.8h, v3.h[5]\n" \
+  "fmla v25.8h, v6.8h, v3.h[5]\n" \
+  "fmla v26.8h, v4.8h, v3.h[6]\n" \
+  "fmla v27.8h, v5.8h, v3.h[6]\n" \
+  "fmla v28.8h, v6.8h, v3.h[6]\n" \
+  "fmla v29.8h, v4.8h, v3.h[7]\n" \
+  "fmla v30.8h, v5.8h, v3.h[7]\n" \
+  "fmla v31.8h, v6.8h, v3.h[7]\n" \
+  "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  "fmla v8.8h, v4.8h, v0.h[0]\n" \
+  "fmla v9.8h, v5.8h, v0.h[0]\n" \
+  "fmla v10.8h, v6.8h, v0.h[0]\n" \
+  "fmla v11.8h, v4.8h, v0.h[1]\n" \
+  "fmla v12.8h, v5.8h, v0.h[1]\n" \
+  "fmla v13.8h, v6.8h, v0.h[1]\n" \
+  "fmla v14.8h, v4.8h, v0.h[2]\n" \
+  "fmla v15.8h, v5.8h, v0.h[2]\n" \
+  "fmla v16.8h, v6.8h, v0.h[2]\n" \
+  "fmla v17.8h, v4.8h, v0.h[3]\n" \
+  "fmla v18.8h, v5.8h, v0.h[3]\n" \
+  "fmla v19.8h, v6.8h, v0.h[3]\n" \
+  "fmla v20.8h, v4.8h, v0.h[4]\n" \
+  "fmla v21.8h, v5.8h, v0.h[4]\n" \
+  "fmla v22.8h, v6.8h, v0.h[4]\n" \
+  "fmla v23.8h, v4.8h, v0.h[5]\n" \
+  "fmla v24.8h, v5.8h, v0.h[5]\n" \
+  "fmla v25.8h, v6.8h, v0.h[5]\n" \
+  "fmla v26.8h, v4.8h, v0.h[6]\n" \
+  "fmla v27.8h, v5.8h, v0.h[6]\n" \
+  "fmla v28.8h, v6.8h, v0.h[6]\n" \
+  "fmla v29.8h, v4.8h, v0.h[7]\n" \
+  "fmla v30.8h, v5.8h, v0.h[7]\n" \
+  "fmla v31.8h, v6.8h, v0.h[7]\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  "fmla v8.8h, v4.8h, v1.h[0]\n" \
+  "fmla v9.8h, v5.8h, v1.h[0]\n" \
+  "fmla v10.8h, v6.8h, v1.h[0]\n" \
+  "fmla v11.8h, v4.8h, v1.h[1]\n" \
+  "fmla v12.8h, v5.8h, v1.h[1]\n" \
+  "fmla v13.8h, v6.8h, v1.h[1]\n" \
+  "fmla v14.8h, v4.8h, v1.h[2]\n" \
+  "fmla v15.8h, v5.8h, v1.h[2]\n" \
+  "fmla v16.8h, v6.8h, v1.h[2]\n" \
+  "fmla v17.8h, v4.8h, v1.h[3]\n" \
+  "fmla v18.8h, v5.8h, v1.h[3]\n" \
+  "fmla v19.8h, v6.8h, v1.h[3]\n" \
+  "fmla v20.8h, v4.8h, v1.h[4]\n" \
+  "fmla v21.8h, v5.8h, v1.h[4]\n" \
+  "fmla v22.8h, v6.8h, v1.h[4]\n" \
+  "fmla v23.8h, v4.8h, v1.h[5]\n" \
+  "fmla v24.8h, v5.8h, v1.h[5]\n" \
+  "fmla v25.8h, v6.8h, v1.h[5]\n" \
+  "fmla v26.8h, v4.8h, v1.h[6]\n" \
+  "fmla v27.8h, v5.8h, v1.h[6]\n" \
+  "fmla v28.8h, v6.8h, v1.h[6]\n" \
+  "fmla v29.8h, v4.8h, v1.h[7]\n" \
+  "fmla v30.8h, v5.8h, v1.h[7]\n" \
+  "fmla v31.8h, v6.8h, v1.h[7]\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  "fmla v8.8h, v4.8h, v2.h[0]\n" \
+  "fmla v9.8h, v5.8h, v2.h[0]\n" \
+  "fmla v10.8h, v6.8h, v2.h[0]\n" \
+  "fmla v11.8h, v4.8h, v2.h[1]\n" \
+  "fmla v12.8h, v5.8h, v2.h[1]\n" \
+  "fmla v13.8h, v6.8h, v2.h[1]\n" \
+  "fmla v14.8h, v4.8h, v2.h[2]\n" \
+  "fmla v15.8h, v5.8h, v2.h[2]\n" \
+  "fmla v16.8h, v6.8h, v2.h[2]\n" \
+  "fmla v17.8h, v4.8h, v2.h[3]\n" \
+  "fmla v18.8h, v5.8h, v2.h[3]\n" \
+  "fmla v19.8h, v6.8h, v2.h[3]\n" \
+  "fmla v20.8h, v4.8h, v2.h[4]\n" \
+  "fmla v21.8h, v5.8h, v2.h[4]\n" \
+  "fmla v22.8h, v6.8h, v2.h[4]\n" \
+  "fmla v23.8h, v4.8h, v2.h[5]\n" \
+  "fmla v24.8h, v5.8h, v2.h[5]\n" \
+  "fmla v25.8h, v6.8h, v2.h[5]\n" \
+  "fmla v26.8h, v4.8h, v2.h[6]\n" \
+  "fmla v27.8h, v5.8h, v2.h[6]\n" \
+  "fmla v28.8h, v6.8h, v2.h[6]\n" \
+  "fmla v29.8h, v4.8h, v2.h[7]\n" \
+  "fmla v30.8h, v5.8h, v2.h[7]\n" \
+  "fmla v31.8h, v6.8h, v2.h[7]\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  "fmla v8.8h, v4.8h, v3.h[0]\n" \
+  "fmla v9.8h, v5.8h, v3.h[0]\n" \
+  "fmla v10.8h, v6.8h, v3.h[0]\n" \
+  "fmla v11.8h, v4.8h, v3.h[1]\n" \
+  "fmla v12.8h, v5.8h, v3.h[1]\n" \
+  "fmla v13.8h, v6.8h, v3.h[1]\n" \
+  "fmla v14.8h, v4.8h, v3.h[2]\n" \
+  "fmla v15.8h, v5.8h, v3.h[2]\n" \
+  "fmla v16.8h, v6.8h, v3.h[2]\n" \
+  "fmla v17.8h, v4.8h, v3.h[3]\n" \
+  "fmla v18.8h, v5.8h, v3.h[3]\n" \
+  "fmla v19.8h, v6.8h, v3.h[3]\n" \
+  "fmla v20.8h, v4.8h, v3.h[4]\n" \
+  "fmla v21.8h, v5.8h, v3.h[4]\n" \
+  "fmla v22.8h, v6.8h, v3.h[4]\n" \
+  "fmla v23.8h, v4.8h, v3.h[5]\n" \
+  "fmla v24.8h, v5.8h, v3.h[5]\n" \
+  "fmla v25.8h, v6.8h, v3.h[5]\n" \
+  "fmla v26.8h, v4.8h, v3.h[6]\n" \
+  "fmla v27.8h, v5.8h, v3.h[6]\n" \
+  "fmla v28.8h, v6.8h, v3.h[6]\n" \
+  "fmla v29.8h, v4.8h, v3.h[7]\n" \
+  "fmla v30.8h, v5.8h, v3.h[7]\n" \
+  "fmla v31.8h, v6.8h, v3.h[7]\n" \
+  "subs %[groups], %[groups], #1\n" \
+  "b.ne 1b\n" \
+  "2:\n" \
+  "cbz %[rest], 4f\n" \
+  "3:\n" \
+  "ld1 {v0.8h}, [%[a]], #16\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  "fmla v8.8h, v4.8h, v0.h[0]\n" \
+  "fmla v9.8h, v5.8h, v0.h[0]\n" \
+  "fmla v10.8h, v6.8h, v0.h[0]\n" \
+  "fmla v11.8h, v4.8h, v0.h[1]\n" \
+  "fmla v12.8h, v5.8h, v0.h[1]\n" \
+  "fmla v13.8h, v6.8h, v0.h[1]\n" \
+  "fmla v14.8h, v4.8h, v0.h[2]\n" \
+  "fmla v15.8h, v5.8h, v0.h[2]\n" \
+  "fmla v16.8h, v6.8h, v0.h[2]\n" \
+  "fmla v17.8h, v4.8h, v0.h[3]\n" \
+  "fmla v18.8h, v5.8h, v0.h[3]\n" \
+  "fmla v19.8h, v6.8h, v0.h[3]\n" \
+  "fmla v20.8h, v4.8h, v0.h[4]\n" \
+  "fmla v21.8h, v5.8h, v0.h[4]\n" \
+  "fmla v22.8h, v6.8h, v0.h[4]\n" \
+  "fmla v23.8h, v4.8h, v0.h[5]\n" \
+  "fmla v24.8h, v5.8h, v0.h[5]\n" \
+  "fmla v25.8h, v6.8h, v0.h[5]\n" \
+  "fmla v26.8h, v4.8h, v0.h[6]\n" \
+  "fmla v27.8h, v5.8h, v0.h[6]\n" \
+  "fmla v28.8h, v6.8h, v0.h[6]\n" \
+  "fmla v29.8h, v4.8h, v0.h[7]\n" \
+  "fmla v30.8h, v5.8h, v0.h[7]\n" \
+  "fmla v31.8h, v6.8h, v0.h[7]\n" \
+  "subs %[rest], %[rest], #1\n" \
+  "b.ne 3b\n" \
+  "4:\n"
+// The accumulators to 24 vectors at out.
+#define MACE_FP16_STORE_SUMS \
+  "st1 {v8.8h, v9.8h, v10.8h, v11.8h}, [%[out]], #64\n" \
+  "st1 {v12.8h, v13.8h, v14.8h, v15.8h}, [%[out]], #64\n" \
+  "st1 {v16.8h, v17.8h, v18.8h, v19.8h}, [%[out]], #64\n" \
+  "st1 {v20.8h, v21.8h, v22.8h, v23.8h}, [%[out]], #64\n" \
+  "st1 {v24.8h, v25.8h, v26.8h, v27.8h}, [%[out]], #64\n" \
+  "st1 {v28.8h, v29.8h, v30.8h, v31.8h}, [%[out]], #64\n"
+// The accumulators clamped to [bounds[0], bounds[8]] (vectors of 8).
+#define MACE_FP16_CLAMP \
+  "ld1 {v0.8h, v1.8h}, [%[bounds]]\n" \
+  "fmax v8.8h, v8.8h, v0.8h\n" \
+  "fmax v9.8h, v9.8h, v0.8h\n" \
+  "fmax v10.8h, v10.8h, v0.8h\n" \
+  "fmax v11.8h, v11.8h, v0.8h\n" \
+  "fmax v12.8h, v12.8h, v0.8h\n" \
+  "fmax v13.8h, v13.8h, v0.8h\n" \
+  "fmax v14.8h, v14.8h, v0.8h\n" \
+  "fmax v15.8h, v15.8h, v0.8h\n" \
+  "fmax v16.8h, v16.8h, v0.8h\n" \
+  "fmax v17.8h, v17.8h, v0.8h\n" \
+  "fmax v18.8h, v18.8h, v0.8h\n" \
+  "fmax v19.8h, v19.8h, v0.8h\n" \
+  "fmax v20.8h, v20.8h, v0.8h\n" \
+  "fmax v21.8h, v21.8h, v0.8h\n" \
+  "fmax v22.8h, v22.8h, v0.8h\n" \
+  "fmax v23.8h, v23.8h, v0.8h\n" \
+  "fmax v24.8h, v24.8h, v0.8h\n" \
+  "fmax v25.8h, v25.8h, v0.8h\n" \
+  "fmax v26.8h, v26.8h, v0.8h\n" \
+  "fmax v27.8h, v27.8h, v0.8h\n" \
+  "fmax v28.8h, v28.8h, v0.8h\n" \
+  "fmax v29.8h, v29.8h, v0.8h\n" \
+  "fmax v30.8h, v30.8h, v0.8h\n" \
+  "fmax v31.8h, v31.8h, v0.8h\n" \
+  "fmin v8.8h, v8.8h, v1.8h\n" \
+  "fmin v9.8h, v9.8h, v1.8h\n" \
+  "fmin v10.8h, v10.8h, v1.8h\n" \
+  "fmin v11.8h, v11.8h, v1.8h\n" \
+  "fmin v12.8h, v12.8h, v1.8h\n" \
+  "fmin v13.8h, v13.8h, v1.8h\n" \
+  "fmin v14.8h, v14.8h, v1.8h\n" \
+  "fmin v15.8h, v15.8h, v1.8h\n" \
+  "fmin v16.8h, v16.8h, v1.8h\n" \
+  "fmin v17.8h, v17.8h, v1.8h\n" \
+  "fmin v18.8h, v18.8h, v1.8h\n" \
+  "fmin v19.8h, v19.8h, v1.8h\n" \
+  "fmin v20.8h, v20.8h, v1.8h\n" \
+  "fmin v21.8h, v21.8h, v1.8h\n" \
+  "fmin v22.8h, v22.8h, v1.8h\n" \
+  "fmin v23.8h, v23.8h, v1.8h\n" \
+  "fmin v24.8h, v24.8h, v1.8h\n" \
+  "fmin v25.8h, v25.8h, v1.8h\n" \
+  "fmin v26.8h, v26.8h, v1.8h\n" \
+  "fmin v27.8h, v27.8h, v1.8h\n" \
+  "fmin v28.8h, v28.8h, v1.8h\n" \
+  "fmin v29.8h, v29.8h, v1.8h\n" \
+  "fmin v30.8h, v30.8h, v1.8h\n" \
+  "fmin v31.8h, v31.8h, v1.8h\n"
+// The accumulators to 8 rows of halves at out, ldc bytes apart.
+#define MACE_FP16_STORE_ROWS \
+  "st1 {v8.8h, v9.8h, v10.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v11.8h, v12.8h, v13.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v14.8h, v15.8h, v16.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v17.8h, v18.8h, v19.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v20.8h, v21.8h, v22.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v23.8h, v24.8h, v25.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v26.8h, v27.8h, v28.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v29.8h, v30.8h, v31.8h}, [%[out]], %[ldc]\n"
+
+// Where Reduce8x24 puts the sums: 24 vectors at `out` (kSumsOut), or
+// halves straight into C's 8 rows (ldc bytes apart), clamped to `bounds`
+// or not.
+enum ReduceOut { kSumsOut, kHalfRowsOut, kClampedHalfRowsOut };
+
+template <ReduceOut kOut>
 static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const float16_t* a,
                                                              const float16_t* b,
-                                                             const float16_t* init,
-                                                             float16x8_t* sums) {
-  int64_t groups = kc / 8, rest = kc % 8;
-  asm volatile(
-      "ld1 {v0.8h}, [%[init]]\n"
-      "dup v8.8h, v0.h[0]\n"
-      "dup v9.8h, v0.h[0]\n"
-      "dup v10.8h, v0.h[0]\n"
-      "dup v11.8h, v0.h[1]\n"
-      "dup v12.8h, v0.h[1]\n"
-      "dup v13.8h, v0.h[1]\n"
-      "dup v14.8h, v0.h[2]\n"
-      "dup v15.8h, v0.h[2]\n"
-      "dup v16.8h, v0.h[2]\n"
-      "dup v17.8h, v0.h[3]\n"
-      "dup v18.8h, v0.h[3]\n"
-      "dup v19.8h, v0.h[3]\n"
-      "dup v20.8h, v0.h[4]\n"
-      "dup v21.8h, v0.h[4]\n"
-      "dup v22.8h, v0.h[4]\n"
-      "dup v23.8h, v0.h[5]\n"
-      "dup v24.8h, v0.h[5]\n"
-      "dup v25.8h, v0.h[5]\n"
-      "dup v26.8h, v0.h[6]\n"
-      "dup v27.8h, v0.h[6]\n"
-      "dup v28.8h, v0.h[6]\n"
-      "dup v29.8h, v0.h[7]\n"
-      "dup v30.8h, v0.h[7]\n"
-      "dup v31.8h, v0.h[7]\n"
-      "cbz %[groups], 2f\n"
-      "1:\n"
-      "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n"
-      "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n"
-      "fmla v8.8h, v4.8h, v0.h[0]\n"
-      "fmla v9.8h, v5.8h, v0.h[0]\n"
-      "fmla v10.8h, v6.8h, v0.h[0]\n"
-      "fmla v11.8h, v4.8h, v0.h[1]\n"
-      "fmla v12.8h, v5.8h, v0.h[1]\n"
-      "fmla v13.8h, v6.8h, v0.h[1]\n"
-      "fmla v14.8h, v4.8h, v0.h[2]\n"
-      "fmla v15.8h, v5.8h, v0.h[2]\n"
-      "fmla v16.8h, v6.8h, v0.h[2]\n"
-      "fmla v17.8h, v4.8h, v0.h[3]\n"
-      "fmla v18.8h, v5.8h, v0.h[3]\n"
-      "fmla v19.8h, v6.8h, v0.h[3]\n"
-      "fmla v20.8h, v4.8h, v0.h[4]\n"
-      "fmla v21.8h, v5.8h, v0.h[4]\n"
-      "fmla v22.8h, v6.8h, v0.h[4]\n"
-      "fmla v23.8h, v4.8h, v0.h[5]\n"
-      "fmla v24.8h, v5.8h, v0.h[5]\n"
-      "fmla v25.8h, v6.8h, v0.h[5]\n"
-      "fmla v26.8h, v4.8h, v0.h[6]\n"
-      "fmla v27.8h, v5.8h, v0.h[6]\n"
-      "fmla v28.8h, v6.8h, v0.h[6]\n"
-      "fmla v29.8h, v4.8h, v0.h[7]\n"
-      "fmla v30.8h, v5.8h, v0.h[7]\n"
-      "fmla v31.8h, v6.8h, v0.h[7]\n"
-      "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n"
-      "fmla v8.8h, v4.8h, v1.h[0]\n"
-      "fmla v9.8h, v5.8h, v1.h[0]\n"
-      "fmla v10.8h, v6.8h, v1.h[0]\n"
-      "fmla v11.8h, v4.8h, v1.h[1]\n"
-      "fmla v12.8h, v5.8h, v1.h[1]\n"
-      "fmla v13.8h, v6.8h, v1.h[1]\n"
-      "fmla v14.8h, v4.8h, v1.h[2]\n"
-      "fmla v15.8h, v5.8h, v1.h[2]\n"
-      "fmla v16.8h, v6.8h, v1.h[2]\n"
-      "fmla v17.8h, v4.8h, v1.h[3]\n"
-      "fmla v18.8h, v5.8h, v1.h[3]\n"
-      "fmla v19.8h, v6.8h, v1.h[3]\n"
-      "fmla v20.8h, v4.8h, v1.h[4]\n"
-      "fmla v21.8h, v5.8h, v1.h[4]\n"
-      "fmla v22.8h, v6.8h, v1.h[4]\n"
-      "fmla v23.8h, v4.8h, v1.h[5]\n"
-      "fmla v24.8h, v5.8h, v1.h[5]\n"
-      "fmla v25.8h, v6.8h, v1.h[5]\n"
-      "fmla v26.8h, v4.8h, v1.h[6]\n"
-      "fmla v27.8h, v5.8h, v1.h[6]\n"
-      "fmla v28.8h, v6.8h, v1.h[6]\n"
-      "fmla v29.8h, v4.8h, v1.h[7]\n"
-      "fmla v30.8h, v5.8h, v1.h[7]\n"
-      "fmla v31.8h, v6.8h, v1.h[7]\n"
-      "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n"
-      "fmla v8.8h, v4.8h, v2.h[0]\n"
-      "fmla v9.8h, v5.8h, v2.h[0]\n"
-      "fmla v10.8h, v6.8h, v2.h[0]\n"
-      "fmla v11.8h, v4.8h, v2.h[1]\n"
-      "fmla v12.8h, v5.8h, v2.h[1]\n"
-      "fmla v13.8h, v6.8h, v2.h[1]\n"
-      "fmla v14.8h, v4.8h, v2.h[2]\n"
-      "fmla v15.8h, v5.8h, v2.h[2]\n"
-      "fmla v16.8h, v6.8h, v2.h[2]\n"
-      "fmla v17.8h, v4.8h, v2.h[3]\n"
-      "fmla v18.8h, v5.8h, v2.h[3]\n"
-      "fmla v19.8h, v6.8h, v2.h[3]\n"
-      "fmla v20.8h, v4.8h, v2.h[4]\n"
-      "fmla v21.8h, v5.8h, v2.h[4]\n"
-      "fmla v22.8h, v6.8h, v2.h[4]\n"
-      "fmla v23.8h, v4.8h, v2.h[5]\n"
-      "fmla v24.8h, v5.8h, v2.h[5]\n"
-      "fmla v25.8h, v6.8h, v2.h[5]\n"
-      "fmla v26.8h, v4.8h, v2.h[6]\n"
-      "fmla v27.8h, v5.8h, v2.h[6]\n"
-      "fmla v28.8h, v6.8h, v2.h[6]\n"
-      "fmla v29.8h, v4.8h, v2.h[7]\n"
-      "fmla v30.8h, v5.8h, v2.h[7]\n"
-      "fmla v31.8h, v6.8h, v2.h[7]\n"
-      "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n"
-      "fmla v8.8h, v4.8h, v3.h[0]\n"
-      "fmla v9.8h, v5.8h, v3.h[0]\n"
-      "fmla v10.8h, v6.8h, v3.h[0]\n"
-      "fmla v11.8h, v4.8h, v3.h[1]\n"
-      "fmla v12.8h, v5.8h, v3.h[1]\n"
-      "fmla v13.8h, v6.8h, v3.h[1]\n"
-      "fmla v14.8h, v4.8h, v3.h[2]\n"
-      "fmla v15.8h, v5.8h, v3.h[2]\n"
-      "fmla v16.8h, v6.8h, v3.h[2]\n"
-      "fmla v17.8h, v4.8h, v3.h[3]\n"
-      "fmla v18.8h, v5.8h, v3.h[3]\n"
-      "fmla v19.8h, v6.8h, v3.h[3]\n"
-      "fmla v20.8h, v4.8h, v3.h[4]\n"
-      "fmla v21.8h, v5.8h, v3.h[4]\n"
-      "fmla v22.8h, v6.8h, v3.h[4]\n"
-      "fmla v23.8h, v4.8h, v3.h[5]\n"
-      "fmla v24.8h, v5.8h, v3.h[5]\n"
-      "fmla v25.8h, v6.8h, v3.h[5]\n"
-      "fmla v26.8h, v4.8h, v3.h[6]\n"
-      "fmla v27.8h, v5.8h, v3.h[6]\n"
-      "fmla v28.8h, v6.8h, v3.h[6]\n"
-      "fmla v29.8h, v4.8h, v3.h[7]\n"
-      "fmla v30.8h, v5.8h, v3.h[7]\n"
-      "fmla v31.8h, v6.8h, v3.h[7]\n"
-      "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n"
-      "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n"
-      "fmla v8.8h, v4.8h, v0.h[0]\n"
-      "fmla v9.8h, v5.8h, v0.h[0]\n"
-      "fmla v10.8h, v6.8h, v0.h[0]\n"
-      "fmla v11.8h, v4.8h, v0.h[1]\n"
-      "fmla v12.8h, v5.8h, v0.h[1]\n"
-      "fmla v13.8h, v6.8h, v0.h[1]\n"
-      "fmla v14.8h, v4.8h, v0.h[2]\n"
-      "fmla v15.8h, v5.8h, v0.h[2]\n"
-      "fmla v16.8h, v6.8h, v0.h[2]\n"
-      "fmla v17.8h, v4.8h, v0.h[3]\n"
-      "fmla v18.8h, v5.8h, v0.h[3]\n"
-      "fmla v19.8h, v6.8h, v0.h[3]\n"
-      "fmla v20.8h, v4.8h, v0.h[4]\n"
-      "fmla v21.8h, v5.8h, v0.h[4]\n"
-      "fmla v22.8h, v6.8h, v0.h[4]\n"
-      "fmla v23.8h, v4.8h, v0.h[5]\n"
-      "fmla v24.8h, v5.8h, v0.h[5]\n"
-      "fmla v25.8h, v6.8h, v0.h[5]\n"
-      "fmla v26.8h, v4.8h, v0.h[6]\n"
-      "fmla v27.8h, v5.8h, v0.h[6]\n"
-      "fmla v28.8h, v6.8h, v0.h[6]\n"
-      "fmla v29.8h, v4.8h, v0.h[7]\n"
-      "fmla v30.8h, v5.8h, v0.h[7]\n"
-      "fmla v31.8h, v6.8h, v0.h[7]\n"
-      "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n"
-      "fmla v8.8h, v4.8h, v1.h[0]\n"
-      "fmla v9.8h, v5.8h, v1.h[0]\n"
-      "fmla v10.8h, v6.8h, v1.h[0]\n"
-      "fmla v11.8h, v4.8h, v1.h[1]\n"
-      "fmla v12.8h, v5.8h, v1.h[1]\n"
-      "fmla v13.8h, v6.8h, v1.h[1]\n"
-      "fmla v14.8h, v4.8h, v1.h[2]\n"
-      "fmla v15.8h, v5.8h, v1.h[2]\n"
-      "fmla v16.8h, v6.8h, v1.h[2]\n"
-      "fmla v17.8h, v4.8h, v1.h[3]\n"
-      "fmla v18.8h, v5.8h, v1.h[3]\n"
-      "fmla v19.8h, v6.8h, v1.h[3]\n"
-      "fmla v20.8h, v4.8h, v1.h[4]\n"
-      "fmla v21.8h, v5.8h, v1.h[4]\n"
-      "fmla v22.8h, v6.8h, v1.h[4]\n"
-      "fmla v23.8h, v4.8h, v1.h[5]\n"
-      "fmla v24.8h, v5.8h, v1.h[5]\n"
-      "fmla v25.8h, v6.8h, v1.h[5]\n"
-      "fmla v26.8h, v4.8h, v1.h[6]\n"
-      "fmla v27.8h, v5.8h, v1.h[6]\n"
-      "fmla v28.8h, v6.8h, v1.h[6]\n"
-      "fmla v29.8h, v4.8h, v1.h[7]\n"
-      "fmla v30.8h, v5.8h, v1.h[7]\n"
-      "fmla v31.8h, v6.8h, v1.h[7]\n"
-      "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n"
-      "fmla v8.8h, v4.8h, v2.h[0]\n"
-      "fmla v9.8h, v5.8h, v2.h[0]\n"
-      "fmla v10.8h, v6.8h, v2.h[0]\n"
-      "fmla v11.8h, v4.8h, v2.h[1]\n"
-      "fmla v12.8h, v5.8h, v2.h[1]\n"
-      "fmla v13.8h, v6.8h, v2.h[1]\n"
-      "fmla v14.8h, v4.8h, v2.h[2]\n"
-      "fmla v15.8h, v5.8h, v2.h[2]\n"
-      "fmla v16.8h, v6.8h, v2.h[2]\n"
-      "fmla v17.8h, v4.8h, v2.h[3]\n"
-      "fmla v18.8h, v5.8h, v2.h[3]\n"
-      "fmla v19.8h, v6.8h, v2.h[3]\n"
-      "fmla v20.8h, v4.8h, v2.h[4]\n"
-      "fmla v21.8h, v5.8h, v2.h[4]\n"
-      "fmla v22.8h, v6.8h, v2.h[4]\n"
-      "fmla v23.8h, v4.8h, v2.h[5]\n"
-      "fmla v24.8h, v5.8h, v2.h[5]\n"
-      "fmla v25.8h, v6.8h, v2.h[5]\n"
-      "fmla v26.8h, v4.8h, v2.h[6]\n"
-      "fmla v27.8h, v5.8h, v2.h[6]\n"
-      "fmla v28.8h, v6.8h, v2.h[6]\n"
-      "fmla v29.8h, v4.8h, v2.h[7]\n"
-      "fmla v30.8h, v5.8h, v2.h[7]\n"
-      "fmla v31.8h, v6.8h, v2.h[7]\n"
-      "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n"
-      "fmla v8.8h, v4.8h, v3.h[0]\n"
-      "fmla v9.8h, v5.8h, v3.h[0]\n"
-      "fmla v10.8h, v6.8h, v3.h[0]\n"
-      "fmla v11.8h, v4.8h, v3.h[1]\n"
-      "fmla v12.8h, v5.8h, v3.h[1]\n"
-      "fmla v13.8h, v6.8h, v3.h[1]\n"
-      "fmla v14.8h, v4.8h, v3.h[2]\n"
-      "fmla v15.8h, v5.8h, v3.h[2]\n"
-      "fmla v16.8h, v6.8h, v3.h[2]\n"
-      "fmla v17.8h, v4.8h, v3.h[3]\n"
-      "fmla v18.8h, v5.8h, v3.h[3]\n"
-      "fmla v19.8h, v6.8h, v3.h[3]\n"
-      "fmla v20.8h, v4.8h, v3.h[4]\n"
-      "fmla v21.8h, v5.8h, v3.h[4]\n"
-      "fmla v22.8h, v6.8h, v3.h[4]\n"
-      "fmla v23.8h, v4.8h, v3.h[5]\n"
-      "fmla v24.8h, v5.8h, v3.h[5]\n"
-      "fmla v25.8h, v6.8h, v3.h[5]\n"
-      "fmla v26.8h, v4.8h, v3.h[6]\n"
-      "fmla v27.8h, v5.8h, v3.h[6]\n"
-      "fmla v28.8h, v6.8h, v3.h[6]\n"
-      "fmla v29.8h, v4.8h, v3.h[7]\n"
-      "fmla v30.8h, v5.8h, v3.h[7]\n"
-      "fmla v31.8h, v6.8h, v3.h[7]\n"
-      "subs %[groups], %[groups], #1\n"
-      "b.ne 1b\n"
-      "2:\n"
-      "cbz %[rest], 4f\n"
-      "3:\n"
-      "ld1 {v0.8h}, [%[a]], #16\n"
-      "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n"
-      "fmla v8.8h, v4.8h, v0.h[0]\n"
-      "fmla v9.8h, v5.8h, v0.h[0]\n"
-      "fmla v10.8h, v6.8h, v0.h[0]\n"
-      "fmla v11.8h, v4.8h, v0.h[1]\n"
-      "fmla v12.8h, v5.8h, v0.h[1]\n"
-      "fmla v13.8h, v6.8h, v0.h[1]\n"
-      "fmla v14.8h, v4.8h, v0.h[2]\n"
-      "fmla v15.8h, v5.8h, v0.h[2]\n"
-      "fmla v16.8h, v6.8h, v0.h[2]\n"
-      "fmla v17.8h, v4.8h, v0.h[3]\n"
-      "fmla v18.8h, v5.8h, v0.h[3]\n"
-      "fmla v19.8h, v6.8h, v0.h[3]\n"
-      "fmla v20.8h, v4.8h, v0.h[4]\n"
-      "fmla v21.8h, v5.8h, v0.h[4]\n"
-      "fmla v22.8h, v6.8h, v0.h[4]\n"
-      "fmla v23.8h, v4.8h, v0.h[5]\n"
-      "fmla v24.8h, v5.8h, v0.h[5]\n"
-      "fmla v25.8h, v6.8h, v0.h[5]\n"
-      "fmla v26.8h, v4.8h, v0.h[6]\n"
-      "fmla v27.8h, v5.8h, v0.h[6]\n"
-      "fmla v28.8h, v6.8h, v0.h[6]\n"
-      "fmla v29.8h, v4.8h, v0.h[7]\n"
-      "fmla v30.8h, v5.8h, v0.h[7]\n"
-      "fmla v31.8h, v6.8h, v0.h[7]\n"
-      "subs %[rest], %[rest], #1\n"
-      "b.ne 3b\n"
-      "4:\n"
-      "st1 {v8.8h, v9.8h, v10.8h, v11.8h}, [%[sums]], #64\n"
-      "st1 {v12.8h, v13.8h, v14.8h, v15.8h}, [%[sums]], #64\n"
-      "st1 {v16.8h, v17.8h, v18.8h, v19.8h}, [%[sums]], #64\n"
-      "st1 {v20.8h, v21.8h, v22.8h, v23.8h}, [%[sums]], #64\n"
-      "st1 {v24.8h, v25.8h, v26.8h, v27.8h}, [%[sums]], #64\n"
-      "st1 {v28.8h, v29.8h, v30.8h, v31.8h}, [%[sums]], #64\n"
-      : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [sums] "+r"(sums)
-      : [init] "r"(init)
-      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",
-        "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
-        "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
+                                                             const float16_t* init, void* out,
+                                                             int64_t ldc_bytes,
+                                                             const float16_t* bounds) {
+  int64_t groups = kc >> 3, rest = kc & 7;  // kc >= 0
+#define MACE_FP16_OPERANDS                                                                  \
+  : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [out] "+r"(out)  \
+  : [init] "r"(init), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds)                          \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",    \
+    "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",   \
+    "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
+  if constexpr (kOut == kSumsOut) {
+    asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_STORE_SUMS MACE_FP16_OPERANDS);
+  } else if constexpr (kOut == kHalfRowsOut) {
+    asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_STORE_ROWS MACE_FP16_OPERANDS);
+  } else {
+    asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_CLAMP MACE_FP16_STORE_ROWS MACE_FP16_OPERANDS);
+  }
+#undef MACE_FP16_OPERANDS
 }
+#undef MACE_FP16_REDUCE8X24
+#undef MACE_FP16_STORE_SUMS
+#undef MACE_FP16_CLAMP
+#undef MACE_FP16_STORE_ROWS
 
 // Stores one vector of 8 sums at dst as floats.
 template <bool kAddC, TileAct kAct>
@@ -450,8 +534,18 @@ static void Tile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int6
       bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
     }
     vst1q_f16(init, bias);
+    if constexpr (!kAddC && kAct != kActFloat && std::is_same<CT, float16_t>::value) {
+      // Halves stored as they are (or clamped in half precision): by the
+      // assembly, one three-vector store a row.
+      float16_t bounds[16];
+      vst1q_f16(bounds, lo16);
+      vst1q_f16(bounds + 8, hi16);
+      Reduce8x24<kAct == kActHalf ? kClampedHalfRowsOut : kHalfRowsOut>(
+          kc, a, b, init, c, ldc * static_cast<int64_t>(sizeof(float16_t)), bounds);
+      return;
+    }
     float16x8_t sums[24];
-    Reduce8x24(kc, a, b, init, sums);
+    Reduce8x24<kSumsOut>(kc, a, b, init, sums, 0, nullptr);
 #pragma GCC unroll 8
     for (int r = 0; r < 8; ++r) {
 #pragma GCC unroll 3
