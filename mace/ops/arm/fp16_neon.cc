@@ -820,7 +820,24 @@ void Fp16PackHalfColumns(const uint16_t* src_bits, int64_t cols, int64_t depth,
   const float16_t* src = reinterpret_cast<const float16_t*>(src_bits);
   float16_t* dst = reinterpret_cast<float16_t*>(dst_bits);
   if (cols == kFp16GemmNr) {
-    for (int64_t d = 0; d < depth; ++d, src += depth_stride, dst += kFp16GemmNr) {
+    // One three-vector load (post-indexed by the row stride) and store a
+    // row, two rows a loop trip.
+    const int64_t stride_bytes = depth_stride * static_cast<int64_t>(sizeof(float16_t));
+    int64_t pairs = depth >> 1;
+    if (pairs > 0) {
+      asm volatile(
+          "1:\n"
+          "ld1 {v0.8h, v1.8h, v2.8h}, [%[src]], %[stride]\n"
+          "ld1 {v3.8h, v4.8h, v5.8h}, [%[src]], %[stride]\n"
+          "st1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[dst]], #64\n"
+          "st1 {v4.8h, v5.8h}, [%[dst]], #32\n"
+          "subs %[pairs], %[pairs], #1\n"
+          "b.ne 1b\n"
+          : [src] "+r"(src), [dst] "+r"(dst), [pairs] "+r"(pairs)
+          : [stride] "r"(stride_bytes)
+          : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5");
+    }
+    if (depth & 1) {
       vst1q_f16(dst, vld1q_f16(src));
       vst1q_f16(dst + 8, vld1q_f16(src + 8));
       vst1q_f16(dst + 16, vld1q_f16(src + 16));
