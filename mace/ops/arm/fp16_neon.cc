@@ -68,6 +68,33 @@ enum TileAct { kActNone, kActHalf, kActFloat };
 // spent 108 for 96). A sits in v0-v3 (the .h by-element form takes
 // v0-v15), B in v4-v6. Each B load feeds the next fmla: fewest
 // instructions rather than load-to-use distance.
+// One reduction step: accumulator row r (v[8 + 3r] to v[10 + 3r]) plus B
+// (v4-v6) times lane r of A's register v<a>.
+#define MACE_FP16_ASM_STEP(a) \
+  "fmla v8.8h, v4.8h, v" a ".h[0]\n" \
+  "fmla v9.8h, v5.8h, v" a ".h[0]\n" \
+  "fmla v10.8h, v6.8h, v" a ".h[0]\n" \
+  "fmla v11.8h, v4.8h, v" a ".h[1]\n" \
+  "fmla v12.8h, v5.8h, v" a ".h[1]\n" \
+  "fmla v13.8h, v6.8h, v" a ".h[1]\n" \
+  "fmla v14.8h, v4.8h, v" a ".h[2]\n" \
+  "fmla v15.8h, v5.8h, v" a ".h[2]\n" \
+  "fmla v16.8h, v6.8h, v" a ".h[2]\n" \
+  "fmla v17.8h, v4.8h, v" a ".h[3]\n" \
+  "fmla v18.8h, v5.8h, v" a ".h[3]\n" \
+  "fmla v19.8h, v6.8h, v" a ".h[3]\n" \
+  "fmla v20.8h, v4.8h, v" a ".h[4]\n" \
+  "fmla v21.8h, v5.8h, v" a ".h[4]\n" \
+  "fmla v22.8h, v6.8h, v" a ".h[4]\n" \
+  "fmla v23.8h, v4.8h, v" a ".h[5]\n" \
+  "fmla v24.8h, v5.8h, v" a ".h[5]\n" \
+  "fmla v25.8h, v6.8h, v" a ".h[5]\n" \
+  "fmla v26.8h, v4.8h, v" a ".h[6]\n" \
+  "fmla v27.8h, v5.8h, v" a ".h[6]\n" \
+  "fmla v28.8h, v6.8h, v" a ".h[6]\n" \
+  "fmla v29.8h, v4.8h, v" a ".h[7]\n" \
+  "fmla v30.8h, v5.8h, v" a ".h[7]\n" \
+  "fmla v31.8h, v6.8h, v" a ".h[7]\n"
 #define MACE_FP16_REDUCE8X24 \
   "ld1 {v0.8h}, [%[init]]\n" \
   "dup v8.8h, v0.h[0]\n" \
@@ -98,206 +125,22 @@ enum TileAct { kActNone, kActHalf, kActFloat };
   "1:\n" \
   "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n" \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  "fmla v8.8h, v4.8h, v0.h[0]\n" \
-  "fmla v9.8h, v5.8h, v0.h[0]\n" \
-  "fmla v10.8h, v6.8h, v0.h[0]\n" \
-  "fmla v11.8h, v4.8h, v0.h[1]\n" \
-  "fmla v12.8h, v5.8h, v0.h[1]\n" \
-  "fmla v13.8h, v6.8h, v0.h[1]\n" \
-  "fmla v14.8h, v4.8h, v0.h[2]\n" \
-  "fmla v15.8h, v5.8h, v0.h[2]\n" \
-  "fmla v16.8h, v6.8h, v0.h[2]\n" \
-  "fmla v17.8h, v4.8h, v0.h[3]\n" \
-  "fmla v18.8h, v5.8h, v0.h[3]\n" \
-  "fmla v19.8h, v6.8h, v0.h[3]\n" \
-  "fmla v20.8h, v4.8h, v0.h[4]\n" \
-  "fmla v21.8h, v5.8h, v0.h[4]\n" \
-  "fmla v22.8h, v6.8h, v0.h[4]\n" \
-  "fmla v23.8h, v4.8h, v0.h[5]\n" \
-  "fmla v24.8h, v5.8h, v0.h[5]\n" \
-  "fmla v25.8h, v6.8h, v0.h[5]\n" \
-  "fmla v26.8h, v4.8h, v0.h[6]\n" \
-  "fmla v27.8h, v5.8h, v0.h[6]\n" \
-  "fmla v28.8h, v6.8h, v0.h[6]\n" \
-  "fmla v29.8h, v4.8h, v0.h[7]\n" \
-  "fmla v30.8h, v5.8h, v0.h[7]\n" \
-  "fmla v31.8h, v6.8h, v0.h[7]\n" \
+  MACE_FP16_ASM_STEP("0") \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  "fmla v8.8h, v4.8h, v1.h[0]\n" \
-  "fmla v9.8h, v5.8h, v1.h[0]\n" \
-  "fmla v10.8h, v6.8h, v1.h[0]\n" \
-  "fmla v11.8h, v4.8h, v1.h[1]\n" \
-  "fmla v12.8h, v5.8h, v1.h[1]\n" \
-  "fmla v13.8h, v6.8h, v1.h[1]\n" \
-  "fmla v14.8h, v4.8h, v1.h[2]\n" \
-  "fmla v15.8h, v5.8h, v1.h[2]\n" \
-  "fmla v16.8h, v6.8h, v1.h[2]\n" \
-  "fmla v17.8h, v4.8h, v1.h[3]\n" \
-  "fmla v18.8h, v5.8h, v1.h[3]\n" \
-  "fmla v19.8h, v6.8h, v1.h[3]\n" \
-  "fmla v20.8h, v4.8h, v1.h[4]\n" \
-  "fmla v21.8h, v5.8h, v1.h[4]\n" \
-  "fmla v22.8h, v6.8h, v1.h[4]\n" \
-  "fmla v23.8h, v4.8h, v1.h[5]\n" \
-  "fmla v24.8h, v5.8h, v1.h[5]\n" \
-  "fmla v25.8h, v6.8h, v1.h[5]\n" \
-  "fmla v26.8h, v4.8h, v1.h[6]\n" \
-  "fmla v27.8h, v5.8h, v1.h[6]\n" \
-  "fmla v28.8h, v6.8h, v1.h[6]\n" \
-  "fmla v29.8h, v4.8h, v1.h[7]\n" \
-  "fmla v30.8h, v5.8h, v1.h[7]\n" \
-  "fmla v31.8h, v6.8h, v1.h[7]\n" \
+  MACE_FP16_ASM_STEP("1") \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  "fmla v8.8h, v4.8h, v2.h[0]\n" \
-  "fmla v9.8h, v5.8h, v2.h[0]\n" \
-  "fmla v10.8h, v6.8h, v2.h[0]\n" \
-  "fmla v11.8h, v4.8h, v2.h[1]\n" \
-  "fmla v12.8h, v5.8h, v2.h[1]\n" \
-  "fmla v13.8h, v6.8h, v2.h[1]\n" \
-  "fmla v14.8h, v4.8h, v2.h[2]\n" \
-  "fmla v15.8h, v5.8h, v2.h[2]\n" \
-  "fmla v16.8h, v6.8h, v2.h[2]\n" \
-  "fmla v17.8h, v4.8h, v2.h[3]\n" \
-  "fmla v18.8h, v5.8h, v2.h[3]\n" \
-  "fmla v19.8h, v6.8h, v2.h[3]\n" \
-  "fmla v20.8h, v4.8h, v2.h[4]\n" \
-  "fmla v21.8h, v5.8h, v2.h[4]\n" \
-  "fmla v22.8h, v6.8h, v2.h[4]\n" \
-  "fmla v23.8h, v4.8h, v2.h[5]\n" \
-  "fmla v24.8h, v5.8h, v2.h[5]\n" \
-  "fmla v25.8h, v6.8h, v2.h[5]\n" \
-  "fmla v26.8h, v4.8h, v2.h[6]\n" \
-  "fmla v27.8h, v5.8h, v2.h[6]\n" \
-  "fmla v28.8h, v6.8h, v2.h[6]\n" \
-  "fmla v29.8h, v4.8h, v2.h[7]\n" \
-  "fmla v30.8h, v5.8h, v2.h[7]\n" \
-  "fmla v31.8h, v6.8h, v2.h[7]\n" \
+  MACE_FP16_ASM_STEP("2") \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  "fmla v8.8h, v4.8h, v3.h[0]\n" \
-  "fmla v9.8h, v5.8h, v3.h[0]\n" \
-  "fmla v10.8h, v6.8h, v3.h[0]\n" \
-  "fmla v11.8h, v4.8h, v3.h[1]\n" \
-  "fmla v12.8h, v5.8h, v3.h[1]\n" \
-  "fmla v13.8h, v6.8h, v3.h[1]\n" \
-  "fmla v14.8h, v4.8h, v3.h[2]\n" \
-  "fmla v15.8h, v5.8h, v3.h[2]\n" \
-  "fmla v16.8h, v6.8h, v3.h[2]\n" \
-  "fmla v17.8h, v4.8h, v3.h[3]\n" \
-  "fmla v18.8h, v5.8h, v3.h[3]\n" \
-  "fmla v19.8h, v6.8h, v3.h[3]\n" \
-  "fmla v20.8h, v4.8h, v3.h[4]\n" \
-  "fmla v21.8h, v5.8h, v3.h[4]\n" \
-  "fmla v22.8h, v6.8h, v3.h[4]\n" \
-  "fmla v23.8h, v4.8h, v3.h[5]\n" \
-  "fmla v24.8h, v5.8h, v3.h[5]\n" \
-  "fmla v25.8h, v6.8h, v3.h[5]\n" \
-  "fmla v26.8h, v4.8h, v3.h[6]\n" \
-  "fmla v27.8h, v5.8h, v3.h[6]\n" \
-  "fmla v28.8h, v6.8h, v3.h[6]\n" \
-  "fmla v29.8h, v4.8h, v3.h[7]\n" \
-  "fmla v30.8h, v5.8h, v3.h[7]\n" \
-  "fmla v31.8h, v6.8h, v3.h[7]\n" \
+  MACE_FP16_ASM_STEP("3") \
   "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n" \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  "fmla v8.8h, v4.8h, v0.h[0]\n" \
-  "fmla v9.8h, v5.8h, v0.h[0]\n" \
-  "fmla v10.8h, v6.8h, v0.h[0]\n" \
-  "fmla v11.8h, v4.8h, v0.h[1]\n" \
-  "fmla v12.8h, v5.8h, v0.h[1]\n" \
-  "fmla v13.8h, v6.8h, v0.h[1]\n" \
-  "fmla v14.8h, v4.8h, v0.h[2]\n" \
-  "fmla v15.8h, v5.8h, v0.h[2]\n" \
-  "fmla v16.8h, v6.8h, v0.h[2]\n" \
-  "fmla v17.8h, v4.8h, v0.h[3]\n" \
-  "fmla v18.8h, v5.8h, v0.h[3]\n" \
-  "fmla v19.8h, v6.8h, v0.h[3]\n" \
-  "fmla v20.8h, v4.8h, v0.h[4]\n" \
-  "fmla v21.8h, v5.8h, v0.h[4]\n" \
-  "fmla v22.8h, v6.8h, v0.h[4]\n" \
-  "fmla v23.8h, v4.8h, v0.h[5]\n" \
-  "fmla v24.8h, v5.8h, v0.h[5]\n" \
-  "fmla v25.8h, v6.8h, v0.h[5]\n" \
-  "fmla v26.8h, v4.8h, v0.h[6]\n" \
-  "fmla v27.8h, v5.8h, v0.h[6]\n" \
-  "fmla v28.8h, v6.8h, v0.h[6]\n" \
-  "fmla v29.8h, v4.8h, v0.h[7]\n" \
-  "fmla v30.8h, v5.8h, v0.h[7]\n" \
-  "fmla v31.8h, v6.8h, v0.h[7]\n" \
+  MACE_FP16_ASM_STEP("0") \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  "fmla v8.8h, v4.8h, v1.h[0]\n" \
-  "fmla v9.8h, v5.8h, v1.h[0]\n" \
-  "fmla v10.8h, v6.8h, v1.h[0]\n" \
-  "fmla v11.8h, v4.8h, v1.h[1]\n" \
-  "fmla v12.8h, v5.8h, v1.h[1]\n" \
-  "fmla v13.8h, v6.8h, v1.h[1]\n" \
-  "fmla v14.8h, v4.8h, v1.h[2]\n" \
-  "fmla v15.8h, v5.8h, v1.h[2]\n" \
-  "fmla v16.8h, v6.8h, v1.h[2]\n" \
-  "fmla v17.8h, v4.8h, v1.h[3]\n" \
-  "fmla v18.8h, v5.8h, v1.h[3]\n" \
-  "fmla v19.8h, v6.8h, v1.h[3]\n" \
-  "fmla v20.8h, v4.8h, v1.h[4]\n" \
-  "fmla v21.8h, v5.8h, v1.h[4]\n" \
-  "fmla v22.8h, v6.8h, v1.h[4]\n" \
-  "fmla v23.8h, v4.8h, v1.h[5]\n" \
-  "fmla v24.8h, v5.8h, v1.h[5]\n" \
-  "fmla v25.8h, v6.8h, v1.h[5]\n" \
-  "fmla v26.8h, v4.8h, v1.h[6]\n" \
-  "fmla v27.8h, v5.8h, v1.h[6]\n" \
-  "fmla v28.8h, v6.8h, v1.h[6]\n" \
-  "fmla v29.8h, v4.8h, v1.h[7]\n" \
-  "fmla v30.8h, v5.8h, v1.h[7]\n" \
-  "fmla v31.8h, v6.8h, v1.h[7]\n" \
+  MACE_FP16_ASM_STEP("1") \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  "fmla v8.8h, v4.8h, v2.h[0]\n" \
-  "fmla v9.8h, v5.8h, v2.h[0]\n" \
-  "fmla v10.8h, v6.8h, v2.h[0]\n" \
-  "fmla v11.8h, v4.8h, v2.h[1]\n" \
-  "fmla v12.8h, v5.8h, v2.h[1]\n" \
-  "fmla v13.8h, v6.8h, v2.h[1]\n" \
-  "fmla v14.8h, v4.8h, v2.h[2]\n" \
-  "fmla v15.8h, v5.8h, v2.h[2]\n" \
-  "fmla v16.8h, v6.8h, v2.h[2]\n" \
-  "fmla v17.8h, v4.8h, v2.h[3]\n" \
-  "fmla v18.8h, v5.8h, v2.h[3]\n" \
-  "fmla v19.8h, v6.8h, v2.h[3]\n" \
-  "fmla v20.8h, v4.8h, v2.h[4]\n" \
-  "fmla v21.8h, v5.8h, v2.h[4]\n" \
-  "fmla v22.8h, v6.8h, v2.h[4]\n" \
-  "fmla v23.8h, v4.8h, v2.h[5]\n" \
-  "fmla v24.8h, v5.8h, v2.h[5]\n" \
-  "fmla v25.8h, v6.8h, v2.h[5]\n" \
-  "fmla v26.8h, v4.8h, v2.h[6]\n" \
-  "fmla v27.8h, v5.8h, v2.h[6]\n" \
-  "fmla v28.8h, v6.8h, v2.h[6]\n" \
-  "fmla v29.8h, v4.8h, v2.h[7]\n" \
-  "fmla v30.8h, v5.8h, v2.h[7]\n" \
-  "fmla v31.8h, v6.8h, v2.h[7]\n" \
+  MACE_FP16_ASM_STEP("2") \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  "fmla v8.8h, v4.8h, v3.h[0]\n" \
-  "fmla v9.8h, v5.8h, v3.h[0]\n" \
-  "fmla v10.8h, v6.8h, v3.h[0]\n" \
-  "fmla v11.8h, v4.8h, v3.h[1]\n" \
-  "fmla v12.8h, v5.8h, v3.h[1]\n" \
-  "fmla v13.8h, v6.8h, v3.h[1]\n" \
-  "fmla v14.8h, v4.8h, v3.h[2]\n" \
-  "fmla v15.8h, v5.8h, v3.h[2]\n" \
-  "fmla v16.8h, v6.8h, v3.h[2]\n" \
-  "fmla v17.8h, v4.8h, v3.h[3]\n" \
-  "fmla v18.8h, v5.8h, v3.h[3]\n" \
-  "fmla v19.8h, v6.8h, v3.h[3]\n" \
-  "fmla v20.8h, v4.8h, v3.h[4]\n" \
-  "fmla v21.8h, v5.8h, v3.h[4]\n" \
-  "fmla v22.8h, v6.8h, v3.h[4]\n" \
-  "fmla v23.8h, v4.8h, v3.h[5]\n" \
-  "fmla v24.8h, v5.8h, v3.h[5]\n" \
-  "fmla v25.8h, v6.8h, v3.h[5]\n" \
-  "fmla v26.8h, v4.8h, v3.h[6]\n" \
-  "fmla v27.8h, v5.8h, v3.h[6]\n" \
-  "fmla v28.8h, v6.8h, v3.h[6]\n" \
-  "fmla v29.8h, v4.8h, v3.h[7]\n" \
-  "fmla v30.8h, v5.8h, v3.h[7]\n" \
-  "fmla v31.8h, v6.8h, v3.h[7]\n" \
+  MACE_FP16_ASM_STEP("3") \
   "subs %[groups], %[groups], #1\n" \
   "b.ne 1b\n" \
   "2:\n" \
@@ -305,30 +148,7 @@ enum TileAct { kActNone, kActHalf, kActFloat };
   "3:\n" \
   "ld1 {v0.8h}, [%[a]], #16\n" \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  "fmla v8.8h, v4.8h, v0.h[0]\n" \
-  "fmla v9.8h, v5.8h, v0.h[0]\n" \
-  "fmla v10.8h, v6.8h, v0.h[0]\n" \
-  "fmla v11.8h, v4.8h, v0.h[1]\n" \
-  "fmla v12.8h, v5.8h, v0.h[1]\n" \
-  "fmla v13.8h, v6.8h, v0.h[1]\n" \
-  "fmla v14.8h, v4.8h, v0.h[2]\n" \
-  "fmla v15.8h, v5.8h, v0.h[2]\n" \
-  "fmla v16.8h, v6.8h, v0.h[2]\n" \
-  "fmla v17.8h, v4.8h, v0.h[3]\n" \
-  "fmla v18.8h, v5.8h, v0.h[3]\n" \
-  "fmla v19.8h, v6.8h, v0.h[3]\n" \
-  "fmla v20.8h, v4.8h, v0.h[4]\n" \
-  "fmla v21.8h, v5.8h, v0.h[4]\n" \
-  "fmla v22.8h, v6.8h, v0.h[4]\n" \
-  "fmla v23.8h, v4.8h, v0.h[5]\n" \
-  "fmla v24.8h, v5.8h, v0.h[5]\n" \
-  "fmla v25.8h, v6.8h, v0.h[5]\n" \
-  "fmla v26.8h, v4.8h, v0.h[6]\n" \
-  "fmla v27.8h, v5.8h, v0.h[6]\n" \
-  "fmla v28.8h, v6.8h, v0.h[6]\n" \
-  "fmla v29.8h, v4.8h, v0.h[7]\n" \
-  "fmla v30.8h, v5.8h, v0.h[7]\n" \
-  "fmla v31.8h, v6.8h, v0.h[7]\n" \
+  MACE_FP16_ASM_STEP("0") \
   "subs %[rest], %[rest], #1\n" \
   "b.ne 3b\n" \
   "4:\n"
@@ -430,6 +250,7 @@ static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const f
 #undef MACE_FP16_OPERANDS
 }
 #undef MACE_FP16_REDUCE8X24
+#undef MACE_FP16_ASM_STEP
 #undef MACE_FP16_STORE_SUMS
 #undef MACE_FP16_CLAMP
 #undef MACE_FP16_STORE_ROWS
