@@ -95,6 +95,17 @@ enum TileAct { kActNone, kActHalf, kActFloat };
   "fmla v29.8h, v4.8h, v" a ".h[7]\n" \
   "fmla v30.8h, v5.8h, v" a ".h[7]\n" \
   "fmla v31.8h, v6.8h, v" a ".h[7]\n"
+// Four steps: one load of A's four vectors, then per step B's three.
+#define MACE_FP16_ASM_4STEPS \
+  "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  MACE_FP16_ASM_STEP("0") \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  MACE_FP16_ASM_STEP("1") \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  MACE_FP16_ASM_STEP("2") \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  MACE_FP16_ASM_STEP("3")
 #define MACE_FP16_REDUCE8X24 \
   "ld1 {v0.8h}, [%[init]]\n" \
   "dup v8.8h, v0.h[0]\n" \
@@ -123,24 +134,8 @@ enum TileAct { kActNone, kActHalf, kActFloat };
   "dup v31.8h, v0.h[7]\n" \
   "cbz %[groups], 2f\n" \
   "1:\n" \
-  "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n" \
-  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  MACE_FP16_ASM_STEP("0") \
-  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  MACE_FP16_ASM_STEP("1") \
-  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  MACE_FP16_ASM_STEP("2") \
-  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  MACE_FP16_ASM_STEP("3") \
-  "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n" \
-  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  MACE_FP16_ASM_STEP("0") \
-  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  MACE_FP16_ASM_STEP("1") \
-  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  MACE_FP16_ASM_STEP("2") \
-  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
-  MACE_FP16_ASM_STEP("3") \
+  MACE_FP16_ASM_4STEPS \
+  MACE_FP16_ASM_4STEPS \
   "subs %[groups], %[groups], #1\n" \
   "b.ne 1b\n" \
   "2:\n" \
@@ -251,6 +246,7 @@ static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const f
 }
 #undef MACE_FP16_REDUCE8X24
 #undef MACE_FP16_ASM_STEP
+#undef MACE_FP16_ASM_4STEPS
 #undef MACE_FP16_STORE_SUMS
 #undef MACE_FP16_CLAMP
 #undef MACE_FP16_STORE_ROWS
