@@ -4,6 +4,7 @@
 #include <arm_neon.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "mace/ops/arm/fp16_neon_kernels.h"
 #include "mace/ops/arm/neon_epilogue.h"
@@ -19,10 +20,11 @@ constexpr int64_t kDotChunk = 64;
 
 // What a tile does around its reduction, fixed per call so that the loops
 // hold no branches. The first block of a reduction starts its sums at the
-// row bias (in half precision); later blocks add their sums to C in single
-// precision. The last block applies the activation: kActHalf clamps in half
-// precision (bounds that are half values, on sums not added to C: the same
-// as clamping after the conversion), kActFloat in single precision.
+// row bias (in half precision); later blocks add their sums to C, in single
+// precision when C holds floats and in half precision when it holds halves.
+// The last block applies the activation: kActHalf clamps in half precision
+// (bounds that are half values, on half sums: the same as clamping after
+// the conversion), kActFloat in single precision.
 enum TileAct { kActNone, kActHalf, kActFloat };
 
 // One reduction step of row r: by-element fmla written as assembly,
@@ -58,6 +60,197 @@ enum TileAct { kActNone, kActHalf, kActFloat };
     }                                                                       \
   }
 
+// The reduction of the full 8 x 24 tile in assembly: accumulator (r, v)
+// (row r, columns 8v..8v+7, in v[8 + 3r + v]) = init[r] + the kc products.
+// A loop trip is 8 steps: per 4 steps one load of A (four vectors), per
+// step one load of B (three vectors) and 24 by-element fmla, then subs and
+// branch: 204 instructions for 192 fmla (GCC's schedule of the 4-step loop
+// spent 108 for 96). A sits in v0-v3 (the .h by-element form takes
+// v0-v15), B in v4-v6. Each B load feeds the next fmla: fewest
+// instructions rather than load-to-use distance.
+// One reduction step: accumulator row r (v[8 + 3r] to v[10 + 3r]) plus B
+// (v4-v6) times lane r of A's register v<a>.
+#define MACE_FP16_ASM_STEP(a) \
+  "fmla v8.8h, v4.8h, v" a ".h[0]\n" \
+  "fmla v9.8h, v5.8h, v" a ".h[0]\n" \
+  "fmla v10.8h, v6.8h, v" a ".h[0]\n" \
+  "fmla v11.8h, v4.8h, v" a ".h[1]\n" \
+  "fmla v12.8h, v5.8h, v" a ".h[1]\n" \
+  "fmla v13.8h, v6.8h, v" a ".h[1]\n" \
+  "fmla v14.8h, v4.8h, v" a ".h[2]\n" \
+  "fmla v15.8h, v5.8h, v" a ".h[2]\n" \
+  "fmla v16.8h, v6.8h, v" a ".h[2]\n" \
+  "fmla v17.8h, v4.8h, v" a ".h[3]\n" \
+  "fmla v18.8h, v5.8h, v" a ".h[3]\n" \
+  "fmla v19.8h, v6.8h, v" a ".h[3]\n" \
+  "fmla v20.8h, v4.8h, v" a ".h[4]\n" \
+  "fmla v21.8h, v5.8h, v" a ".h[4]\n" \
+  "fmla v22.8h, v6.8h, v" a ".h[4]\n" \
+  "fmla v23.8h, v4.8h, v" a ".h[5]\n" \
+  "fmla v24.8h, v5.8h, v" a ".h[5]\n" \
+  "fmla v25.8h, v6.8h, v" a ".h[5]\n" \
+  "fmla v26.8h, v4.8h, v" a ".h[6]\n" \
+  "fmla v27.8h, v5.8h, v" a ".h[6]\n" \
+  "fmla v28.8h, v6.8h, v" a ".h[6]\n" \
+  "fmla v29.8h, v4.8h, v" a ".h[7]\n" \
+  "fmla v30.8h, v5.8h, v" a ".h[7]\n" \
+  "fmla v31.8h, v6.8h, v" a ".h[7]\n"
+// Four steps: one load of A's four vectors, then per step B's three.
+#define MACE_FP16_ASM_4STEPS \
+  "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  MACE_FP16_ASM_STEP("0") \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  MACE_FP16_ASM_STEP("1") \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  MACE_FP16_ASM_STEP("2") \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  MACE_FP16_ASM_STEP("3")
+#define MACE_FP16_REDUCE8X24 \
+  "ld1 {v0.8h}, [%[init]]\n" \
+  "dup v8.8h, v0.h[0]\n" \
+  "dup v9.8h, v0.h[0]\n" \
+  "dup v10.8h, v0.h[0]\n" \
+  "dup v11.8h, v0.h[1]\n" \
+  "dup v12.8h, v0.h[1]\n" \
+  "dup v13.8h, v0.h[1]\n" \
+  "dup v14.8h, v0.h[2]\n" \
+  "dup v15.8h, v0.h[2]\n" \
+  "dup v16.8h, v0.h[2]\n" \
+  "dup v17.8h, v0.h[3]\n" \
+  "dup v18.8h, v0.h[3]\n" \
+  "dup v19.8h, v0.h[3]\n" \
+  "dup v20.8h, v0.h[4]\n" \
+  "dup v21.8h, v0.h[4]\n" \
+  "dup v22.8h, v0.h[4]\n" \
+  "dup v23.8h, v0.h[5]\n" \
+  "dup v24.8h, v0.h[5]\n" \
+  "dup v25.8h, v0.h[5]\n" \
+  "dup v26.8h, v0.h[6]\n" \
+  "dup v27.8h, v0.h[6]\n" \
+  "dup v28.8h, v0.h[6]\n" \
+  "dup v29.8h, v0.h[7]\n" \
+  "dup v30.8h, v0.h[7]\n" \
+  "dup v31.8h, v0.h[7]\n" \
+  "cbz %[groups], 2f\n" \
+  "1:\n" \
+  MACE_FP16_ASM_4STEPS \
+  MACE_FP16_ASM_4STEPS \
+  "subs %[groups], %[groups], #1\n" \
+  "b.ne 1b\n" \
+  "2:\n" \
+  "cbz %[rest], 4f\n" \
+  "3:\n" \
+  "ld1 {v0.8h}, [%[a]], #16\n" \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
+  MACE_FP16_ASM_STEP("0") \
+  "subs %[rest], %[rest], #1\n" \
+  "b.ne 3b\n" \
+  "4:\n"
+// The accumulators to 24 vectors at out.
+#define MACE_FP16_STORE_SUMS \
+  "st1 {v8.8h, v9.8h, v10.8h, v11.8h}, [%[out]], #64\n" \
+  "st1 {v12.8h, v13.8h, v14.8h, v15.8h}, [%[out]], #64\n" \
+  "st1 {v16.8h, v17.8h, v18.8h, v19.8h}, [%[out]], #64\n" \
+  "st1 {v20.8h, v21.8h, v22.8h, v23.8h}, [%[out]], #64\n" \
+  "st1 {v24.8h, v25.8h, v26.8h, v27.8h}, [%[out]], #64\n" \
+  "st1 {v28.8h, v29.8h, v30.8h, v31.8h}, [%[out]], #64\n"
+// The accumulators clamped to [bounds[0], bounds[8]] (vectors of 8).
+#define MACE_FP16_CLAMP \
+  "ld1 {v0.8h, v1.8h}, [%[bounds]]\n" \
+  "fmax v8.8h, v8.8h, v0.8h\n" \
+  "fmax v9.8h, v9.8h, v0.8h\n" \
+  "fmax v10.8h, v10.8h, v0.8h\n" \
+  "fmax v11.8h, v11.8h, v0.8h\n" \
+  "fmax v12.8h, v12.8h, v0.8h\n" \
+  "fmax v13.8h, v13.8h, v0.8h\n" \
+  "fmax v14.8h, v14.8h, v0.8h\n" \
+  "fmax v15.8h, v15.8h, v0.8h\n" \
+  "fmax v16.8h, v16.8h, v0.8h\n" \
+  "fmax v17.8h, v17.8h, v0.8h\n" \
+  "fmax v18.8h, v18.8h, v0.8h\n" \
+  "fmax v19.8h, v19.8h, v0.8h\n" \
+  "fmax v20.8h, v20.8h, v0.8h\n" \
+  "fmax v21.8h, v21.8h, v0.8h\n" \
+  "fmax v22.8h, v22.8h, v0.8h\n" \
+  "fmax v23.8h, v23.8h, v0.8h\n" \
+  "fmax v24.8h, v24.8h, v0.8h\n" \
+  "fmax v25.8h, v25.8h, v0.8h\n" \
+  "fmax v26.8h, v26.8h, v0.8h\n" \
+  "fmax v27.8h, v27.8h, v0.8h\n" \
+  "fmax v28.8h, v28.8h, v0.8h\n" \
+  "fmax v29.8h, v29.8h, v0.8h\n" \
+  "fmax v30.8h, v30.8h, v0.8h\n" \
+  "fmax v31.8h, v31.8h, v0.8h\n" \
+  "fmin v8.8h, v8.8h, v1.8h\n" \
+  "fmin v9.8h, v9.8h, v1.8h\n" \
+  "fmin v10.8h, v10.8h, v1.8h\n" \
+  "fmin v11.8h, v11.8h, v1.8h\n" \
+  "fmin v12.8h, v12.8h, v1.8h\n" \
+  "fmin v13.8h, v13.8h, v1.8h\n" \
+  "fmin v14.8h, v14.8h, v1.8h\n" \
+  "fmin v15.8h, v15.8h, v1.8h\n" \
+  "fmin v16.8h, v16.8h, v1.8h\n" \
+  "fmin v17.8h, v17.8h, v1.8h\n" \
+  "fmin v18.8h, v18.8h, v1.8h\n" \
+  "fmin v19.8h, v19.8h, v1.8h\n" \
+  "fmin v20.8h, v20.8h, v1.8h\n" \
+  "fmin v21.8h, v21.8h, v1.8h\n" \
+  "fmin v22.8h, v22.8h, v1.8h\n" \
+  "fmin v23.8h, v23.8h, v1.8h\n" \
+  "fmin v24.8h, v24.8h, v1.8h\n" \
+  "fmin v25.8h, v25.8h, v1.8h\n" \
+  "fmin v26.8h, v26.8h, v1.8h\n" \
+  "fmin v27.8h, v27.8h, v1.8h\n" \
+  "fmin v28.8h, v28.8h, v1.8h\n" \
+  "fmin v29.8h, v29.8h, v1.8h\n" \
+  "fmin v30.8h, v30.8h, v1.8h\n" \
+  "fmin v31.8h, v31.8h, v1.8h\n"
+// The accumulators to 8 rows of halves at out, ldc bytes apart.
+#define MACE_FP16_STORE_ROWS \
+  "st1 {v8.8h, v9.8h, v10.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v11.8h, v12.8h, v13.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v14.8h, v15.8h, v16.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v17.8h, v18.8h, v19.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v20.8h, v21.8h, v22.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v23.8h, v24.8h, v25.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v26.8h, v27.8h, v28.8h}, [%[out]], %[ldc]\n" \
+  "st1 {v29.8h, v30.8h, v31.8h}, [%[out]], %[ldc]\n"
+
+// Where Reduce8x24 puts the sums: 24 vectors at `out` (kSumsOut), or
+// halves straight into C's 8 rows (ldc bytes apart), clamped to `bounds`
+// or not.
+enum ReduceOut { kSumsOut, kHalfRowsOut, kClampedHalfRowsOut };
+
+template <ReduceOut kOut>
+static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const float16_t* a,
+                                                             const float16_t* b,
+                                                             const float16_t* init, void* out,
+                                                             int64_t ldc_bytes,
+                                                             const float16_t* bounds) {
+  int64_t groups = kc >> 3, rest = kc & 7;  // kc >= 0
+#define MACE_FP16_OPERANDS                                                                  \
+  : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [out] "+r"(out)  \
+  : [init] "r"(init), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds)                          \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",    \
+    "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",   \
+    "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
+  if constexpr (kOut == kSumsOut) {
+    asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_STORE_SUMS MACE_FP16_OPERANDS);
+  } else if constexpr (kOut == kHalfRowsOut) {
+    asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_STORE_ROWS MACE_FP16_OPERANDS);
+  } else {
+    asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_CLAMP MACE_FP16_STORE_ROWS MACE_FP16_OPERANDS);
+  }
+#undef MACE_FP16_OPERANDS
+}
+#undef MACE_FP16_REDUCE8X24
+#undef MACE_FP16_ASM_STEP
+#undef MACE_FP16_ASM_4STEPS
+#undef MACE_FP16_STORE_SUMS
+#undef MACE_FP16_CLAMP
+#undef MACE_FP16_STORE_ROWS
+
 // Stores one vector of 8 sums at dst as floats.
 template <bool kAddC, TileAct kAct>
 static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, float* dst,
@@ -79,35 +272,106 @@ static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, flo
 }
 
 // Stores one vector of 8 sums at dst as halves. Sums added to C's halves
-// and activations other than a half clamp go through single precision.
+// are added in half precision (one rounding, to the nearest half of the
+// exact sum); a clamp whose bounds are half values stays in half
+// precision, other activations go through single precision.
 template <bool kAddC, TileAct kAct>
 static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, float16_t* dst,
                                                               const TileEpilogue& epilogue,
                                                               float16x8_t lo16, float16x8_t hi16) {
+  if (kAddC) v = vaddq_f16(v, vld1q_f16(dst));
   if (kAct == kActHalf) v = vminq_f16(vmaxq_f16(v, lo16), hi16);
-  if (!kAddC && kAct != kActFloat) {
+  if (kAct != kActFloat) {
     vst1q_f16(dst, v);
     return;
   }
-  float32x4_t lo = vcvt_f32_f16(vget_low_f16(v));
-  float32x4_t hi = vcvt_high_f32_f16(v);
-  if (kAddC) {
-    const float16x8_t old = vld1q_f16(dst);
-    lo = vaddq_f32(lo, vcvt_f32_f16(vget_low_f16(old)));
-    hi = vaddq_f32(hi, vcvt_high_f32_f16(old));
-  }
-  if (kAct == kActFloat) {
-    lo = NeonActivate(lo, epilogue);
-    hi = NeonActivate(hi, epilogue);
-  }
+  const float32x4_t lo = NeonActivate(vcvt_f32_f16(vget_low_f16(v)), epilogue);
+  const float32x4_t hi = NeonActivate(vcvt_high_f32_f16(v), epilogue);
   vst1q_f16(dst, vcvt_high_f16_f32(vcvt_f16_f32(lo), hi));
+}
+
+// The 8 x kCols tile (kCols <= 4: a panel's last few columns) with A's 8
+// rows as the vector: accumulator j holds column j, one by-element fmla per
+// column and step instead of the 8-wide tile's 8. The sums go to C through
+// a transposed staging tile, with the same epilogue as the wide tiles.
+template <int kCols, bool kAddC, TileAct kAct, typename CT>
+static void NarrowTile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int64_t ldc,
+                       const float* row_bias, const TileEpilogue& epilogue) {
+  float16x8_t bias = vdupq_n_f16(0);
+  if (!kAddC && row_bias != nullptr) {
+    bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
+  }
+  float16x8_t acc[kCols];
+  for (int j = 0; j < kCols; ++j) acc[j] = bias;
+  int64_t d = 0;
+  for (; d + 4 <= kc; d += 4, a += 32, b += 4 * kFp16GemmNr) {
+#pragma GCC unroll 4
+    for (int s = 0; s < 4; ++s) {
+      const float16x8_t av = vld1q_f16(a + 8 * s);
+      const float16x4_t bv = vld1_f16(b + kFp16GemmNr * s);
+#pragma GCC unroll 4
+      for (int j = 0; j < kCols; ++j) acc[j] = vfmaq_lane_f16(acc[j], av, bv, j);
+    }
+  }
+  for (; d < kc; ++d, a += 8, b += kFp16GemmNr) {
+    const float16x8_t av = vld1q_f16(a);
+    const float16x4_t bv = vld1_f16(b);
+#pragma GCC unroll 4
+    for (int j = 0; j < kCols; ++j) acc[j] = vfmaq_lane_f16(acc[j], av, bv, j);
+  }
+  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
+  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
+  CT staging[kCols][8];
+  for (int j = 0; j < kCols; ++j) {
+    if (kAddC) {
+      for (int r = 0; r < 8; ++r) staging[j][r] = c[r * ldc + j];
+    }
+    StoreVector<kAddC, kAct>(acc[j], staging[j], epilogue, lo16, hi16);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) c[r * ldc + j] = staging[j][r];
+  }
 }
 
 // The 8 x (8 * kVecs) tile into `c` (row stride ldc); row_bias has 8 values
 // (or is null). B panels are kFp16GemmNr halves a step whatever kVecs is.
+// kVecs < 0 is the narrow tile of -kVecs columns.
 template <int kVecs, bool kAddC, TileAct kAct, typename CT>
 static void Tile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int64_t ldc,
                  const float* row_bias, const TileEpilogue& epilogue) {
+  if constexpr (kVecs < 0) {
+    NarrowTile<-kVecs, kAddC, kAct>(kc, a, b, c, ldc, row_bias, epilogue);
+    return;
+  }
+  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
+  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
+  if constexpr (kVecs == 3) {
+    float16_t init[8];
+    float16x8_t bias = vdupq_n_f16(0);
+    if (!kAddC && row_bias != nullptr) {
+      bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
+    }
+    vst1q_f16(init, bias);
+    if constexpr (!kAddC && kAct != kActFloat && std::is_same<CT, float16_t>::value) {
+      // Halves stored as they are (or clamped in half precision): by the
+      // assembly, one three-vector store a row.
+      float16_t bounds[16];
+      vst1q_f16(bounds, lo16);
+      vst1q_f16(bounds + 8, hi16);
+      Reduce8x24<kAct == kActHalf ? kClampedHalfRowsOut : kHalfRowsOut>(
+          kc, a, b, init, c, ldc * static_cast<int64_t>(sizeof(float16_t)), bounds);
+      return;
+    }
+    float16x8_t sums[24];
+    Reduce8x24<kSumsOut>(kc, a, b, init, sums, 0, nullptr);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) {
+#pragma GCC unroll 3
+      for (int v = 0; v < 3; ++v) {
+        StoreVector<kAddC, kAct>(sums[3 * r + v], c + r * ldc + 8 * v, epilogue, lo16, hi16);
+      }
+    }
+    return;
+  }
 #define MACE_FP16_INIT(r)                                                               \
   float16x8_t c##r##0 = vdupq_n_f16(0);                                                 \
   if (!kAddC && row_bias != nullptr) c##r##0 = vdupq_n_f16(static_cast<float16_t>(row_bias[r])); \
@@ -122,8 +386,6 @@ static void Tile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int6
     MACE_FP16_STEP(3)
   }
   for (; a < end; a += 8, b += kFp16GemmNr) MACE_FP16_STEP(0)
-  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
-  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
 #define MACE_FP16_STORE(r)                                                             \
   StoreVector<kAddC, kAct>(c##r##0, c + r * ldc, epilogue, lo16, hi16);                 \
   if (kVecs > 1) StoreVector<kAddC, kAct>(c##r##1, c + r * ldc + 8, epilogue, lo16, hi16); \
@@ -175,10 +437,18 @@ static inline __attribute__((always_inline)) void DepthwiseStore(
     vst1q_f32(out + 4, hi);
     return;
   }
-  float tail[8];
-  vst1q_f32(tail, lo);
-  vst1q_f32(tail + 4, hi);
-  std::copy(tail, tail + count, out);
+  // A part vector lane by lane groups (4, 2, 1): no copy through memory.
+  if (count & 4) {
+    vst1q_f32(out, lo);
+    out += 4;
+    lo = hi;
+  }
+  if (count & 2) {
+    vst1_f32(out, vget_low_f32(lo));
+    out += 2;
+    lo = vextq_f32(lo, lo, 2);
+  }
+  if (count & 1) vst1q_lane_f32(out, lo, 0);
 }
 
 // The same into halves: a half clamp stays in half precision, other
@@ -197,16 +467,24 @@ static inline __attribute__((always_inline)) void DepthwiseStore(
     vst1q_f16(out, v);
     return;
   }
-  float16_t tail[8];
-  vst1q_f16(tail, v);
-  std::copy(tail, tail + count, out);
+  if (count & 4) {
+    vst1_f16(out, vget_low_f16(v));
+    out += 4;
+    v = vextq_f16(v, v, 4);
+  }
+  if (count & 2) {
+    vst1q_lane_u32(reinterpret_cast<uint32_t*>(out), vreinterpretq_u32_f16(v), 0);
+    out += 2;
+    v = vextq_f16(v, v, 2);
+  }
+  if (count & 1) vst1q_lane_f16(out, v, 0);
 }
 
 // A band of a 3x3 depthwise plane, `in` holding half values (in_pitch of
 // them per row, 8 * ceil(out_w / 8) * stride + 2 readable). Output rows go
-// in pairs, which load the input rows they share once (two of three at
-// vertical stride 1, one at 2). Sums start at the bias and are kept in half
-// precision.
+// in groups that load the input rows they share once: 4 rows from 6 input
+// rows at vertical stride 1, pairs from 5 at 2. Sums start at the bias and
+// are kept in half precision.
 template <int kStride, int kStrideH, TileAct kAct, typename OT>
 static void DepthwiseBand3x3(const DepthwiseBand& band) {
   // Locals: the output stores could alias the band's fields as far as the
@@ -223,49 +501,50 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
   float16x8_t t[9];
   for (int i = 0; i < 9; ++i) t[i] = vdupq_n_f16(static_cast<float16_t>(band.taps[i]));
   const float16x8_t bias = vdupq_n_f16(static_cast<float16_t>(band.bias));
-  // Whole vectors in one loop, the last part vector (count < 8) after it,
-  // so that the loop has no branch on the count.
-  const auto pair = [&](const float16_t* x, OT* dst, int64_t count) __attribute__((always_inline)) {
-    const DepthwiseInputs i0 = LoadInputs<kStride>(x);
-    const DepthwiseInputs i1 = LoadInputs<kStride>(x + pitch);
-    const DepthwiseInputs i2 = LoadInputs<kStride>(x + 2 * pitch);
-    const DepthwiseInputs i3 = LoadInputs<kStride>(x + 3 * pitch);
-    float16x8_t top = AddRow(bias, i0, t[0], t[1], t[2]);
-    top = AddRow(top, i1, t[3], t[4], t[5]);
-    top = AddRow(top, i2, t[6], t[7], t[8]);
-    float16x8_t bottom;
-    if (kStrideH == 1) {
-      bottom = AddRow(bias, i1, t[0], t[1], t[2]);
-      bottom = AddRow(bottom, i2, t[3], t[4], t[5]);
-      bottom = AddRow(bottom, i3, t[6], t[7], t[8]);
-    } else {
-      bottom = AddRow(bias, i2, t[0], t[1], t[2]);
-      bottom = AddRow(bottom, i3, t[3], t[4], t[5]);
-      bottom = AddRow(bottom, LoadInputs<kStride>(x + 4 * pitch), t[6], t[7], t[8]);
+  // kRows output rows of 8 (or count) outputs at x: each input row is
+  // loaded once and added to every output row it feeds, in tap-row order.
+  const auto rows_at = [&](auto rows_tag, const float16_t* x, OT* dst, int64_t count)
+                           __attribute__((always_inline)) {
+    constexpr int kRows = decltype(rows_tag)::value;
+    float16x8_t acc[kRows];
+#pragma GCC unroll 4
+    for (int o = 0; o < kRows; ++o) acc[o] = bias;
+#pragma GCC unroll 9
+    for (int i = 0; i < (kRows - 1) * kStrideH + 3; ++i) {
+      const DepthwiseInputs in = LoadInputs<kStride>(x + i * pitch);
+#pragma GCC unroll 4
+      for (int o = 0; o < kRows; ++o) {
+        const int tap_row = i - o * kStrideH;
+        if (tap_row >= 0 && tap_row <= 2) {
+          acc[o] = AddRow(acc[o], in, t[3 * tap_row], t[3 * tap_row + 1], t[3 * tap_row + 2]);
+        }
+      }
     }
-    DepthwiseStore<kAct>(top, dst, count, lo16, hi16, epilogue);
-    DepthwiseStore<kAct>(bottom, dst + out_w, count, lo16, hi16, epilogue);
-  };
-  const auto single = [&](const float16_t* x, OT* dst, int64_t count) __attribute__((always_inline)) {
-    float16x8_t acc = AddRow(bias, LoadInputs<kStride>(x), t[0], t[1], t[2]);
-    acc = AddRow(acc, LoadInputs<kStride>(x + pitch), t[3], t[4], t[5]);
-    acc = AddRow(acc, LoadInputs<kStride>(x + 2 * pitch), t[6], t[7], t[8]);
-    DepthwiseStore<kAct>(acc, dst, count, lo16, hi16, epilogue);
+#pragma GCC unroll 4
+    for (int o = 0; o < kRows; ++o) {
+      DepthwiseStore<kAct>(acc[o], dst + o * out_w, count, lo16, hi16, epilogue);
+    }
   };
   const int64_t whole = out_w / 8 * 8;
+  // A row's last part vector: the row's last 8 outputs again (whole ones
+  // that overlap those stored) when it has 8, else a part vector.
+  const int64_t tail = whole == out_w ? 0 : out_w >= 8 ? out_w - 8 : 0;
+  const int64_t tail_count = out_w >= 8 ? 8 : out_w;
   int64_t r = 0;
-  // Input rows 0-2 of a pair feed its first output row, kStrideH to
-  // kStrideH + 2 the second.
-  for (; r + 2 <= rows; r += 2, out += 2 * out_w) {
-    const float16_t* row0 = in + r * kStrideH * pitch;
-    for (int64_t j = 0; j < whole; j += 8) pair(row0 + j * kStride, out + j, 8);
-    if (whole < out_w) pair(row0 + whole * kStride, out + whole, out_w - whole);
-  }
-  if (r < rows) {
-    const float16_t* row0 = in + r * kStrideH * pitch;
-    for (int64_t j = 0; j < whole; j += 8) single(row0 + j * kStride, out + j, 8);
-    if (whole < out_w) single(row0 + whole * kStride, out + whole, out_w - whole);
-  }
+  // Output rows in groups of 4 at vertical stride 1 (6 input rows for 4),
+  // in pairs at 2 (5 input rows for 2; 9 for 4 would save little), then
+  // what is left.
+  const auto group = [&](auto rows_tag) __attribute__((always_inline)) {
+    constexpr int kRows = decltype(rows_tag)::value;
+    for (; r + kRows <= rows; r += kRows, out += kRows * out_w) {
+      const float16_t* row0 = in + r * kStrideH * pitch;
+      for (int64_t j = 0; j < whole; j += 8) rows_at(rows_tag, row0 + j * kStride, out + j, 8);
+      if (whole < out_w) rows_at(rows_tag, row0 + tail * kStride, out + tail, tail_count);
+    }
+  };
+  if (kStrideH == 1) group(std::integral_constant<int, 4>());
+  group(std::integral_constant<int, 2>());
+  group(std::integral_constant<int, 1>());
 }
 
 // The activation's form for these bounds: clamps whose bounds are half
@@ -358,16 +637,64 @@ void Fp16PackHalfColumns(const uint16_t* src_bits, int64_t cols, int64_t depth,
   const float16_t* src = reinterpret_cast<const float16_t*>(src_bits);
   float16_t* dst = reinterpret_cast<float16_t*>(dst_bits);
   if (cols == kFp16GemmNr) {
-    for (int64_t d = 0; d < depth; ++d, src += depth_stride, dst += kFp16GemmNr) {
+    // One three-vector load (post-indexed by the row stride) and store a
+    // row, two rows a loop trip.
+    const int64_t stride_bytes = depth_stride * static_cast<int64_t>(sizeof(float16_t));
+    int64_t pairs = depth >> 1;
+    if (pairs > 0) {
+      asm volatile(
+          "1:\n"
+          "ld1 {v0.8h, v1.8h, v2.8h}, [%[src]], %[stride]\n"
+          "ld1 {v3.8h, v4.8h, v5.8h}, [%[src]], %[stride]\n"
+          "st1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[dst]], #64\n"
+          "st1 {v4.8h, v5.8h}, [%[dst]], #32\n"
+          "subs %[pairs], %[pairs], #1\n"
+          "b.ne 1b\n"
+          : [src] "+r"(src), [dst] "+r"(dst), [pairs] "+r"(pairs)
+          : [stride] "r"(stride_bytes)
+          : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5");
+    }
+    if (depth & 1) {
       vst1q_f16(dst, vld1q_f16(src));
       vst1q_f16(dst + 8, vld1q_f16(src + 8));
       vst1q_f16(dst + 16, vld1q_f16(src + 16));
     }
     return;
   }
+  // A panel's last columns: whole vectors, then the `rem` last columns as
+  // one vector with zeros above them, then zero vectors. With 8 columns or
+  // more the part vector is the row's last 8 shifted down by a table
+  // lookup (whose out-of-range indices give the zeros); with fewer it is
+  // the 8 halves from the first column, masked, which may read into the
+  // next rows: while they lie inside the panel's last row, else half by
+  // half.
+  const int64_t whole = cols / 8 * 8, rem = cols - whole;
+  uint8_t index_bytes[16], mask_bytes[16];
+  for (int i = 0; i < 16; ++i) {
+    const int lane = i / 2;
+    index_bytes[i] = lane < rem ? static_cast<uint8_t>(i + 2 * (8 - rem)) : 0xff;
+    mask_bytes[i] = lane < rem ? 0xff : 0;
+  }
+  const uint8x16_t index = vld1q_u8(index_bytes), mask = vld1q_u8(mask_bytes);
+  const float16x8_t zero = vdupq_n_f16(0);
   for (int64_t d = 0; d < depth; ++d, src += depth_stride, dst += kFp16GemmNr) {
-    std::copy(src, src + cols, dst);
-    std::fill(dst + cols, dst + kFp16GemmNr, static_cast<float16_t>(0));
+    int64_t j = 0;
+    for (; j < whole; j += 8) vst1q_f16(dst + j, vld1q_f16(src + j));
+    if (rem > 0) {
+      uint8x16_t part;
+      if (cols >= 8) {
+        part = vqtbl1q_u8(vreinterpretq_u8_f16(vld1q_f16(src + cols - 8)), index);
+      } else if ((depth - 1 - d) * depth_stride + cols >= 8) {
+        part = vandq_u8(vreinterpretq_u8_f16(vld1q_f16(src)), mask);
+      } else {
+        float16_t last[8] = {};
+        for (int64_t i = 0; i < rem; ++i) last[i] = src[i];
+        part = vreinterpretq_u8_f16(vld1q_f16(last));
+      }
+      vst1q_f16(dst + j, vreinterpretq_f16_u8(part));
+      j += 8;
+    }
+    for (; j < kFp16GemmNr; j += 8) vst1q_f16(dst + j, zero);
   }
 }
 
@@ -407,6 +734,10 @@ TileFn<CT> TileFor(const TileEpilogue& epilogue) {
     if (!epilogue.last || epilogue.activation == kTileActNone) {
       return Tile<kVecs, true, kActNone, CT>;
     }
+    // Halves of C plus the block's sums are a half sum: a half clamp after it.
+    if constexpr (std::is_same<CT, float16_t>::value) {
+      if (ActFor(epilogue) == kActHalf) return Tile<kVecs, true, kActHalf, CT>;
+    }
     return Tile<kVecs, true, kActFloat, CT>;
   }
   if (!epilogue.last) return Tile<kVecs, false, kActNone, CT>;
@@ -420,12 +751,29 @@ TileFn<CT> TileFor(const TileEpilogue& epilogue) {
   }
 }
 
+// `vecs` as Tile's kVecs.
 template <typename CT>
 TileFn<CT> TileFor(int vecs, const TileEpilogue& epilogue) {
+  switch (vecs) {
+    case -1:
+      return TileFor<-1, CT>(epilogue);
+    case -2:
+      return TileFor<-2, CT>(epilogue);
+    case -3:
+      return TileFor<-3, CT>(epilogue);
+    case -4:
+      return TileFor<-4, CT>(epilogue);
+    default:
+      break;
+  }
   if (vecs == 3) return TileFor<3, CT>(epilogue);
   if (vecs == 2) return TileFor<2, CT>(epilogue);
   return TileFor<1, CT>(epilogue);
 }
+
+template <typename CT>
+void StagedTile(TileFn<CT> tile, int64_t kc, const float16_t* a, const float16_t* b, CT* c,
+                int64_t ldc, int rows, int cols, const TileEpilogue& epilogue);
 
 // Fp16GemmTile for C of floats or of halves.
 template <typename CT>
@@ -434,15 +782,24 @@ void GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, CT* c,
   const float16_t* a = reinterpret_cast<const float16_t*>(a_bits);
   const float16_t* b = reinterpret_cast<const float16_t*>(b_bits);
   // Whole vectors of 8 columns: a tile narrower than 24 for a panel's last
-  // columns computes no more of them than it needs.
-  const int vecs = (cols + 7) / 8;
+  // columns computes no more of them than it needs; at most 4 columns take
+  // the narrow tile of exactly that many.
+  const int vecs = cols <= 4 ? -cols : (cols + 7) / 8;
   const TileFn<CT> tile = TileFor<CT>(vecs, epilogue);
-  if (rows == kFp16GemmMr && cols == 8 * vecs) {
+  if (rows == kFp16GemmMr && (vecs < 0 || cols == 8 * vecs)) {
     tile(kc, a, b, c, ldc, epilogue.row_bias, epilogue);
     return;
   }
-  // A tile that sticks out of C: computed into a staging tile (holding C's
-  // values when accumulating), whose inside part is copied back.
+  StagedTile(tile, kc, a, b, c, ldc, rows, cols, epilogue);
+}
+
+// A tile that sticks out of C: computed into a staging tile (holding C's
+// values when accumulating), whose inside part is copied back. Not inlined:
+// its stack frame would cost every full tile.
+template <typename CT>
+__attribute__((noinline)) void StagedTile(TileFn<CT> tile, int64_t kc, const float16_t* a,
+                                          const float16_t* b, CT* c, int64_t ldc, int rows,
+                                          int cols, const TileEpilogue& epilogue) {
   CT staging[kFp16GemmMr * kFp16GemmNr];
   float bias[kFp16GemmMr] = {};
   for (int r = 0; r < rows; ++r) {

@@ -52,9 +52,9 @@ void Fp16GemmTile(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, in
                   int rows, int cols, const TileEpilogue& epilogue);
 
 // The same with C of halves: the first block's sums are stored as they
-// are (after a half clamp; other activations through single precision),
-// later blocks add theirs to C's values in single precision and round the
-// result to half.
+// are, later blocks add theirs to C's values in half precision (one
+// rounding of the exact sum); a clamp whose bounds are half values is
+// applied in half precision, other activations through single precision.
 void Fp16GemmTileHalf(int64_t kc, const uint16_t* a, const uint16_t* b, uint16_t* c, int64_t ldc,
                       int rows, int cols, const TileEpilogue& epilogue);
 

@@ -238,6 +238,12 @@ TEST(Fp16Test, GemmAtTileAndBlockEdges) {
   CheckGemm(16, 40, 9, kTileActClamp, seed += 3, 0.3f);  // a bound that is no half value
   CheckGemm(8, 40, 300, kTileActClamp, seed += 3);       // clamped after two blocks
   CheckGemm(10, 30, 33, kTileActHardSwish, seed += 3);
+  // Narrow tiles (a panel's last 1 to 4 columns) with each epilogue.
+  CheckGemm(8, 3, 7, kTileActClamp, seed += 3);
+  CheckGemm(8, 28, 300, kTileActClamp, seed += 3);        // clamped after two blocks
+  CheckGemm(9, 26, 9, kTileActClamp, seed += 3, 0.3f);    // a bound that is no half value
+  CheckGemm(16, 27, 40, kTileActHardSwish, seed += 3);
+  CheckGemm(17, 52, 513, kTileActHardSwish, seed += 3);  // three blocks
 }
 
 TEST(Fp16Test, MatrixVector) {
@@ -692,7 +698,7 @@ TEST(Fp16Test, HalfTensorKernels) {
   // Panels of 24 columns from half rows of stride 40: full and partial.
   const std::vector<float> rows = Rounded(RandomFloats(5 * 40, 950));
   const std::vector<uint16_t> half_rows = ToHalves(*table, rows);
-  for (int64_t cols : {24, 1, 9, 23}) {
+  for (int64_t cols : {24, 1, 2, 4, 7, 8, 9, 15, 16, 17, 23}) {
     std::vector<uint16_t> panel(5 * 24, 0x7e00);
     table->fp16_pack_half_columns(half_rows.data() + 3, cols, 5, 40, panel.data());
     const std::vector<float> got = FromHalves(*table, panel);
@@ -700,6 +706,19 @@ TEST(Fp16Test, HalfTensorKernels) {
       for (int64_t j = 0; j < 24; ++j) {
         EXPECT_EQ(got[d * 24 + j], j < cols ? rows[d * 40 + 3 + j] : 0.f)
             << "cols " << cols << " d " << d << " j " << j;
+      }
+    }
+  }
+  // Rows packed tight (stride = cols): a part vector never reads past them.
+  for (int64_t cols : {1, 2, 3, 5, 7}) {
+    const std::vector<uint16_t> tight(half_rows.begin(), half_rows.begin() + 5 * cols);
+    std::vector<uint16_t> panel(5 * 24, 0x7e00);
+    table->fp16_pack_half_columns(tight.data(), cols, 5, cols, panel.data());
+    const std::vector<float> got = FromHalves(*table, panel);
+    for (int64_t d = 0; d < 5; ++d) {
+      for (int64_t j = 0; j < 24; ++j) {
+        EXPECT_EQ(got[d * 24 + j], j < cols ? rows[d * cols + j] : 0.f)
+            << "tight cols " << cols << " d " << d << " j " << j;
       }
     }
   }
