@@ -196,6 +196,14 @@ TEST(Conv2dKernelTest, DirectRowsAtEdges) {
     Check({1, 4, 11, 13, 5, 3, 3, 3, 1, 1, 1}, ActivationType::NOOP, 0);
     Check({1, 4, 11, 13, 5, 3, 3, 1, 2, 1, 2}, ActivationType::LEAKYRELU, 0);
     Check({1, 5, 6, 8, 7, 1, 1, 1, 1, 1, 1}, ActivationType::NOOP, 0);  // a padded 1x1
+    // Reductions of 2, 3, 9 and 18 taps: every tail of a kernel that takes
+    // up to four taps a loop.
+    for (int64_t in_c : {2, 3}) {
+      Check({1, in_c, 6, 8, mr, 1, 1, 1, 1, 1, 1}, ActivationType::RELU, 0);
+    }
+    for (int64_t in_c : {1, 2}) {
+      Check({1, in_c, 6, 15, mr, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, 0);
+    }
     const int64_t in_c = table->kc / 9;                                 // 9 * in_c <= kc: direct
     Check({1, in_c, 6, 9, mr + 3, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, 0, 1e-5f + 2e-5f * in_c);
   }
