@@ -500,7 +500,9 @@ TEST(GemmTest, PackPanelsStridedRows) {
 // last panel, and a source row pitch wider than the rows.
 TEST(GemmTest, PackPanelsAdjacentRows) {
   for (int width : {6, 8, 12, 16, 32}) {
-    for (int64_t rows : {int64_t{1}, int64_t{width} - 1, int64_t{width}, int64_t{3} * width + 5}) {
+    // Last panels (at arm64's width of 12) of 1, 11, 0, 5, 4 and 8 rows.
+    for (int64_t rows : {int64_t{1}, int64_t{width} - 1, int64_t{width}, int64_t{3} * width + 5,
+                         int64_t{2} * width + 4, int64_t{2} * width + 8}) {
       for (int64_t depth : {1, 7}) {
         const int64_t pitch = rows + 3;
         const std::vector<float> src = RandomFloats(depth * pitch, 21);
