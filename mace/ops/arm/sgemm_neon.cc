@@ -554,6 +554,49 @@ void AsmNarrowTile(int64_t kc, const float* a, const float* b, float* tile) {
 // GEMM's last 4 or 8 columns of a plain convolution: MobileNets' maps of
 // 14x14 to 112x112 end 4 columns past a whole tile, which went through a
 // staging tile and FinishPartialTile (about 60 instructions a tile).
+// The narrow tiles' accumulators from the row bias (8 values at %[bias]) or
+// zero; the code after it starts at label 11.
+#define MACE_ASM_NARROW_FROM_BIAS1                                             \
+  "cbz %[bias], 12f\n"                                                          \
+  "ld1r {v8.4s}, [%[bias]], #4\n ld1r {v9.4s}, [%[bias]], #4\n"                 \
+  "ld1r {v10.4s}, [%[bias]], #4\n ld1r {v11.4s}, [%[bias]], #4\n"               \
+  "ld1r {v12.4s}, [%[bias]], #4\n ld1r {v13.4s}, [%[bias]], #4\n"               \
+  "ld1r {v14.4s}, [%[bias]], #4\n ld1r {v15.4s}, [%[bias]]\n"                   \
+  "b 11f\n"                                                                     \
+  "12:\n"                                                                       \
+  "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"   \
+  "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n" \
+  "11:\n"
+#define MACE_ASM_NARROW_FROM_BIAS2                                             \
+  "cbz %[bias], 12f\n"                                                          \
+  "ld1r {v8.4s}, [%[bias]], #4\n mov v9.16b, v8.16b\n"                          \
+  "ld1r {v10.4s}, [%[bias]], #4\n mov v11.16b, v10.16b\n"                       \
+  "ld1r {v12.4s}, [%[bias]], #4\n mov v13.16b, v12.16b\n"                       \
+  "ld1r {v14.4s}, [%[bias]], #4\n mov v15.16b, v14.16b\n"                       \
+  "ld1r {v16.4s}, [%[bias]], #4\n mov v17.16b, v16.16b\n"                       \
+  "ld1r {v18.4s}, [%[bias]], #4\n mov v19.16b, v18.16b\n"                       \
+  "ld1r {v20.4s}, [%[bias]], #4\n mov v21.16b, v20.16b\n"                       \
+  "ld1r {v22.4s}, [%[bias]]\n mov v23.16b, v22.16b\n"                           \
+  "b 11f\n"                                                                     \
+  "12:\n"                                                                       \
+  "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"   \
+  "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n" \
+  "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n" \
+  "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n" \
+  "11:\n"
+// The narrow tiles' 8 rows to C, ldc bytes apart, from c (through %[row]).
+#define MACE_ASM_NARROW_STORE1                                       \
+  "mov %[row], %[c]\n"                                                \
+  "st1 {v8.4s}, [%[row]], %[ldc]\n st1 {v9.4s}, [%[row]], %[ldc]\n"   \
+  "st1 {v10.4s}, [%[row]], %[ldc]\n st1 {v11.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v12.4s}, [%[row]], %[ldc]\n st1 {v13.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v14.4s}, [%[row]], %[ldc]\n st1 {v15.4s}, [%[row]]\n"
+#define MACE_ASM_NARROW_STORE2                                                       \
+  "mov %[row], %[c]\n"                                                                \
+  "st1 {v8.4s, v9.4s}, [%[row]], %[ldc]\n st1 {v10.4s, v11.4s}, [%[row]], %[ldc]\n"   \
+  "st1 {v12.4s, v13.4s}, [%[row]], %[ldc]\n st1 {v14.4s, v15.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v16.4s, v17.4s}, [%[row]], %[ldc]\n st1 {v18.4s, v19.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n st1 {v22.4s, v23.4s}, [%[row]]\n"
 #define MACE_ASM_NARROW_CLAMP1(op, bound)                                                  \
   op " v8.4s, v8.4s, " bound ".4s\n " op " v9.4s, v9.4s, " bound ".4s\n"                 \
   op " v10.4s, v10.4s, " bound ".4s\n " op " v11.4s, v11.4s, " bound ".4s\n"             \
@@ -590,23 +633,10 @@ void AsmNarrowTileToC(int64_t kc, const float* a, const float* b, float* c, int6
         "ld1 {v14.4s}, [%[row]], %[ldc]\n ld1 {v15.4s}, [%[row]]\n"
         "b 11f\n"
         "10:\n"
-        "cbz %[bias], 12f\n"
-        "ld1r {v8.4s}, [%[bias]], #4\n ld1r {v9.4s}, [%[bias]], #4\n"
-        "ld1r {v10.4s}, [%[bias]], #4\n ld1r {v11.4s}, [%[bias]], #4\n"
-        "ld1r {v12.4s}, [%[bias]], #4\n ld1r {v13.4s}, [%[bias]], #4\n"
-        "ld1r {v14.4s}, [%[bias]], #4\n ld1r {v15.4s}, [%[bias]]\n"
-        "b 11f\n"
-        "12:\n"
-        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
-        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
-        "11:\n"
+        MACE_ASM_NARROW_FROM_BIAS1
         MACE_ASM_NARROW_LOOP(1)
         MACE_ASM_NARROW_CLAMP(1)
-        "mov %[row], %[c]\n"
-        "st1 {v8.4s}, [%[row]], %[ldc]\n st1 {v9.4s}, [%[row]], %[ldc]\n"
-        "st1 {v10.4s}, [%[row]], %[ldc]\n st1 {v11.4s}, [%[row]], %[ldc]\n"
-        "st1 {v12.4s}, [%[row]], %[ldc]\n st1 {v13.4s}, [%[row]], %[ldc]\n"
-        "st1 {v14.4s}, [%[row]], %[ldc]\n st1 {v15.4s}, [%[row]]\n"
+        MACE_ASM_NARROW_STORE1
         MACE_ASM_NARROW_TO_C_OPERANDS);
   } else {
     __asm__ volatile(
@@ -618,32 +648,95 @@ void AsmNarrowTileToC(int64_t kc, const float* a, const float* b, float* c, int6
         "ld1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n ld1 {v22.4s, v23.4s}, [%[row]]\n"
         "b 11f\n"
         "10:\n"
-        "cbz %[bias], 12f\n"
-        "ld1r {v8.4s}, [%[bias]], #4\n mov v9.16b, v8.16b\n"
-        "ld1r {v10.4s}, [%[bias]], #4\n mov v11.16b, v10.16b\n"
-        "ld1r {v12.4s}, [%[bias]], #4\n mov v13.16b, v12.16b\n"
-        "ld1r {v14.4s}, [%[bias]], #4\n mov v15.16b, v14.16b\n"
-        "ld1r {v16.4s}, [%[bias]], #4\n mov v17.16b, v16.16b\n"
-        "ld1r {v18.4s}, [%[bias]], #4\n mov v19.16b, v18.16b\n"
-        "ld1r {v20.4s}, [%[bias]], #4\n mov v21.16b, v20.16b\n"
-        "ld1r {v22.4s}, [%[bias]]\n mov v23.16b, v22.16b\n"
-        "b 11f\n"
-        "12:\n"
-        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
-        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
-        "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
-        "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
-        "11:\n"
+        MACE_ASM_NARROW_FROM_BIAS2
         MACE_ASM_NARROW_LOOP(2)
         MACE_ASM_NARROW_CLAMP(2)
-        "mov %[row], %[c]\n"
-        "st1 {v8.4s, v9.4s}, [%[row]], %[ldc]\n st1 {v10.4s, v11.4s}, [%[row]], %[ldc]\n"
-        "st1 {v12.4s, v13.4s}, [%[row]], %[ldc]\n st1 {v14.4s, v15.4s}, [%[row]], %[ldc]\n"
-        "st1 {v16.4s, v17.4s}, [%[row]], %[ldc]\n st1 {v18.4s, v19.4s}, [%[row]], %[ldc]\n"
-        "st1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n st1 {v22.4s, v23.4s}, [%[row]]\n"
+        MACE_ASM_NARROW_STORE2
         MACE_ASM_NARROW_TO_C_OPERANDS);
   }
 }
+
+// The product of a tile 1 to 3 (kCols) columns wide, from zero, stored to
+// `columns` column by column (8 floats each). The roles turn: a vector holds
+// four rows of one column, times a lane of B, so a step is 2 fmla per
+// column where the 8 x 4 tile spends 8 on one useful column. A step's A is
+// two vectors and its B the first lanes of a 12-lane panel row; one
+// four-register ld1 reads that row and the next one's first vector (v4 and
+// v7). Eight steps a loop: 26 instructions for one column, 74 with the
+// 8 x 4 tile. The last column tile of a 7x7 map (49 = 4 x 12 + 1 columns:
+// MobileNets' last 1x1 layers, ResNet-18's stride-2 layers into 7x7).
+#define MACE_ASM_COLUMN_FMLA(lo, hi, b, lane, a_lo, a_hi)                                  \
+  "fmla " lo ".4s, " a_lo ".4s, " b ".s[" #lane "]\n"                                      \
+  "fmla " hi ".4s, " a_hi ".4s, " b ".s[" #lane "]\n"
+#define MACE_ASM_COLUMNS1(b, a_lo, a_hi) MACE_ASM_COLUMN_FMLA("v8", "v9", b, 0, a_lo, a_hi)
+#define MACE_ASM_COLUMNS2(b, a_lo, a_hi)                                                   \
+  MACE_ASM_COLUMNS1(b, a_lo, a_hi) MACE_ASM_COLUMN_FMLA("v10", "v11", b, 1, a_lo, a_hi)
+#define MACE_ASM_COLUMNS3(b, a_lo, a_hi)                                                   \
+  MACE_ASM_COLUMNS2(b, a_lo, a_hi) MACE_ASM_COLUMN_FMLA("v12", "v13", b, 2, a_lo, a_hi)
+#define MACE_ASM_COLUMN_PAIR(n)                                                            \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                        \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], %[b_step2]\n"                                 \
+  MACE_ASM_COLUMNS##n("v4", "v0", "v1") MACE_ASM_COLUMNS##n("v7", "v2", "v3")
+#define MACE_ASM_COLUMN_ZERO1 "movi v8.16b, #0\n movi v9.16b, #0\n"
+#define MACE_ASM_COLUMN_ZERO2 MACE_ASM_COLUMN_ZERO1 "movi v10.16b, #0\n movi v11.16b, #0\n"
+#define MACE_ASM_COLUMN_ZERO3 MACE_ASM_COLUMN_ZERO2 "movi v12.16b, #0\n movi v13.16b, #0\n"
+#define MACE_ASM_COLUMN_STORE1 "st1 {v8.4s, v9.4s}, [%[out]]\n"
+#define MACE_ASM_COLUMN_STORE2 "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[out]]\n"
+#define MACE_ASM_COLUMN_STORE3                                                             \
+  "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[out]], #64\n"                                    \
+  "st1 {v12.4s, v13.4s}, [%[out]]\n"
+#define MACE_ASM_COLUMN_TILE(n)                                                            \
+  MACE_ASM_COLUMN_ZERO##n                                                                  \
+  "cbz %[octs], 2f\n"                                                                      \
+  "1:\n"                                                                                   \
+  MACE_ASM_COLUMN_PAIR(n) MACE_ASM_COLUMN_PAIR(n)                                          \
+  MACE_ASM_COLUMN_PAIR(n) MACE_ASM_COLUMN_PAIR(n)                                          \
+  "subs %[octs], %[octs], #1\n"                                                            \
+  "b.ne 1b\n"                                                                              \
+  "2:\n"                                                                                   \
+  "tbz %[kc], #2, 3f\n"                                                                    \
+  MACE_ASM_COLUMN_PAIR(n) MACE_ASM_COLUMN_PAIR(n)                                          \
+  "3:\n"                                                                                   \
+  "tbz %[kc], #1, 5f\n"                                                                    \
+  MACE_ASM_COLUMN_PAIR(n)                                                                  \
+  "5:\n"                                                                                   \
+  "tbz %[kc], #0, 4f\n"                                                                    \
+  "ld1 {v0.4s, v1.4s}, [%[a]]\n"                                                           \
+  "ld1 {v4.4s}, [%[b]]\n"                                                                  \
+  MACE_ASM_COLUMNS##n("v4", "v0", "v1")                                                    \
+  "4:\n"                                                                                   \
+  MACE_ASM_COLUMN_STORE##n
+#define MACE_ASM_COLUMN_OPERANDS                                                           \
+  : [a] "+r"(a), [b] "+r"(b), [octs] "+r"(octs), [out] "+r"(columns)                      \
+  : [kc] "r"(kc), [b_step2] "r"(b_step2)                                                   \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",     \
+    "v11", "v12", "v13"
+template <int kCols>
+void AsmColumnTile(int64_t kc, const float* a, const float* b, float* columns) {
+  static_assert(kCols >= 1 && kCols <= 3, "1 to 3 columns");
+  int64_t octs = kc >> 3;
+  const int64_t b_step2 = 2 * kNeonGemmNr * sizeof(float);
+  if constexpr (kCols == 1) {
+    __asm__ volatile(MACE_ASM_COLUMN_TILE(1) MACE_ASM_COLUMN_OPERANDS);
+  } else if constexpr (kCols == 2) {
+    __asm__ volatile(MACE_ASM_COLUMN_TILE(2) MACE_ASM_COLUMN_OPERANDS);
+  } else {
+    __asm__ volatile(MACE_ASM_COLUMN_TILE(3) MACE_ASM_COLUMN_OPERANDS);
+  }
+}
+#undef MACE_ASM_COLUMN_FMLA
+#undef MACE_ASM_COLUMNS1
+#undef MACE_ASM_COLUMNS2
+#undef MACE_ASM_COLUMNS3
+#undef MACE_ASM_COLUMN_PAIR
+#undef MACE_ASM_COLUMN_ZERO1
+#undef MACE_ASM_COLUMN_ZERO2
+#undef MACE_ASM_COLUMN_ZERO3
+#undef MACE_ASM_COLUMN_STORE1
+#undef MACE_ASM_COLUMN_STORE2
+#undef MACE_ASM_COLUMN_STORE3
+#undef MACE_ASM_COLUMN_TILE
+#undef MACE_ASM_COLUMN_OPERANDS
 
 // A direct convolution's edge tile 4 (kVecs 1) or 8 (kVecs 2) columns wide:
 // AsmConvRows' product (B's k-th row at base + offsets[k]) on the narrow
@@ -699,47 +792,15 @@ void AsmNarrowConvRows(int64_t kc, const float* a, const float* base, const int6
   const float* b1;
   if constexpr (kVecs == 1) {
     __asm__ volatile(
-        "cbz %[bias], 12f\n"
-        "ld1r {v8.4s}, [%[bias]], #4\n ld1r {v9.4s}, [%[bias]], #4\n"
-        "ld1r {v10.4s}, [%[bias]], #4\n ld1r {v11.4s}, [%[bias]], #4\n"
-        "ld1r {v12.4s}, [%[bias]], #4\n ld1r {v13.4s}, [%[bias]], #4\n"
-        "ld1r {v14.4s}, [%[bias]], #4\n ld1r {v15.4s}, [%[bias]]\n"
-        "b 11f\n"
-        "12:\n"
-        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
-        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
-        "11:\n"
+        MACE_ASM_NARROW_FROM_BIAS1
         MACE_ASM_CONV_NARROW(1)
-        "mov %[row], %[c]\n"
-        "st1 {v8.4s}, [%[row]], %[ldc]\n st1 {v9.4s}, [%[row]], %[ldc]\n"
-        "st1 {v10.4s}, [%[row]], %[ldc]\n st1 {v11.4s}, [%[row]], %[ldc]\n"
-        "st1 {v12.4s}, [%[row]], %[ldc]\n st1 {v13.4s}, [%[row]], %[ldc]\n"
-        "st1 {v14.4s}, [%[row]], %[ldc]\n st1 {v15.4s}, [%[row]]\n"
+        MACE_ASM_NARROW_STORE1
         MACE_ASM_CONV_NARROW_OPERANDS);
   } else {
     __asm__ volatile(
-        "cbz %[bias], 12f\n"
-        "ld1r {v8.4s}, [%[bias]], #4\n mov v9.16b, v8.16b\n"
-        "ld1r {v10.4s}, [%[bias]], #4\n mov v11.16b, v10.16b\n"
-        "ld1r {v12.4s}, [%[bias]], #4\n mov v13.16b, v12.16b\n"
-        "ld1r {v14.4s}, [%[bias]], #4\n mov v15.16b, v14.16b\n"
-        "ld1r {v16.4s}, [%[bias]], #4\n mov v17.16b, v16.16b\n"
-        "ld1r {v18.4s}, [%[bias]], #4\n mov v19.16b, v18.16b\n"
-        "ld1r {v20.4s}, [%[bias]], #4\n mov v21.16b, v20.16b\n"
-        "ld1r {v22.4s}, [%[bias]]\n mov v23.16b, v22.16b\n"
-        "b 11f\n"
-        "12:\n"
-        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
-        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
-        "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
-        "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
-        "11:\n"
+        MACE_ASM_NARROW_FROM_BIAS2
         MACE_ASM_CONV_NARROW(2)
-        "mov %[row], %[c]\n"
-        "st1 {v8.4s, v9.4s}, [%[row]], %[ldc]\n st1 {v10.4s, v11.4s}, [%[row]], %[ldc]\n"
-        "st1 {v12.4s, v13.4s}, [%[row]], %[ldc]\n st1 {v14.4s, v15.4s}, [%[row]], %[ldc]\n"
-        "st1 {v16.4s, v17.4s}, [%[row]], %[ldc]\n st1 {v18.4s, v19.4s}, [%[row]], %[ldc]\n"
-        "st1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n st1 {v22.4s, v23.4s}, [%[row]]\n"
+        MACE_ASM_NARROW_STORE2
         MACE_ASM_CONV_NARROW_OPERANDS);
   }
 }
@@ -751,6 +812,10 @@ void AsmNarrowConvRows(int64_t kc, const float* a, const float* base, const int6
 // clang-format on
 
 #undef MACE_ASM_NARROW_TO_C_OPERANDS
+#undef MACE_ASM_NARROW_FROM_BIAS1
+#undef MACE_ASM_NARROW_FROM_BIAS2
+#undef MACE_ASM_NARROW_STORE1
+#undef MACE_ASM_NARROW_STORE2
 #undef MACE_ASM_NARROW_CLAMP
 #undef MACE_ASM_NARROW_CLAMP1
 #undef MACE_ASM_NARROW_CLAMP2
@@ -770,7 +835,8 @@ void AsmNarrowConvRows(int64_t kc, const float* a, const float* base, const int6
 }  // namespace
 
 // A tile that sticks out of C: the narrowest kernel that covers its columns
-// (4, 8 or 12), into a staging tile, then the rows and columns that exist.
+// (1 to 3 column by column, 4, 8 or 12), into a staging tile, then the rows
+// and columns that exist.
 // MobileNets' 7x7 maps (49 = 4 x 12 + 1 columns) ran their last column on
 // the whole 8 x 12 kernel, and every partial tile went through the table's
 // generic staging (PartialTile: zeroed biases, memcpy per row).
@@ -797,7 +863,22 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
     return;
   }
   alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
-  if (cols <= 4) {
+  if (cols < 4) {
+    // Column by column, into the 8 x 4 staging tile's layout (its unused
+    // lanes zero).
+    alignas(16) float columns[3 * kNeonGemmMr];
+    if (cols == 1) {
+      AsmColumnTile<1>(kc, a, b, columns);
+    } else if (cols == 2) {
+      AsmColumnTile<2>(kc, a, b, columns);
+    } else {
+      AsmColumnTile<3>(kc, a, b, columns);
+    }
+    for (int i = 0; i < kNeonGemmMr; ++i) {
+      for (int j = 0; j < 4; ++j) tile[4 * i + j] = j < cols ? columns[kNeonGemmMr * j + i] : 0.f;
+    }
+    FinishPartialTile<1>(tile, c, ldc, rows, cols, epilogue);
+  } else if (cols == 4) {
     AsmNarrowTile<1>(kc, a, b, tile);
     FinishPartialTile<1>(tile, c, ldc, rows, cols, epilogue);
   } else if (cols <= 8) {
