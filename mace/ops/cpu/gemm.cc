@@ -357,49 +357,34 @@ void PackAdjacentRows(const float* src, int64_t rows, int64_t depth, int64_t dep
   // tail called memcpy for each.
   if (kWidth == 12 && depth > 0) {
     const int64_t stride_bytes = depth_stride * static_cast<int64_t>(sizeof(float));
-    for (int64_t p = 0; p < full; ++p, dst += kWidth * depth) {
-      const float* in = src + p * kWidth;
-      float* out = dst;
-      int64_t n = depth;
-      __asm__ volatile(
-          "1:\n"
-          "ld1 {v0.4s, v1.4s, v2.4s}, [%[in]], %[stride]\n"
-          "subs %[n], %[n], #1\n"
-          "st1 {v0.4s, v1.4s, v2.4s}, [%[out]], #48\n"
-          "b.ne 1b\n"
-          : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n)
-          : [stride] "r"(stride_bytes)
-          : "cc", "memory", "v0", "v1", "v2");
+    // `depth` rows of 12 floats to dst, each loaded as `regs` (the rest of
+    // v0-v2 set by `zero`) from src, stride_bytes apart.
+#define MACE_PACK12_ROWS(zero, regs)                                      \
+  do {                                                                    \
+    const float* in = src;                                                \
+    float* out = dst;                                                     \
+    int64_t n = depth;                                                    \
+    __asm__ volatile(zero                                                 \
+                     "1:\n"                                               \
+                     "ld1 {" regs "}, [%[in]], %[stride]\n"               \
+                     "subs %[n], %[n], #1\n"                              \
+                     "st1 {v0.4s, v1.4s, v2.4s}, [%[out]], #48\n"         \
+                     "b.ne 1b\n"                                          \
+                     : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n)        \
+                     : [stride] "r"(stride_bytes)                         \
+                     : "cc", "memory", "v0", "v1", "v2");                 \
+  } while (0)
+    for (int64_t p = 0; p < full; ++p, src += kWidth, dst += kWidth * depth) {
+      MACE_PACK12_ROWS("", "v0.4s, v1.4s, v2.4s");
     }
-    const float* in = src + full * kWidth;
-    float* out = dst;
-    int64_t n = depth;
     if (tail == 4) {
-      __asm__ volatile(
-          "movi v1.16b, #0\n"
-          "movi v2.16b, #0\n"
-          "1:\n"
-          "ld1 {v0.4s}, [%[in]], %[stride]\n"
-          "subs %[n], %[n], #1\n"
-          "st1 {v0.4s, v1.4s, v2.4s}, [%[out]], #48\n"
-          "b.ne 1b\n"
-          : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n)
-          : [stride] "r"(stride_bytes)
-          : "cc", "memory", "v0", "v1", "v2");
+      MACE_PACK12_ROWS("movi v1.16b, #0\nmovi v2.16b, #0\n", "v0.4s");
     } else if (tail == 8) {
-      __asm__ volatile(
-          "movi v2.16b, #0\n"
-          "1:\n"
-          "ld1 {v0.4s, v1.4s}, [%[in]], %[stride]\n"
-          "subs %[n], %[n], #1\n"
-          "st1 {v0.4s, v1.4s, v2.4s}, [%[out]], #48\n"
-          "b.ne 1b\n"
-          : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n)
-          : [stride] "r"(stride_bytes)
-          : "cc", "memory", "v0", "v1", "v2");
+      MACE_PACK12_ROWS("movi v2.16b, #0\n", "v0.4s, v1.4s");
     } else if (tail > 0) {
-      PackTailRows<kWidth>(in, tail, depth, depth_stride, out);
+      PackTailRows<kWidth>(src, tail, depth, depth_stride, dst);
     }
+#undef MACE_PACK12_ROWS
     return;
   }
 #endif
