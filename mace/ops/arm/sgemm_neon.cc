@@ -125,9 +125,11 @@ inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int6
 // The arm64 kernel is assembly, for the instruction count. Every operand
 // load is an ld1 of four registers with the pointer increment folded in:
 // four steps read 8 registers of A and 12 of B in 5 loads (the fewest), so
-// eight steps are 192 fmla, 10 loads and the loop's subs and b.ne: 25.5
-// instructions a step, against 26 with one three-register B load a step
-// and 29 for GCC's loop of MACE_NEON_STEP. Row i of the tile accumulates in
+// sixteen steps (the loop) are 384 fmla, 20 loads and the loop's subs and
+// b.ne: 25.375 instructions a step (25.5 with eight steps a loop, as before),
+// against 26 with one three-register B load a step and 29 for GCC's loop
+// of MACE_NEON_STEP; the last 8 and 4 steps of a block are straight code
+// after it. Row i of the tile accumulates in
 // v(8+3i) to v(10+3i), consecutive so that one ld1 or st1 moves a row of C;
 // A goes through v0-v3 and B through v4-v7.
 //
@@ -261,7 +263,7 @@ inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int6
 inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
                     bool from_c, const float* bias, bool clamp, bool clamp_hi,
                     const float* bounds) {
-  int64_t octs = kc >> 3;
+  int64_t blocks = kc >> 4;
   int64_t rest = kc & 3;
   float* row;
   __asm__ volatile(
@@ -278,12 +280,15 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
       "b 12f\n"
       "10:\n"
       MACE_ASM_ACC_FROM_BIAS
-      "cbz %[octs], 2f\n"
+      "cbz %[blocks], 2f\n"
       "1:\n"
-      MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS
-      "subs %[octs], %[octs], #1\n"
+      MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS
+      "subs %[blocks], %[blocks], #1\n"
       "b.ne 1b\n"
       "2:\n"
+      "tbz %[kc], #3, 9f\n"
+      MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS
+      "9:\n"
       "tbz %[kc], #2, 7f\n"
       MACE_ASM_FOUR_STEPS
       "7:\n"
@@ -295,7 +300,7 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
       "b.ne 3b\n"
       "4:\n"
       MACE_ASM_CLAMP_STORE
-      : [a] "+r"(a), [b] "+r"(b), [octs] "+r"(octs), [rest] "+r"(rest), [bias] "+r"(bias),
+      : [a] "+r"(a), [b] "+r"(b), [blocks] "+r"(blocks), [rest] "+r"(rest), [bias] "+r"(bias),
         [row] "=&r"(row)
       : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}),
         [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)
@@ -306,33 +311,39 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
 
 // A direct convolution's tile: AsmTile's product with B's k-th row the 12
 // floats at base + offsets[k] (floats), from the row bias or zero, clamped
-// and stored as AsmTile does. Two steps an iteration: one ldp for both
-// offsets, one four-register ld1 for both steps' A, and the loop's subs and
-// b.ne shared, 28 instructions a step (GCC's loop of MACE_NEON_STEP: 30).
-[[gnu::always_inline]] inline void AsmConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets,
-                        float* c, int64_t ldc_bytes, const float* bias, bool clamp,
-                        bool clamp_hi, const float* bounds) {
-  int64_t pairs = kc >> 1;
-  int64_t rest = kc & 1;
+// and stored as AsmTile does. Two steps: one ldp for both offsets and one
+// four-register ld1 for both steps' A; four steps a loop, which shares its
+// subs and b.ne, 27.5 instructions a step (two a loop: 28; GCC's loop of
+// MACE_NEON_STEP: 30).
+#define MACE_ASM_CONV_TWO_STEPS                                                      \
+  "ldp %[b0], %[b1], [%[offsets]], #16\n"                                           \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                 \
+  "add %[b0], %[base], %[b0], lsl #2\n"                                             \
+  "add %[b1], %[base], %[b1], lsl #2\n"                                             \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[b0]]\n"                                            \
+  MACE_ASM_STEP_ROWS("v0", "v1")                                                    \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[b1]]\n"                                            \
+  MACE_ASM_STEP_ROWS("v2", "v3")
+[[gnu::always_inline]] inline void AsmConvRows(int64_t kc, const float* a, const float* base,
+                                               const int64_t* offsets, float* c,
+                                               int64_t ldc_bytes, const float* bias, bool clamp,
+                                               bool clamp_hi, const float* bounds) {
+  int64_t quads = kc >> 2;
   float* row;
   const float* b0;
   const float* b1;
   __asm__ volatile(
       MACE_ASM_ACC_FROM_BIAS
-      "cbz %[pairs], 2f\n"
+      "cbz %[quads], 2f\n"
       "1:\n"
-      "ldp %[b0], %[b1], [%[offsets]], #16\n"
-      "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"
-      "add %[b0], %[base], %[b0], lsl #2\n"
-      "add %[b1], %[base], %[b1], lsl #2\n"
-      "ld1 {v4.4s, v5.4s, v6.4s}, [%[b0]]\n"
-      MACE_ASM_STEP_ROWS("v0", "v1")
-      "ld1 {v4.4s, v5.4s, v6.4s}, [%[b1]]\n"
-      MACE_ASM_STEP_ROWS("v2", "v3")
-      "subs %[pairs], %[pairs], #1\n"
+      MACE_ASM_CONV_TWO_STEPS MACE_ASM_CONV_TWO_STEPS
+      "subs %[quads], %[quads], #1\n"
       "b.ne 1b\n"
       "2:\n"
-      "cbz %[rest], 4f\n"
+      "tbz %[kc], #1, 3f\n"
+      MACE_ASM_CONV_TWO_STEPS
+      "3:\n"
+      "tbz %[kc], #0, 4f\n"
       "ldr %[b0], [%[offsets]]\n"
       "ld1 {v0.4s, v1.4s}, [%[a]]\n"
       "add %[b0], %[base], %[b0], lsl #2\n"
@@ -340,14 +351,15 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
       MACE_ASM_STEP_ROWS("v0", "v1")
       "4:\n"
       MACE_ASM_CLAMP_STORE
-      : [a] "+r"(a), [offsets] "+r"(offsets), [pairs] "+r"(pairs), [bias] "+r"(bias),
+      : [a] "+r"(a), [offsets] "+r"(offsets), [quads] "+r"(quads), [bias] "+r"(bias),
         [row] "=&r"(row), [b0] "=&r"(b0), [b1] "=&r"(b1)
-      : [rest] "r"(rest), [base] "r"(base), [c] "r"(c), [ldc] "r"(ldc_bytes),
+      : [kc] "r"(kc), [base] "r"(base), [c] "r"(c), [ldc] "r"(ldc_bytes),
         [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
         "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
         "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
 }
+#undef MACE_ASM_CONV_TWO_STEPS
 // clang-format on
 
 namespace {
@@ -464,32 +476,45 @@ void FinishPartialTile(const float* tile, float* c, int64_t ldc, int rows, int c
 #define MACE_ASM_NARROW_B2(r0, r1) "ld1 {" r0 ".4s, " r1 ".4s}, [%[b]], %[b_step]\n"
 #define MACE_ASM_NARROW_ROWS1(b0, b1, lo, hi) MACE_ASM_NARROW1(b0, lo, hi)
 #define MACE_ASM_NARROW_ROWS2(b0, b1, lo, hi) MACE_ASM_NARROW2(b0, b1, lo, hi)
+#define MACE_ASM_NARROW_FOUR_STEPS(kVecs)                                              \
+  MACE_ASM_NARROW_TWO_STEPS(kVecs) MACE_ASM_NARROW_TWO_STEPS(kVecs)
+// Sixteen steps a loop (four columns: 1.14 instructions per fmla, 1.19 with
+// four a loop), then the last 8, 4, 2 and 1 steps of the block as straight
+// code, by the bits of kc.
 #define MACE_ASM_NARROW_LOOP(kVecs)                                                    \
-  "cbz %[quads], 2f\n"                                                                 \
+  "cbz %[blocks], 2f\n"                                                                \
   "1:\n"                                                                               \
-  MACE_ASM_NARROW_TWO_STEPS(kVecs) MACE_ASM_NARROW_TWO_STEPS(kVecs)                    \
-  "subs %[quads], %[quads], #1\n"                                                      \
+  MACE_ASM_NARROW_FOUR_STEPS(kVecs) MACE_ASM_NARROW_FOUR_STEPS(kVecs)                  \
+  MACE_ASM_NARROW_FOUR_STEPS(kVecs) MACE_ASM_NARROW_FOUR_STEPS(kVecs)                  \
+  "subs %[blocks], %[blocks], #1\n"                                                    \
   "b.ne 1b\n"                                                                          \
   "2:\n"                                                                               \
-  "cbz %[rest], 4f\n"                                                                  \
+  "tbz %[kc], #3, 3f\n"                                                                \
+  MACE_ASM_NARROW_FOUR_STEPS(kVecs) MACE_ASM_NARROW_FOUR_STEPS(kVecs)                  \
   "3:\n"                                                                               \
+  "tbz %[kc], #2, 5f\n"                                                                \
+  MACE_ASM_NARROW_FOUR_STEPS(kVecs)                                                    \
+  "5:\n"                                                                               \
+  "tbz %[kc], #1, 7f\n"                                                                \
+  MACE_ASM_NARROW_TWO_STEPS(kVecs)                                                     \
+  "7:\n"                                                                               \
+  "tbz %[kc], #0, 4f\n"                                                                \
   "ld1 {v0.4s, v1.4s}, [%[a]], #32\n"                                                  \
   MACE_ASM_NARROW_B##kVecs("v4", "v5")                                                 \
   MACE_ASM_NARROW_ROWS##kVecs("v4", "v5", "v0", "v1")                                  \
-  "subs %[rest], %[rest], #1\n"                                                        \
-  "b.ne 3b\n"                                                                          \
   "4:\n"
 #define MACE_ASM_NARROW_OPERANDS                                                       \
-  : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest), [tile] "+r"(tile) \
-  : [b_step] "r"(b_step), [b_step2] "r"(2 * b_step)                                   \
+  : [a] "+r"(a), [b] "+r"(b), [blocks] "+r"(blocks), [tile] "+r"(tile)                 \
+  : [kc] "r"(kc), [b_step] "r"(b_step), [b_step2] "r"(2 * b_step)                     \
   : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",  \
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
     "v23"
 
 #define MACE_ASM_NARROW_TO_C_OPERANDS                                                   \
-  : [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads), [rest] "+r"(rest), [row] "=&r"(row)  \
-  : [b_step] "r"(b_step), [b_step2] "r"(2 * b_step), [c] "r"(c), [ldc] "r"(ldc_bytes),   \
-    [from_c] "r"(int64_t{from_c})                                                       \
+  : [a] "+r"(a), [b] "+r"(b), [blocks] "+r"(blocks), [row] "=&r"(row), [bias] "+r"(bias) \
+  : [kc] "r"(kc), [b_step] "r"(b_step), [b_step2] "r"(2 * b_step), [c] "r"(c),           \
+    [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}), [clamp] "r"(int64_t{clamp}),    \
+    [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)                             \
   : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",  \
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
     "v23"
@@ -497,8 +522,7 @@ void FinishPartialTile(const float* tile, float* c, int64_t ldc, int rows, int c
 template <int kVecs>
 void AsmNarrowTile(int64_t kc, const float* a, const float* b, float* tile) {
   static_assert(kVecs == 1 || kVecs == 2, "4 or 8 columns");
-  int64_t quads = kc >> 2;
-  int64_t rest = kc & 3;
+  int64_t blocks = kc >> 4;
   const int64_t b_step = kNeonGemmNr * sizeof(float);
   if constexpr (kVecs == 1) {
     __asm__ volatile(
@@ -523,15 +547,80 @@ void AsmNarrowTile(int64_t kc, const float* a, const float* b, float* tile) {
   }
 }
 
-// The same product straight into C's 8 rows (ldc bytes apart), from C
-// (from_c) or zero, with no epilogue: a GEMM's earlier reduction blocks, or
-// a tile with no bias and no activation, exactly 4 * kVecs columns wide.
+// The same product straight into C's 8 rows (ldc bytes apart), exactly
+// 4 * kVecs columns wide, as AsmTile finishes a tile: from C (from_c), the
+// row bias (8 values at bias) or zero, then clamped to bounds[0] (and
+// bounds[1] if clamp_hi) if clamp. Winograd's products (no epilogue), and a
+// GEMM's last 4 or 8 columns of a plain convolution: MobileNets' maps of
+// 14x14 to 112x112 end 4 columns past a whole tile, which went through a
+// staging tile and FinishPartialTile (about 60 instructions a tile).
+// The narrow tiles' accumulators from the row bias (8 values at %[bias]) or
+// zero; the code after it starts at label 11.
+#define MACE_ASM_NARROW_FROM_BIAS1                                             \
+  "cbz %[bias], 12f\n"                                                          \
+  "ld1r {v8.4s}, [%[bias]], #4\n ld1r {v9.4s}, [%[bias]], #4\n"                 \
+  "ld1r {v10.4s}, [%[bias]], #4\n ld1r {v11.4s}, [%[bias]], #4\n"               \
+  "ld1r {v12.4s}, [%[bias]], #4\n ld1r {v13.4s}, [%[bias]], #4\n"               \
+  "ld1r {v14.4s}, [%[bias]], #4\n ld1r {v15.4s}, [%[bias]]\n"                   \
+  "b 11f\n"                                                                     \
+  "12:\n"                                                                       \
+  "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"   \
+  "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n" \
+  "11:\n"
+#define MACE_ASM_NARROW_FROM_BIAS2                                             \
+  "cbz %[bias], 12f\n"                                                          \
+  "ld1r {v8.4s}, [%[bias]], #4\n mov v9.16b, v8.16b\n"                          \
+  "ld1r {v10.4s}, [%[bias]], #4\n mov v11.16b, v10.16b\n"                       \
+  "ld1r {v12.4s}, [%[bias]], #4\n mov v13.16b, v12.16b\n"                       \
+  "ld1r {v14.4s}, [%[bias]], #4\n mov v15.16b, v14.16b\n"                       \
+  "ld1r {v16.4s}, [%[bias]], #4\n mov v17.16b, v16.16b\n"                       \
+  "ld1r {v18.4s}, [%[bias]], #4\n mov v19.16b, v18.16b\n"                       \
+  "ld1r {v20.4s}, [%[bias]], #4\n mov v21.16b, v20.16b\n"                       \
+  "ld1r {v22.4s}, [%[bias]]\n mov v23.16b, v22.16b\n"                           \
+  "b 11f\n"                                                                     \
+  "12:\n"                                                                       \
+  "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"   \
+  "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n" \
+  "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n" \
+  "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n" \
+  "11:\n"
+// The narrow tiles' 8 rows to C, ldc bytes apart, from c (through %[row]).
+#define MACE_ASM_NARROW_STORE1                                       \
+  "mov %[row], %[c]\n"                                                \
+  "st1 {v8.4s}, [%[row]], %[ldc]\n st1 {v9.4s}, [%[row]], %[ldc]\n"   \
+  "st1 {v10.4s}, [%[row]], %[ldc]\n st1 {v11.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v12.4s}, [%[row]], %[ldc]\n st1 {v13.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v14.4s}, [%[row]], %[ldc]\n st1 {v15.4s}, [%[row]]\n"
+#define MACE_ASM_NARROW_STORE2                                                       \
+  "mov %[row], %[c]\n"                                                                \
+  "st1 {v8.4s, v9.4s}, [%[row]], %[ldc]\n st1 {v10.4s, v11.4s}, [%[row]], %[ldc]\n"   \
+  "st1 {v12.4s, v13.4s}, [%[row]], %[ldc]\n st1 {v14.4s, v15.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v16.4s, v17.4s}, [%[row]], %[ldc]\n st1 {v18.4s, v19.4s}, [%[row]], %[ldc]\n" \
+  "st1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n st1 {v22.4s, v23.4s}, [%[row]]\n"
+#define MACE_ASM_NARROW_CLAMP1(op, bound)                                                  \
+  op " v8.4s, v8.4s, " bound ".4s\n " op " v9.4s, v9.4s, " bound ".4s\n"                 \
+  op " v10.4s, v10.4s, " bound ".4s\n " op " v11.4s, v11.4s, " bound ".4s\n"             \
+  op " v12.4s, v12.4s, " bound ".4s\n " op " v13.4s, v13.4s, " bound ".4s\n"             \
+  op " v14.4s, v14.4s, " bound ".4s\n " op " v15.4s, v15.4s, " bound ".4s\n"
+#define MACE_ASM_NARROW_CLAMP2(op, bound)                                                  \
+  MACE_ASM_NARROW_CLAMP1(op, bound)                                                        \
+  op " v16.4s, v16.4s, " bound ".4s\n " op " v17.4s, v17.4s, " bound ".4s\n"             \
+  op " v18.4s, v18.4s, " bound ".4s\n " op " v19.4s, v19.4s, " bound ".4s\n"             \
+  op " v20.4s, v20.4s, " bound ".4s\n " op " v21.4s, v21.4s, " bound ".4s\n"             \
+  op " v22.4s, v22.4s, " bound ".4s\n " op " v23.4s, v23.4s, " bound ".4s\n"
+#define MACE_ASM_NARROW_CLAMP(kVecs)                                                       \
+  "cbz %[clamp], 13f\n"                                                                    \
+  "ld2r {v0.4s, v1.4s}, [%[bounds]]\n"                                                     \
+  MACE_ASM_NARROW_CLAMP##kVecs("fmax", "v0")                                               \
+  "cbz %[clamp_hi], 13f\n"                                                                 \
+  MACE_ASM_NARROW_CLAMP##kVecs("fmin", "v1")                                               \
+  "13:\n"
 template <int kVecs>
 void AsmNarrowTileToC(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
-                      bool from_c) {
+                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds) {
   static_assert(kVecs == 1 || kVecs == 2, "4 or 8 columns");
-  int64_t quads = kc >> 2;
-  int64_t rest = kc & 3;
+  int64_t blocks = kc >> 4;
   const int64_t b_step = kNeonGemmNr * sizeof(float);
   float* row;
   if constexpr (kVecs == 1) {
@@ -544,15 +633,10 @@ void AsmNarrowTileToC(int64_t kc, const float* a, const float* b, float* c, int6
         "ld1 {v14.4s}, [%[row]], %[ldc]\n ld1 {v15.4s}, [%[row]]\n"
         "b 11f\n"
         "10:\n"
-        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
-        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
-        "11:\n"
+        MACE_ASM_NARROW_FROM_BIAS1
         MACE_ASM_NARROW_LOOP(1)
-        "mov %[row], %[c]\n"
-        "st1 {v8.4s}, [%[row]], %[ldc]\n st1 {v9.4s}, [%[row]], %[ldc]\n"
-        "st1 {v10.4s}, [%[row]], %[ldc]\n st1 {v11.4s}, [%[row]], %[ldc]\n"
-        "st1 {v12.4s}, [%[row]], %[ldc]\n st1 {v13.4s}, [%[row]], %[ldc]\n"
-        "st1 {v14.4s}, [%[row]], %[ldc]\n st1 {v15.4s}, [%[row]]\n"
+        MACE_ASM_NARROW_CLAMP(1)
+        MACE_ASM_NARROW_STORE1
         MACE_ASM_NARROW_TO_C_OPERANDS);
   } else {
     __asm__ volatile(
@@ -564,23 +648,177 @@ void AsmNarrowTileToC(int64_t kc, const float* a, const float* b, float* c, int6
         "ld1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n ld1 {v22.4s, v23.4s}, [%[row]]\n"
         "b 11f\n"
         "10:\n"
-        "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
-        "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
-        "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
-        "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
-        "11:\n"
+        MACE_ASM_NARROW_FROM_BIAS2
         MACE_ASM_NARROW_LOOP(2)
-        "mov %[row], %[c]\n"
-        "st1 {v8.4s, v9.4s}, [%[row]], %[ldc]\n st1 {v10.4s, v11.4s}, [%[row]], %[ldc]\n"
-        "st1 {v12.4s, v13.4s}, [%[row]], %[ldc]\n st1 {v14.4s, v15.4s}, [%[row]], %[ldc]\n"
-        "st1 {v16.4s, v17.4s}, [%[row]], %[ldc]\n st1 {v18.4s, v19.4s}, [%[row]], %[ldc]\n"
-        "st1 {v20.4s, v21.4s}, [%[row]], %[ldc]\n st1 {v22.4s, v23.4s}, [%[row]]\n"
+        MACE_ASM_NARROW_CLAMP(2)
+        MACE_ASM_NARROW_STORE2
         MACE_ASM_NARROW_TO_C_OPERANDS);
   }
 }
+
+// The product of a tile 1 to 3 (kCols) columns wide, from zero, stored to
+// `columns` column by column (8 floats each). The roles turn: a vector holds
+// four rows of one column, times a lane of B, so a step is 2 fmla per
+// column where the 8 x 4 tile spends 8 on one useful column. A step's A is
+// two vectors and its B the first lanes of a 12-lane panel row; one
+// four-register ld1 reads that row and the next one's first vector (v4 and
+// v7). Eight steps a loop: 26 instructions for one column, 74 with the
+// 8 x 4 tile. The last column tile of a 7x7 map (49 = 4 x 12 + 1 columns:
+// MobileNets' last 1x1 layers, ResNet-18's stride-2 layers into 7x7).
+#define MACE_ASM_COLUMN_FMLA(lo, hi, b, lane, a_lo, a_hi)                                  \
+  "fmla " lo ".4s, " a_lo ".4s, " b ".s[" #lane "]\n"                                      \
+  "fmla " hi ".4s, " a_hi ".4s, " b ".s[" #lane "]\n"
+#define MACE_ASM_COLUMNS1(b, a_lo, a_hi) MACE_ASM_COLUMN_FMLA("v8", "v9", b, 0, a_lo, a_hi)
+#define MACE_ASM_COLUMNS2(b, a_lo, a_hi)                                                   \
+  MACE_ASM_COLUMNS1(b, a_lo, a_hi) MACE_ASM_COLUMN_FMLA("v10", "v11", b, 1, a_lo, a_hi)
+#define MACE_ASM_COLUMNS3(b, a_lo, a_hi)                                                   \
+  MACE_ASM_COLUMNS2(b, a_lo, a_hi) MACE_ASM_COLUMN_FMLA("v12", "v13", b, 2, a_lo, a_hi)
+#define MACE_ASM_COLUMN_PAIR(n)                                                            \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                        \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], %[b_step2]\n"                                 \
+  MACE_ASM_COLUMNS##n("v4", "v0", "v1") MACE_ASM_COLUMNS##n("v7", "v2", "v3")
+#define MACE_ASM_COLUMN_ZERO1 "movi v8.16b, #0\n movi v9.16b, #0\n"
+#define MACE_ASM_COLUMN_ZERO2 MACE_ASM_COLUMN_ZERO1 "movi v10.16b, #0\n movi v11.16b, #0\n"
+#define MACE_ASM_COLUMN_ZERO3 MACE_ASM_COLUMN_ZERO2 "movi v12.16b, #0\n movi v13.16b, #0\n"
+#define MACE_ASM_COLUMN_STORE1 "st1 {v8.4s, v9.4s}, [%[out]]\n"
+#define MACE_ASM_COLUMN_STORE2 "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[out]]\n"
+#define MACE_ASM_COLUMN_STORE3                                                             \
+  "st1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[out]], #64\n"                                    \
+  "st1 {v12.4s, v13.4s}, [%[out]]\n"
+#define MACE_ASM_COLUMN_TILE(n)                                                            \
+  MACE_ASM_COLUMN_ZERO##n                                                                  \
+  "cbz %[octs], 2f\n"                                                                      \
+  "1:\n"                                                                                   \
+  MACE_ASM_COLUMN_PAIR(n) MACE_ASM_COLUMN_PAIR(n)                                          \
+  MACE_ASM_COLUMN_PAIR(n) MACE_ASM_COLUMN_PAIR(n)                                          \
+  "subs %[octs], %[octs], #1\n"                                                            \
+  "b.ne 1b\n"                                                                              \
+  "2:\n"                                                                                   \
+  "tbz %[kc], #2, 3f\n"                                                                    \
+  MACE_ASM_COLUMN_PAIR(n) MACE_ASM_COLUMN_PAIR(n)                                          \
+  "3:\n"                                                                                   \
+  "tbz %[kc], #1, 5f\n"                                                                    \
+  MACE_ASM_COLUMN_PAIR(n)                                                                  \
+  "5:\n"                                                                                   \
+  "tbz %[kc], #0, 4f\n"                                                                    \
+  "ld1 {v0.4s, v1.4s}, [%[a]]\n"                                                           \
+  "ld1 {v4.4s}, [%[b]]\n"                                                                  \
+  MACE_ASM_COLUMNS##n("v4", "v0", "v1")                                                    \
+  "4:\n"                                                                                   \
+  MACE_ASM_COLUMN_STORE##n
+#define MACE_ASM_COLUMN_OPERANDS                                                           \
+  : [a] "+r"(a), [b] "+r"(b), [octs] "+r"(octs), [out] "+r"(columns)                      \
+  : [kc] "r"(kc), [b_step2] "r"(b_step2)                                                   \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",     \
+    "v11", "v12", "v13"
+template <int kCols>
+void AsmColumnTile(int64_t kc, const float* a, const float* b, float* columns) {
+  static_assert(kCols >= 1 && kCols <= 3, "1 to 3 columns");
+  int64_t octs = kc >> 3;
+  const int64_t b_step2 = 2 * kNeonGemmNr * sizeof(float);
+  if constexpr (kCols == 1) {
+    __asm__ volatile(MACE_ASM_COLUMN_TILE(1) MACE_ASM_COLUMN_OPERANDS);
+  } else if constexpr (kCols == 2) {
+    __asm__ volatile(MACE_ASM_COLUMN_TILE(2) MACE_ASM_COLUMN_OPERANDS);
+  } else {
+    __asm__ volatile(MACE_ASM_COLUMN_TILE(3) MACE_ASM_COLUMN_OPERANDS);
+  }
+}
+#undef MACE_ASM_COLUMN_FMLA
+#undef MACE_ASM_COLUMNS1
+#undef MACE_ASM_COLUMNS2
+#undef MACE_ASM_COLUMNS3
+#undef MACE_ASM_COLUMN_PAIR
+#undef MACE_ASM_COLUMN_ZERO1
+#undef MACE_ASM_COLUMN_ZERO2
+#undef MACE_ASM_COLUMN_ZERO3
+#undef MACE_ASM_COLUMN_STORE1
+#undef MACE_ASM_COLUMN_STORE2
+#undef MACE_ASM_COLUMN_STORE3
+#undef MACE_ASM_COLUMN_TILE
+#undef MACE_ASM_COLUMN_OPERANDS
+
+// A direct convolution's edge tile 4 (kVecs 1) or 8 (kVecs 2) columns wide:
+// AsmConvRows' product (B's k-th row at base + offsets[k]) on the narrow
+// tile's registers, from the row bias (8 values) or zero, clamped and
+// stored to 8 rows ldc bytes apart. A stem's output rows of 112 end 4
+// columns past a whole tile, which ran the whole 8 x 12 tile (27.5
+// instructions a step against 11.5 here) into a staging tile.
+#define MACE_ASM_CONV_NARROW_TWO_STEPS(kVecs)                                              \
+  "ldp %[b0], %[b1], [%[offsets]], #16\n"                                                  \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                        \
+  "add %[b0], %[base], %[b0], lsl #2\n"                                                    \
+  "add %[b1], %[base], %[b1], lsl #2\n"                                                    \
+  MACE_ASM_CONV_NARROW_B##kVecs("b0", "v4", "v5")                                          \
+  MACE_ASM_CONV_NARROW_B##kVecs("b1", "v6", "v7")                                          \
+  MACE_ASM_NARROW_ROWS##kVecs("v4", "v5", "v0", "v1")                                      \
+  MACE_ASM_NARROW_ROWS##kVecs("v6", "v7", "v2", "v3")
+#define MACE_ASM_CONV_NARROW_B1(ptr, r0, r1) "ld1 {" r0 ".4s}, [%[" ptr "]]\n"
+#define MACE_ASM_CONV_NARROW_B2(ptr, r0, r1) "ld1 {" r0 ".4s, " r1 ".4s}, [%[" ptr "]]\n"
+#define MACE_ASM_CONV_NARROW(kVecs)                                                        \
+  "cbz %[quads], 2f\n"                                                                     \
+  "1:\n"                                                                                   \
+  MACE_ASM_CONV_NARROW_TWO_STEPS(kVecs) MACE_ASM_CONV_NARROW_TWO_STEPS(kVecs)              \
+  "subs %[quads], %[quads], #1\n"                                                          \
+  "b.ne 1b\n"                                                                              \
+  "2:\n"                                                                                   \
+  "tbz %[kc], #1, 3f\n"                                                                    \
+  MACE_ASM_CONV_NARROW_TWO_STEPS(kVecs)                                                    \
+  "3:\n"                                                                                   \
+  "tbz %[kc], #0, 4f\n"                                                                    \
+  "ldr %[b0], [%[offsets]]\n"                                                              \
+  "ld1 {v0.4s, v1.4s}, [%[a]]\n"                                                           \
+  "add %[b0], %[base], %[b0], lsl #2\n"                                                    \
+  MACE_ASM_CONV_NARROW_B##kVecs("b0", "v4", "v5")                                          \
+  MACE_ASM_NARROW_ROWS##kVecs("v4", "v5", "v0", "v1")                                      \
+  "4:\n"                                                                                   \
+  MACE_ASM_NARROW_CLAMP(kVecs)
+#define MACE_ASM_CONV_NARROW_OPERANDS                                                      \
+  : [a] "+r"(a), [offsets] "+r"(offsets), [quads] "+r"(quads), [bias] "+r"(bias),          \
+    [row] "=&r"(row), [b0] "=&r"(b0), [b1] "=&r"(b1)                                       \
+  : [kc] "r"(kc), [base] "r"(base), [c] "r"(c), [ldc] "r"(ldc_bytes),                      \
+    [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)   \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",     \
+    "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",    \
+    "v23"
+template <int kVecs>
+void AsmNarrowConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets,
+                       float* c, int64_t ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
+                       const float* bounds) {
+  static_assert(kVecs == 1 || kVecs == 2, "4 or 8 columns");
+  int64_t quads = kc >> 2;
+  float* row;
+  const float* b0;
+  const float* b1;
+  if constexpr (kVecs == 1) {
+    __asm__ volatile(
+        MACE_ASM_NARROW_FROM_BIAS1
+        MACE_ASM_CONV_NARROW(1)
+        MACE_ASM_NARROW_STORE1
+        MACE_ASM_CONV_NARROW_OPERANDS);
+  } else {
+    __asm__ volatile(
+        MACE_ASM_NARROW_FROM_BIAS2
+        MACE_ASM_CONV_NARROW(2)
+        MACE_ASM_NARROW_STORE2
+        MACE_ASM_CONV_NARROW_OPERANDS);
+  }
+}
+#undef MACE_ASM_CONV_NARROW_TWO_STEPS
+#undef MACE_ASM_CONV_NARROW_B1
+#undef MACE_ASM_CONV_NARROW_B2
+#undef MACE_ASM_CONV_NARROW
+#undef MACE_ASM_CONV_NARROW_OPERANDS
 // clang-format on
 
 #undef MACE_ASM_NARROW_TO_C_OPERANDS
+#undef MACE_ASM_NARROW_FROM_BIAS1
+#undef MACE_ASM_NARROW_FROM_BIAS2
+#undef MACE_ASM_NARROW_STORE1
+#undef MACE_ASM_NARROW_STORE2
+#undef MACE_ASM_NARROW_CLAMP
+#undef MACE_ASM_NARROW_CLAMP1
+#undef MACE_ASM_NARROW_CLAMP2
 #undef MACE_ASM_NARROW1
 #undef MACE_ASM_NARROW2
 #undef MACE_ASM_NARROW_TWO_STEPS
@@ -591,35 +829,56 @@ void AsmNarrowTileToC(int64_t kc, const float* a, const float* b, float* c, int6
 #undef MACE_ASM_NARROW_PAIR1
 #undef MACE_ASM_NARROW_PAIR2
 #undef MACE_ASM_NARROW_LOOP
+#undef MACE_ASM_NARROW_FOUR_STEPS
 #undef MACE_ASM_NARROW_OPERANDS
 
 }  // namespace
 
 // A tile that sticks out of C: the narrowest kernel that covers its columns
-// (4, 8 or 12), into a staging tile, then the rows and columns that exist.
+// (1 to 3 column by column, 4, 8 or 12), into a staging tile, then the rows
+// and columns that exist.
 // MobileNets' 7x7 maps (49 = 4 x 12 + 1 columns) ran their last column on
 // the whole 8 x 12 kernel, and every partial tile went through the table's
 // generic staging (PartialTile: zeroed biases, memcpy per row).
 void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
                      int cols, const TileEpilogue& tile_epilogue) {
   const TileEpilogue epilogue = tile_epilogue;
-  // A whole 4- or 8-column tile with nothing to add at the end (Winograd's
-  // products, which round their last panel up to whole vectors) goes
-  // straight to C.
-  const bool plain = !epilogue.last || (epilogue.row_bias == nullptr &&
-                                        epilogue.col_bias == nullptr &&
-                                        epilogue.activation == kTileActNone);
-  if (plain && rows == kNeonGemmMr && (cols == 4 || cols == 8)) {
+  // A whole 4- or 8-column tile with no column bias or hard-swish goes
+  // straight to C, its row bias added with the first reduction block (as
+  // NeonGemm's) and its clamp with the last.
+  if (rows == kNeonGemmMr && (cols == 4 || cols == 8) && epilogue.col_bias == nullptr &&
+      epilogue.activation != kTileActHardSwish) {
     const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+    const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+    const float bounds[2] = {epilogue.lo, epilogue.hi};
+    const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+    const float* bias = epilogue.accumulate ? nullptr : epilogue.row_bias;
     if (cols == 4) {
-      AsmNarrowTileToC<1>(kc, a, b, c, ldc_bytes, epilogue.accumulate);
+      AsmNarrowTileToC<1>(kc, a, b, c, ldc_bytes, epilogue.accumulate, bias, clamp, clamp_hi,
+                          bounds);
     } else {
-      AsmNarrowTileToC<2>(kc, a, b, c, ldc_bytes, epilogue.accumulate);
+      AsmNarrowTileToC<2>(kc, a, b, c, ldc_bytes, epilogue.accumulate, bias, clamp, clamp_hi,
+                          bounds);
     }
     return;
   }
   alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
-  if (cols <= 4) {
+  if (cols < 4) {
+    // Column by column, into the 8 x 4 staging tile's layout (its unused
+    // lanes zero).
+    alignas(16) float columns[3 * kNeonGemmMr];
+    if (cols == 1) {
+      AsmColumnTile<1>(kc, a, b, columns);
+    } else if (cols == 2) {
+      AsmColumnTile<2>(kc, a, b, columns);
+    } else {
+      AsmColumnTile<3>(kc, a, b, columns);
+    }
+    for (int i = 0; i < kNeonGemmMr; ++i) {
+      for (int j = 0; j < 4; ++j) tile[4 * i + j] = j < cols ? columns[kNeonGemmMr * j + i] : 0.f;
+    }
+    FinishPartialTile<1>(tile, c, ldc, rows, cols, epilogue);
+  } else if (cols == 4) {
     AsmNarrowTile<1>(kc, a, b, tile);
     FinishPartialTile<1>(tile, c, ldc, rows, cols, epilogue);
   } else if (cols <= 8) {
@@ -854,13 +1113,36 @@ namespace {
     const bool clamp = epilogue.activation == kTileActClamp;
     const float bounds[2] = {epilogue.lo, epilogue.hi};
     const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
-    // The kernel reads 8 biases: the tile's, then zeros.
+    // The kernels read 8 biases: the tile's, then zeros.
     alignas(16) float bias[kNeonGemmMr] = {};
-    if (epilogue.row_bias != nullptr) {
-      for (int i = 0; i < rows; ++i) bias[i] = epilogue.row_bias[i];
+    const float* row_bias = epilogue.row_bias;
+    if (row_bias != nullptr && rows < kNeonGemmMr) {
+      for (int i = 0; i < rows; ++i) bias[i] = row_bias[i];
+      row_bias = bias;
     }
-    AsmConvRows(kc, a, base, offsets, tile, kTileBytes,
-                epilogue.row_bias != nullptr ? bias : nullptr, clamp, clamp_hi, bounds);
+    if (cols <= 8) {
+      // The narrow tile, straight to C when it is exactly the tile's
+      // rows and columns, else through a staging tile of its width.
+      const int width = cols <= 4 ? 4 : 8;
+      const bool direct = rows == kNeonGemmMr && cols == width;
+      float* out = direct ? c : tile;
+      const int64_t out_ld = direct ? ldc : width;
+      const int64_t out_bytes = out_ld * static_cast<int64_t>(sizeof(float));
+      if (width == 4) {
+        AsmNarrowConvRows<1>(kc, a, base, offsets, out, out_bytes, row_bias, clamp, clamp_hi,
+                             bounds);
+      } else {
+        AsmNarrowConvRows<2>(kc, a, base, offsets, out, out_bytes, row_bias, clamp, clamp_hi,
+                             bounds);
+      }
+      if (!direct) {
+        for (int i = 0; i < rows; ++i) {
+          for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * width + j];
+        }
+      }
+      return;
+    }
+    AsmConvRows(kc, a, base, offsets, tile, kTileBytes, row_bias, clamp, clamp_hi, bounds);
     for (int i = 0; i < rows; ++i) {
       for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * kNeonGemmNr + j];
     }

@@ -184,7 +184,10 @@ TEST(Conv2dKernelTest, DirectRowsAtEdges) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     const int64_t mr = table->mr, nr = table->nr;
     for (int64_t stride : {1, 2}) {
-      for (int64_t out_w : {nr - 1, nr, nr + 1, 2 * nr + 3}) {
+      // A row's last tile 11, 12, 1, 4, 6, 8 or 3 columns wide at arm64's
+      // nr of 12 (its 4- and 8-column edge tiles, on mr + 1 channels
+      // straight to C or staged).
+      for (int64_t out_w : {nr - 1, nr, nr + 1, nr + 4, nr + 6, nr + 8, 2 * nr + 3}) {
         const int64_t w = (out_w - 1) * stride + 3 - 2;  // pad 1
         Check({1, 3, 5, w, mr + 1, 3, 3, stride, stride, 1, 1}, ActivationType::RELUX, 0);
       }
@@ -196,6 +199,14 @@ TEST(Conv2dKernelTest, DirectRowsAtEdges) {
     Check({1, 4, 11, 13, 5, 3, 3, 3, 1, 1, 1}, ActivationType::NOOP, 0);
     Check({1, 4, 11, 13, 5, 3, 3, 1, 2, 1, 2}, ActivationType::LEAKYRELU, 0);
     Check({1, 5, 6, 8, 7, 1, 1, 1, 1, 1, 1}, ActivationType::NOOP, 0);  // a padded 1x1
+    // Reductions of 2, 3, 9 and 18 taps: every tail of a kernel that takes
+    // up to four taps a loop.
+    for (int64_t in_c : {2, 3}) {
+      Check({1, in_c, 6, 8, mr, 1, 1, 1, 1, 1, 1}, ActivationType::RELU, 0);
+    }
+    for (int64_t in_c : {1, 2}) {
+      Check({1, in_c, 6, 15, mr, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, 0);
+    }
     const int64_t in_c = table->kc / 9;                                 // 9 * in_c <= kc: direct
     Check({1, in_c, 6, 9, mr + 3, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, 0, 1e-5f + 2e-5f * in_c);
   }

@@ -210,10 +210,17 @@ float ActivateReference(float v, const TileEpilogue& epilogue) {
 // overwrites C, the second adds to it and is the last; both carry the
 // biases, which a kernel adds once, with either block). C starts as NaN
 // and is wider than the tile; its margin must stay NaN.
-TEST(GemmTest, MicroKernelDepthsAndEpilogues) {
+// Every depth from 1 past two rounds of the deepest unroll (arm64's 16
+// steps) with every tail, and some deep ones.
+std::vector<int64_t> MicroKernelDepths() {
   std::vector<int64_t> depths;
-  for (int64_t k = 1; k <= 21; ++k) depths.push_back(k);
-  for (int64_t k : {63, 64, 255, 256, 257}) depths.push_back(k);
+  for (int64_t k = 1; k <= 40; ++k) depths.push_back(k);
+  for (int64_t k : {47, 63, 64, 255, 256, 257}) depths.push_back(k);
+  return depths;
+}
+
+TEST(GemmTest, MicroKernelDepthsAndEpilogues) {
+  const std::vector<int64_t> depths = MicroKernelDepths();
   for (const KernelTable* table : testing::TablesUnderTest()) {
     const int64_t mr = table->mr, nr = table->nr, ldc = nr + 5;
     for (int64_t k : depths) {
@@ -261,6 +268,79 @@ TEST(GemmTest, MicroKernelDepthsAndEpilogues) {
           for (int64_t j = nr; j < ldc; ++j) ASSERT_TRUE(std::isnan(c[i * ldc + j]));
         }
         ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
+      }
+    }
+  }
+}
+
+// The partial-tile micro-kernel alone, where a table has one: every width
+// short of nr, with mr rows and fewer, over the same depths, in one
+// reduction block or two (the biases on both, added once), with no epilogue
+// (a kernel may store such a tile straight from its registers, as
+// Winograd's products are), row bias and clamp, or column bias and
+// hard-swish. C starts as NaN; outside the tile it must stay NaN.
+TEST(GemmTest, PartialMicroKernelDepths) {
+  const std::vector<int64_t> depths = MicroKernelDepths();
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->gemm_partial == nullptr) continue;
+    const int64_t mr = table->mr, nr = table->nr, ldc = nr + 5;
+    for (int64_t k : depths) {
+      const std::vector<float> a = RandomFloats(mr * k, 41);
+      const std::vector<float> b = RandomFloats(nr * k, 42);
+      const std::vector<float> row_bias = RandomFloats(mr, 43);
+      const std::vector<float> col_bias = RandomFloats(nr, 44);
+      for (const int64_t rows : {mr, mr - 3}) {
+        for (int64_t cols = 1; cols < nr; ++cols) {
+          for (int variant = 0; variant < 6; ++variant) {
+            const int64_t first = variant & 1 ? (k + 1) / 2 : k;
+            const int mode = variant >> 1;
+            TileEpilogue epilogue;
+            epilogue.row_bias = mode == 1 ? row_bias.data() : nullptr;
+            epilogue.col_bias = mode == 2 ? col_bias.data() : nullptr;
+            epilogue.activation = mode == 0   ? kTileActNone
+                                  : mode == 1 ? kTileActClamp
+                                              : kTileActHardSwish;
+            epilogue.lo = -0.5f;
+            epilogue.hi = 1.5f;
+            SCOPED_TRACE(::testing::Message() << table->name << " k " << k << " rows " << rows
+                                              << " cols " << cols << " first block " << first
+                                              << " mode " << mode);
+            std::vector<float> expected(rows * cols);
+            for (int64_t i = 0; i < rows; ++i) {
+              for (int64_t j = 0; j < cols; ++j) {
+                double sum = 0;
+                for (int64_t l = 0; l < k; ++l)
+                  sum += static_cast<double>(a[l * mr + i]) * b[l * nr + j];
+                if (epilogue.row_bias != nullptr) sum += row_bias[i];
+                if (epilogue.col_bias != nullptr) sum += col_bias[j];
+                expected[i * cols + j] = ActivateReference(static_cast<float>(sum), epilogue);
+              }
+            }
+            std::vector<float> c(mr * ldc, std::numeric_limits<float>::quiet_NaN());
+            epilogue.accumulate = false;
+            epilogue.last = first == k;
+            table->gemm_partial(first, a.data(), b.data(), c.data(), ldc, static_cast<int>(rows),
+                                static_cast<int>(cols), epilogue);
+            if (first < k) {
+              epilogue.accumulate = true;
+              epilogue.last = true;
+              table->gemm_partial(k - first, a.data() + first * mr, b.data() + first * nr,
+                                  c.data(), ldc, static_cast<int>(rows), static_cast<int>(cols),
+                                  epilogue);
+            }
+            std::vector<float> got(rows * cols);
+            for (int64_t i = 0; i < mr; ++i) {
+              for (int64_t j = 0; j < ldc; ++j) {
+                if (i < rows && j < cols) {
+                  got[i * cols + j] = c[i * ldc + j];
+                } else {
+                  ASSERT_TRUE(std::isnan(c[i * ldc + j])) << "row " << i << " col " << j;
+                }
+              }
+            }
+            ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
+          }
+        }
       }
     }
   }
@@ -420,7 +500,9 @@ TEST(GemmTest, PackPanelsStridedRows) {
 // last panel, and a source row pitch wider than the rows.
 TEST(GemmTest, PackPanelsAdjacentRows) {
   for (int width : {6, 8, 12, 16, 32}) {
-    for (int64_t rows : {int64_t{1}, int64_t{width} - 1, int64_t{width}, int64_t{3} * width + 5}) {
+    // Last panels (at arm64's width of 12) of 1, 11, 0, 5, 4 and 8 rows.
+    for (int64_t rows : {int64_t{1}, int64_t{width} - 1, int64_t{width}, int64_t{3} * width + 5,
+                         int64_t{2} * width + 4, int64_t{2} * width + 8}) {
       for (int64_t depth : {1, 7}) {
         const int64_t pitch = rows + 3;
         const std::vector<float> src = RandomFloats(depth * pitch, 21);
