@@ -172,6 +172,31 @@ TEST(DepthwiseConv3x3Test, PlanesTallerThanABand) {
   Check(Params(1, 3, 50, 200, 1, 2, 1, 1, 1, 1, 1, ActivationType::HARDSWISH));
 }
 
+// Stride 1 on every width from 1 to 40 and heights from 1 to 7 (odd and
+// even row counts): the armv7 band runs all its rows in one pass loop,
+// sliding vectors then one or two ragged vectors ending at each row's last
+// output, for every remainder of the width by 4. Clamps and no activation
+// take that path; hard-swish rotates in to check the other.
+TEST(DepthwiseConv3x3Test, StrideOneEveryWidthToForty) {
+  constexpr ActivationType kRotation[] = {ActivationType::RELUX, ActivationType::NOOP,
+                                          ActivationType::RELU, ActivationType::HARDSWISH};
+  int index = 0;
+  for (int64_t w = 1; w <= 40; ++w) {
+    for (int64_t h = 1; h <= 7; h += 3) {
+      for (int64_t pad : {0, 1}) {
+        if (w + 2 * pad < 3 || h + 2 * pad < 3) continue;
+        const int64_t channels = 1 + index % 3;
+        Check(Params(1, channels, h, w, 1, 1, 1, pad, pad, pad, pad, kRotation[index % 4]));
+        ++index;
+      }
+    }
+  }
+  // Stride 2 vertically with 1 horizontally, and an odd channel count.
+  Check(Params(1, 3, 9, 14, 1, 2, 1, 1, 1, 1, 1, ActivationType::RELUX));
+  Check(Params(1, 5, 7, 7, 1, 1, 1, 1, 1, 1, 1, ActivationType::RELUX));
+  Check(Params(1, 5, 28, 28, 1, 1, 1, 1, 1, 1, 1, ActivationType::RELUX));
+}
+
 // Pads of 2 and more leave outputs whose whole window is padding, and some
 // shapes read no input row or column at all.
 TEST(DepthwiseConv3x3Test, OutputsThatReadOnlyPadding) {
