@@ -255,6 +255,7 @@ struct SlideParams {
   int32_t rewind;        // 28: bytes from where a row's pointer ends to its start
   const float* taps;     // 32
   float lo, hi, bias;    // 36, 40, 44
+  int32_t passes_left;   // 48: stride 2 only
 };
 static_assert(sizeof(const float*) == 4, "the asm reads 32-bit pointers");
 
@@ -403,7 +404,170 @@ void SlidingBand(const DepthwiseBand& band, float lo, float hi) {
                      params);
   }
 }
+// Stride 2 on both axes: a vector's windows are the even and odd inputs
+// of one vld2 and the even ones shifted by one, the ninth input loaded into
+// lane 0 of the window register first: 6 instructions per input row, no
+// vector kept from the previous one (the 16 registers hold no second set).
+// Rows alternate between q7, q8, q15 and q9, q10, q11.
+#define MACE_DW2_LOAD(r, e, ed, o, w, wd)                                   \
+  "vld2.32 {" ed "}, [%[" r "]]!\n"                                        \
+  "vld1.32 {" wd "[0]}, [%[" r "]]\n"                                      \
+  "vext.32 " w ", " e ", " w ", #1\n"
+#define MACE_DW2_MACS(acc, e, o, w, a0, a1, a2)                             \
+  "vmla.f32 " acc ", " e ", " a0 "\n"                                      \
+  "vmla.f32 " acc ", " o ", " a1 "\n"                                      \
+  "vmla.f32 " acc ", " w ", " a2 "\n"
+#define MACE_DW2_X "q7", "d14-d17", "q8", "q15", "d30"
+#define MACE_DW2_Y "q9", "d18-d21", "q10", "q11", "d22"
+#define MACE_DW2_XR "q7", "q8", "q15"
+#define MACE_DW2_YR "q9", "q10", "q11"
+#define MACE_DW2_CLAMP(acc) "vmax.f32 " acc ", " acc ", q3\n" "vmin.f32 " acc ", " acc ", q4\n"
+// Output vectors of rows 0 and 1 from input rows r0-r4.
+#define MACE_DW2_TWO                                                        \
+  "vdup.32 q5, d5[0]\n"                                                    \
+  "vdup.32 q6, d5[0]\n"                                                    \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r0", MACE_DW2_X)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_XR, MACE_DW_TAPS0)          \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r1", MACE_DW2_Y)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_YR, MACE_DW_TAPS1)          \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r2", MACE_DW2_X)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_XR, MACE_DW_TAPS2)          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q6", MACE_DW2_XR, MACE_DW_TAPS0)          \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r3", MACE_DW2_Y)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q6", MACE_DW2_YR, MACE_DW_TAPS1)          \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r4", MACE_DW2_X)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q6", MACE_DW2_XR, MACE_DW_TAPS2)          \
+  MACE_DW2_CLAMP("q5") MACE_DW2_CLAMP("q6")                                \
+  "vst1.32 {d10-d11}, [%[o0]]!\n"                                          \
+  "vst1.32 {d12-d13}, [%[o1]]!\n"
+// An output vector of row 0 from input rows r0-r2.
+#define MACE_DW2_ONE                                                        \
+  "vdup.32 q5, d5[0]\n"                                                    \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r0", MACE_DW2_X)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_XR, MACE_DW_TAPS0)          \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r1", MACE_DW2_Y)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_YR, MACE_DW_TAPS1)          \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r2", MACE_DW2_X)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_XR, MACE_DW_TAPS2)          \
+  MACE_DW2_CLAMP("q5")                                                     \
+  "vst1.32 {d10-d11}, [%[o0]]!\n"
+// Passes of output rows: the vectors at 0, 4, ..., then, if the width is
+// no multiple of 4, one more ending at the row's last output; then r0 and
+// o0 move to the next pass.
+#define MACE_DW2_PASSES(rows_from_r1, vector)                               \
+  MACE_DW_SETUP                                                            \
+  "5:\n"                                                                   \
+  "ldr %[t], [%[prm]]\n"                                                   \
+  rows_from_r1                                                             \
+  "ldr %[t], [%[prm], #4]\n"                                               \
+  "add %[o1], %[o0], %[t]\n"                                               \
+  "ldr %[n], [%[prm], #8]\n"                                               \
+  "1:\n"                                                                   \
+  vector                                                                   \
+  "subs %[n], %[n], #1\n"                                                  \
+  "bne 1b\n"                                                               \
+  "ldr %[n], [%[prm], #24]\n"                                              \
+  "cmp %[n], #0\n"                                                         \
+  "beq 3f\n"                                                               \
+  "ldr %[t], [%[prm], #16]\n"                                              \
+  "sub %[r0], %[r0], %[t]\n"                                               \
+  "sub %[r1], %[r1], %[t]\n"                                               \
+  "sub %[r2], %[r2], %[t]\n"                                               \
+  "sub %[r3], %[r3], %[t]\n"                                               \
+  "sub %[r4], %[r4], %[t]\n"                                               \
+  "ldr %[t], [%[prm], #20]\n"                                              \
+  "sub %[o0], %[o0], %[t]\n"                                               \
+  "sub %[o1], %[o1], %[t]\n"                                               \
+  vector                                                                   \
+  "3:\n"                                                                   \
+  "ldr %[t], [%[prm], #28]\n"                                              \
+  "sub %[r0], %[r4], %[t]\n"                                               \
+  "mov %[o0], %[o1]\n"                                                     \
+  "ldr %[t], [%[prm], #48]\n"                                              \
+  "subs %[t], %[t], #1\n"                                                  \
+  "str %[t], [%[prm], #48]\n"                                              \
+  "bne 5b\n"
+#define MACE_DW2_ROWS_3 "add %[r1], %[r0], %[t]\n" "add %[r2], %[r1], %[t]\n"
+#define MACE_DW2_ROWS_5 MACE_DW2_ROWS_3 "add %[r3], %[r2], %[t]\n" "add %[r4], %[r3], %[t]\n"
+
+// params.passes_left passes of kRows (1 or 2) output rows at stride 2 on
+// both axes, as SlidingPasses.
+template <int kRows>
+[[gnu::noinline]] void StrideTwoPasses(const float* in, float* out, SlideParams* params) {
+  const float* r0 = in;
+  const float* r1 = nullptr;
+  const float* r2 = nullptr;
+  const float* r3 = nullptr;
+  const float* r4 = nullptr;
+  float* o0 = out;
+  float* o1 = nullptr;
+  int n = 0, t = 0;
+  SlideParams* prm = params;
+  if constexpr (kRows == 2) {
+    __asm__ volatile(
+        MACE_DW2_PASSES(MACE_DW2_ROWS_5, MACE_DW2_TWO)
+        : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4),
+          [o0] "+r"(o0), [o1] "+r"(o1), [n] "+r"(n), [t] "+r"(t)
+        : [prm] "r"(prm)
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
+          "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22",
+          "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
+  } else {
+    __asm__ volatile(
+        MACE_DW2_PASSES(MACE_DW2_ROWS_3, MACE_DW2_ONE)
+        : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4),
+          [o0] "+r"(o0), [o1] "+r"(o1), [n] "+r"(n), [t] "+r"(t)
+        : [prm] "r"(prm)
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
+          "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22",
+          "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
+  }
+}
+
+// A whole band at stride 2 on both axes, of at least kLanes outputs a row,
+// clamped to [lo, hi]. A vector reads 9 inputs from twice its first output
+// column, so none past the row's 2 * width + 1.
+void StrideTwoBand(const DepthwiseBand& band, float lo, float hi) {
+  const int width = static_cast<int>(band.out_w);
+  const int vectors = width / kLanes;
+  const int rest = width - vectors * kLanes;  // 0 to 3
+  SlideParams params;
+  params.pitch_bytes = static_cast<int32_t>(band.in_pitch * sizeof(float));
+  params.width_bytes = static_cast<int32_t>(width * sizeof(float));
+  params.vector_pairs = vectors;
+  params.odd_vector = 0;
+  params.back_out = static_cast<int32_t>((kLanes - rest) * sizeof(float));
+  params.back_in = 2 * params.back_out;
+  params.tails = rest != 0 ? 1 : 0;
+  params.rewind = static_cast<int32_t>(2 * width * sizeof(float));
+  params.taps = band.taps;
+  params.lo = lo;
+  params.hi = hi;
+  params.bias = band.bias;
+  const int pairs = static_cast<int>(band.rows / 2);
+  if (pairs > 0) {
+    params.passes_left = pairs;
+    StrideTwoPasses<2>(band.in, band.out, &params);
+  }
+  if (band.rows % 2 != 0) {
+    params.passes_left = 1;
+    StrideTwoPasses<1>(band.in + 4 * pairs * band.in_pitch, band.out + 2 * pairs * band.out_w,
+                       &params);
+  }
+}
 // clang-format on
+#undef MACE_DW2_ROWS_5
+#undef MACE_DW2_ROWS_3
+#undef MACE_DW2_PASSES
+#undef MACE_DW2_ONE
+#undef MACE_DW2_TWO
+#undef MACE_DW2_CLAMP
+#undef MACE_DW2_YR
+#undef MACE_DW2_XR
+#undef MACE_DW2_Y
+#undef MACE_DW2_X
+#undef MACE_DW2_MACS
+#undef MACE_DW2_LOAD
 #undef MACE_DW_TAILS
 #undef MACE_DW_LOOP
 #undef MACE_DW_LOADS_4
@@ -515,6 +679,10 @@ void Band(const DepthwiseBand& band) {
     if (kStrideW == 1 && kStrideH == 1 && band.out_w >= kLanes) {
       const Activate<false> activate(band.epilogue);
       return SlidingBand(band, vgetq_lane_f32(activate.lo, 0), vgetq_lane_f32(activate.hi, 0));
+    }
+    if (kStrideW == 2 && kStrideH == 2 && band.out_w >= kLanes) {
+      const Activate<false> activate(band.epilogue);
+      return StrideTwoBand(band, vgetq_lane_f32(activate.lo, 0), vgetq_lane_f32(activate.hi, 0));
     }
 #endif
     Band<kStrideW, kStrideH, false>(band);
