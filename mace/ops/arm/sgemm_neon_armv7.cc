@@ -37,6 +37,8 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
 void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
                       int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 
 namespace {
 // The asm's mode bits.
@@ -262,6 +264,104 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
 }
 // clang-format on
 
+// The first 4 columns of a 6 x 8 tile (GEMM's last column panel when it
+// holds at most 4 columns, as a 7x7 map's 49th or a 14x14 map's last 4),
+// into a dense 6 x 4 tile c. A step loads the 6 A values and the panel's
+// first 4 B values (its stride 32 bytes) and does 6 vmla by lane: 8
+// instructions where the full tile's 14.25 compute 8 columns of which the
+// panel holds at most 4. Row i accumulates in q(4+i). Starts and ends as
+// Tile: from c, the 6 row biases or zero; clamped if kClamp.
+namespace {
+struct NarrowParams {
+  const float* bias;
+  const float* bounds;
+  int flags;
+};
+}  // namespace
+
+// clang-format off
+#define MACE_V7_NARROW_STEP                    \
+  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
+  "vld1.32 {d4-d5}, [%[b]], %[bstride]\n"      \
+  "vmla.f32 q4, q2, d0[0]\n"                   \
+  "vmla.f32 q5, q2, d0[1]\n"                   \
+  "vmla.f32 q6, q2, d1[0]\n"                   \
+  "vmla.f32 q7, q2, d1[1]\n"                   \
+  "vmla.f32 q8, q2, d2[0]\n"                   \
+  "vmla.f32 q9, q2, d2[1]\n"
+#define MACE_V7_NARROW_ALL(op, q)                                   \
+  op " q4, q4, " q "\n" op " q5, q5, " q "\n"                       \
+  op " q6, q6, " q "\n" op " q7, q7, " q "\n"                       \
+  op " q8, q8, " q "\n" op " q9, q9, " q "\n"
+
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+  const NarrowParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi)};
+  const NarrowParams* prm = &params;
+  int n = kc;
+  int p, t;
+  const int bstride = 8 * sizeof(float);
+  __asm__ volatile(
+      "ldr %[t], [%[prm], #8]\n"
+      "tst %[t], %[from_c]\n"
+      "beq 10f\n"
+      "vld1.32 {d8-d11}, [%[c]]!\n"
+      "vld1.32 {d12-d15}, [%[c]]!\n"
+      "vld1.32 {d16-d19}, [%[c]]\n"
+      "sub %[c], %[c], #64\n"
+      "b 12f\n"
+      "10:\n"
+      "ldr %[p], [%[prm]]\n"
+      "cmp %[p], #0\n"
+      "beq 11f\n"
+      "vld1.32 {d8[], d9[]}, [%[p]]!\n"
+      "vld1.32 {d10[], d11[]}, [%[p]]!\n"
+      "vld1.32 {d12[], d13[]}, [%[p]]!\n"
+      "vld1.32 {d14[], d15[]}, [%[p]]!\n"
+      "vld1.32 {d16[], d17[]}, [%[p]]!\n"
+      "vld1.32 {d18[], d19[]}, [%[p]]\n"
+      "b 12f\n"
+      "11:\n"
+      "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n"
+      "vmov.i32 q7, #0\n vmov.i32 q8, #0\n vmov.i32 q9, #0\n"
+      "12:\n"
+      "subs %[n], %[n], #4\n"
+      "blt 2f\n"
+      "1:\n"
+      MACE_V7_NARROW_STEP MACE_V7_NARROW_STEP MACE_V7_NARROW_STEP MACE_V7_NARROW_STEP
+      "subs %[n], %[n], #4\n"
+      "bge 1b\n"
+      "2:\n"
+      "adds %[n], %[n], #4\n"
+      "beq 4f\n"
+      "3:\n"
+      MACE_V7_NARROW_STEP
+      "subs %[n], %[n], #1\n"
+      "bne 3b\n"
+      "4:\n"
+      "tst %[t], %[clamp]\n"
+      "beq 6f\n"
+      "ldr %[p], [%[prm], #4]\n"
+      "vld1.32 {d0[], d1[]}, [%[p]]!\n"
+      MACE_V7_NARROW_ALL("vmax.f32", "q0")
+      "tst %[t], %[clamp_hi]\n"
+      "beq 6f\n"
+      "vld1.32 {d2[], d3[]}, [%[p]]\n"
+      MACE_V7_NARROW_ALL("vmin.f32", "q1")
+      "6:\n"
+      "vst1.32 {d8-d11}, [%[c]]!\n"
+      "vst1.32 {d12-d15}, [%[c]]!\n"
+      "vst1.32 {d16-d19}, [%[c]]\n"
+      : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)
+      : [prm] "r"(prm), [bstride] "r"(bstride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),
+        [clamp_hi] "I"(kClampHi)
+      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d8", "d9", "d10", "d11", "d12",
+        "d13", "d14", "d15", "d16", "d17", "d18", "d19");
+}
+// clang-format on
+
+#undef MACE_V7_NARROW_ALL
+#undef MACE_V7_NARROW_STEP
 #undef MACE_V7_CONV_STEP
 #undef MACE_V7_STEP
 #undef MACE_V7_MACS

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
@@ -65,6 +66,46 @@ void PartialTile(const KernelTable& table, int64_t kc, const float* a, const flo
   table.gemm(kc, a, b, tile, nr, staged);
   for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, tile + i * nr, cols * sizeof(float));
 }
+
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+}  // namespace
+namespace arm {
+// sgemm_neon_armv7.cc: the first 4 columns of a 6 x 8 tile into a dense
+// 6 x 4 tile c (from c, the 6 row biases or zero), clamped as
+// Armv7GemmTile6x8's.
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+}  // namespace arm
+namespace {
+
+// armv7 NEON: a tile of all 6 rows and at most 4 columns (the last column
+// panel of a 7x7 map's 49 columns or a 14x14 map's 196) on half of the B
+// panel, through a 6 x 4 staging tile; false where the tile is another or
+// the epilogue has a column bias or hard-swish.
+bool NarrowArmv7Tile(const KernelTable& t, int64_t kc, const float* a, const float* b, float* c,
+                     int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  constexpr int kRows = 6, kCols = 4;
+  if (t.isa != KernelIsa::kNeon || t.mr != kRows || rows != kRows || cols > kCols ||
+      epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+    return false;
+  }
+  alignas(16) float tile[kRows * kCols];
+  if (epilogue.accumulate) {
+    for (int i = 0; i < kRows; ++i) {
+      for (int j = 0; j < cols; ++j) tile[i * kCols + j] = c[i * ldc + j];
+    }
+  }
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  arm::Armv7GemmTile6x4(static_cast<int>(kc), a, b, tile, epilogue.accumulate,
+                        epilogue.row_bias, clamp,
+                        clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+  for (int i = 0; i < kRows; ++i) {
+    for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * kCols + j];
+  }
+  return true;
+}
+#endif
 
 // Asks for `floats` consecutive floats to be brought into cache.
 inline void PrefetchPanel(const float* data, int64_t floats) {
@@ -154,6 +195,9 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
           tile.col_bias = epilogue.col_bias != nullptr ? epilogue.col_bias + jc + jr : nullptr;
           if (rows == mr && cols == nr) {
             t.gemm(kc, a_panel, b_panel, c, call.ldc, tile);
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+          } else if (NarrowArmv7Tile(t, kc, a_panel, b_panel, c, call.ldc, rows, cols, tile)) {
+#endif
           } else if (t.gemm_partial != nullptr) {
             t.gemm_partial(kc, a_panel, b_panel, c, call.ldc, rows, cols, tile);
           } else {
