@@ -75,6 +75,9 @@ namespace arm {
 // Armv7GemmTile6x8's.
 void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+// The same: a 6- or 8-wide panel times a vector (PanelDotKernel), false
+// for other widths.
+bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 }  // namespace arm
 namespace {
 
@@ -333,11 +336,18 @@ bool PanelsTimesVectorKernel(const KernelTable& table, const PackedPanels& packe
                              const TileEpilogue& epilogue, float* y, int64_t y_stride) {
   const int width = packed.width();
   if (table.panel_dot == nullptr || width > kMaxTileSide) return false;
+  bool (*panel_dot)(const float* panel, int64_t depth, int32_t width, const float* x,
+                    float* out) = table.panel_dot;
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  // armv7 NEON: the assembly for its 6- and 8-wide panels (the portable
+  // loop took about 60 instructions per 4 depths of a panel).
+  if (table.isa == KernelIsa::kNeon && (width == 6 || width == 8)) panel_dot = arm::Armv7PanelDot;
+#endif
   alignas(64) float acc[kMaxTileSide];
   for (int64_t p = first; p < last; ++p) {
     // The width is the same for every panel: an unsupported one fails on the
     // first, before anything is written.
-    if (!table.panel_dot(packed.Panel(p), packed.depth(), width, x, acc)) return false;
+    if (!panel_dot(packed.Panel(p), packed.depth(), width, x, acc)) return false;
     const int valid = static_cast<int>(std::min<int64_t>(width, rows - p * width));
     for (int j = 0; j < valid; ++j) {
       const int64_t row = p * width + j;

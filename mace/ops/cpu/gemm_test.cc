@@ -469,14 +469,14 @@ TEST(GemmTest, PackPanelsAdjacentRows) {
 }
 
 // m == 1 against a packed B, and n == 1 against a packed A, take the
-// matrix-vector path.
+// matrix-vector path; depths around its steps of 4 (and none whole).
 TEST(GemmTest, MatrixVector) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     for (auto& pool : testing::PoolsUnderTest()) {
       for (int64_t rows :
            {int64_t{1}, int64_t{5}, int64_t{16}, int64_t{17}, int64_t{45}, int64_t{table->mr} + 1,
             int64_t{table->nr} - 1, int64_t{table->nr} + 1}) {
-        for (int64_t k : {1, 7, 300}) {
+        for (int64_t k : {1, 3, 4, 7, 8, 300, 1001}) {
           Case row{1, rows, k};
           row.pack_b = true;
           row.col_bias = true;
