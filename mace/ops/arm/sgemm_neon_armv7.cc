@@ -40,6 +40,8 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
 void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 
 namespace {
 // The asm's mode bits.
@@ -361,6 +363,97 @@ void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool fro
 }
 // clang-format on
 
+
+// The first 4 rows of a 6 x 8 tile (GEMM's last row panel when it holds
+// at most 4 rows: output channel counts such as 16, 64 or 160) into a
+// dense 4 x 8 tile c. A step loads the panel's first 4 A values (its
+// stride 24 bytes) and the 8 B values and does 8 vmla by lane: 10
+// instructions where the full tile's 14.25 compute 6 rows. Row i
+// accumulates in q(4+2i) and q(5+2i); starts and ends as the 6 x 4 tile.
+// clang-format off
+#define MACE_V7_SHORT_STEP                     \
+  "vld1.32 {d0-d1}, [%[a]], %[astride]\n"      \
+  "vld1.32 {d4-d7}, [%[b]]!\n"                 \
+  "vmla.f32 q4, q2, d0[0]\n"                   \
+  "vmla.f32 q5, q3, d0[0]\n"                   \
+  "vmla.f32 q6, q2, d0[1]\n"                   \
+  "vmla.f32 q7, q3, d0[1]\n"                   \
+  "vmla.f32 q8, q2, d1[0]\n"                   \
+  "vmla.f32 q9, q3, d1[0]\n"                   \
+  "vmla.f32 q10, q2, d1[1]\n"                  \
+  "vmla.f32 q11, q3, d1[1]\n"
+#define MACE_V7_SHORT_ALL(op, q)                                    \
+  MACE_V7_NARROW_ALL(op, q) op " q10, q10, " q "\n" op " q11, q11, " q "\n"
+
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+  const NarrowParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi)};
+  const NarrowParams* prm = &params;
+  int n = kc;
+  int p, t;
+  const int astride = 6 * sizeof(float);
+  __asm__ volatile(
+      "ldr %[t], [%[prm], #8]\n"
+      "tst %[t], %[from_c]\n"
+      "beq 10f\n"
+      "vld1.32 {d8-d11}, [%[c]]!\n"
+      "vld1.32 {d12-d15}, [%[c]]!\n"
+      "vld1.32 {d16-d19}, [%[c]]!\n"
+      "vld1.32 {d20-d23}, [%[c]]\n"
+      "sub %[c], %[c], #96\n"
+      "b 12f\n"
+      "10:\n"
+      "ldr %[p], [%[prm]]\n"
+      "cmp %[p], #0\n"
+      "beq 11f\n"
+      "vld1.32 {d8[], d9[]}, [%[p]]!\n"
+      "vld1.32 {d12[], d13[]}, [%[p]]!\n"
+      "vld1.32 {d16[], d17[]}, [%[p]]!\n"
+      "vld1.32 {d20[], d21[]}, [%[p]]\n"
+      "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n vmov q11, q10\n"
+      "b 12f\n"
+      "11:\n"
+      "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"
+      "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n"
+      "12:\n"
+      "subs %[n], %[n], #4\n"
+      "blt 2f\n"
+      "1:\n"
+      MACE_V7_SHORT_STEP MACE_V7_SHORT_STEP MACE_V7_SHORT_STEP MACE_V7_SHORT_STEP
+      "subs %[n], %[n], #4\n"
+      "bge 1b\n"
+      "2:\n"
+      "adds %[n], %[n], #4\n"
+      "beq 4f\n"
+      "3:\n"
+      MACE_V7_SHORT_STEP
+      "subs %[n], %[n], #1\n"
+      "bne 3b\n"
+      "4:\n"
+      "tst %[t], %[clamp]\n"
+      "beq 6f\n"
+      "ldr %[p], [%[prm], #4]\n"
+      "vld1.32 {d0[], d1[]}, [%[p]]!\n"
+      MACE_V7_SHORT_ALL("vmax.f32", "q0")
+      "tst %[t], %[clamp_hi]\n"
+      "beq 6f\n"
+      "vld1.32 {d2[], d3[]}, [%[p]]\n"
+      MACE_V7_SHORT_ALL("vmin.f32", "q1")
+      "6:\n"
+      "vst1.32 {d8-d11}, [%[c]]!\n"
+      "vst1.32 {d12-d15}, [%[c]]!\n"
+      "vst1.32 {d16-d19}, [%[c]]!\n"
+      "vst1.32 {d20-d23}, [%[c]]\n"
+      : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)
+      : [prm] "r"(prm), [astride] "r"(astride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),
+        [clamp_hi] "I"(kClampHi)
+      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",
+        "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23");
+}
+// clang-format on
+
+#undef MACE_V7_SHORT_ALL
+#undef MACE_V7_SHORT_STEP
 #undef MACE_V7_NARROW_ALL
 #undef MACE_V7_NARROW_STEP
 // The matrix-vector product of a 6- or 8-wide panel (a classifier's

@@ -70,10 +70,12 @@ void PartialTile(const KernelTable& table, int64_t kc, const float* a, const flo
 #if defined(__ARM_NEON) && !defined(__aarch64__)
 }  // namespace
 namespace arm {
-// sgemm_neon_armv7.cc: the first 4 columns of a 6 x 8 tile into a dense
-// 6 x 4 tile c (from c, the 6 row biases or zero), clamped as
-// Armv7GemmTile6x8's.
+// sgemm_neon_armv7.cc: the first 4 columns (6x4) or rows (4x8) of a 6 x 8
+// tile into a dense tile c (from c, the 6 or 4 row biases or zero),
+// clamped as Armv7GemmTile6x8's.
 void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 // The same: a 6- or 8-wide panel times a vector (PanelDotKernel), false
 // for other widths.
@@ -81,30 +83,42 @@ bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float
 }  // namespace arm
 namespace {
 
-// armv7 NEON: a tile of all 6 rows and at most 4 columns (the last column
-// panel of a 7x7 map's 49 columns or a 14x14 map's 196) on half of the B
-// panel, through a 6 x 4 staging tile; false where the tile is another or
-// the epilogue has a column bias or hard-swish.
+// armv7 NEON: a partial tile of all 6 rows and at most 4 columns (the last
+// column panel of a 7x7 map's 49 columns or a 14x14 map's 196) on half of
+// the B panel, or of at most 4 rows (the last row panel of 16, 64 or 160
+// output channels) on two thirds of the A panel, through a dense staging
+// tile; false where the tile is another or the epilogue has a column bias
+// or hard-swish.
 bool NarrowArmv7Tile(const KernelTable& t, int64_t kc, const float* a, const float* b, float* c,
                      int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
-  constexpr int kRows = 6, kCols = 4;
-  if (t.isa != KernelIsa::kNeon || t.mr != kRows || rows != kRows || cols > kCols ||
+  constexpr int kMr = 6, kNr = 8, kShort = 4;
+  const bool narrow = rows == kMr && cols <= kShort;
+  if (t.isa != KernelIsa::kNeon || t.mr != kMr || t.nr != kNr || !(narrow || rows <= kShort) ||
       epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
     return false;
   }
-  alignas(16) float tile[kRows * kCols];
+  const int tile_cols = narrow ? kShort : kNr;
+  alignas(16) float tile[kShort * kNr];  // 6 x 4 or 4 x 8
   if (epilogue.accumulate) {
-    for (int i = 0; i < kRows; ++i) {
-      for (int j = 0; j < cols; ++j) tile[i * kCols + j] = c[i * ldc + j];
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) tile[i * tile_cols + j] = c[i * ldc + j];
     }
   }
+  // The 4x8 tile reads 4 row biases: the missing ones staged as zeros.
+  float bias[kShort] = {};
+  const float* row_bias = epilogue.row_bias;
+  if (!narrow && row_bias != nullptr) {
+    for (int i = 0; i < rows; ++i) bias[i] = row_bias[i];
+    row_bias = bias;
+  }
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const bool clamp_hi = clamp && !(epilogue.hi == std::numeric_limits<float>::infinity());
   const float bounds[2] = {epilogue.lo, epilogue.hi};
-  arm::Armv7GemmTile6x4(static_cast<int>(kc), a, b, tile, epilogue.accumulate,
-                        epilogue.row_bias, clamp,
-                        clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
-  for (int i = 0; i < kRows; ++i) {
-    for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * kCols + j];
+  (narrow ? arm::Armv7GemmTile6x4 : arm::Armv7GemmTile4x8)(static_cast<int>(kc), a, b, tile,
+                                                           epilogue.accumulate, row_bias, clamp,
+                                                           clamp_hi, bounds);
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * tile_cols + j];
   }
   return true;
 }
