@@ -242,6 +242,12 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
 #define MACE_DW_B "q11", "q12", "q13", "q14"
 #define MACE_DW_AD "d14-d15", "d16-d17", "d18-d19", "d20-d21"
 #define MACE_DW_BD "d22-d23", "d24-d25", "d26-d27", "d28-d29"
+// Every NEON register, as the band loops' asm clobbers.
+#define MACE_DW_CLOBBERS                                                    \
+  "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
+      "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",   \
+      "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"
+
 // What the band's asm reads from memory, leaving it core registers (the
 // asm names the fields by their offsets).
 struct SlideParams {
@@ -351,9 +357,7 @@ template <int kRows>
         : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [o0] "+r"(o0),
           [o1] "+r"(o1), [n] "+r"(n), [t] "+r"(t), [passes] "+r"(passes)
         : [prm] "r"(prm)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
-          "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22",
-          "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
+        : MACE_DW_CLOBBERS);
   } else {
     __asm__ volatile(
         MACE_DW_SETUP
@@ -369,10 +373,20 @@ template <int kRows>
         : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [o0] "+r"(o0),
           [o1] "+r"(o1), [n] "+r"(n), [t] "+r"(t), [passes] "+r"(passes)
         : [prm] "r"(prm)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
-          "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22",
-          "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
+        : MACE_DW_CLOBBERS);
   }
+}
+
+// The band's pitch, width, taps, bounds and bias as the asm reads them.
+SlideParams BandParams(const DepthwiseBand& band, float lo, float hi) {
+  SlideParams params = {};
+  params.pitch_bytes = static_cast<int32_t>(band.in_pitch * sizeof(float));
+  params.width_bytes = static_cast<int32_t>(band.out_w * sizeof(float));
+  params.taps = band.taps;
+  params.lo = lo;
+  params.hi = hi;
+  params.bias = band.bias;
+  return params;
 }
 
 // A whole stride-1 band of at least kLanes outputs a row, clamped to
@@ -384,19 +398,13 @@ void SlidingBand(const DepthwiseBand& band, float lo, float hi) {
   // the last output, two of them when one would leave a gap.
   const int rest = width - vectors * kLanes;
   const int tails = rest == 5 ? 2 : 1;
-  SlideParams params;
-  params.pitch_bytes = static_cast<int32_t>(band.in_pitch * sizeof(float));
-  params.width_bytes = static_cast<int32_t>(width * sizeof(float));
+  SlideParams params = BandParams(band, lo, hi);
   params.vector_pairs = vectors / 2;
   params.odd_vector = vectors % 2;
   params.back_out = static_cast<int32_t>((kLanes + tails - 1 - rest) * sizeof(float));
   params.back_in = params.back_out + static_cast<int32_t>(kLanes * sizeof(float));
   params.tails = tails;
   params.rewind = static_cast<int32_t>((width - 3) * sizeof(float));
-  params.taps = band.taps;
-  params.lo = lo;
-  params.hi = hi;
-  params.bias = band.bias;
   const int pairs = static_cast<int>(band.rows / 2);
   if (pairs > 0) SlidingPasses<2>(band.in, band.out, pairs, params);
   if (band.rows % 2 != 0) {
@@ -509,18 +517,14 @@ template <int kRows>
         : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4),
           [o0] "+r"(o0), [o1] "+r"(o1), [n] "+r"(n), [t] "+r"(t)
         : [prm] "r"(prm)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
-          "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22",
-          "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
+        : MACE_DW_CLOBBERS);
   } else {
     __asm__ volatile(
         MACE_DW2_PASSES(MACE_DW2_ROWS_3, MACE_DW2_ONE)
         : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4),
           [o0] "+r"(o0), [o1] "+r"(o1), [n] "+r"(n), [t] "+r"(t)
         : [prm] "r"(prm)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
-          "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22",
-          "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
+        : MACE_DW_CLOBBERS);
   }
 }
 
@@ -531,19 +535,13 @@ void StrideTwoBand(const DepthwiseBand& band, float lo, float hi) {
   const int width = static_cast<int>(band.out_w);
   const int vectors = width / kLanes;
   const int rest = width - vectors * kLanes;  // 0 to 3
-  SlideParams params;
-  params.pitch_bytes = static_cast<int32_t>(band.in_pitch * sizeof(float));
-  params.width_bytes = static_cast<int32_t>(width * sizeof(float));
+  SlideParams params = BandParams(band, lo, hi);
   params.vector_pairs = vectors;
   params.odd_vector = 0;
   params.back_out = static_cast<int32_t>((kLanes - rest) * sizeof(float));
   params.back_in = 2 * params.back_out;
   params.tails = rest != 0 ? 1 : 0;
   params.rewind = static_cast<int32_t>(2 * width * sizeof(float));
-  params.taps = band.taps;
-  params.lo = lo;
-  params.hi = hi;
-  params.bias = band.bias;
   const int pairs = static_cast<int>(band.rows / 2);
   if (pairs > 0) {
     params.passes_left = pairs;
@@ -556,6 +554,7 @@ void StrideTwoBand(const DepthwiseBand& band, float lo, float hi) {
   }
 }
 // clang-format on
+#undef MACE_DW_CLOBBERS
 #undef MACE_DW2_ROWS_5
 #undef MACE_DW2_ROWS_3
 #undef MACE_DW2_PASSES

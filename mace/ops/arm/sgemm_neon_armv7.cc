@@ -207,6 +207,36 @@ struct ConvParams {
 }  // namespace
 
 // clang-format off
+// A reduction of n steps: four per loop iteration, then one at a time.
+#define MACE_V7_REDUCE(step)                   \
+  "subs %[n], %[n], #4\n"                      \
+  "blt 2f\n"                                   \
+  "1:\n"                                       \
+  step step step step                          \
+  "subs %[n], %[n], #4\n"                      \
+  "bge 1b\n"                                   \
+  "2:\n"                                       \
+  "adds %[n], %[n], #4\n"                      \
+  "beq 4f\n"                                   \
+  "3:\n"                                       \
+  step                                         \
+  "subs %[n], %[n], #1\n"                      \
+  "bne 3b\n"                                   \
+  "4:\n"
+// The clamp (flags in t; the bounds' address at prm + 4) over the
+// accumulators `all(op, q)` names.
+#define MACE_V7_CLAMP(all)                     \
+  "tst %[t], %[clamp]\n"                       \
+  "beq 6f\n"                                   \
+  "ldr %[p], [%[prm], #4]\n"                   \
+  "vld1.32 {d0[], d1[]}, [%[p]]!\n"            \
+  all("vmax.f32", "q0")                        \
+  "tst %[t], %[clamp_hi]\n"                    \
+  "beq 6f\n"                                   \
+  "vld1.32 {d2[], d3[]}, [%[p]]\n"             \
+  all("vmin.f32", "q1")                        \
+  "6:\n"
+
 #define MACE_V7_CONV_STEP                      \
   "ldr %[p], [%[offs]], #8\n"                  \
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
@@ -227,31 +257,9 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
       "cmp %[p], #0\n"
       "beq 11f\n"
       MACE_V7_BIAS_OR_ZERO("p")
-      "subs %[n], %[n], #4\n"
-      "blt 2f\n"
-      "1:\n"
-      MACE_V7_CONV_STEP MACE_V7_CONV_STEP MACE_V7_CONV_STEP MACE_V7_CONV_STEP
-      "subs %[n], %[n], #4\n"
-      "bge 1b\n"
-      "2:\n"
-      "adds %[n], %[n], #4\n"
-      "beq 4f\n"
-      "3:\n"
-      MACE_V7_CONV_STEP
-      "subs %[n], %[n], #1\n"
-      "bne 3b\n"
-      "4:\n"
+      MACE_V7_REDUCE(MACE_V7_CONV_STEP)
       "ldr %[t], [%[prm], #8]\n"
-      "tst %[t], %[clamp]\n"
-      "beq 6f\n"
-      "ldr %[p], [%[prm], #4]\n"
-      "vld1.32 {d0[], d1[]}, [%[p]]!\n"
-      MACE_V7_ALL("vmax.f32", "q0")
-      "tst %[t], %[clamp_hi]\n"
-      "beq 6f\n"
-      "vld1.32 {d2[], d3[]}, [%[p]]\n"
-      MACE_V7_ALL("vmin.f32", "q1")
-      "6:\n"
+      MACE_V7_CLAMP(MACE_V7_ALL)
       "ldr %[t], [%[prm], #12]\n"
       "vst1.32 {d8-d11}, [%[c]], %[t]\n"
       "vst1.32 {d12-d15}, [%[c]], %[t]\n"
@@ -273,15 +281,8 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
 // first 4 B values (its stride 32 bytes) and does 6 vmla by lane: 8
 // instructions where the full tile's 14.25 compute 8 columns of which the
 // panel holds at most 4. Row i accumulates in q(4+i). Starts and ends as
-// Tile: from c, the 6 row biases or zero; clamped if kClamp.
-namespace {
-struct NarrowParams {
-  const float* bias;
-  const float* bounds;
-  int flags;
-};
-}  // namespace
-
+// Tile: from c, the 6 row biases or zero; clamped if kClamp. Its values
+// come through ConvParams, as the convolution tile's.
 // clang-format off
 #define MACE_V7_NARROW_STEP                    \
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
@@ -299,8 +300,8 @@ struct NarrowParams {
 
 void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
-  const NarrowParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi)};
-  const NarrowParams* prm = &params;
+  const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi), 0};
+  const ConvParams* prm = &params;
   int n = kc;
   int p, t;
   const int bstride = 8 * sizeof(float);
@@ -328,30 +329,8 @@ void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool fro
       "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n"
       "vmov.i32 q7, #0\n vmov.i32 q8, #0\n vmov.i32 q9, #0\n"
       "12:\n"
-      "subs %[n], %[n], #4\n"
-      "blt 2f\n"
-      "1:\n"
-      MACE_V7_NARROW_STEP MACE_V7_NARROW_STEP MACE_V7_NARROW_STEP MACE_V7_NARROW_STEP
-      "subs %[n], %[n], #4\n"
-      "bge 1b\n"
-      "2:\n"
-      "adds %[n], %[n], #4\n"
-      "beq 4f\n"
-      "3:\n"
-      MACE_V7_NARROW_STEP
-      "subs %[n], %[n], #1\n"
-      "bne 3b\n"
-      "4:\n"
-      "tst %[t], %[clamp]\n"
-      "beq 6f\n"
-      "ldr %[p], [%[prm], #4]\n"
-      "vld1.32 {d0[], d1[]}, [%[p]]!\n"
-      MACE_V7_NARROW_ALL("vmax.f32", "q0")
-      "tst %[t], %[clamp_hi]\n"
-      "beq 6f\n"
-      "vld1.32 {d2[], d3[]}, [%[p]]\n"
-      MACE_V7_NARROW_ALL("vmin.f32", "q1")
-      "6:\n"
+      MACE_V7_REDUCE(MACE_V7_NARROW_STEP)
+      MACE_V7_CLAMP(MACE_V7_NARROW_ALL)
       "vst1.32 {d8-d11}, [%[c]]!\n"
       "vst1.32 {d12-d15}, [%[c]]!\n"
       "vst1.32 {d16-d19}, [%[c]]\n"
@@ -387,8 +366,8 @@ void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool fro
 
 void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
-  const NarrowParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi)};
-  const NarrowParams* prm = &params;
+  const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi), 0};
+  const ConvParams* prm = &params;
   int n = kc;
   int p, t;
   const int astride = 6 * sizeof(float);
@@ -416,30 +395,8 @@ void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool fro
       "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"
       "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n"
       "12:\n"
-      "subs %[n], %[n], #4\n"
-      "blt 2f\n"
-      "1:\n"
-      MACE_V7_SHORT_STEP MACE_V7_SHORT_STEP MACE_V7_SHORT_STEP MACE_V7_SHORT_STEP
-      "subs %[n], %[n], #4\n"
-      "bge 1b\n"
-      "2:\n"
-      "adds %[n], %[n], #4\n"
-      "beq 4f\n"
-      "3:\n"
-      MACE_V7_SHORT_STEP
-      "subs %[n], %[n], #1\n"
-      "bne 3b\n"
-      "4:\n"
-      "tst %[t], %[clamp]\n"
-      "beq 6f\n"
-      "ldr %[p], [%[prm], #4]\n"
-      "vld1.32 {d0[], d1[]}, [%[p]]!\n"
-      MACE_V7_SHORT_ALL("vmax.f32", "q0")
-      "tst %[t], %[clamp_hi]\n"
-      "beq 6f\n"
-      "vld1.32 {d2[], d3[]}, [%[p]]\n"
-      MACE_V7_SHORT_ALL("vmin.f32", "q1")
-      "6:\n"
+      MACE_V7_REDUCE(MACE_V7_SHORT_STEP)
+      MACE_V7_CLAMP(MACE_V7_SHORT_ALL)
       "vst1.32 {d8-d11}, [%[c]]!\n"
       "vst1.32 {d12-d15}, [%[c]]!\n"
       "vst1.32 {d16-d19}, [%[c]]!\n"
@@ -568,6 +525,8 @@ bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float
 // clang-format on
 
 #undef MACE_V7_CONV_STEP
+#undef MACE_V7_CLAMP
+#undef MACE_V7_REDUCE
 #undef MACE_V7_STEP
 #undef MACE_V7_MACS
 #undef MACE_V7_BIAS_OR_ZERO
