@@ -430,17 +430,20 @@ void SlidingBand(const DepthwiseBand& band, float lo, float hi) {
 #define MACE_DW2_XR "q7", "q8", "q15"
 #define MACE_DW2_YR "q9", "q10", "q11"
 #define MACE_DW2_CLAMP(acc) "vmax.f32 " acc ", " acc ", q3\n" "vmin.f32 " acc ", " acc ", q4\n"
-// Output vectors of rows 0 and 1 from input rows r0-r4.
-#define MACE_DW2_TWO                                                        \
-  "vdup.32 q5, d5[0]\n"                                                    \
-  "vdup.32 q6, d5[0]\n"                                                    \
+// Input rows r0-r2 into output row 0 (q5), and `row2` more on row r2.
+#define MACE_DW2_ROWS_0_2(row2)                                             \
   MACE_DW_EXPAND(MACE_DW2_LOAD, "r0", MACE_DW2_X)                          \
   MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_XR, MACE_DW_TAPS0)          \
   MACE_DW_EXPAND(MACE_DW2_LOAD, "r1", MACE_DW2_Y)                          \
   MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_YR, MACE_DW_TAPS1)          \
   MACE_DW_EXPAND(MACE_DW2_LOAD, "r2", MACE_DW2_X)                          \
   MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_XR, MACE_DW_TAPS2)          \
-  MACE_DW_EXPAND(MACE_DW2_MACS, "q6", MACE_DW2_XR, MACE_DW_TAPS0)          \
+  row2
+// Output vectors of rows 0 and 1 from input rows r0-r4.
+#define MACE_DW2_TWO                                                        \
+  "vdup.32 q5, d5[0]\n"                                                    \
+  "vdup.32 q6, d5[0]\n"                                                    \
+  MACE_DW2_ROWS_0_2(MACE_DW_EXPAND(MACE_DW2_MACS, "q6", MACE_DW2_XR, MACE_DW_TAPS0)) \
   MACE_DW_EXPAND(MACE_DW2_LOAD, "r3", MACE_DW2_Y)                          \
   MACE_DW_EXPAND(MACE_DW2_MACS, "q6", MACE_DW2_YR, MACE_DW_TAPS1)          \
   MACE_DW_EXPAND(MACE_DW2_LOAD, "r4", MACE_DW2_X)                          \
@@ -451,12 +454,7 @@ void SlidingBand(const DepthwiseBand& band, float lo, float hi) {
 // An output vector of row 0 from input rows r0-r2.
 #define MACE_DW2_ONE                                                        \
   "vdup.32 q5, d5[0]\n"                                                    \
-  MACE_DW_EXPAND(MACE_DW2_LOAD, "r0", MACE_DW2_X)                          \
-  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_XR, MACE_DW_TAPS0)          \
-  MACE_DW_EXPAND(MACE_DW2_LOAD, "r1", MACE_DW2_Y)                          \
-  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_YR, MACE_DW_TAPS1)          \
-  MACE_DW_EXPAND(MACE_DW2_LOAD, "r2", MACE_DW2_X)                          \
-  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_XR, MACE_DW_TAPS2)          \
+  MACE_DW2_ROWS_0_2("")                                                    \
   MACE_DW2_CLAMP("q5")                                                     \
   "vst1.32 {d10-d11}, [%[o0]]!\n"
 // Passes of output rows: the vectors at 0, 4, ..., then, if the width is
@@ -559,6 +557,7 @@ void StrideTwoBand(const DepthwiseBand& band, float lo, float hi) {
 #undef MACE_DW2_ROWS_3
 #undef MACE_DW2_PASSES
 #undef MACE_DW2_ONE
+#undef MACE_DW2_ROWS_0_2
 #undef MACE_DW2_TWO
 #undef MACE_DW2_CLAMP
 #undef MACE_DW2_YR

@@ -286,7 +286,7 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
 // clang-format off
 #define MACE_V7_NARROW_STEP                    \
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
-  "vld1.32 {d4-d5}, [%[b]], %[bstride]\n"      \
+  "vld1.32 {d4-d5}, [%[b]], %[stride]\n"       \
   "vmla.f32 q4, q2, d0[0]\n"                   \
   "vmla.f32 q5, q2, d0[1]\n"                   \
   "vmla.f32 q6, q2, d1[0]\n"                   \
@@ -298,60 +298,14 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
   op " q6, q6, " q "\n" op " q7, q7, " q "\n"                       \
   op " q8, q8, " q "\n" op " q9, q9, " q "\n"
 
-void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
-  const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi), 0};
-  const ConvParams* prm = &params;
-  int n = kc;
-  int p, t;
-  const int bstride = 8 * sizeof(float);
-  __asm__ volatile(
-      "ldr %[t], [%[prm], #8]\n"
-      "tst %[t], %[from_c]\n"
-      "beq 10f\n"
-      "vld1.32 {d8-d11}, [%[c]]!\n"
-      "vld1.32 {d12-d15}, [%[c]]!\n"
-      "vld1.32 {d16-d19}, [%[c]]\n"
-      "sub %[c], %[c], #64\n"
-      "b 12f\n"
-      "10:\n"
-      "ldr %[p], [%[prm]]\n"
-      "cmp %[p], #0\n"
-      "beq 11f\n"
-      "vld1.32 {d8[], d9[]}, [%[p]]!\n"
-      "vld1.32 {d10[], d11[]}, [%[p]]!\n"
-      "vld1.32 {d12[], d13[]}, [%[p]]!\n"
-      "vld1.32 {d14[], d15[]}, [%[p]]!\n"
-      "vld1.32 {d16[], d17[]}, [%[p]]!\n"
-      "vld1.32 {d18[], d19[]}, [%[p]]\n"
-      "b 12f\n"
-      "11:\n"
-      "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n"
-      "vmov.i32 q7, #0\n vmov.i32 q8, #0\n vmov.i32 q9, #0\n"
-      "12:\n"
-      MACE_V7_REDUCE(MACE_V7_NARROW_STEP)
-      MACE_V7_CLAMP(MACE_V7_NARROW_ALL)
-      "vst1.32 {d8-d11}, [%[c]]!\n"
-      "vst1.32 {d12-d15}, [%[c]]!\n"
-      "vst1.32 {d16-d19}, [%[c]]\n"
-      : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)
-      : [prm] "r"(prm), [bstride] "r"(bstride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),
-        [clamp_hi] "I"(kClampHi)
-      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d8", "d9", "d10", "d11", "d12",
-        "d13", "d14", "d15", "d16", "d17", "d18", "d19");
-}
-// clang-format on
-
-
 // The first 4 rows of a 6 x 8 tile (GEMM's last row panel when it holds
 // at most 4 rows: output channel counts such as 16, 64 or 160) into a
 // dense 4 x 8 tile c. A step loads the panel's first 4 A values (its
 // stride 24 bytes) and the 8 B values and does 8 vmla by lane: 10
 // instructions where the full tile's 14.25 compute 6 rows. Row i
 // accumulates in q(4+2i) and q(5+2i); starts and ends as the 6 x 4 tile.
-// clang-format off
 #define MACE_V7_SHORT_STEP                     \
-  "vld1.32 {d0-d1}, [%[a]], %[astride]\n"      \
+  "vld1.32 {d0-d1}, [%[a]], %[stride]\n"       \
   "vld1.32 {d4-d7}, [%[b]]!\n"                 \
   "vmla.f32 q4, q2, d0[0]\n"                   \
   "vmla.f32 q5, q3, d0[0]\n"                   \
@@ -364,51 +318,89 @@ void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool fro
 #define MACE_V7_SHORT_ALL(op, q)                                    \
   MACE_V7_NARROW_ALL(op, q) op " q10, q10, " q "\n" op " q11, q11, " q "\n"
 
-void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+// The body of both: c (dense, `rows` loads or stores of 4 d registers
+// apart) from c, the row biases or zero; the reduction; the clamp.
+#define MACE_V7_SMALL_TILE(load_c, bias, zero, step, all, store)          \
+  "ldr %[t], [%[prm], #8]\n"                                              \
+  "tst %[t], %[from_c]\n"                                                 \
+  "beq 10f\n"                                                             \
+  "mov %[p], %[c]\n"                                                      \
+  load_c                                                                  \
+  "b 12f\n"                                                               \
+  "10:\n"                                                                 \
+  "ldr %[p], [%[prm]]\n"                                                  \
+  "cmp %[p], #0\n"                                                        \
+  "beq 11f\n"                                                             \
+  bias                                                                    \
+  "b 12f\n"                                                               \
+  "11:\n"                                                                 \
+  zero                                                                    \
+  "12:\n"                                                                 \
+  MACE_V7_REDUCE(step)                                                    \
+  MACE_V7_CLAMP(all)                                                      \
+  store
+#define MACE_V7_C_ROWS(op, p) op " {d8-d11}, [%[" p "]]!\n" op " {d12-d15}, [%[" p "]]!\n" \
+  op " {d16-d19}, [%[" p "]]!\n"
+#define MACE_V7_DUP(d, e) "vld1.32 {" d "[], " e "[]}, [%[p]]!\n"
+#define MACE_V7_SMALL_OPERANDS                                                                 \
+  : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)           \
+  : [prm] "r"(prm), [stride] "r"(stride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),         \
+    [clamp_hi] "I"(kClampHi)                                                                   \
+  : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
+    "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23"
+
+namespace {
+// kRows 6: the 6 x 4 tile (stride: B's, 32 bytes); 4: the 4 x 8 tile
+// (stride: A's, 24 bytes).
+template <int kRows>
+void SmallTile(int kc, const float* a, const float* b, float* c, bool from_c, const float* bias,
+               bool clamp, bool clamp_hi, const float* bounds) {
   const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi), 0};
   const ConvParams* prm = &params;
   int n = kc;
   int p, t;
-  const int astride = 6 * sizeof(float);
-  __asm__ volatile(
-      "ldr %[t], [%[prm], #8]\n"
-      "tst %[t], %[from_c]\n"
-      "beq 10f\n"
-      "vld1.32 {d8-d11}, [%[c]]!\n"
-      "vld1.32 {d12-d15}, [%[c]]!\n"
-      "vld1.32 {d16-d19}, [%[c]]!\n"
-      "vld1.32 {d20-d23}, [%[c]]\n"
-      "sub %[c], %[c], #96\n"
-      "b 12f\n"
-      "10:\n"
-      "ldr %[p], [%[prm]]\n"
-      "cmp %[p], #0\n"
-      "beq 11f\n"
-      "vld1.32 {d8[], d9[]}, [%[p]]!\n"
-      "vld1.32 {d12[], d13[]}, [%[p]]!\n"
-      "vld1.32 {d16[], d17[]}, [%[p]]!\n"
-      "vld1.32 {d20[], d21[]}, [%[p]]\n"
-      "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n vmov q11, q10\n"
-      "b 12f\n"
-      "11:\n"
-      "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"
-      "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n"
-      "12:\n"
-      MACE_V7_REDUCE(MACE_V7_SHORT_STEP)
-      MACE_V7_CLAMP(MACE_V7_SHORT_ALL)
-      "vst1.32 {d8-d11}, [%[c]]!\n"
-      "vst1.32 {d12-d15}, [%[c]]!\n"
-      "vst1.32 {d16-d19}, [%[c]]!\n"
-      "vst1.32 {d20-d23}, [%[c]]\n"
-      : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)
-      : [prm] "r"(prm), [astride] "r"(astride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),
-        [clamp_hi] "I"(kClampHi)
-      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",
-        "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23");
+  const int stride = (kRows == 6 ? 8 : 6) * sizeof(float);
+  if constexpr (kRows == 6) {
+    __asm__ volatile(
+        MACE_V7_SMALL_TILE(
+            MACE_V7_C_ROWS("vld1.32", "p"),
+            MACE_V7_DUP("d8", "d9") MACE_V7_DUP("d10", "d11") MACE_V7_DUP("d12", "d13")
+            MACE_V7_DUP("d14", "d15") MACE_V7_DUP("d16", "d17") MACE_V7_DUP("d18", "d19"),
+            "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n"
+            "vmov.i32 q7, #0\n vmov.i32 q8, #0\n vmov.i32 q9, #0\n",
+            MACE_V7_NARROW_STEP, MACE_V7_NARROW_ALL, MACE_V7_C_ROWS("vst1.32", "c"))
+        MACE_V7_SMALL_OPERANDS);
+  } else {
+    __asm__ volatile(
+        MACE_V7_SMALL_TILE(
+            MACE_V7_C_ROWS("vld1.32", "p") "vld1.32 {d20-d23}, [%[p]]\n",
+            MACE_V7_DUP("d8", "d9") MACE_V7_DUP("d12", "d13") MACE_V7_DUP("d16", "d17")
+            MACE_V7_DUP("d20", "d21")
+            "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n vmov q11, q10\n",
+            "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"
+            "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n",
+            MACE_V7_SHORT_STEP, MACE_V7_SHORT_ALL,
+            MACE_V7_C_ROWS("vst1.32", "c") "vst1.32 {d20-d23}, [%[c]]\n")
+        MACE_V7_SMALL_OPERANDS);
+  }
 }
+}  // namespace
 // clang-format on
 
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+  SmallTile<6>(kc, a, b, c, from_c, bias, clamp, clamp_hi, bounds);
+}
+
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+  SmallTile<4>(kc, a, b, c, from_c, bias, clamp, clamp_hi, bounds);
+}
+
+#undef MACE_V7_SMALL_OPERANDS
+#undef MACE_V7_DUP
+#undef MACE_V7_C_ROWS
+#undef MACE_V7_SMALL_TILE
 #undef MACE_V7_SHORT_ALL
 #undef MACE_V7_SHORT_STEP
 #undef MACE_V7_NARROW_ALL
