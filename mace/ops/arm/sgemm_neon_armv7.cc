@@ -419,6 +419,41 @@ constexpr int kAhead = 8192;
 }  // namespace
 
 // clang-format off
+// The loop of both widths: `zero` the accumulators, steps of 4 depths
+// (x into d12-d13 and the first 24 floats of the panel into d0-d11 with
+// the two pld; `more` loads the rest, `macs` multiplies), then one depth at
+// a time (`one`: x into d12[0]), then `finish`.
+#define MACE_V7_DOT(zero, more, macs, one, finish)                         \
+  zero                                                                    \
+  "cmp %[steps], #0\n"                                                     \
+  "beq 2f\n"                                                               \
+  "1:\n"                                                                   \
+  "vld1.32 {d12-d13}, [%[x]]!\n"                                           \
+  "vld1.32 {d0-d3}, [%[p]]!\n"                                             \
+  "pld [%[p], %[ahead]]\n"                                                 \
+  "vld1.32 {d4-d7}, [%[p]]!\n"                                             \
+  "vld1.32 {d8-d11}, [%[p]]!\n"                                            \
+  "pld [%[p], %[ahead]]\n"                                                 \
+  more macs                                                               \
+  "subs %[steps], %[steps], #1\n"                                          \
+  "bne 1b\n"                                                               \
+  "2:\n"                                                                   \
+  "cmp %[rest], #0\n"                                                      \
+  "beq 4f\n"                                                               \
+  "3:\n"                                                                   \
+  "vld1.32 {d12[0]}, [%[x]]!\n"                                            \
+  one                                                                     \
+  "subs %[rest], %[rest], #1\n"                                            \
+  "bne 3b\n"                                                               \
+  "4:\n"                                                                   \
+  finish
+#define MACE_V7_DOT_OPERANDS                                                \
+  : [p] "+r"(panel), [x] "+r"(x), [steps] "+r"(steps), [rest] "+r"(rest)   \
+  : [out] "r"(out), [ahead] "r"(ahead)                                     \
+  : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
+    "d12", "d13", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25",      \
+    "d26", "d27"
+
 bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out) {
   if (width != 6 && width != 8) return false;
   int steps = static_cast<int>(depth >> 2);
@@ -428,92 +463,52 @@ bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float
     // Depth 0 in d0-d2, 1 in d3-d5, 2 in d6-d8, 3 in d9-d11; rows 0-1,
     // 2-3 and 4-5 accumulate in d20-d22 (even depths) and d23-d25 (odd).
     __asm__ volatile(
-        "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n"
-        "cmp %[steps], #0\n"
-        "beq 2f\n"
-        "1:\n"
-        "vld1.32 {d12-d13}, [%[x]]!\n"
-        "vld1.32 {d0-d3}, [%[p]]!\n"
-        "pld [%[p], %[ahead]]\n"
-        "vld1.32 {d4-d7}, [%[p]]!\n"
-        "vld1.32 {d8-d11}, [%[p]]!\n"
-        "pld [%[p], %[ahead]]\n"
-        "vmla.f32 q10, q0, d12[0]\n"
-        "vmla.f32 d22, d2, d12[0]\n"
-        "vmla.f32 d23, d3, d12[1]\n"
-        "vmla.f32 q12, q2, d12[1]\n"
-        "vmla.f32 q10, q3, d13[0]\n"
-        "vmla.f32 d22, d8, d13[0]\n"
-        "vmla.f32 d23, d9, d13[1]\n"
-        "vmla.f32 q12, q5, d13[1]\n"
-        "subs %[steps], %[steps], #1\n"
-        "bne 1b\n"
-        "2:\n"
-        "cmp %[rest], #0\n"
-        "beq 4f\n"
-        "3:\n"
-        "vld1.32 {d12[0]}, [%[x]]!\n"
-        "vld1.32 {d0-d2}, [%[p]]!\n"
-        "vmla.f32 q10, q0, d12[0]\n"
-        "vmla.f32 d22, d2, d12[0]\n"
-        "subs %[rest], %[rest], #1\n"
-        "bne 3b\n"
-        "4:\n"
-        "vadd.f32 d20, d20, d23\n"
-        "vadd.f32 d21, d21, d24\n"
-        "vadd.f32 d22, d22, d25\n"
-        "vst1.32 {d20-d22}, [%[out]]\n"
-        : [p] "+r"(panel), [x] "+r"(x), [steps] "+r"(steps), [rest] "+r"(rest)
-        : [out] "r"(out), [ahead] "r"(ahead)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
-          "d11", "d12", "d13", "d20", "d21", "d22", "d23", "d24", "d25");
+        MACE_V7_DOT(
+            "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n",
+            "",
+            "vmla.f32 q10, q0, d12[0]\n"
+            "vmla.f32 d22, d2, d12[0]\n"
+            "vmla.f32 d23, d3, d12[1]\n"
+            "vmla.f32 q12, q2, d12[1]\n"
+            "vmla.f32 q10, q3, d13[0]\n"
+            "vmla.f32 d22, d8, d13[0]\n"
+            "vmla.f32 d23, d9, d13[1]\n"
+            "vmla.f32 q12, q5, d13[1]\n",
+            "vld1.32 {d0-d2}, [%[p]]!\n"
+            "vmla.f32 q10, q0, d12[0]\n"
+            "vmla.f32 d22, d2, d12[0]\n",
+            "vadd.f32 d20, d20, d23\n"
+            "vadd.f32 d21, d21, d24\n"
+            "vadd.f32 d22, d22, d25\n"
+            "vst1.32 {d20-d22}, [%[out]]\n")
+        MACE_V7_DOT_OPERANDS);
   } else {
     // Depth 0 in q0-q1, 1 in q2-q3, 2 in q4-q5, 3 in q8-q9; the 8 rows
     // accumulate in q10-q11 (even depths) and q12-q13 (odd).
     __asm__ volatile(
-        "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n vmov.i32 q13, #0\n"
-        "cmp %[steps], #0\n"
-        "beq 2f\n"
-        "1:\n"
-        "vld1.32 {d12-d13}, [%[x]]!\n"
-        "vld1.32 {d0-d3}, [%[p]]!\n"
-        "pld [%[p], %[ahead]]\n"
-        "vld1.32 {d4-d7}, [%[p]]!\n"
-        "vld1.32 {d8-d11}, [%[p]]!\n"
-        "pld [%[p], %[ahead]]\n"
-        "vld1.32 {d16-d19}, [%[p]]!\n"
-        "vmla.f32 q10, q0, d12[0]\n"
-        "vmla.f32 q11, q1, d12[0]\n"
-        "vmla.f32 q12, q2, d12[1]\n"
-        "vmla.f32 q13, q3, d12[1]\n"
-        "vmla.f32 q10, q4, d13[0]\n"
-        "vmla.f32 q11, q5, d13[0]\n"
-        "vmla.f32 q12, q8, d13[1]\n"
-        "vmla.f32 q13, q9, d13[1]\n"
-        "subs %[steps], %[steps], #1\n"
-        "bne 1b\n"
-        "2:\n"
-        "cmp %[rest], #0\n"
-        "beq 4f\n"
-        "3:\n"
-        "vld1.32 {d12[0]}, [%[x]]!\n"
-        "vld1.32 {d0-d3}, [%[p]]!\n"
-        "vmla.f32 q10, q0, d12[0]\n"
-        "vmla.f32 q11, q1, d12[0]\n"
-        "subs %[rest], %[rest], #1\n"
-        "bne 3b\n"
-        "4:\n"
-        "vadd.f32 q10, q10, q12\n"
-        "vadd.f32 q11, q11, q13\n"
-        "vst1.32 {d20-d23}, [%[out]]\n"
-        : [p] "+r"(panel), [x] "+r"(x), [steps] "+r"(steps), [rest] "+r"(rest)
-        : [out] "r"(out), [ahead] "r"(ahead)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
-          "d11", "d12", "d13", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24",
-          "d25", "d26", "d27");
+        MACE_V7_DOT(
+            "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n vmov.i32 q13, #0\n",
+            "vld1.32 {d16-d19}, [%[p]]!\n",
+            "vmla.f32 q10, q0, d12[0]\n"
+            "vmla.f32 q11, q1, d12[0]\n"
+            "vmla.f32 q12, q2, d12[1]\n"
+            "vmla.f32 q13, q3, d12[1]\n"
+            "vmla.f32 q10, q4, d13[0]\n"
+            "vmla.f32 q11, q5, d13[0]\n"
+            "vmla.f32 q12, q8, d13[1]\n"
+            "vmla.f32 q13, q9, d13[1]\n",
+            "vld1.32 {d0-d3}, [%[p]]!\n"
+            "vmla.f32 q10, q0, d12[0]\n"
+            "vmla.f32 q11, q1, d12[0]\n",
+            "vadd.f32 q10, q10, q12\n"
+            "vadd.f32 q11, q11, q13\n"
+            "vst1.32 {d20-d23}, [%[out]]\n")
+        MACE_V7_DOT_OPERANDS);
   }
   return true;
 }
+#undef MACE_V7_DOT_OPERANDS
+#undef MACE_V7_DOT
 // clang-format on
 
 #undef MACE_V7_CONV_STEP
