@@ -148,23 +148,27 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
 // is the row's only load (its pointer increment folded in): 3 instructions
 // per input row, where GCC's three loads at offsets 0, 1 and 2 took 5
 // (armv7's vld1 has no immediate offset) and it spent 4 more on a 64-bit
-// loop count. The accumulators start from the bias, duplicated from a core
-// register. A step of the loop is two vectors, the kept vectors alternating
-// between q7-q10 and q11-q14 so that none is moved: two output rows take 19
-// instructions per output vector, where GCC's loop took about 28.
-// Registers: taps 0-8 in d0[0]-d4[0], the bounds in q3 and q4, the
-// accumulators q5 (row 0) and q6 (row 1), q15 the window being formed.
+// loop count. The accumulators start from the bias (d5). A step of the
+// loop is two vectors, the kept vectors alternating between q7-q10 and
+// q11-q14 so that none is moved: two output rows take 19 instructions per
+// output vector, where GCC's loop took about 28. A row's ragged end is one
+// or two vectors ending at its last output, each input row's 6 floats in
+// one vld1 (so nothing past the row is read). One call runs the whole band.
+// Registers: taps 0-8 in d0[0]-d4[0], the bias in d5, the bounds in q3 and
+// q4, the accumulators q5 (row 0) and q6 (row 1), q15 the window being
+// formed.
 // clang-format off
 #define MACE_DW_EXT(c, n, k) "vext.32 q15, " c ", " n ", #" #k "\n"
-// An input row that feeds tap row (a) of output row 0 only.
-#define MACE_DW_ROW_A(r, c, n, nd, a0, a1, a2)                              \
-  "vld1.32 {" nd "}, [%[" r "]]!\n"                                        \
+// An input row (its next vector loaded by `load`) that feeds tap row (a)
+// of output row 0 only.
+#define MACE_DW_ROW_A(load, c, n, a0, a1, a2)                                \
+  load                                                                     \
   "vmla.f32 q5, " c ", " a0 "\n"                                           \
   MACE_DW_EXT(c, n, 1) "vmla.f32 q5, q15, " a1 "\n"                        \
   MACE_DW_EXT(c, n, 2) "vmla.f32 q5, q15, " a2 "\n"
 // An input row that feeds tap rows (a) of output row 0 and (b) of row 1.
-#define MACE_DW_ROW_AB(r, c, n, nd, a0, a1, a2, b0, b1, b2)                 \
-  "vld1.32 {" nd "}, [%[" r "]]!\n"                                        \
+#define MACE_DW_ROW_AB(load, c, n, a0, a1, a2, b0, b1, b2)                   \
+  load                                                                     \
   "vmla.f32 q5, " c ", " a0 "\n"                                           \
   "vmla.f32 q6, " c ", " b0 "\n"                                           \
   MACE_DW_EXT(c, n, 1) "vmla.f32 q5, q15, " a1 "\n"                        \
@@ -172,11 +176,13 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
   MACE_DW_EXT(c, n, 2) "vmla.f32 q5, q15, " a2 "\n"                        \
   "vmla.f32 q6, q15, " b2 "\n"
 // An input row that feeds tap row 2 of output row 1 only.
-#define MACE_DW_ROW_B(r, c, n, nd)                                          \
-  "vld1.32 {" nd "}, [%[" r "]]!\n"                                        \
+#define MACE_DW_ROW_B(load, c, n)                                            \
+  load                                                                     \
   "vmla.f32 q6, " c ", d3[0]\n"                                            \
   MACE_DW_EXT(c, n, 1) "vmla.f32 q6, q15, d3[1]\n"                         \
   MACE_DW_EXT(c, n, 2) "vmla.f32 q6, q15, d4[0]\n"
+// The sliding load: row r's next vector into nd, the pointer advancing.
+#define MACE_DW_NEXT(r, nd) "vld1.32 {" nd "}, [%[" r "]]!\n"
 // Calls with argument lists that come from the macros below.
 #define MACE_DW_EXPAND(m, ...) m(__VA_ARGS__)
 #define MACE_DW_EXPAND_ROW(m, ...) m(__VA_ARGS__)
@@ -184,46 +190,107 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
 #define MACE_DW_TAPS1 "d1[1]", "d2[0]", "d2[1]"
 #define MACE_DW_TAPS2 "d3[0]", "d3[1]", "d4[0]"
 // One output vector of both rows, from the kept vectors c0-c3 and the next
-// ones n0-n3 (d registers nd0-nd3).
-#define MACE_DW_TWO(c0, c1, c2, c3, n0, n1, n2, n3, nd0, nd1, nd2, nd3)     \
-  "vdup.32 q5, %[bias]\n"                                                  \
-  "vdup.32 q6, %[bias]\n"                                                  \
-  MACE_DW_EXPAND_ROW(MACE_DW_ROW_A, "r0", c0, n0, nd0, MACE_DW_TAPS0)                          \
-  MACE_DW_EXPAND_ROW(MACE_DW_ROW_AB, "r1", c1, n1, nd1, MACE_DW_TAPS1, MACE_DW_TAPS0)          \
-  MACE_DW_EXPAND_ROW(MACE_DW_ROW_AB, "r2", c2, n2, nd2, MACE_DW_TAPS2, MACE_DW_TAPS1)          \
-  MACE_DW_ROW_B("r3", c3, n3, nd3)                                          \
+// ones n0-n3, which load0-load3 fill.
+#define MACE_DW_TWO_LOADED(c0, c1, c2, c3, n0, n1, n2, n3, l0, l1, l2, l3)  \
+  "vdup.32 q5, d5[0]\n"                                                    \
+  "vdup.32 q6, d5[0]\n"                                                    \
+  MACE_DW_EXPAND_ROW(MACE_DW_ROW_A, l0, c0, n0, MACE_DW_TAPS0)                                 \
+  MACE_DW_EXPAND_ROW(MACE_DW_ROW_AB, l1, c1, n1, MACE_DW_TAPS1, MACE_DW_TAPS0)                 \
+  MACE_DW_EXPAND_ROW(MACE_DW_ROW_AB, l2, c2, n2, MACE_DW_TAPS2, MACE_DW_TAPS1)                 \
+  MACE_DW_ROW_B(l3, c3, n3)                                                 \
   "vmax.f32 q5, q5, q3\n"                                                  \
   "vmax.f32 q6, q6, q3\n"                                                  \
   "vmin.f32 q5, q5, q4\n"                                                  \
-  "vmin.f32 q6, q6, q4\n"                                                  \
+  "vmin.f32 q6, q6, q4\n"
+// The sliding step: n0-n3 (d registers nd0-nd3) loaded as the next vectors.
+#define MACE_DW_TWO(c0, c1, c2, c3, n0, n1, n2, n3, nd0, nd1, nd2, nd3)     \
+  MACE_DW_TWO_LOADED(c0, c1, c2, c3, n0, n1, n2, n3, MACE_DW_NEXT("r0", nd0), \
+                     MACE_DW_NEXT("r1", nd1), MACE_DW_NEXT("r2", nd2),      \
+                     MACE_DW_NEXT("r3", nd3))                               \
   "vst1.32 {d10-d11}, [%[o0]]!\n"                                          \
   "vst1.32 {d12-d13}, [%[o1]]!\n"
 // One output vector of one row (input rows r0-r2).
-#define MACE_DW_ONE(c0, c1, c2, n0, n1, n2, nd0, nd1, nd2)                  \
-  "vdup.32 q5, %[bias]\n"                                                  \
-  MACE_DW_EXPAND_ROW(MACE_DW_ROW_A, "r0", c0, n0, nd0, MACE_DW_TAPS0)                          \
-  MACE_DW_EXPAND_ROW(MACE_DW_ROW_A, "r1", c1, n1, nd1, MACE_DW_TAPS1)                          \
-  MACE_DW_EXPAND_ROW(MACE_DW_ROW_A, "r2", c2, n2, nd2, MACE_DW_TAPS2)                          \
+#define MACE_DW_ONE_LOADED(c0, c1, c2, n0, n1, n2, l0, l1, l2)              \
+  "vdup.32 q5, d5[0]\n"                                                    \
+  MACE_DW_EXPAND_ROW(MACE_DW_ROW_A, l0, c0, n0, MACE_DW_TAPS0)                                 \
+  MACE_DW_EXPAND_ROW(MACE_DW_ROW_A, l1, c1, n1, MACE_DW_TAPS1)                                 \
+  MACE_DW_EXPAND_ROW(MACE_DW_ROW_A, l2, c2, n2, MACE_DW_TAPS2)                                 \
   "vmax.f32 q5, q5, q3\n"                                                  \
-  "vmin.f32 q5, q5, q4\n"                                                  \
+  "vmin.f32 q5, q5, q4\n"
+#define MACE_DW_ONE(c0, c1, c2, n0, n1, n2, nd0, nd1, nd2)                  \
+  MACE_DW_ONE_LOADED(c0, c1, c2, n0, n1, n2, MACE_DW_NEXT("r0", nd0),       \
+                     MACE_DW_NEXT("r1", nd1), MACE_DW_NEXT("r2", nd2))      \
   "vst1.32 {d10-d11}, [%[o0]]!\n"
+// The ragged end's vectors: row r's 6 floats from the vector's first
+// window into c (d registers d, d+1) and the low half of n (d+2), the
+// pointers advancing one float (t holds 4), so that a vector reads and
+// writes nothing past its row.
+#define MACE_DW_SIX(r, d) "vld1.32 {" d "}, [%[" r "]], %[t]\n"
+#define MACE_DW_TAIL_TWO                                                    \
+  MACE_DW_TWO_LOADED("q7", "q9", "q11", "q13", "q8", "q10", "q12", "q14",   \
+                     MACE_DW_SIX("r0", "d14-d16"), MACE_DW_SIX("r1", "d18-d20"), \
+                     MACE_DW_SIX("r2", "d22-d24"), MACE_DW_SIX("r3", "d26-d28")) \
+  "vst1.32 {d10-d11}, [%[o0]], %[t]\n"                                     \
+  "vst1.32 {d12-d13}, [%[o1]], %[t]\n"
+#define MACE_DW_TAIL_ONE                                                    \
+  MACE_DW_ONE_LOADED("q7", "q9", "q11", "q8", "q10", "q12",                 \
+                     MACE_DW_SIX("r0", "d14-d16"), MACE_DW_SIX("r1", "d18-d20"), \
+                     MACE_DW_SIX("r2", "d22-d24"))                          \
+  "vst1.32 {d10-d11}, [%[o0]], %[t]\n"
 
 #define MACE_DW_A "q7", "q8", "q9", "q10"
 #define MACE_DW_B "q11", "q12", "q13", "q14"
 #define MACE_DW_AD "d14-d15", "d16-d17", "d18-d19", "d20-d21"
 #define MACE_DW_BD "d22-d23", "d24-d25", "d26-d27", "d28-d29"
-// Loads the taps and bounds, and the first vector of each input row into
-// the A set (the rows not used load from r0 again, harmlessly).
-#define MACE_DW_START                                                       \
-  "vld1.32 {d0-d3}, [%[taps]]!\n"                                          \
-  "vld1.32 {d4[], d5[]}, [%[taps]]\n"                                      \
-  "vld1.32 {d6[], d7[]}, [%[bounds]]!\n"                                   \
-  "vld1.32 {d8[], d9[]}, [%[bounds]]\n"                                    \
+// Every NEON register, as the band loops' asm clobbers.
+#define MACE_DW_CLOBBERS                                                    \
+  "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
+      "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",   \
+      "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"
+
+// What the band's asm reads from memory, leaving it core registers (the
+// asm names the fields by their offsets).
+struct SlideParams {
+  int32_t pitch_bytes;   // 0
+  int32_t width_bytes;   // 4
+  int32_t vector_pairs;  // 8: sliding vectors, in pairs
+  int32_t odd_vector;    // 12: and one more
+  int32_t back_in;       // 16: input bytes back to the first ragged vector
+  int32_t back_out;      // 20: and output bytes
+  int32_t tails;         // 24: ragged vectors, 1 or 2
+  int32_t rewind;        // 28: bytes from where a row's pointer ends to its start
+  const float* taps;     // 32
+  float lo, hi, bias;    // 36, 40, 44
+  int32_t passes_left;   // 48: stride 2 only
+};
+static_assert(sizeof(const float*) == 4, "the asm reads 32-bit pointers");
+
+// Loads the taps (d0-d4[0]), the bounds (q3, q4) and the bias (d5).
+#define MACE_DW_SETUP                                                       \
+  "ldr %[t], [%[prm], #32]\n"                                              \
+  "vld1.32 {d0-d3}, [%[t]]!\n"                                             \
+  "vld1.32 {d4[]}, [%[t]]\n"                                               \
+  "add %[t], %[prm], #36\n"                                                \
+  "vld1.32 {d6[], d7[]}, [%[t]]!\n"                                        \
+  "vld1.32 {d8[], d9[]}, [%[t]]!\n"                                        \
+  "vld1.32 {d5[]}, [%[t]]\n"
+// A pass's pointers from r0 and o0, and the first vector of each input row
+// into the A set.
+#define MACE_DW_PASS_START(rows23, loads)                                   \
+  "ldr %[t], [%[prm]]\n"                                                   \
+  "add %[r1], %[r0], %[t]\n"                                               \
+  rows23                                                                   \
+  "ldr %[t], [%[prm], #4]\n"                                               \
+  "add %[o1], %[o0], %[t]\n"                                               \
   "vld1.32 {d14-d15}, [%[r0]]!\n"                                          \
   "vld1.32 {d16-d17}, [%[r1]]!\n"                                          \
-  "vld1.32 {d18-d19}, [%[r2]]!\n"                                          \
-  "vld1.32 {d20-d21}, [%[r3]]!\n"
-// Pairs of vectors (n of them), then one more if odd is set.
+  loads                                                                    \
+  "ldr %[n], [%[prm], #8]\n"
+#define MACE_DW_ROWS_3 "add %[r2], %[r1], %[t]\n"
+#define MACE_DW_ROWS_4 MACE_DW_ROWS_3 "add %[r3], %[r2], %[t]\n"
+#define MACE_DW_LOADS_3 "vld1.32 {d18-d19}, [%[r2]]!\n"
+#define MACE_DW_LOADS_4 MACE_DW_LOADS_3 "vld1.32 {d20-d21}, [%[r3]]!\n"
+// Pairs of sliding vectors (n of them), then one more if odd_vector is set.
 #define MACE_DW_LOOP(vector_ab, vector_ba)                                  \
   "cmp %[n], #0\n"                                                         \
   "beq 2f\n"                                                               \
@@ -232,68 +299,287 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
   "subs %[n], %[n], #1\n"                                                  \
   "bne 1b\n"                                                               \
   "2:\n"                                                                   \
-  "cmp %[odd], #0\n"                                                       \
+  "ldr %[t], [%[prm], #12]\n"                                              \
+  "cmp %[t], #0\n"                                                         \
   "beq 3f\n"                                                               \
   vector_ab                                                                \
   "3:\n"
+// The ragged vectors, ending at the row's last output; then r0 and o0 move
+// to the next pass (two rows on).
+#define MACE_DW_TAILS(vector)                                               \
+  "ldr %[t], [%[prm], #16]\n"                                              \
+  "sub %[r0], %[r0], %[t]\n"                                               \
+  "sub %[r1], %[r1], %[t]\n"                                               \
+  "sub %[r2], %[r2], %[t]\n"                                               \
+  "sub %[r3], %[r3], %[t]\n"                                               \
+  "ldr %[t], [%[prm], #20]\n"                                              \
+  "sub %[o0], %[o0], %[t]\n"                                               \
+  "sub %[o1], %[o1], %[t]\n"                                               \
+  "ldr %[n], [%[prm], #24]\n"                                              \
+  "mov %[t], #4\n"                                                         \
+  "4:\n"                                                                   \
+  vector                                                                   \
+  "subs %[n], %[n], #1\n"                                                  \
+  "bne 4b\n"                                                               \
+  "ldr %[t], [%[prm], #28]\n"                                              \
+  "sub %[r0], %[r2], %[t]\n"                                               \
+  "add %[o0], %[o1], #12\n"
 
-// Writes the first outputs of kRows (1 or 2) rows (`width` apart at `out`),
-// a vector at a time while the next input vector lies inside the row (which
-// holds at least width + 2 inputs), clamped to [lo, hi]; returns how many
-// of each row it wrote.
-// Below about this width the call and its set-up (about 50 instructions
-// a pass) cost more than the vectors save. A band of 3 rows under qemu,
-// sliding against the intrinsics: 28 outputs 822 instructions against 805,
-// 36 948 against 988, 56 1259 against 1441, 112 2139 against 2713.
-constexpr int64_t kSlidingMinWidth = 40;
-
+// `passes` passes of kRows (1 or 2) output rows of the band (input rows
+// from `in`, output rows of width_bytes from `out`), clamped to [lo, hi]:
+// a vector at a time while the next input vector lies inside the row
+// (which holds at least width + 2 inputs), then one or two vectors that end
+// at the row's last output, re-computing a few outputs. Every row of the
+// band in one call: the taps, bounds and bias are loaded once, and a pass
+// costs some 25 instructions besides its vectors (the sliding rows took
+// about 50 a pass, and the intrinsics their ragged end).
 template <int kRows>
-[[gnu::noinline]] int64_t SlidingVectors(const float* in, int64_t pitch, const float* taps,
-                                         float bias, float lo, float hi, float* out,
-                                         int64_t width) {
-  const int vectors = static_cast<int>((width - 2) / kLanes);
-  if (vectors <= 0) return 0;
-  const float bounds_values[2] = {lo, hi};
-  uint32_t bias_bits;
-  std::memcpy(&bias_bits, &bias, sizeof(bias_bits));
+[[gnu::noinline]] void SlidingPasses(const float* in, float* out, int passes,
+                                     const SlideParams& params) {
   const float* r0 = in;
-  const float* r1 = in + pitch;
-  const float* r2 = r1 + pitch;
-  const float* r3 = kRows == 2 ? r2 + pitch : in;
+  const float* r1 = nullptr;
+  const float* r2 = nullptr;
+  const float* r3 = nullptr;
   float* o0 = out;
-  float* o1 = out + width;
-  int n = vectors / 2;
-  const float* bounds = bounds_values;
+  float* o1 = nullptr;
+  int n = 0, t = 0;
+  const SlideParams* prm = &params;
   if constexpr (kRows == 2) {
     __asm__ volatile(
-        MACE_DW_START
+        MACE_DW_SETUP
+        "5:\n"
+        MACE_DW_PASS_START(MACE_DW_ROWS_4, MACE_DW_LOADS_4)
         MACE_DW_LOOP(MACE_DW_EXPAND(MACE_DW_TWO, MACE_DW_A, MACE_DW_B, MACE_DW_BD),
                      MACE_DW_EXPAND(MACE_DW_TWO, MACE_DW_B, MACE_DW_A, MACE_DW_AD))
+        MACE_DW_TAILS(MACE_DW_TAIL_TWO)
+        "subs %[passes], %[passes], #1\n"
+        "bne 5b\n"
         : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [o0] "+r"(o0),
-          [o1] "+r"(o1), [n] "+r"(n), [bounds] "+r"(bounds), [taps] "+r"(taps)
-        : [bias] "r"(bias_bits), [odd] "r"(vectors & 1)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
-          "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22",
-          "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
+          [o1] "+r"(o1), [n] "+r"(n), [t] "+r"(t), [passes] "+r"(passes)
+        : [prm] "r"(prm)
+        : MACE_DW_CLOBBERS);
   } else {
     __asm__ volatile(
-        MACE_DW_START
+        MACE_DW_SETUP
+        "5:\n"
+        MACE_DW_PASS_START(MACE_DW_ROWS_3, MACE_DW_LOADS_3)
         MACE_DW_LOOP(MACE_DW_ONE("q7", "q8", "q9", "q11", "q12", "q13",
                                  "d22-d23", "d24-d25", "d26-d27"),
                      MACE_DW_ONE("q11", "q12", "q13", "q7", "q8", "q9",
                                  "d14-d15", "d16-d17", "d18-d19"))
+        MACE_DW_TAILS(MACE_DW_TAIL_ONE)
+        "subs %[passes], %[passes], #1\n"
+        "bne 5b\n"
         : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [o0] "+r"(o0),
-          [n] "+r"(n), [bounds] "+r"(bounds), [taps] "+r"(taps)
-        : [bias] "r"(bias_bits), [odd] "r"(vectors & 1)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
-          "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22",
-          "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
+          [o1] "+r"(o1), [n] "+r"(n), [t] "+r"(t), [passes] "+r"(passes)
+        : [prm] "r"(prm)
+        : MACE_DW_CLOBBERS);
   }
-  return int64_t{vectors} * kLanes;
+}
+
+// The band's pitch, width, taps, bounds and bias as the asm reads them.
+SlideParams BandParams(const DepthwiseBand& band, float lo, float hi) {
+  SlideParams params = {};
+  params.pitch_bytes = static_cast<int32_t>(band.in_pitch * sizeof(float));
+  params.width_bytes = static_cast<int32_t>(band.out_w * sizeof(float));
+  params.taps = band.taps;
+  params.lo = lo;
+  params.hi = hi;
+  params.bias = band.bias;
+  return params;
+}
+
+// A whole stride-1 band of at least kLanes outputs a row, clamped to
+// [lo, hi].
+void SlidingBand(const DepthwiseBand& band, float lo, float hi) {
+  const int width = static_cast<int>(band.out_w);
+  const int vectors = (width - 2) / kLanes;
+  // Outputs after the sliding vectors: 2 to 5. The ragged vectors end at
+  // the last output, two of them when one would leave a gap.
+  const int rest = width - vectors * kLanes;
+  const int tails = rest == 5 ? 2 : 1;
+  SlideParams params = BandParams(band, lo, hi);
+  params.vector_pairs = vectors / 2;
+  params.odd_vector = vectors % 2;
+  params.back_out = static_cast<int32_t>((kLanes + tails - 1 - rest) * sizeof(float));
+  params.back_in = params.back_out + static_cast<int32_t>(kLanes * sizeof(float));
+  params.tails = tails;
+  params.rewind = static_cast<int32_t>((width - 3) * sizeof(float));
+  const int pairs = static_cast<int>(band.rows / 2);
+  if (pairs > 0) SlidingPasses<2>(band.in, band.out, pairs, params);
+  if (band.rows % 2 != 0) {
+    SlidingPasses<1>(band.in + 2 * pairs * band.in_pitch, band.out + 2 * pairs * band.out_w, 1,
+                     params);
+  }
+}
+// Stride 2 on both axes: a vector's windows are the even and odd inputs
+// of one vld2 and the even ones shifted by one, the ninth input loaded into
+// lane 0 of the window register first: 6 instructions per input row, no
+// vector kept from the previous one (the 16 registers hold no second set).
+// Rows alternate between q7, q8, q15 and q9, q10, q11.
+#define MACE_DW2_LOAD(r, e, ed, o, w, wd)                                   \
+  "vld2.32 {" ed "}, [%[" r "]]!\n"                                        \
+  "vld1.32 {" wd "[0]}, [%[" r "]]\n"                                      \
+  "vext.32 " w ", " e ", " w ", #1\n"
+#define MACE_DW2_MACS(acc, e, o, w, a0, a1, a2)                             \
+  "vmla.f32 " acc ", " e ", " a0 "\n"                                      \
+  "vmla.f32 " acc ", " o ", " a1 "\n"                                      \
+  "vmla.f32 " acc ", " w ", " a2 "\n"
+#define MACE_DW2_X "q7", "d14-d17", "q8", "q15", "d30"
+#define MACE_DW2_Y "q9", "d18-d21", "q10", "q11", "d22"
+#define MACE_DW2_XR "q7", "q8", "q15"
+#define MACE_DW2_YR "q9", "q10", "q11"
+#define MACE_DW2_CLAMP(acc) "vmax.f32 " acc ", " acc ", q3\n" "vmin.f32 " acc ", " acc ", q4\n"
+// Input rows r0-r2 into output row 0 (q5), and `row2` more on row r2.
+#define MACE_DW2_ROWS_0_2(row2)                                             \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r0", MACE_DW2_X)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_XR, MACE_DW_TAPS0)          \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r1", MACE_DW2_Y)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_YR, MACE_DW_TAPS1)          \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r2", MACE_DW2_X)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q5", MACE_DW2_XR, MACE_DW_TAPS2)          \
+  row2
+// Output vectors of rows 0 and 1 from input rows r0-r4.
+#define MACE_DW2_TWO                                                        \
+  "vdup.32 q5, d5[0]\n"                                                    \
+  "vdup.32 q6, d5[0]\n"                                                    \
+  MACE_DW2_ROWS_0_2(MACE_DW_EXPAND(MACE_DW2_MACS, "q6", MACE_DW2_XR, MACE_DW_TAPS0)) \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r3", MACE_DW2_Y)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q6", MACE_DW2_YR, MACE_DW_TAPS1)          \
+  MACE_DW_EXPAND(MACE_DW2_LOAD, "r4", MACE_DW2_X)                          \
+  MACE_DW_EXPAND(MACE_DW2_MACS, "q6", MACE_DW2_XR, MACE_DW_TAPS2)          \
+  MACE_DW2_CLAMP("q5") MACE_DW2_CLAMP("q6")                                \
+  "vst1.32 {d10-d11}, [%[o0]]!\n"                                          \
+  "vst1.32 {d12-d13}, [%[o1]]!\n"
+// An output vector of row 0 from input rows r0-r2.
+#define MACE_DW2_ONE                                                        \
+  "vdup.32 q5, d5[0]\n"                                                    \
+  MACE_DW2_ROWS_0_2("")                                                    \
+  MACE_DW2_CLAMP("q5")                                                     \
+  "vst1.32 {d10-d11}, [%[o0]]!\n"
+// Passes of output rows: the vectors at 0, 4, ..., then, if the width is
+// no multiple of 4, one more ending at the row's last output; then r0 and
+// o0 move to the next pass.
+#define MACE_DW2_PASSES(rows_from_r1, vector)                               \
+  MACE_DW_SETUP                                                            \
+  "5:\n"                                                                   \
+  "ldr %[t], [%[prm]]\n"                                                   \
+  rows_from_r1                                                             \
+  "ldr %[t], [%[prm], #4]\n"                                               \
+  "add %[o1], %[o0], %[t]\n"                                               \
+  "ldr %[n], [%[prm], #8]\n"                                               \
+  "1:\n"                                                                   \
+  vector                                                                   \
+  "subs %[n], %[n], #1\n"                                                  \
+  "bne 1b\n"                                                               \
+  "ldr %[n], [%[prm], #24]\n"                                              \
+  "cmp %[n], #0\n"                                                         \
+  "beq 3f\n"                                                               \
+  "ldr %[t], [%[prm], #16]\n"                                              \
+  "sub %[r0], %[r0], %[t]\n"                                               \
+  "sub %[r1], %[r1], %[t]\n"                                               \
+  "sub %[r2], %[r2], %[t]\n"                                               \
+  "sub %[r3], %[r3], %[t]\n"                                               \
+  "sub %[r4], %[r4], %[t]\n"                                               \
+  "ldr %[t], [%[prm], #20]\n"                                              \
+  "sub %[o0], %[o0], %[t]\n"                                               \
+  "sub %[o1], %[o1], %[t]\n"                                               \
+  vector                                                                   \
+  "3:\n"                                                                   \
+  "ldr %[t], [%[prm], #28]\n"                                              \
+  "sub %[r0], %[r4], %[t]\n"                                               \
+  "mov %[o0], %[o1]\n"                                                     \
+  "ldr %[t], [%[prm], #48]\n"                                              \
+  "subs %[t], %[t], #1\n"                                                  \
+  "str %[t], [%[prm], #48]\n"                                              \
+  "bne 5b\n"
+#define MACE_DW2_ROWS_3 "add %[r1], %[r0], %[t]\n" "add %[r2], %[r1], %[t]\n"
+#define MACE_DW2_ROWS_5 MACE_DW2_ROWS_3 "add %[r3], %[r2], %[t]\n" "add %[r4], %[r3], %[t]\n"
+
+// params.passes_left passes of kRows (1 or 2) output rows at stride 2 on
+// both axes, as SlidingPasses.
+template <int kRows>
+[[gnu::noinline]] void StrideTwoPasses(const float* in, float* out, SlideParams* params) {
+  const float* r0 = in;
+  const float* r1 = nullptr;
+  const float* r2 = nullptr;
+  const float* r3 = nullptr;
+  const float* r4 = nullptr;
+  float* o0 = out;
+  float* o1 = nullptr;
+  int n = 0, t = 0;
+  SlideParams* prm = params;
+  if constexpr (kRows == 2) {
+    __asm__ volatile(
+        MACE_DW2_PASSES(MACE_DW2_ROWS_5, MACE_DW2_TWO)
+        : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4),
+          [o0] "+r"(o0), [o1] "+r"(o1), [n] "+r"(n), [t] "+r"(t)
+        : [prm] "r"(prm)
+        : MACE_DW_CLOBBERS);
+  } else {
+    __asm__ volatile(
+        MACE_DW2_PASSES(MACE_DW2_ROWS_3, MACE_DW2_ONE)
+        : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4),
+          [o0] "+r"(o0), [o1] "+r"(o1), [n] "+r"(n), [t] "+r"(t)
+        : [prm] "r"(prm)
+        : MACE_DW_CLOBBERS);
+  }
+}
+
+// A whole band at stride 2 on both axes, of at least kLanes outputs a row,
+// clamped to [lo, hi]. A vector reads 9 inputs from twice its first output
+// column, so none past the row's 2 * width + 1.
+void StrideTwoBand(const DepthwiseBand& band, float lo, float hi) {
+  const int width = static_cast<int>(band.out_w);
+  const int vectors = width / kLanes;
+  const int rest = width - vectors * kLanes;  // 0 to 3
+  SlideParams params = BandParams(band, lo, hi);
+  params.vector_pairs = vectors;
+  params.odd_vector = 0;
+  params.back_out = static_cast<int32_t>((kLanes - rest) * sizeof(float));
+  params.back_in = 2 * params.back_out;
+  params.tails = rest != 0 ? 1 : 0;
+  params.rewind = static_cast<int32_t>(2 * width * sizeof(float));
+  const int pairs = static_cast<int>(band.rows / 2);
+  if (pairs > 0) {
+    params.passes_left = pairs;
+    StrideTwoPasses<2>(band.in, band.out, &params);
+  }
+  if (band.rows % 2 != 0) {
+    params.passes_left = 1;
+    StrideTwoPasses<1>(band.in + 4 * pairs * band.in_pitch, band.out + 2 * pairs * band.out_w,
+                       &params);
+  }
 }
 // clang-format on
+#undef MACE_DW_CLOBBERS
+#undef MACE_DW2_ROWS_5
+#undef MACE_DW2_ROWS_3
+#undef MACE_DW2_PASSES
+#undef MACE_DW2_ONE
+#undef MACE_DW2_ROWS_0_2
+#undef MACE_DW2_TWO
+#undef MACE_DW2_CLAMP
+#undef MACE_DW2_YR
+#undef MACE_DW2_XR
+#undef MACE_DW2_Y
+#undef MACE_DW2_X
+#undef MACE_DW2_MACS
+#undef MACE_DW2_LOAD
+#undef MACE_DW_TAILS
 #undef MACE_DW_LOOP
-#undef MACE_DW_START
+#undef MACE_DW_LOADS_4
+#undef MACE_DW_LOADS_3
+#undef MACE_DW_ROWS_4
+#undef MACE_DW_ROWS_3
+#undef MACE_DW_PASS_START
+#undef MACE_DW_SETUP
+#undef MACE_DW_TAIL_ONE
+#undef MACE_DW_TAIL_TWO
+#undef MACE_DW_SIX
+#undef MACE_DW_ONE_LOADED
+#undef MACE_DW_TWO_LOADED
+#undef MACE_DW_NEXT
 #undef MACE_DW_BD
 #undef MACE_DW_AD
 #undef MACE_DW_B
@@ -502,10 +788,10 @@ inline int64_t AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, f
 
 // Writes kRows output rows (of `width`, one after the other at `out`) whose
 // windows start at input row `in`.
-template <int kStrideW, int kStrideH, int kRows, typename Activation, bool kSlide = false>
+template <int kStrideW, int kStrideH, int kRows, typename Activation>
 [[gnu::always_inline]] inline void OutputRows(const float* in, int64_t pitch, const Taps& taps,
                                               float bias, const Activation& activate, float* out,
-                                              int64_t width, const float* tap_values = nullptr) {
+                                              int64_t width) {
   float32x4_t acc[kRows];
   if (width < kLanes) {
     OutputVectors<kStrideW, kStrideH, kRows>(in, pitch, taps, bias, activate, acc);
@@ -523,11 +809,6 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation, bool kSlid
   }
   if constexpr (kStrideW == 2 && kStrideH == 2 && kRows == 4 && Activation::kClamps) {
     j = AsmFourRowsS2(in, pitch, taps, bias, activate.lo, activate.hi, out, width);
-  }
-#else
-  if constexpr (kSlide) {
-    j = SlidingVectors<kRows>(in, pitch, tap_values, bias, vgetq_lane_f32(activate.lo, 0),
-                              vgetq_lane_f32(activate.hi, 0), out, width);
   }
 #endif
   for (; j + kLanes <= width; j += kLanes) {
@@ -560,7 +841,7 @@ constexpr int kPassRows = 2;
 #else
 #define MACE_DW_BAND_ATTRIBUTES [[gnu::noinline]]
 #endif
-template <int kStrideW, int kStrideH, bool kHardSwish, bool kSlide = false>
+template <int kStrideW, int kStrideH, bool kHardSwish>
 MACE_DW_BAND_ATTRIBUTES void Band(const DepthwiseBand& band) {
   const Taps taps(band.taps);
   const Activate<kHardSwish> activate(band.epilogue);
@@ -573,14 +854,12 @@ MACE_DW_BAND_ATTRIBUTES void Band(const DepthwiseBand& band) {
     }
   }
   for (; r + 2 <= band.rows; r += 2) {
-    OutputRows<kStrideW, kStrideH, 2, Activate<kHardSwish>, kSlide>(
-        band.in + r * kStrideH * pitch, pitch, taps, band.bias, activate, band.out + r * width,
-        width, band.taps);
+    OutputRows<kStrideW, kStrideH, 2>(band.in + r * kStrideH * pitch, pitch, taps, band.bias,
+                                      activate, band.out + r * width, width);
   }
   if (r < band.rows) {
-    OutputRows<kStrideW, kStrideH, 1, Activate<kHardSwish>, kSlide>(
-        band.in + r * kStrideH * pitch, pitch, taps, band.bias, activate, band.out + r * width,
-        width, band.taps);
+    OutputRows<kStrideW, kStrideH, 1>(band.in + r * kStrideH * pitch, pitch, taps, band.bias,
+                                      activate, band.out + r * width, width);
   }
 }
 
@@ -592,8 +871,13 @@ void Band(const DepthwiseBand& band) {
     Band<kStrideW, kStrideH, true>(band);
   } else {
 #if !defined(__aarch64__)
-    if (kStrideW == 1 && kStrideH == 1 && band.out_w >= kSlidingMinWidth) {
-      return Band<1, 1, false, true>(band);
+    if (kStrideW == 1 && kStrideH == 1 && band.out_w >= kLanes) {
+      const Activate<false> activate(band.epilogue);
+      return SlidingBand(band, vgetq_lane_f32(activate.lo, 0), vgetq_lane_f32(activate.hi, 0));
+    }
+    if (kStrideW == 2 && kStrideH == 2 && band.out_w >= kLanes) {
+      const Activate<false> activate(band.epilogue);
+      return StrideTwoBand(band, vgetq_lane_f32(activate.lo, 0), vgetq_lane_f32(activate.hi, 0));
     }
 #endif
     Band<kStrideW, kStrideH, false>(band);

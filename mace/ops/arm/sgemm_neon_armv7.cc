@@ -37,6 +37,11 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
 void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
                       int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 
 namespace {
 // The asm's mode bits.
@@ -202,6 +207,36 @@ struct ConvParams {
 }  // namespace
 
 // clang-format off
+// A reduction of n steps: four per loop iteration, then one at a time.
+#define MACE_V7_REDUCE(step)                   \
+  "subs %[n], %[n], #4\n"                      \
+  "blt 2f\n"                                   \
+  "1:\n"                                       \
+  step step step step                          \
+  "subs %[n], %[n], #4\n"                      \
+  "bge 1b\n"                                   \
+  "2:\n"                                       \
+  "adds %[n], %[n], #4\n"                      \
+  "beq 4f\n"                                   \
+  "3:\n"                                       \
+  step                                         \
+  "subs %[n], %[n], #1\n"                      \
+  "bne 3b\n"                                   \
+  "4:\n"
+// The clamp (flags in t; the bounds' address at prm + 4) over the
+// accumulators `all(op, q)` names.
+#define MACE_V7_CLAMP(all)                     \
+  "tst %[t], %[clamp]\n"                       \
+  "beq 6f\n"                                   \
+  "ldr %[p], [%[prm], #4]\n"                   \
+  "vld1.32 {d0[], d1[]}, [%[p]]!\n"            \
+  all("vmax.f32", "q0")                        \
+  "tst %[t], %[clamp_hi]\n"                    \
+  "beq 6f\n"                                   \
+  "vld1.32 {d2[], d3[]}, [%[p]]\n"             \
+  all("vmin.f32", "q1")                        \
+  "6:\n"
+
 #define MACE_V7_CONV_STEP                      \
   "ldr %[p], [%[offs]], #8\n"                  \
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
@@ -222,31 +257,9 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
       "cmp %[p], #0\n"
       "beq 11f\n"
       MACE_V7_BIAS_OR_ZERO("p")
-      "subs %[n], %[n], #4\n"
-      "blt 2f\n"
-      "1:\n"
-      MACE_V7_CONV_STEP MACE_V7_CONV_STEP MACE_V7_CONV_STEP MACE_V7_CONV_STEP
-      "subs %[n], %[n], #4\n"
-      "bge 1b\n"
-      "2:\n"
-      "adds %[n], %[n], #4\n"
-      "beq 4f\n"
-      "3:\n"
-      MACE_V7_CONV_STEP
-      "subs %[n], %[n], #1\n"
-      "bne 3b\n"
-      "4:\n"
+      MACE_V7_REDUCE(MACE_V7_CONV_STEP)
       "ldr %[t], [%[prm], #8]\n"
-      "tst %[t], %[clamp]\n"
-      "beq 6f\n"
-      "ldr %[p], [%[prm], #4]\n"
-      "vld1.32 {d0[], d1[]}, [%[p]]!\n"
-      MACE_V7_ALL("vmax.f32", "q0")
-      "tst %[t], %[clamp_hi]\n"
-      "beq 6f\n"
-      "vld1.32 {d2[], d3[]}, [%[p]]\n"
-      MACE_V7_ALL("vmin.f32", "q1")
-      "6:\n"
+      MACE_V7_CLAMP(MACE_V7_ALL)
       "ldr %[t], [%[prm], #12]\n"
       "vst1.32 {d8-d11}, [%[c]], %[t]\n"
       "vst1.32 {d12-d15}, [%[c]], %[t]\n"
@@ -262,7 +275,245 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
 }
 // clang-format on
 
+// The first 4 columns of a 6 x 8 tile (GEMM's last column panel when it
+// holds at most 4 columns, as a 7x7 map's 49th or a 14x14 map's last 4),
+// into a dense 6 x 4 tile c. A step loads the 6 A values and the panel's
+// first 4 B values (its stride 32 bytes) and does 6 vmla by lane: 8
+// instructions where the full tile's 14.25 compute 8 columns of which the
+// panel holds at most 4. Row i accumulates in q(4+i). Starts and ends as
+// Tile: from c, the 6 row biases or zero; clamped if kClamp. Its values
+// come through ConvParams, as the convolution tile's.
+// clang-format off
+#define MACE_V7_NARROW_STEP                    \
+  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
+  "vld1.32 {d4-d5}, [%[b]], %[stride]\n"       \
+  "vmla.f32 q4, q2, d0[0]\n"                   \
+  "vmla.f32 q5, q2, d0[1]\n"                   \
+  "vmla.f32 q6, q2, d1[0]\n"                   \
+  "vmla.f32 q7, q2, d1[1]\n"                   \
+  "vmla.f32 q8, q2, d2[0]\n"                   \
+  "vmla.f32 q9, q2, d2[1]\n"
+#define MACE_V7_NARROW_ALL(op, q)                                   \
+  op " q4, q4, " q "\n" op " q5, q5, " q "\n"                       \
+  op " q6, q6, " q "\n" op " q7, q7, " q "\n"                       \
+  op " q8, q8, " q "\n" op " q9, q9, " q "\n"
+
+// The first 4 rows of a 6 x 8 tile (GEMM's last row panel when it holds
+// at most 4 rows: output channel counts such as 16, 64 or 160) into a
+// dense 4 x 8 tile c. A step loads the panel's first 4 A values (its
+// stride 24 bytes) and the 8 B values and does 8 vmla by lane: 10
+// instructions where the full tile's 14.25 compute 6 rows. Row i
+// accumulates in q(4+2i) and q(5+2i); starts and ends as the 6 x 4 tile.
+#define MACE_V7_SHORT_STEP                     \
+  "vld1.32 {d0-d1}, [%[a]], %[stride]\n"       \
+  "vld1.32 {d4-d7}, [%[b]]!\n"                 \
+  "vmla.f32 q4, q2, d0[0]\n"                   \
+  "vmla.f32 q5, q3, d0[0]\n"                   \
+  "vmla.f32 q6, q2, d0[1]\n"                   \
+  "vmla.f32 q7, q3, d0[1]\n"                   \
+  "vmla.f32 q8, q2, d1[0]\n"                   \
+  "vmla.f32 q9, q3, d1[0]\n"                   \
+  "vmla.f32 q10, q2, d1[1]\n"                  \
+  "vmla.f32 q11, q3, d1[1]\n"
+#define MACE_V7_SHORT_ALL(op, q)                                    \
+  MACE_V7_NARROW_ALL(op, q) op " q10, q10, " q "\n" op " q11, q11, " q "\n"
+
+// The body of both: c (dense, `rows` loads or stores of 4 d registers
+// apart) from c, the row biases or zero; the reduction; the clamp.
+#define MACE_V7_SMALL_TILE(load_c, bias, zero, step, all, store)          \
+  "ldr %[t], [%[prm], #8]\n"                                              \
+  "tst %[t], %[from_c]\n"                                                 \
+  "beq 10f\n"                                                             \
+  "mov %[p], %[c]\n"                                                      \
+  load_c                                                                  \
+  "b 12f\n"                                                               \
+  "10:\n"                                                                 \
+  "ldr %[p], [%[prm]]\n"                                                  \
+  "cmp %[p], #0\n"                                                        \
+  "beq 11f\n"                                                             \
+  bias                                                                    \
+  "b 12f\n"                                                               \
+  "11:\n"                                                                 \
+  zero                                                                    \
+  "12:\n"                                                                 \
+  MACE_V7_REDUCE(step)                                                    \
+  MACE_V7_CLAMP(all)                                                      \
+  store
+#define MACE_V7_C_ROWS(op, p) op " {d8-d11}, [%[" p "]]!\n" op " {d12-d15}, [%[" p "]]!\n" \
+  op " {d16-d19}, [%[" p "]]!\n"
+#define MACE_V7_DUP(d, e) "vld1.32 {" d "[], " e "[]}, [%[p]]!\n"
+#define MACE_V7_SMALL_OPERANDS                                                                 \
+  : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)           \
+  : [prm] "r"(prm), [stride] "r"(stride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),         \
+    [clamp_hi] "I"(kClampHi)                                                                   \
+  : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
+    "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23"
+
+namespace {
+// kRows 6: the 6 x 4 tile (stride: B's, 32 bytes); 4: the 4 x 8 tile
+// (stride: A's, 24 bytes).
+template <int kRows>
+void SmallTile(int kc, const float* a, const float* b, float* c, bool from_c, const float* bias,
+               bool clamp, bool clamp_hi, const float* bounds) {
+  const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi), 0};
+  const ConvParams* prm = &params;
+  int n = kc;
+  int p, t;
+  const int stride = (kRows == 6 ? 8 : 6) * sizeof(float);
+  if constexpr (kRows == 6) {
+    __asm__ volatile(
+        MACE_V7_SMALL_TILE(
+            MACE_V7_C_ROWS("vld1.32", "p"),
+            MACE_V7_DUP("d8", "d9") MACE_V7_DUP("d10", "d11") MACE_V7_DUP("d12", "d13")
+            MACE_V7_DUP("d14", "d15") MACE_V7_DUP("d16", "d17") MACE_V7_DUP("d18", "d19"),
+            "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n"
+            "vmov.i32 q7, #0\n vmov.i32 q8, #0\n vmov.i32 q9, #0\n",
+            MACE_V7_NARROW_STEP, MACE_V7_NARROW_ALL, MACE_V7_C_ROWS("vst1.32", "c"))
+        MACE_V7_SMALL_OPERANDS);
+  } else {
+    __asm__ volatile(
+        MACE_V7_SMALL_TILE(
+            MACE_V7_C_ROWS("vld1.32", "p") "vld1.32 {d20-d23}, [%[p]]\n",
+            MACE_V7_DUP("d8", "d9") MACE_V7_DUP("d12", "d13") MACE_V7_DUP("d16", "d17")
+            MACE_V7_DUP("d20", "d21")
+            "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n vmov q11, q10\n",
+            "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"
+            "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n",
+            MACE_V7_SHORT_STEP, MACE_V7_SHORT_ALL,
+            MACE_V7_C_ROWS("vst1.32", "c") "vst1.32 {d20-d23}, [%[c]]\n")
+        MACE_V7_SMALL_OPERANDS);
+  }
+}
+}  // namespace
+// clang-format on
+
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+  SmallTile<6>(kc, a, b, c, from_c, bias, clamp, clamp_hi, bounds);
+}
+
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+  SmallTile<4>(kc, a, b, c, from_c, bias, clamp, clamp_hi, bounds);
+}
+
+#undef MACE_V7_SMALL_OPERANDS
+#undef MACE_V7_DUP
+#undef MACE_V7_C_ROWS
+#undef MACE_V7_SMALL_TILE
+#undef MACE_V7_SHORT_ALL
+#undef MACE_V7_SHORT_STEP
+#undef MACE_V7_NARROW_ALL
+#undef MACE_V7_NARROW_STEP
+// The matrix-vector product of a 6- or 8-wide panel (a classifier's
+// weights) and x: out[j] = sum_d panel[d * width + j] * x[d]. Four depths a
+// step: the x values in one vld1 (d12-d13, which a multiply by lane may
+// name), the panel in 3 or 4 loads of 8 floats, one vmla per 4 (or 2)
+// products, with even and odd depths in two sets of accumulators. Two pld
+// a step fetch the panel kAhead bytes ahead, as the portable loop does: a
+// classifier's weights are megabytes read once. 14 instructions for 24
+// multiply-adds (width 6) or 16 for 32 (width 8), where GCC's code for the
+// portable loop took about 60.
+namespace {
+constexpr int kAhead = 8192;
+}  // namespace
+
+// clang-format off
+// The loop of both widths: `zero` the accumulators, steps of 4 depths
+// (x into d12-d13 and the first 24 floats of the panel into d0-d11 with
+// the two pld; `more` loads the rest, `macs` multiplies), then one depth at
+// a time (`one`: x into d12[0]), then `finish`.
+#define MACE_V7_DOT(zero, more, macs, one, finish)                         \
+  zero                                                                    \
+  "cmp %[steps], #0\n"                                                     \
+  "beq 2f\n"                                                               \
+  "1:\n"                                                                   \
+  "vld1.32 {d12-d13}, [%[x]]!\n"                                           \
+  "vld1.32 {d0-d3}, [%[p]]!\n"                                             \
+  "pld [%[p], %[ahead]]\n"                                                 \
+  "vld1.32 {d4-d7}, [%[p]]!\n"                                             \
+  "vld1.32 {d8-d11}, [%[p]]!\n"                                            \
+  "pld [%[p], %[ahead]]\n"                                                 \
+  more macs                                                               \
+  "subs %[steps], %[steps], #1\n"                                          \
+  "bne 1b\n"                                                               \
+  "2:\n"                                                                   \
+  "cmp %[rest], #0\n"                                                      \
+  "beq 4f\n"                                                               \
+  "3:\n"                                                                   \
+  "vld1.32 {d12[0]}, [%[x]]!\n"                                            \
+  one                                                                     \
+  "subs %[rest], %[rest], #1\n"                                            \
+  "bne 3b\n"                                                               \
+  "4:\n"                                                                   \
+  finish
+#define MACE_V7_DOT_OPERANDS                                                \
+  : [p] "+r"(panel), [x] "+r"(x), [steps] "+r"(steps), [rest] "+r"(rest)   \
+  : [out] "r"(out), [ahead] "r"(ahead)                                     \
+  : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
+    "d12", "d13", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25",      \
+    "d26", "d27"
+
+bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out) {
+  if (width != 6 && width != 8) return false;
+  int steps = static_cast<int>(depth >> 2);
+  int rest = static_cast<int>(depth & 3);
+  const int ahead = kAhead;
+  if (width == 6) {
+    // Depth 0 in d0-d2, 1 in d3-d5, 2 in d6-d8, 3 in d9-d11; rows 0-1,
+    // 2-3 and 4-5 accumulate in d20-d22 (even depths) and d23-d25 (odd).
+    __asm__ volatile(
+        MACE_V7_DOT(
+            "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n",
+            "",
+            "vmla.f32 q10, q0, d12[0]\n"
+            "vmla.f32 d22, d2, d12[0]\n"
+            "vmla.f32 d23, d3, d12[1]\n"
+            "vmla.f32 q12, q2, d12[1]\n"
+            "vmla.f32 q10, q3, d13[0]\n"
+            "vmla.f32 d22, d8, d13[0]\n"
+            "vmla.f32 d23, d9, d13[1]\n"
+            "vmla.f32 q12, q5, d13[1]\n",
+            "vld1.32 {d0-d2}, [%[p]]!\n"
+            "vmla.f32 q10, q0, d12[0]\n"
+            "vmla.f32 d22, d2, d12[0]\n",
+            "vadd.f32 d20, d20, d23\n"
+            "vadd.f32 d21, d21, d24\n"
+            "vadd.f32 d22, d22, d25\n"
+            "vst1.32 {d20-d22}, [%[out]]\n")
+        MACE_V7_DOT_OPERANDS);
+  } else {
+    // Depth 0 in q0-q1, 1 in q2-q3, 2 in q4-q5, 3 in q8-q9; the 8 rows
+    // accumulate in q10-q11 (even depths) and q12-q13 (odd).
+    __asm__ volatile(
+        MACE_V7_DOT(
+            "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n vmov.i32 q13, #0\n",
+            "vld1.32 {d16-d19}, [%[p]]!\n",
+            "vmla.f32 q10, q0, d12[0]\n"
+            "vmla.f32 q11, q1, d12[0]\n"
+            "vmla.f32 q12, q2, d12[1]\n"
+            "vmla.f32 q13, q3, d12[1]\n"
+            "vmla.f32 q10, q4, d13[0]\n"
+            "vmla.f32 q11, q5, d13[0]\n"
+            "vmla.f32 q12, q8, d13[1]\n"
+            "vmla.f32 q13, q9, d13[1]\n",
+            "vld1.32 {d0-d3}, [%[p]]!\n"
+            "vmla.f32 q10, q0, d12[0]\n"
+            "vmla.f32 q11, q1, d12[0]\n",
+            "vadd.f32 q10, q10, q12\n"
+            "vadd.f32 q11, q11, q13\n"
+            "vst1.32 {d20-d23}, [%[out]]\n")
+        MACE_V7_DOT_OPERANDS);
+  }
+  return true;
+}
+#undef MACE_V7_DOT_OPERANDS
+#undef MACE_V7_DOT
+// clang-format on
+
 #undef MACE_V7_CONV_STEP
+#undef MACE_V7_CLAMP
+#undef MACE_V7_REDUCE
 #undef MACE_V7_STEP
 #undef MACE_V7_MACS
 #undef MACE_V7_BIAS_OR_ZERO

@@ -172,6 +172,37 @@ TEST(DepthwiseConv3x3Test, PlanesTallerThanABand) {
   Check(Params(1, 3, 50, 200, 1, 2, 1, 1, 1, 1, 1, ActivationType::HARDSWISH));
 }
 
+// Strides 1 and 2 on every output width from 1 to 40 and output heights
+// of 1, 2 and 3 or more (odd and even row counts): the armv7 bands run all
+// their rows in one pass loop, whole vectors then one or two ragged vectors
+// ending at each row's last output, for every remainder of the width by 4.
+// Clamps and no activation take that path; hard-swish rotates in to check
+// the other.
+TEST(DepthwiseConv3x3Test, EveryWidthToFortyAtBothStrides) {
+  constexpr ActivationType kRotation[] = {ActivationType::RELUX, ActivationType::NOOP,
+                                          ActivationType::RELU, ActivationType::HARDSWISH};
+  int index = 0;
+  for (int64_t stride : {1, 2}) {
+    for (int64_t out_w = 1; out_w <= 40; ++out_w) {
+      for (int64_t h = 1; h <= 7; h += 3) {
+        for (int64_t pad : {0, 1}) {
+          // The input width that gives out_w outputs with this padding.
+          const int64_t w = (out_w - 1) * stride + 3 - 2 * pad;
+          if (w < 1 || h + 2 * pad < 3) continue;
+          const int64_t channels = 1 + index % 3;
+          Check(Params(1, channels, h, w, 1, stride, stride, pad, pad, pad, pad,
+                       kRotation[index % 4]));
+          ++index;
+        }
+      }
+    }
+  }
+  // Stride 2 vertically with 1 horizontally, and an odd channel count.
+  Check(Params(1, 3, 9, 14, 1, 2, 1, 1, 1, 1, 1, ActivationType::RELUX));
+  Check(Params(1, 5, 7, 7, 1, 1, 1, 1, 1, 1, 1, ActivationType::RELUX));
+  Check(Params(1, 5, 28, 28, 1, 1, 1, 1, 1, 1, 1, ActivationType::RELUX));
+}
+
 // Pads of 2 and more leave outputs whose whole window is padding, and some
 // shapes read no input row or column at all.
 TEST(DepthwiseConv3x3Test, OutputsThatReadOnlyPadding) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
@@ -65,6 +66,63 @@ void PartialTile(const KernelTable& table, int64_t kc, const float* a, const flo
   table.gemm(kc, a, b, tile, nr, staged);
   for (int i = 0; i < rows; ++i) std::memcpy(c + i * ldc, tile + i * nr, cols * sizeof(float));
 }
+
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+}  // namespace
+namespace arm {
+// sgemm_neon_armv7.cc: the first 4 columns (6x4) or rows (4x8) of a 6 x 8
+// tile into a dense tile c (from c, the 6 or 4 row biases or zero),
+// clamped as Armv7GemmTile6x8's.
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+// The same: a 6- or 8-wide panel times a vector (PanelDotKernel), false
+// for other widths.
+bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
+}  // namespace arm
+namespace {
+
+// armv7 NEON: a partial tile of all 6 rows and at most 4 columns (the last
+// column panel of a 7x7 map's 49 columns or a 14x14 map's 196) on half of
+// the B panel, or of at most 4 rows (the last row panel of 16, 64 or 160
+// output channels) on two thirds of the A panel, through a dense staging
+// tile; false where the tile is another or the epilogue has a column bias
+// or hard-swish.
+bool NarrowArmv7Tile(const KernelTable& t, int64_t kc, const float* a, const float* b, float* c,
+                     int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  constexpr int kMr = 6, kNr = 8, kShort = 4;
+  const bool narrow = rows == kMr && cols <= kShort;
+  if (t.isa != KernelIsa::kNeon || t.mr != kMr || t.nr != kNr || !(narrow || rows <= kShort) ||
+      epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+    return false;
+  }
+  const int tile_cols = narrow ? kShort : kNr;
+  alignas(16) float tile[kShort * kNr];  // 6 x 4 or 4 x 8
+  if (epilogue.accumulate) {
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) tile[i * tile_cols + j] = c[i * ldc + j];
+    }
+  }
+  // The 4x8 tile reads 4 row biases: the missing ones staged as zeros.
+  float bias[kShort] = {};
+  const float* row_bias = epilogue.row_bias;
+  if (!narrow && row_bias != nullptr) {
+    for (int i = 0; i < rows; ++i) bias[i] = row_bias[i];
+    row_bias = bias;
+  }
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const bool clamp_hi = clamp && !(epilogue.hi == std::numeric_limits<float>::infinity());
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  (narrow ? arm::Armv7GemmTile6x4 : arm::Armv7GemmTile4x8)(static_cast<int>(kc), a, b, tile,
+                                                           epilogue.accumulate, row_bias, clamp,
+                                                           clamp_hi, bounds);
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * tile_cols + j];
+  }
+  return true;
+}
+#endif
 
 // Asks for `floats` consecutive floats to be brought into cache.
 inline void PrefetchPanel(const float* data, int64_t floats) {
@@ -154,6 +212,9 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
           tile.col_bias = epilogue.col_bias != nullptr ? epilogue.col_bias + jc + jr : nullptr;
           if (rows == mr && cols == nr) {
             t.gemm(kc, a_panel, b_panel, c, call.ldc, tile);
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+          } else if (NarrowArmv7Tile(t, kc, a_panel, b_panel, c, call.ldc, rows, cols, tile)) {
+#endif
           } else if (t.gemm_partial != nullptr) {
             t.gemm_partial(kc, a_panel, b_panel, c, call.ldc, rows, cols, tile);
           } else {
@@ -289,11 +350,18 @@ bool PanelsTimesVectorKernel(const KernelTable& table, const PackedPanels& packe
                              const TileEpilogue& epilogue, float* y, int64_t y_stride) {
   const int width = packed.width();
   if (table.panel_dot == nullptr || width > kMaxTileSide) return false;
+  bool (*panel_dot)(const float* panel, int64_t depth, int32_t width, const float* x,
+                    float* out) = table.panel_dot;
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  // armv7 NEON: the assembly for its 6- and 8-wide panels (the portable
+  // loop took about 60 instructions per 4 depths of a panel).
+  if (table.isa == KernelIsa::kNeon && (width == 6 || width == 8)) panel_dot = arm::Armv7PanelDot;
+#endif
   alignas(64) float acc[kMaxTileSide];
   for (int64_t p = first; p < last; ++p) {
     // The width is the same for every panel: an unsupported one fails on the
     // first, before anything is written.
-    if (!table.panel_dot(packed.Panel(p), packed.depth(), width, x, acc)) return false;
+    if (!panel_dot(packed.Panel(p), packed.depth(), width, x, acc)) return false;
     const int valid = static_cast<int>(std::min<int64_t>(width, rows - p * width));
     for (int j = 0; j < valid; ++j) {
       const int64_t row = p * width + j;

@@ -193,6 +193,33 @@ TEST(GemmTest, PartialTiles) {
   }
 }
 
+// Last column panels of at most 4 columns under full row panels, and last
+// row panels of at most 4 rows (m = 16 as 16 output channels), with the
+// epilogues a convolution gives (a row bias, or none, with a clamp or
+// none): armv7 runs these on half of the B panel or two thirds of the A
+// panel. Depths around the unroll of 4 and across kc blocks (later blocks
+// add to C); A packed or not; n = 49 and 196 as 7x7 and 14x14 maps.
+TEST(GemmTest, NarrowLastPanels) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr, kc = table->kc;
+    for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{5}, nr, nr + 4, int64_t{49},
+                      int64_t{196}}) {
+      for (int64_t m : {int64_t{2}, int64_t{4}, int64_t{5}, mr, 2 * mr + 1, int64_t{16}}) {
+        for (int64_t k : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{8}, kc + 5,
+                          2 * kc + 1}) {
+          for (int variant = 0; variant < 4; ++variant) {
+            Case c{m, n, k};
+            c.row_bias = variant % 2 == 0;
+            c.activation = variant < 2 ? kTileActClamp : kTileActNone;
+            c.pack_a = (n + k) % 2 == 0;
+            RunCase(*table, nullptr, c);
+          }
+        }
+      }
+    }
+  }
+}
+
 // A tile kernel's activation, in plain C++.
 float ActivateReference(float v, const TileEpilogue& epilogue) {
   if (epilogue.activation == kTileActClamp) return std::min(std::max(v, epilogue.lo), epilogue.hi);
@@ -525,14 +552,14 @@ TEST(GemmTest, PackPanelsAdjacentRows) {
 }
 
 // m == 1 against a packed B, and n == 1 against a packed A, take the
-// matrix-vector path.
+// matrix-vector path; depths around its steps of 4 (and none whole).
 TEST(GemmTest, MatrixVector) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     for (auto& pool : testing::PoolsUnderTest()) {
       for (int64_t rows :
            {int64_t{1}, int64_t{5}, int64_t{16}, int64_t{17}, int64_t{45}, int64_t{table->mr} + 1,
             int64_t{table->nr} - 1, int64_t{table->nr} + 1}) {
-        for (int64_t k : {1, 7, 300}) {
+        for (int64_t k : {1, 3, 4, 7, 8, 300, 1001}) {
           Case row{1, rows, k};
           row.pack_b = true;
           row.col_bias = true;
