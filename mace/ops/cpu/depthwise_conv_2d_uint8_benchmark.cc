@@ -19,13 +19,15 @@ namespace ops {
 namespace {
 
 // Args: {channels, size, stride}.
-void BM_Uint8Depthwise(benchmark::State& state, KernelIsa isa, bool fused, bool blocked = false) {
+void BM_Uint8Depthwise(benchmark::State& state, KernelIsa isa, bool fused, bool blocked = false,
+                       bool planar = true) {
   const KernelTable* found = TableOrSkip(state, isa);
   if (found == nullptr) return;
   KernelTable table = *found;
   if (blocked && table.depthwise3x3_uint8_block == nullptr) {
     return state.SkipWithError("no blocked kernel in this family");
   }
+  if (!planar) table.depthwise3x3_uint8_planar = nullptr;
   if (!fused) {
     table.depthwise3x3_uint8_requant_s1 = nullptr;
     table.depthwise3x3_uint8_requant_s2 = nullptr;
@@ -73,7 +75,9 @@ void Shapes(benchmark::internal::Benchmark* bench) {
   bench->Args({144, 56, 1});
   bench->Args({144, 56, 2});
   bench->Args({192, 28, 1});
+  bench->Args({192, 28, 2});
   bench->Args({384, 14, 1});
+  bench->Args({576, 14, 2});
   bench->Args({960, 7, 1});
 }
 
@@ -82,6 +86,9 @@ BENCHMARK_CAPTURE(BM_Uint8Depthwise, avx2_fused, KernelIsa::kAvx2Fma, true)->App
 BENCHMARK_CAPTURE(BM_Uint8Depthwise, avx512_two_pass, KernelIsa::kAvx512, false)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_Uint8Depthwise, avx512_fused, KernelIsa::kAvx512, true)->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_Uint8Depthwise, avx512_blocked, KernelIsa::kAvx512, true, true)
+    ->Apply(Shapes);
+BENCHMARK_CAPTURE(BM_Uint8Depthwise, avx512_blocked_no_planar, KernelIsa::kAvx512, true, true,
+                  false)
     ->Apply(Shapes);
 BENCHMARK_CAPTURE(BM_Uint8Depthwise, neon_two_pass, KernelIsa::kNeon, false)->Apply(Shapes);
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "mace/ops/common/quantize.h"
@@ -21,8 +23,10 @@ namespace {
 constexpr int64_t kFlatMaxWidth = 16;
 
 // Output planes of at most this many values run on the planar kernel
-// where the table has one (its steps take 128 bytes per 16 outputs).
+// where the table has one: at 112 x 112 it measured 8 % slower than the
+// blocked kernel, at 56 x 56 equal, and faster from 28 x 28 down.
 constexpr int64_t kPlanarMaxOutputs = 1024;
+
 
 int64_t PaddedCount(int64_t count) {
   return (count + kDepthwiseUint8Lanes - 1) / kDepthwiseUint8Lanes * kDepthwiseUint8Lanes;
@@ -119,6 +123,7 @@ std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
   }
   if (fast->planar_kernel_ == nullptr) {
     fast->planar_steps_.clear();
+    fast->planar_patterns_.clear();
     fast->planar_quads_.clear();
     fast->planar_scales_.clear();
   }
@@ -152,6 +157,11 @@ bool DepthwiseUint8Fast::MakePlanarSteps() {
   const int64_t count = p.out_h * p.out_w, in_plane = p.in_h * p.in_w;
   const int64_t vectors = (count + 15) / 16;
   planar_steps_.assign(vectors * 3, DepthwiseUint8PlanarStep());
+  planar_patterns_.clear();
+  // Steps of the same shape (a stride-1 plane repeats every 16 / gcd(16,
+  // out_w) vectors away from its first and last rows) share a pattern.
+  std::map<std::string, size_t> pattern_ids;
+  std::vector<size_t> step_patterns(vectors * 3);
   for (int64_t v = 0; v < vectors; ++v) {
     for (int i = 0; i < 3; ++i) {
       // Flat input index of byte b of the step (-1 outside the input).
@@ -174,13 +184,23 @@ bool DepthwiseUint8Fast::MakePlanarSteps() {
         if (high - low >= 128) return false;
         step.base = std::min(low, in_plane - 128);
       }
+      DepthwiseUint8PlanarPattern pattern;
       for (int b = 0; b < 64; ++b) {
-        step.index[b] = static_cast<uint8_t>(quant_.input_zero_point);
+        pattern.index[b] = static_cast<uint8_t>(quant_.input_zero_point);
         if (flat[b] < 0) continue;
-        step.index[b] = static_cast<uint8_t>(flat[b] - step.base);
-        step.inside |= uint64_t{1} << b;
+        pattern.index[b] = static_cast<uint8_t>(flat[b] - step.base);
+        pattern.inside |= uint64_t{1} << b;
       }
+      std::string key(reinterpret_cast<const char*>(pattern.index), 64);
+      key.append(reinterpret_cast<const char*>(&pattern.inside), 8);
+      auto found = pattern_ids.emplace(key, planar_patterns_.size());
+      if (found.second) planar_patterns_.push_back(pattern);
+      step_patterns[v * 3 + i] = found.first->second;
     }
+  }
+  // Pointers only now: the patterns no longer move.
+  for (size_t s = 0; s < step_patterns.size(); ++s) {
+    planar_steps_[s].pattern = &planar_patterns_[step_patterns[s]];
   }
   return true;
 }

@@ -41,7 +41,7 @@ class DepthwiseUint8Fast {
   // Bytes kept for the op's lifetime: the repacked taps and their terms.
   int64_t HeldBytes() const {
     return VectorBytes(block_taps_, tap_sums_, block_multipliers_, block_shifts_, taps_,
-                       planar_steps_, planar_quads_, planar_scales_);
+                       planar_steps_, planar_patterns_, planar_quads_, planar_scales_);
   }
 
  private:
@@ -90,10 +90,13 @@ class DepthwiseUint8Fast {
   std::vector<int8_t> block_taps_;     // per block: 3 x 16 quads
   std::vector<int32_t> tap_sums_;      // per channel
   std::vector<int32_t> block_multipliers_, block_shifts_;  // per channel, padded to blocks
-  // Small planes with the blocked path's conditions run the table's planar
-  // kernel (null where it has none or the layer does not suit it).
+  // Layers with the blocked path's conditions, small output planes and 16
+  // outputs that read at most 128 input bytes per filter row run the
+  // table's planar kernel (null where it has none or the layer does not
+  // suit it).
   DepthwiseUint8PlanarKernel planar_kernel_ = nullptr;
   std::vector<DepthwiseUint8PlanarStep> planar_steps_;  // 3 per vector of 16 outputs
+  std::vector<DepthwiseUint8PlanarPattern> planar_patterns_;  // the steps' distinct shapes
   std::vector<int32_t> planar_quads_;                   // 3 per channel
   std::vector<DepthwiseUint8PlanarScale> planar_scales_;
   // The rows with the output step fused (null where the table has none).

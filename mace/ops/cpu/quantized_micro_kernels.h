@@ -202,19 +202,23 @@ using DepthwiseUint8BlockKernel = void (*)(const DepthwiseUint8Block& block);
 // outputs q (output (q / out_w, q % out_w)) a vector, one int32 lane each.
 // For vector v and filter row i, step s = steps[3 v + i] names a window of
 // 128 input bytes from base (the channel's whole plane from 0 where
-// `in_plane` is at most 128 bytes; otherwise inside the plane) and the
-// bytes (tap 0, tap 1, tap 2, any) of each lane: byte b is window byte
-// index[b] where bit b of `inside` is set, and else index[b] itself, which
-// the caller sets to the input zero point (padding). Channel c (of
+// `in_plane` is at most 128 bytes; otherwise inside the plane) and, in its
+// pattern (steps of the same shape share one), the bytes (tap 0, tap 1,
+// tap 2, any) of each lane: byte b is window byte index[b] where bit b of
+// `inside` is set, and else index[b] itself, which the caller sets to the
+// input zero point (padding). Channel c (of
 // `channels` from the first) reads in + c * in_plane and writes out + c *
 // out_plane: its terms[c] + the nine products of `quads[c]` (three quads,
 // tap (i, j) in byte j of quad i, 0 in byte 3) are requantized with
 // `scales[c]` and the clamp into outputs [0, out_plane); nothing past them
 // is written.
-struct DepthwiseUint8PlanarStep {
+struct DepthwiseUint8PlanarPattern {
   uint8_t index[64];
   uint64_t inside = 0;
+};
+struct DepthwiseUint8PlanarStep {
   int64_t base = 0;
+  const DepthwiseUint8PlanarPattern* pattern = nullptr;
 };
 // A channel's requantization as the kernel uses it: 2 x multiplier,
 // 2^right_shift, right_shift + 1 and right_shift - 31 (the multiplier is

@@ -504,8 +504,9 @@ __attribute__((target("avx512bw,avx512vnni,avx512vbmi"))) void Planar(
             low = _mm512_loadu_si512(in + step[i].base);
             high = _mm512_loadu_si512(in + step[i].base + 64);
           }
+          const DepthwiseUint8PlanarPattern& pattern = *step[i].pattern;
           const __m512i bytes = _mm512_mask2_permutex2var_epi8(
-              low, _mm512_loadu_si512(step[i].index), step[i].inside, high);
+              low, _mm512_loadu_si512(pattern.index), pattern.inside, high);
           acc = _mm512_dpbusd_epi32(acc, bytes, taps[i]);
         }
         values[r] = Value<AboveZero>(acc, s);
