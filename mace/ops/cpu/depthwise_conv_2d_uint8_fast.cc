@@ -93,7 +93,7 @@ std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
     }
   }
   if (blockable && table.depthwise3x3_uint8_planar != nullptr &&
-      params.out_h * params.out_w <= kPlanarMaxOutputs && fast->MakePlanarSteps()) {
+      params.out_h * params.out_w <= kPlanarMaxOutputs && (fast->MakePlanarSteps(64) || fast->MakePlanarSteps(128))) {
     fast->planar_kernel_ = table.depthwise3x3_uint8_planar;
     fast->planar_quads_.assign(params.channels * 3, 0);
     fast->planar_scales_.resize(params.channels);
@@ -152,7 +152,7 @@ std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
   return fast;
 }
 
-bool DepthwiseUint8Fast::MakePlanarSteps() {
+bool DepthwiseUint8Fast::MakePlanarSteps(int64_t window) {
   const ref::DepthwiseConv2dParams& p = p_;
   const int64_t count = p.out_h * p.out_w, in_plane = p.in_h * p.in_w;
   const int64_t vectors = (count + 15) / 16;
@@ -180,9 +180,9 @@ bool DepthwiseUint8Fast::MakePlanarSteps() {
       }
       DepthwiseUint8PlanarStep& step = planar_steps_[v * 3 + i];
       step.base = 0;
-      if (in_plane > 128 && low >= 0) {
-        if (high - low >= 128) return false;
-        step.base = std::min(low, in_plane - 128);
+      if (low >= 0 && (in_plane > window || high >= window)) {
+        if (high - low >= window) return false;
+        step.base = std::min(low, in_plane - window);
       }
       DepthwiseUint8PlanarPattern pattern;
       for (int b = 0; b < 64; ++b) {
@@ -202,6 +202,7 @@ bool DepthwiseUint8Fast::MakePlanarSteps() {
   for (size_t s = 0; s < step_patterns.size(); ++s) {
     planar_steps_[s].pattern = &planar_patterns_[step_patterns[s]];
   }
+  planar_window_ = window;
   return true;
 }
 
@@ -495,6 +496,7 @@ void DepthwiseUint8Fast::RunPlanar(const uint8_t* input, const int32_t* terms, u
   run.in_plane = p.in_h * p.in_w;
   run.out_plane = p.out_h * p.out_w;
   run.steps = planar_steps_.data();
+  run.window = planar_window_;
   run.zero_point = quant_.output.zero_point;
   run.lo = quant_.output.min;
   run.hi = quant_.output.max;

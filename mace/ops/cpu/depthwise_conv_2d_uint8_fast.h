@@ -78,9 +78,9 @@ class DepthwiseUint8Fast {
   // terms; threads split the planes.
   void RunPlanar(const uint8_t* input, const int32_t* terms, uint8_t* output,
                  ThreadPool* pool) const;
-  // The planar kernel's steps for this layer; false where a step's bytes
-  // span more than its 128-byte window.
-  bool MakePlanarSteps();
+  // The planar kernel's steps for this layer with windows of `window` (64
+  // or 128) bytes; false where a step's bytes span more than that.
+  bool MakePlanarSteps(int64_t window);
 
   DepthwiseUint8RowKernel row_kernel_ = nullptr;
   // Channel-blocked kernel (null where the table has none, the channel
@@ -97,6 +97,7 @@ class DepthwiseUint8Fast {
   DepthwiseUint8PlanarKernel planar_kernel_ = nullptr;
   std::vector<DepthwiseUint8PlanarStep> planar_steps_;  // 3 per vector of 16 outputs
   std::vector<DepthwiseUint8PlanarPattern> planar_patterns_;  // the steps' distinct shapes
+  int64_t planar_window_ = 128;
   std::vector<int32_t> planar_quads_;                   // 3 per channel
   std::vector<DepthwiseUint8PlanarScale> planar_scales_;
   // The rows with the output step fused (null where the table has none).

@@ -228,9 +228,9 @@ TEST(DepthwiseUint8Fast, BlockedMatchesReferenceExactly) {
   if (tested == 0) GTEST_SKIP() << "no channel-blocked uint8 depthwise kernel on this CPU";
 }
 
-// The planar kernel (small planes in place, byte permutes from a 128-byte
-// window) at its edges: input planes around the 64- and 128-byte window
-// (loaded once per channel up to 128 bytes, per step above), output
+// The planar kernel (small planes in place, byte permutes from a 64- or
+// 128-byte window) at its edges: input planes around the 64- and 128-byte
+// windows (loaded once per channel up to one window, per step above), output
 // planes around the 16-output vector and the 64-output store (1 to 1024
 // outputs), widths 1 to 40, strides 1 and 2 each way, padding 0 and 1,
 // channels around 16, batches 1 and 2, int8 and uint8 filters, clamps
@@ -250,7 +250,7 @@ TEST(DepthwiseUint8Fast, PlanarMatchesReferenceExactly) {
     const int64_t shapes[][2] = {{1, 1},  {1, 5},  {2, 31}, {7, 7},   {8, 8},   {9, 7},
                                  {4, 16}, {8, 16}, {9, 14}, {11, 12}, {13, 13}, {14, 14},
                                  {3, 40}, {16, 16}, {28, 28}, {32, 32}, {33, 31}, {64, 3},
-                                 {5, 64}, {2, 100}, {36, 36}};
+                                 {5, 64}, {2, 100}, {36, 36}, {13, 5}, {5, 13}};
     int k = 0;
     for (const auto& shape : shapes) {
       for (int64_t stride = 1; stride <= 2; ++stride) {

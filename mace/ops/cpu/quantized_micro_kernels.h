@@ -201,8 +201,9 @@ using DepthwiseUint8BlockKernel = void (*)(const DepthwiseUint8Block& block);
 // channel's outputs are computed in its own plane, 16 consecutive flat
 // outputs q (output (q / out_w, q % out_w)) a vector, one int32 lane each.
 // For vector v and filter row i, step s = steps[3 v + i] names a window of
-// 128 input bytes from base (the channel's whole plane from 0 where
-// `in_plane` is at most 128 bytes; otherwise inside the plane) and, in its
+// `window` (64 or 128) input bytes from base (the channel's whole plane
+// from 0 where `in_plane` is at most `window` bytes; otherwise inside the
+// plane) and, in its
 // pattern (steps of the same shape share one), the bytes (tap 0, tap 1,
 // tap 2, any) of each lane: byte b is window byte index[b] where bit b of
 // `inside` is set, and else index[b] itself, which the caller sets to the
@@ -232,6 +233,7 @@ struct DepthwiseUint8Planar {
   uint8_t* out = nullptr;
   int64_t out_plane = 0;
   int64_t channels = 0;
+  int64_t window = 128;
   const DepthwiseUint8PlanarStep* steps = nullptr;
   const int32_t* quads = nullptr;  // 3 per channel
   const int32_t* terms = nullptr;

@@ -450,20 +450,20 @@ void RunBlock(const DepthwiseUint8Block& block) {
 }
 
 // The planar kernel (DepthwiseUint8PlanarKernel): per filter row, one
-// vpermi2b builds each output's (x, x + 1, x + 2, padding) bytes from a
-// 128-byte window of the channel's plane (the steps' indices; bytes outside
-// the input take the index byte, the input zero point), and one vpdpbusd
-// adds the row's products. Four vectors of 16 outputs are requantized,
+// vpermb (64-byte window) or vpermi2b (128 bytes) builds each output's
+// (x, x + 1, x + 2, padding) bytes from a window of the channel's plane
+// (the steps' indices; bytes outside the input take the index byte, the
+// input zero point), and one vpdpbusd adds the row's products. Four vectors of 16 outputs are requantized,
 // narrowed together and stored with a byte mask: no transposes, no tile.
-template <bool AboveZero>
+template <bool AboveZero, bool Wide>
 __attribute__((target("avx512bw,avx512vnni,avx512vbmi"))) void Planar(
     const DepthwiseUint8Planar& p) {
   BlockConstants k;
   SetNarrowing(p.zero_point, p.lo, p.hi, &k);
   const int64_t vectors = (p.out_plane + 15) / 16;
-  // Planes of at most 128 bytes are loaded once per channel (masked to
+  // Planes of at most one window are loaded once per channel (masked to
   // the plane); larger ones per step from the step's base, inside the plane.
-  const bool whole = p.in_plane <= 128;
+  const bool whole = p.in_plane <= (Wide ? 128 : 64);
   const __mmask64 low_mask = p.in_plane >= 64 ? ~__mmask64{0}
                                               : (__mmask64{1} << p.in_plane) - 1;
   const __mmask64 high_mask = p.in_plane >= 128  ? ~__mmask64{0}
@@ -475,7 +475,7 @@ __attribute__((target("avx512bw,avx512vnni,avx512vbmi"))) void Planar(
     __m512i window_low = _mm512_setzero_si512(), window_high = _mm512_setzero_si512();
     if (whole) {
       window_low = _mm512_maskz_loadu_epi8(low_mask, in);
-      if (high_mask != 0) window_high = _mm512_maskz_loadu_epi8(high_mask, in + 64);
+      if (Wide && high_mask != 0) window_high = _mm512_maskz_loadu_epi8(high_mask, in + 64);
     }
     __m512i taps[3];
     for (int i = 0; i < 3; ++i) taps[i] = _mm512_set1_epi32(p.quads[3 * c + i]);
@@ -502,11 +502,13 @@ __attribute__((target("avx512bw,avx512vnni,avx512vbmi"))) void Planar(
           __m512i low = window_low, high = window_high;
           if (!whole) {
             low = _mm512_loadu_si512(in + step[i].base);
-            high = _mm512_loadu_si512(in + step[i].base + 64);
+            if (Wide) high = _mm512_loadu_si512(in + step[i].base + 64);
           }
           const DepthwiseUint8PlanarPattern& pattern = *step[i].pattern;
-          const __m512i bytes = _mm512_mask2_permutex2var_epi8(
-              low, _mm512_loadu_si512(pattern.index), pattern.inside, high);
+          const __m512i index = _mm512_loadu_si512(pattern.index);
+          const __m512i bytes =
+              Wide ? _mm512_mask2_permutex2var_epi8(low, index, pattern.inside, high)
+                   : _mm512_mask_permutexvar_epi8(index, pattern.inside, index, low);
           acc = _mm512_dpbusd_epi32(acc, bytes, taps[i]);
         }
         values[r] = Value<AboveZero>(acc, s);
@@ -521,7 +523,11 @@ __attribute__((target("avx512bw,avx512vnni,avx512vbmi"))) void Planar(
 }  // namespace
 
 void VbmiDepthwiseUint8Planar(const DepthwiseUint8Planar& planar) {
-  planar.lo >= planar.zero_point ? Planar<true>(planar) : Planar<false>(planar);
+  if (planar.window == 64) {
+    planar.lo >= planar.zero_point ? Planar<true, false>(planar) : Planar<false, false>(planar);
+  } else {
+    planar.lo >= planar.zero_point ? Planar<true, true>(planar) : Planar<false, true>(planar);
+  }
 }
 
 void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block) {
