@@ -40,7 +40,8 @@ class DepthwiseUint8Fast {
 
   // Bytes kept for the op's lifetime: the repacked taps and their terms.
   int64_t HeldBytes() const {
-    return VectorBytes(block_taps_, tap_sums_, block_multipliers_, block_shifts_, taps_);
+    return VectorBytes(block_taps_, tap_sums_, block_multipliers_, block_shifts_, taps_,
+                       planar_steps_, planar_patterns_, planar_quads_, planar_scales_);
   }
 
  private:
@@ -62,7 +63,8 @@ class DepthwiseUint8Fast {
 
   // The channel-blocked path (below): the input's blocks of 16 channels
   // are transposed into position-major padded tiles, run through the
-  // table's block kernel and transposed back. False where a channel's sum
+  // table's block kernel and transposed back (or, on small planes, run
+  // in place by the planar kernel). False where a channel's sum
   // could saturate or its multiplier is 1 or more (the rows above run).
   bool RunBlocked(const uint8_t* input, const int32_t* bias, uint8_t* output,
                   ThreadPool* pool) const;
@@ -72,6 +74,13 @@ class DepthwiseUint8Fast {
   void RunBlock(const uint8_t* input, int64_t n, int64_t block, int64_t oy0, int64_t oy1,
                 const int32_t* terms, uint8_t* output, uint8_t* tile, uint8_t* staging) const;
   int64_t BlockedTileBytes(int64_t band_rows) const;
+  // The planar path (DepthwiseUint8PlanarKernel) with the blocked path's
+  // terms; threads split the planes.
+  void RunPlanar(const uint8_t* input, const int32_t* terms, uint8_t* output,
+                 ThreadPool* pool) const;
+  // The planar kernel's steps for this layer with windows of `window` (64
+  // or 128) bytes; false where a step's bytes span more than that.
+  bool MakePlanarSteps(int64_t window);
 
   DepthwiseUint8RowKernel row_kernel_ = nullptr;
   // Channel-blocked kernel (null where the table has none, the channel
@@ -81,6 +90,16 @@ class DepthwiseUint8Fast {
   std::vector<int8_t> block_taps_;     // per block: 3 x 16 quads
   std::vector<int32_t> tap_sums_;      // per channel
   std::vector<int32_t> block_multipliers_, block_shifts_;  // per channel, padded to blocks
+  // Layers with the blocked path's conditions, small output planes and 16
+  // outputs that read at most 128 input bytes per filter row run the
+  // table's planar kernel (null where it has none or the layer does not
+  // suit it).
+  DepthwiseUint8PlanarKernel planar_kernel_ = nullptr;
+  std::vector<DepthwiseUint8PlanarStep> planar_steps_;  // 3 per vector of 16 outputs
+  std::vector<DepthwiseUint8PlanarPattern> planar_patterns_;  // the steps' distinct shapes
+  int64_t planar_window_ = 128;
+  std::vector<int32_t> planar_quads_;                   // 3 per channel
+  std::vector<DepthwiseUint8PlanarScale> planar_scales_;
   // The rows with the output step fused (null where the table has none).
   DepthwiseUint8RequantRowKernel requant_kernel_ = nullptr;
   // The table's fused stride-1 rows, for the flat layout.

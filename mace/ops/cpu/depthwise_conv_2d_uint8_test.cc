@@ -141,8 +141,13 @@ std::vector<KernelTable> DepthwiseTables() {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     if (table->depthwise3x3_uint8_s1 == nullptr) continue;
     tables.push_back(*table);
+    if (table->depthwise3x3_uint8_planar != nullptr) {
+      tables.push_back(*table);
+      tables.back().depthwise3x3_uint8_planar = nullptr;
+    }
     KernelTable rows = *table;
     rows.depthwise3x3_uint8_block = nullptr;
+    rows.depthwise3x3_uint8_planar = nullptr;
     if (table->depthwise3x3_uint8_block != nullptr) tables.push_back(rows);
     if (table->depthwise3x3_uint8_requant_s1 != nullptr) {
       KernelTable two_pass = rows;
@@ -160,7 +165,8 @@ TEST(DepthwiseUint8Fast, MatchesReferenceExactly) {
     std::mt19937 rng(7767517);
     for (const Case& c : kCases) {
       SCOPED_TRACE(::testing::Message()
-                   << table.name << (table.depthwise3x3_uint8_block ? " blocked" : "")
+                   << table.name << (table.depthwise3x3_uint8_planar ? " planar" : "")
+                   << (table.depthwise3x3_uint8_block ? " blocked" : "")
                    << (table.depthwise3x3_uint8_requant_s1 ? " fused" : " two-pass")
                    << " channels " << c.channels << " " << c.in_h << "x" << c.in_w << " stride "
                    << c.stride_h << "x" << c.stride_w << " pad " << c.pad << " mult "
@@ -183,10 +189,13 @@ TEST(DepthwiseUint8Fast, BlockedMatchesReferenceExactly) {
   std::vector<KernelTable> tables;
   for (const KernelTable* table : testing::TablesUnderTest()) {
     if (table->depthwise3x3_uint8_block == nullptr) continue;
+    // The planar kernel takes these small planes where the table has it:
+    // the blocked kernel is checked without it.
     tables.push_back(*table);
+    tables.back().depthwise3x3_uint8_planar = nullptr;
 #if defined(__x86_64__) || defined(__i386__)
     if (table->depthwise3x3_uint8_block == x86::VnniDepthwiseUint8Block) {
-      tables.push_back(*table);
+      tables.push_back(tables.back());
       tables.back().depthwise3x3_uint8_block = x86::VnniDepthwiseUint8BlockUnpacks;
       tables.back().name = "avx512 unpacks";
     }
@@ -217,6 +226,56 @@ TEST(DepthwiseUint8Fast, BlockedMatchesReferenceExactly) {
     }
   }
   if (tested == 0) GTEST_SKIP() << "no channel-blocked uint8 depthwise kernel on this CPU";
+}
+
+// The planar kernel (small planes in place, byte permutes from a 64- or
+// 128-byte window) at its edges: input planes around the 64- and 128-byte
+// windows (loaded once per channel up to one window, per step above), output
+// planes around the 16-output vector and the 64-output store (1 to 1024
+// outputs), widths 1 to 40, strides 1 and 2 each way, padding 0 and 1,
+// channels around 16, batches 1 and 2, int8 and uint8 filters, clamps
+// below, at and above the zero point, and through RunCase 1 to 3 threads.
+// Layers whose 16 outputs span more than 128 input bytes (stride 2 on
+// wide planes) or more than 1024 outputs take the blocked kernel and are
+// checked the same way.
+TEST(DepthwiseUint8Fast, PlanarMatchesReferenceExactly) {
+  std::vector<KernelTable> tables;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->depthwise3x3_uint8_planar != nullptr) tables.push_back(*table);
+  }
+  int cases = 0;
+  for (const KernelTable& table : tables) {
+    std::mt19937 rng(4242);
+    const int64_t channels[] = {1, 3, 16, 17, 33};
+    const int64_t shapes[][2] = {{1, 1},  {1, 5},  {2, 31}, {7, 7},   {8, 8},   {9, 7},
+                                 {4, 16}, {8, 16}, {9, 14}, {11, 12}, {13, 13}, {14, 14},
+                                 {3, 40}, {16, 16}, {28, 28}, {32, 32}, {33, 31}, {64, 3},
+                                 {5, 64}, {2, 100}, {36, 36}, {13, 5}, {5, 13}};
+    int k = 0;
+    for (const auto& shape : shapes) {
+      for (int64_t stride = 1; stride <= 2; ++stride) {
+        for (int64_t pad = 0; pad <= 1; ++pad, ++k) {
+          Case c{1 + k % 7 / 6, channels[k % 5], shape[0], shape[1], 1, stride,
+                 k % 3 == 2 ? 3 - stride : stride, pad, static_cast<int32_t>(k * 53 % 256), 0,
+                 k % 4 != 1, 40000, false};
+          if (c.in_h + 2 * c.pad < 3 || c.in_w + 2 * c.pad < 3) continue;
+          if (!c.int8) {
+            c.filter_zp = 100;
+            c.filter_lo = 0;
+            c.filter_hi = 227;
+          }
+          SCOPED_TRACE(::testing::Message()
+                       << table.name << " channels " << c.channels << " batch " << c.batch << " "
+                       << c.in_h << "x" << c.in_w << " stride " << c.stride_h << "x"
+                       << c.stride_w << " pad " << c.pad << " int8 " << c.int8);
+          RunCase(table, c, &rng);
+          ++cases;
+        }
+      }
+    }
+  }
+  if (tables.empty()) GTEST_SKIP() << "no planar uint8 depthwise kernel on this CPU";
+  EXPECT_GT(cases, 60);
 }
 
 // The fused row kernels on their own against a naive sum of the nine

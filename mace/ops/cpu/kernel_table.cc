@@ -128,6 +128,9 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
     table.quantized_quad_pack = x86::Avx512QuantizedQuadPack;
     table.quantized_format = kQuantQuadsUint8;
     table.depthwise3x3_uint8_block = x86::VnniDepthwiseUint8Block;
+    if (__builtin_cpu_supports("avx512vbmi")) {
+      table.depthwise3x3_uint8_planar = x86::VbmiDepthwiseUint8Planar;
+    }
   }
   return table;
 }

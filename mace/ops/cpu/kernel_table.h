@@ -114,6 +114,9 @@ struct KernelTable {
   // 3x3 uint8 depthwise on blocks of channels (multiplier 1, int8 taps,
   // strides 1 and 2; optional: the rows above run without it).
   DepthwiseUint8BlockKernel depthwise3x3_uint8_block = nullptr;
+  // The same on small planes in place, with byte permutes (optional: the
+  // blocked kernel or the rows run without it).
+  DepthwiseUint8PlanarKernel depthwise3x3_uint8_planar = nullptr;
   // Half-precision arithmetic (ARMv8.2 FP16), set only in the table
   // Fp16KernelTableFor returns: the GEMM tile (fp16_mr x fp16_nr, panels in
   // half precision, C in single precision), the matrix-vector product of one

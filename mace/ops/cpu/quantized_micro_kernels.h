@@ -197,6 +197,51 @@ struct DepthwiseUint8Block {
 };
 using DepthwiseUint8BlockKernel = void (*)(const DepthwiseUint8Block& block);
 
+// The same convolution on small planes without a layout change: each
+// channel's outputs are computed in its own plane, 16 consecutive flat
+// outputs q (output (q / out_w, q % out_w)) a vector, one int32 lane each.
+// For vector v and filter row i, step s = steps[3 v + i] names a window of
+// `window` (64 or 128) input bytes from base (the channel's whole plane
+// from 0 where `in_plane` is at most `window` bytes; otherwise inside the
+// plane) and, in its
+// pattern (steps of the same shape share one), the bytes (tap 0, tap 1,
+// tap 2, any) of each lane: byte b is window byte index[b] where bit b of
+// `inside` is set, and else index[b] itself, which the caller sets to the
+// input zero point (padding). Channel c (of
+// `channels` from the first) reads in + c * in_plane and writes out + c *
+// out_plane: its terms[c] + the nine products of `quads[c]` (three quads,
+// tap (i, j) in byte j of quad i, 0 in byte 3) are requantized with
+// `scales[c]` and the clamp into outputs [0, out_plane); nothing past them
+// is written.
+struct DepthwiseUint8PlanarPattern {
+  uint8_t index[64];
+  uint64_t inside = 0;
+};
+struct DepthwiseUint8PlanarStep {
+  int64_t base = 0;
+  const DepthwiseUint8PlanarPattern* pattern = nullptr;
+};
+// A channel's requantization as the kernel uses it: 2 x multiplier,
+// 2^right_shift, right_shift + 1 and right_shift - 31 (the multiplier is
+// below 1, so right_shift >= 31).
+struct DepthwiseUint8PlanarScale {
+  int64_t multiplier2 = 0, half = 0, even_shift = 0, odd_shift = 0;
+};
+struct DepthwiseUint8Planar {
+  const uint8_t* in = nullptr;
+  int64_t in_plane = 0;
+  uint8_t* out = nullptr;
+  int64_t out_plane = 0;
+  int64_t channels = 0;
+  int64_t window = 128;
+  const DepthwiseUint8PlanarStep* steps = nullptr;
+  const int32_t* quads = nullptr;  // 3 per channel
+  const int32_t* terms = nullptr;
+  const DepthwiseUint8PlanarScale* scales = nullptr;
+  int32_t zero_point = 0, lo = 0, hi = 255;
+};
+using DepthwiseUint8PlanarKernel = void (*)(const DepthwiseUint8Planar& planar);
+
 // A uint8 convolution as an implicit GEMM (no im2col) on kQuantQuadsUint8
 // words. The driver lays the input out as quads of channels: word
 // input[q * quad_stride + P] holds channels 4q..4q+3 of one padded input

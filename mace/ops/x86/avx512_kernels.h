@@ -99,6 +99,9 @@ void Avx512DepthwiseUint8RequantS2(const DepthwiseUint8RequantRow& row);
 void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block);
 // The same without AVX-512 VBMI: its transposes are SSE byte unpacks.
 void VnniDepthwiseUint8BlockUnpacks(const DepthwiseUint8Block& block);
+// The planar form (DepthwiseUint8PlanarKernel); needs AVX-512 BW, VNNI
+// and VBMI.
+void VbmiDepthwiseUint8Planar(const DepthwiseUint8Planar& planar);
 
 }  // namespace x86
 }  // namespace ops

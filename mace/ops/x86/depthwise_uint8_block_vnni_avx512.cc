@@ -321,8 +321,7 @@ __attribute__((target("avx512bw"), always_inline)) inline __m512i Expand(const u
 // The requantized values of acc before the clamp and the zero point.
 template <bool AboveZero>
 __attribute__((target("avx512bw"), always_inline)) inline __m512i Value(__m512i acc,
-                                                                        const BlockConstants& k) {
-  const LaneScales& s = k.scales;
+                                                                        const LaneScales& s) {
   const __m512i zero = _mm512_setzero_si512();
   const __m512i magnitude = AboveZero ? _mm512_max_epi32(acc, zero) : _mm512_abs_epi32(acc);
   const __m512i even = _mm512_srlv_epi64(
@@ -344,10 +343,11 @@ __attribute__((target("avx512bw"), always_inline)) inline __m512i Value(__m512i 
 // saturation, each output's 16 bytes gathered into one 128-bit lane and
 // clamped to [lo, hi] on bytes. The saturations only move values already
 // outside 0 .. 255 (the zero point is 0 .. 255), so the bytes are those of
-// the int32 clamp. Output r goes to out + r * step.
+// the int32 clamp. Narrow returns the four outputs' 16 bytes in order;
+// StoreOutputs writes output r to out + r * step.
 template <int Rows>
-__attribute__((target("avx512bw"), always_inline)) inline void StoreOutputs(
-    const __m512i* values, const BlockConstants& k, uint8_t* out, int64_t step) {
+__attribute__((target("avx512bw"), always_inline)) inline __m512i Narrow(const __m512i* values,
+                                                                         const BlockConstants& k) {
   const __m512i v1 = Rows > 1 ? values[1] : values[0];
   const __m512i v2 = Rows > 2 ? values[2] : values[0];
   const __m512i v3 = Rows > 3 ? values[3] : values[0];
@@ -355,7 +355,13 @@ __attribute__((target("avx512bw"), always_inline)) inline void StoreOutputs(
   const __m512i high = _mm512_adds_epi16(_mm512_packs_epi32(v2, v3), k.zero_point_words);
   // 128-bit lane i now holds dword i of each output, in dwords 0 to 3.
   const __m512i bytes = _mm512_permutexvar_epi32(k.by_output, _mm512_packus_epi16(low, high));
-  const __m512i clamped = _mm512_min_epu8(_mm512_max_epu8(bytes, k.lo_bytes), k.hi_bytes);
+  return _mm512_min_epu8(_mm512_max_epu8(bytes, k.lo_bytes), k.hi_bytes);
+}
+
+template <int Rows>
+__attribute__((target("avx512bw"), always_inline)) inline void StoreOutputs(
+    const __m512i* values, const BlockConstants& k, uint8_t* out, int64_t step) {
+  const __m512i clamped = Narrow<Rows>(values, k);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_castsi512_si128(clamped));
   if (Rows > 1) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + step),
@@ -397,19 +403,26 @@ __attribute__((target("avx512bw,avx512vnni"))) void BlockRows(const DepthwiseUin
     }
     __m512i values[Rows];
 #pragma GCC unroll 4
-    for (int r = 0; r < Rows; ++r) values[r] = Value<AboveZero>(acc[r], k);
+    for (int r = 0; r < Rows; ++r) values[r] = Value<AboveZero>(acc[r], k.scales);
     StoreOutputs<Rows>(values, k, out + ox * 16, b.out_w * 16);
   }
+}
+
+// The output constants of Narrow.
+__attribute__((target("avx512bw"), always_inline)) inline void SetNarrowing(int32_t zero_point,
+                                                                           int32_t lo, int32_t hi,
+                                                                           BlockConstants* k) {
+  k->zero_point_words = _mm512_set1_epi16(static_cast<int16_t>(zero_point));
+  k->lo_bytes = _mm512_set1_epi8(static_cast<char>(lo));
+  k->hi_bytes = _mm512_set1_epi8(static_cast<char>(hi));
+  k->by_output = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 }
 
 template <bool AboveZero, int Stride>
 __attribute__((target("avx512bw,avx512vnni"))) void Block(const DepthwiseUint8Block& b) {
   BlockConstants k;
   k.scales = MakeLaneScales(b.multipliers, b.right_shifts);
-  k.zero_point_words = _mm512_set1_epi16(static_cast<int16_t>(b.zero_point));
-  k.lo_bytes = _mm512_set1_epi8(static_cast<char>(b.lo));
-  k.hi_bytes = _mm512_set1_epi8(static_cast<char>(b.hi));
-  k.by_output = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  SetNarrowing(b.zero_point, b.lo, b.hi, &k);
   k.terms = _mm512_loadu_si512(b.terms);
   for (int i = 0; i < 3; ++i) k.taps[i] = _mm512_loadu_si512(b.taps + 64 * i);
   // 128-bit lane L gathers dword L of the three positions.
@@ -436,7 +449,86 @@ void RunBlock(const DepthwiseUint8Block& block) {
   ScatterFn(block);
 }
 
+// The planar kernel (DepthwiseUint8PlanarKernel): per filter row, one
+// vpermb (64-byte window) or vpermi2b (128 bytes) builds each output's
+// (x, x + 1, x + 2, padding) bytes from a window of the channel's plane
+// (the steps' indices; bytes outside the input take the index byte, the
+// input zero point), and one vpdpbusd adds the row's products. Four vectors of 16 outputs are requantized,
+// narrowed together and stored with a byte mask: no transposes, no tile.
+template <bool AboveZero, bool Wide>
+__attribute__((target("avx512bw,avx512vnni,avx512vbmi"))) void Planar(
+    const DepthwiseUint8Planar& p) {
+  BlockConstants k;
+  SetNarrowing(p.zero_point, p.lo, p.hi, &k);
+  const int64_t vectors = (p.out_plane + 15) / 16;
+  // Planes of at most one window are loaded once per channel (masked to
+  // the plane); larger ones per step from the step's base, inside the plane.
+  const bool whole = p.in_plane <= (Wide ? 128 : 64);
+  const __mmask64 low_mask = p.in_plane >= 64 ? ~__mmask64{0}
+                                              : (__mmask64{1} << p.in_plane) - 1;
+  const __mmask64 high_mask = p.in_plane >= 128  ? ~__mmask64{0}
+                              : p.in_plane <= 64 ? 0
+                                                 : (__mmask64{1} << (p.in_plane - 64)) - 1;
+  for (int64_t c = 0; c < p.channels; ++c) {
+    const uint8_t* in = p.in + c * p.in_plane;
+    uint8_t* out = p.out + c * p.out_plane;
+    __m512i window_low = _mm512_setzero_si512(), window_high = _mm512_setzero_si512();
+    if (whole) {
+      window_low = _mm512_maskz_loadu_epi8(low_mask, in);
+      if (Wide && high_mask != 0) window_high = _mm512_maskz_loadu_epi8(high_mask, in + 64);
+    }
+    __m512i taps[3];
+    for (int i = 0; i < 3; ++i) taps[i] = _mm512_set1_epi32(p.quads[3 * c + i]);
+    const __m512i term = _mm512_set1_epi32(p.terms[c]);
+    const DepthwiseUint8PlanarScale& scale = p.scales[c];
+    LaneScales s;
+    s.even_multiplier = s.odd_multiplier = _mm512_set1_epi64(scale.multiplier2);
+    s.even_half = s.odd_half = _mm512_set1_epi64(scale.half);
+    s.even_shift = _mm512_set1_epi64(scale.even_shift);
+    s.odd_shift = _mm512_set1_epi64(scale.odd_shift);
+    for (int64_t v0 = 0; v0 < vectors; v0 += 4) {
+      const int64_t used = std::min<int64_t>(4, vectors - v0);
+      __m512i values[4];
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) {
+        if (r >= used) {
+          values[r] = values[0];
+          continue;
+        }
+        __m512i acc = term;
+        const DepthwiseUint8PlanarStep* step = p.steps + (v0 + r) * 3;
+#pragma GCC unroll 3
+        for (int i = 0; i < 3; ++i) {
+          __m512i low = window_low, high = window_high;
+          if (!whole) {
+            low = _mm512_loadu_si512(in + step[i].base);
+            if (Wide) high = _mm512_loadu_si512(in + step[i].base + 64);
+          }
+          const DepthwiseUint8PlanarPattern& pattern = *step[i].pattern;
+          const __m512i index = _mm512_loadu_si512(pattern.index);
+          const __m512i bytes =
+              Wide ? _mm512_mask2_permutex2var_epi8(low, index, pattern.inside, high)
+                   : _mm512_mask_permutexvar_epi8(index, pattern.inside, index, low);
+          acc = _mm512_dpbusd_epi32(acc, bytes, taps[i]);
+        }
+        values[r] = Value<AboveZero>(acc, s);
+      }
+      const int64_t left = p.out_plane - v0 * 16;
+      const __mmask64 store = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+      _mm512_mask_storeu_epi8(out + v0 * 16, store, Narrow<4>(values, k));
+    }
+  }
+}
+
 }  // namespace
+
+void VbmiDepthwiseUint8Planar(const DepthwiseUint8Planar& planar) {
+  if (planar.window == 64) {
+    planar.lo >= planar.zero_point ? Planar<true, false>(planar) : Planar<false, false>(planar);
+  } else {
+    planar.lo >= planar.zero_point ? Planar<true, true>(planar) : Planar<false, true>(planar);
+  }
+}
 
 void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block) {
   static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
