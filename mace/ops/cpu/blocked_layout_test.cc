@@ -426,10 +426,12 @@ TEST(BlockedWinogradTest, FilterLayoutMatchesTransform) {
 // The blocked tile rule (see BlockedWinograd::PickTile) on the zoo's layers:
 // F(4x4) on large maps, F(2x2) where the transformed filter outweighs the
 // tiles, direct where even F(2x2)'s filter does (512 channels at 7x7 on a
-// core issuing 32 multiply-adds a cycle; a core issuing 16 reads the filter
-// at half the cost and takes F(2x2) there), none for shallow layers, and
-// never more than the model allows. Each table is tried as it is and at
-// both rates, so the rule is checked whatever this host's rate.
+// core issuing 32 multiply-adds a cycle whose filters come from memory; a
+// core issuing 16 reads the filter at half the cost, and one whose L3 holds
+// the filters at two thirds of it: both take F(2x2) there), none for
+// shallow layers, and never more than the model allows. Each table is tried
+// as it is and at both rates, with no L3, a 32 MiB one and a 260 MiB one,
+// so the rule is checked whatever this host's rate and caches.
 TEST(BlockedWinogradTest, PicksTileByShape) {
   std::vector<KernelTable> tables;
   for (const KernelTable* table : BlockedTables()) {
@@ -438,33 +440,40 @@ TEST(BlockedWinogradTest, PicksTileByShape) {
       tables.back().mac_lanes = lanes;
     }
   }
+  constexpr int64_t kMiB = int64_t{1} << 20;
   for (const KernelTable& entry : tables) {
-    const KernelTable* table = &entry;
-    SCOPED_TRACE(std::string(table->name) + ", " + std::to_string(table->mac_lanes) + " lanes");
-    auto params = [](int64_t in, int64_t size, int64_t out) {
-      ref::Conv2DParams p;
-      p.in_channels = in;
-      p.out_channels = out;
-      p.in_h = p.in_w = p.out_h = p.out_w = size;
-      p.kernel_h = p.kernel_w = 3;
-      p.pad_top = p.pad_left = 1;
-      return p;
-    };
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(16, 55, 64), 4), 4);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 56, 64), 4), 4);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(128, 28, 128), 4), 4);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(256, 14, 256), 4), 2);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(512, 7, 512), 4),
-              table->mac_lanes >= 32 ? 0 : 2);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 13, 256), 4), 2);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(48, 13, 192), 4), 2);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 56, 64), 2), 2);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(64, 56, 64), 0), 0);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(4, 56, 64), 4), 0);
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, params(8, 5, 8), 4), 0);
-    ref::Conv2DParams strided = params(64, 56, 64);
-    strided.stride_h = strided.stride_w = 2;
-    EXPECT_EQ(BlockedWinograd::PickTile(*table, strided, 4), 0);
+    for (int64_t l3 : {int64_t{0}, 32 * kMiB, 95 * kMiB, 96 * kMiB, 260 * kMiB}) {
+      const KernelTable* table = &entry;
+      SCOPED_TRACE(std::string(table->name) + ", " + std::to_string(table->mac_lanes) +
+                   " lanes, L3 " + std::to_string(l3 / kMiB) + " MiB");
+      auto params = [](int64_t in, int64_t size, int64_t out) {
+        ref::Conv2DParams p;
+        p.in_channels = in;
+        p.out_channels = out;
+        p.in_h = p.in_w = p.out_h = p.out_w = size;
+        p.kernel_h = p.kernel_w = 3;
+        p.pad_top = p.pad_left = 1;
+        return p;
+      };
+      auto pick = [&](const ref::Conv2DParams& p, int requested) {
+        return BlockedWinograd::PickTile(*table, p, requested, l3);
+      };
+      const bool filters_in_l3 = l3 >= 96 * kMiB;
+      EXPECT_EQ(pick(params(16, 55, 64), 4), 4);
+      EXPECT_EQ(pick(params(64, 56, 64), 4), 4);
+      EXPECT_EQ(pick(params(128, 28, 128), 4), 4);
+      EXPECT_EQ(pick(params(256, 14, 256), 4), 2);
+      EXPECT_EQ(pick(params(512, 7, 512), 4), table->mac_lanes >= 32 && !filters_in_l3 ? 0 : 2);
+      EXPECT_EQ(pick(params(64, 13, 256), 4), 2);
+      EXPECT_EQ(pick(params(48, 13, 192), 4), 2);
+      EXPECT_EQ(pick(params(64, 56, 64), 2), 2);
+      EXPECT_EQ(pick(params(64, 56, 64), 0), 0);
+      EXPECT_EQ(pick(params(4, 56, 64), 4), 0);
+      EXPECT_EQ(pick(params(8, 5, 8), 4), 0);
+      ref::Conv2DParams strided = params(64, 56, 64);
+      strided.stride_h = strided.stride_w = 2;
+      EXPECT_EQ(pick(strided, 4), 0);
+    }
   }
 }
 

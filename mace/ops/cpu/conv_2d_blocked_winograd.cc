@@ -1,5 +1,7 @@
 #include "mace/ops/cpu/conv_2d_blocked_winograd.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "mace/ops/cpu/conv_2d_winograd.h"
@@ -35,7 +37,17 @@ bool BlockedWinograd::Supports(const KernelTable& table, const ref::Conv2DParams
          table.blocked_winograd_input != nullptr && table.blocked_winograd_output != nullptr;
 }
 
-int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& p, int requested) {
+int64_t BlockedWinograd::HostL3Bytes() {
+#if defined(__x86_64__) && defined(_SC_LEVEL3_CACHE_SIZE)
+  static const int64_t bytes = std::max<int64_t>(sysconf(_SC_LEVEL3_CACHE_SIZE), 0);
+  return bytes;
+#else
+  return 0;
+#endif
+}
+
+int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& p, int requested,
+                              int64_t l3_bytes) {
   if (!Supports(table, p) || p.in_channels < 8 || p.out_channels < 8) return 0;
   // A cost model in multiply-adds. The direct convolution does all 9 taps
   // per output; Winograd's products do alpha^2 per tile, a run of fewer
@@ -57,7 +69,7 @@ int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams&
   //
   // A filter float costs the time of a fixed number of bytes from memory,
   // so its cost in multiply-adds grows with the core's multiply-add rate:
-  // kFilterCostPerLane per lane the table issues per cycle. A Zen 4 core's
+  // 0.75 per lane the table issues per cycle. A Zen 4 core's
   // AVX-512 issues half of Zen 5's (16 lanes, 117 GFLOP/s): cost 12, and
   // there F(2x2) ran 512 channels at 7x7 in 1.75 ms against direct's 2.43,
   // while at 14x14 F(2x2) stays ahead of F(4x4) (1.12 ms against 1.27),
@@ -65,9 +77,20 @@ int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams&
   // which picks the same tiles as the fitted 20 on every zoo layer. Tables
   // of fewer lanes (NEON) count as 16: the rule has not been timed on phone
   // cores, whose memory is slower too.
+  //
+  // A last-level cache of kLargeL3Bytes or more holds a network's
+  // transformed filters whole (ResNet-18's, F(2x2) at 7x7, are about 70 MB),
+  // so a filter float comes from L3, not memory: 0.5 per lane, but not
+  // under kMinFilterCost, below which 256 channels at 14x14 would go to
+  // F(4x4). On an Emerald Rapids class host (260 MiB L3, 32 lanes) F(2x2)
+  // ran ResNet-18's 512-channel 7x7 layers in 1.76-1.85 ms against direct's
+  // 1.96-1.99 at one thread, where the 16 of that cost picks it; F(4x4) at
+  // 14x14 took 1.37-1.55 ms against F(2x2)'s 0.94-1.04.
   constexpr double kTransformCost = 1.0;
-  constexpr double kFilterCostPerLane = 0.75;
-  const double filter_cost = kFilterCostPerLane * std::max(table.mac_lanes, 16);
+  constexpr int64_t kLargeL3Bytes = int64_t{96} << 20;
+  constexpr double kMinFilterCost = 12.0;
+  const double per_lane = l3_bytes >= kLargeL3Bytes ? 0.5 : 0.75;
+  const double filter_cost = std::max(per_lane * std::max(table.mac_lanes, 16), kMinFilterCost);
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
   constexpr int64_t kMinTiles = 8;
   const double filter = static_cast<double>(p.out_channels) * p.in_channels;

@@ -36,8 +36,13 @@ class BlockedWinograd {
   // The tile (2 or 4, at most `requested`) that beats a blocked direct
   // convolution for `params` on `table`, or 0 when neither does. Blocked
   // transforms cost little, so this pays on smaller maps than
-  // Conv2dWinograd::PickTile allows.
-  static int PickTile(const KernelTable& table, const ref::Conv2DParams& params, int requested);
+  // Conv2dWinograd::PickTile allows. `l3_bytes` is the size of the
+  // last-level cache (0 when unknown): one that holds a network's
+  // transformed filters makes them cheaper to read.
+  static int PickTile(const KernelTable& table, const ref::Conv2DParams& params, int requested,
+                      int64_t l3_bytes = HostL3Bytes());
+  // This host's last-level cache in bytes (x86 Linux), else 0.
+  static int64_t HostL3Bytes();
   // `tile` is 2 or 4. Transforms and packs the filter (and pads the bias,
   // zeros when null), in `arena` when given, on `pool`'s threads when
   // given. The input must be blocked.
