@@ -267,14 +267,30 @@ void BlockedWinograd::Products(const float* v, int64_t v_tiles, float* out_image
   // As few groups as group_blocks_ allows, of sizes that differ by one at
   // most: four blocks go 2 + 2, not 3 + 1 (a one-block tile does less than
   // half the multiply-adds per load of a three-block one).
+  //
+  // A group's transformed filter comes from beyond L2 on its first run of
+  // tiles (a network's filters do not stay in cache, and one layer's may
+  // not fit L2 either: 16.8 MB for 512 channels at F(2x2)); later runs find
+  // it in L2. So the first run brings each next part of the reduction
+  // toward L2 while it computes one (the next position's first part after
+  // a position's last), and the last run the next group's first part, as
+  // blocked 1x1 convolutions do, or each part's first tile waits on misses.
   const int64_t range = block_end - block_begin;
   const int64_t groups = CeilDiv(range, group_blocks_);
+  const int64_t in_c = p.in_channels;
+  const int64_t position_floats = out_blocks_ * in_c * L;
   for (int64_t g = 0; g < groups; ++g) {
     int64_t first = 0, last = 0;
     ThreadPool::ChunkRange(range, static_cast<int>(groups), static_cast<int>(g), &first, &last);
     const int64_t g0 = block_begin + first, blocks = last - first;
+    int64_t next_first = 0, next_last = 0;
+    if (g + 1 < groups) {
+      ThreadPool::ChunkRange(range, static_cast<int>(groups), static_cast<int>(g + 1), &next_first,
+                             &next_last);
+    }
     for (int64_t s0 = 0; s0 < tiles; s0 += sub_tiles_) {
       const int64_t count = std::min(sub_tiles_, tiles - s0);
+      const bool first_run = s0 == 0, last_run = s0 + count == tiles;
       BlockedConvRun run;
       run.pos_step = channel_pitch_;
       run.taps = 1;
@@ -286,14 +302,29 @@ void BlockedWinograd::Products(const float* v, int64_t v_tiles, float* out_image
       run.blocked_input = true;
       for (int64_t xi = 0; xi < positions; ++xi) {
         run.out = m + xi * m_position;
-        const float* weights = weights_.data() + ((xi * out_blocks_ + g0) * p.in_channels) * L;
-        for (int64_t c0 = 0; c0 < p.in_channels; c0 += kReductionPart) {
+        const float* weights = weights_.data() + ((xi * out_blocks_ + g0) * in_c) * L;
+        for (int64_t c0 = 0; c0 < in_c; c0 += kReductionPart) {
           run.in = v + xi * v_position + s0 * channel_pitch_;
-          run.channels = std::min(kReductionPart, p.in_channels - c0);
+          run.channels = std::min(kReductionPart, in_c - c0);
           run.channel_offsets = channel_offsets_.data() + c0;
           run.weights = weights + c0 * L;
           run.epilogue.accumulate = c0 > 0;
-          run.epilogue.last = c0 + run.channels == p.in_channels;
+          run.epilogue.last = c0 + run.channels == in_c;
+          run.prefetch = nullptr;
+          const int64_t next_c0 = c0 + run.channels;
+          if (first_run && next_c0 < in_c) {
+            run.prefetch = weights + next_c0 * L;
+            run.prefetch_floats = std::min(kReductionPart, in_c - next_c0) * L;
+            run.prefetch_blocks = static_cast<int32_t>(blocks);
+          } else if (first_run && xi + 1 < positions) {
+            run.prefetch = weights + position_floats;
+            run.prefetch_floats = std::min(kReductionPart, in_c) * L;
+            run.prefetch_blocks = static_cast<int32_t>(blocks);
+          } else if (last_run && xi + 1 == positions && g + 1 < groups) {
+            run.prefetch = weights_.data() + (block_begin + next_first) * in_c * L;
+            run.prefetch_floats = std::min(kReductionPart, in_c) * L;
+            run.prefetch_blocks = static_cast<int32_t>(next_last - next_first);
+          }
           table_.blocked_conv(run);
         }
       }
