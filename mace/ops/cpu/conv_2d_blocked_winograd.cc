@@ -18,8 +18,11 @@ constexpr int64_t kBlockBytes = int64_t{1} << 20;
 // beside V.
 constexpr int64_t kGroupBytes = int64_t{1} << 20;
 // One product run's alpha^2 outputs (M), which the output transform reads
-// right after: about an L1.
-constexpr int64_t kProductBytes = int64_t{48} << 10;
+// right after: in L2 beside V and the group's filter. Each run reads the
+// group's filter again, and a part of it (kReductionPart channels at one
+// position) stays in L1 only over that run's kernel tiles: in runs of 8 to
+// 16 tiles (an L1 of M) every weight came from L2 for a tile or two.
+constexpr int64_t kProductBytes = int64_t{448} << 10;
 // Tiles per product run are a multiple of this (every kernel's position tile
 // divides it or is close: 8, 6 and 4 positions).
 constexpr int64_t kTileQuantum = 8;
@@ -131,7 +134,12 @@ BlockedWinograd::BlockedWinograd(const KernelTable& table, const ref::Conv2DPara
   const int64_t group_bytes = positions * L * in_c * int64_t{sizeof(float)};
   group_blocks_ = std::clamp<int64_t>(kGroupBytes / group_bytes, 1, table.blocked_conv_blocks);
   const int64_t m_tile_bytes = positions * group_blocks_ * L * int64_t{sizeof(float)};
-  sub_tiles_ = std::max(kTileQuantum, kProductBytes / m_tile_bytes / kTileQuantum * kTileQuantum);
+  // A run is no longer than a task's V (kBlockBytes) holds, so that a task
+  // never grows past that for its runs.
+  const int64_t v_tile_bytes = positions * channel_pitch_ * int64_t{sizeof(float)};
+  const int64_t max_tiles = std::max(kTileQuantum, kBlockBytes / v_tile_bytes);
+  sub_tiles_ = std::clamp(kProductBytes / m_tile_bytes / kTileQuantum * kTileQuantum,
+                          kTileQuantum, max_tiles);
 
   // The filters of a chunk of output lanes (whole blocks) are transformed
   // together, one input channel at a time, by the table's vectorized kernel,
