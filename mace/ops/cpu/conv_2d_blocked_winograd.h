@@ -11,9 +11,9 @@
 // Work goes in tasks of consecutive tiles, each by one thread in its own
 // scratch: the input transform of all the task's tiles into V ([xi][tile]
 // [channel], about kBlockBytes), then, per group of output blocks whose
-// transformed filter stays in L2 and per short run of tiles, the alpha^2
-// products into a buffer that stays in L1 and the output transform from it,
-// which adds the bias and applies the activation.
+// transformed filter stays in L2 and per run of tiles, the alpha^2 products
+// into a buffer that stays in L2 and the output transform from it, which
+// adds the bias and applies the activation.
 #ifndef MACE_OPS_CPU_CONV_2D_BLOCKED_WINOGRAD_H_
 #define MACE_OPS_CPU_CONV_2D_BLOCKED_WINOGRAD_H_
 
