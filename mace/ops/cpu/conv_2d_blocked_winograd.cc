@@ -131,15 +131,25 @@ BlockedWinograd::BlockedWinograd(const KernelTable& table, const ref::Conv2DPara
   const int64_t L = block_, positions = alpha_ * alpha_;
   const int64_t in_c = params.in_channels, out_c = params.out_channels;
   channel_pitch_ = in_blocks_ * L;
-  const int64_t group_bytes = positions * L * in_c * int64_t{sizeof(float)};
-  group_blocks_ = std::clamp<int64_t>(kGroupBytes / group_bytes, 1, table.blocked_conv_blocks);
-  const int64_t m_tile_bytes = positions * group_blocks_ * L * int64_t{sizeof(float)};
   // A run is no longer than a task's V (kBlockBytes) holds, so that a task
   // never grows past that for its runs.
   const int64_t v_tile_bytes = positions * channel_pitch_ * int64_t{sizeof(float)};
   const int64_t max_tiles = std::max(kTileQuantum, kBlockBytes / v_tile_bytes);
-  sub_tiles_ = std::clamp(kProductBytes / m_tile_bytes / kTileQuantum * kTileQuantum,
-                          kTileQuantum, max_tiles);
+  auto run_tiles = [&](int64_t blocks) {
+    const int64_t m_tile_bytes = positions * blocks * L * int64_t{sizeof(float)};
+    return std::clamp(kProductBytes / m_tile_bytes / kTileQuantum * kTileQuantum, kTileQuantum,
+                      max_tiles);
+  };
+  // A group's filter stays in L2 for its runs after the first. When one
+  // run takes every tile, nothing reads it twice: the group takes the
+  // kernel's most blocks (512 channels at 7x7: 3 instead of 2, three weight
+  // vectors per 8 broadcasts instead of two).
+  const int64_t group_bytes = positions * L * in_c * int64_t{sizeof(float)};
+  group_blocks_ = std::clamp<int64_t>(kGroupBytes / group_bytes, 1, table.blocked_conv_blocks);
+  if (tiles_h_ * tiles_w_ <= run_tiles(table.blocked_conv_blocks)) {
+    group_blocks_ = table.blocked_conv_blocks;
+  }
+  sub_tiles_ = run_tiles(group_blocks_);
 
   // The filters of a chunk of output lanes (whole blocks) are transformed
   // together, one input channel at a time, by the table's vectorized kernel,
