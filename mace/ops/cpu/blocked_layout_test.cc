@@ -309,6 +309,12 @@ const WinogradShape kWinogradShapes[] = {
     {1, 20, 31, 6, 5, 1, 1, 1, 1},
     {1, 12, 1, 7, 7, 1, 1, 1, 1},
     {1, 1, 24, 7, 9, 1, 1, 1, 1},
+    // A large filter over several product runs (groups of one block at
+    // F(4x4), each run's first prefetching the next part), and over a
+    // single run (groups of the kernel's most blocks, five parts of the
+    // reduction prefetched across positions).
+    {1, 300, 20, 26, 26, 1, 1, 1, 1},
+    {1, 520, 40, 5, 6, 1, 1, 1, 1},
 };
 
 TEST(BlockedWinogradTest, MatchesReference) {
