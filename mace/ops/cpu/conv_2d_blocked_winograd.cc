@@ -338,7 +338,7 @@ void BlockedWinograd::Products(const float* v, int64_t v_tiles, float* out_image
             run.prefetch = weights + position_floats;
             run.prefetch_floats = std::min(kReductionPart, in_c) * L;
             run.prefetch_blocks = static_cast<int32_t>(blocks);
-          } else if (last_run && xi + 1 == positions && g + 1 < groups) {
+          } else if (last_run && xi + 1 == positions && next_c0 == in_c && g + 1 < groups) {
             run.prefetch = weights_.data() + (block_begin + next_first) * in_c * L;
             run.prefetch_floats = std::min(kReductionPart, in_c) * L;
             run.prefetch_blocks = static_cast<int32_t>(next_last - next_first);
