@@ -23,6 +23,11 @@ constexpr int kNeonGemmNr = 8;
 // Direct-convolution tiles (ConvRowsMicroKernel) of the same shape.
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
                   int64_t ldc, int rows, int cols, const TileEpilogue& epilogue);
+#if defined(__aarch64__)
+// The same with B's rows walked by steps (ConvRowsSteppedMicroKernel).
+void NeonConvRowsStepped(int64_t kc, const float* a, const float* first, const int64_t* steps,
+                         float* c, int64_t ldc, int rows, int cols, const TileEpilogue& epilogue);
+#endif
 
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue);
