@@ -43,6 +43,12 @@ void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, cons
 void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
                      int cols, const TileEpilogue& epilogue);
 
+#if defined(__aarch64__)
+// Two 8-row panels by 4 columns (GemmNarrowPairMicroKernel).
+void NeonGemmNarrowPair(int64_t kc, const float* a, int64_t a_stride, const float* b, float* c,
+                        int64_t ldc, bool accumulate);
+#endif
+
 // Runs `iterations` rounds of independent multiply-adds; returns the flops
 // done and writes a result to sink[0..3].
 int64_t NeonFmaPeak(int64_t iterations, float* sink);

@@ -349,6 +349,19 @@ TEST(Conv2dKernelTest, Winograd) {
     Check({1, 40, 41, 43, 24, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, 4 * tolerance);
     // Input channels past one reduction block (kc): accumulation in the GEMM.
     Check({1, 300, 6, 9, 10, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile, 8 * tolerance);
+    // Maps whose last panel of tiles is at most 4 wide (at F(4x4): 7x7 is
+    // 4 tiles, 14x14 12 + 4), which arm64 runs two output-channel
+    // micro-tiles at a time: an even and odd number of them, a partial
+    // last one, every tail of the reduction, and two reduction blocks.
+    for (int64_t hw : {7, 14}) {
+      for (int64_t out_c : {16, 17, 24}) {
+        for (int64_t in_c : {7, 19}) {
+          Check({1, in_c, hw, hw, out_c, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
+                2 * tolerance);
+        }
+      }
+      Check({1, 300, hw, hw, 40, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, 8 * tolerance);
+    }
     // Activations the transform cannot fuse run as a pass afterwards.
     Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::LEAKYRELU, tile, tolerance);
     Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::SIGMOID, tile, tolerance);

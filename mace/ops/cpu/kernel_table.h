@@ -28,6 +28,8 @@ struct KernelTable {
   GemmPartialMicroKernel gemm_partial = nullptr;
   // Optional: a run of full tiles along a row or a column of C in one call.
   GemmRunMicroKernel gemm_run = nullptr;
+  // Optional: two row panels by 4 columns in one call (GemmNarrowPairMicroKernel).
+  GemmNarrowPairMicroKernel gemm_narrow_pair = nullptr;
   // Optional: GEMM tiles whose B rows are read in place from a padded input
   // (direct convolution of shallow reductions, such as a network's stem).
   ConvRowsMicroKernel conv_rows = nullptr;

@@ -61,6 +61,14 @@ using GemmRunMicroKernel = void (*)(int64_t tiles, int64_t kc, const float* a, i
                                     int64_t ldc, int64_t row_bias_step, int64_t col_bias_step,
                                     const TileEpilogue& epilogue);
 
+// 2 * mr rows by 4 columns of C (row stride ldc) = (accumulate ? C : 0) +
+// two A panels (at a and a + a_stride floats) x the first 4 columns of a B
+// panel (nr wide), with no bias or activation: Winograd's products on maps
+// of a few tiles.
+using GemmNarrowPairMicroKernel = void (*)(int64_t kc, const float* a, int64_t a_stride,
+                                           const float* b, float* c, int64_t ldc,
+                                           bool accumulate);
+
 // The partial-tile product for a direct convolution: B's k-th row is the nr
 // floats at base + offsets[k] (one tap's inputs for nr consecutive output
 // pixels, in a padded copy of the input), read in place instead of from an
