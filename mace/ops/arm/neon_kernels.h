@@ -23,6 +23,11 @@ constexpr int kNeonGemmNr = 8;
 // Direct-convolution tiles (ConvRowsMicroKernel) of the same shape.
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
                   int64_t ldc, int rows, int cols, const TileEpilogue& epilogue);
+#if defined(__aarch64__)
+// The same with B's rows walked by steps (ConvRowsSteppedMicroKernel).
+void NeonConvRowsStepped(int64_t kc, const float* a, const float* first, const int64_t* steps,
+                         float* c, int64_t ldc, int rows, int cols, const TileEpilogue& epilogue);
+#endif
 
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue);
@@ -37,6 +42,12 @@ void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, cons
 // A tile with fewer than mr rows or nr columns (GemmPartialMicroKernel).
 void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
                      int cols, const TileEpilogue& epilogue);
+
+#if defined(__aarch64__)
+// Two 8-row panels by 4 columns (GemmNarrowPairMicroKernel).
+void NeonGemmNarrowPair(int64_t kc, const float* a, int64_t a_stride, const float* b, float* c,
+                        int64_t ldc, bool accumulate);
+#endif
 
 // Runs `iterations` rounds of independent multiply-adds; returns the flops
 // done and writes a result to sink[0..3].

@@ -7,6 +7,7 @@
 
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "mace/ops/arm/neon_epilogue.h"
 #include "mace/ops/arm/neon_kernels.h"
@@ -310,28 +311,29 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
 }
 
 // A direct convolution's tile: AsmTile's product with B's k-th row the 12
-// floats at base + offsets[k] (floats), from the row bias or zero, clamped
-// and stored as AsmTile does. Two steps: one ldp for both offsets and one
-// four-register ld1 for both steps' A; four steps a loop, which shares its
-// subs and b.ne, 27.5 instructions a step (two a loop: 28; GCC's loop of
-// MACE_NEON_STEP: 30).
+// floats at first + (steps[0] + ... + steps[k - 1]) bytes, from the row bias
+// or zero, clamped and stored as AsmTile does. B's row pointer moves by the
+// post-increment of the load that reads it, so two steps are one ldp of both
+// steps, one four-register ld1 for both steps' A and two ld1 of B: four
+// steps a loop, which shares its subs and b.ne, 26.5 instructions a step.
+// With offsets from a base (an ldp of both and an add per row, as before)
+// it was 27.5, and the stems of ResNet-18 (7x7, 147 taps) and SqueezeNet
+// 1.1 (3x3, 27) spent 13 % and 8 % of their counts here.
 #define MACE_ASM_CONV_TWO_STEPS                                                      \
-  "ldp %[b0], %[b1], [%[offsets]], #16\n"                                           \
+  "ldp %[s0], %[s1], [%[steps]], #16\n"                                             \
   "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                 \
-  "add %[b0], %[base], %[b0], lsl #2\n"                                             \
-  "add %[b1], %[base], %[b1], lsl #2\n"                                             \
-  "ld1 {v4.4s, v5.4s, v6.4s}, [%[b0]]\n"                                            \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]], %[s0]\n"                                     \
   MACE_ASM_STEP_ROWS("v0", "v1")                                                    \
-  "ld1 {v4.4s, v5.4s, v6.4s}, [%[b1]]\n"                                            \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]], %[s1]\n"                                     \
   MACE_ASM_STEP_ROWS("v2", "v3")
-[[gnu::always_inline]] inline void AsmConvRows(int64_t kc, const float* a, const float* base,
-                                               const int64_t* offsets, float* c,
+[[gnu::always_inline]] inline void AsmConvRows(int64_t kc, const float* a, const float* first,
+                                               const int64_t* steps, float* c,
                                                int64_t ldc_bytes, const float* bias, bool clamp,
                                                bool clamp_hi, const float* bounds) {
   int64_t quads = kc >> 2;
   float* row;
-  const float* b0;
-  const float* b1;
+  const float* pb = first;
+  int64_t s0, s1;
   __asm__ volatile(
       MACE_ASM_ACC_FROM_BIAS
       "cbz %[quads], 2f\n"
@@ -344,16 +346,14 @@ inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_
       MACE_ASM_CONV_TWO_STEPS
       "3:\n"
       "tbz %[kc], #0, 4f\n"
-      "ldr %[b0], [%[offsets]]\n"
       "ld1 {v0.4s, v1.4s}, [%[a]]\n"
-      "add %[b0], %[base], %[b0], lsl #2\n"
-      "ld1 {v4.4s, v5.4s, v6.4s}, [%[b0]]\n"
+      "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]]\n"
       MACE_ASM_STEP_ROWS("v0", "v1")
       "4:\n"
       MACE_ASM_CLAMP_STORE
-      : [a] "+r"(a), [offsets] "+r"(offsets), [quads] "+r"(quads), [bias] "+r"(bias),
-        [row] "=&r"(row), [b0] "=&r"(b0), [b1] "=&r"(b1)
-      : [kc] "r"(kc), [base] "r"(base), [c] "r"(c), [ldc] "r"(ldc_bytes),
+      : [a] "+r"(a), [steps] "+r"(steps), [quads] "+r"(quads), [bias] "+r"(bias),
+        [row] "=&r"(row), [pb] "+r"(pb), [s0] "=&r"(s0), [s1] "=&r"(s1)
+      : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes),
         [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
         "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
@@ -739,22 +739,21 @@ void AsmColumnTile(int64_t kc, const float* a, const float* b, float* columns) {
 #undef MACE_ASM_COLUMN_OPERANDS
 
 // A direct convolution's edge tile 4 (kVecs 1) or 8 (kVecs 2) columns wide:
-// AsmConvRows' product (B's k-th row at base + offsets[k]) on the narrow
+// AsmConvRows' product (B's rows walked by steps from first) on the narrow
 // tile's registers, from the row bias (8 values) or zero, clamped and
 // stored to 8 rows ldc bytes apart. A stem's output rows of 112 end 4
-// columns past a whole tile, which ran the whole 8 x 12 tile (27.5
-// instructions a step against 11.5 here) into a staging tile.
+// columns past a whole tile, which ran the whole 8 x 12 tile (26.5
+// instructions a step against 10.5 here) into a staging tile.
 #define MACE_ASM_CONV_NARROW_TWO_STEPS(kVecs)                                              \
-  "ldp %[b0], %[b1], [%[offsets]], #16\n"                                                  \
-  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                        \
-  "add %[b0], %[base], %[b0], lsl #2\n"                                                    \
-  "add %[b1], %[base], %[b1], lsl #2\n"                                                    \
-  MACE_ASM_CONV_NARROW_B##kVecs("b0", "v4", "v5")                                          \
-  MACE_ASM_CONV_NARROW_B##kVecs("b1", "v6", "v7")                                          \
+  "ldp %[s0], %[s1], [%[steps]], #16\n"                                                   \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                       \
+  MACE_ASM_CONV_NARROW_B##kVecs(", %[s0]", "v4", "v5")                                    \
+  MACE_ASM_CONV_NARROW_B##kVecs(", %[s1]", "v6", "v7")                                    \
   MACE_ASM_NARROW_ROWS##kVecs("v4", "v5", "v0", "v1")                                      \
   MACE_ASM_NARROW_ROWS##kVecs("v6", "v7", "v2", "v3")
-#define MACE_ASM_CONV_NARROW_B1(ptr, r0, r1) "ld1 {" r0 ".4s}, [%[" ptr "]]\n"
-#define MACE_ASM_CONV_NARROW_B2(ptr, r0, r1) "ld1 {" r0 ".4s, " r1 ".4s}, [%[" ptr "]]\n"
+// One B row (post, if not empty, moves the pointer on by a step).
+#define MACE_ASM_CONV_NARROW_B1(post, r0, r1) "ld1 {" r0 ".4s}, [%[pb]]" post "\n"
+#define MACE_ASM_CONV_NARROW_B2(post, r0, r1) "ld1 {" r0 ".4s, " r1 ".4s}, [%[pb]]" post "\n"
 #define MACE_ASM_CONV_NARROW(kVecs)                                                        \
   "cbz %[quads], 2f\n"                                                                     \
   "1:\n"                                                                                   \
@@ -766,30 +765,28 @@ void AsmColumnTile(int64_t kc, const float* a, const float* b, float* columns) {
   MACE_ASM_CONV_NARROW_TWO_STEPS(kVecs)                                                    \
   "3:\n"                                                                                   \
   "tbz %[kc], #0, 4f\n"                                                                    \
-  "ldr %[b0], [%[offsets]]\n"                                                              \
   "ld1 {v0.4s, v1.4s}, [%[a]]\n"                                                           \
-  "add %[b0], %[base], %[b0], lsl #2\n"                                                    \
-  MACE_ASM_CONV_NARROW_B##kVecs("b0", "v4", "v5")                                          \
+  MACE_ASM_CONV_NARROW_B##kVecs("", "v4", "v5")                                            \
   MACE_ASM_NARROW_ROWS##kVecs("v4", "v5", "v0", "v1")                                      \
   "4:\n"                                                                                   \
   MACE_ASM_NARROW_CLAMP(kVecs)
 #define MACE_ASM_CONV_NARROW_OPERANDS                                                      \
-  : [a] "+r"(a), [offsets] "+r"(offsets), [quads] "+r"(quads), [bias] "+r"(bias),          \
-    [row] "=&r"(row), [b0] "=&r"(b0), [b1] "=&r"(b1)                                       \
-  : [kc] "r"(kc), [base] "r"(base), [c] "r"(c), [ldc] "r"(ldc_bytes),                      \
+  : [a] "+r"(a), [steps] "+r"(steps), [quads] "+r"(quads), [bias] "+r"(bias),              \
+    [row] "=&r"(row), [pb] "+r"(pb), [s0] "=&r"(s0), [s1] "=&r"(s1)                        \
+  : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes),                                        \
     [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)   \
   : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",     \
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",    \
     "v23"
 template <int kVecs>
-void AsmNarrowConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets,
+void AsmNarrowConvRows(int64_t kc, const float* a, const float* first, const int64_t* steps,
                        float* c, int64_t ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
                        const float* bounds) {
   static_assert(kVecs == 1 || kVecs == 2, "4 or 8 columns");
   int64_t quads = kc >> 2;
   float* row;
-  const float* b0;
-  const float* b1;
+  const float* pb = first;
+  int64_t s0, s1;
   if constexpr (kVecs == 1) {
     __asm__ volatile(
         MACE_ASM_NARROW_FROM_BIAS1
@@ -809,6 +806,75 @@ void AsmNarrowConvRows(int64_t kc, const float* a, const float* base, const int6
 #undef MACE_ASM_CONV_NARROW_B2
 #undef MACE_ASM_CONV_NARROW
 #undef MACE_ASM_CONV_NARROW_OPERANDS
+// clang-format on
+
+// clang-format off
+// Two 8-row panels (a, and a1 = a + a_stride floats) times B's first 4
+// columns: a 16 x 4 tile straight into C's 16 rows (ldc bytes apart), from C
+// (from_c) or zero, with no epilogue. Winograd's products on small maps (a
+// 7x7 map at F(4x4) is 4 tiles, a 14x14 one 12 + 4) ran the 8 x 4 tile: 16
+// fmla, an A load and a B load every two steps. Here two steps are 32 fmla
+// and three loads (B's one is shared): 1.09 instructions per fmla in the
+// loop against 1.125, and half the calls, C loads and stores per row.
+// Panel 0 accumulates in v8-v15 as the 8 x 4 tile does, panel 1 in
+// v16-v23; panel 1's A comes through v24-v27.
+#define MACE_ASM_PAIR_COL(b, lo, hi) \
+  MACE_ASM_COL("v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", b, lo, hi)
+#define MACE_ASM_NARROW_PAIRP                                                          \
+  "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[a1]], #64\n"                               \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], %[b_step2]\n"                             \
+  MACE_ASM_NARROW1("v4", "v0", "v1") MACE_ASM_PAIR_COL("v4", "v24", "v25")             \
+  MACE_ASM_NARROW1("v7", "v2", "v3") MACE_ASM_PAIR_COL("v7", "v26", "v27")
+#define MACE_ASM_NARROW_BP(r0, r1)                                                     \
+  "ld1 {v24.4s, v25.4s}, [%[a1]], #32\n"                                               \
+  "ld1 {" r0 ".4s}, [%[b]], %[b_step]\n"
+#define MACE_ASM_NARROW_ROWSP(b0, b1, lo, hi)                                          \
+  MACE_ASM_NARROW1(b0, lo, hi) MACE_ASM_PAIR_COL(b0, "v24", "v25")
+void AsmNarrowPairToC(int64_t kc, const float* a, int64_t a_stride, const float* b, float* c,
+                      int64_t ldc_bytes, bool from_c) {
+  int64_t blocks = kc >> 4;
+  const int64_t b_step = kNeonGemmNr * sizeof(float);
+  const float* a1 = a + a_stride;
+  float* row;
+  __asm__ volatile(
+      "cbz %[from_c], 10f\n"
+      "mov %[row], %[c]\n"
+      "ld1 {v8.4s}, [%[row]], %[ldc]\n ld1 {v9.4s}, [%[row]], %[ldc]\n"
+      "ld1 {v10.4s}, [%[row]], %[ldc]\n ld1 {v11.4s}, [%[row]], %[ldc]\n"
+      "ld1 {v12.4s}, [%[row]], %[ldc]\n ld1 {v13.4s}, [%[row]], %[ldc]\n"
+      "ld1 {v14.4s}, [%[row]], %[ldc]\n ld1 {v15.4s}, [%[row]], %[ldc]\n"
+      "ld1 {v16.4s}, [%[row]], %[ldc]\n ld1 {v17.4s}, [%[row]], %[ldc]\n"
+      "ld1 {v18.4s}, [%[row]], %[ldc]\n ld1 {v19.4s}, [%[row]], %[ldc]\n"
+      "ld1 {v20.4s}, [%[row]], %[ldc]\n ld1 {v21.4s}, [%[row]], %[ldc]\n"
+      "ld1 {v22.4s}, [%[row]], %[ldc]\n ld1 {v23.4s}, [%[row]]\n"
+      "b 11f\n"
+      "10:\n"
+      "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
+      "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
+      "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
+      "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
+      "11:\n"
+      MACE_ASM_NARROW_LOOP(P)
+      "mov %[row], %[c]\n"
+      "st1 {v8.4s}, [%[row]], %[ldc]\n st1 {v9.4s}, [%[row]], %[ldc]\n"
+      "st1 {v10.4s}, [%[row]], %[ldc]\n st1 {v11.4s}, [%[row]], %[ldc]\n"
+      "st1 {v12.4s}, [%[row]], %[ldc]\n st1 {v13.4s}, [%[row]], %[ldc]\n"
+      "st1 {v14.4s}, [%[row]], %[ldc]\n st1 {v15.4s}, [%[row]], %[ldc]\n"
+      "st1 {v16.4s}, [%[row]], %[ldc]\n st1 {v17.4s}, [%[row]], %[ldc]\n"
+      "st1 {v18.4s}, [%[row]], %[ldc]\n st1 {v19.4s}, [%[row]], %[ldc]\n"
+      "st1 {v20.4s}, [%[row]], %[ldc]\n st1 {v21.4s}, [%[row]], %[ldc]\n"
+      "st1 {v22.4s}, [%[row]], %[ldc]\n st1 {v23.4s}, [%[row]]\n"
+      : [a] "+r"(a), [a1] "+r"(a1), [b] "+r"(b), [blocks] "+r"(blocks), [row] "=&r"(row)
+      : [kc] "r"(kc), [b_step] "r"(b_step), [b_step2] "r"(2 * b_step), [c] "r"(c),
+        [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c})
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",
+        "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
+        "v23", "v24", "v25", "v26", "v27");
+}
+#undef MACE_ASM_PAIR_COL
+#undef MACE_ASM_NARROW_PAIRP
+#undef MACE_ASM_NARROW_BP
+#undef MACE_ASM_NARROW_ROWSP
 // clang-format on
 
 #undef MACE_ASM_NARROW_TO_C_OPERANDS
@@ -888,6 +954,11 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
     AsmTile(kc, a, b, tile, kNeonGemmNr * sizeof(float), false, nullptr, false, false, nullptr);
     FinishPartialTile<3>(tile, c, ldc, rows, cols, epilogue);
   }
+}
+
+void NeonGemmNarrowPair(int64_t kc, const float* a, int64_t a_stride, const float* b, float* c,
+                        int64_t ldc, bool accumulate) {
+  AsmNarrowPairToC(kc, a, a_stride, b, c, ldc * static_cast<int64_t>(sizeof(float)), accumulate);
 }
 
 #undef MACE_ASM_ROW
@@ -1103,8 +1174,8 @@ namespace {
 // An edge tile (through a staging tile whose first rows and cols are
 // copied to C), or a column bias or hard-swish (from zero, then the C
 // epilogue). Out of line, so that the whole tiles do not set up its frame.
-[[gnu::noinline]] void ConvRowsStaged(int64_t kc, const float* a, const float* base,
-                                      const int64_t* offsets, float* c, int64_t ldc, int rows,
+[[gnu::noinline]] void ConvRowsStaged(int64_t kc, const float* a, const float* first,
+                                      const int64_t* steps, float* c, int64_t ldc, int rows,
                                       int cols, const TileEpilogue& tile_epilogue) {
   const TileEpilogue epilogue = tile_epilogue;
   alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
@@ -1129,10 +1200,10 @@ namespace {
       const int64_t out_ld = direct ? ldc : width;
       const int64_t out_bytes = out_ld * static_cast<int64_t>(sizeof(float));
       if (width == 4) {
-        AsmNarrowConvRows<1>(kc, a, base, offsets, out, out_bytes, row_bias, clamp, clamp_hi,
+        AsmNarrowConvRows<1>(kc, a, first, steps, out, out_bytes, row_bias, clamp, clamp_hi,
                              bounds);
       } else {
-        AsmNarrowConvRows<2>(kc, a, base, offsets, out, out_bytes, row_bias, clamp, clamp_hi,
+        AsmNarrowConvRows<2>(kc, a, first, steps, out, out_bytes, row_bias, clamp, clamp_hi,
                              bounds);
       }
       if (!direct) {
@@ -1142,13 +1213,13 @@ namespace {
       }
       return;
     }
-    AsmConvRows(kc, a, base, offsets, tile, kTileBytes, row_bias, clamp, clamp_hi, bounds);
+    AsmConvRows(kc, a, first, steps, tile, kTileBytes, row_bias, clamp, clamp_hi, bounds);
     for (int i = 0; i < rows; ++i) {
       for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * kNeonGemmNr + j];
     }
     return;
   }
-  AsmConvRows(kc, a, base, offsets, tile, kTileBytes, nullptr, false, false, nullptr);
+  AsmConvRows(kc, a, first, steps, tile, kTileBytes, nullptr, false, false, nullptr);
   float32x4_t acc[8][3];
   LoadTile(tile, acc);
   StoreConvTile<8, 12>(acc, c, ldc, rows, cols, epilogue);
@@ -1158,17 +1229,33 @@ namespace {
 
 // A whole tile with a row bias and a clamp (every stem) goes straight to C
 // from the assembly tile (AsmConvRows); the rest through ConvRowsStaged.
-void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
-                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+void NeonConvRowsStepped(int64_t kc, const float* a, const float* first, const int64_t* steps,
+                         float* c, int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
   if (rows != kNeonGemmMr || cols != kNeonGemmNr || epilogue.col_bias != nullptr ||
       epilogue.activation == kTileActHardSwish) {
-    return ConvRowsStaged(kc, a, base, offsets, c, ldc, rows, cols, epilogue);
+    return ConvRowsStaged(kc, a, first, steps, c, ldc, rows, cols, epilogue);
   }
   const bool clamp = epilogue.activation == kTileActClamp;
   const float bounds[2] = {epilogue.lo, epilogue.hi};
   const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
-  AsmConvRows(kc, a, base, offsets, c, ldc * static_cast<int64_t>(sizeof(float)),
+  AsmConvRows(kc, a, first, steps, c, ldc * static_cast<int64_t>(sizeof(float)),
               epilogue.row_bias, clamp, clamp_hi, bounds);
+}
+
+// The offsets form: the steps between consecutive offsets, then the
+// stepped kernel (a direct convolution computes its steps once, in
+// Conv2dDirect, and calls that).
+void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
+                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  if (kc <= 0) {
+    return NeonConvRowsStepped(kc, a, base, nullptr, c, ldc, rows, cols, epilogue);
+  }
+  constexpr int64_t kMaxStackSteps = 256;
+  int64_t stack_steps[kMaxStackSteps];
+  std::vector<int64_t> heap_steps(kc > kMaxStackSteps ? kc : 0);
+  int64_t* steps = kc > kMaxStackSteps ? heap_steps.data() : stack_steps;
+  ConvRowSteps(offsets, kc, steps);
+  NeonConvRowsStepped(kc, a, base + offsets[0], steps, c, ldc, rows, cols, epilogue);
 }
 
 #else  // armv7

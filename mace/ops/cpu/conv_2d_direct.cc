@@ -35,6 +35,10 @@ Conv2dDirect::Conv2dDirect(const KernelTable& table, const ref::Conv2DParams& pa
   fused_activation_ = FuseActivation(p.activation, &epilogue_);
   // OIHW is [out channel][(ic, kh, kw)]: A rows with unit depth stride.
   filter_.Pack(filter, p.out_channels, k_, k_, 1, table.mr, arena);
+  if (table.conv_rows_stepped != nullptr) {
+    steps_.resize(k_);
+    ConvRowSteps(padded_.offsets(), k_, steps_.data());
+  }
 }
 
 int64_t Conv2dDirect::ScratchBytes(int threads) const {
@@ -50,6 +54,8 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
   const int64_t out_plane = p.out_h * p.out_w;
   const int64_t segments = CeilDiv(p.out_w, nr);
   const int64_t m_tiles = CeilDiv(p.out_channels, mr);
+  const bool stepped = !steps_.empty();
+  const int64_t first = stepped ? padded_.offsets()[0] : 0;
   for (int64_t n = 0; n < p.batch; ++n) {
     ParallelFor(pool, p.in_channels, [&](int64_t begin, int64_t end) {
       padded_.Fill(input + n * in_image, begin, end, scratch);
@@ -73,9 +79,14 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
         for (int64_t task = begin; task < end; ++task) {
           const int cols = static_cast<int>(std::min<int64_t>(nr, p.out_w - ow));
           const float* base = scratch + padded_.Origin(oh, ow);
-          table_.conv_rows(k_, filter_.Panel(mt), base, padded_.offsets(),
-                           image_out + mt * mr * out_plane + oh * p.out_w + ow, out_plane, rows,
-                           cols, tile);
+          float* c = image_out + mt * mr * out_plane + oh * p.out_w + ow;
+          if (stepped) {
+            table_.conv_rows_stepped(k_, filter_.Panel(mt), base + first, steps_.data(), c,
+                                     out_plane, rows, cols, tile);
+          } else {
+            table_.conv_rows(k_, filter_.Panel(mt), base, padded_.offsets(), c, out_plane, rows,
+                             cols, tile);
+          }
           ow += nr;
           if (ow >= p.out_w) {
             ow = 0;

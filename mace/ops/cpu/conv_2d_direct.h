@@ -13,6 +13,8 @@
 #ifndef MACE_OPS_CPU_CONV_2D_DIRECT_H_
 #define MACE_OPS_CPU_CONV_2D_DIRECT_H_
 
+#include <vector>
+
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/conv_2d_padded_image.h"
 #include "mace/ops/cpu/gemm.h"
@@ -45,6 +47,9 @@ class Conv2dDirect : public Conv2dKernel {
   bool fused_activation_ = false;
   TileEpilogue epilogue_;
   PackedPanels filter_;
+  // With the table's conv_rows_stepped: the B rows' steps (bytes) from
+  // offsets()[0], computed once.
+  std::vector<int64_t> steps_;
 };
 
 }  // namespace ops

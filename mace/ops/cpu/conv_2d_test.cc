@@ -212,6 +212,71 @@ TEST(Conv2dKernelTest, DirectRowsAtEdges) {
   }
 }
 
+// The direct tile kernels on their own: B rows at scattered offsets (steps
+// up and down, as a stride-2 stem's column phases make them), every tail of
+// the reduction, whole and edge tiles, bias and clamp, with the offsets and
+// (where the table has it) the stepped form against a plain sum.
+TEST(Conv2dKernelTest, ConvRowsKernelsMatchPlainSums) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int mr = table->mr, nr = table->nr;
+    const int64_t pool = 700;
+    const std::vector<float> image = RandomFloats(pool + nr, 31);
+    const std::vector<float> bias = RandomFloats(mr, 32);
+    for (int64_t kc : {1, 2, 3, 4, 5, 7, 8, 27, 147}) {
+      const std::vector<float> a = RandomFloats(kc * mr, 33);
+      std::vector<int64_t> offsets(kc);
+      for (int64_t k = 0; k < kc; ++k) offsets[k] = (k * 389 + 17 * (k % 3)) % pool;
+      std::vector<int64_t> steps(kc);
+      ConvRowSteps(offsets.data(), kc, steps.data());
+      for (int rows : {mr, mr - 3}) {
+        for (int cols : {nr, nr - 1, 8, 4, 3, 1}) {
+          if (cols < 1 || cols > nr) continue;
+          for (int activation : {kTileActNone, kTileActClamp}) {
+            TileEpilogue epilogue;
+            epilogue.row_bias = bias.data();
+            epilogue.activation = activation;
+            epilogue.lo = 0.f;
+            epilogue.hi = activation == kTileActClamp ? 0.5f : 0.f;
+            std::vector<float> expected(rows * cols);
+            for (int i = 0; i < rows; ++i) {
+              for (int j = 0; j < cols; ++j) {
+                double sum = bias[i];
+                for (int64_t k = 0; k < kc; ++k) {
+                  sum += static_cast<double>(a[k * mr + i]) * image[offsets[k] + j];
+                }
+                float v = static_cast<float>(sum);
+                if (activation == kTileActClamp) v = std::min(std::max(v, 0.f), 0.5f);
+                expected[i * cols + j] = v;
+              }
+            }
+            SCOPED_TRACE(::testing::Message() << table->name << " kc " << kc << " rows " << rows
+                                              << " cols " << cols << " act " << activation);
+            const int64_t ldc = nr + 5;
+            std::vector<float> c(rows * ldc, -7.f);
+            table->conv_rows(kc, a.data(), image.data(), offsets.data(), c.data(), ldc, rows, cols,
+                             epilogue);
+            std::vector<float> got(rows * cols);
+            for (int i = 0; i < rows; ++i) {
+              for (int j = 0; j < cols; ++j) got[i * cols + j] = c[i * ldc + j];
+              for (int j = cols; j < ldc; ++j) EXPECT_EQ(c[i * ldc + j], -7.f);
+            }
+            ExpectNear(got, expected, 1e-4f, 1e-4f);
+            if (table->conv_rows_stepped == nullptr) continue;
+            std::fill(c.begin(), c.end(), -7.f);
+            table->conv_rows_stepped(kc, a.data(), image.data() + offsets[0], steps.data(),
+                                     c.data(), ldc, rows, cols, epilogue);
+            for (int i = 0; i < rows; ++i) {
+              for (int j = 0; j < cols; ++j) got[i * cols + j] = c[i * ldc + j];
+              for (int j = cols; j < ldc; ++j) EXPECT_EQ(c[i * ldc + j], -7.f);
+            }
+            ExpectNear(got, expected, 1e-4f, 1e-4f);
+          }
+        }
+      }
+    }
+  }
+}
+
 // Unpadded 1x1 convs at stride > 1 run as a 1x1 GEMM over a subsampled
 // copy: odd and even sizes (the last row and column read or not), unequal
 // strides, batches, groups, and tile edges in both GEMM dimensions.
@@ -284,6 +349,19 @@ TEST(Conv2dKernelTest, Winograd) {
     Check({1, 40, 41, 43, 24, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, 4 * tolerance);
     // Input channels past one reduction block (kc): accumulation in the GEMM.
     Check({1, 300, 6, 9, 10, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile, 8 * tolerance);
+    // Maps whose last panel of tiles is at most 4 wide (at F(4x4): 7x7 is
+    // 4 tiles, 14x14 12 + 4), which arm64 runs two output-channel
+    // micro-tiles at a time: an even and odd number of them, a partial
+    // last one, every tail of the reduction, and two reduction blocks.
+    for (int64_t hw : {7, 14}) {
+      for (int64_t out_c : {16, 17, 24}) {
+        for (int64_t in_c : {7, 19}) {
+          Check({1, in_c, hw, hw, out_c, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
+                2 * tolerance);
+        }
+      }
+      Check({1, 300, hw, hw, 40, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, 8 * tolerance);
+    }
     // Activations the transform cannot fuse run as a pass afterwards.
     Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::LEAKYRELU, tile, tolerance);
     Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::SIGMOID, tile, tolerance);

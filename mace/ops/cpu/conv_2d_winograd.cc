@@ -273,7 +273,9 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   layout.v_floats = half_v_ ? 0 : v_values;
   // One micro-tile of M ([mr][position][nr], see RunBlock); the output
   // transform reads whole chunks of lanes, so there is room past the last row.
-  layout.m_floats = mr_ * positions * nr + kWinogradMaxLanes;
+  // (Two micro-tiles with the narrow pair kernel: see RunBlock.)
+  const int64_t m_tiles = !fp16_ && table_.gemm_narrow_pair != nullptr ? 2 : 1;
+  layout.m_floats = m_tiles * mr_ * positions * nr + kWinogradMaxLanes;
   layout.v_halves = fp16_ ? v_values : 0;
   layout.per_thread =
       ThreadRegionFloats(layout.v_floats + (layout.v_halves + 1) / 2 + layout.m_floats);
@@ -374,9 +376,19 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   // they start as zeros rather than whatever the scratch held, since
   // denormal garbage would be slow.
   std::fill(m, m + layout.m_floats, 0.f);
-  for (int64_t ot = 0; ot < oc_tiles; ++ot) {
+  // A block whose last panel is at most 4 tiles wide (ResNet-18's 7x7 maps
+  // are 4 tiles at F(4x4), its 14x14 ones 12 + 4) takes two micro-tiles of
+  // output channels at a time where the table has a kernel for the pair's
+  // 2 mr x 4 products, which shares each B load between them.
+  const int64_t last_cols = tiles - (used_panels - 1) * nr;
+  const int64_t group = !fp16_ && table_.gemm_narrow_pair != nullptr &&
+                                run_filter_.rows() == 0 && last_cols <= 4
+                            ? 2
+                            : 1;
+  for (int64_t ot = 0; ot < oc_tiles; ot += group) {
+    const int64_t group_tiles = std::min(group, oc_tiles - ot);
     const int64_t oc_begin = ot * mr;
-    const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
+    const int64_t oc_end = std::min<int64_t>(oc_begin + group_tiles * mr, p.out_channels);
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
       if (run_filter_.rows() > 0) {
@@ -424,32 +436,47 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
           }
           continue;
         }
-        const float* a_panel = transformed_filter_[xi].Panel(ot);
-        for (int64_t pc = 0; pc < in_c; pc += kc_) {
-          const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
-          const float* b_panel = v + ((xi * layout.panels + panel) * in_c + pc) * nr;
-          TileEpilogue plain;
-          plain.accumulate = pc > 0;
-          // The transformed filter is 4x (F(4x4)) the size of the filter and
-          // was last read an inference ago: on the first panel a kernel
-          // that prefetches fetches the slice it runs next as it goes.
-          if (panel == 0 && table_.gemm_prefetches_a) {
-            if (pc + kc_ < in_c) {
-              plain.prefetch_a = a_panel + (pc + kc_) * mr;
-            } else if (xi + 1 < positions) {
-              plain.prefetch_a = transformed_filter_[xi + 1].Panel(ot);
-            } else if (ot + 1 < oc_tiles) {
-              plain.prefetch_a = transformed_filter_[0].Panel(ot + 1);
-            }
+        if (group_tiles == 2 && partial_cols == 4) {
+          const float* a_panel = transformed_filter_[xi].Panel(ot);
+          const int64_t a_stride = transformed_filter_[xi].Panel(ot + 1) - a_panel;
+          for (int64_t pc = 0; pc < in_c; pc += kc_) {
+            const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+            table_.gemm_narrow_pair(kc, a_panel + pc * mr, a_stride,
+                                    v + ((xi * layout.panels + panel) * in_c + pc) * nr, m_tile,
+                                    pitch, pc > 0);
           }
-          // The last panel's padding lanes are zeros: a partial kernel
-          // skips what it can of them. On NEON it computes whole vectors
-          // of them (M has room), which it stores without staging.
-          if (cols < nr && table_.gemm_partial != nullptr) {
-            table_.gemm_partial(kc, a_panel + pc * mr, b_panel, m_tile, pitch, static_cast<int>(mr),
-                                static_cast<int>(partial_cols), plain);
-          } else {
-            table_.gemm(kc, a_panel + pc * mr, b_panel, m_tile, pitch, plain);
+          continue;
+        }
+        for (int64_t g = 0; g < group_tiles; ++g) {
+          const int64_t ot_g = ot + g;
+          float* m_g = m_tile + g * mr * pitch;
+          const float* a_panel = transformed_filter_[xi].Panel(ot_g);
+          for (int64_t pc = 0; pc < in_c; pc += kc_) {
+            const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+            const float* b_panel = v + ((xi * layout.panels + panel) * in_c + pc) * nr;
+            TileEpilogue plain;
+            plain.accumulate = pc > 0;
+            // The transformed filter is 4x (F(4x4)) the size of the filter and
+            // was last read an inference ago: on the first panel a kernel
+            // that prefetches fetches the slice it runs next as it goes.
+            if (panel == 0 && table_.gemm_prefetches_a) {
+              if (pc + kc_ < in_c) {
+                plain.prefetch_a = a_panel + (pc + kc_) * mr;
+              } else if (xi + 1 < positions) {
+                plain.prefetch_a = transformed_filter_[xi + 1].Panel(ot_g);
+              } else if (ot_g + 1 < oc_tiles) {
+                plain.prefetch_a = transformed_filter_[0].Panel(ot_g + 1);
+              }
+            }
+            // The last panel's padding lanes are zeros: a partial kernel
+            // skips what it can of them. On NEON it computes whole vectors
+            // of them (M has room), which it stores without staging.
+            if (cols < nr && table_.gemm_partial != nullptr) {
+              table_.gemm_partial(kc, a_panel + pc * mr, b_panel, m_g, pitch, static_cast<int>(mr),
+                                  static_cast<int>(partial_cols), plain);
+            } else {
+              table_.gemm(kc, a_panel + pc * mr, b_panel, m_g, pitch, plain);
+            }
           }
         }
       }

@@ -151,6 +151,10 @@ KernelTable MakeNeonTable(const CpuFeatures& features) {
   table.gemm_run = arm::NeonGemmRun;
 #endif
   table.conv_rows = arm::NeonConvRows;
+#if defined(__aarch64__)
+  table.conv_rows_stepped = arm::NeonConvRowsStepped;
+  table.gemm_narrow_pair = arm::NeonGemmNarrowPair;
+#endif
   table.panel_dot = arm::NeonPanelDot;
   table.depthwise3x3_s1 = arm::NeonDepthwise3x3S1;
   table.depthwise3x3_s2 = arm::NeonDepthwise3x3S2;

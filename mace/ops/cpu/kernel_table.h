@@ -28,9 +28,14 @@ struct KernelTable {
   GemmPartialMicroKernel gemm_partial = nullptr;
   // Optional: a run of full tiles along a row or a column of C in one call.
   GemmRunMicroKernel gemm_run = nullptr;
+  // Optional: two row panels by 4 columns in one call (GemmNarrowPairMicroKernel).
+  GemmNarrowPairMicroKernel gemm_narrow_pair = nullptr;
   // Optional: GEMM tiles whose B rows are read in place from a padded input
   // (direct convolution of shallow reductions, such as a network's stem).
   ConvRowsMicroKernel conv_rows = nullptr;
+  // Optional: conv_rows' product with the B rows walked by steps; a direct
+  // convolution that finds it computes its steps once and calls it.
+  ConvRowsSteppedMicroKernel conv_rows_stepped = nullptr;
   DepthwiseBandKernel depthwise3x3_s1 = nullptr;  // by horizontal stride
   DepthwiseBandKernel depthwise3x3_s2 = nullptr;
   // Pooling: 2x2 / 3x3 window bands, and global pooling planes.

@@ -61,6 +61,14 @@ using GemmRunMicroKernel = void (*)(int64_t tiles, int64_t kc, const float* a, i
                                     int64_t ldc, int64_t row_bias_step, int64_t col_bias_step,
                                     const TileEpilogue& epilogue);
 
+// 2 * mr rows by 4 columns of C (row stride ldc) = (accumulate ? C : 0) +
+// two A panels (at a and a + a_stride floats) x the first 4 columns of a B
+// panel (nr wide), with no bias or activation: Winograd's products on maps
+// of a few tiles.
+using GemmNarrowPairMicroKernel = void (*)(int64_t kc, const float* a, int64_t a_stride,
+                                           const float* b, float* c, int64_t ldc,
+                                           bool accumulate);
+
 // The partial-tile product for a direct convolution: B's k-th row is the nr
 // floats at base + offsets[k] (one tap's inputs for nr consecutive output
 // pixels, in a padded copy of the input), read in place instead of from an
@@ -70,6 +78,24 @@ using GemmRunMicroKernel = void (*)(int64_t tiles, int64_t kc, const float* a, i
 using ConvRowsMicroKernel = void (*)(int64_t kc, const float* a, const float* base,
                                      const int64_t* offsets, float* c, int64_t ldc, int rows,
                                      int cols, const TileEpilogue& epilogue);
+
+// The same product with B's rows walked rather than looked up: row 0 at
+// `first`, row k + 1 steps[k] bytes past row k (steps[kc - 1] is read but
+// not used). A kernel moves its B pointer by the post-increment of the load
+// that reads the row, with no address arithmetic per row.
+using ConvRowsSteppedMicroKernel = void (*)(int64_t kc, const float* a, const float* first,
+                                            const int64_t* steps, float* c, int64_t ldc,
+                                            int rows, int cols, const TileEpilogue& epilogue);
+
+// The steps of ConvRowsSteppedMicroKernel for rows at base + offsets[k]
+// (floats): steps[k] = (offsets[k + 1] - offsets[k]) * sizeof(float), and
+// steps[kc - 1] = 0.
+inline void ConvRowSteps(const int64_t* offsets, int64_t kc, int64_t* steps) {
+  for (int64_t k = 0; k + 1 < kc; ++k) {
+    steps[k] = (offsets[k + 1] - offsets[k]) * static_cast<int64_t>(sizeof(float));
+  }
+  if (kc > 0) steps[kc - 1] = 0;
+}
 
 // A band of output rows of one 3x3 depthwise plane, read from a zero-padded
 // copy of the input so that every tap is in bounds: kernels compute whole
