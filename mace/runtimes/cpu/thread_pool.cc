@@ -170,16 +170,13 @@ bool ThreadPool::ClaimBack(int owner, int64_t* piece) {
 void ThreadPool::RunPieces(int index) {
   // job_ and pieces_ are read only after a piece is claimed: a late worker
   // may find the runs of a newer job than the generation it woke for.
+  int64_t done = 0;
   auto run_piece = [&](int64_t piece) {
     const Job& job = job_;
     int64_t begin = 0, end = 0;
     ChunkRange(job.count, static_cast<int>(pieces_), static_cast<int>(piece), &begin, &end);
     if (begin < end) job.invoke(job.callable, begin, end, index);
-    if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-        caller_sleeps_.load(std::memory_order_seq_cst)) {
-      { std::lock_guard<std::mutex> lock(mutex_); }
-      done_.notify_one();
-    }
+    ++done;
   };
   int64_t piece = 0;
   while (ClaimFront(index, &piece)) run_piece(piece);
@@ -187,6 +184,17 @@ void ThreadPool::RunPieces(int index) {
   for (int step = 1; step < num_threads_; ++step) {
     const int victim = (index + step) % num_threads_;
     while (ClaimBack(victim, &piece)) run_piece(piece);
+  }
+  // The pieces this thread ran are counted off at once: pending_ sits on a
+  // line every thread writes, and a decrement per piece passed it between
+  // the cores eight times a job at two threads. Counting late delays no
+  // job: while a piece of it is uncounted it cannot end, so every piece
+  // claimed here belongs to the same job, and this thread claims nothing
+  // after its last piece.
+  if (done > 0 && pending_.fetch_sub(done, std::memory_order_seq_cst) == done &&
+      caller_sleeps_.load(std::memory_order_seq_cst)) {
+    { std::lock_guard<std::mutex> lock(mutex_); }
+    done_.notify_one();
   }
 }
 
