@@ -2,7 +2,7 @@
 // the ops on no runtime and on 1-3 threads against the reference kernels,
 // with shapes below and above the size that is split over threads (planes
 // of one element to ShuffleNet's 28x28, several images, uneven and empty
-// pieces, uint8), and ScatterStream on its own over random segment tables.
+// pieces, uint8), and RowRuns::Scatter on its own over random run tables.
 #include <cstring>
 #include <memory>
 #include <random>
@@ -110,6 +110,7 @@ TEST(ParallelSplitTest, MatchesReference) {
       {{3, 5, 2000}, 2, {1, 1998, 1}},       // runs cut mid-line, one long
       {{1, 7, 3, 3}, 1, {2, 5}},             // below the split size
       {{4099, 5}, 0, {4000, 99}},            // the first axis: one row
+      {{3000, 4}, 1, {1, 3}},                // many rows of 4- and 12-byte runs
   };
   uint32_t seed = 4300;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -146,7 +147,7 @@ TEST(ParallelSplitTest, MatchesReference) {
 
 // Random tables of row runs (some empty) of up to 40 KiB, so parts of the
 // stream start and end inside runs, across runs and on their edges.
-TEST(ScatterStreamTest, CopiesEveryRunOnce) {
+TEST(RowRunsTest, ScatterCopiesEveryRunOnce) {
   std::mt19937 rng(4400);
   std::uniform_int_distribution<int64_t> outer_of(1, 4), count_of(1, 5), bytes_of(0, 40000);
   const auto pools = testing::PoolsUnderTest();
@@ -154,7 +155,7 @@ TEST(ScatterStreamTest, CopiesEveryRunOnce) {
     const int64_t outer = outer_of(rng);
     std::vector<int64_t> run_bytes(count_of(rng));
     for (int64_t& bytes : run_bytes) bytes = trial % 4 == 0 ? bytes_of(rng) / 100 : bytes_of(rng);
-    const std::vector<StreamSegment> segments = RowRunSegments(outer, run_bytes);
+    const RowRuns runs(outer, run_bytes);
     int64_t total = 0;
     for (int64_t bytes : run_bytes) total += outer * bytes;
     std::vector<unsigned char> stream(total);
@@ -177,7 +178,7 @@ TEST(ScatterStreamTest, CopiesEveryRunOnce) {
       std::vector<unsigned char*> pointers;
       for (int64_t bytes : run_bytes) places.emplace_back(outer * bytes, 0xA5);
       for (auto& place : places) pointers.push_back(place.data());
-      ScatterStream(pools[p].get(), stream.data(), segments, pointers.data());
+      runs.Scatter(pools[p].get(), stream.data(), pointers.data());
       for (size_t i = 0; i < run_bytes.size(); ++i) {
         EXPECT_EQ(places[i], expected[i]) << "buffer " << i;
       }

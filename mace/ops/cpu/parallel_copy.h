@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "mace/runtimes/cpu/thread_pool.h"
@@ -32,56 +33,46 @@ void ParallelCopyUnits(ThreadPool* pool, int64_t units, int64_t unit_bytes, Fn&&
   });
 }
 
-// One run of a contiguous byte stream: `bytes` bytes from stream offset
-// `offset`, which belong at byte `place_offset` of buffer `place`.
-struct StreamSegment {
-  int64_t offset = 0;
-  int64_t bytes = 0;
-  int place = 0;
-  int64_t place_offset = 0;
-};
-
-// The segments of a stream cut, for each of `outer` rows, into runs of
-// run_bytes[i] bytes that go to buffer i (its row o at o * run_bytes[i]):
-// Split's input and Concat's output. Empty runs make no segment.
-inline std::vector<StreamSegment> RowRunSegments(int64_t outer,
-                                                 const std::vector<int64_t>& run_bytes) {
-  std::vector<StreamSegment> segments;
-  int64_t offset = 0;
-  for (int64_t o = 0; o < outer; ++o) {
-    for (size_t i = 0; i < run_bytes.size(); ++i) {
-      if (run_bytes[i] == 0) continue;
-      segments.push_back({offset, run_bytes[i], static_cast<int>(i), o * run_bytes[i]});
-      offset += run_bytes[i];
+// A stream of `outer` rows, each cut into runs of run_bytes[i] bytes that
+// belong to buffer i (its row o at o * run_bytes[i]): Split's input.
+class RowRuns {
+ public:
+  RowRuns() = default;
+  RowRuns(int64_t outer, std::vector<int64_t> run_bytes)
+      : outer_(outer), run_bytes_(std::move(run_bytes)) {
+    for (int64_t bytes : run_bytes_) {
+      starts_.push_back(row_bytes_);
+      row_bytes_ += bytes;
     }
   }
-  return segments;
-}
 
-// Copies the stream `stream` (the segments back to back, ordered by offset)
-// to the buffers `places`, in cache-line-aligned parts of the stream spread
-// over `pool`.
-inline void ScatterStream(ThreadPool* pool, const unsigned char* stream,
-                          const std::vector<StreamSegment>& segments,
-                          unsigned char* const* places) {
-  if (segments.empty()) return;
-  const int64_t total = segments.back().offset + segments.back().bytes;
-  constexpr int64_t kLine = 64;
-  ParallelCopyUnits(pool, (total + kLine - 1) / kLine, kLine, [&](int64_t begin, int64_t end) {
-    const int64_t first = begin * kLine, last = std::min(total, end * kLine);
-    // The segment holding `first`: the last one starting at or before it.
-    auto it = std::upper_bound(
-        segments.begin(), segments.end(), first,
-        [](int64_t value, const StreamSegment& s) { return value < s.offset; });
-    for (--it; it != segments.end() && it->offset < last; ++it) {
-      const int64_t from = std::max(first, it->offset);
-      const int64_t to = std::min(last, it->offset + it->bytes);
-      if (from >= to) continue;
-      std::memcpy(places[it->place] + it->place_offset + (from - it->offset), stream + from,
-                  to - from);
-    }
-  });
-}
+  // Copies the stream to the buffers `places`, in cache-line-aligned parts
+  // spread over `pool`. An empty run's buffer is not touched.
+  void Scatter(ThreadPool* pool, const unsigned char* stream, unsigned char* const* places) const {
+    const int64_t total = outer_ * row_bytes_;
+    constexpr int64_t kLine = 64;
+    ParallelCopyUnits(pool, (total + kLine - 1) / kLine, kLine, [&](int64_t begin, int64_t end) {
+      const int64_t last = std::min(total, end * kLine);
+      for (int64_t at = begin * kLine; at < last;) {
+        const int64_t o = at / row_bytes_, in_row = at - o * row_bytes_;
+        // The run holding in_row: the last one starting at or before it
+        // (an empty run starts where the next one does, so it is never it).
+        const size_t i = std::upper_bound(starts_.begin(), starts_.end(), in_row) -
+                         starts_.begin() - 1;
+        const int64_t skip = in_row - starts_[i];
+        const int64_t n = std::min(last - at, run_bytes_[i] - skip);
+        std::memcpy(places[i] + o * run_bytes_[i] + skip, stream + at, n);
+        at += n;
+      }
+    });
+  }
+
+ private:
+  int64_t outer_ = 0;
+  std::vector<int64_t> run_bytes_;
+  std::vector<int64_t> starts_;  // of each run in a row
+  int64_t row_bytes_ = 0;
+};
 
 }  // namespace ops
 }  // namespace mace

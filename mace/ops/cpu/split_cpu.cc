@@ -4,6 +4,7 @@
 #include "mace/ops/cpu/split_cpu.h"
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "mace/ops/cpu/generic_kernels.h"
@@ -26,7 +27,7 @@ class SplitCpu : public SplitBase {
     for (int d = 0; d < axis(); ++d) outer *= input->dim(d);
     std::vector<int64_t> run_bytes;
     for (int64_t size : sizes()) run_bytes.push_back(size * inner_bytes);
-    segments_ = RowRunSegments(outer, run_bytes);
+    runs_ = RowRuns(outer, std::move(run_bytes));
     output_data_.assign(OutputSize(), nullptr);
     return MaceStatus();
   }
@@ -34,17 +35,17 @@ class SplitCpu : public SplitBase {
   MaceStatus Run(OpContext* context) override {
     MACE_RETURN_IF_ERROR(CheckSizeInput());
     // Buffers are bound after Prepare, so the pointers are gathered here.
-    // An empty output may have no memory; it has no segment either.
+    // An empty output may have no memory; nothing is copied to it.
     for (int i = 0; i < OutputSize(); ++i) {
       output_data_[i] = static_cast<unsigned char*>(Output(i)->raw_mutable_data());
     }
-    ScatterStream(ContextPool(context), static_cast<const unsigned char*>(Input(0)->raw_data()),
-                  segments_, output_data_.data());
+    runs_.Scatter(ContextPool(context), static_cast<const unsigned char*>(Input(0)->raw_data()),
+                  output_data_.data());
     return MaceStatus();
   }
 
  private:
-  std::vector<StreamSegment> segments_;
+  RowRuns runs_;
   std::vector<unsigned char*> output_data_;
 };
 
