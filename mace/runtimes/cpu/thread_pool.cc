@@ -27,6 +27,15 @@ inline void CpuRelax() {
 #endif
 }
 
+// After this long a poll also offers the core to other runnable threads.
+// When cores are shared (more runnable threads than cores: other apps, a
+// busy host), a thread that only pauses holds its core for its whole time
+// slice, while the pool's other thread, whose piece it waits for, or the
+// thread with the next op, may sit in the run queue behind it. Ops follow
+// each other within microseconds during a run, so the first polls only
+// pause; with nothing else to run, a yield returns at once.
+constexpr auto kPauseOnlyTime = std::chrono::microseconds(20);
+
 // Polls `ready` for up to kSpinTime; true when it became true.
 template <typename Ready>
 bool SpinUntil(Ready ready) {
@@ -34,7 +43,11 @@ bool SpinUntil(Ready ready) {
   for (int i = 1;; ++i) {
     if (ready()) return true;
     CpuRelax();
-    if ((i & 63) == 0 && std::chrono::steady_clock::now() - start > kSpinTime) return false;
+    if ((i & 63) == 0) {
+      const auto waited = std::chrono::steady_clock::now() - start;
+      if (waited > kSpinTime) return false;
+      if (waited > kPauseOnlyTime) sched_yield();
+    }
   }
 }
 
