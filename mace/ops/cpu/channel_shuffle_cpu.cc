@@ -1,23 +1,54 @@
-// ChannelShuffle's CPU kernel: the reference one (mace/ops/ref/channel_shuffle.h).
+// ChannelShuffle's CPU kernel. It moves whole channel planes, so every
+// element type takes the same path: the output's planes, in ranges spread
+// over the runtime's threads, each copied from its input plane (the
+// reference order is mace/ops/ref/channel_shuffle.h).
 #include "mace/ops/cpu/channel_shuffle_cpu.h"
 
+#include <cstring>
 #include <memory>
 
 #include "mace/ops/channel_shuffle.h"
 #include "mace/ops/cpu/generic_kernels.h"
-#include "mace/ops/ref/channel_shuffle.h"
+#include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/cpu/parallel_copy.h"
 
 namespace mace {
 namespace ops {
+namespace {
 
-std::unique_ptr<Operation> NewChannelShuffleCpu() {
-  return std::make_unique<RefKernelCpu<ChannelShuffleBase, ref::ChannelShuffle>>();
-}
+class ChannelShuffleCpu : public ChannelShuffleBase {
+ public:
+  MaceStatus Prepare(OpContext* /*context*/) override { return InferShapes(); }
+
+  MaceStatus Run(OpContext* context) override {
+    const ref::ChannelShuffleParams& p = params();
+    const int64_t channels = p.channels, group = p.group, per_group = p.channels / p.group;
+    const int64_t plane_bytes = p.height * p.width * DataTypeSize(Input(0)->dtype());
+    const unsigned char* in = static_cast<const unsigned char*>(Input(0)->raw_data());
+    unsigned char* out = static_cast<unsigned char*>(Output(0)->raw_mutable_data());
+    if (plane_bytes == 0) return MaceStatus();
+    // Output plane u = n * channels + i * group + g holds input plane
+    // n * channels + g * per_group + i.
+    ParallelCopyUnits(ContextPool(context), p.batch * channels, plane_bytes,
+                      [&](int64_t begin, int64_t end) {
+                        for (int64_t u = begin; u < end; ++u) {
+                          const int64_t n = u / channels, c = u % channels;
+                          const int64_t source = n * channels + (c % group) * per_group + c / group;
+                          std::memcpy(out + u * plane_bytes, in + source * plane_bytes,
+                                      plane_bytes);
+                        }
+                      });
+    return MaceStatus();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewChannelShuffleCpu() { return std::make_unique<ChannelShuffleCpu>(); }
 
 // uint8: the same moves, the output quantized as the input.
 std::unique_ptr<Operation> NewChannelShuffleUint8Cpu() {
-  return std::make_unique<
-      KeepQuantizationCpu<RefKernelCpu<ChannelShuffleBase, ref::ChannelShuffleUint8>>>();
+  return std::make_unique<KeepQuantizationCpu<ChannelShuffleCpu>>();
 }
 
 }  // namespace ops

@@ -27,6 +27,15 @@ inline void CpuRelax() {
 #endif
 }
 
+// After this long a poll also offers the core to other runnable threads.
+// When cores are shared (more runnable threads than cores: other apps, a
+// busy host), a thread that only pauses holds its core for its whole time
+// slice, while the pool's other thread, whose piece it waits for, or the
+// thread with the next op, may sit in the run queue behind it. Ops follow
+// each other within microseconds during a run, so the first polls only
+// pause; with nothing else to run, a yield returns at once.
+constexpr auto kPauseOnlyTime = std::chrono::microseconds(20);
+
 // Polls `ready` for up to kSpinTime; true when it became true.
 template <typename Ready>
 bool SpinUntil(Ready ready) {
@@ -34,7 +43,11 @@ bool SpinUntil(Ready ready) {
   for (int i = 1;; ++i) {
     if (ready()) return true;
     CpuRelax();
-    if ((i & 63) == 0 && std::chrono::steady_clock::now() - start > kSpinTime) return false;
+    if ((i & 63) == 0) {
+      const auto waited = std::chrono::steady_clock::now() - start;
+      if (waited > kSpinTime) return false;
+      if (waited > kPauseOnlyTime) sched_yield();
+    }
   }
 }
 
@@ -170,16 +183,13 @@ bool ThreadPool::ClaimBack(int owner, int64_t* piece) {
 void ThreadPool::RunPieces(int index) {
   // job_ and pieces_ are read only after a piece is claimed: a late worker
   // may find the runs of a newer job than the generation it woke for.
+  int64_t done = 0;
   auto run_piece = [&](int64_t piece) {
     const Job& job = job_;
     int64_t begin = 0, end = 0;
     ChunkRange(job.count, static_cast<int>(pieces_), static_cast<int>(piece), &begin, &end);
     if (begin < end) job.invoke(job.callable, begin, end, index);
-    if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-        caller_sleeps_.load(std::memory_order_seq_cst)) {
-      { std::lock_guard<std::mutex> lock(mutex_); }
-      done_.notify_one();
-    }
+    ++done;
   };
   int64_t piece = 0;
   while (ClaimFront(index, &piece)) run_piece(piece);
@@ -187,6 +197,17 @@ void ThreadPool::RunPieces(int index) {
   for (int step = 1; step < num_threads_; ++step) {
     const int victim = (index + step) % num_threads_;
     while (ClaimBack(victim, &piece)) run_piece(piece);
+  }
+  // The pieces this thread ran are counted off at once: pending_ sits on a
+  // line every thread writes, and a decrement per piece passed it between
+  // the cores eight times a job at two threads. Counting late delays no
+  // job: while a piece of it is uncounted it cannot end, so every piece
+  // claimed here belongs to the same job, and this thread claims nothing
+  // after its last piece.
+  if (done > 0 && pending_.fetch_sub(done, std::memory_order_seq_cst) == done &&
+      caller_sleeps_.load(std::memory_order_seq_cst)) {
+    { std::lock_guard<std::mutex> lock(mutex_); }
+    done_.notify_one();
   }
 }
 

@@ -12,8 +12,9 @@
 // reference and the workers are woken through a generation counter.
 //
 // Workers spin briefly after each job, because inference runs ops back to
-// back and a futex wake costs tens of microseconds, then sleep on a
-// condition variable so an idle engine uses no CPU. While both sides spin,
+// back and a futex wake costs tens of microseconds (yielding the core
+// between polls after the first few, for when cores are shared), then sleep
+// on a condition variable so an idle engine uses no CPU. While both sides spin,
 // a job takes no lock: the mutex is only for waking a sleeper.
 //
 // A job ends when its last piece is done, not when every worker has
