@@ -313,12 +313,18 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
 
   // The lanes of the last panel the GEMMs read: all nr, but with arm64's
   // single-precision partial kernel only up to a whole vector past the last
-  // tile (its columns, below; armv7's runs the whole tile). Zeroing the
+  // tile (its columns, below; armv7's runs the whole tile, but for a last
+  // panel of at most 4 tiles the first 4 lanes). Zeroing the
   // rest cost a store or a memset call per position, input channel and
   // block (ResNet-18's 7x7 and 14x14 layers: 8 of 12 lanes).
 #if defined(__aarch64__)
   const bool vector_lanes =
       !fp16_ && table_.isa == KernelIsa::kNeon && table_.gemm_partial != nullptr;
+#elif defined(__ARM_NEON)
+  // armv7's 6 x 4 run (below) reads the first 4 lanes of a last panel of
+  // at most 4 tiles: ResNet-18's 7x7 maps then zero no lanes.
+  const bool vector_lanes =
+      !fp16_ && table_.isa == KernelIsa::kNeon && run_filter_.rows() > 0 && mr == 6 && nr == 8;
 #else
   const bool vector_lanes = false;
 #endif
