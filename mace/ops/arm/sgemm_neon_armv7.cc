@@ -397,6 +397,59 @@ void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool fro
   SmallTile<4>(kc, a, b, c, from_c, bias, clamp, clamp_hi, bounds);
 }
 
+// A run of 6 x 4 tiles, each the first 4 columns of a 6 x 8 tile (as
+// Armv7GemmTile6x4's) into C rows ldc_bytes apart, for a GEMM whose last
+// column panel holds at most 4 columns (Winograd's last panel of tiles:
+// a 7x7 map's 4 F(4x4) tiles, or the 1 to 4 tiles past whole panels).
+// Tile t reads the A panel a_step floats after tile t - 1's and the B
+// panel b_step floats after, and writes C c_step floats after; each starts
+// from C (from_c) or zero, with no bias or clamp (the caller's epilogue
+// adds them). A step is the 6 x 4 tile's 8 instructions for 24
+// multiply-adds, where the 6 x 8 tile spends 14.25 on the panel's 8
+// columns, of which at most 4 are used.
+void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
+                     float* c, int c_step, int ldc_bytes, bool from_c) {
+  const int stride = 8 * sizeof(float);
+  for (; tiles > 0; --tiles) {
+    const float* ta = a;
+    const float* tb = b;
+    float* row;
+    int n = kc;
+    // clang-format off
+    __asm__ volatile(
+        "cmp %[from_c], #0\n"
+        "beq 11f\n"
+        "mov %[row], %[c]\n"
+        "vld1.32 {d8-d9}, [%[row]], %[ldc]\n"
+        "vld1.32 {d10-d11}, [%[row]], %[ldc]\n"
+        "vld1.32 {d12-d13}, [%[row]], %[ldc]\n"
+        "vld1.32 {d14-d15}, [%[row]], %[ldc]\n"
+        "vld1.32 {d16-d17}, [%[row]], %[ldc]\n"
+        "vld1.32 {d18-d19}, [%[row]]\n"
+        "b 12f\n"
+        "11:\n"
+        "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n"
+        "vmov.i32 q7, #0\n vmov.i32 q8, #0\n vmov.i32 q9, #0\n"
+        "12:\n"
+        MACE_V7_REDUCE(MACE_V7_NARROW_STEP)
+        "mov %[row], %[c]\n"
+        "vst1.32 {d8-d9}, [%[row]], %[ldc]\n"
+        "vst1.32 {d10-d11}, [%[row]], %[ldc]\n"
+        "vst1.32 {d12-d13}, [%[row]], %[ldc]\n"
+        "vst1.32 {d14-d15}, [%[row]], %[ldc]\n"
+        "vst1.32 {d16-d17}, [%[row]], %[ldc]\n"
+        "vst1.32 {d18-d19}, [%[row]]\n"
+        : [a] "+r"(ta), [b] "+r"(tb), [n] "+r"(n), [row] "=&r"(row)
+        : [c] "r"(c), [ldc] "r"(ldc_bytes), [stride] "r"(stride), [from_c] "r"(from_c ? 1 : 0)
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d8", "d9", "d10", "d11", "d12",
+          "d13", "d14", "d15", "d16", "d17", "d18", "d19");
+    // clang-format on
+    a += a_step;
+    b += b_step;
+    c += c_step;
+  }
+}
+
 #undef MACE_V7_SMALL_OPERANDS
 #undef MACE_V7_DUP
 #undef MACE_V7_C_ROWS

@@ -371,6 +371,15 @@ TEST(Conv2dKernelTest, Winograd) {
       Check({1, 3, 7, 8, out_c, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, tolerance);
     }
     Check({1, 1, 8, 7, 16, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile, tolerance);
+    // Last panels of 1 to 5 tiles past 0 or 1 whole panels of 8 (armv7
+    // runs those of at most 4 as narrower GEMM tiles), odd channel counts,
+    // and with input channels past one reduction block.
+    for (int64_t tiles_w : {1, 2, 3, 4, 5, 9, 12, 13}) {
+      Check({1, 7, tile, tiles_w * tile, 13, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
+            tolerance);
+    }
+    Check({1, 300, 2 * tile, 2 * tile - 1, 7, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile,
+          8 * tolerance);
     // Rows wide enough that chunks read the input in place, with a last
     // chunk of 1 to 4 tiles at the right edge (near the edge staged).
     for (int64_t tiles_w : {17, 18, 19, 20, 33}) {
@@ -425,15 +434,12 @@ TEST(Conv2dKernelTest, WinogradPicksTileByShape) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     SCOPED_TRACE(table->name);
     const bool counted = table->isa == KernelIsa::kNeon && table->gemm_partial != nullptr;
-    // armv7's runs count the last panel whole: F(2x2) fills 7x7's panels.
-    const bool whole_panels = table->isa == KernelIsa::kNeon && table->gemm_run != nullptr;
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64), 4), 4);
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64), 2), 2);  // the cap holds
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64), 0), 0);
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(128, 28, 128), 4), 4);
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(256, 14, 256), 4), counted ? 4 : 2);
-    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(512, 7, 512), 4),
-              whole_panels ? 2 : counted ? 4 : 0);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(512, 7, 512), 4), counted ? 4 : 0);
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(48, 13, 192), 4), counted ? 4 : 0);
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 13, 256), 4), counted ? 4 : 0);
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(4, 56, 64), 4), 0);  // too few channels

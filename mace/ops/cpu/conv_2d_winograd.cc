@@ -58,6 +58,15 @@ void ForEachRun(int64_t tiles_w, int64_t first, int64_t tiles, Fn&& fn) {
 
 }  // namespace
 
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+namespace arm {
+// sgemm_neon_armv7.cc: a run of 6 x 4 tiles (the first 4 columns of the
+// 6 x 8 tile's B panels), from C or zero, no bias or clamp.
+void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
+                     float* c, int c_step, int ldc_bytes, bool from_c);
+}  // namespace arm
+#endif
+
 bool Conv2dWinograd::Supports(const ref::Conv2DParams& p) {
   return p.group == 1 && p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 && p.stride_w == 1 &&
          p.dilation_h == 1 && p.dilation_w == 1;
@@ -124,12 +133,18 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     // x86). On arm64 the model counts executed instructions, which a
     // reused filter does not add to: whole panels, and a partial last one
     // in the partial kernel's steps of 4 columns; on armv7, whose runs
-    // take the last panel whole, in whole panels (F(2x2) on 7x7 maps, where
-    // F(4x4)'s 4 tiles leave half a panel idle).
+    // take the last panel whole, in whole panels, but for a last panel of
+    // at most 4 tiles (below).
     const int64_t tiles = tiles_h * tiles_w;
-    const int64_t columns = whole_panels    ? RoundUp(tiles, nr)
-                            : count_columns ? tiles / nr * nr + RoundUp(tiles % nr, column_step)
-                                            : std::max(RoundUp(tiles, nr), kMinColumns);
+    double columns = whole_panels    ? RoundUp(tiles, nr)
+                     : count_columns ? tiles / nr * nr + RoundUp(tiles % nr, column_step)
+                                     : std::max(RoundUp(tiles, nr), kMinColumns);
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+    // armv7 runs a last panel of at most 4 tiles as 6 x 4 tiles: 8
+    // instructions a step where the 6 x 8 tile's 14.25 do 8 columns, the
+    // cost of 4.5 columns.
+    if (whole_panels && nr == 8 && tiles % nr != 0 && tiles % nr <= 4) columns -= 8 - 4.5;
+#endif
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;
     const double transforms = (input_cost * p.in_channels + output_cost * p.out_channels) *
@@ -300,12 +315,18 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
 
   // The lanes of the last panel the GEMMs read: all nr, but with arm64's
   // single-precision partial kernel only up to a whole vector past the last
-  // tile (its columns, below; armv7's runs the whole tile). Zeroing the
+  // tile (its columns, below; armv7's runs the whole tile, but for a last
+  // panel of at most 4 tiles the first 4 lanes). Zeroing the
   // rest cost a store or a memset call per position, input channel and
   // block (ResNet-18's 7x7 and 14x14 layers: 8 of 12 lanes).
 #if defined(__aarch64__)
   const bool vector_lanes =
       !fp16_ && table_.isa == KernelIsa::kNeon && table_.gemm_partial != nullptr;
+#elif defined(__ARM_NEON)
+  // armv7's 6 x 4 run (below) reads the first 4 lanes of a last panel of
+  // at most 4 tiles: ResNet-18's 7x7 maps then zero no lanes.
+  const bool vector_lanes =
+      !fp16_ && table_.isa == KernelIsa::kNeon && run_filter_.rows() > 0 && mr == 6 && nr == 8;
 #else
   const bool vector_lanes = false;
 #endif
@@ -399,6 +420,18 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
         const int64_t b_step = layout.panels * in_c * nr;
         for (int64_t pc = 0; pc < in_c; pc += kc_) {
           const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+          // A last panel of at most 4 tiles: the 6 x 4 tiles, half the
+          // panel's columns (the output transform reads only those).
+          if (cols <= 4 && table_.isa == KernelIsa::kNeon && mr == 6 && nr == 8) {
+            arm::Armv7GemmRun6x4(static_cast<int>(positions), static_cast<int>(kc),
+                                 a_first + pc * mr, static_cast<int>(a_step),
+                                 v + (panel * in_c + pc) * nr, static_cast<int>(b_step), m,
+                                 static_cast<int>(nr), static_cast<int>(pitch * sizeof(float)),
+                                 pc > 0);
+            continue;
+          }
+#endif
           TileEpilogue plain;
           plain.accumulate = pc > 0;
           plain.last = pc + kc >= in_c;
