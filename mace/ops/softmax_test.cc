@@ -1,10 +1,13 @@
 #include "mace/ops/ref/softmax.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mace/ops/cpu/softmax_cpu.h"
 #include "mace/ops/registry.h"
 #include "mace/ops/testing/op_tester.h"
 
@@ -115,6 +118,81 @@ TEST(SoftmaxTest, KernelRunsInPlace) {
     std::vector<float> in_place = x;
     ref::Softmax(params, in_place.data(), in_place.data());
     EXPECT_EQ(in_place, separate);
+  }
+}
+
+// The CPU kernel's path for adjacent slices against the reference kernel
+// (double precision): tails of every length around the 16-value step, a
+// classifier's 1000 and 1001 classes, inputs wide enough that most
+// exponentials underflow, and the kernel in place.
+TEST(SoftmaxTest, ContiguousPathMatchesReference) {
+  const int64_t sizes[] = {1, 2, 3, 15, 16, 17, 31, 33, 1000, 1001, 4099};
+  const float ranges[] = {1.f, 8.f, 60.f, 200.f};
+  uint32_t seed = 2600;
+  for (int64_t size : sizes) {
+    for (float range : ranges) {
+      for (bool use_log : {false, true}) {
+        SCOPED_TRACE("size " + std::to_string(size) + " range " + std::to_string(range) +
+                     " use_log " + std::to_string(use_log));
+        ref::SoftmaxParams params;
+        params.outer = 3;
+        params.axis_size = size;
+        params.inner = 1;
+        params.use_log = use_log;
+        const std::vector<float> x = RandomFloats(3 * size, seed++, -range, range);
+        std::vector<float> expected(x.size()), actual(x.size());
+        ref::Softmax(params, x.data(), expected.data());
+        SoftmaxContiguous(x.data(), 3, size, use_log, actual.data());
+        for (size_t i = 0; i < x.size(); ++i) {
+          const float e = expected[i];
+          const float bound = use_log ? 1e-6f * std::max(1.f, std::fabs(e))
+                                      : 1e-6f * e + std::numeric_limits<float>::min();
+          ASSERT_NEAR(actual[i], e, bound) << "at " << i << ", input " << x[i];
+        }
+        std::vector<float> in_place = x;
+        SoftmaxContiguous(in_place.data(), 3, size, use_log, in_place.data());
+        EXPECT_EQ(in_place, actual);
+      }
+    }
+  }
+}
+
+TEST(SoftmaxTest, ContiguousPathSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // -inf takes no share; the others split as without it.
+  std::vector<float> out(18);
+  std::vector<float> x(18, 0.f);
+  x[3] = -inf;
+  SoftmaxContiguous(x.data(), 1, 18, false, out.data());
+  for (int i = 0; i < 18; ++i) EXPECT_NEAR(out[i], i == 3 ? 0.f : 1.f / 17, 1e-7f) << i;
+  // exp(x - max) of exactly 0 is 1, whatever the magnitudes.
+  const std::vector<float> big = {1e30f, -1e30f, 1e30f};
+  SoftmaxContiguous(big.data(), 1, 3, false, out.data());
+  EXPECT_EQ(std::vector<float>(out.begin(), out.begin() + 3), (std::vector<float>{0.5f, 0, 0.5f}));
+  // +inf or NaN anywhere in a slice makes the whole slice NaN, as in the
+  // reference kernel; the next slice is unaffected.
+  for (float bad : {inf, nan}) {
+    for (bool use_log : {false, true}) {
+      std::vector<float> two(40, 1.f);
+      two[17] = bad;
+      ref::SoftmaxParams params;
+      params.outer = 2;
+      params.axis_size = 20;
+      params.inner = 1;
+      params.use_log = use_log;
+      std::vector<float> expected(40);
+      ref::Softmax(params, two.data(), expected.data());
+      out.resize(40);
+      SoftmaxContiguous(two.data(), 2, 20, use_log, out.data());
+      for (int i = 0; i < 40; ++i) {
+        EXPECT_EQ(std::isnan(out[i]), std::isnan(expected[i])) << i;
+        if (i >= 20) {
+          EXPECT_NEAR(out[i], expected[i], 1e-6f) << i;
+        }
+      }
+      EXPECT_TRUE(std::isnan(out[0]));
+    }
   }
 }
 

@@ -19,6 +19,8 @@ constexpr int64_t kPointwiseChunk = 48;
 constexpr int64_t kSmallPlane = 256;
 constexpr int64_t kTasksPerThread = 4;
 constexpr double kMaxTaskImbalance = 1.05;
+// Slots per thread of a run's tasks: the thread pool's pieces per thread.
+constexpr int64_t kSlotsPerThread = 4;
 // Input channels per part of a 1x1 convolution's reduction.
 constexpr int64_t kReductionPart = 128;
 // Other windows run across rows on maps narrower than this (ResNet-18's
@@ -315,7 +317,52 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
     }
   };
   const int64_t raw_batch = p.in_channels * p.in_h * p.in_w;
-  ParallelFor(pool, p.batch * groups * chunks, [&](int64_t begin, int64_t end, int thread) {
+  // The pool gives each thread a contiguous run of near-equal pieces, the
+  // larger ones first: MobileNet v1's 7x7 layers' 22 groups went 12 to one
+  // thread (34 of the 64 blocks) and 10 to the other, its 28x28 layers' 68
+  // tasks 36 and 32, and a piece in progress cannot be taken over. The
+  // tasks go in kSlotsPerThread slots per thread instead, as many as the
+  // pool makes pieces, each of near-equal work: output blocks times
+  // positions, so that a short last chunk or band and the groups of fewer
+  // blocks count for what they are (the 28x28 layers' first thread did
+  // 4 % more than half the work with equal task counts, 1 % now).
+  const int64_t tasks = p.batch * groups * chunks;
+  const int64_t slots = std::min(tasks, threads * kSlotsPerThread);
+  // Positions before chunk c (a chunk of positions, or a band of rows).
+  auto chunk_start = [&](int64_t c) {
+    return by_position ? std::min(c * chunk_size, out_plane) : std::min(c * band, p.out_h) * p.out_w;
+  };
+  // Blocks x positions of the tasks before `task`, in the loop's order.
+  auto work_before = [&](int64_t task) {
+    const int64_t n = task / (groups * chunks), rest = task % (groups * chunks);
+    int64_t work = n * out_blocks_ * out_plane;
+    if (weights_major) {
+      const int64_t g = rest / chunks, chunk = rest % chunks;
+      return work + GroupFirst(g, groups) * out_plane + GroupSize(g, groups) * chunk_start(chunk);
+    }
+    const int64_t chunk = rest / groups, g = rest % groups;
+    return work + out_blocks_ * chunk_start(chunk) +
+           GroupFirst(g, groups) * (chunk_start(chunk + 1) - chunk_start(chunk));
+  };
+  const int64_t total_work = p.batch * out_blocks_ * out_plane;
+  // The first task of slot s: the first whose work before reaches s / slots
+  // of the total.
+  auto slot_start = [&](int64_t s) {
+    const int64_t target = s * total_work / slots;
+    int64_t lo = 0, hi = tasks;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (work_before(mid) >= target) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  };
+  ParallelFor(pool, slots, [&](int64_t first_slot, int64_t last_slot, int thread) {
+    const int64_t begin = slot_start(first_slot);
+    const int64_t end = last_slot == slots ? tasks : slot_start(last_slot);
     int64_t band_in_buffer = -1;  // batch * chunks + chunk of the rows padded last
     for (int64_t task = begin; task < end; ++task) {
       const int64_t n = task / (groups * chunks);
