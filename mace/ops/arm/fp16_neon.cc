@@ -217,10 +217,33 @@ enum TileAct { kActNone, kActHalf, kActFloat };
   "st1 {v26.8h, v27.8h, v28.8h}, [%[out]], %[ldc]\n" \
   "st1 {v29.8h, v30.8h, v31.8h}, [%[out]], %[ldc]\n"
 
+// C's 8 rows of halves at cin (ldc bytes apart) added to the accumulators
+// (sums + C, in half precision), two rows a load pair.
+#define MACE_FP16_ADD_ROW_PAIR(r0, r1, r2, r3, r4, r5) \
+  "ld1 {v0.8h, v1.8h, v2.8h}, [%[cin]], %[ldc]\n" \
+  "ld1 {v3.8h, v4.8h, v5.8h}, [%[cin]], %[ldc]\n" \
+  "fadd v" r0 ".8h, v" r0 ".8h, v0.8h\n" \
+  "fadd v" r1 ".8h, v" r1 ".8h, v1.8h\n" \
+  "fadd v" r2 ".8h, v" r2 ".8h, v2.8h\n" \
+  "fadd v" r3 ".8h, v" r3 ".8h, v3.8h\n" \
+  "fadd v" r4 ".8h, v" r4 ".8h, v4.8h\n" \
+  "fadd v" r5 ".8h, v" r5 ".8h, v5.8h\n"
+#define MACE_FP16_ADD_ROWS \
+  MACE_FP16_ADD_ROW_PAIR("8", "9", "10", "11", "12", "13") \
+  MACE_FP16_ADD_ROW_PAIR("14", "15", "16", "17", "18", "19") \
+  MACE_FP16_ADD_ROW_PAIR("20", "21", "22", "23", "24", "25") \
+  MACE_FP16_ADD_ROW_PAIR("26", "27", "28", "29", "30", "31")
+
 // Where Reduce8x24 puts the sums: 24 vectors at `out` (kSumsOut), or
 // halves straight into C's 8 rows (ldc bytes apart), clamped to `bounds`
-// or not.
-enum ReduceOut { kSumsOut, kHalfRowsOut, kClampedHalfRowsOut };
+// or not, with C's halves added first (kAdd...) or not.
+enum ReduceOut {
+  kSumsOut,
+  kHalfRowsOut,
+  kClampedHalfRowsOut,
+  kAddHalfRowsOut,
+  kClampedAddHalfRowsOut
+};
 
 template <ReduceOut kOut>
 static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const float16_t* a,
@@ -229,8 +252,10 @@ static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const f
                                                              int64_t ldc_bytes,
                                                              const float16_t* bounds) {
   int64_t groups = kc >> 3, rest = kc & 7;  // kc >= 0
+  const void* cin = out;  // C read back by the kAdd... forms
 #define MACE_FP16_OPERANDS                                                                  \
-  : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [out] "+r"(out)  \
+  : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [out] "+r"(out),  \
+    [cin] "+r"(cin)                                                                         \
   : [init] "r"(init), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds)                          \
   : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",    \
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",   \
@@ -239,11 +264,19 @@ static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const f
     asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_STORE_SUMS MACE_FP16_OPERANDS);
   } else if constexpr (kOut == kHalfRowsOut) {
     asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_STORE_ROWS MACE_FP16_OPERANDS);
-  } else {
+  } else if constexpr (kOut == kClampedHalfRowsOut) {
     asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_CLAMP MACE_FP16_STORE_ROWS MACE_FP16_OPERANDS);
+  } else if constexpr (kOut == kAddHalfRowsOut) {
+    asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_ADD_ROWS MACE_FP16_STORE_ROWS
+                     MACE_FP16_OPERANDS);
+  } else {
+    asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_ADD_ROWS MACE_FP16_CLAMP MACE_FP16_STORE_ROWS
+                     MACE_FP16_OPERANDS);
   }
 #undef MACE_FP16_OPERANDS
 }
+#undef MACE_FP16_ADD_ROWS
+#undef MACE_FP16_ADD_ROW_PAIR
 #undef MACE_FP16_REDUCE8X24
 #undef MACE_FP16_ASM_STEP
 #undef MACE_FP16_ASM_4STEPS
@@ -351,14 +384,17 @@ static void Tile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int6
       bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
     }
     vst1q_f16(init, bias);
-    if constexpr (!kAddC && kAct != kActFloat && std::is_same<CT, float16_t>::value) {
-      // Halves stored as they are (or clamped in half precision): by the
-      // assembly, one three-vector store a row.
+    if constexpr (kAct != kActFloat && std::is_same<CT, float16_t>::value) {
+      // Halves stored as they are (or clamped in half precision), after
+      // C's halves are added when accumulating: by the assembly, one
+      // three-vector load and store a row.
       float16_t bounds[16];
       vst1q_f16(bounds, lo16);
       vst1q_f16(bounds + 8, hi16);
-      Reduce8x24<kAct == kActHalf ? kClampedHalfRowsOut : kHalfRowsOut>(
-          kc, a, b, init, c, ldc * static_cast<int64_t>(sizeof(float16_t)), bounds);
+      constexpr ReduceOut kOut =
+          kAddC ? (kAct == kActHalf ? kClampedAddHalfRowsOut : kAddHalfRowsOut)
+                : (kAct == kActHalf ? kClampedHalfRowsOut : kHalfRowsOut);
+      Reduce8x24<kOut>(kc, a, b, init, c, ldc * static_cast<int64_t>(sizeof(float16_t)), bounds);
       return;
     }
     float16x8_t sums[24];

@@ -376,6 +376,8 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(3, 1, 5, 1, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(17, 7, 7, 25, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(530, 2, 13, 9, 1, 1, 0), seed += 3);
+  // Whole 8 x 24 tiles that add their second block to C's halves.
+  CheckConv(ConvParams(260, 6, 8, 16, 1, 1, 0), seed += 3);
 }
 
 // Winograd F(2x2, 3x3), F(4x4, 3x3) and F(6x6, 3x3) with half-precision
@@ -660,7 +662,7 @@ TEST(Fp16Test, Depthwise3x3) {
   if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
   uint32_t seed = 700;
   for (int64_t stride : {1, 2}) {
-    for (int64_t w : {1, 2, 7, 8, 9, 16, 17, 25}) {
+    for (int64_t w : {1, 2, 7, 8, 9, 14, 16, 17, 25}) {
       CheckDepthwise(3, 5, w, 1, stride, stride, 1, seed += 3);
     }
     CheckDepthwise(4, 112, 30, 1, stride, stride, 1, seed += 3);  // several bands
