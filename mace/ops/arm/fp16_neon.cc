@@ -447,13 +447,34 @@ static inline __attribute__((always_inline)) DepthwiseInputs LoadInputs(const fl
   return {pair.val[0], pair.val[1], vld2q_f16(row + 2).val[0]};
 }
 
+// acc plus tap row `tap_row` (0 to 2, a constant once the callers' loops
+// are unrolled) times the inputs. Taps 0 to 7 are lanes of t07 (in v0-v15,
+// as the by-element form requires), read by assembly fmla (GCC would turn
+// them into dup and vector fmla); tap 8 is the vector t8.
 static inline __attribute__((always_inline)) float16x8_t AddRow(float16x8_t acc,
                                                                 const DepthwiseInputs& in,
-                                                                float16x8_t t0, float16x8_t t1,
-                                                                float16x8_t t2) {
-  acc = vfmaq_f16(acc, in.v0, t0);
-  acc = vfmaq_f16(acc, in.v1, t1);
-  return vfmaq_f16(acc, in.v2, t2);
+                                                                int tap_row, float16x8_t t07,
+                                                                float16x8_t t8) {
+  if (tap_row == 0) {
+    asm("fmla %[acc].8h, %[x0].8h, %[t].h[0]\n"
+        "fmla %[acc].8h, %[x1].8h, %[t].h[1]\n"
+        "fmla %[acc].8h, %[x2].8h, %[t].h[2]\n"
+        : [acc] "+w"(acc)
+        : [x0] "w"(in.v0), [x1] "w"(in.v1), [x2] "w"(in.v2), [t] "x"(t07));
+  } else if (tap_row == 1) {
+    asm("fmla %[acc].8h, %[x0].8h, %[t].h[3]\n"
+        "fmla %[acc].8h, %[x1].8h, %[t].h[4]\n"
+        "fmla %[acc].8h, %[x2].8h, %[t].h[5]\n"
+        : [acc] "+w"(acc)
+        : [x0] "w"(in.v0), [x1] "w"(in.v1), [x2] "w"(in.v2), [t] "x"(t07));
+  } else {
+    asm("fmla %[acc].8h, %[x0].8h, %[t].h[6]\n"
+        "fmla %[acc].8h, %[x1].8h, %[t].h[7]\n"
+        : [acc] "+w"(acc)
+        : [x0] "w"(in.v0), [x1] "w"(in.v1), [t] "x"(t07));
+    acc = vfmaq_f16(acc, in.v2, t8);
+  }
+  return acc;
 }
 
 // Stores `count` (at most 8) of the sums in v as floats, with the activation.
@@ -534,8 +555,10 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
   epilogue.hi = band.epilogue.hi;
   const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
   const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
-  float16x8_t t[9];
-  for (int i = 0; i < 9; ++i) t[i] = vdupq_n_f16(static_cast<float16_t>(band.taps[i]));
+  // Taps 0 to 7 as the lanes of one vector, tap 8 in every lane of another.
+  const float16x8_t t07 = vcombine_f16(vcvt_f16_f32(vld1q_f32(band.taps)),
+                                       vcvt_f16_f32(vld1q_f32(band.taps + 4)));
+  const float16x8_t t8 = vdupq_n_f16(static_cast<float16_t>(band.taps[8]));
   const float16x8_t bias = vdupq_n_f16(static_cast<float16_t>(band.bias));
   // kRows output rows of 8 (or count) outputs at x: each input row is
   // loaded once and added to every output row it feeds, in tap-row order.
@@ -552,7 +575,7 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
       for (int o = 0; o < kRows; ++o) {
         const int tap_row = i - o * kStrideH;
         if (tap_row >= 0 && tap_row <= 2) {
-          acc[o] = AddRow(acc[o], in, t[3 * tap_row], t[3 * tap_row + 1], t[3 * tap_row + 2]);
+          acc[o] = AddRow(acc[o], in, tap_row, t07, t8);
         }
       }
     }
