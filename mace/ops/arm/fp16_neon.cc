@@ -62,10 +62,10 @@ enum TileAct { kActNone, kActHalf, kActFloat };
 
 // The reduction of the full 8 x 24 tile in assembly: accumulator (r, v)
 // (row r, columns 8v..8v+7, in v[8 + 3r + v]) = init[r] + the kc products.
-// A loop trip is 8 steps: per 4 steps one load of A (four vectors), per
+// A loop trip is 16 steps: per 4 steps one load of A (four vectors), per
 // step one load of B (three vectors) and 24 by-element fmla, then subs and
-// branch: 204 instructions for 192 fmla (GCC's schedule of the 4-step loop
-// spent 108 for 96). A sits in v0-v3 (the .h by-element form takes
+// branch: 406 instructions for 384 fmla (GCC's schedule of the 4-step loop
+// spent 108 for 96); then 8 steps once if kc & 8, then single steps. A sits in v0-v3 (the .h by-element form takes
 // v0-v15), B in v4-v6. Each B load feeds the next fmla: fewest
 // instructions rather than load-to-use distance.
 // One reduction step: accumulator row r (v[8 + 3r] to v[10 + 3r]) plus B
@@ -136,10 +136,17 @@ enum TileAct { kActNone, kActHalf, kActFloat };
   "1:\n" \
   MACE_FP16_ASM_4STEPS \
   MACE_FP16_ASM_4STEPS \
+  MACE_FP16_ASM_4STEPS \
+  MACE_FP16_ASM_4STEPS \
   "subs %[groups], %[groups], #1\n" \
   "b.ne 1b\n" \
   "2:\n" \
-  "cbz %[rest], 4f\n" \
+  "tbz %[rest], #3, 5f\n" \
+  MACE_FP16_ASM_4STEPS \
+  MACE_FP16_ASM_4STEPS \
+  "5:\n" \
+  "ands %[rest], %[rest], #7\n" \
+  "b.eq 4f\n" \
   "3:\n" \
   "ld1 {v0.8h}, [%[a]], #16\n" \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
@@ -251,7 +258,7 @@ static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const f
                                                              const float16_t* init, void* out,
                                                              int64_t ldc_bytes,
                                                              const float16_t* bounds) {
-  int64_t groups = kc >> 3, rest = kc & 7;  // kc >= 0
+  int64_t groups = kc >> 4, rest = kc & 15;  // kc >= 0
   const void* cin = out;  // C read back by the kAdd... forms
 #define MACE_FP16_OPERANDS                                                                  \
   : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [out] "+r"(out),  \

@@ -50,28 +50,41 @@ void TileLoop(const KernelTable& table, int64_t m, int64_t n, int64_t k, int64_t
                               const TileEpilogue&),
               const PackFn& pack) {
   const int mr = table.fp16_mr, nr = table.fp16_nr;
-  const int64_t row_panels = CeilDiv(m, mr);
   const int64_t kc = std::min(block, k);
   const int64_t col_panels = CeilDiv(n, nr);
   const int64_t half_floats = ThreadRegionFloats(HalfFloats(kc * nr));
+  const uint16_t* const a_panels = a.Panel(0);
+  const int64_t a_panel_halves = static_cast<int64_t>(mr) * a.depth();
   ParallelFor(pool, col_panels, [&](int64_t begin, int64_t end, int chunk) {
     float* panel = scratch + chunk * per_thread;
     // The half panel ends the thread's scratch.
     uint16_t* half = reinterpret_cast<uint16_t*>(panel + per_thread - half_floats);
+    // Locals for the tile loop: as far as the compiler knows a tile call may
+    // change what the captured references see, and reloading them per tile
+    // cost as much as the call.
+    const int64_t rows = m, depth_k = k, steps = kc, c_stride = ldc;
+    const int64_t tile_rows = mr;
+    CT* const c0 = c;
+    const float* const row_bias = epilogue.row_bias;
+    const uint16_t* const a0 = a_panels;
+    const int64_t a_stride = a_panel_halves;
+    const auto tile_call = tile_fn;
     for (int64_t j = begin; j < end; ++j) {
       const int64_t col0 = j * nr;
       const int cols = static_cast<int>(std::min<int64_t>(nr, n - col0));
-      for (int64_t d0 = 0; d0 < k; d0 += kc) {
-        const int64_t depth = std::min(kc, k - d0);
+      for (int64_t d0 = 0; d0 < depth_k; d0 += steps) {
+        const int64_t depth = std::min(steps, depth_k - d0);
         pack(col0, cols, d0, depth, panel, half);
         TileEpilogue tile = epilogue;
         tile.accumulate = d0 > 0;
-        tile.last = d0 + depth >= k;
-        for (int64_t p = 0; p < row_panels; ++p) {
-          const int64_t row0 = p * mr;
-          tile.row_bias = epilogue.row_bias != nullptr ? epilogue.row_bias + row0 : nullptr;
-          tile_fn(depth, a.Panel(p) + d0 * mr, half, c + row0 * ldc + col0, ldc,
-                  static_cast<int>(std::min<int64_t>(mr, m - row0)), cols, tile);
+        tile.last = d0 + depth >= depth_k;
+        const uint16_t* a_block = a0 + d0 * tile_rows;
+        CT* c_tile = c0 + col0;
+        for (int64_t row0 = 0; row0 < rows;
+             row0 += tile_rows, a_block += a_stride, c_tile += tile_rows * c_stride) {
+          tile.row_bias = row_bias != nullptr ? row_bias + row0 : nullptr;
+          tile_call(depth, a_block, half, c_tile, c_stride,
+                    static_cast<int>(std::min(tile_rows, rows - row0)), cols, tile);
         }
       }
     }
