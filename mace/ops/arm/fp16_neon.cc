@@ -341,24 +341,47 @@ static void NarrowTile(int64_t kc, const float16_t* a, const float16_t* b, CT* c
   if (!kAddC && row_bias != nullptr) {
     bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
   }
-  float16x8_t acc[kCols];
-  for (int j = 0; j < kCols; ++j) acc[j] = bias;
-  int64_t d = 0;
-  for (; d + 4 <= kc; d += 4, a += 32, b += 4 * kFp16GemmNr) {
-#pragma GCC unroll 4
-    for (int s = 0; s < 4; ++s) {
-      const float16x8_t av = vld1q_f16(a + 8 * s);
-      const float16x4_t bv = vld1_f16(b + kFp16GemmNr * s);
-#pragma GCC unroll 4
-      for (int j = 0; j < kCols; ++j) acc[j] = vfmaq_lane_f16(acc[j], av, bv, j);
-    }
-  }
-  for (; d < kc; ++d, a += 8, b += kFp16GemmNr) {
-    const float16x8_t av = vld1q_f16(a);
-    const float16x4_t bv = vld1_f16(b);
-#pragma GCC unroll 4
-    for (int j = 0; j < kCols; ++j) acc[j] = vfmaq_lane_f16(acc[j], av, bv, j);
-  }
+  // The reduction in assembly (GCC loaded B lane by lane and kept the
+  // accumulators in memory): per 4 steps one load of A's four vectors and
+  // one of each step's first 4 B halves, then kCols by-element fmla a step.
+  // Accumulators past kCols are computed by no instruction.
+  float16x8_t acc0 = bias, acc1 = bias, acc2 = bias, acc3 = bias;
+  int64_t groups = kc >> 2, rest = kc & 3;
+  const int64_t b_step = kFp16GemmNr * static_cast<int64_t>(sizeof(float16_t));
+#define MACE_FP16_NARROW_STEP(a, b)                             \
+  "fmla %[c0].8h, " a ".8h, " b ".h[0]\n"                      \
+  ".if %c[cols] > 1\nfmla %[c1].8h, " a ".8h, " b ".h[1]\n.endif\n" \
+  ".if %c[cols] > 2\nfmla %[c2].8h, " a ".8h, " b ".h[2]\n.endif\n" \
+  ".if %c[cols] > 3\nfmla %[c3].8h, " a ".8h, " b ".h[3]\n.endif\n"
+  asm volatile(
+      "cbz %[groups], 2f\n"
+      "1:\n"
+      "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n"
+      "ld1 {v4.4h}, [%[b]], %[step]\n"
+      "ld1 {v5.4h}, [%[b]], %[step]\n"
+      "ld1 {v6.4h}, [%[b]], %[step]\n"
+      "ld1 {v7.4h}, [%[b]], %[step]\n"
+      MACE_FP16_NARROW_STEP("v0", "v4")
+      MACE_FP16_NARROW_STEP("v1", "v5")
+      MACE_FP16_NARROW_STEP("v2", "v6")
+      MACE_FP16_NARROW_STEP("v3", "v7")
+      "subs %[groups], %[groups], #1\n"
+      "b.ne 1b\n"
+      "2:\n"
+      "cbz %[rest], 4f\n"
+      "3:\n"
+      "ld1 {v0.8h}, [%[a]], #16\n"
+      "ld1 {v4.4h}, [%[b]], %[step]\n"
+      MACE_FP16_NARROW_STEP("v0", "v4")
+      "subs %[rest], %[rest], #1\n"
+      "b.ne 3b\n"
+      "4:\n"
+      : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [c0] "+w"(acc0),
+        [c1] "+w"(acc1), [c2] "+w"(acc2), [c3] "+w"(acc3)
+      : [step] "r"(b_step), [cols] "i"(kCols)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7");
+#undef MACE_FP16_NARROW_STEP
+  const float16x8_t acc[4] = {acc0, acc1, acc2, acc3};
   const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
   const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
   CT staging[kCols][8];
