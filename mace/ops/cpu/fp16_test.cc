@@ -666,7 +666,7 @@ TEST(Fp16Test, Depthwise3x3) {
   if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
   uint32_t seed = 700;
   for (int64_t stride : {1, 2}) {
-    for (int64_t w : {1, 2, 7, 8, 9, 14, 16, 17, 25}) {
+    for (int64_t w : {1, 2, 7, 8, 9, 14, 16, 17, 25, 33}) {
       CheckDepthwise(3, 5, w, 1, stride, stride, 1, seed += 3);
     }
     CheckDepthwise(4, 112, 30, 1, stride, stride, 1, seed += 3);  // several bands
