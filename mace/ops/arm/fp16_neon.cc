@@ -62,10 +62,10 @@ enum TileAct { kActNone, kActHalf, kActFloat };
 
 // The reduction of the full 8 x 24 tile in assembly: accumulator (r, v)
 // (row r, columns 8v..8v+7, in v[8 + 3r + v]) = init[r] + the kc products.
-// A loop trip is 8 steps: per 4 steps one load of A (four vectors), per
+// A loop trip is 16 steps: per 4 steps one load of A (four vectors), per
 // step one load of B (three vectors) and 24 by-element fmla, then subs and
-// branch: 204 instructions for 192 fmla (GCC's schedule of the 4-step loop
-// spent 108 for 96). A sits in v0-v3 (the .h by-element form takes
+// branch: 406 instructions for 384 fmla (GCC's schedule of the 4-step loop
+// spent 108 for 96); then 8 steps once if kc & 8, then single steps. A sits in v0-v3 (the .h by-element form takes
 // v0-v15), B in v4-v6. Each B load feeds the next fmla: fewest
 // instructions rather than load-to-use distance.
 // One reduction step: accumulator row r (v[8 + 3r] to v[10 + 3r]) plus B
@@ -136,10 +136,17 @@ enum TileAct { kActNone, kActHalf, kActFloat };
   "1:\n" \
   MACE_FP16_ASM_4STEPS \
   MACE_FP16_ASM_4STEPS \
+  MACE_FP16_ASM_4STEPS \
+  MACE_FP16_ASM_4STEPS \
   "subs %[groups], %[groups], #1\n" \
   "b.ne 1b\n" \
   "2:\n" \
-  "cbz %[rest], 4f\n" \
+  "tbz %[rest], #3, 5f\n" \
+  MACE_FP16_ASM_4STEPS \
+  MACE_FP16_ASM_4STEPS \
+  "5:\n" \
+  "ands %[rest], %[rest], #7\n" \
+  "b.eq 4f\n" \
   "3:\n" \
   "ld1 {v0.8h}, [%[a]], #16\n" \
   "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" \
@@ -217,10 +224,33 @@ enum TileAct { kActNone, kActHalf, kActFloat };
   "st1 {v26.8h, v27.8h, v28.8h}, [%[out]], %[ldc]\n" \
   "st1 {v29.8h, v30.8h, v31.8h}, [%[out]], %[ldc]\n"
 
+// C's 8 rows of halves at cin (ldc bytes apart) added to the accumulators
+// (sums + C, in half precision), two rows a load pair.
+#define MACE_FP16_ADD_ROW_PAIR(r0, r1, r2, r3, r4, r5) \
+  "ld1 {v0.8h, v1.8h, v2.8h}, [%[cin]], %[ldc]\n" \
+  "ld1 {v3.8h, v4.8h, v5.8h}, [%[cin]], %[ldc]\n" \
+  "fadd v" r0 ".8h, v" r0 ".8h, v0.8h\n" \
+  "fadd v" r1 ".8h, v" r1 ".8h, v1.8h\n" \
+  "fadd v" r2 ".8h, v" r2 ".8h, v2.8h\n" \
+  "fadd v" r3 ".8h, v" r3 ".8h, v3.8h\n" \
+  "fadd v" r4 ".8h, v" r4 ".8h, v4.8h\n" \
+  "fadd v" r5 ".8h, v" r5 ".8h, v5.8h\n"
+#define MACE_FP16_ADD_ROWS \
+  MACE_FP16_ADD_ROW_PAIR("8", "9", "10", "11", "12", "13") \
+  MACE_FP16_ADD_ROW_PAIR("14", "15", "16", "17", "18", "19") \
+  MACE_FP16_ADD_ROW_PAIR("20", "21", "22", "23", "24", "25") \
+  MACE_FP16_ADD_ROW_PAIR("26", "27", "28", "29", "30", "31")
+
 // Where Reduce8x24 puts the sums: 24 vectors at `out` (kSumsOut), or
 // halves straight into C's 8 rows (ldc bytes apart), clamped to `bounds`
-// or not.
-enum ReduceOut { kSumsOut, kHalfRowsOut, kClampedHalfRowsOut };
+// or not, with C's halves added first (kAdd...) or not.
+enum ReduceOut {
+  kSumsOut,
+  kHalfRowsOut,
+  kClampedHalfRowsOut,
+  kAddHalfRowsOut,
+  kClampedAddHalfRowsOut
+};
 
 template <ReduceOut kOut>
 static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const float16_t* a,
@@ -228,9 +258,11 @@ static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const f
                                                              const float16_t* init, void* out,
                                                              int64_t ldc_bytes,
                                                              const float16_t* bounds) {
-  int64_t groups = kc >> 3, rest = kc & 7;  // kc >= 0
+  int64_t groups = kc >> 4, rest = kc & 15;  // kc >= 0
+  const void* cin = out;  // C read back by the kAdd... forms
 #define MACE_FP16_OPERANDS                                                                  \
-  : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [out] "+r"(out)  \
+  : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [out] "+r"(out),  \
+    [cin] "+r"(cin)                                                                         \
   : [init] "r"(init), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds)                          \
   : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",    \
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",   \
@@ -239,11 +271,19 @@ static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const f
     asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_STORE_SUMS MACE_FP16_OPERANDS);
   } else if constexpr (kOut == kHalfRowsOut) {
     asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_STORE_ROWS MACE_FP16_OPERANDS);
-  } else {
+  } else if constexpr (kOut == kClampedHalfRowsOut) {
     asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_CLAMP MACE_FP16_STORE_ROWS MACE_FP16_OPERANDS);
+  } else if constexpr (kOut == kAddHalfRowsOut) {
+    asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_ADD_ROWS MACE_FP16_STORE_ROWS
+                     MACE_FP16_OPERANDS);
+  } else {
+    asm volatile(MACE_FP16_REDUCE8X24 MACE_FP16_ADD_ROWS MACE_FP16_CLAMP MACE_FP16_STORE_ROWS
+                     MACE_FP16_OPERANDS);
   }
 #undef MACE_FP16_OPERANDS
 }
+#undef MACE_FP16_ADD_ROWS
+#undef MACE_FP16_ADD_ROW_PAIR
 #undef MACE_FP16_REDUCE8X24
 #undef MACE_FP16_ASM_STEP
 #undef MACE_FP16_ASM_4STEPS
@@ -301,24 +341,47 @@ static void NarrowTile(int64_t kc, const float16_t* a, const float16_t* b, CT* c
   if (!kAddC && row_bias != nullptr) {
     bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
   }
-  float16x8_t acc[kCols];
-  for (int j = 0; j < kCols; ++j) acc[j] = bias;
-  int64_t d = 0;
-  for (; d + 4 <= kc; d += 4, a += 32, b += 4 * kFp16GemmNr) {
-#pragma GCC unroll 4
-    for (int s = 0; s < 4; ++s) {
-      const float16x8_t av = vld1q_f16(a + 8 * s);
-      const float16x4_t bv = vld1_f16(b + kFp16GemmNr * s);
-#pragma GCC unroll 4
-      for (int j = 0; j < kCols; ++j) acc[j] = vfmaq_lane_f16(acc[j], av, bv, j);
-    }
-  }
-  for (; d < kc; ++d, a += 8, b += kFp16GemmNr) {
-    const float16x8_t av = vld1q_f16(a);
-    const float16x4_t bv = vld1_f16(b);
-#pragma GCC unroll 4
-    for (int j = 0; j < kCols; ++j) acc[j] = vfmaq_lane_f16(acc[j], av, bv, j);
-  }
+  // The reduction in assembly (GCC loaded B lane by lane and kept the
+  // accumulators in memory): per 4 steps one load of A's four vectors and
+  // one of each step's first 4 B halves, then kCols by-element fmla a step.
+  // Accumulators past kCols are computed by no instruction.
+  float16x8_t acc0 = bias, acc1 = bias, acc2 = bias, acc3 = bias;
+  int64_t groups = kc >> 2, rest = kc & 3;
+  const int64_t b_step = kFp16GemmNr * static_cast<int64_t>(sizeof(float16_t));
+#define MACE_FP16_NARROW_STEP(a, b)                             \
+  "fmla %[c0].8h, " a ".8h, " b ".h[0]\n"                      \
+  ".if %c[cols] > 1\nfmla %[c1].8h, " a ".8h, " b ".h[1]\n.endif\n" \
+  ".if %c[cols] > 2\nfmla %[c2].8h, " a ".8h, " b ".h[2]\n.endif\n" \
+  ".if %c[cols] > 3\nfmla %[c3].8h, " a ".8h, " b ".h[3]\n.endif\n"
+  asm volatile(
+      "cbz %[groups], 2f\n"
+      "1:\n"
+      "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n"
+      "ld1 {v4.4h}, [%[b]], %[step]\n"
+      "ld1 {v5.4h}, [%[b]], %[step]\n"
+      "ld1 {v6.4h}, [%[b]], %[step]\n"
+      "ld1 {v7.4h}, [%[b]], %[step]\n"
+      MACE_FP16_NARROW_STEP("v0", "v4")
+      MACE_FP16_NARROW_STEP("v1", "v5")
+      MACE_FP16_NARROW_STEP("v2", "v6")
+      MACE_FP16_NARROW_STEP("v3", "v7")
+      "subs %[groups], %[groups], #1\n"
+      "b.ne 1b\n"
+      "2:\n"
+      "cbz %[rest], 4f\n"
+      "3:\n"
+      "ld1 {v0.8h}, [%[a]], #16\n"
+      "ld1 {v4.4h}, [%[b]], %[step]\n"
+      MACE_FP16_NARROW_STEP("v0", "v4")
+      "subs %[rest], %[rest], #1\n"
+      "b.ne 3b\n"
+      "4:\n"
+      : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [c0] "+w"(acc0),
+        [c1] "+w"(acc1), [c2] "+w"(acc2), [c3] "+w"(acc3)
+      : [step] "r"(b_step), [cols] "i"(kCols)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7");
+#undef MACE_FP16_NARROW_STEP
+  const float16x8_t acc[4] = {acc0, acc1, acc2, acc3};
   const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
   const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
   CT staging[kCols][8];
@@ -351,14 +414,17 @@ static void Tile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int6
       bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
     }
     vst1q_f16(init, bias);
-    if constexpr (!kAddC && kAct != kActFloat && std::is_same<CT, float16_t>::value) {
-      // Halves stored as they are (or clamped in half precision): by the
-      // assembly, one three-vector store a row.
+    if constexpr (kAct != kActFloat && std::is_same<CT, float16_t>::value) {
+      // Halves stored as they are (or clamped in half precision), after
+      // C's halves are added when accumulating: by the assembly, one
+      // three-vector load and store a row.
       float16_t bounds[16];
       vst1q_f16(bounds, lo16);
       vst1q_f16(bounds + 8, hi16);
-      Reduce8x24<kAct == kActHalf ? kClampedHalfRowsOut : kHalfRowsOut>(
-          kc, a, b, init, c, ldc * static_cast<int64_t>(sizeof(float16_t)), bounds);
+      constexpr ReduceOut kOut =
+          kAddC ? (kAct == kActHalf ? kClampedAddHalfRowsOut : kAddHalfRowsOut)
+                : (kAct == kActHalf ? kClampedHalfRowsOut : kHalfRowsOut);
+      Reduce8x24<kOut>(kc, a, b, init, c, ldc * static_cast<int64_t>(sizeof(float16_t)), bounds);
       return;
     }
     float16x8_t sums[24];
@@ -411,13 +477,34 @@ static inline __attribute__((always_inline)) DepthwiseInputs LoadInputs(const fl
   return {pair.val[0], pair.val[1], vld2q_f16(row + 2).val[0]};
 }
 
+// acc plus tap row `tap_row` (0 to 2, a constant once the callers' loops
+// are unrolled) times the inputs. Taps 0 to 7 are lanes of t07 (in v0-v15,
+// as the by-element form requires), read by assembly fmla (GCC would turn
+// them into dup and vector fmla); tap 8 is the vector t8.
 static inline __attribute__((always_inline)) float16x8_t AddRow(float16x8_t acc,
                                                                 const DepthwiseInputs& in,
-                                                                float16x8_t t0, float16x8_t t1,
-                                                                float16x8_t t2) {
-  acc = vfmaq_f16(acc, in.v0, t0);
-  acc = vfmaq_f16(acc, in.v1, t1);
-  return vfmaq_f16(acc, in.v2, t2);
+                                                                int tap_row, float16x8_t t07,
+                                                                float16x8_t t8) {
+  if (tap_row == 0) {
+    asm("fmla %[acc].8h, %[x0].8h, %[t].h[0]\n"
+        "fmla %[acc].8h, %[x1].8h, %[t].h[1]\n"
+        "fmla %[acc].8h, %[x2].8h, %[t].h[2]\n"
+        : [acc] "+w"(acc)
+        : [x0] "w"(in.v0), [x1] "w"(in.v1), [x2] "w"(in.v2), [t] "x"(t07));
+  } else if (tap_row == 1) {
+    asm("fmla %[acc].8h, %[x0].8h, %[t].h[3]\n"
+        "fmla %[acc].8h, %[x1].8h, %[t].h[4]\n"
+        "fmla %[acc].8h, %[x2].8h, %[t].h[5]\n"
+        : [acc] "+w"(acc)
+        : [x0] "w"(in.v0), [x1] "w"(in.v1), [x2] "w"(in.v2), [t] "x"(t07));
+  } else {
+    asm("fmla %[acc].8h, %[x0].8h, %[t].h[6]\n"
+        "fmla %[acc].8h, %[x1].8h, %[t].h[7]\n"
+        : [acc] "+w"(acc)
+        : [x0] "w"(in.v0), [x1] "w"(in.v1), [t] "x"(t07));
+    acc = vfmaq_f16(acc, in.v2, t8);
+  }
+  return acc;
 }
 
 // Stores `count` (at most 8) of the sums in v as floats, with the activation.
@@ -498,8 +585,10 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
   epilogue.hi = band.epilogue.hi;
   const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
   const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
-  float16x8_t t[9];
-  for (int i = 0; i < 9; ++i) t[i] = vdupq_n_f16(static_cast<float16_t>(band.taps[i]));
+  // Taps 0 to 7 as the lanes of one vector, tap 8 in every lane of another.
+  const float16x8_t t07 = vcombine_f16(vcvt_f16_f32(vld1q_f32(band.taps)),
+                                       vcvt_f16_f32(vld1q_f32(band.taps + 4)));
+  const float16x8_t t8 = vdupq_n_f16(static_cast<float16_t>(band.taps[8]));
   const float16x8_t bias = vdupq_n_f16(static_cast<float16_t>(band.bias));
   // kRows output rows of 8 (or count) outputs at x: each input row is
   // loaded once and added to every output row it feeds, in tap-row order.
@@ -516,7 +605,7 @@ static void DepthwiseBand3x3(const DepthwiseBand& band) {
       for (int o = 0; o < kRows; ++o) {
         const int tap_row = i - o * kStrideH;
         if (tap_row >= 0 && tap_row <= 2) {
-          acc[o] = AddRow(acc[o], in, t[3 * tap_row], t[3 * tap_row + 1], t[3 * tap_row + 2]);
+          acc[o] = AddRow(acc[o], in, tap_row, t07, t8);
         }
       }
     }

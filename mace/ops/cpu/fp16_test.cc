@@ -315,7 +315,8 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
         tolerance[o] = dot.Tolerance();
         // On half tensors every pixel runs tiles, and C is rounded to half
         // after each block: u of the running sum's magnitude per block.
-        Dot tiles(table->fp16_kc);
+        const int64_t half_block = Fp16GemmHalfBlock(*table, in_per_group);
+        Dot tiles(half_block);
         tiles.StartAtHalf(bias[oc]);
         double magnitude = std::fabs(bias[oc]);
         for (int64_t ic = 0; ic < in_per_group && p.kernel_h == 1; ++ic) {
@@ -324,7 +325,7 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
           tiles.Add(w, x);
           magnitude += std::fabs(w * x);
         }
-        const int64_t blocks = (in_per_group + table->fp16_kc - 1) / table->fp16_kc;
+        const int64_t blocks = (in_per_group + half_block - 1) / half_block;
         want_half[o] = Activate(tiles.value, kTileActClamp);
         tolerance_half[o] = tiles.Tolerance() + kHalfUnit * blocks * magnitude;
       }
@@ -372,10 +373,15 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(31, 7, 7, 17, 3, 1, 1), seed += 3);    // 49 pixels: a 1-column tail
   CheckConv(ConvParams(7, 3, 3, 5, 3, 2, 1), seed += 3);      // 2x2 outputs
   CheckConv(ConvParams(6, 3, 3, 4, 3, 1, 0), seed += 3);      // one pixel: matrix-vector
-  // Half tensors: odd channels and pixels (tile edges), k over 2 blocks.
+  // Half tensors: odd channels and pixels (tile edges), k in one block.
   CheckConv(ConvParams(3, 1, 5, 1, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(17, 7, 7, 25, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(530, 2, 13, 9, 1, 1, 0), seed += 3);
+  // Up to 1024 channels in one block (1024 and 1025 around the limit);
+  // past it, whole 8 x 24 tiles that add later blocks to C's halves.
+  CheckConv(ConvParams(1024, 1, 24, 8, 1, 1, 0), seed += 3);
+  CheckConv(ConvParams(1025, 1, 24, 8, 1, 1, 0), seed += 3);
+  CheckConv(ConvParams(1100, 2, 12, 16, 1, 1, 0), seed += 3);
 }
 
 // Winograd F(2x2, 3x3), F(4x4, 3x3) and F(6x6, 3x3) with half-precision
@@ -660,7 +666,7 @@ TEST(Fp16Test, Depthwise3x3) {
   if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
   uint32_t seed = 700;
   for (int64_t stride : {1, 2}) {
-    for (int64_t w : {1, 2, 7, 8, 9, 16, 17, 25}) {
+    for (int64_t w : {1, 2, 7, 8, 9, 14, 16, 17, 25, 33}) {
       CheckDepthwise(3, 5, w, 1, stride, stride, 1, seed += 3);
     }
     CheckDepthwise(4, 112, 30, 1, stride, stride, 1, seed += 3);  // several bands

@@ -37,41 +37,54 @@ float Activate(float v, const TileEpilogue& epilogue) {
   }
 }
 
-// The tiles of C, column panel by column panel: `pack` fills a thread's
-// half B panel (from its float panel scratch when it needs one), `tile` is
-// the table's tile for C's type. A thread's scratch: per_thread floats, a
+// The tiles of C, column panel by column panel, in reduction blocks of
+// `block` steps: `pack` fills a thread's half B panel (from its float panel
+// scratch when it needs one), `tile` is the table's tile for C's type. A thread's scratch: per_thread floats, a
 // float panel of kc x nr first when there is room for one and the half
 // panel after it.
 template <typename CT, typename PackFn>
-void TileLoop(const KernelTable& table, int64_t m, int64_t n, int64_t k, const Fp16Panels& a,
-              CT* c, int64_t ldc, const TileEpilogue& epilogue, ThreadPool* pool, float* scratch,
-              int64_t per_thread,
+void TileLoop(const KernelTable& table, int64_t m, int64_t n, int64_t k, int64_t block,
+              const Fp16Panels& a, CT* c, int64_t ldc, const TileEpilogue& epilogue,
+              ThreadPool* pool, float* scratch, int64_t per_thread,
               void (*tile_fn)(int64_t, const uint16_t*, const uint16_t*, CT*, int64_t, int, int,
                               const TileEpilogue&),
               const PackFn& pack) {
   const int mr = table.fp16_mr, nr = table.fp16_nr;
-  const int64_t row_panels = CeilDiv(m, mr);
-  const int64_t kc = std::min<int64_t>(table.fp16_kc, k);
+  const int64_t kc = std::min(block, k);
   const int64_t col_panels = CeilDiv(n, nr);
   const int64_t half_floats = ThreadRegionFloats(HalfFloats(kc * nr));
+  const uint16_t* const a_panels = a.Panel(0);
+  const int64_t a_panel_halves = static_cast<int64_t>(mr) * a.depth();
   ParallelFor(pool, col_panels, [&](int64_t begin, int64_t end, int chunk) {
     float* panel = scratch + chunk * per_thread;
     // The half panel ends the thread's scratch.
     uint16_t* half = reinterpret_cast<uint16_t*>(panel + per_thread - half_floats);
+    // Locals for the tile loop: as far as the compiler knows a tile call may
+    // change what the captured references see, and reloading them per tile
+    // cost as much as the call.
+    const int64_t rows = m, depth_k = k, steps = kc, c_stride = ldc;
+    const int64_t tile_rows = mr;
+    CT* const c0 = c;
+    const float* const row_bias = epilogue.row_bias;
+    const uint16_t* const a0 = a_panels;
+    const int64_t a_stride = a_panel_halves;
+    const auto tile_call = tile_fn;
     for (int64_t j = begin; j < end; ++j) {
       const int64_t col0 = j * nr;
       const int cols = static_cast<int>(std::min<int64_t>(nr, n - col0));
-      for (int64_t d0 = 0; d0 < k; d0 += kc) {
-        const int64_t depth = std::min(kc, k - d0);
+      for (int64_t d0 = 0; d0 < depth_k; d0 += steps) {
+        const int64_t depth = std::min(steps, depth_k - d0);
         pack(col0, cols, d0, depth, panel, half);
         TileEpilogue tile = epilogue;
         tile.accumulate = d0 > 0;
-        tile.last = d0 + depth >= k;
-        for (int64_t p = 0; p < row_panels; ++p) {
-          const int64_t row0 = p * mr;
-          tile.row_bias = epilogue.row_bias != nullptr ? epilogue.row_bias + row0 : nullptr;
-          tile_fn(depth, a.Panel(p) + d0 * mr, half, c + row0 * ldc + col0, ldc,
-                  static_cast<int>(std::min<int64_t>(mr, m - row0)), cols, tile);
+        tile.last = d0 + depth >= depth_k;
+        const uint16_t* a_block = a0 + d0 * tile_rows;
+        CT* c_tile = c0 + col0;
+        for (int64_t row0 = 0; row0 < rows;
+             row0 += tile_rows, a_block += a_stride, c_tile += tile_rows * c_stride) {
+          tile.row_bias = row_bias != nullptr ? row_bias + row0 : nullptr;
+          tile_call(depth, a_block, half, c_tile, c_stride,
+                    static_cast<int>(std::min(tile_rows, rows - row0)), cols, tile);
         }
       }
     }
@@ -124,7 +137,8 @@ void Fp16Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const F
     });
     return;
   }
-  TileLoop(table, m, n, k, a, c, ldc, epilogue, pool, scratch, per_thread, table.fp16_gemm,
+  TileLoop(table, m, n, k, table.fp16_kc, a, c, ldc, epilogue, pool, scratch, per_thread,
+           table.fp16_gemm,
            [&](int64_t col0, int cols, int64_t d0, int64_t depth, float* panel, uint16_t* half) {
              if (b.packer == nullptr && b.stride == 1 && table.fp16_pack_columns != nullptr) {
                // Adjacent columns (a 1x1 convolution's input rows): one pass.
@@ -137,15 +151,22 @@ void Fp16Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const F
            });
 }
 
+int64_t Fp16GemmHalfBlock(const KernelTable& table, int64_t k) {
+  return k <= kFp16HalfOneBlockDepth ? k : table.fp16_kc;
+}
+
 int64_t Fp16GemmHalfScratchFloatsPerThread(const KernelTable& table, int64_t k) {
-  return ThreadRegionFloats(HalfFloats(std::min<int64_t>(table.fp16_kc, k) * table.fp16_nr));
+  // One half B panel of the larger block of Fp16GemmHalf and Fp16GemmHalfPanels.
+  const int64_t depth = std::max(std::min<int64_t>(table.fp16_kc, k), Fp16GemmHalfBlock(table, k));
+  return ThreadRegionFloats(HalfFloats(depth * table.fp16_nr));
 }
 
 void Fp16GemmHalf(const KernelTable& table, int64_t m, int64_t n, int64_t k, const Fp16Panels& a,
                   const uint16_t* b, int64_t b_depth_stride, uint16_t* c, int64_t ldc,
                   const TileEpilogue& epilogue, ThreadPool* pool, float* scratch) {
   const int64_t per_thread = Fp16GemmHalfScratchFloatsPerThread(table, k);
-  TileLoop(table, m, n, k, a, c, ldc, epilogue, pool, scratch, per_thread, table.fp16_gemm_half,
+  TileLoop(table, m, n, k, Fp16GemmHalfBlock(table, k), a, c, ldc, epilogue, pool, scratch,
+           per_thread, table.fp16_gemm_half,
            [&](int64_t col0, int cols, int64_t d0, int64_t depth, float* /*panel*/,
                uint16_t* half) {
              table.fp16_pack_half_columns(b + col0 + d0 * b_depth_stride, cols, depth,
@@ -159,7 +180,8 @@ void Fp16GemmHalfPanels(const KernelTable& table, int64_t m, int64_t n, int64_t 
                         float* scratch) {
   const int64_t per_thread = Fp16GemmHalfScratchFloatsPerThread(table, k);
   const int nr = table.fp16_nr;
-  TileLoop(table, m, n, k, a, c, ldc, epilogue, pool, scratch, per_thread, table.fp16_gemm,
+  TileLoop(table, m, n, k, table.fp16_kc, a, c, ldc, epilogue, pool, scratch, per_thread,
+           table.fp16_gemm,
            [&](int64_t col0, int cols, int64_t d0, int64_t depth, float* /*panel*/,
                uint16_t* half) { packer(context, col0, cols, d0, depth, nr, half); });
 }

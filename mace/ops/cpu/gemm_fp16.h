@@ -69,15 +69,24 @@ void Fp16GemmHalfPanels(const KernelTable& table, int64_t m, int64_t n, int64_t 
                         int64_t ldc, const TileEpilogue& epilogue, ThreadPool* pool,
                         float* scratch);
 
-// Scratch floats Fp16GemmHalf needs per thread.
+// Scratch floats Fp16GemmHalf (and Fp16GemmHalfPanels) need per thread.
 int64_t Fp16GemmHalfScratchFloatsPerThread(const KernelTable& table, int64_t k);
+
+// Fp16GemmHalf sums reductions of up to this depth in one block: a 1x1
+// convolution of up to 1024 input channels runs each tile once over all of
+// them, with no second pass that reads C back.
+constexpr int64_t kFp16HalfOneBlockDepth = 1024;
+
+// The reduction block of Fp16GemmHalf for depth k: k itself up to
+// kFp16HalfOneBlockDepth, else the table's fp16_kc.
+int64_t Fp16GemmHalfBlock(const KernelTable& table, int64_t k);
 
 // The same product on tensors kept in half precision: B's column j, depth d
 // is the half b[j + d * b_depth_stride] (columns adjacent, as a 1x1
 // convolution's input), C (row stride ldc) is written as halves. Sums go
-// to C in half precision after each kc block (later blocks add to it in
-// single precision and round again). The table must have the half-tensor
-// kernels (fp16_gemm_half), and k must be > 0.
+// to C in half precision after each block of Fp16GemmHalfBlock steps (later
+// blocks add theirs to C's halves in half precision). The table must have
+// the half-tensor kernels (fp16_gemm_half), and k must be > 0.
 void Fp16GemmHalf(const KernelTable& table, int64_t m, int64_t n, int64_t k, const Fp16Panels& a,
                   const uint16_t* b, int64_t b_depth_stride, uint16_t* c, int64_t ldc,
                   const TileEpilogue& epilogue, ThreadPool* pool, float* scratch);
