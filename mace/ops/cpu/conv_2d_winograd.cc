@@ -503,5 +503,107 @@ void Conv2dWinograd::Run(const float* input, const float* bias, float* output, T
   }
 }
 
+bool Conv2dWinograd::SupportsHalf() const {
+  return half_m_ && half_v_ && fused_activation_ && table_.fp16_winograd_half_input != nullptr &&
+         table_.fp16_winograd_half_output != nullptr;
+}
+
+void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint16_t* out_image,
+                                  int64_t first_tile, int64_t tiles, const Layout& layout,
+                                  float* scratch) const {
+  const ref::Conv2DParams& p = params_;
+  const int64_t positions = alpha_ * alpha_;
+  const int64_t nr = nr_, mr = mr_;
+  const int64_t in_c = p.in_channels;
+  // As RunBlock with half V and M (layout.v_floats is 0).
+  float* m = scratch;
+  uint16_t* v_half = reinterpret_cast<uint16_t*>(m + layout.m_floats);
+  uint16_t* m_half = reinterpret_cast<uint16_t*>(m);
+  const int64_t gemm_lanes = RoundUp(tiles, nr);
+  for (int64_t ic = 0; ic < in_c; ++ic) {
+    const uint16_t* plane = image + ic * p.in_h * p.in_w;
+    ForEachRun(tiles_w_, first_tile, tiles, [&](const TileRun& tr) {
+      WinogradInputRun run;
+      run.tile = tile_;
+      const uint16_t* rows[8] = {};
+      for (int i = 0; i < alpha_; ++i) {
+        const int64_t ih = tr.row * tile_ - p.pad_top + i;
+        rows[i] = ih >= 0 && ih < p.in_h ? plane + ih * p.in_w : nullptr;
+      }
+      run.in_w = p.in_w;
+      run.col0 = tr.col * tile_ - p.pad_left;
+      run.lanes = tr.count;
+      run.position_stride = layout.panels * in_c * nr;
+      run.panel_stride = in_c * nr;
+      run.first_lane = tr.lane;
+      run.nr = static_cast<int32_t>(nr);
+      table_.fp16_winograd_half_input(run, rows, v_half + ic * nr);
+    });
+    for (int64_t block_lane = tiles; block_lane < gemm_lanes;) {
+      const int64_t panel = block_lane / nr, offset = block_lane % nr;
+      const int64_t count = std::min(nr - offset, gemm_lanes - block_lane);
+      for (int64_t xi = 0; xi < positions; ++xi) {
+        const int64_t at = ((xi * layout.panels + panel) * in_c + ic) * nr + offset;
+        std::fill(v_half + at, v_half + at + count, uint16_t{0});
+      }
+      block_lane += count;
+    }
+  }
+  const int64_t used_panels = CeilDiv(tiles, nr);
+  const int64_t oc_tiles = layout.oc_padded / mr;
+  const int64_t pitch = positions * nr;
+  std::fill(m, m + layout.m_floats, 0.f);
+  const int64_t out_plane = p.out_h * p.out_w;
+  for (int64_t ot = 0; ot < oc_tiles; ++ot) {
+    const int64_t oc_begin = ot * mr;
+    const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
+    for (int64_t panel = 0; panel < used_panels; ++panel) {
+      const int64_t cols = std::min(nr, tiles - panel * nr);
+      TileEpilogue plain;
+      plain.last = true;
+      for (int64_t xi = 0; xi < positions; ++xi) {
+        table_.fp16_gemm_half(in_c, fp16_filter_[xi].Panel(ot),
+                              v_half + (xi * layout.panels + panel) * in_c * nr, m_half + xi * nr,
+                              pitch, static_cast<int>(mr), static_cast<int>(RoundUp(cols, 8)),
+                              plain);
+      }
+      const int64_t panel_tile = first_tile + panel * nr;
+      WinogradOutputRun run;
+      run.tile = tile_;
+      run.in_pitch = nr;
+      run.lanes = cols;
+      run.epilogue = epilogue_;
+      run.out_h = p.out_h;
+      run.out_w = p.out_w;
+      run.tiles_w = tiles_w_;
+      run.row0 = panel_tile / tiles_w_;
+      run.col0 = panel_tile % tiles_w_;
+      for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
+        run.bias = bias != nullptr ? bias[oc] : 0.f;
+        table_.fp16_winograd_half_output(run, m_half + (oc - oc_begin) * pitch,
+                                         out_image + oc * out_plane);
+      }
+    }
+  }
+}
+
+void Conv2dWinograd::RunHalf(const uint16_t* input, const float* bias, uint16_t* output,
+                             ThreadPool* pool, float* scratch) const {
+  const Layout layout = MakeLayout(NumThreads(pool));
+  const int64_t tiles = tiles_h_ * tiles_w_;
+  const int64_t blocks_per_image = CeilDiv(tiles, layout.block_tiles);
+  const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;
+  const int64_t out_image = params_.out_channels * params_.out_h * params_.out_w;
+  ParallelFor(pool, params_.batch * blocks_per_image, [&](int64_t begin, int64_t end, int chunk) {
+    float* own = scratch + chunk * layout.per_thread;
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t n = item / blocks_per_image;
+      const int64_t first = (item % blocks_per_image) * layout.block_tiles;
+      const int64_t count = std::min(layout.block_tiles, tiles - first);
+      RunBlockHalf(input + n * in_image, bias, output + n * out_image, first, count, layout, own);
+    }
+  });
+}
+
 }  // namespace ops
 }  // namespace mace

@@ -79,6 +79,11 @@ class Conv2dWinograd : public Conv2dKernel {
   int64_t ScratchBytes(int threads) const override;
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
            float* scratch) const override;
+  // Half tensors: with the table's half-tensor transforms, at most one GEMM
+  // block of input channels (M in half precision) and a fused activation.
+  bool SupportsHalf() const override;
+  void RunHalf(const uint16_t* input, const float* bias, uint16_t* output, ThreadPool* pool,
+               float* scratch) const override;
 
  private:
   struct Layout {
@@ -92,6 +97,10 @@ class Conv2dWinograd : public Conv2dKernel {
   // All three phases of one block, in `scratch` (Layout::per_thread floats).
   void RunBlock(const float* image, const float* bias, float* out_image, int64_t first_tile,
                 int64_t tiles, const Layout& layout, float* scratch) const;
+  // RunBlock on half tensors (SupportsHalf).
+  void RunBlockHalf(const uint16_t* image, const float* bias, uint16_t* out_image,
+                    int64_t first_tile, int64_t tiles, const Layout& layout,
+                    float* scratch) const;
 
   const KernelTable& table_;
   ref::Conv2DParams params_;

@@ -519,6 +519,18 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
     std::vector<float> output(want.size(), std::nanf(""));
     kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
     ExpectWithin(output, want, tolerance);
+    // Half tensors (one block of channels): the same transforms and sums on
+    // the input rounded to half, whose float output holds half values (a
+    // ReLU6 clamps them to 0 or 6), so the halves are those floats exactly.
+    EXPECT_EQ(kernel->SupportsHalf(), in_c <= block);
+    if (!kernel->SupportsHalf()) continue;
+    const std::vector<uint16_t> half_input = ToHalves(*table, input);
+    std::vector<uint16_t> half_output(want.size() + 1, 0x7e00);  // NaN
+    kernel->RunHalf(half_input.data(), bias.data(), half_output.data(), pool.get(),
+                    scratch.data());
+    EXPECT_EQ(half_output.back(), 0x7e00) << "wrote past the end";
+    half_output.pop_back();
+    EXPECT_EQ(FromHalves(*table, half_output), output);
   }
 }
 
