@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mace/ops/cpu/conv_2d_half_gemm.h"
 #include "mace/ops/cpu/conv_2d_split_columns.h"
 #include "mace/ops/cpu/fused_activation.h"
 
@@ -422,16 +423,34 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
 
 bool Conv2dGemm::SupportsHalf() const {
   return !fp16_filters_.empty() && table_.fp16_gemm_half != nullptr &&
-         source_ == Source::kInput && params_.group == 1 && fused_activation_;
+         (source_ == Source::kInput || HalfColumns()) && params_.group == 1 && fused_activation_;
 }
 
 void Conv2dGemm::RunHalf(const uint16_t* input, const float* bias, uint16_t* output,
                          ThreadPool* pool, float* scratch) const {
   TileEpilogue epilogue = epilogue_;
   epilogue.row_bias = bias;
+  const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;
   for (int64_t b = 0; b < params_.batch; ++b) {
-    Fp16GemmHalf(table_, m_, n_, k_, fp16_filters_[0], input + b * params_.in_channels * n_, n_,
-                 output + b * params_.out_channels * n_, n_, epilogue, pool, scratch);
+    uint16_t* out = output + b * params_.out_channels * n_;
+    if (source_ == Source::kInput) {
+      Fp16GemmHalf(table_, m_, n_, k_, fp16_filters_[0], input + b * in_image, n_, out, n_,
+                   epilogue, pool, scratch);
+      continue;
+    }
+    // im2col: the half padded image (where Run keeps it, after the float
+    // one) filled from the halves as they are, panels packed from it.
+    float* copy = scratch + NumThreads(pool) * GemmFloatsPerThread();
+    uint16_t* half = reinterpret_cast<uint16_t*>(copy + padded_image_.floats());
+    ParallelFor(pool, params_.in_channels, [&](int64_t begin, int64_t end) {
+      padded_image_.Fill(input + b * in_image, begin, end, half);
+    });
+    PaddedColumnsSource source;
+    source.image = &padded_image_;
+    source.out_w = params_.out_w;
+    source.half_padded = half;
+    Fp16GemmHalfPanelsToHalves(table_, m_, n_, k_, fp16_filters_[0], PackPaddedIm2colHalf, &source,
+                               out, n_, epilogue, pool, scratch);
   }
 }
 

@@ -318,22 +318,34 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
         Dot tiles(table->fp16_kc);
         tiles.StartAtHalf(bias[oc]);
         double magnitude = std::fabs(bias[oc]);
-        for (int64_t ic = 0; ic < in_per_group && p.kernel_h == 1; ++ic) {
-          const double x = ri[(g * in_per_group + ic) * p.in_h * p.in_w + oh * p.in_w + ow];
-          const double w = rf[oc * in_per_group + ic];
-          tiles.Add(w, x);
-          magnitude += std::fabs(w * x);
+        for (int64_t ic = 0; ic < in_per_group; ++ic) {
+          for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+            for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+              const int64_t ih = oh * p.stride_h - p.pad_top + kh;
+              const int64_t iw = ow * p.stride_w - p.pad_left + kw;
+              const bool inside = ih >= 0 && ih < p.in_h && iw >= 0 && iw < p.in_w;
+              const double x =
+                  inside ? ri[((g * in_per_group + ic) * p.in_h + ih) * p.in_w + iw] : 0.0;
+              const double w = rf[((oc * in_per_group + ic) * p.kernel_h + kh) * p.kernel_w + kw];
+              tiles.Add(w, x);
+              magnitude += std::fabs(w * x);
+            }
+          }
         }
-        const int64_t blocks = (in_per_group + table->fp16_kc - 1) / table->fp16_kc;
+        const int64_t depth = in_per_group * p.kernel_h * p.kernel_w;
+        const int64_t blocks = (depth + table->fp16_kc - 1) / table->fp16_kc;
         want_half[o] = Activate(tiles.value, kTileActClamp);
         tolerance_half[o] = tiles.Tolerance() + kHalfUnit * blocks * magnitude;
       }
     }
   }
   std::unique_ptr<Conv2dKernel> kernel = CreateConv2dKernel(*table, p, filter.data(), 0);
-  // Half tensors: 1x1 stride-1 unpadded ungrouped convolutions only.
-  const bool pointwise = p.kernel_h == 1 && p.stride_h == 1 && p.pad_top == 0 && p.group == 1;
-  EXPECT_EQ(kernel->SupportsHalf(), pointwise) << kernel->name();
+  // Half tensors: ungrouped 1x1 stride-1 unpadded convolutions, and
+  // im2col ones of more than one pixel (not a strided 1x1, which reads a
+  // subsampled copy).
+  const bool pointwise = p.kernel_h == 1 && p.stride_h == 1 && p.pad_top == 0;
+  const bool im2col = p.kernel_h > 1 && out_plane > 1;
+  EXPECT_EQ(kernel->SupportsHalf(), p.group == 1 && (pointwise || im2col)) << kernel->name();
   const std::vector<uint16_t> half_input = ToHalves(*table, input);
   for (auto& pool : testing::PoolsUnderTest()) {
     SCOPED_TRACE(::testing::Message()
