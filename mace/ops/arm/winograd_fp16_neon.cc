@@ -281,14 +281,13 @@ MACE_WG_NO_LIBC_CALLS void StoreHalfSegments(const WinogradOutputRun& run, float
   }
 }
 
+// `m` is M of halves, or of floats rounded to half as they are loaded;
 // `plane` is run.plane, or a plane of halves.
-template <int kTile, HalfAct kAct, typename T>
-MACE_WG_NO_LIBC_CALLS void OutputRun(const WinogradOutputRun& run_arg, const uint16_t* m_bits,
-                                     T* plane) {
+template <int kTile, HalfAct kAct, typename TM, typename T>
+MACE_WG_NO_LIBC_CALLS void OutputRun(const WinogradOutputRun& run_arg, const TM* m, T* plane) {
   // A copy whose address does not escape: the stores to the output (NEON
   // stores may alias anything) cannot change it, so its fields are read once.
   const WinogradOutputRun run = run_arg;
-  const float16_t* m = reinterpret_cast<const float16_t*>(m_bits);
   constexpr int kAlpha = kTile + 2;
   alignas(16) T line[kTile][kLanes * kTile];
   // Row 1 and column 1 of A^T (the point 1) are all ones, so the bias
@@ -303,7 +302,9 @@ MACE_WG_NO_LIBC_CALLS void OutputRun(const WinogradOutputRun& run_arg, const uin
     for (int c = 0; c < kAlpha; ++c) {
       float16x8_t x[kAlpha], y[kTile];
 #pragma GCC unroll 8
-      for (int r = 0; r < kAlpha; ++r) x[r] = vld1q_f16(m + (r * kAlpha + c) * run.in_pitch + l0);
+      for (int r = 0; r < kAlpha; ++r) {
+        x[r] = LoadHalves(m + (r * kAlpha + c) * run.in_pitch + l0);
+      }
       if (c == 1) x[1] = x[1] + bias;
       WgOutput1D<kTile>(x, y);
 #pragma GCC unroll 8
@@ -338,8 +339,8 @@ MACE_WG_NO_LIBC_CALLS void OutputRun(const WinogradOutputRun& run_arg, const uin
   }
 }
 
-template <int kTile, typename T>
-void OutputRun(const WinogradOutputRun& run, const uint16_t* m, T* plane) {
+template <int kTile, typename TM, typename T>
+void OutputRun(const WinogradOutputRun& run, const TM* m, T* plane) {
   const TileEpilogue& e = run.epilogue;
   if (e.activation == kTileActNone) return OutputRun<kTile, kHalfNone>(run, m, plane);
   // vmaxq_f16 returns NaN for a NaN lane, as the float epilogue does.
@@ -361,8 +362,8 @@ void Input(const WinogradInputRun& run, const T* const* rows, uint16_t* out) {
   }
 }
 
-template <typename T>
-void Output(const WinogradOutputRun& run, const uint16_t* m, T* plane) {
+template <typename TM, typename T>
+void Output(const WinogradOutputRun& run, const TM* m, T* plane) {
   if (run.tile == 2) {
     OutputRun<2>(run, m, plane);
   } else if (run.tile == 4) {
@@ -377,7 +378,7 @@ void Output(const WinogradOutputRun& run, const uint16_t* m, T* plane) {
 void Fp16WinogradInput(const WinogradInputRun& run, uint16_t* out) { Input(run, run.rows, out); }
 
 void Fp16WinogradOutput(const WinogradOutputRun& run, const uint16_t* m) {
-  Output(run, m, run.plane);
+  Output(run, reinterpret_cast<const float16_t*>(m), run.plane);
 }
 
 void Fp16WinogradHalfInput(const WinogradInputRun& run, const uint16_t* const* rows,
@@ -386,7 +387,11 @@ void Fp16WinogradHalfInput(const WinogradInputRun& run, const uint16_t* const* r
 }
 
 void Fp16WinogradHalfOutput(const WinogradOutputRun& run, const uint16_t* m, uint16_t* plane) {
-  Output(run, m, reinterpret_cast<float16_t*>(plane));
+  Output(run, reinterpret_cast<const float16_t*>(m), reinterpret_cast<float16_t*>(plane));
+}
+
+void Fp16WinogradHalfOutputFromFloats(const WinogradOutputRun& run, uint16_t* plane) {
+  Output(run, run.in, reinterpret_cast<float16_t*>(plane));
 }
 
 }  // namespace arm

@@ -36,6 +36,10 @@ void Fp16WinogradHalfInput(const WinogradInputRun& run, const uint16_t* const* r
 // run in single precision and are rounded to half.
 void Fp16WinogradHalfOutput(const WinogradOutputRun& run, const uint16_t* m, uint16_t* plane);
 
+// The same from M of floats at run.in (sums of several GEMM blocks), each
+// rounded to half as it is loaded.
+void Fp16WinogradHalfOutputFromFloats(const WinogradOutputRun& run, uint16_t* plane);
+
 }  // namespace arm
 }  // namespace ops
 }  // namespace mace

@@ -504,8 +504,9 @@ void Conv2dWinograd::Run(const float* input, const float* bias, float* output, T
 }
 
 bool Conv2dWinograd::SupportsHalf() const {
-  return half_m_ && half_v_ && fused_activation_ && table_.fp16_winograd_half_input != nullptr &&
-         table_.fp16_winograd_half_output != nullptr;
+  return half_v_ && fused_activation_ && table_.fp16_winograd_half_input != nullptr &&
+         (half_m_ ? table_.fp16_winograd_half_output != nullptr
+                  : table_.fp16_winograd_half_output_from_floats != nullptr);
 }
 
 void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint16_t* out_image,
@@ -515,7 +516,8 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
   const int64_t positions = alpha_ * alpha_;
   const int64_t nr = nr_, mr = mr_;
   const int64_t in_c = p.in_channels;
-  // As RunBlock with half V and M (layout.v_floats is 0).
+  // As RunBlock with half V (layout.v_floats is 0), and M of halves or,
+  // over more than one block of channels, of floats.
   float* m = scratch;
   uint16_t* v_half = reinterpret_cast<uint16_t*>(m + layout.m_floats);
   uint16_t* m_half = reinterpret_cast<uint16_t*>(m);
@@ -559,13 +561,26 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
     const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
-      TileEpilogue plain;
-      plain.last = true;
+      const int vector_cols = static_cast<int>(RoundUp(cols, 8));
       for (int64_t xi = 0; xi < positions; ++xi) {
-        table_.fp16_gemm_half(in_c, fp16_filter_[xi].Panel(ot),
-                              v_half + (xi * layout.panels + panel) * in_c * nr, m_half + xi * nr,
-                              pitch, static_cast<int>(mr), static_cast<int>(RoundUp(cols, 8)),
-                              plain);
+        const uint16_t* a_half = fp16_filter_[xi].Panel(ot);
+        const uint16_t* b_half = v_half + (xi * layout.panels + panel) * in_c * nr;
+        if (half_m_) {
+          TileEpilogue plain;
+          plain.last = true;
+          table_.fp16_gemm_half(in_c, a_half, b_half, m_half + xi * nr, pitch,
+                                static_cast<int>(mr), vector_cols, plain);
+          continue;
+        }
+        // More than one block of channels: M sums them in floats.
+        for (int64_t pc = 0; pc < in_c; pc += kc_) {
+          const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+          TileEpilogue plain;
+          plain.accumulate = pc > 0;
+          plain.last = pc + kc >= in_c;
+          table_.fp16_gemm(kc, a_half + pc * mr, b_half + pc * nr, m + xi * nr, pitch,
+                           static_cast<int>(mr), vector_cols, plain);
+        }
       }
       const int64_t panel_tile = first_tile + panel * nr;
       WinogradOutputRun run;
@@ -580,8 +595,13 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
       run.col0 = panel_tile % tiles_w_;
       for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
         run.bias = bias != nullptr ? bias[oc] : 0.f;
-        table_.fp16_winograd_half_output(run, m_half + (oc - oc_begin) * pitch,
-                                         out_image + oc * out_plane);
+        if (half_m_) {
+          table_.fp16_winograd_half_output(run, m_half + (oc - oc_begin) * pitch,
+                                           out_image + oc * out_plane);
+        } else {
+          run.in = m + (oc - oc_begin) * pitch;
+          table_.fp16_winograd_half_output_from_floats(run, out_image + oc * out_plane);
+        }
       }
     }
   }

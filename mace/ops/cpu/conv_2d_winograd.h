@@ -79,8 +79,9 @@ class Conv2dWinograd : public Conv2dKernel {
   int64_t ScratchBytes(int threads) const override;
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
            float* scratch) const override;
-  // Half tensors: with the table's half-tensor transforms, at most one GEMM
-  // block of input channels (M in half precision) and a fused activation.
+  // Half tensors: with the table's half-tensor transforms and a fused
+  // activation. Over more than one GEMM block of input channels M sums the
+  // blocks in floats and is rounded to half for the output transform.
   bool SupportsHalf() const override;
   void RunHalf(const uint16_t* input, const float* bias, uint16_t* output, ThreadPool* pool,
                float* scratch) const override;

@@ -231,6 +231,7 @@ const KernelTable* Fp16KernelTableFor(KernelIsa isa) {
     table.fp16_winograd_output = arm::Fp16WinogradOutput;
     table.fp16_winograd_half_input = arm::Fp16WinogradHalfInput;
     table.fp16_winograd_half_output = arm::Fp16WinogradHalfOutput;
+    table.fp16_winograd_half_output_from_floats = arm::Fp16WinogradHalfOutputFromFloats;
     return table;
   }();
   return &fp16;
