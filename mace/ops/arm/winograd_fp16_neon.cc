@@ -274,7 +274,13 @@ MACE_WG_NO_LIBC_CALLS void StoreHalfSegments(const WinogradOutputRun& run, float
     for (int i = 0; i < kTile && row * kTile + i < run.out_h; ++i) {
       const float16_t* src = line + i * pitch + u * kTile;
       float16_t* dst = plane + (row * kTile + i) * run.out_w + x0;
-      for (int64_t x = 0; x < width; ++x) dst[x] = src[x];
+      int64_t x = 0;
+      for (; x + 8 <= width; x += 8) vst1q_f16(dst + x, vld1q_f16(src + x));
+      if (x + 4 <= width) {
+        vst1_f16(dst + x, vld1_f16(src + x));
+        x += 4;
+      }
+      for (; x < width; ++x) dst[x] = src[x];
     }
     u += count;
     WgAdvanceTile(run.tiles_w, count, &row, &col);

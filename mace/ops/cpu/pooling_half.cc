@@ -1,7 +1,6 @@
 #include "mace/ops/cpu/pooling_half.h"
 
 #include <algorithm>
-#include <limits>
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -13,71 +12,85 @@ namespace mace {
 namespace ops {
 namespace {
 
-// Keys: a half's bits as int16, with a negative half's magnitude bits
-// flipped, so that keys order as the values do (-0 just below +0). The map
-// is its own inverse.
-inline int16_t Key(uint16_t half) {
-  const int16_t s = static_cast<int16_t>(half);
-  return static_cast<int16_t>(s ^ ((s >> 15) & 0x7fff));
-}
-inline uint16_t Half(int16_t key) { return static_cast<uint16_t>(Key(static_cast<uint16_t>(key))); }
-
 int64_t RoundUpTo8(int64_t value) { return (value + 7) / 8 * 8; }
 
-constexpr int16_t kLowest = std::numeric_limits<int16_t>::min();
+// Halves as int16: non-negative halves order as their bits do and come
+// above every negative one, among which a larger int16 is a smaller value.
+// So the maximum of some halves is their largest int16 when that is not
+// negative, else their smallest. The padding is -1 (0xffff, a NaN no
+// kernel writes here): never above a value, never below a negative one.
+constexpr int16_t kPadding = -1;
 // Halves that a global average sums per conversion.
 constexpr int64_t kChunk = 256;
 
+inline int16_t Select(int16_t largest, int16_t smallest) {
+  return largest >= 0 ? largest : smallest;
+}
+
 #if defined(__aarch64__)
-inline int16x8_t KeyVector(int16x8_t s) {
-  return veorq_s16(s, vandq_s16(vshrq_n_s16(s, 15), vdupq_n_s16(0x7fff)));
+inline int16x8_t Select(int16x8_t largest, int16x8_t smallest) {
+  return vbslq_s16(vcltzq_s16(largest), smallest, largest);
 }
 #endif
 
-// line[x] = the largest key of column x over `count` rows from `first`.
-void ReduceRows(const uint16_t* first, int64_t in_w, int64_t count, int16_t* line) {
+// line[x] = the maximum of column x over `count` rows from `first`.
+void ReduceRows(const int16_t* first, int64_t in_w, int64_t count, int16_t* line) {
   int64_t x = 0;
 #if defined(__aarch64__)
-  for (; x + 8 <= in_w; x += 8) {
-    int16x8_t best = KeyVector(vld1q_s16(reinterpret_cast<const int16_t*>(first + x)));
+  const auto vector_at = [&](int64_t at) {
+    int16x8_t largest = vld1q_s16(first + at), smallest = largest;
     for (int64_t r = 1; r < count; ++r) {
-      const int16_t* row = reinterpret_cast<const int16_t*>(first + r * in_w + x);
-      best = vmaxq_s16(best, KeyVector(vld1q_s16(row)));
+      const int16x8_t v = vld1q_s16(first + r * in_w + at);
+      largest = vmaxq_s16(largest, v);
+      smallest = vminq_s16(smallest, v);
     }
-    vst1q_s16(line + x, best);
+    vst1q_s16(line + at, Select(largest, smallest));
+  };
+  for (; x + 8 <= in_w; x += 8) vector_at(x);
+  // The last columns again as one whole vector, where there is one.
+  if (x < in_w && in_w >= 8) {
+    vector_at(in_w - 8);
+    x = in_w;
   }
 #endif
   for (; x < in_w; ++x) {
-    int16_t best = Key(first[x]);
-    for (int64_t r = 1; r < count; ++r) best = std::max(best, Key(first[r * in_w + x]));
-    line[x] = best;
+    int16_t largest = first[x], smallest = first[x];
+    for (int64_t r = 1; r < count; ++r) {
+      largest = std::max(largest, first[r * in_w + x]);
+      smallest = std::min(smallest, first[r * in_w + x]);
+    }
+    line[x] = Select(largest, smallest);
   }
 }
 
-// out[ow] = the largest of line[ow * stride + k], k < kernel, as a half.
+// out[ow] = the maximum of line[ow * stride + k], k < kernel.
 void ReduceColumns(const int16_t* line, int64_t out_w, int64_t kernel, int64_t stride,
-                   uint16_t* out) {
+                   int16_t* out) {
   int64_t ow = 0;
 #if defined(__aarch64__)
   const auto vector_at = [&](int64_t at) {
-    int16x8_t best = vdupq_n_s16(kLowest);
+    int16x8_t largest = vdupq_n_s16(kPadding), smallest = largest;
     for (int64_t k = 0; k < kernel; ++k) {
       const int16_t* src = line + at * stride + k;
-      best = vmaxq_s16(best, stride == 1 ? vld1q_s16(src) : vld2q_s16(src).val[0]);
+      const int16x8_t v = stride == 1 ? vld1q_s16(src) : vld2q_s16(src).val[0];
+      largest = vmaxq_s16(largest, v);
+      smallest = vminq_s16(smallest, v);
     }
-    vst1q_u16(out + at, vreinterpretq_u16_s16(KeyVector(best)));
+    vst1q_s16(out + at, Select(largest, smallest));
   };
   for (; ow + 8 <= out_w; ow += 8) vector_at(ow);
-  // The last outputs again as one whole vector, where there is one.
   if (ow < out_w && out_w >= 8) {
     vector_at(out_w - 8);
     ow = out_w;
   }
 #endif
   for (; ow < out_w; ++ow) {
-    int16_t best = kLowest;
-    for (int64_t k = 0; k < kernel; ++k) best = std::max(best, line[ow * stride + k]);
-    out[ow] = Half(best);
+    int16_t largest = kPadding, smallest = kPadding;
+    for (int64_t k = 0; k < kernel; ++k) {
+      largest = std::max(largest, line[ow * stride + k]);
+      smallest = std::min(smallest, line[ow * stride + k]);
+    }
+    out[ow] = Select(largest, smallest);
   }
 }
 
@@ -132,15 +145,16 @@ void HalfPooling::RunMax(const uint16_t* input, uint16_t* output, ThreadPool* po
   ParallelFor(pool, p.batch * p.channels * p.out_h, [&](int64_t begin, int64_t end, int chunk) {
     int16_t* line = reinterpret_cast<int16_t*>(scratch + chunk * per_thread_);
     // Only the input columns are written: the padding keeps the lowest key.
-    std::fill(line, line + line_, kLowest);
+    std::fill(line, line + line_, kPadding);
     for (int64_t item = begin; item < end; ++item) {
       const int64_t plane = item / p.out_h, oh = item % p.out_h;
       const int64_t start = oh * p.stride_h - p.pad_top;
       const int64_t first = std::max<int64_t>(start, 0);
       const int64_t count = std::min(start + p.kernel_h, p.in_h) - first;
-      ReduceRows(input + plane * in_plane + first * p.in_w, p.in_w, count, line + p.pad_left);
+      ReduceRows(reinterpret_cast<const int16_t*>(input) + plane * in_plane + first * p.in_w,
+                 p.in_w, count, line + p.pad_left);
       ReduceColumns(line, p.out_w, p.kernel_w, p.stride_w,
-                    output + plane * out_plane + oh * p.out_w);
+                    reinterpret_cast<int16_t*>(output) + plane * out_plane + oh * p.out_w);
     }
   });
 }

@@ -1,10 +1,11 @@
 // Pooling on half tensors (Storage::Plain(DT_HALF)) in an fp16 engine:
 //   - max pooling, any window at horizontal stride 1 or 2 (undilated) whose
 //     every output covers at least one input element. Halves are compared
-//     as 16-bit integers ordered like the values they encode (a negative
-//     half's magnitude bits flipped), so the maximum is exact and needs no
-//     half arithmetic: the window's rows are reduced into a line, whose
-//     padding holds the smallest key, then kernel_w cells per output;
+//     as 16-bit integers: the maximum is the largest int16 when that is not
+//     negative, else the smallest (negative halves order the other way), so
+//     it is exact and needs no half arithmetic. The window's rows are
+//     reduced into a line, whose padding never wins, then kernel_w cells
+//     per output;
 //   - global average pooling, summed in single precision (the table's half
 //     to float conversion and plane sum) and rounded to half.
 #ifndef MACE_OPS_CPU_POOLING_HALF_H_
