@@ -132,7 +132,14 @@ MACE_WG_NO_LIBC_CALLS inline void StageHalfRow(const float16_t* row, int64_t in_
   if (row == nullptr) return;
   const int64_t lo = WgMin(count, WgMax(0, -col0));
   const int64_t hi = WgMax(lo, WgMin(count, in_w - col0));
-  for (int64_t x = lo; x < hi; ++x) dst[x] = row[col0 + x];
+  const float16_t* src = row + col0;
+  int64_t x = lo;
+  for (; x + 8 <= hi; x += 8) vst1q_f16(dst + x, vld1q_f16(src + x));
+  if (x + 4 <= hi) {
+    vst1_f16(dst + x, vld1_f16(src + x));
+    x += 4;
+  }
+  for (; x < hi; ++x) dst[x] = src[x];
 }
 
 // taps[j][u] = src[u * kTile + j] for eight tiles u and j < alpha.
