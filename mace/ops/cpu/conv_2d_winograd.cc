@@ -284,6 +284,20 @@ int64_t Conv2dWinograd::ScratchBytes(int threads) const {
   return threads * MakeLayout(threads).per_thread * static_cast<int64_t>(sizeof(float));
 }
 
+WinogradOutputRun Conv2dWinograd::OutputRunFor(int64_t first, int64_t lanes) const {
+  WinogradOutputRun run;
+  run.tile = tile_;
+  run.in_pitch = nr_;
+  run.lanes = lanes;
+  run.epilogue = epilogue_;
+  run.out_h = params_.out_h;
+  run.out_w = params_.out_w;
+  run.tiles_w = tiles_w_;
+  run.row0 = first / tiles_w_;
+  run.col0 = first % tiles_w_;
+  return run;
+}
+
 void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_image,
                               int64_t first_tile, int64_t tiles, const Layout& layout,
                               float* scratch) const {
@@ -455,17 +469,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       }
       // Y = A^T M A + bias, activation, into the output planes: the panel's
       // tiles are one run (nr <= kWinogradMaxLanes), across tile rows.
-      const int64_t panel_tile = first_tile + panel * nr;
-      WinogradOutputRun run;
-      run.tile = tile_;
-      run.in_pitch = nr;
-      run.lanes = cols;
-      run.epilogue = epilogue_;
-      run.out_h = p.out_h;
-      run.out_w = p.out_w;
-      run.tiles_w = tiles_w_;
-      run.row0 = panel_tile / tiles_w_;
-      run.col0 = panel_tile % tiles_w_;
+      WinogradOutputRun run = OutputRunFor(first_tile + panel * nr, cols);
       for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
         run.in = m + (oc - oc_begin) * pitch;
         run.bias = bias != nullptr ? bias[oc] : 0.f;
@@ -582,17 +586,7 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
                            static_cast<int>(mr), vector_cols, plain);
         }
       }
-      const int64_t panel_tile = first_tile + panel * nr;
-      WinogradOutputRun run;
-      run.tile = tile_;
-      run.in_pitch = nr;
-      run.lanes = cols;
-      run.epilogue = epilogue_;
-      run.out_h = p.out_h;
-      run.out_w = p.out_w;
-      run.tiles_w = tiles_w_;
-      run.row0 = panel_tile / tiles_w_;
-      run.col0 = panel_tile % tiles_w_;
+      WinogradOutputRun run = OutputRunFor(first_tile + panel * nr, cols);
       for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
         run.bias = bias != nullptr ? bias[oc] : 0.f;
         if (half_m_) {
