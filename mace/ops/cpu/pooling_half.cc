@@ -39,10 +39,17 @@ void ReduceRows(const int16_t* first, int64_t in_w, int64_t count, int16_t* line
 #if defined(__aarch64__)
   const auto vector_at = [&](int64_t at) {
     int16x8_t largest = vld1q_s16(first + at), smallest = largest;
-    for (int64_t r = 1; r < count; ++r) {
-      const int16x8_t v = vld1q_s16(first + r * in_w + at);
-      largest = vmaxq_s16(largest, v);
-      smallest = vminq_s16(smallest, v);
+    if (count == 3) {
+      // 3x3 windows: the rows unrolled.
+      const int16x8_t b = vld1q_s16(first + in_w + at), c = vld1q_s16(first + 2 * in_w + at);
+      largest = vmaxq_s16(vmaxq_s16(largest, b), c);
+      smallest = vminq_s16(vminq_s16(smallest, b), c);
+    } else {
+      for (int64_t r = 1; r < count; ++r) {
+        const int16x8_t v = vld1q_s16(first + r * in_w + at);
+        largest = vmaxq_s16(largest, v);
+        smallest = vminq_s16(smallest, v);
+      }
     }
     vst1q_s16(line + at, Select(largest, smallest));
   };
@@ -69,6 +76,16 @@ void ReduceColumns(const int16_t* line, int64_t out_w, int64_t kernel, int64_t s
   int64_t ow = 0;
 #if defined(__aarch64__)
   const auto vector_at = [&](int64_t at) {
+    if (kernel == 3 && stride == 2) {
+      // Cells 2j, 2j + 1 and 2j + 2: both halves of one pair load and the
+      // even half of the next.
+      const int16x8x2_t pairs = vld2q_s16(line + 2 * at);
+      const int16x8_t next = vld2q_s16(line + 2 * at + 2).val[0];
+      const int16x8_t largest = vmaxq_s16(vmaxq_s16(pairs.val[0], pairs.val[1]), next);
+      const int16x8_t smallest = vminq_s16(vminq_s16(pairs.val[0], pairs.val[1]), next);
+      vst1q_s16(out + at, Select(largest, smallest));
+      return;
+    }
     int16x8_t largest = vdupq_n_s16(kPadding), smallest = largest;
     for (int64_t k = 0; k < kernel; ++k) {
       const int16_t* src = line + at * stride + k;
