@@ -484,13 +484,11 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   }
 }
 
-void Conv2dWinograd::Run(const float* input, const float* bias, float* output, ThreadPool* pool,
-                         float* scratch) const {
+template <typename Block>
+void Conv2dWinograd::ForEachBlock(ThreadPool* pool, float* scratch, const Block& block) const {
   const Layout layout = MakeLayout(NumThreads(pool));
   const int64_t tiles = tiles_h_ * tiles_w_;
   const int64_t blocks_per_image = CeilDiv(tiles, layout.block_tiles);
-  const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;
-  const int64_t out_image = params_.out_channels * params_.out_h * params_.out_w;
   // Each thread runs whole blocks through all three phases in its own
   // scratch: no waiting on other threads between the phases.
   ParallelFor(pool, params_.batch * blocks_per_image, [&](int64_t begin, int64_t end, int chunk) {
@@ -499,8 +497,18 @@ void Conv2dWinograd::Run(const float* input, const float* bias, float* output, T
       const int64_t n = item / blocks_per_image;
       const int64_t first = (item % blocks_per_image) * layout.block_tiles;
       const int64_t count = std::min(layout.block_tiles, tiles - first);
-      RunBlock(input + n * in_image, bias, output + n * out_image, first, count, layout, own);
+      block(n, first, count, layout, own);
     }
+  });
+}
+
+void Conv2dWinograd::Run(const float* input, const float* bias, float* output, ThreadPool* pool,
+                         float* scratch) const {
+  const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;
+  const int64_t out_image = params_.out_channels * params_.out_h * params_.out_w;
+  ForEachBlock(pool, scratch, [&](int64_t n, int64_t first, int64_t count, const Layout& layout,
+                                  float* own) {
+    RunBlock(input + n * in_image, bias, output + n * out_image, first, count, layout, own);
   });
   if (!fused_activation_) {
     ApplyActivation(params_.activation, output, params_.batch * out_image, pool);
@@ -603,19 +611,11 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
 
 void Conv2dWinograd::RunHalf(const uint16_t* input, const float* bias, uint16_t* output,
                              ThreadPool* pool, float* scratch) const {
-  const Layout layout = MakeLayout(NumThreads(pool));
-  const int64_t tiles = tiles_h_ * tiles_w_;
-  const int64_t blocks_per_image = CeilDiv(tiles, layout.block_tiles);
   const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;
   const int64_t out_image = params_.out_channels * params_.out_h * params_.out_w;
-  ParallelFor(pool, params_.batch * blocks_per_image, [&](int64_t begin, int64_t end, int chunk) {
-    float* own = scratch + chunk * layout.per_thread;
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t n = item / blocks_per_image;
-      const int64_t first = (item % blocks_per_image) * layout.block_tiles;
-      const int64_t count = std::min(layout.block_tiles, tiles - first);
-      RunBlockHalf(input + n * in_image, bias, output + n * out_image, first, count, layout, own);
-    }
+  ForEachBlock(pool, scratch, [&](int64_t n, int64_t first, int64_t count, const Layout& layout,
+                                  float* own) {
+    RunBlockHalf(input + n * in_image, bias, output + n * out_image, first, count, layout, own);
   });
 }
 

@@ -95,6 +95,10 @@ class Conv2dWinograd : public Conv2dKernel {
     int64_t v_floats = 0, m_floats = 0, per_thread = 0;
   };
   Layout MakeLayout(int threads) const;
+  // Calls block(image, first_tile, tiles, layout, own_scratch) for every
+  // block of every image, threads taking whole blocks.
+  template <typename Block>
+  void ForEachBlock(ThreadPool* pool, float* scratch, const Block& block) const;
   // All three phases of one block, in `scratch` (Layout::per_thread floats).
   void RunBlock(const float* image, const float* bias, float* out_image, int64_t first_tile,
                 int64_t tiles, const Layout& layout, float* scratch) const;
