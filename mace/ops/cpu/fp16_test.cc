@@ -329,10 +329,9 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
     }
   }
   std::unique_ptr<Conv2dKernel> kernel = CreateConv2dKernel(*table, p, filter.data(), 0);
-  // Half tensors: ungrouped 1x1 stride-1 unpadded convolutions, and
-  // im2col ones of more than one pixel (not a strided 1x1, which reads a
-  // subsampled copy).
-  const bool pointwise = p.kernel_h == 1 && p.stride_h == 1 && p.pad_top == 0;
+  // Half tensors: ungrouped 1x1 unpadded convolutions (strided ones on a
+  // subsampled copy), and im2col ones of more than one pixel.
+  const bool pointwise = p.kernel_h == 1 && p.pad_top == 0;
   const bool im2col = p.kernel_h > 1 && out_plane > 1;
   EXPECT_EQ(kernel->SupportsHalf(), p.group == 1 && (pointwise || im2col)) << kernel->name();
   const std::vector<uint16_t> half_input = ToHalves(*table, input);
@@ -377,6 +376,7 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(3, 1, 5, 1, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(17, 7, 7, 25, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(530, 2, 13, 9, 1, 1, 0), seed += 3);
+  CheckConv(ConvParams(33, 7, 9, 17, 1, 2, 0), seed += 3);   // strided 1x1, odd sizes
 }
 
 // Winograd F(2x2, 3x3), F(4x4, 3x3) and F(6x6, 3x3) with half-precision
