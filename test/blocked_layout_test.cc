@@ -247,8 +247,9 @@ namespace mace {
 namespace {
 
 // The same graph in an fp16 engine: where the CPU computes in half precision
-// (ARMv8.2 FP16: qemu's default CPU) the depthwise and 1x1 convolutions and
-// the residual sum keep their tensors in half precision, with conversions
+// (ARMv8.2 FP16: qemu's default CPU) the convolutions (but the grouped one),
+// the residual sum, the concat and the max pool keep their tensors in half
+// precision, with conversions
 // where that run meets float ops, and the outputs stay within half-precision
 // error of the fp32 engine's. Without FP16 (x86, qemu -cpu cortex-a53) the
 // engine runs fp32: no conversion, bit-identical outputs.
@@ -274,11 +275,12 @@ TEST(HalfTensorsTest, Fp16EngineKeepsHalfRuns) {
       EXPECT_EQ(fp16.y, fp32.y) << "threads " << threads;
       continue;
     }
-    // dw1, pw1, pw1b, res and narrow run in half precision: the stem's
-    // output goes in, the sum goes out to the float convolutions and
-    // narrow's output to the concat. dw2 alone would not pay for its two.
+    // Everything from the stem to dw2 runs in half precision: the model
+    // input goes in, the sum goes out to the grouped convolution and its
+    // output back in to the concat; dw2's output goes out to the sum with
+    // a constant.
     EXPECT_EQ(conversions,
-              (std::set<std::string>{"stem#half", "res#plain", "narrow#plain"}));
+              (std::set<std::string>{"x#half", "res#plain", "wide#half", "dw2#plain"}));
     float scale = 0.f;
     for (float v : fp32.y) scale = std::max(scale, std::fabs(v));
     for (size_t i = 0; i < fp32.y.size(); ++i) {

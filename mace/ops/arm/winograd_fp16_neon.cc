@@ -62,6 +62,38 @@ inline __attribute__((always_inline)) void StoreRow(const float16x8_t* y, float*
   }
 }
 
+// The same row to halves at dst: an activation other than a ReLU runs in
+// single precision and is rounded back to half.
+template <int kTile, HalfAct kAct>
+inline __attribute__((always_inline)) void StoreRow(const float16x8_t* y_in, float16_t* dst,
+                                                    const TileEpilogue& epilogue) {
+  float16x8_t y[kTile];
+#pragma GCC unroll 8
+  for (int j = 0; j < kTile; ++j) {
+    y[j] = y_in[j];
+    if constexpr (kAct == kFloatAct) {
+      const float32x4_t lo = NeonActivate(vcvt_f32_f16(vget_low_f16(y[j])), epilogue);
+      const float32x4_t hi = NeonActivate(vcvt_high_f32_f16(y[j]), epilogue);
+      y[j] = vcvt_high_f16_f32(vcvt_f16_f32(lo), hi);
+    }
+  }
+  if constexpr (kTile == 2) {
+    vst2q_f16(dst, (float16x8x2_t){{y[0], y[1]}});
+  } else if constexpr (kTile == 4) {
+    vst4q_f16(dst, (float16x8x4_t){{y[0], y[1], y[2], y[3]}});
+  } else {
+    // Columns j and j + 3 zipped (tiles 0-3, then 4-7), stored with stride 3.
+    float16x8x3_t front, back;
+#pragma GCC unroll 8
+    for (int k = 0; k < 3; ++k) {
+      front.val[k] = vzip1q_f16(y[k], y[k + 3]);
+      back.val[k] = vzip2q_f16(y[k], y[k + 3]);
+    }
+    vst3q_f16(dst, front);
+    vst3q_f16(dst + 24, back);
+  }
+}
+
 // Stores eight lanes of one position that cross a B panel's end, lane 0 at
 // dst: the first kHere (1 to 7) to the end of this panel row, the rest, if
 // the run has them (`spill`), as a whole vector at the start of the next
@@ -85,6 +117,29 @@ inline __attribute__((always_inline)) void StoreAcross(float16_t* dst, int64_t p
 // Eight floats at src to halves.
 inline __attribute__((always_inline)) float16x8_t LoadHalves(const float* src) {
   return vcvt_high_f16_f32(vcvt_f16_f32(vld1q_f32(src)), vld1q_f32(src + 4));
+}
+inline __attribute__((always_inline)) float16x8_t LoadHalves(const float16_t* src) {
+  return vld1q_f16(src);
+}
+
+// WgStageRow for a row of halves: dst[x] = row[col0 + x] for x < count
+// inside [0, in_w), zero for the rest of the first `span` (a multiple of 8)
+// and for a null row.
+MACE_WG_NO_LIBC_CALLS inline void StageHalfRow(const float16_t* row, int64_t in_w, int64_t col0,
+                                               int64_t count, int64_t span, float16_t* dst) {
+  const float16x8_t zero = vdupq_n_f16(0);
+  for (int64_t x = 0; x < span; x += 8) vst1q_f16(dst + x, zero);
+  if (row == nullptr) return;
+  const int64_t lo = WgMin(count, WgMax(0, -col0));
+  const int64_t hi = WgMax(lo, WgMin(count, in_w - col0));
+  const float16_t* src = row + col0;
+  int64_t x = lo;
+  for (; x + 8 <= hi; x += 8) vst1q_f16(dst + x, vld1q_f16(src + x));
+  if (x + 4 <= hi) {
+    vst1_f16(dst + x, vld1_f16(src + x));
+    x += 4;
+  }
+  for (; x < hi; ++x) dst[x] = src[x];
 }
 
 // taps[j][u] = src[u * kTile + j] for eight tiles u and j < alpha.
@@ -113,13 +168,15 @@ inline __attribute__((always_inline)) void Taps8(const float16_t* src, float16x8
   taps[kTile + 1] = vextq_f16(taps[1], vdupq_n_f16(src[8 * kTile + 1]), 1);
 }
 
-template <int kTile>
-MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, uint16_t* out_bits) {
+// `in_rows` are the alpha input rows (run.rows, or rows of halves).
+template <int kTile, typename T>
+MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, const T* const* in_rows,
+                                    uint16_t* out_bits) {
   constexpr int kAlpha = kTile + 2;
   constexpr int kChunk = 16;
   // A chunk's tiles span 16 * kTile + 2 input columns, read in vectors of 8.
   constexpr int kSpan = (kTile + 1) * kChunk;
-  alignas(16) float staged[kAlpha][kSpan];
+  alignas(16) T staged[kAlpha][kSpan];
   alignas(16) float16_t rows[kAlpha][kSpan];
   float16_t* const out = reinterpret_cast<float16_t*>(out_bits);
   // The run's fields in locals: NEON stores may alias anything.
@@ -132,14 +189,17 @@ MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, uint16_t* out_b
     // group's tiles past the run are garbage lanes the caller overwrites).
     const int64_t span = (((chunk_lanes + 7) & ~int64_t{7}) * kTile + 2 + 7) & ~int64_t{7};
     bool inside = col0 >= 0 && col0 + span <= run.in_w;
-    for (int i = 0; i < kAlpha; ++i) inside = inside && run.rows[i] != nullptr;
-    const float* source[kAlpha];
+    for (int i = 0; i < kAlpha; ++i) inside = inside && in_rows[i] != nullptr;
+    const T* source[kAlpha];
 #pragma GCC unroll 8
     for (int i = 0; i < kAlpha; ++i) {
       if (inside) {
-        source[i] = run.rows[i] + col0;
+        source[i] = in_rows[i] + col0;
+      } else if constexpr (std::is_same_v<T, float>) {
+        WgStageRow(in_rows[i], run.in_w, col0, chunk_lanes * kTile + 2, span, staged[i]);
+        source[i] = staged[i];
       } else {
-        WgStageRow(run.rows[i], run.in_w, col0, chunk_lanes * kTile + 2, span, staged[i]);
+        StageHalfRow(in_rows[i], run.in_w, col0, chunk_lanes * kTile + 2, span, staged[i]);
         source[i] = staged[i];
       }
     }
@@ -209,14 +269,40 @@ MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, uint16_t* out_b
   }
 }
 
-template <int kTile, HalfAct kAct>
-MACE_WG_NO_LIBC_CALLS void OutputRun(const WinogradOutputRun& run_arg, const uint16_t* m_bits) {
+// Lanes of `line` (as in WgStoreSegments) to a plane of halves.
+template <int kTile>
+MACE_WG_NO_LIBC_CALLS void StoreHalfSegments(const WinogradOutputRun& run, float16_t* plane,
+                                             int64_t row, int64_t col, int64_t lanes,
+                                             const float16_t* line, int64_t pitch) {
+  for (int64_t u = 0; u < lanes;) {
+    const int64_t count = WgMin(lanes - u, run.tiles_w - col);
+    const int64_t x0 = col * kTile;
+    const int64_t width = WgMin(count * kTile, run.out_w - x0);
+    for (int i = 0; i < kTile && row * kTile + i < run.out_h; ++i) {
+      const float16_t* src = line + i * pitch + u * kTile;
+      float16_t* dst = plane + (row * kTile + i) * run.out_w + x0;
+      int64_t x = 0;
+      for (; x + 8 <= width; x += 8) vst1q_f16(dst + x, vld1q_f16(src + x));
+      if (x + 4 <= width) {
+        vst1_f16(dst + x, vld1_f16(src + x));
+        x += 4;
+      }
+      for (; x < width; ++x) dst[x] = src[x];
+    }
+    u += count;
+    WgAdvanceTile(run.tiles_w, count, &row, &col);
+  }
+}
+
+// `m` is M of halves, or of floats rounded to half as they are loaded;
+// `plane` is run.plane, or a plane of halves.
+template <int kTile, HalfAct kAct, typename TM, typename T>
+MACE_WG_NO_LIBC_CALLS void OutputRun(const WinogradOutputRun& run_arg, const TM* m, T* plane) {
   // A copy whose address does not escape: the stores to the output (NEON
   // stores may alias anything) cannot change it, so its fields are read once.
   const WinogradOutputRun run = run_arg;
-  const float16_t* m = reinterpret_cast<const float16_t*>(m_bits);
   constexpr int kAlpha = kTile + 2;
-  alignas(16) float line[kTile][kLanes * kTile];
+  alignas(16) T line[kTile][kLanes * kTile];
   // Row 1 and column 1 of A^T (the point 1) are all ones, so the bias
   // added to M[1][1] reaches every output.
   const float16x8_t bias = vdupq_n_f16(static_cast<float16_t>(run.bias));
@@ -229,7 +315,9 @@ MACE_WG_NO_LIBC_CALLS void OutputRun(const WinogradOutputRun& run_arg, const uin
     for (int c = 0; c < kAlpha; ++c) {
       float16x8_t x[kAlpha], y[kTile];
 #pragma GCC unroll 8
-      for (int r = 0; r < kAlpha; ++r) x[r] = vld1q_f16(m + (r * kAlpha + c) * run.in_pitch + l0);
+      for (int r = 0; r < kAlpha; ++r) {
+        x[r] = LoadHalves(m + (r * kAlpha + c) * run.in_pitch + l0);
+      }
       if (c == 1) x[1] = x[1] + bias;
       WgOutput1D<kTile>(x, y);
 #pragma GCC unroll 8
@@ -250,48 +338,73 @@ MACE_WG_NO_LIBC_CALLS void OutputRun(const WinogradOutputRun& run_arg, const uin
 #pragma GCC unroll 8
         for (int j = 0; j < kTile; ++j) y[j] = vmaxq_f16(y[j], lo);
       }
-      StoreRow<kTile, kAct>(y, direct ? run.plane + oh * run.out_w + col * kTile : line[i],
+      StoreRow<kTile, kAct>(y, direct ? plane + oh * run.out_w + col * kTile : line[i],
                             run.epilogue);
     }
     if (!direct) {
-      WgStoreSegments<kTile>(run, row, col, lanes, line[0], kLanes * kTile, WgCopySegment);
+      if constexpr (std::is_same_v<T, float>) {
+        WgStoreSegments<kTile>(run, row, col, lanes, line[0], kLanes * kTile, WgCopySegment);
+      } else {
+        StoreHalfSegments<kTile>(run, plane, row, col, lanes, line[0], kLanes * kTile);
+      }
     }
     WgAdvanceTile(run.tiles_w, lanes, &row, &col);
   }
 }
 
-template <int kTile>
-void OutputRun(const WinogradOutputRun& run, const uint16_t* m) {
+template <int kTile, typename TM, typename T>
+void OutputRun(const WinogradOutputRun& run, const TM* m, T* plane) {
   const TileEpilogue& e = run.epilogue;
-  if (e.activation == kTileActNone) return OutputRun<kTile, kHalfNone>(run, m);
+  if (e.activation == kTileActNone) return OutputRun<kTile, kHalfNone>(run, m, plane);
   // vmaxq_f16 returns NaN for a NaN lane, as the float epilogue does.
   if (e.activation == kTileActClamp && e.hi == __builtin_inff() &&
       static_cast<float>(static_cast<float16_t>(e.lo)) == e.lo) {
-    return OutputRun<kTile, kHalfRelu>(run, m);
+    return OutputRun<kTile, kHalfRelu>(run, m, plane);
   }
-  OutputRun<kTile, kFloatAct>(run, m);
+  OutputRun<kTile, kFloatAct>(run, m, plane);
+}
+
+template <typename T>
+void Input(const WinogradInputRun& run, const T* const* rows, uint16_t* out) {
+  if (run.tile == 2) {
+    InputRun<2>(run, rows, out);
+  } else if (run.tile == 4) {
+    InputRun<4>(run, rows, out);
+  } else {
+    InputRun<6>(run, rows, out);
+  }
+}
+
+template <typename TM, typename T>
+void Output(const WinogradOutputRun& run, const TM* m, T* plane) {
+  if (run.tile == 2) {
+    OutputRun<2>(run, m, plane);
+  } else if (run.tile == 4) {
+    OutputRun<4>(run, m, plane);
+  } else {
+    OutputRun<6>(run, m, plane);
+  }
 }
 
 }  // namespace
 
-void Fp16WinogradInput(const WinogradInputRun& run, uint16_t* out) {
-  if (run.tile == 2) {
-    InputRun<2>(run, out);
-  } else if (run.tile == 4) {
-    InputRun<4>(run, out);
-  } else {
-    InputRun<6>(run, out);
-  }
-}
+void Fp16WinogradInput(const WinogradInputRun& run, uint16_t* out) { Input(run, run.rows, out); }
 
 void Fp16WinogradOutput(const WinogradOutputRun& run, const uint16_t* m) {
-  if (run.tile == 2) {
-    OutputRun<2>(run, m);
-  } else if (run.tile == 4) {
-    OutputRun<4>(run, m);
-  } else {
-    OutputRun<6>(run, m);
-  }
+  Output(run, reinterpret_cast<const float16_t*>(m), run.plane);
+}
+
+void Fp16WinogradHalfInput(const WinogradInputRun& run, const uint16_t* const* rows,
+                           uint16_t* out) {
+  Input(run, reinterpret_cast<const float16_t* const*>(rows), out);
+}
+
+void Fp16WinogradHalfOutput(const WinogradOutputRun& run, const uint16_t* m, uint16_t* plane) {
+  Output(run, reinterpret_cast<const float16_t*>(m), reinterpret_cast<float16_t*>(plane));
+}
+
+void Fp16WinogradHalfOutputFromFloats(const WinogradOutputRun& run, uint16_t* plane) {
+  Output(run, run.in, reinterpret_cast<float16_t*>(plane));
 }
 
 }  // namespace arm

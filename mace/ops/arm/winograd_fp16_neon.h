@@ -26,6 +26,20 @@ void Fp16WinogradInput(const WinogradInputRun& run, uint16_t* out);
 // single precision after the conversion, and the output plane is float.
 void Fp16WinogradOutput(const WinogradOutputRun& run, const uint16_t* m);
 
+// Fp16WinogradInput on half tensors: the alpha input rows are `rows` (half
+// values, null for rows in the padding; run.rows is not read).
+void Fp16WinogradHalfInput(const WinogradInputRun& run, const uint16_t* const* rows,
+                           uint16_t* out);
+
+// Fp16WinogradOutput writing the output plane as halves to `plane` (out_w
+// halves per row; run.plane is not read). Activations other than a ReLU
+// run in single precision and are rounded to half.
+void Fp16WinogradHalfOutput(const WinogradOutputRun& run, const uint16_t* m, uint16_t* plane);
+
+// The same from M of floats at run.in (sums of several GEMM blocks), each
+// rounded to half as it is loaded.
+void Fp16WinogradHalfOutputFromFloats(const WinogradOutputRun& run, uint16_t* plane);
+
 }  // namespace arm
 }  // namespace ops
 }  // namespace mace

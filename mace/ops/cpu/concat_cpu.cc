@@ -1,5 +1,5 @@
 // Concat's CPU kernel. It moves bytes, so every element type takes the same
-// path. When every dimension before the axis is 1 (channels of a batch-1 NCHW
+// path, and so do float activations kept as halves in an fp16 engine. When every dimension before the axis is 1 (channels of a batch-1 NCHW
 // tensor), the output is the inputs' bytes back to back. The engine's memory
 // plan then usually places the inputs inside the output, so their producers
 // write straight into it and there is nothing left to copy.
@@ -25,6 +25,14 @@ class ConcatCpu final : public BlockedLayoutOp<ConcatBase> {
   MaceStatus Prepare(OpContext* context) override {
     kernels_ = ContextKernelTable(context);
     MACE_RETURN_IF_ERROR(InferShapes());
+    SetRuns();
+    input_data_.assign(InputSize(), nullptr);
+    return MaceStatus();
+  }
+
+  // The runs of bytes for the output's element type (halves once the net
+  // keeps the tensors in half precision).
+  void SetRuns() {
     const Tensor* output = Output(0);
     const int rank = output->dim_size();
     int64_t inner_bytes = DataTypeSize(output->dtype());
@@ -35,8 +43,6 @@ class ConcatCpu final : public BlockedLayoutOp<ConcatBase> {
     for (int i = 0; i < InputSize(); ++i) {
       params_.run_bytes.push_back(Input(i)->dim(axis()) * inner_bytes);
     }
-    input_data_.assign(InputSize(), nullptr);
-    return MaceStatus();
   }
 
   // Channels of float tensors, when every input but the last fills whole
@@ -64,6 +70,23 @@ class ConcatCpu final : public BlockedLayoutOp<ConcatBase> {
     for (int i = 0; i < InputSize(); ++i) {
       params_.run_bytes[i] = BlockCount(Input(i)->dim(1), block) * block * plane * sizeof(float);
     }
+    return MaceStatus();
+  }
+
+  // In an fp16 engine, float activations (SqueezeNet's fire modules) are
+  // concatenated as halves: the same runs of half the bytes.
+  bool HalfCapable() const override {
+    const KernelTable* table = kernels_;
+    if (table == nullptr || table->fp16_to_float == nullptr || Input(0)->dtype() != DT_FLOAT) {
+      return false;
+    }
+    for (int i = 0; i < InputSize(); ++i) {
+      if (Input(i)->is_weight()) return false;  // stored as floats; nothing converts it
+    }
+    return true;
+  }
+  MaceStatus UseHalf(OpContext* /*context*/) override {
+    SetRuns();  // the output is now stored as halves
     return MaceStatus();
   }
 

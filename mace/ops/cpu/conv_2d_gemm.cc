@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mace/ops/cpu/conv_2d_half_gemm.h"
 #include "mace/ops/cpu/conv_2d_split_columns.h"
 #include "mace/ops/cpu/fused_activation.h"
 
@@ -129,16 +130,17 @@ void SplitColumns(const float* input, int64_t in_h, int64_t in_w, int64_t half_w
 // Copies channels [begin, end) of `input` (in_h x in_w planes), keeping
 // every stride_h-th row and stride_w-th column from the first: out_h x
 // out_w planes, dense.
-void Subsample(const float* input, const ref::Conv2DParams& p, int64_t begin, int64_t end,
-               float* copy) {
+// Floats or halves (copied as they are).
+template <typename T>
+void Subsample(const T* input, const ref::Conv2DParams& p, int64_t begin, int64_t end, T* copy) {
   const int64_t out_plane = p.out_h * p.out_w;
   for (int64_t c = begin; c < end; ++c) {
-    const float* plane = input + c * p.in_h * p.in_w;
-    float* dst = copy + c * out_plane;
+    const T* plane = input + c * p.in_h * p.in_w;
+    T* dst = copy + c * out_plane;
     for (int64_t oh = 0; oh < p.out_h; ++oh, dst += p.out_w) {
-      const float* src = plane + oh * p.stride_h * p.in_w;
+      const T* src = plane + oh * p.stride_h * p.in_w;
       if (p.stride_w == 1) {
-        std::memcpy(dst, src, p.out_w * sizeof(float));
+        std::memcpy(dst, src, p.out_w * sizeof(T));
       } else {
         for (int64_t ow = 0; ow < p.out_w; ++ow) dst[ow] = src[ow * p.stride_w];
       }
@@ -422,16 +424,46 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
 
 bool Conv2dGemm::SupportsHalf() const {
   return !fp16_filters_.empty() && table_.fp16_gemm_half != nullptr &&
-         source_ == Source::kInput && params_.group == 1 && fused_activation_;
+         (source_ == Source::kInput || source_ == Source::kSubsampled || HalfColumns()) &&
+         params_.group == 1 && fused_activation_;
 }
 
 void Conv2dGemm::RunHalf(const uint16_t* input, const float* bias, uint16_t* output,
                          ThreadPool* pool, float* scratch) const {
   TileEpilogue epilogue = epilogue_;
   epilogue.row_bias = bias;
+  const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;
   for (int64_t b = 0; b < params_.batch; ++b) {
-    Fp16GemmHalf(table_, m_, n_, k_, fp16_filters_[0], input + b * params_.in_channels * n_, n_,
-                 output + b * params_.out_channels * n_, n_, epilogue, pool, scratch);
+    uint16_t* out = output + b * params_.out_channels * n_;
+    if (source_ == Source::kInput) {
+      Fp16GemmHalf(table_, m_, n_, k_, fp16_filters_[0], input + b * in_image, n_, out, n_,
+                   epilogue, pool, scratch);
+      continue;
+    }
+    if (source_ == Source::kSubsampled) {
+      // The strided 1x1's subsampled copy in halves, where Run keeps its own.
+      uint16_t* copy =
+          reinterpret_cast<uint16_t*>(scratch + NumThreads(pool) * GemmFloatsPerThread());
+      ParallelFor(pool, params_.in_channels, [&](int64_t begin, int64_t end) {
+        Subsample(input + b * in_image, params_, begin, end, copy);
+      });
+      Fp16GemmHalf(table_, m_, n_, k_, fp16_filters_[0], copy, n_, out, n_, epilogue, pool,
+                   scratch);
+      continue;
+    }
+    // im2col: the half padded image (where Run keeps it, after the float
+    // one) filled from the halves as they are, panels packed from it.
+    float* copy = scratch + NumThreads(pool) * GemmFloatsPerThread();
+    uint16_t* half = reinterpret_cast<uint16_t*>(copy + padded_image_.floats());
+    ParallelFor(pool, params_.in_channels, [&](int64_t begin, int64_t end) {
+      padded_image_.Fill(input + b * in_image, begin, end, half);
+    });
+    PaddedColumnsSource source;
+    source.image = &padded_image_;
+    source.out_w = params_.out_w;
+    source.half_padded = half;
+    Fp16GemmHalfPanelsToHalves(table_, m_, n_, k_, fp16_filters_[0], PackPaddedIm2colHalf, &source,
+                               out, n_, epilogue, pool, scratch);
   }
 }
 

@@ -75,8 +75,9 @@ class Conv2dGemm : public Conv2dKernel {
   int64_t ScratchBytes(int threads) const override;
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
            float* scratch) const override;
-  // Half tensors: an ungrouped 1x1 stride-1 unpadded conv whose activation
-  // the tile applies, with the table's half-tensor kernels.
+  // Half tensors: an ungrouped conv whose activation the tile applies, with
+  // the table's half-tensor kernels: a 1x1 unpadded one (at a stride, on a
+  // subsampled half copy), or im2col from a half padded image (HalfColumns).
   bool SupportsHalf() const override;
   void RunHalf(const uint16_t* input, const float* bias, uint16_t* output, ThreadPool* pool,
                float* scratch) const override;

@@ -48,15 +48,16 @@ PaddedImage::PaddedImage(const ref::Conv2DParams& p, int64_t channels, int64_t c
   }
 }
 
-void PaddedImage::Fill(const float* image, int64_t begin, int64_t end, float* padded) const {
+template <typename T>
+void PaddedImage::Fill(const T* image, int64_t begin, int64_t end, T* padded) const {
   for (int64_t ic = begin; ic < end; ++ic) {
-    const float* plane = image + ic * in_h_ * in_w_;
+    const T* plane = image + ic * in_h_ * in_w_;
     for (int64_t r = 0; r < rows_; ++r) {
-      float* dst = padded + (ic * rows_ + r) * pitch_;
-      std::fill(dst, dst + pitch_, 0.f);
+      T* dst = padded + (ic * rows_ + r) * pitch_;
+      std::fill(dst, dst + pitch_, T(0));
       const int64_t ih = r - pad_top_;
       if (ih < 0 || ih >= in_h_) continue;
-      const float* src = plane + ih * in_w_;
+      const T* src = plane + ih * in_w_;
       if (stride_w_ == 1) {
         // Padded columns [pad_left, pad_left + in_w), those inside the row.
         const int64_t count = std::min(in_w_, pitch_ - pad_left_);
@@ -70,8 +71,8 @@ void PaddedImage::Fill(const float* image, int64_t begin, int64_t end, float* pa
       // half at q. Columns past the half are never read.
       const int64_t q = pad_left_ / 2;
       const bool odd_pad = pad_left_ % 2 == 1;
-      float* even_start = dst + q + (odd_pad ? 1 : 0);  // where src[odd_pad] lands
-      float* odd_start = dst + half_ + q;               // where src[1 - odd_pad] lands
+      T* even_start = dst + q + (odd_pad ? 1 : 0);  // where src[odd_pad] lands
+      T* odd_start = dst + half_ + q;               // where src[1 - odd_pad] lands
       const int64_t room_even = std::max<int64_t>(0, half_ - (q + (odd_pad ? 1 : 0)));
       const int64_t room_odd = std::max<int64_t>(0, half_ - q);
       const int64_t evens = (in_w_ + 1) / 2, odds = in_w_ / 2;
@@ -85,6 +86,9 @@ void PaddedImage::Fill(const float* image, int64_t begin, int64_t end, float* pa
     }
   }
 }
+
+template void PaddedImage::Fill(const float*, int64_t, int64_t, float*) const;
+template void PaddedImage::Fill(const uint16_t*, int64_t, int64_t, uint16_t*) const;
 
 }  // namespace ops
 }  // namespace mace

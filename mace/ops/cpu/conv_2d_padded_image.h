@@ -26,8 +26,10 @@ class PaddedImage {
 
   int64_t floats() const { return channels_ * rows_ * pitch_; }
   // Copies channels [begin, end) of `image` (in_h x in_w planes) into
-  // `padded` (floats() floats).
-  void Fill(const float* image, int64_t begin, int64_t end, float* padded) const;
+  // `padded` (floats() values): floats, or halves (uint16_t bit patterns,
+  // copied as they are).
+  template <typename T>
+  void Fill(const T* image, int64_t begin, int64_t end, T* padded) const;
   // Tap (ic, kh, kw) of output (oh, ow + j) is at
   // padded + Origin(oh, ow) + offsets()[(ic * kernel_h + kh) * kernel_w + kw] + j.
   int64_t Origin(int64_t oh, int64_t ow) const { return oh * stride_h_ * pitch_ + ow; }

@@ -32,6 +32,13 @@ inline void SplitRowColumns(const float* src, float* even, int64_t even_count, f
   for (int64_t i = x; i < odd_count; ++i) odd[i] = src[2 * i + 1];
 }
 
+// The same for halves (16-bit patterns, copied as they are).
+inline void SplitRowColumns(const uint16_t* src, uint16_t* even, int64_t even_count,
+                            uint16_t* odd, int64_t odd_count) {
+  for (int64_t i = 0; i < even_count; ++i) even[i] = src[2 * i];
+  for (int64_t i = 0; i < odd_count; ++i) odd[i] = src[2 * i + 1];
+}
+
 }  // namespace ops
 }  // namespace mace
 

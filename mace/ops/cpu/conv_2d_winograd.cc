@@ -301,6 +301,20 @@ int64_t Conv2dWinograd::ScratchBytes(int threads) const {
   return threads * MakeLayout(threads).per_thread * static_cast<int64_t>(sizeof(float));
 }
 
+WinogradOutputRun Conv2dWinograd::OutputRunFor(int64_t first, int64_t lanes) const {
+  WinogradOutputRun run;
+  run.tile = tile_;
+  run.in_pitch = nr_;
+  run.lanes = lanes;
+  run.epilogue = epilogue_;
+  run.out_h = params_.out_h;
+  run.out_w = params_.out_w;
+  run.tiles_w = tiles_w_;
+  run.row0 = first / tiles_w_;
+  run.col0 = first % tiles_w_;
+  return run;
+}
+
 void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_image,
                               int64_t first_tile, int64_t tiles, const Layout& layout,
                               float* scratch) const {
@@ -515,17 +529,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       }
       // Y = A^T M A + bias, activation, into the output planes: the panel's
       // tiles are one run (nr <= kWinogradMaxLanes), across tile rows.
-      const int64_t panel_tile = first_tile + panel * nr;
-      WinogradOutputRun run;
-      run.tile = tile_;
-      run.in_pitch = nr;
-      run.lanes = cols;
-      run.epilogue = epilogue_;
-      run.out_h = p.out_h;
-      run.out_w = p.out_w;
-      run.tiles_w = tiles_w_;
-      run.row0 = panel_tile / tiles_w_;
-      run.col0 = panel_tile % tiles_w_;
+      WinogradOutputRun run = OutputRunFor(first_tile + panel * nr, cols);
       for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
         run.in = m + (oc - oc_begin) * pitch;
         run.bias = bias != nullptr ? bias[oc] : 0.f;
@@ -540,13 +544,11 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   }
 }
 
-void Conv2dWinograd::Run(const float* input, const float* bias, float* output, ThreadPool* pool,
-                         float* scratch) const {
+template <typename Block>
+void Conv2dWinograd::ForEachBlock(ThreadPool* pool, float* scratch, const Block& block) const {
   const Layout layout = MakeLayout(NumThreads(pool));
   const int64_t tiles = tiles_h_ * tiles_w_;
   const int64_t blocks_per_image = CeilDiv(tiles, layout.block_tiles);
-  const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;
-  const int64_t out_image = params_.out_channels * params_.out_h * params_.out_w;
   // Each thread runs whole blocks through all three phases in its own
   // scratch: no waiting on other threads between the phases.
   ParallelFor(pool, params_.batch * blocks_per_image, [&](int64_t begin, int64_t end, int chunk) {
@@ -555,12 +557,126 @@ void Conv2dWinograd::Run(const float* input, const float* bias, float* output, T
       const int64_t n = item / blocks_per_image;
       const int64_t first = (item % blocks_per_image) * layout.block_tiles;
       const int64_t count = std::min(layout.block_tiles, tiles - first);
-      RunBlock(input + n * in_image, bias, output + n * out_image, first, count, layout, own);
+      block(n, first, count, layout, own);
     }
+  });
+}
+
+void Conv2dWinograd::Run(const float* input, const float* bias, float* output, ThreadPool* pool,
+                         float* scratch) const {
+  const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;
+  const int64_t out_image = params_.out_channels * params_.out_h * params_.out_w;
+  ForEachBlock(pool, scratch, [&](int64_t n, int64_t first, int64_t count, const Layout& layout,
+                                  float* own) {
+    RunBlock(input + n * in_image, bias, output + n * out_image, first, count, layout, own);
   });
   if (!fused_activation_) {
     ApplyActivation(params_.activation, output, params_.batch * out_image, pool);
   }
+}
+
+bool Conv2dWinograd::SupportsHalf() const {
+  return half_v_ && fused_activation_ && table_.fp16_winograd_half_input != nullptr &&
+         (half_m_ ? table_.fp16_winograd_half_output != nullptr
+                  : table_.fp16_winograd_half_output_from_floats != nullptr);
+}
+
+void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint16_t* out_image,
+                                  int64_t first_tile, int64_t tiles, const Layout& layout,
+                                  float* scratch) const {
+  const ref::Conv2DParams& p = params_;
+  const int64_t positions = alpha_ * alpha_;
+  const int64_t nr = nr_, mr = mr_;
+  const int64_t in_c = p.in_channels;
+  // As RunBlock with half V (layout.v_floats is 0), and M of halves or,
+  // over more than one block of channels, of floats.
+  float* m = scratch;
+  uint16_t* v_half = reinterpret_cast<uint16_t*>(m + layout.m_floats);
+  uint16_t* m_half = reinterpret_cast<uint16_t*>(m);
+  const int64_t gemm_lanes = RoundUp(tiles, nr);
+  for (int64_t ic = 0; ic < in_c; ++ic) {
+    const uint16_t* plane = image + ic * p.in_h * p.in_w;
+    ForEachRun(tiles_w_, first_tile, tiles, [&](const TileRun& tr) {
+      WinogradInputRun run;
+      run.tile = tile_;
+      const uint16_t* rows[8] = {};
+      for (int i = 0; i < alpha_; ++i) {
+        const int64_t ih = tr.row * tile_ - p.pad_top + i;
+        rows[i] = ih >= 0 && ih < p.in_h ? plane + ih * p.in_w : nullptr;
+      }
+      run.in_w = p.in_w;
+      run.col0 = tr.col * tile_ - p.pad_left;
+      run.lanes = tr.count;
+      run.position_stride = layout.panels * in_c * nr;
+      run.panel_stride = in_c * nr;
+      run.first_lane = tr.lane;
+      run.nr = static_cast<int32_t>(nr);
+      table_.fp16_winograd_half_input(run, rows, v_half + ic * nr);
+    });
+    for (int64_t block_lane = tiles; block_lane < gemm_lanes;) {
+      const int64_t panel = block_lane / nr, offset = block_lane % nr;
+      const int64_t count = std::min(nr - offset, gemm_lanes - block_lane);
+      for (int64_t xi = 0; xi < positions; ++xi) {
+        const int64_t at = ((xi * layout.panels + panel) * in_c + ic) * nr + offset;
+        std::fill(v_half + at, v_half + at + count, uint16_t{0});
+      }
+      block_lane += count;
+    }
+  }
+  const int64_t used_panels = CeilDiv(tiles, nr);
+  const int64_t oc_tiles = layout.oc_padded / mr;
+  const int64_t pitch = positions * nr;
+  std::fill(m, m + layout.m_floats, 0.f);
+  const int64_t out_plane = p.out_h * p.out_w;
+  for (int64_t ot = 0; ot < oc_tiles; ++ot) {
+    const int64_t oc_begin = ot * mr;
+    const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
+    for (int64_t panel = 0; panel < used_panels; ++panel) {
+      const int64_t cols = std::min(nr, tiles - panel * nr);
+      const int vector_cols = static_cast<int>(RoundUp(cols, 8));
+      for (int64_t xi = 0; xi < positions; ++xi) {
+        const uint16_t* a_half = fp16_filter_[xi].Panel(ot);
+        const uint16_t* b_half = v_half + (xi * layout.panels + panel) * in_c * nr;
+        if (half_m_) {
+          TileEpilogue plain;
+          plain.last = true;
+          table_.fp16_gemm_half(in_c, a_half, b_half, m_half + xi * nr, pitch,
+                                static_cast<int>(mr), vector_cols, plain);
+          continue;
+        }
+        // More than one block of channels: M sums them in floats.
+        for (int64_t pc = 0; pc < in_c; pc += kc_) {
+          const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+          TileEpilogue plain;
+          plain.accumulate = pc > 0;
+          plain.last = pc + kc >= in_c;
+          table_.fp16_gemm(kc, a_half + pc * mr, b_half + pc * nr, m + xi * nr, pitch,
+                           static_cast<int>(mr), vector_cols, plain);
+        }
+      }
+      WinogradOutputRun run = OutputRunFor(first_tile + panel * nr, cols);
+      for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
+        run.bias = bias != nullptr ? bias[oc] : 0.f;
+        if (half_m_) {
+          table_.fp16_winograd_half_output(run, m_half + (oc - oc_begin) * pitch,
+                                           out_image + oc * out_plane);
+        } else {
+          run.in = m + (oc - oc_begin) * pitch;
+          table_.fp16_winograd_half_output_from_floats(run, out_image + oc * out_plane);
+        }
+      }
+    }
+  }
+}
+
+void Conv2dWinograd::RunHalf(const uint16_t* input, const float* bias, uint16_t* output,
+                             ThreadPool* pool, float* scratch) const {
+  const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;
+  const int64_t out_image = params_.out_channels * params_.out_h * params_.out_w;
+  ForEachBlock(pool, scratch, [&](int64_t n, int64_t first, int64_t count, const Layout& layout,
+                                  float* own) {
+    RunBlockHalf(input + n * in_image, bias, output + n * out_image, first, count, layout, own);
+  });
 }
 
 }  // namespace ops

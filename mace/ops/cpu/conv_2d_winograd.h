@@ -79,6 +79,12 @@ class Conv2dWinograd : public Conv2dKernel {
   int64_t ScratchBytes(int threads) const override;
   void Run(const float* input, const float* bias, float* output, ThreadPool* pool,
            float* scratch) const override;
+  // Half tensors: with the table's half-tensor transforms and a fused
+  // activation. Over more than one GEMM block of input channels M sums the
+  // blocks in floats and is rounded to half for the output transform.
+  bool SupportsHalf() const override;
+  void RunHalf(const uint16_t* input, const float* bias, uint16_t* output, ThreadPool* pool,
+               float* scratch) const override;
 
  private:
   struct Layout {
@@ -89,9 +95,20 @@ class Conv2dWinograd : public Conv2dKernel {
     int64_t v_floats = 0, m_floats = 0, per_thread = 0;
   };
   Layout MakeLayout(int threads) const;
+  // Calls block(image, first_tile, tiles, layout, own_scratch) for every
+  // block of every image, threads taking whole blocks.
+  template <typename Block>
+  void ForEachBlock(ThreadPool* pool, float* scratch, const Block& block) const;
   // All three phases of one block, in `scratch` (Layout::per_thread floats).
   void RunBlock(const float* image, const float* bias, float* out_image, int64_t first_tile,
                 int64_t tiles, const Layout& layout, float* scratch) const;
+  // The output transform's run (no channel set) for `lanes` tiles from
+  // tile `first`, whose M has the pitch of a panel (nr).
+  WinogradOutputRun OutputRunFor(int64_t first, int64_t lanes) const;
+  // RunBlock on half tensors (SupportsHalf).
+  void RunBlockHalf(const uint16_t* image, const float* bias, uint16_t* out_image,
+                    int64_t first_tile, int64_t tiles, const Layout& layout,
+                    float* scratch) const;
 
   const KernelTable& table_;
   ref::Conv2DParams params_;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "mace/ops/cpu/blocked_op.h"
+#include "mace/ops/cpu/eltwise_half.h"
 #include "mace/ops/cpu/eltwise_kernel.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/eltwise.h"
@@ -32,26 +33,44 @@ class EltwiseCpu final : public BlockedLayoutOp<EltwiseBase> {
 
   MaceStatus Run(OpContext* context) override {
     if (half_) {
+      uint16_t* out = Output(0)->mutable_data<uint16_t>();
       kernels_->fp16_add(Input(0)->data<uint16_t>(), Input(1)->data<uint16_t>(),
-                         Output(0)->size(), Output(0)->mutable_data<uint16_t>());
+                         Output(0)->size(), out);
+      if (params().activation.type != ActivationType::NOOP) {
+        ClampHalves(out, Output(0)->size(), half_limit_);
+      }
       return MaceStatus();
     }
     return RunFloat(context);
   }
 
   // In an fp16 engine, the plain sum of two activations of one shape (a
-  // residual addition) adds halves.
+  // residual addition) adds halves, and clamps them for a ReLU or a ReLU
+  // with a bound that is a half value (ResNet's sums).
   bool HalfCapable() const override {
     const ref::EltwiseParams& p = params();
+    uint16_t limit = 0;
     return kernels_ != nullptr && kernels_->fp16_add != nullptr && InputSize() == 2 &&
            !Input(0)->is_weight() && !Input(1)->is_weight() &&
            Input(0)->shape() == Input(1)->shape() && p.type == ref::EltwiseType::SUM &&
-           p.coeff_a == 1.f && p.coeff_b == 1.f &&
-           p.activation.type == ActivationType::NOOP;
+           p.coeff_a == 1.f && p.coeff_b == 1.f && HalfClamp(&limit);
   }
   MaceStatus UseHalf(OpContext* /*context*/) override {
     half_ = true;
+    HalfClamp(&half_limit_);
     return MaceStatus();
+  }
+  // None, a ReLU, or a ReLU6-like clamp whose bound is a non-negative half
+  // value: its bits (+inf for none) to `limit`.
+  bool HalfClamp(uint16_t* limit) const {
+    const Activation& a = params().activation;
+    *limit = 0x7c00;
+    if (a.type == ActivationType::NOOP || a.type == ActivationType::RELU) return true;
+    if (a.type != ActivationType::RELUX || !(a.max_limit >= 0.f)) return false;
+    kernels_->fp16_from_float(&a.max_limit, 1, limit);
+    float back = 0.f;
+    kernels_->fp16_to_float(limit, 1, &back);
+    return back == a.max_limit;
   }
 
   MaceStatus RunFloat(OpContext* context) {
@@ -105,6 +124,7 @@ class EltwiseCpu final : public BlockedLayoutOp<EltwiseBase> {
   ref::EltwiseParams run_params_;
   std::unique_ptr<EltwiseKernel> fast_;
   bool half_ = false;  // UseHalf: both inputs and the output hold halves
+  uint16_t half_limit_ = 0x7c00;  // the clamp's upper bound, as a half
 };
 
 }  // namespace

@@ -298,6 +298,16 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
         } else {
           dot.StartAtHalf(bias[oc]);
         }
+        // On half tensors every pixel runs tiles, and C is rounded to half
+        // after each block: u of the running sum's magnitude per block.
+        // Pointwise ones (strided on a subsampled copy) sum up to
+        // Fp16GemmHalfBlock channels per block, im2col ones fp16_kc.
+        const int64_t depth = in_per_group * p.kernel_h * p.kernel_w;
+        const int64_t half_block =
+            p.kernel_h == 1 ? Fp16GemmHalfBlock(*table, in_per_group) : table->fp16_kc;
+        Dot tiles(half_block);
+        tiles.StartAtHalf(bias[oc]);
+        double magnitude = std::fabs(bias[oc]);
         for (int64_t ic = 0; ic < in_per_group; ++ic) {
           for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
             for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
@@ -306,35 +316,28 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
               const bool inside = ih >= 0 && ih < p.in_h && iw >= 0 && iw < p.in_w;
               const double x =
                   inside ? ri[((g * in_per_group + ic) * p.in_h + ih) * p.in_w + iw] : 0.0;
-              dot.Add(rf[((oc * in_per_group + ic) * p.kernel_h + kh) * p.kernel_w + kw], x);
+              const double w = rf[((oc * in_per_group + ic) * p.kernel_h + kh) * p.kernel_w + kw];
+              dot.Add(w, x);
+              tiles.Add(w, x);
+              magnitude += std::fabs(w * x);
             }
           }
         }
         const int64_t o = oc * out_plane + oh * p.out_w + ow;
         want[o] = Activate(dot.value, kTileActClamp);
         tolerance[o] = dot.Tolerance();
-        // On half tensors every pixel runs tiles, and C is rounded to half
-        // after each block: u of the running sum's magnitude per block.
-        const int64_t half_block = Fp16GemmHalfBlock(*table, in_per_group);
-        Dot tiles(half_block);
-        tiles.StartAtHalf(bias[oc]);
-        double magnitude = std::fabs(bias[oc]);
-        for (int64_t ic = 0; ic < in_per_group && p.kernel_h == 1; ++ic) {
-          const double x = ri[(g * in_per_group + ic) * p.in_h * p.in_w + oh * p.in_w + ow];
-          const double w = rf[oc * in_per_group + ic];
-          tiles.Add(w, x);
-          magnitude += std::fabs(w * x);
-        }
-        const int64_t blocks = (in_per_group + half_block - 1) / half_block;
+        const int64_t blocks = (depth + half_block - 1) / half_block;
         want_half[o] = Activate(tiles.value, kTileActClamp);
         tolerance_half[o] = tiles.Tolerance() + kHalfUnit * blocks * magnitude;
       }
     }
   }
   std::unique_ptr<Conv2dKernel> kernel = CreateConv2dKernel(*table, p, filter.data(), 0);
-  // Half tensors: 1x1 stride-1 unpadded ungrouped convolutions only.
-  const bool pointwise = p.kernel_h == 1 && p.stride_h == 1 && p.pad_top == 0 && p.group == 1;
-  EXPECT_EQ(kernel->SupportsHalf(), pointwise) << kernel->name();
+  // Half tensors: ungrouped 1x1 unpadded convolutions (strided ones on a
+  // subsampled copy), and im2col ones of more than one pixel.
+  const bool pointwise = p.kernel_h == 1 && p.pad_top == 0;
+  const bool im2col = p.kernel_h > 1 && out_plane > 1;
+  EXPECT_EQ(kernel->SupportsHalf(), p.group == 1 && (pointwise || im2col)) << kernel->name();
   const std::vector<uint16_t> half_input = ToHalves(*table, input);
   for (auto& pool : testing::PoolsUnderTest()) {
     SCOPED_TRACE(::testing::Message()
@@ -382,6 +385,7 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(1024, 1, 24, 8, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(1025, 1, 24, 8, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(1100, 2, 12, 16, 1, 1, 0), seed += 3);
+  CheckConv(ConvParams(33, 7, 9, 17, 1, 2, 0), seed += 3);   // strided 1x1, odd sizes
 }
 
 // Winograd F(2x2, 3x3), F(4x4, 3x3) and F(6x6, 3x3) with half-precision
@@ -456,6 +460,7 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
   }
   const int64_t out_plane = p.out_h * p.out_w;
   std::vector<double> want(out_c * out_plane), tolerance(want.size());
+  std::vector<double> tolerance_half(want.size());
   const int64_t block = table->fp16_kc;
   for (int64_t th = 0; th * tile < p.out_h; ++th) {
     for (int64_t tw = 0; tw * tile < p.out_w; ++tw) {
@@ -510,6 +515,11 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
             tolerance[o] = (std::min<int64_t>(block, in_c) + 3 + (in_c <= block ? 10 : 0)) *
                                kHalfUnit * weighted +
                            64 * kFloatUnit * (weighted + std::fabs(bias[oc])) + 1e-6;
+            // On half tensors M of several blocks is rounded to half too,
+            // and the transform runs in half precision; then the output is
+            // rounded to half.
+            tolerance_half[o] = tolerance[o] + (in_c <= block ? 0 : 11) * kHalfUnit * weighted +
+                                kHalfUnit * std::fabs(want[o]);
           }
         }
       }
@@ -525,6 +535,22 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
     std::vector<float> output(want.size(), std::nanf(""));
     kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
     ExpectWithin(output, want, tolerance);
+    // Half tensors. With one block of channels: the same transforms and
+    // sums on the input rounded to half, whose float output holds half
+    // values (a ReLU6 clamps them to 0 or 6), so the halves are those
+    // floats exactly.
+    ASSERT_TRUE(kernel->SupportsHalf());
+    const std::vector<uint16_t> half_input = ToHalves(*table, input);
+    std::vector<uint16_t> half_output(want.size() + 1, 0x7e00);  // NaN
+    kernel->RunHalf(half_input.data(), bias.data(), half_output.data(), pool.get(),
+                    scratch.data());
+    EXPECT_EQ(half_output.back(), 0x7e00) << "wrote past the end";
+    half_output.pop_back();
+    const std::vector<float> from_halves = FromHalves(*table, half_output);
+    if (in_c <= block) {
+      EXPECT_EQ(from_halves, output);
+    }
+    ExpectWithin(from_halves, want, tolerance_half);
   }
 }
 
@@ -562,6 +588,7 @@ TEST(Fp16Test, Winograd2x2) {
   CheckWinograd(16, 7, 7, 16, seed += 3, 2);   // ResNet-18's last map size
   CheckWinograd(9, 5, 6, 11, seed += 3, 2);    // partial tiles, odd channels
   CheckWinograd(300, 4, 4, 8, seed += 3, 2);   // two blocks of channels
+  CheckWinograd(520, 7, 7, 9, seed += 3, 2, false);  // ResNet-18's 512: three blocks, ReLU
   CheckWinograd(8, 13, 13, 24, seed += 3, 2);  // several panels of tiles
   CheckWinograd(8, 13, 13, 24, seed += 3, 2, false);  // ReLU
 }

@@ -233,6 +233,9 @@ const KernelTable* Fp16KernelTableFor(KernelIsa isa) {
     table.fp16_add = arm::Fp16Add;
     table.fp16_winograd_input = arm::Fp16WinogradInput;
     table.fp16_winograd_output = arm::Fp16WinogradOutput;
+    table.fp16_winograd_half_input = arm::Fp16WinogradHalfInput;
+    table.fp16_winograd_half_output = arm::Fp16WinogradHalfOutput;
+    table.fp16_winograd_half_output_from_floats = arm::Fp16WinogradHalfOutputFromFloats;
     return table;
   }();
   return &fp16;

@@ -155,6 +155,15 @@ struct KernelTable {
   // output one from half products M.
   void (*fp16_winograd_input)(const WinogradInputRun& run, uint16_t* out) = nullptr;
   void (*fp16_winograd_output)(const WinogradOutputRun& run, const uint16_t* m) = nullptr;
+  // The same on half tensors: input rows of halves (run.rows is not read),
+  // an output plane of halves (run.plane is not read).
+  void (*fp16_winograd_half_input)(const WinogradInputRun& run, const uint16_t* const* rows,
+                                   uint16_t* out) = nullptr;
+  void (*fp16_winograd_half_output)(const WinogradOutputRun& run, const uint16_t* m,
+                                    uint16_t* plane) = nullptr;
+  // The same from M of floats at run.in, rounded to half as it is read.
+  void (*fp16_winograd_half_output_from_floats)(const WinogradOutputRun& run,
+                                                uint16_t* plane) = nullptr;
   // Float multiply-adds per cycle one core issues with this table's
   // vectors: two FMA pipes of its width (16 for AVX2, 32 for AVX-512, 16
   // where AVX-512 runs on 256-bit units, 8 for NEON as on Cortex-A76 class

@@ -2,7 +2,9 @@
 //   1. blocked, when the net runs the op in channel blocks;
 //   2. the fast kernel (2x2 / 3x3 windows at stride 1 or 2, and global
 //      pooling), when the engine's kernel family has one;
-//   3. the reference kernel.
+//   3. the reference kernel;
+// and in an fp16 engine, on half tensors where the net keeps them
+// (cpu/pooling_half.h: max pooling and global average pooling).
 // With the Indices output (MAX only) it is always the indices kernel; LP
 // pooling always runs the reference kernel, its planes split over threads.
 #include "mace/ops/cpu/pooling_cpu.h"
@@ -12,6 +14,7 @@
 #include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/cpu/pooling_blocked.h"
+#include "mace/ops/cpu/pooling_half.h"
 #include "mace/ops/cpu/pooling_indices.h"
 #include "mace/ops/cpu/pooling_kernel.h"
 #include "mace/ops/pooling.h"
@@ -27,7 +30,10 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
     fast_.reset();
     blocked_.reset();
     indices_.reset();
+    half_.reset();
     MACE_RETURN_IF_ERROR(InferShapes());
+    // Prepared again (new shapes) after the net chose halves.
+    if (Input(0)->dtype() == DT_HALF) return UseHalf(context);
     if (with_indices()) {
       indices_ = std::make_unique<MaxPoolingIndicesKernel>(params(), column_major());
       return MaceStatus();
@@ -56,10 +62,31 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
     return MaceStatus();
   }
 
+  // In an fp16 engine: max pooling and global average pooling of an
+  // activation (cpu/pooling_half.h).
+  bool HalfCapable() const override {
+    const KernelTable* table = kernels_;
+    return table != nullptr && table->fp16_gemm != nullptr && !with_indices() && !lp() &&
+           Input(0)->dtype() == DT_FLOAT && !Input(0)->is_weight() &&
+           HalfPooling::Supports(*table, params());
+  }
+  MaceStatus UseHalf(OpContext* context) override {
+    OP_CHECK(kernels_ != nullptr && HalfPooling::Supports(*kernels_, params()),
+             "no half-precision pooling for these shapes");
+    fast_.reset();
+    half_ = std::make_unique<HalfPooling>(*kernels_, params());
+    return scratch_.Reserve(context, half_->ScratchBytes(NumThreads(ContextPool(context))));
+  }
+
   MaceStatus Run(OpContext* context) override {
     if (indices_ != nullptr) {
       indices_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
                     Output(1)->mutable_data<int32_t>(), ContextPool(context));
+      return MaceStatus();
+    }
+    if (half_ != nullptr) {
+      half_->Run(Input(0)->data<uint16_t>(), Output(0)->mutable_data<uint16_t>(),
+                 ContextPool(context), scratch_.Get(context));
       return MaceStatus();
     }
     if (blocked_ != nullptr) {
@@ -100,6 +127,7 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
   std::unique_ptr<PoolingKernel> fast_;
   std::unique_ptr<BlockedPooling> blocked_;
   std::unique_ptr<MaxPoolingIndicesKernel> indices_;  // with the Indices output
+  std::unique_ptr<HalfPooling> half_;                 // UseHalf: half tensors
   OpScratch scratch_;
 };
 
