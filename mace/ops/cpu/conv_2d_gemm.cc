@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "mace/ops/cpu/conv_2d_half_gemm.h"
 #include "mace/ops/cpu/conv_2d_split_columns.h"
 #include "mace/ops/cpu/fused_activation.h"
 

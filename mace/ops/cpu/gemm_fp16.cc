@@ -186,5 +186,17 @@ void Fp16GemmHalfPanels(const KernelTable& table, int64_t m, int64_t n, int64_t 
                uint16_t* half) { packer(context, col0, cols, d0, depth, nr, half); });
 }
 
+void Fp16GemmHalfPanelsToHalves(const KernelTable& table, int64_t m, int64_t n, int64_t k,
+                                const Fp16Panels& a, Fp16HalfPacker packer, const void* context,
+                                uint16_t* c, int64_t ldc, const TileEpilogue& epilogue,
+                                ThreadPool* pool, float* scratch) {
+  const int64_t per_thread = Fp16GemmHalfScratchFloatsPerThread(table, k);
+  const int nr = table.fp16_nr;
+  TileLoop(table, m, n, k, table.fp16_kc, a, c, ldc, epilogue, pool, scratch, per_thread,
+           table.fp16_gemm_half,
+           [&](int64_t col0, int cols, int64_t d0, int64_t depth, float* /*panel*/,
+               uint16_t* half) { packer(context, col0, cols, d0, depth, nr, half); });
+}
+
 }  // namespace ops
 }  // namespace mace

@@ -69,6 +69,15 @@ void Fp16GemmHalfPanels(const KernelTable& table, int64_t m, int64_t n, int64_t 
                         int64_t ldc, const TileEpilogue& epilogue, ThreadPool* pool,
                         float* scratch);
 
+// The same with C written as halves by the table's half-storing tile
+// (fp16_gemm_half), for convolutions on half tensors whose columns are
+// packed by an im2col packer: sums go to C in half precision after each
+// kc block, and later blocks add to it and round again. k must be > 0.
+void Fp16GemmHalfPanelsToHalves(const KernelTable& table, int64_t m, int64_t n, int64_t k,
+                                const Fp16Panels& a, Fp16HalfPacker packer, const void* context,
+                                uint16_t* c, int64_t ldc, const TileEpilogue& epilogue,
+                                ThreadPool* pool, float* scratch);
+
 // Scratch floats Fp16GemmHalf (and Fp16GemmHalfPanels) need per thread.
 int64_t Fp16GemmHalfScratchFloatsPerThread(const KernelTable& table, int64_t k);
 
