@@ -147,6 +147,19 @@ const Shape kConvShapes[] = {
     {2, 3, 20, 9, 131, 7, 7, 2, 1, 3, 3, 3, 3},
     {1, 4, 100, 11, 64, 3, 3, 1, 1, 1, 1, 1, 1},
     {1, 5, 12, 9, 70, 3, 3, 1, 2, 2, 2, 2, 2},
+    // Band-padded plain inputs whose bands inside the input read their
+    // inner columns in place and only the edges from padded strips: a 3x3
+    // stride-2 stem padded on the top and left only (no right strip), on
+    // the bottom and right only (no left strip, the first band inside),
+    // wider padding on every side with a batch of two, a 1x3 stride-1
+    // window in bands of two rows, a dilated 1x3 at stride 2, and an odd
+    // width.
+    {1, 3, 32, 12, 160, 3, 3, 2, 1, 1, 1, 0, 0},
+    {1, 3, 20, 11, 160, 3, 3, 2, 1, 0, 0, 1, 1},
+    {2, 5, 40, 13, 150, 3, 3, 2, 1, 2, 3, 2, 2},
+    {1, 3, 20, 6, 64, 1, 3, 1, 1, 0, 1, 0, 1},
+    {1, 3, 24, 11, 150, 1, 3, 2, 2, 0, 2, 0, 2},
+    {1, 3, 16, 9, 229, 3, 3, 2, 1, 1, 1, 1, 1},
 };
 
 // The window fields Conv2DParams and DepthwiseConv2dParams share.

@@ -29,6 +29,9 @@ constexpr int64_t kGatherWidth = 64;
 constexpr int64_t kMaxGatherPositions = int64_t{1} << 16;
 // Weight bytes per part of a window's reduction (a little under L1).
 constexpr int64_t kWindowPartBytes = 40 << 10;
+// A band-padded plain input reads its inner columns in place when there are
+// at least this many output columns between the padded edges.
+constexpr int64_t kMinDirectColumns = 16;
 
 // Positions from which a stride-1 1x1 takes window tiles (see GroupBlocks).
 constexpr int64_t kWidePointwisePlane = 128;
@@ -172,6 +175,39 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
     band_floats_ = channels * band_rows_ * padded_w_;
     band_channel_offsets_.resize(channels);
     for (int64_t c = 0; c < channels; ++c) band_channel_offsets_[c] = c * band_rows_ * padded_w_;
+    // Output columns whose taps are all inside the input's columns.
+    const int64_t sw = params.stride_w, reach = (params.kernel_w - 1) * params.dilation_w;
+    direct_first_ = std::min(params.out_w, (params.pad_left + sw - 1) / sw);
+    direct_last_ = std::min(params.out_w, params.in_w - 1 + params.pad_left - reach >= 0
+                                              ? (params.in_w - 1 + params.pad_left - reach) / sw + 1
+                                              : 0);
+    if (direct_last_ - direct_first_ >= kMinDirectColumns) {
+      strip_col_[0] = 0;
+      strip_w_[0] = direct_first_ > 0 ? (direct_first_ - 1) * sw + reach + 1 : 0;
+      strip_col_[1] = direct_last_ * sw;
+      strip_w_[1] = direct_last_ < params.out_w ? (params.out_w - 1 - direct_last_) * sw + reach + 1
+                                                : 0;
+      strip_floats_[0] = 0;
+      strip_floats_[1] = channels * band_rows_ * strip_w_[0];
+      // The strips take no more of the band buffer than a padded band.
+      direct_ = strip_w_[0] + strip_w_[1] <= padded_w_;
+    }
+  }
+  if (direct_) {
+    const int64_t in_plane = params.in_h * params.in_w;
+    for (int64_t c = 0; c < channels; ++c) direct_channel_offsets_.push_back(c * in_plane);
+    for (int s = 0; s < 2; ++s) {
+      for (int64_t c = 0; c < channels; ++c) {
+        strip_channel_offsets_[s].push_back(strip_floats_[s] + c * band_rows_ * strip_w_[s]);
+      }
+    }
+    for (int64_t ky = 0; ky < params.kernel_h; ++ky) {
+      for (int64_t kx = 0; kx < params.kernel_w; ++kx) {
+        const int64_t dy = ky * params.dilation_h, dx = kx * params.dilation_w;
+        direct_tap_offsets_.push_back(dy * params.in_w + dx);
+        for (int s = 0; s < 2; ++s) strip_tap_offsets_[s].push_back(dy * strip_w_[s] + dx);
+      }
+    }
   }
   if (gather_) {
     pos_offsets_.resize(params.out_h * params.out_w);
@@ -215,6 +251,17 @@ void BlockedConv2d::PadInput(const float* input, float* padded, ThreadPool* pool
       }
     }
   });
+}
+
+void BlockedConv2d::PadStripRow(const float* plane, int64_t y, int64_t col, int64_t width,
+                                float* out) const {
+  const ref::Conv2DParams& p = params_;
+  const int64_t iy = y - p.pad_top;
+  const bool row_inside = iy >= 0 && iy < p.in_h;
+  for (int64_t x = 0; x < width; ++x) {
+    const int64_t ix = col + x - p.pad_left;
+    out[x] = row_inside && ix >= 0 && ix < p.in_w ? plane[iy * p.in_w + ix] : 0.f;
+  }
 }
 
 void BlockedConv2d::PadRow(const float* plane, int64_t row, int64_t y, float* out) const {
@@ -422,12 +469,51 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
         // The rows this band's taps read, padded into the thread's buffer
         // (once for the groups of output blocks that follow on it).
         float* rows = scratch + thread * band_floats_;
+        const int64_t first = y0 * p.stride_h;
+        const int64_t count = (run.rows - 1) * p.stride_h + (p.kernel_h - 1) * p.dilation_h + 1;
+        const float* planes = raw_input + n * raw_batch;
+        // Rows all inside the input: the inner columns in place, only the
+        // edges from padded strips.
+        const bool direct =
+            direct_ && first - p.pad_top >= 0 && first - p.pad_top + count <= p.in_h;
+        if (direct) {
+          if (band_in_buffer != n * chunks + chunk) {
+            band_in_buffer = n * chunks + chunk;
+            for (int s = 0; s < 2; ++s) {
+              for (int64_t c = 0; c < p.in_channels && strip_w_[s] > 0; ++c) {
+                for (int64_t r = 0; r < count; ++r) {
+                  PadStripRow(planes + c * p.in_h * p.in_w, first + r, strip_col_[s], strip_w_[s],
+                              rows + strip_channel_offsets_[s][c] + r * strip_w_[s]);
+                }
+              }
+            }
+          }
+          const int64_t column[3] = {0, direct_first_, direct_last_};
+          const int64_t column_end[3] = {direct_first_, direct_last_, p.out_w};
+          for (int part = 0; part < 3; ++part) {
+            if (column_end[part] <= column[part]) continue;
+            BlockedConvRun edge = run;
+            edge.positions = column_end[part] - column[part];
+            edge.out = run.out + column[part] * L;
+            if (part == 1) {
+              edge.in = planes + (first - p.pad_top) * p.in_w +
+                        (direct_first_ * p.stride_w - p.pad_left);
+              edge.channel_offsets = direct_channel_offsets_.data();
+              edge.tap_offsets = direct_tap_offsets_.data();
+              edge.in_row_step = p.stride_h * p.in_w;
+            } else {
+              const int s = part / 2;
+              edge.in = rows;
+              edge.channel_offsets = strip_channel_offsets_[s].data();
+              edge.tap_offsets = strip_tap_offsets_[s].data();
+              edge.in_row_step = p.stride_h * strip_w_[s];
+            }
+            run_parts(edge, g, chunk);
+          }
+          continue;
+        }
         if (band_in_buffer != n * chunks + chunk) {
           band_in_buffer = n * chunks + chunk;
-          const int64_t first = y0 * p.stride_h;
-          const int64_t count =
-              (run.rows - 1) * p.stride_h + (p.kernel_h - 1) * p.dilation_h + 1;
-          const float* planes = raw_input + n * raw_batch;
           for (int64_t c = 0; c < p.in_channels; ++c) {
             for (int64_t r = 0; r < count; ++r) {
               PadRow(planes + c * p.in_h * p.in_w, p.in_w, first + r,

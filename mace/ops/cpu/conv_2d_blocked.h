@@ -60,6 +60,21 @@ class BlockedConv2d {
   bool band_pad_ = false;
   int64_t band_rows_ = 0, band_floats_ = 0;
   std::vector<int64_t> band_channel_offsets_;
+  // Of such bands, those whose rows are all inside the input read the
+  // columns [direct_first_, direct_last_) of their output rows, whose taps
+  // are all inside too, in place from the input (direct_); only the output
+  // columns left and right of them read padded strips, of strip_w_[s]
+  // padded columns from strip_col_[s] (s = 0 left, 1 right), with
+  // strip_channel_offsets_[s] and strip_tap_offsets_[s], at
+  // strip_floats_[s] floats into the thread's band buffer.
+  bool direct_ = false;
+  int64_t direct_first_ = 0, direct_last_ = 0;
+  std::vector<int64_t> direct_channel_offsets_, direct_tap_offsets_;
+  int64_t strip_col_[2] = {0, 0}, strip_w_[2] = {0, 0}, strip_floats_[2] = {0, 0};
+  std::vector<int64_t> strip_channel_offsets_[2], strip_tap_offsets_[2];
+  // Pads padded columns [col, col + width) of padded row y of a plain input
+  // plane into `out`.
+  void PadStripRow(const float* plane, int64_t y, int64_t col, int64_t width, float* out) const;
   // The first output block of group g of `groups`, and how many it has: the
   // output blocks split into groups of near-equal size, the larger ones
   // spread evenly (64 blocks in 22 groups: 20 of 3 and 2 of 2, not 21 and
