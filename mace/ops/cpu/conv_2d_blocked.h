@@ -36,6 +36,9 @@ class BlockedConv2d {
   // Row y of the padded copy of one input plane (rows of `row` floats) into
   // `out`: padded_w_ positions, zero outside the input.
   void PadRow(const float* plane, int64_t row, int64_t y, float* out) const;
+  // Pads padded columns [col, col + width) of padded row y of a plain input
+  // plane into `out`.
+  void PadStripRow(const float* plane, int64_t y, int64_t col, int64_t width, float* out) const;
 
   const KernelTable& table_;
   ref::Conv2DParams params_;
@@ -72,9 +75,6 @@ class BlockedConv2d {
   std::vector<int64_t> direct_channel_offsets_, direct_tap_offsets_;
   int64_t strip_col_[2] = {0, 0}, strip_w_[2] = {0, 0}, strip_floats_[2] = {0, 0};
   std::vector<int64_t> strip_channel_offsets_[2], strip_tap_offsets_[2];
-  // Pads padded columns [col, col + width) of padded row y of a plain input
-  // plane into `out`.
-  void PadStripRow(const float* plane, int64_t y, int64_t col, int64_t width, float* out) const;
   // The first output block of group g of `groups`, and how many it has: the
   // output blocks split into groups of near-equal size, the larger ones
   // spread evenly (64 blocks in 22 groups: 20 of 3 and 2 of 2, not 21 and
