@@ -863,68 +863,84 @@ inline int64_t AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, f
 #define MACE_DWW_F(C, i, s, kr, kw)                                          \
   MACE_DWW_EXPAND(MACE_DWW_FMA##C, MACE_DWW_ACC##C##_##i, MACE_DWW_SET##s##C, \
                   MACE_DWW_T_##kr##_##kw)
-// Input row k meets tap row k - i of output row i.
-#define MACE_DWW_USE_0(C, s, kw) MACE_DWW_F(C, 0, s, 0, kw)
-#define MACE_DWW_USE_1(C, s, kw) MACE_DWW_F(C, 0, s, 1, kw) MACE_DWW_F(C, 1, s, 0, kw)
-#define MACE_DWW_USE_2(C, s, kw)                                             \
+// Input row k meets tap row k - i of output row i (of kR = 4 or 2).
+#define MACE_DWW_USE4_0(C, s, kw) MACE_DWW_F(C, 0, s, 0, kw)
+#define MACE_DWW_USE4_1(C, s, kw) MACE_DWW_F(C, 0, s, 1, kw) MACE_DWW_F(C, 1, s, 0, kw)
+#define MACE_DWW_USE4_2(C, s, kw)                                            \
   MACE_DWW_F(C, 0, s, 2, kw) MACE_DWW_F(C, 1, s, 1, kw) MACE_DWW_F(C, 2, s, 0, kw)
-#define MACE_DWW_USE_3(C, s, kw)                                             \
+#define MACE_DWW_USE4_3(C, s, kw)                                            \
   MACE_DWW_F(C, 1, s, 2, kw) MACE_DWW_F(C, 2, s, 1, kw) MACE_DWW_F(C, 3, s, 0, kw)
-#define MACE_DWW_USE_4(C, s, kw) MACE_DWW_F(C, 2, s, 2, kw) MACE_DWW_F(C, 3, s, 1, kw)
-#define MACE_DWW_USE_5(C, s, kw) MACE_DWW_F(C, 3, s, 2, kw)
+#define MACE_DWW_USE4_4(C, s, kw) MACE_DWW_F(C, 2, s, 2, kw) MACE_DWW_F(C, 3, s, 1, kw)
+#define MACE_DWW_USE4_5(C, s, kw) MACE_DWW_F(C, 3, s, 2, kw)
+#define MACE_DWW_USE2_0(C, s, kw) MACE_DWW_F(C, 0, s, 0, kw)
+#define MACE_DWW_USE2_1(C, s, kw) MACE_DWW_F(C, 0, s, 1, kw) MACE_DWW_F(C, 1, s, 0, kw)
+#define MACE_DWW_USE2_2(C, s, kw) MACE_DWW_F(C, 0, s, 2, kw) MACE_DWW_F(C, 1, s, 1, kw)
+#define MACE_DWW_USE2_3(C, s, kw) MACE_DWW_F(C, 1, s, 2, kw)
 // Input row k's windows at 0, 1 and 2 floats, its pointer left at the next
 // step's (s4 holds 4 bytes, rest 16 * kC - 8).
 #define MACE_DWW_LD(C, s, k, inc)                                            \
   "ld1 {" MACE_DWW_LIST##s##C "}, [%[r" #k "]], %[" inc "]\n"
-#define MACE_DWW_ROW(C, k)                                                   \
-  MACE_DWW_LD(C, A, k, "s4") MACE_DWW_USE_##k(C, A, 0)                       \
-  MACE_DWW_LD(C, B, k, "s4") MACE_DWW_USE_##k(C, B, 1)                       \
-  MACE_DWW_LD(C, A, k, "rest") MACE_DWW_USE_##k(C, A, 2)
-#define MACE_DWW_ROWS(C)                                                     \
-  MACE_DWW_ROW(C, 0) MACE_DWW_ROW(C, 1) MACE_DWW_ROW(C, 2)                   \
-  MACE_DWW_ROW(C, 3) MACE_DWW_ROW(C, 4) MACE_DWW_ROW(C, 5)
+#define MACE_DWW_ROW(R, C, k)                                                \
+  MACE_DWW_LD(C, A, k, "s4") MACE_DWW_USE##R##_##k(C, A, 0)                  \
+  MACE_DWW_LD(C, B, k, "s4") MACE_DWW_USE##R##_##k(C, B, 1)                  \
+  MACE_DWW_LD(C, A, k, "rest") MACE_DWW_USE##R##_##k(C, A, 2)
+#define MACE_DWW_ROWS4(C)                                                    \
+  MACE_DWW_ROW(4, C, 0) MACE_DWW_ROW(4, C, 1) MACE_DWW_ROW(4, C, 2)          \
+  MACE_DWW_ROW(4, C, 3) MACE_DWW_ROW(4, C, 4) MACE_DWW_ROW(4, C, 5)
+#define MACE_DWW_ROWS2(C)                                                    \
+  MACE_DWW_ROW(2, C, 0) MACE_DWW_ROW(2, C, 1) MACE_DWW_ROW(2, C, 2)          \
+  MACE_DWW_ROW(2, C, 3)
+// op on the accumulators v16-v19, v16-v23 or v16-v31.
 #define MACE_DWW_OP4(op, b)                                                  \
   op " v16.4s, v16.4s, " b "\n" op " v17.4s, v17.4s, " b "\n"                \
-  op " v18.4s, v18.4s, " b "\n" op " v19.4s, v19.4s, " b "\n"                \
-  op " v20.4s, v20.4s, " b "\n" op " v21.4s, v21.4s, " b "\n"                \
-  op " v22.4s, v22.4s, " b "\n" op " v23.4s, v23.4s, " b "\n"
+  op " v18.4s, v18.4s, " b "\n" op " v19.4s, v19.4s, " b "\n"
 #define MACE_DWW_OP8(op, b)                                                  \
   MACE_DWW_OP4(op, b)                                                        \
+  op " v20.4s, v20.4s, " b "\n" op " v21.4s, v21.4s, " b "\n"                \
+  op " v22.4s, v22.4s, " b "\n" op " v23.4s, v23.4s, " b "\n"
+#define MACE_DWW_OP16(op, b)                                                 \
+  MACE_DWW_OP8(op, b)                                                        \
   op " v24.4s, v24.4s, " b "\n" op " v25.4s, v25.4s, " b "\n"                \
   op " v26.4s, v26.4s, " b "\n" op " v27.4s, v27.4s, " b "\n"                \
   op " v28.4s, v28.4s, " b "\n" op " v29.4s, v29.4s, " b "\n"                \
   op " v30.4s, v30.4s, " b "\n" op " v31.4s, v31.4s, " b "\n"
+#define MACE_DWW_MAX_44 MACE_DWW_OP16("fmax", "%[lo].4s")
+#define MACE_DWW_MIN_44 MACE_DWW_OP16("fmin", "%[hi].4s")
+#define MACE_DWW_MAX_42 MACE_DWW_OP8("fmax", "%[lo].4s")
+#define MACE_DWW_MIN_42 MACE_DWW_OP8("fmin", "%[hi].4s")
+#define MACE_DWW_MAX_24 MACE_DWW_OP8("fmax", "%[lo].4s")
+#define MACE_DWW_MIN_24 MACE_DWW_OP8("fmin", "%[hi].4s")
+#define MACE_DWW_MAX_22 MACE_DWW_OP4("fmax", "%[lo].4s")
+#define MACE_DWW_MIN_22 MACE_DWW_OP4("fmin", "%[hi].4s")
 // The bias from a buffer of 16 copies into the accumulators.
-#define MACE_DWW_BIAS4                                                       \
-  "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                        \
-  "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[bias]]\n"                        \
-  "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[bias]]\n"                        \
-  "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[bias]]\n"
-#define MACE_DWW_BIAS2                                                       \
-  "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                        \
-  "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[bias]]\n"
-#define MACE_DWW_STORE4                                                      \
-  "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[o0]], #64\n"                     \
-  "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[o1]], #64\n"                     \
-  "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[o2]], #64\n"                     \
-  "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[o3]], #64\n"
-#define MACE_DWW_STORE2                                                      \
-  "st1 {v16.4s, v17.4s}, [%[o0]], #32\n"                                     \
-  "st1 {v18.4s, v19.4s}, [%[o1]], #32\n"                                     \
-  "st1 {v20.4s, v21.4s}, [%[o2]], #32\n"                                     \
-  "st1 {v22.4s, v23.4s}, [%[o3]], #32\n"
-#define MACE_DWW_MAX4 MACE_DWW_OP8("fmax", "%[lo].4s")
-#define MACE_DWW_MIN4 MACE_DWW_OP8("fmin", "%[hi].4s")
-#define MACE_DWW_MAX2 MACE_DWW_OP4("fmax", "%[lo].4s")
-#define MACE_DWW_MIN2 MACE_DWW_OP4("fmin", "%[hi].4s")
-#define MACE_DWW_ASM(C, clamp)                                               \
+#define MACE_DWW_BIAS16(regs) "ld1 {" regs "}, [%[bias]]\n"
+#define MACE_DWW_BIAS_22 MACE_DWW_BIAS16("v16.4s, v17.4s, v18.4s, v19.4s")
+#define MACE_DWW_BIAS_24 MACE_DWW_BIAS_22 MACE_DWW_BIAS16("v20.4s, v21.4s, v22.4s, v23.4s")
+#define MACE_DWW_BIAS_42 MACE_DWW_BIAS_24
+#define MACE_DWW_BIAS_44                                                     \
+  MACE_DWW_BIAS_24 MACE_DWW_BIAS16("v24.4s, v25.4s, v26.4s, v27.4s")         \
+  MACE_DWW_BIAS16("v28.4s, v29.4s, v30.4s, v31.4s")
+#define MACE_DWW_ST(regs, o, bytes) "st1 {" regs "}, [%[" o "]], #" #bytes "\n"
+#define MACE_DWW_STORE_24                                                    \
+  MACE_DWW_ST("v16.4s, v17.4s, v18.4s, v19.4s", "o0", 64)                    \
+  MACE_DWW_ST("v20.4s, v21.4s, v22.4s, v23.4s", "o1", 64)
+#define MACE_DWW_STORE_44                                                    \
+  MACE_DWW_STORE_24                                                          \
+  MACE_DWW_ST("v24.4s, v25.4s, v26.4s, v27.4s", "o2", 64)                    \
+  MACE_DWW_ST("v28.4s, v29.4s, v30.4s, v31.4s", "o3", 64)
+#define MACE_DWW_STORE_22                                                    \
+  MACE_DWW_ST("v16.4s, v17.4s", "o0", 32) MACE_DWW_ST("v18.4s, v19.4s", "o1", 32)
+#define MACE_DWW_STORE_42                                                    \
+  MACE_DWW_STORE_22                                                          \
+  MACE_DWW_ST("v20.4s, v21.4s", "o2", 32) MACE_DWW_ST("v22.4s, v23.4s", "o3", 32)
+#define MACE_DWW_ASM(R, C, clamp)                                            \
   __asm__ volatile(                                                          \
       "1:\n"                                                                 \
-      MACE_DWW_BIAS##C                                                       \
-      MACE_DWW_ROWS(C)                                                       \
+      MACE_DWW_BIAS_##R##C                                                   \
+      MACE_DWW_ROWS##R(C)                                                    \
       clamp                                                                  \
       "subs %[n], %[n], #1\n"                                                \
-      MACE_DWW_STORE##C                                                      \
+      MACE_DWW_STORE_##R##C                                                  \
       "b.ne 1b\n"                                                            \
       : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4), \
         [r5] "+r"(r5), [o0] "+r"(o0), [o1] "+r"(o1), [o2] "+r"(o2), [o3] "+r"(o3), \
@@ -934,84 +950,102 @@ inline int64_t AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, f
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", \
         "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", \
         "v29", "v30", "v31")
+#define MACE_DWW_BY_ACT(R, C)                                                \
+  if constexpr (kAct == kActNone) {                                          \
+    MACE_DWW_ASM(R, C, "");                                                  \
+  } else if constexpr (kAct == kActMax) {                                    \
+    MACE_DWW_ASM(R, C, MACE_DWW_MAX_##R##C);                                 \
+  } else {                                                                   \
+    MACE_DWW_ASM(R, C, MACE_DWW_MAX_##R##C MACE_DWW_MIN_##R##C);             \
+  }
 
-// Four output rows (of `width`, one after the other at `out`), `steps` steps
-// of 4 * kC outputs from column j.
-template <int kC, int kAct>
-inline void AsmFourRowsWideS1(const float* in, int64_t pitch, const Taps& taps,
-                              const float* biases, float32x4_t lo, float32x4_t hi, float* out,
-                              int64_t width, int64_t j, int64_t steps) {
+// kR output rows (of `width`, one after the other at `out`), `steps` steps
+// of 4 * kC outputs from column j. With two rows, the operands of rows 2
+// and 3 repeat row 1's; the asm does not use them.
+template <int kR, int kC, int kAct>
+inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, const float* biases,
+                          float32x4_t lo, float32x4_t hi, float* out, int64_t width, int64_t j,
+                          int64_t steps) {
   int64_t n = steps;
   const float* r0 = in + j;
   const float* r1 = r0 + pitch;
   const float* r2 = r1 + pitch;
   const float* r3 = r2 + pitch;
-  const float* r4 = r3 + pitch;
-  const float* r5 = r4 + pitch;
+  const float* r4 = kR == 4 ? r3 + pitch : r3;
+  const float* r5 = kR == 4 ? r4 + pitch : r3;
   float* o0 = out + j;
   float* o1 = o0 + width;
-  float* o2 = o1 + width;
-  float* o3 = o2 + width;
+  float* o2 = kR == 4 ? o1 + width : o1;
+  float* o3 = kR == 4 ? o2 + width : o1;
   const int64_t s4 = sizeof(float), rest = (4 * kC - 2) * static_cast<int64_t>(sizeof(float));
-  if constexpr (kC == 4) {
-    if constexpr (kAct == kActNone) {
-      MACE_DWW_ASM(4, "");
-    } else if constexpr (kAct == kActMax) {
-      MACE_DWW_ASM(4, MACE_DWW_MAX4);
-    } else {
-      MACE_DWW_ASM(4, MACE_DWW_MAX4 MACE_DWW_MIN4);
-    }
+  if constexpr (kR == 4 && kC == 4) {
+    MACE_DWW_BY_ACT(4, 4)
+  } else if constexpr (kR == 4) {
+    MACE_DWW_BY_ACT(4, 2)
+  } else if constexpr (kC == 4) {
+    MACE_DWW_BY_ACT(2, 4)
   } else {
-    if constexpr (kAct == kActNone) {
-      MACE_DWW_ASM(2, "");
-    } else if constexpr (kAct == kActMax) {
-      MACE_DWW_ASM(2, MACE_DWW_MAX2);
-    } else {
-      MACE_DWW_ASM(2, MACE_DWW_MAX2 MACE_DWW_MIN2);
-    }
+    MACE_DWW_BY_ACT(2, 2)
   }
 }
 
-// Four output rows of `width` >= 8 with AsmFourRowsWideS1, the ragged end one
+// kR output rows of `width` >= 8 with AsmRowsWideS1, the ragged end one
 // more step ending at the last output.
-template <int kAct>
-inline void AsmFourRowsWideS1(const float* in, int64_t pitch, const Taps& taps, float bias,
-                              float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
+template <int kR, int kAct>
+inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, float bias,
+                          float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
   alignas(16) float biases[16];
   const float32x4_t b = vdupq_n_f32(bias);
   for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
   if (width >= 16) {
-    AsmFourRowsWideS1<4, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 16);
+    AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 16);
     if (width % 16 != 0) {
-      AsmFourRowsWideS1<4, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 16, 1);
+      AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 16, 1);
     }
   } else {
-    AsmFourRowsWideS1<2, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, 1);
+    AsmRowsWideS1<kR, 2, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, 1);
     if (width % 8 != 0) {
-      AsmFourRowsWideS1<2, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
+      AsmRowsWideS1<kR, 2, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
     }
   }
 }
+#undef MACE_DWW_BY_ACT
 #undef MACE_DWW_ASM
-#undef MACE_DWW_MIN2
-#undef MACE_DWW_MAX2
-#undef MACE_DWW_MIN4
-#undef MACE_DWW_MAX4
-#undef MACE_DWW_STORE2
-#undef MACE_DWW_STORE4
-#undef MACE_DWW_BIAS2
-#undef MACE_DWW_BIAS4
+#undef MACE_DWW_STORE_42
+#undef MACE_DWW_STORE_22
+#undef MACE_DWW_STORE_44
+#undef MACE_DWW_STORE_24
+#undef MACE_DWW_ST
+#undef MACE_DWW_BIAS_44
+#undef MACE_DWW_BIAS_42
+#undef MACE_DWW_BIAS_24
+#undef MACE_DWW_BIAS_22
+#undef MACE_DWW_BIAS16
+#undef MACE_DWW_MIN_22
+#undef MACE_DWW_MAX_22
+#undef MACE_DWW_MIN_24
+#undef MACE_DWW_MAX_24
+#undef MACE_DWW_MIN_42
+#undef MACE_DWW_MAX_42
+#undef MACE_DWW_MIN_44
+#undef MACE_DWW_MAX_44
+#undef MACE_DWW_OP16
 #undef MACE_DWW_OP8
 #undef MACE_DWW_OP4
-#undef MACE_DWW_ROWS
+#undef MACE_DWW_ROWS2
+#undef MACE_DWW_ROWS4
 #undef MACE_DWW_ROW
 #undef MACE_DWW_LD
-#undef MACE_DWW_USE_5
-#undef MACE_DWW_USE_4
-#undef MACE_DWW_USE_3
-#undef MACE_DWW_USE_2
-#undef MACE_DWW_USE_1
-#undef MACE_DWW_USE_0
+#undef MACE_DWW_USE2_3
+#undef MACE_DWW_USE2_2
+#undef MACE_DWW_USE2_1
+#undef MACE_DWW_USE2_0
+#undef MACE_DWW_USE4_5
+#undef MACE_DWW_USE4_4
+#undef MACE_DWW_USE4_3
+#undef MACE_DWW_USE4_2
+#undef MACE_DWW_USE4_1
+#undef MACE_DWW_USE4_0
 #undef MACE_DWW_F
 #undef MACE_DWW_LISTB2
 #undef MACE_DWW_LISTA2
@@ -1064,11 +1098,22 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
 #if defined(__aarch64__)
   if constexpr (kStrideW == 1 && kStrideH == 1 && kRows == 4 && Activation::kClamps) {
     if (width >= 2 * kLanes) {
-      return AsmFourRowsWideS1<Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi,
-                                                 out, width);
+      return AsmRowsWideS1<4, Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi,
+                                                out, width);
     }
-    j = AsmFourRowsS1<Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi, out,
-                                        width);
+    // One vector, and one more ending at the last output.
+    AsmFourRowsS1<Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi, out, width);
+    if (width > kLanes) {
+      AsmFourRowsS1<Activation::kAct>(in + width - kLanes, pitch, taps, bias, activate.lo,
+                                      activate.hi, out + width - kLanes, width);
+    }
+    return;
+  }
+  if constexpr (kStrideW == 1 && kStrideH == 1 && kRows == 2 && Activation::kClamps) {
+    if (width >= 2 * kLanes) {
+      return AsmRowsWideS1<2, Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi,
+                                                out, width);
+    }
   }
   if constexpr (kStrideW == 2 && kStrideH == 2 && kRows == 4 && Activation::kClamps) {
     j = AsmFourRowsS2<Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi, out,
