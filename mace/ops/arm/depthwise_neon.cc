@@ -611,7 +611,8 @@ void StrideTwoBand(const DepthwiseBand& band, float lo, float hi) {
 // stay in three registers, read by lane, and the loop walks the 10 row
 // pointers by post-increment. 72 instructions per 4 output vectors, where
 // GCC's loop of OutputVectors took 77 (its address arithmetic). The sums
-// are the same, in the same order. Returns the outputs written per row.
+// are the same, in the same order. Writes the width / 4 whole vectors of
+// each row; rows of 8 or more outputs take AsmRowsWideS1 instead.
 // clang-format off
 #define MACE_DW4_LOAD(r)                                                     \
   "ldur q21, [%[" r "], #4]\n"                                              \
@@ -675,10 +676,10 @@ void StrideTwoBand(const DepthwiseBand& band, float lo, float hi) {
         [hi] "w"(hi), [b] "w"(b)                                                                   \
       : "cc", "memory", "v16", "v17", "v18", "v19", "v20", "v21", "v22")
 template <int kAct>
-inline int64_t AsmFourRowsS1(const float* in, int64_t pitch, const Taps& taps, float bias,
-                             float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
+inline void AsmFourRowsS1(const float* in, int64_t pitch, const Taps& taps, float bias,
+                          float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
   int64_t n = width / kLanes;
-  if (n == 0) return 0;
+  if (n == 0) return;
   const float* r0 = in;
   const float* r1 = r0 + pitch;
   const float* r2 = r1 + pitch;
@@ -697,7 +698,6 @@ inline int64_t AsmFourRowsS1(const float* in, int64_t pitch, const Taps& taps, f
   } else {
     MACE_DW4_S1_ASM(MACE_DW4_MAX("%[lo].4s") MACE_DW4_MIN("%[hi].4s"));
   }
-  return width / kLanes * kLanes;
 }
 #undef MACE_DW4_S1_ASM
 #undef MACE_DW4_LOAD
@@ -774,10 +774,12 @@ inline int64_t AsmFourRowsS1(const float* in, int64_t pitch, const Taps& taps, f
         [wb3] "r"(3 * wb), [eight] "r"(eight), [rest] "r"(rest)                                    \
       : MACE_DW4_CLOBBERS)
 template <int kAct>
-inline int64_t AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, float bias,
-                             float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
-  int64_t n = width / kLanes;
-  if (n == 0) return 0;
+// `steps` vectors of each output row (rows of `width` at `out`).
+inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, float bias,
+                          float32x4_t lo, float32x4_t hi, float* out, int64_t width,
+                          int64_t steps) {
+  int64_t n = steps;
+  if (n == 0) return;
   alignas(16) float tap_values[12];
   vst1q_f32(tap_values, taps.q[0]);
   vst1q_f32(tap_values + 4, taps.q[1]);
@@ -795,7 +797,6 @@ inline int64_t AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, f
   } else {
     MACE_DW4_S2_ASM(MACE_DW4_MAX("v27.4s") MACE_DW4_MIN("v28.4s"));
   }
-  return width / kLanes * kLanes;
 }
 #undef MACE_DW4_TAPS
 #undef MACE_DW4_ROW0
@@ -1078,6 +1079,140 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
 // clang-format on
 #endif
 
+#if defined(__aarch64__)
+// arm64, stride 2 (both ways), four output rows of 8 outputs per step:
+// each input row is one ld4 of 16 floats from the step's first window,
+// which splits them by their index mod 4 (a, b, c, d). The even outputs'
+// windows are a, b and c; the odd outputs' are c, d and a moved one lane
+// on, the next step's first input filling its last lane (one ldr and one
+// ext). So an input row is 3 instructions for two output vectors, where
+// AsmFourRowsS2's two ld2 are 4 for one; st2 writes the even and odd
+// vectors interleaved, which puts each output back in its place, one row
+// after another from one pointer. A step is
+// 27 loads, 72 multiply-adds, 2 ld1 of the bias, 16 clamps and 4 stores:
+// 123 instructions for 8 output vectors, AsmFourRowsS2's 144. The sums are
+// the same, in the same order, as OutputVectors's.
+// clang-format off
+#define MACE_DW2W_T_00 "%[t0].s[0]"
+#define MACE_DW2W_T_01 "%[t0].s[1]"
+#define MACE_DW2W_T_02 "%[t0].s[2]"
+#define MACE_DW2W_T_10 "%[t0].s[3]"
+#define MACE_DW2W_T_11 "%[t1].s[0]"
+#define MACE_DW2W_T_12 "%[t1].s[1]"
+#define MACE_DW2W_T_20 "%[t1].s[2]"
+#define MACE_DW2W_T_21 "%[t1].s[3]"
+#define MACE_DW2W_T_22 "%[t2].s[0]"
+// Input row k (pointer r) into v0-v4: a, b, c, d and a one lane on.
+#define MACE_DW2W_LOAD(r)                                                    \
+  "ld4 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[" r "]], #64\n"                       \
+  "ldr s4, [%[" r "]]\n"                                                     \
+  "ext v4.16b, v0.16b, v4.16b, #4\n"
+// Output row (even accumulator e, odd o) += tap row kr over the windows.
+#define MACE_DW2W_TAPS(e, o, kr)                                             \
+  "fmla " e ".4s, v0.4s, " MACE_DW2W_T_##kr##0 "\n"                          \
+  "fmla " e ".4s, v1.4s, " MACE_DW2W_T_##kr##1 "\n"                          \
+  "fmla " e ".4s, v2.4s, " MACE_DW2W_T_##kr##2 "\n"                          \
+  "fmla " o ".4s, v2.4s, " MACE_DW2W_T_##kr##0 "\n"                          \
+  "fmla " o ".4s, v3.4s, " MACE_DW2W_T_##kr##1 "\n"                          \
+  "fmla " o ".4s, v4.4s, " MACE_DW2W_T_##kr##2 "\n"
+#define MACE_DW2W_R0(kr) MACE_DW2W_TAPS("v16", "v17", kr)
+#define MACE_DW2W_R1(kr) MACE_DW2W_TAPS("v18", "v19", kr)
+#define MACE_DW2W_R2(kr) MACE_DW2W_TAPS("v20", "v21", kr)
+#define MACE_DW2W_R3(kr) MACE_DW2W_TAPS("v22", "v23", kr)
+#define MACE_DW2W_OP(op, b)                                                  \
+  op " v16.4s, v16.4s, " b "\n" op " v17.4s, v17.4s, " b "\n"                \
+  op " v18.4s, v18.4s, " b "\n" op " v19.4s, v19.4s, " b "\n"                \
+  op " v20.4s, v20.4s, " b "\n" op " v21.4s, v21.4s, " b "\n"                \
+  op " v22.4s, v22.4s, " b "\n" op " v23.4s, v23.4s, " b "\n"
+#define MACE_DW2W_MAX MACE_DW2W_OP("fmax", "%[lo].4s")
+#define MACE_DW2W_MIN MACE_DW2W_OP("fmin", "%[hi].4s")
+#define MACE_DW2W_ASM(clamp)                                                 \
+  __asm__ volatile(                                                          \
+      "1:\n"                                                                 \
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                    \
+      "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[bias]]\n"                    \
+      MACE_DW2W_LOAD("r0") MACE_DW2W_R0(0)                                   \
+      MACE_DW2W_LOAD("r1") MACE_DW2W_R0(1)                                   \
+      MACE_DW2W_LOAD("r2") MACE_DW2W_R0(2) MACE_DW2W_R1(0)                   \
+      MACE_DW2W_LOAD("r3") MACE_DW2W_R1(1)                                   \
+      MACE_DW2W_LOAD("r4") MACE_DW2W_R1(2) MACE_DW2W_R2(0)                   \
+      MACE_DW2W_LOAD("r5") MACE_DW2W_R2(1)                                   \
+      MACE_DW2W_LOAD("r6") MACE_DW2W_R2(2) MACE_DW2W_R3(0)                   \
+      MACE_DW2W_LOAD("r7") MACE_DW2W_R3(1)                                   \
+      MACE_DW2W_LOAD("r8") MACE_DW2W_R3(2)                                   \
+      clamp                                                                  \
+      "subs %[n], %[n], #1\n"                                                \
+      "st2 {v16.4s, v17.4s}, [%[o]], %[wb]\n"                                \
+      "st2 {v18.4s, v19.4s}, [%[o]], %[wb]\n"                                \
+      "st2 {v20.4s, v21.4s}, [%[o]], %[wb]\n"                                \
+      "st2 {v22.4s, v23.4s}, [%[o]], %[back]\n"                              \
+      "b.ne 1b\n"                                                            \
+      : [r0] "+r"(r[0]), [r1] "+r"(r[1]), [r2] "+r"(r[2]), [r3] "+r"(r[3]), \
+        [r4] "+r"(r[4]), [r5] "+r"(r[5]), [r6] "+r"(r[6]), [r7] "+r"(r[7]), \
+        [r8] "+r"(r[8]), [o] "+r"(o), [n] "+r"(n)                            \
+      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+        [hi] "w"(hi), [bias] "r"(biases), [wb] "r"(wb), [back] "r"(back)     \
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v16", "v17", "v18", "v19", \
+        "v20", "v21", "v22", "v23")
+
+// `steps` steps of 8 outputs from column j of four output rows (of `width`,
+// one after the other at `out`).
+template <int kAct>
+inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps,
+                              const float* biases, float32x4_t lo, float32x4_t hi, float* out,
+                              int64_t width, int64_t j, int64_t steps) {
+  int64_t n = steps;
+  const float* r[9];
+  for (int k = 0; k < 9; ++k) r[k] = in + 2 * j + k * pitch;
+  // One pointer stores the four rows (row i at i * wb bytes): 30 operands
+  // are all an asm takes.
+  float* o = out + j;
+  const int64_t wb = width * static_cast<int64_t>(sizeof(float));
+  const int64_t back = 8 * static_cast<int64_t>(sizeof(float)) - 3 * wb;
+  if constexpr (kAct == kActNone) {
+    MACE_DW2W_ASM("");
+  } else if constexpr (kAct == kActMax) {
+    MACE_DW2W_ASM(MACE_DW2W_MAX);
+  } else {
+    MACE_DW2W_ASM(MACE_DW2W_MAX MACE_DW2W_MIN);
+  }
+}
+
+// Four output rows of `width` >= 8, the ragged end one more step ending at
+// the last output.
+template <int kAct>
+inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps, float bias,
+                              float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
+  alignas(16) float biases[16];
+  const float32x4_t b = vdupq_n_f32(bias);
+  for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
+  AsmFourRowsWideS2<kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 8);
+  if (width % 8 != 0) {
+    AsmFourRowsWideS2<kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
+  }
+}
+#undef MACE_DW2W_ASM
+#undef MACE_DW2W_MIN
+#undef MACE_DW2W_MAX
+#undef MACE_DW2W_OP
+#undef MACE_DW2W_R3
+#undef MACE_DW2W_R2
+#undef MACE_DW2W_R1
+#undef MACE_DW2W_R0
+#undef MACE_DW2W_TAPS
+#undef MACE_DW2W_LOAD
+#undef MACE_DW2W_T_22
+#undef MACE_DW2W_T_21
+#undef MACE_DW2W_T_20
+#undef MACE_DW2W_T_12
+#undef MACE_DW2W_T_11
+#undef MACE_DW2W_T_10
+#undef MACE_DW2W_T_02
+#undef MACE_DW2W_T_01
+#undef MACE_DW2W_T_00
+// clang-format on
+#endif
+
 // Writes kRows output rows (of `width`, one after the other at `out`) whose
 // windows start at input row `in`.
 template <int kStrideW, int kStrideH, int kRows, typename Activation>
@@ -1116,8 +1251,18 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
     }
   }
   if constexpr (kStrideW == 2 && kStrideH == 2 && kRows == 4 && Activation::kClamps) {
-    j = AsmFourRowsS2<Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi, out,
-                                        width);
+    if (width >= 2 * kLanes) {
+      return AsmFourRowsWideS2<Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi,
+                                                 out, width);
+    }
+    // The whole vectors, and one more ending at the last output.
+    AsmFourRowsS2<Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi, out, width,
+                                    width / kLanes);
+    if (width % kLanes != 0) {
+      AsmFourRowsS2<Activation::kAct>(in + 2 * (width - kLanes), pitch, taps, bias, activate.lo,
+                                      activate.hi, out + width - kLanes, width, 1);
+    }
+    return;
   }
 #endif
   for (; j + kLanes <= width; j += kLanes) {

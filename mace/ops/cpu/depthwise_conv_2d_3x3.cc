@@ -130,7 +130,10 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
   // Output rows r .. r + n - 1 read padded rows r * sh .. (r + n - 1) * sh + 2.
   const int64_t budget_rows = std::max(kBandBytes / (pitch_ * kFloatBytes), sh + 3);
   band_rows_ = std::min(params.out_h, (budget_rows - 3) / sh + 1);
-  // Kernels compute output rows in pairs.
+  // Kernels compute output rows in pairs; arm64's in fours.
+#if defined(__aarch64__)
+  if (band_rows_ < params.out_h && band_rows_ >= 8) band_rows_ -= band_rows_ % 4;
+#endif
   if (band_rows_ < params.out_h && band_rows_ % 2 == 1) --band_rows_;
   band_floats_ = ThreadRegionFloats(((band_rows_ - 1) * sh + 3) * pitch_);
 }
