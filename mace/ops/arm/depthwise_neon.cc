@@ -626,6 +626,16 @@ void StrideTwoBand(const DepthwiseBand& band, float lo, float hi) {
 #define MACE_DW4_ROW1 "%[t0].s[3]", "%[t1].s[0]", "%[t1].s[1]"
 #define MACE_DW4_ROW2 "%[t1].s[2]", "%[t1].s[3]", "%[t2].s[0]"
 #define MACE_DW4_EXPAND(m, ...) m(__VA_ARGS__)
+// The asm statement `asm1(clamp)` with the clamp kAct asks for: none, a
+// max, or a max and a min.
+#define MACE_DW_CLAMPED(asm1, max, min)                                      \
+  if constexpr (kAct == kActNone) {                                          \
+    asm1("");                                                                \
+  } else if constexpr (kAct == kActMax) {                                    \
+    asm1(max);                                                               \
+  } else {                                                                   \
+    asm1(max min);                                                           \
+  }
 // The clamp of the four accumulators v16-v19 to [lo, hi] (kActClamp) or to
 // lo only (kActMax); none for kActNone.
 #define MACE_DW4_MAX(lo)                                                     \
@@ -691,13 +701,7 @@ inline void AsmFourRowsS1(const float* in, int64_t pitch, const Taps& taps, floa
   float* o2 = o1 + width;
   float* o3 = o2 + width;
   const float32x4_t b = vdupq_n_f32(bias);
-  if constexpr (kAct == kActNone) {
-    MACE_DW4_S1_ASM("");
-  } else if constexpr (kAct == kActMax) {
-    MACE_DW4_S1_ASM(MACE_DW4_MAX("%[lo].4s"));
-  } else {
-    MACE_DW4_S1_ASM(MACE_DW4_MAX("%[lo].4s") MACE_DW4_MIN("%[hi].4s"));
-  }
+  MACE_DW_CLAMPED(MACE_DW4_S1_ASM, MACE_DW4_MAX("%[lo].4s"), MACE_DW4_MIN("%[hi].4s"))
 }
 #undef MACE_DW4_S1_ASM
 #undef MACE_DW4_LOAD
@@ -790,13 +794,7 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
   float* o = out;
   const int64_t wb = width * static_cast<int64_t>(sizeof(float));
   const int64_t eight = 2 * sizeof(float), rest = 6 * sizeof(float);
-  if constexpr (kAct == kActNone) {
-    MACE_DW4_S2_ASM("");
-  } else if constexpr (kAct == kActMax) {
-    MACE_DW4_S2_ASM(MACE_DW4_MAX("v27.4s"));
-  } else {
-    MACE_DW4_S2_ASM(MACE_DW4_MAX("v27.4s") MACE_DW4_MIN("v28.4s"));
-  }
+  MACE_DW_CLAMPED(MACE_DW4_S2_ASM, MACE_DW4_MAX("v27.4s"), MACE_DW4_MIN("v28.4s"))
 }
 #undef MACE_DW4_TAPS
 #undef MACE_DW4_ROW0
@@ -951,14 +949,12 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", \
         "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", \
         "v29", "v30", "v31")
+#define MACE_DWW_ASM_44(clamp) MACE_DWW_ASM(4, 4, clamp)
+#define MACE_DWW_ASM_42(clamp) MACE_DWW_ASM(4, 2, clamp)
+#define MACE_DWW_ASM_24(clamp) MACE_DWW_ASM(2, 4, clamp)
+#define MACE_DWW_ASM_22(clamp) MACE_DWW_ASM(2, 2, clamp)
 #define MACE_DWW_BY_ACT(R, C)                                                \
-  if constexpr (kAct == kActNone) {                                          \
-    MACE_DWW_ASM(R, C, "");                                                  \
-  } else if constexpr (kAct == kActMax) {                                    \
-    MACE_DWW_ASM(R, C, MACE_DWW_MAX_##R##C);                                 \
-  } else {                                                                   \
-    MACE_DWW_ASM(R, C, MACE_DWW_MAX_##R##C MACE_DWW_MIN_##R##C);             \
-  }
+  MACE_DW_CLAMPED(MACE_DWW_ASM_##R##C, MACE_DWW_MAX_##R##C, MACE_DWW_MIN_##R##C)
 
 // kR output rows (of `width`, one after the other at `out`), `steps` steps
 // of 4 * kC outputs from column j. With two rows, the operands of rows 2
@@ -1011,6 +1007,10 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
   }
 }
 #undef MACE_DWW_BY_ACT
+#undef MACE_DWW_ASM_22
+#undef MACE_DWW_ASM_24
+#undef MACE_DWW_ASM_42
+#undef MACE_DWW_ASM_44
 #undef MACE_DWW_ASM
 #undef MACE_DWW_STORE_42
 #undef MACE_DWW_STORE_22
@@ -1169,13 +1169,7 @@ inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps,
   float* o = out + j;
   const int64_t wb = width * static_cast<int64_t>(sizeof(float));
   const int64_t back = 8 * static_cast<int64_t>(sizeof(float)) - 3 * wb;
-  if constexpr (kAct == kActNone) {
-    MACE_DW2W_ASM("");
-  } else if constexpr (kAct == kActMax) {
-    MACE_DW2W_ASM(MACE_DW2W_MAX);
-  } else {
-    MACE_DW2W_ASM(MACE_DW2W_MAX MACE_DW2W_MIN);
-  }
+  MACE_DW_CLAMPED(MACE_DW2W_ASM, MACE_DW2W_MAX, MACE_DW2W_MIN)
 }
 
 // Four output rows of `width` >= 8, the ragged end one more step ending at
@@ -1192,6 +1186,7 @@ inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps, 
   }
 }
 #undef MACE_DW2W_ASM
+#undef MACE_DW_CLAMPED
 #undef MACE_DW2W_MIN
 #undef MACE_DW2W_MAX
 #undef MACE_DW2W_OP
