@@ -1,11 +1,13 @@
 // NEON bands of a 3x3 depthwise convolution over a zero-padded input: 4
 // outputs per vector, four output rows per pass on arm64 (two on armv7) so
-// that the input rows they share are loaded once. Stride 2 uses vld2q_f32, which splits 8 inputs into
-// even and odd lanes as it loads.
+// that the input rows they share are loaded once. Stride 2 uses vld2q_f32, which splits 8 inputs
+// into even and odd lanes as it loads. On arm64, rows of 8 or more outputs
+// run in steps of 2 or 4 vectors a row (stride 2: ld4, 2), which load an
+// input row's windows for all of them at once.
 //
-// A row's ragged end is one more whole vector ending at the last output: it
-// recomputes a few outputs instead of storing lane by lane. Only rows
-// narrower than a vector go through a staging vector.
+// A row's ragged end is one more whole vector (or step) ending at the last
+// output: it recomputes a few outputs instead of storing lane by lane. Only
+// rows narrower than a vector go through a staging vector.
 #if defined(__aarch64__) || defined(__ARM_NEON)
 
 #include <arm_neon.h>
