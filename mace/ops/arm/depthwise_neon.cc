@@ -1,11 +1,13 @@
 // NEON bands of a 3x3 depthwise convolution over a zero-padded input: 4
 // outputs per vector, four output rows per pass on arm64 (two on armv7) so
-// that the input rows they share are loaded once. Stride 2 uses vld2q_f32, which splits 8 inputs into
-// even and odd lanes as it loads.
+// that the input rows they share are loaded once. Stride 2 uses vld2q_f32, which splits 8 inputs
+// into even and odd lanes as it loads. On arm64, rows of 8 or more outputs
+// run in steps of 2 or 4 vectors a row (stride 2: ld4, 2), which load an
+// input row's windows for all of them at once.
 //
-// A row's ragged end is one more whole vector ending at the last output: it
-// recomputes a few outputs instead of storing lane by lane. Only rows
-// narrower than a vector go through a staging vector.
+// A row's ragged end is one more whole vector (or step) ending at the last
+// output: it recomputes a few outputs instead of storing lane by lane. Only
+// rows narrower than a vector go through a staging vector.
 #if defined(__aarch64__) || defined(__ARM_NEON)
 
 #include <arm_neon.h>
@@ -102,12 +104,15 @@ template <int kStrideW, int kStrideH, int kRows, int... kK>
   (InputRow<kK, kStrideW, kStrideH, kRows>(in, pitch, taps, acc), ...);
 }
 
-// The fused activation, chosen once per band rather than per vector. No
-// activation is a clamp to [-inf, inf], which costs two cheap instructions a
-// vector but a third of the code (NEON's max and min propagate NaN).
-template <bool kHardSwish>
+// The fused activation, chosen once per band rather than per vector. On
+// arm64 no activation and ReLU skip the clamp's min (and max) a vector; on
+// armv7 every non-hard-swish band clamps, no activation to [-inf, inf]
+// (NEON's max and min propagate NaN, so the results are the same).
+enum : int { kActNone = 0, kActMax = 1, kActClamp = 2, kActHardSwish = 3 };
+template <int kActKind>
 struct Activate {
-  static constexpr bool kClamps = !kHardSwish;  // a clamp to [lo, hi]
+  static constexpr int kAct = kActKind;
+  static constexpr bool kClamps = kAct != kActHardSwish;  // none, max or [lo, hi]
   float32x4_t lo, hi;
   explicit Activate(const TileEpilogue& epilogue) {
     const bool clamp = epilogue.activation == kTileActClamp;
@@ -115,10 +120,14 @@ struct Activate {
     hi = vdupq_n_f32(clamp ? epilogue.hi : std::numeric_limits<float>::infinity());
   }
   float32x4_t operator()(float32x4_t v) const {
-    if constexpr (kHardSwish) {
+    if constexpr (kAct == kActHardSwish) {
       TileEpilogue epilogue;
       epilogue.activation = kTileActHardSwish;
       return NeonActivate(v, epilogue);
+    } else if constexpr (kAct == kActNone) {
+      return v;
+    } else if constexpr (kAct == kActMax) {
+      return vmaxq_f32(v, lo);
     } else {
       return vminq_f32(vmaxq_f32(v, lo), hi);
     }
@@ -604,7 +613,8 @@ void StrideTwoBand(const DepthwiseBand& band, float lo, float hi) {
 // stay in three registers, read by lane, and the loop walks the 10 row
 // pointers by post-increment. 72 instructions per 4 output vectors, where
 // GCC's loop of OutputVectors took 77 (its address arithmetic). The sums
-// are the same, in the same order. Returns the outputs written per row.
+// are the same, in the same order. Writes the width / 4 whole vectors of
+// each row; rows of 8 or more outputs take AsmRowsWideS1 instead.
 // clang-format off
 #define MACE_DW4_LOAD(r)                                                     \
   "ldur q21, [%[" r "], #4]\n"                                              \
@@ -618,10 +628,70 @@ void StrideTwoBand(const DepthwiseBand& band, float lo, float hi) {
 #define MACE_DW4_ROW1 "%[t0].s[3]", "%[t1].s[0]", "%[t1].s[1]"
 #define MACE_DW4_ROW2 "%[t1].s[2]", "%[t1].s[3]", "%[t2].s[0]"
 #define MACE_DW4_EXPAND(m, ...) m(__VA_ARGS__)
-inline int64_t AsmFourRowsS1(const float* in, int64_t pitch, const Taps& taps, float bias,
-                             float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
+// The asm statement `asm1(clamp)` with the clamp kAct asks for: none, a
+// max, or a max and a min.
+#define MACE_DW_CLAMPED(asm1, max, min)                                      \
+  if constexpr (kAct == kActNone) {                                          \
+    asm1("");                                                                \
+  } else if constexpr (kAct == kActMax) {                                    \
+    asm1(max);                                                               \
+  } else {                                                                   \
+    asm1(max min);                                                           \
+  }
+// The clamp of the four accumulators v16-v19 to [lo, hi] (kActClamp) or to
+// lo only (kActMax); none for kActNone.
+#define MACE_DW4_MAX(lo)                                                     \
+  "fmax v16.4s, v16.4s, " lo "\n"                                            \
+  "fmax v17.4s, v17.4s, " lo "\n"                                            \
+  "fmax v18.4s, v18.4s, " lo "\n"                                            \
+  "fmax v19.4s, v19.4s, " lo "\n"
+#define MACE_DW4_MIN(hi)                                                     \
+  "fmin v16.4s, v16.4s, " hi "\n"                                            \
+  "fmin v17.4s, v17.4s, " hi "\n"                                            \
+  "fmin v18.4s, v18.4s, " hi "\n"                                            \
+  "fmin v19.4s, v19.4s, " hi "\n"
+#define MACE_DW4_S1_ASM(clamp)                                                                     \
+  __asm__ volatile(                                                                                \
+      "1:\n"                                                                                       \
+      "mov v16.16b, %[b].16b\n"                                                                    \
+      "mov v17.16b, %[b].16b\n"                                                                    \
+      "mov v18.16b, %[b].16b\n"                                                                    \
+      "mov v19.16b, %[b].16b\n"                                                                    \
+      MACE_DW4_LOAD("r0")                                                                          \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v16", MACE_DW4_ROW0)                                         \
+      MACE_DW4_LOAD("r1")                                                                          \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v16", MACE_DW4_ROW1)                                         \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v17", MACE_DW4_ROW0)                                         \
+      MACE_DW4_LOAD("r2")                                                                          \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v16", MACE_DW4_ROW2)                                         \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v17", MACE_DW4_ROW1)                                         \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v18", MACE_DW4_ROW0)                                         \
+      MACE_DW4_LOAD("r3")                                                                          \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v17", MACE_DW4_ROW2)                                         \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v18", MACE_DW4_ROW1)                                         \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v19", MACE_DW4_ROW0)                                         \
+      MACE_DW4_LOAD("r4")                                                                          \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v18", MACE_DW4_ROW2)                                         \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v19", MACE_DW4_ROW1)                                         \
+      MACE_DW4_LOAD("r5")                                                                          \
+      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v19", MACE_DW4_ROW2)                                         \
+      clamp                                                                                        \
+      "subs %[n], %[n], #1\n"                                                                      \
+      "str q16, [%[o0]], #16\n"                                                                    \
+      "str q17, [%[o1]], #16\n"                                                                    \
+      "str q18, [%[o2]], #16\n"                                                                    \
+      "str q19, [%[o3]], #16\n"                                                                    \
+      "b.ne 1b\n"                                                                                  \
+      : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4),                 \
+        [r5] "+r"(r5), [o0] "+r"(o0), [o1] "+r"(o1), [o2] "+r"(o2), [o3] "+r"(o3), [n] "+r"(n)     \
+      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo),               \
+        [hi] "w"(hi), [b] "w"(b)                                                                   \
+      : "cc", "memory", "v16", "v17", "v18", "v19", "v20", "v21", "v22")
+template <int kAct>
+inline void AsmFourRowsS1(const float* in, int64_t pitch, const Taps& taps, float bias,
+                          float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
   int64_t n = width / kLanes;
-  if (n == 0) return 0;
+  if (n == 0) return;
   const float* r0 = in;
   const float* r1 = r0 + pitch;
   const float* r2 = r1 + pitch;
@@ -633,51 +703,9 @@ inline int64_t AsmFourRowsS1(const float* in, int64_t pitch, const Taps& taps, f
   float* o2 = o1 + width;
   float* o3 = o2 + width;
   const float32x4_t b = vdupq_n_f32(bias);
-  __asm__ volatile(
-      "1:\n"
-      "mov v16.16b, %[b].16b\n"
-      "mov v17.16b, %[b].16b\n"
-      "mov v18.16b, %[b].16b\n"
-      "mov v19.16b, %[b].16b\n"
-      MACE_DW4_LOAD("r0")
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v16", MACE_DW4_ROW0)
-      MACE_DW4_LOAD("r1")
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v16", MACE_DW4_ROW1)
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v17", MACE_DW4_ROW0)
-      MACE_DW4_LOAD("r2")
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v16", MACE_DW4_ROW2)
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v17", MACE_DW4_ROW1)
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v18", MACE_DW4_ROW0)
-      MACE_DW4_LOAD("r3")
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v17", MACE_DW4_ROW2)
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v18", MACE_DW4_ROW1)
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v19", MACE_DW4_ROW0)
-      MACE_DW4_LOAD("r4")
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v18", MACE_DW4_ROW2)
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v19", MACE_DW4_ROW1)
-      MACE_DW4_LOAD("r5")
-      MACE_DW4_EXPAND(MACE_DW4_TAPS, "v19", MACE_DW4_ROW2)
-      "fmax v16.4s, v16.4s, %[lo].4s\n"
-      "fmax v17.4s, v17.4s, %[lo].4s\n"
-      "fmax v18.4s, v18.4s, %[lo].4s\n"
-      "fmax v19.4s, v19.4s, %[lo].4s\n"
-      "fmin v16.4s, v16.4s, %[hi].4s\n"
-      "fmin v17.4s, v17.4s, %[hi].4s\n"
-      "fmin v18.4s, v18.4s, %[hi].4s\n"
-      "fmin v19.4s, v19.4s, %[hi].4s\n"
-      "subs %[n], %[n], #1\n"
-      "str q16, [%[o0]], #16\n"
-      "str q17, [%[o1]], #16\n"
-      "str q18, [%[o2]], #16\n"
-      "str q19, [%[o3]], #16\n"
-      "b.ne 1b\n"
-      : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4),
-        [r5] "+r"(r5), [o0] "+r"(o0), [o1] "+r"(o1), [o2] "+r"(o2), [o3] "+r"(o3), [n] "+r"(n)
-      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo),
-        [hi] "w"(hi), [b] "w"(b)
-      : "cc", "memory", "v16", "v17", "v18", "v19", "v20", "v21", "v22");
-  return width / kLanes * kLanes;
+  MACE_DW_CLAMPED(MACE_DW4_S1_ASM, MACE_DW4_MAX("%[lo].4s"), MACE_DW4_MIN("%[hi].4s"))
 }
+#undef MACE_DW4_S1_ASM
 #undef MACE_DW4_LOAD
 #undef MACE_DW4_TAPS
 #undef MACE_DW4_ROW0
@@ -717,15 +745,8 @@ inline int64_t AsmFourRowsS1(const float* in, int64_t pitch, const Taps& taps, f
   "mov v19.16b, v29.16b\n"
 // The four accumulators clamped and stored (rows wb, 2 wb and 3 wb bytes
 // after the first), and the loop's end.
-#define MACE_DW4_CLAMP_STORE                                                 \
-  "fmax v16.4s, v16.4s, v27.4s\n"                                            \
-  "fmax v17.4s, v17.4s, v27.4s\n"                                            \
-  "fmax v18.4s, v18.4s, v27.4s\n"                                            \
-  "fmax v19.4s, v19.4s, v27.4s\n"                                            \
-  "fmin v16.4s, v16.4s, v28.4s\n"                                            \
-  "fmin v17.4s, v17.4s, v28.4s\n"                                            \
-  "fmin v18.4s, v18.4s, v28.4s\n"                                            \
-  "fmin v19.4s, v19.4s, v28.4s\n"                                            \
+#define MACE_DW4_CLAMP_STORE(clamp)                                          \
+  clamp                                                                      \
   "subs %[n], %[n], #1\n"                                                    \
   "str q17, [%[o], %[wb]]\n"                                                 \
   "str q18, [%[o], %[wb2]]\n"                                                \
@@ -739,10 +760,32 @@ inline int64_t AsmFourRowsS1(const float* in, int64_t pitch, const Taps& taps, f
   "ld2 {v20.4s, v21.4s}, [%[" r "]], %[eight]\n"                            \
   "ld2 {v22.4s, v23.4s}, [%[" r "]], %[rest]\n"
 
-inline int64_t AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, float bias,
-                             float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
-  int64_t n = width / kLanes;
-  if (n == 0) return 0;
+#define MACE_DW4_S2_ASM(clamp)                                                                     \
+  __asm__ volatile(                                                                                \
+      MACE_DW4_START                                                                               \
+      MACE_DW4_LOAD2("r0") MACE_DW4(v16, 0)                                                        \
+      MACE_DW4_LOAD2("r1") MACE_DW4(v16, 1)                                                        \
+      MACE_DW4_LOAD2("r2") MACE_DW4(v16, 2) MACE_DW4(v17, 0)                                       \
+      MACE_DW4_LOAD2("r3") MACE_DW4(v17, 1)                                                        \
+      MACE_DW4_LOAD2("r4") MACE_DW4(v17, 2) MACE_DW4(v18, 0)                                       \
+      MACE_DW4_LOAD2("r5") MACE_DW4(v18, 1)                                                        \
+      MACE_DW4_LOAD2("r6") MACE_DW4(v18, 2) MACE_DW4(v19, 0)                                       \
+      MACE_DW4_LOAD2("r7") MACE_DW4(v19, 1)                                                        \
+      MACE_DW4_LOAD2("r8") MACE_DW4(v19, 2)                                                        \
+      MACE_DW4_CLAMP_STORE(clamp)                                                                  \
+      : [r0] "+r"(r[0]), [r1] "+r"(r[1]), [r2] "+r"(r[2]), [r3] "+r"(r[3]), [r4] "+r"(r[4]),       \
+        [r5] "+r"(r[5]), [r6] "+r"(r[6]), [r7] "+r"(r[7]), [r8] "+r"(r[8]), [o] "+r"(o),           \
+        [n] "+r"(n)                                                                                \
+      : [taps] "r"(tap_values), [consts] "r"(consts), [wb] "r"(wb), [wb2] "r"(2 * wb),             \
+        [wb3] "r"(3 * wb), [eight] "r"(eight), [rest] "r"(rest)                                    \
+      : MACE_DW4_CLOBBERS)
+template <int kAct>
+// `steps` vectors of each output row (rows of `width` at `out`).
+inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, float bias,
+                          float32x4_t lo, float32x4_t hi, float* out, int64_t width,
+                          int64_t steps) {
+  int64_t n = steps;
+  if (n == 0) return;
   alignas(16) float tap_values[12];
   vst1q_f32(tap_values, taps.q[0]);
   vst1q_f32(tap_values + 4, taps.q[1]);
@@ -753,25 +796,7 @@ inline int64_t AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, f
   float* o = out;
   const int64_t wb = width * static_cast<int64_t>(sizeof(float));
   const int64_t eight = 2 * sizeof(float), rest = 6 * sizeof(float);
-  __asm__ volatile(
-      MACE_DW4_START
-      MACE_DW4_LOAD2("r0") MACE_DW4(v16, 0)
-      MACE_DW4_LOAD2("r1") MACE_DW4(v16, 1)
-      MACE_DW4_LOAD2("r2") MACE_DW4(v16, 2) MACE_DW4(v17, 0)
-      MACE_DW4_LOAD2("r3") MACE_DW4(v17, 1)
-      MACE_DW4_LOAD2("r4") MACE_DW4(v17, 2) MACE_DW4(v18, 0)
-      MACE_DW4_LOAD2("r5") MACE_DW4(v18, 1)
-      MACE_DW4_LOAD2("r6") MACE_DW4(v18, 2) MACE_DW4(v19, 0)
-      MACE_DW4_LOAD2("r7") MACE_DW4(v19, 1)
-      MACE_DW4_LOAD2("r8") MACE_DW4(v19, 2)
-      MACE_DW4_CLAMP_STORE
-      : [r0] "+r"(r[0]), [r1] "+r"(r[1]), [r2] "+r"(r[2]), [r3] "+r"(r[3]), [r4] "+r"(r[4]),
-        [r5] "+r"(r[5]), [r6] "+r"(r[6]), [r7] "+r"(r[7]), [r8] "+r"(r[8]), [o] "+r"(o),
-        [n] "+r"(n)
-      : [taps] "r"(tap_values), [consts] "r"(consts), [wb] "r"(wb), [wb2] "r"(2 * wb),
-        [wb3] "r"(3 * wb), [eight] "r"(eight), [rest] "r"(rest)
-      : MACE_DW4_CLOBBERS);
-  return width / kLanes * kLanes;
+  MACE_DW_CLAMPED(MACE_DW4_S2_ASM, MACE_DW4_MAX("v27.4s"), MACE_DW4_MIN("v28.4s"))
 }
 #undef MACE_DW4_TAPS
 #undef MACE_DW4_ROW0
@@ -783,6 +808,405 @@ inline int64_t AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, f
 #undef MACE_DW4_CLAMP_STORE
 #undef MACE_DW4_CLOBBERS
 #undef MACE_DW4_LOAD2
+#undef MACE_DW4_S2_ASM
+#undef MACE_DW4_MAX
+#undef MACE_DW4_MIN
+// clang-format on
+#endif
+
+#if defined(__aarch64__)
+// arm64, stride 1, four output rows of kC vectors (kC = 4 or 2) per step:
+// each input row's windows at 0, 1 and 2 floats are one ld1 of kC vectors
+// each, against one ldr per vector and window in AsmFourRowsS1. A step of
+// 16 output vectors (kC = 4) is 18 loads, 144 multiply-adds, 4 ld1 of the
+// bias into the 16 accumulators, 32 clamps and 4 stores of 4 vectors: 204
+// instructions, 12.75 per vector where AsmFourRowsS1 takes 18 (kC = 2: 14.25).
+// Accumulators v16-v31 (output row i at v16 + i * kC), windows v0-v3 and v4-v7
+// (one set of kC for the next load while the other is read); the taps and
+// bounds are in registers of the compiler's choice. The sums are the same, in
+// the same order, as OutputVectors's.
+// clang-format off
+#define MACE_DWW_EXPAND(m, ...) m(__VA_ARGS__)
+#define MACE_DWW_T_0_0 "%[t0].s[0]"
+#define MACE_DWW_T_0_1 "%[t0].s[1]"
+#define MACE_DWW_T_0_2 "%[t0].s[2]"
+#define MACE_DWW_T_1_0 "%[t0].s[3]"
+#define MACE_DWW_T_1_1 "%[t1].s[0]"
+#define MACE_DWW_T_1_2 "%[t1].s[1]"
+#define MACE_DWW_T_2_0 "%[t1].s[2]"
+#define MACE_DWW_T_2_1 "%[t1].s[3]"
+#define MACE_DWW_T_2_2 "%[t2].s[0]"
+#define MACE_DWW_FMA4(a0, a1, a2, a3, w0, w1, w2, w3, t)                     \
+  "fmla " a0 ".4s, " w0 ".4s, " t "\n"                                        \
+  "fmla " a1 ".4s, " w1 ".4s, " t "\n"                                        \
+  "fmla " a2 ".4s, " w2 ".4s, " t "\n"                                        \
+  "fmla " a3 ".4s, " w3 ".4s, " t "\n"
+#define MACE_DWW_FMA2(a0, a1, w0, w1, t)                                     \
+  "fmla " a0 ".4s, " w0 ".4s, " t "\n"                                        \
+  "fmla " a1 ".4s, " w1 ".4s, " t "\n"
+#define MACE_DWW_ACC4_0 "v16", "v17", "v18", "v19"
+#define MACE_DWW_ACC4_1 "v20", "v21", "v22", "v23"
+#define MACE_DWW_ACC4_2 "v24", "v25", "v26", "v27"
+#define MACE_DWW_ACC4_3 "v28", "v29", "v30", "v31"
+#define MACE_DWW_ACC2_0 "v16", "v17"
+#define MACE_DWW_ACC2_1 "v18", "v19"
+#define MACE_DWW_ACC2_2 "v20", "v21"
+#define MACE_DWW_ACC2_3 "v22", "v23"
+#define MACE_DWW_SETA4 "v0", "v1", "v2", "v3"
+#define MACE_DWW_SETB4 "v4", "v5", "v6", "v7"
+#define MACE_DWW_SETA2 "v0", "v1"
+#define MACE_DWW_SETB2 "v4", "v5"
+#define MACE_DWW_LISTA4 "v0.4s, v1.4s, v2.4s, v3.4s"
+#define MACE_DWW_LISTB4 "v4.4s, v5.4s, v6.4s, v7.4s"
+#define MACE_DWW_LISTA2 "v0.4s, v1.4s"
+#define MACE_DWW_LISTB2 "v4.4s, v5.4s"
+// Output row i += the window set s times tap (kr, kw).
+#define MACE_DWW_F(C, i, s, kr, kw)                                          \
+  MACE_DWW_EXPAND(MACE_DWW_FMA##C, MACE_DWW_ACC##C##_##i, MACE_DWW_SET##s##C, \
+                  MACE_DWW_T_##kr##_##kw)
+// Input row k meets tap row k - i of output row i (of kR = 4 or 2).
+#define MACE_DWW_USE4_0(C, s, kw) MACE_DWW_F(C, 0, s, 0, kw)
+#define MACE_DWW_USE4_1(C, s, kw) MACE_DWW_F(C, 0, s, 1, kw) MACE_DWW_F(C, 1, s, 0, kw)
+#define MACE_DWW_USE4_2(C, s, kw)                                            \
+  MACE_DWW_F(C, 0, s, 2, kw) MACE_DWW_F(C, 1, s, 1, kw) MACE_DWW_F(C, 2, s, 0, kw)
+#define MACE_DWW_USE4_3(C, s, kw)                                            \
+  MACE_DWW_F(C, 1, s, 2, kw) MACE_DWW_F(C, 2, s, 1, kw) MACE_DWW_F(C, 3, s, 0, kw)
+#define MACE_DWW_USE4_4(C, s, kw) MACE_DWW_F(C, 2, s, 2, kw) MACE_DWW_F(C, 3, s, 1, kw)
+#define MACE_DWW_USE4_5(C, s, kw) MACE_DWW_F(C, 3, s, 2, kw)
+#define MACE_DWW_USE2_0(C, s, kw) MACE_DWW_F(C, 0, s, 0, kw)
+#define MACE_DWW_USE2_1(C, s, kw) MACE_DWW_F(C, 0, s, 1, kw) MACE_DWW_F(C, 1, s, 0, kw)
+#define MACE_DWW_USE2_2(C, s, kw) MACE_DWW_F(C, 0, s, 2, kw) MACE_DWW_F(C, 1, s, 1, kw)
+#define MACE_DWW_USE2_3(C, s, kw) MACE_DWW_F(C, 1, s, 2, kw)
+// Input row k's windows at 0, 1 and 2 floats, its pointer left at the next
+// step's (s4 holds 4 bytes, rest 16 * kC - 8).
+#define MACE_DWW_LD(C, s, k, inc)                                            \
+  "ld1 {" MACE_DWW_LIST##s##C "}, [%[r" #k "]], %[" inc "]\n"
+#define MACE_DWW_ROW(R, C, k)                                                \
+  MACE_DWW_LD(C, A, k, "s4") MACE_DWW_USE##R##_##k(C, A, 0)                  \
+  MACE_DWW_LD(C, B, k, "s4") MACE_DWW_USE##R##_##k(C, B, 1)                  \
+  MACE_DWW_LD(C, A, k, "rest") MACE_DWW_USE##R##_##k(C, A, 2)
+#define MACE_DWW_ROWS4(C)                                                    \
+  MACE_DWW_ROW(4, C, 0) MACE_DWW_ROW(4, C, 1) MACE_DWW_ROW(4, C, 2)          \
+  MACE_DWW_ROW(4, C, 3) MACE_DWW_ROW(4, C, 4) MACE_DWW_ROW(4, C, 5)
+#define MACE_DWW_ROWS2(C)                                                    \
+  MACE_DWW_ROW(2, C, 0) MACE_DWW_ROW(2, C, 1) MACE_DWW_ROW(2, C, 2)          \
+  MACE_DWW_ROW(2, C, 3)
+// op on the accumulators v16-v19, v16-v23 or v16-v31.
+#define MACE_DWW_OP4(op, b)                                                  \
+  op " v16.4s, v16.4s, " b "\n" op " v17.4s, v17.4s, " b "\n"                \
+  op " v18.4s, v18.4s, " b "\n" op " v19.4s, v19.4s, " b "\n"
+#define MACE_DWW_OP8(op, b)                                                  \
+  MACE_DWW_OP4(op, b)                                                        \
+  op " v20.4s, v20.4s, " b "\n" op " v21.4s, v21.4s, " b "\n"                \
+  op " v22.4s, v22.4s, " b "\n" op " v23.4s, v23.4s, " b "\n"
+#define MACE_DWW_OP16(op, b)                                                 \
+  MACE_DWW_OP8(op, b)                                                        \
+  op " v24.4s, v24.4s, " b "\n" op " v25.4s, v25.4s, " b "\n"                \
+  op " v26.4s, v26.4s, " b "\n" op " v27.4s, v27.4s, " b "\n"                \
+  op " v28.4s, v28.4s, " b "\n" op " v29.4s, v29.4s, " b "\n"                \
+  op " v30.4s, v30.4s, " b "\n" op " v31.4s, v31.4s, " b "\n"
+#define MACE_DWW_MAX_44 MACE_DWW_OP16("fmax", "%[lo].4s")
+#define MACE_DWW_MIN_44 MACE_DWW_OP16("fmin", "%[hi].4s")
+#define MACE_DWW_MAX_42 MACE_DWW_OP8("fmax", "%[lo].4s")
+#define MACE_DWW_MIN_42 MACE_DWW_OP8("fmin", "%[hi].4s")
+#define MACE_DWW_MAX_24 MACE_DWW_OP8("fmax", "%[lo].4s")
+#define MACE_DWW_MIN_24 MACE_DWW_OP8("fmin", "%[hi].4s")
+#define MACE_DWW_MAX_22 MACE_DWW_OP4("fmax", "%[lo].4s")
+#define MACE_DWW_MIN_22 MACE_DWW_OP4("fmin", "%[hi].4s")
+// The bias from a buffer of 16 copies into the accumulators.
+#define MACE_DWW_BIAS16(regs) "ld1 {" regs "}, [%[bias]]\n"
+#define MACE_DWW_BIAS_22 MACE_DWW_BIAS16("v16.4s, v17.4s, v18.4s, v19.4s")
+#define MACE_DWW_BIAS_24 MACE_DWW_BIAS_22 MACE_DWW_BIAS16("v20.4s, v21.4s, v22.4s, v23.4s")
+#define MACE_DWW_BIAS_42 MACE_DWW_BIAS_24
+#define MACE_DWW_BIAS_44                                                     \
+  MACE_DWW_BIAS_24 MACE_DWW_BIAS16("v24.4s, v25.4s, v26.4s, v27.4s")         \
+  MACE_DWW_BIAS16("v28.4s, v29.4s, v30.4s, v31.4s")
+#define MACE_DWW_ST(regs, o, bytes) "st1 {" regs "}, [%[" o "]], #" #bytes "\n"
+#define MACE_DWW_STORE_24                                                    \
+  MACE_DWW_ST("v16.4s, v17.4s, v18.4s, v19.4s", "o0", 64)                    \
+  MACE_DWW_ST("v20.4s, v21.4s, v22.4s, v23.4s", "o1", 64)
+#define MACE_DWW_STORE_44                                                    \
+  MACE_DWW_STORE_24                                                          \
+  MACE_DWW_ST("v24.4s, v25.4s, v26.4s, v27.4s", "o2", 64)                    \
+  MACE_DWW_ST("v28.4s, v29.4s, v30.4s, v31.4s", "o3", 64)
+#define MACE_DWW_STORE_22                                                    \
+  MACE_DWW_ST("v16.4s, v17.4s", "o0", 32) MACE_DWW_ST("v18.4s, v19.4s", "o1", 32)
+#define MACE_DWW_STORE_42                                                    \
+  MACE_DWW_STORE_22                                                          \
+  MACE_DWW_ST("v20.4s, v21.4s", "o2", 32) MACE_DWW_ST("v22.4s, v23.4s", "o3", 32)
+#define MACE_DWW_ASM(R, C, clamp)                                            \
+  __asm__ volatile(                                                          \
+      "1:\n"                                                                 \
+      MACE_DWW_BIAS_##R##C                                                   \
+      MACE_DWW_ROWS##R(C)                                                    \
+      clamp                                                                  \
+      "subs %[n], %[n], #1\n"                                                \
+      MACE_DWW_STORE_##R##C                                                  \
+      "b.ne 1b\n"                                                            \
+      : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4), \
+        [r5] "+r"(r5), [o0] "+r"(o0), [o1] "+r"(o1), [o2] "+r"(o2), [o3] "+r"(o3), \
+        [n] "+r"(n)                                                          \
+      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+        [hi] "w"(hi), [bias] "r"(biases), [s4] "r"(s4), [rest] "r"(rest)    \
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", \
+        "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", \
+        "v29", "v30", "v31")
+#define MACE_DWW_ASM_44(clamp) MACE_DWW_ASM(4, 4, clamp)
+#define MACE_DWW_ASM_42(clamp) MACE_DWW_ASM(4, 2, clamp)
+#define MACE_DWW_ASM_24(clamp) MACE_DWW_ASM(2, 4, clamp)
+#define MACE_DWW_ASM_22(clamp) MACE_DWW_ASM(2, 2, clamp)
+#define MACE_DWW_BY_ACT(R, C)                                                \
+  MACE_DW_CLAMPED(MACE_DWW_ASM_##R##C, MACE_DWW_MAX_##R##C, MACE_DWW_MIN_##R##C)
+
+// kR output rows (of `width`, one after the other at `out`), `steps` steps
+// of 4 * kC outputs from column j. With two rows, the operands of rows 2
+// and 3 repeat row 1's; the asm does not use them.
+template <int kR, int kC, int kAct>
+inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, const float* biases,
+                          float32x4_t lo, float32x4_t hi, float* out, int64_t width, int64_t j,
+                          int64_t steps) {
+  int64_t n = steps;
+  const float* r0 = in + j;
+  const float* r1 = r0 + pitch;
+  const float* r2 = r1 + pitch;
+  const float* r3 = r2 + pitch;
+  const float* r4 = kR == 4 ? r3 + pitch : r3;
+  const float* r5 = kR == 4 ? r4 + pitch : r3;
+  float* o0 = out + j;
+  float* o1 = o0 + width;
+  float* o2 = kR == 4 ? o1 + width : o1;
+  float* o3 = kR == 4 ? o2 + width : o1;
+  const int64_t s4 = sizeof(float), rest = (4 * kC - 2) * static_cast<int64_t>(sizeof(float));
+  if constexpr (kR == 4 && kC == 4) {
+    MACE_DWW_BY_ACT(4, 4)
+  } else if constexpr (kR == 4) {
+    MACE_DWW_BY_ACT(4, 2)
+  } else if constexpr (kC == 4) {
+    MACE_DWW_BY_ACT(2, 4)
+  } else {
+    MACE_DWW_BY_ACT(2, 2)
+  }
+}
+
+// kR output rows of `width` >= 8 with AsmRowsWideS1, the ragged end one
+// more step ending at the last output.
+template <int kR, int kAct>
+inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, float bias,
+                          float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
+  alignas(16) float biases[16];
+  const float32x4_t b = vdupq_n_f32(bias);
+  for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
+  if (width >= 16) {
+    AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 16);
+    if (width % 16 != 0) {
+      AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 16, 1);
+    }
+  } else {
+    AsmRowsWideS1<kR, 2, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, 1);
+    if (width % 8 != 0) {
+      AsmRowsWideS1<kR, 2, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
+    }
+  }
+}
+#undef MACE_DWW_BY_ACT
+#undef MACE_DWW_ASM_22
+#undef MACE_DWW_ASM_24
+#undef MACE_DWW_ASM_42
+#undef MACE_DWW_ASM_44
+#undef MACE_DWW_ASM
+#undef MACE_DWW_STORE_42
+#undef MACE_DWW_STORE_22
+#undef MACE_DWW_STORE_44
+#undef MACE_DWW_STORE_24
+#undef MACE_DWW_ST
+#undef MACE_DWW_BIAS_44
+#undef MACE_DWW_BIAS_42
+#undef MACE_DWW_BIAS_24
+#undef MACE_DWW_BIAS_22
+#undef MACE_DWW_BIAS16
+#undef MACE_DWW_MIN_22
+#undef MACE_DWW_MAX_22
+#undef MACE_DWW_MIN_24
+#undef MACE_DWW_MAX_24
+#undef MACE_DWW_MIN_42
+#undef MACE_DWW_MAX_42
+#undef MACE_DWW_MIN_44
+#undef MACE_DWW_MAX_44
+#undef MACE_DWW_OP16
+#undef MACE_DWW_OP8
+#undef MACE_DWW_OP4
+#undef MACE_DWW_ROWS2
+#undef MACE_DWW_ROWS4
+#undef MACE_DWW_ROW
+#undef MACE_DWW_LD
+#undef MACE_DWW_USE2_3
+#undef MACE_DWW_USE2_2
+#undef MACE_DWW_USE2_1
+#undef MACE_DWW_USE2_0
+#undef MACE_DWW_USE4_5
+#undef MACE_DWW_USE4_4
+#undef MACE_DWW_USE4_3
+#undef MACE_DWW_USE4_2
+#undef MACE_DWW_USE4_1
+#undef MACE_DWW_USE4_0
+#undef MACE_DWW_F
+#undef MACE_DWW_LISTB2
+#undef MACE_DWW_LISTA2
+#undef MACE_DWW_LISTB4
+#undef MACE_DWW_LISTA4
+#undef MACE_DWW_SETB2
+#undef MACE_DWW_SETA2
+#undef MACE_DWW_SETB4
+#undef MACE_DWW_SETA4
+#undef MACE_DWW_ACC2_3
+#undef MACE_DWW_ACC2_2
+#undef MACE_DWW_ACC2_1
+#undef MACE_DWW_ACC2_0
+#undef MACE_DWW_ACC4_3
+#undef MACE_DWW_ACC4_2
+#undef MACE_DWW_ACC4_1
+#undef MACE_DWW_ACC4_0
+#undef MACE_DWW_FMA2
+#undef MACE_DWW_FMA4
+#undef MACE_DWW_T_2_2
+#undef MACE_DWW_T_2_1
+#undef MACE_DWW_T_2_0
+#undef MACE_DWW_T_1_2
+#undef MACE_DWW_T_1_1
+#undef MACE_DWW_T_1_0
+#undef MACE_DWW_T_0_2
+#undef MACE_DWW_T_0_1
+#undef MACE_DWW_T_0_0
+#undef MACE_DWW_EXPAND
+// clang-format on
+#endif
+
+#if defined(__aarch64__)
+// arm64, stride 2 (both ways), four output rows of 8 outputs per step:
+// each input row is one ld4 of 16 floats from the step's first window,
+// which splits them by their index mod 4 (a, b, c, d). The even outputs'
+// windows are a, b and c; the odd outputs' are c, d and a moved one lane
+// on, the next step's first input filling its last lane (one ldr and one
+// ext). So an input row is 3 instructions for two output vectors, where
+// AsmFourRowsS2's two ld2 are 4 for one; st2 writes the even and odd
+// vectors interleaved, which puts each output back in its place, one row
+// after another from one pointer. A step is
+// 27 loads, 72 multiply-adds, 2 ld1 of the bias, 16 clamps and 4 stores:
+// 123 instructions for 8 output vectors, AsmFourRowsS2's 144. The sums are
+// the same, in the same order, as OutputVectors's.
+// clang-format off
+#define MACE_DW2W_T_00 "%[t0].s[0]"
+#define MACE_DW2W_T_01 "%[t0].s[1]"
+#define MACE_DW2W_T_02 "%[t0].s[2]"
+#define MACE_DW2W_T_10 "%[t0].s[3]"
+#define MACE_DW2W_T_11 "%[t1].s[0]"
+#define MACE_DW2W_T_12 "%[t1].s[1]"
+#define MACE_DW2W_T_20 "%[t1].s[2]"
+#define MACE_DW2W_T_21 "%[t1].s[3]"
+#define MACE_DW2W_T_22 "%[t2].s[0]"
+// Input row k (pointer r) into v0-v4: a, b, c, d and a one lane on.
+#define MACE_DW2W_LOAD(r)                                                    \
+  "ld4 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[" r "]], #64\n"                       \
+  "ldr s4, [%[" r "]]\n"                                                     \
+  "ext v4.16b, v0.16b, v4.16b, #4\n"
+// Output row (even accumulator e, odd o) += tap row kr over the windows.
+#define MACE_DW2W_TAPS(e, o, kr)                                             \
+  "fmla " e ".4s, v0.4s, " MACE_DW2W_T_##kr##0 "\n"                          \
+  "fmla " e ".4s, v1.4s, " MACE_DW2W_T_##kr##1 "\n"                          \
+  "fmla " e ".4s, v2.4s, " MACE_DW2W_T_##kr##2 "\n"                          \
+  "fmla " o ".4s, v2.4s, " MACE_DW2W_T_##kr##0 "\n"                          \
+  "fmla " o ".4s, v3.4s, " MACE_DW2W_T_##kr##1 "\n"                          \
+  "fmla " o ".4s, v4.4s, " MACE_DW2W_T_##kr##2 "\n"
+#define MACE_DW2W_R0(kr) MACE_DW2W_TAPS("v16", "v17", kr)
+#define MACE_DW2W_R1(kr) MACE_DW2W_TAPS("v18", "v19", kr)
+#define MACE_DW2W_R2(kr) MACE_DW2W_TAPS("v20", "v21", kr)
+#define MACE_DW2W_R3(kr) MACE_DW2W_TAPS("v22", "v23", kr)
+#define MACE_DW2W_OP(op, b)                                                  \
+  op " v16.4s, v16.4s, " b "\n" op " v17.4s, v17.4s, " b "\n"                \
+  op " v18.4s, v18.4s, " b "\n" op " v19.4s, v19.4s, " b "\n"                \
+  op " v20.4s, v20.4s, " b "\n" op " v21.4s, v21.4s, " b "\n"                \
+  op " v22.4s, v22.4s, " b "\n" op " v23.4s, v23.4s, " b "\n"
+#define MACE_DW2W_MAX MACE_DW2W_OP("fmax", "%[lo].4s")
+#define MACE_DW2W_MIN MACE_DW2W_OP("fmin", "%[hi].4s")
+#define MACE_DW2W_ASM(clamp)                                                 \
+  __asm__ volatile(                                                          \
+      "1:\n"                                                                 \
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                    \
+      "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[bias]]\n"                    \
+      MACE_DW2W_LOAD("r0") MACE_DW2W_R0(0)                                   \
+      MACE_DW2W_LOAD("r1") MACE_DW2W_R0(1)                                   \
+      MACE_DW2W_LOAD("r2") MACE_DW2W_R0(2) MACE_DW2W_R1(0)                   \
+      MACE_DW2W_LOAD("r3") MACE_DW2W_R1(1)                                   \
+      MACE_DW2W_LOAD("r4") MACE_DW2W_R1(2) MACE_DW2W_R2(0)                   \
+      MACE_DW2W_LOAD("r5") MACE_DW2W_R2(1)                                   \
+      MACE_DW2W_LOAD("r6") MACE_DW2W_R2(2) MACE_DW2W_R3(0)                   \
+      MACE_DW2W_LOAD("r7") MACE_DW2W_R3(1)                                   \
+      MACE_DW2W_LOAD("r8") MACE_DW2W_R3(2)                                   \
+      clamp                                                                  \
+      "subs %[n], %[n], #1\n"                                                \
+      "st2 {v16.4s, v17.4s}, [%[o]], %[wb]\n"                                \
+      "st2 {v18.4s, v19.4s}, [%[o]], %[wb]\n"                                \
+      "st2 {v20.4s, v21.4s}, [%[o]], %[wb]\n"                                \
+      "st2 {v22.4s, v23.4s}, [%[o]], %[back]\n"                              \
+      "b.ne 1b\n"                                                            \
+      : [r0] "+r"(r[0]), [r1] "+r"(r[1]), [r2] "+r"(r[2]), [r3] "+r"(r[3]), \
+        [r4] "+r"(r[4]), [r5] "+r"(r[5]), [r6] "+r"(r[6]), [r7] "+r"(r[7]), \
+        [r8] "+r"(r[8]), [o] "+r"(o), [n] "+r"(n)                            \
+      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+        [hi] "w"(hi), [bias] "r"(biases), [wb] "r"(wb), [back] "r"(back)     \
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v16", "v17", "v18", "v19", \
+        "v20", "v21", "v22", "v23")
+
+// `steps` steps of 8 outputs from column j of four output rows (of `width`,
+// one after the other at `out`).
+template <int kAct>
+inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps,
+                              const float* biases, float32x4_t lo, float32x4_t hi, float* out,
+                              int64_t width, int64_t j, int64_t steps) {
+  int64_t n = steps;
+  const float* r[9];
+  for (int k = 0; k < 9; ++k) r[k] = in + 2 * j + k * pitch;
+  // One pointer stores the four rows (row i at i * wb bytes): 30 operands
+  // are all an asm takes.
+  float* o = out + j;
+  const int64_t wb = width * static_cast<int64_t>(sizeof(float));
+  const int64_t back = 8 * static_cast<int64_t>(sizeof(float)) - 3 * wb;
+  MACE_DW_CLAMPED(MACE_DW2W_ASM, MACE_DW2W_MAX, MACE_DW2W_MIN)
+}
+
+// Four output rows of `width` >= 8, the ragged end one more step ending at
+// the last output.
+template <int kAct>
+inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps, float bias,
+                              float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
+  alignas(16) float biases[16];
+  const float32x4_t b = vdupq_n_f32(bias);
+  for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
+  AsmFourRowsWideS2<kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 8);
+  if (width % 8 != 0) {
+    AsmFourRowsWideS2<kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
+  }
+}
+#undef MACE_DW2W_ASM
+#undef MACE_DW_CLAMPED
+#undef MACE_DW2W_MIN
+#undef MACE_DW2W_MAX
+#undef MACE_DW2W_OP
+#undef MACE_DW2W_R3
+#undef MACE_DW2W_R2
+#undef MACE_DW2W_R1
+#undef MACE_DW2W_R0
+#undef MACE_DW2W_TAPS
+#undef MACE_DW2W_LOAD
+#undef MACE_DW2W_T_22
+#undef MACE_DW2W_T_21
+#undef MACE_DW2W_T_20
+#undef MACE_DW2W_T_12
+#undef MACE_DW2W_T_11
+#undef MACE_DW2W_T_10
+#undef MACE_DW2W_T_02
+#undef MACE_DW2W_T_01
+#undef MACE_DW2W_T_00
 // clang-format on
 #endif
 
@@ -805,10 +1229,37 @@ template <int kStrideW, int kStrideH, int kRows, typename Activation>
   int64_t j = 0;
 #if defined(__aarch64__)
   if constexpr (kStrideW == 1 && kStrideH == 1 && kRows == 4 && Activation::kClamps) {
-    j = AsmFourRowsS1(in, pitch, taps, bias, activate.lo, activate.hi, out, width);
+    if (width >= 2 * kLanes) {
+      return AsmRowsWideS1<4, Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi,
+                                                out, width);
+    }
+    // One vector, and one more ending at the last output.
+    AsmFourRowsS1<Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi, out, width);
+    if (width > kLanes) {
+      AsmFourRowsS1<Activation::kAct>(in + width - kLanes, pitch, taps, bias, activate.lo,
+                                      activate.hi, out + width - kLanes, width);
+    }
+    return;
+  }
+  if constexpr (kStrideW == 1 && kStrideH == 1 && kRows == 2 && Activation::kClamps) {
+    if (width >= 2 * kLanes) {
+      return AsmRowsWideS1<2, Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi,
+                                                out, width);
+    }
   }
   if constexpr (kStrideW == 2 && kStrideH == 2 && kRows == 4 && Activation::kClamps) {
-    j = AsmFourRowsS2(in, pitch, taps, bias, activate.lo, activate.hi, out, width);
+    if (width >= 2 * kLanes) {
+      return AsmFourRowsWideS2<Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi,
+                                                 out, width);
+    }
+    // The whole vectors, and one more ending at the last output.
+    AsmFourRowsS2<Activation::kAct>(in, pitch, taps, bias, activate.lo, activate.hi, out, width,
+                                    width / kLanes);
+    if (width % kLanes != 0) {
+      AsmFourRowsS2<Activation::kAct>(in + 2 * (width - kLanes), pitch, taps, bias, activate.lo,
+                                      activate.hi, out + width - kLanes, width, 1);
+    }
+    return;
   }
 #endif
   for (; j + kLanes <= width; j += kLanes) {
@@ -841,10 +1292,10 @@ constexpr int kPassRows = 2;
 #else
 #define MACE_DW_BAND_ATTRIBUTES [[gnu::noinline]]
 #endif
-template <int kStrideW, int kStrideH, bool kHardSwish>
+template <int kStrideW, int kStrideH, int kAct>
 MACE_DW_BAND_ATTRIBUTES void Band(const DepthwiseBand& band) {
   const Taps taps(band.taps);
-  const Activate<kHardSwish> activate(band.epilogue);
+  const Activate<kAct> activate(band.epilogue);
   const int64_t pitch = band.in_pitch, width = band.out_w;
   int64_t r = 0;
   if constexpr (kPassRows == 4) {
@@ -868,19 +1319,29 @@ MACE_DW_BAND_ATTRIBUTES void Band(const DepthwiseBand& band) {
 template <int kStrideW, int kStrideH>
 void Band(const DepthwiseBand& band) {
   if (band.epilogue.activation == kTileActHardSwish) {
-    Band<kStrideW, kStrideH, true>(band);
+    Band<kStrideW, kStrideH, kActHardSwish>(band);
   } else {
 #if !defined(__aarch64__)
     if (kStrideW == 1 && kStrideH == 1 && band.out_w >= kLanes) {
-      const Activate<false> activate(band.epilogue);
+      const Activate<kActClamp> activate(band.epilogue);
       return SlidingBand(band, vgetq_lane_f32(activate.lo, 0), vgetq_lane_f32(activate.hi, 0));
     }
     if (kStrideW == 2 && kStrideH == 2 && band.out_w >= kLanes) {
-      const Activate<false> activate(band.epilogue);
+      const Activate<kActClamp> activate(band.epilogue);
       return StrideTwoBand(band, vgetq_lane_f32(activate.lo, 0), vgetq_lane_f32(activate.hi, 0));
     }
+    Band<kStrideW, kStrideH, kActClamp>(band);
+#else
+    const TileEpilogue& epilogue = band.epilogue;
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    if (epilogue.activation != kTileActClamp || (epilogue.lo == -kInf && epilogue.hi == kInf)) {
+      Band<kStrideW, kStrideH, kActNone>(band);
+    } else if (epilogue.hi == kInf) {
+      Band<kStrideW, kStrideH, kActMax>(band);
+    } else {
+      Band<kStrideW, kStrideH, kActClamp>(band);
+    }
 #endif
-    Band<kStrideW, kStrideH, false>(band);
   }
 }
 

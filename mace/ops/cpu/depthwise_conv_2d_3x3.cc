@@ -51,6 +51,51 @@ void CopyHalfRow(const uint16_t* src, int64_t count, uint16_t* dst) {
   if (count & 1) dst[i] = src[i];
 }
 
+#if defined(__aarch64__)
+// dst[i] = src[i] for the `count` floats of one band row: 64 bytes a step,
+// one ld1 and one st1 of four vectors (4 instructions with the loop's),
+// the ragged end one more step overlapping the one before it; shorter rows
+// by 32 and 16 bytes the same way, and then 8 and 4. Nothing outside
+// either row is read or written. The library's memcpy took about 20
+// instructions a call plus 6 per 64 bytes: MobileNet v2's float bands
+// copy 112 thousand rows of 7 to 112 floats.
+void CopyFloatRow(const float* src, int64_t count, float* dst) {
+  if (count >= 16) {
+    int64_t steps = count / 16;
+    const float* from = src;
+    float* to = dst;
+    __asm__ volatile(
+        "1:\n"
+        "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[from]], #64\n"
+        "subs %[steps], %[steps], #1\n"
+        "st1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[to]], #64\n"
+        "b.ne 1b\n"
+        : [from] "+r"(from), [to] "+r"(to), [steps] "+r"(steps)
+        :
+        : "cc", "memory", "v0", "v1", "v2", "v3");
+    if (count % 16 != 0) {
+      __asm__ volatile(
+          "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[from]]\n"
+          "st1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[to]]\n"
+          :
+          : [from] "r"(src + count - 16), [to] "r"(dst + count - 16)
+          : "memory", "v0", "v1", "v2", "v3");
+    }
+    return;
+  }
+  if (count >= 8) {
+    std::memcpy(dst, src, 32);
+    std::memcpy(dst + count - 8, src + count - 8, 32);
+  } else if (count >= 4) {
+    std::memcpy(dst, src, 16);
+    std::memcpy(dst + count - 4, src + count - 4, 16);
+  } else {
+    if (count & 2) std::memcpy(dst, src, 8);
+    if (count & 1) dst[count - 1] = src[count - 1];
+  }
+}
+#endif
+
 }  // namespace
 
 bool DepthwiseConv3x3::Supports(const KernelTable& table, const ref::DepthwiseConv2dParams& p) {
@@ -85,7 +130,10 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
   // Output rows r .. r + n - 1 read padded rows r * sh .. (r + n - 1) * sh + 2.
   const int64_t budget_rows = std::max(kBandBytes / (pitch_ * kFloatBytes), sh + 3);
   band_rows_ = std::min(params.out_h, (budget_rows - 3) / sh + 1);
-  // Kernels compute output rows in pairs.
+  // Kernels compute output rows in pairs; arm64's in fours.
+#if defined(__aarch64__)
+  if (band_rows_ < params.out_h && band_rows_ >= 8) band_rows_ -= band_rows_ % 4;
+#endif
   if (band_rows_ < params.out_h && band_rows_ % 2 == 1) --band_rows_;
   band_floats_ = ThreadRegionFloats(((band_rows_ - 1) * sh + 3) * pitch_);
 }
@@ -138,7 +186,13 @@ void DepthwiseConv3x3::FillBand(const void* input_data, int64_t first_row, int64
   if (bytes <= 0) return;
   const float* src = input + (first_row + top - p.pad_top) * in_w;
   float* dst = padded + top * pitch + p.pad_left;
+#if defined(__aarch64__)
+  for (int64_t i = top; i < bottom; ++i, src += in_w, dst += pitch) {
+    CopyFloatRow(src, copy_columns_, dst);
+  }
+#else
   for (int64_t i = top; i < bottom; ++i, src += in_w, dst += pitch) std::memcpy(dst, src, bytes);
+#endif
 }
 
 void DepthwiseConv3x3::RunBand(const Plane& plane, int64_t row, int64_t rows, bool half,

@@ -203,6 +203,27 @@ TEST(DepthwiseConv3x3Test, EveryWidthToFortyAtBothStrides) {
   Check(Params(1, 5, 28, 28, 1, 1, 1, 1, 1, 1, 1, ActivationType::RELUX));
 }
 
+// Four-row passes (output heights 4 to 9) on every output width from 1 to
+// 40 and 56, at both strides, with no activation, ReLU and ReLU6: arm64's
+// band code for each (no clamp, a max, a clamp), whose stride-1 rows of 8
+// or more outputs run in steps of 8 or 16 outputs, a ragged row ending in a
+// step that overlaps the one before it.
+TEST(DepthwiseConv3x3Test, FourRowPassesEveryClampKind) {
+  constexpr ActivationType kClampKinds[] = {ActivationType::NOOP, ActivationType::RELU,
+                                            ActivationType::RELUX};
+  int index = 0;
+  for (int64_t stride : {1, 2}) {
+    for (int64_t out_w = 1; out_w <= 56; out_w = out_w == 40 ? 56 : out_w + 1) {
+      for (ActivationType activation : kClampKinds) {
+        const int64_t out_h = 4 + index % 6, channels = 1 + index % 3;
+        const int64_t h = (out_h - 1) * stride + 1, w = (out_w - 1) * stride + 1;
+        Check(Params(1, channels, h, w, 1, stride, stride, 1, 1, 1, 1, activation));
+        ++index;
+      }
+    }
+  }
+}
+
 // Pads of 2 and more leave outputs whose whole window is padding, and some
 // shapes read no input row or column at all.
 TEST(DepthwiseConv3x3Test, OutputsThatReadOnlyPadding) {
