@@ -304,7 +304,8 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   // (Two micro-tiles with the narrow pair kernel: see RunBlock.)
   int64_t m_tiles = !fp16_ && table_.gemm_narrow_pair != nullptr ? 2 : 1;
 #if defined(__ARM_NEON) && !defined(__aarch64__)
-  if (Armv7NarrowRuns(table_, fp16_, run_filter_, mr_, nr_)) m_tiles = 2;  // Armv7GemmRun12x4's pairs
+  // Armv7GemmRun12x4's pairs.
+  if (Armv7NarrowRuns(table_, fp16_, run_filter_, mr_, nr_)) m_tiles = 2;
 #endif
   layout.m_floats = m_tiles * mr_ * positions * nr + kWinogradMaxLanes;
   layout.v_halves = fp16_ ? v_values : 0;
@@ -484,7 +485,8 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
                             v + (panel * in_c + pc) * nr, b_step, m_g, nr, pitch, 0, 0, plain);
           }
 #if defined(__ARM_NEON) && !defined(__aarch64__)
-          if (cols <= 4 && Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr)) break;  // the pair took both
+          // The pair's run took both micro-tiles.
+          if (cols <= 4 && Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr)) break;
 #endif
         }
       }
