@@ -30,9 +30,74 @@ struct SumOp {
   static float Apply(float a, float b) { return a + b; }
 };
 
+#if !defined(__aarch64__)
+// armv7: the columns [0, dst_end - dst) of ReduceRows, eight a step (at
+// least one step). A row's 8 floats are one vld1 with its pointer increment
+// folded in, the 8 results one vst1: 3 rows take 10 instructions a step,
+// where GCC's code for the intrinsics took 23 (a load, and a pointer move
+// or add, per 4 floats; it cannot pair two vld1q_f32 into one, and GCC's
+// armv7 NEON has no vld1q_f32_x2). Rows combine in order, as the
+// intrinsics do: row 0 with row 1, then with row 2.
+// clang-format off
+#define MACE_V7_POOL_LOOP(body)                  \
+  "1:\n"                                         \
+  "vld1.32 {d0-d3}, [%[r0]]!\n"                  \
+  body                                           \
+  "vst1.32 {d0-d3}, [%[d]]!\n"                   \
+  "cmp %[d], %[end]\n"                           \
+  "bne 1b\n"
+#define MACE_V7_POOL_2(op)                                                \
+  __asm__ volatile(MACE_V7_POOL_LOOP(                                     \
+                       "vld1.32 {d4-d7}, [%[r1]]!\n"                     \
+                       op " q0, q0, q2\n" op " q1, q1, q3\n")             \
+                   : [d] "+r"(d), [r0] "+r"(r0), [r1] "+r"(r1)            \
+                   : [end] "r"(dst_end)                                   \
+                   : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
+#define MACE_V7_POOL_3(op)                                                \
+  __asm__ volatile(MACE_V7_POOL_LOOP(                                     \
+                       "vld1.32 {d4-d7}, [%[r1]]!\n"                     \
+                       "vld1.32 {d16-d19}, [%[r2]]!\n"                   \
+                       op " q0, q0, q2\n" op " q1, q1, q3\n"              \
+                       op " q0, q0, q8\n" op " q1, q1, q9\n")             \
+                   : [d] "+r"(d), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2) \
+                   : [end] "r"(dst_end)                                   \
+                   : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", \
+                     "d16", "d17", "d18", "d19")
+// clang-format on
+
+template <class Op, int kRows>
+void ReduceRowsArmv7(const float* in, int64_t in_w, float* d, float* dst_end) {
+  const float* r0 = in;
+  const float* r1 = kRows > 1 ? in + in_w : in;
+  const float* r2 = kRows > 2 ? in + 2 * in_w : in;
+  if constexpr (kRows == 1) {
+    __asm__ volatile(MACE_V7_POOL_LOOP("")
+                     : [d] "+r"(d), [r0] "+r"(r0)
+                     : [end] "r"(dst_end)
+                     : "cc", "memory", "d0", "d1", "d2", "d3");
+  } else if constexpr (kRows == 2) {
+    if constexpr (Op::kAverage) {
+      MACE_V7_POOL_2("vadd.f32");
+    } else {
+      MACE_V7_POOL_2("vmax.f32");
+    }
+  } else {
+    if constexpr (Op::kAverage) {
+      MACE_V7_POOL_3("vadd.f32");
+    } else {
+      MACE_V7_POOL_3("vmax.f32");
+    }
+  }
+  (void)r1;
+  (void)r2;
+}
+#undef MACE_V7_POOL_3
+#undef MACE_V7_POOL_2
+#undef MACE_V7_POOL_LOOP
+#endif
+
 // dst[c] = reduction of in[r * in_w + c] over kRows rows, for c < width.
-// armv7: eight columns a step, walked by pointer (a 64-bit index costs armv7
-// two instructions per add and three per compare).
+// armv7: eight columns a step in assembly (ReduceRowsArmv7).
 template <class Op, int kRows>
 void ReduceRows(const float* in, int64_t in_w, int64_t width, float* dst) {
   int64_t c = 0;
@@ -53,21 +118,8 @@ void ReduceRows(const float* in, int64_t in_w, int64_t width, float* dst) {
     vst1q_f32_x4(dst + c, float32x4x4_t{{a0, a1, a2, a3}});
   }
 #else
-  const float* rows[kRows];
-  for (int r = 0; r < kRows; ++r) rows[r] = in + r * in_w;
   float* const dst_end = dst + (width & ~int64_t{2 * kLanes - 1});
-  for (float* d = dst; d != dst_end; d += 2 * kLanes) {
-    float32x4_t lo = vld1q_f32(rows[0]), hi = vld1q_f32(rows[0] + kLanes);
-    rows[0] += 2 * kLanes;
-#pragma GCC unroll 3
-    for (int r = 1; r < kRows; ++r) {
-      lo = Op::Apply(lo, vld1q_f32(rows[r]));
-      hi = Op::Apply(hi, vld1q_f32(rows[r] + kLanes));
-      rows[r] += 2 * kLanes;
-    }
-    vst1q_f32(d, lo);
-    vst1q_f32(d + kLanes, hi);
-  }
+  if (dst_end != dst) ReduceRowsArmv7<Op, kRows>(in, in_w, dst, dst_end);
   c = dst_end - dst;
 #endif
   for (; c + kLanes <= width; c += kLanes) {

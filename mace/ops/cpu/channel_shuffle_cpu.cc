@@ -4,7 +4,6 @@
 // reference order is mace/ops/ref/channel_shuffle.h).
 #include "mace/ops/cpu/channel_shuffle_cpu.h"
 
-#include <cstring>
 #include <memory>
 
 #include "mace/ops/channel_shuffle.h"
@@ -22,22 +21,11 @@ class ChannelShuffleCpu : public ChannelShuffleBase {
 
   MaceStatus Run(OpContext* context) override {
     const ref::ChannelShuffleParams& p = params();
-    const int64_t channels = p.channels, group = p.group, per_group = p.channels / p.group;
     const int64_t plane_bytes = p.height * p.width * DataTypeSize(Input(0)->dtype());
     const unsigned char* in = static_cast<const unsigned char*>(Input(0)->raw_data());
     unsigned char* out = static_cast<unsigned char*>(Output(0)->raw_mutable_data());
     if (plane_bytes == 0) return MaceStatus();
-    // Output plane u = n * channels + i * group + g holds input plane
-    // n * channels + g * per_group + i.
-    ParallelCopyUnits(ContextPool(context), p.batch * channels, plane_bytes,
-                      [&](int64_t begin, int64_t end) {
-                        for (int64_t u = begin; u < end; ++u) {
-                          const int64_t n = u / channels, c = u % channels;
-                          const int64_t source = n * channels + (c % group) * per_group + c / group;
-                          std::memcpy(out + u * plane_bytes, in + source * plane_bytes,
-                                      plane_bytes);
-                        }
-                      });
+    ShufflePlanes(ContextPool(context), p.batch, p.channels, p.group, plane_bytes, in, out);
     return MaceStatus();
   }
 };

@@ -350,7 +350,7 @@ TEST(Conv2dKernelTest, Winograd) {
     // Input channels past one reduction block (kc): accumulation in the GEMM.
     Check({1, 300, 6, 9, 10, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile, 8 * tolerance);
     // Maps whose last panel of tiles is at most 4 wide (at F(4x4): 7x7 is
-    // 4 tiles, 14x14 12 + 4), which arm64 runs two output-channel
+    // 4 tiles, 14x14 12 + 4), which arm64 and armv7 run two output-channel
     // micro-tiles at a time: an even and odd number of them, a partial
     // last one, every tail of the reduction, and two reduction blocks.
     for (int64_t hw : {7, 14}) {

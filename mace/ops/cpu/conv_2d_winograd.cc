@@ -64,7 +64,20 @@ namespace arm {
 // 6 x 8 tile's B panels), from C or zero, no bias or clamp.
 void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
                      float* c, int c_step, int ldc_bytes, bool from_c);
+// The same over two micro-tiles (A panels a_pair floats apart) at once.
+void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
+                      int b_step, float* c, int c_step, int ldc_bytes, bool from_c);
 }  // namespace arm
+
+namespace {
+// Whether the armv7 run kernels above take a block's last panel of at most
+// 4 tiles, as 6 x 4 tiles or, two output-channel micro-tiles at a time
+// (room for both in M), as 12 x 4 tiles.
+bool Armv7NarrowRuns(const KernelTable& table, bool fp16, const PackedPanels& run_filter,
+                     int64_t mr, int64_t nr) {
+  return !fp16 && table.isa == KernelIsa::kNeon && run_filter.rows() > 0 && mr == 6 && nr == 8;
+}
+}  // namespace
 #endif
 
 bool Conv2dWinograd::Supports(const ref::Conv2DParams& p) {
@@ -289,7 +302,11 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   // One micro-tile of M ([mr][position][nr], see RunBlock); the output
   // transform reads whole chunks of lanes, so there is room past the last row.
   // (Two micro-tiles with the narrow pair kernel: see RunBlock.)
-  const int64_t m_tiles = !fp16_ && table_.gemm_narrow_pair != nullptr ? 2 : 1;
+  int64_t m_tiles = !fp16_ && table_.gemm_narrow_pair != nullptr ? 2 : 1;
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  // Armv7GemmRun12x4's pairs.
+  if (Armv7NarrowRuns(table_, fp16_, run_filter_, mr_, nr_)) m_tiles = 2;
+#endif
   layout.m_floats = m_tiles * mr_ * positions * nr + kWinogradMaxLanes;
   layout.v_halves = fp16_ ? v_values : 0;
   layout.per_thread =
@@ -416,10 +433,14 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   // output channels at a time where the table has a kernel for the pair's
   // 2 mr x 4 products, which shares each B load between them.
   const int64_t last_cols = tiles - (used_panels - 1) * nr;
-  const int64_t group = !fp16_ && table_.gemm_narrow_pair != nullptr &&
-                                run_filter_.rows() == 0 && last_cols <= 4
-                            ? 2
-                            : 1;
+  int64_t group = !fp16_ && table_.gemm_narrow_pair != nullptr &&
+                          run_filter_.rows() == 0 && last_cols <= 4
+                      ? 2
+                      : 1;
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  // armv7 pairs them too, in its run kernel (Armv7GemmRun12x4).
+  if (last_cols <= 4 && Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr)) group = 2;
+#endif
   for (int64_t ot = 0; ot < oc_tiles; ot += group) {
     const int64_t group_tiles = std::min(group, oc_tiles - ot);
     const int64_t oc_begin = ot * mr;
@@ -429,28 +450,44 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       if (run_filter_.rows() > 0) {
         // The panel's alpha^2 tiles per reduction block in one run, whole
         // (a partial panel's padding lanes are zeros, and M has room).
-        const float* a_first = run_filter_.Panel(ot);
         const int64_t a_step = oc_tiles * mr * in_c;
         const int64_t b_step = layout.panels * in_c * nr;
-        for (int64_t pc = 0; pc < in_c; pc += kc_) {
-          const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+        for (int64_t g = 0; g < group_tiles; ++g) {
+          const float* a_first = run_filter_.Panel(ot + g);
+          float* m_g = m + g * mr * pitch;
+          for (int64_t pc = 0; pc < in_c; pc += kc_) {
+            const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
 #if defined(__ARM_NEON) && !defined(__aarch64__)
-          // A last panel of at most 4 tiles: the 6 x 4 tiles, half the
-          // panel's columns (the output transform reads only those).
-          if (cols <= 4 && table_.isa == KernelIsa::kNeon && mr == 6 && nr == 8) {
-            arm::Armv7GemmRun6x4(static_cast<int>(positions), static_cast<int>(kc),
-                                 a_first + pc * mr, static_cast<int>(a_step),
-                                 v + (panel * in_c + pc) * nr, static_cast<int>(b_step), m,
-                                 static_cast<int>(nr), static_cast<int>(pitch * sizeof(float)),
-                                 pc > 0);
-            continue;
-          }
+            // A last panel of at most 4 tiles: the 6 x 4 tiles, half the
+            // panel's columns (the output transform reads only those), or
+            // 12 x 4 over a pair of micro-tiles.
+            if (cols <= 4 && Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr)) {
+              const int ldc_bytes = static_cast<int>(pitch * sizeof(float));
+              if (group_tiles == 2) {
+                arm::Armv7GemmRun12x4(
+                    static_cast<int>(positions), static_cast<int>(kc), a_first + pc * mr,
+                    static_cast<int>(run_filter_.Panel(ot + 1) - a_first), static_cast<int>(a_step),
+                    v + (panel * in_c + pc) * nr, static_cast<int>(b_step), m_g,
+                    static_cast<int>(nr), ldc_bytes, pc > 0);
+              } else {
+                arm::Armv7GemmRun6x4(static_cast<int>(positions), static_cast<int>(kc),
+                                     a_first + pc * mr, static_cast<int>(a_step),
+                                     v + (panel * in_c + pc) * nr, static_cast<int>(b_step), m_g,
+                                     static_cast<int>(nr), ldc_bytes, pc > 0);
+              }
+              continue;
+            }
 #endif
-          TileEpilogue plain;
-          plain.accumulate = pc > 0;
-          plain.last = pc + kc >= in_c;
-          table_.gemm_run(positions, kc, a_first + pc * mr, a_step,
-                          v + (panel * in_c + pc) * nr, b_step, m, nr, pitch, 0, 0, plain);
+            TileEpilogue plain;
+            plain.accumulate = pc > 0;
+            plain.last = pc + kc >= in_c;
+            table_.gemm_run(positions, kc, a_first + pc * mr, a_step,
+                            v + (panel * in_c + pc) * nr, b_step, m_g, nr, pitch, 0, 0, plain);
+          }
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+          // The pair's run took both micro-tiles.
+          if (cols <= 4 && Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr)) break;
+#endif
         }
       }
       const int64_t partial_cols =

@@ -2,7 +2,8 @@
 // the ops on no runtime and on 1-3 threads against the reference kernels,
 // with shapes below and above the size that is split over threads (planes
 // of one element to ShuffleNet's 28x28, several images, uneven and empty
-// pieces, uint8), and RowRuns::Scatter on its own over random run tables.
+// pieces, uint8), ShufflePlanes with a piece per plane, and RowRuns::Scatter
+// on its own over random run tables.
 #include <cstring>
 #include <memory>
 #include <random>
@@ -94,6 +95,40 @@ TEST(ParallelChannelShuffleTest, Uint8MatchesReference) {
     ASSERT_TRUE(status.ok()) << status.information();
     EXPECT_EQ(tester.OutputBytes("y"), expected);
     EXPECT_EQ(tester.GetOutput("y").zero_point(), 7);
+  }
+}
+
+// ShufflePlanes on its own: planes of kMinParallelCopyBytes make every
+// plane its own piece, so ranges start at every group, channel and image
+// position the counters must find by division.
+TEST(ShufflePlanesTest, EveryRangeStartMatchesReference) {
+  const int64_t plane = kMinParallelCopyBytes;
+  const auto pools = testing::PoolsUnderTest();
+  struct Case {
+    int64_t batch, channels, group;
+  };
+  const Case cases[] = {{2, 6, 3}, {3, 5, 1}, {1, 7, 7}, {2, 8, 2}};
+  std::mt19937 rng(4500);
+  for (const Case& c : cases) {
+    const int64_t planes = c.batch * c.channels, per_group = c.channels / c.group;
+    std::vector<unsigned char> in(planes * plane);
+    for (unsigned char& b : in) b = static_cast<unsigned char>(rng());
+    std::vector<unsigned char> expected(in.size());
+    for (int64_t n = 0; n < c.batch; ++n) {
+      for (int64_t g = 0; g < c.group; ++g) {
+        for (int64_t i = 0; i < per_group; ++i) {
+          std::memcpy(expected.data() + (n * c.channels + i * c.group + g) * plane,
+                      in.data() + (n * c.channels + g * per_group + i) * plane, plane);
+        }
+      }
+    }
+    for (size_t p = 0; p < pools.size(); ++p) {
+      SCOPED_TRACE(::testing::Message() << "batch " << c.batch << ", channels " << c.channels
+                                        << ", group " << c.group << ", pool " << p);
+      std::vector<unsigned char> out(in.size(), 0xA5);
+      ShufflePlanes(pools[p].get(), c.batch, c.channels, c.group, plane, in.data(), out.data());
+      EXPECT_TRUE(out == expected);
+    }
   }
 }
 

@@ -33,6 +33,38 @@ void ParallelCopyUnits(ThreadPool* pool, int64_t units, int64_t unit_bytes, Fn&&
   });
 }
 
+// ChannelShuffle's moves: output plane n * channels + i * group + g (each of
+// plane_bytes) is input plane n * channels + g * (channels / group) + i,
+// copied in ranges spread over `pool`. A range finds its first source by
+// division and then steps counters: one 64-bit division per plane is a
+// libgcc call on armv7, and on one thread those calls cost as much as the
+// copies of ShuffleNet's 7x7 planes.
+inline void ShufflePlanes(ThreadPool* pool, int64_t batch, int64_t channels, int64_t group,
+                          int64_t plane_bytes, const unsigned char* in, unsigned char* out) {
+  if (channels <= 0 || group <= 0 || plane_bytes <= 0) return;
+  const int64_t per_group = channels / group;
+  const int64_t group_step = per_group * plane_bytes, image_bytes = channels * plane_bytes;
+  ParallelCopyUnits(pool, batch * channels, plane_bytes, [&](int64_t begin, int64_t end) {
+    const int64_t n = begin / channels, c = begin - n * channels;
+    int64_t i = c / group, g = c - i * group;
+    const unsigned char* image = in + n * image_bytes;  // input image n
+    const unsigned char* from = image + g * group_step + i * plane_bytes;
+    unsigned char* to = out + begin * plane_bytes;
+    for (int64_t u = begin; u < end; ++u, to += plane_bytes) {
+      std::memcpy(to, from, plane_bytes);
+      from += group_step;
+      if (++g == group) {
+        g = 0;
+        if (++i == per_group) {
+          i = 0;
+          image += image_bytes;
+        }
+        from = image + i * plane_bytes;
+      }
+    }
+  });
+}
+
 // A stream of `outer` rows, each cut into runs of run_bytes[i] bytes that
 // belong to buffer i (its row o at o * run_bytes[i]): Split's input.
 class RowRuns {
