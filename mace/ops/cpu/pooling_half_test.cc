@@ -93,6 +93,33 @@ TEST(HalfPoolingTest, MaxMatchesTheReference) {
   CheckMax(Params(PoolingType::MAX, 3, 1, 1, 1, 1, 0, false), seed += 3);    // one pixel
 }
 
+// 3x3 windows at stride 2 hold each input row's column triples for the next
+// output row: rows read in place (with and without the last row's copy),
+// copied (padding, ceil mode), vector tails, scalar rows, thread ranges
+// that start inside a plane.
+TEST(HalfPoolingTest, Max3x3Stride2) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  using ref::PoolingType;
+  uint32_t seed = 140;
+  const auto params = [](int64_t channels, int64_t h, int64_t w, int64_t pad, bool ceil_mode) {
+    ref::PoolingParams p = Params(PoolingType::MAX, channels, h, h, 3, 2, pad, ceil_mode);
+    p.in_w = w;
+    p.out_w = Params(PoolingType::MAX, channels, w, w, 3, 2, pad, ceil_mode).out_w;
+    return p;
+  };
+  CheckMax(params(3, 9, 111, 0, true), seed += 3);   // SqueezeNet's first: 55 wide, last row copied
+  CheckMax(params(6, 27, 27, 0, true), seed += 3);   // 13x13: one vector and its overlap
+  CheckMax(params(4, 11, 20, 0, false), seed += 3);  // every row in place
+  CheckMax(params(3, 10, 22, 0, true), seed += 3);   // ceil: the last window past the row
+  CheckMax(params(2, 12, 45, 1, false), seed += 3);  // ResNet-18's padding, 23 wide
+  CheckMax(params(2, 10, 12, 2, false), seed += 3);  // two rows and columns of padding
+  CheckMax(params(5, 9, 9, 0, false), seed += 3);    // 4 wide: scalar
+  CheckMax(params(7, 8, 13, 1, true), seed += 3);    // scalar, padded, ceil
+  ref::PoolingParams batch = params(3, 13, 17, 1, false);
+  batch.batch = 2;
+  CheckMax(batch, seed += 3);
+}
+
 TEST(HalfPoolingTest, GlobalAverage) {
   if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
   uint32_t seed = 70;
