@@ -20,6 +20,9 @@ int64_t RoundUpTo8(int64_t value) { return (value + 7) / 8 * 8; }
 // negative, else their smallest. The padding is -1 (0xffff, a NaN no
 // kernel writes here): never above a value, never below a negative one.
 constexpr int16_t kPadding = -1;
+// The 3x3 stride-2 kernels pad with -infinity (0xfc00), below every value
+// for `fmax` and, as an int16, above every other negative half's key.
+constexpr int16_t kLowest = static_cast<int16_t>(0xfc00);
 // Halves that a global average sums per conversion.
 constexpr int64_t kChunk = 256;
 
@@ -191,6 +194,54 @@ void MaxRow3x3S2(HeldRow first, const int16_t* second, const int16_t* third, int
   }
 }
 
+// The half arithmetic versions (ARMv8.2 FP16 `fmax`): only the maxima are
+// held. Reached only with the fp16 table (see half_max_), whose CPU has it.
+#if defined(__aarch64__)
+#define MACE_HALF_ARITHMETIC __attribute__((target("arch=armv8.2-a+fp16")))
+
+MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) float16x8_t HalfTriples(
+    const int16_t* row, int64_t at) {
+  const float16_t* halves = reinterpret_cast<const float16_t*>(row) + 2 * at;
+  const float16x8x2_t pairs = vld2q_f16(halves);
+  const float16x8_t next = vld2q_f16(halves + 2).val[0];
+  return vmaxq_f16(vmaxq_f16(pairs.val[0], pairs.val[1]), next);
+}
+
+// HoldRow3x3S2's maxima; out_w >= 8.
+MACE_HALF_ARITHMETIC void HalfHoldRow3x3S2(const int16_t* row, int64_t out_w, int16_t* held) {
+  float16_t* dst = reinterpret_cast<float16_t*>(held);
+  int64_t j = 0;
+  for (; j + 8 <= out_w; j += 8) vst1q_f16(dst + j, HalfTriples(row, j));
+  if (j < out_w) vst1q_f16(dst + out_w - 8, HalfTriples(row, out_w - 8));
+}
+
+MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) void HalfMaxVector(
+    const float16_t* first, const int16_t* second, const int16_t* third, int64_t at,
+    float16_t* last, float16_t* out) {
+  const float16x8_t c = HalfTriples(third, at);
+  vst1q_f16(last + at, c);
+  vst1q_f16(out + at, vmaxq_f16(vmaxq_f16(vld1q_f16(first + at), HalfTriples(second, at)), c));
+}
+
+// MaxRow3x3S2 on the maxima; out_w >= 8.
+MACE_HALF_ARITHMETIC void HalfMaxRow3x3S2(const int16_t* first, const int16_t* second,
+                                          const int16_t* third, int64_t out_w, int16_t* last,
+                                          int16_t* out) {
+  const float16_t* first_halves = reinterpret_cast<const float16_t*>(first);
+  float16_t* last_halves = reinterpret_cast<float16_t*>(last);
+  float16_t* out_halves = reinterpret_cast<float16_t*>(out);
+  int64_t j = 0;
+  for (; j + 8 <= out_w; j += 8) {
+    HalfMaxVector(first_halves, second, third, j, last_halves, out_halves);
+  }
+  if (j < out_w) HalfMaxVector(first_halves, second, third, out_w - 8, last_halves, out_halves);
+}
+#else
+void HalfHoldRow3x3S2(const int16_t*, int64_t, int16_t*) {}
+void HalfMaxRow3x3S2(const int16_t*, const int16_t*, const int16_t*, int64_t, int16_t*,
+                     int16_t*) {}
+#endif
+
 }  // namespace
 
 bool HalfPooling::Supports(const KernelTable& table, const ref::PoolingParams& p) {
@@ -224,6 +275,11 @@ HalfPooling::HalfPooling(const KernelTable& table, const ref::PoolingParams& par
   line_ = std::max(p.pad_left + p.in_w, RoundUpTo8(p.out_w) * p.stride_w + p.kernel_w + 1);
   per_thread_ = ThreadRegionFloats((line_ + 1) / 2);
   three_by_two_ = p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 2 && p.stride_w == 2;
+#if defined(__aarch64__)
+  // Half arithmetic where the table's CPU has it (the fp16 table's half
+  // sums), on rows of at least one whole vector.
+  half_max_ = three_by_two_ && table.fp16_add != nullptr && p.out_w >= 8;
+#endif
   if (three_by_two_) {
     // Two copied rows and a row of padding, then two lines of held triples
     // (largest and smallest each).
@@ -266,44 +322,64 @@ void HalfPooling::RunMax(const uint16_t* input, uint16_t* output, ThreadPool* po
 void HalfPooling::RunMax3x3S2(const uint16_t* input, uint16_t* output, ThreadPool* pool,
                               float* scratch) const {
   const ref::PoolingParams& p = params_;
-  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
-  const int64_t held_w = RoundUpTo8(p.out_w);
-  // Rows are read in place when the columns the windows use (up to 2 *
-  // out_w) are the row's own and what whole vectors read past them (column
-  // 2 * out_w + 1) is in the input: always, or but for an image's last row.
-  const bool in_place = p.pad_left == 0 && 2 * p.out_w + 1 < p.in_w;
-  const bool in_place_but_last = p.pad_left == 0 && 2 * p.out_w < p.in_w;
-  ParallelFor(pool, p.batch * p.channels * p.out_h, [&](int64_t begin, int64_t end, int chunk) {
-    int16_t* base = reinterpret_cast<int16_t*>(scratch + chunk * per_thread_);
-    int16_t* second_copy = base;
-    int16_t* third_copy = base + line_;
-    const int16_t* padding = base + 2 * line_;
-    int16_t* held_lines = base + 3 * line_;
-    HeldRow held[2] = {{held_lines, held_lines + held_w},
-                       {held_lines + 2 * held_w, held_lines + 3 * held_w}};
+  // The shape in locals: the kernels' stores may alias the parameters.
+  const int64_t in_h = p.in_h, in_w = p.in_w, out_h = p.out_h, out_w = p.out_w;
+  const int64_t pad_top = p.pad_top, pad_left = p.pad_left;
+  const int64_t in_plane = in_h * in_w, out_plane = out_h * out_w;
+  const int64_t held_w = RoundUpTo8(out_w), line = line_, per_thread = per_thread_;
+  const bool half_max = half_max_;
+  // Rows before this one are read in place: the columns the windows use (up
+  // to 2 * out_w) are the row's own, and what whole vectors read past them
+  // (column 2 * out_w + 1) is in the input, for an image's last row only
+  // when the row has that column.
+  const int64_t in_place_rows = pad_left != 0          ? 0
+                                : 2 * out_w + 1 < in_w ? in_h
+                                : 2 * out_w < in_w     ? in_h - 1
+                                                       : 0;
+  ParallelFor(pool, p.batch * p.channels * out_h, [&](int64_t begin, int64_t end, int chunk) {
+    int16_t* base = reinterpret_cast<int16_t*>(scratch + chunk * per_thread);
+    int16_t* const copies[2] = {base, base + line};
+    const int16_t* padding = base + 2 * line;
+    int16_t* held_lines = base + 3 * line;
+    const HeldRow held[2] = {{held_lines, held_lines + held_w},
+                             {held_lines + 2 * held_w, held_lines + 3 * held_w}};
     // Only the input columns of a copy are written: the rest keeps the
     // padding.
-    std::fill(base, base + 3 * line_, kPadding);
-    int current = 0;
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t plane = item / p.out_h, oh = item % p.out_h;
+    std::fill(base, base + 3 * line, kLowest);
+    for (int64_t item = begin; item < end;) {
+      const int64_t plane = item / out_h, first_oh = item % out_h;
+      const int64_t last_oh = std::min(out_h, first_oh + (end - item));
       const int16_t* image = reinterpret_cast<const int16_t*>(input) + plane * in_plane;
+      int16_t* out = reinterpret_cast<int16_t*>(output) + plane * out_plane + first_oh * out_w;
       // Input row r in padded coordinates: in place, copied or padding.
-      const auto row = [&](int64_t r, int16_t* copy) -> const int16_t* {
-        if (r < 0 || r >= p.in_h) return padding;
-        const int16_t* data = image + r * p.in_w;
-        if (in_place || (in_place_but_last && r + 1 < p.in_h)) return data;
-        std::copy(data, data + p.in_w, copy + p.pad_left);
-        return copy;
+      const auto row = [&](int64_t r, int copy) -> const int16_t* {
+        if (r < 0 || r >= in_h) return padding;
+        const int16_t* data = image + r * in_w;
+        if (r < in_place_rows) return data;
+        std::copy(data, data + in_w, copies[copy] + pad_left);
+        return copies[copy];
       };
-      const int64_t first = oh * 2 - p.pad_top;
-      // The first row's triples are the last output row's third row's,
-      // unless this is the first output row of a plane or of the range.
-      if (item == begin || oh == 0) HoldRow3x3S2(row(first, second_copy), p.out_w, held[current]);
-      MaxRow3x3S2(held[current], row(first + 1, second_copy), row(first + 2, third_copy), p.out_w,
-                  held[1 - current],
-                  reinterpret_cast<int16_t*>(output) + plane * out_plane + oh * p.out_w);
-      current = 1 - current;
+      // The first row's triples; after that each output row's first row is
+      // the last one's third.
+      int current = 0;
+      const int64_t first_row = first_oh * 2 - pad_top;
+      if (half_max) {
+        HalfHoldRow3x3S2(row(first_row, 0), out_w, held[0].largest);
+      } else {
+        HoldRow3x3S2(row(first_row, 0), out_w, held[0]);
+      }
+      for (int64_t r = first_row; r < last_oh * 2 - pad_top; r += 2, out += out_w) {
+        const int16_t* second = row(r + 1, 0);
+        const int16_t* third = row(r + 2, 1);
+        if (half_max) {
+          HalfMaxRow3x3S2(held[current].largest, second, third, out_w, held[current ^ 1].largest,
+                          out);
+        } else {
+          MaxRow3x3S2(held[current], second, third, out_w, held[current ^ 1], out);
+        }
+        current ^= 1;
+      }
+      item += last_oh - first_oh;
     }
   });
 }

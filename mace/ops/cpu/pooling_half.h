@@ -44,6 +44,7 @@ class HalfPooling {
   ref::PoolingParams params_;
   bool global_average_ = false;
   bool three_by_two_ = false;  // 3x3 max windows at stride 2: rows reused
+  bool half_max_ = false;      // ... compared with half `fmax`
   int64_t line_ = 0;        // keys per thread line (max)
   int64_t per_thread_ = 0;  // scratch floats per thread
 };
