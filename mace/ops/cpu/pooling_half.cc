@@ -194,6 +194,24 @@ void MaxRow3x3S2(HeldRow first, const int16_t* second, const int16_t* third, int
   }
 }
 
+// Input rows of one plane in padded coordinates for the 3x3 stride-2
+// kernels: read in place before in_place_rows, else copied into a padded
+// line (copies[copy]); rows outside the image are `padding`.
+struct PlaneRows {
+  const int16_t* image;
+  int64_t in_h, in_w, pad_left, in_place_rows;
+  int16_t* copies[2];
+  const int16_t* padding;
+
+  inline __attribute__((always_inline)) const int16_t* Get(int64_t r, int copy) const {
+    if (r < 0 || r >= in_h) return padding;
+    const int16_t* data = image + r * in_w;
+    if (r < in_place_rows) return data;
+    std::copy(data, data + in_w, copies[copy] + pad_left);
+    return copies[copy];
+  }
+};
+
 // The half arithmetic versions (ARMv8.2 FP16 `fmax`): only the maxima are
 // held. Reached only with the fp16 table (see half_max_), whose CPU has it.
 #if defined(__aarch64__)
@@ -207,14 +225,6 @@ MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) float16x8_t HalfTripl
   return vmaxq_f16(vmaxq_f16(pairs.val[0], pairs.val[1]), next);
 }
 
-// HoldRow3x3S2's maxima; out_w >= 8.
-MACE_HALF_ARITHMETIC void HalfHoldRow3x3S2(const int16_t* row, int64_t out_w, int16_t* held) {
-  float16_t* dst = reinterpret_cast<float16_t*>(held);
-  int64_t j = 0;
-  for (; j + 8 <= out_w; j += 8) vst1q_f16(dst + j, HalfTriples(row, j));
-  if (j < out_w) vst1q_f16(dst + out_w - 8, HalfTriples(row, out_w - 8));
-}
-
 MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) void HalfMaxVector(
     const float16_t* first, const int16_t* second, const int16_t* third, int64_t at,
     float16_t* last, float16_t* out) {
@@ -223,23 +233,31 @@ MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) void HalfMaxVector(
   vst1q_f16(out + at, vmaxq_f16(vmaxq_f16(vld1q_f16(first + at), HalfTriples(second, at)), c));
 }
 
-// MaxRow3x3S2 on the maxima; out_w >= 8.
-MACE_HALF_ARITHMETIC void HalfMaxRow3x3S2(const int16_t* first, const int16_t* second,
-                                          const int16_t* third, int64_t out_w, int16_t* last,
-                                          int16_t* out) {
-  const float16_t* first_halves = reinterpret_cast<const float16_t*>(first);
-  float16_t* last_halves = reinterpret_cast<float16_t*>(last);
-  float16_t* out_halves = reinterpret_cast<float16_t*>(out);
+// `count` output rows of one plane from input row `first_row` on (padded
+// coordinates), as HoldRow3x3S2 and MaxRow3x3S2 on the maxima, the held
+// maxima alternating between `held` and `other`; out_w >= 8.
+MACE_HALF_ARITHMETIC void HalfMaxRows3x3S2(const PlaneRows& plane, int64_t first_row,
+                                           int64_t count, int64_t out_w, int16_t* held,
+                                           int16_t* other, int16_t* out) {
+  const PlaneRows rows = plane;  // in locals: the stores may alias it
+  float16_t* first = reinterpret_cast<float16_t*>(held);
+  float16_t* last = reinterpret_cast<float16_t*>(other);
+  float16_t* dst = reinterpret_cast<float16_t*>(out);
+  const int16_t* top = rows.Get(first_row, 0);
   int64_t j = 0;
-  for (; j + 8 <= out_w; j += 8) {
-    HalfMaxVector(first_halves, second, third, j, last_halves, out_halves);
+  for (; j + 8 <= out_w; j += 8) vst1q_f16(first + j, HalfTriples(top, j));
+  if (j < out_w) vst1q_f16(first + out_w - 8, HalfTriples(top, out_w - 8));
+  for (int64_t r = first_row; r < first_row + 2 * count; r += 2, dst += out_w) {
+    const int16_t* second = rows.Get(r + 1, 0);
+    const int16_t* third = rows.Get(r + 2, 1);
+    for (j = 0; j + 8 <= out_w; j += 8) HalfMaxVector(first, second, third, j, last, dst);
+    if (j < out_w) HalfMaxVector(first, second, third, out_w - 8, last, dst);
+    std::swap(first, last);
   }
-  if (j < out_w) HalfMaxVector(first_halves, second, third, out_w - 8, last_halves, out_halves);
 }
 #else
-void HalfHoldRow3x3S2(const int16_t*, int64_t, int16_t*) {}
-void HalfMaxRow3x3S2(const int16_t*, const int16_t*, const int16_t*, int64_t, int16_t*,
-                     int16_t*) {}
+void HalfMaxRows3x3S2(const PlaneRows&, int64_t, int64_t, int64_t, int16_t*, int16_t*,
+                      int16_t*) {}
 #endif
 
 }  // namespace
@@ -349,34 +367,29 @@ void HalfPooling::RunMax3x3S2(const uint16_t* input, uint16_t* output, ThreadPoo
     for (int64_t item = begin; item < end;) {
       const int64_t plane = item / out_h, first_oh = item % out_h;
       const int64_t last_oh = std::min(out_h, first_oh + (end - item));
-      const int16_t* image = reinterpret_cast<const int16_t*>(input) + plane * in_plane;
+      const PlaneRows rows = {reinterpret_cast<const int16_t*>(input) + plane * in_plane,
+                              in_h,
+                              in_w,
+                              pad_left,
+                              in_place_rows,
+                              {copies[0], copies[1]},
+                              padding};
       int16_t* out = reinterpret_cast<int16_t*>(output) + plane * out_plane + first_oh * out_w;
-      // Input row r in padded coordinates: in place, copied or padding.
-      const auto row = [&](int64_t r, int copy) -> const int16_t* {
-        if (r < 0 || r >= in_h) return padding;
-        const int16_t* data = image + r * in_w;
-        if (r < in_place_rows) return data;
-        std::copy(data, data + in_w, copies[copy] + pad_left);
-        return copies[copy];
-      };
+      const int64_t first_row = first_oh * 2 - pad_top;
+      if (half_max) {
+        HalfMaxRows3x3S2(rows, first_row, last_oh - first_oh, out_w, held[0].largest,
+                         held[1].largest, out);
+        item += last_oh - first_oh;
+        continue;
+      }
       // The first row's triples; after that each output row's first row is
       // the last one's third.
       int current = 0;
-      const int64_t first_row = first_oh * 2 - pad_top;
-      if (half_max) {
-        HalfHoldRow3x3S2(row(first_row, 0), out_w, held[0].largest);
-      } else {
-        HoldRow3x3S2(row(first_row, 0), out_w, held[0]);
-      }
+      HoldRow3x3S2(rows.Get(first_row, 0), out_w, held[0]);
       for (int64_t r = first_row; r < last_oh * 2 - pad_top; r += 2, out += out_w) {
-        const int16_t* second = row(r + 1, 0);
-        const int16_t* third = row(r + 2, 1);
-        if (half_max) {
-          HalfMaxRow3x3S2(held[current].largest, second, third, out_w, held[current ^ 1].largest,
-                          out);
-        } else {
-          MaxRow3x3S2(held[current], second, third, out_w, held[current ^ 1], out);
-        }
+        const int16_t* second = rows.Get(r + 1, 0);
+        const int16_t* third = rows.Get(r + 2, 1);
+        MaxRow3x3S2(held[current], second, third, out_w, held[current ^ 1], out);
         current ^= 1;
       }
       item += last_oh - first_oh;
