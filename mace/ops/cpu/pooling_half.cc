@@ -34,6 +34,20 @@ inline int16_t Select(int16_t largest, int16_t smallest) {
 inline int16x8_t Select(int16x8_t largest, int16x8_t smallest) {
   return vbslq_s16(vcltzq_s16(largest), smallest, largest);
 }
+
+// vector_at(at) for whole vectors of 8 of n columns, the last columns
+// again as one whole vector where there is one (overlapping the one
+// before); returns the columns done (0 when n < 8).
+template <typename VectorAt>
+inline int64_t ForEachVector(int64_t n, const VectorAt& vector_at) {
+  int64_t x = 0;
+  for (; x + 8 <= n; x += 8) vector_at(x);
+  if (x < n && n >= 8) {
+    vector_at(n - 8);
+    x = n;
+  }
+  return x;
+}
 #endif
 
 // line[x] = the maximum of column x over `count` rows from `first`.
@@ -56,12 +70,7 @@ void ReduceRows(const int16_t* first, int64_t in_w, int64_t count, int16_t* line
     }
     vst1q_s16(line + at, Select(largest, smallest));
   };
-  for (; x + 8 <= in_w; x += 8) vector_at(x);
-  // The last columns again as one whole vector, where there is one.
-  if (x < in_w && in_w >= 8) {
-    vector_at(in_w - 8);
-    x = in_w;
-  }
+  x = ForEachVector(in_w, vector_at);
 #endif
   for (; x < in_w; ++x) {
     int16_t largest = first[x], smallest = first[x];
@@ -98,11 +107,7 @@ void ReduceColumns(const int16_t* line, int64_t out_w, int64_t kernel, int64_t s
     }
     vst1q_s16(out + at, Select(largest, smallest));
   };
-  for (; ow + 8 <= out_w; ow += 8) vector_at(ow);
-  if (ow < out_w && out_w >= 8) {
-    vector_at(out_w - 8);
-    ow = out_w;
-  }
+  ow = ForEachVector(out_w, vector_at);
 #endif
   for (; ow < out_w; ++ow) {
     int16_t largest = kPadding, smallest = kPadding;
@@ -150,12 +155,7 @@ void HoldRow3x3S2(const int16_t* row, int64_t out_w, HeldRow held) {
     vst1q_s16(held.largest + at, largest);
     vst1q_s16(held.smallest + at, smallest);
   };
-  for (; j + 8 <= out_w; j += 8) vector_at(j);
-  // The last columns again as one whole vector, where there is one.
-  if (j < out_w && out_w >= 8) {
-    vector_at(out_w - 8);
-    j = out_w;
-  }
+  j = ForEachVector(out_w, vector_at);
 #endif
   for (; j < out_w; ++j) TripleAt(row, j, held.largest + j, held.smallest + j);
 }
@@ -168,22 +168,18 @@ void MaxRow3x3S2(HeldRow first, const int16_t* second, const int16_t* third, int
   int64_t j = 0;
 #if defined(__aarch64__)
   const auto vector_at = [&](int64_t at) {
-      int16x8_t b_largest, b_smallest, c_largest, c_smallest;
-      Triples(second, at, &b_largest, &b_smallest);
-      Triples(third, at, &c_largest, &c_smallest);
-      vst1q_s16(last.largest + at, c_largest);
-      vst1q_s16(last.smallest + at, c_smallest);
-      const int16x8_t largest =
-          vmaxq_s16(vmaxq_s16(vld1q_s16(first.largest + at), b_largest), c_largest);
-      const int16x8_t smallest =
-          vminq_s16(vminq_s16(vld1q_s16(first.smallest + at), b_smallest), c_smallest);
-      vst1q_s16(out + at, Select(largest, smallest));
+    int16x8_t b_largest, b_smallest, c_largest, c_smallest;
+    Triples(second, at, &b_largest, &b_smallest);
+    Triples(third, at, &c_largest, &c_smallest);
+    vst1q_s16(last.largest + at, c_largest);
+    vst1q_s16(last.smallest + at, c_smallest);
+    const int16x8_t largest =
+        vmaxq_s16(vmaxq_s16(vld1q_s16(first.largest + at), b_largest), c_largest);
+    const int16x8_t smallest =
+        vminq_s16(vminq_s16(vld1q_s16(first.smallest + at), b_smallest), c_smallest);
+    vst1q_s16(out + at, Select(largest, smallest));
   };
-  for (; j + 8 <= out_w; j += 8) vector_at(j);
-  if (j < out_w && out_w >= 8) {
-    vector_at(out_w - 8);
-    j = out_w;
-  }
+  j = ForEachVector(out_w, vector_at);
 #endif
   for (; j < out_w; ++j) {
     int16_t b_largest, b_smallest;
