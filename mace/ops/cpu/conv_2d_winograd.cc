@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mace/ops/cpu/fused_activation.h"
+#include "mace/ops/cpu/gemm_fp16.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
@@ -239,11 +240,12 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   mr_ = fp16_ ? table.fp16_mr : table.mr;
   nr_ = fp16_ ? table.fp16_nr : table.nr;
   kc_ = fp16_ ? table.fp16_kc : table.kc;
-  // One block of channels: its half sums are M, and the output transform
+  // One block of channels, up to kFp16HalfOneBlockDepth of them (ResNet-18's
+  // 512-channel layers too): their half sums are M, and the output transform
   // takes them as they are.
   half_v_ = fp16_ && table.fp16_winograd_input != nullptr;
   half_m_ = fp16_ && table.fp16_gemm_half != nullptr && table.fp16_winograd_output != nullptr &&
-            ic_count <= kc_;
+            ic_count <= kFp16HalfOneBlockDepth;
   if (!fp16_ && table.gemm_run != nullptr) {
     // A table with a run kernel (armv7) takes a panel's alpha^2 GEMM tiles
     // in one call, which needs one stride between consecutive positions'

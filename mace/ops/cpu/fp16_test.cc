@@ -461,7 +461,8 @@ void CheckWinograd(int64_t in_c, int64_t h, int64_t w, int64_t out_c, uint32_t s
   const int64_t out_plane = p.out_h * p.out_w;
   std::vector<double> want(out_c * out_plane), tolerance(want.size());
   std::vector<double> tolerance_half(want.size());
-  const int64_t block = table->fp16_kc;
+  // Up to kFp16HalfOneBlockDepth channels are one block of half sums.
+  const int64_t block = in_c <= kFp16HalfOneBlockDepth ? in_c : table->fp16_kc;
   for (int64_t th = 0; th * tile < p.out_h; ++th) {
     for (int64_t tw = 0; tw * tile < p.out_w; ++tw) {
       // V[ic][positions] of this tile.
@@ -559,7 +560,7 @@ TEST(Fp16Test, Winograd4x4) {
   uint32_t seed = 900;
   CheckWinograd(16, 13, 13, 16, seed += 3);  // SqueezeNet's last map size
   CheckWinograd(24, 27, 21, 40, seed += 3);  // partial tiles, channels past the tile
-  CheckWinograd(300, 12, 12, 8, seed += 3);  // two blocks of channels
+  CheckWinograd(300, 12, 12, 8, seed += 3);  // one half block of more than kc channels
   CheckWinograd(5, 6, 3, 3, seed += 3);      // one partial tile, few channels
   CheckWinograd(16, 55, 55, 24, seed += 3);  // many panels of tiles
   CheckWinograd(16, 55, 55, 24, seed += 3, 4, false);  // ReLU
@@ -587,8 +588,9 @@ TEST(Fp16Test, Winograd2x2) {
   uint32_t seed = 950;
   CheckWinograd(16, 7, 7, 16, seed += 3, 2);   // ResNet-18's last map size
   CheckWinograd(9, 5, 6, 11, seed += 3, 2);    // partial tiles, odd channels
-  CheckWinograd(300, 4, 4, 8, seed += 3, 2);   // two blocks of channels
-  CheckWinograd(520, 7, 7, 9, seed += 3, 2, false);  // ResNet-18's 512: three blocks, ReLU
+  CheckWinograd(300, 4, 4, 8, seed += 3, 2);   // one half block of more than kc channels
+  CheckWinograd(520, 7, 7, 9, seed += 3, 2, false);  // ResNet-18's 512: one half block, ReLU
+  CheckWinograd(1030, 3, 5, 9, seed += 3, 2);  // past one block: M sums kc blocks in floats
   CheckWinograd(8, 13, 13, 24, seed += 3, 2);  // several panels of tiles
   CheckWinograd(8, 13, 13, 24, seed += 3, 2, false);  // ReLU
 }
@@ -598,7 +600,8 @@ TEST(Fp16Test, Winograd6x6) {
   uint32_t seed = 970;
   CheckWinograd(16, 13, 13, 16, seed += 3, 6);  // partial tiles at both edges
   CheckWinograd(24, 27, 21, 40, seed += 3, 6);  // channels past the tile
-  CheckWinograd(300, 12, 12, 8, seed += 3, 6);  // two blocks of channels (M in floats)
+  CheckWinograd(300, 12, 12, 8, seed += 3, 6);  // one half block of more than kc channels
+  CheckWinograd(1027, 6, 7, 10, seed += 3, 6);  // past one block: M in floats
   CheckWinograd(5, 6, 3, 3, seed += 3, 6);      // one partial tile, few channels
   CheckWinograd(16, 56, 56, 24, seed += 3, 6);  // ResNet-18's first maps: many panels
   CheckWinograd(64, 7, 50, 9, seed += 3, 6);    // runs across tile rows

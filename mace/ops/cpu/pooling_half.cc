@@ -20,6 +20,9 @@ int64_t RoundUpTo8(int64_t value) { return (value + 7) / 8 * 8; }
 // negative, else their smallest. The padding is -1 (0xffff, a NaN no
 // kernel writes here): never above a value, never below a negative one.
 constexpr int16_t kPadding = -1;
+// The 3x3 stride-2 kernels pad with -infinity (0xfc00), below every value
+// for `fmax` and, as an int16, above every other negative half's key.
+constexpr int16_t kLowest = static_cast<int16_t>(0xfc00);
 // Halves that a global average sums per conversion.
 constexpr int64_t kChunk = 256;
 
@@ -30,6 +33,20 @@ inline int16_t Select(int16_t largest, int16_t smallest) {
 #if defined(__aarch64__)
 inline int16x8_t Select(int16x8_t largest, int16x8_t smallest) {
   return vbslq_s16(vcltzq_s16(largest), smallest, largest);
+}
+
+// vector_at(at) for whole vectors of 8 of n columns, the last columns
+// again as one whole vector where there is one (overlapping the one
+// before); returns the columns done (0 when n < 8).
+template <typename VectorAt>
+inline int64_t ForEachVector(int64_t n, const VectorAt& vector_at) {
+  int64_t x = 0;
+  for (; x + 8 <= n; x += 8) vector_at(x);
+  if (x < n && n >= 8) {
+    vector_at(n - 8);
+    x = n;
+  }
+  return x;
 }
 #endif
 
@@ -53,12 +70,7 @@ void ReduceRows(const int16_t* first, int64_t in_w, int64_t count, int16_t* line
     }
     vst1q_s16(line + at, Select(largest, smallest));
   };
-  for (; x + 8 <= in_w; x += 8) vector_at(x);
-  // The last columns again as one whole vector, where there is one.
-  if (x < in_w && in_w >= 8) {
-    vector_at(in_w - 8);
-    x = in_w;
-  }
+  x = ForEachVector(in_w, vector_at);
 #endif
   for (; x < in_w; ++x) {
     int16_t largest = first[x], smallest = first[x];
@@ -95,11 +107,7 @@ void ReduceColumns(const int16_t* line, int64_t out_w, int64_t kernel, int64_t s
     }
     vst1q_s16(out + at, Select(largest, smallest));
   };
-  for (; ow + 8 <= out_w; ow += 8) vector_at(ow);
-  if (ow < out_w && out_w >= 8) {
-    vector_at(out_w - 8);
-    ow = out_w;
-  }
+  ow = ForEachVector(out_w, vector_at);
 #endif
   for (; ow < out_w; ++ow) {
     int16_t largest = kPadding, smallest = kPadding;
@@ -110,6 +118,143 @@ void ReduceColumns(const int16_t* line, int64_t out_w, int64_t kernel, int64_t s
     out[ow] = Select(largest, smallest);
   }
 }
+
+// 3x3 windows at stride 2 (both ways): each input row's column maxima
+// (and minima: see Select) over cells 2j, 2j + 1 and 2j + 2 are found once
+// and serve the two output rows whose windows share that row. `row` is in
+// padded coordinates and readable up to column 2 * out_w + 1.
+struct HeldRow {
+  int16_t* largest;
+  int16_t* smallest;
+};
+
+#if defined(__aarch64__)
+// Cells 2j, 2j + 1 and 2j + 2 of `row` for j = at .. at + 7: both halves of
+// one pair load and the even half of the next.
+inline void Triples(const int16_t* row, int64_t at, int16x8_t* largest, int16x8_t* smallest) {
+  const int16x8x2_t pairs = vld2q_s16(row + 2 * at);
+  const int16x8_t next = vld2q_s16(row + 2 * at + 2).val[0];
+  *largest = vmaxq_s16(vmaxq_s16(pairs.val[0], pairs.val[1]), next);
+  *smallest = vminq_s16(vminq_s16(pairs.val[0], pairs.val[1]), next);
+}
+#endif
+
+inline void TripleAt(const int16_t* row, int64_t j, int16_t* largest, int16_t* smallest) {
+  const int16_t a = row[2 * j], b = row[2 * j + 1], c = row[2 * j + 2];
+  *largest = std::max(std::max(a, b), c);
+  *smallest = std::min(std::min(a, b), c);
+}
+
+// held = the column triples of `row`.
+void HoldRow3x3S2(const int16_t* row, int64_t out_w, HeldRow held) {
+  int64_t j = 0;
+#if defined(__aarch64__)
+  const auto vector_at = [&](int64_t at) {
+    int16x8_t largest, smallest;
+    Triples(row, at, &largest, &smallest);
+    vst1q_s16(held.largest + at, largest);
+    vst1q_s16(held.smallest + at, smallest);
+  };
+  j = ForEachVector(out_w, vector_at);
+#endif
+  for (; j < out_w; ++j) TripleAt(row, j, held.largest + j, held.smallest + j);
+}
+
+// One output row from the window's first row's triples (`first`) and its
+// second and third input rows; the third row's triples go to `last` (a
+// different line: the last vector overlaps the one before it).
+void MaxRow3x3S2(HeldRow first, const int16_t* second, const int16_t* third, int64_t out_w,
+                 HeldRow last, int16_t* out) {
+  int64_t j = 0;
+#if defined(__aarch64__)
+  const auto vector_at = [&](int64_t at) {
+    int16x8_t b_largest, b_smallest, c_largest, c_smallest;
+    Triples(second, at, &b_largest, &b_smallest);
+    Triples(third, at, &c_largest, &c_smallest);
+    vst1q_s16(last.largest + at, c_largest);
+    vst1q_s16(last.smallest + at, c_smallest);
+    const int16x8_t largest =
+        vmaxq_s16(vmaxq_s16(vld1q_s16(first.largest + at), b_largest), c_largest);
+    const int16x8_t smallest =
+        vminq_s16(vminq_s16(vld1q_s16(first.smallest + at), b_smallest), c_smallest);
+    vst1q_s16(out + at, Select(largest, smallest));
+  };
+  j = ForEachVector(out_w, vector_at);
+#endif
+  for (; j < out_w; ++j) {
+    int16_t b_largest, b_smallest;
+    TripleAt(second, j, &b_largest, &b_smallest);
+    TripleAt(third, j, last.largest + j, last.smallest + j);
+    out[j] = Select(std::max(std::max(first.largest[j], b_largest), last.largest[j]),
+                    std::min(std::min(first.smallest[j], b_smallest), last.smallest[j]));
+  }
+}
+
+// Input rows of one plane in padded coordinates for the 3x3 stride-2
+// kernels: read in place before in_place_rows, else copied into a padded
+// line (copies[copy]); rows outside the image are `padding`.
+struct PlaneRows {
+  const int16_t* image;
+  int64_t in_h, in_w, pad_left, in_place_rows;
+  int16_t* copies[2];
+  const int16_t* padding;
+
+  inline __attribute__((always_inline)) const int16_t* Get(int64_t r, int copy) const {
+    if (r < 0 || r >= in_h) return padding;
+    const int16_t* data = image + r * in_w;
+    if (r < in_place_rows) return data;
+    std::copy(data, data + in_w, copies[copy] + pad_left);
+    return copies[copy];
+  }
+};
+
+// The half arithmetic versions (ARMv8.2 FP16 `fmax`): only the maxima are
+// held. Reached only with the fp16 table (see half_max_), whose CPU has it.
+#if defined(__aarch64__)
+#define MACE_HALF_ARITHMETIC __attribute__((target("arch=armv8.2-a+fp16")))
+
+MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) float16x8_t HalfTriples(
+    const int16_t* row, int64_t at) {
+  const float16_t* halves = reinterpret_cast<const float16_t*>(row) + 2 * at;
+  const float16x8x2_t pairs = vld2q_f16(halves);
+  const float16x8_t next = vld2q_f16(halves + 2).val[0];
+  return vmaxq_f16(vmaxq_f16(pairs.val[0], pairs.val[1]), next);
+}
+
+MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) void HalfMaxVector(
+    const float16_t* first, const int16_t* second, const int16_t* third, int64_t at,
+    float16_t* last, float16_t* out) {
+  const float16x8_t c = HalfTriples(third, at);
+  vst1q_f16(last + at, c);
+  vst1q_f16(out + at, vmaxq_f16(vmaxq_f16(vld1q_f16(first + at), HalfTriples(second, at)), c));
+}
+
+// `count` output rows of one plane from input row `first_row` on (padded
+// coordinates), as HoldRow3x3S2 and MaxRow3x3S2 on the maxima, the held
+// maxima alternating between `held` and `other`; out_w >= 8.
+MACE_HALF_ARITHMETIC void HalfMaxRows3x3S2(const PlaneRows& plane, int64_t first_row,
+                                           int64_t count, int64_t out_w, int16_t* held,
+                                           int16_t* other, int16_t* out) {
+  const PlaneRows rows = plane;  // in locals: the stores may alias it
+  float16_t* first = reinterpret_cast<float16_t*>(held);
+  float16_t* last = reinterpret_cast<float16_t*>(other);
+  float16_t* dst = reinterpret_cast<float16_t*>(out);
+  const int16_t* top = rows.Get(first_row, 0);
+  int64_t j = 0;
+  for (; j + 8 <= out_w; j += 8) vst1q_f16(first + j, HalfTriples(top, j));
+  if (j < out_w) vst1q_f16(first + out_w - 8, HalfTriples(top, out_w - 8));
+  for (int64_t r = first_row; r < first_row + 2 * count; r += 2, dst += out_w) {
+    const int16_t* second = rows.Get(r + 1, 0);
+    const int16_t* third = rows.Get(r + 2, 1);
+    for (j = 0; j + 8 <= out_w; j += 8) HalfMaxVector(first, second, third, j, last, dst);
+    if (j < out_w) HalfMaxVector(first, second, third, out_w - 8, last, dst);
+    std::swap(first, last);
+  }
+}
+#else
+void HalfMaxRows3x3S2(const PlaneRows&, int64_t, int64_t, int64_t, int16_t*, int16_t*,
+                      int16_t*) {}
+#endif
 
 }  // namespace
 
@@ -143,6 +288,17 @@ HalfPooling::HalfPooling(const KernelTable& table, const ref::PoolingParams& par
   // at stride 2, so one more key).
   line_ = std::max(p.pad_left + p.in_w, RoundUpTo8(p.out_w) * p.stride_w + p.kernel_w + 1);
   per_thread_ = ThreadRegionFloats((line_ + 1) / 2);
+  three_by_two_ = p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 2 && p.stride_w == 2;
+#if defined(__aarch64__)
+  // Half arithmetic where the table's CPU has it (the fp16 table's half
+  // sums), on rows of at least one whole vector.
+  half_max_ = three_by_two_ && table.fp16_add != nullptr && p.out_w >= 8;
+#endif
+  if (three_by_two_) {
+    // Two copied rows and a row of padding, then two lines of held triples
+    // (largest and smallest each).
+    per_thread_ = ThreadRegionFloats((3 * line_ + 4 * RoundUpTo8(p.out_w) + 1) / 2);
+  }
 }
 
 int64_t HalfPooling::ScratchBytes(int threads) const {
@@ -157,6 +313,7 @@ void HalfPooling::Run(const uint16_t* input, uint16_t* output, ThreadPool* pool,
 
 void HalfPooling::RunMax(const uint16_t* input, uint16_t* output, ThreadPool* pool,
                          float* scratch) const {
+  if (three_by_two_) return RunMax3x3S2(input, output, pool, scratch);
   const ref::PoolingParams& p = params_;
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
   ParallelFor(pool, p.batch * p.channels * p.out_h, [&](int64_t begin, int64_t end, int chunk) {
@@ -172,6 +329,66 @@ void HalfPooling::RunMax(const uint16_t* input, uint16_t* output, ThreadPool* po
                  p.in_w, count, line + p.pad_left);
       ReduceColumns(line, p.out_w, p.kernel_w, p.stride_w,
                     reinterpret_cast<int16_t*>(output) + plane * out_plane + oh * p.out_w);
+    }
+  });
+}
+
+void HalfPooling::RunMax3x3S2(const uint16_t* input, uint16_t* output, ThreadPool* pool,
+                              float* scratch) const {
+  const ref::PoolingParams& p = params_;
+  // The shape in locals: the kernels' stores may alias the parameters.
+  const int64_t in_h = p.in_h, in_w = p.in_w, out_h = p.out_h, out_w = p.out_w;
+  const int64_t pad_top = p.pad_top, pad_left = p.pad_left;
+  const int64_t in_plane = in_h * in_w, out_plane = out_h * out_w;
+  const int64_t held_w = RoundUpTo8(out_w), line = line_, per_thread = per_thread_;
+  const bool half_max = half_max_;
+  // Rows before this one are read in place: the columns the windows use (up
+  // to 2 * out_w) are the row's own, and what whole vectors read past them
+  // (column 2 * out_w + 1) is in the input, for an image's last row only
+  // when the row has that column.
+  const int64_t in_place_rows = pad_left != 0          ? 0
+                                : 2 * out_w + 1 < in_w ? in_h
+                                : 2 * out_w < in_w     ? in_h - 1
+                                                       : 0;
+  ParallelFor(pool, p.batch * p.channels * out_h, [&](int64_t begin, int64_t end, int chunk) {
+    int16_t* base = reinterpret_cast<int16_t*>(scratch + chunk * per_thread);
+    int16_t* const copies[2] = {base, base + line};
+    const int16_t* padding = base + 2 * line;
+    int16_t* held_lines = base + 3 * line;
+    const HeldRow held[2] = {{held_lines, held_lines + held_w},
+                             {held_lines + 2 * held_w, held_lines + 3 * held_w}};
+    // Only the input columns of a copy are written: the rest keeps the
+    // padding.
+    std::fill(base, base + 3 * line, kLowest);
+    for (int64_t item = begin; item < end;) {
+      const int64_t plane = item / out_h, first_oh = item % out_h;
+      const int64_t last_oh = std::min(out_h, first_oh + (end - item));
+      const PlaneRows rows = {reinterpret_cast<const int16_t*>(input) + plane * in_plane,
+                              in_h,
+                              in_w,
+                              pad_left,
+                              in_place_rows,
+                              {copies[0], copies[1]},
+                              padding};
+      int16_t* out = reinterpret_cast<int16_t*>(output) + plane * out_plane + first_oh * out_w;
+      const int64_t first_row = first_oh * 2 - pad_top;
+      if (half_max) {
+        HalfMaxRows3x3S2(rows, first_row, last_oh - first_oh, out_w, held[0].largest,
+                         held[1].largest, out);
+        item += last_oh - first_oh;
+        continue;
+      }
+      // The first row's triples; after that each output row's first row is
+      // the last one's third.
+      int current = 0;
+      HoldRow3x3S2(rows.Get(first_row, 0), out_w, held[0]);
+      for (int64_t r = first_row; r < last_oh * 2 - pad_top; r += 2, out += out_w) {
+        const int16_t* second = rows.Get(r + 1, 0);
+        const int16_t* third = rows.Get(r + 2, 1);
+        MaxRow3x3S2(held[current], second, third, out_w, held[current ^ 1], out);
+        current ^= 1;
+      }
+      item += last_oh - first_oh;
     }
   });
 }

@@ -5,7 +5,8 @@
 //     negative, else the smallest (negative halves order the other way), so
 //     it is exact and needs no half arithmetic. The window's rows are
 //     reduced into a line, whose padding never wins, then kernel_w cells
-//     per output;
+//     per output; 3x3 windows at stride 2 reduce each input row's column
+//     triples once for the two output rows that share the row;
 //   - global average pooling, summed in single precision (the table's half
 //     to float conversion and plane sum) and rounded to half.
 #ifndef MACE_OPS_CPU_POOLING_HALF_H_
@@ -34,12 +35,16 @@ class HalfPooling {
 
  private:
   void RunMax(const uint16_t* input, uint16_t* output, ThreadPool* pool, float* scratch) const;
+  void RunMax3x3S2(const uint16_t* input, uint16_t* output, ThreadPool* pool,
+                   float* scratch) const;
   void RunGlobalAverage(const uint16_t* input, uint16_t* output, ThreadPool* pool,
                         float* scratch) const;
 
   const KernelTable& table_;
   ref::PoolingParams params_;
   bool global_average_ = false;
+  bool three_by_two_ = false;  // 3x3 max windows at stride 2: rows reused
+  bool half_max_ = false;      // ... compared with half `fmax`
   int64_t line_ = 0;        // keys per thread line (max)
   int64_t per_thread_ = 0;  // scratch floats per thread
 };

@@ -49,8 +49,10 @@ std::vector<float> FromHalves(const std::vector<uint16_t>& halves) {
   return values;
 }
 
-void CheckMax(const ref::PoolingParams& p, uint32_t seed) {
-  ASSERT_TRUE(HalfPooling::Supports(*Fp16Table(), p));
+// `table` (default: the fp16 one) runs the kernel.
+void CheckMax(const ref::PoolingParams& p, uint32_t seed, const KernelTable* table = nullptr) {
+  if (table == nullptr) table = Fp16Table();
+  ASSERT_TRUE(HalfPooling::Supports(*table, p));
   std::vector<float> input =
       testing::RandomFloats(p.batch * p.channels * p.in_h * p.in_w, seed, -300.f, 300.f);
   // Signed zeros, infinities and tiny values among them.
@@ -60,7 +62,7 @@ void CheckMax(const ref::PoolingParams& p, uint32_t seed) {
   const std::vector<float> rounded = FromHalves(half_input);
   std::vector<float> want(p.batch * p.channels * p.out_h * p.out_w);
   ref::Pooling(p, rounded.data(), want.data());
-  HalfPooling kernel(*Fp16Table(), p);
+  HalfPooling kernel(*table, p);
   for (auto& pool : testing::PoolsUnderTest()) {
     SCOPED_TRACE(::testing::Message() << p.channels << "x" << p.in_h << "x" << p.in_w << " k "
                                       << p.kernel_h << " s " << p.stride_h << " pad "
@@ -91,6 +93,44 @@ TEST(HalfPoolingTest, MaxMatchesTheReference) {
   CheckMax(Params(PoolingType::MAX, 2, 9, 40, 2, 1, 0, true), seed += 3);    // several vectors
   CheckMax(Params(PoolingType::MAX, 1, 5, 33, 5, 2, 2, false), seed += 3);   // a wider window
   CheckMax(Params(PoolingType::MAX, 3, 1, 1, 1, 1, 0, false), seed += 3);    // one pixel
+}
+
+void CheckMax3x3Stride2(const KernelTable* table) {
+  using ref::PoolingType;
+  uint32_t seed = 140;
+  const auto params = [](int64_t channels, int64_t h, int64_t w, int64_t pad, bool ceil_mode) {
+    ref::PoolingParams p = Params(PoolingType::MAX, channels, h, h, 3, 2, pad, ceil_mode);
+    p.in_w = w;
+    p.out_w = Params(PoolingType::MAX, channels, w, w, 3, 2, pad, ceil_mode).out_w;
+    return p;
+  };
+  CheckMax(params(3, 9, 111, 0, true), seed += 3, table);   // SqueezeNet's: last row copied
+  CheckMax(params(6, 27, 27, 0, true), seed += 3, table);   // 13 wide: vector, overlap
+  CheckMax(params(4, 11, 20, 0, false), seed += 3, table);  // every row in place
+  CheckMax(params(3, 10, 22, 0, true), seed += 3, table);   // ceil: window past the row
+  CheckMax(params(2, 12, 45, 1, false), seed += 3, table);  // ResNet-18's padding, 23 wide
+  CheckMax(params(2, 10, 12, 2, false), seed += 3, table);  // padding 2
+  CheckMax(params(5, 9, 9, 0, false), seed += 3, table);    // 4 wide: scalar
+  CheckMax(params(7, 8, 13, 1, true), seed += 3, table);    // scalar, padded, ceil
+  ref::PoolingParams batch = params(3, 13, 17, 1, false);
+  batch.batch = 2;
+  CheckMax(batch, seed += 3, table);
+}
+
+// 3x3 windows at stride 2 hold each input row's column triples for the next
+// output row: rows read in place (with and without the last row's copy),
+// copied (padding, ceil mode), vector tails, scalar rows, thread ranges
+// that start inside a plane. With half `fmax` (the fp16 table, rows of 8
+// or more) and with int16 keys (a table without half sums, and narrower
+// rows).
+TEST(HalfPoolingTest, Max3x3Stride2) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  KernelTable keys_only = *Fp16Table();
+  keys_only.fp16_add = nullptr;
+  for (const KernelTable* table : {Fp16Table(), static_cast<const KernelTable*>(&keys_only)}) {
+    SCOPED_TRACE(table == &keys_only ? "int16 keys" : "half fmax");
+    CheckMax3x3Stride2(table);
+  }
 }
 
 TEST(HalfPoolingTest, GlobalAverage) {
