@@ -380,6 +380,15 @@ TEST(Conv2dKernelTest, Winograd) {
     }
     Check({1, 300, 2 * tile, 2 * tile - 1, 7, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile,
           8 * tolerance);
+    // Every right-edge shift of the input transform's column vectors (1 to
+    // 3 columns past the row, or wholly past it) and rows narrower than a
+    // vector, with and without padding.
+    for (int64_t w : {1, 2, 4, 5, 6, 7, 10, 11}) {
+      for (int64_t pad : {0, 1}) {
+        if (w + 2 * pad < 3) continue;
+        Check({1, 4, 5, w, 6, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile, tolerance);
+      }
+    }
     // Rows wide enough that chunks read the input in place, with a last
     // chunk of 1 to 4 tiles at the right edge (near the edge staged).
     for (int64_t tiles_w : {17, 18, 19, 20, 33}) {
