@@ -1,6 +1,8 @@
 #include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "mace/ops/cpu/fused_activation.h"
 
@@ -21,6 +23,11 @@ constexpr int64_t kReductionPart = 128;
 constexpr int64_t kBandsPerThread = 2;
 
 }  // namespace
+
+bool DepthwisePointwiseFusionEnabled() {
+  const char* setting = std::getenv("MACE_CPU_FUSE_DEPTHWISE");
+  return setting == nullptr || std::strcmp(setting, "0") != 0;
+}
 
 bool BlockedDepthwisePointwise::Supports(const KernelTable& table,
                                          const ref::DepthwiseConv2dParams& dw,

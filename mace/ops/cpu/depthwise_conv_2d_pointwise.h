@@ -18,6 +18,25 @@
 namespace mace {
 namespace ops {
 
+// A CPU op whose work may be a blocked 1x1 convolution that a depthwise
+// op absorbs (Operation::AbsorbReader): Conv2D's kernel.
+class BlockedPointwiseReader {
+ public:
+  virtual ~BlockedPointwiseReader() = default;
+  // Whether the op runs as a blocked convolution with a constant filter and
+  // bias, and if so its shapes and arguments, filter (OIHW) and bias (null
+  // when none). Valid after Prepare, before UseStorage.
+  virtual bool BlockedConvolution(ref::Conv2DParams* params, const float** filter,
+                                  const float** bias) const = 0;
+};
+
+// Whether depthwise ops absorb the 1x1 convolutions that alone read them:
+// on unless MACE_CPU_FUSE_DEPTHWISE=0.
+bool DepthwisePointwiseFusionEnabled();
+// The smallest output map (height times width) where the fused kernel
+// beats the two layers: 56x56.
+constexpr int64_t kDepthwisePointwiseMinPlane = 56 * 56;
+
 class BlockedDepthwisePointwise {
  public:
   // A depthwise layer BlockedDepthwise runs with its activation fused, and
