@@ -267,34 +267,31 @@ TEST_F(FusedDepthwiseTest, MatchesReferenceAndUnfused) {
   }
 }
 
+// Runs `m` at two threads with the fusion on: every output as the
+// reference has it, and every op of `unfused` in the profile.
+void ExpectUnfused(const Model& m, const std::vector<std::string>& outputs,
+                   const std::vector<std::string>& unfused) {
+  Result result;
+  RunEngine(m, outputs, 2, true, &result);
+  for (const std::string& name : outputs) {
+    ExpectNear(m.expected.at(name), result.outputs[name], name);
+  }
+  for (const std::string& op : unfused) EXPECT_TRUE(Ran(result, op)) << op;
+}
+
 // Below 56x56 the two layers run as they are.
 TEST_F(FusedDepthwiseTest, SmallMapsStayUnfused) {
-  const Model m = Build({1, 16, 32, 48, 28, 1}, false, 11);
-  Result result;
-  RunEngine(m, {"z1"}, 2, true, &result);
-  ExpectNear(m.expected.at("z1"), result.outputs["z1"], "28x28");
-  EXPECT_TRUE(Ran(result, "pw1"));
+  ExpectUnfused(Build({1, 16, 32, 48, 28, 1}, false, 11), {"z1"}, {"pw1"});
 }
 
 // A depthwise output with two readers is computed and kept for both.
 TEST_F(FusedDepthwiseTest, TwoReadersStayUnfused) {
-  const Model m = Build({1, 16, 32, 48, 56, 1}, true, 13);
-  Result result;
-  RunEngine(m, {"z1", "z2"}, 2, true, &result);
-  ExpectNear(m.expected.at("z1"), result.outputs["z1"], "z1");
-  ExpectNear(m.expected.at("z2"), result.outputs["z2"], "z2");
-  EXPECT_TRUE(Ran(result, "pw1"));
-  EXPECT_TRUE(Ran(result, "pw2"));
+  ExpectUnfused(Build({1, 16, 32, 48, 56, 1}, true, 13), {"z1", "z2"}, {"pw1", "pw2"});
 }
 
 // A depthwise output that is also a model output is written for the app.
 TEST_F(FusedDepthwiseTest, ModelOutputStaysUnfused) {
-  const Model m = Build({1, 16, 32, 48, 56, 1}, false, 17);
-  Result result;
-  RunEngine(m, {"d", "z1"}, 2, true, &result);
-  ExpectNear(m.expected.at("d"), result.outputs["d"], "d");
-  ExpectNear(m.expected.at("z1"), result.outputs["z1"], "z1");
-  EXPECT_TRUE(Ran(result, "pw1"));
+  ExpectUnfused(Build({1, 16, 32, 48, 56, 1}, false, 17), {"d", "z1"}, {"pw1"});
 }
 
 }  // namespace
