@@ -14,7 +14,9 @@
 // stems, stride-2 depthwise) as conversions it would need. Where a blocked
 // op reads a plain tensor it cannot take as it is, or a plain op reads a
 // blocked one, the net inserts a conversion op before the reader, once per
-// tensor and direction, taken from the converter registry.
+// tensor and direction, taken from the converter registry. Last, a blocked
+// op may absorb the one op that reads its output (FuseBlockedReaders).
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <set>
@@ -186,6 +188,7 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
     ordered.push_back(std::move(ops_[i]));
   }
   ops_ = std::move(ordered);
+  const int fused = FuseBlockedReaders(outputs, &blocked_ops);
   // The kernels built here pack weights: a failed allocation names its op.
   for (Operation* op : blocked_ops) {
     MACE_RETURN_IF_ERROR(
@@ -198,8 +201,46 @@ MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) 
                         [&] { return op->Describe(); }));
   }
   VLOG(1) << "layout plan: " << blocked_ops.size() << " of " << count << " ops in "
-          << blocked_storage.ToString() << ", " << conversions << " conversions";
+          << blocked_storage.ToString() << ", " << conversions << " conversions, " << fused
+          << " readers fused";
   return MaceStatus();
+}
+
+int Net::FuseBlockedReaders(const std::set<std::string>& outputs,
+                            std::vector<Operation*>* blocked_ops) {
+  // Every read of every tensor, a tensor read twice by one op counted twice.
+  std::map<const Tensor*, std::vector<Operation*>> readers;
+  for (const auto& op : ops_) {
+    for (int k = 0; k < op->InputSize(); ++k) {
+      if (IsActivation(op->Input(k))) readers[op->Input(k)].push_back(op.get());
+    }
+  }
+  const std::set<Operation*> blocked(blocked_ops->begin(), blocked_ops->end());
+  std::set<const Operation*> absorbed;
+  for (Operation* op : *blocked_ops) {
+    if (absorbed.count(op) > 0 || op->OutputSize() != 1) continue;
+    const Tensor* output = op->Output(0);
+    auto read = readers.find(output);
+    // A model output, or a tensor more than one read needs, stays.
+    if (outputs.count(output->name()) > 0 || read == readers.end() || read->second.size() != 1) {
+      continue;
+    }
+    Operation* reader = read->second.front();
+    if (blocked.count(reader) == 0 || reader->OutputSize() != 1 || !op->AbsorbReader(*reader)) {
+      continue;
+    }
+    VLOG(2) << op->Describe() << " computes " << reader->Describe() << " too";
+    op->ReplaceOutput(0, reader->Output(0));
+    absorbed.insert(reader);
+  }
+  if (absorbed.empty()) return 0;
+  const auto gone = [&](const Operation* op) { return absorbed.count(op) > 0; };
+  blocked_ops->erase(std::remove_if(blocked_ops->begin(), blocked_ops->end(), gone),
+                     blocked_ops->end());
+  ops_.erase(std::remove_if(ops_.begin(), ops_.end(),
+                            [&](const std::unique_ptr<Operation>& op) { return gone(op.get()); }),
+             ops_.end());
+  return static_cast<int>(absorbed.size());
 }
 
 }  // namespace mace

@@ -25,6 +25,7 @@
 #include "mace/ops/cpu/conv_2d_blocked_winograd.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/conv_2d_winograd.h"
+#include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/utils/logging.h"
 
@@ -32,8 +33,20 @@ namespace mace {
 namespace ops {
 namespace {
 
-class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase> {
+class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointwiseReader {
  public:
+  bool BlockedConvolution(ref::Conv2DParams* params, const float** filter,
+                          const float** bias) const override {
+    if (BlockedBlock() == 0 || BlockedWinogradTile() != 0 || Output(0)->channel_block() == 0) {
+      return false;
+    }
+    const Tensor* b = Bias();
+    *params = this->params();
+    *filter = Input(1)->data<float>();
+    *bias = b != nullptr ? b->data<float>() : nullptr;
+    return true;
+  }
+
   MaceStatus Prepare(OpContext* context) override {
     kernels_ = ContextKernelTable(context);
     MACE_RETURN_IF_ERROR(InferShapes());

@@ -44,13 +44,36 @@ BlockedDepthwise::BlockedDepthwise(const KernelTable& table,
   PadToBlocks(bias, params.channels, block_, arena, &bias_);
 }
 
+void BlockedDepthwise::RunPlaneRows(const float* in_plane, int64_t block, int64_t y0,
+                                    int64_t y1, float* out_plane) const {
+  const int64_t L = block_, taps = params_.kernel_h * params_.kernel_w;
+  const bool rows_of_three = RowsOfThree(params_);
+  BlockedWindowRun run;
+  run.in = in_plane;
+  run.weights = weights_.data() + block * taps * L;
+  run.bias = bias_.data() + block * L;
+  run.mode = kBlockedDepthwise;
+  run.epilogue = epilogue_;
+  RunWindowBand(window_, plan_, table_.blocked_window, L, y0, y1, run, out_plane,
+                [&](BlockedWindowRun* r, const Segment& s) {
+                  r->row_taps = rows_of_three && s.taps == 3 * s.rows ? 3 : 0;
+                });
+}
+
+void BlockedDepthwise::RunRows(const float* image, int64_t block, int64_t y0, int64_t y1,
+                               float* rows) const {
+  const int64_t L = block_;
+  const int64_t in_plane = params_.in_h * params_.in_w * L, out_row = params_.out_w * L;
+  // The kernels write row y at out_plane + y * out_row: the plane whose row
+  // y0 is `rows`.
+  RunPlaneRows(image + block * in_plane, block, y0, y1, rows - y0 * out_row);
+}
+
 void BlockedDepthwise::Run(const float* input, float* output, ThreadPool* pool) const {
   const ref::DepthwiseConv2dParams& p = params_;
   const int64_t L = block_;
   const int64_t blocks = BlockCount(p.channels, block_);
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
-  const int64_t taps = p.kernel_h * p.kernel_w;
-  const bool rows_of_three = RowsOfThree(p);
   const int64_t band = BandRows(p.out_h, p.out_w);
   const int64_t bands = (p.out_h + band - 1) / band;
   // The layer before wrote the input in bands of rows over every block, and
@@ -70,16 +93,8 @@ void BlockedDepthwise::Run(const float* input, float* output, ThreadPool* pool) 
       const int64_t b = last_first ? r % blocks : r / bands;
       const int64_t y0 = (last_first ? r / blocks : r % bands) * band;
       const int64_t plane = n * blocks + b;
-      BlockedWindowRun run;
-      run.in = input + plane * in_plane * L;
-      run.weights = weights_.data() + b * taps * L;
-      run.bias = bias_.data() + b * L;
-      run.mode = kBlockedDepthwise;
-      run.epilogue = epilogue_;
-      RunWindowBand(window_, plan_, table_.blocked_window, L, y0, std::min(y0 + band, p.out_h), run,
-                    output + plane * out_plane * L, [&](BlockedWindowRun* r, const Segment& s) {
-                      r->row_taps = rows_of_three && s.taps == 3 * s.rows ? 3 : 0;
-                    });
+      RunPlaneRows(input + plane * in_plane * L, b, y0, std::min(y0 + band, p.out_h),
+                   output + plane * out_plane * L);
     }
   });
   if (separate_activation_) {

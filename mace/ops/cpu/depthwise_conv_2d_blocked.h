@@ -20,8 +20,18 @@ class BlockedDepthwise {
   BlockedDepthwise(const KernelTable& table, const ref::DepthwiseConv2dParams& params,
                    const float* filter, const float* bias, PersistentArena* arena = nullptr);
   void Run(const float* input, float* output, ThreadPool* pool) const;
+  // Output rows [y0, y1) of channel block `block` of the image at `image`
+  // (blocked), written one after the other from `rows`, on the calling
+  // thread. The activation must be fused (FusesActivation).
+  void RunRows(const float* image, int64_t block, int64_t y0, int64_t y1, float* rows) const;
+  bool FusesActivation() const { return !separate_activation_; }
+  const ref::DepthwiseConv2dParams& params() const { return params_; }
 
  private:
+  // Output rows [y0, y1) of one plane (one image's channel block `block`).
+  void RunPlaneRows(const float* in_plane, int64_t block, int64_t y0, int64_t y1,
+                    float* out_plane) const;
+
   const KernelTable& table_;
   ref::DepthwiseConv2dParams params_;
   BlockedWindow window_;

@@ -1,5 +1,7 @@
 // DepthwiseConv2d's CPU kernel, choosing in this order:
-//   1. blocked, when the net runs the op in channel blocks;
+//   1. blocked, when the net runs the op in channel blocks: fused with the
+//      1x1 convolution that alone reads its output (AbsorbReader) on maps
+//      of at least 56x56, else on its own;
 //   2. the fast 3x3 kernel (stride 1 or 2), when the engine's kernel family
 //      has one (on half tensors where an fp16 engine keeps them);
 //   3. the reference kernel.
@@ -10,6 +12,7 @@
 #include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 #include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
+#include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/depthwise_conv_2d.h"
 
@@ -20,6 +23,9 @@ namespace {
 class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase> {
  public:
   MaceStatus Prepare(OpContext* context) override {
+    // Output 0 is the absorbed 1x1's output now; the net never prepares a
+    // fused op again (only nets of fixed shapes run blocked).
+    if (absorbed_) return Invalid("prepared again after absorbing its 1x1 reader");
     kernels_ = ContextKernelTable(context);
     fast_.reset();
     blocked_.reset();
@@ -59,8 +65,34 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase> {
     return MaceStatus();
   }
 
+  // A blocked 1x1 convolution (stride 1, the fused kernel's activations)
+  // over the whole output, on a map large enough for the fused kernel to
+  // gain, with constant filters and biases.
+  bool AbsorbReader(const Operation& reader) override {
+    const auto* pointwise = dynamic_cast<const BlockedPointwiseReader*>(&reader);
+    if (pointwise == nullptr || absorbed_ || !DepthwisePointwiseFusionEnabled() ||
+        kernels_ == nullptr || BlockedBlock() == 0 || Output(0)->channel_block() == 0 ||
+        reader.Input(0) != Output(0) ||
+        params().out_h * params().out_w < kDepthwisePointwiseMinPlane ||
+        !pointwise->BlockedConvolution(&pointwise_, &pointwise_filter_, &pointwise_bias_) ||
+        !BlockedDepthwisePointwise::Supports(*kernels_, params(), pointwise_)) {
+      return false;
+    }
+    absorbed_ = true;
+    pointwise_macs_ = reader.Macs();
+    return true;
+  }
+  int64_t Macs() const override { return DepthwiseConv2dBase::Macs() + pointwise_macs_; }
+
   MaceStatus UseBlocked(OpContext* context) override {
     const Tensor* bias = Bias();
+    if (absorbed_) {
+      fused_ = std::make_unique<BlockedDepthwisePointwise>(
+          *kernels_, params(), Input(1)->data<float>(),
+          bias != nullptr ? bias->data<float>() : nullptr, pointwise_, pointwise_filter_,
+          pointwise_bias_, ContextArena(context));
+      return scratch_.Reserve(context, fused_->ScratchBytes(NumThreads(ContextPool(context))));
+    }
     blocked_ = std::make_unique<BlockedDepthwise>(*kernels_, params(), Input(1)->data<float>(),
                                                   bias != nullptr ? bias->data<float>() : nullptr,
                                                   ContextArena(context));
@@ -74,6 +106,11 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase> {
       fast_->RunHalf(Input(0)->data<uint16_t>(), Input(1)->data<float>(), bias_data,
                      Output(0)->mutable_data<uint16_t>(), ContextPool(context),
                      scratch_.Get(context));
+      return MaceStatus();
+    }
+    if (fused_ != nullptr) {
+      fused_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
+                  scratch_.Get(context));
       return MaceStatus();
     }
     if (blocked_ != nullptr) {
@@ -96,6 +133,13 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase> {
   const KernelTable* kernels_ = nullptr;
   std::unique_ptr<DepthwiseConv3x3> fast_;
   std::unique_ptr<BlockedDepthwise> blocked_;
+  // The absorbed 1x1 convolution (AbsorbReader) and the fused kernel.
+  bool absorbed_ = false;
+  ref::Conv2DParams pointwise_;
+  const float* pointwise_filter_ = nullptr;
+  const float* pointwise_bias_ = nullptr;
+  int64_t pointwise_macs_ = 0;
+  std::unique_ptr<BlockedDepthwisePointwise> fused_;
   bool half_ = false;  // UseHalf: input 0 and output 0 hold halves
   OpScratch scratch_;
 };

@@ -1,0 +1,298 @@
+// A depthwise convolution fused with the 1x1 convolution that alone reads
+// its output (DepthwiseConv2d's AbsorbReader, Net::FuseBlockedReaders), run
+// through whole engines on small graphs:
+//
+//   x -> pw0 (1x1) -> dw (3x3, ReLU) -> pw1 (1x1, ReLU6) -> head (1x1) -> z
+//
+// pw0 lets the run start blocked without packing x, so the net runs the
+// convolutions in channel blocks up to the head, whose output the net keeps
+// plain as every model output. Outputs are checked against the
+// reference kernels and against the same engine with the fusion off
+// (MACE_CPU_FUSE_DEPTHWISE=0); the per-op profile shows whether pw1 ran.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/ref/conv_2d.h"
+#include "mace/ops/ref/depthwise_conv_2d.h"
+#include "mace/proto/mace.pb.h"
+#include "mace/public/mace.h"
+
+namespace mace {
+namespace {
+
+struct Shape {
+  int64_t batch, in_channels, mid_channels, out_channels, size, stride;
+};
+
+// One layer's weights, appended to the weights blob at a 64-byte offset.
+void AddWeight(const std::string& name, const std::vector<int64_t>& dims,
+               const std::vector<float>& values, NetDef* net, std::string* blob) {
+  blob->resize((blob->size() + 63) / 64 * 64);
+  ConstTensor* tensor = net->add_tensors();
+  tensor->set_name(name);
+  for (int64_t d : dims) tensor->add_dims(d);
+  tensor->set_offset(static_cast<int64_t>(blob->size()));
+  tensor->set_data_size(static_cast<int64_t>(values.size()));
+  blob->append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+}
+
+OperatorDef* AddOp(const std::string& type, const std::string& name,
+                   const std::vector<std::string>& inputs, const std::string& output,
+                   NetDef* net) {
+  OperatorDef* op = net->add_op();
+  op->set_type(type);
+  op->set_name(name);
+  for (const std::string& input : inputs) op->add_input(input);
+  op->add_output(output);
+  return op;
+}
+
+void AddInts(OperatorDef* op, const std::string& name, const std::vector<int64_t>& values) {
+  Argument* arg = op->add_arg();
+  arg->set_name(name);
+  for (int64_t v : values) arg->add_ints(v);
+}
+
+void AddString(OperatorDef* op, const std::string& name, const std::string& value) {
+  Argument* arg = op->add_arg();
+  arg->set_name(name);
+  arg->set_s(value);
+}
+
+std::vector<float> Random(size_t count, std::mt19937* rng, float low, float high) {
+  std::uniform_real_distribution<float> dist(low, high);
+  std::vector<float> values(count);
+  for (float& v : values) v = dist(*rng);
+  return values;
+}
+
+// The graph, its weights and the reference outputs.
+struct Model {
+  NetDef net;
+  std::string blob;
+  std::vector<float> input;
+  std::map<std::string, std::vector<float>> expected;
+  std::map<std::string, std::vector<int64_t>> shapes;
+};
+
+// `second_reader`: a second 1x1 (pw2 -> head2 -> z2) also reads dw's output.
+Model Build(const Shape& s, bool second_reader, uint32_t seed) {
+  Model m;
+  std::mt19937 rng(seed);
+  const int64_t n = s.batch, c0 = s.in_channels, c1 = s.mid_channels, c2 = s.out_channels;
+  const int64_t h = s.size, out = (s.size - 1) / s.stride + 1;
+  InputOutputInfo* info = m.net.add_input_info();
+  info->set_name("x");
+  for (int64_t d : {n, c0, h, h}) info->add_dims(d);
+  m.input = Random(static_cast<size_t>(n * c0 * h * h), &rng, -1.f, 1.f);
+
+  const std::vector<float> w0 = Random(static_cast<size_t>(c1 * c0), &rng, -0.5f, 0.5f);
+  const std::vector<float> b0 = Random(static_cast<size_t>(c1), &rng, -0.2f, 0.2f);
+  const std::vector<float> wd = Random(static_cast<size_t>(c1 * 9), &rng, -0.5f, 0.5f);
+  const std::vector<float> bd = Random(static_cast<size_t>(c1), &rng, -0.2f, 0.2f);
+  AddWeight("w0", {c1, c0, 1, 1}, w0, &m.net, &m.blob);
+  AddWeight("b0", {c1}, b0, &m.net, &m.blob);
+  AddWeight("wd", {1, c1, 3, 3}, wd, &m.net, &m.blob);
+  AddWeight("bd", {c1}, bd, &m.net, &m.blob);
+  AddOp("Conv2D", "pw0", {"x", "w0", "b0"}, "a", &m.net);
+  OperatorDef* dw = AddOp("DepthwiseConv2d", "dw", {"a", "wd", "bd"}, "d", &m.net);
+  AddInts(dw, "strides", {s.stride, s.stride});
+  AddInts(dw, "pads", {1, 1, 1, 1});
+  AddString(dw, "activation", "RELU");
+
+  ops::ref::Conv2DParams p0;
+  p0.batch = n;
+  p0.in_channels = c0;
+  p0.in_h = p0.in_w = h;
+  p0.out_channels = c1;
+  p0.out_h = p0.out_w = h;
+  p0.kernel_h = p0.kernel_w = 1;
+  std::vector<float> a(static_cast<size_t>(n * c1 * h * h));
+  ops::ref::Conv2D(p0, m.input.data(), w0.data(), b0.data(), a.data());
+  ops::ref::DepthwiseConv2dParams pd;
+  pd.batch = n;
+  pd.channels = c1;
+  pd.in_h = pd.in_w = h;
+  pd.out_h = pd.out_w = out;
+  pd.kernel_h = pd.kernel_w = 3;
+  pd.stride_h = pd.stride_w = s.stride;
+  pd.pad_top = pd.pad_left = 1;
+  pd.activation.type = ops::ActivationType::RELU;
+  std::vector<float> d(static_cast<size_t>(n * c1 * out * out));
+  ops::ref::DepthwiseConv2d(pd, a.data(), wd.data(), bd.data(), d.data());
+
+  for (int reader = 1; reader <= (second_reader ? 2 : 1); ++reader) {
+    const std::string k = std::to_string(reader);
+    const std::vector<float> w = Random(static_cast<size_t>(c2 * c1), &rng, -0.5f, 0.5f);
+    const std::vector<float> b = Random(static_cast<size_t>(c2), &rng, -0.2f, 0.2f);
+    AddWeight("w" + k, {c2, c1, 1, 1}, w, &m.net, &m.blob);
+    AddWeight("b" + k, {c2}, b, &m.net, &m.blob);
+    OperatorDef* pw = AddOp("Conv2D", "pw" + k, {"d", "w" + k, "b" + k}, "y" + k, &m.net);
+    AddString(pw, "activation", "RELUX");
+    ops::ref::Conv2DParams p;
+    p.batch = n;
+    p.in_channels = c1;
+    p.in_h = p.in_w = out;
+    p.out_channels = c2;
+    p.out_h = p.out_w = out;
+    p.kernel_h = p.kernel_w = 1;
+    p.activation.type = ops::ActivationType::RELUX;
+    std::vector<float> y(static_cast<size_t>(n * c2 * out * out));
+    ops::ref::Conv2D(p, d.data(), w.data(), b.data(), y.data());
+    // A head reads y: the net keeps model outputs plain, so the pair the
+    // fusion is for sits inside the graph, as in MobileNet.
+    const std::vector<float> wh = Random(static_cast<size_t>(8 * c2), &rng, -0.5f, 0.5f);
+    AddWeight("wh" + k, {8, c2, 1, 1}, wh, &m.net, &m.blob);
+    AddOp("Conv2D", "head" + k, {"y" + k, "wh" + k}, "z" + k, &m.net);
+    ops::ref::Conv2DParams ph = p;
+    ph.in_channels = c2;
+    ph.out_channels = 8;
+    ph.activation = ops::Activation();
+    std::vector<float> z(static_cast<size_t>(n * 8 * out * out));
+    ops::ref::Conv2D(ph, y.data(), wh.data(), nullptr, z.data());
+    m.expected["z" + k] = std::move(z);
+    m.shapes["z" + k] = {n, 8, out, out};
+  }
+  m.expected["d"] = std::move(d);
+  m.shapes["d"] = {n, c1, out, out};
+  return m;
+}
+
+struct Result {
+  std::map<std::string, std::vector<float>> outputs;
+  std::vector<std::string> ops;  // names in the per-op profile
+  int64_t macs = 0;
+};
+
+void RunEngine(const Model& m, const std::vector<std::string>& outputs, int threads, bool fuse,
+               Result* result) {
+  if (fuse) {
+    unsetenv("MACE_CPU_FUSE_DEPTHWISE");
+  } else {
+    setenv("MACE_CPU_FUSE_DEPTHWISE", "0", 1);
+  }
+  MaceEngineConfig config(DeviceType::CPU);
+  ASSERT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
+  const std::string graph = m.net.SerializeAsString();
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus created = CreateMaceEngineFromProto(
+      reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
+      reinterpret_cast<const unsigned char*>(m.blob.data()), m.blob.size(), {"x"}, outputs,
+      config, &engine);
+  unsetenv("MACE_CPU_FUSE_DEPTHWISE");
+  ASSERT_TRUE(created.ok()) << created.information();
+  std::shared_ptr<float> input(new float[m.input.size()], std::default_delete<float[]>());
+  std::copy(m.input.begin(), m.input.end(), input.get());
+  const std::vector<int64_t> in_shape(m.net.input_info(0).dims().begin(),
+                                      m.net.input_info(0).dims().end());
+  std::map<std::string, MaceTensor> in{{"x", MaceTensor(in_shape, input)}};
+  std::map<std::string, MaceTensor> out;
+  for (const std::string& name : outputs) {
+    const std::vector<float>& expected = m.expected.at(name);
+    std::shared_ptr<float> data(new float[expected.size()], std::default_delete<float[]>());
+    out[name] = MaceTensor(m.shapes.at(name), data);
+  }
+  RunMetadata metadata;
+  const MaceStatus ran = engine->Run(in, &out, &metadata);
+  ASSERT_TRUE(ran.ok()) << ran.information();
+  for (const std::string& name : outputs) {
+    const float* data = out[name].data().get();
+    result->outputs[name].assign(data, data + m.expected.at(name).size());
+  }
+  for (const OperatorStats& stats : metadata.op_stats) {
+    result->ops.push_back(stats.operator_name);
+    result->macs += stats.macs;
+  }
+}
+
+bool Ran(const Result& result, const std::string& op) {
+  return std::find(result.ops.begin(), result.ops.end(), op) != result.ops.end();
+}
+
+void ExpectNear(const std::vector<float>& expected, const std::vector<float>& actual,
+                const std::string& what) {
+  ASSERT_EQ(expected.size(), actual.size()) << what;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_NEAR(expected[i], actual[i], 1e-4f + 1e-4f * std::fabs(expected[i]))
+        << what << " at " << i;
+  }
+}
+
+// Whether this build and CPU run the blocked layout with a blocked 1x1
+// kernel, which the fusion needs (the test forces the layout on).
+bool FusionPossible() {
+  const ops::KernelTable* table = ops::ActiveKernelTable();
+  return ops::BlockedLayoutBlock(table) > 0 && table->blocked_conv != nullptr;
+}
+
+class FusedDepthwiseTest : public ::testing::Test {
+ protected:
+  void SetUp() override { setenv("MACE_CPU_BLOCKED_LAYOUT", "1", 1); }
+  void TearDown() override { unsetenv("MACE_CPU_BLOCKED_LAYOUT"); }
+};
+
+// The fused pair against the reference and the unfused engine: stride 1
+// and 2 (MobileNet's 112 -> 56 pair, two images), one to three threads.
+TEST_F(FusedDepthwiseTest, MatchesReferenceAndUnfused) {
+  const Shape shapes[] = {{1, 16, 32, 48, 56, 1}, {2, 16, 32, 32, 112, 2}, {1, 32, 48, 64, 57, 1}};
+  uint32_t seed = 7;
+  for (const Shape& s : shapes) {
+    const Model m = Build(s, false, seed++);
+    Result unfused;
+    RunEngine(m, {"z1"}, 1, false, &unfused);
+    ExpectNear(m.expected.at("z1"), unfused.outputs["z1"], "unfused");
+    EXPECT_TRUE(Ran(unfused, "pw1"));
+    for (int threads = 1; threads <= 3; ++threads) {
+      Result fused;
+      RunEngine(m, {"z1"}, threads, true, &fused);
+      const std::string what = "size " + std::to_string(s.size) + ", stride " +
+                               std::to_string(s.stride) + ", " + std::to_string(threads) +
+                               " threads";
+      ExpectNear(m.expected.at("z1"), fused.outputs["z1"], what);
+      ExpectNear(unfused.outputs["z1"], fused.outputs["z1"], what + " against unfused");
+      EXPECT_TRUE(Ran(fused, "dw")) << what;
+      EXPECT_EQ(Ran(fused, "pw1"), !FusionPossible()) << what;
+      // The fused op reports both layers' multiply-adds.
+      EXPECT_EQ(fused.macs, unfused.macs) << what;
+    }
+  }
+}
+
+// Runs `m` at two threads with the fusion on: every output as the
+// reference has it, and every op of `unfused` in the profile.
+void ExpectUnfused(const Model& m, const std::vector<std::string>& outputs,
+                   const std::vector<std::string>& unfused) {
+  Result result;
+  RunEngine(m, outputs, 2, true, &result);
+  for (const std::string& name : outputs) {
+    ExpectNear(m.expected.at(name), result.outputs[name], name);
+  }
+  for (const std::string& op : unfused) EXPECT_TRUE(Ran(result, op)) << op;
+}
+
+// Below 56x56 the two layers run as they are.
+TEST_F(FusedDepthwiseTest, SmallMapsStayUnfused) {
+  ExpectUnfused(Build({1, 16, 32, 48, 28, 1}, false, 11), {"z1"}, {"pw1"});
+}
+
+// A depthwise output with two readers is computed and kept for both.
+TEST_F(FusedDepthwiseTest, TwoReadersStayUnfused) {
+  ExpectUnfused(Build({1, 16, 32, 48, 56, 1}, true, 13), {"z1", "z2"}, {"pw1", "pw2"});
+}
+
+// A depthwise output that is also a model output is written for the app.
+TEST_F(FusedDepthwiseTest, ModelOutputStaysUnfused) {
+  ExpectUnfused(Build({1, 16, 32, 48, 56, 1}, false, 17), {"d", "z1"}, {"pw1"});
+}
+
+}  // namespace
+}  // namespace mace
