@@ -675,6 +675,140 @@ void Fp16Depthwise3x3S2(const DepthwiseBand& band) {
   Depthwise3x3<2, 2>(band);
 }
 
+namespace {
+
+// The 8 x 8 transpose of halves: r[i] lane j becomes r[j] lane i.
+static inline __attribute__((always_inline)) void Transpose8x8(uint16x8_t r[8]) {
+  const uint16x8_t t0 = vtrn1q_u16(r[0], r[1]), t1 = vtrn2q_u16(r[0], r[1]);
+  const uint16x8_t t2 = vtrn1q_u16(r[2], r[3]), t3 = vtrn2q_u16(r[2], r[3]);
+  const uint16x8_t t4 = vtrn1q_u16(r[4], r[5]), t5 = vtrn2q_u16(r[4], r[5]);
+  const uint16x8_t t6 = vtrn1q_u16(r[6], r[7]), t7 = vtrn2q_u16(r[6], r[7]);
+  const auto trn1_32 = [](uint16x8_t a, uint16x8_t b) __attribute__((always_inline)) {
+    return vreinterpretq_u16_u32(vtrn1q_u32(vreinterpretq_u32_u16(a), vreinterpretq_u32_u16(b)));
+  };
+  const auto trn2_32 = [](uint16x8_t a, uint16x8_t b) __attribute__((always_inline)) {
+    return vreinterpretq_u16_u32(vtrn2q_u32(vreinterpretq_u32_u16(a), vreinterpretq_u32_u16(b)));
+  };
+  const auto trn1_64 = [](uint16x8_t a, uint16x8_t b) __attribute__((always_inline)) {
+    return vreinterpretq_u16_u64(vtrn1q_u64(vreinterpretq_u64_u16(a), vreinterpretq_u64_u16(b)));
+  };
+  const auto trn2_64 = [](uint16x8_t a, uint16x8_t b) __attribute__((always_inline)) {
+    return vreinterpretq_u16_u64(vtrn2q_u64(vreinterpretq_u64_u16(a), vreinterpretq_u64_u16(b)));
+  };
+  const uint16x8_t u0 = trn1_32(t0, t2), u2 = trn2_32(t0, t2);
+  const uint16x8_t u1 = trn1_32(t1, t3), u3 = trn2_32(t1, t3);
+  const uint16x8_t u4 = trn1_32(t4, t6), u6 = trn2_32(t4, t6);
+  const uint16x8_t u5 = trn1_32(t5, t7), u7 = trn2_32(t5, t7);
+  r[0] = trn1_64(u0, u4);
+  r[4] = trn2_64(u0, u4);
+  r[1] = trn1_64(u1, u5);
+  r[5] = trn2_64(u1, u5);
+  r[2] = trn1_64(u2, u6);
+  r[6] = trn2_64(u2, u6);
+  r[3] = trn1_64(u3, u7);
+  r[7] = trn2_64(u3, u7);
+}
+
+// The packed group's outputs into `staging`, with the activation kAct.
+template <int kStrideW, TileAct kAct>
+static void PackedOutputs(const DepthwisePackedGroup& g, const float16x8_t taps[9],
+                          float16x8_t bias) {
+  const float16_t* padded = reinterpret_cast<const float16_t*>(g.padded);
+  float16_t* out = reinterpret_cast<float16_t*>(g.staging);
+  const int64_t out_h = g.out_h, out_w = g.out_w, row_step = g.stride_h * g.padded_w * 8;
+  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(g.epilogue.lo));
+  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(g.epilogue.hi));
+  const int64_t padded_row = g.padded_w * 8;
+  for (int64_t oh = 0; oh < out_h; ++oh) {
+    const float16_t* row = padded + oh * row_step;
+    for (int64_t ow = 0; ow < out_w; ++ow, row += kStrideW * 8, out += 8) {
+      // Each tap row's three pixels are adjacent: one three-vector load.
+      const float16x8x3_t x0 = vld1q_f16_x3(row);
+      const float16x8x3_t x1 = vld1q_f16_x3(row + padded_row);
+      const float16x8x3_t x2 = vld1q_f16_x3(row + 2 * padded_row);
+      float16x8_t acc = vfmaq_f16(bias, x0.val[0], taps[0]);
+      acc = vfmaq_f16(acc, x0.val[1], taps[1]);
+      acc = vfmaq_f16(acc, x0.val[2], taps[2]);
+      acc = vfmaq_f16(acc, x1.val[0], taps[3]);
+      acc = vfmaq_f16(acc, x1.val[1], taps[4]);
+      acc = vfmaq_f16(acc, x1.val[2], taps[5]);
+      acc = vfmaq_f16(acc, x2.val[0], taps[6]);
+      acc = vfmaq_f16(acc, x2.val[1], taps[7]);
+      acc = vfmaq_f16(acc, x2.val[2], taps[8]);
+      if (kAct == kActHalf) acc = vminq_f16(vmaxq_f16(acc, lo16), hi16);
+      if (kAct == kActFloat) {
+        const float32x4_t lo = NeonActivate(vcvt_f32_f16(vget_low_f16(acc)), g.epilogue);
+        const float32x4_t hi = NeonActivate(vcvt_high_f32_f16(acc), g.epilogue);
+        acc = vcvt_high_f16_f32(vcvt_f16_f32(lo), hi);
+      }
+      vst1q_f16(out, acc);
+    }
+  }
+}
+
+}  // namespace
+
+void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& g) {
+  const int channels = g.channels;
+  // Taps (k, c) as lane c of vector k, the bias as lane c; lanes past the
+  // channels are zero.
+  float16_t tap_lanes[9 * 8] = {}, bias_lanes[8] = {};
+  for (int c = 0; c < channels; ++c) {
+    for (int k = 0; k < 9; ++k) tap_lanes[k * 8 + c] = static_cast<float16_t>(g.taps[c * 9 + k]);
+    if (g.bias != nullptr) bias_lanes[c] = static_cast<float16_t>(g.bias[c]);
+  }
+  float16x8_t taps[9];
+  for (int k = 0; k < 9; ++k) taps[k] = vld1q_f16(tap_lanes + k * 8);
+  const float16x8_t bias = vld1q_f16(bias_lanes);
+  // Input pixels in groups of 8 (the last group overlaps the one before):
+  // each channel's 8 pixels are one load, transposed to 8 pixels of 8
+  // channels. Channels past the group's read the last one's plane again.
+  {
+    const uint16_t* planes[8];
+    for (int c = 0; c < 8; ++c) planes[c] = g.in + std::min(c, channels - 1) * g.in_plane;
+    const int64_t pixels = g.in_pixels;
+    const int32_t* offsets = g.in_offsets;
+    uint16_t* padded = g.padded;
+    for (int64_t p0 = 0; p0 < pixels; p0 += 8) {
+      const int64_t p = std::min(p0, pixels - 8);
+      uint16x8_t r[8];
+#pragma GCC unroll 8
+      for (int c = 0; c < 8; ++c) r[c] = vld1q_u16(planes[c] + p);
+      Transpose8x8(r);
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j) vst1q_u16(padded + offsets[p + j] * int64_t{8}, r[j]);
+    }
+  }
+  const TileAct act = ActFor(g.epilogue);
+  if (g.stride_w == 1) {
+    if (act == kActNone) PackedOutputs<1, kActNone>(g, taps, bias);
+    else if (act == kActHalf) PackedOutputs<1, kActHalf>(g, taps, bias);
+    else PackedOutputs<1, kActFloat>(g, taps, bias);
+  } else {
+    if (act == kActNone) PackedOutputs<2, kActNone>(g, taps, bias);
+    else if (act == kActHalf) PackedOutputs<2, kActHalf>(g, taps, bias);
+    else PackedOutputs<2, kActFloat>(g, taps, bias);
+  }
+  // Output pixels back in groups of 8 (the last overlapping): 8 pixels of
+  // 8 channels transposed to 8 halves of each channel's plane.
+  const int64_t pixels = g.out_h * g.out_w;
+  const uint16_t* staging = g.staging;
+  for (int64_t p0 = 0; p0 < pixels; p0 += 8) {
+    const int64_t p = std::min(p0, pixels - 8);
+    uint16x8_t r[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) r[j] = vld1q_u16(staging + (p + j) * 8);
+    Transpose8x8(r);
+    uint16_t* out = g.out + p;
+    if (channels == 8) {
+#pragma GCC unroll 8
+      for (int c = 0; c < 8; ++c) vst1q_u16(out + c * g.out_plane, r[c]);
+    } else {
+      for (int c = 0; c < channels; ++c) vst1q_u16(out + c * g.out_plane, r[c]);
+    }
+  }
+}
+
 void Fp16FromFloat(const float* src, int64_t count, uint16_t* dst_bits) {
   float16_t* dst = reinterpret_cast<float16_t*>(dst_bits);
   int64_t i = 0;

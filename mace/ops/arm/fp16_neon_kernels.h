@@ -73,6 +73,11 @@ void Fp16PanelDot(const uint16_t* panel, int64_t depth, const uint16_t* x, float
 void Fp16Depthwise3x3S1(const DepthwiseBand& band);
 void Fp16Depthwise3x3S2(const DepthwiseBand& band);
 
+// DepthwisePackedGroup's kernel: the 9 products of each output summed in
+// half precision from the bias (rounded to half), the activation as for
+// the bands.
+void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& group);
+
 }  // namespace arm
 }  // namespace ops
 }  // namespace mace

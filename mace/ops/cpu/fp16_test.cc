@@ -707,6 +707,27 @@ TEST(Fp16Test, Depthwise3x3) {
   CheckDepthwise(3, 7, 19, 1, 1, 1, 1, seed += 3, 0.f);  // no activation
 }
 
+// Small half planes run 8 channels at a time as vector lanes: whole and
+// partial groups of channels, planes whose pixel count is not a multiple
+// of 8, both strides, padding or none, inputs wider than the outputs read.
+TEST(Fp16Test, Depthwise3x3PackedChannels) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 800;
+  for (int64_t stride : {1, 2}) {
+    CheckDepthwise(16, 7, 7, 1, stride, stride, 1, seed += 3);   // MobileNet v2's 7x7
+    CheckDepthwise(13, 14, 14, 1, stride, stride, 1, seed += 3);  // a partial group
+    CheckDepthwise(3, 3, 3, 1, stride, stride, 1, seed += 3);     // 9 pixels, 3 channels
+    CheckDepthwise(9, 2, 5, 1, stride, stride, 1, seed += 3);     // short plane
+    CheckDepthwise(8, 5, 9, 1, stride, stride, 0, seed += 3);     // no padding
+    CheckDepthwise(24, 28, 28, 1, stride, stride, 1, seed += 3);  // widest packed
+    CheckDepthwise(5, 6, 11, 1, stride, stride, 0, seed += 3, 0.3f);  // float clamp
+    CheckDepthwise(7, 9, 10, 1, stride, stride, 1, seed += 3, 0.f);   // no activation
+  }
+  CheckDepthwise(11, 10, 13, 1, 2, 1, 1, seed += 3);  // strides differ per axis
+  CheckDepthwise(11, 10, 13, 1, 1, 2, 1, seed += 3);
+  CheckDepthwise(4, 1, 9, 1, 1, 1, 1, seed += 3);  // one row
+}
+
 // The kernels of half tensors that need no tolerance: the half to float
 // conversion (exact), packing half rows (a copy) and the half sum (one
 // rounding, the same as rounding the float sum of two halves).

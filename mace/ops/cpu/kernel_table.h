@@ -141,6 +141,9 @@ struct KernelTable {
   // arm/fp16_neon_kernels.h), by horizontal stride.
   DepthwiseBandKernel fp16_depthwise3x3_s1 = nullptr;
   DepthwiseBandKernel fp16_depthwise3x3_s2 = nullptr;
+  // The same on small half planes, 8 channels at a time as vector lanes
+  // (optional: the bands run without it).
+  DepthwisePackedKernel fp16_depthwise3x3_packed = nullptr;
   // For tensors kept in half precision between ops (Storage::Plain(DT_HALF)):
   // the tile writing C as halves, B panels packed from half rows, the half
   // to float conversion and the half sum.
