@@ -93,8 +93,9 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
         for (int64_t iw = 0; iw < params.in_w; ++iw) {
           const int64_t y = ih + params.pad_top, x = iw + params.pad_left;
           const bool read = y < padded_h && x < packed_w_;
+          // Bytes: 8 halves a pixel.
           packed_offsets_[ih * params.in_w + iw] =
-              static_cast<int32_t>(read ? y * packed_w_ + x : packed_pixels_);
+              static_cast<int32_t>((read ? y * packed_w_ + x : packed_pixels_) * 16);
         }
       }
       // The padded pixels with the spare one, then the staged outputs: 8

@@ -73,7 +73,7 @@ class DepthwiseConv3x3 {
 
   ref::DepthwiseConv2dParams params_;
   DepthwiseBandKernel band_kernel_ = nullptr;
-  // With the packed kernel: each input pixel's pixel in the padded group
+  // With the packed kernel: each input pixel's byte offset in the padded group
   // (packed_pixels_ of them, padded_w_ a row, then a spare one for pixels
   // no output reads) and a thread's region of the scratch for it.
   DepthwisePackedKernel packed_kernel_ = nullptr;

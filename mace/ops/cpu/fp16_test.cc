@@ -285,6 +285,7 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
   const std::vector<float> bias = RandomFloats(p.out_channels, seed + 2);
   const std::vector<float> ri = Rounded(input), rf = Rounded(filter);
   const int64_t out_plane = p.out_h * p.out_w;
+  const int act = p.activation.type == ActivationType::NOOP ? kTileActNone : kTileActClamp;
   std::vector<double> want(p.out_channels * out_plane), tolerance(want.size());
   std::vector<double> want_half(want.size()), tolerance_half(want.size());
   for (int64_t oc = 0; oc < p.out_channels; ++oc) {
@@ -324,10 +325,10 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
           }
         }
         const int64_t o = oc * out_plane + oh * p.out_w + ow;
-        want[o] = Activate(dot.value, kTileActClamp);
+        want[o] = Activate(dot.value, act, p.activation.max_limit);
         tolerance[o] = dot.Tolerance();
         const int64_t blocks = (depth + half_block - 1) / half_block;
-        want_half[o] = Activate(tiles.value, kTileActClamp);
+        want_half[o] = Activate(tiles.value, act, p.activation.max_limit);
         tolerance_half[o] = tiles.Tolerance() + kHalfUnit * blocks * magnitude;
       }
     }
@@ -386,6 +387,20 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(1025, 1, 24, 8, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(1100, 2, 12, 16, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(33, 7, 9, 17, 1, 2, 0), seed += 3);   // strided 1x1, odd sizes
+  // Whole tiles down a panel in one call: several row panels and a row
+  // tail, with each activation form, in one block and over two.
+  for (int64_t in_c : {16, 1100}) {
+    for (float limit : {6.f, 0.3f, 0.f}) {
+      ref::Conv2DParams p = ConvParams(in_c, 4, 12, 44, 1, 1, 0);
+      if (limit > 0) {
+        p.activation.max_limit = limit;
+      } else {
+        p.activation.type = ActivationType::NOOP;
+      }
+      SCOPED_TRACE(::testing::Message() << "in " << in_c << " limit " << limit);
+      CheckConv(p, seed += 3);
+    }
+  }
 }
 
 // Winograd F(2x2, 3x3), F(4x4, 3x3) and F(6x6, 3x3) with half-precision

@@ -149,6 +149,11 @@ struct KernelTable {
   // to float conversion and the half sum.
   void (*fp16_gemm_half)(int64_t kc, const uint16_t* a, const uint16_t* b, uint16_t* c,
                          int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) = nullptr;
+  // fp16_gemm_half over `panels` whole tiles down one B panel (A's panels
+  // a_stride halves apart; optional: the tiles run one by one without it).
+  void (*fp16_gemm_half_rows)(int64_t kc, const uint16_t* a, int64_t a_stride,
+                              const uint16_t* b, uint16_t* c, int64_t ldc, int64_t panels,
+                              const TileEpilogue& epilogue) = nullptr;
   void (*fp16_pack_half_columns)(const uint16_t* src, int64_t cols, int64_t depth,
                                  int64_t depth_stride, uint16_t* dst) = nullptr;
   void (*fp16_to_float)(const uint16_t* src, int64_t count, float* dst) = nullptr;

@@ -129,8 +129,8 @@ struct DepthwisePackedGroup {
   const uint16_t* in = nullptr;  // channel 0's input plane (halves)
   int64_t in_plane = 0;          // halves from one channel's planes to the next
   int64_t in_pixels = 0;         // input pixels per plane, at least 8
-  // Input pixel i goes to pixel in_offsets[i] of `padded` (a pixel outside
-  // the read region to a spare one).
+  // Input pixel i goes to the padded pixel in_offsets[i] bytes into
+  // `padded` (a pixel outside the read region to a spare one).
   const int32_t* in_offsets = nullptr;
   // Padded pixels, padded_w a row: zero wherever in_offsets points nowhere.
   uint16_t* padded = nullptr;
