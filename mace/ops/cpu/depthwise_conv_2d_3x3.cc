@@ -18,6 +18,9 @@ constexpr int64_t kWidestVector = 16;
 constexpr int64_t kFloatBytes = sizeof(float);
 // Half planes at most this wide run 8 channels at a time (RunPackedGroups).
 constexpr int64_t kPackedMaxWidth = 28;
+// And with at most this many input and padded pixels: a thread's scratch
+// holds the padded pixels and the outputs of 8 channels (16 bytes a pixel).
+constexpr int64_t kPackedMaxPixels = 8192;
 
 int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -81,9 +84,10 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
     // plane's rows are too short for vectors along them, and each plane's
     // band, its padding and its calls cost more than its arithmetic.
     const int64_t in_pixels = params.in_h * params.in_w, out_pixels = params.out_h * params.out_w;
+    const int64_t padded_pixels = ((params.out_h - 1) * sh + 3) * ((params.out_w - 1) * sw + 3);
     if (table.fp16_depthwise3x3_packed != nullptr && params.multiplier == 1 &&
         params.out_w <= kPackedMaxWidth && in_pixels >= 8 && out_pixels >= 8 &&
-        fused_activation_) {
+        in_pixels <= kPackedMaxPixels && padded_pixels <= kPackedMaxPixels && fused_activation_) {
       packed_kernel_ = table.fp16_depthwise3x3_packed;
       packed_w_ = (params.out_w - 1) * sw + 3;
       const int64_t padded_h = (params.out_h - 1) * sh + 3;

@@ -741,6 +741,7 @@ TEST(Fp16Test, Depthwise3x3PackedChannels) {
   CheckDepthwise(11, 10, 13, 1, 2, 1, 1, seed += 3);  // strides differ per axis
   CheckDepthwise(11, 10, 13, 1, 1, 2, 1, seed += 3);
   CheckDepthwise(4, 1, 9, 1, 1, 1, 1, seed += 3);  // one row
+  CheckDepthwise(2, 300, 28, 1, 1, 1, 1, seed += 3);  // too many pixels: the bands
 }
 
 // The kernels of half tensors that need no tolerance: the half to float
