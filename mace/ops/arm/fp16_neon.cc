@@ -675,6 +675,170 @@ void Fp16Depthwise3x3S2(const DepthwiseBand& band) {
   Depthwise3x3<2, 2>(band);
 }
 
+namespace {
+
+// The 8 x 8 transpose of halves: r[i] lane j becomes r[j] lane i.
+static inline __attribute__((always_inline)) void Transpose8x8(uint16x8_t r[8]) {
+  const uint16x8_t t0 = vtrn1q_u16(r[0], r[1]), t1 = vtrn2q_u16(r[0], r[1]);
+  const uint16x8_t t2 = vtrn1q_u16(r[2], r[3]), t3 = vtrn2q_u16(r[2], r[3]);
+  const uint16x8_t t4 = vtrn1q_u16(r[4], r[5]), t5 = vtrn2q_u16(r[4], r[5]);
+  const uint16x8_t t6 = vtrn1q_u16(r[6], r[7]), t7 = vtrn2q_u16(r[6], r[7]);
+  const auto trn1_32 = [](uint16x8_t a, uint16x8_t b) __attribute__((always_inline)) {
+    return vreinterpretq_u16_u32(vtrn1q_u32(vreinterpretq_u32_u16(a), vreinterpretq_u32_u16(b)));
+  };
+  const auto trn2_32 = [](uint16x8_t a, uint16x8_t b) __attribute__((always_inline)) {
+    return vreinterpretq_u16_u32(vtrn2q_u32(vreinterpretq_u32_u16(a), vreinterpretq_u32_u16(b)));
+  };
+  const auto trn1_64 = [](uint16x8_t a, uint16x8_t b) __attribute__((always_inline)) {
+    return vreinterpretq_u16_u64(vtrn1q_u64(vreinterpretq_u64_u16(a), vreinterpretq_u64_u16(b)));
+  };
+  const auto trn2_64 = [](uint16x8_t a, uint16x8_t b) __attribute__((always_inline)) {
+    return vreinterpretq_u16_u64(vtrn2q_u64(vreinterpretq_u64_u16(a), vreinterpretq_u64_u16(b)));
+  };
+  const uint16x8_t u0 = trn1_32(t0, t2), u2 = trn2_32(t0, t2);
+  const uint16x8_t u1 = trn1_32(t1, t3), u3 = trn2_32(t1, t3);
+  const uint16x8_t u4 = trn1_32(t4, t6), u6 = trn2_32(t4, t6);
+  const uint16x8_t u5 = trn1_32(t5, t7), u7 = trn2_32(t5, t7);
+  r[0] = trn1_64(u0, u4);
+  r[4] = trn2_64(u0, u4);
+  r[1] = trn1_64(u1, u5);
+  r[5] = trn2_64(u1, u5);
+  r[2] = trn1_64(u2, u6);
+  r[6] = trn2_64(u2, u6);
+  r[3] = trn1_64(u3, u7);
+  r[7] = trn2_64(u3, u7);
+}
+
+// One output pixel of 8 channels from its three tap rows (three adjacent
+// padded pixels each), with the activation kAct.
+template <TileAct kAct>
+static inline __attribute__((always_inline)) float16x8_t PackedPixel(
+    float16x8_t acc, const float16x8_t x[9], const float16x8_t taps[9], float16x8_t lo16,
+    float16x8_t hi16, const TileEpilogue& epilogue) {
+#pragma GCC unroll 9
+  for (int k = 0; k < 9; ++k) acc = vfmaq_f16(acc, x[k], taps[k]);
+  if (kAct == kActHalf) acc = vminq_f16(vmaxq_f16(acc, lo16), hi16);
+  if (kAct == kActFloat) {
+    const float32x4_t lo = NeonActivate(vcvt_f32_f16(vget_low_f16(acc)), epilogue);
+    const float32x4_t hi = NeonActivate(vcvt_high_f32_f16(acc), epilogue);
+    acc = vcvt_high_f16_f32(vcvt_f16_f32(lo), hi);
+  }
+  return acc;
+}
+
+// The packed group's outputs into `staging`, with the activation kAct. At
+// horizontal stride 1 outputs go in pairs, which share two of the four
+// padded pixels each tap row loads.
+template <int kStrideW, TileAct kAct>
+static void PackedOutputs(const DepthwisePackedGroup& g, const float16x8_t taps[9],
+                          float16x8_t bias) {
+  const float16_t* padded = reinterpret_cast<const float16_t*>(g.padded);
+  float16_t* out = reinterpret_cast<float16_t*>(g.staging);
+  const int64_t out_h = g.out_h, out_w = g.out_w, row_step = g.stride_h * g.padded_w * 8;
+  const TileEpilogue epilogue = g.epilogue;
+  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
+  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
+  const int64_t padded_row = g.padded_w * 8;
+  const int64_t pairs = kStrideW == 1 ? out_w / 2 : 0;
+  for (int64_t oh = 0; oh < out_h; ++oh) {
+    const float16_t* r0 = padded + oh * row_step;
+    const float16_t* r1 = r0 + padded_row;
+    const float16_t* r2 = r1 + padded_row;
+    for (int64_t i = 0; i < pairs; ++i, r0 += 16, r1 += 16, r2 += 16, out += 16) {
+      const float16x8x4_t a = vld1q_f16_x4(r0), b = vld1q_f16_x4(r1), c = vld1q_f16_x4(r2);
+      const float16x8_t x0[9] = {a.val[0], a.val[1], a.val[2], b.val[0], b.val[1],
+                                 b.val[2], c.val[0], c.val[1], c.val[2]};
+      const float16x8_t x1[9] = {a.val[1], a.val[2], a.val[3], b.val[1], b.val[2],
+                                 b.val[3], c.val[1], c.val[2], c.val[3]};
+      float16x8x2_t pair;
+      pair.val[0] = PackedPixel<kAct>(bias, x0, taps, lo16, hi16, epilogue);
+      pair.val[1] = PackedPixel<kAct>(bias, x1, taps, lo16, hi16, epilogue);
+      vst1q_f16_x2(out, pair);
+    }
+    for (int64_t ow = pairs * 2; ow < out_w;
+         ++ow, r0 += kStrideW * 8, r1 += kStrideW * 8, r2 += kStrideW * 8, out += 8) {
+      // Each tap row's three pixels are adjacent: one three-vector load.
+      const float16x8x3_t a = vld1q_f16_x3(r0), b = vld1q_f16_x3(r1), c = vld1q_f16_x3(r2);
+      const float16x8_t x[9] = {a.val[0], a.val[1], a.val[2], b.val[0], b.val[1],
+                                b.val[2], c.val[0], c.val[1], c.val[2]};
+      vst1q_f16(out, PackedPixel<kAct>(bias, x, taps, lo16, hi16, epilogue));
+    }
+  }
+}
+
+}  // namespace
+
+void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& g) {
+  const int channels = g.channels;
+  // Taps (k, c) as lane c of vector k, the bias as lane c; lanes past the
+  // channels are zero.
+  float16_t tap_lanes[9 * 8] = {}, bias_lanes[8] = {};
+  const float* const tap_values = g.taps;
+  for (int c = 0; c < channels; ++c) {
+#pragma GCC unroll 9
+    for (int k = 0; k < 9; ++k) {
+      tap_lanes[k * 8 + c] = static_cast<float16_t>(tap_values[c * 9 + k]);
+    }
+  }
+  if (g.bias != nullptr) {
+    for (int c = 0; c < channels; ++c) bias_lanes[c] = static_cast<float16_t>(g.bias[c]);
+  }
+  float16x8_t taps[9];
+  for (int k = 0; k < 9; ++k) taps[k] = vld1q_f16(tap_lanes + k * 8);
+  const float16x8_t bias = vld1q_f16(bias_lanes);
+  // Input pixels in groups of 8 (the last group overlaps the one before):
+  // each channel's 8 pixels are one load, transposed to 8 pixels of 8
+  // channels. Channels past the group's read the last one's plane again.
+  {
+    const uint16_t* planes[8];
+    for (int c = 0; c < 8; ++c) planes[c] = g.in + std::min(c, channels - 1) * g.in_plane;
+    const int64_t pixels = g.in_pixels;
+    const int32_t* offsets = g.in_offsets;
+    char* const padded = reinterpret_cast<char*>(g.padded);
+    for (int64_t p0 = 0; p0 < pixels; p0 += 8) {
+      const int64_t p = std::min(p0, pixels - 8);
+      uint16x8_t r[8];
+#pragma GCC unroll 8
+      for (int c = 0; c < 8; ++c) r[c] = vld1q_u16(planes[c] + p);
+      Transpose8x8(r);
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j) {
+        vst1q_u16(reinterpret_cast<uint16_t*>(padded + offsets[p + j]), r[j]);
+      }
+    }
+  }
+  const TileAct act = ActFor(g.epilogue);
+  if (g.stride_w == 1) {
+    if (act == kActNone) PackedOutputs<1, kActNone>(g, taps, bias);
+    else if (act == kActHalf) PackedOutputs<1, kActHalf>(g, taps, bias);
+    else PackedOutputs<1, kActFloat>(g, taps, bias);
+  } else {
+    if (act == kActNone) PackedOutputs<2, kActNone>(g, taps, bias);
+    else if (act == kActHalf) PackedOutputs<2, kActHalf>(g, taps, bias);
+    else PackedOutputs<2, kActFloat>(g, taps, bias);
+  }
+  // Output pixels back in groups of 8 (the last overlapping): 8 pixels of
+  // 8 channels transposed to 8 halves of each channel's plane.
+  // Locals: the stores could alias the group's fields as far as the
+  // compiler knows.
+  const int64_t pixels = g.out_h * g.out_w;
+  const uint16_t* const staging = g.staging;
+  uint16_t* planes[8];
+  for (int c = 0; c < 8; ++c) planes[c] = g.out + std::min(c, channels - 1) * g.out_plane;
+  for (int64_t p0 = 0; p0 < pixels; p0 += 8) {
+    const int64_t p = std::min(p0, pixels - 8);
+    const uint16x8x4_t lo = vld1q_u16_x4(staging + p * 8);
+    const uint16x8x4_t hi = vld1q_u16_x4(staging + p * 8 + 32);
+    uint16x8_t r[8] = {lo.val[0], lo.val[1], lo.val[2], lo.val[3],
+                       hi.val[0], hi.val[1], hi.val[2], hi.val[3]};
+    Transpose8x8(r);
+    // Lanes past the channels go to the last channel's plane first, and
+    // its own values overwrite them.
+#pragma GCC unroll 8
+    for (int c = 7; c >= 0; --c) vst1q_u16(planes[c] + p, r[c]);
+  }
+}
+
 void Fp16FromFloat(const float* src, int64_t count, uint16_t* dst_bits) {
   float16_t* dst = reinterpret_cast<float16_t*>(dst_bits);
   int64_t i = 0;
@@ -911,6 +1075,57 @@ void Fp16GemmTile(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, in
 void Fp16GemmTileHalf(int64_t kc, const uint16_t* a, const uint16_t* b, uint16_t* c, int64_t ldc,
                       int rows, int cols, const TileEpilogue& epilogue) {
   GemmTile(kc, a, b, reinterpret_cast<float16_t*>(c), ldc, rows, cols, epilogue);
+}
+
+namespace {
+
+// Fp16GemmTileHalfRows for one form of the store: per panel only its bias
+// (as the reduction's start) and the assembly reduction and store.
+template <ReduceOut kOut>
+static void HalfRows(int64_t kc, const float16_t* a, int64_t a_stride, const float16_t* b,
+                     float16_t* c, int64_t ldc, int64_t panels, const TileEpilogue& epilogue) {
+  float16_t bounds[16];
+  vst1q_f16(bounds, vdupq_n_f16(static_cast<float16_t>(epilogue.lo)));
+  vst1q_f16(bounds + 8, vdupq_n_f16(static_cast<float16_t>(epilogue.hi)));
+  const bool add_c = kOut == kAddHalfRowsOut || kOut == kClampedAddHalfRowsOut;
+  const float* bias = add_c ? nullptr : epilogue.row_bias;
+  const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float16_t));
+  float16_t init[8];
+  vst1q_f16(init, vdupq_n_f16(0));
+  for (int64_t p = 0; p < panels; ++p, a += a_stride, c += 8 * ldc) {
+    if (bias != nullptr) {
+      vst1q_f16(init, vcombine_f16(vcvt_f16_f32(vld1q_f32(bias + 8 * p)),
+                                   vcvt_f16_f32(vld1q_f32(bias + 8 * p + 4))));
+    }
+    Reduce8x24<kOut>(kc, a, b, init, c, ldc_bytes, bounds);
+  }
+}
+
+}  // namespace
+
+void Fp16GemmTileHalfRows(int64_t kc, const uint16_t* a_bits, int64_t a_stride,
+                          const uint16_t* b_bits, uint16_t* c_bits, int64_t ldc, int64_t panels,
+                          const TileEpilogue& epilogue) {
+  const float16_t* a = reinterpret_cast<const float16_t*>(a_bits);
+  const float16_t* b = reinterpret_cast<const float16_t*>(b_bits);
+  float16_t* c = reinterpret_cast<float16_t*>(c_bits);
+  const bool act = epilogue.last && epilogue.activation != kTileActNone;
+  const TileAct form = act ? ActFor(epilogue) : kActNone;
+  if (form == kActFloat) {
+    // An activation in single precision: the tile of one panel.
+    for (int64_t p = 0; p < panels; ++p, a_bits += a_stride, c_bits += 8 * ldc) {
+      TileEpilogue tile = epilogue;
+      if (tile.row_bias != nullptr) tile.row_bias += 8 * p;
+      Fp16GemmTileHalf(kc, a_bits, b_bits, c_bits, ldc, kFp16GemmMr, kFp16GemmNr, tile);
+    }
+    return;
+  }
+  if (epilogue.accumulate) {
+    if (form == kActHalf) return HalfRows<kClampedAddHalfRowsOut>(kc, a, a_stride, b, c, ldc, panels, epilogue);
+    return HalfRows<kAddHalfRowsOut>(kc, a, a_stride, b, c, ldc, panels, epilogue);
+  }
+  if (form == kActHalf) return HalfRows<kClampedHalfRowsOut>(kc, a, a_stride, b, c, ldc, panels, epilogue);
+  HalfRows<kHalfRowsOut>(kc, a, a_stride, b, c, ldc, panels, epilogue);
 }
 
 void Fp16PanelDot(const uint16_t* panel_bits, int64_t depth, const uint16_t* x_bits, float* out) {

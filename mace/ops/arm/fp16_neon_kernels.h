@@ -58,6 +58,12 @@ void Fp16GemmTile(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, in
 void Fp16GemmTileHalf(int64_t kc, const uint16_t* a, const uint16_t* b, uint16_t* c, int64_t ldc,
                       int rows, int cols, const TileEpilogue& epilogue);
 
+// Fp16GemmTileHalf over `panels` whole 8 x 24 tiles down one B panel:
+// A's panels a_stride halves apart, C's 8 * panels rows, row_bias (when
+// read) 8 * panels values. One call instead of one per tile.
+void Fp16GemmTileHalfRows(int64_t kc, const uint16_t* a, int64_t a_stride, const uint16_t* b,
+                          uint16_t* c, int64_t ldc, int64_t panels, const TileEpilogue& epilogue);
+
 // out[j] = sum over d < depth of panel[d * 8 + j] * x[d], j < 8: one packed
 // 8-row A panel times a half vector. Partial sums of up to 64 steps are
 // kept in half precision and summed in single precision.
@@ -72,6 +78,11 @@ void Fp16PanelDot(const uint16_t* panel, int64_t depth, const uint16_t* x, float
 // the outputs are stored as halves.
 void Fp16Depthwise3x3S1(const DepthwiseBand& band);
 void Fp16Depthwise3x3S2(const DepthwiseBand& band);
+
+// DepthwisePackedGroup's kernel: the 9 products of each output summed in
+// half precision from the bias (rounded to half), the activation as for
+// the bands.
+void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& group);
 
 }  // namespace arm
 }  // namespace ops

@@ -16,6 +16,11 @@ constexpr int64_t kCacheLineFloats = 16;
 // The widest vector a band kernel computes (see DepthwiseBand).
 constexpr int64_t kWidestVector = 16;
 constexpr int64_t kFloatBytes = sizeof(float);
+// Half planes at most this wide run 8 channels at a time (RunPackedGroups).
+constexpr int64_t kPackedMaxWidth = 28;
+// And with at most this many input and padded pixels: a thread's scratch
+// holds the padded pixels and the outputs of 8 channels (16 bytes a pixel).
+constexpr int64_t kPackedMaxPixels = 8192;
 
 int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -120,6 +125,32 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
     band_rows_ = std::min(params.out_h, (budget_rows - 3) / sh + 1);
     if (band_rows_ < params.out_h && band_rows_ % 2 == 1) --band_rows_;
     band_floats_ = ThreadRegionFloats((((band_rows_ - 1) * sh + 3) * pitch_ + 1) / 2);
+    // Small planes (MobileNets' 28x28 to 7x7) as groups of 8 channels: a
+    // plane's rows are too short for vectors along them, and each plane's
+    // band, its padding and its calls cost more than its arithmetic.
+    const int64_t in_pixels = params.in_h * params.in_w, out_pixels = params.out_h * params.out_w;
+    const int64_t padded_pixels = ((params.out_h - 1) * sh + 3) * ((params.out_w - 1) * sw + 3);
+    if (table.fp16_depthwise3x3_packed != nullptr && params.multiplier == 1 &&
+        params.out_w <= kPackedMaxWidth && in_pixels >= 8 && out_pixels >= 8 &&
+        in_pixels <= kPackedMaxPixels && padded_pixels <= kPackedMaxPixels && fused_activation_) {
+      packed_kernel_ = table.fp16_depthwise3x3_packed;
+      packed_w_ = (params.out_w - 1) * sw + 3;
+      const int64_t padded_h = (params.out_h - 1) * sh + 3;
+      packed_pixels_ = padded_h * packed_w_;
+      packed_offsets_.resize(in_pixels);
+      for (int64_t ih = 0; ih < params.in_h; ++ih) {
+        for (int64_t iw = 0; iw < params.in_w; ++iw) {
+          const int64_t y = ih + params.pad_top, x = iw + params.pad_left;
+          const bool read = y < padded_h && x < packed_w_;
+          // Bytes: 8 halves a pixel.
+          packed_offsets_[ih * params.in_w + iw] =
+              static_cast<int32_t>((read ? y * packed_w_ + x : packed_pixels_) * 16);
+        }
+      }
+      // The padded pixels with the spare one, then the staged outputs: 8
+      // halves each.
+      packed_floats_ = ThreadRegionFloats((packed_pixels_ + 1 + out_pixels) * 8 / 2);
+    }
     return;
   }
   // Outputs read padded columns [0, (out_w - 1) * sw + 3); input column iw
@@ -139,7 +170,7 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
 }
 
 int64_t DepthwiseConv3x3::ScratchBytes(int threads) const {
-  return threads * band_floats_ * kFloatBytes;
+  return threads * std::max(band_floats_, packed_floats_) * kFloatBytes;
 }
 
 void DepthwiseConv3x3::FillBand(const void* input_data, int64_t first_row, int64_t rows,
@@ -234,7 +265,46 @@ void DepthwiseConv3x3::Run(const float* input, const float* filter, const float*
 
 void DepthwiseConv3x3::RunHalf(const uint16_t* input, const float* filter, const float* bias,
                                uint16_t* output, ThreadPool* pool, float* scratch) const {
+  if (packed_kernel_ != nullptr) {
+    RunPackedGroups(input, filter, bias, output, pool, scratch);
+    return;
+  }
   RunPlanes(input, filter, bias, output, true, pool, scratch);
+}
+
+void DepthwiseConv3x3::RunPackedGroups(const uint16_t* input, const float* filter,
+                                       const float* bias, uint16_t* output, ThreadPool* pool,
+                                       float* scratch) const {
+  const ref::DepthwiseConv2dParams& p = params_;
+  const int64_t groups = (p.channels + 7) / 8;
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  ParallelFor(pool, p.batch * groups, [&](int64_t begin, int64_t end, int chunk) {
+    uint16_t* padded = reinterpret_cast<uint16_t*>(scratch + chunk * packed_floats_);
+    // Only the input pixels are written: the padding stays zero.
+    std::fill(padded, padded + (packed_pixels_ + 1) * 8, uint16_t{0});
+    DepthwisePackedGroup group;
+    group.in_plane = in_plane;
+    group.in_pixels = in_plane;
+    group.in_offsets = packed_offsets_.data();
+    group.padded = padded;
+    group.padded_w = packed_w_;
+    group.stride_h = static_cast<int32_t>(p.stride_h);
+    group.stride_w = static_cast<int32_t>(p.stride_w);
+    group.out_plane = out_plane;
+    group.out_h = p.out_h;
+    group.out_w = p.out_w;
+    group.staging = padded + (packed_pixels_ + 1) * 8;
+    group.epilogue = epilogue_;
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t n = item / groups, c0 = item % groups * 8;
+      group.channels = static_cast<int32_t>(std::min<int64_t>(8, p.channels - c0));
+      group.in = input + (n * p.channels + c0) * in_plane;
+      group.taps = filter + c0 * 9;
+      group.bias = bias != nullptr ? bias + c0 : nullptr;
+      group.out = output + (n * p.channels + c0) * out_plane;
+      packed_kernel_(group);
+    }
+  });
 }
 
 void DepthwiseConv3x3::RunPlanes(const void* input_data, const float* filter, const float* bias,

@@ -12,6 +12,7 @@
 #define MACE_OPS_CPU_DEPTHWISE_CONV_2D_3X3_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/ref/depthwise_conv_2d.h"
@@ -65,8 +66,19 @@ class DepthwiseConv3x3 {
   void FillBand(const void* input, int64_t first_row, int64_t rows, bool half,
                 bool padding_rows_are_zero, float* padded) const;
 
+  // RunHalf on small planes through the table's packed kernel: groups of 8
+  // channels as vector lanes.
+  void RunPackedGroups(const uint16_t* input, const float* filter, const float* bias,
+                       uint16_t* output, ThreadPool* pool, float* scratch) const;
+
   ref::DepthwiseConv2dParams params_;
   DepthwiseBandKernel band_kernel_ = nullptr;
+  // With the packed kernel: each input pixel's byte offset in the padded group
+  // (packed_pixels_ of them, padded_w_ a row, then a spare one for pixels
+  // no output reads) and a thread's region of the scratch for it.
+  DepthwisePackedKernel packed_kernel_ = nullptr;
+  std::vector<int32_t> packed_offsets_;
+  int64_t packed_w_ = 0, packed_pixels_ = 0, packed_floats_ = 0;
   // With the table's fp16 kernels: the band holds half values, converted
   // from the input as it is copied (pitch_ then counts halves).
   void (*fp16_from_float_)(const float* src, int64_t count, uint16_t* dst) = nullptr;

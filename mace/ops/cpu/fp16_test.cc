@@ -285,6 +285,7 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
   const std::vector<float> bias = RandomFloats(p.out_channels, seed + 2);
   const std::vector<float> ri = Rounded(input), rf = Rounded(filter);
   const int64_t out_plane = p.out_h * p.out_w;
+  const int act = p.activation.type == ActivationType::NOOP ? kTileActNone : kTileActClamp;
   std::vector<double> want(p.out_channels * out_plane), tolerance(want.size());
   std::vector<double> want_half(want.size()), tolerance_half(want.size());
   for (int64_t oc = 0; oc < p.out_channels; ++oc) {
@@ -324,10 +325,10 @@ void CheckConv(const ref::Conv2DParams& p, uint32_t seed) {
           }
         }
         const int64_t o = oc * out_plane + oh * p.out_w + ow;
-        want[o] = Activate(dot.value, kTileActClamp);
+        want[o] = Activate(dot.value, act, p.activation.max_limit);
         tolerance[o] = dot.Tolerance();
         const int64_t blocks = (depth + half_block - 1) / half_block;
-        want_half[o] = Activate(tiles.value, kTileActClamp);
+        want_half[o] = Activate(tiles.value, act, p.activation.max_limit);
         tolerance_half[o] = tiles.Tolerance() + kHalfUnit * blocks * magnitude;
       }
     }
@@ -386,6 +387,20 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(1025, 1, 24, 8, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(1100, 2, 12, 16, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(33, 7, 9, 17, 1, 2, 0), seed += 3);   // strided 1x1, odd sizes
+  // Whole tiles down a panel in one call: several row panels and a row
+  // tail, with each activation form, in one block and over two.
+  for (int64_t in_c : {16, 1100}) {
+    for (float limit : {6.f, 0.3f, 0.f}) {
+      ref::Conv2DParams p = ConvParams(in_c, 4, 12, 44, 1, 1, 0);
+      if (limit > 0) {
+        p.activation.max_limit = limit;
+      } else {
+        p.activation.type = ActivationType::NOOP;
+      }
+      SCOPED_TRACE(::testing::Message() << "in " << in_c << " limit " << limit);
+      CheckConv(p, seed += 3);
+    }
+  }
 }
 
 // Winograd F(2x2, 3x3), F(4x4, 3x3) and F(6x6, 3x3) with half-precision
@@ -708,6 +723,28 @@ TEST(Fp16Test, Depthwise3x3) {
   CheckDepthwise(3, 7, 19, 1, 1, 1, 1, seed += 3, 0.3f);
   CheckDepthwise(3, 7, 19, 1, 2, 2, 1, seed += 3, 0.3f);
   CheckDepthwise(3, 7, 19, 1, 1, 1, 1, seed += 3, 0.f);  // no activation
+}
+
+// Small half planes run 8 channels at a time as vector lanes: whole and
+// partial groups of channels, planes whose pixel count is not a multiple
+// of 8, both strides, padding or none, inputs wider than the outputs read.
+TEST(Fp16Test, Depthwise3x3PackedChannels) {
+  if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  uint32_t seed = 800;
+  for (int64_t stride : {1, 2}) {
+    CheckDepthwise(16, 7, 7, 1, stride, stride, 1, seed += 3);   // MobileNet v2's 7x7
+    CheckDepthwise(13, 14, 14, 1, stride, stride, 1, seed += 3);  // a partial group
+    CheckDepthwise(3, 3, 3, 1, stride, stride, 1, seed += 3);     // 9 pixels, 3 channels
+    CheckDepthwise(9, 2, 5, 1, stride, stride, 1, seed += 3);     // short plane
+    CheckDepthwise(8, 5, 9, 1, stride, stride, 0, seed += 3);     // no padding
+    CheckDepthwise(24, 28, 28, 1, stride, stride, 1, seed += 3);  // widest packed
+    CheckDepthwise(5, 6, 11, 1, stride, stride, 0, seed += 3, 0.3f);  // float clamp
+    CheckDepthwise(7, 9, 10, 1, stride, stride, 1, seed += 3, 0.f);   // no activation
+  }
+  CheckDepthwise(11, 10, 13, 1, 2, 1, 1, seed += 3);  // strides differ per axis
+  CheckDepthwise(11, 10, 13, 1, 1, 2, 1, seed += 3);
+  CheckDepthwise(4, 1, 9, 1, 1, 1, 1, seed += 3);  // one row
+  CheckDepthwise(2, 300, 28, 1, 1, 1, 1, seed += 3);  // too many pixels: the bands
 }
 
 // The kernels of half tensors that need no tolerance: the half to float

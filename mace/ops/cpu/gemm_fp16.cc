@@ -48,7 +48,9 @@ void TileLoop(const KernelTable& table, int64_t m, int64_t n, int64_t k, int64_t
               ThreadPool* pool, float* scratch, int64_t per_thread,
               void (*tile_fn)(int64_t, const uint16_t*, const uint16_t*, CT*, int64_t, int, int,
                               const TileEpilogue&),
-              const PackFn& pack) {
+              const PackFn& pack,
+              void (*rows_fn)(int64_t, const uint16_t*, int64_t, const uint16_t*, CT*, int64_t,
+                              int64_t, const TileEpilogue&) = nullptr) {
   const int mr = table.fp16_mr, nr = table.fp16_nr;
   const int64_t kc = std::min(block, k);
   const int64_t col_panels = CeilDiv(n, nr);
@@ -69,6 +71,9 @@ void TileLoop(const KernelTable& table, int64_t m, int64_t n, int64_t k, int64_t
     const uint16_t* const a0 = a_panels;
     const int64_t a_stride = a_panel_halves;
     const auto tile_call = tile_fn;
+    const auto rows_call = rows_fn;
+    // Whole tiles down a full panel go to rows_fn in one call.
+    const int64_t whole_rows = rows_fn != nullptr ? rows / tile_rows * tile_rows : 0;
     for (int64_t j = begin; j < end; ++j) {
       const int64_t col0 = j * nr;
       const int cols = static_cast<int>(std::min<int64_t>(nr, n - col0));
@@ -80,7 +85,15 @@ void TileLoop(const KernelTable& table, int64_t m, int64_t n, int64_t k, int64_t
         tile.last = d0 + depth >= depth_k;
         const uint16_t* a_block = a0 + d0 * tile_rows;
         CT* c_tile = c0 + col0;
-        for (int64_t row0 = 0; row0 < rows;
+        int64_t first_row = 0;
+        if (whole_rows > 0 && cols == nr) {
+          tile.row_bias = row_bias;
+          rows_call(depth, a_block, a_stride, half, c_tile, c_stride, whole_rows / tile_rows, tile);
+          first_row = whole_rows;
+          a_block += whole_rows / tile_rows * a_stride;
+          c_tile += whole_rows * c_stride;
+        }
+        for (int64_t row0 = first_row; row0 < rows;
              row0 += tile_rows, a_block += a_stride, c_tile += tile_rows * c_stride) {
           tile.row_bias = row_bias != nullptr ? row_bias + row0 : nullptr;
           tile_call(depth, a_block, half, c_tile, c_stride,
@@ -171,7 +184,8 @@ void Fp16GemmHalf(const KernelTable& table, int64_t m, int64_t n, int64_t k, con
                uint16_t* half) {
              table.fp16_pack_half_columns(b + col0 + d0 * b_depth_stride, cols, depth,
                                           b_depth_stride, half);
-           });
+           },
+           table.fp16_gemm_half_rows);
 }
 
 void Fp16GemmHalfPanels(const KernelTable& table, int64_t m, int64_t n, int64_t k,
@@ -195,7 +209,8 @@ void Fp16GemmHalfPanelsToHalves(const KernelTable& table, int64_t m, int64_t n, 
   TileLoop(table, m, n, k, table.fp16_kc, a, c, ldc, epilogue, pool, scratch, per_thread,
            table.fp16_gemm_half,
            [&](int64_t col0, int cols, int64_t d0, int64_t depth, float* /*panel*/,
-               uint16_t* half) { packer(context, col0, cols, d0, depth, nr, half); });
+               uint16_t* half) { packer(context, col0, cols, d0, depth, nr, half); },
+           table.fp16_gemm_half_rows);
 }
 
 }  // namespace ops

@@ -227,7 +227,9 @@ const KernelTable* Fp16KernelTableFor(KernelIsa isa) {
     table.fp16_pack_columns = arm::Fp16PackColumns;
     table.fp16_depthwise3x3_s1 = arm::Fp16Depthwise3x3S1;
     table.fp16_depthwise3x3_s2 = arm::Fp16Depthwise3x3S2;
+    table.fp16_depthwise3x3_packed = arm::Fp16Depthwise3x3Packed;
     table.fp16_gemm_half = arm::Fp16GemmTileHalf;
+    table.fp16_gemm_half_rows = arm::Fp16GemmTileHalfRows;
     table.fp16_pack_half_columns = arm::Fp16PackHalfColumns;
     table.fp16_to_float = arm::Fp16ToFloat;
     table.fp16_add = arm::Fp16Add;

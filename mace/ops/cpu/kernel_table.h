@@ -141,11 +141,19 @@ struct KernelTable {
   // arm/fp16_neon_kernels.h), by horizontal stride.
   DepthwiseBandKernel fp16_depthwise3x3_s1 = nullptr;
   DepthwiseBandKernel fp16_depthwise3x3_s2 = nullptr;
+  // The same on small half planes, 8 channels at a time as vector lanes
+  // (optional: the bands run without it).
+  DepthwisePackedKernel fp16_depthwise3x3_packed = nullptr;
   // For tensors kept in half precision between ops (Storage::Plain(DT_HALF)):
   // the tile writing C as halves, B panels packed from half rows, the half
   // to float conversion and the half sum.
   void (*fp16_gemm_half)(int64_t kc, const uint16_t* a, const uint16_t* b, uint16_t* c,
                          int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) = nullptr;
+  // fp16_gemm_half over `panels` whole tiles down one B panel (A's panels
+  // a_stride halves apart; optional: the tiles run one by one without it).
+  void (*fp16_gemm_half_rows)(int64_t kc, const uint16_t* a, int64_t a_stride,
+                              const uint16_t* b, uint16_t* c, int64_t ldc, int64_t panels,
+                              const TileEpilogue& epilogue) = nullptr;
   void (*fp16_pack_half_columns)(const uint16_t* src, int64_t cols, int64_t depth,
                                  int64_t depth_stride, uint16_t* dst) = nullptr;
   void (*fp16_to_float)(const uint16_t* src, int64_t count, float* dst) = nullptr;

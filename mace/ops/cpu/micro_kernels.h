@@ -120,6 +120,34 @@ struct DepthwiseBand {
 
 using DepthwiseBandKernel = void (*)(const DepthwiseBand& band);
 
+// Up to 8 channels of a 3x3 depthwise convolution on half planes, computed
+// with the channels as the 8 lanes of a vector (small planes, where rows of
+// a plane are too short for vectors along them). The kernel transposes the
+// input pixels into `padded` (8 halves a pixel), computes every output pixel
+// into `staging` and transposes it back into the output planes.
+struct DepthwisePackedGroup {
+  const uint16_t* in = nullptr;  // channel 0's input plane (halves)
+  int64_t in_plane = 0;          // halves from one channel's planes to the next
+  int64_t in_pixels = 0;         // input pixels per plane, at least 8
+  // Input pixel i goes to the padded pixel in_offsets[i] bytes into
+  // `padded` (a pixel outside the read region to a spare one).
+  const int32_t* in_offsets = nullptr;
+  // Padded pixels, padded_w a row: zero wherever in_offsets points nowhere.
+  uint16_t* padded = nullptr;
+  int64_t padded_w = 0;
+  int32_t stride_h = 1, stride_w = 1;
+  int32_t channels = 8;          // 1 to 8; the lanes past them are not stored
+  const float* taps = nullptr;   // channels x 9 weights
+  const float* bias = nullptr;   // channels values, or null
+  uint16_t* out = nullptr;       // channel 0's output plane (halves)
+  int64_t out_plane = 0;         // halves from one output plane to the next
+  int64_t out_h = 0, out_w = 0;  // out_h * out_w at least 8
+  uint16_t* staging = nullptr;   // out_h * out_w pixels of 8 halves
+  TileEpilogue epilogue;         // only activation, lo and hi are read
+};
+
+using DepthwisePackedKernel = void (*)(const DepthwisePackedGroup& group);
+
 // Which input rows one output row of a pooling band reduces.
 struct PoolingRowWindow {
   int64_t first_row = 0;  // the window's first row that lies inside the input
