@@ -37,6 +37,30 @@ inline void CopyRun(const T* src, int64_t count, T* dst) {
 }
 inline void CopyFloats(const float* src, int64_t count, float* dst) { CopyRun(src, count, dst); }
 
+// Halves as two copies of one size (32, 16, 8 or 4 bytes) from the run's
+// two ends, overlapping in its middle: no per-value tail loop for the short
+// runs of narrow maps (out_w 7 or 14 splits a 24-lane panel in short runs).
+template <int kBytes>
+inline void CopyHalfEnds(const uint16_t* src, int64_t count, uint16_t* dst) {
+  constexpr int64_t kHalves = kBytes / 2;
+  std::memcpy(dst, src, kBytes);
+  std::memcpy(dst + count - kHalves, src + count - kHalves, kBytes);
+}
+inline void CopyRun(const uint16_t* src, int64_t count, uint16_t* dst) {
+  if (count >= 16) {
+    for (; count > 32; count -= 16, src += 16, dst += 16) std::memcpy(dst, src, 32);
+    CopyHalfEnds<32>(src, count, dst);
+  } else if (count >= 8) {
+    CopyHalfEnds<16>(src, count, dst);
+  } else if (count >= 4) {
+    CopyHalfEnds<8>(src, count, dst);
+  } else if (count >= 2) {
+    CopyHalfEnds<4>(src, count, dst);
+  } else if (count == 1) {
+    *dst = *src;
+  }
+}
+
 // Fills `lanes` values of one tap from input row `row` (null when the row is
 // in the padding), reading columns iw, iw + stride, ...: the lanes that fall
 // left or right of the image are zeroed in one go, the rest are a plain copy
