@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "mace/ops/cpu/conv_2d_split_columns.h"
 #include "mace/ops/cpu/fused_activation.h"
@@ -249,6 +250,15 @@ void PackPaddedRuns(const PaddedColumnsSource& s, const T* padded, int64_t pixel
     ForEachRowRun(pixel0 + p, valid, s.out_w, [&](int lane, int lanes, int64_t oh, int64_t ow) {
       segments[count++] = {lane, lanes, padded + s.image->Origin(oh, ow)};
     });
+    if constexpr (std::is_same_v<T, uint16_t>) {
+      // Halves, a whole panel in one output row (most panels of wide maps):
+      // each tap is one run of `width`, copied without the segment loop.
+      if (count == 1 && valid == width) {
+        const T* origin = segments[0].origin;
+        for (int64_t d = 0; d < depth; ++d) CopyRun(origin + offsets[d], width, dst + d * width);
+        continue;
+      }
+    }
     for (int64_t d = 0; d < depth; ++d) {
       T* out = dst + d * width;
       const int64_t offset = offsets[d];

@@ -382,6 +382,9 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(5, 9, 40, 4, 3, 2, 1), seed += 3);     // 5x20 outputs
   CheckConv(ConvParams(4, 11, 5, 3, 3, 2, 0), seed += 3);     // 5x2 outputs, unpadded
   CheckConv(ConvParams(3, 13, 13, 5, 3, 2, 1), seed += 3);    // 7x7, odd channels
+  // Rows of 30 and 51 outputs: whole 24-lane panels in one output row.
+  CheckConv(ConvParams(3, 7, 60, 5, 3, 2, 1), seed += 3);
+  CheckConv(ConvParams(3, 9, 101, 4, 7, 2, 3), seed += 3);    // a 7x7 stem
   // Half tensors: odd channels and pixels (tile edges), k in one block.
   CheckConv(ConvParams(3, 1, 5, 1, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(17, 7, 7, 25, 1, 1, 0), seed += 3);
