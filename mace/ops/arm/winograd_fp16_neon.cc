@@ -128,16 +128,10 @@ inline __attribute__((always_inline)) float16x8_t LoadHalves(const float16_t* sr
 MACE_WG_NO_LIBC_CALLS inline void StageHalfRow(const float16_t* row, int64_t in_w, int64_t col0,
                                                int64_t count, int64_t span, float16_t* dst) {
   const float16x8_t zero = vdupq_n_f16(0);
-  if (row == nullptr) {
-    for (int64_t x = 0; x < span; x += 8) vst1q_f16(dst + x, zero);
-    return;
-  }
+  for (int64_t x = 0; x < span; x += 8) vst1q_f16(dst + x, zero);
+  if (row == nullptr) return;
   const int64_t lo = WgMin(count, WgMax(0, -col0));
   const int64_t hi = WgMax(lo, WgMin(count, in_w - col0));
-  // Zeros only in the vectors that hold columns outside [lo, hi): the copy
-  // below overwrites the inside columns of the two edge vectors.
-  for (int64_t x = 0; x < lo; x += 8) vst1q_f16(dst + x, zero);
-  for (int64_t x = hi & ~int64_t{7}; x < span; x += 8) vst1q_f16(dst + x, zero);
   const float16_t* src = row + col0;
   int64_t x = lo;
   for (; x + 8 <= hi; x += 8) vst1q_f16(dst + x, vld1q_f16(src + x));
