@@ -185,9 +185,11 @@ MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, const T* const*
   for (int64_t l0 = 0; l0 < run.lanes; l0 += kChunk) {
     const int64_t col0 = run.col0 + l0 * kTile;
     const int64_t chunk_lanes = WgMin(run.lanes - l0, kChunk);
-    // The columns the row pass reads, in whole vectors of 8 (columns of a
-    // group's tiles past the run are garbage lanes the caller overwrites).
-    const int64_t span = (((chunk_lanes + 7) & ~int64_t{7}) * kTile + 2 + 7) & ~int64_t{7};
+    // The run's columns in whole vectors of 8. The row pass reads whole
+    // groups of 8 tiles: the columns of a group's tiles past the run are
+    // left as they are in `rows` (garbage lanes the caller overwrites), so
+    // a run of 10 tiles of 6 transforms 8 column vectors, not 13.
+    const int64_t span = (chunk_lanes * kTile + 2 + 7) & ~int64_t{7};
     bool inside = col0 >= 0 && col0 + span <= run.in_w;
     for (int i = 0; i < kAlpha; ++i) inside = inside && in_rows[i] != nullptr;
     const T* source[kAlpha];

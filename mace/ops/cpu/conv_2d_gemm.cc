@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "mace/ops/cpu/conv_2d_split_columns.h"
 #include "mace/ops/cpu/fused_activation.h"
@@ -36,6 +37,30 @@ inline void CopyRun(const T* src, int64_t count, T* dst) {
   for (; i < count; ++i) dst[i] = src[i];
 }
 inline void CopyFloats(const float* src, int64_t count, float* dst) { CopyRun(src, count, dst); }
+
+// Halves as two copies of one size (32, 16, 8 or 4 bytes) from the run's
+// two ends, overlapping in its middle: no per-value tail loop for the short
+// runs of narrow maps (out_w 7 or 14 splits a 24-lane panel in short runs).
+template <int kBytes>
+inline void CopyHalfEnds(const uint16_t* src, int64_t count, uint16_t* dst) {
+  constexpr int64_t kHalves = kBytes / 2;
+  std::memcpy(dst, src, kBytes);
+  std::memcpy(dst + count - kHalves, src + count - kHalves, kBytes);
+}
+inline void CopyRun(const uint16_t* src, int64_t count, uint16_t* dst) {
+  if (count >= 16) {
+    for (; count > 32; count -= 16, src += 16, dst += 16) std::memcpy(dst, src, 32);
+    CopyHalfEnds<32>(src, count, dst);
+  } else if (count >= 8) {
+    CopyHalfEnds<16>(src, count, dst);
+  } else if (count >= 4) {
+    CopyHalfEnds<8>(src, count, dst);
+  } else if (count >= 2) {
+    CopyHalfEnds<4>(src, count, dst);
+  } else if (count == 1) {
+    *dst = *src;
+  }
+}
 
 // Fills `lanes` values of one tap from input row `row` (null when the row is
 // in the padding), reading columns iw, iw + stride, ...: the lanes that fall
@@ -225,6 +250,15 @@ void PackPaddedRuns(const PaddedColumnsSource& s, const T* padded, int64_t pixel
     ForEachRowRun(pixel0 + p, valid, s.out_w, [&](int lane, int lanes, int64_t oh, int64_t ow) {
       segments[count++] = {lane, lanes, padded + s.image->Origin(oh, ow)};
     });
+    if constexpr (std::is_same_v<T, uint16_t>) {
+      // Halves, a whole panel in one output row (most panels of wide maps):
+      // each tap is one run of `width`, copied without the segment loop.
+      if (count == 1 && valid == width) {
+        const T* origin = segments[0].origin;
+        for (int64_t d = 0; d < depth; ++d) CopyRun(origin + offsets[d], width, dst + d * width);
+        continue;
+      }
+    }
     for (int64_t d = 0; d < depth; ++d) {
       T* out = dst + d * width;
       const int64_t offset = offsets[d];

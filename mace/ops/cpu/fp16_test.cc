@@ -377,6 +377,15 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(31, 7, 7, 17, 3, 1, 1), seed += 3);    // 49 pixels: a 1-column tail
   CheckConv(ConvParams(7, 3, 3, 5, 3, 2, 1), seed += 3);      // 2x2 outputs
   CheckConv(ConvParams(6, 3, 3, 4, 3, 1, 0), seed += 3);      // one pixel: matrix-vector
+  // Half panels copied in runs of every length class (1, 2-3, 4-7, 8-15,
+  // 16-24 halves): rows of 7, 20 and 3 outputs split the 24-lane panels.
+  CheckConv(ConvParams(9, 14, 14, 6, 3, 2, 1), seed += 3);    // 7x7 outputs
+  CheckConv(ConvParams(5, 9, 40, 4, 3, 2, 1), seed += 3);     // 5x20 outputs
+  CheckConv(ConvParams(4, 11, 5, 3, 3, 2, 0), seed += 3);     // 5x2 outputs, unpadded
+  CheckConv(ConvParams(3, 13, 13, 5, 3, 2, 1), seed += 3);    // 7x7, odd channels
+  // Rows of 30 and 51 outputs: whole 24-lane panels in one output row.
+  CheckConv(ConvParams(3, 7, 60, 5, 3, 2, 1), seed += 3);
+  CheckConv(ConvParams(3, 9, 101, 4, 7, 2, 3), seed += 3);    // a 7x7 stem
   // Half tensors: odd channels and pixels (tile edges), k in one block.
   CheckConv(ConvParams(3, 1, 5, 1, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(17, 7, 7, 25, 1, 1, 0), seed += 3);
