@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -192,47 +193,53 @@ constexpr ActivationType kActivations[] = {ActivationType::NOOP, ActivationType:
                                            ActivationType::RELUX, ActivationType::HARDSWISH,
                                            ActivationType::SIGMOID};
 
-TEST(BlockedConv2dTest, MatchesReference) {
-  uint32_t seed = 100;
+// One test per shape, so that test shards split the work (the whole
+// sweep runs for minutes under qemu).
+class BlockedConv2dShapeTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(BlockedConv2dShapeTest, MatchesReference) {
+  const Shape& s = kConvShapes[GetParam()];
+  uint32_t seed = 100 + 1000 * GetParam();
   for (const KernelTable* table : BlockedTables()) {
     const int block = table->channel_block;
-    for (const Shape& s : kConvShapes) {
-      for (bool blocked_input : {false, true}) {
-        for (ActivationType activation : kActivations) {
-          for (const auto& pool : testing::PoolsUnderTest()) {
-            const ref::Conv2DParams p = ParamsOf(s, activation);
-            ASSERT_TRUE(BlockedConv2d::Supports(*table, p));
-            ++seed;
-            SCOPED_TRACE(::testing::Message()
-                         << table->name << " seed " << seed << " " << s.in_channels << "->"
-                         << s.out_channels << " " << s.h << "x" << s.w << " k" << s.kernel_h << "x"
-                         << s.kernel_w << " s" << s.stride << " d" << s.dilation
-                         << " blocked input " << blocked_input << " activation "
-                         << static_cast<int>(activation) << " pool "
-                         << (pool ? pool->num_threads() : 0));
-            const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
-            const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
-            const std::vector<float> filter =
-                RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
-            const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
-            std::vector<float> expected(s.batch * s.out_channels * out_plane);
-            ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
-            const std::vector<float> in_data =
-                blocked_input ? Pack(input, s.batch, s.in_channels, in_plane, block) : input;
-            BlockedConv2d conv(*table, p, filter.data(), bias.data(), blocked_input, nullptr,
-                               pool.get());
-            std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,
-                                   std::nanf(""));
-            std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
-            conv.Run(in_data.data(), out.data(), pool.get(), scratch.data());
-            ExpectNear(Unpack(out, s.batch, s.out_channels, out_plane, block), expected, 1e-4f,
-                       1e-4f);
-          }
+    for (bool blocked_input : {false, true}) {
+      for (ActivationType activation : kActivations) {
+        for (const auto& pool : testing::PoolsUnderTest()) {
+          const ref::Conv2DParams p = ParamsOf(s, activation);
+          ASSERT_TRUE(BlockedConv2d::Supports(*table, p));
+          ++seed;
+          SCOPED_TRACE(::testing::Message()
+                       << table->name << " seed " << seed << " " << s.in_channels << "->"
+                       << s.out_channels << " " << s.h << "x" << s.w << " k" << s.kernel_h << "x"
+                       << s.kernel_w << " s" << s.stride << " d" << s.dilation
+                       << " blocked input " << blocked_input << " activation "
+                       << static_cast<int>(activation) << " pool "
+                       << (pool ? pool->num_threads() : 0));
+          const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+          const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
+          const std::vector<float> filter =
+              RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
+          const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
+          std::vector<float> expected(s.batch * s.out_channels * out_plane);
+          ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+          const std::vector<float> in_data =
+              blocked_input ? Pack(input, s.batch, s.in_channels, in_plane, block) : input;
+          BlockedConv2d conv(*table, p, filter.data(), bias.data(), blocked_input, nullptr,
+                             pool.get());
+          std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,
+                                 std::nanf(""));
+          std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
+          conv.Run(in_data.data(), out.data(), pool.get(), scratch.data());
+          ExpectNear(Unpack(out, s.batch, s.out_channels, out_plane, block), expected, 1e-4f,
+                     1e-4f);
         }
       }
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Shapes, BlockedConv2dShapeTest,
+                         ::testing::Range(0, static_cast<int>(std::size(kConvShapes))));
 
 // The filter relayout kernel against its definition: lane counts from one
 // to a whole block, rows wider than the columns taken.
@@ -330,52 +337,56 @@ const WinogradShape kWinogradShapes[] = {
     {1, 520, 40, 5, 6, 1, 1, 1, 1},
 };
 
-TEST(BlockedWinogradTest, MatchesReference) {
-  uint32_t seed = 500;
+class BlockedWinogradShapeTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(BlockedWinogradShapeTest, MatchesReference) {
+  const WinogradShape& s = kWinogradShapes[GetParam()];
+  uint32_t seed = 500 + 1000 * GetParam();
   for (const KernelTable* table : BlockedTables()) {
     const int block = table->channel_block;
-    for (const WinogradShape& s : kWinogradShapes) {
-      for (int tile : {2, 4}) {
-        for (ActivationType activation : {ActivationType::NOOP, ActivationType::RELUX,
-                                          ActivationType::HARDSWISH, ActivationType::SIGMOID}) {
-          for (const auto& pool : testing::PoolsUnderTest()) {
-            const ref::Conv2DParams p =
-                ParamsOf({s.batch, s.in_channels, s.out_channels, s.h, s.w, 3, 3, 1, 1, s.pad_top,
-                          s.pad_left, s.pad_bottom, s.pad_right},
-                         activation);
-            ASSERT_TRUE(BlockedWinograd::Supports(*table, p));
-            ++seed;
-            SCOPED_TRACE(::testing::Message()
-                         << table->name << " seed " << seed << " F(" << tile << "x" << tile << ") "
-                         << s.in_channels << "->" << s.out_channels << " " << s.h << "x" << s.w
-                         << " activation " << static_cast<int>(activation) << " pool "
-                         << (pool ? pool->num_threads() : 0));
-            const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
-            const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
-            const std::vector<float> filter =
-                RandomFloats(s.out_channels * s.in_channels * 9, seed + 1);
-            const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
-            std::vector<float> expected(s.batch * s.out_channels * out_plane);
-            ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
-            const std::vector<float> in_data = Pack(input, s.batch, s.in_channels, in_plane, block);
-            // The pool transforms the filter too.
-            BlockedWinograd conv(*table, p, filter.data(), bias.data(), tile, nullptr, pool.get());
-            std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,
-                                   std::nanf(""));
-            const int threads = pool ? pool->num_threads() : 1;
-            std::vector<float> scratch(conv.ScratchBytes(threads) / sizeof(float), std::nanf(""));
-            conv.Run(in_data.data(), out.data(), pool.get(), scratch.data());
-            // F(4x4) rounds more than F(2x2), and error grows with the
-            // reduction's length.
-            const float tolerance = (tile == 2 ? 1e-4f : 5e-4f) * (s.in_channels > 100 ? 8 : 1);
-            ExpectNear(Unpack(out, s.batch, s.out_channels, out_plane, block), expected, tolerance,
-                       tolerance);
-          }
+    for (int tile : {2, 4}) {
+      for (ActivationType activation : {ActivationType::NOOP, ActivationType::RELUX,
+                                        ActivationType::HARDSWISH, ActivationType::SIGMOID}) {
+        for (const auto& pool : testing::PoolsUnderTest()) {
+          const ref::Conv2DParams p =
+              ParamsOf({s.batch, s.in_channels, s.out_channels, s.h, s.w, 3, 3, 1, 1, s.pad_top,
+                        s.pad_left, s.pad_bottom, s.pad_right},
+                       activation);
+          ASSERT_TRUE(BlockedWinograd::Supports(*table, p));
+          ++seed;
+          SCOPED_TRACE(::testing::Message()
+                       << table->name << " seed " << seed << " F(" << tile << "x" << tile << ") "
+                       << s.in_channels << "->" << s.out_channels << " " << s.h << "x" << s.w
+                       << " activation " << static_cast<int>(activation) << " pool "
+                       << (pool ? pool->num_threads() : 0));
+          const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+          const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
+          const std::vector<float> filter =
+              RandomFloats(s.out_channels * s.in_channels * 9, seed + 1);
+          const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
+          std::vector<float> expected(s.batch * s.out_channels * out_plane);
+          ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+          const std::vector<float> in_data = Pack(input, s.batch, s.in_channels, in_plane, block);
+          // The pool transforms the filter too.
+          BlockedWinograd conv(*table, p, filter.data(), bias.data(), tile, nullptr, pool.get());
+          std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,
+                                 std::nanf(""));
+          const int threads = pool ? pool->num_threads() : 1;
+          std::vector<float> scratch(conv.ScratchBytes(threads) / sizeof(float), std::nanf(""));
+          conv.Run(in_data.data(), out.data(), pool.get(), scratch.data());
+          // F(4x4) rounds more than F(2x2), and error grows with the
+          // reduction's length.
+          const float tolerance = (tile == 2 ? 1e-4f : 5e-4f) * (s.in_channels > 100 ? 8 : 1);
+          ExpectNear(Unpack(out, s.batch, s.out_channels, out_plane, block), expected, tolerance,
+                     tolerance);
         }
       }
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Shapes, BlockedWinogradShapeTest,
+                         ::testing::Range(0, static_cast<int>(std::size(kWinogradShapes))));
 
 // The transformed filter's layout, bit for bit: position xi of filter
 // (oc, ic) at [xi][oc / block][ic][oc % block], a zero filter's transform
