@@ -42,6 +42,15 @@ constexpr int64_t kConvertTile = 64;
 void PackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t plane, int block,
                        float* out, ThreadPool* pool, BlockedPackKernel kernel) {
   const int64_t blocks = BlockCount(channels, block);
+  if (plane == 1) {
+    // One position: the blocks are the channels in order, then padding.
+    for (int64_t n = 0; n < batch; ++n) {
+      float* dst = out + n * blocks * block;
+      std::copy(in + n * channels, in + (n + 1) * channels, dst);
+      std::fill(dst + channels, dst + blocks * block, 0.f);
+    }
+    return;
+  }
   ParallelFor(pool, batch * blocks, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
       const int64_t n = task / blocks, b = task % blocks;
@@ -69,6 +78,16 @@ void PackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t
 void UnpackChannelBlocks(const float* in, int64_t batch, int64_t channels, int64_t plane, int block,
                          float* out, ThreadPool* pool, BlockedUnpackKernel kernel) {
   const int64_t blocks = BlockCount(channels, block);
+  if (plane == 1) {
+    // One position (after a global pooling): a copy without the padding
+    // lanes. Block by block, each transpose of a whole block made one
+    // position, and the pool split the blocks into tasks.
+    for (int64_t n = 0; n < batch; ++n) {
+      const float* src = in + n * blocks * block;
+      std::copy(src, src + channels, out + n * channels);
+    }
+    return;
+  }
   ParallelFor(pool, batch * blocks, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
       const int64_t n = task / blocks, b = task % blocks;

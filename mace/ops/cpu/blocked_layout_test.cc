@@ -635,19 +635,24 @@ TEST(BlockedPoolingTest, MatchesReference) {
   }
 }
 
+// Against the layout's definition; a plane of one position (after a global
+// pooling) takes a path of its own.
 TEST(ChannelBlocksTest, PackUnpackRoundTrip) {
   for (int block : {4, 8, 16}) {
     for (int64_t channels : {1, 3, 4, 15, 16, 17, 40}) {
-      const std::vector<float> plain = RandomFloats(2 * channels * 7, 7);
-      std::vector<float> blocked(2 * BlockCount(channels, block) * block * 7, 1.f);
-      PackChannelBlocks(plain.data(), 2, channels, 7, block, blocked.data(), nullptr);
-      for (int64_t i = 0; i < static_cast<int64_t>(blocked.size()); ++i) {
-        const int64_t lane = i % block, b = i / block / 7 % BlockCount(channels, block);
-        if (b * block + lane >= channels) {
-          EXPECT_EQ(blocked[i], 0.f) << "padding lane " << i;
+      for (int64_t plane : {1, 7}) {
+        const int64_t blocks = BlockCount(channels, block);
+        const std::vector<float> plain = RandomFloats(2 * channels * plane, 7);
+        std::vector<float> blocked(2 * blocks * block * plane, 1.f);
+        PackChannelBlocks(plain.data(), 2, channels, plane, block, blocked.data(), nullptr);
+        for (int64_t i = 0; i < static_cast<int64_t>(blocked.size()); ++i) {
+          const int64_t lane = i % block, p = i / block % plane, b = i / block / plane % blocks;
+          const int64_t n = i / block / plane / blocks, c = b * block + lane;
+          const float want = c < channels ? plain[(n * channels + c) * plane + p] : 0.f;
+          EXPECT_EQ(blocked[i], want) << "plane " << plane << " index " << i;
         }
+        EXPECT_EQ(Unpack(blocked, 2, channels, plane, block), plain);
       }
-      EXPECT_EQ(Unpack(blocked, 2, channels, 7, block), plain);
     }
   }
 }
