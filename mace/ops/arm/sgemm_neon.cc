@@ -86,6 +86,19 @@ inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int6
   });
 }
 
+// A run of tiles with a column bias or hard-swish (neither comes from a
+// plain convolution): each tile through NeonGemm, which stages it.
+void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
+                   int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
+                   int64_t col_bias_step, const TileEpilogue& epilogue) {
+  TileEpilogue tile = epilogue;
+  for (int64_t t = 0; t < tiles; ++t) {
+    NeonGemm(kc, a + t * a_step, b + t * b_step, c + t * c_step, ldc, tile);
+    if (tile.row_bias != nullptr) tile.row_bias += row_bias_step;
+    if (tile.col_bias != nullptr) tile.col_bias += col_bias_step;
+  }
+}
+
 }  // namespace
 
 #if defined(__aarch64__)
@@ -406,6 +419,31 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   AsmTile(kc, a, b, c, ldc * static_cast<int64_t>(sizeof(float)), accumulate,
           accumulate ? nullptr : epilogue.row_bias, clamp,
           clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+}
+
+// The tiles of a run share one set-up: the epilogue's fields are read once
+// and each tile is the assembly tile with its pointers moved on. Through
+// the driver's tile walk each full tile cost some 60 instructions around
+// AsmTile (the walk's lambda, its 64-bit min and bias arithmetic, and
+// NeonGemm's set-up); MobileNet v2 runs about 41,000 tiles, most of them
+// 16 to 64 steps deep.
+void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
+                 int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
+                 int64_t col_bias_step, const TileEpilogue& epilogue) {
+  if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+    return StagedGemmRun(tiles, kc, a, a_step, b, b_step, c, c_step, ldc, row_bias_step,
+                         col_bias_step, epilogue);
+  }
+  const bool accumulate = epilogue.accumulate;
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  const float* bias = accumulate ? nullptr : epilogue.row_bias;
+  const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  for (; tiles > 0; --tiles, a += a_step, b += b_step, c += c_step) {
+    AsmTile(kc, a, b, c, ldc_bytes, accumulate, bias, clamp, clamp_hi, bounds);
+    if (bias != nullptr) bias += row_bias_step;
+  }
 }
 
 namespace {
@@ -1084,13 +1122,8 @@ void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, cons
                  int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
                  int64_t col_bias_step, const TileEpilogue& epilogue) {
   if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
-    TileEpilogue tile = epilogue;
-    for (int64_t t = 0; t < tiles; ++t) {
-      NeonGemm(kc, a + t * a_step, b + t * b_step, c + t * c_step, ldc, tile);
-      if (tile.row_bias != nullptr) tile.row_bias += row_bias_step;
-      if (tile.col_bias != nullptr) tile.col_bias += col_bias_step;
-    }
-    return;
+    return StagedGemmRun(tiles, kc, a, a_step, b, b_step, c, c_step, ldc, row_bias_step,
+                         col_bias_step, epilogue);
   }
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
   const float bounds[2] = {epilogue.lo, epilogue.hi};
