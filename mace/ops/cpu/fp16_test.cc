@@ -397,8 +397,10 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(1100, 2, 12, 16, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(33, 7, 9, 17, 1, 2, 0), seed += 3);   // strided 1x1, odd sizes
   // Whole tiles down a panel in one call: several row panels and a row
-  // tail, with each activation form, in one block and over two.
-  for (int64_t in_c : {16, 1100}) {
+  // tail, with each activation form, in one block and over two. Short
+  // reductions of each shape the panel loop takes: single steps only (9),
+  // one 16-step group (16), a group and 8 steps (24), and all three (25).
+  for (int64_t in_c : {9, 16, 24, 25, 1100}) {
     for (float limit : {6.f, 0.3f, 0.f}) {
       ref::Conv2DParams p = ConvParams(in_c, 4, 12, 44, 1, 1, 0);
       if (limit > 0) {
