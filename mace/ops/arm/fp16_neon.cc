@@ -816,8 +816,9 @@ static inline __attribute__((always_inline)) float16x8_t PackedPixel(
 }
 
 // The packed group's outputs into `staging`, with the activation kAct. At
-// horizontal stride 1 outputs go in pairs, which share two of the four
-// padded pixels each tap row loads.
+// horizontal stride 1 outputs go in fours, which share four of the six
+// padded pixels each tap row loads (two loads a tap row for four outputs,
+// where pairs took one for two, and one store), then a pair and a single.
 template <int kStrideW, TileAct kAct>
 static void PackedOutputs(const DepthwisePackedGroup& g, const float16x8_t taps[9],
                           float16x8_t bias) {
@@ -828,11 +829,37 @@ static void PackedOutputs(const DepthwisePackedGroup& g, const float16x8_t taps[
   const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
   const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
   const int64_t padded_row = g.padded_w * 8;
-  const int64_t pairs = kStrideW == 1 ? out_w / 2 : 0;
+  const int64_t quads = kStrideW == 1 ? out_w / 4 : 0;
+  const int64_t pairs = kStrideW == 1 ? out_w % 4 / 2 : 0;
   for (int64_t oh = 0; oh < out_h; ++oh) {
     const float16_t* r0 = padded + oh * row_step;
     const float16_t* r1 = r0 + padded_row;
     const float16_t* r2 = r1 + padded_row;
+    for (int64_t i = 0; i < quads; ++i, r0 += 32, r1 += 32, r2 += 32, out += 32) {
+      // Six adjacent padded pixels of each tap row.
+      float16x8_t x[3][6];
+      const float16_t* const rows[3] = {r0, r1, r2};
+#pragma GCC unroll 3
+      for (int t = 0; t < 3; ++t) {
+        const float16x8x4_t first = vld1q_f16_x4(rows[t]);
+        const float16x8x2_t last = vld1q_f16_x2(rows[t] + 32);
+        x[t][0] = first.val[0];
+        x[t][1] = first.val[1];
+        x[t][2] = first.val[2];
+        x[t][3] = first.val[3];
+        x[t][4] = last.val[0];
+        x[t][5] = last.val[1];
+      }
+      float16x8x4_t four;
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        const float16x8_t window[9] = {x[0][j], x[0][j + 1], x[0][j + 2],
+                                       x[1][j], x[1][j + 1], x[1][j + 2],
+                                       x[2][j], x[2][j + 1], x[2][j + 2]};
+        four.val[j] = PackedPixel<kAct>(bias, window, taps, lo16, hi16, epilogue);
+      }
+      vst1q_f16_x4(out, four);
+    }
     for (int64_t i = 0; i < pairs; ++i, r0 += 16, r1 += 16, r2 += 16, out += 16) {
       const float16x8x4_t a = vld1q_f16_x4(r0), b = vld1q_f16_x4(r1), c = vld1q_f16_x4(r2);
       const float16x8_t x0[9] = {a.val[0], a.val[1], a.val[2], b.val[0], b.val[1],
@@ -844,7 +871,7 @@ static void PackedOutputs(const DepthwisePackedGroup& g, const float16x8_t taps[
       pair.val[1] = PackedPixel<kAct>(bias, x1, taps, lo16, hi16, epilogue);
       vst1q_f16_x2(out, pair);
     }
-    for (int64_t ow = pairs * 2; ow < out_w;
+    for (int64_t ow = quads * 4 + pairs * 2; ow < out_w;
          ++ow, r0 += kStrideW * 8, r1 += kStrideW * 8, r2 += kStrideW * 8, out += 8) {
       // Each tap row's three pixels are adjacent: one three-vector load.
       const float16x8x3_t a = vld1q_f16_x3(r0), b = vld1q_f16_x3(r1), c = vld1q_f16_x3(r2);
@@ -857,24 +884,57 @@ static void PackedOutputs(const DepthwisePackedGroup& g, const float16x8_t taps[
 
 }  // namespace
 
-void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& g) {
-  const int channels = g.channels;
-  // Taps (k, c) as lane c of vector k, the bias as lane c; lanes past the
-  // channels are zero.
-  float16_t tap_lanes[9 * 8] = {}, bias_lanes[8] = {};
-  const float* const tap_values = g.taps;
-  for (int c = 0; c < channels; ++c) {
-#pragma GCC unroll 9
-    for (int k = 0; k < 9; ++k) {
-      tap_lanes[k * 8 + c] = static_cast<float16_t>(tap_values[c * 9 + k]);
+// A whole group's taps and bias as lanes: each channel's first 8 taps
+// converted as one vector and the 8 x 8 block transposed, tap 8 and the
+// bias 8 lanes at a time (about 60 instructions where converting and
+// storing the 81 values one by one took 300, per group of 8 channels).
+static void WholeGroupTaps(const DepthwisePackedGroup& g, float16x8_t taps[9],
+                           float16x8_t* bias) {
+  const float* t = g.taps;
+  uint16x8_t rows[8];
+  float32x4_t last_lo = vdupq_n_f32(0.f), last_hi = vdupq_n_f32(0.f);
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; ++c, t += 9) {
+    rows[c] = vreinterpretq_u16_f16(
+        vcvt_high_f16_f32(vcvt_f16_f32(vld1q_f32(t)), vld1q_f32(t + 4)));
+    if (c < 4) {
+      last_lo = vsetq_lane_f32(t[8], last_lo, c & 3);
+    } else {
+      last_hi = vsetq_lane_f32(t[8], last_hi, c & 3);
     }
   }
-  if (g.bias != nullptr) {
-    for (int c = 0; c < channels; ++c) bias_lanes[c] = static_cast<float16_t>(g.bias[c]);
-  }
+  Transpose8x8(rows);
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) taps[k] = vreinterpretq_f16_u16(rows[k]);
+  taps[8] = vcvt_high_f16_f32(vcvt_f16_f32(last_lo), last_hi);
+  *bias = g.bias == nullptr ? vdupq_n_f16(0)
+                            : vcvt_high_f16_f32(vcvt_f16_f32(vld1q_f32(g.bias)),
+                                                vld1q_f32(g.bias + 4));
+}
+
+void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& g) {
+  const int channels = g.channels;
   float16x8_t taps[9];
-  for (int k = 0; k < 9; ++k) taps[k] = vld1q_f16(tap_lanes + k * 8);
-  const float16x8_t bias = vld1q_f16(bias_lanes);
+  float16x8_t bias;
+  if (channels == 8) {
+    WholeGroupTaps(g, taps, &bias);
+  } else {
+    // Taps (k, c) as lane c of vector k, the bias as lane c; lanes past the
+    // channels are zero.
+    float16_t tap_lanes[9 * 8] = {}, bias_lanes[8] = {};
+    const float* const tap_values = g.taps;
+    for (int c = 0; c < channels; ++c) {
+#pragma GCC unroll 9
+      for (int k = 0; k < 9; ++k) {
+        tap_lanes[k * 8 + c] = static_cast<float16_t>(tap_values[c * 9 + k]);
+      }
+    }
+    if (g.bias != nullptr) {
+      for (int c = 0; c < channels; ++c) bias_lanes[c] = static_cast<float16_t>(g.bias[c]);
+    }
+    for (int k = 0; k < 9; ++k) taps[k] = vld1q_f16(tap_lanes + k * 8);
+    bias = vld1q_f16(bias_lanes);
+  }
   // Input pixels in groups of 8 (the last group overlaps the one before):
   // each channel's 8 pixels are one load, transposed to 8 pixels of 8
   // channels. Channels past the group's read the last one's plane again.
@@ -884,15 +944,33 @@ void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& g) {
     const int64_t pixels = g.in_pixels;
     const int32_t* offsets = g.in_offsets;
     char* const padded = reinterpret_cast<char*>(g.padded);
+    uint32_t pixels8[32];
     for (int64_t p0 = 0; p0 < pixels; p0 += 8) {
       const int64_t p = std::min(p0, pixels - 8);
       uint16x8_t r[8];
 #pragma GCC unroll 8
       for (int c = 0; c < 8; ++c) r[c] = vld1q_u16(planes[c] + p);
-      Transpose8x8(r);
+      // Channels zipped in pairs, whose 32-bit lanes st4 interleaves: the
+      // 8 pixels of 8 channels in 8 zips and 2 stores (the transpose took
+      // 24 permutes). Pixels of one input row inside the read region sit
+      // in consecutive padded pixels, and the spare one follows the last
+      // padded pixel, so 8 offsets whose ends are 7 pixels apart are
+      // consecutive: stored in place, else through `pixels8` one by one.
+      uint32x4x4_t front, back;
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {
+        front.val[k] = vreinterpretq_u32_u16(vzip1q_u16(r[2 * k], r[2 * k + 1]));
+        back.val[k] = vreinterpretq_u32_u16(vzip2q_u16(r[2 * k], r[2 * k + 1]));
+      }
+      const int32_t first = offsets[p];
+      const bool consecutive = offsets[p + 7] - first == 7 * 16;
+      uint32_t* const dst = consecutive ? reinterpret_cast<uint32_t*>(padded + first) : pixels8;
+      vst4q_u32(dst, front);
+      vst4q_u32(dst + 16, back);
+      if (consecutive) continue;
 #pragma GCC unroll 8
       for (int j = 0; j < 8; ++j) {
-        vst1q_u16(reinterpret_cast<uint16_t*>(padded + offsets[p + j]), r[j]);
+        vst1q_u32(reinterpret_cast<uint32_t*>(padded + offsets[p + j]), vld1q_u32(pixels8 + 4 * j));
       }
     }
   }
@@ -916,11 +994,19 @@ void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& g) {
   for (int c = 0; c < 8; ++c) planes[c] = g.out + std::min(c, channels - 1) * g.out_plane;
   for (int64_t p0 = 0; p0 < pixels; p0 += 8) {
     const int64_t p = std::min(p0, pixels - 8);
-    const uint16x8x4_t lo = vld1q_u16_x4(staging + p * 8);
-    const uint16x8x4_t hi = vld1q_u16_x4(staging + p * 8 + 32);
-    uint16x8_t r[8] = {lo.val[0], lo.val[1], lo.val[2], lo.val[3],
-                       hi.val[0], hi.val[1], hi.val[2], hi.val[3]};
-    Transpose8x8(r);
+    // ld4 of 32-bit lanes parts pixels p to p + 3 (and p + 4 to p + 7)
+    // into channel pairs, unzipped to channels: 2 loads and 8 unzips where
+    // the transpose took 2 and 24.
+    const uint32x4x4_t front = vld4q_u32(reinterpret_cast<const uint32_t*>(staging + p * 8));
+    const uint32x4x4_t back = vld4q_u32(reinterpret_cast<const uint32_t*>(staging + p * 8 + 32));
+    uint16x8_t r[8];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      const uint16x8_t x = vreinterpretq_u16_u32(front.val[k]);
+      const uint16x8_t y = vreinterpretq_u16_u32(back.val[k]);
+      r[2 * k] = vuzp1q_u16(x, y);
+      r[2 * k + 1] = vuzp2q_u16(x, y);
+    }
     // Lanes past the channels go to the last channel's plane first, and
     // its own values overwrite them.
 #pragma GCC unroll 8

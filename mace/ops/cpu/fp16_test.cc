@@ -756,6 +756,12 @@ TEST(Fp16Test, Depthwise3x3PackedChannels) {
   CheckDepthwise(11, 10, 13, 1, 1, 2, 1, seed += 3);
   CheckDepthwise(4, 1, 9, 1, 1, 1, 1, seed += 3);  // one row
   CheckDepthwise(2, 300, 28, 1, 1, 1, 1, seed += 3);  // too many pixels: the bands
+  // Rows of whole groups of 8 input pixels (stored in place), and an
+  // unpadded stride 2 whose last column and row no output reads (pixels
+  // that go to the spare one).
+  CheckDepthwise(8, 20, 16, 1, 2, 2, 1, seed += 3);
+  CheckDepthwise(8, 10, 10, 1, 2, 2, 0, seed += 3);
+  CheckDepthwise(16, 9, 24, 1, 1, 1, 1, seed += 3);
 }
 
 // The kernels of half tensors that need no tolerance: the half to float
