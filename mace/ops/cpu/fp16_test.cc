@@ -727,6 +727,9 @@ TEST(Fp16Test, Depthwise3x3) {
     }
     CheckDepthwise(4, 112, 30, 1, stride, stride, 1, seed += 3);  // several bands
     CheckDepthwise(2, 9, 11, 3, stride, stride, 0, seed += 3);    // multiplier, no padding
+    // Band rows copied in 64-byte steps: whole ones, and a ragged end.
+    CheckDepthwise(2, 5, 64, 1, stride, stride, 1, seed += 3);
+    CheckDepthwise(2, 5, 70, 1, stride, stride, 1, seed += 3);
   }
   CheckDepthwise(3, 10, 13, 1, 2, 1, 1, seed += 3);  // strides differ per axis
   CheckDepthwise(3, 10, 13, 1, 1, 2, 1, seed += 3);
