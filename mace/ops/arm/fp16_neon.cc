@@ -282,6 +282,95 @@ static inline __attribute__((always_inline)) void Reduce8x24(int64_t kc, const f
   }
 #undef MACE_FP16_OPERANDS
 }
+
+// Byte indices for tbl that spread 8 halves b0..b7 to b0 b0 b0 b1 b1 b1 ...
+// b7 b7 b7 (three vectors): then each ld4r of four of them fills four
+// accumulators, six ld4r all 24 (instead of 24 dup).
+struct BiasSpreadIndex {
+  uint8_t bytes[48];
+};
+constexpr BiasSpreadIndex MakeBiasSpreadIndex() {
+  BiasSpreadIndex index{};
+  for (int i = 0; i < 48; ++i) index.bytes[i] = static_cast<uint8_t>(2 * (i / 2 / 3) + i % 2);
+  return index;
+}
+constexpr BiasSpreadIndex kBiasSpreadIndex = MakeBiasSpreadIndex();
+
+// HalfRows' first-block forms with every panel in one assembly loop: the
+// same reduction and store as Reduce8x24<kHalfRowsOut or
+// kClampedHalfRowsOut>, with the accumulators started from the row bias
+// by six ld4r of its spread copy (15 instructions a panel where the
+// conversion and 24 dup took 27) and no call or reload between panels. The
+// short reductions of 1x1 layers with few input channels (16 to 32 steps,
+// about 400 fmla a tile) felt those 40 instructions. `bias` holds 8 floats
+// a panel, bias_step bytes apart (0: the same 8 for every panel).
+template <bool kClamp>
+static void HalfRowsPanels(int64_t kc, const float16_t* a, int64_t a_skip_bytes,
+                           const float16_t* b_panel, const float* bias, int64_t bias_step,
+                           float16_t* out, int64_t ldc_bytes, int64_t panels,
+                           const float16_t* bounds) {
+  float16_t spread[24];
+  // Set by the assembly: early clobbers, so that none shares an input's
+  // register.
+  const float16_t* b;
+  const float16_t* spread_at;
+  int64_t groups, rest;
+#define MACE_FP16_PANEL_START                                  \
+  "0:\n"                                                       \
+  "ld1 {v0.4s, v1.4s}, [%[bias]], %[bias_step]\n"              \
+  "ld1 {v4.16b, v5.16b, v6.16b}, [%[index]]\n"                 \
+  "fcvtn v0.4h, v0.4s\n"                                       \
+  "fcvtn2 v0.8h, v1.4s\n"                                      \
+  "tbl v1.16b, {v0.16b}, v4.16b\n"                             \
+  "tbl v2.16b, {v0.16b}, v5.16b\n"                             \
+  "tbl v3.16b, {v0.16b}, v6.16b\n"                             \
+  "mov %[at], %[spread]\n"                                     \
+  "st1 {v1.8h, v2.8h, v3.8h}, [%[at]]\n"                       \
+  "ld4r {v8.8h, v9.8h, v10.8h, v11.8h}, [%[at]], #8\n"         \
+  "ld4r {v12.8h, v13.8h, v14.8h, v15.8h}, [%[at]], #8\n"       \
+  "ld4r {v16.8h, v17.8h, v18.8h, v19.8h}, [%[at]], #8\n"       \
+  "ld4r {v20.8h, v21.8h, v22.8h, v23.8h}, [%[at]], #8\n"       \
+  "ld4r {v24.8h, v25.8h, v26.8h, v27.8h}, [%[at]], #8\n"       \
+  "ld4r {v28.8h, v29.8h, v30.8h, v31.8h}, [%[at]]\n"           \
+  "lsr %[groups], %[kc], #4\n"                                 \
+  "mov %[b], %[b_panel]\n"                                     \
+  "cbz %[groups], 2f\n"                                        \
+  "1:\n" MACE_FP16_ASM_4STEPS MACE_FP16_ASM_4STEPS MACE_FP16_ASM_4STEPS \
+  MACE_FP16_ASM_4STEPS                                         \
+  "subs %[groups], %[groups], #1\n"                            \
+  "b.ne 1b\n"                                                  \
+  "2:\n"                                                       \
+  "tbz %[kc], #3, 5f\n" MACE_FP16_ASM_4STEPS MACE_FP16_ASM_4STEPS \
+  "5:\n"                                                       \
+  "ands %[rest], %[kc], #7\n"                                  \
+  "b.eq 4f\n"                                                  \
+  "3:\n"                                                       \
+  "ld1 {v0.8h}, [%[a]], #16\n"                                 \
+  "ld1 {v4.8h, v5.8h, v6.8h}, [%[b]], #48\n" MACE_FP16_ASM_STEP("0") \
+  "subs %[rest], %[rest], #1\n"                                \
+  "b.ne 3b\n"                                                  \
+  "4:\n"
+#define MACE_FP16_PANEL_END                                                                   \
+  MACE_FP16_STORE_ROWS                                                                        \
+  "add %[a], %[a], %[a_skip]\n"                                                               \
+  "subs %[panels], %[panels], #1\n"                                                           \
+  "b.ne 0b\n"                                                                                 \
+  : [a] "+r"(a), [out] "+r"(out), [bias] "+r"(bias), [panels] "+r"(panels), [b] "=&r"(b),    \
+    [groups] "=&r"(groups), [rest] "=&r"(rest), [at] "=&r"(spread_at)                         \
+  : [kc] "r"(kc), [a_skip] "r"(a_skip_bytes), [b_panel] "r"(b_panel), [ldc] "r"(ldc_bytes),   \
+    [bias_step] "r"(bias_step), [index] "r"(kBiasSpreadIndex.bytes), [spread] "r"(spread),    \
+    [bounds] "r"(bounds)                                                                      \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", \
+    "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",      \
+    "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
+  if constexpr (kClamp) {
+    asm volatile(MACE_FP16_PANEL_START MACE_FP16_CLAMP MACE_FP16_PANEL_END);
+  } else {
+    asm volatile(MACE_FP16_PANEL_START MACE_FP16_PANEL_END);
+  }
+#undef MACE_FP16_PANEL_START
+#undef MACE_FP16_PANEL_END
+}
 #undef MACE_FP16_ADD_ROWS
 #undef MACE_FP16_ADD_ROW_PAIR
 #undef MACE_FP16_REDUCE8X24
@@ -727,8 +816,9 @@ static inline __attribute__((always_inline)) float16x8_t PackedPixel(
 }
 
 // The packed group's outputs into `staging`, with the activation kAct. At
-// horizontal stride 1 outputs go in pairs, which share two of the four
-// padded pixels each tap row loads.
+// horizontal stride 1 outputs go in fours, which share four of the six
+// padded pixels each tap row loads (two loads a tap row for four outputs,
+// where pairs took one for two, and one store), then a pair and a single.
 template <int kStrideW, TileAct kAct>
 static void PackedOutputs(const DepthwisePackedGroup& g, const float16x8_t taps[9],
                           float16x8_t bias) {
@@ -739,11 +829,37 @@ static void PackedOutputs(const DepthwisePackedGroup& g, const float16x8_t taps[
   const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
   const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
   const int64_t padded_row = g.padded_w * 8;
-  const int64_t pairs = kStrideW == 1 ? out_w / 2 : 0;
+  const int64_t quads = kStrideW == 1 ? out_w / 4 : 0;
+  const int64_t pairs = kStrideW == 1 ? out_w % 4 / 2 : 0;
   for (int64_t oh = 0; oh < out_h; ++oh) {
     const float16_t* r0 = padded + oh * row_step;
     const float16_t* r1 = r0 + padded_row;
     const float16_t* r2 = r1 + padded_row;
+    for (int64_t i = 0; i < quads; ++i, r0 += 32, r1 += 32, r2 += 32, out += 32) {
+      // Six adjacent padded pixels of each tap row.
+      float16x8_t x[3][6];
+      const float16_t* const rows[3] = {r0, r1, r2};
+#pragma GCC unroll 3
+      for (int t = 0; t < 3; ++t) {
+        const float16x8x4_t first = vld1q_f16_x4(rows[t]);
+        const float16x8x2_t last = vld1q_f16_x2(rows[t] + 32);
+        x[t][0] = first.val[0];
+        x[t][1] = first.val[1];
+        x[t][2] = first.val[2];
+        x[t][3] = first.val[3];
+        x[t][4] = last.val[0];
+        x[t][5] = last.val[1];
+      }
+      float16x8x4_t four;
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        const float16x8_t window[9] = {x[0][j], x[0][j + 1], x[0][j + 2],
+                                       x[1][j], x[1][j + 1], x[1][j + 2],
+                                       x[2][j], x[2][j + 1], x[2][j + 2]};
+        four.val[j] = PackedPixel<kAct>(bias, window, taps, lo16, hi16, epilogue);
+      }
+      vst1q_f16_x4(out, four);
+    }
     for (int64_t i = 0; i < pairs; ++i, r0 += 16, r1 += 16, r2 += 16, out += 16) {
       const float16x8x4_t a = vld1q_f16_x4(r0), b = vld1q_f16_x4(r1), c = vld1q_f16_x4(r2);
       const float16x8_t x0[9] = {a.val[0], a.val[1], a.val[2], b.val[0], b.val[1],
@@ -755,7 +871,7 @@ static void PackedOutputs(const DepthwisePackedGroup& g, const float16x8_t taps[
       pair.val[1] = PackedPixel<kAct>(bias, x1, taps, lo16, hi16, epilogue);
       vst1q_f16_x2(out, pair);
     }
-    for (int64_t ow = pairs * 2; ow < out_w;
+    for (int64_t ow = quads * 4 + pairs * 2; ow < out_w;
          ++ow, r0 += kStrideW * 8, r1 += kStrideW * 8, r2 += kStrideW * 8, out += 8) {
       // Each tap row's three pixels are adjacent: one three-vector load.
       const float16x8x3_t a = vld1q_f16_x3(r0), b = vld1q_f16_x3(r1), c = vld1q_f16_x3(r2);
@@ -768,24 +884,57 @@ static void PackedOutputs(const DepthwisePackedGroup& g, const float16x8_t taps[
 
 }  // namespace
 
-void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& g) {
-  const int channels = g.channels;
-  // Taps (k, c) as lane c of vector k, the bias as lane c; lanes past the
-  // channels are zero.
-  float16_t tap_lanes[9 * 8] = {}, bias_lanes[8] = {};
-  const float* const tap_values = g.taps;
-  for (int c = 0; c < channels; ++c) {
-#pragma GCC unroll 9
-    for (int k = 0; k < 9; ++k) {
-      tap_lanes[k * 8 + c] = static_cast<float16_t>(tap_values[c * 9 + k]);
+// A whole group's taps and bias as lanes: each channel's first 8 taps
+// converted as one vector and the 8 x 8 block transposed, tap 8 and the
+// bias 8 lanes at a time (about 60 instructions where converting and
+// storing the 81 values one by one took 300, per group of 8 channels).
+static void WholeGroupTaps(const DepthwisePackedGroup& g, float16x8_t taps[9],
+                           float16x8_t* bias) {
+  const float* t = g.taps;
+  uint16x8_t rows[8];
+  float32x4_t last_lo = vdupq_n_f32(0.f), last_hi = vdupq_n_f32(0.f);
+#pragma GCC unroll 8
+  for (int c = 0; c < 8; ++c, t += 9) {
+    rows[c] = vreinterpretq_u16_f16(
+        vcvt_high_f16_f32(vcvt_f16_f32(vld1q_f32(t)), vld1q_f32(t + 4)));
+    if (c < 4) {
+      last_lo = vsetq_lane_f32(t[8], last_lo, c & 3);
+    } else {
+      last_hi = vsetq_lane_f32(t[8], last_hi, c & 3);
     }
   }
-  if (g.bias != nullptr) {
-    for (int c = 0; c < channels; ++c) bias_lanes[c] = static_cast<float16_t>(g.bias[c]);
-  }
+  Transpose8x8(rows);
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) taps[k] = vreinterpretq_f16_u16(rows[k]);
+  taps[8] = vcvt_high_f16_f32(vcvt_f16_f32(last_lo), last_hi);
+  *bias = g.bias == nullptr ? vdupq_n_f16(0)
+                            : vcvt_high_f16_f32(vcvt_f16_f32(vld1q_f32(g.bias)),
+                                                vld1q_f32(g.bias + 4));
+}
+
+void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& g) {
+  const int channels = g.channels;
   float16x8_t taps[9];
-  for (int k = 0; k < 9; ++k) taps[k] = vld1q_f16(tap_lanes + k * 8);
-  const float16x8_t bias = vld1q_f16(bias_lanes);
+  float16x8_t bias;
+  if (channels == 8) {
+    WholeGroupTaps(g, taps, &bias);
+  } else {
+    // Taps (k, c) as lane c of vector k, the bias as lane c; lanes past the
+    // channels are zero.
+    float16_t tap_lanes[9 * 8] = {}, bias_lanes[8] = {};
+    const float* const tap_values = g.taps;
+    for (int c = 0; c < channels; ++c) {
+#pragma GCC unroll 9
+      for (int k = 0; k < 9; ++k) {
+        tap_lanes[k * 8 + c] = static_cast<float16_t>(tap_values[c * 9 + k]);
+      }
+    }
+    if (g.bias != nullptr) {
+      for (int c = 0; c < channels; ++c) bias_lanes[c] = static_cast<float16_t>(g.bias[c]);
+    }
+    for (int k = 0; k < 9; ++k) taps[k] = vld1q_f16(tap_lanes + k * 8);
+    bias = vld1q_f16(bias_lanes);
+  }
   // Input pixels in groups of 8 (the last group overlaps the one before):
   // each channel's 8 pixels are one load, transposed to 8 pixels of 8
   // channels. Channels past the group's read the last one's plane again.
@@ -795,15 +944,33 @@ void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& g) {
     const int64_t pixels = g.in_pixels;
     const int32_t* offsets = g.in_offsets;
     char* const padded = reinterpret_cast<char*>(g.padded);
+    uint32_t pixels8[32];
     for (int64_t p0 = 0; p0 < pixels; p0 += 8) {
       const int64_t p = std::min(p0, pixels - 8);
       uint16x8_t r[8];
 #pragma GCC unroll 8
       for (int c = 0; c < 8; ++c) r[c] = vld1q_u16(planes[c] + p);
-      Transpose8x8(r);
+      // Channels zipped in pairs, whose 32-bit lanes st4 interleaves: the
+      // 8 pixels of 8 channels in 8 zips and 2 stores (the transpose took
+      // 24 permutes). Pixels of one input row inside the read region sit
+      // in consecutive padded pixels, and the spare one follows the last
+      // padded pixel, so 8 offsets whose ends are 7 pixels apart are
+      // consecutive: stored in place, else through `pixels8` one by one.
+      uint32x4x4_t front, back;
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {
+        front.val[k] = vreinterpretq_u32_u16(vzip1q_u16(r[2 * k], r[2 * k + 1]));
+        back.val[k] = vreinterpretq_u32_u16(vzip2q_u16(r[2 * k], r[2 * k + 1]));
+      }
+      const int32_t first = offsets[p];
+      const bool consecutive = offsets[p + 7] - first == 7 * 16;
+      uint32_t* const dst = consecutive ? reinterpret_cast<uint32_t*>(padded + first) : pixels8;
+      vst4q_u32(dst, front);
+      vst4q_u32(dst + 16, back);
+      if (consecutive) continue;
 #pragma GCC unroll 8
       for (int j = 0; j < 8; ++j) {
-        vst1q_u16(reinterpret_cast<uint16_t*>(padded + offsets[p + j]), r[j]);
+        vst1q_u32(reinterpret_cast<uint32_t*>(padded + offsets[p + j]), vld1q_u32(pixels8 + 4 * j));
       }
     }
   }
@@ -827,11 +994,19 @@ void Fp16Depthwise3x3Packed(const DepthwisePackedGroup& g) {
   for (int c = 0; c < 8; ++c) planes[c] = g.out + std::min(c, channels - 1) * g.out_plane;
   for (int64_t p0 = 0; p0 < pixels; p0 += 8) {
     const int64_t p = std::min(p0, pixels - 8);
-    const uint16x8x4_t lo = vld1q_u16_x4(staging + p * 8);
-    const uint16x8x4_t hi = vld1q_u16_x4(staging + p * 8 + 32);
-    uint16x8_t r[8] = {lo.val[0], lo.val[1], lo.val[2], lo.val[3],
-                       hi.val[0], hi.val[1], hi.val[2], hi.val[3]};
-    Transpose8x8(r);
+    // ld4 of 32-bit lanes parts pixels p to p + 3 (and p + 4 to p + 7)
+    // into channel pairs, unzipped to channels: 2 loads and 8 unzips where
+    // the transpose took 2 and 24.
+    const uint32x4x4_t front = vld4q_u32(reinterpret_cast<const uint32_t*>(staging + p * 8));
+    const uint32x4x4_t back = vld4q_u32(reinterpret_cast<const uint32_t*>(staging + p * 8 + 32));
+    uint16x8_t r[8];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      const uint16x8_t x = vreinterpretq_u16_u32(front.val[k]);
+      const uint16x8_t y = vreinterpretq_u16_u32(back.val[k]);
+      r[2 * k] = vuzp1q_u16(x, y);
+      r[2 * k + 1] = vuzp2q_u16(x, y);
+    }
     // Lanes past the channels go to the last channel's plane first, and
     // its own values overwrite them.
 #pragma GCC unroll 8
@@ -1090,6 +1265,16 @@ static void HalfRows(int64_t kc, const float16_t* a, int64_t a_stride, const flo
   const bool add_c = kOut == kAddHalfRowsOut || kOut == kClampedAddHalfRowsOut;
   const float* bias = add_c ? nullptr : epilogue.row_bias;
   const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float16_t));
+  if constexpr (kOut == kHalfRowsOut || kOut == kClampedHalfRowsOut) {
+    if (panels <= 0) return;
+    static const float kZeroBias[8] = {};
+    const int64_t a_skip_bytes = (a_stride - 8 * kc) * static_cast<int64_t>(sizeof(float16_t));
+    HalfRowsPanels<kOut == kClampedHalfRowsOut>(
+        kc, a, a_skip_bytes, b, bias != nullptr ? bias : kZeroBias,
+        bias != nullptr ? 8 * static_cast<int64_t>(sizeof(float)) : 0, c, ldc_bytes, panels,
+        bounds);
+    return;
+  }
   float16_t init[8];
   vst1q_f16(init, vdupq_n_f16(0));
   for (int64_t p = 0; p < panels; ++p, a += a_stride, c += 8 * ldc) {

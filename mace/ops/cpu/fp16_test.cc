@@ -397,8 +397,10 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(1100, 2, 12, 16, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(33, 7, 9, 17, 1, 2, 0), seed += 3);   // strided 1x1, odd sizes
   // Whole tiles down a panel in one call: several row panels and a row
-  // tail, with each activation form, in one block and over two.
-  for (int64_t in_c : {16, 1100}) {
+  // tail, with each activation form, in one block and over two. Short
+  // reductions of each shape the panel loop takes: single steps only (9),
+  // one 16-step group (16), a group and 8 steps (24), and all three (25).
+  for (int64_t in_c : {9, 16, 24, 25, 1100}) {
     for (float limit : {6.f, 0.3f, 0.f}) {
       ref::Conv2DParams p = ConvParams(in_c, 4, 12, 44, 1, 1, 0);
       if (limit > 0) {
@@ -725,6 +727,9 @@ TEST(Fp16Test, Depthwise3x3) {
     }
     CheckDepthwise(4, 112, 30, 1, stride, stride, 1, seed += 3);  // several bands
     CheckDepthwise(2, 9, 11, 3, stride, stride, 0, seed += 3);    // multiplier, no padding
+    // Band rows copied in 64-byte steps: whole ones, and a ragged end.
+    CheckDepthwise(2, 5, 64, 1, stride, stride, 1, seed += 3);
+    CheckDepthwise(2, 5, 70, 1, stride, stride, 1, seed += 3);
   }
   CheckDepthwise(3, 10, 13, 1, 2, 1, 1, seed += 3);  // strides differ per axis
   CheckDepthwise(3, 10, 13, 1, 1, 2, 1, seed += 3);
@@ -754,6 +759,12 @@ TEST(Fp16Test, Depthwise3x3PackedChannels) {
   CheckDepthwise(11, 10, 13, 1, 1, 2, 1, seed += 3);
   CheckDepthwise(4, 1, 9, 1, 1, 1, 1, seed += 3);  // one row
   CheckDepthwise(2, 300, 28, 1, 1, 1, 1, seed += 3);  // too many pixels: the bands
+  // Rows of whole groups of 8 input pixels (stored in place), and an
+  // unpadded stride 2 whose last column and row no output reads (pixels
+  // that go to the spare one).
+  CheckDepthwise(8, 20, 16, 1, 2, 2, 1, seed += 3);
+  CheckDepthwise(8, 10, 10, 1, 2, 2, 0, seed += 3);
+  CheckDepthwise(16, 9, 24, 1, 1, 1, 1, seed += 3);
 }
 
 // The kernels of half tensors that need no tolerance: the half to float
