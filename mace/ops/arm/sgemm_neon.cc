@@ -1300,8 +1300,17 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
                       int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
 
-void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
-                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+// As Armv7ConvTile6x8 for offsets that come kernel_w taps of a kernel row
+// at a time in the padded image's pattern (PaddedImage); false, with
+// nothing written, for a kernel width other than 3 and 7.
+bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const float* base,
+                                const int64_t* offsets, float* c, int ldc_bytes,
+                                const float* bias, bool clamp, bool clamp_hi,
+                                const float* bounds);
+
+void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
+                   const int64_t* offsets, float* c, int64_t ldc, int rows, int cols,
+                   const TileEpilogue& epilogue) {
   if (epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish) {
     // Partial tiles go through a staging tile (and their row bias through
     // a staging copy, since the assembly reads 6).
@@ -1315,10 +1324,16 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
     }
     const bool clamp = epilogue.activation == kTileActClamp;
     const float bounds[2] = {epilogue.lo, epilogue.hi};
-    Armv7ConvTile6x8(static_cast<int>(kc), a, base, offsets, full ? c : tile,
-                     full ? static_cast<int>(ldc * sizeof(float)) : kNeonGemmNr * sizeof(float),
-                     row_bias, clamp,
-                     clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+    const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+    float* out = full ? c : tile;
+    const int out_bytes =
+        full ? static_cast<int>(ldc * sizeof(float)) : kNeonGemmNr * sizeof(float);
+    if (kernel_w == 0 ||
+        !Armv7ConvKernelRowsTile6x8(static_cast<int>(kc), kernel_w, a, base, offsets, out,
+                                    out_bytes, row_bias, clamp, clamp_hi, bounds)) {
+      Armv7ConvTile6x8(static_cast<int>(kc), a, base, offsets, out, out_bytes, row_bias, clamp,
+                       clamp_hi, bounds);
+    }
     if (!full) {
       for (int i = 0; i < rows; ++i) {
         for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * kNeonGemmNr + j];
@@ -1333,6 +1348,11 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
   const float32x4_t acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21},
                                  {c30, c31}, {c40, c41}, {c50, c51}};
   StoreConvTile<6, 8>(acc, c, ldc, rows, cols, epilogue);
+}
+
+void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,
+                  int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
+  Armv7ConvRows(0, kc, a, base, offsets, c, ldc, rows, cols, epilogue);
 }
 
 #endif

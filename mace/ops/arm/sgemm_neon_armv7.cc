@@ -37,6 +37,10 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
 void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
                       int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
+bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const float* base,
+                                const int64_t* offsets, float* c, int ldc_bytes,
+                                const float* bias, bool clamp, bool clamp_hi,
+                                const float* bounds);
 void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
@@ -273,7 +277,91 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
         "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",
         "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
 }
+
+// The same tile where B's rows come kKw (3 or 7) taps of a kernel row at
+// a time: kernel row r's first tap at base + offsets[r * kKw], and tap
+// j + 1's row `sa` bytes after tap j's for even j, `sb` after for odd j
+// (stride 1: both 4; at stride 2 a padded row is stored as its even
+// columns and then its odd ones, so half a row on, then back and one
+// column on). A tap is then the GEMM's step, its B load post-incremented
+// by sa or sb, 14 instructions; a kernel row adds 4 (its offset's load and
+// address, the loop), where the offsets form spends 2 on every tap.
+#define MACE_V7_ROW_TAP(s)                     \
+  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
+  "vld1.32 {d4-d7}, [%[p]], %[" s "]\n"        \
+  MACE_V7_MACS
+#define MACE_V7_ROW_TAPS_3 MACE_V7_ROW_TAP("sa") MACE_V7_ROW_TAP("sb") MACE_V7_ROW_TAP("sa")
+#define MACE_V7_ROW_TAPS_7                                                 \
+  MACE_V7_ROW_TAP("sa") MACE_V7_ROW_TAP("sb") MACE_V7_ROW_TAP("sa")        \
+  MACE_V7_ROW_TAP("sb") MACE_V7_ROW_TAP("sa") MACE_V7_ROW_TAP("sb")        \
+  MACE_V7_ROW_TAP("sa")
+#define MACE_V7_CONV_ROWS(taps)                                            \
+  "ldr %[p], [%[prm]]\n"                                                   \
+  "cmp %[p], #0\n"                                                         \
+  "beq 11f\n"                                                              \
+  MACE_V7_BIAS_OR_ZERO("p")                                                \
+  "1:\n"                                                                   \
+  "ldr %[p], [%[offs]], %[row_bytes]\n"                                    \
+  "add %[p], %[base], %[p], lsl #2\n"                                      \
+  taps                                                                     \
+  "subs %[n], %[n], #1\n"                                                  \
+  "bne 1b\n"                                                               \
+  "ldr %[t], [%[prm], #8]\n"                                               \
+  MACE_V7_CLAMP(MACE_V7_ALL)                                               \
+  "ldr %[t], [%[prm], #12]\n"                                              \
+  "vst1.32 {d8-d11}, [%[c]], %[t]\n"                                       \
+  "vst1.32 {d12-d15}, [%[c]], %[t]\n"                                      \
+  "vst1.32 {d16-d19}, [%[c]], %[t]\n"                                      \
+  "vst1.32 {d20-d23}, [%[c]], %[t]\n"                                      \
+  "vst1.32 {d24-d27}, [%[c]], %[t]\n"                                      \
+  "vst1.32 {d28-d31}, [%[c]]\n"
+#define MACE_V7_CONV_ROWS_OPERANDS                                                             \
+  : [a] "+r"(a), [offs] "+r"(offs), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)      \
+  : [base] "r"(base), [prm] "r"(prm), [sa] "r"(sa), [sb] "r"(sb),                             \
+    [row_bytes] "I"(kKw * sizeof(int64_t)), [clamp] "I"(kClamp), [clamp_hi] "I"(kClampHi)     \
+  : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
+    "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",       \
+    "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"
+
+namespace {
+template <int kKw>
+void KernelRowsTile(int kernel_rows, const float* a, const float* base, const int64_t* offsets,
+                    int sa, int sb, float* c, const ConvParams& params) {
+  const ConvParams* prm = &params;
+  int n = kernel_rows;
+  const int64_t* offs = offsets;
+  int p, t;
+  if constexpr (kKw == 3) {
+    __asm__ volatile(MACE_V7_CONV_ROWS(MACE_V7_ROW_TAPS_3) MACE_V7_CONV_ROWS_OPERANDS);
+  } else {
+    static_assert(kKw == 7, "kernel rows of 3 or 7 taps");
+    __asm__ volatile(MACE_V7_CONV_ROWS(MACE_V7_ROW_TAPS_7) MACE_V7_CONV_ROWS_OPERANDS);
+  }
+}
+}  // namespace
+
+bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const float* base,
+                                const int64_t* offsets, float* c, int ldc_bytes,
+                                const float* bias, bool clamp, bool clamp_hi,
+                                const float* bounds) {
+  if ((kernel_w != 3 && kernel_w != 7) || kc <= 0 || kc % kernel_w != 0) return false;
+  const int sa = static_cast<int>(offsets[1] - offsets[0]) * static_cast<int>(sizeof(float));
+  const int sb = static_cast<int>(offsets[2] - offsets[1]) * static_cast<int>(sizeof(float));
+  const ConvParams params = {bias, bounds, Flags(false, clamp, clamp_hi), ldc_bytes};
+  if (kernel_w == 3) {
+    KernelRowsTile<3>(kc / 3, a, base, offsets, sa, sb, c, params);
+  } else {
+    KernelRowsTile<7>(kc / 7, a, base, offsets, sa, sb, c, params);
+  }
+  return true;
+}
+#undef MACE_V7_CONV_ROWS_OPERANDS
+#undef MACE_V7_CONV_ROWS
+#undef MACE_V7_ROW_TAPS_7
+#undef MACE_V7_ROW_TAPS_3
+#undef MACE_V7_ROW_TAP
 // clang-format on
+
 
 // The first 4 columns of a 6 x 8 tile (GEMM's last column panel when it
 // holds at most 4 columns, as a 7x7 map's 49th or a 14x14 map's last 4),

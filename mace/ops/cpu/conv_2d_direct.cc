@@ -7,6 +7,15 @@
 
 namespace mace {
 namespace ops {
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+namespace arm {
+// sgemm_neon.cc: NeonConvRows for offsets that come kernel_w taps of a
+// kernel row at a time, as PaddedImage lays them out (0: any offsets).
+void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
+                   const int64_t* offsets, float* c, int64_t ldc, int rows, int cols,
+                   const TileEpilogue& epilogue);
+}  // namespace arm
+#endif
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -83,6 +92,13 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
           if (stepped) {
             table_.conv_rows_stepped(k_, filter_.Panel(mt), base + first, steps_.data(), c,
                                      out_plane, rows, cols, tile);
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+          } else if (table_.isa == KernelIsa::kNeon) {
+            // armv7 NEON: each kernel row's taps walked by two fixed steps,
+            // 2 instructions a tap fewer than the offsets form.
+            arm::Armv7ConvRows(static_cast<int>(p.kernel_w), k_, filter_.Panel(mt), base,
+                               padded_.offsets(), c, out_plane, rows, cols, tile);
+#endif
           } else {
             table_.conv_rows(k_, filter_.Panel(mt), base, padded_.offsets(), c, out_plane, rows,
                              cols, tile);

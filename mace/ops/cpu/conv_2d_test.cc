@@ -196,6 +196,9 @@ TEST(Conv2dKernelTest, DirectRowsAtEdges) {
       Check({1, 3, 17, 29, 2 * mr - 1, 7, 7, 2, 2, 1, pad}, ActivationType::RELU, 0);
       Check({1, 3, 9, 14, mr, 3, 3, 2, 2, 1, pad}, ActivationType::HARDSWISH, 0);
     }
+    // 7-tap kernel rows at stride 1 too (armv7 walks a kernel row's taps by
+    // fixed steps at both strides).
+    Check({1, 2, 9, 12, mr + 1, 7, 7, 1, 1, 1, 3}, ActivationType::RELUX, 0);
     Check({1, 4, 11, 13, 5, 3, 3, 3, 1, 1, 1}, ActivationType::NOOP, 0);
     Check({1, 4, 11, 13, 5, 3, 3, 1, 2, 1, 2}, ActivationType::LEAKYRELU, 0);
     Check({1, 5, 6, 8, 7, 1, 1, 1, 1, 1, 1}, ActivationType::NOOP, 0);  // a padded 1x1
