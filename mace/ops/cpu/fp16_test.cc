@@ -244,6 +244,13 @@ TEST(Fp16Test, GemmAtTileAndBlockEdges) {
   CheckGemm(9, 26, 9, kTileActClamp, seed += 3, 0.3f);    // a bound that is no half value
   CheckGemm(16, 27, 40, kTileActHardSwish, seed += 3);
   CheckGemm(17, 52, 513, kTileActHardSwish, seed += 3);  // three blocks
+  // 1 to 4 columns past whole vectors: a vector tile and a narrow one.
+  for (int64_t n : {9, 12, 17, 20, 33, 36, 41, 44}) {
+    CheckGemm(8, n, 11, kTileActNone, seed += 3);
+    CheckGemm(16, n, 300, kTileActClamp, seed += 3);  // clamped after two blocks
+  }
+  CheckGemm(8, 20, 17, kTileActClamp, seed += 3, 0.3f);  // a bound that is no half value
+  CheckGemm(9, 33, 40, kTileActHardSwish, seed += 3);     // and a row tail
 }
 
 TEST(Fp16Test, MatrixVector) {
@@ -396,6 +403,10 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(1025, 1, 24, 8, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(1100, 2, 12, 16, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(33, 7, 9, 17, 1, 2, 0), seed += 3);   // strided 1x1, odd sizes
+  // 33 and 44 pixels: vector and narrow tiles side by side, in one block
+  // and over two (C's halves added to).
+  CheckConv(ConvParams(16, 3, 11, 16, 1, 1, 0), seed += 3);
+  CheckConv(ConvParams(1100, 4, 11, 16, 1, 1, 0), seed += 3);
   // Whole tiles down a panel in one call: several row panels and a row
   // tail, with each activation form, in one block and over two.
   for (int64_t in_c : {16, 1100}) {
