@@ -599,6 +599,8 @@ TEST(Fp16Test, Winograd4x4) {
   CheckWinograd(5, 6, 3, 3, seed += 3);      // one partial tile, few channels
   CheckWinograd(16, 55, 55, 24, seed += 3);  // many panels of tiles
   CheckWinograd(16, 55, 55, 24, seed += 3, 4, false);  // ReLU
+  CheckWinograd(24, 7, 7, 9, seed += 3);                // 4 tiles: the narrow tile
+  CheckWinograd(16, 10, 14, 8, seed += 3, 4, false);    // 12 tiles: 8 + a narrow 4
   // The fp16 table picks F(4x4) for a SqueezeNet fire layer (27x27, 32 to
   // 128 channels) when asked for it, and im2col when not.
   const ref::Conv2DParams fire = ConvParams(32, 27, 27, 128, 3, 1, 1);
@@ -606,16 +608,16 @@ TEST(Fp16Test, Winograd4x4) {
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), fire, filter.data(), 4)->name(), "winograd_4x4");
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), fire, filter.data(), 0)->name(),
                "gemm_im2col_fp16");
-  // Tiles counted in whole vectors of 8: ResNet-18's 14x14 layers (16
-  // tiles) run F(4x4), its 7x7 ones F(2x2) (16 tiles, against 4 of 8
-  // lanes at F(4x4)).
+  // Tiles counted in whole vectors of 8, or exactly the last 1 to 4 of
+  // them: ResNet-18's 14x14 layers (16 tiles) run F(4x4), and so do its
+  // 7x7 ones (4 tiles in the narrow tile, against 16 at F(2x2)).
   const std::vector<float> deep(256 * 256 * 9, 0.5f);
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(256, 14, 14, 256, 3, 1, 1),
                                   deep.data(), 4)->name(),
                "winograd_4x4");
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(256, 7, 7, 256, 3, 1, 1),
                                   deep.data(), 4)->name(),
-               "winograd_2x2");
+               "winograd_4x4");
 }
 
 TEST(Fp16Test, Winograd2x2) {
@@ -641,6 +643,7 @@ TEST(Fp16Test, Winograd6x6) {
   CheckWinograd(16, 56, 56, 24, seed += 3, 6);  // ResNet-18's first maps: many panels
   CheckWinograd(64, 7, 50, 9, seed += 3, 6);    // runs across tile rows
   CheckWinograd(32, 13, 62, 16, seed += 3, 6, false);  // ReLU; groups of 8 across panels
+  CheckWinograd(16, 14, 14, 16, seed += 3, 6);          // 9 tiles: 8 + a narrow 1
   // ResNet-18's 56x56 layers run F(6x6) when asked for it.
   const std::vector<float> filter(64 * 64 * 9, 0.5f);
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(64, 56, 56, 64, 3, 1, 1),
