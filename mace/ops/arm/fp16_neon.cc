@@ -27,39 +27,6 @@ constexpr int64_t kDotChunk = 64;
 // the conversion), kActFloat in single precision.
 enum TileAct { kActNone, kActHalf, kActFloat };
 
-// One reduction step of row r: by-element fmla written as assembly,
-// since GCC turns a lane fmla whose lane feeds several of them into a dup
-// and vector fmla (and then spills accumulators). The A vector must sit in
-// v0-v15 (the "x" constraint), as the .h by-element form requires.
-#define MACE_FP16_ROW3(r)                                                   \
-  asm("fmla %[x0].8h, %[b0].8h, %[a].h[" #r "]\n"                          \
-      "fmla %[x1].8h, %[b1].8h, %[a].h[" #r "]\n"                          \
-      "fmla %[x2].8h, %[b2].8h, %[a].h[" #r "]\n"                          \
-      : [x0] "+w"(c##r##0), [x1] "+w"(c##r##1), [x2] "+w"(c##r##2)          \
-      : [a] "x"(av), [b0] "w"(b0), [b1] "w"(b1), [b2] "w"(b2));
-#define MACE_FP16_ROW2(r)                                                   \
-  asm("fmla %[x0].8h, %[b0].8h, %[a].h[" #r "]\n"                          \
-      "fmla %[x1].8h, %[b1].8h, %[a].h[" #r "]\n"                          \
-      : [x0] "+w"(c##r##0), [x1] "+w"(c##r##1)                              \
-      : [a] "x"(av), [b0] "w"(b0), [b1] "w"(b1));
-#define MACE_FP16_ROW1(r) c##r##0 = vfmaq_laneq_f16(c##r##0, b0, av, r);
-#define MACE_FP16_ROWS(ROW) ROW(0) ROW(1) ROW(2) ROW(3) ROW(4) ROW(5) ROW(6) ROW(7)
-#define MACE_FP16_STEP(offset)                                              \
-  {                                                                         \
-    const float16x8_t av = vld1q_f16(a + (offset) * 8);                     \
-    const float16x8_t b0 = vld1q_f16(b + (offset) * kFp16GemmNr);           \
-    if (kVecs == 3) {                                                       \
-      const float16x8_t b1 = vld1q_f16(b + (offset) * kFp16GemmNr + 8);     \
-      const float16x8_t b2 = vld1q_f16(b + (offset) * kFp16GemmNr + 16);    \
-      MACE_FP16_ROWS(MACE_FP16_ROW3)                                        \
-    } else if (kVecs == 2) {                                                \
-      const float16x8_t b1 = vld1q_f16(b + (offset) * kFp16GemmNr + 8);     \
-      MACE_FP16_ROWS(MACE_FP16_ROW2)                                        \
-    } else {                                                                \
-      MACE_FP16_ROWS(MACE_FP16_ROW1)                                        \
-    }                                                                       \
-  }
-
 // The reduction of the full 8 x 24 tile in assembly: accumulator (r, v)
 // (row r, columns 8v..8v+7, in v[8 + 3r + v]) = init[r] + the kc products.
 // A loop trip is 16 steps: per 4 steps one load of A (four vectors), per
@@ -380,6 +347,114 @@ static void HalfRowsPanels(int64_t kc, const float16_t* a, int64_t a_skip_bytes,
 #undef MACE_FP16_CLAMP
 #undef MACE_FP16_STORE_ROWS
 
+// The reduction of the 8 x (8 * kVecs) tile: Reduce8x24, or for the 8 x 8
+// and 8 x 16 tiles (kVecs 1 or 2) this assembly in Reduce8x24's loop: accumulator (r, v) in v[16 + 2r + v], A in v0-v3,
+// B in v4 (and v5), a B panel step still kFp16GemmNr halves. Per 16 steps
+// 4 loads of A, 16 of B, 128 * kVecs fmla, subs and branch: 278
+// instructions for the 256 fmla of 8 x 16 (GCC's intrinsics spent 292 and
+// 164 for the 128 of 8 x 8, here 150). The same forms of output.
+// `two` with two vectors a row, `one` with one.
+#define MACE_FP16_BY_VECS(two, one) ".if %c[vecs] > 1\n" two "\n.else\n" one "\n.endif\n"
+#define MACE_FP16_IF_TWO(insn) ".if %c[vecs] > 1\n" insn "\n.endif\n"
+// OP(lane, x, y, arg) for the 8 rows: row `lane` of A, accumulators v<x>
+// and v<y>.
+#define MACE_FP16_EACH_ROW(OP, arg)                                              \
+  OP("0", "16", "17", arg) OP("1", "18", "19", arg) OP("2", "20", "21", arg)     \
+  OP("3", "22", "23", arg) OP("4", "24", "25", arg) OP("5", "26", "27", arg)     \
+  OP("6", "28", "29", arg) OP("7", "30", "31", arg)
+#define MACE_FP16_V_FMLA(lane, x, y, a)                      \
+  "fmla v" x ".8h, v4.8h, v" a ".h[" lane "]\n"              \
+  MACE_FP16_IF_TWO("fmla v" y ".8h, v5.8h, v" a ".h[" lane "]")
+#define MACE_FP16_V_STEP(a)                                                              \
+  MACE_FP16_BY_VECS("ld1 {v4.8h, v5.8h}, [%[b]], %[b_step]", "ld1 {v4.8h}, [%[b]], %[b_step]") \
+  MACE_FP16_EACH_ROW(MACE_FP16_V_FMLA, a)
+#define MACE_FP16_V_4STEPS                          \
+  "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n" \
+  MACE_FP16_V_STEP("0") MACE_FP16_V_STEP("1") MACE_FP16_V_STEP("2") MACE_FP16_V_STEP("3")
+#define MACE_FP16_V_DUP(lane, x, y, unused) \
+  "dup v" x ".8h, v0.h[" lane "]\n" MACE_FP16_IF_TWO("dup v" y ".8h, v0.h[" lane "]")
+#define MACE_FP16_V_REDUCE                                                   \
+  "ld1 {v0.8h}, [%[init]]\n" MACE_FP16_EACH_ROW(MACE_FP16_V_DUP, )          \
+  "cbz %[groups], 2f\n"                                                      \
+  "1:\n" MACE_FP16_V_4STEPS MACE_FP16_V_4STEPS MACE_FP16_V_4STEPS MACE_FP16_V_4STEPS \
+  "subs %[groups], %[groups], #1\n"                                          \
+  "b.ne 1b\n"                                                                \
+  "2:\n"                                                                     \
+  "tbz %[rest], #3, 5f\n" MACE_FP16_V_4STEPS MACE_FP16_V_4STEPS              \
+  "5:\n"                                                                     \
+  "ands %[rest], %[rest], #7\n"                                              \
+  "b.eq 4f\n"                                                                \
+  "3:\n"                                                                     \
+  "ld1 {v0.8h}, [%[a]], #16\n" MACE_FP16_V_STEP("0")                         \
+  "subs %[rest], %[rest], #1\n"                                              \
+  "b.ne 3b\n"                                                                \
+  "4:\n"
+#define MACE_FP16_V_SUMS(lane, x, y, unused) \
+  MACE_FP16_BY_VECS("st1 {v" x ".8h, v" y ".8h}, [%[out]], #32", "st1 {v" x ".8h}, [%[out]], #16")
+#define MACE_FP16_V_ROWS(lane, x, y, unused)                      \
+  MACE_FP16_BY_VECS("st1 {v" x ".8h, v" y ".8h}, [%[out]], %[ldc]", \
+                    "st1 {v" x ".8h}, [%[out]], %[ldc]")
+#define MACE_FP16_V_ADD(lane, x, y, unused)                                                 \
+  MACE_FP16_BY_VECS("ld1 {v0.8h, v1.8h}, [%[cin]], %[ldc]", "ld1 {v0.8h}, [%[cin]], %[ldc]") \
+  "fadd v" x ".8h, v" x ".8h, v0.8h\n" MACE_FP16_IF_TWO("fadd v" y ".8h, v" y ".8h, v1.8h")
+#define MACE_FP16_V_CLAMP(lane, x, y, unused)                                       \
+  "fmax v" x ".8h, v" x ".8h, v0.8h\n" MACE_FP16_IF_TWO("fmax v" y ".8h, v" y ".8h, v0.8h") \
+  "fmin v" x ".8h, v" x ".8h, v1.8h\n" MACE_FP16_IF_TWO("fmin v" y ".8h, v" y ".8h, v1.8h")
+
+template <int kVecs, ReduceOut kOut>
+static inline __attribute__((always_inline)) void ReduceTile(int64_t kc, const float16_t* a,
+                                                             const float16_t* b,
+                                                             const float16_t* init, void* out,
+                                                             int64_t ldc_bytes,
+                                                             const float16_t* bounds) {
+  static_assert(kVecs >= 1 && kVecs <= 3, "8, 16 or 24 columns");
+  if constexpr (kVecs == 3) {
+    Reduce8x24<kOut>(kc, a, b, init, out, ldc_bytes, bounds);
+    return;
+  }
+  int64_t groups = kc >> 4, rest = kc & 15;  // kc >= 0
+  const void* cin = out;
+  const int64_t b_step = kFp16GemmNr * static_cast<int64_t>(sizeof(float16_t));
+#define MACE_FP16_OPERANDS                                                                    \
+  : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [out] "+r"(out),    \
+    [cin] "+r"(cin)                                                                           \
+  : [init] "r"(init), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds), [b_step] "r"(b_step),     \
+    [vecs] "i"(kVecs)                                                                         \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v16", "v17", "v18", "v19", "v20",  \
+    "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
+#define MACE_FP16_V_BOUNDS "ld1 {v0.8h, v1.8h}, [%[bounds]]\n"
+  if constexpr (kOut == kSumsOut) {
+    asm volatile(MACE_FP16_V_REDUCE MACE_FP16_EACH_ROW(MACE_FP16_V_SUMS, ) MACE_FP16_OPERANDS);
+  } else if constexpr (kOut == kHalfRowsOut) {
+    asm volatile(MACE_FP16_V_REDUCE MACE_FP16_EACH_ROW(MACE_FP16_V_ROWS, ) MACE_FP16_OPERANDS);
+  } else if constexpr (kOut == kClampedHalfRowsOut) {
+    asm volatile(MACE_FP16_V_REDUCE MACE_FP16_V_BOUNDS MACE_FP16_EACH_ROW(MACE_FP16_V_CLAMP, )
+                     MACE_FP16_EACH_ROW(MACE_FP16_V_ROWS, ) MACE_FP16_OPERANDS);
+  } else if constexpr (kOut == kAddHalfRowsOut) {
+    asm volatile(MACE_FP16_V_REDUCE MACE_FP16_EACH_ROW(MACE_FP16_V_ADD, )
+                     MACE_FP16_EACH_ROW(MACE_FP16_V_ROWS, ) MACE_FP16_OPERANDS);
+  } else {
+    asm volatile(MACE_FP16_V_REDUCE MACE_FP16_EACH_ROW(MACE_FP16_V_ADD, ) MACE_FP16_V_BOUNDS
+                     MACE_FP16_EACH_ROW(MACE_FP16_V_CLAMP, ) MACE_FP16_EACH_ROW(MACE_FP16_V_ROWS, )
+                         MACE_FP16_OPERANDS);
+  }
+#undef MACE_FP16_V_BOUNDS
+#undef MACE_FP16_OPERANDS
+}
+#undef MACE_FP16_V_CLAMP
+#undef MACE_FP16_V_ADD
+#undef MACE_FP16_V_ROWS
+#undef MACE_FP16_V_SUMS
+#undef MACE_FP16_V_REDUCE
+#undef MACE_FP16_V_DUP
+#undef MACE_FP16_V_4STEPS
+#undef MACE_FP16_V_STEP
+#undef MACE_FP16_V_FMLA
+#undef MACE_FP16_EACH_ROW
+#undef MACE_FP16_IF_TWO
+#undef MACE_FP16_BY_VECS
+
+
 // Stores one vector of 8 sums at dst as floats.
 template <bool kAddC, TileAct kAct>
 static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, float* dst,
@@ -419,6 +494,25 @@ static inline __attribute__((always_inline)) void StoreVector(float16x8_t v, flo
   vst1q_f16(dst, vcvt_high_f16_f32(vcvt_f16_f32(lo), hi));
 }
 
+// The first kCols halves of each half of `pair` to `even` and `odd`.
+template <int kCols>
+static inline __attribute__((always_inline)) void StoreNarrowRows(uint16x8_t pair, uint16_t* even,
+                                                                  uint16_t* odd) {
+  if constexpr (kCols == 4) {
+    vst1q_lane_u64(reinterpret_cast<uint64_t*>(even), vreinterpretq_u64_u16(pair), 0);
+    vst1q_lane_u64(reinterpret_cast<uint64_t*>(odd), vreinterpretq_u64_u16(pair), 1);
+    return;
+  }
+  if constexpr (kCols >= 2) {
+    vst1q_lane_u32(reinterpret_cast<uint32_t*>(even), vreinterpretq_u32_u16(pair), 0);
+    vst1q_lane_u32(reinterpret_cast<uint32_t*>(odd), vreinterpretq_u32_u16(pair), 2);
+  }
+  if constexpr (kCols & 1) {
+    vst1q_lane_u16(even + kCols - 1, pair, kCols - 1);
+    vst1q_lane_u16(odd + kCols - 1, pair, kCols + 3);
+  }
+}
+
 // The 8 x kCols tile (kCols <= 4: a panel's last few columns) with A's 8
 // rows as the vector: accumulator j holds column j, one by-element fmla per
 // column and step instead of the 8-wide tile's 8. The sums go to C through
@@ -432,28 +526,41 @@ static void NarrowTile(int64_t kc, const float16_t* a, const float16_t* b, CT* c
   }
   // The reduction in assembly (GCC loaded B lane by lane and kept the
   // accumulators in memory): per 4 steps one load of A's four vectors and
-  // one of each step's first 4 B halves, then kCols by-element fmla a step.
-  // Accumulators past kCols are computed by no instruction.
+  // one of each step's first 4 B halves, then kCols by-element fmla a step;
+  // 16 steps a loop trip (86 instructions for 64 fmla at 4 columns, 92 in
+  // trips of 4), then trips of 4, then single steps. Accumulators past
+  // kCols are computed by no instruction.
   float16x8_t acc0 = bias, acc1 = bias, acc2 = bias, acc3 = bias;
-  int64_t groups = kc >> 2, rest = kc & 3;
+  int64_t sixteens = kc >> 4, groups = (kc >> 2) & 3, rest = kc & 3;
   const int64_t b_step = kFp16GemmNr * static_cast<int64_t>(sizeof(float16_t));
 #define MACE_FP16_NARROW_STEP(a, b)                             \
   "fmla %[c0].8h, " a ".8h, " b ".h[0]\n"                      \
   ".if %c[cols] > 1\nfmla %[c1].8h, " a ".8h, " b ".h[1]\n.endif\n" \
   ".if %c[cols] > 2\nfmla %[c2].8h, " a ".8h, " b ".h[2]\n.endif\n" \
   ".if %c[cols] > 3\nfmla %[c3].8h, " a ".8h, " b ".h[3]\n.endif\n"
+#define MACE_FP16_NARROW_4STEPS                       \
+  "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n"  \
+  "ld1 {v4.4h}, [%[b]], %[step]\n"                   \
+  "ld1 {v5.4h}, [%[b]], %[step]\n"                   \
+  "ld1 {v6.4h}, [%[b]], %[step]\n"                   \
+  "ld1 {v7.4h}, [%[b]], %[step]\n"                   \
+  MACE_FP16_NARROW_STEP("v0", "v4")                   \
+  MACE_FP16_NARROW_STEP("v1", "v5")                   \
+  MACE_FP16_NARROW_STEP("v2", "v6")                   \
+  MACE_FP16_NARROW_STEP("v3", "v7")
   asm volatile(
+      "cbz %[sixteens], 5f\n"
+      "6:\n"
+      MACE_FP16_NARROW_4STEPS
+      MACE_FP16_NARROW_4STEPS
+      MACE_FP16_NARROW_4STEPS
+      MACE_FP16_NARROW_4STEPS
+      "subs %[sixteens], %[sixteens], #1\n"
+      "b.ne 6b\n"
+      "5:\n"
       "cbz %[groups], 2f\n"
       "1:\n"
-      "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[a]], #64\n"
-      "ld1 {v4.4h}, [%[b]], %[step]\n"
-      "ld1 {v5.4h}, [%[b]], %[step]\n"
-      "ld1 {v6.4h}, [%[b]], %[step]\n"
-      "ld1 {v7.4h}, [%[b]], %[step]\n"
-      MACE_FP16_NARROW_STEP("v0", "v4")
-      MACE_FP16_NARROW_STEP("v1", "v5")
-      MACE_FP16_NARROW_STEP("v2", "v6")
-      MACE_FP16_NARROW_STEP("v3", "v7")
+      MACE_FP16_NARROW_4STEPS
       "subs %[groups], %[groups], #1\n"
       "b.ne 1b\n"
       "2:\n"
@@ -465,14 +572,37 @@ static void NarrowTile(int64_t kc, const float16_t* a, const float16_t* b, CT* c
       "subs %[rest], %[rest], #1\n"
       "b.ne 3b\n"
       "4:\n"
-      : [a] "+r"(a), [b] "+r"(b), [groups] "+r"(groups), [rest] "+r"(rest), [c0] "+w"(acc0),
-        [c1] "+w"(acc1), [c2] "+w"(acc2), [c3] "+w"(acc3)
+      : [a] "+r"(a), [b] "+r"(b), [sixteens] "+r"(sixteens), [groups] "+r"(groups),
+        [rest] "+r"(rest), [c0] "+w"(acc0), [c1] "+w"(acc1), [c2] "+w"(acc2), [c3] "+w"(acc3)
       : [step] "r"(b_step), [cols] "i"(kCols)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7");
+#undef MACE_FP16_NARROW_4STEPS
 #undef MACE_FP16_NARROW_STEP
-  const float16x8_t acc[4] = {acc0, acc1, acc2, acc3};
+  float16x8_t acc[4] = {acc0, acc1, acc2, acc3};
   const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
   const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
+  if constexpr (std::is_same<CT, float16_t>::value && !kAddC && kAct != kActFloat) {
+    // Halves as they are (or clamped): transposed in registers, rows in
+    // pairs (row 2i in the low half of pairs[i]), one store or two a row
+    // instead of a store per value through the staging tile.
+    if (kAct == kActHalf) {
+      for (int j = 0; j < kCols; ++j) acc[j] = vminq_f16(vmaxq_f16(acc[j], lo16), hi16);
+    }
+    const uint16x8_t t0 = vzip1q_u16(vreinterpretq_u16_f16(acc[0]), vreinterpretq_u16_f16(acc[1]));
+    const uint16x8_t t1 = vzip2q_u16(vreinterpretq_u16_f16(acc[0]), vreinterpretq_u16_f16(acc[1]));
+    const uint16x8_t t2 = vzip1q_u16(vreinterpretq_u16_f16(acc[2]), vreinterpretq_u16_f16(acc[3]));
+    const uint16x8_t t3 = vzip2q_u16(vreinterpretq_u16_f16(acc[2]), vreinterpretq_u16_f16(acc[3]));
+    const auto rows = [](uint16x8_t lo, uint16x8_t hi, bool second) {
+      const uint32x4_t l = vreinterpretq_u32_u16(lo), h = vreinterpretq_u32_u16(hi);
+      return vreinterpretq_u16_u32(second ? vzip2q_u32(l, h) : vzip1q_u32(l, h));
+    };
+    uint16_t* out = reinterpret_cast<uint16_t*>(c);
+    StoreNarrowRows<kCols>(rows(t0, t2, false), out, out + ldc);
+    StoreNarrowRows<kCols>(rows(t0, t2, true), out + 2 * ldc, out + 3 * ldc);
+    StoreNarrowRows<kCols>(rows(t1, t3, false), out + 4 * ldc, out + 5 * ldc);
+    StoreNarrowRows<kCols>(rows(t1, t3, true), out + 6 * ldc, out + 7 * ldc);
+    return;
+  }
   CT staging[kCols][8];
   for (int j = 0; j < kCols; ++j) {
     if (kAddC) {
@@ -484,75 +614,57 @@ static void NarrowTile(int64_t kc, const float16_t* a, const float16_t* b, CT* c
   }
 }
 
-// The 8 x (8 * kVecs) tile into `c` (row stride ldc); row_bias has 8 values
-// (or is null). B panels are kFp16GemmNr halves a step whatever kVecs is.
-// kVecs < 0 is the narrow tile of -kVecs columns.
+// The 8 x (8 * kVecs) tile into `c` (row stride ldc), kVecs 1 to 3;
+// row_bias has 8 values (or is null). B panels are kFp16GemmNr halves a
+// step whatever kVecs is.
+template <int kVecs, bool kAddC, TileAct kAct, typename CT>
+static inline __attribute__((always_inline)) void VectorTile(int64_t kc, const float16_t* a,
+                                                             const float16_t* b, CT* c,
+                                                             int64_t ldc, const float* row_bias,
+                                                             const TileEpilogue& epilogue) {
+  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
+  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
+  float16_t init[8];
+  float16x8_t bias = vdupq_n_f16(0);
+  if (!kAddC && row_bias != nullptr) {
+    bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
+  }
+  vst1q_f16(init, bias);
+  if constexpr (kAct != kActFloat && std::is_same<CT, float16_t>::value) {
+    // Halves stored as they are (or clamped in half precision), after
+    // C's halves are added when accumulating: by the assembly, one
+    // load and store of kVecs vectors a row.
+    float16_t bounds[16];
+    vst1q_f16(bounds, lo16);
+    vst1q_f16(bounds + 8, hi16);
+    constexpr ReduceOut kOut =
+        kAddC ? (kAct == kActHalf ? kClampedAddHalfRowsOut : kAddHalfRowsOut)
+              : (kAct == kActHalf ? kClampedHalfRowsOut : kHalfRowsOut);
+    ReduceTile<kVecs, kOut>(kc, a, b, init, c, ldc * static_cast<int64_t>(sizeof(float16_t)),
+                            bounds);
+    return;
+  }
+  float16x8_t sums[8 * kVecs];
+  ReduceTile<kVecs, kSumsOut>(kc, a, b, init, sums, 0, nullptr);
+#pragma GCC unroll 8
+  for (int r = 0; r < 8; ++r) {
+#pragma GCC unroll 3
+    for (int v = 0; v < kVecs; ++v) {
+      StoreVector<kAddC, kAct>(sums[kVecs * r + v], c + r * ldc + 8 * v, epilogue, lo16, hi16);
+    }
+  }
+}
+
+// VectorTile, or for kVecs < 0 the narrow tile of -kVecs columns.
 template <int kVecs, bool kAddC, TileAct kAct, typename CT>
 static void Tile(int64_t kc, const float16_t* a, const float16_t* b, CT* c, int64_t ldc,
                  const float* row_bias, const TileEpilogue& epilogue) {
   if constexpr (kVecs < 0) {
     NarrowTile<-kVecs, kAddC, kAct>(kc, a, b, c, ldc, row_bias, epilogue);
-    return;
+  } else {
+    VectorTile<kVecs, kAddC, kAct>(kc, a, b, c, ldc, row_bias, epilogue);
   }
-  const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
-  const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
-  if constexpr (kVecs == 3) {
-    float16_t init[8];
-    float16x8_t bias = vdupq_n_f16(0);
-    if (!kAddC && row_bias != nullptr) {
-      bias = vcombine_f16(vcvt_f16_f32(vld1q_f32(row_bias)), vcvt_f16_f32(vld1q_f32(row_bias + 4)));
-    }
-    vst1q_f16(init, bias);
-    if constexpr (kAct != kActFloat && std::is_same<CT, float16_t>::value) {
-      // Halves stored as they are (or clamped in half precision), after
-      // C's halves are added when accumulating: by the assembly, one
-      // three-vector load and store a row.
-      float16_t bounds[16];
-      vst1q_f16(bounds, lo16);
-      vst1q_f16(bounds + 8, hi16);
-      constexpr ReduceOut kOut =
-          kAddC ? (kAct == kActHalf ? kClampedAddHalfRowsOut : kAddHalfRowsOut)
-                : (kAct == kActHalf ? kClampedHalfRowsOut : kHalfRowsOut);
-      Reduce8x24<kOut>(kc, a, b, init, c, ldc * static_cast<int64_t>(sizeof(float16_t)), bounds);
-      return;
-    }
-    float16x8_t sums[24];
-    Reduce8x24<kSumsOut>(kc, a, b, init, sums, 0, nullptr);
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; ++r) {
-#pragma GCC unroll 3
-      for (int v = 0; v < 3; ++v) {
-        StoreVector<kAddC, kAct>(sums[3 * r + v], c + r * ldc + 8 * v, epilogue, lo16, hi16);
-      }
-    }
-    return;
-  }
-#define MACE_FP16_INIT(r)                                                               \
-  float16x8_t c##r##0 = vdupq_n_f16(0);                                                 \
-  if (!kAddC && row_bias != nullptr) c##r##0 = vdupq_n_f16(static_cast<float16_t>(row_bias[r])); \
-  float16x8_t c##r##1 = c##r##0, c##r##2 = c##r##0;
-  MACE_FP16_ROWS(MACE_FP16_INIT)
-#undef MACE_FP16_INIT
-  const float16_t* const end = a + kc * 8;
-  for (; a + 32 <= end; a += 32, b += 4 * kFp16GemmNr) {
-    MACE_FP16_STEP(0)
-    MACE_FP16_STEP(1)
-    MACE_FP16_STEP(2)
-    MACE_FP16_STEP(3)
-  }
-  for (; a < end; a += 8, b += kFp16GemmNr) MACE_FP16_STEP(0)
-#define MACE_FP16_STORE(r)                                                             \
-  StoreVector<kAddC, kAct>(c##r##0, c + r * ldc, epilogue, lo16, hi16);                 \
-  if (kVecs > 1) StoreVector<kAddC, kAct>(c##r##1, c + r * ldc + 8, epilogue, lo16, hi16); \
-  if (kVecs > 2) StoreVector<kAddC, kAct>(c##r##2, c + r * ldc + 16, epilogue, lo16, hi16);
-  MACE_FP16_ROWS(MACE_FP16_STORE)
-#undef MACE_FP16_STORE
 }
-#undef MACE_FP16_STEP
-#undef MACE_FP16_ROWS
-#undef MACE_FP16_ROW1
-#undef MACE_FP16_ROW2
-#undef MACE_FP16_ROW3
 
 // The three input vectors of 8 outputs at `row` (horizontal stride 1 or 2).
 struct DepthwiseInputs {
@@ -1216,6 +1328,16 @@ void GemmTile(int64_t kc, const uint16_t* a_bits, const uint16_t* b_bits, CT* c,
   const TileFn<CT> tile = TileFor<CT>(vecs, epilogue);
   if (rows == kFp16GemmMr && (vecs < 0 || cols == 8 * vecs)) {
     tile(kc, a, b, c, ldc, epilogue.row_bias, epilogue);
+    return;
+  }
+  // 1 to 4 columns past whole vectors (9, 17 or 20 of them): the vectors'
+  // tile, then the narrow one for the rest. A step of the narrow tile costs
+  // 1.75 + cols instructions where one more vector of 8 costs about 8.6.
+  const int rest = cols % 8;
+  if (rows == kFp16GemmMr && rest <= 4) {
+    const int whole = cols - rest;
+    TileFor<CT>(whole / 8, epilogue)(kc, a, b, c, ldc, epilogue.row_bias, epilogue);
+    TileFor<CT>(-rest, epilogue)(kc, a, b + whole, c + whole, ldc, epilogue.row_bias, epilogue);
     return;
   }
   StagedTile(tile, kc, a, b, c, ldc, rows, cols, epilogue);

@@ -34,6 +34,22 @@ const float kG6[8][3] = {{1.f, 0.f, 0.f},
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
+// The columns a half GEMM tile computes for a panel of `cols` tiles: 1 to
+// 4 past whole vectors of 8 exactly (the narrow tile's one fmla per column
+// and step), else whole vectors (the padding lanes are zeros and M has
+// room for them), so that no tile goes through a staging copy.
+int Fp16GemmCols(int64_t cols) {
+  return static_cast<int>(cols % 8 <= 4 ? cols : RoundUp(cols, 8));
+}
+
+// The cost of Fp16GemmCols(cols) columns in columns of the 8 x 24 tile
+// (about 25.4 instructions a step, 1.06 a column): the narrow tile's step
+// of 1.75 + n instructions for the last n <= 4.
+double Fp16GemmColumnCost(int64_t cols) {
+  const int64_t rest = cols % 8;
+  return rest == 0 ? cols : rest <= 4 ? cols - rest + (1.75 + rest) / 1.06 : RoundUp(cols, 8);
+}
+
 // A run of tiles of one tile row inside a block: tiles [first, first +
 // count) of the image, the first at block lane `lane`.
 struct TileRun {
@@ -117,15 +133,15 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // 27x27, F(6x6) at 55x55), the output one 5-7 (F(6x6) 3.7): about 40 and
   // 20 multiply-adds, charged per input and per output channel. NEON's runs
   // take tiles four at a time, not in chunks of 16.
-  // The half GEMM computes whole vectors of 8 tiles. The transforms were
-  // counted when they were the NEON ones, four tiles at a time; the half
-  // ones take eight, which the model does not count yet.
+  // The half GEMM computes whole vectors of 8 tiles, or exactly the last 1
+  // to 4 (Fp16GemmColumnCost). The transforms were counted when they were
+  // the NEON ones, four tiles at a time; the half ones take eight, which
+  // the model does not count yet.
   const bool neon = table.isa == KernelIsa::kNeon && !fp16;
   const double input_cost = fp16 ? 8.5 : neon ? 40.0 : 20.0;
   const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
   const int64_t lane_group = neon || fp16 ? 4 : kWinogradChunk;
-  const bool count_columns = (neon && table.gemm_partial != nullptr) || fp16;
-  const int64_t column_step = fp16 ? 8 : 4;
+  const bool count_columns = neon && table.gemm_partial != nullptr;
   // A table with a run kernel (armv7) runs the last panel whole.
   const bool whole_panels = neon && table.gemm_run != nullptr;
   constexpr double kMargin = 0.9;  // Winograd must win clearly: it is less exact
@@ -151,7 +167,8 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     // at most 4 tiles (below).
     const int64_t tiles = tiles_h * tiles_w;
     double columns = whole_panels    ? RoundUp(tiles, nr)
-                     : count_columns ? tiles / nr * nr + RoundUp(tiles % nr, column_step)
+                     : fp16          ? tiles / nr * nr + Fp16GemmColumnCost(tiles % nr)
+                     : count_columns ? tiles / nr * nr + RoundUp(tiles % nr, 4)
                                      : std::max(RoundUp(tiles, nr), kMinColumns);
 #if defined(__ARM_NEON) && !defined(__aarch64__)
     // armv7 runs a last panel of at most 4 tiles as 6 x 4 tiles: 8
@@ -502,15 +519,13 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
           plain.last = true;
           table_.fp16_gemm_half(in_c, fp16_filter_[xi].Panel(ot),
                                 v_half + (xi * layout.panels + panel) * in_c * nr, m_half + xi * nr,
-                                pitch, static_cast<int>(mr), static_cast<int>(RoundUp(cols, 8)),
-                                plain);
+                                pitch, static_cast<int>(mr), Fp16GemmCols(cols), plain);
           continue;
         }
         if (fp16_) {
-          // Whole vectors of 8 tiles (the padding lanes are zeros), every
-          // row of the micro-tile (M has room for them).
+          // Every row of the micro-tile (M has room for them).
           const uint16_t* a_half = fp16_filter_[xi].Panel(ot);
-          const int vector_cols = static_cast<int>(RoundUp(cols, 8));
+          const int vector_cols = Fp16GemmCols(cols);
           for (int64_t pc = 0; pc < in_c; pc += kc_) {
             const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
             TileEpilogue plain;
@@ -672,7 +687,7 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
     const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
-      const int vector_cols = static_cast<int>(RoundUp(cols, 8));
+      const int vector_cols = Fp16GemmCols(cols);
       for (int64_t xi = 0; xi < positions; ++xi) {
         const uint16_t* a_half = fp16_filter_[xi].Panel(ot);
         const uint16_t* b_half = v_half + (xi * layout.panels + panel) * in_c * nr;

@@ -244,6 +244,13 @@ TEST(Fp16Test, GemmAtTileAndBlockEdges) {
   CheckGemm(9, 26, 9, kTileActClamp, seed += 3, 0.3f);    // a bound that is no half value
   CheckGemm(16, 27, 40, kTileActHardSwish, seed += 3);
   CheckGemm(17, 52, 513, kTileActHardSwish, seed += 3);  // three blocks
+  // 1 to 4 columns past whole vectors: a vector tile and a narrow one.
+  for (int64_t n : {9, 12, 17, 20, 33, 36, 41, 44}) {
+    CheckGemm(8, n, 11, kTileActNone, seed += 3);
+    CheckGemm(16, n, 300, kTileActClamp, seed += 3);  // clamped after two blocks
+  }
+  CheckGemm(8, 20, 17, kTileActClamp, seed += 3, 0.3f);  // a bound that is no half value
+  CheckGemm(9, 33, 40, kTileActHardSwish, seed += 3);     // and a row tail
 }
 
 TEST(Fp16Test, MatrixVector) {
@@ -396,6 +403,10 @@ TEST(Fp16Test, Conv2dPaths) {
   CheckConv(ConvParams(1025, 1, 24, 8, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(1100, 2, 12, 16, 1, 1, 0), seed += 3);
   CheckConv(ConvParams(33, 7, 9, 17, 1, 2, 0), seed += 3);   // strided 1x1, odd sizes
+  // 33 and 44 pixels: vector and narrow tiles side by side, in one block
+  // and over two (C's halves added to).
+  CheckConv(ConvParams(16, 3, 11, 16, 1, 1, 0), seed += 3);
+  CheckConv(ConvParams(1100, 4, 11, 16, 1, 1, 0), seed += 3);
   // Whole tiles down a panel in one call: several row panels and a row
   // tail, with each activation form, in one block and over two. Short
   // reductions of each shape the panel loop takes: single steps only (9),
@@ -590,6 +601,8 @@ TEST(Fp16Test, Winograd4x4) {
   CheckWinograd(5, 6, 3, 3, seed += 3);      // one partial tile, few channels
   CheckWinograd(16, 55, 55, 24, seed += 3);  // many panels of tiles
   CheckWinograd(16, 55, 55, 24, seed += 3, 4, false);  // ReLU
+  CheckWinograd(24, 7, 7, 9, seed += 3);                // 4 tiles: the narrow tile
+  CheckWinograd(16, 10, 14, 8, seed += 3, 4, false);    // 12 tiles: 8 + a narrow 4
   // The fp16 table picks F(4x4) for a SqueezeNet fire layer (27x27, 32 to
   // 128 channels) when asked for it, and im2col when not.
   const ref::Conv2DParams fire = ConvParams(32, 27, 27, 128, 3, 1, 1);
@@ -597,16 +610,16 @@ TEST(Fp16Test, Winograd4x4) {
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), fire, filter.data(), 4)->name(), "winograd_4x4");
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), fire, filter.data(), 0)->name(),
                "gemm_im2col_fp16");
-  // Tiles counted in whole vectors of 8: ResNet-18's 14x14 layers (16
-  // tiles) run F(4x4), its 7x7 ones F(2x2) (16 tiles, against 4 of 8
-  // lanes at F(4x4)).
+  // Tiles counted in whole vectors of 8, or exactly the last 1 to 4 of
+  // them: ResNet-18's 14x14 layers (16 tiles) run F(4x4), and so do its
+  // 7x7 ones (4 tiles in the narrow tile, against 16 at F(2x2)).
   const std::vector<float> deep(256 * 256 * 9, 0.5f);
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(256, 14, 14, 256, 3, 1, 1),
                                   deep.data(), 4)->name(),
                "winograd_4x4");
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(256, 7, 7, 256, 3, 1, 1),
                                   deep.data(), 4)->name(),
-               "winograd_2x2");
+               "winograd_4x4");
 }
 
 TEST(Fp16Test, Winograd2x2) {
@@ -632,6 +645,7 @@ TEST(Fp16Test, Winograd6x6) {
   CheckWinograd(16, 56, 56, 24, seed += 3, 6);  // ResNet-18's first maps: many panels
   CheckWinograd(64, 7, 50, 9, seed += 3, 6);    // runs across tile rows
   CheckWinograd(32, 13, 62, 16, seed += 3, 6, false);  // ReLU; groups of 8 across panels
+  CheckWinograd(16, 14, 14, 16, seed += 3, 6);          // 9 tiles: 8 + a narrow 1
   // ResNet-18's 56x56 layers run F(6x6) when asked for it.
   const std::vector<float> filter(64 * 64 * 9, 0.5f);
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(64, 56, 56, 64, 3, 1, 1),
