@@ -380,6 +380,12 @@ TEST(Conv2dKernelTest, Winograd) {
     }
     Check({1, 300, 2 * tile, 2 * tile - 1, 7, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile,
           8 * tolerance);
+    // Pairs of micro-tiles over a last panel of 1 to 3 tiles (arm64 runs
+    // them by column) with two reduction blocks, and a lone last one.
+    for (int64_t tiles_w : {1, 2, 3}) {
+      Check({1, 300, tile, tiles_w * tile, 17, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
+            8 * tolerance);
+    }
     // Every right-edge shift of the input transform's column vectors (1 to
     // 3 columns past the row, or wholly past it) and rows narrower than a
     // vector, with and without padding.

@@ -6,6 +6,10 @@
 #include "mace/ops/cpu/gemm_fp16.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
+#if defined(__aarch64__)
+#include "mace/ops/arm/neon_kernels.h"
+#endif
+
 namespace mace {
 namespace ops {
 namespace {
@@ -273,6 +277,16 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
       transformed_filter_.back().Pack(u_xi, oc_count, ic_count, ic_count, 1, table.mr, arena);
     }
   }
+#if defined(__aarch64__)
+  // The NEON table's single-precision products go through
+  // arm::NeonWinogradGemms, which takes each position's filter panels from
+  // here (the same offset into each).
+  if (!fp16_ && table.isa == KernelIsa::kNeon && table.gemm_narrow_pair != nullptr) {
+    for (const PackedPanels& panels : transformed_filter_) {
+      position_filters_.push_back(panels.Panel(0));
+    }
+  }
+#endif
 }
 
 Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
@@ -494,7 +508,27 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       }
       const int64_t partial_cols =
           table_.isa == KernelIsa::kNeon ? std::min(nr, RoundUp(cols, 4)) : cols;
-      for (int64_t xi = 0; run_filter_.rows() == 0 && xi < positions; ++xi) {
+#if defined(__aarch64__)
+      if (!position_filters_.empty()) {
+        // All alpha^2 products of a micro-tile (or pair) and reduction
+        // block in one call, positions one B and one M pitch apart. The
+        // results are those of the loop below: each position still adds
+        // its reduction blocks in order.
+        const bool pair = group_tiles == 2 && partial_cols == 4;
+        const int64_t b_step = layout.panels * in_c * nr;
+        for (int64_t g = 0; g < (pair ? 1 : group_tiles); ++g) {
+          for (int64_t pc = 0; pc < in_c; pc += kc_) {
+            const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+            arm::NeonWinogradGemms(positions, kc, position_filters_.data(),
+                                   ((ot + g) * in_c + pc) * mr, pair ? mr * in_c : 0,
+                                   v + (panel * in_c + pc) * nr, b_step, m + g * mr * pitch, nr,
+                                   pitch, static_cast<int>(pair ? cols : partial_cols), pc > 0);
+          }
+        }
+      }
+#endif
+      for (int64_t xi = 0; run_filter_.rows() == 0 && position_filters_.empty() && xi < positions;
+           ++xi) {
         float* m_tile = m + xi * nr;
         if (half_m_) {
           // M of halves, in the place of the floats (the same pitch).
