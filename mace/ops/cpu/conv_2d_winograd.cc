@@ -125,8 +125,17 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // counted when they were the NEON ones, four tiles at a time; the half
   // ones take eight, which the model does not count yet.
   const bool neon = table.isa == KernelIsa::kNeon && !fp16;
-  const double input_cost = fp16 ? 8.5 : neon ? 40.0 : 20.0;
-  const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
+  // arm64's single-precision transforms were counted again after their
+  // rework (docs/cpu_runtime.md): the input one 4-5 instructions per
+  // channel, position and tile (8.5 on 7x7 maps), the output one about 1.5;
+  // 18 and 6 multiply-adds here. Its last panels of 1 to 4 tiles run two
+  // micro-tiles of output channels at once, by column (NeonWinogradGemms):
+  // about a quarter of a column more than the tiles they hold. With these,
+  // ResNet-18's 28x28 layers take F(6x6) (25 tiles; F(4x4): 49), which
+  // executes 4 % fewer instructions there.
+  const bool arm64_neon = neon && table.gemm_narrow_pair != nullptr;
+  const double input_cost = fp16 ? 8.5 : arm64_neon ? 18.0 : neon ? 40.0 : 20.0;
+  const double output_cost = fp16 ? 8.5 : arm64_neon ? 6.0 : neon ? 20.0 : 20.0;
   const int64_t lane_group = neon || fp16 ? 4 : kWinogradChunk;
   const bool count_columns = (neon && table.gemm_partial != nullptr) || fp16;
   const int64_t column_step = fp16 ? 8 : 4;
@@ -157,6 +166,9 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     double columns = whole_panels    ? RoundUp(tiles, nr)
                      : count_columns ? tiles / nr * nr + RoundUp(tiles % nr, column_step)
                                      : std::max(RoundUp(tiles, nr), kMinColumns);
+    if (arm64_neon && tiles % nr != 0 && tiles % nr <= 4) {
+      columns = tiles / nr * nr + tiles % nr + 0.25;
+    }
 #if defined(__ARM_NEON) && !defined(__aarch64__)
     // armv7 runs a last panel of at most 4 tiles as 6 x 4 tiles: 8
     // instructions a step where the 6 x 8 tile's 14.25 do 8 columns, the
