@@ -47,6 +47,15 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
 // Two 8-row panels by 4 columns (GemmNarrowPairMicroKernel).
 void NeonGemmNarrowPair(int64_t kc, const float* a, int64_t a_stride, const float* b, float* c,
                         int64_t ldc, bool accumulate);
+// A Winograd block's products for one reduction block of kc at each of
+// `positions`: 8 rows of C (ldc floats apart) at c + xi * c_step, from C if
+// accumulate else from zero, plus A x B, A's panel at a[xi] + a_offset and
+// B's at b + xi * b_step, with no epilogue. `cols` (4, 8 or 12) columns,
+// or, with a_pair nonzero, 16 rows from two A panels a_pair floats apart
+// by `cols` (1 to 4) columns.
+void NeonWinogradGemms(int64_t positions, int64_t kc, const float* const* a, int64_t a_offset,
+                       int64_t a_pair, const float* b, int64_t b_step, float* c, int64_t c_step,
+                       int64_t ldc, int cols, bool accumulate);
 #endif
 
 // Runs `iterations` rounds of independent multiply-adds; returns the flops

@@ -915,6 +915,123 @@ void AsmNarrowPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
 #undef MACE_ASM_NARROW_ROWSP
 // clang-format on
 
+// clang-format off
+// Two 8-row panels (a, and a1 = a + a_stride floats) times B's first kCols
+// (1 to 3) columns: 16 rows of C (ldc bytes apart), from C (from_c) or
+// zero, with no epilogue. A Winograd block's last panel of 1 to 3 tiles
+// (ResNet-18's 28x28 maps at F(4x4) are 4 x 12 + 1 tiles) ran the pair's
+// 16 x 4 tile: 35 instructions every two steps. Here a vector holds four
+// rows of one column, times a lane of B, as in AsmColumnTile: two steps
+// are three loads and 8 fmla a column (11 for one column). Column j
+// accumulates rows 0-15 in v(8 + 4j) to v(11 + 4j), moved to and from C
+// lane by lane (16 loads or stores a column, once a call).
+#define MACE_ASM_CP_COL(c0, c1, c2, c3, b, lane, a0, a1, a2, a3)                         \
+  "fmla " c0 ".4s, " a0 ".4s, " b ".s[" #lane "]\n"                                      \
+  "fmla " c1 ".4s, " a1 ".4s, " b ".s[" #lane "]\n"                                      \
+  "fmla " c2 ".4s, " a2 ".4s, " b ".s[" #lane "]\n"                                      \
+  "fmla " c3 ".4s, " a3 ".4s, " b ".s[" #lane "]\n"
+#define MACE_ASM_CP1(b, a0, a1, a2, a3) MACE_ASM_CP_COL("v8", "v9", "v10", "v11", b, 0, a0, a1, a2, a3)
+#define MACE_ASM_CP2(b, a0, a1, a2, a3)                                                  \
+  MACE_ASM_CP1(b, a0, a1, a2, a3) MACE_ASM_CP_COL("v12", "v13", "v14", "v15", b, 1, a0, a1, a2, a3)
+#define MACE_ASM_CP3(b, a0, a1, a2, a3)                                                  \
+  MACE_ASM_CP2(b, a0, a1, a2, a3) MACE_ASM_CP_COL("v16", "v17", "v18", "v19", b, 2, a0, a1, a2, a3)
+// Two steps: panel 0's A in v0-v3, panel 1's in v24-v27, and B's rows in
+// v4 (this step) and v7 (the next).
+#define MACE_ASM_CP_TWO_STEPS(n)                                                         \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                      \
+  "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[a1]], #64\n"                                 \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], %[b_step2]\n"                               \
+  MACE_ASM_CP##n("v4", "v0", "v1", "v24", "v25")                                         \
+  MACE_ASM_CP##n("v7", "v2", "v3", "v26", "v27")
+// One column's 16 rows between C (from %[row]) and four registers.
+#define MACE_ASM_CP_LANES(op, r0, r1, r2, r3)                                            \
+  op " {" r0 ".s}[0], [%[row]], %[ldc]\n " op " {" r0 ".s}[1], [%[row]], %[ldc]\n"       \
+  op " {" r0 ".s}[2], [%[row]], %[ldc]\n " op " {" r0 ".s}[3], [%[row]], %[ldc]\n"       \
+  op " {" r1 ".s}[0], [%[row]], %[ldc]\n " op " {" r1 ".s}[1], [%[row]], %[ldc]\n"       \
+  op " {" r1 ".s}[2], [%[row]], %[ldc]\n " op " {" r1 ".s}[3], [%[row]], %[ldc]\n"       \
+  op " {" r2 ".s}[0], [%[row]], %[ldc]\n " op " {" r2 ".s}[1], [%[row]], %[ldc]\n"       \
+  op " {" r2 ".s}[2], [%[row]], %[ldc]\n " op " {" r2 ".s}[3], [%[row]], %[ldc]\n"       \
+  op " {" r3 ".s}[0], [%[row]], %[ldc]\n " op " {" r3 ".s}[1], [%[row]], %[ldc]\n"       \
+  op " {" r3 ".s}[2], [%[row]], %[ldc]\n " op " {" r3 ".s}[3], [%[row]], %[ldc]\n"
+#define MACE_ASM_CP_MOVE1(op)                                                            \
+  "mov %[row], %[c]\n" MACE_ASM_CP_LANES(op, "v8", "v9", "v10", "v11")
+#define MACE_ASM_CP_MOVE2(op)                                                            \
+  MACE_ASM_CP_MOVE1(op) "add %[row], %[c], #4\n" MACE_ASM_CP_LANES(op, "v12", "v13", "v14", "v15")
+#define MACE_ASM_CP_MOVE3(op)                                                            \
+  MACE_ASM_CP_MOVE2(op) "add %[row], %[c], #8\n" MACE_ASM_CP_LANES(op, "v16", "v17", "v18", "v19")
+#define MACE_ASM_CP_ZERO1 "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n"
+#define MACE_ASM_CP_ZERO2                                                                \
+  MACE_ASM_CP_ZERO1 "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
+#define MACE_ASM_CP_ZERO3                                                                \
+  MACE_ASM_CP_ZERO2 "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
+// From C or zero; eight steps a loop, then 4, 2 and 1 by the bits of kc;
+// back to C.
+#define MACE_ASM_CP_TILE(n)                                                              \
+  "cbz %[from_c], 10f\n"                                                                 \
+  MACE_ASM_CP_MOVE##n("ld1")                                                             \
+  "b 11f\n"                                                                              \
+  "10:\n"                                                                                \
+  MACE_ASM_CP_ZERO##n                                                                    \
+  "11:\n"                                                                                \
+  "cbz %[octs], 2f\n"                                                                    \
+  "1:\n"                                                                                 \
+  MACE_ASM_CP_TWO_STEPS(n) MACE_ASM_CP_TWO_STEPS(n)                                      \
+  MACE_ASM_CP_TWO_STEPS(n) MACE_ASM_CP_TWO_STEPS(n)                                      \
+  "subs %[octs], %[octs], #1\n"                                                          \
+  "b.ne 1b\n"                                                                            \
+  "2:\n"                                                                                 \
+  "tbz %[kc], #2, 3f\n"                                                                  \
+  MACE_ASM_CP_TWO_STEPS(n) MACE_ASM_CP_TWO_STEPS(n)                                      \
+  "3:\n"                                                                                 \
+  "tbz %[kc], #1, 5f\n"                                                                  \
+  MACE_ASM_CP_TWO_STEPS(n)                                                               \
+  "5:\n"                                                                                 \
+  "tbz %[kc], #0, 4f\n"                                                                  \
+  "ld1 {v0.4s, v1.4s}, [%[a]]\n"                                                         \
+  "ld1 {v24.4s, v25.4s}, [%[a1]]\n"                                                      \
+  "ld1 {v4.4s}, [%[b]]\n"                                                                \
+  MACE_ASM_CP##n("v4", "v0", "v1", "v24", "v25")                                         \
+  "4:\n"                                                                                 \
+  MACE_ASM_CP_MOVE##n("st1")
+#define MACE_ASM_CP_OPERANDS                                                             \
+  : [a] "+r"(a), [a1] "+r"(a1), [b] "+r"(b), [octs] "+r"(octs), [row] "=&r"(row)         \
+  : [kc] "r"(kc), [b_step2] "r"(b_step2), [c] "r"(c), [ldc] "r"(ldc_bytes),              \
+    [from_c] "r"(int64_t{from_c})                                                        \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",   \
+    "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v24", "v25", "v26",  \
+    "v27"
+template <int kCols>
+void AsmColumnPairToC(int64_t kc, const float* a, int64_t a_stride, const float* b, float* c,
+                      int64_t ldc_bytes, bool from_c) {
+  static_assert(kCols >= 1 && kCols <= 3, "1 to 3 columns");
+  int64_t octs = kc >> 3;
+  const int64_t b_step2 = 2 * kNeonGemmNr * sizeof(float);
+  const float* a1 = a + a_stride;
+  float* row;
+  if constexpr (kCols == 1) {
+    __asm__ volatile(MACE_ASM_CP_TILE(1) MACE_ASM_CP_OPERANDS);
+  } else if constexpr (kCols == 2) {
+    __asm__ volatile(MACE_ASM_CP_TILE(2) MACE_ASM_CP_OPERANDS);
+  } else {
+    __asm__ volatile(MACE_ASM_CP_TILE(3) MACE_ASM_CP_OPERANDS);
+  }
+}
+#undef MACE_ASM_CP_COL
+#undef MACE_ASM_CP1
+#undef MACE_ASM_CP2
+#undef MACE_ASM_CP3
+#undef MACE_ASM_CP_TWO_STEPS
+#undef MACE_ASM_CP_LANES
+#undef MACE_ASM_CP_MOVE1
+#undef MACE_ASM_CP_MOVE2
+#undef MACE_ASM_CP_MOVE3
+#undef MACE_ASM_CP_ZERO1
+#undef MACE_ASM_CP_ZERO2
+#undef MACE_ASM_CP_ZERO3
+#undef MACE_ASM_CP_TILE
+#undef MACE_ASM_CP_OPERANDS
+// clang-format on
+
 #undef MACE_ASM_NARROW_TO_C_OPERANDS
 #undef MACE_ASM_NARROW_FROM_BIAS1
 #undef MACE_ASM_NARROW_FROM_BIAS2
@@ -997,6 +1114,46 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
 void NeonGemmNarrowPair(int64_t kc, const float* a, int64_t a_stride, const float* b, float* c,
                         int64_t ldc, bool accumulate) {
   AsmNarrowPairToC(kc, a, a_stride, b, c, ldc * static_cast<int64_t>(sizeof(float)), accumulate);
+}
+
+// The position loop sits here, next to the tiles, so that a position costs
+// the loop's few instructions rather than a call through the table with an
+// epilogue to build and test: SqueezeNet 1.1's Winograd layers made about
+// 20,000 such calls per inference at 100-150 instructions of driver each.
+void NeonWinogradGemms(int64_t positions, int64_t kc, const float* const* a, int64_t a_offset,
+                       int64_t a_pair, const float* b, int64_t b_step, float* c, int64_t c_step,
+                       int64_t ldc, int cols, bool accumulate) {
+  const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  const float* const* const end = a + positions;
+  if (a_pair != 0 && cols < 4) {
+    for (; a != end; ++a, b += b_step, c += c_step) {
+      if (cols == 1) {
+        AsmColumnPairToC<1>(kc, *a + a_offset, a_pair, b, c, ldc_bytes, accumulate);
+      } else if (cols == 2) {
+        AsmColumnPairToC<2>(kc, *a + a_offset, a_pair, b, c, ldc_bytes, accumulate);
+      } else {
+        AsmColumnPairToC<3>(kc, *a + a_offset, a_pair, b, c, ldc_bytes, accumulate);
+      }
+    }
+  } else if (a_pair != 0) {
+    for (; a != end; ++a, b += b_step, c += c_step) {
+      AsmNarrowPairToC(kc, *a + a_offset, a_pair, b, c, ldc_bytes, accumulate);
+    }
+  } else if (cols <= 4) {
+    for (; a != end; ++a, b += b_step, c += c_step) {
+      AsmNarrowTileToC<1>(kc, *a + a_offset, b, c, ldc_bytes, accumulate, nullptr, false, false,
+                          nullptr);
+    }
+  } else if (cols <= 8) {
+    for (; a != end; ++a, b += b_step, c += c_step) {
+      AsmNarrowTileToC<2>(kc, *a + a_offset, b, c, ldc_bytes, accumulate, nullptr, false, false,
+                          nullptr);
+    }
+  } else {
+    for (; a != end; ++a, b += b_step, c += c_step) {
+      AsmTile(kc, *a + a_offset, b, c, ldc_bytes, accumulate, nullptr, false, false, nullptr);
+    }
+  }
 }
 
 #undef MACE_ASM_ROW

@@ -6,6 +6,10 @@
 #include "mace/ops/cpu/gemm_fp16.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
+#if defined(__aarch64__)
+#include "mace/ops/arm/neon_kernels.h"
+#endif
+
 namespace mace {
 namespace ops {
 namespace {
@@ -138,8 +142,17 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // the NEON ones, four tiles at a time; the half ones take eight, which
   // the model does not count yet.
   const bool neon = table.isa == KernelIsa::kNeon && !fp16;
-  const double input_cost = fp16 ? 8.5 : neon ? 40.0 : 20.0;
-  const double output_cost = fp16 ? 8.5 : neon ? 20.0 : 20.0;
+  // arm64's single-precision transforms were counted again after their
+  // rework (docs/cpu_runtime.md): the input one 4-5 instructions per
+  // channel, position and tile (8.5 on 7x7 maps), the output one about 1.5;
+  // 18 and 6 multiply-adds here. Its last panels of 1 to 4 tiles run two
+  // micro-tiles of output channels at once, by column (NeonWinogradGemms):
+  // about a quarter of a column more than the tiles they hold. With these,
+  // ResNet-18's 28x28 layers take F(6x6) (25 tiles; F(4x4): 49), which
+  // executes 4 % fewer instructions there.
+  const bool arm64_neon = neon && table.gemm_narrow_pair != nullptr;
+  const double input_cost = fp16 ? 8.5 : arm64_neon ? 18.0 : neon ? 40.0 : 20.0;
+  const double output_cost = fp16 ? 8.5 : arm64_neon ? 6.0 : neon ? 20.0 : 20.0;
   const int64_t lane_group = neon || fp16 ? 4 : kWinogradChunk;
   const bool count_columns = neon && table.gemm_partial != nullptr;
   // A table with a run kernel (armv7) runs the last panel whole.
@@ -170,6 +183,9 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
                      : fp16          ? tiles / nr * nr + Fp16GemmColumnCost(tiles % nr)
                      : count_columns ? tiles / nr * nr + RoundUp(tiles % nr, 4)
                                      : std::max(RoundUp(tiles, nr), kMinColumns);
+    if (arm64_neon && tiles % nr != 0 && tiles % nr <= 4) {
+      columns = tiles / nr * nr + tiles % nr + 0.25;
+    }
 #if defined(__ARM_NEON) && !defined(__aarch64__)
     // armv7 runs a last panel of at most 4 tiles as 6 x 4 tiles: 8
     // instructions a step where the 6 x 8 tile's 14.25 do 8 columns, the
@@ -290,6 +306,16 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
       transformed_filter_.back().Pack(u_xi, oc_count, ic_count, ic_count, 1, table.mr, arena);
     }
   }
+#if defined(__aarch64__)
+  // The NEON table's single-precision products go through
+  // arm::NeonWinogradGemms, which takes each position's filter panels from
+  // here (the same offset into each).
+  if (!fp16_ && table.isa == KernelIsa::kNeon && table.gemm_narrow_pair != nullptr) {
+    for (const PackedPanels& panels : transformed_filter_) {
+      position_filters_.push_back(panels.Panel(0));
+    }
+  }
+#endif
 }
 
 Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
@@ -511,7 +537,27 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       }
       const int64_t partial_cols =
           table_.isa == KernelIsa::kNeon ? std::min(nr, RoundUp(cols, 4)) : cols;
-      for (int64_t xi = 0; run_filter_.rows() == 0 && xi < positions; ++xi) {
+#if defined(__aarch64__)
+      if (!position_filters_.empty()) {
+        // All alpha^2 products of a micro-tile (or pair) and reduction
+        // block in one call, positions one B and one M pitch apart. The
+        // results are those of the loop below: each position still adds
+        // its reduction blocks in order.
+        const bool pair = group_tiles == 2 && partial_cols == 4;
+        const int64_t b_step = layout.panels * in_c * nr;
+        for (int64_t g = 0; g < (pair ? 1 : group_tiles); ++g) {
+          for (int64_t pc = 0; pc < in_c; pc += kc_) {
+            const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+            arm::NeonWinogradGemms(positions, kc, position_filters_.data(),
+                                   ((ot + g) * in_c + pc) * mr, pair ? mr * in_c : 0,
+                                   v + (panel * in_c + pc) * nr, b_step, m + g * mr * pitch, nr,
+                                   pitch, static_cast<int>(pair ? cols : partial_cols), pc > 0);
+          }
+        }
+      }
+#endif
+      for (int64_t xi = 0; run_filter_.rows() == 0 && position_filters_.empty() && xi < positions;
+           ++xi) {
         float* m_tile = m + xi * nr;
         if (half_m_) {
           // M of halves, in the place of the floats (the same pitch).

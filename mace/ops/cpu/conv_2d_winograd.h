@@ -125,6 +125,9 @@ class Conv2dWinograd : public Conv2dKernel {
   // With a run kernel: the same as one packing, positions ([alpha^2][out
   // padded to mr][in]) one stride apart.
   PackedPanels run_filter_;
+  // arm64's NEON table: each position's first filter panel, which its
+  // position-loop kernel reads (empty otherwise).
+  std::vector<const float*> position_filters_;
 };
 
 }  // namespace ops
