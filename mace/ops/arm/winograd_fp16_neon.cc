@@ -142,6 +142,45 @@ MACE_WG_NO_LIBC_CALLS inline void StageHalfRow(const float16_t* row, int64_t in_
   for (; x < hi; ++x) dst[x] = src[x];
 }
 
+// WgInput1D on half vectors with every multiply-add fused by hand: GCC
+// would otherwise choose which products to fuse by the code around each
+// use, and the float and half paths, which must give the same V, could
+// round differently. The same operation counts (26 for F(6x6), 14 for
+// F(4x4)).
+template <int kTile>
+inline __attribute__((always_inline)) void Input1D(const float16x8_t* x, float16x8_t* y) {
+  if constexpr (kTile == 2) {
+    WgInput1D<2>(x, y);  // adds only
+  } else if constexpr (kTile == 4) {
+    const float16x8_t sum12 = vaddq_f16(x[1], x[2]), sum34 = vaddq_f16(x[3], x[4]);
+    const float16x8_t diff12 = vsubq_f16(x[1], x[2]), diff43 = vsubq_f16(x[4], x[3]);
+    const float16x8_t diff42 = vsubq_f16(x[4], x[2]), diff31 = vsubq_f16(x[3], x[1]);
+    y[0] = vfmaq_n_f16(vfmsq_n_f16(x[4], x[2], 5.f), x[0], 4.f);
+    y[1] = vfmsq_n_f16(sum34, sum12, 4.f);
+    y[2] = vfmaq_n_f16(diff43, diff12, 4.f);
+    y[3] = vfmaq_n_f16(diff42, diff31, 2.f);
+    y[4] = vfmsq_n_f16(diff42, diff31, 2.f);
+    y[5] = vfmaq_n_f16(vfmsq_n_f16(x[5], x[3], 5.f), x[1], 4.f);
+  } else {
+    y[0] = vfmaq_n_f16(vsubq_f16(x[0], x[6]), vsubq_f16(x[4], x[2]), 5.25f);
+    y[7] = vfmaq_n_f16(vsubq_f16(x[7], x[1]), vsubq_f16(x[3], x[5]), 5.25f);
+    const float16x8_t even1 = vfmsq_n_f16(vaddq_f16(x[2], x[6]), x[4], 4.25f);
+    const float16x8_t odd1 = vfmsq_n_f16(vaddq_f16(x[1], x[5]), x[3], 4.25f);
+    y[1] = vaddq_f16(even1, odd1);
+    y[2] = vsubq_f16(even1, odd1);
+    const float16x8_t even2 = vfmsq_n_f16(vfmaq_n_f16(x[6], x[2], .25f), x[4], 1.25f);
+    const float16x8_t odd2 =
+        vfmaq_n_f16(vfmsq_n_f16(vmulq_n_f16(x[1], .5f), x[3], 2.5f), x[5], 2.f);
+    y[3] = vaddq_f16(even2, odd2);
+    y[4] = vsubq_f16(even2, odd2);
+    const float16x8_t even3 = vfmsq_n_f16(vfmaq_n_f16(x[6], x[2], 4.f), x[4], 5.f);
+    const float16x8_t odd3 =
+        vfmaq_n_f16(vfmsq_n_f16(vmulq_n_f16(x[1], 2.f), x[3], 2.5f), x[5], .5f);
+    y[5] = vaddq_f16(even3, odd3);
+    y[6] = vsubq_f16(even3, odd3);
+  }
+}
+
 // taps[j][u] = src[u * kTile + j] for eight tiles u and j < alpha.
 template <int kTile>
 inline __attribute__((always_inline)) void Taps8(const float16_t* src, float16x8_t* taps) {
@@ -168,6 +207,158 @@ inline __attribute__((always_inline)) void Taps8(const float16_t* src, float16x8
   taps[kTile + 1] = vextq_f16(taps[1], vdupq_n_f16(src[8 * kTile + 1]), 1);
 }
 
+// The taps of four tiles of two rows at once: taps[j] holds tap j of tiles
+// 0-3 of row `a` (a[u * kTile + j]) in lanes 0-3 and of row `b` in lanes
+// 4-7. A group of at most four tiles transforms two rows per vector, half
+// the arithmetic of one row per vector.
+template <int kTile>
+inline __attribute__((always_inline)) void PairTaps4(const float16_t* a, const float16_t* b,
+                                                     float16x8_t* taps) {
+  if constexpr (kTile == 2) {
+    // Four tiles of 2 are 8 halves: even lanes tap 0, odd lanes tap 1.
+#pragma GCC unroll 2
+    for (int j = 0; j < 4; j += 2) {
+      const float16x8_t x = vld1q_f16(a + j), y = vld1q_f16(b + j);
+      taps[j] = vuzp1q_f16(x, y);
+      taps[j + 1] = vuzp2q_f16(x, y);
+    }
+  } else if constexpr (kTile == 4) {
+    const float16x4x4_t x = vld4_f16(a), y = vld4_f16(b);
+    const float16x4x4_t x4 = vld4_f16(a + 4), y4 = vld4_f16(b + 4);
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) taps[j] = vcombine_f16(x.val[j], y.val[j]);
+    taps[4] = vcombine_f16(x4.val[0], y4.val[0]);
+    taps[5] = vcombine_f16(x4.val[1], y4.val[1]);
+  } else {
+    // As Taps8, with the second load from the other row; taps 6 and 7
+    // are taps 0 and 1 of loads one tile on.
+    const float16x8x3_t x = vld3q_f16(a), y = vld3q_f16(b);
+    const float16x8x3_t x6 = vld3q_f16(a + 6), y6 = vld3q_f16(b + 6);
+#pragma GCC unroll 3
+    for (int j = 0; j < 3; ++j) {
+      taps[j] = vuzp1q_f16(x.val[j], y.val[j]);
+      taps[j + 3] = vuzp2q_f16(x.val[j], y.val[j]);
+    }
+    taps[6] = vuzp1q_f16(x6.val[0], y6.val[0]);
+    taps[7] = vuzp1q_f16(x6.val[1], y6.val[1]);
+  }
+}
+
+// Halves that rows in the padding read in place: the widest chunk span.
+alignas(16) constexpr float16_t kZeroHalves[7 * 16] = {};
+
+// The vqtbl1q_u8 byte indices that move lane k + d of a loaded vector to
+// lane k, and zero the lanes whose k + d falls outside [0, 8): d is the
+// vector's first column less the column it was loaded from (clamped to
+// [-8, 8], all zero past that). Lane k + d's bytes are 2(k + d) and
+// 2(k + d) + 1; for k + d in [-8, 15] each is at least 16 (zero in a
+// table lookup) exactly when k + d is outside [0, 8).
+inline __attribute__((always_inline)) uint8x16_t EdgeIndex(int64_t d) {
+  d = WgMin(WgMax(d, -8), 8);
+  const int16x8_t lane_bytes = {256, 770, 1284, 1798, 2312, 2826, 3340, 3854};  // 514 k + 256
+  return vreinterpretq_u8_s16(vaddq_s16(lane_bytes, vdupq_n_s16(static_cast<int16_t>(d * 514))));
+}
+
+// The same for rows of 4 to 7 halves, loaded as their first four and last
+// four (lanes 0-3 and 4-7): column c + k is lane c + k of that vector
+// below 4 and lane c + k + 8 - in_w from 4 on.
+inline __attribute__((always_inline)) uint8x16_t NarrowEdgeIndex(int64_t c, int64_t in_w) {
+  c = WgMin(WgMax(c, -8), 8);  // past 8 columns out every lane is zero
+  const int16x8_t lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  const int16x8_t column = vaddq_s16(lane, vdupq_n_s16(static_cast<int16_t>(c)));
+  const int16x8_t at = vbslq_s16(vcltq_s16(column, vdupq_n_s16(4)), column,
+                                 vaddq_s16(column, vdupq_n_s16(static_cast<int16_t>(8 - in_w))));
+  const uint16x8_t inside =
+      vandq_u16(vcgezq_s16(column), vcltq_s16(column, vdupq_n_s16(static_cast<int16_t>(in_w))));
+  const int16x8_t bytes = vmlaq_n_s16(vdupq_n_s16(256), at, 514);
+  return vreinterpretq_u8_u16(vornq_u16(vreinterpretq_u16_s16(bytes), inside));
+}
+
+// EdgeLoads for rows of 4 to 7 halves.
+template <int kAlpha>
+inline __attribute__((always_inline)) void NarrowEdgeLoads(const float16_t* const* rows, int64_t c,
+                                                           int64_t in_w, float16x8_t* x) {
+  const uint8x16_t index = NarrowEdgeIndex(c, in_w);
+#pragma GCC unroll 8
+  for (int i = 0; i < kAlpha; ++i) {
+    x[i] = vdupq_n_f16(0);
+    if (rows[i] == nullptr) continue;
+    const float16x8_t ends = vcombine_f16(vld1_f16(rows[i]), vld1_f16(rows[i] + in_w - 4));
+    x[i] = vreinterpretq_f16_u8(vqtbl1q_u8(vreinterpretq_u8_f16(ends), index));
+  }
+}
+
+// The eight columns from c of each of the alpha rows (null: in the
+// padding), zero outside [0, in_w), for a vector that is not inside the
+// image: from the nearest whole vector inside (rows of at least 8) or from
+// the row's first and last four, shifted by a table lookup that also
+// zeroes the padding lanes.
+template <int kAlpha>
+inline __attribute__((always_inline)) void EdgeLoads(const float16_t* const* rows, int64_t c,
+                                                     int64_t in_w, float16x8_t* x) {
+  if constexpr (kAlpha == 4) {
+    if (in_w < 8) return NarrowEdgeLoads<kAlpha>(rows, c, in_w, x);
+  }
+  const int64_t p = WgMin(WgMax(c, 0), in_w - 8);
+  const uint8x16_t index = EdgeIndex(c - p);
+#pragma GCC unroll 8
+  for (int i = 0; i < kAlpha; ++i) {
+    x[i] =
+        rows[i] == nullptr
+            ? vdupq_n_f16(0)
+            : vreinterpretq_f16_u8(vqtbl1q_u8(vreinterpretq_u8_f16(vld1q_f16(rows[i] + p)), index));
+  }
+}
+
+// The row pass of eight tiles: row r of their column-transformed input at
+// src + r * pitch, V to dst on, whole vectors (kHere 0) or across a panel's
+// end (StoreAcross<kHere>).
+template <int kTile, int kHere>
+inline __attribute__((always_inline)) void RowPass(const float16_t* src, int64_t pitch,
+                                                   float16_t* dst, int64_t position_stride,
+                                                   int64_t panel_stride, int64_t nr, bool spill) {
+  constexpr int kAlpha = kTile + 2;
+  for (int r = 0; r < kAlpha; ++r) {
+    float16x8_t taps[kAlpha], y[kAlpha];
+    Taps8<kTile>(src + r * pitch, taps);
+    Input1D<kTile>(taps, y);
+#pragma GCC unroll 8
+    for (int c = 0; c < kAlpha; ++c) {
+      if constexpr (kHere == 0) {
+        vst1q_f16(dst, y[c]);
+      } else {
+        StoreAcross<kHere>(dst, panel_stride, nr, spill, y[c]);
+      }
+      dst += position_stride;
+    }
+  }
+}
+
+// RowPass for a group crossing a panel's end, `here` (1 to 7) of its lanes
+// in this panel. Out of line: its seven forms would otherwise keep their
+// addresses live through the whole run.
+template <int kTile>
+__attribute__((noinline)) void RowPassAcross(int here, const float16_t* src, int64_t pitch,
+                                             float16_t* dst, int64_t position_stride,
+                                             int64_t panel_stride, int64_t nr, bool spill) {
+  switch (here) {
+    case 1:
+      return RowPass<kTile, 1>(src, pitch, dst, position_stride, panel_stride, nr, spill);
+    case 2:
+      return RowPass<kTile, 2>(src, pitch, dst, position_stride, panel_stride, nr, spill);
+    case 3:
+      return RowPass<kTile, 3>(src, pitch, dst, position_stride, panel_stride, nr, spill);
+    case 4:
+      return RowPass<kTile, 4>(src, pitch, dst, position_stride, panel_stride, nr, spill);
+    case 5:
+      return RowPass<kTile, 5>(src, pitch, dst, position_stride, panel_stride, nr, spill);
+    case 6:
+      return RowPass<kTile, 6>(src, pitch, dst, position_stride, panel_stride, nr, spill);
+    default:
+      return RowPass<kTile, 7>(src, pitch, dst, position_stride, panel_stride, nr, spill);
+  }
+}
+
 // `in_rows` are the alpha input rows (run.rows, or rows of halves).
 template <int kTile, typename T>
 MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, const T* const* in_rows,
@@ -190,27 +381,45 @@ MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, const T* const*
     // left as they are in `rows` (garbage lanes the caller overwrites), so
     // a run of 10 tiles of 6 transforms 8 column vectors, not 13.
     const int64_t span = (chunk_lanes * kTile + 2 + 7) & ~int64_t{7};
-    bool inside = col0 >= 0 && col0 + span <= run.in_w;
+    const int64_t in_w = run.in_w;
+    // Halves are read in place: vectors inside the image straight from
+    // the row (or from zeros for a row in the padding), the ones crossing
+    // its left or right edge by EdgeLoads. Floats, and narrower rows, are
+    // staged: rows of at least 8, or of 4 for F(2x2), which runs on the
+    // narrowest maps (7x7); the narrow rows' code, inlined in the other
+    // tiles' runs, cost them more registers than it saved.
+    constexpr bool kHalves = std::is_same_v<T, float16_t>;
+    const bool in_place = kHalves && in_w >= (kTile == 2 ? 4 : 8);
+    bool inside = col0 >= 0 && col0 + span <= in_w;
     for (int i = 0; i < kAlpha; ++i) inside = inside && in_rows[i] != nullptr;
     const T* source[kAlpha];
 #pragma GCC unroll 8
     for (int i = 0; i < kAlpha; ++i) {
       if (inside) {
         source[i] = in_rows[i] + col0;
-      } else if constexpr (std::is_same_v<T, float>) {
-        WgStageRow(in_rows[i], run.in_w, col0, chunk_lanes * kTile + 2, span, staged[i]);
-        source[i] = staged[i];
+      } else if constexpr (kHalves) {
+        if (in_place) {
+          source[i] = in_rows[i] != nullptr ? in_rows[i] + col0 : kZeroHalves;
+        } else {
+          StageHalfRow(in_rows[i], in_w, col0, chunk_lanes * kTile + 2, span, staged[i]);
+          source[i] = staged[i];
+        }
       } else {
-        StageHalfRow(in_rows[i], run.in_w, col0, chunk_lanes * kTile + 2, span, staged[i]);
+        WgStageRow(in_rows[i], in_w, col0, chunk_lanes * kTile + 2, span, staged[i]);
         source[i] = staged[i];
       }
     }
     // Down the columns (B^T d), eight columns at a time, in half precision.
     for (int64_t v = 0; v < span; v += 8) {
       float16x8_t x[kAlpha], y[kAlpha];
+      const int64_t c = col0 + v;
+      if (in_place && !inside && (c < 0 || c + 8 > in_w)) {
+        if constexpr (kHalves) EdgeLoads<kAlpha>(in_rows, c, in_w, x);
+      } else {
 #pragma GCC unroll 8
-      for (int i = 0; i < kAlpha; ++i) x[i] = LoadHalves(source[i] + v);
-      WgInput1D<kTile>(x, y);
+        for (int i = 0; i < kAlpha; ++i) x[i] = LoadHalves(source[i] + v);
+      }
+      Input1D<kTile>(x, y);
 #pragma GCC unroll 8
       for (int i = 0; i < kAlpha; ++i) vst1q_f16(rows[i] + v, y[i]);
     }
@@ -220,47 +429,30 @@ MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, const T* const*
       const int64_t count = WgMin(chunk_lanes - u0, 8);
       float16_t* dst = out + panel * panel_stride + offset;
       const bool spill = count > nr - offset;
-      const auto row_pass = [&](auto here) {
-        for (int r = 0; r < kAlpha; ++r) {
+      if (count <= 4 && offset + 4 <= nr) {
+        // Rows r and r + 1 share a vector: each half stores four lanes.
+        const int64_t row_stride = kAlpha * position_stride;
+#pragma GCC unroll 4
+        for (int r = 0; r < kAlpha; r += 2) {
           float16x8_t taps[kAlpha], y[kAlpha];
-          Taps8<kTile>(rows[r] + u0 * kTile, taps);
-          WgInput1D<kTile>(taps, y);
+          PairTaps4<kTile>(rows[r] + u0 * kTile, rows[r + 1] + u0 * kTile, taps);
+          Input1D<kTile>(taps, y);
 #pragma GCC unroll 8
           for (int c = 0; c < kAlpha; ++c) {
-            if constexpr (decltype(here)::value == 0) {
-              vst1q_f16(dst, y[c]);
-            } else {
-              StoreAcross<decltype(here)::value>(dst, panel_stride, nr, spill, y[c]);
-            }
+            vst1_f16(dst, vget_low_f16(y[c]));
+            vst1_f16(dst + row_stride, vget_high_f16(y[c]));
             dst += position_stride;
           }
+          dst += row_stride;
         }
-      };
-      switch (offset + 8 <= nr ? 0 : nr - offset) {
-        case 0:
-          row_pass(std::integral_constant<int, 0>());
-          break;
-        case 1:
-          row_pass(std::integral_constant<int, 1>());
-          break;
-        case 2:
-          row_pass(std::integral_constant<int, 2>());
-          break;
-        case 3:
-          row_pass(std::integral_constant<int, 3>());
-          break;
-        case 4:
-          row_pass(std::integral_constant<int, 4>());
-          break;
-        case 5:
-          row_pass(std::integral_constant<int, 5>());
-          break;
-        case 6:
-          row_pass(std::integral_constant<int, 6>());
-          break;
-        default:
-          row_pass(std::integral_constant<int, 7>());
-          break;
+        continue;  // a group of at most four tiles is the chunk's last
+      }
+      if (offset + 8 <= nr) {
+        RowPass<kTile, 0>(rows[0] + u0 * kTile, kSpan, dst, position_stride, panel_stride, nr,
+                          spill);
+      } else {
+        RowPassAcross<kTile>(static_cast<int>(nr - offset), rows[0] + u0 * kTile, kSpan, dst,
+                             position_stride, panel_stride, nr, spill);
       }
       offset += 8;
       if (offset >= nr) {
