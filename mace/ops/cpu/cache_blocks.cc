@@ -7,18 +7,10 @@ namespace ops {
 namespace {
 
 constexpr int64_t kMaxKc = 256;
-constexpr int64_t kMaxReductionPart = 128;
 
 int64_t RoundDownTo(int64_t value, int64_t step) { return value / step * step; }
 
 }  // namespace
-
-CacheSizes CachesFor(const KernelTable& table) {
-  if (table.isa == KernelIsa::kAvx2Fma || table.isa == KernelIsa::kAvx512) {
-    return HostCacheSizes();
-  }
-  return kReferenceCaches;
-}
 
 GemmBlocks DeriveGemmBlocks(int mr, int nr, const CacheSizes& caches) {
   const int64_t floats_l1 = caches.l1d / static_cast<int64_t>(sizeof(float));
@@ -33,22 +25,6 @@ GemmBlocks DeriveGemmBlocks(int mr, int nr, const CacheSizes& caches) {
   blocks.kc = static_cast<int>(kc);
   blocks.nc = static_cast<int>(std::min<int64_t>(nc, 1 << 16));
   return blocks;
-}
-
-int64_t ReductionPartChannels(const CacheSizes& caches, int64_t blocks, int64_t block,
-                              int64_t channels) {
-  block = std::max<int64_t>(block, 1);
-  const int64_t most = std::max(block, kMaxReductionPart);
-  if (channels <= most) return std::max<int64_t>(channels, 1);
-  const int64_t channel_bytes = std::max<int64_t>(blocks, 1) * block * sizeof(float);
-  const int64_t part = RoundDownTo(caches.l1d * 3 / 4 / channel_bytes, block);
-  return std::clamp(part, block, most);
-}
-
-int64_t WindowPartBytes(const CacheSizes& caches) { return caches.l1d * 5 / 6; }
-
-int64_t L2Share(const CacheSizes& caches, int64_t numerator, int64_t denominator) {
-  return caches.l2 * numerator / denominator;
 }
 
 }  // namespace ops

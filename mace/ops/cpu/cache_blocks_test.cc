@@ -1,8 +1,7 @@
 #include "mace/ops/cpu/cache_blocks.h"
 
-#include <algorithm>
-
 #include "gtest/gtest.h"
+#include "mace/ops/cpu/kernel_table.h"
 
 namespace mace {
 namespace ops {
@@ -67,54 +66,15 @@ TEST(CacheBlocksTest, TinyOrUnknownCachesGiveMinimalBlocks) {
     EXPECT_EQ(b.kc, 8);
     EXPECT_EQ(b.mc, 8);
     EXPECT_EQ(b.nc, 32);
-    EXPECT_EQ(ReductionPartChannels(caches, 4, 16, 512), 16);
   }
   const GemmBlocks tiny = DeriveGemmBlocks(8, 32, Caches(1 * kKiB, 4 * kKiB));
   EXPECT_EQ(tiny.kc, 8);
   EXPECT_EQ(tiny.mc, 16);
   EXPECT_EQ(tiny.nc, 32);
-  EXPECT_EQ(ReductionPartChannels(Caches(1 * kKiB, 4 * kKiB), 4, 16, 512), 16);
 }
 
-TEST(CacheBlocksTest, ReductionPartsStayInL1) {
-  // 128 channels, as measured, on the reference core and wherever it fits.
-  EXPECT_EQ(ReductionPartChannels(kReferenceCaches, 4, 16, 512), 128);
-  EXPECT_EQ(ReductionPartChannels(kReferenceCaches, 3, 16, 1024), 128);
-  EXPECT_EQ(ReductionPartChannels(Caches(32 * kKiB, kMiB), 2, 8, 512), 128);
-  EXPECT_EQ(ReductionPartChannels(Caches(32 * kKiB, kMiB), 3, 4, 512), 128);
-  EXPECT_EQ(ReductionPartChannels(Caches(32 * kKiB, kMiB), 3, 16, 1024), 128);
-  // Four AVX-512 blocks on 32 KiB: 96 channels, 24 KiB of weights.
-  EXPECT_EQ(ReductionPartChannels(Caches(32 * kKiB, kMiB), 4, 16, 512), 96);
-  // Up to 128 channels go whole, whatever the cache.
-  EXPECT_EQ(ReductionPartChannels(Caches(32 * kKiB, kMiB), 4, 16, 128), 128);
-  EXPECT_EQ(ReductionPartChannels(Caches(16 * kKiB, kMiB), 4, 16, 100), 100);
-  EXPECT_EQ(ReductionPartChannels(Caches(16 * kKiB, kMiB), 4, 16, 3), 3);
-  EXPECT_EQ(ReductionPartChannels(Caches(16 * kKiB, kMiB), 4, 16, 0), 1);
-  for (int64_t l1d : {16 * kKiB, 32 * kKiB, 48 * kKiB, 64 * kKiB}) {
-    for (int64_t blocks : {1, 2, 3, 4}) {
-      for (int64_t block : {4, 8, 16}) {
-        const int64_t part = ReductionPartChannels(Caches(l1d, kMiB), blocks, block, 1000);
-        EXPECT_EQ(part % block, 0);
-        EXPECT_GE(part, block);
-        EXPECT_LE(part, 128);
-        EXPECT_LE(part * blocks * block * 4, std::max(l1d * 3 / 4, blocks * block * block * 4));
-      }
-    }
-  }
-}
-
-TEST(CacheBlocksTest, SharesScaleWithTheCache) {
-  EXPECT_EQ(WindowPartBytes(kReferenceCaches), 40 * kKiB);
-  EXPECT_EQ(L2Share(kReferenceCaches, 1, 16), 128 * kKiB);
-  EXPECT_EQ(L2Share(Caches(32 * kKiB, kMiB), 1, 2), 512 * kKiB);
-}
-
-// The x86 tables follow the host's caches; the others keep the reference.
+// The x86 tables' GEMM blocks follow the host's caches.
 TEST(CacheBlocksTest, TablesUseTheHostCaches) {
-  KernelTable neon;
-  neon.isa = KernelIsa::kNeon;
-  EXPECT_EQ(CachesFor(neon).l1d, kReferenceCaches.l1d);
-  EXPECT_EQ(CachesFor(neon).l2, kReferenceCaches.l2);
   const CacheSizes& host = HostCacheSizes();
   EXPECT_GT(host.l1d, 0);
   EXPECT_GT(host.l2, 0);
@@ -122,7 +82,6 @@ TEST(CacheBlocksTest, TablesUseTheHostCaches) {
   for (KernelIsa isa : {KernelIsa::kAvx2Fma, KernelIsa::kAvx512}) {
     const KernelTable* table = KernelTableFor(isa);
     if (table == nullptr) continue;
-    EXPECT_EQ(CachesFor(*table).l1d, host.l1d);
     const GemmBlocks blocks = DeriveGemmBlocks(table->mr, table->nr, host);
     EXPECT_EQ(table->mc, blocks.mc);
     EXPECT_EQ(table->kc, blocks.kc);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "mace/ops/cpu/cache_blocks.h"
 #include "mace/ops/cpu/fused_activation.h"
 
 namespace mace {
@@ -22,10 +21,14 @@ constexpr int64_t kTasksPerThread = 4;
 constexpr double kMaxTaskImbalance = 1.05;
 // Slots per thread of a run's tasks: the thread pool's pieces per thread.
 constexpr int64_t kSlotsPerThread = 4;
+// Input channels per part of a 1x1 convolution's reduction.
+constexpr int64_t kReductionPart = 128;
 // Other windows run across rows on maps narrower than this (ResNet-18's
 // 28, 14 and 7), and in rows above.
 constexpr int64_t kGatherWidth = 64;
 constexpr int64_t kMaxGatherPositions = int64_t{1} << 16;
+// Weight bytes per part of a window's reduction (a little under L1).
+constexpr int64_t kWindowPartBytes = 40 << 10;
 // A band-padded plain input reads its inner columns in place when there are
 // at least this many output columns between the padded edges.
 constexpr int64_t kMinDirectColumns = 16;
@@ -75,15 +78,12 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
   const int64_t channels = params.in_channels;
   const int64_t taps = params.kernel_h * params.kernel_w;
   // The reduction goes in parts whose weights for a group of output blocks
-  // stay in L1 across the tiles of a task (cache_blocks.h): a 1x1's group
-  // over ReductionPartChannels, and for other windows as many channels as
-  // fit WindowPartBytes (whole channel blocks on a blocked input). On a
-  // 32 KiB L1d a 1x1 group of four AVX-512 blocks takes 96 channels (24 KiB)
-  // per part, where the 128 of a 48 KiB one (32 KiB) would fill it.
-  const CacheSizes caches = CachesFor(table);
-  const int64_t part_floats = WindowPartBytes(caches) / static_cast<int64_t>(sizeof(float)) /
-                              (group_blocks_ * taps * block_);
-  reduction_part_ = pointwise_      ? ReductionPartChannels(caches, group_blocks_, block_, channels)
+  // stay in cache across the tiles of a task: kReductionPart channels of a
+  // 1x1, and for other windows as many as fit kWindowPartBytes (whole
+  // channel blocks on a blocked input).
+  const int64_t part_floats =
+      kWindowPartBytes / static_cast<int64_t>(sizeof(float)) / (group_blocks_ * taps * block_);
+  reduction_part_ = pointwise_      ? kReductionPart
                     : blocked_input ? std::max<int64_t>(1, part_floats / block_) * block_
                                     : std::max<int64_t>(1, part_floats);
   // Per output block and part, tap by tap, a vector per input channel: a

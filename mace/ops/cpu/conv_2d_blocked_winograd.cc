@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "mace/ops/cpu/cache_blocks.h"
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/fused_activation.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
@@ -13,22 +12,22 @@ namespace mace {
 namespace ops {
 namespace {
 
-// The L2 budgets below are 32nds of L2 (cache_blocks.h), measured on a
-// 2 MiB one. A task's transformed input (V): about half of L2 (1 MiB).
-constexpr int64_t kBlockShare = 16;
+// A task's transformed input (V): about half of a 2 MiB L2.
+constexpr int64_t kBlockBytes = int64_t{1} << 20;
 // A group's transformed filter, read once per product run: it stays in L2
-// beside V (1 MiB).
-constexpr int64_t kGroupShare = 16;
+// beside V.
+constexpr int64_t kGroupBytes = int64_t{1} << 20;
 // One product run's alpha^2 outputs (M), which the output transform reads
-// right after: in L2 beside V and the group's filter (448 KiB). Each run
-// reads the group's filter again, and a part of it (reduction_part_
-// channels at one position) stays in L1 only over that run's kernel tiles:
-// in runs of 8 to 16 tiles (an L1 of M) every weight came from L2 for a
-// tile or two.
-constexpr int64_t kProductShare = 7;
+// right after: in L2 beside V and the group's filter. Each run reads the
+// group's filter again, and a part of it (kReductionPart channels at one
+// position) stays in L1 only over that run's kernel tiles: in runs of 8 to
+// 16 tiles (an L1 of M) every weight came from L2 for a tile or two.
+constexpr int64_t kProductBytes = int64_t{448} << 10;
 // Tiles per product run are a multiple of this (every kernel's position tile
 // divides it or is close: 8, 6 and 4 positions).
 constexpr int64_t kTileQuantum = 8;
+// Input channels per part of a product's reduction, as for blocked 1x1.
+constexpr int64_t kReductionPart = 128;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
@@ -132,17 +131,13 @@ BlockedWinograd::BlockedWinograd(const KernelTable& table, const ref::Conv2DPara
   const int64_t L = block_, positions = alpha_ * alpha_;
   const int64_t in_c = params.in_channels, out_c = params.out_channels;
   channel_pitch_ = in_blocks_ * L;
-  const CacheSizes caches = CachesFor(table);
-  block_bytes_ = L2Share(caches, kBlockShare, 32);
-  const int64_t group_budget = L2Share(caches, kGroupShare, 32);
-  const int64_t product_budget = L2Share(caches, kProductShare, 32);
-  // A run is no longer than a task's V (block_bytes_) holds, so that a task
+  // A run is no longer than a task's V (kBlockBytes) holds, so that a task
   // never grows past that for its runs.
   const int64_t v_tile_bytes = positions * channel_pitch_ * int64_t{sizeof(float)};
-  const int64_t max_tiles = std::max(kTileQuantum, block_bytes_ / v_tile_bytes);
+  const int64_t max_tiles = std::max(kTileQuantum, kBlockBytes / v_tile_bytes);
   auto run_tiles = [&](int64_t blocks) {
     const int64_t m_tile_bytes = positions * blocks * L * int64_t{sizeof(float)};
-    return std::clamp(product_budget / m_tile_bytes / kTileQuantum * kTileQuantum, kTileQuantum,
+    return std::clamp(kProductBytes / m_tile_bytes / kTileQuantum * kTileQuantum, kTileQuantum,
                       max_tiles);
   };
   // A group's filter stays in L2 for its runs after the first. When one
@@ -150,12 +145,11 @@ BlockedWinograd::BlockedWinograd(const KernelTable& table, const ref::Conv2DPara
   // kernel's most blocks (512 channels at 7x7: 3 instead of 2, three weight
   // vectors per 8 broadcasts instead of two).
   const int64_t group_bytes = positions * L * in_c * int64_t{sizeof(float)};
-  group_blocks_ = std::clamp<int64_t>(group_budget / group_bytes, 1, table.blocked_conv_blocks);
+  group_blocks_ = std::clamp<int64_t>(kGroupBytes / group_bytes, 1, table.blocked_conv_blocks);
   if (tiles_h_ * tiles_w_ <= run_tiles(table.blocked_conv_blocks)) {
     group_blocks_ = table.blocked_conv_blocks;
   }
   sub_tiles_ = run_tiles(group_blocks_);
-  reduction_part_ = ReductionPartChannels(caches, group_blocks_, L, in_c);
 
   // The filters of a chunk of output lanes (whole blocks) are transformed
   // together, one input channel at a time, by the table's vectorized kernel,
@@ -227,7 +221,7 @@ BlockedWinograd::Layout BlockedWinograd::MakeLayout(int threads) const {
   const int64_t filter_bytes =
       positions * out_blocks_ * block_ * params_.in_channels * int64_t{sizeof(float)};
   if (threads > 1 && params_.batch < threads && out_blocks_ >= threads &&
-      tiles * per_tile <= block_bytes_ && filter_bytes > tiles * per_tile) {
+      tiles * per_tile <= kBlockBytes && filter_bytes > tiles * per_tile) {
     // Few tiles and a large transformed filter (deep layers on small maps):
     // split by tiles, every thread would stream the whole filter. Split by
     // output blocks instead.
@@ -236,7 +230,7 @@ BlockedWinograd::Layout BlockedWinograd::MakeLayout(int threads) const {
     layout.task_tiles = tiles;
     layout.tasks_per_image = 1;
   } else {
-    const int64_t budget = std::max(sub_tiles_, block_bytes_ / per_tile);
+    const int64_t budget = std::max(sub_tiles_, kBlockBytes / per_tile);
     int64_t tasks = CeilDiv(tiles, budget);
     // With a single image, as many tasks as threads (or a multiple).
     if (params_.batch < threads) tasks = std::min(RoundUp(tasks, threads), tiles);
@@ -327,9 +321,9 @@ void BlockedWinograd::Products(const float* v, int64_t v_tiles, float* out_image
       for (int64_t xi = 0; xi < positions; ++xi) {
         run.out = m + xi * m_position;
         const float* weights = weights_.data() + ((xi * out_blocks_ + g0) * in_c) * L;
-        for (int64_t c0 = 0; c0 < in_c; c0 += reduction_part_) {
+        for (int64_t c0 = 0; c0 < in_c; c0 += kReductionPart) {
           run.in = v + xi * v_position + s0 * channel_pitch_;
-          run.channels = std::min(reduction_part_, in_c - c0);
+          run.channels = std::min(kReductionPart, in_c - c0);
           run.channel_offsets = channel_offsets_.data() + c0;
           run.weights = weights + c0 * L;
           run.epilogue.accumulate = c0 > 0;
@@ -338,15 +332,15 @@ void BlockedWinograd::Products(const float* v, int64_t v_tiles, float* out_image
           const int64_t next_c0 = c0 + run.channels;
           if (first_run && next_c0 < in_c) {
             run.prefetch = weights + next_c0 * L;
-            run.prefetch_floats = std::min(reduction_part_, in_c - next_c0) * L;
+            run.prefetch_floats = std::min(kReductionPart, in_c - next_c0) * L;
             run.prefetch_blocks = static_cast<int32_t>(blocks);
           } else if (first_run && xi + 1 < positions) {
             run.prefetch = weights + position_floats;
-            run.prefetch_floats = std::min(reduction_part_, in_c) * L;
+            run.prefetch_floats = std::min(kReductionPart, in_c) * L;
             run.prefetch_blocks = static_cast<int32_t>(blocks);
           } else if (last_run && xi + 1 == positions && next_c0 == in_c && g + 1 < groups) {
             run.prefetch = weights_.data() + (block_begin + next_first) * in_c * L;
-            run.prefetch_floats = std::min(reduction_part_, in_c) * L;
+            run.prefetch_floats = std::min(kReductionPart, in_c) * L;
             run.prefetch_blocks = static_cast<int32_t>(next_last - next_first);
           }
           table_.blocked_conv(run);

@@ -81,11 +81,9 @@ class BlockedWinograd {
   int tile_, alpha_, block_;
   int64_t tiles_h_, tiles_w_;
   int64_t in_blocks_, out_blocks_;
-  int64_t channel_pitch_;   // floats per tile and position in V: input blocks x lanes
-  int64_t group_blocks_;    // output blocks per group
-  int64_t sub_tiles_;       // tiles per product run
-  int64_t reduction_part_;  // input channels per part of a product's reduction
-  int64_t block_bytes_;     // a task's V, at most
+  int64_t channel_pitch_;  // floats per tile and position in V: input blocks x lanes
+  int64_t group_blocks_;   // output blocks per group
+  int64_t sub_tiles_;      // tiles per product run
   TileEpilogue epilogue_;
   bool separate_activation_;
   PersistentFloats weights_;  // [position][out block][channel][lane]

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "mace/ops/cpu/cache_blocks.h"
 #include "mace/ops/cpu/fused_activation.h"
 
 namespace mace {
@@ -15,6 +14,9 @@ namespace {
 bool RowsOfThree(const ref::DepthwiseConv2dParams& p) {
   return p.kernel_w == 3 && p.dilation_w == 1 && (p.stride_w == 1 || p.stride_w == 2);
 }
+
+// Input sizes from which a thread takes its tasks last first: about an L2.
+constexpr int64_t kLastFirstBytes = int64_t{2} << 20;
 
 }  // namespace
 
@@ -76,12 +78,12 @@ void BlockedDepthwise::Run(const float* input, float* output, ThreadPool* pool) 
   const int64_t bands = (p.out_h + band - 1) / band;
   // The layer before wrote the input in bands of rows over every block, and
   // what it wrote last is what is still in L2. When the input is larger
-  // than L2, a thread goes through its tasks in the reverse order, so
+  // than that, a thread goes through its tasks in the reverse order, so
   // that it reads those rows before its own misses evict them: MobileNet
   // v1's stride-2 layer on 64 x 112 x 112 (3.2 MB) ran 15-20 % faster; on
   // inputs that fit it gained nothing.
-  const bool last_first = p.batch * blocks * in_plane * L * static_cast<int64_t>(sizeof(float)) >=
-                          L2Share(CachesFor(table_), 1, 1);
+  const bool last_first =
+      p.batch * blocks * in_plane * L * static_cast<int64_t>(sizeof(float)) >= kLastFirstBytes;
   ParallelFor(pool, p.batch * blocks * bands, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const int64_t task = last_first ? begin + end - 1 - i : i;

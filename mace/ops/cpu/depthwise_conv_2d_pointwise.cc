@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "mace/ops/cpu/cache_blocks.h"
 #include "mace/ops/cpu/fused_activation.h"
 
 namespace mace {
@@ -12,13 +11,14 @@ namespace ops {
 
 namespace {
 
-// One thread's band of depthwise output, as a share of L2: small enough to
-// stay there with the rows the band reads and the 1x1 outputs it writes
-// (128 KiB of a 2 MiB L2).
-constexpr int64_t kBandL2Shares = 16;
+// One thread's band of depthwise output: small enough to stay in L2 with
+// the rows the band reads and the 1x1 outputs it writes.
+constexpr int64_t kBandBytes = 128 << 10;
 // 1x1 positions per tile run: their inputs over every channel stay in L1
 // while the output block groups go over them.
 constexpr int64_t kChunk = 48;
+// Input channels per part of the 1x1 reduction, as the blocked 1x1 layers.
+constexpr int64_t kReductionPart = 128;
 // Bands per thread when the rows allow: fewer leave a thread idle at the end.
 constexpr int64_t kBandsPerThread = 2;
 
@@ -55,12 +55,8 @@ BlockedDepthwisePointwise::BlockedDepthwisePointwise(
   const int64_t L = block_, channels = pointwise.in_channels, width = pointwise.in_w;
   const int32_t wide = table.blocked_window_conv_blocks;
   group_blocks_ = wide > 0 ? wide : table.blocked_conv_blocks;
-  // Input channels per part of the 1x1 reduction, as the blocked 1x1 layers.
-  const CacheSizes caches = CachesFor(table);
-  reduction_part_ = ReductionPartChannels(caches, group_blocks_, L, channels);
   const int64_t row_bytes = in_blocks_ * width * L * static_cast<int64_t>(sizeof(float));
-  band_rows_ =
-      std::clamp<int64_t>(L2Share(caches, 1, kBandL2Shares) / row_bytes, 1, pointwise.in_h);
+  band_rows_ = std::clamp<int64_t>(kBandBytes / row_bytes, 1, pointwise.in_h);
   band_floats_ = in_blocks_ * band_rows_ * width * L;
   // Keep every thread's buffer on cache lines of its own.
   band_floats_ = (band_floats_ + 31) / 32 * 32;
@@ -115,8 +111,8 @@ void BlockedDepthwisePointwise::RunPointwise(const float* band, int64_t n, int64
       run.positions = std::min(kChunk, positions - p0);
       run.blocked_input = true;
       run.epilogue = epilogue_;
-      for (int64_t c0 = 0; c0 < channels; c0 += reduction_part_) {
-        run.channels = std::min(reduction_part_, channels - c0);
+      for (int64_t c0 = 0; c0 < channels; c0 += kReductionPart) {
+        run.channels = std::min(kReductionPart, channels - c0);
         run.channel_offsets = channel_offsets_.data() + c0;
         run.weights = weights_.data() + (first * channels + c0) * L;
         run.weight_tap_stride = run.channels * L;

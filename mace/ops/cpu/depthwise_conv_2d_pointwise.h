@@ -64,9 +64,8 @@ class BlockedDepthwisePointwise {
   int block_;
   int64_t in_blocks_, out_blocks_;
   int32_t group_blocks_;
-  int64_t reduction_part_;  // input channels per part of the 1x1 reduction
-  int64_t band_rows_;       // depthwise output rows per task
-  int64_t band_floats_;     // one thread's band buffer
+  int64_t band_rows_;     // depthwise output rows per task
+  int64_t band_floats_;   // one thread's band buffer
   TileEpilogue epilogue_;
   std::vector<int64_t> channel_offsets_;  // in the band buffer
   PersistentFloats weights_;  // [out block][channel][lane]
