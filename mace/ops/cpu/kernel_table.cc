@@ -4,6 +4,7 @@
 #include <cstring>
 
 #if defined(__x86_64__)
+#include "mace/ops/cpu/cache_blocks.h"
 #include "mace/ops/x86/avx2_kernels.h"
 #include "mace/ops/x86/avx512_kernels.h"
 #elif defined(__aarch64__) || defined(__ARM_NEON)
@@ -18,16 +19,22 @@ namespace ops {
 namespace {
 
 #if defined(__x86_64__)
+void SetGemmBlocks(const CacheSizes& caches, KernelTable* table) {
+  const GemmBlocks blocks = DeriveGemmBlocks(table->mr, table->nr, caches);
+  table->mc = blocks.mc;
+  table->kc = blocks.kc;
+  table->nc = blocks.nc;
+}
+
 KernelTable MakeAvx2Table() {
   KernelTable table;
   table.isa = KernelIsa::kAvx2Fma;
   table.name = "avx2_fma";
   table.mr = x86::kAvx2GemmMr;
   table.nr = x86::kAvx2GemmNr;
-  // kc x nr x 4 B = 16 KiB of B panel in L1; mc x kc x 4 B = 168 KiB of A in L2.
-  table.mc = 168;
-  table.kc = 256;
-  table.nc = 1024;
+  // From the host's caches (cache_blocks.h): on a 32 KiB L1d / 1 MiB L2
+  // core, kc 256 (a 16 KiB B micro-panel), mc 168 (168 KiB of A), nc 256.
+  SetGemmBlocks(HostCacheSizes(), &table);
   table.gemm = x86::Avx2Gemm6x16;
   table.gemm_prefetches_a = true;
   table.panel_dot = x86::Avx2PanelDot;
@@ -78,13 +85,12 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.name = "avx512";
   table.mr = x86::kAvx512GemmMr;
   table.nr = x86::kAvx512GemmNr;
-  // Sized for 48 KiB of L1d and 2 MiB of L2 per core (Sapphire Rapids class):
-  // kc x nr x 4 B = 32 KiB of B micro-panel in L1 beside an 8 KiB A
-  // micro-panel; an A block (mc x kc x 4 B = 336 KiB) and a B block (kc x nc
-  // x 4 B = 512 KiB) share L2 with room to spare.
-  table.mc = 336;
-  table.kc = 256;
-  table.nc = 512;
+  // From the host's caches (cache_blocks.h). On a 48 KiB L1d / 2 MiB L2
+  // core (Sapphire Rapids class), where they were measured, kc 256 (a 32 KiB
+  // B micro-panel beside an 8 KiB A one), mc 336 (336 KiB of A) and nc 512
+  // (512 KiB of B); on 32 KiB / 1 MiB (Cascade Lake class) kc 168, mc 256
+  // and nc 384: the 32 KiB panel would fill L1d there.
+  SetGemmBlocks(HostCacheSizes(), &table);
   table.gemm = x86::Avx512Gemm8x32;
   table.panel_dot = x86::Avx512PanelDot;
   table.winograd_input = x86::Avx512WinogradInput;

@@ -1,5 +1,8 @@
 #include "mace/runtimes/cpu/cpu_features.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -13,6 +16,78 @@
 
 namespace mace {
 namespace {
+
+#if defined(__x86_64__)
+// cpuid leaf 0's vendor string ("GenuineIntel", "AuthenticAMD", ...).
+void ReadVendor(char vendor[13]) {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  __cpuid(0, eax, ebx, ecx, edx);
+  std::memcpy(vendor, &ebx, 4);
+  std::memcpy(vendor + 4, &edx, 4);
+  std::memcpy(vendor + 8, &ecx, 4);
+  vendor[12] = '\0';
+}
+
+// The deterministic cache parameters: leaf 4 on Intel, 0x8000001D on AMD
+// and Hygon where TOPOEXT (0x80000001 ECX bit 22) says the leaf exists.
+// Leaf 2's descriptors and AMD's older 0x80000005/6 are not read: every
+// part with AVX2 has the leaves above.
+void DetectX86Caches(CacheSizes* caches) {
+  char vendor[13] = {};
+  ReadVendor(vendor);
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  unsigned leaf = 0;
+  if (std::strcmp(vendor, "GenuineIntel") == 0) {
+    if (__get_cpuid_max(0, nullptr) >= 4) leaf = 4;
+  } else if (std::strcmp(vendor, "AuthenticAMD") == 0 || std::strcmp(vendor, "HygonGenuine") == 0) {
+    if (__get_cpuid_max(0x80000000, nullptr) >= 0x8000001D &&
+        __get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx) && ((ecx >> 22) & 1)) {
+      leaf = 0x8000001D;
+    }
+  }
+  if (leaf == 0) return;
+  // Subleaves end with a null cache type; the bound guards against a
+  // hypervisor that never says so.
+  for (unsigned sub = 0; sub < 16; ++sub) {
+    __cpuid_count(leaf, sub, eax, ebx, ecx, edx);
+    if ((eax & 0x1f) == 0) break;
+    AddCpuidCacheLeaf(eax, ebx, ecx, caches);
+  }
+}
+#endif
+
+// Levels cpuid left unknown, from the C library (glibc reads cpuid itself
+// on x86, and sysfs-like sources elsewhere, where it often answers 0).
+void FillCachesFromSysconf(CacheSizes* caches) {
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && \
+    defined(_SC_LEVEL3_CACHE_SIZE)
+  if (caches->l1d <= 0) caches->l1d = std::max<long>(sysconf(_SC_LEVEL1_DCACHE_SIZE), 0);
+  if (caches->l2 <= 0) caches->l2 = std::max<long>(sysconf(_SC_LEVEL2_CACHE_SIZE), 0);
+  if (caches->l3 <= 0) caches->l3 = std::max<long>(sysconf(_SC_LEVEL3_CACHE_SIZE), 0);
+#else
+  (void)caches;
+#endif
+}
+
+// Parses one size with an optional K or M suffix; false unless positive.
+bool ParseCacheSize(const char* begin, const char* end, int64_t* bytes) {
+  // strtoll would skip spaces and take a sign.
+  if (begin == end || *begin < '0' || *begin > '9') return false;
+  char* stop = nullptr;
+  const long long value = std::strtoll(begin, &stop, 10);
+  int64_t scale = 1;
+  if (stop != end && (*stop == 'K' || *stop == 'k')) {
+    scale = int64_t{1} << 10;
+    ++stop;
+  } else if (stop != end && (*stop == 'M' || *stop == 'm')) {
+    scale = int64_t{1} << 20;
+    ++stop;
+  }
+  // Up to 1 TiB: anything larger is a typo, and the products stay in range.
+  if (stop != end || value <= 0 || value > (int64_t{1} << 40) / scale) return false;
+  *bytes = value * scale;
+  return true;
+}
 
 #if defined(__x86_64__)
 void DetectX86(CpuFeatures* features) {
@@ -39,15 +114,68 @@ void DetectX86(CpuFeatures* features) {
   features->avx512 = features->avx2_fma && avx512f && avx512dq && avx512vl && zmm_state;
   features->avx512_vnni = features->avx512 && ((ecx >> 11) & 1);
   char vendor[13] = {};
-  __cpuid(0, eax, ebx, ecx, edx);
-  std::memcpy(vendor, &ebx, 4);
-  std::memcpy(vendor + 4, &edx, 4);
-  std::memcpy(vendor + 8, &ecx, 4);
+  ReadVendor(vendor);
   features->avx512_half_rate = features->avx512 && Avx512IsHalfRate(vendor, signature);
 }
 #endif
 
 }  // namespace
+
+int64_t CpuidCacheBytes(unsigned ebx, unsigned ecx) {
+  const int64_t ways = ((ebx >> 22) & 0x3ff) + 1;
+  const int64_t partitions = ((ebx >> 12) & 0x3ff) + 1;
+  const int64_t line = (ebx & 0xfff) + 1;
+  const int64_t sets = int64_t{ecx} + 1;
+  return ways * partitions * line * sets;
+}
+
+void AddCpuidCacheLeaf(unsigned eax, unsigned ebx, unsigned ecx, CacheSizes* caches) {
+  const unsigned type = eax & 0x1f;  // 1 data, 2 instruction, 3 unified
+  const unsigned level = (eax >> 5) & 0x7;
+  if (type != 1 && type != 3) return;
+  const int64_t bytes = CpuidCacheBytes(ebx, ecx);
+  if (level == 1) caches->l1d = bytes;
+  if (level == 2) caches->l2 = bytes;
+  if (level == 3) caches->l3 = bytes;
+}
+
+bool ParseCacheSizes(const char* value, CacheSizes* caches) {
+  if (value == nullptr) return false;
+  int64_t sizes[3] = {0, 0, 0};
+  int count = 0;
+  const char* begin = value;
+  while (true) {
+    const char* end = std::strchr(begin, ',');
+    if (end == nullptr) end = begin + std::strlen(begin);
+    if (count == 3 || !ParseCacheSize(begin, end, &sizes[count])) return false;
+    ++count;
+    if (*end == '\0') break;
+    begin = end + 1;
+  }
+  if (count < 2) return false;
+  caches->l1d = sizes[0];
+  caches->l2 = sizes[1];
+  if (count == 3) caches->l3 = sizes[2];
+  return true;
+}
+
+const CacheSizes& HostCacheSizes() {
+  static const CacheSizes caches = [] {
+    CacheSizes sizes = DetectCpuFeatures().caches;
+    if (sizes.l1d <= 0) sizes.l1d = int64_t{32} << 10;
+    if (sizes.l2 <= 0) sizes.l2 = int64_t{1} << 20;
+    if (sizes.l3 <= 0) sizes.l3 = int64_t{8} << 20;
+    const char* setting = std::getenv("MACE_CPU_CACHE_SIZES");
+    if (setting != nullptr && setting[0] != '\0' && !ParseCacheSizes(setting, &sizes)) {
+      LOG(WARNING) << "MACE_CPU_CACHE_SIZES='" << setting
+                   << "' is not L1D,L2[,L3] in bytes, K or M; using the detected sizes";
+    }
+    VLOG(1) << "Caches: L1d " << sizes.l1d << " B, L2 " << sizes.l2 << " B, L3 " << sizes.l3
+            << " B";
+    return sizes;
+  }();
+  return caches;
+}
 
 bool Avx512IsHalfRate(const char* vendor, unsigned leaf1_eax) {
   // The displayed family: the base family, plus the extended family when
@@ -62,6 +190,7 @@ CpuFeatures DetectCpuFeatures() {
   CpuFeatures features;
 #if defined(__x86_64__)
   DetectX86(&features);
+  DetectX86Caches(&features.caches);
 #elif defined(__aarch64__)
   features.neon = true;  // Advanced SIMD is mandatory in ARMv8-A
   // HWCAP_ASIMDDP from the kernel's arch/arm64/include/uapi/asm/hwcap.h.
@@ -75,6 +204,7 @@ CpuFeatures DetectCpuFeatures() {
   constexpr unsigned long kHwcapNeon = 1ul << 12;
   features.neon = (getauxval(AT_HWCAP) & kHwcapNeon) != 0;
 #endif
+  FillCachesFromSysconf(&features.caches);
   return features;
 }
 

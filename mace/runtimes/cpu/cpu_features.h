@@ -14,7 +14,18 @@
 #ifndef MACE_RUNTIMES_CPU_CPU_FEATURES_H_
 #define MACE_RUNTIMES_CPU_CPU_FEATURES_H_
 
+#include <cstdint>
+
 namespace mace {
+
+// Data cache sizes in bytes, 0 where unknown. L1d and L2 are one core's
+// (the cache a thread has, even where two cores share it), L3 the whole
+// last level a core reaches.
+struct CacheSizes {
+  int64_t l1d = 0;
+  int64_t l2 = 0;
+  int64_t l3 = 0;
+};
 
 enum class KernelIsa { kReference = 0, kAvx2Fma = 1, kNeon = 2, kAvx512 = 3 };
 
@@ -34,7 +45,29 @@ struct CpuFeatures {
   // ARMv8.2 half-precision arithmetic, scalar and vector (fmla on .8h),
   // arm64 only: AT_HWCAP's FPHP and ASIMDHP.
   bool neon_fp16 = false;
+  // From cpuid's deterministic cache leaves (4 on Intel, 0x8000001D on
+  // AMD), else sysconf; 0 where neither says.
+  CacheSizes caches;
 };
+
+// The size in bytes of the cache one subleaf of cpuid leaf 4 (Intel) or
+// 0x8000001D (AMD) describes: both lay out EBX and ECX alike. Pure, for tests.
+int64_t CpuidCacheBytes(unsigned ebx, unsigned ecx);
+
+// Folds one such subleaf (EAX, EBX, ECX) into `caches`: data or unified
+// caches of levels 1 to 3; instruction caches and others are skipped.
+void AddCpuidCacheLeaf(unsigned eax, unsigned ebx, unsigned ecx, CacheSizes* caches);
+
+// Parses a MACE_CPU_CACHE_SIZES value, "L1D,L2[,L3]" with optional K or M
+// suffixes (e.g. "32K,1M,36M"), over `caches`. False, and `caches`
+// unchanged, where it does not parse or a size is not positive.
+bool ParseCacheSizes(const char* value, CacheSizes* caches);
+
+// The caches the kernels size their blocks for: the detected ones, each
+// unknown level replaced by a default (32 KiB L1d, 1 MiB L2, 8 MiB L3), and
+// MACE_CPU_CACHE_SIZES over them when set (to time one binary as if on
+// another part). Decided on first use and fixed for the process.
+const CacheSizes& HostCacheSizes();
 
 // Whether cpuid's vendor string and leaf 1 EAX name a CPU whose AVX-512 runs
 // at half rate (see CpuFeatures). Pure, for tests.

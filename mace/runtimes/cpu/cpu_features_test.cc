@@ -101,5 +101,65 @@ TEST(CpuFeaturesTest, HalfRateAvx512IsZen4Only) {
   if (features.avx512_half_rate) EXPECT_TRUE(features.avx512);
 }
 
+// Leaf 4 of a Cascade Lake class Xeon (32 KiB L1d and L1i, 1 MiB L2,
+// 35.75 MiB L3), subleaf by subleaf.
+TEST(CpuFeaturesTest, CacheSizesFromIntelLeaf4) {
+  const unsigned leaves[][3] = {{0x4000121, 0x1c0003f, 0x3f},
+                                {0x4000122, 0x1c0003f, 0x3f},
+                                {0x4000143, 0x3c0003f, 0x3ff},
+                                {0x4004163, 0x280003f, 0xcfff}};
+  CacheSizes caches;
+  for (const auto& leaf : leaves) AddCpuidCacheLeaf(leaf[0], leaf[1], leaf[2], &caches);
+  EXPECT_EQ(caches.l1d, 32 << 10);
+  EXPECT_EQ(caches.l2, 1 << 20);
+  EXPECT_EQ(caches.l3, int64_t{11} * 64 * 53248);
+}
+
+// 0x8000001D has leaf 4's layout: a Zen 4 core's 32 KiB 8-way L1d and
+// 1 MiB 8-way L2, in 64-byte lines; an instruction cache is skipped.
+TEST(CpuFeaturesTest, CacheSizesFromAmdLeaf) {
+  const unsigned ways8_line64 = (7u << 22) | 63u;
+  EXPECT_EQ(CpuidCacheBytes(ways8_line64, 63), 32 << 10);
+  EXPECT_EQ(CpuidCacheBytes(ways8_line64, 2047), 1 << 20);
+  CacheSizes caches;
+  AddCpuidCacheLeaf(0x121, ways8_line64, 63, &caches);
+  AddCpuidCacheLeaf(0x122, ways8_line64, 127, &caches);  // L1i
+  AddCpuidCacheLeaf(0x143, ways8_line64, 2047, &caches);
+  EXPECT_EQ(caches.l1d, 32 << 10);
+  EXPECT_EQ(caches.l2, 1 << 20);
+  EXPECT_EQ(caches.l3, 0);
+}
+
+TEST(CpuFeaturesTest, CacheSizesFromTheEnvironment) {
+  CacheSizes caches;
+  caches.l3 = 7;
+  EXPECT_TRUE(ParseCacheSizes("48K,2M", &caches));
+  EXPECT_EQ(caches.l1d, 48 << 10);
+  EXPECT_EQ(caches.l2, 2 << 20);
+  EXPECT_EQ(caches.l3, 7);
+  EXPECT_TRUE(ParseCacheSizes("32768,1m,36M", &caches));
+  EXPECT_EQ(caches.l1d, 32768);
+  EXPECT_EQ(caches.l2, 1 << 20);
+  EXPECT_EQ(caches.l3, 36 << 20);
+  const CacheSizes before = caches;
+  for (const char* bad : {"", "32K", "32K,", ",1M", "32K,1M,2M,4M", "32X,1M", "0,1M", "-1,1M",
+                          "32K,1G", "99999999999999999999,1M", "32K, 1M"}) {
+    EXPECT_FALSE(ParseCacheSizes(bad, &caches)) << bad;
+    EXPECT_EQ(caches.l1d, before.l1d) << bad;
+    EXPECT_EQ(caches.l2, before.l2) << bad;
+  }
+  EXPECT_FALSE(ParseCacheSizes(nullptr, &caches));
+  // Whatever the host says, the sizes the kernels use are known.
+  EXPECT_GT(HostCacheSizes().l1d, 0);
+  EXPECT_GT(HostCacheSizes().l2, 0);
+  EXPECT_GT(HostCacheSizes().l3, 0);
+#if defined(__x86_64__)
+  std::printf("caches: L1d %lld B, L2 %lld B, L3 %lld B\n",
+              static_cast<long long>(DetectCpuFeatures().caches.l1d),
+              static_cast<long long>(DetectCpuFeatures().caches.l2),
+              static_cast<long long>(DetectCpuFeatures().caches.l3));
+#endif
+}
+
 }  // namespace
 }  // namespace mace
