@@ -90,6 +90,12 @@ const Shape kConvShapes[] = {
     {1, 37, 100, 14, 14, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 150, 250, 11, 13, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 40, 120, 17, 19, 1, 1, 1, 1, 0, 0, 0, 0},
+    // Maps whose chunks of positions are made a multiple of the threads,
+    // each thread's even share cut into its chunks: 225 positions (5
+    // chunks at one thread) at stride 1 and 182 (4 chunks) from a 1x1 at
+    // stride 2.
+    {1, 20, 36, 15, 15, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 8, 20, 27, 25, 1, 1, 2, 1, 0, 0, 0, 0},
     // Reductions split in parts of 128 channels, with tails of every kind.
     {1, 300, 40, 5, 7, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 261, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
