@@ -328,6 +328,9 @@ const WinogradShape kWinogradShapes[] = {
     {1, 130, 40, 2, 1, 1, 1, 1, 1},
     {1, 48, 16, 57, 55, 1, 1, 1, 1},
     {1, 64, 200, 6, 7, 1, 1, 1, 1},
+    // A transformed filter less than three times V (48 lanes over 25 tiles
+    // at F(4x4)): threads split its tiles.
+    {1, 20, 36, 18, 17, 1, 1, 1, 1},
     // Output channels around the filter transform's chunk of 16 lanes (one
     // or two blocks), a single output and a single input channel.
     {1, 9, 15, 8, 8, 1, 1, 1, 1},
