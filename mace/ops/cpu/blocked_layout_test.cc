@@ -161,6 +161,12 @@ const Shape kConvShapes[] = {
     {1, 3, 20, 6, 64, 1, 3, 1, 1, 0, 1, 0, 1},
     {1, 3, 24, 11, 150, 1, 3, 2, 2, 0, 2, 0, 2},
     {1, 3, 16, 9, 229, 3, 3, 2, 1, 1, 1, 1, 1},
+    // Maps whose chunks of positions are made a multiple of the threads,
+    // each thread's even share cut into its chunks: 225 positions (5
+    // chunks at one thread) at stride 1 and 182 (4 chunks) from a 1x1 at
+    // stride 2.
+    {1, 20, 36, 15, 15, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 8, 20, 27, 25, 1, 1, 2, 1, 0, 0, 0, 0},
 };
 
 // The window fields Conv2DParams and DepthwiseConv2dParams share.
@@ -335,6 +341,9 @@ const WinogradShape kWinogradShapes[] = {
     // reduction prefetched across positions).
     {1, 300, 20, 26, 26, 1, 1, 1, 1},
     {1, 520, 40, 5, 6, 1, 1, 1, 1},
+    // A transformed filter less than three times V (48 lanes over 25 tiles
+    // at F(4x4)): threads split its tiles.
+    {1, 20, 36, 18, 17, 1, 1, 1, 1},
 };
 
 class BlockedWinogradShapeTest : public ::testing::TestWithParam<int> {};

@@ -21,6 +21,9 @@ constexpr int64_t kTasksPerThread = 4;
 constexpr double kMaxTaskImbalance = 1.05;
 // Slots per thread of a run's tasks: the thread pool's pieces per thread.
 constexpr int64_t kSlotsPerThread = 4;
+// At most this many chunks of positions are split into even shares per
+// thread (see Run).
+constexpr int64_t kMaxEvenChunks = 64;
 // Input channels per part of a 1x1 convolution's reduction.
 constexpr int64_t kReductionPart = 128;
 // Other windows run across rows on maps narrower than this (ResNet-18's
@@ -325,7 +328,45 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       groups = candidate;
     }
   }
+  // With several threads and few chunks of positions, the chunks are made a
+  // multiple of the threads, the plane is split evenly into one share per
+  // thread (in units of 4 positions, whole cache lines of output), and each
+  // share is cut as a whole plane is: chunks of whole 8-position tiles but
+  // the last. Cut only that way, the short remainder fell to the last
+  // thread: SqueezeNet 1.1's 13x13 squeeze layers (169 positions, one group
+  // of output blocks) went 96 positions to one thread and 73 to the other,
+  // now 88 and 81. Many chunks keep that cut: the remainder is a small part
+  // of a thread's work there. The starts are computed once here, since the
+  // slots' search below asks for them many times.
+  int64_t even_starts[kMaxEvenChunks + 1];
+  bool even_shares = false;
+  const int64_t position_units = (out_plane + 3) / 4;
+  if (by_position && chunks > 1 && threads > 1) {
+    const int64_t even = std::min((chunks + threads - 1) / threads * threads, position_units);
+    if (even % threads == 0 && even <= kMaxEvenChunks) {
+      chunks = even;
+      even_shares = true;
+      const int64_t per_share = chunks / threads;
+      for (int64_t share = 0; share < threads; ++share) {
+        int64_t first = 0, last = 0;
+        ThreadPool::ChunkRange(position_units, static_cast<int>(threads), static_cast<int>(share),
+                               &first, &last);
+        first = std::min(first * 4, out_plane);
+        last = std::min(last * 4, out_plane);
+        const int64_t size =
+            std::min(last - first, ((last - first + per_share - 1) / per_share + 7) / 8 * 8);
+        for (int64_t k = 0; k < per_share; ++k) {
+          even_starts[share * per_share + k] = std::min(first + k * size, last);
+        }
+      }
+      even_starts[chunks] = out_plane;
+    }
+  }
   const int64_t chunk_size = std::min(out_plane, ((out_plane + chunks - 1) / chunks + 7) / 8 * 8);
+  // Positions before chunk c, for c up to chunks.
+  auto position_start = [&](int64_t c) {
+    return even_shares ? even_starts[c] : std::min(c * chunk_size, out_plane);
+  };
   const int64_t taps = p.kernel_h * p.kernel_w;
   const bool weights_major = weights_.size() >= in_batch;
   // A run adds up its reduction's parts in place. When a 1x1's weights
@@ -377,7 +418,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   const int64_t slots = std::min(tasks, threads * kSlotsPerThread);
   // Positions before chunk c (a chunk of positions, or a band of rows).
   auto chunk_start = [&](int64_t c) {
-    return by_position ? std::min(c * chunk_size, out_plane) : std::min(c * band, p.out_h) * p.out_w;
+    return by_position ? position_start(c) : std::min(c * band, p.out_h) * p.out_w;
   };
   // Blocks x positions of the tasks before `task`, in the loop's order.
   auto work_before = [&](int64_t task) {
@@ -432,25 +473,25 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
       run.blocked_input = blocked_input_;
       float* out = output + n * out_batch + first_block * out_plane * L;
       if (pointwise_) {
-        const int64_t p0 = chunk * chunk_size;
-        if (p0 >= out_plane) continue;
+        const int64_t p0 = position_start(chunk), p1 = position_start(chunk + 1);
+        if (p1 <= p0) continue;
         const int64_t tap_offset = p0 * pos_mul;
         run.taps = 1;
         run.tap_offsets = &tap_offset;
         run.pos_step = pos_mul;
-        run.positions = std::min(chunk_size, out_plane - p0);
+        run.positions = p1 - p0;
         run.out = out + p0 * L;
         run_parts(run, g, chunk);
         continue;
       }
       if (gather_) {
-        const int64_t p0 = chunk * chunk_size;
-        if (p0 >= out_plane) continue;
+        const int64_t p0 = position_start(chunk), p1 = position_start(chunk + 1);
+        if (p1 <= p0) continue;
         run.taps = static_cast<int32_t>(taps);
         run.tap_offsets = tap_offsets_.data();
         run.pos_step = p.stride_w * pos_mul;
         run.pos_offsets = pos_offsets_.data() + p0;
-        run.positions = std::min(chunk_size, out_plane - p0);
+        run.positions = p1 - p0;
         run.out = out + p0 * L;
         run_parts(run, g, chunk);
         continue;
