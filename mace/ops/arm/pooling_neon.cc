@@ -167,14 +167,82 @@ void OutputRow(const float* line, const float* scale, float* out, int64_t width)
   }
 }
 
+#if !defined(__aarch64__)
+// armv7: one output row of a 3x3 stride-2 max straight from its three input
+// rows, for n >= 4 outputs whose windows lie inside them (row + 2k, ...,
+// row + 2k + 2 for output k; the row reads 2n + 1 floats). Each vld2q splits
+// 8 columns into evens and odds; the rows' maxima of the evens one group
+// on supply the windows' third column (vext). The line's path reduced
+// every column of the three rows into the line and read it back: about 12
+// instructions an output, this one 4. A maximum does not depend on the
+// order it is taken in, so the outputs are the same.
+inline void Max3x3S2Columns(const float* r0, const float* r1, const float* r2, int c,
+                            float32x4_t* evens, float32x4_t* odds) {
+  const float32x4x2_t a = vld2q_f32(r0 + c), b = vld2q_f32(r1 + c), d = vld2q_f32(r2 + c);
+  *evens = vmaxq_f32(vmaxq_f32(a.val[0], b.val[0]), d.val[0]);
+  *odds = vmaxq_f32(vmaxq_f32(a.val[1], b.val[1]), d.val[1]);
+}
+
+// The column maximum at c in lane 0 (the last window's third column, read
+// alone: the group past it may run past the rows' end).
+inline float32x4_t Max3x3S2Column(const float* r0, const float* r1, const float* r2, int c) {
+  return vmaxq_f32(vmaxq_f32(vld1q_dup_f32(r0 + c), vld1q_dup_f32(r1 + c)), vld1q_dup_f32(r2 + c));
+}
+
+void Max3x3S2Row(const float* r0, int in_w, float* out, int n) {
+  const float* r1 = r0 + in_w;
+  const float* r2 = r1 + in_w;
+  float32x4_t evens, odds;
+  Max3x3S2Columns(r0, r1, r2, 0, &evens, &odds);
+  int k = 0;
+  for (; k + 8 <= n; k += 4) {
+    float32x4_t next_evens, next_odds;
+    Max3x3S2Columns(r0, r1, r2, 2 * k + 8, &next_evens, &next_odds);
+    vst1q_f32(out + k, vmaxq_f32(vmaxq_f32(evens, odds), vextq_f32(evens, next_evens, 1)));
+    evens = next_evens;
+    odds = next_odds;
+  }
+  // The last whole group, then one more ending at the last output.
+  vst1q_f32(out + k, vmaxq_f32(vmaxq_f32(evens, odds),
+                               vextq_f32(evens, Max3x3S2Column(r0, r1, r2, 2 * k + 8), 1)));
+  if (k + 4 < n) {
+    k = n - 4;
+    Max3x3S2Columns(r0, r1, r2, 2 * k, &evens, &odds);
+    vst1q_f32(out + k, vmaxq_f32(vmaxq_f32(evens, odds),
+                                 vextq_f32(evens, Max3x3S2Column(r0, r1, r2, 2 * k + 8), 1)));
+  }
+}
+#endif
+
 template <class Op, int kKernel, int kStride>
 void Band(const PoolingBand& band) {
   const int64_t in_w = band.in_w, out_w = band.out_w;
   float* cells = band.line + band.pad_left;
+#if !defined(__aarch64__)
+  // 3x3 stride-2 max with at most one column of padding on the left (the
+  // zoo's pooling layers), whose other outputs' windows lie inside the row:
+  // full-height rows go straight from the input (Max3x3S2Row); output 0 of
+  // a padded row is the maximum of the row's first two columns.
+  const int64_t skip = band.pad_left, direct_w = out_w - skip;
+  const bool direct = !Op::kAverage && kKernel == 3 && kStride == 2 && skip <= 1 &&
+                      direct_w >= 4 && in_w - skip >= 2 * direct_w + 1 && in_w < (1 << 28);
+#endif
   for (int64_t r = 0; r < band.rows; ++r) {
     const PoolingRowWindow& window = band.windows[r];
     float* out = band.out + r * out_w;
     const float* in = band.in + window.first_row * in_w;
+#if !defined(__aarch64__)
+    if (direct && window.row_count == 3) {
+      if (skip == 1) {
+        // vmax, as the vector path: a NaN in the window gives NaN.
+        const float32x2_t m = vmax_f32(vmax_f32(vld1_f32(in), vld1_f32(in + in_w)),
+                                       vld1_f32(in + 2 * in_w));
+        out[0] = vget_lane_f32(vpmax_f32(m, m), 0);
+      }
+      Max3x3S2Row(in + skip, static_cast<int>(in_w), out + skip, static_cast<int>(direct_w));
+      continue;
+    }
+#endif
     switch (window.row_count) {
       case 1:
         ReduceRows<Op, 1>(in, in_w, in_w, cells);

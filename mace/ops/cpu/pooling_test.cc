@@ -257,6 +257,32 @@ TEST(PoolingKernelTest, ZooShapes) {
   Check(Params(tall, PoolingType::AVG, false));
 }
 
+// 3x3 stride-2 max, which armv7 computes straight from the input rows when
+// at most one column of padding is on the left and the other windows lie
+// inside the row: widths on both sides of that bound (2 * outputs + 1
+// columns) and of the groups of 4 and 8 outputs, with and without padding
+// on each side, heights whose rows have full and padded windows.
+TEST(PoolingKernelTest, MaxThreeByThreeStrideTwoAtEveryWidth) {
+  int index = 0;
+  for (int64_t w = 7; w <= 28; ++w) {
+    for (int64_t pad_left : {0, 1}) {
+      for (int64_t pad_right : {0, 1}) {
+        Shape s;
+        s.channels = 2;
+        s.h = 3 + index % 4;
+        s.w = w;
+        s.stride_h = s.stride_w = 2;
+        s.pad_top = s.pad_bottom = index % 2;
+        s.pad_left = pad_left;
+        s.pad_right = pad_right;
+        s.ceil_mode = index / 2 % 2 == 1;
+        ++index;
+        Check(Params(s, PoolingType::MAX, false));
+      }
+    }
+  }
+}
+
 TEST(PoolingKernelTest, GlobalPooling) {
   for (int64_t h : {1, 2, 7, 13}) {
     for (int64_t w : {1, 3, 7, 8, 13, 17, 33}) {
