@@ -467,6 +467,30 @@ MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, const T* const*
   }
 }
 
+// `width` (at least 1) halves from src to dst: whole vectors, then the
+// last part as one vector, or two half vectors or pairs, that ends at the
+// segment's end and overlaps what is already stored (the same values). The
+// value-by-value tail of 27-, 13- and 7-wide rows cost more than the rest.
+inline __attribute__((always_inline)) void CopyHalfSegment(const float16_t* src, int64_t width,
+                                                           float16_t* dst) {
+  if (width >= 8) {
+    int64_t x = 0;
+    for (; x + 8 < width; x += 8) vst1q_f16(dst + x, vld1q_f16(src + x));
+    vst1q_f16(dst + width - 8, vld1q_f16(src + width - 8));
+  } else if (width >= 4) {
+    vst1_f16(dst, vld1_f16(src));
+    vst1_f16(dst + width - 4, vld1_f16(src + width - 4));
+  } else if (width >= 2) {
+    uint32_t front, back;
+    __builtin_memcpy(&front, src, 4);
+    __builtin_memcpy(&back, src + width - 2, 4);
+    __builtin_memcpy(dst, &front, 4);
+    __builtin_memcpy(dst + width - 2, &back, 4);
+  } else {
+    dst[0] = src[0];
+  }
+}
+
 // Lanes of `line` (as in WgStoreSegments) to a plane of halves.
 template <int kTile>
 MACE_WG_NO_LIBC_CALLS void StoreHalfSegments(const WinogradOutputRun& run, float16_t* plane,
@@ -479,13 +503,7 @@ MACE_WG_NO_LIBC_CALLS void StoreHalfSegments(const WinogradOutputRun& run, float
     for (int i = 0; i < kTile && row * kTile + i < run.out_h; ++i) {
       const float16_t* src = line + i * pitch + u * kTile;
       float16_t* dst = plane + (row * kTile + i) * run.out_w + x0;
-      int64_t x = 0;
-      for (; x + 8 <= width; x += 8) vst1q_f16(dst + x, vld1q_f16(src + x));
-      if (x + 4 <= width) {
-        vst1_f16(dst + x, vld1_f16(src + x));
-        x += 4;
-      }
-      for (; x < width; ++x) dst[x] = src[x];
+      CopyHalfSegment(src, width, dst);
     }
     u += count;
     WgAdvanceTile(run.tiles_w, count, &row, &col);
