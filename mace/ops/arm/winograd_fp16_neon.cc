@@ -292,11 +292,13 @@ inline __attribute__((always_inline)) void NarrowEdgeLoads(const float16_t* cons
 // padding), zero outside [0, in_w), for a vector that is not inside the
 // image: from the nearest whole vector inside (rows of at least 8) or from
 // the row's first and last four, shifted by a table lookup that also
-// zeroes the padding lanes.
-template <int kAlpha>
+// zeroes the padding lanes. kNarrow: rows of 4 to 7 halves.
+template <int kAlpha, bool kNarrow>
 inline __attribute__((always_inline)) void EdgeLoads(const float16_t* const* rows, int64_t c,
                                                      int64_t in_w, float16x8_t* x) {
-  if constexpr (kAlpha == 4) {
+  if constexpr (kNarrow) {
+    return NarrowEdgeLoads<kAlpha>(rows, c, in_w, x);
+  } else if constexpr (kAlpha == 4) {
     if (in_w < 8) return NarrowEdgeLoads<kAlpha>(rows, c, in_w, x);
   }
   const int64_t p = WgMin(WgMax(c, 0), in_w - 8);
@@ -360,7 +362,10 @@ __attribute__((noinline)) void RowPassAcross(int here, const float16_t* src, int
 }
 
 // `in_rows` are the alpha input rows (run.rows, or rows of halves).
-template <int kTile, typename T>
+// kNarrow: F(4x4) or F(6x6) on half rows of 4 to 7 (ResNet-18's 7x7 maps),
+// read in place as their two ends, in instances of their own: inlined in
+// the wide rows' runs that code cost them registers.
+template <int kTile, typename T, bool kNarrow = false>
 MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, const T* const* in_rows,
                                     uint16_t* out_bits) {
   constexpr int kAlpha = kTile + 2;
@@ -384,12 +389,11 @@ MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, const T* const*
     const int64_t in_w = run.in_w;
     // Halves are read in place: vectors inside the image straight from
     // the row (or from zeros for a row in the padding), the ones crossing
-    // its left or right edge by EdgeLoads. Floats, and narrower rows, are
-    // staged: rows of at least 8, or of 4 for F(2x2), which runs on the
-    // narrowest maps (7x7); the narrow rows' code, inlined in the other
-    // tiles' runs, cost them more registers than it saved.
+    // its left or right edge by EdgeLoads: rows of at least 8, or of 4
+    // for F(2x2) and the kNarrow instances. Floats, and rows of fewer
+    // than 4 halves, are staged.
     constexpr bool kHalves = std::is_same_v<T, float16_t>;
-    const bool in_place = kHalves && in_w >= (kTile == 2 ? 4 : 8);
+    const bool in_place = kHalves && (kNarrow || in_w >= (kTile == 2 ? 4 : 8));
     bool inside = col0 >= 0 && col0 + span <= in_w;
     for (int i = 0; i < kAlpha; ++i) inside = inside && in_rows[i] != nullptr;
     const T* source[kAlpha];
@@ -414,7 +418,7 @@ MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, const T* const*
       float16x8_t x[kAlpha], y[kAlpha];
       const int64_t c = col0 + v;
       if (in_place && !inside && (c < 0 || c + 8 > in_w)) {
-        if constexpr (kHalves) EdgeLoads<kAlpha>(in_rows, c, in_w, x);
+        if constexpr (kHalves) EdgeLoads<kAlpha, kNarrow>(in_rows, c, in_w, x);
       } else {
 #pragma GCC unroll 8
         for (int i = 0; i < kAlpha; ++i) x[i] = LoadHalves(source[i] + v);
@@ -463,6 +467,30 @@ MACE_WG_NO_LIBC_CALLS void InputRun(const WinogradInputRun& run, const T* const*
   }
 }
 
+// `width` (at least 1) halves from src to dst: whole vectors, then the
+// last part as one vector, or two half vectors or pairs, that ends at the
+// segment's end and overlaps what is already stored (the same values). The
+// value-by-value tail of 27-, 13- and 7-wide rows cost more than the rest.
+inline __attribute__((always_inline)) void CopyHalfSegment(const float16_t* src, int64_t width,
+                                                           float16_t* dst) {
+  if (width >= 8) {
+    int64_t x = 0;
+    for (; x + 8 < width; x += 8) vst1q_f16(dst + x, vld1q_f16(src + x));
+    vst1q_f16(dst + width - 8, vld1q_f16(src + width - 8));
+  } else if (width >= 4) {
+    vst1_f16(dst, vld1_f16(src));
+    vst1_f16(dst + width - 4, vld1_f16(src + width - 4));
+  } else if (width >= 2) {
+    uint32_t front, back;
+    __builtin_memcpy(&front, src, 4);
+    __builtin_memcpy(&back, src + width - 2, 4);
+    __builtin_memcpy(dst, &front, 4);
+    __builtin_memcpy(dst + width - 2, &back, 4);
+  } else {
+    dst[0] = src[0];
+  }
+}
+
 // Lanes of `line` (as in WgStoreSegments) to a plane of halves.
 template <int kTile>
 MACE_WG_NO_LIBC_CALLS void StoreHalfSegments(const WinogradOutputRun& run, float16_t* plane,
@@ -475,13 +503,7 @@ MACE_WG_NO_LIBC_CALLS void StoreHalfSegments(const WinogradOutputRun& run, float
     for (int i = 0; i < kTile && row * kTile + i < run.out_h; ++i) {
       const float16_t* src = line + i * pitch + u * kTile;
       float16_t* dst = plane + (row * kTile + i) * run.out_w + x0;
-      int64_t x = 0;
-      for (; x + 8 <= width; x += 8) vst1q_f16(dst + x, vld1q_f16(src + x));
-      if (x + 4 <= width) {
-        vst1_f16(dst + x, vld1_f16(src + x));
-        x += 4;
-      }
-      for (; x < width; ++x) dst[x] = src[x];
+      CopyHalfSegment(src, width, dst);
     }
     u += count;
     WgAdvanceTile(run.tiles_w, count, &row, &col);
@@ -560,6 +582,12 @@ void OutputRun(const WinogradOutputRun& run, const TM* m, T* plane) {
 
 template <typename T>
 void Input(const WinogradInputRun& run, const T* const* rows, uint16_t* out) {
+  if constexpr (std::is_same_v<T, float16_t>) {
+    if (run.tile != 2 && run.in_w >= 4 && run.in_w < 8) {
+      return run.tile == 4 ? InputRun<4, T, true>(run, rows, out)
+                           : InputRun<6, T, true>(run, rows, out);
+    }
+  }
   if (run.tile == 2) {
     InputRun<2>(run, rows, out);
   } else if (run.tile == 4) {

@@ -66,6 +66,17 @@ inline void CopyRun(const uint16_t* src, int64_t count, uint16_t* dst) {
   }
 }
 
+// The fp16 tables' B panel width (KernelTable::fp16_nr), in halves.
+constexpr int kHalfPanelWidth = 24;
+// Slack after a half padded image for PackPaddedRuns' whole-row reads past
+// a run's end, in floats.
+constexpr int64_t kHalfPaddedSlackFloats = kHalfPanelWidth / 2;
+
+// One B panel row of halves, as three 16-byte moves.
+inline void CopyHalfPanelRow(const uint16_t* src, uint16_t* dst) {
+  std::memcpy(dst, src, kHalfPanelWidth * sizeof(uint16_t));
+}
+
 // Fills `lanes` values of one tap from input row `row` (null when the row is
 // in the padding), reading columns iw, iw + stride, ...: the lanes that fall
 // left or right of the image are zeroed in one go, the rest are a plain copy
@@ -298,11 +309,31 @@ void PackPaddedRuns(const PaddedColumnsSource& s, const T* padded, int64_t pixel
     }
 #endif
     if constexpr (std::is_same_v<T, uint16_t>) {
-      // Halves, a whole panel in one output row (most panels of wide maps):
-      // each tap is one run of `width`, copied without the segment loop.
-      if (count == 1 && valid == width) {
-        const T* origin = segments[0].origin;
-        for (int64_t d = 0; d < depth; ++d) CopyRun(origin + offsets[d], width, dst + d * width);
+      if (valid == width && width == kHalfPanelWidth) {
+        // Halves, a whole panel: each segment is copied as a whole panel
+        // row from its first lane, 48 bytes with no length dispatch. The
+        // lanes it writes past its own belong to the next segment or to
+        // the next tap's row, both written after it; only the last tap
+        // copies exact runs, so nothing past the panel is written. The
+        // reads past a run stay in the padded image's slack (CopyFloats).
+        // On the 7-, 14- and 28-wide maps of stride-2 layers each tap of
+        // a panel is 2 to 4 runs, and the length dispatch of every run
+        // cost more than the copy.
+        const int64_t whole_taps = count == 1 ? depth : depth - 1;
+        for (int64_t d = 0; d < whole_taps; ++d) {
+          T* out = dst + d * width;
+          const int64_t offset = offsets[d];
+          for (int i = 0; i < count; ++i) {
+            CopyHalfPanelRow(segments[i].origin + offset, out + segments[i].lane0);
+          }
+        }
+        if (whole_taps < depth) {
+          T* out = dst + whole_taps * width;
+          const int64_t offset = offsets[whole_taps];
+          for (int i = 0; i < count; ++i) {
+            CopyRun(segments[i].origin + offset, segments[i].lanes, out + segments[i].lane0);
+          }
+        }
         continue;
       }
     }
@@ -408,7 +439,8 @@ int64_t Conv2dGemm::CopyFloats() const {
       return in_per_group * n_;
     case Source::kPadded:
       // The half copy takes a half as many floats more.
-      return padded_image_.floats() + (HalfColumns() ? (padded_image_.floats() + 1) / 2 : 0);
+      return padded_image_.floats() +
+             (HalfColumns() ? (padded_image_.floats() + 1) / 2 + kHalfPaddedSlackFloats : 0);
     case Source::kSplit:
       return in_per_group * params_.in_h * 2 * ((params_.in_w + 1) / 2);
     default:

@@ -6,37 +6,61 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace mace {
 namespace ops {
+
+// Pairs [x, both) of src as whole vectors of kLanes, with the compiler's
+// generic vectors (SSE shuffles on x86, NEON unzips on ARM, in
+// baseline-compiled code): even[i] = src[2 i], odd[i] = src[2 i + 1].
+// Returns the first pair not split.
+template <typename T, int kLanes, size_t... kI>
+inline int64_t SplitPairs(const T* src, T* even, T* odd, int64_t x, int64_t both,
+                          std::index_sequence<kI...>) {
+  typedef T Vector __attribute__((vector_size(kLanes * sizeof(T))));
+  for (; x + kLanes <= both; x += kLanes) {
+    Vector lo, hi;
+    std::memcpy(&lo, src + 2 * x, sizeof(lo));
+    std::memcpy(&hi, src + 2 * x + kLanes, sizeof(hi));
+    const Vector evens = __builtin_shufflevector(lo, hi, (2 * kI)...);
+    const Vector odds = __builtin_shufflevector(lo, hi, (2 * kI + 1)...);
+    std::memcpy(even + x, &evens, sizeof(evens));
+    std::memcpy(odd + x, &odds, sizeof(odds));
+  }
+  return x;
+}
+template <typename T, int kLanes>
+inline int64_t SplitPairs(const T* src, T* even, T* odd, int64_t x, int64_t both) {
+  return SplitPairs<T, kLanes>(src, even, odd, x, both, std::make_index_sequence<kLanes>());
+}
+
+// The columns from x on, value by value.
+template <typename T>
+inline void SplitTail(const T* src, T* even, int64_t even_count, T* odd, int64_t odd_count,
+                      int64_t x) {
+  for (int64_t i = x; i < even_count; ++i) even[i] = src[2 * i];
+  for (int64_t i = x; i < odd_count; ++i) odd[i] = src[2 * i + 1];
+}
 
 // even[i] = src[2 i] for i < even_count and odd[i] = src[2 i + 1] for
 // i < odd_count; the counts must not reach past the row.
 inline void SplitRowColumns(const float* src, float* even, int64_t even_count, float* odd,
                             int64_t odd_count) {
-  typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
   const int64_t both = even_count < odd_count ? even_count : odd_count;
-  int64_t x = 0;
-  // Four pairs at a time with the compiler's generic vectors: SSE shuffles
-  // on x86, NEON unzips on ARM, in baseline-compiled code.
-  for (; x + 4 <= both; x += 4) {
-    Float4 lo, hi;
-    std::memcpy(&lo, src + 2 * x, sizeof(lo));
-    std::memcpy(&hi, src + 2 * x + 4, sizeof(hi));
-    const Float4 evens = __builtin_shufflevector(lo, hi, 0, 2, 4, 6);
-    const Float4 odds = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
-    std::memcpy(even + x, &evens, sizeof(evens));
-    std::memcpy(odd + x, &odds, sizeof(odds));
-  }
-  for (int64_t i = x; i < even_count; ++i) even[i] = src[2 * i];
-  for (int64_t i = x; i < odd_count; ++i) odd[i] = src[2 * i + 1];
+  SplitTail(src, even, even_count, odd, odd_count, SplitPairs<float, 4>(src, even, odd, 0, both));
 }
 
-// The same for halves (16-bit patterns, copied as they are).
+// The same for halves (16-bit patterns, copied as they are): eight pairs
+// at a time, then four. Value by value, the fp16 im2col's fill of its
+// padded image took 9 instructions a half on arm64 (2.4 % of ResNet-18's
+// fp16 count).
 inline void SplitRowColumns(const uint16_t* src, uint16_t* even, int64_t even_count,
                             uint16_t* odd, int64_t odd_count) {
-  for (int64_t i = 0; i < even_count; ++i) even[i] = src[2 * i];
-  for (int64_t i = 0; i < odd_count; ++i) odd[i] = src[2 * i + 1];
+  const int64_t both = even_count < odd_count ? even_count : odd_count;
+  int64_t x = SplitPairs<uint16_t, 8>(src, even, odd, 0, both);
+  x = SplitPairs<uint16_t, 4>(src, even, odd, x, both);
+  SplitTail(src, even, even_count, odd, odd_count, x);
 }
 
 }  // namespace ops

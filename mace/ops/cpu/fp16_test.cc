@@ -604,6 +604,10 @@ TEST(Fp16Test, Winograd4x4) {
   CheckWinograd(24, 7, 7, 9, seed += 3);                // 4 tiles: the narrow tile
   CheckWinograd(16, 10, 14, 8, seed += 3, 4, false);    // 12 tiles: 8 + a narrow 4
   CheckWinograd(8, 9, 8, 8, seed += 3);  // rows of one vector: both its edges read in place
+  // Rows of 4 to 7 halves, read in place as their two ends.
+  CheckWinograd(9, 6, 5, 8, seed += 3);
+  CheckWinograd(7, 5, 4, 9, seed += 3, 4, false);  // ReLU
+  CheckWinograd(10, 9, 6, 8, seed += 3);           // two tile rows
   // The fp16 table picks F(4x4) for a SqueezeNet fire layer (27x27, 32 to
   // 128 channels) when asked for it, and im2col when not.
   const ref::Conv2DParams fire = ConvParams(32, 27, 27, 128, 3, 1, 1);
@@ -649,6 +653,7 @@ TEST(Fp16Test, Winograd6x6) {
   CheckWinograd(32, 13, 62, 16, seed += 3, 6, false);  // ReLU; groups of 8 across panels
   CheckWinograd(16, 14, 14, 16, seed += 3, 6);          // 9 tiles: 8 + a narrow 1
   CheckWinograd(8, 9, 9, 8, seed += 3, 6);  // rows of one vector and a bit; two tiles a row
+  CheckWinograd(9, 5, 4, 8, seed += 3, 6);  // rows of 4: read as their two ends
   // ResNet-18's 56x56 layers run F(6x6) when asked for it.
   const std::vector<float> filter(64 * 64 * 9, 0.5f);
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(64, 56, 56, 64, 3, 1, 1),
