@@ -513,6 +513,32 @@ static inline __attribute__((always_inline)) void StoreNarrowRows(uint16x8_t pai
   }
 }
 
+// Column j's 8 half sums (acc[j], j < kCols) to C's 8 rows of halves,
+// clamped to [lo16, hi16] when kClamp: transposed in registers, rows in
+// pairs (row 2i in the low half of a pair), one store or two a row instead
+// of a store per value through a staging tile.
+template <int kCols, bool kClamp>
+static inline __attribute__((always_inline)) void StoreNarrowHalves(float16x8_t acc[4],
+                                                                    float16x8_t lo16,
+                                                                    float16x8_t hi16,
+                                                                    uint16_t* out, int64_t ldc) {
+  if (kClamp) {
+    for (int j = 0; j < kCols; ++j) acc[j] = vminq_f16(vmaxq_f16(acc[j], lo16), hi16);
+  }
+  const uint16x8_t t0 = vzip1q_u16(vreinterpretq_u16_f16(acc[0]), vreinterpretq_u16_f16(acc[1]));
+  const uint16x8_t t1 = vzip2q_u16(vreinterpretq_u16_f16(acc[0]), vreinterpretq_u16_f16(acc[1]));
+  const uint16x8_t t2 = vzip1q_u16(vreinterpretq_u16_f16(acc[2]), vreinterpretq_u16_f16(acc[3]));
+  const uint16x8_t t3 = vzip2q_u16(vreinterpretq_u16_f16(acc[2]), vreinterpretq_u16_f16(acc[3]));
+  const auto rows = [](uint16x8_t lo, uint16x8_t hi, bool second) {
+    const uint32x4_t l = vreinterpretq_u32_u16(lo), h = vreinterpretq_u32_u16(hi);
+    return vreinterpretq_u16_u32(second ? vzip2q_u32(l, h) : vzip1q_u32(l, h));
+  };
+  StoreNarrowRows<kCols>(rows(t0, t2, false), out, out + ldc);
+  StoreNarrowRows<kCols>(rows(t0, t2, true), out + 2 * ldc, out + 3 * ldc);
+  StoreNarrowRows<kCols>(rows(t1, t3, false), out + 4 * ldc, out + 5 * ldc);
+  StoreNarrowRows<kCols>(rows(t1, t3, true), out + 6 * ldc, out + 7 * ldc);
+}
+
 // The 8 x kCols tile (kCols <= 4: a panel's last few columns) with A's 8
 // rows as the vector: accumulator j holds column j, one by-element fmla per
 // column and step instead of the 8-wide tile's 8. The sums go to C through
@@ -582,25 +608,8 @@ static void NarrowTile(int64_t kc, const float16_t* a, const float16_t* b, CT* c
   const float16x8_t lo16 = vdupq_n_f16(static_cast<float16_t>(epilogue.lo));
   const float16x8_t hi16 = vdupq_n_f16(static_cast<float16_t>(epilogue.hi));
   if constexpr (std::is_same<CT, float16_t>::value && !kAddC && kAct != kActFloat) {
-    // Halves as they are (or clamped): transposed in registers, rows in
-    // pairs (row 2i in the low half of pairs[i]), one store or two a row
-    // instead of a store per value through the staging tile.
-    if (kAct == kActHalf) {
-      for (int j = 0; j < kCols; ++j) acc[j] = vminq_f16(vmaxq_f16(acc[j], lo16), hi16);
-    }
-    const uint16x8_t t0 = vzip1q_u16(vreinterpretq_u16_f16(acc[0]), vreinterpretq_u16_f16(acc[1]));
-    const uint16x8_t t1 = vzip2q_u16(vreinterpretq_u16_f16(acc[0]), vreinterpretq_u16_f16(acc[1]));
-    const uint16x8_t t2 = vzip1q_u16(vreinterpretq_u16_f16(acc[2]), vreinterpretq_u16_f16(acc[3]));
-    const uint16x8_t t3 = vzip2q_u16(vreinterpretq_u16_f16(acc[2]), vreinterpretq_u16_f16(acc[3]));
-    const auto rows = [](uint16x8_t lo, uint16x8_t hi, bool second) {
-      const uint32x4_t l = vreinterpretq_u32_u16(lo), h = vreinterpretq_u32_u16(hi);
-      return vreinterpretq_u16_u32(second ? vzip2q_u32(l, h) : vzip1q_u32(l, h));
-    };
-    uint16_t* out = reinterpret_cast<uint16_t*>(c);
-    StoreNarrowRows<kCols>(rows(t0, t2, false), out, out + ldc);
-    StoreNarrowRows<kCols>(rows(t0, t2, true), out + 2 * ldc, out + 3 * ldc);
-    StoreNarrowRows<kCols>(rows(t1, t3, false), out + 4 * ldc, out + 5 * ldc);
-    StoreNarrowRows<kCols>(rows(t1, t3, true), out + 6 * ldc, out + 7 * ldc);
+    StoreNarrowHalves<kCols, kAct == kActHalf>(acc, lo16, hi16, reinterpret_cast<uint16_t*>(c),
+                                               ldc);
     return;
   }
   CT staging[kCols][8];
@@ -611,6 +620,106 @@ static void NarrowTile(int64_t kc, const float16_t* a, const float16_t* b, CT* c
     StoreVector<kAddC, kAct>(acc[j], staging[j], epilogue, lo16, hi16);
 #pragma GCC unroll 8
     for (int r = 0; r < 8; ++r) c[r * ldc + j] = staging[j][r];
+  }
+}
+
+// Three narrow tiles of the same B columns in one reduction, from zero:
+// C's 24 rows from A's three 8-row panels (a_stride halves apart). The
+// 8-row tile spends 4 B loads and one of A per 4 steps on 16 fmla (86
+// instructions for 64 at 16 steps); here a B load of four vectors takes
+// two steps (a step's first 4 halves are in the first vector, the next
+// step's in the fourth: panels are 24 halves a step) and feeds 24 fmla,
+// 214 instructions for 192 fmla a 16-step trip. The sums are those of
+// three NarrowTile calls bit for bit (the same fused multiply-adds in the
+// same order). Registers: B v0-v7 (the by-element operand must be in
+// v0-v15), A v8-v19, accumulators the 12 left.
+template <int kCols>
+static void NarrowTriple(int64_t kc, const float16_t* a, int64_t a_stride, const float16_t* b,
+                         float16_t* c, int64_t ldc) {
+  // The sums go out through memory: 12 accumulators as operands would
+  // pass the asm operand limit.
+  float16x8_t sums[3][4];
+  float16x8_t* sums_at = &sums[0][0];
+  const float16_t* a0 = a;
+  const float16_t* a1 = a + a_stride;
+  const float16_t* a2 = a1 + a_stride;
+  int64_t sixteens = kc >> 4, groups = (kc >> 2) & 3, rest = kc & 3;
+  const int64_t b_step = kFp16GemmNr * static_cast<int64_t>(sizeof(float16_t));
+  const int64_t b_pair = 2 * b_step;
+  // Accumulator (g, j) is v<20 + 4g + j>.
+#define MACE_FP16_TRIPLE_ROWS(c0, c1, c2, c3, av, bv)                  \
+  "fmla " c0 ".8h, " av ".8h, " bv ".h[0]\n"                          \
+  ".if %c[cols] > 1\nfmla " c1 ".8h, " av ".8h, " bv ".h[1]\n.endif\n" \
+  ".if %c[cols] > 2\nfmla " c2 ".8h, " av ".8h, " bv ".h[2]\n.endif\n" \
+  ".if %c[cols] > 3\nfmla " c3 ".8h, " av ".8h, " bv ".h[3]\n.endif\n"
+#define MACE_FP16_TRIPLE_STEP(a0v, a1v, a2v, bv)                  \
+  MACE_FP16_TRIPLE_ROWS("v20", "v21", "v22", "v23", a0v, bv)      \
+  MACE_FP16_TRIPLE_ROWS("v24", "v25", "v26", "v27", a1v, bv)      \
+  MACE_FP16_TRIPLE_ROWS("v28", "v29", "v30", "v31", a2v, bv)
+#define MACE_FP16_TRIPLE_4STEPS                             \
+  "ld1 {v8.8h, v9.8h, v10.8h, v11.8h}, [%[a0]], #64\n"     \
+  "ld1 {v12.8h, v13.8h, v14.8h, v15.8h}, [%[a1]], #64\n"   \
+  "ld1 {v16.8h, v17.8h, v18.8h, v19.8h}, [%[a2]], #64\n"   \
+  "ld1 {v0.8h, v1.8h, v2.8h, v3.8h}, [%[b]], %[pair]\n"    \
+  "ld1 {v4.8h, v5.8h, v6.8h, v7.8h}, [%[b]], %[pair]\n"    \
+  MACE_FP16_TRIPLE_STEP("v8", "v12", "v16", "v0")           \
+  MACE_FP16_TRIPLE_STEP("v9", "v13", "v17", "v3")           \
+  MACE_FP16_TRIPLE_STEP("v10", "v14", "v18", "v4")          \
+  MACE_FP16_TRIPLE_STEP("v11", "v15", "v19", "v7")
+  asm volatile(
+      "movi v20.8h, #0\n"
+      ".if %c[cols] > 1\nmovi v21.8h, #0\n.endif\n"
+      ".if %c[cols] > 2\nmovi v22.8h, #0\n.endif\n"
+      ".if %c[cols] > 3\nmovi v23.8h, #0\n.endif\n"
+      "movi v24.8h, #0\n"
+      ".if %c[cols] > 1\nmovi v25.8h, #0\n.endif\n"
+      ".if %c[cols] > 2\nmovi v26.8h, #0\n.endif\n"
+      ".if %c[cols] > 3\nmovi v27.8h, #0\n.endif\n"
+      "movi v28.8h, #0\n"
+      ".if %c[cols] > 1\nmovi v29.8h, #0\n.endif\n"
+      ".if %c[cols] > 2\nmovi v30.8h, #0\n.endif\n"
+      ".if %c[cols] > 3\nmovi v31.8h, #0\n.endif\n"
+      "cbz %[sixteens], 5f\n"
+      "6:\n"
+      MACE_FP16_TRIPLE_4STEPS
+      MACE_FP16_TRIPLE_4STEPS
+      MACE_FP16_TRIPLE_4STEPS
+      MACE_FP16_TRIPLE_4STEPS
+      "subs %[sixteens], %[sixteens], #1\n"
+      "b.ne 6b\n"
+      "5:\n"
+      "cbz %[groups], 2f\n"
+      "1:\n"
+      MACE_FP16_TRIPLE_4STEPS
+      "subs %[groups], %[groups], #1\n"
+      "b.ne 1b\n"
+      "2:\n"
+      "cbz %[rest], 4f\n"
+      "3:\n"
+      "ld1 {v8.8h}, [%[a0]], #16\n"
+      "ld1 {v12.8h}, [%[a1]], #16\n"
+      "ld1 {v16.8h}, [%[a2]], #16\n"
+      "ld1 {v0.4h}, [%[b]], %[step]\n"
+      MACE_FP16_TRIPLE_STEP("v8", "v12", "v16", "v0")
+      "subs %[rest], %[rest], #1\n"
+      "b.ne 3b\n"
+      "4:\n"
+      "st1 {v20.8h, v21.8h, v22.8h, v23.8h}, [%[sums]], #64\n"
+      "st1 {v24.8h, v25.8h, v26.8h, v27.8h}, [%[sums]], #64\n"
+      "st1 {v28.8h, v29.8h, v30.8h, v31.8h}, [%[sums]]\n"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [b] "+r"(b), [sixteens] "+r"(sixteens),
+        [groups] "+r"(groups), [rest] "+r"(rest), [sums] "+r"(sums_at)
+      : [step] "r"(b_step), [pair] "r"(b_pair), [cols] "i"(kCols)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
+        "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+        "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
+#undef MACE_FP16_TRIPLE_4STEPS
+#undef MACE_FP16_TRIPLE_STEP
+#undef MACE_FP16_TRIPLE_ROWS
+  const float16x8_t unused = vdupq_n_f16(0);
+  uint16_t* out = reinterpret_cast<uint16_t*>(c);
+  for (int g = 0; g < 3; ++g) {
+    StoreNarrowHalves<kCols, false>(sums[g], unused, unused, out + 8 * g * ldc, ldc);
   }
 }
 
@@ -1433,6 +1542,87 @@ void Fp16GemmTileHalfRows(int64_t kc, const uint16_t* a_bits, int64_t a_stride,
   }
   if (form == kActHalf) return HalfRows<kClampedHalfRowsOut>(kc, a, a_stride, b, c, ldc, panels, epilogue);
   HalfRows<kHalfRowsOut>(kc, a, a_stride, b, c, ldc, panels, epilogue);
+}
+
+namespace {
+
+// Fp16GemmHalfPositions' products of one position for kCols <= 4 columns:
+// row panels in threes, the rest one at a time.
+template <int kCols>
+static void NarrowRows(int64_t kc, const float16_t* a, const float16_t* b, float16_t* c,
+                       int64_t ldc, int64_t panels) {
+  const int64_t a_stride = kFp16GemmMr * kc;
+  int64_t p = 0;
+  for (; p + 3 <= panels; p += 3) {
+    NarrowTriple<kCols>(kc, a + p * a_stride, a_stride, b, c + 8 * p * ldc, ldc);
+  }
+  static const TileEpilogue kPlain = [] {
+    TileEpilogue plain;
+    plain.last = true;
+    return plain;
+  }();
+  for (; p < panels; ++p) {
+    NarrowTile<kCols, false, kActNone>(kc, a + p * a_stride, b, c + 8 * p * ldc, ldc, nullptr,
+                                       kPlain);
+  }
+}
+
+// The same for kVecs whole vectors of columns: the assembly reduction and
+// store of each tile, with nothing per tile around it.
+template <int kVecs>
+static void VectorRows(int64_t kc, const float16_t* a, const float16_t* b, float16_t* c,
+                       int64_t ldc, int64_t panels) {
+  float16_t zeros[8];
+  vst1q_f16(zeros, vdupq_n_f16(0));
+  const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float16_t));
+  for (int64_t p = 0; p < panels; ++p, a += kFp16GemmMr * kc, c += kFp16GemmMr * ldc) {
+    ReduceTile<kVecs, kHalfRowsOut>(kc, a, b, zeros, c, ldc_bytes, nullptr);
+  }
+}
+
+// Fp16GemmHalfPositions with kRows for each position's row panels.
+template <void (*kRows)(int64_t, const float16_t*, const float16_t*, float16_t*, int64_t, int64_t)>
+static void EachPosition(int64_t kc, const uint16_t* const* a, int64_t a_offset,
+                         const uint16_t* b, int64_t b_stride, uint16_t* c, int64_t c_stride,
+                         int64_t ldc, int64_t positions, int64_t panels) {
+  for (int64_t x = 0; x < positions; ++x) {
+    kRows(kc, reinterpret_cast<const float16_t*>(a[x] + a_offset),
+          reinterpret_cast<const float16_t*>(b + x * b_stride),
+          reinterpret_cast<float16_t*>(c + x * c_stride), ldc, panels);
+  }
+}
+
+}  // namespace
+
+void Fp16GemmHalfPositions(int64_t kc, const uint16_t* const* a, int64_t a_offset,
+                           const uint16_t* b, int64_t b_stride, uint16_t* c, int64_t c_stride,
+                           int64_t ldc, int64_t positions, int64_t panels, int cols) {
+  using PositionsFn = void (*)(int64_t, const uint16_t* const*, int64_t, const uint16_t*,
+                               int64_t, uint16_t*, int64_t, int64_t, int64_t, int64_t);
+  static constexpr PositionsFn kByCols[25] = {
+      nullptr,
+      EachPosition<NarrowRows<1>>,
+      EachPosition<NarrowRows<2>>,
+      EachPosition<NarrowRows<3>>,
+      EachPosition<NarrowRows<4>>,
+      nullptr, nullptr, nullptr,
+      EachPosition<VectorRows<1>>,
+      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+      EachPosition<VectorRows<2>>,
+      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+      EachPosition<VectorRows<3>>};
+  if (cols >= 1 && cols <= kFp16GemmNr && kByCols[cols] != nullptr) {
+    return kByCols[cols](kc, a, a_offset, b, b_stride, c, c_stride, ldc, positions, panels);
+  }
+  // Whole vectors and a narrow rest: the general tile.
+  TileEpilogue plain;
+  plain.last = true;
+  for (int64_t x = 0; x < positions; ++x) {
+    for (int64_t p = 0; p < panels; ++p) {
+      Fp16GemmTileHalf(kc, a[x] + a_offset + p * kFp16GemmMr * kc, b + x * b_stride,
+                       c + x * c_stride + p * kFp16GemmMr * ldc, ldc, kFp16GemmMr, cols, plain);
+    }
+  }
 }
 
 void Fp16PanelDot(const uint16_t* panel_bits, int64_t depth, const uint16_t* x_bits, float* out) {

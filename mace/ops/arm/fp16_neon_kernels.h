@@ -64,6 +64,17 @@ void Fp16GemmTileHalf(int64_t kc, const uint16_t* a, const uint16_t* b, uint16_t
 void Fp16GemmTileHalfRows(int64_t kc, const uint16_t* a, int64_t a_stride, const uint16_t* b,
                           uint16_t* c, int64_t ldc, int64_t panels, const TileEpilogue& epilogue);
 
+// Winograd's products, first block, no bias or activation, C of halves:
+// for each position x < positions, Fp16GemmTileHalf over `panels` 8-row
+// tiles (A's panels at a[x] + a_offset, 8 * kc halves apart) of the first
+// `cols` columns of the B panel at b + x * b_stride, into C's 8 * panels
+// rows at c + x * c_stride (ldc apart). One call instead of one per tile;
+// with 1 to 4 columns three tiles share each load of B. The same halves
+// as the tiles one by one.
+void Fp16GemmHalfPositions(int64_t kc, const uint16_t* const* a, int64_t a_offset,
+                           const uint16_t* b, int64_t b_stride, uint16_t* c, int64_t c_stride,
+                           int64_t ldc, int64_t positions, int64_t panels, int cols);
+
 // out[j] = sum over d < depth of panel[d * 8 + j] * x[d], j < 8: one packed
 // 8-row A panel times a half vector. Partial sums of up to 64 steps are
 // kept in half precision and summed in single precision.

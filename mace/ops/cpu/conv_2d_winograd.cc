@@ -306,6 +306,12 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
       transformed_filter_.back().Pack(u_xi, oc_count, ic_count, ic_count, 1, table.mr, arena);
     }
   }
+  if (half_m_ && table.fp16_gemm_half_positions != nullptr) {
+    for (const Fp16Panels& panels : fp16_filter_) fp16_position_filters_.push_back(panels.Panel(0));
+    // At most 4 tiles (ResNet-18's 7x7 maps at F(4x4)): every panel is the
+    // narrow tile's, and three micro-tiles share each load of B.
+    if (tiles_h_ * tiles_w_ <= 4) narrow_group_ = 3;
+  }
 #if defined(__aarch64__)
   // The NEON table's single-precision products go through
   // arm::NeonWinogradGemms, which takes each position's filter panels from
@@ -352,6 +358,8 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   // Armv7GemmRun12x4's pairs.
   if (Armv7NarrowRuns(table_, fp16_, run_filter_, mr_, nr_)) m_tiles = 2;
 #endif
+  // RunBlockHalf's groups of micro-tiles: M of halves takes half the room.
+  m_tiles = std::max<int64_t>(m_tiles, CeilDiv(narrow_group_, 2));
   layout.m_floats = m_tiles * mr_ * positions * nr + kWinogradMaxLanes;
   layout.v_halves = fp16_ ? v_values : 0;
   layout.per_thread =
@@ -734,13 +742,23 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
   const int64_t pitch = positions * nr;
   std::fill(m, m + layout.m_floats, 0.f);
   const int64_t out_plane = p.out_h * p.out_w;
-  for (int64_t ot = 0; ot < oc_tiles; ++ot) {
+  // Micro-tiles of output channels per GEMM call: see narrow_group_.
+  const int64_t group = narrow_group_;
+  for (int64_t ot = 0; ot < oc_tiles; ot += group) {
     const int64_t oc_begin = ot * mr;
-    const int64_t oc_end = std::min<int64_t>(oc_begin + mr, p.out_channels);
+    const int64_t group_tiles = std::min(group, oc_tiles - ot);
+    const int64_t oc_end = std::min<int64_t>(oc_begin + group_tiles * mr, p.out_channels);
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
       const int vector_cols = Fp16GemmCols(cols);
-      for (int64_t xi = 0; xi < positions; ++xi) {
+      if (!fp16_position_filters_.empty()) {
+        // Every position's products in one call, M's rows of a position
+        // nr halves apart.
+        table_.fp16_gemm_half_positions(in_c, fp16_position_filters_.data(), ot * mr * in_c,
+                                        v_half + panel * in_c * nr, layout.panels * in_c * nr,
+                                        m_half, nr, pitch, positions, group_tiles, vector_cols);
+      }
+      for (int64_t xi = 0; fp16_position_filters_.empty() && xi < positions; ++xi) {
         const uint16_t* a_half = fp16_filter_[xi].Panel(ot);
         const uint16_t* b_half = v_half + (xi * layout.panels + panel) * in_c * nr;
         if (half_m_) {

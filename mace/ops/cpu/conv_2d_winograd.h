@@ -118,6 +118,9 @@ class Conv2dWinograd : public Conv2dKernel {
   bool half_m_ = false;           // M in half precision (one block of channels)
   int mr_ = 0, nr_ = 0, kc_ = 0;  // the GEMM tile the transforms feed
   int64_t tiles_h_ = 0, tiles_w_ = 0;
+  // Micro-tiles of output channels RunBlockHalf hands one GEMM call
+  // (fp16_gemm_half_positions): 3 when every panel is at most 4 tiles.
+  int64_t narrow_group_ = 1;
   TileEpilogue epilogue_;  // the fused activation, if any
   bool fused_activation_ = false;
   std::vector<PackedPanels> transformed_filter_;  // alpha^2 of [out, in]
@@ -128,6 +131,8 @@ class Conv2dWinograd : public Conv2dKernel {
   // arm64's NEON table: each position's first filter panel, which its
   // position-loop kernel reads (empty otherwise).
   std::vector<const float*> position_filters_;
+  // The same for RunBlockHalf's fp16_gemm_half_positions (empty without it).
+  std::vector<const uint16_t*> fp16_position_filters_;
 };
 
 }  // namespace ops

@@ -253,6 +253,53 @@ TEST(Fp16Test, GemmAtTileAndBlockEdges) {
   CheckGemm(9, 33, 40, kTileActHardSwish, seed += 3);     // and a row tail
 }
 
+// Winograd's products of all positions in one call
+// (fp16_gemm_half_positions): the same halves as fp16_gemm_half one tile at
+// a time, which CheckGemm holds to the double reference. Narrow panels run
+// three row panels a reduction, whole vectors the tiles' assembly alone,
+// other widths the general tile.
+TEST(Fp16Test, PositionsMatchTiles) {
+  const KernelTable* table = Fp16Table();
+  if (table == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
+  ASSERT_NE(table->fp16_gemm_half_positions, nullptr);
+  const int64_t mr = table->fp16_mr, nr = table->fp16_nr;
+  uint32_t seed = 1200;
+  for (int64_t kc : {1, 3, 4, 5, 16, 19, 36, 70}) {
+    for (int64_t panels : {1, 2, 3, 4, 7}) {
+      for (int cols : {1, 2, 3, 4, 8, 12, 16, 24}) {
+        SCOPED_TRACE(::testing::Message() << "kc " << kc << " panels " << panels << " cols "
+                                          << cols);
+        const int64_t positions = 2, offset = mr * kc;  // from the second row panel
+        const int64_t a_panels = (panels + 1) * mr * kc;
+        const std::vector<uint16_t> a =
+            ToHalves(*table, RandomFloats(positions * a_panels, seed));
+        const std::vector<uint16_t> b =
+            ToHalves(*table, RandomFloats(positions * kc * nr + 5, seed + 1, -2.f, 2.f));
+        const int64_t b_stride = kc * nr + 5;
+        const int64_t c_stride = cols + 2, ldc = positions * c_stride + 3;
+        // Columns past `cols` stay as they were.
+        const std::vector<uint16_t> c0 =
+            ToHalves(*table, RandomFloats(panels * mr * ldc, seed + 2, -4.f, 4.f));
+        seed += 3;
+        const uint16_t* a_at[2] = {a.data(), a.data() + a_panels};
+        std::vector<uint16_t> want = c0, got = c0;
+        TileEpilogue plain;
+        plain.last = true;
+        for (int64_t x = 0; x < positions; ++x) {
+          for (int64_t p = 0; p < panels; ++p) {
+            table->fp16_gemm_half(kc, a_at[x] + offset + p * mr * kc, b.data() + x * b_stride,
+                                  want.data() + x * c_stride + p * mr * ldc, ldc,
+                                  static_cast<int>(mr), cols, plain);
+          }
+        }
+        table->fp16_gemm_half_positions(kc, a_at, offset, b.data(), b_stride, got.data(),
+                                        c_stride, ldc, positions, panels, cols);
+        EXPECT_EQ(got, want);
+      }
+    }
+  }
+}
+
 TEST(Fp16Test, MatrixVector) {
   if (Fp16Table() == nullptr) GTEST_SKIP() << "no ARMv8.2 FP16 arithmetic on this CPU";
   uint32_t seed = 300;
@@ -608,6 +655,10 @@ TEST(Fp16Test, Winograd4x4) {
   CheckWinograd(9, 6, 5, 8, seed += 3);
   CheckWinograd(7, 5, 4, 9, seed += 3, 4, false);  // ReLU
   CheckWinograd(10, 9, 6, 8, seed += 3);           // two tile rows
+  // At most 4 tiles: three micro-tiles of output channels a GEMM call.
+  CheckWinograd(40, 7, 7, 25, seed += 3);           // 4 tiles; a group of 3 and one of 1
+  CheckWinograd(16, 4, 12, 24, seed += 3, 4, false);  // 3 tiles; one group, ReLU
+  CheckWinograd(9, 3, 3, 57, seed += 3);            // 1 tile; groups of 3, 3 and 2
   // The fp16 table picks F(4x4) for a SqueezeNet fire layer (27x27, 32 to
   // 128 channels) when asked for it, and im2col when not.
   const ref::Conv2DParams fire = ConvParams(32, 27, 27, 128, 3, 1, 1);
@@ -638,6 +689,7 @@ TEST(Fp16Test, Winograd2x2) {
   CheckWinograd(8, 13, 13, 24, seed += 3, 2);  // several panels of tiles
   CheckWinograd(8, 13, 13, 24, seed += 3, 2, false);  // ReLU
   CheckWinograd(8, 6, 4, 8, seed += 3, 2);  // rows of 4, read as their two ends
+  CheckWinograd(16, 3, 4, 17, seed += 3, 2);  // 4 tiles: micro-tiles in threes
 }
 
 TEST(Fp16Test, Winograd6x6) {
@@ -654,6 +706,7 @@ TEST(Fp16Test, Winograd6x6) {
   CheckWinograd(16, 14, 14, 16, seed += 3, 6);          // 9 tiles: 8 + a narrow 1
   CheckWinograd(8, 9, 9, 8, seed += 3, 6);  // rows of one vector and a bit; two tiles a row
   CheckWinograd(9, 5, 4, 8, seed += 3, 6);  // rows of 4: read as their two ends
+  CheckWinograd(24, 7, 7, 33, seed += 3, 6, false);  // 4 tiles: micro-tiles in threes, ReLU
   // ResNet-18's 56x56 layers run F(6x6) when asked for it.
   const std::vector<float> filter(64 * 64 * 9, 0.5f);
   EXPECT_STREQ(CreateConv2dKernel(*Fp16Table(), ConvParams(64, 56, 56, 64, 3, 1, 1),

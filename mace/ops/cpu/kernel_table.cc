@@ -236,6 +236,7 @@ const KernelTable* Fp16KernelTableFor(KernelIsa isa) {
     table.fp16_depthwise3x3_packed = arm::Fp16Depthwise3x3Packed;
     table.fp16_gemm_half = arm::Fp16GemmTileHalf;
     table.fp16_gemm_half_rows = arm::Fp16GemmTileHalfRows;
+    table.fp16_gemm_half_positions = arm::Fp16GemmHalfPositions;
     table.fp16_pack_half_columns = arm::Fp16PackHalfColumns;
     table.fp16_to_float = arm::Fp16ToFloat;
     table.fp16_add = arm::Fp16Add;

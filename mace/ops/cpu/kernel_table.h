@@ -154,6 +154,13 @@ struct KernelTable {
   void (*fp16_gemm_half_rows)(int64_t kc, const uint16_t* a, int64_t a_stride,
                               const uint16_t* b, uint16_t* c, int64_t ldc, int64_t panels,
                               const TileEpilogue& epilogue) = nullptr;
+  // Winograd's products of one panel of tiles for every position in one
+  // call (see arm::Fp16GemmHalfPositions; optional: fp16_gemm_half one
+  // tile at a time without it).
+  void (*fp16_gemm_half_positions)(int64_t kc, const uint16_t* const* a, int64_t a_offset,
+                                   const uint16_t* b, int64_t b_stride, uint16_t* c,
+                                   int64_t c_stride, int64_t ldc, int64_t positions,
+                                   int64_t panels, int cols) = nullptr;
   void (*fp16_pack_half_columns)(const uint16_t* src, int64_t cols, int64_t depth,
                                  int64_t depth_stride, uint16_t* dst) = nullptr;
   void (*fp16_to_float)(const uint16_t* src, int64_t count, float* dst) = nullptr;
