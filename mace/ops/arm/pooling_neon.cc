@@ -214,6 +214,143 @@ void Max3x3S2Row(const float* r0, int in_w, float* out, int n) {
 }
 #endif
 
+#if defined(__aarch64__)
+// arm64: output rows of a 3x3 stride-2 max straight from their input rows,
+// as armv7 does (see Max3x3S2Row there), for n >= 4 outputs a row whose
+// windows lie inside the rows (a row reads 2n + 1 floats). Through the line
+// (ReduceRows, then OutputRow) an output took about 7.5 instructions; a
+// step of 8 here takes 23.
+//
+// `rows` rows of n >= 8 outputs (out_w floats apart from `out`), the
+// windows of row i starting at column 0 of input row in + i * step (and the
+// two rows after it, in_w floats apart): steps of 8 outputs, and if n is no
+// multiple of 8 one more ending at the row's last output. A step reads 7
+// floats past its last window, so each row's three input rows must be
+// followed by 7 floats of the same buffer. One call runs the rows: the C++
+// around a call per row cost about 40 instructions, more than a step.
+//
+// Each ld2 splits a row's 8 columns into evens and odds; the maxima over
+// the three rows of the evens (E) and of each even column and the odd one
+// after it (P) of one group, and the next group's evens shifted in by one
+// lane (ext), are 4 outputs. ld2 has no offset form: post-increments walk
+// the rows (GCC's code for the intrinsics spent an add on each). v16/v17
+// carry E and P of the group at the step's start from step to step.
+void Max3x3S2Rows(const float* in, int64_t in_w, int64_t step, float* out, int64_t out_w,
+                  int64_t n, int64_t rows) {
+  const int64_t in_bytes = in_w * static_cast<int64_t>(sizeof(float));
+  const int64_t step_bytes = step * static_cast<int64_t>(sizeof(float));
+  const int64_t out_bytes = out_w * static_cast<int64_t>(sizeof(float));
+  const int64_t steps = n / 8;
+  // The ragged end's first output (0: none); its windows start at twice it.
+  const int64_t tail = n % 8 != 0 ? n - 8 : 0;
+  const float *p0, *p1, *p2;
+  float* o;
+  int64_t k, t;
+  __asm__ volatile(
+      "0:\n"
+      "mov %[p0], %[in]\n"
+      "add %[p1], %[in], %[in_bytes]\n"
+      "add %[p2], %[p1], %[in_bytes]\n"
+      "mov %[o], %[out]\n"
+      "mov %[k], %[steps]\n"
+      "mov %[t], %[tail]\n"
+      "1:\n"
+      "ld2 {v0.4s, v1.4s}, [%[p0]], #32\n"
+      "ld2 {v2.4s, v3.4s}, [%[p1]], #32\n"
+      "ld2 {v4.4s, v5.4s}, [%[p2]], #32\n"
+      "fmax v0.4s, v0.4s, v2.4s\n"
+      "fmax v1.4s, v1.4s, v3.4s\n"
+      "fmax v16.4s, v0.4s, v4.4s\n"
+      "fmax v1.4s, v1.4s, v5.4s\n"
+      "fmax v17.4s, v1.4s, v16.4s\n"
+      "2:\n"
+      "ld2 {v0.4s, v1.4s}, [%[p0]], #32\n"
+      "ld2 {v2.4s, v3.4s}, [%[p1]], #32\n"
+      "ld2 {v4.4s, v5.4s}, [%[p2]], #32\n"
+      "fmax v0.4s, v0.4s, v2.4s\n"
+      "fmax v1.4s, v1.4s, v3.4s\n"
+      "fmax v0.4s, v0.4s, v4.4s\n"
+      "fmax v1.4s, v1.4s, v5.4s\n"
+      "ext v6.16b, v16.16b, v0.16b, #4\n"
+      "fmax v1.4s, v1.4s, v0.4s\n"
+      "fmax v6.4s, v6.4s, v17.4s\n"
+      "ld2 {v2.4s, v3.4s}, [%[p0]], #32\n"
+      "ld2 {v4.4s, v5.4s}, [%[p1]], #32\n"
+      "ld2 {v16.4s, v17.4s}, [%[p2]], #32\n"
+      "fmax v2.4s, v2.4s, v4.4s\n"
+      "fmax v3.4s, v3.4s, v5.4s\n"
+      "fmax v16.4s, v16.4s, v2.4s\n"
+      "fmax v17.4s, v17.4s, v3.4s\n"
+      "ext v7.16b, v0.16b, v16.16b, #4\n"
+      "fmax v17.4s, v17.4s, v16.4s\n"
+      "fmax v7.4s, v7.4s, v1.4s\n"
+      "st1 {v6.4s, v7.4s}, [%[o]], #32\n"
+      "subs %[k], %[k], #1\n"
+      "b.ne 2b\n"
+      // The ragged end: one step from output t.
+      "cbz %[t], 3f\n"
+      "add %[p0], %[in], %[t], lsl #3\n"
+      "add %[p1], %[p0], %[in_bytes]\n"
+      "add %[p2], %[p1], %[in_bytes]\n"
+      "add %[o], %[out], %[t], lsl #2\n"
+      "mov %[k], #1\n"
+      "mov %[t], #0\n"
+      "b 1b\n"
+      "3:\n"
+      "add %[in], %[in], %[step_bytes]\n"
+      "add %[out], %[out], %[out_bytes]\n"
+      "subs %[rows], %[rows], #1\n"
+      "b.ne 0b\n"
+      : [in] "+r"(in), [out] "+r"(out), [rows] "+r"(rows), [p0] "=&r"(p0), [p1] "=&r"(p1),
+        [p2] "=&r"(p2), [o] "=&r"(o), [k] "=&r"(k), [t] "=&r"(t)
+      : [in_bytes] "r"(in_bytes), [step_bytes] "r"(step_bytes), [out_bytes] "r"(out_bytes),
+        [steps] "r"(steps), [tail] "r"(tail)
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17");
+}
+
+// The three rows' maxima over one group of 8 columns starting at c:
+// `evens` (columns c, c + 2, ...) and `pairs` (each even column and the odd
+// one after it).
+inline void Max3x3S2Group(const float* r0, const float* r1, const float* r2, int64_t c,
+                          float32x4_t* evens, float32x4_t* pairs) {
+  const float32x4x2_t a = vld2q_f32(r0 + c), b = vld2q_f32(r1 + c), d = vld2q_f32(r2 + c);
+  *evens = vmaxq_f32(vmaxq_f32(a.val[0], b.val[0]), d.val[0]);
+  *pairs = vmaxq_f32(vmaxq_f32(vmaxq_f32(a.val[1], b.val[1]), d.val[1]), *evens);
+}
+
+// Outputs [k, k + 4) from the group at 2k and the column maximum after it in
+// lane 0 of `next`.
+inline void Max3x3S2Store(const float* r0, const float* r1, const float* r2, int64_t k,
+                          float32x4_t next, float* out) {
+  float32x4_t evens, pairs;
+  Max3x3S2Group(r0, r1, r2, 2 * k, &evens, &pairs);
+  vst1q_f32(out + k, vmaxq_f32(pairs, vextq_f32(evens, next, 1)));
+}
+
+// One row reading nothing past its windows (n >= 4): steps while the next
+// two groups lie inside the rows (column 2k + 23 at most 2n - 1), then a
+// group at a time while the next group does, the last whole group with the
+// single column after it, and one more group ending at the last output.
+void Max3x3S2RowInside(const float* r0, int64_t in_w, float* out, int64_t n) {
+  const float* r1 = r0 + in_w;
+  const float* r2 = r1 + in_w;
+  const int64_t steps = (n - 4) / 8;
+  if (steps > 0) Max3x3S2Rows(r0, in_w, 0, out, 0, 8 * steps, 1);
+  int64_t k = 8 * steps;
+  for (; k + 8 <= n; k += 4) {
+    float32x4_t evens, pairs;
+    Max3x3S2Group(r0, r1, r2, 2 * k + 8, &evens, &pairs);
+    Max3x3S2Store(r0, r1, r2, k, evens, out);
+  }
+  const auto column = [&](int64_t c) {
+    return vmaxq_f32(vmaxq_f32(vld1q_dup_f32(r0 + c), vld1q_dup_f32(r1 + c)),
+                     vld1q_dup_f32(r2 + c));
+  };
+  Max3x3S2Store(r0, r1, r2, k, column(2 * k + 8), out);
+  if (k + 4 < n) Max3x3S2Store(r0, r1, r2, n - 4, column(2 * n), out);
+}
+#endif
+
 template <class Op, int kKernel, int kStride>
 void Band(const PoolingBand& band) {
   const int64_t in_w = band.in_w, out_w = band.out_w;
@@ -226,6 +363,12 @@ void Band(const PoolingBand& band) {
   const int64_t skip = band.pad_left, direct_w = out_w - skip;
   const bool direct = !Op::kAverage && kKernel == 3 && kStride == 2 && skip <= 1 &&
                       direct_w >= 4 && in_w - skip >= 2 * direct_w + 1 && in_w < (1 << 28);
+#endif
+#if defined(__aarch64__)
+  // The same rows go straight from the input on arm64 (Max3x3S2Rows).
+  const int64_t skip = band.pad_left, direct_w = out_w - skip;
+  const bool direct = !Op::kAverage && kKernel == 3 && kStride == 2 && skip <= 1 &&
+                      direct_w >= 4 && in_w - skip >= 2 * direct_w + 1;
 #endif
   for (int64_t r = 0; r < band.rows; ++r) {
     const PoolingRowWindow& window = band.windows[r];
@@ -240,6 +383,42 @@ void Band(const PoolingBand& band) {
         out[0] = vget_lane_f32(vpmax_f32(m, m), 0);
       }
       Max3x3S2Row(in + skip, static_cast<int>(in_w), out + skip, static_cast<int>(direct_w));
+      continue;
+    }
+#endif
+#if defined(__aarch64__)
+    if (direct && window.row_count == 3) {
+      // The run of rows from r whose windows are 3 input rows at one step.
+      const PoolingRowWindow* windows = band.windows;
+      const int64_t step = r + 1 < band.rows ? windows[r + 1].first_row - window.first_row : 1;
+      int64_t end = r + 1;
+      while (step > 0 && end < band.rows && windows[end].row_count == 3 &&
+             windows[end].first_row - windows[end - 1].first_row == step) {
+        ++end;
+      }
+      // A row's third input row is followed by the next one (step > 0), which
+      // takes the overreading steps, except maybe for the run's last row:
+      // the window after it shows whether that row is in the input.
+      const PoolingRowWindow* next = end < band.rows ? &windows[end] : nullptr;
+      const bool last_reads_past =
+          next != nullptr && next->first_row + next->row_count > windows[end - 1].first_row + 3;
+      const int64_t reading_past = direct_w < 8 ? 0 : end - r - (last_reads_past ? 0 : 1);
+      if (skip == 1) {
+        for (int64_t i = r; i < end; ++i) {
+          // fmax, as the vector path: a NaN in the window gives NaN.
+          const float* row = band.in + windows[i].first_row * in_w;
+          band.out[i * out_w] = vmaxv_f32(
+              vmax_f32(vmax_f32(vld1_f32(row), vld1_f32(row + in_w)), vld1_f32(row + 2 * in_w)));
+        }
+      }
+      if (reading_past > 0) {
+        Max3x3S2Rows(in + skip, in_w, step * in_w, out + skip, out_w, direct_w, reading_past);
+      }
+      for (int64_t i = r + reading_past; i < end; ++i) {
+        Max3x3S2RowInside(band.in + windows[i].first_row * in_w + skip, in_w,
+                          band.out + i * out_w + skip, direct_w);
+      }
+      r = end - 1;
       continue;
     }
 #endif

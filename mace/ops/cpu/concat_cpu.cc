@@ -14,6 +14,7 @@
 #include "mace/ops/cpu/blocked_op.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/cpu/parallel_copy.h"
 #include "mace/ops/ref/concat.h"
 
 namespace mace {
@@ -102,7 +103,7 @@ class ConcatCpu final : public BlockedLayoutOp<ConcatBase> {
     }
     // Inputs the plan placed inside the output are already where they belong.
     for (int i = 0; i < InputSize(); ++i) {
-      if (input_data_[i] != output) std::memcpy(output, input_data_[i], params_.run_bytes[i]);
+      if (input_data_[i] != output) CopyBytes(output, input_data_[i], params_.run_bytes[i]);
       output += params_.run_bytes[i];
     }
     return MaceStatus();

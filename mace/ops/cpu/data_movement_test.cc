@@ -2,8 +2,8 @@
 // the ops on no runtime and on 1-3 threads against the reference kernels,
 // with shapes below and above the size that is split over threads (planes
 // of one element to ShuffleNet's 28x28, several images, uneven and empty
-// pieces, uint8), ShufflePlanes with a piece per plane, and RowRuns::Scatter
-// on its own over random run tables.
+// pieces, uint8), ShufflePlanes with a piece per plane, RowRuns::Scatter
+// on its own over random run tables, and CopyBytes at every small size.
 #include <cstring>
 #include <memory>
 #include <random>
@@ -217,6 +217,30 @@ TEST(RowRunsTest, ScatterCopiesEveryRunOnce) {
       for (size_t i = 0; i < run_bytes.size(); ++i) {
         EXPECT_EQ(places[i], expected[i]) << "buffer " << i;
       }
+    }
+  }
+}
+
+// CopyBytes at every size from 0 to 300 bytes (on both sides of its 64-byte
+// steps and of whole multiples of them) and a few large ones, from and to
+// every offset mod 4: the range copied, the bytes around both untouched.
+TEST(CopyBytesTest, EverySizeAndOffset) {
+  std::mt19937 rng(4401);
+  std::vector<int64_t> sizes;
+  for (int64_t size = 0; size <= 300; ++size) sizes.push_back(size);
+  for (int64_t size : {1023, 1024, 3136, 4099}) sizes.push_back(size);
+  constexpr int64_t kGuard = 72;
+  for (int64_t size : sizes) {
+    for (int64_t from_offset = 0; from_offset < 4; ++from_offset) {
+      const int64_t to_offset = (from_offset + size) % 4;
+      std::vector<unsigned char> from(size + 2 * kGuard), to(size + 2 * kGuard);
+      for (unsigned char& b : from) b = static_cast<unsigned char>(rng());
+      for (unsigned char& b : to) b = static_cast<unsigned char>(rng());
+      std::vector<unsigned char> expected = to;
+      const unsigned char* src = from.data() + kGuard - 4 + from_offset;
+      std::memcpy(expected.data() + kGuard - 4 + to_offset, src, size);
+      CopyBytes(to.data() + kGuard - 4 + to_offset, src, size);
+      EXPECT_EQ(to, expected) << size << " bytes, offsets " << from_offset << ", " << to_offset;
     }
   }
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "mace/ops/cpu/fused_activation.h"
+#include "mace/ops/cpu/parallel_copy.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
@@ -26,38 +27,6 @@ int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-#if defined(__aarch64__)
-// Copies `bytes` (at least 64) of one band row: 64 bytes a step, one ld1
-// and one st1 of four vectors (4 instructions with the loop's), the ragged
-// end one more step overlapping the one before it. Nothing outside either
-// row is read or written. The library's memcpy took about 20 instructions
-// a call plus 6 per 64 bytes: MobileNet v2's float bands copy 112
-// thousand rows of 7 to 112 floats.
-void CopyRowBytes(const void* src, int64_t bytes, void* dst) {
-  int64_t steps = bytes / 64;
-  const char* from = static_cast<const char*>(src);
-  char* to = static_cast<char*>(dst);
-  __asm__ volatile(
-      "1:\n"
-      "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[from]], #64\n"
-      "subs %[steps], %[steps], #1\n"
-      "st1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[to]], #64\n"
-      "b.ne 1b\n"
-      : [from] "+r"(from), [to] "+r"(to), [steps] "+r"(steps)
-      :
-      : "cc", "memory", "v0", "v1", "v2", "v3");
-  if (bytes % 64 != 0) {
-    __asm__ volatile(
-        "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[from]]\n"
-        "st1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[to]]\n"
-        :
-        : [from] "r"(static_cast<const char*>(src) + bytes - 64),
-          [to] "r"(static_cast<char*>(dst) + bytes - 64)
-        : "memory", "v0", "v1", "v2", "v3");
-  }
-}
-#endif
-
 // dst[i] = src[i] for the `count` halves of one row (raw 16-bit values):
 // pieces of 32 and then 16 bytes whose size is fixed, so each is one load
 // and one store (of a register pair for 32), the last one overlapping the
@@ -67,9 +36,10 @@ void CopyRowBytes(const void* src, int64_t bytes, void* dst) {
 void CopyHalfRow(const uint16_t* src, int64_t count, uint16_t* dst) {
 #if defined(__aarch64__)
   // Rows of 32 halves or more (the 112- and 56-wide planes) in 64-byte
-  // steps: 4 instructions per 64 bytes where the 32-byte pieces took 10.
+  // steps (CopyBytes): 4 instructions per 64 bytes where the 32-byte pieces
+  // took 10.
   if (count >= 32) {
-    CopyRowBytes(src, count * static_cast<int64_t>(sizeof(uint16_t)), dst);
+    CopyBytes(dst, src, count * static_cast<int64_t>(sizeof(uint16_t)));
     return;
   }
 #endif
@@ -98,11 +68,11 @@ void CopyHalfRow(const uint16_t* src, int64_t count, uint16_t* dst) {
 
 #if defined(__aarch64__)
 // dst[i] = src[i] for the `count` floats of one band row: rows of 16 or
-// more in 64-byte steps (CopyRowBytes), shorter ones by 32 and 16 bytes
+// more in 64-byte steps (CopyBytes), shorter ones by 32 and 16 bytes
 // the same way, and then 8 and 4.
 void CopyFloatRow(const float* src, int64_t count, float* dst) {
   if (count >= 16) {
-    CopyRowBytes(src, count * kFloatBytes, dst);
+    CopyBytes(dst, src, count * kFloatBytes);
     return;
   }
   if (count >= 8) {

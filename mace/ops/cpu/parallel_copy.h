@@ -16,6 +16,42 @@
 namespace mace {
 namespace ops {
 
+// dst[0, bytes) = src[0, bytes), ranges that do not overlap. On arm64,
+// ranges of 64 bytes or more go in 64-byte steps, one ld1 and one st1 of
+// four vectors (4 instructions with the loop's), the ragged end one more
+// step overlapping the one before it: glibc's memcpy took about 8
+// instructions per 64 bytes (12518 for 100000 bytes) and 38 for 196
+// (a 7x7 plane). Nothing outside either range is read or written.
+inline void CopyBytes(void* dst, const void* src, int64_t bytes) {
+#if defined(__aarch64__)
+  if (bytes >= 64) {
+    int64_t steps = bytes / 64;
+    const char* from = static_cast<const char*>(src);
+    char* to = static_cast<char*>(dst);
+    __asm__ volatile(
+        "1:\n"
+        "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[from]], #64\n"
+        "subs %[steps], %[steps], #1\n"
+        "st1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[to]], #64\n"
+        "b.ne 1b\n"
+        : [from] "+r"(from), [to] "+r"(to), [steps] "+r"(steps)
+        :
+        : "cc", "memory", "v0", "v1", "v2", "v3");
+    if (bytes % 64 != 0) {
+      __asm__ volatile(
+          "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[from]]\n"
+          "st1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[to]]\n"
+          :
+          : [from] "r"(static_cast<const char*>(src) + bytes - 64),
+            [to] "r"(static_cast<char*>(dst) + bytes - 64)
+          : "memory", "v0", "v1", "v2", "v3");
+    }
+    return;
+  }
+#endif
+  if (bytes > 0) std::memcpy(dst, src, static_cast<size_t>(bytes));
+}
+
 // A thread copies at least this much: handing a worker a few cached KiB
 // costs more than copying them.
 constexpr int64_t kMinParallelCopyBytes = 16 * 1024;
@@ -51,7 +87,7 @@ inline void ShufflePlanes(ThreadPool* pool, int64_t batch, int64_t channels, int
     const unsigned char* from = image + g * group_step + i * plane_bytes;
     unsigned char* to = out + begin * plane_bytes;
     for (int64_t u = begin; u < end; ++u, to += plane_bytes) {
-      std::memcpy(to, from, plane_bytes);
+      CopyBytes(to, from, plane_bytes);
       from += group_step;
       if (++g == group) {
         g = 0;
@@ -93,7 +129,7 @@ class RowRuns {
                          starts_.begin() - 1;
         const int64_t skip = in_row - starts_[i];
         const int64_t n = std::min(last - at, run_bytes_[i] - skip);
-        std::memcpy(places[i] + o * run_bytes_[i] + skip, stream + at, n);
+        CopyBytes(places[i] + o * run_bytes_[i] + skip, stream + at, n);
         at += n;
       }
     });
