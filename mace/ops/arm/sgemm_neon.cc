@@ -1200,10 +1200,11 @@ void NeonWinogradGemms(int64_t positions, int64_t kc, const float* const* a, int
 void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 // `tiles` of them, each with its A, B, C and bias a step (in floats) after
-// the previous one's.
+// the previous one's; the first prefetch_tiles prefetch A two tiles ahead.
 void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
                      float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
-                     int bias_step, bool clamp, bool clamp_hi, const float* bounds);
+                     int bias_step, bool clamp, bool clamp_hi, const float* bounds,
+                     int prefetch_tiles);
 
 // A column bias or hard-swish (neither comes from a plain convolution): the
 // assembly from zero into a staging tile, then the C epilogue. Kept out of
@@ -1289,7 +1290,7 @@ void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, cons
                   static_cast<int>(ldc * sizeof(float)), epilogue.accumulate,
                   epilogue.accumulate ? nullptr : epilogue.row_bias,
                   static_cast<int>(row_bias_step), clamp,
-                  clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+                  clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds, 0);
 }
 
 #endif

@@ -33,7 +33,8 @@ void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
                      float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
-                     int bias_step, bool clamp, bool clamp_hi, const float* bounds);
+                     int bias_step, bool clamp, bool clamp_hi, const float* bounds,
+                     int prefetch_tiles);
 void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
                       int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
@@ -41,11 +42,18 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
                                 const int64_t* offsets, float* c, int ldc_bytes,
                                 const float* bias, bool clamp, bool clamp_hi,
                                 const float* bounds);
-void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, int ldc_bytes,
+                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds);
 bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
-void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
+                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds);
+void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
+                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds);
 
 namespace {
 // The asm's mode bits.
@@ -66,6 +74,20 @@ constexpr int kFromC = 1, kClamp = 2, kClampHi = 4;
   "vmla.f32 q11, q3, d1[1]\n"                  \
   "vmla.f32 q13, q3, d2[0]\n"                  \
   "vmla.f32 q15, q3, d2[1]\n"
+
+// Four depths of a 6-wide panel (depth 0 in d0-d2, 1 in d3-d5, 2 in
+// d6-d8, 3 in d9-d11) times their 4 values in d12-d13: rows 0-3 and 4-5
+// of even depths accumulate in q10 and d22, rows 0-1 and 2-5 of odd ones
+// in d23 and q12 (d24-d25).
+#define MACE_V7_SIX_BY_FOUR_DEPTHS             \
+  "vmla.f32 q10, q0, d12[0]\n"                 \
+  "vmla.f32 d22, d2, d12[0]\n"                 \
+  "vmla.f32 d23, d3, d12[1]\n"                 \
+  "vmla.f32 q12, q2, d12[1]\n"                 \
+  "vmla.f32 q10, q3, d13[0]\n"                 \
+  "vmla.f32 d22, d8, d13[0]\n"                 \
+  "vmla.f32 d23, d9, d13[1]\n"                 \
+  "vmla.f32 q12, q5, d13[1]\n"
 
 #define MACE_V7_STEP                           \
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
@@ -181,13 +203,38 @@ void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_
 
 // `tiles` tiles: tile t reads the A panel a_step floats after tile t - 1's,
 // the B panel b_step floats after, writes C c_step floats after, and (from
-// the first block) starts from the bias bias_step floats after.
+// the first block) starts from the bias bias_step floats after. The first
+// prefetch_tiles tiles each first prefetch the A panel (6 x kc floats) two
+// tiles ahead: the GEMM driver's first walk over weights that come from
+// memory. A pld of four lines takes 7 instructions with its loop, where
+// the driver's burst before a tile took 7 a line (a 64-bit counter) and
+// the tile ran alone, through NeonGemm.
 void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
                      float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
-                     int bias_step, bool clamp, bool clamp_hi, const float* bounds) {
+                     int bias_step, bool clamp, bool clamp_hi, const float* bounds,
+                     int prefetch_tiles) {
   const int flags = Flags(from_c, clamp, clamp_hi);
   if (from_c || bias == nullptr) bias_step = 0;
-  for (; tiles > 0; --tiles) {
+  // 6 x kc floats are 24 * kc bytes: (24 * kc + 255) / 256 blocks of four
+  // 64-byte lines.
+  const int quads = (24 * kc + 255) >> 8;
+  for (; tiles > 0; --tiles, --prefetch_tiles) {
+    if (prefetch_tiles > 0 && quads > 0) {
+      const float* line = a + 2 * a_step;
+      int n = quads;
+      __asm__ volatile(
+          "1:\n"
+          "pld [%[line]]\n"
+          "pld [%[line], #64]\n"
+          "pld [%[line], #128]\n"
+          "pld [%[line], #192]\n"
+          "add %[line], %[line], #256\n"
+          "subs %[n], %[n], #1\n"
+          "bne 1b\n"
+          : [line] "+r"(line), [n] "+r"(n)
+          :
+          : "cc");
+    }
     Tile(kc, a, b, c, ldc_bytes, flags, from_c ? nullptr : bias, bounds);
     a += a_step;
     b += b_step;
@@ -370,7 +417,7 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
 
 // The first 4 columns of a 6 x 8 tile (GEMM's last column panel when it
 // holds at most 4 columns, as a 7x7 map's 49th or a 14x14 map's last 4),
-// into a dense 6 x 4 tile c. A step loads the 6 A values and the panel's
+// into C (rows ldc_bytes apart). A step loads the 6 A values and the panel's
 // first 4 B values (its stride 32 bytes) and does 6 vmla by lane: 8
 // instructions where the full tile's 14.25 compute 8 columns of which the
 // panel holds at most 4. Row i accumulates in q(4+i). Starts and ends as
@@ -392,8 +439,8 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
   op " q8, q8, " q "\n" op " q9, q9, " q "\n"
 
 // The first 4 rows of a 6 x 8 tile (GEMM's last row panel when it holds
-// at most 4 rows: output channel counts such as 16, 64 or 160) into a
-// dense 4 x 8 tile c. A step loads the panel's first 4 A values (its
+// at most 4 rows: output channel counts such as 16, 64 or 160) into C
+// (rows ldc_bytes apart). A step loads the panel's first 4 A values (its
 // stride 24 bytes) and the 8 B values and does 8 vmla by lane: 10
 // instructions where the full tile's 14.25 compute 6 rows. Row i
 // accumulates in q(4+2i) and q(5+2i); starts and ends as the 6 x 4 tile.
@@ -410,6 +457,21 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
   "vmla.f32 q11, q3, d1[1]\n"
 #define MACE_V7_SHORT_ALL(op, q)                                    \
   MACE_V7_NARROW_ALL(op, q) op " q10, q10, " q "\n" op " q11, q11, " q "\n"
+
+// The first 2 rows (a last row panel of 2: 32, 128, 320, 512 or 1280
+// output channels): the 4 x 8 tile's step on the A panel's first 2
+// values, 6 instructions for 16 multiply-adds where the 4 x 8 tile's 10
+// compute 2 rows of zeros too. Rows 0 and 1 accumulate in q4-q5, q6-q7.
+#define MACE_V7_PAIR_ROWS_STEP                 \
+  "vld1.32 {d0}, [%[a]], %[stride]\n"          \
+  "vld1.32 {d4-d7}, [%[b]]!\n"                 \
+  "vmla.f32 q4, q2, d0[0]\n"                   \
+  "vmla.f32 q5, q3, d0[0]\n"                   \
+  "vmla.f32 q6, q2, d0[1]\n"                   \
+  "vmla.f32 q7, q3, d0[1]\n"
+#define MACE_V7_PAIR_ROWS_ALL(op, q)                                \
+  op " q4, q4, " q "\n" op " q5, q5, " q "\n"                       \
+  op " q6, q6, " q "\n" op " q7, q7, " q "\n"
 
 // The body of both: c (dense, `rows` loads or stores of 4 d registers
 // apart) from c, the row biases or zero; the reduction; the clamp.
@@ -432,22 +494,29 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
   MACE_V7_REDUCE(step)                                                    \
   MACE_V7_CLAMP(all)                                                      \
   store
-#define MACE_V7_C_ROWS(op, p) op " {d8-d11}, [%[" p "]]!\n" op " {d12-d15}, [%[" p "]]!\n" \
-  op " {d16-d19}, [%[" p "]]!\n"
+// The 6 rows of the 6 x 4 tile or the 4 of the 4 x 8 tile, ldc bytes apart.
+#define MACE_V7_NARROW_ROWS(op, p)                                                     \
+  op " {d8-d9}, [%[" p "]], %[ldc]\n" op " {d10-d11}, [%[" p "]], %[ldc]\n"             \
+  op " {d12-d13}, [%[" p "]], %[ldc]\n" op " {d14-d15}, [%[" p "]], %[ldc]\n"           \
+  op " {d16-d17}, [%[" p "]], %[ldc]\n" op " {d18-d19}, [%[" p "]]\n"
+#define MACE_V7_SHORT_ROWS(op, p)                                                      \
+  op " {d8-d11}, [%[" p "]], %[ldc]\n" op " {d12-d15}, [%[" p "]], %[ldc]\n"            \
+  op " {d16-d19}, [%[" p "]], %[ldc]\n" op " {d20-d23}, [%[" p "]]\n"
 #define MACE_V7_DUP(d, e) "vld1.32 {" d "[], " e "[]}, [%[p]]!\n"
 #define MACE_V7_SMALL_OPERANDS                                                                 \
   : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)           \
-  : [prm] "r"(prm), [stride] "r"(stride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),         \
-    [clamp_hi] "I"(kClampHi)                                                                   \
+  : [prm] "r"(prm), [stride] "r"(stride), [ldc] "r"(ldc_bytes), [from_c] "I"(kFromC),       \
+    [clamp] "I"(kClamp), [clamp_hi] "I"(kClampHi)                                              \
   : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
     "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23"
 
 namespace {
-// kRows 6: the 6 x 4 tile (stride: B's, 32 bytes); 4: the 4 x 8 tile
-// (stride: A's, 24 bytes).
+// kRows 6: the 6 x 4 tile (stride: B's, 32 bytes); 4 and 2: the 4 x 8
+// and 2 x 8 tiles (stride: A's, 24 bytes). C's rows are ldc_bytes apart: C itself where
+// the tile's rows or columns are all in it, or a dense staging tile.
 template <int kRows>
-void SmallTile(int kc, const float* a, const float* b, float* c, bool from_c, const float* bias,
-               bool clamp, bool clamp_hi, const float* bounds) {
+void SmallTile(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
+               const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
   const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi), 0};
   const ConvParams* prm = &params;
   int n = kc;
@@ -456,39 +525,152 @@ void SmallTile(int kc, const float* a, const float* b, float* c, bool from_c, co
   if constexpr (kRows == 6) {
     __asm__ volatile(
         MACE_V7_SMALL_TILE(
-            MACE_V7_C_ROWS("vld1.32", "p"),
+            MACE_V7_NARROW_ROWS("vld1.32", "p"),
             MACE_V7_DUP("d8", "d9") MACE_V7_DUP("d10", "d11") MACE_V7_DUP("d12", "d13")
             MACE_V7_DUP("d14", "d15") MACE_V7_DUP("d16", "d17") MACE_V7_DUP("d18", "d19"),
             "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n"
             "vmov.i32 q7, #0\n vmov.i32 q8, #0\n vmov.i32 q9, #0\n",
-            MACE_V7_NARROW_STEP, MACE_V7_NARROW_ALL, MACE_V7_C_ROWS("vst1.32", "c"))
+            MACE_V7_NARROW_STEP, MACE_V7_NARROW_ALL, MACE_V7_NARROW_ROWS("vst1.32", "c"))
         MACE_V7_SMALL_OPERANDS);
-  } else {
+  } else if constexpr (kRows == 4) {
     __asm__ volatile(
         MACE_V7_SMALL_TILE(
-            MACE_V7_C_ROWS("vld1.32", "p") "vld1.32 {d20-d23}, [%[p]]\n",
+            MACE_V7_SHORT_ROWS("vld1.32", "p"),
             MACE_V7_DUP("d8", "d9") MACE_V7_DUP("d12", "d13") MACE_V7_DUP("d16", "d17")
             MACE_V7_DUP("d20", "d21")
             "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n vmov q11, q10\n",
             "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"
             "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n",
             MACE_V7_SHORT_STEP, MACE_V7_SHORT_ALL,
-            MACE_V7_C_ROWS("vst1.32", "c") "vst1.32 {d20-d23}, [%[c]]\n")
+            MACE_V7_SHORT_ROWS("vst1.32", "c"))
+        MACE_V7_SMALL_OPERANDS);
+  } else {
+    static_assert(kRows == 2, "tiles of 6 x 4, 4 x 8 or 2 x 8");
+    __asm__ volatile(
+        MACE_V7_SMALL_TILE(
+            "vld1.32 {d8-d11}, [%[p]], %[ldc]\n vld1.32 {d12-d15}, [%[p]]\n",
+            MACE_V7_DUP("d8", "d9") MACE_V7_DUP("d12", "d13") "vmov q5, q4\n vmov q7, q6\n",
+            "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n",
+            MACE_V7_PAIR_ROWS_STEP, MACE_V7_PAIR_ROWS_ALL,
+            "vst1.32 {d8-d11}, [%[c]], %[ldc]\n vst1.32 {d12-d15}, [%[c]]\n")
         MACE_V7_SMALL_OPERANDS);
   }
 }
 }  // namespace
 // clang-format on
 
-void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
-  SmallTile<6>(kc, a, b, c, from_c, bias, clamp, clamp_hi, bounds);
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, int ldc_bytes,
+                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds) {
+  SmallTile<6>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
 }
 
-void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
-  SmallTile<4>(kc, a, b, c, from_c, bias, clamp, clamp_hi, bounds);
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
+                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds) {
+  SmallTile<4>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
 }
+
+void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
+                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds) {
+  SmallTile<2>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+}
+
+// The first column of a 6 x 8 tile (GEMM's last column panel when it
+// holds one column: a 7x7 map's 49th), straight into C (rows ldc_bytes
+// apart, as Tile). The 6 x 4 tile spends 8 instructions a depth on it;
+// here four depths are one step, as Armv7PanelDot's 6-wide panel: the 24
+// A values in three vld1, the column's 4 B values lane by lane (the
+// panel's stride is 32 bytes), 8 vmla by lane in two accumulator sets,
+// 17 instructions. Rows 0-3 and 4-5 of even depths accumulate in q10 and
+// d22, rows 0-1 and 2-5 of odd ones in d23 and q12; C or the 6 row biases
+// (one vld1: they are consecutive) start the first set. Values come
+// through ConvParams, as the other small tiles'.
+// clang-format off
+void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+  const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi),
+                             ldc_bytes};
+  const ConvParams* prm = &params;
+  const int stride = 8 * sizeof(float);  // the B panel's
+  int n = kc;
+  int p, t;
+  __asm__ volatile(
+      "ldr %[t], [%[prm], #8]\n"
+      "tst %[t], %[from_c]\n"
+      "beq 10f\n"
+      "ldr %[t], [%[prm], #12]\n"
+      "mov %[p], %[c]\n"
+      "vld1.32 {d20[0]}, [%[p]], %[t]\n"
+      "vld1.32 {d20[1]}, [%[p]], %[t]\n"
+      "vld1.32 {d21[0]}, [%[p]], %[t]\n"
+      "vld1.32 {d21[1]}, [%[p]], %[t]\n"
+      "vld1.32 {d22[0]}, [%[p]], %[t]\n"
+      "vld1.32 {d22[1]}, [%[p]]\n"
+      "b 12f\n"
+      "10:\n"
+      "ldr %[p], [%[prm]]\n"
+      "cmp %[p], #0\n"
+      "beq 11f\n"
+      "vld1.32 {d20-d22}, [%[p]]\n"
+      "b 12f\n"
+      "11:\n"
+      "vmov.i32 q10, #0\n vmov.i32 d22, #0\n"
+      "12:\n"
+      "vmov.i32 d23, #0\n vmov.i32 q12, #0\n"
+      "subs %[n], %[n], #4\n"
+      "blt 2f\n"
+      "1:\n"
+      "vld1.32 {d12[0]}, [%[b]], %[stride]\n"
+      "vld1.32 {d12[1]}, [%[b]], %[stride]\n"
+      "vld1.32 {d13[0]}, [%[b]], %[stride]\n"
+      "vld1.32 {d13[1]}, [%[b]], %[stride]\n"
+      "vld1.32 {d0-d3}, [%[a]]!\n"
+      "vld1.32 {d4-d7}, [%[a]]!\n"
+      "vld1.32 {d8-d11}, [%[a]]!\n"
+      MACE_V7_SIX_BY_FOUR_DEPTHS
+      "subs %[n], %[n], #4\n"
+      "bge 1b\n"
+      "2:\n"
+      "adds %[n], %[n], #4\n"
+      "beq 4f\n"
+      "3:\n"
+      "vld1.32 {d12[0]}, [%[b]], %[stride]\n"
+      "vld1.32 {d0-d2}, [%[a]]!\n"
+      "vmla.f32 q10, q0, d12[0]\n"
+      "vmla.f32 d22, d2, d12[0]\n"
+      "subs %[n], %[n], #1\n"
+      "bne 3b\n"
+      "4:\n"
+      "vadd.f32 d20, d20, d23\n"
+      "vadd.f32 d21, d21, d24\n"
+      "vadd.f32 d22, d22, d25\n"
+      "ldr %[t], [%[prm], #8]\n"
+      "tst %[t], %[clamp]\n"
+      "beq 6f\n"
+      "ldr %[p], [%[prm], #4]\n"
+      "vld1.32 {d0[], d1[]}, [%[p]]!\n"
+      "vmax.f32 q10, q10, q0\n vmax.f32 d22, d22, d0\n"
+      "tst %[t], %[clamp_hi]\n"
+      "beq 6f\n"
+      "vld1.32 {d2[], d3[]}, [%[p]]\n"
+      "vmin.f32 q10, q10, q1\n vmin.f32 d22, d22, d2\n"
+      "6:\n"
+      "ldr %[t], [%[prm], #12]\n"
+      "vst1.32 {d20[0]}, [%[c]], %[t]\n"
+      "vst1.32 {d20[1]}, [%[c]], %[t]\n"
+      "vst1.32 {d21[0]}, [%[c]], %[t]\n"
+      "vst1.32 {d21[1]}, [%[c]], %[t]\n"
+      "vst1.32 {d22[0]}, [%[c]], %[t]\n"
+      "vst1.32 {d22[1]}, [%[c]]\n"
+      : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)
+      : [prm] "r"(prm), [stride] "r"(stride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),
+        [clamp_hi] "I"(kClampHi)
+      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",
+        "d12", "d13", "d20", "d21", "d22", "d23", "d24", "d25");
+}
+// clang-format on
 
 // A run of 6 x 4 tiles, each the first 4 columns of a 6 x 8 tile (as
 // Armv7GemmTile6x4's) into C rows ldc_bytes apart, for a GEMM whose last
@@ -624,8 +806,11 @@ void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step,
 #undef MACE_V7_PAIR_STEP
 #undef MACE_V7_SMALL_OPERANDS
 #undef MACE_V7_DUP
-#undef MACE_V7_C_ROWS
+#undef MACE_V7_SHORT_ROWS
+#undef MACE_V7_NARROW_ROWS
 #undef MACE_V7_SMALL_TILE
+#undef MACE_V7_PAIR_ROWS_ALL
+#undef MACE_V7_PAIR_ROWS_STEP
 #undef MACE_V7_SHORT_ALL
 #undef MACE_V7_SHORT_STEP
 #undef MACE_V7_NARROW_ALL
@@ -691,14 +876,7 @@ bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float
         MACE_V7_DOT(
             "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n",
             "",
-            "vmla.f32 q10, q0, d12[0]\n"
-            "vmla.f32 d22, d2, d12[0]\n"
-            "vmla.f32 d23, d3, d12[1]\n"
-            "vmla.f32 q12, q2, d12[1]\n"
-            "vmla.f32 q10, q3, d13[0]\n"
-            "vmla.f32 d22, d8, d13[0]\n"
-            "vmla.f32 d23, d9, d13[1]\n"
-            "vmla.f32 q12, q5, d13[1]\n",
+            MACE_V7_SIX_BY_FOUR_DEPTHS,
             "vld1.32 {d0-d2}, [%[p]]!\n"
             "vmla.f32 q10, q0, d12[0]\n"
             "vmla.f32 d22, d2, d12[0]\n",
@@ -740,6 +918,7 @@ bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float
 #undef MACE_V7_CLAMP
 #undef MACE_V7_REDUCE
 #undef MACE_V7_STEP
+#undef MACE_V7_SIX_BY_FOUR_DEPTHS
 #undef MACE_V7_MACS
 #undef MACE_V7_BIAS_OR_ZERO
 #undef MACE_V7_ROWS

@@ -71,12 +71,27 @@ void PartialTile(const KernelTable& table, int64_t kc, const float* a, const flo
 }  // namespace
 namespace arm {
 // sgemm_neon_armv7.cc: the first 4 columns (6x4) or rows (4x8) of a 6 x 8
-// tile into a dense tile c (from c, the 6 or 4 row biases or zero),
-// clamped as Armv7GemmTile6x8's.
-void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, bool from_c,
+// tile into c, rows ldc_bytes apart (from c, the 6 or 4 row biases or
+// zero), clamped as Armv7GemmTile6x8's.
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, int ldc_bytes,
+                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds);
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
+                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds);
+// Its first 2 rows (2x8), and its first column (6x1) straight into C, rows
+// ldc_bytes apart.
+void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
+                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds);
+void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
-void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+// sgemm_neon.cc's run of 6 x 8 tiles, whose first prefetch_tiles tiles
+// prefetch the A panel two tiles ahead.
+void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
+                     float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
+                     int bias_step, bool clamp, bool clamp_hi, const float* bounds,
+                     int prefetch_tiles);
 // The same: a 6- or 8-wide panel times a vector (PanelDotKernel), false
 // for other widths.
 bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
@@ -86,9 +101,10 @@ namespace {
 // armv7 NEON: a partial tile of all 6 rows and at most 4 columns (the last
 // column panel of a 7x7 map's 49 columns or a 14x14 map's 196) on half of
 // the B panel, or of at most 4 rows (the last row panel of 16, 64 or 160
-// output channels) on two thirds of the A panel, through a dense staging
-// tile; false where the tile is another or the epilogue has a column bias
-// or hard-swish.
+// output channels) on two thirds of the A panel, in C where the tile's
+// rows and columns all lie in it, else through a dense staging tile; a
+// single column on 6 rows (6x1). False where the tile is another or the
+// epilogue has a column bias or hard-swish.
 bool NarrowArmv7Tile(const KernelTable& t, int64_t kc, const float* a, const float* b, float* c,
                      int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) {
   constexpr int kMr = 6, kNr = 8, kShort = 4;
@@ -96,6 +112,24 @@ bool NarrowArmv7Tile(const KernelTable& t, int64_t kc, const float* a, const flo
   if (t.isa != KernelIsa::kNeon || t.mr != kMr || t.nr != kNr || !(narrow || rows <= kShort) ||
       epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
     return false;
+  }
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const bool clamp_hi = clamp && !(epilogue.hi == std::numeric_limits<float>::infinity());
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  if (narrow && cols == 1) {
+    // A 7x7 map's 49th column: four depths a step and no staging.
+    arm::Armv7GemmTile6x1(static_cast<int>(kc), a, b, c, static_cast<int>(ldc * sizeof(float)),
+                          epilogue.accumulate, epilogue.row_bias, clamp, clamp_hi, bounds);
+    return true;
+  }
+  const auto small_tile = narrow ? arm::Armv7GemmTile6x4
+                          : rows == 2 && cols == kNr ? arm::Armv7GemmTile2x8
+                                                     : arm::Armv7GemmTile4x8;
+  if (narrow ? cols == kShort : (rows == kShort || rows == 2) && cols == kNr) {
+    // The tile lies in C: no staging.
+    small_tile(static_cast<int>(kc), a, b, c, static_cast<int>(ldc * sizeof(float)),
+               epilogue.accumulate, epilogue.row_bias, clamp, clamp_hi, bounds);
+    return true;
   }
   const int tile_cols = narrow ? kShort : kNr;
   alignas(16) float tile[kShort * kNr];  // 6 x 4 or 4 x 8
@@ -111,15 +145,33 @@ bool NarrowArmv7Tile(const KernelTable& t, int64_t kc, const float* a, const flo
     for (int i = 0; i < rows; ++i) bias[i] = row_bias[i];
     row_bias = bias;
   }
-  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
-  const bool clamp_hi = clamp && !(epilogue.hi == std::numeric_limits<float>::infinity());
-  const float bounds[2] = {epilogue.lo, epilogue.hi};
-  (narrow ? arm::Armv7GemmTile6x4 : arm::Armv7GemmTile4x8)(static_cast<int>(kc), a, b, tile,
-                                                           epilogue.accumulate, row_bias, clamp,
-                                                           clamp_hi, bounds);
+  small_tile(static_cast<int>(kc), a, b, tile, static_cast<int>(tile_cols * sizeof(float)),
+             epilogue.accumulate, row_bias, clamp, clamp_hi, bounds);
   for (int i = 0; i < rows; ++i) {
     for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * tile_cols + j];
   }
+  return true;
+}
+
+// armv7 NEON: a column walk's `tiles` full tiles over A panels a_step
+// apart (the epilogue's row bias advancing mr a tile), of which the first
+// prefetch_tiles prefetch the panel two ahead, in one run; false (nothing
+// done) where the table or epilogue is another. The driver ran these
+// tiles (the first walk over weights that come from memory) alone.
+bool PrefetchingArmv7Run(const KernelTable& t, int64_t tiles, int64_t kc, const float* a,
+                         int64_t a_step, const float* b, float* c, int64_t c_step, int64_t ldc,
+                         int64_t prefetch_tiles, const TileEpilogue& epilogue) {
+  if (t.isa != KernelIsa::kNeon || t.mr != 6 || t.nr != 8 || epilogue.col_bias != nullptr ||
+      epilogue.activation == kTileActHardSwish) {
+    return false;
+  }
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const bool clamp_hi = clamp && !(epilogue.hi == std::numeric_limits<float>::infinity());
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  arm::Armv7GemmRun6x8(static_cast<int>(tiles), static_cast<int>(kc), a, static_cast<int>(a_step),
+                       b, 0, c, static_cast<int>(c_step), static_cast<int>(ldc * sizeof(float)),
+                       epilogue.accumulate, epilogue.accumulate ? nullptr : epilogue.row_bias,
+                       t.mr, clamp, clamp_hi, bounds, static_cast<int>(prefetch_tiles));
   return true;
 }
 #endif
@@ -273,6 +325,23 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
           // columns outer, the whole first walk does.
           const int64_t run_begin =
               !prefetch_a ? 0 : rows_outer ? 1 : outer == 0 ? full_inner : 0;
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+          // Columns outer, the first walk's tiles prefetch A panels two
+          // ahead while inside the block (ir + 2 * mr < mc, as run_tile).
+          if (prefetch_a && !rows_outer && outer == 0 && outer_full && full_inner >= 2) {
+            const int64_t panels = full_inner + (full_inner * inner_step < inner_end ? 1 : 0);
+            tile.prefetch_a = nullptr;
+            tile.row_bias = epilogue.row_bias != nullptr ? epilogue.row_bias + ic : nullptr;
+            tile.col_bias = epilogue.col_bias != nullptr ? epilogue.col_bias + jc : nullptr;
+            if (PrefetchingArmv7Run(t, full_inner, kc, inner_panel, inner_panels.panel_stride,
+                                    outer_panel, c, inner_c_step, call.ldc,
+                                    std::max<int64_t>(0, panels - 2), tile)) {
+              inner = full_inner * inner_step;
+              inner_panel += full_inner * inner_panels.panel_stride;
+              c += full_inner * inner_c_step;
+            }
+          }
+#endif
           if (gemm_run != nullptr && outer_full && full_inner - run_begin >= 2) {
             if (run_begin == 1) {
               run_tile(outer_panel, inner_panel, c, outer, 0);
@@ -515,9 +584,11 @@ void PackAdjacentRows(const float* src, int64_t rows, int64_t depth, int64_t dep
 #endif
 #if defined(__ARM_NEON) && !defined(__aarch64__)
   // armv7 (8-wide panels): a depth row is one vld1 of four d registers,
-  // post-incremented by the depth stride, and one vst1; GCC's inlined
-  // memcpy took 8 loads, 8 stores and the loop, 20 instructions a row
-  // (2.1 % of MobileNet v1's count).
+  // post-incremented by the depth stride; GCC's inlined memcpy took 8
+  // loads, 8 stores and the loop, 20 instructions a row (2.1 % of
+  // MobileNet v1's count). Four rows share one vstmia of 16 d registers
+  // (the 128 bytes are consecutive in the panel) and the loop: 1.75
+  // instructions a row where a vst1 and the loop per row made 4.
   if (kWidth == 8 && depth > 0) {
     const int stride_bytes = static_cast<int>(depth_stride * sizeof(float));
     for (int64_t p = 0; p < full; ++p, dst += kWidth * depth) {
@@ -525,14 +596,56 @@ void PackAdjacentRows(const float* src, int64_t rows, int64_t depth, int64_t dep
       float* out = dst;
       int n = static_cast<int>(depth);
       __asm__ volatile(
+          "subs %[n], %[n], #4\n"
+          "blt 2f\n"
           "1:\n"
-          "vld1.32 {d0-d3}, [%[in]], %[stride]\n"
+          "vld1.32 {d16-d19}, [%[in]], %[stride]\n"
+          "vld1.32 {d20-d23}, [%[in]], %[stride]\n"
+          "vld1.32 {d24-d27}, [%[in]], %[stride]\n"
+          "vld1.32 {d28-d31}, [%[in]], %[stride]\n"
+          "subs %[n], %[n], #4\n"
+          "vstmia %[out]!, {d16-d31}\n"
+          "bge 1b\n"
+          "2:\n"
+          "adds %[n], %[n], #4\n"
+          "beq 4f\n"
+          "3:\n"
+          "vld1.32 {d16-d19}, [%[in]], %[stride]\n"
           "subs %[n], %[n], #1\n"
-          "vst1.32 {d0-d3}, [%[out]]!\n"
-          "bne 1b\n"
+          "vst1.32 {d16-d19}, [%[out]]!\n"
+          "bne 3b\n"
+          "4:\n"
           : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n)
           : [stride] "r"(stride_bytes)
-          : "cc", "memory", "d0", "d1", "d2", "d3");
+          : "cc", "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25",
+            "d26", "d27", "d28", "d29", "d30", "d31");
+    }
+    // A last panel of 4 columns (a 14x14 map's 196) or 1 (a 7x7 map's
+    // 49) is one vld1 and zeros a depth row, where the generic tail called
+    // memcpy for each.
+    if (tail == 4 || tail == 1) {
+      const float* in = src + full * kWidth;
+      float* out = dst;
+      int n = static_cast<int>(depth);
+      // Each depth row: `load` into the low lanes of q0, then q0-q1 out.
+#define MACE_PACK8_TAIL(load)                                        \
+  __asm__ volatile("vmov.i32 q0, #0\n"                               \
+                   "vmov.i32 q1, #0\n"                               \
+                   "1:\n"                                            \
+                   "vld1.32 {" load "}, [%[in]], %[stride]\n"         \
+                   "subs %[n], %[n], #1\n"                           \
+                   "vst1.32 {d0-d3}, [%[out]]!\n"                    \
+                   "bne 1b\n"                                        \
+                   : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n)     \
+                   : [stride] "r"(stride_bytes)                      \
+                   : "cc", "memory", "d0", "d1", "d2", "d3")
+      if (tail == 4) {
+        MACE_PACK8_TAIL("d0-d1");
+      } else {
+        MACE_PACK8_TAIL("d0[0]");
+      }
+#undef MACE_PACK8_TAIL
+      return;
     }
   } else
 #endif

@@ -202,17 +202,18 @@ TEST(GemmTest, PartialTiles) {
 }
 
 // Last column panels of at most 4 columns under full row panels, and last
-// row panels of at most 4 rows (m = 16 as 16 output channels), with the
-// epilogues a convolution gives (a row bias, or none, with a clamp or
-// none): armv7 runs these on half of the B panel or two thirds of the A
-// panel. Depths around the unroll of 4 and across kc blocks (later blocks
+// row panels of at most 4 rows (m = 16 as 16 output channels, 14 as 32 or
+// 128, a panel of 2), with the epilogues a convolution gives (a row bias,
+// or none, with a clamp or none): armv7 runs these on half of the B panel
+// or part of the A panel. Depths around the unroll of 4 and across kc blocks (later blocks
 // add to C); A packed or not; n = 49 and 196 as 7x7 and 14x14 maps.
 TEST(GemmTest, NarrowLastPanels) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     const int64_t mr = table->mr, nr = table->nr, kc = table->kc;
     for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{5}, nr, nr + 4, int64_t{49},
                       int64_t{196}}) {
-      for (int64_t m : {int64_t{2}, int64_t{4}, int64_t{5}, mr, 2 * mr + 1, int64_t{16}}) {
+      for (int64_t m : {int64_t{2}, int64_t{4}, int64_t{5}, mr, 2 * mr + 1, 2 * mr + 2,
+                        int64_t{16}}) {
         for (int64_t k : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{8}, kc + 5,
                           2 * kc + 1}) {
           for (int variant = 0; variant < 4; ++variant) {
@@ -541,9 +542,10 @@ TEST(GemmTest, PackPanelsStridedRows) {
 // and past arm64's four rows a loop.
 TEST(GemmTest, PackPanelsAdjacentRows) {
   for (int width : {6, 8, 12, 16, 32}) {
-    // Last panels (at arm64's width of 12) of 1, 11, 0, 5, 4 and 8 rows.
+    // Last panels (at arm64's width of 12) of 1, 11, 0, 5, 4, 8 and 1
+    // (after whole panels: armv7's 8-wide one-column tail) rows.
     for (int64_t rows : {int64_t{1}, int64_t{width} - 1, int64_t{width}, int64_t{3} * width + 5,
-                         int64_t{2} * width + 4, int64_t{2} * width + 8}) {
+                         int64_t{2} * width + 4, int64_t{2} * width + 8, int64_t{2} * width + 1}) {
       for (int64_t depth : {1, 4, 7, 9}) {
         const int64_t pitch = rows + 3;
         const std::vector<float> src = RandomFloats(depth * pitch, 21);
