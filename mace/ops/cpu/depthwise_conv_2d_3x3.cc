@@ -130,60 +130,107 @@ void CopyFloatRows(const float* src, int64_t in_w, int64_t count, float* dst, in
 #undef MACE_COPY_PIECES
 }
 #elif defined(__ARM_NEON)
-// armv7: the same copy of one band row, where the library's memcpy is a
-// call through the PLT into libc (MobileNet v2 copies 112 thousand band
-// rows). 64 bytes a step are one vldm and one vstm of d16-d23 (4-byte
-// alignment is all they need), 4 instructions with the loop's; the ragged
-// end is one more step overlapping the one before it. Shorter rows take
-// two overlapping vld1/vst1 of 32 or 16 bytes, and then 8 and 4.
-void CopyFloatRow(const float* src, int count, float* dst) {
-  if (count >= 16) {
-    int steps = count >> 4;
-    const float* from = src;
-    float* to = dst;
-    __asm__ volatile(
-        "1:\n"
-        "vldm %[from]!, {d16-d23}\n"
-        "subs %[steps], %[steps], #1\n"
-        "vstm %[to]!, {d16-d23}\n"
-        "bne 1b\n"
-        : [from] "+r"(from), [to] "+r"(to), [steps] "+r"(steps)
-        :
-        : "cc", "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23");
-    if ((count & 15) != 0) {
-      __asm__ volatile(
-          "vldm %[from], {d16-d23}\n"
-          "vstm %[to], {d16-d23}\n"
-          :
-          : [from] "r"(src + count - 16), [to] "r"(dst + count - 16)
-          : "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23");
+// armv7: `rows` band rows of `count` floats, from rows in_w floats apart to
+// rows pitch floats apart, one loop over the rows (the library's memcpy
+// is a call through the PLT into libc, and MobileNet v2 copies 112
+// thousand band rows; a call a row of a copy by pieces took about 20
+// instructions with the band's loop on rows of 7 to 28 floats, 39 and 48
+// on 56 and 112). Rows of 4 to 32 floats are two pieces of 4, 8 or 16
+// floats, the second ending at the row's end and overlapping the first,
+// moved by loads and stores that each step their pointer on to the next
+// row (a 16-float piece as two of 8, the first stepping 32 bytes): 6
+// instructions a row, 10 with 16-float pieces. Longer rows take 64-byte
+// steps, one vldm and one vstm of d16-d23 (4-byte alignment is all they
+// need), and one more step ending at the row's end: 9 instructions a row
+// besides 4 a step. Nothing outside either row is read or written.
+void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch, int rows) {
+  if (rows <= 0) return;
+  if (count < 4) {
+    for (int i = 0; i < rows; ++i, src += in_w, dst += pitch) {
+      if (count & 2) std::memcpy(dst, src, 8);
+      if (count & 1) dst[count - 1] = src[count - 1];
     }
     return;
   }
-  // Two pieces of `bytes` (32 or 16), at the row's start and ending at its
-  // end.
-#define MACE_COPY_TWO(regs)                                                        \
-  __asm__ volatile("vld1.32 {" regs "}, [%[a]]\n"                                  \
-                   "vst1.32 {" regs "}, [%[b]]\n"                                  \
-                   :                                                               \
-                   : [a] "r"(src), [b] "r"(dst)                                    \
-                   : "memory", "d16", "d17", "d18", "d19");                        \
-  __asm__ volatile("vld1.32 {" regs "}, [%[a]]\n"                                  \
-                   "vst1.32 {" regs "}, [%[b]]\n"                                  \
-                   :                                                               \
-                   : [a] "r"(src + count - kPiece), [b] "r"(dst + count - kPiece)  \
-                   : "memory", "d16", "d17", "d18", "d19")
-  if (count >= 8) {
-    constexpr int kPiece = 8;
-    MACE_COPY_TWO("d16-d19");
-  } else if (count >= 4) {
-    constexpr int kPiece = 4;
-    MACE_COPY_TWO("d16-d17");
-  } else {
-    if (count & 2) std::memcpy(dst, src, 8);
-    if (count & 1) dst[count - 1] = src[count - 1];
+  if (count > 32) {
+    const float* from = src;
+    float* to = dst;
+    const int steps = count / 16;
+    // From the end of the steps back to the last step (a whole step when
+    // the row has no ragged end), and from the end of that on to the next
+    // row.
+    const int back = (count % 16 - 16) * static_cast<int>(sizeof(float));
+    const int in_skip = (in_w - count) * static_cast<int>(sizeof(float));
+    const int out_skip = (pitch - count) * static_cast<int>(sizeof(float));
+    int n = 0;
+    __asm__ volatile(
+        "1:\n"
+        "mov %[n], %[steps]\n"
+        "2:\n"
+        "vldm %[from]!, {d16-d23}\n"
+        "subs %[n], %[n], #1\n"
+        "vstm %[to]!, {d16-d23}\n"
+        "bne 2b\n"
+        "add %[from], %[from], %[back]\n"
+        "add %[to], %[to], %[back]\n"
+        "vldm %[from]!, {d16-d23}\n"
+        "vstm %[to]!, {d16-d23}\n"
+        "add %[from], %[from], %[in_skip]\n"
+        "add %[to], %[to], %[out_skip]\n"
+        "subs %[rows], %[rows], #1\n"
+        "bne 1b\n"
+        : [from] "+r"(from), [to] "+r"(to), [n] "+r"(n), [rows] "+r"(rows)
+        : [steps] "r"(steps), [back] "r"(back), [in_skip] "r"(in_skip),
+          [out_skip] "r"(out_skip)
+        : "cc", "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23");
+    return;
   }
-#undef MACE_COPY_TWO
+  const int piece = count <= 8 ? 4 : count <= 16 ? 8 : 16;
+  const float* head = src;
+  const float* tail = src + count - piece;
+  float* head_out = dst;
+  float* tail_out = dst + count - piece;
+  int in_bytes = in_w * static_cast<int>(sizeof(float));
+  int out_bytes = pitch * static_cast<int>(sizeof(float));
+  int n = rows;
+#define MACE_COPY_PIECES(first, second)                                                    \
+  __asm__ volatile("1:\n"                                                                   \
+                   "vld1.32 {" first "}, [%[head]], %[in]\n"                                \
+                   "vld1.32 {" second "}, [%[tail]], %[in]\n"                               \
+                   "subs %[n], %[n], #1\n"                                                  \
+                   "vst1.32 {" first "}, [%[head_out]], %[out]\n"                           \
+                   "vst1.32 {" second "}, [%[tail_out]], %[out]\n"                          \
+                   "bne 1b\n"                                                               \
+                   : [head] "+r"(head), [tail] "+r"(tail), [head_out] "+r"(head_out),      \
+                     [tail_out] "+r"(tail_out), [n] "+r"(n)                                \
+                   : [in] "r"(in_bytes), [out] "r"(out_bytes)                              \
+                   : "cc", "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23")
+  if (piece == 4) {
+    MACE_COPY_PIECES("d16-d17", "d18-d19");
+  } else if (piece == 8) {
+    MACE_COPY_PIECES("d16-d19", "d20-d23");
+  } else {
+    in_bytes -= 32;
+    out_bytes -= 32;
+    __asm__ volatile(
+        "1:\n"
+        "vld1.32 {d16-d19}, [%[head]]!\n"
+        "vld1.32 {d20-d23}, [%[head]], %[in]\n"
+        "vld1.32 {d24-d27}, [%[tail]]!\n"
+        "vld1.32 {d28-d31}, [%[tail]], %[in]\n"
+        "subs %[n], %[n], #1\n"
+        "vst1.32 {d16-d19}, [%[head_out]]!\n"
+        "vst1.32 {d20-d23}, [%[head_out]], %[out]\n"
+        "vst1.32 {d24-d27}, [%[tail_out]]!\n"
+        "vst1.32 {d28-d31}, [%[tail_out]], %[out]\n"
+        "bne 1b\n"
+        : [head] "+r"(head), [tail] "+r"(tail), [head_out] "+r"(head_out),
+          [tail_out] "+r"(tail_out), [n] "+r"(n)
+        : [in] "r"(in_bytes), [out] "r"(out_bytes)
+        : "cc", "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25",
+          "d26", "d27", "d28", "d29", "d30", "d31");
+  }
+#undef MACE_COPY_PIECES
 }
 #endif
 
@@ -306,8 +353,8 @@ void DepthwiseConv3x3::FillBand(const void* input_data, int64_t first_row, int64
 #if defined(__aarch64__)
   CopyFloatRows(src, in_w, copy_columns_, dst, pitch, bottom - top);
 #elif defined(__ARM_NEON)
-  const int columns = static_cast<int>(copy_columns_);
-  for (int64_t i = top; i < bottom; ++i, src += in_w, dst += pitch) CopyFloatRow(src, columns, dst);
+  CopyFloatRows(src, static_cast<int>(in_w), static_cast<int>(copy_columns_), dst,
+                static_cast<int>(pitch), static_cast<int>(bottom - top));
 #else
   for (int64_t i = top; i < bottom; ++i, src += in_w, dst += pitch) std::memcpy(dst, src, bytes);
 #endif

@@ -1,5 +1,5 @@
 // The fast 3x3 depthwise kernel against ref::DepthwiseConv2d: widths and
-// heights around the vector widths (4, 8 and 16) and the two-row passes, every
+// heights around the vector widths (4, 8 and 16) and the two- and four-row passes, every
 // stride and padding combination, bands shorter than a plane, outputs that
 // read only padding, multipliers, batches, activations and thread counts.
 #include <algorithm>
@@ -218,6 +218,28 @@ TEST(DepthwiseConv3x3Test, FourRowPassesEveryClampKind) {
         const int64_t out_h = 4 + index % 6, channels = 1 + index % 3;
         const int64_t h = (out_h - 1) * stride + 1, w = (out_w - 1) * stride + 1;
         Check(Params(1, channels, h, w, 1, stride, stride, 1, 1, 1, 1, activation));
+        ++index;
+      }
+    }
+  }
+}
+
+// Output heights of 8 to 15 at strides 1 and 2, at widths around where
+// armv7's last 1 to 3 rows of a band switch from one more four-row pass,
+// overlapping the one before it, to passes of two and one rows (2, 3 and
+// 12 vectors a row), with no activation, ReLU and ReLU6 and both paddings.
+TEST(DepthwiseConv3x3Test, LastRowsOfFourRowPasses) {
+  constexpr ActivationType kClampKinds[] = {ActivationType::NOOP, ActivationType::RELU,
+                                            ActivationType::RELUX};
+  int index = 0;
+  for (int64_t stride : {1, 2}) {
+    for (int64_t out_h = 8; out_h <= 15; ++out_h) {
+      for (int64_t out_w : {4, 5, 8, 9, 12, 13, 47, 48, 49}) {
+        const int64_t pad = index % 2, channels = 1 + index % 3;
+        const int64_t h = (out_h - 1) * stride + 3 - 2 * pad;
+        const int64_t w = (out_w - 1) * stride + 3 - 2 * pad;
+        Check(Params(1, channels, h, w, 1, stride, stride, pad, pad, pad, pad,
+                     kClampKinds[index % 3]));
         ++index;
       }
     }
