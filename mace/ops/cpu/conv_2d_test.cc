@@ -398,6 +398,15 @@ TEST(Conv2dKernelTest, Winograd) {
         Check({1, 4, 5, w, 6, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile, tolerance);
       }
     }
+    // Groups of four tiles in one tile row whose last tile the right edge
+    // cuts to each width from 1 to tile - 1 (armv7 stores those rows
+    // straight out, lane by lane), some with rows cut at the bottom.
+    for (int64_t cut = 1; cut < tile; ++cut) {
+      Check({1, 5, 2 * tile + 1, 4 * tile - cut, 6, 3, 3, 1, 1, 1, 1},
+            cut % 2 != 0 ? ActivationType::RELU : ActivationType::RELUX, tile, tolerance);
+      Check({1, 5, tile + 2, 8 * tile - cut, 6, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile,
+            tolerance);
+    }
     // Rows wide enough that chunks read the input in place, with a last
     // chunk of 1 to 4 tiles at the right edge (near the edge staged).
     for (int64_t tiles_w : {17, 18, 19, 20, 33}) {
