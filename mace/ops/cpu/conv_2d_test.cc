@@ -82,8 +82,17 @@ void Check(const Shape& s, ActivationType activation, int winograd, float tolera
                      << s.dilation << " group " << s.group << " act "
                      << static_cast<int>(activation));
         std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1);
-        std::vector<float> output(out_size, std::nanf(""));
+        // Guard floats past the output: a store past its last row (a
+        // clipped tile's lanes, a vector tail) must not reach them.
+        constexpr int64_t kGuard = 64;
+        constexpr float kGuardValue = -12345.f;
+        std::vector<float> output(out_size + kGuard, std::nanf(""));
+        std::fill(output.begin() + out_size, output.end(), kGuardValue);
         kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
+        for (int64_t i = out_size; i < out_size + kGuard; ++i) {
+          ASSERT_EQ(output[i], kGuardValue) << "written past the output at " << i - out_size;
+        }
+        output.resize(out_size);
         ExpectNear(output, expected, tolerance, tolerance);
       }
     }
