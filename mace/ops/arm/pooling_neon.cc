@@ -167,56 +167,10 @@ void OutputRow(const float* line, const float* scale, float* out, int64_t width)
   }
 }
 
-#if !defined(__aarch64__)
-// armv7: one output row of a 3x3 stride-2 max straight from its three input
-// rows, for n >= 4 outputs whose windows lie inside them (row + 2k, ...,
-// row + 2k + 2 for output k; the row reads 2n + 1 floats). Each vld2q splits
-// 8 columns into evens and odds; the rows' maxima of the evens one group
-// on supply the windows' third column (vext). The line's path reduced
-// every column of the three rows into the line and read it back: about 12
-// instructions an output, this one 4. A maximum does not depend on the
-// order it is taken in, so the outputs are the same.
-inline void Max3x3S2Columns(const float* r0, const float* r1, const float* r2, int c,
-                            float32x4_t* evens, float32x4_t* odds) {
-  const float32x4x2_t a = vld2q_f32(r0 + c), b = vld2q_f32(r1 + c), d = vld2q_f32(r2 + c);
-  *evens = vmaxq_f32(vmaxq_f32(a.val[0], b.val[0]), d.val[0]);
-  *odds = vmaxq_f32(vmaxq_f32(a.val[1], b.val[1]), d.val[1]);
-}
-
-// The column maximum at c in lane 0 (the last window's third column, read
-// alone: the group past it may run past the rows' end).
-inline float32x4_t Max3x3S2Column(const float* r0, const float* r1, const float* r2, int c) {
-  return vmaxq_f32(vmaxq_f32(vld1q_dup_f32(r0 + c), vld1q_dup_f32(r1 + c)), vld1q_dup_f32(r2 + c));
-}
-
-void Max3x3S2Row(const float* r0, int in_w, float* out, int n) {
-  const float* r1 = r0 + in_w;
-  const float* r2 = r1 + in_w;
-  float32x4_t evens, odds;
-  Max3x3S2Columns(r0, r1, r2, 0, &evens, &odds);
-  int k = 0;
-  for (; k + 8 <= n; k += 4) {
-    float32x4_t next_evens, next_odds;
-    Max3x3S2Columns(r0, r1, r2, 2 * k + 8, &next_evens, &next_odds);
-    vst1q_f32(out + k, vmaxq_f32(vmaxq_f32(evens, odds), vextq_f32(evens, next_evens, 1)));
-    evens = next_evens;
-    odds = next_odds;
-  }
-  // The last whole group, then one more ending at the last output.
-  vst1q_f32(out + k, vmaxq_f32(vmaxq_f32(evens, odds),
-                               vextq_f32(evens, Max3x3S2Column(r0, r1, r2, 2 * k + 8), 1)));
-  if (k + 4 < n) {
-    k = n - 4;
-    Max3x3S2Columns(r0, r1, r2, 2 * k, &evens, &odds);
-    vst1q_f32(out + k, vmaxq_f32(vmaxq_f32(evens, odds),
-                                 vextq_f32(evens, Max3x3S2Column(r0, r1, r2, 2 * k + 8), 1)));
-  }
-}
-#endif
 
 #if defined(__aarch64__)
 // arm64: output rows of a 3x3 stride-2 max straight from their input rows,
-// as armv7 does (see Max3x3S2Row there), for n >= 4 outputs a row whose
+// for n >= 4 outputs a row whose
 // windows lie inside the rows (a row reads 2n + 1 floats). Through the line
 // (ReduceRows, then OutputRow) an output took about 7.5 instructions; a
 // step of 8 here takes 23.
@@ -307,6 +261,97 @@ void Max3x3S2Rows(const float* in, int64_t in_w, int64_t step, float* out, int64
         [steps] "r"(steps), [tail] "r"(tail)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17");
 }
+#else
+// armv7: the same rows and steps as arm64's Max3x3S2Rows (see there), with
+// the same contract: each row's three input rows must be followed by 7
+// floats of the same buffer. One pointer walks a group's three rows: its
+// vld2 post-increments go down a row (in_w floats) twice and then back up
+// to the next group's first row, so a group is three loads and no address
+// arithmetic; a step of 8 outputs is 21 instructions, where the
+// intrinsics (a call per row, 4 vectors at a time) took 4 an output. The
+// per-call values come through memory: with the pointers, counts and the
+// frame pointer they would not fit in the core registers. q12 and q13
+// carry E and P of the group at the step's start.
+void Max3x3S2Rows(const float* in, int64_t in_w, int64_t step, float* out, int64_t out_w,
+                  int64_t n, int64_t rows) {
+  struct Values {
+    int32_t steps, tail, step_bytes, out_bytes;
+  };
+  const int32_t in_bytes = static_cast<int32_t>(in_w) * static_cast<int32_t>(sizeof(float));
+  // From a group's third row back to the next group's first.
+  const int32_t back = 8 * static_cast<int32_t>(sizeof(float)) - 2 * in_bytes;
+  const int32_t count = static_cast<int32_t>(n);
+  const Values values = {count / 8, count % 8 != 0 ? count - 8 : 0,
+                         static_cast<int32_t>(step) * static_cast<int32_t>(sizeof(float)),
+                         static_cast<int32_t>(out_w) * static_cast<int32_t>(sizeof(float))};
+  const Values* prm = &values;
+  int32_t left = static_cast<int32_t>(rows);
+  const float* p;
+  float* o;
+  int32_t k, t;
+  // clang-format off
+  __asm__ volatile(
+      "0:\n"
+      "mov %[p], %[in]\n"
+      "mov %[o], %[out]\n"
+      "ldr %[k], [%[prm]]\n"
+      "ldr %[t], [%[prm], #4]\n"
+      "1:\n"
+      "vld2.32 {d0-d3}, [%[p]], %[in_bytes]\n"
+      "vld2.32 {d4-d7}, [%[p]], %[in_bytes]\n"
+      "vld2.32 {d24-d27}, [%[p]], %[back]\n"
+      "vmax.f32 q0, q0, q2\n"
+      "vmax.f32 q1, q1, q3\n"
+      "vmax.f32 q12, q12, q0\n"
+      "vmax.f32 q13, q13, q1\n"
+      "vmax.f32 q13, q13, q12\n"
+      "2:\n"
+      "vld2.32 {d0-d3}, [%[p]], %[in_bytes]\n"
+      "vld2.32 {d4-d7}, [%[p]], %[in_bytes]\n"
+      "vld2.32 {d16-d19}, [%[p]], %[back]\n"
+      "vmax.f32 q0, q0, q2\n"
+      "vmax.f32 q1, q1, q3\n"
+      "vmax.f32 q0, q0, q8\n"
+      "vmax.f32 q1, q1, q9\n"
+      "vext.32 q10, q12, q0, #1\n"
+      "vmax.f32 q1, q1, q0\n"
+      "vmax.f32 q10, q10, q13\n"
+      "vld2.32 {d4-d7}, [%[p]], %[in_bytes]\n"
+      "vld2.32 {d16-d19}, [%[p]], %[in_bytes]\n"
+      "vld2.32 {d24-d27}, [%[p]], %[back]\n"
+      "vmax.f32 q2, q2, q8\n"
+      "vmax.f32 q3, q3, q9\n"
+      "vmax.f32 q12, q12, q2\n"
+      "vmax.f32 q13, q13, q3\n"
+      "vext.32 q11, q0, q12, #1\n"
+      "vmax.f32 q13, q13, q12\n"
+      "vmax.f32 q11, q11, q1\n"
+      "vst1.32 {d20-d23}, [%[o]]!\n"
+      "subs %[k], %[k], #1\n"
+      "bne 2b\n"
+      // The ragged end: one step from output t.
+      "cmp %[t], #0\n"
+      "beq 3f\n"
+      "add %[p], %[in], %[t], lsl #3\n"
+      "add %[o], %[out], %[t], lsl #2\n"
+      "mov %[k], #1\n"
+      "mov %[t], #0\n"
+      "b 1b\n"
+      "3:\n"
+      "ldr %[t], [%[prm], #8]\n"
+      "add %[in], %[in], %[t]\n"
+      "ldr %[t], [%[prm], #12]\n"
+      "add %[out], %[out], %[t]\n"
+      "subs %[left], %[left], #1\n"
+      "bne 0b\n"
+      : [in] "+r"(in), [out] "+r"(out), [left] "+r"(left), [p] "=&r"(p), [o] "=&r"(o),
+        [k] "=&r"(k), [t] "=&r"(t)
+      : [in_bytes] "r"(in_bytes), [back] "r"(back), [prm] "r"(prm)
+      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d16", "d17", "d18",
+        "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27");
+  // clang-format on
+}
+#endif
 
 // The three rows' maxima over one group of 8 columns starting at c:
 // `evens` (columns c, c + 2, ...) and `pairs` (each even column and the odd
@@ -349,44 +394,27 @@ void Max3x3S2RowInside(const float* r0, int64_t in_w, float* out, int64_t n) {
   Max3x3S2Store(r0, r1, r2, k, column(2 * k + 8), out);
   if (k + 4 < n) Max3x3S2Store(r0, r1, r2, n - 4, column(2 * n), out);
 }
-#endif
 
 template <class Op, int kKernel, int kStride>
 void Band(const PoolingBand& band) {
   const int64_t in_w = band.in_w, out_w = band.out_w;
   float* cells = band.line + band.pad_left;
-#if !defined(__aarch64__)
   // 3x3 stride-2 max with at most one column of padding on the left (the
   // zoo's pooling layers), whose other outputs' windows lie inside the row:
-  // full-height rows go straight from the input (Max3x3S2Row); output 0 of
-  // a padded row is the maximum of the row's first two columns.
+  // runs of full-height rows go straight from the input (Max3x3S2Rows);
+  // output 0 of a padded row is the maximum of the row's first two columns.
   const int64_t skip = band.pad_left, direct_w = out_w - skip;
   const bool direct = !Op::kAverage && kKernel == 3 && kStride == 2 && skip <= 1 &&
-                      direct_w >= 4 && in_w - skip >= 2 * direct_w + 1 && in_w < (1 << 28);
+                      direct_w >= 4 && in_w - skip >= 2 * direct_w + 1
+#if !defined(__aarch64__)
+                      // armv7's steps take byte counts in 32 bits.
+                      && in_w < (1 << 26)
 #endif
-#if defined(__aarch64__)
-  // The same rows go straight from the input on arm64 (Max3x3S2Rows).
-  const int64_t skip = band.pad_left, direct_w = out_w - skip;
-  const bool direct = !Op::kAverage && kKernel == 3 && kStride == 2 && skip <= 1 &&
-                      direct_w >= 4 && in_w - skip >= 2 * direct_w + 1;
-#endif
+      ;
   for (int64_t r = 0; r < band.rows; ++r) {
     const PoolingRowWindow& window = band.windows[r];
     float* out = band.out + r * out_w;
     const float* in = band.in + window.first_row * in_w;
-#if !defined(__aarch64__)
-    if (direct && window.row_count == 3) {
-      if (skip == 1) {
-        // vmax, as the vector path: a NaN in the window gives NaN.
-        const float32x2_t m = vmax_f32(vmax_f32(vld1_f32(in), vld1_f32(in + in_w)),
-                                       vld1_f32(in + 2 * in_w));
-        out[0] = vget_lane_f32(vpmax_f32(m, m), 0);
-      }
-      Max3x3S2Row(in + skip, static_cast<int>(in_w), out + skip, static_cast<int>(direct_w));
-      continue;
-    }
-#endif
-#if defined(__aarch64__)
     if (direct && window.row_count == 3) {
       // The run of rows from r whose windows are 3 input rows at one step.
       const PoolingRowWindow* windows = band.windows;
@@ -407,8 +435,13 @@ void Band(const PoolingBand& band) {
         for (int64_t i = r; i < end; ++i) {
           // fmax, as the vector path: a NaN in the window gives NaN.
           const float* row = band.in + windows[i].first_row * in_w;
-          band.out[i * out_w] = vmaxv_f32(
-              vmax_f32(vmax_f32(vld1_f32(row), vld1_f32(row + in_w)), vld1_f32(row + 2 * in_w)));
+          const float32x2_t m =
+              vmax_f32(vmax_f32(vld1_f32(row), vld1_f32(row + in_w)), vld1_f32(row + 2 * in_w));
+#if defined(__aarch64__)
+          band.out[i * out_w] = vmaxv_f32(m);
+#else
+          band.out[i * out_w] = vget_lane_f32(vpmax_f32(m, m), 0);
+#endif
         }
       }
       if (reading_past > 0) {
@@ -421,7 +454,6 @@ void Band(const PoolingBand& band) {
       r = end - 1;
       continue;
     }
-#endif
     switch (window.row_count) {
       case 1:
         ReduceRows<Op, 1>(in, in_w, in_w, cells);

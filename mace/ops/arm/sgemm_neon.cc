@@ -1466,18 +1466,33 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
                                 const float* bias, bool clamp, bool clamp_hi,
                                 const float* bounds);
 
+// `tiles` tiles of Armv7ConvKernelRowsTile6x8 or of its first tile_rows (2
+// or 4) rows, each 8 floats on from the one before it in B and C, in one
+// call; false, with nothing written, where that tile would return false.
+bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
+                            const float* base, const int64_t* offsets, float* c, int ldc_bytes,
+                            const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+
 void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
                    const int64_t* offsets, float* c, int64_t ldc, int rows, int cols,
                    const TileEpilogue& epilogue) {
   if (epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish) {
-    // Partial tiles go through a staging tile (and their row bias through
-    // a staging copy, since the assembly reads 6).
-    const bool full = rows == kNeonGemmMr && cols == kNeonGemmNr;
+    // Kernel rows of a last channel tile of at most 4 rows run the 2- or
+    // 4-row tile, the rest the 6-row one. Tiles with rows or columns
+    // missing go through a staging tile (and their row bias through a
+    // staging copy, since the assembly reads tile_rows of them). The
+    // depth's remainders are by constants: a 64-bit or variable division
+    // is a library call on armv7.
+    const int depth = static_cast<int>(kc);
+    const bool kernel_rows =
+        depth > 0 && ((kernel_w == 3 && depth % 3 == 0) || (kernel_w == 7 && depth % 7 == 0));
+    const int tile_rows = kernel_rows && rows <= 4 ? (rows <= 2 ? 2 : 4) : kNeonGemmMr;
+    const bool full = rows == tile_rows && cols == kNeonGemmNr;
     alignas(16) float tile[kNeonGemmMr * kNeonGemmNr];
-    float bias[kNeonGemmMr] = {};
+    float bias[kNeonGemmMr];
     const float* row_bias = epilogue.row_bias;
-    if (row_bias != nullptr && rows < kNeonGemmMr) {
-      for (int i = 0; i < rows; ++i) bias[i] = row_bias[i];
+    if (row_bias != nullptr && rows < tile_rows) {
+      for (int i = 0; i < tile_rows; ++i) bias[i] = i < rows ? row_bias[i] : 0.f;
       row_bias = bias;
     }
     const bool clamp = epilogue.activation == kTileActClamp;
@@ -1486,15 +1501,30 @@ void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
     float* out = full ? c : tile;
     const int out_bytes =
         full ? static_cast<int>(ldc * sizeof(float)) : kNeonGemmNr * sizeof(float);
-    if (kernel_w == 0 ||
-        !Armv7ConvKernelRowsTile6x8(static_cast<int>(kc), kernel_w, a, base, offsets, out,
-                                    out_bytes, row_bias, clamp, clamp_hi, bounds)) {
-      Armv7ConvTile6x8(static_cast<int>(kc), a, base, offsets, out, out_bytes, row_bias, clamp,
-                       clamp_hi, bounds);
+    if (tile_rows < kNeonGemmMr) {
+      Armv7ConvKernelRowsRun(tile_rows, 1, depth, kernel_w, a, base, offsets, out, out_bytes,
+                             row_bias, clamp, clamp_hi, bounds);
+    } else if (!kernel_rows ||
+               !Armv7ConvKernelRowsTile6x8(depth, kernel_w, a, base, offsets, out, out_bytes,
+                                           row_bias, clamp, clamp_hi, bounds)) {
+      Armv7ConvTile6x8(depth, a, base, offsets, out, out_bytes, row_bias, clamp, clamp_hi,
+                       bounds);
     }
     if (!full) {
+      // 4 to 8 columns a row are two vectors, the second ending at the
+      // last column; a float at a time took about 3 instructions each (and
+      // GCC turns such a loop into a memcpy call).
       for (int i = 0; i < rows; ++i) {
-        for (int j = 0; j < cols; ++j) c[i * ldc + j] = tile[i * kNeonGemmNr + j];
+        const float* src = tile + i * kNeonGemmNr;
+        float* dst = c + i * ldc;
+        if (cols >= 4) {
+          vst1q_f32(dst, vld1q_f32(src));
+          vst1q_f32(dst + cols - 4, vld1q_f32(src + cols - 4));
+        } else {
+          dst[0] = src[0];
+          if (cols > 1) dst[1] = src[1];
+          if (cols > 2) dst[2] = src[2];
+        }
       }
     }
     return;
@@ -1506,6 +1536,25 @@ void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
   const float32x4_t acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21},
                                  {c30, c31}, {c40, c41}, {c50, c51}};
   StoreConvTile<6, 8>(acc, c, ldc, rows, cols, epilogue);
+}
+
+bool Armv7ConvRowsRun(int kernel_w, int64_t kc, const float* a, const float* base,
+                      const int64_t* offsets, float* c, int64_t ldc, int rows, int tiles,
+                      const TileEpilogue& epilogue) {
+  // What Armv7ConvRows runs on the kernel-rows tiles without staging.
+  const int depth = static_cast<int>(kc);
+  const bool kernel_rows =
+      depth > 0 && ((kernel_w == 3 && depth % 3 == 0) || (kernel_w == 7 && depth % 7 == 0));
+  if (!kernel_rows || epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish ||
+      !(rows == 2 || rows == 4 || rows == kNeonGemmMr)) {
+    return false;
+  }
+  const bool clamp = epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  return Armv7ConvKernelRowsRun(rows, tiles, depth, kernel_w, a, base, offsets, c,
+                                static_cast<int>(ldc * sizeof(float)), epilogue.row_bias, clamp,
+                                clamp_hi, bounds);
 }
 
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,

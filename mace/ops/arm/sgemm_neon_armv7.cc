@@ -42,6 +42,9 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
                                 const int64_t* offsets, float* c, int ldc_bytes,
                                 const float* bias, bool clamp, bool clamp_hi,
                                 const float* bounds);
+bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
+                            const float* base, const int64_t* offsets, float* c, int ldc_bytes,
+                            const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, int ldc_bytes,
                       bool from_c, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
@@ -332,21 +335,106 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
 // columns and then its odd ones, so half a row on, then back and one
 // column on). A tap is then the GEMM's step, its B load post-incremented
 // by sa or sb, 14 instructions; a kernel row adds 4 (its offset's load and
-// address, the loop), where the offsets form spends 2 on every tap.
-#define MACE_V7_ROW_TAP(s)                     \
+// address, the loop), where the offsets form spends 2 on every tap. It is
+// a run of one tile (Armv7ConvKernelRowsRun, below).
+bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const float* base,
+                                const int64_t* offsets, float* c, int ldc_bytes,
+                                const float* bias, bool clamp, bool clamp_hi,
+                                const float* bounds) {
+  return Armv7ConvKernelRowsRun(6, 1, kc, kernel_w, a, base, offsets, c, ldc_bytes, bias, clamp,
+                                clamp_hi, bounds);
+}
+
+// Runs of the kernel-rows tile along an output row, and its first 4 or 2
+// rows (a convolution's last output channel tile: the 3x3 stems' 64 = 10 x
+// 6 + 4 and 32 = 5 x 6 + 2 channels).
+//
+// A run is `tiles` tiles of 8 columns, each 8 floats on from the one
+// before it in B (a padded row) and in C: the assembly loops over them, so
+// a tile costs its taps, start, clamp and stores and 9 instructions, where
+// a call per tile through the direct convolution's task loop and
+// Armv7ConvRows cost about 100. Tiles of 4 or 2 rows load A as the full
+// tile does (6 values: one vld1 whichever part is used) and do 8 or 4 vmla
+// a tap, 10 or 6 instructions where the full tile's 14 also computed rows
+// of zeros (and went through a staging tile). Row i accumulates in
+// q(4+2i), q(5+2i), as in the full tile, so one vld1 or vst1 moves a row
+// of C. The tile's start, its A panel and offsets and the tiles left come
+// through RunParams, whose first four fields are ConvParams' (the clamp
+// reads them there).
+// clang-format off
+#define MACE_V7_FEW_MACS_2                     \
+  "vmla.f32 q4, q2, d0[0]\n"                   \
+  "vmla.f32 q6, q2, d0[1]\n"                   \
+  "vmla.f32 q5, q3, d0[0]\n"                   \
+  "vmla.f32 q7, q3, d0[1]\n"
+#define MACE_V7_FEW_MACS_4                     \
+  MACE_V7_FEW_MACS_2                           \
+  "vmla.f32 q8, q2, d1[0]\n"                   \
+  "vmla.f32 q10, q2, d1[1]\n"                  \
+  "vmla.f32 q9, q3, d1[0]\n"                   \
+  "vmla.f32 q11, q3, d1[1]\n"
+#define MACE_V7_FEW_TAP(macs, s)               \
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
   "vld1.32 {d4-d7}, [%[p]], %[" s "]\n"        \
-  MACE_V7_MACS
-#define MACE_V7_ROW_TAPS_3 MACE_V7_ROW_TAP("sa") MACE_V7_ROW_TAP("sb") MACE_V7_ROW_TAP("sa")
-#define MACE_V7_ROW_TAPS_7                                                 \
-  MACE_V7_ROW_TAP("sa") MACE_V7_ROW_TAP("sb") MACE_V7_ROW_TAP("sa")        \
-  MACE_V7_ROW_TAP("sb") MACE_V7_ROW_TAP("sa") MACE_V7_ROW_TAP("sb")        \
-  MACE_V7_ROW_TAP("sa")
-#define MACE_V7_CONV_ROWS(taps)                                            \
+  macs
+#define MACE_V7_FEW_TAPS_3(macs)                                           \
+  MACE_V7_FEW_TAP(macs, "sa") MACE_V7_FEW_TAP(macs, "sb")                  \
+  MACE_V7_FEW_TAP(macs, "sa")
+#define MACE_V7_FEW_TAPS_7(macs)                                           \
+  MACE_V7_FEW_TAPS_3(macs) MACE_V7_FEW_TAP(macs, "sb")                     \
+  MACE_V7_FEW_TAPS_3(macs)
+#define MACE_V7_FEW_ALL_2(op, q)                                     \
+  op " q4, q4, " q "\n" op " q5, q5, " q "\n"                        \
+  op " q6, q6, " q "\n" op " q7, q7, " q "\n"
+#define MACE_V7_FEW_ALL_4(op, q)                                     \
+  MACE_V7_FEW_ALL_2(op, q)                                           \
+  op " q8, q8, " q "\n" op " q9, q9, " q "\n"                        \
+  op " q10, q10, " q "\n" op " q11, q11, " q "\n"
+#define MACE_V7_FEW_DUP(d, e, inc) "vld1.32 {" d "[], " e "[]}, [%[p]]" inc "\n"
+#define MACE_V7_FEW_BIAS_2                                                 \
+  MACE_V7_FEW_DUP("d8", "d9", "!") MACE_V7_FEW_DUP("d12", "d13", "")      \
+  "vmov q5, q4\n vmov q7, q6\n"
+#define MACE_V7_FEW_BIAS_4                                                 \
+  MACE_V7_FEW_DUP("d8", "d9", "!") MACE_V7_FEW_DUP("d12", "d13", "!")     \
+  MACE_V7_FEW_DUP("d16", "d17", "!") MACE_V7_FEW_DUP("d20", "d21", "")    \
+  "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n vmov q11, q10\n"
+#define MACE_V7_FEW_BIAS_6                                                 \
+  MACE_V7_FEW_DUP("d8", "d9", "!") MACE_V7_FEW_DUP("d12", "d13", "!")     \
+  MACE_V7_FEW_DUP("d16", "d17", "!") MACE_V7_FEW_DUP("d20", "d21", "!")   \
+  MACE_V7_FEW_DUP("d24", "d25", "!") MACE_V7_FEW_DUP("d28", "d29", "")    \
+  "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n"                            \
+  "vmov q11, q10\n vmov q13, q12\n vmov q15, q14\n"
+#define MACE_V7_FEW_ZERO_2                                                 \
+  "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"
+#define MACE_V7_FEW_ZERO_4                                                 \
+  MACE_V7_FEW_ZERO_2                                                       \
+  "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n"
+#define MACE_V7_FEW_ZERO_6                                                 \
+  MACE_V7_FEW_ZERO_4                                                       \
+  "vmov.i32 q12, #0\n vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n"
+#define MACE_V7_FEW_ROW(d, last) "vst1.32 {" d "}, [%[p]]" last "\n"
+#define MACE_V7_FEW_STORE_2                                                \
+  MACE_V7_FEW_ROW("d8-d11", ", %[t]") MACE_V7_FEW_ROW("d12-d15", "")
+#define MACE_V7_FEW_STORE_4                                                \
+  MACE_V7_FEW_ROW("d8-d11", ", %[t]") MACE_V7_FEW_ROW("d12-d15", ", %[t]") \
+  MACE_V7_FEW_ROW("d16-d19", ", %[t]") MACE_V7_FEW_ROW("d20-d23", "")
+#define MACE_V7_FEW_STORE_6                                                \
+  MACE_V7_FEW_ROW("d8-d11", ", %[t]") MACE_V7_FEW_ROW("d12-d15", ", %[t]") \
+  MACE_V7_FEW_ROW("d16-d19", ", %[t]") MACE_V7_FEW_ROW("d20-d23", ", %[t]") \
+  MACE_V7_FEW_ROW("d24-d27", ", %[t]") MACE_V7_FEW_ROW("d28-d31", "")
+#define MACE_V7_FEW_RUN(bias, zero, taps, all, store)                      \
+  "0:\n"                                                                   \
   "ldr %[p], [%[prm]]\n"                                                   \
   "cmp %[p], #0\n"                                                         \
   "beq 11f\n"                                                              \
-  MACE_V7_BIAS_OR_ZERO("p")                                                \
+  bias                                                                     \
+  "b 12f\n"                                                                \
+  "11:\n"                                                                  \
+  zero                                                                     \
+  "12:\n"                                                                  \
+  "ldr %[a], [%[prm], #16]\n"                                              \
+  "ldr %[offs], [%[prm], #20]\n"                                           \
+  "ldr %[n], [%[prm], #24]\n"                                              \
   "1:\n"                                                                   \
   "ldr %[p], [%[offs]], %[row_bytes]\n"                                    \
   "add %[p], %[base], %[p], lsl #2\n"                                      \
@@ -354,65 +442,127 @@ void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* 
   "subs %[n], %[n], #1\n"                                                  \
   "bne 1b\n"                                                               \
   "ldr %[t], [%[prm], #8]\n"                                               \
-  MACE_V7_CLAMP(MACE_V7_ALL)                                               \
+  MACE_V7_CLAMP(all)                                                       \
   "ldr %[t], [%[prm], #12]\n"                                              \
-  "vst1.32 {d8-d11}, [%[c]], %[t]\n"                                       \
-  "vst1.32 {d12-d15}, [%[c]], %[t]\n"                                      \
-  "vst1.32 {d16-d19}, [%[c]], %[t]\n"                                      \
-  "vst1.32 {d20-d23}, [%[c]], %[t]\n"                                      \
-  "vst1.32 {d24-d27}, [%[c]], %[t]\n"                                      \
-  "vst1.32 {d28-d31}, [%[c]]\n"
-#define MACE_V7_CONV_ROWS_OPERANDS                                                             \
-  : [a] "+r"(a), [offs] "+r"(offs), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)      \
-  : [base] "r"(base), [prm] "r"(prm), [sa] "r"(sa), [sb] "r"(sb),                             \
+  "mov %[p], %[c]\n"                                                       \
+  store                                                                    \
+  "add %[c], %[c], #32\n"                                                  \
+  "add %[base], %[base], #32\n"                                            \
+  "ldr %[t], [%[prm], #28]\n"                                              \
+  "subs %[t], %[t], #1\n"                                                  \
+  "str %[t], [%[prm], #28]\n"                                              \
+  "bne 0b\n"
+#define MACE_V7_FEW_OPERANDS                                                                   \
+  : [a] "=&r"(a), [offs] "=&r"(offs), [c] "+r"(c), [base] "+r"(base), [n] "=&r"(n),            \
+    [p] "=&r"(p), [t] "=&r"(t)                                                                 \
+  : [prm] "r"(prm), [sa] "r"(sa), [sb] "r"(sb),                                                \
     [row_bytes] "I"(kKw * sizeof(int64_t)), [clamp] "I"(kClamp), [clamp_hi] "I"(kClampHi)     \
   : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
     "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",       \
     "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"
 
 namespace {
-template <int kKw>
-void KernelRowsTile(int kernel_rows, const float* a, const float* base, const int64_t* offsets,
-                    int sa, int sb, float* c, const ConvParams& params) {
-  const ConvParams* prm = &params;
-  int n = kernel_rows;
-  const int64_t* offs = offsets;
-  int p, t;
-  if constexpr (kKw == 3) {
-    __asm__ volatile(MACE_V7_CONV_ROWS(MACE_V7_ROW_TAPS_3) MACE_V7_CONV_ROWS_OPERANDS);
+struct RunParams {
+  const float* bias;
+  const float* bounds;
+  int flags;
+  int ldc_bytes;
+  const float* a;
+  const int64_t* offsets;
+  int kernel_rows;
+  int tiles;  // left, counted down by the assembly
+};
+
+template <int kRows, int kKw>
+void KernelRowsRun(RunParams* prm, const float* base, int sa, int sb, float* c) {
+  const float* a;
+  const int64_t* offs;
+  int n, p, t;
+  static_assert(kKw == 3 || kKw == 7, "kernel rows of 3 or 7 taps");
+  if constexpr (kRows == 2 && kKw == 3) {
+    __asm__ volatile(MACE_V7_FEW_RUN(
+        MACE_V7_FEW_BIAS_2, MACE_V7_FEW_ZERO_2, MACE_V7_FEW_TAPS_3(MACE_V7_FEW_MACS_2),
+        MACE_V7_FEW_ALL_2, MACE_V7_FEW_STORE_2) MACE_V7_FEW_OPERANDS);
+  } else if constexpr (kRows == 2) {
+    __asm__ volatile(MACE_V7_FEW_RUN(
+        MACE_V7_FEW_BIAS_2, MACE_V7_FEW_ZERO_2, MACE_V7_FEW_TAPS_7(MACE_V7_FEW_MACS_2),
+        MACE_V7_FEW_ALL_2, MACE_V7_FEW_STORE_2) MACE_V7_FEW_OPERANDS);
+  } else if constexpr (kRows == 4 && kKw == 3) {
+    __asm__ volatile(MACE_V7_FEW_RUN(
+        MACE_V7_FEW_BIAS_4, MACE_V7_FEW_ZERO_4, MACE_V7_FEW_TAPS_3(MACE_V7_FEW_MACS_4),
+        MACE_V7_FEW_ALL_4, MACE_V7_FEW_STORE_4) MACE_V7_FEW_OPERANDS);
+  } else if constexpr (kRows == 4) {
+    __asm__ volatile(MACE_V7_FEW_RUN(
+        MACE_V7_FEW_BIAS_4, MACE_V7_FEW_ZERO_4, MACE_V7_FEW_TAPS_7(MACE_V7_FEW_MACS_4),
+        MACE_V7_FEW_ALL_4, MACE_V7_FEW_STORE_4) MACE_V7_FEW_OPERANDS);
+  } else if constexpr (kKw == 3) {
+    static_assert(kRows == 6, "tiles of 2, 4 or 6 rows");
+    __asm__ volatile(MACE_V7_FEW_RUN(
+        MACE_V7_FEW_BIAS_6, MACE_V7_FEW_ZERO_6, MACE_V7_FEW_TAPS_3(MACE_V7_MACS),
+        MACE_V7_ALL, MACE_V7_FEW_STORE_6) MACE_V7_FEW_OPERANDS);
   } else {
-    static_assert(kKw == 7, "kernel rows of 3 or 7 taps");
-    __asm__ volatile(MACE_V7_CONV_ROWS(MACE_V7_ROW_TAPS_7) MACE_V7_CONV_ROWS_OPERANDS);
+    static_assert(kRows == 6, "tiles of 2, 4 or 6 rows");
+    __asm__ volatile(MACE_V7_FEW_RUN(
+        MACE_V7_FEW_BIAS_6, MACE_V7_FEW_ZERO_6, MACE_V7_FEW_TAPS_7(MACE_V7_MACS),
+        MACE_V7_ALL, MACE_V7_FEW_STORE_6) MACE_V7_FEW_OPERANDS);
   }
 }
 }  // namespace
+// clang-format on
 
-bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const float* base,
-                                const int64_t* offsets, float* c, int ldc_bytes,
-                                const float* bias, bool clamp, bool clamp_hi,
-                                const float* bounds) {
+bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
+                            const float* base, const int64_t* offsets, float* c, int ldc_bytes,
+                            const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
   // Divisions only by the constants 3 and 7: armv7-a has no divide
   // instruction, and a division by a variable is a libgcc call per tile
   // (about 1 M instructions on SqueezeNet's stem).
   const bool rows_of_3 = kernel_w == 3 && kc % 3 == 0;
   const bool rows_of_7 = kernel_w == 7 && kc % 7 == 0;
-  if (kc <= 0 || !(rows_of_3 || rows_of_7)) return false;
+  if (kc <= 0 || tiles <= 0 || !(rows_of_3 || rows_of_7) ||
+      !(tile_rows == 2 || tile_rows == 4 || tile_rows == 6)) {
+    return false;
+  }
   const int sa = static_cast<int>(offsets[1] - offsets[0]) * static_cast<int>(sizeof(float));
   const int sb = static_cast<int>(offsets[2] - offsets[1]) * static_cast<int>(sizeof(float));
-  const ConvParams params = {bias, bounds, Flags(false, clamp, clamp_hi), ldc_bytes};
+  RunParams params = {bias,    bounds, Flags(false, clamp, clamp_hi), ldc_bytes, a,
+                      offsets, rows_of_3 ? kc / 3 : kc / 7, tiles};
   if (rows_of_3) {
-    KernelRowsTile<3>(kc / 3, a, base, offsets, sa, sb, c, params);
+    if (tile_rows == 2) {
+      KernelRowsRun<2, 3>(&params, base, sa, sb, c);
+    } else if (tile_rows == 4) {
+      KernelRowsRun<4, 3>(&params, base, sa, sb, c);
+    } else {
+      KernelRowsRun<6, 3>(&params, base, sa, sb, c);
+    }
+  } else if (tile_rows == 2) {
+    KernelRowsRun<2, 7>(&params, base, sa, sb, c);
+  } else if (tile_rows == 4) {
+    KernelRowsRun<4, 7>(&params, base, sa, sb, c);
   } else {
-    KernelRowsTile<7>(kc / 7, a, base, offsets, sa, sb, c, params);
+    KernelRowsRun<6, 7>(&params, base, sa, sb, c);
   }
   return true;
 }
-#undef MACE_V7_CONV_ROWS_OPERANDS
-#undef MACE_V7_CONV_ROWS
-#undef MACE_V7_ROW_TAPS_7
-#undef MACE_V7_ROW_TAPS_3
-#undef MACE_V7_ROW_TAP
-// clang-format on
+#undef MACE_V7_FEW_OPERANDS
+#undef MACE_V7_FEW_RUN
+#undef MACE_V7_FEW_STORE_6
+#undef MACE_V7_FEW_STORE_4
+#undef MACE_V7_FEW_STORE_2
+#undef MACE_V7_FEW_ROW
+#undef MACE_V7_FEW_ZERO_6
+#undef MACE_V7_FEW_ZERO_4
+#undef MACE_V7_FEW_ZERO_2
+#undef MACE_V7_FEW_BIAS_6
+#undef MACE_V7_FEW_BIAS_4
+#undef MACE_V7_FEW_BIAS_2
+#undef MACE_V7_FEW_DUP
+#undef MACE_V7_FEW_ALL_4
+#undef MACE_V7_FEW_ALL_2
+#undef MACE_V7_FEW_TAPS_7
+#undef MACE_V7_FEW_TAPS_3
+#undef MACE_V7_FEW_TAP
+#undef MACE_V7_FEW_MACS_4
+#undef MACE_V7_FEW_MACS_2
 
 
 // The first 4 columns of a 6 x 8 tile (GEMM's last column panel when it

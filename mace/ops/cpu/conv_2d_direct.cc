@@ -14,6 +14,13 @@ namespace arm {
 void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
                    const int64_t* offsets, float* c, int64_t ldc, int rows, int cols,
                    const TileEpilogue& epilogue);
+// `tiles` whole tiles (rows x 8) along an output row in one call, each 8
+// floats on from the one before it in the padded image and in C; false,
+// with nothing written, for what Armv7ConvRows would stage (rows other than
+// 2, 4 and 6) or run another way (other kernel widths, other epilogues).
+bool Armv7ConvRowsRun(int kernel_w, int64_t kc, const float* a, const float* base,
+                      const int64_t* offsets, float* c, int64_t ldc, int rows, int tiles,
+                      const TileEpilogue& epilogue);
 }  // namespace arm
 #endif
 namespace {
@@ -95,9 +102,25 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
 #if defined(__ARM_NEON) && !defined(__aarch64__)
           } else if (table_.isa == KernelIsa::kNeon) {
             // armv7 NEON: each kernel row's taps walked by two fixed steps,
-            // 2 instructions a tap fewer than the offsets form.
-            arm::Armv7ConvRows(static_cast<int>(p.kernel_w), k_, filter_.Panel(mt), base,
-                               padded_.offsets(), c, out_plane, rows, cols, tile);
+            // 2 instructions a tap fewer than the offsets form. This task's
+            // and the next ones' whole tiles in this output row go as one
+            // run (a padded row's column ow + nr is nr floats after ow's):
+            // a call per tile cost about 100 instructions of set-up. A run's
+            // tiles are 8 columns; dividing by 8, not by nr, is a shift
+            // where a 64-bit division would be a library call per task.
+            constexpr int64_t kRunNr = 8;
+            const int64_t whole =
+                nr == kRunNr ? std::min<int64_t>((p.out_w - ow) / kRunNr, end - task) : 0;
+            if (whole > 1 &&
+                arm::Armv7ConvRowsRun(static_cast<int>(p.kernel_w), k_, filter_.Panel(mt), base,
+                                      padded_.offsets(), c, out_plane, rows,
+                                      static_cast<int>(whole), tile)) {
+              task += whole - 1;
+              ow += (whole - 1) * nr;
+            } else {
+              arm::Armv7ConvRows(static_cast<int>(p.kernel_w), k_, filter_.Panel(mt), base,
+                                 padded_.offsets(), c, out_plane, rows, cols, tile);
+            }
 #endif
           } else {
             table_.conv_rows(k_, filter_.Panel(mt), base, padded_.offsets(), c, out_plane, rows,

@@ -224,6 +224,34 @@ TEST(Conv2dKernelTest, DirectRowsAtEdges) {
   }
 }
 
+// Last output channel tiles of 1 to mr - 1 rows (3x3 stems with 64 and 32
+// channels leave 4 and 2 at armv7's mr of 6, which runs them on 4- and
+// 2-row tiles), alone and after a whole tile, at 3- and 7-tap kernel rows
+// of 3 channels: rows of one to three whole column tiles (which armv7 runs
+// in one call) and a partial one, strides 1 and 2, with and without
+// padding, bias with ReLU, ReLU6 or nothing after it.
+TEST(Conv2dKernelTest, DirectRowsLastChannelTiles) {
+  const ActivationType activations[] = {ActivationType::RELU, ActivationType::RELUX,
+                                        ActivationType::NOOP};
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr;
+    int index = 0;
+    for (int64_t tail = 1; tail < mr; ++tail) {
+      for (int64_t out_c : {tail, mr + tail}) {
+        for (int64_t k : {3, 7}) {
+          const int64_t stride = 1 + index % 2;
+          const int64_t pad = index / 2 % 2 == 0 ? k / 2 : 0;
+          const int64_t out_w = index % 3 == 0 ? nr + 1 : index % 3 == 1 ? 3 * nr : 2 * nr + 3;
+          const int64_t w = (out_w - 1) * stride + k - 2 * pad;
+          const int64_t h = stride + k - 2 * pad;  // two output rows
+          Check({1, 3, h, w, out_c, k, k, stride, stride, 1, pad}, activations[index / 2 % 3], 0);
+          ++index;
+        }
+      }
+    }
+  }
+}
+
 // The direct tile kernels on their own: B rows at scattered offsets (steps
 // up and down, as a stride-2 stem's column phases make them), every tail of
 // the reduction, whole and edge tiles, bias and clamp, with the offsets and
