@@ -653,14 +653,34 @@ void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_
 // The first column of a 6 x 8 tile (GEMM's last column panel when it
 // holds one column: a 7x7 map's 49th), straight into C (rows ldc_bytes
 // apart, as Tile). The 6 x 4 tile spends 7.5 instructions a depth on it;
-// here four depths are one step, as Armv7PanelDot's 6-wide panel: the 24
-// A values in one vldmia (three vld1 took 2 more), the column's 4 B values
-// lane by lane (the panel's stride is 32 bytes), 8 vmla by lane in two
-// accumulator sets, 15 instructions. Rows 0-3 and 4-5 of even depths accumulate in q10 and
-// d22, rows 0-1 and 2-5 of odd ones in d23 and q12; C or the 6 row biases
-// (one vld1: they are consecutive) start the first set. Values come
-// through ConvParams, as the other small tiles'.
+// here four depths are one step, as Armv7PanelDot's 6-wide panel but with
+// A's values the vectors and B's the scalars: the 24 A values in one vldmia
+// (d8-d19), B's 4 values as lane 0 of d0 and d4 of two vldmia of 2 depth
+// rows each (the panel's stride is 32 bytes; four loads of one lane took
+// 2 more), 8 vmla by lane in two accumulator sets, 11 instructions and
+// the loop's (8 depths an iteration: 24 for 8 depths where four depths a
+// step with 3 A loads took 34). Rows 0-3 and 4-5 of even depths
+// accumulate in q10 and d22, rows 0-1 and 2-5 of odd ones in d23 and q12;
+// C or the 6 row biases (one vld1: they are consecutive) start the first
+// set. Values come through ConvParams, as the other small tiles'.
 // clang-format off
+#define MACE_V7_COL1_DEPTHS4                   \
+  "vldmia %[a]!, {d8-d19}\n"                   \
+  "vldmia %[b]!, {d0-d7}\n"                    \
+  "vmla.f32 q10, q4, d0[0]\n"                  \
+  "vmla.f32 d22, d10, d0[0]\n"                 \
+  "vmla.f32 d23, d11, d4[0]\n"                 \
+  "vmla.f32 q12, q6, d4[0]\n"                  \
+  "vldmia %[b]!, {d0-d7}\n"                    \
+  "vmla.f32 q10, q7, d0[0]\n"                  \
+  "vmla.f32 d22, d16, d0[0]\n"                 \
+  "vmla.f32 d23, d17, d4[0]\n"                 \
+  "vmla.f32 q12, q9, d4[0]\n"
+#define MACE_V7_COL1_DEPTH                     \
+  "vld1.32 {d0[0]}, [%[b]], %[stride]\n"       \
+  "vld1.32 {d8-d10}, [%[a]]!\n"                \
+  "vmla.f32 q10, q4, d0[0]\n"                  \
+  "vmla.f32 d22, d10, d0[0]\n"
 void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
   const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi),
@@ -692,28 +712,7 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
       "vmov.i32 q10, #0\n vmov.i32 d22, #0\n"
       "12:\n"
       "vmov.i32 d23, #0\n vmov.i32 q12, #0\n"
-      "subs %[n], %[n], #4\n"
-      "blt 2f\n"
-      "1:\n"
-      "vld1.32 {d12[0]}, [%[b]], %[stride]\n"
-      "vld1.32 {d12[1]}, [%[b]], %[stride]\n"
-      "vld1.32 {d13[0]}, [%[b]], %[stride]\n"
-      "vld1.32 {d13[1]}, [%[b]], %[stride]\n"
-      "vldmia %[a]!, {d0-d11}\n"
-      MACE_V7_SIX_BY_FOUR_DEPTHS
-      "subs %[n], %[n], #4\n"
-      "bge 1b\n"
-      "2:\n"
-      "adds %[n], %[n], #4\n"
-      "beq 4f\n"
-      "3:\n"
-      "vld1.32 {d12[0]}, [%[b]], %[stride]\n"
-      "vld1.32 {d0-d2}, [%[a]]!\n"
-      "vmla.f32 q10, q0, d12[0]\n"
-      "vmla.f32 d22, d2, d12[0]\n"
-      "subs %[n], %[n], #1\n"
-      "bne 3b\n"
-      "4:\n"
+      MACE_V7_REDUCE_BY(8, MACE_V7_COL1_DEPTHS4 MACE_V7_COL1_DEPTHS4, MACE_V7_COL1_DEPTH)
       "vadd.f32 d20, d20, d23\n"
       "vadd.f32 d21, d21, d24\n"
       "vadd.f32 d22, d22, d25\n"
@@ -739,8 +738,11 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
       : [prm] "r"(prm), [stride] "r"(stride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),
         [clamp_hi] "I"(kClampHi)
       : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",
-        "d12", "d13", "d20", "d21", "d22", "d23", "d24", "d25");
+        "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",
+        "d24", "d25");
 }
+#undef MACE_V7_COL1_DEPTH
+#undef MACE_V7_COL1_DEPTHS4
 // clang-format on
 
 // A run of 6 x 4 tiles, each the first 4 columns of a 6 x 8 tile (as
