@@ -54,6 +54,9 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
 void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
                       bool from_c, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
+void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
+                      float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
+                      bool clamp_hi, const float* bounds);
 
 namespace {
 // The asm's mode bits.
@@ -648,6 +651,25 @@ void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_
                       bool from_c, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds) {
   SmallTile<2>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+}
+
+// A last row panel of 4 or 2 rows along `tiles` full column panels: the
+// 4 x 8 or 2 x 8 tile on B panels b_step floats apart, C 8 floats apart,
+// all with the same row biases. The GEMM driver's columns-outer walk
+// reached each such tile through its generic tile path, about 170
+// instructions a tile around the tile's own (MobileNet v2 has some 4,500
+// an inference); here a tile costs its call.
+void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
+                      float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
+                      bool clamp_hi, const float* bounds) {
+  constexpr int kNr = 8;
+  for (; tiles > 0; --tiles, b += b_step, c += kNr) {
+    if (rows == 4) {
+      SmallTile<4>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    } else {
+      SmallTile<2>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    }
+  }
 }
 
 // The first column of a 6 x 8 tile (GEMM's last column panel when it
