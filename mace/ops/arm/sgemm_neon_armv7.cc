@@ -57,6 +57,9 @@ void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_
 void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
                       float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
                       bool clamp_hi, const float* bounds);
+void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
+                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
+                         bool clamp, bool clamp_hi, const float* bounds);
 
 namespace {
 // The asm's mode bits.
@@ -766,6 +769,26 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
 #undef MACE_V7_COL1_DEPTH
 #undef MACE_V7_COL1_DEPTHS4
 // clang-format on
+
+// A last column panel of 4 columns (the 6 x 4 tile) or 1 (the 6 x 1 tile)
+// along `tiles` full row panels: A panels a_step floats apart, C c_step
+// floats apart, the row biases 6 floats apart. As Armv7GemmRowTail for
+// the columns-outer walk's last column panel, whose tiles went through the
+// driver's generic tile path one by one.
+void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
+                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
+                         bool clamp, bool clamp_hi, const float* bounds) {
+  constexpr int kMr = 6;
+  if (from_c) bias = nullptr;
+  for (; tiles > 0; --tiles, a += a_step, c += c_step) {
+    if (cols == 4) {
+      SmallTile<kMr>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    } else {
+      Armv7GemmTile6x1(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    }
+    if (bias != nullptr) bias += kMr;
+  }
+}
 
 // A run of 6 x 4 tiles, each the first 4 columns of a 6 x 8 tile (as
 // Armv7GemmTile6x4's) into C rows ldc_bytes apart, for a GEMM whose last

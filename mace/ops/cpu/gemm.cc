@@ -91,6 +91,11 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
 void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
                       float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
                       bool clamp_hi, const float* bounds);
+// A column of `tiles` 6 x 4 (cols 4) or 6 x 1 tiles, A panels a_step
+// floats apart, C c_step floats apart.
+void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
+                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
+                         bool clamp, bool clamp_hi, const float* bounds);
 // sgemm_neon.cc's run of 6 x 8 tiles, whose first prefetch_tiles tiles
 // prefetch the A panel two tiles ahead.
 void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
@@ -409,6 +414,25 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
             inner_panel += run * inner_panels.panel_stride;
             c += run * inner_c_step;
           }
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+          // Columns outer, a last column panel of 4 columns or 1 runs its
+          // full row panels in one call (but for a first walk that
+          // prefetches).
+          const int tail_cols = static_cast<int>(outer_end - outer);
+          if (!rows_outer && !outer_full && (tail_cols == 4 || tail_cols == 1) && full_inner > 0 &&
+              !(prefetch_a && outer == 0) && PlainArmv7Neon(t, epilogue)) {
+            const Armv7Clamp clamp(epilogue);
+            arm::Armv7GemmColumnTail(
+                tail_cols, static_cast<int>(full_inner), static_cast<int>(kc), inner_panel,
+                static_cast<int>(inner_panels.panel_stride), outer_panel, c,
+                static_cast<int>(inner_c_step), static_cast<int>(call.ldc * sizeof(float)),
+                epilogue.accumulate, epilogue.row_bias != nullptr ? epilogue.row_bias + ic : nullptr,
+                clamp.clamp, clamp.clamp_hi, clamp.bounds);
+            inner = full_inner * inner_step;
+            inner_panel += full_inner * inner_panels.panel_stride;
+            c += full_inner * inner_c_step;
+          }
+#endif
           for (; inner < inner_end;
                inner += inner_step, inner_panel += inner_panels.panel_stride, c += inner_c_step) {
             if (row_tail_after && outer_full && inner + inner_step > inner_end) break;
