@@ -57,6 +57,12 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
 void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
                       bool from_c, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
+void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
+                      float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
+                      bool clamp_hi, const float* bounds);
+void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
+                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
+                         bool clamp, bool clamp_hi, const float* bounds);
 
 namespace {
 // The asm's mode bits.
@@ -566,14 +572,25 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
 
 
 // The first 4 columns of a 6 x 8 tile (GEMM's last column panel when it
-// holds at most 4 columns, as a 7x7 map's 49th or a 14x14 map's last 4),
-// into C (rows ldc_bytes apart). A step loads the 6 A values and the panel's
-// first 4 B values (its stride 32 bytes) and does 6 vmla by lane: 8
-// instructions where the full tile's 14.25 compute 8 columns of which the
-// panel holds at most 4. Row i accumulates in q(4+i). Starts and ends as
-// Tile: from c, the 6 row biases or zero; clamped if kClamp. Its values
-// come through ConvParams, as the convolution tile's.
+// holds at most 4 columns, as a 14x14 map's last 4), the first 4 rows
+// (the last row panel of 16, 64 or 160 output channels) or the first 2
+// (32, 128, 320, 512 or 1280), into C (rows ldc_bytes apart). Each starts
+// as Tile: from c, the row biases or zero; clamped if kClamp. Values come
+// through ConvParams, as the convolution tile's.
+//
+// vldmia moves up to 16 consecutive d registers in one instruction, where
+// vld1 moves at most 4: the steps load several depths of a panel at once.
+// A panel's depths are consecutive, so 2 depths of the B panel are 16
+// floats (8 d registers) and 4 depths of the A panel 24 (12). A by-lane
+// vmla takes its scalar from d0-d15, so the A values sit there and the
+// accumulators at the top.
+//
+// The 6 x 4 tile: 4 depths of A (d0-d11) and 2 of B at a time (q6 and q8
+// the used halves of d12-d19), 24 vmla; row i accumulates in q(10+i).
+// 60 instructions for 8 depths with the loop's, where one depth a step
+// took 68.
 // clang-format off
+// Armv7GemmRun6x4's step: one depth, rows in q4-q9.
 #define MACE_V7_NARROW_STEP                    \
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
   "vld1.32 {d4-d5}, [%[b]], %[stride]\n"       \
@@ -583,49 +600,105 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
   "vmla.f32 q7, q2, d1[1]\n"                   \
   "vmla.f32 q8, q2, d2[0]\n"                   \
   "vmla.f32 q9, q2, d2[1]\n"
-#define MACE_V7_NARROW_ALL(op, q)                                   \
-  op " q4, q4, " q "\n" op " q5, q5, " q "\n"                       \
-  op " q6, q6, " q "\n" op " q7, q7, " q "\n"                       \
-  op " q8, q8, " q "\n" op " q9, q9, " q "\n"
+// The 6 rows' multiply-adds of one depth: B's 4 values in q, A's 6 in
+// the lanes of d registers x, y, z.
+#define MACE_V7_COLS4_MACS(q, x, y, z)         \
+  "vmla.f32 q10, " q ", " x "[0]\n"            \
+  "vmla.f32 q11, " q ", " x "[1]\n"            \
+  "vmla.f32 q12, " q ", " y "[0]\n"            \
+  "vmla.f32 q13, " q ", " y "[1]\n"            \
+  "vmla.f32 q14, " q ", " z "[0]\n"            \
+  "vmla.f32 q15, " q ", " z "[1]\n"
+#define MACE_V7_COLS4_DEPTHS4                  \
+  "vldmia %[a]!, {d0-d11}\n"                   \
+  "vldmia %[b]!, {d12-d19}\n"                  \
+  MACE_V7_COLS4_MACS("q6", "d0", "d1", "d2")   \
+  MACE_V7_COLS4_MACS("q8", "d3", "d4", "d5")   \
+  "vldmia %[b]!, {d12-d19}\n"                  \
+  MACE_V7_COLS4_MACS("q6", "d6", "d7", "d8")   \
+  MACE_V7_COLS4_MACS("q8", "d9", "d10", "d11")
+#define MACE_V7_COLS4_DEPTH                    \
+  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
+  "vld1.32 {d12-d13}, [%[b]], %[stride]\n"     \
+  MACE_V7_COLS4_MACS("q6", "d0", "d1", "d2")
+#define MACE_V7_COLS4_ALL(op, q)                                    \
+  op " q10, q10, " q "\n" op " q11, q11, " q "\n"                   \
+  op " q12, q12, " q "\n" op " q13, q13, " q "\n"                   \
+  op " q14, q14, " q "\n" op " q15, q15, " q "\n"
 
-// The first 4 rows of a 6 x 8 tile (GEMM's last row panel when it holds
-// at most 4 rows: output channel counts such as 16, 64 or 160) into C
-// (rows ldc_bytes apart). A step loads the panel's first 4 A values (its
-// stride 24 bytes) and the 8 B values and does 8 vmla by lane: 10
-// instructions where the full tile's 14.25 compute 6 rows. Row i
-// accumulates in q(4+2i) and q(5+2i); starts and ends as the 6 x 4 tile.
-#define MACE_V7_SHORT_STEP                     \
+// The 4 x 8 tile: 2 depths of A (d0-d5; each depth's first 4 values,
+// rows 0-3) and of B (q3-q4, q5-q6) at a time, 16 vmla; row i
+// accumulates in q(8+2i) and q(9+2i). 38 instructions for 4 depths with
+// the loop's, where one depth a step took 42.
+#define MACE_V7_ROWS4_MACS(lo, hi, x, y)       \
+  "vmla.f32 q8, " lo ", " x "[0]\n"            \
+  "vmla.f32 q9, " hi ", " x "[0]\n"            \
+  "vmla.f32 q10, " lo ", " x "[1]\n"           \
+  "vmla.f32 q11, " hi ", " x "[1]\n"           \
+  "vmla.f32 q12, " lo ", " y "[0]\n"           \
+  "vmla.f32 q13, " hi ", " y "[0]\n"           \
+  "vmla.f32 q14, " lo ", " y "[1]\n"           \
+  "vmla.f32 q15, " hi ", " y "[1]\n"
+#define MACE_V7_ROWS4_DEPTHS2                  \
+  "vldmia %[a]!, {d0-d5}\n"                    \
+  "vldmia %[b]!, {d6-d13}\n"                   \
+  MACE_V7_ROWS4_MACS("q3", "q4", "d0", "d1")   \
+  MACE_V7_ROWS4_MACS("q5", "q6", "d3", "d4")
+#define MACE_V7_ROWS4_DEPTH                    \
   "vld1.32 {d0-d1}, [%[a]], %[stride]\n"       \
-  "vld1.32 {d4-d7}, [%[b]]!\n"                 \
-  "vmla.f32 q4, q2, d0[0]\n"                   \
-  "vmla.f32 q5, q3, d0[0]\n"                   \
-  "vmla.f32 q6, q2, d0[1]\n"                   \
-  "vmla.f32 q7, q3, d0[1]\n"                   \
-  "vmla.f32 q8, q2, d1[0]\n"                   \
-  "vmla.f32 q9, q3, d1[0]\n"                   \
-  "vmla.f32 q10, q2, d1[1]\n"                  \
-  "vmla.f32 q11, q3, d1[1]\n"
-#define MACE_V7_SHORT_ALL(op, q)                                    \
-  MACE_V7_NARROW_ALL(op, q) op " q10, q10, " q "\n" op " q11, q11, " q "\n"
+  "vld1.32 {d6-d9}, [%[b]]!\n"                 \
+  MACE_V7_ROWS4_MACS("q3", "q4", "d0", "d1")
+#define MACE_V7_ROWS4_ALL(op, q)                                    \
+  op " q8, q8, " q "\n" op " q9, q9, " q "\n"                       \
+  MACE_V7_COLS4_ALL(op, q)
 
-// The first 2 rows (a last row panel of 2: 32, 128, 320, 512 or 1280
-// output channels): the 4 x 8 tile's step on the A panel's first 2
-// values, 6 instructions for 16 multiply-adds where the 4 x 8 tile's 10
-// compute 2 rows of zeros too. Rows 0 and 1 accumulate in q4-q5, q6-q7.
-#define MACE_V7_PAIR_ROWS_STEP                 \
+// The 2 x 8 tile: 4 depths of A (d0-d11; rows 0-1 of depth k in d(3k))
+// and 2 of B (q8-q9, q10-q11) at a time, 16 vmla; rows 0 and 1
+// accumulate in q12-q13 and q14-q15. 40 instructions for 8 depths with
+// the loop's, where one depth a step took 52.
+#define MACE_V7_ROWS2_MACS(lo, hi, x)          \
+  "vmla.f32 q12, " lo ", " x "[0]\n"           \
+  "vmla.f32 q13, " hi ", " x "[0]\n"           \
+  "vmla.f32 q14, " lo ", " x "[1]\n"           \
+  "vmla.f32 q15, " hi ", " x "[1]\n"
+#define MACE_V7_ROWS2_DEPTHS4                  \
+  "vldmia %[a]!, {d0-d11}\n"                   \
+  "vldmia %[b]!, {d16-d23}\n"                  \
+  MACE_V7_ROWS2_MACS("q8", "q9", "d0")         \
+  MACE_V7_ROWS2_MACS("q10", "q11", "d3")       \
+  "vldmia %[b]!, {d16-d23}\n"                  \
+  MACE_V7_ROWS2_MACS("q8", "q9", "d6")         \
+  MACE_V7_ROWS2_MACS("q10", "q11", "d9")
+#define MACE_V7_ROWS2_DEPTH                    \
   "vld1.32 {d0}, [%[a]], %[stride]\n"          \
-  "vld1.32 {d4-d7}, [%[b]]!\n"                 \
-  "vmla.f32 q4, q2, d0[0]\n"                   \
-  "vmla.f32 q5, q3, d0[0]\n"                   \
-  "vmla.f32 q6, q2, d0[1]\n"                   \
-  "vmla.f32 q7, q3, d0[1]\n"
-#define MACE_V7_PAIR_ROWS_ALL(op, q)                                \
-  op " q4, q4, " q "\n" op " q5, q5, " q "\n"                       \
-  op " q6, q6, " q "\n" op " q7, q7, " q "\n"
+  "vld1.32 {d16-d19}, [%[b]]!\n"               \
+  MACE_V7_ROWS2_MACS("q8", "q9", "d0")
+#define MACE_V7_ROWS2_ALL(op, q)                                    \
+  op " q12, q12, " q "\n" op " q13, q13, " q "\n"                   \
+  op " q14, q14, " q "\n" op " q15, q15, " q "\n"
 
-// The body of both: c (dense, `rows` loads or stores of 4 d registers
-// apart) from c, the row biases or zero; the reduction; the clamp.
-#define MACE_V7_SMALL_TILE(load_c, bias, zero, step, all, store)          \
+// A reduction of n depths: `depths` (k of them) per loop iteration, then
+// `depth` one at a time. The tiles' loops take 8 depths (4 for the 4 x 8
+// tile): MobileNets' 1x1 layers are mostly 8k channels deep.
+#define MACE_V7_REDUCE_BY(k, depths, depth)    \
+  "subs %[n], %[n], #" #k "\n"                 \
+  "blt 2f\n"                                   \
+  "1:\n"                                       \
+  depths                                       \
+  "subs %[n], %[n], #" #k "\n"                 \
+  "bge 1b\n"                                   \
+  "2:\n"                                       \
+  "adds %[n], %[n], #" #k "\n"                 \
+  "beq 4f\n"                                   \
+  "3:\n"                                       \
+  depth                                        \
+  "subs %[n], %[n], #1\n"                      \
+  "bne 3b\n"                                   \
+  "4:\n"
+
+// The body of all three: c (rows ldc apart) from c, the row biases or
+// zero; the reduction; the clamp; the stores.
+#define MACE_V7_SMALL_TILE(load_c, bias, zero, reduce, all, store)        \
   "ldr %[t], [%[prm], #8]\n"                                              \
   "tst %[t], %[from_c]\n"                                                 \
   "beq 10f\n"                                                             \
@@ -641,24 +714,25 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
   "11:\n"                                                                 \
   zero                                                                    \
   "12:\n"                                                                 \
-  MACE_V7_REDUCE(step)                                                    \
+  reduce                                                                  \
   MACE_V7_CLAMP(all)                                                      \
   store
 // The 6 rows of the 6 x 4 tile or the 4 of the 4 x 8 tile, ldc bytes apart.
-#define MACE_V7_NARROW_ROWS(op, p)                                                     \
-  op " {d8-d9}, [%[" p "]], %[ldc]\n" op " {d10-d11}, [%[" p "]], %[ldc]\n"             \
-  op " {d12-d13}, [%[" p "]], %[ldc]\n" op " {d14-d15}, [%[" p "]], %[ldc]\n"           \
-  op " {d16-d17}, [%[" p "]], %[ldc]\n" op " {d18-d19}, [%[" p "]]\n"
-#define MACE_V7_SHORT_ROWS(op, p)                                                      \
-  op " {d8-d11}, [%[" p "]], %[ldc]\n" op " {d12-d15}, [%[" p "]], %[ldc]\n"            \
-  op " {d16-d19}, [%[" p "]], %[ldc]\n" op " {d20-d23}, [%[" p "]]\n"
+#define MACE_V7_COLS4_ROWS(op, p)                                                      \
+  op " {d20-d21}, [%[" p "]], %[ldc]\n" op " {d22-d23}, [%[" p "]], %[ldc]\n"           \
+  op " {d24-d25}, [%[" p "]], %[ldc]\n" op " {d26-d27}, [%[" p "]], %[ldc]\n"           \
+  op " {d28-d29}, [%[" p "]], %[ldc]\n" op " {d30-d31}, [%[" p "]]\n"
+#define MACE_V7_ROWS4_ROWS(op, p)                                                      \
+  op " {d16-d19}, [%[" p "]], %[ldc]\n" op " {d20-d23}, [%[" p "]], %[ldc]\n"           \
+  op " {d24-d27}, [%[" p "]], %[ldc]\n" op " {d28-d31}, [%[" p "]]\n"
 #define MACE_V7_DUP(d, e) "vld1.32 {" d "[], " e "[]}, [%[p]]!\n"
 #define MACE_V7_SMALL_OPERANDS                                                                 \
   : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)           \
   : [prm] "r"(prm), [stride] "r"(stride), [ldc] "r"(ldc_bytes), [from_c] "I"(kFromC),       \
     [clamp] "I"(kClamp), [clamp_hi] "I"(kClampHi)                                              \
   : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
-    "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23"
+    "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",       \
+    "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"
 
 namespace {
 // kRows 6: the 6 x 4 tile (stride: B's, 32 bytes); 4 and 2: the 4 x 8
@@ -675,34 +749,39 @@ void SmallTile(int kc, const float* a, const float* b, float* c, int ldc_bytes, 
   if constexpr (kRows == 6) {
     __asm__ volatile(
         MACE_V7_SMALL_TILE(
-            MACE_V7_NARROW_ROWS("vld1.32", "p"),
-            MACE_V7_DUP("d8", "d9") MACE_V7_DUP("d10", "d11") MACE_V7_DUP("d12", "d13")
-            MACE_V7_DUP("d14", "d15") MACE_V7_DUP("d16", "d17") MACE_V7_DUP("d18", "d19"),
-            "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n"
-            "vmov.i32 q7, #0\n vmov.i32 q8, #0\n vmov.i32 q9, #0\n",
-            MACE_V7_NARROW_STEP, MACE_V7_NARROW_ALL, MACE_V7_NARROW_ROWS("vst1.32", "c"))
+            MACE_V7_COLS4_ROWS("vld1.32", "p"),
+            MACE_V7_DUP("d20", "d21") MACE_V7_DUP("d22", "d23") MACE_V7_DUP("d24", "d25")
+            MACE_V7_DUP("d26", "d27") MACE_V7_DUP("d28", "d29") MACE_V7_DUP("d30", "d31"),
+            "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n"
+            "vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n",
+            MACE_V7_REDUCE_BY(8, MACE_V7_COLS4_DEPTHS4 MACE_V7_COLS4_DEPTHS4,
+                              MACE_V7_COLS4_DEPTH),
+            MACE_V7_COLS4_ALL, MACE_V7_COLS4_ROWS("vst1.32", "c"))
         MACE_V7_SMALL_OPERANDS);
   } else if constexpr (kRows == 4) {
     __asm__ volatile(
         MACE_V7_SMALL_TILE(
-            MACE_V7_SHORT_ROWS("vld1.32", "p"),
-            MACE_V7_DUP("d8", "d9") MACE_V7_DUP("d12", "d13") MACE_V7_DUP("d16", "d17")
-            MACE_V7_DUP("d20", "d21")
-            "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n vmov q11, q10\n",
-            "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"
-            "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n",
-            MACE_V7_SHORT_STEP, MACE_V7_SHORT_ALL,
-            MACE_V7_SHORT_ROWS("vst1.32", "c"))
+            MACE_V7_ROWS4_ROWS("vld1.32", "p"),
+            MACE_V7_DUP("d16", "d17") MACE_V7_DUP("d20", "d21") MACE_V7_DUP("d24", "d25")
+            MACE_V7_DUP("d28", "d29")
+            "vmov q9, q8\n vmov q11, q10\n vmov q13, q12\n vmov q15, q14\n",
+            "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n"
+            "vmov.i32 q12, #0\n vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n",
+            MACE_V7_REDUCE_BY(4, MACE_V7_ROWS4_DEPTHS2 MACE_V7_ROWS4_DEPTHS2,
+                              MACE_V7_ROWS4_DEPTH),
+            MACE_V7_ROWS4_ALL, MACE_V7_ROWS4_ROWS("vst1.32", "c"))
         MACE_V7_SMALL_OPERANDS);
   } else {
     static_assert(kRows == 2, "tiles of 6 x 4, 4 x 8 or 2 x 8");
     __asm__ volatile(
         MACE_V7_SMALL_TILE(
-            "vld1.32 {d8-d11}, [%[p]], %[ldc]\n vld1.32 {d12-d15}, [%[p]]\n",
-            MACE_V7_DUP("d8", "d9") MACE_V7_DUP("d12", "d13") "vmov q5, q4\n vmov q7, q6\n",
-            "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n",
-            MACE_V7_PAIR_ROWS_STEP, MACE_V7_PAIR_ROWS_ALL,
-            "vst1.32 {d8-d11}, [%[c]], %[ldc]\n vst1.32 {d12-d15}, [%[c]]\n")
+            "vld1.32 {d24-d27}, [%[p]], %[ldc]\n vld1.32 {d28-d31}, [%[p]]\n",
+            MACE_V7_DUP("d24", "d25") MACE_V7_DUP("d28", "d29") "vmov q13, q12\n vmov q15, q14\n",
+            "vmov.i32 q12, #0\n vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n",
+            MACE_V7_REDUCE_BY(8, MACE_V7_ROWS2_DEPTHS4 MACE_V7_ROWS2_DEPTHS4,
+                              MACE_V7_ROWS2_DEPTH),
+            MACE_V7_ROWS2_ALL,
+            "vst1.32 {d24-d27}, [%[c]], %[ldc]\n vst1.32 {d28-d31}, [%[c]]\n")
         MACE_V7_SMALL_OPERANDS);
   }
 }
@@ -727,17 +806,56 @@ void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_
   SmallTile<2>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
 }
 
+// A last row panel of 4 or 2 rows along `tiles` full column panels: the
+// 4 x 8 or 2 x 8 tile on B panels b_step floats apart, C 8 floats apart,
+// all with the same row biases. The GEMM driver's columns-outer walk
+// reached each such tile through its generic tile path, about 170
+// instructions a tile around the tile's own (MobileNet v2 has some 4,500
+// an inference); here a tile costs its call.
+void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
+                      float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
+                      bool clamp_hi, const float* bounds) {
+  constexpr int kNr = 8;
+  for (; tiles > 0; --tiles, b += b_step, c += kNr) {
+    if (rows == 4) {
+      SmallTile<4>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    } else {
+      SmallTile<2>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    }
+  }
+}
+
 // The first column of a 6 x 8 tile (GEMM's last column panel when it
 // holds one column: a 7x7 map's 49th), straight into C (rows ldc_bytes
-// apart, as Tile). The 6 x 4 tile spends 8 instructions a depth on it;
-// here four depths are one step, as Armv7PanelDot's 6-wide panel: the 24
-// A values in three vld1, the column's 4 B values lane by lane (the
-// panel's stride is 32 bytes), 8 vmla by lane in two accumulator sets,
-// 17 instructions. Rows 0-3 and 4-5 of even depths accumulate in q10 and
-// d22, rows 0-1 and 2-5 of odd ones in d23 and q12; C or the 6 row biases
-// (one vld1: they are consecutive) start the first set. Values come
-// through ConvParams, as the other small tiles'.
+// apart, as Tile). The 6 x 4 tile spends 7.5 instructions a depth on it;
+// here four depths are one step, as Armv7PanelDot's 6-wide panel but with
+// A's values the vectors and B's the scalars: the 24 A values in one vldmia
+// (d8-d19), B's 4 values as lane 0 of d0 and d4 of two vldmia of 2 depth
+// rows each (the panel's stride is 32 bytes; four loads of one lane took
+// 2 more), 8 vmla by lane in two accumulator sets, 11 instructions and
+// the loop's (8 depths an iteration: 24 for 8 depths where four depths a
+// step with 3 A loads took 34). Rows 0-3 and 4-5 of even depths
+// accumulate in q10 and d22, rows 0-1 and 2-5 of odd ones in d23 and q12;
+// C or the 6 row biases (one vld1: they are consecutive) start the first
+// set. Values come through ConvParams, as the other small tiles'.
 // clang-format off
+#define MACE_V7_COL1_DEPTHS4                   \
+  "vldmia %[a]!, {d8-d19}\n"                   \
+  "vldmia %[b]!, {d0-d7}\n"                    \
+  "vmla.f32 q10, q4, d0[0]\n"                  \
+  "vmla.f32 d22, d10, d0[0]\n"                 \
+  "vmla.f32 d23, d11, d4[0]\n"                 \
+  "vmla.f32 q12, q6, d4[0]\n"                  \
+  "vldmia %[b]!, {d0-d7}\n"                    \
+  "vmla.f32 q10, q7, d0[0]\n"                  \
+  "vmla.f32 d22, d16, d0[0]\n"                 \
+  "vmla.f32 d23, d17, d4[0]\n"                 \
+  "vmla.f32 q12, q9, d4[0]\n"
+#define MACE_V7_COL1_DEPTH                     \
+  "vld1.32 {d0[0]}, [%[b]], %[stride]\n"       \
+  "vld1.32 {d8-d10}, [%[a]]!\n"                \
+  "vmla.f32 q10, q4, d0[0]\n"                  \
+  "vmla.f32 d22, d10, d0[0]\n"
 void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
   const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi),
@@ -769,30 +887,7 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
       "vmov.i32 q10, #0\n vmov.i32 d22, #0\n"
       "12:\n"
       "vmov.i32 d23, #0\n vmov.i32 q12, #0\n"
-      "subs %[n], %[n], #4\n"
-      "blt 2f\n"
-      "1:\n"
-      "vld1.32 {d12[0]}, [%[b]], %[stride]\n"
-      "vld1.32 {d12[1]}, [%[b]], %[stride]\n"
-      "vld1.32 {d13[0]}, [%[b]], %[stride]\n"
-      "vld1.32 {d13[1]}, [%[b]], %[stride]\n"
-      "vld1.32 {d0-d3}, [%[a]]!\n"
-      "vld1.32 {d4-d7}, [%[a]]!\n"
-      "vld1.32 {d8-d11}, [%[a]]!\n"
-      MACE_V7_SIX_BY_FOUR_DEPTHS
-      "subs %[n], %[n], #4\n"
-      "bge 1b\n"
-      "2:\n"
-      "adds %[n], %[n], #4\n"
-      "beq 4f\n"
-      "3:\n"
-      "vld1.32 {d12[0]}, [%[b]], %[stride]\n"
-      "vld1.32 {d0-d2}, [%[a]]!\n"
-      "vmla.f32 q10, q0, d12[0]\n"
-      "vmla.f32 d22, d2, d12[0]\n"
-      "subs %[n], %[n], #1\n"
-      "bne 3b\n"
-      "4:\n"
+      MACE_V7_REDUCE_BY(8, MACE_V7_COL1_DEPTHS4 MACE_V7_COL1_DEPTHS4, MACE_V7_COL1_DEPTH)
       "vadd.f32 d20, d20, d23\n"
       "vadd.f32 d21, d21, d24\n"
       "vadd.f32 d22, d22, d25\n"
@@ -818,9 +913,32 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
       : [prm] "r"(prm), [stride] "r"(stride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),
         [clamp_hi] "I"(kClampHi)
       : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",
-        "d12", "d13", "d20", "d21", "d22", "d23", "d24", "d25");
+        "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",
+        "d24", "d25");
 }
+#undef MACE_V7_COL1_DEPTH
+#undef MACE_V7_COL1_DEPTHS4
 // clang-format on
+
+// A last column panel of 4 columns (the 6 x 4 tile) or 1 (the 6 x 1 tile)
+// along `tiles` full row panels: A panels a_step floats apart, C c_step
+// floats apart, the row biases 6 floats apart. As Armv7GemmRowTail for
+// the columns-outer walk's last column panel, whose tiles went through the
+// driver's generic tile path one by one.
+void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
+                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
+                         bool clamp, bool clamp_hi, const float* bounds) {
+  constexpr int kMr = 6;
+  if (from_c) bias = nullptr;
+  for (; tiles > 0; --tiles, a += a_step, c += c_step) {
+    if (cols == 4) {
+      SmallTile<kMr>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    } else {
+      Armv7GemmTile6x1(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    }
+    if (bias != nullptr) bias += kMr;
+  }
+}
 
 // A run of 6 x 4 tiles, each the first 4 columns of a 6 x 8 tile (as
 // Armv7GemmTile6x4's) into C rows ldc_bytes apart, for a GEMM whose last
@@ -829,7 +947,7 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
 // Tile t reads the A panel a_step floats after tile t - 1's and the B
 // panel b_step floats after, and writes C c_step floats after; each starts
 // from C (from_c) or zero, with no bias or clamp (the caller's epilogue
-// adds them). A step is the 6 x 4 tile's 8 instructions for 24
+// adds them). A step is 8 instructions for 24
 // multiply-adds, where the 6 x 8 tile spends 14.25 on the panel's 8
 // columns, of which at most 4 are used.
 void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
@@ -956,14 +1074,22 @@ void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step,
 #undef MACE_V7_PAIR_STEP
 #undef MACE_V7_SMALL_OPERANDS
 #undef MACE_V7_DUP
-#undef MACE_V7_SHORT_ROWS
-#undef MACE_V7_NARROW_ROWS
+#undef MACE_V7_ROWS4_ROWS
+#undef MACE_V7_COLS4_ROWS
 #undef MACE_V7_SMALL_TILE
-#undef MACE_V7_PAIR_ROWS_ALL
-#undef MACE_V7_PAIR_ROWS_STEP
-#undef MACE_V7_SHORT_ALL
-#undef MACE_V7_SHORT_STEP
-#undef MACE_V7_NARROW_ALL
+#undef MACE_V7_REDUCE_BY
+#undef MACE_V7_ROWS2_ALL
+#undef MACE_V7_ROWS2_DEPTH
+#undef MACE_V7_ROWS2_DEPTHS4
+#undef MACE_V7_ROWS2_MACS
+#undef MACE_V7_ROWS4_ALL
+#undef MACE_V7_ROWS4_DEPTH
+#undef MACE_V7_ROWS4_DEPTHS2
+#undef MACE_V7_ROWS4_MACS
+#undef MACE_V7_COLS4_ALL
+#undef MACE_V7_COLS4_DEPTH
+#undef MACE_V7_COLS4_DEPTHS4
+#undef MACE_V7_COLS4_MACS
 #undef MACE_V7_NARROW_STEP
 // The matrix-vector product of a 6- or 8-wide panel (a classifier's
 // weights) and x: out[j] = sum_d panel[d * width + j] * x[d]. Four depths a

@@ -86,6 +86,16 @@ void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_
                       const float* bounds);
 void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+// A row of `tiles` 4 x 8 (rows 4) or 2 x 8 tiles, B panels b_step floats
+// apart, C 8 floats apart.
+void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
+                      float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
+                      bool clamp_hi, const float* bounds);
+// A column of `tiles` 6 x 4 (cols 4) or 6 x 1 tiles, A panels a_step
+// floats apart, C c_step floats apart.
+void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
+                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
+                         bool clamp, bool clamp_hi, const float* bounds);
 // sgemm_neon.cc's run of 6 x 8 tiles, whose first prefetch_tiles tiles
 // prefetch the A panel two tiles ahead.
 void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
@@ -97,6 +107,23 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
 bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 }  // namespace arm
 namespace {
+
+// The armv7 NEON table, with an epilogue its assembly finishes itself (no
+// column bias or hard-swish).
+bool PlainArmv7Neon(const KernelTable& t, const TileEpilogue& epilogue) {
+  return t.isa == KernelIsa::kNeon && t.mr == 6 && t.nr == 8 && epilogue.col_bias == nullptr &&
+         epilogue.activation != kTileActHardSwish;
+}
+
+// The assembly's clamp arguments for an epilogue.
+struct Armv7Clamp {
+  explicit Armv7Clamp(const TileEpilogue& epilogue)
+      : clamp(epilogue.last && epilogue.activation == kTileActClamp),
+        clamp_hi(clamp && !(epilogue.hi == std::numeric_limits<float>::infinity())),
+        bounds{epilogue.lo, epilogue.hi} {}
+  bool clamp, clamp_hi;
+  float bounds[2];
+};
 
 // armv7 NEON: a partial tile of all 6 rows and at most 4 columns (the last
 // column panel of a 7x7 map's 49 columns or a 14x14 map's 196) on half of
@@ -153,25 +180,25 @@ bool NarrowArmv7Tile(const KernelTable& t, int64_t kc, const float* a, const flo
   return true;
 }
 
-// armv7 NEON: a column walk's `tiles` full tiles over A panels a_step
-// apart (the epilogue's row bias advancing mr a tile), of which the first
-// prefetch_tiles prefetch the panel two ahead, in one run; false (nothing
-// done) where the table or epilogue is another. The driver ran these
-// tiles (the first walk over weights that come from memory) alone.
-bool PrefetchingArmv7Run(const KernelTable& t, int64_t tiles, int64_t kc, const float* a,
-                         int64_t a_step, const float* b, float* c, int64_t c_step, int64_t ldc,
-                         int64_t prefetch_tiles, const TileEpilogue& epilogue) {
-  if (t.isa != KernelIsa::kNeon || t.mr != 6 || t.nr != 8 || epilogue.col_bias != nullptr ||
-      epilogue.activation == kTileActHardSwish) {
-    return false;
-  }
-  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
-  const bool clamp_hi = clamp && !(epilogue.hi == std::numeric_limits<float>::infinity());
-  const float bounds[2] = {epilogue.lo, epilogue.hi};
+// armv7 NEON: a walk's `tiles` full tiles, each with its A, B and C and
+// the epilogue's row bias a step after the previous one's, of which the
+// first prefetch_tiles prefetch the A panel two ahead, in one run of the
+// assembly; false (nothing done) where the table or epilogue is another.
+// The table's run kernel (NeonGemmRun) took 64-bit arguments through the
+// stack and converted them, about 75 instructions a call where
+// MobileNet v2 makes some 7,700 calls an inference; the first walk over
+// weights that come from memory ran its tiles alone before.
+bool Armv7Run(const KernelTable& t, int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+              const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
+              int64_t bias_step, int64_t prefetch_tiles, const TileEpilogue& epilogue) {
+  if (!PlainArmv7Neon(t, epilogue)) return false;
+  const Armv7Clamp clamp(epilogue);
   arm::Armv7GemmRun6x8(static_cast<int>(tiles), static_cast<int>(kc), a, static_cast<int>(a_step),
-                       b, 0, c, static_cast<int>(c_step), static_cast<int>(ldc * sizeof(float)),
-                       epilogue.accumulate, epilogue.accumulate ? nullptr : epilogue.row_bias,
-                       t.mr, clamp, clamp_hi, bounds, static_cast<int>(prefetch_tiles));
+                       b, static_cast<int>(b_step), c, static_cast<int>(c_step),
+                       static_cast<int>(ldc * sizeof(float)), epilogue.accumulate,
+                       epilogue.accumulate ? nullptr : epilogue.row_bias,
+                       static_cast<int>(bias_step), clamp.clamp, clamp.clamp_hi, clamp.bounds,
+                       static_cast<int>(prefetch_tiles));
   return true;
 }
 #endif
@@ -304,6 +331,16 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
         // apart), the inner over the other; consecutive panels are
         // panel_stride apart.
         const int64_t c_tile_rows = mr * call.ldc;
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+        // Columns outer, a last row panel of 4 or 2 rows under the full
+        // column panels runs as one row of tiles after the walk.
+        const int tail_rows = static_cast<int>(mc % mr);
+        const bool row_tail_after = !rows_outer && nc >= nr &&
+                                    (tail_rows == 4 || tail_rows == 2) &&
+                                    PlainArmv7Neon(t, epilogue);
+#else
+        const bool row_tail_after = false;
+#endif
         const PanelBlock& outer_panels = rows_outer ? a : b;
         const PanelBlock& inner_panels = rows_outer ? b : a;
         const int64_t outer_end = rows_outer ? mc : nc, outer_step = rows_outer ? mr : nr;
@@ -333,9 +370,9 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
             tile.prefetch_a = nullptr;
             tile.row_bias = epilogue.row_bias != nullptr ? epilogue.row_bias + ic : nullptr;
             tile.col_bias = epilogue.col_bias != nullptr ? epilogue.col_bias + jc : nullptr;
-            if (PrefetchingArmv7Run(t, full_inner, kc, inner_panel, inner_panels.panel_stride,
-                                    outer_panel, c, inner_c_step, call.ldc,
-                                    std::max<int64_t>(0, panels - 2), tile)) {
+            if (Armv7Run(t, full_inner, kc, inner_panel, inner_panels.panel_stride, outer_panel,
+                         0, c, inner_c_step, call.ldc, mr, std::max<int64_t>(0, panels - 2),
+                         tile)) {
               inner = full_inner * inner_step;
               inner_panel += full_inner * inner_panels.panel_stride;
               c += full_inner * inner_c_step;
@@ -354,7 +391,19 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
             tile.prefetch_a = nullptr;
             tile.row_bias = epilogue.row_bias != nullptr ? epilogue.row_bias + ic + ir : nullptr;
             tile.col_bias = epilogue.col_bias != nullptr ? epilogue.col_bias + jc + jr : nullptr;
-            if (rows_outer) {
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+            const bool direct =
+                rows_outer ? Armv7Run(t, run, kc, outer_panel, 0, inner_panel,
+                                      inner_panels.panel_stride, c, inner_c_step, call.ldc, 0, 0,
+                                      tile)
+                           : Armv7Run(t, run, kc, inner_panel, inner_panels.panel_stride,
+                                      outer_panel, 0, c, inner_c_step, call.ldc, mr, 0, tile);
+#else
+            const bool direct = false;
+#endif
+            if (direct) {
+              // The armv7 assembly ran the tiles.
+            } else if (rows_outer) {
               gemm_run(run, kc, outer_panel, 0, inner_panel, inner_panels.panel_stride, c,
                        inner_c_step, call.ldc, 0, nr, tile);
             } else {
@@ -365,8 +414,28 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
             inner_panel += run * inner_panels.panel_stride;
             c += run * inner_c_step;
           }
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+          // Columns outer, a last column panel of 4 columns or 1 runs its
+          // full row panels in one call (but for a first walk that
+          // prefetches).
+          const int tail_cols = static_cast<int>(outer_end - outer);
+          if (!rows_outer && !outer_full && (tail_cols == 4 || tail_cols == 1) && full_inner > 0 &&
+              !(prefetch_a && outer == 0) && PlainArmv7Neon(t, epilogue)) {
+            const Armv7Clamp clamp(epilogue);
+            arm::Armv7GemmColumnTail(
+                tail_cols, static_cast<int>(full_inner), static_cast<int>(kc), inner_panel,
+                static_cast<int>(inner_panels.panel_stride), outer_panel, c,
+                static_cast<int>(inner_c_step), static_cast<int>(call.ldc * sizeof(float)),
+                epilogue.accumulate, epilogue.row_bias != nullptr ? epilogue.row_bias + ic : nullptr,
+                clamp.clamp, clamp.clamp_hi, clamp.bounds);
+            inner = full_inner * inner_step;
+            inner_panel += full_inner * inner_panels.panel_stride;
+            c += full_inner * inner_c_step;
+          }
+#endif
           for (; inner < inner_end;
                inner += inner_step, inner_panel += inner_panels.panel_stride, c += inner_c_step) {
+            if (row_tail_after && outer_full && inner + inner_step > inner_end) break;
             if (rows_outer) {
               run_tile(outer_panel, inner_panel, c, outer, inner);
             } else {
@@ -374,6 +443,20 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
             }
           }
         }
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+        if (row_tail_after) {
+          // full_inner is mc / mr here (columns outer).
+          const int64_t ir = full_inner * mr;
+          const Armv7Clamp clamp(epilogue);
+          arm::Armv7GemmRowTail(
+              tail_rows, static_cast<int>(nc / nr), static_cast<int>(kc),
+              a.first + full_inner * a.panel_stride, b.first, static_cast<int>(b.panel_stride),
+              call.c + (ic + ir) * call.ldc + jc, static_cast<int>(call.ldc * sizeof(float)),
+              epilogue.accumulate,
+              epilogue.row_bias != nullptr ? epilogue.row_bias + ic + ir : nullptr, clamp.clamp,
+              clamp.clamp_hi, clamp.bounds);
+        }
+#endif
       }
     }
   }

@@ -205,8 +205,8 @@ TEST(GemmTest, PartialTiles) {
 // row panels of at most 4 rows (m = 16 as 16 output channels, 14 as 32 or
 // 128, a panel of 2), with the epilogues a convolution gives (a row bias,
 // or none, with a clamp or none): armv7 runs these on half of the B panel
-// or part of the A panel. Depths around the unroll of 4 and across kc blocks (later blocks
-// add to C); A packed or not; n = 49 and 196 as 7x7 and 14x14 maps.
+// or part of the A panel. Depths around the loops' 4 and 8 depths and across kc blocks
+// (later blocks add to C); A packed or not; n = 49 and 196 as 7x7 and 14x14 maps.
 TEST(GemmTest, NarrowLastPanels) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     const int64_t mr = table->mr, nr = table->nr, kc = table->kc;
@@ -214,8 +214,8 @@ TEST(GemmTest, NarrowLastPanels) {
                       int64_t{196}}) {
       for (int64_t m : {int64_t{2}, int64_t{4}, int64_t{5}, mr, 2 * mr + 1, 2 * mr + 2,
                         int64_t{16}}) {
-        for (int64_t k : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{8}, kc + 5,
-                          2 * kc + 1}) {
+        for (int64_t k : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{8},
+                          int64_t{12}, int64_t{15}, int64_t{17}, kc + 5, 2 * kc + 1}) {
           for (int variant = 0; variant < 4; ++variant) {
             Case c{m, n, k};
             c.row_bias = variant % 2 == 0;
