@@ -279,6 +279,10 @@ struct SlideParams {
   int32_t in_next;       // 68: bytes from where a pass's input pointer ends to the next pass
   int32_t out_next;      // 72: and its output pointer
   int32_t in_step;       // 76: from one input row's load to the next row's
+  // Column passes (ColumnPasses):
+  int32_t column_loops;  // 80: three-row steps down a column
+  int32_t column_rest;   // 84: and the steps after them, 0 to 2
+  int32_t columns;       // 88: vector columns, the ragged one included
 };
 static_assert(sizeof(const float*) == 4, "the asm reads 32-bit pointers");
 
@@ -518,6 +522,157 @@ template <int kAct>
     MACE_DW4_PASSES(MACE_DW4_STEP, MACE_DW4_MAX, "");
   } else {
     MACE_DW4_PASSES(MACE_DW4_STEP, MACE_DW4_CLAMP, "");
+  }
+}
+
+// Stride 1, one vector column at a time down every row of the band: an
+// input row's three windows (one vld1 of 6 floats and two vext) feed the
+// three output rows that read it, so each input row is loaded once per
+// column where four-row passes load 6 rows for 4 (and 8 for 4 when the
+// last pass overlaps). Three accumulators rotate: the oldest is finished
+// by the row, activated and stored, and restarts from the bias as the
+// newest. 16 instructions per output vector with a clamp (the bias, the
+// load and two vext, 9 multiply-adds, the clamp and the store) where the
+// four-row passes take 18, plus about 6 a column for its first two input
+// rows and its last two output rows, which skip the unneeded sums.
+#define MACE_DWC_X "d18-d20", "q9", "q10", "q11"
+#define MACE_DWC_ACT_0(a)
+#define MACE_DWC_ACT_1(a) "vmax.f32 " a ", " a ", q3\n"
+#define MACE_DWC_ACT_2(a) MACE_DWC_ACT_1(a) "vmin.f32 " a ", " a ", q4\n"
+// Window x of tap column j into a (tap row 2), b (row 1) and c (row 0).
+#define MACE_DWC_MAC3(a, b, c, x, j)                                        \
+  MACE_DW4_MLA(a, x, 2, j) MACE_DW4_MLA(b, x, 1, j) MACE_DW4_MLA(c, x, 0, j)
+#define MACE_DWC_MAC2(a, b, x, j) MACE_DW4_MLA(a, x, 2, j) MACE_DW4_MLA(b, x, 1, j)
+#define MACE_DWC_MAC1(a, x, j) MACE_DW4_MLA(a, x, 2, j)
+// The next input row's windows: window 0 is c, windows 1 and 2 form in w,
+// each passed to `macs`.
+#define MACE_DWC_ROW(d, c, n, w, macs)                                       \
+  "vld1.32 {" d "}, [%[in]], %[pitch]\n"                                   \
+  macs(c, 0)                                                               \
+  "vext.32 " w ", " c ", " n ", #1\n"                                      \
+  macs(w, 1)                                                               \
+  "vext.32 " w ", " c ", " n ", #2\n"                                      \
+  macs(w, 2)
+// Separate expanders: a macro does not expand inside its own expansion.
+#define MACE_DWC_EXPAND_WINDOWS(m, ...) m(__VA_ARGS__)
+#define MACE_DWC_EXPAND_ACCS(m, ...) m(__VA_ARGS__)
+#define MACE_DWC_ROW_X(macs) MACE_DWC_EXPAND_WINDOWS(MACE_DWC_ROW, MACE_DWC_X, macs)
+// One output row: a (its d registers ad) finished and stored, b one row
+// from it, c started.
+#define MACE_DWC_STEP3(act, a, as, ad, b, c, cs)                             \
+  "vdup.32 " cs ", d5[0]\n"                                                \
+  MACE_DWC_ROW_X(MACE_DWC_M3_##a##_##b##_##c)                              \
+  act(as)                                                                  \
+  "vst1.32 {" ad "}, [%[out]], %[width]\n"
+#define MACE_DWC_STEP2(act, a, as, ad, b)                                    \
+  MACE_DWC_ROW_X(MACE_DWC_M2_##a##_##b)                                    \
+  act(as)                                                                  \
+  "vst1.32 {" ad "}, [%[out]], %[width]\n"
+#define MACE_DWC_STEP1(act, a, as, ad)                                       \
+  MACE_DWC_ROW_X(MACE_DWC_M1_##a)                                          \
+  act(as)                                                                  \
+  "vst1.32 {" ad "}, [%[out]], %[width]\n"
+// The accumulator rotations the steps take (macros named by them, since
+// the window passes through as a macro argument).
+#define MACE_DWC_M3_q5_q6_q7(x, j) MACE_DWC_MAC3("q5", "q6", "q7", x, j)
+#define MACE_DWC_M3_q6_q7_q5(x, j) MACE_DWC_MAC3("q6", "q7", "q5", x, j)
+#define MACE_DWC_M3_q7_q5_q6(x, j) MACE_DWC_MAC3("q7", "q5", "q6", x, j)
+#define MACE_DWC_M2_q5_q6(x, j) MACE_DWC_MAC2("q5", "q6", x, j)
+#define MACE_DWC_M2_q6_q7(x, j) MACE_DWC_MAC2("q6", "q7", x, j)
+#define MACE_DWC_M2_q7_q5(x, j) MACE_DWC_MAC2("q7", "q5", x, j)
+#define MACE_DWC_M1_q5(x, j) MACE_DWC_MAC1("q5", x, j)
+#define MACE_DWC_M1_q6(x, j) MACE_DWC_MAC1("q6", x, j)
+#define MACE_DWC_M1_q7(x, j) MACE_DWC_MAC1("q7", x, j)
+// Input row 0 into q5 (tap row 0), row 1 into q5 (tap row 1) and q6 (row 0).
+#define MACE_DWC_FIRST0(x, j) MACE_DW4_MLA("q5", x, 0, j)
+#define MACE_DWC_FIRST1(x, j) MACE_DW4_MLA("q5", x, 1, j) MACE_DW4_MLA("q6", x, 0, j)
+// An accumulator: its name, as a string, and its d registers.
+#define MACE_DWC_Q5 q5, "q5", "d10-d11"
+#define MACE_DWC_Q6 q6, "q6", "d12-d13"
+#define MACE_DWC_Q7 q7, "q7", "d14-d15"
+#define MACE_DWC_S3(act, a, b, c) MACE_DWC_EXPAND_ACCS(MACE_DWC_S3_, act, a, b, c)
+#define MACE_DWC_S3_(act, a, as, ad, b, bs, bd, c, cs, cd) \
+  MACE_DWC_STEP3(act, a, as, ad, b, c, cs)
+#define MACE_DWC_S2(act, a, b) MACE_DWC_EXPAND_ACCS(MACE_DWC_S2_, act, a, b)
+#define MACE_DWC_S2_(act, a, as, ad, b, bs, bd) MACE_DWC_STEP2(act, a, as, ad, b)
+#define MACE_DWC_S1(act, a) MACE_DWC_EXPAND_ACCS(MACE_DWC_S1_, act, a)
+#define MACE_DWC_S1_(act, a, as, ad) MACE_DWC_STEP1(act, a, as, ad)
+// Every column of the band, `act` the activation: a column's first two
+// input rows, its three-row steps, the 0 to 2 steps after them and the two
+// last output rows; then both pointers on to the next column (the last,
+// ragged one stepping back to end at the row's last output).
+#define MACE_DWC_COLUMNS(act)                                                \
+  __asm__ volatile(                                                        \
+      MACE_DW_SETUP                                                        \
+      "ldr %[pitch], [%[prm], #0]\n"                                       \
+      "ldr %[width], [%[prm], #4]\n"                                       \
+      "ldr %[in_next], [%[prm], #68]\n"                                    \
+      "ldr %[out_next], [%[prm], #72]\n"                                   \
+      "ldr %[cols], [%[prm], #88]\n"                                       \
+      "6:\n"                                                               \
+      "vdup.32 q5, d5[0]\n"                                                \
+      "vdup.32 q6, d5[0]\n"                                                \
+      MACE_DWC_ROW_X(MACE_DWC_FIRST0)                                      \
+      MACE_DWC_ROW_X(MACE_DWC_FIRST1)                                      \
+      "ldr %[n], [%[prm], #80]\n"                                          \
+      "cmp %[n], #0\n"                                                     \
+      "beq 2f\n"                                                           \
+      "1:\n"                                                               \
+      MACE_DWC_S3(act, MACE_DWC_Q5, MACE_DWC_Q6, MACE_DWC_Q7)              \
+      MACE_DWC_S3(act, MACE_DWC_Q6, MACE_DWC_Q7, MACE_DWC_Q5)              \
+      MACE_DWC_S3(act, MACE_DWC_Q7, MACE_DWC_Q5, MACE_DWC_Q6)              \
+      "subs %[n], %[n], #1\n"                                              \
+      "bne 1b\n"                                                           \
+      "2:\n"                                                               \
+      "ldr %[n], [%[prm], #84]\n"                                          \
+      "cmp %[n], #1\n"                                                     \
+      "beq 11f\n"                                                          \
+      "bgt 12f\n"                                                          \
+      MACE_DWC_S2(act, MACE_DWC_Q5, MACE_DWC_Q6)                           \
+      MACE_DWC_S1(act, MACE_DWC_Q6)                                        \
+      "b 9f\n"                                                             \
+      "11:\n"                                                              \
+      MACE_DWC_S3(act, MACE_DWC_Q5, MACE_DWC_Q6, MACE_DWC_Q7)              \
+      MACE_DWC_S2(act, MACE_DWC_Q6, MACE_DWC_Q7)                           \
+      MACE_DWC_S1(act, MACE_DWC_Q7)                                        \
+      "b 9f\n"                                                             \
+      "12:\n"                                                              \
+      MACE_DWC_S3(act, MACE_DWC_Q5, MACE_DWC_Q6, MACE_DWC_Q7)              \
+      MACE_DWC_S3(act, MACE_DWC_Q6, MACE_DWC_Q7, MACE_DWC_Q5)              \
+      MACE_DWC_S2(act, MACE_DWC_Q7, MACE_DWC_Q5)                           \
+      MACE_DWC_S1(act, MACE_DWC_Q5)                                        \
+      "9:\n"                                                               \
+      "add %[in], %[in], %[in_next]\n"                                     \
+      "add %[out], %[out], %[out_next]\n"                                  \
+      "subs %[cols], %[cols], #1\n"                                        \
+      "beq 8f\n"                                                           \
+      "cmp %[cols], #1\n"                                                  \
+      "bne 6b\n"                                                           \
+      "ldr %[n], [%[prm], #64]\n"                                          \
+      "sub %[in], %[in], %[n]\n"                                           \
+      "sub %[out], %[out], %[n]\n"                                         \
+      "b 6b\n"                                                             \
+      "8:\n"                                                               \
+      : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n), [t] "+r"(t),           \
+        [cols] "+r"(cols), [pitch] "+r"(pitch), [width] "+r"(width),       \
+        [in_next] "+r"(in_next), [out_next] "+r"(out_next)                 \
+      : [prm] "r"(prm)                                                     \
+      : MACE_DW_CLOBBERS)
+
+// A stride-1 band of at least 3 rows and kLanes outputs a row, by columns
+// (see MACE_DWC_COLUMNS), activated as kAct says.
+constexpr int kColumnMinRows = 5;
+
+template <int kAct>
+[[gnu::noinline]] void ColumnPasses(const float* in, float* out, const SlideParams& params) {
+  int n = 0, t = 0, cols = 0, pitch = 0, width = 0, in_next = 0, out_next = 0;
+  const SlideParams* prm = &params;
+  if constexpr (kAct == kActNone) {
+    MACE_DWC_COLUMNS(MACE_DWC_ACT_0);
+  } else if constexpr (kAct == kActMax) {
+    MACE_DWC_COLUMNS(MACE_DWC_ACT_1);
+  } else {
+    MACE_DWC_COLUMNS(MACE_DWC_ACT_2);
   }
 }
 
@@ -811,13 +966,28 @@ void FourRowBand(const DepthwiseBand& band, float lo, float hi) {
   const bool overlap = left != 0 && row_vectors <= (left == 3 ? 12 : left + 1);
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const int act = hi != kInf ? kActClamp : lo != -kInf ? kActMax : kActNone;
+  params.ragged_back =
+      width % kLanes != 0 ? (kLanes - width % kLanes) * static_cast<int>(sizeof(float)) : 0;
+  if constexpr (kStride == 1) {
+    // By columns from kColumnMinRows rows: a column's first two input rows
+    // and last two output rows cost some 6 instructions more than its
+    // steps, which taller bands spread thin.
+    if (rows >= kColumnMinRows) {
+      params.column_loops = (rows - 2) / 3;
+      params.column_rest = (rows - 2) % 3;
+      params.columns = (width + kLanes - 1) / kLanes;
+      params.in_next = 16 - (rows + 2) * params.pitch_bytes;
+      params.out_next = 16 - rows * params.width_bytes;
+      if (act == kActNone) return ColumnPasses<kActNone>(band.in, band.out, params);
+      if (act == kActMax) return ColumnPasses<kActMax>(band.in, band.out, params);
+      return ColumnPasses<kActClamp>(band.in, band.out, params);
+    }
+  }
   // Stride 2 loads a row's 8 inputs with post-increment, then its ninth.
   params.in_step = kStride == 1 ? params.pitch_bytes : params.pitch_bytes - 32;
   params.in_back = kStride == 1 ? 16 - 5 * params.pitch_bytes : -8 * params.pitch_bytes;
   params.out_back = 16 - 3 * params.width_bytes;
   params.whole_vectors = width / kLanes;
-  params.ragged_back =
-      width % kLanes != 0 ? (kLanes - width % kLanes) * static_cast<int>(sizeof(float)) : 0;
   if (overlap && quads == 1) return FourRows<kStride>(band, act, 0, 2, rows - 4, &params);
   FourRows<kStride>(band, act, 0, quads, 4, &params);
   if (overlap) return FourRows<kStride>(band, act, rows - 4, 1, 4, &params);
