@@ -394,7 +394,62 @@ void DepthwiseConv3x3::RunBand(const Plane& plane, int64_t row, int64_t rows, bo
 
 void DepthwiseConv3x3::Run(const float* input, const float* filter, const float* bias,
                            float* output, ThreadPool* pool, float* scratch) const {
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  // A plane a band: RunPlanes and RunBand spent some 260 instructions a
+  // plane on 64-bit index arithmetic and band bookkeeping, as much as the
+  // kernel itself on a 7x7 plane.
+  const ref::DepthwiseConv2dParams& p = params_;
+  if (p.multiplier == 1 && band_rows_ >= p.out_h && fused_activation_) {
+    RunWholePlanes(input, filter, bias, output, pool, scratch);
+    return;
+  }
+#endif
   RunPlanes(input, filter, bias, output, false, pool, scratch);
+}
+
+void DepthwiseConv3x3::RunWholePlanes(const float* input, const float* filter,
+                                      const float* bias, float* output, ThreadPool* pool,
+                                      float* scratch) const {
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  const ref::DepthwiseConv2dParams& p = params_;
+  // Padded rows [top, bottom) of the plane's one band hold input rows
+  // [0, bottom - top); the rest stay zero from the fill below.
+  const int64_t padded_rows = (p.out_h - 1) * p.stride_h + 3;
+  const int64_t top = std::min(p.pad_top, padded_rows);
+  const int64_t bottom = std::clamp<int64_t>(p.pad_top + p.in_h, top, padded_rows);
+  const int copy_rows = copy_columns_ > 0 ? static_cast<int>(bottom - top) : 0;
+  const int in_w = static_cast<int>(p.in_w), columns = static_cast<int>(copy_columns_);
+  const int pitch = static_cast<int>(pitch_);
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  const int channels = static_cast<int>(p.channels);
+  ParallelFor(pool, p.batch * p.channels, [&](int64_t begin, int64_t end, int chunk) {
+    float* padded = scratch + chunk * band_floats_;
+    std::fill(padded, padded + band_floats_, 0.f);
+    float* dst = padded + top * pitch + p.pad_left;
+    DepthwiseBand band;
+    band.in = padded;
+    band.in_pitch = pitch_;
+    band.stride_h = p.stride_h;
+    band.out_w = p.out_w;
+    band.rows = p.out_h;
+    band.epilogue = epilogue_;
+    const float* src = input + begin * in_plane;
+    float* out = output + begin * out_plane;
+    int c = static_cast<int>(begin % p.channels);
+    for (int64_t plane = begin; plane < end; ++plane) {
+      CopyFloatRows(src, in_w, columns, dst, pitch, copy_rows);
+      band.taps = filter + c * 9;
+      band.bias = bias != nullptr ? bias[c] : 0.f;
+      band.out = out;
+      band_kernel_(band);
+      src += in_plane;
+      out += out_plane;
+      if (++c == channels) c = 0;
+    }
+  });
+#else
+  RunPlanes(input, filter, bias, output, false, pool, scratch);
+#endif
 }
 
 void DepthwiseConv3x3::RunHalf(const uint16_t* input, const float* filter, const float* bias,
