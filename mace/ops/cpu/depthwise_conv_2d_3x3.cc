@@ -139,10 +139,11 @@ void CopyFloatRows(const float* src, int64_t in_w, int64_t count, float* dst, in
 // floats, the second ending at the row's end and overlapping the first,
 // moved by loads and stores that each step their pointer on to the next
 // row (a 16-float piece as two of 8, the first stepping 32 bytes): 6
-// instructions a row, 10 with 16-float pieces. Longer rows take 64-byte
-// steps, one vldm and one vstm of d16-d23 (4-byte alignment is all they
+// instructions a row, 10 with 16-float pieces. Longer rows take 128-byte
+// steps, one vldm and one vstm of d16-d31 (4-byte alignment is all they
 // need), and one more step ending at the row's end: 9 instructions a row
-// besides 4 a step. Nothing outside either row is read or written.
+// besides 4 a step (a 112-float row 21 where 64-byte steps took 37).
+// Nothing outside either row is read or written.
 void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch, int rows) {
   if (rows <= 0) return;
   if (count < 4) {
@@ -155,11 +156,11 @@ void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch,
   if (count > 32) {
     const float* from = src;
     float* to = dst;
-    const int steps = count / 16;
+    const int steps = count / 32;
     // From the end of the steps back to the last step (a whole step when
     // the row has no ragged end), and from the end of that on to the next
     // row.
-    const int back = (count % 16 - 16) * static_cast<int>(sizeof(float));
+    const int back = (count % 32 - 32) * static_cast<int>(sizeof(float));
     const int in_skip = (in_w - count) * static_cast<int>(sizeof(float));
     const int out_skip = (pitch - count) * static_cast<int>(sizeof(float));
     int n = 0;
@@ -167,14 +168,14 @@ void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch,
         "1:\n"
         "mov %[n], %[steps]\n"
         "2:\n"
-        "vldm %[from]!, {d16-d23}\n"
+        "vldm %[from]!, {d16-d31}\n"
         "subs %[n], %[n], #1\n"
-        "vstm %[to]!, {d16-d23}\n"
+        "vstm %[to]!, {d16-d31}\n"
         "bne 2b\n"
         "add %[from], %[from], %[back]\n"
         "add %[to], %[to], %[back]\n"
-        "vldm %[from]!, {d16-d23}\n"
-        "vstm %[to]!, {d16-d23}\n"
+        "vldm %[from]!, {d16-d31}\n"
+        "vstm %[to]!, {d16-d31}\n"
         "add %[from], %[from], %[in_skip]\n"
         "add %[to], %[to], %[out_skip]\n"
         "subs %[rows], %[rows], #1\n"
@@ -182,7 +183,8 @@ void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch,
         : [from] "+r"(from), [to] "+r"(to), [n] "+r"(n), [rows] "+r"(rows)
         : [steps] "r"(steps), [back] "r"(back), [in_skip] "r"(in_skip),
           [out_skip] "r"(out_skip)
-        : "cc", "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23");
+        : "cc", "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25",
+          "d26", "d27", "d28", "d29", "d30", "d31");
     return;
   }
   const int piece = count <= 8 ? 4 : count <= 16 ? 8 : 16;

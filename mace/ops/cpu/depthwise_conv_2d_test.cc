@@ -264,6 +264,21 @@ TEST(DepthwiseConv3x3Test, StrideOneColumns) {
   }
 }
 
+// Band rows of more than 32 floats, copied in 128-byte steps and one more
+// ending at the row's end (armv7): input widths below, at and above one,
+// two and three steps, at both strides and paddings.
+TEST(DepthwiseConv3x3Test, WideBandRows) {
+  int index = 0;
+  for (int64_t stride : {1, 2}) {
+    for (int64_t w : {33, 63, 64, 65, 95, 96, 97, 112}) {
+      const int64_t pad = index % 2, h = 4 + index % 3;
+      Check(Params(1, 1 + index % 2, h, w, 1, stride, stride, pad, pad, pad, pad,
+                   ActivationType::RELUX));
+      ++index;
+    }
+  }
+}
+
 // Pads of 2 and more leave outputs whose whole window is padding, and some
 // shapes read no input row or column at all.
 TEST(DepthwiseConv3x3Test, OutputsThatReadOnlyPadding) {
