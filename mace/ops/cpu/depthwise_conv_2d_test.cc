@@ -248,14 +248,16 @@ TEST(DepthwiseConv3x3Test, LastRowsOfFourRowPasses) {
 
 // Stride-1 bands by columns (armv7, 5 rows or more): output heights 1 to
 // 12, so that every count of three-row steps (0 to 3) meets every count of
-// steps after them (0 to 2), at widths below, at and above one and two
-// vectors, with no activation, ReLU and ReLU6 and both paddings.
+// steps after them (0 to 2), at widths below, at and above one vector, a
+// pair of vectors (8) and two pairs, with the last pair ragged or a single
+// column after the pairs, with no activation, ReLU and ReLU6 and both
+// paddings.
 TEST(DepthwiseConv3x3Test, StrideOneColumns) {
   constexpr ActivationType kClampKinds[] = {ActivationType::NOOP, ActivationType::RELU,
                                             ActivationType::RELUX};
   int index = 0;
   for (int64_t out_h = 1; out_h <= 12; ++out_h) {
-    for (int64_t out_w : {3, 4, 5, 7, 8, 9, 11, 13}) {
+    for (int64_t out_w : {3, 4, 5, 7, 8, 9, 11, 12, 13, 15, 16, 17, 20, 21}) {
       const int64_t pad = index % 2, channels = 1 + index % 3;
       const int64_t h = out_h + 2 - 2 * pad, w = out_w + 2 - 2 * pad;
       Check(Params(1, channels, h, w, 1, 1, 1, pad, pad, pad, pad, kClampKinds[index % 3]));
