@@ -399,9 +399,11 @@ void DepthwiseConv3x3::Run(const float* input, const float* filter, const float*
 #if defined(__ARM_NEON) && !defined(__aarch64__)
   // A plane a band: RunPlanes and RunBand spent some 260 instructions a
   // plane on 64-bit index arithmetic and band bookkeeping, as much as the
-  // kernel itself on a 7x7 plane.
+  // kernel itself on a 7x7 plane. The work is split over planes, so only
+  // with enough of them to keep every thread busy.
   const ref::DepthwiseConv2dParams& p = params_;
-  if (p.multiplier == 1 && band_rows_ >= p.out_h && fused_activation_) {
+  if (p.multiplier == 1 && band_rows_ >= p.out_h && fused_activation_ &&
+      p.batch * p.channels >= 4 * NumThreads(pool)) {
     RunWholePlanes(input, filter, bias, output, pool, scratch);
     return;
   }

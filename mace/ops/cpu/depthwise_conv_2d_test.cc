@@ -281,6 +281,23 @@ TEST(DepthwiseConv3x3Test, WideBandRows) {
   }
 }
 
+// Layers with enough planes for armv7's whole-plane path on every pool
+// (at least 4 a thread): 13 channels, planes of one band at both strides
+// and paddings, every clamp kind.
+TEST(DepthwiseConv3x3Test, ManyWholePlanes) {
+  constexpr ActivationType kClampKinds[] = {ActivationType::NOOP, ActivationType::RELU,
+                                            ActivationType::RELUX};
+  int index = 0;
+  for (int64_t stride : {1, 2}) {
+    for (int64_t size : {5, 7, 14}) {
+      const int64_t pad = index % 2;
+      Check(Params(1, 13, size, size + 2, 1, stride, stride, pad, pad, pad, pad,
+                   kClampKinds[index % 3]));
+      ++index;
+    }
+  }
+}
+
 // Pads of 2 and more leave outputs whose whole window is padding, and some
 // shapes read no input row or column at all.
 TEST(DepthwiseConv3x3Test, OutputsThatReadOnlyPadding) {
