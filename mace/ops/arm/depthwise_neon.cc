@@ -279,6 +279,10 @@ struct SlideParams {
   int32_t in_next;       // 68: bytes from where a pass's input pointer ends to the next pass
   int32_t out_next;      // 72: and its output pointer
   int32_t in_step;       // 76: from one input row's load to the next row's
+  // Column passes (ColumnPasses):
+  int32_t column_loops;  // 80: three-row steps down a column
+  int32_t column_rest;   // 84: and the steps after them, 0 to 2
+  int32_t columns;       // 88: vector columns, the ragged one included
 };
 static_assert(sizeof(const float*) == 4, "the asm reads 32-bit pointers");
 
@@ -518,6 +522,254 @@ template <int kAct>
     MACE_DW4_PASSES(MACE_DW4_STEP, MACE_DW4_MAX, "");
   } else {
     MACE_DW4_PASSES(MACE_DW4_STEP, MACE_DW4_CLAMP, "");
+  }
+}
+
+// Stride 1, one vector column at a time down every row of the band: an
+// input row's three windows (one vld1 of 6 floats and two vext) feed the
+// three output rows that read it, so each input row is loaded once per
+// column where four-row passes load 6 rows for 4 (and 8 for 4 when the
+// last pass overlaps). Three accumulators rotate: the oldest is finished
+// by the row, activated and stored, and restarts from the bias as the
+// newest. 16 instructions per output vector with a clamp (the bias, the
+// load and two vext, 9 multiply-adds, the clamp and the store) where the
+// four-row passes take 18, plus about 6 a column for its first two input
+// rows and its last two output rows, which skip the unneeded sums.
+#define MACE_DWC_X "d18-d20", "q9", "q10", "q11"
+#define MACE_DWC_ACT_0(a)
+#define MACE_DWC_ACT_1(a) "vmax.f32 " a ", " a ", q3\n"
+#define MACE_DWC_ACT_2(a) MACE_DWC_ACT_1(a) "vmin.f32 " a ", " a ", q4\n"
+// Window x of tap column j into a (tap row 2), b (row 1) and c (row 0).
+#define MACE_DWC_MAC3(a, b, c, x, j)                                        \
+  MACE_DW4_MLA(a, x, 2, j) MACE_DW4_MLA(b, x, 1, j) MACE_DW4_MLA(c, x, 0, j)
+#define MACE_DWC_MAC2(a, b, x, j) MACE_DW4_MLA(a, x, 2, j) MACE_DW4_MLA(b, x, 1, j)
+#define MACE_DWC_MAC1(a, x, j) MACE_DW4_MLA(a, x, 2, j)
+// The next input row's windows: window 0 is c, windows 1 and 2 form in w,
+// each passed to `macs`.
+#define MACE_DWC_ROW(d, c, n, w, macs)                                       \
+  "vld1.32 {" d "}, [%[in]], %[step]\n"                                   \
+  macs(c, 0)                                                               \
+  "vext.32 " w ", " c ", " n ", #1\n"                                      \
+  macs(w, 1)                                                               \
+  "vext.32 " w ", " c ", " n ", #2\n"                                      \
+  macs(w, 2)
+// Separate expanders: a macro does not expand inside its own expansion.
+#define MACE_DWC_EXPAND_WINDOWS(m, ...) m(__VA_ARGS__)
+#define MACE_DWC_EXPAND_ACCS(m, ...) m(__VA_ARGS__)
+#define MACE_DWC_ROW_X(macs) MACE_DWC_EXPAND_WINDOWS(MACE_DWC_ROW, MACE_DWC_X, macs)
+// One output row: a (its d registers ad) finished and stored, b one row
+// from it, c started.
+#define MACE_DWC_STEP3(act, a, as, ad, b, c, cs)                             \
+  "vdup.32 " cs ", d5[0]\n"                                                \
+  MACE_DWC_ROW_X(MACE_DWC_M3_##a##_##b##_##c)                              \
+  act(as)                                                                  \
+  "vst1.32 {" ad "}, [%[out]], %[width]\n"
+#define MACE_DWC_STEP2(act, a, as, ad, b)                                    \
+  MACE_DWC_ROW_X(MACE_DWC_M2_##a##_##b)                                    \
+  act(as)                                                                  \
+  "vst1.32 {" ad "}, [%[out]], %[width]\n"
+#define MACE_DWC_STEP1(act, a, as, ad)                                       \
+  MACE_DWC_ROW_X(MACE_DWC_M1_##a)                                          \
+  act(as)                                                                  \
+  "vst1.32 {" ad "}, [%[out]], %[width]\n"
+// The accumulator rotations the steps take (macros named by them, since
+// the window passes through as a macro argument).
+#define MACE_DWC_M3_q5_q6_q7(x, j) MACE_DWC_MAC3("q5", "q6", "q7", x, j)
+#define MACE_DWC_M3_q6_q7_q5(x, j) MACE_DWC_MAC3("q6", "q7", "q5", x, j)
+#define MACE_DWC_M3_q7_q5_q6(x, j) MACE_DWC_MAC3("q7", "q5", "q6", x, j)
+#define MACE_DWC_M2_q5_q6(x, j) MACE_DWC_MAC2("q5", "q6", x, j)
+#define MACE_DWC_M2_q6_q7(x, j) MACE_DWC_MAC2("q6", "q7", x, j)
+#define MACE_DWC_M2_q7_q5(x, j) MACE_DWC_MAC2("q7", "q5", x, j)
+#define MACE_DWC_M1_q5(x, j) MACE_DWC_MAC1("q5", x, j)
+#define MACE_DWC_M1_q6(x, j) MACE_DWC_MAC1("q6", x, j)
+#define MACE_DWC_M1_q7(x, j) MACE_DWC_MAC1("q7", x, j)
+// Input row 0 into q5 (tap row 0), row 1 into q5 (tap row 1) and q6 (row 0).
+#define MACE_DWC_FIRST0(x, j) MACE_DW4_MLA("q5", x, 0, j)
+#define MACE_DWC_FIRST1(x, j) MACE_DW4_MLA("q5", x, 1, j) MACE_DW4_MLA("q6", x, 0, j)
+// An accumulator: its name, as a string, and its d registers.
+#define MACE_DWC_A0 q5, "q5", "d10-d11"
+#define MACE_DWC_A1 q6, "q6", "d12-d13"
+#define MACE_DWC_A2 q7, "q7", "d14-d15"
+#define MACE_DWC_S3(act, a, b, c) \
+  MACE_DWC_EXPAND_ACCS(MACE_DWC_S3_, act, MACE_DWC_##a, MACE_DWC_##b, MACE_DWC_##c)
+#define MACE_DWC_S3_(act, a, as, ad, b, bs, bd, c, cs, cd) \
+  MACE_DWC_STEP3(act, a, as, ad, b, c, cs)
+#define MACE_DWC_S2(act, a, b) MACE_DWC_EXPAND_ACCS(MACE_DWC_S2_, act, MACE_DWC_##a, MACE_DWC_##b)
+#define MACE_DWC_S2_(act, a, as, ad, b, bs, bd) MACE_DWC_STEP2(act, a, as, ad, b)
+#define MACE_DWC_S1(act, a) MACE_DWC_EXPAND_ACCS(MACE_DWC_S1_, act, MACE_DWC_##a)
+#define MACE_DWC_S1_(act, a, as, ad) MACE_DWC_STEP1(act, a, as, ad)
+// Every column of the band (kind c: MACE_DWC_ single vector columns or
+// MACE_DWP_ pairs), `act` the activation: a column's first two input rows
+// (c##START), its three-row steps, the 0 to 2 steps after them and the
+// two last output rows (c##S3, c##S2, c##S1 on accumulators c##A0-A2);
+// then both pointers on to the next column (the last, ragged one stepping
+// back to end at the row's last output). `step` is read from the
+// parameters at offset step_at.
+#define MACE_DW_COLUMN_WALK(c, act, step_at)                                  \
+  __asm__ volatile(                                                        \
+      MACE_DW_SETUP                                                        \
+      "ldr %[step], [%[prm], #" step_at "]\n"                              \
+      "ldr %[width], [%[prm], #4]\n"                                       \
+      "ldr %[in_next], [%[prm], #68]\n"                                    \
+      "ldr %[out_next], [%[prm], #72]\n"                                   \
+      "ldr %[cols], [%[prm], #88]\n"                                       \
+      "6:\n"                                                               \
+      c##START                                                             \
+      "ldr %[n], [%[prm], #80]\n"                                          \
+      "cmp %[n], #0\n"                                                     \
+      "beq 2f\n"                                                           \
+      "1:\n"                                                               \
+      c##S3(act, A0, A1, A2)                                               \
+      c##S3(act, A1, A2, A0)                                               \
+      c##S3(act, A2, A0, A1)                                               \
+      "subs %[n], %[n], #1\n"                                              \
+      "bne 1b\n"                                                           \
+      "2:\n"                                                               \
+      "ldr %[n], [%[prm], #84]\n"                                          \
+      "cmp %[n], #1\n"                                                     \
+      "beq 11f\n"                                                          \
+      "bgt 12f\n"                                                          \
+      c##S2(act, A0, A1)                                                   \
+      c##S1(act, A1)                                                       \
+      "b 9f\n"                                                             \
+      "11:\n"                                                              \
+      c##S3(act, A0, A1, A2)                                               \
+      c##S2(act, A1, A2)                                                   \
+      c##S1(act, A2)                                                       \
+      "b 9f\n"                                                             \
+      "12:\n"                                                              \
+      c##S3(act, A0, A1, A2)                                               \
+      c##S3(act, A1, A2, A0)                                               \
+      c##S2(act, A2, A0)                                                   \
+      c##S1(act, A0)                                                       \
+      "9:\n"                                                               \
+      "add %[in], %[in], %[in_next]\n"                                     \
+      "add %[out], %[out], %[out_next]\n"                                  \
+      "subs %[cols], %[cols], #1\n"                                        \
+      "beq 8f\n"                                                           \
+      "cmp %[cols], #1\n"                                                  \
+      "bne 6b\n"                                                           \
+      "ldr %[n], [%[prm], #64]\n"                                          \
+      "sub %[in], %[in], %[n]\n"                                           \
+      "sub %[out], %[out], %[n]\n"                                         \
+      "b 6b\n"                                                             \
+      "8:\n"                                                               \
+      : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n), [t] "+r"(t),           \
+        [cols] "+r"(cols), [step] "+r"(step), [width] "+r"(width),         \
+        [in_next] "+r"(in_next), [out_next] "+r"(out_next)                 \
+      : [prm] "r"(prm)                                                     \
+      : MACE_DW_CLOBBERS)
+// Single columns: accumulators q5-q7; each input row's load steps on by
+// the pitch (offset 0).
+#define MACE_DWC_START                                                        \
+  "vdup.32 q5, d5[0]\n"                                                    \
+  "vdup.32 q6, d5[0]\n"                                                    \
+  MACE_DWC_ROW_X(MACE_DWC_FIRST0)                                          \
+  MACE_DWC_ROW_X(MACE_DWC_FIRST1)
+#define MACE_DWC_COLUMNS(act) MACE_DW_COLUMN_WALK(MACE_DWC_, act, "0")
+
+// A stride-1 band of at least 3 rows and kLanes outputs a row, by columns
+// (see MACE_DWC_COLUMNS), activated as kAct says.
+// Two vector columns at a time (ColumnPairPasses): an input row's 10
+// floats in two loads and four vext give both vectors' windows, and the
+// two accumulators of an output row are stored by one vst1, so a pair of
+// output vectors takes 31 instructions (15.5 each) and a pair column's
+// first rows, last rows and loop control are shared by both vectors.
+// Pairs of accumulators: (q5, q6), (q7, q8), (q9, q10); the row is in
+// q11, q12 and d26, the shifted windows formed in q14.
+#define MACE_DWP_A0_0 "q5"
+#define MACE_DWP_A0_1 "q6"
+#define MACE_DWP_A1_0 "q7"
+#define MACE_DWP_A1_1 "q8"
+#define MACE_DWP_A2_0 "q9"
+#define MACE_DWP_A2_1 "q10"
+#define MACE_DWP_A0_D "d10-d13"
+#define MACE_DWP_A1_D "d14-d17"
+#define MACE_DWP_A2_D "d18-d21"
+#define MACE_DWP_ACC(pair, v) MACE_DWP_##pair##_##v
+// Window x of vector v, tap column j, into pairs a (tap row 2), b (row 1)
+// and c (row 0); fewer pairs for the first rows and the last steps.
+#define MACE_DWP_MAC3(a, b, c, x, v, j)                                      \
+  MACE_DW4_MLA(MACE_DWP_ACC(a, v), x, 2, j)                                \
+  MACE_DW4_MLA(MACE_DWP_ACC(b, v), x, 1, j)                                \
+  MACE_DW4_MLA(MACE_DWP_ACC(c, v), x, 0, j)
+#define MACE_DWP_M3_A0_A1_A2(x, v, j) MACE_DWP_MAC3(A0, A1, A2, x, v, j)
+#define MACE_DWP_M3_A1_A2_A0(x, v, j) MACE_DWP_MAC3(A1, A2, A0, x, v, j)
+#define MACE_DWP_M3_A2_A0_A1(x, v, j) MACE_DWP_MAC3(A2, A0, A1, x, v, j)
+#define MACE_DWP_M2_A0_A1(x, v, j)                                           \
+  MACE_DW4_MLA(MACE_DWP_ACC(A0, v), x, 2, j) MACE_DW4_MLA(MACE_DWP_ACC(A1, v), x, 1, j)
+#define MACE_DWP_M2_A1_A2(x, v, j)                                           \
+  MACE_DW4_MLA(MACE_DWP_ACC(A1, v), x, 2, j) MACE_DW4_MLA(MACE_DWP_ACC(A2, v), x, 1, j)
+#define MACE_DWP_M2_A2_A0(x, v, j)                                           \
+  MACE_DW4_MLA(MACE_DWP_ACC(A2, v), x, 2, j) MACE_DW4_MLA(MACE_DWP_ACC(A0, v), x, 1, j)
+#define MACE_DWP_M1_A0(x, v, j) MACE_DW4_MLA(MACE_DWP_ACC(A0, v), x, 2, j)
+#define MACE_DWP_M1_A1(x, v, j) MACE_DW4_MLA(MACE_DWP_ACC(A1, v), x, 2, j)
+#define MACE_DWP_M1_A2(x, v, j) MACE_DW4_MLA(MACE_DWP_ACC(A2, v), x, 2, j)
+#define MACE_DWP_FIRST0(x, v, j) MACE_DW4_MLA(MACE_DWP_ACC(A0, v), x, 0, j)
+#define MACE_DWP_FIRST1(x, v, j)                                             \
+  MACE_DW4_MLA(MACE_DWP_ACC(A0, v), x, 1, j) MACE_DW4_MLA(MACE_DWP_ACC(A1, v), x, 0, j)
+// The next input row: 8 floats stepping on by 32 bytes, 2 more stepping on
+// to the next row; each window to `macs`.
+#define MACE_DWP_ROW(macs)                                                   \
+  "vld1.32 {d22-d25}, [%[in]]!\n"                                          \
+  "vld1.32 {d26}, [%[in]], %[step]\n"                                      \
+  macs("q11", 0, 0)                                                        \
+  "vext.32 q14, q11, q12, #1\n"                                            \
+  macs("q14", 0, 1)                                                        \
+  "vext.32 q14, q11, q12, #2\n"                                            \
+  macs("q14", 0, 2)                                                        \
+  macs("q12", 1, 0)                                                        \
+  "vext.32 q14, q12, q13, #1\n"                                            \
+  macs("q14", 1, 1)                                                        \
+  "vext.32 q14, q12, q13, #2\n"                                            \
+  macs("q14", 1, 2)
+#define MACE_DWP_BIAS(pair)                                                  \
+  "vdup.32 " MACE_DWP_ACC(pair, 0) ", d5[0]\n"                             \
+  "vdup.32 " MACE_DWP_ACC(pair, 1) ", d5[0]\n"
+#define MACE_DWP_FINISH(act, pair)                                           \
+  act(MACE_DWP_ACC(pair, 0)) act(MACE_DWP_ACC(pair, 1))                     \
+  "vst1.32 {" MACE_DWP_##pair##_D "}, [%[out]], %[width]\n"
+#define MACE_DWP_S3(act, a, b, c)                                            \
+  MACE_DWP_BIAS(c) MACE_DWP_ROW(MACE_DWP_M3_##a##_##b##_##c) MACE_DWP_FINISH(act, a)
+#define MACE_DWP_S2(act, a, b) MACE_DWP_ROW(MACE_DWP_M2_##a##_##b) MACE_DWP_FINISH(act, a)
+#define MACE_DWP_S1(act, a) MACE_DWP_ROW(MACE_DWP_M1_##a) MACE_DWP_FINISH(act, a)
+// Pairs of columns: accumulators A0-A2; each input row's second load
+// steps on to the next row (in_step, offset 76).
+#define MACE_DWP_START                                                        \
+  MACE_DWP_BIAS(A0)                                                        \
+  MACE_DWP_BIAS(A1)                                                        \
+  MACE_DWP_ROW(MACE_DWP_FIRST0)                                            \
+  MACE_DWP_ROW(MACE_DWP_FIRST1)
+#define MACE_DWP_COLUMNS(act) MACE_DW_COLUMN_WALK(MACE_DWP_, act, "76")
+
+// A stride-1 band of at least 3 rows and 8 outputs a row, by pairs of
+// vector columns (see MACE_DWP_COLUMNS), activated as kAct says.
+template <int kAct>
+[[gnu::noinline]] void ColumnPairPasses(const float* in, float* out,
+                                        const SlideParams& params) {
+  int n = 0, t = 0, cols = 0, step = 0, width = 0, in_next = 0, out_next = 0;
+  const SlideParams* prm = &params;
+  if constexpr (kAct == kActNone) {
+    MACE_DWP_COLUMNS(MACE_DWC_ACT_0);
+  } else if constexpr (kAct == kActMax) {
+    MACE_DWP_COLUMNS(MACE_DWC_ACT_1);
+  } else {
+    MACE_DWP_COLUMNS(MACE_DWC_ACT_2);
+  }
+}
+
+constexpr int kColumnMinRows = 5;
+
+template <int kAct>
+[[gnu::noinline]] void ColumnPasses(const float* in, float* out, const SlideParams& params) {
+  int n = 0, t = 0, cols = 0, step = 0, width = 0, in_next = 0, out_next = 0;
+  const SlideParams* prm = &params;
+  if constexpr (kAct == kActNone) {
+    MACE_DWC_COLUMNS(MACE_DWC_ACT_0);
+  } else if constexpr (kAct == kActMax) {
+    MACE_DWC_COLUMNS(MACE_DWC_ACT_1);
+  } else {
+    MACE_DWC_COLUMNS(MACE_DWC_ACT_2);
   }
 }
 
@@ -784,6 +1036,27 @@ template <int kStride>
   }
 }
 
+// The column kernel (pairs of columns or single ones) for activation act.
+template <bool kPairs>
+void ColumnKernel(int act, const float* in, float* out, const SlideParams& params) {
+  if constexpr (kPairs) {
+    if (act == kActClamp) return ColumnPairPasses<kActClamp>(in, out, params);
+    if (act == kActMax) return ColumnPairPasses<kActMax>(in, out, params);
+    return ColumnPairPasses<kActNone>(in, out, params);
+  } else {
+    if (act == kActClamp) return ColumnPasses<kActClamp>(in, out, params);
+    if (act == kActMax) return ColumnPasses<kActMax>(in, out, params);
+    return ColumnPasses<kActNone>(in, out, params);
+  }
+}
+
+// Bytes from the end of a row's whole vectors back to its ragged one,
+// which ends at the row's last output; 0 if there is none.
+inline int32_t RaggedBack(int width) {
+  return width % kLanes != 0 ? (kLanes - width % kLanes) * static_cast<int32_t>(sizeof(float))
+                             : 0;
+}
+
 // A whole band at stride 1, or 2 on both axes, of at least kLanes outputs
 // a row, clamped to [lo, hi]: four-row passes, then the rows they leave.
 template <int kStride>
@@ -791,6 +1064,43 @@ void FourRowBand(const DepthwiseBand& band, float lo, float hi) {
   const int width = static_cast<int>(band.out_w);
   const int rows = static_cast<int>(band.rows);
   SlideParams params = BandParams(band, lo, hi);
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  if constexpr (kStride == 1) {
+    // By columns from kColumnMinRows rows, before anything the passes need
+    // is worked out: a column's first two input rows and last two output
+    // rows cost some 6 instructions more than its steps, which taller
+    // bands spread thin.
+    if (rows >= kColumnMinRows) {
+      params.column_loops = (rows - 2) / 3;
+      params.column_rest = (rows - 2) % 3;
+      const int act = hi != kInf ? kActClamp : lo != -kInf ? kActMax : kActNone;
+      const float* in = band.in;
+      float* out = band.out;
+      int left = width;
+      // Pairs of columns, the last one ending at the row's last output when
+      // that leaves more than one vector; a single column for the rest.
+      const int pairs = width < 8 ? 0 : width % 8 > kLanes ? width / 8 + 1 : width / 8;
+      if (pairs > 0) {
+        params.columns = pairs;
+        params.ragged_back = width % 8 > kLanes ? (8 - width % 8) * 4 : 0;
+        params.in_step = params.pitch_bytes - 32;
+        params.in_next = 32 - (rows + 2) * params.pitch_bytes;
+        params.out_next = 32 - rows * params.width_bytes;
+        ColumnKernel<true>(act, in, out, params);
+        left = width - pairs * 8 + params.ragged_back / 4;
+        if (left <= 0) return;
+        // One vector column ending at the row's last output.
+        in += width - kLanes;
+        out += width - kLanes;
+        left = kLanes;
+      }
+      params.ragged_back = RaggedBack(left);
+      params.columns = (left + kLanes - 1) / kLanes;
+      params.in_next = 16 - (rows + 2) * params.pitch_bytes;
+      params.out_next = 16 - rows * params.width_bytes;
+      return ColumnKernel<false>(act, in, out, params);
+    }
+  }
   const int quads = rows / 4, left = rows % 4;
   const auto rest = [&](int first) {
     if constexpr (kStride == 1) {
@@ -809,15 +1119,13 @@ void FourRowBand(const DepthwiseBand& band, float lo, float hi) {
   // last maps) take one call of two passes.
   const int row_vectors = (width + kLanes - 1) / kLanes;
   const bool overlap = left != 0 && row_vectors <= (left == 3 ? 12 : left + 1);
-  constexpr float kInf = std::numeric_limits<float>::infinity();
   const int act = hi != kInf ? kActClamp : lo != -kInf ? kActMax : kActNone;
+  params.ragged_back = RaggedBack(width);
   // Stride 2 loads a row's 8 inputs with post-increment, then its ninth.
   params.in_step = kStride == 1 ? params.pitch_bytes : params.pitch_bytes - 32;
   params.in_back = kStride == 1 ? 16 - 5 * params.pitch_bytes : -8 * params.pitch_bytes;
   params.out_back = 16 - 3 * params.width_bytes;
   params.whole_vectors = width / kLanes;
-  params.ragged_back =
-      width % kLanes != 0 ? (kLanes - width % kLanes) * static_cast<int>(sizeof(float)) : 0;
   if (overlap && quads == 1) return FourRows<kStride>(band, act, 0, 2, rows - 4, &params);
   FourRows<kStride>(band, act, 0, quads, 4, &params);
   if (overlap) return FourRows<kStride>(band, act, rows - 4, 1, 4, &params);

@@ -139,10 +139,11 @@ void CopyFloatRows(const float* src, int64_t in_w, int64_t count, float* dst, in
 // floats, the second ending at the row's end and overlapping the first,
 // moved by loads and stores that each step their pointer on to the next
 // row (a 16-float piece as two of 8, the first stepping 32 bytes): 6
-// instructions a row, 10 with 16-float pieces. Longer rows take 64-byte
-// steps, one vldm and one vstm of d16-d23 (4-byte alignment is all they
+// instructions a row, 10 with 16-float pieces. Longer rows take 128-byte
+// steps, one vldm and one vstm of d16-d31 (4-byte alignment is all they
 // need), and one more step ending at the row's end: 9 instructions a row
-// besides 4 a step. Nothing outside either row is read or written.
+// besides 4 a step (a 112-float row 21 where 64-byte steps took 37).
+// Nothing outside either row is read or written.
 void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch, int rows) {
   if (rows <= 0) return;
   if (count < 4) {
@@ -155,11 +156,11 @@ void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch,
   if (count > 32) {
     const float* from = src;
     float* to = dst;
-    const int steps = count / 16;
+    const int steps = count / 32;
     // From the end of the steps back to the last step (a whole step when
     // the row has no ragged end), and from the end of that on to the next
     // row.
-    const int back = (count % 16 - 16) * static_cast<int>(sizeof(float));
+    const int back = (count % 32 - 32) * static_cast<int>(sizeof(float));
     const int in_skip = (in_w - count) * static_cast<int>(sizeof(float));
     const int out_skip = (pitch - count) * static_cast<int>(sizeof(float));
     int n = 0;
@@ -167,14 +168,14 @@ void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch,
         "1:\n"
         "mov %[n], %[steps]\n"
         "2:\n"
-        "vldm %[from]!, {d16-d23}\n"
+        "vldm %[from]!, {d16-d31}\n"
         "subs %[n], %[n], #1\n"
-        "vstm %[to]!, {d16-d23}\n"
+        "vstm %[to]!, {d16-d31}\n"
         "bne 2b\n"
         "add %[from], %[from], %[back]\n"
         "add %[to], %[to], %[back]\n"
-        "vldm %[from]!, {d16-d23}\n"
-        "vstm %[to]!, {d16-d23}\n"
+        "vldm %[from]!, {d16-d31}\n"
+        "vstm %[to]!, {d16-d31}\n"
         "add %[from], %[from], %[in_skip]\n"
         "add %[to], %[to], %[out_skip]\n"
         "subs %[rows], %[rows], #1\n"
@@ -182,7 +183,8 @@ void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch,
         : [from] "+r"(from), [to] "+r"(to), [n] "+r"(n), [rows] "+r"(rows)
         : [steps] "r"(steps), [back] "r"(back), [in_skip] "r"(in_skip),
           [out_skip] "r"(out_skip)
-        : "cc", "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23");
+        : "cc", "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25",
+          "d26", "d27", "d28", "d29", "d30", "d31");
     return;
   }
   const int piece = count <= 8 ? 4 : count <= 16 ? 8 : 16;
@@ -394,7 +396,64 @@ void DepthwiseConv3x3::RunBand(const Plane& plane, int64_t row, int64_t rows, bo
 
 void DepthwiseConv3x3::Run(const float* input, const float* filter, const float* bias,
                            float* output, ThreadPool* pool, float* scratch) const {
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  // A plane a band: RunPlanes and RunBand spent some 260 instructions a
+  // plane on 64-bit index arithmetic and band bookkeeping, as much as the
+  // kernel itself on a 7x7 plane. The work is split over planes, so only
+  // with enough of them to keep every thread busy.
+  const ref::DepthwiseConv2dParams& p = params_;
+  if (p.multiplier == 1 && band_rows_ >= p.out_h && fused_activation_ &&
+      p.batch * p.channels >= 4 * NumThreads(pool)) {
+    RunWholePlanes(input, filter, bias, output, pool, scratch);
+    return;
+  }
+#endif
   RunPlanes(input, filter, bias, output, false, pool, scratch);
+}
+
+void DepthwiseConv3x3::RunWholePlanes(const float* input, const float* filter,
+                                      const float* bias, float* output, ThreadPool* pool,
+                                      float* scratch) const {
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  const ref::DepthwiseConv2dParams& p = params_;
+  // Padded rows [top, bottom) of the plane's one band hold input rows
+  // [0, bottom - top); the rest stay zero from the fill below.
+  const int64_t padded_rows = (p.out_h - 1) * p.stride_h + 3;
+  const int64_t top = std::min(p.pad_top, padded_rows);
+  const int64_t bottom = std::clamp<int64_t>(p.pad_top + p.in_h, top, padded_rows);
+  const int copy_rows = copy_columns_ > 0 ? static_cast<int>(bottom - top) : 0;
+  const int in_w = static_cast<int>(p.in_w), columns = static_cast<int>(copy_columns_);
+  const int pitch = static_cast<int>(pitch_);
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  const int channels = static_cast<int>(p.channels);
+  ParallelFor(pool, p.batch * p.channels, [&](int64_t begin, int64_t end, int chunk) {
+    float* padded = scratch + chunk * band_floats_;
+    std::fill(padded, padded + band_floats_, 0.f);
+    float* dst = padded + top * pitch + p.pad_left;
+    DepthwiseBand band;
+    band.in = padded;
+    band.in_pitch = pitch_;
+    band.stride_h = p.stride_h;
+    band.out_w = p.out_w;
+    band.rows = p.out_h;
+    band.epilogue = epilogue_;
+    const float* src = input + begin * in_plane;
+    float* out = output + begin * out_plane;
+    int c = static_cast<int>(begin % p.channels);
+    for (int64_t plane = begin; plane < end; ++plane) {
+      CopyFloatRows(src, in_w, columns, dst, pitch, copy_rows);
+      band.taps = filter + c * 9;
+      band.bias = bias != nullptr ? bias[c] : 0.f;
+      band.out = out;
+      band_kernel_(band);
+      src += in_plane;
+      out += out_plane;
+      if (++c == channels) c = 0;
+    }
+  });
+#else
+  RunPlanes(input, filter, bias, output, false, pool, scratch);
+#endif
 }
 
 void DepthwiseConv3x3::RunHalf(const uint16_t* input, const float* filter, const float* bias,

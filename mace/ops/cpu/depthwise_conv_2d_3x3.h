@@ -66,6 +66,12 @@ class DepthwiseConv3x3 {
   void FillBand(const void* input, int64_t first_row, int64_t rows, bool half,
                 bool padding_rows_are_zero, float* padded) const;
 
+  // Float planes that are each one band (armv7, channel multiplier 1): the
+  // band's copy and the kernel's arguments straight from a plane's pointers,
+  // with no per-band bookkeeping.
+  void RunWholePlanes(const float* input, const float* filter, const float* bias,
+                      float* output, ThreadPool* pool, float* scratch) const;
+
   // RunHalf on small planes through the table's packed kernel: groups of 8
   // channels as vector lanes.
   void RunPackedGroups(const uint16_t* input, const float* filter, const float* bias,

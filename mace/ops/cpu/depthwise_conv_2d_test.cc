@@ -246,6 +246,58 @@ TEST(DepthwiseConv3x3Test, LastRowsOfFourRowPasses) {
   }
 }
 
+// Stride-1 bands by columns (armv7, 5 rows or more): output heights 1 to
+// 12, so that every count of three-row steps (0 to 3) meets every count of
+// steps after them (0 to 2), at widths below, at and above one vector, a
+// pair of vectors (8) and two pairs, with the last pair ragged or a single
+// column after the pairs, with no activation, ReLU and ReLU6 and both
+// paddings.
+TEST(DepthwiseConv3x3Test, StrideOneColumns) {
+  constexpr ActivationType kClampKinds[] = {ActivationType::NOOP, ActivationType::RELU,
+                                            ActivationType::RELUX};
+  int index = 0;
+  for (int64_t out_h = 1; out_h <= 12; ++out_h) {
+    for (int64_t out_w : {3, 4, 5, 7, 8, 9, 11, 12, 13, 15, 16, 17, 20, 21}) {
+      const int64_t pad = index % 2, channels = 1 + index % 3;
+      const int64_t h = out_h + 2 - 2 * pad, w = out_w + 2 - 2 * pad;
+      Check(Params(1, channels, h, w, 1, 1, 1, pad, pad, pad, pad, kClampKinds[index % 3]));
+      ++index;
+    }
+  }
+}
+
+// Band rows of more than 32 floats, copied in 128-byte steps and one more
+// ending at the row's end (armv7): input widths below, at and above one,
+// two and three steps, at both strides and paddings.
+TEST(DepthwiseConv3x3Test, WideBandRows) {
+  int index = 0;
+  for (int64_t stride : {1, 2}) {
+    for (int64_t w : {33, 63, 64, 65, 95, 96, 97, 112}) {
+      const int64_t pad = index % 2, h = 4 + index % 3;
+      Check(Params(1, 1 + index % 2, h, w, 1, stride, stride, pad, pad, pad, pad,
+                   ActivationType::RELUX));
+      ++index;
+    }
+  }
+}
+
+// Layers with enough planes for armv7's whole-plane path on every pool
+// (at least 4 a thread): 13 channels, planes of one band at both strides
+// and paddings, every clamp kind.
+TEST(DepthwiseConv3x3Test, ManyWholePlanes) {
+  constexpr ActivationType kClampKinds[] = {ActivationType::NOOP, ActivationType::RELU,
+                                            ActivationType::RELUX};
+  int index = 0;
+  for (int64_t stride : {1, 2}) {
+    for (int64_t size : {5, 7, 14}) {
+      const int64_t pad = index % 2;
+      Check(Params(1, 13, size, size + 2, 1, stride, stride, pad, pad, pad, pad,
+                   kClampKinds[index % 3]));
+      ++index;
+    }
+  }
+}
+
 // Pads of 2 and more leave outputs whose whole window is padding, and some
 // shapes read no input row or column at all.
 TEST(DepthwiseConv3x3Test, OutputsThatReadOnlyPadding) {
