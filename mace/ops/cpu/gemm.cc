@@ -1,6 +1,7 @@
 #include "mace/ops/cpu/gemm.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 
@@ -188,17 +189,16 @@ bool NarrowArmv7Tile(const KernelTable& t, int64_t kc, const float* a, const flo
 // stack and converted them, about 75 instructions a call where
 // MobileNet v2 makes some 7,700 calls an inference; the first walk over
 // weights that come from memory ran its tiles alone before.
-bool Armv7Run(const KernelTable& t, int64_t tiles, int64_t kc, const float* a, int64_t a_step,
-              const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
-              int64_t bias_step, int64_t prefetch_tiles, const TileEpilogue& epilogue) {
+// Its counts and steps are 32-bit: offsets within one buffer, which is
+// what ptrdiff_t holds on armv7.
+bool Armv7Run(const KernelTable& t, int tiles, int kc, const float* a, int a_step, const float* b,
+              int b_step, float* c, int c_step, int ldc_bytes, int bias_step, int prefetch_tiles,
+              const TileEpilogue& epilogue) {
   if (!PlainArmv7Neon(t, epilogue)) return false;
   const Armv7Clamp clamp(epilogue);
-  arm::Armv7GemmRun6x8(static_cast<int>(tiles), static_cast<int>(kc), a, static_cast<int>(a_step),
-                       b, static_cast<int>(b_step), c, static_cast<int>(c_step),
-                       static_cast<int>(ldc * sizeof(float)), epilogue.accumulate,
-                       epilogue.accumulate ? nullptr : epilogue.row_bias,
-                       static_cast<int>(bias_step), clamp.clamp, clamp.clamp_hi, clamp.bounds,
-                       static_cast<int>(prefetch_tiles));
+  arm::Armv7GemmRun6x8(tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, epilogue.accumulate,
+                       epilogue.accumulate ? nullptr : epilogue.row_bias, bias_step, clamp.clamp,
+                       clamp.clamp_hi, clamp.bounds, prefetch_tiles);
   return true;
 }
 #endif
@@ -330,51 +330,66 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
         // panels, mr rows of C apart) or columns (B panels, nr columns of C
         // apart), the inner over the other; consecutive panels are
         // panel_stride apart.
-        const int64_t c_tile_rows = mr * call.ldc;
+        // The walk's indices and steps are offsets within the A, B and C
+        // buffers, so ptrdiff_t holds them: on armv7 one register each,
+        // where int64_t took register pairs, multiply sequences and a
+        // library call for each division (the same type elsewhere).
+        using Offset = std::ptrdiff_t;
+        const Offset block_rows = static_cast<Offset>(mc), block_cols = static_cast<Offset>(nc);
+        const Offset ldc = static_cast<Offset>(call.ldc);
+        const Offset c_tile_rows = mr * ldc;
 #if defined(__ARM_NEON) && !defined(__aarch64__)
         // Columns outer, a last row panel of 4 or 2 rows under the full
         // column panels runs as one row of tiles after the walk.
-        const int tail_rows = static_cast<int>(mc % mr);
-        const bool row_tail_after = !rows_outer && nc >= nr &&
+        const int tail_rows = static_cast<int>(block_rows % mr);
+        const bool row_tail_after = !rows_outer && block_cols >= nr &&
                                     (tail_rows == 4 || tail_rows == 2) &&
                                     PlainArmv7Neon(t, epilogue);
+        const int kc32 = static_cast<int>(kc);
+        const int ldc_bytes = static_cast<int>(ldc * sizeof(float));
 #else
         const bool row_tail_after = false;
 #endif
         const PanelBlock& outer_panels = rows_outer ? a : b;
         const PanelBlock& inner_panels = rows_outer ? b : a;
-        const int64_t outer_end = rows_outer ? mc : nc, outer_step = rows_outer ? mr : nr;
-        const int64_t inner_end = rows_outer ? nc : mc, inner_step = rows_outer ? nr : mr;
-        const int64_t outer_c_step = rows_outer ? c_tile_rows : nr;
-        const int64_t inner_c_step = rows_outer ? nr : c_tile_rows;
+        const Offset outer_stride = static_cast<Offset>(outer_panels.panel_stride);
+        const Offset inner_stride = static_cast<Offset>(inner_panels.panel_stride);
+        const Offset outer_end = rows_outer ? block_rows : block_cols;
+        const Offset outer_step = rows_outer ? mr : nr;
+        const Offset inner_end = rows_outer ? block_cols : block_rows;
+        const Offset inner_step = rows_outer ? nr : mr;
+        const Offset outer_c_step = rows_outer ? c_tile_rows : nr;
+        const Offset inner_c_step = rows_outer ? nr : c_tile_rows;
         const float* outer_panel = outer_panels.first;
         float* c_outer = call.c + ic * call.ldc + jc;
+        const float* row_bias = epilogue.row_bias != nullptr ? epilogue.row_bias + ic : nullptr;
+        const float* col_bias = epilogue.col_bias != nullptr ? epilogue.col_bias + jc : nullptr;
         // Where the table has a run kernel, the full tiles of an inner walk
         // go to it in one call, but for the tiles that prefetch A.
-        const int64_t full_inner = inner_end / inner_step;
-        for (int64_t outer = 0; outer < outer_end; outer += outer_step,
-                     outer_panel += outer_panels.panel_stride, c_outer += outer_c_step) {
+        const Offset full_inner = inner_end / inner_step;
+        for (Offset outer = 0; outer < outer_end;
+             outer += outer_step, outer_panel += outer_stride, c_outer += outer_c_step) {
           const float* inner_panel = inner_panels.first;
           float* c = c_outer;
-          int64_t inner = 0;
+          Offset inner = 0;
           const bool outer_full = outer + outer_step <= outer_end;
           // Rows outer, only a walk's first tile (jr == 0) prefetches;
           // columns outer, the whole first walk does.
-          const int64_t run_begin =
-              !prefetch_a ? 0 : rows_outer ? 1 : outer == 0 ? full_inner : 0;
+          const Offset run_begin = !prefetch_a ? 0 : rows_outer ? 1 : outer == 0 ? full_inner : 0;
 #if defined(__ARM_NEON) && !defined(__aarch64__)
           // Columns outer, the first walk's tiles prefetch A panels two
           // ahead while inside the block (ir + 2 * mr < mc, as run_tile).
           if (prefetch_a && !rows_outer && outer == 0 && outer_full && full_inner >= 2) {
-            const int64_t panels = full_inner + (full_inner * inner_step < inner_end ? 1 : 0);
+            const Offset panels = full_inner + (full_inner * inner_step < inner_end ? 1 : 0);
             tile.prefetch_a = nullptr;
-            tile.row_bias = epilogue.row_bias != nullptr ? epilogue.row_bias + ic : nullptr;
-            tile.col_bias = epilogue.col_bias != nullptr ? epilogue.col_bias + jc : nullptr;
-            if (Armv7Run(t, full_inner, kc, inner_panel, inner_panels.panel_stride, outer_panel,
-                         0, c, inner_c_step, call.ldc, mr, std::max<int64_t>(0, panels - 2),
-                         tile)) {
+            tile.row_bias = row_bias;
+            tile.col_bias = col_bias;
+            if (Armv7Run(t, static_cast<int>(full_inner), kc32, inner_panel,
+                         static_cast<int>(inner_stride), outer_panel, 0, c,
+                         static_cast<int>(inner_c_step), ldc_bytes, mr,
+                         static_cast<int>(std::max<Offset>(0, panels - 2)), tile)) {
               inner = full_inner * inner_step;
-              inner_panel += full_inner * inner_panels.panel_stride;
+              inner_panel += full_inner * inner_stride;
               c += full_inner * inner_c_step;
             }
           }
@@ -383,35 +398,36 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
             if (run_begin == 1) {
               run_tile(outer_panel, inner_panel, c, outer, 0);
               inner += inner_step;
-              inner_panel += inner_panels.panel_stride;
+              inner_panel += inner_stride;
               c += inner_c_step;
             }
-            const int64_t run = full_inner - run_begin;
-            const int64_t ir = rows_outer ? outer : inner, jr = rows_outer ? inner : outer;
+            const Offset run = full_inner - run_begin;
+            const Offset ir = rows_outer ? outer : inner, jr = rows_outer ? inner : outer;
             tile.prefetch_a = nullptr;
-            tile.row_bias = epilogue.row_bias != nullptr ? epilogue.row_bias + ic + ir : nullptr;
-            tile.col_bias = epilogue.col_bias != nullptr ? epilogue.col_bias + jc + jr : nullptr;
+            tile.row_bias = row_bias != nullptr ? row_bias + ir : nullptr;
+            tile.col_bias = col_bias != nullptr ? col_bias + jr : nullptr;
 #if defined(__ARM_NEON) && !defined(__aarch64__)
             const bool direct =
-                rows_outer ? Armv7Run(t, run, kc, outer_panel, 0, inner_panel,
-                                      inner_panels.panel_stride, c, inner_c_step, call.ldc, 0, 0,
-                                      tile)
-                           : Armv7Run(t, run, kc, inner_panel, inner_panels.panel_stride,
-                                      outer_panel, 0, c, inner_c_step, call.ldc, mr, 0, tile);
+                rows_outer ? Armv7Run(t, static_cast<int>(run), kc32, outer_panel, 0, inner_panel,
+                                      static_cast<int>(inner_stride), c,
+                                      static_cast<int>(inner_c_step), ldc_bytes, 0, 0, tile)
+                           : Armv7Run(t, static_cast<int>(run), kc32, inner_panel,
+                                      static_cast<int>(inner_stride), outer_panel, 0, c,
+                                      static_cast<int>(inner_c_step), ldc_bytes, mr, 0, tile);
 #else
             const bool direct = false;
 #endif
             if (direct) {
               // The armv7 assembly ran the tiles.
             } else if (rows_outer) {
-              gemm_run(run, kc, outer_panel, 0, inner_panel, inner_panels.panel_stride, c,
-                       inner_c_step, call.ldc, 0, nr, tile);
+              gemm_run(run, kc, outer_panel, 0, inner_panel, inner_stride, c, inner_c_step,
+                       call.ldc, 0, nr, tile);
             } else {
-              gemm_run(run, kc, inner_panel, inner_panels.panel_stride, outer_panel, 0, c,
-                       inner_c_step, call.ldc, mr, 0, tile);
+              gemm_run(run, kc, inner_panel, inner_stride, outer_panel, 0, c, inner_c_step,
+                       call.ldc, mr, 0, tile);
             }
             inner += run * inner_step;
-            inner_panel += run * inner_panels.panel_stride;
+            inner_panel += run * inner_stride;
             c += run * inner_c_step;
           }
 #if defined(__ARM_NEON) && !defined(__aarch64__)
@@ -422,19 +438,17 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
           if (!rows_outer && !outer_full && (tail_cols == 4 || tail_cols == 1) && full_inner > 0 &&
               !(prefetch_a && outer == 0) && PlainArmv7Neon(t, epilogue)) {
             const Armv7Clamp clamp(epilogue);
-            arm::Armv7GemmColumnTail(
-                tail_cols, static_cast<int>(full_inner), static_cast<int>(kc), inner_panel,
-                static_cast<int>(inner_panels.panel_stride), outer_panel, c,
-                static_cast<int>(inner_c_step), static_cast<int>(call.ldc * sizeof(float)),
-                epilogue.accumulate, epilogue.row_bias != nullptr ? epilogue.row_bias + ic : nullptr,
-                clamp.clamp, clamp.clamp_hi, clamp.bounds);
+            arm::Armv7GemmColumnTail(tail_cols, static_cast<int>(full_inner), kc32, inner_panel,
+                                     static_cast<int>(inner_stride), outer_panel, c,
+                                     static_cast<int>(inner_c_step), ldc_bytes, epilogue.accumulate,
+                                     row_bias, clamp.clamp, clamp.clamp_hi, clamp.bounds);
             inner = full_inner * inner_step;
-            inner_panel += full_inner * inner_panels.panel_stride;
+            inner_panel += full_inner * inner_stride;
             c += full_inner * inner_c_step;
           }
 #endif
           for (; inner < inner_end;
-               inner += inner_step, inner_panel += inner_panels.panel_stride, c += inner_c_step) {
+               inner += inner_step, inner_panel += inner_stride, c += inner_c_step) {
             if (row_tail_after && outer_full && inner + inner_step > inner_end) break;
             if (rows_outer) {
               run_tile(outer_panel, inner_panel, c, outer, inner);
@@ -446,15 +460,14 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
 #if defined(__ARM_NEON) && !defined(__aarch64__)
         if (row_tail_after) {
           // full_inner is mc / mr here (columns outer).
-          const int64_t ir = full_inner * mr;
+          const Offset ir = full_inner * mr;
           const Armv7Clamp clamp(epilogue);
-          arm::Armv7GemmRowTail(
-              tail_rows, static_cast<int>(nc / nr), static_cast<int>(kc),
-              a.first + full_inner * a.panel_stride, b.first, static_cast<int>(b.panel_stride),
-              call.c + (ic + ir) * call.ldc + jc, static_cast<int>(call.ldc * sizeof(float)),
-              epilogue.accumulate,
-              epilogue.row_bias != nullptr ? epilogue.row_bias + ic + ir : nullptr, clamp.clamp,
-              clamp.clamp_hi, clamp.bounds);
+          arm::Armv7GemmRowTail(tail_rows, static_cast<int>(block_cols / nr), kc32,
+                                a.first + full_inner * inner_stride, b.first,
+                                static_cast<int>(outer_stride), call.c + (ic + ir) * call.ldc + jc,
+                                ldc_bytes, epilogue.accumulate,
+                                row_bias != nullptr ? row_bias + ir : nullptr, clamp.clamp,
+                                clamp.clamp_hi, clamp.bounds);
         }
 #endif
       }
