@@ -23,6 +23,16 @@ bool Armv7ConvRowsRun(int kernel_w, int64_t kc, const float* a, const float* bas
                       const TileEpilogue& epilogue);
 }  // namespace arm
 #endif
+#if defined(__aarch64__)
+namespace arm {
+// sgemm_neon.cc: `tiles` whole 8 x 12 tiles along an output row in one
+// call, each 12 floats on from the one before it in B's rows and in C;
+// false, with nothing written, for what NeonConvRowsStepped would stage
+// (fewer than 8 rows, a column bias, hard-swish).
+bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64_t* steps,
+                     float* c, int64_t ldc, int rows, int64_t tiles, const TileEpilogue& epilogue);
+}  // namespace arm
+#endif
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -97,8 +107,29 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
           const float* base = scratch + padded_.Origin(oh, ow);
           float* c = image_out + mt * mr * out_plane + oh * p.out_w + ow;
           if (stepped) {
+#if defined(__aarch64__)
+            // arm64 NEON: this task's and the next ones' whole tiles in
+            // this output row go as one run (a padded row's column ow + nr
+            // is nr floats after ow's), sparing each tile the call's
+            // set-up.
+            constexpr int kRunNr = 12;
+            const int64_t whole =
+                table_.isa == KernelIsa::kNeon && nr == kRunNr
+                    ? std::min<int64_t>((p.out_w - ow) / kRunNr, end - task)
+                    : 0;
+            if (whole > 0 && arm::NeonConvRowsRun(k_, filter_.Panel(mt), base + first,
+                                                  steps_.data(), c, out_plane, rows, whole,
+                                                  tile)) {
+              task += whole - 1;
+              ow += (whole - 1) * nr;
+            } else {
+              table_.conv_rows_stepped(k_, filter_.Panel(mt), base + first, steps_.data(), c,
+                                       out_plane, rows, cols, tile);
+            }
+#else
             table_.conv_rows_stepped(k_, filter_.Panel(mt), base + first, steps_.data(), c,
                                      out_plane, rows, cols, tile);
+#endif
 #if defined(__ARM_NEON) && !defined(__aarch64__)
           } else if (table_.isa == KernelIsa::kNeon) {
             // armv7 NEON: each kernel row's taps walked by two fixed steps,

@@ -205,6 +205,9 @@ TEST(Conv2dKernelTest, DirectRowsAtEdges) {
       Check({1, 3, 17, 29, 2 * mr - 1, 7, 7, 2, 2, 1, pad}, ActivationType::RELU, 0);
       Check({1, 3, 9, 14, mr, 3, 3, 2, 2, 1, pad}, ActivationType::HARDSWISH, 0);
     }
+    // Hard-swish on rows of whole tiles, which arm64's runs of tiles leave
+    // to the staged tile.
+    Check({1, 3, 3, 2 * nr + 1, mr, 3, 3, 1, 1, 1, 1}, ActivationType::HARDSWISH, 0);
     // 7-tap kernel rows at stride 1 too (armv7 walks a kernel row's taps by
     // fixed steps at both strides).
     Check({1, 2, 9, 12, mr + 1, 7, 7, 1, 1, 1, 3}, ActivationType::RELUX, 0);
