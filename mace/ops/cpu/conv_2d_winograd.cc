@@ -62,19 +62,71 @@ struct TileRun {
 };
 
 // Calls fn(run) for the runs of at most kWinogradMaxLanes tiles that make up
-// tiles [first, first + tiles) in raster order.
+// `tiles` tiles in raster order from tile (row, col). The position steps
+// from run to run: callers pass it per input channel, and on armv7 each
+// 64-bit division is a call of some 100 instructions.
 template <typename Fn>
-void ForEachRun(int64_t tiles_w, int64_t first, int64_t tiles, Fn&& fn) {
+void ForEachRun(int64_t tiles_w, int64_t row, int64_t col, int64_t tiles, Fn&& fn) {
   for (int64_t lane = 0; lane < tiles;) {
-    const int64_t tile = first + lane;
     TileRun run;
-    run.row = tile / tiles_w;
-    run.col = tile % tiles_w;
+    run.row = row;
+    run.col = col;
     run.lane = lane;
-    run.count = std::min<int64_t>({tiles - lane, tiles_w - run.col, kWinogradMaxLanes});
+    run.count = std::min<int64_t>({tiles - lane, tiles_w - col, kWinogradMaxLanes});
     fn(run);
     lane += run.count;
+    col += run.count;
+    if (col == tiles_w) {
+      col = 0;
+      ++row;
+    }
   }
+}
+
+// The tile row and column of the first tile of each panel of a block, one
+// panel (nr tiles) after another without dividing.
+class PanelCursor {
+ public:
+  PanelCursor(int64_t tiles_w, int64_t first_tile, int64_t nr)
+      : tiles_w_(tiles_w),
+        row0_(first_tile / tiles_w),
+        col0_(first_tile % tiles_w),
+        step_rows_(nr / tiles_w),
+        step_cols_(nr % tiles_w) {
+    Rewind();
+  }
+  void Rewind() {
+    row_ = row0_;
+    col_ = col0_;
+  }
+  void Next() {
+    row_ += step_rows_;
+    col_ += step_cols_;
+    if (col_ >= tiles_w_) {
+      col_ -= tiles_w_;
+      ++row_;
+    }
+  }
+  int64_t row() const { return row_; }
+  int64_t col() const { return col_; }
+  int64_t first_row() const { return row0_; }
+  int64_t first_col() const { return col0_; }
+
+ private:
+  int64_t tiles_w_, row0_, col0_, step_rows_, step_cols_;
+  int64_t row_ = 0, col_ = 0;
+};
+
+// The fields of the input transform's runs that all runs of a block share
+// (V in panels of nr lanes, in_c rows each).
+WinogradInputRun BlockInputRun(int tile, int64_t in_w, int64_t panels, int64_t in_c, int64_t nr) {
+  WinogradInputRun run;
+  run.tile = tile;
+  run.in_w = in_w;
+  run.position_stride = panels * in_c * nr;
+  run.panel_stride = in_c * nr;
+  run.nr = static_cast<int32_t>(nr);
+  return run;
 }
 
 }  // namespace
@@ -371,7 +423,7 @@ int64_t Conv2dWinograd::ScratchBytes(int threads) const {
   return threads * MakeLayout(threads).per_thread * static_cast<int64_t>(sizeof(float));
 }
 
-WinogradOutputRun Conv2dWinograd::OutputRunFor(int64_t first, int64_t lanes) const {
+WinogradOutputRun Conv2dWinograd::OutputRunAt(int64_t row, int64_t col, int64_t lanes) const {
   WinogradOutputRun run;
   run.tile = tile_;
   run.in_pitch = nr_;
@@ -380,8 +432,8 @@ WinogradOutputRun Conv2dWinograd::OutputRunFor(int64_t first, int64_t lanes) con
   run.out_h = params_.out_h;
   run.out_w = params_.out_w;
   run.tiles_w = tiles_w_;
-  run.row0 = first / tiles_w_;
-  run.col0 = first % tiles_w_;
+  run.row0 = row;
+  run.col0 = col;
   return run;
 }
 
@@ -418,44 +470,38 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       vector_lanes ? std::min(RoundUp(tiles, nr), RoundUp(tiles, 4)) : RoundUp(tiles, nr);
 
   // Phase 1: V[position][panel][ic][nr] = B^T d B, in the GEMM's B panels.
+  // The fields every run of the block shares, set once.
+  PanelCursor cursor(tiles_w_, first_tile, nr);
+  WinogradInputRun run = BlockInputRun(tile_, p.in_w, layout.panels, in_c, nr);
+  // Lanes past the block's last tile that the GEMM reads are zeros, so it
+  // reads numbers: they all lie in the last panel (gemm_lanes is at most
+  // a whole panel past the tiles).
+  const int64_t zero_panel = tiles / nr, zero_offset = tiles % nr;
+  const int64_t zero_count = gemm_lanes - tiles;
   for (int64_t ic = 0; ic < in_c; ++ic) {
     const float* plane = image + ic * p.in_h * p.in_w;
-    ForEachRun(tiles_w_, first_tile, tiles, [&](const TileRun& tr) {
-      WinogradInputRun run;
-      run.tile = tile_;
+    run.out = half_v_ ? nullptr : v + ic * nr;
+    ForEachRun(tiles_w_, cursor.first_row(), cursor.first_col(), tiles, [&](const TileRun& tr) {
       for (int i = 0; i < alpha_; ++i) {
         const int64_t ih = tr.row * tile_ - p.pad_top + i;
         run.rows[i] = ih >= 0 && ih < p.in_h ? plane + ih * p.in_w : nullptr;
       }
-      run.in_w = p.in_w;
       run.col0 = tr.col * tile_ - p.pad_left;
       run.lanes = tr.count;
-      run.out = v + ic * nr;
-      run.position_stride = layout.panels * in_c * nr;
-      run.panel_stride = in_c * nr;
       run.first_lane = tr.lane;
-      run.nr = static_cast<int32_t>(nr);
       if (half_v_) {
-        run.out = nullptr;
         table_.fp16_winograd_input(run, v_half + ic * nr);
       } else {
         table_.winograd_input(run);
       }
     });
-    // Lanes past the block's last tile that the GEMM reads: zeros, so it
-    // reads numbers.
-    for (int64_t block_lane = tiles; block_lane < gemm_lanes;) {
-      const int64_t panel = block_lane / nr, offset = block_lane % nr;
-      const int64_t count = std::min(nr - offset, gemm_lanes - block_lane);
-      for (int64_t xi = 0; xi < positions; ++xi) {
-        const int64_t at = ((xi * layout.panels + panel) * in_c + ic) * nr + offset;
-        if (half_v_) {
-          std::fill(v_half + at, v_half + at + count, uint16_t{0});
-        } else {
-          std::fill(v + at, v + at + count, 0.f);
-        }
+    for (int64_t xi = 0; zero_count > 0 && xi < positions; ++xi) {
+      const int64_t at = ((xi * layout.panels + zero_panel) * in_c + ic) * nr + zero_offset;
+      if (half_v_) {
+        std::fill(v_half + at, v_half + at + zero_count, uint16_t{0});
+      } else {
+        std::fill(v + at, v + at + zero_count, 0.f);
       }
-      block_lane += count;
     }
   }
 
@@ -497,6 +543,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   for (int64_t ot = 0; ot < oc_tiles; ot += group) {
     const int64_t group_tiles = std::min(group, oc_tiles - ot);
     const int64_t oc_begin = ot * mr;
+    cursor.Rewind();
     const int64_t oc_end = std::min<int64_t>(oc_begin + group_tiles * mr, p.out_channels);
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
@@ -637,7 +684,8 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       }
       // Y = A^T M A + bias, activation, into the output planes: the panel's
       // tiles are one run (nr <= kWinogradMaxLanes), across tile rows.
-      WinogradOutputRun run = OutputRunFor(first_tile + panel * nr, cols);
+      WinogradOutputRun run = OutputRunAt(cursor.row(), cursor.col(), cols);
+      cursor.Next();
       for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
         run.in = m + (oc - oc_begin) * pitch;
         run.bias = bias != nullptr ? bias[oc] : 0.f;
@@ -708,15 +756,13 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
   const int64_t gemm_lanes = last_panel + Fp16GemmCols(tiles - last_panel);
   // The fields every run of the block shares, set once: only the rows,
   // the first column and the lanes change from run to run.
-  WinogradInputRun run;
-  run.tile = tile_;
-  run.in_w = p.in_w;
-  run.position_stride = layout.panels * in_c * nr;
-  run.panel_stride = in_c * nr;
-  run.nr = static_cast<int32_t>(nr);
+  WinogradInputRun run = BlockInputRun(tile_, p.in_w, layout.panels, in_c, nr);
+  PanelCursor cursor(tiles_w_, first_tile, nr);
+  const int64_t zero_panel = tiles / nr, zero_offset = tiles % nr;
+  const int64_t zero_count = gemm_lanes - tiles;
   for (int64_t ic = 0; ic < in_c; ++ic) {
     const uint16_t* plane = image + ic * p.in_h * p.in_w;
-    ForEachRun(tiles_w_, first_tile, tiles, [&](const TileRun& tr) {
+    ForEachRun(tiles_w_, cursor.first_row(), cursor.first_col(), tiles, [&](const TileRun& tr) {
       const uint16_t* rows[8];
       for (int i = 0; i < alpha_; ++i) {
         const int64_t ih = tr.row * tile_ - p.pad_top + i;
@@ -727,14 +773,10 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
       run.first_lane = tr.lane;
       table_.fp16_winograd_half_input(run, rows, v_half + ic * nr);
     });
-    for (int64_t block_lane = tiles; block_lane < gemm_lanes;) {
-      const int64_t panel = block_lane / nr, offset = block_lane % nr;
-      const int64_t count = std::min(nr - offset, gemm_lanes - block_lane);
-      for (int64_t xi = 0; xi < positions; ++xi) {
-        const int64_t at = ((xi * layout.panels + panel) * in_c + ic) * nr + offset;
-        std::fill(v_half + at, v_half + at + count, uint16_t{0});
-      }
-      block_lane += count;
+    // As in RunBlock: the zero lanes all lie in the last panel.
+    for (int64_t xi = 0; zero_count > 0 && xi < positions; ++xi) {
+      const int64_t at = ((xi * layout.panels + zero_panel) * in_c + ic) * nr + zero_offset;
+      std::fill(v_half + at, v_half + at + zero_count, uint16_t{0});
     }
   }
   const int64_t used_panels = CeilDiv(tiles, nr);
@@ -747,6 +789,7 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
   for (int64_t ot = 0; ot < oc_tiles; ot += group) {
     const int64_t oc_begin = ot * mr;
     const int64_t group_tiles = std::min(group, oc_tiles - ot);
+    cursor.Rewind();
     const int64_t oc_end = std::min<int64_t>(oc_begin + group_tiles * mr, p.out_channels);
     for (int64_t panel = 0; panel < used_panels; ++panel) {
       const int64_t cols = std::min(nr, tiles - panel * nr);
@@ -778,7 +821,8 @@ void Conv2dWinograd::RunBlockHalf(const uint16_t* image, const float* bias, uint
                            static_cast<int>(mr), vector_cols, plain);
         }
       }
-      WinogradOutputRun run = OutputRunFor(first_tile + panel * nr, cols);
+      WinogradOutputRun run = OutputRunAt(cursor.row(), cursor.col(), cols);
+      cursor.Next();
       for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
         run.bias = bias != nullptr ? bias[oc] : 0.f;
         if (half_m_) {

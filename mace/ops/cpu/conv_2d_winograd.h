@@ -103,8 +103,8 @@ class Conv2dWinograd : public Conv2dKernel {
   void RunBlock(const float* image, const float* bias, float* out_image, int64_t first_tile,
                 int64_t tiles, const Layout& layout, float* scratch) const;
   // The output transform's run (no channel set) for `lanes` tiles from
-  // tile `first`, whose M has the pitch of a panel (nr).
-  WinogradOutputRun OutputRunFor(int64_t first, int64_t lanes) const;
+  // tile (row, col), whose M has the pitch of a panel (nr).
+  WinogradOutputRun OutputRunAt(int64_t row, int64_t col, int64_t lanes) const;
   // RunBlock on half tensors (SupportsHalf).
   void RunBlockHalf(const uint16_t* image, const float* bias, uint16_t* out_image,
                     int64_t first_tile, int64_t tiles, const Layout& layout,
