@@ -373,90 +373,94 @@ TEST(Conv2dKernelTest, ActivationsFusedOrNot) {
 // its bound here is 4x.
 float WinogradTolerance(int tile) { return tile == 2 ? 1e-4f : tile == 4 ? 5e-4f : 2e-3f; }
 
-TEST(Conv2dKernelTest, Winograd) {
-  for (int tile : {2, 4, 6}) {
-    const float tolerance = WinogradTolerance(tile);
-    for (int64_t pad : {0, 1}) {
-      const std::pair<int64_t, int64_t> sizes[] = {{3, 3},   {6, 6}, {7, 5},   {9, 12},
-                                                   {14, 11}, {8, 8}, {13, 13}, {27, 29}};
-      for (auto hw : sizes) {
-        Check({1, 5, hw.first, hw.second, 7, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile,
-              tolerance);
-      }
-    }
-    Check({2, 17, 10, 10, 13, 3, 3, 1, 1, 1, 1}, ActivationType::HARDSWISH, tile, tolerance);
-    // Tile rows longer than one transform run (64 tiles), split across panels.
-    Check({1, 3, 5, 2 * 70 * tile + 3, 9, 3, 3, 1, 1, 1, 1}, ActivationType::RELUX, tile,
-          tolerance);
-    // Several L2-sized blocks per image, each with a partial last panel.
-    Check({1, 40, 41, 43, 24, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, 4 * tolerance);
-    // Input channels past one reduction block (kc): accumulation in the GEMM.
-    Check({1, 300, 6, 9, 10, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile, 8 * tolerance);
-    // Maps whose last panel of tiles is at most 4 wide (at F(4x4): 7x7 is
-    // 4 tiles, 14x14 12 + 4), which arm64 and armv7 run two output-channel
-    // micro-tiles at a time: an even and odd number of them, a partial
-    // last one, every tail of the reduction, and two reduction blocks.
-    for (int64_t hw : {7, 14}) {
-      for (int64_t out_c : {16, 17, 24}) {
-        for (int64_t in_c : {7, 19}) {
-          Check({1, in_c, hw, hw, out_c, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
-                2 * tolerance);
-        }
-      }
-      Check({1, 300, hw, hw, 40, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, 8 * tolerance);
-    }
-    // Activations the transform cannot fuse run as a pass afterwards.
-    Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::LEAKYRELU, tile, tolerance);
-    Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::SIGMOID, tile, tolerance);
-    // Output channels around the filter transform's chunk of 16 and a
-    // single one; a single input channel.
-    for (int64_t out_c : {1, 15, 16, 17, 33}) {
-      Check({1, 3, 7, 8, out_c, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, tolerance);
-    }
-    Check({1, 1, 8, 7, 16, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile, tolerance);
-    // Last panels of 1 to 5 tiles past 0 or 1 whole panels of 8 (armv7
-    // runs those of at most 4 as narrower GEMM tiles), odd channel counts,
-    // and with input channels past one reduction block.
-    for (int64_t tiles_w : {1, 2, 3, 4, 5, 9, 12, 13}) {
-      Check({1, 7, tile, tiles_w * tile, 13, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
-            tolerance);
-    }
-    Check({1, 300, 2 * tile, 2 * tile - 1, 7, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile,
-          8 * tolerance);
-    // Pairs of micro-tiles over a last panel of 1 to 3 tiles (arm64 runs
-    // them by column) with two reduction blocks, and a lone last one.
-    for (int64_t tiles_w : {1, 2, 3}) {
-      Check({1, 300, tile, tiles_w * tile, 17, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
-            8 * tolerance);
-    }
-    // Every right-edge shift of the input transform's column vectors (1 to
-    // 3 columns past the row, or wholly past it) and rows narrower than a
-    // vector, with and without padding.
-    for (int64_t w : {1, 2, 4, 5, 6, 7, 10, 11}) {
-      for (int64_t pad : {0, 1}) {
-        if (w + 2 * pad < 3) continue;
-        Check({1, 4, 5, w, 6, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile, tolerance);
-      }
-    }
-    // Groups of four tiles in one tile row whose last tile the right edge
-    // cuts to each width from 1 to tile - 1 (armv7 stores those rows
-    // straight out, lane by lane), some with rows cut at the bottom.
-    for (int64_t cut = 1; cut < tile; ++cut) {
-      Check({1, 5, 2 * tile + 1, 4 * tile - cut, 6, 3, 3, 1, 1, 1, 1},
-            cut % 2 != 0 ? ActivationType::RELU : ActivationType::RELUX, tile, tolerance);
-      Check({1, 5, tile + 2, 8 * tile - cut, 6, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile,
-            tolerance);
-    }
-    // Rows wide enough that chunks read the input in place, with a last
-    // chunk of 1 to 4 tiles at the right edge (near the edge staged).
-    for (int64_t tiles_w : {17, 18, 19, 20, 33}) {
-      Check({1, 6, 2 * tile + 1, tiles_w * tile, 11, 3, 3, 1, 1, 1, 1}, ActivationType::RELUX, tile,
-            tolerance);
-      Check({1, 6, 2 * tile, tiles_w * tile + 1, 11, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile,
+// One test per tile size, so that the test's shards split the three (under
+// qemu this is most of the test's time).
+class Conv2dWinogradTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(Conv2dWinogradTest, MatchesReference) {
+  const int tile = GetParam();
+  const float tolerance = WinogradTolerance(tile);
+  for (int64_t pad : {0, 1}) {
+    const std::pair<int64_t, int64_t> sizes[] = {{3, 3},   {6, 6}, {7, 5},   {9, 12},
+                                                 {14, 11}, {8, 8}, {13, 13}, {27, 29}};
+    for (auto hw : sizes) {
+      Check({1, 5, hw.first, hw.second, 7, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile,
             tolerance);
     }
   }
+  Check({2, 17, 10, 10, 13, 3, 3, 1, 1, 1, 1}, ActivationType::HARDSWISH, tile, tolerance);
+  // Tile rows longer than one transform run (64 tiles), split across panels.
+  Check({1, 3, 5, 2 * 70 * tile + 3, 9, 3, 3, 1, 1, 1, 1}, ActivationType::RELUX, tile, tolerance);
+  // Several L2-sized blocks per image, each with a partial last panel.
+  Check({1, 40, 41, 43, 24, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, 4 * tolerance);
+  // Input channels past one reduction block (kc): accumulation in the GEMM.
+  Check({1, 300, 6, 9, 10, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile, 8 * tolerance);
+  // Maps whose last panel of tiles is at most 4 wide (at F(4x4): 7x7 is
+  // 4 tiles, 14x14 12 + 4), which arm64 and armv7 run two output-channel
+  // micro-tiles at a time: an even and odd number of them, a partial
+  // last one, every tail of the reduction, and two reduction blocks.
+  for (int64_t hw : {7, 14}) {
+    for (int64_t out_c : {16, 17, 24}) {
+      for (int64_t in_c : {7, 19}) {
+        Check({1, in_c, hw, hw, out_c, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
+              2 * tolerance);
+      }
+    }
+    Check({1, 300, hw, hw, 40, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, 8 * tolerance);
+  }
+  // Activations the transform cannot fuse run as a pass afterwards.
+  Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::LEAKYRELU, tile, tolerance);
+  Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::SIGMOID, tile, tolerance);
+  // Output channels around the filter transform's chunk of 16 and a
+  // single one; a single input channel.
+  for (int64_t out_c : {1, 15, 16, 17, 33}) {
+    Check({1, 3, 7, 8, out_c, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, tolerance);
+  }
+  Check({1, 1, 8, 7, 16, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile, tolerance);
+  // Last panels of 1 to 5 tiles past 0 or 1 whole panels of 8 (armv7
+  // runs those of at most 4 as narrower GEMM tiles), odd channel counts,
+  // and with input channels past one reduction block.
+  for (int64_t tiles_w : {1, 2, 3, 4, 5, 9, 12, 13}) {
+    Check({1, 7, tile, tiles_w * tile, 13, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
+          tolerance);
+  }
+  Check({1, 300, 2 * tile, 2 * tile - 1, 7, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile,
+        8 * tolerance);
+  // Pairs of micro-tiles over a last panel of 1 to 3 tiles (arm64 runs
+  // them by column) with two reduction blocks, and a lone last one.
+  for (int64_t tiles_w : {1, 2, 3}) {
+    Check({1, 300, tile, tiles_w * tile, 17, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
+          8 * tolerance);
+  }
+  // Every right-edge shift of the input transform's column vectors (1 to
+  // 3 columns past the row, or wholly past it) and rows narrower than a
+  // vector, with and without padding.
+  for (int64_t w : {1, 2, 4, 5, 6, 7, 10, 11}) {
+    for (int64_t pad : {0, 1}) {
+      if (w + 2 * pad < 3) continue;
+      Check({1, 4, 5, w, 6, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile, tolerance);
+    }
+  }
+  // Groups of four tiles in one tile row whose last tile the right edge
+  // cuts to each width from 1 to tile - 1 (armv7 stores those rows
+  // straight out, lane by lane), some with rows cut at the bottom.
+  for (int64_t cut = 1; cut < tile; ++cut) {
+    Check({1, 5, 2 * tile + 1, 4 * tile - cut, 6, 3, 3, 1, 1, 1, 1},
+          cut % 2 != 0 ? ActivationType::RELU : ActivationType::RELUX, tile, tolerance);
+    Check({1, 5, tile + 2, 8 * tile - cut, 6, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile,
+          tolerance);
+  }
+  // Rows wide enough that chunks read the input in place, with a last
+  // chunk of 1 to 4 tiles at the right edge (near the edge staged).
+  for (int64_t tiles_w : {17, 18, 19, 20, 33}) {
+    Check({1, 6, 2 * tile + 1, tiles_w * tile, 11, 3, 3, 1, 1, 1, 1}, ActivationType::RELUX, tile,
+          tolerance);
+    Check({1, 6, 2 * tile, tiles_w * tile + 1, 11, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile,
+          tolerance);
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiles, Conv2dWinogradTest, ::testing::Values(2, 4, 6));
 
 // A table's vectorized filter transform against the matrix products
 // G g G^T of the portable one, on random filters and on filters with a
