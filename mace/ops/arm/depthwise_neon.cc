@@ -475,8 +475,9 @@ template <int kRows>
 // `passes` passes of `step` (activated by `act`): the whole vectors, then
 // the ragged one ending at the row's last output (both pointers moved back
 // to it, the input's shifted by `in_scale` at stride 2), then both
-// pointers on to the next pass.
-#define MACE_DW4_PASSES(step, act, in_scale)                                \
+// pointers on to the next pass. `inputs`: more input operands the steps
+// read, each after a comma.
+#define MACE_DW4_PASSES(step, act, in_scale, inputs)                        \
   __asm__ volatile(                                                        \
       MACE_DW_SETUP                                                        \
       "ldr %[pitch], [%[prm], #76]\n"                                      \
@@ -505,7 +506,7 @@ template <int kRows>
       : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n), [t] "+r"(t),           \
         [passes] "+r"(passes), [pitch] "+r"(pitch), [width] "+r"(width),   \
         [in_back] "+r"(in_back), [out_back] "+r"(out_back)                 \
-      : [prm] "r"(prm)                                                     \
+      : [prm] "r"(prm) inputs                                              \
       : MACE_DW_CLOBBERS)
 
 // `passes` passes of four output rows, as SlidingPasses, activated as
@@ -517,11 +518,11 @@ template <int kAct>
   int n = 0, t = 0, pitch = 0, width = 0, in_back = 0, out_back = 0;
   const SlideParams* prm = &params;
   if constexpr (kAct == kActNone) {
-    MACE_DW4_PASSES(MACE_DW4_STEP, "", "");
+    MACE_DW4_PASSES(MACE_DW4_STEP, "", "", );
   } else if constexpr (kAct == kActMax) {
-    MACE_DW4_PASSES(MACE_DW4_STEP, MACE_DW4_MAX, "");
+    MACE_DW4_PASSES(MACE_DW4_STEP, MACE_DW4_MAX, "", );
   } else {
-    MACE_DW4_PASSES(MACE_DW4_STEP, MACE_DW4_CLAMP, "");
+    MACE_DW4_PASSES(MACE_DW4_STEP, MACE_DW4_CLAMP, "", );
   }
 }
 
@@ -598,21 +599,48 @@ template <int kAct>
 #define MACE_DWC_S2_(act, a, as, ad, b, bs, bd) MACE_DWC_STEP2(act, a, as, ad, b)
 #define MACE_DWC_S1(act, a) MACE_DWC_EXPAND_ACCS(MACE_DWC_S1_, act, MACE_DWC_##a)
 #define MACE_DWC_S1_(act, a, as, ad) MACE_DWC_STEP1(act, a, as, ad)
+// A column walk's set-up: the taps, bounds and bias, `step` read from the
+// parameters at offset step_at and what the columns step by.
+#define MACE_DW_COLUMN_HEAD(step_at)                                       \
+  MACE_DW_SETUP                                                            \
+  "ldr %[step], [%[prm], #" step_at "]\n"                                  \
+  "ldr %[width], [%[prm], #4]\n"                                           \
+  "ldr %[in_next], [%[prm], #68]\n"                                        \
+  "ldr %[out_next], [%[prm], #72]\n"                                       \
+  "ldr %[cols], [%[prm], #88]\n"
+// The end of a column (label 9): both pointers on to the next column, the
+// last, ragged one stepping back (the input by the output's bytes shifted
+// by `in_scale`) to end at the row's last output; then the operands.
+#define MACE_DW_COLUMN_TAIL(in_scale)                                      \
+  "9:\n"                                                                   \
+  "add %[in], %[in], %[in_next]\n"                                         \
+  "add %[out], %[out], %[out_next]\n"                                      \
+  "subs %[cols], %[cols], #1\n"                                            \
+  "beq 8f\n"                                                               \
+  "cmp %[cols], #1\n"                                                      \
+  "bne 6b\n"                                                               \
+  "ldr %[n], [%[prm], #64]\n"                                              \
+  "sub %[in], %[in], %[n]" in_scale "\n"                                   \
+  "sub %[out], %[out], %[n]\n"                                             \
+  "b 6b\n"                                                                 \
+  "8:\n"                                                                   \
+  : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n), [t] "+r"(t),              \
+    [cols] "+r"(cols), [step] "+r"(step), [width] "+r"(width),             \
+    [in_next] "+r"(in_next), [out_next] "+r"(out_next)                     \
+  : [prm] "r"(prm)                                                         \
+  : MACE_DW_CLOBBERS
 // Every column of the band (kind c: MACE_DWC_ single vector columns or
 // MACE_DWP_ pairs), `act` the activation: a column's first two input rows
 // (c##START), its three-row steps, the 0 to 2 steps after them and the
 // two last output rows (c##S3, c##S2, c##S1 on accumulators c##A0-A2);
 // then both pointers on to the next column (the last, ragged one stepping
 // back to end at the row's last output). `step` is read from the
-// parameters at offset step_at.
+// parameters at offset step_at, and c##INIT sets what the steps need
+// besides.
 #define MACE_DW_COLUMN_WALK(c, act, step_at)                                  \
   __asm__ volatile(                                                        \
-      MACE_DW_SETUP                                                        \
-      "ldr %[step], [%[prm], #" step_at "]\n"                              \
-      "ldr %[width], [%[prm], #4]\n"                                       \
-      "ldr %[in_next], [%[prm], #68]\n"                                    \
-      "ldr %[out_next], [%[prm], #72]\n"                                   \
-      "ldr %[cols], [%[prm], #88]\n"                                       \
+      MACE_DW_COLUMN_HEAD(step_at)                                         \
+      c##INIT                                                              \
       "6:\n"                                                               \
       c##START                                                             \
       "ldr %[n], [%[prm], #80]\n"                                          \
@@ -642,25 +670,10 @@ template <int kAct>
       c##S3(act, A1, A2, A0)                                               \
       c##S2(act, A2, A0)                                                   \
       c##S1(act, A0)                                                       \
-      "9:\n"                                                               \
-      "add %[in], %[in], %[in_next]\n"                                     \
-      "add %[out], %[out], %[out_next]\n"                                  \
-      "subs %[cols], %[cols], #1\n"                                        \
-      "beq 8f\n"                                                           \
-      "cmp %[cols], #1\n"                                                  \
-      "bne 6b\n"                                                           \
-      "ldr %[n], [%[prm], #64]\n"                                          \
-      "sub %[in], %[in], %[n]\n"                                           \
-      "sub %[out], %[out], %[n]\n"                                         \
-      "b 6b\n"                                                             \
-      "8:\n"                                                               \
-      : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n), [t] "+r"(t),           \
-        [cols] "+r"(cols), [step] "+r"(step), [width] "+r"(width),         \
-        [in_next] "+r"(in_next), [out_next] "+r"(out_next)                 \
-      : [prm] "r"(prm)                                                     \
-      : MACE_DW_CLOBBERS)
+      MACE_DW_COLUMN_TAIL(""))
 // Single columns: accumulators q5-q7; each input row's load steps on by
 // the pitch (offset 0).
+#define MACE_DWC_INIT
 #define MACE_DWC_START                                                        \
   "vdup.32 q5, d5[0]\n"                                                    \
   "vdup.32 q6, d5[0]\n"                                                    \
@@ -671,12 +684,12 @@ template <int kAct>
 // A stride-1 band of at least 3 rows and kLanes outputs a row, by columns
 // (see MACE_DWC_COLUMNS), activated as kAct says.
 // Two vector columns at a time (ColumnPairPasses): an input row's 10
-// floats in two loads and four vext give both vectors' windows, and the
+// floats in three overlapping loads give both vectors' windows, and the
 // two accumulators of an output row are stored by one vst1, so a pair of
-// output vectors takes 31 instructions (15.5 each) and a pair column's
+// output vectors takes 28 instructions (14 each) and a pair column's
 // first rows, last rows and loop control are shared by both vectors.
-// Pairs of accumulators: (q5, q6), (q7, q8), (q9, q10); the row is in
-// q11, q12 and d26, the shifted windows formed in q14.
+// Pairs of accumulators: (q5, q6), (q7, q8), (q9, q10); the windows of a
+// tap column in q11 and q12.
 #define MACE_DWP_A0_0 "q5"
 #define MACE_DWP_A0_1 "q6"
 #define MACE_DWP_A1_0 "q7"
@@ -708,39 +721,51 @@ template <int kAct>
 #define MACE_DWP_FIRST0(x, v, j) MACE_DW4_MLA(MACE_DWP_ACC(A0, v), x, 0, j)
 #define MACE_DWP_FIRST1(x, v, j)                                             \
   MACE_DW4_MLA(MACE_DWP_ACC(A0, v), x, 1, j) MACE_DW4_MLA(MACE_DWP_ACC(A1, v), x, 0, j)
-// The next input row: 8 floats stepping on by 32 bytes, 2 more stepping on
-// to the next row; each window to `macs`.
+// The next input row: tap column j's windows of both vectors are the 8
+// floats from column j, so three loads one float apart (t holds 4, the
+// last stepping on to the next row) give all six, where two loads and
+// four vext took 6 instructions; each window to `macs`.
 #define MACE_DWP_ROW(macs)                                                   \
-  "vld1.32 {d22-d25}, [%[in]]!\n"                                          \
-  "vld1.32 {d26}, [%[in]], %[step]\n"                                      \
-  macs("q11", 0, 0)                                                        \
-  "vext.32 q14, q11, q12, #1\n"                                            \
-  macs("q14", 0, 1)                                                        \
-  "vext.32 q14, q11, q12, #2\n"                                            \
-  macs("q14", 0, 2)                                                        \
-  macs("q12", 1, 0)                                                        \
-  "vext.32 q14, q12, q13, #1\n"                                            \
-  macs("q14", 1, 1)                                                        \
-  "vext.32 q14, q12, q13, #2\n"                                            \
-  macs("q14", 1, 2)
+  "vld1.32 {d22-d25}, [%[in]], %[t]\n"                                     \
+  macs("q11", 0, 0) macs("q12", 1, 0)                                      \
+  "vld1.32 {d22-d25}, [%[in]], %[t]\n"                                     \
+  macs("q11", 0, 1) macs("q12", 1, 1)                                      \
+  "vld1.32 {d22-d25}, [%[in]], %[step]\n"                                  \
+  macs("q11", 0, 2) macs("q12", 1, 2)
 #define MACE_DWP_BIAS(pair)                                                  \
   "vdup.32 " MACE_DWP_ACC(pair, 0) ", d5[0]\n"                             \
   "vdup.32 " MACE_DWP_ACC(pair, 1) ", d5[0]\n"
 #define MACE_DWP_FINISH(act, pair)                                           \
   act(MACE_DWP_ACC(pair, 0)) act(MACE_DWP_ACC(pair, 1))                     \
   "vst1.32 {" MACE_DWP_##pair##_D "}, [%[out]], %[width]\n"
-#define MACE_DWP_S3(act, a, b, c)                                            \
-  MACE_DWP_BIAS(c) MACE_DWP_ROW(MACE_DWP_M3_##a##_##b##_##c) MACE_DWP_FINISH(act, a)
-#define MACE_DWP_S2(act, a, b) MACE_DWP_ROW(MACE_DWP_M2_##a##_##b) MACE_DWP_FINISH(act, a)
-#define MACE_DWP_S1(act, a) MACE_DWP_ROW(MACE_DWP_M1_##a) MACE_DWP_FINISH(act, a)
-// Pairs of columns: accumulators A0-A2; each input row's second load
-// steps on to the next row (in_step, offset 76).
-#define MACE_DWP_START                                                        \
+// The steps of a column of two vectors whose rows kind k loads (k##ROW)
+// and stores (k##FINISH).
+#define MACE_DW2V_S3(k, act, a, b, c)                                        \
+  MACE_DWP_BIAS(c) k##ROW(MACE_DWP_M3_##a##_##b##_##c) k##FINISH(act, a)
+#define MACE_DW2V_S2(k, act, a, b) k##ROW(MACE_DWP_M2_##a##_##b) k##FINISH(act, a)
+#define MACE_DW2V_S1(k, act, a) k##ROW(MACE_DWP_M1_##a) k##FINISH(act, a)
+#define MACE_DW2V_START(k)                                                    \
   MACE_DWP_BIAS(A0)                                                        \
   MACE_DWP_BIAS(A1)                                                        \
-  MACE_DWP_ROW(MACE_DWP_FIRST0)                                            \
-  MACE_DWP_ROW(MACE_DWP_FIRST1)
+  k##ROW(MACE_DWP_FIRST0)                                                  \
+  k##ROW(MACE_DWP_FIRST1)
+#define MACE_DWP_S3(act, a, b, c) MACE_DW2V_S3(MACE_DWP_, act, a, b, c)
+#define MACE_DWP_S2(act, a, b) MACE_DW2V_S2(MACE_DWP_, act, a, b)
+#define MACE_DWP_S1(act, a) MACE_DW2V_S1(MACE_DWP_, act, a)
+// Pairs of columns: accumulators A0-A2; each input row's third load
+// steps on to the next row (in_step, offset 76), the first two by t.
+#define MACE_DWP_INIT "mov %[t], #4\n"
+#define MACE_DWP_START MACE_DW2V_START(MACE_DWP_)
 #define MACE_DWP_COLUMNS(act) MACE_DW_COLUMN_WALK(MACE_DWP_, act, "76")
+// The walk `columns` with the activation kAct says.
+#define MACE_DW_ACT_WALK(columns)                                            \
+  if constexpr (kAct == kActNone) {                                        \
+    columns(MACE_DWC_ACT_0);                                               \
+  } else if constexpr (kAct == kActMax) {                                  \
+    columns(MACE_DWC_ACT_1);                                               \
+  } else {                                                                 \
+    columns(MACE_DWC_ACT_2);                                               \
+  }
 
 // A stride-1 band of at least 3 rows and 8 outputs a row, by pairs of
 // vector columns (see MACE_DWP_COLUMNS), activated as kAct says.
@@ -749,28 +774,55 @@ template <int kAct>
                                         const SlideParams& params) {
   int n = 0, t = 0, cols = 0, step = 0, width = 0, in_next = 0, out_next = 0;
   const SlideParams* prm = &params;
-  if constexpr (kAct == kActNone) {
-    MACE_DWP_COLUMNS(MACE_DWC_ACT_0);
-  } else if constexpr (kAct == kActMax) {
-    MACE_DWP_COLUMNS(MACE_DWC_ACT_1);
-  } else {
-    MACE_DWP_COLUMNS(MACE_DWC_ACT_2);
-  }
+  MACE_DW_ACT_WALK(MACE_DWP_COLUMNS)
+}
+
+// Rows of 7 outputs (the last maps of the MobileNets and ShuffleNet) as
+// one pair of vectors, the second at output 3: its windows start 3 floats
+// on, so the loads at 0 and 1 hold the first vector's windows 0 and 1 and
+// the second's 1 and 2, and two of 4 floats at 2 and 3 the rest (t holds
+// 4, the last stepping on to the next row); each vector is stored on its
+// own (width holds 12, the second store stepping on to the next row). 4
+// loads a row for both vectors where two single columns take 6, and one
+// column's first rows, last rows and loop control instead of two.
+#define MACE_DW7_ROW(macs)                                                   \
+  "vld1.32 {d22-d25}, [%[in]], %[t]\n"                                     \
+  macs("q11", 0, 0) macs("q12", 1, 1)                                      \
+  "vld1.32 {d22-d25}, [%[in]], %[t]\n"                                     \
+  macs("q11", 0, 1) macs("q12", 1, 2)                                      \
+  "vld1.32 {d22-d23}, [%[in]], %[t]\n"                                     \
+  macs("q11", 0, 2)                                                        \
+  "vld1.32 {d24-d25}, [%[in]], %[step]\n"                                  \
+  macs("q12", 1, 0)
+#define MACE_DW7_FINISH(act, pair)                                           \
+  act(MACE_DWP_ACC(pair, 0)) act(MACE_DWP_ACC(pair, 1))                     \
+  "vst1.32 {" MACE_DWP_ACC(pair, 0) "}, [%[out]], %[width]\n"              \
+  "vst1.32 {" MACE_DWP_ACC(pair, 1) "}, [%[out]]!\n"
+#define MACE_DW7_S3(act, a, b, c) MACE_DW2V_S3(MACE_DW7_, act, a, b, c)
+#define MACE_DW7_S2(act, a, b) MACE_DW2V_S2(MACE_DW7_, act, a, b)
+#define MACE_DW7_S1(act, a) MACE_DW2V_S1(MACE_DW7_, act, a)
+#define MACE_DW7_INIT "mov %[t], #4\n" "mov %[width], #12\n"
+#define MACE_DW7_START MACE_DW2V_START(MACE_DW7_)
+#define MACE_DW7_COLUMNS(act) MACE_DW_COLUMN_WALK(MACE_DW7_, act, "76")
+
+// A stride-1 band of at least 3 rows of 7 outputs (see MACE_DW7_ROW),
+// activated as kAct says.
+template <int kAct>
+[[gnu::noinline]] void ColumnSevenPasses(const float* in, float* out,
+                                         const SlideParams& params) {
+  int n = 0, t = 0, cols = 0, step = 0, width = 0, in_next = 0, out_next = 0;
+  const SlideParams* prm = &params;
+  MACE_DW_ACT_WALK(MACE_DW7_COLUMNS)
 }
 
 constexpr int kColumnMinRows = 5;
+constexpr int kColumnStrideTwoMinRows = 3;
 
 template <int kAct>
 [[gnu::noinline]] void ColumnPasses(const float* in, float* out, const SlideParams& params) {
   int n = 0, t = 0, cols = 0, step = 0, width = 0, in_next = 0, out_next = 0;
   const SlideParams* prm = &params;
-  if constexpr (kAct == kActNone) {
-    MACE_DWC_COLUMNS(MACE_DWC_ACT_0);
-  } else if constexpr (kAct == kActMax) {
-    MACE_DWC_COLUMNS(MACE_DWC_ACT_1);
-  } else {
-    MACE_DWC_COLUMNS(MACE_DWC_ACT_2);
-  }
+  MACE_DW_ACT_WALK(MACE_DWC_COLUMNS)
 }
 
 // The band's pitch, width, taps, bounds and bias as the asm reads them.
@@ -927,13 +979,14 @@ template <int kRows>
 }
 
 // Stride 2 on both axes, four output rows a pass (9 input rows), in
-// FourRowPasses' loop: each input row's windows as in StrideTwoPasses (one
-// vld2, the ninth input into lane 0 of the third window and one vext),
-// loaded through one pointer that steps to the next row after the row's
-// ninth input (in_step) and back up to the next vector after the last
-// (in_back). 9 input rows of 3 instructions for 4 vectors, where the
-// two-row passes take 5 for 2: 19.75 instructions per output vector with
-// the clamp (17.75 with none) against 20.5.
+// FourRowPasses' loop: an input row's windows come from two vld2 one
+// float apart, the first giving the even and odd inputs and the second
+// the odd ones again and the even ones shifted by one, loaded through one
+// pointer that steps to the next row after the second (in_step) and back
+// up to the next vector after the last row (in_back). 9 input rows of 2
+// instructions for 4 vectors: 17.5 instructions per output vector with
+// the clamp (15.5 with none), where a vld2, the ninth input into a lane
+// and a vext took 19.75.
 #define MACE_DW4S2_IN0(x, j) MACE_DW4_MLA("q5", x, 0, j)
 #define MACE_DW4S2_IN1(x, j) MACE_DW4_MLA("q5", x, 1, j)
 #define MACE_DW4S2_IN2(x, j) MACE_DW4_MLA("q5", x, 2, j) MACE_DW4_MLA("q6", x, 0, j)
@@ -943,16 +996,16 @@ template <int kRows>
 #define MACE_DW4S2_IN6(x, j) MACE_DW4_MLA("q7", x, 2, j) MACE_DW4_MLA("q8", x, 0, j)
 #define MACE_DW4S2_IN7(x, j) MACE_DW4_MLA("q8", x, 1, j)
 #define MACE_DW4S2_IN8(x, j) MACE_DW4_MLA("q8", x, 2, j)
-// One input row: even inputs into e and odd into o (d registers ed), the
-// ninth into lane 0 of w (its low d register wd), then w made the even
-// inputs shifted by one.
-#define MACE_DW4S2_ROW(ed, e, o, w, wd, step, macs)                         \
-  "vld2.32 {" ed "}, [%[in]]!\n"                                           \
-  "vld1.32 {" wd "[0]}, [%[in]], %[" step "]\n"                            \
-  "vext.32 " w ", " e ", " w ", #1\n"                                      \
+// One input row: even inputs into e and odd into o (d registers eo), the
+// pointer moving on one float (`four` holds 4); then o again and the even
+// inputs shifted by one into w (d registers ow), the pointer moving on by
+// `step`.
+#define MACE_DW4S2_ROW(eo, ow, e, o, w, step, macs)                         \
+  "vld2.32 {" eo "}, [%[in]], %[four]\n"                                   \
+  "vld2.32 {" ow "}, [%[in]], %[" step "]\n"                               \
   macs(e, 0) macs(o, 1) macs(w, 2)
-#define MACE_DW4S2_X "d18-d21", "q9", "q10", "q11", "d22"
-#define MACE_DW4S2_Y "d24-d27", "q12", "q13", "q14", "d28"
+#define MACE_DW4S2_X "d18-d21", "d20-d23", "q9", "q10", "q11"
+#define MACE_DW4S2_Y "d24-d27", "d26-d29", "q12", "q13", "q14"
 #define MACE_DW4S2_STEP(act)                                                \
   MACE_DW4_BIAS                                                            \
   MACE_DW_EXPAND(MACE_DW4S2_ROW, MACE_DW4S2_X, "pitch", MACE_DW4S2_IN0)    \
@@ -966,19 +1019,138 @@ template <int kRows>
   MACE_DW_EXPAND(MACE_DW4S2_ROW, MACE_DW4S2_X, "in_back", MACE_DW4S2_IN8)  \
   act                                                                      \
   MACE_DW4_STORE
+#define MACE_DW4S2_FOUR , [four] "r"(four)
 
 template <int kAct>
 [[gnu::noinline]] void FourRowStrideTwoPasses(const float* in, float* out, int passes,
                                               const SlideParams& params) {
   int n = 0, t = 0, pitch = 0, width = 0, in_back = 0, out_back = 0;
+  const int four = 4;
   const SlideParams* prm = &params;
   if constexpr (kAct == kActNone) {
-    MACE_DW4_PASSES(MACE_DW4S2_STEP, "", ", lsl #1");
+    MACE_DW4_PASSES(MACE_DW4S2_STEP, "", ", lsl #1", MACE_DW4S2_FOUR);
   } else if constexpr (kAct == kActMax) {
-    MACE_DW4_PASSES(MACE_DW4S2_STEP, MACE_DW4_MAX, ", lsl #1");
+    MACE_DW4_PASSES(MACE_DW4S2_STEP, MACE_DW4_MAX, ", lsl #1", MACE_DW4S2_FOUR);
   } else {
-    MACE_DW4_PASSES(MACE_DW4S2_STEP, MACE_DW4_CLAMP, ", lsl #1");
+    MACE_DW4_PASSES(MACE_DW4S2_STEP, MACE_DW4_CLAMP, ", lsl #1", MACE_DW4S2_FOUR);
   }
+}
+
+// Stride 2 on both axes, one or two vector columns at a time down every
+// row of the band, as the stride-1 columns: output row i reads input rows
+// 2i to 2i + 2, and row 2i + 2 is also the next output row's tap row 0, so
+// two accumulators (pairs of them for two columns) alternate and each
+// input row is loaded once a column, where four-row passes load 9 rows for
+// 4 outputs. An input row's windows come from two vld2 one float apart, as
+// in FourRowStrideTwoPasses; a pair's second vector takes the odd inputs
+// and shifted even ones from a third vld2 eight floats on and its even
+// inputs from one vext. 17 instructions per output vector with a clamp
+// (single columns) and 16.5 (pairs), where four-row passes take 17.5.
+// Accumulators: q5 (A) and q7 (B), and q6 and q8 for a pair's second
+// vector; windows e, o, w in q9-q11 and the second vector's in q14, q12,
+// q13.
+#define MACE_DWS_ACC_A0 "q5"
+#define MACE_DWS_ACC_A1 "q6"
+#define MACE_DWS_ACC_B0 "q7"
+#define MACE_DWS_ACC_B1 "q8"
+#define MACE_DWS_ACC(a, v) MACE_DWS_ACC_##a##v
+#define MACE_DWS_A_D "d10-d13"
+#define MACE_DWS_B_D "d14-d17"
+#define MACE_DWS_A_D1 "d10-d11"
+#define MACE_DWS_B_D1 "d14-d15"
+// Vector v's windows into tap row r of accumulator a.
+#define MACE_DWS_MACS(a, v, r, e, o, w)                                       \
+  MACE_DW4_MLA(MACE_DWS_ACC(a, v), e, r, 0)                                \
+  MACE_DW4_MLA(MACE_DWS_ACC(a, v), o, r, 1)                                \
+  MACE_DW4_MLA(MACE_DWS_ACC(a, v), w, r, 2)
+// Vector v's windows of one input row into tap row r of a (and, if b is
+// not NONE, tap row 0 of b).
+#define MACE_DWS_TAPS(v, a, r, b, e, o, w) MACE_DWS_MACS(a, v, r, e, o, w) MACE_DWS_B_##b(v, e, o, w)
+#define MACE_DWS_B_NONE(v, e, o, w)
+#define MACE_DWS_B_A(v, e, o, w) MACE_DWS_MACS(A, v, 0, e, o, w)
+#define MACE_DWS_B_B(v, e, o, w) MACE_DWS_MACS(B, v, 0, e, o, w)
+// Single columns: the row's even and odd inputs, then the odd ones again
+// and the even ones shifted by one, the pointer moving on one float (t
+// holds 4) and then to the next row.
+#define MACE_DWS1_ROW(a, r, b)                                               \
+  "vld2.32 {d18-d21}, [%[in]], %[t]\n"                                     \
+  "vld2.32 {d20-d23}, [%[in]], %[step]\n"                                  \
+  MACE_DWS_TAPS(0, a, r, b, "q9", "q10", "q11")
+// Pairs: the second load moves the pointer on to the second vector's odd
+// inputs (nine floats from the row's start), whose load gives its odd and
+// shifted even inputs; its even inputs come from the first vector's
+// shifted ones and its own.
+#define MACE_DWS2_ROW(a, r, b)                                               \
+  "vld2.32 {d18-d21}, [%[in]], %[t]\n"                                     \
+  "vld2.32 {d20-d23}, [%[in]]!\n"                                          \
+  "vld2.32 {d24-d27}, [%[in]], %[step]\n"                                  \
+  "vext.32 q14, q11, q13, #3\n"                                            \
+  MACE_DWS_TAPS(0, a, r, b, "q9", "q10", "q11")                             \
+  MACE_DWS_TAPS(1, a, r, b, "q14", "q12", "q13")
+#define MACE_DWS1_BIAS(a) "vdup.32 " MACE_DWS_ACC(a, 0) ", d5[0]\n"
+#define MACE_DWS2_BIAS(a) MACE_DWS1_BIAS(a) "vdup.32 " MACE_DWS_ACC(a, 1) ", d5[0]\n"
+#define MACE_DWS1_FINISH(act, a) act(MACE_DWS_ACC(a, 0)) \
+  "vst1.32 {" MACE_DWS_##a##_D1 "}, [%[out]], %[width]\n"
+#define MACE_DWS2_FINISH(act, a) act(MACE_DWS_ACC(a, 0)) act(MACE_DWS_ACC(a, 1)) \
+  "vst1.32 {" MACE_DWS_##a##_D "}, [%[out]], %[width]\n"
+// Output row: a finished by its input rows 2i + 1 and 2i + 2, b started
+// from the bias and row 2i + 2.
+#define MACE_DWS_STEP(c, act, a, b)                                          \
+  c##BIAS(b)                                                               \
+  c##ROW(a, 1, NONE)                                                       \
+  c##ROW(a, 2, b)                                                          \
+  c##FINISH(act, a)
+// Every column of the band (kind c: MACE_DWS1_ or MACE_DWS2_): input row 0
+// into A, pairs of output rows (passes_left, offset 48, of them), and the
+// last one if the row count is odd (tails, offset 24); then both pointers
+// on to the next column, the last, ragged one stepping back to end at the
+// row's last output.
+#define MACE_DWS_WALK(c, act)                                                \
+  __asm__ volatile(                                                        \
+      MACE_DW_COLUMN_HEAD("76")                                            \
+      "mov %[t], #4\n"                                                     \
+      "6:\n"                                                               \
+      c##BIAS(A)                                                           \
+      c##ROW(A, 0, NONE)                                                   \
+      "ldr %[n], [%[prm], #48]\n"                                          \
+      "cmp %[n], #0\n"                                                     \
+      "beq 2f\n"                                                           \
+      "1:\n"                                                               \
+      MACE_DWS_STEP(c, act, A, B)                                          \
+      MACE_DWS_STEP(c, act, B, A)                                          \
+      "subs %[n], %[n], #1\n"                                              \
+      "bne 1b\n"                                                           \
+      "2:\n"                                                               \
+      "ldr %[n], [%[prm], #24]\n"                                          \
+      "cmp %[n], #0\n"                                                     \
+      "beq 9f\n"                                                           \
+      c##ROW(A, 1, NONE)                                                   \
+      c##ROW(A, 2, NONE)                                                   \
+      c##FINISH(act, A)                                                    \
+      MACE_DW_COLUMN_TAIL(", lsl #1"))
+
+#define MACE_DWS1_COLUMNS(act) MACE_DWS_WALK(MACE_DWS1_, act)
+#define MACE_DWS2_COLUMNS(act) MACE_DWS_WALK(MACE_DWS2_, act)
+
+// A band at stride 2 on both axes of kLanes outputs a row or more, by
+// columns (pairs if kPairs), activated as kAct says.
+template <bool kPairs, int kAct>
+[[gnu::noinline]] void ColumnStrideTwoPasses(const float* in, float* out,
+                                             const SlideParams& params) {
+  int n = 0, t = 0, cols = 0, step = 0, width = 0, in_next = 0, out_next = 0;
+  const SlideParams* prm = &params;
+  if constexpr (kPairs) {
+    MACE_DW_ACT_WALK(MACE_DWS2_COLUMNS)
+  } else {
+    MACE_DW_ACT_WALK(MACE_DWS1_COLUMNS)
+  }
+}
+
+template <bool kPairs>
+void ColumnStrideTwoKernel(int act, const float* in, float* out, const SlideParams& params) {
+  if (act == kActClamp) return ColumnStrideTwoPasses<kPairs, kActClamp>(in, out, params);
+  if (act == kActMax) return ColumnStrideTwoPasses<kPairs, kActMax>(in, out, params);
+  return ColumnStrideTwoPasses<kPairs, kActNone>(in, out, params);
 }
 
 // The rows of a band at stride 2 on both axes that four-row passes leave
@@ -1057,6 +1229,43 @@ inline int32_t RaggedBack(int width) {
                              : 0;
 }
 
+// A band at stride kStride by columns: pairs of vector columns (`pairs`,
+// each input row's last load stepping on by pair_step), the last ending at
+// the row's last output when that leaves more than one vector, then a
+// single column (`single`, single_step) for the rest. in_rows: the input
+// rows a column walks down.
+template <int kStride, typename Pairs, typename Single>
+[[gnu::always_inline]] inline void ByColumns(const DepthwiseBand& band, int in_rows, int pair_step,
+                                             int single_step, SlideParams* params, Pairs pairs,
+                                             Single single) {
+  const int width = static_cast<int>(band.out_w), rows = static_cast<int>(band.rows);
+  const int in_rows_bytes = in_rows * params->pitch_bytes;
+  const float* in = band.in;
+  float* out = band.out;
+  int left = width;
+  const int pair_columns = width < 8 ? 0 : width % 8 > kLanes ? width / 8 + 1 : width / 8;
+  if (pair_columns > 0) {
+    params->columns = pair_columns;
+    params->ragged_back = width % 8 > kLanes ? (8 - width % 8) * 4 : 0;
+    params->in_step = pair_step;
+    params->in_next = kStride * 32 - in_rows_bytes;
+    params->out_next = 32 - rows * params->width_bytes;
+    pairs(in, out, *params);
+    left = width - pair_columns * 8 + params->ragged_back / 4;
+    if (left <= 0) return;
+    // One vector column ending at the row's last output.
+    in += kStride * (width - kLanes);
+    out += width - kLanes;
+    left = kLanes;
+  }
+  params->ragged_back = RaggedBack(left);
+  params->columns = (left + kLanes - 1) / kLanes;
+  params->in_step = single_step;
+  params->in_next = kStride * 16 - in_rows_bytes;
+  params->out_next = 16 - rows * params->width_bytes;
+  single(in, out, *params);
+}
+
 // A whole band at stride 1, or 2 on both axes, of at least kLanes outputs
 // a row, clamped to [lo, hi]: four-row passes, then the rows they leave.
 template <int kStride>
@@ -1074,31 +1283,42 @@ void FourRowBand(const DepthwiseBand& band, float lo, float hi) {
       params.column_loops = (rows - 2) / 3;
       params.column_rest = (rows - 2) % 3;
       const int act = hi != kInf ? kActClamp : lo != -kInf ? kActMax : kActNone;
-      const float* in = band.in;
-      float* out = band.out;
-      int left = width;
-      // Pairs of columns, the last one ending at the row's last output when
-      // that leaves more than one vector; a single column for the rest.
-      const int pairs = width < 8 ? 0 : width % 8 > kLanes ? width / 8 + 1 : width / 8;
-      if (pairs > 0) {
-        params.columns = pairs;
-        params.ragged_back = width % 8 > kLanes ? (8 - width % 8) * 4 : 0;
-        params.in_step = params.pitch_bytes - 32;
-        params.in_next = 32 - (rows + 2) * params.pitch_bytes;
-        params.out_next = 32 - rows * params.width_bytes;
-        ColumnKernel<true>(act, in, out, params);
-        left = width - pairs * 8 + params.ragged_back / 4;
-        if (left <= 0) return;
-        // One vector column ending at the row's last output.
-        in += width - kLanes;
-        out += width - kLanes;
-        left = kLanes;
+      if (width == 7) {
+        params.columns = 1;
+        params.in_step = params.pitch_bytes - 12;
+        if (act == kActClamp) return ColumnSevenPasses<kActClamp>(band.in, band.out, params);
+        if (act == kActMax) return ColumnSevenPasses<kActMax>(band.in, band.out, params);
+        return ColumnSevenPasses<kActNone>(band.in, band.out, params);
       }
-      params.ragged_back = RaggedBack(left);
-      params.columns = (left + kLanes - 1) / kLanes;
-      params.in_next = 16 - (rows + 2) * params.pitch_bytes;
-      params.out_next = 16 - rows * params.width_bytes;
-      return ColumnKernel<false>(act, in, out, params);
+      // Single columns step by the pitch (offset 0).
+      return ByColumns<1>(
+          band, rows + 2, params.pitch_bytes - 8, params.pitch_bytes, &params,
+          [act](const float* in, float* out, const SlideParams& p) {
+            ColumnKernel<true>(act, in, out, p);
+          },
+          [act](const float* in, float* out, const SlideParams& p) {
+            ColumnKernel<false>(act, in, out, p);
+          });
+    }
+  }
+  if constexpr (kStride == 2) {
+    // By columns from kColumnStrideTwoMinRows rows, except where up to 4
+    // four-row passes take the rows exactly: each column's first input
+    // row and loop control cost more than a pass's (counted under qemu at
+    // widths 7 to 56: 4, 8, 12 and 16 rows took up to 10 % more by
+    // columns, 3, 5 to 7 and 13 to 15 rows took 3-30 % less).
+    if (rows >= kColumnStrideTwoMinRows && (rows % 4 != 0 || rows > 16)) {
+      const int act = hi != kInf ? kActClamp : lo != -kInf ? kActMax : kActNone;
+      params.passes_left = rows / 2;
+      params.tails = rows % 2;
+      return ByColumns<2>(
+          band, 2 * rows + 1, params.pitch_bytes - 36, params.pitch_bytes - 4, &params,
+          [act](const float* in, float* out, const SlideParams& p) {
+            ColumnStrideTwoKernel<true>(act, in, out, p);
+          },
+          [act](const float* in, float* out, const SlideParams& p) {
+            ColumnStrideTwoKernel<false>(act, in, out, p);
+          });
     }
   }
   const int quads = rows / 4, left = rows % 4;
@@ -1121,9 +1341,9 @@ void FourRowBand(const DepthwiseBand& band, float lo, float hi) {
   const bool overlap = left != 0 && row_vectors <= (left == 3 ? 12 : left + 1);
   const int act = hi != kInf ? kActClamp : lo != -kInf ? kActMax : kActNone;
   params.ragged_back = RaggedBack(width);
-  // Stride 2 loads a row's 8 inputs with post-increment, then its ninth.
-  params.in_step = kStride == 1 ? params.pitch_bytes : params.pitch_bytes - 32;
-  params.in_back = kStride == 1 ? 16 - 5 * params.pitch_bytes : -8 * params.pitch_bytes;
+  // Stride 2 loads a row twice, the second load one float on.
+  params.in_step = kStride == 1 ? params.pitch_bytes : params.pitch_bytes - 4;
+  params.in_back = kStride == 1 ? 16 - 5 * params.pitch_bytes : 28 - 8 * params.pitch_bytes;
   params.out_back = 16 - 3 * params.width_bytes;
   params.whole_vectors = width / kLanes;
   if (overlap && quads == 1) return FourRows<kStride>(band, act, 0, 2, rows - 4, &params);
@@ -1132,6 +1352,7 @@ void FourRowBand(const DepthwiseBand& band, float lo, float hi) {
   if (left != 0) rest(4 * quads);
 }
 // clang-format on
+#undef MACE_DW4S2_FOUR
 #undef MACE_DW4S2_STEP
 #undef MACE_DW4S2_Y
 #undef MACE_DW4S2_X

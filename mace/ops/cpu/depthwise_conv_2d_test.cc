@@ -248,8 +248,9 @@ TEST(DepthwiseConv3x3Test, LastRowsOfFourRowPasses) {
 
 // Stride-1 bands by columns (armv7, 5 rows or more): output heights 1 to
 // 12, so that every count of three-row steps (0 to 3) meets every count of
-// steps after them (0 to 2), at widths below, at and above one vector, a
-// pair of vectors (8) and two pairs, with the last pair ragged or a single
+// steps after them (0 to 2), at widths below, at and above one vector
+// (7: a pair whose second vector starts at output 3), a pair of vectors
+// (8) and two pairs, with the last pair ragged or a single
 // column after the pairs, with no activation, ReLU and ReLU6 and both
 // paddings.
 TEST(DepthwiseConv3x3Test, StrideOneColumns) {
@@ -263,6 +264,29 @@ TEST(DepthwiseConv3x3Test, StrideOneColumns) {
       Check(Params(1, channels, h, w, 1, 1, 1, pad, pad, pad, pad, kClampKinds[index % 3]));
       ++index;
     }
+  }
+}
+
+// Stride-2 bands by columns (armv7, from 3 output rows, except 4, 8, 12
+// and 16): output heights 1 to 12 and 17 to 20, at widths below, at and
+// above one vector, a pair of vectors and two pairs, the last pair ragged
+// or a single column after the pairs, and the MobileNets' 14, 28, 56 and
+// 112; with no activation, ReLU and ReLU6, both paddings and channel
+// counts that are odd and no multiple of 4.
+TEST(DepthwiseConv3x3Test, StrideTwoColumns) {
+  constexpr ActivationType kClampKinds[] = {ActivationType::NOOP, ActivationType::RELU,
+                                            ActivationType::RELUX};
+  int index = 0;
+  for (int64_t out_h = 1; out_h <= 20; out_h = out_h == 12 ? 17 : out_h + 1) {
+    for (int64_t out_w : {3, 4, 5, 7, 8, 9, 11, 12, 13, 14, 16, 17, 21, 28, 56}) {
+      const int64_t pad = index % 2, channels = 1 + 2 * (index % 3);
+      const int64_t h = (out_h - 1) * 2 + 3 - 2 * pad, w = (out_w - 1) * 2 + 3 - 2 * pad;
+      Check(Params(1, channels, h, w, 1, 2, 2, pad, pad, pad, pad, kClampKinds[index % 3]));
+      ++index;
+    }
+  }
+  for (int64_t out_h : {5, 9}) {
+    Check(Params(1, 1, out_h * 2 + 1, 224, 1, 2, 2, 0, 0, 1, 1, ActivationType::RELUX));
   }
 }
 
