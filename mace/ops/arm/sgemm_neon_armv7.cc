@@ -23,6 +23,7 @@
 #if defined(__ARM_NEON) && !defined(__aarch64__)
 
 #include <cstdint>
+#include <type_traits>
 
 namespace mace {
 namespace ops {
@@ -44,7 +45,9 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
                                 const float* bounds);
 bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
                             const float* base, const int64_t* offsets, float* c, int ldc_bytes,
-                            const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+                            const float* bias, bool clamp, bool clamp_hi, const float* bounds,
+                            const int32_t* chain);
+bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]);
 void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, int ldc_bytes,
                       bool from_c, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
@@ -302,6 +305,16 @@ struct RunFrame {
   "bne 0b\n"
 // clang-format on
 
+// `run_asm(start, clamp)` with the clamp kClamp names.
+#define MACE_V7_BY_CLAMP(run_asm, start)                \
+  if constexpr (kClamp == kRunNoClamp) {                \
+    run_asm(start, "");                                 \
+  } else if constexpr (kClamp == kRunClampLo) {         \
+    run_asm(start, MACE_V7_RUN_CLAMP_LO);               \
+  } else {                                              \
+    run_asm(start, MACE_V7_RUN_CLAMP_BOTH);             \
+  }
+
 template <RunStart kStart, RunClamp kClamp>
 void RunTiles(int tiles, const float* a, int a_adj, const float* b, int b_adj, float* c,
               int c_adj, int ldc_bytes, const float* bias, RunFrame* prm) {
@@ -316,14 +329,7 @@ void RunTiles(int tiles, const float* a, int a_adj, const float* b, int b_adj, f
                      "d9", "d10", "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18",     \
                      "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28",    \
                      "d29", "d30", "d31")
-#define MACE_V7_RUN_CLAMPS(start)                                 \
-  if constexpr (kClamp == kRunNoClamp) {                          \
-    MACE_V7_RUN_ASM(start, "");                                   \
-  } else if constexpr (kClamp == kRunClampLo) {                   \
-    MACE_V7_RUN_ASM(start, MACE_V7_RUN_CLAMP_LO);                 \
-  } else {                                                        \
-    MACE_V7_RUN_ASM(start, MACE_V7_RUN_CLAMP_BOTH);               \
-  }
+#define MACE_V7_RUN_CLAMPS(start) MACE_V7_BY_CLAMP(MACE_V7_RUN_ASM, start)
   if constexpr (kStart == kRunFromC) {
     MACE_V7_RUN_CLAMPS(MACE_V7_RUN_FROM_C)
   } else if constexpr (kStart == kRunBias) {
@@ -515,7 +521,7 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
                                 const float* bias, bool clamp, bool clamp_hi,
                                 const float* bounds) {
   return Armv7ConvKernelRowsRun(6, 1, kc, kernel_w, a, base, offsets, c, ldc_bytes, bias, clamp,
-                                clamp_hi, bounds);
+                                clamp_hi, bounds, nullptr);
 }
 
 // Runs of the kernel-rows tile along an output row, and its first 4 or 2
@@ -680,12 +686,144 @@ void KernelRowsRun(RunParams* prm, const float* base, int sa, int sb, float* c) 
         MACE_V7_ALL, MACE_V7_FEW_STORE_6) MACE_V7_FEW_OPERANDS);
   }
 }
+
+// 6-row tiles of 3x3 kernels (a stem's 3 input channels, kc = 27): the
+// taps of a tile are one chain through the padded image, each B load
+// post-incremented to the next tap's row, so a kernel row costs its 3
+// taps and nothing else where KernelRowsRun loads and adds its offset
+// and loops (4 instructions), and a channel of 3 kernel rows costs its
+// 9 taps and the loop's 2. Taps j + 1 of a kernel row are `sa` or `sb`
+// bytes after tap j (as in KernelRowsRun), its first tap `rs` bytes after
+// the previous row's last, or `cs` across channels. The start and clamp
+// are compile-time (no flag tests), the tile's A, bias and channel count
+// come from the frame. A tile then costs its 27 taps and 46 instructions
+// (ShuffleNet v2's stem: 466 -> 424 a tile, 6,272 tiles).
+struct ChainFrame {
+  float lo, hi;       // 0, 4: the clamp bounds
+  const float* bias;  // 8
+  const float* a;     // 12: the A panel
+  int channels;       // 16: kc / 9
+};
+
+// clang-format off
+#define MACE_V7_CHAIN_TAP(s)                   \
+  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
+  "vld1.32 {d4-d7}, [%[p]], %[" s "]\n"        \
+  MACE_V7_MACS
+#define MACE_V7_CHAIN_ROW(next)                                          \
+  MACE_V7_CHAIN_TAP("sa") MACE_V7_CHAIN_TAP("sb") MACE_V7_CHAIN_TAP(next)
+#define MACE_V7_CHAIN_RUN(start, clamp)                                  \
+  "0:\n"                                                                 \
+  start                                                                  \
+  "ldr %[a], [%[prm], #12]\n"                                            \
+  "ldr %[n], [%[prm], #16]\n"                                            \
+  "mov %[p], %[base]\n"                                                  \
+  "1:\n"                                                                 \
+  MACE_V7_CHAIN_ROW("rs") MACE_V7_CHAIN_ROW("rs") MACE_V7_CHAIN_ROW("cs") \
+  "subs %[n], %[n], #1\n"                                                \
+  "bne 1b\n"                                                             \
+  clamp                                                                  \
+  "mov %[p], %[c]\n"                                                     \
+  MACE_V7_FEW_STORE_6                                                    \
+  "add %[c], %[c], #32\n"                                                \
+  "add %[base], %[base], #32\n"                                          \
+  "subs %[tiles], %[tiles], #1\n"                                        \
+  "bne 0b\n"
+// clang-format on
+
+template <bool kBias, RunClamp kClamp>
+void ChainRun(int tiles, const float* base, int sa, int sb, int rs, int cs, float* c,
+              int ldc_bytes, const ChainFrame* prm) {
+  const float* a;
+  const float* p;
+  int n;
+  const int t = ldc_bytes;  // MACE_V7_FEW_STORE_6's row step
+#define MACE_V7_CHAIN_ASM(start, clamp)                                                         \
+  __asm__ volatile(MACE_V7_CHAIN_RUN(start, clamp)                                              \
+                   : [a] "=&r"(a), [p] "=&r"(p), [n] "=&r"(n), [c] "+r"(c), [base] "+r"(base), \
+                     [tiles] "+r"(tiles)                                                        \
+                   : [prm] "r"(prm), [sa] "r"(sa), [sb] "r"(sb), [rs] "r"(rs), [cs] "r"(cs),   \
+                     [t] "r"(t)                                                                 \
+                   : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8",     \
+                     "d9", "d10", "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18",     \
+                     "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28",    \
+                     "d29", "d30", "d31")
+#define MACE_V7_CHAIN_CLAMPS(start) MACE_V7_BY_CLAMP(MACE_V7_CHAIN_ASM, start)
+  if constexpr (kBias) {
+    MACE_V7_CHAIN_CLAMPS("ldr %[p], [%[prm], #8]\n" MACE_V7_FEW_BIAS_6)
+  } else {
+    MACE_V7_CHAIN_CLAMPS(MACE_V7_FEW_ZERO_6)
+  }
+#undef MACE_V7_CHAIN_CLAMPS
+#undef MACE_V7_CHAIN_ASM
+}
+#undef MACE_V7_CHAIN_RUN
+#undef MACE_V7_BY_CLAMP
+#undef MACE_V7_CHAIN_ROW
+#undef MACE_V7_CHAIN_TAP
+
+// ChainRun on the tap steps Armv7ConvKernelRowsChain found.
+void ChainedKernelRowsRun(int tiles, int kc, const float* a, const float* base,
+                          const int64_t* offsets, float* c, int ldc_bytes, const float* bias,
+                          bool clamp, bool clamp_hi, const float* bounds, const int32_t* chain) {
+  constexpr int kTaps = 9;
+  const ChainFrame frame = {bounds[0], clamp_hi ? bounds[1] : 0.f, bias, a, kc / kTaps};
+  const float* first = base + offsets[0];
+  const RunClamp mode = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
+  const auto run = [&](auto bias_tag, auto clamp_tag) {
+    ChainRun<decltype(bias_tag)::value, decltype(clamp_tag)::value>(
+        tiles, first, chain[0], chain[1], chain[2], chain[3], c, ldc_bytes, &frame);
+  };
+  using NoClamp = std::integral_constant<RunClamp, kRunNoClamp>;
+  using ClampLo = std::integral_constant<RunClamp, kRunClampLo>;
+  using ClampBoth = std::integral_constant<RunClamp, kRunClampBoth>;
+  const auto with_bias = [&](auto bias_tag) {
+    if (mode == kRunNoClamp) {
+      run(bias_tag, NoClamp());
+    } else if (mode == kRunClampLo) {
+      run(bias_tag, ClampLo());
+    } else {
+      run(bias_tag, ClampBoth());
+    }
+  };
+  if (bias != nullptr) {
+    with_bias(std::true_type());
+  } else {
+    with_bias(std::false_type());
+  }
+}
 }  // namespace
 // clang-format on
 
+// Whether the offsets of a 3x3 kernel's taps form one chain, each kernel
+// row the same two tap steps (sa, sb), rows of a channel one step apart
+// (rs) and channels another (cs), as PaddedImage lays them out; if so the
+// four steps in bytes (chain), for ChainRun. A direct convolution asks
+// once per run: the check walks all kc offsets, about 300 instructions
+// at 27 taps, where a run of an output row's tiles costs some 6,000.
+bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]) {
+  constexpr int kKw = 3, kKh = 3, kTaps = kKw * kKh;
+  if (kernel_w != kKw || kc <= 0 || kc % kTaps != 0) return false;
+  const int64_t sa = offsets[1] - offsets[0], sb = offsets[2] - offsets[1];
+  const int64_t rs = offsets[kKw] - offsets[kKw - 1];
+  const int64_t cs = kc > kTaps ? offsets[kTaps] - offsets[kTaps - 1] : 0;
+  for (int k = 0; k < kc; k += kKw) {
+    if (offsets[k + 1] - offsets[k] != sa || offsets[k + 2] - offsets[k + 1] != sb) return false;
+    if (k > 0 && offsets[k] - offsets[k - 1] != (k % kTaps == 0 ? cs : rs)) return false;
+  }
+  constexpr int64_t kBytes = sizeof(float), kLimit = INT32_MAX / kBytes;
+  const int64_t steps[4] = {sa, sb, rs, cs};
+  for (int i = 0; i < 4; ++i) {
+    if (steps[i] > kLimit || steps[i] < -kLimit) return false;
+    chain[i] = static_cast<int32_t>(steps[i] * kBytes);
+  }
+  return true;
+}
+
 bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
                             const float* base, const int64_t* offsets, float* c, int ldc_bytes,
-                            const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+                            const float* bias, bool clamp, bool clamp_hi, const float* bounds,
+                            const int32_t* chain) {
   // Divisions only by the constants 3 and 7: armv7-a has no divide
   // instruction, and a division by a variable is a libgcc call per tile
   // (about 1 M instructions on SqueezeNet's stem).
@@ -694,6 +832,11 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
   if (kc <= 0 || tiles <= 0 || !(rows_of_3 || rows_of_7) ||
       !(tile_rows == 2 || tile_rows == 4 || tile_rows == 6)) {
     return false;
+  }
+  if (chain != nullptr && tile_rows == 6 && rows_of_3 && kc % 9 == 0) {
+    ChainedKernelRowsRun(tiles, kc, a, base, offsets, c, ldc_bytes, bias, clamp, clamp_hi, bounds,
+                         chain);
+    return true;
   }
   const int sa = static_cast<int>(offsets[1] - offsets[0]) * static_cast<int>(sizeof(float));
   const int sb = static_cast<int>(offsets[2] - offsets[1]) * static_cast<int>(sizeof(float));
