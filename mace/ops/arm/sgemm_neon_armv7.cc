@@ -1408,8 +1408,8 @@ void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step,
 // products, with even and odd depths in two sets of accumulators. Two pld
 // a step fetch the panel kAhead bytes ahead, as the portable loop does: a
 // classifier's weights are megabytes read once. 14 instructions for 24
-// multiply-adds (width 6) or 16 for 32 (width 8), where GCC's code for the
-// portable loop took about 60.
+// multiply-adds (width 6), where GCC's code for the portable loop took
+// about 60; the 8-wide panel takes 8 depths a loop (below).
 namespace {
 constexpr int kAhead = 8192;
 }  // namespace
@@ -1472,27 +1472,72 @@ bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float
             "vst1.32 {d20-d22}, [%[out]]\n")
         MACE_V7_DOT_OPERANDS);
   } else {
-    // Depth 0 in q0-q1, 1 in q2-q3, 2 in q4-q5, 3 in q8-q9; the 8 rows
-    // accumulate in q10-q11 (even depths) and q12-q13 (odd).
+    // 8 depths a loop: x in one vld1 (d12-d15) and each 2 depths of the
+    // panel (16 floats) in one vldmia, where vld1 moves at most 8: depths
+    // 0-1 in q0-q3 and 2-3 in q8-q11, the 8 rows accumulating in q12-q13
+    // (even depths) and q14-q15 (odd); four pld fetch the lines kAhead
+    // bytes past the iteration's 256. 27 instructions for 64
+    // multiply-adds where the 4-depth loop took 34 (a classifier whose
+    // batch-1 product runs on 8-wide B panels, as ShuffleNet v2's 1024 ->
+    // 1000: 0.55 M instructions). Then at most one 4-depth step and
+    // single depths.
+    int eights = static_cast<int>(depth >> 3);
+    int four = static_cast<int>(depth & 4);
+    const int ahead1 = kAhead + 64, ahead2 = kAhead + 128, ahead3 = kAhead + 192;
+#define MACE_V7_DOT8_DEPTHS4(lo, hi)                                   \
+  "vldmia %[p]!, {d0-d7}\n"                                            \
+  "vldmia %[p]!, {d16-d23}\n"                                          \
+  "vmla.f32 q12, q0, " lo "[0]\n"                                      \
+  "vmla.f32 q13, q1, " lo "[0]\n"                                      \
+  "vmla.f32 q14, q2, " lo "[1]\n"                                      \
+  "vmla.f32 q15, q3, " lo "[1]\n"                                      \
+  "vmla.f32 q12, q8, " hi "[0]\n"                                      \
+  "vmla.f32 q13, q9, " hi "[0]\n"                                      \
+  "vmla.f32 q14, q10, " hi "[1]\n"                                     \
+  "vmla.f32 q15, q11, " hi "[1]\n"
     __asm__ volatile(
-        MACE_V7_DOT(
-            "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n vmov.i32 q13, #0\n",
-            "vld1.32 {d16-d19}, [%[p]]!\n",
-            "vmla.f32 q10, q0, d12[0]\n"
-            "vmla.f32 q11, q1, d12[0]\n"
-            "vmla.f32 q12, q2, d12[1]\n"
-            "vmla.f32 q13, q3, d12[1]\n"
-            "vmla.f32 q10, q4, d13[0]\n"
-            "vmla.f32 q11, q5, d13[0]\n"
-            "vmla.f32 q12, q8, d13[1]\n"
-            "vmla.f32 q13, q9, d13[1]\n",
-            "vld1.32 {d0-d3}, [%[p]]!\n"
-            "vmla.f32 q10, q0, d12[0]\n"
-            "vmla.f32 q11, q1, d12[0]\n",
-            "vadd.f32 q10, q10, q12\n"
-            "vadd.f32 q11, q11, q13\n"
-            "vst1.32 {d20-d23}, [%[out]]\n")
-        MACE_V7_DOT_OPERANDS);
+        "vmov.i32 q12, #0\n vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n"
+        "cmp %[eights], #0\n"
+        "beq 2f\n"
+        "1:\n"
+        "pld [%[p], %[ahead]]\n"
+        "pld [%[p], %[ahead1]]\n"
+        "pld [%[p], %[ahead2]]\n"
+        "pld [%[p], %[ahead3]]\n"
+        "vld1.32 {d12-d15}, [%[x]]!\n"
+        MACE_V7_DOT8_DEPTHS4("d12", "d13")
+        MACE_V7_DOT8_DEPTHS4("d14", "d15")
+        "subs %[eights], %[eights], #1\n"
+        "bne 1b\n"
+        "2:\n"
+        "cmp %[four], #0\n"
+        "beq 5f\n"
+        "pld [%[p], %[ahead]]\n"
+        "pld [%[p], %[ahead1]]\n"
+        "vld1.32 {d12-d13}, [%[x]]!\n"
+        MACE_V7_DOT8_DEPTHS4("d12", "d13")
+        "5:\n"
+        "cmp %[rest], #0\n"
+        "beq 4f\n"
+        "3:\n"
+        "vld1.32 {d12[0]}, [%[x]]!\n"
+        "vld1.32 {d0-d3}, [%[p]]!\n"
+        "vmla.f32 q12, q0, d12[0]\n"
+        "vmla.f32 q13, q1, d12[0]\n"
+        "subs %[rest], %[rest], #1\n"
+        "bne 3b\n"
+        "4:\n"
+        "vadd.f32 q12, q12, q14\n"
+        "vadd.f32 q13, q13, q15\n"
+        "vst1.32 {d24-d27}, [%[out]]\n"
+        : [p] "+r"(panel), [x] "+r"(x), [eights] "+r"(eights), [four] "+r"(four),
+          [rest] "+r"(rest)
+        : [out] "r"(out), [ahead] "r"(ahead), [ahead1] "r"(ahead1), [ahead2] "r"(ahead2),
+          [ahead3] "r"(ahead3)
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d12", "d13", "d14",
+          "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26",
+          "d27", "d28", "d29", "d30", "d31");
+#undef MACE_V7_DOT8_DEPTHS4
   }
   return true;
 }

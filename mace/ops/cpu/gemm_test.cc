@@ -607,7 +607,7 @@ TEST(GemmTest, MatrixVector) {
       for (int64_t rows :
            {int64_t{1}, int64_t{5}, int64_t{16}, int64_t{17}, int64_t{45}, int64_t{table->mr} + 1,
             int64_t{table->nr} - 1, int64_t{table->nr} + 1}) {
-        for (int64_t k : {1, 3, 4, 7, 8, 300, 1001}) {
+        for (int64_t k : {1, 3, 4, 7, 8, 12, 15, 300, 1001}) {
           Case row{1, rows, k};
           row.pack_b = true;
           row.col_bias = true;
