@@ -36,6 +36,10 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
                      float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
                      int bias_step, bool clamp, bool clamp_hi, const float* bounds,
                      int prefetch_tiles);
+void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, int kc,
+                           const float* a, int a_step, const float* b, int b_step, float* c,
+                           int c_step, int ldc_bytes, bool from_c, const float* bias,
+                           int bias_step, bool clamp, bool clamp_hi, const float* bounds);
 void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
                       int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
@@ -235,6 +239,12 @@ struct RunFrame {
   int passes;         // 8: passes of the 16-step loop, the first partial
   const void* entry;  // 12: where the first pass enters (set by the asm)
   int skip_bytes;     // 16: the steps the first pass skips, in bytes
+  // A run of runs (the GEMM's column panels): the runs left, counted
+  // down by the asm, each run's tiles, and the bytes A, B, C and the bias
+  // move from the end of one run to the start of the next.
+  int runs;           // 20
+  int run_tiles;      // 24
+  int a_next, b_next, c_next, bias_next;  // 28, 32, 36, 40
 };
 
 // clang-format off
@@ -302,7 +312,22 @@ struct RunFrame {
   "add %[b], %[b], %[b_adj]\n"                                              \
   "add %[c], %[c], %[c_adj]\n"                                              \
   "subs %[tiles], %[tiles], #1\n"                                           \
-  "bne 0b\n"
+  "bne 0b\n"                                                                \
+  "ldr %[t], [%[prm], #20]\n"                                               \
+  "subs %[t], %[t], #1\n"                                                   \
+  "beq 9f\n"                                                                \
+  "str %[t], [%[prm], #20]\n"                                               \
+  "ldr %[tiles], [%[prm], #24]\n"                                           \
+  "ldr %[t], [%[prm], #28]\n"                                               \
+  "add %[a], %[a], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #32]\n"                                               \
+  "add %[b], %[b], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #36]\n"                                               \
+  "add %[c], %[c], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #40]\n"                                               \
+  "add %[bias], %[bias], %[t]\n"                                            \
+  "b 0b\n"                                                                  \
+  "9:\n"
 // clang-format on
 
 // `run_asm(start, clamp)` with the clamp kClamp names.
@@ -357,6 +382,49 @@ void RunTilesClamped(RunClamp clamp, int tiles, const float* a, int a_adj, const
 }
 }  // namespace
 
+namespace {
+// RunTiles over `runs` runs of `tiles` tiles, each run's B and C
+// b_run_step and c_run_step floats after the previous one's and its A and
+// bias where the previous one's started; bias_step 0 or 6 unless from_c
+// or no bias.
+void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, const float* a,
+                 int a_step, const float* b, int b_step, float* c, int c_step, int ldc_bytes,
+                 bool from_c, const float* bias, int bias_step, bool clamp, bool clamp_hi,
+                 const float* bounds) {
+  constexpr int kMr = 6, kNr = 8, kStepBytes = 14 * 4, kPassSteps = 16;
+  constexpr int kFloat = sizeof(float);
+  if (from_c || bias == nullptr) bias_step = 0;
+  RunFrame frame = {bounds[0],
+                    clamp_hi ? bounds[1] : 0.f,
+                    (kc + kPassSteps - 1) / kPassSteps,
+                    nullptr,
+                    ((-kc) & (kPassSteps - 1)) * kStepBytes,
+                    runs,
+                    tiles,
+                    -tiles * a_step * kFloat,
+                    (b_run_step - tiles * b_step) * kFloat,
+                    (c_run_step - tiles * c_step) * kFloat,
+                    -tiles * bias_step * kFloat};
+  const int a_adj = (a_step - kMr * kc) * kFloat;
+  const int b_adj = (b_step - kNr * kc) * kFloat;
+  const int c_adj = c_step * kFloat - kMr * ldc_bytes;
+  const RunClamp run_clamp = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
+  if (from_c) {
+    RunTilesClamped<kRunFromC>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
+                               &frame);
+  } else if (bias == nullptr) {
+    RunTilesClamped<kRunZero>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
+                              &frame);
+  } else if (bias_step == kMr) {
+    RunTilesClamped<kRunBias>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
+                              &frame);
+  } else {
+    RunTilesClamped<kRunSameBias>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes,
+                                  bias, &frame);
+  }
+}
+}  // namespace
+
 // `tiles` tiles: tile t reads the A panel a_step floats after tile t - 1's,
 // the B panel b_step floats after, writes C c_step floats after, and (from
 // the first block) starts from the bias bias_step floats after. The first
@@ -371,7 +439,7 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
                      float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
                      int bias_step, bool clamp, bool clamp_hi, const float* bounds,
                      int prefetch_tiles) {
-  constexpr int kMr = 6, kNr = 8;
+  constexpr int kMr = 6;
   const int flags = Flags(from_c, clamp, clamp_hi);
   if (from_c || bias == nullptr) bias_step = 0;
   // 6 x kc floats are 24 * kc bytes: (24 * kc + 255) / 256 blocks of four
@@ -402,27 +470,33 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
     c += c_step;
     bias += bias_step;
   }
-  if (tiles <= 0) return;
-  constexpr int kStepBytes = 14 * 4, kPassSteps = 16;
-  RunFrame frame = {bounds[0], clamp_hi ? bounds[1] : 0.f, (kc + kPassSteps - 1) / kPassSteps,
-                    nullptr, ((-kc) & (kPassSteps - 1)) * kStepBytes};
-  const int a_adj = (a_step - kMr * kc) * static_cast<int>(sizeof(float));
-  const int b_adj = (b_step - kNr * kc) * static_cast<int>(sizeof(float));
-  const int c_adj = c_step * static_cast<int>(sizeof(float)) - kMr * ldc_bytes;
-  const RunClamp run_clamp = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
-  if (from_c) {
-    RunTilesClamped<kRunFromC>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
-                               &frame);
-  } else if (bias == nullptr) {
-    RunTilesClamped<kRunZero>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
-                              &frame);
-  } else if (bias_step == kMr) {
-    RunTilesClamped<kRunBias>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
-                              &frame);
-  } else {
-    RunTilesClamped<kRunSameBias>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes,
-                                  bias, &frame);
+  if (tiles > 0) {
+    RunsOfTiles(1, 0, 0, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, from_c, bias,
+                bias_step, clamp, clamp_hi, bounds);
   }
+}
+
+// `runs` runs of Armv7GemmRun6x8's tiles (none prefetching), run r + 1
+// starting with A where run r did, B b_run_step floats and C c_run_step
+// floats after (the GEMM's full column panels, a run of row panels each):
+// one call for a whole block where the driver's walk and the run's set-up
+// cost about 250 instructions a column panel.
+void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, int kc,
+                           const float* a, int a_step, const float* b, int b_step, float* c,
+                           int c_step, int ldc_bytes, bool from_c, const float* bias,
+                           int bias_step, bool clamp, bool clamp_hi, const float* bounds) {
+  constexpr int kMr = 6;
+  if (runs <= 0 || tiles <= 0) return;
+  if (from_c || bias == nullptr) bias_step = 0;
+  if (kc <= 0 || (bias_step != 0 && bias_step != kMr)) {
+    for (; runs > 0; --runs, b += b_run_step, c += c_run_step) {
+      Armv7GemmRun6x8(tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, from_c, bias,
+                      bias_step, clamp, clamp_hi, bounds, 0);
+    }
+    return;
+  }
+  RunsOfTiles(runs, b_run_step, c_run_step, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
+              from_c, bias, bias_step, clamp, clamp_hi, bounds);
 }
 
 // A direct convolution's tile (NeonConvRows): as Tile from the bias or
