@@ -1492,9 +1492,12 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
 // `tiles` tiles of Armv7ConvKernelRowsTile6x8 or of its first tile_rows (2
 // or 4) rows, each 8 floats on from the one before it in B and C, in one
 // call; false, with nothing written, where that tile would return false.
+// chain: the tap steps Armv7ConvKernelRowsChain gave for these offsets, or
+// null.
 bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
                             const float* base, const int64_t* offsets, float* c, int ldc_bytes,
-                            const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+                            const float* bias, bool clamp, bool clamp_hi, const float* bounds,
+                            const int32_t* chain);
 
 void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
                    const int64_t* offsets, float* c, int64_t ldc, int rows, int cols,
@@ -1526,7 +1529,7 @@ void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
         full ? static_cast<int>(ldc * sizeof(float)) : kNeonGemmNr * sizeof(float);
     if (tile_rows < kNeonGemmMr) {
       Armv7ConvKernelRowsRun(tile_rows, 1, depth, kernel_w, a, base, offsets, out, out_bytes,
-                             row_bias, clamp, clamp_hi, bounds);
+                             row_bias, clamp, clamp_hi, bounds, nullptr);
     } else if (!kernel_rows ||
                !Armv7ConvKernelRowsTile6x8(depth, kernel_w, a, base, offsets, out, out_bytes,
                                            row_bias, clamp, clamp_hi, bounds)) {
@@ -1563,7 +1566,7 @@ void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
 
 bool Armv7ConvRowsRun(int kernel_w, int64_t kc, const float* a, const float* base,
                       const int64_t* offsets, float* c, int64_t ldc, int rows, int tiles,
-                      const TileEpilogue& epilogue) {
+                      const TileEpilogue& epilogue, const int32_t* chain) {
   // What Armv7ConvRows runs on the kernel-rows tiles without staging.
   const int depth = static_cast<int>(kc);
   const bool kernel_rows =
@@ -1577,7 +1580,7 @@ bool Armv7ConvRowsRun(int kernel_w, int64_t kc, const float* a, const float* bas
   const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
   return Armv7ConvKernelRowsRun(rows, tiles, depth, kernel_w, a, base, offsets, c,
                                 static_cast<int>(ldc * sizeof(float)), epilogue.row_bias, clamp,
-                                clamp_hi, bounds);
+                                clamp_hi, bounds, chain);
 }
 
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,

@@ -23,6 +23,7 @@
 #if defined(__ARM_NEON) && !defined(__aarch64__)
 
 #include <cstdint>
+#include <type_traits>
 
 namespace mace {
 namespace ops {
@@ -35,6 +36,10 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
                      float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
                      int bias_step, bool clamp, bool clamp_hi, const float* bounds,
                      int prefetch_tiles);
+void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, int kc,
+                           const float* a, int a_step, const float* b, int b_step, float* c,
+                           int c_step, int ldc_bytes, bool from_c, const float* bias,
+                           int bias_step, bool clamp, bool clamp_hi, const float* bounds);
 void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
                       int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
@@ -44,7 +49,9 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
                                 const float* bounds);
 bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
                             const float* base, const int64_t* offsets, float* c, int ldc_bytes,
-                            const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+                            const float* bias, bool clamp, bool clamp_hi, const float* bounds,
+                            const int32_t* chain);
+bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]);
 void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, int ldc_bytes,
                       bool from_c, const float* bias, bool clamp, bool clamp_hi,
                       const float* bounds);
@@ -210,6 +217,214 @@ void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_
   Tile(kc, a, b, c, ldc_bytes, Flags(from_c, clamp, clamp_hi), bias, bounds);
 }
 
+// A run of tiles in one assembly loop, for the tiles that do not prefetch.
+// The loop above pays about 75 instructions a tile besides the steps: the
+// start, clamp and store branches on the flags, the prefetch test and the
+// pointer updates in C++ with their operands spilled to the stack, and the
+// reduction's remainder branches. Here the start and clamp are chosen at
+// compile time (kStart, kClamp), the steps, C and bias advance by their
+// post-increments and one add each corrects A, B and C for the next tile,
+// and the reduction is a loop of 16 steps entered part-way (Duff's device)
+// so that kc % 16 costs no branches: a pass's subs/bne and two loads
+// (the pass count, the entry) for the whole reduction. 58 and 116 deep
+// (ShuffleNet v2's 1x1 layers) took 24 and 34 instructions of loop
+// control and now take 10 and 18; a tile's own set-up is 38.
+namespace {
+enum RunStart { kRunFromC, kRunBias, kRunSameBias, kRunZero };
+enum RunClamp { kRunNoClamp, kRunClampLo, kRunClampBoth };
+
+// What the run's loop reads through its frame pointer, at fixed offsets.
+struct RunFrame {
+  float lo, hi;       // 0, 4: the clamp bounds
+  int passes;         // 8: passes of the 16-step loop, the first partial
+  const void* entry;  // 12: where the first pass enters (set by the asm)
+  int skip_bytes;     // 16: the steps the first pass skips, in bytes
+  // A run of runs (the GEMM's column panels): the runs left, counted
+  // down by the asm, each run's tiles, and the bytes A, B, C and the bias
+  // move from the end of one run to the start of the next.
+  int runs;           // 20
+  int run_tiles;      // 24
+  int a_next, b_next, c_next, bias_next;  // 28, 32, 36, 40
+};
+
+// clang-format off
+#define MACE_V7_STEPS_4 MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP
+// The accumulators from 6 row biases that advance a tile's worth (the
+// next tile's rows) or stay (the same rows).
+#define MACE_V7_RUN_DUP6(last)                                              \
+  "vld1.32 {d8[], d9[]}, [%[bias]]!\n"                                      \
+  "vld1.32 {d12[], d13[]}, [%[bias]]!\n"                                    \
+  "vld1.32 {d16[], d17[]}, [%[bias]]!\n"                                    \
+  "vld1.32 {d20[], d21[]}, [%[bias]]!\n"                                    \
+  "vld1.32 {d24[], d25[]}, [%[bias]]!\n"                                    \
+  "vld1.32 {d28[], d29[]}, [%[bias]]" last "\n"                             \
+  "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n"                             \
+  "vmov q11, q10\n vmov q13, q12\n vmov q15, q14\n"
+#define MACE_V7_RUN_ZERO                                                    \
+  "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"   \
+  "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n" \
+  "vmov.i32 q12, #0\n vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n"
+#define MACE_V7_RUN_FROM_C "mov %[n], %[c]\n" MACE_V7_RUN_ROWS("vld1.32", "n")
+#define MACE_V7_RUN_ROWS(op, p)                                             \
+  op " {d8-d11}, [%[" p "]], %[ldc]\n"                                      \
+  op " {d12-d15}, [%[" p "]], %[ldc]\n"                                     \
+  op " {d16-d19}, [%[" p "]], %[ldc]\n"                                     \
+  op " {d20-d23}, [%[" p "]], %[ldc]\n"                                     \
+  op " {d24-d27}, [%[" p "]], %[ldc]\n"                                     \
+  op " {d28-d31}, [%[" p "]], %[ldc]\n"
+#define MACE_V7_RUN_CLAMP_LO                                                \
+  "vld1.32 {d0[], d1[]}, [%[prm]]\n"                                        \
+  MACE_V7_ALL("vmax.f32", "q0")
+#define MACE_V7_RUN_CLAMP_BOTH                                              \
+  "vld1.32 {d0}, [%[prm]]\n"                                                \
+  "vdup.32 q1, d0[1]\n"                                                     \
+  "vdup.32 q0, d0[0]\n"                                                     \
+  MACE_V7_ALL("vmax.f32", "q0")                                             \
+  MACE_V7_ALL("vmin.f32", "q1")
+// Thumb-2 (the armhf default) branches to an address loaded into pc in
+// the state its bit 0 names; ARM mode needs it clear.
+#if defined(__thumb__)
+#define MACE_V7_RUN_THUMB_BIT "orr %[n], %[n], #1\n"
+#else
+#define MACE_V7_RUN_THUMB_BIT ""
+#endif
+#define MACE_V7_RUN(start, clamp)                                           \
+  "adr %[n], 1f\n"                                                          \
+  "ldr %[t], [%[prm], #16]\n"                                               \
+  "add %[n], %[n], %[t]\n"                                                  \
+  MACE_V7_RUN_THUMB_BIT                                                     \
+  "str %[n], [%[prm], #12]\n"                                               \
+  "0:\n"                                                                    \
+  start                                                                     \
+  "ldr %[n], [%[prm], #8]\n"                                                \
+  "ldr pc, [%[prm], #12]\n"                                                 \
+  "1:\n"                                                                    \
+  MACE_V7_STEPS_4 MACE_V7_STEPS_4 MACE_V7_STEPS_4 MACE_V7_STEPS_4           \
+  "2:\n"                                                                    \
+  ".if (2b - 1b) - 16 * 56\n"                                               \
+  ".error \"a step is not 14 four-byte instructions\"\n"                    \
+  ".endif\n"                                                                \
+  "subs %[n], %[n], #1\n"                                                   \
+  "bne 1b\n"                                                                \
+  clamp                                                                     \
+  MACE_V7_RUN_ROWS("vst1.32", "c")                                          \
+  "add %[a], %[a], %[a_adj]\n"                                              \
+  "add %[b], %[b], %[b_adj]\n"                                              \
+  "add %[c], %[c], %[c_adj]\n"                                              \
+  "subs %[tiles], %[tiles], #1\n"                                           \
+  "bne 0b\n"                                                                \
+  "ldr %[t], [%[prm], #20]\n"                                               \
+  "subs %[t], %[t], #1\n"                                                   \
+  "beq 9f\n"                                                                \
+  "str %[t], [%[prm], #20]\n"                                               \
+  "ldr %[tiles], [%[prm], #24]\n"                                           \
+  "ldr %[t], [%[prm], #28]\n"                                               \
+  "add %[a], %[a], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #32]\n"                                               \
+  "add %[b], %[b], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #36]\n"                                               \
+  "add %[c], %[c], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #40]\n"                                               \
+  "add %[bias], %[bias], %[t]\n"                                            \
+  "b 0b\n"                                                                  \
+  "9:\n"
+// clang-format on
+
+// `run_asm(start, clamp)` with the clamp kClamp names.
+#define MACE_V7_BY_CLAMP(run_asm, start)                \
+  if constexpr (kClamp == kRunNoClamp) {                \
+    run_asm(start, "");                                 \
+  } else if constexpr (kClamp == kRunClampLo) {         \
+    run_asm(start, MACE_V7_RUN_CLAMP_LO);               \
+  } else {                                              \
+    run_asm(start, MACE_V7_RUN_CLAMP_BOTH);             \
+  }
+
+template <RunStart kStart, RunClamp kClamp>
+void RunTiles(int tiles, const float* a, int a_adj, const float* b, int b_adj, float* c,
+              int c_adj, int ldc_bytes, const float* bias, RunFrame* prm) {
+  int n, t;
+#define MACE_V7_RUN_ASM(start, clamp)                                                           \
+  __asm__ volatile(MACE_V7_RUN(start, clamp)                                                    \
+                   : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [tiles] "+r"(tiles),               \
+                     [bias] "+r"(bias), [n] "=&r"(n), [t] "=&r"(t)                             \
+                   : [prm] "r"(prm), [ldc] "r"(ldc_bytes), [a_adj] "r"(a_adj),                \
+                     [b_adj] "r"(b_adj), [c_adj] "r"(c_adj)                                    \
+                   : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8",     \
+                     "d9", "d10", "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18",     \
+                     "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28",    \
+                     "d29", "d30", "d31")
+#define MACE_V7_RUN_CLAMPS(start) MACE_V7_BY_CLAMP(MACE_V7_RUN_ASM, start)
+  if constexpr (kStart == kRunFromC) {
+    MACE_V7_RUN_CLAMPS(MACE_V7_RUN_FROM_C)
+  } else if constexpr (kStart == kRunBias) {
+    MACE_V7_RUN_CLAMPS(MACE_V7_RUN_DUP6("!"))
+  } else if constexpr (kStart == kRunSameBias) {
+    MACE_V7_RUN_CLAMPS(MACE_V7_RUN_DUP6("") "sub %[bias], %[bias], #20\n")
+  } else {
+    MACE_V7_RUN_CLAMPS(MACE_V7_RUN_ZERO)
+  }
+#undef MACE_V7_RUN_CLAMPS
+#undef MACE_V7_RUN_ASM
+}
+
+template <RunStart kStart>
+void RunTilesClamped(RunClamp clamp, int tiles, const float* a, int a_adj, const float* b,
+                     int b_adj, float* c, int c_adj, int ldc_bytes, const float* bias,
+                     RunFrame* prm) {
+  if (clamp == kRunNoClamp) {
+    RunTiles<kStart, kRunNoClamp>(tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias, prm);
+  } else if (clamp == kRunClampLo) {
+    RunTiles<kStart, kRunClampLo>(tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias, prm);
+  } else {
+    RunTiles<kStart, kRunClampBoth>(tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias, prm);
+  }
+}
+}  // namespace
+
+namespace {
+// RunTiles over `runs` runs of `tiles` tiles, each run's B and C
+// b_run_step and c_run_step floats after the previous one's and its A and
+// bias where the previous one's started; bias_step 0 or 6 unless from_c
+// or no bias.
+void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, const float* a,
+                 int a_step, const float* b, int b_step, float* c, int c_step, int ldc_bytes,
+                 bool from_c, const float* bias, int bias_step, bool clamp, bool clamp_hi,
+                 const float* bounds) {
+  constexpr int kMr = 6, kNr = 8, kStepBytes = 14 * 4, kPassSteps = 16;
+  constexpr int kFloat = sizeof(float);
+  if (from_c || bias == nullptr) bias_step = 0;
+  RunFrame frame = {bounds[0],
+                    clamp_hi ? bounds[1] : 0.f,
+                    (kc + kPassSteps - 1) / kPassSteps,
+                    nullptr,
+                    ((-kc) & (kPassSteps - 1)) * kStepBytes,
+                    runs,
+                    tiles,
+                    -tiles * a_step * kFloat,
+                    (b_run_step - tiles * b_step) * kFloat,
+                    (c_run_step - tiles * c_step) * kFloat,
+                    -tiles * bias_step * kFloat};
+  const int a_adj = (a_step - kMr * kc) * kFloat;
+  const int b_adj = (b_step - kNr * kc) * kFloat;
+  const int c_adj = c_step * kFloat - kMr * ldc_bytes;
+  const RunClamp run_clamp = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
+  if (from_c) {
+    RunTilesClamped<kRunFromC>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
+                               &frame);
+  } else if (bias == nullptr) {
+    RunTilesClamped<kRunZero>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
+                              &frame);
+  } else if (bias_step == kMr) {
+    RunTilesClamped<kRunBias>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
+                              &frame);
+  } else {
+    RunTilesClamped<kRunSameBias>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes,
+                                  bias, &frame);
+  }
+}
+}  // namespace
+
 // `tiles` tiles: tile t reads the A panel a_step floats after tile t - 1's,
 // the B panel b_step floats after, writes C c_step floats after, and (from
 // the first block) starts from the bias bias_step floats after. The first
@@ -217,17 +432,22 @@ void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_
 // tiles ahead: the GEMM driver's first walk over weights that come from
 // memory. A pld of four lines takes 7 instructions with its loop, where
 // the driver's burst before a tile took 7 a line (a 64-bit counter) and
-// the tile ran alone, through NeonGemm.
+// the tile ran alone, through NeonGemm. The tiles after them go to
+// RunTiles, but for a bias that steps otherwise than by a tile's rows or
+// not at all.
 void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
                      float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
                      int bias_step, bool clamp, bool clamp_hi, const float* bounds,
                      int prefetch_tiles) {
+  constexpr int kMr = 6;
   const int flags = Flags(from_c, clamp, clamp_hi);
   if (from_c || bias == nullptr) bias_step = 0;
   // 6 x kc floats are 24 * kc bytes: (24 * kc + 255) / 256 blocks of four
   // 64-byte lines.
   const int quads = (24 * kc + 255) >> 8;
-  for (; tiles > 0; --tiles, --prefetch_tiles) {
+  const bool run_bias = from_c || bias == nullptr || bias_step == 0 || bias_step == kMr;
+  for (; tiles > 0 && (prefetch_tiles > 0 || !run_bias || kc <= 0);
+       --tiles, --prefetch_tiles) {
     if (prefetch_tiles > 0 && quads > 0) {
       const float* line = a + 2 * a_step;
       int n = quads;
@@ -250,6 +470,33 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
     c += c_step;
     bias += bias_step;
   }
+  if (tiles > 0) {
+    RunsOfTiles(1, 0, 0, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, from_c, bias,
+                bias_step, clamp, clamp_hi, bounds);
+  }
+}
+
+// `runs` runs of Armv7GemmRun6x8's tiles (none prefetching), run r + 1
+// starting with A where run r did, B b_run_step floats and C c_run_step
+// floats after (the GEMM's full column panels, a run of row panels each):
+// one call for a whole block where the driver's walk and the run's set-up
+// cost about 250 instructions a column panel.
+void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, int kc,
+                           const float* a, int a_step, const float* b, int b_step, float* c,
+                           int c_step, int ldc_bytes, bool from_c, const float* bias,
+                           int bias_step, bool clamp, bool clamp_hi, const float* bounds) {
+  constexpr int kMr = 6;
+  if (runs <= 0 || tiles <= 0) return;
+  if (from_c || bias == nullptr) bias_step = 0;
+  if (kc <= 0 || (bias_step != 0 && bias_step != kMr)) {
+    for (; runs > 0; --runs, b += b_run_step, c += c_run_step) {
+      Armv7GemmRun6x8(tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, from_c, bias,
+                      bias_step, clamp, clamp_hi, bounds, 0);
+    }
+    return;
+  }
+  RunsOfTiles(runs, b_run_step, c_run_step, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
+              from_c, bias, bias_step, clamp, clamp_hi, bounds);
 }
 
 // A direct convolution's tile (NeonConvRows): as Tile from the bias or
@@ -348,7 +595,7 @@ bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const floa
                                 const float* bias, bool clamp, bool clamp_hi,
                                 const float* bounds) {
   return Armv7ConvKernelRowsRun(6, 1, kc, kernel_w, a, base, offsets, c, ldc_bytes, bias, clamp,
-                                clamp_hi, bounds);
+                                clamp_hi, bounds, nullptr);
 }
 
 // Runs of the kernel-rows tile along an output row, and its first 4 or 2
@@ -513,12 +760,144 @@ void KernelRowsRun(RunParams* prm, const float* base, int sa, int sb, float* c) 
         MACE_V7_ALL, MACE_V7_FEW_STORE_6) MACE_V7_FEW_OPERANDS);
   }
 }
+
+// 6-row tiles of 3x3 kernels (a stem's 3 input channels, kc = 27): the
+// taps of a tile are one chain through the padded image, each B load
+// post-incremented to the next tap's row, so a kernel row costs its 3
+// taps and nothing else where KernelRowsRun loads and adds its offset
+// and loops (4 instructions), and a channel of 3 kernel rows costs its
+// 9 taps and the loop's 2. Taps j + 1 of a kernel row are `sa` or `sb`
+// bytes after tap j (as in KernelRowsRun), its first tap `rs` bytes after
+// the previous row's last, or `cs` across channels. The start and clamp
+// are compile-time (no flag tests), the tile's A, bias and channel count
+// come from the frame. A tile then costs its 27 taps and 46 instructions
+// (ShuffleNet v2's stem: 466 -> 424 a tile, 6,272 tiles).
+struct ChainFrame {
+  float lo, hi;       // 0, 4: the clamp bounds
+  const float* bias;  // 8
+  const float* a;     // 12: the A panel
+  int channels;       // 16: kc / 9
+};
+
+// clang-format off
+#define MACE_V7_CHAIN_TAP(s)                   \
+  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
+  "vld1.32 {d4-d7}, [%[p]], %[" s "]\n"        \
+  MACE_V7_MACS
+#define MACE_V7_CHAIN_ROW(next)                                          \
+  MACE_V7_CHAIN_TAP("sa") MACE_V7_CHAIN_TAP("sb") MACE_V7_CHAIN_TAP(next)
+#define MACE_V7_CHAIN_RUN(start, clamp)                                  \
+  "0:\n"                                                                 \
+  start                                                                  \
+  "ldr %[a], [%[prm], #12]\n"                                            \
+  "ldr %[n], [%[prm], #16]\n"                                            \
+  "mov %[p], %[base]\n"                                                  \
+  "1:\n"                                                                 \
+  MACE_V7_CHAIN_ROW("rs") MACE_V7_CHAIN_ROW("rs") MACE_V7_CHAIN_ROW("cs") \
+  "subs %[n], %[n], #1\n"                                                \
+  "bne 1b\n"                                                             \
+  clamp                                                                  \
+  "mov %[p], %[c]\n"                                                     \
+  MACE_V7_FEW_STORE_6                                                    \
+  "add %[c], %[c], #32\n"                                                \
+  "add %[base], %[base], #32\n"                                          \
+  "subs %[tiles], %[tiles], #1\n"                                        \
+  "bne 0b\n"
+// clang-format on
+
+template <bool kBias, RunClamp kClamp>
+void ChainRun(int tiles, const float* base, int sa, int sb, int rs, int cs, float* c,
+              int ldc_bytes, const ChainFrame* prm) {
+  const float* a;
+  const float* p;
+  int n;
+  const int t = ldc_bytes;  // MACE_V7_FEW_STORE_6's row step
+#define MACE_V7_CHAIN_ASM(start, clamp)                                                         \
+  __asm__ volatile(MACE_V7_CHAIN_RUN(start, clamp)                                              \
+                   : [a] "=&r"(a), [p] "=&r"(p), [n] "=&r"(n), [c] "+r"(c), [base] "+r"(base), \
+                     [tiles] "+r"(tiles)                                                        \
+                   : [prm] "r"(prm), [sa] "r"(sa), [sb] "r"(sb), [rs] "r"(rs), [cs] "r"(cs),   \
+                     [t] "r"(t)                                                                 \
+                   : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8",     \
+                     "d9", "d10", "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18",     \
+                     "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28",    \
+                     "d29", "d30", "d31")
+#define MACE_V7_CHAIN_CLAMPS(start) MACE_V7_BY_CLAMP(MACE_V7_CHAIN_ASM, start)
+  if constexpr (kBias) {
+    MACE_V7_CHAIN_CLAMPS("ldr %[p], [%[prm], #8]\n" MACE_V7_FEW_BIAS_6)
+  } else {
+    MACE_V7_CHAIN_CLAMPS(MACE_V7_FEW_ZERO_6)
+  }
+#undef MACE_V7_CHAIN_CLAMPS
+#undef MACE_V7_CHAIN_ASM
+}
+#undef MACE_V7_CHAIN_RUN
+#undef MACE_V7_BY_CLAMP
+#undef MACE_V7_CHAIN_ROW
+#undef MACE_V7_CHAIN_TAP
+
+// ChainRun on the tap steps Armv7ConvKernelRowsChain found.
+void ChainedKernelRowsRun(int tiles, int kc, const float* a, const float* base,
+                          const int64_t* offsets, float* c, int ldc_bytes, const float* bias,
+                          bool clamp, bool clamp_hi, const float* bounds, const int32_t* chain) {
+  constexpr int kTaps = 9;
+  const ChainFrame frame = {bounds[0], clamp_hi ? bounds[1] : 0.f, bias, a, kc / kTaps};
+  const float* first = base + offsets[0];
+  const RunClamp mode = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
+  const auto run = [&](auto bias_tag, auto clamp_tag) {
+    ChainRun<decltype(bias_tag)::value, decltype(clamp_tag)::value>(
+        tiles, first, chain[0], chain[1], chain[2], chain[3], c, ldc_bytes, &frame);
+  };
+  using NoClamp = std::integral_constant<RunClamp, kRunNoClamp>;
+  using ClampLo = std::integral_constant<RunClamp, kRunClampLo>;
+  using ClampBoth = std::integral_constant<RunClamp, kRunClampBoth>;
+  const auto with_bias = [&](auto bias_tag) {
+    if (mode == kRunNoClamp) {
+      run(bias_tag, NoClamp());
+    } else if (mode == kRunClampLo) {
+      run(bias_tag, ClampLo());
+    } else {
+      run(bias_tag, ClampBoth());
+    }
+  };
+  if (bias != nullptr) {
+    with_bias(std::true_type());
+  } else {
+    with_bias(std::false_type());
+  }
+}
 }  // namespace
 // clang-format on
 
+// Whether the offsets of a 3x3 kernel's taps form one chain, each kernel
+// row the same two tap steps (sa, sb), rows of a channel one step apart
+// (rs) and channels another (cs), as PaddedImage lays them out; if so the
+// four steps in bytes (chain), for ChainRun. A direct convolution asks
+// once per run: the check walks all kc offsets, about 300 instructions
+// at 27 taps, where a run of an output row's tiles costs some 6,000.
+bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]) {
+  constexpr int kKw = 3, kKh = 3, kTaps = kKw * kKh;
+  if (kernel_w != kKw || kc <= 0 || kc % kTaps != 0) return false;
+  const int64_t sa = offsets[1] - offsets[0], sb = offsets[2] - offsets[1];
+  const int64_t rs = offsets[kKw] - offsets[kKw - 1];
+  const int64_t cs = kc > kTaps ? offsets[kTaps] - offsets[kTaps - 1] : 0;
+  for (int k = 0; k < kc; k += kKw) {
+    if (offsets[k + 1] - offsets[k] != sa || offsets[k + 2] - offsets[k + 1] != sb) return false;
+    if (k > 0 && offsets[k] - offsets[k - 1] != (k % kTaps == 0 ? cs : rs)) return false;
+  }
+  constexpr int64_t kBytes = sizeof(float), kLimit = INT32_MAX / kBytes;
+  const int64_t steps[4] = {sa, sb, rs, cs};
+  for (int i = 0; i < 4; ++i) {
+    if (steps[i] > kLimit || steps[i] < -kLimit) return false;
+    chain[i] = static_cast<int32_t>(steps[i] * kBytes);
+  }
+  return true;
+}
+
 bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
                             const float* base, const int64_t* offsets, float* c, int ldc_bytes,
-                            const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+                            const float* bias, bool clamp, bool clamp_hi, const float* bounds,
+                            const int32_t* chain) {
   // Divisions only by the constants 3 and 7: armv7-a has no divide
   // instruction, and a division by a variable is a libgcc call per tile
   // (about 1 M instructions on SqueezeNet's stem).
@@ -527,6 +906,11 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
   if (kc <= 0 || tiles <= 0 || !(rows_of_3 || rows_of_7) ||
       !(tile_rows == 2 || tile_rows == 4 || tile_rows == 6)) {
     return false;
+  }
+  if (chain != nullptr && tile_rows == 6 && rows_of_3 && kc % 9 == 0) {
+    ChainedKernelRowsRun(tiles, kc, a, base, offsets, c, ldc_bytes, bias, clamp, clamp_hi, bounds,
+                         chain);
+    return true;
   }
   const int sa = static_cast<int>(offsets[1] - offsets[0]) * static_cast<int>(sizeof(float));
   const int sb = static_cast<int>(offsets[2] - offsets[1]) * static_cast<int>(sizeof(float));
@@ -1098,8 +1482,8 @@ void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step,
 // products, with even and odd depths in two sets of accumulators. Two pld
 // a step fetch the panel kAhead bytes ahead, as the portable loop does: a
 // classifier's weights are megabytes read once. 14 instructions for 24
-// multiply-adds (width 6) or 16 for 32 (width 8), where GCC's code for the
-// portable loop took about 60.
+// multiply-adds (width 6), where GCC's code for the portable loop took
+// about 60; the 8-wide panel takes 8 depths a loop (below).
 namespace {
 constexpr int kAhead = 8192;
 }  // namespace
@@ -1162,27 +1546,72 @@ bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float
             "vst1.32 {d20-d22}, [%[out]]\n")
         MACE_V7_DOT_OPERANDS);
   } else {
-    // Depth 0 in q0-q1, 1 in q2-q3, 2 in q4-q5, 3 in q8-q9; the 8 rows
-    // accumulate in q10-q11 (even depths) and q12-q13 (odd).
+    // 8 depths a loop: x in one vld1 (d12-d15) and each 2 depths of the
+    // panel (16 floats) in one vldmia, where vld1 moves at most 8: depths
+    // 0-1 in q0-q3 and 2-3 in q8-q11, the 8 rows accumulating in q12-q13
+    // (even depths) and q14-q15 (odd); four pld fetch the lines kAhead
+    // bytes past the iteration's 256. 27 instructions for 64
+    // multiply-adds where the 4-depth loop took 34 (a classifier whose
+    // batch-1 product runs on 8-wide B panels, as ShuffleNet v2's 1024 ->
+    // 1000: 0.55 M instructions). Then at most one 4-depth step and
+    // single depths.
+    int eights = static_cast<int>(depth >> 3);
+    int four = static_cast<int>(depth & 4);
+    const int ahead1 = kAhead + 64, ahead2 = kAhead + 128, ahead3 = kAhead + 192;
+#define MACE_V7_DOT8_DEPTHS4(lo, hi)                                   \
+  "vldmia %[p]!, {d0-d7}\n"                                            \
+  "vldmia %[p]!, {d16-d23}\n"                                          \
+  "vmla.f32 q12, q0, " lo "[0]\n"                                      \
+  "vmla.f32 q13, q1, " lo "[0]\n"                                      \
+  "vmla.f32 q14, q2, " lo "[1]\n"                                      \
+  "vmla.f32 q15, q3, " lo "[1]\n"                                      \
+  "vmla.f32 q12, q8, " hi "[0]\n"                                      \
+  "vmla.f32 q13, q9, " hi "[0]\n"                                      \
+  "vmla.f32 q14, q10, " hi "[1]\n"                                     \
+  "vmla.f32 q15, q11, " hi "[1]\n"
     __asm__ volatile(
-        MACE_V7_DOT(
-            "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n vmov.i32 q13, #0\n",
-            "vld1.32 {d16-d19}, [%[p]]!\n",
-            "vmla.f32 q10, q0, d12[0]\n"
-            "vmla.f32 q11, q1, d12[0]\n"
-            "vmla.f32 q12, q2, d12[1]\n"
-            "vmla.f32 q13, q3, d12[1]\n"
-            "vmla.f32 q10, q4, d13[0]\n"
-            "vmla.f32 q11, q5, d13[0]\n"
-            "vmla.f32 q12, q8, d13[1]\n"
-            "vmla.f32 q13, q9, d13[1]\n",
-            "vld1.32 {d0-d3}, [%[p]]!\n"
-            "vmla.f32 q10, q0, d12[0]\n"
-            "vmla.f32 q11, q1, d12[0]\n",
-            "vadd.f32 q10, q10, q12\n"
-            "vadd.f32 q11, q11, q13\n"
-            "vst1.32 {d20-d23}, [%[out]]\n")
-        MACE_V7_DOT_OPERANDS);
+        "vmov.i32 q12, #0\n vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n"
+        "cmp %[eights], #0\n"
+        "beq 2f\n"
+        "1:\n"
+        "pld [%[p], %[ahead]]\n"
+        "pld [%[p], %[ahead1]]\n"
+        "pld [%[p], %[ahead2]]\n"
+        "pld [%[p], %[ahead3]]\n"
+        "vld1.32 {d12-d15}, [%[x]]!\n"
+        MACE_V7_DOT8_DEPTHS4("d12", "d13")
+        MACE_V7_DOT8_DEPTHS4("d14", "d15")
+        "subs %[eights], %[eights], #1\n"
+        "bne 1b\n"
+        "2:\n"
+        "cmp %[four], #0\n"
+        "beq 5f\n"
+        "pld [%[p], %[ahead]]\n"
+        "pld [%[p], %[ahead1]]\n"
+        "vld1.32 {d12-d13}, [%[x]]!\n"
+        MACE_V7_DOT8_DEPTHS4("d12", "d13")
+        "5:\n"
+        "cmp %[rest], #0\n"
+        "beq 4f\n"
+        "3:\n"
+        "vld1.32 {d12[0]}, [%[x]]!\n"
+        "vld1.32 {d0-d3}, [%[p]]!\n"
+        "vmla.f32 q12, q0, d12[0]\n"
+        "vmla.f32 q13, q1, d12[0]\n"
+        "subs %[rest], %[rest], #1\n"
+        "bne 3b\n"
+        "4:\n"
+        "vadd.f32 q12, q12, q14\n"
+        "vadd.f32 q13, q13, q15\n"
+        "vst1.32 {d24-d27}, [%[out]]\n"
+        : [p] "+r"(panel), [x] "+r"(x), [eights] "+r"(eights), [four] "+r"(four),
+          [rest] "+r"(rest)
+        : [out] "r"(out), [ahead] "r"(ahead), [ahead1] "r"(ahead1), [ahead2] "r"(ahead2),
+          [ahead3] "r"(ahead3)
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d12", "d13", "d14",
+          "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26",
+          "d27", "d28", "d29", "d30", "d31");
+#undef MACE_V7_DOT8_DEPTHS4
   }
   return true;
 }

@@ -18,9 +18,15 @@ void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
 // floats on from the one before it in the padded image and in C; false,
 // with nothing written, for what Armv7ConvRows would stage (rows other than
 // 2, 4 and 6) or run another way (other kernel widths, other epilogues).
+// chain: the tap steps Armv7ConvKernelRowsChain gave for these offsets, or
+// null.
 bool Armv7ConvRowsRun(int kernel_w, int64_t kc, const float* a, const float* base,
                       const int64_t* offsets, float* c, int64_t ldc, int rows, int tiles,
-                      const TileEpilogue& epilogue);
+                      const TileEpilogue& epilogue, const int32_t* chain);
+// sgemm_neon_armv7.cc: whether a 3x3 kernel's offsets form one chain of
+// tap steps (each kernel row alike, rows of a channel one step apart and
+// channels another); if so the four steps, in bytes.
+bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]);
 }  // namespace arm
 #endif
 #if defined(__aarch64__)
@@ -82,6 +88,17 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
   const int64_t m_tiles = CeilDiv(p.out_channels, mr);
   const bool stepped = !steps_.empty();
   const int64_t first = stepped ? padded_.offsets()[0] : 0;
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  // armv7 NEON: runs of 6-row tiles walk a 3x3 kernel's taps as one chain
+  // where the offsets allow, checked once here rather than per run.
+  int32_t chain_steps[4];
+  const int32_t* chain =
+      table_.isa == KernelIsa::kNeon && arm::Armv7ConvKernelRowsChain(
+                                            static_cast<int>(k_), static_cast<int>(p.kernel_w),
+                                            padded_.offsets(), chain_steps)
+          ? chain_steps
+          : nullptr;
+#endif
   for (int64_t n = 0; n < p.batch; ++n) {
     ParallelFor(pool, p.in_channels, [&](int64_t begin, int64_t end) {
       padded_.Fill(input + n * in_image, begin, end, scratch);
@@ -145,7 +162,7 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
             if (whole > 1 &&
                 arm::Armv7ConvRowsRun(static_cast<int>(p.kernel_w), k_, filter_.Panel(mt), base,
                                       padded_.offsets(), c, out_plane, rows,
-                                      static_cast<int>(whole), tile)) {
+                                      static_cast<int>(whole), tile, chain)) {
               task += whole - 1;
               ow += (whole - 1) * nr;
             } else {

@@ -103,6 +103,12 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
                      float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
                      int bias_step, bool clamp, bool clamp_hi, const float* bounds,
                      int prefetch_tiles);
+// `runs` such runs (no prefetching), each with the A panels and biases of
+// the first and B and C b_run_step and c_run_step floats on.
+void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, int kc,
+                           const float* a, int a_step, const float* b, int b_step, float* c,
+                           int c_step, int ldc_bytes, bool from_c, const float* bias,
+                           int bias_step, bool clamp, bool clamp_hi, const float* bounds);
 // The same: a 6- or 8-wide panel times a vector (PanelDotKernel), false
 // for other widths.
 bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
@@ -392,6 +398,29 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
               inner_panel += full_inner * inner_stride;
               c += full_inner * inner_c_step;
             }
+          }
+#endif
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+          // Columns outer, the full column panels from here on, whose row
+          // panels are all full or leave a row tail for after the walk, go
+          // in one call: each panel's pass through this loop and the run
+          // kernel's set-up cost about 250 instructions (ShuffleNet v2's
+          // 1x1 layers walk some 2,000 column panels an inference).
+          if (!rows_outer && outer_full && full_inner > 0 && !(prefetch_a && outer == 0) &&
+              (tail_rows == 0 || row_tail_after) && PlainArmv7Neon(t, epilogue)) {
+            const Offset panels = (outer_end - outer) / outer_step;
+            const Armv7Clamp clamp(epilogue);
+            arm::Armv7GemmRun6x8Panels(
+                static_cast<int>(panels), static_cast<int>(outer_stride),
+                static_cast<int>(outer_c_step), static_cast<int>(full_inner), kc32, inner_panel,
+                static_cast<int>(inner_stride), outer_panel, 0, c, static_cast<int>(inner_c_step),
+                ldc_bytes, epilogue.accumulate, epilogue.accumulate ? nullptr : row_bias, mr,
+                clamp.clamp, clamp.clamp_hi, clamp.bounds);
+            // The loop's step moves past the last of them.
+            outer += (panels - 1) * outer_step;
+            outer_panel += (panels - 1) * outer_stride;
+            c_outer += (panels - 1) * outer_c_step;
+            continue;
           }
 #endif
           if (gemm_run != nullptr && outer_full && full_inner - run_begin >= 2) {

@@ -229,6 +229,36 @@ TEST(GemmTest, NarrowLastPanels) {
   }
 }
 
+// ShuffleNet v2's 1x1 layers: 58, 116 and 232 output channels (row tails
+// of 4, 2 and 4 under full panels of 6) on maps of 784, 196 and 49
+// positions (column tails of 0, 4 and 1), here smaller where the shape
+// does not matter, with a row bias and ReLU; odd m and shallow odd k,
+// every n up to past a tile, and pointwise depths from 24 to 232.
+TEST(GemmTest, ShuffleNetShapes) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    for (int64_t m : {int64_t{58}, int64_t{116}, int64_t{13}}) {
+      std::vector<int64_t> ns = {49, 196};
+      for (int64_t n = 1; n <= 13; ++n) ns.push_back(n);
+      for (int64_t n : ns) {
+        for (int64_t k : {int64_t{3}, int64_t{17}, int64_t{24}, int64_t{58}}) {
+          Case c{m, n, k};
+          c.pack_a = true;
+          c.row_bias = (n + k) % 3 != 0;
+          c.activation = n % 2 == 0 ? kTileActClamp : kTileActNone;
+          RunCase(*table, nullptr, c);
+        }
+      }
+    }
+    for (int64_t k : {int64_t{116}, int64_t{232}}) {
+      Case c{2 * table->mr + 4, 49, k};
+      c.pack_a = true;
+      c.row_bias = true;
+      c.activation = kTileActClamp;
+      RunCase(*table, nullptr, c);
+    }
+  }
+}
+
 // A tile kernel's activation, in plain C++.
 float ActivateReference(float v, const TileEpilogue& epilogue) {
   if (epilogue.activation == kTileActClamp) return std::min(std::max(v, epilogue.lo), epilogue.hi);
@@ -421,7 +451,9 @@ TEST(GemmTest, RunKernelSteps) {
 #endif
     if (gemm_run == nullptr) continue;
     const int64_t mr = table->mr, nr = table->nr, tiles = 3;
-    for (int64_t k : {1, 7, 8, 13, 64, 259}) {
+    // Depths around armv7's 16-step pass, which the first pass enters
+    // part-way, and ShuffleNet v2's 24 and 58.
+    for (int64_t k : {1, 2, 7, 8, 13, 15, 16, 17, 24, 31, 33, 58, 64, 259}) {
       for (bool along_rows : {true, false}) {
         const int64_t rows = along_rows ? tiles * mr : mr, cols = along_rows ? nr : tiles * nr;
         // A gap of 2 floats between tile columns checks the C step.
@@ -575,7 +607,7 @@ TEST(GemmTest, MatrixVector) {
       for (int64_t rows :
            {int64_t{1}, int64_t{5}, int64_t{16}, int64_t{17}, int64_t{45}, int64_t{table->mr} + 1,
             int64_t{table->nr} - 1, int64_t{table->nr} + 1}) {
-        for (int64_t k : {1, 3, 4, 7, 8, 300, 1001}) {
+        for (int64_t k : {1, 3, 4, 7, 8, 12, 15, 300, 1001}) {
           Case row{1, rows, k};
           row.pack_b = true;
           row.col_bias = true;
