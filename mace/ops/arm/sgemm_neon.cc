@@ -1198,6 +1198,55 @@ void AsmShortRowsToC(int64_t kc, const float* a, const float* b, float* c, int64
 #undef MACE_ASM_SR_OPERANDS
 // clang-format on
 
+// Columns of 8 rows (column j at columns + 8 j, from AsmColumnTile)
+// finished as the epilogue says (no column bias or hard-swish) and stored
+// down C's first `cols` columns. The last column of a 7x7 map's 49
+// (ShuffleNet v2's 232- and 1024-channel layers) went through the 8 x 4
+// staging tile and FinishPartialTile, a staged row each: some 250
+// instructions a call against 40 here.
+void FinishColumns(const float* columns, float* c, int64_t ldc, int cols,
+                   const TileEpilogue& epilogue) {
+  const bool last = epilogue.last;
+  const bool bias = last && epilogue.row_bias != nullptr;
+  const float32x4_t zero = vdupq_n_f32(0.f);
+  const float32x4_t bias_lo = bias ? vld1q_f32(epilogue.row_bias) : zero;
+  const float32x4_t bias_hi = bias ? vld1q_f32(epilogue.row_bias + 4) : zero;
+  const bool clamp = last && epilogue.activation == kTileActClamp;
+  const float32x4_t lo = vdupq_n_f32(epilogue.lo), hi = vdupq_n_f32(epilogue.hi);
+  for (int j = 0; j < cols; ++j) {
+    float32x4_t v0 = vld1q_f32(columns + kNeonGemmMr * j);
+    float32x4_t v1 = vld1q_f32(columns + kNeonGemmMr * j + 4);
+    float* out = c + j;
+    if (epilogue.accumulate) {
+      float32x4_t c0 = zero, c1 = zero;
+      c0 = vld1q_lane_f32(out, c0, 0);
+      c0 = vld1q_lane_f32(out + ldc, c0, 1);
+      c0 = vld1q_lane_f32(out + 2 * ldc, c0, 2);
+      c0 = vld1q_lane_f32(out + 3 * ldc, c0, 3);
+      c1 = vld1q_lane_f32(out + 4 * ldc, c1, 0);
+      c1 = vld1q_lane_f32(out + 5 * ldc, c1, 1);
+      c1 = vld1q_lane_f32(out + 6 * ldc, c1, 2);
+      c1 = vld1q_lane_f32(out + 7 * ldc, c1, 3);
+      v0 = vaddq_f32(v0, c0);
+      v1 = vaddq_f32(v1, c1);
+    }
+    v0 = vaddq_f32(v0, bias_lo);
+    v1 = vaddq_f32(v1, bias_hi);
+    if (clamp) {
+      v0 = vminq_f32(vmaxq_f32(v0, lo), hi);
+      v1 = vminq_f32(vmaxq_f32(v1, lo), hi);
+    }
+    vst1q_lane_f32(out, v0, 0);
+    vst1q_lane_f32(out + ldc, v0, 1);
+    vst1q_lane_f32(out + 2 * ldc, v0, 2);
+    vst1q_lane_f32(out + 3 * ldc, v0, 3);
+    vst1q_lane_f32(out + 4 * ldc, v1, 0);
+    vst1q_lane_f32(out + 5 * ldc, v1, 1);
+    vst1q_lane_f32(out + 6 * ldc, v1, 2);
+    vst1q_lane_f32(out + 7 * ldc, v1, 3);
+  }
+}
+
 }  // namespace
 
 // A tile that sticks out of C: the narrowest kernel that covers its columns
@@ -1210,8 +1259,9 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
                      int cols, const TileEpilogue& tile_epilogue) {
   const TileEpilogue epilogue = tile_epilogue;
   // A whole 4- or 8-column tile, or a whole 12-column one of 2 or 4 rows,
-  // with no column bias or hard-swish goes straight to C, its row bias added with the first reduction block (as
-  // NeonGemm's) and its clamp with the last.
+  // with no column bias or hard-swish goes straight to C, its row bias
+  // added with the first reduction block (as NeonGemm's) and its clamp with
+  // the last.
   const bool plain = epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish;
   const bool short_rows = cols == kNeonGemmNr && (rows == 2 || rows == 4);
   if (plain && (short_rows || (rows == kNeonGemmMr && (cols == 4 || cols == 8)))) {
@@ -1221,8 +1271,9 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
     const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
     const float* bias = epilogue.accumulate ? nullptr : epilogue.row_bias;
     if (short_rows) {
-      (rows == 2 ? AsmShortRowsToC<2> : AsmShortRowsToC<4>)(
-          kc, a, b, c, ldc_bytes, epilogue.accumulate, bias, clamp, clamp_hi, bounds);
+      (rows == 2 ? AsmShortRowsToC<2> : AsmShortRowsToC<4>)(kc, a, b, c, ldc_bytes,
+                                                            epilogue.accumulate, bias, clamp,
+                                                            clamp_hi, bounds);
     } else if (cols == 4) {
       AsmNarrowTileToC<1>(kc, a, b, c, ldc_bytes, epilogue.accumulate, bias, clamp, clamp_hi,
                           bounds);
@@ -1243,6 +1294,10 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
       AsmColumnTile<2>(kc, a, b, columns);
     } else {
       AsmColumnTile<3>(kc, a, b, columns);
+    }
+    if (rows == kNeonGemmMr && plain) {
+      FinishColumns(columns, c, ldc, cols, epilogue);
+      return;
     }
     for (int i = 0; i < kNeonGemmMr; ++i) {
       for (int j = 0; j < 4; ++j) tile[4 * i + j] = j < cols ? columns[kNeonGemmMr * j + i] : 0.f;

@@ -239,8 +239,8 @@ TEST(GemmTest, ShortLastRowPanels) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     const int64_t kc = table->kc;
     for (int64_t m : {int64_t{58}, int64_t{116}, int64_t{21}}) {
-      for (int64_t n : {int64_t{1}, int64_t{4}, int64_t{5}, int64_t{12}, int64_t{13},
-                        int64_t{49}, int64_t{196}}) {
+      for (int64_t n : {int64_t{1}, int64_t{4}, int64_t{5}, int64_t{12}, int64_t{13}, int64_t{49},
+                        int64_t{196}}) {
         for (int64_t k : {int64_t{3}, int64_t{24}, int64_t{58}, kc + 3}) {
           if (n * k > 196 * 58) continue;  // the deep case on small maps only
           for (int variant = 0; variant < 2; ++variant) {
@@ -374,9 +374,9 @@ TEST(GemmTest, PartialMicroKernelDepths) {
           epilogue.lo = -0.5f;
           // ReLU (no upper bound) at odd depths.
           epilogue.hi = k % 2 == 1 ? std::numeric_limits<float>::infinity() : 1.5f;
-          SCOPED_TRACE(::testing::Message() << table->name << " k " << k << " rows " << rows
-                                            << " cols " << cols << " first block " << first
-                                            << " mode " << mode);
+          SCOPED_TRACE(::testing::Message()
+                       << table->name << " k " << k << " rows " << rows << " cols " << cols
+                       << " first block " << first << " mode " << mode);
           std::vector<float> expected(rows * cols);
           for (int64_t i = 0; i < rows; ++i) {
             for (int64_t j = 0; j < cols; ++j) {
@@ -396,9 +396,8 @@ TEST(GemmTest, PartialMicroKernelDepths) {
           if (first < k) {
             epilogue.accumulate = true;
             epilogue.last = true;
-            table->gemm_partial(k - first, a.data() + first * mr, b.data() + first * nr,
-                                c.data(), ldc, static_cast<int>(rows), static_cast<int>(cols),
-                                epilogue);
+            table->gemm_partial(k - first, a.data() + first * mr, b.data() + first * nr, c.data(),
+                                ldc, static_cast<int>(rows), static_cast<int>(cols), epilogue);
           }
           std::vector<float> got(rows * cols);
           for (int64_t i = 0; i < mr; ++i) {
