@@ -1168,7 +1168,7 @@ void AsmColumnPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
     "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
 template <int kRows>
-void AsmShortRowsToC(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
+[[gnu::always_inline]] inline void AsmShortRowsToC(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
                      const float* bounds) {
   static_assert(kRows == 2 || kRows == 4, "2 or 4 rows");
@@ -1312,6 +1312,25 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
   } else {
     AsmTile(kc, a, b, tile, kNeonGemmNr * sizeof(float), false, nullptr, false, false, nullptr);
     FinishPartialTile<3>(tile, c, ldc, rows, cols, epilogue);
+  }
+}
+
+void NeonGemmRowTail(int rows, int64_t tiles, int64_t kc, const float* a, const float* b,
+                     int64_t b_step, float* c, int64_t ldc, const TileEpilogue& epilogue) {
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  const bool from_c = epilogue.accumulate;
+  const float* bias = from_c ? nullptr : epilogue.row_bias;
+  const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  if (rows == 2) {
+    for (; tiles > 0; --tiles, b += b_step, c += kNeonGemmNr) {
+      AsmShortRowsToC<2>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    }
+  } else {
+    for (; tiles > 0; --tiles, b += b_step, c += kNeonGemmNr) {
+      AsmShortRowsToC<4>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    }
   }
 }
 
