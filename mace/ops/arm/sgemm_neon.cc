@@ -274,9 +274,13 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
 
 // C rows (ldc_bytes apart) = (from_c ? C : bias ? bias[i] : 0) + A x B, then
 // clamped to bounds[0] (and bounds[1] if clamp_hi) if clamp.
-inline void AsmTile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
-                    bool from_c, const float* bias, bool clamp, bool clamp_hi,
-                    const float* bounds) {
+// Inlined into its callers, so that a run of tiles (NeonGemmRun) keeps its
+// arguments in registers and saves d8-d15 (which the assembly clobbers)
+// once per run: as a call, each tile cost some 35 instructions of argument
+// moves, call and register saves.
+[[gnu::always_inline]] inline void AsmTile(int64_t kc, const float* a, const float* b, float* c,
+                                           int64_t ldc_bytes, bool from_c, const float* bias,
+                                           bool clamp, bool clamp_hi, const float* bounds) {
   int64_t blocks = kc >> 4;
   int64_t rest = kc & 3;
   float* row;
@@ -1053,6 +1057,196 @@ void AsmColumnPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
 #undef MACE_ASM_NARROW_FOUR_STEPS
 #undef MACE_ASM_NARROW_OPERANDS
 
+// clang-format off
+// The last row panel of a layer whose output channels end 2 or 4 (kRows)
+// past a whole panel (ShuffleNet v2's 58 = 7 x 8 + 2 and 116 = 14 x 8 + 4),
+// a full 12 columns wide, straight into C's kRows rows (ldc bytes apart) as
+// AsmTile finishes a tile: from C (from_c), the row bias (kRows values at
+// bias) or zero, clamped to bounds[0] (and bounds[1] if clamp_hi) if clamp.
+// Such a tile ran the whole 8 x 12 kernel into a staging tile, 24 fmla a
+// step for 6 or 12 useful ones. A step's A is the first kRows lanes of its
+// 8 (one four-register ld1 reads two steps), its B the panel row's 12
+// floats: four steps are 5 loads and 6 kRows fmla, against 101 instructions
+// on the whole tile. Row i accumulates in v(8 + 3i) to v(10 + 3i).
+#define MACE_ASM_SR_ROW(c0, c1, c2, b0, b1, b2, a, lane)                             \
+  "fmla " c0 ".4s, " b0 ".4s, " a ".s[" #lane "]\n"                                  \
+  "fmla " c1 ".4s, " b1 ".4s, " a ".s[" #lane "]\n"                                  \
+  "fmla " c2 ".4s, " b2 ".4s, " a ".s[" #lane "]\n"
+#define MACE_ASM_SR_STEP2(b0, b1, b2, a)                                             \
+  MACE_ASM_SR_ROW("v8", "v9", "v10", b0, b1, b2, a, 0)                               \
+  MACE_ASM_SR_ROW("v11", "v12", "v13", b0, b1, b2, a, 1)
+#define MACE_ASM_SR_STEP4(b0, b1, b2, a)                                             \
+  MACE_ASM_SR_STEP2(b0, b1, b2, a)                                                   \
+  MACE_ASM_SR_ROW("v14", "v15", "v16", b0, b1, b2, a, 2)                             \
+  MACE_ASM_SR_ROW("v17", "v18", "v19", b0, b1, b2, a, 3)
+// Four steps: A for steps 0 and 1 in v0 and v2, for 2 and 3 in v28 and v30;
+// the 48 floats of B in v4-v7 and v20-v27.
+#define MACE_ASM_SR_FOUR_STEPS(n)                                                    \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                  \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n"                                  \
+  "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[b]], #64\n"                              \
+  MACE_ASM_SR_STEP##n("v4", "v5", "v6", "v0")                                        \
+  "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[b]], #64\n"                              \
+  MACE_ASM_SR_STEP##n("v7", "v20", "v21", "v2")                                      \
+  "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[a]], #64\n"                              \
+  MACE_ASM_SR_STEP##n("v22", "v23", "v24", "v28")                                    \
+  MACE_ASM_SR_STEP##n("v25", "v26", "v27", "v30")
+#define MACE_ASM_SR_C2(op)                                                           \
+  "mov %[row], %[c]\n"                                                               \
+  op " {v8.4s, v9.4s, v10.4s}, [%[row]], %[ldc]\n"                                   \
+  op " {v11.4s, v12.4s, v13.4s}, [%[row]], %[ldc]\n"
+#define MACE_ASM_SR_C4(op)                                                           \
+  MACE_ASM_SR_C2(op)                                                                 \
+  op " {v14.4s, v15.4s, v16.4s}, [%[row]], %[ldc]\n"                                 \
+  op " {v17.4s, v18.4s, v19.4s}, [%[row]], %[ldc]\n"
+#define MACE_ASM_SR_BIAS_ROW(r0, r1, r2)                                             \
+  "ld1r {" r0 ".4s}, [%[bias]], #4\n mov " r1 ".16b, " r0 ".16b\n mov " r2 ".16b, " r0 ".16b\n"
+#define MACE_ASM_SR_BIAS2                                                            \
+  MACE_ASM_SR_BIAS_ROW("v8", "v9", "v10") MACE_ASM_SR_BIAS_ROW("v11", "v12", "v13")
+#define MACE_ASM_SR_BIAS4                                                            \
+  MACE_ASM_SR_BIAS2                                                                  \
+  MACE_ASM_SR_BIAS_ROW("v14", "v15", "v16") MACE_ASM_SR_BIAS_ROW("v17", "v18", "v19")
+#define MACE_ASM_SR_ZERO2                                                            \
+  "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n"                           \
+  "movi v11.16b, #0\n movi v12.16b, #0\n movi v13.16b, #0\n"
+#define MACE_ASM_SR_ZERO4                                                            \
+  MACE_ASM_SR_ZERO2                                                                  \
+  "movi v14.16b, #0\n movi v15.16b, #0\n movi v16.16b, #0\n"                         \
+  "movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
+#define MACE_ASM_SR_BOUND2(op, bound)                                                \
+  op " v8.4s, v8.4s, " bound ".4s\n " op " v9.4s, v9.4s, " bound ".4s\n"             \
+  op " v10.4s, v10.4s, " bound ".4s\n " op " v11.4s, v11.4s, " bound ".4s\n"         \
+  op " v12.4s, v12.4s, " bound ".4s\n " op " v13.4s, v13.4s, " bound ".4s\n"
+#define MACE_ASM_SR_BOUND4(op, bound)                                                \
+  MACE_ASM_SR_BOUND2(op, bound)                                                      \
+  op " v14.4s, v14.4s, " bound ".4s\n " op " v15.4s, v15.4s, " bound ".4s\n"         \
+  op " v16.4s, v16.4s, " bound ".4s\n " op " v17.4s, v17.4s, " bound ".4s\n"         \
+  op " v18.4s, v18.4s, " bound ".4s\n " op " v19.4s, v19.4s, " bound ".4s\n"
+// From C, the bias or zero; eight steps a loop, then 4 by bit 2 of kc and
+// the last kc % 4 one at a time; clamped; back to C.
+#define MACE_ASM_SR_TILE(n)                                                          \
+  "cbz %[from_c], 10f\n"                                                             \
+  MACE_ASM_SR_C##n("ld1")                                                            \
+  "b 11f\n"                                                                          \
+  "10:\n"                                                                            \
+  "cbz %[bias], 12f\n"                                                               \
+  MACE_ASM_SR_BIAS##n                                                                \
+  "b 11f\n"                                                                          \
+  "12:\n"                                                                            \
+  MACE_ASM_SR_ZERO##n                                                                \
+  "11:\n"                                                                            \
+  "cbz %[octs], 2f\n"                                                                \
+  "1:\n"                                                                             \
+  MACE_ASM_SR_FOUR_STEPS(n) MACE_ASM_SR_FOUR_STEPS(n)                                \
+  "subs %[octs], %[octs], #1\n"                                                      \
+  "b.ne 1b\n"                                                                        \
+  "2:\n"                                                                             \
+  "tbz %[kc], #2, 3f\n"                                                              \
+  MACE_ASM_SR_FOUR_STEPS(n)                                                          \
+  "3:\n"                                                                             \
+  "cbz %[rest], 4f\n"                                                                \
+  "5:\n"                                                                             \
+  "ld1 {v0.4s, v1.4s}, [%[a]], #32\n"                                                \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[b]], #48\n"                                         \
+  MACE_ASM_SR_STEP##n("v4", "v5", "v6", "v0")                                        \
+  "subs %[rest], %[rest], #1\n"                                                      \
+  "b.ne 5b\n"                                                                        \
+  "4:\n"                                                                             \
+  "cbz %[clamp], 6f\n"                                                               \
+  "ld2r {v0.4s, v1.4s}, [%[bounds]]\n"                                               \
+  MACE_ASM_SR_BOUND##n("fmax", "v0")                                                 \
+  "cbz %[clamp_hi], 6f\n"                                                            \
+  MACE_ASM_SR_BOUND##n("fmin", "v1")                                                 \
+  "6:\n"                                                                             \
+  MACE_ASM_SR_C##n("st1")
+#define MACE_ASM_SR_OPERANDS                                                         \
+  : [a] "+r"(a), [b] "+r"(b), [octs] "+r"(octs), [rest] "+r"(rest), [bias] "+r"(bias), \
+    [row] "=&r"(row)                                                                 \
+  : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}),   \
+    [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds) \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",  \
+    "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
+    "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
+template <int kRows>
+[[gnu::always_inline]] inline void AsmShortRowsToC(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
+                     bool from_c, const float* bias, bool clamp, bool clamp_hi,
+                     const float* bounds) {
+  static_assert(kRows == 2 || kRows == 4, "2 or 4 rows");
+  int64_t octs = kc >> 3;
+  int64_t rest = kc & 3;
+  float* row;
+  if constexpr (kRows == 2) {
+    __asm__ volatile(MACE_ASM_SR_TILE(2) MACE_ASM_SR_OPERANDS);
+  } else {
+    __asm__ volatile(MACE_ASM_SR_TILE(4) MACE_ASM_SR_OPERANDS);
+  }
+}
+#undef MACE_ASM_SR_ROW
+#undef MACE_ASM_SR_STEP2
+#undef MACE_ASM_SR_STEP4
+#undef MACE_ASM_SR_FOUR_STEPS
+#undef MACE_ASM_SR_C2
+#undef MACE_ASM_SR_C4
+#undef MACE_ASM_SR_BIAS_ROW
+#undef MACE_ASM_SR_BIAS2
+#undef MACE_ASM_SR_BIAS4
+#undef MACE_ASM_SR_ZERO2
+#undef MACE_ASM_SR_ZERO4
+#undef MACE_ASM_SR_BOUND2
+#undef MACE_ASM_SR_BOUND4
+#undef MACE_ASM_SR_TILE
+#undef MACE_ASM_SR_OPERANDS
+// clang-format on
+
+// Columns of 8 rows (column j at columns + 8 j, from AsmColumnTile)
+// finished as the epilogue says (no column bias or hard-swish) and stored
+// down C's first `cols` columns. The last column of a 7x7 map's 49
+// (ShuffleNet v2's 232- and 1024-channel layers) went through the 8 x 4
+// staging tile and FinishPartialTile, a staged row each: some 250
+// instructions a call against 40 here.
+void FinishColumns(const float* columns, float* c, int64_t ldc, int cols,
+                   const TileEpilogue& epilogue) {
+  const bool last = epilogue.last;
+  const bool bias = last && epilogue.row_bias != nullptr;
+  const float32x4_t zero = vdupq_n_f32(0.f);
+  const float32x4_t bias_lo = bias ? vld1q_f32(epilogue.row_bias) : zero;
+  const float32x4_t bias_hi = bias ? vld1q_f32(epilogue.row_bias + 4) : zero;
+  const bool clamp = last && epilogue.activation == kTileActClamp;
+  const float32x4_t lo = vdupq_n_f32(epilogue.lo), hi = vdupq_n_f32(epilogue.hi);
+  for (int j = 0; j < cols; ++j) {
+    float32x4_t v0 = vld1q_f32(columns + kNeonGemmMr * j);
+    float32x4_t v1 = vld1q_f32(columns + kNeonGemmMr * j + 4);
+    float* out = c + j;
+    if (epilogue.accumulate) {
+      float32x4_t c0 = zero, c1 = zero;
+      c0 = vld1q_lane_f32(out, c0, 0);
+      c0 = vld1q_lane_f32(out + ldc, c0, 1);
+      c0 = vld1q_lane_f32(out + 2 * ldc, c0, 2);
+      c0 = vld1q_lane_f32(out + 3 * ldc, c0, 3);
+      c1 = vld1q_lane_f32(out + 4 * ldc, c1, 0);
+      c1 = vld1q_lane_f32(out + 5 * ldc, c1, 1);
+      c1 = vld1q_lane_f32(out + 6 * ldc, c1, 2);
+      c1 = vld1q_lane_f32(out + 7 * ldc, c1, 3);
+      v0 = vaddq_f32(v0, c0);
+      v1 = vaddq_f32(v1, c1);
+    }
+    v0 = vaddq_f32(v0, bias_lo);
+    v1 = vaddq_f32(v1, bias_hi);
+    if (clamp) {
+      v0 = vminq_f32(vmaxq_f32(v0, lo), hi);
+      v1 = vminq_f32(vmaxq_f32(v1, lo), hi);
+    }
+    vst1q_lane_f32(out, v0, 0);
+    vst1q_lane_f32(out + ldc, v0, 1);
+    vst1q_lane_f32(out + 2 * ldc, v0, 2);
+    vst1q_lane_f32(out + 3 * ldc, v0, 3);
+    vst1q_lane_f32(out + 4 * ldc, v1, 0);
+    vst1q_lane_f32(out + 5 * ldc, v1, 1);
+    vst1q_lane_f32(out + 6 * ldc, v1, 2);
+    vst1q_lane_f32(out + 7 * ldc, v1, 3);
+  }
+}
+
 }  // namespace
 
 // A tile that sticks out of C: the narrowest kernel that covers its columns
@@ -1064,17 +1258,23 @@ void AsmColumnPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
 void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
                      int cols, const TileEpilogue& tile_epilogue) {
   const TileEpilogue epilogue = tile_epilogue;
-  // A whole 4- or 8-column tile with no column bias or hard-swish goes
-  // straight to C, its row bias added with the first reduction block (as
-  // NeonGemm's) and its clamp with the last.
-  if (rows == kNeonGemmMr && (cols == 4 || cols == 8) && epilogue.col_bias == nullptr &&
-      epilogue.activation != kTileActHardSwish) {
+  // A whole 4- or 8-column tile, or a whole 12-column one of 2 or 4 rows,
+  // with no column bias or hard-swish goes straight to C, its row bias
+  // added with the first reduction block (as NeonGemm's) and its clamp with
+  // the last.
+  const bool plain = epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish;
+  const bool short_rows = cols == kNeonGemmNr && (rows == 2 || rows == 4);
+  if (plain && (short_rows || (rows == kNeonGemmMr && (cols == 4 || cols == 8)))) {
     const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
     const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
     const float bounds[2] = {epilogue.lo, epilogue.hi};
     const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
     const float* bias = epilogue.accumulate ? nullptr : epilogue.row_bias;
-    if (cols == 4) {
+    if (short_rows) {
+      (rows == 2 ? AsmShortRowsToC<2> : AsmShortRowsToC<4>)(kc, a, b, c, ldc_bytes,
+                                                            epilogue.accumulate, bias, clamp,
+                                                            clamp_hi, bounds);
+    } else if (cols == 4) {
       AsmNarrowTileToC<1>(kc, a, b, c, ldc_bytes, epilogue.accumulate, bias, clamp, clamp_hi,
                           bounds);
     } else {
@@ -1095,6 +1295,10 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
     } else {
       AsmColumnTile<3>(kc, a, b, columns);
     }
+    if (rows == kNeonGemmMr && plain) {
+      FinishColumns(columns, c, ldc, cols, epilogue);
+      return;
+    }
     for (int i = 0; i < kNeonGemmMr; ++i) {
       for (int j = 0; j < 4; ++j) tile[4 * i + j] = j < cols ? columns[kNeonGemmMr * j + i] : 0.f;
     }
@@ -1108,6 +1312,25 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
   } else {
     AsmTile(kc, a, b, tile, kNeonGemmNr * sizeof(float), false, nullptr, false, false, nullptr);
     FinishPartialTile<3>(tile, c, ldc, rows, cols, epilogue);
+  }
+}
+
+void NeonGemmRowTail(int rows, int64_t tiles, int64_t kc, const float* a, const float* b,
+                     int64_t b_step, float* c, int64_t ldc, const TileEpilogue& epilogue) {
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  const bool from_c = epilogue.accumulate;
+  const float* bias = from_c ? nullptr : epilogue.row_bias;
+  const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  if (rows == 2) {
+    for (; tiles > 0; --tiles, b += b_step, c += kNeonGemmNr) {
+      AsmShortRowsToC<2>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    }
+  } else {
+    for (; tiles > 0; --tiles, b += b_step, c += kNeonGemmNr) {
+      AsmShortRowsToC<4>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    }
   }
 }
 

@@ -218,6 +218,11 @@ namespace arm {
 void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
                  int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
                  int64_t col_bias_step, const TileEpilogue& epilogue);
+// A row of `tiles` whole-width tiles of 2 or 4 rows (a last row panel), B
+// panels b_step floats apart, C 12 floats apart; the epilogue has no
+// column bias or hard-swish.
+void NeonGemmRowTail(int rows, int64_t tiles, int64_t kc, const float* a, const float* b,
+                     int64_t b_step, float* c, int64_t ldc, const TileEpilogue& epilogue);
 }  // namespace arm
 namespace {
 #endif
@@ -353,6 +358,16 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
                                     PlainArmv7Neon(t, epilogue);
         const int kc32 = static_cast<int>(kc);
         const int ldc_bytes = static_cast<int>(ldc * sizeof(float));
+#elif defined(__aarch64__)
+        // The same on arm64 NEON: a last row panel of 2 or 4 rows (58 or
+        // 116 output channels) runs as one row of tiles after the walk,
+        // where each of its tiles went through run_tile and the partial
+        // kernel's checks, some 150 instructions a tile.
+        const int tail_rows = static_cast<int>(block_rows % mr);
+        const bool row_tail_after = !rows_outer && block_cols >= nr &&
+                                    (tail_rows == 4 || tail_rows == 2) &&
+                                    gemm_run == arm::NeonGemmRun && epilogue.col_bias == nullptr &&
+                                    epilogue.activation != kTileActHardSwish;
 #else
         const bool row_tail_after = false;
 #endif
@@ -497,6 +512,17 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
                                 ldc_bytes, epilogue.accumulate,
                                 row_bias != nullptr ? row_bias + ir : nullptr, clamp.clamp,
                                 clamp.clamp_hi, clamp.bounds);
+        }
+#elif defined(__aarch64__)
+        if (row_tail_after) {
+          // full_inner is mc / mr here (columns outer).
+          const Offset ir = full_inner * mr;
+          tile.prefetch_a = nullptr;
+          tile.row_bias = row_bias != nullptr ? row_bias + ir : nullptr;
+          tile.col_bias = nullptr;
+          arm::NeonGemmRowTail(tail_rows, block_cols / nr, kc, a.first + full_inner * inner_stride,
+                               b.first, outer_stride, call.c + (ic + ir) * call.ldc + jc, call.ldc,
+                               tile);
         }
 #endif
       }

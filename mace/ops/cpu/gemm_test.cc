@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -259,6 +260,32 @@ TEST(GemmTest, ShuffleNetShapes) {
   }
 }
 
+// ShuffleNet v2's 1x1 layers: 58 and 116 output channels (last row panels
+// of 2 and 4 rows on arm64's 8, which run on rows of their own), 21 (an odd
+// panel of 5); maps of 1 to 13 positions, 49 and 196 (7x7 and 14x14);
+// shallow and odd depths, and one across kc blocks. With the epilogue a
+// convolution gives (row bias and ReLU) and with none; A packed or not.
+TEST(GemmTest, ShortLastRowPanels) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t kc = table->kc;
+    for (int64_t m : {int64_t{58}, int64_t{116}, int64_t{21}}) {
+      for (int64_t n : {int64_t{1}, int64_t{4}, int64_t{5}, int64_t{12}, int64_t{13}, int64_t{49},
+                        int64_t{196}}) {
+        for (int64_t k : {int64_t{3}, int64_t{24}, int64_t{58}, kc + 3}) {
+          if (n * k > 196 * 58) continue;  // the deep case on small maps only
+          for (int variant = 0; variant < 2; ++variant) {
+            Case c{m, n, k};
+            c.row_bias = variant == 0;
+            c.activation = variant == 0 ? kTileActClamp : kTileActNone;
+            c.pack_a = (n + k + variant) % 2 == 0;
+            RunCase(*table, nullptr, c);
+          }
+        }
+      }
+    }
+  }
+}
+
 // A tile kernel's activation, in plain C++.
 float ActivateReference(float v, const TileEpilogue& epilogue) {
   if (epilogue.activation == kTileActClamp) return std::min(std::max(v, epilogue.lo), epilogue.hi);
@@ -340,7 +367,8 @@ TEST(GemmTest, MicroKernelDepthsAndEpilogues) {
 }
 
 // The partial-tile micro-kernel alone, where a table has one: every width
-// short of nr, with mr rows and fewer, over the same depths, in one
+// short of nr, with mr rows and fewer, and the whole width with 1 to 4
+// rows, over the same depths, in one
 // reduction block or two (the biases on both, added once), with no epilogue
 // (a kernel may store such a tile straight from its registers, as
 // Winograd's products are), row bias and clamp, or column bias and
@@ -355,57 +383,63 @@ TEST(GemmTest, PartialMicroKernelDepths) {
       const std::vector<float> b = RandomFloats(nr * k, 42);
       const std::vector<float> row_bias = RandomFloats(mr, 43);
       const std::vector<float> col_bias = RandomFloats(nr, 44);
+      // Every width short of nr, at mr rows and fewer; and whole-width
+      // tiles of a last row panel (1 to 4 rows: arm64 runs 2 and 4 on rows
+      // of their own).
+      std::vector<std::pair<int64_t, int64_t>> shapes;
       for (const int64_t rows : {mr, mr - 3}) {
-        for (int64_t cols = 1; cols < nr; ++cols) {
-          for (int variant = 0; variant < 6; ++variant) {
-            const int64_t first = variant & 1 ? (k + 1) / 2 : k;
-            const int mode = variant >> 1;
-            TileEpilogue epilogue;
-            epilogue.row_bias = mode == 1 ? row_bias.data() : nullptr;
-            epilogue.col_bias = mode == 2 ? col_bias.data() : nullptr;
-            epilogue.activation = mode == 0   ? kTileActNone
-                                  : mode == 1 ? kTileActClamp
-                                              : kTileActHardSwish;
-            epilogue.lo = -0.5f;
-            epilogue.hi = 1.5f;
-            SCOPED_TRACE(::testing::Message() << table->name << " k " << k << " rows " << rows
-                                              << " cols " << cols << " first block " << first
-                                              << " mode " << mode);
-            std::vector<float> expected(rows * cols);
-            for (int64_t i = 0; i < rows; ++i) {
-              for (int64_t j = 0; j < cols; ++j) {
-                double sum = 0;
-                for (int64_t l = 0; l < k; ++l)
-                  sum += static_cast<double>(a[l * mr + i]) * b[l * nr + j];
-                if (epilogue.row_bias != nullptr) sum += row_bias[i];
-                if (epilogue.col_bias != nullptr) sum += col_bias[j];
-                expected[i * cols + j] = ActivateReference(static_cast<float>(sum), epilogue);
-              }
+        for (int64_t cols = 1; cols < nr; ++cols) shapes.emplace_back(rows, cols);
+      }
+      for (int64_t rows = 1; rows <= 4; ++rows) shapes.emplace_back(rows, nr);
+      for (const auto& [rows, cols] : shapes) {
+        for (int variant = 0; variant < 6; ++variant) {
+          const int64_t first = variant & 1 ? (k + 1) / 2 : k;
+          const int mode = variant >> 1;
+          TileEpilogue epilogue;
+          epilogue.row_bias = mode == 1 ? row_bias.data() : nullptr;
+          epilogue.col_bias = mode == 2 ? col_bias.data() : nullptr;
+          epilogue.activation = mode == 0   ? kTileActNone
+                                : mode == 1 ? kTileActClamp
+                                            : kTileActHardSwish;
+          epilogue.lo = -0.5f;
+          // ReLU (no upper bound) at odd depths.
+          epilogue.hi = k % 2 == 1 ? std::numeric_limits<float>::infinity() : 1.5f;
+          SCOPED_TRACE(::testing::Message()
+                       << table->name << " k " << k << " rows " << rows << " cols " << cols
+                       << " first block " << first << " mode " << mode);
+          std::vector<float> expected(rows * cols);
+          for (int64_t i = 0; i < rows; ++i) {
+            for (int64_t j = 0; j < cols; ++j) {
+              double sum = 0;
+              for (int64_t l = 0; l < k; ++l)
+                sum += static_cast<double>(a[l * mr + i]) * b[l * nr + j];
+              if (epilogue.row_bias != nullptr) sum += row_bias[i];
+              if (epilogue.col_bias != nullptr) sum += col_bias[j];
+              expected[i * cols + j] = ActivateReference(static_cast<float>(sum), epilogue);
             }
-            std::vector<float> c(mr * ldc, std::numeric_limits<float>::quiet_NaN());
-            epilogue.accumulate = false;
-            epilogue.last = first == k;
-            table->gemm_partial(first, a.data(), b.data(), c.data(), ldc, static_cast<int>(rows),
-                                static_cast<int>(cols), epilogue);
-            if (first < k) {
-              epilogue.accumulate = true;
-              epilogue.last = true;
-              table->gemm_partial(k - first, a.data() + first * mr, b.data() + first * nr,
-                                  c.data(), ldc, static_cast<int>(rows), static_cast<int>(cols),
-                                  epilogue);
-            }
-            std::vector<float> got(rows * cols);
-            for (int64_t i = 0; i < mr; ++i) {
-              for (int64_t j = 0; j < ldc; ++j) {
-                if (i < rows && j < cols) {
-                  got[i * cols + j] = c[i * ldc + j];
-                } else {
-                  ASSERT_TRUE(std::isnan(c[i * ldc + j])) << "row " << i << " col " << j;
-                }
-              }
-            }
-            ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
           }
+          std::vector<float> c(mr * ldc, std::numeric_limits<float>::quiet_NaN());
+          epilogue.accumulate = false;
+          epilogue.last = first == k;
+          table->gemm_partial(first, a.data(), b.data(), c.data(), ldc, static_cast<int>(rows),
+                              static_cast<int>(cols), epilogue);
+          if (first < k) {
+            epilogue.accumulate = true;
+            epilogue.last = true;
+            table->gemm_partial(k - first, a.data() + first * mr, b.data() + first * nr, c.data(),
+                                ldc, static_cast<int>(rows), static_cast<int>(cols), epilogue);
+          }
+          std::vector<float> got(rows * cols);
+          for (int64_t i = 0; i < mr; ++i) {
+            for (int64_t j = 0; j < ldc; ++j) {
+              if (i < rows && j < cols) {
+                got[i * cols + j] = c[i * ldc + j];
+              } else {
+                ASSERT_TRUE(std::isnan(c[i * ldc + j])) << "row " << i << " col " << j;
+              }
+            }
+          }
+          ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
         }
       }
     }
