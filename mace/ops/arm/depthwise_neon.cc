@@ -1932,27 +1932,154 @@ MACE_DW_BAND_ATTRIBUTES void Band(const DepthwiseBand& band) {
 // column, the second column ending at the last output. Each of the 9
 // (stride 2: 15) input rows is loaded once a column, where a four-, a
 // two- and a one-row pass loaded 12 (21) and each pass set up its own
-// pointers, bias and call. Seven accumulators, three windows, the taps
-// and the bounds fit the 32 registers. The sums are the same, in the same
-// order, as OutputVectors's.
+// pointers, bias and call. In assembly: GCC's code for the seven
+// accumulators held every tap in a register of its own and spilled. An
+// input row is three loads at stride 1 (at 4 and 8 bytes, then at 0
+// moving the pointer on a row), two ld2 at stride 2 (from the window's
+// start and 8 bytes on, each moving its pointer on a row); each output
+// row is clamped and stored as soon as its last input row is in: 104
+// instructions a column besides the clamps at stride 1, 111 at stride 2.
+// Accumulators v16-v22 (output row i at v16 + i), windows v24-v26. The
+// sums are the same, in the same order, as OutputVectors's.
+// clang-format off
+#define MACE_DW7_T_0 "%[t0].s[0]", "%[t0].s[1]", "%[t0].s[2]"
+#define MACE_DW7_T_1 "%[t0].s[3]", "%[t1].s[0]", "%[t1].s[1]"
+#define MACE_DW7_T_2 "%[t1].s[2]", "%[t1].s[3]", "%[t2].s[0]"
+#define MACE_DW7_FMA3(acc, t0, t1, t2)                                       \
+  "fmla " acc ".4s, v24.4s, " t0 "\n"                                        \
+  "fmla " acc ".4s, v25.4s, " t1 "\n"                                        \
+  "fmla " acc ".4s, v26.4s, " t2 "\n"
+#define MACE_DW7_EXPAND(m, ...) m(__VA_ARGS__)
+// Output row `acc` += tap row `row` over the windows in v24-v26.
+#define MACE_DW7(acc, row) MACE_DW7_EXPAND(MACE_DW7_FMA3, #acc, MACE_DW7_T_##row)
+#define MACE_DW7_LOAD1                                                       \
+  "ldur q25, [%[r], #4]\n"                                                   \
+  "ldur q26, [%[r], #8]\n"                                                   \
+  "ld1 {v24.4s}, [%[r]], %[pitch]\n"
+#define MACE_DW7_LOAD2                                                       \
+  "ld2 {v24.4s, v25.4s}, [%[r]], %[pitch]\n"                                 \
+  "ld2 {v26.4s, v27.4s}, [%[r2]], %[pitch]\n"
+// Clamps of one accumulator: none, a max, or a max and a min.
+#define MACE_DW7_NONE(acc) ""
+#define MACE_DW7_MAX(acc) "fmax " #acc ".4s, " #acc ".4s, %[lo].4s\n"
+#define MACE_DW7_CLAMP(acc) MACE_DW7_MAX(acc) "fmin " #acc ".4s, " #acc ".4s, %[hi].4s\n"
+// Output row `acc` clamped by C and stored, the pointer moved on a row.
+#define MACE_DW7_STORE(C, acc) C(acc) "st1 {" #acc ".4s}, [%[o]], %[wb]\n"
+#define MACE_DW7_BIAS                                                        \
+  "mov v16.16b, %[b].16b\n" "mov v17.16b, %[b].16b\n"                        \
+  "mov v18.16b, %[b].16b\n" "mov v19.16b, %[b].16b\n"                        \
+  "mov v20.16b, %[b].16b\n" "mov v21.16b, %[b].16b\n"                        \
+  "mov v22.16b, %[b].16b\n"
+#define MACE_DW7_OPERANDS                                                    \
+  : [r] "+r"(r), [r2] "+r"(r2), [o] "+r"(o)                                  \
+  : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+    [hi] "w"(hi), [b] "w"(b), [pitch] "r"(pitch_bytes), [wb] "r"(wb)        \
+  : "memory", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v24", "v25", "v26", "v27"
+// Input row k feeds output row i with tap row k - i (stride 1).
+#define MACE_DW7_S1_ASM(C)                                                   \
+  __asm__ volatile(                                                          \
+      MACE_DW7_BIAS                                                          \
+      MACE_DW7_LOAD1 MACE_DW7(v16, 0)                                        \
+      MACE_DW7_LOAD1 MACE_DW7(v16, 1) MACE_DW7(v17, 0)                       \
+      MACE_DW7_LOAD1 MACE_DW7(v16, 2) MACE_DW7(v17, 1) MACE_DW7(v18, 0)      \
+      MACE_DW7_STORE(C, v16)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v17, 2) MACE_DW7(v18, 1) MACE_DW7(v19, 0)      \
+      MACE_DW7_STORE(C, v17)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v18, 2) MACE_DW7(v19, 1) MACE_DW7(v20, 0)      \
+      MACE_DW7_STORE(C, v18)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v19, 2) MACE_DW7(v20, 1) MACE_DW7(v21, 0)      \
+      MACE_DW7_STORE(C, v19)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v20, 2) MACE_DW7(v21, 1) MACE_DW7(v22, 0)      \
+      MACE_DW7_STORE(C, v20)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v21, 2) MACE_DW7(v22, 1)                       \
+      MACE_DW7_STORE(C, v21)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v22, 2)                                        \
+      MACE_DW7_STORE(C, v22)                                                 \
+      MACE_DW7_OPERANDS)
+// Input row k feeds output row i with tap row k - 2 i (stride 2).
+#define MACE_DW7_S2_ASM(C)                                                   \
+  __asm__ volatile(                                                          \
+      MACE_DW7_BIAS                                                          \
+      MACE_DW7_LOAD2 MACE_DW7(v16, 0)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v16, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v16, 2) MACE_DW7(v17, 0)                       \
+      MACE_DW7_STORE(C, v16)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v17, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v17, 2) MACE_DW7(v18, 0)                       \
+      MACE_DW7_STORE(C, v17)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v18, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v18, 2) MACE_DW7(v19, 0)                       \
+      MACE_DW7_STORE(C, v18)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v19, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v19, 2) MACE_DW7(v20, 0)                       \
+      MACE_DW7_STORE(C, v19)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v20, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v20, 2) MACE_DW7(v21, 0)                       \
+      MACE_DW7_STORE(C, v20)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v21, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v21, 2) MACE_DW7(v22, 0)                       \
+      MACE_DW7_STORE(C, v21)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v22, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v22, 2)                                        \
+      MACE_DW7_STORE(C, v22)                                                 \
+      MACE_DW7_OPERANDS)
 constexpr int kSevenRows = 7;
+// The seven output rows of one vector column whose windows start at `in`
+// (rows of `width` at `out`).
+template <int kStride, int kAct>
+inline void AsmSevenRows(const float* in, int64_t pitch, const Taps& taps, float32x4_t b,
+                         float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
+  const float* r = in;
+  const float* r2 = in + 2;
+  float* o = out;
+  const int64_t pitch_bytes = pitch * static_cast<int64_t>(sizeof(float));
+  const int64_t wb = width * static_cast<int64_t>(sizeof(float));
+  if constexpr (kStride == 1) {
+    if constexpr (kAct == kActNone) {
+      MACE_DW7_S1_ASM(MACE_DW7_NONE);
+    } else if constexpr (kAct == kActMax) {
+      MACE_DW7_S1_ASM(MACE_DW7_MAX);
+    } else {
+      MACE_DW7_S1_ASM(MACE_DW7_CLAMP);
+    }
+  } else {
+    if constexpr (kAct == kActNone) {
+      MACE_DW7_S2_ASM(MACE_DW7_NONE);
+    } else if constexpr (kAct == kActMax) {
+      MACE_DW7_S2_ASM(MACE_DW7_MAX);
+    } else {
+      MACE_DW7_S2_ASM(MACE_DW7_CLAMP);
+    }
+  }
+}
+#undef MACE_DW7_S2_ASM
+#undef MACE_DW7_S1_ASM
+#undef MACE_DW7_OPERANDS
+#undef MACE_DW7_BIAS
+#undef MACE_DW7_STORE
+#undef MACE_DW7_CLAMP
+#undef MACE_DW7_MAX
+#undef MACE_DW7_NONE
+#undef MACE_DW7_LOAD2
+#undef MACE_DW7_LOAD1
+#undef MACE_DW7
+#undef MACE_DW7_EXPAND
+#undef MACE_DW7_FMA3
+#undef MACE_DW7_T_2
+#undef MACE_DW7_T_1
+#undef MACE_DW7_T_0
+// clang-format on
+
 template <int kStride, int kAct>
 void SevenRowBand(const DepthwiseBand& band) {
   const Taps taps(band.taps);
   const Activate<kAct> activate(band.epilogue);
   const int64_t pitch = band.in_pitch, width = band.out_w;
-  const float32x4_t bias = vdupq_n_f32(band.bias);
-  constexpr int kInputRows = (kSevenRows - 1) * kStride + 3;
-  for (int64_t j = 0;; j = width - kLanes) {
-    float32x4_t acc[kSevenRows];
-#pragma GCC unroll 8
-    for (int i = 0; i < kSevenRows; ++i) acc[i] = bias;
-    InputRows<kStride, kStride, kSevenRows>(std::make_integer_sequence<int, kInputRows>(),
-                                            band.in + j * kStride, pitch, taps, acc);
-    float* out = band.out + j;
-#pragma GCC unroll 8
-    for (int i = 0; i < kSevenRows; ++i) vst1q_f32(out + i * width, activate(acc[i]));
-    if (j == width - kLanes) break;
+  const float32x4_t b = vdupq_n_f32(band.bias);
+  AsmSevenRows<kStride, kAct>(band.in, pitch, taps, b, activate.lo, activate.hi, band.out, width);
+  if (width > kLanes) {
+    AsmSevenRows<kStride, kAct>(band.in + (width - kLanes) * kStride, pitch, taps, b, activate.lo,
+                                activate.hi, band.out + width - kLanes, width);
   }
 }
 
