@@ -1599,7 +1599,8 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, cons
 }
 
 // kR output rows of `width` >= 8 with AsmRowsWideS1, the ragged end one
-// more step ending at the last output.
+// more step ending at the last output: of 8 outputs when that covers it
+// (a 56-wide row's last 8: 114 instructions at four rows, not 204).
 template <int kR, int kAct>
 inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, float bias,
                           float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
@@ -1608,8 +1609,10 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
   for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
   if (width >= 16) {
     AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 16);
-    if (width % 16 != 0) {
+    if (width % 16 > 8) {
       AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 16, 1);
+    } else if (width % 16 != 0) {
+      AsmRowsWideS1<kR, 2, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
     }
   } else {
     AsmRowsWideS1<kR, 2, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, 1);
