@@ -2026,6 +2026,16 @@ MACE_DW_BAND_ATTRIBUTES void Band(const DepthwiseBand& band) {
       MACE_DW7_LOAD2 MACE_DW7(v22, 2)                                        \
       MACE_DW7_STORE(C, v22)                                                 \
       MACE_DW7_OPERANDS)
+// The asm statement `asm1(clamp)` with the clamp kAct asks for: none, a
+// max, or a max and a min (macros of the accumulators to clamp).
+#define MACE_DW7_BY_ACT(asm1, none, max, clamp)                              \
+  if constexpr (kAct == kActNone) {                                          \
+    asm1(none);                                                              \
+  } else if constexpr (kAct == kActMax) {                                    \
+    asm1(max);                                                               \
+  } else {                                                                   \
+    asm1(clamp);                                                             \
+  }
 constexpr int kSevenRows = 7;
 // The seven output rows of one vector column whose windows start at `in`
 // (rows of `width` at `out`).
@@ -2038,21 +2048,9 @@ inline void AsmSevenRows(const float* in, int64_t pitch, const Taps& taps, float
   const int64_t pitch_bytes = pitch * static_cast<int64_t>(sizeof(float));
   const int64_t wb = width * static_cast<int64_t>(sizeof(float));
   if constexpr (kStride == 1) {
-    if constexpr (kAct == kActNone) {
-      MACE_DW7_S1_ASM(MACE_DW7_NONE);
-    } else if constexpr (kAct == kActMax) {
-      MACE_DW7_S1_ASM(MACE_DW7_MAX);
-    } else {
-      MACE_DW7_S1_ASM(MACE_DW7_CLAMP);
-    }
+    MACE_DW7_BY_ACT(MACE_DW7_S1_ASM, MACE_DW7_NONE, MACE_DW7_MAX, MACE_DW7_CLAMP)
   } else {
-    if constexpr (kAct == kActNone) {
-      MACE_DW7_S2_ASM(MACE_DW7_NONE);
-    } else if constexpr (kAct == kActMax) {
-      MACE_DW7_S2_ASM(MACE_DW7_MAX);
-    } else {
-      MACE_DW7_S2_ASM(MACE_DW7_CLAMP);
-    }
+    MACE_DW7_BY_ACT(MACE_DW7_S2_ASM, MACE_DW7_NONE, MACE_DW7_MAX, MACE_DW7_CLAMP)
   }
 }
 #undef MACE_DW7_S2_ASM
@@ -2086,13 +2084,144 @@ void SevenRowBand(const DepthwiseBand& band) {
   }
 }
 
+// arm64, stride 1: seven output rows of 8 outputs (two vectors a row) a
+// step, for bands of 7 or 14 rows of 8 to 15 outputs (14x14 maps): the
+// four-row passes ran such a band as 4 + 4 + 4 + 2 rows, 6 input rows
+// for 4 output rows and a two-row pass with 4 for 2, each pass with its
+// own set-up and calls; here 9 input rows feed 7. A step is 27 loads (an
+// ld1 of two vectors for each window at 0, 1 and 2 floats), 126
+// multiply-adds, 4 ld1 of the bias into the 14 accumulators, the clamps
+// and 7 stores: 164 instructions for 14 output vectors besides the
+// clamps. Accumulators v16-v29 (output row i at v16 + 2 i), windows
+// v0-v5. The sums are the same, in the same order, as OutputVectors's.
+// clang-format off
+#define MACE_DW7W_T_0 "%[t0].s[0]", "%[t0].s[1]", "%[t0].s[2]"
+#define MACE_DW7W_T_1 "%[t0].s[3]", "%[t1].s[0]", "%[t1].s[1]"
+#define MACE_DW7W_T_2 "%[t1].s[2]", "%[t1].s[3]", "%[t2].s[0]"
+#define MACE_DW7W_FMA6(a, b, t0, t1, t2)                                     \
+  "fmla " a ".4s, v0.4s, " t0 "\n" "fmla " b ".4s, v1.4s, " t0 "\n"          \
+  "fmla " a ".4s, v2.4s, " t1 "\n" "fmla " b ".4s, v3.4s, " t1 "\n"          \
+  "fmla " a ".4s, v4.4s, " t2 "\n" "fmla " b ".4s, v5.4s, " t2 "\n"
+#define MACE_DW7W_EXPAND(m, ...) m(__VA_ARGS__)
+// Output row (vectors a, b) += tap row `row` over the windows in v0-v5.
+#define MACE_DW7W(a, b, row) MACE_DW7W_EXPAND(MACE_DW7W_FMA6, #a, #b, MACE_DW7W_T_##row)
+#define MACE_DW7W_R0(row) MACE_DW7W(v16, v17, row)
+#define MACE_DW7W_R1(row) MACE_DW7W(v18, v19, row)
+#define MACE_DW7W_R2(row) MACE_DW7W(v20, v21, row)
+#define MACE_DW7W_R3(row) MACE_DW7W(v22, v23, row)
+#define MACE_DW7W_R4(row) MACE_DW7W(v24, v25, row)
+#define MACE_DW7W_R5(row) MACE_DW7W(v26, v27, row)
+#define MACE_DW7W_R6(row) MACE_DW7W(v28, v29, row)
+// An input row's windows, the pointer left at the next row's.
+#define MACE_DW7W_LOAD                                                       \
+  "ld1 {v0.4s, v1.4s}, [%[r]], %[s4]\n"                                      \
+  "ld1 {v2.4s, v3.4s}, [%[r]], %[s4]\n"                                      \
+  "ld1 {v4.4s, v5.4s}, [%[r]], %[rest]\n"
+#define MACE_DW7W_NONE(a, b) ""
+#define MACE_DW7W_MAX(a, b)                                                  \
+  "fmax " #a ".4s, " #a ".4s, %[lo].4s\n" "fmax " #b ".4s, " #b ".4s, %[lo].4s\n"
+#define MACE_DW7W_CLAMP(a, b)                                                \
+  MACE_DW7W_MAX(a, b)                                                        \
+  "fmin " #a ".4s, " #a ".4s, %[hi].4s\n" "fmin " #b ".4s, " #b ".4s, %[hi].4s\n"
+#define MACE_DW7W_STORE(C, a, b) C(a, b) "st1 {" #a ".4s, " #b ".4s}, [%[o]], %[wb]\n"
+#define MACE_DW7W_ASM(C)                                                     \
+  __asm__ volatile(                                                          \
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                    \
+      "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[bias]]\n"                    \
+      "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[bias]]\n"                    \
+      "ld1 {v28.4s, v29.4s}, [%[bias]]\n"                                    \
+      MACE_DW7W_LOAD MACE_DW7W_R0(0)                                         \
+      MACE_DW7W_LOAD MACE_DW7W_R0(1) MACE_DW7W_R1(0)                         \
+      MACE_DW7W_LOAD MACE_DW7W_R0(2) MACE_DW7W_R1(1) MACE_DW7W_R2(0)         \
+      MACE_DW7W_STORE(C, v16, v17)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R1(2) MACE_DW7W_R2(1) MACE_DW7W_R3(0)         \
+      MACE_DW7W_STORE(C, v18, v19)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R2(2) MACE_DW7W_R3(1) MACE_DW7W_R4(0)         \
+      MACE_DW7W_STORE(C, v20, v21)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R3(2) MACE_DW7W_R4(1) MACE_DW7W_R5(0)         \
+      MACE_DW7W_STORE(C, v22, v23)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R4(2) MACE_DW7W_R5(1) MACE_DW7W_R6(0)         \
+      MACE_DW7W_STORE(C, v24, v25)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R5(2) MACE_DW7W_R6(1)                         \
+      MACE_DW7W_STORE(C, v26, v27)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R6(2)                                         \
+      MACE_DW7W_STORE(C, v28, v29)                                           \
+      : [r] "+r"(r), [o] "+r"(o)                                             \
+      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+        [hi] "w"(hi), [bias] "r"(biases), [s4] "r"(s4), [rest] "r"(rest),   \
+        [wb] "r"(wb)                                                         \
+      : "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v16", "v17", "v18",   \
+        "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29")
+// One step: the 8 outputs from column j of seven output rows (of `width`
+// at `out`) whose windows start at input row `in`.
+template <int kAct>
+inline void AsmSevenRowsWideS1(const float* in, int64_t pitch, const Taps& taps,
+                               const float* biases, float32x4_t lo, float32x4_t hi, float* out,
+                               int64_t width, int64_t j) {
+  const float* r = in + j;
+  float* o = out + j;
+  const int64_t s4 = sizeof(float);
+  const int64_t rest = (pitch - 2) * static_cast<int64_t>(sizeof(float));
+  const int64_t wb = width * static_cast<int64_t>(sizeof(float));
+  MACE_DW7_BY_ACT(MACE_DW7W_ASM, MACE_DW7W_NONE, MACE_DW7W_MAX, MACE_DW7W_CLAMP)
+}
+#undef MACE_DW7_BY_ACT
+#undef MACE_DW7W_ASM
+#undef MACE_DW7W_STORE
+#undef MACE_DW7W_CLAMP
+#undef MACE_DW7W_MAX
+#undef MACE_DW7W_NONE
+#undef MACE_DW7W_LOAD
+#undef MACE_DW7W_R6
+#undef MACE_DW7W_R5
+#undef MACE_DW7W_R4
+#undef MACE_DW7W_R3
+#undef MACE_DW7W_R2
+#undef MACE_DW7W_R1
+#undef MACE_DW7W_R0
+#undef MACE_DW7W
+#undef MACE_DW7W_EXPAND
+#undef MACE_DW7W_FMA6
+#undef MACE_DW7W_T_2
+#undef MACE_DW7W_T_1
+#undef MACE_DW7W_T_0
+// clang-format on
+
+// A stride-1 band of 7 or 14 rows of 8 to 15 outputs in seven-row passes,
+// each one step and, for a ragged row, one more ending at the last output.
+template <int kAct>
+void SevenRowWideBand(const DepthwiseBand& band) {
+  const Taps taps(band.taps);
+  const Activate<kAct> activate(band.epilogue);
+  const int64_t pitch = band.in_pitch, width = band.out_w;
+  alignas(16) float biases[16];
+  const float32x4_t b = vdupq_n_f32(band.bias);
+  for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
+  for (int64_t r = 0; r < band.rows; r += kSevenRows) {
+    const float* in = band.in + r * pitch;
+    float* out = band.out + r * width;
+    AsmSevenRowsWideS1<kAct>(in, pitch, taps, biases, activate.lo, activate.hi, out, width, 0);
+    if (width > 2 * kLanes) {
+      AsmSevenRowsWideS1<kAct>(in, pitch, taps, biases, activate.lo, activate.hi, out, width,
+                               width - 2 * kLanes);
+    }
+  }
+}
+
 // The band of a clamp kind (kAct) on arm64: seven-row bands of 4 to 7
-// outputs in SevenRowBand, the rest in passes of four rows.
+// outputs in SevenRowBand, stride-1 bands of 7 or 14 rows of 8 to 15
+// outputs in SevenRowWideBand, the rest in passes of four rows.
 template <int kStrideW, int kStrideH, int kAct>
 void ClampBand(const DepthwiseBand& band) {
   if constexpr (kStrideW == kStrideH) {
     if (band.rows == kSevenRows && band.out_w >= kLanes && band.out_w < 2 * kLanes) {
       return SevenRowBand<kStrideW, kAct>(band);
+    }
+  }
+  if constexpr (kStrideW == 1 && kStrideH == 1) {
+    if ((band.rows == kSevenRows || band.rows == 2 * kSevenRows) && band.out_w >= 2 * kLanes &&
+        band.out_w < 4 * kLanes) {
+      return SevenRowWideBand<kAct>(band);
     }
   }
   Band<kStrideW, kStrideH, kAct>(band);
