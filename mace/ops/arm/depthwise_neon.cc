@@ -2038,10 +2038,12 @@ MACE_DW_BAND_ATTRIBUTES void Band(const DepthwiseBand& band) {
   }
 constexpr int kSevenRows = 7;
 // The seven output rows of one vector column whose windows start at `in`
-// (rows of `width` at `out`).
+// (rows of `width` at `out`). Always inlined: a call saved and restored
+// the caller's taps and bounds around it.
 template <int kStride, int kAct>
-inline void AsmSevenRows(const float* in, int64_t pitch, const Taps& taps, float32x4_t b,
-                         float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
+[[gnu::always_inline]] inline void AsmSevenRows(const float* in, int64_t pitch, const Taps& taps,
+                                                float32x4_t b, float32x4_t lo, float32x4_t hi,
+                                                float* out, int64_t width) {
   const float* r = in;
   const float* r2 = in + 2;
   float* o = out;
@@ -2153,11 +2155,13 @@ void SevenRowBand(const DepthwiseBand& band) {
       : "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v16", "v17", "v18",   \
         "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29")
 // One step: the 8 outputs from column j of seven output rows (of `width`
-// at `out`) whose windows start at input row `in`.
+// at `out`) whose windows start at input row `in`. Always inlined, as
+// AsmSevenRows.
 template <int kAct>
-inline void AsmSevenRowsWideS1(const float* in, int64_t pitch, const Taps& taps,
-                               const float* biases, float32x4_t lo, float32x4_t hi, float* out,
-                               int64_t width, int64_t j) {
+[[gnu::always_inline]] inline void AsmSevenRowsWideS1(const float* in, int64_t pitch,
+                                                      const Taps& taps, const float* biases,
+                                                      float32x4_t lo, float32x4_t hi, float* out,
+                                                      int64_t width, int64_t j) {
   const float* r = in + j;
   float* o = out + j;
   const int64_t s4 = sizeof(float);
