@@ -1820,7 +1820,8 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, cons
 }
 
 // kR output rows of `width` >= 8 with AsmRowsWideS1, the ragged end one
-// more step ending at the last output.
+// more step ending at the last output: of 8 outputs when that covers it
+// (a 56-wide row's last 8: 114 instructions at four rows, not 204).
 template <int kR, int kAct>
 inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, float bias,
                           float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
@@ -1829,8 +1830,10 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
   for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
   if (width >= 16) {
     AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 16);
-    if (width % 16 != 0) {
+    if (width % 16 > 8) {
       AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 16, 1);
+    } else if (width % 16 != 0) {
+      AsmRowsWideS1<kR, 2, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
     }
   } else {
     AsmRowsWideS1<kR, 2, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, 1);
@@ -2147,6 +2150,309 @@ MACE_DW_BAND_ATTRIBUTES void Band(const DepthwiseBand& band) {
 
 #undef MACE_DW_BAND_ATTRIBUTES
 
+#if defined(__aarch64__)
+// arm64: a band of exactly seven rows of 4 to 7 outputs (the 7x7 maps of
+// MobileNet v2 and ShuffleNet v2) in one pass of seven rows a vector
+// column, the second column ending at the last output. Each of the 9
+// (stride 2: 15) input rows is loaded once a column, where a four-, a
+// two- and a one-row pass loaded 12 (21) and each pass set up its own
+// pointers, bias and call. In assembly: GCC's code for the seven
+// accumulators held every tap in a register of its own and spilled. An
+// input row is three loads at stride 1 (at 4 and 8 bytes, then at 0
+// moving the pointer on a row), two ld2 at stride 2 (from the window's
+// start and 8 bytes on, each moving its pointer on a row); each output
+// row is clamped and stored as soon as its last input row is in: 104
+// instructions a column besides the clamps at stride 1, 111 at stride 2.
+// Accumulators v16-v22 (output row i at v16 + i), windows v24-v26. The
+// sums are the same, in the same order, as OutputVectors's.
+// clang-format off
+#define MACE_DW7_T_0 "%[t0].s[0]", "%[t0].s[1]", "%[t0].s[2]"
+#define MACE_DW7_T_1 "%[t0].s[3]", "%[t1].s[0]", "%[t1].s[1]"
+#define MACE_DW7_T_2 "%[t1].s[2]", "%[t1].s[3]", "%[t2].s[0]"
+#define MACE_DW7_FMA3(acc, t0, t1, t2)                                       \
+  "fmla " acc ".4s, v24.4s, " t0 "\n"                                        \
+  "fmla " acc ".4s, v25.4s, " t1 "\n"                                        \
+  "fmla " acc ".4s, v26.4s, " t2 "\n"
+#define MACE_DW7_EXPAND(m, ...) m(__VA_ARGS__)
+// Output row `acc` += tap row `row` over the windows in v24-v26.
+#define MACE_DW7(acc, row) MACE_DW7_EXPAND(MACE_DW7_FMA3, #acc, MACE_DW7_T_##row)
+#define MACE_DW7_LOAD1                                                       \
+  "ldur q25, [%[r], #4]\n"                                                   \
+  "ldur q26, [%[r], #8]\n"                                                   \
+  "ld1 {v24.4s}, [%[r]], %[pitch]\n"
+#define MACE_DW7_LOAD2                                                       \
+  "ld2 {v24.4s, v25.4s}, [%[r]], %[pitch]\n"                                 \
+  "ld2 {v26.4s, v27.4s}, [%[r2]], %[pitch]\n"
+// Clamps of one accumulator: none, a max, or a max and a min.
+#define MACE_DW7_NONE(acc) ""
+#define MACE_DW7_MAX(acc) "fmax " #acc ".4s, " #acc ".4s, %[lo].4s\n"
+#define MACE_DW7_CLAMP(acc) MACE_DW7_MAX(acc) "fmin " #acc ".4s, " #acc ".4s, %[hi].4s\n"
+// Output row `acc` clamped by C and stored, the pointer moved on a row.
+#define MACE_DW7_STORE(C, acc) C(acc) "st1 {" #acc ".4s}, [%[o]], %[wb]\n"
+#define MACE_DW7_BIAS                                                        \
+  "mov v16.16b, %[b].16b\n" "mov v17.16b, %[b].16b\n"                        \
+  "mov v18.16b, %[b].16b\n" "mov v19.16b, %[b].16b\n"                        \
+  "mov v20.16b, %[b].16b\n" "mov v21.16b, %[b].16b\n"                        \
+  "mov v22.16b, %[b].16b\n"
+#define MACE_DW7_OPERANDS                                                    \
+  : [r] "+r"(r), [r2] "+r"(r2), [o] "+r"(o)                                  \
+  : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+    [hi] "w"(hi), [b] "w"(b), [pitch] "r"(pitch_bytes), [wb] "r"(wb)        \
+  : "memory", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v24", "v25", "v26", "v27"
+// Input row k feeds output row i with tap row k - i (stride 1).
+#define MACE_DW7_S1_ASM(C)                                                   \
+  __asm__ volatile(                                                          \
+      MACE_DW7_BIAS                                                          \
+      MACE_DW7_LOAD1 MACE_DW7(v16, 0)                                        \
+      MACE_DW7_LOAD1 MACE_DW7(v16, 1) MACE_DW7(v17, 0)                       \
+      MACE_DW7_LOAD1 MACE_DW7(v16, 2) MACE_DW7(v17, 1) MACE_DW7(v18, 0)      \
+      MACE_DW7_STORE(C, v16)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v17, 2) MACE_DW7(v18, 1) MACE_DW7(v19, 0)      \
+      MACE_DW7_STORE(C, v17)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v18, 2) MACE_DW7(v19, 1) MACE_DW7(v20, 0)      \
+      MACE_DW7_STORE(C, v18)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v19, 2) MACE_DW7(v20, 1) MACE_DW7(v21, 0)      \
+      MACE_DW7_STORE(C, v19)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v20, 2) MACE_DW7(v21, 1) MACE_DW7(v22, 0)      \
+      MACE_DW7_STORE(C, v20)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v21, 2) MACE_DW7(v22, 1)                       \
+      MACE_DW7_STORE(C, v21)                                                 \
+      MACE_DW7_LOAD1 MACE_DW7(v22, 2)                                        \
+      MACE_DW7_STORE(C, v22)                                                 \
+      MACE_DW7_OPERANDS)
+// Input row k feeds output row i with tap row k - 2 i (stride 2).
+#define MACE_DW7_S2_ASM(C)                                                   \
+  __asm__ volatile(                                                          \
+      MACE_DW7_BIAS                                                          \
+      MACE_DW7_LOAD2 MACE_DW7(v16, 0)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v16, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v16, 2) MACE_DW7(v17, 0)                       \
+      MACE_DW7_STORE(C, v16)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v17, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v17, 2) MACE_DW7(v18, 0)                       \
+      MACE_DW7_STORE(C, v17)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v18, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v18, 2) MACE_DW7(v19, 0)                       \
+      MACE_DW7_STORE(C, v18)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v19, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v19, 2) MACE_DW7(v20, 0)                       \
+      MACE_DW7_STORE(C, v19)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v20, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v20, 2) MACE_DW7(v21, 0)                       \
+      MACE_DW7_STORE(C, v20)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v21, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v21, 2) MACE_DW7(v22, 0)                       \
+      MACE_DW7_STORE(C, v21)                                                 \
+      MACE_DW7_LOAD2 MACE_DW7(v22, 1)                                        \
+      MACE_DW7_LOAD2 MACE_DW7(v22, 2)                                        \
+      MACE_DW7_STORE(C, v22)                                                 \
+      MACE_DW7_OPERANDS)
+// The asm statement `asm1(clamp)` with the clamp kAct asks for: none, a
+// max, or a max and a min (macros of the accumulators to clamp).
+#define MACE_DW7_BY_ACT(asm1, none, max, clamp)                              \
+  if constexpr (kAct == kActNone) {                                          \
+    asm1(none);                                                              \
+  } else if constexpr (kAct == kActMax) {                                    \
+    asm1(max);                                                               \
+  } else {                                                                   \
+    asm1(clamp);                                                             \
+  }
+constexpr int kSevenRows = 7;
+// The seven output rows of one vector column whose windows start at `in`
+// (rows of `width` at `out`). Always inlined: a call saved and restored
+// the caller's taps and bounds around it.
+template <int kStride, int kAct>
+[[gnu::always_inline]] inline void AsmSevenRows(const float* in, int64_t pitch, const Taps& taps,
+                                                float32x4_t b, float32x4_t lo, float32x4_t hi,
+                                                float* out, int64_t width) {
+  const float* r = in;
+  const float* r2 = in + 2;
+  float* o = out;
+  const int64_t pitch_bytes = pitch * static_cast<int64_t>(sizeof(float));
+  const int64_t wb = width * static_cast<int64_t>(sizeof(float));
+  if constexpr (kStride == 1) {
+    MACE_DW7_BY_ACT(MACE_DW7_S1_ASM, MACE_DW7_NONE, MACE_DW7_MAX, MACE_DW7_CLAMP)
+  } else {
+    MACE_DW7_BY_ACT(MACE_DW7_S2_ASM, MACE_DW7_NONE, MACE_DW7_MAX, MACE_DW7_CLAMP)
+  }
+}
+#undef MACE_DW7_S2_ASM
+#undef MACE_DW7_S1_ASM
+#undef MACE_DW7_OPERANDS
+#undef MACE_DW7_BIAS
+#undef MACE_DW7_STORE
+#undef MACE_DW7_CLAMP
+#undef MACE_DW7_MAX
+#undef MACE_DW7_NONE
+#undef MACE_DW7_LOAD2
+#undef MACE_DW7_LOAD1
+#undef MACE_DW7
+#undef MACE_DW7_EXPAND
+#undef MACE_DW7_FMA3
+#undef MACE_DW7_T_2
+#undef MACE_DW7_T_1
+#undef MACE_DW7_T_0
+// clang-format on
+
+template <int kStride, int kAct>
+void SevenRowBand(const DepthwiseBand& band) {
+  const Taps taps(band.taps);
+  const Activate<kAct> activate(band.epilogue);
+  const int64_t pitch = band.in_pitch, width = band.out_w;
+  const float32x4_t b = vdupq_n_f32(band.bias);
+  AsmSevenRows<kStride, kAct>(band.in, pitch, taps, b, activate.lo, activate.hi, band.out, width);
+  if (width > kLanes) {
+    AsmSevenRows<kStride, kAct>(band.in + (width - kLanes) * kStride, pitch, taps, b, activate.lo,
+                                activate.hi, band.out + width - kLanes, width);
+  }
+}
+
+// arm64, stride 1: seven output rows of 8 outputs (two vectors a row) a
+// step, for bands of 7 or 14 rows of 8 to 15 outputs (14x14 maps): the
+// four-row passes ran such a band as 4 + 4 + 4 + 2 rows, 6 input rows
+// for 4 output rows and a two-row pass with 4 for 2, each pass with its
+// own set-up and calls; here 9 input rows feed 7. A step is 27 loads (an
+// ld1 of two vectors for each window at 0, 1 and 2 floats), 126
+// multiply-adds, 4 ld1 of the bias into the 14 accumulators, the clamps
+// and 7 stores: 164 instructions for 14 output vectors besides the
+// clamps. Accumulators v16-v29 (output row i at v16 + 2 i), windows
+// v0-v5. The sums are the same, in the same order, as OutputVectors's.
+// clang-format off
+#define MACE_DW7W_T_0 "%[t0].s[0]", "%[t0].s[1]", "%[t0].s[2]"
+#define MACE_DW7W_T_1 "%[t0].s[3]", "%[t1].s[0]", "%[t1].s[1]"
+#define MACE_DW7W_T_2 "%[t1].s[2]", "%[t1].s[3]", "%[t2].s[0]"
+#define MACE_DW7W_FMA6(a, b, t0, t1, t2)                                     \
+  "fmla " a ".4s, v0.4s, " t0 "\n" "fmla " b ".4s, v1.4s, " t0 "\n"          \
+  "fmla " a ".4s, v2.4s, " t1 "\n" "fmla " b ".4s, v3.4s, " t1 "\n"          \
+  "fmla " a ".4s, v4.4s, " t2 "\n" "fmla " b ".4s, v5.4s, " t2 "\n"
+#define MACE_DW7W_EXPAND(m, ...) m(__VA_ARGS__)
+// Output row (vectors a, b) += tap row `row` over the windows in v0-v5.
+#define MACE_DW7W(a, b, row) MACE_DW7W_EXPAND(MACE_DW7W_FMA6, #a, #b, MACE_DW7W_T_##row)
+#define MACE_DW7W_R0(row) MACE_DW7W(v16, v17, row)
+#define MACE_DW7W_R1(row) MACE_DW7W(v18, v19, row)
+#define MACE_DW7W_R2(row) MACE_DW7W(v20, v21, row)
+#define MACE_DW7W_R3(row) MACE_DW7W(v22, v23, row)
+#define MACE_DW7W_R4(row) MACE_DW7W(v24, v25, row)
+#define MACE_DW7W_R5(row) MACE_DW7W(v26, v27, row)
+#define MACE_DW7W_R6(row) MACE_DW7W(v28, v29, row)
+// An input row's windows, the pointer left at the next row's.
+#define MACE_DW7W_LOAD                                                       \
+  "ld1 {v0.4s, v1.4s}, [%[r]], %[s4]\n"                                      \
+  "ld1 {v2.4s, v3.4s}, [%[r]], %[s4]\n"                                      \
+  "ld1 {v4.4s, v5.4s}, [%[r]], %[rest]\n"
+#define MACE_DW7W_NONE(a, b) ""
+#define MACE_DW7W_MAX(a, b)                                                  \
+  "fmax " #a ".4s, " #a ".4s, %[lo].4s\n" "fmax " #b ".4s, " #b ".4s, %[lo].4s\n"
+#define MACE_DW7W_CLAMP(a, b)                                                \
+  MACE_DW7W_MAX(a, b)                                                        \
+  "fmin " #a ".4s, " #a ".4s, %[hi].4s\n" "fmin " #b ".4s, " #b ".4s, %[hi].4s\n"
+#define MACE_DW7W_STORE(C, a, b) C(a, b) "st1 {" #a ".4s, " #b ".4s}, [%[o]], %[wb]\n"
+#define MACE_DW7W_ASM(C)                                                     \
+  __asm__ volatile(                                                          \
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                    \
+      "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[bias]]\n"                    \
+      "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[bias]]\n"                    \
+      "ld1 {v28.4s, v29.4s}, [%[bias]]\n"                                    \
+      MACE_DW7W_LOAD MACE_DW7W_R0(0)                                         \
+      MACE_DW7W_LOAD MACE_DW7W_R0(1) MACE_DW7W_R1(0)                         \
+      MACE_DW7W_LOAD MACE_DW7W_R0(2) MACE_DW7W_R1(1) MACE_DW7W_R2(0)         \
+      MACE_DW7W_STORE(C, v16, v17)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R1(2) MACE_DW7W_R2(1) MACE_DW7W_R3(0)         \
+      MACE_DW7W_STORE(C, v18, v19)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R2(2) MACE_DW7W_R3(1) MACE_DW7W_R4(0)         \
+      MACE_DW7W_STORE(C, v20, v21)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R3(2) MACE_DW7W_R4(1) MACE_DW7W_R5(0)         \
+      MACE_DW7W_STORE(C, v22, v23)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R4(2) MACE_DW7W_R5(1) MACE_DW7W_R6(0)         \
+      MACE_DW7W_STORE(C, v24, v25)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R5(2) MACE_DW7W_R6(1)                         \
+      MACE_DW7W_STORE(C, v26, v27)                                           \
+      MACE_DW7W_LOAD MACE_DW7W_R6(2)                                         \
+      MACE_DW7W_STORE(C, v28, v29)                                           \
+      : [r] "+r"(r), [o] "+r"(o)                                             \
+      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+        [hi] "w"(hi), [bias] "r"(biases), [s4] "r"(s4), [rest] "r"(rest),   \
+        [wb] "r"(wb)                                                         \
+      : "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v16", "v17", "v18",   \
+        "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29")
+// One step: the 8 outputs from column j of seven output rows (of `width`
+// at `out`) whose windows start at input row `in`. Always inlined, as
+// AsmSevenRows.
+template <int kAct>
+[[gnu::always_inline]] inline void AsmSevenRowsWideS1(const float* in, int64_t pitch,
+                                                      const Taps& taps, const float* biases,
+                                                      float32x4_t lo, float32x4_t hi, float* out,
+                                                      int64_t width, int64_t j) {
+  const float* r = in + j;
+  float* o = out + j;
+  const int64_t s4 = sizeof(float);
+  const int64_t rest = (pitch - 2) * static_cast<int64_t>(sizeof(float));
+  const int64_t wb = width * static_cast<int64_t>(sizeof(float));
+  MACE_DW7_BY_ACT(MACE_DW7W_ASM, MACE_DW7W_NONE, MACE_DW7W_MAX, MACE_DW7W_CLAMP)
+}
+#undef MACE_DW7_BY_ACT
+#undef MACE_DW7W_ASM
+#undef MACE_DW7W_STORE
+#undef MACE_DW7W_CLAMP
+#undef MACE_DW7W_MAX
+#undef MACE_DW7W_NONE
+#undef MACE_DW7W_LOAD
+#undef MACE_DW7W_R6
+#undef MACE_DW7W_R5
+#undef MACE_DW7W_R4
+#undef MACE_DW7W_R3
+#undef MACE_DW7W_R2
+#undef MACE_DW7W_R1
+#undef MACE_DW7W_R0
+#undef MACE_DW7W
+#undef MACE_DW7W_EXPAND
+#undef MACE_DW7W_FMA6
+#undef MACE_DW7W_T_2
+#undef MACE_DW7W_T_1
+#undef MACE_DW7W_T_0
+// clang-format on
+
+// A stride-1 band of 7 or 14 rows of 8 to 15 outputs in seven-row passes,
+// each one step and, for a ragged row, one more ending at the last output.
+template <int kAct>
+void SevenRowWideBand(const DepthwiseBand& band) {
+  const Taps taps(band.taps);
+  const Activate<kAct> activate(band.epilogue);
+  const int64_t pitch = band.in_pitch, width = band.out_w;
+  alignas(16) float biases[16];
+  const float32x4_t b = vdupq_n_f32(band.bias);
+  for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
+  for (int64_t r = 0; r < band.rows; r += kSevenRows) {
+    const float* in = band.in + r * pitch;
+    float* out = band.out + r * width;
+    AsmSevenRowsWideS1<kAct>(in, pitch, taps, biases, activate.lo, activate.hi, out, width, 0);
+    if (width > 2 * kLanes) {
+      AsmSevenRowsWideS1<kAct>(in, pitch, taps, biases, activate.lo, activate.hi, out, width,
+                               width - 2 * kLanes);
+    }
+  }
+}
+
+// The band of a clamp kind (kAct) on arm64: seven-row bands of 4 to 7
+// outputs in SevenRowBand, stride-1 bands of 7 or 14 rows of 8 to 15
+// outputs in SevenRowWideBand, the rest in passes of four rows.
+template <int kStrideW, int kStrideH, int kAct>
+void ClampBand(const DepthwiseBand& band) {
+  if constexpr (kStrideW == kStrideH) {
+    if (band.rows == kSevenRows && band.out_w >= kLanes && band.out_w < 2 * kLanes) {
+      return SevenRowBand<kStrideW, kAct>(band);
+    }
+  }
+  if constexpr (kStrideW == 1 && kStrideH == 1) {
+    if ((band.rows == kSevenRows || band.rows == 2 * kSevenRows) && band.out_w >= 2 * kLanes &&
+        band.out_w < 4 * kLanes) {
+      return SevenRowWideBand<kAct>(band);
+    }
+  }
+  Band<kStrideW, kStrideH, kAct>(band);
+}
+#endif
+
 template <int kStrideW, int kStrideH>
 void Band(const DepthwiseBand& band) {
   if (band.epilogue.activation == kTileActHardSwish) {
@@ -2166,11 +2472,11 @@ void Band(const DepthwiseBand& band) {
     const TileEpilogue& epilogue = band.epilogue;
     constexpr float kInf = std::numeric_limits<float>::infinity();
     if (epilogue.activation != kTileActClamp || (epilogue.lo == -kInf && epilogue.hi == kInf)) {
-      Band<kStrideW, kStrideH, kActNone>(band);
+      ClampBand<kStrideW, kStrideH, kActNone>(band);
     } else if (epilogue.hi == kInf) {
-      Band<kStrideW, kStrideH, kActMax>(band);
+      ClampBand<kStrideW, kStrideH, kActMax>(band);
     } else {
-      Band<kStrideW, kStrideH, kActClamp>(band);
+      ClampBand<kStrideW, kStrideH, kActClamp>(band);
     }
 #endif
   }

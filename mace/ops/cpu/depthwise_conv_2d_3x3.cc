@@ -396,14 +396,15 @@ void DepthwiseConv3x3::RunBand(const Plane& plane, int64_t row, int64_t rows, bo
 
 void DepthwiseConv3x3::Run(const float* input, const float* filter, const float* bias,
                            float* output, ThreadPool* pool, float* scratch) const {
-#if defined(__ARM_NEON) && !defined(__aarch64__)
+#if defined(__ARM_NEON)
   // A plane a band: RunPlanes and RunBand spent some 260 instructions a
   // plane on 64-bit index arithmetic and band bookkeeping, as much as the
   // kernel itself on a 7x7 plane. The work is split over planes, so only
-  // with enough of them to keep every thread busy.
+  // with enough of them to keep every thread busy. Not with the fp16
+  // kernels, whose band holds halves.
   const ref::DepthwiseConv2dParams& p = params_;
   if (p.multiplier == 1 && band_rows_ >= p.out_h && fused_activation_ &&
-      p.batch * p.channels >= 4 * NumThreads(pool)) {
+      fp16_from_float_ == nullptr && p.batch * p.channels >= 4 * NumThreads(pool)) {
     RunWholePlanes(input, filter, bias, output, pool, scratch);
     return;
   }
@@ -414,7 +415,7 @@ void DepthwiseConv3x3::Run(const float* input, const float* filter, const float*
 void DepthwiseConv3x3::RunWholePlanes(const float* input, const float* filter,
                                       const float* bias, float* output, ThreadPool* pool,
                                       float* scratch) const {
-#if defined(__ARM_NEON) && !defined(__aarch64__)
+#if defined(__ARM_NEON)
   const ref::DepthwiseConv2dParams& p = params_;
   // Padded rows [top, bottom) of the plane's one band hold input rows
   // [0, bottom - top); the rest stay zero from the fill below.

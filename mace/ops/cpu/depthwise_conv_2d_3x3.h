@@ -66,7 +66,7 @@ class DepthwiseConv3x3 {
   void FillBand(const void* input, int64_t first_row, int64_t rows, bool half,
                 bool padding_rows_are_zero, float* padded) const;
 
-  // Float planes that are each one band (armv7, channel multiplier 1): the
+  // Float planes that are each one band (NEON, channel multiplier 1): the
   // band's copy and the kernel's arguments straight from a plane's pointers,
   // with no per-band bookkeeping.
   void RunWholePlanes(const float* input, const float* filter, const float* bias,

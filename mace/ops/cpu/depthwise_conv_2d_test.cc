@@ -290,6 +290,29 @@ TEST(DepthwiseConv3x3Test, StrideTwoColumns) {
   }
 }
 
+// Bands of exactly seven rows of 4 to 7 outputs (arm64 runs them as one
+// seven-row pass a vector column) and, at stride 1, of 7 or 14 rows of 8
+// to 15 outputs (seven-row passes of 8-output steps), with six, eight and
+// thirteen rows and widths of 3 and 16 around them, at both strides and
+// paddings, odd channel counts, every clamp kind and hard-swish.
+TEST(DepthwiseConv3x3Test, SevenRowBands) {
+  constexpr ActivationType kRotation[] = {ActivationType::RELUX, ActivationType::NOOP,
+                                          ActivationType::RELU, ActivationType::HARDSWISH};
+  int index = 0;
+  for (int64_t stride : {1, 2}) {
+    for (int64_t out_h : {6, 7, 8, 13, 14}) {
+      for (int64_t out_w = 3; out_w <= 16; ++out_w) {
+        const int64_t pad = index % 2, channels = 1 + 2 * (index % 3);
+        const int64_t h = (out_h - 1) * stride + 3 - 2 * pad;
+        const int64_t w = (out_w - 1) * stride + 3 - 2 * pad;
+        Check(Params(1, channels, h, w, 1, stride, stride, pad, pad, pad, pad,
+                     kRotation[index % 4]));
+        ++index;
+      }
+    }
+  }
+}
+
 // Band rows of more than 32 floats, copied in 128-byte steps and one more
 // ending at the row's end (armv7): input widths below, at and above one,
 // two and three steps, at both strides and paddings.
