@@ -383,6 +383,16 @@ void RunTilesClamped(RunClamp clamp, int tiles, const float* a, int a_adj, const
 }  // namespace
 
 namespace {
+// The 6 x 8 tiles of a run from C (from_c) or zero, unclamped, as their 6 x
+// 4 halves (below). Not inlined: its asm takes 12 core registers, which
+// RunsOfTiles' frame does not leave.
+__attribute__((noinline)) void HalvesRun(bool from_c, int tiles, int kc, const float* a, int a_step, const float* b,
+               int b_step, float* c, int c_step, int ldc_bytes);
+// From this depth on, the halves' steps (27 instructions for 4 depths
+// where the tile's take 28, and a shorter loop) save more than their
+// second start and stores cost.
+constexpr int kHalvesMinKc = 64;
+
 // RunTiles over `runs` runs of `tiles` tiles, each run's B and C
 // b_run_step and c_run_step floats after the previous one's and its A and
 // bias where the previous one's started; bias_step 0 or 6 unless from_c
@@ -393,6 +403,12 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
                  const float* bounds) {
   constexpr int kMr = 6, kNr = 8, kStepBytes = 14 * 4, kPassSteps = 16;
   constexpr int kFloat = sizeof(float);
+  if (!clamp && (from_c || bias == nullptr) && kc >= kHalvesMinKc) {
+    for (; runs > 0; --runs, b += b_run_step, c += c_run_step) {
+      HalvesRun(from_c, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes);
+    }
+    return;
+  }
   if (from_c || bias == nullptr) bias_step = 0;
   RunFrame frame = {bounds[0],
                     clamp_hi ? bounds[1] : 0.f,
@@ -983,18 +999,25 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
   "vmla.f32 q13, " q ", " y "[1]\n"            \
   "vmla.f32 q14, " q ", " z "[0]\n"            \
   "vmla.f32 q15, " q ", " z "[1]\n"
-#define MACE_V7_COLS4_DEPTHS4                  \
+// B's columns 0-3 (q6 and q8 of the 2 depths in d12-d19) or, for the
+// right half of a 6 x 8 tile, 4-7 (q7 and q9).
+#define MACE_V7_COLS4_DEPTHS4_OF(even, odd)    \
   "vldmia %[a]!, {d0-d11}\n"                   \
   "vldmia %[b]!, {d12-d19}\n"                  \
-  MACE_V7_COLS4_MACS("q6", "d0", "d1", "d2")   \
-  MACE_V7_COLS4_MACS("q8", "d3", "d4", "d5")   \
+  MACE_V7_COLS4_MACS(even, "d0", "d1", "d2")   \
+  MACE_V7_COLS4_MACS(odd, "d3", "d4", "d5")    \
   "vldmia %[b]!, {d12-d19}\n"                  \
-  MACE_V7_COLS4_MACS("q6", "d6", "d7", "d8")   \
-  MACE_V7_COLS4_MACS("q8", "d9", "d10", "d11")
+  MACE_V7_COLS4_MACS(even, "d6", "d7", "d8")   \
+  MACE_V7_COLS4_MACS(odd, "d9", "d10", "d11")
+#define MACE_V7_COLS4_DEPTHS4 MACE_V7_COLS4_DEPTHS4_OF("q6", "q8")
 #define MACE_V7_COLS4_DEPTH                    \
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
   "vld1.32 {d12-d13}, [%[b]], %[stride]\n"     \
   MACE_V7_COLS4_MACS("q6", "d0", "d1", "d2")
+#define MACE_V7_COLS4_RIGHT_DEPTH              \
+  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
+  "vld1.32 {d12-d15}, [%[b]], %[stride]\n"     \
+  MACE_V7_COLS4_MACS("q7", "d0", "d1", "d2")
 #define MACE_V7_COLS4_ALL(op, q)                                    \
   op " q10, q10, " q "\n" op " q11, q11, " q "\n"                   \
   op " q12, q12, " q "\n" op " q13, q13, " q "\n"                   \
@@ -1339,8 +1362,12 @@ struct NarrowFrame {
   int depth_skip;        // 4: the single depths the tail skips, in bytes
   int unit_skip;         // 8: the units the first pass skips, in bytes
   const void* entry[4];  // 12: the tail's and loop's entries, per half (set by the asm)
-  int a_half, b_half;    // 28, 32: A and B from the first half's end to the second's start
+  // 28, 32, 36: A, B and C from the first half's end to the second's start
+  int a_half, b_half, c_half;
 };
+// A run's tiles: 6 x 4, 12 x 4 (two micro-tiles of output channels, one
+// after the other) or 6 x 8 (its left and right halves).
+enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
 
 // clang-format off
 #define MACE_V7_NARROW_ZERO                                                 \
@@ -1364,17 +1391,16 @@ struct NarrowFrame {
 // loop of units (`units` to `units_end`; entries at prm + `te` and + `ue`),
 // the stores. The entries count on the steps' sizes, which the assembler
 // checks.
-#define MACE_V7_NARROW_TILE(start, tail, tail_end, te, units, units_end, ue) \
+#define MACE_V7_NARROW_TILE(start, depth, unit, tail, tail_end, te, units, units_end, ue) \
   start                                                                     \
   "ldr pc, [%[prm], #" te "]\n"                                             \
   tail ":\n"                                                                \
-  MACE_V7_COLS4_DEPTH MACE_V7_COLS4_DEPTH MACE_V7_COLS4_DEPTH               \
+  depth depth depth                                                         \
   tail_end ":\n"                                                            \
   "ldr %[n], [%[prm]]\n"                                                    \
   "ldr pc, [%[prm], #" ue "]\n"                                             \
   units ":\n"                                                               \
-  MACE_V7_COLS4_DEPTHS4 MACE_V7_COLS4_DEPTHS4                               \
-  MACE_V7_COLS4_DEPTHS4 MACE_V7_COLS4_DEPTHS4                               \
+  unit unit unit unit                                                       \
   units_end ":\n"                                                           \
   ".if (" tail_end "b - " tail "b) - 3 * 32 || (" units_end "b - " units "b) - 4 * 108\n" \
   ".error \"a depth is not 8 or a unit 27 four-byte instructions\"\n"      \
@@ -1382,25 +1408,34 @@ struct NarrowFrame {
   "subs %[n], %[n], #1\n"                                                   \
   "bne " units "b\n"                                                        \
   MACE_V7_NARROW_ROWS("vst1.32", "c")
-// A run of single tiles, or of pairs: the first half, A and B to the
-// second's start (C is there), the second half.
+// A run of single tiles, or of pairs: the first half, A, B and C to the
+// second's start, the second half (`depth`, `unit`: its steps).
 #define MACE_V7_NARROW_RUN(start)                                           \
   MACE_V7_NARROW_ENTRY("1", "4", "12")                                      \
   MACE_V7_NARROW_ENTRY("2", "8", "16")                                      \
   "0:\n"                                                                    \
-  MACE_V7_NARROW_TILE(start, "1", "5", "12", "2", "6", "16")
-#define MACE_V7_NARROW_PAIR_RUN(start)                                      \
+  MACE_V7_NARROW_TILE(start, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "1", "5", "12", \
+                      "2", "6", "16")
+#define MACE_V7_NARROW_PAIR_RUN(start, depth, unit, c_half)                \
   MACE_V7_NARROW_ENTRY("1", "4", "12")                                      \
   MACE_V7_NARROW_ENTRY("2", "8", "16")                                      \
   MACE_V7_NARROW_ENTRY("3", "4", "20")                                      \
   MACE_V7_NARROW_ENTRY("4", "8", "24")                                      \
   "0:\n"                                                                    \
-  MACE_V7_NARROW_TILE(start, "1", "5", "12", "2", "6", "16")                \
+  MACE_V7_NARROW_TILE(start, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "1", "5", "12", \
+                      "2", "6", "16")                                       \
   "ldr %[t], [%[prm], #28]\n"                                               \
   "add %[a], %[a], %[t]\n"                                                  \
   "ldr %[t], [%[prm], #32]\n"                                               \
   "add %[b], %[b], %[t]\n"                                                  \
-  MACE_V7_NARROW_TILE(start, "3", "7", "20", "4", "8", "24")
+  c_half                                                                    \
+  MACE_V7_NARROW_TILE(start, depth, unit, "3", "7", "20", "4", "8", "24")
+// The halves of a 6 x 8 tile: C's columns 4-7 of the same rows.
+#define MACE_V7_NARROW_HALVES_RUN(start)                                    \
+  MACE_V7_NARROW_PAIR_RUN(start, MACE_V7_COLS4_RIGHT_DEPTH,                 \
+                          MACE_V7_COLS4_DEPTHS4_OF("q7", "q9"),             \
+                          "ldr %[t], [%[prm], #36]\n"                       \
+                          "add %[c], %[c], %[t]\n")
 #define MACE_V7_NARROW_NEXT                                                 \
   "add %[a], %[a], %[a_adj]\n"                                              \
   "add %[b], %[b], %[b_adj]\n"                                              \
@@ -1409,7 +1444,7 @@ struct NarrowFrame {
   "bne 0b\n"
 // clang-format on
 
-template <bool kFromC, bool kPair>
+template <bool kFromC, NarrowKind kKind>
 void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
                int b_step, float* c, int c_step, int ldc_bytes) {
   constexpr int kMr = 6, kNr = 8, kFloat = sizeof(float);
@@ -1417,16 +1452,20 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
   if (tiles <= 0) return;
   if (kc < 0) kc = 0;
   const int units = kc / 4;
+  const int row_bytes = kMr * ldc_bytes;
   // No units: the first pass enters at the loop's end, once.
   NarrowFrame frame = {units > 0 ? (units + kPassUnits - 1) / kPassUnits : 1,
                        (3 - kc % 4) * kDepthBytes,
                        (units > 0 ? (-units) & (kPassUnits - 1) : kPassUnits) * kUnitBytes,
                        {nullptr, nullptr, nullptr, nullptr},
-                       (a_pair - kMr * kc) * kFloat,
-                       -kNr * kc * kFloat};
-  const int a_adj = ((kPair ? a_step - a_pair : a_step) - kMr * kc) * kFloat;
+                       (kKind == kNarrowPair ? a_pair : 0) * kFloat - kMr * kc * kFloat,
+                       -kNr * kc * kFloat,
+                       4 * kFloat - row_bytes};
+  const int a_adj = ((kKind == kNarrowPair ? a_step - a_pair : a_step) - kMr * kc) * kFloat;
   const int b_adj = (b_step - kNr * kc) * kFloat;
-  const int c_adj = c_step * kFloat - (kPair ? 2 : 1) * kMr * ldc_bytes;
+  const int c_adj = c_step * kFloat - (kKind == kNarrowPair ? 2 * row_bytes
+                                       : kKind == kNarrowHalves ? row_bytes + 4 * kFloat
+                                                                : row_bytes);
   NarrowFrame* prm = &frame;
   int n, t;
   // clang-format off
@@ -1441,16 +1480,32 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
                      "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", \
                      "d29", "d30", "d31")
   // clang-format on
-  if constexpr (kPair && kFromC) {
-    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PAIR_RUN(MACE_V7_NARROW_FROM_C));
-  } else if constexpr (kPair) {
-    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PAIR_RUN(MACE_V7_NARROW_ZERO));
+#define MACE_V7_NARROW_PAIR(start) \
+  MACE_V7_NARROW_PAIR_RUN(start, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "")
+  if constexpr (kKind == kNarrowPair && kFromC) {
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PAIR(MACE_V7_NARROW_FROM_C));
+  } else if constexpr (kKind == kNarrowPair) {
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PAIR(MACE_V7_NARROW_ZERO));
+  } else if constexpr (kKind == kNarrowHalves && kFromC) {
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_HALVES_RUN(MACE_V7_NARROW_FROM_C));
+  } else if constexpr (kKind == kNarrowHalves) {
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_HALVES_RUN(MACE_V7_NARROW_ZERO));
   } else if constexpr (kFromC) {
     MACE_V7_NARROW_ASM(MACE_V7_NARROW_RUN(MACE_V7_NARROW_FROM_C));
   } else {
     MACE_V7_NARROW_ASM(MACE_V7_NARROW_RUN(MACE_V7_NARROW_ZERO));
   }
+#undef MACE_V7_NARROW_PAIR
 #undef MACE_V7_NARROW_ASM
+}
+
+void HalvesRun(bool from_c, int tiles, int kc, const float* a, int a_step, const float* b,
+               int b_step, float* c, int c_step, int ldc_bytes) {
+  if (from_c) {
+    NarrowRun<true, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step, ldc_bytes);
+  } else {
+    NarrowRun<false, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step, ldc_bytes);
+  }
 }
 }  // namespace
 
@@ -1459,9 +1514,9 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
 void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
                      float* c, int c_step, int ldc_bytes, bool from_c) {
   if (from_c) {
-    NarrowRun<true, false>(tiles, kc, a, 0, a_step, b, b_step, c, c_step, ldc_bytes);
+    NarrowRun<true, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step, ldc_bytes);
   } else {
-    NarrowRun<false, false>(tiles, kc, a, 0, a_step, b, b_step, c, c_step, ldc_bytes);
+    NarrowRun<false, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step, ldc_bytes);
   }
 }
 
@@ -1471,9 +1526,9 @@ void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float*
 void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
                       int b_step, float* c, int c_step, int ldc_bytes, bool from_c) {
   if (from_c) {
-    NarrowRun<true, true>(tiles, kc, a, a_pair, a_step, b, b_step, c, c_step, ldc_bytes);
+    NarrowRun<true, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c, c_step, ldc_bytes);
   } else {
-    NarrowRun<false, true>(tiles, kc, a, a_pair, a_step, b, b_step, c, c_step, ldc_bytes);
+    NarrowRun<false, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c, c_step, ldc_bytes);
   }
 }
 
@@ -1493,7 +1548,9 @@ void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step,
 #undef MACE_V7_ROWS4_MACS
 #undef MACE_V7_COLS4_ALL
 #undef MACE_V7_COLS4_DEPTH
+#undef MACE_V7_COLS4_RIGHT_DEPTH
 #undef MACE_V7_COLS4_DEPTHS4
+#undef MACE_V7_COLS4_DEPTHS4_OF
 #undef MACE_V7_COLS4_MACS
 // The matrix-vector product of a 6- or 8-wide panel (a classifier's
 // weights) and x: out[j] = sum_d panel[d * width + j] * x[d]. Four depths a
