@@ -383,11 +383,13 @@ void RunTilesClamped(RunClamp clamp, int tiles, const float* a, int a_adj, const
 }  // namespace
 
 namespace {
-// The 6 x 8 tiles of a run from C (from_c) or zero, unclamped, as their 6 x
-// 4 halves (below). Not inlined: its asm takes 12 core registers, which
-// RunsOfTiles' frame does not leave.
-__attribute__((noinline)) void HalvesRun(bool from_c, int tiles, int kc, const float* a, int a_step, const float* b,
-               int b_step, float* c, int c_step, int ldc_bytes);
+// The 6 x 8 tiles of a run as their 6 x 4 halves (below), started and
+// clamped as RunTiles' are. Not inlined: its asm takes 12 core registers,
+// which RunsOfTiles' frame does not leave.
+__attribute__((noinline)) void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc,
+                                         const float* a, int a_step, const float* b,
+                                         int b_step, float* c, int c_step, int ldc_bytes,
+                                         const float* bias, const float* bounds);
 // From this depth on, the halves' steps (27 instructions for 4 depths
 // where the tile's take 28, and a shorter loop) save more than their
 // second start and stores cost.
@@ -403,13 +405,19 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
                  const float* bounds) {
   constexpr int kMr = 6, kNr = 8, kStepBytes = 14 * 4, kPassSteps = 16;
   constexpr int kFloat = sizeof(float);
-  if (!clamp && (from_c || bias == nullptr) && kc >= kHalvesMinKc) {
+  if (from_c || bias == nullptr) bias_step = 0;
+  const RunClamp run_clamp = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
+  if (kc >= kHalvesMinKc) {
+    const RunStart start = from_c            ? kRunFromC
+                           : bias == nullptr ? kRunZero
+                           : bias_step == kMr ? kRunBias
+                                              : kRunSameBias;
     for (; runs > 0; --runs, b += b_run_step, c += c_run_step) {
-      HalvesRun(from_c, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes);
+      HalvesRun(start, run_clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, bias,
+                bounds);
     }
     return;
   }
-  if (from_c || bias == nullptr) bias_step = 0;
   RunFrame frame = {bounds[0],
                     clamp_hi ? bounds[1] : 0.f,
                     (kc + kPassSteps - 1) / kPassSteps,
@@ -424,7 +432,6 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
   const int a_adj = (a_step - kMr * kc) * kFloat;
   const int b_adj = (b_step - kNr * kc) * kFloat;
   const int c_adj = c_step * kFloat - kMr * ldc_bytes;
-  const RunClamp run_clamp = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
   if (from_c) {
     RunTilesClamped<kRunFromC>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
                                &frame);
@@ -1341,8 +1348,9 @@ void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step
 // 8 floats apart), for a GEMM whose last column panel holds at most 4
 // columns: Winograd's last panel of tiles (a 7x7 map's 4 F(4x4) tiles, or
 // the 1 to 4 tiles past whole panels), one or two micro-tiles of output
-// channels at a time. Each tile starts from C or zero, with no bias or
-// clamp (the caller's epilogue adds them).
+// channels at a time, from C or zero with no bias or clamp (the caller's
+// epilogue adds them). The same loop runs deep 6 x 8 tiles as their two
+// halves, started and clamped as RunTiles' (RunsOfTiles).
 //
 // The 12 x 4 tile took one depth a step: the two A panels' 6 values and
 // B's 4 in three loads for 12 vmla, 15 instructions for 48 multiply-adds,
@@ -1358,12 +1366,14 @@ void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step
 namespace {
 // What the narrow runs' loop reads through its frame pointer.
 struct NarrowFrame {
-  int passes;            // 0: passes of the 16-depth loop, the first partial
-  int depth_skip;        // 4: the single depths the tail skips, in bytes
-  int unit_skip;         // 8: the units the first pass skips, in bytes
-  const void* entry[4];  // 12: the tail's and loop's entries, per half (set by the asm)
-  // 28, 32, 36: A, B and C from the first half's end to the second's start
+  float lo, hi;          // 0, 4: the clamp bounds
+  int passes;            // 8: passes of the 16-depth loop, the first partial
+  int depth_skip;        // 12: the single depths the tail skips, in bytes
+  int unit_skip;         // 16: the units the first pass skips, in bytes
+  const void* entry[4];  // 20: the tail's and loop's entries, per half (set by the asm)
+  // 36, 40, 44: A, B and C from the first half's end to the second's start
   int a_half, b_half, c_half;
+  const float* bias;  // 48: the tile's 6 row biases
 };
 // A run's tiles: 6 x 4, 12 x 4 (two micro-tiles of output channels, one
 // after the other) or 6 x 8 (its left and right halves).
@@ -1380,6 +1390,21 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
   op " {d24-d25}, [%[" p "]], %[ldc]\n" op " {d26-d27}, [%[" p "]], %[ldc]\n" \
   op " {d28-d29}, [%[" p "]], %[ldc]\n" op " {d30-d31}, [%[" p "]], %[ldc]\n"
 #define MACE_V7_NARROW_FROM_C "mov %[n], %[c]\n" MACE_V7_NARROW_ROWS("vld1.32", "n")
+// Each half starts from the tile's row biases (both halves: the same).
+#define MACE_V7_NARROW_BIAS                                                 \
+  "ldr %[t], [%[prm], #48]\n"                                               \
+  "vld1.32 {d20[], d21[]}, [%[t]]!\n" "vld1.32 {d22[], d23[]}, [%[t]]!\n"   \
+  "vld1.32 {d24[], d25[]}, [%[t]]!\n" "vld1.32 {d26[], d27[]}, [%[t]]!\n"   \
+  "vld1.32 {d28[], d29[]}, [%[t]]!\n" "vld1.32 {d30[], d31[]}, [%[t]]\n"
+#define MACE_V7_NARROW_CLAMP_LO                                             \
+  "vld1.32 {d0[], d1[]}, [%[prm]]\n"                                        \
+  MACE_V7_COLS4_ALL("vmax.f32", "q0")
+#define MACE_V7_NARROW_CLAMP_BOTH                                           \
+  "vld1.32 {d0}, [%[prm]]\n"                                                \
+  "vdup.32 q1, d0[1]\n"                                                     \
+  "vdup.32 q0, d0[0]\n"                                                     \
+  MACE_V7_COLS4_ALL("vmax.f32", "q0")                                       \
+  MACE_V7_COLS4_ALL("vmin.f32", "q1")
 // Label `l`'s address plus the bytes at prm + `skip`, into prm + `entry`.
 #define MACE_V7_NARROW_ENTRY(l, skip, entry)                                \
   "adr %[n], " l "f\n"                                                      \
@@ -1389,15 +1414,15 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
   "str %[n], [%[prm], #" entry "]\n"
 // One 6 x 4 tile: its start, the tail (labels `tail` to `tail_end`), the
 // loop of units (`units` to `units_end`; entries at prm + `te` and + `ue`),
-// the stores. The entries count on the steps' sizes, which the assembler
-// checks.
-#define MACE_V7_NARROW_TILE(start, depth, unit, tail, tail_end, te, units, units_end, ue) \
+// the clamp, the stores. The entries count on the steps' sizes, which the
+// assembler checks.
+#define MACE_V7_NARROW_TILE(start, clamp, depth, unit, tail, tail_end, te, units, units_end, ue) \
   start                                                                     \
   "ldr pc, [%[prm], #" te "]\n"                                             \
   tail ":\n"                                                                \
   depth depth depth                                                         \
   tail_end ":\n"                                                            \
-  "ldr %[n], [%[prm]]\n"                                                    \
+  "ldr %[n], [%[prm], #8]\n"                                                \
   "ldr pc, [%[prm], #" ue "]\n"                                             \
   units ":\n"                                                               \
   unit unit unit unit                                                       \
@@ -1407,46 +1432,56 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
   ".endif\n"                                                                \
   "subs %[n], %[n], #1\n"                                                   \
   "bne " units "b\n"                                                        \
+  clamp                                                                     \
   MACE_V7_NARROW_ROWS("vst1.32", "c")
 // A run of single tiles, or of pairs: the first half, A, B and C to the
 // second's start, the second half (`depth`, `unit`: its steps).
-#define MACE_V7_NARROW_RUN(start)                                           \
-  MACE_V7_NARROW_ENTRY("1", "4", "12")                                      \
-  MACE_V7_NARROW_ENTRY("2", "8", "16")                                      \
+#define MACE_V7_NARROW_RUN(start, clamp)                                    \
+  MACE_V7_NARROW_ENTRY("1", "12", "20")                                     \
+  MACE_V7_NARROW_ENTRY("2", "16", "24")                                     \
   "0:\n"                                                                    \
-  MACE_V7_NARROW_TILE(start, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "1", "5", "12", \
-                      "2", "6", "16")
-#define MACE_V7_NARROW_PAIR_RUN(start, depth, unit, c_half)                \
-  MACE_V7_NARROW_ENTRY("1", "4", "12")                                      \
-  MACE_V7_NARROW_ENTRY("2", "8", "16")                                      \
-  MACE_V7_NARROW_ENTRY("3", "4", "20")                                      \
-  MACE_V7_NARROW_ENTRY("4", "8", "24")                                      \
+  MACE_V7_NARROW_TILE(start, clamp, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "1", "5", \
+                      "20", "2", "6", "24")
+#define MACE_V7_NARROW_PAIR_RUN(start, clamp, depth, unit, c_half)         \
+  MACE_V7_NARROW_ENTRY("1", "12", "20")                                     \
+  MACE_V7_NARROW_ENTRY("2", "16", "24")                                     \
+  MACE_V7_NARROW_ENTRY("3", "12", "28")                                     \
+  MACE_V7_NARROW_ENTRY("4", "16", "32")                                     \
   "0:\n"                                                                    \
-  MACE_V7_NARROW_TILE(start, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "1", "5", "12", \
-                      "2", "6", "16")                                       \
-  "ldr %[t], [%[prm], #28]\n"                                               \
+  MACE_V7_NARROW_TILE(start, clamp, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "1", "5", \
+                      "20", "2", "6", "24")                                 \
+  "ldr %[t], [%[prm], #36]\n"                                               \
   "add %[a], %[a], %[t]\n"                                                  \
-  "ldr %[t], [%[prm], #32]\n"                                               \
+  "ldr %[t], [%[prm], #40]\n"                                               \
   "add %[b], %[b], %[t]\n"                                                  \
   c_half                                                                    \
-  MACE_V7_NARROW_TILE(start, depth, unit, "3", "7", "20", "4", "8", "24")
+  MACE_V7_NARROW_TILE(start, clamp, depth, unit, "3", "7", "28", "4", "8", "32")
 // The halves of a 6 x 8 tile: C's columns 4-7 of the same rows.
-#define MACE_V7_NARROW_HALVES_RUN(start)                                    \
-  MACE_V7_NARROW_PAIR_RUN(start, MACE_V7_COLS4_RIGHT_DEPTH,                 \
+#define MACE_V7_NARROW_HALVES_RUN(start, clamp)                             \
+  MACE_V7_NARROW_PAIR_RUN(start, clamp, MACE_V7_COLS4_RIGHT_DEPTH,          \
                           MACE_V7_COLS4_DEPTHS4_OF("q7", "q9"),             \
-                          "ldr %[t], [%[prm], #36]\n"                       \
+                          "ldr %[t], [%[prm], #44]\n"                       \
                           "add %[c], %[c], %[t]\n")
-#define MACE_V7_NARROW_NEXT                                                 \
+// The next tile; `bias` moves the row biases on.
+#define MACE_V7_NARROW_NEXT(bias)                                           \
   "add %[a], %[a], %[a_adj]\n"                                              \
   "add %[b], %[b], %[b_adj]\n"                                              \
   "add %[c], %[c], %[c_adj]\n"                                              \
+  bias                                                                      \
   "subs %[tiles], %[tiles], #1\n"                                           \
   "bne 0b\n"
+#define MACE_V7_NARROW_NEXT_BIAS                                            \
+  "ldr %[t], [%[prm], #48]\n"                                               \
+  "add %[t], %[t], #24\n"                                                   \
+  "str %[t], [%[prm], #48]\n"
 // clang-format on
 
-template <bool kFromC, NarrowKind kKind>
+// Tiles as kKind says, each starting as kStart and clamped as kClamp
+// (Armv7GemmRun6x8's runs), A pairs a_pair floats apart.
+template <RunStart kStart, RunClamp kClamp, NarrowKind kKind>
 void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
-               int b_step, float* c, int c_step, int ldc_bytes) {
+               int b_step, float* c, int c_step, int ldc_bytes, const float* bias,
+               const float* bounds) {
   constexpr int kMr = 6, kNr = 8, kFloat = sizeof(float);
   constexpr int kDepthBytes = 8 * 4, kUnitBytes = 27 * 4, kPassUnits = 4;
   if (tiles <= 0) return;
@@ -1454,13 +1489,16 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
   const int units = kc / 4;
   const int row_bytes = kMr * ldc_bytes;
   // No units: the first pass enters at the loop's end, once.
-  NarrowFrame frame = {units > 0 ? (units + kPassUnits - 1) / kPassUnits : 1,
+  NarrowFrame frame = {kClamp != kRunNoClamp ? bounds[0] : 0.f,
+                       kClamp == kRunClampBoth ? bounds[1] : 0.f,
+                       units > 0 ? (units + kPassUnits - 1) / kPassUnits : 1,
                        (3 - kc % 4) * kDepthBytes,
                        (units > 0 ? (-units) & (kPassUnits - 1) : kPassUnits) * kUnitBytes,
                        {nullptr, nullptr, nullptr, nullptr},
                        (kKind == kNarrowPair ? a_pair : 0) * kFloat - kMr * kc * kFloat,
                        -kNr * kc * kFloat,
-                       4 * kFloat - row_bytes};
+                       4 * kFloat - row_bytes,
+                       bias};
   const int a_adj = ((kKind == kNarrowPair ? a_step - a_pair : a_step) - kMr * kc) * kFloat;
   const int b_adj = (b_step - kNr * kc) * kFloat;
   const int c_adj = c_step * kFloat - (kKind == kNarrowPair ? 2 * row_bytes
@@ -1469,8 +1507,8 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
   NarrowFrame* prm = &frame;
   int n, t;
   // clang-format off
-#define MACE_V7_NARROW_ASM(run)                                                             \
-  __asm__ volatile(run MACE_V7_NARROW_NEXT                                                  \
+#define MACE_V7_NARROW_ASM(run, next)                                                       \
+  __asm__ volatile(run MACE_V7_NARROW_NEXT(next)                                            \
                    : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [tiles] "+r"(tiles),           \
                      [n] "=&r"(n), [t] "=&r"(t)                                            \
                    : [prm] "r"(prm), [ldc] "r"(ldc_bytes), [a_adj] "r"(a_adj),            \
@@ -1479,32 +1517,69 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
                      "d9", "d10", "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", \
                      "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", \
                      "d29", "d30", "d31")
-  // clang-format on
-#define MACE_V7_NARROW_PAIR(start) \
-  MACE_V7_NARROW_PAIR_RUN(start, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "")
-  if constexpr (kKind == kNarrowPair && kFromC) {
-    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PAIR(MACE_V7_NARROW_FROM_C));
-  } else if constexpr (kKind == kNarrowPair) {
-    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PAIR(MACE_V7_NARROW_ZERO));
-  } else if constexpr (kKind == kNarrowHalves && kFromC) {
-    MACE_V7_NARROW_ASM(MACE_V7_NARROW_HALVES_RUN(MACE_V7_NARROW_FROM_C));
-  } else if constexpr (kKind == kNarrowHalves) {
-    MACE_V7_NARROW_ASM(MACE_V7_NARROW_HALVES_RUN(MACE_V7_NARROW_ZERO));
-  } else if constexpr (kFromC) {
-    MACE_V7_NARROW_ASM(MACE_V7_NARROW_RUN(MACE_V7_NARROW_FROM_C));
-  } else {
-    MACE_V7_NARROW_ASM(MACE_V7_NARROW_RUN(MACE_V7_NARROW_ZERO));
+#define MACE_V7_NARROW_KIND(start, clamp, next)                                             \
+  if constexpr (kKind == kNarrowPair) {                                                     \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PAIR_RUN(start, clamp, MACE_V7_COLS4_DEPTH,           \
+                                               MACE_V7_COLS4_DEPTHS4, ""), next);           \
+  } else if constexpr (kKind == kNarrowHalves) {                                            \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_HALVES_RUN(start, clamp), next);                      \
+  } else {                                                                                  \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_RUN(start, clamp), next);                             \
   }
-#undef MACE_V7_NARROW_PAIR
+#define MACE_V7_NARROW_CLAMPS(start, next)                                                  \
+  if constexpr (kClamp == kRunNoClamp) {                                                    \
+    MACE_V7_NARROW_KIND(start, "", next)                                                    \
+  } else if constexpr (kClamp == kRunClampLo) {                                             \
+    MACE_V7_NARROW_KIND(start, MACE_V7_NARROW_CLAMP_LO, next)                               \
+  } else {                                                                                  \
+    MACE_V7_NARROW_KIND(start, MACE_V7_NARROW_CLAMP_BOTH, next)                             \
+  }
+  // clang-format on
+  if constexpr (kStart == kRunFromC) {
+    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_FROM_C, "")
+  } else if constexpr (kStart == kRunZero) {
+    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_ZERO, "")
+  } else if constexpr (kStart == kRunBias) {
+    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_BIAS, MACE_V7_NARROW_NEXT_BIAS)
+  } else {
+    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_BIAS, "")
+  }
+#undef MACE_V7_NARROW_CLAMPS
+#undef MACE_V7_NARROW_KIND
 #undef MACE_V7_NARROW_ASM
 }
 
-void HalvesRun(bool from_c, int tiles, int kc, const float* a, int a_step, const float* b,
-               int b_step, float* c, int c_step, int ldc_bytes) {
-  if (from_c) {
-    NarrowRun<true, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step, ldc_bytes);
+template <RunStart kStart>
+void HalvesRunClamped(RunClamp clamp, int tiles, int kc, const float* a, int a_step,
+                      const float* b, int b_step, float* c, int c_step, int ldc_bytes,
+                      const float* bias, const float* bounds) {
+  if (clamp == kRunNoClamp) {
+    NarrowRun<kStart, kRunNoClamp, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                                  ldc_bytes, bias, bounds);
+  } else if (clamp == kRunClampLo) {
+    NarrowRun<kStart, kRunClampLo, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                                  ldc_bytes, bias, bounds);
   } else {
-    NarrowRun<false, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step, ldc_bytes);
+    NarrowRun<kStart, kRunClampBoth, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c,
+                                                    c_step, ldc_bytes, bias, bounds);
+  }
+}
+
+void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc, const float* a, int a_step,
+               const float* b, int b_step, float* c, int c_step, int ldc_bytes,
+               const float* bias, const float* bounds) {
+  if (start == kRunFromC) {
+    HalvesRunClamped<kRunFromC>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
+                                bias, bounds);
+  } else if (start == kRunZero) {
+    HalvesRunClamped<kRunZero>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
+                               bias, bounds);
+  } else if (start == kRunBias) {
+    HalvesRunClamped<kRunBias>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
+                               bias, bounds);
+  } else {
+    HalvesRunClamped<kRunSameBias>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
+                                   ldc_bytes, bias, bounds);
   }
 }
 }  // namespace
@@ -1514,9 +1589,11 @@ void HalvesRun(bool from_c, int tiles, int kc, const float* a, int a_step, const
 void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
                      float* c, int c_step, int ldc_bytes, bool from_c) {
   if (from_c) {
-    NarrowRun<true, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step, ldc_bytes);
+    NarrowRun<kRunFromC, kRunNoClamp, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                                ldc_bytes, nullptr, nullptr);
   } else {
-    NarrowRun<false, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step, ldc_bytes);
+    NarrowRun<kRunZero, kRunNoClamp, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                               ldc_bytes, nullptr, nullptr);
   }
 }
 
@@ -1526,9 +1603,11 @@ void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float*
 void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
                       int b_step, float* c, int c_step, int ldc_bytes, bool from_c) {
   if (from_c) {
-    NarrowRun<true, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c, c_step, ldc_bytes);
+    NarrowRun<kRunFromC, kRunNoClamp, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c,
+                                              c_step, ldc_bytes, nullptr, nullptr);
   } else {
-    NarrowRun<false, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c, c_step, ldc_bytes);
+    NarrowRun<kRunZero, kRunNoClamp, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c,
+                                             c_step, ldc_bytes, nullptr, nullptr);
   }
 }
 
