@@ -383,6 +383,18 @@ void RunTilesClamped(RunClamp clamp, int tiles, const float* a, int a_adj, const
 }  // namespace
 
 namespace {
+// The 6 x 8 tiles of a run as their 6 x 4 halves (below), started and
+// clamped as RunTiles' are. Not inlined: its asm takes 12 core registers,
+// which RunsOfTiles' frame does not leave.
+__attribute__((noinline)) void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc,
+                                         const float* a, int a_step, const float* b,
+                                         int b_step, float* c, int c_step, int ldc_bytes,
+                                         const float* bias, const float* bounds);
+// From this depth on, the halves' steps (27 instructions for 4 depths
+// where the tile's take 28, and a shorter loop) save more than their
+// second start and stores cost.
+constexpr int kHalvesMinKc = 64;
+
 // RunTiles over `runs` runs of `tiles` tiles, each run's B and C
 // b_run_step and c_run_step floats after the previous one's and its A and
 // bias where the previous one's started; bias_step 0 or 6 unless from_c
@@ -394,6 +406,18 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
   constexpr int kMr = 6, kNr = 8, kStepBytes = 14 * 4, kPassSteps = 16;
   constexpr int kFloat = sizeof(float);
   if (from_c || bias == nullptr) bias_step = 0;
+  const RunClamp run_clamp = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
+  if (kc >= kHalvesMinKc) {
+    const RunStart start = from_c            ? kRunFromC
+                           : bias == nullptr ? kRunZero
+                           : bias_step == kMr ? kRunBias
+                                              : kRunSameBias;
+    for (; runs > 0; --runs, b += b_run_step, c += c_run_step) {
+      HalvesRun(start, run_clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, bias,
+                bounds);
+    }
+    return;
+  }
   RunFrame frame = {bounds[0],
                     clamp_hi ? bounds[1] : 0.f,
                     (kc + kPassSteps - 1) / kPassSteps,
@@ -408,7 +432,6 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
   const int a_adj = (a_step - kMr * kc) * kFloat;
   const int b_adj = (b_step - kNr * kc) * kFloat;
   const int c_adj = c_step * kFloat - kMr * ldc_bytes;
-  const RunClamp run_clamp = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
   if (from_c) {
     RunTilesClamped<kRunFromC>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
                                &frame);
@@ -974,16 +997,6 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
 // 60 instructions for 8 depths with the loop's, where one depth a step
 // took 68.
 // clang-format off
-// Armv7GemmRun6x4's step: one depth, rows in q4-q9.
-#define MACE_V7_NARROW_STEP                    \
-  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
-  "vld1.32 {d4-d5}, [%[b]], %[stride]\n"       \
-  "vmla.f32 q4, q2, d0[0]\n"                   \
-  "vmla.f32 q5, q2, d0[1]\n"                   \
-  "vmla.f32 q6, q2, d1[0]\n"                   \
-  "vmla.f32 q7, q2, d1[1]\n"                   \
-  "vmla.f32 q8, q2, d2[0]\n"                   \
-  "vmla.f32 q9, q2, d2[1]\n"
 // The 6 rows' multiply-adds of one depth: B's 4 values in q, A's 6 in
 // the lanes of d registers x, y, z.
 #define MACE_V7_COLS4_MACS(q, x, y, z)         \
@@ -993,18 +1006,25 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
   "vmla.f32 q13, " q ", " y "[1]\n"            \
   "vmla.f32 q14, " q ", " z "[0]\n"            \
   "vmla.f32 q15, " q ", " z "[1]\n"
-#define MACE_V7_COLS4_DEPTHS4                  \
+// B's columns 0-3 (q6 and q8 of the 2 depths in d12-d19) or, for the
+// right half of a 6 x 8 tile, 4-7 (q7 and q9).
+#define MACE_V7_COLS4_DEPTHS4_OF(even, odd)    \
   "vldmia %[a]!, {d0-d11}\n"                   \
   "vldmia %[b]!, {d12-d19}\n"                  \
-  MACE_V7_COLS4_MACS("q6", "d0", "d1", "d2")   \
-  MACE_V7_COLS4_MACS("q8", "d3", "d4", "d5")   \
+  MACE_V7_COLS4_MACS(even, "d0", "d1", "d2")   \
+  MACE_V7_COLS4_MACS(odd, "d3", "d4", "d5")    \
   "vldmia %[b]!, {d12-d19}\n"                  \
-  MACE_V7_COLS4_MACS("q6", "d6", "d7", "d8")   \
-  MACE_V7_COLS4_MACS("q8", "d9", "d10", "d11")
+  MACE_V7_COLS4_MACS(even, "d6", "d7", "d8")   \
+  MACE_V7_COLS4_MACS(odd, "d9", "d10", "d11")
+#define MACE_V7_COLS4_DEPTHS4 MACE_V7_COLS4_DEPTHS4_OF("q6", "q8")
 #define MACE_V7_COLS4_DEPTH                    \
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
   "vld1.32 {d12-d13}, [%[b]], %[stride]\n"     \
   MACE_V7_COLS4_MACS("q6", "d0", "d1", "d2")
+#define MACE_V7_COLS4_RIGHT_DEPTH              \
+  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
+  "vld1.32 {d12-d15}, [%[b]], %[stride]\n"     \
+  MACE_V7_COLS4_MACS("q7", "d0", "d1", "d2")
 #define MACE_V7_COLS4_ALL(op, q)                                    \
   op " q10, q10, " q "\n" op " q11, q11, " q "\n"                   \
   op " q12, q12, " q "\n" op " q13, q13, " q "\n"                   \
@@ -1324,138 +1344,273 @@ void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step
   }
 }
 
-// A run of 6 x 4 tiles, each the first 4 columns of a 6 x 8 tile (as
-// Armv7GemmTile6x4's) into C rows ldc_bytes apart, for a GEMM whose last
-// column panel holds at most 4 columns (Winograd's last panel of tiles:
-// a 7x7 map's 4 F(4x4) tiles, or the 1 to 4 tiles past whole panels).
-// Tile t reads the A panel a_step floats after tile t - 1's and the B
-// panel b_step floats after, and writes C c_step floats after; each starts
-// from C (from_c) or zero, with no bias or clamp (the caller's epilogue
-// adds them). A step is 8 instructions for 24
-// multiply-adds, where the 6 x 8 tile spends 14.25 on the panel's 8
-// columns, of which at most 4 are used.
-void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
-                     float* c, int c_step, int ldc_bytes, bool from_c) {
-  const int stride = 8 * sizeof(float);
-  for (; tiles > 0; --tiles) {
-    const float* ta = a;
-    const float* tb = b;
-    float* row;
-    int n = kc;
-    // clang-format off
-    __asm__ volatile(
-        "cmp %[from_c], #0\n"
-        "beq 11f\n"
-        "mov %[row], %[c]\n"
-        "vld1.32 {d8-d9}, [%[row]], %[ldc]\n"
-        "vld1.32 {d10-d11}, [%[row]], %[ldc]\n"
-        "vld1.32 {d12-d13}, [%[row]], %[ldc]\n"
-        "vld1.32 {d14-d15}, [%[row]], %[ldc]\n"
-        "vld1.32 {d16-d17}, [%[row]], %[ldc]\n"
-        "vld1.32 {d18-d19}, [%[row]]\n"
-        "b 12f\n"
-        "11:\n"
-        "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n"
-        "vmov.i32 q7, #0\n vmov.i32 q8, #0\n vmov.i32 q9, #0\n"
-        "12:\n"
-        MACE_V7_REDUCE(MACE_V7_NARROW_STEP)
-        "mov %[row], %[c]\n"
-        "vst1.32 {d8-d9}, [%[row]], %[ldc]\n"
-        "vst1.32 {d10-d11}, [%[row]], %[ldc]\n"
-        "vst1.32 {d12-d13}, [%[row]], %[ldc]\n"
-        "vst1.32 {d14-d15}, [%[row]], %[ldc]\n"
-        "vst1.32 {d16-d17}, [%[row]], %[ldc]\n"
-        "vst1.32 {d18-d19}, [%[row]]\n"
-        : [a] "+r"(ta), [b] "+r"(tb), [n] "+r"(n), [row] "=&r"(row)
-        : [c] "r"(c), [ldc] "r"(ldc_bytes), [stride] "r"(stride), [from_c] "r"(from_c ? 1 : 0)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d8", "d9", "d10", "d11", "d12",
-          "d13", "d14", "d15", "d16", "d17", "d18", "d19");
-    // clang-format on
-    a += a_step;
-    b += b_step;
-    c += c_step;
-  }
-}
+// Runs of 6 x 4 tiles, each the first 4 columns of a 6 x 8 tile (B's rows
+// 8 floats apart), for a GEMM whose last column panel holds at most 4
+// columns: Winograd's last panel of tiles (a 7x7 map's 4 F(4x4) tiles, or
+// the 1 to 4 tiles past whole panels), one or two micro-tiles of output
+// channels at a time, from C or zero with no bias or clamp (the caller's
+// epilogue adds them). The same loop runs deep 6 x 8 tiles as their two
+// halves, started and clamped as RunTiles' (RunsOfTiles).
+//
+// The 12 x 4 tile took one depth a step: the two A panels' 6 values and
+// B's 4 in three loads for 12 vmla, 15 instructions for 48 multiply-adds,
+// since its 12 accumulators leave no room for a second depth. Its halves
+// are 6 x 4 tiles, whose 6 accumulators leave room for 4 depths of A and
+// 2 of B at a time (MACE_V7_COLS4_DEPTHS4): 27 instructions for 96, so
+// the pair now runs as one 6 x 4 tile after the other on the same B,
+// which stays in L1 between them. As Armv7GemmRun6x8's runs, a run is one
+// assembly loop with the start chosen at compile time and C, A and B
+// advanced by post-increments and one add each; the reduction is a
+// 16-depth loop of 4-depth units entered part-way (Duff's device), after
+// kc % 4 single depths entered the same way, so a tail costs no branches.
+namespace {
+// What the narrow runs' loop reads through its frame pointer.
+struct NarrowFrame {
+  float lo, hi;          // 0, 4: the clamp bounds
+  int passes;            // 8: passes of the 16-depth loop, the first partial
+  int depth_skip;        // 12: the single depths the tail skips, in bytes
+  int unit_skip;         // 16: the units the first pass skips, in bytes
+  const void* entry[4];  // 20: the tail's and loop's entries, per half (set by the asm)
+  // 36, 40, 44: A, B and C from the first half's end to the second's start
+  int a_half, b_half, c_half;
+  const float* bias;  // 48: the tile's 6 row biases
+};
+// A run's tiles: 6 x 4, 12 x 4 (two micro-tiles of output channels, one
+// after the other) or 6 x 8 (its left and right halves).
+enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
 
 // clang-format off
-// A step of the 12 x 4 tile: the 6 A values of each of two panels (d0-d2,
-// d3-d5), the B panel's first 4 values (q3), 12 vmla by lane.
-#define MACE_V7_PAIR_STEP                      \
-  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
-  "vld1.32 {d3-d5}, [%[a2]]!\n"                \
-  "vld1.32 {d6-d7}, [%[b]], %[stride]\n"       \
-  "vmla.f32 q4, q3, d0[0]\n"                   \
-  "vmla.f32 q5, q3, d0[1]\n"                   \
-  "vmla.f32 q6, q3, d1[0]\n"                   \
-  "vmla.f32 q7, q3, d1[1]\n"                   \
-  "vmla.f32 q8, q3, d2[0]\n"                   \
-  "vmla.f32 q9, q3, d2[1]\n"                   \
-  "vmla.f32 q10, q3, d3[0]\n"                  \
-  "vmla.f32 q11, q3, d3[1]\n"                  \
-  "vmla.f32 q12, q3, d4[0]\n"                  \
-  "vmla.f32 q13, q3, d4[1]\n"                  \
-  "vmla.f32 q14, q3, d5[0]\n"                  \
-  "vmla.f32 q15, q3, d5[1]\n"
-// Each of the 12 rows of C (ldc apart) into or from its accumulator.
-#define MACE_V7_PAIR_ROWS(op)                  \
-  op " {d8-d9}, [%[row]], %[ldc]\n"            \
-  op " {d10-d11}, [%[row]], %[ldc]\n"          \
-  op " {d12-d13}, [%[row]], %[ldc]\n"          \
-  op " {d14-d15}, [%[row]], %[ldc]\n"          \
-  op " {d16-d17}, [%[row]], %[ldc]\n"          \
-  op " {d18-d19}, [%[row]], %[ldc]\n"          \
-  op " {d20-d21}, [%[row]], %[ldc]\n"          \
-  op " {d22-d23}, [%[row]], %[ldc]\n"          \
-  op " {d24-d25}, [%[row]], %[ldc]\n"          \
-  op " {d26-d27}, [%[row]], %[ldc]\n"          \
-  op " {d28-d29}, [%[row]], %[ldc]\n"          \
-  op " {d30-d31}, [%[row]], %[ldc]\n"
+#define MACE_V7_NARROW_ZERO                                                 \
+  "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n"              \
+  "vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n"
+// The 6 rows, ldc apart, from or to the accumulators; the pointer ends
+// 6 rows on (the pair's second half's first row).
+#define MACE_V7_NARROW_ROWS(op, p)                                          \
+  op " {d20-d21}, [%[" p "]], %[ldc]\n" op " {d22-d23}, [%[" p "]], %[ldc]\n" \
+  op " {d24-d25}, [%[" p "]], %[ldc]\n" op " {d26-d27}, [%[" p "]], %[ldc]\n" \
+  op " {d28-d29}, [%[" p "]], %[ldc]\n" op " {d30-d31}, [%[" p "]], %[ldc]\n"
+#define MACE_V7_NARROW_FROM_C "mov %[n], %[c]\n" MACE_V7_NARROW_ROWS("vld1.32", "n")
+// Each half starts from the tile's row biases (both halves: the same).
+#define MACE_V7_NARROW_BIAS                                                 \
+  "ldr %[t], [%[prm], #48]\n"                                               \
+  "vld1.32 {d20[], d21[]}, [%[t]]!\n" "vld1.32 {d22[], d23[]}, [%[t]]!\n"   \
+  "vld1.32 {d24[], d25[]}, [%[t]]!\n" "vld1.32 {d26[], d27[]}, [%[t]]!\n"   \
+  "vld1.32 {d28[], d29[]}, [%[t]]!\n" "vld1.32 {d30[], d31[]}, [%[t]]\n"
+#define MACE_V7_NARROW_CLAMP_LO                                             \
+  "vld1.32 {d0[], d1[]}, [%[prm]]\n"                                        \
+  MACE_V7_COLS4_ALL("vmax.f32", "q0")
+#define MACE_V7_NARROW_CLAMP_BOTH                                           \
+  "vld1.32 {d0}, [%[prm]]\n"                                                \
+  "vdup.32 q1, d0[1]\n"                                                     \
+  "vdup.32 q0, d0[0]\n"                                                     \
+  MACE_V7_COLS4_ALL("vmax.f32", "q0")                                       \
+  MACE_V7_COLS4_ALL("vmin.f32", "q1")
+// Label `l`'s address plus the bytes at prm + `skip`, into prm + `entry`.
+#define MACE_V7_NARROW_ENTRY(l, skip, entry)                                \
+  "adr %[n], " l "f\n"                                                      \
+  "ldr %[t], [%[prm], #" skip "]\n"                                         \
+  "add %[n], %[n], %[t]\n"                                                  \
+  MACE_V7_RUN_THUMB_BIT                                                     \
+  "str %[n], [%[prm], #" entry "]\n"
+// One 6 x 4 tile: its start, the tail (labels `tail` to `tail_end`), the
+// loop of units (`units` to `units_end`; entries at prm + `te` and + `ue`),
+// the clamp, the stores. The entries count on the steps' sizes, which the
+// assembler checks.
+#define MACE_V7_NARROW_TILE(start, clamp, depth, unit, tail, tail_end, te, units, units_end, ue) \
+  start                                                                     \
+  "ldr pc, [%[prm], #" te "]\n"                                             \
+  tail ":\n"                                                                \
+  depth depth depth                                                         \
+  tail_end ":\n"                                                            \
+  "ldr %[n], [%[prm], #8]\n"                                                \
+  "ldr pc, [%[prm], #" ue "]\n"                                             \
+  units ":\n"                                                               \
+  unit unit unit unit                                                       \
+  units_end ":\n"                                                           \
+  ".if (" tail_end "b - " tail "b) - 3 * 32 || (" units_end "b - " units "b) - 4 * 108\n" \
+  ".error \"a depth is not 8 or a unit 27 four-byte instructions\"\n"      \
+  ".endif\n"                                                                \
+  "subs %[n], %[n], #1\n"                                                   \
+  "bne " units "b\n"                                                        \
+  clamp                                                                     \
+  MACE_V7_NARROW_ROWS("vst1.32", "c")
+// A run of single tiles, or of pairs: the first half, A, B and C to the
+// second's start, the second half (`depth`, `unit`: its steps).
+#define MACE_V7_NARROW_RUN(start, clamp)                                    \
+  MACE_V7_NARROW_ENTRY("1", "12", "20")                                     \
+  MACE_V7_NARROW_ENTRY("2", "16", "24")                                     \
+  "0:\n"                                                                    \
+  MACE_V7_NARROW_TILE(start, clamp, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "1", "5", \
+                      "20", "2", "6", "24")
+#define MACE_V7_NARROW_PAIR_RUN(start, clamp, depth, unit, c_half)         \
+  MACE_V7_NARROW_ENTRY("1", "12", "20")                                     \
+  MACE_V7_NARROW_ENTRY("2", "16", "24")                                     \
+  MACE_V7_NARROW_ENTRY("3", "12", "28")                                     \
+  MACE_V7_NARROW_ENTRY("4", "16", "32")                                     \
+  "0:\n"                                                                    \
+  MACE_V7_NARROW_TILE(start, clamp, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "1", "5", \
+                      "20", "2", "6", "24")                                 \
+  "ldr %[t], [%[prm], #36]\n"                                               \
+  "add %[a], %[a], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #40]\n"                                               \
+  "add %[b], %[b], %[t]\n"                                                  \
+  c_half                                                                    \
+  MACE_V7_NARROW_TILE(start, clamp, depth, unit, "3", "7", "28", "4", "8", "32")
+// The halves of a 6 x 8 tile: C's columns 4-7 of the same rows.
+#define MACE_V7_NARROW_HALVES_RUN(start, clamp)                             \
+  MACE_V7_NARROW_PAIR_RUN(start, clamp, MACE_V7_COLS4_RIGHT_DEPTH,          \
+                          MACE_V7_COLS4_DEPTHS4_OF("q7", "q9"),             \
+                          "ldr %[t], [%[prm], #44]\n"                       \
+                          "add %[c], %[c], %[t]\n")
+// The next tile; `bias` moves the row biases on.
+#define MACE_V7_NARROW_NEXT(bias)                                           \
+  "add %[a], %[a], %[a_adj]\n"                                              \
+  "add %[b], %[b], %[b_adj]\n"                                              \
+  "add %[c], %[c], %[c_adj]\n"                                              \
+  bias                                                                      \
+  "subs %[tiles], %[tiles], #1\n"                                           \
+  "bne 0b\n"
+#define MACE_V7_NARROW_NEXT_BIAS                                            \
+  "ldr %[t], [%[prm], #48]\n"                                               \
+  "add %[t], %[t], #24\n"                                                   \
+  "str %[t], [%[prm], #48]\n"
 // clang-format on
 
-// Armv7GemmRun6x4 for two micro-tiles of output channels at once: a run of
-// 12 x 4 tiles whose A rows 0-5 are a panel and rows 6-11 the panel
-// a_pair floats after it, into 12 C rows ldc_bytes apart (the second
-// micro-tile's rows follow the first's). A step shares one B load between
-// the two: 15 instructions for 48 multiply-adds where two 6 x 4 tiles
-// spend 16, and a tile's start, stores and loop come once for the pair.
-void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
-                      int b_step, float* c, int c_step, int ldc_bytes, bool from_c) {
-  const int stride = 8 * sizeof(float);
-  for (; tiles > 0; --tiles) {
-    const float* ta = a;
-    const float* ta2 = a + a_pair;
-    const float* tb = b;
-    float* row;
-    int n = kc;
-    // clang-format off
-    __asm__ volatile(
-        "cmp %[from_c], #0\n"
-        "beq 11f\n"
-        "mov %[row], %[c]\n"
-        MACE_V7_PAIR_ROWS("vld1.32")
-        "b 12f\n"
-        "11:\n"
-        "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"
-        "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n"
-        "vmov.i32 q12, #0\n vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n"
-        "12:\n"
-        MACE_V7_REDUCE(MACE_V7_PAIR_STEP)
-        "mov %[row], %[c]\n"
-        MACE_V7_PAIR_ROWS("vst1.32")
-        : [a] "+r"(ta), [a2] "+r"(ta2), [b] "+r"(tb), [n] "+r"(n), [row] "=&r"(row)
-        : [c] "r"(c), [ldc] "r"(ldc_bytes), [stride] "r"(stride), [from_c] "r"(from_c ? 1 : 0)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
-          "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22",
-          "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
-    // clang-format on
-    a += a_step;
-    b += b_step;
-    c += c_step;
+// Tiles as kKind says, each starting as kStart and clamped as kClamp
+// (Armv7GemmRun6x8's runs), A pairs a_pair floats apart.
+template <RunStart kStart, RunClamp kClamp, NarrowKind kKind>
+void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
+               int b_step, float* c, int c_step, int ldc_bytes, const float* bias,
+               const float* bounds) {
+  constexpr int kMr = 6, kNr = 8, kFloat = sizeof(float);
+  constexpr int kDepthBytes = 8 * 4, kUnitBytes = 27 * 4, kPassUnits = 4;
+  if (tiles <= 0) return;
+  if (kc < 0) kc = 0;
+  const int units = kc / 4;
+  const int row_bytes = kMr * ldc_bytes;
+  // No units: the first pass enters at the loop's end, once.
+  NarrowFrame frame = {kClamp != kRunNoClamp ? bounds[0] : 0.f,
+                       kClamp == kRunClampBoth ? bounds[1] : 0.f,
+                       units > 0 ? (units + kPassUnits - 1) / kPassUnits : 1,
+                       (3 - kc % 4) * kDepthBytes,
+                       (units > 0 ? (-units) & (kPassUnits - 1) : kPassUnits) * kUnitBytes,
+                       {nullptr, nullptr, nullptr, nullptr},
+                       (kKind == kNarrowPair ? a_pair : 0) * kFloat - kMr * kc * kFloat,
+                       -kNr * kc * kFloat,
+                       4 * kFloat - row_bytes,
+                       bias};
+  const int a_adj = ((kKind == kNarrowPair ? a_step - a_pair : a_step) - kMr * kc) * kFloat;
+  const int b_adj = (b_step - kNr * kc) * kFloat;
+  const int c_adj = c_step * kFloat - (kKind == kNarrowPair ? 2 * row_bytes
+                                       : kKind == kNarrowHalves ? row_bytes + 4 * kFloat
+                                                                : row_bytes);
+  NarrowFrame* prm = &frame;
+  int n, t;
+  // clang-format off
+#define MACE_V7_NARROW_ASM(run, next)                                                       \
+  __asm__ volatile(run MACE_V7_NARROW_NEXT(next)                                            \
+                   : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [tiles] "+r"(tiles),           \
+                     [n] "=&r"(n), [t] "=&r"(t)                                            \
+                   : [prm] "r"(prm), [ldc] "r"(ldc_bytes), [a_adj] "r"(a_adj),            \
+                     [b_adj] "r"(b_adj), [c_adj] "r"(c_adj), [stride] "r"(kDepthBytes)    \
+                   : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", \
+                     "d9", "d10", "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", \
+                     "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", \
+                     "d29", "d30", "d31")
+#define MACE_V7_NARROW_KIND(start, clamp, next)                                             \
+  if constexpr (kKind == kNarrowPair) {                                                     \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PAIR_RUN(start, clamp, MACE_V7_COLS4_DEPTH,           \
+                                               MACE_V7_COLS4_DEPTHS4, ""), next);           \
+  } else if constexpr (kKind == kNarrowHalves) {                                            \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_HALVES_RUN(start, clamp), next);                      \
+  } else {                                                                                  \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_RUN(start, clamp), next);                             \
+  }
+#define MACE_V7_NARROW_CLAMPS(start, next)                                                  \
+  if constexpr (kClamp == kRunNoClamp) {                                                    \
+    MACE_V7_NARROW_KIND(start, "", next)                                                    \
+  } else if constexpr (kClamp == kRunClampLo) {                                             \
+    MACE_V7_NARROW_KIND(start, MACE_V7_NARROW_CLAMP_LO, next)                               \
+  } else {                                                                                  \
+    MACE_V7_NARROW_KIND(start, MACE_V7_NARROW_CLAMP_BOTH, next)                             \
+  }
+  // clang-format on
+  if constexpr (kStart == kRunFromC) {
+    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_FROM_C, "")
+  } else if constexpr (kStart == kRunZero) {
+    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_ZERO, "")
+  } else if constexpr (kStart == kRunBias) {
+    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_BIAS, MACE_V7_NARROW_NEXT_BIAS)
+  } else {
+    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_BIAS, "")
+  }
+#undef MACE_V7_NARROW_CLAMPS
+#undef MACE_V7_NARROW_KIND
+#undef MACE_V7_NARROW_ASM
+}
+
+template <RunStart kStart>
+void HalvesRunClamped(RunClamp clamp, int tiles, int kc, const float* a, int a_step,
+                      const float* b, int b_step, float* c, int c_step, int ldc_bytes,
+                      const float* bias, const float* bounds) {
+  if (clamp == kRunNoClamp) {
+    NarrowRun<kStart, kRunNoClamp, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                                  ldc_bytes, bias, bounds);
+  } else if (clamp == kRunClampLo) {
+    NarrowRun<kStart, kRunClampLo, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                                  ldc_bytes, bias, bounds);
+  } else {
+    NarrowRun<kStart, kRunClampBoth, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c,
+                                                    c_step, ldc_bytes, bias, bounds);
   }
 }
 
-#undef MACE_V7_PAIR_ROWS
-#undef MACE_V7_PAIR_STEP
+void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc, const float* a, int a_step,
+               const float* b, int b_step, float* c, int c_step, int ldc_bytes,
+               const float* bias, const float* bounds) {
+  if (start == kRunFromC) {
+    HalvesRunClamped<kRunFromC>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
+                                bias, bounds);
+  } else if (start == kRunZero) {
+    HalvesRunClamped<kRunZero>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
+                               bias, bounds);
+  } else if (start == kRunBias) {
+    HalvesRunClamped<kRunBias>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
+                               bias, bounds);
+  } else {
+    HalvesRunClamped<kRunSameBias>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
+                                   ldc_bytes, bias, bounds);
+  }
+}
+}  // namespace
+
+// Tile t reads the A panel a_step floats after tile t - 1's and the B
+// panel b_step floats after, and writes C c_step floats after.
+void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
+                     float* c, int c_step, int ldc_bytes, bool from_c) {
+  if (from_c) {
+    NarrowRun<kRunFromC, kRunNoClamp, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                                ldc_bytes, nullptr, nullptr);
+  } else {
+    NarrowRun<kRunZero, kRunNoClamp, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                               ldc_bytes, nullptr, nullptr);
+  }
+}
+
+// Two micro-tiles of output channels at once: 12 x 4 tiles whose A rows
+// 0-5 are a panel and rows 6-11 the panel a_pair floats after it, into 12
+// C rows ldc_bytes apart (the second micro-tile's rows follow the first's).
+void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
+                      int b_step, float* c, int c_step, int ldc_bytes, bool from_c) {
+  if (from_c) {
+    NarrowRun<kRunFromC, kRunNoClamp, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c,
+                                              c_step, ldc_bytes, nullptr, nullptr);
+  } else {
+    NarrowRun<kRunZero, kRunNoClamp, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c,
+                                             c_step, ldc_bytes, nullptr, nullptr);
+  }
+}
+
 #undef MACE_V7_SMALL_OPERANDS
 #undef MACE_V7_DUP
 #undef MACE_V7_ROWS4_ROWS
@@ -1472,9 +1627,10 @@ void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step,
 #undef MACE_V7_ROWS4_MACS
 #undef MACE_V7_COLS4_ALL
 #undef MACE_V7_COLS4_DEPTH
+#undef MACE_V7_COLS4_RIGHT_DEPTH
 #undef MACE_V7_COLS4_DEPTHS4
+#undef MACE_V7_COLS4_DEPTHS4_OF
 #undef MACE_V7_COLS4_MACS
-#undef MACE_V7_NARROW_STEP
 // The matrix-vector product of a 6- or 8-wide panel (a classifier's
 // weights) and x: out[j] = sum_d panel[d * width + j] * x[d]. Four depths a
 // step: the x values in one vld1 (d12-d13, which a multiply by lane may

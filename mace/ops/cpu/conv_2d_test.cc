@@ -477,6 +477,11 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
     }
     Check({1, 300, hw, hw, 40, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile, 8 * tolerance);
   }
+  // The other tails of the pairs' reduction (1 and 2 depths past whole
+  // units of 4, and fewer depths than a unit), with a lone last micro-tile.
+  for (int64_t in_c : {2, 5, 6}) {
+    Check({1, in_c, 7, 7, 17, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile, 2 * tolerance);
+  }
   // Activations the transform cannot fuse run as a pass afterwards.
   Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::LEAKYRELU, tile, tolerance);
   Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::SIGMOID, tile, tolerance);

@@ -486,8 +486,10 @@ TEST(GemmTest, RunKernelSteps) {
     if (gemm_run == nullptr) continue;
     const int64_t mr = table->mr, nr = table->nr, tiles = 3;
     // Depths around armv7's 16-step pass, which the first pass enters
-    // part-way, and ShuffleNet v2's 24 and 58.
-    for (int64_t k : {1, 2, 7, 8, 13, 15, 16, 17, 24, 31, 33, 58, 64, 259}) {
+    // part-way, and ShuffleNet v2's 24 and 58; from 64 on, armv7's
+    // unclamped blocks from C or zero run as 6 x 4 halves in passes of 4
+    // units of 4 depths, entered after 0 to 3 units and 0 to 3 depths.
+    for (int64_t k : {1, 2, 7, 8, 13, 15, 16, 17, 24, 31, 33, 58, 64, 70, 101, 150, 259}) {
       for (bool along_rows : {true, false}) {
         const int64_t rows = along_rows ? tiles * mr : mr, cols = along_rows ? nr : tiles * nr;
         // A gap of 2 floats between tile columns checks the C step.
