@@ -480,16 +480,16 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   // a whole panel past the tiles).
   const int64_t zero_panel = tiles / nr, zero_offset = tiles % nr;
   const int64_t zero_count = gemm_lanes - tiles;
-  // The image's sizes and offsets in ptrdiff_t: see TileRun.
-  const ptrdiff_t in_h = p.in_h, in_w = p.in_w, in_plane = in_h * in_w, pad_top = p.pad_top;
   for (int64_t ic = 0; ic < in_c; ++ic) {
-    const float* plane = image + static_cast<ptrdiff_t>(ic) * in_plane;
+    const float* plane = image + ic * p.in_h * p.in_w;
     run.out = half_v_ ? nullptr : v + ic * nr;
     ForEachRun(tiles_w_, cursor.first_row(), cursor.first_col(), tiles, [&](const TileRun& tr) {
-      const ptrdiff_t ih0 = tr.row * tile_ - pad_top;
+      // The row offsets in ptrdiff_t too (see TileRun).
       for (int i = 0; i < alpha_; ++i) {
-        const ptrdiff_t ih = ih0 + i;
-        run.rows[i] = ih >= 0 && ih < in_h ? plane + ih * in_w : nullptr;
+        const ptrdiff_t ih = tr.row * tile_ - static_cast<ptrdiff_t>(p.pad_top) + i;
+        run.rows[i] = ih >= 0 && ih < static_cast<ptrdiff_t>(p.in_h)
+                          ? plane + ih * static_cast<ptrdiff_t>(p.in_w)
+                          : nullptr;
       }
       run.col0 = tr.col * tile_ - p.pad_left;
       run.lanes = tr.count;
