@@ -55,10 +55,12 @@ double Fp16GemmColumnCost(int64_t cols) {
 }
 
 // A run of tiles of one tile row inside a block: tiles [first, first +
-// count) of the image, the first at block lane `lane`.
+// count) of the image, the first at block lane `lane`. In ptrdiff_t, which
+// is int64_t on 64-bit targets: on armv7 an int64_t takes register pairs,
+// and these are stepped per input channel.
 struct TileRun {
-  int64_t row = 0, col = 0;  // tile row and column of the first tile
-  int64_t lane = 0, count = 0;
+  ptrdiff_t row = 0, col = 0;  // tile row and column of the first tile
+  ptrdiff_t lane = 0, count = 0;
 };
 
 // Calls fn(run) for the runs of at most kWinogradMaxLanes tiles that make up
@@ -66,13 +68,13 @@ struct TileRun {
 // from run to run: callers pass it per input channel, and on armv7 each
 // 64-bit division is a call of some 100 instructions.
 template <typename Fn>
-void ForEachRun(int64_t tiles_w, int64_t row, int64_t col, int64_t tiles, Fn&& fn) {
-  for (int64_t lane = 0; lane < tiles;) {
+void ForEachRun(ptrdiff_t tiles_w, ptrdiff_t row, ptrdiff_t col, ptrdiff_t tiles, Fn&& fn) {
+  for (ptrdiff_t lane = 0; lane < tiles;) {
     TileRun run;
     run.row = row;
     run.col = col;
     run.lane = lane;
-    run.count = std::min<int64_t>({tiles - lane, tiles_w - col, kWinogradMaxLanes});
+    run.count = std::min<ptrdiff_t>({tiles - lane, tiles_w - col, kWinogradMaxLanes});
     fn(run);
     lane += run.count;
     col += run.count;
@@ -482,9 +484,12 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     const float* plane = image + ic * p.in_h * p.in_w;
     run.out = half_v_ ? nullptr : v + ic * nr;
     ForEachRun(tiles_w_, cursor.first_row(), cursor.first_col(), tiles, [&](const TileRun& tr) {
+      // The row offsets in ptrdiff_t too (see TileRun).
       for (int i = 0; i < alpha_; ++i) {
-        const int64_t ih = tr.row * tile_ - p.pad_top + i;
-        run.rows[i] = ih >= 0 && ih < p.in_h ? plane + ih * p.in_w : nullptr;
+        const ptrdiff_t ih = tr.row * tile_ - static_cast<ptrdiff_t>(p.pad_top) + i;
+        run.rows[i] = ih >= 0 && ih < static_cast<ptrdiff_t>(p.in_h)
+                          ? plane + ih * static_cast<ptrdiff_t>(p.in_w)
+                          : nullptr;
       }
       run.col0 = tr.col * tile_ - p.pad_left;
       run.lanes = tr.count;
