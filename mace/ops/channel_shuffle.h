@@ -1,6 +1,9 @@
 // ChannelShuffle: the ShuffleNet channel permutation on NCHW. Channels viewed
 // as [group, C / group] are transposed to [C / group, group], so each output
 // group of `group` channels takes one channel from every input group.
+// With N > 1 outputs the shuffled channels are cut into N equal pieces, as a
+// Split on channels after it would (the converter fuses that pair on the
+// CPU, so the planes are copied once); only kernels that say so accept it.
 //
 // ChannelShuffleBase is the device-neutral part: arguments (Init) and shapes
 // (InferShapes), shared by every device's kernel. The CPU kernel is
@@ -22,6 +25,8 @@ class ChannelShuffleBase : public Operation {
   // Checks the input's type and shape against the arguments, fills params()
   // and sets the output's shape.
   MaceStatus InferShapes();
+  // Whether this device's kernel writes N > 1 outputs (the fused Split).
+  virtual bool SplitsOutput() const { return false; }
   const ref::ChannelShuffleParams& params() const { return params_; }
 
  private:

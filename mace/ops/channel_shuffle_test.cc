@@ -1,5 +1,6 @@
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -107,6 +108,74 @@ TEST(ChannelShuffleTest, MatchesNaiveShuffle) {
   }
 }
 
+// NaiveShuffle's output cut into `parts` equal pieces along channels.
+std::vector<std::vector<float>> SplitChannels(const std::vector<int64_t>& shape, int64_t parts,
+                                              const std::vector<float>& shuffled) {
+  const int64_t per = shape[1] / parts, plane = shape[2] * shape[3];
+  std::vector<std::vector<float>> pieces(parts);
+  for (int64_t b = 0; b < shape[0]; ++b) {
+    for (int64_t c = 0; c < shape[1]; ++c) {
+      const auto from = shuffled.begin() + (b * shape[1] + c) * plane;
+      pieces[c / per].insert(pieces[c / per].end(), from, from + plane);
+    }
+  }
+  return pieces;
+}
+
+TEST(ChannelShuffleTest, SplitOutputsMatchNaiveShuffleThenSplit) {
+  struct Case {
+    std::vector<int64_t> shape;
+    int64_t group, parts;
+  };
+  const std::vector<Case> cases = {
+      {{1, 116, 2, 2}, 2, 2},  // ShuffleNet v2's unit, small planes
+      {{2, 12, 3, 5}, 3, 2},   // two images
+      {{1, 12, 1, 1}, 4, 3},   // one-element planes, pieces across groups
+      {{3, 6, 2, 3}, 2, 6},    // a piece per channel
+      {{1, 9, 5, 3}, 3, 3},    // odd channels and planes
+      {{1, 8, 7, 9}, 2, 4},
+  };
+  uint32_t seed = 1400;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(i);
+    const Case& c = cases[i];
+    const std::vector<float> input = RandomFloats(NumElements(c.shape), seed++);
+    OpTester tester("ChannelShuffle", RegisterChannelShuffle);
+    tester.Input("x", c.shape, input).Arg("group", c.group);
+    for (int64_t j = 0; j < c.parts; ++j) tester.Output("y" + std::to_string(j));
+    const MaceStatus run_status = tester.Run();
+    ASSERT_TRUE(run_status.ok()) << run_status.information();
+    const auto want = SplitChannels(c.shape, c.parts, NaiveShuffle(c.shape, c.group, input));
+    std::vector<int64_t> piece_shape = c.shape;
+    piece_shape[1] /= c.parts;
+    for (int64_t j = 0; j < c.parts; ++j) {
+      EXPECT_EQ(tester.OutputShape("y" + std::to_string(j)), piece_shape) << j;
+      EXPECT_EQ(tester.OutputData("y" + std::to_string(j)), want[j]) << j;
+    }
+  }
+}
+
+TEST(ChannelShuffleTest, Uint8SplitOutputsKeepQuantization) {
+  const std::vector<int64_t> shape = {1, 10, 3, 3};
+  std::vector<uint8_t> input(NumElements(shape));
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>(i * 7 + 3);
+  std::vector<float> as_float(input.begin(), input.end());
+  const auto want = SplitChannels(shape, 2, NaiveShuffle(shape, 5, as_float));
+  OpTester tester("ChannelShuffle", RegisterChannelShuffle);
+  tester.KernelType(DT_UINT8)
+      .QuantizedInput("x", shape, input, 0.05f, 7)
+      .Output("a", DT_UINT8)
+      .Output("b", DT_UINT8)
+      .Arg("group", 5);
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  for (const auto& [name, j] : {std::pair<std::string, int>{"a", 0}, {"b", 1}}) {
+    const std::vector<uint8_t> bytes = tester.OutputBytes(name);
+    EXPECT_EQ(std::vector<float>(bytes.begin(), bytes.end()), want[j]) << name;
+    EXPECT_EQ(tester.GetOutput(name).zero_point(), 7) << name;
+  }
+}
+
 TEST(ChannelShuffleTest, RejectsBadArgs) {
   struct BadArgs {
     std::vector<int64_t> shape;
@@ -121,6 +190,13 @@ TEST(ChannelShuffleTest, RejectsBadArgs) {
       {{1, 6, 1, 1}, [](OpTester* t) { t->Arg("group", int64_t{1} << 40); }, "does not divide"},
       {{6, 1, 1}, [](OpTester* t) { t->Arg("group", 2); }, "needs rank 4"},
   };
+  // Split outputs must be equal pieces of the channels.
+  {
+    OpTester tester("ChannelShuffle", RegisterChannelShuffle);
+    tester.Input("x", {1, 6, 1, 1}, std::vector<float>(6)).Output("a").Output("b").Output("c");
+    tester.Output("d").Arg("group", 2);
+    ExpectInvalid(&tester, "the 6 input channels do not split evenly into 4 outputs");
+  }
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(i);
     OpTester tester("ChannelShuffle", RegisterChannelShuffle);

@@ -2,8 +2,9 @@
 // the ops on no runtime and on 1-3 threads against the reference kernels,
 // with shapes below and above the size that is split over threads (planes
 // of one element to ShuffleNet's 28x28, several images, uneven and empty
-// pieces, uint8), ShufflePlanes with a piece per plane, RowRuns::Scatter
-// on its own over random run tables, and CopyBytes at every small size.
+// pieces, uint8), ShufflePlanes with a piece per plane and split outputs,
+// RowRuns::Scatter on its own over random run tables, and CopyBytes at
+// every small size.
 #include <cstring>
 #include <memory>
 #include <random>
@@ -99,34 +100,45 @@ TEST(ParallelChannelShuffleTest, Uint8MatchesReference) {
 }
 
 // ShufflePlanes on its own: planes of kMinParallelCopyBytes make every
-// plane its own piece, so ranges start at every group, channel and image
-// position the counters must find by division.
+// plane its own piece, so ranges start at every group, channel, image and
+// output piece position the counters must find by division. The pieces of
+// a split output lie one after another in one buffer.
 TEST(ShufflePlanesTest, EveryRangeStartMatchesReference) {
   const int64_t plane = kMinParallelCopyBytes;
   const auto pools = testing::PoolsUnderTest();
   struct Case {
-    int64_t batch, channels, group;
+    int64_t batch, channels, group, parts;
   };
-  const Case cases[] = {{2, 6, 3}, {3, 5, 1}, {1, 7, 7}, {2, 8, 2}};
+  const Case cases[] = {{2, 6, 3, 1}, {3, 5, 1, 1}, {1, 7, 7, 1}, {2, 8, 2, 1},
+                        {2, 6, 3, 2}, {2, 6, 2, 3}, {1, 8, 2, 4}, {3, 5, 5, 5}};
   std::mt19937 rng(4500);
   for (const Case& c : cases) {
     const int64_t planes = c.batch * c.channels, per_group = c.channels / c.group;
+    const int64_t per_part = c.channels / c.parts;
     std::vector<unsigned char> in(planes * plane);
     for (unsigned char& b : in) b = static_cast<unsigned char>(rng());
     std::vector<unsigned char> expected(in.size());
     for (int64_t n = 0; n < c.batch; ++n) {
       for (int64_t g = 0; g < c.group; ++g) {
         for (int64_t i = 0; i < per_group; ++i) {
-          std::memcpy(expected.data() + (n * c.channels + i * c.group + g) * plane,
+          const int64_t to = i * c.group + g, part = to / per_part;
+          const int64_t at = part * c.batch * per_part + n * per_part + to - part * per_part;
+          std::memcpy(expected.data() + at * plane,
                       in.data() + (n * c.channels + g * per_group + i) * plane, plane);
         }
       }
     }
     for (size_t p = 0; p < pools.size(); ++p) {
       SCOPED_TRACE(::testing::Message() << "batch " << c.batch << ", channels " << c.channels
-                                        << ", group " << c.group << ", pool " << p);
+                                        << ", group " << c.group << ", parts " << c.parts
+                                        << ", pool " << p);
       std::vector<unsigned char> out(in.size(), 0xA5);
-      ShufflePlanes(pools[p].get(), c.batch, c.channels, c.group, plane, in.data(), out.data());
+      std::vector<unsigned char*> outs;
+      for (int64_t j = 0; j < c.parts; ++j) {
+        outs.push_back(out.data() + j * c.batch * per_part * plane);
+      }
+      ShufflePlanes(pools[p].get(), c.batch, c.channels, c.group, plane, in.data(), outs.data(),
+                    c.parts);
       EXPECT_TRUE(out == expected);
     }
   }

@@ -113,23 +113,39 @@ void ParallelCopyUnits(ThreadPool* pool, int64_t units, int64_t unit_bytes, Fn&&
 
 // ChannelShuffle's moves: output plane n * channels + i * group + g (each of
 // plane_bytes) is input plane n * channels + g * (channels / group) + i,
-// copied in ranges spread over `pool`. A range finds its first source by
-// division and then steps counters: one 64-bit division per plane is a
-// libgcc call on armv7, and on one thread those calls cost as much as the
-// copies of ShuffleNet's 7x7 planes.
+// copied in ranges spread over `pool`. The output channels are cut into
+// `parts` equal pieces, piece j in outs[j] ([batch, channels / parts]
+// planes): a shuffle followed by a Split on channels writes the Split's
+// outputs at once instead of copying every plane twice. A range finds its
+// first source and destination by division and then steps counters: one
+// 64-bit division per plane is a libgcc call on armv7, and on one thread
+// those calls cost as much as the copies of ShuffleNet's 7x7 planes.
 inline void ShufflePlanes(ThreadPool* pool, int64_t batch, int64_t channels, int64_t group,
-                          int64_t plane_bytes, const unsigned char* in, unsigned char* out) {
-  if (channels <= 0 || group <= 0 || plane_bytes <= 0) return;
-  const int64_t per_group = channels / group;
+                          int64_t plane_bytes, const unsigned char* in,
+                          unsigned char* const* outs, int64_t parts) {
+  if (channels <= 0 || group <= 0 || parts <= 0 || plane_bytes <= 0) return;
+  const int64_t per_group = channels / group, per_part = channels / parts;
   const int64_t group_step = per_group * plane_bytes, image_bytes = channels * plane_bytes;
+  const int64_t part_image_bytes = per_part * plane_bytes;
   ParallelCopyUnits(pool, batch * channels, plane_bytes, [&](int64_t begin, int64_t end) {
-    const int64_t n = begin / channels, c = begin - n * channels;
+    int64_t n = begin / channels;
+    const int64_t c = begin - n * channels;
     int64_t i = c / group, g = c - i * group;
+    int64_t j = c / per_part, k = c - j * per_part;
     const unsigned char* image = in + n * image_bytes;  // input image n
     const unsigned char* from = image + g * group_step + i * plane_bytes;
-    unsigned char* to = out + begin * plane_bytes;
-    for (int64_t u = begin; u < end; ++u, to += plane_bytes) {
+    unsigned char* to = outs[j] + (n * per_part + k) * plane_bytes;
+    for (int64_t u = begin; u < end; ++u) {
       CopyBytes(to, from, plane_bytes);
+      to += plane_bytes;
+      if (++k == per_part) {
+        k = 0;
+        if (++j == parts) {
+          j = 0;
+          ++n;
+        }
+        to = outs[j] + n * part_image_bytes;
+      }
       from += group_step;
       if (++g == group) {
         g = 0;
@@ -141,6 +157,12 @@ inline void ShufflePlanes(ThreadPool* pool, int64_t batch, int64_t channels, int
       }
     }
   });
+}
+
+// The same into one output of [batch, channels] planes.
+inline void ShufflePlanes(ThreadPool* pool, int64_t batch, int64_t channels, int64_t group,
+                          int64_t plane_bytes, const unsigned char* in, unsigned char* out) {
+  ShufflePlanes(pool, batch, channels, group, plane_bytes, in, &out, 1);
 }
 
 // A stream of `outer` rows, each cut into runs of run_bytes[i] bytes that

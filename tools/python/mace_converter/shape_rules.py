@@ -176,7 +176,12 @@ def _channel_shuffle(op, shapes, graph):
     _rank(op, shapes[0], 4)
     if shapes[0][1] % int(op.args["group"]):
         raise fail(op, f"group {op.args['group']} does not divide {shapes[0][1]} channels")
-    return [shapes[0]]
+    # Several outputs: the fused Split's equal pieces of the channels.
+    count = len(op.outputs)
+    if shapes[0][1] % count:
+        raise fail(op, f"{shapes[0][1]} channels do not split into {count} outputs")
+    n, c, h, w = shapes[0]
+    return [(n, c // count, h, w)] * count
 
 
 @rule("DepthToSpace")

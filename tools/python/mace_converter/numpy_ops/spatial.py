@@ -194,11 +194,12 @@ def _space_to_depth(inputs, args, _):
 
 
 @kernel("ChannelShuffle")
-def _channel_shuffle(inputs, args, _):
+def _channel_shuffle(inputs, args, count):
     x = inputs[0]
     n, c, h, w = x.shape
     g = int(args["group"])
-    return [x.reshape(n, g, c // g, h, w).transpose(0, 2, 1, 3, 4).reshape(n, c, h, w)]
+    y = x.reshape(n, g, c // g, h, w).transpose(0, 2, 1, 3, 4).reshape(n, c, h, w)
+    return np.split(y, count, axis=1)
 
 
 @kernel("SpaceToBatchND")

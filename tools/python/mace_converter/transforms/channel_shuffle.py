@@ -1,5 +1,6 @@
 """Replaces the Reshape -> Transpose -> Reshape pattern that exporters write
-for ShuffleNet's channel shuffle by one ChannelShuffle op (NCHW)."""
+for ShuffleNet's channel shuffle by one ChannelShuffle op (NCHW), and on the
+CPU lets that op also do the Split on channels that follows it."""
 from __future__ import annotations
 
 from mace_converter.ir import Graph
@@ -39,4 +40,36 @@ def fuse_channel_shuffle(graph: Graph) -> int:
     if fused:
         graph.log.append(f"replaced {fused} Reshape-Transpose-Reshape pattern(s) by "
                          "ChannelShuffle")
+    return fused
+
+
+def fuse_shuffle_split(graph: Graph) -> int:
+    """ChannelShuffle whose only reader is a Split of its channels into equal
+    pieces (ShuffleNet v2's units) becomes one ChannelShuffle with the
+    Split's outputs: each plane is copied once, not twice, and the shuffled
+    tensor needs no memory. Only the CPU kernel writes several outputs, so
+    the caller runs this for CPU graphs alone."""
+    fused = 0
+    consumers = graph.consumers()
+    for shuffle in list(graph.ops):
+        if shuffle.type != "ChannelShuffle" or len(shuffle.outputs) != 1:
+            continue
+        split = sole_consumer(graph, shuffle.outputs[0], consumers)
+        # A sizes input is checked at run time by Split alone.
+        if split is None or split.type != "Split" or len(split.inputs) != 1 \
+                or len(split.outputs) < 2:
+            continue
+        shape = graph.shape(shuffle.outputs[0])
+        if len(shape) != 4 or int(split.args.get("axis", 1)) % 4 != 1:
+            continue
+        count = len(split.outputs)
+        sizes = [int(size) for size in split.args.get("split") or []]
+        if shape[1] % count or any(size != shape[1] // count for size in sizes):
+            continue
+        graph.ops = [op for op in graph.ops if op is not split]
+        graph.tensors.pop(shuffle.outputs[0], None)
+        shuffle.outputs = list(split.outputs)
+        fused += 1
+    if fused:
+        graph.log.append(f"fused {fused} ChannelShuffle-Split pair(s) into ChannelShuffle")
     return fused

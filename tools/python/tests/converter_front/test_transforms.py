@@ -155,3 +155,53 @@ class FoldingTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def _shuffle_split(x_shape, split_axis, sizes, extra_reader=False):
+    """Relu -> channel shuffle (Reshape, Transpose, Reshape) in 2 groups ->
+    Split into `sizes` along `split_axis` -> a Relu on each piece; with
+    `extra_reader` the shuffled tensor also feeds a third output."""
+    n, c, h, w = x_shape
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Reshape", ["r", "s5"], ["g"]),
+             helper.make_node("Transpose", ["g"], ["t"], perm=[0, 2, 1, 3, 4]),
+             helper.make_node("Reshape", ["t", "s4"], ["sh"]),
+             helper.make_node("Split", ["sh", "sizes"], [f"p{i}" for i in range(len(sizes))],
+                              axis=split_axis)]
+    nodes += [helper.make_node("Relu", [f"p{i}"], [f"y{i}"]) for i in range(len(sizes))]
+    outputs = {f"y{i}": None for i in range(len(sizes))}
+    if extra_reader:
+        nodes.append(helper.make_node("Sigmoid", ["sh"], ["z"]))
+        outputs["z"] = None
+    inits = [_i64("s5", [n, 2, c // 2, h, w]), _i64("s4", [n, c, h, w]), _i64("sizes", sizes)]
+    return make_model(nodes, {"x": x_shape}, outputs, inits)
+
+
+class ShuffleSplitTest(unittest.TestCase):
+    def _ops(self, converted):
+        return [(op.type, len(op.output)) for op in converted.net_def.op]
+
+    def test_split_of_the_shuffled_channels_fuses_on_the_cpu(self):
+        for shape, sizes in (([1, 8, 3, 3], [4, 4]), ([2, 12, 2, 3], [4, 4, 4])):
+            with self.subTest(shape=shape, sizes=sizes):
+                model = _shuffle_split(shape, 1, sizes)
+                converted = check_against_ort(self, model, {"x": shape})
+                ops = self._ops(converted)
+                self.assertIn(("ChannelShuffle", len(sizes)), ops)
+                self.assertNotIn("Split", [t for t, _ in ops])
+
+    def test_no_fusion_elsewhere(self):
+        cases = [
+            ("split on height", _shuffle_split([1, 8, 4, 3], 2, [2, 2]), [1, 8, 4, 3], {}),
+            ("unequal pieces", _shuffle_split([1, 8, 3, 3], 1, [2, 6]), [1, 8, 3, 3], {}),
+            ("another reader", _shuffle_split([1, 8, 3, 3], 1, [4, 4], extra_reader=True),
+             [1, 8, 3, 3], {}),
+            ("GPU graph", _shuffle_split([1, 8, 3, 3], 1, [4, 4]), [1, 8, 3, 3],
+             {"runtime": "gpu"}),
+        ]
+        for label, model, shape, options in cases:
+            with self.subTest(label):
+                converted = check_against_ort(self, model, {"x": shape}, **options)
+                ops = self._ops(converted)
+                self.assertIn(("ChannelShuffle", 1), ops)
+                self.assertIn("Split", [t for t, _ in ops])
