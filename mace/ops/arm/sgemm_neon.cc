@@ -11,6 +11,7 @@
 
 #include "mace/ops/arm/neon_epilogue.h"
 #include "mace/ops/arm/neon_kernels.h"
+#include "mace/ops/arm/sgemm_neon_armv7.h"
 
 namespace mace {
 namespace ops {
@@ -1417,18 +1418,6 @@ void NeonWinogradGemms(int64_t positions, int64_t kc, const float* const* a, int
     MACE_NEON_ROW(3, a23, 1) MACE_NEON_ROW(4, a45, 0) MACE_NEON_ROW(5, a45, 1) a += 6; \
   }
 
-// The tile in assembly (sgemm_neon_armv7.cc): C rows (ldc_bytes apart) =
-// (from_c ? C : bias ? bias[i] : 0) + A x B, then clamped below at bounds[0]
-// (and above at bounds[1] if clamp_hi) if clamp.
-void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
-// `tiles` of them, each with its A, B, C and bias a step (in floats) after
-// the previous one's; the first prefetch_tiles prefetch A two tiles ahead.
-void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
-                     float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
-                     int bias_step, bool clamp, bool clamp_hi, const float* bounds,
-                     int prefetch_tiles);
-
 // A column bias or hard-swish (neither comes from a plain convolution): the
 // assembly from zero into a staging tile, then the C epilogue. Kept out of
 // NeonGemm, whose common path then saves no NEON registers of its own.
@@ -1696,31 +1685,6 @@ void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* 
 }
 
 #else  // armv7
-
-// The tile in assembly (sgemm_neon_armv7.cc): C rows (ldc_bytes apart) =
-// (bias ? bias[i] : 0) + A x B, B's k-th row at base + offsets[k], then
-// clamped as Armv7GemmTile6x8's.
-void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
-                      int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
-                      const float* bounds);
-
-// As Armv7ConvTile6x8 for offsets that come kernel_w taps of a kernel row
-// at a time in the padded image's pattern (PaddedImage); false, with
-// nothing written, for a kernel width other than 3 and 7.
-bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const float* base,
-                                const int64_t* offsets, float* c, int ldc_bytes,
-                                const float* bias, bool clamp, bool clamp_hi,
-                                const float* bounds);
-
-// `tiles` tiles of Armv7ConvKernelRowsTile6x8 or of its first tile_rows (2
-// or 4) rows, each 8 floats on from the one before it in B and C, in one
-// call; false, with nothing written, where that tile would return false.
-// chain: the tap steps Armv7ConvKernelRowsChain gave for these offsets, or
-// null.
-bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
-                            const float* base, const int64_t* offsets, float* c, int ldc_bytes,
-                            const float* bias, bool clamp, bool clamp_hi, const float* bounds,
-                            const int32_t* chain);
 
 void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
                    const int64_t* offsets, float* c, int64_t ldc, int rows, int cols,

@@ -20,6 +20,8 @@
 // reduction, its start and stores, and about 20 instructions of the loop,
 // where a call per tile through the GEMM driver and NeonGemm cost about
 // 140 more (MobileNet v1 runs some 74,000 tiles).
+#include "mace/ops/arm/sgemm_neon_armv7.h"
+
 #if defined(__ARM_NEON) && !defined(__aarch64__)
 
 #include <cstdint>
@@ -28,48 +30,6 @@
 namespace mace {
 namespace ops {
 namespace arm {
-
-// Declared where NeonGemm and NeonGemmRun (sgemm_neon.cc) call them.
-void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
-void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
-                     float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
-                     int bias_step, bool clamp, bool clamp_hi, const float* bounds,
-                     int prefetch_tiles);
-void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, int kc,
-                           const float* a, int a_step, const float* b, int b_step, float* c,
-                           int c_step, int ldc_bytes, bool from_c, const float* bias,
-                           int bias_step, bool clamp, bool clamp_hi, const float* bounds);
-void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
-                      int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
-                      const float* bounds);
-bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const float* base,
-                                const int64_t* offsets, float* c, int ldc_bytes,
-                                const float* bias, bool clamp, bool clamp_hi,
-                                const float* bounds);
-bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
-                            const float* base, const int64_t* offsets, float* c, int ldc_bytes,
-                            const float* bias, bool clamp, bool clamp_hi, const float* bounds,
-                            const int32_t* chain);
-bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]);
-void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, int ldc_bytes,
-                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
-                      const float* bounds);
-bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
-void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
-                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
-                      const float* bounds);
-void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
-void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
-                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
-                      const float* bounds);
-void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
-                      float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
-                      bool clamp_hi, const float* bounds);
-void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
-                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
-                         bool clamp, bool clamp_hi, const float* bounds);
 
 namespace {
 // The asm's mode bits.

@@ -5,6 +5,10 @@
 #include "mace/ops/cpu/conv_2d_gemm.h"
 #include "mace/ops/cpu/fused_activation.h"
 
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+#include "mace/ops/arm/sgemm_neon_armv7.h"
+#endif
+
 namespace mace {
 namespace ops {
 #if defined(__ARM_NEON) && !defined(__aarch64__)
@@ -23,10 +27,6 @@ void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
 bool Armv7ConvRowsRun(int kernel_w, int64_t kc, const float* a, const float* base,
                       const int64_t* offsets, float* c, int64_t ldc, int rows, int tiles,
                       const TileEpilogue& epilogue, const int32_t* chain);
-// sgemm_neon_armv7.cc: whether a 3x3 kernel's offsets form one chain of
-// tap steps (each kernel row alike, rows of a channel one step apart and
-// channels another); if so the four steps, in bytes.
-bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]);
 }  // namespace arm
 #endif
 #if defined(__aarch64__)

@@ -14,18 +14,12 @@
 #include "mace/ops/registry.h"
 #include "mace/ops/testing/op_tester.h"
 
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+#include "mace/ops/arm/sgemm_neon_armv7.h"
+#endif
+
 namespace mace {
 namespace ops {
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-namespace arm {
-// sgemm_neon_armv7.cc: runs of direct-convolution tiles over kernel rows.
-bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
-                            const float* base, const int64_t* offsets, float* c, int ldc_bytes,
-                            const float* bias, bool clamp, bool clamp_hi, const float* bounds,
-                            const int32_t* chain);
-bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]);
-}  // namespace arm
-#endif
 namespace {
 
 using testing::ExpectNear;

@@ -8,6 +8,8 @@
 
 #if defined(__aarch64__)
 #include "mace/ops/arm/neon_kernels.h"
+#elif defined(__ARM_NEON)
+#include "mace/ops/arm/sgemm_neon_armv7.h"
 #endif
 
 namespace mace {
@@ -134,18 +136,8 @@ WinogradInputRun BlockInputRun(int tile, int64_t in_w, int64_t panels, int64_t i
 }  // namespace
 
 #if defined(__ARM_NEON) && !defined(__aarch64__)
-namespace arm {
-// sgemm_neon_armv7.cc: a run of 6 x 4 tiles (the first 4 columns of the
-// 6 x 8 tile's B panels), from C or zero, no bias or clamp.
-void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
-                     float* c, int c_step, int ldc_bytes, bool from_c);
-// The same over two micro-tiles (A panels a_pair floats apart) at once.
-void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
-                      int b_step, float* c, int c_step, int ldc_bytes, bool from_c);
-}  // namespace arm
-
 namespace {
-// Whether the armv7 run kernels above take a block's last panel of at most
+// Whether the armv7 run kernels (sgemm_neon_armv7.h) take a block's last panel of at most
 // 4 tiles, as 6 x 4 tiles or, two output-channel micro-tiles at a time
 // (room for both in M), as 12 x 4 tiles.
 bool Armv7NarrowRuns(const KernelTable& table, bool fp16, const PackedPanels& run_filter,

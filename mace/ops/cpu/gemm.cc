@@ -7,6 +7,10 @@
 
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+#include "mace/ops/arm/sgemm_neon_armv7.h"
+#endif
+
 namespace mace {
 namespace ops {
 namespace {
@@ -69,51 +73,6 @@ void PartialTile(const KernelTable& table, int64_t kc, const float* a, const flo
 }
 
 #if defined(__ARM_NEON) && !defined(__aarch64__)
-}  // namespace
-namespace arm {
-// sgemm_neon_armv7.cc: the first 4 columns (6x4) or rows (4x8) of a 6 x 8
-// tile into c, rows ldc_bytes apart (from c, the 6 or 4 row biases or
-// zero), clamped as Armv7GemmTile6x8's.
-void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, int ldc_bytes,
-                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
-                      const float* bounds);
-void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
-                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
-                      const float* bounds);
-// Its first 2 rows (2x8), and its first column (6x1) straight into C, rows
-// ldc_bytes apart.
-void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_bytes,
-                      bool from_c, const float* bias, bool clamp, bool clamp_hi,
-                      const float* bounds);
-void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
-// A row of `tiles` 4 x 8 (rows 4) or 2 x 8 tiles, B panels b_step floats
-// apart, C 8 floats apart.
-void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
-                      float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
-                      bool clamp_hi, const float* bounds);
-// A column of `tiles` 6 x 4 (cols 4) or 6 x 1 tiles, A panels a_step
-// floats apart, C c_step floats apart.
-void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
-                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
-                         bool clamp, bool clamp_hi, const float* bounds);
-// sgemm_neon.cc's run of 6 x 8 tiles, whose first prefetch_tiles tiles
-// prefetch the A panel two tiles ahead.
-void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
-                     float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
-                     int bias_step, bool clamp, bool clamp_hi, const float* bounds,
-                     int prefetch_tiles);
-// `runs` such runs (no prefetching), each with the A panels and biases of
-// the first and B and C b_run_step and c_run_step floats on.
-void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, int kc,
-                           const float* a, int a_step, const float* b, int b_step, float* c,
-                           int c_step, int ldc_bytes, bool from_c, const float* bias,
-                           int bias_step, bool clamp, bool clamp_hi, const float* bounds);
-// The same: a 6- or 8-wide panel times a vector (PanelDotKernel), false
-// for other widths.
-bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
-}  // namespace arm
-namespace {
 
 // The armv7 NEON table, with an epilogue its assembly finishes itself (no
 // column bias or hard-swish).

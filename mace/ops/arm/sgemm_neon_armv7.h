@@ -1,0 +1,104 @@
+// The armv7 assembly GEMM and direct-convolution kernels of
+// sgemm_neon_armv7.cc, for their callers in sgemm_neon.cc (NeonGemm,
+// NeonGemmRun, Armv7ConvRows), cpu/gemm.cc (the armv7 table's tails and
+// panels), cpu/conv_2d_direct.cc (the tap chain) and cpu/conv_2d_winograd.cc
+// (the Winograd runs). Sizes and strides are 32-bit: each is at most one
+// block of a GEMM.
+#ifndef MACE_OPS_ARM_SGEMM_NEON_ARMV7_H_
+#define MACE_OPS_ARM_SGEMM_NEON_ARMV7_H_
+
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+
+#include <cstdint>
+
+namespace mace {
+namespace ops {
+namespace arm {
+
+// The 6 x 8 tile: C rows (ldc_bytes apart) = (from_c ? C : bias ? bias[i] :
+// 0) + A x B, then clamped below at bounds[0] (and above at bounds[1] if
+// clamp_hi) if clamp.
+void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+// `tiles` of them, each with its A, B, C and bias a step (in floats) after
+// the previous one's; the first prefetch_tiles prefetch A two tiles ahead.
+void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
+                     float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
+                     int bias_step, bool clamp, bool clamp_hi, const float* bounds,
+                     int prefetch_tiles);
+// `runs` such runs (no prefetching), each with the A panels and biases of
+// the first and B and C b_run_step and c_run_step floats on.
+void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, int kc,
+                           const float* a, int a_step, const float* b, int b_step, float* c,
+                           int c_step, int ldc_bytes, bool from_c, const float* bias, int bias_step,
+                           bool clamp, bool clamp_hi, const float* bounds);
+
+// The first 4 columns (6x4) or rows (4x8) of a 6 x 8 tile into c, rows
+// ldc_bytes apart (from c, the 6 or 4 row biases or zero), clamped as
+// Armv7GemmTile6x8's.
+void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+// Its first 2 rows (2x8), and its first column (6x1) straight into C, rows
+// ldc_bytes apart.
+void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+// A row of `tiles` 4 x 8 (rows 4) or 2 x 8 tiles, B panels b_step floats
+// apart, C 8 floats apart.
+void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
+                      float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
+                      bool clamp_hi, const float* bounds);
+// A column of `tiles` 6 x 4 (cols 4) or 6 x 1 tiles, A panels a_step
+// floats apart, C c_step floats apart.
+void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
+                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
+                         bool clamp, bool clamp_hi, const float* bounds);
+
+// A 6- or 8-wide panel times a vector (PanelDotKernel); false for other
+// widths.
+bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
+
+// Winograd's runs: 6 x 4 tiles (the first 4 columns of the 6 x 8 tile's B
+// panels), from C or zero, no bias or clamp; and the same over two
+// micro-tiles (A panels a_pair floats apart) at once.
+void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
+                     float* c, int c_step, int ldc_bytes, bool from_c);
+void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
+                      int b_step, float* c, int c_step, int ldc_bytes, bool from_c);
+
+// The direct convolution's tile: C rows (ldc_bytes apart) = (bias ? bias[i]
+// : 0) + A x B, B's k-th row at base + offsets[k], then clamped as
+// Armv7GemmTile6x8's.
+void Armv7ConvTile6x8(int kc, const float* a, const float* base, const int64_t* offsets, float* c,
+                      int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
+                      const float* bounds);
+// As Armv7ConvTile6x8 for offsets that come kernel_w taps of a kernel row
+// at a time in the padded image's pattern (PaddedImage); false, with
+// nothing written, for a kernel width other than 3 and 7.
+bool Armv7ConvKernelRowsTile6x8(int kc, int kernel_w, const float* a, const float* base,
+                                const int64_t* offsets, float* c, int ldc_bytes, const float* bias,
+                                bool clamp, bool clamp_hi, const float* bounds);
+// `tiles` tiles of Armv7ConvKernelRowsTile6x8 or of its first tile_rows (2
+// or 4) rows, each 8 floats on from the one before it in B and C, in one
+// call; false, with nothing written, where that tile would return false.
+// chain: the tap steps Armv7ConvKernelRowsChain gave for these offsets, or
+// null.
+bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, const float* a,
+                            const float* base, const int64_t* offsets, float* c, int ldc_bytes,
+                            const float* bias, bool clamp, bool clamp_hi, const float* bounds,
+                            const int32_t* chain);
+// Whether a 3x3 kernel's offsets form one chain of tap steps (each kernel
+// row alike, rows of a channel one step apart and channels another); if so
+// the four steps, in bytes.
+bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]);
+
+}  // namespace arm
+}  // namespace ops
+}  // namespace mace
+
+#endif  // __ARM_NEON && !__aarch64__
+
+#endif  // MACE_OPS_ARM_SGEMM_NEON_ARMV7_H_
