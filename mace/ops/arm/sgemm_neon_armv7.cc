@@ -24,6 +24,7 @@
 
 #if defined(__ARM_NEON) && !defined(__aarch64__)
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -189,8 +190,18 @@ void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_
 // (the pass count, the entry) for the whole reduction. 58 and 116 deep
 // (ShuffleNet v2's 1x1 layers) took 24 and 34 instructions of loop
 // control and now take 10 and 18; a tile's own set-up is 38.
+//
+// A tile's accumulators start from C, from the 6 row biases duplicated in
+// the asm (6 vld1 and 6 vmov), or from a start tile built once per call:
+// the row biases (or zeros) already repeated across each row, so that two
+// vldmia load all 12 accumulators. 1x1 layers with 16 to 32 input
+// channels (MobileNet v2's expansions, some 56,000 tiles of 16 to 32
+// steps) spent 12 of a tile's ~56 instructions of set-up on the start.
 namespace {
-enum RunStart { kRunFromC, kRunBias, kRunSameBias, kRunZero };
+// kRunBias: the biases duplicated, a tile's 6 after the previous tile's
+// (the 6 x 8 run only). kRunStarts: start tiles, one a tile. kRunSameStart:
+// one start tile for every tile (the same row biases, or zeros).
+enum RunStart { kRunFromC, kRunBias, kRunStarts, kRunSameStart };
 enum RunClamp { kRunNoClamp, kRunClampLo, kRunClampBoth };
 
 // What the run's loop reads through its frame pointer, at fixed offsets.
@@ -220,10 +231,12 @@ struct RunFrame {
   "vld1.32 {d28[], d29[]}, [%[bias]]" last "\n"                             \
   "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n"                             \
   "vmov q11, q10\n vmov q13, q12\n vmov q15, q14\n"
-#define MACE_V7_RUN_ZERO                                                    \
-  "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"   \
-  "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n" \
-  "vmov.i32 q12, #0\n vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n"
+// The accumulators from a start tile of 48 floats at the bias operand,
+// which moves on to the next tile's, or stays.
+#define MACE_V7_RUN_STARTS "vldmia %[bias]!, {d8-d23}\n vldmia %[bias]!, {d24-d31}\n"
+#define MACE_V7_RUN_SAME_START                                              \
+  "vldmia %[bias]!, {d8-d23}\n vldmia %[bias], {d24-d31}\n"                \
+  "sub %[bias], %[bias], #128\n"
 #define MACE_V7_RUN_FROM_C "mov %[n], %[c]\n" MACE_V7_RUN_ROWS("vld1.32", "n")
 #define MACE_V7_RUN_ROWS(op, p)                                             \
   op " {d8-d11}, [%[" p "]], %[ldc]\n"                                      \
@@ -319,10 +332,10 @@ void RunTiles(int tiles, const float* a, int a_adj, const float* b, int b_adj, f
     MACE_V7_RUN_CLAMPS(MACE_V7_RUN_FROM_C)
   } else if constexpr (kStart == kRunBias) {
     MACE_V7_RUN_CLAMPS(MACE_V7_RUN_DUP6("!"))
-  } else if constexpr (kStart == kRunSameBias) {
-    MACE_V7_RUN_CLAMPS(MACE_V7_RUN_DUP6("") "sub %[bias], %[bias], #20\n")
+  } else if constexpr (kStart == kRunStarts) {
+    MACE_V7_RUN_CLAMPS(MACE_V7_RUN_STARTS)
   } else {
-    MACE_V7_RUN_CLAMPS(MACE_V7_RUN_ZERO)
+    MACE_V7_RUN_CLAMPS(MACE_V7_RUN_SAME_START)
   }
 #undef MACE_V7_RUN_CLAMPS
 #undef MACE_V7_RUN_ASM
@@ -343,17 +356,58 @@ void RunTilesClamped(RunClamp clamp, int tiles, const float* a, int a_adj, const
 }  // namespace
 
 namespace {
-// The 6 x 8 tiles of a run as their 6 x 4 halves (below), started and
-// clamped as RunTiles' are. Not inlined: its asm takes 12 core registers,
-// which RunsOfTiles' frame does not leave.
+// The 6 x 8 tiles of a run as their 6 x 4 halves (below), started from C
+// or 6 x 4 start tiles and clamped as RunTiles' are. Not inlined: its asm
+// takes 12 core registers, which RunsOfTiles' frame does not leave.
 __attribute__((noinline)) void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc,
                                          const float* a, int a_step, const float* b,
                                          int b_step, float* c, int c_step, int ldc_bytes,
-                                         const float* bias, const float* bounds);
+                                         const float* starts, const float* bounds);
 // From this depth on, the halves' steps (27 instructions for 4 depths
 // where the tile's take 28, and a shorter loop) save more than their
 // second start and stores cost.
 constexpr int kHalvesMinKc = 64;
+
+// The most tiles a run builds start tiles for (3 KiB of stack); longer
+// runs go in parts. The GEMM's runs along a column panel have mc / 6 = 16.
+constexpr int kMaxStartTiles = 16;
+// The start tile of no bias (also the 6 x 4 one).
+alignas(16) constexpr float kZeroStart[6 * 8] = {};
+
+// The start tiles of `tiles` tiles: each tile's 6 row biases (6 floats
+// after the previous tile's), each repeated `width` (4 or 8) times, into
+// out. One vld1, 6 or 12 vdup and 2 vstmia a tile: GCC's loop of the same
+// took about 50.
+void FillStarts(const float* bias, int tiles, int width, float* out) {
+  if (tiles <= 0) return;
+  // clang-format off
+#define MACE_V7_FILL(dups_and_stores, ...)                                       \
+  __asm__ volatile("1:\n"                                                        \
+                   "vld1.32 {d0-d2}, [%[bias]]!\n"                               \
+                   dups_and_stores                                               \
+                   "subs %[tiles], %[tiles], #1\n"                               \
+                   "bne 1b\n"                                                    \
+                   : [bias] "+r"(bias), [out] "+r"(out), [tiles] "+r"(tiles)     \
+                   :                                                             \
+                   : "cc", "memory", "d0", "d1", "d2", __VA_ARGS__)
+  if (width == 4) {
+    MACE_V7_FILL("vdup.32 q2, d0[0]\n vdup.32 q3, d0[1]\n vdup.32 q8, d1[0]\n"
+                 "vdup.32 q9, d1[1]\n vdup.32 q10, d2[0]\n vdup.32 q11, d2[1]\n"
+                 "vstmia %[out]!, {d4-d7}\n"
+                 "vstmia %[out]!, {d16-d23}\n",
+                 "d4", "d5", "d6", "d7", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23");
+  } else {
+    MACE_V7_FILL("vdup.32 q2, d0[0]\n vdup.32 q3, d0[0]\n vdup.32 q4, d0[1]\n vdup.32 q5, d0[1]\n"
+                 "vdup.32 q6, d1[0]\n vdup.32 q7, d1[0]\n vdup.32 q8, d1[1]\n vdup.32 q9, d1[1]\n"
+                 "vdup.32 q10, d2[0]\n vdup.32 q11, d2[0]\n vdup.32 q12, d2[1]\n vdup.32 q13, d2[1]\n"
+                 "vstmia %[out]!, {d4-d19}\n"
+                 "vstmia %[out]!, {d20-d27}\n",
+                 "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15",
+                 "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27");
+  }
+#undef MACE_V7_FILL
+  // clang-format on
+}
 
 // RunTiles over `runs` runs of `tiles` tiles, each run's B and C
 // b_run_step and c_run_step floats after the previous one's and its A and
@@ -366,18 +420,49 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
   constexpr int kMr = 6, kNr = 8, kStepBytes = 14 * 4, kPassSteps = 16;
   constexpr int kFloat = sizeof(float);
   if (from_c || bias == nullptr) bias_step = 0;
+  const bool halves = kc >= kHalvesMinKc;
+  if (bias_step == kMr && tiles > kMaxStartTiles && (halves || runs > 1)) {
+    // The tiles are independent: a part at a time.
+    for (int done = 0; done < tiles; done += kMaxStartTiles) {
+      RunsOfTiles(runs, b_run_step, c_run_step, std::min(kMaxStartTiles, tiles - done), kc,
+                  a + done * a_step, a_step, b + done * b_step, b_step, c + done * c_step,
+                  c_step, ldc_bytes, from_c, bias + done * kMr, bias_step, clamp, clamp_hi,
+                  bounds);
+    }
+    return;
+  }
   const RunClamp run_clamp = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
-  if (kc >= kHalvesMinKc) {
-    const RunStart start = from_c            ? kRunFromC
-                           : bias == nullptr ? kRunZero
-                           : bias_step == kMr ? kRunBias
-                                              : kRunSameBias;
+  // The start tiles, but for a single run of 6 x 8 tiles from biases that
+  // step, which would build as many start tiles as it loads: its asm
+  // duplicates the biases.
+  alignas(16) float starts[kMaxStartTiles * kMr * kNr];
+  RunStart start = kRunFromC;
+  const float* first = nullptr;
+  if (from_c) {
+    // From C.
+  } else if (bias == nullptr) {
+    start = kRunSameStart;
+    first = kZeroStart;
+  } else if (bias_step == 0) {
+    start = kRunSameStart;
+    FillStarts(bias, 1, halves ? 4 : kNr, starts);
+    first = starts;
+  } else if (halves || runs > 1) {
+    start = kRunStarts;
+    FillStarts(bias, tiles, halves ? 4 : kNr, starts);
+    first = starts;
+  } else {
+    start = kRunBias;
+    first = bias;
+  }
+  if (halves) {
     for (; runs > 0; --runs, b += b_run_step, c += c_run_step) {
-      HalvesRun(start, run_clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, bias,
+      HalvesRun(start, run_clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, first,
                 bounds);
     }
     return;
   }
+  const int start_step = start == kRunStarts ? kMr * kNr : start == kRunBias ? kMr : 0;
   RunFrame frame = {bounds[0],
                     clamp_hi ? bounds[1] : 0.f,
                     (kc + kPassSteps - 1) / kPassSteps,
@@ -388,22 +473,22 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
                     -tiles * a_step * kFloat,
                     (b_run_step - tiles * b_step) * kFloat,
                     (c_run_step - tiles * c_step) * kFloat,
-                    -tiles * bias_step * kFloat};
+                    -tiles * start_step * kFloat};
   const int a_adj = (a_step - kMr * kc) * kFloat;
   const int b_adj = (b_step - kNr * kc) * kFloat;
   const int c_adj = c_step * kFloat - kMr * ldc_bytes;
-  if (from_c) {
-    RunTilesClamped<kRunFromC>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
+  if (start == kRunFromC) {
+    RunTilesClamped<kRunFromC>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, first,
                                &frame);
-  } else if (bias == nullptr) {
-    RunTilesClamped<kRunZero>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
-                              &frame);
-  } else if (bias_step == kMr) {
-    RunTilesClamped<kRunBias>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, bias,
-                              &frame);
+  } else if (start == kRunSameStart) {
+    RunTilesClamped<kRunSameStart>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes,
+                                   first, &frame);
+  } else if (start == kRunStarts) {
+    RunTilesClamped<kRunStarts>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, first,
+                                &frame);
   } else {
-    RunTilesClamped<kRunSameBias>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes,
-                                  bias, &frame);
+    RunTilesClamped<kRunBias>(run_clamp, tiles, a, a_adj, b, b_adj, c, c_adj, ldc_bytes, first,
+                              &frame);
   }
 }
 }  // namespace
@@ -1333,16 +1418,13 @@ struct NarrowFrame {
   const void* entry[4];  // 20: the tail's and loop's entries, per half (set by the asm)
   // 36, 40, 44: A, B and C from the first half's end to the second's start
   int a_half, b_half, c_half;
-  const float* bias;  // 48: the tile's 6 row biases
+  const float* starts;  // 48: the tile's start tile (6 x 4)
 };
 // A run's tiles: 6 x 4, 12 x 4 (two micro-tiles of output channels, one
 // after the other) or 6 x 8 (its left and right halves).
 enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
 
 // clang-format off
-#define MACE_V7_NARROW_ZERO                                                 \
-  "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n"              \
-  "vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n"
 // The 6 rows, ldc apart, from or to the accumulators; the pointer ends
 // 6 rows on (the pair's second half's first row).
 #define MACE_V7_NARROW_ROWS(op, p)                                          \
@@ -1350,12 +1432,12 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
   op " {d24-d25}, [%[" p "]], %[ldc]\n" op " {d26-d27}, [%[" p "]], %[ldc]\n" \
   op " {d28-d29}, [%[" p "]], %[ldc]\n" op " {d30-d31}, [%[" p "]], %[ldc]\n"
 #define MACE_V7_NARROW_FROM_C "mov %[n], %[c]\n" MACE_V7_NARROW_ROWS("vld1.32", "n")
-// Each half starts from the tile's row biases (both halves: the same).
-#define MACE_V7_NARROW_BIAS                                                 \
+// Each half starts from the tile's start tile (both halves: the same), in
+// one vldmia where duplicating the 6 row biases took 6 vld1 and zeroing 6
+// vmov.
+#define MACE_V7_NARROW_START                                                \
   "ldr %[t], [%[prm], #48]\n"                                               \
-  "vld1.32 {d20[], d21[]}, [%[t]]!\n" "vld1.32 {d22[], d23[]}, [%[t]]!\n"   \
-  "vld1.32 {d24[], d25[]}, [%[t]]!\n" "vld1.32 {d26[], d27[]}, [%[t]]!\n"   \
-  "vld1.32 {d28[], d29[]}, [%[t]]!\n" "vld1.32 {d30[], d31[]}, [%[t]]\n"
+  "vldmia %[t], {d20-d31}\n"
 #define MACE_V7_NARROW_CLAMP_LO                                             \
   "vld1.32 {d0[], d1[]}, [%[prm]]\n"                                        \
   MACE_V7_COLS4_ALL("vmax.f32", "q0")
@@ -1422,7 +1504,7 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
                           MACE_V7_COLS4_DEPTHS4_OF("q7", "q9"),             \
                           "ldr %[t], [%[prm], #44]\n"                       \
                           "add %[c], %[c], %[t]\n")
-// The next tile; `bias` moves the row biases on.
+// The next tile; `bias` moves the start tiles on.
 #define MACE_V7_NARROW_NEXT(bias)                                           \
   "add %[a], %[a], %[a_adj]\n"                                              \
   "add %[b], %[b], %[b_adj]\n"                                              \
@@ -1432,16 +1514,18 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
   "bne 0b\n"
 #define MACE_V7_NARROW_NEXT_BIAS                                            \
   "ldr %[t], [%[prm], #48]\n"                                               \
-  "add %[t], %[t], #24\n"                                                   \
+  "add %[t], %[t], #96\n"                                                   \
   "str %[t], [%[prm], #48]\n"
 // clang-format on
 
-// Tiles as kKind says, each starting as kStart and clamped as kClamp
-// (Armv7GemmRun6x8's runs), A pairs a_pair floats apart.
+// Tiles as kKind says, each starting as kStart (from C, or the 6 x 4
+// start tiles at `starts`) and clamped as kClamp (Armv7GemmRun6x8's runs),
+// A pairs a_pair floats apart.
 template <RunStart kStart, RunClamp kClamp, NarrowKind kKind>
 void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
-               int b_step, float* c, int c_step, int ldc_bytes, const float* bias,
+               int b_step, float* c, int c_step, int ldc_bytes, const float* starts,
                const float* bounds) {
+  static_assert(kStart != kRunBias, "the narrow runs start from C or start tiles");
   constexpr int kMr = 6, kNr = 8, kFloat = sizeof(float);
   constexpr int kDepthBytes = 8 * 4, kUnitBytes = 27 * 4, kPassUnits = 4;
   if (tiles <= 0) return;
@@ -1458,7 +1542,7 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
                        (kKind == kNarrowPair ? a_pair : 0) * kFloat - kMr * kc * kFloat,
                        -kNr * kc * kFloat,
                        4 * kFloat - row_bytes,
-                       bias};
+                       starts};
   const int a_adj = ((kKind == kNarrowPair ? a_step - a_pair : a_step) - kMr * kc) * kFloat;
   const int b_adj = (b_step - kNr * kc) * kFloat;
   const int c_adj = c_step * kFloat - (kKind == kNarrowPair ? 2 * row_bytes
@@ -1497,12 +1581,10 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
   // clang-format on
   if constexpr (kStart == kRunFromC) {
     MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_FROM_C, "")
-  } else if constexpr (kStart == kRunZero) {
-    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_ZERO, "")
-  } else if constexpr (kStart == kRunBias) {
-    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_BIAS, MACE_V7_NARROW_NEXT_BIAS)
+  } else if constexpr (kStart == kRunStarts) {
+    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_START, MACE_V7_NARROW_NEXT_BIAS)
   } else {
-    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_BIAS, "")
+    MACE_V7_NARROW_CLAMPS(MACE_V7_NARROW_START, "")
   }
 #undef MACE_V7_NARROW_CLAMPS
 #undef MACE_V7_NARROW_KIND
@@ -1512,34 +1594,31 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
 template <RunStart kStart>
 void HalvesRunClamped(RunClamp clamp, int tiles, int kc, const float* a, int a_step,
                       const float* b, int b_step, float* c, int c_step, int ldc_bytes,
-                      const float* bias, const float* bounds) {
+                      const float* starts, const float* bounds) {
   if (clamp == kRunNoClamp) {
     NarrowRun<kStart, kRunNoClamp, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
-                                                  ldc_bytes, bias, bounds);
+                                                  ldc_bytes, starts, bounds);
   } else if (clamp == kRunClampLo) {
     NarrowRun<kStart, kRunClampLo, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
-                                                  ldc_bytes, bias, bounds);
+                                                  ldc_bytes, starts, bounds);
   } else {
     NarrowRun<kStart, kRunClampBoth, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c,
-                                                    c_step, ldc_bytes, bias, bounds);
+                                                    c_step, ldc_bytes, starts, bounds);
   }
 }
 
 void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc, const float* a, int a_step,
                const float* b, int b_step, float* c, int c_step, int ldc_bytes,
-               const float* bias, const float* bounds) {
+               const float* starts, const float* bounds) {
   if (start == kRunFromC) {
     HalvesRunClamped<kRunFromC>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
-                                bias, bounds);
-  } else if (start == kRunZero) {
-    HalvesRunClamped<kRunZero>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
-                               bias, bounds);
-  } else if (start == kRunBias) {
-    HalvesRunClamped<kRunBias>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
-                               bias, bounds);
+                                starts, bounds);
+  } else if (start == kRunStarts) {
+    HalvesRunClamped<kRunStarts>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
+                                 starts, bounds);
   } else {
-    HalvesRunClamped<kRunSameBias>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
-                                   ldc_bytes, bias, bounds);
+    HalvesRunClamped<kRunSameStart>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
+                                    ldc_bytes, starts, bounds);
   }
 }
 }  // namespace
@@ -1552,8 +1631,8 @@ void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float*
     NarrowRun<kRunFromC, kRunNoClamp, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
                                                 ldc_bytes, nullptr, nullptr);
   } else {
-    NarrowRun<kRunZero, kRunNoClamp, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
-                                               ldc_bytes, nullptr, nullptr);
+    NarrowRun<kRunSameStart, kRunNoClamp, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c,
+                                                         c_step, ldc_bytes, kZeroStart, nullptr);
   }
 }
 
@@ -1566,8 +1645,8 @@ void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step,
     NarrowRun<kRunFromC, kRunNoClamp, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c,
                                               c_step, ldc_bytes, nullptr, nullptr);
   } else {
-    NarrowRun<kRunZero, kRunNoClamp, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c,
-                                             c_step, ldc_bytes, nullptr, nullptr);
+    NarrowRun<kRunSameStart, kRunNoClamp, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step,
+                                                       c, c_step, ldc_bytes, kZeroStart, nullptr);
   }
 }
 

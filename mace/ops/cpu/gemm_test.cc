@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+#include "mace/ops/arm/sgemm_neon_armv7.h"
+#endif
 #include "mace/ops/cpu/kernel_test_util.h"
 #include "mace/ops/testing/op_tester.h"
 
@@ -573,6 +576,116 @@ TEST(GemmTest, RunKernelSteps) {
     }
   }
 }
+
+// MobileNet v2's and SqueezeNet 1.1's 1x1 layers, smaller: 16, 24 and 96
+// output channels and an odd count, 16 and 24 input channels and an odd
+// count, on maps of 1 to 13 positions, 7x7 and 13x13; then walks with
+// columns outer (k * n past the L1 block) whose full panels run in one call,
+// shallow (6 x 8 tiles) and from 64 deep (6 x 4 halves), with the row bias
+// starting each tile or zero, clamped or not.
+TEST(GemmTest, MobileNetV2AndSqueezeNetShapes) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    for (int64_t m : {int64_t{16}, int64_t{24}, int64_t{23}}) {
+      for (int64_t k : {int64_t{16}, int64_t{24}, int64_t{17}}) {
+        for (int64_t n = 1; n <= 13; ++n) {
+          Case c{m, n, k};
+          c.row_bias = true;
+          c.activation = kTileActClamp;
+          RunCase(*table, nullptr, c);
+        }
+        for (int64_t n : {int64_t{49}, int64_t{169}}) {
+          for (int variant = 0; variant < 4; ++variant) {
+            Case c{m, n, k};
+            c.row_bias = variant & 1;
+            c.activation = variant & 2 ? kTileActClamp : kTileActNone;
+            c.pack_a = variant == 3;
+            RunCase(*table, nullptr, c);
+          }
+        }
+      }
+    }
+    for (Case c : {Case{96, 600, 16}, Case{24, 400, 24}, Case{31, 300, 33}, Case{30, 130, 70},
+                   Case{24, 140, 96}}) {
+      for (int variant = 0; variant < 4; ++variant) {
+        c.row_bias = variant & 1;
+        c.activation = variant & 2 ? kTileActClamp : kTileActNone;
+        c.pack_a = variant == 1;
+        RunCase(*table, nullptr, c);
+      }
+    }
+  }
+}
+
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+// armv7's runs of 6 x 8 tiles alone: `runs` column panels of `tiles` row
+// panels (a run's A panels and biases step down a column), more tiles than
+// a run builds start tiles for at once (16), shallow and deep (halves), from
+// the row biases of each tile, the same 6 biases for all, zero or C,
+// clamped below, on both sides or not. C's margin must stay NaN.
+TEST(GemmTest, Armv7RunsOfTilesStarts) {
+  constexpr int kMr = 6, kNr = 8;
+  const float bounds[2] = {-0.5f, 1.5f};
+  for (int k : {1, 16, 24, 33, 64, 70}) {
+    for (int tiles : {1, 2, 17, 20}) {
+      for (int runs : {1, 3}) {
+        const int rows = tiles * kMr, cols = runs * kNr, ldc = cols + 3;
+        const std::vector<float> a = RandomFloats(rows * k, 41);
+        const std::vector<float> b = RandomFloats(cols * k, 42);
+        const std::vector<float> bias = RandomFloats(rows, 43);
+        const std::vector<float> start = RandomFloats(rows * ldc, 44);
+        for (int variant = 0; variant < 24; ++variant) {
+          // bias_mode 0: none, 1: a tile's own, 2: the first tile's for all,
+          // 3: from C.
+          const int bias_mode = variant % 4, clamp_mode = variant / 4 % 3;
+          const bool panels = variant >= 12;
+          const bool from_c = bias_mode == 3;
+          const bool clamp = clamp_mode > 0, clamp_hi = clamp_mode > 1;
+          SCOPED_TRACE(::testing::Message() << "k " << k << " tiles " << tiles << " runs " << runs
+                                            << " bias " << bias_mode << " clamp " << clamp_mode
+                                            << " panels " << panels);
+          std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
+          for (int i = 0; i < rows; ++i) {
+            for (int j = 0; j < cols; ++j) c[i * ldc + j] = start[i * ldc + j];
+          }
+          const float* row_bias = bias_mode == 1 || bias_mode == 2 ? bias.data() : nullptr;
+          const int bias_step = bias_mode == 1 ? kMr : 0;
+          if (panels) {
+            arm::Armv7GemmRun6x8Panels(runs, kNr * k, kNr, tiles, k, a.data(), kMr * k, b.data(),
+                                       0, c.data(), kMr * ldc, ldc * 4, from_c, row_bias,
+                                       bias_step, clamp, clamp_hi, bounds);
+          } else {
+            for (int r = 0; r < runs; ++r) {
+              arm::Armv7GemmRun6x8(tiles, k, a.data(), kMr * k, b.data() + r * kNr * k, 0,
+                                   c.data() + r * kNr, kMr * ldc, ldc * 4, from_c, row_bias,
+                                   bias_step, clamp, clamp_hi, bounds, 0);
+            }
+          }
+          std::vector<float> got, expected;
+          for (int i = 0; i < rows; ++i) {
+            for (int j = 0; j < cols; ++j) {
+              double sum = from_c ? start[i * ldc + j]
+                           : bias_mode == 1 ? bias[i]
+                           : bias_mode == 2 ? bias[i % kMr]
+                                            : 0.0;
+              for (int l = 0; l < k; ++l) {
+                sum += static_cast<double>(a[(i / kMr) * kMr * k + l * kMr + i % kMr]) *
+                       b[(j / kNr) * kNr * k + l * kNr + j % kNr];
+              }
+              float v = static_cast<float>(sum);
+              if (clamp) v = std::max(v, bounds[0]);
+              if (clamp_hi) v = std::min(v, bounds[1]);
+              expected.push_back(v);
+              got.push_back(c[i * ldc + j]);
+            }
+            for (int j = cols; j < ldc; ++j) ASSERT_TRUE(std::isnan(c[i * ldc + j]));
+          }
+          ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
+        }
+      }
+    }
+  }
+}
+#endif
 
 // PackPanels on rows `stride` apart (a weight matrix packed as B^T), with
 // the depth contiguous (the fast path) or `depth_stride` apart: full panels,
