@@ -397,13 +397,15 @@ void FillStarts(const float* bias, int tiles, int width, float* out) {
                  "vstmia %[out]!, {d16-d23}\n",
                  "d4", "d5", "d6", "d7", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23");
   } else {
-    MACE_V7_FILL("vdup.32 q2, d0[0]\n vdup.32 q3, d0[0]\n vdup.32 q4, d0[1]\n vdup.32 q5, d0[1]\n"
-                 "vdup.32 q6, d1[0]\n vdup.32 q7, d1[0]\n vdup.32 q8, d1[1]\n vdup.32 q9, d1[1]\n"
-                 "vdup.32 q10, d2[0]\n vdup.32 q11, d2[0]\n vdup.32 q12, d2[1]\n vdup.32 q13, d2[1]\n"
+    MACE_V7_FILL("vdup.32 q2, d0[0]\n vdup.32 q3, d0[0]\n vdup.32 q4, d0[1]\n"
+                 "vdup.32 q5, d0[1]\n vdup.32 q6, d1[0]\n vdup.32 q7, d1[0]\n"
+                 "vdup.32 q8, d1[1]\n vdup.32 q9, d1[1]\n vdup.32 q10, d2[0]\n"
+                 "vdup.32 q11, d2[0]\n vdup.32 q12, d2[1]\n vdup.32 q13, d2[1]\n"
                  "vstmia %[out]!, {d4-d19}\n"
                  "vstmia %[out]!, {d20-d27}\n",
                  "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15",
-                 "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27");
+                 "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26",
+                 "d27");
   }
 #undef MACE_V7_FILL
   // clang-format on
@@ -425,9 +427,8 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
     // The tiles are independent: a part at a time.
     for (int done = 0; done < tiles; done += kMaxStartTiles) {
       RunsOfTiles(runs, b_run_step, c_run_step, std::min(kMaxStartTiles, tiles - done), kc,
-                  a + done * a_step, a_step, b + done * b_step, b_step, c + done * c_step,
-                  c_step, ldc_bytes, from_c, bias + done * kMr, bias_step, clamp, clamp_hi,
-                  bounds);
+                  a + done * a_step, a_step, b + done * b_step, b_step, c + done * c_step, c_step,
+                  ldc_bytes, from_c, bias + done * kMr, bias_step, clamp, clamp_hi, bounds);
     }
     return;
   }
@@ -1406,13 +1407,15 @@ void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step
 // which stays in L1 between them. As Armv7GemmRun6x8's runs, a run is one
 // assembly loop with the start chosen at compile time and C, A and B
 // advanced by post-increments and one add each; the reduction is a
-// 16-depth loop of 4-depth units entered part-way (Duff's device), after
+// 32-depth loop of 4-depth units entered part-way (Duff's device), after
 // kc % 4 single depths entered the same way, so a tail costs no branches.
+// (A 16-depth loop spent 2 more instructions a half on every further 16
+// depths: 8 of a 64-deep 6 x 8 tile's ~100 outside the units.)
 namespace {
 // What the narrow runs' loop reads through its frame pointer.
 struct NarrowFrame {
   float lo, hi;          // 0, 4: the clamp bounds
-  int passes;            // 8: passes of the 16-depth loop, the first partial
+  int passes;            // 8: passes of the 32-depth loop, the first partial
   int depth_skip;        // 12: the single depths the tail skips, in bytes
   int unit_skip;         // 16: the units the first pass skips, in bytes
   const void* entry[4];  // 20: the tail's and loop's entries, per half (set by the asm)
@@ -1467,9 +1470,9 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
   "ldr %[n], [%[prm], #8]\n"                                                \
   "ldr pc, [%[prm], #" ue "]\n"                                             \
   units ":\n"                                                               \
-  unit unit unit unit                                                       \
+  unit unit unit unit unit unit unit unit                                   \
   units_end ":\n"                                                           \
-  ".if (" tail_end "b - " tail "b) - 3 * 32 || (" units_end "b - " units "b) - 4 * 108\n" \
+  ".if (" tail_end "b - " tail "b) - 3 * 32 || (" units_end "b - " units "b) - 8 * 108\n" \
   ".error \"a depth is not 8 or a unit 27 four-byte instructions\"\n"      \
   ".endif\n"                                                                \
   "subs %[n], %[n], #1\n"                                                   \
@@ -1527,7 +1530,7 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
                const float* bounds) {
   static_assert(kStart != kRunBias, "the narrow runs start from C or start tiles");
   constexpr int kMr = 6, kNr = 8, kFloat = sizeof(float);
-  constexpr int kDepthBytes = 8 * 4, kUnitBytes = 27 * 4, kPassUnits = 4;
+  constexpr int kDepthBytes = 8 * 4, kUnitBytes = 27 * 4, kPassUnits = 8;
   if (tiles <= 0) return;
   if (kc < 0) kc = 0;
   const int units = kc / 4;

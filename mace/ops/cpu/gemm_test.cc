@@ -490,9 +490,9 @@ TEST(GemmTest, RunKernelSteps) {
     const int64_t mr = table->mr, nr = table->nr, tiles = 3;
     // Depths around armv7's 16-step pass, which the first pass enters
     // part-way, and ShuffleNet v2's 24 and 58; from 64 on, armv7's
-    // unclamped blocks from C or zero run as 6 x 4 halves in passes of 4
-    // units of 4 depths, entered after 0 to 3 units and 0 to 3 depths.
-    for (int64_t k : {1, 2, 7, 8, 13, 15, 16, 17, 24, 31, 33, 58, 64, 70, 101, 150, 259}) {
+    // unclamped blocks from C or zero run as 6 x 4 halves in passes of 8
+    // units of 4 depths, entered after 0 to 7 units and 0 to 3 depths.
+    for (int64_t k : {1, 2, 7, 8, 13, 15, 16, 17, 24, 31, 33, 58, 64, 70, 76, 90, 101, 150, 259}) {
       for (bool along_rows : {true, false}) {
         const int64_t rows = along_rows ? tiles * mr : mr, cols = along_rows ? nr : tiles * nr;
         // A gap of 2 floats between tile columns checks the C step.
@@ -625,7 +625,7 @@ TEST(GemmTest, MobileNetV2AndSqueezeNetShapes) {
 TEST(GemmTest, Armv7RunsOfTilesStarts) {
   constexpr int kMr = 6, kNr = 8;
   const float bounds[2] = {-0.5f, 1.5f};
-  for (int k : {1, 16, 24, 33, 64, 70}) {
+  for (int k : {1, 16, 24, 33, 64, 70, 90}) {
     for (int tiles : {1, 2, 17, 20}) {
       for (int runs : {1, 3}) {
         const int rows = tiles * kMr, cols = runs * kNr, ldc = cols + 3;
@@ -640,9 +640,9 @@ TEST(GemmTest, Armv7RunsOfTilesStarts) {
           const bool panels = variant >= 12;
           const bool from_c = bias_mode == 3;
           const bool clamp = clamp_mode > 0, clamp_hi = clamp_mode > 1;
-          SCOPED_TRACE(::testing::Message() << "k " << k << " tiles " << tiles << " runs " << runs
-                                            << " bias " << bias_mode << " clamp " << clamp_mode
-                                            << " panels " << panels);
+          SCOPED_TRACE(::testing::Message()
+                       << "k " << k << " tiles " << tiles << " runs " << runs << " bias "
+                       << bias_mode << " clamp " << clamp_mode << " panels " << panels);
           std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
           for (int i = 0; i < rows; ++i) {
             for (int j = 0; j < cols; ++j) c[i * ldc + j] = start[i * ldc + j];
@@ -650,9 +650,9 @@ TEST(GemmTest, Armv7RunsOfTilesStarts) {
           const float* row_bias = bias_mode == 1 || bias_mode == 2 ? bias.data() : nullptr;
           const int bias_step = bias_mode == 1 ? kMr : 0;
           if (panels) {
-            arm::Armv7GemmRun6x8Panels(runs, kNr * k, kNr, tiles, k, a.data(), kMr * k, b.data(),
-                                       0, c.data(), kMr * ldc, ldc * 4, from_c, row_bias,
-                                       bias_step, clamp, clamp_hi, bounds);
+            arm::Armv7GemmRun6x8Panels(runs, kNr * k, kNr, tiles, k, a.data(), kMr * k, b.data(), 0,
+                                       c.data(), kMr * ldc, ldc * 4, from_c, row_bias, bias_step,
+                                       clamp, clamp_hi, bounds);
           } else {
             for (int r = 0; r < runs; ++r) {
               arm::Armv7GemmRun6x8(tiles, k, a.data(), kMr * k, b.data() + r * kNr * k, 0,
@@ -663,7 +663,7 @@ TEST(GemmTest, Armv7RunsOfTilesStarts) {
           std::vector<float> got, expected;
           for (int i = 0; i < rows; ++i) {
             for (int j = 0; j < cols; ++j) {
-              double sum = from_c ? start[i * ldc + j]
+              double sum = from_c           ? start[i * ldc + j]
                            : bias_mode == 1 ? bias[i]
                            : bias_mode == 2 ? bias[i % kMr]
                                             : 0.0;
