@@ -2055,7 +2055,8 @@ inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps,
 }
 
 // Four output rows of `width` >= 8, the ragged end one more step ending at
-// the last output.
+// the last output: of 4 outputs (AsmFourRowsS2) when that covers it (a
+// 28-wide row's last 4: 72 instructions at four rows, not 123 for 8).
 template <int kAct>
 inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps, float bias,
                               float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
@@ -2063,8 +2064,11 @@ inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps, 
   const float32x4_t b = vdupq_n_f32(bias);
   for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
   AsmFourRowsWideS2<kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 8);
-  if (width % 8 != 0) {
+  if (width % 8 > kLanes) {
     AsmFourRowsWideS2<kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
+  } else if (width % 8 != 0) {
+    AsmFourRowsS2<kAct>(in + 2 * (width - kLanes), pitch, taps, bias, lo, hi,
+                        out + width - kLanes, width, 1);
   }
 }
 #undef MACE_DW2W_ASM
