@@ -841,48 +841,82 @@ void KernelRowsRun(RunParams* prm, const float* base, int sa, int sb, float* c) 
 // are compile-time (no flag tests), the tile's A, bias and channel count
 // come from the frame. A tile then costs its 27 taps and 46 instructions
 // (ShuffleNet v2's stem: 466 -> 424 a tile, 6,272 tiles).
+//
+// 7x7 kernels (ResNet-18's stem, stride 2) chain the same way, a kernel
+// row's taps alternating sa and sb: a channel is 49 taps, unrolled, where
+// KernelRowsRun spent 4 instructions on each of a tile's 21 kernel rows.
+// So do a stem's last 4 or 2 output channels (64 = 10 x 6 + 4, 32 = 5 x 6
+// + 2), with KernelRowsRun's 4- and 2-row multiply-adds.
 struct ChainFrame {
   float lo, hi;       // 0, 4: the clamp bounds
   const float* bias;  // 8
   const float* a;     // 12: the A panel
-  int channels;       // 16: kc / 9
+  int channels;       // 16: kc / (kernel_w * kernel_w)
 };
 
 // clang-format off
-#define MACE_V7_CHAIN_TAP(s)                   \
+// A tap: A's 6 values (the tile's rows of them) and B's 8, then the
+// tile's multiply-adds (macs).
+#define MACE_V7_CHAIN_TAP(macs, s)             \
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
   "vld1.32 {d4-d7}, [%[p]], %[" s "]\n"        \
-  MACE_V7_MACS
-#define MACE_V7_CHAIN_ROW(next)                                          \
-  MACE_V7_CHAIN_TAP("sa") MACE_V7_CHAIN_TAP("sb") MACE_V7_CHAIN_TAP(next)
-#define MACE_V7_CHAIN_RUN(start, clamp)                                  \
+  macs
+#define MACE_V7_CHAIN_ROW(macs, next)                                    \
+  MACE_V7_CHAIN_TAP(macs, "sa") MACE_V7_CHAIN_TAP(macs, "sb")            \
+  MACE_V7_CHAIN_TAP(macs, next)
+#define MACE_V7_CHAIN_ROW7(macs, next)                                   \
+  MACE_V7_CHAIN_TAP(macs, "sa") MACE_V7_CHAIN_TAP(macs, "sb")            \
+  MACE_V7_CHAIN_TAP(macs, "sa") MACE_V7_CHAIN_TAP(macs, "sb")            \
+  MACE_V7_CHAIN_ROW(macs, next)
+// A channel's kernel rows: 3 or 7 of them.
+#define MACE_V7_CHAIN_CHANNEL3(macs)                                     \
+  MACE_V7_CHAIN_ROW(macs, "rs") MACE_V7_CHAIN_ROW(macs, "rs")            \
+  MACE_V7_CHAIN_ROW(macs, "cs")
+#define MACE_V7_CHAIN_CHANNEL7(macs)                                     \
+  MACE_V7_CHAIN_ROW7(macs, "rs") MACE_V7_CHAIN_ROW7(macs, "rs")          \
+  MACE_V7_CHAIN_ROW7(macs, "rs") MACE_V7_CHAIN_ROW7(macs, "rs")          \
+  MACE_V7_CHAIN_ROW7(macs, "rs") MACE_V7_CHAIN_ROW7(macs, "rs")          \
+  MACE_V7_CHAIN_ROW7(macs, "cs")
+#define MACE_V7_CHAIN_RUN(channel, store, start, clamp)                  \
   "0:\n"                                                                 \
   start                                                                  \
   "ldr %[a], [%[prm], #12]\n"                                            \
   "ldr %[n], [%[prm], #16]\n"                                            \
   "mov %[p], %[base]\n"                                                  \
   "1:\n"                                                                 \
-  MACE_V7_CHAIN_ROW("rs") MACE_V7_CHAIN_ROW("rs") MACE_V7_CHAIN_ROW("cs") \
+  channel                                                                \
   "subs %[n], %[n], #1\n"                                                \
   "bne 1b\n"                                                             \
   clamp                                                                  \
   "mov %[p], %[c]\n"                                                     \
-  MACE_V7_FEW_STORE_6                                                    \
+  store                                                                  \
   "add %[c], %[c], #32\n"                                                \
   "add %[base], %[base], #32\n"                                          \
   "subs %[tiles], %[tiles], #1\n"                                        \
   "bne 0b\n"
+// The clamps over the accumulators all(op, q) names.
+#define MACE_V7_CHAIN_CLAMP_LO(all)                                      \
+  "vld1.32 {d0[], d1[]}, [%[prm]]\n"                                     \
+  all("vmax.f32", "q0")
+#define MACE_V7_CHAIN_CLAMP_BOTH(all)                                    \
+  "vld1.32 {d0}, [%[prm]]\n"                                             \
+  "vdup.32 q1, d0[1]\n"                                                  \
+  "vdup.32 q0, d0[0]\n"                                                  \
+  all("vmax.f32", "q0")                                                  \
+  all("vmin.f32", "q1")
 // clang-format on
 
-template <bool kBias, RunClamp kClamp>
+template <int kKw, int kRows, bool kBias, RunClamp kClamp>
 void ChainRun(int tiles, const float* base, int sa, int sb, int rs, int cs, float* c,
               int ldc_bytes, const ChainFrame* prm) {
+  static_assert(kKw == 3 || kKw == 7, "3x3 or 7x7 kernels");
+  static_assert(kRows == 2 || kRows == 4 || kRows == 6, "tiles of 2, 4 or 6 rows");
   const float* a;
   const float* p;
   int n;
-  const int t = ldc_bytes;  // MACE_V7_FEW_STORE_6's row step
-#define MACE_V7_CHAIN_ASM(start, clamp)                                                         \
-  __asm__ volatile(MACE_V7_CHAIN_RUN(start, clamp)                                              \
+  const int t = ldc_bytes;  // the stores' row step
+#define MACE_V7_CHAIN_ASM(channel, store, start, clamp)                                         \
+  __asm__ volatile(MACE_V7_CHAIN_RUN(channel, store, start, clamp)                              \
                    : [a] "=&r"(a), [p] "=&r"(p), [n] "=&r"(n), [c] "+r"(c), [base] "+r"(base), \
                      [tiles] "+r"(tiles)                                                        \
                    : [prm] "r"(prm), [sa] "r"(sa), [sb] "r"(sb), [rs] "r"(rs), [cs] "r"(cs),   \
@@ -891,30 +925,64 @@ void ChainRun(int tiles, const float* base, int sa, int sb, int rs, int cs, floa
                      "d9", "d10", "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18",     \
                      "d19", "d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28",    \
                      "d29", "d30", "d31")
-#define MACE_V7_CHAIN_CLAMPS(start) MACE_V7_BY_CLAMP(MACE_V7_CHAIN_ASM, start)
-  if constexpr (kBias) {
-    MACE_V7_CHAIN_CLAMPS("ldr %[p], [%[prm], #8]\n" MACE_V7_FEW_BIAS_6)
-  } else {
-    MACE_V7_CHAIN_CLAMPS(MACE_V7_FEW_ZERO_6)
+#define MACE_V7_CHAIN_CLAMPS(channel, all, store, start)                            \
+  if constexpr (kClamp == kRunNoClamp) {                                            \
+    MACE_V7_CHAIN_ASM(channel, store, start, "");                                   \
+  } else if constexpr (kClamp == kRunClampLo) {                                     \
+    MACE_V7_CHAIN_ASM(channel, store, start, MACE_V7_CHAIN_CLAMP_LO(all));          \
+  } else {                                                                          \
+    MACE_V7_CHAIN_ASM(channel, store, start, MACE_V7_CHAIN_CLAMP_BOTH(all));        \
   }
+#define MACE_V7_CHAIN_STARTS(channel, all, store, bias, zero)                       \
+  if constexpr (kBias) {                                                            \
+    MACE_V7_CHAIN_CLAMPS(channel, all, store, "ldr %[p], [%[prm], #8]\n" bias)      \
+  } else {                                                                          \
+    MACE_V7_CHAIN_CLAMPS(channel, all, store, zero)                                 \
+  }
+// The tile's rows: their multiply-adds, accumulators, stores and starts.
+#define MACE_V7_CHAIN_ROWS(macs, all, store, bias, zero)                            \
+  if constexpr (kKw == 3) {                                                         \
+    MACE_V7_CHAIN_STARTS(MACE_V7_CHAIN_CHANNEL3(macs), all, store, bias, zero)      \
+  } else {                                                                          \
+    MACE_V7_CHAIN_STARTS(MACE_V7_CHAIN_CHANNEL7(macs), all, store, bias, zero)      \
+  }
+  if constexpr (kRows == 6) {
+    MACE_V7_CHAIN_ROWS(MACE_V7_MACS, MACE_V7_ALL, MACE_V7_FEW_STORE_6, MACE_V7_FEW_BIAS_6,
+                       MACE_V7_FEW_ZERO_6)
+  } else if constexpr (kRows == 4) {
+    MACE_V7_CHAIN_ROWS(MACE_V7_FEW_MACS_4, MACE_V7_FEW_ALL_4, MACE_V7_FEW_STORE_4,
+                       MACE_V7_FEW_BIAS_4, MACE_V7_FEW_ZERO_4)
+  } else {
+    MACE_V7_CHAIN_ROWS(MACE_V7_FEW_MACS_2, MACE_V7_FEW_ALL_2, MACE_V7_FEW_STORE_2,
+                       MACE_V7_FEW_BIAS_2, MACE_V7_FEW_ZERO_2)
+  }
+#undef MACE_V7_CHAIN_ROWS
+#undef MACE_V7_CHAIN_STARTS
 #undef MACE_V7_CHAIN_CLAMPS
 #undef MACE_V7_CHAIN_ASM
 }
+#undef MACE_V7_CHAIN_CLAMP_BOTH
+#undef MACE_V7_CHAIN_CLAMP_LO
 #undef MACE_V7_CHAIN_RUN
 #undef MACE_V7_BY_CLAMP
+#undef MACE_V7_CHAIN_CHANNEL3
+#undef MACE_V7_CHAIN_CHANNEL7
+#undef MACE_V7_CHAIN_ROW7
 #undef MACE_V7_CHAIN_ROW
 #undef MACE_V7_CHAIN_TAP
 
-// ChainRun on the tap steps Armv7ConvKernelRowsChain found.
+// ChainRun on the tap steps Armv7ConvKernelRowsChain found, kc a multiple
+// of kKw * kKw.
+template <int kKw, int kRows>
 void ChainedKernelRowsRun(int tiles, int kc, const float* a, const float* base,
                           const int64_t* offsets, float* c, int ldc_bytes, const float* bias,
                           bool clamp, bool clamp_hi, const float* bounds, const int32_t* chain) {
-  constexpr int kTaps = 9;
+  constexpr int kTaps = kKw * kKw;
   const ChainFrame frame = {bounds[0], clamp_hi ? bounds[1] : 0.f, bias, a, kc / kTaps};
   const float* first = base + offsets[0];
   const RunClamp mode = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
   const auto run = [&](auto bias_tag, auto clamp_tag) {
-    ChainRun<decltype(bias_tag)::value, decltype(clamp_tag)::value>(
+    ChainRun<kKw, kRows, decltype(bias_tag)::value, decltype(clamp_tag)::value>(
         tiles, first, chain[0], chain[1], chain[2], chain[3], c, ldc_bytes, &frame);
   };
   using NoClamp = std::integral_constant<RunClamp, kRunNoClamp>;
@@ -938,21 +1006,27 @@ void ChainedKernelRowsRun(int tiles, int kc, const float* a, const float* base,
 }  // namespace
 // clang-format on
 
-// Whether the offsets of a 3x3 kernel's taps form one chain, each kernel
-// row the same two tap steps (sa, sb), rows of a channel one step apart
-// (rs) and channels another (cs), as PaddedImage lays them out; if so the
-// four steps in bytes (chain), for ChainRun. A direct convolution asks
-// once per run: the check walks all kc offsets, about 300 instructions
-// at 27 taps, where a run of an output row's tiles costs some 6,000.
+// Whether the offsets of a 3x3 or 7x7 kernel's taps form one chain, each
+// kernel row's taps stepping by sa and sb in turn, rows of a channel one
+// step apart (rs) and channels another (cs), as PaddedImage lays them
+// out; if so the four steps in bytes (chain), for ChainRun. A direct
+// convolution asks once per run: the check walks all kc offsets, about
+// 300 instructions at 27 taps, where a run of an output row's tiles
+// costs some 6,000.
 bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]) {
-  constexpr int kKw = 3, kKh = 3, kTaps = kKw * kKh;
-  if (kernel_w != kKw || kc <= 0 || kc % kTaps != 0) return false;
+  if ((kernel_w != 3 && kernel_w != 7) || kc <= 0) return false;
+  // Divisions by constants only (see Armv7ConvKernelRowsRun).
+  const int taps = kernel_w == 3 ? 9 : 49;
+  if (kernel_w == 3 ? kc % 9 != 0 : kc % 49 != 0) return false;
   const int64_t sa = offsets[1] - offsets[0], sb = offsets[2] - offsets[1];
-  const int64_t rs = offsets[kKw] - offsets[kKw - 1];
-  const int64_t cs = kc > kTaps ? offsets[kTaps] - offsets[kTaps - 1] : 0;
-  for (int k = 0; k < kc; k += kKw) {
-    if (offsets[k + 1] - offsets[k] != sa || offsets[k + 2] - offsets[k + 1] != sb) return false;
-    if (k > 0 && offsets[k] - offsets[k - 1] != (k % kTaps == 0 ? cs : rs)) return false;
+  const int64_t rs = offsets[kernel_w] - offsets[kernel_w - 1];
+  const int64_t cs = kc > taps ? offsets[taps] - offsets[taps - 1] : 0;
+  for (int k = 0, tap = 0; k < kc; k += kernel_w, tap += kernel_w) {
+    if (tap == taps) tap = 0;
+    for (int j = 0; j + 1 < kernel_w; ++j) {
+      if (offsets[k + j + 1] - offsets[k + j] != (j % 2 == 0 ? sa : sb)) return false;
+    }
+    if (k > 0 && offsets[k] - offsets[k - 1] != (tap == 0 ? cs : rs)) return false;
   }
   constexpr int64_t kBytes = sizeof(float), kLimit = INT32_MAX / kBytes;
   const int64_t steps[4] = {sa, sb, rs, cs};
@@ -976,9 +1050,25 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
       !(tile_rows == 2 || tile_rows == 4 || tile_rows == 6)) {
     return false;
   }
-  if (chain != nullptr && tile_rows == 6 && rows_of_3 && kc % 9 == 0) {
-    ChainedKernelRowsRun(tiles, kc, a, base, offsets, c, ldc_bytes, bias, clamp, clamp_hi, bounds,
-                         chain);
+  if (chain != nullptr && (rows_of_3 ? kc % 9 == 0 : kc % 49 == 0)) {
+    const auto chained = [&](auto kw, auto rows) {
+      ChainedKernelRowsRun<decltype(kw)::value, decltype(rows)::value>(
+          tiles, kc, a, base, offsets, c, ldc_bytes, bias, clamp, clamp_hi, bounds, chain);
+    };
+    const auto by_rows = [&](auto kw) {
+      if (tile_rows == 2) {
+        chained(kw, std::integral_constant<int, 2>());
+      } else if (tile_rows == 4) {
+        chained(kw, std::integral_constant<int, 4>());
+      } else {
+        chained(kw, std::integral_constant<int, 6>());
+      }
+    };
+    if (rows_of_3) {
+      by_rows(std::integral_constant<int, 3>());
+    } else {
+      by_rows(std::integral_constant<int, 7>());
+    }
     return true;
   }
   const int sa = static_cast<int>(offsets[1] - offsets[0]) * static_cast<int>(sizeof(float));

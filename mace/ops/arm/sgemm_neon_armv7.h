@@ -90,9 +90,9 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
                             const float* base, const int64_t* offsets, float* c, int ldc_bytes,
                             const float* bias, bool clamp, bool clamp_hi, const float* bounds,
                             const int32_t* chain);
-// Whether a 3x3 kernel's offsets form one chain of tap steps (each kernel
-// row alike, rows of a channel one step apart and channels another); if so
-// the four steps, in bytes.
+// Whether a 3x3 or 7x7 kernel's offsets form one chain of tap steps (each
+// kernel row alike, rows of a channel one step apart and channels
+// another); if so the four steps, in bytes.
 bool Armv7ConvKernelRowsChain(int kc, int kernel_w, const int64_t* offsets, int32_t chain[4]);
 
 }  // namespace arm
