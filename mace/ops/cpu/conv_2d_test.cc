@@ -460,6 +460,14 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
     }
   }
   Check({2, 17, 10, 10, 13, 3, 3, 1, 1, 1, 1}, ActivationType::HARDSWISH, tile, tolerance);
+  // Square maps from 5 to 15 and SqueezeNet 1.1's 27 and 55: groups of four
+  // tiles that cross tile rows or end in a tile the image's edge cuts
+  // (arm64 stores those tile by tile from the registers), with and without
+  // a fused ReLU, odd channel counts.
+  for (int64_t hw : {5, 10, 11, 12, 15, 27, 55}) {
+    Check({1, 3, hw, hw, 5, 3, 3, 1, 1, 1, hw == 55 ? 0 : 1},
+          hw % 2 != 0 ? ActivationType::RELU : ActivationType::NOOP, tile, tolerance);
+  }
   // Tile rows longer than one transform run (64 tiles), split across panels.
   Check({1, 3, 5, 2 * 70 * tile + 3, 9, 3, 3, 1, 1, 1, 1}, ActivationType::RELUX, tile, tolerance);
   // Several L2-sized blocks per image, each with a partial last panel.
