@@ -457,7 +457,10 @@ TEST(GemmTest, FullTileRuns) {
       for (int variant = 0; variant < 8; ++variant) {
         Case rows_outer{3 * mr + 1, 6 * nr + 2, 37};
         Case columns_outer{4 * mr + 2, 8192 / kc + 5 * nr + 3, kc + 9};
-        for (Case c : {rows_outer, columns_outer}) {
+        // Three row blocks, the last of 12 rows: each block's row bias
+        // (arm64 widens it per block) at its own rows.
+        Case row_blocks{2 * table->mc + mr + 4, 5 * nr + 3, 8192 / (5 * nr) + 11};
+        for (Case c : {rows_outer, columns_outer, row_blocks}) {
           c.pack_a = variant & 1;
           c.row_bias = variant & 2;
           c.activation = variant & 4 ? kTileActClamp : kTileActNone;
