@@ -202,9 +202,24 @@ namespace {
 #endif
 
 // Asks for `floats` consecutive floats to be brought into cache.
+// Eight lines a loop: one line a loop took 5 instructions a line on arm64
+// (ShuffleNet v2's last 1x1 layer prefetches 30,000 lines an inference),
+// eight take 11 for the eight.
 inline void PrefetchPanel(const float* data, int64_t floats) {
   constexpr int64_t kLineFloats = 64 / sizeof(float);
-  for (int64_t i = 0; i < floats; i += kLineFloats) __builtin_prefetch(data + i, 0, 3);
+  int64_t i = 0;
+  for (; i + 7 * kLineFloats < floats; i += 8 * kLineFloats) {
+    const float* line = data + i;
+    __builtin_prefetch(line, 0, 3);
+    __builtin_prefetch(line + kLineFloats, 0, 3);
+    __builtin_prefetch(line + 2 * kLineFloats, 0, 3);
+    __builtin_prefetch(line + 3 * kLineFloats, 0, 3);
+    __builtin_prefetch(line + 4 * kLineFloats, 0, 3);
+    __builtin_prefetch(line + 5 * kLineFloats, 0, 3);
+    __builtin_prefetch(line + 6 * kLineFloats, 0, 3);
+    __builtin_prefetch(line + 7 * kLineFloats, 0, 3);
+  }
+  for (; i < floats; i += kLineFloats) __builtin_prefetch(data + i, 0, 3);
 }
 
 struct GemmCall {
