@@ -211,6 +211,17 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   MACE_ASM_COL2("v4", "v0", "v1") MACE_ASM_COL0("v5", "v2", "v3")             \
   MACE_ASM_COL1("v6", "v2", "v3") MACE_ASM_COL2("v7", "v2", "v3")
 
+// Two steps as FOUR_STEPS begins them, then B's last two vectors: for a
+// depth 2 past a multiple of 4 (ShuffleNet v2's 58-deep layers), where a
+// loop of single steps took 3 instructions more a tile.
+#define MACE_ASM_TWO_STEPS                                                    \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                           \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n"                           \
+  MACE_ASM_COL0("v4", "v0", "v1") MACE_ASM_COL1("v5", "v0", "v1")             \
+  MACE_ASM_COL2("v6", "v0", "v1") MACE_ASM_COL0("v7", "v2", "v3")             \
+  "ld1 {v4.4s, v5.4s}, [%[b]], #32\n"                                         \
+  MACE_ASM_COL1("v4", "v2", "v3") MACE_ASM_COL2("v5", "v2", "v3")
+
 // Label 11: the accumulators zeroed; the code after it starts at label 12.
 #define MACE_ASM_ACC_ZERO \
   "11:\n" \
@@ -256,11 +267,8 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[bias]], #64\n" \
   "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[bias]], #64\n" \
   "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[bias]], #64\n"
-// Clamp to bounds[0] (and bounds[1] if clamp_hi) if clamp, then the 8 rows
-// to C, ldc bytes apart, from c (through %[row]).
-#define MACE_ASM_CLAMP_STORE \
-  "cbz %[clamp], 6f\n" \
-  "ld2r {v0.4s, v1.4s}, [%[bounds]]\n" \
+// The accumulators clamped below to v0, or above to v1.
+#define MACE_ASM_FMAX_ALL \
   "fmax v8.4s, v8.4s, v0.4s\n fmax v9.4s, v9.4s, v0.4s\n fmax v10.4s, v10.4s, v0.4s\n" \
   "fmax v11.4s, v11.4s, v0.4s\n fmax v12.4s, v12.4s, v0.4s\n fmax v13.4s, v13.4s, v0.4s\n" \
   "fmax v14.4s, v14.4s, v0.4s\n fmax v15.4s, v15.4s, v0.4s\n fmax v16.4s, v16.4s, v0.4s\n" \
@@ -268,8 +276,8 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   "fmax v20.4s, v20.4s, v0.4s\n fmax v21.4s, v21.4s, v0.4s\n fmax v22.4s, v22.4s, v0.4s\n" \
   "fmax v23.4s, v23.4s, v0.4s\n fmax v24.4s, v24.4s, v0.4s\n fmax v25.4s, v25.4s, v0.4s\n" \
   "fmax v26.4s, v26.4s, v0.4s\n fmax v27.4s, v27.4s, v0.4s\n fmax v28.4s, v28.4s, v0.4s\n" \
-  "fmax v29.4s, v29.4s, v0.4s\n fmax v30.4s, v30.4s, v0.4s\n fmax v31.4s, v31.4s, v0.4s\n" \
-  "cbz %[clamp_hi], 6f\n" \
+  "fmax v29.4s, v29.4s, v0.4s\n fmax v30.4s, v30.4s, v0.4s\n fmax v31.4s, v31.4s, v0.4s\n"
+#define MACE_ASM_FMIN_ALL \
   "fmin v8.4s, v8.4s, v1.4s\n fmin v9.4s, v9.4s, v1.4s\n fmin v10.4s, v10.4s, v1.4s\n" \
   "fmin v11.4s, v11.4s, v1.4s\n fmin v12.4s, v12.4s, v1.4s\n fmin v13.4s, v13.4s, v1.4s\n" \
   "fmin v14.4s, v14.4s, v1.4s\n fmin v15.4s, v15.4s, v1.4s\n fmin v16.4s, v16.4s, v1.4s\n" \
@@ -277,8 +285,9 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   "fmin v20.4s, v20.4s, v1.4s\n fmin v21.4s, v21.4s, v1.4s\n fmin v22.4s, v22.4s, v1.4s\n" \
   "fmin v23.4s, v23.4s, v1.4s\n fmin v24.4s, v24.4s, v1.4s\n fmin v25.4s, v25.4s, v1.4s\n" \
   "fmin v26.4s, v26.4s, v1.4s\n fmin v27.4s, v27.4s, v1.4s\n fmin v28.4s, v28.4s, v1.4s\n" \
-  "fmin v29.4s, v29.4s, v1.4s\n fmin v30.4s, v30.4s, v1.4s\n fmin v31.4s, v31.4s, v1.4s\n" \
-  "6:\n" \
+  "fmin v29.4s, v29.4s, v1.4s\n fmin v30.4s, v30.4s, v1.4s\n fmin v31.4s, v31.4s, v1.4s\n"
+// The 8 rows to C, ldc bytes apart, from c (through %[row]).
+#define MACE_ASM_STORE_ROWS \
   "mov %[row], %[c]\n" \
   "st1 {v8.4s, v9.4s, v10.4s}, [%[row]], %[ldc]\n" \
   "st1 {v11.4s, v12.4s, v13.4s}, [%[row]], %[ldc]\n" \
@@ -288,6 +297,24 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   "st1 {v23.4s, v24.4s, v25.4s}, [%[row]], %[ldc]\n" \
   "st1 {v26.4s, v27.4s, v28.4s}, [%[row]], %[ldc]\n" \
   "st1 {v29.4s, v30.4s, v31.4s}, [%[row]], %[ldc]\n"
+// Clamp to bounds[0] (and bounds[1] if clamp_hi) if clamp, then the rows
+// to C.
+#define MACE_ASM_CLAMP_STORE \
+  "cbz %[clamp], 6f\n" \
+  "ld2r {v0.4s, v1.4s}, [%[bounds]]\n" \
+  MACE_ASM_FMAX_ALL \
+  "cbz %[clamp_hi], 6f\n" \
+  MACE_ASM_FMIN_ALL \
+  "6:\n" \
+  MACE_ASM_STORE_ROWS
+// The same with the clamp known for a whole run (kTileClamp*), so that its
+// tiles do not test it: 2 instructions a ReLU tile fewer.
+// Clamp modes: tested in each tile, none, below only, both sides.
+enum : int { kTileClampAtRun = -1, kTileClampNone, kTileClampLo, kTileClampLoHi };
+#define MACE_ASM_STORE_LO \
+  "ld1r {v0.4s}, [%[bounds]]\n" MACE_ASM_FMAX_ALL MACE_ASM_STORE_ROWS
+#define MACE_ASM_STORE_LO_HI \
+  "ld2r {v0.4s, v1.4s}, [%[bounds]]\n" MACE_ASM_FMAX_ALL MACE_ASM_FMIN_ALL MACE_ASM_STORE_ROWS
 
 // C rows (ldc_bytes apart) = (from_c ? C : bias ? bias[i] : 0) + A x B, then
 // clamped to bounds[0] (and bounds[1] if clamp_hi) if clamp. With
@@ -314,7 +341,7 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   "10:\n"                                                                                  \
   MACE_ASM_ACC_FROM_BIAS
 // AsmTile's assembly, with `init` setting the accumulators.
-#define MACE_ASM_TILE(init)                                                                 \
+#define MACE_ASM_TILE(init, finish)                                                         \
   init                                                                                     \
   "cbz %[blocks], 2f\n"                                                                    \
   "1:\n"                                                                                   \
@@ -329,26 +356,33 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   MACE_ASM_FOUR_STEPS                                                                      \
   "7:\n"                                                                                   \
   "cbz %[rest], 4f\n"                                                                      \
+  "tbz %[kc], #1, 3f\n"                                                                    \
+  MACE_ASM_TWO_STEPS                                                                       \
   "3:\n"                                                                                   \
+  "tbz %[kc], #0, 4f\n"                                                                    \
   "ld1 {v0.4s, v1.4s}, [%[a]], #32\n"                                                      \
   MACE_ASM_STEP("v0", "v1")                                                                \
-  "subs %[rest], %[rest], #1\n"                                                            \
-  "b.ne 3b\n"                                                                              \
   "4:\n"                                                                                   \
-  MACE_ASM_CLAMP_STORE
+  finish
+#define MACE_ASM_TILE_OUTPUTS                                                               \
+  : [a] "+r"(a), [b] "+r"(b), [blocks] "+r"(blocks), [bias] "+r"(bias), [row] "=&r"(row)   \
+  : [rest] "r"(rest), [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds)
 #define MACE_ASM_TILE_OPERANDS                                                              \
-  : [a] "+r"(a), [b] "+r"(b), [blocks] "+r"(blocks), [rest] "+r"(rest), [bias] "+r"(bias),  \
-    [row] "=&r"(row)                                                                        \
-  : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}),          \
-    [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)    \
+  MACE_ASM_TILE_OUTPUTS, [from_c] "r"(int64_t{from_c}), [clamp] "r"(int64_t{clamp}),        \
+    [clamp_hi] "r"(int64_t{clamp_hi})                                                       \
+  MACE_ASM_TILE_CLOBBERS
+#define MACE_ASM_TILE_FIXED_OPERANDS MACE_ASM_TILE_OUTPUTS MACE_ASM_TILE_CLOBBERS
+#define MACE_ASM_TILE_CLOBBERS                                                              \
   : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", \
     "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",      \
     "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
 // AsmTile with a, b and bias left where the kernel's loads leave them:
 // a 8 kc floats on, b 12 kc on, a widened bias 96 on (a plain one 8 on,
 // or unchanged if null or from_c). A run whose next tile's operands are
-// there needs no copies or adds for them.
-template <bool kWideBias>
+// there needs no copies or adds for them. A kClamp other than
+// kTileClampAtRun fixes the clamp (widened bias only; clamp and clamp_hi
+// are then ignored).
+template <bool kWideBias, int kClamp = kTileClampAtRun>
 [[gnu::always_inline]] inline void AsmTileAdvancing(int64_t kc, const float*& a, const float*& b,
                                                     float* c, int64_t ldc_bytes, bool from_c,
                                                     const float*& bias, bool clamp, bool clamp_hi,
@@ -356,21 +390,37 @@ template <bool kWideBias>
   int64_t blocks = kc >> 4;
   int64_t rest = kc & 3;
   float* row;
-  if constexpr (kWideBias) {
-    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_WIDE_BIAS) MACE_ASM_TILE_OPERANDS);
+  static_assert(kWideBias || kClamp == kTileClampAtRun, "a fixed clamp needs the wide bias");
+  if constexpr (kClamp == kTileClampNone) {
+    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_STORE_ROWS)
+                         MACE_ASM_TILE_FIXED_OPERANDS);
+  } else if constexpr (kClamp == kTileClampLo) {
+    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_STORE_LO)
+                         MACE_ASM_TILE_FIXED_OPERANDS);
+  } else if constexpr (kClamp == kTileClampLoHi) {
+    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_STORE_LO_HI)
+                         MACE_ASM_TILE_FIXED_OPERANDS);
+  } else if constexpr (kWideBias) {
+    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_CLAMP_STORE)
+                         MACE_ASM_TILE_OPERANDS);
   } else {
-    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_C_OR_BIAS) MACE_ASM_TILE_OPERANDS);
+    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_C_OR_BIAS, MACE_ASM_CLAMP_STORE)
+                         MACE_ASM_TILE_OPERANDS);
   }
 }
-template <bool kWideBias = false>
+template <bool kWideBias = false, int kClamp = kTileClampAtRun>
 [[gnu::always_inline]] inline void AsmTile(int64_t kc, const float* a, const float* b, float* c,
                                            int64_t ldc_bytes, bool from_c, const float* bias,
                                            bool clamp, bool clamp_hi, const float* bounds) {
-  AsmTileAdvancing<kWideBias>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+  AsmTileAdvancing<kWideBias, kClamp>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi,
+                                      bounds);
 }
 #undef MACE_ASM_ACC_FROM_C_OR_BIAS
 #undef MACE_ASM_TILE
+#undef MACE_ASM_TILE_OUTPUTS
 #undef MACE_ASM_TILE_OPERANDS
+#undef MACE_ASM_TILE_FIXED_OPERANDS
+#undef MACE_ASM_TILE_CLOBBERS
 
 // A direct convolution's tile: AsmTile's product with B's k-th row the 12
 // floats at first + (steps[0] + ... + steps[k - 1]) bytes, from the row bias
@@ -381,13 +431,16 @@ template <bool kWideBias = false>
 // With offsets from a base (an ldp of both and an add per row, as before)
 // it was 27.5, and the stems of ResNet-18 (7x7, 147 taps) and SqueezeNet
 // 1.1 (3x3, 27) spent 13 % and 8 % of their counts here.
+// Two taps, B's row pointer moved by the step operands se and so.
+#define MACE_ASM_STEPPED_PAIR(se, so)                   \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"     \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]], %[" se "]\n"     \
+  MACE_ASM_STEP_ROWS("v0", "v1")                        \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]], %[" so "]\n"     \
+  MACE_ASM_STEP_ROWS("v2", "v3")
 #define MACE_ASM_CONV_TWO_STEPS                                                      \
   "ldp %[s0], %[s1], [%[steps]], #16\n"                                             \
-  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                 \
-  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]], %[s0]\n"                                     \
-  MACE_ASM_STEP_ROWS("v0", "v1")                                                    \
-  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]], %[s1]\n"                                     \
-  MACE_ASM_STEP_ROWS("v2", "v3")
+  MACE_ASM_STEPPED_PAIR("s0", "s1")
 #define MACE_ASM_CONV_ROWS(init)                                                            \
   init                                                                                     \
   "cbz %[quads], 2f\n"                                                                     \
@@ -432,6 +485,60 @@ template <bool kWideBias = false>
 #undef MACE_ASM_CONV_ROWS
 #undef MACE_ASM_CONV_ROWS_OPERANDS
 #undef MACE_ASM_CONV_TWO_STEPS
+
+// AsmConvRows for a 3x3 kernel over 3 channels (27 taps: the stems of
+// ShuffleNet v2 and the MobileNets) whose steps repeat every 9 taps, from a
+// widened bias, with the clamp fixed (kTileClamp*). The 9 steps stay in
+// registers and the taps are straight code: the 14 ldp of loaded steps and
+// the loop cost about 30 instructions a tile. The same taps in the same
+// order as AsmConvRows, so the same sums.
+#define MACE_ASM_STEM_PAIR MACE_ASM_STEPPED_PAIR
+#define MACE_ASM_STEM27(finish)                                                           \
+  MACE_ASM_ACC_FROM_WIDE_BIAS                                                            \
+  MACE_ASM_STEM_PAIR("s0", "s1") MACE_ASM_STEM_PAIR("s2", "s3")                          \
+  MACE_ASM_STEM_PAIR("s4", "s5") MACE_ASM_STEM_PAIR("s6", "s7")                          \
+  MACE_ASM_STEM_PAIR("s8", "s0") MACE_ASM_STEM_PAIR("s1", "s2")                          \
+  MACE_ASM_STEM_PAIR("s3", "s4") MACE_ASM_STEM_PAIR("s5", "s6")                          \
+  MACE_ASM_STEM_PAIR("s7", "s8") MACE_ASM_STEM_PAIR("s0", "s1")                          \
+  MACE_ASM_STEM_PAIR("s2", "s3") MACE_ASM_STEM_PAIR("s4", "s5")                          \
+  MACE_ASM_STEM_PAIR("s6", "s7")                                                         \
+  "ld1 {v0.4s, v1.4s}, [%[a]]\n"                                                         \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]]\n"                                                 \
+  MACE_ASM_STEP_ROWS("v0", "v1")                                                         \
+  finish
+#define MACE_ASM_STEM27_OPERANDS                                                            \
+  : [a] "+r"(a_tile), [pb] "+r"(pb), [bias] "+r"(bias), [row] "=&r"(row)                   \
+  : [c] "r"(c), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds), [s0] "r"(s0), [s1] "r"(s1),     \
+    [s2] "r"(s2), [s3] "r"(s3), [s4] "r"(s4), [s5] "r"(s5), [s6] "r"(s6), [s7] "r"(s7),     \
+    [s8] "r"(s8)                                                                            \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", \
+    "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",      \
+    "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
+template <int kClamp>
+void Stem27Run(const float* a, const float* first, const int64_t* steps, float* c,
+               int64_t ldc_bytes, int64_t tiles, const float* wide_bias, const float* bounds) {
+  const int64_t s0 = steps[0], s1 = steps[1], s2 = steps[2], s3 = steps[3], s4 = steps[4];
+  const int64_t s5 = steps[5], s6 = steps[6], s7 = steps[7], s8 = steps[8];
+  for (; tiles > 0; --tiles, first += kNeonGemmNr, c += kNeonGemmNr) {
+    const float* a_tile = a;
+    const float* pb = first;
+    const float* bias = wide_bias;
+    float* row;
+    if constexpr (kClamp == kTileClampNone) {
+      __asm__ volatile(MACE_ASM_STEM27(MACE_ASM_STORE_ROWS) MACE_ASM_STEM27_OPERANDS);
+    } else if constexpr (kClamp == kTileClampLo) {
+      __asm__ volatile(MACE_ASM_STEM27(MACE_ASM_STORE_LO) MACE_ASM_STEM27_OPERANDS);
+    } else {
+      __asm__ volatile(MACE_ASM_STEM27(MACE_ASM_STORE_LO_HI) MACE_ASM_STEM27_OPERANDS);
+    }
+  }
+}
+#undef MACE_ASM_STEM_PAIR
+#undef MACE_ASM_STEPPED_PAIR
+#undef MACE_ASM_STEM27
+#undef MACE_ASM_STEM27_OPERANDS
+#undef MACE_ASM_STORE_LO
+#undef MACE_ASM_STORE_LO_HI
 // clang-format on
 
 namespace {
@@ -506,19 +613,35 @@ void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, cons
 }
 
 void NeonWidenRowBias(const float* bias, int64_t rows, float* wide) {
-  for (int64_t i = 0; i < rows; ++i, wide += kNeonGemmNr) {
+  // Four rows a load (ld4r broadcasts four consecutive floats to four
+  // registers): the callers' rows are whole tiles, so the one-row loop
+  // below is only a guard.
+  int64_t i = 0;
+  for (; i + 4 <= rows; i += 4, wide += 4 * kNeonGemmNr) {
+    const float32x4x4_t values = vld4q_dup_f32(bias + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) {
+      vst1q_f32(wide + kNeonGemmNr * r, values.val[r]);
+      vst1q_f32(wide + kNeonGemmNr * r + 4, values.val[r]);
+      vst1q_f32(wide + kNeonGemmNr * r + 8, values.val[r]);
+    }
+  }
+  for (; i < rows; ++i, wide += kNeonGemmNr) {
     const float32x4_t value = vld1q_dup_f32(bias + i);
-    vst1q_f32_x3(wide, float32x4x3_t{{value, value, value}});
+    vst1q_f32(wide, value);
+    vst1q_f32(wide + 4, value);
+    vst1q_f32(wide + 8, value);
   }
 }
 
-void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_step,
-                         const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
-                         const float* wide_bias, int64_t wide_bias_step,
-                         const TileEpilogue& epilogue) {
-  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
-  const float bounds[2] = {epilogue.lo, epilogue.hi};
-  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+namespace {
+
+// NeonGemmRunWideBias with its clamp mode fixed (kTileClamp*). Inlined:
+// as calls, the runs' set-up cost more than the tiles' tests it spared.
+template <int kClamp>
+[[gnu::always_inline]] inline void WideBiasRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
+                 int64_t b_step, float* c, int64_t c_step, int64_t ldc, const float* wide_bias,
+                 int64_t wide_bias_step, const float* bounds) {
   const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
   constexpr int64_t kWideTile = kNeonGemmMr * kNeonGemmNr;
   if (a_step == kNeonGemmMr * kc && b_step == 0 && wide_bias_step == kWideTile) {
@@ -527,8 +650,8 @@ void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_st
     // fewer than setting them.
     for (; tiles > 0; --tiles, c += c_step) {
       const float* b_tile = b;
-      AsmTileAdvancing<true>(kc, a, b_tile, c, ldc_bytes, false, wide_bias, clamp, clamp_hi,
-                             bounds);
+      AsmTileAdvancing<true, kClamp>(kc, a, b_tile, c, ldc_bytes, false, wide_bias, false,
+                                     false, bounds);
     }
     return;
   }
@@ -537,13 +660,34 @@ void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_st
     for (; tiles > 0; --tiles, c += c_step) {
       const float* a_tile = a;
       const float* bias_tile = wide_bias;
-      AsmTileAdvancing<true>(kc, a_tile, b, c, ldc_bytes, false, bias_tile, clamp, clamp_hi,
-                             bounds);
+      AsmTileAdvancing<true, kClamp>(kc, a_tile, b, c, ldc_bytes, false, bias_tile, false,
+                                     false, bounds);
     }
     return;
   }
   for (; tiles > 0; --tiles, a += a_step, b += b_step, c += c_step, wide_bias += wide_bias_step) {
-    AsmTile<true>(kc, a, b, c, ldc_bytes, false, wide_bias, clamp, clamp_hi, bounds);
+    AsmTile<true, kClamp>(kc, a, b, c, ldc_bytes, false, wide_bias, false, false, bounds);
+  }
+}
+
+}  // namespace
+
+void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                         const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
+                         const float* wide_bias, int64_t wide_bias_step,
+                         const TileEpilogue& epilogue) {
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  if (!clamp) {
+    WideBiasRun<kTileClampNone>(tiles, kc, a, a_step, b, b_step, c, c_step, ldc, wide_bias,
+                                wide_bias_step, bounds);
+  } else if (!clamp_hi) {
+    WideBiasRun<kTileClampLo>(tiles, kc, a, a_step, b, b_step, c, c_step, ldc, wide_bias,
+                              wide_bias_step, bounds);
+  } else {
+    WideBiasRun<kTileClampLoHi>(tiles, kc, a, a_step, b, b_step, c, c_step, ldc, wide_bias,
+                                wide_bias_step, bounds);
   }
 }
 
@@ -1486,6 +1630,7 @@ void NeonWinogradGemms(int64_t positions, int64_t kc, const float* const* a, int
 #undef MACE_ASM_COL1
 #undef MACE_ASM_COL2
 #undef MACE_ASM_FOUR_STEPS
+#undef MACE_ASM_TWO_STEPS
 
 #else  // armv7
 
@@ -1747,7 +1892,7 @@ void NeonConvRowsStepped(int64_t kc, const float* a, const float* first, const i
 // around the assembly tile, a tile here about 6. False, with nothing
 // written, for what NeonConvRowsStepped stages.
 bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64_t* steps,
-                     float* c, int64_t ldc, int rows, int64_t tiles,
+                     bool steps_repeat9, float* c, int64_t ldc, int rows, int64_t tiles,
                      const TileEpilogue& epilogue) {
   if (rows != kNeonGemmMr || epilogue.col_bias != nullptr ||
       epilogue.activation == kTileActHardSwish) {
@@ -1762,6 +1907,16 @@ bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64
     // The bias widened once for the run's tiles (see AsmTile).
     alignas(16) float wide_bias[kNeonGemmMr * kNeonGemmNr];
     NeonWidenRowBias(row_bias, kNeonGemmMr, wide_bias);
+    if (kc == 27 && steps_repeat9) {
+      if (!clamp) {
+        Stem27Run<kTileClampNone>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
+      } else if (!clamp_hi) {
+        Stem27Run<kTileClampLo>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
+      } else {
+        Stem27Run<kTileClampLoHi>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
+      }
+      return true;
+    }
     for (; tiles > 0; --tiles, first += kNeonGemmNr, c += kNeonGemmNr) {
       AsmConvRows<true>(kc, a, first, steps, c, ldc_bytes, wide_bias, clamp, clamp_hi, bounds);
     }

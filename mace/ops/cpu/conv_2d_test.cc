@@ -259,6 +259,30 @@ TEST(Conv2dKernelTest, DirectRowsLastChannelTiles) {
   }
 }
 
+// 27-deep stems (3 channels, 3x3) as runs of whole tiles, which arm64
+// walks with the 9 repeating steps held in registers: both strides, with
+// and without padding, each clamp (none, below, both sides), output
+// channels of a whole tile and 3 more; two whole tiles and a partial one a
+// row.
+TEST(Conv2dKernelTest, DirectRowsStemRuns) {
+  const ActivationType activations[] = {ActivationType::RELU, ActivationType::RELUX,
+                                        ActivationType::NOOP};
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr;
+    int index = 0;
+    for (ActivationType activation : activations) {
+      for (int64_t stride : {1, 2}) {
+        const int64_t pad = index / 3 % 2;
+        const int64_t out_w = 2 * nr + 5;
+        const int64_t w = (out_w - 1) * stride + 3 - 2 * pad;
+        const int64_t h = stride + 3 - 2 * pad;  // two output rows
+        Check({1, 3, h, w, mr + 3 * (index % 2), 3, 3, stride, stride, 1, pad}, activation, 0);
+        ++index;
+      }
+    }
+  }
+}
+
 // The direct tile kernels on their own: B rows at scattered offsets (steps
 // up and down, as a stride-2 stem's column phases make them), every tail of
 // the reduction, whole and edge tiles, bias and clamp, with the offsets and
