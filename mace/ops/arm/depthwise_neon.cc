@@ -1646,7 +1646,7 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
 #endif
 
 #if defined(__aarch64__)
-// arm64, stride 1, four output rows of kC vectors (kC = 4 or 2) per step:
+// arm64, stride 1, four output rows of kC vectors (kC = 4, 3 or 2) per step:
 // each input row's windows at 0, 1 and 2 floats are one ld1 of kC vectors
 // each, against one ldr per vector and window in AsmFourRowsS1. A step of
 // 16 output vectors (kC = 4) is 18 loads, 144 multiply-adds, 4 ld1 of the
@@ -1672,6 +1672,10 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
   "fmla " a1 ".4s, " w1 ".4s, " t "\n"                                        \
   "fmla " a2 ".4s, " w2 ".4s, " t "\n"                                        \
   "fmla " a3 ".4s, " w3 ".4s, " t "\n"
+#define MACE_DWW_FMA3(a0, a1, a2, w0, w1, w2, t)                             \
+  "fmla " a0 ".4s, " w0 ".4s, " t "\n"                                        \
+  "fmla " a1 ".4s, " w1 ".4s, " t "\n"                                        \
+  "fmla " a2 ".4s, " w2 ".4s, " t "\n"
 #define MACE_DWW_FMA2(a0, a1, w0, w1, t)                                     \
   "fmla " a0 ".4s, " w0 ".4s, " t "\n"                                        \
   "fmla " a1 ".4s, " w1 ".4s, " t "\n"
@@ -1679,16 +1683,24 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
 #define MACE_DWW_ACC4_1 "v20", "v21", "v22", "v23"
 #define MACE_DWW_ACC4_2 "v24", "v25", "v26", "v27"
 #define MACE_DWW_ACC4_3 "v28", "v29", "v30", "v31"
+#define MACE_DWW_ACC3_0 "v16", "v17", "v18"
+#define MACE_DWW_ACC3_1 "v19", "v20", "v21"
+#define MACE_DWW_ACC3_2 "v22", "v23", "v24"
+#define MACE_DWW_ACC3_3 "v25", "v26", "v27"
 #define MACE_DWW_ACC2_0 "v16", "v17"
 #define MACE_DWW_ACC2_1 "v18", "v19"
 #define MACE_DWW_ACC2_2 "v20", "v21"
 #define MACE_DWW_ACC2_3 "v22", "v23"
 #define MACE_DWW_SETA4 "v0", "v1", "v2", "v3"
 #define MACE_DWW_SETB4 "v4", "v5", "v6", "v7"
+#define MACE_DWW_SETA3 "v0", "v1", "v2"
+#define MACE_DWW_SETB3 "v4", "v5", "v6"
 #define MACE_DWW_SETA2 "v0", "v1"
 #define MACE_DWW_SETB2 "v4", "v5"
 #define MACE_DWW_LISTA4 "v0.4s, v1.4s, v2.4s, v3.4s"
 #define MACE_DWW_LISTB4 "v4.4s, v5.4s, v6.4s, v7.4s"
+#define MACE_DWW_LISTA3 "v0.4s, v1.4s, v2.4s"
+#define MACE_DWW_LISTB3 "v4.4s, v5.4s, v6.4s"
 #define MACE_DWW_LISTA2 "v0.4s, v1.4s"
 #define MACE_DWW_LISTB2 "v4.4s, v5.4s"
 // Output row i += the window set s times tap (kr, kw).
@@ -1736,6 +1748,12 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
   op " v26.4s, v26.4s, " b "\n" op " v27.4s, v27.4s, " b "\n"                \
   op " v28.4s, v28.4s, " b "\n" op " v29.4s, v29.4s, " b "\n"                \
   op " v30.4s, v30.4s, " b "\n" op " v31.4s, v31.4s, " b "\n"
+#define MACE_DWW_OP12(op, b)                                                 \
+  MACE_DWW_OP8(op, b)                                                        \
+  op " v24.4s, v24.4s, " b "\n" op " v25.4s, v25.4s, " b "\n"                \
+  op " v26.4s, v26.4s, " b "\n" op " v27.4s, v27.4s, " b "\n"
+#define MACE_DWW_MAX_43 MACE_DWW_OP12("fmax", "%[lo].4s")
+#define MACE_DWW_MIN_43 MACE_DWW_OP12("fmin", "%[hi].4s")
 #define MACE_DWW_MAX_44 MACE_DWW_OP16("fmax", "%[lo].4s")
 #define MACE_DWW_MIN_44 MACE_DWW_OP16("fmin", "%[hi].4s")
 #define MACE_DWW_MAX_42 MACE_DWW_OP8("fmax", "%[lo].4s")
@@ -1749,6 +1767,7 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
 #define MACE_DWW_BIAS_22 MACE_DWW_BIAS16("v16.4s, v17.4s, v18.4s, v19.4s")
 #define MACE_DWW_BIAS_24 MACE_DWW_BIAS_22 MACE_DWW_BIAS16("v20.4s, v21.4s, v22.4s, v23.4s")
 #define MACE_DWW_BIAS_42 MACE_DWW_BIAS_24
+#define MACE_DWW_BIAS_43 MACE_DWW_BIAS_24 MACE_DWW_BIAS16("v24.4s, v25.4s, v26.4s, v27.4s")
 #define MACE_DWW_BIAS_44                                                     \
   MACE_DWW_BIAS_24 MACE_DWW_BIAS16("v24.4s, v25.4s, v26.4s, v27.4s")         \
   MACE_DWW_BIAS16("v28.4s, v29.4s, v30.4s, v31.4s")
@@ -1760,6 +1779,11 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
   MACE_DWW_STORE_24                                                          \
   MACE_DWW_ST("v24.4s, v25.4s, v26.4s, v27.4s", "o2", 64)                    \
   MACE_DWW_ST("v28.4s, v29.4s, v30.4s, v31.4s", "o3", 64)
+#define MACE_DWW_STORE_43                                                    \
+  MACE_DWW_ST("v16.4s, v17.4s, v18.4s", "o0", 48)                            \
+  MACE_DWW_ST("v19.4s, v20.4s, v21.4s", "o1", 48)                            \
+  MACE_DWW_ST("v22.4s, v23.4s, v24.4s", "o2", 48)                            \
+  MACE_DWW_ST("v25.4s, v26.4s, v27.4s", "o3", 48)
 #define MACE_DWW_STORE_22                                                    \
   MACE_DWW_ST("v16.4s, v17.4s", "o0", 32) MACE_DWW_ST("v18.4s, v19.4s", "o1", 32)
 #define MACE_DWW_STORE_42                                                    \
@@ -1783,6 +1807,7 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
         "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", \
         "v29", "v30", "v31")
 #define MACE_DWW_ASM_44(clamp) MACE_DWW_ASM(4, 4, clamp)
+#define MACE_DWW_ASM_43(clamp) MACE_DWW_ASM(4, 3, clamp)
 #define MACE_DWW_ASM_42(clamp) MACE_DWW_ASM(4, 2, clamp)
 #define MACE_DWW_ASM_24(clamp) MACE_DWW_ASM(2, 4, clamp)
 #define MACE_DWW_ASM_22(clamp) MACE_DWW_ASM(2, 2, clamp)
@@ -1810,6 +1835,8 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, cons
   const int64_t s4 = sizeof(float), rest = (4 * kC - 2) * static_cast<int64_t>(sizeof(float));
   if constexpr (kR == 4 && kC == 4) {
     MACE_DWW_BY_ACT(4, 4)
+  } else if constexpr (kR == 4 && kC == 3) {
+    MACE_DWW_BY_ACT(4, 3)
   } else if constexpr (kR == 4) {
     MACE_DWW_BY_ACT(4, 2)
   } else if constexpr (kC == 4) {
@@ -1821,7 +1848,9 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, cons
 
 // kR output rows of `width` >= 8 with AsmRowsWideS1, the ragged end one
 // more step ending at the last output: of 8 outputs when that covers it
-// (a 56-wide row's last 8: 114 instructions at four rows, not 204).
+// (a 56-wide row's last 8: 114 instructions at four rows, not 204), of 12
+// at four rows when that does (a 28-wide row's last 12: 159 with a clamp,
+// not 204 for 16 that recomputed 4).
 template <int kR, int kAct>
 inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, float bias,
                           float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
@@ -1830,7 +1859,9 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
   for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
   if (width >= 16) {
     AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 16);
-    if (width % 16 > 8) {
+    if (kR == 4 && width % 16 > 8 && width % 16 <= 12) {
+      AsmRowsWideS1<4, 3, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 12, 1);
+    } else if (width % 16 > 8) {
       AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 16, 1);
     } else if (width % 16 != 0) {
       AsmRowsWideS1<kR, 2, kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
@@ -1845,15 +1876,18 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
 #undef MACE_DWW_BY_ACT
 #undef MACE_DWW_ASM_22
 #undef MACE_DWW_ASM_24
+#undef MACE_DWW_ASM_43
 #undef MACE_DWW_ASM_42
 #undef MACE_DWW_ASM_44
 #undef MACE_DWW_ASM
 #undef MACE_DWW_STORE_42
+#undef MACE_DWW_STORE_43
 #undef MACE_DWW_STORE_22
 #undef MACE_DWW_STORE_44
 #undef MACE_DWW_STORE_24
 #undef MACE_DWW_ST
 #undef MACE_DWW_BIAS_44
+#undef MACE_DWW_BIAS_43
 #undef MACE_DWW_BIAS_42
 #undef MACE_DWW_BIAS_24
 #undef MACE_DWW_BIAS_22
@@ -1864,9 +1898,12 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
 #undef MACE_DWW_MAX_24
 #undef MACE_DWW_MIN_42
 #undef MACE_DWW_MAX_42
+#undef MACE_DWW_MIN_43
+#undef MACE_DWW_MAX_43
 #undef MACE_DWW_MIN_44
 #undef MACE_DWW_MAX_44
 #undef MACE_DWW_OP16
+#undef MACE_DWW_OP12
 #undef MACE_DWW_OP8
 #undef MACE_DWW_OP4
 #undef MACE_DWW_ROWS2
@@ -1886,21 +1923,30 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
 #undef MACE_DWW_F
 #undef MACE_DWW_LISTB2
 #undef MACE_DWW_LISTA2
+#undef MACE_DWW_LISTB3
+#undef MACE_DWW_LISTA3
 #undef MACE_DWW_LISTB4
 #undef MACE_DWW_LISTA4
 #undef MACE_DWW_SETB2
 #undef MACE_DWW_SETA2
+#undef MACE_DWW_SETB3
+#undef MACE_DWW_SETA3
 #undef MACE_DWW_SETB4
 #undef MACE_DWW_SETA4
 #undef MACE_DWW_ACC2_3
 #undef MACE_DWW_ACC2_2
 #undef MACE_DWW_ACC2_1
 #undef MACE_DWW_ACC2_0
+#undef MACE_DWW_ACC3_3
+#undef MACE_DWW_ACC3_2
+#undef MACE_DWW_ACC3_1
+#undef MACE_DWW_ACC3_0
 #undef MACE_DWW_ACC4_3
 #undef MACE_DWW_ACC4_2
 #undef MACE_DWW_ACC4_1
 #undef MACE_DWW_ACC4_0
 #undef MACE_DWW_FMA2
+#undef MACE_DWW_FMA3
 #undef MACE_DWW_FMA4
 #undef MACE_DWW_T_2_2
 #undef MACE_DWW_T_2_1
@@ -2009,7 +2055,8 @@ inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps,
 }
 
 // Four output rows of `width` >= 8, the ragged end one more step ending at
-// the last output.
+// the last output: of 4 outputs (AsmFourRowsS2) when that covers it (a
+// 28-wide row's last 4: 72 instructions at four rows, not 123 for 8).
 template <int kAct>
 inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps, float bias,
                               float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
@@ -2017,8 +2064,11 @@ inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps, 
   const float32x4_t b = vdupq_n_f32(bias);
   for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
   AsmFourRowsWideS2<kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 8);
-  if (width % 8 != 0) {
+  if (width % 8 > kLanes) {
     AsmFourRowsWideS2<kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
+  } else if (width % 8 != 0) {
+    AsmFourRowsS2<kAct>(in + 2 * (width - kLanes), pitch, taps, bias, lo, hi,
+                        out + width - kLanes, width, 1);
   }
 }
 #undef MACE_DW2W_ASM

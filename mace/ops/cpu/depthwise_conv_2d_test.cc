@@ -204,16 +204,17 @@ TEST(DepthwiseConv3x3Test, EveryWidthToFortyAtBothStrides) {
 }
 
 // Four-row passes (output heights 4 to 9) on every output width from 1 to
-// 40 and 56, at both strides, with no activation, ReLU and ReLU6: arm64's
-// band code for each (no clamp, a max, a clamp), whose stride-1 rows of 8
-// or more outputs run in steps of 8 or 16 outputs, a ragged row ending in a
-// step that overlaps the one before it.
+// 40, 44, 56 and 60, at both strides, with no activation, ReLU and ReLU6:
+// arm64's band code for each (no clamp, a max, a clamp), whose stride-1
+// rows of 8 or more outputs run in steps of 8 or 16 outputs, a ragged row
+// ending in a step of 8, 12 or 16 that may overlap the one before it.
 TEST(DepthwiseConv3x3Test, FourRowPassesEveryClampKind) {
   constexpr ActivationType kClampKinds[] = {ActivationType::NOOP, ActivationType::RELU,
                                             ActivationType::RELUX};
   int index = 0;
   for (int64_t stride : {1, 2}) {
-    for (int64_t out_w = 1; out_w <= 56; out_w = out_w == 40 ? 56 : out_w + 1) {
+    for (int64_t out_w = 1; out_w <= 60;
+         out_w = out_w == 40 ? 44 : out_w == 44 ? 56 : out_w == 56 ? 60 : out_w + 1) {
       for (ActivationType activation : kClampKinds) {
         const int64_t out_h = 4 + index % 6, channels = 1 + index % 3;
         const int64_t h = (out_h - 1) * stride + 1, w = (out_w - 1) * stride + 1;
