@@ -31,6 +31,18 @@ constexpr int64_t kRowsOuterBlockFloats = 8 * 1024;
 constexpr int64_t kWideBiasRows = 96;
 #endif
 
+// How many columns past nc a column block may take: on arm64 NEON a rest
+// of at most nc / 16 columns joins the block before it. ShuffleNet v2's
+// 784-column maps ran as 768 + 16, and the 16-column block paid its own B
+// packing, bias widening and walk set-up for two tiles.
+int64_t ColumnSlack(const KernelTable& t) {
+#if defined(__aarch64__)
+  return t.isa == KernelIsa::kNeon ? t.nc / 16 : 0;
+#else
+  return 0;
+#endif
+}
+
 // A block of `operand` as micro-kernel panels: `first` points at the panel
 // for row `row0` and consecutive panels are `panel_stride` floats apart.
 struct PanelBlock {
@@ -254,8 +266,9 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
   // Matches GemmScratchFloatsPerThread: the A block first, then the B block.
   float* b_buffer =
       scratch + (call.a->NeedsPacking() ? int64_t{t.mc} * std::min<int64_t>(t.kc, call.k) : 0);
-  for (int64_t jc = n0; jc < n1; jc += t.nc) {
-    const int64_t nc = std::min<int64_t>(t.nc, n1 - jc);
+  const int64_t nc_slack = ColumnSlack(t);
+  for (int64_t jc = n0, nc = 0; jc < n1; jc += nc) {
+    nc = n1 - jc <= t.nc + nc_slack ? n1 - jc : t.nc;
     for (int64_t pc = 0; pc < call.k; pc += t.kc) {
       const int64_t kc = std::min<int64_t>(t.kc, call.k - pc);
       const PanelBlock b = PreparePanels(*call.b, nr, jc, nc, pc, kc, b_buffer);
@@ -891,7 +904,9 @@ int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t 
   if (IsVectorCase(m, n, a, b)) return ThreadRegionFloats(k);  // the gathered vector
   const int64_t kc = std::min<int64_t>(table.kc, k);
   if (a.NeedsPacking()) floats += int64_t{table.mc} * kc;
-  if (b.NeedsPacking()) floats += std::min<int64_t>(table.nc, RoundUp(n, table.nr)) * kc;
+  if (b.NeedsPacking()) {
+    floats += std::min<int64_t>(table.nc + ColumnSlack(table), RoundUp(n, table.nr)) * kc;
+  }
   return ThreadRegionFloats(floats);
 }
 

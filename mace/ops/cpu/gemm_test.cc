@@ -150,7 +150,10 @@ TEST(GemmTest, EachCacheBlockEdge) {
         RunCase(*table, pool.get(), {mr + 1, nr - 1, k});
       }
       for (int64_t m : {mc - 1, mc, mc + 1}) RunCase(*table, pool.get(), {m, nr + 1, 7});
-      for (int64_t n : {nc - 1, nc, nc + 1}) RunCase(*table, pool.get(), {mr - 1, n, 5});
+      // arm64 NEON lets a rest of up to nc / 16 columns join the last block.
+      for (int64_t n : {nc - 1, nc, nc + 1, nc + nc / 16, nc + nc / 16 + 1, 2 * nc + 3}) {
+        RunCase(*table, pool.get(), {mr - 1, n, 5});
+      }
     }
   }
 }
@@ -601,6 +604,7 @@ TEST(GemmTest, UpperClampOnBiasedRuns) {
         {2 * table->mc + mr + 4, 5 * nr + 3, 8192 / (5 * nr) + 11},
         {58, 49, 58},
         {116, 196, 58},
+        {58, 784, 24},
     };
     for (Case c : shapes) {
       for (bool pack_a : {false, true}) {
