@@ -211,6 +211,27 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   MACE_ASM_COL2("v4", "v0", "v1") MACE_ASM_COL0("v5", "v2", "v3")             \
   MACE_ASM_COL1("v6", "v2", "v3") MACE_ASM_COL2("v7", "v2", "v3")
 
+// Two steps as FOUR_STEPS begins them, then B's last two vectors: for a
+// depth 2 past a multiple of 4 (ShuffleNet v2's 58-deep layers), where a
+// loop of single steps took 3 instructions more a tile.
+#define MACE_ASM_TWO_STEPS                                                    \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                           \
+  "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n"                           \
+  MACE_ASM_COL0("v4", "v0", "v1") MACE_ASM_COL1("v5", "v0", "v1")             \
+  MACE_ASM_COL2("v6", "v0", "v1") MACE_ASM_COL0("v7", "v2", "v3")             \
+  "ld1 {v4.4s, v5.4s}, [%[b]], #32\n"                                         \
+  MACE_ASM_COL1("v4", "v2", "v3") MACE_ASM_COL2("v5", "v2", "v3")
+
+// Label 11: the accumulators zeroed; the code after it starts at label 12.
+#define MACE_ASM_ACC_ZERO \
+  "11:\n" \
+  "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n" \
+  "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n" \
+  "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n" \
+  "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n" \
+  "movi v24.16b, #0\n movi v25.16b, #0\n movi v26.16b, #0\n movi v27.16b, #0\n" \
+  "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n" \
+  "12:\n"
 // The accumulators from the row bias (8 values at %[bias]) or zero; the
 // code after it starts at label 12.
 #define MACE_ASM_ACC_FROM_BIAS \
@@ -232,19 +253,22 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   "ld1r {v29.4s}, [%[bias]], #4\n" \
   "mov v30.16b, v29.16b\n mov v31.16b, v29.16b\n" \
   "b 12f\n" \
-  "11:\n" \
-  "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n movi v11.16b, #0\n" \
-  "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n" \
-  "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n" \
-  "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n" \
-  "movi v24.16b, #0\n movi v25.16b, #0\n movi v26.16b, #0\n movi v27.16b, #0\n" \
-  "movi v28.16b, #0\n movi v29.16b, #0\n movi v30.16b, #0\n movi v31.16b, #0\n" \
-  "12:\n"
-// Clamp to bounds[0] (and bounds[1] if clamp_hi) if clamp, then the 8 rows
-// to C, ldc bytes apart, from c (through %[row]).
-#define MACE_ASM_CLAMP_STORE \
-  "cbz %[clamp], 6f\n" \
-  "ld2r {v0.4s, v1.4s}, [%[bounds]]\n" \
+  MACE_ASM_ACC_ZERO
+// The accumulators from a row bias already widened to the tile (row i's
+// bias in the 12 floats at %[bias] + 48 i bytes, never null): six
+// four-register loads, where the 8 broadcasts and 16 copies above take 24
+// instructions a tile and the tests of C and a null bias 3 more. The
+// accumulators of consecutive rows are consecutive registers, so a load
+// may span two rows.
+#define MACE_ASM_ACC_FROM_WIDE_BIAS \
+  "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[bias]], #64\n" \
+  "ld1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[bias]], #64\n" \
+  "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]], #64\n" \
+  "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[bias]], #64\n" \
+  "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[bias]], #64\n" \
+  "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[bias]], #64\n"
+// The accumulators clamped below to v0, or above to v1.
+#define MACE_ASM_FMAX_ALL \
   "fmax v8.4s, v8.4s, v0.4s\n fmax v9.4s, v9.4s, v0.4s\n fmax v10.4s, v10.4s, v0.4s\n" \
   "fmax v11.4s, v11.4s, v0.4s\n fmax v12.4s, v12.4s, v0.4s\n fmax v13.4s, v13.4s, v0.4s\n" \
   "fmax v14.4s, v14.4s, v0.4s\n fmax v15.4s, v15.4s, v0.4s\n fmax v16.4s, v16.4s, v0.4s\n" \
@@ -252,8 +276,8 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   "fmax v20.4s, v20.4s, v0.4s\n fmax v21.4s, v21.4s, v0.4s\n fmax v22.4s, v22.4s, v0.4s\n" \
   "fmax v23.4s, v23.4s, v0.4s\n fmax v24.4s, v24.4s, v0.4s\n fmax v25.4s, v25.4s, v0.4s\n" \
   "fmax v26.4s, v26.4s, v0.4s\n fmax v27.4s, v27.4s, v0.4s\n fmax v28.4s, v28.4s, v0.4s\n" \
-  "fmax v29.4s, v29.4s, v0.4s\n fmax v30.4s, v30.4s, v0.4s\n fmax v31.4s, v31.4s, v0.4s\n" \
-  "cbz %[clamp_hi], 6f\n" \
+  "fmax v29.4s, v29.4s, v0.4s\n fmax v30.4s, v30.4s, v0.4s\n fmax v31.4s, v31.4s, v0.4s\n"
+#define MACE_ASM_FMIN_ALL \
   "fmin v8.4s, v8.4s, v1.4s\n fmin v9.4s, v9.4s, v1.4s\n fmin v10.4s, v10.4s, v1.4s\n" \
   "fmin v11.4s, v11.4s, v1.4s\n fmin v12.4s, v12.4s, v1.4s\n fmin v13.4s, v13.4s, v1.4s\n" \
   "fmin v14.4s, v14.4s, v1.4s\n fmin v15.4s, v15.4s, v1.4s\n fmin v16.4s, v16.4s, v1.4s\n" \
@@ -261,8 +285,9 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   "fmin v20.4s, v20.4s, v1.4s\n fmin v21.4s, v21.4s, v1.4s\n fmin v22.4s, v22.4s, v1.4s\n" \
   "fmin v23.4s, v23.4s, v1.4s\n fmin v24.4s, v24.4s, v1.4s\n fmin v25.4s, v25.4s, v1.4s\n" \
   "fmin v26.4s, v26.4s, v1.4s\n fmin v27.4s, v27.4s, v1.4s\n fmin v28.4s, v28.4s, v1.4s\n" \
-  "fmin v29.4s, v29.4s, v1.4s\n fmin v30.4s, v30.4s, v1.4s\n fmin v31.4s, v31.4s, v1.4s\n" \
-  "6:\n" \
+  "fmin v29.4s, v29.4s, v1.4s\n fmin v30.4s, v30.4s, v1.4s\n fmin v31.4s, v31.4s, v1.4s\n"
+// The 8 rows to C, ldc bytes apart, from c (through %[row]).
+#define MACE_ASM_STORE_ROWS \
   "mov %[row], %[c]\n" \
   "st1 {v8.4s, v9.4s, v10.4s}, [%[row]], %[ldc]\n" \
   "st1 {v11.4s, v12.4s, v13.4s}, [%[row]], %[ldc]\n" \
@@ -272,61 +297,130 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   "st1 {v23.4s, v24.4s, v25.4s}, [%[row]], %[ldc]\n" \
   "st1 {v26.4s, v27.4s, v28.4s}, [%[row]], %[ldc]\n" \
   "st1 {v29.4s, v30.4s, v31.4s}, [%[row]], %[ldc]\n"
+// Clamp to bounds[0] (and bounds[1] if clamp_hi) if clamp, then the rows
+// to C.
+#define MACE_ASM_CLAMP_STORE \
+  "cbz %[clamp], 6f\n" \
+  "ld2r {v0.4s, v1.4s}, [%[bounds]]\n" \
+  MACE_ASM_FMAX_ALL \
+  "cbz %[clamp_hi], 6f\n" \
+  MACE_ASM_FMIN_ALL \
+  "6:\n" \
+  MACE_ASM_STORE_ROWS
+// The same with the clamp known for a whole run (kTileClamp*), so that its
+// tiles do not test it: 2 instructions a ReLU tile fewer.
+// Clamp modes: tested in each tile, none, below only, both sides.
+enum : int { kTileClampAtRun = -1, kTileClampNone, kTileClampLo, kTileClampLoHi };
+#define MACE_ASM_STORE_LO \
+  "ld1r {v0.4s}, [%[bounds]]\n" MACE_ASM_FMAX_ALL MACE_ASM_STORE_ROWS
+#define MACE_ASM_STORE_LO_HI \
+  "ld2r {v0.4s, v1.4s}, [%[bounds]]\n" MACE_ASM_FMAX_ALL MACE_ASM_FMIN_ALL MACE_ASM_STORE_ROWS
 
 // C rows (ldc_bytes apart) = (from_c ? C : bias ? bias[i] : 0) + A x B, then
-// clamped to bounds[0] (and bounds[1] if clamp_hi) if clamp.
+// clamped to bounds[0] (and bounds[1] if clamp_hi) if clamp. With
+// kWideBias, from_c is ignored and the tile starts from bias[i], each of
+// the 12 floats at bias + 12 i (not null: a row bias widened once for many
+// tiles, NeonWidenRowBias).
 // Inlined into its callers, so that a run of tiles (NeonGemmRun) keeps its
 // arguments in registers and saves d8-d15 (which the assembly clobbers)
 // once per run: as a call, each tile cost some 35 instructions of argument
 // moves, call and register saves.
-[[gnu::always_inline]] inline void AsmTile(int64_t kc, const float* a, const float* b, float* c,
-                                           int64_t ldc_bytes, bool from_c, const float* bias,
-                                           bool clamp, bool clamp_hi, const float* bounds) {
+// The accumulators from C if from_c, else from the row bias or zero.
+#define MACE_ASM_ACC_FROM_C_OR_BIAS                                                         \
+  "cbz %[from_c], 10f\n"                                                                   \
+  "mov %[row], %[c]\n"                                                                     \
+  "ld1 {v8.4s, v9.4s, v10.4s}, [%[row]], %[ldc]\n"                                         \
+  "ld1 {v11.4s, v12.4s, v13.4s}, [%[row]], %[ldc]\n"                                       \
+  "ld1 {v14.4s, v15.4s, v16.4s}, [%[row]], %[ldc]\n"                                       \
+  "ld1 {v17.4s, v18.4s, v19.4s}, [%[row]], %[ldc]\n"                                       \
+  "ld1 {v20.4s, v21.4s, v22.4s}, [%[row]], %[ldc]\n"                                       \
+  "ld1 {v23.4s, v24.4s, v25.4s}, [%[row]], %[ldc]\n"                                       \
+  "ld1 {v26.4s, v27.4s, v28.4s}, [%[row]], %[ldc]\n"                                       \
+  "ld1 {v29.4s, v30.4s, v31.4s}, [%[row]], %[ldc]\n"                                       \
+  "b 12f\n"                                                                                \
+  "10:\n"                                                                                  \
+  MACE_ASM_ACC_FROM_BIAS
+// AsmTile's assembly, with `init` setting the accumulators.
+#define MACE_ASM_TILE(init, finish)                                                         \
+  init                                                                                     \
+  "cbz %[blocks], 2f\n"                                                                    \
+  "1:\n"                                                                                   \
+  MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS          \
+  "subs %[blocks], %[blocks], #1\n"                                                        \
+  "b.ne 1b\n"                                                                              \
+  "2:\n"                                                                                   \
+  "tbz %[kc], #3, 9f\n"                                                                    \
+  MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS                                                  \
+  "9:\n"                                                                                   \
+  "tbz %[kc], #2, 7f\n"                                                                    \
+  MACE_ASM_FOUR_STEPS                                                                      \
+  "7:\n"                                                                                   \
+  "cbz %[rest], 4f\n"                                                                      \
+  "tbz %[kc], #1, 3f\n"                                                                    \
+  MACE_ASM_TWO_STEPS                                                                       \
+  "3:\n"                                                                                   \
+  "tbz %[kc], #0, 4f\n"                                                                    \
+  "ld1 {v0.4s, v1.4s}, [%[a]], #32\n"                                                      \
+  MACE_ASM_STEP("v0", "v1")                                                                \
+  "4:\n"                                                                                   \
+  finish
+#define MACE_ASM_TILE_OUTPUTS                                                               \
+  : [a] "+r"(a), [b] "+r"(b), [blocks] "+r"(blocks), [bias] "+r"(bias), [row] "=&r"(row)   \
+  : [rest] "r"(rest), [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds)
+#define MACE_ASM_TILE_OPERANDS                                                              \
+  MACE_ASM_TILE_OUTPUTS, [from_c] "r"(int64_t{from_c}), [clamp] "r"(int64_t{clamp}),        \
+    [clamp_hi] "r"(int64_t{clamp_hi})                                                       \
+  MACE_ASM_TILE_CLOBBERS
+#define MACE_ASM_TILE_FIXED_OPERANDS MACE_ASM_TILE_OUTPUTS MACE_ASM_TILE_CLOBBERS
+#define MACE_ASM_TILE_CLOBBERS                                                              \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", \
+    "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",      \
+    "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
+// AsmTile with a, b and bias left where the kernel's loads leave them:
+// a 8 kc floats on, b 12 kc on, a widened bias 96 on (a plain one 8 on,
+// or unchanged if null or from_c). A run whose next tile's operands are
+// there needs no copies or adds for them. A kClamp other than
+// kTileClampAtRun fixes the clamp (widened bias only; clamp and clamp_hi
+// are then ignored).
+template <bool kWideBias, int kClamp = kTileClampAtRun>
+[[gnu::always_inline]] inline void AsmTileAdvancing(int64_t kc, const float*& a, const float*& b,
+                                                    float* c, int64_t ldc_bytes, bool from_c,
+                                                    const float*& bias, bool clamp, bool clamp_hi,
+                                                    const float* bounds) {
   int64_t blocks = kc >> 4;
   int64_t rest = kc & 3;
   float* row;
-  __asm__ volatile(
-      "cbz %[from_c], 10f\n"
-      "mov %[row], %[c]\n"
-      "ld1 {v8.4s, v9.4s, v10.4s}, [%[row]], %[ldc]\n"
-      "ld1 {v11.4s, v12.4s, v13.4s}, [%[row]], %[ldc]\n"
-      "ld1 {v14.4s, v15.4s, v16.4s}, [%[row]], %[ldc]\n"
-      "ld1 {v17.4s, v18.4s, v19.4s}, [%[row]], %[ldc]\n"
-      "ld1 {v20.4s, v21.4s, v22.4s}, [%[row]], %[ldc]\n"
-      "ld1 {v23.4s, v24.4s, v25.4s}, [%[row]], %[ldc]\n"
-      "ld1 {v26.4s, v27.4s, v28.4s}, [%[row]], %[ldc]\n"
-      "ld1 {v29.4s, v30.4s, v31.4s}, [%[row]], %[ldc]\n"
-      "b 12f\n"
-      "10:\n"
-      MACE_ASM_ACC_FROM_BIAS
-      "cbz %[blocks], 2f\n"
-      "1:\n"
-      MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS
-      "subs %[blocks], %[blocks], #1\n"
-      "b.ne 1b\n"
-      "2:\n"
-      "tbz %[kc], #3, 9f\n"
-      MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS
-      "9:\n"
-      "tbz %[kc], #2, 7f\n"
-      MACE_ASM_FOUR_STEPS
-      "7:\n"
-      "cbz %[rest], 4f\n"
-      "3:\n"
-      "ld1 {v0.4s, v1.4s}, [%[a]], #32\n"
-      MACE_ASM_STEP("v0", "v1")
-      "subs %[rest], %[rest], #1\n"
-      "b.ne 3b\n"
-      "4:\n"
-      MACE_ASM_CLAMP_STORE
-      : [a] "+r"(a), [b] "+r"(b), [blocks] "+r"(blocks), [rest] "+r"(rest), [bias] "+r"(bias),
-        [row] "=&r"(row)
-      : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}),
-        [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)
-      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
-        "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
-        "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
+  static_assert(kWideBias || kClamp == kTileClampAtRun, "a fixed clamp needs the wide bias");
+  if constexpr (kClamp == kTileClampNone) {
+    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_STORE_ROWS)
+                         MACE_ASM_TILE_FIXED_OPERANDS);
+  } else if constexpr (kClamp == kTileClampLo) {
+    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_STORE_LO)
+                         MACE_ASM_TILE_FIXED_OPERANDS);
+  } else if constexpr (kClamp == kTileClampLoHi) {
+    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_STORE_LO_HI)
+                         MACE_ASM_TILE_FIXED_OPERANDS);
+  } else if constexpr (kWideBias) {
+    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_CLAMP_STORE)
+                         MACE_ASM_TILE_OPERANDS);
+  } else {
+    __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_C_OR_BIAS, MACE_ASM_CLAMP_STORE)
+                         MACE_ASM_TILE_OPERANDS);
+  }
 }
+template <bool kWideBias = false, int kClamp = kTileClampAtRun>
+[[gnu::always_inline]] inline void AsmTile(int64_t kc, const float* a, const float* b, float* c,
+                                           int64_t ldc_bytes, bool from_c, const float* bias,
+                                           bool clamp, bool clamp_hi, const float* bounds) {
+  AsmTileAdvancing<kWideBias, kClamp>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi,
+                                      bounds);
+}
+#undef MACE_ASM_ACC_FROM_C_OR_BIAS
+#undef MACE_ASM_TILE
+#undef MACE_ASM_TILE_OUTPUTS
+#undef MACE_ASM_TILE_OPERANDS
+#undef MACE_ASM_TILE_FIXED_OPERANDS
+#undef MACE_ASM_TILE_CLOBBERS
 
 // A direct convolution's tile: AsmTile's product with B's k-th row the 12
 // floats at first + (steps[0] + ... + steps[k - 1]) bytes, from the row bias
@@ -337,13 +431,43 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
 // With offsets from a base (an ldp of both and an add per row, as before)
 // it was 27.5, and the stems of ResNet-18 (7x7, 147 taps) and SqueezeNet
 // 1.1 (3x3, 27) spent 13 % and 8 % of their counts here.
+// Two taps, B's row pointer moved by the step operands se and so.
+#define MACE_ASM_STEPPED_PAIR(se, so)                   \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"     \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]], %[" se "]\n"     \
+  MACE_ASM_STEP_ROWS("v0", "v1")                        \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]], %[" so "]\n"     \
+  MACE_ASM_STEP_ROWS("v2", "v3")
 #define MACE_ASM_CONV_TWO_STEPS                                                      \
   "ldp %[s0], %[s1], [%[steps]], #16\n"                                             \
-  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                 \
-  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]], %[s0]\n"                                     \
-  MACE_ASM_STEP_ROWS("v0", "v1")                                                    \
-  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]], %[s1]\n"                                     \
-  MACE_ASM_STEP_ROWS("v2", "v3")
+  MACE_ASM_STEPPED_PAIR("s0", "s1")
+#define MACE_ASM_CONV_ROWS(init)                                                            \
+  init                                                                                     \
+  "cbz %[quads], 2f\n"                                                                     \
+  "1:\n"                                                                                   \
+  MACE_ASM_CONV_TWO_STEPS MACE_ASM_CONV_TWO_STEPS                                          \
+  "subs %[quads], %[quads], #1\n"                                                          \
+  "b.ne 1b\n"                                                                              \
+  "2:\n"                                                                                   \
+  "tbz %[kc], #1, 3f\n"                                                                    \
+  MACE_ASM_CONV_TWO_STEPS                                                                  \
+  "3:\n"                                                                                   \
+  "tbz %[kc], #0, 4f\n"                                                                    \
+  "ld1 {v0.4s, v1.4s}, [%[a]]\n"                                                           \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]]\n"                                                   \
+  MACE_ASM_STEP_ROWS("v0", "v1")                                                           \
+  "4:\n"                                                                                   \
+  MACE_ASM_CLAMP_STORE
+#define MACE_ASM_CONV_ROWS_OPERANDS                                                         \
+  : [a] "+r"(a), [steps] "+r"(steps), [quads] "+r"(quads), [bias] "+r"(bias),               \
+    [row] "=&r"(row), [pb] "+r"(pb), [s0] "=&r"(s0), [s1] "=&r"(s1)                         \
+  : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes),                                         \
+    [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)    \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", \
+    "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",      \
+    "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
+// kWideBias as in AsmTile (from the widened bias, not null).
+template <bool kWideBias = false>
 [[gnu::always_inline]] inline void AsmConvRows(int64_t kc, const float* a, const float* first,
                                                const int64_t* steps, float* c,
                                                int64_t ldc_bytes, const float* bias, bool clamp,
@@ -352,32 +476,69 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   float* row;
   const float* pb = first;
   int64_t s0, s1;
-  __asm__ volatile(
-      MACE_ASM_ACC_FROM_BIAS
-      "cbz %[quads], 2f\n"
-      "1:\n"
-      MACE_ASM_CONV_TWO_STEPS MACE_ASM_CONV_TWO_STEPS
-      "subs %[quads], %[quads], #1\n"
-      "b.ne 1b\n"
-      "2:\n"
-      "tbz %[kc], #1, 3f\n"
-      MACE_ASM_CONV_TWO_STEPS
-      "3:\n"
-      "tbz %[kc], #0, 4f\n"
-      "ld1 {v0.4s, v1.4s}, [%[a]]\n"
-      "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]]\n"
-      MACE_ASM_STEP_ROWS("v0", "v1")
-      "4:\n"
-      MACE_ASM_CLAMP_STORE
-      : [a] "+r"(a), [steps] "+r"(steps), [quads] "+r"(quads), [bias] "+r"(bias),
-        [row] "=&r"(row), [pb] "+r"(pb), [s0] "=&r"(s0), [s1] "=&r"(s1)
-      : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes),
-        [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds)
-      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11",
-        "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
-        "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31");
+  if constexpr (kWideBias) {
+    __asm__ volatile(MACE_ASM_CONV_ROWS(MACE_ASM_ACC_FROM_WIDE_BIAS) MACE_ASM_CONV_ROWS_OPERANDS);
+  } else {
+    __asm__ volatile(MACE_ASM_CONV_ROWS(MACE_ASM_ACC_FROM_BIAS) MACE_ASM_CONV_ROWS_OPERANDS);
+  }
 }
+#undef MACE_ASM_CONV_ROWS
+#undef MACE_ASM_CONV_ROWS_OPERANDS
 #undef MACE_ASM_CONV_TWO_STEPS
+
+// AsmConvRows for a 3x3 kernel over 3 channels (27 taps: the stems of
+// ShuffleNet v2 and the MobileNets) whose steps repeat every 9 taps, from a
+// widened bias, with the clamp fixed (kTileClamp*). The 9 steps stay in
+// registers and the taps are straight code: the 14 ldp of loaded steps and
+// the loop cost about 30 instructions a tile. The same taps in the same
+// order as AsmConvRows, so the same sums.
+#define MACE_ASM_STEM_PAIR MACE_ASM_STEPPED_PAIR
+#define MACE_ASM_STEM27(finish)                                                           \
+  MACE_ASM_ACC_FROM_WIDE_BIAS                                                            \
+  MACE_ASM_STEM_PAIR("s0", "s1") MACE_ASM_STEM_PAIR("s2", "s3")                          \
+  MACE_ASM_STEM_PAIR("s4", "s5") MACE_ASM_STEM_PAIR("s6", "s7")                          \
+  MACE_ASM_STEM_PAIR("s8", "s0") MACE_ASM_STEM_PAIR("s1", "s2")                          \
+  MACE_ASM_STEM_PAIR("s3", "s4") MACE_ASM_STEM_PAIR("s5", "s6")                          \
+  MACE_ASM_STEM_PAIR("s7", "s8") MACE_ASM_STEM_PAIR("s0", "s1")                          \
+  MACE_ASM_STEM_PAIR("s2", "s3") MACE_ASM_STEM_PAIR("s4", "s5")                          \
+  MACE_ASM_STEM_PAIR("s6", "s7")                                                         \
+  "ld1 {v0.4s, v1.4s}, [%[a]]\n"                                                         \
+  "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]]\n"                                                 \
+  MACE_ASM_STEP_ROWS("v0", "v1")                                                         \
+  finish
+#define MACE_ASM_STEM27_OPERANDS                                                            \
+  : [a] "+r"(a_tile), [pb] "+r"(pb), [bias] "+r"(bias), [row] "=&r"(row)                   \
+  : [c] "r"(c), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds), [s0] "r"(s0), [s1] "r"(s1),     \
+    [s2] "r"(s2), [s3] "r"(s3), [s4] "r"(s4), [s5] "r"(s5), [s6] "r"(s6), [s7] "r"(s7),     \
+    [s8] "r"(s8)                                                                            \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", \
+    "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",      \
+    "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
+template <int kClamp>
+void Stem27Run(const float* a, const float* first, const int64_t* steps, float* c,
+               int64_t ldc_bytes, int64_t tiles, const float* wide_bias, const float* bounds) {
+  const int64_t s0 = steps[0], s1 = steps[1], s2 = steps[2], s3 = steps[3], s4 = steps[4];
+  const int64_t s5 = steps[5], s6 = steps[6], s7 = steps[7], s8 = steps[8];
+  for (; tiles > 0; --tiles, first += kNeonGemmNr, c += kNeonGemmNr) {
+    const float* a_tile = a;
+    const float* pb = first;
+    const float* bias = wide_bias;
+    float* row;
+    if constexpr (kClamp == kTileClampNone) {
+      __asm__ volatile(MACE_ASM_STEM27(MACE_ASM_STORE_ROWS) MACE_ASM_STEM27_OPERANDS);
+    } else if constexpr (kClamp == kTileClampLo) {
+      __asm__ volatile(MACE_ASM_STEM27(MACE_ASM_STORE_LO) MACE_ASM_STEM27_OPERANDS);
+    } else {
+      __asm__ volatile(MACE_ASM_STEM27(MACE_ASM_STORE_LO_HI) MACE_ASM_STEM27_OPERANDS);
+    }
+  }
+}
+#undef MACE_ASM_STEM_PAIR
+#undef MACE_ASM_STEPPED_PAIR
+#undef MACE_ASM_STEM27
+#undef MACE_ASM_STEM27_OPERANDS
+#undef MACE_ASM_STORE_LO
+#undef MACE_ASM_STORE_LO_HI
 // clang-format on
 
 namespace {
@@ -448,6 +609,85 @@ void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, cons
   for (; tiles > 0; --tiles, a += a_step, b += b_step, c += c_step) {
     AsmTile(kc, a, b, c, ldc_bytes, accumulate, bias, clamp, clamp_hi, bounds);
     if (bias != nullptr) bias += row_bias_step;
+  }
+}
+
+void NeonWidenRowBias(const float* bias, int64_t rows, float* wide) {
+  // Four rows a load (ld4r broadcasts four consecutive floats to four
+  // registers): the callers' rows are whole tiles, so the one-row loop
+  // below is only a guard.
+  int64_t i = 0;
+  for (; i + 4 <= rows; i += 4, wide += 4 * kNeonGemmNr) {
+    const float32x4x4_t values = vld4q_dup_f32(bias + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) {
+      vst1q_f32(wide + kNeonGemmNr * r, values.val[r]);
+      vst1q_f32(wide + kNeonGemmNr * r + 4, values.val[r]);
+      vst1q_f32(wide + kNeonGemmNr * r + 8, values.val[r]);
+    }
+  }
+  for (; i < rows; ++i, wide += kNeonGemmNr) {
+    const float32x4_t value = vld1q_dup_f32(bias + i);
+    vst1q_f32(wide, value);
+    vst1q_f32(wide + 4, value);
+    vst1q_f32(wide + 8, value);
+  }
+}
+
+namespace {
+
+// NeonGemmRunWideBias with its clamp mode fixed (kTileClamp*). Inlined:
+// as calls, the runs' set-up cost more than the tiles' tests it spared.
+template <int kClamp>
+[[gnu::always_inline]] inline void WideBiasRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
+                 int64_t b_step, float* c, int64_t c_step, int64_t ldc, const float* wide_bias,
+                 int64_t wide_bias_step, const float* bounds) {
+  const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  constexpr int64_t kWideTile = kNeonGemmMr * kNeonGemmNr;
+  if (a_step == kNeonGemmMr * kc && b_step == 0 && wide_bias_step == kWideTile) {
+    // Down a column panel (consecutive A panels and biases): the kernel
+    // leaves A and the bias at the next tile's, 5 instructions a tile
+    // fewer than setting them.
+    for (; tiles > 0; --tiles, c += c_step) {
+      const float* b_tile = b;
+      AsmTileAdvancing<true, kClamp>(kc, a, b_tile, c, ldc_bytes, false, wide_bias, false,
+                                     false, bounds);
+    }
+    return;
+  }
+  if (a_step == 0 && b_step == kNeonGemmNr * kc && wide_bias_step == 0) {
+    // Along a row panel: the same for B.
+    for (; tiles > 0; --tiles, c += c_step) {
+      const float* a_tile = a;
+      const float* bias_tile = wide_bias;
+      AsmTileAdvancing<true, kClamp>(kc, a_tile, b, c, ldc_bytes, false, bias_tile, false,
+                                     false, bounds);
+    }
+    return;
+  }
+  for (; tiles > 0; --tiles, a += a_step, b += b_step, c += c_step, wide_bias += wide_bias_step) {
+    AsmTile<true, kClamp>(kc, a, b, c, ldc_bytes, false, wide_bias, false, false, bounds);
+  }
+}
+
+}  // namespace
+
+void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                         const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
+                         const float* wide_bias, int64_t wide_bias_step,
+                         const TileEpilogue& epilogue) {
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  if (!clamp) {
+    WideBiasRun<kTileClampNone>(tiles, kc, a, a_step, b, b_step, c, c_step, ldc, wide_bias,
+                                wide_bias_step, bounds);
+  } else if (!clamp_hi) {
+    WideBiasRun<kTileClampLo>(tiles, kc, a, a_step, b, b_step, c, c_step, ldc, wide_bias,
+                              wide_bias_step, bounds);
+  } else {
+    WideBiasRun<kTileClampLoHi>(tiles, kc, a, a_step, b, b_step, c, c_step, ldc, wide_bias,
+                                wide_bias_step, bounds);
   }
 }
 
@@ -1390,6 +1630,7 @@ void NeonWinogradGemms(int64_t positions, int64_t kc, const float* const* a, int
 #undef MACE_ASM_COL1
 #undef MACE_ASM_COL2
 #undef MACE_ASM_FOUR_STEPS
+#undef MACE_ASM_TWO_STEPS
 
 #else  // armv7
 
@@ -1651,7 +1892,7 @@ void NeonConvRowsStepped(int64_t kc, const float* a, const float* first, const i
 // around the assembly tile, a tile here about 6. False, with nothing
 // written, for what NeonConvRowsStepped stages.
 bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64_t* steps,
-                     float* c, int64_t ldc, int rows, int64_t tiles,
+                     bool steps_repeat9, float* c, int64_t ldc, int rows, int64_t tiles,
                      const TileEpilogue& epilogue) {
   if (rows != kNeonGemmMr || epilogue.col_bias != nullptr ||
       epilogue.activation == kTileActHardSwish) {
@@ -1662,6 +1903,25 @@ bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64
   const float bounds[2] = {epilogue.lo, epilogue.hi};
   const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
   const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  if (row_bias != nullptr && tiles > 1) {
+    // The bias widened once for the run's tiles (see AsmTile).
+    alignas(16) float wide_bias[kNeonGemmMr * kNeonGemmNr];
+    NeonWidenRowBias(row_bias, kNeonGemmMr, wide_bias);
+    if (kc == 27 && steps_repeat9) {
+      if (!clamp) {
+        Stem27Run<kTileClampNone>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
+      } else if (!clamp_hi) {
+        Stem27Run<kTileClampLo>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
+      } else {
+        Stem27Run<kTileClampLoHi>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
+      }
+      return true;
+    }
+    for (; tiles > 0; --tiles, first += kNeonGemmNr, c += kNeonGemmNr) {
+      AsmConvRows<true>(kc, a, first, steps, c, ldc_bytes, wide_bias, clamp, clamp_hi, bounds);
+    }
+    return true;
+  }
   for (; tiles > 0; --tiles, first += kNeonGemmNr, c += kNeonGemmNr) {
     AsmConvRows(kc, a, first, steps, c, ldc_bytes, row_bias, clamp, clamp_hi, bounds);
   }

@@ -34,9 +34,13 @@ namespace arm {
 // sgemm_neon.cc: `tiles` whole 8 x 12 tiles along an output row in one
 // call, each 12 floats on from the one before it in B's rows and in C;
 // false, with nothing written, for what NeonConvRowsStepped would stage
-// (fewer than 8 rows, a column bias, hard-swish).
+// (fewer than 8 rows, a column bias, hard-swish). steps_repeat9: steps[k] ==
+// steps[k + 9] for every k + 9 < kc - 1 (a 3x3 kernel's taps, the
+// channels' planes equally far apart), which a 27-deep stem then holds in
+// registers.
 bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64_t* steps,
-                     float* c, int64_t ldc, int rows, int64_t tiles, const TileEpilogue& epilogue);
+                     bool steps_repeat9, float* c, int64_t ldc, int rows, int64_t tiles,
+                     const TileEpilogue& epilogue);
 }  // namespace arm
 #endif
 namespace {
@@ -88,6 +92,12 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
   const int64_t m_tiles = CeilDiv(p.out_channels, mr);
   const bool stepped = !steps_.empty();
   const int64_t first = stepped ? padded_.offsets()[0] : 0;
+#if defined(__aarch64__)
+  bool steps_repeat9 = stepped;
+  for (int64_t k = 0; steps_repeat9 && k + 9 < k_ - 1; ++k) {
+    steps_repeat9 = steps_[k] == steps_[k + 9];
+  }
+#endif
 #if defined(__ARM_NEON) && !defined(__aarch64__)
   // armv7 NEON: runs of 6-row tiles walk a 3x3 or 7x7 kernel's taps as one chain
   // where the offsets allow, checked once here rather than per run.
@@ -135,8 +145,8 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
                     ? std::min<int64_t>((p.out_w - ow) / kRunNr, end - task)
                     : 0;
             if (whole > 0 && arm::NeonConvRowsRun(k_, filter_.Panel(mt), base + first,
-                                                  steps_.data(), c, out_plane, rows, whole,
-                                                  tile)) {
+                                                  steps_.data(), steps_repeat9, c, out_plane,
+                                                  rows, whole, tile)) {
               task += whole - 1;
               ow += (whole - 1) * nr;
             } else {

@@ -31,7 +31,7 @@ struct Shape {
   int64_t dilation_w = 0;  // 0: the same as `dilation` (which is then the vertical one)
 };
 
-ref::Conv2DParams MakeParams(const Shape& s, ActivationType activation) {
+ref::Conv2DParams MakeParams(const Shape& s, ActivationType activation, float max_limit = 6.f) {
   ref::Conv2DParams p;
   p.batch = s.batch;
   p.in_channels = s.in_c;
@@ -49,13 +49,16 @@ ref::Conv2DParams MakeParams(const Shape& s, ActivationType activation) {
   p.out_h = (s.h + 2 * s.pad - ((s.kh - 1) * s.dilation + 1)) / s.stride_h + 1;
   p.out_w = (s.w + 2 * s.pad - ((s.kw - 1) * p.dilation_w + 1)) / s.stride_w + 1;
   p.activation.type = activation;
-  p.activation.max_limit = 6.f;
+  p.activation.max_limit = max_limit;
   p.activation.alpha = 0.1f;
   return p;
 }
 
-void Check(const Shape& s, ActivationType activation, int winograd, float tolerance = 2e-5f) {
-  const ref::Conv2DParams p = MakeParams(s, activation);
+// above_limit, if given, counts the outputs whose value before the
+// activation is past max_limit (those a ReLUX clamps from above).
+void Check(const Shape& s, ActivationType activation, int winograd, float tolerance = 2e-5f,
+           float max_limit = 6.f, int64_t* above_limit = nullptr) {
+  const ref::Conv2DParams p = MakeParams(s, activation, max_limit);
   const std::vector<float> input = RandomFloats(p.batch * p.in_channels * p.in_h * p.in_w, 21);
   const std::vector<float> filter =
       RandomFloats(p.out_channels * (p.in_channels / p.group) * p.kernel_h * p.kernel_w, 22);
@@ -63,6 +66,13 @@ void Check(const Shape& s, ActivationType activation, int winograd, float tolera
   const int64_t out_size = p.batch * p.out_channels * p.out_h * p.out_w;
   std::vector<float> expected(out_size);
   ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+  if (above_limit != nullptr) {
+    ref::Conv2DParams plain = p;
+    plain.activation.type = ActivationType::NOOP;
+    std::vector<float> sums(out_size);
+    ref::Conv2D(plain, input.data(), filter.data(), bias.data(), sums.data());
+    *above_limit = std::count_if(sums.begin(), sums.end(), [&](float v) { return v > max_limit; });
+  }
   for (const KernelTable* table : testing::TablesUnderTest()) {
     std::vector<std::unique_ptr<Conv2dKernel>> kernels;
     // Winograd runs on every shape it supports here, not only where it pays.
@@ -253,6 +263,56 @@ TEST(Conv2dKernelTest, DirectRowsLastChannelTiles) {
           const int64_t h = stride + k - 2 * pad;  // two output rows
           Check({1, 3, h, w, out_c, k, k, stride, stride, 1, pad}, activations[index / 2 % 3], 0);
           ++index;
+        }
+      }
+    }
+  }
+}
+
+// 27-deep stems (3 channels, 3x3) as runs of whole tiles, which arm64
+// walks with the 9 repeating steps held in registers: both strides, with
+// and without padding, each clamp (none, below, both sides), output
+// channels of a whole tile and 3 more; two whole tiles and a partial one a
+// row.
+TEST(Conv2dKernelTest, DirectRowsStemRuns) {
+  const ActivationType activations[] = {ActivationType::RELU, ActivationType::RELUX,
+                                        ActivationType::NOOP};
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr;
+    int index = 0;
+    for (ActivationType activation : activations) {
+      for (int64_t stride : {1, 2}) {
+        const int64_t pad = index / 3 % 2;
+        const int64_t out_w = 2 * nr + 5;
+        const int64_t w = (out_w - 1) * stride + 3 - 2 * pad;
+        const int64_t h = stride + 3 - 2 * pad;  // two output rows
+        Check({1, 3, h, w, mr + 3 * (index % 2), 3, 3, stride, stride, 1, pad}, activation, 0);
+        ++index;
+      }
+    }
+  }
+}
+
+// The stems' runs (and the other direct runs from a widened bias: 2 and 4
+// channels) with a ReLUX cap of 0.5, which many outputs pass: random
+// inputs rarely reach ReLU6's 6, so its upper clamp went untested. Both
+// strides, with and without padding, two whole tiles and a partial one a
+// row, output channels of a whole tile and 3 more.
+TEST(Conv2dKernelTest, DirectRowsRunsUpperClamp) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr;
+    int index = 0;
+    for (int64_t in_c : {3, 2, 4}) {
+      for (int64_t stride : {1, 2}) {
+        for (int64_t pad : {0, 1}) {
+          const int64_t out_w = 2 * nr + 5;
+          const int64_t w = (out_w - 1) * stride + 3 - 2 * pad;
+          const int64_t h = stride + 3 - 2 * pad;  // two output rows
+          const int64_t out_c = mr + 3 * (index++ % 2);
+          int64_t above = 0;
+          Check({1, in_c, h, w, out_c, 3, 3, stride, stride, 1, pad}, ActivationType::RELUX, 0,
+                2e-5f, 0.5f, &above);
+          EXPECT_GT(above, out_c * 2 * out_w / 8) << "in " << in_c << " stride " << stride;
         }
       }
     }

@@ -25,6 +25,23 @@ constexpr int kMaxTileSide = 32;
 // A B block (kc x nc) up to this size is walked rows outer (see GemmBlock):
 // 32 KiB, within every table's L1.
 constexpr int64_t kRowsOuterBlockFloats = 8 * 1024;
+#if defined(__aarch64__)
+// The most rows of an arm64 NEON block (the table's mc) whose row bias
+// GemmBlock widens on its stack (4.5 KiB).
+constexpr int64_t kWideBiasRows = 96;
+#endif
+
+// How many columns past nc a column block may take: on arm64 NEON a rest
+// of at most nc / 16 columns joins the block before it. ShuffleNet v2's
+// 784-column maps ran as 768 + 16, and the 16-column block paid its own B
+// packing, bias widening and walk set-up for two tiles.
+int64_t ColumnSlack(const KernelTable& t) {
+#if defined(__aarch64__)
+  return t.isa == KernelIsa::kNeon ? t.nc / 16 : 0;
+#else
+  return 0;
+#endif
+}
 
 // A block of `operand` as micro-kernel panels: `first` points at the panel
 // for row `row0` and consecutive panels are `panel_stride` floats apart.
@@ -182,14 +199,39 @@ void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, cons
 // column bias or hard-swish.
 void NeonGemmRowTail(int rows, int64_t tiles, int64_t kc, const float* a, const float* b,
                      int64_t b_step, float* c, int64_t ldc, const TileEpilogue& epilogue);
+// wide[12 i + j] = bias[i] for i < rows and j < 12: a row bias widened to
+// the tile's columns, for NeonGemmRunWideBias.
+void NeonWidenRowBias(const float* bias, int64_t rows, float* wide);
+// NeonGemmRun's tiles from the first reduction block (not from C), the
+// row bias of tile t widened (NeonWidenRowBias) at wide_bias + t *
+// wide_bias_step; the epilogue has no column bias or hard-swish.
+void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                         const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
+                         const float* wide_bias, int64_t wide_bias_step,
+                         const TileEpilogue& epilogue);
 }  // namespace arm
 namespace {
 #endif
 
 // Asks for `floats` consecutive floats to be brought into cache.
+// Eight lines a loop: one line a loop took 5 instructions a line on arm64
+// (ShuffleNet v2's last 1x1 layer prefetches 30,000 lines an inference),
+// eight take 11 for the eight.
 inline void PrefetchPanel(const float* data, int64_t floats) {
   constexpr int64_t kLineFloats = 64 / sizeof(float);
-  for (int64_t i = 0; i < floats; i += kLineFloats) __builtin_prefetch(data + i, 0, 3);
+  int64_t i = 0;
+  for (; i + 7 * kLineFloats < floats; i += 8 * kLineFloats) {
+    const float* line = data + i;
+    __builtin_prefetch(line, 0, 3);
+    __builtin_prefetch(line + kLineFloats, 0, 3);
+    __builtin_prefetch(line + 2 * kLineFloats, 0, 3);
+    __builtin_prefetch(line + 3 * kLineFloats, 0, 3);
+    __builtin_prefetch(line + 4 * kLineFloats, 0, 3);
+    __builtin_prefetch(line + 5 * kLineFloats, 0, 3);
+    __builtin_prefetch(line + 6 * kLineFloats, 0, 3);
+    __builtin_prefetch(line + 7 * kLineFloats, 0, 3);
+  }
+  for (; i < floats; i += kLineFloats) __builtin_prefetch(data + i, 0, 3);
 }
 
 struct GemmCall {
@@ -224,8 +266,9 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
   // Matches GemmScratchFloatsPerThread: the A block first, then the B block.
   float* b_buffer =
       scratch + (call.a->NeedsPacking() ? int64_t{t.mc} * std::min<int64_t>(t.kc, call.k) : 0);
-  for (int64_t jc = n0; jc < n1; jc += t.nc) {
-    const int64_t nc = std::min<int64_t>(t.nc, n1 - jc);
+  const int64_t nc_slack = ColumnSlack(t);
+  for (int64_t jc = n0, nc = 0; jc < n1; jc += nc) {
+    nc = n1 - jc <= t.nc + nc_slack ? n1 - jc : t.nc;
     for (int64_t pc = 0; pc < call.k; pc += t.kc) {
       const int64_t kc = std::min<int64_t>(t.kc, call.k - pc);
       const PanelBlock b = PreparePanels(*call.b, nr, jc, nc, pc, kc, b_buffer);
@@ -235,6 +278,21 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
       for (int64_t ic = m0; ic < m1; ic += t.mc) {
         const int64_t mc = std::min<int64_t>(t.mc, m1 - ic);
         const PanelBlock a = PreparePanels(*call.a, mr, ic, mc, pc, kc, a_buffer);
+#if defined(__aarch64__)
+        // arm64 NEON: the block's row bias widened to the tile's 12
+        // columns once, for every column panel's run of whole tiles: a
+        // tile then sets its 24 accumulators with 6 loads where the 8
+        // broadcasts and 16 copies took 24 instructions (ShuffleNet v2
+        // runs some 12,000 such tiles an inference).
+        alignas(16) float wide_bias_block[kWideBiasRows * 12];
+        const float* wide_bias = nullptr;
+        if (gemm_run == arm::NeonGemmRun && !epilogue.accumulate &&
+            epilogue.row_bias != nullptr && epilogue.col_bias == nullptr &&
+            epilogue.activation != kTileActHardSwish && mc <= kWideBiasRows && mc >= mr) {
+          arm::NeonWidenRowBias(epilogue.row_bias + ic, mc / mr * mr, wide_bias_block);
+          wide_bias = wide_bias_block;
+        }
+#endif
         // A prepacked operand (weights) was last read a whole inference ago,
         // so it comes from L3 or memory. With k > kc its whole-depth panels
         // make a kc block of consecutive tiles no single stream, and the
@@ -419,6 +477,14 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
                                       static_cast<int>(inner_c_step), ldc_bytes, mr, 0, tile);
 #else
             const bool direct = false;
+#endif
+#if defined(__aarch64__)
+            if (wide_bias != nullptr) {
+              arm::NeonGemmRunWideBias(
+                  run, kc, rows_outer ? outer_panel : inner_panel, rows_outer ? 0 : inner_stride,
+                  rows_outer ? inner_panel : outer_panel, rows_outer ? inner_stride : 0, c,
+                  inner_c_step, call.ldc, wide_bias + ir * 12, rows_outer ? 0 : mr * 12, tile);
+            } else
 #endif
             if (direct) {
               // The armv7 assembly ran the tiles.
@@ -838,7 +904,9 @@ int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t 
   if (IsVectorCase(m, n, a, b)) return ThreadRegionFloats(k);  // the gathered vector
   const int64_t kc = std::min<int64_t>(table.kc, k);
   if (a.NeedsPacking()) floats += int64_t{table.mc} * kc;
-  if (b.NeedsPacking()) floats += std::min<int64_t>(table.nc, RoundUp(n, table.nr)) * kc;
+  if (b.NeedsPacking()) {
+    floats += std::min<int64_t>(table.nc + ColumnSlack(table), RoundUp(n, table.nr)) * kc;
+  }
   return ThreadRegionFloats(floats);
 }
 

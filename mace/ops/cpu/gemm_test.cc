@@ -13,6 +13,10 @@
 #include "mace/ops/cpu/kernel_test_util.h"
 #include "mace/ops/testing/op_tester.h"
 
+#if defined(__aarch64__)
+#include "mace/ops/arm/neon_kernels.h"
+#endif
+
 namespace mace {
 namespace ops {
 #if defined(__aarch64__)
@@ -21,6 +25,11 @@ namespace arm {
 void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
                  int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
                  int64_t col_bias_step, const TileEpilogue& epilogue);
+void NeonWidenRowBias(const float* bias, int64_t rows, float* wide);
+void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                         const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
+                         const float* wide_bias, int64_t wide_bias_step,
+                         const TileEpilogue& epilogue);
 }  // namespace arm
 #endif
 namespace {
@@ -34,6 +43,7 @@ struct Case {
   bool pack_a = false, pack_b = false;
   bool row_bias = false, col_bias = false;
   int32_t activation = kTileActNone;
+  float hi = 6.f;  // the clamp's upper bound
 };
 
 std::vector<float> Reference(const Case& c, const std::vector<float>& a,
@@ -51,7 +61,7 @@ std::vector<float> Reference(const Case& c, const std::vector<float>& a,
       if (c.row_bias) sum += row_bias[i];
       if (c.col_bias) sum += col_bias[j];
       float v = static_cast<float>(sum);
-      if (c.activation == kTileActClamp) v = std::min(std::max(v, 0.f), 6.f);
+      if (c.activation == kTileActClamp) v = std::min(std::max(v, 0.f), c.hi);
       if (c.activation == kTileActHardSwish) v = v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
       out[i * c.n + j] = v;
     }
@@ -63,7 +73,7 @@ void RunCase(const KernelTable& table, ThreadPool* pool, const Case& c) {
   SCOPED_TRACE(::testing::Message()
                << table.name << " threads " << NumThreads(pool) << " m " << c.m << " n " << c.n
                << " k " << c.k << " ta " << c.transpose_a << " tb " << c.transpose_b << " pa "
-               << c.pack_a << " pb " << c.pack_b << " act " << c.activation);
+               << c.pack_a << " pb " << c.pack_b << " act " << c.activation << " hi " << c.hi);
   const std::vector<float> a = RandomFloats(c.m * c.k, 11);
   const std::vector<float> b = RandomFloats(c.k * c.n, 12);
   const std::vector<float> row_bias = RandomFloats(c.m, 13);
@@ -89,7 +99,7 @@ void RunCase(const KernelTable& table, ThreadPool* pool, const Case& c) {
   epilogue.col_bias = c.col_bias ? col_bias.data() : nullptr;
   epilogue.activation = c.activation;
   epilogue.lo = 0.f;
-  epilogue.hi = 6.f;
+  epilogue.hi = c.hi;
   // A wider C than n checks that ldc is honoured and the margin untouched.
   const int64_t ldc = c.n + 3;
   std::vector<float> out(c.m * ldc, std::numeric_limits<float>::quiet_NaN());
@@ -143,7 +153,10 @@ TEST(GemmTest, EachCacheBlockEdge) {
         RunCase(*table, pool.get(), {mr + 1, nr - 1, k});
       }
       for (int64_t m : {mc - 1, mc, mc + 1}) RunCase(*table, pool.get(), {m, nr + 1, 7});
-      for (int64_t n : {nc - 1, nc, nc + 1}) RunCase(*table, pool.get(), {mr - 1, n, 5});
+      // arm64 NEON lets a rest of up to nc / 16 columns join the last block.
+      for (int64_t n : {nc - 1, nc, nc + 1, nc + nc / 16, nc + nc / 16 + 1, 2 * nc + 3}) {
+        RunCase(*table, pool.get(), {mr - 1, n, 5});
+      }
     }
   }
 }
@@ -460,7 +473,10 @@ TEST(GemmTest, FullTileRuns) {
       for (int variant = 0; variant < 8; ++variant) {
         Case rows_outer{3 * mr + 1, 6 * nr + 2, 37};
         Case columns_outer{4 * mr + 2, 8192 / kc + 5 * nr + 3, kc + 9};
-        for (Case c : {rows_outer, columns_outer}) {
+        // Three row blocks, the last of 12 rows: each block's row bias
+        // (arm64 widens it per block) at its own rows.
+        Case row_blocks{2 * table->mc + mr + 4, 5 * nr + 3, 8192 / (5 * nr) + 11};
+        for (Case c : {rows_outer, columns_outer, row_blocks}) {
           c.pack_a = variant & 1;
           c.row_bias = variant & 2;
           c.activation = variant & 4 ? kTileActClamp : kTileActNone;
@@ -616,6 +632,42 @@ TEST(GemmTest, MobileNetV2AndSqueezeNetShapes) {
   }
 }
 
+// Clamps whose upper bound the products pass (0.5, where random values
+// stay below ReLU6's 6) through the driver, on the walks that run from a
+// widened row bias on arm64: rows outer, columns outer, several row
+// blocks and ShuffleNet v2's shapes. Without them a wrong upper clamp
+// (skipped, or at another bound) goes unseen.
+TEST(GemmTest, UpperClampOnBiasedRuns) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t mr = table->mr, nr = table->nr, kc = table->kc;
+    const Case shapes[] = {
+        {3 * mr + 1, 6 * nr + 2, 37},
+        {4 * mr + 2, 8192 / kc + 5 * nr + 3, 24},
+        {2 * table->mc + mr + 4, 5 * nr + 3, 8192 / (5 * nr) + 11},
+        {58, 49, 58},
+        {116, 196, 58},
+        {58, 784, 24},
+    };
+    for (Case c : shapes) {
+      for (bool pack_a : {false, true}) {
+        c.pack_a = pack_a;
+        c.row_bias = true;
+        c.activation = kTileActClamp;
+        c.hi = 0.5f;
+        // The bound is met: some products (with their bias) lie above it.
+        Case unclamped = c;
+        unclamped.activation = kTileActNone;
+        const std::vector<float> sums =
+            Reference(unclamped, RandomFloats(c.m * c.k, 11), RandomFloats(c.k * c.n, 12),
+                      RandomFloats(c.m, 13), RandomFloats(c.n, 14));
+        ASSERT_GT(std::count_if(sums.begin(), sums.end(), [&](float v) { return v > c.hi; }),
+                  c.m * c.n / 8);
+        RunCase(*table, nullptr, c);
+      }
+    }
+  }
+}
+
 #if defined(__ARM_NEON) && !defined(__aarch64__)
 // armv7's runs of 6 x 8 tiles alone: `runs` column panels of `tiles` row
 // panels (a run's A panels and biases step down a column), more tiles than
@@ -681,6 +733,70 @@ TEST(GemmTest, Armv7RunsOfTilesStarts) {
           }
           ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
         }
+      }
+    }
+  }
+}
+#endif
+
+#if defined(__aarch64__)
+// arm64's runs from a widened row bias alone: down a column panel (A
+// panels and biases advance), along a row panel (B panels advance) and
+// with panels apart (the general walk), every depth tail and the 4k + 2
+// depths, each fixed clamp (none, below, both sides) with an upper bound
+// that products pass. C starts as NaN; outside the tiles it stays NaN.
+TEST(GemmTest, WideBiasRunsEachClamp) {
+  constexpr int64_t mr = arm::kNeonGemmMr, nr = arm::kNeonGemmNr, tiles = 3, gap = 4;
+  for (int64_t k : {1, 2, 3, 4, 5, 6, 7, 9, 13, 24, 27, 58}) {
+    for (int layout = 0; layout < 3; ++layout) {
+      const bool along_rows = layout != 1;
+      // Panels of the walk's operand are a panel apart, or a gap further.
+      const int64_t a_step = !along_rows ? 0 : mr * k + (layout == 2 ? gap : 0);
+      const int64_t b_step = along_rows ? 0 : nr * k;
+      const int64_t rows = along_rows ? tiles * mr : mr, cols = along_rows ? nr : tiles * nr;
+      const int64_t col_step = nr + 2, ldc = along_rows ? nr + 3 : tiles * col_step + 1;
+      const int64_t c_step = along_rows ? mr * ldc : col_step;
+      const std::vector<float> a = RandomFloats((along_rows ? tiles : 1) * (mr * k + gap), 41);
+      const std::vector<float> b = RandomFloats((along_rows ? 1 : tiles) * nr * k, 42);
+      const std::vector<float> row_bias = RandomFloats(rows, 43);
+      std::vector<float> wide(rows * nr);
+      arm::NeonWidenRowBias(row_bias.data(), rows, wide.data());
+      for (int clamp = 0; clamp < 3; ++clamp) {
+        TileEpilogue epilogue;
+        epilogue.row_bias = row_bias.data();
+        epilogue.activation = clamp == 0 ? kTileActNone : kTileActClamp;
+        epilogue.lo = -0.25f;
+        epilogue.hi = clamp == 1 ? std::numeric_limits<float>::infinity() : 0.5f;
+        epilogue.accumulate = false;
+        epilogue.last = true;
+        SCOPED_TRACE(::testing::Message()
+                     << "k " << k << " layout " << layout << " clamp " << clamp);
+        std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
+        arm::NeonGemmRunWideBias(tiles, k, a.data(), a_step, b.data(), b_step, c.data(), c_step,
+                                 ldc, wide.data(), along_rows ? mr * nr : 0, epilogue);
+        std::vector<float> got, expected;
+        int64_t above = 0;
+        for (int64_t t = 0; t < tiles; ++t) {
+          const float* a_panel = a.data() + (along_rows ? t * a_step : 0);
+          const float* b_panel = b.data() + (along_rows ? 0 : t * b_step);
+          for (int64_t i = 0; i < mr; ++i) {
+            const int64_t row = along_rows ? t * mr + i : i;
+            for (int64_t j = 0; j < nr; ++j) {
+              double sum = row_bias[row];
+              for (int64_t l = 0; l < k; ++l) {
+                sum += static_cast<double>(a_panel[l * mr + i]) * b_panel[l * nr + j];
+              }
+              above += sum > epilogue.hi;
+              expected.push_back(ActivateReference(static_cast<float>(sum), epilogue));
+              float& out = c[row * ldc + (along_rows ? 0 : t * col_step) + j];
+              got.push_back(out);
+              out = std::numeric_limits<float>::quiet_NaN();
+            }
+          }
+        }
+        if (clamp == 2) ASSERT_GT(above, tiles);
+        for (float v : c) ASSERT_TRUE(std::isnan(v));
+        ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
       }
     }
   }

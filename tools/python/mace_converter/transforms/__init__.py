@@ -4,7 +4,8 @@ from __future__ import annotations
 from mace_converter.api import ConvertOptions
 from mace_converter.ir import Graph
 from mace_converter.shape_inference import infer_graph
-from mace_converter.transforms.channel_shuffle import fuse_channel_shuffle, fuse_shuffle_split
+from mace_converter.transforms.channel_shuffle import (fold_shuffle_into_readers,
+                                                       fuse_channel_shuffle, fuse_shuffle_split)
 from mace_converter.transforms.fold_affine import fold_affine
 from mace_converter.transforms.fold_constants import fold_constants
 from mace_converter.transforms.fuse_activation import fuse_activation
@@ -22,6 +23,7 @@ def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
     fuse_channel_shuffle(graph)
     if options.runtime == "cpu":
         fuse_shuffle_split(graph)
+        fold_shuffle_into_readers(graph)
     fold_constants(graph)
     remove_noops(graph)
     removed = graph.prune()

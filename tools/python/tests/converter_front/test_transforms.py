@@ -205,3 +205,54 @@ class ShuffleSplitTest(unittest.TestCase):
                 ops = self._ops(converted)
                 self.assertIn(("ChannelShuffle", 1), ops)
                 self.assertIn("Split", [t for t, _ in ops])
+
+
+def _shuffle_into_convs(c, depthwise_output=False, other_reader=False):
+    """Relu -> channel shuffle in 2 groups read by a 1x1 convolution and by
+    a 3x3 stride-2 depthwise convolution with a 1x1 one after it
+    (ShuffleNet v2's downsampling unit). With `depthwise_output` the
+    depthwise result is also an output; with `other_reader` a Sigmoid
+    reads the shuffled channels too."""
+    h, w = 5, 6
+    weights = _arrays(21, pw=(7, c, 1, 1), dw=(c, 1, 3, 3), pw2=(5, c, 1, 1),
+                      b1=(7,), b2=(c,), b3=(5,))
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Reshape", ["r", "s5"], ["g"]),
+             helper.make_node("Transpose", ["g"], ["t"], perm=[0, 2, 1, 3, 4]),
+             helper.make_node("Reshape", ["t", "s4"], ["sh"]),
+             helper.make_node("Conv", ["sh", "pw", "b1"], ["y0"]),
+             helper.make_node("Conv", ["sh", "dw", "b2"], ["d"], group=c, strides=[2, 2],
+                              pads=[1, 1, 1, 1]),
+             helper.make_node("Conv", ["d", "pw2", "b3"], ["y1"])]
+    outputs = {"y0": None, "y1": None}
+    if depthwise_output:
+        outputs["d"] = None
+    if other_reader:
+        nodes.append(helper.make_node("Sigmoid", ["sh"], ["z"]))
+        outputs["z"] = None
+    inits = [_i64("s5", [1, 2, c // 2, h, w]), _i64("s4", [1, c, h, w])]
+    inits += [initializer(name, value) for name, value in weights.items()]
+    return make_model(nodes, {"x": [1, c, h, w]}, outputs, inits), [1, c, h, w]
+
+
+class ShuffleIntoConvolutionsTest(unittest.TestCase):
+    def _types(self, converted):
+        return [op.type for op in converted.net_def.op]
+
+    def test_shuffle_read_by_convolutions_folds_on_the_cpu(self):
+        for channels in (4, 10):
+            with self.subTest(channels=channels):
+                model, shape = _shuffle_into_convs(channels)
+                converted = check_against_ort(self, model, {"x": shape})
+                self.assertNotIn("ChannelShuffle", self._types(converted))
+
+    def test_no_fold_elsewhere(self):
+        cases = [
+            ("depthwise output", _shuffle_into_convs(6, depthwise_output=True), {}),
+            ("another reader", _shuffle_into_convs(6, other_reader=True), {}),
+            ("GPU graph", _shuffle_into_convs(6), {"runtime": "gpu"}),
+        ]
+        for label, (model, shape), options in cases:
+            with self.subTest(label):
+                converted = check_against_ort(self, model, {"x": shape}, **options)
+                self.assertIn("ChannelShuffle", self._types(converted))
