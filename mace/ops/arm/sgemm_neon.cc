@@ -1608,6 +1608,27 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
   }
 }
 
+// A last column panel of 4 columns: its `tiles` whole row panels (A panels
+// a_step floats apart, C rows c_step floats apart) straight to C, as
+// NeonGemmPartial runs each; the epilogue has no column bias or hard-swish.
+// Through the driver's tile walk and NeonGemmPartial's checks each cost
+// some 50 instructions around the tile (ShuffleNet v2's 196- and
+// 784-column maps end 4 columns past a whole tile).
+void NeonGemmColumnTail4(int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                         const float* b, float* c, int64_t c_step, int64_t ldc,
+                         const TileEpilogue& epilogue) {
+  const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  const bool accumulate = epilogue.accumulate;
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  const float* bias = accumulate ? nullptr : epilogue.row_bias;
+  for (; tiles > 0; --tiles, a += a_step, c += c_step) {
+    AsmNarrowTileToC<1>(kc, a, b, c, ldc_bytes, accumulate, bias, clamp, clamp_hi, bounds);
+    if (bias != nullptr) bias += kNeonGemmMr;
+  }
+}
+
 void NeonGemmRowTail(int rows, int64_t tiles, int64_t kc, const float* a, const float* b,
                      int64_t b_step, float* c, int64_t ldc, const TileEpilogue& epilogue) {
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
