@@ -1608,15 +1608,25 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
   }
 }
 
-// A last column panel of 4 columns: its `tiles` whole row panels (A panels
-// a_step floats apart, C rows c_step floats apart) straight to C, as
+// A last column panel of 4 columns or 1: its `tiles` whole row panels (A
+// panels a_step floats apart, C rows c_step floats apart) straight to C, as
 // NeonGemmPartial runs each; the epilogue has no column bias or hard-swish.
 // Through the driver's tile walk and NeonGemmPartial's checks each cost
 // some 50 instructions around the tile (ShuffleNet v2's 196- and
-// 784-column maps end 4 columns past a whole tile).
-void NeonGemmColumnTail4(int64_t tiles, int64_t kc, const float* a, int64_t a_step,
-                         const float* b, float* c, int64_t c_step, int64_t ldc,
-                         const TileEpilogue& epilogue) {
+// 784-column maps end 4 columns past a whole tile, its 49-column ones 1).
+void NeonGemmColumnTail(int cols, int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                        const float* b, float* c, int64_t c_step, int64_t ldc,
+                        const TileEpilogue& tile_epilogue) {
+  TileEpilogue epilogue = tile_epilogue;
+  if (cols == 1) {
+    alignas(16) float columns[3 * kNeonGemmMr];
+    for (; tiles > 0; --tiles, a += a_step, c += c_step) {
+      AsmColumnTile<1>(kc, a, b, columns);
+      FinishColumns(columns, c, ldc, 1, epilogue);
+      if (epilogue.row_bias != nullptr) epilogue.row_bias += kNeonGemmMr;
+    }
+    return;
+  }
   const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
   const bool accumulate = epilogue.accumulate;
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
