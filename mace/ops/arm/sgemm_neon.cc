@@ -492,16 +492,15 @@ template <bool kWideBias = false>
 // registers and the taps are straight code: the 14 ldp of loaded steps and
 // the loop cost about 30 instructions a tile. The same taps in the same
 // order as AsmConvRows, so the same sums.
-#define MACE_ASM_STEM_PAIR MACE_ASM_STEPPED_PAIR
+// The 27 taps' first 26 as 13 pairs, each pair(step after its first tap,
+// step after its second): the 9 steps s0-s8 in turn.
+#define MACE_ASM_STEM27_PAIRS(pair)                                                       \
+  pair("s0", "s1") pair("s2", "s3") pair("s4", "s5") pair("s6", "s7") pair("s8", "s0")   \
+  pair("s1", "s2") pair("s3", "s4") pair("s5", "s6") pair("s7", "s8") pair("s0", "s1")   \
+  pair("s2", "s3") pair("s4", "s5") pair("s6", "s7")
 #define MACE_ASM_STEM27(finish)                                                           \
   MACE_ASM_ACC_FROM_WIDE_BIAS                                                            \
-  MACE_ASM_STEM_PAIR("s0", "s1") MACE_ASM_STEM_PAIR("s2", "s3")                          \
-  MACE_ASM_STEM_PAIR("s4", "s5") MACE_ASM_STEM_PAIR("s6", "s7")                          \
-  MACE_ASM_STEM_PAIR("s8", "s0") MACE_ASM_STEM_PAIR("s1", "s2")                          \
-  MACE_ASM_STEM_PAIR("s3", "s4") MACE_ASM_STEM_PAIR("s5", "s6")                          \
-  MACE_ASM_STEM_PAIR("s7", "s8") MACE_ASM_STEM_PAIR("s0", "s1")                          \
-  MACE_ASM_STEM_PAIR("s2", "s3") MACE_ASM_STEM_PAIR("s4", "s5")                          \
-  MACE_ASM_STEM_PAIR("s6", "s7")                                                         \
+  MACE_ASM_STEM27_PAIRS(MACE_ASM_STEPPED_PAIR)                                           \
   "ld1 {v0.4s, v1.4s}, [%[a]]\n"                                                         \
   "ld1 {v4.4s, v5.4s, v6.4s}, [%[pb]]\n"                                                 \
   MACE_ASM_STEP_ROWS("v0", "v1")                                                         \
@@ -533,7 +532,6 @@ void Stem27Run(const float* a, const float* first, const int64_t* steps, float* 
     }
   }
 }
-#undef MACE_ASM_STEM_PAIR
 #undef MACE_ASM_STEPPED_PAIR
 #undef MACE_ASM_STEM27
 #undef MACE_ASM_STEM27_OPERANDS
@@ -1084,6 +1082,60 @@ void AsmNarrowConvRows(int64_t kc, const float* a, const float* first, const int
         MACE_ASM_CONV_NARROW_OPERANDS);
   }
 }
+
+// AsmNarrowConvRows<1> for the 27-deep stem whose steps repeat every 9
+// taps, as Stem27Run holds them: the 4-column tile that ends a 112-wide
+// output row, with its steps in registers, straight code and the clamp
+// fixed (kTileClamp*); the row bias is the tile's 8 values. The same taps
+// in the same order, so the same sums.
+#define MACE_ASM_STEM_NARROW_PAIR(sa, sb)                                               \
+  "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                    \
+  "ld1 {v4.4s}, [%[pb]], %[" sa "]\n"                                                   \
+  "ld1 {v6.4s}, [%[pb]], %[" sb "]\n"                                                   \
+  MACE_ASM_NARROW1("v4", "v0", "v1") MACE_ASM_NARROW1("v6", "v2", "v3")
+#define MACE_ASM_STEM_NARROW(finish)                                                    \
+  "ld1r {v8.4s}, [%[bias]], #4\n ld1r {v9.4s}, [%[bias]], #4\n"                          \
+  "ld1r {v10.4s}, [%[bias]], #4\n ld1r {v11.4s}, [%[bias]], #4\n"                        \
+  "ld1r {v12.4s}, [%[bias]], #4\n ld1r {v13.4s}, [%[bias]], #4\n"                        \
+  "ld1r {v14.4s}, [%[bias]], #4\n ld1r {v15.4s}, [%[bias]]\n"                            \
+  MACE_ASM_STEM27_PAIRS(MACE_ASM_STEM_NARROW_PAIR)                                       \
+  "ld1 {v0.4s, v1.4s}, [%[a]]\n"                                                         \
+  "ld1 {v4.4s}, [%[pb]]\n"                                                               \
+  MACE_ASM_NARROW1("v4", "v0", "v1")                                                     \
+  finish                                                                                 \
+  MACE_ASM_NARROW_STORE1
+#define MACE_ASM_STEM_NARROW_LO                                                          \
+  "ld2r {v0.4s, v1.4s}, [%[bounds]]\n" MACE_ASM_NARROW_CLAMP1("fmax", "v0")
+#define MACE_ASM_STEM_NARROW_LO_HI MACE_ASM_STEM_NARROW_LO MACE_ASM_NARROW_CLAMP1("fmin", "v1")
+#define MACE_ASM_STEM_NARROW_OPERANDS                                                     \
+  : [a] "+r"(a), [pb] "+r"(pb), [bias] "+r"(bias), [row] "=&r"(row)                      \
+  : [c] "r"(c), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds), [s0] "r"(s0), [s1] "r"(s1),   \
+    [s2] "r"(s2), [s3] "r"(s3), [s4] "r"(s4), [s5] "r"(s5), [s6] "r"(s6), [s7] "r"(s7),   \
+    [s8] "r"(s8)                                                                          \
+  : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",    \
+    "v11", "v12", "v13", "v14", "v15"
+template <int kClamp>
+void Stem27Narrow(const float* a, const float* first, const int64_t* steps, float* c,
+                  int64_t ldc_bytes, const float* bias, const float* bounds) {
+  const int64_t s0 = steps[0], s1 = steps[1], s2 = steps[2], s3 = steps[3], s4 = steps[4];
+  const int64_t s5 = steps[5], s6 = steps[6], s7 = steps[7], s8 = steps[8];
+  const float* pb = first;
+  float* row;
+  if constexpr (kClamp == kTileClampNone) {
+    __asm__ volatile(MACE_ASM_STEM_NARROW("") MACE_ASM_STEM_NARROW_OPERANDS);
+  } else if constexpr (kClamp == kTileClampLo) {
+    __asm__ volatile(MACE_ASM_STEM_NARROW(MACE_ASM_STEM_NARROW_LO) MACE_ASM_STEM_NARROW_OPERANDS);
+  } else {
+    __asm__ volatile(
+        MACE_ASM_STEM_NARROW(MACE_ASM_STEM_NARROW_LO_HI) MACE_ASM_STEM_NARROW_OPERANDS);
+  }
+}
+#undef MACE_ASM_STEM27_PAIRS
+#undef MACE_ASM_STEM_NARROW
+#undef MACE_ASM_STEM_NARROW_LO
+#undef MACE_ASM_STEM_NARROW_LO_HI
+#undef MACE_ASM_STEM_NARROW_OPERANDS
+#undef MACE_ASM_STEM_NARROW_PAIR
 #undef MACE_ASM_CONV_NARROW_TWO_STEPS
 #undef MACE_ASM_CONV_NARROW_B1
 #undef MACE_ASM_CONV_NARROW_B2
@@ -1556,6 +1608,37 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
   }
 }
 
+// A last column panel of 4 columns or 1: its `tiles` whole row panels (A
+// panels a_step floats apart, C rows c_step floats apart) straight to C, as
+// NeonGemmPartial runs each; the epilogue has no column bias or hard-swish.
+// Through the driver's tile walk and NeonGemmPartial's checks each cost
+// some 50 instructions around the tile (ShuffleNet v2's 196- and
+// 784-column maps end 4 columns past a whole tile, its 49-column ones 1).
+void NeonGemmColumnTail(int cols, int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                        const float* b, float* c, int64_t c_step, int64_t ldc,
+                        const TileEpilogue& tile_epilogue) {
+  TileEpilogue epilogue = tile_epilogue;
+  if (cols == 1) {
+    alignas(16) float columns[3 * kNeonGemmMr];
+    for (; tiles > 0; --tiles, a += a_step, c += c_step) {
+      AsmColumnTile<1>(kc, a, b, columns);
+      FinishColumns(columns, c, ldc, 1, epilogue);
+      if (epilogue.row_bias != nullptr) epilogue.row_bias += kNeonGemmMr;
+    }
+    return;
+  }
+  const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  const bool accumulate = epilogue.accumulate;
+  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
+  const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  const float* bias = accumulate ? nullptr : epilogue.row_bias;
+  for (; tiles > 0; --tiles, a += a_step, c += c_step) {
+    AsmNarrowTileToC<1>(kc, a, b, c, ldc_bytes, accumulate, bias, clamp, clamp_hi, bounds);
+    if (bias != nullptr) bias += kNeonGemmMr;
+  }
+}
+
 void NeonGemmRowTail(int rows, int64_t tiles, int64_t kc, const float* a, const float* b,
                      int64_t b_step, float* c, int64_t ldc, const TileEpilogue& epilogue) {
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
@@ -1893,7 +1976,7 @@ void NeonConvRowsStepped(int64_t kc, const float* a, const float* first, const i
 // written, for what NeonConvRowsStepped stages.
 bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64_t* steps,
                      bool steps_repeat9, float* c, int64_t ldc, int rows, int64_t tiles,
-                     const TileEpilogue& epilogue) {
+                     bool* tail4, const TileEpilogue& epilogue) {
   if (rows != kNeonGemmMr || epilogue.col_bias != nullptr ||
       epilogue.activation == kTileActHardSwish) {
     return false;
@@ -1908,20 +1991,36 @@ bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64
     alignas(16) float wide_bias[kNeonGemmMr * kNeonGemmNr];
     NeonWidenRowBias(row_bias, kNeonGemmMr, wide_bias);
     if (kc == 27 && steps_repeat9) {
+      // The row's last 4 columns, if asked for, with the steps at hand:
+      // through NeonConvRowsStepped they cost some 380 instructions.
+      const float* tail_first = first + tiles * kNeonGemmNr;
+      float* tail_c = c + tiles * kNeonGemmNr;
       if (!clamp) {
         Stem27Run<kTileClampNone>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
+        if (*tail4) {
+          Stem27Narrow<kTileClampNone>(a, tail_first, steps, tail_c, ldc_bytes, row_bias, bounds);
+        }
       } else if (!clamp_hi) {
         Stem27Run<kTileClampLo>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
+        if (*tail4) {
+          Stem27Narrow<kTileClampLo>(a, tail_first, steps, tail_c, ldc_bytes, row_bias, bounds);
+        }
       } else {
         Stem27Run<kTileClampLoHi>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
+        if (*tail4) {
+          Stem27Narrow<kTileClampLoHi>(a, tail_first, steps, tail_c, ldc_bytes, row_bias,
+                                       bounds);
+        }
       }
       return true;
     }
+    *tail4 = false;
     for (; tiles > 0; --tiles, first += kNeonGemmNr, c += kNeonGemmNr) {
       AsmConvRows<true>(kc, a, first, steps, c, ldc_bytes, wide_bias, clamp, clamp_hi, bounds);
     }
     return true;
   }
+  *tail4 = false;
   for (; tiles > 0; --tiles, first += kNeonGemmNr, c += kNeonGemmNr) {
     AsmConvRows(kc, a, first, steps, c, ldc_bytes, row_bias, clamp, clamp_hi, bounds);
   }

@@ -202,6 +202,12 @@ void NeonGemmRowTail(int rows, int64_t tiles, int64_t kc, const float* a, const 
 // wide[12 i + j] = bias[i] for i < rows and j < 12: a row bias widened to
 // the tile's columns, for NeonGemmRunWideBias.
 void NeonWidenRowBias(const float* bias, int64_t rows, float* wide);
+// A last column panel of `cols` (4 or 1) columns: `tiles` whole row
+// panels, A panels a_step and C c_step floats apart, the row bias (if any)
+// from the epilogue's; the epilogue has no column bias or hard-swish.
+void NeonGemmColumnTail(int cols, int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                        const float* b, float* c, int64_t c_step, int64_t ldc,
+                        const TileEpilogue& epilogue);
 // NeonGemmRun's tiles from the first reduction block (not from C), the
 // row bias of tile t widened (NeonWidenRowBias) at wide_bias + t *
 // wide_bias_step; the epilogue has no column bias or hard-swish.
@@ -499,6 +505,20 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
             inner_panel += run * inner_stride;
             c += run * inner_c_step;
           }
+#if defined(__aarch64__)
+          // The same on arm64 NEON.
+          const Offset last_cols = outer_end - outer;
+          if (!rows_outer && (last_cols == 4 || last_cols == 1) && full_inner > 0 &&
+              !(prefetch_a && outer == 0) && gemm_run == arm::NeonGemmRun &&
+              epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish) {
+            tile.row_bias = row_bias;
+            arm::NeonGemmColumnTail(static_cast<int>(last_cols), full_inner, kc, inner_panel,
+                                    inner_stride, outer_panel, c, inner_c_step, call.ldc, tile);
+            inner = full_inner * inner_step;
+            inner_panel += full_inner * inner_stride;
+            c += full_inner * inner_c_step;
+          }
+#endif
 #if defined(__ARM_NEON) && !defined(__aarch64__)
           // Columns outer, a last column panel of 4 columns or 1 runs its
           // full row panels in one call (but for a first walk that
