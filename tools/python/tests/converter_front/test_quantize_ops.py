@@ -228,8 +228,8 @@ class Uint8ChainTest(unittest.TestCase):
 def shuffle_model() -> tuple:
     """A ShuffleNet v2 unit and a SqueezeNet fire module: Conv+Relu -> Split
     -> (x1, Conv+Relu of x2) -> Concat -> channel shuffle (Reshape,
-    Transpose, Reshape) -> two Conv+Relu of different gains -> Concat ->
-    MaxPool."""
+    Transpose, Reshape) -> two Conv+Relu of different gains (one through a
+    1x1 MaxPool) -> Concat -> MaxPool."""
     g = rng(61)
     shape = [1, 3, 9, 7]
 
@@ -250,7 +250,11 @@ def shuffle_model() -> tuple:
              helper.make_node("Reshape", ["cc", "s4"], ["g"]),
              helper.make_node("Transpose", ["g"], ["t"], perm=[0, 2, 1, 3, 4]),
              helper.make_node("Reshape", ["t", "s3"], ["sh"]),
-             helper.make_node("Conv", ["sh", "w3"], ["c3"]),
+             # A 1x1 max pooling between the shuffle and one of its
+             # convolutions keeps the CPU converter from folding the
+             # shuffle into their weights, so the op stays to be checked.
+             helper.make_node("MaxPool", ["sh"], ["p"], kernel_shape=[1, 1]),
+             helper.make_node("Conv", ["p", "w3"], ["c3"]),
              helper.make_node("Relu", ["c3"], ["r3"]),
              helper.make_node("Conv", ["sh", "w4"], ["c4"], pads=[1, 1, 1, 1]),
              helper.make_node("Relu", ["c4"], ["r4"]),
