@@ -1146,13 +1146,6 @@ template <bool kPairs, int kAct>
   }
 }
 
-template <bool kPairs>
-void ColumnStrideTwoKernel(int act, const float* in, float* out, const SlideParams& params) {
-  if (act == kActClamp) return ColumnStrideTwoPasses<kPairs, kActClamp>(in, out, params);
-  if (act == kActMax) return ColumnStrideTwoPasses<kPairs, kActMax>(in, out, params);
-  return ColumnStrideTwoPasses<kPairs, kActNone>(in, out, params);
-}
-
 // The rows of a band at stride 2 on both axes that four-row passes leave
 // (from output row `first`): passes of two rows and one of one.
 [[gnu::always_inline]] inline void StrideTwoRest(const DepthwiseBand& band, int first,
@@ -1208,19 +1201,65 @@ template <int kStride>
   }
 }
 
-// The column kernel (pairs of columns or single ones) for activation act.
-template <bool kPairs>
-void ColumnKernel(int act, const float* in, float* out, const SlideParams& params) {
-  if constexpr (kPairs) {
-    if (act == kActClamp) return ColumnPairPasses<kActClamp>(in, out, params);
-    if (act == kActMax) return ColumnPairPasses<kActMax>(in, out, params);
-    return ColumnPairPasses<kActNone>(in, out, params);
-  } else {
-    if (act == kActClamp) return ColumnPasses<kActClamp>(in, out, params);
-    if (act == kActMax) return ColumnPasses<kActMax>(in, out, params);
-    return ColumnPasses<kActNone>(in, out, params);
+// A column walk: in and out point at its first column's first rows.
+using ColumnWalk = void (*)(const float* in, float* out, const SlideParams& params);
+
+// The column walks, by kind and activation.
+enum ColumnKind : int {
+  kPairColumns,
+  kSingleColumns,
+  kSevenColumns,
+  kPairColumnsS2,
+  kSingleColumnsS2,
+};
+template <int kAct>
+ColumnWalk ColumnWalkOf(int kind) {
+  switch (kind) {
+    case kPairColumns:
+      return ColumnPairPasses<kAct>;
+    case kSingleColumns:
+      return ColumnPasses<kAct>;
+    case kSevenColumns:
+      return ColumnSevenPasses<kAct>;
+    case kPairColumnsS2:
+      return ColumnStrideTwoPasses<true, kAct>;
+    default:
+      return ColumnStrideTwoPasses<false, kAct>;
   }
 }
+ColumnWalk ColumnWalkOf(int kind, int act) {
+  if (act == kActClamp) return ColumnWalkOf<kActClamp>(kind);
+  if (act == kActMax) return ColumnWalkOf<kActMax>(kind);
+  return ColumnWalkOf<kActNone>(kind);
+}
+
+// A band's column walks (one or two) with their parameters and where each
+// starts, worked out from the band's shape and activation alone: a layer's
+// planes all share it, only the taps and bias change (ColumnPlan::Run).
+struct ColumnPlan {
+  struct Call {
+    ColumnWalk walk = nullptr;
+    SlideParams params;
+    int32_t in_offset = 0, out_offset = 0;  // floats from the band's in and out
+  };
+  Call calls[2];
+  int count = 0;
+  void Add(ColumnWalk walk, const SlideParams& params, int32_t in_offset, int32_t out_offset) {
+    calls[count].walk = walk;
+    calls[count].params = params;
+    calls[count].in_offset = in_offset;
+    calls[count].out_offset = out_offset;
+    ++count;
+  }
+  void Run(const float* in, float* out, const float* taps, float bias) {
+    for (int i = 0; i < count; ++i) {
+      Call& call = calls[i];
+      call.params.taps = taps;
+      call.params.bias = bias;
+      call.walk(in + call.in_offset, out + call.out_offset, call.params);
+    }
+  }
+};
 
 // Bytes from the end of a row's whole vectors back to its ragged one,
 // which ends at the row's last output; 0 if there is none.
@@ -1229,19 +1268,17 @@ inline int32_t RaggedBack(int width) {
                              : 0;
 }
 
-// A band at stride kStride by columns: pairs of vector columns (`pairs`,
-// each input row's last load stepping on by pair_step), the last ending at
-// the row's last output when that leaves more than one vector, then a
-// single column (`single`, single_step) for the rest. in_rows: the input
-// rows a column walks down.
-template <int kStride, typename Pairs, typename Single>
-[[gnu::always_inline]] inline void ByColumns(const DepthwiseBand& band, int in_rows, int pair_step,
-                                             int single_step, SlideParams* params, Pairs pairs,
-                                             Single single) {
+// A band at stride kStride by columns: pairs of vector columns (walk
+// `pairs`, each input row's last load stepping on by pair_step), the last
+// ending at the row's last output when that leaves more than one vector,
+// then a single column (`single`, single_step) for the rest. in_rows: the
+// input rows a column walks down.
+template <int kStride>
+void PlanByColumns(const DepthwiseBand& band, int in_rows, int pair_step, int single_step,
+                   SlideParams* params, ColumnWalk pairs, ColumnWalk single, ColumnPlan* plan) {
   const int width = static_cast<int>(band.out_w), rows = static_cast<int>(band.rows);
   const int in_rows_bytes = in_rows * params->pitch_bytes;
-  const float* in = band.in;
-  float* out = band.out;
+  int32_t in = 0, out = 0;
   int left = width;
   const int pair_columns = width < 8 ? 0 : width % 8 > kLanes ? width / 8 + 1 : width / 8;
   if (pair_columns > 0) {
@@ -1250,12 +1287,12 @@ template <int kStride, typename Pairs, typename Single>
     params->in_step = pair_step;
     params->in_next = kStride * 32 - in_rows_bytes;
     params->out_next = 32 - rows * params->width_bytes;
-    pairs(in, out, *params);
+    plan->Add(pairs, *params, 0, 0);
     left = width - pair_columns * 8 + params->ragged_back / 4;
     if (left <= 0) return;
     // One vector column ending at the row's last output.
-    in += kStride * (width - kLanes);
-    out += width - kLanes;
+    in = kStride * (width - kLanes);
+    out = width - kLanes;
     left = kLanes;
   }
   params->ragged_back = RaggedBack(left);
@@ -1263,7 +1300,61 @@ template <int kStride, typename Pairs, typename Single>
   params->in_step = single_step;
   params->in_next = kStride * 16 - in_rows_bytes;
   params->out_next = 16 - rows * params->width_bytes;
-  single(in, out, *params);
+  plan->Add(single, *params, in, out);
+}
+
+// The activation kind of bounds [lo, hi].
+inline int ActOf(float lo, float hi) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  return hi != kInf ? kActClamp : lo != -kInf ? kActMax : kActNone;
+}
+
+// The column walks of a band at stride kStride (1, or 2 on both axes) of
+// at least kLanes outputs a row, clamped to [lo, hi]; false, planning
+// nothing, for a band that takes passes of rows instead.
+//
+// Stride 1 goes by columns from kColumnMinRows rows, before anything the
+// passes need is worked out: a column's first two input rows and last two
+// output rows cost some 6 instructions more than its steps, which taller
+// bands spread thin.
+//
+// Stride 2 goes by columns from kColumnStrideTwoMinRows rows, except where
+// up to 4 four-row passes take the rows exactly: each column's first
+// input row and loop control cost more than a pass's (counted under qemu
+// at widths 7 to 56: 4, 8, 12 and 16 rows took up to 10 % more by
+// columns, 3, 5 to 7 and 13 to 15 rows took 3-30 % less).
+template <int kStride>
+bool PlanColumns(const DepthwiseBand& band, float lo, float hi, ColumnPlan* plan) {
+  const int width = static_cast<int>(band.out_w);
+  const int rows = static_cast<int>(band.rows);
+  plan->count = 0;
+  if constexpr (kStride == 1) {
+    if (rows < kColumnMinRows) return false;
+    SlideParams params = BandParams(band, lo, hi);
+    params.column_loops = (rows - 2) / 3;
+    params.column_rest = (rows - 2) % 3;
+    const int act = ActOf(lo, hi);
+    if (width == 7) {
+      params.columns = 1;
+      params.in_step = params.pitch_bytes - 12;
+      plan->Add(ColumnWalkOf(kSevenColumns, act), params, 0, 0);
+      return true;
+    }
+    // Single columns step by the pitch (offset 0).
+    PlanByColumns<1>(band, rows + 2, params.pitch_bytes - 8, params.pitch_bytes, &params,
+                     ColumnWalkOf(kPairColumns, act), ColumnWalkOf(kSingleColumns, act), plan);
+    return true;
+  } else {
+    if (rows < kColumnStrideTwoMinRows || (rows % 4 == 0 && rows <= 16)) return false;
+    SlideParams params = BandParams(band, lo, hi);
+    const int act = ActOf(lo, hi);
+    params.passes_left = rows / 2;
+    params.tails = rows % 2;
+    PlanByColumns<2>(band, 2 * rows + 1, params.pitch_bytes - 36, params.pitch_bytes - 4,
+                     &params, ColumnWalkOf(kPairColumnsS2, act),
+                     ColumnWalkOf(kSingleColumnsS2, act), plan);
+    return true;
+  }
 }
 
 // A whole band at stride 1, or 2 on both axes, of at least kLanes outputs
@@ -1272,55 +1363,11 @@ template <int kStride>
 void FourRowBand(const DepthwiseBand& band, float lo, float hi) {
   const int width = static_cast<int>(band.out_w);
   const int rows = static_cast<int>(band.rows);
+  ColumnPlan plan;
+  if (PlanColumns<kStride>(band, lo, hi, &plan)) {
+    return plan.Run(band.in, band.out, band.taps, band.bias);
+  }
   SlideParams params = BandParams(band, lo, hi);
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  if constexpr (kStride == 1) {
-    // By columns from kColumnMinRows rows, before anything the passes need
-    // is worked out: a column's first two input rows and last two output
-    // rows cost some 6 instructions more than its steps, which taller
-    // bands spread thin.
-    if (rows >= kColumnMinRows) {
-      params.column_loops = (rows - 2) / 3;
-      params.column_rest = (rows - 2) % 3;
-      const int act = hi != kInf ? kActClamp : lo != -kInf ? kActMax : kActNone;
-      if (width == 7) {
-        params.columns = 1;
-        params.in_step = params.pitch_bytes - 12;
-        if (act == kActClamp) return ColumnSevenPasses<kActClamp>(band.in, band.out, params);
-        if (act == kActMax) return ColumnSevenPasses<kActMax>(band.in, band.out, params);
-        return ColumnSevenPasses<kActNone>(band.in, band.out, params);
-      }
-      // Single columns step by the pitch (offset 0).
-      return ByColumns<1>(
-          band, rows + 2, params.pitch_bytes - 8, params.pitch_bytes, &params,
-          [act](const float* in, float* out, const SlideParams& p) {
-            ColumnKernel<true>(act, in, out, p);
-          },
-          [act](const float* in, float* out, const SlideParams& p) {
-            ColumnKernel<false>(act, in, out, p);
-          });
-    }
-  }
-  if constexpr (kStride == 2) {
-    // By columns from kColumnStrideTwoMinRows rows, except where up to 4
-    // four-row passes take the rows exactly: each column's first input
-    // row and loop control cost more than a pass's (counted under qemu at
-    // widths 7 to 56: 4, 8, 12 and 16 rows took up to 10 % more by
-    // columns, 3, 5 to 7 and 13 to 15 rows took 3-30 % less).
-    if (rows >= kColumnStrideTwoMinRows && (rows % 4 != 0 || rows > 16)) {
-      const int act = hi != kInf ? kActClamp : lo != -kInf ? kActMax : kActNone;
-      params.passes_left = rows / 2;
-      params.tails = rows % 2;
-      return ByColumns<2>(
-          band, 2 * rows + 1, params.pitch_bytes - 36, params.pitch_bytes - 4, &params,
-          [act](const float* in, float* out, const SlideParams& p) {
-            ColumnStrideTwoKernel<true>(act, in, out, p);
-          },
-          [act](const float* in, float* out, const SlideParams& p) {
-            ColumnStrideTwoKernel<false>(act, in, out, p);
-          });
-    }
-  }
   const int quads = rows / 4, left = rows % 4;
   const auto rest = [&](int first) {
     if constexpr (kStride == 1) {
@@ -1339,7 +1386,7 @@ void FourRowBand(const DepthwiseBand& band, float lo, float hi) {
   // last maps) take one call of two passes.
   const int row_vectors = (width + kLanes - 1) / kLanes;
   const bool overlap = left != 0 && row_vectors <= (left == 3 ? 12 : left + 1);
-  const int act = hi != kInf ? kActClamp : lo != -kInf ? kActMax : kActNone;
+  const int act = ActOf(lo, hi);
   params.ragged_back = RaggedBack(width);
   // Stride 2 loads a row twice, the second load one float on.
   params.in_step = kStride == 1 ? params.pitch_bytes : params.pitch_bytes - 4;
@@ -2549,6 +2596,28 @@ void NeonDepthwise3x3S2(const DepthwiseBand& band) {
     Band<2, 2>(band);
   }
 }
+
+#if !defined(__aarch64__)
+bool NeonDepthwise3x3Planes(DepthwiseBand* band, int stride, int64_t planes,
+                            DepthwisePlaneFill fill, void* context) {
+  // The bands FourRowBand takes (stride 1, or 2 on both axes).
+  if (band->epilogue.activation == kTileActHardSwish || band->out_w < kLanes ||
+      band->stride_h != stride) {
+    return false;
+  }
+  const Activate<kActClamp> activate(band->epilogue);
+  const float lo = vgetq_lane_f32(activate.lo, 0), hi = vgetq_lane_f32(activate.hi, 0);
+  ColumnPlan plan;
+  const bool columns =
+      stride == 1 ? PlanColumns<1>(*band, lo, hi, &plan) : PlanColumns<2>(*band, lo, hi, &plan);
+  if (!columns) return false;
+  for (int64_t i = 0; i < planes; ++i) {
+    fill(context, i, band);
+    plan.Run(band->in, band->out, band->taps, band->bias);
+  }
+  return true;
+}
+#endif
 
 }  // namespace arm
 }  // namespace ops

@@ -64,6 +64,19 @@ int64_t NeonFmaPeak(int64_t iterations, float* sink);
 
 void NeonDepthwise3x3S1(const DepthwiseBand& band);
 void NeonDepthwise3x3S2(const DepthwiseBand& band);
+#if !defined(__aarch64__)
+// Readies plane `plane` of a layer in `band`: its padded input in band->in
+// (the same buffer for every plane), its taps, bias and output.
+using DepthwisePlaneFill = void (*)(void* context, int64_t plane, DepthwiseBand* band);
+// armv7: `planes` planes of a 3x3 depthwise layer at stride 1, or 2 on
+// both axes, with the shape and activation of `band`: the column walks are
+// worked out once, and fill(context, i, band) readies plane i before they
+// run it. Per plane, working them out had cost about as much as the walks
+// of a 7x7 plane. False, running nothing, for bands that the walks do not
+// take: the caller runs those plane by plane (NeonDepthwise3x3S1 and S2).
+bool NeonDepthwise3x3Planes(DepthwiseBand* band, int stride, int64_t planes,
+                            DepthwisePlaneFill fill, void* context);
+#endif
 
 void NeonPoolingBand(const PoolingBand& band);
 float NeonPlaneSum(const float* data, int64_t count);

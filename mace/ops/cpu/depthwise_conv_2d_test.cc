@@ -346,6 +346,40 @@ TEST(DepthwiseConv3x3Test, ManyWholePlanes) {
   }
 }
 
+// Layers whose planes armv7 runs through column walks worked out once
+// (NeonDepthwise3x3Planes): at stride 1 widths below, at and above one
+// vector and a pair of vectors, the ragged pair and a single column after
+// the pairs, 7, 14 and 28; at stride 2 widths 4 to 9, 14 and 28; heights
+// from the first that walks by columns; and shapes that go plane by plane
+// (too few rows, 8 rows at stride 2, narrower than a vector, hard-swish).
+// Odd plane counts (and a batch of 2), both paddings, every clamp kind.
+TEST(DepthwiseConv3x3Test, PlanesThroughColumnWalks) {
+  constexpr ActivationType kRotation[] = {ActivationType::RELUX, ActivationType::NOOP,
+                                          ActivationType::RELU};
+  int index = 0;
+  for (int64_t out_w : {4, 5, 7, 8, 9, 11, 12, 13, 14, 17, 28}) {
+    for (int64_t out_h : {5, 7, 14}) {
+      const int64_t pad = index % 2, channels = 13 + 2 * (index % 3);
+      const int64_t batch = 1 + index % 2;
+      Check(Params(batch, channels, out_h + 2 - 2 * pad, out_w + 2 - 2 * pad, 1, 1, 1, pad, pad,
+                   pad, pad, kRotation[index % 3]));
+      ++index;
+    }
+  }
+  for (int64_t out_w : {4, 5, 6, 7, 8, 9, 14, 28}) {
+    for (int64_t out_h : {3, 7, 14}) {
+      const int64_t pad = index % 2, channels = 13 + 2 * (index % 3);
+      Check(Params(1, channels, (out_h - 1) * 2 + 3 - 2 * pad, (out_w - 1) * 2 + 3 - 2 * pad, 1,
+                   2, 2, pad, pad, pad, pad, kRotation[index % 3]));
+      ++index;
+    }
+  }
+  Check(Params(1, 13, 4, 9, 1, 1, 1, 1, 1, 1, 1, ActivationType::RELUX));
+  Check(Params(1, 13, 15, 17, 1, 2, 2, 1, 1, 1, 1, ActivationType::RELU));
+  Check(Params(1, 13, 9, 3, 1, 1, 1, 1, 1, 1, 1, ActivationType::RELUX));
+  Check(Params(1, 13, 9, 9, 1, 1, 1, 1, 1, 1, 1, ActivationType::HARDSWISH));
+}
+
 // Pads of 2 and more leave outputs whose whole window is padding, and some
 // shapes read no input row or column at all.
 TEST(DepthwiseConv3x3Test, OutputsThatReadOnlyPadding) {
