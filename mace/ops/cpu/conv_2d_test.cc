@@ -585,6 +585,12 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
       Check({1, 4, 5, w, 6, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile, tolerance);
     }
   }
+  // Pads of 2 and 3: left-edge shifts of 2 and 3 columns.
+  for (int64_t w : {5, 10}) {
+    for (int64_t pad : {2, 3}) {
+      Check({1, 4, 5, w, 6, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile, tolerance);
+    }
+  }
   // Groups of four tiles in one tile row whose last tile the right edge
   // cuts to each width from 1 to tile - 1 (armv7 stores those rows
   // straight out, lane by lane), some with rows cut at the bottom.
