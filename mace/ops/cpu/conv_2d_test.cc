@@ -552,6 +552,13 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
   for (int64_t in_c : {2, 5, 6}) {
     Check({1, in_c, 7, 7, 17, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile, 2 * tolerance);
   }
+  // Reduction depths of exactly 4, 8 and 16 (SqueezeNet 1.1's 55x55 layers
+  // are 16 deep) over a whole panel of tiles and a last one of 4: arm64
+  // starts such a tile with its first four steps' products.
+  for (int64_t in_c : {4, 8, 16}) {
+    Check({1, in_c, 4 * tile, 4 * tile, 9, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile,
+          tolerance);
+  }
   // Activations the transform cannot fuse run as a pass afterwards.
   Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::LEAKYRELU, tile, tolerance);
   Check({1, 6, 9, 9, 5, 3, 3, 1, 1, 1, 1}, ActivationType::SIGMOID, tile, tolerance);
