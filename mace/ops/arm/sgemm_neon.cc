@@ -759,8 +759,9 @@ void FinishPartialTile(const float* tile, float* c, int64_t ldc, int rows, int c
 // so its first kVecs vectors come in one ld1 a step, 48 bytes on; A comes
 // four registers (two steps) a load, as in AsmTile. Row i accumulates in
 // v(8 + kVecs i) onwards.
-#define MACE_ASM_NARROW1(b, lo, hi) \
-  MACE_ASM_COL("v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", b, lo, hi)
+#define MACE_ASM_NARROW1_OP(op, b, lo, hi) \
+  MACE_ASM_COL_OP(op, "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", b, lo, hi)
+#define MACE_ASM_NARROW1(b, lo, hi) MACE_ASM_NARROW1_OP("fmla", b, lo, hi)
 #define MACE_ASM_NARROW2(b0, b1, lo, hi)                                               \
   MACE_ASM_COL("v8", "v10", "v12", "v14", "v16", "v18", "v20", "v22", b0, lo, hi)      \
   MACE_ASM_COL("v9", "v11", "v13", "v15", "v17", "v19", "v21", "v23", b1, lo, hi)
@@ -1177,25 +1178,34 @@ void Stem27Narrow(const float* a, const float* first, const int64_t* steps, floa
 // loop against 1.125, and half the calls, C loads and stores per row.
 // Panel 0 accumulates in v8-v15 as the 8 x 4 tile does, panel 1 in
 // v16-v23; panel 1's A comes through v24-v27.
-#define MACE_ASM_PAIR_COL(b, lo, hi) \
-  MACE_ASM_COL("v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", b, lo, hi)
-#define MACE_ASM_NARROW_PAIRP                                                          \
+#define MACE_ASM_PAIR_COL_OP(op, b, lo, hi) \
+  MACE_ASM_COL_OP(op, "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", b, lo, hi)
+#define MACE_ASM_PAIR_COL(b, lo, hi) MACE_ASM_PAIR_COL_OP("fmla", b, lo, hi)
+// Two steps' A of panel 1 and B, and their products; with op fmul the
+// first step's set the accumulators (the first two steps from zero).
+#define MACE_ASM_NARROW_PAIRP MACE_ASM_NARROW_PAIRP_FIRST("fmla")
+#define MACE_ASM_NARROW_PAIRP_FIRST(op)                                                \
   "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[a1]], #64\n"                               \
   "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], %[b_step2]\n"                             \
-  MACE_ASM_NARROW1("v4", "v0", "v1") MACE_ASM_PAIR_COL("v4", "v24", "v25")             \
+  MACE_ASM_NARROW1_OP(op, "v4", "v0", "v1") MACE_ASM_PAIR_COL_OP(op, "v4", "v24", "v25") \
   MACE_ASM_NARROW1("v7", "v2", "v3") MACE_ASM_PAIR_COL("v7", "v26", "v27")
 #define MACE_ASM_NARROW_BP(r0, r1)                                                     \
   "ld1 {v24.4s, v25.4s}, [%[a1]], #32\n"                                               \
   "ld1 {" r0 ".4s}, [%[b]], %[b_step]\n"
 #define MACE_ASM_NARROW_ROWSP(b0, b1, lo, hi)                                          \
   MACE_ASM_NARROW1(b0, lo, hi) MACE_ASM_PAIR_COL(b0, "v24", "v25")
+// From zero, the first two steps' fmul set the accumulators (kc >= 2):
+// 16 movi a call fewer.
 void AsmNarrowPairToC(int64_t kc, const float* a, int64_t a_stride, const float* b, float* c,
                       int64_t ldc_bytes, bool from_c) {
+  const int64_t first = !from_c && kc >= 2 ? 1 : 0;
+  kc -= 2 * first;  // the steps the loop runs
   int64_t blocks = kc >> 4;
   const int64_t b_step = kNeonGemmNr * sizeof(float);
   const float* a1 = a + a_stride;
   float* row;
   __asm__ volatile(
+      "cbnz %[first], 12f\n"
       "cbz %[from_c], 10f\n"
       "mov %[row], %[c]\n"
       "ld1 {v8.4s}, [%[row]], %[ldc]\n ld1 {v9.4s}, [%[row]], %[ldc]\n"
@@ -1212,6 +1222,10 @@ void AsmNarrowPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
       "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
       "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
       "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
+      "b 11f\n"
+      "12:\n"
+      "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"
+      MACE_ASM_NARROW_PAIRP_FIRST("fmul")
       "11:\n"
       MACE_ASM_NARROW_LOOP(P)
       "mov %[row], %[c]\n"
@@ -1225,13 +1239,15 @@ void AsmNarrowPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
       "st1 {v22.4s}, [%[row]], %[ldc]\n st1 {v23.4s}, [%[row]]\n"
       : [a] "+r"(a), [a1] "+r"(a1), [b] "+r"(b), [blocks] "+r"(blocks), [row] "=&r"(row)
       : [kc] "r"(kc), [b_step] "r"(b_step), [b_step2] "r"(2 * b_step), [c] "r"(c),
-        [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c})
+        [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}), [first] "r"(first)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",
         "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
         "v23", "v24", "v25", "v26", "v27");
 }
 #undef MACE_ASM_PAIR_COL
+#undef MACE_ASM_PAIR_COL_OP
 #undef MACE_ASM_NARROW_PAIRP
+#undef MACE_ASM_NARROW_PAIRP_FIRST
 #undef MACE_ASM_NARROW_BP
 #undef MACE_ASM_NARROW_ROWSP
 // clang-format on
@@ -1362,6 +1378,7 @@ void AsmColumnPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
 #undef MACE_ASM_NARROW_CLAMP1
 #undef MACE_ASM_NARROW_CLAMP2
 #undef MACE_ASM_NARROW1
+#undef MACE_ASM_NARROW1_OP
 #undef MACE_ASM_NARROW2
 #undef MACE_ASM_NARROW_TWO_STEPS
 #undef MACE_ASM_NARROW_B1
