@@ -176,33 +176,41 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
   MACE_ASM_ROW("v29", "v30", "v31", a_hi, 3)
 
 // Column j of the tile (accumulators c0..c7, one per row) += B vector b
-// times the 8 A values in lo and hi.
+// times the 8 A values in lo and hi; with op fmul, = instead of +=.
+#define MACE_ASM_COL_OP(op, c0, c1, c2, c3, c4, c5, c6, c7, b, lo, hi) \
+  op " " c0 ".4s, " b ".4s, " lo ".s[0]\n"                             \
+  op " " c1 ".4s, " b ".4s, " lo ".s[1]\n"                             \
+  op " " c2 ".4s, " b ".4s, " lo ".s[2]\n"                             \
+  op " " c3 ".4s, " b ".4s, " lo ".s[3]\n"                             \
+  op " " c4 ".4s, " b ".4s, " hi ".s[0]\n"                             \
+  op " " c5 ".4s, " b ".4s, " hi ".s[1]\n"                             \
+  op " " c6 ".4s, " b ".4s, " hi ".s[2]\n"                             \
+  op " " c7 ".4s, " b ".4s, " hi ".s[3]\n"
 #define MACE_ASM_COL(c0, c1, c2, c3, c4, c5, c6, c7, b, lo, hi) \
-  "fmla " c0 ".4s, " b ".4s, " lo ".s[0]\n"                    \
-  "fmla " c1 ".4s, " b ".4s, " lo ".s[1]\n"                    \
-  "fmla " c2 ".4s, " b ".4s, " lo ".s[2]\n"                    \
-  "fmla " c3 ".4s, " b ".4s, " lo ".s[3]\n"                    \
-  "fmla " c4 ".4s, " b ".4s, " hi ".s[0]\n"                    \
-  "fmla " c5 ".4s, " b ".4s, " hi ".s[1]\n"                    \
-  "fmla " c6 ".4s, " b ".4s, " hi ".s[2]\n"                    \
-  "fmla " c7 ".4s, " b ".4s, " hi ".s[3]\n"
-#define MACE_ASM_COL0(b, lo, hi) \
-  MACE_ASM_COL("v8", "v11", "v14", "v17", "v20", "v23", "v26", "v29", b, lo, hi)
-#define MACE_ASM_COL1(b, lo, hi) \
-  MACE_ASM_COL("v9", "v12", "v15", "v18", "v21", "v24", "v27", "v30", b, lo, hi)
-#define MACE_ASM_COL2(b, lo, hi) \
-  MACE_ASM_COL("v10", "v13", "v16", "v19", "v22", "v25", "v28", "v31", b, lo, hi)
+  MACE_ASM_COL_OP("fmla", c0, c1, c2, c3, c4, c5, c6, c7, b, lo, hi)
+#define MACE_ASM_COL0_OP(op, b, lo, hi) \
+  MACE_ASM_COL_OP(op, "v8", "v11", "v14", "v17", "v20", "v23", "v26", "v29", b, lo, hi)
+#define MACE_ASM_COL1_OP(op, b, lo, hi) \
+  MACE_ASM_COL_OP(op, "v9", "v12", "v15", "v18", "v21", "v24", "v27", "v30", b, lo, hi)
+#define MACE_ASM_COL2_OP(op, b, lo, hi) \
+  MACE_ASM_COL_OP(op, "v10", "v13", "v16", "v19", "v22", "v25", "v28", "v31", b, lo, hi)
+#define MACE_ASM_COL0(b, lo, hi) MACE_ASM_COL0_OP("fmla", b, lo, hi)
+#define MACE_ASM_COL1(b, lo, hi) MACE_ASM_COL1_OP("fmla", b, lo, hi)
+#define MACE_ASM_COL2(b, lo, hi) MACE_ASM_COL2_OP("fmla", b, lo, hi)
 
 // Four steps, s0 to s3, with four-register loads only: A for s0 and s1 in
 // v0-v3, then s2 and s3; B's 12 vectors come four at a time through v4-v7,
 // so a load lands between two steps' columns. The fmla are ordered by
 // column so that each load's registers are free when it issues; every
 // accumulator still adds s0, s1, s2 and s3 in that order.
-#define MACE_ASM_FOUR_STEPS                                                   \
+// FOUR_STEPS_FIRST("fmul") starts the accumulators with s0's products
+// rather than adding them (op "fmla").
+#define MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS_FIRST("fmla")
+#define MACE_ASM_FOUR_STEPS_FIRST(op)                                         \
   "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                           \
   "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n"                           \
-  MACE_ASM_COL0("v4", "v0", "v1") MACE_ASM_COL1("v5", "v0", "v1")             \
-  MACE_ASM_COL2("v6", "v0", "v1") MACE_ASM_COL0("v7", "v2", "v3")             \
+  MACE_ASM_COL0_OP(op, "v4", "v0", "v1") MACE_ASM_COL1_OP(op, "v5", "v0", "v1") \
+  MACE_ASM_COL2_OP(op, "v6", "v0", "v1") MACE_ASM_COL0("v7", "v2", "v3")      \
   "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n"                           \
   MACE_ASM_COL1("v4", "v2", "v3") MACE_ASM_COL2("v5", "v2", "v3")             \
   "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                           \
@@ -414,6 +422,22 @@ template <bool kWideBias = false, int kClamp = kTileClampAtRun>
                                            bool clamp, bool clamp_hi, const float* bounds) {
   AsmTileAdvancing<kWideBias, kClamp>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi,
                                       bounds);
+}
+// AsmTile from zero with no epilogue (Winograd's products), kc >= 4: the
+// first step's fmul set the accumulators, where zeroing them took 24 movi
+// a tile and the tests of C, bias and clamp 3 more (SqueezeNet 1.1's
+// expand layers run some 17,000 tiles of 16 to 64 steps). The same sums:
+// fmla onto zero rounds the product once, as fmul does.
+[[gnu::always_inline]] inline void AsmTileFromZero(int64_t kc, const float* a, const float* b,
+                                                   float* c, int64_t ldc_bytes) {
+  kc -= 4;  // the steps after the first four
+  int64_t blocks = kc >> 4;
+  int64_t rest = kc & 3;
+  float* row;
+  __asm__ volatile(MACE_ASM_FOUR_STEPS_FIRST("fmul") MACE_ASM_TILE("", MACE_ASM_STORE_ROWS)
+                   : [a] "+r"(a), [b] "+r"(b), [blocks] "+r"(blocks), [row] "=&r"(row)
+                   : [rest] "r"(rest), [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes)
+                   MACE_ASM_TILE_CLOBBERS);
 }
 #undef MACE_ASM_ACC_FROM_C_OR_BIAS
 #undef MACE_ASM_TILE
@@ -735,8 +759,9 @@ void FinishPartialTile(const float* tile, float* c, int64_t ldc, int rows, int c
 // so its first kVecs vectors come in one ld1 a step, 48 bytes on; A comes
 // four registers (two steps) a load, as in AsmTile. Row i accumulates in
 // v(8 + kVecs i) onwards.
-#define MACE_ASM_NARROW1(b, lo, hi) \
-  MACE_ASM_COL("v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", b, lo, hi)
+#define MACE_ASM_NARROW1_OP(op, b, lo, hi) \
+  MACE_ASM_COL_OP(op, "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", b, lo, hi)
+#define MACE_ASM_NARROW1(b, lo, hi) MACE_ASM_NARROW1_OP("fmla", b, lo, hi)
 #define MACE_ASM_NARROW2(b0, b1, lo, hi)                                               \
   MACE_ASM_COL("v8", "v10", "v12", "v14", "v16", "v18", "v20", "v22", b0, lo, hi)      \
   MACE_ASM_COL("v9", "v11", "v13", "v15", "v17", "v19", "v21", "v23", b1, lo, hi)
@@ -1153,25 +1178,34 @@ void Stem27Narrow(const float* a, const float* first, const int64_t* steps, floa
 // loop against 1.125, and half the calls, C loads and stores per row.
 // Panel 0 accumulates in v8-v15 as the 8 x 4 tile does, panel 1 in
 // v16-v23; panel 1's A comes through v24-v27.
-#define MACE_ASM_PAIR_COL(b, lo, hi) \
-  MACE_ASM_COL("v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", b, lo, hi)
-#define MACE_ASM_NARROW_PAIRP                                                          \
+#define MACE_ASM_PAIR_COL_OP(op, b, lo, hi) \
+  MACE_ASM_COL_OP(op, "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", b, lo, hi)
+#define MACE_ASM_PAIR_COL(b, lo, hi) MACE_ASM_PAIR_COL_OP("fmla", b, lo, hi)
+// Two steps' A of panel 1 and B, and their products; with op fmul the
+// first step's set the accumulators (the first two steps from zero).
+#define MACE_ASM_NARROW_PAIRP MACE_ASM_NARROW_PAIRP_FIRST("fmla")
+#define MACE_ASM_NARROW_PAIRP_FIRST(op)                                                \
   "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[a1]], #64\n"                               \
   "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], %[b_step2]\n"                             \
-  MACE_ASM_NARROW1("v4", "v0", "v1") MACE_ASM_PAIR_COL("v4", "v24", "v25")             \
+  MACE_ASM_NARROW1_OP(op, "v4", "v0", "v1") MACE_ASM_PAIR_COL_OP(op, "v4", "v24", "v25") \
   MACE_ASM_NARROW1("v7", "v2", "v3") MACE_ASM_PAIR_COL("v7", "v26", "v27")
 #define MACE_ASM_NARROW_BP(r0, r1)                                                     \
   "ld1 {v24.4s, v25.4s}, [%[a1]], #32\n"                                               \
   "ld1 {" r0 ".4s}, [%[b]], %[b_step]\n"
 #define MACE_ASM_NARROW_ROWSP(b0, b1, lo, hi)                                          \
   MACE_ASM_NARROW1(b0, lo, hi) MACE_ASM_PAIR_COL(b0, "v24", "v25")
+// From zero, the first two steps' fmul set the accumulators (kc >= 2):
+// 16 movi a call fewer.
 void AsmNarrowPairToC(int64_t kc, const float* a, int64_t a_stride, const float* b, float* c,
                       int64_t ldc_bytes, bool from_c) {
+  const int64_t first = !from_c && kc >= 2 ? 1 : 0;
+  kc -= 2 * first;  // the steps the loop runs
   int64_t blocks = kc >> 4;
   const int64_t b_step = kNeonGemmNr * sizeof(float);
   const float* a1 = a + a_stride;
   float* row;
   __asm__ volatile(
+      "cbnz %[first], 12f\n"
       "cbz %[from_c], 10f\n"
       "mov %[row], %[c]\n"
       "ld1 {v8.4s}, [%[row]], %[ldc]\n ld1 {v9.4s}, [%[row]], %[ldc]\n"
@@ -1188,6 +1222,10 @@ void AsmNarrowPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
       "movi v12.16b, #0\n movi v13.16b, #0\n movi v14.16b, #0\n movi v15.16b, #0\n"
       "movi v16.16b, #0\n movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
       "movi v20.16b, #0\n movi v21.16b, #0\n movi v22.16b, #0\n movi v23.16b, #0\n"
+      "b 11f\n"
+      "12:\n"
+      "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"
+      MACE_ASM_NARROW_PAIRP_FIRST("fmul")
       "11:\n"
       MACE_ASM_NARROW_LOOP(P)
       "mov %[row], %[c]\n"
@@ -1201,13 +1239,15 @@ void AsmNarrowPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
       "st1 {v22.4s}, [%[row]], %[ldc]\n st1 {v23.4s}, [%[row]]\n"
       : [a] "+r"(a), [a1] "+r"(a1), [b] "+r"(b), [blocks] "+r"(blocks), [row] "=&r"(row)
       : [kc] "r"(kc), [b_step] "r"(b_step), [b_step2] "r"(2 * b_step), [c] "r"(c),
-        [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c})
+        [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}), [first] "r"(first)
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",
         "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22",
         "v23", "v24", "v25", "v26", "v27");
 }
 #undef MACE_ASM_PAIR_COL
+#undef MACE_ASM_PAIR_COL_OP
 #undef MACE_ASM_NARROW_PAIRP
+#undef MACE_ASM_NARROW_PAIRP_FIRST
 #undef MACE_ASM_NARROW_BP
 #undef MACE_ASM_NARROW_ROWSP
 // clang-format on
@@ -1338,6 +1378,7 @@ void AsmColumnPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
 #undef MACE_ASM_NARROW_CLAMP1
 #undef MACE_ASM_NARROW_CLAMP2
 #undef MACE_ASM_NARROW1
+#undef MACE_ASM_NARROW1_OP
 #undef MACE_ASM_NARROW2
 #undef MACE_ASM_NARROW_TWO_STEPS
 #undef MACE_ASM_NARROW_B1
@@ -1696,6 +1737,10 @@ void NeonWinogradGemms(int64_t positions, int64_t kc, const float* const* a, int
       AsmNarrowTileToC<2>(kc, *a + a_offset, b, c, ldc_bytes, accumulate, nullptr, false, false,
                           nullptr);
     }
+  } else if (!accumulate && kc >= 4) {
+    for (; a != end; ++a, b += b_step, c += c_step) {
+      AsmTileFromZero(kc, *a + a_offset, b, c, ldc_bytes);
+    }
   } else {
     for (; a != end; ++a, b += b_step, c += c_step) {
       AsmTile(kc, *a + a_offset, b, c, ldc_bytes, accumulate, nullptr, false, false, nullptr);
@@ -1709,10 +1754,15 @@ void NeonWinogradGemms(int64_t positions, int64_t kc, const float* const* a, int
 #undef MACE_ASM_ACC_FROM_BIAS
 #undef MACE_ASM_CLAMP_STORE
 #undef MACE_ASM_COL
+#undef MACE_ASM_COL_OP
 #undef MACE_ASM_COL0
 #undef MACE_ASM_COL1
 #undef MACE_ASM_COL2
+#undef MACE_ASM_COL0_OP
+#undef MACE_ASM_COL1_OP
+#undef MACE_ASM_COL2_OP
 #undef MACE_ASM_FOUR_STEPS
+#undef MACE_ASM_FOUR_STEPS_FIRST
 #undef MACE_ASM_TWO_STEPS
 
 #else  // armv7

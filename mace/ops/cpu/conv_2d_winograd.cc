@@ -199,6 +199,14 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   const bool arm64_neon = neon && table.gemm_narrow_pair != nullptr;
   const double input_cost = fp16 ? 8.5 : arm64_neon ? 18.0 : neon ? 40.0 : 20.0;
   const double output_cost = fp16 ? 8.5 : arm64_neon ? 6.0 : neon ? 20.0 : 20.0;
+  // arm64's F(6x6) transforms, counted per channel and position on
+  // SqueezeNet 1.1's 55x55 layers (16 to 64 channels, ReLU): the input one
+  // 3.3 instructions (13 multiply-adds), the output one 2.8 (11.3): its
+  // 8-point passes meet in a stack buffer and its groups of four tiles
+  // often cross a tile row. With 6 the model took F(6x6) there, where
+  // F(4x4) executes 0.7 M instructions fewer; ResNet-18's picks stay.
+  const double input_cost6 = arm64_neon ? 13.0 : input_cost;
+  const double output_cost6 = arm64_neon ? 11.3 : output_cost;
   const int64_t lane_group = neon || fp16 ? 4 : kWinogradChunk;
   const bool count_columns = neon && table.gemm_partial != nullptr;
   // A table with a run kernel (armv7) runs the last panel whole.
@@ -240,7 +248,8 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
 #endif
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;
-    const double transforms = (input_cost * p.in_channels + output_cost * p.out_channels) *
+    const double transforms = ((tile == 6 ? input_cost6 : input_cost) * p.in_channels +
+                               (tile == 6 ? output_cost6 : output_cost) * p.out_channels) *
                               alpha2 * tiles_h * RoundUp(tiles_w, lane_group);
     if (gemm + transforms < best) {
       best = gemm + transforms;
