@@ -21,7 +21,7 @@ using testing::RandomFloats;
 
 TEST(FullyConnectedFastTest, BatchesFeaturesAndActivations) {
   for (int64_t batch : {1, 2, 7}) {
-    for (int64_t in_features : {1, 15, 17, 300}) {
+    for (int64_t in_features : {1, 15, 16, 17, 63, 64, 65, 300}) {
       for (int64_t out_features : {1, 11, 16, 33}) {
         for (const char* activation : {"NOOP", "RELU6", "TANH"}) {
           ref::FullyConnectedParams p;

@@ -856,6 +856,24 @@ void PackAdjacentRows(const float* src, int64_t rows, int64_t depth, int64_t dep
 
 }  // namespace
 
+bool RowsTimesVectorSupported(const KernelTable& table) {
+  // A kernel without width-1 code says so before writing anything.
+  float zero = 0.f, out = 0.f;
+  return table.panel_dot != nullptr && table.panel_dot(&zero, 1, 1, &zero, &out);
+}
+
+void RowsTimesVector(const KernelTable& table, const float* rows, int64_t count, int64_t depth,
+                     int64_t stride, const float* x, const float* bias,
+                     const TileEpilogue& epilogue, float* y, ThreadPool* pool) {
+  ParallelFor(pool, count, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      float sum = 0.f;
+      table.panel_dot(rows + i * stride, depth, 1, x, &sum);
+      y[i] = ActivateScalar(sum + (bias != nullptr ? bias[i] : 0.f), epilogue);
+    }
+  });
+}
+
 void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, int64_t depth_stride,
                 int width, float* dst) {
   const int64_t panels = CeilDiv(rows, width);

@@ -95,6 +95,18 @@ void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmO
           const GemmOperand& b, float* c, int64_t ldc, const TileEpilogue& epilogue,
           ThreadPool* pool, float* scratch);
 
+// Whether the table's panel_dot takes panels of width 1, which
+// RowsTimesVector needs.
+bool RowsTimesVectorSupported(const KernelTable& table);
+
+// y[i] = bias[i] + sum over d < depth of rows[i * stride + d] * x[d], for i <
+// count, then the epilogue's clamp or hard swish: a row-major matrix read in
+// place, row by row, times a vector (a batch-1 FullyConnected whose weight is
+// not packed), the rows split over the pool. bias may be null.
+void RowsTimesVector(const KernelTable& table, const float* rows, int64_t count, int64_t depth,
+                     int64_t stride, const float* x, const float* bias,
+                     const TileEpilogue& epilogue, float* y, ThreadPool* pool);
+
 // Range `part` of `parts` over [0, total): inner boundaries are the
 // multiples of `align` nearest to equal shares, so ranges start on whole
 // tiles and a partial last tile counts for what it holds (n = 196 in panels

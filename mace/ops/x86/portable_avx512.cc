@@ -58,9 +58,41 @@ inline BkVec BkMaxOf(const BkVec& a, const BkVec& b) {
   return reinterpret_cast<BkVec>(
       _mm512_max_ps(reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b)));
 }
+
+// A panel of width 1 is one row of a matrix read in place (a FullyConnected
+// weight that is not packed). Four accumulators keep the loop bound by
+// reading the row rather than by one multiply-add chain; the rows of a
+// classifier are read back to back, so the loop fetches kGemvAhead bytes
+// ahead as the panel kernel does.
+float RowDot(const float* row, int64_t depth, const float* x) {
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  int64_t d = 0;
+  for (; d + 64 <= depth; d += 64) {
+    const char* ahead = reinterpret_cast<const char*>(row + d) + kGemvAhead;
+    for (int line = 0; line < 256; line += 64) __builtin_prefetch(ahead + line);
+    acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(row + d), _mm512_loadu_ps(x + d), acc0);
+    acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(row + d + 16), _mm512_loadu_ps(x + d + 16), acc1);
+    acc2 = _mm512_fmadd_ps(_mm512_loadu_ps(row + d + 32), _mm512_loadu_ps(x + d + 32), acc2);
+    acc3 = _mm512_fmadd_ps(_mm512_loadu_ps(row + d + 48), _mm512_loadu_ps(x + d + 48), acc3);
+  }
+  for (; d + 16 <= depth; d += 16) {
+    acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(row + d), _mm512_loadu_ps(x + d), acc0);
+  }
+  if (d < depth) {
+    // Masked loads: the row (and x) may end at the last valid float.
+    const __mmask16 mask = static_cast<__mmask16>((1u << (depth - d)) - 1);
+    acc1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, row + d), _mm512_maskz_loadu_ps(mask, x + d),
+                           acc1);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3)));
+}
 }  // namespace
 
 bool Avx512PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out) {
+  if (width == 1) {
+    out[0] = RowDot(panel, depth, x);
+    return true;
+  }
   return GemvDot(panel, depth, width, x, out);
 }
 
