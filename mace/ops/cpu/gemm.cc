@@ -43,6 +43,19 @@ int64_t ColumnSlack(const KernelTable& t) {
 #endif
 }
 
+// The depth of the driver's reduction blocks: the table's kc, but twice
+// that on armv7 NEON, whose 6 x 8 tile's B micro-panel is 8 KiB at kc 256
+// (the x86 tables' are 16 KiB at their kc). Each further block stores C
+// and loads it back (12 vst1 and vld1 a tile as 6 x 4 halves), and its
+// tiles pay their set-up again: MobileNet v2's 320- and 384-deep 1x1
+// layers now run in one block and its 576- and 960-deep ones in two.
+int64_t GemmBlockDepth(const KernelTable& t) {
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  if (t.isa == KernelIsa::kNeon && t.mr == 6 && t.nr == 8) return 2 * int64_t{t.kc};
+#endif
+  return t.kc;
+}
+
 // A block of `operand` as micro-kernel panels: `first` points at the panel
 // for row `row0` and consecutive panels are `panel_stride` floats apart.
 struct PanelBlock {
@@ -268,15 +281,16 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
   const KernelTable& t = *call.table;
   const int mr = t.mr, nr = t.nr;
   const GemmRunMicroKernel gemm_run = GemmRunKernel(t);
+  const int64_t block_depth = GemmBlockDepth(t);
   float* a_buffer = scratch;
   // Matches GemmScratchFloatsPerThread: the A block first, then the B block.
   float* b_buffer =
-      scratch + (call.a->NeedsPacking() ? int64_t{t.mc} * std::min<int64_t>(t.kc, call.k) : 0);
+      scratch + (call.a->NeedsPacking() ? int64_t{t.mc} * std::min(block_depth, call.k) : 0);
   const int64_t nc_slack = ColumnSlack(t);
   for (int64_t jc = n0, nc = 0; jc < n1; jc += nc) {
     nc = n1 - jc <= t.nc + nc_slack ? n1 - jc : t.nc;
-    for (int64_t pc = 0; pc < call.k; pc += t.kc) {
-      const int64_t kc = std::min<int64_t>(t.kc, call.k - pc);
+    for (int64_t pc = 0; pc < call.k; pc += block_depth) {
+      const int64_t kc = std::min(block_depth, call.k - pc);
       const PanelBlock b = PreparePanels(*call.b, nr, jc, nc, pc, kc, b_buffer);
       TileEpilogue epilogue = *call.epilogue;
       epilogue.accumulate = pc > 0;
@@ -922,7 +936,7 @@ int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t 
                                    const GemmOperand& a, const GemmOperand& b) {
   int64_t floats = 0;
   if (IsVectorCase(m, n, a, b)) return ThreadRegionFloats(k);  // the gathered vector
-  const int64_t kc = std::min<int64_t>(table.kc, k);
+  const int64_t kc = std::min(GemmBlockDepth(table), k);
   if (a.NeedsPacking()) floats += int64_t{table.mc} * kc;
   if (b.NeedsPacking()) {
     floats += std::min<int64_t>(table.nc + ColumnSlack(table), RoundUp(n, table.nr)) * kc;
