@@ -844,7 +844,9 @@ TEST(GemmTest, PackPanelsAdjacentRows) {
     // (after whole panels: armv7's 8-wide one-column tail) rows.
     for (int64_t rows : {int64_t{1}, int64_t{width} - 1, int64_t{width}, int64_t{3} * width + 5,
                          int64_t{2} * width + 4, int64_t{2} * width + 8, int64_t{2} * width + 1}) {
-      for (int64_t depth : {1, 4, 7, 9}) {
+      // armv7's 8-wide panels take eight depth rows a loop, then four, then
+      // single ones.
+      for (int64_t depth : {1, 4, 7, 8, 9, 12, 13, 16, 23}) {
         const int64_t pitch = rows + 3;
         const std::vector<float> src = RandomFloats(depth * pitch, 21);
         const int64_t panels = (rows + width - 1) / width;
