@@ -25,6 +25,7 @@
 #if defined(__ARM_NEON) && !defined(__aarch64__)
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -204,19 +205,41 @@ namespace {
 enum RunStart { kRunFromC, kRunBias, kRunStarts, kRunSameStart };
 enum RunClamp { kRunNoClamp, kRunClampLo, kRunClampBoth };
 
+// The clamp bounds as the runs' frames hold them, at offset 0: the lower
+// bound 4 times, then the upper one 4 times, so that one vld1 puts both
+// vectors in q0 and q1 where loading the pair and duplicating each lane
+// took 3 instructions (a tile of the 6 x 8 runs, or each 6 x 4 half of a
+// deep one, clamps once). Left unset by construction: a run sets the
+// bounds its clamp reads (SetBounds) and no others, so that the runs
+// without a clamp (Winograd's, thousands of calls) pay nothing for them.
+struct DupBounds {
+  DupBounds() {}
+  float lo[4], hi[4];
+};
+inline void SetBounds(bool clamp, bool clamp_hi, const float* bounds, DupBounds* out) {
+  if (!clamp) return;
+  std::fill_n(out->lo, 4, bounds[0]);
+  if (clamp_hi) std::fill_n(out->hi, 4, bounds[1]);
+}
+
 // What the run's loop reads through its frame pointer, at fixed offsets.
 struct RunFrame {
-  float lo, hi;       // 0, 4: the clamp bounds
-  int passes;         // 8: passes of the 16-step loop, the first partial
-  const void* entry;  // 12: where the first pass enters (set by the asm)
-  int skip_bytes;     // 16: the steps the first pass skips, in bytes
+  DupBounds bounds;   // 0
+  int passes;         // 32: passes of the 16-step loop, the first partial
+  const void* entry;  // 36: where the first pass enters (set by the asm)
+  int skip_bytes;     // 40: the steps the first pass skips, in bytes
   // A run of runs (the GEMM's column panels): the runs left, counted
   // down by the asm, each run's tiles, and the bytes A, B, C and the bias
   // move from the end of one run to the start of the next.
-  int runs;           // 20
-  int run_tiles;      // 24
-  int a_next, b_next, c_next, bias_next;  // 28, 32, 36, 40
+  int runs;           // 44
+  int run_tiles;      // 48
+  int a_next, b_next, c_next, bias_next;  // 52, 56, 60, 64
 };
+static_assert(offsetof(RunFrame, passes) == 32 && offsetof(RunFrame, entry) == 36 &&
+                  offsetof(RunFrame, skip_bytes) == 40 && offsetof(RunFrame, runs) == 44 &&
+                  offsetof(RunFrame, run_tiles) == 48 && offsetof(RunFrame, a_next) == 52 &&
+                  offsetof(RunFrame, bias_next) == 64,
+              "the offsets MACE_V7_RUN reads");
 
 // clang-format off
 #define MACE_V7_STEPS_4 MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP
@@ -246,12 +269,10 @@ struct RunFrame {
   op " {d24-d27}, [%[" p "]], %[ldc]\n"                                     \
   op " {d28-d31}, [%[" p "]], %[ldc]\n"
 #define MACE_V7_RUN_CLAMP_LO                                                \
-  "vld1.32 {d0[], d1[]}, [%[prm]]\n"                                        \
+  "vld1.32 {d0-d1}, [%[prm]]\n"                                             \
   MACE_V7_ALL("vmax.f32", "q0")
 #define MACE_V7_RUN_CLAMP_BOTH                                              \
-  "vld1.32 {d0}, [%[prm]]\n"                                                \
-  "vdup.32 q1, d0[1]\n"                                                     \
-  "vdup.32 q0, d0[0]\n"                                                     \
+  "vld1.32 {d0-d3}, [%[prm]]\n"                                             \
   MACE_V7_ALL("vmax.f32", "q0")                                             \
   MACE_V7_ALL("vmin.f32", "q1")
 // Thumb-2 (the armhf default) branches to an address loaded into pc in
@@ -263,14 +284,14 @@ struct RunFrame {
 #endif
 #define MACE_V7_RUN(start, clamp)                                           \
   "adr %[n], 1f\n"                                                          \
-  "ldr %[t], [%[prm], #16]\n"                                               \
+  "ldr %[t], [%[prm], #40]\n"                                               \
   "add %[n], %[n], %[t]\n"                                                  \
   MACE_V7_RUN_THUMB_BIT                                                     \
-  "str %[n], [%[prm], #12]\n"                                               \
+  "str %[n], [%[prm], #36]\n"                                               \
   "0:\n"                                                                    \
   start                                                                     \
-  "ldr %[n], [%[prm], #8]\n"                                                \
-  "ldr pc, [%[prm], #12]\n"                                                 \
+  "ldr %[n], [%[prm], #32]\n"                                               \
+  "ldr pc, [%[prm], #36]\n"                                                 \
   "1:\n"                                                                    \
   MACE_V7_STEPS_4 MACE_V7_STEPS_4 MACE_V7_STEPS_4 MACE_V7_STEPS_4           \
   "2:\n"                                                                    \
@@ -286,18 +307,18 @@ struct RunFrame {
   "add %[c], %[c], %[c_adj]\n"                                              \
   "subs %[tiles], %[tiles], #1\n"                                           \
   "bne 0b\n"                                                                \
-  "ldr %[t], [%[prm], #20]\n"                                               \
+  "ldr %[t], [%[prm], #44]\n"                                               \
   "subs %[t], %[t], #1\n"                                                   \
   "beq 9f\n"                                                                \
-  "str %[t], [%[prm], #20]\n"                                               \
-  "ldr %[tiles], [%[prm], #24]\n"                                           \
-  "ldr %[t], [%[prm], #28]\n"                                               \
+  "str %[t], [%[prm], #44]\n"                                               \
+  "ldr %[tiles], [%[prm], #48]\n"                                           \
+  "ldr %[t], [%[prm], #52]\n"                                               \
   "add %[a], %[a], %[t]\n"                                                  \
-  "ldr %[t], [%[prm], #32]\n"                                               \
+  "ldr %[t], [%[prm], #56]\n"                                               \
   "add %[b], %[b], %[t]\n"                                                  \
-  "ldr %[t], [%[prm], #36]\n"                                               \
+  "ldr %[t], [%[prm], #60]\n"                                               \
   "add %[c], %[c], %[t]\n"                                                  \
-  "ldr %[t], [%[prm], #40]\n"                                               \
+  "ldr %[t], [%[prm], #64]\n"                                               \
   "add %[bias], %[bias], %[t]\n"                                            \
   "b 0b\n"                                                                  \
   "9:\n"
@@ -464,8 +485,7 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
     return;
   }
   const int start_step = start == kRunStarts ? kMr * kNr : start == kRunBias ? kMr : 0;
-  RunFrame frame = {bounds[0],
-                    clamp_hi ? bounds[1] : 0.f,
+  RunFrame frame = {DupBounds(),
                     (kc + kPassSteps - 1) / kPassSteps,
                     nullptr,
                     ((-kc) & (kPassSteps - 1)) * kStepBytes,
@@ -475,6 +495,7 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
                     (b_run_step - tiles * b_step) * kFloat,
                     (c_run_step - tiles * c_step) * kFloat,
                     -tiles * start_step * kFloat};
+  SetBounds(clamp, clamp_hi, bounds, &frame.bounds);
   const int a_adj = (a_step - kMr * kc) * kFloat;
   const int b_adj = (b_step - kNr * kc) * kFloat;
   const int c_adj = c_step * kFloat - kMr * ldc_bytes;
@@ -848,11 +869,14 @@ void KernelRowsRun(RunParams* prm, const float* base, int sa, int sb, float* c) 
 // So do a stem's last 4 or 2 output channels (64 = 10 x 6 + 4, 32 = 5 x 6
 // + 2), with KernelRowsRun's 4- and 2-row multiply-adds.
 struct ChainFrame {
-  float lo, hi;       // 0, 4: the clamp bounds
-  const float* bias;  // 8
-  const float* a;     // 12: the A panel
-  int channels;       // 16: kc / (kernel_w * kernel_w)
+  DupBounds bounds;   // 0
+  const float* bias;  // 32
+  const float* a;     // 36: the A panel
+  int channels;       // 40: kc / (kernel_w * kernel_w)
 };
+static_assert(offsetof(ChainFrame, bias) == 32 && offsetof(ChainFrame, a) == 36 &&
+                  offsetof(ChainFrame, channels) == 40,
+              "the offsets MACE_V7_CHAIN_RUN reads");
 
 // clang-format off
 // A tap: A's 6 values (the tile's rows of them) and B's 8, then the
@@ -880,8 +904,8 @@ struct ChainFrame {
 #define MACE_V7_CHAIN_RUN(channel, store, start, clamp)                  \
   "0:\n"                                                                 \
   start                                                                  \
-  "ldr %[a], [%[prm], #12]\n"                                            \
-  "ldr %[n], [%[prm], #16]\n"                                            \
+  "ldr %[a], [%[prm], #36]\n"                                            \
+  "ldr %[n], [%[prm], #40]\n"                                            \
   "mov %[p], %[base]\n"                                                  \
   "1:\n"                                                                 \
   channel                                                                \
@@ -896,12 +920,10 @@ struct ChainFrame {
   "bne 0b\n"
 // The clamps over the accumulators all(op, q) names.
 #define MACE_V7_CHAIN_CLAMP_LO(all)                                      \
-  "vld1.32 {d0[], d1[]}, [%[prm]]\n"                                     \
+  "vld1.32 {d0-d1}, [%[prm]]\n"                                          \
   all("vmax.f32", "q0")
 #define MACE_V7_CHAIN_CLAMP_BOTH(all)                                    \
-  "vld1.32 {d0}, [%[prm]]\n"                                             \
-  "vdup.32 q1, d0[1]\n"                                                  \
-  "vdup.32 q0, d0[0]\n"                                                  \
+  "vld1.32 {d0-d3}, [%[prm]]\n"                                          \
   all("vmax.f32", "q0")                                                  \
   all("vmin.f32", "q1")
 // clang-format on
@@ -935,7 +957,7 @@ void ChainRun(int tiles, const float* base, int sa, int sb, int rs, int cs, floa
   }
 #define MACE_V7_CHAIN_STARTS(channel, all, store, bias, zero)                       \
   if constexpr (kBias) {                                                            \
-    MACE_V7_CHAIN_CLAMPS(channel, all, store, "ldr %[p], [%[prm], #8]\n" bias)      \
+    MACE_V7_CHAIN_CLAMPS(channel, all, store, "ldr %[p], [%[prm], #32]\n" bias)     \
   } else {                                                                          \
     MACE_V7_CHAIN_CLAMPS(channel, all, store, zero)                                 \
   }
@@ -978,7 +1000,8 @@ void ChainedKernelRowsRun(int tiles, int kc, const float* a, const float* base,
                           const int64_t* offsets, float* c, int ldc_bytes, const float* bias,
                           bool clamp, bool clamp_hi, const float* bounds, const int32_t* chain) {
   constexpr int kTaps = kKw * kKw;
-  const ChainFrame frame = {bounds[0], clamp_hi ? bounds[1] : 0.f, bias, a, kc / kTaps};
+  ChainFrame frame = {DupBounds(), bias, a, kc / kTaps};
+  SetBounds(clamp, clamp_hi, bounds, &frame.bounds);
   const float* first = base + offsets[0];
   const RunClamp mode = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
   const auto run = [&](auto bias_tag, auto clamp_tag) {
@@ -1504,15 +1527,20 @@ void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step
 namespace {
 // What the narrow runs' loop reads through its frame pointer.
 struct NarrowFrame {
-  float lo, hi;          // 0, 4: the clamp bounds
-  int passes;            // 8: passes of the 32-depth loop, the first partial
-  int depth_skip;        // 12: the single depths the tail skips, in bytes
-  int unit_skip;         // 16: the units the first pass skips, in bytes
-  const void* entry[4];  // 20: the tail's and loop's entries, per half (set by the asm)
-  // 36, 40, 44: A, B and C from the first half's end to the second's start
+  DupBounds bounds;      // 0
+  int passes;            // 32: passes of the 32-depth loop, the first partial
+  int depth_skip;        // 36: the single depths the tail skips, in bytes
+  int unit_skip;         // 40: the units the first pass skips, in bytes
+  const void* entry[4];  // 44: the tail's and loop's entries, per half (set by the asm)
+  // 60, 64, 68: A, B and C from the first half's end to the second's start
   int a_half, b_half, c_half;
-  const float* starts;  // 48: the tile's start tile (6 x 4)
+  const float* starts;  // 72: the tile's start tile (6 x 4)
 };
+static_assert(offsetof(NarrowFrame, passes) == 32 && offsetof(NarrowFrame, depth_skip) == 36 &&
+                  offsetof(NarrowFrame, unit_skip) == 40 && offsetof(NarrowFrame, entry) == 44 &&
+                  offsetof(NarrowFrame, a_half) == 60 && offsetof(NarrowFrame, c_half) == 68 &&
+                  offsetof(NarrowFrame, starts) == 72,
+              "the offsets MACE_V7_NARROW_RUN and MACE_V7_NARROW_PAIR_RUN read");
 // A run's tiles: 6 x 4, 12 x 4 (two micro-tiles of output channels, one
 // after the other) or 6 x 8 (its left and right halves).
 enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
@@ -1529,15 +1557,13 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
 // one vldmia where duplicating the 6 row biases took 6 vld1 and zeroing 6
 // vmov.
 #define MACE_V7_NARROW_START                                                \
-  "ldr %[t], [%[prm], #48]\n"                                               \
+  "ldr %[t], [%[prm], #72]\n"                                               \
   "vldmia %[t], {d20-d31}\n"
 #define MACE_V7_NARROW_CLAMP_LO                                             \
-  "vld1.32 {d0[], d1[]}, [%[prm]]\n"                                        \
+  "vld1.32 {d0-d1}, [%[prm]]\n"                                             \
   MACE_V7_COLS4_ALL("vmax.f32", "q0")
 #define MACE_V7_NARROW_CLAMP_BOTH                                           \
-  "vld1.32 {d0}, [%[prm]]\n"                                                \
-  "vdup.32 q1, d0[1]\n"                                                     \
-  "vdup.32 q0, d0[0]\n"                                                     \
+  "vld1.32 {d0-d3}, [%[prm]]\n"                                             \
   MACE_V7_COLS4_ALL("vmax.f32", "q0")                                       \
   MACE_V7_COLS4_ALL("vmin.f32", "q1")
 // Label `l`'s address plus the bytes at prm + `skip`, into prm + `entry`.
@@ -1557,7 +1583,7 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
   tail ":\n"                                                                \
   depth depth depth                                                         \
   tail_end ":\n"                                                            \
-  "ldr %[n], [%[prm], #8]\n"                                                \
+  "ldr %[n], [%[prm], #32]\n"                                               \
   "ldr pc, [%[prm], #" ue "]\n"                                             \
   units ":\n"                                                               \
   unit unit unit unit unit unit unit unit                                   \
@@ -1572,30 +1598,30 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
 // A run of single tiles, or of pairs: the first half, A, B and C to the
 // second's start, the second half (`depth`, `unit`: its steps).
 #define MACE_V7_NARROW_RUN(start, clamp)                                    \
-  MACE_V7_NARROW_ENTRY("1", "12", "20")                                     \
-  MACE_V7_NARROW_ENTRY("2", "16", "24")                                     \
+  MACE_V7_NARROW_ENTRY("1", "36", "44")                                     \
+  MACE_V7_NARROW_ENTRY("2", "40", "48")                                     \
   "0:\n"                                                                    \
   MACE_V7_NARROW_TILE(start, clamp, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "1", "5", \
-                      "20", "2", "6", "24")
+                      "44", "2", "6", "48")
 #define MACE_V7_NARROW_PAIR_RUN(start, clamp, depth, unit, c_half)         \
-  MACE_V7_NARROW_ENTRY("1", "12", "20")                                     \
-  MACE_V7_NARROW_ENTRY("2", "16", "24")                                     \
-  MACE_V7_NARROW_ENTRY("3", "12", "28")                                     \
-  MACE_V7_NARROW_ENTRY("4", "16", "32")                                     \
+  MACE_V7_NARROW_ENTRY("1", "36", "44")                                     \
+  MACE_V7_NARROW_ENTRY("2", "40", "48")                                     \
+  MACE_V7_NARROW_ENTRY("3", "36", "52")                                     \
+  MACE_V7_NARROW_ENTRY("4", "40", "56")                                     \
   "0:\n"                                                                    \
   MACE_V7_NARROW_TILE(start, clamp, MACE_V7_COLS4_DEPTH, MACE_V7_COLS4_DEPTHS4, "1", "5", \
-                      "20", "2", "6", "24")                                 \
-  "ldr %[t], [%[prm], #36]\n"                                               \
+                      "44", "2", "6", "48")                                 \
+  "ldr %[t], [%[prm], #60]\n"                                               \
   "add %[a], %[a], %[t]\n"                                                  \
-  "ldr %[t], [%[prm], #40]\n"                                               \
+  "ldr %[t], [%[prm], #64]\n"                                               \
   "add %[b], %[b], %[t]\n"                                                  \
   c_half                                                                    \
-  MACE_V7_NARROW_TILE(start, clamp, depth, unit, "3", "7", "28", "4", "8", "32")
+  MACE_V7_NARROW_TILE(start, clamp, depth, unit, "3", "7", "52", "4", "8", "56")
 // The halves of a 6 x 8 tile: C's columns 4-7 of the same rows.
 #define MACE_V7_NARROW_HALVES_RUN(start, clamp)                             \
   MACE_V7_NARROW_PAIR_RUN(start, clamp, MACE_V7_COLS4_RIGHT_DEPTH,          \
                           MACE_V7_COLS4_DEPTHS4_OF("q7", "q9"),             \
-                          "ldr %[t], [%[prm], #44]\n"                       \
+                          "ldr %[t], [%[prm], #68]\n"                       \
                           "add %[c], %[c], %[t]\n")
 // The next tile; `bias` moves the start tiles on.
 #define MACE_V7_NARROW_NEXT(bias)                                           \
@@ -1606,9 +1632,9 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
   "subs %[tiles], %[tiles], #1\n"                                           \
   "bne 0b\n"
 #define MACE_V7_NARROW_NEXT_BIAS                                            \
-  "ldr %[t], [%[prm], #48]\n"                                               \
+  "ldr %[t], [%[prm], #72]\n"                                               \
   "add %[t], %[t], #96\n"                                                   \
-  "str %[t], [%[prm], #48]\n"
+  "str %[t], [%[prm], #72]\n"
 // clang-format on
 
 // Tiles as kKind says, each starting as kStart (from C, or the 6 x 4
@@ -1626,8 +1652,7 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
   const int units = kc / 4;
   const int row_bytes = kMr * ldc_bytes;
   // No units: the first pass enters at the loop's end, once.
-  NarrowFrame frame = {kClamp != kRunNoClamp ? bounds[0] : 0.f,
-                       kClamp == kRunClampBoth ? bounds[1] : 0.f,
+  NarrowFrame frame = {DupBounds(),
                        units > 0 ? (units + kPassUnits - 1) / kPassUnits : 1,
                        (3 - kc % 4) * kDepthBytes,
                        (units > 0 ? (-units) & (kPassUnits - 1) : kPassUnits) * kUnitBytes,
@@ -1641,6 +1666,7 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
   const int c_adj = c_step * kFloat - (kKind == kNarrowPair ? 2 * row_bytes
                                        : kKind == kNarrowHalves ? row_bytes + 4 * kFloat
                                                                 : row_bytes);
+  SetBounds(kClamp != kRunNoClamp, kClamp == kRunClampBoth, bounds, &frame.bounds);
   NarrowFrame* prm = &frame;
   int n, t;
   // clang-format off

@@ -43,6 +43,19 @@ int64_t ColumnSlack(const KernelTable& t) {
 #endif
 }
 
+// The depth of the driver's reduction blocks: the table's kc, but twice
+// that on armv7 NEON, whose 6 x 8 tile's B micro-panel is 8 KiB at kc 256
+// (the x86 tables' are 16 KiB at their kc). Each further block stores C
+// and loads it back (12 vst1 and vld1 a tile as 6 x 4 halves), and its
+// tiles pay their set-up again: MobileNet v2's 320- and 384-deep 1x1
+// layers now run in one block and its 576- and 960-deep ones in two.
+int64_t GemmBlockDepth(const KernelTable& t) {
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  if (t.isa == KernelIsa::kNeon && t.mr == 6 && t.nr == 8) return 2 * int64_t{t.kc};
+#endif
+  return t.kc;
+}
+
 // A block of `operand` as micro-kernel panels: `first` points at the panel
 // for row `row0` and consecutive panels are `panel_stride` floats apart.
 struct PanelBlock {
@@ -268,15 +281,16 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
   const KernelTable& t = *call.table;
   const int mr = t.mr, nr = t.nr;
   const GemmRunMicroKernel gemm_run = GemmRunKernel(t);
+  const int64_t block_depth = GemmBlockDepth(t);
   float* a_buffer = scratch;
   // Matches GemmScratchFloatsPerThread: the A block first, then the B block.
   float* b_buffer =
-      scratch + (call.a->NeedsPacking() ? int64_t{t.mc} * std::min<int64_t>(t.kc, call.k) : 0);
+      scratch + (call.a->NeedsPacking() ? int64_t{t.mc} * std::min(block_depth, call.k) : 0);
   const int64_t nc_slack = ColumnSlack(t);
   for (int64_t jc = n0, nc = 0; jc < n1; jc += nc) {
     nc = n1 - jc <= t.nc + nc_slack ? n1 - jc : t.nc;
-    for (int64_t pc = 0; pc < call.k; pc += t.kc) {
-      const int64_t kc = std::min<int64_t>(t.kc, call.k - pc);
+    for (int64_t pc = 0; pc < call.k; pc += block_depth) {
+      const int64_t kc = std::min(block_depth, call.k - pc);
       const PanelBlock b = PreparePanels(*call.b, nr, jc, nc, pc, kc, b_buffer);
       TileEpilogue epilogue = *call.epilogue;
       epilogue.accumulate = pc > 0;
@@ -782,9 +796,11 @@ void PackAdjacentRows(const float* src, int64_t rows, int64_t depth, int64_t dep
   // armv7 (8-wide panels): a depth row is one vld1 of four d registers,
   // post-incremented by the depth stride; GCC's inlined memcpy took 8
   // loads, 8 stores and the loop, 20 instructions a row (2.1 % of
-  // MobileNet v1's count). Four rows share one vstmia of 16 d registers
-  // (the 128 bytes are consecutive in the panel) and the loop: 1.75
-  // instructions a row where a vst1 and the loop per row made 4.
+  // MobileNet v1's count). Eight rows share two vstmia of 16 d registers
+  // (the 256 bytes are consecutive in the panel) and the loop: 1.5
+  // instructions a row, where four rows a loop took 1.75 and a vst1 and
+  // the loop per row 4; then at most four rows in one vstmia, then single
+  // rows.
   if (kWidth == 8 && depth > 0) {
     const int stride_bytes = static_cast<int>(depth_stride * sizeof(float));
     for (int64_t p = 0; p < full; ++p, dst += kWidth * depth) {
@@ -792,16 +808,30 @@ void PackAdjacentRows(const float* src, int64_t rows, int64_t depth, int64_t dep
       float* out = dst;
       int n = static_cast<int>(depth);
       __asm__ volatile(
-          "subs %[n], %[n], #4\n"
+          "subs %[n], %[n], #8\n"
+          "blt 6f\n"
+          "5:\n"
+          "vld1.32 {d0-d3}, [%[in]], %[stride]\n"
+          "vld1.32 {d4-d7}, [%[in]], %[stride]\n"
+          "vld1.32 {d8-d11}, [%[in]], %[stride]\n"
+          "vld1.32 {d12-d15}, [%[in]], %[stride]\n"
+          "vld1.32 {d16-d19}, [%[in]], %[stride]\n"
+          "vld1.32 {d20-d23}, [%[in]], %[stride]\n"
+          "vld1.32 {d24-d27}, [%[in]], %[stride]\n"
+          "vld1.32 {d28-d31}, [%[in]], %[stride]\n"
+          "subs %[n], %[n], #8\n"
+          "vstmia %[out]!, {d0-d15}\n"
+          "vstmia %[out]!, {d16-d31}\n"
+          "bge 5b\n"
+          "6:\n"
+          "adds %[n], %[n], #4\n"
           "blt 2f\n"
-          "1:\n"
           "vld1.32 {d16-d19}, [%[in]], %[stride]\n"
           "vld1.32 {d20-d23}, [%[in]], %[stride]\n"
           "vld1.32 {d24-d27}, [%[in]], %[stride]\n"
           "vld1.32 {d28-d31}, [%[in]], %[stride]\n"
           "subs %[n], %[n], #4\n"
           "vstmia %[out]!, {d16-d31}\n"
-          "bge 1b\n"
           "2:\n"
           "adds %[n], %[n], #4\n"
           "beq 4f\n"
@@ -813,8 +843,9 @@ void PackAdjacentRows(const float* src, int64_t rows, int64_t depth, int64_t dep
           "4:\n"
           : [in] "+r"(in), [out] "+r"(out), [n] "+r"(n)
           : [stride] "r"(stride_bytes)
-          : "cc", "memory", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", "d24", "d25",
-            "d26", "d27", "d28", "d29", "d30", "d31");
+          : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
+            "d11", "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22",
+            "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
     }
     // A last panel of 4 columns (a 14x14 map's 196) or 1 (a 7x7 map's
     // 49) is one vld1 and zeros a depth row, where the generic tail called
@@ -940,7 +971,7 @@ int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t 
                                    const GemmOperand& a, const GemmOperand& b) {
   int64_t floats = 0;
   if (IsVectorCase(m, n, a, b)) return ThreadRegionFloats(k);  // the gathered vector
-  const int64_t kc = std::min<int64_t>(table.kc, k);
+  const int64_t kc = std::min(GemmBlockDepth(table), k);
   if (a.NeedsPacking()) floats += int64_t{table.mc} * kc;
   if (b.NeedsPacking()) {
     floats += std::min<int64_t>(table.nc + ColumnSlack(table), RoundUp(n, table.nr)) * kc;

@@ -149,7 +149,8 @@ TEST(GemmTest, EachCacheBlockEdge) {
     const int64_t mr = table->mr, nr = table->nr;
     const int64_t kc = table->kc, mc = table->mc, nc = table->nc;
     for (auto& pool : testing::PoolsUnderTest()) {
-      for (int64_t k : {kc - 1, kc, kc + 1, 2 * kc + 1}) {
+      // 2 kc: armv7 NEON's driver blocks the reduction at twice its kc.
+      for (int64_t k : {kc - 1, kc, kc + 1, 2 * kc - 1, 2 * kc, 2 * kc + 1}) {
         RunCase(*table, pool.get(), {mr + 1, nr - 1, k});
       }
       for (int64_t m : {mc - 1, mc, mc + 1}) RunCase(*table, pool.get(), {m, nr + 1, 7});
@@ -843,7 +844,9 @@ TEST(GemmTest, PackPanelsAdjacentRows) {
     // (after whole panels: armv7's 8-wide one-column tail) rows.
     for (int64_t rows : {int64_t{1}, int64_t{width} - 1, int64_t{width}, int64_t{3} * width + 5,
                          int64_t{2} * width + 4, int64_t{2} * width + 8, int64_t{2} * width + 1}) {
-      for (int64_t depth : {1, 4, 7, 9}) {
+      // armv7's 8-wide panels take eight depth rows a loop, then four, then
+      // single ones.
+      for (int64_t depth : {1, 4, 7, 8, 9, 12, 13, 16, 23}) {
         const int64_t pitch = rows + 3;
         const std::vector<float> src = RandomFloats(depth * pitch, 21);
         const int64_t panels = (rows + width - 1) / width;
