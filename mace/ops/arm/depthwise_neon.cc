@@ -2675,6 +2675,40 @@ void ClampBand(const DepthwiseBand& band) {
         [hi] "w"(hi), [zero] "w"(zero), [bias] "r"(biases), [pitch] "r"(pitch) \
       : "memory", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v24", "v25", "v26")
 
+// Stride 2, outputs of 7 rows of 4 to 7 from 14 input rows (the 14->7
+// maps): the same two columns, outputs in v16-v22, input row k (row -1 is
+// padding) feeding output row k / 2 with tap row 1 when even, rows
+// (k + 1) / 2 and (k - 1) / 2 with tap rows 0 and 2 when odd. A row's
+// windows are two ld2 (from the first window's start and one float on),
+// the first column's one ld2 from input 0 with input -1 a zero moved in;
+// no load reads past input 2 * out_w - 1 of a row.
+#define MACE_DWI_S2_LOAD_FIRST                                               \
+  "ld2 {v25.4s, v26.4s}, [%[r]], %[pitch]\n"                                 \
+  "ext v24.16b, %[zero].16b, v26.16b, #12\n"
+#define MACE_DWI_S2_LOAD                                                     \
+  "ld2 {v24.4s, v25.4s}, [%[r]], %[pitch]\n"                                 \
+  "ld2 {v25.4s, v26.4s}, [%[r1]], %[pitch]\n"
+#define MACE_DWI_S2STORE(C, acc) C(acc) "st1 {" #acc ".4s}, [%[o]], %[wb]\n"
+#define MACE_DWI_S2_ODD(C, done, next)                                       \
+  MACE_DWI_N(done, 2) MACE_DWI_S2STORE(C, done) MACE_DWI_N(next, 0)
+#define MACE_DWI_S2_ASM(load, C)                                             \
+  __asm__ volatile(                                                          \
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                    \
+      "ld1 {v20.4s, v21.4s, v22.4s}, [%[bias]]\n"                            \
+      load MACE_DWI_N(v16, 1) load MACE_DWI_S2_ODD(C, v16, v17)              \
+      load MACE_DWI_N(v17, 1) load MACE_DWI_S2_ODD(C, v17, v18)              \
+      load MACE_DWI_N(v18, 1) load MACE_DWI_S2_ODD(C, v18, v19)              \
+      load MACE_DWI_N(v19, 1) load MACE_DWI_S2_ODD(C, v19, v20)              \
+      load MACE_DWI_N(v20, 1) load MACE_DWI_S2_ODD(C, v20, v21)              \
+      load MACE_DWI_N(v21, 1) load MACE_DWI_S2_ODD(C, v21, v22)              \
+      load MACE_DWI_N(v22, 1)                                                \
+      load MACE_DWI_N(v22, 2) MACE_DWI_S2STORE(C, v22)                       \
+      : [r] "+r"(r), [r1] "+r"(r1), [o] "+r"(o)                              \
+      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+        [hi] "w"(hi), [zero] "w"(zero), [bias] "r"(biases), [pitch] "r"(pitch), \
+        [wb] "r"(wb)                                                         \
+      : "memory", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v24", "v25", "v26")
+
 // Planes 9 to 15 wide, 14 rows: steps of 8 outputs (two vectors a row) at
 // output 0 and ending at the last output, each a pass over output rows 0-6
 // (input rows 0-7) and one over rows 7-13 (input rows 6-13), accumulators
@@ -2766,25 +2800,37 @@ void ClampBand(const DepthwiseBand& band) {
     MACE_DWI_BY_ACT(pass, load)                                              \
   }
 
-// The planes of `run` at stride 1 (7x5 to 7x7 and 14x9 to 14x15), clamped
-// as kAct says. A plane costs its taps, bias and pointers, about 10
+// The planes of `run` in seven-row columns: at stride 1 7x5 to 7x7 and
+// 14x9 to 14x15, with kStride2 outputs of 7 rows of 4 to 7, clamped as
+// kAct says (a template argument: a run-time test a plane cost 20 K
+// instructions in MobileNet v2). A plane costs its taps, bias and pointers, about 10
 // instructions, where a band call's set-up and dispatch took some 60.
-template <int kAct>
-void InPlaceS1(const DepthwiseInPlace& run) {
+template <int kAct, bool kStride2>
+void InPlaceSevenRows(const DepthwiseInPlace& run) {
   const Activate<kAct> activate(run.epilogue);
   const float32x4_t lo = activate.lo, hi = activate.hi;
   const float32x4_t zero = vdupq_n_f32(0.f);
-  const int64_t w = run.in_w, plane = run.in_h * w;
+  const int64_t w = run.in_w, out_w = run.out_w;
+  const int64_t in_plane = run.in_h * w, out_plane = run.out_h * out_w;
   const int64_t pitch = w * static_cast<int64_t>(sizeof(float));
+  const int64_t wb = out_w * static_cast<int64_t>(sizeof(float));
   alignas(16) float biases[16];
   const float* in = run.in;
   const float* tap_values = run.taps;
   float* out = run.out;
-  for (int64_t i = 0; i < run.planes; ++i, in += plane, out += plane, tap_values += 9) {
+  for (int64_t i = 0; i < run.planes; ++i, in += in_plane, out += out_plane, tap_values += 9) {
     const Taps taps(tap_values);
     const float32x4_t b = vdupq_n_f32(run.bias != nullptr ? run.bias[i] : 0.f);
     for (int k = 0; k < 16; k += 4) vst1q_f32(biases + k, b);
-    if (w < 2 * kLanes) {
+    if constexpr (kStride2) {
+      // Outputs of 7 rows of 4 to 7 (14->7): one column, or two when wider
+      // than a vector, the second ending at the last output.
+      MACE_DWI_WIDE_STEP(MACE_DWI_S2_ASM, MACE_DWI_S2_LOAD_FIRST, in, out)
+      if (out_w > kLanes) {
+        MACE_DWI_WIDE_STEP(MACE_DWI_S2_ASM, MACE_DWI_S2_LOAD, in + 2 * (out_w - kLanes) - 1,
+                           out + out_w - kLanes)
+      }
+    } else if (w < 2 * kLanes) {
       MACE_DWI_NARROW_COLUMN(MACE_DWI_LOAD_FIRST, in, out)
       MACE_DWI_NARROW_COLUMN(MACE_DWI_LOAD_LAST, in + w - 5, out + w - kLanes)
     } else {
@@ -2798,6 +2844,11 @@ void InPlaceS1(const DepthwiseInPlace& run) {
     }
   }
 }
+#undef MACE_DWI_S2_ASM
+#undef MACE_DWI_S2_ODD
+#undef MACE_DWI_S2STORE
+#undef MACE_DWI_S2_LOAD
+#undef MACE_DWI_S2_LOAD_FIRST
 #undef MACE_DWI_WIDE_STEP
 #undef MACE_DWI_NARROW_COLUMN
 #undef MACE_DWI_BOTTOM_ASM
@@ -2891,19 +2942,23 @@ bool NeonDepthwise3x3TakesInPlace(const DepthwiseInPlace& run) {
             (h == 2 * kSevenRows && w > 2 * kLanes && w < 4 * kLanes));
   }
   return run.stride == 2 && run.in_h >= 2 * run.out_h && run.in_w >= 2 * run.out_w &&
-         run.out_h >= 4 && run.out_w >= 2 * kLanes && run.in_w <= kZeroRowFloats;
+         ((run.out_h >= 4 && run.out_w >= 2 * kLanes && run.in_w <= kZeroRowFloats) ||
+          (run.out_h == kSevenRows && run.out_w >= kLanes && run.out_w < 2 * kLanes));
 }
 
 void NeonDepthwise3x3InPlace(const DepthwiseInPlace& run) {
   const TileEpilogue& epilogue = run.epilogue;
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  const bool s1 = run.stride == 1;
+  const bool s1 = run.stride == 1, s2_wide = run.out_w >= 2 * kLanes;
   if (epilogue.activation != kTileActClamp || (epilogue.lo == -kInf && epilogue.hi == kInf)) {
-    s1 ? InPlaceS1<kActNone>(run) : InPlaceS2<kActNone>(run);
+    s1 ? InPlaceSevenRows<kActNone, false>(run)
+       : s2_wide ? InPlaceS2<kActNone>(run) : InPlaceSevenRows<kActNone, true>(run);
   } else if (epilogue.hi == kInf) {
-    s1 ? InPlaceS1<kActMax>(run) : InPlaceS2<kActMax>(run);
+    s1 ? InPlaceSevenRows<kActMax, false>(run)
+       : s2_wide ? InPlaceS2<kActMax>(run) : InPlaceSevenRows<kActMax, true>(run);
   } else {
-    s1 ? InPlaceS1<kActClamp>(run) : InPlaceS2<kActClamp>(run);
+    s1 ? InPlaceSevenRows<kActClamp, false>(run)
+       : s2_wide ? InPlaceS2<kActClamp>(run) : InPlaceSevenRows<kActClamp, true>(run);
   }
 }
 #endif

@@ -356,6 +356,23 @@ TEST(DepthwiseConv3x3Test, StrideTwoReadInPlace) {
   }
 }
 
+// Stride 2 to outputs narrower than 8, which arm64 reads in place at 7 rows
+// of 4 to 7 (the 14->7 maps): those, the heights around them and widths 3
+// and 8, on even and odd inputs, every clamp kind, with and without a bias.
+TEST(DepthwiseConv3x3Test, StrideTwoNarrowReadInPlace) {
+  int index = 0;
+  for (int64_t out_h : {6, 7, 8}) {
+    for (int64_t out_w : {3, 4, 5, 6, 7, 8}) {
+      for (int64_t odd : {0, 1}) {
+        Check(Params(2, 3, 2 * out_h + odd, 2 * out_w + odd, 1, 2, 2, 1, 1, 1, 1,
+                     kInPlaceKinds[index % 4]),
+              index % 3 != 0);
+        ++index;
+      }
+    }
+  }
+}
+
 // Band rows of more than 32 floats, copied in 128-byte steps and one more
 // ending at the row's end (armv7): input widths below, at and above one,
 // two and three steps, at both strides and paddings.
