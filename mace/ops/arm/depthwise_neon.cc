@@ -12,6 +12,7 @@
 
 #include <arm_neon.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -2055,50 +2056,99 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
   op " v22.4s, v22.4s, " b "\n" op " v23.4s, v23.4s, " b "\n"
 #define MACE_DW2W_MAX MACE_DW2W_OP("fmax", "%[lo].4s")
 #define MACE_DW2W_MIN MACE_DW2W_OP("fmin", "%[hi].4s")
-#define MACE_DW2W_ASM(clamp)                                                 \
-  __asm__ volatile(                                                          \
-      "1:\n"                                                                 \
+// One step of 8 outputs of four rows: the bias, the 9 input rows (each
+// loaded by `load`), the clamp and the stores, `subs` counting it.
+#define MACE_DW2W_STEP(load, clamp)                                          \
       "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                    \
       "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[bias]]\n"                    \
-      MACE_DW2W_LOAD("r0") MACE_DW2W_R0(0)                                   \
-      MACE_DW2W_LOAD("r1") MACE_DW2W_R0(1)                                   \
-      MACE_DW2W_LOAD("r2") MACE_DW2W_R0(2) MACE_DW2W_R1(0)                   \
-      MACE_DW2W_LOAD("r3") MACE_DW2W_R1(1)                                   \
-      MACE_DW2W_LOAD("r4") MACE_DW2W_R1(2) MACE_DW2W_R2(0)                   \
-      MACE_DW2W_LOAD("r5") MACE_DW2W_R2(1)                                   \
-      MACE_DW2W_LOAD("r6") MACE_DW2W_R2(2) MACE_DW2W_R3(0)                   \
-      MACE_DW2W_LOAD("r7") MACE_DW2W_R3(1)                                   \
-      MACE_DW2W_LOAD("r8") MACE_DW2W_R3(2)                                   \
+      load("r0") MACE_DW2W_R0(0)                                             \
+      load("r1") MACE_DW2W_R0(1)                                             \
+      load("r2") MACE_DW2W_R0(2) MACE_DW2W_R1(0)                             \
+      load("r3") MACE_DW2W_R1(1)                                             \
+      load("r4") MACE_DW2W_R1(2) MACE_DW2W_R2(0)                             \
+      load("r5") MACE_DW2W_R2(1)                                             \
+      load("r6") MACE_DW2W_R2(2) MACE_DW2W_R3(0)                             \
+      load("r7") MACE_DW2W_R3(1)                                             \
+      load("r8") MACE_DW2W_R3(2)                                             \
       clamp                                                                  \
       "subs %[n], %[n], #1\n"                                                \
       "st2 {v16.4s, v17.4s}, [%[o]], %[wb]\n"                                \
       "st2 {v18.4s, v19.4s}, [%[o]], %[wb]\n"                                \
       "st2 {v20.4s, v21.4s}, [%[o]], %[wb]\n"                                \
-      "st2 {v22.4s, v23.4s}, [%[o]], %[back]\n"                              \
-      "b.ne 1b\n"                                                            \
+      "st2 {v22.4s, v23.4s}, [%[o]], %[back]\n"
+// The asm's operands (the 30 an asm takes: "+r" counts twice); `more`
+// adds clobbers.
+#define MACE_DW2W_OPERANDS(more)                                             \
       : [r0] "+r"(r[0]), [r1] "+r"(r[1]), [r2] "+r"(r[2]), [r3] "+r"(r[3]), \
         [r4] "+r"(r[4]), [r5] "+r"(r[5]), [r6] "+r"(r[6]), [r7] "+r"(r[7]), \
         [r8] "+r"(r[8]), [o] "+r"(o), [n] "+r"(n)                            \
       : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
-        [hi] "w"(hi), [bias] "r"(biases), [wb] "r"(wb), [back] "r"(back)     \
+        [hi] "w"(hi), [bias] "r"(biases), [wb] "r"(wb), [back] "r"(back)    \
       : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v16", "v17", "v18", "v19", \
-        "v20", "v21", "v22", "v23")
+        "v20", "v21", "v22", "v23" more
+#define MACE_DW2W_ASM(clamp)                                                 \
+  __asm__ volatile(                                                          \
+      "1:\n"                                                                 \
+      MACE_DW2W_STEP(MACE_DW2W_LOAD, clamp)                                  \
+      "b.ne 1b\n"                                                            \
+      MACE_DW2W_OPERANDS())
+#define MACE_DW2W_ZERO , "v5"
+// A row read in place (NeonDepthwise3x3InPlace) whose first window starts
+// in the left padding: one ld4 from input 0 holds b, c, d and a moved one
+// lane on, and a is that moved back behind a zero; the pointer is left at
+// input 15, the next step's first window (ld4 steps only by its 64 bytes).
+// v5 holds zeros.
+#define MACE_DW2W_LOAD_FIRST(r)                                              \
+  "ld4 {v1.4s, v2.4s, v3.4s, v4.4s}, [%[" r "]], #64\n"                       \
+  "ext v0.16b, v5.16b, v4.16b, #12\n"                                        \
+  "sub %[" r "], %[" r "], #4\n"
+#define MACE_DW2W_LEFT_ASM(clamp)                                            \
+  __asm__ volatile(                                                          \
+      "movi v5.4s, #0\n"                                                     \
+      MACE_DW2W_STEP(MACE_DW2W_LOAD_FIRST, clamp)                            \
+      "b.eq 2f\n"                                                            \
+      "1:\n"                                                                 \
+      MACE_DW2W_STEP(MACE_DW2W_LOAD, clamp)                                  \
+      "b.ne 1b\n"                                                            \
+      "2:\n"                                                                 \
+      MACE_DW2W_OPERANDS(MACE_DW2W_ZERO))
 
 // `steps` steps of 8 outputs from column j of four output rows (of `width`,
-// one after the other at `out`).
+// one after the other at `out`), input row k's first window at rows[k] +
+// offset. With `left`, column 0 of a plane read in place: rows[k] + offset
+// is the input row, and its first window starts one float before it, in
+// the padding.
 template <int kAct>
-inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps,
-                              const float* biases, float32x4_t lo, float32x4_t hi, float* out,
-                              int64_t width, int64_t j, int64_t steps) {
+[[gnu::always_inline]] inline void AsmFourRowsWideS2(const float* const rows[9], int64_t offset,
+                                                     bool left,
+                              const Taps& taps, const float* biases, float32x4_t lo,
+                              float32x4_t hi, float* out, int64_t width, int64_t j,
+                              int64_t steps) {
   int64_t n = steps;
   const float* r[9];
-  for (int k = 0; k < 9; ++k) r[k] = in + 2 * j + k * pitch;
+  #pragma GCC unroll 9
+  for (int k = 0; k < 9; ++k) r[k] = rows[k] + offset;
   // One pointer stores the four rows (row i at i * wb bytes): 30 operands
   // are all an asm takes.
   float* o = out + j;
   const int64_t wb = width * static_cast<int64_t>(sizeof(float));
   const int64_t back = 8 * static_cast<int64_t>(sizeof(float)) - 3 * wb;
-  MACE_DW_CLAMPED(MACE_DW2W_ASM, MACE_DW2W_MAX, MACE_DW2W_MIN)
+  if (left) {
+    MACE_DW_CLAMPED(MACE_DW2W_LEFT_ASM, MACE_DW2W_MAX, MACE_DW2W_MIN)
+  } else {
+    MACE_DW_CLAMPED(MACE_DW2W_ASM, MACE_DW2W_MAX, MACE_DW2W_MIN)
+  }
+}
+
+// The same over a padded band (input row k at in + k * pitch).
+template <int kAct>
+inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps,
+                              const float* biases, float32x4_t lo, float32x4_t hi, float* out,
+                              int64_t width, int64_t j, int64_t steps) {
+  const float* rows[9];
+  #pragma GCC unroll 9
+  for (int k = 0; k < 9; ++k) rows[k] = in + k * pitch;
+  AsmFourRowsWideS2<kAct>(rows, 2 * j, false, taps, biases, lo, hi, out, width, j, steps);
 }
 
 // Four output rows of `width` >= 8, the ragged end one more step ending at
@@ -2118,7 +2168,57 @@ inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps, 
                         out + width - kLanes, width, 1);
   }
 }
+// Planes read in place at stride 2 (NeonDepthwise3x3InPlace): four-row
+// passes of 8-output steps whose 9 input rows are the plane's own, the
+// row above the first in the padding a shared zero row, and whose first
+// step supplies the left padding (MACE_DW2W_LOAD_FIRST). The last pass
+// ends at the last output row and a row's ragged end is one more step
+// ending at its last output, both overlapping what came before. Neither
+// reads the padding after the input: 2 * out_h input rows and 2 * out_w
+// columns hold every other window. The band copy of a 112x112 plane took
+// about 5,000 instructions and of a 56x56 one about 1,400.
+constexpr int64_t kZeroRowFloats = 256;
+alignas(16) const float kZeroRow[kZeroRowFloats] = {};
+
+template <int kAct>
+void InPlaceS2(const DepthwiseInPlace& run) {
+  const Activate<kAct> activate(run.epilogue);
+  const int64_t in_w = run.in_w, out_h = run.out_h, out_w = run.out_w;
+  const int64_t in_plane = run.in_h * in_w, out_plane = out_h * out_w;
+  alignas(16) float biases[16];
+  const float* in = run.in;
+  const float* tap_values = run.taps;
+  float* out = run.out;
+  for (int64_t i = 0; i < run.planes; ++i, in += in_plane, out += out_plane, tap_values += 9) {
+    const Taps taps(tap_values);
+    const float32x4_t b = vdupq_n_f32(run.bias != nullptr ? run.bias[i] : 0.f);
+    for (int k = 0; k < 16; k += 4) vst1q_f32(biases + k, b);
+    for (int64_t pass = 0;; pass += 4) {
+      const int64_t row = std::min(pass, out_h - 4);
+      // Input row 2 * row - 1 + k, the first one the zero row above the
+      // plane in the first pass.
+      const float* first = in + (2 * row - 1) * in_w;
+      const float* rows[9];
+      rows[0] = row == 0 ? kZeroRow : first;
+      #pragma GCC unroll 8
+      for (int k = 1; k < 9; ++k) rows[k] = first + k * in_w;
+      float* pass_out = out + row * out_w;
+      AsmFourRowsWideS2<kAct>(rows, 0, true, taps, biases, activate.lo, activate.hi, pass_out,
+                              out_w, 0, out_w / 8);
+      if (out_w % 8 != 0) {
+        AsmFourRowsWideS2<kAct>(rows, 2 * (out_w - 8) - 1, false, taps, biases, activate.lo,
+                                activate.hi, pass_out, out_w, out_w - 8, 1);
+      }
+      if (row + 4 >= out_h) break;
+    }
+  }
+}
+#undef MACE_DW2W_LEFT_ASM
+#undef MACE_DW2W_ZERO
+#undef MACE_DW2W_LOAD_FIRST
 #undef MACE_DW2W_ASM
+#undef MACE_DW2W_OPERANDS
+#undef MACE_DW2W_STEP
 #undef MACE_DW_CLAMPED
 #undef MACE_DW2W_MIN
 #undef MACE_DW2W_MAX
@@ -2550,6 +2650,288 @@ void ClampBand(const DepthwiseBand& band) {
 }
 #endif
 
+#if defined(__aarch64__)
+// arm64, stride 1, one row and one column of zero padding on every side,
+// whole planes read in place (NeonDepthwise3x3InPlace): the padding
+// the band copy wrote is supplied here instead. A window that starts in the
+// left padding is the row's first loaded vector moved one lane on behind a
+// zero (`ext`), one that ends in the right padding the row's last vector
+// moved one lane back before a zero, so nothing outside a plane's rows is
+// read; the padding rows above and below a plane are never loaded and the
+// multiply-adds they would feed are left out. The copy of a 14x14 plane
+// took about 95 instructions and of a 7x7 one about 55, with the band
+// call's set-up some 60 more a plane. The sums are those of the band
+// kernels less the padding's zero products, in the same order.
+// clang-format off
+#define MACE_DWI_T_0 "%[t0].s[0]", "%[t0].s[1]", "%[t0].s[2]"
+#define MACE_DWI_T_1 "%[t0].s[3]", "%[t1].s[0]", "%[t1].s[1]"
+#define MACE_DWI_T_2 "%[t1].s[2]", "%[t1].s[3]", "%[t2].s[0]"
+#define MACE_DWI_EXPAND(m, ...) m(__VA_ARGS__)
+// Clamps of one accumulator: none, a max, or a max and a min.
+#define MACE_DWI_NONE(acc)
+#define MACE_DWI_MAX(acc) "fmax " #acc ".4s, " #acc ".4s, %[lo].4s\n"
+#define MACE_DWI_CLAMP(acc) MACE_DWI_MAX(acc) "fmin " #acc ".4s, " #acc ".4s, %[hi].4s\n"
+#define MACE_DWI_BY_ACT(asm1, load)                                          \
+  if constexpr (kAct == kActNone) {                                          \
+    asm1(load, MACE_DWI_NONE);                                               \
+  } else if constexpr (kAct == kActMax) {                                    \
+    asm1(load, MACE_DWI_MAX);                                                \
+  } else {                                                                   \
+    asm1(load, MACE_DWI_CLAMP);                                              \
+  }
+
+// Planes 5 to 7 wide, 7 rows: two vector columns, at output 0 and ending at
+// the last output, each one pass of seven rows (v16-v22) over the 7 input
+// rows, windows in v24-v26. Output row i += tap row t over v24-v26.
+#define MACE_DWI_FMA3(acc, t0, t1, t2)                                       \
+  "fmla " acc ".4s, v24.4s, " t0 "\n"                                        \
+  "fmla " acc ".4s, v25.4s, " t1 "\n"                                        \
+  "fmla " acc ".4s, v26.4s, " t2 "\n"
+#define MACE_DWI_N(acc, row) MACE_DWI_EXPAND(MACE_DWI_FMA3, #acc, MACE_DWI_T_##row)
+// The first column's windows (pointer at the row's input 0): input -1 is
+// padding.
+#define MACE_DWI_LOAD_FIRST                                                  \
+  "ldur q26, [%[r], #4]\n"                                                   \
+  "ld1 {v25.4s}, [%[r]], %[pitch]\n"                                         \
+  "ext v24.16b, %[zero].16b, v25.16b, #12\n"
+// The last column's (pointer at input w - 5): input w is padding.
+#define MACE_DWI_LOAD_LAST                                                   \
+  "ldur q25, [%[r], #4]\n"                                                   \
+  "ld1 {v24.4s}, [%[r]], %[pitch]\n"                                         \
+  "ext v26.16b, v25.16b, %[zero].16b, #4\n"
+#define MACE_DWI_NSTORE(C, acc) C(acc) "st1 {" #acc ".4s}, [%[o]], %[pitch]\n"
+#define MACE_DWI_NARROW_ASM(load, C)                                         \
+  __asm__ volatile(                                                          \
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                    \
+      "ld1 {v20.4s, v21.4s, v22.4s}, [%[bias]]\n"                            \
+      load MACE_DWI_N(v16, 1) MACE_DWI_N(v17, 0)                             \
+      load MACE_DWI_N(v16, 2) MACE_DWI_NSTORE(C, v16)                        \
+      MACE_DWI_N(v17, 1) MACE_DWI_N(v18, 0)                                  \
+      load MACE_DWI_N(v17, 2) MACE_DWI_NSTORE(C, v17)                        \
+      MACE_DWI_N(v18, 1) MACE_DWI_N(v19, 0)                                  \
+      load MACE_DWI_N(v18, 2) MACE_DWI_NSTORE(C, v18)                        \
+      MACE_DWI_N(v19, 1) MACE_DWI_N(v20, 0)                                  \
+      load MACE_DWI_N(v19, 2) MACE_DWI_NSTORE(C, v19)                        \
+      MACE_DWI_N(v20, 1) MACE_DWI_N(v21, 0)                                  \
+      load MACE_DWI_N(v20, 2) MACE_DWI_NSTORE(C, v20)                        \
+      MACE_DWI_N(v21, 1) MACE_DWI_N(v22, 0)                                  \
+      load MACE_DWI_N(v21, 2) MACE_DWI_NSTORE(C, v21)                        \
+      MACE_DWI_N(v22, 1) MACE_DWI_NSTORE(C, v22)                             \
+      : [r] "+r"(r), [o] "+r"(o)                                             \
+      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+        [hi] "w"(hi), [zero] "w"(zero), [bias] "r"(biases), [pitch] "r"(pitch) \
+      : "memory", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v24", "v25", "v26")
+
+// Stride 2, outputs of 7 rows of 4 to 7 from 14 input rows (the 14->7
+// maps): the same two columns, outputs in v16-v22, input row k (row -1 is
+// padding) feeding output row k / 2 with tap row 1 when even, rows
+// (k + 1) / 2 and (k - 1) / 2 with tap rows 0 and 2 when odd. A row's
+// windows are two ld2 (from the first window's start and one float on),
+// the first column's one ld2 from input 0 with input -1 a zero moved in;
+// no load reads past input 2 * out_w - 1 of a row.
+#define MACE_DWI_S2_LOAD_FIRST                                               \
+  "ld2 {v25.4s, v26.4s}, [%[r]], %[pitch]\n"                                 \
+  "ext v24.16b, %[zero].16b, v26.16b, #12\n"
+#define MACE_DWI_S2_LOAD                                                     \
+  "ld2 {v24.4s, v25.4s}, [%[r]], %[pitch]\n"                                 \
+  "ld2 {v25.4s, v26.4s}, [%[r1]], %[pitch]\n"
+#define MACE_DWI_S2STORE(C, acc) C(acc) "st1 {" #acc ".4s}, [%[o]], %[wb]\n"
+#define MACE_DWI_S2_ODD(C, done, next)                                       \
+  MACE_DWI_N(done, 2) MACE_DWI_S2STORE(C, done) MACE_DWI_N(next, 0)
+#define MACE_DWI_S2_ASM(load, C)                                             \
+  __asm__ volatile(                                                          \
+      "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                    \
+      "ld1 {v20.4s, v21.4s, v22.4s}, [%[bias]]\n"                            \
+      load MACE_DWI_N(v16, 1) load MACE_DWI_S2_ODD(C, v16, v17)              \
+      load MACE_DWI_N(v17, 1) load MACE_DWI_S2_ODD(C, v17, v18)              \
+      load MACE_DWI_N(v18, 1) load MACE_DWI_S2_ODD(C, v18, v19)              \
+      load MACE_DWI_N(v19, 1) load MACE_DWI_S2_ODD(C, v19, v20)              \
+      load MACE_DWI_N(v20, 1) load MACE_DWI_S2_ODD(C, v20, v21)              \
+      load MACE_DWI_N(v21, 1) load MACE_DWI_S2_ODD(C, v21, v22)              \
+      load MACE_DWI_N(v22, 1)                                                \
+      load MACE_DWI_N(v22, 2) MACE_DWI_S2STORE(C, v22)                       \
+      : [r] "+r"(r), [r1] "+r"(r1), [o] "+r"(o)                              \
+      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+        [hi] "w"(hi), [zero] "w"(zero), [bias] "r"(biases), [pitch] "r"(pitch), \
+        [wb] "r"(wb)                                                         \
+      : "memory", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v24", "v25", "v26")
+
+// Planes 9 to 15 wide, 14 rows: steps of 8 outputs (two vectors a row) at
+// output 0 and ending at the last output, each a pass over output rows 0-6
+// (input rows 0-7) and one over rows 7-13 (input rows 6-13), accumulators
+// v16-v29 (output row i of the pass at v16 + 2 i), windows v0-v5. Output
+// row (vectors a, b) += tap row t over the windows.
+#define MACE_DWI_FMA6(a, b, t0, t1, t2)                                      \
+  "fmla " a ".4s, v0.4s, " t0 "\n" "fmla " b ".4s, v1.4s, " t0 "\n"          \
+  "fmla " a ".4s, v2.4s, " t1 "\n" "fmla " b ".4s, v3.4s, " t1 "\n"          \
+  "fmla " a ".4s, v4.4s, " t2 "\n" "fmla " b ".4s, v5.4s, " t2 "\n"
+#define MACE_DWI_W(a, b, row) MACE_DWI_EXPAND(MACE_DWI_FMA6, #a, #b, MACE_DWI_T_##row)
+#define MACE_DWI_R0(row) MACE_DWI_W(v16, v17, row)
+#define MACE_DWI_R1(row) MACE_DWI_W(v18, v19, row)
+#define MACE_DWI_R2(row) MACE_DWI_W(v20, v21, row)
+#define MACE_DWI_R3(row) MACE_DWI_W(v22, v23, row)
+#define MACE_DWI_R4(row) MACE_DWI_W(v24, v25, row)
+#define MACE_DWI_R5(row) MACE_DWI_W(v26, v27, row)
+#define MACE_DWI_R6(row) MACE_DWI_W(v28, v29, row)
+// The first step's windows (r at the row's input 0, r1 at input 1).
+#define MACE_DWI_LOAD_LEFT                                                   \
+  "ld1 {v2.4s, v3.4s}, [%[r]], %[pitch]\n"                                   \
+  "ld1 {v4.4s, v5.4s}, [%[r1]], %[pitch]\n"                                  \
+  "ext v0.16b, %[zero].16b, v2.16b, #12\n"                                   \
+  "ext v1.16b, v2.16b, v3.16b, #12\n"
+// The last step's (r at input w - 9, r1 at w - 8).
+#define MACE_DWI_LOAD_RIGHT                                                  \
+  "ld1 {v0.4s, v1.4s}, [%[r]], %[pitch]\n"                                   \
+  "ld1 {v2.4s, v3.4s}, [%[r1]], %[pitch]\n"                                  \
+  "ext v4.16b, v2.16b, v3.16b, #4\n"                                         \
+  "ext v5.16b, v3.16b, %[zero].16b, #4\n"
+#define MACE_DWI_WSTORE(C, a, b) C(a) C(b) "st1 {" #a ".4s, " #b ".4s}, [%[o]], %[pitch]\n"
+#define MACE_DWI_WIDE_BIAS                                                   \
+  "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[bias]]\n"                        \
+  "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[bias]]\n"                        \
+  "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[bias]]\n"                        \
+  "ld1 {v28.4s, v29.4s}, [%[bias]]\n"
+#define MACE_DWI_WIDE_OPERANDS                                               \
+  : [r] "+r"(r), [r1] "+r"(r1), [o] "+r"(o)                                  \
+  : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+    [hi] "w"(hi), [zero] "w"(zero), [bias] "r"(biases), [pitch] "r"(pitch)   \
+  : "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v16", "v17", "v18", "v19", \
+    "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29"
+// The input rows that feed all three tap rows (of output rows 0-2 to 4-6
+// of the pass), each output row stored once its last tap row is in.
+#define MACE_DWI_MIDDLE(load, C)                                             \
+      load MACE_DWI_R0(2) MACE_DWI_WSTORE(C, v16, v17)                       \
+      MACE_DWI_R1(1) MACE_DWI_R2(0)                                          \
+      load MACE_DWI_R1(2) MACE_DWI_WSTORE(C, v18, v19)                       \
+      MACE_DWI_R2(1) MACE_DWI_R3(0)                                          \
+      load MACE_DWI_R2(2) MACE_DWI_WSTORE(C, v20, v21)                       \
+      MACE_DWI_R3(1) MACE_DWI_R4(0)                                          \
+      load MACE_DWI_R3(2) MACE_DWI_WSTORE(C, v22, v23)                       \
+      MACE_DWI_R4(1) MACE_DWI_R5(0)                                          \
+      load MACE_DWI_R4(2) MACE_DWI_WSTORE(C, v24, v25)                       \
+      MACE_DWI_R5(1) MACE_DWI_R6(0)
+// Output rows 0-6 from input rows 0-7 (row -1 is padding).
+#define MACE_DWI_TOP_ASM(load, C)                                            \
+  __asm__ volatile(                                                          \
+      MACE_DWI_WIDE_BIAS                                                     \
+      load MACE_DWI_R0(1) MACE_DWI_R1(0)                                     \
+      MACE_DWI_MIDDLE(load, C)                                               \
+      load MACE_DWI_R5(2) MACE_DWI_WSTORE(C, v26, v27) MACE_DWI_R6(1)        \
+      load MACE_DWI_R6(2) MACE_DWI_WSTORE(C, v28, v29)                       \
+      MACE_DWI_WIDE_OPERANDS)
+// Output rows 7-13 from input rows 6-13 (row 14 is padding).
+#define MACE_DWI_BOTTOM_ASM(load, C)                                         \
+  __asm__ volatile(                                                          \
+      MACE_DWI_WIDE_BIAS                                                     \
+      load MACE_DWI_R0(0)                                                    \
+      load MACE_DWI_R0(1) MACE_DWI_R1(0)                                     \
+      MACE_DWI_MIDDLE(load, C)                                               \
+      load MACE_DWI_R5(2) MACE_DWI_WSTORE(C, v26, v27)                       \
+      MACE_DWI_R6(1) MACE_DWI_WSTORE(C, v28, v29)                            \
+      MACE_DWI_WIDE_OPERANDS)
+
+// One vector column of a 7-row plane: windows loaded by `load` from r on,
+// outputs stored from o on (rows of w, pitch bytes apart).
+#define MACE_DWI_NARROW_COLUMN(load, at_in, at_out)                          \
+  {                                                                          \
+    const float* r = (at_in);                                                \
+    float* o = (at_out);                                                     \
+    MACE_DWI_BY_ACT(MACE_DWI_NARROW_ASM, load)                               \
+  }
+// One 8-output step of one pass of a 14-row plane.
+#define MACE_DWI_WIDE_STEP(pass, load, at_in, at_out)                        \
+  {                                                                          \
+    const float* r = (at_in);                                                \
+    const float* r1 = r + 1;                                                 \
+    float* o = (at_out);                                                     \
+    MACE_DWI_BY_ACT(pass, load)                                              \
+  }
+
+// The planes of `run` in seven-row columns: at stride 1 7x5 to 7x7 and
+// 14x9 to 14x15, with kStride2 outputs of 7 rows of 4 to 7, clamped as
+// kAct says (a template argument: a run-time test a plane cost 20 K
+// instructions in MobileNet v2). A plane costs its taps, bias and pointers, about 10
+// instructions, where a band call's set-up and dispatch took some 60.
+template <int kAct, bool kStride2>
+void InPlaceSevenRows(const DepthwiseInPlace& run) {
+  const Activate<kAct> activate(run.epilogue);
+  const float32x4_t lo = activate.lo, hi = activate.hi;
+  const float32x4_t zero = vdupq_n_f32(0.f);
+  const int64_t w = run.in_w, out_w = run.out_w;
+  const int64_t in_plane = run.in_h * w, out_plane = run.out_h * out_w;
+  const int64_t pitch = w * static_cast<int64_t>(sizeof(float));
+  const int64_t wb = out_w * static_cast<int64_t>(sizeof(float));
+  alignas(16) float biases[16];
+  const float* in = run.in;
+  const float* tap_values = run.taps;
+  float* out = run.out;
+  for (int64_t i = 0; i < run.planes; ++i, in += in_plane, out += out_plane, tap_values += 9) {
+    const Taps taps(tap_values);
+    const float32x4_t b = vdupq_n_f32(run.bias != nullptr ? run.bias[i] : 0.f);
+    for (int k = 0; k < 16; k += 4) vst1q_f32(biases + k, b);
+    if constexpr (kStride2) {
+      // Outputs of 7 rows of 4 to 7 (14->7): one column, or two when wider
+      // than a vector, the second ending at the last output.
+      MACE_DWI_WIDE_STEP(MACE_DWI_S2_ASM, MACE_DWI_S2_LOAD_FIRST, in, out)
+      if (out_w > kLanes) {
+        MACE_DWI_WIDE_STEP(MACE_DWI_S2_ASM, MACE_DWI_S2_LOAD, in + 2 * (out_w - kLanes) - 1,
+                           out + out_w - kLanes)
+      }
+    } else if (w < 2 * kLanes) {
+      MACE_DWI_NARROW_COLUMN(MACE_DWI_LOAD_FIRST, in, out)
+      MACE_DWI_NARROW_COLUMN(MACE_DWI_LOAD_LAST, in + w - 5, out + w - kLanes)
+    } else {
+      const float* bottom = in + (kSevenRows - 1) * w;
+      float* bottom_out = out + kSevenRows * w;
+      MACE_DWI_WIDE_STEP(MACE_DWI_TOP_ASM, MACE_DWI_LOAD_LEFT, in, out)
+      MACE_DWI_WIDE_STEP(MACE_DWI_TOP_ASM, MACE_DWI_LOAD_RIGHT, in + w - 9, out + w - 8)
+      MACE_DWI_WIDE_STEP(MACE_DWI_BOTTOM_ASM, MACE_DWI_LOAD_LEFT, bottom, bottom_out)
+      MACE_DWI_WIDE_STEP(MACE_DWI_BOTTOM_ASM, MACE_DWI_LOAD_RIGHT, bottom + w - 9,
+                         bottom_out + w - 8)
+    }
+  }
+}
+#undef MACE_DWI_S2_ASM
+#undef MACE_DWI_S2_ODD
+#undef MACE_DWI_S2STORE
+#undef MACE_DWI_S2_LOAD
+#undef MACE_DWI_S2_LOAD_FIRST
+#undef MACE_DWI_WIDE_STEP
+#undef MACE_DWI_NARROW_COLUMN
+#undef MACE_DWI_BOTTOM_ASM
+#undef MACE_DWI_TOP_ASM
+#undef MACE_DWI_MIDDLE
+#undef MACE_DWI_WIDE_OPERANDS
+#undef MACE_DWI_WIDE_BIAS
+#undef MACE_DWI_WSTORE
+#undef MACE_DWI_LOAD_RIGHT
+#undef MACE_DWI_LOAD_LEFT
+#undef MACE_DWI_R6
+#undef MACE_DWI_R5
+#undef MACE_DWI_R4
+#undef MACE_DWI_R3
+#undef MACE_DWI_R2
+#undef MACE_DWI_R1
+#undef MACE_DWI_R0
+#undef MACE_DWI_W
+#undef MACE_DWI_FMA6
+#undef MACE_DWI_NARROW_ASM
+#undef MACE_DWI_NSTORE
+#undef MACE_DWI_LOAD_LAST
+#undef MACE_DWI_LOAD_FIRST
+#undef MACE_DWI_N
+#undef MACE_DWI_FMA3
+#undef MACE_DWI_BY_ACT
+#undef MACE_DWI_CLAMP
+#undef MACE_DWI_MAX
+#undef MACE_DWI_NONE
+#undef MACE_DWI_EXPAND
+#undef MACE_DWI_T_2
+#undef MACE_DWI_T_1
+#undef MACE_DWI_T_0
+// clang-format on
+#endif
+
 template <int kStrideW, int kStrideH>
 void Band(const DepthwiseBand& band) {
   if (band.epilogue.activation == kTileActHardSwish) {
@@ -2616,6 +2998,37 @@ bool NeonDepthwise3x3Planes(DepthwiseBand* band, int stride, int64_t planes,
     plan.Run(band->in, band->out, band->taps, band->bias);
   }
   return true;
+}
+#endif
+
+#if defined(__aarch64__)
+bool NeonDepthwise3x3TakesInPlace(const DepthwiseInPlace& run) {
+  if (run.epilogue.activation == kTileActHardSwish) return false;
+  if (run.stride == 1) {
+    const int64_t h = run.in_h, w = run.in_w;
+    return run.out_h == h && run.out_w == w &&
+           ((h == kSevenRows && w >= 5 && w < 2 * kLanes) ||
+            (h == 2 * kSevenRows && w > 2 * kLanes && w < 4 * kLanes));
+  }
+  return run.stride == 2 && run.in_h >= 2 * run.out_h && run.in_w >= 2 * run.out_w &&
+         ((run.out_h >= 4 && run.out_w >= 2 * kLanes && run.in_w <= kZeroRowFloats) ||
+          (run.out_h == kSevenRows && run.out_w >= kLanes && run.out_w < 2 * kLanes));
+}
+
+void NeonDepthwise3x3InPlace(const DepthwiseInPlace& run) {
+  const TileEpilogue& epilogue = run.epilogue;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const bool s1 = run.stride == 1, s2_wide = run.out_w >= 2 * kLanes;
+  if (epilogue.activation != kTileActClamp || (epilogue.lo == -kInf && epilogue.hi == kInf)) {
+    s1 ? InPlaceSevenRows<kActNone, false>(run)
+       : s2_wide ? InPlaceS2<kActNone>(run) : InPlaceSevenRows<kActNone, true>(run);
+  } else if (epilogue.hi == kInf) {
+    s1 ? InPlaceSevenRows<kActMax, false>(run)
+       : s2_wide ? InPlaceS2<kActMax>(run) : InPlaceSevenRows<kActMax, true>(run);
+  } else {
+    s1 ? InPlaceSevenRows<kActClamp, false>(run)
+       : s2_wide ? InPlaceS2<kActClamp>(run) : InPlaceSevenRows<kActClamp, true>(run);
+  }
 }
 #endif
 

@@ -78,6 +78,30 @@ bool NeonDepthwise3x3Planes(DepthwiseBand* band, int stride, int64_t planes,
                             DepthwisePlaneFill fill, void* context);
 #endif
 
+#if defined(__aarch64__)
+// Consecutive whole planes of one 3x3 depthwise convolution with channel
+// multiplier 1 and one row and one column of zero padding before the input,
+// read in place: the kernel supplies the padding itself, so no padded band
+// is copied. At stride 1 (both axes) the padding after is one row and one
+// column too (outputs the input's size); at stride 2 (both axes) it is
+// never read (2 * out_h input rows and 2 * out_w columns or more).
+struct DepthwiseInPlace {
+  const float* in = nullptr;    // `planes` planes of in_h x in_w, dense
+  const float* taps = nullptr;  // 9 weights a plane, row-major, dense
+  const float* bias = nullptr;  // one a plane, or null for none
+  float* out = nullptr;         // `planes` planes of out_h x out_w, dense
+  int64_t planes = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t stride = 1;
+  TileEpilogue epilogue;  // only activation, lo and hi are read
+};
+// Whether NeonDepthwise3x3InPlace takes `run`'s shape and activation (its
+// pointers and plane count are not read): at stride 1 planes of 7 rows of 5
+// to 7 and of 14 rows of 9 to 15, at stride 2 outputs of 4 rows or more of
+// 8 or more and of 7 rows of 4 to 7, and no hard-swish.
+bool NeonDepthwise3x3TakesInPlace(const DepthwiseInPlace& run);
+void NeonDepthwise3x3InPlace(const DepthwiseInPlace& run);
+#endif
+
 void NeonPoolingBand(const PoolingBand& band);
 float NeonPlaneSum(const float* data, int64_t count);
 float NeonPlaneMax(const float* data, int64_t count);

@@ -7,7 +7,7 @@
 #include "mace/ops/cpu/parallel_copy.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
-#if defined(__ARM_NEON) && !defined(__aarch64__)
+#if defined(__ARM_NEON)
 #include "mace/ops/arm/neon_kernels.h"
 #endif
 
@@ -255,6 +255,22 @@ void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch,
 }
 #endif
 
+#if defined(__aarch64__)
+// A layer's planes for the NEON kernel that reads them in place: the shape,
+// stride and activation, no pointers yet.
+arm::DepthwiseInPlace InPlaceShape(const ref::DepthwiseConv2dParams& p,
+                                   const TileEpilogue& epilogue) {
+  arm::DepthwiseInPlace run;
+  run.in_h = p.in_h;
+  run.in_w = p.in_w;
+  run.out_h = p.out_h;
+  run.out_w = p.out_w;
+  run.stride = p.stride_h;
+  run.epilogue = epilogue;
+  return run;
+}
+#endif
+
 }  // namespace
 
 bool DepthwiseConv3x3::Supports(const KernelTable& table, const ref::DepthwiseConv2dParams& p) {
@@ -307,6 +323,14 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
     }
     return;
   }
+#if defined(__aarch64__)
+  // One row and column of padding before the input (after it too at
+  // stride 1); the kernel says which shapes it reads in place.
+  in_place_ =
+      (band_kernel_ == arm::NeonDepthwise3x3S1 || band_kernel_ == arm::NeonDepthwise3x3S2) &&
+      params.multiplier == 1 && fused_activation_ && sh == sw && params.pad_top == 1 &&
+      params.pad_left == 1 && arm::NeonDepthwise3x3TakesInPlace(InPlaceShape(params, epilogue_));
+#endif
   // Outputs read padded columns [0, (out_w - 1) * sw + 3); input column iw
   // is padded column iw + pad_left, and columns past the last read one need
   // not be copied.
@@ -415,6 +439,10 @@ void DepthwiseConv3x3::RunBand(const Plane& plane, int64_t row, int64_t rows, bo
 
 void DepthwiseConv3x3::Run(const float* input, const float* filter, const float* bias,
                            float* output, ThreadPool* pool, float* scratch) const {
+  if (in_place_) {
+    RunInPlace(input, filter, bias, output, pool);
+    return;
+  }
 #if defined(__ARM_NEON)
   // A plane a band: RunPlanes and RunBand spent some 260 instructions a
   // plane on 64-bit index arithmetic and band bookkeeping, as much as the
@@ -504,6 +532,31 @@ void DepthwiseConv3x3::RunWholePlanes(const float* input, const float* filter,
   });
 #else
   RunPlanes(input, filter, bias, output, false, pool, scratch);
+#endif
+}
+
+void DepthwiseConv3x3::RunInPlace(const float* input, const float* filter, const float* bias,
+                                  float* output, ThreadPool* pool) const {
+#if defined(__aarch64__)
+  const ref::DepthwiseConv2dParams& p = params_;
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  const int64_t channels = p.channels;
+  ParallelFor(pool, p.batch * channels, [&](int64_t begin, int64_t end, int) {
+    arm::DepthwiseInPlace run = InPlaceShape(p, epilogue_);
+    // One call per run of channels: the taps and biases of consecutive
+    // planes are consecutive until the channels wrap to the next image.
+    for (int64_t item = begin; item < end; item += run.planes) {
+      const int64_t c = item % channels;
+      run.planes = std::min(end - item, channels - c);
+      run.in = input + item * in_plane;
+      run.taps = filter + c * 9;
+      run.bias = bias != nullptr ? bias + c : nullptr;
+      run.out = output + item * out_plane;
+      arm::NeonDepthwise3x3InPlace(run);
+    }
+  });
+#else
+  (void)input, (void)filter, (void)bias, (void)output, (void)pool;
 #endif
 }
 

@@ -72,6 +72,13 @@ class DepthwiseConv3x3 {
   void RunWholePlanes(const float* input, const float* filter, const float* bias,
                       float* output, ThreadPool* pool, float* scratch) const;
 
+  // arm64: float planes the NEON kernel reads in place (one row and column
+  // of padding before the input; stride 1 on 7x7 and 14x14 maps, stride 2
+  // on outputs of 8 columns and 4 rows or more), so no band is copied; the
+  // work is split over planes.
+  void RunInPlace(const float* input, const float* filter, const float* bias, float* output,
+                  ThreadPool* pool) const;
+
   // RunHalf on small planes through the table's packed kernel: groups of 8
   // channels as vector lanes.
   void RunPackedGroups(const uint16_t* input, const float* filter, const float* bias,
@@ -90,6 +97,7 @@ class DepthwiseConv3x3 {
   void (*fp16_from_float_)(const float* src, int64_t count, uint16_t* dst) = nullptr;
   TileEpilogue epilogue_;
   bool fused_activation_ = false;
+  bool in_place_ = false;  // Run takes RunInPlace
   // The band holds rows of pitch_ floats with input column 0 at pad_left;
   // copy_columns_ input columns are read (none when <= 0).
   int64_t pitch_ = 0;

@@ -73,13 +73,14 @@ const std::vector<std::shared_ptr<ThreadPool>>& Pools() {
   return pools;
 }
 
-void Check(const ref::DepthwiseConv2dParams& p) {
+void Check(const ref::DepthwiseConv2dParams& p, bool with_bias = true) {
   const std::vector<float> input = RandomFloats(p.batch * p.channels * p.in_h * p.in_w, 41);
   const std::vector<float> filter = RandomFloats(p.multiplier * p.channels * 9, 42);
-  const std::vector<float> bias = RandomFloats(p.channels * p.multiplier, 43);
+  const std::vector<float> bias_values = RandomFloats(p.channels * p.multiplier, 43);
+  const float* bias = with_bias ? bias_values.data() : nullptr;
   const int64_t out_size = p.batch * p.channels * p.multiplier * p.out_h * p.out_w;
   std::vector<float> expected(out_size);
-  ref::DepthwiseConv2d(p, input.data(), filter.data(), bias.data(), expected.data());
+  ref::DepthwiseConv2d(p, input.data(), filter.data(), bias, expected.data());
   for (const KernelTable* table : testing::TablesUnderTest()) {
     ASSERT_TRUE(DepthwiseConv3x3::Supports(*table, p));
     DepthwiseConv3x3 kernel(*table, p);
@@ -95,8 +96,7 @@ void Check(const ref::DepthwiseConv2dParams& p) {
       std::vector<float> scratch(kernel.ScratchBytes(NumThreads(pool.get())) / sizeof(float),
                                  std::nanf(""));
       std::vector<float> output(out_size, std::nanf(""));
-      kernel.Run(input.data(), filter.data(), bias.data(), output.data(), pool.get(),
-                 scratch.data());
+      kernel.Run(input.data(), filter.data(), bias, output.data(), pool.get(), scratch.data());
       ExpectNear(output, expected, 2e-5f, 2e-5f);
     }
   }
@@ -308,6 +308,65 @@ TEST(DepthwiseConv3x3Test, SevenRowBands) {
         const int64_t w = (out_w - 1) * stride + 3 - 2 * pad;
         Check(Params(1, channels, h, w, 1, stride, stride, pad, pad, pad, pad,
                      kRotation[index % 4]));
+        ++index;
+      }
+    }
+  }
+}
+
+// The clamp kinds arm64's in-place planes take, and hard-swish, which they
+// leave to the bands.
+constexpr ActivationType kInPlaceKinds[] = {ActivationType::RELUX, ActivationType::NOOP,
+                                            ActivationType::RELU, ActivationType::HARDSWISH};
+
+// Stride-1 planes with one row and column of padding on every side, which
+// arm64 reads in place at 7 rows of 5 to 7 and 14 rows of 9 to 15: those
+// widths and the ones around them, two images of an odd channel count (a
+// thread's planes start and end inside an image's channels), every clamp
+// kind with and without a bias, and hard-swish, which takes the bands.
+TEST(DepthwiseConv3x3Test, PaddedPlanesReadInPlace) {
+  int index = 0;
+  for (int64_t h : {7, 14}) {
+    for (int64_t w = h == 7 ? 4 : 8; w <= (h == 7 ? 8 : 16); ++w) {
+      for (ActivationType activation : kInPlaceKinds) {
+        Check(Params(2, 5, h, w, 1, 1, 1, 1, 1, 1, 1, activation), index % 3 != 0);
+        ++index;
+      }
+    }
+  }
+}
+
+// Stride 2 with one row and column of padding on every side on inputs of
+// even sizes, whose padding after the input no output reads (arm64 reads
+// outputs of 4 rows or more of 8 or more in place), and on inputs one
+// larger, where an output reads it: output heights 4 to 9 and 14 (the
+// last four-row pass overlapping the one before), widths 8 to 17, 24, 28
+// and 56 (the last 8-output step overlapping), two images of 3 channels,
+// every clamp kind, with and without a bias.
+TEST(DepthwiseConv3x3Test, StrideTwoReadInPlace) {
+  int index = 0;
+  for (int64_t out_h : {4, 5, 6, 7, 8, 9, 14}) {
+    for (int64_t out_w : {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 28, 56}) {
+      const int64_t odd = index % 5 == 4 ? 1 : 0;
+      Check(Params(2, 3, 2 * out_h + odd, 2 * out_w + odd, 1, 2, 2, 1, 1, 1, 1,
+                   kInPlaceKinds[index % 4]),
+            index % 3 != 0);
+      ++index;
+    }
+  }
+}
+
+// Stride 2 to outputs narrower than 8, which arm64 reads in place at 7 rows
+// of 4 to 7 (the 14->7 maps): those, the heights around them and widths 3
+// and 8, on even and odd inputs, every clamp kind, with and without a bias.
+TEST(DepthwiseConv3x3Test, StrideTwoNarrowReadInPlace) {
+  int index = 0;
+  for (int64_t out_h : {6, 7, 8}) {
+    for (int64_t out_w : {3, 4, 5, 6, 7, 8}) {
+      for (int64_t odd : {0, 1}) {
+        Check(Params(2, 3, 2 * out_h + odd, 2 * out_w + odd, 1, 2, 2, 1, 1, 1, 1,
+                     kInPlaceKinds[index % 4]),
+              index % 3 != 0);
         ++index;
       }
     }
