@@ -238,6 +238,14 @@ void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_st
                          const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
                          const float* wide_bias, int64_t wide_bias_step,
                          const TileEpilogue& epilogue);
+// `panels` column panels (B panels b_panel_step and C c_panel_step floats
+// apart), each NeonGemmRunWideBias's `tiles` tiles down it (A panels a_step
+// and C c_step floats apart), the row bias of tile t widened at wide_bias
+// + 96 t.
+void NeonGemmRunWideBiasPanels(int64_t panels, int64_t b_panel_step, int64_t c_panel_step,
+                               int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                               const float* b, float* c, int64_t c_step, int64_t ldc,
+                               const float* wide_bias, const TileEpilogue& epilogue);
 }  // namespace arm
 namespace {
 #endif
@@ -477,6 +485,23 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
                 static_cast<int>(inner_stride), outer_panel, 0, c, static_cast<int>(inner_c_step),
                 ldc_bytes, epilogue.accumulate, epilogue.accumulate ? nullptr : row_bias, mr,
                 clamp.clamp, clamp.clamp_hi, clamp.bounds);
+            // The loop's step moves past the last of them.
+            outer += (panels - 1) * outer_step;
+            outer_panel += (panels - 1) * outer_stride;
+            c_outer += (panels - 1) * outer_c_step;
+            continue;
+          }
+#endif
+#if defined(__aarch64__)
+          // Columns outer from a widened bias, the full column panels from
+          // here on whose row panels are all full (or leave a 2- or 4-row
+          // tail for after the walk) go in one call.
+          if (wide_bias != nullptr && !rows_outer && outer_full && full_inner >= 1 &&
+              run_begin == 0 && (tail_rows == 0 || row_tail_after)) {
+            const Offset panels = (outer_end - outer) / outer_step;
+            arm::NeonGemmRunWideBiasPanels(panels, outer_stride, outer_c_step, full_inner, kc,
+                                           inner_panel, inner_stride, outer_panel, c,
+                                           inner_c_step, call.ldc, wide_bias, tile);
             // The loop's step moves past the last of them.
             outer += (panels - 1) * outer_step;
             outer_panel += (panels - 1) * outer_stride;
