@@ -178,6 +178,10 @@ void PaddedImage::Fill(const T* image, int64_t begin, int64_t end, T* padded) co
     return;
   }
 #endif
+  // Halves: a row zeroed whole by one memset, where the ranges around its
+  // data (a call and up to two memsets for each half row) cost
+  // 1.2 M instructions more on ResNet-18's fp16 stride-2 copies.
+  constexpr bool kWholeRows = std::is_same<T, uint16_t>::value;
   for (int64_t ic = begin; ic < end; ++ic) {
     const T* plane = image + ic * in_h_ * in_w_;
     for (int64_t r = 0; r < rows_; ++r) {
@@ -191,7 +195,11 @@ void PaddedImage::Fill(const T* image, int64_t begin, int64_t end, T* padded) co
       if (stride_w_ == 1) {
         // Padded columns [pad_left, pad_left + in_w), those inside the row.
         const int64_t count = std::min(in_w_, pitch_ - pad_left_);
-        ZeroAround(dst, pitch_, pad_left_, pad_left_ + std::max<int64_t>(count, 0));
+        if (kWholeRows) {
+          ZeroValues(dst, pitch_);
+        } else {
+          ZeroAround(dst, pitch_, pad_left_, pad_left_ + std::max<int64_t>(count, 0));
+        }
         if (count > 0) std::copy(src, src + count, dst + pad_left_);
         continue;
       }
@@ -211,8 +219,12 @@ void PaddedImage::Fill(const T* image, int64_t begin, int64_t end, T* padded) co
       const int64_t even_begin = q + (odd_pad ? 1 : 0);
       const int64_t even_count = std::min(odd_pad ? odds : evens, room_even);
       const int64_t odd_count = std::min(odd_pad ? evens : odds, room_odd);
-      ZeroAround(dst, half_, even_begin, even_begin + std::max<int64_t>(even_count, 0));
-      ZeroAround(dst + half_, half_, q, q + std::max<int64_t>(odd_count, 0));
+      if (kWholeRows) {
+        ZeroValues(dst, pitch_);
+      } else {
+        ZeroAround(dst, half_, even_begin, even_begin + std::max<int64_t>(even_count, 0));
+        ZeroAround(dst + half_, half_, q, q + std::max<int64_t>(odd_count, 0));
+      }
       if (odd_pad) {
         SplitRowColumns(src, odd_start, std::min(evens, room_odd), even_start,
                         std::min(odds, room_even));

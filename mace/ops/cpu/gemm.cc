@@ -43,18 +43,38 @@ int64_t ColumnSlack(const KernelTable& t) {
 #endif
 }
 
-// The depth of the driver's reduction blocks: the table's kc, but twice
-// that on armv7 NEON, whose 6 x 8 tile's B micro-panel is 8 KiB at kc 256
-// (the x86 tables' are 16 KiB at their kc). Each further block stores C
-// and loads it back (12 vst1 and vld1 a tile as 6 x 4 halves), and its
-// tiles pay their set-up again: MobileNet v2's 320- and 384-deep 1x1
-// layers now run in one block and its 576- and 960-deep ones in two.
-int64_t GemmBlockDepth(const KernelTable& t) {
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-  if (t.isa == KernelIsa::kNeon && t.mr == 6 && t.nr == 8) return 2 * int64_t{t.kc};
+}  // namespace
+
+int64_t GemmReductionDepth(const KernelTable& t, int64_t k) {
+  if (k <= t.kc) return k;
+#if defined(__aarch64__)
+  // arm64 NEON (8 x 12 tiles): a reduction of up to kMaxDepth runs as one
+  // block, a deeper one as equal blocks, each a multiple of 16 (the
+  // kernel's loop). Every block past the first reloads and restores each
+  // tile of C and runs the first column panel tile by tile, prefetching:
+  // at kc = 256, MobileNet v2's 384-, 576- and 960-deep 1x1 layers and its
+  // 320-deep one ran 2 to 4 blocks. A 576-deep B micro-panel is 27 KiB,
+  // inside the 32 KiB L1d usual on Cortex-A53 and A55 (not timed on a
+  // phone: qemu counts instructions only).
+  constexpr int64_t kMaxDepth = 576;
+  if (t.isa == KernelIsa::kNeon && t.mr == 8 && t.nr == 12) {
+    return RoundUp(CeilDiv(k, CeilDiv(k, kMaxDepth)), 16);
+  }
+#elif defined(__ARM_NEON)
+  // armv7 NEON (6 x 8 tiles): blocks of twice kc, the last one shallower.
+  // The B micro-panel is 8 KiB at kc 256 (the x86 tables' 16 KiB at
+  // theirs). Each further block stores C and loads it back (12 vst1 and
+  // vld1 a tile as 6 x 4 halves) and its tiles pay their set-up again:
+  // MobileNet v2's 320- and 384-deep 1x1 layers run in one block and its
+  // 576- and 960-deep ones in two.
+  if (t.isa == KernelIsa::kNeon && t.mr == 6 && t.nr == 8) {
+    return std::min<int64_t>(k, 2 * int64_t{t.kc});
+  }
 #endif
   return t.kc;
 }
+
+namespace {
 
 // A block of `operand` as micro-kernel panels: `first` points at the panel
 // for row `row0` and consecutive panels are `panel_stride` floats apart.
@@ -228,6 +248,14 @@ void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_st
                          const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
                          const float* wide_bias, int64_t wide_bias_step,
                          const TileEpilogue& epilogue);
+// `panels` column panels (B panels b_panel_step and C c_panel_step floats
+// apart), each NeonGemmRunWideBias's `tiles` tiles down it (A panels a_step
+// and C c_step floats apart), the row bias of tile t widened at wide_bias
+// + 96 t.
+void NeonGemmRunWideBiasPanels(int64_t panels, int64_t b_panel_step, int64_t c_panel_step,
+                               int64_t tiles, int64_t kc, const float* a, int64_t a_step,
+                               const float* b, float* c, int64_t c_step, int64_t ldc,
+                               const float* wide_bias, const TileEpilogue& epilogue);
 }  // namespace arm
 namespace {
 #endif
@@ -281,16 +309,15 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
   const KernelTable& t = *call.table;
   const int mr = t.mr, nr = t.nr;
   const GemmRunMicroKernel gemm_run = GemmRunKernel(t);
-  const int64_t block_depth = GemmBlockDepth(t);
   float* a_buffer = scratch;
   // Matches GemmScratchFloatsPerThread: the A block first, then the B block.
-  float* b_buffer =
-      scratch + (call.a->NeedsPacking() ? int64_t{t.mc} * std::min(block_depth, call.k) : 0);
+  const int64_t depth = GemmReductionDepth(t, call.k);
+  float* b_buffer = scratch + (call.a->NeedsPacking() ? int64_t{t.mc} * depth : 0);
   const int64_t nc_slack = ColumnSlack(t);
   for (int64_t jc = n0, nc = 0; jc < n1; jc += nc) {
     nc = n1 - jc <= t.nc + nc_slack ? n1 - jc : t.nc;
-    for (int64_t pc = 0; pc < call.k; pc += block_depth) {
-      const int64_t kc = std::min(block_depth, call.k - pc);
+    for (int64_t pc = 0; pc < call.k; pc += depth) {
+      const int64_t kc = std::min<int64_t>(depth, call.k - pc);
       const PanelBlock b = PreparePanels(*call.b, nr, jc, nc, pc, kc, b_buffer);
       TileEpilogue epilogue = *call.epilogue;
       epilogue.accumulate = pc > 0;
@@ -468,6 +495,23 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
                 static_cast<int>(inner_stride), outer_panel, 0, c, static_cast<int>(inner_c_step),
                 ldc_bytes, epilogue.accumulate, epilogue.accumulate ? nullptr : row_bias, mr,
                 clamp.clamp, clamp.clamp_hi, clamp.bounds);
+            // The loop's step moves past the last of them.
+            outer += (panels - 1) * outer_step;
+            outer_panel += (panels - 1) * outer_stride;
+            c_outer += (panels - 1) * outer_c_step;
+            continue;
+          }
+#endif
+#if defined(__aarch64__)
+          // Columns outer from a widened bias, the full column panels from
+          // here on whose row panels are all full (or leave a 2- or 4-row
+          // tail for after the walk) go in one call.
+          if (wide_bias != nullptr && !rows_outer && outer_full && full_inner >= 1 &&
+              run_begin == 0 && (tail_rows == 0 || row_tail_after)) {
+            const Offset panels = (outer_end - outer) / outer_step;
+            arm::NeonGemmRunWideBiasPanels(panels, outer_stride, outer_c_step, full_inner, kc,
+                                           inner_panel, inner_stride, outer_panel, c,
+                                           inner_c_step, call.ldc, wide_bias, tile);
             // The loop's step moves past the last of them.
             outer += (panels - 1) * outer_step;
             outer_panel += (panels - 1) * outer_stride;
@@ -971,7 +1015,7 @@ int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t 
                                    const GemmOperand& a, const GemmOperand& b) {
   int64_t floats = 0;
   if (IsVectorCase(m, n, a, b)) return ThreadRegionFloats(k);  // the gathered vector
-  const int64_t kc = std::min(GemmBlockDepth(table), k);
+  const int64_t kc = GemmReductionDepth(table, k);
   if (a.NeedsPacking()) floats += int64_t{table.mc} * kc;
   if (b.NeedsPacking()) {
     floats += std::min<int64_t>(table.nc + ColumnSlack(table), RoundUp(n, table.nr)) * kc;

@@ -84,6 +84,10 @@ struct GemmOperand {
   bool NeedsPacking() const { return packed == nullptr; }
 };
 
+// The depth of the reduction blocks Gemm cuts k into (the last may be
+// shallower): min(k, table.kc), or deeper blocks on arm64 and armv7 NEON.
+int64_t GemmReductionDepth(const KernelTable& table, int64_t k);
+
 // Scratch floats the call needs per thread.
 int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t n, int64_t k,
                                    const GemmOperand& a, const GemmOperand& b);

@@ -69,6 +69,14 @@ std::vector<float> Reference(const Case& c, const std::vector<float>& a,
   return out;
 }
 
+// The deepest reduction the driver runs as one block (table.kc, deeper on
+// arm64 NEON): one past it takes two blocks, the later adding to C.
+int64_t OneBlockDepth(const KernelTable& table) {
+  int64_t k = table.kc;
+  while (k < 4096 && GemmReductionDepth(table, k + 1) >= k + 1) ++k;
+  return k;
+}
+
 void RunCase(const KernelTable& table, ThreadPool* pool, const Case& c) {
   SCOPED_TRACE(::testing::Message()
                << table.name << " threads " << NumThreads(pool) << " m " << c.m << " n " << c.n
@@ -131,12 +139,45 @@ TEST(GemmTest, TileAndBlockBoundaries) {
   }
 }
 
+// Every row tail up to 9, column tail up to 13 and depth tail of the
+// kernels' loops (1, 2, 3, 5), and depths just around kc and two kc, with
+// a row bias or none and no clamp, ReLU or a ReLU6-like clamp that binds
+// (hi 0.5, below many sums).
+TEST(GemmTest, RowColumnAndDepthTails) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    const int64_t kc = table->kc;
+    int variant = 0;
+    for (int64_t k : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{5}, kc - 1, kc + 1,
+                      2 * kc + 1}) {
+      for (int64_t m = 1; m <= 9; ++m) {
+        for (int64_t n = 1; n <= 13; ++n, ++variant) {
+          Case c{m, n, k};
+          c.row_bias = variant % 2 == 0;
+          c.activation = variant % 3 == 0 ? kTileActNone : kTileActClamp;
+          c.hi = variant % 3 == 2 ? 0.5f : std::numeric_limits<float>::infinity();
+          c.pack_a = variant % 5 < 2;
+          RunCase(*table, nullptr, c);
+        }
+      }
+    }
+  }
+}
+
 TEST(GemmTest, ReductionAndCacheBlocks) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     for (auto& pool : testing::PoolsUnderTest()) {
       // k across one and two kc blocks, m across an mc block, n across nc.
       RunCase(*table, pool.get(), {2 * table->mr + 1, 2 * table->nr + 3, table->kc - 1});
       RunCase(*table, pool.get(), {table->mr + 2, table->nr + 1, table->kc + 1});
+      // The same across the deepest single block, into two and three blocks.
+      const int64_t block = OneBlockDepth(*table);
+      RunCase(*table, pool.get(), {2 * table->mr + 1, 2 * table->nr + 3, block});
+      RunCase(*table, pool.get(), {table->mr + 2, 3 * table->nr + 1, block + 1});
+      Case three{2 * table->mr + 2, 2 * table->nr + 4, 2 * block + 3};
+      three.row_bias = true;
+      three.activation = kTileActClamp;
+      three.hi = 0.5f;
+      RunCase(*table, pool.get(), three);
       RunCase(*table, pool.get(), {table->mc + table->mr + 1, table->nr - 1, 9});
       RunCase(*table, pool.get(), {3, table->nc + table->nr + 1, 5});
     }
@@ -203,7 +244,7 @@ TEST(GemmTest, PartialTiles) {
       for (auto& pool : testing::PoolsUnderTest()) {
         for (int64_t n : widths) {
           for (int64_t m : {mr - 1, 2 * mr + 3}) {
-            for (int64_t k : {int64_t{1}, int64_t{6}, int64_t{13}, int64_t{variant->kc} + 5}) {
+            for (int64_t k : {int64_t{1}, int64_t{6}, int64_t{13}, OneBlockDepth(*variant) + 5}) {
               Case c{m, n, k};
               c.row_bias = c.col_bias = true;
               c.activation = n % 3 == 0 ? kTileActHardSwish : kTileActClamp;
@@ -228,12 +269,14 @@ TEST(GemmTest, PartialTiles) {
 TEST(GemmTest, NarrowLastPanels) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     const int64_t mr = table->mr, nr = table->nr, kc = table->kc;
+    const int64_t block = OneBlockDepth(*table);
     for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{5}, nr, nr + 4, int64_t{49},
                       int64_t{196}}) {
       for (int64_t m : {int64_t{2}, int64_t{4}, int64_t{5}, mr, 2 * mr + 1, 2 * mr + 2,
                         int64_t{16}}) {
         for (int64_t k : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{8},
-                          int64_t{12}, int64_t{15}, int64_t{17}, kc + 5, 2 * kc + 1}) {
+                          int64_t{12}, int64_t{15}, int64_t{17}, kc + 5,
+                          block > kc ? block + 5 : 2 * kc + 1}) {
           for (int variant = 0; variant < 4; ++variant) {
             Case c{m, n, k};
             c.row_bias = variant % 2 == 0;
@@ -284,11 +327,11 @@ TEST(GemmTest, ShuffleNetShapes) {
 // convolution gives (row bias and ReLU) and with none; A packed or not.
 TEST(GemmTest, ShortLastRowPanels) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
-    const int64_t kc = table->kc;
+    const int64_t kc = table->kc, block = OneBlockDepth(*table);
     for (int64_t m : {int64_t{58}, int64_t{116}, int64_t{21}}) {
       for (int64_t n : {int64_t{1}, int64_t{4}, int64_t{5}, int64_t{12}, int64_t{13}, int64_t{49},
                         int64_t{196}}) {
-        for (int64_t k : {int64_t{3}, int64_t{24}, int64_t{58}, kc + 3}) {
+        for (int64_t k : {int64_t{3}, int64_t{24}, int64_t{58}, kc + 3, block + 3}) {
           if (n * k > 196 * 58) continue;  // the deep case on small maps only
           for (int variant = 0; variant < 2; ++variant) {
             Case c{m, n, k};
@@ -473,7 +516,8 @@ TEST(GemmTest, FullTileRuns) {
     for (auto& pool : testing::PoolsUnderTest()) {
       for (int variant = 0; variant < 8; ++variant) {
         Case rows_outer{3 * mr + 1, 6 * nr + 2, 37};
-        Case columns_outer{4 * mr + 2, 8192 / kc + 5 * nr + 3, kc + 9};
+        Case columns_outer{4 * mr + 2, 8192 / kc + 5 * nr + 3,
+                           variant % 2 == 0 ? kc + 9 : OneBlockDepth(*table) + 9};
         // Three row blocks, the last of 12 rows: each block's row bias
         // (arm64 widens it per block) at its own rows.
         Case row_blocks{2 * table->mc + mr + 4, 5 * nr + 3, 8192 / (5 * nr) + 11};
