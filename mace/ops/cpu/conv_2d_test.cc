@@ -55,22 +55,24 @@ ref::Conv2DParams MakeParams(const Shape& s, ActivationType activation, float ma
 }
 
 // above_limit, if given, counts the outputs whose value before the
-// activation is past max_limit (those a ReLUX clamps from above).
+// activation is past max_limit (those a ReLUX clamps from above). Without
+// with_bias the kernel and the reference get no bias (a null pointer).
 void Check(const Shape& s, ActivationType activation, int winograd, float tolerance = 2e-5f,
-           float max_limit = 6.f, int64_t* above_limit = nullptr) {
+           float max_limit = 6.f, int64_t* above_limit = nullptr, bool with_bias = true) {
   const ref::Conv2DParams p = MakeParams(s, activation, max_limit);
   const std::vector<float> input = RandomFloats(p.batch * p.in_channels * p.in_h * p.in_w, 21);
   const std::vector<float> filter =
       RandomFloats(p.out_channels * (p.in_channels / p.group) * p.kernel_h * p.kernel_w, 22);
-  const std::vector<float> bias = RandomFloats(p.out_channels, 23);
+  const std::vector<float> bias_values = RandomFloats(p.out_channels, 23);
+  const float* bias = with_bias ? bias_values.data() : nullptr;
   const int64_t out_size = p.batch * p.out_channels * p.out_h * p.out_w;
   std::vector<float> expected(out_size);
-  ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+  ref::Conv2D(p, input.data(), filter.data(), bias, expected.data());
   if (above_limit != nullptr) {
     ref::Conv2DParams plain = p;
     plain.activation.type = ActivationType::NOOP;
     std::vector<float> sums(out_size);
-    ref::Conv2D(plain, input.data(), filter.data(), bias.data(), sums.data());
+    ref::Conv2D(plain, input.data(), filter.data(), bias, sums.data());
     *above_limit = std::count_if(sums.begin(), sums.end(), [&](float v) { return v > max_limit; });
   }
   for (const KernelTable* table : testing::TablesUnderTest()) {
@@ -94,7 +96,7 @@ void Check(const Shape& s, ActivationType activation, int winograd, float tolera
                      << " out " << s.out_c << " k " << s.kh << "x" << s.kw << " stride "
                      << s.stride_h << "," << s.stride_w << " pad " << s.pad << " dilation "
                      << s.dilation << " group " << s.group << " act "
-                     << static_cast<int>(activation));
+                     << static_cast<int>(activation) << (with_bias ? " bias" : " no bias"));
         std::vector<float> scratch(kernel->ScratchBytes(NumThreads(pool.get())) / 4 + 1);
         // Guard floats past the output: a store past its last row (a
         // clipped tile's lanes, a vector tail) must not reach them.
@@ -102,7 +104,7 @@ void Check(const Shape& s, ActivationType activation, int winograd, float tolera
         constexpr float kGuardValue = -12345.f;
         std::vector<float> output(out_size + kGuard, std::nanf(""));
         std::fill(output.begin() + out_size, output.end(), kGuardValue);
-        kernel->Run(input.data(), bias.data(), output.data(), pool.get(), scratch.data());
+        kernel->Run(input.data(), bias, output.data(), pool.get(), scratch.data());
         for (int64_t i = out_size; i < out_size + kGuard; ++i) {
           ASSERT_EQ(output[i], kGuardValue) << "written past the output at " << i - out_size;
         }
@@ -614,6 +616,27 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
           tolerance);
     Check({1, 6, 2 * tile, tiles_w * tile + 1, 11, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile,
           tolerance);
+  }
+}
+
+// The output transform with and without a bias (a null one adds nothing),
+// with no activation and with the ones it fuses (arm64's F(4x4) runs
+// groups of four tiles in one tile row with none or ReLU as one asm block,
+// the rest compiled), against ReLUX through the compiled path. Square maps
+// (pad 1) whose F(4x4) tile rows are 2 tiles (groups cross rows), 4 whole
+// (16), 4 with the last cut to 1 or 2 columns (13, 14), and 7 cut to 3
+// (27, groups in one row and across); bottom rows cut to 1 to 4; odd
+// channel counts.
+TEST_P(Conv2dWinogradTest, BiasOrNotAroundGroups) {
+  const int tile = GetParam();
+  const float tolerance = WinogradTolerance(tile);
+  for (int64_t hw : {5, 8, 13, 14, 16, 27}) {
+    const Shape s{1, 3, hw, hw, 5, 3, 3, 1, 1, 1, 1};
+    Check(s, ActivationType::NOOP, tile, tolerance);
+    for (ActivationType activation :
+         {ActivationType::NOOP, ActivationType::RELU, ActivationType::RELUX}) {
+      Check(s, activation, tile, tolerance, 6.f, nullptr, /*with_bias=*/false);
+    }
   }
 }
 
