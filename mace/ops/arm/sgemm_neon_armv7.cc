@@ -277,13 +277,19 @@ static_assert(offsetof(RunFrame, passes) == 32 && offsetof(RunFrame, entry) == 3
   MACE_V7_ALL("vmin.f32", "q1")
 // Thumb-2 (the armhf default) branches to an address loaded into pc in
 // the state its bit 0 names; ARM mode needs it clear.
+// The address of local label `l` (e.g. "1f") into n. A Thumb-2 adr reaches
+// 4095 bytes; an ARM adr only an 8-bit rotated constant, which the entries
+// 0x400-0x4ff bytes on are not, so ARM mode aims 1024 bytes short and adds
+// them back (any 4-byte multiple up to 2044 bytes then fits both).
 #if defined(__thumb__)
 #define MACE_V7_RUN_THUMB_BIT "orr %[n], %[n], #1\n"
+#define MACE_V7_ADR(l) "adr %[n], " l "\n"
 #else
 #define MACE_V7_RUN_THUMB_BIT ""
+#define MACE_V7_ADR(l) "adr %[n], " l " - 1024\n add %[n], %[n], #1024\n"
 #endif
 #define MACE_V7_RUN(start, clamp)                                           \
-  "adr %[n], 1f\n"                                                          \
+  MACE_V7_ADR("1f")                                                         \
   "ldr %[t], [%[prm], #40]\n"                                               \
   "add %[n], %[n], %[t]\n"                                                  \
   MACE_V7_RUN_THUMB_BIT                                                     \
@@ -1616,7 +1622,7 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves 
   MACE_V7_COLS4_ALL("vmin.f32", "q1")
 // Label `l`'s address plus the bytes at prm + `skip`, into prm + `entry`.
 #define MACE_V7_NARROW_ENTRY(l, skip, entry)                                \
-  "adr %[n], " l "f\n"                                                      \
+  MACE_V7_ADR(l "f")                                                        \
   "ldr %[t], [%[prm], #" skip "]\n"                                         \
   "add %[n], %[n], %[t]\n"                                                  \
   MACE_V7_RUN_THUMB_BIT                                                     \
