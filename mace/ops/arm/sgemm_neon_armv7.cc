@@ -277,13 +277,19 @@ static_assert(offsetof(RunFrame, passes) == 32 && offsetof(RunFrame, entry) == 3
   MACE_V7_ALL("vmin.f32", "q1")
 // Thumb-2 (the armhf default) branches to an address loaded into pc in
 // the state its bit 0 names; ARM mode needs it clear.
+// The address of local label `l` (e.g. "1f") into n. A Thumb-2 adr reaches
+// 4095 bytes; an ARM adr only an 8-bit rotated constant, which the entries
+// 0x400-0x4ff bytes on are not, so ARM mode aims 1024 bytes short and adds
+// them back (any 4-byte multiple up to 2044 bytes then fits both).
 #if defined(__thumb__)
 #define MACE_V7_RUN_THUMB_BIT "orr %[n], %[n], #1\n"
+#define MACE_V7_ADR(l) "adr %[n], " l "\n"
 #else
 #define MACE_V7_RUN_THUMB_BIT ""
+#define MACE_V7_ADR(l) "adr %[n], " l " - 1024\n add %[n], %[n], #1024\n"
 #endif
 #define MACE_V7_RUN(start, clamp)                                           \
-  "adr %[n], 1f\n"                                                          \
+  MACE_V7_ADR("1f")                                                         \
   "ldr %[t], [%[prm], #40]\n"                                               \
   "add %[n], %[n], %[t]\n"                                                  \
   MACE_V7_RUN_THUMB_BIT                                                     \
@@ -380,6 +386,14 @@ namespace {
 // The 6 x 8 tiles of a run as their 6 x 4 halves (below), started from C
 // or 6 x 4 start tiles and clamped as RunTiles' are. Not inlined: its asm
 // takes 12 core registers, which RunsOfTiles' frame does not leave.
+// SplitHalvesRun: the same on a split copy of their common B panel.
+// The first prefetch_tiles of its tiles run one at a time, each after
+// prefetching the A panel two tiles ahead (PrefetchPanel).
+__attribute__((noinline)) void SplitHalvesRun(RunStart start, RunClamp clamp, int tiles, int kc,
+                                              const float* a, int a_step, const float* b,
+                                              float* c, int c_step, int ldc_bytes,
+                                              const float* starts, const float* bounds,
+                                              int prefetch_tiles);
 __attribute__((noinline)) void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc,
                                          const float* a, int a_step, const float* b,
                                          int b_step, float* c, int c_step, int ldc_bytes,
@@ -388,6 +402,13 @@ __attribute__((noinline)) void HalvesRun(RunStart start, RunClamp clamp, int til
 // where the tile's take 28, and a shorter loop) save more than their
 // second start and stores cost.
 constexpr int kHalvesMinKc = 64;
+
+// Runs that reuse one B panel (b_step 0) over at least this many tiles
+// split it first (SplitPanel): its 2 instructions a depth against half an
+// instruction a depth saved per tile, and B's move between the halves.
+constexpr int kSplitMinTiles = 5;
+// The deepest panel split, on the stack (16 KiB): the driver's blocks.
+constexpr int kSplitMaxKc = 512;
 
 // The most tiles a run builds start tiles for (3 KiB of stack); longer
 // runs go in parts. The GEMM's runs along a column panel have mc / 6 = 16.
@@ -432,14 +453,35 @@ void FillStarts(const float* bias, int tiles, int width, float* out) {
   // clang-format on
 }
 
+// Prefetches a 6 x kc A panel: 6 x kc floats are 24 * kc bytes, (24 * kc +
+// 255) / 256 blocks of four 64-byte lines. A pld of four lines takes 7
+// instructions with its loop.
+inline void PrefetchPanel(const float* panel, int kc) {
+  int n = (24 * kc + 255) >> 8;
+  if (n <= 0) return;
+  __asm__ volatile(
+      "1:\n"
+      "pld [%[line]]\n"
+      "pld [%[line], #64]\n"
+      "pld [%[line], #128]\n"
+      "pld [%[line], #192]\n"
+      "add %[line], %[line], #256\n"
+      "subs %[n], %[n], #1\n"
+      "bne 1b\n"
+      : [line] "+r"(panel), [n] "+r"(n)
+      :
+      : "cc");
+}
+
 // RunTiles over `runs` runs of `tiles` tiles, each run's B and C
 // b_run_step and c_run_step floats after the previous one's and its A and
 // bias where the previous one's started; bias_step 0 or 6 unless from_c
-// or no bias.
+// or no bias. The first prefetch_tiles tiles of a run that splits its B
+// panel prefetch A as Armv7GemmRun6x8's (a single run's).
 void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, const float* a,
                  int a_step, const float* b, int b_step, float* c, int c_step, int ldc_bytes,
                  bool from_c, const float* bias, int bias_step, bool clamp, bool clamp_hi,
-                 const float* bounds) {
+                 const float* bounds, int prefetch_tiles = 0) {
   constexpr int kMr = 6, kNr = 8, kStepBytes = 14 * 4, kPassSteps = 16;
   constexpr int kFloat = sizeof(float);
   if (from_c || bias == nullptr) bias_step = 0;
@@ -449,7 +491,8 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
     for (int done = 0; done < tiles; done += kMaxStartTiles) {
       RunsOfTiles(runs, b_run_step, c_run_step, std::min(kMaxStartTiles, tiles - done), kc,
                   a + done * a_step, a_step, b + done * b_step, b_step, c + done * c_step, c_step,
-                  ldc_bytes, from_c, bias + done * kMr, bias_step, clamp, clamp_hi, bounds);
+                  ldc_bytes, from_c, bias + done * kMr, bias_step, clamp, clamp_hi, bounds,
+                  prefetch_tiles - done);
     }
     return;
   }
@@ -478,9 +521,15 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
     first = bias;
   }
   if (halves) {
+    const bool split = b_step == 0 && tiles >= kSplitMinTiles && kc <= kSplitMaxKc;
     for (; runs > 0; --runs, b += b_run_step, c += c_run_step) {
-      HalvesRun(start, run_clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, first,
-                bounds);
+      if (split) {
+        SplitHalvesRun(start, run_clamp, tiles, kc, a, a_step, b, c, c_step, ldc_bytes, first,
+                       bounds, prefetch_tiles);
+      } else {
+        HalvesRun(start, run_clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, first,
+                  bounds);
+      }
     }
     return;
   }
@@ -520,11 +569,13 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
 // the first block) starts from the bias bias_step floats after. The first
 // prefetch_tiles tiles each first prefetch the A panel (6 x kc floats) two
 // tiles ahead: the GEMM driver's first walk over weights that come from
-// memory. A pld of four lines takes 7 instructions with its loop, where
-// the driver's burst before a tile took 7 a line (a 64-bit counter) and
-// the tile ran alone, through NeonGemm. The tiles after them go to
-// RunTiles, but for a bias that steps otherwise than by a tile's rows or
-// not at all.
+// memory (PrefetchPanel), where the driver's burst before a tile took 7
+// instructions a line (a 64-bit counter) and the tile ran alone, through
+// NeonGemm. The tiles after them go to RunTiles, but for a bias that steps
+// otherwise than by a tile's rows or not at all. A deep column of 5 tiles
+// or more on one B panel runs all its tiles as halves on the split panel,
+// the prefetching ones one at a time: through Tile they took 28
+// instructions per 96 multiply-adds and about 75 a tile around them.
 void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
                      float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
                      int bias_step, bool clamp, bool clamp_hi, const float* bounds,
@@ -532,28 +583,16 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
   constexpr int kMr = 6;
   const int flags = Flags(from_c, clamp, clamp_hi);
   if (from_c || bias == nullptr) bias_step = 0;
-  // 6 x kc floats are 24 * kc bytes: (24 * kc + 255) / 256 blocks of four
-  // 64-byte lines.
-  const int quads = (24 * kc + 255) >> 8;
   const bool run_bias = from_c || bias == nullptr || bias_step == 0 || bias_step == kMr;
+  if (prefetch_tiles > 0 && run_bias && b_step == 0 && tiles >= kSplitMinTiles &&
+      tiles <= kMaxStartTiles && kc >= kHalvesMinKc && kc <= kSplitMaxKc) {
+    RunsOfTiles(1, 0, 0, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, from_c, bias,
+                bias_step, clamp, clamp_hi, bounds, prefetch_tiles);
+    return;
+  }
   for (; tiles > 0 && (prefetch_tiles > 0 || !run_bias || kc <= 0);
        --tiles, --prefetch_tiles) {
-    if (prefetch_tiles > 0 && quads > 0) {
-      const float* line = a + 2 * a_step;
-      int n = quads;
-      __asm__ volatile(
-          "1:\n"
-          "pld [%[line]]\n"
-          "pld [%[line], #64]\n"
-          "pld [%[line], #128]\n"
-          "pld [%[line], #192]\n"
-          "add %[line], %[line], #256\n"
-          "subs %[n], %[n], #1\n"
-          "bne 1b\n"
-          : [line] "+r"(line), [n] "+r"(n)
-          :
-          : "cc");
-    }
+    if (prefetch_tiles > 0) PrefetchPanel(a + 2 * a_step, kc);
     Tile(kc, a, b, c, ldc_bytes, flags, from_c ? nullptr : bias, bounds);
     a += a_step;
     b += b_step;
@@ -1184,6 +1223,20 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
   "vld1.32 {d0-d2}, [%[a]]!\n"                 \
   "vld1.32 {d12-d15}, [%[b]], %[stride]\n"     \
   MACE_V7_COLS4_MACS("q7", "d0", "d1", "d2")
+// A half of a 6 x 8 tile on its split B panel (SplitPanel): 4 depths of
+// its 4 columns are 16 consecutive floats, one vldmia into q6-q9, so 4
+// depths take 26 instructions where the 8-wide panel's took 27.
+#define MACE_V7_SPLIT_DEPTHS4                  \
+  "vldmia %[a]!, {d0-d11}\n"                   \
+  "vldmia %[b]!, {d12-d19}\n"                  \
+  MACE_V7_COLS4_MACS("q6", "d0", "d1", "d2")   \
+  MACE_V7_COLS4_MACS("q7", "d3", "d4", "d5")   \
+  MACE_V7_COLS4_MACS("q8", "d6", "d7", "d8")   \
+  MACE_V7_COLS4_MACS("q9", "d9", "d10", "d11")
+#define MACE_V7_SPLIT_DEPTH                    \
+  "vld1.32 {d0-d2}, [%[a]]!\n"                 \
+  "vld1.32 {d12-d13}, [%[b]]!\n"               \
+  MACE_V7_COLS4_MACS("q6", "d0", "d1", "d2")
 #define MACE_V7_COLS4_ALL(op, q)                                    \
   op " q10, q10, " q "\n" op " q11, q11, " q "\n"                   \
   op " q12, q12, " q "\n" op " q13, q13, " q "\n"                   \
@@ -1543,7 +1596,8 @@ static_assert(offsetof(NarrowFrame, passes) == 32 && offsetof(NarrowFrame, depth
               "the offsets MACE_V7_NARROW_RUN and MACE_V7_NARROW_PAIR_RUN read");
 // A run's tiles: 6 x 4, 12 x 4 (two micro-tiles of output channels, one
 // after the other) or 6 x 8 (its left and right halves).
-enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
+// kNarrowSplitHalves: the halves on a split B panel (SplitPanel).
+enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves };
 
 // clang-format off
 // The 6 rows, ldc apart, from or to the accumulators; the pointer ends
@@ -1568,7 +1622,7 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
   MACE_V7_COLS4_ALL("vmin.f32", "q1")
 // Label `l`'s address plus the bytes at prm + `skip`, into prm + `entry`.
 #define MACE_V7_NARROW_ENTRY(l, skip, entry)                                \
-  "adr %[n], " l "f\n"                                                      \
+  MACE_V7_ADR(l "f")                                                        \
   "ldr %[t], [%[prm], #" skip "]\n"                                         \
   "add %[n], %[n], %[t]\n"                                                  \
   MACE_V7_RUN_THUMB_BIT                                                     \
@@ -1578,6 +1632,10 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
 // the clamp, the stores. The entries count on the steps' sizes, which the
 // assembler checks.
 #define MACE_V7_NARROW_TILE(start, clamp, depth, unit, tail, tail_end, te, units, units_end, ue) \
+  MACE_V7_NARROW_TILE_OF(start, clamp, depth, unit, "27", tail, tail_end, te, units, units_end, ue)
+// As MACE_V7_NARROW_TILE for units of `unit_insns` instructions.
+#define MACE_V7_NARROW_TILE_OF(start, clamp, depth, unit, unit_insns, tail, tail_end, te, units, \
+                               units_end, ue)                               \
   start                                                                     \
   "ldr pc, [%[prm], #" te "]\n"                                             \
   tail ":\n"                                                                \
@@ -1588,8 +1646,9 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
   units ":\n"                                                               \
   unit unit unit unit unit unit unit unit                                   \
   units_end ":\n"                                                           \
-  ".if (" tail_end "b - " tail "b) - 3 * 32 || (" units_end "b - " units "b) - 8 * 108\n" \
-  ".error \"a depth is not 8 or a unit 27 four-byte instructions\"\n"      \
+  ".if (" tail_end "b - " tail "b) - 3 * 32 ||"                             \
+  " (" units_end "b - " units "b) - 32 * " unit_insns "\n"                   \
+  ".error \"a depth is not 8 or a unit " unit_insns " four-byte instructions\"\n" \
   ".endif\n"                                                                \
   "subs %[n], %[n], #1\n"                                                   \
   "bne " units "b\n"                                                        \
@@ -1623,6 +1682,24 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves };
                           MACE_V7_COLS4_DEPTHS4_OF("q7", "q9"),             \
                           "ldr %[t], [%[prm], #68]\n"                       \
                           "add %[c], %[c], %[t]\n")
+// The halves of a 6 x 8 tile on a split B panel (SplitPanel): each half
+// reads its own 4-wide panel in order, the right one where the left one
+// ends, so B needs no move between them.
+#define MACE_V7_NARROW_SPLIT_TILE(start, clamp, tail, tail_end, te, units, units_end, ue) \
+  MACE_V7_NARROW_TILE_OF(start, clamp, MACE_V7_SPLIT_DEPTH, MACE_V7_SPLIT_DEPTHS4, "26", tail, \
+                         tail_end, te, units, units_end, ue)
+#define MACE_V7_NARROW_SPLIT_RUN(start, clamp)                              \
+  MACE_V7_NARROW_ENTRY("1", "36", "44")                                     \
+  MACE_V7_NARROW_ENTRY("2", "40", "48")                                     \
+  MACE_V7_NARROW_ENTRY("3", "36", "52")                                     \
+  MACE_V7_NARROW_ENTRY("4", "40", "56")                                     \
+  "0:\n"                                                                    \
+  MACE_V7_NARROW_SPLIT_TILE(start, clamp, "1", "5", "44", "2", "6", "48")   \
+  "ldr %[t], [%[prm], #60]\n"                                               \
+  "add %[a], %[a], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #68]\n"                                               \
+  "add %[c], %[c], %[t]\n"                                                  \
+  MACE_V7_NARROW_SPLIT_TILE(start, clamp, "3", "7", "52", "4", "8", "56")
 // The next tile; `bias` moves the start tiles on.
 #define MACE_V7_NARROW_NEXT(bias)                                           \
   "add %[a], %[a], %[a_adj]\n"                                              \
@@ -1646,7 +1723,8 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
                const float* bounds) {
   static_assert(kStart != kRunBias, "the narrow runs start from C or start tiles");
   constexpr int kMr = 6, kNr = 8, kFloat = sizeof(float);
-  constexpr int kDepthBytes = 8 * 4, kUnitBytes = 27 * 4, kPassUnits = 8;
+  constexpr bool kSplit = kKind == kNarrowSplitHalves;
+  constexpr int kDepthBytes = 8 * 4, kUnitBytes = (kSplit ? 26 : 27) * 4, kPassUnits = 8;
   if (tiles <= 0) return;
   if (kc < 0) kc = 0;
   const int units = kc / 4;
@@ -1664,7 +1742,7 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
   const int a_adj = ((kKind == kNarrowPair ? a_step - a_pair : a_step) - kMr * kc) * kFloat;
   const int b_adj = (b_step - kNr * kc) * kFloat;
   const int c_adj = c_step * kFloat - (kKind == kNarrowPair ? 2 * row_bytes
-                                       : kKind == kNarrowHalves ? row_bytes + 4 * kFloat
+                                       : kKind == kNarrowHalves || kSplit ? row_bytes + 4 * kFloat
                                                                 : row_bytes);
   SetBounds(kClamp != kRunNoClamp, kClamp == kRunClampBoth, bounds, &frame.bounds);
   NarrowFrame* prm = &frame;
@@ -1686,6 +1764,8 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
                                                MACE_V7_COLS4_DEPTHS4, ""), next);           \
   } else if constexpr (kKind == kNarrowHalves) {                                            \
     MACE_V7_NARROW_ASM(MACE_V7_NARROW_HALVES_RUN(start, clamp), next);                      \
+  } else if constexpr (kSplit) {                                                            \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_SPLIT_RUN(start, clamp), next);                       \
   } else {                                                                                  \
     MACE_V7_NARROW_ASM(MACE_V7_NARROW_RUN(start, clamp), next);                             \
   }
@@ -1710,35 +1790,111 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
 #undef MACE_V7_NARROW_ASM
 }
 
-template <RunStart kStart>
+template <RunStart kStart, NarrowKind kKind>
 void HalvesRunClamped(RunClamp clamp, int tiles, int kc, const float* a, int a_step,
                       const float* b, int b_step, float* c, int c_step, int ldc_bytes,
                       const float* starts, const float* bounds) {
   if (clamp == kRunNoClamp) {
-    NarrowRun<kStart, kRunNoClamp, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
-                                                  ldc_bytes, starts, bounds);
+    NarrowRun<kStart, kRunNoClamp, kKind>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                          ldc_bytes, starts, bounds);
   } else if (clamp == kRunClampLo) {
-    NarrowRun<kStart, kRunClampLo, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
-                                                  ldc_bytes, starts, bounds);
+    NarrowRun<kStart, kRunClampLo, kKind>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                          ldc_bytes, starts, bounds);
   } else {
-    NarrowRun<kStart, kRunClampBoth, kNarrowHalves>(tiles, kc, a, 0, a_step, b, b_step, c,
-                                                    c_step, ldc_bytes, starts, bounds);
+    NarrowRun<kStart, kRunClampBoth, kKind>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                            ldc_bytes, starts, bounds);
+  }
+}
+
+template <NarrowKind kKind>
+__attribute__((always_inline)) inline void HalvesRunOf(RunStart start, RunClamp clamp, int tiles,
+                                                       int kc, const float* a, int a_step,
+                                                       const float* b, int b_step, float* c,
+                                                       int c_step, int ldc_bytes,
+                                                       const float* starts, const float* bounds) {
+  if (start == kRunFromC) {
+    HalvesRunClamped<kRunFromC, kKind>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
+                                       ldc_bytes, starts, bounds);
+  } else if (start == kRunStarts) {
+    HalvesRunClamped<kRunStarts, kKind>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
+                                        ldc_bytes, starts, bounds);
+  } else {
+    HalvesRunClamped<kRunSameStart, kKind>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
+                                           ldc_bytes, starts, bounds);
+  }
+}
+
+// An 8-wide B panel of kc depths as two 4-wide panels, columns 0-3 of
+// every depth and then columns 4-7, into out (8 * kc floats). 4 depths
+// are one vldmia, 2 vswp that put each half's two depths in consecutive
+// registers, and 4 vst1; the loop takes 8 depths: 16 instructions.
+void SplitPanel(const float* b, int kc, float* out) {
+  float* right = out + 4 * kc;
+  int groups = kc >> 3;
+  int rest = kc & 7;
+  // clang-format off
+#define MACE_V7_SPLIT_4                                                   \
+  "vldmia %[b]!, {d0-d15}\n"                                              \
+  "vswp q1, q2\n"                                                         \
+  "vswp q5, q6\n"                                                         \
+  "vst1.32 {d0-d3}, [%[l]]!\n"                                            \
+  "vst1.32 {d8-d11}, [%[l]]!\n"                                           \
+  "vst1.32 {d4-d7}, [%[r]]!\n"                                            \
+  "vst1.32 {d12-d15}, [%[r]]!\n"
+  if (groups > 0) {
+    __asm__ volatile(
+        "1:\n"
+        MACE_V7_SPLIT_4 MACE_V7_SPLIT_4
+        "subs %[n], %[n], #1\n"
+        "bne 1b\n"
+        : [b] "+r"(b), [l] "+r"(out), [r] "+r"(right), [n] "+r"(groups)
+        :
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",
+          "d11", "d12", "d13", "d14", "d15");
+  }
+  if (rest >= 4) {
+    __asm__ volatile(MACE_V7_SPLIT_4
+                     : [b] "+r"(b), [l] "+r"(out), [r] "+r"(right)
+                     :
+                     : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9",
+                       "d10", "d11", "d12", "d13", "d14", "d15");
+    rest -= 4;
+  }
+#undef MACE_V7_SPLIT_4
+  // clang-format on
+  for (; rest > 0; --rest, b += 8, out += 4, right += 4) {
+    std::copy_n(b, 4, out);
+    std::copy_n(b + 4, 4, right);
+  }
+}
+
+// Its own function, so that the copy's 16 KiB frame is set up only for
+// the runs that split.
+void SplitHalvesRun(RunStart start, RunClamp clamp, int tiles, int kc, const float* a, int a_step,
+                    const float* b, float* c, int c_step, int ldc_bytes, const float* starts,
+                    const float* bounds, int prefetch_tiles) {
+  constexpr int kStartFloats = 6 * 4;  // a 6 x 4 start tile
+  alignas(16) float split[8 * kSplitMaxKc];
+  SplitPanel(b, kc, split);
+  for (; tiles > 0 && prefetch_tiles > 0; --tiles, --prefetch_tiles) {
+    PrefetchPanel(a + 2 * a_step, kc);
+    HalvesRunOf<kNarrowSplitHalves>(start, clamp, 1, kc, a, a_step, split, 0, c, c_step,
+                                    ldc_bytes, starts, bounds);
+    a += a_step;
+    c += c_step;
+    if (start == kRunStarts) starts += kStartFloats;
+  }
+  if (tiles > 0) {
+    HalvesRunOf<kNarrowSplitHalves>(start, clamp, tiles, kc, a, a_step, split, 0, c, c_step,
+                                    ldc_bytes, starts, bounds);
   }
 }
 
 void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc, const float* a, int a_step,
                const float* b, int b_step, float* c, int c_step, int ldc_bytes,
                const float* starts, const float* bounds) {
-  if (start == kRunFromC) {
-    HalvesRunClamped<kRunFromC>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
-                                starts, bounds);
-  } else if (start == kRunStarts) {
-    HalvesRunClamped<kRunStarts>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
-                                 starts, bounds);
-  } else {
-    HalvesRunClamped<kRunSameStart>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
-                                    ldc_bytes, starts, bounds);
-  }
+  HalvesRunOf<kNarrowHalves>(start, clamp, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
+                             starts, bounds);
 }
 }  // namespace
 
@@ -1786,6 +1942,8 @@ void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step,
 #undef MACE_V7_COLS4_ALL
 #undef MACE_V7_COLS4_DEPTH
 #undef MACE_V7_COLS4_RIGHT_DEPTH
+#undef MACE_V7_SPLIT_DEPTH
+#undef MACE_V7_SPLIT_DEPTHS4
 #undef MACE_V7_COLS4_DEPTHS4
 #undef MACE_V7_COLS4_DEPTHS4_OF
 #undef MACE_V7_COLS4_MACS

@@ -784,6 +784,73 @@ TEST(GemmTest, Armv7RunsOfTilesStarts) {
 }
 #endif
 
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+// armv7's deep runs down one column panel, whose B panel the halves read
+// as a split copy from 5 tiles on (up to 512 depths): runs of 4 to 6 and
+// 16 tiles, each depth tail of the halves and of the copy (8 depths a
+// loop) around 64, 256 and 512,
+// from each tile's biases, zero or C, clamped on both sides with bounds
+// that bind; as one call over two column panels, or a call a panel with
+// the first 3 tiles or all prefetching A. C's margin must stay NaN.
+TEST(GemmTest, Armv7SplitPanelRuns) {
+  constexpr int kMr = 6, kNr = 8;
+  const float bounds[2] = {-0.5f, 0.5f};
+  for (int k : {63, 64, 65, 66, 67, 68, 69, 70, 255, 257, 511, 512, 513}) {
+    for (int tiles : {4, 5, 6, 16}) {
+      const int rows = tiles * kMr, cols = 2 * kNr, ldc = cols + 3;
+      const std::vector<float> a = RandomFloats(rows * k, 51);
+      const std::vector<float> b = RandomFloats(cols * k, 52);
+      const std::vector<float> bias = RandomFloats(rows, 53);
+      const std::vector<float> start = RandomFloats(rows * ldc, 54);
+      for (int variant = 0; variant < 12; ++variant) {
+        // variant % 4 0: the biases, clamped; 1: zero; 2: from C; 3: the
+        // biases. variant / 4: tiles prefetching (-1: the panels' call).
+        const int start_mode = variant % 4;
+        const int prefetch = variant < 4 ? -1 : variant < 8 ? 3 : tiles;
+        const bool from_c = start_mode == 2, clamp = start_mode == 0;
+        const float* row_bias = start_mode == 0 || start_mode == 3 ? bias.data() : nullptr;
+        SCOPED_TRACE(::testing::Message() << "k " << k << " tiles " << tiles << " start "
+                                          << start_mode << " prefetch " << prefetch);
+        std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
+        for (int i = 0; i < rows; ++i) {
+          for (int j = 0; j < cols; ++j) c[i * ldc + j] = start[i * ldc + j];
+        }
+        if (prefetch < 0) {
+          arm::Armv7GemmRun6x8Panels(2, kNr * k, kNr, tiles, k, a.data(), kMr * k, b.data(), 0,
+                                     c.data(), kMr * ldc, ldc * 4, from_c, row_bias, kMr, clamp,
+                                     clamp, bounds);
+        } else {
+          for (int r = 0; r < 2; ++r) {
+            arm::Armv7GemmRun6x8(tiles, k, a.data(), kMr * k, b.data() + r * kNr * k, 0,
+                                 c.data() + r * kNr, kMr * ldc, ldc * 4, from_c, row_bias, kMr,
+                                 clamp, clamp, bounds, prefetch);
+          }
+        }
+        std::vector<float> got, expected;
+        int bound = 0;
+        for (int i = 0; i < rows; ++i) {
+          for (int j = 0; j < cols; ++j) {
+            double sum = from_c ? start[i * ldc + j] : row_bias != nullptr ? bias[i] : 0.0;
+            for (int l = 0; l < k; ++l) {
+              sum += static_cast<double>(a[(i / kMr) * kMr * k + l * kMr + i % kMr]) *
+                     b[(j / kNr) * kNr * k + l * kNr + j % kNr];
+            }
+            float v = static_cast<float>(sum);
+            bound += v < bounds[0] || v > bounds[1];
+            if (clamp) v = std::min(std::max(v, bounds[0]), bounds[1]);
+            expected.push_back(v);
+            got.push_back(c[i * ldc + j]);
+          }
+          for (int j = cols; j < ldc; ++j) ASSERT_TRUE(std::isnan(c[i * ldc + j]));
+        }
+        if (clamp) ASSERT_GT(bound, rows * cols / 8);
+        ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
+      }
+    }
+  }
+}
+#endif
+
 #if defined(__aarch64__)
 // arm64's runs from a widened row bias alone: down a column panel (A
 // panels and biases advance), along a row panel (B panels advance) and
