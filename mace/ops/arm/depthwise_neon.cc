@@ -1837,6 +1837,16 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
 #define MACE_DWW_STORE_42                                                    \
   MACE_DWW_STORE_22                                                          \
   MACE_DWW_ST("v20.4s, v21.4s", "o2", 32) MACE_DWW_ST("v22.4s, v23.4s", "o3", 32)
+// The step asm's operands; `more` adds clobbers.
+#define MACE_DWW_OPERANDS(more)                                              \
+      : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4), \
+        [r5] "+r"(r5), [o0] "+r"(o0), [o1] "+r"(o1), [o2] "+r"(o2), [o3] "+r"(o3), \
+        [n] "+r"(n)                                                          \
+      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
+        [hi] "w"(hi), [bias] "r"(biases), [s4] "r"(s4), [rest] "r"(rest)    \
+      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", \
+        "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", \
+        "v29", "v30", "v31" more
 #define MACE_DWW_ASM(R, C, clamp)                                            \
   __asm__ volatile(                                                          \
       "1:\n"                                                                 \
@@ -1846,14 +1856,7 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
       "subs %[n], %[n], #1\n"                                                \
       MACE_DWW_STORE_##R##C                                                  \
       "b.ne 1b\n"                                                            \
-      : [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [r3] "+r"(r3), [r4] "+r"(r4), \
-        [r5] "+r"(r5), [o0] "+r"(o0), [o1] "+r"(o1), [o2] "+r"(o2), [o3] "+r"(o3), \
-        [n] "+r"(n)                                                          \
-      : [t0] "w"(taps.q[0]), [t1] "w"(taps.q[1]), [t2] "w"(taps.q[2]), [lo] "w"(lo), \
-        [hi] "w"(hi), [bias] "r"(biases), [s4] "r"(s4), [rest] "r"(rest)    \
-      : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", \
-        "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", \
-        "v29", "v30", "v31")
+      MACE_DWW_OPERANDS())
 #define MACE_DWW_ASM_44(clamp) MACE_DWW_ASM(4, 4, clamp)
 #define MACE_DWW_ASM_43(clamp) MACE_DWW_ASM(4, 3, clamp)
 #define MACE_DWW_ASM_42(clamp) MACE_DWW_ASM(4, 2, clamp)
@@ -1866,7 +1869,8 @@ inline void AsmFourRowsS2(const float* in, int64_t pitch, const Taps& taps, floa
 // of 4 * kC outputs from column j. With two rows, the operands of rows 2
 // and 3 repeat row 1's; the asm does not use them.
 template <int kR, int kC, int kAct>
-inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, const float* biases,
+[[gnu::always_inline]] inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps,
+                                                 const float* biases,
                           float32x4_t lo, float32x4_t hi, float* out, int64_t width, int64_t j,
                           int64_t steps) {
   int64_t n = steps;
@@ -1899,12 +1903,22 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, cons
 // (a 56-wide row's last 8: 114 instructions at four rows, not 204), of 12
 // at four rows when that does (a 28-wide row's last 12: 159 with a clamp,
 // not 204 for 16 that recomputed 4).
+// 16 copies of a bias, for the step kernels' four-register loads.
+struct BiasCopies {
+  alignas(16) float values[16];
+  explicit BiasCopies(float bias) {
+    const float32x4_t b = vdupq_n_f32(bias);
+    for (int i = 0; i < 16; i += 4) vst1q_f32(values + i, b);
+  }
+  operator const float*() const { return values; }
+};
+
+// `biases` holds 16 copies of the bias.
 template <int kR, int kAct>
-inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, float bias,
-                          float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
-  alignas(16) float biases[16];
-  const float32x4_t b = vdupq_n_f32(bias);
-  for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
+[[gnu::always_inline]] inline void AsmRowsWideS1(const float* in, int64_t pitch,
+                                                 const Taps& taps, const float* biases,
+                                                 float32x4_t lo, float32x4_t hi, float* out,
+                                                 int64_t width) {
   if (width >= 16) {
     AsmRowsWideS1<kR, 4, kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 16);
     if (kR == 4 && width % 16 > 8 && width % 16 <= 12) {
@@ -1921,6 +1935,119 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
     }
   }
 }
+
+// The same from the bias itself.
+template <int kR, int kAct>
+inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, float bias,
+                          float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
+  AsmRowsWideS1<kR, kAct>(in, pitch, taps, BiasCopies(bias), lo, hi, out, width);
+}
+
+// Planes read in place at stride 1 (NeonDepthwise3x3InPlace, maps of 17 to
+// 256 columns): the same steps with input row k at rows[k], a shared zero
+// row for the padding rows above and below the plane. A step's windows at
+// padded column j start at input column j - 1, so the first step of a row
+// (kEdge 1, from input column 0) makes its left-padding window from the
+// middle one by `ext` behind a zero (v8), and the last (kEdge 2, ending at
+// the row's last output) its right-padding window's last vector from the
+// middle one's before a zero: nothing outside a row is read. 3 (kC = 4)
+// and 1 instructions an input row more than the band's steps, where the
+// band copy took about 75 a pass of four rows (MobileNet v2's 112-, 56-
+// and 28-wide maps, about 0.4 M instructions an inference).
+#define MACE_DWW_EXT_LEFT4                                                   \
+  "ext v0.16b, v8.16b, v4.16b, #12\n" "ext v1.16b, v4.16b, v5.16b, #12\n"    \
+  "ext v2.16b, v5.16b, v6.16b, #12\n" "ext v3.16b, v6.16b, v7.16b, #12\n"
+#define MACE_DWW_ROW_LEFT(R, C, k)                                           \
+  MACE_DWW_LD(C, B, k, "s4") MACE_DWW_EXT_LEFT##C                            \
+  MACE_DWW_USE##R##_##k(C, A, 0) MACE_DWW_USE##R##_##k(C, B, 1)              \
+  MACE_DWW_LD(C, A, k, "rest") MACE_DWW_USE##R##_##k(C, A, 2)
+#define MACE_DWW_LD_RIGHT4(k)                                                \
+  "ld1 {v0.4s, v1.4s, v2.4s}, [%[r" #k "]]\n" "ext v3.16b, v7.16b, v8.16b, #4\n"
+#define MACE_DWW_LD_RIGHT3(k)                                                \
+  "ld1 {v0.4s, v1.4s}, [%[r" #k "]]\n" "ext v2.16b, v6.16b, v8.16b, #4\n"
+#define MACE_DWW_LD_RIGHT2(k)                                                \
+  "ld1 {v0.4s}, [%[r" #k "]]\n" "ext v1.16b, v5.16b, v8.16b, #4\n"
+#define MACE_DWW_ROW_RIGHT(R, C, k)                                          \
+  MACE_DWW_LD(C, A, k, "s4") MACE_DWW_USE##R##_##k(C, A, 0)                  \
+  MACE_DWW_LD(C, B, k, "s4") MACE_DWW_USE##R##_##k(C, B, 1)                  \
+  MACE_DWW_LD_RIGHT##C(k) MACE_DWW_USE##R##_##k(C, A, 2)
+#define MACE_DWW_STEP4(C, clamp, ROW)                                        \
+  MACE_DWW_BIAS_4##C                                                         \
+  ROW(4, C, 0) ROW(4, C, 1) ROW(4, C, 2) ROW(4, C, 3) ROW(4, C, 4) ROW(4, C, 5) \
+  clamp                                                                      \
+  "subs %[n], %[n], #1\n"                                                    \
+  MACE_DWW_STORE_4##C
+// v8 holds zeros.
+#define MACE_DWW_ZERO , "v8"
+#define MACE_DWW_EDGE_OPERANDS MACE_DWW_OPERANDS(MACE_DWW_ZERO)
+// The first step from column 0, then the rest of `n` steps as the band's.
+#define MACE_DWW_LEFT_ASM(clamp)                                             \
+  __asm__ volatile(                                                          \
+      "movi v8.4s, #0\n"                                                     \
+      MACE_DWW_STEP4(4, clamp, MACE_DWW_ROW_LEFT)                            \
+      "b.eq 2f\n"                                                            \
+      "1:\n"                                                                 \
+      MACE_DWW_STEP4(4, clamp, MACE_DWW_ROW)                                 \
+      "b.ne 1b\n"                                                            \
+      "2:\n"                                                                 \
+      MACE_DWW_EDGE_OPERANDS)
+#define MACE_DWW_RIGHT_ASM(C, clamp)                                         \
+  __asm__ volatile(                                                          \
+      "movi v8.4s, #0\n"                                                     \
+      MACE_DWW_STEP4(C, clamp, MACE_DWW_ROW_RIGHT)                           \
+      MACE_DWW_EDGE_OPERANDS)
+#define MACE_DWW_RIGHT_ASM4(clamp) MACE_DWW_RIGHT_ASM(4, clamp)
+#define MACE_DWW_RIGHT_ASM3(clamp) MACE_DWW_RIGHT_ASM(3, clamp)
+#define MACE_DWW_RIGHT_ASM2(clamp) MACE_DWW_RIGHT_ASM(2, clamp)
+
+// Four output rows (of `width`, one after the other at `out`) read in
+// place, input row k at rows[k]: with kEdge 1, `steps` steps of 16 outputs
+// from column 0; with kEdge 2, one step of 4 * kC ending at the row's last
+// output, column j.
+template <int kC, int kAct, int kEdge>
+[[gnu::always_inline]] inline void AsmRowsWideS1InPlace(const float* const rows[6],
+                                                        const Taps& taps, const float* biases,
+                                                        float32x4_t lo, float32x4_t hi,
+                                                        float* out, int64_t width, int64_t j,
+                                                        int64_t steps) {
+  static_assert(kEdge == 2 || kC == 4, "the first step is 16 outputs wide");
+  int64_t n = steps;
+  const int64_t first = kEdge == 1 ? 0 : j - 1;
+  const float* r0 = rows[0] + first;
+  const float* r1 = rows[1] + first;
+  const float* r2 = rows[2] + first;
+  const float* r3 = rows[3] + first;
+  const float* r4 = rows[4] + first;
+  const float* r5 = rows[5] + first;
+  float* o0 = out + j;
+  float* o1 = o0 + width;
+  float* o2 = o1 + width;
+  float* o3 = o2 + width;
+  const int64_t s4 = sizeof(float), rest = (4 * kC - 2) * static_cast<int64_t>(sizeof(float));
+  if constexpr (kEdge == 1) {
+    MACE_DW_CLAMPED(MACE_DWW_LEFT_ASM, MACE_DWW_MAX_44, MACE_DWW_MIN_44)
+  } else if constexpr (kC == 4) {
+    MACE_DW_CLAMPED(MACE_DWW_RIGHT_ASM4, MACE_DWW_MAX_44, MACE_DWW_MIN_44)
+  } else if constexpr (kC == 3) {
+    MACE_DW_CLAMPED(MACE_DWW_RIGHT_ASM3, MACE_DWW_MAX_43, MACE_DWW_MIN_43)
+  } else {
+    MACE_DW_CLAMPED(MACE_DWW_RIGHT_ASM2, MACE_DWW_MAX_42, MACE_DWW_MIN_42)
+  }
+}
+#undef MACE_DWW_RIGHT_ASM2
+#undef MACE_DWW_RIGHT_ASM3
+#undef MACE_DWW_RIGHT_ASM4
+#undef MACE_DWW_RIGHT_ASM
+#undef MACE_DWW_LEFT_ASM
+#undef MACE_DWW_EDGE_OPERANDS
+#undef MACE_DWW_ZERO
+#undef MACE_DWW_STEP4
+#undef MACE_DWW_ROW_RIGHT
+#undef MACE_DWW_LD_RIGHT2
+#undef MACE_DWW_LD_RIGHT3
+#undef MACE_DWW_LD_RIGHT4
+#undef MACE_DWW_ROW_LEFT
+#undef MACE_DWW_EXT_LEFT4
 #undef MACE_DWW_BY_ACT
 #undef MACE_DWW_ASM_22
 #undef MACE_DWW_ASM_24
@@ -1928,6 +2055,7 @@ inline void AsmRowsWideS1(const float* in, int64_t pitch, const Taps& taps, floa
 #undef MACE_DWW_ASM_42
 #undef MACE_DWW_ASM_44
 #undef MACE_DWW_ASM
+#undef MACE_DWW_OPERANDS
 #undef MACE_DWW_STORE_42
 #undef MACE_DWW_STORE_43
 #undef MACE_DWW_STORE_22
@@ -2210,6 +2338,48 @@ void InPlaceS2(const DepthwiseInPlace& run) {
                                 activate.hi, pass_out, out_w, out_w - 8, 1);
       }
       if (row + 4 >= out_h) break;
+    }
+  }
+}
+
+// Planes read in place at stride 1 whose rows are 17 to kZeroRowFloats
+// wide and at least 4 high (AsmRowsWideS1InPlace): four-row passes, the
+// last one ending at the last output row (overlapping the one before when
+// the height is not a multiple of 4), the padding rows above and below the
+// plane the zero row.
+template <int kAct>
+void InPlaceS1Wide(const DepthwiseInPlace& run) {
+  const Activate<kAct> activate(run.epilogue);
+  const int64_t h = run.in_h, w = run.in_w, plane = h * w;
+  const int64_t steps = w / 16, rem = w % 16;
+  const float* in = run.in;
+  const float* tap_values = run.taps;
+  float* out = run.out;
+  for (int64_t i = 0; i < run.planes; ++i, in += plane, out += plane, tap_values += 9) {
+    const Taps taps(tap_values);
+    const BiasCopies biases(run.bias != nullptr ? run.bias[i] : 0.f);
+    for (int64_t pass = 0;; pass += 4) {
+      const int64_t row = std::min(pass, h - 4);
+      // Input row row - 1 + k; only the first and last passes meet the
+      // padding.
+      const float* first = in + (row - 1) * w;
+      const float* rows[6];
+      #pragma GCC unroll 6
+      for (int k = 0; k < 6; ++k) rows[k] = first + k * w;
+      if (row == 0) rows[0] = kZeroRow;
+      if (row + 4 == h) rows[5] = kZeroRow;
+      float* pass_out = out + row * w;
+      const float32x4_t lo = activate.lo, hi = activate.hi;
+      AsmRowsWideS1InPlace<4, kAct, 1>(rows, taps, biases, lo, hi, pass_out, w, 0,
+                                       rem == 0 ? steps - 1 : steps);
+      if (rem == 0 || rem > 12) {
+        AsmRowsWideS1InPlace<4, kAct, 2>(rows, taps, biases, lo, hi, pass_out, w, w - 16, 1);
+      } else if (rem > 8) {
+        AsmRowsWideS1InPlace<3, kAct, 2>(rows, taps, biases, lo, hi, pass_out, w, w - 12, 1);
+      } else {
+        AsmRowsWideS1InPlace<2, kAct, 2>(rows, taps, biases, lo, hi, pass_out, w, w - 8, 1);
+      }
+      if (row + 4 >= h) break;
     }
   }
 }
@@ -2616,9 +2786,7 @@ void SevenRowWideBand(const DepthwiseBand& band) {
   const Taps taps(band.taps);
   const Activate<kAct> activate(band.epilogue);
   const int64_t pitch = band.in_pitch, width = band.out_w;
-  alignas(16) float biases[16];
-  const float32x4_t b = vdupq_n_f32(band.bias);
-  for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
+  const BiasCopies biases(band.bias);
   for (int64_t r = 0; r < band.rows; r += kSevenRows) {
     const float* in = band.in + r * pitch;
     float* out = band.out + r * width;
@@ -2627,6 +2795,33 @@ void SevenRowWideBand(const DepthwiseBand& band) {
       AsmSevenRowsWideS1<kAct>(in, pitch, taps, biases, activate.lo, activate.hi, out, width,
                                width - 2 * kLanes);
     }
+  }
+}
+
+// A stride-1 band of 4 or more rows of 8 or more outputs that is not read
+// in place (other paddings; before InPlaceS1Wide, MobileNet v2's 112-, 56-
+// and 28-wide maps): its four-row passes with the bias copies, taps and
+// bounds set up once for the band and the step kernels inlined into one
+// loop. Through Band each pass filled the bias copies again and called the
+// out-of-line step kernel, which loaded the taps and saved and restored
+// registers: some 100 instructions a pass (MobileNet v2 ran 5,600).
+template <int kAct>
+void FourRowWideBandS1(const DepthwiseBand& band) {
+  const Taps taps(band.taps);
+  const Activate<kAct> activate(band.epilogue);
+  const int64_t pitch = band.in_pitch, width = band.out_w;
+  const BiasCopies biases(band.bias);
+  const int64_t rows = band.rows - band.rows % kPassRows;
+  for (int64_t r = 0; r < rows; r += kPassRows) {
+    AsmRowsWideS1<kPassRows, kAct>(band.in + r * pitch, pitch, taps, biases, activate.lo,
+                                   activate.hi, band.out + r * width, width);
+  }
+  if (rows < band.rows) {
+    DepthwiseBand rest = band;
+    rest.in += rows * pitch;
+    rest.out += rows * width;
+    rest.rows -= rows;
+    Band<1, 1, kAct>(rest);
   }
 }
 
@@ -2644,6 +2839,9 @@ void ClampBand(const DepthwiseBand& band) {
     if ((band.rows == kSevenRows || band.rows == 2 * kSevenRows) && band.out_w >= 2 * kLanes &&
         band.out_w < 4 * kLanes) {
       return SevenRowWideBand<kAct>(band);
+    }
+    if (band.rows >= kPassRows && band.out_w >= 2 * kLanes) {
+      return FourRowWideBandS1<kAct>(band);
     }
   }
   Band<kStrideW, kStrideH, kAct>(band);
@@ -3008,7 +3206,8 @@ bool NeonDepthwise3x3TakesInPlace(const DepthwiseInPlace& run) {
     const int64_t h = run.in_h, w = run.in_w;
     return run.out_h == h && run.out_w == w &&
            ((h == kSevenRows && w >= 5 && w < 2 * kLanes) ||
-            (h == 2 * kSevenRows && w > 2 * kLanes && w < 4 * kLanes));
+            (h == 2 * kSevenRows && w > 2 * kLanes && w < 4 * kLanes) ||
+            (h >= 4 && w > 4 * kLanes && w <= kZeroRowFloats));
   }
   return run.stride == 2 && run.in_h >= 2 * run.out_h && run.in_w >= 2 * run.out_w &&
          ((run.out_h >= 4 && run.out_w >= 2 * kLanes && run.in_w <= kZeroRowFloats) ||
@@ -3019,6 +3218,16 @@ void NeonDepthwise3x3InPlace(const DepthwiseInPlace& run) {
   const TileEpilogue& epilogue = run.epilogue;
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const bool s1 = run.stride == 1, s2_wide = run.out_w >= 2 * kLanes;
+  if (s1 && run.out_w > 4 * kLanes) {
+    if (epilogue.activation != kTileActClamp || (epilogue.lo == -kInf && epilogue.hi == kInf)) {
+      InPlaceS1Wide<kActNone>(run);
+    } else if (epilogue.hi == kInf) {
+      InPlaceS1Wide<kActMax>(run);
+    } else {
+      InPlaceS1Wide<kActClamp>(run);
+    }
+    return;
+  }
   if (epilogue.activation != kTileActClamp || (epilogue.lo == -kInf && epilogue.hi == kInf)) {
     s1 ? InPlaceSevenRows<kActNone, false>(run)
        : s2_wide ? InPlaceS2<kActNone>(run) : InPlaceSevenRows<kActNone, true>(run);

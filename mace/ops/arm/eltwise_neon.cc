@@ -106,6 +106,41 @@ void Row(const EltwiseRow& row) {
     }
   };
   int64_t i = 0;
+#if defined(__aarch64__)
+  // 16 elements a loop, each operand in one four-register ld1 and the
+  // result in one st1: 10 instructions for a sum, where the 8-element loop
+  // below takes 11 (MobileNet v2's ten residual sums, 216,384 elements, took
+  // 0.30 M instructions). Each block is loaded whole before it is stored,
+  // so rows may still run in place.
+  // The pointers move on (post-indexed loads and store) rather than
+  // being indexed, which took three adds a loop.
+  if (n >= 4 * kLanes) {
+    const float* pa = a;
+    const float* pb = b;
+    float* po = out;
+    for (int64_t blocks = n / (4 * kLanes); blocks > 0; --blocks) {
+      float32x4x4_t va, vb, vo;
+      if constexpr (kBroadcast != kEltwiseScalarA) {
+        va = vld1q_f32_x4(pa);
+        pa += 4 * kLanes;
+      }
+      if constexpr (!kUnary && kBroadcast != kEltwiseScalarB) {
+        vb = vld1q_f32_x4(pb);
+        pb += 4 * kLanes;
+      }
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        const float32x4_t x = kBroadcast == kEltwiseScalarA ? scalar : va.val[v];
+        float32x4_t y = scalar;
+        if constexpr (!kUnary && kBroadcast != kEltwiseScalarB) y = vb.val[v];
+        vo.val[v] = Activate<kActivation>(Compute<kOp>(x, y, k), k);
+      }
+      vst1q_f32_x4(po, vo);
+      po += 4 * kLanes;
+    }
+    i = n / (4 * kLanes) * (4 * kLanes);
+  }
+#endif
   for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
     const float32x4_t x0 = Compute<kOp>(load_a(i), load_b(i), k);
     const float32x4_t x1 = Compute<kOp>(load_a(i + kLanes), load_b(i + kLanes), k);

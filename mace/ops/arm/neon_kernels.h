@@ -96,8 +96,9 @@ struct DepthwiseInPlace {
 };
 // Whether NeonDepthwise3x3InPlace takes `run`'s shape and activation (its
 // pointers and plane count are not read): at stride 1 planes of 7 rows of 5
-// to 7 and of 14 rows of 9 to 15, at stride 2 outputs of 4 rows or more of
-// 8 or more and of 7 rows of 4 to 7, and no hard-swish.
+// to 7, of 14 rows of 9 to 15 and of 4 rows or more of 17 to 256, at stride
+// 2 outputs of 4 rows or more of 8 or more and of 7 rows of 4 to 7, and no
+// hard-swish.
 bool NeonDepthwise3x3TakesInPlace(const DepthwiseInPlace& run);
 void NeonDepthwise3x3InPlace(const DepthwiseInPlace& run);
 #endif

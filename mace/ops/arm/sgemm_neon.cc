@@ -372,6 +372,15 @@ enum : int { kTileClampAtRun = -1, kTileClampNone, kTileClampLo, kTileClampLoHi 
   MACE_ASM_STEP("v0", "v1")                                                                \
   "4:\n"                                                                                   \
   finish
+// The same for a depth that is a multiple of 16 (kc >= 16): the loop alone,
+// without the tests of the depth's remainder (4 instructions a tile).
+#define MACE_ASM_TILE16(init, finish)                                                       \
+  init                                                                                     \
+  "1:\n"                                                                                   \
+  MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS MACE_ASM_FOUR_STEPS          \
+  "subs %[blocks], %[blocks], #1\n"                                                        \
+  "b.ne 1b\n"                                                                              \
+  finish
 #define MACE_ASM_TILE_OUTPUTS                                                               \
   : [a] "+r"(a), [b] "+r"(b), [blocks] "+r"(blocks), [bias] "+r"(bias), [row] "=&r"(row)   \
   : [rest] "r"(rest), [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes), [bounds] "r"(bounds)
@@ -390,7 +399,8 @@ enum : int { kTileClampAtRun = -1, kTileClampNone, kTileClampLo, kTileClampLoHi 
 // there needs no copies or adds for them. A kClamp other than
 // kTileClampAtRun fixes the clamp (widened bias only; clamp and clamp_hi
 // are then ignored).
-template <bool kWideBias, int kClamp = kTileClampAtRun>
+// kWhole16: kc is a multiple of 16 (and not 0), with a fixed clamp.
+template <bool kWideBias, int kClamp = kTileClampAtRun, bool kWhole16 = false>
 [[gnu::always_inline]] inline void AsmTileAdvancing(int64_t kc, const float*& a, const float*& b,
                                                     float* c, int64_t ldc_bytes, bool from_c,
                                                     const float*& bias, bool clamp, bool clamp_hi,
@@ -399,7 +409,17 @@ template <bool kWideBias, int kClamp = kTileClampAtRun>
   int64_t rest = kc & 3;
   float* row;
   static_assert(kWideBias || kClamp == kTileClampAtRun, "a fixed clamp needs the wide bias");
-  if constexpr (kClamp == kTileClampNone) {
+  static_assert(!kWhole16 || kClamp != kTileClampAtRun, "whole blocks with a fixed clamp only");
+  if constexpr (kWhole16 && kClamp == kTileClampNone) {
+    __asm__ volatile(MACE_ASM_TILE16(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_STORE_ROWS)
+                         MACE_ASM_TILE_FIXED_OPERANDS);
+  } else if constexpr (kWhole16 && kClamp == kTileClampLo) {
+    __asm__ volatile(MACE_ASM_TILE16(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_STORE_LO)
+                         MACE_ASM_TILE_FIXED_OPERANDS);
+  } else if constexpr (kWhole16) {
+    __asm__ volatile(MACE_ASM_TILE16(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_STORE_LO_HI)
+                         MACE_ASM_TILE_FIXED_OPERANDS);
+  } else if constexpr (kClamp == kTileClampNone) {
     __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_WIDE_BIAS, MACE_ASM_STORE_ROWS)
                          MACE_ASM_TILE_FIXED_OPERANDS);
   } else if constexpr (kClamp == kTileClampLo) {
@@ -441,6 +461,7 @@ template <bool kWideBias = false, int kClamp = kTileClampAtRun>
 }
 #undef MACE_ASM_ACC_FROM_C_OR_BIAS
 #undef MACE_ASM_TILE
+#undef MACE_ASM_TILE16
 #undef MACE_ASM_TILE_OUTPUTS
 #undef MACE_ASM_TILE_OPERANDS
 #undef MACE_ASM_TILE_FIXED_OPERANDS
@@ -660,7 +681,7 @@ namespace {
 
 // NeonGemmRunWideBias with its clamp mode fixed (kTileClamp*). Inlined:
 // as calls, the runs' set-up cost more than the tiles' tests it spared.
-template <int kClamp>
+template <int kClamp, bool kWhole16>
 [[gnu::always_inline]] inline void WideBiasRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
                  int64_t b_step, float* c, int64_t c_step, int64_t ldc, const float* wide_bias,
                  int64_t wide_bias_step, const float* bounds) {
@@ -672,8 +693,8 @@ template <int kClamp>
     // fewer than setting them.
     for (; tiles > 0; --tiles, c += c_step) {
       const float* b_tile = b;
-      AsmTileAdvancing<true, kClamp>(kc, a, b_tile, c, ldc_bytes, false, wide_bias, false,
-                                     false, bounds);
+      AsmTileAdvancing<true, kClamp, kWhole16>(kc, a, b_tile, c, ldc_bytes, false, wide_bias,
+                                               false, false, bounds);
     }
     return;
   }
@@ -682,29 +703,42 @@ template <int kClamp>
     for (; tiles > 0; --tiles, c += c_step) {
       const float* a_tile = a;
       const float* bias_tile = wide_bias;
-      AsmTileAdvancing<true, kClamp>(kc, a_tile, b, c, ldc_bytes, false, bias_tile, false,
-                                     false, bounds);
+      AsmTileAdvancing<true, kClamp, kWhole16>(kc, a_tile, b, c, ldc_bytes, false, bias_tile,
+                                               false, false, bounds);
     }
     return;
   }
   for (; tiles > 0; --tiles, a += a_step, b += b_step, c += c_step, wide_bias += wide_bias_step) {
-    AsmTile<true, kClamp>(kc, a, b, c, ldc_bytes, false, wide_bias, false, false, bounds);
+    const float* a_tile = a;
+    const float* b_tile = b;
+    const float* bias_tile = wide_bias;
+    AsmTileAdvancing<true, kClamp, kWhole16>(kc, a_tile, b_tile, c, ldc_bytes, false, bias_tile,
+                                             false, false, bounds);
   }
 }
 
-// Calls run(clamp, bounds) with the epilogue's clamp mode as a
-// std::integral_constant (kTileClamp*) and its bounds {lo, hi}.
+// Calls run(clamp, whole16, bounds) with the epilogue's clamp mode
+// (kTileClamp*) and whether kc is a multiple of 16 as
+// std::integral_constants, and its bounds {lo, hi}.
 template <typename Run>
-[[gnu::always_inline]] inline void WithWideClamp(const TileEpilogue& epilogue, Run&& run) {
+[[gnu::always_inline]] inline void WithWideClamp(const TileEpilogue& epilogue, int64_t kc,
+                                                 Run&& run) {
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
   const float bounds[2] = {epilogue.lo, epilogue.hi};
   const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  const auto by_depth = [&](auto mode) {
+    if (kc >= 16 && kc % 16 == 0) {
+      run(mode, std::true_type(), bounds);
+    } else {
+      run(mode, std::false_type(), bounds);
+    }
+  };
   if (!clamp) {
-    run(std::integral_constant<int, kTileClampNone>(), bounds);
+    by_depth(std::integral_constant<int, kTileClampNone>());
   } else if (!clamp_hi) {
-    run(std::integral_constant<int, kTileClampLo>(), bounds);
+    by_depth(std::integral_constant<int, kTileClampLo>());
   } else {
-    run(std::integral_constant<int, kTileClampLoHi>(), bounds);
+    by_depth(std::integral_constant<int, kTileClampLoHi>());
   }
 }
 
@@ -714,9 +748,9 @@ void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_st
                          const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
                          const float* wide_bias, int64_t wide_bias_step,
                          const TileEpilogue& epilogue) {
-  WithWideClamp(epilogue, [&](auto clamp, const float* bounds) {
-    WideBiasRun<decltype(clamp)::value>(tiles, kc, a, a_step, b, b_step, c, c_step, ldc,
-                                        wide_bias, wide_bias_step, bounds);
+  WithWideClamp(epilogue, kc, [&](auto clamp, auto whole16, const float* bounds) {
+    WideBiasRun<decltype(clamp)::value, decltype(whole16)::value>(
+        tiles, kc, a, a_step, b, b_step, c, c_step, ldc, wide_bias, wide_bias_step, bounds);
   });
 }
 
@@ -729,10 +763,11 @@ void NeonGemmRunWideBiasPanels(int64_t panels, int64_t b_panel_step, int64_t c_p
                                int64_t tiles, int64_t kc, const float* a, int64_t a_step,
                                const float* b, float* c, int64_t c_step, int64_t ldc,
                                const float* wide_bias, const TileEpilogue& epilogue) {
-  WithWideClamp(epilogue, [&](auto clamp, const float* bounds) {
+  WithWideClamp(epilogue, kc, [&](auto clamp, auto whole16, const float* bounds) {
     for (; panels > 0; --panels, b += b_panel_step, c += c_panel_step) {
-      WideBiasRun<decltype(clamp)::value>(tiles, kc, a, a_step, b, 0, c, c_step, ldc, wide_bias,
-                                          kNeonGemmMr * kNeonGemmNr, bounds);
+      WideBiasRun<decltype(clamp)::value, decltype(whole16)::value>(
+          tiles, kc, a, a_step, b, 0, c, c_step, ldc, wide_bias, kNeonGemmMr * kNeonGemmNr,
+          bounds);
     }
   });
 }

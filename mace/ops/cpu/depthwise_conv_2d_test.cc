@@ -336,6 +336,25 @@ TEST(DepthwiseConv3x3Test, PaddedPlanesReadInPlace) {
   }
 }
 
+// Stride-1 planes with one row and column of padding on every side, which
+// arm64 reads in place at 4 rows or more of 17 to 256 (first steps from
+// column 0, last steps of 8, 12 and 16 ending at the row's end, the last
+// four-row pass overlapping the one before): output heights 4 to 9 and 14
+// at widths 16 (the bands) to 33, 40, 44, 56 and 60, heights 4 and 5 at 112,
+// two images of 3 channels, every clamp kind, with and without a bias.
+TEST(DepthwiseConv3x3Test, WidePaddedPlanesReadInPlace) {
+  std::vector<int64_t> widths = {40, 44, 56, 60, 112};
+  for (int64_t w = 16; w <= 33; ++w) widths.push_back(w);
+  int index = 0;
+  for (int64_t h : {4, 5, 6, 7, 8, 9, 14}) {
+    for (int64_t w : widths) {
+      if (w == 112 && h > 5) continue;
+      Check(Params(2, 3, h, w, 1, 1, 1, 1, 1, 1, 1, kInPlaceKinds[index % 4]), index % 3 != 0);
+      ++index;
+    }
+  }
+}
+
 // Stride 2 with one row and column of padding on every side on inputs of
 // even sizes, whose padding after the input no output reads (arm64 reads
 // outputs of 4 rows or more of 8 or more in place), and on inputs one

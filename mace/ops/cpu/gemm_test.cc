@@ -854,12 +854,14 @@ TEST(GemmTest, Armv7SplitPanelRuns) {
 #if defined(__aarch64__)
 // arm64's runs from a widened row bias alone: down a column panel (A
 // panels and biases advance), along a row panel (B panels advance) and
-// with panels apart (the general walk), every depth tail and the 4k + 2
-// depths, each fixed clamp (none, below, both sides) with an upper bound
-// that products pass. C starts as NaN; outside the tiles it stays NaN.
+// with panels apart (the general walk), every depth tail, the 4k + 2
+// depths and whole blocks of 16 (one to three: the tiles without the
+// tail's tests), each fixed clamp (none, below, both sides) with an upper
+// bound that products pass. C starts as NaN; outside the tiles it stays
+// NaN.
 TEST(GemmTest, WideBiasRunsEachClamp) {
   constexpr int64_t mr = arm::kNeonGemmMr, nr = arm::kNeonGemmNr, tiles = 3, gap = 4;
-  for (int64_t k : {1, 2, 3, 4, 5, 6, 7, 9, 13, 24, 27, 58}) {
+  for (int64_t k : {1, 2, 3, 4, 5, 6, 7, 9, 13, 16, 24, 27, 32, 48, 58}) {
     for (int layout = 0; layout < 3; ++layout) {
       const bool along_rows = layout != 1;
       // Panels of the walk's operand are a panel apart, or a gap further.
