@@ -85,8 +85,9 @@ const Shape kConvShapes[] = {
     {1, 19, 57, 6, 9, 1, 1, 1, 1, 0, 0, 0, 0},
     // Maps of at least 128 positions, where AVX-512 runs a 1x1 in the
     // window tiles' groups of four blocks: groups of 4 and 3, of 4 over a
-    // whole small map with a two-part reduction, and of 4 over chunks of a
-    // map larger than 16x16, each with an overlapped last tile.
+    // small map with a two-part reduction (in chunks of 72 and 71 positions
+    // at one thread), and of 4 over chunks of a map larger than 16x16, each
+    // with an overlapped last tile.
     {1, 37, 100, 14, 14, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 150, 250, 11, 13, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 40, 120, 17, 19, 1, 1, 1, 1, 0, 0, 0, 0},
