@@ -667,6 +667,17 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
     Check({1, 5, tile + 2, 8 * tile - cut, 6, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile,
           tolerance);
   }
+  // Rows of 5 to 7 tiles, the last cut to every width: a group's tiles at
+  // a row's end of each width from 1 to 3 tiles, alone (the last tile row)
+  // or followed in the group by the next row's first tiles (into a whole
+  // tile row or one the bottom edge cuts), which armv7 stores straight
+  // out, with each activation the transform fuses.
+  const ActivationType fused[] = {ActivationType::RELU, ActivationType::RELUX,
+                                  ActivationType::NOOP};
+  for (int64_t width = 1; width <= 3 * tile; ++width) {
+    Check({1, 3, 2 * tile + 1, 4 * tile + width, 5, 3, 3, 1, 1, 1, 1}, fused[width % 3], tile,
+          tolerance);
+  }
   // Rows wide enough that chunks read the input in place, with a last
   // chunk of 1 to 4 tiles at the right edge (near the edge staged).
   for (int64_t tiles_w : {17, 18, 19, 20, 33}) {
