@@ -2221,7 +2221,8 @@ void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
 
 bool Armv7ConvRowsRun(int kernel_w, int64_t kc, const float* a, const float* base,
                       const int64_t* offsets, float* c, int64_t ldc, int rows, int tiles,
-                      const TileEpilogue& epilogue, const int32_t* chain) {
+                      const TileEpilogue& epilogue, const int32_t* chain, int out_rows,
+                      int64_t row_b, int64_t row_c, int tail_back) {
   // What Armv7ConvRows runs on the kernel-rows tiles without staging.
   const int depth = static_cast<int>(kc);
   const bool kernel_rows =
@@ -2233,9 +2234,17 @@ bool Armv7ConvRowsRun(int kernel_w, int64_t kc, const float* a, const float* bas
   const bool clamp = epilogue.activation == kTileActClamp;
   const float bounds[2] = {epilogue.lo, epilogue.hi};
   const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
-  return Armv7ConvKernelRowsRun(rows, tiles, depth, kernel_w, a, base, offsets, c,
-                                static_cast<int>(ldc * sizeof(float)), epilogue.row_bias, clamp,
-                                clamp_hi, bounds, chain);
+  const int ldc_bytes = static_cast<int>(ldc * sizeof(float));
+  if (out_rows == 1 && tail_back == 0) {
+    return Armv7ConvKernelRowsRun(rows, tiles, depth, kernel_w, a, base, offsets, c, ldc_bytes,
+                                  epilogue.row_bias, clamp, clamp_hi, bounds, chain);
+  }
+  // The rows' steps in floats, from 32-bit registers.
+  constexpr int64_t kLimit = INT32_MAX / 2;
+  if (row_b <= -kLimit || row_b >= kLimit || row_c <= -kLimit || row_c >= kLimit) return false;
+  return Armv7ConvKernelRowsRows(rows, out_rows, tiles, tail_back, static_cast<int>(row_b),
+                                 static_cast<int>(row_c), depth, kernel_w, a, base, offsets, c,
+                                 ldc_bytes, epilogue.row_bias, clamp, clamp_hi, bounds, chain);
 }
 
 void NeonConvRows(int64_t kc, const float* a, const float* base, const int64_t* offsets, float* c,

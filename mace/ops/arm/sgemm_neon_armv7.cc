@@ -907,13 +907,19 @@ void KernelRowsRun(RunParams* prm, const float* base, int sa, int sb, float* c) 
 // KernelRowsRun spent 4 instructions on each of a tile's 21 kernel rows.
 // So do a stem's last 4 or 2 output channels (64 = 10 x 6 + 4, 32 = 5 x 6
 // + 2), with KernelRowsRun's 4- and 2-row multiply-adds.
+//
+// A tile starts from a start tile, its rows' biases (or zeros) each 8
+// times over, the accumulators' layout: one or two vldm, where a vld1 and
+// a vmov a row (6 vmov.i32 without a bias) cost 13 (12) a 6-row tile. A
+// 3x3 kernel over 3 channels (the stems) is one straight chain of 27
+// taps, without the channel loop's 7 instructions a tile.
 struct ChainFrame {
-  DupBounds bounds;   // 0
-  const float* bias;  // 32
-  const float* a;     // 36: the A panel
-  int channels;       // 40: kc / (kernel_w * kernel_w)
+  DupBounds bounds;    // 0
+  const float* start;  // 32: the start tile, kRows x 8 floats
+  const float* a;      // 36: the A panel
+  int channels;        // 40: kc / (kernel_w * kernel_w)
 };
-static_assert(offsetof(ChainFrame, bias) == 32 && offsetof(ChainFrame, a) == 36 &&
+static_assert(offsetof(ChainFrame, start) == 32 && offsetof(ChainFrame, a) == 36 &&
                   offsetof(ChainFrame, channels) == 40,
               "the offsets MACE_V7_CHAIN_RUN reads");
 
@@ -940,16 +946,31 @@ static_assert(offsetof(ChainFrame, bias) == 32 && offsetof(ChainFrame, a) == 36 
   MACE_V7_CHAIN_ROW7(macs, "rs") MACE_V7_CHAIN_ROW7(macs, "rs")          \
   MACE_V7_CHAIN_ROW7(macs, "rs") MACE_V7_CHAIN_ROW7(macs, "rs")          \
   MACE_V7_CHAIN_ROW7(macs, "cs")
-#define MACE_V7_CHAIN_RUN(channel, store, start, clamp)                  \
-  "0:\n"                                                                 \
-  start                                                                  \
-  "ldr %[a], [%[prm], #36]\n"                                            \
+// The channels' taps: a loop over them, or three channels straight.
+#define MACE_V7_CHAIN_LOOP(channel)                                      \
   "ldr %[n], [%[prm], #40]\n"                                            \
-  "mov %[p], %[base]\n"                                                  \
   "1:\n"                                                                 \
   channel                                                                \
   "subs %[n], %[n], #1\n"                                                \
-  "bne 1b\n"                                                             \
+  "bne 1b\n"
+#define MACE_V7_CHAIN_THREE(channel) channel channel channel
+// The start tile into the accumulators of 2, 4 or 6 rows.
+#define MACE_V7_CHAIN_START_2                                            \
+  "ldr %[p], [%[prm], #32]\n"                                            \
+  "vldmia %[p], {d8-d15}\n"
+#define MACE_V7_CHAIN_START_4                                            \
+  "ldr %[p], [%[prm], #32]\n"                                            \
+  "vldmia %[p], {d8-d23}\n"
+#define MACE_V7_CHAIN_START_6                                            \
+  "ldr %[p], [%[prm], #32]\n"                                            \
+  "vldmia %[p]!, {d8-d23}\n"                                             \
+  "vldmia %[p], {d24-d31}\n"
+#define MACE_V7_CHAIN_RUN(channels, store, start, clamp)                 \
+  "0:\n"                                                                 \
+  start                                                                  \
+  "ldr %[a], [%[prm], #36]\n"                                            \
+  "mov %[p], %[base]\n"                                                  \
+  channels                                                               \
   clamp                                                                  \
   "mov %[p], %[c]\n"                                                     \
   store                                                                  \
@@ -967,9 +988,10 @@ static_assert(offsetof(ChainFrame, bias) == 32 && offsetof(ChainFrame, a) == 36 
   all("vmin.f32", "q1")
 // clang-format on
 
-template <int kKw, int kRows, bool kBias, RunClamp kClamp>
+template <int kKw, int kRows, bool kThree, RunClamp kClamp>
 void ChainRun(int tiles, const float* base, int sa, int sb, int rs, int cs, float* c,
               int ldc_bytes, const ChainFrame* prm) {
+  static_assert(!kThree || kKw == 3, "three channels straight: 3x3 kernels");
   static_assert(kKw == 3 || kKw == 7, "3x3 or 7x7 kernels");
   static_assert(kRows == 2 || kRows == 4 || kRows == 6, "tiles of 2, 4 or 6 rows");
   const float* a;
@@ -994,37 +1016,39 @@ void ChainRun(int tiles, const float* base, int sa, int sb, int rs, int cs, floa
   } else {                                                                          \
     MACE_V7_CHAIN_ASM(channel, store, start, MACE_V7_CHAIN_CLAMP_BOTH(all));        \
   }
-#define MACE_V7_CHAIN_STARTS(channel, all, store, bias, zero)                       \
-  if constexpr (kBias) {                                                            \
-    MACE_V7_CHAIN_CLAMPS(channel, all, store, "ldr %[p], [%[prm], #32]\n" bias)     \
+// The tile's rows: their multiply-adds, accumulators, stores and start.
+#define MACE_V7_CHAIN_ROWS(macs, all, store, start)                                 \
+  if constexpr (kThree) {                                                           \
+    MACE_V7_CHAIN_CLAMPS(MACE_V7_CHAIN_THREE(MACE_V7_CHAIN_CHANNEL3(macs)), all,    \
+                         store, start)                                              \
+  } else if constexpr (kKw == 3) {                                                  \
+    MACE_V7_CHAIN_CLAMPS(MACE_V7_CHAIN_LOOP(MACE_V7_CHAIN_CHANNEL3(macs)), all,     \
+                         store, start)                                              \
   } else {                                                                          \
-    MACE_V7_CHAIN_CLAMPS(channel, all, store, zero)                                 \
-  }
-// The tile's rows: their multiply-adds, accumulators, stores and starts.
-#define MACE_V7_CHAIN_ROWS(macs, all, store, bias, zero)                            \
-  if constexpr (kKw == 3) {                                                         \
-    MACE_V7_CHAIN_STARTS(MACE_V7_CHAIN_CHANNEL3(macs), all, store, bias, zero)      \
-  } else {                                                                          \
-    MACE_V7_CHAIN_STARTS(MACE_V7_CHAIN_CHANNEL7(macs), all, store, bias, zero)      \
+    MACE_V7_CHAIN_CLAMPS(MACE_V7_CHAIN_LOOP(MACE_V7_CHAIN_CHANNEL7(macs)), all,     \
+                         store, start)                                              \
   }
   if constexpr (kRows == 6) {
-    MACE_V7_CHAIN_ROWS(MACE_V7_MACS, MACE_V7_ALL, MACE_V7_FEW_STORE_6, MACE_V7_FEW_BIAS_6,
-                       MACE_V7_FEW_ZERO_6)
+    MACE_V7_CHAIN_ROWS(MACE_V7_MACS, MACE_V7_ALL, MACE_V7_FEW_STORE_6, MACE_V7_CHAIN_START_6)
   } else if constexpr (kRows == 4) {
     MACE_V7_CHAIN_ROWS(MACE_V7_FEW_MACS_4, MACE_V7_FEW_ALL_4, MACE_V7_FEW_STORE_4,
-                       MACE_V7_FEW_BIAS_4, MACE_V7_FEW_ZERO_4)
+                       MACE_V7_CHAIN_START_4)
   } else {
     MACE_V7_CHAIN_ROWS(MACE_V7_FEW_MACS_2, MACE_V7_FEW_ALL_2, MACE_V7_FEW_STORE_2,
-                       MACE_V7_FEW_BIAS_2, MACE_V7_FEW_ZERO_2)
+                       MACE_V7_CHAIN_START_2)
   }
 #undef MACE_V7_CHAIN_ROWS
-#undef MACE_V7_CHAIN_STARTS
 #undef MACE_V7_CHAIN_CLAMPS
 #undef MACE_V7_CHAIN_ASM
 }
 #undef MACE_V7_CHAIN_CLAMP_BOTH
 #undef MACE_V7_CHAIN_CLAMP_LO
 #undef MACE_V7_CHAIN_RUN
+#undef MACE_V7_CHAIN_START_6
+#undef MACE_V7_CHAIN_START_4
+#undef MACE_V7_CHAIN_START_2
+#undef MACE_V7_CHAIN_THREE
+#undef MACE_V7_CHAIN_LOOP
 #undef MACE_V7_BY_CLAMP
 #undef MACE_V7_CHAIN_CHANNEL3
 #undef MACE_V7_CHAIN_CHANNEL7
@@ -1033,36 +1057,60 @@ void ChainRun(int tiles, const float* base, int sa, int sb, int rs, int cs, floa
 #undef MACE_V7_CHAIN_TAP
 
 // ChainRun on the tap steps Armv7ConvKernelRowsChain found, kc a multiple
-// of kKw * kKw.
+// of kKw * kKw, over the rows of Armv7ConvKernelRowsRows: the start tile,
+// bounds and dispatch once for all of them, where a call per row and
+// per ragged end through the direct convolution's task loop cost about
+// 300 instructions (SqueezeNet 1.1's stem: 2,442 calls).
 template <int kKw, int kRows>
-void ChainedKernelRowsRun(int tiles, int kc, const float* a, const float* base,
-                          const int64_t* offsets, float* c, int ldc_bytes, const float* bias,
-                          bool clamp, bool clamp_hi, const float* bounds, const int32_t* chain) {
-  constexpr int kTaps = kKw * kKw;
-  ChainFrame frame = {DupBounds(), bias, a, kc / kTaps};
+void ChainedKernelRowsRun(int out_rows, int tiles, int tail_back, int row_b, int row_c, int kc,
+                          const float* a, const float* base, const int64_t* offsets, float* c,
+                          int ldc_bytes, const float* bias, bool clamp, bool clamp_hi,
+                          const float* bounds, const int32_t* chain) {
+  constexpr int kTaps = kKw * kKw, kMr = 6, kNr = 8;
+  // FillStarts writes a 6-row tile from 6 biases; a tile of fewer rows has
+  // only its own.
+  alignas(16) float start[kMr * kNr];
+  if (bias != nullptr && kRows == kMr) {
+    FillStarts(bias, 1, kNr, start);
+  } else if (bias != nullptr) {
+    float biases[kMr] = {};
+    for (int i = 0; i < kRows; ++i) biases[i] = bias[i];
+    FillStarts(biases, 1, kNr, start);
+  }
+  const int channels = kc / kTaps;
+  ChainFrame frame = {DupBounds(), bias != nullptr ? start : kZeroStart, a, channels};
   SetBounds(clamp, clamp_hi, bounds, &frame.bounds);
   const float* first = base + offsets[0];
   const RunClamp mode = !clamp ? kRunNoClamp : clamp_hi ? kRunClampBoth : kRunClampLo;
-  const auto run = [&](auto bias_tag, auto clamp_tag) {
-    ChainRun<kKw, kRows, decltype(bias_tag)::value, decltype(clamp_tag)::value>(
-        tiles, first, chain[0], chain[1], chain[2], chain[3], c, ldc_bytes, &frame);
+  const int tail = tiles * kNr - tail_back;  // the ragged tile's column
+  const auto run = [&](auto three_tag, auto clamp_tag) {
+    const auto tiles_at = [&](int count, const float* b, float* out) {
+      ChainRun<kKw, kRows, decltype(three_tag)::value, decltype(clamp_tag)::value>(
+          count, b, chain[0], chain[1], chain[2], chain[3], out, ldc_bytes, &frame);
+    };
+    const float* b = first;
+    float* out = c;
+    for (int r = 0; r < out_rows; ++r, b += row_b, out += row_c) {
+      tiles_at(tiles, b, out);
+      if (tail_back > 0) tiles_at(1, b + tail, out + tail);
+    }
   };
   using NoClamp = std::integral_constant<RunClamp, kRunNoClamp>;
   using ClampLo = std::integral_constant<RunClamp, kRunClampLo>;
   using ClampBoth = std::integral_constant<RunClamp, kRunClampBoth>;
-  const auto with_bias = [&](auto bias_tag) {
+  const auto with_channels = [&](auto three_tag) {
     if (mode == kRunNoClamp) {
-      run(bias_tag, NoClamp());
+      run(three_tag, NoClamp());
     } else if (mode == kRunClampLo) {
-      run(bias_tag, ClampLo());
+      run(three_tag, ClampLo());
     } else {
-      run(bias_tag, ClampBoth());
+      run(three_tag, ClampBoth());
     }
   };
-  if (bias != nullptr) {
-    with_bias(std::true_type());
+  if (kKw == 3 && channels == 3) {
+    with_channels(std::integral_constant<bool, kKw == 3>());
   } else {
-    with_bias(std::false_type());
+    with_channels(std::false_type());
   }
 }
 }  // namespace
@@ -1113,25 +1161,8 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
     return false;
   }
   if (chain != nullptr && (rows_of_3 ? kc % 9 == 0 : kc % 49 == 0)) {
-    const auto chained = [&](auto kw, auto rows) {
-      ChainedKernelRowsRun<decltype(kw)::value, decltype(rows)::value>(
-          tiles, kc, a, base, offsets, c, ldc_bytes, bias, clamp, clamp_hi, bounds, chain);
-    };
-    const auto by_rows = [&](auto kw) {
-      if (tile_rows == 2) {
-        chained(kw, std::integral_constant<int, 2>());
-      } else if (tile_rows == 4) {
-        chained(kw, std::integral_constant<int, 4>());
-      } else {
-        chained(kw, std::integral_constant<int, 6>());
-      }
-    };
-    if (rows_of_3) {
-      by_rows(std::integral_constant<int, 3>());
-    } else {
-      by_rows(std::integral_constant<int, 7>());
-    }
-    return true;
+    return Armv7ConvKernelRowsRows(tile_rows, 1, tiles, 0, 0, 0, kc, kernel_w, a, base, offsets,
+                                   c, ldc_bytes, bias, clamp, clamp_hi, bounds, chain);
   }
   const int sa = static_cast<int>(offsets[1] - offsets[0]) * static_cast<int>(sizeof(float));
   const int sb = static_cast<int>(offsets[2] - offsets[1]) * static_cast<int>(sizeof(float));
@@ -1154,6 +1185,39 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
   }
   return true;
 }
+bool Armv7ConvKernelRowsRows(int tile_rows, int out_rows, int tiles, int tail_back, int row_b,
+                             int row_c, int kc, int kernel_w, const float* a, const float* base,
+                             const int64_t* offsets, float* c, int ldc_bytes, const float* bias,
+                             bool clamp, bool clamp_hi, const float* bounds,
+                             const int32_t* chain) {
+  const bool rows_of_3 = kernel_w == 3 && kc > 0 && kc % 9 == 0;
+  const bool rows_of_7 = kernel_w == 7 && kc > 0 && kc % 49 == 0;
+  if (chain == nullptr || out_rows <= 0 || tiles <= 0 || tail_back < 0 || tail_back >= 8 ||
+      !(rows_of_3 || rows_of_7) || !(tile_rows == 2 || tile_rows == 4 || tile_rows == 6)) {
+    return false;
+  }
+  const auto chained = [&](auto kw, auto rows) {
+    ChainedKernelRowsRun<decltype(kw)::value, decltype(rows)::value>(
+        out_rows, tiles, tail_back, row_b, row_c, kc, a, base, offsets, c, ldc_bytes, bias,
+        clamp, clamp_hi, bounds, chain);
+  };
+  const auto by_rows = [&](auto kw) {
+    if (tile_rows == 2) {
+      chained(kw, std::integral_constant<int, 2>());
+    } else if (tile_rows == 4) {
+      chained(kw, std::integral_constant<int, 4>());
+    } else {
+      chained(kw, std::integral_constant<int, 6>());
+    }
+  };
+  if (rows_of_3) {
+    by_rows(std::integral_constant<int, 3>());
+  } else {
+    by_rows(std::integral_constant<int, 7>());
+  }
+  return true;
+}
+
 #undef MACE_V7_FEW_OPERANDS
 #undef MACE_V7_FEW_RUN
 #undef MACE_V7_FEW_STORE_6

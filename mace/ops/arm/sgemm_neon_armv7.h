@@ -90,6 +90,17 @@ bool Armv7ConvKernelRowsRun(int tile_rows, int tiles, int kc, int kernel_w, cons
                             const float* base, const int64_t* offsets, float* c, int ldc_bytes,
                             const float* bias, bool clamp, bool clamp_hi, const float* bounds,
                             const int32_t* chain);
+// `out_rows` output rows of Armv7ConvKernelRowsRun's tiles over a chain
+// (not null), row r's B base and C row_b and row_c floats after row r -
+// 1's: `tiles` tiles from the row's start and, if tail_back (0 to 7) is
+// not 0, one more tail_back columns before the next, ending where a row
+// of tiles * 8 + 8 - tail_back columns does. False, with nothing written,
+// where Armv7ConvKernelRowsRun would return false or take the offsets.
+bool Armv7ConvKernelRowsRows(int tile_rows, int out_rows, int tiles, int tail_back, int row_b,
+                             int row_c, int kc, int kernel_w, const float* a, const float* base,
+                             const int64_t* offsets, float* c, int ldc_bytes, const float* bias,
+                             bool clamp, bool clamp_hi, const float* bounds,
+                             const int32_t* chain);
 // Whether a 3x3 or 7x7 kernel's offsets form one chain of tap steps (each
 // kernel row alike, rows of a channel one step apart and channels
 // another); if so the four steps, in bytes.

@@ -23,10 +23,13 @@ void Armv7ConvRows(int kernel_w, int64_t kc, const float* a, const float* base,
 // with nothing written, for what Armv7ConvRows would stage (rows other than
 // 2, 4 and 6) or run another way (other kernel widths, other epilogues).
 // chain: the tap steps Armv7ConvKernelRowsChain gave for these offsets, or
-// null.
+// null. With a chain, out_rows such rows, row_b floats apart in the padded
+// image and row_c in C, each ended by a tile tail_back (0 to 7) columns
+// before the next whole one (arm::Armv7ConvKernelRowsRows).
 bool Armv7ConvRowsRun(int kernel_w, int64_t kc, const float* a, const float* base,
                       const int64_t* offsets, float* c, int64_t ldc, int rows, int tiles,
-                      const TileEpilogue& epilogue, const int32_t* chain);
+                      const TileEpilogue& epilogue, const int32_t* chain, int out_rows = 1,
+                      int64_t row_b = 0, int64_t row_c = 0, int tail_back = 0);
 }  // namespace arm
 #endif
 #if defined(__aarch64__)
@@ -171,6 +174,26 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
             // tiles are 8 columns; dividing by 8, not by nr, is a shift
             // where a 64-bit division would be a library call per task.
             constexpr int64_t kRunNr = 8;
+            // Whole output rows from here on that this thread runs: one
+            // call for all of them, each row's ragged end a tile ending at
+            // its last column (a call per row and ragged end cost about 300
+            // instructions of set-up).
+            if (chain != nullptr && ow == 0 && nr == kRunNr && p.out_w >= kRunNr) {
+              int64_t out_rows = 0;
+              for (int64_t t = task + segments; t <= end; t += segments) ++out_rows;
+              const int64_t tail = p.out_w % kRunNr;
+              if (out_rows > 0 && out_rows < (int64_t{1} << 30) &&
+                  arm::Armv7ConvRowsRun(static_cast<int>(p.kernel_w), k_, filter_.Panel(mt), base,
+                                        padded_.offsets(), c, out_plane, rows,
+                                        static_cast<int>(p.out_w / kRunNr), tile, chain,
+                                        static_cast<int>(out_rows),
+                                        padded_.Origin(oh + 1, 0) - padded_.Origin(oh, 0),
+                                        p.out_w, tail != 0 ? static_cast<int>(kRunNr - tail) : 0)) {
+                task += out_rows * segments - 1;
+                oh += out_rows;  // ow stays 0
+                continue;
+              }
+            }
             const int64_t whole =
                 nr == kRunNr ? std::min<int64_t>((p.out_w - ow) / kRunNr, end - task) : 0;
             // A row's ragged last segment whose row this thread ran the

@@ -451,6 +451,66 @@ TEST(Conv2dKernelTest, Armv7ChainedKernelRows) {
     }
   }
 }
+
+// armv7's chained tiles over several output rows in one call: rows of 1
+// or 2 whole tiles and a ragged one tail_back columns before the next
+// (0: none), 2- to 6-row tiles, 3x3 kernels over 3 channels (the stems'
+// straight chain) and 7x7 ones, a row bias or none, each clamp. Columns
+// past a row's last and C's margin stay.
+TEST(Conv2dKernelTest, Armv7ChainedKernelRowsOverRows) {
+  constexpr int kMr = 6, kNr = 8, kPitch = 40, kOutRows = 3;
+  const std::vector<float> bias = RandomFloats(kMr, 62);
+  const float bounds[2] = {-0.2f, 0.3f};
+  for (int kw : {3, 7}) {
+    const int taps = kw * kw, channels = 3, kc = taps * channels;
+    const int plane = (kw + kOutRows) * kPitch + 8;
+    const std::vector<float> image = RandomFloats(channels * plane + 3 * kNr, 61);
+    const std::vector<float> a = RandomFloats(kc * kMr, 63);
+    std::vector<int64_t> offsets(kc);
+    for (int k = 0; k < kc; ++k) {
+      offsets[k] = k / taps * plane + k / kw % kw * kPitch + k % kw;
+    }
+    int32_t chain[4];
+    ASSERT_TRUE(arm::Armv7ConvKernelRowsChain(kc, kw, offsets.data(), chain));
+    for (int variant = 0; variant < 12; ++variant) {
+      const int tiles = 1 + variant % 2;
+      const int tail_back = variant % 4 == 1 ? 0 : variant % 8;
+      const int rows = 2 + 2 * (variant % 3);
+      const bool with_bias = variant % 5 != 0;
+      const int mode = variant % 3;  // no clamp, low, both
+      const int width = tiles * kNr + (tail_back > 0 ? kNr - tail_back : 0);
+      const int row_c = width + 3, ldc = kOutRows * row_c;
+      std::vector<float> c(kMr * ldc, -7.f);
+      SCOPED_TRACE(::testing::Message() << "kernel " << kw << " variant " << variant);
+      ASSERT_TRUE(arm::Armv7ConvKernelRowsRows(
+          rows, kOutRows, tiles, tail_back, kPitch, row_c, kc, kw, a.data(), image.data(),
+          offsets.data(), c.data(), ldc * static_cast<int>(sizeof(float)),
+          with_bias ? bias.data() : nullptr, mode > 0, mode == 2, bounds, chain));
+      std::vector<float> got, expected;
+      for (int i = 0; i < kMr; ++i) {
+        for (int r = 0; r < kOutRows; ++r) {
+          for (int j = 0; j < row_c; ++j) {
+            const float value = c[i * ldc + r * row_c + j];
+            if (i >= rows || j >= width) {
+              EXPECT_EQ(value, -7.f);
+              continue;
+            }
+            double sum = with_bias ? bias[i] : 0.0;
+            for (int k = 0; k < kc; ++k) {
+              sum += static_cast<double>(a[k * kMr + i]) * image[r * kPitch + offsets[k] + j];
+            }
+            float v = static_cast<float>(sum);
+            if (mode > 0) v = std::max(v, bounds[0]);
+            if (mode == 2) v = std::min(v, bounds[1]);
+            expected.push_back(v);
+            got.push_back(value);
+          }
+        }
+      }
+      ExpectNear(got, expected, 1e-4f, 1e-4f);
+    }
+  }
+}
 #endif
 
 // Unpadded 1x1 convs at stride > 1 run as a 1x1 GEMM over a subsampled
@@ -607,6 +667,17 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
     Check({1, 5, 2 * tile + 1, 4 * tile - cut, 6, 3, 3, 1, 1, 1, 1},
           cut % 2 != 0 ? ActivationType::RELU : ActivationType::RELUX, tile, tolerance);
     Check({1, 5, tile + 2, 8 * tile - cut, 6, 3, 3, 1, 1, 1, 0}, ActivationType::NOOP, tile,
+          tolerance);
+  }
+  // Rows of 5 to 7 tiles, the last cut to every width: a group's tiles at
+  // a row's end of each width from 1 to 3 tiles, alone (the last tile row)
+  // or followed in the group by the next row's first tiles (into a whole
+  // tile row or one the bottom edge cuts), which armv7 stores straight
+  // out, with each activation the transform fuses.
+  const ActivationType fused[] = {ActivationType::RELU, ActivationType::RELUX,
+                                  ActivationType::NOOP};
+  for (int64_t width = 1; width <= 3 * tile; ++width) {
+    Check({1, 3, 2 * tile + 1, 4 * tile + width, 5, 3, 3, 1, 1, 1, 1}, fused[width % 3], tile,
           tolerance);
   }
   // Rows wide enough that chunks read the input in place, with a last
