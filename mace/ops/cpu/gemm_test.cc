@@ -867,7 +867,7 @@ TEST(GemmTest, WideBiasRunsEachClamp) {
       // Panels of the walk's operand are a panel apart, or a gap further.
       const int64_t a_step = !along_rows ? 0 : mr * k + (layout == 2 ? gap : 0);
       const int64_t b_step = along_rows ? 0 : nr * k;
-      const int64_t rows = along_rows ? tiles * mr : mr, cols = along_rows ? nr : tiles * nr;
+      const int64_t rows = along_rows ? tiles * mr : mr;
       const int64_t col_step = nr + 2, ldc = along_rows ? nr + 3 : tiles * col_step + 1;
       const int64_t c_step = along_rows ? mr * ldc : col_step;
       const std::vector<float> a = RandomFloats((along_rows ? tiles : 1) * (mr * k + gap), 41);
@@ -908,7 +908,9 @@ TEST(GemmTest, WideBiasRunsEachClamp) {
             }
           }
         }
-        if (clamp == 2) ASSERT_GT(above, tiles);
+        if (clamp == 2) {
+          ASSERT_GT(above, tiles);
+        }
         for (float v : c) ASSERT_TRUE(std::isnan(v));
         ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
       }
