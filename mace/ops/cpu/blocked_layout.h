@@ -177,6 +177,30 @@ inline int64_t BandRows(int64_t out_h, int64_t out_w) {
   return std::max<int64_t>(1, std::min(out_h, 512 / std::max<int64_t>(out_w, 1)));
 }
 
+// Input sizes from which a per-channel window op takes a thread's tasks last
+// first: about an L2. The layer before wrote the input in bands of rows over
+// every channel block, and what it wrote last is what is still in L2; read
+// first, those rows come from there before the op's own misses evict them.
+constexpr int64_t kLastFirstBytes = int64_t{2} << 20;
+
+// Task i of a thread's range [begin, end) of a per-channel window op's
+// batch x blocks x bands tasks. In order, an image's blocks go one after the
+// other, each band by band; last first, the exact reverse of the order the
+// input was written in: the last band over every block, then the one above.
+struct WindowTask {
+  int64_t image = 0, block = 0, y0 = 0;
+};
+inline WindowTask WindowTaskAt(int64_t i, int64_t begin, int64_t end, int64_t blocks,
+                               int64_t bands, int64_t band, bool last_first) {
+  const int64_t task = last_first ? begin + end - 1 - i : i;
+  const int64_t r = task % (blocks * bands);
+  WindowTask t;
+  t.image = task / (blocks * bands);
+  t.block = last_first ? r % blocks : r / bands;
+  t.y0 = (last_first ? r / blocks : r % bands) * band;
+  return t;
+}
+
 // The segments of every output row of a window op, built once when the op
 // is created so that a run only looks them up. Rows whose window lies
 // inside the input along y share the segments of the first of them.

@@ -589,6 +589,10 @@ TEST(BlockedPoolingTest, MatchesReference) {
       {1, 17, 17, 8, 9, 2, 2, 2, 1, 0, 0, 0, 0},   {2, 5, 5, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1},
       {1, 33, 33, 7, 5, 3, 3, 2, 1, 1, 1, 1, 1},   {1, 8, 8, 2, 3, 5, 5, 1, 1, 2, 2, 2, 2},
       {1, 12, 12, 9, 9, 3, 3, 1, 2, 2, 2, 2, 2},
+      // An input of more than 2 MiB in blocks of 4, 8 and 16 lanes, whose
+      // tasks each thread takes last first: two images of 33 channels (a
+      // partial last block) whose last window sticks out.
+      {2, 33, 33, 86, 86, 3, 3, 2, 1, 0, 0, 1, 1},
   };
   for (const KernelTable* table : BlockedTables()) {
     const int block = table->channel_block;

@@ -15,9 +15,6 @@ bool RowsOfThree(const ref::DepthwiseConv2dParams& p) {
   return p.kernel_w == 3 && p.dilation_w == 1 && (p.stride_w == 1 || p.stride_w == 2);
 }
 
-// Input sizes from which a thread takes its tasks last first: about an L2.
-constexpr int64_t kLastFirstBytes = int64_t{2} << 20;
-
 }  // namespace
 
 bool BlockedDepthwise::Supports(const KernelTable& table,
@@ -86,14 +83,9 @@ void BlockedDepthwise::Run(const float* input, float* output, ThreadPool* pool) 
       p.batch * blocks * in_plane * L * static_cast<int64_t>(sizeof(float)) >= kLastFirstBytes;
   ParallelFor(pool, p.batch * blocks * bands, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      const int64_t task = last_first ? begin + end - 1 - i : i;
-      // Last first, a band of rows goes over every block before the band
-      // above it: the exact reverse of the order the input was written in.
-      const int64_t n = task / (blocks * bands), r = task % (blocks * bands);
-      const int64_t b = last_first ? r % blocks : r / bands;
-      const int64_t y0 = (last_first ? r / blocks : r % bands) * band;
-      const int64_t plane = n * blocks + b;
-      RunPlaneRows(input + plane * in_plane * L, b, y0, std::min(y0 + band, p.out_h),
+      const WindowTask t = WindowTaskAt(i, begin, end, blocks, bands, band, last_first);
+      const int64_t plane = t.image * blocks + t.block;
+      RunPlaneRows(input + plane * in_plane * L, t.block, t.y0, std::min(t.y0 + band, p.out_h),
                    output + plane * out_plane * L);
     }
   });

@@ -137,9 +137,14 @@ void BlockedDepthwisePointwise::Run(const float* input, float* output, ThreadPoo
   // The buffer's planes are band_rows_ rows apart whatever `band` is, as the
   // channel offsets say.
   const int64_t buffer_plane = band_rows_ * width * L;
+  // A large input is read last written first, as the depthwise layers read
+  // theirs (see WindowTaskAt): a band's rows over every block are one task.
+  const bool last_first =
+      dw.batch * in_image * static_cast<int64_t>(sizeof(float)) >= kLastFirstBytes;
   ParallelFor(pool, dw.batch * bands, [&](int64_t begin, int64_t end, int thread) {
     float* buffer = scratch + thread * band_floats_;
-    for (int64_t task = begin; task < end; ++task) {
+    for (int64_t i = begin; i < end; ++i) {
+      const int64_t task = last_first ? begin + end - 1 - i : i;
       const int64_t n = task / bands, y0 = task % bands * band;
       const int64_t y1 = std::min(height, y0 + band);
       for (int64_t b = 0; b < in_blocks_; ++b) {

@@ -56,9 +56,15 @@ void BlockedPooling::Run(const float* input, float* output, ThreadPool* pool) co
   }
   const int64_t band = BandRows(p.out_h, p.out_w);
   const int64_t bands = (p.out_h + band - 1) / band;
+  const int64_t blocks = BlockCount(p.channels, block_);
+  // A large input (a stem's output) is read last written first, as the
+  // depthwise layers read theirs (see WindowTaskAt).
+  const bool last_first =
+      planes * in_plane * L * static_cast<int64_t>(sizeof(float)) >= kLastFirstBytes;
   ParallelFor(pool, planes * bands, [&](int64_t begin, int64_t end) {
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t plane = task / bands, y0 = task % bands * band;
+    for (int64_t i = begin; i < end; ++i) {
+      const WindowTask t = WindowTaskAt(i, begin, end, blocks, bands, band, last_first);
+      const int64_t plane = t.image * blocks + t.block, y0 = t.y0;
       BlockedWindowRun run;
       run.in = input + plane * in_plane * L;
       run.mode = mode;
