@@ -153,18 +153,30 @@ bool HasArmCrc32() {
   return (getauxval(AT_HWCAP) & kHwcapCrc32) != 0;
 }
 
-__attribute__((target("+crc"))) uint32_t ExtendArmCrc32(uint32_t crc, const unsigned char* data,
-                                                        size_t size) {
+// clang 14's arm_acle.h declares the CRC32 intrinsics only for a file built
+// with +crc, and it spells the target attribute without the plus; its
+// builtins follow the function's target.
+#if defined(__clang__)
+#define MACE_CRC32_TARGET __attribute__((target("crc")))
+#define MACE_CRC32CB __builtin_arm_crc32cb
+#define MACE_CRC32CD __builtin_arm_crc32cd
+#else
+#define MACE_CRC32_TARGET __attribute__((target("+crc")))
+#define MACE_CRC32CB __crc32cb
+#define MACE_CRC32CD __crc32cd
+#endif
+
+MACE_CRC32_TARGET uint32_t ExtendArmCrc32(uint32_t crc, const unsigned char* data, size_t size) {
   uint32_t state = ~crc;
   for (; size > 0 && reinterpret_cast<uintptr_t>(data) % 8 != 0; ++data, --size) {
-    state = __crc32cb(state, *data);
+    state = MACE_CRC32CB(state, *data);
   }
   for (; size >= 8; data += 8, size -= 8) {
     uint64_t word;
     std::memcpy(&word, data, 8);
-    state = __crc32cd(state, word);
+    state = MACE_CRC32CD(state, word);
   }
-  for (; size > 0; ++data, --size) state = __crc32cb(state, *data);
+  for (; size > 0; ++data, --size) state = MACE_CRC32CB(state, *data);
   return ~state;
 }
 

@@ -1,4 +1,10 @@
-"""A GCC cross toolchain for Debian's g++-<triple> packages."""
+"""A cross toolchain for Debian's g++-<triple> packages, or for clang.
+
+With compiler = "clang", Debian's clang 14 compiles and links for the same
+target, against the same GNU cross sysroot, libstdc++ and binutils: the
+Android NDK builds the library with clang and its integrated assembler, and
+this keeps the sources buildable by it.
+"""
 
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
 load(
@@ -35,14 +41,32 @@ def _impl(ctx):
         for t in tools
     ]
     tool_paths.append(tool_path(name = "compat-ld", path = "/usr/bin/%s-ld" % triple))
-    tool_paths[2] = tool_path(name = "gcc", path = "/usr/bin/%s-g++" % triple)
+    clang = ctx.attr.compiler == "clang"
+    driver = "/usr/bin/clang++-14" if clang else "/usr/bin/%s-g++" % triple
+    tool_paths[2] = tool_path(name = "gcc", path = driver)
+
+    # The GNU drivers know their target; clang is told it on every action.
+    target_flags = ["--target=" + ctx.attr.clang_target] if clang else []
+    builtin_includes = [
+        "/usr/%s/include" % triple,
+        "/usr/lib/gcc-cross/%s/12/include" % triple,
+        "/usr/lib/gcc-cross/%s/12/include-fixed" % triple,
+        "/usr/include",
+        # Debian's googletest sources; local repositories resolve to them.
+        "/usr/src/googletest",
+    ]
+    if clang:
+        builtin_includes += [
+            "/usr/lib/llvm-14/lib/clang/14.0.6/include",
+            "/usr/local/include",
+        ]
 
     features = [
         feature(
             name = "default_compile_flags",
             enabled = True,
             flag_sets = [
-                _flags(_COMPILE_ACTIONS, [
+                _flags(_COMPILE_ACTIONS, target_flags + [
                     "-fPIC",
                     "-U_FORTIFY_SOURCE",
                     "-fstack-protector",
@@ -55,7 +79,7 @@ def _impl(ctx):
             name = "default_link_flags",
             enabled = True,
             flag_sets = [
-                _flags(_LINK_ACTIONS, [
+                _flags(_LINK_ACTIONS, target_flags + ctx.attr.extra_link_flags + [
                     "-lstdc++",
                     "-lm",
                     "-pthread",
@@ -81,20 +105,13 @@ def _impl(ctx):
     return cc_common.create_cc_toolchain_config_info(
         ctx = ctx,
         features = features,
-        cxx_builtin_include_directories = [
-            "/usr/%s/include" % triple,
-            "/usr/lib/gcc-cross/%s/12/include" % triple,
-            "/usr/lib/gcc-cross/%s/12/include-fixed" % triple,
-            "/usr/include",
-            # Debian's googletest sources; local repositories resolve to them.
-            "/usr/src/googletest",
-        ],
-        toolchain_identifier = triple,
+        cxx_builtin_include_directories = builtin_includes,
+        toolchain_identifier = triple + ("-clang" if clang else ""),
         host_system_name = "x86_64-unknown-linux-gnu",
         target_system_name = triple,
         target_cpu = ctx.attr.cpu,
         target_libc = "glibc",
-        compiler = "gcc",
+        compiler = ctx.attr.compiler,
         abi_version = "unknown",
         abi_libc_version = "unknown",
         tool_paths = tool_paths,
@@ -106,6 +123,10 @@ cross_toolchain_config = rule(
         "triple": attr.string(mandatory = True),
         "cpu": attr.string(mandatory = True),
         "extra_compile_flags": attr.string_list(default = []),
+        "extra_link_flags": attr.string_list(default = []),
+        "compiler": attr.string(default = "gcc", values = ["gcc", "clang"]),
+        # clang's --target; it finds the GNU cross toolchain of that triple.
+        "clang_target": attr.string(default = ""),
     },
     provides = [CcToolchainConfigInfo],
 )

@@ -350,11 +350,16 @@ static void WholeGroupTaps(const DepthwisePackedGroup& g, float16x8_t taps[9],
   for (int c = 0; c < 8; ++c, t += 9) {
     rows[c] = vreinterpretq_u16_f16(
         vcvt_high_f16_f32(vcvt_f16_f32(vld1q_f32(t)), vld1q_f32(t + 4)));
+#if defined(__clang__)
+    // clang wants vsetq_lane_f32's lane constant before it unrolls the loop.
+    (c < 4 ? last_lo : last_hi)[c & 3] = t[8];
+#else
     if (c < 4) {
       last_lo = vsetq_lane_f32(t[8], last_lo, c & 3);
     } else {
       last_hi = vsetq_lane_f32(t[8], last_hi, c & 3);
     }
+#endif
   }
   Transpose8x8(rows);
 #pragma GCC unroll 8

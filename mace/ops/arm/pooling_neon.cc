@@ -115,7 +115,7 @@ void ReduceRows(const float* in, int64_t in_w, int64_t width, float* dst) {
       a2 = Op::Apply(a2, row.val[2]);
       a3 = Op::Apply(a3, row.val[3]);
     }
-    vst1q_f32_x4(dst + c, float32x4x4_t{{a0, a1, a2, a3}});
+    vst1q_f32_x4(dst + c, (float32x4x4_t{{a0, a1, a2, a3}}));
   }
 #else
   float* const dst_end = dst + (width & ~int64_t{2 * kLanes - 1});
@@ -154,7 +154,7 @@ template <class Op, int kKernel, int kStride>
 void OutputRow(const float* line, const float* scale, float* out, int64_t width) {
   if (width < kLanes) {
     float lanes[kLanes];
-    vst1q_f32(lanes, Windows<Op, kKernel, kStride>(line));
+    vst1q_f32(lanes, (Windows<Op, kKernel, kStride>(line)));
     for (int64_t j = 0; j < width; ++j) out[j] = Op::kAverage ? lanes[j] * scale[j] : lanes[j];
     return;
   }

@@ -79,9 +79,9 @@ inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int6
           epilogue.row_bias != nullptr ? vdupq_n_f32(epilogue.row_bias[i]) : zero;
 #pragma GCC unroll 3
       for (int j = 0; j < kVecs; ++j) {
-        vst1q_f32(row + 4 * j, FinishAs<decltype(accumulate)::value, decltype(last)::value,
-                                        decltype(activation)::value>(acc[i][j], row + 4 * j, rb,
-                                                                     col_bias[j], epilogue));
+        vst1q_f32(row + 4 * j, (FinishAs<decltype(accumulate)::value, decltype(last)::value,
+                                         decltype(activation)::value>(acc[i][j], row + 4 * j, rb,
+                                                                      col_bias[j], epilogue)));
       }
     }
   });
@@ -800,10 +800,10 @@ void FinishPartialTile(const float* tile, float* c, int64_t ldc, int rows, int c
 #pragma GCC unroll 3
       for (int j = 0; j < kVecs; ++j) {
         vst1q_f32(out + 4 * j,
-                  FinishAs<decltype(accumulate)::value, decltype(last)::value,
-                           decltype(activation)::value>(vld1q_f32(tile + i * kCols + 4 * j),
-                                                        out + 4 * j, rb, vld1q_f32(col_bias + 4 * j),
-                                                        epilogue));
+                  (FinishAs<decltype(accumulate)::value, decltype(last)::value,
+                            decltype(activation)::value>(vld1q_f32(tile + i * kCols + 4 * j),
+                                                         out + 4 * j, rb,
+                                                         vld1q_f32(col_bias + 4 * j), epilogue)));
       }
       if (out == staged) {
         for (int j = 0; j < cols; ++j) row[j] = staged[j];
@@ -1968,8 +1968,8 @@ void StoreConvTileAs(const float32x4_t (&acc)[kMr][kNr / 4], float* c, int64_t l
     float* out = cols == kNr ? row : staged;
 #pragma GCC unroll 3
     for (int j = 0; j < kVecs; ++j) {
-      vst1q_f32(out + 4 * j, FinishAs<false, true, kActivation>(
-                                 acc[i][j], nullptr, rb, vld1q_f32(col_bias + 4 * j), fixed));
+      vst1q_f32(out + 4 * j, (FinishAs<false, true, kActivation>(
+                                 acc[i][j], nullptr, rb, vld1q_f32(col_bias + 4 * j), fixed)));
     }
     if (out == staged) {
       for (int j = 0; j < cols; ++j) row[j] = staged[j];

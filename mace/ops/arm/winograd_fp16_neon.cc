@@ -40,11 +40,11 @@ inline __attribute__((always_inline)) void StoreRow(const float16x8_t* y, float*
     }
   }
   if constexpr (kTile == 2) {
-    vst2q_f32(dst, (float32x4x2_t){{lo[0], lo[1]}});
-    vst2q_f32(dst + 8, (float32x4x2_t){{hi[0], hi[1]}});
+    vst2q_f32(dst, ((float32x4x2_t){{lo[0], lo[1]}}));
+    vst2q_f32(dst + 8, ((float32x4x2_t){{hi[0], hi[1]}}));
   } else if constexpr (kTile == 4) {
-    vst4q_f32(dst, (float32x4x4_t){{lo[0], lo[1], lo[2], lo[3]}});
-    vst4q_f32(dst + 16, (float32x4x4_t){{hi[0], hi[1], hi[2], hi[3]}});
+    vst4q_f32(dst, ((float32x4x4_t){{lo[0], lo[1], lo[2], lo[3]}}));
+    vst4q_f32(dst + 16, ((float32x4x4_t){{hi[0], hi[1], hi[2], hi[3]}}));
   } else {
     // Columns j and j + 3 zipped, then stored with stride 3.
     float32x4x3_t a, b, c, d;
@@ -78,9 +78,9 @@ inline __attribute__((always_inline)) void StoreRow(const float16x8_t* y_in, flo
     }
   }
   if constexpr (kTile == 2) {
-    vst2q_f16(dst, (float16x8x2_t){{y[0], y[1]}});
+    vst2q_f16(dst, ((float16x8x2_t){{y[0], y[1]}}));
   } else if constexpr (kTile == 4) {
-    vst4q_f16(dst, (float16x8x4_t){{y[0], y[1], y[2], y[3]}});
+    vst4q_f16(dst, ((float16x8x4_t){{y[0], y[1], y[2], y[3]}}));
   } else {
     // Columns j and j + 3 zipped (tiles 0-3, then 4-7), stored with stride 3.
     float16x8x3_t front, back;

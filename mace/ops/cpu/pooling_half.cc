@@ -211,14 +211,32 @@ struct PlaneRows {
 // The half arithmetic versions (ARMv8.2 FP16 `fmax`): only the maxima are
 // held. Reached only with the fp16 table (see half_max_), whose CPU has it.
 #if defined(__aarch64__)
+#if defined(__clang__)
+// clang 14 names the feature fullfp16, and its arm_neon.h declares the half
+// arithmetic intrinsics only for a file built with it: `fmax` is written out.
+#define MACE_HALF_ARITHMETIC __attribute__((target("fullfp16")))
+
+MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) float16x8_t HalfMax(float16x8_t a,
+                                                                               float16x8_t b) {
+  float16x8_t max;
+  asm("fmax %0.8h, %1.8h, %2.8h" : "=w"(max) : "w"(a), "w"(b));
+  return max;
+}
+#else
 #define MACE_HALF_ARITHMETIC __attribute__((target("arch=armv8.2-a+fp16")))
+
+MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) float16x8_t HalfMax(float16x8_t a,
+                                                                               float16x8_t b) {
+  return vmaxq_f16(a, b);
+}
+#endif
 
 MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) float16x8_t HalfTriples(
     const int16_t* row, int64_t at) {
   const float16_t* halves = reinterpret_cast<const float16_t*>(row) + 2 * at;
   const float16x8x2_t pairs = vld2q_f16(halves);
   const float16x8_t next = vld2q_f16(halves + 2).val[0];
-  return vmaxq_f16(vmaxq_f16(pairs.val[0], pairs.val[1]), next);
+  return HalfMax(HalfMax(pairs.val[0], pairs.val[1]), next);
 }
 
 MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) void HalfMaxVector(
@@ -226,7 +244,7 @@ MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) void HalfMaxVector(
     float16_t* last, float16_t* out) {
   const float16x8_t c = HalfTriples(third, at);
   vst1q_f16(last + at, c);
-  vst1q_f16(out + at, vmaxq_f16(vmaxq_f16(vld1q_f16(first + at), HalfTriples(second, at)), c));
+  vst1q_f16(out + at, HalfMax(HalfMax(vld1q_f16(first + at), HalfTriples(second, at)), c));
 }
 
 // `count` output rows of one plane from input row `first_row` on (padded
