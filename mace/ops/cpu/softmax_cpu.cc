@@ -103,7 +103,7 @@ void SoftmaxSlice(const float* input, int64_t size, bool use_log, float* output)
     const SmVec low = (v - (s - moved)) - (max_vec + moved);
     // Where s is not finite (-inf padding, an infinite or NaN input) the
     // error is NaN or meaningless: 0, and exp(s) decides.
-    const SmVec e = SmExp(s, (s > neg_inf) & (s < pos_inf) ? low : SmVec{});
+    const SmVec e = SmExp(s, ((s > neg_inf) & (s < pos_inf)) ? low : SmVec{});
     lane_sum += e;
     if (!use_log) {
       const int64_t count = size - k < kLanes ? size - k : kLanes;
