@@ -2285,9 +2285,7 @@ inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps,
 template <int kAct>
 inline void AsmFourRowsWideS2(const float* in, int64_t pitch, const Taps& taps, float bias,
                               float32x4_t lo, float32x4_t hi, float* out, int64_t width) {
-  alignas(16) float biases[16];
-  const float32x4_t b = vdupq_n_f32(bias);
-  for (int i = 0; i < 16; i += 4) vst1q_f32(biases + i, b);
+  const BiasCopies biases(bias);
   AsmFourRowsWideS2<kAct>(in, pitch, taps, biases, lo, hi, out, width, 0, width / 8);
   if (width % 8 > kLanes) {
     AsmFourRowsWideS2<kAct>(in, pitch, taps, biases, lo, hi, out, width, width - 8, 1);
@@ -2313,14 +2311,12 @@ void InPlaceS2(const DepthwiseInPlace& run) {
   const Activate<kAct> activate(run.epilogue);
   const int64_t in_w = run.in_w, out_h = run.out_h, out_w = run.out_w;
   const int64_t in_plane = run.in_h * in_w, out_plane = out_h * out_w;
-  alignas(16) float biases[16];
   const float* in = run.in;
   const float* tap_values = run.taps;
   float* out = run.out;
   for (int64_t i = 0; i < run.planes; ++i, in += in_plane, out += out_plane, tap_values += 9) {
     const Taps taps(tap_values);
-    const float32x4_t b = vdupq_n_f32(run.bias != nullptr ? run.bias[i] : 0.f);
-    for (int k = 0; k < 16; k += 4) vst1q_f32(biases + k, b);
+    const BiasCopies biases(run.bias != nullptr ? run.bias[i] : 0.f);
     for (int64_t pass = 0;; pass += 4) {
       const int64_t row = std::min(pass, out_h - 4);
       // Input row 2 * row - 1 + k, the first one the zero row above the
@@ -3059,14 +3055,14 @@ void InPlaceSevenRows(const DepthwiseInPlace& run) {
   const int64_t in_plane = run.in_h * w, out_plane = run.out_h * out_w;
   const int64_t pitch = w * static_cast<int64_t>(sizeof(float));
   const int64_t wb = out_w * static_cast<int64_t>(sizeof(float));
-  alignas(16) float biases[16];
   const float* in = run.in;
   const float* tap_values = run.taps;
   float* out = run.out;
   for (int64_t i = 0; i < run.planes; ++i, in += in_plane, out += out_plane, tap_values += 9) {
     const Taps taps(tap_values);
-    const float32x4_t b = vdupq_n_f32(run.bias != nullptr ? run.bias[i] : 0.f);
-    for (int k = 0; k < 16; k += 4) vst1q_f32(biases + k, b);
+    // The asm operands below take a plain pointer.
+    const BiasCopies bias_copies(run.bias != nullptr ? run.bias[i] : 0.f);
+    const float* biases = bias_copies.values;
     if constexpr (kStride2) {
       // Outputs of 7 rows of 4 to 7 (14->7): one column, or two when wider
       // than a vector, the second ending at the last output.
