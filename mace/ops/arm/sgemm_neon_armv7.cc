@@ -411,6 +411,8 @@ __attribute__((noinline)) void HalvesRun(RunStart start, RunClamp clamp, int til
 // where the tile's take 28, and a shorter loop) save more than their
 // second start and stores cost.
 constexpr int kHalvesMinKc = 64;
+// The depths of one pass of the halves' loop (8 units of 4).
+constexpr int kWholePassDepth = 32;
 
 // Runs that reuse one B panel (b_step 0) over at least this many tiles
 // split it first (SplitPanel): its 2 instructions a depth against half an
@@ -1660,12 +1662,10 @@ struct NarrowFrame {
   const void* entry[4];  // 44: the tail's and loop's entries, per half (set by the asm)
   // 60, 64, 68: A, B and C from the first half's end to the second's start
   int a_half, b_half, c_half;
-  const float* starts;  // 72: the tile's start tile (6 x 4)
 };
 static_assert(offsetof(NarrowFrame, passes) == 32 && offsetof(NarrowFrame, depth_skip) == 36 &&
                   offsetof(NarrowFrame, unit_skip) == 40 && offsetof(NarrowFrame, entry) == 44 &&
-                  offsetof(NarrowFrame, a_half) == 60 && offsetof(NarrowFrame, c_half) == 68 &&
-                  offsetof(NarrowFrame, starts) == 72,
+                  offsetof(NarrowFrame, a_half) == 60 && offsetof(NarrowFrame, c_half) == 68,
               "the offsets MACE_V7_NARROW_RUN and MACE_V7_NARROW_PAIR_RUN read");
 // A run's tiles: 6 x 4, 12 x 4 (two micro-tiles of output channels, one
 // after the other) or 6 x 8 (its left and right halves).
@@ -1682,10 +1682,9 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves 
 #define MACE_V7_NARROW_FROM_C "mov %[n], %[c]\n" MACE_V7_NARROW_ROWS("vld1.32", "n")
 // Each half starts from the tile's start tile (both halves: the same), in
 // one vldmia where duplicating the 6 row biases took 6 vld1 and zeroing 6
-// vmov.
-#define MACE_V7_NARROW_START                                                \
-  "ldr %[t], [%[prm], #72]\n"                                               \
-  "vldmia %[t], {d20-d31}\n"
+// vmov. The start tile's address stays in a register: loading it from the
+// frame took an ldr a half, and stepping it there an ldr and a str a tile.
+#define MACE_V7_NARROW_START "vldmia %[s], {d20-d31}\n"
 #define MACE_V7_NARROW_CLAMP_LO                                             \
   "vld1.32 {d0-d1}, [%[prm]]\n"                                             \
   MACE_V7_COLS4_ALL("vmax.f32", "q0")
@@ -1772,6 +1771,36 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves 
   "ldr %[t], [%[prm], #68]\n"                                               \
   "add %[c], %[c], %[t]\n"                                                  \
   MACE_V7_NARROW_SPLIT_TILE(start, clamp, "3", "7", "52", "4", "8", "56")
+// A 6 x 4 tile of whole passes (kc a multiple of 32, not 0): no tail and
+// no computed entries, which took two loads into pc a half.
+#define MACE_V7_NARROW_WHOLE_TILE(start, clamp, unit, units)                \
+  start                                                                     \
+  "ldr %[n], [%[prm], #32]\n"                                               \
+  units ":\n"                                                               \
+  unit unit unit unit unit unit unit unit                                   \
+  "subs %[n], %[n], #1\n"                                                   \
+  "bne " units "b\n"                                                        \
+  clamp                                                                     \
+  MACE_V7_NARROW_ROWS("vst1.32", "c")
+// The halves runs of whole passes, on the 8-wide B panel or the split one.
+#define MACE_V7_NARROW_WHOLE_HALVES_RUN(start, clamp)                       \
+  "0:\n"                                                                    \
+  MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_COLS4_DEPTHS4, "2")       \
+  "ldr %[t], [%[prm], #60]\n"                                               \
+  "add %[a], %[a], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #64]\n"                                               \
+  "add %[b], %[b], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #68]\n"                                               \
+  "add %[c], %[c], %[t]\n"                                                  \
+  MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_COLS4_DEPTHS4_OF("q7", "q9"), "4")
+#define MACE_V7_NARROW_WHOLE_SPLIT_RUN(start, clamp)                        \
+  "0:\n"                                                                    \
+  MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_SPLIT_DEPTHS4, "2")       \
+  "ldr %[t], [%[prm], #60]\n"                                               \
+  "add %[a], %[a], %[t]\n"                                                  \
+  "ldr %[t], [%[prm], #68]\n"                                               \
+  "add %[c], %[c], %[t]\n"                                                  \
+  MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_SPLIT_DEPTHS4, "4")
 // The next tile; `bias` moves the start tiles on.
 #define MACE_V7_NARROW_NEXT(bias)                                           \
   "add %[a], %[a], %[a_adj]\n"                                              \
@@ -1780,20 +1809,20 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves 
   bias                                                                      \
   "subs %[tiles], %[tiles], #1\n"                                           \
   "bne 0b\n"
-#define MACE_V7_NARROW_NEXT_BIAS                                            \
-  "ldr %[t], [%[prm], #72]\n"                                               \
-  "add %[t], %[t], #96\n"                                                   \
-  "str %[t], [%[prm], #72]\n"
+#define MACE_V7_NARROW_NEXT_BIAS "add %[s], %[s], #96\n"
 // clang-format on
 
 // Tiles as kKind says, each starting as kStart (from C, or the 6 x 4
 // start tiles at `starts`) and clamped as kClamp (Armv7GemmRun6x8's runs),
-// A pairs a_pair floats apart.
-template <RunStart kStart, RunClamp kClamp, NarrowKind kKind>
+// A pairs a_pair floats apart. kWhole (the halves only): kc is a multiple
+// of 32 and not 0.
+template <RunStart kStart, RunClamp kClamp, NarrowKind kKind, bool kWhole = false>
 void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
                int b_step, float* c, int c_step, int ldc_bytes, const float* starts,
                const float* bounds) {
   static_assert(kStart != kRunBias, "the narrow runs start from C or start tiles");
+  static_assert(!kWhole || kKind == kNarrowHalves || kKind == kNarrowSplitHalves,
+                "whole passes: the halves only");
   constexpr int kMr = 6, kNr = 8, kFloat = sizeof(float);
   constexpr bool kSplit = kKind == kNarrowSplitHalves;
   constexpr int kDepthBytes = 8 * 4, kUnitBytes = (kSplit ? 26 : 27) * 4, kPassUnits = 8;
@@ -1809,8 +1838,7 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
                        {nullptr, nullptr, nullptr, nullptr},
                        (kKind == kNarrowPair ? a_pair : 0) * kFloat - kMr * kc * kFloat,
                        -kNr * kc * kFloat,
-                       4 * kFloat - row_bytes,
-                       starts};
+                       4 * kFloat - row_bytes};
   const int a_adj = ((kKind == kNarrowPair ? a_step - a_pair : a_step) - kMr * kc) * kFloat;
   const int b_adj = (b_step - kNr * kc) * kFloat;
   const int c_adj = c_step * kFloat - (kKind == kNarrowPair ? 2 * row_bytes
@@ -1823,7 +1851,7 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
 #define MACE_V7_NARROW_ASM(run, next)                                                       \
   __asm__ volatile(run MACE_V7_NARROW_NEXT(next)                                            \
                    : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [tiles] "+r"(tiles),           \
-                     [n] "=&r"(n), [t] "=&r"(t)                                            \
+                     [s] "+r"(starts), [n] "=&r"(n), [t] "=&r"(t)                          \
                    : [prm] "r"(prm), [ldc] "r"(ldc_bytes), [a_adj] "r"(a_adj),            \
                      [b_adj] "r"(b_adj), [c_adj] "r"(c_adj), [stride] "r"(kDepthBytes)    \
                    : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", \
@@ -1834,6 +1862,10 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
   if constexpr (kKind == kNarrowPair) {                                                     \
     MACE_V7_NARROW_ASM(MACE_V7_NARROW_PAIR_RUN(start, clamp, MACE_V7_COLS4_DEPTH,           \
                                                MACE_V7_COLS4_DEPTHS4, ""), next);           \
+  } else if constexpr (kWhole && kSplit) {                                                  \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_WHOLE_SPLIT_RUN(start, clamp), next);                 \
+  } else if constexpr (kWhole) {                                                            \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_WHOLE_HALVES_RUN(start, clamp), next);                \
   } else if constexpr (kKind == kNarrowHalves) {                                            \
     MACE_V7_NARROW_ASM(MACE_V7_NARROW_HALVES_RUN(start, clamp), next);                      \
   } else if constexpr (kSplit) {                                                            \
@@ -1862,18 +1894,33 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
 #undef MACE_V7_NARROW_ASM
 }
 
+template <RunStart kStart, NarrowKind kKind, bool kWhole>
+void HalvesRunOfPasses(RunClamp clamp, int tiles, int kc, const float* a, int a_step,
+                       const float* b, int b_step, float* c, int c_step, int ldc_bytes,
+                       const float* starts, const float* bounds) {
+  if (clamp == kRunNoClamp) {
+    NarrowRun<kStart, kRunNoClamp, kKind, kWhole>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                                  ldc_bytes, starts, bounds);
+  } else if (clamp == kRunClampLo) {
+    NarrowRun<kStart, kRunClampLo, kKind, kWhole>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+                                                  ldc_bytes, starts, bounds);
+  } else {
+    NarrowRun<kStart, kRunClampBoth, kKind, kWhole>(tiles, kc, a, 0, a_step, b, b_step, c,
+                                                    c_step, ldc_bytes, starts, bounds);
+  }
+}
+
+// MobileNets' deep 1x1 layers are 32k channels deep: their halves take
+// the loop without the tail and entries.
 template <RunStart kStart, NarrowKind kKind>
 void HalvesRunClamped(RunClamp clamp, int tiles, int kc, const float* a, int a_step,
                       const float* b, int b_step, float* c, int c_step, int ldc_bytes,
                       const float* starts, const float* bounds) {
-  if (clamp == kRunNoClamp) {
-    NarrowRun<kStart, kRunNoClamp, kKind>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
-                                          ldc_bytes, starts, bounds);
-  } else if (clamp == kRunClampLo) {
-    NarrowRun<kStart, kRunClampLo, kKind>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
-                                          ldc_bytes, starts, bounds);
+  if (kc > 0 && kc % kWholePassDepth == 0) {
+    HalvesRunOfPasses<kStart, kKind, true>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
+                                           ldc_bytes, starts, bounds);
   } else {
-    NarrowRun<kStart, kRunClampBoth, kKind>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
+    HalvesRunOfPasses<kStart, kKind, false>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
                                             ldc_bytes, starts, bounds);
   }
 }

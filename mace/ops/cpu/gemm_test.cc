@@ -722,7 +722,7 @@ TEST(GemmTest, UpperClampOnBiasedRuns) {
 TEST(GemmTest, Armv7RunsOfTilesStarts) {
   constexpr int kMr = 6, kNr = 8;
   const float bounds[2] = {-0.5f, 1.5f};
-  for (int k : {1, 16, 24, 33, 64, 70, 90}) {
+  for (int k : {1, 16, 24, 32, 33, 64, 70, 90}) {
     for (int tiles : {1, 2, 17, 20}) {
       for (int runs : {1, 3}) {
         const int rows = tiles * kMr, cols = runs * kNr, ldc = cols + 3;
@@ -786,16 +786,17 @@ TEST(GemmTest, Armv7RunsOfTilesStarts) {
 
 #if defined(__ARM_NEON) && !defined(__aarch64__)
 // armv7's deep runs down one column panel, whose B panel the halves read
-// as a split copy from 5 tiles on (up to 512 depths): runs of 4 to 6 and
-// 16 tiles, each depth tail of the halves and of the copy (8 depths a
-// loop) around 64, 256 and 512,
+// as a split copy from 5 tiles on (32 or 64 to 512 depths): runs of 4 to
+// 6 and 16 tiles, each depth tail of the halves and of the copy (8 depths
+// a loop) around 32, 64, 256 and 512, whole 32-depth passes (32, 64, 96,
+// 512),
 // from each tile's biases, zero or C, clamped on both sides with bounds
 // that bind; as one call over two column panels, or a call a panel with
 // the first 3 tiles or all prefetching A. C's margin must stay NaN.
 TEST(GemmTest, Armv7SplitPanelRuns) {
   constexpr int kMr = 6, kNr = 8;
   const float bounds[2] = {-0.5f, 0.5f};
-  for (int k : {63, 64, 65, 66, 67, 68, 69, 70, 255, 257, 511, 512, 513}) {
+  for (int k : {31, 32, 33, 63, 64, 65, 66, 67, 68, 69, 70, 96, 255, 257, 511, 512, 513}) {
     for (int tiles : {4, 5, 6, 16}) {
       const int rows = tiles * kMr, cols = 2 * kNr, ldc = cols + 3;
       const std::vector<float> a = RandomFloats(rows * k, 51);
