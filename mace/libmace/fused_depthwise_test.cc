@@ -9,6 +9,13 @@
 // plain as every model output. Outputs are checked against the
 // reference kernels and against the same engine with the fusion off
 // (MACE_CPU_FUSE_DEPTHWISE=0); the per-op profile shows whether pw1 ran.
+//
+// Likewise a stem fused with the max pooling that alone reads its output
+// (Conv2D's AbsorbReader), as in ResNet-18 and SqueezeNet 1.1:
+//
+//   x -> stem (k x k, stride 2, ReLU) -> pool (3x3, stride 2) -> head (1x1) -> z
+//
+// against the reference kernels and the engine with MACE_CPU_FUSE_POOLING=0.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -23,6 +30,7 @@
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/ref/conv_2d.h"
 #include "mace/ops/ref/depthwise_conv_2d.h"
+#include "mace/ops/ref/pooling.h"
 #include "mace/proto/mace.pb.h"
 #include "mace/public/mace.h"
 
@@ -66,6 +74,12 @@ void AddString(OperatorDef* op, const std::string& name, const std::string& valu
   Argument* arg = op->add_arg();
   arg->set_name(name);
   arg->set_s(value);
+}
+
+void AddInt(OperatorDef* op, const std::string& name, int64_t value) {
+  Argument* arg = op->add_arg();
+  arg->set_name(name);
+  arg->set_i(value);
 }
 
 std::vector<float> Random(size_t count, std::mt19937* rng, float low, float high) {
@@ -167,6 +181,79 @@ Model Build(const Shape& s, bool second_reader, uint32_t seed) {
   return m;
 }
 
+// A stem of `kernel` x `kernel` at stride 2 and padding `pad` on a 3-channel
+// `size` x `size` input, to 64 channels, then a 3x3 stride-2 max pooling
+// with padding `pool_pad` before and after (ceil_mode: a last window that
+// sticks out), then a 1x1 head to 8 channels.
+struct StemShape {
+  int64_t batch, size, kernel, pad, pool_pad;
+  bool ceil_mode;
+};
+
+Model BuildStem(const StemShape& s, uint32_t seed) {
+  Model m;
+  std::mt19937 rng(seed);
+  const int64_t n = s.batch, c = 64;
+  InputOutputInfo* info = m.net.add_input_info();
+  info->set_name("x");
+  for (int64_t d : {n, int64_t{3}, s.size, s.size}) info->add_dims(d);
+  m.input = Random(static_cast<size_t>(n * 3 * s.size * s.size), &rng, -1.f, 1.f);
+  const std::vector<float> ws =
+      Random(static_cast<size_t>(c * 3 * s.kernel * s.kernel), &rng, -0.5f, 0.5f);
+  const std::vector<float> bs = Random(static_cast<size_t>(c), &rng, -0.2f, 0.2f);
+  const std::vector<float> wh = Random(static_cast<size_t>(8 * c), &rng, -0.5f, 0.5f);
+  AddWeight("ws", {c, 3, s.kernel, s.kernel}, ws, &m.net, &m.blob);
+  AddWeight("bs", {c}, bs, &m.net, &m.blob);
+  AddWeight("wh", {8, c, 1, 1}, wh, &m.net, &m.blob);
+  OperatorDef* stem = AddOp("Conv2D", "stem", {"x", "ws", "bs"}, "a", &m.net);
+  AddInts(stem, "strides", {2, 2});
+  AddInts(stem, "pads", {s.pad, s.pad, s.pad, s.pad});
+  AddString(stem, "activation", "RELU");
+  OperatorDef* pool = AddOp("Pooling", "pool", {"a"}, "p", &m.net);
+  AddInt(pool, "pooling_type", 2);
+  AddInts(pool, "kernels", {3, 3});
+  AddInts(pool, "strides", {2, 2});
+  AddInts(pool, "pads", {s.pool_pad, s.pool_pad, s.pool_pad, s.pool_pad});
+  AddInt(pool, "ceil_mode", s.ceil_mode ? 1 : 0);
+  AddOp("Conv2D", "head", {"p", "wh"}, "z", &m.net);
+
+  ops::ref::Conv2DParams ps;
+  ps.batch = n;
+  ps.in_channels = 3;
+  ps.in_h = ps.in_w = s.size;
+  ps.out_channels = c;
+  ps.out_h = ps.out_w = (s.size + 2 * s.pad - s.kernel) / 2 + 1;
+  ps.kernel_h = ps.kernel_w = s.kernel;
+  ps.stride_h = ps.stride_w = 2;
+  ps.pad_top = ps.pad_left = s.pad;
+  ps.activation.type = ops::ActivationType::RELU;
+  std::vector<float> a(static_cast<size_t>(n * c * ps.out_h * ps.out_w));
+  ops::ref::Conv2D(ps, m.input.data(), ws.data(), bs.data(), a.data());
+  ops::ref::PoolingParams pp;
+  pp.type = ops::ref::PoolingType::MAX;
+  pp.batch = n;
+  pp.channels = c;
+  pp.in_h = pp.in_w = ps.out_h;
+  pp.kernel_h = pp.kernel_w = 3;
+  pp.stride_h = pp.stride_w = 2;
+  pp.pad_top = pp.pad_left = pp.pad_bottom = pp.pad_right = s.pool_pad;
+  const int64_t span = ps.out_h + 2 * s.pool_pad - 3;
+  pp.out_h = pp.out_w = (s.ceil_mode ? (span + 1) / 2 : span / 2) + 1;
+  std::vector<float> p(static_cast<size_t>(n * c * pp.out_h * pp.out_w));
+  ops::ref::Pooling(pp, a.data(), p.data());
+  ops::ref::Conv2DParams ph;
+  ph.batch = n;
+  ph.in_channels = c;
+  ph.in_h = ph.in_w = ph.out_h = ph.out_w = pp.out_h;
+  ph.out_channels = 8;
+  ph.kernel_h = ph.kernel_w = 1;
+  std::vector<float> z(static_cast<size_t>(n * 8 * pp.out_h * pp.out_w));
+  ops::ref::Conv2D(ph, p.data(), wh.data(), nullptr, z.data());
+  m.expected["z"] = std::move(z);
+  m.shapes["z"] = {n, 8, pp.out_h, pp.out_w};
+  return m;
+}
+
 struct Result {
   std::map<std::string, std::vector<float>> outputs;
   std::vector<std::string> ops;  // names in the per-op profile
@@ -175,10 +262,12 @@ struct Result {
 
 void RunEngine(const Model& m, const std::vector<std::string>& outputs, int threads, bool fuse,
                Result* result) {
-  if (fuse) {
-    unsetenv("MACE_CPU_FUSE_DEPTHWISE");
-  } else {
-    setenv("MACE_CPU_FUSE_DEPTHWISE", "0", 1);
+  for (const char* setting : {"MACE_CPU_FUSE_DEPTHWISE", "MACE_CPU_FUSE_POOLING"}) {
+    if (fuse) {
+      unsetenv(setting);
+    } else {
+      setenv(setting, "0", 1);
+    }
   }
   MaceEngineConfig config(DeviceType::CPU);
   ASSERT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
@@ -189,6 +278,7 @@ void RunEngine(const Model& m, const std::vector<std::string>& outputs, int thre
       reinterpret_cast<const unsigned char*>(m.blob.data()), m.blob.size(), {"x"}, outputs,
       config, &engine);
   unsetenv("MACE_CPU_FUSE_DEPTHWISE");
+  unsetenv("MACE_CPU_FUSE_POOLING");
   ASSERT_TRUE(created.ok()) << created.information();
   std::shared_ptr<float> input(new float[m.input.size()], std::default_delete<float[]>());
   std::copy(m.input.begin(), m.input.end(), input.get());
@@ -240,30 +330,36 @@ class FusedDepthwiseTest : public ::testing::Test {
   void TearDown() override { unsetenv("MACE_CPU_BLOCKED_LAYOUT"); }
 };
 
+// Runs `m` unfused at one thread and fused at one to three: `output` as the
+// reference and the unfused engine have it, op `kept` in every profile and
+// op `absorbed` in the fused ones only when the fusion is `possible`, and
+// the same multiply-adds (the fused op reports both layers').
+void ExpectFusedMatches(const Model& m, const std::string& output, const std::string& kept,
+                        const std::string& absorbed, bool possible, const std::string& shape) {
+  Result unfused;
+  RunEngine(m, {output}, 1, false, &unfused);
+  ExpectNear(m.expected.at(output), unfused.outputs[output], shape + ", unfused");
+  EXPECT_TRUE(Ran(unfused, absorbed)) << shape;
+  for (int threads = 1; threads <= 3; ++threads) {
+    Result fused;
+    RunEngine(m, {output}, threads, true, &fused);
+    const std::string what = shape + ", " + std::to_string(threads) + " threads";
+    ExpectNear(m.expected.at(output), fused.outputs[output], what);
+    ExpectNear(unfused.outputs[output], fused.outputs[output], what + " against unfused");
+    EXPECT_TRUE(Ran(fused, kept)) << what;
+    EXPECT_EQ(Ran(fused, absorbed), !possible) << what;
+    EXPECT_EQ(fused.macs, unfused.macs) << what;
+  }
+}
+
 // The fused pair against the reference and the unfused engine: stride 1
 // and 2 (MobileNet's 112 -> 56 pair, two images), one to three threads.
 TEST_F(FusedDepthwiseTest, MatchesReferenceAndUnfused) {
   const Shape shapes[] = {{1, 16, 32, 48, 56, 1}, {2, 16, 32, 32, 112, 2}, {1, 32, 48, 64, 57, 1}};
   uint32_t seed = 7;
   for (const Shape& s : shapes) {
-    const Model m = Build(s, false, seed++);
-    Result unfused;
-    RunEngine(m, {"z1"}, 1, false, &unfused);
-    ExpectNear(m.expected.at("z1"), unfused.outputs["z1"], "unfused");
-    EXPECT_TRUE(Ran(unfused, "pw1"));
-    for (int threads = 1; threads <= 3; ++threads) {
-      Result fused;
-      RunEngine(m, {"z1"}, threads, true, &fused);
-      const std::string what = "size " + std::to_string(s.size) + ", stride " +
-                               std::to_string(s.stride) + ", " + std::to_string(threads) +
-                               " threads";
-      ExpectNear(m.expected.at("z1"), fused.outputs["z1"], what);
-      ExpectNear(unfused.outputs["z1"], fused.outputs["z1"], what + " against unfused");
-      EXPECT_TRUE(Ran(fused, "dw")) << what;
-      EXPECT_EQ(Ran(fused, "pw1"), !FusionPossible()) << what;
-      // The fused op reports both layers' multiply-adds.
-      EXPECT_EQ(fused.macs, unfused.macs) << what;
-    }
+    ExpectFusedMatches(Build(s, false, seed++), "z1", "dw", "pw1", FusionPossible(),
+                       "size " + std::to_string(s.size) + ", stride " + std::to_string(s.stride));
   }
 }
 
@@ -292,6 +388,26 @@ TEST_F(FusedDepthwiseTest, TwoReadersStayUnfused) {
 // A depthwise output that is also a model output is written for the app.
 TEST_F(FusedDepthwiseTest, ModelOutputStaysUnfused) {
   ExpectUnfused(Build({1, 16, 32, 48, 56, 1}, false, 17), {"d", "z1"}, {"pw1"});
+}
+
+// The fused stem and pooling against the reference and the unfused engine:
+// ResNet-18's 7x7 stem and padded pooling (two images, odd sizes) and
+// SqueezeNet 1.1's 3x3 one with a ceil-mode pooling, stem outputs of just
+// over 2 MiB; one to three threads.
+TEST_F(FusedDepthwiseTest, StemAndPoolingMatchReferenceAndUnfused) {
+  const StemShape shapes[] = {{2, 181, 7, 3, 1, false}, {1, 189, 3, 0, 0, true}};
+  const ops::KernelTable* table = ops::ActiveKernelTable();
+  const bool possible = FusionPossible() && table->blocked_window != nullptr;
+  uint32_t seed = 19;
+  for (const StemShape& s : shapes) {
+    ExpectFusedMatches(BuildStem(s, seed++), "z", "stem", "pool", possible,
+                       "size " + std::to_string(s.size) + ", kernel " + std::to_string(s.kernel));
+  }
+}
+
+// A stem output that fits in L2 (64 x 50 x 50) is pooled on its own.
+TEST_F(FusedDepthwiseTest, SmallStemStaysUnfused) {
+  ExpectUnfused(BuildStem({1, 101, 3, 0, 0, false}, 23), {"z"}, {"pool"});
 }
 
 }  // namespace

@@ -590,5 +590,55 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   }
 }
 
+bool BlockedConv2d::RunsRows() const {
+  return !pointwise_ && !gather_ && !blocked_input_ && !band_pad_ && !separate_activation_;
+}
+
+const float* BlockedConv2d::RowsInput(const float* input, float* scratch, ThreadPool* pool) const {
+  if (!padded_) return input;
+  PadInput(input, scratch, pool);
+  return scratch;
+}
+
+void BlockedConv2d::RunRows(const float* input, int64_t n, int64_t y0, int64_t y1, float* rows,
+                            int64_t block_stride) const {
+  const ref::Conv2DParams& p = params_;
+  const int64_t L = block_, taps = p.kernel_h * p.kernel_w;
+  const int64_t in_row_step = p.stride_h * padded_w_;
+  const float* image = input + n * p.in_channels * padded_h_ * padded_w_;
+  // Each group of output blocks over the rows, in bands of band_ rows as
+  // Run goes: a part's weights stay in L1 over a band's tiles.
+  for (int64_t g = 0; g < groups_; ++g) {
+    const int64_t first_block = GroupFirst(g, groups_);
+    for (int64_t y = y0; y < y1; y += band_) {
+      BlockedConvRun run;
+      run.in = image + y * in_row_step;
+      run.weight_block_stride = p.in_channels * taps * L;
+      run.bias = bias_.data() + first_block * L;
+      run.out = rows + first_block * block_stride + (y - y0) * p.out_w * L;
+      run.out_block_stride = block_stride;
+      run.blocks = GroupSize(g, groups_);
+      run.epilogue = epilogue_;
+      run.taps = static_cast<int32_t>(taps);
+      run.tap_offsets = tap_offsets_.data();
+      run.pos_step = p.stride_w;
+      run.positions = p.out_w;
+      run.rows = std::min(band_, y1 - y);
+      run.in_row_step = in_row_step;
+      run.out_row_step = p.out_w * L;
+      const float* weights = weights_.data() + first_block * run.weight_block_stride;
+      for (int64_t c0 = 0; c0 < p.in_channels; c0 += reduction_part_) {
+        run.channels = std::min(reduction_part_, p.in_channels - c0);
+        run.channel_offsets = channel_offsets_.data() + c0;
+        run.weights = weights + c0 * taps * L;
+        run.weight_tap_stride = run.channels * L;
+        run.epilogue.accumulate = c0 > 0;
+        run.epilogue.last = c0 + run.channels == p.in_channels;
+        table_.blocked_conv(run);
+      }
+    }
+  }
+}
+
 }  // namespace ops
 }  // namespace mace

@@ -30,6 +30,20 @@ class BlockedConv2d {
   // `scratch` holds ScratchBytes() bytes (null when that is 0).
   void Run(const float* input, float* output, ThreadPool* pool, float* scratch) const;
 
+  // Whether RunRows can compute this convolution a few output rows at a
+  // time: a window on a wide map of a plain input (a stem) with a fused
+  // activation, read in place or from one whole padded copy.
+  bool RunsRows() const;
+  // The input RunRows reads: `input` itself, or its padded copy, written
+  // into `scratch` (ScratchBytes()) on `pool`'s threads.
+  const float* RowsInput(const float* input, float* scratch, ThreadPool* pool) const;
+  // Output rows [y0, y1) of image n, every output block, on the calling
+  // thread: row y of block b at rows + b * block_stride + (y - y0) * out_w
+  // * lanes. `input` is what RowsInput returned.
+  void RunRows(const float* input, int64_t n, int64_t y0, int64_t y1, float* rows,
+               int64_t block_stride) const;
+  const ref::Conv2DParams& params() const { return params_; }
+
  private:
   // Copies the input into `padded` with zero borders.
   void PadInput(const float* input, float* padded, ThreadPool* pool) const;

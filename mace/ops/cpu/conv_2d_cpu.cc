@@ -7,6 +7,8 @@
 //      picks rows, Winograd, direct or GEMM for the shape), on half tensors
 //      (RunHalf) where the net keeps this op's tensors in half precision;
 //   4. the reference convolution, where the engine's kernel family has none.
+// Run blocked on a plain input (a stem), it may also compute the windowed
+// pooling that alone reads its output (AbsorbReader), by bands of rows.
 // Prepare packs the filter for the plain kernel unless the net is still to
 // choose the layout (BlockedBlock offers blocks); UseStorage then settles it.
 // A filter computed at run time (not a weight) only runs plain: Prepare
@@ -24,6 +26,7 @@
 #include "mace/ops/cpu/conv_2d_blocked.h"
 #include "mace/ops/cpu/conv_2d_blocked_winograd.h"
 #include "mace/ops/cpu/conv_2d_kernel.h"
+#include "mace/ops/cpu/conv_2d_pool_blocked.h"
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
 #include "mace/ops/cpu/op_compute.h"
@@ -48,6 +51,9 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
   }
 
   MaceStatus Prepare(OpContext* context) override {
+    // Output 0 is the absorbed pooling's output now; the net never prepares
+    // a fused op again (only nets of fixed shapes run blocked).
+    if (absorbed_) return Invalid("prepared again after absorbing its pooling reader");
     kernels_ = ContextKernelTable(context);
     MACE_RETURN_IF_ERROR(InferShapes());
     blocked_.reset();
@@ -105,13 +111,44 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
     return MaceStatus();
   }
 
+  // A blocked windowed pooling over the whole output of this convolution
+  // run blocked on a plain input (a stem), when BlockedConvPool takes the
+  // pair: the stem's output is then never written whole.
+  bool AbsorbReader(const Operation& reader) override {
+    const auto* pooling = dynamic_cast<const BlockedPoolingReader*>(&reader);
+    if (pooling == nullptr || absorbed_ || !ConvPoolingFusionEnabled() || kernels_ == nullptr ||
+        BlockedBlock() == 0 || BlockedWinogradTile() != 0 || Output(0)->channel_block() == 0 ||
+        Input(0)->channel_block() != 0 || reader.Input(0) != Output(0) ||
+        !ConvPoolingFusionPays(params(), kernels_->channel_block) ||
+        !pooling->BlockedWindowPooling(&pooling_)) {
+      return false;
+    }
+    // A probe of the kernel this op would build (a stem's filter is small).
+    const BlockedConv2d probe(*kernels_, params(), Input(1)->data<float>(), nullptr,
+                              /*blocked_input=*/false);
+    if (!BlockedConvPool::Supports(*kernels_, probe, pooling_)) return false;
+    absorbed_ = true;
+    return true;
+  }
+
   MaceStatus UseBlocked(OpContext* context) override {
     const Tensor* bias = Bias();
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
     const KernelTable& table = *kernels_;
     blocked_.reset();
     blocked_winograd_.reset();
+    fused_.reset();
     plain_pending_ = false;
+    if (absorbed_) {
+      fused_ = std::make_unique<BlockedConvPool>(
+          table,
+          std::make_unique<BlockedConv2d>(table, params(), Input(1)->data<float>(), bias_data,
+                                          /*blocked_input=*/false, ContextArena(context),
+                                          ContextPool(context)),
+          pooling_);
+      VLOG(2) << Describe() << ": blocked, pooling fused, " << table.channel_block << " lanes";
+      return scratch_.Reserve(context, fused_->ScratchBytes(NumThreads(ContextPool(context))));
+    }
     const int tile = BlockedWinogradTile();
     if (tile != 0) {
       OP_CHECK(Input(0)->channel_block() > 0, "blocked Winograd needs a blocked input");
@@ -143,6 +180,11 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
     if (blocked_winograd_ != nullptr) {
       blocked_winograd_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
                              ContextPool(context), scratch_.Get(context));
+      return MaceStatus();
+    }
+    if (fused_ != nullptr) {
+      fused_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
+                  scratch_.Get(context));
       return MaceStatus();
     }
     if (blocked_ != nullptr) {
@@ -214,6 +256,10 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
   PersistentArena repack_arena_{true};
   std::unique_ptr<BlockedConv2d> blocked_;
   std::unique_ptr<BlockedWinograd> blocked_winograd_;
+  // The absorbed pooling (AbsorbReader) and the fused kernel.
+  bool absorbed_ = false;
+  ref::PoolingParams pooling_;
+  std::unique_ptr<BlockedConvPool> fused_;
   bool plain_pending_ = false;
   // Set by UseHalf: input 0 and output 0 hold halves (fast_->RunHalf).
   bool half_ = false;

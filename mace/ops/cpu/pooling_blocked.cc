@@ -64,17 +64,26 @@ void BlockedPooling::Run(const float* input, float* output, ThreadPool* pool) co
   ParallelFor(pool, planes * bands, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const WindowTask t = WindowTaskAt(i, begin, end, blocks, bands, band, last_first);
-      const int64_t plane = t.image * blocks + t.block, y0 = t.y0;
-      BlockedWindowRun run;
-      run.in = input + plane * in_plane * L;
-      run.mode = mode;
-      RunWindowBand(window_, plan_, table_.blocked_window, L, y0, std::min(y0 + band, p.out_h), run,
-                    output + plane * out_plane * L, [&](BlockedWindowRun* r, const Segment& s) {
-                      const int64_t divisor = p.count_include_pad ? s.padded_taps : s.taps;
-                      r->scale = divisor > 0 ? 1.f / static_cast<float>(divisor) : 0.f;
-                    });
+      const int64_t plane = t.image * blocks + t.block;
+      RunRows(input + plane * in_plane * L, 0, t.y0, std::min(t.y0 + band, p.out_h),
+              output + plane * out_plane * L);
     }
   });
+}
+
+void BlockedPooling::RunRows(const float* in_rows, int64_t r0, int64_t y0, int64_t y1,
+                             float* out_plane) const {
+  const ref::PoolingParams& p = params_;
+  BlockedWindowRun run;
+  // The plan's offsets count from the plane's first row: the plane whose
+  // row r0 is `in_rows`, of which only the rows held are read.
+  run.in = in_rows - r0 * p.in_w * block_;
+  run.mode = p.type == ref::PoolingType::MAX ? kBlockedMax : kBlockedAverage;
+  RunWindowBand(window_, plan_, table_.blocked_window, block_, y0, y1, run, out_plane,
+                [&](BlockedWindowRun* r, const Segment& s) {
+                  const int64_t divisor = p.count_include_pad ? s.padded_taps : s.taps;
+                  r->scale = divisor > 0 ? 1.f / static_cast<float>(divisor) : 0.f;
+                });
 }
 
 }  // namespace ops

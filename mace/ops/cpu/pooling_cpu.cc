@@ -23,8 +23,18 @@ namespace mace {
 namespace ops {
 namespace {
 
-class PoolingCpu final : public BlockedLayoutOp<PoolingBase> {
+class PoolingCpu final : public BlockedLayoutOp<PoolingBase>, public BlockedPoolingReader {
  public:
+  bool BlockedWindowPooling(ref::PoolingParams* params) const override {
+    if (BlockedBlock() == 0 || global() || Output(0)->channel_block() == 0 ||
+        (this->params().type != ref::PoolingType::MAX &&
+         this->params().type != ref::PoolingType::AVG)) {
+      return false;
+    }
+    *params = this->params();
+    return true;
+  }
+
   MaceStatus Prepare(OpContext* context) override {
     kernels_ = ContextKernelTable(context);
     fast_.reset();
