@@ -680,6 +680,12 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
     Check({1, 3, 2 * tile + 1, 4 * tile + width, 5, 3, 3, 1, 1, 1, 1}, fused[width % 3], tile,
           tolerance);
   }
+  // Rows of 5 tiles over 8 tile rows: groups of four whose tiles cross a
+  // panel's end (of 8 lanes) with 1, 2 or 3 lanes left in it, and last
+  // groups of one tile that fit the panel but whose vector crosses it
+  // (armv7 splits both kinds' stores in its assembly).
+  Check({1, 3, 8 * tile, 5 * tile - 1, 5, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile,
+        tolerance);
   // Rows wide enough that chunks read the input in place, with a last
   // chunk of 1 to 4 tiles at the right edge (near the edge staged).
   for (int64_t tiles_w : {17, 18, 19, 20, 33}) {
