@@ -816,6 +816,74 @@ template <int kAct>
   MACE_DW_ACT_WALK(MACE_DW7_COLUMNS)
 }
 
+// Planes read in place at stride 1 (one row and column of zero padding on
+// every side, dense rows of in_w floats): the walks skip the zero rows
+// above and below the plane (a column starts from its first input row and
+// its last output row takes no fourth row), and the columns at the plane's
+// edges form their zero window lanes in registers (q15 holds zeros). The
+// left pair (outputs 0 to 7) loads a row at columns 0 and 1 and forms the
+// windows at -1 and 3 by vext; the right pair (its last 8 outputs) loads
+// at in_w - 9 and in_w - 8 and forms the windows at in_w - 7 and in_w - 3:
+// 4 instructions a row where an inner pair takes 3, and nothing outside a
+// row is read. The inner pairs are MACE_DWP_ROW's, read where they lie.
+#define MACE_DWE_INIT "mov %[t], #4\n" "vmov.i32 q15, #0\n"
+#define MACE_DWL_ROW(macs)                                                   \
+  "vld1.32 {d22-d25}, [%[in]], %[t]\n"                                     \
+  "vext.32 q13, q15, q11, #3\n"                                            \
+  "vext.32 q14, q11, q12, #3\n"                                            \
+  macs("q13", 0, 0) macs("q14", 1, 0)                                      \
+  macs("q11", 0, 1) macs("q12", 1, 1)                                      \
+  "vld1.32 {d22-d25}, [%[in]], %[step]\n"                                  \
+  macs("q11", 0, 2) macs("q12", 1, 2)
+#define MACE_DWR_ROW(macs)                                                   \
+  "vld1.32 {d22-d25}, [%[in]], %[t]\n"                                     \
+  macs("q11", 0, 0) macs("q12", 1, 0)                                      \
+  "vld1.32 {d22-d25}, [%[in]], %[step]\n"                                  \
+  "vext.32 q13, q11, q12, #1\n"                                            \
+  "vext.32 q14, q12, q15, #1\n"                                            \
+  macs("q11", 0, 1) macs("q12", 1, 1)                                      \
+  macs("q13", 0, 2) macs("q14", 1, 2)
+#define MACE_DWL_FINISH MACE_DWP_FINISH
+#define MACE_DWR_FINISH MACE_DWP_FINISH
+#define MACE_DWI_FINISH MACE_DWP_FINISH
+#define MACE_DWI_ROW MACE_DWP_ROW
+// A walk of kind k over a plane read in place: its first input row feeds
+// output rows 0 (tap row 1) and 1 (tap row 0), and its last output row
+// is finished with no row after it.
+#define MACE_DWZ_START(k)                                                    \
+  MACE_DWP_BIAS(A0)                                                        \
+  MACE_DWP_BIAS(A1)                                                        \
+  k##ROW(MACE_DWP_FIRST1)
+#define MACE_DWL_INIT MACE_DWE_INIT
+#define MACE_DWL_START MACE_DWZ_START(MACE_DWL_)
+#define MACE_DWL_S3(act, a, b, c) MACE_DW2V_S3(MACE_DWL_, act, a, b, c)
+#define MACE_DWL_S2(act, a, b) MACE_DW2V_S2(MACE_DWL_, act, a, b)
+#define MACE_DWL_S1(act, a) MACE_DWP_FINISH(act, a)
+#define MACE_DWR_INIT MACE_DWE_INIT
+#define MACE_DWR_START MACE_DWZ_START(MACE_DWR_)
+#define MACE_DWR_S3(act, a, b, c) MACE_DW2V_S3(MACE_DWR_, act, a, b, c)
+#define MACE_DWR_S2(act, a, b) MACE_DW2V_S2(MACE_DWR_, act, a, b)
+#define MACE_DWR_S1(act, a) MACE_DWP_FINISH(act, a)
+#define MACE_DWI_INIT MACE_DWP_INIT
+#define MACE_DWI_START MACE_DWZ_START(MACE_DWI_)
+#define MACE_DWI_S3(act, a, b, c) MACE_DW2V_S3(MACE_DWI_, act, a, b, c)
+#define MACE_DWI_S2(act, a, b) MACE_DW2V_S2(MACE_DWI_, act, a, b)
+#define MACE_DWI_S1(act, a) MACE_DWP_FINISH(act, a)
+// Single inner columns (MACE_DWC_'s steps), read where they lie.
+#define MACE_DWJ_INIT
+#define MACE_DWJ_START                                                        \
+  "vdup.32 q5, d5[0]\n"                                                    \
+  "vdup.32 q6, d5[0]\n"                                                    \
+  MACE_DWC_ROW_X(MACE_DWC_FIRST1)
+#define MACE_DWJ_S3 MACE_DWC_S3
+#define MACE_DWJ_S2 MACE_DWC_S2
+#define MACE_DWJ_S1(act, a) MACE_DWC_EXPAND_ACCS(MACE_DWJ_S1_, act, MACE_DWC_##a)
+#define MACE_DWJ_S1_(act, a, as, ad) act(as) "vst1.32 {" ad "}, [%[out]], %[width]\n"
+#define MACE_DWJ_COLUMNS(act) MACE_DW_COLUMN_WALK(MACE_DWJ_, act, "0")
+#define MACE_DWL_COLUMNS(act) MACE_DW_COLUMN_WALK(MACE_DWL_, act, "76")
+#define MACE_DWR_COLUMNS(act) MACE_DW_COLUMN_WALK(MACE_DWR_, act, "76")
+#define MACE_DWI_COLUMNS(act) MACE_DW_COLUMN_WALK(MACE_DWI_, act, "76")
+
 constexpr int kColumnMinRows = 5;
 constexpr int kColumnStrideTwoMinRows = 3;
 
@@ -1106,13 +1174,17 @@ template <int kAct>
 // last one if the row count is odd (tails, offset 24); then both pointers
 // on to the next column, the last, ragged one stepping back to end at the
 // row's last output.
-#define MACE_DWS_WALK(c, act)                                                \
+#define MACE_DWS_WALK(c, act) MACE_DWS_WALK_FROM(c, act, c##ROW(A, 0, NONE))
+// The same walk whose first input row is `row0` (nothing where the walk
+// reads a plane in place, whose row above is zero padding).
+#define MACE_DWS_WALK_FROM(c, act, row0)                                     \
   __asm__ volatile(                                                        \
       MACE_DW_COLUMN_HEAD("76")                                            \
       "mov %[t], #4\n"                                                     \
+      c##INIT                                                              \
       "6:\n"                                                               \
       c##BIAS(A)                                                           \
-      c##ROW(A, 0, NONE)                                                   \
+      row0                                                                 \
       "ldr %[n], [%[prm], #48]\n"                                          \
       "cmp %[n], #0\n"                                                     \
       "beq 2f\n"                                                           \
@@ -1130,8 +1202,50 @@ template <int kAct>
       c##FINISH(act, A)                                                    \
       MACE_DW_COLUMN_TAIL(", lsl #1"))
 
+#define MACE_DWS1_INIT
+#define MACE_DWS2_INIT
 #define MACE_DWS1_COLUMNS(act) MACE_DWS_WALK(MACE_DWS1_, act)
 #define MACE_DWS2_COLUMNS(act) MACE_DWS_WALK(MACE_DWS2_, act)
+
+// Planes read in place at stride 2 (one row and column of zero padding
+// before the input, none read after it): the walks start from input row
+// 0, and the first column forms the zero lane of its first vector's
+// window at input column -1 in registers (q15 holds zeros). A row's even
+// and odd inputs from column 0 are windows 1 and 2 of the first vector,
+// and one vext of the odd ones after a zero gives window 0; a pair's
+// second vector takes its even and odd inputs from one more vld2 and its
+// window 0 from a vext of both vectors' odd inputs. 2 instructions a row
+// for one vector and 4 for a pair, as the inner columns, which the
+// existing walks read where they lie.
+#define MACE_DWF1_ROW(a, r, b)                                               \
+  "vld2.32 {d18-d21}, [%[in]], %[step]\n"                                  \
+  "vext.32 q11, q15, q10, #3\n"                                            \
+  MACE_DWS_TAPS(0, a, r, b, "q11", "q9", "q10")
+#define MACE_DWF2_ROW(a, r, b)                                               \
+  "vld2.32 {d18-d21}, [%[in]]!\n"                                          \
+  "vld2.32 {d24-d27}, [%[in]], %[step]\n"                                  \
+  "vext.32 q11, q15, q10, #3\n"                                            \
+  "vext.32 q14, q10, q13, #3\n"                                            \
+  MACE_DWS_TAPS(0, a, r, b, "q11", "q9", "q10")                             \
+  MACE_DWS_TAPS(1, a, r, b, "q14", "q12", "q13")
+#define MACE_DWF1_INIT "vmov.i32 q15, #0\n"
+#define MACE_DWF2_INIT MACE_DWF1_INIT
+#define MACE_DWF1_BIAS MACE_DWS1_BIAS
+#define MACE_DWF2_BIAS MACE_DWS2_BIAS
+#define MACE_DWF1_FINISH MACE_DWS1_FINISH
+#define MACE_DWF2_FINISH MACE_DWS2_FINISH
+#define MACE_DWF1_COLUMNS(act) MACE_DWS_WALK_FROM(MACE_DWF1_, act, )
+#define MACE_DWF2_COLUMNS(act) MACE_DWS_WALK_FROM(MACE_DWF2_, act, )
+#define MACE_DWT1_INIT
+#define MACE_DWT2_INIT
+#define MACE_DWT1_ROW MACE_DWS1_ROW
+#define MACE_DWT2_ROW MACE_DWS2_ROW
+#define MACE_DWT1_BIAS MACE_DWS1_BIAS
+#define MACE_DWT2_BIAS MACE_DWS2_BIAS
+#define MACE_DWT1_FINISH MACE_DWS1_FINISH
+#define MACE_DWT2_FINISH MACE_DWS2_FINISH
+#define MACE_DWT1_COLUMNS(act) MACE_DWS_WALK_FROM(MACE_DWT1_, act, )
+#define MACE_DWT2_COLUMNS(act) MACE_DWS_WALK_FROM(MACE_DWT2_, act, )
 
 // A band at stride 2 on both axes of kLanes outputs a row or more, by
 // columns (pairs if kPairs), activated as kAct says.
@@ -1212,7 +1326,42 @@ enum ColumnKind : int {
   kSevenColumns,
   kPairColumnsS2,
   kSingleColumnsS2,
+  // Planes read in place: stride 1's edge pairs, inner pairs and single
+  // columns; stride 2's first column (a pair or one vector) and the others.
+  kLeftPairInPlace,
+  kRightPairInPlace,
+  kPairColumnsInPlace,
+  kSingleColumnsInPlace,
+  kFirstPairInPlaceS2,
+  kFirstColumnInPlaceS2,
+  kPairColumnsInPlaceS2,
+  kSingleColumnsInPlaceS2,
 };
+// A walk over planes read in place, of kind kKind (one of the InPlace
+// kinds), activated as kAct says.
+template <int kKind, int kAct>
+[[gnu::noinline]] void InPlaceWalk(const float* in, float* out, const SlideParams& params) {
+  int n = 0, t = 0, cols = 0, step = 0, width = 0, in_next = 0, out_next = 0;
+  const SlideParams* prm = &params;
+  if constexpr (kKind == kLeftPairInPlace) {
+    MACE_DW_ACT_WALK(MACE_DWL_COLUMNS)
+  } else if constexpr (kKind == kRightPairInPlace) {
+    MACE_DW_ACT_WALK(MACE_DWR_COLUMNS)
+  } else if constexpr (kKind == kPairColumnsInPlace) {
+    MACE_DW_ACT_WALK(MACE_DWI_COLUMNS)
+  } else if constexpr (kKind == kSingleColumnsInPlace) {
+    MACE_DW_ACT_WALK(MACE_DWJ_COLUMNS)
+  } else if constexpr (kKind == kFirstPairInPlaceS2) {
+    MACE_DW_ACT_WALK(MACE_DWF2_COLUMNS)
+  } else if constexpr (kKind == kFirstColumnInPlaceS2) {
+    MACE_DW_ACT_WALK(MACE_DWF1_COLUMNS)
+  } else if constexpr (kKind == kPairColumnsInPlaceS2) {
+    MACE_DW_ACT_WALK(MACE_DWT2_COLUMNS)
+  } else {
+    MACE_DW_ACT_WALK(MACE_DWT1_COLUMNS)
+  }
+}
+
 template <int kAct>
 ColumnWalk ColumnWalkOf(int kind) {
   switch (kind) {
@@ -1224,8 +1373,24 @@ ColumnWalk ColumnWalkOf(int kind) {
       return ColumnSevenPasses<kAct>;
     case kPairColumnsS2:
       return ColumnStrideTwoPasses<true, kAct>;
-    default:
+    case kSingleColumnsS2:
       return ColumnStrideTwoPasses<false, kAct>;
+    case kLeftPairInPlace:
+      return InPlaceWalk<kLeftPairInPlace, kAct>;
+    case kRightPairInPlace:
+      return InPlaceWalk<kRightPairInPlace, kAct>;
+    case kPairColumnsInPlace:
+      return InPlaceWalk<kPairColumnsInPlace, kAct>;
+    case kSingleColumnsInPlace:
+      return InPlaceWalk<kSingleColumnsInPlace, kAct>;
+    case kFirstPairInPlaceS2:
+      return InPlaceWalk<kFirstPairInPlaceS2, kAct>;
+    case kFirstColumnInPlaceS2:
+      return InPlaceWalk<kFirstColumnInPlaceS2, kAct>;
+    case kPairColumnsInPlaceS2:
+      return InPlaceWalk<kPairColumnsInPlaceS2, kAct>;
+    default:
+      return InPlaceWalk<kSingleColumnsInPlaceS2, kAct>;
   }
 }
 ColumnWalk ColumnWalkOf(int kind, int act) {
@@ -1243,7 +1408,7 @@ struct ColumnPlan {
     SlideParams params;
     int32_t in_offset = 0, out_offset = 0;  // floats from the band's in and out
   };
-  Call calls[2];
+  Call calls[4];
   int count = 0;
   void Add(ColumnWalk walk, const SlideParams& params, int32_t in_offset, int32_t out_offset) {
     calls[count].walk = walk;
@@ -1251,6 +1416,13 @@ struct ColumnPlan {
     calls[count].in_offset = in_offset;
     calls[count].out_offset = out_offset;
     ++count;
+  }
+  // Calls from `first` on start `in` and `out` floats further.
+  void Shift(int first, int32_t in, int32_t out) {
+    for (int i = first; i < count; ++i) {
+      calls[i].in_offset += in;
+      calls[i].out_offset += out;
+    }
   }
   void Run(const float* in, float* out, const float* taps, float bias) {
     for (int i = 0; i < count; ++i) {
@@ -1398,6 +1570,82 @@ void FourRowBand(const DepthwiseBand& band, float lo, float hi) {
   FourRows<kStride>(band, act, 0, quads, 4, &params);
   if (overlap) return FourRows<kStride>(band, act, rows - 4, 1, 4, &params);
   if (left != 0) rest(4 * quads);
+}
+
+// Planes read in place at stride 1 take rows of at least 13 outputs: the
+// two edge pairs cost a row 2 instructions more than inner pairs, which
+// the band copy saved (6 a row of 13 or more) and the zero rows skipped
+// outweigh only from there (9 to 12 outputs take a pair and a single
+// column on a copy).
+constexpr int kInPlaceMinWidth = 13;
+
+// The walks of a plane read in place (band.in_pitch == band.out_w, stride
+// 1, NeonDepthwise3x3TakesPlanesInPlace): the left and right edge pairs,
+// and between them (outputs 8 to out_w - 9) pairs and a single column as
+// PlanByColumns lays them out, each reading from one column before its
+// first output.
+void PlanInPlace(const DepthwiseBand& band, float lo, float hi, ColumnPlan* plan) {
+  const int width = static_cast<int>(band.out_w), rows = static_cast<int>(band.rows);
+  const int act = ActOf(lo, hi);
+  plan->count = 0;
+  SlideParams params = BandParams(band, lo, hi);
+  params.column_loops = (rows - 2) / 3;
+  params.column_rest = (rows - 2) % 3;
+  // One column each: the walks never step on to a next one.
+  params.columns = 1;
+  params.in_next = 0;
+  params.out_next = 0;
+  params.ragged_back = 0;
+  params.in_step = params.pitch_bytes - 4;
+  plan->Add(ColumnWalkOf(kLeftPairInPlace, act), params, 0, 0);
+  const SlideParams edge = params;
+  DepthwiseBand inner = band;
+  inner.out_w = width - 16;
+  if (inner.out_w > 0) {
+    const int first = plan->count;
+    PlanByColumns<1>(inner, rows, params.pitch_bytes - 8, params.pitch_bytes, &params,
+                     ColumnWalkOf(kPairColumnsInPlace, act),
+                     ColumnWalkOf(kSingleColumnsInPlace, act), plan);
+    plan->Shift(first, 7, 8);
+  }
+  plan->Add(ColumnWalkOf(kRightPairInPlace, act), edge, width - 9, width - 8);
+}
+
+// The walks of a plane read in place at stride 2 (2 * band.rows input
+// rows of band.in_pitch >= 2 * band.out_w floats): the first column, a
+// pair when the row holds one, then the rest as PlanByColumns lays them
+// out, or, when fewer than 4 outputs are left, one column ending at the
+// row's last output.
+void PlanInPlaceStrideTwo(const DepthwiseBand& band, float lo, float hi, ColumnPlan* plan) {
+  const int width = static_cast<int>(band.out_w), rows = static_cast<int>(band.rows);
+  const int act = ActOf(lo, hi);
+  plan->count = 0;
+  SlideParams params = BandParams(band, lo, hi);
+  params.passes_left = rows / 2;
+  params.tails = rows % 2;
+  params.columns = 1;
+  params.in_next = 0;
+  params.out_next = 0;
+  params.ragged_back = 0;
+  const bool pairs = width >= 2 * kLanes;
+  const int first = pairs ? 2 * kLanes : kLanes;
+  params.in_step = pairs ? params.pitch_bytes - 32 : params.pitch_bytes;
+  plan->Add(ColumnWalkOf(pairs ? kFirstPairInPlaceS2 : kFirstColumnInPlaceS2, act), params, 0, 0);
+  const int left = width - first;
+  if (left <= 0) return;
+  if (left < kLanes) {
+    params.in_step = params.pitch_bytes - 4;
+    plan->Add(ColumnWalkOf(kSingleColumnsInPlaceS2, act), params, 2 * (width - kLanes) - 1,
+              width - kLanes);
+    return;
+  }
+  DepthwiseBand rest = band;
+  rest.out_w = left;
+  const int added = plan->count;
+  PlanByColumns<2>(rest, 2 * rows, params.pitch_bytes - 36, params.pitch_bytes - 4, &params,
+                   ColumnWalkOf(kPairColumnsInPlaceS2, act),
+                   ColumnWalkOf(kSingleColumnsInPlaceS2, act), plan);
+  plan->Shift(added, 2 * first - 1, first);
 }
 // clang-format on
 #undef MACE_DW4S2_FOUR
@@ -3187,6 +3435,40 @@ bool NeonDepthwise3x3Planes(DepthwiseBand* band, int stride, int64_t planes,
   const bool columns =
       stride == 1 ? PlanColumns<1>(*band, lo, hi, &plan) : PlanColumns<2>(*band, lo, hi, &plan);
   if (!columns) return false;
+  for (int64_t i = 0; i < planes; ++i) {
+    fill(context, i, band);
+    plan.Run(band->in, band->out, band->taps, band->bias);
+  }
+  return true;
+}
+#endif
+
+#if !defined(__aarch64__)
+bool NeonDepthwise3x3TakesPlanesInPlace(const DepthwiseBand& band) {
+  // The walks' byte offsets down a column are 32-bit.
+  constexpr int64_t kMaxPlaneFloats = int64_t{1} << 27;
+  if (band.epilogue.activation == kTileActHardSwish ||
+      band.rows * band.in_pitch > kMaxPlaneFloats) {
+    return false;
+  }
+  if (band.stride_h == 2) {
+    return band.in_pitch >= 2 * band.out_w && band.out_w >= kLanes && band.rows >= 1;
+  }
+  return band.stride_h == 1 && band.in_pitch == band.out_w && band.out_w >= kInPlaceMinWidth &&
+         band.rows >= 2;
+}
+
+bool NeonDepthwise3x3PlanesInPlace(DepthwiseBand* band, int64_t planes,
+                                   DepthwisePlaneFill fill, void* context) {
+  if (!NeonDepthwise3x3TakesPlanesInPlace(*band)) return false;
+  const Activate<kActClamp> activate(band->epilogue);
+  ColumnPlan plan;
+  const float lo = vgetq_lane_f32(activate.lo, 0), hi = vgetq_lane_f32(activate.hi, 0);
+  if (band->stride_h == 2) {
+    PlanInPlaceStrideTwo(*band, lo, hi, &plan);
+  } else {
+    PlanInPlace(*band, lo, hi, &plan);
+  }
   for (int64_t i = 0; i < planes; ++i) {
     fill(context, i, band);
     plan.Run(band->in, band->out, band->taps, band->bias);

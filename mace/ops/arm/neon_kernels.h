@@ -78,6 +78,23 @@ bool NeonDepthwise3x3Planes(DepthwiseBand* band, int stride, int64_t planes,
                             DepthwisePlaneFill fill, void* context);
 #endif
 
+#if !defined(__aarch64__)
+// armv7: whether NeonDepthwise3x3PlanesInPlace takes planes of `band`'s
+// shape and activation, read in place with in_pitch their rows' width and
+// one row and column of zero padding before the input: at stride 1 (both
+// axes, stride_h 1) with that padding after it too (outputs the input's
+// size, in_pitch == out_w), 13 outputs a row or more and 2 rows or more; at
+// stride 2 (both axes, stride_h 2) 4 outputs a row or more, in_pitch at
+// least 2 * out_w and 2 * rows input rows or more (no padding after the
+// input is read); no hard-swish.
+bool NeonDepthwise3x3TakesPlanesInPlace(const DepthwiseBand& band);
+// As NeonDepthwise3x3Planes, with fill(context, i, band) pointing band->in
+// at plane i's input itself: no padded copy. False, running nothing, for
+// shapes it does not take.
+bool NeonDepthwise3x3PlanesInPlace(DepthwiseBand* band, int64_t planes,
+                                   DepthwisePlaneFill fill, void* context);
+#endif
+
 #if defined(__aarch64__)
 // Consecutive whole planes of one 3x3 depthwise convolution with channel
 // multiplier 1 and one row and one column of zero padding before the input,

@@ -255,6 +255,19 @@ void CopyFloatRows(const float* src, int in_w, int count, float* dst, int pitch,
 }
 #endif
 
+#if !defined(__aarch64__) && defined(__ARM_NEON)
+// armv7: a layer's planes read in place as one band each, no pointers yet.
+DepthwiseBand InPlaceBand(const ref::DepthwiseConv2dParams& p, const TileEpilogue& epilogue) {
+  DepthwiseBand band;
+  band.in_pitch = p.in_w;
+  band.stride_h = p.stride_h;
+  band.out_w = p.out_w;
+  band.rows = p.out_h;
+  band.epilogue = epilogue;
+  return band;
+}
+#endif
+
 #if defined(__aarch64__)
 // A layer's planes for the NEON kernel that reads them in place: the shape,
 // stride and activation, no pointers yet.
@@ -330,6 +343,18 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
       (band_kernel_ == arm::NeonDepthwise3x3S1 || band_kernel_ == arm::NeonDepthwise3x3S2) &&
       params.multiplier == 1 && fused_activation_ && sh == sw && params.pad_top == 1 &&
       params.pad_left == 1 && arm::NeonDepthwise3x3TakesInPlace(InPlaceShape(params, epilogue_));
+#endif
+#if !defined(__aarch64__) && defined(__ARM_NEON)
+  // armv7: the column walks read the planes in place, no band copied, with
+  // one row and column of padding before the input and, at stride 1 (both
+  // axes), after it; at stride 2 (both axes) nothing after it is read.
+  const bool s1 = sh == 1 && sw == 1 && params.out_h == params.in_h &&
+                  params.out_w == params.in_w && band_kernel_ == arm::NeonDepthwise3x3S1;
+  const bool s2 = sh == 2 && sw == 2 && params.in_h >= 2 * params.out_h &&
+                  params.in_w >= 2 * params.out_w && band_kernel_ == arm::NeonDepthwise3x3S2;
+  in_place_ = (s1 || s2) && params.multiplier == 1 && fused_activation_ &&
+              params.pad_top == 1 && params.pad_left == 1 &&
+              arm::NeonDepthwise3x3TakesPlanesInPlace(InPlaceBand(params, epilogue_));
 #endif
   // Outputs read padded columns [0, (out_w - 1) * sw + 3); input column iw
   // is padded column iw + pad_left, and columns past the last read one need
@@ -554,6 +579,32 @@ void DepthwiseConv3x3::RunInPlace(const float* input, const float* filter, const
       run.out = output + item * out_plane;
       arm::NeonDepthwise3x3InPlace(run);
     }
+  });
+#elif defined(__ARM_NEON)
+  const ref::DepthwiseConv2dParams& p = params_;
+  const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+  ParallelFor(pool, p.batch * p.channels, [&](int64_t begin, int64_t end, int) {
+    struct Cursor {
+      const float* in;
+      float* out;
+      int64_t c;
+      const float* filter;
+      const float* bias;
+      int64_t channels, in_plane, out_plane;
+    } cursor = {input + begin * in_plane, output + begin * out_plane, begin % p.channels,
+                filter, bias, p.channels, in_plane, out_plane};
+    const auto fill = [](void* context, int64_t, DepthwiseBand* next) {
+      Cursor& at = *static_cast<Cursor*>(context);
+      next->in = at.in;
+      next->taps = at.filter + at.c * 9;
+      next->bias = at.bias != nullptr ? at.bias[at.c] : 0.f;
+      next->out = at.out;
+      at.in += at.in_plane;
+      at.out += at.out_plane;
+      if (++at.c == at.channels) at.c = 0;
+    };
+    DepthwiseBand band = InPlaceBand(p, epilogue_);
+    arm::NeonDepthwise3x3PlanesInPlace(&band, end - begin, fill, &cursor);
   });
 #else
   (void)input, (void)filter, (void)bias, (void)output, (void)pool;

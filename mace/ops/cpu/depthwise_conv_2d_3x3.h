@@ -75,7 +75,9 @@ class DepthwiseConv3x3 {
   // arm64: float planes the NEON kernel reads in place (one row and column
   // of padding before the input; stride 1 on 7x7 and 14x14 maps, stride 2
   // on outputs of 8 columns and 4 rows or more), so no band is copied; the
-  // work is split over planes.
+  // work is split over planes. armv7: planes of 13 columns or more at
+  // stride 1 and of 4 output columns or more at stride 2 (arm::
+  // NeonDepthwise3x3TakesPlanesInPlace says which), through its column walks.
   void RunInPlace(const float* input, const float* filter, const float* bias, float* output,
                   ThreadPool* pool) const;
 

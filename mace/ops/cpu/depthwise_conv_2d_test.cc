@@ -458,6 +458,64 @@ TEST(DepthwiseConv3x3Test, PlanesThroughColumnWalks) {
   Check(Params(1, 13, 9, 9, 1, 1, 1, 1, 1, 1, 1, ActivationType::HARDSWISH));
 }
 
+// Planes armv7 reads in place at stride 1 (one row and column of padding
+// on every side; NeonDepthwise3x3PlanesInPlace): widths from the narrowest
+// it takes (13) across one to three pairs of vectors, with and without a
+// single column between the pairs, and 56, 111 and 112; heights 1 to 9
+// (1 goes through bands); odd channel counts, a batch of 2, every clamp
+// kind, with and without a bias; and neighbours it does not take (12
+// wide, a multiplier of 2, padding 0 or only before, hard-swish).
+TEST(DepthwiseConv3x3Test, PlanesReadInPlace) {
+  constexpr ActivationType kRotation[] = {ActivationType::RELUX, ActivationType::NOOP,
+                                          ActivationType::RELU};
+  int index = 0;
+  for (int64_t w = 12; w <= 40; ++w) {
+    const int64_t h = 1 + index % 9, channels = 3 + 2 * (index % 2);
+    Check(Params(1 + index % 2, channels, h, w, 1, 1, 1, 1, 1, 1, 1, kRotation[index % 3]),
+          index % 4 != 3);
+    ++index;
+  }
+  for (int64_t w : {13, 14, 28, 56, 111, 112}) {
+    for (int64_t h = 1; h <= 9; ++h) {
+      Check(Params(1, 1 + 2 * (index % 2), h, w, 1, 1, 1, 1, 1, 1, 1, kRotation[index % 3]));
+      ++index;
+    }
+  }
+  Check(Params(1, 3, 6, 20, 2, 1, 1, 1, 1, 1, 1, ActivationType::RELUX));
+  Check(Params(1, 3, 6, 20, 1, 1, 1, 0, 0, 0, 0, ActivationType::RELU));
+  Check(Params(1, 3, 6, 20, 1, 1, 1, 1, 1, 0, 0, ActivationType::RELUX));
+  Check(Params(1, 3, 6, 20, 1, 1, 1, 1, 1, 1, 1, ActivationType::HARDSWISH));
+}
+
+// Planes armv7 reads in place at stride 2 (one row and column of padding
+// before the input, none read after it): output widths from one vector
+// (3 goes through bands) across the first pair and one to three columns
+// after it, 28 and 56; heights 1 to 9; even and odd input sizes (the
+// padding after an odd one is never read); odd channel counts, a batch of
+// 2, every clamp kind, with and without a bias; and an input one row
+// short (its last output row reads the padding after it: bands).
+TEST(DepthwiseConv3x3Test, StrideTwoPlanesReadInPlace) {
+  constexpr ActivationType kRotation[] = {ActivationType::RELU, ActivationType::RELUX,
+                                          ActivationType::NOOP};
+  int index = 0;
+  for (int64_t out_w = 3; out_w <= 21; ++out_w) {
+    const int64_t out_h = 1 + index % 9, odd_h = index % 2, odd_w = index / 2 % 2;
+    Check(Params(1 + index % 2, 3 + 2 * (index % 2), 2 * out_h + odd_h, 2 * out_w + odd_w, 1, 2,
+                 2, 1, 1, 1 - odd_h, 1 - odd_w, kRotation[index % 3]),
+          index % 4 != 3);
+    ++index;
+  }
+  for (int64_t out_w : {7, 8, 14, 28, 56}) {
+    for (int64_t out_h = 1; out_h <= 9; ++out_h) {
+      const int64_t odd = index % 2;
+      Check(Params(1, 1 + 2 * odd, 2 * out_h + odd, 2 * out_w + odd, 1, 2, 2, 1, 1, 1 - odd,
+                   1 - odd, kRotation[index % 3]));
+      ++index;
+    }
+  }
+  Check(Params(1, 3, 9, 16, 1, 2, 2, 1, 1, 1, 1, ActivationType::RELUX));
+}
+
 // Pads of 2 and more leave outputs whose whole window is padding, and some
 // shapes read no input row or column at all.
 TEST(DepthwiseConv3x3Test, OutputsThatReadOnlyPadding) {
