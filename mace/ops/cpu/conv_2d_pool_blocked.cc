@@ -48,6 +48,16 @@ BlockedConvPool::BlockedConvPool(const KernelTable& table, std::unique_ptr<Block
   buffer_floats_ = (buffer_floats_ + 31) / 32 * 32;
 }
 
+int64_t BlockedConvPool::BandRows(int threads) const {
+  const ref::PoolingParams& p = pooling_.params();
+  auto tasks = [&](int64_t band) { return p.batch * ((p.out_h + band - 1) / band); };
+  const int64_t most = (tasks(band_) + threads - 1) / threads * threads;
+  for (int64_t band = band_; band >= 1 && tasks(band) <= most; --band) {
+    if (tasks(band) % threads == 0) return band;
+  }
+  return band_;
+}
+
 int64_t BlockedConvPool::ScratchBytes(int threads) const {
   const int64_t padded = (conv_->ScratchBytes() + 127) / 128 * 128;
   return padded + threads * buffer_floats_ * static_cast<int64_t>(sizeof(float));
@@ -60,7 +70,8 @@ void BlockedConvPool::Run(const float* input, float* output, ThreadPool* pool,
   const float* rows_input = conv_->RowsInput(input, scratch, pool);
   float* buffers =
       scratch + (conv_->ScratchBytes() + 127) / 128 * 128 / static_cast<int64_t>(sizeof(float));
-  const int64_t bands = (p.out_h + band_ - 1) / band_;
+  const int64_t band = BandRows(NumThreads(pool));
+  const int64_t bands = (p.out_h + band - 1) / band;
   const int64_t row = p.in_w * L, block_stride = buffer_rows_ * row;
   const int64_t out_plane = p.out_h * p.out_w * L;
   const int64_t reach = (p.kernel_h - 1) * p.dilation_h + 1;
@@ -69,8 +80,8 @@ void BlockedConvPool::Run(const float* input, float* output, ThreadPool* pool,
     // The convolution rows [held0, held1) of image held_n in the buffer.
     int64_t held_n = -1, held0 = 0, held1 = 0;
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t n = task / bands, y0 = task % bands * band_;
-      const int64_t y1 = std::min(p.out_h, y0 + band_);
+      const int64_t n = task / bands, y0 = task % bands * band;
+      const int64_t y1 = std::min(p.out_h, y0 + band);
       const int64_t r0 = std::clamp<int64_t>(y0 * p.stride_h - p.pad_top, 0, p.in_h);
       const int64_t r1 = std::clamp<int64_t>((y1 - 1) * p.stride_h - p.pad_top + reach, r0, p.in_h);
       // The rows the band above computed that this one reads too (a 3x3

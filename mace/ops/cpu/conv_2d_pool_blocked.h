@@ -50,11 +50,18 @@ class BlockedConvPool {
   void Run(const float* input, float* output, ThreadPool* pool, float* scratch) const;
 
  private:
+  // Pooling output rows per task with `threads` threads: band_, or less when
+  // that makes the tasks (bands over every image) a multiple of the threads
+  // with no more tasks than the next such multiple, so that each thread
+  // pools as many bands (ResNet-18's 56 rows went as 7 bands of 8, 4 to one
+  // thread and 3 to the other; now 8 of 7).
+  int64_t BandRows(int threads) const;
+
   std::unique_ptr<BlockedConv2d> conv_;
   BlockedPooling pooling_;
   int block_;
   int64_t blocks_;
-  int64_t band_;           // pooling output rows per task
+  int64_t band_;           // pooling output rows per task, at most
   int64_t buffer_rows_;    // convolution output rows a band reads, at most
   int64_t buffer_floats_;  // one thread's band buffer
 };

@@ -5,7 +5,8 @@
 // blocks, max and average pooling with padding, ceil mode (a last window
 // that sticks out) and stride 1, more than one image, bands of one pooling
 // row up to the whole map (the rows a band shares with the one above
-// carried over), and 1 to 3 threads.
+// carried over), and 1 to 3 threads (with several, bands cut shorter so
+// that their count is a multiple of the threads).
 #include "mace/ops/cpu/conv_2d_pool_blocked.h"
 
 #include <cmath>
@@ -94,7 +95,7 @@ TEST(BlockedConvPoolTest, MatchesConvolutionThenPooling) {
       ref::Pooling(pooling, middle.data(), expected.data());
       const int64_t row_bytes = BlockCount(c.out_channels, block) * block * conv.out_w * 4;
       // Bands of one pooling row, of a few, and the whole map in one.
-      for (int64_t band_rows : {int64_t{1}, int64_t{5}, conv.out_h}) {
+      for (int64_t band_rows : {int64_t{1}, int64_t{5}, int64_t{9}, conv.out_h}) {
         BlockedConvPool fused(
             *table,
             std::make_unique<BlockedConv2d>(*table, conv, filter.data(), bias.data(), false),
