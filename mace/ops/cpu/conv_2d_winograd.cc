@@ -144,6 +144,23 @@ bool Armv7NarrowRuns(const KernelTable& table, bool fp16, const PackedPanels& ru
                      int64_t mr, int64_t nr) {
   return !fp16 && table.isa == KernelIsa::kNeon && run_filter.rows() > 0 && mr == 6 && nr == 8;
 }
+
+// A last panel of one tile (ResNet-18's 28x28 maps: 25 tiles at F(6x6),
+// 49 at F(4x4)): its one column of `micro_tiles` micro-tiles (A panels
+// a_pair floats apart, M rows micro_rows floats apart) position by
+// position, each as Armv7GemmTile6x1 (11 instructions per 4 depths; the
+// 6 x 4 tiles spent 27 on 4 columns, 3 of them padding).
+void Armv7ColumnRuns(int64_t positions, int64_t micro_tiles, int kc, const float* a, int64_t a_pair,
+                     int64_t a_step, const float* b, int64_t b_step, float* m, int64_t micro_rows,
+                     int64_t nr, int ldc_bytes, bool from_c) {
+  for (int64_t xi = 0; xi < positions; ++xi) {
+    for (int64_t g = 0; g < micro_tiles; ++g) {
+      arm::Armv7GemmTile6x1(kc, a + xi * a_step + g * a_pair, b + xi * b_step,
+                            m + g * micro_rows + xi * nr, ldc_bytes, from_c, nullptr, false, false,
+                            nullptr);
+    }
+  }
+}
 }  // namespace
 #endif
 
@@ -243,7 +260,9 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
 #if defined(__ARM_NEON) && !defined(__aarch64__)
     // armv7 runs a last panel of at most 4 tiles as 6 x 4 tiles: 8
     // instructions a step where the 6 x 8 tile's 14.25 do 8 columns, the
-    // cost of 4.5 columns.
+    // cost of 4.5 columns. (One of one tile runs as its column, about 2;
+    // counted as 4.5 still, which keeps SqueezeNet 1.1's 27x27 layers at
+    // F(4x4), a near tie at 2.)
     if (whole_panels && nr == 8 && tiles % nr != 0 && tiles % nr <= 4) columns -= 8 - 4.5;
 #endif
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
@@ -566,10 +585,15 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
 #if defined(__ARM_NEON) && !defined(__aarch64__)
             // A last panel of at most 4 tiles: the 6 x 4 tiles, half the
             // panel's columns (the output transform reads only those), or
-            // 12 x 4 over a pair of micro-tiles.
+            // 12 x 4 over a pair of micro-tiles; of one tile, its column.
             if (cols <= 4 && Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr)) {
               const int ldc_bytes = static_cast<int>(pitch * sizeof(float));
-              if (group_tiles == 2) {
+              if (cols == 1) {
+                Armv7ColumnRuns(positions, group_tiles, static_cast<int>(kc), a_first + pc * mr,
+                                group_tiles == 2 ? run_filter_.Panel(ot + 1) - a_first : 0, a_step,
+                                v + (panel * in_c + pc) * nr, b_step, m_g, mr * pitch, nr,
+                                ldc_bytes, pc > 0);
+              } else if (group_tiles == 2) {
                 arm::Armv7GemmRun12x4(
                     static_cast<int>(positions), static_cast<int>(kc), a_first + pc * mr,
                     static_cast<int>(run_filter_.Panel(ot + 1) - a_first), static_cast<int>(a_step),
