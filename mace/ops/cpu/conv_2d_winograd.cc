@@ -214,15 +214,24 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // ResNet-18's 28x28 layers take F(6x6) (25 tiles; F(4x4): 49), which
   // executes 4 % fewer instructions there.
   const bool arm64_neon = neon && table.gemm_narrow_pair != nullptr;
-  const double input_cost = fp16 ? 8.5 : arm64_neon ? 18.0 : neon ? 40.0 : 20.0;
-  const double output_cost = fp16 ? 8.5 : arm64_neon ? 6.0 : neon ? 20.0 : 20.0;
+  // armv7's transforms (its table has a run kernel) after their rework, per
+  // channel, position and tile with each tile row padded to 4 tiles, from
+  // the per-function counts of docs/reports/arm_instructions.md: the input
+  // one 5.2 instructions at F(4x4) and 3.7 at F(6x6) (ResNet-18), the
+  // output one 2.0 at both (SqueezeNet 1.1); 21, 15 and 8 multiply-adds. With
+  // 40 and 20 the model kept ResNet-18's 28x28 layers at F(4x4), whose 49
+  // tiles take 52 GEMM columns of 36 positions, where F(6x6)'s 25 take 28
+  // of 64: 4 % fewer multiply-adds. At F(6x6) they execute 0.6 M fewer
+  // instructions (the GEMMs 1.8 M fewer, the transforms 0.9 M more).
+  const double input_cost = fp16 ? 8.5 : arm64_neon ? 18.0 : neon ? 21.0 : 20.0;
+  const double output_cost = fp16 ? 8.5 : arm64_neon ? 6.0 : neon ? 8.0 : 20.0;
   // arm64's F(6x6) transforms, counted per channel and position on
   // SqueezeNet 1.1's 55x55 layers (16 to 64 channels, ReLU): the input one
   // 3.3 instructions (13 multiply-adds), the output one 2.8 (11.3): its
   // 8-point passes meet in a stack buffer and its groups of four tiles
   // often cross a tile row. With 6 the model took F(6x6) there, where
   // F(4x4) executes 0.7 M instructions fewer; ResNet-18's picks stay.
-  const double input_cost6 = arm64_neon ? 13.0 : input_cost;
+  const double input_cost6 = arm64_neon ? 13.0 : neon ? 15.0 : input_cost;
   const double output_cost6 = arm64_neon ? 11.3 : output_cost;
   const int64_t lane_group = neon || fp16 ? 4 : kWinogradChunk;
   const bool count_columns = neon && table.gemm_partial != nullptr;
