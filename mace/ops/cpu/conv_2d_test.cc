@@ -639,6 +639,10 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
   }
   Check({1, 300, 2 * tile, 2 * tile - 1, 7, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile,
         8 * tolerance);
+  // ResNet-18's 28x28 maps: 25 tiles at F(6x6) and 49 at F(4x4), each a
+  // last panel of one tile after whole ones (armv7 runs its column alone),
+  // over pairs of micro-tiles and a lone last one.
+  Check({1, 19, 28, 28, 17, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile, 2 * tolerance);
   // Pairs of micro-tiles over a last panel of 1 to 3 tiles (arm64 runs
   // them by column) with two reduction blocks, and a lone last one.
   for (int64_t tiles_w : {1, 2, 3}) {
@@ -773,16 +777,19 @@ TEST(Conv2dKernelTest, WinogradPicksTileByShape) {
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(4, 56, 64), 4), 0);  // too few channels
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64, 2), 4), 0);
     // F(6x6) where the table allows it: on the 56x56 and 55x55 maps, not
-    // on 28x28 or 27x27, where F(4x4) wastes fewer tiles; but on arm64's
-    // single-precision table on 28x28 too, whose last panel of one tile
-    // costs about a column there, and not on its 55x55 one with 16 input
-    // channels, where F(6x6)'s output transform outweighs the GEMM it saves.
+    // on 28x28 or 27x27, where F(4x4) wastes fewer tiles; but on the
+    // single-precision ARM tables on 28x28 too, whose last panel of one
+    // tile costs about a column there (and F(6x6)'s transforms about what
+    // F(4x4)'s do), and not on arm64's 55x55 one with 16 input channels,
+    // where F(6x6)'s output transform outweighs the GEMM it saves.
     const int six = table->winograd_max_tile >= 6 ? 6 : 4;
     const bool arm64_fp32 = counted && table->gemm_narrow_pair != nullptr &&
                             table->fp16_gemm == nullptr;
+    const bool armv7_fp32 = counted && table->gemm_run != nullptr && table->fp16_gemm == nullptr;
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(64, 56, 64), 6), six);
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(16, 55, 64), 6), arm64_fp32 ? 4 : six);
-    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(128, 28, 128), 6), arm64_fp32 ? 6 : 4);
+    EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(128, 28, 128), 6),
+              arm64_fp32 || armv7_fp32 ? 6 : 4);
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(32, 27, 128), 6), 4);
     EXPECT_EQ(Conv2dWinograd::PickTile(*table, params(48, 13, 192), 6), counted ? 4 : 0);
   }

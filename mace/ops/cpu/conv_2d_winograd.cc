@@ -144,6 +144,23 @@ bool Armv7NarrowRuns(const KernelTable& table, bool fp16, const PackedPanels& ru
                      int64_t mr, int64_t nr) {
   return !fp16 && table.isa == KernelIsa::kNeon && run_filter.rows() > 0 && mr == 6 && nr == 8;
 }
+
+// A last panel of one tile (ResNet-18's 28x28 maps: 25 tiles at F(6x6),
+// 49 at F(4x4)): its one column of `micro_tiles` micro-tiles (A panels
+// a_pair floats apart, M rows micro_rows floats apart) position by
+// position, each as Armv7GemmTile6x1 (11 instructions per 4 depths; the
+// 6 x 4 tiles spent 27 on 4 columns, 3 of them padding).
+void Armv7ColumnRuns(int64_t positions, int64_t micro_tiles, int kc, const float* a, int64_t a_pair,
+                     int64_t a_step, const float* b, int64_t b_step, float* m, int64_t micro_rows,
+                     int64_t nr, int ldc_bytes, bool from_c) {
+  for (int64_t xi = 0; xi < positions; ++xi) {
+    for (int64_t g = 0; g < micro_tiles; ++g) {
+      arm::Armv7GemmTile6x1(kc, a + xi * a_step + g * a_pair, b + xi * b_step,
+                            m + g * micro_rows + xi * nr, ldc_bytes, from_c, nullptr, false, false,
+                            nullptr);
+    }
+  }
+}
 }  // namespace
 #endif
 
@@ -197,15 +214,24 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // ResNet-18's 28x28 layers take F(6x6) (25 tiles; F(4x4): 49), which
   // executes 4 % fewer instructions there.
   const bool arm64_neon = neon && table.gemm_narrow_pair != nullptr;
-  const double input_cost = fp16 ? 8.5 : arm64_neon ? 18.0 : neon ? 40.0 : 20.0;
-  const double output_cost = fp16 ? 8.5 : arm64_neon ? 6.0 : neon ? 20.0 : 20.0;
+  // armv7's transforms (its table has a run kernel) after their rework, per
+  // channel, position and tile with each tile row padded to 4 tiles, from
+  // the per-function counts of docs/reports/arm_instructions.md: the input
+  // one 5.2 instructions at F(4x4) and 3.7 at F(6x6) (ResNet-18), the
+  // output one 2.0 at both (SqueezeNet 1.1); 21, 15 and 8 multiply-adds. With
+  // 40 and 20 the model kept ResNet-18's 28x28 layers at F(4x4), whose 49
+  // tiles take 52 GEMM columns of 36 positions, where F(6x6)'s 25 take 28
+  // of 64: 4 % fewer multiply-adds. At F(6x6) they execute 0.6 M fewer
+  // instructions (the GEMMs 1.8 M fewer, the transforms 0.9 M more).
+  const double input_cost = fp16 ? 8.5 : arm64_neon ? 18.0 : neon ? 21.0 : 20.0;
+  const double output_cost = fp16 ? 8.5 : arm64_neon ? 6.0 : neon ? 8.0 : 20.0;
   // arm64's F(6x6) transforms, counted per channel and position on
   // SqueezeNet 1.1's 55x55 layers (16 to 64 channels, ReLU): the input one
   // 3.3 instructions (13 multiply-adds), the output one 2.8 (11.3): its
   // 8-point passes meet in a stack buffer and its groups of four tiles
   // often cross a tile row. With 6 the model took F(6x6) there, where
   // F(4x4) executes 0.7 M instructions fewer; ResNet-18's picks stay.
-  const double input_cost6 = arm64_neon ? 13.0 : input_cost;
+  const double input_cost6 = arm64_neon ? 13.0 : neon ? 15.0 : input_cost;
   const double output_cost6 = arm64_neon ? 11.3 : output_cost;
   const int64_t lane_group = neon || fp16 ? 4 : kWinogradChunk;
   const bool count_columns = neon && table.gemm_partial != nullptr;
@@ -243,7 +269,9 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
 #if defined(__ARM_NEON) && !defined(__aarch64__)
     // armv7 runs a last panel of at most 4 tiles as 6 x 4 tiles: 8
     // instructions a step where the 6 x 8 tile's 14.25 do 8 columns, the
-    // cost of 4.5 columns.
+    // cost of 4.5 columns. (One of one tile runs as its column, about 2;
+    // counted as 4.5 still, which keeps SqueezeNet 1.1's 27x27 layers at
+    // F(4x4), a near tie at 2.)
     if (whole_panels && nr == 8 && tiles % nr != 0 && tiles % nr <= 4) columns -= 8 - 4.5;
 #endif
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
@@ -566,10 +594,15 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
 #if defined(__ARM_NEON) && !defined(__aarch64__)
             // A last panel of at most 4 tiles: the 6 x 4 tiles, half the
             // panel's columns (the output transform reads only those), or
-            // 12 x 4 over a pair of micro-tiles.
+            // 12 x 4 over a pair of micro-tiles; of one tile, its column.
             if (cols <= 4 && Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr)) {
               const int ldc_bytes = static_cast<int>(pitch * sizeof(float));
-              if (group_tiles == 2) {
+              if (cols == 1) {
+                Armv7ColumnRuns(positions, group_tiles, static_cast<int>(kc), a_first + pc * mr,
+                                group_tiles == 2 ? run_filter_.Panel(ot + 1) - a_first : 0, a_step,
+                                v + (panel * in_c + pc) * nr, b_step, m_g, mr * pitch, nr,
+                                ldc_bytes, pc > 0);
+              } else if (group_tiles == 2) {
                 arm::Armv7GemmRun12x4(
                     static_cast<int>(positions), static_cast<int>(kc), a_first + pc * mr,
                     static_cast<int>(run_filter_.Panel(ot + 1) - a_first), static_cast<int>(a_step),
