@@ -352,6 +352,16 @@ void NeonBlockedWinogradOutput(const BlockedWinogradOutputRun& run) { BkWinograd
 
 void NeonWinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void NeonWinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }
+#if !defined(__aarch64__)
+void NeonWinogradInputChannels(const WinogradInputRun& run, int64_t channels,
+                               int64_t channel_stride, int64_t out_stride) {
+  WgInput(run, WgInputChannels{channels, channel_stride, out_stride});
+}
+void NeonWinogradOutputChannels(const WinogradOutputRun& run, int64_t channels,
+                                int64_t channel_pitch, int64_t plane_stride, const float* biases) {
+  WgOutput(run, WgChannels{channels, channel_pitch, plane_stride, biases});
+}
+#endif
 
 }  // namespace arm
 }  // namespace ops

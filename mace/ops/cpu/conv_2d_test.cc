@@ -684,6 +684,15 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
     Check({1, 3, 2 * tile + 1, 4 * tile + width, 5, 3, 3, 1, 1, 1, 1}, fused[width % 3], tile,
           tolerance);
   }
+  // Input channels taken a run at a time and output channels a group of
+  // micro-tiles at a time (armv7 makes one call for them all), over rows
+  // of the padding (pads 0 to 2) and output channels past whole
+  // micro-tiles, with and without a bias.
+  for (int64_t pad : {0, 1, 2}) {
+    Check({1, 9, 11, 13, 13, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile, tolerance);
+    Check({1, 9, 11, 13, 13, 3, 3, 1, 1, 1, pad}, ActivationType::NOOP, tile, tolerance, 6.f,
+          nullptr, /*with_bias=*/false);
+  }
   // Rows of 5 tiles over 8 tile rows: groups of four whose tiles cross a
   // panel's end (of 8 lanes) with 1, 2 or 3 lanes left in it, and last
   // groups of one tile that fit the panel but whose vector crosses it

@@ -6,9 +6,10 @@
 #include "mace/ops/cpu/gemm_fp16.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
-#if defined(__aarch64__)
+#if defined(__ARM_NEON)
 #include "mace/ops/arm/neon_kernels.h"
-#elif defined(__ARM_NEON)
+#endif
+#if defined(__ARM_NEON) && !defined(__aarch64__)
 #include "mace/ops/arm/sgemm_neon_armv7.h"
 #endif
 
@@ -509,26 +510,46 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   // a whole panel past the tiles).
   const int64_t zero_panel = tiles / nr, zero_offset = tiles % nr;
   const int64_t zero_count = gemm_lanes - tiles;
+  // The run's rows of `plane` and its tiles.
+  const auto set_tiles = [&](const TileRun& tr, const float* plane) {
+    // The row offsets in ptrdiff_t too (see TileRun).
+    for (int i = 0; i < alpha_; ++i) {
+      const ptrdiff_t ih = tr.row * tile_ - static_cast<ptrdiff_t>(p.pad_top) + i;
+      run.rows[i] = ih >= 0 && ih < static_cast<ptrdiff_t>(p.in_h)
+                        ? plane + ih * static_cast<ptrdiff_t>(p.in_w)
+                        : nullptr;
+    }
+    run.col0 = tr.col * tile_ - p.pad_left;
+    run.lanes = tr.count;
+    run.first_lane = tr.lane;
+  };
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  // Every input channel of a run of tiles in one call: a call per channel
+  // paid the call, the rows' checks and the run's set-up again.
+  const bool channel_runs = !half_v_ && table_.winograd_input == arm::NeonWinogradInput;
+  if (channel_runs) {
+    run.out = v;
+    ForEachRun(tiles_w_, cursor.first_row(), cursor.first_col(), tiles, [&](const TileRun& tr) {
+      set_tiles(tr, image);
+      arm::NeonWinogradInputChannels(run, in_c, p.in_h * p.in_w, nr);
+    });
+  }
+#else
+  constexpr bool channel_runs = false;
+#endif
   for (int64_t ic = 0; ic < in_c; ++ic) {
     const float* plane = image + ic * p.in_h * p.in_w;
     run.out = half_v_ ? nullptr : v + ic * nr;
-    ForEachRun(tiles_w_, cursor.first_row(), cursor.first_col(), tiles, [&](const TileRun& tr) {
-      // The row offsets in ptrdiff_t too (see TileRun).
-      for (int i = 0; i < alpha_; ++i) {
-        const ptrdiff_t ih = tr.row * tile_ - static_cast<ptrdiff_t>(p.pad_top) + i;
-        run.rows[i] = ih >= 0 && ih < static_cast<ptrdiff_t>(p.in_h)
-                          ? plane + ih * static_cast<ptrdiff_t>(p.in_w)
-                          : nullptr;
-      }
-      run.col0 = tr.col * tile_ - p.pad_left;
-      run.lanes = tr.count;
-      run.first_lane = tr.lane;
-      if (half_v_) {
-        table_.fp16_winograd_input(run, v_half + ic * nr);
-      } else {
-        table_.winograd_input(run);
-      }
-    });
+    if (!channel_runs) {
+      ForEachRun(tiles_w_, cursor.first_row(), cursor.first_col(), tiles, [&](const TileRun& tr) {
+        set_tiles(tr, plane);
+        if (half_v_) {
+          table_.fp16_winograd_input(run, v_half + ic * nr);
+        } else {
+          table_.winograd_input(run);
+        }
+      });
+    }
     for (int64_t xi = 0; zero_count > 0 && xi < positions; ++xi) {
       const int64_t at = ((xi * layout.panels + zero_panel) * in_c + ic) * nr + zero_offset;
       if (half_v_) {
@@ -725,6 +746,17 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       // tiles are one run (nr <= kWinogradMaxLanes), across tile rows.
       WinogradOutputRun run = OutputRunAt(cursor.row(), cursor.col(), cols);
       cursor.Next();
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+      if (!half_m_ && table_.winograd_output == arm::NeonWinogradOutput) {
+        // The micro-tiles' channels in one run: a run per channel paid the
+        // call and each group's geometry and choice of stores again.
+        run.in = m;
+        run.plane = out_image + oc_begin * p.out_h * p.out_w;
+        arm::NeonWinogradOutputChannels(run, oc_end - oc_begin, pitch, p.out_h * p.out_w,
+                                        bias != nullptr ? bias + oc_begin : nullptr);
+        continue;
+      }
+#endif
       for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
         run.in = m + (oc - oc_begin) * pitch;
         run.bias = bias != nullptr ? bias[oc] : 0.f;
