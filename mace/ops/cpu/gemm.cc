@@ -256,6 +256,14 @@ void NeonGemmRunWideBiasPanels(int64_t panels, int64_t b_panel_step, int64_t c_p
                                int64_t tiles, int64_t kc, const float* a, int64_t a_step,
                                const float* b, float* c, int64_t c_step, int64_t ldc,
                                const float* wide_bias, const TileEpilogue& epilogue);
+// `tiles` tiles down a column panel (A panels a_step and C c_step floats
+// apart), of which the first prefetch_tiles each first prefetch the A
+// panel two tiles on (8 kc floats), from the widened bias (96 floats a
+// tile) if wide_bias is set, else from C or the epilogue's row bias; the
+// epilogue has no column bias or hard-swish.
+void NeonGemmRunPrefetchingA(int64_t tiles, int64_t prefetch_tiles, int64_t kc, const float* a,
+                             int64_t a_step, const float* b, float* c, int64_t c_step,
+                             int64_t ldc, const float* wide_bias, const TileEpilogue& epilogue);
 }  // namespace arm
 namespace {
 #endif
@@ -503,6 +511,23 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
           }
 #endif
 #if defined(__aarch64__)
+          // Columns outer, the first walk's full tiles, which prefetch A
+          // panels two ahead while inside the block (ir + 2 * mr < mc, as
+          // run_tile), in one call.
+          if (prefetch_a && !rows_outer && outer == 0 && outer_full && full_inner >= 1 &&
+              gemm_run == arm::NeonGemmRun && epilogue.col_bias == nullptr &&
+              epilogue.activation != kTileActHardSwish) {
+            const Offset panels = full_inner + (full_inner * inner_step < inner_end ? 1 : 0);
+            tile.prefetch_a = nullptr;
+            tile.row_bias = row_bias;
+            tile.col_bias = nullptr;
+            arm::NeonGemmRunPrefetchingA(full_inner, std::max<Offset>(0, panels - 2), kc,
+                                         inner_panel, inner_stride, outer_panel, c, inner_c_step,
+                                         call.ldc, wide_bias, tile);
+            inner = full_inner * inner_step;
+            inner_panel += full_inner * inner_stride;
+            c += full_inner * inner_c_step;
+          }
           // Columns outer from a widened bias, the full column panels from
           // here on whose row panels are all full (or leave a 2- or 4-row
           // tail for after the walk) go in one call.

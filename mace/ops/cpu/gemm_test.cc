@@ -30,6 +30,9 @@ void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_st
                          const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
                          const float* wide_bias, int64_t wide_bias_step,
                          const TileEpilogue& epilogue);
+void NeonGemmRunPrefetchingA(int64_t tiles, int64_t prefetch_tiles, int64_t kc, const float* a,
+                             int64_t a_step, const float* b, float* c, int64_t c_step,
+                             int64_t ldc, const float* wide_bias, const TileEpilogue& epilogue);
 }  // namespace arm
 #endif
 namespace {
@@ -910,6 +913,71 @@ TEST(GemmTest, WideBiasRunsEachClamp) {
           }
         }
         if (clamp == 2) {
+          ASSERT_GT(above, tiles);
+        }
+        for (float v : c) ASSERT_TRUE(std::isnan(v));
+        ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
+      }
+    }
+  }
+}
+
+// arm64's first walk over weights deeper than a block: 1 to 5 tiles down a
+// column panel whose A panels are a whole depth (more than the block's kc)
+// apart, none, some or all of them prefetching; from a widened bias with
+// each clamp, from the row bias, from zero and from C (a later block), at
+// depths with every tail and whole blocks of 16. C's margin stays NaN.
+TEST(GemmTest, PrefetchingRunsDownAPanel) {
+  constexpr int64_t mr = arm::kNeonGemmMr, nr = arm::kNeonGemmNr;
+  for (int64_t k : {1, 2, 3, 5, 7, 16, 33, 58, 64, 259}) {
+    for (int64_t tiles : {1, 2, 5}) {
+      const int64_t depth = 2 * k + 3;  // the panels' whole depth
+      const int64_t rows = tiles * mr, ldc = nr + 3;
+      const std::vector<float> a = RandomFloats(tiles * mr * depth, 61);
+      const std::vector<float> b = RandomFloats(nr * k, 62);
+      const std::vector<float> row_bias = RandomFloats(rows, 63);
+      const std::vector<float> start = RandomFloats(rows * ldc, 64);
+      std::vector<float> wide(rows * nr);
+      arm::NeonWidenRowBias(row_bias.data(), rows, wide.data());
+      for (int variant = 0; variant < 6; ++variant) {
+        // 0-2: the widened bias, unclamped, clamped below, both sides;
+        // 3: the row bias, clamped both sides; 4: zero; 5: from C.
+        const int64_t prefetch = variant % 3 == 0 ? 0 : variant % 3 == 1 ? tiles - 2 : tiles;
+        TileEpilogue epilogue;
+        epilogue.row_bias = variant <= 3 ? row_bias.data() : nullptr;
+        epilogue.activation = variant == 0 || variant >= 4 ? kTileActNone : kTileActClamp;
+        epilogue.lo = -0.25f;
+        epilogue.hi = variant == 1 ? std::numeric_limits<float>::infinity() : 0.5f;
+        epilogue.accumulate = variant == 5;
+        epilogue.last = true;
+        SCOPED_TRACE(::testing::Message() << "k " << k << " tiles " << tiles << " variant "
+                                          << variant << " prefetch " << prefetch);
+        std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t j = 0; j < nr; ++j) c[i * ldc + j] = start[i * ldc + j];
+        }
+        arm::NeonGemmRunPrefetchingA(tiles, prefetch, k, a.data(), mr * depth, b.data(),
+                                     c.data(), mr * ldc, ldc, variant <= 2 ? wide.data() : nullptr,
+                                     epilogue);
+        std::vector<float> got, expected;
+        int64_t above = 0;
+        for (int64_t i = 0; i < rows; ++i) {
+          const float* a_panel = a.data() + (i / mr) * mr * depth;
+          for (int64_t j = 0; j < nr; ++j) {
+            double sum = variant == 5                    ? start[i * ldc + j]
+                         : epilogue.row_bias != nullptr ? row_bias[i]
+                                                        : 0.0;
+            for (int64_t l = 0; l < k; ++l) {
+              sum += static_cast<double>(a_panel[l * mr + i % mr]) * b[l * nr + j];
+            }
+            above += sum > epilogue.hi;
+            expected.push_back(ActivateReference(static_cast<float>(sum), epilogue));
+            float& out = c[i * ldc + j];
+            got.push_back(out);
+            out = std::numeric_limits<float>::quiet_NaN();
+          }
+        }
+        if (variant == 2 || variant == 3) {
           ASSERT_GT(above, tiles);
         }
         for (float v : c) ASSERT_TRUE(std::isnan(v));
