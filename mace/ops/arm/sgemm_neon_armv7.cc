@@ -395,7 +395,8 @@ namespace {
 // The 6 x 8 tiles of a run as their 6 x 4 halves (below), started from C
 // or 6 x 4 start tiles and clamped as RunTiles' are. Not inlined: its asm
 // takes 12 core registers, which RunsOfTiles' frame does not leave.
-// SplitHalvesRun: the same on a split copy of their common B panel.
+// SplitHalvesRun: the same on a split copy of their common B panel;
+// SplitHalvesRunOn on one split before (Armv7SplitPanels).
 // The first prefetch_tiles of its tiles run one at a time, each after
 // prefetching the A panel two tiles ahead (PrefetchPanel).
 __attribute__((noinline)) void SplitHalvesRun(RunStart start, RunClamp clamp, int tiles, int kc,
@@ -403,6 +404,10 @@ __attribute__((noinline)) void SplitHalvesRun(RunStart start, RunClamp clamp, in
                                               float* c, int c_step, int ldc_bytes,
                                               const float* starts, const float* bounds,
                                               int prefetch_tiles);
+__attribute__((noinline)) void SplitHalvesRunOn(RunStart start, RunClamp clamp, int tiles, int kc,
+                                                const float* a, int a_step, const float* split,
+                                                float* c, int c_step, int ldc_bytes,
+                                                const float* starts, const float* bounds);
 __attribute__((noinline)) void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc,
                                          const float* a, int a_step, const float* b,
                                          int b_step, float* c, int c_step, int ldc_bytes,
@@ -411,8 +416,10 @@ __attribute__((noinline)) void HalvesRun(RunStart start, RunClamp clamp, int til
 // where the tile's take 28, and a shorter loop) save more than their
 // second start and stores cost.
 constexpr int kHalvesMinKc = 64;
-// The depths of one pass of the halves' loop (8 units of 4).
+// The depths of one pass of the halves' loop (8 units of 4); of the split
+// halves' loop over whole passes, 16 units (NarrowRun).
 constexpr int kWholePassDepth = 32;
+constexpr int kWholeSplitPassDepth = 64;
 
 // Runs that reuse one B panel (b_step 0) over at least this many tiles
 // split it first (SplitPanel): its 2 instructions a depth against half an
@@ -488,11 +495,12 @@ inline void PrefetchPanel(const float* panel, int kc) {
 // b_run_step and c_run_step floats after the previous one's and its A and
 // bias where the previous one's started; bias_step 0 or 6 unless from_c
 // or no bias. The first prefetch_tiles tiles of a run that splits its B
-// panel prefetch A as Armv7GemmRun6x8's (a single run's).
+// panel prefetch A as Armv7GemmRun6x8's (a single run's). b_split: null,
+// or the runs' B panels split already (Armv7GemmRun6x8Panels).
 void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, const float* a,
                  int a_step, const float* b, int b_step, float* c, int c_step, int ldc_bytes,
                  bool from_c, const float* bias, int bias_step, bool clamp, bool clamp_hi,
-                 const float* bounds, int prefetch_tiles = 0) {
+                 const float* bounds, const float* b_split = nullptr, int prefetch_tiles = 0) {
   constexpr int kMr = 6, kNr = 8, kStepBytes = 14 * 4, kPassSteps = 16;
   constexpr int kFloat = sizeof(float);
   if (from_c || bias == nullptr) bias_step = 0;
@@ -503,7 +511,7 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
       RunsOfTiles(runs, b_run_step, c_run_step, std::min(kMaxStartTiles, tiles - done), kc,
                   a + done * a_step, a_step, b + done * b_step, b_step, c + done * c_step, c_step,
                   ldc_bytes, from_c, bias + done * kMr, bias_step, clamp, clamp_hi, bounds,
-                  prefetch_tiles - done);
+                  b_split, prefetch_tiles - done);
     }
     return;
   }
@@ -532,9 +540,13 @@ void RunsOfTiles(int runs, int b_run_step, int c_run_step, int tiles, int kc, co
     first = bias;
   }
   if (halves) {
-    const bool split = b_step == 0 && tiles >= kSplitMinTiles && kc <= kSplitMaxKc;
+    const bool split = b_step == 0 && Armv7RunsSplitPanel(tiles, kc);
     for (; runs > 0; --runs, b += b_run_step, c += c_run_step) {
-      if (split) {
+      if (split && b_split != nullptr) {
+        SplitHalvesRunOn(start, run_clamp, tiles, kc, a, a_step, b_split, c, c_step, ldc_bytes,
+                         first, bounds);
+        b_split += kNr * kc;
+      } else if (split) {
         SplitHalvesRun(start, run_clamp, tiles, kc, a, a_step, b, c, c_step, ldc_bytes, first,
                        bounds, prefetch_tiles);
       } else {
@@ -598,7 +610,7 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
   if (prefetch_tiles > 0 && run_bias && b_step == 0 && tiles >= kSplitMinTiles &&
       tiles <= kMaxStartTiles && kc >= kHalvesMinKc && kc <= kSplitMaxKc) {
     RunsOfTiles(1, 0, 0, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes, from_c, bias,
-                bias_step, clamp, clamp_hi, bounds, prefetch_tiles);
+                bias_step, clamp, clamp_hi, bounds, nullptr, prefetch_tiles);
     return;
   }
   for (; tiles > 0 && (prefetch_tiles > 0 || !run_bias || kc <= 0);
@@ -624,7 +636,8 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
 void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, int kc,
                            const float* a, int a_step, const float* b, int b_step, float* c,
                            int c_step, int ldc_bytes, bool from_c, const float* bias,
-                           int bias_step, bool clamp, bool clamp_hi, const float* bounds) {
+                           int bias_step, bool clamp, bool clamp_hi, const float* bounds,
+                           const float* b_split) {
   constexpr int kMr = 6;
   if (runs <= 0 || tiles <= 0) return;
   if (from_c || bias == nullptr) bias_step = 0;
@@ -636,7 +649,7 @@ void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, 
     return;
   }
   RunsOfTiles(runs, b_run_step, c_run_step, tiles, kc, a, a_step, b, b_step, c, c_step, ldc_bytes,
-              from_c, bias, bias_step, clamp, clamp_hi, bounds);
+              from_c, bias, bias_step, clamp, clamp_hi, bounds, b_split);
 }
 
 // A direct convolution's tile (NeonConvRows): as Tile from the bias or
@@ -1793,14 +1806,18 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves 
   "ldr %[t], [%[prm], #68]\n"                                               \
   "add %[c], %[c], %[t]\n"                                                  \
   MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_COLS4_DEPTHS4_OF("q7", "q9"), "4")
+// The split halves' passes are 64 depths (two units a unit argument):
+// a pass's subs and bne cost 2 instructions a 208, about 1.4 M of
+// MobileNet v1's halves at 32 depths a pass.
+#define MACE_V7_SPLIT_DEPTHS8 MACE_V7_SPLIT_DEPTHS4 MACE_V7_SPLIT_DEPTHS4
 #define MACE_V7_NARROW_WHOLE_SPLIT_RUN(start, clamp)                        \
   "0:\n"                                                                    \
-  MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_SPLIT_DEPTHS4, "2")       \
+  MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_SPLIT_DEPTHS8, "2")       \
   "ldr %[t], [%[prm], #60]\n"                                               \
   "add %[a], %[a], %[t]\n"                                                  \
   "ldr %[t], [%[prm], #68]\n"                                               \
   "add %[c], %[c], %[t]\n"                                                  \
-  MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_SPLIT_DEPTHS4, "4")
+  MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_SPLIT_DEPTHS8, "4")
 // The next tile; `bias` moves the start tiles on.
 #define MACE_V7_NARROW_NEXT(bias)                                           \
   "add %[a], %[a], %[a_adj]\n"                                              \
@@ -1814,8 +1831,8 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves 
 
 // Tiles as kKind says, each starting as kStart (from C, or the 6 x 4
 // start tiles at `starts`) and clamped as kClamp (Armv7GemmRun6x8's runs),
-// A pairs a_pair floats apart. kWhole (the halves only): kc is a multiple
-// of 32 and not 0.
+// A pairs a_pair floats apart. kWhole (the halves only): kc is a whole
+// number of passes (32 depths, the split halves' 64) and not 0.
 template <RunStart kStart, RunClamp kClamp, NarrowKind kKind, bool kWhole = false>
 void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
                int b_step, float* c, int c_step, int ldc_bytes, const float* starts,
@@ -1825,7 +1842,8 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
                 "whole passes: the halves only");
   constexpr int kMr = 6, kNr = 8, kFloat = sizeof(float);
   constexpr bool kSplit = kKind == kNarrowSplitHalves;
-  constexpr int kDepthBytes = 8 * 4, kUnitBytes = (kSplit ? 26 : 27) * 4, kPassUnits = 8;
+  constexpr int kDepthBytes = 8 * 4, kUnitBytes = (kSplit ? 26 : 27) * 4;
+  constexpr int kPassUnits = (kWhole && kSplit ? kWholeSplitPassDepth : kWholePassDepth) / 4;
   if (tiles <= 0) return;
   if (kc < 0) kc = 0;
   const int units = kc / 4;
@@ -1910,13 +1928,16 @@ void HalvesRunOfPasses(RunClamp clamp, int tiles, int kc, const float* a, int a_
   }
 }
 
-// MobileNets' deep 1x1 layers are 32k channels deep: their halves take
-// the loop without the tail and entries.
+// MobileNets' deep 1x1 layers are 32k channels deep (MobileNet v1's all
+// 64k): their halves take the loop without the tail and entries. The
+// split halves' passes are 64 deep, so a 32k + 32 deep split run (96, 160)
+// takes the loop with them.
 template <RunStart kStart, NarrowKind kKind>
 void HalvesRunClamped(RunClamp clamp, int tiles, int kc, const float* a, int a_step,
                       const float* b, int b_step, float* c, int c_step, int ldc_bytes,
                       const float* starts, const float* bounds) {
-  if (kc > 0 && kc % kWholePassDepth == 0) {
+  constexpr int kPass = kKind == kNarrowSplitHalves ? kWholeSplitPassDepth : kWholePassDepth;
+  if (kc > 0 && kc % kPass == 0) {
     HalvesRunOfPasses<kStart, kKind, true>(clamp, tiles, kc, a, a_step, b, b_step, c, c_step,
                                            ldc_bytes, starts, bounds);
   } else {
@@ -2009,6 +2030,13 @@ void SplitHalvesRun(RunStart start, RunClamp clamp, int tiles, int kc, const flo
   }
 }
 
+void SplitHalvesRunOn(RunStart start, RunClamp clamp, int tiles, int kc, const float* a,
+                      int a_step, const float* split, float* c, int c_step, int ldc_bytes,
+                      const float* starts, const float* bounds) {
+  HalvesRunOf<kNarrowSplitHalves>(start, clamp, tiles, kc, a, a_step, split, 0, c, c_step,
+                                  ldc_bytes, starts, bounds);
+}
+
 void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc, const float* a, int a_step,
                const float* b, int b_step, float* c, int c_step, int ldc_bytes,
                const float* starts, const float* bounds) {
@@ -2016,6 +2044,14 @@ void HalvesRun(RunStart start, RunClamp clamp, int tiles, int kc, const float* a
                              starts, bounds);
 }
 }  // namespace
+
+bool Armv7RunsSplitPanel(int tiles, int kc) {
+  return tiles >= kSplitMinTiles && kc >= kHalvesMinKc && kc <= kSplitMaxKc;
+}
+
+void Armv7SplitPanels(int panels, int kc, const float* b, int panel_stride, float* out) {
+  for (; panels > 0; --panels, b += panel_stride, out += 8 * kc) SplitPanel(b, kc, out);
+}
 
 // Tile t reads the A panel a_step floats after tile t - 1's and the B
 // panel b_step floats after, and writes C c_step floats after.

@@ -27,11 +27,18 @@ void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float*
                      int bias_step, bool clamp, bool clamp_hi, const float* bounds,
                      int prefetch_tiles);
 // `runs` such runs (no prefetching), each with the A panels and biases of
-// the first and B and C b_run_step and c_run_step floats on.
+// the first and B and C b_run_step and c_run_step floats on. b_split:
+// null, or the runs' B panels as Armv7SplitPanels wrote them (8 * kc
+// floats apart), which the runs that would split their panel read instead.
 void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, int kc,
                            const float* a, int a_step, const float* b, int b_step, float* c,
                            int c_step, int ldc_bytes, bool from_c, const float* bias, int bias_step,
-                           bool clamp, bool clamp_hi, const float* bounds);
+                           bool clamp, bool clamp_hi, const float* bounds, const float* b_split);
+// Whether runs of `tiles` tiles kc deep down one B panel read it split
+// into its two 4-wide halves; and `panels` 8-wide B panels kc deep
+// (panel_stride floats apart) split so, 8 * kc floats a panel, into out.
+bool Armv7RunsSplitPanel(int tiles, int kc);
+void Armv7SplitPanels(int panels, int kc, const float* b, int panel_stride, float* out);
 
 // The first 4 columns (6x4) or rows (4x8) of a 6 x 8 tile into c, rows
 // ldc_bytes apart (from c, the 6 or 4 row biases or zero), clamped as

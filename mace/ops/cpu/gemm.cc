@@ -43,6 +43,11 @@ int64_t ColumnSlack(const KernelTable& t) {
 #endif
 }
 
+// The most columns of a B block.
+int64_t BlockColumns(const KernelTable& t, int64_t n) {
+  return std::min<int64_t>(t.nc + ColumnSlack(t), RoundUp(n, t.nr));
+}
+
 }  // namespace
 
 int64_t GemmReductionDepth(const KernelTable& t, int64_t k) {
@@ -196,6 +201,15 @@ bool NarrowArmv7Tile(const KernelTable& t, int64_t kc, const float* a, const flo
   return true;
 }
 
+// Whether GemmBlock splits a B block (nc x kc) for the armv7 runs: where
+// its rows (m) take more than one block and the walk goes columns outer
+// (kRowsOuterBlockFloats) over full blocks of rows that split their panel.
+bool SplitsArmv7Block(const KernelTable& t, const TileEpilogue& epilogue, int64_t m, int64_t nc,
+                      int64_t kc) {
+  return PlainArmv7Neon(t, epilogue) && m > t.mc && nc >= t.nr && kc * nc > kRowsOuterBlockFloats &&
+         arm::Armv7RunsSplitPanel(t.mc / t.mr, static_cast<int>(kc));
+}
+
 // armv7 NEON: a walk's `tiles` full tiles, each with its A, B and C and
 // the epilogue's row bias a step after the previous one's, of which the
 // first prefetch_tiles prefetch the A panel two ahead, in one run of the
@@ -322,6 +336,9 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
   const int64_t depth = GemmReductionDepth(t, call.k);
   float* b_buffer = scratch + (call.a->NeedsPacking() ? int64_t{t.mc} * depth : 0);
   const int64_t nc_slack = ColumnSlack(t);
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  float* b_split_buffer = b_buffer + (call.b->NeedsPacking() ? BlockColumns(t, call.n) * depth : 0);
+#endif
   for (int64_t jc = n0, nc = 0; jc < n1; jc += nc) {
     nc = n1 - jc <= t.nc + nc_slack ? n1 - jc : t.nc;
     for (int64_t pc = 0; pc < call.k; pc += depth) {
@@ -330,6 +347,19 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
       TileEpilogue epilogue = *call.epilogue;
       epilogue.accumulate = pc > 0;
       epilogue.last = pc + kc == call.k;
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+      // armv7 NEON: the deep runs down a full column panel read its B panel
+      // as two 4-wide ones, each copy 2 instructions a depth. With more
+      // than one block of rows the block's full panels are split once here
+      // for all of them, where each run split its panel again per block of
+      // 96 rows (a 512 x 512 x 196 product: 6 copies).
+      const float* b_split = nullptr;
+      if (SplitsArmv7Block(t, *call.epilogue, m1 - m0, nc, kc)) {
+        arm::Armv7SplitPanels(static_cast<int>(nc / nr), static_cast<int>(kc), b.first,
+                              static_cast<int>(b.panel_stride), b_split_buffer);
+        b_split = b_split_buffer;
+      }
+#endif
       for (int64_t ic = m0; ic < m1; ic += t.mc) {
         const int64_t mc = std::min<int64_t>(t.mc, m1 - ic);
         const PanelBlock a = PreparePanels(*call.a, mr, ic, mc, pc, kc, a_buffer);
@@ -502,7 +532,8 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
                 static_cast<int>(outer_c_step), static_cast<int>(full_inner), kc32, inner_panel,
                 static_cast<int>(inner_stride), outer_panel, 0, c, static_cast<int>(inner_c_step),
                 ldc_bytes, epilogue.accumulate, epilogue.accumulate ? nullptr : row_bias, mr,
-                clamp.clamp, clamp.clamp_hi, clamp.bounds);
+                clamp.clamp, clamp.clamp_hi, clamp.bounds,
+                b_split != nullptr ? b_split + outer / nr * nr * kc : nullptr);
             // The loop's step moves past the last of them.
             outer += (panels - 1) * outer_step;
             outer_panel += (panels - 1) * outer_stride;
@@ -1042,9 +1073,13 @@ int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t 
   if (IsVectorCase(m, n, a, b)) return ThreadRegionFloats(k);  // the gathered vector
   const int64_t kc = GemmReductionDepth(table, k);
   if (a.NeedsPacking()) floats += int64_t{table.mc} * kc;
-  if (b.NeedsPacking()) {
-    floats += std::min<int64_t>(table.nc + ColumnSlack(table), RoundUp(n, table.nr)) * kc;
+  if (b.NeedsPacking()) floats += BlockColumns(table, n) * kc;
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  // The B block split for the armv7 runs (GemmBlock), when it may be.
+  if (table.isa == KernelIsa::kNeon && table.mr == 6 && table.nr == 8 && m > table.mc) {
+    floats += BlockColumns(table, n) * kc;
   }
+#endif
   return ThreadRegionFloats(floats);
 }
 

@@ -524,7 +524,11 @@ TEST(GemmTest, FullTileRuns) {
         // Three row blocks, the last of 12 rows: each block's row bias
         // (arm64 widens it per block) at its own rows.
         Case row_blocks{2 * table->mc + mr + 4, 5 * nr + 3, 8192 / (5 * nr) + 11};
-        for (Case c : {rows_outer, columns_outer, row_blocks}) {
+        // The same over two reduction blocks, both deep (armv7 splits each
+        // B block once for its row blocks; the second starts from C).
+        Case deep_row_blocks = row_blocks;
+        deep_row_blocks.k = OneBlockDepth(*table) + 100;
+        for (Case c : {rows_outer, columns_outer, row_blocks, deep_row_blocks}) {
           c.pack_a = variant & 1;
           c.row_bias = variant & 2;
           c.activation = variant & 4 ? kTileActClamp : kTileActNone;
@@ -752,7 +756,7 @@ TEST(GemmTest, Armv7RunsOfTilesStarts) {
           if (panels) {
             arm::Armv7GemmRun6x8Panels(runs, kNr * k, kNr, tiles, k, a.data(), kMr * k, b.data(), 0,
                                        c.data(), kMr * ldc, ldc * 4, from_c, row_bias, bias_step,
-                                       clamp, clamp_hi, bounds);
+                                       clamp, clamp_hi, bounds, nullptr);
           } else {
             for (int r = 0; r < runs; ++r) {
               arm::Armv7GemmRun6x8(tiles, k, a.data(), kMr * k, b.data() + r * kNr * k, 0,
@@ -791,30 +795,40 @@ TEST(GemmTest, Armv7RunsOfTilesStarts) {
 // armv7's deep runs down one column panel, whose B panel the halves read
 // as a split copy from 5 tiles on (32 or 64 to 512 depths): runs of 4 to
 // 6 and 16 tiles, each depth tail of the halves and of the copy (8 depths
-// a loop) around 32, 64, 256 and 512, whole 32-depth passes (32, 64, 96,
-// 512),
+// a loop) around 32, 64, 256 and 512, whole 32-depth passes of the
+// 8-wide halves (64, 96) and 64-depth ones of the split halves (64, 128,
+// 192, 512; 96 and 160 are not),
 // from each tile's biases, zero or C, clamped on both sides with bounds
-// that bind; as one call over two column panels, or a call a panel with
-// the first 3 tiles or all prefetching A. C's margin must stay NaN.
+// that bind; as one call over two column panels (on the panels or on
+// their split copy), or a call a panel with the first 3 tiles or all
+// prefetching A. C's margin must stay NaN.
 TEST(GemmTest, Armv7SplitPanelRuns) {
   constexpr int kMr = 6, kNr = 8;
   const float bounds[2] = {-0.5f, 0.5f};
-  for (int k : {31, 32, 33, 63, 64, 65, 66, 67, 68, 69, 70, 96, 255, 257, 511, 512, 513}) {
+  for (int k :
+       {31, 32, 33, 63, 64, 65, 66, 67, 68, 69, 70, 96, 128, 160, 192, 255, 257, 511, 512, 513}) {
     for (int tiles : {4, 5, 6, 16}) {
       const int rows = tiles * kMr, cols = 2 * kNr, ldc = cols + 3;
       const std::vector<float> a = RandomFloats(rows * k, 51);
       const std::vector<float> b = RandomFloats(cols * k, 52);
       const std::vector<float> bias = RandomFloats(rows, 53);
       const std::vector<float> start = RandomFloats(rows * ldc, 54);
-      for (int variant = 0; variant < 12; ++variant) {
+      // The panels split before the call (Armv7SplitPanels), as the driver
+      // splits a B block for its row blocks.
+      std::vector<float> split(cols * k, std::numeric_limits<float>::quiet_NaN());
+      arm::Armv7SplitPanels(2, k, b.data(), kNr * k, split.data());
+      for (int variant = 0; variant < 16; ++variant) {
         // variant % 4 0: the biases, clamped; 1: zero; 2: from C; 3: the
-        // biases. variant / 4: tiles prefetching (-1: the panels' call).
+        // biases. variant / 4: tiles prefetching (-1: the panels' call;
+        // variant 12 on: the panels' call on the split panels).
         const int start_mode = variant % 4;
-        const int prefetch = variant < 4 ? -1 : variant < 8 ? 3 : tiles;
+        const int prefetch = variant < 4 || variant >= 12 ? -1 : variant < 8 ? 3 : tiles;
+        const float* b_split = variant >= 12 ? split.data() : nullptr;
         const bool from_c = start_mode == 2, clamp = start_mode == 0;
         const float* row_bias = start_mode == 0 || start_mode == 3 ? bias.data() : nullptr;
         SCOPED_TRACE(::testing::Message() << "k " << k << " tiles " << tiles << " start "
-                                          << start_mode << " prefetch " << prefetch);
+                                          << start_mode << " prefetch " << prefetch << " split "
+                                          << (b_split != nullptr));
         std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
         for (int i = 0; i < rows; ++i) {
           for (int j = 0; j < cols; ++j) c[i * ldc + j] = start[i * ldc + j];
@@ -822,7 +836,7 @@ TEST(GemmTest, Armv7SplitPanelRuns) {
         if (prefetch < 0) {
           arm::Armv7GemmRun6x8Panels(2, kNr * k, kNr, tiles, k, a.data(), kMr * k, b.data(), 0,
                                      c.data(), kMr * ldc, ldc * 4, from_c, row_bias, kMr, clamp,
-                                     clamp, bounds);
+                                     clamp, bounds, b_split);
         } else {
           for (int r = 0; r < 2; ++r) {
             arm::Armv7GemmRun6x8(tiles, k, a.data(), kMr * k, b.data() + r * kNr * k, 0,
