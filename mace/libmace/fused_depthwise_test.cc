@@ -494,8 +494,8 @@ TEST_F(FusedDepthwiseTest, SmallStemStaysUnfused) {
 
 // The whole block against the reference and the engine with only the pair
 // fused, bit for bit: the same kernels on the same values in the same
-// order. MobileNet v2's 56x56 blocks with their residual sum and its 112
-// -> 56 one, odd channel counts (partial blocks; inputs the layout keeps
+// order. Expanded tensors of more than 2 MiB: MobileNet v2's 56x56 block
+// with its residual sum (two images) and its 112 -> 56 one, odd channel counts (partial blocks; inputs the layout keeps
 // blocked), a map of 57 rows (a
 // last band shorter than the others, padding rows below), two images; one
 // to three threads.
@@ -504,10 +504,10 @@ TEST_F(FusedDepthwiseTest, ExpandedBlockMatchesReferenceAndPair) {
     Shape shape;
     bool residual;
   };
-  const BlockCase cases[] = {{{1, 24, 144, 24, 56, 1}, true},
+  const BlockCase cases[] = {{{2, 24, 144, 24, 56, 1}, true},
                              {{1, 16, 96, 24, 112, 2}, false},
-                             {{2, 13, 75, 13, 57, 1}, true},
-                             {{1, 22, 51, 29, 113, 2}, false}};
+                             {{2, 13, 93, 13, 57, 1}, true},
+                             {{1, 12, 51, 29, 113, 2}, false}};
   uint32_t seed = 29;
   for (const BlockCase& c : cases) {
     const Model m = BuildBlock(c.shape, c.residual, seed++);
@@ -533,6 +533,14 @@ TEST_F(FusedDepthwiseTest, ExpandedBlockMatchesReferenceAndPair) {
       EXPECT_EQ(block.macs, pair.macs) << what;
     }
   }
+}
+
+// An expanded tensor that fits in L2 (144 x 56 x 56, 1.8 MB), or a 1x1
+// that only doubles the channels, is written whole: the pair alone reads
+// it.
+TEST_F(FusedDepthwiseTest, SmallExpansionStaysUnfused) {
+  ExpectUnfused(BuildBlock({1, 24, 144, 24, 56, 1}, true, 37), {"z"}, {"expand", "dw"});
+  ExpectUnfused(BuildBlock({1, 32, 64, 32, 112, 2}, false, 41), {"z"}, {"expand", "dw"});
 }
 
 // The expansion of a pair that is not fused (a 28x28 map) runs on its own.

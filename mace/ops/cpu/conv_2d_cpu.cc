@@ -250,7 +250,8 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
   bool AbsorbDepthwisePair(const BlockedDepthwisePointwiseReader& pair, const Operation& reader) {
     if (absorbed_ || !ExpandFusionEnabled() || kernels_ == nullptr || BlockedBlock() == 0 ||
         BlockedWinogradTile() != 0 || Output(0)->channel_block() == 0 ||
-        Input(0)->channel_block() == 0 || reader.Input(0) != Output(0)) {
+        Input(0)->channel_block() == 0 || reader.Input(0) != Output(0) ||
+        !BlockedDepthwisePointwise::ExpandPays(params(), kernels_->channel_block)) {
       return false;
     }
     auto p = std::make_unique<ExpandedPair>();

@@ -151,6 +151,13 @@ bool BlockedDepthwisePointwise::SupportsExpand(const KernelTable& table,
          expand.out_w == dw.in_w;
 }
 
+bool BlockedDepthwisePointwise::ExpandPays(const ref::Conv2DParams& expand, int block) {
+  return expand.out_channels >= 4 * expand.in_channels &&
+         expand.batch * BlockCount(expand.out_channels, block) * block * expand.out_h *
+                 expand.out_w * static_cast<int64_t>(sizeof(float)) >=
+             kLastFirstBytes;
+}
+
 BlockedDepthwisePointwise::BlockedDepthwisePointwise(
     const KernelTable& table, const ref::DepthwiseConv2dParams& depthwise,
     const float* depthwise_filter, const float* depthwise_bias, const ref::Conv2DParams& pointwise,
