@@ -15,7 +15,8 @@
 // op reads a plain tensor it cannot take as it is, or a plain op reads a
 // blocked one, the net inserts a conversion op before the reader, once per
 // tensor and direction, taken from the converter registry. Last, a blocked
-// op may absorb the one op that reads its output (FuseBlockedReaders).
+// op may absorb the one op that reads its output (FuseBlockedReaders), also
+// a reader that absorbed its own.
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -217,7 +218,12 @@ int Net::FuseBlockedReaders(const std::set<std::string>& outputs,
   }
   const std::set<Operation*> blocked(blocked_ops->begin(), blocked_ops->end());
   std::set<const Operation*> absorbed;
-  for (Operation* op : *blocked_ops) {
+  // Last op first, so that a reader has absorbed its own reader before its
+  // producer is offered it: a depthwise op takes its 1x1 projection, then
+  // the 1x1 expansion before it takes the pair. An op that absorbed its
+  // reader writes that reader's output; its own producer sees it so.
+  for (auto it = blocked_ops->rbegin(); it != blocked_ops->rend(); ++it) {
+    Operation* op = *it;
     if (absorbed.count(op) > 0 || op->OutputSize() != 1) continue;
     const Tensor* output = op->Output(0);
     auto read = readers.find(output);

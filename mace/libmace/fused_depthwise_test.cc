@@ -16,6 +16,17 @@
 //   x -> stem (k x k, stride 2, ReLU) -> pool (3x3, stride 2) -> head (1x1) -> z
 //
 // against the reference kernels and the engine with MACE_CPU_FUSE_POOLING=0.
+//
+// And a whole inverted residual block, the 1x1 expansion fused with the
+// depthwise and 1x1 pair that alone reads its output (Conv2D's
+// AbsorbReader of a reader that absorbed its own), as in MobileNet v2:
+//
+//   x -> pre (1x1, ReLU) -> r -> expand (1x1, ReLU6) -> dw (3x3, ReLU6)
+//     -> project (1x1) [-> + r] -> head (1x1) -> z
+//
+// pre gives the block a blocked input, as the block before it does in the
+// model; against the reference kernels and the engine with
+// MACE_CPU_FUSE_EXPAND=0 (the pair still fused).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -98,40 +109,32 @@ struct Model {
   std::map<std::string, std::vector<int64_t>> shapes;
 };
 
-// `second_reader`: a second 1x1 (pw2 -> head2 -> z2) also reads dw's output.
-Model Build(const Shape& s, bool second_reader, uint32_t seed) {
-  Model m;
-  std::mt19937 rng(seed);
-  const int64_t n = s.batch, c0 = s.in_channels, c1 = s.mid_channels, c2 = s.out_channels;
-  const int64_t h = s.size, out = (s.size - 1) / s.stride + 1;
-  InputOutputInfo* info = m.net.add_input_info();
-  info->set_name("x");
-  for (int64_t d : {n, c0, h, h}) info->add_dims(d);
-  m.input = Random(static_cast<size_t>(n * c0 * h * h), &rng, -1.f, 1.f);
+// A 1x1 convolution of `batch` images of `size` x `size`.
+ops::ref::Conv2DParams Pointwise(int64_t batch, int64_t in_channels, int64_t out_channels,
+                                 int64_t size) {
+  ops::ref::Conv2DParams p;
+  p.batch = batch;
+  p.in_channels = in_channels;
+  p.out_channels = out_channels;
+  p.in_h = p.in_w = p.out_h = p.out_w = size;
+  p.kernel_h = p.kernel_w = 1;
+  return p;
+}
 
-  const std::vector<float> w0 = Random(static_cast<size_t>(c1 * c0), &rng, -0.5f, 0.5f);
-  const std::vector<float> b0 = Random(static_cast<size_t>(c1), &rng, -0.2f, 0.2f);
-  const std::vector<float> wd = Random(static_cast<size_t>(c1 * 9), &rng, -0.5f, 0.5f);
-  const std::vector<float> bd = Random(static_cast<size_t>(c1), &rng, -0.2f, 0.2f);
-  AddWeight("w0", {c1, c0, 1, 1}, w0, &m.net, &m.blob);
-  AddWeight("b0", {c1}, b0, &m.net, &m.blob);
-  AddWeight("wd", {1, c1, 3, 3}, wd, &m.net, &m.blob);
-  AddWeight("bd", {c1}, bd, &m.net, &m.blob);
-  AddOp("Conv2D", "pw0", {"x", "w0", "b0"}, "a", &m.net);
-  OperatorDef* dw = AddOp("DepthwiseConv2d", "dw", {"a", "wd", "bd"}, "d", &m.net);
+// dw (3x3, stride s.stride, padding 1, `activation`: RELU or RELUX) from
+// "a" to "d" on s.mid_channels channels: its weights, op and reference
+// output.
+std::vector<float> AddDepthwise(const Shape& s, const std::vector<float>& a,
+                                ops::ActivationType activation, std::mt19937* rng, Model* m) {
+  const int64_t n = s.batch, c1 = s.mid_channels, h = s.size, out = (s.size - 1) / s.stride + 1;
+  const std::vector<float> wd = Random(static_cast<size_t>(c1 * 9), rng, -0.5f, 0.5f);
+  const std::vector<float> bd = Random(static_cast<size_t>(c1), rng, -0.2f, 0.2f);
+  AddWeight("wd", {1, c1, 3, 3}, wd, &m->net, &m->blob);
+  AddWeight("bd", {c1}, bd, &m->net, &m->blob);
+  OperatorDef* dw = AddOp("DepthwiseConv2d", "dw", {"a", "wd", "bd"}, "d", &m->net);
   AddInts(dw, "strides", {s.stride, s.stride});
   AddInts(dw, "pads", {1, 1, 1, 1});
-  AddString(dw, "activation", "RELU");
-
-  ops::ref::Conv2DParams p0;
-  p0.batch = n;
-  p0.in_channels = c0;
-  p0.in_h = p0.in_w = h;
-  p0.out_channels = c1;
-  p0.out_h = p0.out_w = h;
-  p0.kernel_h = p0.kernel_w = 1;
-  std::vector<float> a(static_cast<size_t>(n * c1 * h * h));
-  ops::ref::Conv2D(p0, m.input.data(), w0.data(), b0.data(), a.data());
+  AddString(dw, "activation", activation == ops::ActivationType::RELU ? "RELU" : "RELUX");
   ops::ref::DepthwiseConv2dParams pd;
   pd.batch = n;
   pd.channels = c1;
@@ -140,9 +143,40 @@ Model Build(const Shape& s, bool second_reader, uint32_t seed) {
   pd.kernel_h = pd.kernel_w = 3;
   pd.stride_h = pd.stride_w = s.stride;
   pd.pad_top = pd.pad_left = 1;
-  pd.activation.type = ops::ActivationType::RELU;
+  pd.activation.type = activation;
   std::vector<float> d(static_cast<size_t>(n * c1 * out * out));
   ops::ref::DepthwiseConv2d(pd, a.data(), wd.data(), bd.data(), d.data());
+  return d;
+}
+
+// A model with the input x of s.batch images of s.in_channels x s.size x
+// s.size, in [-1, 1].
+Model WithInput(const Shape& s, std::mt19937* rng) {
+  Model m;
+  InputOutputInfo* info = m.net.add_input_info();
+  info->set_name("x");
+  for (int64_t d : {s.batch, s.in_channels, s.size, s.size}) info->add_dims(d);
+  m.input = Random(static_cast<size_t>(s.batch * s.in_channels * s.size * s.size), rng, -1.f, 1.f);
+  return m;
+}
+
+// `second_reader`: a second 1x1 (pw2 -> head2 -> z2) also reads dw's output.
+Model Build(const Shape& s, bool second_reader, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Model m = WithInput(s, &rng);
+  const int64_t n = s.batch, c0 = s.in_channels, c1 = s.mid_channels, c2 = s.out_channels;
+  const int64_t h = s.size, out = (s.size - 1) / s.stride + 1;
+
+  const std::vector<float> w0 = Random(static_cast<size_t>(c1 * c0), &rng, -0.5f, 0.5f);
+  const std::vector<float> b0 = Random(static_cast<size_t>(c1), &rng, -0.2f, 0.2f);
+  AddWeight("w0", {c1, c0, 1, 1}, w0, &m.net, &m.blob);
+  AddWeight("b0", {c1}, b0, &m.net, &m.blob);
+  AddOp("Conv2D", "pw0", {"x", "w0", "b0"}, "a", &m.net);
+
+  const ops::ref::Conv2DParams p0 = Pointwise(n, c0, c1, h);
+  std::vector<float> a(static_cast<size_t>(n * c1 * h * h));
+  ops::ref::Conv2D(p0, m.input.data(), w0.data(), b0.data(), a.data());
+  std::vector<float> d = AddDepthwise(s, a, ops::ActivationType::RELU, &rng, &m);
 
   for (int reader = 1; reader <= (second_reader ? 2 : 1); ++reader) {
     const std::string k = std::to_string(reader);
@@ -152,13 +186,7 @@ Model Build(const Shape& s, bool second_reader, uint32_t seed) {
     AddWeight("b" + k, {c2}, b, &m.net, &m.blob);
     OperatorDef* pw = AddOp("Conv2D", "pw" + k, {"d", "w" + k, "b" + k}, "y" + k, &m.net);
     AddString(pw, "activation", "RELUX");
-    ops::ref::Conv2DParams p;
-    p.batch = n;
-    p.in_channels = c1;
-    p.in_h = p.in_w = out;
-    p.out_channels = c2;
-    p.out_h = p.out_w = out;
-    p.kernel_h = p.kernel_w = 1;
+    ops::ref::Conv2DParams p = Pointwise(n, c1, c2, out);
     p.activation.type = ops::ActivationType::RELUX;
     std::vector<float> y(static_cast<size_t>(n * c2 * out * out));
     ops::ref::Conv2D(p, d.data(), w.data(), b.data(), y.data());
@@ -189,6 +217,49 @@ struct StemShape {
   int64_t batch, size, kernel, pad, pool_pad;
   bool ceil_mode;
 };
+
+// `residual`: r is added to the projection's output (stride 1 and
+// out_channels == in_channels only).
+Model BuildBlock(const Shape& s, bool residual, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Model m = WithInput(s, &rng);
+  const int64_t n = s.batch, c0 = s.in_channels, c1 = s.mid_channels, c2 = s.out_channels;
+  const int64_t h = s.size, out = (s.size - 1) / s.stride + 1;
+  // One 1x1 layer: its weights, op and reference output.
+  const auto pointwise = [&](const std::string& name, const std::string& in,
+                             const std::vector<float>& x, int64_t cin, int64_t cout, int64_t size,
+                             const char* activation, const std::string& out_name) {
+    const std::vector<float> w = Random(static_cast<size_t>(cout * cin), &rng, -0.5f, 0.5f);
+    const std::vector<float> b = Random(static_cast<size_t>(cout), &rng, -0.2f, 0.2f);
+    AddWeight("w_" + name, {cout, cin, 1, 1}, w, &m.net, &m.blob);
+    AddWeight("b_" + name, {cout}, b, &m.net, &m.blob);
+    OperatorDef* op = AddOp("Conv2D", name, {in, "w_" + name, "b_" + name}, out_name, &m.net);
+    ops::ref::Conv2DParams p = Pointwise(n, cin, cout, size);
+    if (activation != nullptr) {
+      AddString(op, "activation", activation);
+      p.activation.type = std::string(activation) == "RELU" ? ops::ActivationType::RELU
+                                                            : ops::ActivationType::RELUX;
+    }
+    std::vector<float> y(static_cast<size_t>(n * cout * size * size));
+    ops::ref::Conv2D(p, x.data(), w.data(), b.data(), y.data());
+    return y;
+  };
+  const std::vector<float> r = pointwise("pre", "x", m.input, c0, c0, h, "RELU", "r");
+  const std::vector<float> a = pointwise("expand", "r", r, c0, c1, h, "RELUX", "a");
+  const std::vector<float> d = AddDepthwise(s, a, ops::ActivationType::RELUX, &rng, &m);
+  std::vector<float> y = pointwise("project", "d", d, c1, c2, out, nullptr, "y");
+  std::string head_input = "y";
+  if (residual) {
+    OperatorDef* add = AddOp("Eltwise", "add", {"y", "r"}, "sum", &m.net);
+    AddInt(add, "type", 0);
+    for (size_t i = 0; i < y.size(); ++i) y[i] += r[i];
+    head_input = "sum";
+  }
+  std::vector<float> z = pointwise("head", head_input, y, c2, 8, out, nullptr, "z");
+  m.expected["z"] = std::move(z);
+  m.shapes["z"] = {n, 8, out, out};
+  return m;
+}
 
 Model BuildStem(const StemShape& s, uint32_t seed) {
   Model m;
@@ -260,14 +331,18 @@ struct Result {
   int64_t macs = 0;
 };
 
+const char* const kFusionSettings[] = {"MACE_CPU_FUSE_DEPTHWISE", "MACE_CPU_FUSE_POOLING",
+                                        "MACE_CPU_FUSE_EXPAND"};
+
+// `fuse`: every fusion on, else off; `expand`: the expansion fusion on too
+// (when `fuse`).
 void RunEngine(const Model& m, const std::vector<std::string>& outputs, int threads, bool fuse,
-               Result* result) {
-  for (const char* setting : {"MACE_CPU_FUSE_DEPTHWISE", "MACE_CPU_FUSE_POOLING"}) {
-    if (fuse) {
-      unsetenv(setting);
-    } else {
-      setenv(setting, "0", 1);
-    }
+               Result* result, bool expand = true) {
+  for (const char* setting : kFusionSettings) unsetenv(setting);
+  if (!fuse) {
+    for (const char* setting : kFusionSettings) setenv(setting, "0", 1);
+  } else if (!expand) {
+    setenv("MACE_CPU_FUSE_EXPAND", "0", 1);
   }
   MaceEngineConfig config(DeviceType::CPU);
   ASSERT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
@@ -277,8 +352,7 @@ void RunEngine(const Model& m, const std::vector<std::string>& outputs, int thre
       reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
       reinterpret_cast<const unsigned char*>(m.blob.data()), m.blob.size(), {"x"}, outputs,
       config, &engine);
-  unsetenv("MACE_CPU_FUSE_DEPTHWISE");
-  unsetenv("MACE_CPU_FUSE_POOLING");
+  for (const char* setting : kFusionSettings) unsetenv(setting);
   ASSERT_TRUE(created.ok()) << created.information();
   std::shared_ptr<float> input(new float[m.input.size()], std::default_delete<float[]>());
   std::copy(m.input.begin(), m.input.end(), input.get());
@@ -314,6 +388,14 @@ void ExpectNear(const std::vector<float>& expected, const std::vector<float>& ac
   for (size_t i = 0; i < expected.size(); ++i) {
     ASSERT_NEAR(expected[i], actual[i], 1e-4f + 1e-4f * std::fabs(expected[i]))
         << what << " at " << i;
+  }
+}
+
+void ExpectIdentical(const std::vector<float>& expected, const std::vector<float>& actual,
+                     const std::string& what) {
+  ASSERT_EQ(expected.size(), actual.size()) << what;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(expected[i], actual[i]) << what << " at " << i;
   }
 }
 
@@ -408,6 +490,62 @@ TEST_F(FusedDepthwiseTest, StemAndPoolingMatchReferenceAndUnfused) {
 // A stem output that fits in L2 (64 x 50 x 50) is pooled on its own.
 TEST_F(FusedDepthwiseTest, SmallStemStaysUnfused) {
   ExpectUnfused(BuildStem({1, 101, 3, 0, 0, false}, 23), {"z"}, {"pool"});
+}
+
+// The whole block against the reference and the engine with only the pair
+// fused, bit for bit: the same kernels on the same values in the same
+// order. Expanded tensors of more than 2 MiB: MobileNet v2's 56x56 block
+// with its residual sum (two images) and its 112 -> 56 one, odd channel counts (partial blocks; inputs the layout keeps
+// blocked), a map of 57 rows (a
+// last band shorter than the others, padding rows below), two images; one
+// to three threads.
+TEST_F(FusedDepthwiseTest, ExpandedBlockMatchesReferenceAndPair) {
+  struct BlockCase {
+    Shape shape;
+    bool residual;
+  };
+  const BlockCase cases[] = {{{2, 24, 144, 24, 56, 1}, true},
+                             {{1, 16, 96, 24, 112, 2}, false},
+                             {{2, 13, 93, 13, 57, 1}, true},
+                             {{1, 12, 51, 29, 113, 2}, false}};
+  uint32_t seed = 29;
+  for (const BlockCase& c : cases) {
+    const Model m = BuildBlock(c.shape, c.residual, seed++);
+    const std::string shape = "size " + std::to_string(c.shape.size) + ", stride " +
+                              std::to_string(c.shape.stride) + ", " +
+                              std::to_string(c.shape.in_channels) + " -> " +
+                              std::to_string(c.shape.mid_channels) + " channels";
+    Result pair;
+    RunEngine(m, {"z"}, 1, true, &pair, /*expand=*/false);
+    ExpectNear(m.expected.at("z"), pair.outputs["z"], shape + ", pair");
+    EXPECT_TRUE(Ran(pair, "dw")) << shape;
+    for (int threads = 1; threads <= 3; ++threads) {
+      Result block;
+      RunEngine(m, {"z"}, threads, true, &block);
+      const std::string what = shape + ", " + std::to_string(threads) + " threads";
+      ExpectNear(m.expected.at("z"), block.outputs["z"], what);
+      ExpectIdentical(pair.outputs["z"], block.outputs["z"], what + " against the pair");
+      EXPECT_TRUE(Ran(block, "expand")) << what;
+      // Where the pair fuses, the block does: dw then runs inside expand.
+      EXPECT_EQ(Ran(pair, "project"), !FusionPossible()) << what;
+      EXPECT_EQ(Ran(block, "dw"), !FusionPossible()) << what;
+      EXPECT_EQ(Ran(block, "project"), !FusionPossible()) << what;
+      EXPECT_EQ(block.macs, pair.macs) << what;
+    }
+  }
+}
+
+// An expanded tensor that fits in L2 (144 x 56 x 56, 1.8 MB), or a 1x1
+// that only doubles the channels, is written whole: the pair alone reads
+// it.
+TEST_F(FusedDepthwiseTest, SmallExpansionStaysUnfused) {
+  ExpectUnfused(BuildBlock({1, 24, 144, 24, 56, 1}, true, 37), {"z"}, {"expand", "dw"});
+  ExpectUnfused(BuildBlock({1, 32, 64, 32, 112, 2}, false, 41), {"z"}, {"expand", "dw"});
+}
+
+// The expansion of a pair that is not fused (a 28x28 map) runs on its own.
+TEST_F(FusedDepthwiseTest, SmallBlockStaysUnfused) {
+  ExpectUnfused(BuildBlock({1, 16, 48, 16, 28, 1}, true, 31), {"z"}, {"expand", "dw", "project"});
 }
 
 }  // namespace

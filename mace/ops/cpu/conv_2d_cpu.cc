@@ -8,7 +8,10 @@
 //      (RunHalf) where the net keeps this op's tensors in half precision;
 //   4. the reference convolution, where the engine's kernel family has none.
 // Run blocked on a plain input (a stem), it may also compute the windowed
-// pooling that alone reads its output (AbsorbReader), by bands of rows.
+// pooling that alone reads its output (AbsorbReader), by bands of rows; a
+// blocked 1x1 on a blocked input may compute the fused depthwise and 1x1
+// pair that alone reads its output (an inverted residual block's
+// expansion), by bands of rows too.
 // Prepare packs the filter for the plain kernel unless the net is still to
 // choose the layout (BlockedBlock offers blocks); UseStorage then settles it.
 // A filter computed at run time (not a weight) only runs plain: Prepare
@@ -40,7 +43,9 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
  public:
   bool BlockedConvolution(ref::Conv2DParams* params, const float** filter,
                           const float** bias) const override {
-    if (BlockedBlock() == 0 || BlockedWinogradTile() != 0 || Output(0)->channel_block() == 0) {
+    // An op that absorbed its own reader writes that reader's output.
+    if (absorbed_ || BlockedBlock() == 0 || BlockedWinogradTile() != 0 ||
+        Output(0)->channel_block() == 0) {
       return false;
     }
     const Tensor* b = Bias();
@@ -53,7 +58,7 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
   MaceStatus Prepare(OpContext* context) override {
     // Output 0 is the absorbed pooling's output now; the net never prepares
     // a fused op again (only nets of fixed shapes run blocked).
-    if (absorbed_) return Invalid("prepared again after absorbing its pooling reader");
+    if (absorbed_) return Invalid("prepared again after absorbing its reader");
     kernels_ = ContextKernelTable(context);
     MACE_RETURN_IF_ERROR(InferShapes());
     blocked_.reset();
@@ -115,6 +120,8 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
   // run blocked on a plain input (a stem), when BlockedConvPool takes the
   // pair: the stem's output is then never written whole.
   bool AbsorbReader(const Operation& reader) override {
+    const auto* pair = dynamic_cast<const BlockedDepthwisePointwiseReader*>(&reader);
+    if (pair != nullptr) return AbsorbDepthwisePair(*pair, reader);
     const auto* pooling = dynamic_cast<const BlockedPoolingReader*>(&reader);
     if (pooling == nullptr || absorbed_ || !ConvPoolingFusionEnabled() || kernels_ == nullptr ||
         BlockedBlock() == 0 || BlockedWinogradTile() != 0 || Output(0)->channel_block() == 0 ||
@@ -131,6 +138,8 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
     return true;
   }
 
+  int64_t Macs() const override { return Conv2DBase::Macs() + absorbed_macs_; }
+
   MaceStatus UseBlocked(OpContext* context) override {
     const Tensor* bias = Bias();
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
@@ -138,7 +147,18 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
     blocked_.reset();
     blocked_winograd_.reset();
     fused_.reset();
+    block_.reset();
     plain_pending_ = false;
+    if (pair_ != nullptr) {
+      const ExpandedPair& p = *pair_;
+      block_ = std::make_unique<BlockedDepthwisePointwise>(
+          table, p.depthwise, p.depthwise_filter, p.depthwise_bias, p.pointwise,
+          p.pointwise_filter, p.pointwise_bias, ContextArena(context), &params(),
+          Input(1)->data<float>(), bias_data);
+      VLOG(2) << Describe() << ": blocked, depthwise and 1x1 fused, " << table.channel_block
+              << " lanes";
+      return scratch_.Reserve(context, block_->ScratchBytes(NumThreads(ContextPool(context))));
+    }
     if (absorbed_) {
       fused_ = std::make_unique<BlockedConvPool>(
           table,
@@ -182,6 +202,11 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
                              ContextPool(context), scratch_.Get(context));
       return MaceStatus();
     }
+    if (block_ != nullptr) {
+      block_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
+                  scratch_.Get(context));
+      return MaceStatus();
+    }
     if (fused_ != nullptr) {
       fused_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
                   scratch_.Get(context));
@@ -217,6 +242,29 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
  private:
   // The engine's CPU kernel family (null: reference kernels), from Prepare.
   const KernelTable* kernels_ = nullptr;
+
+  // The fused depthwise and 1x1 pair that alone reads the output of this
+  // blocked 1x1 convolution on a blocked input, when
+  // BlockedDepthwisePointwise takes the expansion too: the expanded tensor
+  // is then never written whole.
+  bool AbsorbDepthwisePair(const BlockedDepthwisePointwiseReader& pair, const Operation& reader) {
+    if (absorbed_ || !ExpandFusionEnabled() || kernels_ == nullptr || BlockedBlock() == 0 ||
+        BlockedWinogradTile() != 0 || Output(0)->channel_block() == 0 ||
+        Input(0)->channel_block() == 0 || reader.Input(0) != Output(0) ||
+        !BlockedDepthwisePointwise::ExpandPays(params(), kernels_->channel_block)) {
+      return false;
+    }
+    auto p = std::make_unique<ExpandedPair>();
+    if (!pair.FusedLayers(&p->depthwise, &p->depthwise_filter, &p->depthwise_bias, &p->pointwise,
+                          &p->pointwise_filter, &p->pointwise_bias) ||
+        !BlockedDepthwisePointwise::SupportsExpand(*kernels_, params(), p->depthwise)) {
+      return false;
+    }
+    pair_ = std::move(p);
+    absorbed_ = true;
+    absorbed_macs_ = reader.Macs();
+    return true;
+  }
 
   // The blocked Winograd tile for this convolution, or 0.
   int BlockedWinogradTile() const {
@@ -256,10 +304,20 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
   PersistentArena repack_arena_{true};
   std::unique_ptr<BlockedConv2d> blocked_;
   std::unique_ptr<BlockedWinograd> blocked_winograd_;
-  // The absorbed pooling (AbsorbReader) and the fused kernel.
+  // The absorbed pooling or depthwise and 1x1 pair (AbsorbReader) and the
+  // fused kernels.
   bool absorbed_ = false;
   ref::PoolingParams pooling_;
   std::unique_ptr<BlockedConvPool> fused_;
+  struct ExpandedPair {
+    ref::DepthwiseConv2dParams depthwise;
+    ref::Conv2DParams pointwise;
+    const float *depthwise_filter = nullptr, *depthwise_bias = nullptr;
+    const float *pointwise_filter = nullptr, *pointwise_bias = nullptr;
+  };
+  std::unique_ptr<ExpandedPair> pair_;
+  int64_t absorbed_macs_ = 0;
+  std::unique_ptr<BlockedDepthwisePointwise> block_;  // the whole inverted residual block
   bool plain_pending_ = false;
   // Set by UseHalf: input 0 and output 0 hold halves (fast_->RunHalf).
   bool half_ = false;

@@ -59,11 +59,16 @@ void BlockedDepthwise::RunPlaneRows(const float* in_plane, int64_t block, int64_
 
 void BlockedDepthwise::RunRows(const float* image, int64_t block, int64_t y0, int64_t y1,
                                float* rows) const {
-  const int64_t L = block_;
-  const int64_t in_plane = params_.in_h * params_.in_w * L, out_row = params_.out_w * L;
-  // The kernels write row y at out_plane + y * out_row: the plane whose row
-  // y0 is `rows`.
-  RunPlaneRows(image + block * in_plane, block, y0, y1, rows - y0 * out_row);
+  RunRowsFrom(image + block * params_.in_h * params_.in_w * block_, 0, block, y0, y1, rows);
+}
+
+void BlockedDepthwise::RunRowsFrom(const float* plane_rows, int64_t first_row, int64_t block,
+                                   int64_t y0, int64_t y1, float* rows) const {
+  const int64_t L = block_, in_row = params_.in_w * L, out_row = params_.out_w * L;
+  // The kernels read input row r at in_plane + r * in_row and write output
+  // row y at out_plane + y * out_row: the planes whose rows first_row and
+  // y0 are `plane_rows` and `rows`.
+  RunPlaneRows(plane_rows - first_row * in_row, block, y0, y1, rows - y0 * out_row);
 }
 
 void BlockedDepthwise::Run(const float* input, float* output, ThreadPool* pool) const {

@@ -24,6 +24,11 @@ class BlockedDepthwise {
   // (blocked), written one after the other from `rows`, on the calling
   // thread. The activation must be fused (FusesActivation).
   void RunRows(const float* image, int64_t block, int64_t y0, int64_t y1, float* rows) const;
+  // As RunRows, reading channel block `block` from a plane of which only
+  // the input rows from `first_row` on are stored, from `plane_rows` on
+  // (rows the output rows [y0, y1) read must be among them).
+  void RunRowsFrom(const float* plane_rows, int64_t first_row, int64_t block, int64_t y0,
+                   int64_t y1, float* rows) const;
   bool FusesActivation() const { return !separate_activation_; }
   const ref::DepthwiseConv2dParams& params() const { return params_; }
 

@@ -1,7 +1,8 @@
 // DepthwiseConv2d's CPU kernel, choosing in this order:
 //   1. blocked, when the net runs the op in channel blocks: fused with the
 //      1x1 convolution that alone reads its output (AbsorbReader) on maps
-//      of at least 56x56, else on its own;
+//      of at least 56x56, else on its own (the fused pair may itself be
+//      absorbed by the 1x1 expansion before it: Conv2D's AbsorbReader);
 //   2. the fast 3x3 kernel (stride 1 or 2), when the engine's kernel family
 //      has one (on half tensors where an fp16 engine keeps them);
 //   3. the reference kernel.
@@ -20,8 +21,23 @@ namespace mace {
 namespace ops {
 namespace {
 
-class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase> {
+class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
+                                 public BlockedDepthwisePointwiseReader {
  public:
+  bool FusedLayers(ref::DepthwiseConv2dParams* depthwise, const float** depthwise_filter,
+                   const float** depthwise_bias, ref::Conv2DParams* pointwise,
+                   const float** pointwise_filter, const float** pointwise_bias) const override {
+    if (!absorbed_) return false;
+    const Tensor* bias = Bias();
+    *depthwise = params();
+    *depthwise_filter = Input(1)->data<float>();
+    *depthwise_bias = bias != nullptr ? bias->data<float>() : nullptr;
+    *pointwise = pointwise_;
+    *pointwise_filter = pointwise_filter_;
+    *pointwise_bias = pointwise_bias_;
+    return true;
+  }
+
   MaceStatus Prepare(OpContext* context) override {
     // Output 0 is the absorbed 1x1's output now; the net never prepares a
     // fused op again (only nets of fixed shapes run blocked).

@@ -2,11 +2,16 @@
 // fused on channel-blocked tensors: each task computes a band of depthwise
 // output rows over every channel block into a per-thread buffer that stays
 // in L2, then runs the 1x1 tiles on that band, so the depthwise output is
-// never written to memory nor read back.
+// never written to memory nor read back. Optionally the 1x1 expansion
+// before the depthwise layer too (an inverted residual block): the band's
+// input rows are then computed into a second per-thread buffer, so the
+// expanded tensor is never written whole either.
 #ifndef MACE_OPS_CPU_DEPTHWISE_CONV_2D_POINTWISE_H_
 #define MACE_OPS_CPU_DEPTHWISE_CONV_2D_POINTWISE_H_
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "mace/ops/cpu/blocked_layout.h"
 #include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
@@ -37,6 +42,49 @@ bool DepthwisePointwiseFusionEnabled();
 // beats the two layers: 56x56.
 constexpr int64_t kDepthwisePointwiseMinPlane = 56 * 56;
 
+// Whether a 1x1 convolution that a fused depthwise and 1x1 pair alone
+// reads computes into that pair (the whole inverted residual block): on
+// unless MACE_CPU_FUSE_EXPAND=0 (or MACE_CPU_FUSE_DEPTHWISE=0).
+bool ExpandFusionEnabled();
+
+// A CPU op that may be a depthwise layer fused with its 1x1 reader, which
+// the 1x1 expansion before it absorbs (Operation::AbsorbReader):
+// DepthwiseConv2d's kernel.
+class BlockedDepthwisePointwiseReader {
+ public:
+  virtual ~BlockedDepthwisePointwiseReader() = default;
+  // Whether the op runs as a fused depthwise and 1x1 pair, and if so both
+  // layers' shapes and arguments, filters and biases (null when none).
+  // Valid after the op absorbed its 1x1 reader, before UseStorage.
+  virtual bool FusedLayers(ref::DepthwiseConv2dParams* depthwise, const float** depthwise_filter,
+                           const float** depthwise_bias, ref::Conv2DParams* pointwise,
+                           const float** pointwise_filter,
+                           const float** pointwise_bias) const = 0;
+};
+
+// A blocked 1x1 convolution's weights in output blocks and its tile runs,
+// reading channel-blocked positions.
+class BlockedPointwiseTiles {
+ public:
+  // `in_block_stride`: floats from one input channel block to the next.
+  BlockedPointwiseTiles(const KernelTable& table, const ref::Conv2DParams& params,
+                        const float* filter, const float* bias, int64_t in_block_stride,
+                        PersistentArena* arena);
+  // `positions` consecutive positions from `in` to `out`, whose output
+  // blocks are `out_block_stride` floats apart, on the calling thread.
+  void Run(const float* in, int64_t positions, float* out, int64_t out_block_stride) const;
+
+ private:
+  const KernelTable& table_;
+  int block_;
+  int64_t channels_, out_blocks_;
+  int32_t group_blocks_;
+  TileEpilogue epilogue_;
+  std::vector<int64_t> channel_offsets_;
+  PersistentFloats weights_;  // [out block][channel][lane]
+  PersistentFloats bias_;     // [out block][lane]
+};
+
 class BlockedDepthwisePointwise {
  public:
   // A depthwise layer BlockedDepthwise runs with its activation fused, and
@@ -44,32 +92,56 @@ class BlockedDepthwisePointwise {
   // whole output.
   static bool Supports(const KernelTable& table, const ref::DepthwiseConv2dParams& depthwise,
                        const ref::Conv2DParams& pointwise);
+  // A 1x1 expansion (stride 1, no padding, fused activation) whose output
+  // is the whole input of such a depthwise layer.
+  static bool SupportsExpand(const KernelTable& table, const ref::Conv2DParams& expand,
+                             const ref::DepthwiseConv2dParams& depthwise);
+  // Whether fusing the expansion gains: its blocked output is 2 MiB or
+  // more (kLastFirstBytes), more than L2 holds, and at least 4 times as
+  // wide as its input (an inverted residual block's expansion, not a 1x1
+  // that the depthwise op before it would rather absorb). MobileNet v2's
+  // 16 -> 96 expansion on 112x112 ran 0.81x of the pair's time with it,
+  // the 24 -> 144 one on 56x56 (1.8 MB) 0.97-1.05x; MobileNet v1's 2x 1x1
+  // layers before its 56x56 pairs took 1.04x with the pairs before them.
+  static bool ExpandPays(const ref::Conv2DParams& expand, int block);
+  // With `expand` (filter OIHW, bias null when none), Run computes the
+  // expansion too and reads the expansion's input.
   BlockedDepthwisePointwise(const KernelTable& table, const ref::DepthwiseConv2dParams& depthwise,
                             const float* depthwise_filter, const float* depthwise_bias,
                             const ref::Conv2DParams& pointwise, const float* pointwise_filter,
-                            const float* pointwise_bias, PersistentArena* arena = nullptr);
-  // Scratch Run needs with `threads` threads: a band buffer each.
+                            const float* pointwise_bias, PersistentArena* arena = nullptr,
+                            const ref::Conv2DParams* expand = nullptr,
+                            const float* expand_filter = nullptr,
+                            const float* expand_bias = nullptr);
+  // Scratch Run needs with `threads` threads: band buffers each.
   int64_t ScratchBytes(int threads) const;
-  // Blocked input (the depthwise layer's) and output (the 1x1 layer's).
+  // Blocked input (the expansion's, else the depthwise layer's) and output
+  // (the 1x1 layer's).
   void Run(const float* input, float* output, ThreadPool* pool, float* scratch) const;
 
  private:
-  // The 1x1 layer on the band of `rows` rows from output row y0 of image
-  // n, whose depthwise output is in `band`.
-  void RunPointwise(const float* band, int64_t n, int64_t y0, int64_t rows, float* output) const;
+  // The expanded rows one thread holds, rows [first, end) of image `image`
+  // from the start of its buffer.
+  struct ExpandedRows {
+    int64_t image = -1, first = 0, end = 0;
+  };
+  // Makes rows [r0, r1) of image n's expansion present in `buffer`,
+  // keeping the rows it already holds (a band's first rows are the band
+  // above's last) and computing the others.
+  void Expand(const float* input, int64_t n, int64_t r0, int64_t r1, float* buffer,
+              ExpandedRows* held) const;
 
-  const KernelTable& table_;
   BlockedDepthwise depthwise_;
-  ref::Conv2DParams pointwise_;
   int block_;
   int64_t in_blocks_, out_blocks_;
-  int32_t group_blocks_;
+  int64_t out_plane_;     // 1x1 output positions per image
   int64_t band_rows_;     // depthwise output rows per task
   int64_t band_floats_;   // one thread's band buffer
-  TileEpilogue epilogue_;
-  std::vector<int64_t> channel_offsets_;  // in the band buffer
-  PersistentFloats weights_;  // [out block][channel][lane]
-  PersistentFloats bias_;     // [out block][lane]
+  BlockedPointwiseTiles pointwise_;
+  // The expansion, when fused: its input's blocks, the rows its buffer
+  // holds and that buffer's floats per thread.
+  std::unique_ptr<BlockedPointwiseTiles> expand_;
+  int64_t expand_in_blocks_ = 0, expand_rows_ = 0, expand_floats_ = 0;
 };
 
 }  // namespace ops
