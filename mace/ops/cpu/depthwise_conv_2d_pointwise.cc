@@ -22,6 +22,8 @@ constexpr int64_t kExpandBandBytes = 256 << 10;
 constexpr int64_t kChunk = 48;
 // Input channels per part of the 1x1 reduction, as the blocked 1x1 layers.
 constexpr int64_t kReductionPart = 128;
+// Floats per cache line, the unit of a prefetch.
+constexpr int64_t kLineFloats = 64 / sizeof(float);
 // Bands per thread when the rows allow: fewer leave a thread idle at the end.
 constexpr int64_t kBandsPerThread = 2;
 
@@ -100,9 +102,16 @@ BlockedPointwiseTiles::BlockedPointwiseTiles(const KernelTable& table,
 }
 
 void BlockedPointwiseTiles::Run(const float* in, int64_t positions, float* out,
-                                int64_t out_block_stride) const {
+                                int64_t out_block_stride, const Stretches& ahead) const {
   const int64_t L = block_, channels = channels_;
   const int64_t groups = (out_blocks_ + group_blocks_ - 1) / group_blocks_;
+  // Run k of `runs` brings the stretches' lines up to total * (k + 1) /
+  // runs, from where the run before stopped to its stretch's end at most.
+  const int64_t runs = (positions + kChunk - 1) / kChunk * groups *
+                       ((channels + kReductionPart - 1) / kReductionPart);
+  const int64_t stretch_lines = (ahead.floats + kLineFloats - 1) / kLineFloats;
+  const int64_t total = ahead.first != nullptr ? stretch_lines * ahead.count : 0;
+  int64_t done = 0, k = 0;
   for (int64_t p0 = 0; p0 < positions; p0 += kChunk) {
     const int64_t tap_offset = p0 * L;
     for (int64_t g = 0; g < groups; ++g) {
@@ -128,9 +137,24 @@ void BlockedPointwiseTiles::Run(const float* in, int64_t positions, float* out,
         run.weight_tap_stride = run.channels * L;
         run.epilogue.accumulate = c0 > 0;
         run.epilogue.last = c0 + run.channels == channels;
+        run.prefetch = nullptr;
+        const int64_t until = total * ++k / runs;
+        if (done < until) {
+          const int64_t stretch = done / stretch_lines, line = done % stretch_lines;
+          const int64_t lines = std::min(until, (stretch + 1) * stretch_lines) - done;
+          run.prefetch = ahead.first + stretch * ahead.stride + line * kLineFloats;
+          run.prefetch_floats = std::min(lines * kLineFloats, ahead.floats - line * kLineFloats);
+          run.prefetch_blocks = 1;
+          done += lines;
+        }
         table_.blocked_conv(run);
       }
     }
+  }
+  // What the runs left at their stretches' ends.
+  for (; done < total; ++done) {
+    const int64_t stretch = done / stretch_lines, line = done % stretch_lines;
+    __builtin_prefetch(ahead.first + stretch * ahead.stride + line * kLineFloats, 0, 2);
   }
 }
 
@@ -172,7 +196,8 @@ BlockedDepthwisePointwise::BlockedDepthwisePointwise(
       band_floats_(CacheLines(in_blocks_ * band_rows_ * pointwise.in_w * table.channel_block)),
       // The band buffer's planes are band_rows_ rows apart.
       pointwise_(table, pointwise, pointwise_filter, pointwise_bias,
-                 band_rows_ * pointwise.in_w * table.channel_block, arena) {
+                 band_rows_ * pointwise.in_w * table.channel_block, arena),
+      prefetch_input_(expand == nullptr && pointwise.out_channels >= pointwise.in_channels) {
   if (expand == nullptr) return;
   const ref::DepthwiseConv2dParams& dw = depthwise;
   // The rows one band reads, and room for the next band's new rows so that
@@ -211,6 +236,14 @@ void BlockedDepthwisePointwise::Expand(const float* input, int64_t n, int64_t r0
   held->end = r1;
 }
 
+void BlockedDepthwisePointwise::InputRows(int64_t y0, int64_t y1, int64_t* r0,
+                                          int64_t* r1) const {
+  const ref::DepthwiseConv2dParams& dw = depthwise_.params();
+  *r0 = std::max<int64_t>(0, y0 * dw.stride_h - dw.pad_top);
+  *r1 = std::min(dw.in_h,
+                 (y1 - 1) * dw.stride_h - dw.pad_top + (dw.kernel_h - 1) * dw.dilation_h + 1);
+}
+
 void BlockedDepthwisePointwise::Run(const float* input, float* output, ThreadPool* pool,
                                     float* scratch) const {
   const ref::DepthwiseConv2dParams& dw = depthwise_.params();
@@ -239,10 +272,10 @@ void BlockedDepthwisePointwise::Run(const float* input, float* output, ThreadPoo
       const int64_t task = last_first ? begin + end - 1 - i : i;
       const int64_t n = task / bands, y0 = task % bands * band;
       const int64_t y1 = std::min(height, y0 + band);
+      Stretches ahead;
       if (expand_ != nullptr) {
-        const int64_t r0 = std::max<int64_t>(0, y0 * dw.stride_h - dw.pad_top);
-        const int64_t r1 = std::min(dw.in_h, (y1 - 1) * dw.stride_h - dw.pad_top +
-                                                 (dw.kernel_h - 1) * dw.dilation_h + 1);
+        int64_t r0, r1;
+        InputRows(y0, y1, &r0, &r1);
         Expand(input, n, r0, r1, expanded, &held);
         for (int64_t b = 0; b < in_blocks_; ++b) {
           depthwise_.RunRowsFrom(expanded + b * expand_plane, held.first, b, y0, y1,
@@ -252,9 +285,26 @@ void BlockedDepthwisePointwise::Run(const float* input, float* output, ThreadPoo
         for (int64_t b = 0; b < in_blocks_; ++b) {
           depthwise_.RunRows(input + n * in_image, b, y0, y1, buffer + b * buffer_plane);
         }
+        // The depthwise rows wait on the input they read, the 1x1 tiles
+        // on their multiply-adds, so the tiles bring the next task's input
+        // rows toward L2 while they compute. MobileNet v1's pairs on
+        // 112x112 maps ran 6-15 % faster. Where the 1x1 narrows the
+        // channels (MobileNet v2's projections) its tiles end too soon to
+        // hide the transfer and measured 0-3 % slower, so those do without.
+        if (prefetch_input_ && i + 1 < end) {
+          const int64_t next = last_first ? task - 1 : task + 1;
+          const int64_t next_y0 = next % bands * band;
+          int64_t r0, r1;
+          InputRows(next_y0, std::min(height, next_y0 + band), &r0, &r1);
+          ahead.first = input + next / bands * in_image + r0 * dw.in_w * L;
+          ahead.floats = (r1 - r0) * dw.in_w * L;
+          ahead.stride = dw.in_h * dw.in_w * L;
+          ahead.count = in_blocks_;
+        }
       }
       pointwise_.Run(buffer, (y1 - y0) * width,
-                     output + (n * out_blocks_ * out_plane_ + y0 * width) * L, out_plane_ * L);
+                     output + (n * out_blocks_ * out_plane_ + y0 * width) * L, out_plane_ * L,
+                     ahead);
     }
   });
 }

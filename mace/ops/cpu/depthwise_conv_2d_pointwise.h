@@ -62,6 +62,13 @@ class BlockedDepthwisePointwiseReader {
                            const float** pointwise_bias) const = 0;
 };
 
+// `count` stretches of `floats` floats, `stride` floats apart from `first`
+// (none when null).
+struct Stretches {
+  const float* first = nullptr;
+  int64_t floats = 0, stride = 0, count = 0;
+};
+
 // A blocked 1x1 convolution's weights in output blocks and its tile runs,
 // reading channel-blocked positions.
 class BlockedPointwiseTiles {
@@ -71,8 +78,10 @@ class BlockedPointwiseTiles {
                         const float* filter, const float* bias, int64_t in_block_stride,
                         PersistentArena* arena);
   // `positions` consecutive positions from `in` to `out`, whose output
-  // blocks are `out_block_stride` floats apart, on the calling thread.
-  void Run(const float* in, int64_t positions, float* out, int64_t out_block_stride) const;
+  // blocks are `out_block_stride` floats apart, on the calling thread;
+  // meanwhile the tile runs bring `ahead` toward L2, a share each.
+  void Run(const float* in, int64_t positions, float* out, int64_t out_block_stride,
+           const Stretches& ahead = Stretches()) const;
 
  private:
   const KernelTable& table_;
@@ -130,6 +139,8 @@ class BlockedDepthwisePointwise {
   // above's last) and computing the others.
   void Expand(const float* input, int64_t n, int64_t r0, int64_t r1, float* buffer,
               ExpandedRows* held) const;
+  // The input rows [*r0, *r1) the depthwise output rows [y0, y1) read.
+  void InputRows(int64_t y0, int64_t y1, int64_t* r0, int64_t* r1) const;
 
   BlockedDepthwise depthwise_;
   int block_;
@@ -138,6 +149,9 @@ class BlockedDepthwisePointwise {
   int64_t band_rows_;     // depthwise output rows per task
   int64_t band_floats_;   // one thread's band buffer
   BlockedPointwiseTiles pointwise_;
+  // Whether the 1x1 tiles bring the next band's input rows toward L2 (see
+  // Run).
+  bool prefetch_input_;
   // The expansion, when fused: its input's blocks, the rows its buffer
   // holds and that buffer's floats per thread.
   std::unique_ptr<BlockedPointwiseTiles> expand_;

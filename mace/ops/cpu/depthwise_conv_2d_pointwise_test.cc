@@ -2,8 +2,9 @@
 // followed by the reference 1x1 layer: every table with blocked kernels,
 // channel counts around the blocks (partial last blocks on both sides),
 // stride 1 and 2, padding, 1x1 reductions split in parts, more than one
-// image, bands that do not divide the rows, and 1 to 3 threads; and the
-// same with the 1x1 expansion before the depthwise layer fused too.
+// image, bands that do not divide the rows, inputs read last band first,
+// and 1 to 3 threads; and the same with the 1x1 expansion before the
+// depthwise layer fused too.
 #include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
 
 #include <cmath>
@@ -40,6 +41,10 @@ const Case kCases[] = {
     {1, 16, 16, 12, 12, 2, 0, ActivationType::HARDSWISH, ActivationType::HARDSWISH},
     // More than 128 input channels: the 1x1 reduction in parts.
     {1, 300, 20, 5, 6, 1, 1, ActivationType::RELU, ActivationType::RELU},
+    // An input of 2 MiB or more, read last band first, at stride 2 with
+    // odd channel counts: each band's 1x1 tiles bring the input rows of
+    // the band before it toward L2.
+    {1, 33, 40, 126, 127, 2, 1, ActivationType::RELUX, ActivationType::RELUX},
     // A 1x1 map and one row.
     {2, 20, 36, 1, 1, 1, 1, ActivationType::NOOP, ActivationType::NOOP},
     {1, 8, 24, 1, 50, 1, 1, ActivationType::RELUX, ActivationType::RELUX},
