@@ -168,6 +168,11 @@ const Shape kConvShapes[] = {
     // stride 2.
     {1, 20, 36, 15, 15, 1, 1, 1, 1, 0, 0, 0, 0},
     {1, 8, 20, 27, 25, 1, 1, 2, 1, 0, 0, 0, 0},
+    // Eight groups of four and three blocks (AVX-512) over a 14x14 map
+    // with a two-part reduction: at one and two threads each group goes
+    // over chunks of 72, 72 and 52 positions, and at two a thread's slots
+    // are whole groups.
+    {1, 150, 470, 14, 14, 1, 1, 1, 1, 0, 0, 0, 0},
 };
 
 // The window fields Conv2DParams and DepthwiseConv2dParams share.

@@ -38,8 +38,8 @@ constexpr int64_t kMinDirectColumns = 16;
 
 // Positions from which a stride-1 1x1 takes window tiles (see GroupBlocks).
 constexpr int64_t kWidePointwisePlane = 128;
-// Positions per chunk of a small map that a one-thread 1x1 in window tiles
-// would run whole (see Run): twelve 6-position tiles.
+// Positions per chunk of a small map that a 1x1 in window tiles would run
+// whole (see Run): twelve 6-position tiles.
 constexpr int64_t kSmallPlaneChunk = 72;
 
 // Output blocks per group: the table's width for 1x1 tiles, or for window tiles
@@ -320,6 +320,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   // multiple of the threads (11 groups of 32 blocks become 12 of 2 or 3),
   // so that each thread gets the same number of blocks.
   int64_t groups = groups_;
+  bool group_chunks = false;  // chunks of a whole group's map, not of a thread's share
   if (by_position && out_plane <= kSmallPlane) {
     const int64_t even = (groups_ + threads - 1) / threads * threads;
     const int64_t candidate = even <= out_blocks_ ? even : groups_;
@@ -329,17 +330,20 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
             kMaxTaskImbalance * static_cast<double>(tasks)) {
       chunks = 1;
       groups = candidate;
-      // At one thread a 1x1 in groups of four blocks whose reduction goes
-      // in parts still takes a 14x14 map in chunks of twelve 6-position
-      // tiles, each group over its chunks in turn (its weights stay in L2
-      // across them), so that the partial sums a part reads back are a
-      // chunk's, not the whole map's: MobileNet v1's 14x14 layers ran 4-6 %
-      // faster in the network than with the whole map per group. Chunks of
+      // A 1x1 in groups of four blocks whose reduction goes in parts still
+      // takes a 14x14 map in chunks of twelve 6-position tiles, each group
+      // over its chunks in turn (its weights stay in L2 across them), so
+      // that the partial sums a part reads back are a chunk's, not the
+      // whole map's: MobileNet v1's 14x14 layers ran 4-6 % faster in the
+      // network at one thread than with the whole map per group. Chunks of
       // 104 and 40 positions, which leave overlapped tiles, were 4 % slower
-      // and no faster.
-      if (pointwise_ && threads == 1 && group_blocks_ == table_.blocked_window_conv_blocks &&
+      // and no faster. With several threads the groups stay what splits
+      // the work: a thread's slots are whole groups, each over its chunks,
+      // as at one thread.
+      if (pointwise_ && group_blocks_ == table_.blocked_window_conv_blocks &&
           p.in_channels > reduction_part_) {
         chunks = (out_plane + kSmallPlaneChunk - 1) / kSmallPlaneChunk;
+        group_chunks = true;
       }
     }
   }
@@ -356,7 +360,7 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
   int64_t even_starts[kMaxEvenChunks + 1];
   bool even_shares = false;
   const int64_t position_units = (out_plane + 3) / 4;
-  if (by_position && chunks > 1 && threads > 1) {
+  if (by_position && chunks > 1 && threads > 1 && !group_chunks) {
     const int64_t even = std::min((chunks + threads - 1) / threads * threads, position_units);
     if (even % threads == 0 && even <= kMaxEvenChunks) {
       chunks = even;
