@@ -1560,67 +1560,91 @@ void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* 
   "vld1.32 {d8-d10}, [%[a]]!\n"                \
   "vmla.f32 q10, q4, d0[0]\n"                  \
   "vmla.f32 d22, d10, d0[0]\n"
+// The same 4 depths on a 4-wide panel: one vldmia holds B's 4 values (lane
+// 0 of d0, d2, d4, d6).
+#define MACE_V7_COL1_DEPTHS4_OF4               \
+  "vldmia %[a]!, {d8-d19}\n"                   \
+  "vldmia %[b]!, {d0-d7}\n"                    \
+  "vmla.f32 q10, q4, d0[0]\n"                  \
+  "vmla.f32 d22, d10, d0[0]\n"                 \
+  "vmla.f32 d23, d11, d2[0]\n"                 \
+  "vmla.f32 q12, q6, d2[0]\n"                  \
+  "vmla.f32 q10, q7, d4[0]\n"                  \
+  "vmla.f32 d22, d16, d4[0]\n"                 \
+  "vmla.f32 d23, d17, d6[0]\n"                 \
+  "vmla.f32 q12, q9, d6[0]\n"
+#define MACE_V7_COL1_ASM(depths8)                                                                  \
+  __asm__ volatile(                                                                                \
+      "ldr %[t], [%[prm], #8]\n"                                                                   \
+      "tst %[t], %[from_c]\n"                                                                      \
+      "beq 10f\n"                                                                                  \
+      "ldr %[t], [%[prm], #12]\n"                                                                  \
+      "mov %[p], %[c]\n"                                                                           \
+      "vld1.32 {d20[0]}, [%[p]], %[t]\n"                                                           \
+      "vld1.32 {d20[1]}, [%[p]], %[t]\n"                                                           \
+      "vld1.32 {d21[0]}, [%[p]], %[t]\n"                                                           \
+      "vld1.32 {d21[1]}, [%[p]], %[t]\n"                                                           \
+      "vld1.32 {d22[0]}, [%[p]], %[t]\n"                                                           \
+      "vld1.32 {d22[1]}, [%[p]]\n"                                                                 \
+      "b 12f\n"                                                                                    \
+      "10:\n"                                                                                      \
+      "ldr %[p], [%[prm]]\n"                                                                       \
+      "cmp %[p], #0\n"                                                                             \
+      "beq 11f\n"                                                                                  \
+      "vld1.32 {d20-d22}, [%[p]]\n"                                                                \
+      "b 12f\n"                                                                                    \
+      "11:\n"                                                                                      \
+      "vmov.i32 q10, #0\n vmov.i32 d22, #0\n"                                                      \
+      "12:\n"                                                                                      \
+      "vmov.i32 d23, #0\n vmov.i32 q12, #0\n"                                                      \
+      MACE_V7_REDUCE_BY(8, depths8, MACE_V7_COL1_DEPTH)                                    \
+      "vadd.f32 d20, d20, d23\n"                                                                   \
+      "vadd.f32 d21, d21, d24\n"                                                                   \
+      "vadd.f32 d22, d22, d25\n"                                                                   \
+      "ldr %[t], [%[prm], #8]\n"                                                                   \
+      "tst %[t], %[clamp]\n"                                                                       \
+      "beq 6f\n"                                                                                   \
+      "ldr %[p], [%[prm], #4]\n"                                                                   \
+      "vld1.32 {d0[], d1[]}, [%[p]]!\n"                                                            \
+      "vmax.f32 q10, q10, q0\n vmax.f32 d22, d22, d0\n"                                            \
+      "tst %[t], %[clamp_hi]\n"                                                                    \
+      "beq 6f\n"                                                                                   \
+      "vld1.32 {d2[], d3[]}, [%[p]]\n"                                                             \
+      "vmin.f32 q10, q10, q1\n vmin.f32 d22, d22, d2\n"                                            \
+      "6:\n"                                                                                       \
+      "ldr %[t], [%[prm], #12]\n"                                                                  \
+      "vst1.32 {d20[0]}, [%[c]], %[t]\n"                                                           \
+      "vst1.32 {d20[1]}, [%[c]], %[t]\n"                                                           \
+      "vst1.32 {d21[0]}, [%[c]], %[t]\n"                                                           \
+      "vst1.32 {d21[1]}, [%[c]], %[t]\n"                                                           \
+      "vst1.32 {d22[0]}, [%[c]], %[t]\n"                                                           \
+      "vst1.32 {d22[1]}, [%[c]]\n"                                                                 \
+      : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)             \
+      : [prm] "r"(prm), [stride] "r"(stride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),           \
+        [clamp_hi] "I"(kClampHi)                                                                   \
+      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",  \
+        "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",        \
+        "d24", "d25");
 void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds,
+                      int b_width) {
   const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi),
                              ldc_bytes};
   const ConvParams* prm = &params;
-  const int stride = 8 * sizeof(float);  // the B panel's
+  const int stride = b_width * static_cast<int>(sizeof(float));  // the B panel's
   int n = kc;
   int p, t;
-  __asm__ volatile(
-      "ldr %[t], [%[prm], #8]\n"
-      "tst %[t], %[from_c]\n"
-      "beq 10f\n"
-      "ldr %[t], [%[prm], #12]\n"
-      "mov %[p], %[c]\n"
-      "vld1.32 {d20[0]}, [%[p]], %[t]\n"
-      "vld1.32 {d20[1]}, [%[p]], %[t]\n"
-      "vld1.32 {d21[0]}, [%[p]], %[t]\n"
-      "vld1.32 {d21[1]}, [%[p]], %[t]\n"
-      "vld1.32 {d22[0]}, [%[p]], %[t]\n"
-      "vld1.32 {d22[1]}, [%[p]]\n"
-      "b 12f\n"
-      "10:\n"
-      "ldr %[p], [%[prm]]\n"
-      "cmp %[p], #0\n"
-      "beq 11f\n"
-      "vld1.32 {d20-d22}, [%[p]]\n"
-      "b 12f\n"
-      "11:\n"
-      "vmov.i32 q10, #0\n vmov.i32 d22, #0\n"
-      "12:\n"
-      "vmov.i32 d23, #0\n vmov.i32 q12, #0\n"
-      MACE_V7_REDUCE_BY(8, MACE_V7_COL1_DEPTHS4 MACE_V7_COL1_DEPTHS4, MACE_V7_COL1_DEPTH)
-      "vadd.f32 d20, d20, d23\n"
-      "vadd.f32 d21, d21, d24\n"
-      "vadd.f32 d22, d22, d25\n"
-      "ldr %[t], [%[prm], #8]\n"
-      "tst %[t], %[clamp]\n"
-      "beq 6f\n"
-      "ldr %[p], [%[prm], #4]\n"
-      "vld1.32 {d0[], d1[]}, [%[p]]!\n"
-      "vmax.f32 q10, q10, q0\n vmax.f32 d22, d22, d0\n"
-      "tst %[t], %[clamp_hi]\n"
-      "beq 6f\n"
-      "vld1.32 {d2[], d3[]}, [%[p]]\n"
-      "vmin.f32 q10, q10, q1\n vmin.f32 d22, d22, d2\n"
-      "6:\n"
-      "ldr %[t], [%[prm], #12]\n"
-      "vst1.32 {d20[0]}, [%[c]], %[t]\n"
-      "vst1.32 {d20[1]}, [%[c]], %[t]\n"
-      "vst1.32 {d21[0]}, [%[c]], %[t]\n"
-      "vst1.32 {d21[1]}, [%[c]], %[t]\n"
-      "vst1.32 {d22[0]}, [%[c]], %[t]\n"
-      "vst1.32 {d22[1]}, [%[c]]\n"
-      : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)
-      : [prm] "r"(prm), [stride] "r"(stride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),
-        [clamp_hi] "I"(kClampHi)
-      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",
-        "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",
-        "d24", "d25");
+  // B's panel 8 wide, or 4 (Winograd's V in 4-wide panels, where one
+  // vldmia takes 4 depths' values: 10 instructions for 4 depths).
+  if (b_width == 4) {
+    MACE_V7_COL1_ASM(MACE_V7_COL1_DEPTHS4_OF4 MACE_V7_COL1_DEPTHS4_OF4)
+  } else {
+    MACE_V7_COL1_ASM(MACE_V7_COL1_DEPTHS4 MACE_V7_COL1_DEPTHS4)
+  }
+#undef MACE_V7_COL1_ASM
 }
 #undef MACE_V7_COL1_DEPTH
+#undef MACE_V7_COL1_DEPTHS4_OF4
 #undef MACE_V7_COL1_DEPTHS4
 // clang-format on
 
@@ -1683,7 +1707,17 @@ static_assert(offsetof(NarrowFrame, passes) == 32 && offsetof(NarrowFrame, depth
 // A run's tiles: 6 x 4, 12 x 4 (two micro-tiles of output channels, one
 // after the other) or 6 x 8 (its left and right halves).
 // kNarrowSplitHalves: the halves on a split B panel (SplitPanel).
-enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves };
+// kNarrowPanel*: on B panels 4 wide (Winograd's V as 4-tile panels): 6 x
+// 4, 12 x 4, and 6 x 8 whose halves' panels are b_pair floats apart.
+enum NarrowKind {
+  kNarrowSingle,
+  kNarrowPair,
+  kNarrowHalves,
+  kNarrowSplitHalves,
+  kNarrowPanelSingle,
+  kNarrowPanelPair,
+  kNarrowPanelHalves
+};
 
 // clang-format off
 // The 6 rows, ldc apart, from or to the accumulators; the pointer ends
@@ -1772,18 +1806,31 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves 
 #define MACE_V7_NARROW_SPLIT_TILE(start, clamp, tail, tail_end, te, units, units_end, ue) \
   MACE_V7_NARROW_TILE_OF(start, clamp, MACE_V7_SPLIT_DEPTH, MACE_V7_SPLIT_DEPTHS4, "26", tail, \
                          tail_end, te, units, units_end, ue)
-#define MACE_V7_NARROW_SPLIT_RUN(start, clamp)                              \
+// Two tiles on 4-wide B panels, A, B and C moved between them by
+// `between`: a split panel's halves (the right one where the left one
+// ends), and on Winograd's V the pair's second micro-tile on the same B or
+// a 6 x 8 tile's right half on its own panel.
+#define MACE_V7_NARROW_PANEL_RUN(start, clamp, between)                     \
   MACE_V7_NARROW_ENTRY("1", "36", "44")                                     \
   MACE_V7_NARROW_ENTRY("2", "40", "48")                                     \
   MACE_V7_NARROW_ENTRY("3", "36", "52")                                     \
   MACE_V7_NARROW_ENTRY("4", "40", "56")                                     \
   "0:\n"                                                                    \
   MACE_V7_NARROW_SPLIT_TILE(start, clamp, "1", "5", "44", "2", "6", "48")   \
-  "ldr %[t], [%[prm], #60]\n"                                               \
-  "add %[a], %[a], %[t]\n"                                                  \
-  "ldr %[t], [%[prm], #68]\n"                                               \
-  "add %[c], %[c], %[t]\n"                                                  \
+  between                                                                   \
   MACE_V7_NARROW_SPLIT_TILE(start, clamp, "3", "7", "52", "4", "8", "56")
+#define MACE_V7_NARROW_SPLIT_RUN(start, clamp)                              \
+  MACE_V7_NARROW_PANEL_RUN(start, clamp, MACE_V7_NARROW_MOVE_A MACE_V7_NARROW_MOVE_C)
+// One 6 x 4 tile on a 4-wide B panel.
+#define MACE_V7_NARROW_PANEL_SINGLE_RUN(start, clamp)                       \
+  MACE_V7_NARROW_ENTRY("1", "36", "44")                                     \
+  MACE_V7_NARROW_ENTRY("2", "40", "48")                                     \
+  "0:\n"                                                                    \
+  MACE_V7_NARROW_SPLIT_TILE(start, clamp, "1", "5", "44", "2", "6", "48")
+// A, B and C from the first tile's end to the second's start.
+#define MACE_V7_NARROW_MOVE_A "ldr %[t], [%[prm], #60]\n add %[a], %[a], %[t]\n"
+#define MACE_V7_NARROW_MOVE_B "ldr %[t], [%[prm], #64]\n add %[b], %[b], %[t]\n"
+#define MACE_V7_NARROW_MOVE_C "ldr %[t], [%[prm], #68]\n add %[c], %[c], %[t]\n"
 // A 6 x 4 tile of whole passes (kc a multiple of 32, not 0): no tail and
 // no computed entries, which took two loads into pc a half.
 #define MACE_V7_NARROW_WHOLE_TILE(start, clamp, unit, units)                \
@@ -1818,6 +1865,12 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves 
   "ldr %[t], [%[prm], #68]\n"                                               \
   "add %[c], %[c], %[t]\n"                                                  \
   MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_SPLIT_DEPTHS8, "4")
+// The 6 x 8 tiles' halves on their own 4-wide panels, of whole passes.
+#define MACE_V7_NARROW_WHOLE_PANEL_RUN(start, clamp)                        \
+  "0:\n"                                                                    \
+  MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_SPLIT_DEPTHS8, "2")       \
+  MACE_V7_NARROW_MOVE_A MACE_V7_NARROW_MOVE_B MACE_V7_NARROW_MOVE_C          \
+  MACE_V7_NARROW_WHOLE_TILE(start, clamp, MACE_V7_SPLIT_DEPTHS8, "4")
 // The next tile; `bias` moves the start tiles on.
 #define MACE_V7_NARROW_NEXT(bias)                                           \
   "add %[a], %[a], %[a_adj]\n"                                              \
@@ -1831,37 +1884,51 @@ enum NarrowKind { kNarrowSingle, kNarrowPair, kNarrowHalves, kNarrowSplitHalves 
 
 // Tiles as kKind says, each starting as kStart (from C, or the 6 x 4
 // start tiles at `starts`) and clamped as kClamp (Armv7GemmRun6x8's runs),
-// A pairs a_pair floats apart. kWhole (the halves only): kc is a whole
-// number of passes (32 depths, the split halves' 64) and not 0.
+// A pairs a_pair floats apart, the right halves' B panels (kNarrowPanelHalves)
+// b_pair floats after the left ones'. kWhole (the halves only): kc is a
+// whole number of passes (32 depths, the split and panel halves' 64) and
+// not 0.
 template <RunStart kStart, RunClamp kClamp, NarrowKind kKind, bool kWhole = false>
 void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
                int b_step, float* c, int c_step, int ldc_bytes, const float* starts,
-               const float* bounds) {
+               const float* bounds, int b_pair = 0) {
   static_assert(kStart != kRunBias, "the narrow runs start from C or start tiles");
-  static_assert(!kWhole || kKind == kNarrowHalves || kKind == kNarrowSplitHalves,
-                "whole passes: the halves only");
+  constexpr bool kHalves =
+      kKind == kNarrowHalves || kKind == kNarrowSplitHalves || kKind == kNarrowPanelHalves;
+  constexpr bool kPair = kKind == kNarrowPair || kKind == kNarrowPanelPair;
+  static_assert(!kWhole || kHalves, "whole passes: the halves only");
   constexpr int kMr = 6, kNr = 8, kFloat = sizeof(float);
-  constexpr bool kSplit = kKind == kNarrowSplitHalves;
+  // B's values a depth: 4 on split or 4-wide panels.
+  constexpr bool kSplit = kKind == kNarrowSplitHalves || kKind == kNarrowPanelSingle ||
+                          kKind == kNarrowPanelPair || kKind == kNarrowPanelHalves;
+  constexpr int kBWidth = kSplit ? 4 : kNr;
   constexpr int kDepthBytes = 8 * 4, kUnitBytes = (kSplit ? 26 : 27) * 4;
   constexpr int kPassUnits = (kWhole && kSplit ? kWholeSplitPassDepth : kWholePassDepth) / 4;
   if (tiles <= 0) return;
   if (kc < 0) kc = 0;
   const int units = kc / 4;
   const int row_bytes = kMr * ldc_bytes;
+  // The second tile's B (halves and pairs) from the first's start, and
+  // where a tile's B ends.
+  const int b_second = kKind == kNarrowSplitHalves   ? 4 * kc
+                       : kKind == kNarrowPanelHalves ? b_pair
+                                                     : 0;
+  const bool two = kHalves || kPair;
+  const int b_end = (two ? b_second : 0) + kBWidth * kc;
   // No units: the first pass enters at the loop's end, once.
   NarrowFrame frame = {DupBounds(),
                        units > 0 ? (units + kPassUnits - 1) / kPassUnits : 1,
                        (3 - kc % 4) * kDepthBytes,
                        (units > 0 ? (-units) & (kPassUnits - 1) : kPassUnits) * kUnitBytes,
                        {nullptr, nullptr, nullptr, nullptr},
-                       (kKind == kNarrowPair ? a_pair : 0) * kFloat - kMr * kc * kFloat,
-                       -kNr * kc * kFloat,
+                       (kPair ? a_pair : 0) * kFloat - kMr * kc * kFloat,
+                       (b_second - kBWidth * kc) * kFloat,
                        4 * kFloat - row_bytes};
-  const int a_adj = ((kKind == kNarrowPair ? a_step - a_pair : a_step) - kMr * kc) * kFloat;
-  const int b_adj = (b_step - kNr * kc) * kFloat;
-  const int c_adj = c_step * kFloat - (kKind == kNarrowPair ? 2 * row_bytes
-                                       : kKind == kNarrowHalves || kSplit ? row_bytes + 4 * kFloat
-                                                                : row_bytes);
+  const int a_adj = ((kPair ? a_step - a_pair : a_step) - kMr * kc) * kFloat;
+  const int b_adj = (b_step - b_end) * kFloat;
+  const int c_adj = c_step * kFloat - (kPair     ? 2 * row_bytes
+                                       : kHalves ? row_bytes + 4 * kFloat
+                                                 : row_bytes);
   SetBounds(kClamp != kRunNoClamp, kClamp == kRunClampBoth, bounds, &frame.bounds);
   NarrowFrame* prm = &frame;
   int n, t;
@@ -1880,6 +1947,16 @@ void NarrowRun(int tiles, int kc, const float* a, int a_pair, int a_step, const 
   if constexpr (kKind == kNarrowPair) {                                                     \
     MACE_V7_NARROW_ASM(MACE_V7_NARROW_PAIR_RUN(start, clamp, MACE_V7_COLS4_DEPTH,           \
                                                MACE_V7_COLS4_DEPTHS4, ""), next);           \
+  } else if constexpr (kKind == kNarrowPanelSingle) {                                       \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PANEL_SINGLE_RUN(start, clamp), next);                \
+  } else if constexpr (kKind == kNarrowPanelPair) {                                         \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PANEL_RUN(start, clamp, MACE_V7_NARROW_MOVE_A         \
+                                                MACE_V7_NARROW_MOVE_B), next);              \
+  } else if constexpr (kWhole && kKind == kNarrowPanelHalves) {                             \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_WHOLE_PANEL_RUN(start, clamp), next);                 \
+  } else if constexpr (kKind == kNarrowPanelHalves) {                                       \
+    MACE_V7_NARROW_ASM(MACE_V7_NARROW_PANEL_RUN(start, clamp, MACE_V7_NARROW_MOVE_A         \
+                       MACE_V7_NARROW_MOVE_B MACE_V7_NARROW_MOVE_C), next);                 \
   } else if constexpr (kWhole && kSplit) {                                                  \
     MACE_V7_NARROW_ASM(MACE_V7_NARROW_WHOLE_SPLIT_RUN(start, clamp), next);                 \
   } else if constexpr (kWhole) {                                                            \
@@ -2053,16 +2130,30 @@ void Armv7SplitPanels(int panels, int kc, const float* b, int panel_stride, floa
   for (; panels > 0; --panels, b += panel_stride, out += 8 * kc) SplitPanel(b, kc, out);
 }
 
+namespace {
+// Winograd's runs of kKind from C or zero, no clamp.
+template <NarrowKind kKind, bool kWhole = false>
+void WinogradRun(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
+                 int b_pair, int b_step, float* c, int c_step, int ldc_bytes, bool from_c) {
+  if (from_c) {
+    NarrowRun<kRunFromC, kRunNoClamp, kKind, kWhole>(tiles, kc, a, a_pair, a_step, b, b_step, c,
+                                                     c_step, ldc_bytes, nullptr, nullptr, b_pair);
+  } else {
+    NarrowRun<kRunSameStart, kRunNoClamp, kKind, kWhole>(
+        tiles, kc, a, a_pair, a_step, b, b_step, c, c_step, ldc_bytes, kZeroStart, nullptr, b_pair);
+  }
+}
+}  // namespace
+
 // Tile t reads the A panel a_step floats after tile t - 1's and the B
 // panel b_step floats after, and writes C c_step floats after.
 void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
-                     float* c, int c_step, int ldc_bytes, bool from_c) {
-  if (from_c) {
-    NarrowRun<kRunFromC, kRunNoClamp, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c, c_step,
-                                                ldc_bytes, nullptr, nullptr);
+                     float* c, int c_step, int ldc_bytes, bool from_c, int b_width) {
+  if (b_width == 4) {
+    WinogradRun<kNarrowPanelSingle>(tiles, kc, a, 0, a_step, b, 0, b_step, c, c_step, ldc_bytes,
+                                    from_c);
   } else {
-    NarrowRun<kRunSameStart, kRunNoClamp, kNarrowSingle>(tiles, kc, a, 0, a_step, b, b_step, c,
-                                                         c_step, ldc_bytes, kZeroStart, nullptr);
+    WinogradRun<kNarrowSingle>(tiles, kc, a, 0, a_step, b, 0, b_step, c, c_step, ldc_bytes, from_c);
   }
 }
 
@@ -2070,13 +2161,27 @@ void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float*
 // 0-5 are a panel and rows 6-11 the panel a_pair floats after it, into 12
 // C rows ldc_bytes apart (the second micro-tile's rows follow the first's).
 void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
-                      int b_step, float* c, int c_step, int ldc_bytes, bool from_c) {
-  if (from_c) {
-    NarrowRun<kRunFromC, kRunNoClamp, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step, c,
-                                              c_step, ldc_bytes, nullptr, nullptr);
+                      int b_step, float* c, int c_step, int ldc_bytes, bool from_c, int b_width) {
+  if (b_width == 4) {
+    WinogradRun<kNarrowPanelPair>(tiles, kc, a, a_pair, a_step, b, 0, b_step, c, c_step, ldc_bytes,
+                                  from_c);
   } else {
-    NarrowRun<kRunSameStart, kRunNoClamp, kNarrowPair>(tiles, kc, a, a_pair, a_step, b, b_step,
-                                                       c, c_step, ldc_bytes, kZeroStart, nullptr);
+    WinogradRun<kNarrowPair>(tiles, kc, a, a_pair, a_step, b, 0, b_step, c, c_step, ldc_bytes,
+                             from_c);
+  }
+}
+
+// The halves' loop of whole 64-depth passes where kc has them (the
+// 64- to 512-channel layers), else the one with the tail and entries.
+void Armv7GemmRun6x8OnPanels(int tiles, int kc, const float* a, int a_step, const float* b,
+                             int b_right, int b_step, float* c, int c_step, int ldc_bytes,
+                             bool from_c) {
+  if (kc > 0 && kc % kWholeSplitPassDepth == 0) {
+    WinogradRun<kNarrowPanelHalves, true>(tiles, kc, a, 0, a_step, b, b_right, b_step, c, c_step,
+                                          ldc_bytes, from_c);
+  } else {
+    WinogradRun<kNarrowPanelHalves>(tiles, kc, a, 0, a_step, b, b_right, b_step, c, c_step,
+                                    ldc_bytes, from_c);
   }
 }
 

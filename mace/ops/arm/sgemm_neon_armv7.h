@@ -48,11 +48,13 @@ void Armv7GemmTile6x4(int kc, const float* a, const float* b, float* c, int ldc_
 void Armv7GemmTile4x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 // Its first 2 rows (2x8), and its first column (6x1) straight into C, rows
-// ldc_bytes apart.
+// ldc_bytes apart (the 6x1 tile's B panel b_width floats a depth: 8, or 4
+// for Winograd's V in 4-wide panels).
 void Armv7GemmTile2x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds,
+                      int b_width = 8);
 // A row of `tiles` 4 x 8 (rows 4) or 2 x 8 tiles, B panels b_step floats
 // apart, C 8 floats apart.
 void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* b, int b_step,
@@ -68,13 +70,19 @@ void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step
 // widths.
 bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 
-// Winograd's runs: 6 x 4 tiles (the first 4 columns of the 6 x 8 tile's B
-// panels), from C or zero, no bias or clamp; and the same over two
-// micro-tiles (A panels a_pair floats apart) at once.
+// Winograd's runs: 6 x 4 tiles (the first 4 columns of B panels b_width,
+// 8 or 4, floats a depth), from C or zero, no bias or clamp; and the same
+// over two micro-tiles (A panels a_pair floats apart) at once.
 void Armv7GemmRun6x4(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
-                     float* c, int c_step, int ldc_bytes, bool from_c);
+                     float* c, int c_step, int ldc_bytes, bool from_c, int b_width);
 void Armv7GemmRun12x4(int tiles, int kc, const float* a, int a_pair, int a_step, const float* b,
-                      int b_step, float* c, int c_step, int ldc_bytes, bool from_c);
+                      int b_step, float* c, int c_step, int ldc_bytes, bool from_c, int b_width);
+// And 6 x 8 tiles on B as two 4-wide panels, the right one b_right floats
+// after the left (Winograd's V as 4-tile panels): the halves' loop, 26
+// instructions per 4 depths where 8-wide panels take 27.
+void Armv7GemmRun6x8OnPanels(int tiles, int kc, const float* a, int a_step, const float* b,
+                             int b_right, int b_step, float* c, int c_step, int ldc_bytes,
+                             bool from_c);
 
 // The direct convolution's tile: C rows (ldc_bytes apart) = (bias ? bias[i]
 // : 0) + A x B, B's k-th row at base + offsets[k], then clamped as

@@ -643,6 +643,23 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
   // last panel of one tile after whole ones (armv7 runs its column alone),
   // over pairs of micro-tiles and a lone last one.
   Check({1, 19, 28, 28, 17, 3, 3, 1, 1, 1, 1}, ActivationType::RELU, tile, 2 * tolerance);
+  // 64 input channels and more, which armv7 writes into V as panels of 4
+  // tiles (a 6 x 8 tile's halves each on its own): whole panels of 8 and
+  // last ones of 1 to 7 tiles, over one micro-tile, a pair and a lone last
+  // one; whole 64-depth passes (64, 128) and not (68, and 300: two
+  // reduction blocks, the second 44 deep); ResNet-18's map sizes with pads.
+  for (int64_t in_c : {64, 68, 128}) {
+    for (int64_t tiles_w : {1, 3, 4, 5, 7, 8, 9, 12, 15}) {
+      Check({1, in_c, tile, tiles_w * tile, in_c == 68 ? 6 : 17, 3, 3, 1, 1, 1, 1},
+            ActivationType::RELU, tile, 4 * tolerance);
+    }
+  }
+  for (int64_t hw : {7, 14, 28, 56}) {
+    Check({1, 64, hw, hw, 7, 3, 3, 1, 1, 1, hw == 56 ? 0 : 1}, ActivationType::RELU, tile,
+          4 * tolerance);
+  }
+  Check({1, 300, 2 * tile + 1, 9 * tile - 1, 13, 3, 3, 1, 1, 1, 1}, ActivationType::NOOP, tile,
+        8 * tolerance);
   // Pairs of micro-tiles over a last panel of 1 to 3 tiles (arm64 runs
   // them by column) with two reduction blocks, and a lone last one.
   for (int64_t tiles_w : {1, 2, 3}) {

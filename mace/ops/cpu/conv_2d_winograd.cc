@@ -146,19 +146,29 @@ bool Armv7NarrowRuns(const KernelTable& table, bool fp16, const PackedPanels& ru
   return !fp16 && table.isa == KernelIsa::kNeon && run_filter.rows() > 0 && mr == 6 && nr == 8;
 }
 
+// The width of the panels V is written in: 4 where the armv7 runs take
+// the layer, so that a 6 x 8 tile's halves each read their own 4-wide
+// panel (26 instructions per 4 depths; on 8-wide panels each half loaded
+// 8 values a depth to use 4, 27). Below 64 input channels the runs take
+// whole 6 x 8 tiles (no halves), which read 8 a depth.
+int64_t Armv7VPanelWidth(bool narrow_runs, int64_t in_c, int64_t nr) {
+  return narrow_runs && in_c >= 64 ? 4 : nr;
+}
+
 // A last panel of one tile (ResNet-18's 28x28 maps: 25 tiles at F(6x6),
 // 49 at F(4x4)): its one column of `micro_tiles` micro-tiles (A panels
 // a_pair floats apart, M rows micro_rows floats apart) position by
-// position, each as Armv7GemmTile6x1 (11 instructions per 4 depths; the
-// 6 x 4 tiles spent 27 on 4 columns, 3 of them padding).
+// position, each as Armv7GemmTile6x1 (11 instructions per 4 depths, 10
+// on V's 4-wide panels; the 6 x 4 tiles spent 27 on 4 columns, 3 of them
+// padding). B's panels are b_width floats a depth.
 void Armv7ColumnRuns(int64_t positions, int64_t micro_tiles, int kc, const float* a, int64_t a_pair,
-                     int64_t a_step, const float* b, int64_t b_step, float* m, int64_t micro_rows,
-                     int64_t nr, int ldc_bytes, bool from_c) {
+                     int64_t a_step, const float* b, int64_t b_step, int b_width, float* m,
+                     int64_t micro_rows, int64_t nr, int ldc_bytes, bool from_c) {
   for (int64_t xi = 0; xi < positions; ++xi) {
     for (int64_t g = 0; g < micro_tiles; ++g) {
       arm::Armv7GemmTile6x1(kc, a + xi * a_step + g * a_pair, b + xi * b_step,
                             m + g * micro_rows + xi * nr, ldc_bytes, from_c, nullptr, false, false,
-                            nullptr);
+                            nullptr, b_width);
     }
   }
 }
@@ -501,14 +511,23 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   const int64_t gemm_lanes =
       vector_lanes ? std::min(RoundUp(tiles, nr), RoundUp(tiles, 4)) : RoundUp(tiles, nr);
 
-  // Phase 1: V[position][panel][ic][nr] = B^T d B, in the GEMM's B panels.
+  // Phase 1: V[position][panel][ic][nr] = B^T d B, in the GEMM's B panels
+  // (armv7: panels of v_nr lanes, two to a GEMM panel).
   // The fields every run of the block shares, set once.
   PanelCursor cursor(tiles_w_, first_tile, nr);
   WinogradInputRun run = BlockInputRun(tile_, p.in_w, layout.panels, in_c, nr);
+#if defined(__ARM_NEON) && !defined(__aarch64__)
+  const bool narrow_runs = Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr);
+  const int64_t v_nr = Armv7VPanelWidth(narrow_runs, in_c, nr);
+  run.panel_stride = in_c * v_nr;
+  run.nr = static_cast<int32_t>(v_nr);
+#else
+  const int64_t v_nr = nr;
+#endif
   // Lanes past the block's last tile that the GEMM reads are zeros, so it
   // reads numbers: they all lie in the last panel (gemm_lanes is at most
   // a whole panel past the tiles).
-  const int64_t zero_panel = tiles / nr, zero_offset = tiles % nr;
+  const int64_t zero_panel = tiles / v_nr, zero_offset = tiles % v_nr;
   const int64_t zero_count = gemm_lanes - tiles;
   // The run's rows of `plane` and its tiles.
   const auto set_tiles = [&](const TileRun& tr, const float* plane) {
@@ -531,7 +550,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     run.out = v;
     ForEachRun(tiles_w_, cursor.first_row(), cursor.first_col(), tiles, [&](const TileRun& tr) {
       set_tiles(tr, image);
-      arm::NeonWinogradInputChannels(run, in_c, p.in_h * p.in_w, nr);
+      arm::NeonWinogradInputChannels(run, in_c, p.in_h * p.in_w, v_nr);
     });
   }
 #else
@@ -539,7 +558,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
 #endif
   for (int64_t ic = 0; ic < in_c; ++ic) {
     const float* plane = image + ic * p.in_h * p.in_w;
-    run.out = half_v_ ? nullptr : v + ic * nr;
+    run.out = half_v_ ? nullptr : v + ic * v_nr;
     if (!channel_runs) {
       ForEachRun(tiles_w_, cursor.first_row(), cursor.first_col(), tiles, [&](const TileRun& tr) {
         set_tiles(tr, plane);
@@ -551,7 +570,8 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       });
     }
     for (int64_t xi = 0; zero_count > 0 && xi < positions; ++xi) {
-      const int64_t at = ((xi * layout.panels + zero_panel) * in_c + ic) * nr + zero_offset;
+      const int64_t at =
+          xi * layout.panels * in_c * nr + (zero_panel * in_c + ic) * v_nr + zero_offset;
       if (half_v_) {
         std::fill(v_half + at, v_half + at + zero_count, uint16_t{0});
       } else {
@@ -612,41 +632,51 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
           float* m_g = m + g * mr * pitch;
           for (int64_t pc = 0; pc < in_c; pc += kc_) {
             const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
+            // The panel's (left) B of this reduction block.
+            const float* b_first = v + panel * in_c * nr + pc * v_nr;
 #if defined(__ARM_NEON) && !defined(__aarch64__)
+            const int ldc_bytes = static_cast<int>(pitch * sizeof(float));
             // A last panel of at most 4 tiles: the 6 x 4 tiles, half the
             // panel's columns (the output transform reads only those), or
             // 12 x 4 over a pair of micro-tiles; of one tile, its column.
-            if (cols <= 4 && Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr)) {
-              const int ldc_bytes = static_cast<int>(pitch * sizeof(float));
+            if (cols <= 4 && narrow_runs) {
               if (cols == 1) {
                 Armv7ColumnRuns(positions, group_tiles, static_cast<int>(kc), a_first + pc * mr,
                                 group_tiles == 2 ? run_filter_.Panel(ot + 1) - a_first : 0, a_step,
-                                v + (panel * in_c + pc) * nr, b_step, m_g, mr * pitch, nr,
+                                b_first, b_step, static_cast<int>(v_nr), m_g, mr * pitch, nr,
                                 ldc_bytes, pc > 0);
               } else if (group_tiles == 2) {
                 arm::Armv7GemmRun12x4(
                     static_cast<int>(positions), static_cast<int>(kc), a_first + pc * mr,
                     static_cast<int>(run_filter_.Panel(ot + 1) - a_first), static_cast<int>(a_step),
-                    v + (panel * in_c + pc) * nr, static_cast<int>(b_step), m_g,
-                    static_cast<int>(nr), ldc_bytes, pc > 0);
+                    b_first, static_cast<int>(b_step), m_g, static_cast<int>(nr), ldc_bytes, pc > 0,
+                    static_cast<int>(v_nr));
               } else {
                 arm::Armv7GemmRun6x4(static_cast<int>(positions), static_cast<int>(kc),
-                                     a_first + pc * mr, static_cast<int>(a_step),
-                                     v + (panel * in_c + pc) * nr, static_cast<int>(b_step), m_g,
-                                     static_cast<int>(nr), ldc_bytes, pc > 0);
+                                     a_first + pc * mr, static_cast<int>(a_step), b_first,
+                                     static_cast<int>(b_step), m_g, static_cast<int>(nr), ldc_bytes,
+                                     pc > 0, static_cast<int>(v_nr));
               }
+              continue;
+            }
+            // Whole panels on V's 4-wide ones: each half on its own.
+            if (v_nr == 4) {
+              arm::Armv7GemmRun6x8OnPanels(static_cast<int>(positions), static_cast<int>(kc),
+                                           a_first + pc * mr, static_cast<int>(a_step), b_first,
+                                           static_cast<int>(in_c * v_nr), static_cast<int>(b_step),
+                                           m_g, static_cast<int>(nr), ldc_bytes, pc > 0);
               continue;
             }
 #endif
             TileEpilogue plain;
             plain.accumulate = pc > 0;
             plain.last = pc + kc >= in_c;
-            table_.gemm_run(positions, kc, a_first + pc * mr, a_step,
-                            v + (panel * in_c + pc) * nr, b_step, m_g, nr, pitch, 0, 0, plain);
+            table_.gemm_run(positions, kc, a_first + pc * mr, a_step, b_first, b_step, m_g, nr,
+                            pitch, 0, 0, plain);
           }
 #if defined(__ARM_NEON) && !defined(__aarch64__)
           // The pair's run took both micro-tiles.
-          if (cols <= 4 && Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr)) break;
+          if (cols <= 4 && narrow_runs) break;
 #endif
         }
       }
