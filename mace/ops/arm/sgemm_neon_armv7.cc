@@ -1439,29 +1439,37 @@ bool Armv7ConvKernelRowsRows(int tile_rows, int out_rows, int tiles, int tail_ba
     "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"
 
 namespace {
-// kRows 6: the 6 x 4 tile (stride: B's, 32 bytes); 4 and 2: the 4 x 8
-// and 2 x 8 tiles (stride: A's, 24 bytes). C's rows are ldc_bytes apart: C itself where
-// the tile's rows or columns are all in it, or a dense staging tile.
-template <int kRows>
+// kRows 6: the 6 x 4 tile (stride: B's, 32 bytes; kDenseB: B a dense
+// 4-wide panel, a split panel's left half, whose 4 depths are one vldmia:
+// 26 instructions for 4 depths where the 8-wide panel's 2 loads took 27);
+// 4 and 2: the 4 x 8 and 2 x 8 tiles (stride: A's, 24 bytes). C's rows are
+// ldc_bytes apart: C itself where the tile's rows or columns are all in
+// it, or a dense staging tile.
+template <int kRows, bool kDenseB = false>
 void SmallTile(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
+  static_assert(!kDenseB || kRows == 6, "a dense B panel: the 6 x 4 tile");
   const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi), 0};
   const ConvParams* prm = &params;
   int n = kc;
   int p, t;
   const int stride = (kRows == 6 ? 8 : 6) * sizeof(float);
-  if constexpr (kRows == 6) {
-    __asm__ volatile(
-        MACE_V7_SMALL_TILE(
-            MACE_V7_COLS4_ROWS("vld1.32", "p"),
-            MACE_V7_DUP("d20", "d21") MACE_V7_DUP("d22", "d23") MACE_V7_DUP("d24", "d25")
-            MACE_V7_DUP("d26", "d27") MACE_V7_DUP("d28", "d29") MACE_V7_DUP("d30", "d31"),
-            "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n"
-            "vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n",
-            MACE_V7_REDUCE_BY(8, MACE_V7_COLS4_DEPTHS4 MACE_V7_COLS4_DEPTHS4,
-                              MACE_V7_COLS4_DEPTH),
-            MACE_V7_COLS4_ALL, MACE_V7_COLS4_ROWS("vst1.32", "c"))
-        MACE_V7_SMALL_OPERANDS);
+#define MACE_V7_SMALL_TILE_6x4(reduce)                                                   \
+  __asm__ volatile(                                                                      \
+      MACE_V7_SMALL_TILE(                                                                \
+          MACE_V7_COLS4_ROWS("vld1.32", "p"),                                            \
+          MACE_V7_DUP("d20", "d21") MACE_V7_DUP("d22", "d23") MACE_V7_DUP("d24", "d25") \
+          MACE_V7_DUP("d26", "d27") MACE_V7_DUP("d28", "d29") MACE_V7_DUP("d30", "d31"), \
+          "vmov.i32 q10, #0\n vmov.i32 q11, #0\n vmov.i32 q12, #0\n"                     \
+          "vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n",                    \
+          reduce, MACE_V7_COLS4_ALL, MACE_V7_COLS4_ROWS("vst1.32", "c"))                 \
+      MACE_V7_SMALL_OPERANDS)
+  if constexpr (kRows == 6 && kDenseB) {
+    MACE_V7_SMALL_TILE_6x4(MACE_V7_REDUCE_BY(8, MACE_V7_SPLIT_DEPTHS4 MACE_V7_SPLIT_DEPTHS4,
+                                             MACE_V7_SPLIT_DEPTH));
+  } else if constexpr (kRows == 6) {
+    MACE_V7_SMALL_TILE_6x4(MACE_V7_REDUCE_BY(8, MACE_V7_COLS4_DEPTHS4 MACE_V7_COLS4_DEPTHS4,
+                                             MACE_V7_COLS4_DEPTH));
   } else if constexpr (kRows == 4) {
     __asm__ volatile(
         MACE_V7_SMALL_TILE(
@@ -1488,6 +1496,7 @@ void SmallTile(int kc, const float* a, const float* b, float* c, int ldc_bytes, 
             "vst1.32 {d24-d27}, [%[c]], %[ldc]\n vst1.32 {d28-d31}, [%[c]]\n")
         MACE_V7_SMALL_OPERANDS);
   }
+#undef MACE_V7_SMALL_TILE_6x4
 }
 }  // namespace
 // clang-format on
@@ -1652,14 +1661,17 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
 // along `tiles` full row panels: A panels a_step floats apart, C c_step
 // floats apart, the row biases 6 floats apart. As Armv7GemmRowTail for
 // the columns-outer walk's last column panel, whose tiles went through the
-// driver's generic tile path one by one.
+// driver's generic tile path one by one. b_dense: B's 4 columns as a dense
+// 4-wide panel (4 columns only).
 void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
-                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
-                         bool clamp, bool clamp_hi, const float* bounds) {
+                         bool b_dense, float* c, int c_step, int ldc_bytes, bool from_c,
+                         const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
   constexpr int kMr = 6;
   if (from_c) bias = nullptr;
   for (; tiles > 0; --tiles, a += a_step, c += c_step) {
-    if (cols == 4) {
+    if (cols == 4 && b_dense) {
+      SmallTile<kMr, true>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    } else if (cols == 4) {
       SmallTile<kMr>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
     } else {
       Armv7GemmTile6x1(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);

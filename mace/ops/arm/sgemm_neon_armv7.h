@@ -61,10 +61,12 @@ void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* 
                       float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
                       bool clamp_hi, const float* bounds);
 // A column of `tiles` 6 x 4 (cols 4) or 6 x 1 tiles, A panels a_step
-// floats apart, C c_step floats apart.
+// floats apart, C c_step floats apart; B the 8-wide panel or (b_dense, 6 x
+// 4 only) its first 4 columns as a dense 4-wide panel, as the left half
+// Armv7SplitPanels writes.
 void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
-                         float* c, int c_step, int ldc_bytes, bool from_c, const float* bias,
-                         bool clamp, bool clamp_hi, const float* bounds);
+                         bool b_dense, float* c, int c_step, int ldc_bytes, bool from_c,
+                         const float* bias, bool clamp, bool clamp_hi, const float* bounds);
 
 // A 6- or 8-wide panel times a vector (PanelDotKernel); false for other
 // widths.

@@ -353,10 +353,13 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
       // than one block of rows the block's full panels are split once here
       // for all of them, where each run split its panel again per block of
       // 96 rows (a 512 x 512 x 196 product: 6 copies).
+      // A last panel of 4 columns (a 14x14 map's 196) is split too: its
+      // 6 x 4 tiles then read 4 depths of B in one load, not two.
       const float* b_split = nullptr;
       if (SplitsArmv7Block(t, *call.epilogue, m1 - m0, nc, kc)) {
-        arm::Armv7SplitPanels(static_cast<int>(nc / nr), static_cast<int>(kc), b.first,
-                              static_cast<int>(b.panel_stride), b_split_buffer);
+        arm::Armv7SplitPanels(static_cast<int>(nc / nr + (nc % nr == 4 ? 1 : 0)),
+                              static_cast<int>(kc), b.first, static_cast<int>(b.panel_stride),
+                              b_split_buffer);
         b_split = b_split_buffer;
       }
 #endif
@@ -641,8 +644,10 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
           if (!rows_outer && !outer_full && (tail_cols == 4 || tail_cols == 1) && full_inner > 0 &&
               !(prefetch_a && outer == 0) && PlainArmv7Neon(t, epilogue)) {
             const Armv7Clamp clamp(epilogue);
+            const bool dense = b_split != nullptr && tail_cols == 4;
             arm::Armv7GemmColumnTail(tail_cols, static_cast<int>(full_inner), kc32, inner_panel,
-                                     static_cast<int>(inner_stride), outer_panel, c,
+                                     static_cast<int>(inner_stride),
+                                     dense ? b_split + outer / nr * nr * kc : outer_panel, dense, c,
                                      static_cast<int>(inner_c_step), ldc_bytes, epilogue.accumulate,
                                      row_bias, clamp.clamp, clamp.clamp_hi, clamp.bounds);
             inner = full_inner * inner_step;
