@@ -1582,76 +1582,116 @@ void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* 
   "vmla.f32 d22, d16, d4[0]\n"                 \
   "vmla.f32 d23, d17, d6[0]\n"                 \
   "vmla.f32 q12, q9, d6[0]\n"
-#define MACE_V7_COL1_ASM(depths8)                                                                  \
-  __asm__ volatile(                                                                                \
-      "ldr %[t], [%[prm], #8]\n"                                                                   \
-      "tst %[t], %[from_c]\n"                                                                      \
-      "beq 10f\n"                                                                                  \
-      "ldr %[t], [%[prm], #12]\n"                                                                  \
-      "mov %[p], %[c]\n"                                                                           \
-      "vld1.32 {d20[0]}, [%[p]], %[t]\n"                                                           \
-      "vld1.32 {d20[1]}, [%[p]], %[t]\n"                                                           \
-      "vld1.32 {d21[0]}, [%[p]], %[t]\n"                                                           \
-      "vld1.32 {d21[1]}, [%[p]], %[t]\n"                                                           \
-      "vld1.32 {d22[0]}, [%[p]], %[t]\n"                                                           \
-      "vld1.32 {d22[1]}, [%[p]]\n"                                                                 \
-      "b 12f\n"                                                                                    \
-      "10:\n"                                                                                      \
-      "ldr %[p], [%[prm]]\n"                                                                       \
-      "cmp %[p], #0\n"                                                                             \
-      "beq 11f\n"                                                                                  \
-      "vld1.32 {d20-d22}, [%[p]]\n"                                                                \
-      "b 12f\n"                                                                                    \
-      "11:\n"                                                                                      \
-      "vmov.i32 q10, #0\n vmov.i32 d22, #0\n"                                                      \
-      "12:\n"                                                                                      \
-      "vmov.i32 d23, #0\n vmov.i32 q12, #0\n"                                                      \
-      MACE_V7_REDUCE_BY(8, depths8, MACE_V7_COL1_DEPTH)                                    \
-      "vadd.f32 d20, d20, d23\n"                                                                   \
-      "vadd.f32 d21, d21, d24\n"                                                                   \
-      "vadd.f32 d22, d22, d25\n"                                                                   \
-      "ldr %[t], [%[prm], #8]\n"                                                                   \
-      "tst %[t], %[clamp]\n"                                                                       \
-      "beq 6f\n"                                                                                   \
-      "ldr %[p], [%[prm], #4]\n"                                                                   \
-      "vld1.32 {d0[], d1[]}, [%[p]]!\n"                                                            \
-      "vmax.f32 q10, q10, q0\n vmax.f32 d22, d22, d0\n"                                            \
-      "tst %[t], %[clamp_hi]\n"                                                                    \
-      "beq 6f\n"                                                                                   \
-      "vld1.32 {d2[], d3[]}, [%[p]]\n"                                                             \
-      "vmin.f32 q10, q10, q1\n vmin.f32 d22, d22, d2\n"                                            \
-      "6:\n"                                                                                       \
-      "ldr %[t], [%[prm], #12]\n"                                                                  \
-      "vst1.32 {d20[0]}, [%[c]], %[t]\n"                                                           \
-      "vst1.32 {d20[1]}, [%[c]], %[t]\n"                                                           \
-      "vst1.32 {d21[0]}, [%[c]], %[t]\n"                                                           \
-      "vst1.32 {d21[1]}, [%[c]], %[t]\n"                                                           \
-      "vst1.32 {d22[0]}, [%[c]], %[t]\n"                                                           \
-      "vst1.32 {d22[1]}, [%[c]]\n"                                                                 \
-      : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)             \
-      : [prm] "r"(prm), [stride] "r"(stride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),           \
-        [clamp_hi] "I"(kClampHi)                                                                   \
-      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",  \
-        "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",        \
-        "d24", "d25");
-void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
-                      const float* bias, bool clamp, bool clamp_hi, const float* bounds,
-                      int b_width) {
+// B a dense column (Armv7DensePanel): 4 depths' values in one vld4, each
+// in both lanes of d0-d3, so that q0 and q1 are (b0, b0, b1, b1) and
+// (b2, b2, b3, b3); A's 4 depths, one vldmia into q4-q9, are then 6
+// vectors whose lanes are rows 0-3, rows 4-5 and 0-1 of the next depth,
+// and rows 2-5: 6 vmla, q4 and q7 by lane 0 of d0 and d2 into q10 (rows
+// 0-3 of even depths), q5 and q8 by q0 and q1 into q11 (rows 4-5 of even
+// depths and 0-1 of odd ones, as d22 and d23 above), q6 and q9 by d1 and
+// d3 into q12 (rows 2-5 of odd ones): 8 instructions for 4 depths where
+// the 8-wide panel's took 11.
+#define MACE_V7_COL1_DENSE_DEPTHS4             \
+  "vldmia %[a]!, {d8-d19}\n"                   \
+  "vld4.32 {d0[], d1[], d2[], d3[]}, [%[b]]!\n" \
+  "vmla.f32 q10, q4, d0[0]\n"                  \
+  "vmla.f32 q11, q5, q0\n"                     \
+  "vmla.f32 q12, q6, d1[0]\n"                  \
+  "vmla.f32 q10, q7, d2[0]\n"                  \
+  "vmla.f32 q11, q8, q1\n"                     \
+  "vmla.f32 q12, q9, d3[0]\n"
+#define MACE_V7_COL1_DENSE_DEPTH               \
+  "vld1.32 {d0[]}, [%[b]]!\n"                  \
+  "vld1.32 {d8-d10}, [%[a]]!\n"                \
+  "vmla.f32 q10, q4, d0[0]\n"                  \
+  "vmla.f32 d22, d10, d0[0]\n"
+namespace {
+// kDenseB: B a dense column, not a panel b_width (8 or 4) wide.
+template <bool kDenseB>
+void ColumnTile(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
+                const float* bias, bool clamp, bool clamp_hi, const float* bounds, int b_width) {
   const ConvParams params = {from_c ? nullptr : bias, bounds, Flags(from_c, clamp, clamp_hi),
                              ldc_bytes};
   const ConvParams* prm = &params;
   const int stride = b_width * static_cast<int>(sizeof(float));  // the B panel's
   int n = kc;
   int p, t;
-  // B's panel 8 wide, or 4 (Winograd's V in 4-wide panels, where one
-  // vldmia takes 4 depths' values: 10 instructions for 4 depths).
-  if (b_width == 4) {
-    MACE_V7_COL1_ASM(MACE_V7_COL1_DEPTHS4_OF4 MACE_V7_COL1_DEPTHS4_OF4)
+#define MACE_V7_COL1_TILE(reduce)                                                                 \
+  __asm__ volatile(                                                                               \
+      "ldr %[t], [%[prm], #8]\n"                                                                  \
+      "tst %[t], %[from_c]\n"                                                                     \
+      "beq 10f\n"                                                                                 \
+      "ldr %[t], [%[prm], #12]\n"                                                                 \
+      "mov %[p], %[c]\n"                                                                          \
+      "vld1.32 {d20[0]}, [%[p]], %[t]\n"                                                          \
+      "vld1.32 {d20[1]}, [%[p]], %[t]\n"                                                          \
+      "vld1.32 {d21[0]}, [%[p]], %[t]\n"                                                          \
+      "vld1.32 {d21[1]}, [%[p]], %[t]\n"                                                          \
+      "vld1.32 {d22[0]}, [%[p]], %[t]\n"                                                          \
+      "vld1.32 {d22[1]}, [%[p]]\n"                                                                \
+      "b 12f\n"                                                                                   \
+      "10:\n"                                                                                     \
+      "ldr %[p], [%[prm]]\n"                                                                      \
+      "cmp %[p], #0\n"                                                                            \
+      "beq 11f\n"                                                                                 \
+      "vld1.32 {d20-d22}, [%[p]]\n"                                                               \
+      "b 12f\n"                                                                                   \
+      "11:\n"                                                                                     \
+      "vmov.i32 q10, #0\n vmov.i32 d22, #0\n"                                                     \
+      "12:\n"                                                                                     \
+      "vmov.i32 d23, #0\n vmov.i32 q12, #0\n"                                                     \
+      reduce                                                                                      \
+      "vadd.f32 d20, d20, d23\n"                                                                  \
+      "vadd.f32 d21, d21, d24\n"                                                                  \
+      "vadd.f32 d22, d22, d25\n"                                                                  \
+      "ldr %[t], [%[prm], #8]\n"                                                                  \
+      "tst %[t], %[clamp]\n"                                                                      \
+      "beq 6f\n"                                                                                  \
+      "ldr %[p], [%[prm], #4]\n"                                                                  \
+      "vld1.32 {d0[], d1[]}, [%[p]]!\n"                                                           \
+      "vmax.f32 q10, q10, q0\n vmax.f32 d22, d22, d0\n"                                           \
+      "tst %[t], %[clamp_hi]\n"                                                                   \
+      "beq 6f\n"                                                                                  \
+      "vld1.32 {d2[], d3[]}, [%[p]]\n"                                                            \
+      "vmin.f32 q10, q10, q1\n vmin.f32 d22, d22, d2\n"                                           \
+      "6:\n"                                                                                      \
+      "ldr %[t], [%[prm], #12]\n"                                                                 \
+      "vst1.32 {d20[0]}, [%[c]], %[t]\n"                                                          \
+      "vst1.32 {d20[1]}, [%[c]], %[t]\n"                                                          \
+      "vst1.32 {d21[0]}, [%[c]], %[t]\n"                                                          \
+      "vst1.32 {d21[1]}, [%[c]], %[t]\n"                                                          \
+      "vst1.32 {d22[0]}, [%[c]], %[t]\n"                                                          \
+      "vst1.32 {d22[1]}, [%[c]]\n"                                                                \
+      : [a] "+r"(a), [b] "+r"(b), [c] "+r"(c), [n] "+r"(n), [p] "=&r"(p), [t] "=&r"(t)            \
+      : [prm] "r"(prm), [stride] "r"(stride), [from_c] "I"(kFromC), [clamp] "I"(kClamp),          \
+        [clamp_hi] "I"(kClampHi)                                                                  \
+      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
+        "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",       \
+        "d24", "d25")
+  // B a dense column, or its panel 8 wide, or 4 (Winograd's V in 4-wide
+  // panels, where one vldmia takes 4 depths' values: 10 instructions for 4
+  // depths).
+  if constexpr (kDenseB) {
+    MACE_V7_COL1_TILE(MACE_V7_REDUCE_BY(8, MACE_V7_COL1_DENSE_DEPTHS4 MACE_V7_COL1_DENSE_DEPTHS4,
+                                        MACE_V7_COL1_DENSE_DEPTH));
+  } else if (b_width == 4) {
+    MACE_V7_COL1_TILE(MACE_V7_REDUCE_BY(8, MACE_V7_COL1_DEPTHS4_OF4 MACE_V7_COL1_DEPTHS4_OF4,
+                                        MACE_V7_COL1_DEPTH));
   } else {
-    MACE_V7_COL1_ASM(MACE_V7_COL1_DEPTHS4 MACE_V7_COL1_DEPTHS4)
+    MACE_V7_COL1_TILE(MACE_V7_REDUCE_BY(8, MACE_V7_COL1_DEPTHS4 MACE_V7_COL1_DEPTHS4,
+                                        MACE_V7_COL1_DEPTH));
   }
-#undef MACE_V7_COL1_ASM
+#undef MACE_V7_COL1_TILE
 }
+}  // namespace
+
+void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
+                      const float* bias, bool clamp, bool clamp_hi, const float* bounds,
+                      int b_width) {
+  ColumnTile<false>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds, b_width);
+}
+#undef MACE_V7_COL1_DENSE_DEPTH
+#undef MACE_V7_COL1_DENSE_DEPTHS4
 #undef MACE_V7_COL1_DEPTH
 #undef MACE_V7_COL1_DEPTHS4_OF4
 #undef MACE_V7_COL1_DEPTHS4
@@ -1661,8 +1701,8 @@ void Armv7GemmTile6x1(int kc, const float* a, const float* b, float* c, int ldc_
 // along `tiles` full row panels: A panels a_step floats apart, C c_step
 // floats apart, the row biases 6 floats apart. As Armv7GemmRowTail for
 // the columns-outer walk's last column panel, whose tiles went through the
-// driver's generic tile path one by one. b_dense: B's 4 columns as a dense
-// 4-wide panel (4 columns only).
+// driver's generic tile path one by one. b_dense: B's columns as a dense
+// panel (Armv7DensePanel).
 void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
                          bool b_dense, float* c, int c_step, int ldc_bytes, bool from_c,
                          const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
@@ -1673,8 +1713,10 @@ void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step
       SmallTile<kMr, true>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
     } else if (cols == 4) {
       SmallTile<kMr>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+    } else if (b_dense) {
+      ColumnTile<true>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds, 1);
     } else {
-      Armv7GemmTile6x1(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+      ColumnTile<false>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds, 8);
     }
     if (bias != nullptr) bias += kMr;
   }
@@ -2156,6 +2198,14 @@ void WinogradRun(int tiles, int kc, const float* a, int a_pair, int a_step, cons
   }
 }
 }  // namespace
+
+void Armv7DensePanel(int cols, int kc, const float* b, float* out) {
+  if (cols == 4) {
+    SplitPanel(b, kc, out);
+    return;
+  }
+  for (int d = 0; d < kc; ++d) out[d] = b[8 * d];
+}
 
 // Tile t reads the A panel a_step floats after tile t - 1's and the B
 // panel b_step floats after, and writes C c_step floats after.

@@ -39,6 +39,10 @@ void Armv7GemmRun6x8Panels(int runs, int b_run_step, int c_run_step, int tiles, 
 // (panel_stride floats apart) split so, 8 * kc floats a panel, into out.
 bool Armv7RunsSplitPanel(int tiles, int kc);
 void Armv7SplitPanels(int panels, int kc, const float* b, int panel_stride, float* out);
+// The first `cols` (4 or 1) columns of an 8-wide B panel kc deep as a
+// dense panel, into out (8 * kc floats of room): Armv7GemmColumnTail's
+// b_dense.
+void Armv7DensePanel(int cols, int kc, const float* b, float* out);
 
 // The first 4 columns (6x4) or rows (4x8) of a 6 x 8 tile into c, rows
 // ldc_bytes apart (from c, the 6 or 4 row biases or zero), clamped as
@@ -61,9 +65,8 @@ void Armv7GemmRowTail(int rows, int tiles, int kc, const float* a, const float* 
                       float* c, int ldc_bytes, bool from_c, const float* bias, bool clamp,
                       bool clamp_hi, const float* bounds);
 // A column of `tiles` 6 x 4 (cols 4) or 6 x 1 tiles, A panels a_step
-// floats apart, C c_step floats apart; B the 8-wide panel or (b_dense, 6 x
-// 4 only) its first 4 columns as a dense 4-wide panel, as the left half
-// Armv7SplitPanels writes.
+// floats apart, C c_step floats apart; B the 8-wide panel or (b_dense) its
+// first 4 or 1 columns as a dense panel (Armv7DensePanel).
 void Armv7GemmColumnTail(int cols, int tiles, int kc, const float* a, int a_step, const float* b,
                          bool b_dense, float* c, int c_step, int ldc_bytes, bool from_c,
                          const float* bias, bool clamp, bool clamp_hi, const float* bounds);

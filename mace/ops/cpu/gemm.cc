@@ -353,13 +353,19 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
       // than one block of rows the block's full panels are split once here
       // for all of them, where each run split its panel again per block of
       // 96 rows (a 512 x 512 x 196 product: 6 copies).
-      // A last panel of 4 columns (a 14x14 map's 196) is split too: its
-      // 6 x 4 tiles then read 4 depths of B in one load, not two.
+      // A last panel of 4 columns (a 14x14 map's 196) or 1 (a 7x7 map's
+      // 49) is copied dense after them: its 6 x 4 tiles then read 4
+      // depths of B in one load, not two, and its 6 x 1 tiles 4 depths'
+      // values in one, not two.
       const float* b_split = nullptr;
       if (SplitsArmv7Block(t, *call.epilogue, m1 - m0, nc, kc)) {
-        arm::Armv7SplitPanels(static_cast<int>(nc / nr + (nc % nr == 4 ? 1 : 0)),
-                              static_cast<int>(kc), b.first, static_cast<int>(b.panel_stride),
-                              b_split_buffer);
+        const int64_t full = nc / nr, tail = nc % nr;
+        arm::Armv7SplitPanels(static_cast<int>(full), static_cast<int>(kc), b.first,
+                              static_cast<int>(b.panel_stride), b_split_buffer);
+        if (tail == 4 || tail == 1) {
+          arm::Armv7DensePanel(static_cast<int>(tail), static_cast<int>(kc),
+                               b.first + full * b.panel_stride, b_split_buffer + full * nr * kc);
+        }
         b_split = b_split_buffer;
       }
 #endif
@@ -644,7 +650,7 @@ void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t
           if (!rows_outer && !outer_full && (tail_cols == 4 || tail_cols == 1) && full_inner > 0 &&
               !(prefetch_a && outer == 0) && PlainArmv7Neon(t, epilogue)) {
             const Armv7Clamp clamp(epilogue);
-            const bool dense = b_split != nullptr && tail_cols == 4;
+            const bool dense = b_split != nullptr;
             arm::Armv7GemmColumnTail(tail_cols, static_cast<int>(full_inner), kc32, inner_panel,
                                      static_cast<int>(inner_stride),
                                      dense ? b_split + outer / nr * nr * kc : outer_panel, dense, c,

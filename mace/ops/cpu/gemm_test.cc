@@ -528,15 +528,21 @@ TEST(GemmTest, FullTileRuns) {
         // B block once for its row blocks; the second starts from C).
         Case deep_row_blocks = row_blocks;
         deep_row_blocks.k = OneBlockDepth(*table) + 100;
-        // Both with a last panel of 4 columns (armv7 splits it with the
-        // block and its 6 x 4 tiles read the copy), a depth tail of 1 to 7.
+        // Both with a last panel of 4 columns or 1 (armv7 copies it dense
+        // with the block's split and its 6 x 4 or 6 x 1 tiles read the
+        // copy), a depth tail of 1 to 7.
         Case four_columns = row_blocks;
         four_columns.n = 5 * nr + 4;
         four_columns.k += variant % 4 == 0 ? 0 : variant;
         Case deep_four_columns = deep_row_blocks;
         deep_four_columns.n = 5 * nr + 4;
+        Case one_column = four_columns;
+        one_column.n = 5 * nr + 1;
+        one_column.k += 2;
+        Case deep_one_column = deep_row_blocks;
+        deep_one_column.n = 5 * nr + 1;
         for (Case c : {rows_outer, columns_outer, row_blocks, deep_row_blocks, four_columns,
-                       deep_four_columns}) {
+                       deep_four_columns, one_column, deep_one_column}) {
           c.pack_a = variant & 1;
           c.row_bias = variant & 2;
           c.activation = variant & 4 ? kTileActClamp : kTileActNone;
