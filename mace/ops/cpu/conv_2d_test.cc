@@ -693,6 +693,19 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
     Check({1, 9, 11, 13, 13, 3, 3, 1, 1, 1, pad}, ActivationType::NOOP, tile, tolerance, 6.f,
           nullptr, /*with_bias=*/false);
   }
+  // Output channels of a pair of micro-tiles (16) and of a pair and a
+  // partial one (19) in one run (arm64 too: each group of four tiles in
+  // turn for all of them), on SqueezeNet 1.1's 13x13 and 27x27 maps, whose
+  // groups are cut at the right and bottom edges and cross tile rows and
+  // panels, with and without a bias, ReLU and none.
+  for (int64_t hw : {13, 27}) {
+    for (int64_t out_c : {16, 19}) {
+      const Shape s{1, 5, hw, hw, out_c, 3, 3, 1, 1, 1, 1};
+      Check(s, out_c == 16 ? ActivationType::RELU : ActivationType::NOOP, tile, tolerance);
+      Check(s, out_c == 16 ? ActivationType::NOOP : ActivationType::RELU, tile, tolerance, 6.f,
+            nullptr, /*with_bias=*/false);
+    }
+  }
   // Rows of 5 tiles over 8 tile rows: groups of four whose tiles cross a
   // panel's end (of 8 lanes) with 1, 2 or 3 lanes left in it, and last
   // groups of one tile that fit the panel but whose vector crosses it
