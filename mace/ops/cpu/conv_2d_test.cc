@@ -292,6 +292,15 @@ TEST(Conv2dKernelTest, DirectRowsStemRuns) {
         ++index;
       }
     }
+    // Rows ending 1 to 3 columns past the whole tiles (SqueezeNet 1.1's 111
+    // = 9 x 12 + 3), which arm64 also runs with them, staged.
+    for (int64_t rest = 1; rest <= 3; ++rest) {
+      const int64_t stride = rest == 2 ? 1 : 2, pad = rest == 3 ? 1 : 0;
+      const int64_t out_w = 2 * nr + rest;
+      const int64_t w = (out_w - 1) * stride + 3 - 2 * pad;
+      Check({1, 3, stride + 3 - 2 * pad, w, mr + 3 * (rest % 2), 3, 3, stride, stride, 1, pad},
+            activations[rest - 1], 0);
+    }
   }
 }
 
