@@ -145,8 +145,8 @@ void NeonWinogradInputChannels(const WinogradInputRun& run, int64_t channels,
 // channel k reads its M at run.in + k * channel_pitch, adds biases[k] (or
 // run.bias when biases is null) and writes run.plane + k * plane_stride.
 // Where its tiles land and which stores they take is worked out once per
-// group of four for all of them (on arm64 at F(2x2) and F(4x4); F(6x6)
-// runs a channel at a time).
+// group of four for all of them (on arm64 for F(4x4) groups of four tiles
+// with no activation or ReLU; the rest a channel at a time).
 void NeonWinogradOutputChannels(const WinogradOutputRun& run, int64_t channels,
                                 int64_t channel_pitch, int64_t plane_stride, const float* biases);
 
