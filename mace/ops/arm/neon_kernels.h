@@ -134,21 +134,21 @@ void NeonBlockedWinogradOutput(const BlockedWinogradOutputRun& run);
 
 void NeonWinogradInput(const WinogradInputRun& run);
 void NeonWinogradOutput(const WinogradOutputRun& run);
-#if !defined(__aarch64__)
 // NeonWinogradInput for `channels` input channels of the run's tiles:
 // channel k's rows are the run's rows `channel_stride` floats on (null rows
-// stay padding), its results go `out_stride` floats on from run.out. The
-// checks of the rows and the call are made once for all of them.
+// stay padding), its results go `out_stride` floats on from run.out. On
+// armv7 the checks of the rows and the call are made once for all of them;
+// arm64 calls its transform per channel.
 void NeonWinogradInputChannels(const WinogradInputRun& run, int64_t channels,
                                int64_t channel_stride, int64_t out_stride);
 // NeonWinogradOutput for `channels` output channels of the run's tiles:
 // channel k reads its M at run.in + k * channel_pitch, adds biases[k] (or
 // run.bias when biases is null) and writes run.plane + k * plane_stride.
 // Where its tiles land and which stores they take is worked out once per
-// group of four for all of them.
+// group of four for all of them (on arm64 for F(4x4) groups of four tiles
+// with no activation or ReLU; the rest a channel at a time).
 void NeonWinogradOutputChannels(const WinogradOutputRun& run, int64_t channels,
                                 int64_t channel_pitch, int64_t plane_stride, const float* biases);
-#endif
 
 bool NeonPanelDot(const float* panel, int64_t depth, int32_t width, const float* x, float* out);
 

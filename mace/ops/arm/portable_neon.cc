@@ -352,16 +352,27 @@ void NeonBlockedWinogradOutput(const BlockedWinogradOutputRun& run) { BkWinograd
 
 void NeonWinogradInput(const WinogradInputRun& run) { WgInput(run); }
 void NeonWinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }
-#if !defined(__aarch64__)
 void NeonWinogradInputChannels(const WinogradInputRun& run, int64_t channels,
                                int64_t channel_stride, int64_t out_stride) {
+#if defined(__aarch64__)
+  // arm64's transform takes a channel a call; the run's set-up is all the
+  // channels share.
+  WinogradInputRun one = run;
+  for (int64_t k = 0; k < channels; ++k) {
+    WgInput(one);
+    for (const float*& row : one.rows) {
+      if (row != nullptr) row += channel_stride;
+    }
+    one.out += out_stride;
+  }
+#else
   WgInput(run, WgInputChannels{channels, channel_stride, out_stride});
+#endif
 }
 void NeonWinogradOutputChannels(const WinogradOutputRun& run, int64_t channels,
                                 int64_t channel_pitch, int64_t plane_stride, const float* biases) {
   WgOutput(run, WgChannels{channels, channel_pitch, plane_stride, biases});
 }
-#endif
 
 }  // namespace arm
 }  // namespace ops

@@ -2147,7 +2147,7 @@ void NeonConvRowsStepped(int64_t kc, const float* a, const float* first, const i
 // written, for what NeonConvRowsStepped stages.
 bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64_t* steps,
                      bool steps_repeat9, float* c, int64_t ldc, int rows, int64_t tiles,
-                     bool* tail4, const TileEpilogue& epilogue) {
+                     int* tail, const TileEpilogue& epilogue) {
   if (rows != kNeonGemmMr || epilogue.col_bias != nullptr ||
       epilogue.activation == kTileActHardSwish) {
     return false;
@@ -2162,36 +2162,55 @@ bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64
     alignas(16) float wide_bias[kNeonGemmMr * kNeonGemmNr];
     NeonWidenRowBias(row_bias, kNeonGemmMr, wide_bias);
     if (kc == 27 && steps_repeat9) {
-      // The row's last 4 columns, if asked for, with the steps at hand:
-      // through NeonConvRowsStepped they cost some 380 instructions.
+      // The row's last 1 to 4 columns, if asked for, with the steps at
+      // hand: through NeonConvRowsStepped 4 columns cost some 380
+      // instructions, 1 to 3 (SqueezeNet 1.1's 111 = 9 x 12 + 3) about 480
+      // with their staged copy. Fewer than 4 go through a staged 8 x 4 tile
+      // (its reads are those of the 4-column tile, as the staged path's).
+      const int cols = *tail;
       const float* tail_first = first + tiles * kNeonGemmNr;
-      float* tail_c = c + tiles * kNeonGemmNr;
+      alignas(16) float staged[kNeonGemmMr * 4];
+      float* tail_c = cols == 4 ? c + tiles * kNeonGemmNr : staged;
+      const int64_t tail_bytes = cols == 4 ? ldc_bytes : 4 * sizeof(float);
       if (!clamp) {
         Stem27Run<kTileClampNone>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
-        if (*tail4) {
-          Stem27Narrow<kTileClampNone>(a, tail_first, steps, tail_c, ldc_bytes, row_bias, bounds);
+        if (cols > 0) {
+          Stem27Narrow<kTileClampNone>(a, tail_first, steps, tail_c, tail_bytes, row_bias,
+                                       bounds);
         }
       } else if (!clamp_hi) {
         Stem27Run<kTileClampLo>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
-        if (*tail4) {
-          Stem27Narrow<kTileClampLo>(a, tail_first, steps, tail_c, ldc_bytes, row_bias, bounds);
+        if (cols > 0) {
+          Stem27Narrow<kTileClampLo>(a, tail_first, steps, tail_c, tail_bytes, row_bias, bounds);
         }
       } else {
         Stem27Run<kTileClampLoHi>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
-        if (*tail4) {
-          Stem27Narrow<kTileClampLoHi>(a, tail_first, steps, tail_c, ldc_bytes, row_bias,
+        if (cols > 0) {
+          Stem27Narrow<kTileClampLoHi>(a, tail_first, steps, tail_c, tail_bytes, row_bias,
                                        bounds);
+        }
+      }
+      if (cols > 0 && cols < 4) {
+        float* dst = c + tiles * kNeonGemmNr;
+        for (int i = 0; i < kNeonGemmMr; ++i, dst += ldc) {
+          const float32x4_t v = vld1q_f32(staged + 4 * i);
+          if (cols == 1) {
+            vst1q_lane_f32(dst, v, 0);
+          } else {
+            vst1_f32(dst, vget_low_f32(v));
+            if (cols == 3) vst1q_lane_f32(dst + 2, v, 2);
+          }
         }
       }
       return true;
     }
-    *tail4 = false;
+    *tail = 0;
     for (; tiles > 0; --tiles, first += kNeonGemmNr, c += kNeonGemmNr) {
       AsmConvRows<true>(kc, a, first, steps, c, ldc_bytes, wide_bias, clamp, clamp_hi, bounds);
     }
     return true;
   }
-  *tail4 = false;
+  *tail = 0;
   for (; tiles > 0; --tiles, first += kNeonGemmNr, c += kNeonGemmNr) {
     AsmConvRows(kc, a, first, steps, c, ldc_bytes, row_bias, clamp, clamp_hi, bounds);
   }

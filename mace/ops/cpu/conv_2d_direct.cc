@@ -41,11 +41,12 @@ namespace arm {
 // steps[k + 9] for every k + 9 < kc - 1 (a 3x3 kernel's taps, the
 // channels' planes equally far apart), which a 27-deep stem then holds in
 // registers.
-// tail4: in, whether a 4-column tile (in this task range) follows the run
-// to end the row; out, whether it was run with it (the 27-deep stems).
+// tail: in, the columns (1 to 4, or 0 for none) of a last tile (in this
+// task range) that follows the run to end the row; out, those columns if
+// it was run with it (the 27-deep stems), else 0.
 bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64_t* steps,
                      bool steps_repeat9, float* c, int64_t ldc, int rows, int64_t tiles,
-                     bool* tail4, const TileEpilogue& epilogue);
+                     int* tail, const TileEpilogue& epilogue);
 }  // namespace arm
 #endif
 namespace {
@@ -149,11 +150,12 @@ void Conv2dDirect::Run(const float* input, const float* bias, float* output, Thr
                 table_.isa == KernelIsa::kNeon && nr == kRunNr
                     ? std::min<int64_t>((p.out_w - ow) / kRunNr, end - task)
                     : 0;
-            bool tail4 = whole > 0 && p.out_w - ow - whole * kRunNr == 4 && task + whole < end;
+            const int64_t rest = p.out_w - ow - whole * kRunNr;
+            int tail = whole > 0 && rest <= 4 && task + whole < end ? static_cast<int>(rest) : 0;
             if (whole > 0 && arm::NeonConvRowsRun(k_, filter_.Panel(mt), base + first,
                                                   steps_.data(), steps_repeat9, c, out_plane,
-                                                  rows, whole, &tail4, tile)) {
-              const int64_t done = whole + (tail4 ? 1 : 0);
+                                                  rows, whole, &tail, tile)) {
+              const int64_t done = whole + (tail > 0 ? 1 : 0);
               task += done - 1;
               ow += (done - 1) * nr;
             } else {

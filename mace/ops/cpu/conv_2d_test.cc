@@ -292,6 +292,15 @@ TEST(Conv2dKernelTest, DirectRowsStemRuns) {
         ++index;
       }
     }
+    // Rows ending 1 to 3 columns past the whole tiles (SqueezeNet 1.1's 111
+    // = 9 x 12 + 3), which arm64 also runs with them, staged.
+    for (int64_t rest = 1; rest <= 3; ++rest) {
+      const int64_t stride = rest == 2 ? 1 : 2, pad = rest == 3 ? 1 : 0;
+      const int64_t out_w = 2 * nr + rest;
+      const int64_t w = (out_w - 1) * stride + 3 - 2 * pad;
+      Check({1, 3, stride + 3 - 2 * pad, w, mr + 3 * (rest % 2), 3, 3, stride, stride, 1, pad},
+            activations[rest - 1], 0);
+    }
   }
 }
 
@@ -709,6 +718,19 @@ TEST_P(Conv2dWinogradTest, MatchesReference) {
     Check({1, 9, 11, 13, 13, 3, 3, 1, 1, 1, pad}, ActivationType::RELU, tile, tolerance);
     Check({1, 9, 11, 13, 13, 3, 3, 1, 1, 1, pad}, ActivationType::NOOP, tile, tolerance, 6.f,
           nullptr, /*with_bias=*/false);
+  }
+  // Output channels of a pair of micro-tiles (16) and of a pair and a
+  // partial one (19) in one run (arm64 too: each group of four tiles in
+  // turn for all of them), on SqueezeNet 1.1's 13x13 and 27x27 maps, whose
+  // groups are cut at the right and bottom edges and cross tile rows and
+  // panels, with and without a bias, ReLU and none.
+  for (int64_t hw : {13, 27}) {
+    for (int64_t out_c : {16, 19}) {
+      const Shape s{1, 5, hw, hw, out_c, 3, 3, 1, 1, 1, 1};
+      Check(s, out_c == 16 ? ActivationType::RELU : ActivationType::NOOP, tile, tolerance);
+      Check(s, out_c == 16 ? ActivationType::NOOP : ActivationType::RELU, tile, tolerance, 6.f,
+            nullptr, /*with_bias=*/false);
+    }
   }
   // Rows of 5 tiles over 8 tile rows: groups of four whose tiles cross a
   // panel's end (of 8 lanes) with 1, 2 or 3 lanes left in it, and last

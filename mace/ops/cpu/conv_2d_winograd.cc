@@ -542,7 +542,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     run.lanes = tr.count;
     run.first_lane = tr.lane;
   };
-#if defined(__ARM_NEON) && !defined(__aarch64__)
+#if defined(__ARM_NEON)
   // Every input channel of a run of tiles in one call: a call per channel
   // paid the call, the rows' checks and the run's set-up again.
   const bool channel_runs = !half_v_ && table_.winograd_input == arm::NeonWinogradInput;
@@ -776,7 +776,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       // tiles are one run (nr <= kWinogradMaxLanes), across tile rows.
       WinogradOutputRun run = OutputRunAt(cursor.row(), cursor.col(), cols);
       cursor.Next();
-#if defined(__ARM_NEON) && !defined(__aarch64__)
+#if defined(__ARM_NEON)
       if (!half_m_ && table_.winograd_output == arm::NeonWinogradOutput) {
         // The micro-tiles' channels in one run: a run per channel paid the
         // call and each group's geometry and choice of stores again.
