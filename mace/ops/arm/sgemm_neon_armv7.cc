@@ -286,6 +286,19 @@ static_assert(offsetof(RunFrame, passes) == 32 && offsetof(RunFrame, entry) == 3
   ".error \"" message "\"\n"              \
   ".endif\n"
 #endif
+// A Thumb adr counts from the instruction's address rounded down to 4
+// bytes. clang's integrated assembler resolves an adr to a label of the
+// same function when it assembles, as if the function's section started
+// on 4 bytes, yet leaves that section 2-byte aligned (GCC's functions
+// start on 4), so a linker that puts the function 2 bytes off makes
+// every entry 2 bytes off, inside an instruction. Each entry label is
+// therefore aligned to 4, which also makes its section so; the padding
+// follows a load into pc and never runs.
+#if defined(__thumb__) && defined(__clang__)
+#define MACE_V7_ENTRY_ALIGN ".p2align 2\n"
+#else
+#define MACE_V7_ENTRY_ALIGN ""
+#endif
 // Thumb-2 (the armhf default) branches to an address loaded into pc in
 // the state its bit 0 names; ARM mode needs it clear.
 // The address of local label `l` (e.g. "1f") into n. A Thumb-2 adr reaches
@@ -309,6 +322,7 @@ static_assert(offsetof(RunFrame, passes) == 32 && offsetof(RunFrame, entry) == 3
   start                                                                     \
   "ldr %[n], [%[prm], #32]\n"                                               \
   "ldr pc, [%[prm], #36]\n"                                                 \
+  MACE_V7_ENTRY_ALIGN                                                       \
   "1:\n"                                                                    \
   MACE_V7_STEPS_4 MACE_V7_STEPS_4 MACE_V7_STEPS_4 MACE_V7_STEPS_4           \
   "2:\n"                                                                    \
@@ -1811,11 +1825,13 @@ enum NarrowKind {
                                units_end, ue)                               \
   start                                                                     \
   "ldr pc, [%[prm], #" te "]\n"                                             \
+  MACE_V7_ENTRY_ALIGN                                                       \
   tail ":\n"                                                                \
   depth depth depth                                                         \
   tail_end ":\n"                                                            \
   "ldr %[n], [%[prm], #32]\n"                                               \
   "ldr pc, [%[prm], #" ue "]\n"                                             \
+  MACE_V7_ENTRY_ALIGN                                                       \
   units ":\n"                                                               \
   unit unit unit unit unit unit unit unit                                   \
   units_end ":\n"                                                           \
