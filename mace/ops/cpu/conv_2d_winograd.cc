@@ -502,9 +502,10 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       !fp16_ && table_.isa == KernelIsa::kNeon && table_.gemm_partial != nullptr;
 #elif defined(__ARM_NEON)
   // armv7's 6 x 4 run (below) reads the first 4 lanes of a last panel of
-  // at most 4 tiles: ResNet-18's 7x7 maps then zero no lanes.
-  const bool vector_lanes =
-      !fp16_ && table_.isa == KernelIsa::kNeon && run_filter_.rows() > 0 && mr == 6 && nr == 8;
+  // at most 4 tiles: ResNet-18's 7x7 maps then zero no lanes. The lanes
+  // zeroed then lie in one of V's 4-wide panels when it has them.
+  const bool narrow_runs = Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr);
+  const bool vector_lanes = narrow_runs;
 #else
   const bool vector_lanes = false;
 #endif
@@ -517,7 +518,6 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   PanelCursor cursor(tiles_w_, first_tile, nr);
   WinogradInputRun run = BlockInputRun(tile_, p.in_w, layout.panels, in_c, nr);
 #if defined(__ARM_NEON) && !defined(__aarch64__)
-  const bool narrow_runs = Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr);
   const int64_t v_nr = Armv7VPanelWidth(narrow_runs, in_c, nr);
   run.panel_stride = in_c * v_nr;
   run.nr = static_cast<int32_t>(v_nr);
