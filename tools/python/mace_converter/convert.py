@@ -186,9 +186,11 @@ def convert(options: ConvertOptions) -> ConvertedModel:
         options.quantize.fixed.update(graph.imported_quant)
         options.quantize.weight_scales.update(graph.imported_weight_scales)
         quantize_graph(graph, options.quantize)
-    elif graph.imported_quant:
-        log.append("the model is quantized (QDQ); converted to float because the deployment "
-                   "file does not set quantize: 1")
+    elif graph.imported_quant or getattr(graph, "fake_quant", None):
+        log.append(f"the model is quantized (QDQ); converted to float because the deployment "
+                   f"file does not set quantize: 1: its "
+                   f"{len(getattr(graph, 'fake_quant', {}))} QuantizeLinear -> "
+                   "DequantizeLinear pair(s) round and saturate in float, as the model does")
     net_def, weights = serialize(graph, dtype)
     if dynamic_shapes.has_dynamic_inputs(options):
         _follow_dynamic_inputs(options, graph, net_def, weights, dtype, log)

@@ -159,11 +159,13 @@ class OnnxImporter:
             for info in list(graph_proto.value_info) + list(graph_proto.output)
             if info.type.HasField("tensor_type") and info.type.tensor_type.elem_type}
         known = set(self.values) | set(self.graph.inputs)
-        # A float conversion folds only inner QuantizeLinear -> DequantizeLinear
-        # pairs; the uint8 pass reads every QDQ node's params as before.
-        self.graph.inner_qdq = None if self.options.quantize is not None else \
-            onnx_qdq.inner_pairs(graph_proto, [spec.name for spec in self.options.outputs] or
-                                 [info.name for info in graph_proto.output])
+        # Inner QuantizeLinear -> DequantizeLinear pairs become fake
+        # quantizations; a conversion for the uint8 pass also reads the
+        # params of the QDQ nodes at the graph's edges (onnx_qdq).
+        self.graph.qdq_for_uint8 = self.options.quantize is not None
+        self.graph.inner_qdq = onnx_qdq.inner_pairs(
+            graph_proto, [spec.name for spec in self.options.outputs] or
+            [info.name for info in graph_proto.output])
         self.graph.dequantized_values = set()
         for index, node in _sorted_nodes(graph_proto, known):
             self._convert(index, node)

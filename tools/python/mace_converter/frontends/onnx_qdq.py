@@ -3,11 +3,19 @@ onnxruntime.quantization.quantize_static writes), and the QLinear ops of its
 QOperator format: QLinearConv, QLinearMatMul, and QLinearAdd and QLinearMul
 of the com.microsoft domain.
 
-On activations the pair is a no-op in the float graph; its scale and zero
-point are kept (Graph.imported_quant) so the uint8 pass quantizes the
-tensor exactly as the model says. On weights the DequantizeLinear folds to
-a float constant at import; its scales are kept (Graph.imported_weight_scales,
-via record_weight_scales) so the pass can recover the model's integers.
+An inner QuantizeLinear -> DequantizeLinear pair on an activation rounds the
+value to its quantization grid and saturates it to the integer range; the
+saturation is often an activation the exporter folded into the range (a
+ReLU as zero point -128 of int8). So the pair always keeps its meaning: it
+becomes a fake quantization, the engine's float-domain QuantizeLinear and
+DequantizeLinear back to back (Graph.fake_quant), and so does the output
+requantization of a QLinear op. The scale and zero point are kept too
+(Graph.imported_quant; int8 ones as the equivalent uint8 ones), so the
+uint8 pass quantizes the tensor exactly as the model says and drops the
+fake quantization where the tensor is uint8 already. On weights the
+DequantizeLinear folds to a float constant at import; its scales are kept
+(Graph.imported_weight_scales, via record_weight_scales) so the pass can
+recover the model's integers.
 """
 from __future__ import annotations
 
@@ -32,8 +40,9 @@ def scales(node: Node, index: int, what: str = "scale") -> np.ndarray:
 
 
 def _params(node: Node) -> QuantParams | None:
-    """uint8 per-tensor activation quantization, or None (int8 or per-axis
-    activations are left to the float graph)."""
+    """uint8 parameters of a per-tensor uint8 or int8 activation
+    quantization, or None (per-axis and wider types have none: their fake
+    quantization stays float)."""
     scale = scales(node, 1)
     zero_point = node.optional_const(2, "zero point") if node.has_input(2) else None
     if scale.size != 1 or (zero_point is not None and zero_point.size != 1):
@@ -68,32 +77,58 @@ def _onnx_type(node: Node, name: str) -> int:
     return 0
 
 
-def _float_domain_qdq(node: Node) -> None:
-    """QuantizeLinear or DequantizeLinear whose scale or zero point is
-    computed at run time: the engine's float-domain op of the same name,
-    exact to ONNX (the quantized values carried in float32)."""
-    quantize = node.op_type == "QuantizeLinear"
+def _quantize_args(node: Node) -> tuple[dict, bool]:
+    """The engine QuantizeLinear's arguments for this QuantizeLinear node,
+    and whether it quantizes to a float8 type."""
     args = {"axis": int(node.attr("axis", 1)), "block_size": int(node.attr("block_size", 0))}
     zero_point = node.inputs[2] if node.has_input(2) else ""
+    # ONNX: output_dtype, else the zero point's type, else uint8. A zero
+    # point computed by other ops has no stated type: y's declared one.
+    to = int(node.attr("output_dtype", 0)) or \
+        (_onnx_type(node, zero_point) or _onnx_type(node, node.outputs[0])
+         if zero_point else 2)
+    if to not in _QUANTIZED_TYPES:
+        raise node.fail(f"QuantizeLinear to ONNX element type {to} is not supported")
+    args["to"] = _QUANTIZED_TYPES[to]
+    args["saturate"] = int(node.attr("saturate", 1))
+    return args, to in _FLOAT8
+
+
+def _float_domain_qdq(node: Node) -> None:
+    """QuantizeLinear or DequantizeLinear that computes: the engine's
+    float-domain op of the same name, exact to ONNX (the quantized values
+    carried in float32)."""
+    quantize = node.op_type == "QuantizeLinear"
     if quantize:
-        # ONNX: output_dtype, else the zero point's type, else uint8. A zero
-        # point computed by other ops has no stated type: y's declared one.
-        to = int(node.attr("output_dtype", 0)) or \
-            (_onnx_type(node, zero_point) or _onnx_type(node, node.outputs[0])
-             if zero_point else 2)
-        if to not in _QUANTIZED_TYPES:
-            raise node.fail(f"QuantizeLinear to ONNX element type {to} is not supported")
-        args["to"] = _QUANTIZED_TYPES[to]
-        args["saturate"] = int(node.attr("saturate", 1))
-        float8 = to in _FLOAT8
+        args, float8 = _quantize_args(node)
     else:
+        args = {"axis": int(node.attr("axis", 1)), "block_size": int(node.attr("block_size", 0))}
         float8 = _onnx_type(node, node.inputs[0]) in _FLOAT8
+    zero_point = node.inputs[2] if node.has_input(2) else ""
     inputs = [node.tensor(0), _float32(node, 1)]
     # A float8 zero point must be 0 (the engine checks it when it quantizes);
     # dequantizing float8 ignores it.
     if zero_point and not (float8 and not quantize):
         inputs.append(_float32(node, 2))
     node.emit_out(node.op_type, inputs, args)
+
+
+def fake_quantize(node: Node, source: str, target: str, scale: str, zero_point: str,
+                  args: dict, params: QuantParams | None) -> None:
+    """target = DequantizeLinear(QuantizeLinear(source)): `source` rounded
+    to its quantization grid and saturated, in float. `scale` and
+    `zero_point` are IR tensors ("" for none); `args` the QuantizeLinear's.
+    The pair is recorded in Graph.fake_quant by the name of the integers
+    between its two ops, with the uint8 parameters it equals (None where
+    there are none), for the uint8 pass."""
+    operands = [scale] + ([zero_point] if zero_point else [])
+    integers = node.emit("QuantizeLinear", [source] + operands, args).outputs[0]
+    node.emit("DequantizeLinear", [integers] + operands,
+              {"axis": args.get("axis", 1), "block_size": args.get("block_size", 0)},
+              outputs=[target])
+    if not hasattr(node.graph, "fake_quant"):
+        node.graph.fake_quant = {}
+    node.graph.fake_quant[integers] = params
 
 
 def _float32(node: Node, index: int) -> str:
@@ -193,17 +228,6 @@ def _same_params(a, a_scale: int, b, b_scale: int, constants: dict) -> bool:
                           np.broadcast_to(zero_b, scale_b.shape))
 
 
-def _boundary(node: Node) -> bool:
-    """Whether this QuantizeLinear or DequantizeLinear of a float
-    conversion is not half of an inner pair, so it must compute."""
-    pairs = getattr(node.graph, "inner_qdq", None)
-    if pairs is None:
-        return False
-    if node.op_type == "QuantizeLinear":
-        return node.outputs[0] not in pairs
-    return node.inputs[0] not in getattr(node.graph, "dequantized_values", ())
-
-
 def _holds_values(node: Node) -> None:
     """Notes that this node's output holds the dequantized value of what
     ONNX computes as integers (a skipped QuantizeLinear, a QLinear op on
@@ -218,21 +242,37 @@ def quantize_linear(node: Node) -> None:
     if not node.known(1) or (node.has_input(2) and not node.known(2)):
         _float_domain_qdq(node)
         return
-    if _boundary(node):
+    graph = node.graph
+    quantize = node.op_type == "QuantizeLinear"
+    source = node.inputs[0]
+    if quantize:
+        inner = node.outputs[0] in getattr(graph, "inner_qdq", ())
+    else:
+        inner = source in getattr(graph, "dequantized_values", ())
+    quant = _params(node) if quantize else graph.imported_quant.get(source) or _params(node)
+    if quantize and inner:
+        # The pair rounds and saturates: it stays, as a fake quantization.
+        scales(node, 1)
+        args, _ = _quantize_args(node)
+        zero_point = _float32(node, 2) if node.has_input(2) else ""
+        fake_quantize(node, node.tensor(0), node.outputs[0], _float32(node, 1), zero_point,
+                      args, quant)
+        _holds_values(node)
+    elif inner or (getattr(graph, "qdq_for_uint8", False) and quant is not None):
+        # The dequantization of a fake quantization's values; or, in a
+        # conversion for the uint8 pass, a QuantizeLinear or
+        # DequantizeLinear at the graph's edge, whose integers the app
+        # feeds or reads as uint8 (the pass's uint8 inputs and outputs).
+        node.emit_out("Identity", [node.tensor(0)])
+        if quantize:
+            _holds_values(node)
+    else:
         scales(node, 1)
         _float_domain_qdq(node)
         return
-    source = node.inputs[0]
-    quant = _params(node) if node.op_type == "QuantizeLinear" else \
-        node.graph.imported_quant.get(source) or _params(node)
-    node.emit_out("Identity", [node.tensor(0)])
-    if node.op_type == "QuantizeLinear":
-        _holds_values(node)
-    if quant is None:
-        node.graph.log.append(f"{node.where()}: not uint8 per-tensor; the tensor stays float")
-        return
-    for name in (source, node.outputs[0]):
-        node.graph.imported_quant[name] = quant
+    if quant is not None:
+        for name in (source, node.outputs[0]):
+            graph.imported_quant[name] = quant
 
 
 def dequantize_const(node: Node) -> np.ndarray:
@@ -295,14 +335,15 @@ def qlinear_conv(node: Node) -> None:
         values[b_name] = (node.const(8, "B").astype(np.float64) * unit).astype(np.float32)
     x_params = _scalar_params(node, float(x_scale.reshape(-1)[0]), x_zp)
     y_params = _scalar_params(node, float(node.const(6).reshape(-1)[0]), node.const(7))
+    product = node.graph.unique_name(f"{node.outputs[0]}_float")
     inner = Node(node.graph, "Conv", node.name, node.index,
-                 [x, w_name] + ([b_name] if b_name else []), node.outputs, node.attrs, values,
+                 [x, w_name] + ([b_name] if b_name else []), [product], node.attrs, values,
                  node.ir_consts, node.opset)
     conv(inner)
     _holds_values(node)
-    for name, params in ((x, x_params), (node.outputs[0], y_params)):
-        if params is not None:
-            node.graph.imported_quant.setdefault(name, params)
+    if x_params is not None:
+        node.graph.imported_quant.setdefault(x, x_params)
+    _requantize(node, product, 6, y_params)
 
 
 # QLinear ops of the com.microsoft domain that onnxruntime's QOperator
@@ -330,15 +371,36 @@ def _linear_input(node: Node, index: int, what: str) -> tuple[str, QuantParams |
 
 
 def _float_op(node: Node, op_type: str, inputs: list[str], params: list) -> Node:
-    """The float `op_type` node over `inputs`, with the activations' and the
-    output's quantization recorded for the uint8 pass."""
-    inner = Node(node.graph, op_type, node.name, node.index, inputs, node.outputs, node.attrs,
+    """The float `op_type` node over `inputs`, writing a new tensor that
+    _requantize turns into this node's output, with the activations'
+    quantization recorded for the uint8 pass."""
+    product = node.graph.unique_name(f"{node.outputs[0]}_float")
+    inner = Node(node.graph, op_type, node.name, node.index, inputs, [product], node.attrs,
                  node.values, node.ir_consts, node.opset)
     _holds_values(node)
-    for name, quant in zip(inputs + node.outputs, params):
+    for name, quant in zip(inputs, params):
         if quant is not None:
             node.graph.imported_quant.setdefault(name, quant)
     return inner
+
+
+def _requantize(node: Node, product: str, y_index: int, params: QuantParams | None) -> None:
+    """This QLinear node's output: its float result `product` rounded to
+    y's scale and zero point (inputs y_index, y_index + 1) and saturated to
+    y's type, as the QLinear op does (a fake quantization), with y's
+    parameters recorded for the uint8 pass."""
+    zero_point = node.const(y_index + 1, "y_zero_point") if node.has_input(y_index + 1) \
+        else np.zeros(1, np.uint8)
+    if zero_point.dtype not in (np.uint8, np.int8):
+        raise node.fail(f"y_zero_point is {zero_point.dtype}; uint8 or int8 is supported")
+    args = {"axis": 1, "block_size": 0, "saturate": 1,
+            "to": "INT8" if zero_point.dtype == np.int8 else "UINT8"}
+    fake_quantize(node, product, node.outputs[0], _float32(node, y_index),
+                  _float32(node, y_index + 1) if node.has_input(y_index + 1) else "", args,
+                  params)
+    if params is not None:
+        for name in (product, node.outputs[0]):
+            node.graph.imported_quant.setdefault(name, params)
 
 
 def _output_params(node: Node, index: int) -> QuantParams | None:
@@ -374,7 +436,7 @@ def qlinear_matmul(node: Node) -> None:
         b_params = None
     else:
         b, b_params = _linear_input(node, 3, "b")
-    inner = _float_op(node, "MatMul", [a, b], [a_params, b_params, _output_params(node, 6)])
+    inner = _float_op(node, "MatMul", [a, b], [a_params, b_params])
     count = len(node.graph.ops)
     matmul(inner)
     if node.is_const(3) and node.const(3).dtype == np.int8 and \
@@ -383,6 +445,7 @@ def qlinear_matmul(node: Node) -> None:
         if len(emitted) == 1 and emitted[0].type == "FullyConnected":
             node.graph.imported_weight_scales[emitted[0].inputs[1]] = \
                 np.asarray(b_scale, dtype=np.float32).reshape(-1)
+    _requantize(node, inner.outputs[0], 6, _output_params(node, 6))
 
 
 def _qlinear_float(node: Node, convert, op_type: str, operands: tuple[int, int], y_index: int,
@@ -437,13 +500,19 @@ def qlinear_binary(node: Node) -> None:
     a, a_params = _linear_input(node, 0, "A")
     b, b_params = _linear_input(node, 3, "B")
     op_type = node.op_type[len("QLinear"):]
-    binary(_float_op(node, op_type, [a, b], [a_params, b_params, _output_params(node, 6)]))
+    inner = _float_op(node, op_type, [a, b], [a_params, b_params])
+    binary(inner)
+    _requantize(node, inner.outputs[0], 6, _output_params(node, 6))
 
 
 def _scalar_params(node: Node, scale: float, zero_point: np.ndarray) -> QuantParams | None:
-    if zero_point.dtype != np.uint8:
+    """uint8 parameters of a per-tensor uint8 or int8 quantization, or
+    None. An int8 quantization is the uint8 one with the zero point moved
+    up by 128: q_uint8 = q_int8 + 128 covers [0, 255] as q_int8 covers
+    [-128, 127], with the same real values, so it is exact."""
+    if zero_point.dtype not in (np.uint8, np.int8):
         return None
     if not (np.isfinite(scale) and scale > 0):
         raise node.fail(f"scale {scale} must be finite and positive")
-    zp = int(zero_point.reshape(-1)[0])
+    zp = int(zero_point.reshape(-1)[0]) + (128 if zero_point.dtype == np.int8 else 0)
     return QuantParams(scale=scale, zero_point=zp, minval=scale * -zp, maxval=scale * (255 - zp))

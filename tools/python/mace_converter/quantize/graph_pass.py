@@ -269,7 +269,10 @@ class _Pass:
         self.uint8_of: dict[str, str] = {}        # float name -> uint8 op output
         self.dequantized: set[str] = set()
         self.ops: list[Op] = []
-        self.counts = {"quantized": 0, "quantize": 0, "dequantize": 0}
+        self.counts = {"quantized": 0, "quantize": 0, "dequantize": 0, "fake": 0}
+        # Fake quantizations of an imported QDQ model, by the name of the
+        # integers between their two ops (onnx_qdq.fake_quantize).
+        self.fake_quant: dict[str, Optional[QuantParams]] = getattr(graph, "fake_quant", {})
 
     def params(self, name: str) -> QuantParams:
         if name in self.shared:
@@ -403,6 +406,31 @@ class _Pass:
             f"scale {kernel.fixed_output[0]:g}")
         return False
 
+    def drops_fake_quant(self, op: Op) -> bool:
+        """Whether `op` is half of a fake quantization whose input is uint8
+        already, with its very scale and zero point: the uint8 tensor holds
+        exactly the rounded, saturated values, so the op is dropped and its
+        output is that tensor. A fake quantization of a float tensor, or
+        with other parameters, computes in float."""
+        if op.type == "QuantizeLinear" and op.outputs[0] in self.fake_quant:
+            params = self.fake_quant[op.outputs[0]]
+            source = self.uint8_of.get(op.inputs[0])
+            if params is None or source is None:
+                return False
+            quant = self.graph.tensor(source).quant
+            if (quant.scale, quant.zero_point) != (params.scale, params.zero_point):
+                return False
+        elif op.type == "DequantizeLinear" and op.inputs[0] in self.fake_quant:
+            source = self.uint8_of.get(op.inputs[0])
+            if source is None:
+                return False
+            self.counts["fake"] += 1
+        else:
+            return False
+        self.uint8_of[op.outputs[0]] = source
+        self.graph.tensors.pop(op.outputs[0], None)
+        return True
+
     def has_params(self, name: str) -> bool:
         """With calibrated ranges every tensor has one, and a missing one is
         an error worth reporting (params); an imported QDQ model quantizes
@@ -441,6 +469,8 @@ class _Pass:
         known = set(graph.tensors) | set(graph.inputs)
         check_names(self.settings.ranges, known, self.settings.source)
         for op in graph.ops:
+            if self.drops_fake_quant(op):
+                continue
             if quantizable(graph, op, self.has_params, lambda name: name in self.uint8_of,
                            self.shape) and self.fixed_output_fits(op):
                 self.quantize_op(op)
@@ -455,6 +485,10 @@ class _Pass:
         graph.log.append(f"uint8: {self.counts['quantized']} op(s) quantized, "
                          f"{self.counts['quantize']} Quantize and {self.counts['dequantize']} "
                          "Dequantize inserted at float/uint8 boundaries")
+        kept = len(self.fake_quant) - self.counts["fake"]
+        if self.fake_quant:
+            graph.log.append(f"uint8: {self.counts['fake']} fake quantization(s) of the QDQ "
+                             f"model are uint8 tensors; {kept} compute in float")
         kept = sorted({op.type for op in graph.ops if op.args.get("T") != DT_UINT8
                        and op.type not in ("Quantize", "Dequantize")})
         if kept:

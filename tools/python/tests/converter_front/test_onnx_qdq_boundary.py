@@ -1,9 +1,9 @@
 """QuantizeLinear and DequantizeLinear with constant scales in a float
-conversion: an inner QuantizeLinear -> DequantizeLinear pair is skipped (an
-Identity), but a QuantizeLinear whose integers leave the graph or feed
-another op, and a DequantizeLinear of integers from outside such a pair,
-compute exactly as ONNX Runtime does, on the numpy runner and through the
-engine (mace_run)."""
+conversion: an inner QuantizeLinear -> DequantizeLinear pair becomes a fake
+quantization (it rounds and saturates in float), and a QuantizeLinear whose
+integers leave the graph or feed another op, and a DequantizeLinear of
+integers from outside such a pair, compute; all exactly as ONNX Runtime
+does, on the numpy runner and through the engine (mace_run)."""
 import unittest
 
 import numpy as np
@@ -86,29 +86,29 @@ class ConstantScaleBoundaryTest(unittest.TestCase):
                 self._check(model, {"x": x}, ["QuantizeLinear", "DequantizeLinear",
                                               "Activation"])
 
-    def test_pair_with_equal_parameters_in_other_tensors_is_skipped(self):
+    def test_pair_with_equal_parameters_in_other_tensors(self):
         # The same scale and zero point held by other tensors (and the zero
         # point left out where it is 0) still make an inner pair.
+        x = (rng(65).standard_normal((2, 3, 4)) * 10).astype(np.float32)
         model = _model([helper.make_node("QuantizeLinear", ["x", "s", "zero"], ["q"]),
                         helper.make_node("DequantizeLinear", ["q", "s_copy"], ["d"]),
                         helper.make_node("Relu", ["d"], ["y"])],
                        [("x", F32)], [("y", F32)])
         model.graph.initializer.extend([initializer("s_copy", np.array(0.1, np.float32)),
                                         initializer("zero", np.array(0, np.uint8))])
-        converted = convert_model(model, {"x": [2, 3, 4]}, ["y"], runtime="cpu")
-        self.assertEqual([op.type for op in converted.net_def.op], ["Activation"])
+        self._check(model, {"x": x}, ["QuantizeLinear", "DequantizeLinear", "Activation"])
 
-    def test_inner_pair_is_skipped(self):
-        x = rng(63).uniform(-1, 1, (2, 3, 4)).astype(np.float32)
+    def test_inner_pair_rounds_and_saturates(self):
+        # Dropping the pair would drop the rounding and the saturation at
+        # -1.0 and 24.5: the ReLU an exporter folds into a zero point.
+        x = rng(63).uniform(-3, 30, (2, 3, 4)).astype(np.float32)
+        x[0, 0, :3] = [0.05, 0.15, -0.25]         # ties to even
         model = _model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
                         helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"]),
                         helper.make_node("Relu", ["d"], ["y"])],
                        [("x", F32)], [("y", F32)])
+        self._check(model, {"x": x}, ["QuantizeLinear", "DequantizeLinear", "Activation"])
         converted = convert_model(model, {"x": [2, 3, 4]}, ["y"], runtime="cpu")
-        self.assertNotIn("QuantizeLinear", [op.type for op in converted.net_def.op])
-        self.assertNotIn("DequantizeLinear", [op.type for op in converted.net_def.op])
-        got = run(converted.net_def, converted.weights, {"x": x})["y"]
-        np.testing.assert_array_equal(got, np.maximum(x, 0))
         self.assertTrue(any("QDQ" in line for line in converted.log), converted.log)
 
     def test_run_time_qlinear_of_a_skipped_quantize_is_refused(self):
