@@ -8,10 +8,11 @@
 // (max_dims), so its height and width may change between runs. With two
 // more it writes a model of typed inputs and outputs: ids [4] int64 ->
 // twice = ids + ids (int64; the op computes in float32), and mask [4] bool
-// -> mask_out = mask (bool).
+// -> mask_out = mask (bool). With two more it writes a model with a
+// one-element input: x [4] and scale [1] (float32) -> scaled = x * scale.
 //
 //   c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data [DYNAMIC.pb DYNAMIC.data
-//                   [TYPED.pb TYPED.data]]]
+//                   [TYPED.pb TYPED.data [SCALAR.pb SCALAR.data]]]]
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -102,16 +103,33 @@ int WriteTypedModel(const char* graph_path, const char* data_path) {
   return WriteFiles(model, graph_path, data_path);
 }
 
+int WriteScalarModel(const char* graph_path, const char* data_path) {
+  mace::testing::ModelBuilder model;
+  for (const auto& [name, size] : {std::pair<const char*, int64_t>{"x", 4}, {"scale", 1}}) {
+    mace::InputOutputInfo* input = model.net.add_input_info();
+    input->set_name(name);
+    input->add_dims(size);
+    input->set_data_format(0);
+  }
+  mace::InputOutputInfo* output = model.net.add_output_info();
+  output->set_name("scaled");
+  output->set_data_format(0);
+  mace::OperatorDef* product = model.AddOp("Eltwise", "product", {"x", "scale"}, "scaled");
+  mace::testing::ModelBuilder::SetInt(product, "type", 2);  // PROD
+  return WriteFiles(model, graph_path, data_path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 && argc != 5 && argc != 7 && argc != 9) {
+  if (argc != 3 && argc != 5 && argc != 7 && argc != 9 && argc != 11) {
     std::fprintf(stderr, "usage: c_api_model_gen OUT.pb OUT.data [DSP.pb DSP.data "
-                 "[DYNAMIC.pb DYNAMIC.data [TYPED.pb TYPED.data]]]\n");
+                 "[DYNAMIC.pb DYNAMIC.data [TYPED.pb TYPED.data [SCALAR.pb SCALAR.data]]]]\n");
     return 2;
   }
   if (WriteModel(argv[1], argv[2], false) != 0) return 1;
   if (argc >= 5 && WriteDspModel(argv[3], argv[4]) != 0) return 1;
   if (argc >= 7 && WriteModel(argv[5], argv[6], true) != 0) return 1;
-  return argc == 9 ? WriteTypedModel(argv[7], argv[8]) : 0;
+  if (argc >= 9 && WriteTypedModel(argv[7], argv[8]) != 0) return 1;
+  return argc == 11 ? WriteScalarModel(argv[9], argv[10]) : 0;
 }

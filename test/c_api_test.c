@@ -265,7 +265,23 @@ static void TestTypedModel(void) {
   const int64_t big[4] = {0, 0, 16777217, 0};
   CHECK(mace_c_engine_set_input(engine, "ids", MACE_C_INT64, shape, 1, big, sizeof(big)) ==
         MACE_C_OK);
+  CHECK(mace_c_engine_set_input(engine, "mask", MACE_C_BOOL, shape, 1, mask, sizeof(mask)) ==
+        MACE_C_OK);
   CHECK_ERROR(mace_c_engine_run(engine), MACE_C_INVALID_ARGS, "input 'ids' holds 16777217");
+  /* A run consumes its inputs: the next one needs every input again, and a
+   * refused input drops those set with it. */
+  CHECK(mace_c_engine_set_input(engine, "ids", MACE_C_INT64, shape, 1, ids, sizeof(ids)) ==
+        MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_run(engine), MACE_C_INVALID_ARGS,
+              "input 'mask' has not been set since the last run");
+  CHECK(mace_c_engine_set_input(engine, "ids", MACE_C_INT64, shape, 1, ids, sizeof(ids)) ==
+        MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_set_input(engine, "mask", MACE_C_BOOL, shape, 1, mask, 3),
+              MACE_C_INVALID_ARGS, "needs 4 bytes, got 3");
+  CHECK(mace_c_engine_set_input(engine, "mask", MACE_C_BOOL, shape, 1, mask, sizeof(mask)) ==
+        MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_run(engine), MACE_C_INVALID_ARGS,
+              "input 'ids' has not been set since the last run");
   CHECK(mace_c_engine_set_input(engine, "ids", MACE_C_INT64, shape, 1, ids, sizeof(ids)) ==
         MACE_C_OK);
   const uint8_t two[4] = {0, 2, 0, 0};
@@ -298,6 +314,9 @@ static void TestInputErrors(void) {
   const int64_t negative[4] = {1, -2, 3, 3};
   CHECK_ERROR(mace_c_engine_set_input(engine, "x", MACE_C_FLOAT32, negative, 4, x, sizeof(x)),
               MACE_C_INVALID_ARGS, "negative or too large");
+  /* Only the model's rank of dims is read. */
+  CHECK_ERROR(mace_c_engine_set_input(engine, "x", MACE_C_FLOAT32, kShape, 1000, x, sizeof(x)),
+              MACE_C_INVALID_ARGS, "has rank 1000 but the model expects shape [1,2,3,3]");
   /* The right size but the wrong type or shape: refused when the engine runs. */
   CHECK(mace_c_engine_set_input(engine, "x", MACE_C_INT32, kShape, 4, ints, sizeof(ints)) ==
         MACE_C_OK);
@@ -394,6 +413,13 @@ static void TestNullHandlesAndConfig(void) {
   CHECK_ERROR(mace_c_config_set_gpu_data_type(config, 2), MACE_C_INVALID_ARGS,
               "is not 0 (fp16_fp32) or 1 (fp32_fp32)");
   CHECK(mace_c_config_set_gpu_data_type(config, 1) == MACE_C_OK);
+  CHECK_ERROR(mace_c_config_set_cpu_threads(config, 257, 0), MACE_C_INVALID_ARGS,
+              "num_threads 257 is not -1, 0 (the default) or 1 to 256");
+  CHECK_ERROR(mace_c_config_set_cpu_threads(config, -2, 0), MACE_C_INVALID_ARGS,
+              "num_threads -2");
+  CHECK(mace_c_config_set_cpu_threads(config, -1, 0) == MACE_C_OK);
+  CHECK_ERROR(mace_c_config_set_opencl_device_fallback(config, 2), MACE_C_INVALID_ARGS,
+              "allow 2 is not 0 or 1");
   CHECK(mace_c_config_set_opencl_device_fallback(config, 1) == MACE_C_OK);
   CHECK(mace_c_config_set_opencl_cache_file(config, NULL) == MACE_C_OK);
   CHECK(mace_c_config_set_cpu_kernel_family(config, "no_such_family") == MACE_C_OK);

@@ -452,6 +452,12 @@ JNIEXPORT void JNICALL Java_com_mace_NativeMace_setInputDirect(JNIEnv* env, jcla
                                      dims.size(), bytes, static_cast<size_t>(byte_length)));
 }
 
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_clearInputs(JNIEnv* env, jclass,
+                                                             jlong engine) {
+  if (!NeedEngine(env, engine)) return;
+  Check(env, mace_c_engine_clear_inputs(AsEngine(engine)));
+}
+
 JNIEXPORT void JNICALL Java_com_mace_NativeMace_run(JNIEnv* env, jclass, jlong engine) {
   if (!NeedEngine(env, engine)) return;
   Check(env, mace_c_engine_run(AsEngine(engine)));

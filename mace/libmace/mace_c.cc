@@ -26,6 +26,8 @@ struct MaceCEngine {
   std::vector<std::string> output_names;
   std::map<std::string, std::vector<int64_t>> input_shapes;
   std::map<std::string, std::vector<int64_t>> input_max_shapes;
+  // The inputs set since the last run; mace_c_engine_run consumes them, and
+  // a failed set_input or run drops them, so no value outlives its run.
   std::map<std::string, mace::MaceTensor> inputs;
   std::map<std::string, mace::MaceTensor> outputs;
   std::string report_json;
@@ -65,6 +67,9 @@ MaceCStatus Guard(const char* what, Body&& body) noexcept {
   do {                                                             \
     if (!(condition)) return Fail(MACE_C_INVALID_ARGS, (message)); \
   } while (0)
+
+// The most threads a CPU engine takes (MaceEngineConfig::SetCPUThreadPolicy).
+constexpr int kMaxCpuThreads = 256;
 
 bool ValidType(MaceCDataType type) {
   return type == MACE_C_FLOAT32 || type == MACE_C_INT32 || type == MACE_C_UINT8 ||
@@ -229,6 +234,9 @@ void mace_c_config_destroy(MaceCConfig* config) { delete config; }
 MaceCStatus mace_c_config_set_cpu_threads(MaceCConfig* config, int num_threads, int affinity) {
   return Guard("mace_c_config_set_cpu_threads", [&] {
     MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_cpu_threads: config is null");
+    MACE_C_REQUIRE(num_threads >= -1 && num_threads <= kMaxCpuThreads,
+                   "mace_c_config_set_cpu_threads: num_threads " + std::to_string(num_threads) +
+                       " is not -1, 0 (the default) or 1 to " + std::to_string(kMaxCpuThreads));
     MACE_C_REQUIRE(affinity >= 0 && affinity <= 2, "mace_c_config_set_cpu_threads: affinity " +
                                                        std::to_string(affinity) +
                                                        " is not 0, 1 or 2");
@@ -263,6 +271,8 @@ MaceCStatus mace_c_config_set_gpu_data_type(MaceCConfig* config, int data_type) 
 MaceCStatus mace_c_config_set_opencl_device_fallback(MaceCConfig* config, int allow) {
   return Guard("mace_c_config_set_opencl_device_fallback", [&] {
     MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_opencl_device_fallback: config is null");
+    MACE_C_REQUIRE(allow == 0 || allow == 1, "mace_c_config_set_opencl_device_fallback: allow " +
+                                                 std::to_string(allow) + " is not 0 or 1");
     config->config.SetOpenCLDeviceFallback(allow != 0);
     return MACE_C_OK;
   });
@@ -415,54 +425,86 @@ MaceCStatus mace_c_engine_input_max_shape(const MaceCEngine* engine, const char*
   });
 }
 
+namespace {
+
+// Checks one input against the model and keeps a copy of it until the run.
+MaceCStatus SetInput(MaceCEngine* engine, const char* name, MaceCDataType type,
+                     const int64_t* dims, size_t rank, const void* data, size_t data_size) {
+  MACE_C_REQUIRE(engine != nullptr && name != nullptr,
+                 "mace_c_engine_set_input: engine or name is null");
+  auto declared = engine->input_shapes.find(name);
+  MACE_C_REQUIRE(declared != engine->input_shapes.end(),
+                 std::string("mace_c_engine_set_input: '") + name +
+                     "' is not an input of the model");
+  MACE_C_REQUIRE(ValidType(type), "mace_c_engine_set_input: input '" + std::string(name) +
+                                      "': data type " + std::to_string(type) + " is unknown");
+  MACE_C_REQUIRE(dims != nullptr || rank == 0,
+                 "mace_c_engine_set_input: input '" + std::string(name) + "': dims is null");
+  // Only the model's rank is read from dims; the run checks the values.
+  MACE_C_REQUIRE(rank == declared->second.size(),
+                 "mace_c_engine_set_input: input '" + std::string(name) + "' has rank " +
+                     std::to_string(rank) + " but the model expects shape " +
+                     ShapeText(declared->second.data(), declared->second.size()));
+  size_t count = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    MACE_C_REQUIRE(dims[i] >= 0 && (dims[i] == 0 || count <= SIZE_MAX / 16 /
+                                                            static_cast<size_t>(dims[i])),
+                   "mace_c_engine_set_input: input '" + std::string(name) + "' has shape " +
+                       ShapeText(dims, rank) + ", which is negative or too large");
+    count *= static_cast<size_t>(dims[i]);
+  }
+  const size_t bytes = count * mace_c_data_type_size(type);
+  MACE_C_REQUIRE(data_size == bytes,
+                 "mace_c_engine_set_input: input '" + std::string(name) + "' of shape " +
+                     ShapeText(dims, rank) + " and type " + mace_c_data_type_name(type) +
+                     " needs " + std::to_string(bytes) + " bytes, got " +
+                     std::to_string(data_size));
+  MACE_C_REQUIRE(data != nullptr || bytes == 0,
+                 "mace_c_engine_set_input: input '" + std::string(name) + "': data is null");
+  std::shared_ptr<void> copy(new unsigned char[bytes > 0 ? bytes : 1],
+                             [](void* p) { delete[] static_cast<unsigned char*>(p); });
+  if (bytes > 0) std::memcpy(copy.get(), data, bytes);
+  engine->inputs[name] = mace::MaceTensor(std::vector<int64_t>(dims, dims + rank), copy,
+                                          static_cast<mace::TensorDataType>(type));
+  return MACE_C_OK;
+}
+
+}  // namespace
+
 MaceCStatus mace_c_engine_set_input(MaceCEngine* engine, const char* name, MaceCDataType type,
                                     const int64_t* dims, size_t rank, const void* data,
                                     size_t data_size) {
-  return Guard("mace_c_engine_set_input", [&] {
-    MACE_C_REQUIRE(engine != nullptr && name != nullptr,
-                   "mace_c_engine_set_input: engine or name is null");
-    MACE_C_REQUIRE(engine->input_shapes.count(name) > 0,
-                   std::string("mace_c_engine_set_input: '") + name +
-                       "' is not an input of the model");
-    MACE_C_REQUIRE(ValidType(type), "mace_c_engine_set_input: input '" + std::string(name) +
-                                        "': data type " + std::to_string(type) + " is unknown");
-    MACE_C_REQUIRE(dims != nullptr || rank == 0,
-                   "mace_c_engine_set_input: input '" + std::string(name) + "': dims is null");
-    size_t count = 1;
-    for (size_t i = 0; i < rank; ++i) {
-      MACE_C_REQUIRE(dims[i] >= 0 && (dims[i] == 0 || count <= SIZE_MAX / 16 /
-                                                              static_cast<size_t>(dims[i])),
-                     "mace_c_engine_set_input: input '" + std::string(name) + "' has shape " +
-                         ShapeText(dims, rank) + ", which is negative or too large");
-      count *= static_cast<size_t>(dims[i]);
-    }
-    const size_t bytes = count * mace_c_data_type_size(type);
-    MACE_C_REQUIRE(data_size == bytes,
-                   "mace_c_engine_set_input: input '" + std::string(name) + "' of shape " +
-                       ShapeText(dims, rank) + " and type " + mace_c_data_type_name(type) +
-                       " needs " + std::to_string(bytes) + " bytes, got " +
-                       std::to_string(data_size));
-    MACE_C_REQUIRE(data != nullptr || bytes == 0,
-                   "mace_c_engine_set_input: input '" + std::string(name) + "': data is null");
-    std::shared_ptr<void> copy(new unsigned char[bytes > 0 ? bytes : 1],
-                               [](void* p) { delete[] static_cast<unsigned char*>(p); });
-    if (bytes > 0) std::memcpy(copy.get(), data, bytes);
-    engine->inputs[name] = mace::MaceTensor(std::vector<int64_t>(dims, dims + rank), copy,
-                                            static_cast<mace::TensorDataType>(type));
+  const MaceCStatus code = Guard("mace_c_engine_set_input", [&] {
+    return SetInput(engine, name, type, dims, rank, data, data_size);
+  });
+  // A refused input drops the others set with it: the next run needs all.
+  if (code != MACE_C_OK && engine != nullptr) engine->inputs.clear();
+  return code;
+}
+
+MaceCStatus mace_c_engine_clear_inputs(MaceCEngine* engine) {
+  return Guard("mace_c_engine_clear_inputs", [&] {
+    MACE_C_REQUIRE(engine != nullptr, "mace_c_engine_clear_inputs: engine is null");
+    engine->inputs.clear();
     return MACE_C_OK;
   });
 }
 
 MaceCStatus mace_c_engine_run(MaceCEngine* engine) {
-  return Guard("mace_c_engine_run", [&] {
+  const MaceCStatus code = Guard("mace_c_engine_run", [&] {
     MACE_C_REQUIRE(engine != nullptr, "mace_c_engine_run: engine is null");
-    for (const std::string& name : engine->input_names) {
-      MACE_C_REQUIRE(engine->inputs.count(name) > 0,
-                     "mace_c_engine_run: input '" + name + "' has not been set");
-    }
+    std::map<std::string, mace::MaceTensor> inputs;
+    inputs.swap(engine->inputs);  // consumed by this run, whatever its outcome
     engine->outputs.clear();
-    return FromStatus(engine->engine->Run(engine->inputs, &engine->outputs));
+    for (const std::string& name : engine->input_names) {
+      MACE_C_REQUIRE(inputs.count(name) > 0, "mace_c_engine_run: input '" + name +
+                                                 "' has not been set since the last run");
+    }
+    return FromStatus(engine->engine->Run(inputs, &engine->outputs));
   });
+  // No output of a failed run is left to read.
+  if (code != MACE_C_OK && engine != nullptr) engine->outputs.clear();
+  return code;
 }
 
 MaceCStatus mace_c_engine_get_output(const MaceCEngine* engine, const char* name,

@@ -17,7 +17,7 @@
  *     fprintf(stderr, "%s\n", mace_c_last_error());
  *   mace_c_config_destroy(config);
  *   mace_c_engine_set_input(engine, "input", MACE_C_FLOAT32, dims, 4, pixels, bytes);
- *   mace_c_engine_run(engine);
+ *   mace_c_engine_run(engine);   // consumes the inputs: set them again for each run
  *   mace_c_engine_get_output(engine, "output", &type, &dims, &rank, &data, &bytes);
  *   mace_c_engine_destroy(engine);
  */
@@ -90,8 +90,9 @@ MACE_C_API size_t mace_c_data_type_size(MaceCDataType type);
 MACE_C_API MaceCStatus mace_c_config_create(MaceCDevice device, MaceCConfig** config);
 /* Null is ignored. */
 MACE_C_API void mace_c_config_destroy(MaceCConfig* config);
-/* num_threads: -1 for the policy's default; affinity: 0 none, 1 big cores,
- * 2 little cores. */
+/* num_threads: -1 or 0 for the policy's default, else 1 to 256; affinity:
+ * 0 none, 1 big cores, 2 little cores. Any other value is
+ * MACE_C_INVALID_ARGS. */
 MACE_C_API MaceCStatus mace_c_config_set_cpu_threads(MaceCConfig* config, int num_threads,
                                                      int affinity);
 /* 0 default, 1 low, 2 normal, 3 high. */
@@ -99,7 +100,8 @@ MACE_C_API MaceCStatus mace_c_config_set_gpu_hints(MaceCConfig* config, int perf
                                                    int priority_hint);
 /* GPU image storage: 0 fp16_fp32 (half images), 1 fp32_fp32. */
 MACE_C_API MaceCStatus mace_c_config_set_gpu_data_type(MaceCConfig* config, int data_type);
-/* Lets a GPU engine use an OpenCL device that is not a GPU (0 or 1). */
+/* Lets a GPU engine use an OpenCL device that is not a GPU (0 or 1; any
+ * other value is MACE_C_INVALID_ARGS). */
 MACE_C_API MaceCStatus mace_c_config_set_opencl_device_fallback(MaceCConfig* config, int allow);
 /* The compiled-program cache file of the GPU runtime (null or "" for none). */
 MACE_C_API MaceCStatus mace_c_config_set_opencl_cache_file(MaceCConfig* config, const char* path);
@@ -159,16 +161,25 @@ MACE_C_API MaceCStatus mace_c_engine_output_name(const MaceCEngine* engine, size
                                                  const char** name);
 
 /* Copies `data_size` bytes of input `name`, a tensor of `type` with `rank`
- * dims. data_size must equal product(dims) * mace_c_data_type_size(type);
+ * dims. rank must be the model's (checked before dims is read);
+ * data_size must equal product(dims) * mace_c_data_type_size(type);
  * type must be the model's (an input declared int32, int64 or bool also
  * takes float32; an integer beyond +-2^24 into a float32 model fails the
  * run with MACE_C_INVALID_ARGS) and shape the model's, a dynamic dimension
- * anywhere within its range (checked here and at run). The input keeps its value until it
- * is set again. */
+ * anywhere within its range (checked at run). The input is kept for the
+ * next mace_c_engine_run only. A refused input drops every input set since
+ * the last run, so a caller that goes on after an error sets them all
+ * again. */
 MACE_C_API MaceCStatus mace_c_engine_set_input(MaceCEngine* engine, const char* name,
                                                MaceCDataType type, const int64_t* dims,
                                                size_t rank, const void* data, size_t data_size);
-/* Runs the model on the inputs set so far (every input must be set). */
+/* Drops the inputs set since the last run, for a caller that gives up on a
+ * run halfway (e.g. a binding that refuses an input itself). */
+MACE_C_API MaceCStatus mace_c_engine_clear_inputs(MaceCEngine* engine);
+/* Runs the model on the inputs set since the last run, and consumes them:
+ * every input must be set again before the next run. An input not set
+ * since the last run is MACE_C_INVALID_ARGS naming it. A failed run leaves
+ * no outputs and no inputs behind. */
 MACE_C_API MaceCStatus mace_c_engine_run(MaceCEngine* engine);
 /* Output `name` of the last successful run: its type, shape and data,
  * valid until the next run or destroy. Any out-pointer may be null. */

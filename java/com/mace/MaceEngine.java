@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /**
  * One loaded MACE model, over the C API (mace_c.h) through libmace_jni.so.
@@ -21,8 +22,11 @@ import java.util.Map;
  * }</pre>
  *
  * <p>Every failure throws {@link MaceException} with the engine's status and
- * message: a null argument, a buffer of the wrong size, an unknown input or
- * output name, a model that cannot be loaded, a closed engine. The methods are
+ * message: a null argument, a string holding a NUL character, a buffer of the
+ * wrong size, an unknown input or output name, a model that cannot be loaded,
+ * a closed engine. A run consumes the inputs set before it, so each run needs
+ * every input set again; a refused input or run drops the inputs set so far.
+ * The methods are
  * synchronized, so an engine may be shared by several threads (they take
  * turns); engines of their own run in parallel. {@link #close} frees the
  * native engine; it must be called (try-with-resources does it).
@@ -127,13 +131,13 @@ public final class MaceEngine implements AutoCloseable {
 
     /** The compiled-program cache of the GPU runtime (null for none). */
     public Config setOpenclCacheFile(String path) {
-      this.openclCacheFile = path;
+      this.openclCacheFile = path == null ? null : text(path, "OpenCL cache file");
       return this;
     }
 
     /** "auto", "ref", "neon", "avx2" or "avx512". */
     public Config setCpuKernelFamily(String family) {
-      this.cpuKernelFamily = notNull(family, "kernel family");
+      this.cpuKernelFamily = text(family, "kernel family");
       return this;
     }
 
@@ -148,9 +152,10 @@ public final class MaceEngine implements AutoCloseable {
      * naming the path, and a DSP that does not answer in time RUNTIME_ERROR.
      */
     public Config setHexagonOptions(String emulatorPath, String imagePath, long callTimeoutMs) {
+      this.hexagonEmulatorPath = emulatorPath == null ? null : text(emulatorPath,
+          "Hexagon emulator path");
+      this.hexagonImagePath = imagePath == null ? null : text(imagePath, "DSP image path");
       this.hexagonOptionsSet = true;
-      this.hexagonEmulatorPath = emulatorPath;
-      this.hexagonImagePath = imagePath;
       this.hexagonCallTimeoutMs = callTimeoutMs;
       return this;
     }
@@ -211,8 +216,8 @@ public final class MaceEngine implements AutoCloseable {
 
   /** Loads a model from its graph (.pb) and weights (.data) files. */
   public static MaceEngine create(String graphPath, String weightsPath, Config config) {
-    notNull(graphPath, "graph path");
-    notNull(weightsPath, "weights path");
+    text(graphPath, "graph path");
+    text(weightsPath, "weights path");
     long nativeConfig = notNull(config, "config").toNative();
     try {
       return new MaceEngine(NativeMace.engineCreateFromFiles(graphPath, weightsPath,
@@ -256,7 +261,7 @@ public final class MaceEngine implements AutoCloseable {
 
   /** The shape the model declares for an input. */
   public synchronized long[] getInputShape(String name) {
-    return NativeMace.inputShape(live(), notNull(name, "input name"));
+    return NativeMace.inputShape(live(), text(name, "input name"));
   }
 
   /**
@@ -265,7 +270,7 @@ public final class MaceEngine implements AutoCloseable {
    * CPU). Equal to the declared shape for a fixed input.
    */
   public synchronized long[] getInputMaxShape(String name) {
-    return NativeMace.inputMaxShape(live(), notNull(name, "input name"));
+    return NativeMace.inputMaxShape(live(), text(name, "input name"));
   }
 
   /**
@@ -275,20 +280,20 @@ public final class MaceEngine implements AutoCloseable {
    * rather than round it.
    */
   public synchronized void setInput(String name, long[] data, long... shape) {
-    NativeMace.setInputLongs(live(), notNull(name, "input name"), notNull(shape, "shape"),
-        notNull(data, "input data"));
+    setting(engine -> NativeMace.setInputLongs(engine, text(name, "input name"),
+        notNull(shape, "shape"), notNull(data, "input data")));
   }
 
   /** Sets an input the model declares int32; as the int64 variant. */
   public synchronized void setInput(String name, int[] data, long... shape) {
-    NativeMace.setInputInts(live(), notNull(name, "input name"), notNull(shape, "shape"),
-        notNull(data, "input data"));
+    setting(engine -> NativeMace.setInputInts(engine, text(name, "input name"),
+        notNull(shape, "shape"), notNull(data, "input data")));
   }
 
   /** Sets an input the model declares bool. */
   public synchronized void setInput(String name, boolean[] data, long... shape) {
-    NativeMace.setInputBooleans(live(), notNull(name, "input name"), notNull(shape, "shape"),
-        notNull(data, "input data"));
+    setting(engine -> NativeMace.setInputBooleans(engine, text(name, "input name"),
+        notNull(shape, "shape"), notNull(data, "input data")));
   }
 
   /**
@@ -296,9 +301,8 @@ public final class MaceEngine implements AutoCloseable {
    * which must be the model's. The values are copied.
    */
   public synchronized void setInput(String name, float[] data, long... shape) {
-    notNull(data, "input data");
-    NativeMace.setInputArray(live(), notNull(name, "input name"), notNull(shape, "shape"), data,
-        0, data.length);
+    setting(engine -> NativeMace.setInputArray(engine, text(name, "input name"),
+        notNull(shape, "shape"), notNull(data, "input data"), 0, data.length));
   }
 
   /**
@@ -307,31 +311,55 @@ public final class MaceEngine implements AutoCloseable {
    * buffer's position is not changed.
    */
   public synchronized void setInput(String name, FloatBuffer data, long... shape) {
+    setting(engine -> {
+      text(name, "input name");
+      notNull(data, "input data");
+      notNull(shape, "shape");
+      if (data.isDirect() && data.order() == ByteOrder.nativeOrder()) {
+        NativeMace.setInputDirect(engine, name, shape, data, 4L * data.position(),
+            4L * data.remaining());
+      } else if (data.hasArray()) {
+        NativeMace.setInputArray(engine, name, shape, data.array(),
+            data.arrayOffset() + data.position(), data.remaining());
+      } else {
+        float[] copy = new float[data.remaining()];
+        data.duplicate().get(copy);
+        NativeMace.setInputArray(engine, name, shape, copy, 0, copy.length);
+      }
+    });
+  }
+
+  /**
+   * Runs one setInput on the live engine; a refused input drops every input
+   * set since the last run, here as in the C API, so no call after an error
+   * computes with part of an earlier call's inputs.
+   */
+  private void setting(LongConsumer body) {
     long engine = live();
-    notNull(name, "input name");
-    notNull(data, "input data");
-    notNull(shape, "shape");
-    if (data.isDirect() && data.order() == ByteOrder.nativeOrder()) {
-      NativeMace.setInputDirect(engine, name, shape, data, 4L * data.position(),
-          4L * data.remaining());
-    } else if (data.hasArray()) {
-      NativeMace.setInputArray(engine, name, shape, data.array(),
-          data.arrayOffset() + data.position(), data.remaining());
-    } else {
-      float[] copy = new float[data.remaining()];
-      data.duplicate().get(copy);
-      NativeMace.setInputArray(engine, name, shape, copy, 0, copy.length);
+    try {
+      body.accept(engine);
+    } catch (RuntimeException | Error e) {
+      NativeMace.clearInputs(engine);
+      throw e;
     }
   }
 
-  /** Runs the model on the inputs set so far (every input must be set). */
+  /**
+   * Runs the model on the inputs set since the last run, and consumes them:
+   * an input not set again since the last run is INVALID_ARGS naming it.
+   */
   public synchronized void run() {
     NativeMace.run(live());
   }
 
-  /** Sets each input, with the shape the model declares for it, and runs. */
+  /**
+   * Sets each input, with the shape the model declares for it, and runs.
+   * {@code inputs} holds exactly the model's inputs; a missing, unknown or
+   * null one is refused before any is set.
+   */
   public synchronized void run(Map<String, float[]> inputs) {
-    for (Map.Entry<String, float[]> input : notNull(inputs, "inputs").entrySet()) {
+    checkInputs(inputs);
+    for (Map.Entry<String, float[]> input : inputs.entrySet()) {
       setInput(input.getKey(), input.getValue(), getInputShape(input.getKey()));
     }
     run();
@@ -344,10 +372,15 @@ public final class MaceEngine implements AutoCloseable {
    */
   public synchronized void run(Map<String, ? extends FloatBuffer> inputs,
       Map<String, ? extends FloatBuffer> outputs) {
-    for (Map.Entry<String, ? extends FloatBuffer> input : notNull(inputs, "inputs").entrySet()) {
+    checkInputs(inputs);
+    for (Map.Entry<String, ? extends FloatBuffer> output : notNull(outputs, "outputs")
+        .entrySet()) {
+      text(output.getKey(), "output name");
+      notNull(output.getValue(), "output buffer");
+    }
+    for (Map.Entry<String, ? extends FloatBuffer> input : inputs.entrySet()) {
       setInput(input.getKey(), input.getValue(), getInputShape(input.getKey()));
     }
-    notNull(outputs, "outputs");
     run();
     for (Map.Entry<String, ? extends FloatBuffer> output : outputs.entrySet()) {
       readOutput(output.getKey(), output.getValue());
@@ -356,32 +389,32 @@ public final class MaceEngine implements AutoCloseable {
 
   /** The element type of an output of the last run. */
   public synchronized DataType getOutputType(String name) {
-    return DataType.values()[NativeMace.outputType(live(), notNull(name, "output name"))];
+    return DataType.values()[NativeMace.outputType(live(), text(name, "output name"))];
   }
 
   /** The shape of an output of the last run. */
   public synchronized long[] getOutputShape(String name) {
-    return NativeMace.outputShape(live(), notNull(name, "output name"));
+    return NativeMace.outputShape(live(), text(name, "output name"));
   }
 
   /** A float32 output of the last run. */
   public synchronized float[] getOutputFloats(String name) {
-    return NativeMace.outputFloats(live(), notNull(name, "output name"));
+    return NativeMace.outputFloats(live(), text(name, "output name"));
   }
 
   /** An int32 output of the last run (e.g. ArgMax indices). */
   public synchronized int[] getOutputInts(String name) {
-    return NativeMace.outputInts(live(), notNull(name, "output name"));
+    return NativeMace.outputInts(live(), text(name, "output name"));
   }
 
   /** An int64 output of the last run. */
   public synchronized long[] getOutputLongs(String name) {
-    return NativeMace.outputLongs(live(), notNull(name, "output name"));
+    return NativeMace.outputLongs(live(), text(name, "output name"));
   }
 
   /** A bool output of the last run. */
   public synchronized boolean[] getOutputBooleans(String name) {
-    return NativeMace.outputBooleans(live(), notNull(name, "output name"));
+    return NativeMace.outputBooleans(live(), text(name, "output name"));
   }
 
   /**
@@ -390,7 +423,7 @@ public final class MaceEngine implements AutoCloseable {
    */
   public synchronized void readOutput(String name, FloatBuffer dst) {
     long engine = live();
-    notNull(name, "output name");
+    text(name, "output name");
     notNull(dst, "output buffer");
     if (dst.isReadOnly()) {
       throw new MaceException(MaceException.Status.INVALID_ARGS, "the output buffer is read-only");
@@ -430,6 +463,36 @@ public final class MaceEngine implements AutoCloseable {
       throw new MaceException(MaceException.Status.INVALID_ARGS, "the engine is closed");
     }
     return handle;
+  }
+
+  /** Exactly the model's inputs, each with a value, or a MaceException. */
+  private void checkInputs(Map<String, ?> inputs) {
+    for (Map.Entry<String, ?> input : notNull(inputs, "inputs").entrySet()) {
+      String name = text(input.getKey(), "input name");
+      if (!inputNames.contains(name)) {
+        throw new MaceException(MaceException.Status.INVALID_ARGS,
+            "'" + name + "' is not an input of the model; it takes " + inputNames);
+      }
+      notNull(input.getValue(), "value of input '" + name + "'");
+    }
+    for (String name : inputNames) {
+      if (!inputs.containsKey(name)) {
+        throw new MaceException(MaceException.Status.INVALID_ARGS,
+            "input '" + name + "' is missing; every run takes all of " + inputNames);
+      }
+    }
+  }
+
+  /**
+   * A string for the C API, which reads up to the first NUL: one inside the
+   * string is refused rather than cut off there.
+   */
+  private static String text(String value, String what) {
+    if (notNull(value, what).indexOf('\0') >= 0) {
+      throw new MaceException(MaceException.Status.INVALID_ARGS,
+          "the " + what + " holds a NUL character");
+    }
+    return value;
   }
 
   private static byte[] bytes(ByteBuffer buffer) {

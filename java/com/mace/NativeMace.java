@@ -73,6 +73,8 @@ final class NativeMace {
   static native void setInputDirect(long engine, String name, long[] shape, Buffer data,
       long byteOffset, long byteLength);
 
+  static native void clearInputs(long engine);
+
   static native void run(long engine);
 
   static native int outputType(long engine, String name);

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
+import operator
 import os
 import threading
 from pathlib import Path
@@ -17,6 +19,9 @@ _DTYPES = {0: np.dtype(np.float32), 1: np.dtype(np.int32), 2: np.dtype(np.uint8)
            3: np.dtype(np.int64), 4: np.dtype(np.bool_)}
 _CODES = {dtype: code for code, dtype in _DTYPES.items()}
 _GPU_DATA_TYPES = {"fp16_fp32": 0, "fp32_fp32": 1}
+# The integer arguments of Engine and the values the C API takes for them.
+_DAY_MS = 24 * 3600 * 1000
+_INT_RANGES = {"threads": (-1, 256), "affinity": (0, 2), "dsp_timeout_ms": (0, _DAY_MS)}
 
 
 class MaceError(RuntimeError):
@@ -111,6 +116,36 @@ def _check(code: int) -> None:
         raise MaceError(_STATUS.get(code, f"status {code}"), message)
 
 
+def _integer(name: str, value: object) -> int:
+    """`value` as an int within the range the C API takes for `name`,
+    checked before ctypes could wrap it."""
+    low, high = _INT_RANGES[name]
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise MaceError("INVALID_ARGS", f"{name} must be an integer, not "
+                        f"{type(value).__name__}") from None
+    if not low <= number <= high:
+        raise MaceError("INVALID_ARGS", f"{name} {number} is out of range: expected "
+                        f"{low} to {high}")
+    return number
+
+
+def _text(name: str, value: object, path: bool = False) -> bytes:
+    """A string argument as the bytes the C API reads up to their first NUL,
+    so one inside the string is refused rather than cut off there."""
+    if path and isinstance(value, (str, os.PathLike)):
+        data = os.fsencode(value)
+    elif isinstance(value, str):
+        data = value.encode()
+    else:
+        raise MaceError("INVALID_ARGS", f"{name} must be a {'path' if path else 'string'}, "
+                        f"not {type(value).__name__}")
+    if b"\0" in data:
+        raise MaceError("INVALID_ARGS", f"{name} {value!r} holds a NUL character")
+    return data
+
+
 def version() -> str:
     return _library().mace_c_version().decode()
 
@@ -139,32 +174,42 @@ class Engine:
                             "fp16_fp32 or fp32_fp32")
         self._lock = threading.Lock()
         self._handle = None
+        # Every argument is checked before the first native call.
+        threads = _integer("threads", threads)
+        affinity = _integer("affinity", affinity)
+        dsp_timeout_ms = _integer("dsp_timeout_ms", dsp_timeout_ms)
+        family = _text("cpu_kernel_family", cpu_kernel_family)
+        cache = _text("opencl_cache_file", opencl_cache_file, path=True) \
+            if opencl_cache_file else None
+        emulator = _text("dsp_emulator", dsp_emulator, path=True) if dsp_emulator else None
+        image = _text("dsp_image", dsp_image, path=True) if dsp_image else None
+        from_bytes = isinstance(graph, bytes)
+        if from_bytes != isinstance(weights, bytes):
+            raise MaceError("INVALID_ARGS", "give the graph and the weights both as paths "
+                            "or both as bytes")
+        if not from_bytes:
+            graph = _text("graph path", graph, path=True)
+            weights = _text("weights path", weights, path=True)
         config = ctypes.c_void_p()
         _check(lib.mace_c_config_create(_DEVICES[device], ctypes.byref(config)))
         try:
-            _check(lib.mace_c_config_set_cpu_threads(config, int(threads), int(affinity)))
+            _check(lib.mace_c_config_set_cpu_threads(config, threads, affinity))
             _check(lib.mace_c_config_set_gpu_data_type(config, _GPU_DATA_TYPES[gpu_data_type]))
             _check(lib.mace_c_config_set_opencl_device_fallback(config,
-                                                                int(opencl_device_fallback)))
-            if opencl_cache_file:
-                _check(lib.mace_c_config_set_opencl_cache_file(config,
-                                                               str(opencl_cache_file).encode()))
-            _check(lib.mace_c_config_set_cpu_kernel_family(config, cpu_kernel_family.encode()))
-            if dsp_emulator or dsp_image or dsp_timeout_ms:
-                _check(lib.mace_c_config_set_hexagon_options(
-                    config, os.fsencode(dsp_emulator) if dsp_emulator else None,
-                    os.fsencode(dsp_image) if dsp_image else None, int(dsp_timeout_ms)))
+                                                                int(bool(opencl_device_fallback))))
+            if cache:
+                _check(lib.mace_c_config_set_opencl_cache_file(config, cache))
+            _check(lib.mace_c_config_set_cpu_kernel_family(config, family))
+            if emulator or image or dsp_timeout_ms:
+                _check(lib.mace_c_config_set_hexagon_options(config, emulator, image,
+                                                             dsp_timeout_ms))
             handle = ctypes.c_void_p()
-            if isinstance(graph, bytes) and isinstance(weights, bytes):
+            if from_bytes:
                 _check(lib.mace_c_engine_create_from_buffers(graph, len(graph), weights or None,
                                                              len(weights), config,
                                                              ctypes.byref(handle)))
-            elif isinstance(graph, bytes) or isinstance(weights, bytes):
-                raise MaceError("INVALID_ARGS", "give the graph and the weights both as paths "
-                                "or both as bytes")
             else:
-                _check(lib.mace_c_engine_create_from_files(os.fsencode(graph),
-                                                           os.fsencode(weights), config,
+                _check(lib.mace_c_engine_create_from_files(graph, weights, config,
                                                            ctypes.byref(handle)))
         finally:
             lib.mace_c_config_destroy(config)
@@ -217,27 +262,60 @@ class Engine:
         return self._handle
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Runs the model on `inputs` (every model input, as float32, int32,
-        int64, bool or uint8 arrays of the model's shapes; a dynamic
-        dimension any size up to input_max_shapes) and returns every output
-        as a new array, in the type the model declares for it. An input
-        declared int32, int64 or bool also takes float32; an integer beyond
-        +-2^24 into a float32 model raises INVALID_ARGS."""
+        """Runs the model on `inputs` (exactly the model's inputs, as
+        float32, int32, int64, bool or uint8 arrays of the model's shapes; a
+        dynamic dimension any size up to input_max_shapes; a 0-d array for
+        an input of one element) and returns every output as a new array,
+        in the type the model declares for it. An input declared int32,
+        int64 or bool also takes float32; an integer beyond +-2^24 into a
+        float32 model raises INVALID_ARGS. A missing or unknown input is
+        INVALID_ARGS before anything reaches the engine; no value of an
+        earlier call is ever reused."""
+        arrays = self._arrays(inputs)
         lib = _library()
         with self._lock:
             handle = self._live()
-            for name, value in inputs.items():
-                array = np.ascontiguousarray(value)
-                if array.dtype not in _CODES:
-                    raise MaceError("INVALID_ARGS", f"input '{name}' has dtype {array.dtype}; "
-                                    "MACE takes float32, int32, int64, bool or uint8")
+            for name, array in arrays.items():
                 dims = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
                 _check(lib.mace_c_engine_set_input(
-                    handle, str(name).encode(), _CODES[array.dtype], dims, array.ndim,
+                    handle, name.encode(), _CODES[array.dtype], dims, array.ndim,
                     array.ctypes.data_as(ctypes.c_void_p) if array.nbytes else None,
                     array.nbytes))
             _check(lib.mace_c_engine_run(handle))
             return {name: self._output(handle, name) for name in self.output_names}
+
+    def _arrays(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The inputs of one run as contiguous arrays, every one checked."""
+        if not isinstance(inputs, Mapping):
+            raise MaceError("INVALID_ARGS", "inputs must be a mapping of input names to "
+                            f"arrays, not {type(inputs).__name__}")
+        for name in inputs:
+            if not isinstance(name, str):
+                raise MaceError("INVALID_ARGS", f"input name {name!r} is not a string")
+            if "\0" in name:
+                raise MaceError("INVALID_ARGS", f"input name {name!r} holds a NUL character")
+            if name not in self.input_shapes:
+                raise MaceError("INVALID_ARGS", f"'{name}' is not an input of the model; it "
+                                f"takes {', '.join(self.input_names)}")
+        missing = [name for name in self.input_names if name not in inputs]
+        if missing:
+            raise MaceError("INVALID_ARGS", f"input '{missing[0]}' is missing; every run "
+                            f"takes all of {', '.join(self.input_names)}")
+        arrays = {}
+        for name in self.input_names:
+            try:
+                array = np.ascontiguousarray(inputs[name])
+            except (TypeError, ValueError) as error:
+                raise MaceError("INVALID_ARGS", f"input '{name}' is not an array: "
+                                f"{error}") from None
+            if array.dtype not in _CODES:
+                raise MaceError("INVALID_ARGS", f"input '{name}' has dtype {array.dtype}; "
+                                "MACE takes float32, int32, int64, bool or uint8")
+            declared = self.input_shapes[name]
+            if array.ndim == 0 and math.prod(declared) == 1:
+                array = array.reshape(declared)
+            arrays[name] = array
+        return arrays
 
     @staticmethod
     def _output(handle, name: str) -> np.ndarray:

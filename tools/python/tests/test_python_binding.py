@@ -181,8 +181,8 @@ class PythonBindingTest(unittest.TestCase):
             self.assert_error("RUNTIME_ERROR", "no reply before the deadline (250 ms a call)",
                               mace.Engine, DSP_GRAPH, DSP_WEIGHTS, device="hexagon",
                               dsp_emulator=silent, dsp_image=DSP_GRAPH, dsp_timeout_ms=250)
-        self.assert_error("INVALID_ARGS", "timeout -1 ms", mace.Engine, DSP_GRAPH, DSP_WEIGHTS,
-                          device="hexagon", dsp_timeout_ms=-1)
+        self.assert_error("INVALID_ARGS", "dsp_timeout_ms -1 is out of range", mace.Engine,
+                          DSP_GRAPH, DSP_WEIGHTS, device="hexagon", dsp_timeout_ms=-1)
 
     @unittest.skipUnless(DSP_IMAGE.exists() and shutil.which("qemu-hexagon"),
                          "needs //mace/dsp:dsp_runtime and qemu-hexagon")

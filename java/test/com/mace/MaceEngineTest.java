@@ -127,7 +127,10 @@ public class MaceEngineTest {
     assertEquals(MaceEngine.DataType.INT32, engine.getOutputType("idx"));
     assertArrayEquals(SHAPE, engine.getOutputShape("y"));
     assertArrayEquals(new long[] {1, 1, 3, 3}, engine.getOutputShape("idx"));
-    // An input keeps its value; a second run gives the same outputs.
+    // A run consumes its inputs: a second one without them is refused.
+    assertFails(MaceException.Status.INVALID_ARGS,
+        "input 'x' has not been set since the last run", () -> engine.run());
+    engine.setInput("x", x, SHAPE);
     engine.run();
     assertOutputs(engine, x);
   }
@@ -365,6 +368,71 @@ public class MaceEngineTest {
   public void badConfigThrows() {
     assertFails(MaceException.Status.INVALID_ARGS, "bogus", () -> MaceEngine.create(graph,
         weights, new MaceEngine.Config().setCpuKernelFamily("bogus")));
+    assertFails(MaceException.Status.INVALID_ARGS, "num_threads 257", () -> MaceEngine.create(
+        graph, weights, new MaceEngine.Config().setCpuThreads(257, MaceEngine.CpuAffinity.NONE)));
+    assertFails(MaceException.Status.INVALID_ARGS, "num_threads -2147483648",
+        () -> MaceEngine.create(graph, weights, new MaceEngine.Config().setCpuThreads(
+            Integer.MIN_VALUE, MaceEngine.CpuAffinity.NONE)));
+  }
+
+  /** The C API reads a string up to its first NUL: one inside is refused, not cut off. */
+  @Test
+  public void nulCharactersThrow() {
+    MaceException.Status bad = MaceException.Status.INVALID_ARGS;
+    MaceEngine.Config config = new MaceEngine.Config();
+    assertFails(bad, "graph path holds a NUL",
+        () -> MaceEngine.create(graph + "\0.bak", weights, config));
+    assertFails(bad, "weights path holds a NUL",
+        () -> MaceEngine.create(graph, weights + "\0.bak", config));
+    assertFails(bad, "kernel family holds a NUL", () -> config.setCpuKernelFamily("auto\0x"));
+    assertFails(bad, "cache file holds a NUL", () -> config.setOpenclCacheFile("/tmp/c\0x"));
+    assertFails(bad, "emulator path holds a NUL",
+        () -> config.setHexagonOptions("/bin/true\0x", null, 0));
+    assertFails(bad, "image path holds a NUL", () -> config.setHexagonOptions(null, "i\0", 0));
+    assertFails(bad, "input name holds a NUL", () -> engine.setInput("x\0y", x, SHAPE));
+    assertFails(bad, "input name holds a NUL", () -> engine.getInputShape("x\0"));
+    assertFails(bad, "input name holds a NUL",
+        () -> engine.run(Collections.singletonMap("x\0", x)));
+    engine.setInput("x", x, SHAPE);
+    engine.run();
+    assertFails(bad, "output name holds a NUL", () -> engine.getOutputFloats("y\0"));
+  }
+
+  /** Each run takes only the inputs set for it, and a refusal leaves none behind. */
+  @Test
+  public void runsTakeOnlyTheirOwnInputs() {
+    MaceException.Status bad = MaceException.Status.INVALID_ARGS;
+    try (MaceEngine typed = MaceEngine.create(sibling("c_api_typed_model.pb"),
+        sibling("c_api_typed_model.data"), new MaceEngine.Config())) {
+      long[] ids = {1, 2, 3, 4};
+      boolean[] mask = {true, false, true, false};
+      typed.setInput("ids", ids, 4);
+      typed.setInput("mask", mask, 4);
+      typed.run();
+      typed.setInput("ids", ids, 4);
+      assertFails(bad, "input 'mask' has not been set since the last run", typed::run);
+      // Refused by the engine (size) and by the binding (null): both drop ids.
+      typed.setInput("ids", ids, 4);
+      assertFails(bad, "needs 4 bytes, got 3", () -> typed.setInput("mask", new boolean[3], 4));
+      typed.setInput("mask", mask, 4);
+      assertFails(bad, "input 'ids' has not been set since the last run", typed::run);
+      typed.setInput("ids", ids, 4);
+      assertFails(bad, "input data is null", () -> typed.setInput("mask", (boolean[]) null, 4));
+      typed.setInput("mask", mask, 4);
+      assertFails(bad, "input 'ids' has not been set since the last run", typed::run);
+    }
+    Map<String, float[]> extra = new HashMap<>();
+    extra.put("x", x);
+    extra.put("nope", x);
+    assertFails(bad, "'nope' is not an input", () -> engine.run(extra));
+    assertFails(bad, "input 'x' has not been set", () -> engine.run());
+    assertFails(bad, "input 'x' is missing",
+        () -> engine.run(Collections.<String, float[]>emptyMap()));
+    assertFails(bad, "value of input 'x' is null",
+        () -> engine.run(Collections.<String, float[]>singletonMap("x", null)));
+    assertFails(bad, "outputs is null",
+        () -> engine.run(Collections.singletonMap("x", FloatBuffer.wrap(x)), null));
+    assertFails(bad, "input 'x' has not been set", () -> engine.run());
   }
 
   /**
@@ -556,9 +624,11 @@ public class MaceEngineTest {
           () -> typed.getOutputBooleans("twice"));
       // 2^24 + 1 is not a float32: refused, not rounded.
       typed.setInput("ids", new long[] {0, 0, 0, 16777217}, 4);
+      typed.setInput("mask", mask, 4);
       expectStatus(MaceException.Status.INVALID_ARGS, "input 'ids' holds 16777217",
           typed::run);
       typed.setInput("ids", new int[] {1, 2, 3, 4}, 4);
+      typed.setInput("mask", mask, 4);
       expectStatus(MaceException.Status.INVALID_ARGS,
           "input 'ids' is int32 but the model expects int64", typed::run);
     }
