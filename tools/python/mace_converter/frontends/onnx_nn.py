@@ -418,9 +418,20 @@ def _lp_exponent(node: Node) -> int:
 
 @converter("GlobalAveragePool", "GlobalMaxPool")
 def global_pool(node: Node) -> None:
-    spatial_2d(node)
-    kind = 1 if node.op_type == "GlobalAveragePool" else 2
-    node.emit_out("Pooling", [node.tensor(0)], {"pooling_type": kind, "global": 1})
+    """A global Pooling of [N, C, H, W]; over any other number of spatial
+    axes ([N, C, L] from tf2onnx's max over time, [N, C, D, H, W]) the mean
+    or maximum over all of them, keeping them as ones."""
+    average = node.op_type == "GlobalAveragePool"
+    rank = node.rank(0)
+    if rank == 4:
+        node.emit_out("Pooling", [node.tensor(0)], {"pooling_type": 1 if average else 2,
+                                                   "global": 1})
+        return
+    if rank < 3:
+        raise node.fail(f"input has shape {list(node.shape(0))}; it needs a batch, a channel "
+                        "and at least one spatial axis")
+    node.emit_out("Reduce", [node.tensor(0)], {"reduce_type": 0 if average else 2,
+                                               "axis": list(range(2, rank)), "keepdims": 1})
 
 
 @converter("Gemm")

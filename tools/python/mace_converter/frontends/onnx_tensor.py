@@ -470,23 +470,80 @@ _REDUCE_TYPES = {"ReduceMean": 0, "ReduceMin": 1, "ReduceMax": 2, "ReduceProd": 
 
 @converter(*_REDUCE_TYPES)
 def reduce(node: Node) -> None:
-    rank = node.rank(0)
     axes_as_input = node.opset >= 18 or (node.op_type == "ReduceSum" and node.opset >= 13)
     if axes_as_input and computed(node, 1):
         _reduce_computed(node)
         return
+    axes = _reduce_axes(node, axes_as_input)
+    if axes is None:
+        node.emit_out("Identity", [node.tensor(0)])
+        return
+    keep = int(node.attr("keepdims", 1))
+    node.emit_out("Reduce", [node.tensor(0)], {
+        "reduce_type": _REDUCE_TYPES[node.op_type], "axis": axes, "keepdims": keep})
+
+
+def _reduce_axes(node: Node, axes_as_input: bool) -> list[int] | None:
+    """The sorted axes a Reduce node reduces over, or None when it reduces
+    nothing (empty axes with noop_with_empty_axes)."""
+    rank = node.rank(0)
     if axes_as_input:
         axes = [int(a) for a in node.optional_const(1, "axes")] \
             if node.optional_const(1, "axes") is not None else []
     else:
         axes = node.ints("axes")
     if not axes and node.attr("noop_with_empty_axes", 0):
-        node.emit_out("Identity", [node.tensor(0)])
-        return
-    axes = sorted(normalize_axis(node, a, rank) for a in axes) or list(range(rank))
+        return None
+    return sorted(normalize_axis(node, a, rank) for a in axes) or list(range(rank))
+
+
+# Reductions that are a sum between element-wise steps (Eltwise ABS = 7,
+# PROD = 2, POW = 9; Unary LOG): what comes before the sum, and after.
+_SUM_REDUCTIONS = ("ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+                   "ReduceLogSumExp")
+
+
+@converter(*_SUM_REDUCTIONS)
+def reduce_composite(node: Node) -> None:
+    """ReduceL1 = sum |x|, ReduceSumSquare = sum x^2, ReduceL2 = its square
+    root, ReduceLogSum = log(sum x), ReduceLogSumExp = m + log(sum exp(x - m))
+    with m the maximum over the same axes (so exp cannot overflow)."""
+    axes_as_input = node.opset >= 18
+    if axes_as_input and computed(node, 1):
+        raise node.fail("axes computed at run time are not supported for "
+                        f"{node.op_type}; make them a constant")
+    axes = _reduce_axes(node, axes_as_input)
     keep = int(node.attr("keepdims", 1))
-    node.emit_out("Reduce", [node.tensor(0)], {
-        "reduce_type": _REDUCE_TYPES[node.op_type], "axis": axes, "keepdims": keep})
+    x = node.tensor(0)
+
+    def reduced(source: str, reduce_type: int, keepdims: int, **kw) -> str:
+        if axes is None:
+            return source
+        return node.emit("Reduce", [source], {"reduce_type": reduce_type, "axis": axes,
+                                              "keepdims": keepdims}, **kw).outputs[0]
+    final = {"outputs": node.outputs}
+    if node.op_type == "ReduceL1":
+        reduced(node.emit("Eltwise", [x], {"type": 7}).outputs[0], 4, keep, **final)
+    elif node.op_type in ("ReduceSumSquare", "ReduceL2"):
+        square = node.emit("Eltwise", [x, x], {"type": 2}).outputs[0]
+        if node.op_type == "ReduceSumSquare":
+            reduced(square, 4, keep, **final)
+        else:
+            total = reduced(square, 4, keep)
+            node.emit_out("Eltwise", [total], {"type": 9, "scalar_input": 0.5})
+    elif node.op_type == "ReduceLogSum":
+        node.emit_out("Unary", [reduced(x, 4, keep)], {"type": "LOG"})
+    else:
+        if axes is None:    # log(exp(x)) element by element
+            node.emit_out("Identity", [x])
+            return
+        peak = reduced(x, 2, 1)
+        shifted = node.emit("Eltwise", [x, peak], {"type": 1}).outputs[0]
+        exp = node.emit("Unary", [shifted], {"type": "EXP"}).outputs[0]
+        log = node.emit("Unary", [reduced(exp, 4, keep)], {"type": "LOG"}).outputs[0]
+        if not keep:
+            peak = reduced(x, 2, 0)
+        node.emit_out("Eltwise", [log, peak], {"type": 0})
 
 
 def _reduce_computed(node: Node) -> None:
