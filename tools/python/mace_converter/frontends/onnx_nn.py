@@ -418,9 +418,20 @@ def _lp_exponent(node: Node) -> int:
 
 @converter("GlobalAveragePool", "GlobalMaxPool")
 def global_pool(node: Node) -> None:
-    spatial_2d(node)
-    kind = 1 if node.op_type == "GlobalAveragePool" else 2
-    node.emit_out("Pooling", [node.tensor(0)], {"pooling_type": kind, "global": 1})
+    """A Pooling over the whole of H x W on [N, C, H, W]; on [N, C, L] (1-D
+    features) or [N, C, D, H, W], a Reduce over every axis after C that
+    keeps them as ones, the shape ONNX gives."""
+    rank = node.rank(0)
+    average = node.op_type == "GlobalAveragePool"
+    if rank == 4:
+        node.emit_out("Pooling", [node.tensor(0)],
+                      {"pooling_type": 1 if average else 2, "global": 1})
+        return
+    if rank < 3:
+        raise node.fail(f"input has shape {list(node.shape(0))}; it needs at least one "
+                        "spatial axis after N and C")
+    node.emit_out("Reduce", [node.tensor(0)], {
+        "reduce_type": 0 if average else 2, "axis": list(range(2, rank)), "keepdims": 1})
 
 
 @converter("Gemm")
