@@ -12,7 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from mace_converter.quantize.graph_pass import DT_UINT8, QuantizeSettings
 from tests.converter_front import test_exported_models as exported
+from tests.converter_front.helpers import cosine
 from tests.test_mace_run_cli import MACE_RUN
 
 
@@ -76,6 +78,39 @@ class ExportedModelsOnEngineTest(unittest.TestCase):
 
     def test_tf2onnx_opset13_speech_embedding(self):
         self._check(exported.OWW_EMBEDDING)
+
+    def test_pytorch_opset13_log_mel_spectrogram(self):
+        self._check(exported.OWW_MELSPECTROGRAM)
+
+    def test_qdq_opset18_smart_turn(self):
+        self._check(exported.SMART_TURN)
+
+    def test_qdq_opset18_smart_turn_quantized(self):
+        """quantize: 1 on the QDQ model: every MatMul and the classifier's
+        Gemms run on the model's uint8 activations. The MatMul weights are
+        int8 with a scale per output column; a uint8 MatMul takes them with
+        one scale for the whole matrix, which moves the first projection by
+        up to three steps of its pair and the pooled features to cosine
+        0.9929 against onnxruntime on the QDQ model."""
+        case = exported.SMART_TURN
+        path, model = exported.load(self, case)
+        feeds, expected = exported.reference(case, model)
+        converted = exported.convert_case(case, path, data_type="uint8",
+                                          quantize=QuantizeSettings())
+        uint8 = [op.type for op in converted.net_def.op
+                 if any(a.name == "T" and a.i == DT_UINT8 for a in op.arg)]
+        self.assertEqual((uint8.count("MatMul"), uint8.count("FullyConnected")), (34, 3),
+                         converted.log)
+        got = run_converted(self, converted, feeds)
+        pooled = "sum_1_DequantizeLinear_Output"
+        self.assertGreater(cosine(got[pooled], expected[pooled]), 0.99)
+        self.assertLess(abs(got["logits"].item() - expected["logits"].item()), 2e-3)
+
+    def test_tf2onnx_opset15_magika_1d_global_max_pool(self):
+        self._check(exported.MAGIKA_V3_3)
+
+    def test_pytorch_opset17_minilm_int8_weights(self):
+        self._check(exported.MINILM)
 
     # The wake-word head is left out: its output is named by a JSON string
     # with commas, which mace_run's comma-separated --output_node cannot carry.

@@ -124,6 +124,18 @@ class PoolDenseTest(unittest.TestCase):
             with self.subTest(op=op_type, **{k: str(v) for k, v in attrs.items()}):
                 self._unary(helper.make_node(op_type, ["x"], ["y"], **attrs), [1, 3, 10, 10])
 
+    def test_global_pools_over_1d_and_3d_features(self):
+        for op_type in ("GlobalAveragePool", "GlobalMaxPool"):
+            for shape in ([2, 5, 17], [1, 3, 4, 5, 6]):
+                with self.subTest(op=op_type, shape=shape):
+                    model = self._unary(helper.make_node(op_type, ["x"], ["y"]), shape)
+                    self.assertEqual([op.type for op in model.net_def.op], ["Reduce"])
+            with self.subTest(op=op_type, shape=[2, 5]):
+                model = make_model([helper.make_node(op_type, ["x"], ["y"])], {"x": [2, 5]},
+                                   {"y": None})
+                with self.assertRaisesRegex(ConversionError, "at least one spatial axis"):
+                    convert_model(model, {"x": [2, 5]}, ["y"])
+
     def test_gemm_and_matmul(self):
         r = rng(3)
         w = r.standard_normal((6, 5)).astype(np.float32)
