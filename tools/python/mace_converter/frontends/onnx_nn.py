@@ -469,10 +469,18 @@ def gemm(node: Node) -> None:
 @converter("MatMul")
 def matmul(node: Node) -> None:
     a_shape, b_shape = node.shape(0), node.shape(1)
-    if len(a_shape) == 2 and len(b_shape) == 2 and node.is_const(1) and not node.is_const(0):
-        weights = node.const(1).astype(np.float32).T
-        node.emit_out("FullyConnected", [node.tensor(0),
-                                         node.weight(node.name + "/weights", weights)])
+    if len(a_shape) >= 2 and len(b_shape) == 2 and node.is_const(1) and not node.is_const(0):
+        # A constant matrix: a FullyConnected, whose weight the uint8 pass
+        # quantizes per output channel (a transformer's projections keep
+        # their QDQ model's per-column scales). Leading axes of A are rows.
+        weights = node.weight(node.name + "/weights", node.const(1).astype(np.float32).T)
+        if len(a_shape) == 2:
+            node.emit_out("FullyConnected", [node.tensor(0), weights])
+            return
+        rows = node.emit("Reshape", [node.tensor(0)],
+                         {"shape": [int(np.prod(a_shape[:-1])), a_shape[-1]]}).outputs[0]
+        product = node.emit("FullyConnected", [rows, weights]).outputs[0]
+        node.emit_out("Reshape", [product], {"shape": list(a_shape[:-1]) + [b_shape[1]]})
         return
     a, b = node.tensor(0), node.tensor(1)
     out_shape = list(np.broadcast_shapes(a_shape[:-2] if len(a_shape) > 1 else (),

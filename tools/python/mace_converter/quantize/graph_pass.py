@@ -140,6 +140,9 @@ UINT8_KERNELS: dict[str, Uint8Kernel] = {
 # TFLite does for concatenation.
 SHARED_RANGE_OPS = ("Concat",)
 
+# Ops whose output holds their first input's values, rearranged.
+MOVES_VALUES = ("Reshape", "Squeeze", "Transpose", "Identity")
+
 
 @dataclass
 class QuantizeSettings:
@@ -273,6 +276,7 @@ class _Pass:
         # Fake quantizations of an imported QDQ model, by the name of the
         # integers between their two ops (onnx_qdq.fake_quantize).
         self.fake_quant: dict[str, Optional[QuantParams]] = getattr(graph, "fake_quant", {})
+        self.inherit_fixed_params()
 
     def params(self, name: str) -> QuantParams:
         if name in self.shared:
@@ -405,6 +409,25 @@ class _Pass:
             f"calibration inputs, {peak / kernel.fixed_output[0]:.1f} steps of its fixed uint8 "
             f"scale {kernel.fixed_output[0]:g}")
         return False
+
+    def inherit_fixed_params(self) -> None:
+        """An imported quantization of a Reshape's or Transpose's input
+        holds for its output, and the other way round (the values are the
+        same): a MatMul the frontend wrote as Reshape, FullyConnected,
+        Reshape then reads and writes with the quantization its QDQ model
+        gives the MatMul's input and output."""
+        fixed = self.settings.fixed
+        if not fixed:
+            return
+        moves = [op for op in self.graph.ops
+                 if op.type in MOVES_VALUES and op.inputs and op.outputs
+                 and not self.graph.is_const(op.inputs[0])]
+        for op in moves:                     # input to output
+            if op.inputs[0] in fixed and op.outputs[0] not in fixed:
+                fixed[op.outputs[0]] = replace(fixed[op.inputs[0]])
+        for op in reversed(moves):           # output to input
+            if op.outputs[0] in fixed and op.inputs[0] not in fixed:
+                fixed[op.inputs[0]] = replace(fixed[op.outputs[0]])
 
     def drops_fake_quant(self, op: Op) -> bool:
         """Whether `op` is half of a fake quantization whose input is uint8
