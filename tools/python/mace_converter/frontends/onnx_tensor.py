@@ -509,16 +509,32 @@ def reduce_composite(node: Node) -> None:
     root, ReduceLogSum = log(sum x), ReduceLogSumExp = m + log(sum exp(x - m))
     with m the maximum over the same axes (so exp cannot overflow)."""
     axes_as_input = node.opset >= 18
-    if axes_as_input and computed(node, 1):
-        raise node.fail("axes computed at run time are not supported for "
-                        f"{node.op_type}; make them a constant")
-    axes = _reduce_axes(node, axes_as_input)
+    run_time_axes = axes_as_input and computed(node, 1)
     keep = int(node.attr("keepdims", 1))
     x = node.tensor(0)
+    if run_time_axes:
+        # As _reduce_computed: the Reduce reads the axes on every run and
+        # checks they give the declared shape.
+        axes: list[int] | None = []
+        planned = planned_shape(node, "axes")
+        if keep and len(planned) != node.rank(0):
+            raise node.fail(f"the declared output shape {list(planned)} does not have the "
+                            f"rank of the data input {list(node.shape(0))} although keepdims "
+                            "is 1")
+        if node.op_type == "ReduceLogSumExp" and not keep:
+            raise node.fail("ReduceLogSumExp with axes computed at run time needs keepdims 1")
+    else:
+        axes = _reduce_axes(node, axes_as_input)
 
     def reduced(source: str, reduce_type: int, keepdims: int, **kw) -> str:
         if axes is None:
             return source
+        if run_time_axes:
+            args = {"reduce_type": reduce_type, "keepdims": keepdims}
+            if node.attr("noop_with_empty_axes", 0):
+                args["noop_with_empty_axes"] = 1
+            return node.emit("Reduce", [source, node.tensor(1)], args,
+                             planned=[planned or (1,)], **kw).outputs[0]
         return node.emit("Reduce", [source], {"reduce_type": reduce_type, "axis": axes,
                                               "keepdims": keepdims}, **kw).outputs[0]
     final = {"outputs": node.outputs}
