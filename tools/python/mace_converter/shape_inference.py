@@ -12,23 +12,22 @@ import numpy as np
 
 from mace_converter import geometry
 from mace_converter.api import ConversionError
-from mace_converter.ir import FLOAT32, INT32, Graph, Op
+from mace_converter.ir import FLOAT32, INT32, UINT8, Graph, Op
+from mace_converter.op_specs import SpecField, attach
 
 Shape = tuple[int, ...]
 Rule = Callable[[Op, list[Optional[Shape]], Graph], list[Shape]]
-_RULES: dict[str, Rule] = {}
+# The rules by op type: a view of the op specs (mace_converter/op_specs.py).
+RULES = SpecField("shape_rule")
 
 
-def rule(*op_types: str):
-    def register(fn: Rule) -> Rule:
-        for op_type in op_types:
-            _RULES[op_type] = fn
-        return fn
-    return register
+def rule(*op_types: str) -> Callable[[Rule], Rule]:
+    """Attaches the rule to the specs of `op_types`."""
+    return attach("shape_rule", *op_types)
 
 
 def known_types() -> frozenset[str]:
-    return frozenset(_RULES)
+    return frozenset(RULES)
 
 
 def fail(op: Op, message: str) -> ConversionError:
@@ -36,7 +35,7 @@ def fail(op: Op, message: str) -> ConversionError:
 
 
 def infer_op(graph: Graph, op: Op) -> None:
-    fn = _RULES.get(op.type)
+    fn = RULES.get(op.type)
     if fn is None:
         raise fail(op, f"no shape rule for MACE op type {op.type}")
     shapes = [graph.tensor(name).shape if name else None for name in op.inputs]
@@ -75,7 +74,7 @@ def _int32_output(op: Op, index: int) -> bool:
 def _first_dtype(op: Op, graph: Graph) -> str:
     if op.type in ("Concat", "Split", "Slice", "Reshape", "Squeeze", "Transpose", "Identity"):
         return graph.tensor(op.inputs[0]).dtype
-    return FLOAT32
+    return UINT8 if op.type == "Quantize" else FLOAT32
 
 
 def _rank(op: Op, shape: Shape, rank: int, what: str = "input") -> None:
@@ -234,8 +233,8 @@ def _dropout(op, shapes, graph):
     return [shapes[0]] * len(op.outputs)
 
 
-@rule("Activation", "BatchNorm", "BiasAdd", "Cast", "DequantizeLinear", "Identity",
-      "LocalResponseNorm", "QuantizeLinear", "Unary")
+@rule("Activation", "BatchNorm", "BiasAdd", "Cast", "Dequantize", "DequantizeLinear",
+      "Identity", "LocalResponseNorm", "Quantize", "QuantizeLinear", "Unary")
 def _same(op, shapes, graph):
     return [shapes[0]]
 

@@ -13,16 +13,16 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from mace_converter.op_specs import SpecField, attach
+
 Kernel = Callable[[list[Optional[np.ndarray]], dict, int], list[np.ndarray]]
-KERNELS: dict[str, Kernel] = {}
+# The kernels by op type: a view of the op specs (mace_converter/op_specs.py).
+KERNELS = SpecField("numpy_kernel")
 
 
-def kernel(*op_types: str):
-    def register(fn: Kernel) -> Kernel:
-        for op_type in op_types:
-            KERNELS[op_type] = fn
-        return fn
-    return register
+def kernel(*op_types: str) -> Callable[[Kernel], Kernel]:
+    """Attaches the kernel to the specs of `op_types`."""
+    return attach("numpy_kernel", *op_types)
 
 
 # Kernels register themselves on import.
