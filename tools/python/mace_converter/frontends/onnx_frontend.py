@@ -17,9 +17,14 @@ import numpy as np
 from mace_converter.api import ConversionError, ConvertOptions
 from mace_converter.frontends import onnx_more, onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401
 from mace_converter.frontends import onnx_control, onnx_recurrent  # noqa: F401  (register)
+from mace_converter.frontends import onnx_dynamic_quant
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
 from mace_converter.ir import Graph
+
+# com.microsoft ops the converter reads (what onnxruntime's quantization
+# tools write).
+MICROSOFT_OPS = onnx_qdq.MICROSOFT_OPS + onnx_dynamic_quant.MICROSOFT_OPS
 
 MIN_OPSET, MAX_OPSET = 7, 22
 
@@ -278,7 +283,7 @@ class OnnxImporter:
     def _convert(self, index: int, proto: Any) -> None:
         attrs = attributes(proto)
         if proto.domain not in ("", "ai.onnx") and not (
-                proto.domain == "com.microsoft" and proto.op_type in onnx_qdq.MICROSOFT_OPS):
+                proto.domain == "com.microsoft" and proto.op_type in MICROSOFT_OPS):
             raise ConversionError(f"ONNX {proto.op_type} node '{proto.name}' (node {index}) in "
                                   f"{self.path.name}: op domain '{proto.domain}' is not supported")
         node = Node(self.graph, proto.op_type, proto.name, index, proto.input, proto.output,

@@ -105,11 +105,11 @@ def _float_domain_qdq(node: Node) -> None:
         args = {"axis": int(node.attr("axis", 1)), "block_size": int(node.attr("block_size", 0))}
         float8 = _onnx_type(node, node.inputs[0]) in _FLOAT8
     zero_point = node.inputs[2] if node.has_input(2) else ""
-    inputs = [node.tensor(0), _float32(node, 1)]
+    inputs = [node.tensor(0), float32_input(node, 1)]
     # A float8 zero point must be 0 (the engine checks it when it quantizes);
     # dequantizing float8 ignores it.
     if zero_point and not (float8 and not quantize):
-        inputs.append(_float32(node, 2))
+        inputs.append(float32_input(node, 2))
     node.emit_out(node.op_type, inputs, args)
 
 
@@ -131,7 +131,7 @@ def fake_quantize(node: Node, source: str, target: str, scale: str, zero_point: 
     node.graph.fake_quant[integers] = params
 
 
-def _float32(node: Node, index: int) -> str:
+def float32_input(node: Node, index: int) -> str:
     """Input `index` as the engine's ops read it: a constant (an integer
     zero point, a float16 scale) as float32 values, else the tensor."""
     if not node.known(index):
@@ -254,8 +254,8 @@ def quantize_linear(node: Node) -> None:
         # The pair rounds and saturates: it stays, as a fake quantization.
         scales(node, 1)
         args, _ = _quantize_args(node)
-        zero_point = _float32(node, 2) if node.has_input(2) else ""
-        fake_quantize(node, node.tensor(0), node.outputs[0], _float32(node, 1), zero_point,
+        zero_point = float32_input(node, 2) if node.has_input(2) else ""
+        fake_quantize(node, node.tensor(0), node.outputs[0], float32_input(node, 1), zero_point,
                       args, quant)
         _holds_values(node)
     elif inner or (getattr(graph, "qdq_for_uint8", False) and quant is not None):
@@ -395,8 +395,8 @@ def _requantize(node: Node, product: str, y_index: int, params: QuantParams | No
         raise node.fail(f"y_zero_point is {zero_point.dtype}; uint8 or int8 is supported")
     args = {"axis": 1, "block_size": 0, "saturate": 1,
             "to": "INT8" if zero_point.dtype == np.int8 else "UINT8"}
-    fake_quantize(node, product, node.outputs[0], _float32(node, y_index),
-                  _float32(node, y_index + 1) if node.has_input(y_index + 1) else "", args,
+    fake_quantize(node, product, node.outputs[0], float32_input(node, y_index),
+                  float32_input(node, y_index + 1) if node.has_input(y_index + 1) else "", args,
                   params)
     if params is not None:
         for name in (product, node.outputs[0]):
