@@ -155,7 +155,9 @@ def _uses(graph_proto) -> list[tuple[str, str]]:
 
 # Ops that read a quantized tensor as its dequantized value in a float
 # conversion (the QLinear ops with constant scales).
-_VALUE_READERS = ("DequantizeLinear", "QLinearConv", "QLinearMatMul", "QLinearAdd", "QLinearMul")
+_VALUE_READERS = ("DequantizeLinear", "QLinearConv", "QLinearMatMul", "QLinearAdd", "QLinearMul",
+                  "QLinearSigmoid", "QLinearLeakyRelu", "QLinearGlobalAveragePool",
+                  "QLinearConcat", "QGemm")
 
 
 def inner_pairs(graph_proto, outputs: list[str]) -> set[str]:
@@ -348,7 +350,8 @@ def qlinear_conv(node: Node) -> None:
 
 # QLinear ops of the com.microsoft domain that onnxruntime's QOperator
 # format writes and the converter reads.
-MICROSOFT_OPS = ("QLinearAdd", "QLinearMul")
+MICROSOFT_OPS = ("QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu",
+                 "QLinearGlobalAveragePool", "QLinearConcat", "QGemm")
 
 
 def _linear_input(node: Node, index: int, what: str) -> tuple[str, QuantParams | None]:
@@ -516,3 +519,92 @@ def _scalar_params(node: Node, scale: float, zero_point: np.ndarray) -> QuantPar
         raise node.fail(f"scale {scale} must be finite and positive")
     zp = int(zero_point.reshape(-1)[0]) + (128 if zero_point.dtype == np.int8 else 0)
     return QuantParams(scale=scale, zero_point=zp, minval=scale * -zp, maxval=scale * (255 - zp))
+
+
+def _unary_qlinear(node: Node, op_type: str, convert) -> None:
+    """A com.microsoft QLinear op of one input (X, X_scale, X_zero_point,
+    Y_scale, Y_zero_point): the float op on dequantized values, then the
+    output's fake quantization."""
+    x, x_params = _linear_input(node, 0, "X")
+    inner = _float_op(node, op_type, [x], [x_params])
+    convert(inner)
+    _requantize(node, inner.outputs[0], 3, _output_params(node, 3))
+
+
+@converter("QLinearSigmoid")
+def qlinear_sigmoid(node: Node) -> None:
+    from mace_converter.frontends.onnx_nn import sigmoid
+    _unary_qlinear(node, "Sigmoid", sigmoid)
+
+
+@converter("QLinearLeakyRelu")
+def qlinear_leaky_relu(node: Node) -> None:
+    from mace_converter.frontends.onnx_nn import leaky_relu
+    _unary_qlinear(node, "LeakyRelu", leaky_relu)
+
+
+@converter("QLinearGlobalAveragePool")
+def qlinear_global_average_pool(node: Node) -> None:
+    from mace_converter.frontends.onnx_nn import global_pool
+    if int(node.attr("channels_last", 0)):
+        raise node.fail("channels_last 1 is not supported (the input must be NCHW)")
+    _unary_qlinear(node, "GlobalAveragePool", global_pool)
+
+
+@converter("QLinearConcat")
+def qlinear_concat(node: Node) -> None:
+    """com.microsoft QLinearConcat(Y_scale, Y_zero_point, X1, X1_scale,
+    X1_zero_point, ...): a Concat of the dequantized inputs, requantized."""
+    from mace_converter.frontends.onnx_tensor import concat
+    if (len(node.inputs) - 2) % 3 or len(node.inputs) < 5:
+        raise node.fail(f"has {len(node.inputs)} inputs; it needs Y_scale, Y_zero_point and "
+                        "a (tensor, scale, zero point) triple per input")
+    pairs = [_linear_input(node, index, f"X{index // 3}")
+             for index in range(2, len(node.inputs), 3)]
+    inner = _float_op(node, "Concat", [name for name, _ in pairs],
+                      [params for _, params in pairs])
+    concat(inner)
+    _requantize(node, inner.outputs[0], 0, _output_params(node, 0))
+
+
+@converter("QGemm")
+def qgemm(node: Node) -> None:
+    """com.microsoft QGemm(A, a_scale, a_zero_point, B, b_scale,
+    b_zero_point, C, y_scale, y_zero_point): a Gemm on dequantized A and B
+    (B constant, its scale per tensor or per output column) plus C, an
+    int32 bias in units of a_scale * b_scale; float output without
+    y_scale, else requantized."""
+    from mace_converter.frontends.onnx_nn import gemm
+    a, a_params = _linear_input(node, 0, "A")
+    if not node.is_const(3):
+        raise node.fail("B must be a constant")
+    trans_b = int(node.attr("transB", 0))
+    b_values = node.const(3, "B").astype(np.float64)
+    b_scale = scales(node, 4, "b_scale").astype(np.float64).reshape(-1)
+    b_zero = node.const(5, "b_zero_point").astype(np.float64).reshape(-1) \
+        if node.has_input(5) else np.zeros(1)
+    column = (-1, 1) if trans_b else (1, -1)     # along B's output axis
+    b = f"{node.inputs[3]}_dequantized"
+    node.values[b] = ((b_values - b_zero.reshape(column if b_zero.size > 1 else (1, 1)))
+                      * b_scale.reshape(column if b_scale.size > 1 else (1, 1))
+                      ).astype(np.float32)
+    inputs = [a, b]
+    if node.has_input(6):
+        if not node.is_const(6):
+            raise node.fail("C must be a constant")
+        a_scale = float(scales(node, 1, "a_scale").reshape(-1)[0])
+        c = f"{node.inputs[6]}_dequantized"
+        node.values[c] = (node.const(6, "C").astype(np.float64) * a_scale * b_scale
+                          ).astype(np.float32)
+        inputs.append(c)
+    attrs = {key: node.attrs[key] for key in ("alpha", "transA", "transB") if key in node.attrs}
+    if not node.has_input(7):
+        gemm(Node(node.graph, "Gemm", node.name, node.index, inputs, node.outputs, attrs,
+                  node.values, node.ir_consts, node.opset))
+        if a_params is not None:
+            node.graph.imported_quant.setdefault(a, a_params)
+        return
+    inner = _float_op(node, "Gemm", inputs, [a_params])
+    inner.attrs = attrs
+    gemm(inner)
+    _requantize(node, inner.outputs[0], 7, _output_params(node, 7))
