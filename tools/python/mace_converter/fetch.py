@@ -33,6 +33,8 @@ ZOO_DIR = REPO / "build" / "zoo"
 ZOO_SCRIPT = REPO / "tools" / "python" / "zoo" / "make_zoo.py"
 URL_SCHEMES = ("http", "https", "file")
 _ANY_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://.*", re.DOTALL)
+# A download keeps its URL's file name when it is a plain one.
+_FILE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 DOWNLOAD_TIMEOUT_S = 60
 
 _hash_cache: dict[tuple[str, int, int], str] = {}
@@ -128,15 +130,19 @@ def _download(config: DeploymentConfig, key: str, url: str, checksum: Optional[s
         raise config.error(key, f"{url}: not a valid URL ({error})") from None
     if parts.scheme.lower() not in URL_SCHEMES:
         raise config.error(key, f"{url}: only http, https and file URLs are downloaded")
-    name = Path(urllib.parse.unquote(parts.path)).name or "download"
-    if name in (".", "..") or "\x00" in name:
+    name = Path(urllib.parse.unquote(parts.path)).name
+    if not _FILE_NAME.fullmatch(name) or set(name) == {"."}:
         name = "download"
     target = build_root() / "downloads" / hashlib.sha256(url.encode()).hexdigest()[:16] / name
-    if target.is_file() and (checksum is None or sha256_of(target) == checksum):
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".part")
-    partial.unlink(missing_ok=True)
+    try:
+        if target.is_file() and (checksum is None or sha256_of(target) == checksum):
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial.unlink(missing_ok=True)
+    except OSError as error:
+        raise config.error(key, f"cannot download {url} into {shown(target.parent)}: "
+                                f"{error.strerror}") from None
     with step(f"download {url}"):
         try:
             if parts.scheme.lower() == "file":
@@ -164,8 +170,7 @@ def _copy_file_url(parts: urllib.parse.ParseResult, partial: Path) -> None:
         info = os.fstat(stream.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise files.FileRefused("not a regular file")
-        files.copy_limited(stream, partial, (info.st_mode & files.PRIVATE_MODE) or
-                           files.PRIVATE_MODE)
+        files.copy_limited(stream, partial, files.copy_mode(info.st_mode))
 
 
 class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):

@@ -124,10 +124,10 @@ def copy_limited(source: BinaryIO, target: Path, mode: int = PRIVATE_MODE) -> in
     return written
 
 
-def copy_mode(original: Path) -> int:
-    """Permissions for a copy of `original`: the owner's bits it has, at
-    most read and write, and nothing for group or others."""
-    return (original.stat().st_mode & PRIVATE_MODE) or PRIVATE_MODE
+def copy_mode(original_mode: int) -> int:
+    """Permissions for a copy of a file with `original_mode`: the owner's
+    read and write bits it has, and nothing for group or others."""
+    return (original_mode & PRIVATE_MODE) or PRIVATE_MODE
 
 
 def _kind(mode: int) -> str:
