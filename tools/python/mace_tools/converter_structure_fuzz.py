@@ -191,7 +191,7 @@ def _deploy_files(tmp: Path) -> None:
 
 
 @contextlib.contextmanager
-def _bounded_files():
+def bounded_files():
     """A file-size ceiling for the process, so that a copy without a limit
     ends in EFBIG instead of filling the disk."""
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
@@ -236,7 +236,7 @@ def _run_deploy(data: bytes, tmp: Path) -> None:
                    "MACE_CONVERTER_MAX_INPUT_MB": str(FUZZ_LIMIT_MB)}
     message = ""
     try:
-        with mock.patch.dict(os.environ, environment), _bounded_files(), \
+        with mock.patch.dict(os.environ, environment), bounded_files(), \
                 contextlib.redirect_stdout(io.StringIO()):
             config = load_config(path)
             conversion.convert_models(config, list(config.models.values()))
@@ -317,7 +317,9 @@ def _graph_mutation(model: Any, rng: random.Random, choices: list[int]) -> str:
         dim = graph.input[0].type.tensor_type.shape.dim[rng.randrange(4)]
         value = rng.choice([2**40, 2**31, -1, -5])
         dim.dim_value = value
-        return f"an input dimension of {value}"
+        # A negative dim_value is a dynamic dimension (Paddle2ONNX writes
+        # -1); the deployment file gives its size.
+        return f"an input dimension of {value}" if value > 0 else ""
     if choice == 4:
         del graph.initializer[:]
         return "the weights are missing"

@@ -19,7 +19,7 @@ from mace_converter.api import MAX_DIM, MAX_INPUT_BYTES, MAX_SUBGRAPH_DEPTH, Con
 # Ops whose window attributes must be positive (pads non-negative).
 _WINDOW_OPS = ("Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool",
                "AveragePool", "LpPool", "MaxUnpool", "MaxRoiPool", "Col2Im")
-_CHECKER_NODE = re.compile(r"\(op_type:([^,]*), node name: ([^)]*)\):\s*(.*)")
+_CHECKER_NODE = re.compile(r"\(op_type:([^,)]*)(?:, node name: ([^)]*))?\):\s*(.*)")
 _CHECKER_NODE_PROTO = re.compile(r"(?:node: name|Name): (\S*) OpType: (\S+)")
 _INSIDE_FUNCTION = re.compile(r"^\[ShapeInferenceError\] Inference error\(s\): "
                               r"\(op_type:(\w+)\): \[ShapeInferenceError\] Inference error\(s\): "
@@ -146,11 +146,13 @@ def _check_input_dims(info: Any, file_name: str) -> None:
         return
     count = 1
     for d, dim in enumerate(info.type.tensor_type.shape.dim):
-        if not dim.HasField("dim_value"):
+        # Some exporters (Paddle2ONNX) write -1 for a dynamic dimension, as
+        # others write a dim_param: the deployment file gives its size.
+        if not dim.HasField("dim_value") or dim.dim_value < 0:
             continue
-        if not 0 <= dim.dim_value <= MAX_DIM:
+        if dim.dim_value > MAX_DIM:
             raise ConversionError(f"input '{info.name}' of {file_name} has dimension {d} of "
-                                  f"{dim.dim_value}; the engine takes 0 to {MAX_DIM}")
+                                  f"{dim.dim_value}; the engine takes at most {MAX_DIM}")
         count *= dim.dim_value
     if count * 4 > MAX_INPUT_BYTES:
         raise ConversionError(f"input '{info.name}' of {file_name} holds {count} elements, "
@@ -216,7 +218,8 @@ def _checker_message(error: BaseException) -> str:
     if found is None:
         return text[:500]
     op_type, name, problem = found.groups()
-    return f"ONNX {op_type} node '{name}': {problem.replace('[ShapeInferenceError] ', '')}"
+    node = f"ONNX {op_type} node '{name}'" if name else f"an ONNX {op_type} node"
+    return f"{node}: {problem.replace('[ShapeInferenceError] ', '')}"
 
 
 def _first_line(error: BaseException) -> str:
