@@ -219,6 +219,19 @@ class RangeFileTest(Case):
         self.assertNotIn("Traceback", err)
 
 
+class CaffeTextTest(Case):
+    def test_parse_errors_do_not_quote_the_file(self):
+        prototxt = self.tmp / "passwd.prototxt"
+        prototxt.write_text("name: 'net'\nroot:x:0:0:" + SECRET + ":/root:/bin/sh\n")
+        weights = self.tmp / "w.caffemodel"
+        weights.write_bytes(b"")
+        with self.assertRaises(ConversionError) as caught:
+            convert(ConvertOptions("caffe", prototxt, weights, [TensorSpec("data", [1])], []))
+        message = self.one_line(caught.exception, "not a Caffe prototxt", "line 2, column")
+        self.assertNotIn(SECRET, message)
+        self.assertNotIn("root:x", message)
+
+
 def _matmul_model() -> onnx.ModelProto:
     weights = numpy_helper.from_array(np.arange(16, dtype=np.float32).reshape(4, 4), "w")
     graph = helper.make_graph(
