@@ -5,7 +5,8 @@
 #                        memory limit (mace/libmace/fuzz/)
 #   run_flags_fuzzer     mace_run's flags and .npy inputs (mace/tools/fuzz/)
 #   converter            the converter's parsers: deployment YAML, ONNX,
-#                        TensorFlow, Caffe (tools/converter_fuzz.py, Python)
+#                        TensorFlow, Caffe, and structure-aware deployment
+#                        files and ONNX graphs (tools/converter_fuzz.py, Python)
 #
 #   tools/fuzz.sh                 60 seconds per target
 #   tools/fuzz.sh 600             ten minutes per target

@@ -34,6 +34,13 @@ class TensorSpec:
 
 # The element types a model input or output may have for the app.
 IO_DATA_TYPES = ("float32", "int32", "int64", "bool", "uint8")
+# Limits the engine enforces when it loads a model; the converter refuses
+# models beyond them. mace/core/net.cc: an input dimension is below 2^31 and
+# an input holds at most kMaxByteCount (2^40) bytes. mace/core/control_flow.h
+# kMaxSubgraphDepth: If/Loop subgraphs nest at most 8 deep.
+MAX_DIM = 2**31 - 1
+MAX_INPUT_BYTES = 2**40
+MAX_SUBGRAPH_DEPTH = 8
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 import yaml
 
-from mace_converter.api import IO_DATA_TYPES, TensorSpec
+from mace_converter.api import IO_DATA_TYPES, MAX_DIM, TensorSpec
 from mace_converter.progress import UserError
 
 ABIS = ("host", "arm64-v8a", "armeabi-v7a")
@@ -45,10 +45,12 @@ _DEFAULT_DATA_TYPE = {"cpu": "fp32_fp32", "gpu": "fp16_fp32", "cpu+gpu": "fp16_f
                       "dsp": "uint8"}
 # The GPU's image storages (MaceEngineConfig::SetGPUDataType).
 GPU_DATA_TYPES = ("fp16_fp32", "fp32_fp32")
-_SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
-_LIBRARY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_MODEL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-_CPP_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Names become file names and C++ identifiers, so they match in full
+# (re.fullmatch: a trailing newline is not part of a name) and stay short.
+_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
+_LIBRARY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+_MODEL_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+_CPP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class ConfigError(UserError):
@@ -212,7 +214,7 @@ class _Parser:
 
     def checksum(self, value: Any, key: str) -> str:
         text = self.string(value, key)
-        if not _SHA256.match(text):
+        if not _SHA256.fullmatch(text):
             raise self.fail(key, "expected a SHA-256 checksum (64 hexadecimal digits), "
                                  f"got '{text}'")
         return text.lower()
@@ -262,6 +264,8 @@ class _Parser:
                 dim = -1
             if isinstance(part, (bool, float)) or dim < 0:
                 raise self.fail(key, f"'{value}' is not a shape of non-negative integers")
+            if dim > MAX_DIM:
+                raise self.fail(key, f"dimension {dim} is above {MAX_DIM}, the engine's largest")
             dims.append(dim)
         return dims
 
@@ -304,10 +308,11 @@ class _Parser:
         if document is None:
             raise ConfigError(f"{self.path}: the deployment file is empty")
         data = self.mapping(document, "", TOP_KEYS)
-        library_name = self.string(self.required(data, "library_name", ""), "library_name")
-        if not _LIBRARY_NAME.match(library_name):
-            raise self.fail("library_name", f"'{library_name}' may use only letters, digits, "
-                                            "'_', '.' and '-'")
+        raw_name = self.required(data, "library_name", "")
+        library_name = self.string(raw_name, "library_name")
+        if not _LIBRARY_NAME.fullmatch(str(raw_name)):
+            raise self.fail("library_name", f"{raw_name!r} may use only letters, digits, "
+                                            "'_', '.' and '-' (at most 128)")
         abis = self.string_list(self.required(data, "target_abis", ""), "target_abis")
         for abi in abis:
             if abi not in ABIS:
@@ -328,9 +333,10 @@ class _Parser:
             raise self.fail("models", "expected a mapping from model names to models")
         for name, model in models.items():
             key = f"models.{name}"
-            if not isinstance(name, str) or not _MODEL_NAME.match(name):
-                raise self.fail(key, "a model name may use only letters, digits, '_', '.', '-'")
-            if build_type == "code" and not _CPP_NAME.match(name):
+            if not isinstance(name, str) or not _MODEL_NAME.fullmatch(name):
+                raise self.fail(f"models.{name!r}", "a model name may use only letters, digits, "
+                                                    "'_', '.', '-' (at most 128)")
+            if build_type == "code" and not _CPP_NAME.fullmatch(name):
                 raise self.fail(key, "with build_type: code, a model name must be a C++ "
                                      "identifier (letters, digits and '_')")
             config.models[name] = self.model(name, model, key)

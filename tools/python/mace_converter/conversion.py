@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from mace_converter import fetch
+from mace_converter import fetch, files
 from mace_converter.api import ConversionError, ConvertOptions, TensorSpec
 from mace_converter.config import DeploymentConfig, ModelConfig
 from mace_converter.progress import UserError, build_root, say, step
@@ -53,6 +54,8 @@ def convert_models(config: DeploymentConfig,
                 inputs=copy.deepcopy(model.inputs), outputs=copy.deepcopy(model.outputs),
                 runtime=model.runtime, data_type=model.data_type, winograd=model.winograd,
                 obfuscate=model.obfuscate, model_name=model.name)
+            if model.quantize is not None and model.quantize.range_file is not None:
+                _check_range_file(config, model)
             try:
                 if model.quantize is not None:
                     from mace_converter.quantize.workflow import quantize_settings
@@ -79,6 +82,33 @@ def convert_models(config: DeploymentConfig,
                 f"{artifacts.data.name}")
         results[model.name] = artifacts
     return results
+
+
+# A range file line (quantize/ranges.py): blank, a comment, or
+# name@@min,max with two numbers.
+_RANGE_LINE = re.compile(r"\s*(#.*)?|\s*\S.*@@\s*[-+0-9.eEinfa]+\s*,\s*[-+0-9.eEinfa]+\s*")
+
+
+def _check_range_file(config: DeploymentConfig, model: ModelConfig) -> None:
+    """Refuses a quantize_range_file that is not a range file before it is
+    parsed, naming the line but never quoting it: the path may name any
+    file the user can read."""
+    assert model.quantize is not None and model.quantize.range_file is not None
+    key = f"models.{model.name}.quantize_range_file"
+    location = model.quantize.range_file
+    try:
+        data = files.regular_file(fetch.local_path(location)).read_bytes()
+    except (files.FileRefused, OSError) as error:
+        raise config.error(key, f"{location}: {getattr(error, 'strerror', None) or error}"
+                           ) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise config.error(key, f"{location}: not a UTF-8 text file") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not _RANGE_LINE.fullmatch(line):
+            raise config.error(key, f"{location}, line {number}: not a range line "
+                                    "(expected tensor@@min,max)")
 
 
 def load_artifacts(config: DeploymentConfig, model: ModelConfig) -> ModelArtifacts:

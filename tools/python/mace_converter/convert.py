@@ -1,12 +1,13 @@
 """The converter's front half: frontend -> IR -> transforms -> MACE model."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
-from mace_converter import dynamic_shapes
-from mace_converter.api import (IO_DATA_TYPES, ConversionError, ConvertedModel, ConvertOptions,
-                                TensorSpec)
+from mace_converter import dynamic_shapes, files
+from mace_converter.api import (IO_DATA_TYPES, MAX_DIM, MAX_INPUT_BYTES, ConversionError,
+                                ConvertedModel, ConvertOptions, TensorSpec)
 from mace_converter.ir import Graph
 from mace_converter.serialize import serialize
 from mace_converter.transforms import run_pipeline
@@ -27,15 +28,26 @@ def _frontend(platform: str):
 
 
 def _check_options(options: ConvertOptions) -> None:
-    if not Path(options.model_file).is_file():
-        raise ConversionError(f"model file {options.model_file} does not exist")
+    try:
+        files.regular_file(Path(options.model_file))
+    except files.FileRefused as error:
+        raise ConversionError(f"model file {options.model_file}: {error}") from None
     if options.platform == "caffe":
-        if options.weight_file is None or not Path(options.weight_file).is_file():
-            raise ConversionError(f"Caffe weight file {options.weight_file} does not exist")
+        if options.weight_file is None:
+            raise ConversionError("a Caffe model needs its weight file (.caffemodel)")
+        try:
+            files.regular_file(Path(options.weight_file))
+        except files.FileRefused as error:
+            raise ConversionError(f"Caffe weight file {options.weight_file}: {error}") from None
     for spec in options.inputs:
         if any(int(d) < 0 for d in spec.shape):
             raise ConversionError(f"input '{spec.name}' has shape {list(spec.shape)}; a "
                                   "dimension cannot be negative")
+        if any(int(d) > MAX_DIM for d in spec.shape) or \
+                math.prod(int(d) for d in spec.shape) * 4 > MAX_INPUT_BYTES:
+            raise ConversionError(f"input '{spec.name}' has shape {list(spec.shape)}; the "
+                                  f"engine takes dimensions up to {MAX_DIM} and inputs up to "
+                                  f"{MAX_INPUT_BYTES} bytes")
         if spec.data_format not in ("NCHW", "NHWC", "NONE"):
             raise ConversionError(f"input '{spec.name}' has data_format '{spec.data_format}'"
                                   "; use NCHW, NHWC or NONE")

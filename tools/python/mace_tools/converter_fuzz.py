@@ -28,6 +28,7 @@ from mace_converter.api import ConversionError, ConvertOptions, TensorSpec
 from mace_converter.config import load_config
 from mace_converter.convert import convert
 from mace_converter.progress import UserError
+from mace_tools import converter_structure_fuzz as structure
 
 REPO = Path(__file__).resolve().parents[3]
 KNOWN_ERRORS = (UserError, ConversionError)
@@ -58,6 +59,9 @@ class Target:
     run: Callable[[bytes, Path], None]
     text: bool
     structured: Callable[[bytes, random.Random], bytes] | None = None
+    # Structure-aware targets generate whole cases: (input, why it must be
+    # refused or ""); a refused case that converts is a "silent" finding.
+    generate: Callable[[random.Random], tuple[bytes, str]] | None = None
 
 
 # --- seeds and runners ----------------------------------------------------------------------
@@ -231,7 +235,9 @@ def _tf_seed() -> bytes:
 
 def targets() -> dict[str, Target]:
     yaml_seeds = [path.read_bytes() for path in sorted((REPO / "models").glob("*.yml"))]
-    return {
+    structured = {name: Target(name, [seed()], run, text=False, generate=generate)
+                  for name, (generate, run, seed) in structure.GENERATORS.items()}
+    return {**structured,
         "yaml": Target("yaml", yaml_seeds, _run_yaml, text=True),
         "onnx": Target("onnx", [_onnx_seed()], _run_onnx, text=False, structured=_onnx_fields),
         "tf": Target("tf", [_tf_seed()], _run_tf, text=False),
@@ -324,8 +330,8 @@ def _on_alarm(_signum, _frame):
 
 
 def run_one(target: Target, data: bytes, tmp: Path, timeout: float) -> tuple[str, str]:
-    """Returns (outcome, detail): outcome is "ok", "error", "traceback" or
-    "hang"."""
+    """Returns (outcome, detail): outcome is "ok", "error", "traceback",
+    "hang" or "silent" (a rule about leftovers broken)."""
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
@@ -336,6 +342,8 @@ def run_one(target: Target, data: bytes, tmp: Path, timeout: float) -> tuple[str
         if not message.strip():
             return "traceback", f"{type(error).__name__} with an empty message"
         return "error", message
+    except structure.Violation as error:
+        return "silent", str(error)
     except Timeout:
         return "hang", f"no answer in {timeout} s"
     except RecursionError:
@@ -355,7 +363,7 @@ def fuzz(target: Target, seed: int, seconds: float, max_cases: int | None, timeo
     # Mutated weights overflow and turn into NaN; numpy's warnings about it
     # are expected noise here.
     warnings.simplefilter("ignore", RuntimeWarning)
-    tally = {"ok": 0, "error": 0, "traceback": 0, "hang": 0}
+    tally = {"ok": 0, "error": 0, "traceback": 0, "hang": 0, "silent": 0}
     findings: list[Finding] = []
     seen: set[str] = set()
     deadline = time.monotonic() + seconds
@@ -368,10 +376,16 @@ def fuzz(target: Target, seed: int, seconds: float, max_cases: int | None, timeo
             if outcome != "ok":
                 raise RuntimeError(f"{target.name}: a seed does not convert: {detail}")
         while time.monotonic() < deadline and (max_cases is None or index < max_cases):
-            data = mutate(target, rng)
+            must_refuse = ""
+            if target.generate is not None:
+                data, must_refuse = target.generate(rng)
+            else:
+                data = mutate(target, rng)
             outcome, detail = run_one(target, data, tmp, timeout)
+            if outcome == "ok" and must_refuse:
+                outcome, detail = "silent", f"converted although it has {must_refuse}"
             tally[outcome] += 1
-            if outcome in ("traceback", "hang"):
+            if outcome in ("traceback", "hang", "silent"):
                 key = outcome + ":" + detail.strip().splitlines()[-1] if detail.strip() else outcome
                 if key not in seen:
                     seen.add(key)

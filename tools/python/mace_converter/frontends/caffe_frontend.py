@@ -8,6 +8,8 @@ the Caffe name at the end.
 """
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 from typing import Any, Optional
 
@@ -68,7 +70,13 @@ def load_caffe(prototxt: Path, caffemodel: Optional[Path]) -> tuple[Any, dict[st
     except OSError as error:
         raise ConversionError(f"cannot read {prototxt}: {error}") from error
     except text_format.ParseError as error:
-        raise ConversionError(f"{prototxt} is not a Caffe prototxt: {error}") from error
+        # protobuf's message quotes the line; name only where and what kind
+        # of token was expected, so no file's contents reach the message.
+        expected = re.search(r"Expected [a-z ]+", str(error))
+        raise ConversionError(f"{prototxt} is not a Caffe prototxt: line {error.GetLine()}, "
+                              f"column {error.GetColumn()}"
+                              + (f": {expected.group(0).strip()}" if expected else "")
+                              ) from None
     if not net.layer and "layers" in text:
         raise ConversionError(f"{prototxt} uses Caffe's old V1 'layers' format; upgrade it "
                               "with Caffe's upgrade_net_proto_text first")

@@ -17,7 +17,7 @@ import numpy as np
 from mace_converter.api import ConversionError, ConvertOptions
 from mace_converter.frontends import onnx_more, onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401
 from mace_converter.frontends import onnx_control, onnx_recurrent  # noqa: F401  (register)
-from mace_converter.frontends import onnx_dynamic_quant
+from mace_converter.frontends import onnx_checks, onnx_dynamic_quant
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
 from mace_converter.ir import Graph
@@ -121,12 +121,7 @@ class OnnxImporter:
         onnx = _onnx()
         self.path = Path(options.model_file)
         self.options = options
-        try:
-            self.model = onnx.load(str(self.path))
-        except FileNotFoundError as error:
-            raise ConversionError(f"model file {self.path} does not exist") from error
-        except Exception as error:  # protobuf decode errors and the like
-            raise ConversionError(f"{self.path} is not a valid ONNX model: {error}") from error
+        self.model = onnx_checks.load(self.path, onnx)
         self.opset = self._opset()
         self.graph = Graph(options.model_name, self.path.name)
         # ONNX element types of the graph inputs, by name (for CastLike).

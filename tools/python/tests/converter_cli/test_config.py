@@ -212,7 +212,8 @@ class ConfigTest(unittest.TestCase):
             (lambda d: d.update(build_type="binary"),
              "build_type: 'binary' is not one of proto, code"),
             (lambda d: d.update(library_name="my lib"),
-             "library_name: 'my lib' may use only letters, digits, '_', '.' and '-'"),
+             "library_name: 'my lib' may use only letters, digits, '_', '.' and '-' "
+             "(at most 128)"),
             (lambda d: d.update(models=[]),
              "models: expected a mapping from model names to models"),
             (lambda d: d.update(models={"net": "x"}),

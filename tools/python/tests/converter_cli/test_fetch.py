@@ -52,7 +52,7 @@ class FetchTest(unittest.TestCase):
         config = self.config()
         (self.tmp / "tiny.pb").unlink()
         with self.assertRaisesRegex(ConfigError, r"deploy\.yml: models\.tiny\.model_file_path: "
-                                                 r".*tiny\.pb: no such file$"):
+                                                 r".*tiny\.pb: does not exist$"):
             fetch.model_files(config, config.models["tiny"])
 
     def test_file_url_is_downloaded_once_into_the_cache(self):
@@ -87,7 +87,7 @@ class FetchTest(unittest.TestCase):
         target = fetch.ZOO_DIR / "not_generated_yet.onnx"
         self.assertFalse(target.exists())
         with mock.patch.object(fetch, "generate_zoo") as generate:
-            with self.assertRaisesRegex(ConfigError, "no such file"):
+            with self.assertRaisesRegex(ConfigError, "does not exist"):
                 fetch.model_files(config, model)
         generate.assert_called_once_with("not_generated_yet.onnx")
         with mock.patch.object(fetch, "ZOO_SCRIPT", self.tmp / "make_zoo.py"), \

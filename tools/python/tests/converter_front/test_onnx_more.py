@@ -226,6 +226,8 @@ class MoreOpsTest(unittest.TestCase):
             with self.subTest(op=node.op_type):
                 model = make_model([node], inputs, {"y": None}, inits, 13 if
                                    node.op_type != "ScatterND" else 18)
+                if node.op_type == "Tile":
+                    model.graph.input[1].type.tensor_type.elem_type = TensorProto.INT64
                 with self.assertRaises(ConversionError) as caught:
                     convert_model(model, inputs, ["y"])
                 self.assertIn(message, str(caught.exception))

@@ -75,7 +75,7 @@ class ConvTest(unittest.TestCase):
                                            pads=[1, 1, 1, 1])], {"x": [1, 2, 9]}, {"y": None})
         with self.assertRaises(ConversionError) as caught:
             convert_model(bad, {"x": [1, 2, 9]}, ["y"])
-        self.assertIn("pads [1, 1, 1, 1] must have 2 values for a 1D window",
+        self.assertIn("MaxPool node: Attribute pads has incorrect size",
                       str(caught.exception))
 
     def test_depthwise_becomes_depthwise_op(self):

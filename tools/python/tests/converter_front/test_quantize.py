@@ -587,7 +587,7 @@ class WorkflowTest(unittest.TestCase):
     def test_bad_inputs_are_one_message(self):
         np.save(self.dir / "calib" / "9.npy", np.zeros([1, 3, 9, 8], np.float32))
         cases = {"calibration_inputs: calib\n": "9.npy: input 'x' has shape [1, 3, 9, 8]",
-                 "quantize_range_file: nowhere.txt\n": "nowhere.txt does not exist"}
+                 "quantize_range_file: nowhere.txt\n": "nowhere.txt: does not exist"}
         (self.dir / "bad.ranges").write_text("x@@0,1\nghost@@0,1\n")
         cases[f"quantize_range_file: {self.dir / 'bad.ranges'}\n"] = \
             "names tensor(s) the model does not have: 'ghost'"

@@ -74,7 +74,8 @@ class ImportedScalesTest(unittest.TestCase):
                         self.convert(qlinear_conv_model(w_scale))
 
     def test_zero_point_of_another_type(self):
-        with self.assertRaisesRegex(ConversionError, "zero point 'wz' is uint8 but 'wq' is int8"):
+        with self.assertRaisesRegex(ConversionError, "DequantizeLinear node: x_zero_point has "
+                                                     "inconsistent type tensor.uint8."):
             self.convert(dequantized_weight_model(0.01, np.uint8(3)))
 
     def test_good_models_still_convert(self):

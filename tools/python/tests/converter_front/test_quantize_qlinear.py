@@ -190,6 +190,7 @@ class ImportTest(unittest.TestCase):
             convert_model(model, {"x": [5, 16]}, ["y"], data_type="uint8",
                           quantize=QuantizeSettings())
         model.graph.node[2].domain = "com.example"
+        model.opset_import.append(helper.make_opsetid("com.example", 1))
         with self.assertRaisesRegex(ConversionError, "op domain 'com.example'"):
             convert_model(model, {"x": [5, 16]}, ["y"])
 
