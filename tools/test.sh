@@ -5,12 +5,17 @@
 # qemu-arm when its libraries are installed), each also on a baseline CPU
 # model, a sanitizer (ASan + UBSan) pass over the engine, a ThreadSanitizer
 # pass over the threaded code, the corrupt-model suite under ASan + UBSan,
-# and a short run of every fuzz target.
+# and the converter's fuzz smoke run. The engine's fuzz targets replay their
+# deterministic mutations as tests in the host and ASan steps.
 #
 #   tools/test.sh                 everything below
 #   tools/test.sh --host-only     host tests only (C++, Python and the docs)
 #   tools/test.sh --asan-all      every C++ test under ASan + UBSan
-#   MACE_FUZZ_RUNS=N              fuzz iterations in the smoke run (default 20000)
+#   MACE_FULL_ARM=1               armv7: every test, not only the kernel and
+#                                 CPU runtime tests
+#   MACE_LIBFUZZER=1              also a libFuzzer smoke run of the engine's
+#                                 targets (a clang build of its own)
+#   MACE_FUZZ_RUNS=N              iterations of that run (default 20000)
 #
 # Heavier suites have their own commands (see docs/testing.md):
 #   tools/fuzz.sh [seconds]       a long fuzzing session
@@ -115,8 +120,16 @@ armhf_ready() {
   done
 }
 if armhf_ready; then
-  step "armv7: cross build, tests under qemu-arm (no OpenCL device)"
-  bazel_tests --config=armhf --build_tests_only --test_tag_filters=-opencl,-hexagon //mace/... //test/...
+  # armv7's own code is its kernels and the CPU runtime; the whole suite
+  # (MACE_FULL_ARM=1) adds a second cross build of every end-to-end test.
+  if [[ "${MACE_FULL_ARM:-0}" == 1 ]]; then
+    armhf_targets=(//mace/... //test/...)
+  else
+    armhf_targets=(//mace/ops:all //mace/runtimes/cpu:all //mace/core/...)
+  fi
+  step "armv7: cross build, tests under qemu-arm (no OpenCL device): ${armhf_targets[*]}"
+  bazel_tests --config=armhf --build_tests_only --test_tag_filters=-opencl,-hexagon \
+    "${armhf_targets[@]}"
   step "armv7 baseline: CPU kernel and runtime tests under qemu-arm -cpu cortex-a7"
   bazel_tests --config=armhf --test_env=MACE_QEMU_CPU=cortex-a7 //mace/ops:all \
     //mace/runtimes/cpu:all
@@ -141,5 +154,11 @@ step "tsan: thread pool, engine and concurrency tests under ThreadSanitizer"
 bazel_tests --config=tsan //mace/runtimes/cpu:compute_test //test:concurrency_test \
   //test:engine_test //test:split_runtime_test
 
-step "fuzz smoke: every fuzz target (model loader, engine, mace_run flags and .npy, converter)"
-bash tools/fuzz.sh --runs="${MACE_FUZZ_RUNS:-20000}"
+if [[ "${MACE_LIBFUZZER:-0}" == 1 ]]; then
+  step "fuzz smoke: every fuzz target (model loader, engine, mace_run flags and .npy, converter)"
+  bash tools/fuzz.sh --runs="${MACE_FUZZ_RUNS:-20000}"
+else
+  step "fuzz smoke: the converter's parsers (200 cases per target)"
+  PYTHONPATH="${repo}/tools/python" .venv/bin/python tools/converter_fuzz.py --cases=200 \
+    --out=build/fuzz/artifacts
+fi
