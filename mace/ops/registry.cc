@@ -26,6 +26,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterEltwise,
       RegisterFullyConnected,
       RegisterGather,
+      RegisterGridSample,
       RegisterIdentity,
       RegisterLayerNorm,
       RegisterLocalResponseNorm,

@@ -32,6 +32,7 @@ MaceStatus RegisterDropout(OpRegistry* registry);
 MaceStatus RegisterEltwise(OpRegistry* registry);
 MaceStatus RegisterFullyConnected(OpRegistry* registry);
 MaceStatus RegisterGather(OpRegistry* registry);
+MaceStatus RegisterGridSample(OpRegistry* registry);
 MaceStatus RegisterIdentity(OpRegistry* registry);
 MaceStatus RegisterLayerNorm(OpRegistry* registry);
 MaceStatus RegisterLocalResponseNorm(OpRegistry* registry);

@@ -83,6 +83,7 @@ SPECS: dict[str, OpSpec] = {spec.op_type: spec for spec in (
     OpSpec("Gather", _GATHER),
     OpSpec("GatherElements", _GATHER),
     OpSpec("GatherND", _GATHER),
+    OpSpec("GridSample", _SPATIAL + "gridsample"),
     OpSpec("Identity", _INDEX, dsp=DSP_RENAME, uint8=FOLLOWS_INPUT),
     OpSpec("If", _INDEX, no_numpy=_SUBGRAPHS),
     OpSpec("LSTM", _RECURRENT),

@@ -219,3 +219,12 @@ def _batch_to_space(op, shapes, graph):
     bh, bw = op.args["block_shape"]
     top, bottom, left, right = op.args.get("crops", [0, 0, 0, 0])
     return [(n // (bh * bw), c, h * bh - top - bottom, w * bw - left - right)]
+
+
+@rule("GridSample")
+def _grid_sample(op, shapes, graph):
+    x, grid = shapes[0], shapes[1]
+    if len(x) != 4 or len(grid) != 4 or grid[3] != 2 or grid[0] != x[0]:
+        raise fail(op, f"X {list(x)} and grid {list(grid)} must be [N, C, H, W] and "
+                       "[N, H_out, W_out, 2]")
+    return [(x[0], x[1], grid[1], grid[2])]

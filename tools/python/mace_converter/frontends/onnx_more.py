@@ -562,3 +562,25 @@ def mean(node: Node) -> None:
     for other in names[1:]:
         total = node.emit("Eltwise", [total, other], {"type": ELTWISE_SUM}).outputs[0]
     node.emit_out("Eltwise", [total], {"type": ELTWISE_PROD, "scalar_input": 1.0 / len(names)})
+
+
+_GRID_MODES = {"bilinear": "bilinear", "linear": "bilinear", "nearest": "nearest",
+               "bicubic": "bicubic", "cubic": "bicubic"}
+
+
+@converter("GridSample")
+def grid_sample(node: Node) -> None:
+    """GridSample on [N, C, H, W] with a [N, H_out, W_out, 2] grid (opset 16
+    names its modes bilinear and bicubic, opset 20 linear and cubic)."""
+    if node.rank(0) != 4 or node.rank(1) != 4:
+        raise node.fail(f"X {list(node.shape(0))} and grid {list(node.shape(1))}: only 2-D "
+                        "sampling (rank-4 X and grid) is supported")
+    mode = str(node.attr("mode", "bilinear" if node.opset < 20 else "linear"))
+    padding = str(node.attr("padding_mode", "zeros"))
+    if mode not in _GRID_MODES:
+        raise node.fail(f"mode '{mode}' is not linear, nearest or cubic")
+    if padding not in ("zeros", "border", "reflection"):
+        raise node.fail(f"padding_mode '{padding}' is not zeros, border or reflection")
+    node.emit_out("GridSample", [node.tensor(0), node.tensor(1)],
+                  {"mode": _GRID_MODES[mode], "padding_mode": padding,
+                   "align_corners": int(node.attr("align_corners", 0))})

@@ -222,3 +222,88 @@ def _batch_to_space(inputs, args, _):
     n = nb // (bh * bw)
     y = x.reshape(bh, bw, n, c, h, w).transpose(2, 3, 4, 0, 5, 1).reshape(n, c, h * bh, w * bw)
     return [y[:, :, top:h * bh - bottom, left:w * bw - right]]
+
+
+def _grid_bounds(size: int, align: bool) -> tuple[float, float]:
+    return (0.0, size - 1.0) if align else (-0.5, size - 0.5)
+
+
+def _grid_reflect(v: np.ndarray, low: float, high: float) -> np.ndarray:
+    span = high - low
+    if span <= 0:
+        return np.full_like(v, low)
+    below = v < low
+    dx = np.where(below, low - v, v - high)
+    rest = np.fmod(dx, span)
+    odd = np.fmod(np.floor(dx / span), 2) != 0
+    reflected = np.where(below, np.where(odd, high - rest, low + rest),
+                         np.where(odd, low + rest, high - rest))
+    return np.where((v >= low) & (v <= high), v, reflected)
+
+
+@kernel("GridSample")
+def _grid_sample(inputs, args, _):
+    """ONNX GridSample on NCHW (mace/ops/ref/grid_sample.h), in float64."""
+    x, grid = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    n, c, h, w = x.shape
+    mode, padding = args.get("mode", "bilinear"), args.get("padding_mode", "zeros")
+    align = bool(args.get("align_corners", 0))
+    with np.errstate(invalid="ignore", over="ignore"):
+        px = (grid[..., 0] + 1) / 2 * (w - 1) if align else ((grid[..., 0] + 1) * w - 1) / 2
+        py = (grid[..., 1] + 1) / 2 * (h - 1) if align else ((grid[..., 1] + 1) * h - 1) / 2
+    finite = np.isfinite(px) & np.isfinite(py)
+    px, py = np.where(finite, px, 0.0), np.where(finite, py, 0.0)
+    if mode == "nearest":
+        px, py = np.rint(px), np.rint(py)
+
+    def place(v, size):
+        low, high = _grid_bounds(size, align)
+        if padding == "border":
+            v = np.where((v < low) | (v > high), np.clip(v, 0, size - 1), v)
+        elif padding == "reflection":
+            v = _grid_reflect(v, low, high)
+        return np.clip(v, -2.0 ** 24, 2.0 ** 24)
+
+    def tap(i, size):
+        if padding == "zeros":
+            return np.where((i >= 0) & (i < size), i, -1)
+        if padding == "border":
+            return np.clip(i, 0, size - 1)
+        low, high = _grid_bounds(size, align)
+        return np.clip(_grid_reflect(i.astype(np.float64), low, high).astype(np.int64), 0,
+                       size - 1)
+
+    if mode in ("bicubic", "cubic"):     # as onnxruntime: only the taps are placed
+        px, py = np.clip(px, -2.0 ** 24, 2.0 ** 24), np.clip(py, -2.0 ** 24, 2.0 ** 24)
+    else:
+        px, py = place(px, w), place(py, h)
+    batch = np.arange(n).reshape(n, 1, 1)
+    out = np.zeros((n,) + px.shape[1:] + (c,))
+
+    def add(rows, columns, weight):
+        r, col = tap(rows, h), tap(columns, w)
+        valid = (r >= 0) & (col >= 0)
+        values = x[batch, :, np.maximum(r, 0), np.maximum(col, 0)]     # [n, oh, ow, c]
+        out[...] += (weight * valid)[..., None] * values
+
+    if mode == "nearest":
+        add(py.astype(np.int64), px.astype(np.int64), np.ones_like(px))
+    else:
+        fx, fy = np.floor(px), np.floor(py)
+        tx, ty = px - fx, py - fy
+        if mode in ("bilinear", "linear"):
+            offsets, wx, wy = (0, 1), [1 - tx, tx], [1 - ty, ty]
+        else:
+            def cubic(t):
+                a = -0.75
+                d = [t + 1, t, 1 - t, 2 - t]
+                return [((a * d[0] - 5 * a) * d[0] + 8 * a) * d[0] - 4 * a,
+                        ((a + 2) * d[1] - (a + 3)) * d[1] * d[1] + 1,
+                        ((a + 2) * d[2] - (a + 3)) * d[2] * d[2] + 1,
+                        ((a * d[3] - 5 * a) * d[3] + 8 * a) * d[3] - 4 * a]
+            offsets, wx, wy = (-1, 0, 1, 2), cubic(tx), cubic(ty)
+        for i, dy in enumerate(offsets):
+            for j, dx in enumerate(offsets):
+                add(fy.astype(np.int64) + dy, fx.astype(np.int64) + dx, wy[i] * wx[j])
+    out = np.where(finite[..., None], out, 0.0)
+    return [out.transpose(0, 3, 1, 2).astype(np.float32)]

@@ -1,0 +1,72 @@
+#include "mace/ops/grid_sample.h"
+
+#include <string>
+
+#include "mace/ops/common/op_checks.h"
+#include "mace/ops/cpu/grid_sample_cpu.h"
+#include "mace/ops/registry.h"
+
+namespace mace {
+namespace ops {
+
+MaceStatus GridSampleBase::Init() {
+  OP_CHECK(InputSize() == 2 && OutputSize() == 1,
+           "needs inputs [X, grid] and one output, got ", InputSize(), " inputs and ",
+           OutputSize(), " outputs");
+  const std::string mode = GetString("mode", "bilinear");
+  if (mode == "bilinear" || mode == "linear") {
+    params_.mode = ref::GridSampleMode::LINEAR;
+  } else if (mode == "nearest") {
+    params_.mode = ref::GridSampleMode::NEAREST;
+  } else if (mode == "bicubic" || mode == "cubic") {
+    params_.mode = ref::GridSampleMode::CUBIC;
+  } else {
+    OP_CHECK(false, "mode '", mode, "' is not bilinear, nearest or bicubic");
+  }
+  const std::string padding = GetString("padding_mode", "zeros");
+  if (padding == "zeros") {
+    params_.padding = ref::GridSamplePadding::ZEROS;
+  } else if (padding == "border") {
+    params_.padding = ref::GridSamplePadding::BORDER;
+  } else if (padding == "reflection") {
+    params_.padding = ref::GridSamplePadding::REFLECTION;
+  } else {
+    OP_CHECK(false, "padding_mode '", padding, "' is not zeros, border or reflection");
+  }
+  const int64_t align = GetInt("align_corners", 0);
+  OP_CHECK(align == 0 || align == 1, "align_corners must be 0 or 1, got ", align);
+  params_.align_corners = align == 1;
+  return MaceStatus();
+}
+
+MaceStatus GridSampleBase::InferShapes() {
+  MACE_RETURN_IF_ERROR(CheckNchwInput(*this));
+  const Tensor* input = Input(0);
+  const Tensor* grid = Input(1);
+  MACE_RETURN_IF_ERROR(CheckTensor(*this, grid, DT_FLOAT));
+  OP_CHECK(grid->dim_size() == 4 && grid->dim(3) == 2, "grid has shape ",
+           ShapeToString(grid->shape()), "; it must be [N, H_out, W_out, 2]");
+  OP_CHECK(grid->dim(0) == input->dim(0), "grid has batch ", grid->dim(0), " but X has ",
+           input->dim(0));
+  // The reference kernel's coordinates are exact floats below 2^24.
+  constexpr int64_t kMaxSide = int64_t{1} << 24;
+  OP_CHECK(input->dim(2) >= 1 && input->dim(3) >= 1 && input->dim(2) < kMaxSide &&
+               input->dim(3) < kMaxSide,
+           "X has shape ", ShapeToString(input->shape()),
+           "; its height and width must be from 1 to 2^24 - 1");
+  params_.batch = input->dim(0);
+  params_.channels = input->dim(1);
+  params_.in_h = input->dim(2);
+  params_.in_w = input->dim(3);
+  params_.out_h = grid->dim(1);
+  params_.out_w = grid->dim(2);
+  Output(0)->Reshape({params_.batch, params_.channels, params_.out_h, params_.out_w});
+  return MaceStatus();
+}
+
+MaceStatus RegisterGridSample(OpRegistry* registry) {
+  return registry->Register("GridSample", DeviceType::CPU, DT_FLOAT, NewGridSampleCpu);
+}
+
+}  // namespace ops
+}  // namespace mace
