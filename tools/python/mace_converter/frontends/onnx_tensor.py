@@ -780,3 +780,49 @@ def resize(node: Node) -> None:
         node.emit_out("ResizeBilinear", inputs, args, planned=planned)
     else:
         raise node.fail(f"resize mode '{mode}' is not supported (nearest and linear are)")
+
+
+@converter("CenterCropPad")
+def center_crop_pad(node: Node) -> None:
+    """Each listed axis cropped or padded with zeros to its target length,
+    centered (the odd element goes to the end, as ONNX defines): a Slice,
+    then a Pad. The targets come from the shape input, or, when it is
+    computed, from the output shape the model declares."""
+    shape = list(node.shape(0))
+    rank = len(shape)
+    axes = [normalize_axis(node, int(a), rank) for a in node.ints("axes", list(range(rank)))]
+    if computed(node, 1):
+        declared = node.graph.declared_shapes.get(node.outputs[0])
+        if declared is None or len(declared) != rank:
+            raise node.fail("the target shape is computed at run time and the model declares "
+                            "no output shape of the input's rank")
+        targets = [int(declared[a]) for a in axes]
+    else:
+        targets = [int(t) for t in node.const(1, "shape").reshape(-1)]
+    if len(targets) != len(axes):
+        raise node.fail(f"shape has {len(targets)} values for {len(axes)} axes")
+    if any(t < 0 for t in targets):
+        raise node.fail(f"target lengths {targets} must not be negative")
+    starts, ends, crop_axes = [], [], []
+    pads = [0] * (2 * rank)
+    for axis, target in zip(axes, targets):
+        size = shape[axis]
+        if target < size:
+            start = (size - target) // 2
+            starts.append(start)
+            ends.append(start + target)
+            crop_axes.append(axis)
+        elif target > size:
+            pads[axis] = (target - size) // 2
+            pads[axis + rank] = target - size - pads[axis]
+    source = node.tensor(0)
+    crop = {"starts": starts, "ends": ends, "axes": crop_axes, "steps": [1] * len(crop_axes)}
+    if not any(pads):
+        node.emit_out("Slice" if crop_axes else "Identity", [source], crop if crop_axes else {})
+        return
+    if crop_axes:
+        source = node.emit("Slice", [source], crop).outputs[0]
+    amounts = []
+    for axis in range(rank):
+        amounts += [pads[axis], pads[axis + rank]]
+    node.emit_out("Pad", [source], {PAD_AMOUNTS: amounts})
