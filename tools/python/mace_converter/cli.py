@@ -68,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     failures: list[str] = []
     for model in config.select(args.model_name):
         artifacts = conversion.load_artifacts(config, model)
-        inputs, origin = run.make_inputs(config, model)
+        inputs, origin = run.make_inputs(config, model, artifacts)
         say(f"model {model.name}: inputs {origin}")
         references: dict = {}  # description and outputs, once per model
         for abi in config.abis(args.target_abi):
@@ -153,7 +153,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     options = _run_options(args, benchmark=True)
     for model in config.select(args.model_name):
         artifacts = conversion.load_artifacts(config, model)
-        inputs, origin = run.make_inputs(config, model)
+        inputs, origin = run.make_inputs(config, model, artifacts)
         say(f"model {model.name}: inputs {origin}")
         for abi in config.abis(args.target_abi):
             for device in model.devices():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mace_converter import fetch, layout
+from mace_converter import fetch, input_values, layout
 from mace_converter.config import DeploymentConfig, ModelConfig
 from mace_converter.conversion import ModelArtifacts, work_dir
 from mace_converter.package import dsp_image_path, library_dir, mace_run_path, opencl_run_flags
@@ -159,19 +159,33 @@ def float_inputs(artifacts: ModelArtifacts,
             for name, array in inputs.items()}
 
 
-def make_inputs(config: DeploymentConfig, model: ModelConfig) -> tuple[dict[str, np.ndarray], str]:
-    """Inputs in the deployment file's layout, and where they came from."""
+def make_inputs(config: DeploymentConfig, model: ModelConfig,
+                artifacts: ModelArtifacts | None = None) -> tuple[dict[str, np.ndarray], str]:
+    """Inputs in the deployment file's layout, and where they came from;
+    each in the type the converted model (`artifacts`) declares for it:
+    int32, int64 and bool inputs get whole numbers (input_values.py)."""
+    types = input_types(artifacts) if artifacts is not None else {}
     if model.validation_inputs_data:
         files = fetch.validation_files(config, model)
-        arrays = {spec.name: _load_tensor(path, spec.shape, config, model)
+        arrays = {spec.name: _load_tensor(path, spec.shape, config, model,
+                                          types.get(spec.name, "float32"))
                   for spec, path in zip(model.inputs, files)}
         return arrays, "validation_inputs_data: " + ", ".join(p.name for p in files)
     rng = np.random.default_rng(INPUT_SEED)
-    arrays = {spec.name: rng.uniform(*spec.value_range, size=spec.shape).astype(np.float32)
-              for spec in model.inputs}
-    ranges = ", ".join(f"{s.name} in [{s.value_range[0]:g}, {s.value_range[1]:g})"
-                       for s in model.inputs)
-    return arrays, f"uniform random, seed {INPUT_SEED}: {ranges}"
+    arrays, ranges = {}, []
+    for spec in model.inputs:
+        arrays[spec.name], described = input_values.draw(
+            rng, spec, types.get(spec.name, "float32"), model.input_ranges_given)
+        ranges.append(described)
+    return arrays, f"uniform random, seed {INPUT_SEED}: {', '.join(ranges)}"
+
+
+def input_types(artifacts: ModelArtifacts) -> dict[str, str]:
+    """The type the engine takes for each input, keyed by the deployment
+    file's names."""
+    types = input_values.app_types(artifacts.pb)
+    return {source.name: types.get(engine.name, "float32")
+            for source, engine in zip(artifacts.source_inputs, artifacts.engine_inputs)}
 
 
 def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArtifacts,
@@ -255,8 +269,10 @@ def _engine_types(inputs: dict[str, np.ndarray], quantized: dict[str, Uint8Io],
                   echo: bool) -> dict[str, np.ndarray]:
     """Each uint8 input of a quantize_uint8_io model as uint8: a float
     array quantized as the engine's Quantize op would, a uint8 one (a
-    uint8 .npy file) as it is. Other inputs are fed as float32."""
-    typed = {name: array.astype(np.float32) for name, array in inputs.items()}
+    uint8 .npy file) as it is. Integer and bool inputs keep their type;
+    other inputs are fed as float32."""
+    typed = {name: array if array.dtype.kind in "iub" else array.astype(np.float32)
+             for name, array in inputs.items()}
     for name, quant in quantized.items():
         array = inputs[name]
         if array.dtype == np.uint8:
@@ -376,7 +392,8 @@ def output_summary(name: str, array: np.ndarray) -> str:
 
 
 def _load_tensor(path: Path, shape: list[int], config: DeploymentConfig,
-                 model: ModelConfig) -> np.ndarray:
+                 model: ModelConfig, dtype: str) -> np.ndarray:
+    """A validation file's values for an input of type `dtype`."""
     key = f"models.{model.name}.validation_inputs_data"
     try:
         array = np.load(path) if path.suffix == ".npy" else np.fromfile(path, dtype="<f4")
@@ -388,6 +405,8 @@ def _load_tensor(path: Path, shape: list[int], config: DeploymentConfig,
     if array.dtype == np.uint8 and model.quantize is not None and model.quantize.uint8_io:
         # Already quantized for a uint8 input: fed as it is (run_model).
         return array.reshape(shape)
+    if dtype in input_values.INTEGER_TYPES:
+        return input_values.as_type(array, dtype, path.name).reshape(shape)
     return array.astype(np.float32).reshape(shape)
 
 
