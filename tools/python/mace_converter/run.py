@@ -9,6 +9,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -61,6 +62,9 @@ class RunResult:
     # The uint8 outputs of a quantize_uint8_io model as mace_run wrote them
     # (same keys and layout as `outputs`, which holds them dequantized).
     uint8_outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    # With run_model's `intermediates`: those tensors and the model's
+    # outputs as the engine holds them, keyed by its names, in its layout.
+    intermediates: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,12 @@ def input_types(artifacts: ModelArtifacts) -> dict[str, str]:
 
 def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArtifacts,
               abi: str, device: str, inputs: dict[str, np.ndarray],
-              options: RunOptions, echo: bool = True) -> RunResult:
+              options: RunOptions, echo: bool = True,
+              intermediates: Sequence[str] = ()) -> RunResult:
+    """Runs mace_run on `inputs` (keyed by the deployment file's names, in
+    its layout). `intermediates` names tensors that ops of the model produce,
+    which the engine then hands out beside the outputs (RunResult.
+    intermediates); their output files must not collide (safe_name)."""
     runner = mace_run_path(config, abi)
     if not runner.exists():
         raise UserError(f"{runner} does not exist: build {abi} first with "
@@ -199,21 +208,18 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in run_dir.glob("*.npy"):
         stale.unlink()
-    graph, weights = artifacts.pb, artifacts.data
-    packaged = library_dir(config) / "model"
-    if config.build_type == "proto" and (packaged / f"{model.name}.pb").exists():
-        graph, weights = packaged / f"{model.name}.pb", packaged / f"{model.name}.data"
+    graph, weights = model_files(config, model, artifacts)
     quantized_inputs, quantized_outputs = uint8_io(artifacts, graph)
     engine_inputs = layout.to_engine(_engine_types(inputs, quantized_inputs, echo),
                                      artifacts.source_inputs, artifacts.engine_inputs)
     for name, array in engine_inputs.items():
-        np.save(run_dir / f"input_{_safe_name(name)}.npy", array)
+        np.save(run_dir / f"input_{safe_name(name)}.npy", array)
     command = QEMU.get(abi, []) + [
         str(runner), f"--model_file={graph}", f"--model_data_file={weights}",
         "--input_node=" + ",".join(s.name for s in artifacts.engine_inputs),
         "--input_shape=" + _shapes(artifacts.engine_inputs),
-        "--output_node=" + ",".join(s.name for s in artifacts.engine_outputs),
-        "--output_shape=" + _shapes(artifacts.engine_outputs),
+        "--output_node=" + ",".join([s.name for s in artifacts.engine_outputs]
+                                    + list(intermediates)),
         f"--input_file={run_dir / 'input'}", f"--output_file={run_dir / 'output'}",
         f"--device={_DEVICE_FLAG[device]}", f"--round={options.round}",
         f"--restart_round={options.restart_round}",
@@ -221,6 +227,10 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
         f"--cpu_affinity_policy={options.cpu_affinity_policy}",
         f"--gpu_perf_hint={options.gpu_perf_hint}",
         f"--gpu_priority_hint={options.gpu_priority_hint}"]
+    if not intermediates:
+        # mace_run takes a shape for every --output_node or for none; the
+        # outputs' sizes are still checked as they are read (layout.relayout).
+        command.append("--output_shape=" + _shapes(artifacts.engine_outputs))
     if device == "gpu":
         command += gpu_flags(model, run_dir) + opencl_run_flags(config, abi)
     if device == "cpu" and model.device_data_type("cpu") == "fp16_fp16":
@@ -248,8 +258,11 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
                           result.stderr.strip() or result.stdout.strip())
     if options.memory_report and device == "cpu":
         draw_memory_plan(plan)
-    engine_outputs = {spec.name: np.load(run_dir / f"output_{_safe_name(spec.name)}.npy")
+    engine_outputs = {spec.name: np.load(run_dir / f"output_{safe_name(spec.name)}.npy")
                       for spec in artifacts.engine_outputs}
+    held = dict(engine_outputs) if intermediates else {}
+    held.update({name: np.load(run_dir / f"output_{safe_name(name)}.npy")
+                 for name in intermediates})
     outputs = layout.to_source(engine_outputs, artifacts.source_outputs, artifacts.engine_outputs)
     uint8_outputs = {}
     for name, quant in quantized_outputs.items():
@@ -262,7 +275,18 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
             say(f"    output {name}: uint8 from mace_run, dequantized by the tool as "
                 f"scale * (q - zero point), {quant.describe()}")
     return RunResult(outputs=outputs, latency=parse_latency(result.stdout),
-                     stdout=result.stdout, command=command, uint8_outputs=uint8_outputs)
+                     stdout=result.stdout, command=command, uint8_outputs=uint8_outputs,
+                     intermediates=held)
+
+
+def model_files(config: DeploymentConfig, model: ModelConfig,
+                artifacts: ModelArtifacts) -> tuple[Path, Path]:
+    """The graph and weights mace_run loads: the packaged ones of a proto
+    build, else those in the work directory."""
+    packaged = library_dir(config) / "model"
+    if config.build_type == "proto" and (packaged / f"{model.name}.pb").exists():
+        return packaged / f"{model.name}.pb", packaged / f"{model.name}.data"
+    return artifacts.pb, artifacts.data
 
 
 def _engine_types(inputs: dict[str, np.ndarray], quantized: dict[str, Uint8Io],
@@ -414,6 +438,6 @@ def _shapes(specs) -> str:
     return ":".join(",".join(str(d) for d in spec.shape) for spec in specs)
 
 
-def _safe_name(name: str) -> str:
+def safe_name(name: str) -> str:
     """mace_run's file name for a tensor name."""
     return name.replace("/", "_").replace(":", "_").replace(" ", "_")
