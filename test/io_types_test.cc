@@ -4,8 +4,10 @@
 // refused with MACE_INVALID_ARGS, never rounded.
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -155,6 +157,24 @@ TEST(IoTypesTest, Uint8IntoAFloatModel) {
           .ok());
   EXPECT_EQ(outputs.at("y").data_type(), TensorDataType::FLOAT32);
   EXPECT_EQ(Values<float>(outputs.at("y")), std::vector<float>({0.f, 7.f, 128.f, 255.f}));
+}
+
+TEST(IoTypesTest, InputDataTypesAreTheDeclaredOnes) {
+  const std::vector<std::pair<IODataType, TensorDataType>> cases = {
+      {IO_INT64, TensorDataType::INT64}, {IO_INT32, TensorDataType::INT32},
+      {IO_BOOL, TensorDataType::BOOL},   {IO_UINT8, TensorDataType::UINT8},
+      {IO_DEFAULT, TensorDataType::FLOAT32}};
+  for (const auto& [declared, expected] : cases) {
+    auto engine = TypedModel(declared, IO_DEFAULT, "identity").Engine();
+    ASSERT_NE(engine, nullptr);
+    std::map<std::string, TensorDataType> types;
+    ASSERT_TRUE(engine->GetInputDataTypes(&types).ok());
+    EXPECT_EQ(types, (std::map<std::string, TensorDataType>{{"x", expected}}))
+        << TensorDataTypeName(expected);
+  }
+  auto engine = TypedModel(IO_INT64, IO_DEFAULT, "identity").Engine();
+  ASSERT_NE(engine, nullptr);
+  ExpectError(engine->GetInputDataTypes(nullptr), MaceStatus::MACE_INVALID_ARGS, "needs a map");
 }
 
 // Apps that feed float32 (as before typed inputs existed) and read float32

@@ -222,6 +222,16 @@ class MaceEngine::Impl {
     return MaceStatus();
   }
 
+  MaceStatus GetInputDataTypes(std::map<std::string, TensorDataType>* types) const {
+    MACE_CHECK_ARG(executor_ != nullptr, "GetInputDataTypes called before a successful Init");
+    MACE_CHECK_ARG(types != nullptr, "GetInputDataTypes needs a map");
+    types->clear();
+    for (const std::string& name : input_names_) {
+      (*types)[name] = AppTypeOf(name, executor_->InputTensor(name)->dtype());
+    }
+    return MaceStatus();
+  }
+
   MaceStatus GetNames(bool outputs, std::vector<std::string>* names) const {
     MACE_CHECK_ARG(executor_ != nullptr, "GetInputNames/GetOutputNames called before a "
                    "successful Init");
@@ -554,6 +564,10 @@ MaceStatus MaceEngine::GetInputShapes(std::map<std::string, std::vector<int64_t>
 MaceStatus MaceEngine::GetInputMaxShapes(
     std::map<std::string, std::vector<int64_t>>* shapes) const {
   return impl_->GetInputMaxShapes(shapes);
+}
+
+MaceStatus MaceEngine::GetInputDataTypes(std::map<std::string, TensorDataType>* types) const {
+  return impl_->GetInputDataTypes(types);
 }
 
 MaceStatus MaceEngine::GetInputNames(std::vector<std::string>* names) const {

@@ -406,6 +406,10 @@ class MaceEngine {
   // GetInputShapes' default is dynamic: Run takes any value from 1 to this
   // one there (CPU runtime; docs/user_guide.md). Equal for a fixed input.
   MaceStatus GetInputMaxShapes(std::map<std::string, std::vector<int64_t>>* shapes) const;
+  // The element type the app feeds each input: the model's declared app
+  // type (int64 token ids, a bool mask, ...), else the engine's own type.
+  // Run also takes float32 for an integer input. Valid after Init.
+  MaceStatus GetInputDataTypes(std::map<std::string, TensorDataType>* types) const;
   // The input and output names in the model's order (or as Init was given
   // them); valid after Init.
   MaceStatus GetInputNames(std::vector<std::string>* names) const;

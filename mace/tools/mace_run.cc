@@ -10,14 +10,13 @@
 #include <map>
 #include <new>
 #include <random>
-#include <set>
 
-#include "mace/proto/mace.pb.h"
 #include "mace/public/mace.h"
 #include "mace/tools/file_read.h"
 #include "mace/tools/npy_io.h"
 #include "mace/tools/quantize_histogram.h"
 #include "mace/tools/quantize_stat.h"
+#include "mace/tools/random_inputs.h"
 #include "mace/tools/run_flags.h"
 #include "mace/tools/run_report.h"
 #include "mace/tools/soak.h"
@@ -83,60 +82,42 @@ bool InputPath(const std::string& prefix, const std::string& name, bool single_i
   return false;
 }
 
-// The graph inputs that the engine keeps in uint8 and the app feeds as
-// uint8 (a model converted with quantize_uint8_io): the engine takes no
-// float there, so random inputs for them are uint8. Empty when the graph
-// does not parse; the engine then says why.
-std::set<std::string> Uint8Inputs(const std::string& graph) {
-  std::set<std::string> names;
-  NetDef net;
-  if (!net.ParseFromString(graph)) return names;
-  for (const InputOutputInfo& info : net.input_info()) {
-    if (info.data_type() == DT_UINT8 &&
-        (info.app_data_type() == IO_DEFAULT || info.app_data_type() == IO_UINT8)) {
-      names.insert(info.name());
+// The range --input_range gives input `name`, else its default.
+InputRange RangeOf(const RunFlags& flags, const std::string& name, TensorDataType type) {
+  if (flags.input_ranges.size() == 1) {
+    return {flags.input_ranges[0].first, flags.input_ranges[0].second};
+  }
+  for (size_t i = 0; i < flags.input_ranges.size() && i < flags.input_nodes.size(); ++i) {
+    if (flags.input_nodes[i] == name) {
+      return {flags.input_ranges[i].first, flags.input_ranges[i].second};
     }
   }
-  return names;
+  return DefaultInputRange(name, type);
 }
 
 // Call only after CheckInputShapes: `shapes` are then the model's shapes, or
 // within the ranges its dynamic inputs declare, so no flag can size memory
-// beyond what the model allows. Random inputs are uniform in [-1, 1), or in
-// [0, 255] for the inputs in `uint8_inputs`.
+// beyond what the model allows. Random inputs have the type the model
+// declares for each input (`types`), in its range (RangeOf).
 MaceStatus MakeInputs(const RunFlags& flags,
                       const std::map<std::string, std::vector<int64_t>>& shapes,
-                      const std::set<std::string>& uint8_inputs,
+                      const std::map<std::string, TensorDataType>& types,
                       std::map<std::string, MaceTensor>* inputs) {
   std::mt19937 engine(kInputSeed);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::uniform_int_distribution<int> byte(0, 255);
   for (const auto& [name, shape] : shapes) {
-    const int64_t count = CheckedElementCount(shape, kMaxByteCount / sizeof(float));
+    auto declared = types.find(name);
+    const TensorDataType input_type =
+        declared != types.end() ? declared->second : TensorDataType::FLOAT32;
+    const int64_t count = CheckedElementCount(
+        shape, kMaxByteCount / std::max<int64_t>(sizeof(float), TensorDataTypeSize(input_type)));
     if (count < 0) {
       return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
                         "input '" + name + "' has an oversized shape " + ShapeText(shape));
     }
-    if (flags.input_file.empty() && uint8_inputs.count(name) > 0) {
-      std::shared_ptr<void> bytes(new (std::nothrow) uint8_t[std::max<int64_t>(count, 1)],
-                                  std::default_delete<uint8_t[]>());
-      if (bytes == nullptr) {
-        return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
-                          "cannot allocate input '" + name + "' of shape " + ShapeText(shape));
-      }
-      auto* data = static_cast<uint8_t*>(bytes.get());
-      for (int64_t k = 0; k < count; ++k) data[k] = static_cast<uint8_t>(byte(engine));
-      (*inputs)[name] = MaceTensor(shape, bytes, TensorDataType::UINT8);
-      continue;
-    }
-    std::shared_ptr<float> data(new (std::nothrow) float[count], std::default_delete<float[]>());
-    if (data == nullptr) {
-      return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
-                        "cannot allocate input '" + name + "' of shape " + ShapeText(shape));
-    }
     if (flags.input_file.empty()) {
-      for (int64_t k = 0; k < count; ++k) data.get()[k] = dist(engine);
-      (*inputs)[name] = MaceTensor(shape, data);
+      MaceStatus status = RandomInput(name, shape, count, input_type,
+                                      RangeOf(flags, name, input_type), &engine, &(*inputs)[name]);
+      if (!status.ok()) return status;
       continue;
     }
     // A .npy file's dtype is the input's type (float32, int32, int64, bool
@@ -167,10 +148,12 @@ MaceStatus MakeInputs(const RunFlags& flags,
 // Compares the flags' input shapes with the engine's before MakeInputs
 // allocates anything.
 MaceStatus PrepareInputs(const RunFlags& flags, const MaceEngine& engine,
-                         const std::set<std::string>& uint8_inputs,
                          std::map<std::string, MaceTensor>* inputs) {
   std::map<std::string, std::vector<int64_t>> shapes;
   MaceStatus status = engine.GetInputShapes(&shapes);
+  if (!status.ok()) return status;
+  std::map<std::string, TensorDataType> types;
+  status = engine.GetInputDataTypes(&types);
   if (!status.ok()) return status;
   std::map<std::string, std::vector<int64_t>> max_shapes;
   status = engine.GetInputMaxShapes(&max_shapes);
@@ -180,7 +163,7 @@ MaceStatus PrepareInputs(const RunFlags& flags, const MaceEngine& engine,
   if (!CheckInputShapes(flags, shapes, max_shapes, &run_shapes, &error)) {
     return MaceStatus(MaceStatus::MACE_INVALID_ARGS, error);
   }
-  return MakeInputs(flags, run_shapes, uint8_inputs, inputs);
+  return MakeInputs(flags, run_shapes, types, inputs);
 }
 
 // Runs `engine` `rounds` times, reusing its output buffers as an app would,
@@ -234,7 +217,6 @@ int RunMain(int argc, char** argv) {
     return Fail("--model_data_file: " + error);
   }
   const auto* graph_bytes = reinterpret_cast<const unsigned char*>(graph.data());
-  const std::set<std::string> uint8_inputs = Uint8Inputs(graph);
 
   MaceEngineConfig config(device);
   MaceStatus status = config.SetCPUThreadPolicy(
@@ -318,7 +300,7 @@ int RunMain(int argc, char** argv) {
 
     // Every engine of the model has the same inputs: they are made once.
     if (restart == 0) {
-      status = PrepareInputs(flags, *engine, uint8_inputs, &inputs);
+      status = PrepareInputs(flags, *engine, &inputs);
       if (!status.ok()) return Fail(status.ToString());
       for (const auto& [name, tensor] : inputs) {
         if (!flags.quantize_stat.empty() && tensor.data() != nullptr) {
@@ -341,8 +323,12 @@ int RunMain(int argc, char** argv) {
     }
   }
   if (flags.input_file.empty()) {
-    std::printf("inputs: uniform random in [-1, 1)%s, seed %u\n",
-                uint8_inputs.empty() ? "" : " (uint8 inputs: uniform in [0, 255])", kInputSeed);
+    std::printf("inputs: random, seed %u\n", kInputSeed);
+    for (const auto& [name, tensor] : inputs) {
+      std::printf(
+          "  input %s (%s): %s\n", name.c_str(), TensorDataTypeName(tensor.data_type()),
+          DescribeInputRange(tensor.data_type(), RangeOf(flags, name, tensor.data_type())).c_str());
+    }
   }
   for (size_t i = 0; i < flags.output_shapes.size(); ++i) {
     const std::vector<int64_t>& actual = outputs[flags.output_nodes[i]].shape();

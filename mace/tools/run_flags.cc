@@ -1,6 +1,7 @@
 #include "mace/tools/run_flags.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -54,6 +55,23 @@ bool ParseShapes(const std::string& text, std::vector<std::vector<int64_t>>* sha
   return true;
 }
 
+bool ParseRanges(const std::string& text, std::vector<std::pair<double, double>>* ranges) {
+  ranges->clear();
+  for (const std::string& range_text : SplitString(text, ':')) {
+    const std::vector<std::string> bounds = SplitString(range_text, ',');
+    if (bounds.size() != 2) return false;
+    double values[2];
+    for (int k = 0; k < 2; ++k) {
+      char* end = nullptr;
+      values[k] = std::strtod(bounds[k].c_str(), &end);
+      if (bounds[k].empty() || *end != '\0' || !std::isfinite(values[k])) return false;
+    }
+    if (!(values[0] < values[1])) return false;
+    ranges->emplace_back(values[0], values[1]);
+  }
+  return !ranges->empty();
+}
+
 bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::string* error) {
   using Setter = std::function<bool(const std::string&)>;
   auto int_flag = [](int* target, int64_t low, int64_t high) -> Setter {
@@ -97,6 +115,8 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
       {"input_shape", shapes_flag(&flags->input_shapes)},
       {"output_node", list_flag(&flags->output_nodes)},
       {"output_shape", shapes_flag(&flags->output_shapes)},
+      {"input_range",
+       [flags](const std::string& v) { return ParseRanges(v, &flags->input_ranges); }},
       {"input_file", string_flag(&flags->input_file)},
       {"output_file", string_flag(&flags->output_file)},
       {"device", string_flag(&flags->device)},
@@ -183,6 +203,11 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
              " shapes";
     return false;
   }
+  if (flags->input_ranges.size() > 1 && flags->input_ranges.size() != flags->input_nodes.size()) {
+    *error = "--input_range gives " + std::to_string(flags->input_ranges.size()) +
+             " ranges; give one for every input, or one per --input_node";
+    return false;
+  }
   if (!flags->quantize_stat_histogram.empty() &&
       (flags->quantize_stat.empty() || flags->quantize_stat_percentile < 100)) {
     *error = "--quantize_stat_histogram needs --quantize_stat and no --quantize_stat_percentile";
@@ -204,7 +229,13 @@ std::string RunUsage() {
                               "--input_shape=" is one), a dimension may be 0
   --output_node=x,y           outputs to fetch (default: the model's outputs)
   --output_shape=1,10:...     expected output shapes, checked after the run
-  --input_file=PREFIX         read PREFIX_<node> (.npy, or raw float32); default random
+  --input_file=PREFIX         read PREFIX_<node> (.npy, or raw float32); default random,
+                              in the type the model declares for each input
+  --input_range=L,H:L,H       random inputs in [L, H): one range for every input, or
+                              one per --input_node; integer inputs take the whole
+                              numbers in it (default: float [-1, 1), uint8 [0, 256),
+                              bool [0, 2), an integer input named *mask* all 1,
+                              other integers [0, 2))
   --output_file=PREFIX        write PREFIX_<node>.npy
   --device=CPU|GPU|HEXAGON    runtime (default CPU)
   --round=N                   timed runs (default 1)

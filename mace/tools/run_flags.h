@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mace {
@@ -18,6 +19,9 @@ struct RunFlags {
   std::vector<std::vector<int64_t>> input_shapes;
   std::vector<std::string> output_nodes;
   std::vector<std::vector<int64_t>> output_shapes;
+  // --input_range: [low, high) of random inputs, one for every input or
+  // one per --input_node; empty: each input's default.
+  std::vector<std::pair<double, double>> input_ranges;
   std::string input_file;   // prefix: <prefix>_<node> or a single file, .npy or raw
   std::string output_file;  // prefix for outputs
   std::string device = "CPU";
@@ -74,6 +78,8 @@ bool CheckInputShapes(const RunFlags& flags,
                       const std::map<std::string, std::vector<int64_t>>& max_shapes,
                       std::map<std::string, std::vector<int64_t>>* run_shapes, std::string* error);
 
+// "0,30522:1,2" -> {{0,30522},{1,2}}: finite, each low below its high.
+bool ParseRanges(const std::string& text, std::vector<std::pair<double, double>>* ranges);
 // "1,224,224,3:1,10" -> {{1,224,224,3},{1,10}}.
 bool ParseShapes(const std::string& text, std::vector<std::vector<int64_t>>* shapes);
 std::vector<std::string> SplitString(const std::string& text, char separator);

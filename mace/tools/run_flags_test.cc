@@ -345,6 +345,30 @@ TEST(RunFlagsTest, ParsesSoakRounds) {
   EXPECT_EQ(error, "bad value '0' for --soak_rounds");
 }
 
+TEST(RunFlagsTest, ParsesInputRanges) {
+  RunFlags flags;
+  std::string error;
+  ASSERT_TRUE(Parse({"--model_file=m", "--input_node=ids,mask", "--input_shape=1,8:1,8",
+                     "--input_range=0,30522:1,2"},
+                    &flags, &error))
+      << error;
+  EXPECT_EQ(flags.input_ranges,
+            (std::vector<std::pair<double, double>>{{0.0, 30522.0}, {1.0, 2.0}}));
+  ASSERT_TRUE(Parse({"--model_file=m", "--input_range=-0.5,1e3"}, &flags, &error)) << error;
+  EXPECT_EQ(flags.input_ranges, (std::vector<std::pair<double, double>>{{-0.5, 1000.0}}));
+  for (const char* bad :
+       {"--input_range=1,1", "--input_range=2,1", "--input_range=0", "--input_range=0,1,2",
+        "--input_range=0,inf", "--input_range=a,1", "--input_range="}) {
+    EXPECT_FALSE(Parse({"--model_file=m", bad}, &flags, &error)) << bad;
+  }
+  EXPECT_FALSE(
+      Parse({"--model_file=m", "--input_node=a", "--input_shape=1", "--input_range=0,1:0,2"},
+            &flags, &error));
+  EXPECT_EQ(error,
+            "--input_range gives 2 ranges; give one for every input, or one per "
+            "--input_node");
+}
+
 TEST(RunFlagsTest, ParsesGpuFlags) {
   RunFlags flags;
   std::string error;

@@ -10,7 +10,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from mace_converter import benchmark, build, codegen, conversion, package, run, validate
+from mace_converter import (benchmark, build, codegen, conversion, layer_validate, package,
+                             run, validate)
 from mace_converter.api import ConversionError
 from mace_converter.config import DeploymentConfig, ModelConfig, load_config
 from mace_converter.progress import REPO, UserError, say, step
@@ -68,7 +69,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     failures: list[str] = []
     for model in config.select(args.model_name):
         artifacts = conversion.load_artifacts(config, model)
-        inputs, origin = run.make_inputs(config, model)
+        inputs, origin = run.make_inputs(config, model, artifacts)
         say(f"model {model.name}: inputs {origin}")
         references: dict = {}  # description and outputs, once per model
         for abi in config.abis(args.target_abi):
@@ -82,9 +83,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if options.memory_report:
                     for line in _memory_summary(result.stdout):
                         say(f"    {line}")
-                if args.validate:
+                if args.validate or args.validate_layers:
                     failures += _validate(model, artifacts, abi, device, inputs, result,
-                                          references, config)
+                                          references, config, layers=args.validate_layers)
     if failures:
         print(f"error: validation failed for {', '.join(failures)}", file=sys.stderr)
         return 1
@@ -93,8 +94,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
               result: run.RunResult, references: dict,
-              config: Optional[DeploymentConfig] = None) -> list[str]:
-    """Compares each output with the source framework; returns the failures."""
+              config: Optional[DeploymentConfig] = None, layers: bool = False) -> list[str]:
+    """Compares each output with the source framework; returns the failures.
+    With `layers`, or when an output fails, also compares the intermediate
+    tensors and names the first op that diverges (layer_validate.py)."""
     failures = []
     with step(f"validate {model.name} ({abi}, {device})"):
         if not references:
@@ -110,6 +113,9 @@ def _validate(model: ModelConfig, artifacts, abi: str, device: str, inputs,
             say(f"    {comparison.line()}")
             if not comparison.passed:
                 failures.append(f"{model.name}/{spec.name} ({abi}, {device})")
+        if config is not None and (layers or failures):
+            layer_validate.check(config, model, artifacts, abi, device, inputs, threshold,
+                                 references)
         if device == "dsp":
             failures += _same_as_cpu(config, model, artifacts, abi, inputs, result)
         if config is not None and model.quantize is not None and model.quantize.uint8_io:
@@ -153,7 +159,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     options = _run_options(args, benchmark=True)
     for model in config.select(args.model_name):
         artifacts = conversion.load_artifacts(config, model)
-        inputs, origin = run.make_inputs(config, model)
+        inputs, origin = run.make_inputs(config, model, artifacts)
         say(f"model {model.name}: inputs {origin}")
         for abi in config.abis(args.target_abi):
             for device in model.devices():
@@ -307,6 +313,10 @@ def _parser() -> argparse.ArgumentParser:
             sub.add_argument("--validate", action="store_true",
                              help="compare the outputs with the source framework on the "
                                   "same inputs")
+            sub.add_argument("--validate_layers", action="store_true",
+                             help="validate, and compare every intermediate tensor the source "
+                                  "model has too, naming the first op whose output diverges "
+                                  "(ONNX models; done anyway when an output fails)")
             sub.add_argument("--memory_report", action="store_true",
                              help="also print mace_run's memory plan")
         else:

@@ -85,6 +85,9 @@ class ModelConfig:
     obfuscate: bool = False
     winograd: int = 0
     quantize: Optional[QuantizeConfig] = None
+    # Whether input_ranges was given: without it, integer inputs take their
+    # own defaults (input_values.py) instead of the float -1,1.
+    input_ranges_given: bool = False
 
     def devices(self) -> list[str]:
         """The runtimes `run` tries, in order."""
@@ -396,7 +399,7 @@ class _Parser:
                                           f"{prefix}.nnlib_graph_mode", (0, 1, 2)),
             obfuscate=self.flag(data.get("obfuscate", 0), f"{prefix}.obfuscate"),
             winograd=self.integer(data.get("winograd", 0), f"{prefix}.winograd", (0, 2, 4, 6)),
-            quantize=quantize)
+            quantize=quantize, input_ranges_given=subgraph[0].get("input_ranges") is not None)
 
     def quantize(self, data: dict, prefix: str, runtime: str) -> Optional[QuantizeConfig]:
         # runtime dsp runs uint8 models only, so it quantizes unless told not to.

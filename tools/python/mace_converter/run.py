@@ -9,10 +9,11 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
-from mace_converter import fetch, layout
+from mace_converter import fetch, input_values, layout
 from mace_converter.config import DeploymentConfig, ModelConfig
 from mace_converter.conversion import ModelArtifacts, work_dir
 from mace_converter.package import dsp_image_path, library_dir, mace_run_path, opencl_run_flags
@@ -61,6 +62,9 @@ class RunResult:
     # The uint8 outputs of a quantize_uint8_io model as mace_run wrote them
     # (same keys and layout as `outputs`, which holds them dequantized).
     uint8_outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    # With run_model's `intermediates`: those tensors and the model's
+    # outputs as the engine holds them, keyed by its names, in its layout.
+    intermediates: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -159,24 +163,43 @@ def float_inputs(artifacts: ModelArtifacts,
             for name, array in inputs.items()}
 
 
-def make_inputs(config: DeploymentConfig, model: ModelConfig) -> tuple[dict[str, np.ndarray], str]:
-    """Inputs in the deployment file's layout, and where they came from."""
+def make_inputs(config: DeploymentConfig, model: ModelConfig,
+                artifacts: ModelArtifacts | None = None) -> tuple[dict[str, np.ndarray], str]:
+    """Inputs in the deployment file's layout, and where they came from;
+    each in the type the converted model (`artifacts`) declares for it:
+    int32, int64 and bool inputs get whole numbers (input_values.py)."""
+    types = input_types(artifacts) if artifacts is not None else {}
     if model.validation_inputs_data:
         files = fetch.validation_files(config, model)
-        arrays = {spec.name: _load_tensor(path, spec.shape, config, model)
+        arrays = {spec.name: _load_tensor(path, spec.shape, config, model,
+                                          types.get(spec.name, "float32"))
                   for spec, path in zip(model.inputs, files)}
         return arrays, "validation_inputs_data: " + ", ".join(p.name for p in files)
     rng = np.random.default_rng(INPUT_SEED)
-    arrays = {spec.name: rng.uniform(*spec.value_range, size=spec.shape).astype(np.float32)
-              for spec in model.inputs}
-    ranges = ", ".join(f"{s.name} in [{s.value_range[0]:g}, {s.value_range[1]:g})"
-                       for s in model.inputs)
-    return arrays, f"uniform random, seed {INPUT_SEED}: {ranges}"
+    arrays, ranges = {}, []
+    for spec in model.inputs:
+        arrays[spec.name], described = input_values.draw(
+            rng, spec, types.get(spec.name, "float32"), model.input_ranges_given)
+        ranges.append(described)
+    return arrays, f"uniform random, seed {INPUT_SEED}: {', '.join(ranges)}"
+
+
+def input_types(artifacts: ModelArtifacts) -> dict[str, str]:
+    """The type the engine takes for each input, keyed by the deployment
+    file's names."""
+    types = input_values.app_types(artifacts.pb)
+    return {source.name: types.get(engine.name, "float32")
+            for source, engine in zip(artifacts.source_inputs, artifacts.engine_inputs)}
 
 
 def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArtifacts,
               abi: str, device: str, inputs: dict[str, np.ndarray],
-              options: RunOptions, echo: bool = True) -> RunResult:
+              options: RunOptions, echo: bool = True,
+              intermediates: Sequence[str] = ()) -> RunResult:
+    """Runs mace_run on `inputs` (keyed by the deployment file's names, in
+    its layout). `intermediates` names tensors that ops of the model produce,
+    which the engine then hands out beside the outputs (RunResult.
+    intermediates); their output files must not collide (safe_name)."""
     runner = mace_run_path(config, abi)
     if not runner.exists():
         raise UserError(f"{runner} does not exist: build {abi} first with "
@@ -185,21 +208,18 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in run_dir.glob("*.npy"):
         stale.unlink()
-    graph, weights = artifacts.pb, artifacts.data
-    packaged = library_dir(config) / "model"
-    if config.build_type == "proto" and (packaged / f"{model.name}.pb").exists():
-        graph, weights = packaged / f"{model.name}.pb", packaged / f"{model.name}.data"
+    graph, weights = model_files(config, model, artifacts)
     quantized_inputs, quantized_outputs = uint8_io(artifacts, graph)
     engine_inputs = layout.to_engine(_engine_types(inputs, quantized_inputs, echo),
                                      artifacts.source_inputs, artifacts.engine_inputs)
     for name, array in engine_inputs.items():
-        np.save(run_dir / f"input_{_safe_name(name)}.npy", array)
+        np.save(run_dir / f"input_{safe_name(name)}.npy", array)
     command = QEMU.get(abi, []) + [
         str(runner), f"--model_file={graph}", f"--model_data_file={weights}",
         "--input_node=" + ",".join(s.name for s in artifacts.engine_inputs),
         "--input_shape=" + _shapes(artifacts.engine_inputs),
-        "--output_node=" + ",".join(s.name for s in artifacts.engine_outputs),
-        "--output_shape=" + _shapes(artifacts.engine_outputs),
+        "--output_node=" + ",".join([s.name for s in artifacts.engine_outputs]
+                                    + list(intermediates)),
         f"--input_file={run_dir / 'input'}", f"--output_file={run_dir / 'output'}",
         f"--device={_DEVICE_FLAG[device]}", f"--round={options.round}",
         f"--restart_round={options.restart_round}",
@@ -207,6 +227,10 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
         f"--cpu_affinity_policy={options.cpu_affinity_policy}",
         f"--gpu_perf_hint={options.gpu_perf_hint}",
         f"--gpu_priority_hint={options.gpu_priority_hint}"]
+    if not intermediates:
+        # mace_run takes a shape for every --output_node or for none; the
+        # outputs' sizes are still checked as they are read (layout.relayout).
+        command.append("--output_shape=" + _shapes(artifacts.engine_outputs))
     if device == "gpu":
         command += gpu_flags(model, run_dir) + opencl_run_flags(config, abi)
     if device == "cpu" and model.device_data_type("cpu") == "fp16_fp16":
@@ -234,8 +258,11 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
                           result.stderr.strip() or result.stdout.strip())
     if options.memory_report and device == "cpu":
         draw_memory_plan(plan)
-    engine_outputs = {spec.name: np.load(run_dir / f"output_{_safe_name(spec.name)}.npy")
+    engine_outputs = {spec.name: np.load(run_dir / f"output_{safe_name(spec.name)}.npy")
                       for spec in artifacts.engine_outputs}
+    held = dict(engine_outputs) if intermediates else {}
+    held.update({name: np.load(run_dir / f"output_{safe_name(name)}.npy")
+                 for name in intermediates})
     outputs = layout.to_source(engine_outputs, artifacts.source_outputs, artifacts.engine_outputs)
     uint8_outputs = {}
     for name, quant in quantized_outputs.items():
@@ -248,15 +275,28 @@ def run_model(config: DeploymentConfig, model: ModelConfig, artifacts: ModelArti
             say(f"    output {name}: uint8 from mace_run, dequantized by the tool as "
                 f"scale * (q - zero point), {quant.describe()}")
     return RunResult(outputs=outputs, latency=parse_latency(result.stdout),
-                     stdout=result.stdout, command=command, uint8_outputs=uint8_outputs)
+                     stdout=result.stdout, command=command, uint8_outputs=uint8_outputs,
+                     intermediates=held)
+
+
+def model_files(config: DeploymentConfig, model: ModelConfig,
+                artifacts: ModelArtifacts) -> tuple[Path, Path]:
+    """The graph and weights mace_run loads: the packaged ones of a proto
+    build, else those in the work directory."""
+    packaged = library_dir(config) / "model"
+    if config.build_type == "proto" and (packaged / f"{model.name}.pb").exists():
+        return packaged / f"{model.name}.pb", packaged / f"{model.name}.data"
+    return artifacts.pb, artifacts.data
 
 
 def _engine_types(inputs: dict[str, np.ndarray], quantized: dict[str, Uint8Io],
                   echo: bool) -> dict[str, np.ndarray]:
     """Each uint8 input of a quantize_uint8_io model as uint8: a float
     array quantized as the engine's Quantize op would, a uint8 one (a
-    uint8 .npy file) as it is. Other inputs are fed as float32."""
-    typed = {name: array.astype(np.float32) for name, array in inputs.items()}
+    uint8 .npy file) as it is. Integer and bool inputs keep their type;
+    other inputs are fed as float32."""
+    typed = {name: array if array.dtype.kind in "iub" else array.astype(np.float32)
+             for name, array in inputs.items()}
     for name, quant in quantized.items():
         array = inputs[name]
         if array.dtype == np.uint8:
@@ -376,7 +416,8 @@ def output_summary(name: str, array: np.ndarray) -> str:
 
 
 def _load_tensor(path: Path, shape: list[int], config: DeploymentConfig,
-                 model: ModelConfig) -> np.ndarray:
+                 model: ModelConfig, dtype: str) -> np.ndarray:
+    """A validation file's values for an input of type `dtype`."""
     key = f"models.{model.name}.validation_inputs_data"
     try:
         array = np.load(path) if path.suffix == ".npy" else np.fromfile(path, dtype="<f4")
@@ -388,6 +429,8 @@ def _load_tensor(path: Path, shape: list[int], config: DeploymentConfig,
     if array.dtype == np.uint8 and model.quantize is not None and model.quantize.uint8_io:
         # Already quantized for a uint8 input: fed as it is (run_model).
         return array.reshape(shape)
+    if dtype in input_values.INTEGER_TYPES:
+        return input_values.as_type(array, dtype, path.name).reshape(shape)
     return array.astype(np.float32).reshape(shape)
 
 
@@ -395,6 +438,6 @@ def _shapes(specs) -> str:
     return ":".join(",".join(str(d) for d in spec.shape) for spec in specs)
 
 
-def _safe_name(name: str) -> str:
+def safe_name(name: str) -> str:
     """mace_run's file name for a tensor name."""
     return name.replace("/", "_").replace(":", "_").replace(" ", "_")

@@ -170,8 +170,21 @@ def _onnx(model: ModelConfig, artifacts: ModelArtifacts, inputs: dict[str, np.nd
     session = ort.InferenceSession(str(artifacts.model_file), sess_options=options,
                                    providers=["CPUExecutionProvider"])
     names = [spec.name for spec in model.outputs]
-    results = session.run(names, {name: value for name, value in inputs.items()})
+    results = session.run(names, onnx_feed(session, inputs))
     return f"onnxruntime {ort.__version__}", dict(zip(names, results))
+
+
+# onnxruntime's type names of the inputs a model may take from the tools.
+_ORT_TYPES = {"tensor(float)": np.float32, "tensor(int32)": np.int32,
+              "tensor(int64)": np.int64, "tensor(bool)": np.bool_}
+
+
+def onnx_feed(session, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`inputs` in the types the ONNX model declares (an int64 model input
+    that input_data_types makes int32 for the app is fed as int64)."""
+    declared = {each.name: _ORT_TYPES.get(each.type) for each in session.get_inputs()}
+    return {name: value.astype(declared[name]) if declared.get(name) is not None else value
+            for name, value in inputs.items()}
 
 
 def _tensorflow(model: ModelConfig, artifacts: ModelArtifacts, inputs: dict[str, np.ndarray]):

@@ -29,7 +29,7 @@ class HelpTest(unittest.TestCase):
             "build": ["--config", "--model_name", "--target_abi"],
             "run": ["--round", "--validate", "--omp_num_threads", "--cpu_affinity_policy",
                     "--gpu_perf_hint", "--gpu_priority_hint", "--target_abi", "--model_name",
-                    "--restart_round", "--memory_report"],
+                    "--restart_round", "--memory_report", "--validate_layers"],
             "benchmark": ["--round", "--omp_num_threads", "--cpu_affinity_policy",
                           "--gpu_perf_hint", "--gpu_priority_hint", "--target_abi", "--top"],
         }
