@@ -297,6 +297,14 @@ MaceCStatus mace_c_config_set_hexagon_options(MaceCConfig* config, const char* e
   });
 }
 
+MaceCStatus mace_c_config_set_copy_weights_file(MaceCConfig* config, int copy) {
+  return Guard("mace_c_config_set_copy_weights_file", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_copy_weights_file: config is null");
+    config->config.SetCopyWeightsFile(copy != 0);
+    return MACE_C_OK;
+  });
+}
+
 MaceCStatus mace_c_engine_create_from_files(const char* graph_path, const char* weights_path,
                                             const MaceCConfig* config, MaceCEngine** engine) {
   return Guard("mace_c_engine_create_from_files", [&] {
