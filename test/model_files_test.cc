@@ -252,8 +252,7 @@ TEST_F(ModelFilesTest, TheCApiCopiesWhenAsked) {
   ASSERT_EQ(truncate(weights_.c_str(), 0), 0);
   const int64_t dims[4] = {1, 2, 2, 2};
   const float x[8] = {};
-  ASSERT_EQ(mace_c_engine_set_input(engine, "x", MACE_C_FLOAT32, dims, 4, x, sizeof(x)),
-            MACE_C_OK);
+  ASSERT_EQ(mace_c_engine_set_input(engine, "x", MACE_C_FLOAT32, dims, 4, x, sizeof(x)), MACE_C_OK);
   ASSERT_EQ(mace_c_engine_run(engine), MACE_C_OK) << mace_c_last_error();
   const void* data = nullptr;
   size_t size = 0;

@@ -90,8 +90,7 @@ void RegularFile::Close() {
   fd_ = -1;
 }
 
-MaceStatus RegularFile::Open(const std::string& path, const std::string& what,
-                             RegularFile* file) {
+MaceStatus RegularFile::Open(const std::string& path, const std::string& what, RegularFile* file) {
   MACE_CHECK_ARG(file != nullptr, "RegularFile::Open needs a file");
   file->Close();
   const std::string name = StrCat(what, what.empty() ? "" : " ", "'", path, "'");
@@ -116,8 +115,7 @@ MaceStatus RegularFile::Open(const std::string& path, const std::string& what,
     return Invalid(StrCat("cannot stat ", name, ": ", std::strerror(errno)));
   }
   MACE_CHECK_ARG(!S_ISDIR(info.st_mode), name, " is a directory, not a file");
-  MACE_CHECK_ARG(S_ISREG(info.st_mode), name, " is ", KindOf(info.st_mode),
-                 ", not a regular file");
+  MACE_CHECK_ARG(S_ISREG(info.st_mode), name, " is ", KindOf(info.st_mode), ", not a regular file");
   opened.identity_ = IdentityOf(info);
   *file = std::move(opened);
   return MaceStatus();

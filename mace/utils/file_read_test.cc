@@ -125,9 +125,9 @@ TEST_F(FileReadTest, FollowsSymbolicLinksAndNamesLoopsAndDanglingOnes) {
   const std::string dangling = dir_ + "/dangling";
   const std::string missing = dir_ + "/missing";
   ASSERT_EQ(symlink(missing.c_str(), dangling.c_str()), 0);
-  ExpectError(ReadRegularFile(dangling, "", 10, &bytes),
-              "cannot open '" + dangling + "': a symbolic link to '" + missing +
-                  "', which does not exist");
+  ExpectError(
+      ReadRegularFile(dangling, "", 10, &bytes),
+      "cannot open '" + dangling + "': a symbolic link to '" + missing + "', which does not exist");
   ExpectError(ReadRegularFile(missing, "", 10, &bytes),
               "cannot open '" + missing + "': No such file or directory");
 }
@@ -168,8 +168,9 @@ TEST_F(FileReadTest, ReportsAFileThatChangesWhileOpen) {
     std::fstream rewrite(path, std::ios::binary | std::ios::in | std::ios::out);
     rewrite << "ABCDEFGHIJ";
   }
-  const struct timespec times[2] = {{0, UTIME_OMIT}, {reset.identity().mtime_ns / 1000000000,
-                                                      reset.identity().mtime_ns % 1000000000}};
+  const struct timespec times[2] = {
+      {0, UTIME_OMIT},
+      {reset.identity().mtime_ns / 1000000000, reset.identity().mtime_ns % 1000000000}};
   ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
   EXPECT_TRUE(reset.Changed());
 

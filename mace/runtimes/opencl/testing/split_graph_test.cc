@@ -145,8 +145,8 @@ TEST_P(SplitGraphTest, AGpuEngineDropsTheMappedWeightsFileOnceUploaded) {
   testing::ModelBuilder model = testing::ModelWithInput({1, 64, 1, 1});
   model.AddWeight("w", {256, 64}, testing::RandomValues(256 * 64, 61));
   model.AddOp("FullyConnected", "fc", {"x", "w"}, "y");
-  const std::string path = ::testing::TempDir() + "/split_graph_fc_" +
-                           testing::StorageName(GetParam()) + ".data";
+  const std::string path =
+      ::testing::TempDir() + "/split_graph_fc_" + testing::StorageName(GetParam()) + ".data";
   std::ofstream(path, std::ios::binary | std::ios::trunc) << model.data;
   const std::string graph = model.Graph();
   std::shared_ptr<MaceEngine> cpu, gpu;
