@@ -116,8 +116,10 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   MACE_RETURN_IF_ERROR(ConvertOutputs(output_names));
   if (WeightsOnlyOnDevices()) workspace_->ReleaseWeights();
   // The subgraph list lives in the caller's NetDef: the control-flow ops
-  // have built their nets from it by now.
+  // have built their nets from it by now. They keep the weights blob they
+  // need; this net's own hold on it would keep a released file mapping.
   env_.subgraphs = nullptr;
+  env_.weights.reset();
   output_names_ = output_names;
   if (dynamic_) {
     for (const auto& op : ops_) prepared_shapes_.push_back(InputShapes(*op));

@@ -1,14 +1,13 @@
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <iomanip>
+#include <limits>
 
 #include "mace/core/workspace.h"
 #include "mace/utils/crc32c.h"
+#include "mace/utils/file_read.h"
 #include "mace/utils/large_buffer.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/status.h"
@@ -20,25 +19,48 @@ class HeapBlob : public WeightsBlob {
  public:
   HeapBlob(const unsigned char* data, int64_t size) : buffer_(size, 64, data) {}
   const unsigned char* data() const override { return const_cast<AlignedBuffer&>(buffer_).data(); }
+  unsigned char* mutable_data() { return buffer_.data(); }
   int64_t size() const override { return buffer_.size(); }
 
  private:
   AlignedBuffer buffer_;
 };
 
+// A read-only private mapping of a weights file. Its pages are the file's
+// until written, so a rewrite of the file changes what they hold and a
+// truncation makes them fault (SIGBUS); the descriptor stays open so that
+// CheckUnchanged sees either with one fstat.
 class MappedBlob : public WeightsBlob {
  public:
-  MappedBlob(void* data, int64_t size) : data_(data), size_(size) {}
-  ~MappedBlob() override {
-    if (data_ != nullptr) munmap(data_, size_);
-  }
+  MappedBlob(RegularFile file, void* data, int64_t size)
+      : file_(std::move(file)), data_(data), size_(size) {}
+  ~MappedBlob() override { munmap(data_, size_); }
   const unsigned char* data() const override { return static_cast<const unsigned char*>(data_); }
   int64_t size() const override { return size_; }
+  MaceStatus CheckUnchanged() const override {
+    if (!file_.Changed()) return MaceStatus();
+    return MaceStatus(MaceStatus::MACE_RUNTIME_ERROR,
+                      StrCat("weights file '", file_.path(),
+                             "' changed since the engine was created; create the engine again"));
+  }
 
  private:
+  RegularFile file_;
   void* data_;
   int64_t size_;
 };
+
+// Opens the weights file at `path` and checks that this process can address
+// all of it.
+MaceStatus OpenWeightsFile(const std::string& path, RegularFile* file) {
+  MACE_RETURN_IF_ERROR(RegularFile::Open(path, "weights file", file));
+  if (static_cast<uint64_t>(file->size()) > std::numeric_limits<size_t>::max() / 2) {
+    return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                      StrCat(file->name(), " holds ", file->size(),
+                             " bytes, more than this process can address"));
+  }
+  return MaceStatus();
+}
 
 std::string Hex32(uint32_t value) {
   std::ostringstream stream;
@@ -71,36 +93,42 @@ std::shared_ptr<WeightsBlob> CopyWeights(const unsigned char* data, int64_t size
 }
 
 MaceStatus MapWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>* blob) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
-                      StrCat("cannot open weights file '", path, "': ", std::strerror(errno)));
+  RegularFile file;
+  MACE_RETURN_IF_ERROR(OpenWeightsFile(path, &file));
+  // An empty file has nothing to map, and nothing that could fault.
+  if (file.size() == 0) {
+    *blob = CopyWeights(nullptr, 0);
+    return MaceStatus();
   }
-  struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    close(fd);
-    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
-                      StrCat("weights file '", path, "' is not a regular file"));
-  }
-  void* data = nullptr;
-  if (info.st_size > 0) {
-    // Every byte is read at creation (the checksum, then the packers), so
-    // the whole file is mapped at once: one call instead of a page fault
-    // per fault-around window (16 pages), each a trap into the kernel.
+  // Every byte is read at creation (the checksum, then the packers), so
+  // the whole file is mapped at once: one call instead of a page fault
+  // per fault-around window (16 pages), each a trap into the kernel.
 #if defined(MAP_POPULATE)
-    const int flags = MAP_PRIVATE | MAP_POPULATE;
+  const int flags = MAP_PRIVATE | MAP_POPULATE;
 #else
-    const int flags = MAP_PRIVATE;
+  const int flags = MAP_PRIVATE;
 #endif
-    data = mmap(nullptr, info.st_size, PROT_READ, flags, fd, 0);
-    if (data == MAP_FAILED) {
-      close(fd);
-      return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
-                        StrCat("cannot map weights file '", path, "': ", std::strerror(errno)));
-    }
+  void* data = mmap(nullptr, static_cast<size_t>(file.size()), PROT_READ, flags, file.fd(), 0);
+  if (data == MAP_FAILED) {
+    return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                      StrCat("cannot map ", file.name(), ": ", std::strerror(errno)));
   }
-  close(fd);
-  *blob = std::make_shared<MappedBlob>(data, info.st_size);
+  const int64_t size = file.size();
+  *blob = std::make_shared<MappedBlob>(std::move(file), data, size);
+  return MaceStatus();
+}
+
+MaceStatus ReadWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>* blob) {
+  RegularFile file;
+  MACE_RETURN_IF_ERROR(OpenWeightsFile(path, &file));
+  auto copy = std::make_shared<HeapBlob>(nullptr, file.size());
+  if (copy->size() != file.size()) {
+    return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                      StrCat("cannot allocate ", file.size(), " bytes to copy ", file.name()));
+  }
+  MACE_RETURN_IF_ERROR(file.ReadAt(0, file.size(), copy->mutable_data()));
+  MACE_CHECK_ARG(!file.Changed(), file.name(), " changed while it was read");
+  *blob = std::move(copy);
   return MaceStatus();
 }
 

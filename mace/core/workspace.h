@@ -20,12 +20,20 @@ class WeightsBlob {
   virtual ~WeightsBlob() = default;
   virtual const unsigned char* data() const = 0;
   virtual int64_t size() const = 0;
+  // MACE_RUNTIME_ERROR naming the file when the bytes are a mapping of a
+  // file that has changed since it was mapped (reading them could fault or
+  // see other weights); a copy never changes. Costs one fstat for a mapping.
+  virtual MaceStatus CheckUnchanged() const { return MaceStatus(); }
 };
 
 // Copies `size` bytes into an aligned heap buffer.
 std::shared_ptr<WeightsBlob> CopyWeights(const unsigned char* data, int64_t size);
-// Maps `path` read-only.
+// Maps the weights file at `path` read-only (RegularFile::Open's checks
+// first), keeping it open for CheckUnchanged.
 MaceStatus MapWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>* blob);
+// Reads the weights file at `path` into an aligned heap copy, which does
+// not depend on the file afterwards.
+MaceStatus ReadWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>* blob);
 // Checks `blob` (null: no weights) against the CRC-32C that the model keeps
 // of it, NetDef.weights_crc32c. A model without one passes unchecked.
 MaceStatus VerifyWeights(const NetDef& net_def, const WeightsBlob* blob);

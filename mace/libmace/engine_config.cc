@@ -27,6 +27,7 @@ class MaceEngineConfig::Impl {
   std::string cpu_kernel_family = "auto";
   CPUPrecision cpu_precision = CPUPrecision::FP32;
   bool verify_weights = true;
+  bool copy_weights_file = false;
   int64_t memory_limit = 0;
   std::map<std::string, CustomOpFactory> custom_ops;
   OutputObserver output_observer;
@@ -134,6 +135,8 @@ void MaceEngineConfig::SetCPUPrecision(CPUPrecision precision) {
 CPUPrecision MaceEngineConfig::cpu_precision() const { return impl_->cpu_precision; }
 void MaceEngineConfig::SetVerifyWeights(bool verify) { impl_->verify_weights = verify; }
 bool MaceEngineConfig::verify_weights() const { return impl_->verify_weights; }
+void MaceEngineConfig::SetCopyWeightsFile(bool copy) { impl_->copy_weights_file = copy; }
+bool MaceEngineConfig::copy_weights_file() const { return impl_->copy_weights_file; }
 void MaceEngineConfig::SetMemoryLimit(int64_t bytes) { impl_->memory_limit = std::max<int64_t>(bytes, 0); }
 int64_t MaceEngineConfig::memory_limit() const { return impl_->memory_limit; }
 

@@ -6,15 +6,14 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <new>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "mace/public/mace.h"
+#include "mace/utils/file_read.h"
 
 struct MaceCConfig {
   mace::MaceEngineConfig config;
@@ -82,14 +81,10 @@ std::string ShapeText(const int64_t* dims, size_t rank) {
   return text + "]";
 }
 
+// The graph file; only a regular file is read, and at most as much as a
+// graph may hold (mace/utils/file_read.h).
 MaceCStatus ReadFile(const char* path, const char* what, std::string* bytes) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Fail(MACE_C_INVALID_ARGS, std::string("cannot open the ") + what + " '" + path + "'");
-  std::ostringstream content;
-  content << file.rdbuf();
-  if (file.bad()) return Fail(MACE_C_INVALID_ARGS, std::string("cannot read the ") + what + " '" + path + "'");
-  *bytes = content.str();
-  return MACE_C_OK;
+  return FromStatus(mace::ReadRegularFile(path, what, mace::kMaxFileReadBytes, bytes));
 }
 
 // Fills the names and shapes of a freshly created engine.
@@ -312,6 +307,14 @@ MaceCStatus mace_c_config_set_hexagon_options(MaceCConfig* config, const char* e
   });
 }
 
+MaceCStatus mace_c_config_set_copy_weights_file(MaceCConfig* config, int copy) {
+  return Guard("mace_c_config_set_copy_weights_file", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_copy_weights_file: config is null");
+    config->config.SetCopyWeightsFile(copy != 0);
+    return MACE_C_OK;
+  });
+}
+
 MaceCStatus mace_c_engine_create_from_files(const char* graph_path, const char* weights_path,
                                             const MaceCConfig* config, MaceCEngine** engine) {
   return Guard("mace_c_engine_create_from_files", [&] {
@@ -321,7 +324,7 @@ MaceCStatus mace_c_engine_create_from_files(const char* graph_path, const char* 
                    "mace_c_engine_create_from_files: a file path is null");
     MACE_C_REQUIRE(config != nullptr, "mace_c_engine_create_from_files: config is null");
     std::string graph;
-    const MaceCStatus code = ReadFile(graph_path, "model graph", &graph);
+    const MaceCStatus code = ReadFile(graph_path, "the model graph", &graph);
     if (code != MACE_C_OK) return code;
     return Create(graph, weights_path, nullptr, 0, config, engine);
   });

@@ -203,6 +203,10 @@ class MaceEngine::Impl {
                   std::shared_ptr<WeightsBlob> weights);
   MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
                  std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata);
+  // Maps the weights file, or copies it with SetCopyWeightsFile.
+  MaceStatus LoadWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>* blob) const {
+    return config_.copy_weights_file() ? ReadWeightsFile(path, blob) : MapWeightsFile(path, blob);
+  }
   MaceStatus GetMemoryReport(MemoryReport* report) const;
   MaceStatus GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
     MACE_CHECK_ARG(executor_ != nullptr, "GetInputShapes called before a successful Init");
@@ -264,6 +268,10 @@ class MaceEngine::Impl {
   bool dynamic_ = false;
   // Copies of inputs read in place whose app buffer could not be (CopyInputs).
   std::map<std::string, std::vector<uint64_t>> input_copies_;
+  // The weights as Init got them. While some kernel still holds them (the
+  // CPU's read them at every Run; a net whose weights all went to a device
+  // dropped them), Run first checks that a mapped file has not changed.
+  std::weak_ptr<WeightsBlob> weights_;
 };
 
 MaceStatus MaceEngine::Impl::CreateRuntimes() {
@@ -299,6 +307,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   MACE_RETURN_IF_ERROR(CheckNames(net_def, input_nodes, output_nodes));
   if (config_.verify_weights()) MACE_RETURN_IF_ERROR(VerifyWeights(net_def, weights.get()));
   MACE_RETURN_IF_ERROR(CreateRuntimes());
+  weights_ = weights;
   MACE_RETURN_IF_ERROR(workspace_.LoadWeights(net_def, std::move(weights)));
   NetOptions options;
   options.memory_strategy = config_.memory_strategy();
@@ -453,6 +462,9 @@ MaceStatus MaceEngine::Impl::Run(const std::map<std::string, MaceTensor>& inputs
                                  RunMetadata* run_metadata) {
   MACE_CHECK_ARG(executor_ != nullptr, "Run called before a successful Init");
   MACE_CHECK_ARG(outputs != nullptr, "Run needs an output map");
+  if (const std::shared_ptr<WeightsBlob> weights = weights_.lock()) {
+    MACE_RETURN_IF_ERROR(weights->CheckUnchanged());
+  }
   MaceStatus status = CopyInputs(inputs);
   if (status.ok()) status = executor_->Run(run_metadata);
   // Inputs read in place point at the app's buffers only during the run.
@@ -539,7 +551,7 @@ MaceStatus MaceEngine::Init(const unsigned char* model_graph, size_t model_graph
   return CatchExceptions(
       [&] {
         std::shared_ptr<WeightsBlob> blob;
-        MACE_RETURN_IF_ERROR(MapWeightsFile(model_weights_file, &blob));
+        MACE_RETURN_IF_ERROR(impl_->LoadWeightsFile(model_weights_file, &blob));
         return impl_->Init(model_graph, model_graph_size, input_nodes, output_nodes,
                            std::move(blob));
       },

@@ -344,6 +344,22 @@ class MaceEngineConfig {
   // weights at init. Models converted without a checksum load unchecked.
   void SetVerifyWeights(bool verify);
   bool verify_weights() const;
+  // How an engine created from a weights file holds it. Off (the default),
+  // the file is memory-mapped read-only and the CPU kernels read the
+  // weights in place, with no copy; the file must then stay as it is while
+  // the engine lives. Before each Run of an engine that still holds the
+  // mapping, one fstat compares the file with what it was at creation
+  // (device, inode, size, modification and status-change times); a file
+  // written, truncated or extended since then fails the Run with
+  // MACE_RUNTIME_ERROR ("weights file '<path>' changed since the engine was
+  // created; create the engine again") instead of reading pages that may
+  // fault or hold other weights. A change made during a Run is not seen
+  // until the next one. A file replaced by rename or deleted is not a
+  // change: the engine keeps the old file's pages. On, the file is read
+  // into private memory at creation (its size in memory, for the engine's
+  // lifetime) and may then change freely.
+  void SetCopyWeightsFile(bool copy);
+  bool copy_weights_file() const;
   // The most bytes the model's planned tensor memory (every arena and image
   // the engine allocates for intermediates, inputs and outputs) may take;
   // Init fails with MACE_OUT_OF_RESOURCES naming the need before allocating
@@ -385,7 +401,11 @@ class MaceEngine {
                   const std::vector<std::string>& output_nodes, const unsigned char* model_weights,
                   size_t model_weights_size);
   // As above, but memory-maps the weights file read-only; CPU kernels use the
-  // weights in place.
+  // weights in place (or copies it: MaceEngineConfig::SetCopyWeightsFile,
+  // which also says what a change of the file does). The file must be a
+  // regular file: a FIFO, a device, a directory or a socket is refused with
+  // MACE_INVALID_ARGS naming the path, as are a missing file, a symbolic
+  // link loop and a link to nothing.
   MaceStatus Init(const unsigned char* model_graph, size_t model_graph_size,
                   const std::vector<std::string>& input_nodes,
                   const std::vector<std::string>& output_nodes,
@@ -423,7 +443,7 @@ class MaceEngine {
 };
 
 // Creates and initializes an engine from a serialized graph and a weights
-// file (memory-mapped).
+// file (memory-mapped, or copied; see MaceEngine::Init).
 MaceStatus CreateMaceEngineFromProto(const unsigned char* model_graph, size_t model_graph_size,
                                      const std::string& model_weights_file,
                                      const std::vector<std::string>& input_nodes,

@@ -122,11 +122,26 @@ MACE_C_API MaceCStatus mace_c_config_set_hexagon_options(MaceCConfig* config,
                                                          const char* image_path,
                                                          int64_t call_timeout_ms);
 
+/* 1: an engine created from files reads the weights file into private
+ * memory, after which the file may change freely; 0 (the default): it maps
+ * the file, which must then stay as it is (see
+ * mace_c_engine_create_from_files). */
+MACE_C_API MaceCStatus mace_c_config_set_copy_weights_file(MaceCConfig* config, int copy);
+
 /* ---- Engines ------------------------------------------------------------ */
 
 /* Loads a model: the graph file (.pb) and its weights file (.data, memory-
- * mapped read-only). The config is copied; it may be destroyed afterwards.
- * The engine reads the model's declared inputs and outputs. */
+ * mapped read-only unless mace_c_config_set_copy_weights_file says to copy
+ * it). The config is copied; it may be destroyed afterwards. The engine
+ * reads the model's declared inputs and outputs.
+ *
+ * Both paths must name regular files (symbolic links are followed): a
+ * FIFO, a device, a directory, a socket, a symbolic link loop or a link to
+ * nothing is MACE_C_INVALID_ARGS naming the path, without waiting or
+ * reading. A mapped weights file that is written, truncated or extended
+ * while the engine holds it fails the next run with MACE_C_RUNTIME_ERROR
+ * ("weights file '<path>' changed since the engine was created; create the
+ * engine again"); a change during a run is not seen until the next one. */
 MACE_C_API MaceCStatus mace_c_engine_create_from_files(const char* graph_path,
                                                        const char* weights_path,
                                                        const MaceCConfig* config,

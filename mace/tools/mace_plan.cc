@@ -21,7 +21,7 @@
 #include "mace/core/memory/planner.h"
 #include "mace/core/memory/records_csv.h"
 #include "mace/core/memory/simple_arena.h"
-#include "mace/tools/file_read.h"
+#include "mace/utils/file_read.h"
 
 namespace mace {
 namespace memory {
@@ -226,10 +226,9 @@ Status RunTrace(const Flags& flags) {
 // A stream read of a FIFO would wait for a writer forever; only regular
 // files are read.
 Status CheckInputFile(const std::string& path) {
-  int64_t size = 0;
-  std::string error;
-  if (!tools::RegularFileSize(path, &size, &error)) return Status::Error(error);
-  return Status();
+  RegularFile file;
+  const MaceStatus opened = RegularFile::Open(path, "", &file);
+  return opened.ok() ? Status() : Status::Error(opened.information());
 }
 
 int Main(int argc, char** argv) {

@@ -12,7 +12,6 @@
 #include <random>
 
 #include "mace/public/mace.h"
-#include "mace/tools/file_read.h"
 #include "mace/tools/npy_io.h"
 #include "mace/tools/quantize_histogram.h"
 #include "mace/tools/quantize_stat.h"
@@ -21,6 +20,7 @@
 #include "mace/tools/run_report.h"
 #include "mace/tools/soak.h"
 #include "mace/utils/checked_math.h"
+#include "mace/utils/file_read.h"
 #include "mace/utils/timer.h"
 
 namespace mace {
@@ -208,13 +208,12 @@ int RunMain(int argc, char** argv) {
   }
   // The file checks come first so that a bad path is named with its flag.
   std::string graph;
-  if (!ReadFileBytes(flags.model_file, kMaxGraphBytes, &graph, &error)) {
-    return Fail("--model_file: " + error);
-  }
-  int64_t weights_size = 0;
-  if (!flags.model_data_file.empty() &&
-      !RegularFileSize(flags.model_data_file, &weights_size, &error)) {
-    return Fail("--model_data_file: " + error);
+  const MaceStatus graph_status = ReadRegularFile(flags.model_file, "", kMaxGraphBytes, &graph);
+  if (!graph_status.ok()) return Fail("--model_file: " + graph_status.information());
+  if (!flags.model_data_file.empty()) {
+    RegularFile weights_file;
+    const MaceStatus opened = RegularFile::Open(flags.model_data_file, "", &weights_file);
+    if (!opened.ok()) return Fail("--model_data_file: " + opened.information());
   }
   const auto* graph_bytes = reinterpret_cast<const unsigned char*>(graph.data());
 

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <set>
 
-#include "mace/tools/file_read.h"
 #include "mace/tools/run_report.h"
 #include "mace/utils/checked_math.h"
+#include "mace/utils/file_read.h"
 
 namespace mace {
 namespace tools {
@@ -148,6 +148,12 @@ bool NamePath(const std::string& path, std::string* error) {
   return false;
 }
 
+// The flag-style result of a file read: `error` takes the status' message.
+bool Succeeded(const MaceStatus& status, std::string* error) {
+  if (!status.ok()) *error = status.information();
+  return status.ok();
+}
+
 }  // namespace
 
 bool ParseNpyHeader(std::string_view bytes, NpyHeader* header, std::string* error) {
@@ -241,12 +247,14 @@ bool ReadTensorFile(const std::string& path, const std::vector<int64_t>& shape, 
     data->resize(count * sizeof(float));
     return ReadFloatTensor(path, shape, reinterpret_cast<float*>(data->data()), error);
   }
-  int64_t size = 0;
-  if (!RegularFileSize(path, &size, error)) return false;
+  RegularFile file;
+  if (!Succeeded(RegularFile::Open(path, "", &file), error)) return false;
   NpyHeader header;
   std::string bytes;
-  if (!ReadFileHead(path, kMaxNpyPrefix, &bytes, error) || !ParseNpyHeader(bytes, &header, error) ||
-      !CheckNpyLayout(header, size, shape, error) || !ReadFileBytes(path, size, &bytes, error)) {
+  if (!Succeeded(file.ReadHead(kMaxNpyPrefix, &bytes), error) ||
+      !ParseNpyHeader(bytes, &header, error) ||
+      !CheckNpyLayout(header, file.size(), shape, error) ||
+      !Succeeded(file.ReadAll(file.size(), &bytes), error)) {
     return NamePath(path, error);
   }
   *descr = header.descr;
@@ -262,16 +270,17 @@ bool ReadFloatTensor(const std::string& path, const std::vector<int64_t>& shape,
     return false;
   }
   const int64_t needed = count * static_cast<int64_t>(sizeof(float));
-  int64_t size = 0;
-  if (!RegularFileSize(path, &size, error)) return false;
+  RegularFile file;
+  if (!Succeeded(RegularFile::Open(path, "", &file), error)) return false;
+  const int64_t size = file.size();
   std::string bytes;
   if (EndsWith(path, ".npy")) {
     // The header first: a file of the wrong shape is refused before its data
     // is read, however large it claims to be.
     NpyHeader header;
-    if (!ReadFileHead(path, kMaxNpyPrefix, &bytes, error)) return false;
+    if (!Succeeded(file.ReadHead(kMaxNpyPrefix, &bytes), error)) return false;
     if (!ParseNpyHeader(bytes, &header, error) || !CheckNpyLayout(header, size, shape, error) ||
-        !ReadFileBytes(path, size, &bytes, error) || !DecodeNpy(bytes, shape, data, error)) {
+        !Succeeded(file.ReadAll(size, &bytes), error) || !DecodeNpy(bytes, shape, data, error)) {
       return NamePath(path, error);
     }
     return true;
@@ -281,8 +290,7 @@ bool ReadFloatTensor(const std::string& path, const std::vector<int64_t>& shape,
              std::to_string(count) + " float32 values (" + std::to_string(needed) + " bytes)";
     return false;
   }
-  if (!ReadFileBytes(path, needed, &bytes, error)) return false;
-  std::memcpy(data, bytes.data(), bytes.size());
+  if (!Succeeded(file.ReadAt(0, needed, data), error)) return false;
   return true;
 }
 

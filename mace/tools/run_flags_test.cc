@@ -7,7 +7,6 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "mace/tools/file_read.h"
 #include "mace/tools/npy_io.h"
 #include "mace/tools/run_report.h"
 #include "mace/tools/soak.h"
@@ -140,30 +139,6 @@ TEST(RunFlagsTest, CheckInputShapesRefusesUnpairedFlags) {
   ASSERT_TRUE(Parse({"--model_file=m", "-h", "--input_node=x,y"}, &flags, &error)) << error;
   EXPECT_FALSE(CheckInputShapes(flags, {{"x", {1}}, {"y", {1}}}, &error));
   EXPECT_EQ(error, "--input_shape must give one shape per --input_node");
-}
-
-TEST(FileReadTest, NamesTheProblemWithAPath) {
-  std::string bytes;
-  std::string error;
-  EXPECT_FALSE(ReadFileBytes(::testing::TempDir(), 1 << 20, &bytes, &error));
-  EXPECT_NE(error.find("is a directory, not a file"), std::string::npos) << error;
-  int64_t size = 0;
-  EXPECT_FALSE(RegularFileSize(::testing::TempDir(), &size, &error));
-  EXPECT_NE(error.find("is a directory, not a file"), std::string::npos) << error;
-  const std::string missing = ::testing::TempDir() + "/absent";
-  EXPECT_FALSE(ReadFileBytes(missing, 1 << 20, &bytes, &error));
-  EXPECT_EQ(error, "cannot open '" + missing + "': No such file or directory");
-  EXPECT_FALSE(ReadFileBytes("/dev/null", 1 << 20, &bytes, &error));
-  EXPECT_EQ(error, "'/dev/null' is not a regular file");
-
-  const std::string path = ::testing::TempDir() + "/ten_bytes";
-  std::ofstream(path, std::ios::binary) << "0123456789";
-  EXPECT_FALSE(ReadFileBytes(path, 9, &bytes, &error));
-  EXPECT_EQ(error, "'" + path + "' holds 10 bytes, more than the 9 it may have");
-  ASSERT_TRUE(ReadFileBytes(path, 10, &bytes, &error)) << error;
-  EXPECT_EQ(bytes, "0123456789");
-  ASSERT_TRUE(ReadFileHead(path, 4, &bytes, &error)) << error;
-  EXPECT_EQ(bytes, "0123");
 }
 
 TEST(NpyTest, RoundTripsAndRejectsOtherShapes) {

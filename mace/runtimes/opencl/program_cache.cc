@@ -1,14 +1,14 @@
 #include "mace/runtimes/opencl/program_cache.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "mace/utils/crc32c.h"
+#include "mace/utils/file_read.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -166,18 +166,16 @@ bool DecodeProgramCache(const std::string& file, const ProgramCacheKey& key, std
 bool ReadDeviceFile(const DeviceFileFormat& format, const std::string& path,
                     const ProgramCacheKey& key, std::string* body, std::string* why) {
   why->clear();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (errno != ENOENT) *why = StrCat("cannot be read: ", std::strerror(errno));
+  // No file yet is the usual first run: no reason to give.
+  struct stat info;
+  if (lstat(path.c_str(), &info) != 0 && errno == ENOENT) return false;
+  std::string bytes;
+  const MaceStatus read = ReadRegularFile(path, "", kMaxFileReadBytes, &bytes);
+  if (!read.ok()) {
+    *why = StrCat("cannot be read: ", read.information());
     return false;
   }
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) {
-    *why = "cannot be read";
-    return false;
-  }
-  return DecodeDeviceFile(format, bytes.str(), key, body, why);
+  return DecodeDeviceFile(format, bytes, key, body, why);
 }
 
 bool ReadProgramCache(const std::string& path, const ProgramCacheKey& key, std::string* binary,

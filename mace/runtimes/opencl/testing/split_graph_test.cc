@@ -2,6 +2,10 @@
 // back to the CPU with converters exactly where the storages meet, the
 // outputs match the CPU reference in both storages, and the GPU's images
 // get their own memory plan.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -132,6 +136,31 @@ TEST_P(SplitGraphTest, NoUploadCopyOutlivesInit) {
   EXPECT_EQ(report.scratch_bytes, largest_activation);
   EXPECT_EQ(report.weights_bytes, 0);
   testing::ExpectGpuMatchesCpu(model, {1, 64, 1, 1}, GetParam());
+}
+
+// Every weight went to the GPU at Init, so the engine keeps no mapping of
+// the weights file: the file may then change, and Run neither reads it nor
+// checks it.
+TEST_P(SplitGraphTest, AGpuEngineDropsTheMappedWeightsFileOnceUploaded) {
+  testing::ModelBuilder model = testing::ModelWithInput({1, 64, 1, 1});
+  model.AddWeight("w", {256, 64}, testing::RandomValues(256 * 64, 61));
+  model.AddOp("FullyConnected", "fc", {"x", "w"}, "y");
+  const std::string path =
+      ::testing::TempDir() + "/split_graph_fc_" + testing::StorageName(GetParam()) + ".data";
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << model.data;
+  const std::string graph = model.Graph();
+  std::shared_ptr<MaceEngine> cpu, gpu;
+  ASSERT_TRUE(model.CreateEngine({}, {}, testing::ReferenceCpuConfig(), &cpu).ok());
+  const MaceStatus status =
+      CreateMaceEngineFromProto(reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
+                                path, {}, {}, testing::GpuConfig(GetParam()), &gpu);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(truncate(path.c_str(), 0), 0);
+  const std::map<std::string, MaceTensor> inputs = {
+      {"x", testing::MakeTensor({1, 64, 1, 1}, testing::RandomValues(64, 5, 2.f))}};
+  testing::ExpectNear(testing::RunEngine(gpu.get(), inputs, "y"),
+                      testing::RunEngine(cpu.get(), inputs, "y"), testing::Tolerance(GetParam()));
+  std::remove(path.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Storages, SplitGraphTest,
