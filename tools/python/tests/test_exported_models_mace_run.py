@@ -114,6 +114,9 @@ class ExportedModelsOnEngineTest(unittest.TestCase):
     def test_pytorch_opset17_name_romanizer_gru_encoder(self):
         self._check(exported.NAME_ROMANIZER_ENCODER)
 
+    def test_pytorch_opset17_name_romanizer_attention_decoder(self):
+        self._check(exported.NAME_ROMANIZER_DECODER)
+
     def test_pytorch_opset18_attacut_1d_convolutions(self):
         self._check(exported.ATTACUT_C)
 

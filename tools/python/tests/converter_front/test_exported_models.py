@@ -58,7 +58,8 @@ class ExportedModel:
     input_shape: tuple[int, ...]
     make_input: Callable[[tuple[int, ...]], np.ndarray]
     checks: tuple[Check, ...]
-    # Further inputs of the same shape: (name, make) each, given the first.
+    # Further inputs: (name, make) each, make given the first input; each
+    # is converted at the shape of what make returns.
     more_inputs: tuple[tuple[str, Callable[[np.ndarray], np.ndarray]], ...] = ()
 
 
@@ -115,6 +116,12 @@ def float_ids_below(vocabulary: int, offset: int = 0) -> Callable[[np.ndarray], 
 
 def all_true(first: np.ndarray) -> np.ndarray:
     return np.ones(first.shape, dtype=bool)
+
+
+def normal_of_shape(shape: tuple[int, ...], scale: float,
+                    offset: int) -> Callable[[np.ndarray], np.ndarray]:
+    """A further input of its own shape, drawn from N(0, scale^2)."""
+    return lambda _: (rng(offset).standard_normal(shape) * scale).astype(np.float32)
 
 
 RAPIDOCR = "rapidocr-onnxruntime==1.4.4"
@@ -211,6 +218,18 @@ NAME_ROMANIZER_ENCODER = ExportedModel(
     "PyTorch", 17, "src", (1, 12), ids_below(160),
     (Check("memory_out", 2e-5), Check("hidden_out", 1e-6)),
     (("src_mask", all_true),))
+# The romanizer's decoder step on a prefix of int64 ids: two GRU cells
+# written out as Gemm, Sigmoid and Tanh, dot-product attention over the
+# encoder's memory (MatMul, a Softmax masked by Where) and a LogSoftmax over
+# 160 symbols. Its inputs have shapes of their own.
+NAME_ROMANIZER_DECODER = ExportedModel(
+    NAME_ROMANIZER, "arabic_name_romanizer", "resources/decoder.onnx",
+    "2365c42d362313c21748750eefebf3a61fd8045f73a98644176eca538200841a",
+    "PyTorch", 17, "prefix", (1, 5), ids_below(160),
+    (Check("logprobs", 2e-5), Check("hidden_out", 2e-6)),
+    (("memory", normal_of_shape((1, 12, 256), 0.5, 1)),
+     ("src_mask", lambda _: np.ones((1, 12), dtype=bool)),
+     ("hidden", normal_of_shape((1, 2, 256), 0.5, 2))))
 # AttaCut-C, a Thai word segmenter: character embeddings, three 1-D
 # convolutions with dilations 1, 3 and 2, a ReduceMax across them and two
 # dense layers, one logit per character.
@@ -231,7 +250,7 @@ OSKUT_SCADS = ExportedModel(
 
 CASES = (PPOCR_CLS, PPOCR_DET, PPOCR_REC, NUDENET_YOLOV8N, OWW_EMBEDDING, OWW_TIMER,
          OWW_MELSPECTROGRAM, SMART_TURN, MAGIKA_V3_3, MINILM, NAME_ROMANIZER_ENCODER,
-         ATTACUT_C, OSKUT_SCADS)
+         NAME_ROMANIZER_DECODER, ATTACUT_C, OSKUT_SCADS)
 
 
 def exporter_of(model: onnx.ModelProto) -> str:
@@ -277,10 +296,9 @@ def load(test: unittest.TestCase, case: ExportedModel) -> tuple[Path, onnx.Model
 
 
 def convert_case(case: ExportedModel, path: Path, **options) -> ConvertedModel:
-    names = [case.input_name] + [name for name, _ in case.more_inputs]
     return convert(ConvertOptions(
         platform="onnx", model_file=path, weight_file=None,
-        inputs=[TensorSpec(name, list(case.input_shape)) for name in names],
+        inputs=[TensorSpec(name, list(value.shape)) for name, value in feeds_of(case).items()],
         outputs=[TensorSpec(name, []) for name in sorted({c.output for c in case.checks})],
         **options))
 
@@ -358,6 +376,9 @@ class ExportedModelsTest(unittest.TestCase):
 
     def test_pytorch_opset17_name_romanizer_gru_encoder(self):
         self._check(NAME_ROMANIZER_ENCODER)
+
+    def test_pytorch_opset17_name_romanizer_attention_decoder(self):
+        self._check(NAME_ROMANIZER_DECODER)
 
     def test_pytorch_opset18_attacut_1d_convolutions(self):
         self._check(ATTACUT_C)
