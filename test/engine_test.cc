@@ -432,7 +432,9 @@ TEST(EngineTest, DefaultPlanReachesTheLowerBoundOnAChain) {
           .ok());
   MemoryReport report;
   ASSERT_TRUE(engine->GetMemoryReport(&report).ok());
-  EXPECT_EQ(report.strategy, "greedy_by_size");
+  EXPECT_EQ(MaceEngineConfig().memory_strategy(), MemoryStrategy::OPTIMAL);
+  EXPECT_EQ(MaceEngineConfig().memory_plan_time_limit_ms(), 10);
+  EXPECT_EQ(report.strategy, "optimal");
   EXPECT_EQ(report.arena_bytes, report.lower_bound_bytes);
   EXPECT_LT(report.arena_bytes, report.naive_bytes);
 }

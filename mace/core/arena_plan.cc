@@ -18,7 +18,7 @@ memory::Strategy ToPlannerStrategy(MemoryStrategy strategy) {
 }  // namespace
 
 MaceStatus PlanArena(const std::vector<ArenaRecord>& records, MemoryStrategy strategy,
-                     int64_t alignment, int64_t time_limit_ms, ArenaPlan* plan) {
+                     int64_t alignment, const ArenaPlanBudget& budget, ArenaPlan* plan) {
   MACE_CHECK_ARG(alignment > 0, "arena alignment must be positive");
   // Offline-placed tensors keep their offsets; the planner places the rest
   // around them, and the two plans share one arena.
@@ -47,7 +47,8 @@ MaceStatus PlanArena(const std::vector<ArenaRecord>& records, MemoryStrategy str
 
   memory::PlanOptions options;
   options.alignment = static_cast<size_t>(alignment);
-  options.time_limit_ms = time_limit_ms;
+  options.time_limit_ms = budget.time_limit_ms;
+  options.step_limit = budget.step_limit;
   memory::OffsetsPlan offsets;
   const memory::Status status =
       fixed.empty() ? memory::PlanOffsets(planned, ToPlannerStrategy(strategy), options, &offsets)

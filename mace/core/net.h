@@ -23,8 +23,9 @@
 namespace mace {
 
 struct NetOptions {
-  MemoryStrategy memory_strategy = MemoryStrategy::GREEDY_BY_SIZE;
-  int64_t plan_time_limit_ms = 1000;
+  MemoryStrategy memory_strategy = MemoryStrategy::OPTIMAL;
+  int64_t plan_time_limit_ms = kDefaultPlanTimeLimitMs;
+  int64_t plan_step_limit = PlanStepLimit(kDefaultPlanTimeLimitMs);
   bool preserve_intermediates = false;
   bool preserve_inputs = true;
   int64_t arena_alignment = 64;

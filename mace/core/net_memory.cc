@@ -292,7 +292,7 @@ MaceStatus Net::PlanMemoryType(MemoryType type, Runtime* runtime, const std::vec
   ArenaPlan plan;
   const int64_t plan_start = NowMicros();
   MACE_RETURN_IF_ERROR(PlanArena(records, options_.memory_strategy, options_.arena_alignment,
-                                 options_.plan_time_limit_ms, &plan));
+                                 {options_.plan_time_limit_ms, options_.plan_step_limit}, &plan));
   const int64_t plan_micros = NowMicros() - plan_start;
   MACE_RETURN_IF_ERROR(ReserveMemory(plan.total, StrCat("the ", MemoryTypeName(type), " arena")));
   std::unique_ptr<Memory> memory;

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "mace/core/arena_plan.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -19,8 +20,8 @@ class MaceEngineConfig::Impl {
   bool opencl_tuning = false;
   bool opencl_profiling = false;
   bool limit_opencl_kernel_time = false;
-  MemoryStrategy memory_strategy = MemoryStrategy::GREEDY_BY_SIZE;
-  int64_t plan_time_limit_ms = 1000;
+  MemoryStrategy memory_strategy = MemoryStrategy::OPTIMAL;
+  int64_t plan_time_limit_ms = kDefaultPlanTimeLimitMs;
   bool preserve_intermediates = false;
   bool preserve_inputs = true;
   bool layout_optimization = true;

@@ -312,6 +312,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   NetOptions options;
   options.memory_strategy = config_.memory_strategy();
   options.plan_time_limit_ms = config_.memory_plan_time_limit_ms();
+  options.plan_step_limit = PlanStepLimit(options.plan_time_limit_ms);
   options.preserve_intermediates = config_.preserve_intermediates();
   options.preserve_inputs = config_.preserve_inputs();
   options.blocked_layout = config_.layout_optimization() && !config_.output_observer();

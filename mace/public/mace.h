@@ -48,7 +48,9 @@ enum class GPUDataType { FP16_FP32 = 0, FP32_FP32 = 1 };
 enum class CPUPrecision { FP32 = 0, FP16 = 1 };
 
 // How intermediate tensors share memory. Object strategies are turned into
-// one arena by stacking their objects; GREEDY_BY_SIZE places offsets directly.
+// one arena by stacking their objects; GREEDY_BY_SIZE places offsets
+// directly; OPTIMAL, the default, searches for the smallest arena within a
+// budget, starting from the best greedy plan (docs/memory_planning.md).
 enum class MemoryStrategy {
   NAIVE = 0,
   EQUALITY = 1,
@@ -305,9 +307,12 @@ class MaceEngineConfig {
   // unchanged; a run takes slightly longer.
   void SetLimitOpenCLKernelTime(bool limit);
   bool limit_opencl_kernel_time() const;
-  void SetMemoryStrategy(MemoryStrategy strategy);
+  void SetMemoryStrategy(MemoryStrategy strategy);  // default OPTIMAL
   MemoryStrategy memory_strategy() const;
-  // Time budget for MemoryStrategy::OPTIMAL; the best plan found is used.
+  // Budget of MemoryStrategy::OPTIMAL (default 10 ms): that many
+  // milliseconds and 1,000 search steps per millisecond, whichever runs out
+  // first; the best plan found by then is used. The step budget, which
+  // normally ends the search, gives the same plan on every run.
   void SetMemoryPlanTimeLimitMs(int64_t time_limit_ms);
   int64_t memory_plan_time_limit_ms() const;
   // Keep every intermediate readable after Run (debugging); no sharing.

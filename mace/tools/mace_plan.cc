@@ -3,7 +3,7 @@
 // object on stdout. See docs/memory_planning.md.
 //
 //   mace_plan --strategy=greedy_by_size --mode=offsets [--alignment=N]
-//             [--time_limit_ms=N] RECORDS.csv
+//             [--time_limit_ms=N] [--step_limit=N] RECORDS.csv
 //   mace_plan --arena_trace=TRACE.txt [--arena_alignment=N]
 //
 // Any bad input prints one "mace_plan: error: ..." line on stderr and exits
@@ -28,12 +28,14 @@ namespace memory {
 
 // A day: far beyond any useful search, small enough for every clock type.
 constexpr size_t kMaxTimeLimitMs = size_t{86400} * 1000;
+constexpr size_t kMaxStepLimit = size_t{1} << 50;
 namespace {
 
 constexpr char kUsage[] =
     "usage: mace_plan --strategy=naive|equality|greedy_in_order|greedy_by_breadth|"
     "greedy_by_size|greedy_best|mincostflow|optimal\n"
-    "                 --mode=objects|offsets [--alignment=N] [--time_limit_ms=N] RECORDS.csv\n"
+    "                 --mode=objects|offsets [--alignment=N] [--time_limit_ms=N]\n"
+    "                 [--step_limit=N] RECORDS.csv\n"
     "       mace_plan --arena_trace=TRACE.txt [--arena_alignment=N]\n";
 
 struct Flags {
@@ -87,6 +89,12 @@ Status ParseFlags(int argc, char** argv, Flags* flags) {
         return Status::Error("--time_limit_ms must be a non-negative integer, got " + Quote(value));
       }
       flags->options.time_limit_ms = static_cast<int64_t>(number);
+      plan_flag_seen = true;
+    } else if (name == "step_limit") {
+      if (!ParseUnsigned(value, kMaxStepLimit, &number)) {
+        return Status::Error("--step_limit must be a non-negative integer, got " + Quote(value));
+      }
+      flags->options.step_limit = static_cast<int64_t>(number);
       plan_flag_seen = true;
     } else if (name == "arena_trace") {
       if (value.empty()) return Status::Error("--arena_trace needs a file name");

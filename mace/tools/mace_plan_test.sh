@@ -75,6 +75,9 @@ assert d["total"] == 64 and d["lower_bound"] == 48' \
 check_json "optimal" '
 assert d["strategy"] == "optimal" and d["total"] == 18 and d["optimal"] is True' \
   --strategy=optimal --mode=offsets --time_limit_ms=1000 "${dir}/gap.csv"
+check_json "optimal, step limit" '
+assert d["strategy"] == "optimal" and d["total"] == 18 and d["optimal"] is True' \
+  --strategy=optimal --mode=offsets --step_limit=100000 "${dir}/gap.csv"
 check_json "aligned" '
 assert all(o % 16 == 0 for o in d["offsets"]) and d["total"] >= d["lower_bound"]' \
   --strategy=mincostflow --mode=offsets --alignment=16 "${dir}/chain.csv"
@@ -110,6 +113,7 @@ check_error "image strategy" "not supported for 2D" --strategy=greedy_by_size --
   "${dir}/image.csv"
 check_error "bad alignment" "--alignment must be" --alignment=0 "${dir}/gap.csv"
 check_error "bad time limit" "--time_limit_ms" --time_limit_ms=-5 "${dir}/gap.csv"
+check_error "bad step limit" "--step_limit" --step_limit=-5 "${dir}/gap.csv"
 check_error "unknown flag" "unknown flag .--fast." --fast=1 "${dir}/gap.csv"
 check_error "flag without value" "needs =VALUE" --strategy "${dir}/gap.csv"
 check_error "two files" "more than one" "${dir}/gap.csv" "${dir}/chain.csv"

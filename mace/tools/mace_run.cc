@@ -240,7 +240,7 @@ int RunMain(int argc, char** argv) {
   const MaceStatus hexagon_status = config.SetHexagonOptions(hexagon);
   if (!hexagon_status.ok()) return Fail(hexagon_status.information());
   config.SetMemoryStrategy(strategy);
-  config.SetMemoryPlanTimeLimitMs(flags.plan_time_limit_ms);
+  if (flags.plan_time_limit_ms > 0) config.SetMemoryPlanTimeLimitMs(flags.plan_time_limit_ms);
   config.SetVerifyWeights(flags.verify_weights);
   RangeCollector ranges(flags.quantize_stat_percentile);
   HistogramCollector histograms(flags.quantize_stat_bins);

@@ -265,7 +265,9 @@ std::string RunUsage() {
                               offsets, total, lower bound) for tools/plan_picture.py
   --memory_strategy=NAME      naive|equality|greedy_in_order|greedy_by_breadth|
                               greedy_by_size|greedy_best|mincostflow|optimal
-  --plan_time_limit_ms=N      time budget of the optimal planner
+                              (default optimal)
+  --plan_time_limit_ms=N      budget of the optimal planner (default 10; also
+                              1000 search steps per ms, docs/memory_planning.md)
   --compare_strategies        plan the model with every strategy, one table
   --verify_weights=false      skip the weights checksum at init
   --soak_rounds=N             then run the engine N more times; print resident

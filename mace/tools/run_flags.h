@@ -45,8 +45,8 @@ struct RunFlags {
   bool benchmark = false;
   bool memory_report = false;
   std::string memory_plan;  // write PREFIX.csv and PREFIX.json (plan_picture.py)
-  std::string memory_strategy = "greedy_by_size";
-  int64_t plan_time_limit_ms = 1000;
+  std::string memory_strategy = "optimal";
+  int64_t plan_time_limit_ms = 0;  // 0: the engine's default
   bool compare_strategies = false;
   bool verify_weights = true;
   int soak_rounds = 0;  // 0: no soak run

@@ -7,11 +7,12 @@
 //     above the capacity being tried.
 //  3. The first capacity is the lower bound itself (max live bytes). It is
 //     often achievable, and when it is, optimality is proven at once; it
-//     gets half of the time.
+//     gets half of the time and of the step budget.
 //  4. Then bisection between the highest capacity not yet known to be
-//     feasible and the incumbent. A found plan lowers the incumbent to its
+//     feasible and the incumbent, each probe with a third of the time and
+//     steps left. A found plan lowers the incumbent to its
 //     actual top; a completed search proves a capacity infeasible; a probe
-//     that runs out of its time slice counts as infeasible for the
+//     that runs out of its share counts as infeasible for the
 //     bisection only, never for the optimality claim.
 //
 // The search packs sizes rounded up to the alignment. That is exact for the
@@ -82,7 +83,7 @@ int64_t Height(const SearchProblem& problem, const Partition& partition,
 }  // namespace
 
 OptimalResult OptimalOffsets(const std::vector<UsageRecord>& records, size_t alignment,
-                             int64_t time_limit_ms) {
+                             int64_t time_limit_ms, int64_t step_limit) {
   const SearchClock::time_point start = SearchClock::now();
   const SearchClock::time_point deadline =
       start + std::chrono::milliseconds(std::max<int64_t>(0, time_limit_ms));
@@ -124,14 +125,20 @@ OptimalResult OptimalOffsets(const std::vector<UsageRecord>& records, size_t ali
   int64_t proven_low = problem.max_live;  // every capacity below is infeasible
   auto reachable = [&]() { return std::max(proven_low, fixed); };
   int64_t low = reachable();  // bisection's working bound
+  const int64_t max_steps = step_limit > 0 ? step_limit : kNoStepLimit;
   while (reachable() < top()) {
     const SearchClock::time_point now = SearchClock::now();
-    if (now >= deadline) break;
+    if (now >= deadline || result.steps >= max_steps) break;
     const int64_t high = top();
     if (low >= high) low = reachable();  // retry the unknown range with what is left
     const bool first = result.probes == 0;
     const int64_t capacity = first ? low : low + (high - low) / 2;
-    const SearchClock::time_point probe_deadline = now + (deadline - now) / (first ? 2 : 3);
+    // Both budgets are shared out the same way: half of what is left for
+    // the first probe, a third for each later one.
+    const int share = first ? 2 : 3;
+    const SearchClock::time_point probe_deadline = now + (deadline - now) / share;
+    const int64_t probe_end =
+        result.steps + std::max<int64_t>(1, (max_steps - result.steps) / share);
     ++result.probes;
     bool feasible = true;
     bool proven = true;
@@ -144,15 +151,21 @@ OptimalResult OptimalOffsets(const std::vector<UsageRecord>& records, size_t ali
 
       std::vector<int64_t> found = offsets;
       SearchStats stats;
+      const SearchBudget budget{probe_deadline, probe_end - result.steps};
       const SearchOutcome outcome =
-          SearchPartition(problem, problem.partitions[k], capacity, probe_deadline, &found, &stats);
+          SearchPartition(problem, problem.partitions[k], capacity, budget, &found, &stats);
       result.nodes += stats.nodes;
+      result.steps += stats.steps;
       if (outcome == SearchOutcome::kFound) {
         for (int b : problem.partitions[k].buffers) offsets[b] = found[b];
         plans[k].height = Height(problem, problem.partitions[k], offsets);
       } else {
         feasible = false;
         proven = outcome == SearchOutcome::kInfeasible;
+        // A probe that ran out has spent its share, give or take a node;
+        // counting all of it makes the shares shrink to nothing, so the
+        // step budget ends the loop as surely as the clock does.
+        if (!proven) result.steps = std::max(result.steps, probe_end);
       }
     }
     if (!feasible) {

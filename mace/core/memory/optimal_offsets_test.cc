@@ -182,8 +182,39 @@ TEST(OptimalOffsetsTest, ZeroTimeStillReturnsAValidPlan) {
   RandomShape shape;
   shape.max_tensors = 60;
   const std::vector<UsageRecord> records = RandomRecords(&random, shape);
-  const OptimalResult result = OptimalOffsets(records, 1, 0);
+  const OptimalResult result = OptimalOffsets(records, 1, 0, 0);
   EXPECT_TRUE(CheckOffsetsAssignment(records, result.assignment, 1).ok());
+}
+
+TEST(OptimalOffsetsTest, StepLimitStopsEveryRunAtTheSamePlan) {
+  // Perfect packings of 60 pieces take the search many steps; cut at
+  // 20,000 with all the time in the world, two runs must agree byte for
+  // byte and stay within the budget.
+  const uint32_t seed = TestSeed(65537);
+  std::printf("seed %u\n", seed);
+  std::mt19937 random(seed);
+  constexpr int64_t kSteps = 20000;
+  int cut_short = 0;
+  for (int round = 0; round < 10; ++round) {
+    const std::vector<UsageRecord> records = PerfectPacking(&random, 60, 40, 4096);
+    const OptimalResult larger = OptimalOffsets(records, 1, 60000, 10 * kSteps);
+    const OptimalResult first = OptimalOffsets(records, 1, 60000, kSteps);
+    const OptimalResult second = OptimalOffsets(records, 1, 60000, kSteps);
+    EXPECT_LE(first.steps, kSteps) << Describe(records);
+    EXPECT_EQ(first.steps, second.steps) << Describe(records);
+    EXPECT_EQ(first.nodes, second.nodes) << Describe(records);
+    EXPECT_EQ(first.assignment.offsets, second.assignment.offsets) << Describe(records);
+    EXPECT_TRUE(CheckOffsetsAssignment(records, first.assignment, 1).ok()) << Describe(records);
+    if (larger.steps > kSteps) ++cut_short;
+  }
+  EXPECT_GT(cut_short, 0) << "no instance needed more than " << kSteps << " steps";
+}
+
+TEST(OptimalOffsetsTest, NegativeStepLimitIsRefused) {
+  PlanOptions options;
+  options.step_limit = -1;
+  OffsetsPlan plan;
+  EXPECT_FALSE(PlanOffsets({{8, 0, 0}}, Strategy::kOptimal, options, &plan).ok());
 }
 
 TEST(OptimalOffsetsTest, ZeroSizeTensorsSitAtZero) {

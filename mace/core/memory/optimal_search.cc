@@ -25,12 +25,13 @@ struct Candidate {
 class Searcher {
  public:
   Searcher(SearchState* state, int ordering, int round, int64_t node_limit,
-           SearchClock::time_point deadline, std::vector<int64_t>* solution)
+           SearchClock::time_point deadline, int64_t step_limit, std::vector<int64_t>* solution)
       : state_(*state),
         ordering_(ordering),
         round_(round),
         nodes_left_(node_limit),
         deadline_(deadline),
+        steps_left_(step_limit),
         solution_(*solution) {}
 
   Result Run(const Partition& partition) {
@@ -40,12 +41,17 @@ class Searcher {
   }
 
   int64_t nodes() const { return nodes_; }
+  int64_t steps() const { return steps_; }
 
  private:
   Result Search(const Part& part, int64_t last_offset, int last_rank, size_t depth) {
     if (--nodes_left_ < 0) return Result::kNodeLimit;
     if ((++nodes_ & 255) == 0 && SearchClock::now() > deadline_) timed_out_ = true;
+    const int64_t cost = static_cast<int64_t>(part.buffers.size());
+    if (steps_left_ < cost) timed_out_ = true;
     if (timed_out_) return Result::kTimeout;
+    steps_left_ -= cost;
+    steps_ += cost;
 
     const SearchProblem& p = state_.problem();
     // The lowest top any unplaced buffer can reach; nothing is placed at
@@ -141,8 +147,10 @@ class Searcher {
   const int round_;
   int64_t nodes_left_;
   const SearchClock::time_point deadline_;
+  int64_t steps_left_;
   std::vector<int64_t>& solution_;
   int64_t nodes_ = 0;
+  int64_t steps_ = 0;
   bool timed_out_ = false;
   std::vector<std::vector<Candidate>> candidates_;  // per depth, reused
   FailedParts failed_;
@@ -151,7 +159,7 @@ class Searcher {
 }  // namespace
 
 SearchOutcome SearchPartition(const SearchProblem& problem, const Partition& partition,
-                              int64_t capacity, SearchClock::time_point deadline,
+                              int64_t capacity, const SearchBudget& budget,
                               std::vector<int64_t>* offsets, SearchStats* stats) {
   SearchState state(problem, capacity);
   state.Reset(partition);
@@ -160,12 +168,16 @@ SearchOutcome SearchPartition(const SearchProblem& problem, const Partition& par
   // from round to round, so the total work is at most about twice that of
   // the last round.
   const int64_t first_limit = std::max<int64_t>(256, 4 * partition.buffers.size());
+  int64_t steps_used = 0;  // this call's steps, against budget.max_steps
   for (int round = 0;; ++round) {
     const int64_t limit = first_limit << std::min(round, 40);
     for (int ordering = 0; ordering < NumOrderings(round); ++ordering) {
-      Searcher searcher(&state, ordering, round, limit, deadline, offsets);
+      Searcher searcher(&state, ordering, round, limit, budget.deadline,
+                        budget.max_steps - steps_used, offsets);
       const Result result = searcher.Run(partition);
       stats->nodes += searcher.nodes();
+      stats->steps += searcher.steps();
+      steps_used += searcher.steps();
       ++stats->restarts;
       switch (result) {
         case Result::kFound:

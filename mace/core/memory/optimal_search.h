@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "mace/core/memory/search_problem.h"
@@ -31,20 +32,32 @@ namespace memory {
 enum class SearchOutcome {
   kFound,       // offsets filled in, every top <= capacity
   kInfeasible,  // proven: nothing fits in capacity
-  kTimeout,     // deadline passed first
+  kTimeout,     // the budget ran out first
 };
 
 struct SearchStats {
   int64_t nodes = 0;
+  int64_t steps = 0;
   int restarts = 0;
 };
 
 using SearchClock = std::chrono::steady_clock;
 
+constexpr int64_t kNoStepLimit = std::numeric_limits<int64_t>::max();
+
+// A search stops (kTimeout) at the deadline or after max_steps steps,
+// whichever comes first. A node costs one step per buffer of the part it
+// works on, since it scans them all, so steps track the work done whatever
+// the graph's size; unlike the clock, they stop every run at the same point.
+struct SearchBudget {
+  SearchClock::time_point deadline;
+  int64_t max_steps = kNoStepLimit;
+};
+
 // Fills (*offsets)[b] for the partition's buffers b on kFound; other
 // entries are left alone.
 SearchOutcome SearchPartition(const SearchProblem& problem, const Partition& partition,
-                              int64_t capacity, SearchClock::time_point deadline,
+                              int64_t capacity, const SearchBudget& budget,
                               std::vector<int64_t>* offsets, SearchStats* stats);
 
 }  // namespace memory

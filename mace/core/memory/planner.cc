@@ -170,9 +170,10 @@ Status PlanOffsets(const std::vector<UsageRecord>& records, Strategy strategy,
     return Fail("alignment must be in [1, ", kMaxAlignment, "], got ", alignment);
   }
   if (options.time_limit_ms < 0) return Fail("time limit must not be negative");
+  if (options.step_limit < 0) return Fail("step limit must not be negative");
   plan->lower_bound = OffsetsLowerBound(records, alignment);
   if (strategy == Strategy::kOptimal) {
-    OptimalResult result = OptimalOffsets(records, alignment, options.time_limit_ms);
+    OptimalResult result = OptimalOffsets(records, alignment, options.time_limit_ms, options.step_limit);
     plan->assignment = std::move(result.assignment);
     plan->optimal = result.proven || plan->assignment.total_size == plan->lower_bound;
     return Status();

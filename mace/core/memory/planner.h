@@ -48,8 +48,12 @@ struct PlanOptions {
   // Offsets are multiples of this; sizes are not rounded, but the next
   // tensor above one starts at the aligned end.
   size_t alignment = 1;
-  // OPTIMAL's budget. The best plan found by then is returned.
+  // OPTIMAL's budgets: the best plan found when either runs out is
+  // returned. step_limit counts search steps, a node's cost being the
+  // buffers it scans (0: no limit); a plan it cuts short is the same on
+  // every machine, one the clock cuts short is not.
   int64_t time_limit_ms = 1000;
+  int64_t step_limit = 0;
 };
 
 struct ObjectsPlan {

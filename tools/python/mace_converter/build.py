@@ -1,5 +1,5 @@
 """The Bazel side of `build`: libmace (static, and shared with linkshared: 1)
-and mace_run for each target ABI, cross compiled for ARM; in proto mode also
+and mace_run for each target ABI, cross compiled for ARM; with `java: 1` also
 the Java API (mace.jar and libmace_jni.so)."""
 from __future__ import annotations
 
@@ -80,9 +80,9 @@ def bazel_build(config: DeploymentConfig, abi: str) -> AbiOutputs:
         targets["shared"] = library + ".so"
     if needs_dsp(config):
         targets["dsp"] = DSP_IMAGE
-    # The Java API loads .pb and .data files (or buffers), which proto mode
-    # ships; the engine is in libmace_jni.so itself.
-    if config.build_type == "proto":
+    # Only on request (java: 1, proto mode): libmace_jni.so carries a whole
+    # engine of its own, megabytes an app without Java does not need.
+    if config.java:
         targets["jni"] = JNI_LIBRARY
         targets["jar"] = JAVA_JAR
     flags = ABI_BAZEL_FLAGS[abi]

@@ -27,7 +27,7 @@ DATA_FORMATS = ("NCHW", "NHWC", "NONE")
 BUILD_TYPES = ("proto", "code")
 
 TOP_KEYS = ("library_name", "target_abis", "target_socs", "embed_model_data",
-            "build_type", "linkshared", "models")
+            "build_type", "linkshared", "java", "models")
 SUBGRAPH_KEYS = ("input_tensors", "input_shapes", "input_max_shapes", "output_tensors",
                  "output_shapes",
                  "input_ranges", "input_data_formats", "output_data_formats",
@@ -108,6 +108,7 @@ class DeploymentConfig:
     target_socs: list[str] = field(default_factory=list)
     embed_model_data: bool = False
     linkshared: bool = False
+    java: bool = False          # pack the Java API (mace.jar, libmace_jni.so)
     models: dict[str, ModelConfig] = field(default_factory=dict)
     sha256: str = ""            # of the file's bytes, to notice stale builds
 
@@ -330,7 +331,13 @@ class _Parser:
             target_socs=self.string_list(data["target_socs"], "target_socs")
             if data.get("target_socs") is not None else [],
             embed_model_data=self.flag(data.get("embed_model_data", 0), "embed_model_data"),
-            linkshared=self.flag(data.get("linkshared", 0), "linkshared"))
+            linkshared=self.flag(data.get("linkshared", 0), "linkshared"),
+            java=self.flag(data.get("java", 0), "java"))
+        if config.java and build_type != "proto":
+            # The Java API loads .pb and .data files or buffers; it has no
+            # way to reach models compiled into the library.
+            raise self.fail("java", "needs build_type: proto (the Java API loads .pb and "
+                                    ".data files)")
         models = self.required(data, "models", "")
         if not isinstance(models, dict) or not models:
             raise self.fail("models", "expected a mapping from model names to models")

@@ -1,29 +1,7 @@
 """Lays out build/<library_name>/ and packs libmace_<library_name>.tar.gz.
 
-    build/<library_name>/
-      include/mace/public/mace.h           (+ mace_engine_factory.h in code mode)
-      include/mace/core/memory/*.h         the memory planner's API (in the archive too)
-      lib/<abi>/libmace_<library_name>.a   libmace and everything it needs
-      lib/<abi>/libmace.so                 with linkshared: 1
-      lib/<abi>/link_flags.txt             system libraries to link as well
-      model/<name>.pb, model/<name>.data   proto mode; code mode keeps only the
-                                           .data files of models whose weights
-                                           are not embedded
-      java/mace.jar                        proto mode: the Java API (com.mace)
-      java/jniLibs/<abi>/libmace_jni.so    its native library, engine included
-      mace_run/<abi>/mace_run              the runner (not in the tarball)
-      dsp/dsp_runtime.elf                  with a runtime: dsp model: the Hexagon
-                                           DSP image the engine starts (under
-                                           qemu-hexagon here; docs/dsp_runtime.md)
-      opencl/<abi>/<library_name>_compiled_opencl_kernel.<device>.<soc>.bin
-      opencl/<abi>/<library_name>_tuned_opencl_parameter.<device>.<soc>.bin
-                                           with target_socs and a GPU model: the
-                                           program binary and the tuned work-group
-                                           sizes of the OpenCL device the build ran
-                                           on (here the OpenCL device name is the
-                                           SoC, and <device> the ABI's machine)
-      libmace_<library_name>.tar.gz        include/, lib/, model/, java/ (and opencl/,
-                                           dsp/)
+The layout, and what each file is for, is in docs/converter.md ("What
+`build` produces"); keep the two in step.
 """
 from __future__ import annotations
 
@@ -128,8 +106,9 @@ def install_abi(config: DeploymentConfig, outputs: AbiOutputs) -> None:
 
 
 def install_java(config: DeploymentConfig, outputs: AbiOutputs) -> None:
-    """java/mace.jar and java/jniLibs/<abi>/libmace_jni.so, laid out as an
-    Android app's src/main/jniLibs (see docs/bindings.md)."""
+    """With `java: 1`: java/mace.jar and java/jniLibs/<abi>/libmace_jni.so,
+    laid out as an Android app's src/main/jniLibs (see docs/bindings.md).
+    Without it, a java/ left by an earlier build is removed."""
     java_dir = library_dir(config) / "java"
     if outputs.jni_library is None or outputs.java_jar is None:
         if java_dir.exists():

@@ -155,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mace_run", required=True, help="the host mace_run binary")
     parser.add_argument("--models", default=",".join(ZOO), help="deployment file names")
-    parser.add_argument("--plan_time_limit_ms", type=int, default=10000,
-                        help="OPTIMAL's budget per model")
+    parser.add_argument("--plan_time_limit_ms", type=int, default=None,
+                        help="OPTIMAL's budget per model (default: the engine's)")
     parser.add_argument("--device", choices=["CPU", "GPU"], default="CPU",
                         help="GPU: the memory report of each model on the GPU runtime, "
                              "in both image storages")
@@ -170,9 +170,10 @@ def main(argv: list[str] | None = None) -> int:
             sys.exit(f"zoo_memory: error: no deployment file {config}")
         print(f"zoo_memory: {name}", file=sys.stderr)
         graph, data = model_graph(config)
+        budget = ([f"--plan_time_limit_ms={args.plan_time_limit_ms}"]
+                  if args.plan_time_limit_ms is not None else [])
         output = run([args.mace_run, f"--model_file={graph}", f"--model_data_file={data}",
-                      "--compare_strategies", "--round=1",
-                      f"--plan_time_limit_ms={args.plan_time_limit_ms}"])
+                      "--compare_strategies", "--round=1", *budget])
         rows = parse_strategy_table(output)
         if not rows:
             sys.exit(f"zoo_memory: error: no strategy table in mace_run's output for {name}")

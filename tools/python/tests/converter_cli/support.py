@@ -93,7 +93,7 @@ def stand_in_frontend() -> Iterator[StandInFrontend]:
 
 
 def deployment(directory: Path, *, library: str = "clitest", build_type: str = "proto",
-               embed: int = 0, linkshared: int = 0, extra_model: str = "",
+               embed: int = 0, linkshared: int = 0, java: int = 0, extra_model: str = "",
                model_bytes: bytes = b"a stand-in model file\n") -> Path:
     """Writes a deployment file for one NHWC 'tensorflow' model."""
     model_file = directory / "tiny.pb"
@@ -106,6 +106,7 @@ def deployment(directory: Path, *, library: str = "clitest", build_type: str = "
         build_type: {build_type}
         embed_model_data: {embed}
         linkshared: {linkshared}
+        java: {java}
         models:
           tiny:
             platform: tensorflow
@@ -135,15 +136,16 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 
 
 class SharedBuild:
-    """One proto-mode host build (libmace.a, libmace.so, mace_run) in a
-    temporary MACE_BUILD_DIR, made on first use and shared by test classes."""
+    """One proto-mode host build (libmace.a, libmace.so, the Java API,
+    mace_run) in a temporary MACE_BUILD_DIR, made on first use and shared by
+    test classes."""
 
     _instance: Optional["SharedBuild"] = None
 
     def __init__(self) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="converter_cli_"))
         self.build_dir = self.tmp / "build"
-        self.config = deployment(self.tmp, linkshared=1)
+        self.config = deployment(self.tmp, linkshared=1, java=1)
         with self.environment(), stand_in_frontend():
             self.status, self.stdout, self.stderr = run_cli("build", "--config",
                                                             str(self.config))

@@ -78,6 +78,7 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual(config.library_name, "demo")
         self.assertFalse(config.embed_model_data)
         self.assertFalse(config.linkshared)
+        self.assertFalse(config.java)
         self.assertEqual(config.target_socs, [])
         model = config.models["net"]
         self.assertEqual(model.data_type, "fp32_fp32")
@@ -171,7 +172,7 @@ class ConfigTest(unittest.TestCase):
             self.error_of(self.changed(lambda d: d.update(libary_name="x"))),
             "libary_name: unknown key (did you mean 'library_name'?); known keys: "
             "library_name, target_abis, target_socs, embed_model_data, build_type, "
-            "linkshared, models")
+            "linkshared, java, models")
         self.assertRegex(
             self.error_of(self.changed(lambda d: self.model(d).update(runtimes="cpu"))),
             r"^models\.net\.runtimes: unknown key \(did you mean 'runtime'\?\)")
@@ -288,6 +289,17 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual(self.error_of(self.changed(edit)),
                          "models.mobile-net: with build_type: code, a model name must be a "
                          "C++ identifier (letters, digits and '_')")
+
+    def test_java_is_a_flag_of_proto_mode(self):
+        self.assertTrue(self.load(self.changed(lambda d: d.update(java=1))).java)
+        self.assertTrue(self.load(self.changed(lambda d: d.update(java=True))).java)
+        self.assertFalse(self.load(self.changed(lambda d: d.update(java=0))).java)
+        self.assertEqual(self.error_of(self.changed(lambda d: d.update(java="yes"))),
+                         "java: expected 0 or 1, got 'yes'")
+        self.assertEqual(self.error_of(self.changed(lambda d: d.update(java=1,
+                                                                       build_type="code"))),
+                         "java: needs build_type: proto (the Java API loads .pb and .data "
+                         "files)")
 
     def test_command_line_prints_one_line_and_fails(self):
         self.path.write_text("library_name: demo\ntarget_abis: [host]\nbuild_type: proto\n"

@@ -1,5 +1,7 @@
 """build -> the library package: layout, tarball, an app built against the
 tarball with g++, and run/benchmark on the built model. Shares one build."""
+import contextlib
+import io
 import re
 import subprocess
 import tarfile
@@ -10,9 +12,10 @@ from unittest import mock
 
 import numpy as np
 
-from mace_converter import validate
+from mace_converter import build, package, validate
+from mace_converter.config import load_config
 from tests.converter_cli import apps
-from tests.converter_cli.support import SharedBuild, run_cli, tiny_reference
+from tests.converter_cli.support import SharedBuild, deployment, run_cli, tiny_reference
 
 
 PLANNER_HEADERS = [f"include/mace/core/memory/{name}.h" for name in
@@ -54,6 +57,49 @@ def run_java_app(root: Path, model: list[str]) -> np.ndarray:
                              "-cp", classpath, "App", *model],
                             check=True, capture_output=True, text=True)
     return np.array(result.stdout.split(), np.float32)
+
+
+class JavaKeyTest(unittest.TestCase):
+    """`java: 1` alone brings the Java API into the build and the package."""
+
+    def bazel_targets(self, java: int) -> list[str]:
+        with tempfile.TemporaryDirectory() as tmp:
+            config = load_config(deployment(Path(tmp), java=java))
+        ran = []
+
+        def output_files(flags, targets):
+            return {target: Path(f"/bazel-out/{target}") for target in targets}
+
+        def run_command(command, **kwargs):
+            ran.append(command)
+            return mock.Mock(stdout="")
+
+        with mock.patch.object(build, "run_command", run_command), \
+                mock.patch.object(build, "output_files", output_files), \
+                mock.patch.object(Path, "read_text", return_value="-pthread"), \
+                contextlib.redirect_stdout(io.StringIO()):
+            outputs = build.bazel_build(config, "host")
+        self.assertEqual(outputs.jni_library is not None, bool(java))
+        self.assertEqual(outputs.java_jar is not None, bool(java))
+        return ran[0]
+
+    def test_java_targets_only_when_asked(self):
+        self.assertNotIn(build.JNI_LIBRARY, self.bazel_targets(java=0))
+        self.assertNotIn(build.JAVA_JAR, self.bazel_targets(java=0))
+        self.assertIn(build.JNI_LIBRARY, self.bazel_targets(java=1))
+        self.assertIn(build.JAVA_JAR, self.bazel_targets(java=1))
+
+    def test_java_left_by_an_earlier_build_is_removed(self):
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.dict("os.environ", {"MACE_BUILD_DIR": str(Path(tmp) / "build")}):
+            config = load_config(deployment(Path(tmp)))
+            stale = package.library_dir(config) / "java" / "jniLibs" / "host"
+            stale.mkdir(parents=True)
+            (stale / "libmace_jni.so").write_bytes(b"old")
+            outputs = build.AbiOutputs(abi="host", static_library=Path(tmp),
+                                       link_flags="", mace_run=Path(tmp))
+            package.install_java(config, outputs)
+            self.assertFalse((package.library_dir(config) / "java").exists())
 
 
 class PackageTest(unittest.TestCase):
