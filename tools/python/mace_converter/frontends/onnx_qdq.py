@@ -153,18 +153,22 @@ def _uses(graph_proto) -> list[tuple[str, str]]:
     return uses
 
 
+# QLinear ops of the com.microsoft domain that onnxruntime's QOperator
+# format writes and the converter reads.
+MICROSOFT_OPS = ("QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu",
+                 "QLinearGlobalAveragePool", "QLinearConcat", "QGemm")
+
+
 # Ops that read a quantized tensor as its dequantized value in a float
 # conversion (the QLinear ops with constant scales).
-_VALUE_READERS = ("DequantizeLinear", "QLinearConv", "QLinearMatMul", "QLinearAdd", "QLinearMul",
-                  "QLinearSigmoid", "QLinearLeakyRelu", "QLinearGlobalAveragePool",
-                  "QLinearConcat", "QGemm")
+_VALUE_READERS = ("DequantizeLinear", "QLinearConv", "QLinearMatMul") + MICROSOFT_OPS
 
 
 def inner_pairs(graph_proto, outputs: list[str]) -> set[str]:
     """Outputs of the QuantizeLinear nodes read only by DequantizeLinear
-    (or QLinear) nodes and not graph outputs: a float conversion may skip
-    the pair (the quantization noise is all it adds). Anywhere else the
-    integers are what the model computes."""
+    (or QLinear) nodes and not graph outputs: the pair (or the QLinear op's
+    input) only rounds and saturates the value, a fake quantization. Anywhere
+    else the integers are what the model computes."""
     quantizers = {proto.output[0]: proto for proto in graph_proto.node
                   if proto.op_type == "QuantizeLinear" and proto.output}
     uses = _uses(graph_proto)
@@ -232,8 +236,8 @@ def _same_params(a, a_scale: int, b, b_scale: int, constants: dict) -> bool:
 
 def _holds_values(node: Node) -> None:
     """Notes that this node's output holds the dequantized value of what
-    ONNX computes as integers (a skipped QuantizeLinear, a QLinear op on
-    dequantized values), so a DequantizeLinear of it is skipped too."""
+    ONNX computes as integers (a fake quantization, a QLinear op on
+    dequantized values), so a DequantizeLinear of it is an Identity."""
     if not hasattr(node.graph, "dequantized_values"):
         node.graph.dequantized_values = set()
     node.graph.dequantized_values.add(node.outputs[0])
@@ -346,12 +350,6 @@ def qlinear_conv(node: Node) -> None:
     if x_params is not None:
         node.graph.imported_quant.setdefault(x, x_params)
     _requantize(node, product, 6, y_params)
-
-
-# QLinear ops of the com.microsoft domain that onnxruntime's QOperator
-# format writes and the converter reads.
-MICROSOFT_OPS = ("QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu",
-                 "QLinearGlobalAveragePool", "QLinearConcat", "QGemm")
 
 
 def _linear_input(node: Node, index: int, what: str) -> tuple[str, QuantParams | None]:
