@@ -45,7 +45,7 @@ MAX_SUBGRAPH_DEPTH = 8
 
 @dataclass
 class ConvertOptions:
-    platform: str                       # "onnx", "tensorflow" or "caffe"
+    platform: str                       # "onnx", "tensorflow", "caffe" or "tflite"
     model_file: Path                    # .onnx, frozen .pb, or .prototxt
     weight_file: Optional[Path]         # .caffemodel for Caffe, else None
     inputs: list[TensorSpec]

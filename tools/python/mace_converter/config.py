@@ -20,7 +20,7 @@ from mace_converter.api import IO_DATA_TYPES, MAX_DIM, TensorSpec
 from mace_converter.progress import UserError
 
 ABIS = ("host", "arm64-v8a", "armeabi-v7a")
-PLATFORMS = ("onnx", "tensorflow", "caffe")
+PLATFORMS = ("onnx", "tensorflow", "caffe", "tflite")
 RUNTIMES = ("cpu", "gpu", "dsp", "cpu+gpu")
 DATA_TYPES = ("fp32_fp32", "fp16_fp32", "fp16_fp16", "bf16_fp32", "uint8")
 DATA_FORMATS = ("NCHW", "NHWC", "NONE")
@@ -466,7 +466,7 @@ class _Parser:
 
     def subgraph(self, data: dict, prefix: str,
                  platform: str) -> tuple[list[TensorSpec], list[TensorSpec], list[str]]:
-        image_format = "NHWC" if platform == "tensorflow" else "NCHW"
+        image_format = "NHWC" if platform in ("tensorflow", "tflite") else "NCHW"
         specs = []
         for side in ("input", "output"):
             names = self.string_list(self.required(data, f"{side}_tensors", prefix),

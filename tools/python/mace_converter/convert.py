@@ -24,7 +24,11 @@ def _frontend(platform: str):
     if platform == "caffe":
         from mace_converter.frontends import caffe_frontend
         return caffe_frontend.load
-    raise ConversionError(f"platform must be onnx, tensorflow or caffe, got '{platform}'")
+    if platform == "tflite":
+        from mace_converter.frontends import tflite_frontend, tflite_ops  # noqa: F401
+        return tflite_frontend.load
+    raise ConversionError(f"platform must be onnx, tensorflow, caffe or tflite, got "
+                          f"'{platform}'")
 
 
 def _check_options(options: ConvertOptions) -> None:

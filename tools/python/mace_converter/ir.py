@@ -109,6 +109,11 @@ class Graph:
         self._op_names: set[str] = set()
 
     # ---- names ---------------------------------------------------------
+    def reserve(self, names: Sequence[str]) -> None:
+        """Keeps fresh names (unique_name) off `names`, the tensors a
+        frontend will define later."""
+        self._taken.update(names)
+
     def unique_name(self, base: str) -> str:
         base = base or "t"
         if base not in self._taken and base not in self.tensors:

@@ -85,7 +85,7 @@ def reference_outputs(model: ModelConfig, artifacts: ModelArtifacts,
     """(what computed them, outputs keyed by the deployment file's names);
     `inputs` are keyed by the deployment file's names, in its layout."""
     runner: Callable = {"onnx": _onnx, "tensorflow": _tensorflow,
-                        "caffe": _caffe}[model.platform]
+                        "caffe": _caffe, "tflite": _tflite}[model.platform]
     # A uint8 .npy given for a uint8 input (quantize_uint8_io) stands for
     # the float values it quantizes.
     return runner(model, artifacts, run.float_inputs(artifacts, inputs))
@@ -224,6 +224,12 @@ def _caffe(model: ModelConfig, artifacts: ModelArtifacts, inputs: dict[str, np.n
     names = [spec.name for spec in model.outputs]
     results = reference.run_caffe(artifacts.model_file, artifacts.weight_file, inputs, names)
     return "numpy implementation of the Caffe layers", {n: np.asarray(results[n]) for n in names}
+
+
+def _tflite(model: ModelConfig, artifacts: ModelArtifacts, inputs: dict[str, np.ndarray]):
+    reference = _frontend_module("mace_converter.tflite_reference", "validating TFLite models")
+    return reference.run_litert(Path(artifacts.model_file), inputs,
+                                [spec.name for spec in model.outputs])
 
 
 def _numpy_runner(model: ModelConfig, artifacts: ModelArtifacts,

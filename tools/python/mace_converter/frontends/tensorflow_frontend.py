@@ -77,14 +77,18 @@ class TfNode(Node):
 
 class TfImporter:
     def __init__(self, options: ConvertOptions):
-        self.path = Path(options.model_file)
-        self.options = options
+        self.start(options)
         schema = protos.load("tf_graph")
         self.graph_def = schema.GraphDef()
         try:
             self.graph_def.ParseFromString(self.path.read_bytes())
         except Exception as error:
             raise ConversionError(f"{self.path} is not a TensorFlow GraphDef: {error}") from error
+
+    def start(self, options: ConvertOptions) -> None:
+        """The empty graph and layout tracker (shared with the TFLite frontend)."""
+        self.path = Path(options.model_file)
+        self.options = options
         self.graph = Graph(options.model_name, self.path.name)
         self.values: dict[str, np.ndarray] = {}
         self.ir_consts: dict[str, str] = {}
