@@ -222,7 +222,7 @@ class ConfigTest(unittest.TestCase):
             (lambda d: self.model(d).update(runtime="npu"),
              "models.net.runtime: 'npu' is not one of cpu, gpu, dsp, cpu+gpu"),
             (lambda d: self.model(d).update(platform="pytorch"),
-             "models.net.platform: 'pytorch' is not one of onnx, tensorflow, caffe"),
+             "models.net.platform: 'pytorch' is not one of onnx, tensorflow, caffe, tflite"),
             (lambda d: self.model(d).update(model_sha256_checksum="abc"),
              "models.net.model_sha256_checksum: expected a SHA-256 checksum (64 hexadecimal "
              "digits), got 'abc'"),
