@@ -17,7 +17,7 @@ from typing import Any, Optional
 import numpy as np
 
 from mace_converter.api import ConversionError, ConvertOptions
-from mace_converter.frontends import tflite_model, tflite_weights
+from mace_converter.frontends import tflite_model, tflite_quant, tflite_weights
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.tensorflow_frontend import TfImporter, TfNode, canonical
 from mace_converter.ir import Graph
@@ -119,6 +119,8 @@ class TfliteImporter(TfImporter):
             value = self.model.const(tensor)
             if value is not None:
                 self.values[self.names[index]] = value
+        self.weight_scales = tflite_quant.dequantize_constants(self.model, self.values,
+                                                               self.names)
         for spec in self.options.inputs:
             index = self._index(spec.name, "input")
             tensor = self.model.tensors[index]
@@ -142,8 +144,7 @@ class TfliteImporter(TfImporter):
                     raise node.fail(f"op {node.op_type} is not supported by the MACE "
                                     "converter (see docs/tflite.md for the TFLite ops it "
                                     "converts)")
-                self._check_types(node)
-                converter(node)
+                self._convert(node, converter)
                 if node.inputs and all(node.known(i) for i in range(len(node.inputs))
                                        if node.has_input(i)):
                     fold_constants(self.graph)   # shape arithmetic RANGE may read
@@ -181,16 +182,21 @@ class TfliteImporter(TfImporter):
                                           "file input")
         return [self.model.operators[i] for i in sorted(seen)]
 
-    def _check_types(self, node: TfliteNode) -> None:
-        for i in node.op.inputs + node.op.outputs:
-            tensor = self.model.tensors[i] if i >= 0 else None
-            if tensor is None or self.names[i] in self.values:
-                continue
-            if tensor.dtype in (3, 9, 7) and tensor.quant is not None:
-                raise node.fail(f"tensor '{self.names[i]}' is a quantized "
-                                f"{tensor.type_name} activation; models with integer "
-                                "activations are not supported (convert the float model, or "
-                                "one with float activations and int8 or float16 weights)")
+    def _convert(self, node: TfliteNode, converter) -> None:
+        """Runs the converter; outputs that are quantized activations are
+        computed in float, then rounded to their grid (tflite_quant.py)."""
+        rounded = {}
+        for position in tflite_quant.needs_rounding(node, self.model):
+            real = node.outputs[position]
+            rounded[position] = real
+            node.outputs[position] = self.graph.unique_name(real + "/real")
+        converter(node)
+        for position, real in rounded.items():
+            source = node.outputs[position]
+            tensor = self.model.tensors[node.op.outputs[position]]
+            tflite_quant.round_output(node, source, real, tensor)
+            self.layouts[real] = self.layouts.get(source, "tf")
+            node.outputs[position] = real
 
     def _fold(self, node: TfliteNode) -> bool:
         """Evaluates an operator of constants: DEQUANTIZE and DENSIFY of
@@ -203,8 +209,10 @@ class TfliteImporter(TfImporter):
             self.values[node.outputs[0]] = tflite_weights.densify(tensor, node.const(0))
             return True
         if node.op_type == "DEQUANTIZE" and node.is_const(0):
-            tensor = self.model.tensors[op.inputs[0]]
-            self.values[node.outputs[0]] = tflite_weights.dequantize(tensor, node.const(0))
+            tensor, value = self.model.tensors[op.inputs[0]], node.const(0)
+            # Quantized integer constants hold their real values already.
+            self.values[node.outputs[0]] = value if value.dtype == np.float32 else \
+                tflite_weights.dequantize(tensor, value)
             return True
         if node.op_type == "SHAPE":
             kind = tflite_model.DTYPES.get(self.model.tensors[op.outputs[0]].dtype, np.int32)

@@ -23,6 +23,11 @@ TYPE_NAMES = {0: "float32", 1: "float16", 2: "int32", 3: "uint8", 4: "int64", 5:
               16: "uint16", 17: "int4"}
 
 
+def canonical_name(name: str) -> str:
+    """'x:0' and 'x' name the same tensor."""
+    return name[:-2] if name.endswith(":0") else name
+
+
 def _tflite():
     try:
         import tflite

@@ -34,6 +34,16 @@ def _window(node: TfliteNode) -> tuple[list[int], list[int]]:
     return strides, dilations
 
 
+def _filter(node: TfliteNode, value: np.ndarray) -> str:
+    """The engine's weight tensor `value` made from input 1, keeping the
+    per-output-channel scales of a symmetric int8 weight."""
+    name = node.weight(node.inputs[1], value)
+    scales = node.importer.weight_scales.get(node.inputs[1])
+    if scales is not None:
+        node.graph.imported_weight_scales[name] = scales
+    return name
+
+
 def _bias(node: TfliteNode, index: int, inputs: list[str]) -> list[str]:
     if node.has_input(index):
         bias = node.const(index, "bias").astype(np.float32)
@@ -42,6 +52,8 @@ def _bias(node: TfliteNode, index: int, inputs: list[str]) -> list[str]:
 
 
 def _float_const(node: TfliteNode, index: int, what: str) -> np.ndarray:
+    """A float32 weight (quantized ones hold their real values already:
+    tflite_quant.dequantize_constants)."""
     value = node.const(index, what)
     if value.dtype != np.float32:
         raise node.fail(f"{what} is {value.dtype}; float32 weights (or float16 and int8 "
@@ -61,7 +73,7 @@ def conv(node: TfliteNode) -> None:
     args = {"strides": strides, "dilations": dilations,
             "pads": _pads(node, size, filt.shape[1:3], strides, dilations)}
     if node.op_type == "CONV_2D":                                 # OHWI
-        weights = node.weight(node.inputs[1], filt.transpose(0, 3, 1, 2))
+        weights = _filter(node, filt.transpose(0, 3, 1, 2))
         if channels % filt.shape[3]:
             raise node.fail(f"input has {channels} channels, not a multiple of the filter's "
                             f"{filt.shape[3]}")
@@ -74,7 +86,7 @@ def conv(node: TfliteNode) -> None:
     if multiplier * channels != filt.shape[3]:
         raise node.fail(f"filter has {filt.shape[3]} outputs for {channels} input channels")
     per_channel = filt.reshape(filt.shape[1], filt.shape[2], channels, multiplier)
-    weights = node.weight(node.inputs[1], per_channel.transpose(3, 2, 0, 1))
+    weights = _filter(node, per_channel.transpose(3, 2, 0, 1))
     node.produce_fused("DepthwiseConv2d", _bias(node, 2, [x, weights]), args, "nchw")
 
 
@@ -98,7 +110,7 @@ def transpose_conv(node: TfliteNode) -> None:
                      pads[1] - pads[1] // 2]}
     if any(extra):
         args["output_padding"] = extra
-    weights = node.weight(node.inputs[1], filt.transpose(3, 0, 1, 2))
+    weights = _filter(node, filt.transpose(3, 0, 1, 2))
     node.produce_fused("Deconv2D", _bias(node, 3, [x, weights]), args, "nchw")
 
 
@@ -146,7 +158,7 @@ def fully_connected(node: TfliteNode) -> None:
         return
     weights = _float_const(node, 1, "weights")
     x = _flat(node, 0, weights.shape[1])
-    inputs = _bias(node, 2, [x, node.weight(node.inputs[1], weights)])
+    inputs = _bias(node, 2, [x, _filter(node, weights)])
     if len(out_shape) == 2:
         node.produce_fused("FullyConnected", inputs)
         return
@@ -221,6 +233,13 @@ _UNARY = {"ABS": ("Eltwise", {"type": 7}), "NEG": ("Eltwise", {"type": 6}),
                                                                  "scalar_input": 0.5}),
           "RSQRT": ("Eltwise", {"type": POW, "scalar_input": -0.5}),
           "SQUARE": ("Eltwise", {"type": POW, "scalar_input": 2.0})}
+
+
+@converter("QUANTIZE", "DEQUANTIZE")
+def quantize(node: TfliteNode) -> None:
+    """Activations hold real values: QUANTIZE is its output's rounding
+    (added by the frontend), DEQUANTIZE a no-op."""
+    node.produce("Identity", [node.kept(0)], layout=node.layout(0))
 
 
 @converter(*_UNARY)

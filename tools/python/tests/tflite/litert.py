@@ -4,6 +4,8 @@ for the MACE side."""
 from __future__ import annotations
 
 import os
+import tempfile
+import unittest
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -60,7 +62,9 @@ def write_tflite(path: Path, fn: Callable, specs: Sequence[Sequence[int]],
                  optimize: Optional[str] = None,
                  representative: Optional[Callable] = None, dynamic: bool = False) -> Path:
     """Writes `fn` (a function of float32 tensors of shapes `specs`) as a
-    .tflite file. optimize: None, "fp16", "sparse" or "int8"."""
+    .tflite file. optimize: None, "fp16", "sparse",
+    "dynamic" (int8 weights, float activations) or "int8" (int8 throughout,
+    float edges; needs `representative`)."""
     tf = tensorflow()
     signature = [tf.TensorSpec([None] * len(s) if dynamic else list(s), tf.float32,
                                name=f"x{i}")
@@ -72,8 +76,25 @@ def write_tflite(path: Path, fn: Callable, specs: Sequence[Sequence[int]],
         converter.target_spec.supported_types = [tf.float16]
     elif optimize == "sparse":
         converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
+    elif optimize == "dynamic":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
     elif optimize == "int8":
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = representative
     path.write_bytes(converter.convert())
     return path
+
+
+class TfliteModelCase(unittest.TestCase):
+    """A test class that writes its models with TensorFlow into a temporary
+    directory of its own (self.dir)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tf = tensorflow()
+        cls._tmp = tempfile.TemporaryDirectory()
+        cls.dir = Path(cls._tmp.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
