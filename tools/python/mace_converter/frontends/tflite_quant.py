@@ -110,4 +110,5 @@ def round_output(node, source: str, target: str, tensor: Tensor) -> None:
     zero_point = node.weight(f"{target}/zero_point", np.array(zero, np.float32))
     args = {"axis": 1, "block_size": 0, "to": ACTIVATION_TYPES[tensor.dtype], "saturate": 1}
     fake_quantize(node, source, target, scale, zero_point, args, params)
-    node.graph.imported_quant[target] = params
+    for name in (source, target):
+        node.graph.imported_quant[name] = params

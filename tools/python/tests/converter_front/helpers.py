@@ -104,3 +104,22 @@ def _host_has_vnni() -> bool:
 # bits on such hosts (onnxruntime's own reduce_range), where it is exact.
 HOST_HAS_VNNI = _host_has_vnni()
 INT8_WEIGHT_MAX = 127 if HOST_HAS_VNNI else 63
+
+
+def mace_run_outputs(mace_run: Path, converted: ConvertedModel, feeds: dict[str, np.ndarray],
+                     outputs: Sequence[str]) -> dict[str, np.ndarray]:
+    """Runs `converted` with the mace_run binary on `feeds`; the outputs by name."""
+    import subprocess
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        (d / "m.pb").write_bytes(converted.net_def.SerializeToString())
+        (d / "m.data").write_bytes(converted.weights)
+        for name, value in feeds.items():
+            np.save(d / f"in_{name}.npy", value)
+        result = subprocess.run([str(mace_run), f"--model_file={d / 'm.pb'}",
+                                 f"--model_data_file={d / 'm.data'}", f"--input_file={d / 'in'}",
+                                 f"--output_file={d / 'out'}"],
+                                capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            raise AssertionError(result.stderr)
+        return {name: np.load(d / f"out_{name}.npy") for name in outputs}

@@ -18,7 +18,7 @@ from mace_converter.quantize import calibration, scheme
 from mace_converter.quantize.graph_pass import DT_UINT8, QuantizeSettings
 from mace_tools import proto
 from tests.converter_front.helpers import (convert_model, cosine, initializer, make_model,
-                                           ort_run, rng)
+                                           mace_run_outputs, ort_run, rng)
 from tests.converter_front.test_quantize import MACE_RUN, multiplier, requantize
 
 DW_SHAPE = [1, 4, 7, 6]
@@ -88,20 +88,7 @@ def calibrate(model, shape, names=("x",), count=8, offset=0):
 
 
 def run_mace(converted, feeds: dict[str, np.ndarray]) -> np.ndarray:
-    import subprocess
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
-        (d / "m.pb").write_bytes(converted.net_def.SerializeToString())
-        (d / "m.data").write_bytes(converted.weights)
-        for name, value in feeds.items():
-            np.save(d / f"in_{name}.npy", value)
-        result = subprocess.run([str(MACE_RUN), f"--model_file={d / 'm.pb'}",
-                                 f"--model_data_file={d / 'm.data'}", f"--input_file={d / 'in'}",
-                                 f"--output_file={d / 'out'}"],
-                                capture_output=True, text=True, timeout=120)
-        if result.returncode != 0:
-            raise AssertionError(result.stderr)
-        return np.load(d / "out_y.npy")
+    return mace_run_outputs(MACE_RUN, converted, feeds, ["y"])["y"]
 
 
 def op_types(net) -> list[tuple[str, bool]]:

@@ -8,7 +8,6 @@ Needs the host mace_run (MACE_RUN, default bazel-bin/mace/tools/mace_run)."""
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 import unittest
 from pathlib import Path
@@ -25,7 +24,7 @@ from mace_converter.quantize.agreement import within_one_quantum
 from mace_converter.quantize.graph_pass import DT_UINT8, QuantizeSettings, Uint8Kernel
 from mace_tools import proto
 from tests.converter_front.helpers import (HOST_HAS_VNNI, INT8_WEIGHT_MAX, convert_model, cosine,
-                                           initializer, make_model, rng)
+                                           initializer, make_model, mace_run_outputs, rng)
 
 MACE_RUN = Path(os.environ.get("MACE_RUN", REPO / "bazel-bin" / "mace" / "tools" / "mace_run"))
 OUT_SCALE, OUT_ZP = 0.05, 120     # of activations_model's output
@@ -107,19 +106,7 @@ def ort(model: onnx.ModelProto, feeds: dict) -> np.ndarray:
 
 
 def mace_run(converted, feeds: dict) -> np.ndarray:
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
-        (d / "m.pb").write_bytes(converted.net_def.SerializeToString())
-        (d / "m.data").write_bytes(converted.weights)
-        for name, value in feeds.items():
-            np.save(d / f"in_{name}.npy", value)
-        result = subprocess.run([str(MACE_RUN), f"--model_file={d / 'm.pb'}",
-                                 f"--model_data_file={d / 'm.data'}", f"--input_file={d / 'in'}",
-                                 f"--output_file={d / 'out'}"],
-                                capture_output=True, text=True, timeout=120)
-        if result.returncode != 0:
-            raise AssertionError(result.stderr)
-        return np.load(d / "out_y.npy")
+    return mace_run_outputs(MACE_RUN, converted, feeds, ["y"])["y"]
 
 
 def feeds_for(model: onnx.ModelProto, count: int) -> list[dict]:
