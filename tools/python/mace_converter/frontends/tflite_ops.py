@@ -93,25 +93,50 @@ def conv(node: TfliteNode) -> None:
 @converter("TRANSPOSE_CONV")
 def transpose_conv(node: TfliteNode) -> None:
     out_shape = [int(v) for v in node.const(0, "output shape")]
-    filt = _float_const(node, 1, "filter")                       # [O, KH, KW, I]
-    x = node.nchw(2)
     strides, _ = _window(node)
+    _deconv(node, 2, 1, 3, out_shape[1:3], strides, int(node.option("Padding", _SAME)))
+
+
+@converter("Convolution2DTransposeBias")
+def transpose_conv_bias(node: TfliteNode) -> None:
+    """MediaPipe's custom op: input, filter [O, KH, KW, I], bias; its custom
+    options are three int32: padding (1 SAME, 2 VALID), stride W, stride H."""
+    raw = node.op.custom_options
+    if len(raw) < 12:
+        raise node.fail(f"custom options of {len(raw)} bytes; 12 expected (padding, strides)")
+    padding, stride_w, stride_h = (int(v) for v in np.frombuffer(raw[:12], "<i4"))
+    if padding not in (1, 2) or min(stride_w, stride_h) < 1:
+        raise node.fail(f"padding {padding} and strides {[stride_h, stride_w]} are invalid")
+    size = node.tf_shape(0)[1:3]
+    kernel = node.shape(1)[1:3]
+    strides = [stride_h, stride_w]
+    if padding == 1:
+        out_hw = [size[i] * strides[i] for i in range(2)]
+    else:
+        out_hw = [(size[i] - 1) * strides[i] + kernel[i] for i in range(2)]
+    _deconv(node, 0, 1, 2, out_hw, strides, _SAME if padding == 1 else _VALID)
+
+
+def _deconv(node: TfliteNode, x_index: int, filter_index: int, bias_index: int,
+            out_hw: list[int], strides: list[int], padding: int) -> None:
+    filt = _float_const(node, filter_index, "filter")            # [O, KH, KW, I]
+    x = node.nchw(x_index)
     size = node.graph.shape(x)[2:]
     pads, extra = [], []
     for axis in range(2):
         full = (size[axis] - 1) * strides[axis] + filt.shape[1 + axis]
-        total = full - out_shape[1 + axis]
+        total = full - out_hw[axis]
         pads.append(max(total, 0))
         extra.append(max(-total, 0))
-    if int(node.option("Padding", _SAME)) == _VALID and any(pads):
-        raise node.fail(f"VALID padding with output shape {out_shape} crops the result")
+    if padding == _VALID and any(pads):
+        raise node.fail(f"VALID padding with output size {out_hw} crops the result")
     args = {"strides": strides, "dilations": [1, 1],
             "pads": [pads[0] // 2, pads[1] // 2, pads[0] - pads[0] // 2,
                      pads[1] - pads[1] // 2]}
     if any(extra):
         args["output_padding"] = extra
     weights = _filter(node, filt.transpose(3, 0, 1, 2))
-    node.produce_fused("Deconv2D", _bias(node, 3, [x, weights]), args, "nchw")
+    node.produce_fused("Deconv2D", _bias(node, bias_index, [x, weights]), args, "nchw")
 
 
 _POOLS = {"MAX_POOL_2D": 2, "AVERAGE_POOL_2D": 1}
