@@ -4,7 +4,7 @@ malformed ones (the hostile input tests) and ops by hand."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence, Union
+from typing import Optional, Sequence, Union
 
 import flatbuffers
 import numpy as np
@@ -17,6 +17,9 @@ class T:
     shape: Sequence[int]
     buffer: int = 0
     dtype: int = 0               # TensorType: 0 float32
+    # Sparse storage: (traversal order, block map, dimension records), each
+    # record a dense size (int) or CSR (segments, indices).
+    sparsity: Optional[tuple] = None
 
 
 @dataclass
@@ -40,6 +43,43 @@ def _vector(builder, start, values, prepend) -> int:
     for value in reversed(list(values)):
         prepend(value)
     return builder.EndVector()
+
+
+def _ints(b, values) -> int:
+    return b.CreateNumpyVector(np.asarray(values, np.int32))
+
+
+def _sparsity(b, sparsity: tuple) -> int:
+    order, block_map, records = sparsity
+    dims = []
+    for record in records:
+        if isinstance(record, int):
+            tflite.DimensionMetadataStart(b)
+            tflite.DimensionMetadataAddFormat(b, 0)
+            tflite.DimensionMetadataAddDenseSize(b, record)
+            dims.append(tflite.DimensionMetadataEnd(b))
+            continue
+        vectors = []
+        for values in record:
+            data = _ints(b, values)
+            tflite.Int32VectorStart(b)
+            tflite.Int32VectorAddValues(b, data)
+            vectors.append(tflite.Int32VectorEnd(b))
+        tflite.DimensionMetadataStart(b)
+        tflite.DimensionMetadataAddFormat(b, 1)
+        tflite.DimensionMetadataAddArraySegmentsType(b, tflite.SparseIndexVector.Int32Vector)
+        tflite.DimensionMetadataAddArraySegments(b, vectors[0])
+        tflite.DimensionMetadataAddArrayIndicesType(b, tflite.SparseIndexVector.Int32Vector)
+        tflite.DimensionMetadataAddArrayIndices(b, vectors[1])
+        dims.append(tflite.DimensionMetadataEnd(b))
+    order_vec, map_vec = _ints(b, order), _ints(b, block_map)
+    dim_vec = _vector(b, tflite.SparsityParametersStartDimMetadataVector, dims,
+                      b.PrependUOffsetTRelative)
+    tflite.SparsityParametersStart(b)
+    tflite.SparsityParametersAddTraversalOrder(b, order_vec)
+    tflite.SparsityParametersAddBlockMap(b, map_vec)
+    tflite.SparsityParametersAddDimMetadata(b, dim_vec)
+    return tflite.SparsityParametersEnd(b)
 
 
 def build(spec: Spec) -> bytes:
@@ -71,11 +111,14 @@ def build(spec: Spec) -> bytes:
     for tensor in spec.tensors:
         name = b.CreateString(tensor.name)
         shape = b.CreateNumpyVector(np.asarray(tensor.shape, np.int32))
+        sparsity = _sparsity(b, tensor.sparsity) if tensor.sparsity else None
         tflite.TensorStart(b)
         tflite.TensorAddName(b, name)
         tflite.TensorAddShape(b, shape)
         tflite.TensorAddType(b, tensor.dtype)
         tflite.TensorAddBuffer(b, tensor.buffer)
+        if sparsity is not None:
+            tflite.TensorAddSparsity(b, sparsity)
         tensors.append(tflite.TensorEnd(b))
     ops = []
     for op in spec.ops:
