@@ -4,6 +4,7 @@ tools/requirements.txt) as the reference of TFLite models, for
 from __future__ import annotations
 
 import importlib
+import warnings
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -25,9 +26,13 @@ def interpreter(path: Path, threads: int = 1, preserve: bool = False) -> tuple[A
         raise UserError("validating TFLite models needs the Python package ai-edge-litert "
                         "(LiteRT), which is not installed in the virtualenv (.venv); "
                         "pip install -r tools/requirements.txt") from None
-    # preserve: keep every intermediate tensor readable after invoke().
-    runner = litert.Interpreter(model_path=str(path), num_threads=threads,
-                                experimental_preserve_all_tensors=preserve)
+    # preserve: keep every intermediate tensor readable after invoke() (for
+    # outputs the deployment file takes from inside the model; LiteRT warns
+    # that it costs memory, which one validation run can spend).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        runner = litert.Interpreter(model_path=str(path), num_threads=threads,
+                                    experimental_preserve_all_tensors=preserve)
     runner.allocate_tensors()
     return runner, f"LiteRT {version}"
 
