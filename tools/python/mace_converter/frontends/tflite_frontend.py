@@ -24,9 +24,12 @@ from mace_converter.ir import Graph
 from mace_converter.numpy_ops.tensor import MAX, MIN
 from mace_converter.transforms.fold_constants import fold_constants
 
-# ActivationFunctionType -> (engine activation, extra args).
-# RELU_N1_TO_1 (2) is min(max(x, -1), 1).
-_FUSED = {1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH"}
+# ActivationFunctionType -> engine activation. RELU_N1_TO_1 (2) is
+# min(max(x, -1), 1). LiteRT's kernels apply only these three; they compute
+# an op marked TANH (4) or SIGN_BIT (5) without any activation, so such a
+# model means one thing by its schema and another when it runs: refused.
+_FUSED = {1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}
+_FUSED_NAMES = {4: "TANH", 5: "SIGN_BIT"}
 
 
 class TfliteNode(TfNode):
@@ -71,7 +74,9 @@ class TfliteNode(TfNode):
             self.produce(op_type, inputs, args, layout)
             return
         if fused not in _FUSED:
-            raise self.fail(f"fused activation {fused} (SIGN_BIT) is not supported")
+            name = _FUSED_NAMES.get(fused, str(fused))
+            raise self.fail(f"fused activation {name} is not supported: LiteRT computes the op "
+                            "without it, against the model's own schema")
         raw = self.emit(op_type, inputs, args).outputs[0]
         self.activate(raw, _FUSED[fused], layout)
 

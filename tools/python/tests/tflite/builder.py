@@ -4,7 +4,7 @@ malformed ones (the hostile input tests) and ops by hand."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 import flatbuffers
 import numpy as np
@@ -27,6 +27,8 @@ class Op:
     code: Union[int, str]        # a BuiltinOperator, or a custom op's name
     inputs: Sequence[int]
     outputs: Sequence[int]
+    # (BuiltinOptions type, a function writing the options table), or None.
+    options: Optional[tuple[int, Callable]] = None
 
 
 @dataclass
@@ -124,10 +126,14 @@ def build(spec: Spec) -> bytes:
     for op in spec.ops:
         ins = b.CreateNumpyVector(np.asarray(op.inputs, np.int32))
         outs = b.CreateNumpyVector(np.asarray(op.outputs, np.int32))
+        options = op.options[1](b) if op.options else None
         tflite.OperatorStart(b)
         tflite.OperatorAddOpcodeIndex(b, codes.index(op.code))
         tflite.OperatorAddInputs(b, ins)
         tflite.OperatorAddOutputs(b, outs)
+        if options is not None:
+            tflite.OperatorAddBuiltinOptionsType(b, op.options[0])
+            tflite.OperatorAddBuiltinOptions(b, options)
         ops.append(tflite.OperatorEnd(b))
     tensor_vec = _vector(b, tflite.SubGraphStartTensorsVector, tensors, b.PrependUOffsetTRelative)
     op_vec = _vector(b, tflite.SubGraphStartOperatorsVector, ops, b.PrependUOffsetTRelative)
