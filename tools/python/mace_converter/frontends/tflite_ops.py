@@ -257,7 +257,8 @@ _UNARY = {"ABS": ("Eltwise", {"type": 7}), "NEG": ("Eltwise", {"type": 6}),
           "COS": ("Unary", {"type": "COS"}), "SQRT": ("Eltwise", {"type": POW,
                                                                  "scalar_input": 0.5}),
           "RSQRT": ("Eltwise", {"type": POW, "scalar_input": -0.5}),
-          "SQUARE": ("Eltwise", {"type": POW, "scalar_input": 2.0})}
+          "SQUARE": ("Eltwise", {"type": POW, "scalar_input": 2.0}),
+          "ELU": ("Unary", {"type": "ELU"})}
 
 
 @converter("QUANTIZE", "DEQUANTIZE")
@@ -271,6 +272,29 @@ def quantize(node: TfliteNode) -> None:
 def unary(node: TfliteNode) -> None:
     op_type, args = _UNARY[node.op_type]
     node.produce(op_type, [node.kept(0)], dict(args), node.layout(0))
+
+
+@converter("GELU")
+def gelu(node: TfliteNode) -> None:
+    kind = "GELU_TANH" if node.option("Approximate", False) else "GELU"
+    node.produce("Unary", [node.kept(0)], {"type": kind}, node.layout(0))
+
+
+@converter("ADD_N")
+def add_n(node: TfliteNode) -> None:
+    total = node.tf(0)
+    for index in range(1, len(node.inputs) - 1):
+        total = node.emit("Eltwise", [total, node.tf(index)], {"type": SUM}).outputs[0]
+    node.produce("Eltwise", [total, node.tf(len(node.inputs) - 1)], {"type": SUM})
+
+
+@converter("LOCAL_RESPONSE_NORMALIZATION")
+def local_response_norm(node: TfliteNode) -> None:
+    """x / (bias + alpha * sum of x^2 over channels c - radius .. c + radius)^beta."""
+    node.produce("LocalResponseNorm", [node.nchw(0)], {
+        "depth_radius": int(node.option("Radius", 5)), "bias": float(node.option("Bias", 1.0)),
+        "alpha": float(node.option("Alpha", 1.0)), "beta": float(node.option("Beta", 0.5))},
+        "nchw")
 
 
 @converter("LEAKY_RELU")
@@ -300,7 +324,7 @@ def prelu(node: TfliteNode) -> None:
     node.produce("Activation", [node.nchw(0), slope], {"activation": "PRELU"}, "nchw")
 
 
-@converter("SOFTMAX")
+@converter("SOFTMAX", "LOG_SOFTMAX")
 def softmax(node: TfliteNode) -> None:
     beta = float(node.option("Beta", 1.0))
     layout = node.layout(0)
@@ -308,7 +332,8 @@ def softmax(node: TfliteNode) -> None:
     if beta != 1.0:
         source = node.emit("Eltwise", [source], {"type": PROD, "scalar_input": beta}).outputs[0]
     axis = 1 if layout == "nchw" else node.rank(0) - 1
-    node.produce("Softmax", [source], {"axis": axis}, layout)
+    args = {"axis": axis, "use_log": 1} if node.op_type == "LOG_SOFTMAX" else {"axis": axis}
+    node.produce("Softmax", [source], args, layout)
 
 
 @converter("L2_NORMALIZATION")

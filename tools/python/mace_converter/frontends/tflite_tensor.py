@@ -237,12 +237,15 @@ def gather(node: TfliteNode) -> None:
     node.produce("Gather", [data, node.tf(1)], {"axis": axis})
 
 
-@converter("PAD", "PADV2")
+@converter("PAD", "PADV2", "MIRROR_PAD")
 def pad(node: TfliteNode) -> None:
     paddings = node.const(1, "paddings").astype(np.int64).reshape(-1, 2)
     if paddings.shape[0] != node.rank(0) or np.any(paddings < 0):
         raise node.fail(f"paddings {paddings.tolist()} do not fit rank {node.rank(0)}")
     args: dict = {}
+    if node.op_type == "MIRROR_PAD":
+        # MirrorPadMode 0 REFLECT, 1 SYMMETRIC; the engine's pad_type 1, 2.
+        args["pad_type"] = int(node.option("Mode", 0)) + 1
     if node.op_type == "PADV2" and node.has_input(2):
         value = float(node.const(2, "constant_values").reshape(-1)[0])
         if value != 0.0:
@@ -289,6 +292,20 @@ def resize(node: TfliteNode) -> None:
             args["nearest_mode"] = "floor"
     node.produce("ResizeBilinear" if bilinear else "ResizeNearestNeighbor", [node.nchw(0)],
                  args, "nchw")
+
+
+@converter("ARG_MAX")
+def arg_max(node: TfliteNode) -> None:
+    axis = _axis(node, int(node.const(1, "axis").reshape(-1)[0]), node.rank(0))
+    node.produce("ArgMax", [node.tf(0)], {"axis": axis, "keepdims": 0})
+
+
+@converter("TILE")
+def tile(node: TfliteNode) -> None:
+    repeats = [int(v) for v in node.const(1, "multiples")]
+    if len(repeats) != node.rank(0) or min(repeats, default=1) < 1:
+        raise node.fail(f"multiples {repeats} need one positive value per dimension")
+    node.produce("Tile", [node.tf(0)], {"repeats": repeats})
 
 
 # TFLite TensorType -> the engine Cast's target type.

@@ -159,6 +159,22 @@ def _activations(tf, g):
     return fn
 
 
+def _more(tf, g):
+    w = _w(g, 1, 1, 3, 6)
+
+    def fn(x):
+        c = tf.nn.conv2d(x, w, 1, "SAME")                      # [1, 5, 6, 6]
+        return (tf.pad(x, [[0, 0], [2, 1], [1, 2], [0, 0]], mode="REFLECT"),
+                tf.pad(c, [[0, 0], [1, 1], [2, 0], [0, 0]], mode="SYMMETRIC"),
+                tf.cast(tf.argmax(c, axis=3), tf.float32),
+                tf.tile(x, [1, 2, 1, 3]),
+                tf.nn.log_softmax(c * 2.0), tf.nn.elu(c * 3.0), tf.nn.gelu(c),
+                tf.nn.gelu(c * 2.0, approximate=True),
+                tf.nn.local_response_normalization(c, 2, 1.5, 0.3, 0.6),
+                tf.math.add_n([c, c * 2.0, tf.abs(c)]))
+    return fn
+
+
 def _computed_shapes(tf, g):
     def fn(x):
         n = tf.shape(x)[1]
@@ -191,6 +207,9 @@ CASES = [
     Case("activations", _activations, [[1, 4, 5, 3]],
          ["LOGISTIC", "TANH", "RELU", "RELU6", "HARD_SWISH", "PRELU", "LEAKY_RELU",
           "SOFTMAX", "L2_NORMALIZATION"]),
+    Case("more", _more, [[1, 5, 6, 3]],
+         ["MIRROR_PAD", "ARG_MAX", "TILE", "LOG_SOFTMAX", "ELU", "GELU",
+          "LOCAL_RESPONSE_NORMALIZATION", "ADD_N"]),
     Case("computed_shapes", _computed_shapes, [[1, 5]],
          ["SHAPE", "RANGE", "CAST", "EXPAND_DIMS", "SQUEEZE"], dynamic=True),
 ]
