@@ -79,6 +79,18 @@ class TfliteHostileTest(unittest.TestCase):
                     [Op(tflite.BuiltinOperator.RELU, [0], [9])], [0], [1])
         self.refused(build(spec), "tensor 9", "2 tensors")
 
+    def test_a_cycle_of_operators(self):
+        relu = tflite.BuiltinOperator.RELU
+        spec = Spec([T("x", [2, 3]), T("a", [2, 3]), T("y", [2, 3])],
+                    [Op(relu, [1], [2]), Op(relu, [2], [1])], [0], [2])
+        self.refused(build(spec), "RELU operator 0", "tensor 'a' is used but never defined")
+
+    def test_a_tensor_of_huge_shape(self):
+        spec = Spec([T("x", [2, 3]), T("c", [1 << 30, 1 << 30], 1), T("y", [2, 3])],
+                    [Op(tflite.BuiltinOperator.ADD, [0, 1], [2])], [0], [2],
+                    [self.constant.astype("<f4").tobytes()])
+        self.refused(build(spec), "'c' has shape [1073741824, 1073741824]", "holds 24 bytes")
+
     def test_unknown_builtin_and_custom_ops(self):
         for code, name in ((tflite.BuiltinOperator.LSH_PROJECTION, "LSH_PROJECTION"),
                            ("MyCustomOp", "MyCustomOp")):
