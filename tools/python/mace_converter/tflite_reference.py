@@ -1,6 +1,8 @@
 """The LiteRT interpreter (the `ai-edge-litert` package, pinned in
 tools/requirements.txt) as the reference of TFLite models, for
-`converter.py run --validate` and the TFLite frontend tests."""
+`converter.py run --validate` and the TFLite frontend tests. Inputs and
+outputs are real values: an int8 or uint8 input is quantized with its scale
+and zero point before LiteRT reads it, and such an output dequantized."""
 from __future__ import annotations
 
 import importlib
@@ -51,7 +53,13 @@ def run_litert(path: Path, inputs: Mapping[str, np.ndarray], outputs: Sequence[s
         if detail is None:
             raise UserError(f"{path.name}: '{key}' is not an input of the TFLite model; its "
                             f"inputs are {sorted(details)}")
-        runner.set_tensor(detail["index"], np.asarray(value).astype(detail["dtype"]))
+        if list(np.shape(value)) != [int(d) for d in detail["shape"]]:
+            # A model exported with open dimensions, at the deployment file's shape.
+            runner.resize_tensor_input(detail["index"], list(np.shape(value)))
+            runner.allocate_tensors()
+    for key, value in inputs.items():
+        detail = details[_canonical(key)]
+        runner.set_tensor(detail["index"], _to_model(np.asarray(value), detail))
     runner.invoke()
     produced = {_canonical(d["name"]): d["index"] for d in runner.get_output_details()}
     produced.update({_canonical(d["name"]): d["index"] for d in runner.get_tensor_details()
@@ -61,5 +69,33 @@ def run_litert(path: Path, inputs: Mapping[str, np.ndarray], outputs: Sequence[s
         index = produced.get(_canonical(key))
         if index is None:
             raise UserError(f"{path.name}: LiteRT has no tensor '{key}'")
-        results[key] = np.asarray(runner.get_tensor(index)).copy()
+        detail = next((d for d in runner.get_output_details() if d["index"] == index), None)
+        value = np.asarray(runner.get_tensor(index)).copy()
+        results[key] = _from_model(value, detail) if detail is not None else value
     return name, results
+
+
+def _quantized(detail: dict) -> bool:
+    scale, _ = detail.get("quantization", (0.0, 0))
+    return np.dtype(detail["dtype"]) in (np.int8, np.uint8) and scale > 0
+
+
+def _to_model(value: np.ndarray, detail: dict) -> np.ndarray:
+    """An input as the model takes it: real values quantized for an int8 or
+    uint8 input (round half away from zero, as LiteRT quantizes)."""
+    if not _quantized(detail) or value.dtype.kind in "iu":
+        return value.astype(detail["dtype"])
+    scale, zero_point = detail["quantization"]
+    info = np.iinfo(detail["dtype"])
+    scaled = value.astype(np.float64) / scale
+    rounded = np.sign(scaled) * np.floor(np.abs(scaled) + 0.5) + zero_point
+    return np.clip(rounded, info.min, info.max).astype(detail["dtype"])
+
+
+def _from_model(value: np.ndarray, detail: dict) -> np.ndarray:
+    """An output as the converted model gives it: the real values of an
+    int8 or uint8 output."""
+    if not _quantized(detail):
+        return value
+    scale, zero_point = detail["quantization"]
+    return ((value.astype(np.float32) - np.float32(zero_point)) * np.float32(scale))

@@ -129,13 +129,15 @@ class TfliteImporter(TfImporter):
         for spec in self.options.inputs:
             index = self._index(spec.name, "input")
             tensor = self.model.tensors[index]
-            if tensor.dtype not in (0, 2):
+            quantized = tflite_quant.quantized_activation(tensor)
+            if tensor.dtype not in (0, 2) and not quantized:
                 raise ConversionError(f"input '{spec.name}' of {self.path.name} is "
-                                      f"{tensor.type_name}; TFLite inputs must be float32 or "
-                                      "int32 (a quantized model keeps float inputs behind "
-                                      "QUANTIZE)")
+                                      f"{tensor.type_name}; TFLite inputs must be float32, "
+                                      "int32, or int8 or uint8 with a scale and zero point")
             self.graph.add_input(self.names[index], spec.shape or tensor.shape,
                                  data_format=spec.data_format)
+            if quantized:
+                self._round_input(index)
         if not self.options.outputs:
             raise ConversionError(f"name the output tensors of {self.path.name} in the "
                                   "deployment file")
@@ -162,6 +164,19 @@ class TfliteImporter(TfImporter):
                                 f"{error}") from error
         self._set_outputs()
         return self.graph
+
+    def _round_input(self, index: int) -> None:
+        """An int8 or uint8 input: the app feeds the real values its integers
+        stand for; the model reads them rounded to the input's grid."""
+        tensor, name = self.model.tensors[index], self.names[index]
+        if tflite_quant.uint8_params(tensor) is None:
+            raise ConversionError(f"input '{name}' of {self.path.name} is quantized per "
+                                  "channel; per-tensor quantized inputs are supported")
+        node = Node(self.graph, "QUANTIZE", name, -1, [name], [name + "/rounded"], {},
+                    self.values, self.ir_consts, framework="TFLite")
+        rounded = self.graph.unique_name(name + "/rounded")
+        tflite_quant.round_output(node, name, rounded, tensor)
+        self.names[index] = rounded
 
     def _needed(self) -> list[tflite_model.Operator]:
         """The operators the requested outputs depend on, in file order."""

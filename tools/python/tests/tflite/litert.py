@@ -13,22 +13,14 @@ import numpy as np
 
 from mace_converter.api import ConvertedModel, ConvertOptions, TensorSpec
 from mace_converter.convert import convert
+from mace_converter.tflite_reference import run_litert
 
 
 def litert_run(path: Path, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Runs the model in LiteRT; results by output tensor name."""
-    from ai_edge_litert.interpreter import Interpreter
-    interpreter = Interpreter(model_path=str(path), num_threads=1)
-    for detail in interpreter.get_input_details():
-        interpreter.resize_tensor_input(detail["index"],
-                                        list(feeds[canonical(detail["name"])].shape))
-    interpreter.allocate_tensors()
-    for detail in interpreter.get_input_details():
-        interpreter.set_tensor(detail["index"], feeds[canonical(detail["name"])].astype(
-            detail["dtype"]))
-    interpreter.invoke()
-    return {canonical(d["name"]): interpreter.get_tensor(d["index"]).copy()
-            for d in interpreter.get_output_details()}
+    """Runs the model in LiteRT (as `run --validate` does); its outputs by
+    name, int8 and uint8 ones as the real values they stand for."""
+    _, outputs = io_names(path)
+    return run_litert(path, feeds, outputs)[1]
 
 
 def io_names(path: Path) -> tuple[dict[str, list[int]], list[str]]:
@@ -63,8 +55,8 @@ def write_tflite(path: Path, fn: Callable, specs: Sequence[Sequence[int]],
                  representative: Optional[Callable] = None, dynamic: bool = False) -> Path:
     """Writes `fn` (a function of float32 tensors of shapes `specs`) as a
     .tflite file. optimize: None, "fp16", "sparse",
-    "dynamic" (int8 weights, float activations) or "int8" (int8 throughout,
-    float edges; needs `representative`)."""
+    "dynamic" (int8 weights, float activations), "int8" (int8 throughout,
+    float edges; needs `representative`) or "int8_io" (int8 edges too)."""
     tf = tensorflow()
     signature = [tf.TensorSpec([None] * len(s) if dynamic else list(s), tf.float32,
                                name=f"x{i}")
@@ -78,9 +70,13 @@ def write_tflite(path: Path, fn: Callable, specs: Sequence[Sequence[int]],
         converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
     elif optimize == "dynamic":
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
-    elif optimize == "int8":
+    elif optimize in ("int8", "int8_io"):
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = representative
+    if optimize == "int8_io":
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        converter.inference_input_type = tf.int8
+        converter.inference_output_type = tf.int8
     path.write_bytes(converter.convert())
     return path
 

@@ -39,12 +39,16 @@ def _dense_net(tf, g):
 
 
 def output_scales(model: tflite_model.TfliteModel) -> dict[str, float]:
-    """Output name -> the scale of the integers its DEQUANTIZE reads."""
+    """Output name -> the scale of its integers: those its DEQUANTIZE reads,
+    or its own for an int8 or uint8 output."""
     producer = {out: op for op in model.operators for out in op.outputs}
     scales = {}
     for index in model.outputs:
         op = producer.get(index)
-        if op is not None and op.op_type == "DEQUANTIZE":
+        tensor = model.tensors[index]
+        if tensor.dtype in (3, 9) and tensor.quant is not None:
+            scales[tflite_model.canonical_name(tensor.name)] = float(tensor.quant.scale[0])
+        elif op is not None and op.op_type == "DEQUANTIZE":
             quant = model.tensors[op.inputs[0]].quant
             if quant is not None and model.const(model.tensors[op.inputs[0]]) is None:
                 scales[tflite_model.canonical_name(model.tensors[index].name)] = \
@@ -91,6 +95,13 @@ class TfliteWeightFormatsTest(TfliteModelCase):
 
     def test_dynamic_range_int8_weights(self):
         self.compare("dense_net", _dense_net, [[1, 8, 8, 4]], "dynamic")
+
+    def test_int8_inputs_and_outputs(self):
+        for name in ("convolutions", "matmul"):
+            case = next(c for c in CASES if c.name == name)
+            with self.subTest(name):
+                worst = self.compare(case.name, case.build, case.shapes, "int8_io")
+                self.assertTrue(worst, "no int8 output was checked")
 
     def test_int8_models_within_one_quantum(self):
         quantized = 0
