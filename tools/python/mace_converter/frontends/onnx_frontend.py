@@ -1,4 +1,5 @@
-"""ONNX frontend: reads an .onnx file (opsets 7 to 22) into the IR.
+"""ONNX frontend: reads an .onnx file (opsets 7 to 22, and older ones whose
+ops kept their definitions through opset 7) into the IR.
 
 Nodes are visited in dependency order. A node whose inputs are all known
 constants is evaluated on the spot with ONNX's reference implementation, and
@@ -10,6 +11,7 @@ in onnx_nn.py or onnx_tensor.py.
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -138,10 +140,33 @@ class OnnxImporter:
         version = opsets.get("", opsets.get("ai.onnx"))
         if version is None:
             raise ConversionError(f"{self.path} imports no default ONNX opset")
+        if version < MIN_OPSET and version >= 1:
+            return self._older_opset(int(version))
         if not MIN_OPSET <= version <= MAX_OPSET:
             raise ConversionError(f"{self.path} uses ONNX opset {version}; the converter "
                                   f"supports opsets {MIN_OPSET} to {MAX_OPSET}")
         return int(version)
+
+    def _older_opset(self, version: int) -> int:
+        """A model of an opset below MIN_OPSET is read as MIN_OPSET when
+        every op it uses has kept, through MIN_OPSET, the definition it had
+        at the model's opset."""
+        from onnx import defs
+        changed = []
+        for op_type in sorted({node.op_type for node in _all_nodes(self.model.graph)
+                               if node.domain in ("", "ai.onnx")}):
+            try:
+                since = defs.get_schema(op_type, MIN_OPSET).since_version
+            except defs.SchemaError:
+                since = MIN_OPSET + 1
+            if since > version:
+                changed.append(op_type)
+        if changed:
+            raise ConversionError(
+                f"{self.path} uses ONNX opset {version}; the converter supports opsets "
+                f"{MIN_OPSET} to {MAX_OPSET}, and {', '.join(changed)} changed its definition "
+                f"between opsets {version} and {MIN_OPSET}")
+        return MIN_OPSET
 
     def run(self) -> Graph:
         onnx = _onnx()
@@ -346,6 +371,15 @@ class OnnxImporter:
                 self.values[name] = value
         self.folded += 1
         return True
+
+
+def _all_nodes(graph_proto: Any) -> Iterator[Any]:
+    """The nodes of a graph and of every subgraph."""
+    for node in graph_proto.node:
+        yield node
+        for attr in node.attribute:
+            for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                yield from _all_nodes(sub)
 
 
 def _declared_shapes(graph_proto: Any) -> dict[str, tuple[int, ...]]:
