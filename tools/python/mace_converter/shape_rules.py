@@ -113,8 +113,7 @@ def _reduce(op, shapes, graph):
     axes = op.args.get("axis") or list(range(len(x)))
     axes = {_axis(op, a, len(x)) for a in axes}
     keep = int(op.args.get("keepdims", 1))
-    out = [1 if i in axes else d for i, d in enumerate(x) if keep or i not in axes]
-    return [tuple(out) if out else (1,)]
+    return [tuple(1 if i in axes else d for i, d in enumerate(x) if keep or i not in axes)]
 
 
 @rule("ArgMax")

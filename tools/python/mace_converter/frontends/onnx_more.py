@@ -354,7 +354,7 @@ class _Chain:
             kept = [d for i, d in enumerate(self.shape) if i not in axes]
             self.tensor = self.node.emit("Reduce", [self.tensor], {
                 "reduce_type": 4, "axis": sorted(axes), "keepdims": 0}).outputs[0]
-            self.shape = kept or [1]
+            self.shape = kept
 
 
 def _einsum_terms(node: Node) -> tuple[list[str], str]:
@@ -378,8 +378,6 @@ def _einsum_terms(node: Node) -> tuple[list[str], str]:
         if len(term) != node.rank(index):
             raise node.fail(f"equation '{equation}': '{term}' does not match operand {index} "
                             f"of shape {list(node.shape(index))}")
-    if not output:
-        raise node.fail(f"equation '{equation}': a scalar (rank-0) result is not supported")
     return terms, output
 
 

@@ -534,7 +534,7 @@ def reduce_composite(node: Node) -> None:
             if node.attr("noop_with_empty_axes", 0):
                 args["noop_with_empty_axes"] = 1
             return node.emit("Reduce", [source, node.tensor(1)], args,
-                             planned=[planned or (1,)], **kw).outputs[0]
+                             planned=[planned], **kw).outputs[0]
         return node.emit("Reduce", [source], {"reduce_type": reduce_type, "axis": axes,
                                               "keepdims": keepdims}, **kw).outputs[0]
     final = {"outputs": node.outputs}
@@ -575,7 +575,7 @@ def _reduce_computed(node: Node) -> None:
     args = {"reduce_type": _REDUCE_TYPES[node.op_type], "keepdims": keep}
     if node.attr("noop_with_empty_axes", 0):
         args["noop_with_empty_axes"] = 1
-    node.emit_out("Reduce", [node.tensor(0), node.tensor(1)], args, planned=[planned or (1,)])
+    node.emit_out("Reduce", [node.tensor(0), node.tensor(1)], args, planned=[planned])
 
 
 @converter("ArgMax")
