@@ -1,11 +1,12 @@
 """ONNX ops that make a tensor from a shape or from a few scalars:
-EyeLike, ConstantOfShape, Range and OneHot.
+EyeLike, ConstantOfShape, Range, OneHot and the Hann, Hamming and Blackman
+windows.
 
 A result that depends only on static shapes is a constant of the model.
 Where a run-time value decides the output's length (ConstantOfShape's shape,
 Range's bounds, OneHot's depth), the engine plans the shape the model
 declares, and a Reshape with a run-time shape checks on every run that the
-value gives that length: a run whose value gives another is refused, never
+value gives that length (the window's size likewise): a run whose value gives another is refused, never
 answered with the planned length.
 """
 from __future__ import annotations
@@ -43,18 +44,55 @@ def _fill_value(node: Node) -> np.ndarray:
     return array
 
 
-def _checked_length(node: Node, length: str, planned: int) -> str:
-    """A [planned] index ramp 0, 1, ..., planned - 1 that the engine makes
-    only when the run-time `length` (a one-element tensor, at least 0)
-    equals `planned`: a Reshape of planned + 1 values to [length + 1]."""
-    ramp = node.weight(f"{node.name}_ramp", np.arange(planned + 1, dtype=np.float32))
+def _checked(node: Node, length: str, values: np.ndarray) -> str:
+    """The constant 1-D `values` as a tensor the engine makes only when the
+    run-time `length` (a one-element tensor, at least 0) equals
+    len(values): a Reshape of len(values) + 1 numbers to [length + 1],
+    then a Slice of the first len(values)."""
+    planned = len(values)
+    padded = node.weight(f"{node.name}_checked",
+                         np.append(values, 0).astype(np.float32))
     one_more = node.emit("Eltwise", [length], {"type": _SUM, "scalar_input": 1.0,
                                                "scalar_input_index": 1}).outputs[0]
     shape = node.emit("Reshape", [one_more], {"shape": [1]}).outputs[0]
-    checked = node.emit("Reshape", [ramp, shape], {"shape": [planned + 1]},
+    checked = node.emit("Reshape", [padded, shape], {"shape": [planned + 1]},
                         planned=[(planned + 1,)]).outputs[0]
-    return node.emit("Slice", [checked], {"starts": [0], "ends": [planned], "axes": [0], "steps": [1]}
-                     ).outputs[0]
+    return node.emit("Slice", [checked], {"starts": [0], "ends": [planned], "axes": [0],
+                                          "steps": [1]}).outputs[0]
+
+
+def _checked_length(node: Node, length: str, planned: int) -> str:
+    """A [planned] index ramp 0, 1, ..., planned - 1, made only when the
+    run-time `length` equals `planned`."""
+    return _checked(node, length, np.arange(planned, dtype=np.float32))
+
+
+# Cosine terms a0, a1, a2 of w[n] = a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N).
+_WINDOWS = {"HannWindow": (0.5, 0.5, 0.0), "HammingWindow": (25 / 46, 21 / 46, 0.0),
+            "BlackmanWindow": (0.42, 0.5, 0.08)}
+
+
+@converter(*_WINDOWS)
+def window(node: Node) -> None:
+    """The window of `size` points (N = size when `periodic`, else
+    size - 1): constants computed at conversion for the declared length,
+    which each run's size is checked against."""
+    if node.known(0):
+        length = int(np.asarray(node.const(0, "size")).reshape(-1)[0])
+        size = None
+    else:
+        (length,) = planned_shape(node, "size")
+        size = node.emit("Reshape", [_value(node, 0)], {"shape": [1]}).outputs[0]
+    if length < 1:
+        raise node.fail(f"size {length} gives no points")
+    a0, a1, a2 = _WINDOWS[node.op_type]
+    span = length if int(node.attr("periodic", 1)) else length - 1
+    phase = 2 * np.pi * np.arange(length) / max(span, 1)
+    values = (a0 - a1 * np.cos(phase) + a2 * np.cos(2 * phase)).astype(np.float32)
+    if size is None:
+        node.values[node.outputs[0]] = values
+        return
+    node.emit_out("Identity", [_checked(node, size, values)])
 
 
 @converter("ConstantOfShape")

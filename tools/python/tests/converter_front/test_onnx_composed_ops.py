@@ -1,7 +1,7 @@
 """ONNX ops the converter composes of existing engine ops:
 NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, EyeLike,
-ConstantOfShape, Range, OneHot, ReverseSequence, MaxUnpool, BitwiseNot and
-Pad in wrap mode. Each is checked against ONNX's reference implementation
+ConstantOfShape, Range, OneHot, the Hann, Hamming and Blackman windows,
+ReverseSequence, MaxUnpool, BitwiseNot and Pad in wrap mode. Each is checked against ONNX's reference implementation
 on the numpy runner and through the engine (mace_run); a run-time value
 that gives another length than the declared one is refused by the engine."""
 from __future__ import annotations
@@ -152,6 +152,15 @@ class ComposedOpsTest(unittest.TestCase):
             converted = self.check(model, feeds)
         feeds["d"] = np.array(5, np.int64)
         self.assertNotEqual(_mace_run_status(converted, feeds).returncode, 0)
+
+    def test_windows(self):
+        for op in ("HannWindow", "HammingWindow", "BlackmanWindow"):
+            for periodic in (0, 1):
+                model = _model(helper.make_node(op, ["n"], ["y"], periodic=periodic),
+                               [("n", I64, [])], [("y", F, [7])], opset=17)
+                converted = self.check(model, {"n": np.array(7, np.int64)})
+        self.assertNotEqual(_mace_run_status(converted, {"n": np.array(6, np.int64)}).returncode,
+                            0)
 
     def test_reverse_sequence(self):
         for time_axis, batch_axis, shape in ((0, 1, [4, 3, 2]), (1, 0, [3, 4])):
