@@ -20,14 +20,15 @@ from mace_converter.api import ConversionError, ConvertOptions
 from mace_converter.frontends import onnx_more, onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401
 from mace_converter.frontends import onnx_control, onnx_generators, onnx_losses  # noqa: F401
 from mace_converter.frontends import onnx_recurrent, onnx_reorder  # noqa: F401
-from mace_converter.frontends import onnx_checks, onnx_dynamic_quant
+from mace_converter.frontends import onnx_checks, onnx_dynamic_lstm, onnx_dynamic_quant
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
 from mace_converter.ir import Graph
 
 # com.microsoft ops the converter reads (what onnxruntime's quantization
 # tools write).
-MICROSOFT_OPS = onnx_qdq.MICROSOFT_OPS + onnx_dynamic_quant.MICROSOFT_OPS
+MICROSOFT_OPS = onnx_qdq.MICROSOFT_OPS + onnx_dynamic_quant.MICROSOFT_OPS + \
+    onnx_dynamic_lstm.MICROSOFT_OPS
 
 MIN_OPSET, MAX_OPSET = 7, 22
 
