@@ -250,7 +250,8 @@ def _deconv_pads(node: Node, size: list[int], kernel: list[int], strides: list[i
 @converter("BatchNormalization")
 def batch_norm(node: Node) -> None:
     if node.attr("training_mode", 0):
-        raise node.fail("training_mode BatchNormalization is not supported")
+        _batch_norm_training(node)
+        return
     if len([o for o in node.outputs if o]) > 1:
         raise node.fail("the running mean/variance outputs are not supported")
     if not all(node.known(i) for i in range(1, 5)):
@@ -264,6 +265,42 @@ def batch_norm(node: Node) -> None:
     node.emit_out("BatchNorm", [node.tensor(0),
                                 node.weight(node.name + "/scale", scale.astype(np.float32)),
                                 node.weight(node.name + "/offset", offset.astype(np.float32))])
+
+
+def _batch_norm_training(node: Node) -> None:
+    """training_mode 1: normalized with the batch's own mean and
+    (population) variance per channel, Reduce MEAN over every axis but 1;
+    the optional outputs are the running statistics
+    input * momentum + batch * (1 - momentum)."""
+    shape = list(node.shape(0))
+    if len(shape) < 2:
+        raise node.fail(f"the input has shape {shape}; it must be [N, C, ...]")
+    channels = shape[1]
+    axes = [0] + list(range(2, len(shape)))
+    x = node.tensor(0)
+
+    def mean(source: str) -> str:
+        return node.emit("Reduce", [source], {"reduce_type": 0, "axis": axes,
+                                              "keepdims": 1}).outputs[0]
+    batch_mean = mean(x)
+    centered = node.emit("Eltwise", [x, batch_mean], {"type": 1}).outputs[0]
+    squares = node.emit("Eltwise", [centered, centered], {"type": 2}).outputs[0]
+    batch_var = mean(squares)
+    stats = [node.emit("Reshape", [t], {"shape": [channels]}).outputs[0]
+             for t in (batch_mean, batch_var)]
+    normalize = Node(node.graph, node.op_type, node.name, node.index,
+                     [node.inputs[0], node.inputs[1], node.inputs[2]] + stats, node.outputs[:1],
+                     node.attrs, node.values, node.ir_consts, node.opset, node.framework)
+    _batch_norm_computed(normalize)
+    momentum = float(node.attr("momentum", 0.9))
+    for index, stat, output in ((3, stats[0], 1), (4, stats[1], 2)):
+        if len(node.outputs) <= output or not node.outputs[output]:
+            continue
+        kept = node.emit("Eltwise", [node.tensor(index)], {
+            "type": 2, "scalar_input": momentum, "scalar_input_index": 1}).outputs[0]
+        new = node.emit("Eltwise", [stat], {"type": 2, "scalar_input": 1.0 - momentum,
+                                            "scalar_input_index": 1}).outputs[0]
+        node.emit("Eltwise", [kept, new], {"type": 0}, outputs=[node.outputs[output]])
 
 
 def _batch_norm_computed(node: Node) -> None:

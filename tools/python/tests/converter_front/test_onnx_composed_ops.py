@@ -1,7 +1,8 @@
 """ONNX ops the converter composes of existing engine ops:
 NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, EyeLike,
 ConstantOfShape, Range, OneHot, the Hann, Hamming and Blackman windows,
-ReverseSequence, MaxUnpool, BitwiseNot and Pad in wrap mode. Each is checked against ONNX's reference implementation
+ReverseSequence, MaxUnpool, BitwiseNot, Pad in wrap mode and
+BatchNormalization in training mode. Each is checked against ONNX's reference implementation
 on the numpy runner and through the engine (mace_run); a run-time value
 that gives another length than the declared one is refused by the engine."""
 from __future__ import annotations
@@ -195,6 +196,20 @@ class ComposedOpsTest(unittest.TestCase):
             model = _model(helper.make_node("BitwiseNot", ["x"], ["y"]),
                            [("x", elem, [2, 3])], [("y", elem, [2, 3])])
             self.check(model, {"x": x})
+
+    def test_batch_norm_training_mode(self):
+        shape = [3, 4, 2, 5]
+        stats = [(n, F, [4]) for n in ("s", "b", "m", "v")]
+        model = _model(helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"],
+                                        ["y", "rm", "rv"], training_mode=1, momentum=0.8,
+                                        epsilon=1e-3),
+                       [("x", F, shape)] + stats,
+                       [("y", F, shape), ("rm", F, [4]), ("rv", F, [4])], opset=15)
+        generator = rng(10)
+        feeds = {"x": generator.normal(1.5, 2.0, shape).astype(np.float32)}
+        for name, low in (("s", -1.0), ("b", -1.0), ("m", -1.0), ("v", 0.5)):
+            feeds[name] = generator.uniform(low, 2.0, [4]).astype(np.float32)
+        self.check(model, feeds)
 
     def test_wrap_pad(self):
         pads = helper.make_tensor("pads", I64, [6], [0, 7, 1, 0, 3, 2])
