@@ -285,6 +285,23 @@ TEST(ReduceTest, ComputedAxesRunsWithChangedValues) {
   EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{6, 15}));
 }
 
+TEST(ReduceTest, ComputedAxesReduceToAPlannedScalar) {
+  // Axes 0 and 1 without keepdims reduce everything: a rank-0 output, as
+  // the empty planned shape says; a repeated axis is refused.
+  OpTester tester("Reduce", RegisterReduce);
+  tester.Input("x", {2, 3}, {1, 2, 3, 4, 5, 6})
+      .Input("axes", {2}, {0, 1})
+      .Output("y")
+      .Arg("reduce_type", kSum)
+      .Arg("keepdims", 0)
+      .PlannedShape({});
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputShape("y"), std::vector<int64_t>{});
+  EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{21}));
+  EXPECT_EQ(tester.RunAgain("axes", {1, 1}).code(), MaceStatus::MACE_INVALID_ARGS);
+}
+
 TEST(ReduceTest, NoopWithEmptyAxesCopies) {
   // No axes with noop_with_empty_axes 1 reduces nothing: every type copies.
   for (int type : {kMean, kMin, kMax, kProd, kSum}) {
