@@ -97,6 +97,7 @@ INPUT_TYPES = {1: "float32", 10: "float16", 11: "double", **_NARROW_FLOAT_TYPES,
 OUTPUT_TYPES = INPUT_TYPES
 # Ops whose result on integers differs from the float computation the
 # engine does (integer division truncates; Mod of integers is exact).
+# Ops whose integer semantics differ from float: Div truncates.
 _INTEGER_SENSITIVE = ("Div",)
 _TYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
                7: "int64", 8: "string", 9: "bool", 10: "float16", 11: "double",
@@ -324,8 +325,8 @@ class OnnxImporter:
                 return
             integer = [name for name in proto.input if name in self.integer_values]
             if node.op_type in _INTEGER_SENSITIVE and integer:
-                raise node.fail(f"{node.op_type} of the integer tensor '{integer[0]}' would "
-                                "truncate; the engine computes it in float, so it is refused")
+                onnx_nn.integer_division(node, self.graph.onnx_input_types.get(integer[0]))
+                return
             converter = CONVERTERS.get(node.op_type)
             if converter is None:
                 raise node.fail(f"op type {node.op_type} is not supported by the MACE "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -12,6 +12,7 @@ from mace_converter import geometry
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import (activation, converter, eltwise,
                                                   scalar_or_none, spatial_2d, window_pads)
+from mace_converter.frontends.onnx_common import CONVERTERS
 from mace_converter.frontends.onnx_common import computed as _computed
 from mace_converter.numpy_ops.tensor import MAX, MIN
 
@@ -734,3 +735,20 @@ def sqrt(node: Node) -> None:
 def reciprocal(node: Node) -> None:
     node.emit_out("Eltwise", [node.tensor(0)], {"type": 3, "scalar_input": 1.0,
                                                 "scalar_input_index": 0})
+
+
+def integer_division(node: Node, elem: Optional[int]) -> None:
+    """Div of integer tensors (ONNX element type `elem`): the float
+    quotient, then a Cast to that type, which truncates toward zero. For
+    |a| < 2^24 the correctly rounded float quotient of two integers never
+    crosses an integer, so the result is exact; a division by zero gives
+    what the Cast makes of an infinity."""
+    from mace_converter.frontends.onnx_tensor import CAST_TYPES, emit_cast
+    if elem not in CAST_TYPES or elem in (1, 9, 10, 11, 16, 17, 18, 19, 20):
+        raise node.fail(f"Div of ONNX element type {elem} is not an integer division the "
+                        "engine can run")
+    quotient = node.graph.unique_name(f"{node.outputs[0]}_quotient")
+    float_div = Node(node.graph, node.op_type, node.name, node.index, node.inputs, [quotient],
+                     node.attrs, node.values, node.ir_consts, node.opset, node.framework)
+    CONVERTERS[node.op_type](float_div)
+    emit_cast(node, quotient, int(elem))

@@ -1,8 +1,8 @@
 """ONNX ops the converter composes of existing engine ops:
 NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, EyeLike,
 ConstantOfShape, Range, OneHot, the Hann, Hamming and Blackman windows,
-ReverseSequence, MaxUnpool, BitwiseNot, Pad in wrap mode and
-BatchNormalization in training mode. Each is checked against ONNX's reference implementation
+ReverseSequence, MaxUnpool, BitwiseNot, Pad in wrap mode,
+BatchNormalization in training mode and Div of integers. Each is checked against ONNX's reference implementation
 on the numpy runner and through the engine (mace_run); a run-time value
 that gives another length than the declared one is refused by the engine."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 from mace_converter.numpy_runner import run
-from tests.converter_front.helpers import convert_model, rng
+from tests.converter_front.helpers import convert_model, ort_run, rng
 from tests.test_exported_models_mace_run import run_converted
 from tests.test_mace_run_cli import MACE_RUN
 
@@ -210,6 +210,18 @@ class ComposedOpsTest(unittest.TestCase):
         for name, low in (("s", -1.0), ("b", -1.0), ("m", -1.0), ("v", 0.5)):
             feeds[name] = generator.uniform(low, 2.0, [4]).astype(np.float32)
         self.check(model, feeds)
+
+    def test_integer_division_truncates(self):
+        a = np.array([[7, -7, 9, -9, 0], [16777215, -16777215, 5, 6, -1]], np.int32)
+        b = np.array([[2, 2, -4, -4, 3], [7, 3, 5, -4, 2]], np.int32)
+        model = _model(helper.make_node("Div", ["a", "b"], ["y"]),
+                       [("a", I32, [2, 5]), ("b", I32, [2, 5])], [("y", I32, [2, 5])])
+        want = np.trunc(a.astype(np.float64) / b).astype(np.int32)
+        np.testing.assert_array_equal(ort_run(model, {"a": a, "b": b})[0], want)
+        converted = convert_model(model, {"a": [2, 5], "b": [2, 5]}, ["y"])
+        for got in (run(converted.net_def, converted.weights, {"a": a, "b": b})["y"],
+                    run_converted(self, converted, {"a": a, "b": b})["y"]):
+            np.testing.assert_array_equal(got, want)
 
     def test_wrap_pad(self):
         pads = helper.make_tensor("pads", I64, [6], [0, 7, 1, 0, 3, 2])
