@@ -1,6 +1,6 @@
 """ONNX ops that make a tensor from a shape or from a few scalars:
-EyeLike, ConstantOfShape, Range, OneHot and the Hann, Hamming and Blackman
-windows.
+EyeLike, ConstantOfShape, Range, OneHot, the Hann, Hamming and Blackman
+windows, and AffineGrid.
 
 A result that depends only on static shapes is a constant of the model.
 Where a run-time value decides the output's length (ConstantOfShape's shape,
@@ -17,6 +17,7 @@ from onnx import helper, numpy_helper
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import converter, planned_shape
 from mace_converter.frontends.onnx_more import _compare, _scalar, _value
+from mace_converter.shape_rules import TRANSPOSE_PERM
 
 _SUM, _SUB, _PROD, _DIV, _MAX = 0, 1, 2, 3, 5
 
@@ -178,3 +179,53 @@ def one_hot(node: Node) -> None:
     node.emit_out("Where", [hot, on, off])
 
 
+def _grid_axis(size: int, align_corners: bool) -> np.ndarray:
+    """Normalized coordinates of `size` points: the pixel centers in
+    [-1, 1], ending at -1 and 1 with align_corners."""
+    if align_corners:
+        return np.linspace(-1.0, 1.0, size) if size > 1 else np.array([-1.0])
+    return (2.0 * np.arange(size) + 1.0) / size - 1.0
+
+
+@converter("AffineGrid")
+def affine_grid(node: Node) -> None:
+    """theta [N, 2, 3] (or [N, 3, 4]) times the homogeneous coordinates
+    (x, y, [z,] 1) of every output point: a MatMul of a constant grid by
+    theta transposed. A run-time size is planned from the declared output
+    shape, which a Reshape to [size[0], size[2], ...] checks on every run."""
+    theta = list(node.shape(0))
+    if len(theta) != 3 or tuple(theta[1:]) not in ((2, 3), (3, 4)):
+        raise node.fail(f"theta has shape {theta}; it must be [N, 2, 3] or [N, 3, 4]")
+    batch, dims, homogeneous = theta
+    if node.known(1):
+        size = [int(v) for v in np.asarray(node.const(1, "size")).reshape(-1)]
+        if len(size) != dims + 2 or size[0] != batch:
+            raise node.fail(f"size {size} does not fit theta {theta}")
+        spatial, check = size[2:], None
+    else:
+        declared = list(planned_shape(node, "size"))
+        if len(declared) != dims + 2 or declared[0] != batch or declared[-1] != dims:
+            raise node.fail(f"the declared output shape {declared} does not fit theta {theta}")
+        if list(node.shape(1)) != [dims + 2]:
+            raise node.fail(f"size has shape {list(node.shape(1))}; it must be [{dims + 2}]")
+        spatial, check = declared[1:-1], _value(node, 1)
+    align = bool(int(node.attr("align_corners", 0)))
+    mesh = np.meshgrid(*[_grid_axis(d, align) for d in spatial], indexing="ij")
+    points = int(np.prod(spatial))
+    # x runs along the last axis, y (and z) along the ones before.
+    coords = np.stack([m.reshape(-1) for m in reversed(mesh)] + [np.ones(points)], axis=1)
+    base = node.weight(f"{node.name}_base", np.ascontiguousarray(
+        np.broadcast_to(coords, (batch, points, homogeneous)), dtype=np.float32))
+    transposed = node.emit("Transpose", [node.tensor(0)], {TRANSPOSE_PERM: [0, 2, 1]}).outputs[0]
+    grid = node.emit("MatMul", [base, transposed]).outputs[0]
+    out = [batch] + list(spatial) + [dims]
+    if check is None:
+        node.emit_out("Reshape", [grid], {"shape": out})
+        return
+    first = node.emit("Slice", [check], {"starts": [0], "ends": [1], "axes": [0],
+                                         "steps": [1]}).outputs[0]
+    rest = node.emit("Slice", [check], {"starts": [2], "ends": [dims + 2], "axes": [0],
+                                        "steps": [1]}).outputs[0]
+    last = node.weight(f"{node.name}_dims", np.array([dims], np.float32))
+    shape = node.emit("Concat", [first, rest, last], {"axis": 0}).outputs[0]
+    node.emit_out("Reshape", [grid, shape], {"shape": out}, planned=[tuple(out)])

@@ -1,6 +1,7 @@
 """ONNX ops the converter composes of existing engine ops:
 NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, EyeLike,
 ConstantOfShape, Range, OneHot, the Hann, Hamming and Blackman windows,
+AffineGrid,
 ReverseSequence, MaxUnpool, BitwiseNot, Pad in wrap mode,
 BatchNormalization in training mode and Div of integers. Each is checked against ONNX's reference implementation
 on the numpy runner and through the engine (mace_run); a run-time value
@@ -162,6 +163,22 @@ class ComposedOpsTest(unittest.TestCase):
                 converted = self.check(model, {"n": np.array(7, np.int64)})
         self.assertNotEqual(_mace_run_status(converted, {"n": np.array(6, np.int64)}).returncode,
                             0)
+
+    def test_affine_grid(self):
+        theta = rng(11).uniform(-1, 1, (2, 2, 3)).astype(np.float32)
+        for align in (0, 1):
+            model = _model(helper.make_node("AffineGrid", ["t", "s"], ["y"], align_corners=align),
+                           [("t", F, [2, 2, 3]), ("s", I64, [4])], [("y", F, [2, 3, 5, 2])],
+                           opset=20)
+            feeds = {"t": theta, "s": np.array([2, 7, 3, 5], np.int64)}
+            converted = self.check(model, feeds)
+        feeds["s"] = np.array([2, 7, 5, 3], np.int64)   # 15 points too, in another shape
+        self.assertNotEqual(_mace_run_status(converted, feeds).returncode, 0)
+        size = helper.make_tensor("s", I64, [5], [1, 1, 2, 3, 4])
+        model = _model(helper.make_node("AffineGrid", ["t", "s"], ["y"]),
+                       [("t", F, [1, 3, 4])], [("y", F, [1, 2, 3, 4, 3])], opset=20)
+        model.graph.initializer.append(size)
+        self.check(model, {"t": rng(12).uniform(-1, 1, (1, 3, 4)).astype(np.float32)})
 
     def test_reverse_sequence(self):
         for time_axis, batch_axis, shape in ((0, 1, [4, 3, 2]), (1, 0, [3, 4])):
