@@ -121,8 +121,7 @@ def _argmax(op, shapes, graph):
     x = shapes[0]
     axis = _axis(op, int(op.args.get("axis", 0)), len(x))
     keep = int(op.args.get("keepdims", 1))
-    out = [1 if i == axis else d for i, d in enumerate(x) if keep or i != axis]
-    return [tuple(out) if out else (1,)]
+    return [tuple(1 if i == axis else d for i, d in enumerate(x) if keep or i != axis)]
 
 
 @rule("ResizeBilinear", "ResizeNearestNeighbor")

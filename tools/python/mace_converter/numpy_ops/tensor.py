@@ -185,5 +185,4 @@ def _argmax(inputs, args, _):
         out = np.argmax(x, axis=axis)
     if int(args.get("keepdims", 1)):
         out = np.expand_dims(out, axis)
-    out = out.astype(np.int32)
-    return [out.reshape(out.shape if out.ndim else (1,))]
+    return [np.asarray(out, dtype=np.int32)]

@@ -23,7 +23,9 @@ REDUCE_CASES = [(op, axes, keep) for op in ("ReduceL1", "ReduceL2", "ReduceSumSq
 def model(op: str, shape: list[int], opset: int = 13, **attrs):
     graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], **attrs)], "g",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+                              [helper.make_tensor_value_info(
+                                  "y", TensorProto.INT64 if op.startswith("Arg")
+                                  else TensorProto.FLOAT, None)])
     result = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     result.ir_version = 8
     return result
@@ -62,7 +64,8 @@ class ReductionsTest(unittest.TestCase):
         self.assertTrue(MACE_RUN.exists(), f"{MACE_RUN} is missing: build //mace/tools:mace_run")
         cases = [(op, shape, {}) for op, shape in GLOBAL_CASES if len(shape) != 4] + \
             [(op, [2, 3, 4], {"axes": [1], "keepdims": 0}) for op, _, _ in REDUCE_CASES[::8]] + \
-            [(op, [2, 3, 4], {"keepdims": 0}) for op in ("ReduceSum", "ReduceMax", "ReduceL2")]
+            [(op, [2, 3, 4], {"keepdims": 0}) for op in ("ReduceSum", "ReduceMax", "ReduceL2")] + \
+            [(op, [5], {"keepdims": 0}) for op in ("ArgMax", "ArgMin")]
         for index, (op, shape, attrs) in enumerate(cases):
             with self.subTest(op=op, shape=shape):
                 onnx_model = model(op, shape, **attrs)
@@ -71,7 +74,8 @@ class ReductionsTest(unittest.TestCase):
                                               rtol=1e-4, atol=1e-4)
                 want = ort_run(onnx_model, x)[0]
                 got = run_converted(self, converted, x)["y"]
-                # Reducing every axis without keepdims gives a rank-0 scalar.
+                # Reducing every axis without keepdims gives a rank-0 scalar
+                # (for ArgMax and ArgMin too).
                 self.assertEqual(got.shape, want.shape)
                 np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
