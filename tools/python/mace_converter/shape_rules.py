@@ -222,6 +222,8 @@ def _batch_to_space(op, shapes, graph):
 @rule("GridSample")
 def _grid_sample(op, shapes, graph):
     x, grid = shapes[0], shapes[1]
+    if len(x) == 5 and len(grid) == 5 and grid[4] == 3 and grid[0] == x[0]:
+        return [(x[0], x[1], grid[1], grid[2], grid[3])]
     if len(x) != 4 or len(grid) != 4 or grid[3] != 2 or grid[0] != x[0]:
         raise fail(op, f"X {list(x)} and grid {list(grid)} must be [N, C, H, W] and "
                        "[N, H_out, W_out, 2]")
