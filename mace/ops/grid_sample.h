@@ -28,7 +28,6 @@ class GridSampleBase : public Operation {
   const ref::GridSampleParams& params() const { return params_; }
 
  private:
-  MaceStatus InferVolumeShapes();
   ref::GridSampleParams params_;
 };
 

@@ -241,6 +241,17 @@ def _grid_reflect(v: np.ndarray, low: float, high: float) -> np.ndarray:
     return np.where((v >= low) & (v <= high), v, reflected)
 
 
+def _grid_tap(i: np.ndarray, size: int, padding: str, align: bool) -> np.ndarray:
+    """The index a neighbour at integer position i reads, -1 for a zero."""
+    if padding == "zeros":
+        return np.where((i >= 0) & (i < size), i, -1)
+    if padding == "border":
+        return np.clip(i, 0, size - 1)
+    low, high = _grid_bounds(size, align)
+    return np.clip(_grid_reflect(i.astype(np.float64), low, high).astype(np.int64), 0,
+                   size - 1)
+
+
 def _grid_sample_volume(x: np.ndarray, grid: np.ndarray, args) -> np.ndarray:
     """Volumetric GridSample, linear or nearest: x [N, C, D, H, W], grid
     [N, D_out, H_out, W_out, 3] of (x, y, z)."""
@@ -266,13 +277,7 @@ def _grid_sample_volume(x: np.ndarray, grid: np.ndarray, args) -> np.ndarray:
         weights.append([np.ones_like(v)] if mode == "nearest" else [1 - (v - f), v - f])
 
     def tap(i, size):
-        if padding == "zeros":
-            return np.where((i >= 0) & (i < size), i, -1)
-        if padding == "border":
-            return np.clip(i, 0, size - 1)
-        low, high = _grid_bounds(size, align)
-        return np.clip(_grid_reflect(i.astype(np.float64), low, high).astype(np.int64), 0,
-                       size - 1)
+        return _grid_tap(i, size, padding, align)
 
     batch = np.arange(n).reshape(n, 1, 1, 1)
     out = np.zeros(grid.shape[:-1] + (c,))
@@ -315,13 +320,7 @@ def _grid_sample(inputs, args, _):
         return np.clip(v, -2.0 ** 24, 2.0 ** 24)
 
     def tap(i, size):
-        if padding == "zeros":
-            return np.where((i >= 0) & (i < size), i, -1)
-        if padding == "border":
-            return np.clip(i, 0, size - 1)
-        low, high = _grid_bounds(size, align)
-        return np.clip(_grid_reflect(i.astype(np.float64), low, high).astype(np.int64), 0,
-                       size - 1)
+        return _grid_tap(i, size, padding, align)
 
     if mode in ("bicubic", "cubic"):     # as onnxruntime: only the taps are placed
         px, py = np.clip(px, -2.0 ** 24, 2.0 ** 24), np.clip(py, -2.0 ** 24, 2.0 ** 24)
