@@ -25,7 +25,7 @@ spec.loader.exec_module(conformance)
 
 # The measured pass rate of the claimed tests, less a little: a change that
 # loses passes fails here and must say why in the report.
-MIN_PASS_RATE = 0.955
+MIN_PASS_RATE = 0.958
 
 
 class OpsDocTest(unittest.TestCase):
@@ -107,7 +107,8 @@ class NodeTestsTest(unittest.TestCase):
                      "test_einsum_inner_prod", "test_batchnorm_example_training_mode",
                      "test_range_float_type_positive_delta", "test_onehot_with_axis",
                      "test_hannwindow", "test_reversesequence_batch",
-                     "test_maxunpool_export_with_output_shape", "test_div_uint8"):
+                     "test_maxunpool_export_with_output_shape", "test_div_uint8",
+                     "test_affine_grid_3d", "test_gridsample_volumetric_nearest_align_corners_0"):
             self.assertIn(name, passed)
 
 
