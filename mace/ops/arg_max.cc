@@ -40,9 +40,7 @@ MaceStatus ArgMaxBase::InferShapes() {
     if (i == axis && keepdims_) output_shape.push_back(1);
   }
   params_.axis_size = input->dim(axis);
-  // A rank-1 input without keepdims gives [1], not a rank-0 scalar, as for
-  // Reduce.
-  if (output_shape.empty()) output_shape.push_back(1);
+  // A rank-1 input without keepdims gives a rank-0 scalar, as for Reduce.
   Output(0)->Reshape(output_shape);
   return MaceStatus();
 }

@@ -68,14 +68,14 @@ TEST(ArgMaxTest, DefaultsAreAxisZeroKeepdims) {
   EXPECT_EQ(tester.OutputInts("y"), (std::vector<int32_t>{1, 2}));
 }
 
-TEST(ArgMaxTest, VectorWithoutKeepdimsIsShapeOne) {
-  // The peak 9 of [3, 9, 2] is at 1. Dropping the only axis would leave a
-  // rank-0 scalar; MACE shapes it [1].
+TEST(ArgMaxTest, VectorWithoutKeepdimsIsRankZero) {
+  // The peak 9 of [3, 9, 2] is at 1. Dropping the only axis leaves a
+  // rank-0 scalar.
   OpTester tester("ArgMax", RegisterArgMax);
   tester.Input("x", {3}, {3, 9, 2}).Output("y", DT_INT32).Arg("keepdims", 0);
   const MaceStatus run_status = tester.Run();
   ASSERT_TRUE(run_status.ok()) << run_status.information();
-  EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{1}));
+  EXPECT_EQ(tester.OutputShape("y"), std::vector<int64_t>{});
   EXPECT_EQ(tester.OutputInts("y"), (std::vector<int32_t>{1}));
 }
 
@@ -112,7 +112,6 @@ std::vector<int32_t> NaiveArgMax(const ArgMaxCase& c, const std::vector<float>& 
     if (i > axis) inner *= c.shape[i];
     if (i != axis || c.keepdims) out_shape->push_back(i == axis ? 1 : c.shape[i]);
   }
-  if (out_shape->empty()) out_shape->push_back(1);  // never rank 0
   const int64_t n = c.shape[axis];
   std::vector<int32_t> out;
   for (int64_t o = 0; o < outer; ++o) {

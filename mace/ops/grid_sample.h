@@ -2,7 +2,9 @@
 // channel c at grid[n, i, j] = (x, y) in normalized coordinates.
 // Arguments: mode ("bilinear" or "linear", "nearest", "bicubic" or
 // "cubic"), padding_mode ("zeros", "border", "reflection"), align_corners
-// (0 or 1). Inputs [X of NCHW, grid of [N, H_out, W_out, 2]].
+// (0 or 1). Inputs [X of NCHW, grid of [N, H_out, W_out, 2]], or, for
+// volumetric sampling (linear or nearest), [X of NCDHW, grid of
+// [N, D_out, H_out, W_out, 3]].
 //
 // GridSampleBase is the device-neutral part; the CPU kernel is
 // mace/ops/cpu/grid_sample_cpu.cc over the reference kernel.

@@ -197,6 +197,44 @@ TEST(GridSampleTest, NonFiniteAndFarCoordinatesAreSafe) {
   }
 }
 
+TEST(GridSampleTest, VolumetricIdentityAndTrilinearMidpoints) {
+  // x [1, 1, 2, 2, 3]: with align_corners the grid points -1, 0, 1 are the
+  // centers of a 3-wide row and -1, 1 those of the 2-long height and depth.
+  std::vector<float> x(12);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i * i % 7) - 2.f;
+  std::vector<float> grid;
+  for (float z : {-1.f, 1.f}) {
+    for (float y : {-1.f, 1.f}) {
+      for (float w : {-1.f, 0.f, 1.f}) grid.insert(grid.end(), {w, y, z});
+    }
+  }
+  for (const char* mode : {"linear", "nearest"}) {
+    SCOPED_TRACE(mode);
+    std::vector<float> out;
+    std::vector<int64_t> shape;
+    const MaceStatus status =
+        RunGridSample({1, 1, 2, 2, 3}, x, {1, 2, 2, 3, 3}, grid, mode, "zeros", 1, &out, &shape);
+    ASSERT_TRUE(status.ok()) << status.information();
+    EXPECT_EQ(shape, (std::vector<int64_t>{1, 1, 2, 2, 3}));
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(out[i], x[i], 1e-5) << i;
+  }
+  // The center of the first 2x2x2 cube (x between columns 0 and 1) is the
+  // mean of its eight corners.
+  const std::vector<float> points = {-0.5f, 0.f, 0.f, -0.5f, 0.f, 1.5f};
+  std::vector<float> out;
+  ASSERT_TRUE(
+      RunGridSample({1, 1, 2, 2, 3}, x, {1, 1, 1, 2, 3}, points, "linear", "zeros", 1, &out)
+          .ok());
+  const float mean = (x[0] + x[1] + x[3] + x[4] + x[6] + x[7] + x[9] + x[10]) / 8.f;
+  EXPECT_NEAR(out[0], mean, 1e-5);
+  // Without align_corners z = 1.5 is depth 2, past the last one (1): with
+  // zeros padding both of its depth taps read 0.
+  ASSERT_TRUE(
+      RunGridSample({1, 1, 2, 2, 3}, x, {1, 1, 1, 2, 3}, points, "linear", "zeros", 0, &out)
+          .ok());
+  EXPECT_EQ(out[1], 0.f);
+}
+
 TEST(GridSampleTest, RefusesBadArguments) {
   std::vector<float> out;
   const std::vector<float> x(4, 1.f), grid(2, 0.f);
@@ -214,6 +252,11 @@ TEST(GridSampleTest, RefusesBadArguments) {
   expect(RunGridSample({1, 1, 2, 2}, x, {2, 1, 1, 2}, std::vector<float>(4, 0.f), "nearest",
                        "zeros", 0, &out),
          "batch");
+  const std::vector<float> x8(8, 1.f), grid3(3, 0.f);
+  expect(RunGridSample({1, 1, 2, 2, 2}, x8, {1, 1, 1, 1, 3}, grid3, "bicubic", "zeros", 0, &out),
+         "bicubic sampling takes rank-4 X only");
+  expect(RunGridSample({1, 1, 2, 2, 2}, x8, {1, 1, 1, 3}, grid3, "linear", "zeros", 0, &out),
+         "[N, D_out, H_out, W_out, 3]");
 }
 
 }  // namespace

@@ -111,9 +111,8 @@ MaceStatus ReduceBase::ComputeParams(const std::vector<int64_t>& axes, ref::Redu
     }
     stride *= d;
   }
-  // MACE tensors have rank 1 or more: a full reduction without keepdims is
-  // [1], not a rank-0 scalar (the converter's shape rules agree).
-  if (output_shape->empty()) output_shape->push_back(1);
+  // A full reduction without keepdims is a rank-0 scalar, as in ONNX and
+  // numpy (the converter's shape rules agree).
   // Reduced axes all after the kept ones: each output is a contiguous run.
   *trailing = true;
   for (int i = 1; i < rank; ++i) *trailing = *trailing && !(reduced[i - 1] && !reduced[i]);

@@ -46,13 +46,13 @@ TEST(ReduceTest, HandComputed) {
   //   MEAN over axis 1: (1+2+3)/3 = 2 and (4+5+6)/3 = 5, kept as [2, 1].
   //   MIN over axis 0: column minima 1, 2, 3.
   //   MAX over axis -1 without keepdims: row maxima 3, 6 as [2].
-  //   PROD over all: 720 as [1, 1]. SUM over all without keepdims: 21 as [1]
-  //   (MACE shapes a would-be scalar as [1]).
+  //   PROD over all: 720 as [1, 1]. SUM over all without keepdims: 21 as a
+  //   rank-0 scalar [].
   //   SUM over both axes listed explicitly, in reverse: 21 as [1, 1].
   const std::vector<Golden> cases = {
       {kMean, {1}, 1, {2, 1}, {2, 5}}, {kMin, {0}, 1, {1, 3}, {1, 2, 3}},
       {kMax, {-1}, 0, {2}, {3, 6}},    {kProd, {}, 1, {1, 1}, {720}},
-      {kSum, {}, 0, {1}, {21}},        {kSum, {1, 0}, 1, {1, 1}, {21}},
+      {kSum, {}, 0, {}, {21}},         {kSum, {1, 0}, 1, {1, 1}, {21}},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(i);
@@ -134,7 +134,6 @@ void NaiveReduce(const ReduceCase& c, const std::vector<float>& input,
     if (!reduced[i]) kept.push_back(c.shape[i]);
     if (!reduced[i] || c.keepdims) out_shape->push_back(reduced[i] ? 1 : c.shape[i]);
   }
-  if (out_shape->empty()) out_shape->push_back(1);
   const int64_t out_count = NumElements(kept);
   std::vector<double> sum(out_count, 0.0), prod(out_count, 1.0), count(out_count, 0.0);
   std::vector<float> lo(out_count, std::numeric_limits<float>::infinity());
@@ -284,6 +283,23 @@ TEST(ReduceTest, ComputedAxesRunsWithChangedValues) {
   }
   ASSERT_TRUE(tester.RunAgain("axes", {1}).ok());
   EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{6, 15}));
+}
+
+TEST(ReduceTest, ComputedAxesReduceToAPlannedScalar) {
+  // Axes 0 and 1 without keepdims reduce everything: a rank-0 output, as
+  // the empty planned shape says; a repeated axis is refused.
+  OpTester tester("Reduce", RegisterReduce);
+  tester.Input("x", {2, 3}, {1, 2, 3, 4, 5, 6})
+      .Input("axes", {2}, {0, 1})
+      .Output("y")
+      .Arg("reduce_type", kSum)
+      .Arg("keepdims", 0)
+      .PlannedShape({});
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputShape("y"), std::vector<int64_t>{});
+  EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{21}));
+  EXPECT_EQ(tester.RunAgain("axes", {1, 1}).code(), MaceStatus::MACE_INVALID_ARGS);
 }
 
 TEST(ReduceTest, NoopWithEmptyAxesCopies) {

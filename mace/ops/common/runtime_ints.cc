@@ -69,7 +69,8 @@ MaceStatus ReadAxesInput(const Operation& op, bool* computed, std::vector<int64_
 
 MaceStatus PlannedOutputShape(const Operation& op, int index, std::vector<int64_t>* shape) {
   const OperatorDef& def = op.def();
-  if (index >= def.output_shape_size() || def.output_shape(index).dims_size() == 0) {
+  // An output_shape without dimensions plans a rank-0 scalar.
+  if (index >= def.output_shape_size()) {
     return OpError(op, StrCat("output ", index,
                               " depends on values read at run time, so the model must give "
                               "its planned shape (output_shape)"));

@@ -92,10 +92,64 @@ float Interpolate(const float* plane, const Axis& ay, const Axis& ax, GridSample
   return sum;
 }
 
+// Past kFar every neighbour of a ZEROS sample is outside the image
+// (lengths are below 2^24), and the integer conversions stay defined.
+constexpr float kFar = 16777216.0f;
+
+void GridSampleVolume(const GridSampleParams& p, const float* input, const float* grid,
+                      float* output) {
+  const Axis axes[3] = {MakeAxis(p.in_w, p.align_corners), MakeAxis(p.in_h, p.align_corners),
+                        MakeAxis(p.in_d, p.align_corners)};
+  const int64_t volume = p.in_d * p.in_h * p.in_w, out_volume = p.out_d * p.out_h * p.out_w;
+  const bool nearest = p.mode == GridSampleMode::NEAREST;
+  const int taps = nearest ? 1 : 2;
+  for (int64_t n = 0; n < p.batch; ++n) {
+    const float* g = grid + n * out_volume * 3;
+    for (int64_t point = 0; point < out_volume; ++point) {
+      // Axis 0 is x (width), 1 is y (height), 2 is z (depth).
+      int64_t first[3];
+      float weights[3][2];
+      bool finite = true;
+      for (int a = 0; a < 3; ++a) {
+        float v = Unnormalize(g[point * 3 + a], axes[a], p.align_corners);
+        finite = finite && std::isfinite(v);
+        if (!finite) break;
+        if (nearest) v = std::nearbyint(v);
+        v = Clamp(Place(v, axes[a], p.padding), -kFar, kFar);
+        const float f = nearest ? v : std::floor(v);
+        first[a] = static_cast<int64_t>(f);
+        weights[a][0] = nearest ? 1.0f : 1.0f - (v - f);
+        weights[a][1] = v - f;
+      }
+      for (int64_t c = 0; c < p.channels; ++c) {
+        const float* source = input + (n * p.channels + c) * volume;
+        float sum = 0.0f;
+        for (int k = 0; finite && k < taps; ++k) {
+          const int64_t z = Tap(first[2] + k, axes[2], p.padding);
+          for (int i = 0; i < taps; ++i) {
+            const int64_t y = Tap(first[1] + i, axes[1], p.padding);
+            for (int j = 0; j < taps; ++j) {
+              const int64_t x = Tap(first[0] + j, axes[0], p.padding);
+              if (z < 0 || y < 0 || x < 0) continue;
+              sum += weights[2][k] * weights[1][i] * weights[0][j] *
+                     source[(z * p.in_h + y) * p.in_w + x];
+            }
+          }
+        }
+        output[(n * p.channels + c) * out_volume + point] = sum;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void GridSample(const GridSampleParams& p, const float* input, const float* grid,
                 float* output) {
+  if (p.volumetric) {
+    GridSampleVolume(p, input, grid, output);
+    return;
+  }
   const Axis ay = MakeAxis(p.in_h, p.align_corners), ax = MakeAxis(p.in_w, p.align_corners);
   const int64_t plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
   for (int64_t n = 0; n < p.batch; ++n) {
@@ -113,9 +167,6 @@ void GridSample(const GridSampleParams& p, const float* input, const float* grid
         x = std::nearbyint(x);  // half to even in the default rounding mode
         y = std::nearbyint(y);
       }
-      // Past kFar every neighbour of a ZEROS sample is outside the image
-      // (lengths are below 2^24), and the integer conversions stay defined.
-      constexpr float kFar = 16777216.0f;
       // Bicubic places only its taps (as onnxruntime and PyTorch do).
       if (p.mode != GridSampleMode::CUBIC) {
         x = Place(x, ax, p.padding);

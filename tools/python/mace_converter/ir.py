@@ -70,15 +70,16 @@ class Op:
 
 
 def as_const_array(value: np.ndarray) -> np.ndarray:
-    """Normalizes a constant to one of the two element types MACE stores."""
+    """Normalizes a constant to one of the two element types MACE stores,
+    keeping its shape (a rank-0 scalar stays rank 0)."""
     array = np.asarray(value)
     if array.dtype.kind == "f":
-        return np.ascontiguousarray(array, dtype=np.float32)
+        return np.array(array, dtype=np.float32, order="C")
     if array.dtype.kind in "iub":
         if array.size and (array.max() > np.iinfo(np.int32).max
                            or array.min() < np.iinfo(np.int32).min):
             array = np.clip(array, np.iinfo(np.int32).min, np.iinfo(np.int32).max)
-        return np.ascontiguousarray(array, dtype=np.int32)
+        return np.array(array, dtype=np.int32, order="C")
     raise ConversionError(f"constant of type {array.dtype} cannot be stored in a MACE model")
 
 

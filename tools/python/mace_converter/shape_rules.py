@@ -113,8 +113,7 @@ def _reduce(op, shapes, graph):
     axes = op.args.get("axis") or list(range(len(x)))
     axes = {_axis(op, a, len(x)) for a in axes}
     keep = int(op.args.get("keepdims", 1))
-    out = [1 if i in axes else d for i, d in enumerate(x) if keep or i not in axes]
-    return [tuple(out) if out else (1,)]
+    return [tuple(1 if i in axes else d for i, d in enumerate(x) if keep or i not in axes)]
 
 
 @rule("ArgMax")
@@ -122,8 +121,7 @@ def _argmax(op, shapes, graph):
     x = shapes[0]
     axis = _axis(op, int(op.args.get("axis", 0)), len(x))
     keep = int(op.args.get("keepdims", 1))
-    out = [1 if i == axis else d for i, d in enumerate(x) if keep or i != axis]
-    return [tuple(out) if out else (1,)]
+    return [tuple(1 if i == axis else d for i, d in enumerate(x) if keep or i != axis)]
 
 
 @rule("ResizeBilinear", "ResizeNearestNeighbor")
@@ -224,6 +222,8 @@ def _batch_to_space(op, shapes, graph):
 @rule("GridSample")
 def _grid_sample(op, shapes, graph):
     x, grid = shapes[0], shapes[1]
+    if len(x) == 5 and len(grid) == 5 and grid[4] == 3 and grid[0] == x[0]:
+        return [(x[0], x[1], grid[1], grid[2], grid[3])]
     if len(x) != 4 or len(grid) != 4 or grid[3] != 2 or grid[0] != x[0]:
         raise fail(op, f"X {list(x)} and grid {list(grid)} must be [N, C, H, W] and "
                        "[N, H_out, W_out, 2]")

@@ -123,6 +123,12 @@ class ExportedModelsOnEngineTest(unittest.TestCase):
     def test_tf2onnx_opset15_oskut_lstm(self):
         self._check(exported.OSKUT_SCADS)
 
+    def test_dynamic_quantization_opset17_tashkeel_bilstm(self):
+        self._check(exported.TASHKEEL_BILSTM)
+
+    def test_dynamic_quantization_opset17_tashkeel_two_heads(self):
+        self._check(exported.TASHKEEL_RAWI_V3)
+
     # The wake-word head is left out: its output is named by a JSON string
     # with commas, which mace_run's comma-separated --output_node cannot carry.
 

@@ -25,7 +25,7 @@ spec.loader.exec_module(conformance)
 
 # The measured pass rate of the claimed tests, less a little: a change that
 # loses passes fails here and must say why in the report.
-MIN_PASS_RATE = 0.95
+MIN_PASS_RATE = 0.958
 
 
 class OpsDocTest(unittest.TestCase):
@@ -102,9 +102,14 @@ class NodeTestsTest(unittest.TestCase):
         passed = {line.split()[1].rstrip(":") for line in lines if line.startswith("pass")}
         for name in ("test_cast_FLOAT_to_BFLOAT16", "test_cast_FLOAT_to_FLOAT8E4M3FN",
                      "test_cast_no_saturate_FLOAT_to_FLOAT8E5M2", "test_cast_FLOAT_to_INT4",
-                     "test_clip_example", "test_cumsum_1d", "test_tril_zero"):
+                     "test_clip_example", "test_cumsum_1d", "test_tril_zero", "test_not_2d",
+                     "test_nllloss_NCd1_weight_ii", "test_sce_mean_weight_ii_3d",
+                     "test_einsum_inner_prod", "test_batchnorm_example_training_mode",
+                     "test_range_float_type_positive_delta", "test_onehot_with_axis",
+                     "test_hannwindow", "test_reversesequence_batch",
+                     "test_maxunpool_export_with_output_shape", "test_div_uint8",
+                     "test_affine_grid_3d", "test_gridsample_volumetric_nearest_align_corners_0"):
             self.assertIn(name, passed)
-        self.assertIn("truncate", refused["test_div_uint8"])
 
 
 if __name__ == "__main__":

@@ -35,8 +35,12 @@ DYNAMIC_WEIGHTS = BAZEL_BIN / "test" / "c_api_dynamic_model.data"
 # int64 ids -> twice = ids + ids (int64), bool mask -> mask_out (bool).
 TYPED_GRAPH = BAZEL_BIN / "test" / "c_api_typed_model.pb"
 TYPED_WEIGHTS = BAZEL_BIN / "test" / "c_api_typed_model.data"
+# x [4] times scale [1] -> scaled [4].
+SCALAR_GRAPH = BAZEL_BIN / "test" / "c_api_scalar_model.pb"
+SCALAR_WEIGHTS = BAZEL_BIN / "test" / "c_api_scalar_model.data"
 READY = all(p.exists() for p in (MACE_RUN, GRAPH, WEIGHTS, LIBRARY, DSP_GRAPH, DSP_WEIGHTS,
-                                 DYNAMIC_GRAPH, DYNAMIC_WEIGHTS, TYPED_GRAPH, TYPED_WEIGHTS))
+                                 DYNAMIC_GRAPH, DYNAMIC_WEIGHTS, TYPED_GRAPH, TYPED_WEIGHTS,
+                                 SCALAR_GRAPH, SCALAR_WEIGHTS))
 
 
 def expected(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -167,6 +171,19 @@ class PythonBindingTest(unittest.TestCase):
                               {"ids": ids, "mask": np.array([0, 3, 1, 0], np.uint8).view(np.bool_)})
             self.assert_error("INVALID_ARGS", "input 'ids' is int32 but the model expects int64",
                               engine.run, {"ids": ids.astype(np.int32), "mask": mask})
+
+    def test_zero_dimensional_scalar_input(self):
+        x = np.array([1.0, -2.0, 0.5, 4.0], np.float32)
+        with mace.Engine(SCALAR_GRAPH, SCALAR_WEIGHTS) as engine:
+            self.assertEqual(engine.input_shapes["scale"], (1,))
+            for scale in (np.float32(2.5), np.array(2.5, np.float32), np.array([2.5], np.float32)):
+                out = engine.run({"x": x, "scale": scale})
+                np.testing.assert_array_equal(out["scaled"], x * np.float32(2.5))
+            # A 0-d array stands for one element only, never for a whole input.
+            self.assert_error("INVALID_ARGS", "'x'", engine.run,
+                              {"x": np.array(1.0, np.float32), "scale": np.float32(2.0)})
+            self.assert_error("INVALID_ARGS", "dtype float64", engine.run,
+                              {"x": x, "scale": np.array(2.0)})
 
     def test_hexagon_options(self):
         # The uint8 model beside the test model; a stand-in emulator that

@@ -1,4 +1,5 @@
-"""ONNX frontend: reads an .onnx file (opsets 7 to 22) into the IR.
+"""ONNX frontend: reads an .onnx file (opsets 7 to 22, and older ones whose
+ops kept their definitions through opset 7) into the IR.
 
 Nodes are visited in dependency order. A node whose inputs are all known
 constants is evaluated on the spot with ONNX's reference implementation, and
@@ -10,21 +11,24 @@ in onnx_nn.py or onnx_tensor.py.
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from mace_converter.api import ConversionError, ConvertOptions
 from mace_converter.frontends import onnx_more, onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401
-from mace_converter.frontends import onnx_control, onnx_recurrent  # noqa: F401  (register)
-from mace_converter.frontends import onnx_checks, onnx_dynamic_quant
+from mace_converter.frontends import onnx_control, onnx_generators, onnx_losses  # noqa: F401
+from mace_converter.frontends import onnx_recurrent, onnx_reorder  # noqa: F401
+from mace_converter.frontends import onnx_checks, onnx_dynamic_lstm, onnx_dynamic_quant
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
 from mace_converter.ir import Graph
 
 # com.microsoft ops the converter reads (what onnxruntime's quantization
 # tools write).
-MICROSOFT_OPS = onnx_qdq.MICROSOFT_OPS + onnx_dynamic_quant.MICROSOFT_OPS
+MICROSOFT_OPS = onnx_qdq.MICROSOFT_OPS + onnx_dynamic_quant.MICROSOFT_OPS + \
+    onnx_dynamic_lstm.MICROSOFT_OPS
 
 MIN_OPSET, MAX_OPSET = 7, 22
 
@@ -93,6 +97,7 @@ INPUT_TYPES = {1: "float32", 10: "float16", 11: "double", **_NARROW_FLOAT_TYPES,
 OUTPUT_TYPES = INPUT_TYPES
 # Ops whose result on integers differs from the float computation the
 # engine does (integer division truncates; Mod of integers is exact).
+# Ops whose integer semantics differ from float: Div truncates.
 _INTEGER_SENSITIVE = ("Div",)
 _TYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
                7: "int64", 8: "string", 9: "bool", 10: "float16", 11: "double",
@@ -138,10 +143,33 @@ class OnnxImporter:
         version = opsets.get("", opsets.get("ai.onnx"))
         if version is None:
             raise ConversionError(f"{self.path} imports no default ONNX opset")
+        if version < MIN_OPSET and version >= 1:
+            return self._older_opset(int(version))
         if not MIN_OPSET <= version <= MAX_OPSET:
             raise ConversionError(f"{self.path} uses ONNX opset {version}; the converter "
                                   f"supports opsets {MIN_OPSET} to {MAX_OPSET}")
         return int(version)
+
+    def _older_opset(self, version: int) -> int:
+        """A model of an opset below MIN_OPSET is read as MIN_OPSET when
+        every op it uses has kept, through MIN_OPSET, the definition it had
+        at the model's opset."""
+        from onnx import defs
+        changed = []
+        for op_type in sorted({node.op_type for node in _all_nodes(self.model.graph)
+                               if node.domain in ("", "ai.onnx")}):
+            try:
+                since = defs.get_schema(op_type, MIN_OPSET).since_version
+            except defs.SchemaError:
+                since = MIN_OPSET + 1
+            if since > version:
+                changed.append(op_type)
+        if changed:
+            raise ConversionError(
+                f"{self.path} uses ONNX opset {version}; the converter supports opsets "
+                f"{MIN_OPSET} to {MAX_OPSET}, and {', '.join(changed)} changed its definition "
+                f"between opsets {version} and {MIN_OPSET}")
+        return MIN_OPSET
 
     def run(self) -> Graph:
         onnx = _onnx()
@@ -297,8 +325,8 @@ class OnnxImporter:
                 return
             integer = [name for name in proto.input if name in self.integer_values]
             if node.op_type in _INTEGER_SENSITIVE and integer:
-                raise node.fail(f"{node.op_type} of the integer tensor '{integer[0]}' would "
-                                "truncate; the engine computes it in float, so it is refused")
+                onnx_nn.integer_division(node, self.graph.onnx_input_types.get(integer[0]))
+                return
             converter = CONVERTERS.get(node.op_type)
             if converter is None:
                 raise node.fail(f"op type {node.op_type} is not supported by the MACE "
@@ -346,6 +374,15 @@ class OnnxImporter:
                 self.values[name] = value
         self.folded += 1
         return True
+
+
+def _all_nodes(graph_proto: Any) -> Iterator[Any]:
+    """The nodes of a graph and of every subgraph."""
+    for node in graph_proto.node:
+        yield node
+        for attr in node.attribute:
+            for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                yield from _all_nodes(sub)
 
 
 def _declared_shapes(graph_proto: Any) -> dict[str, tuple[int, ...]]:

@@ -354,7 +354,7 @@ class _Chain:
             kept = [d for i, d in enumerate(self.shape) if i not in axes]
             self.tensor = self.node.emit("Reduce", [self.tensor], {
                 "reduce_type": 4, "axis": sorted(axes), "keepdims": 0}).outputs[0]
-            self.shape = kept or [1]
+            self.shape = kept
 
 
 def _einsum_terms(node: Node) -> tuple[list[str], str]:
@@ -378,8 +378,6 @@ def _einsum_terms(node: Node) -> tuple[list[str], str]:
         if len(term) != node.rank(index):
             raise node.fail(f"equation '{equation}': '{term}' does not match operand {index} "
                             f"of shape {list(node.shape(index))}")
-    if not output:
-        raise node.fail(f"equation '{equation}': a scalar (rank-0) result is not supported")
     return terms, output
 
 
@@ -571,11 +569,15 @@ _GRID_MODES = {"bilinear": "bilinear", "linear": "bilinear", "nearest": "nearest
 @converter("GridSample")
 def grid_sample(node: Node) -> None:
     """GridSample on [N, C, H, W] with a [N, H_out, W_out, 2] grid (opset 16
-    names its modes bilinear and bicubic, opset 20 linear and cubic)."""
-    if node.rank(0) != 4 or node.rank(1) != 4:
-        raise node.fail(f"X {list(node.shape(0))} and grid {list(node.shape(1))}: only 2-D "
-                        "sampling (rank-4 X and grid) is supported")
+    names its modes bilinear and bicubic, opset 20 linear and cubic), or on
+    [N, C, D, H, W] with a [N, D_out, H_out, W_out, 3] grid (linear and
+    nearest)."""
+    if (node.rank(0), node.rank(1)) not in ((4, 4), (5, 5)):
+        raise node.fail(f"X {list(node.shape(0))} and grid {list(node.shape(1))}: 2-D or "
+                        "3-D sampling takes X and grid of rank 4, or both of rank 5")
     mode = str(node.attr("mode", "bilinear" if node.opset < 20 else "linear"))
+    if node.rank(0) == 5 and mode in ("bicubic", "cubic"):
+        raise node.fail("cubic mode samples 2-D only; ONNX defines no volumetric cubic")
     padding = str(node.attr("padding_mode", "zeros"))
     if mode not in _GRID_MODES:
         raise node.fail(f"mode '{mode}' is not linear, nearest or cubic")

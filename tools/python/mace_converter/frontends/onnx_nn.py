@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -12,6 +12,7 @@ from mace_converter import geometry
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import (activation, converter, eltwise,
                                                   scalar_or_none, spatial_2d, window_pads)
+from mace_converter.frontends.onnx_common import CONVERTERS
 from mace_converter.frontends.onnx_common import computed as _computed
 from mace_converter.numpy_ops.tensor import MAX, MIN
 
@@ -250,7 +251,8 @@ def _deconv_pads(node: Node, size: list[int], kernel: list[int], strides: list[i
 @converter("BatchNormalization")
 def batch_norm(node: Node) -> None:
     if node.attr("training_mode", 0):
-        raise node.fail("training_mode BatchNormalization is not supported")
+        _batch_norm_training(node)
+        return
     if len([o for o in node.outputs if o]) > 1:
         raise node.fail("the running mean/variance outputs are not supported")
     if not all(node.known(i) for i in range(1, 5)):
@@ -264,6 +266,42 @@ def batch_norm(node: Node) -> None:
     node.emit_out("BatchNorm", [node.tensor(0),
                                 node.weight(node.name + "/scale", scale.astype(np.float32)),
                                 node.weight(node.name + "/offset", offset.astype(np.float32))])
+
+
+def _batch_norm_training(node: Node) -> None:
+    """training_mode 1: normalized with the batch's own mean and
+    (population) variance per channel, Reduce MEAN over every axis but 1;
+    the optional outputs are the running statistics
+    input * momentum + batch * (1 - momentum)."""
+    shape = list(node.shape(0))
+    if len(shape) < 2:
+        raise node.fail(f"the input has shape {shape}; it must be [N, C, ...]")
+    channels = shape[1]
+    axes = [0] + list(range(2, len(shape)))
+    x = node.tensor(0)
+
+    def mean(source: str) -> str:
+        return node.emit("Reduce", [source], {"reduce_type": 0, "axis": axes,
+                                              "keepdims": 1}).outputs[0]
+    batch_mean = mean(x)
+    centered = node.emit("Eltwise", [x, batch_mean], {"type": 1}).outputs[0]
+    squares = node.emit("Eltwise", [centered, centered], {"type": 2}).outputs[0]
+    batch_var = mean(squares)
+    stats = [node.emit("Reshape", [t], {"shape": [channels]}).outputs[0]
+             for t in (batch_mean, batch_var)]
+    normalize = Node(node.graph, node.op_type, node.name, node.index,
+                     [node.inputs[0], node.inputs[1], node.inputs[2]] + stats, node.outputs[:1],
+                     node.attrs, node.values, node.ir_consts, node.opset, node.framework)
+    _batch_norm_computed(normalize)
+    momentum = float(node.attr("momentum", 0.9))
+    for index, stat, output in ((3, stats[0], 1), (4, stats[1], 2)):
+        if len(node.outputs) <= output or not node.outputs[output]:
+            continue
+        kept = node.emit("Eltwise", [node.tensor(index)], {
+            "type": 2, "scalar_input": momentum, "scalar_input_index": 1}).outputs[0]
+        new = node.emit("Eltwise", [stat], {"type": 2, "scalar_input": 1.0 - momentum,
+                                            "scalar_input_index": 1}).outputs[0]
+        node.emit("Eltwise", [kept, new], {"type": 0}, outputs=[node.outputs[output]])
 
 
 def _batch_norm_computed(node: Node) -> None:
@@ -697,3 +735,20 @@ def sqrt(node: Node) -> None:
 def reciprocal(node: Node) -> None:
     node.emit_out("Eltwise", [node.tensor(0)], {"type": 3, "scalar_input": 1.0,
                                                 "scalar_input_index": 0})
+
+
+def integer_division(node: Node, elem: Optional[int]) -> None:
+    """Div of integer tensors (ONNX element type `elem`): the float
+    quotient, then a Cast to that type, which truncates toward zero. For
+    |a| < 2^24 the correctly rounded float quotient of two integers never
+    crosses an integer, so the result is exact; a division by zero gives
+    what the Cast makes of an infinity."""
+    from mace_converter.frontends.onnx_tensor import CAST_TYPES, emit_cast
+    if elem not in CAST_TYPES or elem in (1, 9, 10, 11, 16, 17, 18, 19, 20):
+        raise node.fail(f"Div of ONNX element type {elem} is not an integer division the "
+                        "engine can run")
+    quotient = node.graph.unique_name(f"{node.outputs[0]}_quotient")
+    float_div = Node(node.graph, node.op_type, node.name, node.index, node.inputs, [quotient],
+                     node.attrs, node.values, node.ir_consts, node.opset, node.framework)
+    CONVERTERS[node.op_type](float_div)
+    emit_cast(node, quotient, int(elem))

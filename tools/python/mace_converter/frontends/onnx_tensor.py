@@ -376,6 +376,9 @@ def pad(node: Node) -> None:
     if min(pads) < 0:
         raise node.fail(f"negative pads {pads} (cropping) are not supported")
     mode = node.attr("mode", "constant")
+    if mode == "wrap":
+        _wrap_pad(node, pads)
+        return
     modes = {"constant": 0, "reflect": 1, "edge": 3}
     if mode not in modes:
         raise node.fail(f"pad mode '{mode}' is not supported")
@@ -388,6 +391,36 @@ def pad(node: Node) -> None:
     elif value:
         args["constant_value"] = value
     node.emit_out("Pad", [node.tensor(0)], args)
+
+
+def _wrap_pad(node: Node, pads: list[int]) -> None:
+    """Pad mode 'wrap' (the tensor continued periodically), axis by axis:
+    the last pads_begin and the first pads_end slices of the axis
+    concatenated around it. A pad longer than the axis repeats it whole."""
+    shape = list(node.shape(0))
+    rank = len(shape)
+    source = node.tensor(0)
+    for axis in range(rank):
+        before, after, size = pads[axis], pads[axis + rank], shape[axis]
+        if not before and not after:
+            continue
+        if size == 0:
+            raise node.fail(f"axis {axis} has no elements to wrap around")
+        pieces = []
+        for start, count in ((-before % size, before), (None, None), (0, after)):
+            if start is None:
+                pieces.append(source)
+                continue
+            while count > 0:
+                take = min(count, size - start)
+                pieces.append(node.emit("Slice", [source], {
+                    "starts": [start], "ends": [start + take], "axes": [axis],
+                    "steps": [1]}).outputs[0])
+                count -= take
+                start = 0
+        source = node.emit("Concat", pieces, {"axis": axis}).outputs[0]
+        shape[axis] += before + after
+    node.emit_out("Identity", [source])
 
 
 def _pad_computed(node: Node) -> None:
@@ -534,7 +567,7 @@ def reduce_composite(node: Node) -> None:
             if node.attr("noop_with_empty_axes", 0):
                 args["noop_with_empty_axes"] = 1
             return node.emit("Reduce", [source, node.tensor(1)], args,
-                             planned=[planned or (1,)], **kw).outputs[0]
+                             planned=[planned], **kw).outputs[0]
         return node.emit("Reduce", [source], {"reduce_type": reduce_type, "axis": axes,
                                               "keepdims": keepdims}, **kw).outputs[0]
     final = {"outputs": node.outputs}
@@ -575,7 +608,7 @@ def _reduce_computed(node: Node) -> None:
     args = {"reduce_type": _REDUCE_TYPES[node.op_type], "keepdims": keep}
     if node.attr("noop_with_empty_axes", 0):
         args["noop_with_empty_axes"] = 1
-    node.emit_out("Reduce", [node.tensor(0), node.tensor(1)], args, planned=[planned or (1,)])
+    node.emit_out("Reduce", [node.tensor(0), node.tensor(1)], args, planned=[planned])
 
 
 @converter("ArgMax")

@@ -241,10 +241,65 @@ def _grid_reflect(v: np.ndarray, low: float, high: float) -> np.ndarray:
     return np.where((v >= low) & (v <= high), v, reflected)
 
 
+def _grid_tap(i: np.ndarray, size: int, padding: str, align: bool) -> np.ndarray:
+    """The index a neighbour at integer position i reads, -1 for a zero."""
+    if padding == "zeros":
+        return np.where((i >= 0) & (i < size), i, -1)
+    if padding == "border":
+        return np.clip(i, 0, size - 1)
+    low, high = _grid_bounds(size, align)
+    return np.clip(_grid_reflect(i.astype(np.float64), low, high).astype(np.int64), 0,
+                   size - 1)
+
+
+def _grid_sample_volume(x: np.ndarray, grid: np.ndarray, args) -> np.ndarray:
+    """Volumetric GridSample, linear or nearest: x [N, C, D, H, W], grid
+    [N, D_out, H_out, W_out, 3] of (x, y, z)."""
+    n, c = x.shape[:2]
+    sizes = x.shape[:1:-1]          # along grid components x, y, z: W, H, D
+    mode, padding = args.get("mode", "bilinear"), args.get("padding_mode", "zeros")
+    align = bool(args.get("align_corners", 0))
+    finite = np.all(np.isfinite(grid), axis=-1)
+    firsts, weights = [], []
+    for a, size in enumerate(sizes):
+        g = np.where(finite, grid[..., a], 0.0)
+        v = (g + 1) / 2 * (size - 1) if align else ((g + 1) * size - 1) / 2
+        if mode == "nearest":
+            v = np.rint(v)
+        low, high = _grid_bounds(size, align)
+        if padding == "border":
+            v = np.where((v < low) | (v > high), np.clip(v, 0, size - 1), v)
+        elif padding == "reflection":
+            v = _grid_reflect(v, low, high)
+        v = np.clip(v, -2.0 ** 24, 2.0 ** 24)
+        f = v if mode == "nearest" else np.floor(v)
+        firsts.append(f.astype(np.int64))
+        weights.append([np.ones_like(v)] if mode == "nearest" else [1 - (v - f), v - f])
+
+    def tap(i, size):
+        return _grid_tap(i, size, padding, align)
+
+    batch = np.arange(n).reshape(n, 1, 1, 1)
+    out = np.zeros(grid.shape[:-1] + (c,))
+    taps = len(weights[0])
+    for k in range(taps):
+        for i in range(taps):
+            for j in range(taps):
+                xs, ys, zs = (tap(firsts[a] + d, sizes[a]) for a, d in ((0, j), (1, i), (2, k)))
+                valid = (xs >= 0) & (ys >= 0) & (zs >= 0)
+                values = x[batch, :, np.maximum(zs, 0), np.maximum(ys, 0), np.maximum(xs, 0)]
+                weight = weights[2][k] * weights[1][i] * weights[0][j] * valid
+                out += weight[..., None] * values
+    out = np.where(finite[..., None], out, 0.0)
+    return out.transpose(0, 4, 1, 2, 3).astype(np.float32)
+
+
 @kernel("GridSample")
 def _grid_sample(inputs, args, _):
     """ONNX GridSample on NCHW (mace/ops/ref/grid_sample.h), in float64."""
     x, grid = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    if x.ndim == 5:
+        return [_grid_sample_volume(x, grid, args)]
     n, c, h, w = x.shape
     mode, padding = args.get("mode", "bilinear"), args.get("padding_mode", "zeros")
     align = bool(args.get("align_corners", 0))
@@ -265,13 +320,7 @@ def _grid_sample(inputs, args, _):
         return np.clip(v, -2.0 ** 24, 2.0 ** 24)
 
     def tap(i, size):
-        if padding == "zeros":
-            return np.where((i >= 0) & (i < size), i, -1)
-        if padding == "border":
-            return np.clip(i, 0, size - 1)
-        low, high = _grid_bounds(size, align)
-        return np.clip(_grid_reflect(i.astype(np.float64), low, high).astype(np.int64), 0,
-                       size - 1)
+        return _grid_tap(i, size, padding, align)
 
     if mode in ("bicubic", "cubic"):     # as onnxruntime: only the taps are placed
         px, py = np.clip(px, -2.0 ** 24, 2.0 ** 24), np.clip(py, -2.0 ** 24, 2.0 ** 24)

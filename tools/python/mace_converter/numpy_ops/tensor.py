@@ -171,7 +171,7 @@ def _reduce(inputs, args, _):
     keep = bool(int(args.get("keepdims", 1)))
     out = _REDUCERS[int(args.get("reduce_type", 0))](
         x, axis=tuple(int(a) for a in axes), keepdims=keep)
-    return [np.asarray(out).reshape(out.shape if np.ndim(out) else (1,))]
+    return [np.asarray(out)]
 
 
 @kernel("ArgMax")
@@ -185,5 +185,4 @@ def _argmax(inputs, args, _):
         out = np.argmax(x, axis=axis)
     if int(args.get("keepdims", 1)):
         out = np.expand_dims(out, axis)
-    out = out.astype(np.int32)
-    return [out.reshape(out.shape if out.ndim else (1,))]
+    return [np.asarray(out, dtype=np.int32)]

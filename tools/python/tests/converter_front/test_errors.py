@@ -94,7 +94,10 @@ class ErrorTest(unittest.TestCase):
                             runtime="npu")
 
     def test_opset_out_of_range(self):
-        self.assert_message(["opset 6", "7 to"], convert_model, _relu_model(opset=6),
+        # Relu was redefined in opset 6, so an opset-5 Relu cannot be read as opset 7.
+        self.assert_message(["opset 5", "7 to", "Relu changed"], convert_model,
+                            _relu_model(opset=5), {"x": [1, 3, 4, 4]}, ["y"])
+        self.assert_message(["opset 23", "7 to"], convert_model, _relu_model(opset=23),
                             {"x": [1, 3, 4, 4]}, ["y"])
 
     def test_bad_files_and_platforms(self):

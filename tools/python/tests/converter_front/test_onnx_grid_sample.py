@@ -1,6 +1,7 @@
 """ONNX GridSample (opsets 16 and 20) against onnxruntime: every mode,
 padding mode and align_corners, grids reaching well outside [-1, 1], on
-the numpy runner and through the engine (mace_run)."""
+the numpy runner and through the engine (mace_run); volumetric sampling
+(rank 5) in linear and nearest mode."""
 from __future__ import annotations
 
 import unittest
@@ -14,13 +15,15 @@ from tests.test_exported_models_mace_run import run_converted
 from tests.test_mace_run_cli import MACE_RUN
 
 X_SHAPE, GRID_SHAPE = [2, 3, 5, 7], [2, 4, 6, 2]
+# Volumetric sampling (opset 20): X [N, C, D, H, W], grid of (x, y, z).
+X_VOLUME, GRID_VOLUME = [2, 2, 3, 4, 5], [2, 3, 2, 4, 3]
 
 
-def model(opset: int, **attrs):
+def model(opset: int, x_shape=X_SHAPE, grid_shape=GRID_SHAPE, **attrs):
     graph = helper.make_graph(
         [helper.make_node("GridSample", ["x", "grid"], ["y"], **attrs)], "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, X_SHAPE),
-         helper.make_tensor_value_info("grid", TensorProto.FLOAT, GRID_SHAPE)],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape),
+         helper.make_tensor_value_info("grid", TensorProto.FLOAT, grid_shape)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     result = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     result.ir_version = 9
@@ -36,10 +39,10 @@ def cases():
                     yield opset, dict(mode=mode, padding_mode=padding, align_corners=align)
 
 
-def feeds(seed: int) -> dict[str, np.ndarray]:
+def feeds(seed: int, x_shape=X_SHAPE, grid_shape=GRID_SHAPE) -> dict[str, np.ndarray]:
     g = rng(seed)
-    return {"x": g.standard_normal(X_SHAPE).astype(np.float32),
-            "grid": g.uniform(-2.5, 2.5, GRID_SHAPE).astype(np.float32)}
+    return {"x": g.standard_normal(x_shape).astype(np.float32),
+            "grid": g.uniform(-2.5, 2.5, grid_shape).astype(np.float32)}
 
 
 class GridSampleTest(unittest.TestCase):
@@ -63,6 +66,25 @@ class GridSampleTest(unittest.TestCase):
                 converted = convert_model(onnx_model, {k: v.shape for k, v in x.items()}, ["y"])
                 got = run_converted(self, converted, x)["y"].reshape(want.shape)
                 np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+    def test_volumetric(self):
+        """Linear and nearest over [N, C, D, H, W], every padding mode and
+        align_corners, on the numpy runner and through mace_run."""
+        for index, (mode, padding, align) in enumerate(
+                (m, p, a) for m in ("linear", "nearest") for p in ("zeros", "border", "reflection")
+                for a in (0, 1)):
+            with self.subTest(mode=mode, padding=padding, align=align):
+                onnx_model = model(20, X_VOLUME, GRID_VOLUME, mode=mode, padding_mode=padding,
+                                   align_corners=align)
+                x = feeds(200 + index, X_VOLUME, GRID_VOLUME)
+                want = ort_run(onnx_model, x)[0]
+                converted = convert_model(onnx_model, {k: v.shape for k, v in x.items()}, ["y"])
+                runs = [run(converted.net_def, converted.weights, x)["y"]]
+                if index % 3 == 0:
+                    runs.append(run_converted(self, converted, x)["y"])
+                for got in runs:
+                    self.assertEqual(got.shape, want.shape)
+                    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
 if __name__ == "__main__":

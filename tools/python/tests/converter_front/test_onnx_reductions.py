@@ -17,15 +17,15 @@ GLOBAL_CASES = [(op, shape) for op in ("GlobalAveragePool", "GlobalMaxPool")
                 for shape in ([2, 5, 7], [1, 3, 1], [1, 3, 2, 4, 5], [2, 3, 4, 6])]
 REDUCE_CASES = [(op, axes, keep) for op in ("ReduceL1", "ReduceL2", "ReduceSumSquare",
                                             "ReduceLogSum", "ReduceLogSumExp")
-                for axes in ([1], [0, 2], [-1], None) for keep in (0, 1)
-                # Reducing every axis without keepdims gives shape [1], not [].
-                if axes is not None or keep]
+                for axes in ([1], [0, 2], [-1], None) for keep in (0, 1)]
 
 
 def model(op: str, shape: list[int], opset: int = 13, **attrs):
     graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], **attrs)], "g",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+                              [helper.make_tensor_value_info(
+                                  "y", TensorProto.INT64 if op.startswith("Arg")
+                                  else TensorProto.FLOAT, None)])
     result = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     result.ir_version = 8
     return result
@@ -63,7 +63,9 @@ class ReductionsTest(unittest.TestCase):
     def test_engine(self):
         self.assertTrue(MACE_RUN.exists(), f"{MACE_RUN} is missing: build //mace/tools:mace_run")
         cases = [(op, shape, {}) for op, shape in GLOBAL_CASES if len(shape) != 4] + \
-            [(op, [2, 3, 4], {"axes": [1], "keepdims": 0}) for op, _, _ in REDUCE_CASES[::8]]
+            [(op, [2, 3, 4], {"axes": [1], "keepdims": 0}) for op, _, _ in REDUCE_CASES[::8]] + \
+            [(op, [2, 3, 4], {"keepdims": 0}) for op in ("ReduceSum", "ReduceMax", "ReduceL2")] + \
+            [(op, [5], {"keepdims": 0}) for op in ("ArgMax", "ArgMin")]
         for index, (op, shape, attrs) in enumerate(cases):
             with self.subTest(op=op, shape=shape):
                 onnx_model = model(op, shape, **attrs)
@@ -71,7 +73,10 @@ class ReductionsTest(unittest.TestCase):
                 converted = check_against_ort(self, onnx_model, {"x": shape}, feeds=x,
                                               rtol=1e-4, atol=1e-4)
                 want = ort_run(onnx_model, x)[0]
-                got = run_converted(self, converted, x)["y"].reshape(want.shape)
+                got = run_converted(self, converted, x)["y"]
+                # Reducing every axis without keepdims gives a rank-0 scalar
+                # (for ArgMax and ArgMin too).
+                self.assertEqual(got.shape, want.shape)
                 np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
