@@ -9,7 +9,8 @@
 # already links with gold; the cross toolchains name it here.
 #
 # The C++ runtime goes in statically and, like protobuf-lite (built from
-# source, see third_party/protobuf), stays local (--exclude-libs), so the
+# source, see third_party/protobuf), stays local (--exclude-libs, by name:
+# the cross toolchains link the engine's own archives too), so the
 # libraries need only the C library, libm and libdl at run time: an Android
 # app ships no libstdc++.so, and two copies of a C++ runtime must never
 # interpose on each other. --as-needed drops NEEDED entries of libraries
@@ -22,6 +23,6 @@ LIBRARY_LINKOPTS = [
     "-static-libstdc++",
     "-static-libgcc",
     "-l:libstdc++.a",
-    "-Wl,--exclude-libs,ALL",
+    "-Wl,--exclude-libs=libstdc++.a:libgcc.a:libgcc_eh.a:libprotobuf_lite_objects.a",
     "-Wl,--as-needed",
 ]

@@ -43,7 +43,12 @@ fi
 
 defined="$(printf '%s\n' "${dynsyms}" |
   awk '$1 != "LOCAL" && $2 != "UND" {sub(/@.*/, "", $3); print $3}')"
-echo "${name} exports $(printf '%s\n' "${defined}" | grep -c .) symbols"
+count="$(printf '%s\n' "${defined}" | grep -c . || true)"
+echo "${name} exports ${count} symbols"
+if (( count == 0 )); then
+  echo "${name} exports nothing: its API was made local too"
+  fail=1
+fi
 extra="$(printf '%s\n' "${defined}" | grep -Ev "${exports}" || true)"
 if [[ -n "${extra}" ]]; then
   echo "${name} exports symbols outside its API:"
