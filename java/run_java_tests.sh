@@ -13,7 +13,9 @@ javac="$1" java="$2" jar="$3" lib="$4" graph="$5" weights="$6" mace_run="$7"
 shift 7
 classpath="$(IFS=:; echo "$*")"
 here="$(dirname "${BASH_SOURCE[0]}")"
-exported="$(nm -D --defined-only "${lib}" | awk '{print $3}')"
+# Local entries (lower-case types but u) are not exports: gold keeps hidden
+# TLS symbols of the static C++ runtime and protobuf there.
+exported="$(nm -D --defined-only "${lib}" | awk '$2 !~ /^[a-tv-z]$/ {print $3}')"
 if printf '%s\n' "${exported}" | grep -v '^Java_com_mace_NativeMace_'; then
   echo "FAIL: libmace_jni.so exports the symbols above besides the JNI entry points"
   exit 1

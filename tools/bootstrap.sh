@@ -22,7 +22,7 @@ venv="${repo}/.venv"
 
 packages=(
   bazel-bootstrap g++ git ca-certificates
-  protobuf-compiler libprotobuf-dev
+  protobuf-compiler libprotobuf-dev dpkg-dev
   libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev libyaml-cpp-dev
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   clang lld libclang-rt-14-dev
@@ -81,6 +81,10 @@ if [[ "${MACE_SKIP_ARM:-0}" != 1 ]]; then
       echo "bootstrap: the armv7 toolchain could not be installed; armv7 tests will be skipped"
   fi
 fi
+
+# protobuf-lite's sources, the installed version's, for the static runtime
+# inside libmace.so (tools/fetch_protobuf_source.sh; needs dpkg-dev).
+as_root bash "${repo}/tools/fetch_protobuf_source.sh"
 
 # Python tools: a pinned virtualenv, rebuilt only when requirements change.
 # requirements-tf.txt is TensorFlow, the reference for TensorFlow models.

@@ -105,7 +105,8 @@ docs_tests
 # Tests tagged hexagon start qemu-hexagon from the host; they run in the
 # host step only.
 step "aarch64: cross build, tests under qemu-aarch64 (no OpenCL device)"
-bazel_tests --config=aarch64 --build_tests_only --test_tag_filters=-opencl,-hexagon //mace/... //test/...
+bazel_tests --config=aarch64 --build_tests_only --test_tag_filters=-opencl,-hexagon //mace/... //test/... \
+  //java:self_contained_test
 
 # qemu's default CPU has every optional feature; a Cortex-A53 has only the
 # baseline, so the kernels' runtime dispatch is checked on both.
@@ -123,9 +124,10 @@ if armhf_ready; then
   # armv7's own code is its kernels and the CPU runtime; the whole suite
   # (MACE_FULL_ARM=1) adds a second cross build of every end-to-end test.
   if [[ "${MACE_FULL_ARM:-0}" == 1 ]]; then
-    armhf_targets=(//mace/... //test/...)
+    armhf_targets=(//mace/... //test/... //java:self_contained_test)
   else
-    armhf_targets=(//mace/ops:all //mace/runtimes/cpu:all //mace/core/...)
+    armhf_targets=(//mace/ops:all //mace/runtimes/cpu:all //mace/core/...
+      //mace/libmace:self_contained_test //java:self_contained_test)
   fi
   step "armv7: cross build, tests under qemu-arm (no OpenCL device): ${armhf_targets[*]}"
   bazel_tests --config=armhf --build_tests_only --test_tag_filters=-opencl,-hexagon \

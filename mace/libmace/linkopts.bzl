@@ -7,7 +7,22 @@
 # repeated in several ops) are kept once. Link time only: every object file,
 # and so every kernel's code, is the same as without it. The host toolchain
 # already links with gold; the cross toolchains name it here.
+#
+# The C++ runtime goes in statically and, like protobuf-lite (built from
+# source, see third_party/protobuf), stays local (--exclude-libs, by name:
+# the cross toolchains link the engine's own archives too), so the
+# libraries need only the C library, libm and libdl at run time: an Android
+# app ships no libstdc++.so, and two copies of a C++ runtime must never
+# interpose on each other. --as-needed drops NEEDED entries of libraries
+# nothing calls (libpthread, which glibc 2.34+ folds into libc). The host
+# toolchain names -lstdc++ on every link, which -static-libstdc++ does not
+# change, so the archive is named too and resolves everything first.
 LIBRARY_LINKOPTS = [
     "-fuse-ld=gold",
     "-Wl,--icf=safe",
+    "-static-libstdc++",
+    "-static-libgcc",
+    "-l:libstdc++.a",
+    "-Wl,--exclude-libs=libstdc++.a:libgcc.a:libgcc_eh.a:libprotobuf_lite_objects.a",
+    "-Wl,--as-needed",
 ]

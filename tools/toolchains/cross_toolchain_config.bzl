@@ -79,8 +79,9 @@ def _impl(ctx):
             name = "default_link_flags",
             enabled = True,
             flag_sets = [
+                # The C++ drivers add -lstdc++ themselves, and leave it out
+                # with -static-libstdc++ (mace/libmace/linkopts.bzl).
                 _flags(_LINK_ACTIONS, target_flags + ctx.attr.extra_link_flags + [
-                    "-lstdc++",
                     "-lm",
                     "-pthread",
                     "-Wl,-z,relro,-z,now",

@@ -20,8 +20,7 @@ ABI_BAZEL_FLAGS = {
 _CROSS_NEEDS = {
     "arm64-v8a": ("aarch64-linux-gnu-g++", "g++-aarch64-linux-gnu and qemu-user "
                                            "(tools/bootstrap.sh installs them)"),
-    "armeabi-v7a": ("arm-linux-gnueabihf-g++", "g++-arm-linux-gnueabihf, qemu-user and "
-                                               "libprotobuf-lite32:armhf"),
+    "armeabi-v7a": ("arm-linux-gnueabihf-g++", "g++-arm-linux-gnueabihf and qemu-user"),
 }
 MACE_RUN = "//mace/tools:mace_run"
 # The Hexagon DSP image for runtime: dsp (built with clang --target=hexagon;

@@ -55,6 +55,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     for abi in abis:
         package.install_abi(config, build.bazel_build(config, abi))
         package.tune_opencl(config, abi, package.mace_run_path(config, abi))
+    package.pack_aar(config)
     package.make_tarball(config)
     root = package.library_dir(config)
     say(f"library: {root}")

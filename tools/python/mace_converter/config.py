@@ -27,7 +27,7 @@ DATA_FORMATS = ("NCHW", "NHWC", "NONE")
 BUILD_TYPES = ("proto", "code")
 
 TOP_KEYS = ("library_name", "target_abis", "target_socs", "embed_model_data",
-            "build_type", "linkshared", "java", "models")
+            "build_type", "linkshared", "java", "android_aar", "models")
 SUBGRAPH_KEYS = ("input_tensors", "input_shapes", "input_max_shapes", "output_tensors",
                  "output_shapes",
                  "input_ranges", "input_data_formats", "output_data_formats",
@@ -109,6 +109,7 @@ class DeploymentConfig:
     embed_model_data: bool = False
     linkshared: bool = False
     java: bool = False          # pack the Java API (mace.jar, libmace_jni.so)
+    android_aar: bool = False   # and zip it as an Android Archive (aar.py)
     models: dict[str, ModelConfig] = field(default_factory=dict)
     sha256: str = ""            # of the file's bytes, to notice stale builds
 
@@ -332,7 +333,10 @@ class _Parser:
             if data.get("target_socs") is not None else [],
             embed_model_data=self.flag(data.get("embed_model_data", 0), "embed_model_data"),
             linkshared=self.flag(data.get("linkshared", 0), "linkshared"),
-            java=self.flag(data.get("java", 0), "java"))
+            java=self.flag(data.get("java", 0), "java"),
+            android_aar=self.flag(data.get("android_aar", 0), "android_aar"))
+        if config.android_aar and not config.java:
+            raise self.fail("android_aar", "needs java: 1 (the archive holds the Java API)")
         if config.java and build_type != "proto":
             # The Java API loads .pb and .data files or buffers; it has no
             # way to reach models compiled into the library.

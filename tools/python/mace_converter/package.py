@@ -12,7 +12,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from mace_converter import codegen
+from mace_converter import aar, codegen
 from mace_converter.build import AbiOutputs
 from mace_converter.config import ABIS, DeploymentConfig
 from mace_converter.conversion import ModelArtifacts, load_artifacts
@@ -118,6 +118,15 @@ def install_java(config: DeploymentConfig, outputs: AbiOutputs) -> None:
     abi_dir.mkdir(parents=True, exist_ok=True)
     _copy(outputs.jni_library, abi_dir / "libmace_jni.so")
     _copy(outputs.java_jar, java_dir / "mace.jar")
+    stale = aar.aar_path(java_dir, config)
+    if stale.exists():
+        stale.unlink()
+
+
+def pack_aar(config: DeploymentConfig) -> None:
+    """With `android_aar: 1`, after every ABI is installed: the Android
+    Archive beside mace.jar (aar.py)."""
+    aar.make_aar(config, library_dir(config) / "java")
 
 
 def make_tarball(config: DeploymentConfig) -> Path:

@@ -58,7 +58,7 @@ class ToolchainTest(unittest.TestCase):
         self.assertEqual(status, 1)
         self.assertEqual(err, "error: target ABI armeabi-v7a needs the cross compiler "
                               "arm-linux-gnueabihf-g++, which is not installed; install "
-                              "g++-arm-linux-gnueabihf, qemu-user and libprotobuf-lite32:armhf\n")
+                              "g++-arm-linux-gnueabihf and qemu-user\n")
         self.assertEqual(frontend.calls, [])
 
 

@@ -124,8 +124,14 @@ class PackageTest(unittest.TestCase):
             "model/tiny.data",
             "model/tiny.pb",
         ])
-        self.assertIn("-l:libprotobuf-lite.so.32", (self.library / "lib/host/link_flags.txt")
-                      .read_text())
+        # protobuf-lite and the C++ runtime are inside the libraries.
+        self.assertNotIn("protobuf", (self.library / "lib/host/link_flags.txt").read_text())
+        for library in ("lib/host/libmace.so", "java/jniLibs/host/libmace_jni.so"):
+            dynamic = subprocess.run(["readelf", "-dW", str(self.library / library)],
+                                     capture_output=True, text=True, check=True).stdout
+            needed = sorted(re.findall(r"\(NEEDED\).*\[(.*)\]", dynamic))
+            self.assertEqual(needed, ["ld-linux-x86-64.so.2", "libc.so.6", "libm.so.6"],
+                             library)
         self.assertRegex(self.shared.stdout, r"==> bazel build libmace \+ libmace\.so \+ "
                                              r"the Java API \+ mace_run for host\n")
         self.assertRegex(self.shared.stdout, r"build: done in [\d.]+ s")
