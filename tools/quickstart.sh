@@ -7,7 +7,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${repo}"
-bash tools/bootstrap.sh
+bash tools/bootstrap.sh --main
 converter=(.venv/bin/python tools/converter.py)
 "${converter[@]}" build --config models/mobilenet_v2.yml
 "${converter[@]}" run --config models/mobilenet_v2.yml --round=10 --validate --memory_report "$@"

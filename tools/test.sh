@@ -5,8 +5,9 @@
 # qemu-arm when its libraries are installed), each also on a baseline CPU
 # model, a sanitizer (ASan + UBSan) pass over the engine, a ThreadSanitizer
 # pass over the threaded code, the corrupt-model suite under ASan + UBSan,
-# and the converter's fuzz smoke run. The engine's fuzz targets replay their
-# deterministic mutations as tests in the host and ASan steps.
+# the converter's fuzz smoke run and the host Python wheel in a fresh
+# virtualenv. The engine's fuzz targets replay their deterministic mutations
+# as tests in the host and ASan steps.
 #
 #   tools/test.sh                 everything below
 #   tools/test.sh --host-only     host tests only (C++, Python and the docs)
@@ -94,6 +95,19 @@ bazel_tests //...
 
 step "python tools and converter"
 python_tests
+
+# The host wheel (tools/wheel.sh) in a fresh virtualenv under build/wheel,
+# run on MobileNet v2 against the host mace_run on the same seeded input.
+step "wheel: the host wheel in a fresh virtualenv against mace_run"
+wheel_status=0
+{ bash tools/wheel.sh &&
+  .venv/bin/python tools/converter.py convert --config models/mobilenet_v2.yml &&
+  .venv/bin/python tools/wheel_check.py \
+    --wheel "$(ls build/wheel/mace_engine-*-py3-none-linux_"$(uname -m)".whl)" \
+    --mace_run "$(bazel info bazel-bin 2>/dev/null)/mace/tools/mace_run" \
+    --model build/mobilenet_v2/model/mobilenet_v2.pb; } || wheel_status=$?
+if ((wheel_status == 0)); then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+((wheel_status == 0))
 
 step "docs: every command and example of README.md and docs/*.md"
 docs_tests

@@ -46,7 +46,7 @@ TEST(PlanOffsetsAroundTest, RandomPlansStayValid) {
     size_t top = 0;
     for (int i = 0; i < 30; ++i) {
       const TaskId first = rng() % 40;
-      const UsageRecord record{1 + rng() % 500, first, first + rng() % 8};
+      const UsageRecord record{1 + rng() % 500, first, first + static_cast<TaskId>(rng() % 8)};
       if (rng() % 4 == 0) {
         fixed.push_back({record, top});
         top += (record.size + 63) / 64 * 64;

@@ -127,7 +127,9 @@ TEST(ParseUnsignedTest, WiderThanSizeT) {
   size_t value = 0;
   const bool wide = sizeof(size_t) >= 8;
   EXPECT_EQ(ParseUnsigned("4294967297", std::numeric_limits<size_t>::max(), &value), wide);
-  if (wide) EXPECT_EQ(static_cast<uint64_t>(value), uint64_t{4294967297});
+  if (wide) {
+    EXPECT_EQ(static_cast<uint64_t>(value), uint64_t{4294967297});
+  }
   EXPECT_TRUE(ParseUnsigned("9999999999999999999", std::numeric_limits<size_t>::max(), &value) ==
               wide);
 }

@@ -21,6 +21,14 @@
 // (requantize_avx512.h, without the sign steps where the clamp starts at or
 // above the zero point; the 8-wide steps fill half a register), storing the
 // valid bytes under a mask.
+//
+// GCC's AVX-512 headers start several intrinsics (max, min, abs, shifts,
+// inserts and extracts) from a self-initialised register (`__m512i __Y =
+// __Y;`) that they overwrite; GCC 12 reports it as -Wmaybe-uninitialized
+// once inlined into the functions below, which carry a target attribute.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include "mace/ops/x86/avx512_kernels.h"

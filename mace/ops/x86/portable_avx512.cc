@@ -1,6 +1,8 @@
 // The kernels written once in portable C++ (cpu/gemv_kernels.inc,
-// cpu/winograd_kernels.inc), built here with this library's AVX-512 flags so
-// the compiler vectorizes them for this instruction set.
+// cpu/blocked_kernels.inc), built here with this library's AVX-512 flags so
+// the compiler vectorizes them for this instruction set. The Winograd
+// transforms are in winograd_avx512.cc: each of the two is a long compile,
+// and apart they build in parallel.
 #include "mace/ops/x86/avx512_intrinsics.h"
 #include "mace/ops/x86/avx512_kernels.h"
 
@@ -9,7 +11,7 @@ namespace ops {
 namespace x86 {
 namespace {
 #include "mace/ops/cpu/gemv_kernels.inc"
-#include "mace/ops/cpu/winograd_kernels.inc"
+#include "mace/ops/cpu/winograd_common.inc"
 // Channel blocks of 16 lanes; a conv tile keeps 8 x 3 accumulators and three
 // weight vectors in the 32 ZMM registers (the input values are broadcast
 // straight from memory by the multiply-adds).
@@ -19,34 +21,6 @@ constexpr int kBkBlocks = 4;
 constexpr int kBkAccumulators = 24;  // 8 x 3, and 6 x 4
 constexpr bool kBkUnrollBlocks = true;
 #include "mace/ops/cpu/blocked_kernels.inc"
-
-// The mask of lanes [begin, end), 0 <= begin <= end <= 16.
-inline __mmask16 WgLaneMask(int64_t begin, int64_t end) {
-  return static_cast<__mmask16>(((1u << end) - 1) & ~((1u << begin) - 1));
-}
-
-// AVX-512 loads and stores under a lane mask; src may end with the run, so
-// it is read under the mask too.
-inline void WgStorePartial(const float* src, int64_t count, float* dst) {
-  const __mmask16 mask = WgLaneMask(0, count);
-  _mm512_mask_storeu_ps(dst, mask, _mm512_maskz_loadu_ps(mask, src));
-}
-
-inline void WgStoreLanes(const WgVec& v, int64_t begin, int64_t end, float* lane0) {
-  _mm512_mask_storeu_ps(lane0, WgLaneMask(begin, end), reinterpret_cast<__m512>(v));
-}
-
-inline WgVec WgLoadLanes(const float* lane0, int64_t begin, int64_t end) {
-  return reinterpret_cast<WgVec>(_mm512_maskz_loadu_ps(WgLaneMask(begin, end), lane0));
-}
-
-// max and min return their second operand when either is NaN.
-inline WgVec WgAtLeast(const WgVec& x, float bound) {
-  return reinterpret_cast<WgVec>(_mm512_max_ps(_mm512_set1_ps(bound), reinterpret_cast<__m512>(x)));
-}
-inline WgVec WgAtMost(const WgVec& x, float bound) {
-  return reinterpret_cast<WgVec>(_mm512_min_ps(_mm512_set1_ps(bound), reinterpret_cast<__m512>(x)));
-}
 
 inline BkVec BkAtLeast(const BkVec& x, float bound) {
   return reinterpret_cast<BkVec>(_mm512_max_ps(_mm512_set1_ps(bound), reinterpret_cast<__m512>(x)));
@@ -113,10 +87,6 @@ void Avx512BlockedPack(const float* src, int64_t stride, int lanes, int64_t coun
 void Avx512BlockedWindow(const BlockedWindowRun& run) { BkWindow(run); }
 void Avx512BlockedWinogradInput(const BlockedWinogradInputRun& run) { BkWinogradInput(run); }
 void Avx512BlockedWinogradOutput(const BlockedWinogradOutputRun& run) { BkWinogradOutput(run); }
-
-void Avx512WinogradInput(const WinogradInputRun& run) { WgInput(run); }
-void Avx512WinogradOutput(const WinogradOutputRun& run) { WgOutput(run); }
-void Avx512WinogradFilter(const float* g, int tile, float* u) { WgFilter(g, tile, u); }
 
 }  // namespace x86
 }  // namespace ops

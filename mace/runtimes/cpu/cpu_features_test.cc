@@ -98,7 +98,9 @@ TEST(CpuFeaturesTest, HalfRateAvx512IsZen4Only) {
   // A base family below 0xf ignores the extended family bits.
   EXPECT_FALSE(Avx512IsHalfRate("AuthenticAMD", 0x00A10611));
   const CpuFeatures features = DetectCpuFeatures();
-  if (features.avx512_half_rate) EXPECT_TRUE(features.avx512);
+  if (features.avx512_half_rate) {
+    EXPECT_TRUE(features.avx512);
+  }
 }
 
 // Leaf 4 of a Cascade Lake class Xeon (32 KiB L1d and L1i, 1 MiB L2,

@@ -37,8 +37,8 @@ class ActivationOpenCLTest : public ::testing::TestWithParam<GPUDataType> {};
 
 TEST_P(ActivationOpenCLTest, MatchesTheCpuReference) {
   const std::vector<std::vector<int64_t>> shapes = {{2, 5, 3, 7}, {1, 3, 1, 1}, {3, 6}, {2, 5, 4}};
-  for (const std::string& kind : {"RELU", "RELUX", "LEAKYRELU", "PRELU", "SIGMOID", "TANH",
-                                  "HARDSWISH", "HARDSIGMOID"}) {
+  for (const std::string kind : {"RELU", "RELUX", "LEAKYRELU", "PRELU", "SIGMOID", "TANH",
+                                 "HARDSWISH", "HARDSIGMOID"}) {
     for (const std::vector<int64_t>& shape : shapes) {
       SCOPED_TRACE(kind + " rank " + std::to_string(shape.size()));
       const ModelBuilder model = ActivationModel(shape, kind);

@@ -17,7 +17,7 @@ TEST_P(ChannelAffineOpenCLTest, BatchNormAndBiasAddMatchTheCpu) {
   const std::vector<std::vector<int64_t>> shapes = {{2, 5, 3, 4}, {3, 6}, {2, 7, 5}};
   for (const std::vector<int64_t>& shape : shapes) {
     const int64_t channels = shape[1];
-    for (const std::string& op_type : {"BatchNorm", "FoldedBatchNorm", "BiasAdd"}) {
+    for (const std::string op_type : {"BatchNorm", "FoldedBatchNorm", "BiasAdd"}) {
       SCOPED_TRACE(op_type + " rank " + std::to_string(shape.size()));
       ModelBuilder model = testing::ModelWithInput(shape);
       model.AddWeight("scale", {channels}, testing::RandomValues(channels, 31));
