@@ -17,6 +17,7 @@ import numpy as np
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
+from mace_converter.api import ConversionError
 from mace_converter.numpy_runner import run
 from tests.converter_front.helpers import convert_model, ort_run, rng
 from tests.test_exported_models_mace_run import run_converted
@@ -141,6 +142,31 @@ class ComposedOpsTest(unittest.TestCase):
                    [("y", F, [3, 2])]), {"s": [2]}, ["y"])
         result = _mace_run_status(converted, {"s": np.array([2, 3], np.int64)})
         self.assertNotEqual(result.returncode, 0)
+
+    def test_range_shape_from_an_elementwise_consumer(self):
+        # Range's output has no declared shape; y = cos(range * s) + 1 does,
+        # and the scalar operands pass it back. A [4] operand (which could
+        # broadcast a [1] range up to [4]) does not.
+        nodes = [helper.make_node("Range", ["a", "b", "d"], ["r"]),
+                 helper.make_node("Mul", ["r", "s"], ["m"]),
+                 helper.make_node("Cos", ["m"], ["c"]),
+                 helper.make_node("Add", ["c", "one"], ["y"])]
+        graph = helper.make_graph(
+            nodes, "g", [helper.make_tensor_value_info(n, F, []) for n in "abds"] +
+            [helper.make_tensor_value_info("one", F, [1])], [
+                helper.make_tensor_value_info("y", F, [4])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+        model.ir_version = 8
+        feeds = {"a": np.array(0.0, np.float32), "b": np.array(4.0, np.float32),
+                 "d": np.array(1.0, np.float32), "s": np.array(0.3, np.float32),
+                 "one": np.ones([1], np.float32)}
+        converted = self.check(model, feeds)
+        feeds["b"] = np.array(5.0, np.float32)
+        self.assertNotEqual(_mace_run_status(converted, feeds).returncode, 0)
+        model.graph.input[4].type.tensor_type.shape.dim[0].dim_value = 4
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(model, {n: [] for n in "abds"} | {"one": [4]}, ["y"])
+        self.assertIn("the model must declare that shape", str(caught.exception))
 
     def test_one_hot(self):
         for axis in (-1, 0, 1):
