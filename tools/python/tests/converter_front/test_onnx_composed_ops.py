@@ -2,7 +2,7 @@
 NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, EyeLike,
 ConstantOfShape, Range, OneHot, the Hann, Hamming and Blackman windows,
 AffineGrid,
-ReverseSequence, MaxUnpool, BitwiseNot, Pad in wrap mode,
+ReverseSequence, MaxUnpool, BitwiseNot, BitShift, Pad in wrap mode,
 BatchNormalization in training mode and Div of integers. Each is checked against ONNX's reference implementation
 on the numpy runner and through the engine (mace_run); a run-time value
 that gives another length than the declared one is refused by the engine."""
@@ -239,6 +239,33 @@ class ComposedOpsTest(unittest.TestCase):
             model = _model(helper.make_node("BitwiseNot", ["x"], ["y"]),
                            [("x", elem, [2, 3])], [("y", elem, [2, 3])])
             self.check(model, {"x": x})
+
+    def test_bit_shift(self):
+        # Shifts out of the top wrap away (uint8 255 << 1 is 254, 200 << 7
+        # is 0); x goes up to 2^24 - 1 for uint32 and uint64, and shifts
+        # up to bits - 1 (ONNX's reference is numpy's shifts).
+        for elem, bits, x in ((U8, 8, [0, 1, 255, 128, 200, 77]),
+                              (TensorProto.UINT16, 16, [0, 1, 65535, 32768, 4097, 300]),
+                              (TensorProto.UINT32, 32, [0, 1, 16777215, 65536, 4097, 3]),
+                              (TensorProto.UINT64, 64, [0, 1, 16777215, 65536, 4097, 3])):
+            kind = helper.tensor_dtype_to_np_dtype(elem)
+            feeds = {"x": np.array(x, kind),
+                     "s": np.array([3, 0, 1, bits - 1, 7, bits // 2], kind)}
+            for direction in ("LEFT", "RIGHT"):
+                with self.subTest(bits=bits, direction=direction):
+                    model = _model(helper.make_node("BitShift", ["x", "s"], ["y"],
+                                                    direction=direction),
+                                   [("x", elem, [6]), ("s", elem, [6])], [("y", elem, [6])])
+                    # mace_run reads no uint32 or uint64 files (the
+                    # conformance run feeds those as float32).
+                    self.check(model, feeds, engine=bits <= 16)
+        # A shift of bits or more leaves nothing.
+        model = _model(helper.make_node("BitShift", ["x", "s"], ["y"], direction="LEFT"),
+                       [("x", U8, [3]), ("s", U8, [3])], [("y", U8, [3])])
+        converted = convert_model(model, {"x": [3], "s": [3]}, ["y"])
+        got = run(converted.net_def, converted.weights,
+                  {"x": np.array([255, 1, 3], np.float32), "s": np.array([8, 9, 200], np.float32)})
+        np.testing.assert_array_equal(got["y"], [0, 0, 0])
 
     def test_batch_norm_training_mode(self):
         shape = [3, 4, 2, 5]
