@@ -19,7 +19,7 @@ import numpy as np
 from mace_converter.api import ConversionError, ConvertOptions
 from mace_converter.frontends import onnx_more, onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401
 from mace_converter.frontends import onnx_control, onnx_generators, onnx_losses  # noqa: F401
-from mace_converter.frontends import onnx_recurrent, onnx_reorder  # noqa: F401
+from mace_converter.frontends import onnx_bitwise, onnx_recurrent, onnx_reorder  # noqa: F401
 from mace_converter.frontends import onnx_checks, onnx_dynamic_lstm, onnx_dynamic_quant
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD

@@ -2,7 +2,8 @@
 NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, EyeLike,
 ConstantOfShape, Range, OneHot, the Hann, Hamming and Blackman windows,
 AffineGrid,
-ReverseSequence, MaxUnpool, BitwiseNot, BitShift, Pad in wrap mode,
+ReverseSequence, MaxUnpool, BitwiseNot, BitShift, BitwiseAnd, BitwiseOr, BitwiseXor,
+Pad in wrap mode,
 BatchNormalization in training mode and Div of integers. Each is checked against ONNX's reference implementation
 on the numpy runner and through the engine (mace_run); a run-time value
 that gives another length than the declared one is refused by the engine."""
@@ -266,6 +267,32 @@ class ComposedOpsTest(unittest.TestCase):
         got = run(converted.net_def, converted.weights,
                   {"x": np.array([255, 1, 3], np.float32), "s": np.array([8, 9, 200], np.float32)})
         np.testing.assert_array_equal(got["y"], [0, 0, 0])
+
+    def test_bitwise_and_or_xor(self):
+        # Negative values (two's complement) and the ends of each type,
+        # broadcast against a row. int32 is refused: 2^24 | (2^24 - 1) is
+        # 2^25 - 1, which float32 would round.
+        I8, I16, U16 = TensorProto.INT8, TensorProto.INT16, TensorProto.UINT16
+        cases = ((I8, [[-128, 127, -1, 0, 85], [-86, 3, 64, -65, 1]], [-1, 0, 127, -128, 90]),
+                 (U8, [[0, 255, 170, 85, 1], [128, 127, 3, 254, 77]], [255, 0, 85, 170, 200]),
+                 (I16, [[-32768, 32767, -1, 0, 21845], [-300, 4097, -2, 1, 7]],
+                  [-1, 32767, -32768, 255, -21846]),
+                 (U16, [[0, 65535, 43690, 21845, 1], [32768, 300, 4097, 2, 7]],
+                  [65535, 0, 21845, 43690, 511]))
+        for elem, x, row in cases:
+            kind = helper.tensor_dtype_to_np_dtype(elem)
+            feeds = {"x": np.array(x, kind), "z": np.array(row, kind)}
+            for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor"):
+                with self.subTest(elem=elem, op=op):
+                    model = _model(helper.make_node(op, ["x", "z"], ["y"]),
+                                   [("x", elem, [2, 5]), ("z", elem, [5])],
+                                   [("y", elem, [2, 5])])
+                    self.check(model, feeds)
+        model = _model(helper.make_node("BitwiseOr", ["x", "z"], ["y"]),
+                       [("x", I32, [2]), ("z", I32, [2])], [("y", I32, [2])])
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(model, {"x": [2], "z": [2]}, ["y"])
+        self.assertIn("int8, int16, uint8 and uint16 are", str(caught.exception))
 
     def test_batch_norm_training_mode(self):
         shape = [3, 4, 2, 5]
