@@ -18,8 +18,9 @@ MaceStatus PadBase::Init() {
            InputSize(), " inputs and ", OutputSize(), " outputs");
   OP_CHECK(Input(0) != nullptr, "input is missing");
   const int64_t type = GetInt("pad_type", 0);
-  OP_CHECK(type >= 0 && type <= 3,
-           "pad_type must be 0 (CONSTANT), 1 (REFLECT), 2 (SYMMETRIC) or 3 (EDGE), got ", type);
+  OP_CHECK(type >= 0 && type <= 4,
+           "pad_type must be 0 (CONSTANT), 1 (REFLECT), 2 (SYMMETRIC), 3 (EDGE) or 4 (WRAP), got ",
+           type);
   params_.type = static_cast<ref::PadType>(type);
   if (InputSize() > 1) {
     OP_CHECK(!HasArg("paddings") && !HasArg("constant_value"),
@@ -160,6 +161,9 @@ MaceStatus PadBase::ComputeParams(const std::vector<int64_t>& paddings,
     } else if (params->type == ref::PadType::SYMMETRIC) {
       OP_CHECK(before <= dim && after <= dim, "SYMMETRIC pads ", before, " and ", after,
                " of dimension ", d, " must not exceed its size ", dim);
+    } else if (params->type == ref::PadType::WRAP) {
+      OP_CHECK(dim > 0 || (before == 0 && after == 0), "WRAP pads ", before, " and ", after,
+               " of dimension ", d, " have no elements to repeat");
     }
     // Each term is at most kMaxElements, so the sum cannot overflow.
     params->output_shape.push_back(dim + before + after);

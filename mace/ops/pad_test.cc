@@ -17,6 +17,7 @@ constexpr int kConstant = 0;
 constexpr int kReflect = 1;
 constexpr int kSymmetric = 2;
 constexpr int kEdge = 3;
+constexpr int kWrap = 4;
 
 void ExpectInvalid(OpTester* tester, const std::string& fragment) {
   const MaceStatus status = tester->Run();
@@ -52,13 +53,15 @@ TEST(PadTest, MirrorModesOnOneRow) {
   //   REFLECT repeats around the edge without it:  3 2 | 1 2 3 4 | 3 2
   //   SYMMETRIC includes the edge:                 2 1 | 1 2 3 4 | 4 3
   //   EDGE replicates it:                          1 1 | 1 2 3 4 | 4 4
+  //   WRAP repeats the row:                        3 4 | 1 2 3 4 | 1 2
   struct Mode {
     int type;
     std::vector<float> expected;
   };
   for (const Mode& mode : std::vector<Mode>{{kReflect, {3, 2, 1, 2, 3, 4, 3, 2}},
                                             {kSymmetric, {2, 1, 1, 2, 3, 4, 4, 3}},
-                                            {kEdge, {1, 1, 1, 2, 3, 4, 4, 4}}}) {
+                                            {kEdge, {1, 1, 1, 2, 3, 4, 4, 4}},
+                                            {kWrap, {3, 4, 1, 2, 3, 4, 1, 2}}}) {
     SCOPED_TRACE(mode.type);
     OpTester tester("Pad", RegisterPad);
     tester.Input("x", {1, 4}, {1, 2, 3, 4})
@@ -70,6 +73,27 @@ TEST(PadTest, MirrorModesOnOneRow) {
     EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{1, 8}));
     EXPECT_EQ(tester.OutputData("y"), mode.expected);
   }
+}
+
+TEST(PadTest, WrapRepeatsBeyondTheSize) {
+  // 1 2 3 padded by 5 before and 4 after repeats the row as often as needed
+  // (numpy.pad(..., "wrap")); a dimension without elements has nothing to
+  // repeat and is refused.
+  OpTester tester("Pad", RegisterPad);
+  tester.Input("x", {3}, {1, 2, 3})
+      .Output("y")
+      .Args("paddings", std::vector<int64_t>{5, 4})
+      .Arg("pad_type", kWrap);
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1}));
+  OpTester empty("Pad", RegisterPad);
+  empty.Input("x", {2, 0}, {})
+      .Output("y")
+      .Args("paddings", std::vector<int64_t>{0, 0, 1, 1})
+      .Arg("pad_type", kWrap);
+  const MaceStatus refused = empty.Run();
+  EXPECT_EQ(refused.code(), MaceStatus::MACE_INVALID_ARGS) << refused.information();
 }
 
 TEST(PadTest, ReflectCorner) {
@@ -95,12 +119,14 @@ std::vector<int64_t> PaddedIndices(int64_t size, int64_t before, int64_t after, 
     if (type == kReflect) left.insert(left.begin(), k + 1);
     if (type == kSymmetric) left.insert(left.begin(), k);
     if (type == kEdge) left.push_back(0);
+    if (type == kWrap) left.insert(left.begin(), ((size - 1 - k) % size + size) % size);
   }
   for (int64_t k = 0; k < after; ++k) {
     if (type == kConstant) right.push_back(-1);
     if (type == kReflect) right.push_back(size - 2 - k);
     if (type == kSymmetric) right.push_back(size - 1 - k);
     if (type == kEdge) right.push_back(size - 1);
+    if (type == kWrap) right.push_back(k % size);
   }
   std::vector<int64_t> all = left;
   for (int64_t i = 0; i < size; ++i) all.push_back(i);
@@ -195,7 +221,7 @@ TEST(PadTest, PadsAsInputsMatchNaivePad) {
     for (size_t d = 0; d < paddings.size() / 2; ++d) pads.push_back(paddings[2 * d + 1]);
     return pads;
   };
-  for (int type : {kConstant, kReflect, kEdge}) {
+  for (int type : {kConstant, kReflect, kEdge, kWrap}) {
     SCOPED_TRACE(type);
     OpTester computed("Pad", RegisterPad);
     computed.Input("x", shape, input)
@@ -333,8 +359,9 @@ TEST(PadTest, RejectsBadArgs) {
   type.Input("x", {2}, {1, 2})
       .Output("y")
       .Args("paddings", std::vector<int64_t>{1, 1})
-      .Arg("pad_type", 4);
-  ExpectInvalid(&type, "pad_type must be 0 (CONSTANT), 1 (REFLECT), 2 (SYMMETRIC) or 3 (EDGE)");
+      .Arg("pad_type", 5);
+  ExpectInvalid(&type,
+                "pad_type must be 0 (CONSTANT), 1 (REFLECT), 2 (SYMMETRIC), 3 (EDGE) or 4 (WRAP)");
   OpTester missing("Pad", RegisterPad);
   missing.Input("x", {2}, {1, 2}).Output("y");
   ExpectInvalid(&missing, "needs the paddings argument");

@@ -18,6 +18,8 @@ int64_t SourceIndex(int64_t pos, int64_t size, PadType type) {
       return pos < 0 ? -pos - 1 : 2 * size - 1 - pos;
     case PadType::EDGE:
       return pos < 0 ? 0 : size - 1;
+    case PadType::WRAP:
+      return (pos % size + size) % size;
   }
   return -1;
 }

@@ -16,7 +16,8 @@ namespace ref {
 //   REFLECT    c b | a b c d | c b   (mirror without the edge; pad < size)
 //   SYMMETRIC  b a | a b c d | d c   (mirror with the edge; pad <= size)
 //   EDGE       a a | a b c d | d d
-enum class PadType { CONSTANT = 0, REFLECT = 1, SYMMETRIC = 2, EDGE = 3 };
+//   WRAP       c d | a b c d | a b   (the input repeated; any pad)
+enum class PadType { CONSTANT = 0, REFLECT = 1, SYMMETRIC = 2, EDGE = 3, WRAP = 4 };
 
 struct PadParams {
   PadType type = PadType::CONSTANT;

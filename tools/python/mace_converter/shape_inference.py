@@ -96,7 +96,7 @@ def broadcast(op: Op, a: Sequence[int], b: Sequence[int]) -> Shape:
     for x, y in zip(full_a, full_b):
         if x != y and x != 1 and y != 1:
             raise fail(op, f"shapes {list(a)} and {list(b)} do not broadcast")
-        out.append(max(x, y))
+        out.append(y if x == 1 else x)     # 1 against 0 gives 0 (no elements)
     return tuple(out)
 
 

@@ -25,7 +25,7 @@ spec.loader.exec_module(conformance)
 
 # The measured pass rate of the claimed tests, less a little: a change that
 # loses passes fails here and must say why in the report.
-MIN_PASS_RATE = 0.958
+MIN_PASS_RATE = 0.96
 
 
 class OpsDocTest(unittest.TestCase):
@@ -108,7 +108,9 @@ class NodeTestsTest(unittest.TestCase):
                      "test_range_float_type_positive_delta", "test_onehot_with_axis",
                      "test_hannwindow", "test_reversesequence_batch",
                      "test_maxunpool_export_with_output_shape", "test_div_uint8",
-                     "test_affine_grid_3d", "test_gridsample_volumetric_nearest_align_corners_0"):
+                     "test_affine_grid_3d", "test_gridsample_volumetric_nearest_align_corners_0",
+                     "test_einsum_batch_diagonal", "test_hannwindow_expanded", "test_wrap_pad",
+                     "test_reduce_log_sum_exp_empty_set"):
             self.assertIn(name, passed)
 
 

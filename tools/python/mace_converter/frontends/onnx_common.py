@@ -7,6 +7,7 @@ import numpy as np
 
 from mace_converter import geometry
 from mace_converter.frontends.node import Node, registry
+from mace_converter.frontends.onnx_shape_flow import shape_from_consumers
 
 CONVERTERS, converter = registry()
 
@@ -104,6 +105,8 @@ def planned_shape(node: Node, what: str, output: int = 0) -> tuple[int, ...]:
     another."""
     name = node.outputs[output]
     shape = node.graph.declared_shapes.get(name)
+    if shape is None:
+        shape = shape_from_consumers(node, name)
     if shape is None:
         raise node.fail(f"{what} is computed at run time, so the shape of output '{name}' "
                         "depends on run-time values; the model must declare that shape "

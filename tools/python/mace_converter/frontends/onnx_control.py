@@ -106,7 +106,8 @@ def _subgraph(importer: Any, node: Node, graph_proto: Any, formal: list[tuple[st
     (name, shape, dtype) and then `captured` (tensors of this scope), runs
     the transform pipeline on it, and returns its index in the top graph's
     subgraph list."""
-    from mace_converter.frontends.onnx_frontend import _declared_shapes, _sorted_nodes
+    from mace_converter.frontends.onnx_frontend import (_declared_shapes, _sorted_nodes,
+                                                         onnx_nodes)
     from mace_converter.transforms import run_pipeline
     onnx = importer.onnx_module()
     top = importer.graph
@@ -126,6 +127,7 @@ def _subgraph(importer: Any, node: Node, graph_proto: Any, formal: list[tuple[st
         if name in importer.integer_values:
             sub.integer_values.add(name)
     graph.declared_shapes = _declared_shapes(graph_proto)
+    graph.onnx_nodes = onnx_nodes(graph_proto)
     known = set(sub.values) | set(graph.inputs)
     for _, inner in _sorted_nodes(graph_proto, known):
         sub._convert(node.index, inner)

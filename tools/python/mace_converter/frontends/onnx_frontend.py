@@ -19,7 +19,7 @@ import numpy as np
 from mace_converter.api import ConversionError, ConvertOptions
 from mace_converter.frontends import onnx_more, onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401
 from mace_converter.frontends import onnx_control, onnx_generators, onnx_losses  # noqa: F401
-from mace_converter.frontends import onnx_recurrent, onnx_reorder  # noqa: F401
+from mace_converter.frontends import onnx_bitwise, onnx_recurrent, onnx_reorder  # noqa: F401
 from mace_converter.frontends import onnx_checks, onnx_dynamic_lstm, onnx_dynamic_quant
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
@@ -182,6 +182,7 @@ class OnnxImporter:
                                       f"be read: {error}") from error
         self._add_inputs(graph_proto)
         self.graph.declared_shapes = _declared_shapes(graph_proto)
+        self.graph.onnx_nodes = onnx_nodes(graph_proto)
         self.graph.onnx_value_types = {
             info.name: info.type.tensor_type.elem_type
             for info in list(graph_proto.value_info) + list(graph_proto.output)
@@ -383,6 +384,11 @@ def _all_nodes(graph_proto: Any) -> Iterator[Any]:
         for attr in node.attribute:
             for sub in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
                 yield from _all_nodes(sub)
+
+
+def onnx_nodes(graph_proto: Any) -> list[tuple[str, list[str], list[str]]]:
+    """Each node's op type, inputs and outputs (onnx_shape_flow reads them)."""
+    return [(n.op_type, list(n.input), list(n.output)) for n in graph_proto.node]
 
 
 def _declared_shapes(graph_proto: Any) -> dict[str, tuple[int, ...]]:

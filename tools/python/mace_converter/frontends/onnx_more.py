@@ -356,29 +356,83 @@ class _Chain:
                 "reduce_type": 4, "axis": sorted(axes), "keepdims": 0}).outputs[0]
             self.shape = kept
 
+    def diagonal(self, first: int, second: int) -> None:
+        """Keeps the diagonal of axes `first` < `second` (of equal size n),
+        dropping `second`: both moved last and merged into n * n values, of
+        which every (n + 1)-th is on the diagonal."""
+        rank, n = len(self.shape), self.shape[first]
+        rest = [i for i in range(rank) if i not in (first, second)]
+        self.transpose(rest + [first, second])
+        self.reshape(self.shape[:-2] + [n * n])
+        self.tensor = self.node.emit("Slice", [self.tensor], {
+            "starts": [0], "ends": [n * n], "axes": [rank - 2],
+            "steps": [n + 1]}).outputs[0]
+        self.shape[-1] = n
+        order = rest + [first]     # back to the operand's order without `second`
+        self.transpose([order.index(i) for i in range(rank) if i != second])
+
+
+# Letters for the axes an ellipsis covers: named axes here are lower-case
+# letters, so upper-case ones are free.
+_ELLIPSIS_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _expand_ellipsis(node: Node, terms: list[str], equation: str) -> tuple[list[str], str]:
+    """Replaces each operand's '...' by letters for the axes it covers,
+    which the operand's static rank gives; every ellipsis must cover as
+    many axes (no broadcasting between them). Also returns those letters."""
+    counts, expanded = set(), []
+    for index, term in enumerate(terms):
+        if "..." not in term:
+            expanded.append(term)
+            continue
+        count = node.rank(index) - (len(term) - 3)
+        if count < 0 or term.count("...") != 1:
+            raise node.fail(f"equation '{equation}': '{term}' does not match operand {index} "
+                            f"of shape {list(node.shape(index))}")
+        counts.add(count)
+        expanded.append(term.replace("...", _ELLIPSIS_LETTERS[:count]))
+    if len(counts) > 1:
+        raise node.fail(f"equation '{equation}': ellipses covering different numbers of "
+                        "axes (broadcasting) are not supported")
+    return expanded, _ELLIPSIS_LETTERS[:counts.pop()] if counts else ""
+
 
 def _einsum_terms(node: Node) -> tuple[list[str], str]:
     equation = str(node.attr("equation", "")).replace(" ", "")
-    if "..." in equation:
-        raise node.fail(f"equation '{equation}': ellipsis ('...') is not supported")
-    if "->" in equation:
-        inputs, output = equation.split("->")
+    inputs, output = equation.split("->") if "->" in equation else (equation, None)
+    terms, covered = _expand_ellipsis(node, inputs.split(","), equation)
+    if output is None:
+        letters = "".join(terms)
+        output = covered + "".join(sorted(c for c in set(letters)
+                                          if letters.count(c) == 1 and c.islower()))
     else:
-        inputs = equation
-        letters = inputs.replace(",", "")
-        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    terms = inputs.split(",")
+        output = output.replace("...", covered)
     if len(terms) != len([i for i in node.inputs if i]) or len(terms) > 2:
         raise node.fail(f"equation '{equation}': only one or two operands are supported")
     for term in terms + [output]:
-        if len(set(term)) != len(term) or not term.isalpha() and term:
-            raise node.fail(f"equation '{equation}': repeated or non-letter subscripts "
-                            "(diagonals) are not supported")
+        if not term.isalpha() and term:
+            raise node.fail(f"equation '{equation}': subscripts must be letters")
+    if len(set(output)) != len(output):
+        raise node.fail(f"equation '{equation}': the output repeats a subscript")
     for index, term in enumerate(terms):
         if len(term) != node.rank(index):
             raise node.fail(f"equation '{equation}': '{term}' does not match operand {index} "
                             f"of shape {list(node.shape(index))}")
+        if any(term.count(c) > 2 for c in term):
+            raise node.fail(f"equation '{equation}': a subscript appears more than twice in "
+                            f"'{term}'")
     return terms, output
+
+
+def _take_diagonals(node: Node, chain: _Chain, term: str) -> str:
+    """Reduces a letter repeated in one operand ('ii') to its diagonal;
+    returns the operand's subscripts after that."""
+    for letter in sorted(set(c for c in term if term.count(c) == 2)):
+        first, second = term.index(letter), term.rindex(letter)
+        chain.diagonal(first, second)
+        term = term[:second] + term[second + 1:]
+    return term
 
 
 @converter("Einsum")
@@ -394,6 +448,7 @@ def einsum(node: Node) -> None:
     chains = []
     for index, term in enumerate(terms):
         chain = _Chain(node, _value(node, index), list(node.shape(index)))
+        term = _take_diagonals(node, chain, term)
         others = "".join(t for i, t in enumerate(terms) if i != index) + output
         # Letters nowhere else are summed away first.
         chain.reduce_sum([i for i, c in enumerate(term) if c not in others])

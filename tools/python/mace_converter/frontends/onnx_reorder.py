@@ -1,8 +1,8 @@
 """ONNX ops that move elements to computed places: ReverseSequence (a
 GatherElements along the time axis at indices computed from the sequence
 lengths) and MaxUnpool (a ScatterElements of the values into zeros at the
-indices MaxPool returned); and BitwiseNot, exact on the integers the engine
-carries as float32.
+indices MaxPool returned); and BitwiseNot and BitShift, exact on the
+integers the engine carries as float32.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from mace_converter.frontends.onnx_common import (computed, converter, normalize
 from mace_converter.frontends.onnx_more import _compare, _value
 from mace_converter.shape_rules import PAD_AMOUNTS
 
-_SUM, _SUB, _NEG = 0, 1, 6
+_SUM, _SUB, _PROD, _DIV, _MIN, _NEG, _POW = 0, 1, 2, 3, 4, 6, 9
 
 
 @converter("ReverseSequence")
@@ -109,7 +109,7 @@ def _element_type(node: Node) -> int:
     if node.is_const(0):
         from onnx import helper
         return helper.np_dtype_to_tensor_dtype(np.asarray(node.const(0)).dtype)
-    raise node.fail("the element type of the input is not declared; BitwiseNot needs it")
+    raise node.fail(f"the element type of the input is not declared; {node.op_type} needs it")
 
 
 @converter("BitwiseNot")
@@ -130,3 +130,36 @@ def bitwise_not(node: Node) -> None:
         raise node.fail(f"BitwiseNot of ONNX element type {elem} is not supported; its results "
                         "are beyond the integers float32 holds exactly (int8 to int64, uint8 "
                         "and uint16 are supported)")
+
+
+_UNSIGNED_BITS = {TensorProto.UINT8: 8, TensorProto.UINT16: 16, TensorProto.UINT32: 32,
+                  TensorProto.UINT64: 64}
+
+
+@converter("BitShift")
+def bit_shift(node: Node) -> None:
+    """x << s is x * 2^s modulo 2^bits and x >> s is floor(x / 2^s), with s
+    capped at bits (a longer shift gives 0 either way, and 2^s stays finite).
+    Exact in float32: x < 2^24 (the engine refuses integer inputs beyond),
+    multiplying or dividing by a power of two only moves the exponent, and
+    fmod is exact."""
+    elem = _element_type(node)
+    if elem not in _UNSIGNED_BITS:
+        raise node.fail(f"BitShift of ONNX element type {elem} is not supported; ONNX defines "
+                        "it for uint8, uint16, uint32 and uint64")
+    bits = _UNSIGNED_BITS[elem]
+    direction = str(node.attr("direction", ""))
+    if direction not in ("LEFT", "RIGHT"):
+        raise node.fail(f"direction '{direction}' must be LEFT or RIGHT")
+    x, shift = _value(node, 0), _value(node, 1)
+    capped = node.emit("Eltwise", [shift], {"type": _MIN, "scalar_input": float(bits),
+                                            "scalar_input_index": 1}).outputs[0]
+    scale = node.emit("Eltwise", [capped], {"type": _POW, "scalar_input": 2.0,
+                                            "scalar_input_index": 0}).outputs[0]
+    if direction == "RIGHT":
+        quotient = node.emit("Eltwise", [x, scale], {"type": _DIV}).outputs[0]
+        node.emit_out("Unary", [quotient], {"type": "FLOOR"})
+        return
+    product = node.emit("Eltwise", [x, scale], {"type": _PROD}).outputs[0]
+    modulus = node.weight(f"{node.name}_modulus", np.array([2.0 ** bits], np.float32))
+    node.emit_out("Mod", [product, modulus])

@@ -428,7 +428,7 @@ def _pad_computed(node: Node) -> None:
     engine's Pad reads them as inputs (pads in ONNX's order) on every run
     and checks the pads give the shape the model declares."""
     mode = node.attr("mode", "constant")
-    modes = {"constant": 0, "reflect": 1, "edge": 3}
+    modes = {"constant": 0, "reflect": 1, "edge": 3, "wrap": 4}
     if mode not in modes:
         raise node.fail(f"pad mode '{mode}' is not supported")
     if computed(node, 1) or computed(node, 3):

@@ -151,6 +151,8 @@ def _pad(inputs, args, _):
         return [np.pad(x, widths, mode="symmetric")]
     if mode == 3:
         return [np.pad(x, widths, mode="edge")]
+    if mode == 4:
+        return [np.pad(x, widths, mode="wrap")]
     return [np.pad(x, widths, constant_values=value)]
 
 

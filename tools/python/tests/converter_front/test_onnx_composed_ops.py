@@ -2,7 +2,8 @@
 NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, EyeLike,
 ConstantOfShape, Range, OneHot, the Hann, Hamming and Blackman windows,
 AffineGrid,
-ReverseSequence, MaxUnpool, BitwiseNot, Pad in wrap mode,
+ReverseSequence, MaxUnpool, BitwiseNot, BitShift, BitwiseAnd, BitwiseOr, BitwiseXor,
+Pad in wrap mode,
 BatchNormalization in training mode and Div of integers. Each is checked against ONNX's reference implementation
 on the numpy runner and through the engine (mace_run); a run-time value
 that gives another length than the declared one is refused by the engine."""
@@ -17,6 +18,7 @@ import numpy as np
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
+from mace_converter.api import ConversionError
 from mace_converter.numpy_runner import run
 from tests.converter_front.helpers import convert_model, ort_run, rng
 from tests.test_exported_models_mace_run import run_converted
@@ -142,6 +144,31 @@ class ComposedOpsTest(unittest.TestCase):
         result = _mace_run_status(converted, {"s": np.array([2, 3], np.int64)})
         self.assertNotEqual(result.returncode, 0)
 
+    def test_range_shape_from_an_elementwise_consumer(self):
+        # Range's output has no declared shape; y = cos(range * s) + 1 does,
+        # and the scalar operands pass it back. A [4] operand (which could
+        # broadcast a [1] range up to [4]) does not.
+        nodes = [helper.make_node("Range", ["a", "b", "d"], ["r"]),
+                 helper.make_node("Mul", ["r", "s"], ["m"]),
+                 helper.make_node("Cos", ["m"], ["c"]),
+                 helper.make_node("Add", ["c", "one"], ["y"])]
+        graph = helper.make_graph(
+            nodes, "g", [helper.make_tensor_value_info(n, F, []) for n in "abds"] +
+            [helper.make_tensor_value_info("one", F, [1])], [
+                helper.make_tensor_value_info("y", F, [4])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+        model.ir_version = 8
+        feeds = {"a": np.array(0.0, np.float32), "b": np.array(4.0, np.float32),
+                 "d": np.array(1.0, np.float32), "s": np.array(0.3, np.float32),
+                 "one": np.ones([1], np.float32)}
+        converted = self.check(model, feeds)
+        feeds["b"] = np.array(5.0, np.float32)
+        self.assertNotEqual(_mace_run_status(converted, feeds).returncode, 0)
+        model.graph.input[4].type.tensor_type.shape.dim[0].dim_value = 4
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(model, {n: [] for n in "abds"} | {"one": [4]}, ["y"])
+        self.assertIn("the model must declare that shape", str(caught.exception))
+
     def test_one_hot(self):
         for axis in (-1, 0, 1):
             out = [2, 3]
@@ -213,6 +240,59 @@ class ComposedOpsTest(unittest.TestCase):
             model = _model(helper.make_node("BitwiseNot", ["x"], ["y"]),
                            [("x", elem, [2, 3])], [("y", elem, [2, 3])])
             self.check(model, {"x": x})
+
+    def test_bit_shift(self):
+        # Shifts out of the top wrap away (uint8 255 << 1 is 254, 200 << 7
+        # is 0); x goes up to 2^24 - 1 for uint32 and uint64, and shifts
+        # up to bits - 1 (ONNX's reference is numpy's shifts).
+        for elem, bits, x in ((U8, 8, [0, 1, 255, 128, 200, 77]),
+                              (TensorProto.UINT16, 16, [0, 1, 65535, 32768, 4097, 300]),
+                              (TensorProto.UINT32, 32, [0, 1, 16777215, 65536, 4097, 3]),
+                              (TensorProto.UINT64, 64, [0, 1, 16777215, 65536, 4097, 3])):
+            kind = helper.tensor_dtype_to_np_dtype(elem)
+            feeds = {"x": np.array(x, kind),
+                     "s": np.array([3, 0, 1, bits - 1, 7, bits // 2], kind)}
+            for direction in ("LEFT", "RIGHT"):
+                with self.subTest(bits=bits, direction=direction):
+                    model = _model(helper.make_node("BitShift", ["x", "s"], ["y"],
+                                                    direction=direction),
+                                   [("x", elem, [6]), ("s", elem, [6])], [("y", elem, [6])])
+                    # mace_run reads no uint32 or uint64 files (the
+                    # conformance run feeds those as float32).
+                    self.check(model, feeds, engine=bits <= 16)
+        # A shift of bits or more leaves nothing.
+        model = _model(helper.make_node("BitShift", ["x", "s"], ["y"], direction="LEFT"),
+                       [("x", U8, [3]), ("s", U8, [3])], [("y", U8, [3])])
+        converted = convert_model(model, {"x": [3], "s": [3]}, ["y"])
+        got = run(converted.net_def, converted.weights,
+                  {"x": np.array([255, 1, 3], np.float32), "s": np.array([8, 9, 200], np.float32)})
+        np.testing.assert_array_equal(got["y"], [0, 0, 0])
+
+    def test_bitwise_and_or_xor(self):
+        # Negative values (two's complement) and the ends of each type,
+        # broadcast against a row. int32 is refused: 2^24 | (2^24 - 1) is
+        # 2^25 - 1, which float32 would round.
+        I8, I16, U16 = TensorProto.INT8, TensorProto.INT16, TensorProto.UINT16
+        cases = ((I8, [[-128, 127, -1, 0, 85], [-86, 3, 64, -65, 1]], [-1, 0, 127, -128, 90]),
+                 (U8, [[0, 255, 170, 85, 1], [128, 127, 3, 254, 77]], [255, 0, 85, 170, 200]),
+                 (I16, [[-32768, 32767, -1, 0, 21845], [-300, 4097, -2, 1, 7]],
+                  [-1, 32767, -32768, 255, -21846]),
+                 (U16, [[0, 65535, 43690, 21845, 1], [32768, 300, 4097, 2, 7]],
+                  [65535, 0, 21845, 43690, 511]))
+        for elem, x, row in cases:
+            kind = helper.tensor_dtype_to_np_dtype(elem)
+            feeds = {"x": np.array(x, kind), "z": np.array(row, kind)}
+            for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor"):
+                with self.subTest(elem=elem, op=op):
+                    model = _model(helper.make_node(op, ["x", "z"], ["y"]),
+                                   [("x", elem, [2, 5]), ("z", elem, [5])],
+                                   [("y", elem, [2, 5])])
+                    self.check(model, feeds)
+        model = _model(helper.make_node("BitwiseOr", ["x", "z"], ["y"]),
+                       [("x", I32, [2]), ("z", I32, [2])], [("y", I32, [2])])
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(model, {"x": [2], "z": [2]}, ["y"])
+        self.assertIn("int8, int16, uint8 and uint16 are", str(caught.exception))
 
     def test_batch_norm_training_mode(self):
         shape = [3, 4, 2, 5]

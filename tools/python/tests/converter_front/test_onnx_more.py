@@ -107,6 +107,27 @@ class MoreOpsTest(unittest.TestCase):
         self._run([helper.make_node("Einsum", ["x", "z"], ["y"], equation="bij,bkj->bik")],
                   {"x": [2, 3, 4], "z": [2, 5, 4]}, opset=12)
 
+    def test_reduce_log_sum_exp_over_an_empty_axis(self):
+        # exp(x - max) of x [2, 0, 4] against the max [2, 1, 4] is [2, 0, 4]
+        # (1 against 0 broadcasts to 0); the sums over no elements are 0, so
+        # every result is log(0) + max = -inf.
+        converted = self._run([helper.make_node("ReduceLogSumExp", ["x"], ["y"], axes=[1])],
+                              {"x": [2, 0, 4]})
+        planned = {name: list(shape.dims) for op in converted.net_def.op
+                   for name, shape in zip(op.output, op.output_shape)}
+        self.assertIn([2, 0, 4], planned.values())
+
+    def test_einsum_diagonals_and_ellipsis(self):
+        cases = [("...ii->...i", {"x": [2, 3, 4, 4]}), ("ii->i", {"x": [3, 3]}),
+                 ("ii", {"x": [5, 5]}), ("iji->ij", {"x": [3, 2, 3]}),
+                 ("...ij,...jk", {"x": [2, 3, 4], "z": [2, 4, 5]}),
+                 ("bii,bij->bj", {"x": [2, 3, 3], "z": [2, 3, 4]}),
+                 ("...i->...", {"x": [2, 3, 4]})]
+        for equation, inputs in cases:
+            with self.subTest(equation=equation):
+                self._run([helper.make_node("Einsum", list(inputs), ["y"],
+                                            equation=equation)], inputs, opset=12)
+
     def test_casts_and_constant_outputs(self):
         feeds = {"x": random_feeds({"x": [2, 5]})["x"] * 4}
         for to in (TensorProto.INT64, TensorProto.INT32, TensorProto.BOOL):
@@ -217,8 +238,8 @@ class MoreOpsTest(unittest.TestCase):
             (helper.make_node("Tile", ["x", "r"], ["y"]), {"x": [2], "r": [1]}, [],
              "repeats is computed at run time, so the shape of output 'y' depends on "
              "run-time values; the model must declare that shape"),
-            (helper.make_node("Einsum", ["x"], ["y"], equation="ii->i"), {"x": [3, 3]}, [],
-             "repeated or non-letter subscripts"),
+            (helper.make_node("Einsum", ["x"], ["y"], equation="iii->i"), {"x": [3, 3, 3]},
+             [], "a subscript appears more than twice"),
             (helper.make_node("ScatterND", ["x", "i", "x"], ["y"], reduction="avg"),
              {"x": [2]}, [_const("i", [[0], [1]])], "reduction 'avg' is not supported"),
         ]
