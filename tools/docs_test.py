@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Runs the shell and C++ blocks of README.md and docs/*.md as a reader would
-copy them, and prints one PASS, FAIL or SKIP line per block.
+"""Runs the shell and C++ blocks of README.md and of every page under docs/,
+subfolders included (docs/reports/ is generated and left out), as a reader
+would copy them, and prints one PASS, FAIL or SKIP line per block.
 
     tools/docs_test.py                      every block
     tools/docs_test.py docs/user_guide.md   the blocks of one doc
