@@ -9,7 +9,7 @@ would copy them, and prints one PASS, FAIL or SKIP line per block.
     tools/docs_test.py --list               what would run and what is skipped
 
 Blocks are marked in the docs with HTML comments right above the fence (see
-tools/python/mace_tools/doc_blocks.py and docs/testing.md). Only the Python
+tools/python/mace_tools/doc_blocks.py and docs/contributing/testing.md). Only the Python
 standard library is used here; the blocks themselves use the virtualenv.
 """
 import sys

@@ -17,7 +17,7 @@
 #                                 targets (a clang build of its own)
 #   MACE_FUZZ_RUNS=N              iterations of that run (default 20000)
 #
-# Heavier suites have their own commands (see docs/testing.md):
+# Heavier suites have their own commands (see docs/contributing/testing.md):
 #   tools/fuzz.sh [seconds]       a long fuzzing session
 #   tools/corrupt_models.py       the full corrupt-model suite (1000 cases)
 #   MACE_FULL_ZOO=1 tools/test.sh every zoo model end to end
