@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite: host unit and end-to-end tests, the Python tools and
-# converter, the commands and examples of README.md and docs/*.md
-# (tools/docs_test.py), the arm64 build under qemu-aarch64 (and armv7 under
-# qemu-arm when its libraries are installed), each also on a baseline CPU
-# model, a sanitizer (ASan + UBSan) pass over the engine, a ThreadSanitizer
-# pass over the threaded code, the corrupt-model suite under ASan + UBSan,
-# and the converter's fuzz smoke run. The engine's fuzz targets replay their
-# deterministic mutations as tests in the host and ASan steps.
+# converter, the commands and examples of README.md and the pages under docs/
+# (tools/docs_test.py; not the generated docs/reports/), the arm64 build
+# under qemu-aarch64 (and armv7 under qemu-arm when its libraries are
+# installed), each also on a baseline CPU model, a sanitizer (ASan + UBSan)
+# pass over the engine, a ThreadSanitizer pass over the threaded code, the
+# corrupt-model suite under ASan + UBSan, and the converter's fuzz smoke run.
+# The engine's fuzz targets replay their deterministic mutations as tests in
+# the host and ASan steps.
 #
 #   tools/test.sh                 everything below
 #   tools/test.sh --host-only     host tests only (C++, Python and the docs)
@@ -64,7 +65,7 @@ python_tests() {
   (( status == 0 && ${ran:-0} > 0 ))
 }
 
-# Runs the blocks of README.md and docs/*.md (tools/docs_test.py) and adds
+# Runs the blocks of README.md and docs/ (tools/docs_test.py) and adds
 # its block counts to the totals; skipped blocks count as neither.
 docs_tests() {
   local log="${log_dir}/docs.log" status=0
@@ -95,7 +96,7 @@ bazel_tests //...
 step "python tools and converter"
 python_tests
 
-step "docs: every command and example of README.md and docs/*.md"
+step "docs: every command and example of README.md and docs/"
 docs_tests
 
 [[ "${mode}" == "--host-only" ]] && exit 0
