@@ -1,5 +1,5 @@
 // uint8 models through MaceEngine on DeviceType::HEXAGON (the emulated DSP,
-// docs/dsp_runtime.md): outputs equal the CPU engine's bit for bit, also
+// docs/design/dsp.md): outputs equal the CPU engine's bit for bit, also
 // with ops the DSP lacks placed on the CPU between DSP graphs, and a
 // missing DSP image is a clear error.
 #include <sys/stat.h>

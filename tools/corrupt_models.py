@@ -2,7 +2,7 @@
 """Corrupt-model suite: mutates MobileNet v2 (its graph, weights, input and
 mace_run's flags), runs mace_run on each case and classifies the result as
 error, legit, crash, hang or silent (accept). Exits 1 on any crash, hang or
-silent accept. See docs/security.md.
+silent accept. See docs/design/security.md.
 
   tools/corrupt_models.py --mace_run=PATH              1000 cases, seed 1
   tools/corrupt_models.py --mace_run=PATH --cases=60   the CI smoke

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Runs the shell and C++ blocks of README.md and docs/*.md as a reader would
-copy them, and prints one PASS, FAIL or SKIP line per block.
+"""Runs the shell and C++ blocks of README.md and of every page under docs/,
+subfolders included (docs/reports/ is generated and left out), as a reader
+would copy them, and prints one PASS, FAIL or SKIP line per block.
 
     tools/docs_test.py                      every block
     tools/docs_test.py docs/user_guide.md   the blocks of one doc
@@ -8,7 +9,7 @@ copy them, and prints one PASS, FAIL or SKIP line per block.
     tools/docs_test.py --list               what would run and what is skipped
 
 Blocks are marked in the docs with HTML comments right above the fence (see
-tools/python/mace_tools/doc_blocks.py and docs/testing.md). Only the Python
+tools/python/mace_tools/doc_blocks.py and docs/contributing/testing.md). Only the Python
 standard library is used here; the blocks themselves use the virtualenv.
 """
 import sys

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Accuracy of uint8 quantization per model and range method (cosine and
-top-1 agreement against the float model), the table of
-docs/quantization.md. Needs the host mace_run (built when missing).
+top-1 agreement against the float model), the tables of
+docs/reports/quant_accuracy.md. Needs the host mace_run (built when missing).
 
     tools/quant_accuracy.py [--models mobilenet_v2,ppocr_cls] [--methods minmax,kl] [--no-qdq] [--docs]
 

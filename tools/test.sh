@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite: host unit and end-to-end tests, the Python tools and
-# converter, the commands and examples of README.md and docs/*.md
-# (tools/docs_test.py), the arm64 build under qemu-aarch64 (and armv7 under
-# qemu-arm when its libraries are installed), each also on a baseline CPU
-# model, a sanitizer (ASan + UBSan) pass over the engine, a ThreadSanitizer
-# pass over the threaded code, the corrupt-model suite under ASan + UBSan,
-# the converter's fuzz smoke run and the host Python wheel in a fresh
-# virtualenv. The engine's fuzz targets replay their deterministic mutations
-# as tests in the host and ASan steps.
+# converter, the commands and examples of README.md and the pages under docs/
+# (tools/docs_test.py; not the generated docs/reports/), the arm64 build
+# under qemu-aarch64 (and armv7 under qemu-arm when its libraries are
+# installed), each also on a baseline CPU model, a sanitizer (ASan + UBSan)
+# pass over the engine, a ThreadSanitizer pass over the threaded code, the
+# corrupt-model suite under ASan + UBSan, the converter's fuzz smoke run and
+# the host Python wheel in a fresh virtualenv.
+# The engine's fuzz targets replay their deterministic mutations as tests in
+# the host and ASan steps.
 #
 #   tools/test.sh                 everything below
 #   tools/test.sh --host-only     host tests only (C++, Python and the docs)
@@ -18,7 +19,7 @@
 #                                 targets (a clang build of its own)
 #   MACE_FUZZ_RUNS=N              iterations of that run (default 20000)
 #
-# Heavier suites have their own commands (see docs/testing.md):
+# Heavier suites have their own commands (see docs/contributing/testing.md):
 #   tools/fuzz.sh [seconds]       a long fuzzing session
 #   tools/corrupt_models.py       the full corrupt-model suite (1000 cases)
 #   MACE_FULL_ZOO=1 tools/test.sh every zoo model end to end
@@ -65,7 +66,7 @@ python_tests() {
   (( status == 0 && ${ran:-0} > 0 ))
 }
 
-# Runs the blocks of README.md and docs/*.md (tools/docs_test.py) and adds
+# Runs the blocks of README.md and docs/ (tools/docs_test.py) and adds
 # its block counts to the totals; skipped blocks count as neither.
 docs_tests() {
   local log="${log_dir}/docs.log" status=0
@@ -109,7 +110,7 @@ wheel_status=0
 if ((wheel_status == 0)); then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 ((wheel_status == 0))
 
-step "docs: every command and example of README.md and docs/*.md"
+step "docs: every command and example of README.md and docs/"
 docs_tests
 
 [[ "${mode}" == "--host-only" ]] && exit 0

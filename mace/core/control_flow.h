@@ -1,5 +1,5 @@
 // Control flow at run time: If and Loop ops that run subgraphs of the model
-// (NetDef.subgraphs) as nets of their own. See docs/architecture.md
+// (NetDef.subgraphs) as nets of their own. See docs/design/architecture.md
 // (Control flow) for the model format and the limits checked here.
 //
 //   If    inputs  [cond, captured...]            outputs [values...]

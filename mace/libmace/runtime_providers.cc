@@ -87,7 +87,7 @@ RuntimeProvider OpenCLProvider() {
   return provider;
 }
 
-// The emulated Hexagon DSP (docs/dsp_runtime.md): the model runs as a
+// The emulated Hexagon DSP (docs/design/dsp.md): the model runs as a
 // whole graph; qemu-hexagon, the DSP image and the call deadline come from
 // the config's HexagonOptions, else from MACE_QEMU_HEXAGON (or PATH),
 // MACE_DSP_RUNTIME and MACE_DSP_TIMEOUT_MS.

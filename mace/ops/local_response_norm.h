@@ -1,7 +1,7 @@
 // LocalResponseNorm across channels on NCHW, as TensorFlow defines it:
 // y = x / (bias + alpha * sum of x^2 over channels [c - r, c + r]) ^ beta.
 // ONNX and Caffe LRN map onto it with r = (size - 1) / 2 and
-// alpha = alpha_onnx / size (docs/ops/spatial.md).
+// alpha = alpha_onnx / size (docs/reference/ops/spatial.md).
 //
 // Arguments (int or float): depth_radius (5), bias (1), alpha (1), beta (0.5).
 //

@@ -50,7 +50,7 @@ enum class CPUPrecision { FP32 = 0, FP16 = 1 };
 // How intermediate tensors share memory. Object strategies are turned into
 // one arena by stacking their objects; GREEDY_BY_SIZE places offsets
 // directly; OPTIMAL, the default, searches for the smallest arena within a
-// budget, starting from the best greedy plan (docs/memory_planning.md).
+// budget, starting from the best greedy plan (docs/design/memory_planning.md).
 enum class MemoryStrategy {
   NAIVE = 0,
   EQUALITY = 1,
@@ -243,7 +243,7 @@ using OutputObserver = std::function<void(const std::string& tensor_name,
 // ---- Engine ----------------------------------------------------------------
 
 // The emulated Hexagon DSP of a DeviceType::HEXAGON engine
-// (docs/dsp_runtime.md). Empty paths and a zero timeout take their
+// (docs/design/dsp.md). Empty paths and a zero timeout take their
 // defaults from the environment: MACE_QEMU_HEXAGON (else qemu-hexagon on
 // PATH), MACE_DSP_RUNTIME, and MACE_DSP_TIMEOUT_MS (else 30,000 ms).
 struct HexagonOptions {

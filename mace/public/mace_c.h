@@ -108,7 +108,7 @@ MACE_C_API MaceCStatus mace_c_config_set_opencl_cache_file(MaceCConfig* config, 
 /* "auto", "ref", "neon", "avx2", "avx512". */
 MACE_C_API MaceCStatus mace_c_config_set_cpu_kernel_family(MaceCConfig* config,
                                                            const char* family);
-/* The emulated Hexagon DSP of a MACE_C_HEXAGON engine (docs/dsp_runtime.md):
+/* The emulated Hexagon DSP of a MACE_C_HEXAGON engine (docs/design/dsp.md):
  * the qemu-hexagon binary, the DSP image (dsp_runtime.elf) and the deadline
  * of each call to the DSP in milliseconds. A null or "" path, or a timeout
  * of 0, takes the default: MACE_QEMU_HEXAGON (else qemu-hexagon on PATH),

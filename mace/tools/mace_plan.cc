@@ -1,6 +1,6 @@
 // mace_plan: plans memory for tensor lifetimes read from a CSV file, or
 // replays an allocation trace on the online arena, and prints one JSON
-// object on stdout. See docs/memory_planning.md.
+// object on stdout. See docs/design/memory_planning.md.
 //
 //   mace_plan --strategy=greedy_by_size --mode=offsets [--alignment=N]
 //             [--time_limit_ms=N] [--step_limit=N] RECORDS.csv

@@ -267,7 +267,7 @@ std::string RunUsage() {
                               greedy_by_size|greedy_best|mincostflow|optimal
                               (default optimal)
   --plan_time_limit_ms=N      budget of the optimal planner (default 10; also
-                              1000 search steps per ms, docs/memory_planning.md)
+                              1000 search steps per ms, docs/design/memory_planning.md)
   --compare_strategies        plan the model with every strategy, one table
   --verify_weights=false      skip the weights checksum at init
   --soak_rounds=N             then run the engine N more times; print resident

@@ -5,7 +5,7 @@
 // were fitted on a 48 KiB L1d / 2 MiB L2 core (Sapphire Rapids class), where
 // they give the sizes measured best there, and carry over to 32 KiB / 1 MiB
 // (Cascade Lake class) and AMD Zen (32 KiB / 512 KiB-1 MiB) parts. The
-// channel-blocked kernels keep fixed parts (see docs/cpu_runtime.md).
+// channel-blocked kernels keep fixed parts (see docs/design/cpu_runtime.md).
 #ifndef MACE_OPS_CPU_CACHE_BLOCKS_H_
 #define MACE_OPS_CPU_CACHE_BLOCKS_H_
 

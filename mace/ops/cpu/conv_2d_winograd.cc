@@ -217,7 +217,7 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // the model does not count yet.
   const bool neon = table.isa == KernelIsa::kNeon && !fp16;
   // arm64's single-precision transforms were counted again after their
-  // rework (docs/cpu_runtime.md): the input one 4-5 instructions per
+  // rework (docs/design/cpu_runtime.md): the input one 4-5 instructions per
   // channel, position and tile (8.5 on 7x7 maps), the output one about 1.5;
   // 18 and 6 multiply-adds here. Its last panels of 1 to 4 tiles run two
   // micro-tiles of output channels at once, by column (NeonWinogradGemms):
@@ -257,7 +257,7 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
   // F(6x6) in half precision too (as ncnn's defaults run it): its
   // transforms grow values by up to 5.25^2 and scale its filter by 1/90;
   // the half products still meet fp16_test's bound, and the zoo models'
-  // outputs stay close to fp32 (docs/cpu_runtime.md).
+  // outputs stay close to fp32 (docs/design/cpu_runtime.md).
   const int max_tile = std::min(requested, static_cast<int>(table.winograd_max_tile));
   for (int tile = 2; tile <= max_tile; tile += 2) {
     const int64_t alpha2 = (tile + 2) * (tile + 2);

@@ -60,7 +60,7 @@ struct KernelTable {
   int32_t channel_block = 0;
   // Whether the net uses the blocked layout by default with this table: on
   // x86 it is measured faster; on NEON, qemu counts more instructions per
-  // inference with it (see docs/cpu_runtime.md), so it waits for phones.
+  // inference with it (see docs/design/cpu_runtime.md), so it waits for phones.
   bool blocked_layout_pays = false;
   int32_t blocked_conv_blocks = 0;
   // Output blocks per blocked_conv tile for windows of more than one tap,

@@ -171,7 +171,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
                     # One call runs the whole graph on the DSP: no per-op times.
                     say(f"    {run.latency_line(result.latency, options.round)}")
                     say("    the DSP runs the graph as a whole: no per-op times "
-                        "(docs/dsp_runtime.md counts its instructions per inference)")
+                        "(docs/design/dsp.md counts its instructions per inference)")
                     continue
                 ops = benchmark.parse_op_table(result.stdout)
                 if not ops:
@@ -201,7 +201,7 @@ def _convert(config: DeploymentConfig, models: list[ModelConfig]) -> None:
     for model in models:
         if model.nnlib_graph_mode:
             say(f"note: models.{model.name}.nnlib_graph_mode is accepted but has no effect: "
-                "the DSP runs the whole graph (docs/dsp_runtime.md)")
+                "the DSP runs the whole graph (docs/design/dsp.md)")
         if model.limit_opencl_kernel_time and model.runtime not in ("gpu", "cpu+gpu"):
             say(f"note: models.{model.name}.limit_opencl_kernel_time has no effect on "
                 f"runtime {model.runtime}")

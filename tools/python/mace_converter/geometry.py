@@ -1,5 +1,5 @@
 """Sliding-window arithmetic shared by the frontends, shape inference and the
-numpy runner, following the rules of docs/ops/conv_family.md."""
+numpy runner, following the rules of docs/reference/ops/conv_family.md."""
 from __future__ import annotations
 
 from typing import Optional, Sequence

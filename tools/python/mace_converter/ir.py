@@ -1,7 +1,7 @@
 """The converter's graph IR: one small representation that every frontend
 produces and every transform rewrites.
 
-Ops use MACE's op types and argument names (see docs/ops.md), and tensors are
+Ops use MACE's op types and argument names (see docs/reference/ops.md), and tensors are
 in the runtime layout (NCHW), so serialization is a straight copy. Constants
 are numpy arrays held by the graph until serialization writes the blob.
 """

@@ -27,7 +27,7 @@ DSP_RENAME = "rename"
 @dataclass
 class OpSpec:
     op_type: str
-    # The docs page (under docs/) and section documenting the op.
+    # The docs page (under docs/reference/) and section documenting the op.
     docs: str
     dsp: str = ""
     uint8: Optional[Uint8Kernel] = None

@@ -1,4 +1,4 @@
-"""tools/quant_accuracy.py: the accuracy table of docs/quantization.md.
+"""tools/quant_accuracy.py: the accuracy tables of docs/reports/quant_accuracy.md.
 
 For each model and range method: calibrate the float model through
 `mace_run --quantize_stat` on a fixed set of inputs, quantize it with the
@@ -51,7 +51,7 @@ MODELS = {
 DESCRIPTIONS = {
     "ppocr_cls": "PP-OCR v2 direction classifier (real weights)",
 }
-DOCS = REPO / "docs" / "quantization.md"
+DOCS = REPO / "docs" / "reports" / "quant_accuracy.md"
 BEGIN, END = "<!-- quant_accuracy: begin -->", "<!-- quant_accuracy: end -->"
 CALIBRATION_SEED, EVALUATION_SEED = 1000, 2000
 

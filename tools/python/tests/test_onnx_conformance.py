@@ -29,10 +29,10 @@ MIN_PASS_RATE = 0.96
 
 
 class OpsDocTest(unittest.TestCase):
-    """docs/ops.md's ONNX table names every op type the converter claims."""
+    """docs/reference/ops.md's ONNX table names every op type the converter claims."""
 
     def test_every_claimed_op_has_a_row(self):
-        text = (REPO / "docs" / "ops.md").read_text()
+        text = (REPO / "docs" / "reference" / "ops.md").read_text()
         section = text.split("## ONNX op types", 1)[1].split("\n## ", 1)[0]
         named = set()
         for line in section.splitlines():
@@ -40,7 +40,7 @@ class OpsDocTest(unittest.TestCase):
                 first = line.split("|")[1]
                 named.update(re.findall(r"[A-Za-z][A-Za-z0-9]*", first))
         missing = sorted(conformance.claimed_ops() - named)
-        self.assertEqual(missing, [], "claimed ONNX ops without a row in docs/ops.md")
+        self.assertEqual(missing, [], "claimed ONNX ops without a row in docs/reference/ops.md")
 
 
 class CompareTest(unittest.TestCase):

@@ -1,5 +1,5 @@
 """ONNX converters: the recurrent ops LSTM, GRU and RNN, each one MACE op
-of the same name (docs/ops/recurrent.md) that takes ONNX's inputs in
+of the same name (docs/reference/ops/recurrent.md) that takes ONNX's inputs in
 ONNX's order and honours every attribute."""
 from __future__ import annotations
 

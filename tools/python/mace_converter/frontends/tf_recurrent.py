@@ -1,5 +1,5 @@
 """TensorFlow converters: BlockLSTM and BlockLSTMV2, each one MACE LSTM op
-(docs/ops/recurrent.md) with TensorFlow's weights rearranged into ONNX's
+(docs/reference/ops/recurrent.md) with TensorFlow's weights rearranged into ONNX's
 layout, followed by a Reshape from [T, 1, N, H] to TensorFlow's [T, N, H].
 
 TensorFlow's cell (both versions): with z = [x_t, h] w + b split into four

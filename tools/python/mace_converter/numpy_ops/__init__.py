@@ -1,5 +1,5 @@
 """Plain numpy implementations of MACE's ops, written from the op
-documentation (docs/ops*.md) rather than from the C++ kernels.
+documentation (docs/reference/ops*.md) rather than from the C++ kernels.
 
 Each kernel takes the op's input arrays (None for an absent optional input),
 its argument dict and its output count, and returns the output arrays. They

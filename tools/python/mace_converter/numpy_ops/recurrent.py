@@ -1,4 +1,4 @@
-"""LSTM, GRU and RNN (docs/ops/recurrent.md), step by step in float64."""
+"""LSTM, GRU and RNN (docs/reference/ops/recurrent.md), step by step in float64."""
 from __future__ import annotations
 
 from typing import Optional

@@ -1,5 +1,5 @@
 """Fuses a standalone Activation into the op before it, for the ops whose
-kernels apply an activation to their output (docs/ops.md)."""
+kernels apply an activation to their output (docs/reference/ops.md)."""
 from __future__ import annotations
 
 from mace_converter.ir import Graph

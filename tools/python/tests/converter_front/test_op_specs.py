@@ -137,7 +137,7 @@ class OpSpecsTest(unittest.TestCase):
     def test_every_spec_names_a_docs_section_that_documents_it(self):
         for op_type, spec in self.specs.items():
             page, _, anchor = spec.docs.partition("#")
-            path = REPO / "docs" / page
+            path = REPO / "docs" / "reference" / page
             self.assertTrue(page.startswith(("ops.md", "ops/")) and path.is_file(),
                             f"{op_type}: {spec.docs} is not an ops page")
             sections = doc_sections(path)
