@@ -463,6 +463,71 @@ JNIEXPORT void JNICALL Java_com_mace_NativeMace_run(JNIEnv* env, jclass, jlong e
   Check(env, mace_c_engine_run(AsEngine(engine)));
 }
 
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_runWithOptions(JNIEnv* env, jclass, jlong engine,
+                                                               jlong timeout_us,
+                                                               jlong cancellation) {
+  if (!NeedEngine(env, engine)) return;
+  Check(env, mace_c_engine_run_with_options(
+                 AsEngine(engine), timeout_us,
+                 reinterpret_cast<const MaceCCancellation*>(cancellation)));
+}
+
+JNIEXPORT jlong JNICALL Java_com_mace_NativeMace_contextCreate(JNIEnv* env, jclass, jint threads,
+                                                               jint affinity) {
+  MaceCContext* context = nullptr;
+  if (!Check(env, mace_c_context_create(threads, affinity, &context))) return 0;
+  return reinterpret_cast<jlong>(context);
+}
+
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_contextDestroy(JNIEnv*, jclass, jlong context) {
+  mace_c_context_destroy(reinterpret_cast<MaceCContext*>(context));
+}
+
+JNIEXPORT jint JNICALL Java_com_mace_NativeMace_contextNumThreads(JNIEnv* env, jclass,
+                                                                  jlong context) {
+  int threads = 0;
+  Check(env, mace_c_context_num_threads(reinterpret_cast<MaceCContext*>(context), &threads));
+  return threads;
+}
+
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_configSetContext(JNIEnv* env, jclass,
+                                                                 jlong config, jlong context) {
+  if (!NeedConfig(env, config)) return;
+  Check(env, mace_c_config_set_context(AsConfig(config), reinterpret_cast<MaceCContext*>(context)));
+}
+
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_configSetSequentialGroup(JNIEnv* env, jclass,
+                                                                         jlong config,
+                                                                         jint group) {
+  if (!NeedConfig(env, config)) return;
+  Check(env, mace_c_config_set_sequential_group(AsConfig(config), group));
+}
+
+JNIEXPORT jlong JNICALL Java_com_mace_NativeMace_contextArenaBytes(JNIEnv* env, jclass,
+                                                                   jlong context) {
+  int64_t bytes = 0;
+  Check(env, mace_c_context_arena_bytes(reinterpret_cast<MaceCContext*>(context), &bytes));
+  return bytes;
+}
+
+JNIEXPORT jlong JNICALL Java_com_mace_NativeMace_cancellationCreate(JNIEnv* env, jclass) {
+  MaceCCancellation* cancellation = nullptr;
+  if (!Check(env, mace_c_cancellation_create(&cancellation))) return 0;
+  return reinterpret_cast<jlong>(cancellation);
+}
+
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_cancellationDestroy(JNIEnv*, jclass,
+                                                                    jlong cancellation) {
+  mace_c_cancellation_destroy(reinterpret_cast<MaceCCancellation*>(cancellation));
+}
+
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_cancellationSet(JNIEnv* env, jclass,
+                                                                jlong cancellation,
+                                                                jboolean cancelled) {
+  auto* flag = reinterpret_cast<MaceCCancellation*>(cancellation);
+  Check(env, cancelled ? mace_c_cancellation_cancel(flag) : mace_c_cancellation_reset(flag));
+}
+
 JNIEXPORT jint JNICALL Java_com_mace_NativeMace_outputType(JNIEnv* env, jclass, jlong engine,
                                                            jstring name) {
   Output out;

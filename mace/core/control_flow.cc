@@ -196,8 +196,10 @@ MaceStatus ControlFlowOp::Build(const char* what, int64_t index,
   env.stack = env_.stack;
   env.stack.push_back(index);
   env.nets_built = env_.nets_built;
+  NetOptions options = options_;
+  options.shared_arena = nullptr;  // a subgraph runs inside its parent's run
   built->net = std::make_unique<Net>(registry_, converters_, runtimes_, built->workspace.get(),
-                                     options_);
+                                     options);
   built->net->set_subgraph_env(std::move(env));
   std::vector<std::string> output_names;
   for (const InputOutputInfo& info : def.output_info()) output_names.push_back(info.name());

@@ -3,6 +3,7 @@
 #include "mace/core/control_flow.h"
 #include "mace/utils/checked_math.h"
 #include "mace/utils/logging.h"
+#include "mace/utils/run_control.h"
 #include "mace/utils/timer.h"
 
 namespace mace {
@@ -511,7 +512,9 @@ MaceStatus Net::Run(RunMetadata* run_metadata) {
   if (run_metadata != nullptr) run_metadata->op_stats.clear();
   OpContext context;
   context.workspace = workspace_;
+  const RunControl* control = CurrentRunControl();
   for (auto& op : ops_) {
+    if (control != nullptr && control->ShouldStop()) return FinishStoppedRun(*control);
     const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
     context.runtime = op->runtime();
     // An op whose outputs are all empty (a zero dimension) has nothing to
@@ -522,6 +525,8 @@ MaceStatus Net::Run(RunMetadata* run_metadata) {
         empty ? MaceStatus()
               : CatchExceptions([&] { return op->Run(&context); }, [&] { return op->Describe(); });
     if (!status.ok()) return status;
+    // A loop of the op skipped pieces: its outputs are not to be used.
+    if (control != nullptr && !control->Status().ok()) return FinishStoppedRun(*control);
     if (run_metadata != nullptr) {
       OperatorStats stats;
       // Waits for a device's work, so the host time covers it too.
@@ -540,6 +545,14 @@ MaceStatus Net::Run(RunMetadata* run_metadata) {
   }
   if (runtimes_.device != runtimes_.cpu) MACE_RETURN_IF_ERROR(runtimes_.device->AfterRun());
   return runtimes_.cpu->AfterRun();
+}
+
+MaceStatus Net::FinishStoppedRun(const RunControl& control) {
+  // The device finishes what was enqueued, so the next Run starts from an
+  // idle queue; its own error, if any, is reported before the stop.
+  if (runtimes_.device != runtimes_.cpu) MACE_RETURN_IF_ERROR(runtimes_.device->AfterRun());
+  MACE_RETURN_IF_ERROR(runtimes_.cpu->AfterRun());
+  return control.Status();
 }
 
 }  // namespace mace

@@ -18,9 +18,12 @@
 #include "mace/core/executor.h"
 #include "mace/core/op_registry.h"
 #include "mace/core/runtime.h"
+#include "mace/core/shared_arena.h"
 #include "mace/core/workspace.h"
 
 namespace mace {
+
+class RunControl;
 
 struct NetOptions {
   MemoryStrategy memory_strategy = MemoryStrategy::OPTIMAL;
@@ -46,6 +49,10 @@ struct NetOptions {
   // Plain CPU model inputs get no arena bytes: the engine points them at the
   // app's input buffers for each Run (Executor::InputReadInPlace).
   bool inputs_in_app_buffers = false;
+  // The engine's part of its context's shared CPU arena: the CPU_BUFFER
+  // plan goes there instead of into an arena of the net's own. Not for
+  // subgraph nets, which keep their own.
+  SharedArena::Member* shared_arena = nullptr;
 };
 
 // The runtimes a net places ops on: the engine's device, and the CPU that
@@ -109,6 +116,9 @@ class Net : public Executor {
   int converter_count() const { return converter_count_; }
 
  private:
+  // Ends a Run that its RunControl stopped: lets the runtimes finish, then
+  // returns the stop status.
+  MaceStatus FinishStoppedRun(const RunControl& control);
   MaceStatus CreateInputs(const NetDef& net_def);
   MaceStatus CreateOps(const NetDef& net_def);
   // The runtime and kernel for `def`: its requested device where that

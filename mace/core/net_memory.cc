@@ -214,6 +214,10 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
 const MemoryReport& Net::memory_report() const {
   memory_report_.op_bytes = 0;
   for (const auto& op : ops_) memory_report_.op_bytes += op->HeldBytes();
+  if (options_.shared_arena != nullptr) {
+    memory_report_.shared_arena_bytes = options_.shared_arena->arena_bytes();
+    memory_report_.shared_arena_offset = options_.shared_arena->region_offset();
+  }
   return memory_report_;
 }
 
@@ -295,9 +299,19 @@ MaceStatus Net::PlanMemoryType(MemoryType type, Runtime* runtime, const std::vec
                                  {options_.plan_time_limit_ms, options_.plan_step_limit}, &plan));
   const int64_t plan_micros = NowMicros() - plan_start;
   MACE_RETURN_IF_ERROR(ReserveMemory(plan.total, StrCat("the ", MemoryTypeName(type), " arena")));
+  // The CPU arena of an engine in a context is its part of the shared one.
+  SharedArena::Member* shared = type == MemoryType::CPU_BUFFER ? options_.shared_arena : nullptr;
   std::unique_ptr<Memory> memory;
-  MACE_RETURN_IF_ERROR(
-      runtime->Allocate(MemoryExtent::Buffer(type, std::max<int64_t>(plan.total, 1)), &memory));
+  if (shared != nullptr) {
+    std::vector<SharedArena::Binding> bindings;
+    for (size_t r = 0; r < order.size(); ++r) {
+      bindings.push_back({order[r], plan.offsets[r], records[r].size});
+    }
+    MACE_RETURN_IF_ERROR(shared->SetPlan(plan.total, std::move(bindings)));
+  } else {
+    MACE_RETURN_IF_ERROR(
+        runtime->Allocate(MemoryExtent::Buffer(type, std::max<int64_t>(plan.total, 1)), &memory));
+  }
   MemoryTypeReport report;
   report.memory_type = MemoryTypeName(type);
   report.runtime = runtime->name();
@@ -306,7 +320,7 @@ MaceStatus Net::PlanMemoryType(MemoryType type, Runtime* runtime, const std::vec
   report.lower_bound_bytes = plan.lower_bound;
   report.blocks = 1;
   for (size_t r = 0; r < order.size(); ++r) {
-    order[r]->Bind(memory.get(), plan.offsets[r], records[r].size);
+    if (memory != nullptr) order[r]->Bind(memory.get(), plan.offsets[r], records[r].size);
     report.naive_bytes += records[r].size;
     memory_report_.tensors.push_back({order[r]->name(), report.memory_type, plan.offsets[r],
                                       records[r].size, records[r].first, records[r].last, ""});
@@ -323,7 +337,7 @@ MaceStatus Net::PlanMemoryType(MemoryType type, Runtime* runtime, const std::vec
           << plan.strategy << ": " << plan.total << " bytes, lower bound " << plan.lower_bound
           << ", naive " << report.naive_bytes;
   memory_report_.memory_types.push_back(std::move(report));
-  memories_.push_back(std::move(memory));
+  if (memory != nullptr) memories_.push_back(std::move(memory));
   return MaceStatus();
 }
 

@@ -33,6 +33,8 @@ class MaceEngineConfig::Impl {
   std::map<std::string, CustomOpFactory> custom_ops;
   OutputObserver output_observer;
   HexagonOptions hexagon_options;
+  std::shared_ptr<MaceContext> context;
+  int sequential_group = -1;
 };
 
 MaceEngineConfig::MaceEngineConfig(DeviceType device_type) : impl_(new Impl) {
@@ -145,6 +147,20 @@ void MaceEngineConfig::SetOutputObserver(OutputObserver observer) {
   impl_->output_observer = std::move(observer);
 }
 const OutputObserver& MaceEngineConfig::output_observer() const { return impl_->output_observer; }
+
+void MaceEngineConfig::SetContext(std::shared_ptr<MaceContext> context) {
+  impl_->context = std::move(context);
+}
+
+const std::shared_ptr<MaceContext>& MaceEngineConfig::context() const { return impl_->context; }
+
+MaceStatus MaceEngineConfig::SetSequentialGroup(int group) {
+  MACE_CHECK_ARG(group >= -1, "sequential group ", group, " is below -1");
+  impl_->sequential_group = group;
+  return MaceStatus();
+}
+
+int MaceEngineConfig::sequential_group() const { return impl_->sequential_group; }
 
 MaceStatus MaceEngineConfig::RegisterCustomOp(const std::string& type, CustomOpFactory factory) {
   MACE_CHECK_ARG(!type.empty(), "a custom op needs a type name");

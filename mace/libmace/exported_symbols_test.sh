@@ -5,7 +5,7 @@
 set -euo pipefail
 lib="$1"
 allowed='^(mace_c_[a-z0-9_]+'
-allowed+='|mace::(MaceStatus|MaceTensor|MaceEngineConfig|MaceEngine)::(~?[A-Za-z_]+|operator=)(\[abi:cxx11\])?\('
+allowed+='|mace::(MaceStatus|MaceTensor|MaceEngineConfig|MaceEngine|MaceContext)::(~?[A-Za-z_]+|operator=)(\[abi:cxx11\])?\('
 allowed+='|mace::(CreateMaceEngineFromProto|MaceVersion|TensorDataTypeSize|TensorDataTypeName)\('
 allowed+='|(typeinfo|typeinfo name|vtable) for mace::CustomOp(Context)?)'
 # Local entries (lower-case types but u) are not exports: gold keeps hidden

@@ -19,6 +19,14 @@ struct MaceCConfig {
   mace::MaceEngineConfig config;
 };
 
+struct MaceCContext {
+  std::shared_ptr<mace::MaceContext> context;
+};
+
+struct MaceCCancellation {
+  mace::CancellationFlag flag;
+};
+
 struct MaceCEngine {
   std::shared_ptr<mace::MaceEngine> engine;
   std::vector<std::string> input_names;
@@ -237,6 +245,85 @@ MaceCStatus mace_c_config_set_cpu_threads(MaceCConfig* config, int num_threads, 
                                                        " is not 0, 1 or 2");
     return FromStatus(config->config.SetCPUThreadPolicy(
         num_threads, static_cast<mace::CPUAffinityPolicy>(affinity)));
+  });
+}
+
+MaceCStatus mace_c_context_create(int num_threads, int affinity, MaceCContext** context) {
+  return Guard("mace_c_context_create", [&] {
+    MACE_C_REQUIRE(context != nullptr, "mace_c_context_create: context is null");
+    *context = nullptr;
+    MACE_C_REQUIRE(num_threads >= -1 && num_threads <= kMaxCpuThreads,
+                   "mace_c_context_create: num_threads " + std::to_string(num_threads) +
+                       " is not -1, 0 (the default) or 1 to " + std::to_string(kMaxCpuThreads));
+    MACE_C_REQUIRE(affinity >= 0 && affinity <= 2, "mace_c_context_create: affinity " +
+                                                       std::to_string(affinity) +
+                                                       " is not 0, 1 or 2");
+    auto handle = std::make_unique<MaceCContext>();
+    const MaceCStatus code = FromStatus(mace::MaceContext::Create(
+        num_threads, static_cast<mace::CPUAffinityPolicy>(affinity), &handle->context));
+    if (code == MACE_C_OK) *context = handle.release();
+    return code;
+  });
+}
+
+void mace_c_context_destroy(MaceCContext* context) { delete context; }
+
+MaceCStatus mace_c_context_num_threads(const MaceCContext* context, int* num_threads) {
+  return Guard("mace_c_context_num_threads", [&] {
+    MACE_C_REQUIRE(context != nullptr && num_threads != nullptr,
+                   "mace_c_context_num_threads: context or num_threads is null");
+    *num_threads = context->context->num_threads();
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_cancellation_create(MaceCCancellation** cancellation) {
+  return Guard("mace_c_cancellation_create", [&] {
+    MACE_C_REQUIRE(cancellation != nullptr, "mace_c_cancellation_create: cancellation is null");
+    *cancellation = new MaceCCancellation();
+    return MACE_C_OK;
+  });
+}
+
+void mace_c_cancellation_destroy(MaceCCancellation* cancellation) { delete cancellation; }
+
+MaceCStatus mace_c_cancellation_cancel(MaceCCancellation* cancellation) {
+  return Guard("mace_c_cancellation_cancel", [&] {
+    MACE_C_REQUIRE(cancellation != nullptr, "mace_c_cancellation_cancel: cancellation is null");
+    cancellation->flag.Cancel();
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_cancellation_reset(MaceCCancellation* cancellation) {
+  return Guard("mace_c_cancellation_reset", [&] {
+    MACE_C_REQUIRE(cancellation != nullptr, "mace_c_cancellation_reset: cancellation is null");
+    cancellation->flag.Reset();
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_config_set_context(MaceCConfig* config, MaceCContext* context) {
+  return Guard("mace_c_config_set_context", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_context: config is null");
+    config->config.SetContext(context != nullptr ? context->context : nullptr);
+    return MACE_C_OK;
+  });
+}
+
+MaceCStatus mace_c_config_set_sequential_group(MaceCConfig* config, int group) {
+  return Guard("mace_c_config_set_sequential_group", [&] {
+    MACE_C_REQUIRE(config != nullptr, "mace_c_config_set_sequential_group: config is null");
+    return FromStatus(config->config.SetSequentialGroup(group));
+  });
+}
+
+MaceCStatus mace_c_context_arena_bytes(const MaceCContext* context, int64_t* bytes) {
+  return Guard("mace_c_context_arena_bytes", [&] {
+    MACE_C_REQUIRE(context != nullptr && bytes != nullptr,
+                   "mace_c_context_arena_bytes: context or bytes is null");
+    *bytes = context->context->arena_bytes();
+    return MACE_C_OK;
   });
 }
 
@@ -494,8 +581,18 @@ MaceCStatus mace_c_engine_clear_inputs(MaceCEngine* engine) {
 }
 
 MaceCStatus mace_c_engine_run(MaceCEngine* engine) {
+  return mace_c_engine_run_with_options(engine, 0, nullptr);
+}
+
+MaceCStatus mace_c_engine_run_with_options(MaceCEngine* engine, int64_t timeout_us,
+                                           const MaceCCancellation* cancellation) {
   const MaceCStatus code = Guard("mace_c_engine_run", [&] {
     MACE_C_REQUIRE(engine != nullptr, "mace_c_engine_run: engine is null");
+    MACE_C_REQUIRE(timeout_us >= 0, "mace_c_engine_run_with_options: timeout_us " +
+                                        std::to_string(timeout_us) + " is below 0");
+    mace::RunOptions options;
+    options.timeout_micros = timeout_us;
+    options.cancellation = cancellation != nullptr ? &cancellation->flag : nullptr;
     std::map<std::string, mace::MaceTensor> inputs;
     inputs.swap(engine->inputs);  // consumed by this run, whatever its outcome
     engine->outputs.clear();
@@ -503,7 +600,7 @@ MaceCStatus mace_c_engine_run(MaceCEngine* engine) {
       MACE_C_REQUIRE(inputs.count(name) > 0, "mace_c_engine_run: input '" + name +
                                                  "' has not been set since the last run");
     }
-    return FromStatus(engine->engine->Run(inputs, &engine->outputs));
+    return FromStatus(engine->engine->Run(inputs, &engine->outputs, nullptr, options));
   });
   // No output of a failed run is left to read.
   if (code != MACE_C_OK && engine != nullptr) engine->outputs.clear();

@@ -5,9 +5,11 @@
 #include <set>
 
 #include "mace/core/net.h"
+#include "mace/libmace/context_impl.h"
 #include "mace/libmace/custom_op_adapter.h"
 #include "mace/libmace/runtime_providers.h"
 #include "mace/utils/logging.h"
+#include "mace/utils/run_control.h"
 
 namespace mace {
 
@@ -196,13 +198,17 @@ MaceStatus RefuseUnknownFields(const NetDef& net) {
 class MaceEngine::Impl {
  public:
   explicit Impl(const MaceEngineConfig& config) : config_(config) {}
+  // The shared arena's member leaves first: the net's tensors it binds die
+  // with the executor.
+  ~Impl() { arena_member_.reset(); }
 
   MaceStatus Init(const unsigned char* graph, size_t graph_size,
                   const std::vector<std::string>& input_nodes,
                   const std::vector<std::string>& output_nodes,
                   std::shared_ptr<WeightsBlob> weights);
   MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
-                 std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata);
+                 std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata,
+                 const RunOptions& options);
   // Maps the weights file, or copies it with SetCopyWeightsFile.
   MaceStatus LoadWeightsFile(const std::string& path, std::shared_ptr<WeightsBlob>* blob) const {
     return config_.copy_weights_file() ? ReadWeightsFile(path, blob) : MapWeightsFile(path, blob);
@@ -258,6 +264,8 @@ class MaceEngine::Impl {
   ConverterRegistry converters_;
   std::unique_ptr<Runtime> cpu_runtime_;
   std::unique_ptr<Runtime> device_runtime_;  // null on a CPU engine
+  // The engine's part of its context's CPU arena; null without a context.
+  std::unique_ptr<SharedArena::Member> arena_member_;
   Workspace workspace_;
   std::unique_ptr<Executor> executor_;
   std::vector<std::string> input_names_;
@@ -319,6 +327,11 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   options.memory_limit = config_.memory_limit();
   options.output_observer = config_.output_observer();
   options.inputs_in_app_buffers = config_.device_type() == DeviceType::CPU;
+  if (config_.context() != nullptr) {
+    arena_member_ = config_.context()->impl()->arena->Join(
+        config_.sequential_group(), net_def.name().empty() ? "model" : net_def.name());
+    options.shared_arena = arena_member_.get();
+  }
   const RuntimeProvider* provider = FindRuntimeProvider(config_.device_type());
   const bool whole_graph = provider != nullptr && provider->wrap_net != nullptr;
   // A whole-graph device reads the CPU net's tensors as plain NCHW.
@@ -460,9 +473,25 @@ MaceStatus MaceEngine::Impl::CopyInputs(const std::map<std::string, MaceTensor>&
 
 MaceStatus MaceEngine::Impl::Run(const std::map<std::string, MaceTensor>& inputs,
                                  std::map<std::string, MaceTensor>* outputs,
-                                 RunMetadata* run_metadata) {
+                                 RunMetadata* run_metadata, const RunOptions& options) {
   MACE_CHECK_ARG(executor_ != nullptr, "Run called before a successful Init");
   MACE_CHECK_ARG(outputs != nullptr, "Run needs an output map");
+  MACE_CHECK_ARG(options.timeout_micros >= 0, "RunOptions::timeout_micros is ",
+                 options.timeout_micros, "; use 0 for no limit");
+  // The deadline counts from here; no control at all for a Run without one.
+  const bool controlled = options.timeout_micros > 0 || options.cancellation != nullptr;
+  RunControl control(options.cancellation, options.timeout_micros);
+  ScopedRunControl scope(controlled ? &control : nullptr);
+  if (controlled && control.ShouldStop()) return control.Status();
+  // The engine's region of a shared arena is its own from the inputs in to
+  // the outputs out.
+  if (arena_member_ != nullptr) MACE_RETURN_IF_ERROR(arena_member_->BeginRun());
+  struct EndRun {
+    SharedArena::Member* member;
+    ~EndRun() {
+      if (member != nullptr) member->EndRun();
+    }
+  } end_run{arena_member_.get()};
   if (const std::shared_ptr<WeightsBlob> weights = weights_.lock()) {
     MACE_RETURN_IF_ERROR(weights->CheckUnchanged());
   }
@@ -566,7 +595,13 @@ MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
 
 MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
                            std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata) {
-  return CatchExceptions([&] { return impl_->Run(inputs, outputs, run_metadata); },
+  return Run(inputs, outputs, run_metadata, RunOptions());
+}
+
+MaceStatus MaceEngine::Run(const std::map<std::string, MaceTensor>& inputs,
+                           std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata,
+                           const RunOptions& options) {
+  return CatchExceptions([&] { return impl_->Run(inputs, outputs, run_metadata, options); },
                          [] { return std::string("running the model"); });
 }
 

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 
+#include "mace/libmace/context_impl.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/registry.h"
 #include "mace/runtimes/cpu/cpu_features.h"
@@ -42,8 +43,12 @@ RuntimeProvider CpuProvider() {
   provider.create = [](const MaceEngineConfig& config, std::unique_ptr<Runtime>* runtime) {
     KernelIsa isa = KernelIsa::kReference;
     MACE_RETURN_IF_ERROR(ChooseKernelIsa(config.cpu_kernel_family(), &isa));
-    auto cpu =
-        std::make_unique<CpuRuntime>(config.num_threads(), config.cpu_affinity_policy(), isa);
+    const MaceContext::Impl* context =
+        config.context() != nullptr ? config.context()->impl() : nullptr;
+    auto cpu = context != nullptr
+                   ? std::make_unique<CpuRuntime>(context->thread_pool, context->policy, isa)
+                   : std::make_unique<CpuRuntime>(config.num_threads(),
+                                                  config.cpu_affinity_policy(), isa);
     if (config.cpu_precision() == CPUPrecision::FP16) {
       if (ops::Fp16KernelTableFor(isa) != nullptr) {
         cpu->set_fp16(true);

@@ -7,6 +7,7 @@
 #ifndef MACE_PUBLIC_MACE_H_
 #define MACE_PUBLIC_MACE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -70,6 +71,10 @@ class MaceStatus {
     MACE_OUT_OF_RESOURCES = 2,
     MACE_UNSUPPORTED = 3,
     MACE_RUNTIME_ERROR = 4,
+    // A Run stopped early: its CancellationFlag was set, or its
+    // RunOptions::timeout_micros passed. The engine is ready for the next Run.
+    MACE_CANCELLED = 5,
+    MACE_DEADLINE_EXCEEDED = 6,
   };
 
   MaceStatus() = default;
@@ -200,6 +205,12 @@ struct MemoryReport {
   std::vector<TensorPlacement> tensors;
   // Every memory type the net uses; the fields above repeat CPU_BUFFER's.
   std::vector<MemoryTypeReport> memory_types;
+  // An engine in a MaceContext keeps its CPU arena (arena_bytes, with the
+  // offsets in `tensors`) as its part of the context's shared CPU arena:
+  // the whole shared arena's bytes, and where this engine's part starts in
+  // it. 0 and -1 for an engine without a context.
+  int64_t shared_arena_bytes = 0;
+  int64_t shared_arena_offset = -1;
 };
 
 // ---- Custom operators ------------------------------------------------------
@@ -241,6 +252,67 @@ using OutputObserver = std::function<void(const std::string& tensor_name,
                                           const std::vector<int64_t>& shape, const float* data)>;
 
 // ---- Engine ----------------------------------------------------------------
+
+// Stops the Runs it is given (RunOptions) when any thread calls Cancel(). A
+// Run that sees it set returns MACE_CANCELLED; the flag stays set for later
+// Runs until Reset(). The app keeps it alive while a Run uses it.
+class CancellationFlag {
+ public:
+  void Cancel() { cancelled_.store(true, std::memory_order_release); }
+  void Reset() { cancelled_.store(false, std::memory_order_release); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+// Bounds one Run (docs/pipelines.md). The CPU checks between ops and
+// between the pieces of each parallel loop; the GPU between ops and
+// between the enqueued pieces of a split kernel; the DSP before its call.
+struct RunOptions {
+  // Microseconds the Run may take from its call; past them it returns
+  // MACE_DEADLINE_EXCEEDED. 0: no limit; below 0 is MACE_INVALID_ARGS.
+  int64_t timeout_micros = 0;
+  // Null: the Run cannot be cancelled.
+  const CancellationFlag* cancellation = nullptr;
+};
+
+// What the engines of one app share (docs/pipelines.md):
+// - one CPU thread pool, created with the context, so engines given it
+//   start no threads of their own. Engines may run from several app
+//   threads at once: one Run at a time has the pool's workers, and a
+//   parallel loop of another Run that finds them busy runs on its own
+//   calling thread, with the same results;
+// - one CPU arena for the intermediates of its engines. Engines of one
+//   sequential group (MaceEngineConfig::SetSequentialGroup) never run at
+//   the same time and share one region of it, as large as the largest of
+//   their plans; each group, and each engine outside a group, has a region
+//   of its own. The layout is planned again when an engine joins or leaves.
+//   A Run of an engine whose group has another engine running is refused
+//   with MACE_RUNTIME_ERROR naming the group.
+// The context lives as long as the last engine or config holding it.
+class MaceContext {
+ public:
+  // num_threads <= 0 means one thread per core the policy allows; a larger
+  // count is clamped to those cores. The pool's threads start here.
+  static MaceStatus Create(int num_threads, CPUAffinityPolicy policy,
+                           std::shared_ptr<MaceContext>* context);
+  ~MaceContext();
+  MaceContext(const MaceContext&) = delete;
+  MaceContext& operator=(const MaceContext&) = delete;
+  // Threads of the CPU pool, the calling thread included.
+  int num_threads() const;
+  CPUAffinityPolicy cpu_affinity_policy() const;
+  // Bytes of the shared CPU arena as now laid out.
+  int64_t arena_bytes() const;
+
+  class Impl;
+  Impl* impl() const { return impl_.get(); }
+
+ private:
+  MaceContext();
+  std::unique_ptr<Impl> impl_;
+};
 
 // The emulated Hexagon DSP of a DeviceType::HEXAGON engine
 // (docs/design/dsp.md). Empty paths and a zero timeout take their
@@ -383,6 +455,17 @@ class MaceEngineConfig {
   // engine creation with MACE_UNSUPPORTED naming the path.
   MaceStatus SetHexagonOptions(const HexagonOptions& options);
   const HexagonOptions& hexagon_options() const;
+  // The shared context of this engine (default: none, the engine starts a
+  // CPU pool of its own). With one, SetCPUThreadPolicy has no effect: the
+  // engine uses the context's pool.
+  void SetContext(std::shared_ptr<MaceContext> context);
+  const std::shared_ptr<MaceContext>& context() const;
+  // The sequential group of an engine in a context: engines of one group
+  // (a number >= 0 the app chooses) promise never to run at the same time
+  // and share one arena region. -1 (the default): a region of its own, so
+  // it may run at any time. Below -1 is MACE_INVALID_ARGS.
+  MaceStatus SetSequentialGroup(int group);
+  int sequential_group() const;
   // Registers an app operator for op type `type` (float32, CPU).
   MaceStatus RegisterCustomOp(const std::string& type, CustomOpFactory factory);
   const std::map<std::string, CustomOpFactory>& custom_ops() const;
@@ -423,6 +506,12 @@ class MaceEngine {
                  std::map<std::string, MaceTensor>* outputs);
   MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
                  std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata);
+  // A Run that stops early when `options` says so (MACE_CANCELLED,
+  // MACE_DEADLINE_EXCEEDED), leaving `outputs` untouched. `run_metadata`
+  // may be null.
+  MaceStatus Run(const std::map<std::string, MaceTensor>& inputs,
+                 std::map<std::string, MaceTensor>* outputs, RunMetadata* run_metadata,
+                 const RunOptions& options);
 
   // Each input's current shape: the one the model declares until a Run
   // gives a dynamic input another; valid after Init.

@@ -52,7 +52,11 @@ typedef MACE_C_ENUM(MaceCStatus) {
   MACE_C_INVALID_ARGS = 1,
   MACE_C_OUT_OF_RESOURCES = 2,
   MACE_C_UNSUPPORTED = 3,
-  MACE_C_RUNTIME_ERROR = 4
+  MACE_C_RUNTIME_ERROR = 4,
+  /* A run stopped by its cancellation flag, or by its timeout; the engine
+   * is ready for the next run. */
+  MACE_C_CANCELLED = 5,
+  MACE_C_DEADLINE_EXCEEDED = 6
 } MaceCStatus;
 
 /* The same values as mace::DeviceType. */
@@ -74,6 +78,8 @@ typedef MACE_C_ENUM(MaceCDataType) {
 
 typedef struct MaceCConfig MaceCConfig;
 typedef struct MaceCEngine MaceCEngine;
+typedef struct MaceCContext MaceCContext;
+typedef struct MaceCCancellation MaceCCancellation;
 
 /* "0.1.0". */
 MACE_C_API const char* mace_c_version(void);
@@ -85,7 +91,36 @@ MACE_C_API const char* mace_c_last_error(void);
 MACE_C_API const char* mace_c_data_type_name(MaceCDataType type);
 MACE_C_API size_t mace_c_data_type_size(MaceCDataType type);
 
+/* ---- Shared context and cancellation (docs/pipelines.md) --------------- */
+
+/* A context whose CPU thread pool the engines given it share (see
+ * mace::MaceContext); num_threads and affinity as for
+ * mace_c_config_set_cpu_threads. An engine keeps the context alive: it may
+ * be destroyed once the configs and engines hold it. Null is ignored. */
+MACE_C_API MaceCStatus mace_c_context_create(int num_threads, int affinity,
+                                             MaceCContext** context);
+MACE_C_API void mace_c_context_destroy(MaceCContext* context);
+MACE_C_API MaceCStatus mace_c_context_num_threads(const MaceCContext* context,
+                                                  int* num_threads);
+/* A flag that stops the runs it is given (mace_c_engine_run_with_options):
+ * cancel may be called from any thread, and the flag stays set until
+ * reset. Null is ignored by destroy; it must outlive the runs using it. */
+MACE_C_API MaceCStatus mace_c_cancellation_create(MaceCCancellation** cancellation);
+MACE_C_API void mace_c_cancellation_destroy(MaceCCancellation* cancellation);
+MACE_C_API MaceCStatus mace_c_cancellation_cancel(MaceCCancellation* cancellation);
+MACE_C_API MaceCStatus mace_c_cancellation_reset(MaceCCancellation* cancellation);
+
 /* ---- Engine configuration ---------------------------------------------- */
+
+/* Engines created from the config use the context's CPU thread pool (null:
+ * a pool of their own, the default). */
+MACE_C_API MaceCStatus mace_c_config_set_context(MaceCConfig* config, MaceCContext* context);
+/* The engine's sequential group in its context (mace::MaceEngineConfig::
+ * SetSequentialGroup): engines of one group >= 0 never run at the same
+ * time and share one arena region; -1 (the default) a region of its own. */
+MACE_C_API MaceCStatus mace_c_config_set_sequential_group(MaceCConfig* config, int group);
+/* The shared CPU arena's bytes as now laid out. */
+MACE_C_API MaceCStatus mace_c_context_arena_bytes(const MaceCContext* context, int64_t* bytes);
 
 MACE_C_API MaceCStatus mace_c_config_create(MaceCDevice device, MaceCConfig** config);
 /* Null is ignored. */
@@ -196,6 +231,12 @@ MACE_C_API MaceCStatus mace_c_engine_clear_inputs(MaceCEngine* engine);
  * since the last run is MACE_C_INVALID_ARGS naming it. A failed run leaves
  * no outputs and no inputs behind. */
 MACE_C_API MaceCStatus mace_c_engine_run(MaceCEngine* engine);
+/* mace_c_engine_run bounded by a timeout in microseconds from the call (0:
+ * none; below 0 is MACE_C_INVALID_ARGS) and a cancellation flag (may be
+ * null): a run they stop is MACE_C_DEADLINE_EXCEEDED or MACE_C_CANCELLED,
+ * leaves no outputs, and consumes the inputs like any failed run. */
+MACE_C_API MaceCStatus mace_c_engine_run_with_options(MaceCEngine* engine, int64_t timeout_us,
+                                                      const MaceCCancellation* cancellation);
 /* Output `name` of the last successful run: its type, shape and data,
  * valid until the next run or destroy. Any out-pointer may be null. */
 MACE_C_API MaceCStatus mace_c_engine_get_output(const MaceCEngine* engine, const char* name,

@@ -5,7 +5,7 @@ namespace mace {
 
 std::string MaceStatus::ToString() const {
   static const char* const kNames[] = {"SUCCESS", "INVALID_ARGS", "OUT_OF_RESOURCES", "UNSUPPORTED",
-                                       "RUNTIME_ERROR"};
+                                       "RUNTIME_ERROR", "CANCELLED", "DEADLINE_EXCEEDED"};
   std::string text = kNames[code_];
   if (!information_.empty()) text += ": " + information_;
   return text;

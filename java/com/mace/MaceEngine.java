@@ -93,6 +93,8 @@ public final class MaceEngine implements AutoCloseable {
     private String hexagonEmulatorPath;
     private String hexagonImagePath;
     private long hexagonCallTimeoutMs;
+    private MaceContext context;
+    private int sequentialGroup = -1;
 
     public Config() {}
 
@@ -160,6 +162,25 @@ public final class MaceEngine implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The shared context whose CPU thread pool the engine uses (null: a pool
+     * of its own); the engine keeps it alive (docs/pipelines.md).
+     */
+    public Config setContext(MaceContext context) {
+      this.context = context;
+      return this;
+    }
+
+    /**
+     * The engine's sequential group in its context: engines of one group
+     * (&gt;= 0) never run at the same time and share one arena region; -1
+     * (the default) a region of its own.
+     */
+    public Config setSequentialGroup(int group) {
+      this.sequentialGroup = group;
+      return this;
+    }
+
     /** A native config with these settings; the caller destroys it. */
     long toNative() {
       long handle = NativeMace.configCreate(device.code);
@@ -181,6 +202,10 @@ public final class MaceEngine implements AutoCloseable {
         }
         if (cpuKernelFamily != null) {
           NativeMace.configSetCpuKernelFamily(handle, cpuKernelFamily);
+        }
+        if (context != null) {
+          NativeMace.configSetContext(handle, context.live());
+          NativeMace.configSetSequentialGroup(handle, sequentialGroup);
         }
         if (hexagonOptionsSet) {
           NativeMace.configSetHexagonOptions(handle, hexagonEmulatorPath, hexagonImagePath,
@@ -350,6 +375,17 @@ public final class MaceEngine implements AutoCloseable {
    */
   public synchronized void run() {
     NativeMace.run(live());
+  }
+
+  /**
+   * {@link #run()} bounded by {@code timeoutMicros} (0: no limit) and by
+   * {@code cancellation} (may be null), which another thread may cancel: a
+   * stopped run throws MaceException with status DEADLINE_EXCEEDED or
+   * CANCELLED, and the engine is ready for the next run.
+   */
+  public synchronized void run(long timeoutMicros, Cancellation cancellation) {
+    NativeMace.runWithOptions(live(), timeoutMicros,
+        cancellation == null ? 0 : cancellation.live());
   }
 
   /**

@@ -14,7 +14,11 @@ public class MaceException extends RuntimeException {
     INVALID_ARGS,
     OUT_OF_RESOURCES,
     UNSUPPORTED,
-    RUNTIME_ERROR;
+    RUNTIME_ERROR,
+    /** A run stopped by its {@link Cancellation}. */
+    CANCELLED,
+    /** A run stopped by its timeout. */
+    DEADLINE_EXCEEDED;
 
     static Status of(int code) {
       Status[] all = values();

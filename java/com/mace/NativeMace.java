@@ -77,6 +77,26 @@ final class NativeMace {
 
   static native void run(long engine);
 
+  static native void runWithOptions(long engine, long timeoutMicros, long cancellation);
+
+  static native long contextCreate(int threads, int affinity);
+
+  static native void contextDestroy(long context);
+
+  static native int contextNumThreads(long context);
+
+  static native void configSetContext(long config, long context);
+
+  static native void configSetSequentialGroup(long config, int group);
+
+  static native long contextArenaBytes(long context);
+
+  static native long cancellationCreate();
+
+  static native void cancellationDestroy(long cancellation);
+
+  static native void cancellationSet(long cancellation, boolean cancelled);
+
   static native int outputType(long engine, String name);
 
   static native long[] outputShape(long engine, String name);

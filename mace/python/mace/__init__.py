@@ -12,6 +12,7 @@ every failure is a MaceError carrying the engine's status and message.
 The library is found through MACE_LIBRARY, else next to this package, else
 in the repository's bazel-bin.
 """
+from mace.control import Cancellation, Context
 from mace.engine import Engine, MaceError, library_path, version
 
-__all__ = ["Engine", "MaceError", "library_path", "version"]
+__all__ = ["Cancellation", "Context", "Engine", "MaceError", "library_path", "version"]

@@ -8,11 +8,15 @@ import operator
 import os
 import threading
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 import numpy as np
 
-_STATUS = {1: "INVALID_ARGS", 2: "OUT_OF_RESOURCES", 3: "UNSUPPORTED", 4: "RUNTIME_ERROR"}
+if TYPE_CHECKING:
+    from mace.control import Cancellation, Context
+
+_STATUS = {1: "INVALID_ARGS", 2: "OUT_OF_RESOURCES", 3: "UNSUPPORTED", 4: "RUNTIME_ERROR",
+           5: "CANCELLED", 6: "DEADLINE_EXCEEDED"}
 _DEVICES = {"cpu": 0, "gpu": 2, "hexagon": 3, "dsp": 3}
 # The values of MaceCDataType (mace_c.h). bool is one byte per element, 0 or 1.
 _DTYPES = {0: np.dtype(np.float32), 1: np.dtype(np.int32), 2: np.dtype(np.uint8),
@@ -21,7 +25,9 @@ _CODES = {dtype: code for code, dtype in _DTYPES.items()}
 _GPU_DATA_TYPES = {"fp16_fp32": 0, "fp32_fp32": 1}
 # The integer arguments of Engine and the values the C API takes for them.
 _DAY_MS = 24 * 3600 * 1000
-_INT_RANGES = {"threads": (-1, 256), "affinity": (0, 2), "dsp_timeout_ms": (0, _DAY_MS)}
+_INT_RANGES = {"threads": (-1, 256), "affinity": (0, 2), "dsp_timeout_ms": (0, _DAY_MS),
+               "sequential_group": (-1, 2**31 - 1),
+               "timeout_us": (0, 2**63 - 1)}
 
 
 class MaceError(RuntimeError):
@@ -99,6 +105,17 @@ def _declare(lib: ctypes.CDLL) -> None:
         "mace_c_engine_set_input": ([p, ctypes.c_char_p, c_int, int64_p, size_t, p, size_t],
                                     c_int),
         "mace_c_engine_run": ([p], c_int),
+        "mace_c_engine_run_with_options": ([p, ctypes.c_int64, p], c_int),
+        "mace_c_context_create": ([c_int, c_int, ctypes.POINTER(p)], c_int),
+        "mace_c_context_destroy": ([p], None),
+        "mace_c_context_num_threads": ([p, ctypes.POINTER(c_int)], c_int),
+        "mace_c_config_set_context": ([p, p], c_int),
+        "mace_c_config_set_sequential_group": ([p, c_int], c_int),
+        "mace_c_context_arena_bytes": ([p, int64_p], c_int),
+        "mace_c_cancellation_create": ([ctypes.POINTER(p)], c_int),
+        "mace_c_cancellation_destroy": ([p], None),
+        "mace_c_cancellation_cancel": ([p], c_int),
+        "mace_c_cancellation_reset": ([p], c_int),
         "mace_c_engine_get_output": ([p, ctypes.c_char_p, ctypes.POINTER(c_int),
                                       ctypes.POINTER(int64_p), ctypes.POINTER(size_t),
                                       ctypes.POINTER(p), ctypes.POINTER(size_t)], c_int),
@@ -157,14 +174,19 @@ class Engine:
     thread for parallel runs. `dsp_emulator`, `dsp_image` and
     `dsp_timeout_ms` are the Hexagon options of a "hexagon" engine (the
     qemu-hexagon binary, the DSP image, the deadline of each call to the
-    DSP); None or 0 takes the default (docs/bindings.md)."""
+    DSP); None or 0 takes the default (docs/bindings.md). An engine given
+    a `context` (mace.Context) uses its CPU thread pool instead of starting
+    one; `threads` and `affinity` then have no effect, and
+    `sequential_group` (>= 0) puts it in a group of engines that never run
+    at the same time and share one arena region (docs/pipelines.md)."""
 
     def __init__(self, graph: os.PathLike | str | bytes, weights: os.PathLike | str | bytes,
                  device: str = "cpu", threads: int = -1, affinity: int = 0,
                  gpu_data_type: str = "fp16_fp32", opencl_device_fallback: bool = False,
                  opencl_cache_file: Optional[str] = None, cpu_kernel_family: str = "auto",
                  dsp_emulator: Optional[str] = None, dsp_image: Optional[str] = None,
-                 dsp_timeout_ms: int = 0):
+                 dsp_timeout_ms: int = 0, context: Optional["Context"] = None,
+                 sequential_group: int = -1):
         lib = _library()
         if device not in _DEVICES:
             raise MaceError("INVALID_ARGS", f"device '{device}' is not one of "
@@ -178,6 +200,7 @@ class Engine:
         threads = _integer("threads", threads)
         affinity = _integer("affinity", affinity)
         dsp_timeout_ms = _integer("dsp_timeout_ms", dsp_timeout_ms)
+        sequential_group = _integer("sequential_group", sequential_group)
         family = _text("cpu_kernel_family", cpu_kernel_family)
         cache = _text("opencl_cache_file", opencl_cache_file, path=True) \
             if opencl_cache_file else None
@@ -194,6 +217,9 @@ class Engine:
         _check(lib.mace_c_config_create(_DEVICES[device], ctypes.byref(config)))
         try:
             _check(lib.mace_c_config_set_cpu_threads(config, threads, affinity))
+            if context is not None:
+                _check(lib.mace_c_config_set_context(config, context.handle))
+                _check(lib.mace_c_config_set_sequential_group(config, sequential_group))
             _check(lib.mace_c_config_set_gpu_data_type(config, _GPU_DATA_TYPES[gpu_data_type]))
             _check(lib.mace_c_config_set_opencl_device_fallback(config,
                                                                 int(bool(opencl_device_fallback))))
@@ -261,7 +287,8 @@ class Engine:
             raise MaceError("INVALID_ARGS", "the engine is closed")
         return self._handle
 
-    def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def run(self, inputs: Mapping[str, np.ndarray], timeout_us: int = 0,
+            cancellation: Optional["Cancellation"] = None) -> dict[str, np.ndarray]:
         """Runs the model on `inputs` (exactly the model's inputs, as
         float32, int32, int64, bool or uint8 arrays of the model's shapes; a
         dynamic dimension any size up to input_max_shapes; a 0-d array for
@@ -270,7 +297,12 @@ class Engine:
         int64 or bool also takes float32; an integer beyond +-2^24 into a
         float32 model raises INVALID_ARGS. A missing or unknown input is
         INVALID_ARGS before anything reaches the engine; no value of an
-        earlier call is ever reused."""
+        earlier call is ever reused. A run longer than `timeout_us`
+        microseconds (0: no limit) raises DEADLINE_EXCEEDED, and one whose
+        `cancellation` (mace.Cancellation) another thread cancels raises
+        CANCELLED; the engine is ready for the next run."""
+        timeout_us = _integer("timeout_us", timeout_us)
+        flag = cancellation.handle if cancellation is not None else None
         arrays = self._arrays(inputs)
         lib = _library()
         with self._lock:
@@ -281,7 +313,7 @@ class Engine:
                     handle, name.encode(), _CODES[array.dtype], dims, array.ndim,
                     array.ctypes.data_as(ctypes.c_void_p) if array.nbytes else None,
                     array.nbytes))
-            _check(lib.mace_c_engine_run(handle))
+            _check(lib.mace_c_engine_run_with_options(handle, timeout_us, flag))
             return {name: self._output(handle, name) for name in self.output_names}
 
     def _arrays(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -27,6 +27,9 @@ class CpuRuntime : public Runtime {
         policy_(CPUAffinityPolicy::AFFINITY_NONE),
         isa_(isa),
         pool_(std::move(pool)) {}
+  // With a pool other runtimes share (MaceContext), made for `policy`.
+  CpuRuntime(std::shared_ptr<ThreadPool> pool, CPUAffinityPolicy policy, KernelIsa isa)
+      : num_threads_(pool->num_threads()), policy_(policy), isa_(isa), pool_(std::move(pool)) {}
 
   DeviceType device_type() const override { return DeviceType::CPU; }
   std::string name() const override { return "CPU"; }
@@ -61,7 +64,7 @@ class CpuRuntime : public Runtime {
   CPUAffinityPolicy policy_;
   KernelIsa isa_;
   bool fp16_ = false;
-  std::unique_ptr<ThreadPool> pool_;
+  std::shared_ptr<ThreadPool> pool_;
   ScratchBuffer scratch_;
   PersistentArena persistent_;
 };

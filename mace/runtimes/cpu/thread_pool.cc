@@ -105,11 +105,28 @@ void ThreadPool::ChunkRange(int64_t count, int chunks, int chunk, int64_t* begin
   *end = *begin + base + (chunk < extra ? 1 : 0);
 }
 
-void ThreadPool::Dispatch(const Job& job) {
-  if (job.count <= 0) return;
+void ThreadPool::RunSerially(const Job& job) {
+  if (job.control == nullptr || job.count == 1) {
+    job.invoke(job.callable, 0, job.count, 0);
+    return;
+  }
+  const int pieces = static_cast<int>(std::min<int64_t>(job.count, kSerialPieces));
+  for (int piece = 0; piece < pieces; ++piece) {
+    if (job.control->ShouldStop()) return;
+    int64_t begin = 0, end = 0;
+    ChunkRange(job.count, pieces, piece, &begin, &end);
+    job.invoke(job.callable, begin, end, 0);
+  }
+}
+
+void ThreadPool::Dispatch(const Job& given) {
+  if (given.count <= 0) return;
+  Job job = given;
+  // Nested loops (tls_in_job) are checked by the piece that runs them.
+  if (!tls_in_job) job.control = CurrentRunControl();
   std::unique_lock<std::mutex> dispatch(dispatch_mutex_, std::try_to_lock);
   if (num_threads_ == 1 || job.count == 1 || tls_in_job || !dispatch.owns_lock()) {
-    job.invoke(job.callable, 0, job.count, 0);
+    RunSerially(job);
     return;
   }
   job_ = job;
@@ -188,7 +205,8 @@ void ThreadPool::RunPieces(int index) {
     const Job& job = job_;
     int64_t begin = 0, end = 0;
     ChunkRange(job.count, static_cast<int>(pieces_), static_cast<int>(piece), &begin, &end);
-    if (begin < end) job.invoke(job.callable, begin, end, index);
+    const bool stopped = job.control != nullptr && job.control->ShouldStop();
+    if (begin < end && !stopped) job.invoke(job.callable, begin, end, index);
     ++done;
   };
   int64_t piece = 0;

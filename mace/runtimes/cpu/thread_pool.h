@@ -17,6 +17,13 @@
 // on a condition variable so an idle engine uses no CPU. While both sides spin,
 // a job takes no lock: the mutex is only for waking a sleeper.
 //
+// A Run's stop conditions (RunControl) installed on the thread that calls
+// ParallelFor go with the job: every thread checks them before each piece
+// and skips the piece once the Run must stop, and a loop run on the caller
+// alone (one thread, or the pool busy with another caller's job) is cut
+// into kSerialPieces pieces so that it is checked too. A stopped op leaves
+// its outputs partly written; the Run then returns its stop status.
+//
 // A job ends when its last piece is done, not when every worker has
 // checked in, so a worker the OS has not scheduled yet (other apps on a
 // phone, an oversubscribed host) does not stall the op: the others take
@@ -35,6 +42,7 @@
 
 #include "mace/public/mace.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
+#include "mace/utils/run_control.h"
 
 namespace mace {
 
@@ -93,9 +101,15 @@ class ThreadPool {
     void* callable = nullptr;
     void (*invoke)(void*, int64_t, int64_t, int) = nullptr;
     int64_t count = 0;
+    const RunControl* control = nullptr;  // the calling thread's, if any
   };
 
   static constexpr int kPiecesPerThread = 4;
+  static constexpr int kSerialPieces = 8;
+
+  // Runs the whole job on the calling thread, in pieces checked against
+  // its control when it has one.
+  static void RunSerially(const Job& job);
 
   void Dispatch(const Job& job);
   // Runs pieces on thread `index`: its own from the front, then others'

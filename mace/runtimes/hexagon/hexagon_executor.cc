@@ -11,6 +11,7 @@
 #include "mace/ops/common/resize_geometry.h"
 #include "mace/ops/ref/quantized/softmax.h"
 #include "mace/utils/logging.h"
+#include "mace/utils/run_control.h"
 #include "mace/utils/status.h"
 #include "mace/utils/timer.h"
 
@@ -493,7 +494,17 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
   };
   OpContext context;
   context.workspace = net_->workspace();
+  // The DSP protocol has one request in flight and the DSP reads the next
+  // only after replying, so a graph call cannot be aborted midway; a Run
+  // stops before each DSP graph and each host op instead.
+  const RunControl* control = CurrentRunControl();
+  auto stopped = [&] { return control != nullptr && control->ShouldStop(); };
+  auto finish_stopped = [&] {
+    for (Runtime* runtime : runtimes) MACE_RETURN_IF_ERROR(runtime->AfterRun());
+    return control->Status();
+  };
   for (Stage& stage : stages_) {
+    if (stopped()) return finish_stopped();
     if (stage.on_dsp) {
       const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
       const MaceStatus status = RunDsp(&stage, run_metadata != nullptr);
@@ -542,6 +553,7 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
       continue;
     }
     for (Operation* op : stage.ops) {
+      if (stopped()) return finish_stopped();
       const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
       bool empty = op->OutputSize() > 0;
       for (int k = 0; k < op->OutputSize() && empty; ++k) empty = op->Output(k)->size() == 0;
@@ -549,6 +561,8 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
         context.runtime = op->runtime();
         MACE_RETURN_IF_ERROR(
             CatchExceptions([&] { return op->Run(&context); }, [&] { return op->Describe(); }));
+        // A loop of the op skipped pieces: its outputs are not to be used.
+        if (control != nullptr && !control->Status().ok()) return finish_stopped();
       }
       OperatorStats stats;
       stats.operator_name = op->name();

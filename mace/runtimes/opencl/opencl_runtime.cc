@@ -13,6 +13,7 @@
 #include "mace/runtimes/opencl/kernel_support.h"
 #include "mace/runtimes/opencl/program_cache.h"
 #include "mace/utils/logging.h"
+#include "mace/utils/run_control.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -666,7 +667,10 @@ MaceStatus OpenCLRuntime::Enqueue2D(cl_kernel kernel, const std::string& name, i
   }
   size_t offset[2] = {0, 0};
   size_t size[2] = {global[0], global[1]};
+  const RunControl* control = piece < global[axis] ? CurrentRunControl() : nullptr;
   for (size_t start = 0; start < global[axis]; start += piece) {
+    // A stopped Run enqueues no more pieces; the net then ends it.
+    if (control != nullptr && control->ShouldStop()) break;
     offset[axis] = start;
     size[axis] = std::min(piece, global[axis] - start);
     cl_event event = nullptr;
