@@ -5,7 +5,7 @@
     tools/converter.py run --config models/mobilenet_v2.yml --validate
 
 It runs with the project's virtualenv (.venv, made by tools/bootstrap.sh);
-started with another interpreter it switches to that one. See docs/converter.md.
+started with another interpreter it switches to that one. See docs/how-to/convert.md.
 """
 import os
 import sys

@@ -4,7 +4,7 @@ subfolders included (docs/reports/ is generated and left out), as a reader
 would copy them, and prints one PASS, FAIL or SKIP line per block.
 
     tools/docs_test.py                      every block
-    tools/docs_test.py docs/user_guide.md   the blocks of one doc
+    tools/docs_test.py docs/how-to/cpp.md   the blocks of one doc
     tools/docs_test.py README.md:46         one block, by its fence's line
     tools/docs_test.py --list               what would run and what is skipped
 

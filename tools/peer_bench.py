@@ -8,7 +8,7 @@ build/peer_bench/cpu_peers.md; --report chooses another path.
 
 The peers are pinned in tools/requirements-bench.txt. It runs with the
 project's virtualenv (.venv); started with another interpreter it switches to
-that one. See docs/benchmarks.md.
+that one. See docs/how-to/benchmark.md.
 """
 import sys
 from pathlib import Path

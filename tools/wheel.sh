@@ -6,7 +6,7 @@
 #   tools/wheel.sh --config=aarch64  build/wheel/mace_engine-*-py3-none-linux_aarch64.whl
 #
 # The packaging tools (tools/requirements-wheel.txt) live in a virtualenv of
-# their own, build/wheel/tools-venv. See docs/python_wheel.md.
+# their own, build/wheel/tools-venv. See docs/how-to/python_wheel.md.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${repo}"

@@ -2,7 +2,7 @@ package com.mace;
 
 /**
  * One CPU thread pool for every engine whose {@link MaceEngine.Config} is
- * given this context (docs/pipelines.md). Engines keep the native context
+ * given this context (docs/how-to/pipelines.md). Engines keep the native context
  * alive, so it may be closed once they are created.
  */
 public final class MaceContext implements AutoCloseable {

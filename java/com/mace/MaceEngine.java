@@ -164,7 +164,7 @@ public final class MaceEngine implements AutoCloseable {
 
     /**
      * The shared context whose CPU thread pool the engine uses (null: a pool
-     * of its own); the engine keeps it alive (docs/pipelines.md).
+     * of its own); the engine keeps it alive (docs/how-to/pipelines.md).
      */
     public Config setContext(MaceContext context) {
       this.context = context;

@@ -1,5 +1,5 @@
 """The shared context and the cancellation flag of mace_c.h: what the
-engines of one pipeline share, and what stops a run (docs/pipelines.md)."""
+engines of one pipeline share, and what stops a run (docs/how-to/pipelines.md)."""
 from __future__ import annotations
 
 import ctypes

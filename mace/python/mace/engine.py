@@ -174,11 +174,11 @@ class Engine:
     thread for parallel runs. `dsp_emulator`, `dsp_image` and
     `dsp_timeout_ms` are the Hexagon options of a "hexagon" engine (the
     qemu-hexagon binary, the DSP image, the deadline of each call to the
-    DSP); None or 0 takes the default (docs/bindings.md). An engine given
+    DSP); None or 0 takes the default (docs/how-to/bindings.md). An engine given
     a `context` (mace.Context) uses its CPU thread pool instead of starting
     one; `threads` and `affinity` then have no effect, and
     `sequential_group` (>= 0) puts it in a group of engines that never run
-    at the same time and share one arena region (docs/pipelines.md)."""
+    at the same time and share one arena region (docs/how-to/pipelines.md)."""
 
     def __init__(self, graph: os.PathLike | str | bytes, weights: os.PathLike | str | bytes,
                  device: str = "cpu", threads: int = -1, affinity: int = 0,

@@ -3,7 +3,7 @@
 build/<library_name>/java/libmace_<library_name>.aar is a zip in the
 layout Android's build tools take: classes.jar, AndroidManifest.xml and
 jni/<android abi>/libmace_jni.so for each target ABI. The native libraries
-are the ones this machine builds (glibc, see docs/android.md); the layout is
+are the ones this machine builds (glibc, see docs/start/android.md); the layout is
 the same for bionic builds.
 """
 from __future__ import annotations

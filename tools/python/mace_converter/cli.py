@@ -1,5 +1,5 @@
 """tools/converter.py: convert, build, run and benchmark the models of a
-deployment file. See docs/converter.md."""
+deployment file. See docs/how-to/convert.md."""
 from __future__ import annotations
 
 import argparse
@@ -272,7 +272,7 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="converter.py", description="Convert, build, run and benchmark the models of a "
-        "MACE deployment file (YAML). See docs/converter.md.")
+        "MACE deployment file (YAML). See docs/how-to/convert.md.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     helps = {
         "convert": "convert the models to MACE (.pb + .data, or C++ code in code mode)",

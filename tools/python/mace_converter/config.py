@@ -59,7 +59,7 @@ class ConfigError(UserError):
 
 @dataclass
 class QuantizeConfig:
-    """`quantize: 1` and its keys (docs/quantization.md)."""
+    """`quantize: 1` and its keys (docs/how-to/quantize.md)."""
     range_file: Optional[str] = None          # quantize_range_file
     range_method: str = "minmax"              # or "percentile", "kl"
     percentile: float = 99.99                 # for "percentile"

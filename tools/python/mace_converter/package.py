@@ -1,6 +1,6 @@
 """Lays out build/<library_name>/ and packs libmace_<library_name>.tar.gz.
 
-The layout, and what each file is for, is in docs/converter.md ("What
+The layout, and what each file is for, is in docs/how-to/convert.md ("What
 `build` produces"); keep the two in step.
 """
 from __future__ import annotations
@@ -107,7 +107,7 @@ def install_abi(config: DeploymentConfig, outputs: AbiOutputs) -> None:
 
 def install_java(config: DeploymentConfig, outputs: AbiOutputs) -> None:
     """With `java: 1`: java/mace.jar and java/jniLibs/<abi>/libmace_jni.so,
-    laid out as an Android app's src/main/jniLibs (see docs/bindings.md).
+    laid out as an Android app's src/main/jniLibs (see docs/how-to/bindings.md).
     Without it, a java/ left by an earlier build is removed."""
     java_dir = library_dir(config) / "java"
     if outputs.jni_library is None or outputs.java_jar is None:

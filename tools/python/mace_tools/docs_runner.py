@@ -193,7 +193,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         description="Runs the bash and C++ blocks of README.md and the pages "
                     "under docs/ (docs/reports/ is generated and left out).")
     parser.add_argument("only", nargs="*", metavar="FILE[:LINE]",
-                        help="run only these docs or blocks (e.g. docs/user_guide.md:27)")
+                        help="run only these docs or blocks (e.g. docs/how-to/cpp.md:27)")
     parser.add_argument("--list", action="store_true",
                         help="list the blocks and what would happen to each, run nothing")
     parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT, metavar="S",

@@ -149,7 +149,7 @@ class TfliteImporter(TfImporter):
                 converter = CONVERTERS.get(node.op_type)
                 if converter is None:
                     raise node.fail(f"op {node.op_type} is not supported by the MACE "
-                                    "converter (see docs/tflite.md for the TFLite ops it "
+                                    "converter (see docs/how-to/tflite.md for the TFLite ops it "
                                     "converts)")
                 self._convert(node, converter)
                 if node.inputs and all(node.known(i) for i in range(len(node.inputs))

@@ -273,7 +273,7 @@ def uint8_notes(info: report.RunInfo) -> list[str]:
     found = [f"uint8: the quantizers calibrate on the same {int8.CALIBRATION_COUNT} inputs, "
              f"uniform in the input range (seeds {info.seed + 1} to "
              f"{info.seed + int8.CALIBRATION_COUNT}), not the timed input; the zoo models "
-             f"have seeded weights, so accuracy says little (see docs/quantization.md). "
+             f"have seeded weights, so accuracy says little (see docs/how-to/quantize.md). "
              f"Quantized outputs pass at cosine > {UINT8_COSINE_THRESHOLD} against the float "
              "reference."]
     if "mace_u8" in info.engines:

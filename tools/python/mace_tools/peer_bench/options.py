@@ -48,7 +48,7 @@ DEFAULT_REPORT = Path("docs/reports/cpu_peers.md")
 PARTIAL_REPORT_NAME = "cpu_peers.md"
 DEFAULT_SEED = 7767517
 COSINE_THRESHOLD = 0.999
-# A quantized model's output against the float reference (docs/quantization.md).
+# A quantized model's output against the float reference (docs/how-to/quantize.md).
 UINT8_COSINE_THRESHOLD = 0.98
 
 
@@ -169,7 +169,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="peer_bench.py",
         description="Times the zoo models in MACE, onnxruntime, ncnn and MNN in one run and "
-                    "writes a markdown report (see docs/benchmarks.md).")
+                    "writes a markdown report (see docs/how-to/benchmark.md).")
     parser.add_argument("--models", type=model_list, default=list(MODELS), metavar="A,B",
                         help="comma-separated zoo models (default: all of "
                              f"{', '.join(MODELS)})")
