@@ -52,7 +52,7 @@ std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
   // A stride-1 row whose padded width leaves a last step of 8 outputs
   // (widths 7 and 56 in MobileNet v2) requantizes that step in a
   // half-empty AVX-512 register; the two passes measured faster there
-  // (docs/how-to/quantize.md), so those layers keep them.
+  // (docs/quantization.md), so those layers keep them.
   if (params.stride_w == 1 && (params.out_w + 7) / 8 % 2 == 1) fast->requant_kernel_ = nullptr;
   fast->requantize_row_ = table.requantize_row;
   fast->p_ = params;
