@@ -9,7 +9,8 @@ from typing import Optional
 
 from mace_converter.ir import Graph, Op
 from mace_converter.numpy_ops.tensor import DIV, PROD, SUM
-from mace_converter.transforms.pattern import Matcher, is_scalar, log_counts, plain_eltwise
+from mace_converter.transforms.pattern import (Matcher, is_scalar, known_shape, log_counts,
+                                               plain_eltwise)
 
 # Data movement, and the quantize-dequantize pairs of a QDQ model, which
 # the engine runs as they are.
@@ -45,7 +46,10 @@ def _through_moves_on(m: Matcher, name: str) -> tuple[Optional[Op], bool]:
 
 def _classify(m: Matcher, softmax: Op) -> Optional[str]:
     """The attention kind of the Softmax `softmax`, or None if it is none."""
-    rank = len(m.graph.shape(softmax.inputs[0]))
+    shape = known_shape(m.graph, softmax.inputs[0])
+    if shape is None:
+        return None
+    rank = len(shape)
     if int(softmax.args.get("axis", -1)) % rank != rank - 1 or softmax.args.get("use_log"):
         return None
     after, moved_after = _through_moves_on(m, softmax.outputs[0])

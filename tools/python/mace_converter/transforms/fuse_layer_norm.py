@@ -20,8 +20,9 @@ import numpy as np
 
 from mace_converter.ir import Graph, Op
 from mace_converter.numpy_ops.tensor import DIV, POW, PROD, SUB, SUM
-from mace_converter.transforms.pattern import (Matcher, is_scalar, log_counts, other_input,
-                                               plain_eltwise, replace_ops, scalar_operand)
+from mace_converter.transforms.pattern import (Matcher, is_scalar, known_shape, log_counts,
+                                               other_input, plain_eltwise, replace_ops,
+                                               scalar_operand)
 
 
 def _mean_axis(graph: Graph, op: Op) -> Optional[int]:
@@ -29,7 +30,10 @@ def _mean_axis(graph: Graph, op: Op) -> Optional[int]:
     if op.type != "Reduce" or int(op.args.get("reduce_type", -1)) != 0 \
             or int(op.args.get("keepdims", 0)) != 1:
         return None
-    rank = len(graph.shape(op.inputs[0]))
+    shape = known_shape(graph, op.inputs[0])
+    if shape is None:
+        return None
+    rank = len(shape)
     axes = sorted(int(a) % rank for a in op.args.get("axis", []))
     if not axes or axes != list(range(axes[0], rank)):
         return None
@@ -96,7 +100,7 @@ def _affine_tail(m: Matcher, match: _Match, name: str) -> str:
             break
         other = other_input(op, name)
         value = None if other is None else _per_feature(m.graph, other, trailing)
-        if value is None or m.graph.shape(op.outputs[0]) != m.graph.shape(match.source):
+        if value is None or known_shape(m.graph, op.outputs[0]) != m.graph.shape(match.source):
             break
         if kind == PROD:
             match.gamma = value

@@ -40,6 +40,12 @@ class Matcher:
         return list(found.values())
 
 
+def known_shape(graph: Graph, name: str) -> Optional[tuple[int, ...]]:
+    """The shape of `name`, or None where it is not known at conversion."""
+    tensor = graph.tensors.get(name)
+    return None if tensor is None else tensor.shape
+
+
 def plain_eltwise(op: Optional[Op], kind: int) -> bool:
     return op is not None and op.type == "Eltwise" and int(op.args.get("type", -1)) == kind \
         and op.args.get("activation", "NOOP") == "NOOP" and "coeff" not in op.args
