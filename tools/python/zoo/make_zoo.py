@@ -1,6 +1,6 @@
 """Writes the model zoo: ONNX models of real architectures with seeded
-weights, plus a tiny TensorFlow frozen graph and a tiny Caffe model for the
-frontend tests. The bytes are deterministic; checksums.json beside this file
+weights (CNNs and transformer encoders), plus a tiny TensorFlow frozen
+graph and a tiny Caffe model for the frontend tests. The bytes are deterministic; checksums.json beside this file
 records the sha256 of each file for deployment files.
 
     python tools/python/zoo/make_zoo.py --out build/zoo [--only NAME] [--check]
@@ -17,7 +17,7 @@ from typing import Callable
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from zoo import classic, modern, tiny  # noqa: E402
+from zoo import classic, modern, tiny, transformers  # noqa: E402
 
 CHECKSUMS = Path(__file__).resolve().parent / "checksums.json"
 
@@ -32,18 +32,26 @@ ONNX_MODELS: dict[str, Callable] = {
     "inception_v3": modern.inception_v3,
     "deeplab_v3": modern.deeplab_v3,
 }
+# Transformer encoders, with int64 token ids or float features as inputs.
+TRANSFORMER_MODELS: dict[str, Callable] = {
+    "bert_torch": transformers.bert_torch,
+    "bert_tf": transformers.bert_tf,
+    "vit_tiny": transformers.vit_tiny,
+    "whisper_tiny_encoder": transformers.whisper_tiny_encoder,
+}
 OTHER_MODELS: dict[str, Callable[[Path], list[Path]]] = {
     "tiny_tf": tiny.write_tensorflow,
     "tiny_caffe": tiny.write_caffe,
 }
-NAMES = list(ONNX_MODELS) + list(OTHER_MODELS)
+NAMES = list(ONNX_MODELS) + list(TRANSFORMER_MODELS) + list(OTHER_MODELS)
 
 
 def write(name: str, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    if name in ONNX_MODELS:
+    builder = ONNX_MODELS.get(name) or TRANSFORMER_MODELS.get(name)
+    if builder is not None:
         path = out / f"{name}.onnx"
-        path.write_bytes(ONNX_MODELS[name]().SerializeToString())
+        path.write_bytes(builder().SerializeToString())
         return [path]
     return OTHER_MODELS[name](out)
 

@@ -196,6 +196,10 @@ class OnnxImporter:
             graph_proto, [spec.name for spec in self.options.outputs] or
             [info.name for info in graph_proto.output])
         self.graph.dequantized_values = set()
+        # Fresh names for the ops a node expands into must not take the
+        # name of a tensor a later node writes (a node may share its name
+        # with its output).
+        self.graph.reserve([out for node in graph_proto.node for out in node.output if out])
         for index, node in _sorted_nodes(graph_proto, known):
             self._convert(index, node)
         self._set_outputs(graph_proto)

@@ -7,8 +7,11 @@ from mace_converter.shape_inference import infer_graph
 from mace_converter.transforms.channel_shuffle import (fold_shuffle_into_readers,
                                                        fuse_channel_shuffle, fuse_shuffle_split)
 from mace_converter.transforms.fold_affine import fold_affine
+from mace_converter.transforms.find_attention import find_attention
 from mace_converter.transforms.fold_constants import fold_constants
 from mace_converter.transforms.fuse_activation import fuse_activation
+from mace_converter.transforms.fuse_gelu import fuse_gelu
+from mace_converter.transforms.fuse_layer_norm import fuse_layer_norm
 from mace_converter.transforms.obfuscate import obfuscate
 from mace_converter.transforms.remove_noops import remove_noops
 from mace_converter.transforms.winograd import mark_winograd
@@ -18,6 +21,9 @@ def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
     """Rewrites `graph` in place into the form serialization writes."""
     fold_constants(graph)
     remove_noops(graph)
+    fuse_layer_norm(graph)
+    fuse_gelu(graph)
+    find_attention(graph)
     fold_affine(graph)
     fuse_activation(graph)
     fuse_channel_shuffle(graph)

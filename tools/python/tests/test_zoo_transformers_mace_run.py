@@ -1,0 +1,39 @@
+"""The reduced transformer zoo models of
+converter_front/test_zoo_transformers.py, with their LayerNorms and GELUs
+fused, run by the C++ engine through mace_run and match ONNX Runtime.
+
+Needs the host mace_run binary (MACE_RUN, default
+bazel-bin/mace/tools/mace_run), which tools/test.sh builds first.
+"""
+import unittest
+
+from tests.converter_front.helpers import convert_model, cosine, ort_run
+from tests.converter_front.test_zoo_transformers import SMALL, THRESHOLD, VOCABULARY, feeds_for
+from tests.test_exported_models_mace_run import run_converted
+from tests.test_mace_run_cli import MACE_RUN
+
+
+class TransformerZooOnEngineTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not MACE_RUN.exists():
+            raise AssertionError(f"{MACE_RUN} is missing: build //mace/tools:mace_run first")
+
+    def test_reduced_sizes(self):
+        for name, builder in SMALL.items():
+            with self.subTest(name):
+                model = builder()
+                feeds = feeds_for(model, VOCABULARY["small"])
+                output = model.graph.output[0].name
+                want = ort_run(model, feeds)[0]
+                converted = convert_model(model, {k: list(v.shape) for k, v in feeds.items()},
+                                          [output])
+                types = {op.type for op in converted.net_def.op}
+                self.assertTrue({"LayerNorm", "Unary", "Softmax"} <= types, types)
+                got = run_converted(self, converted, feeds)[output]
+                self.assertEqual(got.shape, want.shape, name)
+                self.assertGreater(cosine(got, want), THRESHOLD, name)
+
+
+if __name__ == "__main__":
+    unittest.main()
