@@ -20,6 +20,19 @@ fail=0
 allowed_needed='^(libc\.so(\.6)?|libm\.so(\.6)?|libdl\.so(\.2)?|ld-linux[-a-z0-9_]*\.so\.[0-9]+)$'
 needed="$(readelf -dW "${lib}" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
 echo "${name} NEEDED: $(echo ${needed})"
+
+# A sanitizer build (--config=asan, --config=tsan) also needs the
+# sanitizer's runtime, which replaces operator new and delete and
+# intercepts __cxa_atexit: those imports are the sanitizer's, not the C++
+# runtime's. Such a build is never shipped; the rest is checked as usual.
+sanitizer_needed='^lib(asan|ubsan|tsan)\.so\.[0-9]+$'
+sanitizer_imports='^(_Znwm|_Znam|_ZdlPv|_ZdaPv)[A-Za-z0-9_]*$|^__cxa_atexit$'
+if printf '%s\n' "${needed}" | grep -Eq "${sanitizer_needed}"; then
+  echo "${name} is a sanitizer build: its runtime library and operator new/delete imports are allowed"
+  allowed_needed="${allowed_needed}|${sanitizer_needed}"
+else
+  sanitizer_imports='^$'
+fi
 bad="$(printf '%s\n' "${needed}" | grep -Ev "${allowed_needed}" || true)"
 if [[ -n "${bad}" ]]; then
   echo "${name} needs libraries other than libc, libm, libdl and the loader:"
@@ -34,7 +47,8 @@ fi
 dynsyms="$(readelf --dyn-syms -W "${lib}" | awk 'NR > 3 && $8 != "" {print $5, $7, $8}')"
 imported="$(printf '%s\n' "${dynsyms}" | awk '$1 == "GLOBAL" && $2 == "UND" {print $3}')"
 runtime_imports="$(printf '%s\n' "${imported}" |
-  grep -E '@(GLIBCXX|CXXABI|GCC)_|^(_Z|__cxa_|__gxx_|_Unwind_)[^@]*$' || true)"
+  grep -E '@(GLIBCXX|CXXABI|GCC)_|^(_Z|__cxa_|__gxx_|_Unwind_)[^@]*$' |
+  grep -Ev "${sanitizer_imports}" || true)"
 if [[ -n "${runtime_imports}" ]]; then
   echo "${name} imports C++ runtime or protobuf symbols:"
   printf '  %s\n' ${runtime_imports}
