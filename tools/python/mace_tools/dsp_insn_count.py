@@ -18,12 +18,10 @@ vrmpy, vmpy, vdmpy, vtmpy or vmpa.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import re
 import subprocess
 import sys
-import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -115,30 +113,12 @@ def convert(name: str, size: int, work: Path = WORK) -> tuple[Path, Path]:
     """The zoo model `name` at `size` converted with runtime: dsp under
     `work`: its graph and data files."""
     sys.path.insert(0, str(REPO / "tools" / "python"))
-    from zoo import classic, modern
-    zoo = classic if hasattr(classic, name) else modern
+    from mace_tools.zoo_deployment import classifier_model, write_deployment, write_zoo_onnx
     directory = work / name
     directory.mkdir(parents=True, exist_ok=True)
-    model = directory / f"{name}_{size}.onnx"
-    model.write_bytes(getattr(zoo, name)(size=size).SerializeToString())
-    config = directory / "dsp.yml"
-    config.write_text(textwrap.dedent(f"""\
-        library_name: dsp_count_{name}
-        target_abis: [host]
-        build_type: proto
-        models:
-          {name}:
-            platform: onnx
-            model_file_path: {model}
-            model_sha256_checksum: {hashlib.sha256(model.read_bytes()).hexdigest()}
-            subgraphs:
-              - input_tensors: input
-                input_shapes: 1,3,{size},{size}
-                output_tensors: output
-                output_shapes: 1,1000
-                input_ranges: -1,1
-            runtime: dsp
-        """))
+    model = write_zoo_onnx(name, size, directory, f"{name}_{size}.onnx")
+    config = write_deployment(directory / "dsp.yml", f"dsp_count_{name}",
+                              {name: classifier_model(model, size, "dsp", "-1,1")})
     env = dict(os.environ, MACE_BUILD_DIR=str(work / "build"))
     run([sys.executable, str(REPO / "tools" / "converter.py"), "convert", "--config",
          str(config)], env=env)

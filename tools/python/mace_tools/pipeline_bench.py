@@ -20,7 +20,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -32,29 +31,12 @@ def convert(directory: Path, size: int, names: list[str] = STAGES) -> dict[str, 
     """The zoo models `names` at `size` x `size` input, converted into
     `directory`: name -> (graph, weights)."""
     from mace_converter import cli
-    from zoo import classic, modern
+    from mace_tools.zoo_deployment import classifier_model, write_deployment, write_zoo_onnx
 
-    models = []
-    for name in names:
-        make = getattr(classic, name, None) or getattr(modern, name)
-        path = directory / f"{name}.onnx"
-        path.write_bytes(make(size=size).SerializeToString())
-        models.append(textwrap.dedent(f"""\
-              {name}:
-                platform: onnx
-                model_file_path: {path}
-                model_sha256_checksum: {hashlib.sha256(path.read_bytes()).hexdigest()}
-                subgraphs:
-                  - input_tensors: input
-                    input_shapes: 1,3,{size},{size}
-                    output_tensors: output
-                    output_shapes: 1,1000
-                runtime: cpu
-                data_type: fp32_fp32
-            """))
-    config = directory / "pipeline.yml"
-    config.write_text("library_name: pipeline\ntarget_abis: [host]\nbuild_type: proto\n"
-                      "models:\n" + "".join(textwrap.indent(m, "  ") for m in models))
+    models = {name: classifier_model(write_zoo_onnx(name, size, directory), size,
+                                     data_type="fp32_fp32")
+              for name in names}
+    config = write_deployment(directory / "pipeline.yml", "pipeline", models)
     out = io.StringIO()
     old_build = os.environ.get("MACE_BUILD_DIR")
     os.environ["MACE_BUILD_DIR"] = str(directory / "build")

@@ -15,12 +15,10 @@ both binaries first.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import os
 import shutil
 import tempfile
-import textwrap
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -30,8 +28,8 @@ import numpy as np
 from mace_converter import cli, package
 from mace_converter.config import load_config
 from mace_tools import proto
+from mace_tools.zoo_deployment import classifier_model, write_deployment, write_zoo_onnx
 from tests.test_mace_run_cli import MACE_RUN, REPO
-from zoo import classic, modern
 
 DSP_IMAGE = Path(os.environ.get("MACE_DSP_RUNTIME",
                                 REPO / "bazel-bin" / "mace" / "dsp" / "dsp_runtime.elf"))
@@ -54,32 +52,15 @@ class DspMobileNetTest(unittest.TestCase):
                 mock.patch.dict(os.environ, {"MACE_BUILD_DIR": str(Path(tmp) / "build"),
                                              "MACE_RUN": str(MACE_RUN)}):
             directory = Path(tmp)
-            model = directory / f"{name}.onnx"
-            zoo = modern if hasattr(modern, name) else classic
-            model.write_bytes(getattr(zoo, name)(size=SIZE).SerializeToString())
+            model = write_zoo_onnx(name, SIZE, directory)
             rng = np.random.default_rng(26)
             for i in range(2):
                 np.save(directory / f"calib{i}.npy",
                         rng.uniform(-1, 1, (1, 3, SIZE, SIZE)).astype(np.float32))
-            config_path = directory / "dsp.yml"
-            config_path.write_text(textwrap.dedent(f"""\
-                library_name: dsp_{name}
-                target_abis: [host]
-                build_type: proto
-                models:
-                  {name}:
-                    platform: onnx
-                    model_file_path: {model}
-                    model_sha256_checksum: {hashlib.sha256(model.read_bytes()).hexdigest()}
-                    subgraphs:
-                      - input_tensors: input
-                        input_shapes: 1,3,{SIZE},{SIZE}
-                        output_tensors: output
-                        output_shapes: 1,1000
-                        input_ranges: -1,1
-                    runtime: dsp
-                    calibration_inputs: [calib0.npy, calib1.npy]
-                """))
+            config_path = write_deployment(
+                directory / "dsp.yml", f"dsp_{name}",
+                {name: classifier_model(model, SIZE, "dsp", "-1,1",
+                                        calibration_inputs=["calib0.npy", "calib1.npy"])})
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 self.assertEqual(cli.main(["convert", "--config", str(config_path)]), 0)

@@ -13,19 +13,17 @@ and the JDK and junit4 that tools/bootstrap.sh installs.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import os
 import subprocess
 import tempfile
-import textwrap
 import unittest
 from pathlib import Path
 from unittest import mock
 
 from mace_converter import cli
+from mace_tools.zoo_deployment import classifier_model, write_deployment, write_zoo_onnx
 from tests.test_mace_run_cli import MACE_RUN, REPO
-from zoo import classic
 
 BAZEL_BIN = MACE_RUN.parents[2]
 JAR = BAZEL_BIN / "java" / "mace.jar"
@@ -44,26 +42,10 @@ class JavaZooModelTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.dict(os.environ, {"MACE_BUILD_DIR": str(Path(tmp) / "build")}):
             directory = Path(tmp)
-            model = directory / "mobilenet_v1.onnx"
-            model.write_bytes(classic.mobilenet_v1(size=SIZE).SerializeToString())
-            config = directory / "java_zoo.yml"
-            config.write_text(textwrap.dedent(f"""\
-                library_name: java_zoo
-                target_abis: [host]
-                build_type: proto
-                models:
-                  mobilenet_v1:
-                    platform: onnx
-                    model_file_path: {model}
-                    model_sha256_checksum: {hashlib.sha256(model.read_bytes()).hexdigest()}
-                    subgraphs:
-                      - input_tensors: input
-                        input_shapes: 1,3,{SIZE},{SIZE}
-                        output_tensors: output
-                        output_shapes: 1,1000
-                    runtime: cpu
-                    data_type: fp32_fp32
-                """))
+            model = write_zoo_onnx("mobilenet_v1", SIZE, directory)
+            config = write_deployment(
+                directory / "java_zoo.yml", "java_zoo",
+                {"mobilenet_v1": classifier_model(model, SIZE, data_type="fp32_fp32")})
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 self.assertEqual(cli.main(["convert", "--config", str(config)]), 0,
