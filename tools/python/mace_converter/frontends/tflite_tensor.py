@@ -308,6 +308,27 @@ def tile(node: TfliteNode) -> None:
     node.produce("Tile", [node.tf(0)], {"repeats": repeats})
 
 
+@converter("BROADCAST_TO")
+def broadcast_to(node: TfliteNode) -> None:
+    """Broadcast to a constant shape: a Reshape to the target's rank where
+    the input's is lower, then a Tile of the dimensions of size 1."""
+    shape = list(node.tf_shape(0))
+    target = [int(v) for v in np.atleast_1d(node.const(1, "shape"))]
+    if len(target) < len(shape):
+        raise node.fail(f"shape {target} has a lower rank than the input's {shape}")
+    full = [1] * (len(target) - len(shape)) + shape
+    if any(a != b and a != 1 for a, b in zip(full, target)) or min(target, default=1) < 1:
+        raise node.fail(f"input shape {shape} does not broadcast to {target}")
+    source = node.tf(0)
+    if full != shape:
+        source = node.emit("Reshape", [source], {"shape": full}).outputs[0]
+    repeats = [b // a for a, b in zip(full, target)]
+    if all(r == 1 for r in repeats):
+        node.produce("Identity", [source])
+        return
+    node.produce("Tile", [source], {"repeats": repeats})
+
+
 # TFLite TensorType -> the engine Cast's target type.
 _CAST = {0: "FLOAT32", 2: "INT32", 3: "UINT8", 4: "INT64", 6: "BOOL", 7: "INT16", 9: "INT8"}
 

@@ -84,6 +84,10 @@ def _sparsity(b, sparsity: tuple) -> int:
     return tflite.SparsityParametersEnd(b)
 
 
+# Builtins whose first version LiteRT registers is above 1.
+FIRST_VERSIONS = {tflite.BuiltinOperator.BROADCAST_TO: 2}
+
+
 def build(spec: Spec) -> bytes:
     b = flatbuffers.Builder(1024)
     codes = sorted({op.code for op in spec.ops}, key=str)
@@ -94,6 +98,7 @@ def build(spec: Spec) -> bytes:
         builtin = tflite.BuiltinOperator.CUSTOM if isinstance(code, str) else code
         tflite.OperatorCodeAddBuiltinCode(b, builtin)
         tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(builtin, 127))
+        tflite.OperatorCodeAddVersion(b, FIRST_VERSIONS.get(builtin, 1))
         if name is not None:
             tflite.OperatorCodeAddCustomCode(b, name)
         code_offsets.append(tflite.OperatorCodeEnd(b))
