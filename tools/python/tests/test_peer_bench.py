@@ -14,11 +14,15 @@ import numpy as np
 
 from mace_tools.peer_bench import onnx_split, peak, report
 from mace_tools.peer_bench.children import run_child
+from mace_tools.peer_bench.inputs import ModelInput
 from mace_tools.peer_bench.mace_engine import op_shares
 from mace_tools.peer_bench.options import MODELS, engine_list, model_list, parse_args, thread_list
 from mace_tools.peer_bench.results import FAILED, OK, UNCHECKED, WRONG, EngineRun, combine
 from mace_tools.peer_bench.stats import (cosine, fastest, geometric_mean, median, ratio,
                                          rotated, summarize)
+
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def parse_quietly(argv):
@@ -93,6 +97,31 @@ class OptionsTest(unittest.TestCase):
                      ["--engines", "ort", "--uint8"]):
             with self.subTest(argv=argv), self.assertRaises(SystemExit):
                 parse_quietly(argv)
+
+    def test_model_groups_select_the_cnns_or_the_transformers(self):
+        from mace_tools.peer_bench.options import CNN_MODELS, TRANSFORMER_MODELS
+        self.assertEqual(model_list("transformers"), list(TRANSFORMER_MODELS))
+        self.assertEqual(model_list("cnn"), list(CNN_MODELS))
+        self.assertEqual(model_list("bert_torch,transformers"),
+                         ["bert_torch", "bert_tf", "vit_tiny", "whisper_tiny_encoder"])
+        self.assertEqual(set(MODELS), set(CNN_MODELS) | set(TRANSFORMER_MODELS))
+        for name, path in MODELS.items():
+            self.assertTrue((REPO_ROOT / path).is_file(), path)
+        # The CNN set alone is a partial run; every model is the full one.
+        self.assertEqual(parse_args(["--models", "cnn"]).report,
+                         Path("build/peer_bench/cpu_peers.md"))
+        self.assertEqual(parse_args(["--models", "cnn,transformers"]).report,
+                         Path("docs/reports/cpu_peers.md"))
+
+    def test_a_prebuilt_mace_runner(self):
+        options = parse_args(["--mace-runner", sys.executable])
+        self.assertEqual(options.mace_runner, Path(sys.executable).absolute())
+        self.assertIsNone(parse_args([]).mace_runner)
+        for argv in (["--mace-runner", "/nonexistent/mace_run"],
+                     ["--mace-runner", sys.executable, "--uint8"]):
+            with self.subTest(argv=argv), self.assertRaises(SystemExit) as raised:
+                parse_quietly(argv)
+            self.assertIn("error:", str(raised.exception))
 
     def test_list_parsers_name_the_choices(self):
         with self.assertRaisesRegex(argparse.ArgumentTypeError, "mobilenet_v2"):
@@ -220,8 +249,8 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(one, ["m", "1", "6.00", "4.00", "5.00", "wrong output", "ORT",
                                "1.50x", "1.00"])
         two = [cell.strip() for cell in table[3].strip("|").split("|")]
-        self.assertEqual(two, ["m", "2", "2.00", "4.00", "failed", "2.50 (unchecked)", "MNN",
-                               "0.80x", "3.00"])
+        self.assertEqual(two, ["m", "2", "2.00", "4.00", "failed: pnnx failed",
+                               "2.50 (unchecked)", "MNN", "0.80x", "3.00"])
         rule = [cell.strip() for cell in table[1].strip("|").split("|")]
         self.assertTrue(rule[0].endswith("-") and rule[1].endswith(":"))
         self.assertTrue(rule[6].endswith("-"))  # fastest peer: text, left-aligned
@@ -267,8 +296,8 @@ class ReportTest(unittest.TestCase):
                          ["m", "1", "6.00", "3.00", "2.50", "2.00", "MNN int8", "1.50x",
                           "0.50x", "0.9912"])
         self.assertEqual([c.strip() for c in table[3].strip("|").split("|")],
-                         ["m", "2", "2.00", "1.00", "wrong output", "failed", "-", "-",
-                          "0.50x", "-"])
+                         ["m", "2", "2.00", "1.00", "wrong output", "failed: mnnquant failed",
+                          "-", "-", "0.50x", "-"])
         rule = [c.strip() for c in table[1].strip("|").split("|")]
         self.assertTrue(rule[6].endswith("-") and rule[7].endswith(":"))
         lines = report.uint8_summary(info, runs)
@@ -303,10 +332,62 @@ class ReportTest(unittest.TestCase):
         self.assertEqual([c.strip() for c in init[0].strip("|").split("|")],
                          ["model", "threads", "MACE", "ORT", "ncnn", "MNN", "ncnn defaults"])
         self.assertEqual([c.strip() for c in init[3].strip("|").split("|")][2:],
-                         ["10.00", "10.00", "failed", "10.00", "10.00"])
-        memory = report.memory_table(make_info(), sample_runs())
-        self.assertIn("50.0 (+30.0)", memory)
-        self.assertIn("failed", memory.splitlines()[3])
+                         ["10.00", "10.00", "failed: pnnx failed", "10.00", "10.00"])
+        memory = report.memory_table(make_info(), sample_runs()).splitlines()
+        self.assertEqual([c.strip() for c in memory[0].strip("|").split("|")],
+                         ["model", "threads", "MACE", "ORT", "ncnn", "MNN", "ncnn defaults",
+                          "MACE / ORT"])
+        self.assertIn("50.0 (+30.0)", memory[2])
+        self.assertIn("failed: pnnx failed", memory[3])
+
+    def test_memory_ratio_is_mace_over_ort(self):
+        runs = [make_run("mace", 6.0, peak_rss_mib=30.0), make_run("ort", 4.0, peak_rss_mib=60.0),
+                make_run("mace", 2.0, threads=2, peak_rss_mib=45.0),
+                EngineRun(model="m", engine="ort", threads=2, error="load failed")]
+        info = make_info(engines=["mace", "ort"])
+        table = report.memory_table(info, runs).splitlines()
+        self.assertEqual([c.strip() for c in table[2].strip("|").split("|")],
+                         ["m", "1", "30.0 (+10.0)", "60.0 (+40.0)", "0.50x"])
+        self.assertEqual([c.strip() for c in table[3].strip("|").split("|")],
+                         ["m", "2", "45.0 (+25.0)", "failed: load failed", "-"])
+        # Without ORT there is nothing to divide by, and no column.
+        self.assertNotIn("MACE / ORT", report.memory_table(make_info(engines=["mace"]), runs))
+
+    def test_a_failed_cell_gives_a_short_reason(self):
+        run = EngineRun(model="m", engine="ncnn", threads=1,
+                        error="pnnx failed (Unsupported op Einsum | x); log: /w/convert.log")
+        self.assertEqual(report.latency_cell(run), "failed: pnnx failed (Unsupported op "
+                                                   "Einsum \\| x)")
+        run.error = "x" * 200
+        cell = report.latency_cell(run)
+        self.assertTrue(cell.endswith("..."))
+        self.assertEqual(len(cell), len("failed: ") + report.CELL_REASON_CHARS)
+        run.error = ""
+        self.assertEqual(report.latency_cell(run), "failed: no reason recorded")
+
+    def test_transformers_get_their_own_latency_section(self):
+        runs = [make_run("mace", 6.0, model="resnet18"), make_run("ort", 4.0, model="resnet18"),
+                make_run("mace", 9.0, model="bert_torch"), make_run("ort", 3.0, model="bert_torch")]
+        info = make_info(models=["resnet18", "bert_torch"], engines=["mace", "ort"],
+                         threads=[1])
+        self.assertEqual(report.model_groups(info.models),
+                         [("cnn", ["resnet18"]), ("transformers", ["bert_torch"])])
+        text = report.markdown(info, runs)
+        cnn, _, rest = text.partition("## Transformers: latency")
+        self.assertIn("## Latency (median ms", cnn)
+        self.assertIn("| resnet18 ", cnn.split("## Latency (median ms")[1])
+        self.assertNotIn("| bert_torch ", cnn.split("## Latency (median ms")[1])
+        transformers = rest.split("##")[0]
+        row = next(line for line in transformers.splitlines() if line.startswith("| bert"))
+        self.assertEqual([c.strip() for c in row.strip("|").split("|")],
+                         ["bert_torch", "1", "9.00", "3.00", "ORT", "3.00x"])
+        self.assertIn("MACE / fastest peer, geometric mean: 1 thread: 3.00x over 1 model.",
+                      transformers)
+        # A run of CNNs only has no transformer section.
+        self.assertNotIn("Transformers", report.markdown(make_info(), sample_runs()))
+        # A model of no group goes with the CNNs.
+        self.assertEqual(report.model_groups(["m", "vit_tiny"]),
+                         [("cnn", ["m"]), ("transformers", ["vit_tiny"])])
 
     def test_table_alignment(self):
         table = report.markdown_table(["name", "n", "who"], [["a", "10", "x"]], "lrl")
@@ -529,7 +610,8 @@ class MnnQuantFallbackTest(unittest.TestCase):
         prepared = prep.PreparedModel(
             name="m", config=None, model=model, onnx=Path("m.onnx"), input_name="input",
             output_name="output", input_file=Path("in.npy"), directory=directory,
-            mnn=directory / "model.mnn")
+            mnn=directory / "model.mnn",
+            inputs=[ModelInput("input", "float32", Path("in.npy"), "input in [-1, 1)")])
         options = parse_args(["--uint8"])
         with mock.patch.object(prep, "_convert", fake_convert):
             try:

@@ -8,10 +8,11 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
-from mace_converter import benchmark, conversion, layout, run
+from mace_converter import benchmark, conversion, input_values, layout, run
 from mace_converter.api import TensorSpec
 from mace_converter.config import DeploymentConfig, ModelConfig
 from mace_converter.package import library_dir, mace_run_path
@@ -41,28 +42,41 @@ class MaceModel:
 def build(config: DeploymentConfig, log: Path, timeout: float) -> None:
     """`converter.py build` for the host; Bazel waits for a busy server. The
     log is written as the build goes, so a long one can be followed."""
-    command = [sys.executable, str(CONVERTER), "build", "--config", str(config.path),
-               "--target_abi", "host"]
+    _converter(["build", "--config", str(config.path), "--target_abi", "host"], log, timeout)
+
+
+def convert(config: DeploymentConfig, log: Path, timeout: float) -> None:
+    """`converter.py convert` only: the model files, no Bazel build (for a
+    mace_run built elsewhere)."""
+    _converter(["convert", "--config", str(config.path)], log, timeout)
+
+
+def _converter(arguments: list[str], log: Path, timeout: float) -> None:
+    command = [sys.executable, str(CONVERTER), *arguments]
+    what = f"tools/converter.py {arguments[0]}"
     with log.open("w") as output:
         try:
             result = subprocess.run(command, cwd=REPO, stdout=output, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise PrepareError(f"tools/converter.py build timed out; log: {log}") from None
+            raise PrepareError(f"{what} timed out; log: {log}") from None
     if result.returncode != 0:
         lines = [line for line in log.read_text().splitlines() if line.strip()]
         last = lines[-1].strip() if lines else f"exit code {result.returncode}"
-        raise PrepareError(f"tools/converter.py build failed ({last}); log: {log}")
+        raise PrepareError(f"{what} failed ({last}); log: {log}")
 
 
-def locate(config: DeploymentConfig, model: ModelConfig, image: np.ndarray,
-           work: Path) -> MaceModel:
-    """The built runner and model files, and the input in the engine's layout."""
+def locate(config: DeploymentConfig, model: ModelConfig, arrays: dict[str, np.ndarray],
+           work: Path, runner: Optional[Path] = None) -> MaceModel:
+    """The built runner (or `runner`) and model files, and the inputs
+    (`arrays`, keyed by the deployment file's names) in the engine's layout:
+    int32, int64 and bool inputs in the type the converted model takes,
+    every other input as float32 (as the float model is fed)."""
     try:
         artifacts = conversion.load_artifacts(config, model)
     except UserError as error:
         raise PrepareError(str(error).splitlines()[0]) from None
-    runner = mace_run_path(config, "host")
+    runner = runner or mace_run_path(config, "host")
     if not runner.exists():
         raise PrepareError(f"{runner} is missing: build it with `tools/converter.py build "
                            f"--config {config.path}`")
@@ -71,11 +85,19 @@ def locate(config: DeploymentConfig, model: ModelConfig, image: np.ndarray,
     if config.build_type == "proto" and (packaged / f"{model.name}.pb").exists():
         graph, weights = packaged / f"{model.name}.pb", packaged / f"{model.name}.data"
     work.mkdir(parents=True, exist_ok=True)
-    source_name = artifacts.source_inputs[0].name
-    engine_inputs = layout.to_engine({source_name: image}, artifacts.source_inputs[:1],
-                                     artifacts.engine_inputs[:1])
+    types = run.input_types(artifacts)
+    missing = [spec.name for spec in artifacts.source_inputs if spec.name not in arrays]
+    if missing:
+        raise PrepareError(f"no input values for {', '.join(missing)}")
+    engine_inputs = layout.to_engine({spec.name: arrays[spec.name]
+                                      for spec in artifacts.source_inputs},
+                                     artifacts.source_inputs, artifacts.engine_inputs)
+    by_engine_name = {engine.name: _feed_type(types.get(source.name, "float32"))
+                      for source, engine in zip(artifacts.source_inputs,
+                                                artifacts.engine_inputs)}
     for name, array in engine_inputs.items():
-        np.save(work / f"input_{_safe_name(name)}.npy", array.astype(np.float32))
+        np.save(work / f"input_{_safe_name(name)}.npy",
+                array.astype(by_engine_name.get(name, "float32")))
     return MaceModel(runner=runner, graph=graph, weights=weights,
                      engine_inputs=artifacts.engine_inputs,
                      engine_outputs=artifacts.engine_outputs,
@@ -120,6 +142,10 @@ def op_shares(stdout: str) -> list[OpShare]:
     shares = [OpShare(op_type=name, count=len(times), ms=sum(times), share=sum(times) / total)
               for name, times in by_type.items()]
     return sorted(shares, key=lambda s: -s.ms)
+
+
+def _feed_type(app_type: str) -> str:
+    return app_type if app_type in input_values.INTEGER_TYPES else "float32"
 
 
 def _shapes(specs: list[TensorSpec]) -> str:

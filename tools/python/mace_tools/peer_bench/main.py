@@ -23,8 +23,9 @@ from mace_tools.peer_bench import int8, machine, mace_engine, peak, report
 from mace_tools.peer_bench.children import ChildResult, run_child
 from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, UINT8_COSINE_THRESHOLD,
                                            UINT8_ENGINES, Options, parse_args)
-from mace_tools.peer_bench.prepare import (INSTALL, NCNN_INPUT, NCNN_OUTPUT, REQUIREMENTS,
-                                           PreparedModel, missing_packages, prepare)
+from mace_tools.peer_bench.inputs import describe, feed_arguments
+from mace_tools.peer_bench.prepare import (INSTALL, NCNN_OUTPUT, REQUIREMENTS, PreparedModel,
+                                           missing_packages, prepare)
 from mace_tools.peer_bench.results import FAILED, OK, UNCHECKED, WRONG, EngineRun, combine
 from mace_tools.peer_bench.stats import cosine, rotated, summarize
 
@@ -80,10 +81,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     path.write_text(report.markdown(info, runs, profiles))
     json_path = path.with_suffix(".json")
     json_path.write_text(report.json_text(info, runs, profiles))
-    log("")
-    log(report.latency_table(info, runs))
-    for line in report.ratio_summary(info, runs):
-        log(line)
+    for _, group in report.model_groups(info.models):
+        log("")
+        log(report.latency_table(info, runs, group))
+        for line in report.ratio_summary(info, runs, group):
+            log(line)
+    log("\npeak memory (MiB):")
+    log(report.memory_table(info, runs))
     for line in report.peak_summary(info, runs, profiles):
         log(line)
     if options.uint8:
@@ -101,7 +105,8 @@ def measure_peak(options: Options) -> tuple[Optional[peak.FmaPeak], str]:
     if not options.fma_peak or "mace" not in options.engines or 1 not in options.threads:
         return None, "skipped (--no-fma-peak)" if not options.fma_peak else ""
     log("==> FMA peak (one core, widest instruction set)")
-    found, error = peak.measure(not options.skip_mace_build, options.timeout, log)
+    build = not options.skip_mace_build and options.mace_runner is None
+    found, error = peak.measure(build, options.timeout, log)
     if error:
         log(f"    FMA peak not measured: {error}")
     return found, error
@@ -240,6 +245,7 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
                          "say `winograd: 0`, so Winograd is off for their 3x3 convolutions.")
         found.append(f"MACE threads: mace_run --omp_num_threads=N --cpu_affinity_policy="
                      f"{options.cpu_affinity_policy}; its pool counts the calling thread.")
+    found += input_notes(models, options)
     if "ort" in info.engines:
         found.append("onnxruntime: CPU execution provider, intra_op_num_threads=N, "
                      "inter_op_num_threads=1, sequential execution, ORT_ENABLE_ALL.")
@@ -266,6 +272,18 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
             found.append(f"MNN int8, {', '.join(fallback)}: mnnquant's "
                          f"{int8.MNN_FEATURE_METHODS[0]} failed, so its ranges are "
                          f"{int8.MNN_FEATURE_METHODS[1]}.")
+    return found
+
+
+def input_notes(models: list[PreparedModel], options: Options) -> list[str]:
+    """How the inputs of models with integer or several inputs were drawn."""
+    found = []
+    for model in models:
+        if len(model.inputs) == 1 and model.inputs[0].dtype == "float32":
+            continue
+        found.append(f"{model.name} inputs, drawn as `tools/converter.py run` draws them "
+                     f"(seed {options.seed}): {describe(model.inputs)}. ncnn gets integer "
+                     "inputs as float blobs, MNN as int32.")
     return found
 
 
@@ -360,22 +378,22 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
     out.parent.mkdir(parents=True, exist_ok=True)
     for suffix in (".npy", ".json"):
         out.with_suffix(suffix).unlink(missing_ok=True)
+    names = [model_input.name for model_input in model.inputs]
     if engine in ("ort", "reference", "ort_qdq"):
         source = model.ort_qdq if engine == "ort_qdq" else model.onnx
-        files = ["--model", str(source), "--input-name", model.input_name,
-                 "--output-name", model.output_name]
+        files = ["--model", str(source), "--output-name", model.output_name]
     elif engine in ("ncnn", "ncnn_default"):
         assert model.ncnn is not None
         files = ["--model", str(model.ncnn[0]), "--weights", str(model.ncnn[1]),
-                 "--input-name", NCNN_INPUT, "--output-name", NCNN_OUTPUT]
+                 "--output-name", NCNN_OUTPUT]
+        names = model.ncnn_input_names()
     else:
         source = model.mnn_int8 if engine == "mnn_int8" else model.mnn
-        files = ["--model", str(source), "--input-name", model.input_name,
-                 "--output-name", model.output_name]
+        files = ["--model", str(source), "--output-name", model.output_name]
     # The quantized models run with the same session options as the float ones.
     worker = {"ort_qdq": "ort", "mnn_int8": "mnn"}.get(engine, engine)
     command = [sys.executable, "-m", "mace_tools.peer_bench.worker", worker, *files,
-               "--input", str(model.input_file), "--threads", str(threads),
+               *feed_arguments(names, model.inputs), "--threads", str(threads),
                "--rounds", str(rounds), "--output", str(out.with_suffix(".npy")),
                "--result", str(out.with_suffix(".json"))]
     python_path = str(REPO / "tools" / "python")

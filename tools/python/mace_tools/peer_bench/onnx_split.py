@@ -7,13 +7,16 @@ the benchmark input (they can depend on Shape/Reshape chains that static shape
 inference does not resolve) and written as the node's `split` input, which
 does not change what the model computes.
 
-    python -m mace_tools.peer_bench.onnx_split IN.onnx OUT.onnx INPUT.npy
+    python -m mace_tools.peer_bench.onnx_split IN.onnx OUT.onnx INPUT.npy [INPUT.npy ...]
+
+with one input file per graph input, in the graph's order.
 
 Prints the number of nodes it changed; writes OUT.onnx only when it is not 0.
 """
 from __future__ import annotations
 
 import sys
+from typing import Sequence, Union
 
 import numpy as np
 
@@ -31,8 +34,12 @@ def implicit_splits(model) -> list:
     return found
 
 
-def output_sizes(model, nodes: list, image: np.ndarray) -> dict[str, list[int]]:
-    """Node name -> the size of each output along the split axis."""
+Feeds = Union[np.ndarray, Sequence[np.ndarray]]
+
+
+def output_sizes(model, nodes: list, image: Feeds) -> dict[str, list[int]]:
+    """Node name -> the size of each output along the split axis; `image` is
+    the one input, or one array per graph input in order."""
     import onnx
     import onnxruntime as ort
     probe = onnx.ModelProto()
@@ -46,7 +53,11 @@ def output_sizes(model, nodes: list, image: np.ndarray) -> dict[str, list[int]]:
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = ort.InferenceSession(probe.SerializeToString(), options,
                                    providers=["CPUExecutionProvider"])
-    values = session.run(wanted, {session.get_inputs()[0].name: image})
+    arrays = [image] if isinstance(image, np.ndarray) else list(image)
+    names = [graph_input.name for graph_input in session.get_inputs()]
+    if len(arrays) != len(names):
+        raise ValueError(f"{len(arrays)} input file(s) for the {len(names)} graph inputs")
+    values = session.run(wanted, dict(zip(names, arrays)))
     shapes = dict(zip(wanted, (value.shape for value in values)))
     sizes = {}
     for node in nodes:
@@ -55,7 +66,7 @@ def output_sizes(model, nodes: list, image: np.ndarray) -> dict[str, list[int]]:
     return sizes
 
 
-def make_explicit(model, image: np.ndarray) -> int:
+def make_explicit(model, image: Feeds) -> int:
     from onnx import numpy_helper
     nodes = implicit_splits(model)
     if not nodes:
@@ -80,14 +91,17 @@ def make_explicit(model, image: np.ndarray) -> int:
 
 def main(argv: list[str]) -> int:
     import onnx
-    if len(argv) != 3:
-        print("usage: python -m mace_tools.peer_bench.onnx_split IN.onnx OUT.onnx INPUT.npy",
-              file=sys.stderr)
+    if len(argv) < 3:
+        print("usage: python -m mace_tools.peer_bench.onnx_split IN.onnx OUT.onnx INPUT.npy "
+              "[INPUT.npy ...]", file=sys.stderr)
         return 2
-    source, target, image_path = argv
+    source, target, *paths = argv
     model = onnx.load(source)
+    # Integer inputs (token ids) keep their type; floats are fed as float32.
+    arrays = [np.load(path) for path in paths]
+    arrays = [a if a.dtype.kind in "iub" else a.astype(np.float32) for a in arrays]
     try:
-        changed = make_explicit(model, np.load(image_path).astype(np.float32))
+        changed = make_explicit(model, arrays)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

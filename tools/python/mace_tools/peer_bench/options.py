@@ -7,13 +7,24 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 # Zoo model (tools/python/zoo/make_zoo.py --only NAME) -> its deployment file.
-MODELS = {
+CNN_MODELS = {
     "mobilenet_v1": "models/mobilenet_v1.yml",
     "mobilenet_v2": "models/mobilenet_v2.yml",
     "squeezenet1_1": "models/squeezenet1_1.yml",
     "resnet18": "models/resnet18.yml",
     "shufflenet_v2_x1_0": "models/shufflenet_v2.yml",
 }
+# The transformer encoders: BERT takes int64 token ids and an attention mask.
+TRANSFORMER_MODELS = {
+    "bert_torch": "models/bert_torch.yml",
+    "bert_tf": "models/bert_tf.yml",
+    "vit_tiny": "models/vit_tiny.yml",
+    "whisper_tiny_encoder": "models/whisper_tiny_encoder.yml",
+}
+MODELS = {**CNN_MODELS, **TRANSFORMER_MODELS}
+# --models also takes these group names; the report gives each group its
+# own latency table.
+MODEL_GROUPS = {"cnn": list(CNN_MODELS), "transformers": list(TRANSFORMER_MODELS)}
 # The deployment file's model name, where it differs from the zoo's.
 ALIASES = {"shufflenet_v2": "shufflenet_v2_x1_0"}
 
@@ -69,6 +80,8 @@ class Options:
     baseline_runner: Optional[Path] = None
     uint8: bool = False
     fma_peak: bool = True
+    # A prebuilt mace_run: the models are converted, not built.
+    mace_runner: Optional[Path] = None
 
     @property
     def json_path(self) -> Path:
@@ -84,6 +97,11 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
                 and set(args.threads) == set(DEFAULT_THREADS) and args.baseline_runner is None)
         report = DEFAULT_REPORT if full else args.work_dir / PARTIAL_REPORT_NAME
     engines = args.engines
+    if args.mace_runner is not None and not args.mace_runner.is_file():
+        raise SystemExit(f"error: --mace-runner {args.mace_runner} is not a file")
+    if args.mace_runner is not None and args.uint8:
+        raise SystemExit("error: --uint8 builds the quantized models; it does not take "
+                         "--mace-runner")
     if args.baseline_runner is not None:
         if not args.baseline_runner.is_file():
             raise SystemExit(f"error: --baseline-runner {args.baseline_runner} is not a file")
@@ -107,15 +125,17 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
                    cpu_affinity_policy=args.cpu_affinity_policy, timeout=args.timeout,
                    work_dir=args.work_dir,
                    baseline_runner=args.baseline_runner.resolve() if args.baseline_runner
-                   else None, uint8=args.uint8, fma_peak=not args.no_fma_peak)
+                   else None, uint8=args.uint8, fma_peak=not args.no_fma_peak,
+                   mace_runner=args.mace_runner.absolute() if args.mace_runner else None)
 
 
 def model_list(text: str) -> list[str]:
-    names = _split(text)
+    names = [member for name in _split(text) for member in MODEL_GROUPS.get(name, [name])]
     unknown = [name for name in names if ALIASES.get(name, name) not in MODELS]
     if unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown model {', '.join(unknown)} (choose from {', '.join(MODELS)})")
+            f"unknown model {', '.join(unknown)} (choose from {', '.join(MODELS)}, or a "
+            f"group: {', '.join(MODEL_GROUPS)})")
     return _unique(ALIASES.get(name, name) for name in names)
 
 
@@ -171,7 +191,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Times the zoo models in MACE, onnxruntime, ncnn and MNN in one run and "
                     "writes a markdown report (see docs/how-to/benchmark.md).")
     parser.add_argument("--models", type=model_list, default=list(MODELS), metavar="A,B",
-                        help="comma-separated zoo models (default: all of "
+                        help="comma-separated zoo models or groups "
+                             f"({', '.join(MODEL_GROUPS)}) (default: all of "
                              f"{', '.join(MODELS)})")
     parser.add_argument("--engines", type=engine_list,
                         default=[e for e in ENGINES if e not in OPT_IN_ENGINES], metavar="E,F",
@@ -194,6 +215,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--skip-mace-build", action="store_true",
                         help="use the MACE build already in build/ instead of running "
                              "`tools/converter.py build` for each model")
+    parser.add_argument("--mace-runner", metavar="PATH", type=Path, default=None,
+                        help="a mace_run already built for the host (e.g. bazel-bin/mace/"
+                             "tools/mace_run): the models are only converted (`tools/"
+                             "converter.py convert`, no Bazel build) and this runner runs "
+                             "them")
     parser.add_argument("--no-op-profile", action="store_true",
                         help="skip the per-op-type profile of MACE (one extra mace_run "
                              "--benchmark per model)")

@@ -15,8 +15,10 @@ import numpy as np
 from mace_converter import fetch
 from mace_converter.config import DeploymentConfig, ModelConfig, load_config
 from mace_converter.progress import REPO, UserError
+from mace_tools.peer_bench import inputs as shared_inputs
 from mace_tools.peer_bench import int8, mace_engine
 from mace_tools.peer_bench.children import run_child
+from mace_tools.peer_bench.inputs import ModelInput
 from mace_tools.peer_bench.mace_engine import MaceModel, PrepareError
 from mace_tools.peer_bench.options import MODELS, Options
 
@@ -26,8 +28,10 @@ INSTALL = f".venv/bin/pip install --no-deps -r {REQUIREMENTS}"
 _MODULES = {"ort": ["onnxruntime"], "ort_qdq": ["onnxruntime"], "ncnn": ["ncnn", "pnnx"],
             "ncnn_default": ["ncnn", "pnnx"], "mnn": ["MNN", "_tools"],
             "mnn_int8": ["MNN", "_tools"]}
-# The ncnn blob names pnnx gives a graph's first input and output.
-NCNN_INPUT, NCNN_OUTPUT = "in0", "out0"
+# pnnx's inputshape type suffix per input type (float32 needs none).
+_PNNX_TYPES = {"float32": "", "int32": "i32", "int64": "i64", "bool": "bool"}
+# The ncnn blob name pnnx gives a graph's first output.
+NCNN_OUTPUT = "out0"
 
 
 @dataclass
@@ -48,6 +52,12 @@ class PreparedModel:
     mnn_int8: Optional[Path] = None
     mnn_int8_method: Optional[str] = None
     errors: dict[str, str] = field(default_factory=dict)
+    # Every input, the first being input_name / input_file.
+    inputs: list[ModelInput] = field(default_factory=list)
+
+    def ncnn_input_names(self) -> list[str]:
+        """pnnx names a graph's inputs in0, in1, ... in order."""
+        return [f"in{index}" for index in range(len(self.inputs))]
 
 
 def missing_packages(engines: list[str]) -> list[str]:
@@ -63,24 +73,23 @@ def prepare(name: str, options: Options, log) -> PreparedModel:
     config = load_config(REPO / MODELS[name])
     model = _zoo_model(config, name)
     onnx, _ = fetch.model_files(config, model)
-    if len(model.inputs) != 1 or len(model.outputs) != 1:
-        raise UserError(f"{name}: the benchmark handles one input and one output")
+    if len(model.outputs) != 1:
+        raise UserError(f"{name}: the benchmark compares one output; "
+                        f"{config.path.name} lists {len(model.outputs)}")
     directory = _absolute(options.work_dir) / name
-    directory.mkdir(parents=True, exist_ok=True)
-    spec = model.inputs[0]
-    low, high = spec.value_range
-    image = np.random.default_rng(options.seed).uniform(low, high, size=spec.shape)
-    image = image.astype(np.float32)
-    input_file = directory / "input.npy"
-    np.save(input_file, image)
+    drawn = shared_inputs.draw_inputs(model, shared_inputs.onnx_input_types(onnx),
+                                      options.seed)
+    written = shared_inputs.write_inputs(drawn, directory)
+    arrays = {input_name: array for input_name, array, _ in drawn}
     prepared = PreparedModel(name=name, config=config, model=model, onnx=onnx,
-                             input_name=spec.name, output_name=model.outputs[0].name,
-                             input_file=input_file, directory=directory)
+                             input_name=written[0].name, output_name=model.outputs[0].name,
+                             input_file=written[0].file, directory=directory,
+                             inputs=written)
     digest = fetch.sha256_of(onnx)
-    steps = {"mace": lambda: _prepare_mace(prepared, image, options, log),
+    steps = {"mace": lambda: _prepare_mace(prepared, arrays, options, log),
              "ncnn": lambda: _prepare_ncnn(prepared, digest, log),
              "mnn": lambda: _prepare_mnn(prepared, digest, log),
-             "mace_u8": lambda: _prepare_mace_u8(prepared, image, options, log),
+             "mace_u8": lambda: _prepare_mace_u8(prepared, arrays, options, log),
              "ort_qdq": lambda: _prepare_ort_qdq(prepared, digest, options, log),
              "mnn_int8": lambda: _prepare_mnn_int8(prepared, digest, options, log)}
     wanted = {"ncnn_default": "ncnn"}
@@ -97,26 +106,41 @@ def prepare(name: str, options: Options, log) -> PreparedModel:
     return prepared
 
 
-def _prepare_mace(prepared: PreparedModel, image: np.ndarray, options: Options, log) -> None:
-    if not options.skip_mace_build:
-        build_log = prepared.directory / "mace_build.log"
-        log(f"    mace: tools/converter.py build --config {MODELS[prepared.name]} "
-            f"--target_abi host (waits while another Bazel command holds the server; "
-            f"log: {build_log})")
-        mace_engine.build(prepared.config, build_log, timeout=max(options.timeout, 3600.0))
-    prepared.mace = mace_engine.locate(prepared.config, prepared.model, image,
-                                       prepared.directory / "mace")
+def _prepare_mace(prepared: PreparedModel, arrays: dict[str, np.ndarray], options: Options,
+                  log) -> None:
+    _mace_files(prepared.config, prepared.directory / "mace", options, log)
+    prepared.mace = mace_engine.locate(prepared.config, prepared.model, arrays,
+                                       prepared.directory / "mace", options.mace_runner)
+
+
+def _mace_files(config: DeploymentConfig, directory: Path, options: Options, log,
+                what: str = "") -> None:
+    """Builds the library and mace_run, or with --mace-runner only converts
+    the model; nothing with --skip-mace-build."""
+    if options.skip_mace_build:
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    build_log = directory / "build.log"
+    if options.mace_runner is not None:
+        log(f"    mace: tools/converter.py convert --config {config.path} (mace_run: "
+            f"{options.mace_runner}; log: {build_log})")
+        mace_engine.convert(config, build_log, timeout=max(options.timeout, 3600.0))
+        return
+    log(f"    mace: tools/converter.py build --config {config.path} --target_abi host "
+        f"{what}(waits while another Bazel command holds the server; log: {build_log})")
+    mace_engine.build(config, build_log, timeout=max(options.timeout, 3600.0))
 
 
 def _calibration(prepared: PreparedModel, options: Options) -> Path:
     """The fixed calibration set both quantizers read (written once per run)."""
+    _one_float_input(prepared)
     directory = prepared.directory / "calibration"
     samples = int8.calibration_set(prepared.model.inputs[0], options.seed)
     return int8.write_calibration_set(samples, directory)
 
 
-def _prepare_mace_u8(prepared: PreparedModel, image: np.ndarray, options: Options,
-                     log) -> None:
+def _prepare_mace_u8(prepared: PreparedModel, arrays: dict[str, np.ndarray],
+                     options: Options, log) -> None:
     """The zoo model quantized by the converter (quantize: 1, calibrated on
     the shared set) through a derived deployment file."""
     target = prepared.directory / "mace_u8" / f"{prepared.name}_uint8.yml"
@@ -124,12 +148,10 @@ def _prepare_mace_u8(prepared: PreparedModel, image: np.ndarray, options: Option
                                  _calibration(prepared, options), target)
     config = load_config(path)
     model = config.models[prepared.model.name]
-    if not options.skip_mace_build:
-        build_log = prepared.directory / "mace_u8_build.log"
-        log(f"    mace_u8: tools/converter.py build --config {path} --target_abi host "
-            f"(quantize: 1, {int8.CALIBRATION_COUNT} calibration inputs; log: {build_log})")
-        mace_engine.build(config, build_log, timeout=max(options.timeout, 3600.0))
-    prepared.mace_u8 = mace_engine.locate(config, model, image, prepared.directory / "mace_u8")
+    _mace_files(config, prepared.directory / "mace_u8", options, log,
+                f"(quantize: 1, {int8.CALIBRATION_COUNT} calibration inputs) ")
+    prepared.mace_u8 = mace_engine.locate(config, model, arrays,
+                                          prepared.directory / "mace_u8", options.mace_runner)
 
 
 def _prepare_ort_qdq(prepared: PreparedModel, digest: str, options: Options, log) -> None:
@@ -157,6 +179,7 @@ def _prepare_mnn_int8(prepared: PreparedModel, digest: str, options: Options,
     if prepared.mnn is None:
         _prepare_mnn(prepared, digest, log)
     assert prepared.mnn is not None
+    _one_float_input(prepared)
     out = prepared.directory / "mnn_int8"
     model = out / "model.int8.mnn"
     spec = prepared.model.inputs[0]
@@ -192,26 +215,44 @@ def _prepare_mnn_int8(prepared: PreparedModel, digest: str, options: Options,
     prepared.mnn_int8 = model
 
 
+def _one_float_input(prepared: PreparedModel) -> None:
+    if len(prepared.inputs) != 1 or prepared.inputs[0].dtype != "float32":
+        raise PrepareError("the uint8 columns calibrate models with one float32 input; "
+                           f"this one has {shared_inputs.describe_types(prepared.inputs)}")
+
+
 def _prepare_ncnn(prepared: PreparedModel, digest: str, log) -> None:
     out = prepared.directory / "ncnn"
     param, weights = out / "model.ncnn.param", out / "model.ncnn.bin"
     if not _fresh(out, digest, [param, weights]):
         binary = _pnnx_binary()
         source = _explicit_splits(prepared, out, log)
-        shape = ",".join(str(d) for d in prepared.model.inputs[0].shape)
+        shapes = pnnx_input_shapes(prepared)
         # pnnx reads .onnx directly. Its Python wrapper imports torch, so the
         # converter binary it ships is called as it is.
-        command = [str(binary), str(source), f"inputshape=[{shape}]", "fp16=0",
+        command = [str(binary), str(source), f"inputshape={shapes}", "fp16=0",
                    f"pnnxparam={out / 'model.pnnx.param'}", f"pnnxbin={out / 'model.pnnx.bin'}",
                    f"pnnxpy={out / 'model_pnnx.py'}", f"pnnxonnx={out / 'model.pnnx.onnx'}",
                    f"ncnnparam={param}", f"ncnnbin={weights}", f"ncnnpy={out / 'model_ncnn.py'}"]
         log(f"    ncnn: pnnx {prepared.onnx.name} -> {param.name}, {weights.name} (fp32)")
         _convert(command, out, digest, [param, weights], "pnnx")
     text = param.read_text()
-    for blob in (NCNN_INPUT, NCNN_OUTPUT):
+    for blob in (*prepared.ncnn_input_names(), NCNN_OUTPUT):
         if f" {blob}" not in text:
             raise PrepareError(f"pnnx's {param.name} has no blob {blob}")
     prepared.ncnn = (param, weights)
+
+
+def pnnx_input_shapes(prepared: PreparedModel) -> str:
+    """pnnx's inputshape: [1,3,224,224] for a float input, with the type
+    after the brackets for others ([1,128]i64), comma-separated."""
+    parts = []
+    for spec, model_input in zip(prepared.model.inputs, prepared.inputs):
+        suffix = _PNNX_TYPES.get(model_input.dtype)
+        if suffix is None:
+            raise PrepareError(f"pnnx takes no {model_input.dtype} input ({spec.name})")
+        parts.append("[" + ",".join(str(d) for d in spec.shape) + "]" + suffix)
+    return ",".join(parts)
 
 
 def _explicit_splits(prepared: PreparedModel, out: Path, log) -> Path:
@@ -221,7 +262,8 @@ def _explicit_splits(prepared: PreparedModel, out: Path, log) -> Path:
     fixed = out / "model.splits.onnx"
     fixed.unlink(missing_ok=True)
     result = run_child([sys.executable, "-m", "mace_tools.peer_bench.onnx_split",
-                        str(prepared.onnx), str(fixed), str(prepared.input_file)],
+                        str(prepared.onnx), str(fixed),
+                        *(str(model_input.file) for model_input in prepared.inputs)],
                        env=_child_env(), timeout=600)
     if result.returncode != 0:
         raise PrepareError(f"cannot make Split sizes explicit for pnnx: {result.last_line()}")

@@ -6,13 +6,19 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Optional, Sequence
 
-from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, INT8_PEERS, PEERS,
-                                           UINT8_COSINE_THRESHOLD, UINT8_ENGINES)
+from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, INT8_PEERS,
+                                           MODEL_GROUPS, PEERS, UINT8_COSINE_THRESHOLD,
+                                           UINT8_ENGINES)
 from mace_tools.peer_bench.peak import FmaPeak
 from mace_tools.peer_bench.results import FAILED, UNCHECKED, WRONG, EngineRun
 from mace_tools.peer_bench.stats import fastest, geometric_mean, ratio
 
 TITLE = "MACE and its peers on the CPU"
+# The longest reason a failed table cell quotes; the Problems section has it whole.
+CELL_REASON_CHARS = 80
+# Each model group's latency heading; the first is the CNN table's.
+GROUP_HEADINGS = {"cnn": "Latency (median ms, lower is better)",
+                  "transformers": "Transformers: latency (median ms, lower is better)"}
 
 
 @dataclass
@@ -65,9 +71,22 @@ def fmt_duration(seconds: float) -> str:
     return f"{minutes} min {rest} s" if minutes else f"{rest} s"
 
 
+def failure_reason(run: EngineRun) -> str:
+    """A failed run's error, short enough for a table cell: without the log
+    path, at most CELL_REASON_CHARS, pipes escaped."""
+    text = run.error.split("; log: ")[0].strip() or "no reason recorded"
+    if len(text) > CELL_REASON_CHARS:
+        text = text[:CELL_REASON_CHARS - 3].rstrip() + "..."
+    return text.replace("|", "\\|")
+
+
+def failed_cell(run: Optional[EngineRun]) -> str:
+    return "failed" if run is None else f"failed: {failure_reason(run)}"
+
+
 def latency_cell(run: Optional[EngineRun]) -> str:
     if run is None or run.status == FAILED:
-        return "failed"
+        return failed_cell(run)
     if run.status == WRONG:
         return "wrong output"
     text = fmt_ms(run.median_ms)
@@ -124,7 +143,18 @@ def _cells(runs: Sequence[EngineRun]) -> dict[tuple[str, int], dict[str, EngineR
     return table
 
 
-def latency_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
+def model_groups(models: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The groups of MODEL_GROUPS that `models` draw on, each with its
+    chosen models in run order; a model of no group joins the first."""
+    groups = {name: [m for m in models if m in members] for name, members in MODEL_GROUPS.items()}
+    first = next(iter(MODEL_GROUPS))
+    grouped = {m for members in groups.values() for m in members}
+    groups[first] = [m for m in models if m in groups[first] or m not in grouped]
+    return [(name, chosen) for name, chosen in groups.items() if chosen]
+
+
+def latency_table(info: RunInfo, runs: Sequence[EngineRun],
+                  models: Optional[Sequence[str]] = None) -> str:
     cells = _cells(runs)
     peers = [e for e in info.engines if e in PEERS]
     extras = [e for e in info.engines if e != "mace" and e not in PEERS
@@ -136,7 +166,7 @@ def latency_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
     headers += [f"{ENGINES[e]} ms" for e in extras]
     align = "lr" + "".join("l" if h == "fastest peer" else "r" for h in headers[2:])
     rows = []
-    for model in info.models:
+    for model in info.models if models is None else models:
         for threads in info.threads:
             row_runs = cells.get((model, threads), {})
             row = [model, str(threads)]
@@ -152,9 +182,11 @@ def latency_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
     return markdown_table(headers, rows, align)
 
 
-def ratio_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+def ratio_summary(info: RunInfo, runs: Sequence[EngineRun],
+                  models: Optional[Sequence[str]] = None) -> list[str]:
     """Per thread count, the geometric mean of MACE / fastest peer (and, with
-    a baseline build, of the baseline / fastest peer and MACE / baseline)."""
+    a baseline build, of the baseline / fastest peer and MACE / baseline)
+    over `models` (default: all of the run's)."""
     if "mace" not in info.engines:
         return []
     cells = _cells(runs)
@@ -167,17 +199,19 @@ def ratio_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
             measures.append(("MACE baseline / fastest peer",
                              lambda r: mace_ratio(r, "mace_base")))
         measures.append(("MACE / MACE baseline", baseline_ratio))
-    return _mean_lines(info, cells, measures)
+    return _mean_lines(info, cells, measures, models)
 
 
-def _mean_lines(info: RunInfo, cells: dict, measures) -> list[str]:
+def _mean_lines(info: RunInfo, cells: dict, measures,
+                models: Optional[Sequence[str]] = None) -> list[str]:
     """One line per (label, measure): the measure's geometric mean over the
     models, per thread count."""
     lines = []
     for label, measure in measures:
         parts = []
         for threads in info.threads:
-            ratios = [measure(cells.get((model, threads), {})) for model in info.models]
+            ratios = [measure(cells.get((model, threads), {}))
+                      for model in (info.models if models is None else models)]
             mean = geometric_mean(ratios)
             counted = sum(r is not None for r in ratios)
             parts.append(f"{threads} thread{'s' if threads > 1 else ''}: {fmt_ratio(mean)} "
@@ -239,26 +273,44 @@ def uint8_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
 def init_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
     """Init ms per engine."""
     def cell(run: Optional[EngineRun]) -> str:
-        return "failed" if run is None or run.status == FAILED else fmt_ms(run.init_ms)
+        return failed_cell(run) if run is None or run.status == FAILED else fmt_ms(run.init_ms)
     return _per_engine_table(info, runs, cell)
+
+
+def memory_ratio(runs: dict[str, EngineRun]) -> Optional[float]:
+    """MACE's peak RSS over onnxruntime's, both having run."""
+    mace, ort = runs.get("mace"), runs.get("ort")
+    if mace is None or ort is None or FAILED in (mace.status, ort.status):
+        return None
+    return ratio(mace.peak_rss_mib, ort.peak_rss_mib)
 
 
 def memory_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
-    """Peak RSS MiB per engine, with the growth over the bare process."""
+    """Peak RSS MiB per engine, with the growth over the bare process, and
+    MACE / ORT when both ran."""
     def cell(run: Optional[EngineRun]) -> str:
         if run is None or run.status == FAILED:
-            return "failed"
+            return failed_cell(run)
         growth = run.rss_growth_mib
         return fmt_mib(run.peak_rss_mib) + (f" (+{growth:.1f})" if growth is not None else "")
-    return _per_engine_table(info, runs, cell)
+    extra = None
+    if "mace" in info.engines and "ort" in info.engines:
+        extra = ("MACE / ORT", lambda row: fmt_ratio(memory_ratio(row)))
+    return _per_engine_table(info, runs, cell, extra)
 
 
-def _per_engine_table(info: RunInfo, runs: Sequence[EngineRun], cell) -> str:
+def _per_engine_table(info: RunInfo, runs: Sequence[EngineRun], cell, extra=None) -> str:
+    """One column per engine; `extra` is (header, function of the row's
+    runs by engine) for one more column."""
     cells = _cells(runs)
     headers = ["model", "threads"] + [ENGINES[e] for e in info.engines]
-    rows = [[model, str(threads)]
-            + [cell(cells.get((model, threads), {}).get(e)) for e in info.engines]
-            for model in info.models for threads in info.threads]
+    headers += [extra[0]] if extra else []
+    rows = []
+    for model in info.models:
+        for threads in info.threads:
+            row_runs = cells.get((model, threads), {})
+            row = [model, str(threads)] + [cell(row_runs.get(e)) for e in info.engines]
+            rows.append(row + ([extra[1](row_runs)] if extra else []))
     return markdown_table(headers, rows)
 
 
@@ -413,11 +465,13 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
         f"reported. All engines get the same input (uniform in [-1, 1), seed {info.seed}) "
         f"and each output is checked against onnxruntime with graph optimizations off "
         f"(cosine > {COSINE_THRESHOLD}).",
-        "", "## Latency (median ms, lower is better)", "",
-        latency_table(info, runs), "",
+        "",
     ]
-    out += ratio_summary(info, runs)
-    out += ["", "MACE / fastest is MACE's median over the fastest fp32 peer's: above 1 "
+    for group, models in model_groups(info.models):
+        out += [f"## {GROUP_HEADINGS[group]}", "", latency_table(info, runs, models), ""]
+        out += ratio_summary(info, runs, models)
+        out += [""]
+    out += ["MACE / fastest is MACE's median over the fastest fp32 peer's: above 1 "
             "means MACE is slower.", "",
             *_uint8_section(info, runs),
             *peak_section(info, runs, profiles),
@@ -429,7 +483,8 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
             "## Peak memory (MiB)", "",
             "The process's peak resident set (VmHWM); in brackets, how much of it came "
             "after the engine library was loaded: model, arenas, packed weights. The peers "
-            "run inside a Python interpreter, mace_run is a plain binary.", "",
+            "run inside a Python interpreter, mace_run is a plain binary. MACE / ORT is "
+            "MACE's peak over onnxruntime's: below 1 means MACE needs less memory.", "",
             memory_table(info, runs), ""]
     if profiles:
         section = op_profile_section(profiles)

@@ -2,8 +2,11 @@
 then timed runs; writes the output tensor (.npy) and the timings (.json).
 
     python -m mace_tools.peer_bench.worker ENGINE --model M [--weights W]
-        --input in.npy --input-name NAME --output-name NAME --threads N
-        --rounds R --output out.npy --result result.json
+        --input NAME=in.npy [--input NAME=in1.npy ...] --output-name NAME
+        --threads N --rounds R --output out.npy --result result.json
+
+Each --input is one model input, by the engine's name for it; integer inputs
+(token ids, masks) keep their type where the engine takes integers.
 
 ENGINE is ort, ncnn, ncnn_default, mnn, or reference (onnxruntime with graph
 optimizations off, one thread, no timed runs: the outputs everyone is
@@ -20,7 +23,10 @@ from typing import Callable
 
 import numpy as np
 
+from mace_tools.peer_bench.inputs import load_feed, parse_feed
+
 Runner = Callable[[], np.ndarray]
+Feeds = dict[str, np.ndarray]
 
 
 def memory_kib(field: str) -> int:
@@ -35,7 +41,7 @@ def memory_kib(field: str) -> int:
     return 0
 
 
-def load_ort(args: argparse.Namespace, image: np.ndarray, optimize: bool) -> Runner:
+def load_ort(args: argparse.Namespace, feeds: Feeds, optimize: bool) -> Runner:
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.intra_op_num_threads = args.threads
@@ -44,12 +50,11 @@ def load_ort(args: argparse.Namespace, image: np.ndarray, optimize: bool) -> Run
     options.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize
                                         else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
     session = ort.InferenceSession(args.model, options, providers=["CPUExecutionProvider"])
-    feed = {args.input_name: image}
     outputs = [args.output_name]
-    return lambda: session.run(outputs, feed)[0]
+    return lambda: session.run(outputs, feeds)[0]
 
 
-def load_ncnn(args: argparse.Namespace, image: np.ndarray, fp32: bool) -> Runner:
+def load_ncnn(args: argparse.Namespace, feeds: Feeds, fp32: bool) -> Runner:
     import ncnn
     net = ncnn.Net()
     net.opt.num_threads = args.threads
@@ -62,14 +67,13 @@ def load_ncnn(args: argparse.Namespace, image: np.ndarray, fp32: bool) -> Runner
                 setattr(net.opt, name, False)
     if net.load_param(args.model) != 0 or net.load_model(args.weights) != 0:
         raise RuntimeError(f"ncnn cannot load {args.model} / {args.weights}")
-    if image.ndim != 4 or image.shape[0] != 1:
-        raise RuntimeError(f"ncnn takes one image (C, H, W); the input is {list(image.shape)}")
-    mat = ncnn.Mat(np.ascontiguousarray(image[0]))
+    mats = {name: ncnn.Mat(ncnn_array(name, array)) for name, array in feeds.items()}
 
     def run() -> np.ndarray:
         # An extractor keeps the blobs it computed, so each run needs a new one.
         extractor = net.create_extractor()
-        extractor.input(args.input_name, mat)
+        for name, mat in mats.items():
+            extractor.input(name, mat)
         status, out = extractor.extract(args.output_name)
         if status != 0:
             raise RuntimeError(f"ncnn extract({args.output_name}) returned {status}")
@@ -77,25 +81,51 @@ def load_ncnn(args: argparse.Namespace, image: np.ndarray, fp32: bool) -> Runner
     return run
 
 
-def load_mnn(args: argparse.Namespace, image: np.ndarray) -> Runner:
+def ncnn_array(name: str, array: np.ndarray) -> np.ndarray:
+    """An input as ncnn takes it: without its batch of one (an image is C, H,
+    W), at most four dimensions, in float32 (ncnn's blobs are float; its
+    Embed layer reads token ids from them)."""
+    if array.ndim < 2 or array.shape[0] != 1 or array.ndim > 5:
+        raise RuntimeError(f"ncnn takes a batch of one with 1 to 4 more dimensions; input "
+                           f"{name} is {list(array.shape)}")
+    return np.ascontiguousarray(array[0], dtype=np.float32)
+
+
+def mnn_array(array: np.ndarray) -> tuple[np.ndarray, str]:
+    """An input as MNN takes it, and its MNN type name: MNN runs int64 graph
+    inputs as int32 (its converter narrows them)."""
+    if array.dtype.kind in "iub":
+        return array.astype(np.int32), "int"
+    return array.astype(np.float32), "float"
+
+
+def load_mnn(args: argparse.Namespace, feeds: Feeds) -> Runner:
     import MNN
     expr = MNN.expr
     # "normal" is fp32 on CPUs without fp16 arithmetic; "low" would allow fp16/bf16.
     config = {"backend": "CPU", "numThread": args.threads, "precision": "normal"}
     runtime = MNN.nn.create_runtime_manager((config,))
-    module = MNN.nn.load_module_from_file(args.model, [args.input_name], [args.output_name],
+    module = MNN.nn.load_module_from_file(args.model, list(feeds), [args.output_name],
                                           runtime_manager=runtime)
-    value = expr.const(image, list(image.shape), expr.NCHW)
+    values = []
+    for array in feeds.values():
+        data, kind = mnn_array(array)
+        values.append(expr.const(data, list(data.shape), expr.NCHW, getattr(expr, kind)))
 
     def run() -> np.ndarray:
-        out = module.forward([value])[0]
+        out = module.forward(values)[0]
         return np.array(expr.convert(out, expr.NCHW).read())
     return run
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    image = np.load(args.input).astype(np.float32)
+    try:
+        feeds = dict(parse_feed(text) for text in args.input)
+        feeds = {name: load_feed(path) for name, path in feeds.items()}
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     try:
         loader = _loader(args.engine)
     except ImportError as error:
@@ -104,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     base_kib = memory_kib("VmRSS")
     try:
         start = time.perf_counter()
-        run = loader(args, image)
+        run = loader(args, feeds)
         init_ms = (time.perf_counter() - start) * 1e3
         start = time.perf_counter()
         output = run()
@@ -129,10 +159,10 @@ def _loader(engine: str):
     """Imports the engine's package here, so a missing one is an ImportError."""
     if engine in ("ort", "reference"):
         import onnxruntime  # noqa: F401
-        return lambda args, image: load_ort(args, image, optimize=engine == "ort")
+        return lambda args, feeds: load_ort(args, feeds, optimize=engine == "ort")
     if engine in ("ncnn", "ncnn_default"):
         import ncnn  # noqa: F401
-        return lambda args, image: load_ncnn(args, image, fp32=engine == "ncnn")
+        return lambda args, feeds: load_ncnn(args, feeds, fp32=engine == "ncnn")
     if engine == "mnn":
         import MNN  # noqa: F401
         return load_mnn
@@ -144,8 +174,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("engine", choices=["ort", "ncnn", "ncnn_default", "mnn", "reference"])
     parser.add_argument("--model", required=True)
     parser.add_argument("--weights", default="")
-    parser.add_argument("--input", required=True)
-    parser.add_argument("--input-name", required=True)
+    parser.add_argument("--input", action="append", required=True, metavar="NAME=PATH",
+                        help="one model input (repeat for each)")
     parser.add_argument("--output-name", required=True)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=0)
