@@ -4,6 +4,11 @@ but what it executes is what a core would).
 
     tools/arm_insn_count.sh [--models mobilenet_v2,squeezenet1_1]
                             [--abis arm64-v8a,armeabi-v7a] [--report PATH]
+    tools/arm_insn_count.sh --models bert_torch --abis arm64-v8a
+
+The transformer encoders (--models transformers, or by name) count MACE's
+kernel sets; ncnn's driver feeds one float input, so models with token ids
+(BERT) get no ncnn rows and the report says why.
 
 A run of every model, ABI and kernel set writes docs/reports/arm_instructions.md;
 a partial run writes build/arm_insn_count/arm_instructions.md unless --report
@@ -56,6 +61,11 @@ PLUGIN_SOURCE = REPO / "tools" / "qemu" / "insn_count.c"
 FULL_REPORT = REPO / "docs" / "reports" / "arm_instructions.md"
 PARTIAL_REPORT = BUILD / "arm_insn_count" / "arm_instructions.md"
 DEFAULT_MODELS = ["mobilenet_v1", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2", "resnet18"]
+# The transformer encoders (models/<name>.yml); counted when asked for by
+# name or as the group `transformers`. mace_run feeds their integer inputs
+# itself (token ids and masks, mace/tools/random_inputs.h).
+TRANSFORMER_MODELS = ["bert_torch", "bert_tf", "vit_tiny", "whisper_tiny_encoder"]
+MODEL_GROUPS = {"transformers": TRANSFORMER_MODELS}
 ABIS = {
     # ABI: (Bazel config, qemu, cross sysroot)
     "arm64-v8a": ("aarch64", "qemu-aarch64", "/usr/aarch64-linux-gnu"),
@@ -196,12 +206,28 @@ class NcnnRunner:
         return self.drivers[abi]
 
     @staticmethod
+    def unsupported(name: str) -> str:
+        """Why the ncnn driver cannot run the zoo model ('' when it can): it
+        feeds one float input."""
+        config = load_config(REPO / "models" / f"{name}.yml")
+        model = next(iter(config.models.values()))
+        if len(model.inputs) != 1:
+            return (f"the ncnn driver (tools/ncnn/ncnn_infer.cc) feeds one input; {name} has "
+                    f"{len(model.inputs)} ({', '.join(spec.name for spec in model.inputs)})")
+        data_type = model.inputs[0].data_type or "float32"
+        if data_type != "float32":
+            return (f"the ncnn driver feeds a float input; {name}'s {model.inputs[0].name} "
+                    f"is {data_type}")
+        return ""
+
+    @staticmethod
     def model(name: str) -> tuple[Path, Path, list[int]]:
         """The zoo model's ncnn files and input shape."""
         config = load_config(REPO / "models" / f"{name}.yml")
         model = next(iter(config.models.values()))
-        if len(model.inputs) != 1:
-            fail(f"{name}: the ncnn driver takes one input")
+        problem = NcnnRunner.unsupported(name)
+        if problem:
+            fail(f"{name}: {problem}")
         try:
             onnx, _ = fetch.model_files(config, model)
             shape = list(model.inputs[0].shape)
@@ -331,7 +357,7 @@ REPORT_ROW = re.compile(r"^\| (\S+) \| (\S+) \| (\S+) \| \d+ \| ([\d.]+) \| ([\d
 REPORT_TOP = re.compile(r"^- ([^,]+), ([^,]+), (\S+): (.*)$", re.MULTILINE)
 REPORT_SHARE = re.compile(r"`([^`]+)` ([\d.]+)%")
 # Sections write_report writes; a report's other sections are notes kept as they are.
-GENERATED_SECTIONS = ("MACE against ncnn", "Where the instructions go")
+GENERATED_SECTIONS = ("MACE against ncnn", "Where the instructions go", "Not counted")
 KERNEL_ORDER = ["neon", "neon_blocked", "ref", "ncnn_fp32", "ncnn_default", "neon_fp16"]
 
 
@@ -448,10 +474,23 @@ def default_report(models: str, abis: str, kernels: str) -> Path:
     return FULL_REPORT if full else PARTIAL_REPORT
 
 
+def model_names(text: str) -> list[str]:
+    """--models: zoo models (each with a models/<name>.yml) and group names,
+    in order, without repeats."""
+    names = [member for name in text.split(",") if name
+             for member in MODEL_GROUPS.get(name, [name])]
+    unknown = [name for name in names if not (REPO / "models" / f"{name}.yml").is_file()]
+    if unknown:
+        fail(f"unknown model {', '.join(unknown)}: no models/<name>.yml (groups: "
+             f"{', '.join(MODEL_GROUPS)})")
+    return list(dict.fromkeys(names))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="arm_insn_count.sh", description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS),
-                        help="comma-separated zoo models (default: %(default)s)")
+                        help="comma-separated zoo models, or `transformers` for "
+                        f"{', '.join(TRANSFORMER_MODELS)} (default: %(default)s)")
     parser.add_argument("--abis", default=",".join(ABIS),
                         help="comma-separated ABIs (default: %(default)s)")
     parser.add_argument("--kernels", default=",".join(ALL_KERNELS),
@@ -482,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     for kernels in kernel_sets:
         if kernels not in ALL_KERNELS:
             fail(f"unknown kernel set '{kernels}' (one of {', '.join(ALL_KERNELS)})")
-    models = [m for m in args.models.split(",") if m]
+    models = model_names(args.models)
     abis = [a for a in args.abis.split(",") if a]
     for abi in abis:
         if abi not in ABIS:
@@ -499,15 +538,24 @@ def main(argv: list[str] | None = None) -> int:
         binaries = {abi: build_mace_run([f"--config={ABIS[abi][0]}"]) for abi in abis}
     ncnn = NcnnRunner()
     rows: list[Row] = []
+    not_counted: list[str] = []
     for model in models:
         graph, data = convert(model)
         macs = model_macs(host_run, graph, data)
-        ncnn_model = ncnn.model(model) if any(k in NCNN_KERNELS for k in kernel_sets) else None
+        wanted_ncnn = [k for k in kernel_sets if k in NCNN_KERNELS]
+        no_ncnn = NcnnRunner.unsupported(model) if wanted_ncnn else ""
+        if no_ncnn:
+            print(f"arm_insn_count: skipping {', '.join(wanted_ncnn)} for {model}: {no_ncnn}",
+                  file=sys.stderr)
+            not_counted.append(f"- {model}, {' and '.join(wanted_ncnn)}: {no_ncnn}.")
+        ncnn_model = ncnn.model(model) if wanted_ncnn and not no_ncnn else None
         for abi in abis:
             for kernels in kernel_sets:
                 if (abi, kernels) in SKIPPED:
                     print(f"arm_insn_count: skipping {kernels} on {abi}: it has no "
                           "half-precision arithmetic", file=sys.stderr)
+                    continue
+                if kernels in NCNN_KERNELS and ncnn_model is None:
                     continue
                 symbols = LISTED_SYMBOLS if kernels in PROFILED else 0
                 if kernels in NCNN_KERNELS:
@@ -534,6 +582,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"per inference, {macs / per:.2f} MACs per instruction", flush=True)
     command = "tools/arm_insn_count.sh " + shlex.join(argv if argv is not None else sys.argv[1:])
     rows, kept = merge_rows(rows, kept_rows)
+    if not_counted:
+        notes = ["## Not counted\n\n" + "\n".join(not_counted), *notes]
     write_report(rows, Path(args.report), command.strip(), time.monotonic() - start, kept, notes,
                  args.keep_rows_from)
     print(f"report: {args.report}")

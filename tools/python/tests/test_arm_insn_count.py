@@ -279,6 +279,59 @@ class ReportTest(unittest.TestCase):
                 self.assertIn(message, err.getvalue())
 
 
+class TransformerModelsTest(unittest.TestCase):
+    """--models bert_torch: MACE's kernel sets are counted, ncnn's are not
+    (its driver feeds one float input) and the report says why. The builds,
+    conversion and qemu runs are replaced; what they do is tested above."""
+
+    def test_groups_and_unknown_models(self):
+        self.assertEqual(arm_insn_count.model_names("transformers,bert_torch"),
+                         arm_insn_count.TRANSFORMER_MODELS)
+        self.assertEqual(arm_insn_count.model_names(""), [])
+        with redirect_stderr(io.StringIO()) as err, self.assertRaises(SystemExit):
+            arm_insn_count.model_names("bert_large")
+        self.assertIn("unknown model bert_large", err.getvalue())
+
+    def test_ncnn_takes_one_float_input(self):
+        self.assertIn("feeds one input; bert_torch has 2 (input_ids, attention_mask)",
+                      arm_insn_count.NcnnRunner.unsupported("bert_torch"))
+        for name in ("vit_tiny", "whisper_tiny_encoder", "mobilenet_v2"):
+            self.assertEqual(arm_insn_count.NcnnRunner.unsupported(name), "", name)
+
+    def test_bert_counts_the_mace_kernels_and_names_the_skipped_ncnn_ones(self):
+        from unittest import mock
+        counted = []
+
+        def fake_count(abi, binary, plugin, graph, data, kernels, rounds, symbols=0,
+                       flags=None):
+            counted.append((abi, tuple(sorted(kernels.items())), tuple(flags or ())))
+            return 1000 + 500 * rounds, []
+
+        tool = arm_insn_count
+        with tempfile.TemporaryDirectory() as tmp:
+            report = Path(tmp) / "report.md"
+            with mock.patch.object(tool, "build_plugin", return_value=Path("plugin.so")), \
+                    mock.patch.object(tool, "build_mace_run", return_value=Path("mace_run")), \
+                    mock.patch.object(tool, "convert",
+                                      return_value=(Path("b.pb"), Path("b.data"))), \
+                    mock.patch.object(tool, "model_macs", return_value=2_000_000), \
+                    mock.patch.object(tool, "count", side_effect=fake_count), \
+                    mock.patch.object(tool.NcnnRunner, "model",
+                                      side_effect=AssertionError("ncnn was asked")), \
+                    redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(tool.main(["--models", "bert_torch", "--abis", "arm64-v8a",
+                                            "--report", str(report)]), 0)
+            text = report.read_text()
+        self.assertIn("skipping ncnn_fp32, ncnn_default for bert_torch", err.getvalue())
+        # neon, neon_blocked, neon_fp16 and ref, each at two round counts.
+        self.assertEqual(len(counted), 8)
+        for kernels in ("neon", "neon_blocked", "neon_fp16", "ref"):
+            self.assertIn(f"| bert_torch | arm64-v8a | {kernels} | 2 | 0.0 |", text)
+        self.assertNotIn("| bert_torch | arm64-v8a | ncnn", text)
+        self.assertIn("## Not counted", text)
+        self.assertIn("- bert_torch, ncnn_fp32 and ncnn_default: the ncnn driver", text)
+
+
 class NcnnArmTest(unittest.TestCase):
     """The Python side of the ncnn columns; building ncnn is the tool's job."""
 
