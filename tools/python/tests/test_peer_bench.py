@@ -383,8 +383,12 @@ class ReportTest(unittest.TestCase):
                          ["bert_torch", "1", "9.00", "3.00", "ORT", "3.00x"])
         self.assertIn("MACE / fastest peer, geometric mean: 1 thread: 3.00x over 1 model.",
                       transformers)
+        self.assertIn("same inputs (floats uniform in [-1, 1), integer inputs as the Notes "
+                      "say; one generator per model, seed 7)", text)
         # A run of CNNs only has no transformer section.
-        self.assertNotIn("Transformers", report.markdown(make_info(), sample_runs()))
+        cnn_only = report.markdown(make_info(), sample_runs())
+        self.assertNotIn("Transformers", cnn_only)
+        self.assertIn("same input (uniform in [-1, 1), seed 7)", cnn_only)
         # A model of no group goes with the CNNs.
         self.assertEqual(report.model_groups(["m", "vit_tiny"]),
                          [("cnn", ["m"]), ("transformers", ["vit_tiny"])])

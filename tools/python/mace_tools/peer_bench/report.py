@@ -445,6 +445,14 @@ def _load(values: tuple[float, float, float]) -> str:
     return " / ".join(f"{v:.2f}" for v in values)
 
 
+def _inputs_phrase(info: RunInfo) -> str:
+    """What the protocol line says the engines were fed (without the seed)."""
+    if any(group != "cnn" for group, _ in model_groups(info.models)):
+        return ("inputs (floats uniform in [-1, 1), integer inputs as the Notes say; one "
+                "generator per model")
+    return "input (uniform in [-1, 1)"
+
+
 def markdown(info: RunInfo, runs: Sequence[EngineRun],
              profiles: Optional[dict[str, list[OpShare]]] = None) -> str:
     versions = ", ".join(f"{name} {version}" for name, version in info.versions.items())
@@ -462,7 +470,7 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
         f"- Protocol: each engine runs in its own process, one after the other in an order "
         f"that rotates from cell to cell; {info.repeats} process(es) per engine, model and "
         f"thread count; one warm-up run, then {info.rounds} timed runs; the median is "
-        f"reported. All engines get the same input (uniform in [-1, 1), seed {info.seed}) "
+        f"reported. All engines get the same {_inputs_phrase(info)}, seed {info.seed}) "
         f"and each output is checked against onnxruntime with graph optimizations off "
         f"(cosine > {COSINE_THRESHOLD}).",
         "",
