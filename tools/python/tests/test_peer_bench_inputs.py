@@ -152,6 +152,27 @@ class FeedTest(unittest.TestCase):
         self.assertEqual(pnnx_input_shapes(prepared), "[1,3,224,224]")
 
 
+class NotesTest(unittest.TestCase):
+    def test_integer_inputs_are_described_and_the_peers_named(self):
+        from mace_tools.peer_bench import main
+        from mace_tools.peer_bench.options import parse_args
+        bert = SimpleNamespace(name="bert_torch", inputs=[
+            inputs.ModelInput("input_ids", "int64", Path("a"), "input_ids int64 integers in "
+                              "[0, 30522)"),
+            inputs.ModelInput("attention_mask", "int64", Path("b"), "attention_mask int64 all 1")])
+        vit = SimpleNamespace(name="vit_tiny", inputs=[
+            inputs.ModelInput("pixel_values", "float32", Path("c"), "pixel_values in [-1, 1)")])
+        options = parse_args(["--seed", "5"])
+        notes = main.input_notes([bert, vit], ["mace", "ort", "ncnn", "mnn"], options)
+        self.assertEqual(notes, [
+            "bert_torch inputs, drawn as `tools/converter.py run` draws them (seed 5): "
+            "input_ids int64 integers in [0, 30522); attention_mask int64 all 1.",
+            "ncnn gets integer inputs (token ids, masks) as float blobs.",
+            "MNN gets integer inputs as int32."])
+        self.assertEqual(len(main.input_notes([bert], ["mace", "ort"], options)), 1)
+        self.assertEqual(main.input_notes([vit], ["mace", "ncnn"], options), [])
+
+
 class WorkerTest(unittest.TestCase):
     def test_ort_runs_two_integer_inputs_and_reports_its_peak_memory(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -21,9 +21,10 @@ from mace_converter.api import ConversionError
 from mace_converter.progress import REPO, UserError, shell_text
 from mace_tools.peer_bench import int8, machine, mace_engine, peak, report
 from mace_tools.peer_bench.children import ChildResult, run_child
-from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, UINT8_COSINE_THRESHOLD,
-                                           UINT8_ENGINES, Options, parse_args)
 from mace_tools.peer_bench.inputs import describe, feed_arguments
+from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, TRANSFORMER_MODELS,
+                                           UINT8_COSINE_THRESHOLD, UINT8_ENGINES, Options,
+                                           parse_args)
 from mace_tools.peer_bench.prepare import (INSTALL, NCNN_OUTPUT, REQUIREMENTS, PreparedModel,
                                            missing_packages, prepare)
 from mace_tools.peer_bench.results import FAILED, OK, UNCHECKED, WRONG, EngineRun, combine
@@ -234,8 +235,10 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
             found.append(f"{', '.join(code)}: code-mode deployment files; mace_run runs the "
                          "same NetDef and weights from the build's work directory, as "
                          "`tools/converter.py run` does.")
-        plain = [m.name for m in models if m.model.winograd == 0]
-        tiled = [m.name for m in models if m.model.winograd != 0]
+        # Winograd is about 3x3 convolutions: the transformers are left out.
+        convolutional = [m for m in models if m.name not in TRANSFORMER_MODELS]
+        plain = [m.name for m in convolutional if m.model.winograd == 0]
+        tiled = [m.name for m in convolutional if m.model.winograd != 0]
         if tiled:
             found.append(f"MACE runs the deployment files as they are: {', '.join(tiled)} "
                          "allow Winograd (`winograd: 2` or `4`), and the runtime picks it, "
@@ -245,7 +248,7 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
                          "say `winograd: 0`, so Winograd is off for their 3x3 convolutions.")
         found.append(f"MACE threads: mace_run --omp_num_threads=N --cpu_affinity_policy="
                      f"{options.cpu_affinity_policy}; its pool counts the calling thread.")
-    found += input_notes(models, options)
+    found += input_notes(models, info.engines, options)
     if "ort" in info.engines:
         found.append("onnxruntime: CPU execution provider, intra_op_num_threads=N, "
                      "inter_op_num_threads=1, sequential execution, ORT_ENABLE_ALL.")
@@ -275,15 +278,20 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
     return found
 
 
-def input_notes(models: list[PreparedModel], options: Options) -> list[str]:
-    """How the inputs of models with integer or several inputs were drawn."""
+def input_notes(models: list[PreparedModel], engines: Sequence[str],
+                options: Options) -> list[str]:
+    """How the inputs of models with integer or several inputs were drawn,
+    and how the peers that take no int64 get them."""
     found = []
     for model in models:
         if len(model.inputs) == 1 and model.inputs[0].dtype == "float32":
             continue
         found.append(f"{model.name} inputs, drawn as `tools/converter.py run` draws them "
-                     f"(seed {options.seed}): {describe(model.inputs)}. ncnn gets integer "
-                     "inputs as float blobs, MNN as int32.")
+                     f"(seed {options.seed}): {describe(model.inputs)}.")
+    if found and any(e in engines for e in ("ncnn", "ncnn_default")):
+        found.append("ncnn gets integer inputs (token ids, masks) as float blobs.")
+    if found and "mnn" in engines:
+        found.append("MNN gets integer inputs as int32.")
     return found
 
 
