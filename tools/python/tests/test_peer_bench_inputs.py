@@ -136,6 +136,13 @@ class FeedTest(unittest.TestCase):
         np.testing.assert_array_equal(data, ids)
         self.assertEqual(worker.mnn_array(np.zeros(3))[0].dtype, np.float32)
 
+    def test_layers_ncnn_does_not_know_are_named(self):
+        param = ("7767517\n5 6\nInput in0 0 1 in0\nInput in1 0 1 in1\n"
+                 "Tensor.to cast 1 1 in1 m\nGemm g 1 1 in0 a\nTensor.to c2 1 1 a out0\n")
+        self.assertEqual(worker.unknown_layers(param, lambda kind: kind in ("Input", "Gemm")),
+                         ["Tensor.to"])
+        self.assertEqual(worker.unknown_layers(param, lambda kind: True), [])
+
     def test_pnnx_shapes_name_integer_types(self):
         model = zoo_model("bert_torch")
         prepared = PreparedModel(

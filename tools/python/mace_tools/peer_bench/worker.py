@@ -65,8 +65,15 @@ def load_ncnn(args: argparse.Namespace, feeds: Feeds, fp32: bool) -> Runner:
                      "use_bf16_storage", "use_bf16_packed"):
             if hasattr(net.opt, name):
                 setattr(net.opt, name, False)
-    if net.load_param(args.model) != 0 or net.load_model(args.weights) != 0:
-        raise RuntimeError(f"ncnn cannot load {args.model} / {args.weights}")
+    if net.load_param(args.model) != 0:
+        unknown = unknown_layers(Path(args.model).read_text(),
+                                 lambda kind: ncnn.layer_to_index(kind) >= 0)
+        name = Path(args.model).name
+        if unknown:
+            raise RuntimeError(f"ncnn has no layer {', '.join(unknown)} (in pnnx's {name})")
+        raise RuntimeError(f"ncnn cannot load {name}")
+    if net.load_model(args.weights) != 0:
+        raise RuntimeError(f"ncnn cannot load the weights {Path(args.weights).name}")
     mats = {name: ncnn.Mat(ncnn_array(name, array)) for name, array in feeds.items()}
 
     def run() -> np.ndarray:
@@ -79,6 +86,13 @@ def load_ncnn(args: argparse.Namespace, feeds: Feeds, fp32: bool) -> Runner:
             raise RuntimeError(f"ncnn extract({args.output_name}) returned {status}")
         return np.array(out)
     return run
+
+
+def unknown_layers(param: str, known: Callable[[str], bool]) -> list[str]:
+    """The layer types of an ncnn .param text (magic line, counts line, then
+    one layer a line, its type first) that `known` rejects, in order."""
+    kinds = [line.split()[0] for line in param.splitlines()[2:] if line.split()]
+    return [kind for kind in dict.fromkeys(kinds) if not known(kind)]
 
 
 def ncnn_array(name: str, array: np.ndarray) -> np.ndarray:
