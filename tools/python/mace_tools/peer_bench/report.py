@@ -15,7 +15,7 @@ from mace_tools.peer_bench.stats import fastest, geometric_mean, ratio
 
 TITLE = "MACE and its peers on the CPU"
 # The longest reason a failed table cell quotes; the Problems section has it whole.
-CELL_REASON_CHARS = 80
+CELL_REASON_CHARS = 100
 # Each model group's latency heading; the first is the CNN table's.
 GROUP_HEADINGS = {"cnn": "Latency (median ms, lower is better)",
                   "transformers": "Transformers: latency (median ms, lower is better)"}
