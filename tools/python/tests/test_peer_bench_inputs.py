@@ -159,6 +159,31 @@ class FeedTest(unittest.TestCase):
         self.assertEqual(pnnx_input_shapes(prepared), "[1,3,224,224]")
 
 
+class SplitSizesTest(unittest.TestCase):
+    def test_sizes_are_measured_on_every_input(self):
+        from onnx import TensorProto, helper, numpy_helper
+        from mace_tools.peer_bench import onnx_split
+        table = numpy_helper.from_array(np.ones((10, 6), dtype=np.float32), "table")
+        nodes = [helper.make_node("Gather", ["table", "ids"], ["embedded"]),
+                 helper.make_node("Add", ["embedded", "bias"], ["sum"]),
+                 helper.make_node("Split", ["sum"], ["a", "b"], axis=2)]
+        graph = helper.make_graph(
+            nodes, "split",
+            [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 4]),
+             helper.make_tensor_value_info("bias", TensorProto.FLOAT, [1, 4, 6])],
+            [helper.make_tensor_value_info("a", TensorProto.FLOAT, None),
+             helper.make_tensor_value_info("b", TensorProto.FLOAT, None)], [table])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        ids = np.array([[1, 2, 3, 4]], dtype=np.int64)
+        bias = np.zeros((1, 4, 6), dtype=np.float32)
+        with self.assertRaisesRegex(ValueError, "1 input file"):
+            onnx_split.make_explicit(model, [ids])
+        self.assertEqual(onnx_split.make_explicit(model, [ids, bias]), 1)
+        sizes = [numpy_helper.to_array(t).tolist() for t in model.graph.initializer
+                 if t.name != "table"]
+        self.assertEqual(sizes, [[3, 3]])
+
+
 class NotesTest(unittest.TestCase):
     def test_integer_inputs_are_described_and_the_peers_named(self):
         from mace_tools.peer_bench import main
