@@ -3,6 +3,7 @@ against: one static archive, and the linker flags that archive still needs
 (system libraries such as protobuf-lite)."""
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load("//mace/libmace:linkopts.bzl", "LIBRARY_LINKOPTS")
 
 def _collect(deps):
     archives = []
@@ -60,3 +61,44 @@ link_flags = rule(
     doc = "Writes the linker flags `deps` ask of the final link, on one line.",
     attrs = {"deps": attr.label_list(providers = [CcInfo])},
 )
+
+def deployment_libraries(engine, registry, mace_run = True):
+    """What tools/converter.py builds for a deployment, over `engine` (every
+    runtime, or the CPU only) with the ops `registry` registers: libmace
+    (models as .pb files) and libmace_code (models compiled in,
+    //mace/codegen:models), each as one static archive, its link flags and a
+    shared library; and with `mace_run`, mace_run on the same engine and ops.
+    Every target is manual."""
+    tags = ["manual"]
+    engine_deps = [engine, registry]
+    for name, models in [("libmace", []), ("libmace_code", ["//mace/codegen:models"])]:
+        deps = engine_deps + ["//mace/libmace:c_api"] + models
+        static_archive(name = name, tags = tags, deps = deps)
+        link_flags(name = name + "_link_flags", tags = tags, deps = deps)
+        native.cc_import(
+            name = name + "_whole",
+            static_library = ":" + name,
+            alwayslink = True,
+            tags = tags,
+        )
+        native.cc_binary(
+            name = name + ".so",
+            additional_linker_inputs = ["//mace/libmace:libmace.lds"],
+            linkopts = [
+                "-Wl,-soname,libmace.so",
+                "-Wl,--version-script=$(location //mace/libmace:libmace.lds)",
+            ] + LIBRARY_LINKOPTS,
+            linkshared = True,
+            linkstatic = True,
+            tags = tags,
+            deps = [
+                ":" + name + "_whole",
+                "@com_google_protobuf//:protobuf_lite",
+            ],
+        )
+    if mace_run:
+        native.cc_binary(
+            name = "mace_run",
+            tags = tags,
+            deps = ["//mace/tools:mace_run_main"] + engine_deps,
+        )

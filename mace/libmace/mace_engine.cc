@@ -7,6 +7,7 @@
 #include "mace/core/net.h"
 #include "mace/libmace/context_impl.h"
 #include "mace/libmace/custom_op_adapter.h"
+#include "mace/libmace/op_set_check.h"
 #include "mace/libmace/runtime_providers.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/run_control.h"
@@ -315,6 +316,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   MACE_RETURN_IF_ERROR(CheckNames(net_def, input_nodes, output_nodes));
   if (config_.verify_weights()) MACE_RETURN_IF_ERROR(VerifyWeights(net_def, weights.get()));
   MACE_RETURN_IF_ERROR(CreateRuntimes());
+  MACE_RETURN_IF_ERROR(CheckModelOpSet(net_def, registry_));
   weights_ = weights;
   MACE_RETURN_IF_ERROR(workspace_.LoadWeights(net_def, std::move(weights)));
   NetOptions options;

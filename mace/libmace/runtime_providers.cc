@@ -9,9 +9,11 @@
 #include "mace/ops/registry.h"
 #include "mace/runtimes/cpu/cpu_features.h"
 #include "mace/runtimes/cpu/cpu_runtime.h"
+#ifndef MACE_CPU_ONLY
 #include "mace/runtimes/hexagon/hexagon_executor.h"
 #include "mace/runtimes/opencl/opencl_runtime.h"
 #include "mace/runtimes/opencl/ops/kernels.h"
+#endif
 #include "mace/utils/logging.h"
 #include "mace/utils/status.h"
 
@@ -69,6 +71,9 @@ RuntimeProvider CpuProvider() {
   return provider;
 }
 
+// The CPU-only engine (//mace/libmace:engine_cpu) has neither the OpenCL
+// nor the Hexagon runtime: it refuses those devices as runtimes it lacks.
+#ifndef MACE_CPU_ONLY
 RuntimeProvider OpenCLProvider() {
   RuntimeProvider provider;
   provider.create = [](const MaceEngineConfig& config, std::unique_ptr<Runtime>* runtime) {
@@ -107,6 +112,7 @@ RuntimeProvider HexagonProvider() {
   };
   return provider;
 }
+#endif  // MACE_CPU_ONLY
 
 struct Providers {
   std::mutex mutex;
@@ -118,8 +124,10 @@ Providers& AllProviders() {
   static Providers* providers = [] {
     auto* made = new Providers;
     made->by_device[DeviceType::CPU] = CpuProvider();
+#ifndef MACE_CPU_ONLY
     made->by_device[DeviceType::GPU] = OpenCLProvider();
     made->by_device[DeviceType::HEXAGON] = HexagonProvider();
+#endif
     return made;
   }();
   return *providers;

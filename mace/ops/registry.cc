@@ -1,5 +1,7 @@
 #include "mace/ops/registry.h"
 
+#include "mace/ops/op_set.h"
+
 namespace mace {
 namespace ops {
 
@@ -55,6 +57,8 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
   for (RegisterFn fn : kRegisterFns) MACE_RETURN_IF_ERROR(fn(registry));
   return MaceStatus();
 }
+
+const char* ModelSpecificOpSet() { return nullptr; }
 
 }  // namespace ops
 }  // namespace mace

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from mace_converter import op_registry
 from mace_converter.config import DeploymentConfig
 from mace_converter.progress import REPO, UserError, run_command, step
 
@@ -45,9 +46,30 @@ class AbiOutputs:
     java_jar: Optional[Path] = None
 
 
+def cpu_only(config: DeploymentConfig) -> bool:
+    """Every model runs on the CPU: the library leaves out the OpenCL and
+    Hexagon runtimes."""
+    return all(model.runtime == "cpu" for model in config.models.values())
+
+
+def library_package(config: DeploymentConfig) -> str:
+    """The Bazel package of the deployment's libraries and mace_run
+    (mace/codegen/deploy.bzl): its own ops (op_registry.py) with
+    model_specific_library: 1, else every op, with the CPU runtime only when
+    every model runs on the CPU."""
+    if config.model_specific_library:
+        return op_registry.REGISTRY_PACKAGE
+    return "//mace/codegen/cpu" if cpu_only(config) else "//mace/codegen"
+
+
 def library_target(config: DeploymentConfig) -> str:
-    return "//mace/codegen:libmace_code" if config.build_type == "code" \
-        else "//mace/codegen:libmace"
+    name = "libmace_code" if config.build_type == "code" else "libmace"
+    return f"{library_package(config)}:{name}"
+
+
+def mace_run_target(config: DeploymentConfig) -> str:
+    package = library_package(config)
+    return MACE_RUN if package == "//mace/codegen" else f"{package}:mace_run"
 
 
 def check_dsp_toolchain(config: DeploymentConfig) -> None:
@@ -74,7 +96,8 @@ def check_toolchain(abi: str) -> None:
 def bazel_build(config: DeploymentConfig, abi: str) -> AbiOutputs:
     check_toolchain(abi)
     library = library_target(config)
-    targets = {"static": library, "flags": library + "_link_flags", "run": MACE_RUN}
+    targets = {"static": library, "flags": library + "_link_flags",
+               "run": mace_run_target(config)}
     if config.linkshared:
         targets["shared"] = library + ".so"
     if needs_dsp(config):
@@ -86,6 +109,8 @@ def bazel_build(config: DeploymentConfig, abi: str) -> AbiOutputs:
         targets["jar"] = JAVA_JAR
     flags = ABI_BAZEL_FLAGS[abi]
     what = "libmace (with models as code)" if config.build_type == "code" else "libmace"
+    what += ", CPU only" if cpu_only(config) else ""
+    what += ", the models' ops only" if config.model_specific_library else ""
     what += " + libmace.so" if config.linkshared else ""
     what += " + the Java API" if "jni" in targets else ""
     what += " + the DSP image" if "dsp" in targets else ""

@@ -10,8 +10,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from mace_converter import (benchmark, build, codegen, conversion, layer_validate, package,
-                             run, validate)
+from mace_converter import (benchmark, build, codegen, conversion, layer_validate,
+                             op_registry, package, run, validate)
 from mace_converter.api import ConversionError
 from mace_converter.config import DeploymentConfig, ModelConfig, load_config
 from mace_converter.progress import REPO, UserError, say, step
@@ -207,8 +207,21 @@ def _convert(config: DeploymentConfig, models: list[ModelConfig]) -> None:
                 f"runtime {model.runtime}")
     artifacts = conversion.convert_models(config, models)
     package.install_models(config, artifacts)
+    if config.model_specific_library:
+        _write_op_registry(config, artifacts)
     if config.build_type == "code":
         codegen.generate(config, artifacts)
+
+
+def _write_op_registry(config: DeploymentConfig, artifacts: dict) -> None:
+    """The registry of the models converted for the library (with
+    --model_name, that one model's)."""
+    graphs = [model.pb for model in artifacts.values()]
+    with step(f"generate the op registry of {', '.join(sorted(artifacts))}"):
+        engine = "//mace/libmace:engine_cpu" if build.cpu_only(config) \
+            else "//mace/libmace:engine"
+        types = op_registry.write(config.library_name, graphs, engine)
+        say(f"    {len(types)} op types: {', '.join(types)}")
 
 
 def _run_one(config: DeploymentConfig, model: ModelConfig, artifacts, abi: str, device: str,

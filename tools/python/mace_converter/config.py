@@ -27,7 +27,8 @@ DATA_FORMATS = ("NCHW", "NHWC", "NONE")
 BUILD_TYPES = ("proto", "code")
 
 TOP_KEYS = ("library_name", "target_abis", "target_socs", "embed_model_data",
-            "build_type", "linkshared", "java", "android_aar", "models")
+            "build_type", "linkshared", "java", "android_aar", "model_specific_library",
+            "models")
 SUBGRAPH_KEYS = ("input_tensors", "input_shapes", "input_max_shapes", "output_tensors",
                  "output_shapes",
                  "input_ranges", "input_data_formats", "output_data_formats",
@@ -110,6 +111,8 @@ class DeploymentConfig:
     linkshared: bool = False
     java: bool = False          # pack the Java API (mace.jar, libmace_jni.so)
     android_aar: bool = False   # and zip it as an Android Archive (aar.py)
+    # Link only the ops the models use (op_registry.py).
+    model_specific_library: bool = False
     models: dict[str, ModelConfig] = field(default_factory=dict)
     sha256: str = ""            # of the file's bytes, to notice stale builds
 
@@ -334,7 +337,9 @@ class _Parser:
             embed_model_data=self.flag(data.get("embed_model_data", 0), "embed_model_data"),
             linkshared=self.flag(data.get("linkshared", 0), "linkshared"),
             java=self.flag(data.get("java", 0), "java"),
-            android_aar=self.flag(data.get("android_aar", 0), "android_aar"))
+            android_aar=self.flag(data.get("android_aar", 0), "android_aar"),
+            model_specific_library=self.flag(data.get("model_specific_library", 0),
+                                             "model_specific_library"))
         if config.android_aar and not config.java:
             raise self.fail("android_aar", "needs java: 1 (the archive holds the Java API)")
         if config.java and build_type != "proto":

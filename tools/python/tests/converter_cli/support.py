@@ -138,7 +138,9 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
 class SharedBuild:
     """One proto-mode host build (libmace.a, libmace.so, the Java API,
     mace_run) in a temporary MACE_BUILD_DIR, made on first use and shared by
-    test classes."""
+    test classes. It is built for a cpu+gpu model, so that it has every
+    runtime and the tests run its mace_run on any device; `config` then says
+    runtime: cpu, as the tests' own deployment files start from."""
 
     _instance: Optional["SharedBuild"] = None
 
@@ -146,9 +148,13 @@ class SharedBuild:
         self.tmp = Path(tempfile.mkdtemp(prefix="converter_cli_"))
         self.build_dir = self.tmp / "build"
         self.config = deployment(self.tmp, linkshared=1, java=1)
+        text = self.config.read_text()
+        self.config.write_text(text.replace("    runtime: cpu\n",
+                                            "    runtime: cpu+gpu\n    data_type: fp32_fp32\n"))
         with self.environment(), stand_in_frontend():
             self.status, self.stdout, self.stderr = run_cli("build", "--config",
                                                             str(self.config))
+        self.config.write_text(text)
         if self.status != 0:
             raise AssertionError(f"build failed:\n{self.stdout}\n{self.stderr}")
         self.library = self.build_dir / "clitest"

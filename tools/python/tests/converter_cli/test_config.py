@@ -172,7 +172,7 @@ class ConfigTest(unittest.TestCase):
             self.error_of(self.changed(lambda d: d.update(libary_name="x"))),
             "libary_name: unknown key (did you mean 'library_name'?); known keys: "
             "library_name, target_abis, target_socs, embed_model_data, build_type, "
-            "linkshared, java, android_aar, models")
+            "linkshared, java, android_aar, model_specific_library, models")
         self.assertRegex(
             self.error_of(self.changed(lambda d: self.model(d).update(runtimes="cpu"))),
             r"^models\.net\.runtimes: unknown key \(did you mean 'runtime'\?\)")

@@ -12,41 +12,13 @@ from unittest import mock
 from mace_converter import dsp_ops, op_specs
 from mace_converter.ir import FLOAT32, UINT8, Graph
 from mace_converter.numpy_ops import KERNELS
+from mace_converter.op_registry import function_bodies, registered_types
 from mace_converter.progress import REPO
 from mace_converter.quantize.graph_pass import UINT8_KERNELS, Uint8Kernel
 from mace_converter.shape_inference import RULES
 
 # Ops without a numpy reference; each spec's `no_numpy` says why.
 NO_NUMPY = {"Dequantize", "If", "Loop", "Quantize", "Scan"}
-
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-# A call that registers an op: registry->Register(...) or RegisterOp<T>(registry, ...).
-_CALL = re.compile(r"->\s*Register\s*\(|\bRegisterOp\s*<[^>]*>\s*\(\s*\w+\s*,")
-_NAMED_CALL = re.compile(r"(?:->\s*Register\s*\(|\bRegisterOp\s*<[^>]*>\s*\(\s*\w+\s*,)"
-                         r"\s*\"(\w+)\"")
-
-
-def function_bodies(source: str, signature: str) -> dict[str, str]:
-    """The bodies of the functions whose signature (up to the brace) matches
-    `signature`, whose group 1 names them; comments removed."""
-    source = _COMMENT.sub("", source)
-    bodies = {}
-    for match in re.finditer(signature + r"\s*\{", source):
-        depth, end = 1, match.end()
-        while depth:
-            depth += {"{": 1, "}": -1}.get(source[end], 0)
-            end += 1
-        bodies[match.group(1)] = source[match.end():end - 1]
-    return bodies
-
-
-def registered_types(body: str, name: str) -> set[str]:
-    """The op types a Register<Op> function registers; every call must name
-    its type with a string literal."""
-    named = _NAMED_CALL.findall(body)
-    if not named or len(named) != len(_CALL.findall(body)):
-        raise ValueError(f"{name}: cannot read the op type of every registration call")
-    return set(named)
 
 
 def engine_op_types(repo: Path = REPO) -> set[str]:
