@@ -39,8 +39,6 @@ class NhwcTestRuntime : public Runtime {
   MemoryType default_memory_type() const override { return MemoryType::GPU_BUFFER; }
   MaceStatus Allocate(const MemoryExtent& extent, std::unique_ptr<Memory>* memory) override;
   MaceStatus ImageExtentFor(const Tensor& tensor, MemoryExtent* extent) const override;
-  // Only RELU among the activations.
-  bool Supports(const OperatorDef& def, DataType dtype) const override;
   MaceStatus BeforeRun() override;
 };
 

@@ -331,14 +331,13 @@ MaceStatus Net::Place(const OperatorDef& def, int index, std::unique_ptr<Operati
     requested = static_cast<DeviceType>(value);
   }
   Runtime* runtime = RuntimeFor(requested);
-  std::vector<const Tensor*> inputs;
-  for (const std::string& name : def.input()) inputs.push_back(workspace_->GetTensor(name));
-  if (registry_->Has(def.type(), runtime->device_type(), dtype) && runtime->Supports(def, dtype) &&
-      runtime->SupportsInputs(def, dtype, inputs)) {
+  // Only whether the device has a kernel for the type: the kernel itself
+  // may still refuse the op when prepared (CreateOps).
+  if (registry_->Has(def.type(), runtime->device_type(), dtype)) {
     *op = registry_->Create(def.type(), runtime->device_type(), dtype);
   } else if (runtime != runtimes_.cpu) {
     VLOG(1) << "op '" << def.name() << "' (" << def.type() << ") falls back from "
-            << runtime->name() << " to the CPU";
+            << runtime->name() << " to the CPU: no kernel";
     runtime = runtimes_.cpu;
     *op = registry_->Create(def.type(), DeviceType::CPU, dtype);
   }
@@ -429,30 +428,60 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
     } else {
       MACE_RETURN_IF_ERROR(Place(def, i, &op));
     }
-    OpContext context;
-    context.runtime = op->runtime();
-    context.workspace = workspace_;
-    context.storage_choice_pending = BlockedLayoutEnabled() && op->runtime() == runtimes_.cpu;
-    // Packing weights allocates; running out of memory there is a status
-    // that names the op, not an exception into the app.
-    MACE_RETURN_IF_ERROR(CatchExceptions(
-        [&] {
-          MACE_RETURN_IF_ERROR(op->Construct(def, workspace_));
-          // Activations reach the op in the storage it reads, through
-          // converters placed right before it.
-          for (int k = 0; k < op->InputSize(); ++k) {
-            const Tensor* input = op->Input(k);
-            if (input == nullptr || input->is_weight()) continue;
-            const Tensor* converted = nullptr;
-            MACE_RETURN_IF_ERROR(Converted(input, op->InputStorage(k), &converted));
-            op->ReplaceInput(k, converted);
-          }
-          for (int k = 0; k < op->OutputSize(); ++k) {
-            op->Output(k)->set_storage(op->OutputStorage(k));
-          }
-          return op->Prepare(&context);
-        },
-        [&] { return StrCat("op #", i, " '", def.name(), "' (", def.type(), ")"); }));
+    // Construct, converters for the activation inputs, Prepare.
+    auto set_up = [&]() {
+      OpContext context;
+      context.runtime = op->runtime();
+      context.workspace = workspace_;
+      context.storage_choice_pending = BlockedLayoutEnabled() && op->runtime() == runtimes_.cpu;
+      // Packing weights allocates; running out of memory there is a status
+      // that names the op, not an exception into the app.
+      return CatchExceptions(
+          [&] {
+            MACE_RETURN_IF_ERROR(op->Construct(def, workspace_));
+            // Activations reach the op in the storage it reads, through
+            // converters placed right before it.
+            for (int k = 0; k < op->InputSize(); ++k) {
+              const Tensor* input = op->Input(k);
+              if (input == nullptr || input->is_weight()) continue;
+              const Tensor* converted = nullptr;
+              MACE_RETURN_IF_ERROR(Converted(input, op->InputStorage(k), &converted));
+              op->ReplaceInput(k, converted);
+            }
+            for (int k = 0; k < op->OutputSize(); ++k) {
+              op->Output(k)->set_storage(op->OutputStorage(k));
+            }
+            return op->Prepare(&context);
+          },
+          [&] { return StrCat("op #", i, " '", def.name(), "' (", def.type(), ")"); });
+    };
+    const size_t ops_before = ops_.size();
+    const int converters_before = converter_count_;
+    MaceStatus status = set_up();
+    // The one answer to whether a device runs the op beyond having a
+    // kernel for its type: that kernel's Construct or Prepare returning
+    // MACE_UNSUPPORTED (its arguments, its shapes). The op and the
+    // converters made for it are then undone and the CPU's kernel takes it.
+    const DataType dtype = OpDataType(def, net_type_);
+    if (status.code() == MaceStatus::MACE_UNSUPPORTED && op->runtime() != runtimes_.cpu &&
+        registry_->Has(def.type(), DeviceType::CPU, dtype)) {
+      VLOG(1) << "op '" << def.name() << "' (" << def.type() << ") falls back from "
+              << op->runtime()->name() << " to the CPU: " << status.information();
+      for (int k = 0; k < op->OutputSize(); ++k) workspace_->RemoveTensor(op->Output(k)->name());
+      for (size_t c = ops_before; c < ops_.size(); ++c) {
+        const Tensor* made = ops_[c]->Output(0);
+        for (auto it = converted_.begin(); it != converted_.end();) {
+          it = it->second == made ? converted_.erase(it) : std::next(it);
+        }
+        workspace_->RemoveTensor(made->name());
+      }
+      ops_.resize(ops_before);
+      converter_count_ = converters_before;
+      op = registry_->Create(def.type(), DeviceType::CPU, dtype);
+      op->set_runtime(runtimes_.cpu);
+      status = set_up();
+    }
+    MACE_RETURN_IF_ERROR(status);
     for (int k = 0; k < op->OutputSize(); ++k) {
       const Tensor* output = op->Output(k);
       if (k < def.output_shape_size() && def.output_shape(k).dims_size() > 0) {

@@ -94,21 +94,6 @@ class Runtime {
   // bytes. UNSUPPORTED for runtimes without images.
   virtual MaceStatus ImageExtentFor(const Tensor& tensor, MemoryExtent* extent) const;
 
-  // Whether this runtime runs `def` at `dtype`, beyond having a kernel
-  // registered for its type (arguments or shapes it cannot handle). An op
-  // it refuses is placed on the CPU.
-  virtual bool Supports(const OperatorDef& /*def*/, DataType /*dtype*/) const { return true; }
-  // Whether this runtime runs `def` on these inputs (inputs[k] is the
-  // tensor of def.input(k), null when it does not exist yet), asked after
-  // Supports. Their shapes are known at placement: model inputs from the
-  // model, weights from their dims, the rest inferred by the ops before.
-  // Limits of the device's storage (an image too wide, a rank it cannot
-  // hold) go here, so that such an op is placed on the CPU.
-  virtual bool SupportsInputs(const OperatorDef& /*def*/, DataType /*dtype*/,
-                              const std::vector<const Tensor*>& /*inputs*/) const {
-    return true;
-  }
-
   // Called around each run, e.g. to bind threads or flush a queue.
   virtual MaceStatus BeforeRun() { return MaceStatus(); }
   virtual MaceStatus AfterRun() { return MaceStatus(); }

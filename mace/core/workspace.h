@@ -62,6 +62,9 @@ class Workspace {
   Tensor* GetTensor(const std::string& name);
   const Tensor* GetTensor(const std::string& name) const;
   bool HasTensor(const std::string& name) const { return tensors_.count(name) > 0; }
+  // Drops a tensor no op reads or writes any more (an op the net set up and
+  // then gave to another runtime).
+  void RemoveTensor(const std::string& name) { tensors_.erase(name); }
 
   // Creates one weight tensor per NetDef.tensors entry, viewing `blob` in
   // place when aligned (else a private aligned copy). Checks every offset,

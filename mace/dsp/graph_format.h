@@ -53,35 +53,11 @@ struct TensorRecord {
   uint32_t const_offset;  // constants: offset in the constant data
 };
 
-// Op types and their params (all int32):
+// Op types (kConv2D, ...) with their wire numbers, inputs and params: ops.inc.
 enum OpType : uint32_t {
-  // inputs: input u8 [N,Cin,H,W], filter u8 or i8 [Cout,Cin,KH,KW], bias i32
-  //   [Cout] or kNoTensor. params: ConvParam..., then num_multipliers
-  //   (1 or Cout) pairs of (multiplier, right shift).
-  kConv2D = 1,
-  // filter u8 [1,C,KH,KW] (channel multiplier 1); params as kConv2D.
-  kDepthwiseConv2D = 2,
-  // params: PoolParam.
-  kPooling = 3,
-  // inputs: a u8, b u8 (same count, or one element). params: EltwiseParam.
-  kEltwise = 4,
-  // params: min, max. ReLU and ReLU6 on uint8 are clamps.
-  kClamp = 5,
-  // inputs: input u8 [N,K], weight u8 [Cout,K], bias; params as kConv2D
-  //   (geometry ignored).
-  kFullyConnected = 6,
-  // inputs: several u8 with equal N, H, W and the output's quantization;
-  //   concatenated along channels. params: none.
-  kConcat = 7,
-  // inputs: input u8 (the output has scale 1/256, zero point 0), table
-  //   i32 [256] (ref::quantized::MakeSoftmaxTable of the input scale).
-  //   params: outer, axis size, inner.
-  kSoftmax = 8,
-  // inputs: input u8 [N,C,H,W], taps i32 [out_h + out_w, 3]: (low, high,
-  //   fraction in 1/2048) per output row, then per output column
-  //   (ref::quantized::ResizeTaps). The output keeps the input's
-  //   quantization. params: none.
-  kResizeBilinear = 9,
+#define MACE_DSP_OP(name, number, family, mace_type) k##name = number,
+#define MACE_DSP_KERNEL_ONLY(name, number, family) k##name = number,
+#include "mace/dsp/ops.inc"
 };
 
 enum ConvParam : uint32_t {

@@ -202,18 +202,66 @@ void RunElementwise(const OpArgs& op) {
   }
 }
 
+namespace {
+
+bool CheckUint8Pooling(const OpArgs& op, Text* error) {
+  if (!AllUint8(op)) return Fail(error, "needs uint8 tensors");
+  return CheckPooling(op, error);
+}
+
+bool CheckUint8Elementwise(const OpArgs& op, Text* error) {
+  if (!AllUint8(op)) return Fail(error, "needs uint8 tensors");
+  return CheckElementwise(op, error);
+}
+
+void RunElementwiseOp(const OpArgs& op, uint8_t* /*scratch*/) { RunElementwise(op); }
+
+// What a kernel family does at set-up and at run time; ops.inc names each
+// op type's family. Null: no scratch, no prepared constants.
+struct Family {
+  bool (*check)(const OpArgs& op, Text* error);
+  uint32_t (*scratch_bytes)(const OpArgs& op);
+  uint32_t (*prepared_bytes)(const OpArgs& op);
+  void (*prepare)(const OpArgs& op);
+  void (*run)(const OpArgs& op, uint8_t* scratch);
+};
+
+constexpr Family kConvFamily = {CheckConv, ConvScratchBytes, ConvPreparedBytes, PrepareConv,
+                                RunConv};
+constexpr Family kPoolingFamily = {CheckUint8Pooling, PoolingScratchBytes, nullptr, nullptr,
+                                   RunPooling};
+constexpr Family kElementwiseFamily = {CheckUint8Elementwise, nullptr, nullptr, nullptr,
+                                       RunElementwiseOp};
+constexpr Family kTableOpFamily = {CheckTableOp, TableOpScratchBytes, nullptr, nullptr,
+                                   RunTableOp};
+
+const Family* FamilyOf(uint32_t type) {
+  switch (type) {
+#define MACE_DSP_OP(name, number, family, mace_type) \
+  case k##name:                                      \
+    return &k##family##Family;
+#define MACE_DSP_KERNEL_ONLY(name, number, family) \
+  case k##name:                                    \
+    return &k##family##Family;
+#include "mace/dsp/ops.inc"
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
 const char* OpName(uint32_t type) {
   switch (type) {
-    case kConv2D: return "Conv2D";
-    case kDepthwiseConv2D: return "DepthwiseConv2d";
-    case kPooling: return "Pooling";
-    case kEltwise: return "Eltwise";
-    case kClamp: return "Clamp";
-    case kFullyConnected: return "FullyConnected";
-    case kConcat: return "Concat";
-    case kSoftmax: return "Softmax";
-    case kResizeBilinear: return "ResizeBilinear";
-    default: return "unknown";
+#define MACE_DSP_OP(name, number, family, mace_type) \
+  case k##name:                                      \
+    return mace_type;
+#define MACE_DSP_KERNEL_ONLY(name, number, family) \
+  case k##name:                                    \
+    return #name;
+#include "mace/dsp/ops.inc"
+    default:
+      return "unknown";
   }
 }
 
@@ -221,71 +269,29 @@ bool CheckOp(const OpArgs& op, Text* error) {
   for (uint32_t i = 0; i < op.num_outputs; ++i) {
     if (op.outputs[i]->constant) return Fail(error, "writes a constant");
   }
-  switch (op.type) {
-    case kConv2D:
-    case kDepthwiseConv2D:
-    case kFullyConnected:
-      return CheckConv(op, error);
-    case kPooling:
-      if (!AllUint8(op)) return Fail(error, "needs uint8 tensors");
-      return CheckPooling(op, error);
-    case kEltwise:
-    case kClamp:
-    case kConcat:
-      if (!AllUint8(op)) return Fail(error, "needs uint8 tensors");
-      return CheckElementwise(op, error);
-    case kSoftmax:
-    case kResizeBilinear:
-      return CheckTableOp(op, error);
-    default:
-      return Fail(error, "unknown op type");
-  }
+  const Family* family = FamilyOf(op.type);
+  if (family == nullptr) return Fail(error, "unknown op type");
+  return family->check(op, error);
 }
 
 uint32_t ScratchBytes(const OpArgs& op) {
-  switch (op.type) {
-    case kConv2D:
-    case kDepthwiseConv2D:
-    case kFullyConnected:
-      return ConvScratchBytes(op);
-    case kPooling:
-      return PoolingScratchBytes(op);
-    case kSoftmax:
-    case kResizeBilinear:
-      return TableOpScratchBytes(op);
-    default:
-      return 0;
-  }
+  const Family* family = FamilyOf(op.type);
+  return family != nullptr && family->scratch_bytes != nullptr ? family->scratch_bytes(op) : 0;
 }
 
 uint32_t PreparedBytes(const OpArgs& op) {
-  const bool conv = op.type == kConv2D || op.type == kDepthwiseConv2D || op.type == kFullyConnected;
-  return conv ? ConvPreparedBytes(op) : 0;
+  const Family* family = FamilyOf(op.type);
+  return family != nullptr && family->prepared_bytes != nullptr ? family->prepared_bytes(op) : 0;
 }
 
 void PrepareOp(const OpArgs& op) {
-  if (op.type == kConv2D || op.type == kDepthwiseConv2D || op.type == kFullyConnected) {
-    PrepareConv(op);
-  }
+  const Family* family = FamilyOf(op.type);
+  if (family != nullptr && family->prepare != nullptr) family->prepare(op);
 }
 
 void RunOp(const OpArgs& op, uint8_t* scratch) {
-  switch (op.type) {
-    case kConv2D:
-    case kDepthwiseConv2D:
-    case kFullyConnected:
-      RunConv(op, scratch);
-      break;
-    case kPooling:
-      RunPooling(op, scratch);
-      break;
-    case kSoftmax:
-    case kResizeBilinear:
-      RunTableOp(op, scratch);
-      break;
-    default:
-      RunElementwise(op);
-  }
+  const Family* family = FamilyOf(op.type);
+  if (family != nullptr) family->run(op, scratch);
 }
 
 }  // namespace dsp

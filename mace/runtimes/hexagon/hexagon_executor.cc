@@ -88,6 +88,9 @@ class Translator {
 
   // Weight [out, in]; the input [N, in] or [N, in, 1, 1] (the DSP does
   // not flatten larger planes yet).
+  MaceStatus Conv2D(Operation* op) { return Conv(op, dsp::kConv2D); }
+  MaceStatus DepthwiseConv2D(Operation* op) { return Conv(op, dsp::kDepthwiseConv2D); }
+
   MaceStatus FullyConnected(Operation* op) {
     const Tensor* in = op->Input(0);
     const Tensor* weight = op->Input(1);
@@ -222,23 +225,22 @@ class Translator {
   uint32_t Operand(const Tensor* t) { return t->is_weight() ? Constant(t) : Activation(t); }
 
   // Adds `op` to the graph, or says why the DSP cannot run it (before
-  // adding anything).
+  // adding anything). The op types come from mace/dsp/ops.inc: each is
+  // translated by the method of its name.
   MaceStatus Add(Operation* op) {
     const std::string& type = op->type();
-    if (type == "Conv2D") return Conv(op, dsp::kConv2D);
-    if (type == "DepthwiseConv2d") return Conv(op, dsp::kDepthwiseConv2D);
-    if (type == "Pooling") return Pooling(op);
-    if (type == "Eltwise") return Eltwise(op);
-    if (type == "Concat") return Concat(op);
-    if (type == "FullyConnected") return FullyConnected(op);
-    if (type == "ResizeBilinear") return ResizeBilinear(op);
-    if (type == "Softmax") return Softmax(op);
+#define MACE_DSP_OP(name, number, family, mace_type) \
+  if (type == mace_type) return name(op);
+#include "mace/dsp/ops.inc"
     if (IsRename(type)) return Alias(op);
     return MaceStatus(MaceStatus::MACE_UNSUPPORTED, "no DSP kernel");
   }
 
   static bool IsRename(const std::string& type) {
-    return type == "Reshape" || type == "Squeeze" || type == "Identity";
+#define MACE_DSP_RENAME(mace_type) \
+  if (type == mace_type) return true;
+#include "mace/dsp/ops.inc"
+    return false;
   }
 
   // Reshape, Squeeze and Identity move no bytes in a dense NCHW tensor:

@@ -10,7 +10,6 @@
 #include "mace/core/tensor.h"
 #include "mace/runtimes/opencl/image_layout.h"
 #include "mace/runtimes/opencl/kernel_sources.h"
-#include "mace/runtimes/opencl/kernel_support.h"
 #include "mace/runtimes/opencl/program_cache.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/run_control.h"
@@ -533,47 +532,10 @@ MaceStatus OpenCLRuntime::ImageExtentFor(const Tensor& tensor, MemoryExtent* ext
   return MaceStatus();
 }
 
-bool OpenCLRuntime::Supports(const OperatorDef& def, DataType dtype) const {
-  if (dtype != DT_FLOAT) return false;
-  if (!KernelSupportsDef(def)) return false;
-  if (def.type() == "Conv2D") {
-    // Grouped convolutions run on the CPU.
-    for (const Argument& arg : def.arg()) {
-      if (arg.name() == "group") return arg.has_i() && arg.i() == 1;
-    }
-  }
-  return true;
-}
-
-bool OpenCLRuntime::SupportsInputs(const OperatorDef& def, DataType /*dtype*/,
-                                   const std::vector<const Tensor*>& inputs) const {
-  auto fits = [this](const std::vector<int64_t>& shape) {
-    ImageShape image;
-    return shape.size() <= 4 && ImageShapeFor(ImageKind::kActivation, shape, &image).ok() &&
-           image.width <= info_.max_image_width && image.height <= info_.max_image_height;
-  };
-  // Weights and shape arguments computed at run time: the CPU kernels read
-  // them (these GPU kernels upload constant weights at Prepare).
-  static const std::set<std::string> kConstantOperands = {
-      "Conv2D", "DepthwiseConv2d", "Deconv2D", "FullyConnected", "Pad", "Reduce", "Reshape",
-      "ResizeBilinear", "ResizeNearestNeighbor", "Slice", "Split", "Squeeze"};
-  if (kConstantOperands.count(def.type()) > 0) {
-    for (size_t i = 1; i < inputs.size(); ++i) {
-      if (inputs[i] != nullptr && !inputs[i]->is_weight()) return false;
-    }
-  }
-  for (const Tensor* input : inputs) {
-    if (input != nullptr && !input->is_weight() && !fits(input->shape())) {
-      VLOG(1) << def.type() << " '" << def.name() << "': input '" << input->name()
-              << "' of shape " << ShapeToString(input->shape())
-              << " does not fit an image of " << info_.device;
-      return false;
-    }
-  }
-  for (const OutputShape& output : def.output_shape()) {
-    if (!fits({output.dims().begin(), output.dims().end()})) return false;
-  }
-  return true;
+bool OpenCLRuntime::FitsActivationImage(const std::vector<int64_t>& shape) const {
+  ImageShape image;
+  return shape.size() <= 4 && ImageShapeFor(ImageKind::kActivation, shape, &image).ok() &&
+         image.width <= info_.max_image_width && image.height <= info_.max_image_height;
 }
 
 MaceStatus OpenCLRuntime::BeforeRun() {

@@ -101,12 +101,9 @@ class OpenCLRuntime : public Runtime {
   // The image of the tensor's kind (Storage::image, an ImageKind); the
   // error names the tensor when it exceeds the device's largest image.
   MaceStatus ImageExtentFor(const Tensor& tensor, MemoryExtent* extent) const override;
-  bool Supports(const OperatorDef& def, DataType dtype) const override;
-  // Every activation input, and every output shape the model records, must
-  // fit an activation image of this device (rank 4 or less, within
-  // CL_DEVICE_IMAGE2D_MAX_WIDTH and _HEIGHT); else the op runs on the CPU.
-  bool SupportsInputs(const OperatorDef& def, DataType dtype,
-                      const std::vector<const Tensor*>& inputs) const override;
+  // Whether a tensor of `shape` fits an activation image of this device:
+  // rank 4 or less, within CL_DEVICE_IMAGE2D_MAX_WIDTH and _HEIGHT.
+  bool FitsActivationImage(const std::vector<int64_t>& shape) const;
   MaceStatus BeforeRun() override;
   // Waits for the queue, so outputs and errors belong to this run.
   MaceStatus AfterRun() override;

@@ -13,15 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mace_converter.api import ConversionError
-from mace_converter.op_specs import DSP_KERNEL, DSP_RENAME, SPECS
+from mace_converter.dsp_op_list import DSP_KERNELS
+from mace_converter.dsp_op_list import RENAMES as _RENAMES
 
 # DataType values of mace/proto/mace.proto.
 _DT_UINT8 = 2
 _DT_INT8 = 5
-# Op types the Hexagon executor gives a DSP kernel (mace/dsp/kernels_table.cc),
-# and the ones that only rename a tensor: OpSpec.dsp of op_specs.py.
-DSP_OPS = tuple(op_type for op_type, spec in SPECS.items() if spec.dsp == DSP_KERNEL)
-RENAMES = tuple(op_type for op_type, spec in SPECS.items() if spec.dsp == DSP_RENAME)
+# Op types the Hexagon executor gives a DSP kernel, and the ones that only
+# rename a tensor: mace/dsp/ops.inc, through dsp_op_list.py.
+DSP_OPS = tuple(DSP_KERNELS)
+RENAMES = _RENAMES
 _WEIGHTED = ("Conv2D", "DepthwiseConv2d", "FullyConnected")
 
 

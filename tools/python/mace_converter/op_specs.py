@@ -19,17 +19,12 @@ from typing import Any, Optional
 from mace_converter.quantize import uint8_kernels as u8
 from mace_converter.quantize.uint8_kernels import FIXED, FOLLOWS_INPUT, KEEP_INPUT, Uint8Kernel
 
-# OpSpec.dsp: the DSP has a kernel for the op, or runs it as a tensor rename.
-DSP_KERNEL = "kernel"
-DSP_RENAME = "rename"
-
 
 @dataclass
 class OpSpec:
     op_type: str
     # The docs page (under docs/reference/) and section documenting the op.
     docs: str
-    dsp: str = ""
     uint8: Optional[Uint8Kernel] = None
     # Why the op has no numpy reference kernel ("" when it has one).
     no_numpy: str = ""
@@ -63,28 +58,27 @@ SPECS: dict[str, OpSpec] = {spec.op_type: spec for spec in (
     OpSpec("Cast", _ELEMENTWISE + "cast"),
     OpSpec("ChannelShuffle", _SPATIAL + "channelshuffle", uint8=FOLLOWS_INPUT),
     OpSpec("Compare", _COMPARE),
-    OpSpec("Concat", _SHAPE + "concat", dsp=DSP_KERNEL, uint8=Uint8Kernel(activations=None)),
-    OpSpec("Conv2D", _CONV + "conv2d", dsp=DSP_KERNEL, uint8=Uint8Kernel(**_CONV_UINT8)),
+    OpSpec("Concat", _SHAPE + "concat", uint8=Uint8Kernel(activations=None)),
+    OpSpec("Conv2D", _CONV + "conv2d", uint8=Uint8Kernel(**_CONV_UINT8)),
     OpSpec("Conv3D", _CONV + "conv3d"),
     OpSpec("CumSum", _AXIS),
     OpSpec("Deconv2D", _CONV + "deconv2d"),
     OpSpec("Deconv3D", _CONV + "deconv3d"),
     OpSpec("DepthToSpace", _SPATIAL + "depthtospace"),
-    OpSpec("DepthwiseConv2d", _CONV + "depthwiseconv2d", dsp=DSP_KERNEL,
+    OpSpec("DepthwiseConv2d", _CONV + "depthwiseconv2d",
            uint8=Uint8Kernel(**_CONV_UINT8, channel_layout="depthwise")),
     OpSpec("Dequantize", _INDEX, no_numpy=_QUANTIZATION),
     OpSpec("DequantizeLinear", _INDEX),
     OpSpec("Dropout", _INDEX),
-    OpSpec("Eltwise", _ELEMENTWISE + "eltwise", dsp=DSP_KERNEL,
+    OpSpec("Eltwise", _ELEMENTWISE + "eltwise",
            uint8=Uint8Kernel(activations=None, accepts=u8.eltwise)),
-    OpSpec("FullyConnected", _CONV + "fullyconnected", dsp=DSP_KERNEL,
-           uint8=Uint8Kernel(**_CONV_UINT8)),
+    OpSpec("FullyConnected", _CONV + "fullyconnected", uint8=Uint8Kernel(**_CONV_UINT8)),
     OpSpec("GRU", _RECURRENT),
     OpSpec("Gather", _GATHER),
     OpSpec("GatherElements", _GATHER),
     OpSpec("GatherND", _GATHER),
     OpSpec("GridSample", _SPATIAL + "gridsample"),
-    OpSpec("Identity", _INDEX, dsp=DSP_RENAME, uint8=FOLLOWS_INPUT),
+    OpSpec("Identity", _INDEX, uint8=FOLLOWS_INPUT),
     OpSpec("If", _INDEX, no_numpy=_SUBGRAPHS),
     OpSpec("LSTM", _RECURRENT),
     OpSpec("LayerNorm", _MORE + "layernorm"),
@@ -96,25 +90,25 @@ SPECS: dict[str, OpSpec] = {spec.op_type: spec for spec in (
     OpSpec("MaxPool3D", _CONV + "maxpool3d"),
     OpSpec("Mod", _COMPARE),
     OpSpec("Pad", _SHAPE + "pad", uint8=FOLLOWS_INPUT),
-    OpSpec("Pooling", _CONV + "pooling", dsp=DSP_KERNEL, uint8=FOLLOWS_INPUT),
+    OpSpec("Pooling", _CONV + "pooling", uint8=FOLLOWS_INPUT),
     OpSpec("Quantize", _INDEX, no_numpy=_QUANTIZATION),
     OpSpec("QuantizeLinear", _INDEX),
     OpSpec("RNN", _RECURRENT),
     OpSpec("Reduce", _SPATIAL + "reduce"),
-    OpSpec("Reshape", _SHAPE + "reshape", dsp=DSP_RENAME, uint8=FOLLOWS_INPUT),
+    OpSpec("Reshape", _SHAPE + "reshape", uint8=FOLLOWS_INPUT),
     OpSpec("Resize", _SPATIAL + "resize"),
-    OpSpec("ResizeBilinear", _RESIZE, dsp=DSP_KERNEL, uint8=FOLLOWS_INPUT),
+    OpSpec("ResizeBilinear", _RESIZE, uint8=FOLLOWS_INPUT),
     OpSpec("ResizeNearestNeighbor", _RESIZE),
     OpSpec("Scan", _INDEX, no_numpy=_SUBGRAPHS),
     OpSpec("ScatterElements", _GATHER),
     OpSpec("ScatterND", _GATHER),
     OpSpec("Slice", _SHAPE + "slice", uint8=FOLLOWS_INPUT),
-    OpSpec("Softmax", _ELEMENTWISE + "softmax", dsp=DSP_KERNEL,
+    OpSpec("Softmax", _ELEMENTWISE + "softmax",
            uint8=Uint8Kernel(output=FIXED, fixed_output=u8.SOFTMAX_OUTPUT, accepts=u8.softmax)),
     OpSpec("SpaceToBatchND", _SPATIAL + "spacetobatchnd"),
     OpSpec("SpaceToDepth", _SPATIAL + "spacetodepth"),
     OpSpec("Split", _SHAPE + "split", uint8=FOLLOWS_INPUT),
-    OpSpec("Squeeze", _SHAPE + "squeeze", dsp=DSP_RENAME, uint8=FOLLOWS_INPUT),
+    OpSpec("Squeeze", _SHAPE + "squeeze", uint8=FOLLOWS_INPUT),
     OpSpec("Tile", _AXIS),
     OpSpec("TopK", _AXIS),
     OpSpec("Transpose", _SHAPE + "transpose", uint8=FOLLOWS_INPUT),

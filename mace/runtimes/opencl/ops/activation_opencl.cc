@@ -14,16 +14,8 @@ namespace {
 
 class ActivationOpenCL : public ImageKernel<ops::ActivationBase> {
  public:
-  MaceStatus Init() override {
-    MACE_RETURN_IF_ERROR(ActivationBase::Init());
-    OP_CHECK(Alpha() == nullptr || Alpha()->is_weight(),
-             "the GPU kernel needs a constant PRELU slope");
-    return MaceStatus();
-  }
-
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
-    OP_CHECK(Input(0)->dim_size() <= 4, "the GPU kernel takes tensors of rank 4 or less");
     OpenCLRuntime* runtime = AsOpenCL(this->runtime());
     OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
     if (Alpha() != nullptr && alpha_ == nullptr) {

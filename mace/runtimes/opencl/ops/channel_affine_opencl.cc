@@ -63,25 +63,11 @@ class ChannelAffine {
   Kernel kernel_;
 };
 
-// Whether inputs 1.. are all constants.
-bool ConstantArguments(const Operation& op) {
-  for (int i = 1; i < op.InputSize(); ++i) {
-    if (!op.Input(i)->is_weight()) return false;
-  }
-  return true;
-}
 
 class BatchNormOpenCL : public ImageKernel<ops::BatchNormBase> {
  public:
-  MaceStatus Init() override {
-    MACE_RETURN_IF_ERROR(BatchNormBase::Init());
-    OP_CHECK(ConstantArguments(*this), "the GPU kernel needs constant scale, offset, mean, var");
-    return MaceStatus();
-  }
-
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
-    OP_CHECK(Input(0)->dim_size() <= 4, "the GPU kernel takes tensors of rank 4 or less");
     OpenCLRuntime* runtime = AsOpenCL(this->runtime());
     OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
     if (!affine_.uploaded()) {
@@ -115,15 +101,8 @@ class BatchNormOpenCL : public ImageKernel<ops::BatchNormBase> {
 
 class BiasAddOpenCL : public ImageKernel<ops::BiasAddBase> {
  public:
-  MaceStatus Init() override {
-    MACE_RETURN_IF_ERROR(BiasAddBase::Init());
-    OP_CHECK(ConstantArguments(*this), "the GPU kernel needs a constant bias");
-    return MaceStatus();
-  }
-
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
-    OP_CHECK(Input(0)->dim_size() <= 4, "the GPU kernel takes tensors of rank 4 or less");
     OpenCLRuntime* runtime = AsOpenCL(this->runtime());
     OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
     if (!affine_.uploaded()) {

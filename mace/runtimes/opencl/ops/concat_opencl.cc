@@ -25,7 +25,7 @@ class ConcatOpenCL : public ImageKernel<ops::ConcatBase> {
     return ImageStorage(ImageKind::kActivation);
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     const int rank = Input(0)->dim_size();
     OP_CHECK(rank >= 1 && rank <= 4, "the GPU kernel takes tensors of rank 1 to 4");

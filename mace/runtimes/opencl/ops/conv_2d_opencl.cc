@@ -20,15 +20,13 @@ namespace {
 
 class Conv2DOpenCL : public ImageKernel<ops::Conv2DBase> {
  public:
-  MaceStatus Init() override {
-    MACE_RETURN_IF_ERROR(Conv2DBase::Init());
-    OP_CHECK(params().group == 1, "the GPU kernel has no grouped convolution");
-    OP_CHECK(Input(1)->is_weight() && (Bias() == nullptr || Bias()->is_weight()),
-             "the GPU kernel needs a constant filter and bias");
-    return MaceStatus();
+  // Grouped convolutions run on the CPU.
+  MaceStatus Accepts() const override {
+    if (params().group != 1) return Refuse("no grouped convolution");
+    return ImageKernel::Accepts();
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     OpenCLRuntime* runtime = AsOpenCL(this->runtime());
     OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");

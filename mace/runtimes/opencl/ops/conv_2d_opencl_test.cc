@@ -101,6 +101,27 @@ TEST_P(Conv2DOpenCLTest, ChainedConvolutionsStayOnTheGpu) {
                      {"BufferToImage", "Conv2D", "Conv2D", "ImageToBuffer"}));
 }
 
+// The GPU kernel refuses a grouped convolution when prepared (Accepts):
+// it runs on the CPU's kernel with the reference result. The image of "x"
+// made for the refused kernel is undone, so the GPU convolution that also
+// reads "x" gets a converter of its own, and the sum reads the CPU's
+// output through one more.
+TEST_P(Conv2DOpenCLTest, RefusedGroupedConvolutionRunsOnTheCpu) {
+  ModelBuilder model = testing::ModelWithInput({1, 4, 5, 6});
+  ConvCase grouped{"grouped", {1, 4, 5, 6}, {6, 2, 3, 3}};
+  grouped.padding = 1;
+  ConvCase plain{"plain", {1, 4, 5, 6}, {6, 4, 1, 1}};
+  OperatorDef* refused = AddConv(&model, grouped, "conv_grouped", "x", "h", 41);
+  ModelBuilder::SetInt(refused, "group", 2);
+  AddConv(&model, plain, "conv_plain", "x", "g", 51);
+  OperatorDef* sum = model.AddOp("Eltwise", "sum", {"h", "g"}, "y");
+  ModelBuilder::SetInt(sum, "type", 0);
+  std::vector<std::string> ops;
+  ExpectGpuMatchesCpu(model, {1, 4, 5, 6}, GetParam(), &ops);
+  EXPECT_EQ(ops, std::vector<std::string>({"Conv2D", "BufferToImage", "Conv2D", "BufferToImage",
+                                           "Eltwise", "ImageToBuffer"}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Storages, Conv2DOpenCLTest,
                          ::testing::Values(GPUDataType::FP32_FP32, GPUDataType::FP16_FP32),
                          [](const ::testing::TestParamInfo<GPUDataType>& info) {

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "mace/ops/deconv_2d.h"
-#include "mace/runtimes/opencl/kernel_support.h"
 #include "mace/runtimes/opencl/image_layout.h"
 #include "mace/runtimes/opencl/opencl_runtime.h"
 #include "mace/runtimes/opencl/ops/image_kernel.h"
@@ -19,20 +18,15 @@ namespace {
 
 class Deconv2DOpenCL : public ImageKernel<ops::Deconv2DBase> {
  public:
-  static bool Supports(const OperatorDef& def) { return IntArgOf(def, "group", 1) == 1; }
-
-  MaceStatus Init() override {
-    MACE_RETURN_IF_ERROR(Deconv2DBase::Init());
-    OP_CHECK(Input(1)->is_weight() && (Bias() == nullptr || Bias()->is_weight()),
-             "the GPU kernel needs a constant filter and bias");
-    return MaceStatus();
+  MaceStatus Accepts() const override {
+    if (params().group != 1) return Refuse("no grouped deconvolution");
+    return ImageKernel::Accepts();
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     MACE_RETURN_IF_ERROR(CheckImageTensors(*this));
     const ops::ref::Deconv2DParams& p = params();
-    OP_CHECK(p.group == 1, "the GPU kernel has no grouped deconvolution");
     OpenCLRuntime* runtime = AsOpenCL(this->runtime());
     OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
     if (filter_ == nullptr) {
@@ -90,7 +84,6 @@ class Deconv2DOpenCL : public ImageKernel<ops::Deconv2DBase> {
 }  // namespace
 
 MaceStatus RegisterDeconv2DOpenCL(OpRegistry* registry) {
-  SetKernelSupportCheck("Deconv2D", Deconv2DOpenCL::Supports);
   return RegisterOp<Deconv2DOpenCL>(registry, "Deconv2D", DeviceType::GPU, DT_FLOAT);
 }
 

@@ -16,14 +16,7 @@ namespace {
 
 class DepthwiseConv2dOpenCL : public ImageKernel<ops::DepthwiseConv2dBase> {
  public:
-  MaceStatus Init() override {
-    MACE_RETURN_IF_ERROR(DepthwiseConv2dBase::Init());
-    OP_CHECK(Input(1)->is_weight() && (Bias() == nullptr || Bias()->is_weight()),
-             "the GPU kernel needs a constant filter and bias");
-    return MaceStatus();
-  }
-
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     OpenCLRuntime* runtime = AsOpenCL(this->runtime());
     OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");

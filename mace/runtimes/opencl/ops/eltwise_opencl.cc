@@ -20,7 +20,7 @@ class EltwiseOpenCL : public ImageKernel<ops::EltwiseBase> {
     return ImageStorage(ImageKind::kActivation);
   }
 
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     const std::vector<int64_t>& shape = params().shape;
     OP_CHECK(shape.size() <= 4, "the GPU kernel takes tensors of rank 4 or less");

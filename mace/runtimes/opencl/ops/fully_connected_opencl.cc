@@ -17,14 +17,7 @@ namespace {
 
 class FullyConnectedOpenCL : public ImageKernel<ops::FullyConnectedBase> {
  public:
-  MaceStatus Init() override {
-    MACE_RETURN_IF_ERROR(FullyConnectedBase::Init());
-    OP_CHECK(Input(1)->is_weight() && (Bias() == nullptr || Bias()->is_weight()),
-             "the GPU kernel needs a constant weight and bias");
-    return MaceStatus();
-  }
-
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     MACE_RETURN_IF_ERROR(CheckImageTensors(*this));
     const std::vector<int64_t> dims = ActivationDims(Input(0)->shape());

@@ -12,7 +12,7 @@ namespace {
 
 class LocalResponseNormOpenCL : public ImageKernel<ops::LocalResponseNormBase> {
  public:
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     return PrepareImageKernel(*this, "local_response_norm", &kernel_);
   }

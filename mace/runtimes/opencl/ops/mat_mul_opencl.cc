@@ -21,13 +21,7 @@ class MatMulOpenCL : public ImageKernel<ops::MatMulBase> {
     return index <= 1 ? ImageStorage(ImageKind::kActivation) : Operation::InputStorage(index);
   }
 
-  MaceStatus Init() override {
-    MACE_RETURN_IF_ERROR(MatMulBase::Init());
-    OP_CHECK(Bias() == nullptr || Bias()->is_weight(), "the GPU kernel needs a constant bias");
-    return MaceStatus();
-  }
-
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     OP_CHECK(Input(0)->dim_size() <= 4 && Input(1)->dim_size() <= 4,
              "the GPU kernel needs operands of rank 4 or less");

@@ -12,11 +12,16 @@ namespace {
 
 class PoolingOpenCL : public ImageKernel<ops::PoolingBase> {
  public:
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  // LP pooling runs on the CPU.
+  MaceStatus Accepts() const override {
+    if (params().type == ops::ref::PoolingType::LP) return Refuse("no LP pooling");
+    return ImageKernel::Accepts();
+  }
+
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     OpenCLRuntime* runtime = AsOpenCL(this->runtime());
     OP_CHECK(runtime != nullptr, "runs on the OpenCL runtime only");
-    OP_CHECK(params().type != ops::ref::PoolingType::LP, "LP pooling runs on the CPU only");
     if (!kernel_.created()) MACE_RETURN_IF_ERROR(kernel_.Create(runtime, "pooling"));
     return MaceStatus();
   }

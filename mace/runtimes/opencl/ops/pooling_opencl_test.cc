@@ -1,7 +1,7 @@
 // The GPU Pooling against the CPU's reference kernel in both storages: max
 // and average, global, SAME and explicit padding with ceil_mode and
 // count_include_pad, stride, dilation, channels not a multiple of 4, W = 1,
-// H = 1, batch > 1.
+// H = 1, batch > 1; LP pooling, which the GPU kernel refuses, on the CPU.
 #include <string>
 #include <vector>
 
@@ -56,6 +56,20 @@ TEST_P(PoolingOpenCLTest, MatchesTheCpuReference) {
       EXPECT_EQ(ops, std::vector<std::string>({"BufferToImage", "Pooling", "ImageToBuffer"}));
     }
   }
+}
+
+// The GPU kernel refuses LP pooling when prepared: the op runs on the CPU
+// with the reference result, and no converter is left behind.
+TEST_P(PoolingOpenCLTest, RefusedLpPoolingRunsOnTheCpu) {
+  ModelBuilder model = testing::ModelWithInput({1, 3, 4, 4});
+  OperatorDef* op = model.AddOp("Pooling", "pool", {"x"}, "y");
+  ModelBuilder::SetInt(op, "pooling_type", 3);
+  ModelBuilder::SetInt(op, "p", 2);
+  testing::AddInts(op, "kernels", {2, 2});
+  testing::AddInts(op, "strides", {2, 2});
+  std::vector<std::string> ops;
+  testing::ExpectGpuMatchesCpu(model, {1, 3, 4, 4}, GetParam(), &ops);
+  EXPECT_EQ(ops, std::vector<std::string>({"Pooling"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Storages, PoolingOpenCLTest,

@@ -25,7 +25,7 @@ cl_int4 RightAligned(const std::vector<int64_t>& values, int64_t fill) {
 
 class ReduceOpenCL : public ImageKernel<ops::ReduceBase> {
  public:
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     return PrepareImageKernel(*this, "reduce", &kernel_);
   }

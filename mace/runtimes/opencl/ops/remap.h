@@ -88,7 +88,7 @@ MaceStatus RunOverOutput(const Operation& op, Kernel* kernel, double work_per_it
 template <typename Base>
 class RemapOp : public ImageKernel<Base> {
  public:
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(this->InferShapes());
     MACE_RETURN_IF_ERROR(CheckImageTensors(*this));
     MACE_RETURN_IF_ERROR(PrepareRemap());

@@ -34,7 +34,7 @@ void AppendTaps(ops::CoordinateMode mode, int64_t in_len, int64_t out_len, doubl
 
 class ResizeBilinearOpenCL : public ImageKernel<ops::ResizeBilinearBase> {
  public:
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     MACE_RETURN_IF_ERROR(PrepareImageKernel(*this, "resize_bilinear", &kernel_));
     const ops::ref::ResizeBilinearParams& p = params();

@@ -27,7 +27,7 @@ int64_t SplitAxis(const std::vector<int64_t>& shape, const ops::ref::SoftmaxPara
 
 class SoftmaxOpenCL : public ImageKernel<ops::SoftmaxBase> {
  public:
-  MaceStatus Prepare(OpContext* /*context*/) override {
+  MaceStatus PrepareKernel(OpContext* /*context*/) override {
     MACE_RETURN_IF_ERROR(InferShapes());
     const std::vector<int64_t>& shape = Input(0)->shape();
     OP_CHECK(shape.size() <= 4, "the GPU kernel takes tensors of rank 4 or less");

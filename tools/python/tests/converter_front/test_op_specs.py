@@ -16,6 +16,7 @@ from mace_converter.op_registry import function_bodies, registered_types
 from mace_converter.progress import REPO
 from mace_converter.quantize.graph_pass import UINT8_KERNELS, Uint8Kernel
 from mace_converter.shape_inference import RULES
+from mace_tools import dsp_op_list
 
 # Ops without a numpy reference; each spec's `no_numpy` says why.
 NO_NUMPY = {"Dequantize", "If", "Loop", "Quantize", "Scan"}
@@ -45,11 +46,9 @@ def engine_op_types(repo: Path = REPO) -> set[str]:
 
 def dsp_types(repo: Path = REPO) -> tuple[set[str], set[str]]:
     """The op types the Hexagon executor translates to a DSP kernel, and the
-    ones it runs as a rename."""
-    bodies = function_bodies((repo / "mace/runtimes/hexagon/hexagon_executor.cc").read_text(),
-                             r"(?:MaceStatus|static bool) (Add|IsRename)\([^)]*\)")
-    return tuple(set(re.findall(r'type == "(\w+)"', bodies[name]))  # type: ignore[return-value]
-                 for name in ("Add", "IsRename"))
+    ones it runs as a rename: mace/dsp/ops.inc, which the executor includes."""
+    ops = dsp_op_list.parse((repo / "mace/dsp/ops.inc").read_text())
+    return set(ops.kernels), set(ops.renames)
 
 
 def slug(heading: str) -> str:
