@@ -37,9 +37,11 @@ inline bool remap_source(int mode, int4 o, int4 out_dims, int4 in_dims, int4 a, 
                    pad_source(p.z, in_dims.z, b.x), pad_source(p.w, in_dims.w, b.x));
       return in->x >= 0 && in->y >= 0 && in->z >= 0 && in->w >= 0;
     }
-    case 3: {  // kChannelShuffle: a.x groups; output channel i * groups + g.
+    case 3: {  // kChannelShuffle: a.x groups; shuffled channel i * groups + g,
+               // from a.y on (a split output holds a run of them).
       const int per_group = in_dims.y / a.x;
-      *in = (int4)(o.x, (o.y % a.x) * per_group + o.y / a.x, o.z, o.w);
+      const int c = o.y + a.y;
+      *in = (int4)(o.x, (c % a.x) * per_group + c / a.x, o.z, o.w);
       return true;
     }
     case 4: {  // kDepthToSpace: block a.x, CRD order when a.y.

@@ -7,12 +7,15 @@ namespace mace {
 namespace opencl {
 namespace {
 
+// With N > 1 outputs (a fused Split), output i holds shuffled channels
+// [i * C / N, (i + 1) * C / N).
 class ChannelShuffleOpenCL : public RemapOp<ops::ChannelShuffleBase> {
  protected:
-  RemapArgs ArgsFor(int /*output*/) const override {
+  bool SplitsOutput() const override { return true; }
+  RemapArgs ArgsFor(int output) const override {
     RemapArgs args;
     args.mode = RemapMode::kChannelShuffle;
-    args.a = Int4(params().group, 0, 0, 0);
+    args.a = Int4(params().group, output * (params().channels / OutputSize()), 0, 0);
     return args;
   }
 };

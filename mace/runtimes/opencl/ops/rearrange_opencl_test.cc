@@ -24,6 +24,25 @@ TEST_P(RearrangeOpenCLTest, ChannelShuffle) {
   }
 }
 
+// A ChannelShuffle fused with the Split after it writes runs of the
+// shuffled channels to several outputs.
+TEST_P(RearrangeOpenCLTest, ChannelShuffleIntoSplitOutputs) {
+  struct Case {
+    std::vector<int64_t> shape;
+    int64_t group;
+    int outputs;
+  };
+  const std::vector<Case> cases = {
+      {{1, 12, 3, 5}, 3, 2}, {{2, 8, 2, 2}, 2, 4}, {{1, 6, 1, 7}, 2, 3}, {{1, 116, 2, 2}, 2, 2}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE("groups " + std::to_string(c.group));
+    OperatorDef* op = nullptr;
+    const ModelBuilder model = MultiOutputModel("ChannelShuffle", c.shape, c.outputs, &op);
+    ModelBuilder::SetInt(op, "group", c.group);
+    ExpectEveryOutputOnGpu(model, c.shape, c.outputs, GetParam());
+  }
+}
+
 TEST_P(RearrangeOpenCLTest, DepthToSpaceAndBack) {
   const std::vector<std::pair<std::vector<int64_t>, int64_t>> cases = {
       {{2, 12, 2, 3}, 2}, {{1, 9, 1, 1}, 3}, {{1, 4, 3, 1}, 2}, {{1, 20, 2, 5}, 2}};

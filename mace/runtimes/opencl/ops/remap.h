@@ -22,7 +22,7 @@ enum class RemapMode : int {
   kFlat = 0,            // the same row-major index
   kStrided = 1,         // in = a + out * b per dimension
   kPad = 2,             // in = out - a, b.x the pad type; outside: constant
-  kChannelShuffle = 3,  // a.x groups
+  kChannelShuffle = 3,  // a.x groups, a.y the first shuffled channel
   kDepthToSpace = 4,    // a.x block, a.y CRD
   kSpaceToDepth = 5,    // a.x block, a.y CRD
   kBatchToSpace = 6,    // a = (block_h, block_w, crop_top, crop_left)

@@ -17,31 +17,12 @@ namespace {
 // compares every output.
 void ExpectSplitMatches(const std::vector<int64_t>& shape, int64_t axis,
                         const std::vector<int64_t>& sizes, int outputs, GPUDataType storage) {
-  ModelBuilder model = ModelWithInput(shape);
-  model.net.clear_output_info();
-  OperatorDef* op = model.AddOp("Split", "split", {"x"}, "y0");
-  for (int i = 1; i < outputs; ++i) op->add_output("y" + std::to_string(i));
-  for (int i = 0; i < outputs; ++i) model.net.add_output_info()->set_name("y" + std::to_string(i));
+  SCOPED_TRACE("axis " + std::to_string(axis));
+  OperatorDef* op = nullptr;
+  const ModelBuilder model = MultiOutputModel("Split", shape, outputs, &op);
   ModelBuilder::SetInt(op, "axis", axis);
   if (!sizes.empty()) AddInts(op, "split", sizes);
-  std::shared_ptr<MaceEngine> cpu, gpu;
-  MaceStatus status = model.CreateEngine({}, {}, ReferenceCpuConfig(), &cpu);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  status = model.CreateEngine({}, {}, GpuConfig(storage), &gpu);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-  const std::map<std::string, MaceTensor> inputs = {
-      {"x", MakeTensor(shape, RandomValues(Count(shape), 5, 2.f))}};
-  RunMetadata metadata;
-  for (int i = 0; i < outputs; ++i) {
-    const std::string name = "y" + std::to_string(i);
-    SCOPED_TRACE(name + " of " + ShapeName(shape) + " axis " + std::to_string(axis));
-    ExpectNear(RunEngine(gpu.get(), inputs, name, &metadata), RunEngine(cpu.get(), inputs, name),
-               Tolerance(storage));
-  }
-  int splits_on_gpu = 0;
-  for (const OperatorStats& stats : metadata.op_stats) splits_on_gpu += stats.type == "Split";
-  EXPECT_EQ(splits_on_gpu, 1);
-  EXPECT_EQ(metadata.op_stats.size(), static_cast<size_t>(outputs + 2));
+  ExpectEveryOutputOnGpu(model, shape, outputs, storage);
 }
 
 using SplitSliceOpenCLTest = GpuOpTest;

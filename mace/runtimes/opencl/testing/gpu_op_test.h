@@ -5,6 +5,8 @@
 #ifndef MACE_RUNTIMES_OPENCL_TESTING_GPU_OP_TEST_H_
 #define MACE_RUNTIMES_OPENCL_TESTING_GPU_OP_TEST_H_
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,44 @@ inline std::string ShapeName(const std::vector<int64_t>& shape) {
   std::string name;
   for (int64_t d : shape) name += (name.empty() ? "" : "x") + std::to_string(d);
   return name;
+}
+
+// A model whose one op of `type` reads input x of `shape` and writes
+// outputs y0 .. y<outputs - 1>, each a model output; *op is that op.
+inline ModelBuilder MultiOutputModel(const std::string& type, const std::vector<int64_t>& shape,
+                                     int outputs, OperatorDef** op) {
+  ModelBuilder model = ModelWithInput(shape);
+  model.net.clear_output_info();
+  *op = model.AddOp(type, type, {"x"}, "y0");
+  for (int i = 1; i < outputs; ++i) (*op)->add_output("y" + std::to_string(i));
+  for (int i = 0; i < outputs; ++i) model.net.add_output_info()->set_name("y" + std::to_string(i));
+  return model;
+}
+
+// Runs a MultiOutputModel on both devices, compares every output, and
+// checks that its op ran once, on the GPU (beside one converter per input
+// and output).
+inline void ExpectEveryOutputOnGpu(const ModelBuilder& model, const std::vector<int64_t>& shape,
+                                   int outputs, GPUDataType storage) {
+  std::shared_ptr<MaceEngine> cpu, gpu;
+  MaceStatus status = model.CreateEngine({}, {}, ReferenceCpuConfig(), &cpu);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  status = model.CreateEngine({}, {}, GpuConfig(storage), &gpu);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::map<std::string, MaceTensor> inputs = {
+      {"x", MakeTensor(shape, RandomValues(Count(shape), 5, 2.f))}};
+  RunMetadata metadata;
+  for (int i = 0; i < outputs; ++i) {
+    const std::string name = "y" + std::to_string(i);
+    SCOPED_TRACE(name + " of " + ShapeName(shape));
+    ExpectNear(RunEngine(gpu.get(), inputs, name, &metadata), RunEngine(cpu.get(), inputs, name),
+               Tolerance(storage));
+  }
+  const std::string type = model.net.op(0).type();
+  int on_gpu = 0;
+  for (const OperatorStats& stats : metadata.op_stats) on_gpu += stats.type == type;
+  EXPECT_EQ(on_gpu, 1);
+  EXPECT_EQ(metadata.op_stats.size(), static_cast<size_t>(outputs + 2));
 }
 
 inline void SetFloat(OperatorDef* op, const std::string& name, float value) {
