@@ -100,7 +100,7 @@ class MaceStatus {
 // per element holding 0 or 1. A model input or output declared INT32, INT64
 // or BOOL whose ops compute in float32 is converted at the boundary; values
 // that float32 cannot hold exactly (an integer beyond +-2^24) are refused
-// with MACE_INVALID_ARGS rather than rounded (docs/user_guide.md).
+// with MACE_INVALID_ARGS rather than rounded (docs/how-to/cpp.md).
 enum class TensorDataType { FLOAT32 = 0, INT32 = 1, UINT8 = 2, INT64 = 3, BOOL = 4 };
 
 // Bytes per element of `type`.
@@ -266,7 +266,7 @@ class CancellationFlag {
   std::atomic<bool> cancelled_{false};
 };
 
-// Bounds one Run (docs/pipelines.md). The CPU checks between ops and
+// Bounds one Run (docs/how-to/pipelines.md). The CPU checks between ops and
 // between the pieces of each parallel loop; the GPU between ops and
 // between the enqueued pieces of a split kernel; the DSP before its call.
 struct RunOptions {
@@ -277,7 +277,7 @@ struct RunOptions {
   const CancellationFlag* cancellation = nullptr;
 };
 
-// What the engines of one app share (docs/pipelines.md):
+// What the engines of one app share (docs/how-to/pipelines.md):
 // - one CPU thread pool, created with the context, so engines given it
 //   start no threads of their own. Engines may run from several app
 //   threads at once: one Run at a time has the pool's workers, and a
@@ -518,7 +518,7 @@ class MaceEngine {
   MaceStatus GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const;
   // The largest shape each input takes. A dimension larger here than in
   // GetInputShapes' default is dynamic: Run takes any value from 1 to this
-  // one there (CPU runtime; docs/user_guide.md). Equal for a fixed input.
+  // one there (CPU runtime; docs/how-to/cpp.md). Equal for a fixed input.
   MaceStatus GetInputMaxShapes(std::map<std::string, std::vector<int64_t>>* shapes) const;
   // The element type the app feeds each input: the model's declared app
   // type (int64 token ids, a bool mask, ...), else the engine's own type.
