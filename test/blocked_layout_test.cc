@@ -292,3 +292,81 @@ TEST(HalfTensorsTest, Fp16EngineKeepsHalfRuns) {
 
 }  // namespace
 }  // namespace mace
+
+namespace mace {
+namespace {
+
+// The blocked layout is chosen per engine (MaceEngineConfig::SetCPUBlockedLayout).
+std::shared_ptr<MaceEngine> MixedEngine(const std::string& layout) {
+  MaceEngineConfig config;
+  config.SetCPUBlockedLayout(layout);
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus created = MixedGraph().Create(config, &engine);
+  EXPECT_TRUE(created.ok()) << created.information();
+  return engine;
+}
+
+// Whether `engine` converts any tensor between the layouts.
+bool Converts(MaceEngine* engine) {
+  MemoryReport report;
+  EXPECT_TRUE(engine->GetMemoryReport(&report).ok());
+  for (const TensorPlacement& t : report.tensors) {
+    if (t.name.find('#') != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::vector<float> RunY(MaceEngine* engine) {
+  std::map<std::string, MaceTensor> outputs;
+  EXPECT_TRUE(engine->Run(Input(), &outputs).ok());
+  const MaceTensor& y = outputs.at("y");
+  return std::vector<float>(y.data().get(), y.data().get() + 80);
+}
+
+// Two engines of one process, one blocked and one plain, alive and running
+// in turns: each keeps its own layout and both give the same outputs.
+TEST(BlockedLayoutTest, LayoutIsChosenPerEngine) {
+  unsetenv("MACE_CPU_BLOCKED_LAYOUT");
+  std::shared_ptr<MaceEngine> blocked = MixedEngine("on");
+  std::shared_ptr<MaceEngine> plain = MixedEngine("off");
+  ASSERT_TRUE(blocked != nullptr && plain != nullptr);
+  EXPECT_TRUE(Converts(blocked.get()));
+  EXPECT_FALSE(Converts(plain.get()));
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<float> a = RunY(blocked.get());
+    const std::vector<float> b = RunY(plain.get());
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_NEAR(a[i], b[i], 1e-4f * (1.f + std::fabs(b[i]))) << "channel " << i;
+    }
+  }
+}
+
+// MACE_CPU_BLOCKED_LAYOUT overrides an engine left at "auto" and no other.
+TEST(BlockedLayoutTest, EnvironmentOverridesOnlyAuto) {
+  setenv("MACE_CPU_BLOCKED_LAYOUT", "1", 1);
+  std::shared_ptr<MaceEngine> automatic = MixedEngine("auto");
+  std::shared_ptr<MaceEngine> plain = MixedEngine("off");
+  setenv("MACE_CPU_BLOCKED_LAYOUT", "0", 1);
+  std::shared_ptr<MaceEngine> forced_plain = MixedEngine("auto");
+  std::shared_ptr<MaceEngine> blocked = MixedEngine("on");
+  unsetenv("MACE_CPU_BLOCKED_LAYOUT");
+  ASSERT_TRUE(automatic != nullptr && plain != nullptr && forced_plain != nullptr &&
+              blocked != nullptr);
+  EXPECT_TRUE(Converts(automatic.get()));
+  EXPECT_FALSE(Converts(plain.get()));
+  EXPECT_FALSE(Converts(forced_plain.get()));
+  EXPECT_TRUE(Converts(blocked.get()));
+}
+
+TEST(BlockedLayoutTest, UnknownModeIsRefused) {
+  MaceEngineConfig config;
+  config.SetCPUBlockedLayout("sometimes");
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus created = MixedGraph().Create(config, &engine);
+  EXPECT_EQ(created.code(), MaceStatus::MACE_INVALID_ARGS) << created.information();
+  EXPECT_NE(created.information().find("sometimes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mace

@@ -7,7 +7,7 @@
 // The seed is printed; MACE_TEST_SEED repeats a run. With MACE_CANCEL_MODEL
 // set to a converted model's path without extension (<path>.pb and
 // <path>.data, one float input), LatencyOnModelFile measures the
-// cancellation latency on that model too (docs/pipelines.md).
+// cancellation latency on that model too (docs/how-to/pipelines.md).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -240,7 +240,7 @@ TEST_P(CancellationTest, CancelledAtRandomPointsThenRightAgain) {
   // The checks between pieces of each op: a cancel usually ends the run
   // within the longest op. Only the median is held to it here; the tail on
   // a shared host is the scheduler's (the figures are measured on an idle
-  // one, docs/pipelines.md).
+  // one, docs/how-to/pipelines.md).
   EXPECT_LE(Percentile(stats.latencies, 0.5), reference.longest_op_micros + 1000);
 }
 
@@ -331,7 +331,7 @@ TEST(CancellationOptionsTest, CApiCarriesTheOptions) {
   mace_c_engine_destroy(engine);
 }
 
-// The figures of docs/pipelines.md on a real model, at 1 and 2 threads.
+// The figures of docs/how-to/pipelines.md on a real model, at 1 and 2 threads.
 TEST(CancellationLatencyTest, LatencyOnModelFile) {
   const char* prefix = std::getenv("MACE_CANCEL_MODEL");
   if (prefix == nullptr) GTEST_SKIP() << "set MACE_CANCEL_MODEL=<path without .pb>";

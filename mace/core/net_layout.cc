@@ -48,7 +48,7 @@ bool IsActivation(const Tensor* tensor) { return tensor != nullptr && !tensor->i
 }  // namespace
 
 bool Net::BlockedLayoutEnabled() const {
-  // MACE_CPU_BLOCKED_LAYOUT=0 is read by the ops (BlockedLayoutBlock): no
+  // An engine's blocked layout "off" is read by the ops (BlockedLayoutBlock): no
   // op then offers a block, and the plan changes nothing.
   return options_.blocked_layout && !options_.preserve_intermediates && converters_ != nullptr;
 }

@@ -20,12 +20,18 @@ class MaceEngineConfig::Impl {
   bool opencl_tuning = false;
   bool opencl_profiling = false;
   bool limit_opencl_kernel_time = false;
+  double opencl_work_per_ms = 0;
+  std::string opencl_winograd = "auto";
   MemoryStrategy memory_strategy = MemoryStrategy::OPTIMAL;
   int64_t plan_time_limit_ms = kDefaultPlanTimeLimitMs;
   bool preserve_intermediates = false;
   bool preserve_inputs = true;
   bool layout_optimization = true;
   std::string cpu_kernel_family = "auto";
+  std::string cpu_blocked_layout = "auto";
+  bool cpu_conv_pooling_fusion = true;
+  bool cpu_depthwise_pointwise_fusion = true;
+  bool cpu_expand_fusion = true;
   CPUPrecision cpu_precision = CPUPrecision::FP32;
   bool verify_weights = true;
   bool copy_weights_file = false;
@@ -132,6 +138,30 @@ void MaceEngineConfig::SetCPUKernelFamily(const std::string& family) {
   impl_->cpu_kernel_family = family;
 }
 const std::string& MaceEngineConfig::cpu_kernel_family() const { return impl_->cpu_kernel_family; }
+void MaceEngineConfig::SetCPUBlockedLayout(const std::string& mode) {
+  impl_->cpu_blocked_layout = mode;
+}
+const std::string& MaceEngineConfig::cpu_blocked_layout() const {
+  return impl_->cpu_blocked_layout;
+}
+void MaceEngineConfig::SetCPUConvPoolingFusion(bool fuse) { impl_->cpu_conv_pooling_fusion = fuse; }
+bool MaceEngineConfig::cpu_conv_pooling_fusion() const { return impl_->cpu_conv_pooling_fusion; }
+void MaceEngineConfig::SetCPUDepthwisePointwiseFusion(bool fuse) {
+  impl_->cpu_depthwise_pointwise_fusion = fuse;
+}
+bool MaceEngineConfig::cpu_depthwise_pointwise_fusion() const {
+  return impl_->cpu_depthwise_pointwise_fusion;
+}
+void MaceEngineConfig::SetCPUExpandFusion(bool fuse) { impl_->cpu_expand_fusion = fuse; }
+bool MaceEngineConfig::cpu_expand_fusion() const { return impl_->cpu_expand_fusion; }
+void MaceEngineConfig::SetOpenCLWorkPerMs(double work_per_ms) {
+  impl_->opencl_work_per_ms = work_per_ms;
+}
+double MaceEngineConfig::opencl_work_per_ms() const { return impl_->opencl_work_per_ms; }
+void MaceEngineConfig::SetOpenCLWinograd(const std::string& mode) {
+  impl_->opencl_winograd = mode;
+}
+const std::string& MaceEngineConfig::opencl_winograd() const { return impl_->opencl_winograd; }
 void MaceEngineConfig::SetCPUPrecision(CPUPrecision precision) {
   impl_->cpu_precision = precision;
 }

@@ -334,25 +334,15 @@ struct Result {
 const char* const kFusionSettings[] = {"MACE_CPU_FUSE_DEPTHWISE", "MACE_CPU_FUSE_POOLING",
                                         "MACE_CPU_FUSE_EXPAND"};
 
-// `fuse`: every fusion on, else off; `expand`: the expansion fusion on too
-// (when `fuse`).
-void RunEngine(const Model& m, const std::vector<std::string>& outputs, int threads, bool fuse,
-               Result* result, bool expand = true) {
-  for (const char* setting : kFusionSettings) unsetenv(setting);
-  if (!fuse) {
-    for (const char* setting : kFusionSettings) setenv(setting, "0", 1);
-  } else if (!expand) {
-    setenv("MACE_CPU_FUSE_EXPAND", "0", 1);
-  }
-  MaceEngineConfig config(DeviceType::CPU);
-  ASSERT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
+// Runs `m` in an engine made with `config`.
+void RunWithConfig(const Model& m, const std::vector<std::string>& outputs,
+                   const MaceEngineConfig& config, Result* result) {
   const std::string graph = m.net.SerializeAsString();
   std::shared_ptr<MaceEngine> engine;
   const MaceStatus created = CreateMaceEngineFromProto(
       reinterpret_cast<const unsigned char*>(graph.data()), graph.size(),
       reinterpret_cast<const unsigned char*>(m.blob.data()), m.blob.size(), {"x"}, outputs,
       config, &engine);
-  for (const char* setting : kFusionSettings) unsetenv(setting);
   ASSERT_TRUE(created.ok()) << created.information();
   std::shared_ptr<float> input(new float[m.input.size()], std::default_delete<float[]>());
   std::copy(m.input.begin(), m.input.end(), input.get());
@@ -376,6 +366,23 @@ void RunEngine(const Model& m, const std::vector<std::string>& outputs, int thre
     result->ops.push_back(stats.operator_name);
     result->macs += stats.macs;
   }
+}
+
+// Runs `m` with the fusions set from the environment (the debugging
+// overrides): `fuse`: every fusion on, else off; `expand`: the expansion
+// fusion on too (when `fuse`).
+void RunEngine(const Model& m, const std::vector<std::string>& outputs, int threads, bool fuse,
+               Result* result, bool expand = true) {
+  for (const char* setting : kFusionSettings) unsetenv(setting);
+  if (!fuse) {
+    for (const char* setting : kFusionSettings) setenv(setting, "0", 1);
+  } else if (!expand) {
+    setenv("MACE_CPU_FUSE_EXPAND", "0", 1);
+  }
+  MaceEngineConfig config(DeviceType::CPU);
+  ASSERT_TRUE(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE).ok());
+  RunWithConfig(m, outputs, config, result);
+  for (const char* setting : kFusionSettings) unsetenv(setting);
 }
 
 bool Ran(const Result& result, const std::string& op) {
@@ -546,6 +553,49 @@ TEST_F(FusedDepthwiseTest, SmallExpansionStaysUnfused) {
 // The expansion of a pair that is not fused (a 28x28 map) runs on its own.
 TEST_F(FusedDepthwiseTest, SmallBlockStaysUnfused) {
   ExpectUnfused(BuildBlock({1, 16, 48, 16, 28, 1}, true, 31), {"z"}, {"expand", "dw", "project"});
+}
+
+// Each fusion is a choice of the engine's config: in one process, an
+// engine with a fusion off runs both layers and the default engine fuses
+// them (where this CPU can), with the same outputs.
+TEST_F(FusedDepthwiseTest, FusionsAreChosenPerEngine) {
+  const bool possible = FusionPossible();
+  const ops::KernelTable* table = ops::ActiveKernelTable();
+  struct FusionCase {
+    Model model;
+    std::string absorbed;  // the op the fusion takes in
+    bool possible;
+    void (MaceEngineConfig::*turn_off)(bool);
+  };
+  const FusionCase cases[] = {
+      {Build({1, 16, 32, 48, 56, 1}, false, 43), "pw1", possible,
+       &MaceEngineConfig::SetCPUDepthwisePointwiseFusion},
+      {BuildStem({1, 189, 3, 0, 0, true}, 47), "pool",
+       possible && table->blocked_window != nullptr, &MaceEngineConfig::SetCPUConvPoolingFusion},
+      {BuildBlock({2, 24, 144, 24, 56, 1}, true, 53), "dw", possible,
+       &MaceEngineConfig::SetCPUExpandFusion},
+  };
+  for (const FusionCase& c : cases) {
+    const std::string output = c.model.expected.count("z1") != 0 ? "z1" : "z";
+    MaceEngineConfig fusing(DeviceType::CPU);
+    MaceEngineConfig separate(DeviceType::CPU);
+    (separate.*c.turn_off)(false);
+    Result fused;
+    Result unfused;
+    RunWithConfig(c.model, {output}, fusing, &fused);
+    RunWithConfig(c.model, {output}, separate, &unfused);
+    EXPECT_EQ(Ran(fused, c.absorbed), !c.possible) << c.absorbed;
+    EXPECT_TRUE(Ran(unfused, c.absorbed)) << c.absorbed;
+    ExpectNear(c.model.expected.at(output), fused.outputs[output], c.absorbed + " fused");
+    ExpectNear(c.model.expected.at(output), unfused.outputs[output], c.absorbed + " unfused");
+  }
+  // The expansion fusion needs the pair's: with the pair off, neither fuses.
+  MaceEngineConfig no_pair(DeviceType::CPU);
+  no_pair.SetCPUDepthwisePointwiseFusion(false);
+  Result result;
+  RunWithConfig(cases[2].model, {"z"}, no_pair, &result);
+  EXPECT_TRUE(Ran(result, "dw"));
+  EXPECT_TRUE(Ran(result, "project"));
 }
 
 }  // namespace

@@ -9,12 +9,20 @@
 #include "mace/libmace/custom_op_adapter.h"
 #include "mace/libmace/op_set_check.h"
 #include "mace/libmace/runtime_providers.h"
+#include "mace/runtimes/cpu/cpu_runtime.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/run_control.h"
 
 namespace mace {
 
 namespace {
+
+// The layout and fusion choices of an engine's CPU runtime, which its Init
+// and Run make current on their thread.
+const CpuTunables* TunablesOf(Runtime* cpu) {
+  const CpuRuntime* runtime = AsCpuRuntime(cpu);
+  return runtime != nullptr ? &runtime->tunables() : nullptr;
+}
 
 TensorDataType PublicType(DataType type) {
   switch (type) {
@@ -317,6 +325,8 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   if (config_.verify_weights()) MACE_RETURN_IF_ERROR(VerifyWeights(net_def, weights.get()));
   MACE_RETURN_IF_ERROR(CreateRuntimes());
   MACE_RETURN_IF_ERROR(CheckModelOpSet(net_def, registry_));
+  // Ops choose their layout and fusions as the net is built.
+  ScopedCpuTunables tunables(TunablesOf(cpu_runtime_.get()));
   weights_ = weights;
   MACE_RETURN_IF_ERROR(workspace_.LoadWeights(net_def, std::move(weights)));
   NetOptions options;
@@ -484,6 +494,8 @@ MaceStatus MaceEngine::Impl::Run(const std::map<std::string, MaceTensor>& inputs
   const bool controlled = options.timeout_micros > 0 || options.cancellation != nullptr;
   RunControl control(options.cancellation, options.timeout_micros);
   ScopedRunControl scope(controlled ? &control : nullptr);
+  // A run may re-plan for new input shapes, which asks the ops again.
+  ScopedCpuTunables tunables(TunablesOf(cpu_runtime_.get()));
   if (controlled && control.ShouldStop()) return control.Status();
   // The engine's region of a shared arena is its own from the inputs in to
   // the outputs out.

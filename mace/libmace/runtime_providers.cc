@@ -1,5 +1,6 @@
 #include "mace/libmace/runtime_providers.h"
 
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <string>
@@ -40,17 +41,32 @@ MaceStatus ChooseKernelIsa(const std::string& family, KernelIsa* isa) {
   return MaceStatus();
 }
 
+// The layout and fusion choices of a config, with the environment's
+// debugging overrides where the config keeps the defaults.
+MaceStatus ChooseCpuTunables(const MaceEngineConfig& config, CpuTunables* tunables) {
+  CpuTunables chosen;
+  MACE_RETURN_IF_ERROR(ParseBlockedLayoutMode(config.cpu_blocked_layout(), &chosen.blocked_layout));
+  chosen.fuse_conv_pooling = config.cpu_conv_pooling_fusion();
+  chosen.fuse_depthwise_pointwise = config.cpu_depthwise_pointwise_fusion();
+  chosen.fuse_expand = config.cpu_expand_fusion();
+  *tunables = WithDebugOverrides(chosen);
+  return MaceStatus();
+}
+
 RuntimeProvider CpuProvider() {
   RuntimeProvider provider;
   provider.create = [](const MaceEngineConfig& config, std::unique_ptr<Runtime>* runtime) {
     KernelIsa isa = KernelIsa::kReference;
     MACE_RETURN_IF_ERROR(ChooseKernelIsa(config.cpu_kernel_family(), &isa));
+    CpuTunables tunables;
+    MACE_RETURN_IF_ERROR(ChooseCpuTunables(config, &tunables));
     const MaceContext::Impl* context =
         config.context() != nullptr ? config.context()->impl() : nullptr;
     auto cpu = context != nullptr
                    ? std::make_unique<CpuRuntime>(context->thread_pool, context->policy, isa)
                    : std::make_unique<CpuRuntime>(config.num_threads(),
                                                   config.cpu_affinity_policy(), isa);
+    cpu->set_tunables(tunables);
     if (config.cpu_precision() == CPUPrecision::FP16) {
       if (ops::Fp16KernelTableFor(isa) != nullptr) {
         cpu->set_fp16(true);
@@ -88,6 +104,15 @@ RuntimeProvider OpenCLProvider() {
     options.tune = config.opencl_tuning();
     options.profiling = config.opencl_profiling();
     options.limit_kernel_time = config.limit_opencl_kernel_time();
+    const double work_per_ms = config.opencl_work_per_ms();
+    MACE_CHECK_ARG(std::isfinite(work_per_ms) && work_per_ms >= 0, "OpenCL work per ms ",
+                   work_per_ms, ": expected a positive number (0: the default)");
+    options.work_per_ms = work_per_ms;
+    const std::string& winograd = config.opencl_winograd();
+    MACE_CHECK_ARG(winograd == "auto" || winograd == "on" || winograd == "off",
+                   "unknown OpenCL Winograd mode '", winograd, "' (use auto, on or off)");
+    // Empty: the environment's override, else "auto".
+    options.winograd = winograd == "auto" ? "" : winograd;
     options.perf_hint = config.gpu_perf_hint();
     options.priority_hint = config.gpu_priority_hint();
     *runtime = std::make_unique<opencl::OpenCLRuntime>(options);

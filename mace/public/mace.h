@@ -100,7 +100,7 @@ class MaceStatus {
 // per element holding 0 or 1. A model input or output declared INT32, INT64
 // or BOOL whose ops compute in float32 is converted at the boundary; values
 // that float32 cannot hold exactly (an integer beyond +-2^24) are refused
-// with MACE_INVALID_ARGS rather than rounded (docs/user_guide.md).
+// with MACE_INVALID_ARGS rather than rounded (docs/how-to/cpp.md).
 enum class TensorDataType { FLOAT32 = 0, INT32 = 1, UINT8 = 2, INT64 = 3, BOOL = 4 };
 
 // Bytes per element of `type`.
@@ -266,7 +266,7 @@ class CancellationFlag {
   std::atomic<bool> cancelled_{false};
 };
 
-// Bounds one Run (docs/pipelines.md). The CPU checks between ops and
+// Bounds one Run (docs/how-to/pipelines.md). The CPU checks between ops and
 // between the pieces of each parallel loop; the GPU between ops and
 // between the enqueued pieces of a split kernel; the DSP before its call.
 struct RunOptions {
@@ -277,7 +277,7 @@ struct RunOptions {
   const CancellationFlag* cancellation = nullptr;
 };
 
-// What the engines of one app share (docs/pipelines.md):
+// What the engines of one app share (docs/how-to/pipelines.md):
 // - one CPU thread pool, created with the context, so engines given it
 //   start no threads of their own. Engines may run from several app
 //   threads at once: one Run at a time has the pool's workers, and a
@@ -315,9 +315,10 @@ class MaceContext {
 };
 
 // The emulated Hexagon DSP of a DeviceType::HEXAGON engine
-// (docs/design/dsp.md). Empty paths and a zero timeout take their
-// defaults from the environment: MACE_QEMU_HEXAGON (else qemu-hexagon on
-// PATH), MACE_DSP_RUNTIME, and MACE_DSP_TIMEOUT_MS (else 30,000 ms).
+// (docs/design/dsp.md). Empty paths and a zero timeout take their defaults:
+// qemu-hexagon on PATH, no image, 30,000 ms. MACE_QEMU_HEXAGON,
+// MACE_DSP_RUNTIME and MACE_DSP_TIMEOUT_MS override those defaults
+// (debugging overrides, docs/reference/environment.md).
 struct HexagonOptions {
   std::string emulator_path;  // the qemu-hexagon binary
   std::string image_path;     // the DSP image, dsp_runtime.elf
@@ -379,6 +380,17 @@ class MaceEngineConfig {
   // unchanged; a run takes slightly longer.
   void SetLimitOpenCLKernelTime(bool limit);
   bool limit_opencl_kernel_time() const;
+  // The device's multiply-adds per millisecond that sizes those pieces;
+  // 0 (the default): 5e7, or MACE_OPENCL_WORK_PER_MS when set. Below 0 or
+  // not finite fails engine creation with MACE_INVALID_ARGS.
+  void SetOpenCLWorkPerMs(double work_per_ms);
+  double opencl_work_per_ms() const;
+  // Winograd for the GPU's 3x3 stride-1 convolutions: "auto" (the default:
+  // where the converter marked it or the channels make it pay; or
+  // MACE_OPENCL_WINOGRAD when set), "on" (every eligible one) or "off".
+  // Other values fail engine creation with MACE_INVALID_ARGS.
+  void SetOpenCLWinograd(const std::string& mode);
+  const std::string& opencl_winograd() const;
   void SetMemoryStrategy(MemoryStrategy strategy);  // default OPTIMAL
   MemoryStrategy memory_strategy() const;
   // Budget of MemoryStrategy::OPTIMAL (default 10 ms): that many
@@ -401,10 +413,29 @@ class MaceEngineConfig {
   // faster (the default). On the CPU that is the channel-blocked layout: 1x1
   // convolutions then read their input in place, and depthwise convolutions
   // and pooling work on vectors of channels. Inputs and outputs stay NCHW
-  // either way. MACE_CPU_BLOCKED_LAYOUT=0 in the environment also turns the
-  // CPU's off (a debugging override).
+  // either way. Off, SetCPUBlockedLayout has no effect.
   void SetLayoutOptimization(bool enable);
   bool layout_optimization() const;
+  // Where the CPU uses the channel-blocked layout: "auto" (the default:
+  // where it pays on this CPU), "on" (wherever blocked kernels exist) or
+  // "off". Other values fail engine creation with MACE_INVALID_ARGS.
+  // Settings left at their defaults here and in the three fusions below
+  // take the environment's debugging overrides (MACE_CPU_BLOCKED_LAYOUT,
+  // MACE_CPU_FUSE_*; docs/reference/environment.md).
+  void SetCPUBlockedLayout(const std::string& mode);
+  const std::string& cpu_blocked_layout() const;
+  // Fusions of the blocked layout, each on by default; off runs the two
+  // layers one after the other (more memory traffic; the results agree to
+  // float rounding). A
+  // blocked convolution with the pooling that alone reads it:
+  void SetCPUConvPoolingFusion(bool fuse);
+  bool cpu_conv_pooling_fusion() const;
+  // A 3x3 depthwise convolution with the 1x1 convolution after it:
+  void SetCPUDepthwisePointwiseFusion(bool fuse);
+  bool cpu_depthwise_pointwise_fusion() const;
+  // Also the 1x1 expansion before such a pair (needs the pair's fusion):
+  void SetCPUExpandFusion(bool fuse);
+  bool cpu_expand_fusion() const;
   // The CPU kernel family this engine uses: "auto" (the default: the best
   // this CPU has, or MACE_CPU_KERNELS when set), "ref" (the reference
   // kernels), or "neon", "avx2", "avx512". Engine creation fails with
@@ -518,7 +549,7 @@ class MaceEngine {
   MaceStatus GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const;
   // The largest shape each input takes. A dimension larger here than in
   // GetInputShapes' default is dynamic: Run takes any value from 1 to this
-  // one there (CPU runtime; docs/user_guide.md). Equal for a fixed input.
+  // one there (CPU runtime; docs/how-to/cpp.md). Equal for a fixed input.
   MaceStatus GetInputMaxShapes(std::map<std::string, std::vector<int64_t>>* shapes) const;
   // The element type the app feeds each input: the model's declared app
   // type (int64 token ids, a bool mask, ...), else the engine's own type.

@@ -91,7 +91,7 @@ MACE_C_API const char* mace_c_last_error(void);
 MACE_C_API const char* mace_c_data_type_name(MaceCDataType type);
 MACE_C_API size_t mace_c_data_type_size(MaceCDataType type);
 
-/* ---- Shared context and cancellation (docs/pipelines.md) --------------- */
+/* ---- Shared context and cancellation (docs/how-to/pipelines.md) --------------- */
 
 /* A context whose CPU thread pool the engines given it share (see
  * mace::MaceContext); num_threads and affinity as for

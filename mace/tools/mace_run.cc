@@ -226,6 +226,8 @@ int RunMain(int argc, char** argv) {
   config.SetGPUDataType(flags.gpu_data_type == "fp32_fp32" ? GPUDataType::FP32_FP32
                                                             : GPUDataType::FP16_FP32);
   config.SetCPUPrecision(flags.cpu_precision == "fp16" ? CPUPrecision::FP16 : CPUPrecision::FP32);
+  config.SetCPUBlockedLayout(flags.cpu_blocked_layout);
+  config.SetOpenCLWinograd(flags.opencl_winograd);
   config.SetOpenCLCacheFile(flags.opencl_cache_file);
   config.SetOpenCLBinaryPaths(flags.opencl_binary_files);
   config.SetOpenCLParameterPath(flags.opencl_parameter_file);

@@ -105,6 +105,12 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
       return !v.empty();
     };
   };
+  auto mode_flag = [](std::string* target) -> Setter {
+    return [=](const std::string& v) {
+      *target = v;
+      return v == "auto" || v == "on" || v == "off";
+    };
+  };
   auto shapes_flag = [](std::vector<std::vector<int64_t>>* target) -> Setter {
     return [=](const std::string& v) { return ParseShapes(v, target); };
   };
@@ -136,6 +142,8 @@ bool ParseRunFlags(int argc, const char* const* argv, RunFlags* flags, std::stri
          flags->cpu_precision = v;
          return v == "fp32" || v == "fp16";
        }},
+      {"cpu_blocked_layout", mode_flag(&flags->cpu_blocked_layout)},
+      {"opencl_winograd", mode_flag(&flags->opencl_winograd)},
       {"opencl_cache_file", string_flag(&flags->opencl_cache_file)},
       {"opencl_binary_file", list_flag(&flags->opencl_binary_files)},
       {"opencl_parameter_file", string_flag(&flags->opencl_parameter_file)},
@@ -246,6 +254,10 @@ std::string RunUsage() {
   --gpu_data_type=T           GPU image storage: fp16_fp32 (default) or fp32_fp32
   --cpu_precision=P           CPU arithmetic: fp32 (default) or fp16 (ARMv8.2
                               half precision where the CPU has it, else fp32)
+  --cpu_blocked_layout=M      CPU channel-blocked layout: auto (default, where it
+                              pays), on (wherever blocked kernels exist) or off
+  --opencl_winograd=M         GPU Winograd for 3x3 convolutions: auto (default),
+                              on or off
   --opencl_cache_file=PATH    compiled-program cache of the GPU (read, else written)
   --opencl_binary_file=A,B    precompiled GPU programs to try first (only read)
   --opencl_parameter_file=P   tuned GPU work-group sizes (read; written with --tune)

@@ -33,6 +33,8 @@ struct RunFlags {
   int gpu_priority_hint = 3;
   std::string gpu_data_type = "fp16_fp32";
   std::string cpu_precision = "fp32";
+  std::string cpu_blocked_layout = "auto";  // auto|on|off
+  std::string opencl_winograd = "auto";     // auto|on|off
   std::string opencl_cache_file;
   std::vector<std::string> opencl_binary_files;
   std::string opencl_parameter_file;

@@ -361,6 +361,21 @@ TEST(RunFlagsTest, ParsesGpuFlags) {
   EXPECT_FALSE(Parse({"--model_file=m", "--gpu_data_type=fp16_fp16"}, &flags, &error));
 }
 
+TEST(RunFlagsTest, ParsesLayoutAndWinogradModes) {
+  RunFlags flags;
+  std::string error;
+  EXPECT_EQ(flags.cpu_blocked_layout, "auto");
+  EXPECT_EQ(flags.opencl_winograd, "auto");
+  ASSERT_TRUE(Parse({"--model_file=m", "--cpu_blocked_layout=off", "--opencl_winograd=on"},
+                    &flags, &error))
+      << error;
+  EXPECT_EQ(flags.cpu_blocked_layout, "off");
+  EXPECT_EQ(flags.opencl_winograd, "on");
+  EXPECT_FALSE(Parse({"--model_file=m", "--cpu_blocked_layout=yes"}, &flags, &error));
+  EXPECT_EQ(error, "bad value 'yes' for --cpu_blocked_layout");
+  EXPECT_FALSE(Parse({"--model_file=m", "--opencl_winograd=2"}, &flags, &error));
+}
+
 TEST(RunFlagsTest, ParsesDspFlags) {
   RunFlags flags;
   std::string error;

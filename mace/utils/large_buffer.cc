@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "mace/utils/debug_overrides.h"
+
 #if defined(__linux__) || defined(__APPLE__)
 #include <sys/mman.h>
 #include <unistd.h>
@@ -17,8 +19,7 @@ namespace mace {
 
 bool HugePagesEnabled() {
   static const bool enabled = [] {
-    const char* setting = std::getenv("MACE_HUGE_PAGES");
-    return setting == nullptr || std::strcmp(setting, "0") != 0;
+    return DebugOverrideOn(DebugOverride::kHugePages);
   }();
   return enabled;
 }
@@ -27,7 +28,7 @@ bool HugePagesLate() {
   // "1" keeps the advice as the memory is allocated; "0" turns it off (then
   // nothing is advised late either); anything else, unset included, is late.
   static const bool late = [] {
-    const char* setting = std::getenv("MACE_HUGE_PAGES");
+    const char* setting = DebugOverrideValue(DebugOverride::kHugePages);
     return setting == nullptr ||
            (std::strcmp(setting, "1") != 0 && std::strcmp(setting, "0") != 0);
   }();

@@ -4,12 +4,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "mace/utils/debug_overrides.h"
+
 namespace mace {
 namespace logging {
 
 int MinVLogLevel() {
   static const int level = [] {
-    const char* env = std::getenv("MACE_CPP_MIN_VLOG_LEVEL");
+    const char* env = DebugOverrideValue(DebugOverride::kVlogLevel);
     return env == nullptr ? 0 : std::atoi(env);
   }();
   return level;

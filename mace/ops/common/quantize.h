@@ -1,6 +1,6 @@
 // The uint8 quantization scheme, shared by every quantized kernel (the
 // reference ones in ops/ref/quantized/ and the fast ones), so that all of
-// them give bit-identical results. docs/quantization.md has the whole story.
+// them give bit-identical results. docs/design/quantization.md has the whole story.
 //
 // Values: real = scale * (q - zero_point).
 //   activations  uint8, asymmetric, one (scale, zero point) per tensor,

@@ -1,18 +1,15 @@
 #include "mace/ops/cpu/conv_2d_pool_blocked.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <utility>
+
+#include "mace/runtimes/cpu/cpu_tunables.h"
 
 namespace mace {
 namespace ops {
 
-bool ConvPoolingFusionEnabled() {
-  const char* setting = std::getenv("MACE_CPU_FUSE_POOLING");
-  return setting == nullptr || std::strcmp(setting, "0") != 0;
-}
+bool ConvPoolingFusionEnabled() { return CurrentCpuTunables().fuse_conv_pooling; }
 
 bool ConvPoolingFusionPays(const ref::Conv2DParams& conv, int block) {
   return block > 0 && conv.batch * BlockCount(conv.out_channels, block) * block * conv.out_h *

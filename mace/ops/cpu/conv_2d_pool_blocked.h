@@ -20,8 +20,9 @@
 namespace mace {
 namespace ops {
 
-// Whether stems absorb the pooling that alone reads them: on unless
-// MACE_CPU_FUSE_POOLING=0.
+// Whether stems absorb the pooling that alone reads them: the current
+// engine's CpuTunables::fuse_conv_pooling (on unless configured off or
+// MACE_CPU_FUSE_POOLING=0).
 bool ConvPoolingFusionEnabled();
 
 // Whether fusing pays: a convolution output of at least kLastFirstBytes,

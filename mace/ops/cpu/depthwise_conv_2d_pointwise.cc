@@ -1,10 +1,9 @@
 #include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 
 #include "mace/ops/cpu/fused_activation.h"
+#include "mace/runtimes/cpu/cpu_tunables.h"
 
 namespace mace {
 namespace ops {
@@ -26,11 +25,6 @@ constexpr int64_t kReductionPart = 128;
 constexpr int64_t kLineFloats = 64 / sizeof(float);
 // Bands per thread when the rows allow: fewer leave a thread idle at the end.
 constexpr int64_t kBandsPerThread = 2;
-
-bool SettingOn(const char* name) {
-  const char* setting = std::getenv(name);
-  return setting == nullptr || std::strcmp(setting, "0") != 0;
-}
 
 // A 1x1 convolution over a whole map: stride 1, no padding, ungrouped,
 // with an activation the tiles fuse.
@@ -61,10 +55,13 @@ int64_t PickBandRows(const KernelTable& table, const ref::DepthwiseConv2dParams&
 
 }  // namespace
 
-bool DepthwisePointwiseFusionEnabled() { return SettingOn("MACE_CPU_FUSE_DEPTHWISE"); }
+bool DepthwisePointwiseFusionEnabled() {
+  return CurrentCpuTunables().fuse_depthwise_pointwise;
+}
 
 bool ExpandFusionEnabled() {
-  return DepthwisePointwiseFusionEnabled() && SettingOn("MACE_CPU_FUSE_EXPAND");
+  const CpuTunables tunables = CurrentCpuTunables();
+  return tunables.fuse_depthwise_pointwise && tunables.fuse_expand;
 }
 
 BlockedPointwiseTiles::BlockedPointwiseTiles(const KernelTable& table,

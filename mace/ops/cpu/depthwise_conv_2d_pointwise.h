@@ -36,7 +36,8 @@ class BlockedPointwiseReader {
 };
 
 // Whether depthwise ops absorb the 1x1 convolutions that alone read them:
-// on unless MACE_CPU_FUSE_DEPTHWISE=0.
+// the current engine's CpuTunables (on unless configured off or
+// MACE_CPU_FUSE_DEPTHWISE=0).
 bool DepthwisePointwiseFusionEnabled();
 // The smallest output map (height times width) where the fused kernel
 // beats the two layers: 56x56.
@@ -44,7 +45,8 @@ constexpr int64_t kDepthwisePointwiseMinPlane = 56 * 56;
 
 // Whether a 1x1 convolution that a fused depthwise and 1x1 pair alone
 // reads computes into that pair (the whole inverted residual block): on
-// unless MACE_CPU_FUSE_EXPAND=0 (or MACE_CPU_FUSE_DEPTHWISE=0).
+// unless the current engine's CpuTunables turn it or the pair's fusion off
+// (MACE_CPU_FUSE_EXPAND=0, MACE_CPU_FUSE_DEPTHWISE=0).
 bool ExpandFusionEnabled();
 
 // A CPU op that may be a depthwise layer fused with its 1x1 reader, which

@@ -1,7 +1,6 @@
 #include "mace/ops/cpu/kernel_table.h"
 
-#include <cstdlib>
-#include <cstring>
+#include "mace/runtimes/cpu/cpu_tunables.h"
 
 #if defined(__x86_64__)
 #include "mace/ops/cpu/cache_blocks.h"
@@ -261,9 +260,14 @@ int BlockedLayoutBlock(const KernelTable* table) {
   // An fp16 engine keeps its runs in half precision instead (float blocks
   // would leave its half kernels).
   if (table->fp16_gemm != nullptr) return 0;
-  const char* setting = std::getenv("MACE_CPU_BLOCKED_LAYOUT");
-  if (setting != nullptr && std::strcmp(setting, "1") == 0) return table->channel_block;
-  if (setting != nullptr && std::strcmp(setting, "0") == 0) return 0;
+  switch (CurrentCpuTunables().blocked_layout) {
+    case BlockedLayoutMode::kOn:
+      return table->channel_block;
+    case BlockedLayoutMode::kOff:
+      return 0;
+    case BlockedLayoutMode::kAuto:
+      break;
+  }
   return table->blocked_layout_pays ? table->channel_block : 0;
 }
 

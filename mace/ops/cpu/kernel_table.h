@@ -205,8 +205,9 @@ const KernelTable* ActiveKernelTable();
 
 // The channel block ops offer the net for the blocked layout with `table`
 // (null allowed), or 0: the table's channel_block where it has blocked
-// kernels and blocked_layout_pays, or MACE_CPU_BLOCKED_LAYOUT=1 asks for
-// them anyway; 0 under MACE_CPU_BLOCKED_LAYOUT=0.
+// kernels and blocked_layout_pays, or the current engine's CpuTunables ask
+// for them anyway (blocked layout "on", MACE_CPU_BLOCKED_LAYOUT=1); 0 when
+// they say "off".
 int BlockedLayoutBlock(const KernelTable* table);
 
 }  // namespace ops

@@ -12,6 +12,7 @@
 #include <sys/auxv.h>
 #endif
 
+#include "mace/utils/debug_overrides.h"
 #include "mace/utils/logging.h"
 
 namespace mace {
@@ -165,7 +166,7 @@ const CacheSizes& HostCacheSizes() {
     if (sizes.l1d <= 0) sizes.l1d = int64_t{32} << 10;
     if (sizes.l2 <= 0) sizes.l2 = int64_t{1} << 20;
     if (sizes.l3 <= 0) sizes.l3 = int64_t{8} << 20;
-    const char* setting = std::getenv("MACE_CPU_CACHE_SIZES");
+    const char* setting = DebugOverrideValue(DebugOverride::kCpuCacheSizes);
     if (setting != nullptr && setting[0] != '\0' && !ParseCacheSizes(setting, &sizes)) {
       LOG(WARNING) << "MACE_CPU_CACHE_SIZES='" << setting
                    << "' is not L1D,L2[,L3] in bytes, K or M; using the detected sizes";
@@ -252,7 +253,8 @@ KernelIsa ActiveKernelIsa() {
   static const KernelIsa isa = [] {
     const CpuFeatures features = DetectCpuFeatures();
     const KernelIsa chosen =
-        ResolveKernelIsa(std::getenv("MACE_CPU_KERNELS"), BestKernelIsa(features));
+        ResolveKernelIsa(DebugOverrideValue(DebugOverride::kCpuKernels),
+                         BestKernelIsa(features));
     VLOG(1) << "CPU kernels: " << KernelIsaName(chosen);
     return chosen;
   }();

@@ -9,6 +9,7 @@
 
 #include "mace/core/runtime.h"
 #include "mace/runtimes/cpu/cpu_features.h"
+#include "mace/runtimes/cpu/cpu_tunables.h"
 #include "mace/runtimes/cpu/persistent_arena.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 #include "mace/runtimes/cpu/thread_pool.h"
@@ -56,6 +57,10 @@ class CpuRuntime : public Runtime {
   // CPU that has them; the provider decides before Init).
   bool fp16() const { return fp16_; }
   void set_fp16(bool fp16) { fp16_ = fp16; }
+  // The engine's layout and fusion choices (MaceEngineConfig, with the
+  // environment's overrides applied); current while the engine runs.
+  const CpuTunables& tunables() const { return tunables_; }
+  void set_tunables(const CpuTunables& tunables) { tunables_ = tunables; }
   int num_threads() const { return pool_ != nullptr ? pool_->num_threads() : num_threads_; }
   CPUAffinityPolicy affinity_policy() const { return policy_; }
 
@@ -64,6 +69,7 @@ class CpuRuntime : public Runtime {
   CPUAffinityPolicy policy_;
   KernelIsa isa_;
   bool fp16_ = false;
+  CpuTunables tunables_ = WithDebugOverrides(CpuTunables());
   std::shared_ptr<ThreadPool> pool_;
   ScratchBuffer scratch_;
   PersistentArena persistent_;

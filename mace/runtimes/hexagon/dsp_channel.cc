@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "mace/dsp/protocol.h"
+#include "mace/utils/debug_overrides.h"
 #include "mace/utils/status.h"
 
 extern char** environ;
@@ -39,7 +40,7 @@ bool IsReadableFile(const std::string& path) {
 }
 
 std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
+  const char* path = DebugOverrideValue(DebugOverride::kSearchPath);
   std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
   size_t start = 0;
   while (start <= dirs.size()) {
@@ -52,9 +53,9 @@ std::string FindOnPath(const std::string& name) {
   return "";
 }
 
-std::string EnvOr(const std::string& value, const char* variable) {
+std::string EnvOr(const std::string& value, DebugOverride variable) {
   if (!value.empty()) return value;
-  const char* env = std::getenv(variable);
+  const char* env = DebugOverrideValue(variable);
   return env != nullptr ? env : "";
 }
 
@@ -73,7 +74,7 @@ MaceStatus DspChannelConfigFromOptions(const HexagonOptions& options, DspChannel
     config->timeout_ms = static_cast<int>(options.call_timeout_ms);
     return MaceStatus();
   }
-  const char* text = std::getenv("MACE_DSP_TIMEOUT_MS");
+  const char* text = DebugOverrideValue(DebugOverride::kDspTimeoutMs);
   if (text == nullptr) return MaceStatus();
   char* end = nullptr;
   errno = 0;
@@ -89,7 +90,7 @@ MaceStatus DspChannelConfigFromOptions(const HexagonOptions& options, DspChannel
 
 MaceStatus ResolveDspPaths(const DspChannelConfig& config, std::string* emulator,
                            std::string* image) {
-  *emulator = EnvOr(config.emulator_path, "MACE_QEMU_HEXAGON");
+  *emulator = EnvOr(config.emulator_path, DebugOverride::kQemuHexagon);
   if (emulator->empty()) *emulator = FindOnPath("qemu-hexagon");
   if (emulator->empty()) {
     return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
@@ -101,7 +102,7 @@ MaceStatus ResolveDspPaths(const DspChannelConfig& config, std::string* emulator
     return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
                       StrCat("Hexagon DSP: the emulator ", *emulator, " is not an executable"));
   }
-  *image = EnvOr(config.image_path, "MACE_DSP_RUNTIME");
+  *image = EnvOr(config.image_path, DebugOverride::kDspRuntime);
   if (image->empty()) {
     return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
                       "Hexagon DSP: no DSP image given (HexagonOptions::image_path, mace_run "

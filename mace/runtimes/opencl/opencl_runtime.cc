@@ -11,6 +11,7 @@
 #include "mace/runtimes/opencl/image_layout.h"
 #include "mace/runtimes/opencl/kernel_sources.h"
 #include "mace/runtimes/opencl/program_cache.h"
+#include "mace/utils/debug_overrides.h"
 #include "mace/utils/logging.h"
 #include "mace/utils/run_control.h"
 #include "mace/utils/status.h"
@@ -42,12 +43,12 @@ std::atomic<int64_t> kernel_enqueues{0};
 // Options left to the environment: the work-per-ms figure and Winograd.
 OpenCLOptions WithEnvironment(OpenCLOptions options) {
   if (options.work_per_ms <= 0) {
-    const char* text = std::getenv("MACE_OPENCL_WORK_PER_MS");
+    const char* text = DebugOverrideValue(DebugOverride::kOpenCLWorkPerMs);
     const double value = text != nullptr ? std::atof(text) : 0;
     options.work_per_ms = value > 0 ? value : kDefaultWorkPerMs;
   }
   if (options.winograd.empty()) {
-    const char* text = std::getenv("MACE_OPENCL_WINOGRAD");
+    const char* text = DebugOverrideValue(DebugOverride::kOpenCLWinograd);
     options.winograd = text != nullptr ? text : "auto";
   }
   if (options.winograd != "on" && options.winograd != "off") options.winograd = "auto";

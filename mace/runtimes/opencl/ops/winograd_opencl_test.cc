@@ -206,6 +206,53 @@ TEST_P(WinogradOpenCLTest, NoSplitWithoutTheLimit) {
   EXPECT_EQ(again.output, plain.output);
 }
 
+// Kernel launches of one Run of `engine`, and its output "y".
+int64_t Launches(MaceEngine* engine, const std::map<std::string, MaceTensor>& inputs,
+                 std::vector<float>* output) {
+  const int64_t before = opencl::KernelEnqueueCount();
+  *output = testing::RunEngine(engine, inputs, "y");
+  return opencl::KernelEnqueueCount() - before;
+}
+
+// Winograd and the work-per-ms figure are engine settings: engines alive
+// together keep their own, an explicit choice wins over the environment,
+// and a figure of 1 splits only that engine's kernels.
+TEST_P(WinogradOpenCLTest, ConfigChoosesPerEngine) {
+  ScopedEnv env("MACE_OPENCL_WINOGRAD", "off");
+  const ModelBuilder model = LongKernelsModel();
+  const auto inputs = Inputs({2, 6, 9, 7});
+  MaceEngineConfig on = testing::GpuConfig(GetParam());
+  on.SetOpenCLWinograd("on");
+  MaceEngineConfig split = on;
+  split.SetLimitOpenCLKernelTime(true);
+  split.SetOpenCLWorkPerMs(1);
+  std::shared_ptr<MaceEngine> winograd = Engine(model, on);
+  std::shared_ptr<MaceEngine> direct = Engine(model, testing::GpuConfig(GetParam()));
+  std::shared_ptr<MaceEngine> pieces = Engine(model, split);
+  ASSERT_TRUE(winograd != nullptr && direct != nullptr && pieces != nullptr);
+  std::vector<float> a, b, c;
+  const int64_t with = Launches(winograd.get(), inputs, &a);
+  const int64_t without = Launches(direct.get(), inputs, &b);
+  const int64_t cut = Launches(pieces.get(), inputs, &c);
+  EXPECT_EQ(with - without, 2);  // the input and output transforms
+  EXPECT_GT(cut, with + 4) << "the kernels were not split";
+  EXPECT_EQ(c, a);
+  testing::ExpectNear(a, b, testing::Tolerance(GetParam()));
+}
+
+TEST_P(WinogradOpenCLTest, BadSettingsAreRefused) {
+  const ModelBuilder model = LongKernelsModel();
+  MaceEngineConfig mode = testing::GpuConfig(GetParam());
+  mode.SetOpenCLWinograd("sometimes");
+  MaceEngineConfig figure = testing::GpuConfig(GetParam());
+  figure.SetOpenCLWorkPerMs(-1);
+  for (const MaceEngineConfig& config : {mode, figure}) {
+    std::shared_ptr<MaceEngine> engine;
+    const MaceStatus status = model.CreateEngine({}, {}, config, &engine);
+    EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << status.ToString();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Storages, WinogradOpenCLTest,
                          ::testing::Values(GPUDataType::FP32_FP32, GPUDataType::FP16_FP32),
                          [](const ::testing::TestParamInfo<GPUDataType>& info) {
