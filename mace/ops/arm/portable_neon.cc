@@ -1,5 +1,6 @@
 // The kernels written once in portable C++ (cpu/gemv_kernels.inc,
-// cpu/winograd_kernels.inc), built here with this library's NEON flags so
+// cpu/blocked_kernels.inc) and NEON's Winograd transforms
+// (winograd_neon.inc), built here with this library's NEON flags so
 // the compiler vectorizes them for this instruction set.
 #include <arm_neon.h>
 
@@ -12,7 +13,7 @@ namespace ops {
 namespace arm {
 namespace {
 #include "mace/ops/cpu/gemv_kernels.inc"
-#include "mace/ops/cpu/winograd_kernels.inc"
+#include "mace/ops/arm/winograd_neon.inc"
 // Channel blocks of 4 lanes (one quad register). arm64 keeps 8 x 3
 // accumulators, three weight vectors and a broadcast input value in its 32
 // vector registers; armv7 has 16 and keeps 4 x 2.

@@ -16,6 +16,7 @@ namespace arm {
 namespace {
 
 #include "mace/ops/cpu/winograd_common.inc"
+#include "mace/ops/arm/winograd_neon_staging.inc"
 
 constexpr int kLanes = 8;
 

@@ -1,11 +1,10 @@
 #include "mace/ops/cpu/conv_2d_blocked_winograd.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/fused_activation.h"
+#include "mace/ops/cpu/winograd_port.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
@@ -55,12 +54,7 @@ bool BlockedWinograd::Supports(const KernelTable& table, const ref::Conv2DParams
 }
 
 int64_t BlockedWinograd::HostL3Bytes() {
-#if defined(__x86_64__) && defined(_SC_LEVEL3_CACHE_SIZE)
-  static const int64_t bytes = std::max<int64_t>(sysconf(_SC_LEVEL3_CACHE_SIZE), 0);
-  return bytes;
-#else
-  return 0;
-#endif
+  return kWinogradPort.host_l3_bytes != nullptr ? kWinogradPort.host_l3_bytes() : 0;
 }
 
 int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& p, int requested,

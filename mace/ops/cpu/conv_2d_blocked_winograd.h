@@ -41,7 +41,8 @@ class BlockedWinograd {
   // transformed filters makes them cheaper to read.
   static int PickTile(const KernelTable& table, const ref::Conv2DParams& params, int requested,
                       int64_t l3_bytes = HostL3Bytes());
-  // This host's last-level cache in bytes (x86 Linux), else 0.
+  // This host's last-level cache in bytes where the build's Winograd port
+  // reads it (cpu/winograd_port.h: x86 Linux), else 0.
   static int64_t HostL3Bytes();
   // `tile` is 2 or 4. Transforms and packs the filter (and pads the bias,
   // zeros when null), in `arena` when given, on `pool`'s threads when

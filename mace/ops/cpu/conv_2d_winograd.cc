@@ -4,14 +4,8 @@
 
 #include "mace/ops/cpu/fused_activation.h"
 #include "mace/ops/cpu/gemm_fp16.h"
+#include "mace/ops/cpu/winograd_port.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
-
-#if defined(__ARM_NEON)
-#include "mace/ops/arm/neon_kernels.h"
-#endif
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-#include "mace/ops/arm/sgemm_neon_armv7.h"
-#endif
 
 namespace mace {
 namespace ops {
@@ -134,46 +128,44 @@ WinogradInputRun BlockInputRun(int tile, int64_t in_w, int64_t panels, int64_t i
   return run;
 }
 
-}  // namespace
-
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-namespace {
-// Whether the armv7 run kernels (sgemm_neon_armv7.h) take a block's last panel of at most
-// 4 tiles, as 6 x 4 tiles or, two output-channel micro-tiles at a time
-// (room for both in M), as 12 x 4 tiles.
-bool Armv7NarrowRuns(const KernelTable& table, bool fp16, const PackedPanels& run_filter,
-                     int64_t mr, int64_t nr) {
-  return !fp16 && table.isa == KernelIsa::kNeon && run_filter.rows() > 0 && mr == 6 && nr == 8;
+// Whether the port's run kernels (WinogradPort::run_6x4 and the others,
+// armv7's) take a block's last panel of at most 4 tiles, as 6 x 4 tiles
+// or, two output-channel micro-tiles at a time (room for both in M), as
+// 12 x 4 tiles.
+bool NarrowRuns(const KernelTable& table, bool fp16, const PackedPanels& run_filter, int64_t mr,
+                int64_t nr) {
+  return kWinogradPort.run_6x4 != nullptr && !fp16 && table.isa == KernelIsa::kNeon &&
+         run_filter.rows() > 0 && mr == 6 && nr == 8;
 }
 
-// The width of the panels V is written in: 4 where the armv7 runs take
+// The width of the panels V is written in: 4 where the narrow runs take
 // the layer, so that a 6 x 8 tile's halves each read their own 4-wide
 // panel (26 instructions per 4 depths; on 8-wide panels each half loaded
 // 8 values a depth to use 4, 27). Below 64 input channels the runs take
 // whole 6 x 8 tiles (no halves), which read 8 a depth.
-int64_t Armv7VPanelWidth(bool narrow_runs, int64_t in_c, int64_t nr) {
+int64_t VPanelWidth(bool narrow_runs, int64_t in_c, int64_t nr) {
   return narrow_runs && in_c >= 64 ? 4 : nr;
 }
 
 // A last panel of one tile (ResNet-18's 28x28 maps: 25 tiles at F(6x6),
 // 49 at F(4x4)): its one column of `micro_tiles` micro-tiles (A panels
 // a_pair floats apart, M rows micro_rows floats apart) position by
-// position, each as Armv7GemmTile6x1 (11 instructions per 4 depths, 10
-// on V's 4-wide panels; the 6 x 4 tiles spent 27 on 4 columns, 3 of them
-// padding). B's panels are b_width floats a depth.
-void Armv7ColumnRuns(int64_t positions, int64_t micro_tiles, int kc, const float* a, int64_t a_pair,
-                     int64_t a_step, const float* b, int64_t b_step, int b_width, float* m,
-                     int64_t micro_rows, int64_t nr, int ldc_bytes, bool from_c) {
+// position, each as the port's 6 x 1 tile (armv7: 11 instructions per 4
+// depths, 10 on V's 4-wide panels; the 6 x 4 tiles spent 27 on 4 columns,
+// 3 of them padding). B's panels are b_width floats a depth.
+void ColumnRuns(int64_t positions, int64_t micro_tiles, int kc, const float* a, int64_t a_pair,
+                int64_t a_step, const float* b, int64_t b_step, int b_width, float* m,
+                int64_t micro_rows, int64_t nr, int ldc_bytes, bool from_c) {
   for (int64_t xi = 0; xi < positions; ++xi) {
     for (int64_t g = 0; g < micro_tiles; ++g) {
-      arm::Armv7GemmTile6x1(kc, a + xi * a_step + g * a_pair, b + xi * b_step,
-                            m + g * micro_rows + xi * nr, ldc_bytes, from_c, nullptr, false, false,
-                            nullptr, b_width);
+      kWinogradPort.tile_6x1(kc, a + xi * a_step + g * a_pair, b + xi * b_step,
+                             m + g * micro_rows + xi * nr, ldc_bytes, from_c, nullptr, false, false,
+                             nullptr, b_width);
     }
   }
 }
+
 }  // namespace
-#endif
 
 bool Conv2dWinograd::Supports(const ref::Conv2DParams& p) {
   return p.group == 1 && p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 1 && p.stride_w == 1 &&
@@ -277,14 +269,12 @@ int Conv2dWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& 
     if (arm64_neon && tiles % nr != 0 && tiles % nr <= 4) {
       columns = tiles / nr * nr + tiles % nr + 0.25;
     }
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-    // armv7 runs a last panel of at most 4 tiles as 6 x 4 tiles: 8
-    // instructions a step where the 6 x 8 tile's 14.25 do 8 columns, the
-    // cost of 4.5 columns. (One of one tile runs as its column, about 2;
-    // counted as 4.5 still, which keeps SqueezeNet 1.1's 27x27 layers at
-    // F(4x4), a near tie at 2.)
+    // armv7 (the table with a run kernel) runs a last panel of at most 4
+    // tiles as 6 x 4 tiles: 8 instructions a step where the 6 x 8 tile's
+    // 14.25 do 8 columns, the cost of 4.5 columns. (One of one tile runs as
+    // its column, about 2; counted as 4.5 still, which keeps SqueezeNet
+    // 1.1's 27x27 layers at F(4x4), a near tie at 2.)
     if (whole_panels && nr == 8 && tiles % nr != 0 && tiles % nr <= 4) columns -= 8 - 4.5;
-#endif
     const double gemm = gemm_cost * static_cast<double>(RoundUp(p.out_channels, mr)) *
                         p.in_channels * alpha2 * columns;
     const double transforms = ((tile == 6 ? input_cost6 : input_cost) * p.in_channels +
@@ -406,16 +396,15 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
     // narrow tile's, and three micro-tiles share each load of B.
     if (tiles_h_ * tiles_w_ <= 4) narrow_group_ = 3;
   }
-#if defined(__aarch64__)
-  // The NEON table's single-precision products go through
-  // arm::NeonWinogradGemms, which takes each position's filter panels from
-  // here (the same offset into each).
-  if (!fp16_ && table.isa == KernelIsa::kNeon && table.gemm_narrow_pair != nullptr) {
+  // The NEON table's single-precision products go through the port's
+  // position_gemms (arm64's), which take each position's filter panels
+  // from here (the same offset into each).
+  if (!fp16_ && table.isa == KernelIsa::kNeon && table.gemm_narrow_pair != nullptr &&
+      kWinogradPort.position_gemms != nullptr) {
     for (const PackedPanels& panels : transformed_filter_) {
       position_filters_.push_back(panels.Panel(0));
     }
   }
-#endif
 }
 
 Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
@@ -448,10 +437,8 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   // transform reads whole chunks of lanes, so there is room past the last row.
   // (Two micro-tiles with the narrow pair kernel: see RunBlock.)
   int64_t m_tiles = !fp16_ && table_.gemm_narrow_pair != nullptr ? 2 : 1;
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-  // Armv7GemmRun12x4's pairs.
-  if (Armv7NarrowRuns(table_, fp16_, run_filter_, mr_, nr_)) m_tiles = 2;
-#endif
+  // The narrow runs' pairs (WinogradPort::run_12x4).
+  if (NarrowRuns(table_, fp16_, run_filter_, mr_, nr_)) m_tiles = 2;
   // RunBlockHalf's groups of micro-tiles: M of halves takes half the room.
   m_tiles = std::max<int64_t>(m_tiles, CeilDiv(narrow_group_, 2));
   layout.m_floats = m_tiles * mr_ * positions * nr + kWinogradMaxLanes;
@@ -497,18 +484,13 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   // panel of at most 4 tiles the first 4 lanes). Zeroing the
   // rest cost a store or a memset call per position, input channel and
   // block (ResNet-18's 7x7 and 14x14 layers: 8 of 12 lanes).
-#if defined(__aarch64__)
-  const bool vector_lanes =
-      !fp16_ && table_.isa == KernelIsa::kNeon && table_.gemm_partial != nullptr;
-#elif defined(__ARM_NEON)
   // armv7's 6 x 4 run (below) reads the first 4 lanes of a last panel of
   // at most 4 tiles: ResNet-18's 7x7 maps then zero no lanes. The lanes
   // zeroed then lie in one of V's 4-wide panels when it has them.
-  const bool narrow_runs = Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr);
-  const bool vector_lanes = narrow_runs;
-#else
-  const bool vector_lanes = false;
-#endif
+  const bool narrow_runs = NarrowRuns(table_, fp16_, run_filter_, mr, nr);
+  const bool vector_lanes = (kWinogradPort.partial_reads_vectors && !fp16_ &&
+                             table_.isa == KernelIsa::kNeon && table_.gemm_partial != nullptr) ||
+                            narrow_runs;
   const int64_t gemm_lanes =
       vector_lanes ? std::min(RoundUp(tiles, nr), RoundUp(tiles, 4)) : RoundUp(tiles, nr);
 
@@ -517,13 +499,9 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   // The fields every run of the block shares, set once.
   PanelCursor cursor(tiles_w_, first_tile, nr);
   WinogradInputRun run = BlockInputRun(tile_, p.in_w, layout.panels, in_c, nr);
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-  const int64_t v_nr = Armv7VPanelWidth(narrow_runs, in_c, nr);
+  const int64_t v_nr = VPanelWidth(narrow_runs, in_c, nr);
   run.panel_stride = in_c * v_nr;
   run.nr = static_cast<int32_t>(v_nr);
-#else
-  const int64_t v_nr = nr;
-#endif
   // Lanes past the block's last tile that the GEMM reads are zeros, so it
   // reads numbers: they all lie in the last panel (gemm_lanes is at most
   // a whole panel past the tiles).
@@ -542,20 +520,20 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
     run.lanes = tr.count;
     run.first_lane = tr.lane;
   };
-#if defined(__ARM_NEON)
-  // Every input channel of a run of tiles in one call: a call per channel
-  // paid the call, the rows' checks and the run's set-up again.
-  const bool channel_runs = !half_v_ && table_.winograd_input == arm::NeonWinogradInput;
+  // Every input channel of a run of tiles in one call where the port has
+  // it (NEON): a call per channel paid the call, the rows' checks and the
+  // run's set-up again.
+  const WinogradInputChannelsKernel input_channels =
+      !half_v_ && table_.winograd_input == kWinogradPort.input ? kWinogradPort.input_channels
+                                                               : nullptr;
+  const bool channel_runs = input_channels != nullptr;
   if (channel_runs) {
     run.out = v;
     ForEachRun(tiles_w_, cursor.first_row(), cursor.first_col(), tiles, [&](const TileRun& tr) {
       set_tiles(tr, image);
-      arm::NeonWinogradInputChannels(run, in_c, p.in_h * p.in_w, v_nr);
+      input_channels(run, in_c, p.in_h * p.in_w, v_nr);
     });
   }
-#else
-  constexpr bool channel_runs = false;
-#endif
   for (int64_t ic = 0; ic < in_c; ++ic) {
     const float* plane = image + ic * p.in_h * p.in_w;
     run.out = half_v_ ? nullptr : v + ic * v_nr;
@@ -611,10 +589,8 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
                           run_filter_.rows() == 0 && last_cols <= 4
                       ? 2
                       : 1;
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-  // armv7 pairs them too, in its run kernel (Armv7GemmRun12x4).
-  if (last_cols <= 4 && Armv7NarrowRuns(table_, fp16_, run_filter_, mr, nr)) group = 2;
-#endif
+  // The narrow runs pair them too (WinogradPort::run_12x4).
+  if (last_cols <= 4 && narrow_runs) group = 2;
   for (int64_t ot = 0; ot < oc_tiles; ot += group) {
     const int64_t group_tiles = std::min(group, oc_tiles - ot);
     const int64_t oc_begin = ot * mr;
@@ -634,55 +610,50 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
             const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
             // The panel's (left) B of this reduction block.
             const float* b_first = v + panel * in_c * nr + pc * v_nr;
-#if defined(__ARM_NEON) && !defined(__aarch64__)
             const int ldc_bytes = static_cast<int>(pitch * sizeof(float));
             // A last panel of at most 4 tiles: the 6 x 4 tiles, half the
             // panel's columns (the output transform reads only those), or
             // 12 x 4 over a pair of micro-tiles; of one tile, its column.
             if (cols <= 4 && narrow_runs) {
               if (cols == 1) {
-                Armv7ColumnRuns(positions, group_tiles, static_cast<int>(kc), a_first + pc * mr,
-                                group_tiles == 2 ? run_filter_.Panel(ot + 1) - a_first : 0, a_step,
-                                b_first, b_step, static_cast<int>(v_nr), m_g, mr * pitch, nr,
-                                ldc_bytes, pc > 0);
+                ColumnRuns(positions, group_tiles, static_cast<int>(kc), a_first + pc * mr,
+                           group_tiles == 2 ? run_filter_.Panel(ot + 1) - a_first : 0, a_step,
+                           b_first, b_step, static_cast<int>(v_nr), m_g, mr * pitch, nr, ldc_bytes,
+                           pc > 0);
               } else if (group_tiles == 2) {
-                arm::Armv7GemmRun12x4(
+                kWinogradPort.run_12x4(
                     static_cast<int>(positions), static_cast<int>(kc), a_first + pc * mr,
                     static_cast<int>(run_filter_.Panel(ot + 1) - a_first), static_cast<int>(a_step),
                     b_first, static_cast<int>(b_step), m_g, static_cast<int>(nr), ldc_bytes, pc > 0,
                     static_cast<int>(v_nr));
               } else {
-                arm::Armv7GemmRun6x4(static_cast<int>(positions), static_cast<int>(kc),
-                                     a_first + pc * mr, static_cast<int>(a_step), b_first,
-                                     static_cast<int>(b_step), m_g, static_cast<int>(nr), ldc_bytes,
-                                     pc > 0, static_cast<int>(v_nr));
+                kWinogradPort.run_6x4(static_cast<int>(positions), static_cast<int>(kc),
+                                      a_first + pc * mr, static_cast<int>(a_step), b_first,
+                                      static_cast<int>(b_step), m_g, static_cast<int>(nr),
+                                      ldc_bytes, pc > 0, static_cast<int>(v_nr));
               }
               continue;
             }
             // Whole panels on V's 4-wide ones: each half on its own.
-            if (v_nr == 4) {
-              arm::Armv7GemmRun6x8OnPanels(static_cast<int>(positions), static_cast<int>(kc),
-                                           a_first + pc * mr, static_cast<int>(a_step), b_first,
-                                           static_cast<int>(in_c * v_nr), static_cast<int>(b_step),
-                                           m_g, static_cast<int>(nr), ldc_bytes, pc > 0);
+            if (narrow_runs && v_nr == 4) {
+              kWinogradPort.run_6x8_on_panels(
+                  static_cast<int>(positions), static_cast<int>(kc), a_first + pc * mr,
+                  static_cast<int>(a_step), b_first, static_cast<int>(in_c * v_nr),
+                  static_cast<int>(b_step), m_g, static_cast<int>(nr), ldc_bytes, pc > 0);
               continue;
             }
-#endif
             TileEpilogue plain;
             plain.accumulate = pc > 0;
             plain.last = pc + kc >= in_c;
             table_.gemm_run(positions, kc, a_first + pc * mr, a_step, b_first, b_step, m_g, nr,
                             pitch, 0, 0, plain);
           }
-#if defined(__ARM_NEON) && !defined(__aarch64__)
           // The pair's run took both micro-tiles.
           if (cols <= 4 && narrow_runs) break;
-#endif
         }
       }
       const int64_t partial_cols =
           table_.isa == KernelIsa::kNeon ? std::min(nr, RoundUp(cols, 4)) : cols;
-#if defined(__aarch64__)
       if (!position_filters_.empty()) {
         // All alpha^2 products of a micro-tile (or pair) and reduction
         // block in one call, positions one B and one M pitch apart. The
@@ -693,14 +664,13 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
         for (int64_t g = 0; g < (pair ? 1 : group_tiles); ++g) {
           for (int64_t pc = 0; pc < in_c; pc += kc_) {
             const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
-            arm::NeonWinogradGemms(positions, kc, position_filters_.data(),
-                                   ((ot + g) * in_c + pc) * mr, pair ? mr * in_c : 0,
-                                   v + (panel * in_c + pc) * nr, b_step, m + g * mr * pitch, nr,
-                                   pitch, static_cast<int>(pair ? cols : partial_cols), pc > 0);
+            kWinogradPort.position_gemms(
+                positions, kc, position_filters_.data(), ((ot + g) * in_c + pc) * mr,
+                pair ? mr * in_c : 0, v + (panel * in_c + pc) * nr, b_step, m + g * mr * pitch, nr,
+                pitch, static_cast<int>(pair ? cols : partial_cols), pc > 0);
           }
         }
       }
-#endif
       for (int64_t xi = 0; run_filter_.rows() == 0 && position_filters_.empty() && xi < positions;
            ++xi) {
         float* m_tile = m + xi * nr;
@@ -776,17 +746,16 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       // tiles are one run (nr <= kWinogradMaxLanes), across tile rows.
       WinogradOutputRun run = OutputRunAt(cursor.row(), cursor.col(), cols);
       cursor.Next();
-#if defined(__ARM_NEON)
-      if (!half_m_ && table_.winograd_output == arm::NeonWinogradOutput) {
+      if (!half_m_ && kWinogradPort.output_channels != nullptr &&
+          table_.winograd_output == kWinogradPort.output) {
         // The micro-tiles' channels in one run: a run per channel paid the
         // call and each group's geometry and choice of stores again.
         run.in = m;
         run.plane = out_image + oc_begin * p.out_h * p.out_w;
-        arm::NeonWinogradOutputChannels(run, oc_end - oc_begin, pitch, p.out_h * p.out_w,
-                                        bias != nullptr ? bias + oc_begin : nullptr);
+        kWinogradPort.output_channels(run, oc_end - oc_begin, pitch, p.out_h * p.out_w,
+                                      bias != nullptr ? bias + oc_begin : nullptr);
         continue;
       }
-#endif
       for (int64_t oc = oc_begin; oc < oc_end; ++oc) {
         run.in = m + (oc - oc_begin) * pitch;
         run.bias = bias != nullptr ? bias[oc] : 0.f;
