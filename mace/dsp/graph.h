@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "mace/dsp/allocator.h"
-#include "mace/dsp/kernels.h"
+#include "mace/ops/hexagon/kernels.h"
 #include "mace/dsp/text.h"
 
 namespace mace {

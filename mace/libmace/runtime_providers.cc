@@ -13,7 +13,7 @@
 #ifndef MACE_CPU_ONLY
 #include "mace/runtimes/hexagon/hexagon_executor.h"
 #include "mace/runtimes/opencl/opencl_runtime.h"
-#include "mace/runtimes/opencl/ops/kernels.h"
+#include "mace/ops/opencl/kernels.h"
 #endif
 #include "mace/utils/logging.h"
 #include "mace/utils/status.h"

@@ -128,7 +128,7 @@ def convert(name: str, size: int, work: Path = WORK) -> tuple[Path, Path]:
 
 def conv_macs(mace_run: Path, graph: Path, data: Path, size: int) -> dict[str, int]:
     """MACs per inference of the convolutions, by the DSP path they take
-    (mace/dsp/kernels_conv.cc): HVX (Conv2D and FullyConnected with at most
+    (mace/ops/hexagon/kernels_conv.cc): HVX (Conv2D and FullyConnected with at most
     65,536 taps per output, depthwise up to 4 wide with strides up to 4,
     dilated across only at stride 1 across) or scalar (the others)."""
     from mace_tools import proto
