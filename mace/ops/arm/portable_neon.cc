@@ -47,6 +47,8 @@ inline BkVec BkMaxOf(const BkVec& a, const BkVec& b) {
   return reinterpret_cast<BkVec>(
       vmaxq_f32(reinterpret_cast<float32x4_t>(a), reinterpret_cast<float32x4_t>(b)));
 }
+// An empty asm statement holding v in a NEON register.
+inline void BkInRegister(BkVec& v) { __asm__("" : "+w"(v)); }
 
 // 1x1 runs over a blocked input: a position's four channels of a block are
 // one quad register, and each weight vector multiplies one of its lanes

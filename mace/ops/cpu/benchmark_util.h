@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -30,6 +31,26 @@ inline const KernelTable* TableOrSkip(benchmark::State& state, KernelIsa isa) {
   const KernelTable* table = KernelTableFor(isa);
   if (table == nullptr) state.SkipWithError("this CPU lacks these kernels");
   return table;
+}
+
+// Registers fn(state, isa) as `name`/<label> for every kernel family with a
+// table on this build and CPU (KernelTableFor), labelled avx2, avx512 and
+// neon; returns the registrations, for their arguments.
+template <typename Fn>
+std::vector<benchmark::internal::Benchmark*> RegisterPerIsa(const std::string& name, Fn fn) {
+  struct Family {
+    const char* label;
+    KernelIsa isa;
+  };
+  static const Family kFamilies[] = {
+      {"avx2", KernelIsa::kAvx2Fma}, {"avx512", KernelIsa::kAvx512}, {"neon", KernelIsa::kNeon}};
+  std::vector<benchmark::internal::Benchmark*> registered;
+  for (const Family& family : kFamilies) {
+    if (KernelTableFor(family.isa) == nullptr) continue;
+    registered.push_back(
+        benchmark::RegisterBenchmark((name + "/" + family.label).c_str(), fn, family.isa));
+  }
+  return registered;
 }
 
 // One thread runs on the caller alone, with no pool.

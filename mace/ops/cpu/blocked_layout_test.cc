@@ -277,9 +277,10 @@ TEST(BlockedPackTest, MatchesDefinition) {
       }
     }
   }
-#if defined(__x86_64__)
-  EXPECT_GT(kernels, 0);
-#endif
+  // The x86 tables have the kernel (NEON's runs the scalar relayout).
+  if (KernelTableFor(KernelIsa::kAvx2Fma) != nullptr) {
+    EXPECT_GT(kernels, 0);
+  }
 }
 
 // The scalar relayout, for tables without the kernel: every table with it

@@ -466,15 +466,15 @@ BENCHMARK(BM_DepthwiseLayout)->Apply([](benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_DepthwiseLayout)->Apply([](benchmark::internal::Benchmark* b) {
   DepthwiseLayoutShapes(b, 2);
 });
-#if defined(__x86_64__)
-BENCHMARK_CAPTURE(BM_Depthwise3x3, avx2, KernelIsa::kAvx2Fma)->Apply(DepthwiseShapes1);
-BENCHMARK_CAPTURE(BM_Depthwise3x3, avx512, KernelIsa::kAvx512)->Apply(DepthwiseShapes1);
-BENCHMARK_CAPTURE(BM_Depthwise3x3, avx2, KernelIsa::kAvx2Fma)->Apply(DepthwiseShapes2);
-BENCHMARK_CAPTURE(BM_Depthwise3x3, avx512, KernelIsa::kAvx512)->Apply(DepthwiseShapes2);
-#else
-BENCHMARK_CAPTURE(BM_Depthwise3x3, neon, KernelIsa::kNeon)->Apply(DepthwiseShapes1);
-BENCHMARK_CAPTURE(BM_Depthwise3x3, neon, KernelIsa::kNeon)->Apply(DepthwiseShapes2);
-#endif
+[[maybe_unused]] const bool kDepthwise3x3Registered = [] {
+  for (auto* bench : RegisterPerIsa("BM_Depthwise3x3", BM_Depthwise3x3)) {
+    bench->Apply(DepthwiseShapes1);
+  }
+  for (auto* bench : RegisterPerIsa("BM_Depthwise3x3", BM_Depthwise3x3)) {
+    bench->Apply(DepthwiseShapes2);
+  }
+  return true;
+}();
 
 }  // namespace
 }  // namespace ops

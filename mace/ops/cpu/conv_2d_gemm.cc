@@ -4,12 +4,9 @@
 #include <cstring>
 #include <type_traits>
 
+#include "mace/ops/cpu/conv_2d_panel_runs.h"
 #include "mace/ops/cpu/conv_2d_split_columns.h"
 #include "mace/ops/cpu/fused_activation.h"
-
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-#include <arm_neon.h>
-#endif
 
 namespace mace {
 namespace ops {
@@ -254,60 +251,17 @@ void PackPaddedRuns(const PaddedColumnsSource& s, const T* padded, int64_t pixel
   const int64_t* offsets = s.image->offsets() + depth0;
   // Each segment is the lanes of one output row: a tap's inputs for them
   // are one run at the segment's origin plus the tap's offset.
-  struct Segment {
-    int lane0, lanes;
-    const T* origin;
-  };
-  Segment segments[kMaxPanelWidth];
+  PanelSegment<T> segments[kMaxPanelWidth];
   for (int64_t p = 0; p < pixels; p += width, dst += width * depth) {
     const int valid = static_cast<int>(std::min<int64_t>(width, pixels - p));
     int count = 0;
     ForEachRowRun(pixel0 + p, valid, s.out_w, [&](int lane, int lanes, int64_t oh, int64_t ow) {
       segments[count++] = {lane, lanes, padded + s.image->Origin(oh, ow)};
     });
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-    // armv7 NEON (8-wide panels): a segment of 4 to 8 lanes is two
-    // overlapping vectors from its two ends, one of fewer lanes by lane,
-    // with 32-bit offsets and no per-run size loop: the generic copy and
-    // fill took about 30 instructions a tap for a panel in one row (the
-    // packing was 3 % of ResNet-18's count).
+    // 8-wide float panels where the port packs them itself (armv7).
     if constexpr (std::is_same_v<T, float>) {
-      if (width == 8) {
-        const int taps = static_cast<int>(depth);
-        T* out = dst;
-        if (count == 1 && valid == 8) {
-          const T* origin = segments[0].origin;
-          for (int d = 0; d < taps; ++d, out += 8) {
-            const T* src = origin + static_cast<int>(offsets[d]);
-            vst1q_f32(out, vld1q_f32(src));
-            vst1q_f32(out + 4, vld1q_f32(src + 4));
-          }
-          continue;
-        }
-        const float32x4_t zero = vdupq_n_f32(0.f);
-        for (int d = 0; d < taps; ++d, out += 8) {
-          const int offset = static_cast<int>(offsets[d]);
-          // Lanes past `valid` are zeros: stored first, then runs over them.
-          if (valid < 8) {
-            vst1q_f32(out, zero);
-            vst1q_f32(out + 4, zero);
-          }
-          for (int i = 0; i < count; ++i) {
-            const T* src = segments[i].origin + offset;
-            T* run = out + segments[i].lane0;
-            const int lanes = segments[i].lanes;
-            if (lanes >= 4) {
-              vst1q_f32(run, vld1q_f32(src));
-              vst1q_f32(run + lanes - 4, vld1q_f32(src + lanes - 4));
-            } else {
-              for (int k = 0; k < lanes; ++k) run[k] = src[k];
-            }
-          }
-        }
-        continue;
-      }
+      if (width == 8 && PackFloatPanel8(segments, count, valid, offsets, depth, dst)) continue;
     }
-#endif
     if constexpr (std::is_same_v<T, uint16_t>) {
       if (valid == width && width == kHalfPanelWidth) {
         // Halves, a whole panel: each segment is copied as a whole panel

@@ -8,10 +8,6 @@
 #include <cstring>
 #include <utility>
 
-#if defined(__aarch64__)
-#include <arm_neon.h>
-#endif
-
 namespace mace {
 namespace ops {
 
@@ -48,35 +44,18 @@ inline void SplitTail(const T* src, T* even, int64_t even_count, T* odd, int64_t
 }
 
 // even[i] = src[2 i] for i < even_count and odd[i] = src[2 i + 1] for
-// i < odd_count; the counts must not reach past the row.
-inline void SplitRowColumns(const float* src, float* even, int64_t even_count, float* odd,
-                            int64_t odd_count) {
-  const int64_t both = even_count < odd_count ? even_count : odd_count;
-  int64_t x = 0;
-#if defined(__aarch64__)
-  // arm64: ld2 splits four pairs in one load, and eight columns of each
-  // half go out in one store pair: 0.5 instructions a float with the
-  // loop's, where the unzips of two plain loads took 1.0 (the stride-2
-  // stems' padded image, 0.2 M instructions of ShuffleNet v2's 43.7 M).
-  for (; x + 8 <= both; x += 8) {
-    const float32x4x2_t lo = vld2q_f32(src + 2 * x);
-    const float32x4x2_t hi = vld2q_f32(src + 2 * x + 8);
-    vst1q_f32(even + x, lo.val[0]);
-    vst1q_f32(even + x + 4, hi.val[0]);
-    vst1q_f32(odd + x, lo.val[1]);
-    vst1q_f32(odd + x + 4, hi.val[1]);
-  }
-#endif
-  x = SplitPairs<float, 4>(src, even, odd, x, both);
-  SplitTail(src, even, even_count, odd, odd_count, x);
-}
+// i < odd_count; the counts must not reach past the row. Whole vectors of
+// four pairs, then the tail (conv_2d_split_columns.cc); arm64 has its own
+// (arm/conv_2d_split_columns_aarch64.cc).
+void SplitRowColumns(const float* src, float* even, int64_t even_count, float* odd,
+                     int64_t odd_count);
 
 // The same for halves (16-bit patterns, copied as they are): eight pairs
 // at a time, then four. Value by value, the fp16 im2col's fill of its
 // padded image took 9 instructions a half on arm64 (2.4 % of ResNet-18's
 // fp16 count).
-inline void SplitRowColumns(const uint16_t* src, uint16_t* even, int64_t even_count,
-                            uint16_t* odd, int64_t odd_count) {
+inline void SplitRowColumns(const uint16_t* src, uint16_t* even, int64_t even_count, uint16_t* odd,
+                            int64_t odd_count) {
   const int64_t both = even_count < odd_count ? even_count : odd_count;
   int64_t x = SplitPairs<uint16_t, 8>(src, even, odd, 0, both);
   x = SplitPairs<uint16_t, 4>(src, even, odd, x, both);

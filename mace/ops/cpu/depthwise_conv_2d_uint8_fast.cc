@@ -8,11 +8,9 @@
 #include <vector>
 
 #include "mace/ops/common/quantize.h"
+#include "mace/ops/cpu/depthwise_conv_2d_uint8_rows.h"
 #include "mace/ops/cpu/quantized_output.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace mace {
 namespace ops {
@@ -52,7 +50,7 @@ std::unique_ptr<DepthwiseUint8Fast> DepthwiseUint8Fast::Create(
   // A stride-1 row whose padded width leaves a last step of 8 outputs
   // (widths 7 and 56 in MobileNet v2) requantizes that step in a
   // half-empty AVX-512 register; the two passes measured faster there
-  // (docs/quantization.md), so those layers keep them.
+  // (docs/design/quantization.md), so those layers keep them.
   if (params.stride_w == 1 && (params.out_w + 7) / 8 % 2 == 1) fast->requant_kernel_ = nullptr;
   fast->requantize_row_ = table.requantize_row;
   fast->p_ = params;
@@ -221,48 +219,9 @@ void DepthwiseUint8Fast::FillPlane(const uint8_t* plane_in, int16_t* plane, int6
   for (int64_t y = y_begin; y < y_end; ++y) {
     int16_t* row = plane + y * width;
     const uint8_t* in = plane_in + (y - p.pad_top) * p.in_w - p.pad_left;
-    int64_t x = x_begin;
-#if defined(__SSE2__)
-    // 16 bytes widened to int16 minus the zero point per step; the last
-    // step overlaps the one before it rather than leaving a scalar tail.
-    const __m128i zero = _mm_setzero_si128();
-    const __m128i offset = _mm_set1_epi16(static_cast<int16_t>(zero_point));
-    if (x_end - x_begin >= 16) {
-      for (;; x += 16) {
-        if (x + 16 > x_end) x = x_end - 16;
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x));
-        __m128i* dst = reinterpret_cast<__m128i*>(row + x);
-        _mm_storeu_si128(dst, _mm_sub_epi16(_mm_unpacklo_epi8(bytes, zero), offset));
-        _mm_storeu_si128(dst + 1, _mm_sub_epi16(_mm_unpackhi_epi8(bytes, zero), offset));
-        if (x + 16 == x_end) break;
-      }
-      continue;
-    }
-    if (x_end - x_begin >= 8) {
-      for (;; x += 8) {
-        if (x + 8 > x_end) x = x_end - 8;
-        const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + x));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + x),
-                         _mm_sub_epi16(_mm_unpacklo_epi8(bytes, zero), offset));
-        if (x + 8 == x_end) break;
-      }
-      continue;
-    }
-    // Rows of 1 to 7 values (7 x 7 planes): one 8-byte step with the lanes
-    // past the input zeroed (they are padding), where the plane row has 8
-    // columns from x and the input plane 8 bytes from in + x.
-    const int64_t bytes_left = (y_end - 1 - y) * p.in_w + p.in_w - (x - p.pad_left);
-    if (x + 8 <= width && bytes_left >= 8) {
-      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + x));
-      const __m128i inside = _mm_cmplt_epi16(_mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7),
-                                             _mm_set1_epi16(static_cast<int16_t>(x_end - x)));
-      _mm_storeu_si128(
-          reinterpret_cast<__m128i*>(row + x),
-          _mm_and_si128(_mm_sub_epi16(_mm_unpacklo_epi8(bytes, zero), offset), inside));
-      continue;
-    }
-#endif
-    for (; x < x_end; ++x) row[x] = static_cast<int16_t>(in[x] - zero_point);
+    // Bytes readable from in + x_begin: the rest of the input plane.
+    const int64_t bytes_left = (y_end - 1 - y) * p.in_w + p.in_w - (x_begin - p.pad_left);
+    WidenUint8Row(in, row, x_begin, x_end, width, bytes_left, zero_point);
   }
 }
 
@@ -295,15 +254,7 @@ void DepthwiseUint8Fast::RunChannelFlat(const uint8_t* plane_in, int64_t n, int6
                                        flat_count_, bytes);
       fused.out_rows = 1;
       flat_kernel_(fused);
-      int64_t y = 0;
-#if defined(__SSE2__)
-      // 16 bytes per row (out_w <= 16) while the rows written after it
-      // cover the excess; `bytes` has 16 bytes of slack.
-      for (; y * p.out_w + 16 <= p.out_h * p.out_w; ++y) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out_plane + y * p.out_w),
-                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + y * flat_w_)));
-      }
-#endif
+      int64_t y = CopyUint8RowsWide(bytes, flat_w_, p.out_h, p.out_w, out_plane);
       for (; y < p.out_h; ++y) {
         std::copy(bytes + y * flat_w_, bytes + y * flat_w_ + p.out_w, out_plane + y * p.out_w);
       }

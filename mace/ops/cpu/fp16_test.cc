@@ -24,6 +24,7 @@
 #include "mace/ops/cpu/gemm_fp16.h"
 #include "mace/ops/cpu/kernel_test_util.h"
 #include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/ref/cast.h"
 #include "mace/ops/ref/conv_2d.h"
 #include "mace/ops/registry.h"
 #include "mace/ops/testing/op_tester.h"
@@ -37,11 +38,27 @@ using testing::RandomFloats;
 constexpr double kHalfUnit = 1.0 / 2048;  // 2^-11
 constexpr double kFloatUnit = 1.0 / (1 << 24);
 
-#if defined(__aarch64__)
-float RoundToHalf(float v) { return static_cast<float>(static_cast<__fp16>(v)); }
-#else
-float RoundToHalf(float v) { return v; }
-#endif
+// The half nearest to v (ties to even; beyond the largest half, infinity),
+// by the reference Cast.
+float RoundToHalf(float v) {
+  ref::CastParams params;
+  params.to = ref::CastType::FLOAT16;
+  return ref::CastValue(params, v);
+}
+
+// The bits of a value that is exactly a half (RoundToHalf's results, NaN
+// aside): sign, 5 exponent bits biased by 15 and 10 mantissa bits, or a
+// subnormal's multiple of 2^-24.
+uint16_t HalfBitsOf(float h) {
+  const uint16_t sign = std::signbit(h) ? 0x8000 : 0;
+  const float magnitude = std::fabs(h);
+  if (std::isinf(magnitude)) return sign | 0x7c00;
+  if (magnitude < 1.f / 16384) return sign | static_cast<uint16_t>(magnitude * 16777216.f);
+  int exponent = 0;
+  const float fraction = std::frexp(magnitude, &exponent);  // in [0.5, 1)
+  return sign | static_cast<uint16_t>((exponent + 14) << 10) |
+         static_cast<uint16_t>(fraction * 2048.f - 1024.f);
+}
 
 std::vector<float> Rounded(const std::vector<float>& values) {
   std::vector<float> out(values.size());
@@ -158,12 +175,8 @@ void CheckGemm(int64_t m, int64_t n, int64_t k, int activation, uint32_t seed,
 TEST(Fp16Test, FeaturesAndTable) {
   const CpuFeatures features = DetectCpuFeatures();
   const KernelTable* table = Fp16Table();
-#if defined(__aarch64__)
+  // Only CPUs with ARMv8.2 FP16 arithmetic have the table.
   EXPECT_EQ(table != nullptr, features.neon_fp16);
-#else
-  EXPECT_FALSE(features.neon_fp16);
-  EXPECT_EQ(table, nullptr);
-#endif
   if (table != nullptr) {
     EXPECT_STREQ(table->name, "neon_fp16");
     EXPECT_EQ(table->fp16_mr, 8);
@@ -189,12 +202,7 @@ TEST(Fp16Test, ConversionRoundsToNearestEven) {
   const std::vector<float> values = RandomFloats(41, 7, -40000.f, 40000.f);
   for (int64_t count = 0; count <= 40; ++count) {
     std::vector<uint16_t> got(count + 1, 0xabcd), expected(count + 1, 0xabcd);
-#if defined(__aarch64__)
-    for (int64_t i = 0; i < count; ++i) {
-      const __fp16 h = static_cast<__fp16>(values[i]);
-      std::memcpy(&expected[i], &h, sizeof(h));
-    }
-#endif
+    for (int64_t i = 0; i < count; ++i) expected[i] = HalfBitsOf(RoundToHalf(values[i]));
     table->fp16_from_float(values.data(), count, got.data());
     EXPECT_EQ(got, expected) << "count " << count;
   }
@@ -210,14 +218,11 @@ TEST(Fp16Test, PackColumns) {
   for (int64_t cols = 1; cols <= 24; ++cols) {
     std::vector<uint16_t> got(kDepth * 24 + 1, 0xabcd), want(kDepth * 24 + 1, 0);
     want.back() = 0xabcd;
-#if defined(__aarch64__)
     for (int64_t d = 0; d < kDepth; ++d) {
       for (int64_t j = 0; j < cols; ++j) {
-        const __fp16 h = static_cast<__fp16>(src[d * kStride + j]);
-        std::memcpy(&want[d * 24 + j], &h, sizeof(h));
+        want[d * 24 + j] = HalfBitsOf(RoundToHalf(src[d * kStride + j]));
       }
     }
-#endif
     table->fp16_pack_columns(src.data(), cols, kDepth, kStride, got.data());
     EXPECT_EQ(got, want) << "cols " << cols;
   }

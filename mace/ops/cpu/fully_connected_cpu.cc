@@ -9,6 +9,7 @@
 
 #include <memory>
 
+#include "mace/ops/cpu/fully_connected_weight_layout.h"
 #include "mace/ops/cpu/fused_activation.h"
 #include "mace/ops/cpu/gemm.h"
 #include "mace/ops/cpu/gemm_fp16.h"
@@ -18,13 +19,6 @@
 namespace mace {
 namespace ops {
 namespace {
-
-#if defined(__x86_64__) || defined(__i386__)
-constexpr bool kWeightInPlace = true;
-#else
-// ARM keeps the packed panels its instruction counts were measured with.
-constexpr bool kWeightInPlace = false;
-#endif
 
 class FullyConnectedCpu final : public FullyConnectedBase {
  public:
@@ -69,7 +63,8 @@ class FullyConnectedCpu final : public FullyConnectedBase {
       return scratch_.Reserve(context, NumThreads(ContextPool(context)) * floats * 4);
     }
     // A Prepare for another batch (a dynamic input) chooses again.
-    in_place_ = kWeightInPlace && params().batch == 1 && RowsTimesVectorSupported(*table_);
+    in_place_ =
+        FullyConnectedWeightInPlace() && params().batch == 1 && RowsTimesVectorSupported(*table_);
     if (in_place_) return MaceStatus();
     // weight[o][k] is B^T: B's columns are its rows.
     weight_.Pack(Input(1)->data<float>(), params().out_features, params().in_features,
@@ -90,9 +85,8 @@ class FullyConnectedCpu final : public FullyConnectedBase {
     float* output = Output(0)->mutable_data<float>();
     ThreadPool* pool = ContextPool(context);
     if (in_place_) {
-      RowsTimesVector(*table_, Input(1)->data<float>(), params().out_features,
-                      params().in_features, params().in_features, Input(0)->data<float>(), bias,
-                      epilogue_, output, pool);
+      RowsTimesVector(*table_, Input(1)->data<float>(), params().out_features, params().in_features,
+                      params().in_features, Input(0)->data<float>(), bias, epilogue_, output, pool);
       if (!fused_) ApplyActivation(params().activation, output, params().out_features, pool);
       return;
     }

@@ -42,15 +42,11 @@ void BM_FmaPeak(benchmark::State& state, KernelIsa isa) {
 }
 // One thread is timed in CPU time, which stays meaningful on a shared
 // machine; several threads in wall time, which is what parallelism buys.
-#if defined(__x86_64__)
-BENCHMARK_CAPTURE(BM_FmaPeak, avx2, KernelIsa::kAvx2Fma)->Arg(1);
-BENCHMARK_CAPTURE(BM_FmaPeak, avx512, KernelIsa::kAvx512)->Arg(1);
-BENCHMARK_CAPTURE(BM_FmaPeak, avx2, KernelIsa::kAvx2Fma)->Arg(2)->UseRealTime();
-BENCHMARK_CAPTURE(BM_FmaPeak, avx512, KernelIsa::kAvx512)->Arg(2)->UseRealTime();
-#else
-BENCHMARK_CAPTURE(BM_FmaPeak, neon, KernelIsa::kNeon)->Arg(1);
-BENCHMARK_CAPTURE(BM_FmaPeak, neon, KernelIsa::kNeon)->Arg(2)->UseRealTime();
-#endif
+[[maybe_unused]] const bool kFmaPeakRegistered = [] {
+  for (auto* bench : RegisterPerIsa("BM_FmaPeak", BM_FmaPeak)) bench->Arg(1);
+  for (auto* bench : RegisterPerIsa("BM_FmaPeak", BM_FmaPeak)) bench->Arg(2)->UseRealTime();
+  return true;
+}();
 
 // A packed once (like conv weights), B packed per call. With cold weights
 // each call uses the next of enough copies of A to fill 128 MiB, as a model
@@ -139,21 +135,15 @@ void PointwiseShapes(benchmark::internal::Benchmark* bench) {
   };
   for (const auto& shape : shapes) bench->Args({shape[0], shape[1], shape[2], 1});
 }
-#if defined(__x86_64__)
-BENCHMARK_CAPTURE(BM_Sgemm, avx2, KernelIsa::kAvx2Fma)->Apply(GemmShapes<1>);
-BENCHMARK_CAPTURE(BM_Sgemm, avx512, KernelIsa::kAvx512)->Apply(GemmShapes<1>);
-BENCHMARK_CAPTURE(BM_Sgemm, avx2, KernelIsa::kAvx2Fma)->Apply(GemmShapes<2>);
-BENCHMARK_CAPTURE(BM_Sgemm, avx512, KernelIsa::kAvx512)->Apply(GemmShapes<2>);
-BENCHMARK_CAPTURE(BM_Sgemm1x1, avx2, KernelIsa::kAvx2Fma)->Apply(PointwiseShapes);
-BENCHMARK_CAPTURE(BM_Sgemm1x1, avx512, KernelIsa::kAvx512)->Apply(PointwiseShapes);
-BENCHMARK_CAPTURE(BM_Sgemm1x1ColdWeights, avx2, KernelIsa::kAvx2Fma)->Apply(PointwiseShapes);
-BENCHMARK_CAPTURE(BM_Sgemm1x1ColdWeights, avx512, KernelIsa::kAvx512)->Apply(PointwiseShapes);
-#else
-BENCHMARK_CAPTURE(BM_Sgemm, neon, KernelIsa::kNeon)->Apply(GemmShapes<1>);
-BENCHMARK_CAPTURE(BM_Sgemm, neon, KernelIsa::kNeon)->Apply(GemmShapes<2>);
-BENCHMARK_CAPTURE(BM_Sgemm1x1, neon, KernelIsa::kNeon)->Apply(PointwiseShapes);
-BENCHMARK_CAPTURE(BM_Sgemm1x1ColdWeights, neon, KernelIsa::kNeon)->Apply(PointwiseShapes);
-#endif
+[[maybe_unused]] const bool kSgemmRegistered = [] {
+  for (auto* bench : RegisterPerIsa("BM_Sgemm", BM_Sgemm)) bench->Apply(GemmShapes<1>);
+  for (auto* bench : RegisterPerIsa("BM_Sgemm", BM_Sgemm)) bench->Apply(GemmShapes<2>);
+  for (auto* bench : RegisterPerIsa("BM_Sgemm1x1", BM_Sgemm1x1)) bench->Apply(PointwiseShapes);
+  for (auto* bench : RegisterPerIsa("BM_Sgemm1x1ColdWeights", BM_Sgemm1x1ColdWeights)) {
+    bench->Apply(PointwiseShapes);
+  }
+  return true;
+}();
 
 void EigenShapes(benchmark::internal::Benchmark* bench) {
   for (int size : {256, 512, 1024}) bench->Args({size, size, size});

@@ -16,83 +16,11 @@
 namespace mace {
 namespace ops {
 
-// dst[0, bytes) = src[0, bytes), ranges that do not overlap. On arm64,
-// ranges of 64 bytes or more go in 128-byte steps, two ld1 and two st1 of
-// four vectors (6 instructions with the loop's; 64-byte steps took 8), then
-// a 64-byte step if one is left, the ragged end one more step overlapping
-// the one before it: glibc's memcpy took about 8 instructions per 64 bytes
-// (12518 for 100000 bytes) and 38 for 196 (a 7x7 plane). Nothing outside
-// either range is read or written.
-inline void CopyBytes(void* dst, const void* src, int64_t bytes) {
-#if defined(__aarch64__)
-  if (bytes >= 64) {
-    int64_t steps = bytes / 128;
-    const char* from = static_cast<const char*>(src);
-    char* to = static_cast<char*>(dst);
-    __asm__ volatile(
-        "cbz %[steps], 2f\n"
-        "1:\n"
-        "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[from]], #64\n"
-        "ld1 {v4.16b, v5.16b, v6.16b, v7.16b}, [%[from]], #64\n"
-        "subs %[steps], %[steps], #1\n"
-        "st1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[to]], #64\n"
-        "st1 {v4.16b, v5.16b, v6.16b, v7.16b}, [%[to]], #64\n"
-        "b.ne 1b\n"
-        "2:\n"
-        "tbz %[bytes], #6, 3f\n"
-        "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[from]], #64\n"
-        "st1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[to]], #64\n"
-        "3:\n"
-        : [from] "+r"(from), [to] "+r"(to), [steps] "+r"(steps)
-        : [bytes] "r"(bytes)
-        : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7");
-    if (bytes % 64 != 0) {
-      __asm__ volatile(
-          "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[from]]\n"
-          "st1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[to]]\n"
-          :
-          : [from] "r"(static_cast<const char*>(src) + bytes - 64),
-            [to] "r"(static_cast<char*>(dst) + bytes - 64)
-          : "memory", "v0", "v1", "v2", "v3");
-    }
-    return;
-  }
-#elif defined(__ARM_NEON) || defined(__ARM_NEON__)
-  // armv7: vld1/vst1 move at most four d registers (32 bytes), so a 64-byte
-  // step is two of each (6 instructions with the loop's); the ragged end is
-  // one more step overlapping the one before it, as on arm64.
-  if (bytes >= 64) {
-    int32_t steps = static_cast<int32_t>(bytes / 64);
-    const char* from = static_cast<const char*>(src);
-    char* to = static_cast<char*>(dst);
-    __asm__ volatile(
-        "1:\n"
-        "vld1.8 {d0-d3}, [%[from]]!\n"
-        "vld1.8 {d4-d7}, [%[from]]!\n"
-        "subs %[steps], %[steps], #1\n"
-        "vst1.8 {d0-d3}, [%[to]]!\n"
-        "vst1.8 {d4-d7}, [%[to]]!\n"
-        "bne 1b\n"
-        : [from] "+r"(from), [to] "+r"(to), [steps] "+r"(steps)
-        :
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
-    if (bytes % 64 != 0) {
-      const char* last_from = static_cast<const char*>(src) + bytes - 64;
-      char* last_to = static_cast<char*>(dst) + bytes - 64;
-      __asm__ volatile(
-          "vld1.8 {d0-d3}, [%[from]]!\n"
-          "vld1.8 {d4-d7}, [%[from]]\n"
-          "vst1.8 {d0-d3}, [%[to]]!\n"
-          "vst1.8 {d4-d7}, [%[to]]\n"
-          : [from] "+r"(last_from), [to] "+r"(last_to)
-          :
-          : "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
-    }
-    return;
-  }
-#endif
-  if (bytes > 0) std::memcpy(dst, src, static_cast<size_t>(bytes));
-}
+// dst[0, bytes) = src[0, bytes), ranges that do not overlap; nothing
+// outside either range is read or written. parallel_copy.cc calls memcpy;
+// the ARM builds have their own loops (arm/parallel_copy_aarch64.cc,
+// arm/parallel_copy_armv7.cc), fewer instructions than glibc's memcpy.
+void CopyBytes(void* dst, const void* src, int64_t bytes);
 
 // A thread copies at least this much: handing a worker a few cached KiB
 // costs more than copying them.
@@ -106,9 +34,8 @@ void ParallelCopyUnits(ThreadPool* pool, int64_t units, int64_t unit_bytes, Fn&&
   if (units <= 0) return;
   const int64_t per =
       std::max<int64_t>(1, kMinParallelCopyBytes / std::max<int64_t>(unit_bytes, 1));
-  ParallelFor(pool, (units + per - 1) / per, [&](int64_t begin, int64_t end) {
-    copy(begin * per, std::min(units, end * per));
-  });
+  ParallelFor(pool, (units + per - 1) / per,
+              [&](int64_t begin, int64_t end) { copy(begin * per, std::min(units, end * per)); });
 }
 
 // ChannelShuffle's moves: output plane n * channels + i * group + g (each of
@@ -121,8 +48,8 @@ void ParallelCopyUnits(ThreadPool* pool, int64_t units, int64_t unit_bytes, Fn&&
 // 64-bit division per plane is a libgcc call on armv7, and on one thread
 // those calls cost as much as the copies of ShuffleNet's 7x7 planes.
 inline void ShufflePlanes(ThreadPool* pool, int64_t batch, int64_t channels, int64_t group,
-                          int64_t plane_bytes, const unsigned char* in,
-                          unsigned char* const* outs, int64_t parts) {
+                          int64_t plane_bytes, const unsigned char* in, unsigned char* const* outs,
+                          int64_t parts) {
   if (channels <= 0 || group <= 0 || parts <= 0 || plane_bytes <= 0) return;
   const int64_t per_group = channels / group, per_part = channels / parts;
   const int64_t group_step = per_group * plane_bytes, image_bytes = channels * plane_bytes;
@@ -189,8 +116,8 @@ class RowRuns {
         const int64_t o = at / row_bytes_, in_row = at - o * row_bytes_;
         // The run holding in_row: the last one starting at or before it
         // (an empty run starts where the next one does, so it is never it).
-        const size_t i = std::upper_bound(starts_.begin(), starts_.end(), in_row) -
-                         starts_.begin() - 1;
+        const size_t i =
+            std::upper_bound(starts_.begin(), starts_.end(), in_row) - starts_.begin() - 1;
         const int64_t skip = in_row - starts_[i];
         const int64_t n = std::min(last - at, run_bytes_[i] - skip);
         CopyBytes(places[i] + o * run_bytes_[i] + skip, stream + at, n);

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "mace/ops/cpu/pooling_uint8_plane_sum.h"
 
 namespace mace {
 namespace ops {
@@ -150,22 +148,6 @@ bool GlobalAverage(const ref::PoolingParams& p) {
          p.pad_right == 0;
 }
 
-int64_t PlaneSum(const uint8_t* data, int64_t count) {
-  int64_t sum = 0, i = 0;
-#if defined(__SSE2__)
-  // psadbw against zero sums 8 bytes into each 64-bit half.
-  const __m128i zero = _mm_setzero_si128();
-  __m128i acc = zero;
-  for (; i + 16 <= count; i += 16) {
-    acc = _mm_add_epi64(
-        acc, _mm_sad_epu8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i)), zero));
-  }
-  sum = _mm_cvtsi128_si64(acc) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
-#endif
-  for (; i < count; ++i) sum += data[i];
-  return sum;
-}
-
 int64_t LineSize(const ref::PoolingParams& p) {
   return std::max(p.pad_left + p.in_w, p.stride_w * (p.out_w - 1) + p.kernel_w) +
          kMaxPoolUint8Slack;
@@ -180,7 +162,7 @@ void PoolingUint8Fast(const ref::PoolingParams& p, int32_t zero_point, const uin
     const int64_t divisor = in_plane;
     ParallelFor(pool, p.batch * p.channels, [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {
-        const int64_t sum = PlaneSum(input + plane * in_plane, in_plane);
+        const int64_t sum = Uint8PlaneSum(input + plane * in_plane, in_plane);
         output[plane] = static_cast<uint8_t>((sum + divisor / 2) / divisor);
       }
     });

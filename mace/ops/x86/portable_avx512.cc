@@ -32,6 +32,8 @@ inline BkVec BkMaxOf(const BkVec& a, const BkVec& b) {
   return reinterpret_cast<BkVec>(
       _mm512_max_ps(reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b)));
 }
+// An empty asm statement holding v in a ZMM register.
+inline void BkInRegister(BkVec& v) { __asm__("" : "+v"(v)); }
 
 // A panel of width 1 is one row of a matrix read in place (a FullyConnected
 // weight that is not packed). Four accumulators keep the loop bound by
