@@ -1,0 +1,140 @@
+"""The kernel layer's structural rules, checked over the source tree:
+
+- the CPU drivers in mace/ops/cpu are ISA-free: no preprocessor test of an
+  instruction set, no inline asm, no intrinsics or ISA vector types and no
+  calls into the per-ISA namespaces (arm::, x86::); per-ISA code lives in
+  mace/ops/arm and mace/ops/x86 and is reached through the kernel configs;
+- environment variables are read in few places (debugging overrides only).
+
+    PYTHONPATH=tools/python .venv/bin/python -m mace_tools.layer_rules
+
+prints every violation (file:line: rule: text) and exits 1 when there is one
+outside PENDING_ISA_FILES, or when a pending file has become ISA-free (then
+drop it from the list).
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+CPU_DRIVERS = "mace/ops/cpu"
+SOURCE_SUFFIXES = (".cc", ".h", ".inc")
+
+ISA_MACRO = re.compile(
+    r"__aarch64__|__ARM_NEON|__arm__|__ARM_ARCH|__ARM_FEATURE|__x86_64__|__i386__|"
+    r"__AVX\w*|__SSE\w*|__F16C__|__FMA__|MACE_ENABLE_NEON|__hexagon__|__HVX__")
+PREPROCESSOR_TEST = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif)\b")
+RULES: list[tuple[str, re.Pattern[str]]] = [
+    ("inline asm", re.compile(r"\b(__asm__|asm)\s*(volatile\s*)?\(|\basm\s+volatile\b")),
+    ("intrinsic header", re.compile(r"#\s*include\s*<(arm_neon|arm_fp16|immintrin|x86intrin|"
+                                    r"[a-z]*mmintrin|hexagon_\w+)\.h>")),
+    ("intrinsic", re.compile(r"\b_mm(256|512)?_\w+\s*\(|\bv(ld|st)[1-4]q?_\w+\s*\(|"
+                             r"\bv(fma|mla|add|mul|dup|get|set)q?_\w+\s*\(")),
+    ("ISA vector type", re.compile(r"\b__m(128|256|512)[id]?\b|\b(float|int|uint)(8|16|32|64)"
+                                   r"x\d+(x\d)?_t\b|\bfloat16x\d+_t\b")),
+    ("per-ISA call", re.compile(r"(?<![\w:])(arm|x86)::\w")),
+]
+GETENV = re.compile(r"\b(std::)?(secure_)?getenv\s*\(")
+# Files that only tests and test harnesses build.
+TEST_FILE = re.compile(r"(_test|_tests|_benchmark|_fuzz)\.(cc|h)$|/testing/|/test_util\.")
+MAX_GETENV_FILES = 2
+# Drivers that still hold per-ISA code, waiting to move into their ports.
+# The list only shrinks: a file on it that is ISA-free fails the check.
+PENDING_ISA_FILES = frozenset(f"{CPU_DRIVERS}/{name}" for name in (
+    "conv_2d_direct.cc",
+    "conv_2d_test.cc",
+    "conv_2d_uint8_gemm.cc",
+    "depthwise_conv_2d_3x3.cc",
+    "depthwise_conv_2d_uint8_test.cc",
+    "gemm.cc",
+    "gemm_test.cc",
+    "pooling_half.cc",
+))
+
+
+@dataclass(frozen=True)
+class Violation:
+    path: str
+    line: int
+    rule: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.rule}: {self.text.strip()}"
+
+
+def _code(line: str) -> str:
+    """The line without a trailing // comment (string literals with // are
+    not in these files' ISA lines)."""
+    return line.split("//", 1)[0]
+
+
+def _sources(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file())
+
+
+def isa_violations(repo: Path = REPO) -> list[Violation]:
+    """Per-ISA code in the CPU drivers."""
+    found = []
+    for path in _sources(repo / CPU_DRIVERS):
+        relative = str(path.relative_to(repo))
+        in_block_comment = False
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            stripped = line.strip()
+            if in_block_comment:
+                in_block_comment = "*/" not in stripped
+                continue
+            if stripped.startswith("/*"):
+                in_block_comment = "*/" not in stripped
+                continue
+            code = _code(line)
+            if PREPROCESSOR_TEST.match(code) and ISA_MACRO.search(code):
+                found.append(Violation(relative, number, "ISA preprocessor test", line))
+            for rule, pattern in RULES:
+                if pattern.search(code):
+                    found.append(Violation(relative, number, rule, line))
+    return found
+
+
+def layering_problems(violations: list[Violation]) -> list[str]:
+    """Violations outside the pending files, and pending files that no
+    longer need to be listed."""
+    problems = [str(v) for v in violations if v.path not in PENDING_ISA_FILES]
+    offending = {v.path for v in violations}
+    problems += [f"{path}: ISA-free now; remove it from PENDING_ISA_FILES"
+                 for path in sorted(PENDING_ISA_FILES - offending)]
+    return problems
+
+
+def getenv_files(repo: Path = REPO) -> list[str]:
+    """Non-test library and tool sources under mace/ that read the
+    environment."""
+    files = []
+    for path in _sources(repo / "mace"):
+        relative = str(path.relative_to(repo))
+        if TEST_FILE.search(relative):
+            continue
+        if any(GETENV.search(_code(line)) for line in path.read_text(errors="replace").splitlines()):
+            files.append(relative)
+    return files
+
+
+def main() -> int:
+    violations = isa_violations()
+    for violation in violations:
+        print(violation)
+    problems = layering_problems(violations)
+    readers = getenv_files()
+    pending = len({v.path for v in violations})
+    print(f"{len(violations)} per-ISA line(s) in {CPU_DRIVERS}, in {pending} pending file(s); "
+          f"{len(readers)} non-test file(s) read the environment: {', '.join(readers)}")
+    for problem in problems:
+        print(f"problem: {problem}")
+    return 1 if problems or len(readers) > MAX_GETENV_FILES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""The kernel layer's structural rules (mace_tools.layer_rules): the rule
+engine on small sources, then the tree itself."""
+from __future__ import annotations
+
+import tempfile
+import unittest
+from pathlib import Path
+
+from mace_tools import layer_rules
+
+
+class LayerRulesTest(unittest.TestCase):
+    def _violations(self, text: str) -> list[str]:
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = Path(tmp)
+            drivers = repo / layer_rules.CPU_DRIVERS
+            drivers.mkdir(parents=True)
+            (drivers / "driver.cc").write_text(text)
+            return [v.rule for v in layer_rules.isa_violations(repo)]
+
+    def test_each_rule_fires(self):
+        cases = {
+            "#if defined(__aarch64__)\n": "ISA preprocessor test",
+            "#ifdef __AVX2__\n": "ISA preprocessor test",
+            "#include <arm_neon.h>\n": "intrinsic header",
+            "#include <immintrin.h>\n": "intrinsic header",
+            "  acc = _mm256_fmadd_ps(a, b, acc);\n": "intrinsic",
+            "  float32x4_t v = x;\n": "ISA vector type",
+            "  __m512 v;\n": "ISA vector type",
+            "  asm volatile(\"prfm pldl1keep, [%0]\" :: \"r\"(p));\n": "inline asm",
+            "  arm::SgemmTile(a, b, c);\n": "per-ISA call",
+            "  x86::Avx2Pack(a);\n": "per-ISA call",
+        }
+        for text, rule in cases.items():
+            with self.subTest(text=text):
+                self.assertIn(rule, self._violations(text))
+
+    def test_neutral_code_passes(self):
+        text = ("// arm::Sgemm is reached through the table (a comment)\n"
+                "/* #if __aarch64__ in a block comment\n   _mm256_add_ps( */\n"
+                "#if MACE_CPU_TESTING\n"
+                "const KernelTable* table = ActiveKernelTable();\n"
+                "float devarm = x86_count;  // names that merely contain arm or x86\n"
+                "int vmax = std::max(a, b);\n"
+                "#endif\n")
+        self.assertEqual(self._violations(text), [])
+
+    def test_getenv_readers_skip_tests(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = Path(tmp)
+            (repo / "mace" / "utils").mkdir(parents=True)
+            (repo / "mace" / "utils" / "overrides.cc").write_text('std::getenv("EXAMPLE_SETTING");\n')
+            (repo / "mace" / "utils" / "overrides_test.cc").write_text('getenv("EXAMPLE_SETTING");\n')
+            (repo / "mace" / "utils" / "quiet.cc").write_text('// getenv("EXAMPLE_SETTING")\n')
+            self.assertEqual(layer_rules.getenv_files(repo), ["mace/utils/overrides.cc"])
+
+    def test_pending_list_only_shrinks(self):
+        pending = next(iter(layer_rules.PENDING_ISA_FILES))
+        stray = layer_rules.Violation(f"{layer_rules.CPU_DRIVERS}/new_driver.cc", 3,
+                                      "intrinsic", "_mm256_add_ps(a, b)")
+        listed = layer_rules.Violation(pending, 1, "intrinsic", "_mm256_add_ps(a, b)")
+        problems = layer_rules.layering_problems([stray, listed])
+        self.assertIn(str(stray), problems)
+        self.assertNotIn(str(listed), problems)
+        # Every other pending file is reported as ISA-free.
+        self.assertEqual(len(problems), len(layer_rules.PENDING_ISA_FILES))
+
+    def test_cpu_drivers_are_isa_free_but_the_pending_ones(self):
+        problems = layer_rules.layering_problems(layer_rules.isa_violations())
+        self.assertEqual(problems, [], "\n".join(problems[:40]))
+
+    def test_environment_read_in_few_files(self):
+        readers = layer_rules.getenv_files()
+        self.assertLessEqual(len(readers), layer_rules.MAX_GETENV_FILES, readers)
+
+
+if __name__ == "__main__":
+    unittest.main()
