@@ -2,14 +2,10 @@
 
 #include <algorithm>
 
+#include "mace/ops/cpu/conv_2d_uint8_lanes.h"
 #include "mace/ops/cpu/quantized_output.h"
 #include "mace/utils/logging.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#elif defined(__ARM_NEON)
-#include <arm_neon.h>
-#endif
 
 namespace mace {
 namespace ops {
@@ -68,64 +64,13 @@ void InterleaveLanes(QuantGemmFormat format, const uint8_t* const* rows, int64_t
   if (format == kQuantPairsInt16) {
     const uint8_t* r0 = rows[0];
     const uint8_t* r1 = rows[1];
-#if defined(__SSE2__)
-    const __m128i zero = _mm_setzero_si128();
-    const __m128i offset = _mm_set1_epi16(subtract);
-    for (; i + 16 <= count; i += 16) {
-      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + i));
-      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + i));
-      const __m128i low = _mm_unpacklo_epi8(a, b), high = _mm_unpackhi_epi8(a, b);
-      __m128i* dst = reinterpret_cast<__m128i*>(out + i);
-      _mm_storeu_si128(dst, _mm_sub_epi16(_mm_unpacklo_epi8(low, zero), offset));
-      _mm_storeu_si128(dst + 1, _mm_sub_epi16(_mm_unpackhi_epi8(low, zero), offset));
-      _mm_storeu_si128(dst + 2, _mm_sub_epi16(_mm_unpacklo_epi8(high, zero), offset));
-      _mm_storeu_si128(dst + 3, _mm_sub_epi16(_mm_unpackhi_epi8(high, zero), offset));
-    }
-#elif defined(__ARM_NEON)
-    const uint8x8_t offset = vdup_n_u8(subtract);
-    for (; i + 8 <= count; i += 8) {
-      const int16x8_t a = vreinterpretq_s16_u16(vsubl_u8(vld1_u8(r0 + i), offset));
-      const int16x8_t b = vreinterpretq_s16_u16(vsubl_u8(vld1_u8(r1 + i), offset));
-      const int16x8x2_t ab = vzipq_s16(a, b);
-      vst1q_s16(reinterpret_cast<int16_t*>(out + i), ab.val[0]);
-      vst1q_s16(reinterpret_cast<int16_t*>(out + i + 4), ab.val[1]);
-    }
-#endif
+    i = InterleavePairVectors(r0, r1, count, subtract, out);
     for (; i < count; ++i) {
       out[i] = static_cast<int32_t>(PairWord(r0[i] - subtract, r1[i] - subtract));
     }
     return;
   }
-#if defined(__SSE2__)
-  // Bytes of rows 0 and 1, and of rows 2 and 3, interleaved into pairs, then
-  // the pairs into quads: 16 words per step.
-  for (; i + 16 <= count; i += 16) {
-    const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[0] + i));
-    const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[1] + i));
-    const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[2] + i));
-    const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[3] + i));
-    const __m128i low01 = _mm_unpacklo_epi8(r0, r1), high01 = _mm_unpackhi_epi8(r0, r1);
-    const __m128i low23 = _mm_unpacklo_epi8(r2, r3), high23 = _mm_unpackhi_epi8(r2, r3);
-    __m128i* dst = reinterpret_cast<__m128i*>(out + i);
-    _mm_storeu_si128(dst, _mm_unpacklo_epi16(low01, low23));
-    _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(low01, low23));
-    _mm_storeu_si128(dst + 2, _mm_unpacklo_epi16(high01, high23));
-    _mm_storeu_si128(dst + 3, _mm_unpackhi_epi16(high01, high23));
-  }
-  // Rows are often short (an output row of 7 to 56 values): 8 more words
-  // from 8-byte loads.
-  if (i + 8 <= count) {
-    const __m128i r0 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows[0] + i));
-    const __m128i r1 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows[1] + i));
-    const __m128i r2 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows[2] + i));
-    const __m128i r3 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows[3] + i));
-    const __m128i low01 = _mm_unpacklo_epi8(r0, r1), low23 = _mm_unpacklo_epi8(r2, r3);
-    __m128i* dst = reinterpret_cast<__m128i*>(out + i);
-    _mm_storeu_si128(dst, _mm_unpacklo_epi16(low01, low23));
-    _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(low01, low23));
-    i += 8;
-  }
-#endif
+  i = InterleaveQuadVectors(rows, count, out);
   for (; i < count; ++i) {
     out[i] = static_cast<int32_t>(uint32_t{rows[0][i]} | (uint32_t{rows[1][i]} << 8) |
                                   (uint32_t{rows[2][i]} << 16) | (uint32_t{rows[3][i]} << 24));
@@ -134,18 +79,7 @@ void InterleaveLanes(QuantGemmFormat format, const uint8_t* const* rows, int64_t
 
 // sums[pos] += the four bytes of word pos, for pos < count.
 void AddQuadSums(const uint8_t* words, int64_t count, int32_t* sums) {
-  int64_t pos = 0;
-#if defined(__SSE2__)
-  const __m128i low_bytes = _mm_set1_epi16(0x00FF);
-  const __m128i ones = _mm_set1_epi16(1);
-  for (; pos + 4 <= count; pos += 4) {
-    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 4 * pos));
-    // Byte pairs summed into 16 bits, then the two pairs of each word.
-    const __m128i pairs = _mm_add_epi16(_mm_and_si128(w, low_bytes), _mm_srli_epi16(w, 8));
-    __m128i* dst = reinterpret_cast<__m128i*>(sums + pos);
-    _mm_storeu_si128(dst, _mm_add_epi32(_mm_loadu_si128(dst), _mm_madd_epi16(pairs, ones)));
-  }
-#endif
+  int64_t pos = AddQuadSumVectors(words, count, sums);
   for (; pos < count; ++pos) {
     sums[pos] += words[4 * pos] + words[4 * pos + 1] + words[4 * pos + 2] + words[4 * pos + 3];
   }
@@ -155,19 +89,7 @@ void AddQuadSums(const uint8_t* words, int64_t count, int32_t* sums) {
 // stride] is the last byte that may be read. Stride 2 (the first layer of
 // MobileNets) takes the even bytes of 32 at a time.
 void CopyStrided(const uint8_t* src, int64_t stride, int64_t first, int64_t last, uint8_t* dst) {
-  int64_t i = first;
-#if defined(__SSE2__)
-  if (stride == 2) {
-    const __m128i low_bytes = _mm_set1_epi16(0x00FF);
-    // Reads src[2i .. 2i + 31]: within the bound while i + 16 < last.
-    for (; i + 16 < last; i += 16) {
-      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
-      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i + 16));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
-                       _mm_packus_epi16(_mm_and_si128(a, low_bytes), _mm_and_si128(b, low_bytes)));
-    }
-  }
-#endif
+  int64_t i = stride == 2 ? CopyEvenBytesVectors(src, first, last, dst) : first;
   for (; i < last; ++i) dst[i] = src[i * stride];
 }
 

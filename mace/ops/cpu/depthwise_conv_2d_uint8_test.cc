@@ -16,11 +16,9 @@
 #include <gtest/gtest.h>
 
 #include "mace/ops/cpu/depthwise_conv_2d_uint8_fast.h"
+#include "mace/ops/cpu/depthwise_uint8_block_variants.h"
 #include "mace/ops/cpu/kernel_test_util.h"
 #include "mace/ops/ref/quantized/conv_2d.h"
-#if defined(__x86_64__) || defined(__i386__)
-#include "mace/ops/x86/avx512_kernels.h"
-#endif
 
 namespace mace {
 namespace ops {
@@ -183,8 +181,7 @@ TEST(DepthwiseUint8Fast, MatchesReferenceExactly) {
 // strides 1 and 2 each way, padding 0 and 1, int8 filters and uint8
 // filters within int8 of their zero point, and through RunCase 1 to 3
 // threads. Tables without the kernel run their rows (checked above too).
-// On x86 the kernel transposes with AVX-512 VBMI where the CPU has it; the
-// unpack transposes are checked as well.
+// Its variants (depthwise_uint8_block_variants.h) are checked as well.
 TEST(DepthwiseUint8Fast, BlockedMatchesReferenceExactly) {
   std::vector<KernelTable> tables;
   for (const KernelTable* table : testing::TablesUnderTest()) {
@@ -193,13 +190,12 @@ TEST(DepthwiseUint8Fast, BlockedMatchesReferenceExactly) {
     // the blocked kernel is checked without it.
     tables.push_back(*table);
     tables.back().depthwise3x3_uint8_planar = nullptr;
-#if defined(__x86_64__) || defined(__i386__)
-    if (table->depthwise3x3_uint8_block == x86::VnniDepthwiseUint8Block) {
+    for (const DepthwiseUint8BlockVariant& variant :
+         DepthwiseUint8BlockVariants(table->depthwise3x3_uint8_block)) {
       tables.push_back(tables.back());
-      tables.back().depthwise3x3_uint8_block = x86::VnniDepthwiseUint8BlockUnpacks;
-      tables.back().name = "avx512 unpacks";
+      tables.back().depthwise3x3_uint8_block = variant.kernel;
+      tables.back().name = variant.name;
     }
-#endif
   }
   int tested = 0;
   for (const KernelTable* table = tables.data(); table != tables.data() + tables.size(); ++table) {

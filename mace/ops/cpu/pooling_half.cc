@@ -2,10 +2,7 @@
 
 #include <algorithm>
 
-#if defined(__aarch64__)
-#include <arm_neon.h>
-#endif
-
+#include "mace/ops/cpu/pooling_half_rows.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
@@ -19,7 +16,7 @@ int64_t RoundUpTo8(int64_t value) { return (value + 7) / 8 * 8; }
 // So the maximum of some halves is their largest int16 when that is not
 // negative, else their smallest. The padding is -1 (0xffff, a NaN no
 // kernel writes here): never above a value, never below a negative one.
-constexpr int16_t kPadding = -1;
+constexpr int16_t kPadding = kHalfKeyPadding;
 // The 3x3 stride-2 kernels pad with -infinity (0xfc00), below every value
 // for `fmax` and, as an int16, above every other negative half's key.
 constexpr int16_t kLowest = static_cast<int16_t>(0xfc00);
@@ -30,48 +27,9 @@ inline int16_t Select(int16_t largest, int16_t smallest) {
   return largest >= 0 ? largest : smallest;
 }
 
-#if defined(__aarch64__)
-inline int16x8_t Select(int16x8_t largest, int16x8_t smallest) {
-  return vbslq_s16(vcltzq_s16(largest), smallest, largest);
-}
-
-// vector_at(at) for whole vectors of 8 of n columns, the last columns
-// again as one whole vector where there is one (overlapping the one
-// before); returns the columns done (0 when n < 8).
-template <typename VectorAt>
-inline int64_t ForEachVector(int64_t n, const VectorAt& vector_at) {
-  int64_t x = 0;
-  for (; x + 8 <= n; x += 8) vector_at(x);
-  if (x < n && n >= 8) {
-    vector_at(n - 8);
-    x = n;
-  }
-  return x;
-}
-#endif
-
 // line[x] = the maximum of column x over `count` rows from `first`.
 void ReduceRows(const int16_t* first, int64_t in_w, int64_t count, int16_t* line) {
-  int64_t x = 0;
-#if defined(__aarch64__)
-  const auto vector_at = [&](int64_t at) {
-    int16x8_t largest = vld1q_s16(first + at), smallest = largest;
-    if (count == 3) {
-      // 3x3 windows: the rows unrolled.
-      const int16x8_t b = vld1q_s16(first + in_w + at), c = vld1q_s16(first + 2 * in_w + at);
-      largest = vmaxq_s16(vmaxq_s16(largest, b), c);
-      smallest = vminq_s16(vminq_s16(smallest, b), c);
-    } else {
-      for (int64_t r = 1; r < count; ++r) {
-        const int16x8_t v = vld1q_s16(first + r * in_w + at);
-        largest = vmaxq_s16(largest, v);
-        smallest = vminq_s16(smallest, v);
-      }
-    }
-    vst1q_s16(line + at, Select(largest, smallest));
-  };
-  x = ForEachVector(in_w, vector_at);
-#endif
+  int64_t x = HalfKeyRowVectors(first, in_w, count, line);
   for (; x < in_w; ++x) {
     int16_t largest = first[x], smallest = first[x];
     for (int64_t r = 1; r < count; ++r) {
@@ -85,30 +43,7 @@ void ReduceRows(const int16_t* first, int64_t in_w, int64_t count, int16_t* line
 // out[ow] = the maximum of line[ow * stride + k], k < kernel.
 void ReduceColumns(const int16_t* line, int64_t out_w, int64_t kernel, int64_t stride,
                    int16_t* out) {
-  int64_t ow = 0;
-#if defined(__aarch64__)
-  const auto vector_at = [&](int64_t at) {
-    if (kernel == 3 && stride == 2) {
-      // Cells 2j, 2j + 1 and 2j + 2: both halves of one pair load and the
-      // even half of the next.
-      const int16x8x2_t pairs = vld2q_s16(line + 2 * at);
-      const int16x8_t next = vld2q_s16(line + 2 * at + 2).val[0];
-      const int16x8_t largest = vmaxq_s16(vmaxq_s16(pairs.val[0], pairs.val[1]), next);
-      const int16x8_t smallest = vminq_s16(vminq_s16(pairs.val[0], pairs.val[1]), next);
-      vst1q_s16(out + at, Select(largest, smallest));
-      return;
-    }
-    int16x8_t largest = vdupq_n_s16(kPadding), smallest = largest;
-    for (int64_t k = 0; k < kernel; ++k) {
-      const int16_t* src = line + at * stride + k;
-      const int16x8_t v = stride == 1 ? vld1q_s16(src) : vld2q_s16(src).val[0];
-      largest = vmaxq_s16(largest, v);
-      smallest = vminq_s16(smallest, v);
-    }
-    vst1q_s16(out + at, Select(largest, smallest));
-  };
-  ow = ForEachVector(out_w, vector_at);
-#endif
+  int64_t ow = HalfKeyColumnVectors(line, out_w, kernel, stride, out);
   for (; ow < out_w; ++ow) {
     int16_t largest = kPadding, smallest = kPadding;
     for (int64_t k = 0; k < kernel; ++k) {
@@ -119,26 +54,6 @@ void ReduceColumns(const int16_t* line, int64_t out_w, int64_t kernel, int64_t s
   }
 }
 
-// 3x3 windows at stride 2 (both ways): each input row's column maxima
-// (and minima: see Select) over cells 2j, 2j + 1 and 2j + 2 are found once
-// and serve the two output rows whose windows share that row. `row` is in
-// padded coordinates and readable up to column 2 * out_w + 1.
-struct HeldRow {
-  int16_t* largest;
-  int16_t* smallest;
-};
-
-#if defined(__aarch64__)
-// Cells 2j, 2j + 1 and 2j + 2 of `row` for j = at .. at + 7: both halves of
-// one pair load and the even half of the next.
-inline void Triples(const int16_t* row, int64_t at, int16x8_t* largest, int16x8_t* smallest) {
-  const int16x8x2_t pairs = vld2q_s16(row + 2 * at);
-  const int16x8_t next = vld2q_s16(row + 2 * at + 2).val[0];
-  *largest = vmaxq_s16(vmaxq_s16(pairs.val[0], pairs.val[1]), next);
-  *smallest = vminq_s16(vminq_s16(pairs.val[0], pairs.val[1]), next);
-}
-#endif
-
 inline void TripleAt(const int16_t* row, int64_t j, int16_t* largest, int16_t* smallest) {
   const int16_t a = row[2 * j], b = row[2 * j + 1], c = row[2 * j + 2];
   *largest = std::max(std::max(a, b), c);
@@ -147,16 +62,7 @@ inline void TripleAt(const int16_t* row, int64_t j, int16_t* largest, int16_t* s
 
 // held = the column triples of `row`.
 void HoldRow3x3S2(const int16_t* row, int64_t out_w, HeldRow held) {
-  int64_t j = 0;
-#if defined(__aarch64__)
-  const auto vector_at = [&](int64_t at) {
-    int16x8_t largest, smallest;
-    Triples(row, at, &largest, &smallest);
-    vst1q_s16(held.largest + at, largest);
-    vst1q_s16(held.smallest + at, smallest);
-  };
-  j = ForEachVector(out_w, vector_at);
-#endif
+  int64_t j = HoldRow3x3S2Vectors(row, out_w, held);
   for (; j < out_w; ++j) TripleAt(row, j, held.largest + j, held.smallest + j);
 }
 
@@ -165,22 +71,7 @@ void HoldRow3x3S2(const int16_t* row, int64_t out_w, HeldRow held) {
 // different line: the last vector overlaps the one before it).
 void MaxRow3x3S2(HeldRow first, const int16_t* second, const int16_t* third, int64_t out_w,
                  HeldRow last, int16_t* out) {
-  int64_t j = 0;
-#if defined(__aarch64__)
-  const auto vector_at = [&](int64_t at) {
-    int16x8_t b_largest, b_smallest, c_largest, c_smallest;
-    Triples(second, at, &b_largest, &b_smallest);
-    Triples(third, at, &c_largest, &c_smallest);
-    vst1q_s16(last.largest + at, c_largest);
-    vst1q_s16(last.smallest + at, c_smallest);
-    const int16x8_t largest =
-        vmaxq_s16(vmaxq_s16(vld1q_s16(first.largest + at), b_largest), c_largest);
-    const int16x8_t smallest =
-        vminq_s16(vminq_s16(vld1q_s16(first.smallest + at), b_smallest), c_smallest);
-    vst1q_s16(out + at, Select(largest, smallest));
-  };
-  j = ForEachVector(out_w, vector_at);
-#endif
+  int64_t j = MaxRow3x3S2Vectors(first, second, third, out_w, last, out);
   for (; j < out_w; ++j) {
     int16_t b_largest, b_smallest;
     TripleAt(second, j, &b_largest, &b_smallest);
@@ -189,90 +80,6 @@ void MaxRow3x3S2(HeldRow first, const int16_t* second, const int16_t* third, int
                     std::min(std::min(first.smallest[j], b_smallest), last.smallest[j]));
   }
 }
-
-// Input rows of one plane in padded coordinates for the 3x3 stride-2
-// kernels: read in place before in_place_rows, else copied into a padded
-// line (copies[copy]); rows outside the image are `padding`.
-struct PlaneRows {
-  const int16_t* image;
-  int64_t in_h, in_w, pad_left, in_place_rows;
-  int16_t* copies[2];
-  const int16_t* padding;
-
-  inline __attribute__((always_inline)) const int16_t* Get(int64_t r, int copy) const {
-    if (r < 0 || r >= in_h) return padding;
-    const int16_t* data = image + r * in_w;
-    if (r < in_place_rows) return data;
-    std::copy(data, data + in_w, copies[copy] + pad_left);
-    return copies[copy];
-  }
-};
-
-// The half arithmetic versions (ARMv8.2 FP16 `fmax`): only the maxima are
-// held. Reached only with the fp16 table (see half_max_), whose CPU has it.
-#if defined(__aarch64__)
-#if defined(__clang__)
-// clang 14 names the feature fullfp16, and its arm_neon.h declares the half
-// arithmetic intrinsics only for a file built with it: `fmax` is written out.
-#define MACE_HALF_ARITHMETIC __attribute__((target("fullfp16")))
-
-MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) float16x8_t HalfMax(float16x8_t a,
-                                                                               float16x8_t b) {
-  float16x8_t max;
-  asm("fmax %0.8h, %1.8h, %2.8h" : "=w"(max) : "w"(a), "w"(b));
-  return max;
-}
-#else
-#define MACE_HALF_ARITHMETIC __attribute__((target("arch=armv8.2-a+fp16")))
-
-MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) float16x8_t HalfMax(float16x8_t a,
-                                                                               float16x8_t b) {
-  return vmaxq_f16(a, b);
-}
-#endif
-
-MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) float16x8_t HalfTriples(
-    const int16_t* row, int64_t at) {
-  const float16_t* halves = reinterpret_cast<const float16_t*>(row) + 2 * at;
-  const float16x8x2_t pairs = vld2q_f16(halves);
-  const float16x8_t next = vld2q_f16(halves + 2).val[0];
-  return HalfMax(HalfMax(pairs.val[0], pairs.val[1]), next);
-}
-
-MACE_HALF_ARITHMETIC inline __attribute__((always_inline)) void HalfMaxVector(
-    const float16_t* first, const int16_t* second, const int16_t* third, int64_t at,
-    float16_t* last, float16_t* out) {
-  const float16x8_t c = HalfTriples(third, at);
-  vst1q_f16(last + at, c);
-  vst1q_f16(out + at, HalfMax(HalfMax(vld1q_f16(first + at), HalfTriples(second, at)), c));
-}
-
-// `count` output rows of one plane from input row `first_row` on (padded
-// coordinates), as HoldRow3x3S2 and MaxRow3x3S2 on the maxima, the held
-// maxima alternating between `held` and `other`; out_w >= 8.
-MACE_HALF_ARITHMETIC void HalfMaxRows3x3S2(const PlaneRows& plane, int64_t first_row,
-                                           int64_t count, int64_t out_w, int16_t* held,
-                                           int16_t* other, int16_t* out) {
-  const PlaneRows rows = plane;  // in locals: the stores may alias it
-  float16_t* first = reinterpret_cast<float16_t*>(held);
-  float16_t* last = reinterpret_cast<float16_t*>(other);
-  float16_t* dst = reinterpret_cast<float16_t*>(out);
-  const int16_t* top = rows.Get(first_row, 0);
-  int64_t j = 0;
-  for (; j + 8 <= out_w; j += 8) vst1q_f16(first + j, HalfTriples(top, j));
-  if (j < out_w) vst1q_f16(first + out_w - 8, HalfTriples(top, out_w - 8));
-  for (int64_t r = first_row; r < first_row + 2 * count; r += 2, dst += out_w) {
-    const int16_t* second = rows.Get(r + 1, 0);
-    const int16_t* third = rows.Get(r + 2, 1);
-    for (j = 0; j + 8 <= out_w; j += 8) HalfMaxVector(first, second, third, j, last, dst);
-    if (j < out_w) HalfMaxVector(first, second, third, out_w - 8, last, dst);
-    std::swap(first, last);
-  }
-}
-#else
-void HalfMaxRows3x3S2(const PlaneRows&, int64_t, int64_t, int64_t, int16_t*, int16_t*,
-                      int16_t*) {}
-#endif
 
 }  // namespace
 
@@ -307,11 +114,10 @@ HalfPooling::HalfPooling(const KernelTable& table, const ref::PoolingParams& par
   line_ = std::max(p.pad_left + p.in_w, RoundUpTo8(p.out_w) * p.stride_w + p.kernel_w + 1);
   per_thread_ = ThreadRegionFloats((line_ + 1) / 2);
   three_by_two_ = p.kernel_h == 3 && p.kernel_w == 3 && p.stride_h == 2 && p.stride_w == 2;
-#if defined(__aarch64__)
-  // Half arithmetic where the table's CPU has it (the fp16 table's half
-  // sums), on rows of at least one whole vector.
-  half_max_ = three_by_two_ && table.fp16_add != nullptr && p.out_w >= 8;
-#endif
+  // Half arithmetic where the build has it and the table's CPU has it (the
+  // fp16 table's half sums), on rows of at least one whole vector.
+  half_max_ = HasHalfMaxRows3x3S2() && three_by_two_ && table.fp16_add != nullptr &&
+              p.out_w >= 8;
   if (three_by_two_) {
     // Two copied rows and a row of padding, then two lines of held triples
     // (largest and smallest each).
