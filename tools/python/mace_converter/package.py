@@ -1,7 +1,7 @@
 """Lays out build/<library_name>/ and packs libmace_<library_name>.tar.gz.
 
-The layout, and what each file is for, is in docs/how-to/convert.md ("What
-`build` produces"); keep the two in step.
+The layout, and what each file is for, is in docs/reference/package.md;
+keep the two in step.
 """
 from __future__ import annotations
 

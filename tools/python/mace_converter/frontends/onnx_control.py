@@ -3,7 +3,7 @@
 An If whose condition is a constant at conversion (an initializer, or folded
 from Shape / Constant arithmetic) is replaced by the nodes of the branch it
 takes. An If with a computed condition, and a Loop, become MACE If / Loop ops
-that run subgraphs in the engine (docs/how-to/convert.md#control-flow):
+that run subgraphs in the engine (docs/reference/onnx_conversion.md#control-flow):
 
 * each ONNX subgraph is converted on its own into an IR graph, through the
   whole transform pipeline, and appended to the top graph's `subgraphs`;
