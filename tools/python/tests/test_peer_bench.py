@@ -1,7 +1,7 @@
 """tools/peer_bench.py without engines: the command line, the statistics, the
 ratio math, how repeated processes combine, the report, the ONNX Split fix
-and the child-process runner. Needs neither the peer packages (ncnn, pnnx,
-MNN) nor Bazel; onnx and onnxruntime come from tools/requirements.txt."""
+the child-process runner and LiteRT's layouts and ONNX preparation. Needs
+neither the peer packages (ncnn, pnnx, MNN, onnx2tf) nor Bazel; onnx and onnxruntime come from tools/requirements.txt."""
 import argparse
 import contextlib
 import io
@@ -34,7 +34,7 @@ class OptionsTest(unittest.TestCase):
     def test_defaults_cover_every_model_engine_and_two_thread_counts(self):
         options = parse_args([])
         self.assertEqual(options.models, list(MODELS))
-        self.assertEqual(options.engines, ["mace", "ort", "ncnn", "mnn", "ncnn_default"])
+        self.assertEqual(options.engines, ["mace", "ort", "ncnn", "mnn", "litert", "ncnn_default"])
         self.assertEqual(options.threads, [1, 2])
         self.assertEqual(options.rounds, 50)
         self.assertEqual(options.repeats, 1)
@@ -83,7 +83,7 @@ class OptionsTest(unittest.TestCase):
     def test_uint8_adds_the_quantized_engines(self):
         options = parse_args(["--uint8"])
         self.assertTrue(options.uint8)
-        self.assertEqual(options.engines, ["mace", "ort", "ncnn", "mnn", "ncnn_default",
+        self.assertEqual(options.engines, ["mace", "ort", "ncnn", "mnn", "litert", "ncnn_default",
                                            "mace_u8", "ort_qdq", "mnn_int8"])
         # A full run with the uint8 columns still refreshes the checked-in report.
         self.assertEqual(options.report, Path("docs/reports/cpu_peers.md"))
@@ -849,6 +849,65 @@ class ChildTest(unittest.TestCase):
         self.assertTrue(slow.timed_out)
         self.assertLess(slow.wall_s, 20)
         self.assertEqual(slow.last_line(), "timed out")
+
+
+class LiteRTTest(unittest.TestCase):
+    def test_inputs_go_channels_last_and_outputs_come_back(self):
+        from mace_tools.peer_bench import litert
+        image = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+        moved = litert.channels_last(image)
+        self.assertEqual(moved.shape, (2, 4, 5, 3))
+        self.assertEqual(moved[1, 2, 3, 0], image[1, 0, 2, 3])
+        ids = np.arange(6).reshape(1, 6)
+        self.assertIs(litert.channels_last(ids), ids)
+        self.assertEqual(litert.channels_last(np.zeros((1, 80, 30))).shape, (1, 30, 80))
+        back = litert.to_onnx_layout(moved, [2, 3, 4, 5])
+        np.testing.assert_array_equal(back, image)
+        same = np.zeros((1, 1000), np.float32)
+        self.assertIs(litert.to_onnx_layout(same, [1, 1000]), same)
+        with self.assertRaisesRegex(ValueError, r"\[2, 4, 5, 3\] is not the ONNX output's"):
+            litert.to_onnx_layout(moved, [2, 5, 4, 3])
+
+    def test_inputs_are_ordered_by_their_index(self):
+        from mace_tools.peer_bench import litert
+        names = ["inputs_10", "inputs_2", "inputs_0:0"]
+        self.assertEqual(sorted(names, key=litert._input_position),
+                         ["inputs_0:0", "inputs_2", "inputs_10"])
+
+    def test_the_source_has_folded_shape_arithmetic_and_inferred_shapes(self):
+        import tempfile
+        import onnx
+        from onnx import TensorProto, helper
+        from mace_tools.peer_bench import litert
+        # A channel shuffle whose Reshape target comes from Shape, as exporters
+        # write it: onnx2tf needs the target as a constant.
+        nodes = [
+            helper.make_node("Shape", ["x"], ["s"]),
+            helper.make_node("Gather", ["s", "i"], ["hw"], axis=0),
+            helper.make_node("Concat", ["lead", "hw"], ["target"], axis=0),
+            helper.make_node("Reshape", ["x", "target"], ["r"]),
+            helper.make_node("Transpose", ["r"], ["t"], perm=[0, 2, 1, 3, 4]),
+            helper.make_node("Reshape", ["t", "flat"], ["y"]),
+        ]
+        graph = helper.make_graph(
+            nodes, "shuffle",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 3, 5])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 3, 5])],
+            [helper.make_tensor("i", TensorProto.INT64, [2], [2, 3]),
+             helper.make_tensor("lead", TensorProto.INT64, [3], [1, 2, 2]),
+             helper.make_tensor("flat", TensorProto.INT64, [4], [1, 4, 3, 5])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        with tempfile.TemporaryDirectory() as tmp:
+            source = Path(tmp) / "in.onnx"
+            onnx.save(model, str(source))
+            before = source.read_bytes()
+            written = onnx.load(str(litert.write_source(source, Path(tmp))))
+            self.assertEqual(source.read_bytes(), before)
+        kinds = [node.op_type for node in written.graph.node]
+        self.assertNotIn("Shape", kinds)
+        self.assertEqual(kinds.count("Reshape"), 2)
+        shapes = {info.name for info in written.graph.value_info}
+        self.assertIn("r", shapes)
 
 
 if __name__ == "__main__":

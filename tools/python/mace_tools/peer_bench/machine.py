@@ -15,7 +15,8 @@ _ISA_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp
 _ENGINE_PATHS = ("mace", "third_party", "WORKSPACE", "BUILD.bazel", ".bazelrc")
 # Engine key -> PyPI distributions whose versions the report names.
 _DISTRIBUTIONS = {"ort": ["onnxruntime"], "ncnn": ["ncnn", "pnnx"],
-                  "ncnn_default": ["ncnn", "pnnx"], "mnn": ["MNN"]}
+                  "ncnn_default": ["ncnn", "pnnx"], "mnn": ["MNN"],
+                  "litert": ["ai-edge-litert", "onnx2tf", "tensorflow-cpu"]}
 
 
 def cpu_model() -> str:

@@ -267,6 +267,11 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
     if "mnn" in info.engines:
         found.append("MNN: converted from ONNX by MNNConvert (fp32 weights); Module API, "
                      "CPU backend, numThread=N, precision normal (fp32 on this CPU).")
+    if "litert" in info.engines:
+        found.append("LiteRT: the ONNX file converted by onnx2tf to a float32 .tflite "
+                     "(channels-last); the interpreter with num_threads=N and its default "
+                     "XNNPACK delegate. Inputs are transposed to channels-last before the "
+                     "runs.")
     if options.uint8:
         found += uint8_notes(info)
         fallback = [m.name for m in models
@@ -395,6 +400,11 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
         files = ["--model", str(model.ncnn[0]), "--weights", str(model.ncnn[1]),
                  "--output-name", NCNN_OUTPUT]
         names = model.ncnn_input_names()
+    elif engine == "litert":
+        assert model.litert is not None
+        shape = ",".join(str(d) for d in model.model.outputs[0].shape)
+        files = ["--model", str(model.litert), "--output-name", model.output_name,
+                 "--output-shape", shape]
     else:
         source = model.mnn_int8 if engine == "mnn_int8" else model.mnn
         files = ["--model", str(source), "--output-name", model.output_name]

@@ -34,6 +34,7 @@ ENGINES = {
     "ort": "ORT",
     "ncnn": "ncnn",
     "mnn": "MNN",
+    "litert": "LiteRT",
     "ncnn_default": "ncnn defaults",
     "mace_base": "MACE baseline",
     "mace_u8": "MACE uint8",
@@ -45,7 +46,7 @@ ENGINES = {
 OPT_IN_ENGINES = ("mace_base", "mace_u8", "ort_qdq", "mnn_int8")
 # The peers MACE is compared with: all fp32. ncnn with its default options may
 # store weights and activations in fp16, so it is shown but never "fastest".
-PEERS = ("ort", "ncnn", "mnn")
+PEERS = ("ort", "ncnn", "mnn", "litert")
 # --uint8: the quantized engine that goes with each float one, and the int8
 # peers MACE uint8 is compared with.
 UINT8_ENGINES = {"mace": "mace_u8", "ort": "ort_qdq", "mnn": "mnn_int8"}
@@ -188,8 +189,8 @@ def _unique(names) -> list[str]:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="peer_bench.py",
-        description="Times the zoo models in MACE, onnxruntime, ncnn and MNN in one run and "
-                    "writes a markdown report (see docs/how-to/benchmark.md).")
+        description="Times the zoo models in MACE, onnxruntime, ncnn, MNN and LiteRT in one "
+                    "run and writes a markdown report (see docs/how-to/benchmark.md).")
     parser.add_argument("--models", type=model_list, default=list(MODELS), metavar="A,B",
                         help="comma-separated zoo models or groups "
                              f"({', '.join(MODEL_GROUPS)}) (default: all of "

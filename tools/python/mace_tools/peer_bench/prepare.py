@@ -1,5 +1,5 @@
 """Everything before the clock starts: the ONNX file, the shared input, the
-MACE build and the ncnn and MNN conversions. Conversions are cached under the
+MACE build and the ncnn, MNN and LiteRT conversions. Conversions are cached under the
 work directory, keyed by the ONNX file's SHA-256."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from mace_converter import fetch
 from mace_converter.config import DeploymentConfig, ModelConfig, load_config
 from mace_converter.progress import REPO, UserError
 from mace_tools.peer_bench import inputs as shared_inputs
-from mace_tools.peer_bench import int8, mace_engine
+from mace_tools.peer_bench import int8, litert, mace_engine
 from mace_tools.peer_bench.children import run_child
 from mace_tools.peer_bench.inputs import ModelInput
 from mace_tools.peer_bench.mace_engine import MaceModel, PrepareError
@@ -27,7 +27,7 @@ INSTALL = f".venv/bin/pip install --no-deps -r {REQUIREMENTS}"
 # Engine key -> the modules its process imports.
 _MODULES = {"ort": ["onnxruntime"], "ort_qdq": ["onnxruntime"], "ncnn": ["ncnn", "pnnx"],
             "ncnn_default": ["ncnn", "pnnx"], "mnn": ["MNN", "_tools"],
-            "mnn_int8": ["MNN", "_tools"]}
+            "mnn_int8": ["MNN", "_tools"], "litert": ["ai_edge_litert", "onnx2tf"]}
 # pnnx's inputshape type suffix per input type (float32 needs none).
 _PNNX_TYPES = {"float32": "", "int32": "i32", "int64": "i64", "bool": "bool"}
 # The ncnn blob name pnnx gives a graph's first output.
@@ -47,6 +47,7 @@ class PreparedModel:
     mace: Optional[MaceModel] = None
     ncnn: Optional[tuple[Path, Path]] = None
     mnn: Optional[Path] = None
+    litert: Optional[Path] = None
     mace_u8: Optional[MaceModel] = None
     ort_qdq: Optional[Path] = None
     mnn_int8: Optional[Path] = None
@@ -89,6 +90,7 @@ def prepare(name: str, options: Options, log) -> PreparedModel:
     steps = {"mace": lambda: _prepare_mace(prepared, arrays, options, log),
              "ncnn": lambda: _prepare_ncnn(prepared, digest, log),
              "mnn": lambda: _prepare_mnn(prepared, digest, log),
+             "litert": lambda: _prepare_litert(prepared, digest, options, log),
              "mace_u8": lambda: _prepare_mace_u8(prepared, arrays, options, log),
              "ort_qdq": lambda: _prepare_ort_qdq(prepared, digest, options, log),
              "mnn_int8": lambda: _prepare_mnn_int8(prepared, digest, options, log)}
@@ -294,6 +296,20 @@ def _prepare_mnn(prepared: PreparedModel, digest: str, log) -> None:
         log(f"    mnn: MNNConvert {prepared.onnx.name} -> {model.name} (fp32)")
         _convert(command, out, digest, [model], "MNNConvert")
     prepared.mnn = model
+
+
+def _prepare_litert(prepared: PreparedModel, digest: str, options: Options, log) -> None:
+    """onnx2tf's float32 .tflite of the ONNX file (see litert.py)."""
+    out = prepared.directory / "litert"
+    model = litert.model_path(out)
+    if not _fresh(out, digest, [model]):
+        out.mkdir(parents=True, exist_ok=True)
+        litert.write_check_images(out, options.seed)
+        source = litert.write_source(prepared.onnx, out)
+        log(f"    litert: onnx2tf {prepared.onnx.name} -> {model.name} (fp32)")
+        _convert(litert.convert_command(source, out), out, digest, [model], "onnx2tf",
+                 env=_child_env())
+    prepared.litert = model
 
 
 def _convert(command: list[str], out: Path, digest: str, products: list[Path],

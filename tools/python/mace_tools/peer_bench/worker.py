@@ -8,7 +8,8 @@ then timed runs; writes the output tensor (.npy) and the timings (.json).
 Each --input is one model input, by the engine's name for it; integer inputs
 (token ids, masks) keep their type where the engine takes integers.
 
-ENGINE is ort, ncnn, ncnn_default, mnn, or reference (onnxruntime with graph
+ENGINE is ort, ncnn, ncnn_default, mnn, litert (with --output-shape, the
+ONNX output's shape), or reference (onnxruntime with graph
 optimizations off, one thread, no timed runs: the outputs everyone is
 checked against). Only this engine's package is imported.
 """
@@ -180,17 +181,32 @@ def _loader(engine: str):
     if engine == "mnn":
         import MNN  # noqa: F401
         return load_mnn
+    if engine == "litert":
+        import ai_edge_litert  # noqa: F401
+        from mace_tools.peer_bench import litert
+        return lambda args, feeds: litert.load(args.model, feeds, args.threads,
+                                               args.output_shape)
     raise ImportError(f"unknown engine {engine}")
+
+
+def _shape(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a shape: {text!r}") from None
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("engine", choices=["ort", "ncnn", "ncnn_default", "mnn", "reference"])
+    parser.add_argument("engine",
+                        choices=["ort", "ncnn", "ncnn_default", "mnn", "litert", "reference"])
     parser.add_argument("--model", required=True)
     parser.add_argument("--weights", default="")
     parser.add_argument("--input", action="append", required=True, metavar="NAME=PATH",
                         help="one model input (repeat for each)")
     parser.add_argument("--output-name", required=True)
+    parser.add_argument("--output-shape", type=_shape, default=[], metavar="D,D,...",
+                        help="litert: the ONNX output's shape, to undo channels-last")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=0)
     parser.add_argument("--output", required=True)
