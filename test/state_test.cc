@@ -152,6 +152,27 @@ TEST(StateTest, TwoEnginesKeepSeparateState) {
   ExpectRuns(second.get(), 1, &s, &z);
 }
 
+// Engines of one sequential group share one region of the context's CPU
+// arena; their states must stay apart from it and from each other.
+TEST(StateTest, EnginesSharingAnArenaKeepTheirOwnState) {
+  std::shared_ptr<MaceContext> context;
+  ASSERT_TRUE(MaceContext::Create(1, CPUAffinityPolicy::AFFINITY_NONE, &context).ok());
+  const ModelBuilder model = Accumulators();
+  std::vector<std::shared_ptr<MaceEngine>> engines;
+  for (int i = 0; i < 2; ++i) {
+    MaceEngineConfig config;
+    config.SetContext(context);
+    ASSERT_TRUE(config.SetSequentialGroup(0).ok());
+    engines.push_back(Create(model, {"acc", "count"}, config));
+    ASSERT_NE(engines.back(), nullptr);
+  }
+  std::vector<std::vector<float>> s(2, kInitial), z(2, std::vector<float>(kWidth, 0.f));
+  for (int round = 0; round < 3; ++round) {
+    ExpectRuns(engines[0].get(), 2, &s[0], &z[0]);
+    ExpectRuns(engines[1].get(), 1, &s[1], &z[1]);
+  }
+}
+
 TEST(StateTest, ModelWithoutStateResets) {
   ModelBuilder model = BareModel({"y"});
   AddSum(&model, "add", "x", "x", "y");
