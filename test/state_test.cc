@@ -125,8 +125,8 @@ void ExpectRuns(MaceEngine* engine, int runs, std::vector<float>* s, std::vector
 }
 
 TEST(StateTest, StatePersistsAcrossRunsAndResetRestoresIt) {
-  for (MemoryStrategy strategy : {MemoryStrategy::NAIVE, MemoryStrategy::GREEDY_BY_SIZE,
-                                  MemoryStrategy::OPTIMAL}) {
+  for (MemoryStrategy strategy :
+       {MemoryStrategy::NAIVE, MemoryStrategy::GREEDY_BY_SIZE, MemoryStrategy::OPTIMAL}) {
     SCOPED_TRACE(static_cast<int>(strategy));
     MaceEngineConfig config;
     config.SetMemoryStrategy(strategy);

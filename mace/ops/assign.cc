@@ -23,12 +23,13 @@ class AssignCpu final : public Operation {
   MaceStatus Prepare(OpContext* context) override {
     const Tensor* state = Input(0);
     const Tensor* value = Input(1);
-    OP_CHECK(context->workspace != nullptr && context->workspace->IsState(state),
-             "writes '", state->name(), "', which is not a state tensor of the model "
+    OP_CHECK(context->workspace != nullptr && context->workspace->IsState(state), "writes '",
+             state->name(),
+             "', which is not a state tensor of the model "
              "(NetDef.state_tensors)");
     OP_CHECK(value->dtype() == state->dtype(), "writes a ", DataTypeName(value->dtype()),
-             " value '", value->name(), "' into the ", DataTypeName(state->dtype()),
-             " state '", state->name(), "'");
+             " value '", value->name(), "' into the ", DataTypeName(state->dtype()), " state '",
+             state->name(), "'");
     OP_CHECK(value->shape() == state->shape(), "writes value '", value->name(), "' of shape ",
              ShapeToString(value->shape()), " into state '", state->name(), "' of shape ",
              ShapeToString(state->shape()));
@@ -46,9 +47,7 @@ class AssignCpu final : public Operation {
 
   // The value may be of any type the state has: the kernel copies bytes.
   DataType OutputType(int /*index*/) const override { return Input(1)->dtype(); }
-  Storage InputStorage(int index) const override {
-    return Storage::Plain(Input(index)->dtype());
-  }
+  Storage InputStorage(int index) const override { return Storage::Plain(Input(index)->dtype()); }
 
  private:
   Tensor* target_ = nullptr;
