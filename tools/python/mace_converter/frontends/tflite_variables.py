@@ -14,7 +14,7 @@ the run. Quantized variables hold the real values their integers stand for
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -132,7 +132,7 @@ class Variables:
             states.assign(self.importer.graph, state, self.current[key])
 
 
-def register(converter) -> None:
+def register(converter: Callable) -> None:
     """Adds the variable ops to the TFLite converter table (tflite_ops.py)."""
     def variables(node: "TfliteNode") -> Variables:
         return node.importer.variables

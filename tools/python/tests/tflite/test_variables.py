@@ -16,6 +16,7 @@ import sys
 import tempfile
 import unittest
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import tflite
@@ -38,7 +39,7 @@ CALLS = 20
 SEED = 20261128
 
 
-def var_handle(name: str) -> tuple[int, callable]:
+def var_handle(name: str) -> tuple[int, Callable]:
     def write(b) -> int:
         shared = b.CreateString(name)
         tflite.VarHandleOptionsStart(b)
@@ -47,7 +48,7 @@ def var_handle(name: str) -> tuple[int, callable]:
     return tflite.BuiltinOptions.VarHandleOptions, write
 
 
-def call_once(index: int) -> tuple[int, callable]:
+def call_once(index: int) -> tuple[int, Callable]:
     def write(b) -> int:
         tflite.CallOnceOptionsStart(b)
         tflite.CallOnceOptionsAddInitSubgraphIndex(b, index)
