@@ -202,6 +202,9 @@ static void TestDynamicInput(void) {
   CHECK(mace_c_engine_replans(engine, &replans) == MACE_C_OK && replans == 0);
   CHECK_ERROR(mace_c_engine_replans(engine, NULL), MACE_C_INVALID_ARGS, "is null");
   CHECK_ERROR(mace_c_engine_replans(NULL, &replans), MACE_C_INVALID_ARGS, "is null");
+  /* A model without state tensors has nothing to reset. */
+  CHECK(mace_c_engine_reset_state(engine) == MACE_C_OK);
+  CHECK_ERROR(mace_c_engine_reset_state(NULL), MACE_C_INVALID_ARGS, "is null");
   /* The declared size plans nothing new; each new size plans once more; a
    * size seen before but not the last one plans again too. */
   CHECK(RunDynamicAndCheck(engine, 3, 3, 1) == 0);

@@ -609,4 +609,9 @@ JNIEXPORT jstring JNICALL Java_com_mace_NativeMace_memoryReportJson(JNIEnv* env,
   return env->NewStringUTF(json);
 }
 
+JNIEXPORT void JNICALL Java_com_mace_NativeMace_resetState(JNIEnv* env, jclass, jlong engine) {
+  if (!NeedEngine(env, engine)) return;
+  Check(env, mace_c_engine_reset_state(AsEngine(engine)));
+}
+
 }  // extern "C"

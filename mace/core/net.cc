@@ -112,6 +112,8 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
     const Tensor* tensor = workspace_->GetTensor(output);
     MACE_CHECK_ARG(tensor != nullptr && !tensor->is_weight(), "output '", output,
                    "' is not produced by any op of the model");
+    MACE_CHECK_ARG(!workspace_->IsState(tensor), "output '", output,
+                   "' is a state tensor; make the value assigned to it the output instead");
   }
   MACE_RETURN_IF_ERROR(PlanBlockedLayout(output_names));
   MACE_RETURN_IF_ERROR(ConvertOutputs(output_names));

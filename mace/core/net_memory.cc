@@ -151,7 +151,9 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
       const int alias_input = k == 0 ? op->InPlaceInput() : -1;
       const Tensor* candidate =
           alias_input >= 0 && alias_input < op->InputSize() ? op->Input(alias_input) : nullptr;
-      if (candidate != nullptr && !candidate->is_weight() && !options_.preserve_intermediates &&
+      // A state tensor keeps its own bytes for the engine's lifetime.
+      if (candidate != nullptr && !candidate->is_weight() && !workspace_->IsState(candidate) &&
+          !options_.preserve_intermediates &&
           elsewhere.count(candidate) == 0 &&
           candidate->storage() == output->storage() &&
           (output->memory_type() != MemoryType::GPU_IMAGE ||

@@ -93,4 +93,58 @@ MaceStatus Workspace::LoadWeights(const NetDef& net_def, std::shared_ptr<Weights
   return MaceStatus();
 }
 
+MaceStatus Workspace::LoadStates(const NetDef& net_def) {
+  const int64_t blob_size = weights_ == nullptr ? 0 : weights_->size();
+  for (const ConstTensor& state : net_def.state_tensors()) {
+    const std::string where = StrCat("state tensor '", state.name(), "'");
+    MACE_CHECK_ARG(!state.name().empty(), "a state tensor has no name");
+    MACE_CHECK_ARG(!HasTensor(state.name()), where, " has the name of another tensor");
+    const int element_size = DataTypeSize(state.data_type());
+    MACE_CHECK_ARG(element_size > 0, where, " has unsupported data type ",
+                   static_cast<int>(state.data_type()));
+    int64_t elements = 1;
+    for (int64_t d : state.dims()) {
+      MACE_CHECK_ARG(d > 0 && elements <= std::numeric_limits<int32_t>::max() / d, where,
+                     " has an invalid dimension ", d);
+      elements *= d;
+    }
+    MACE_CHECK_ARG(state.data_size() == 0 || state.data_size() == elements, where,
+                   " says data_size ", state.data_size(), " but its dims hold ", elements,
+                   " elements (0 means zeros)");
+    const int64_t bytes = elements * element_size;
+    const bool has_value = state.data_size() > 0;
+    MACE_CHECK_ARG(!has_value || RangeFits(state.offset(), bytes, blob_size), where, " needs ",
+                   bytes, " bytes at offset ", state.offset(), " but the weights data has only ",
+                   blob_size, " bytes");
+    const unsigned char* source = has_value ? weights_->data() + state.offset() : nullptr;
+    State entry;
+    entry.initial = std::make_unique<AlignedBuffer>(bytes, 64, source);
+    entry.value = std::make_unique<AlignedBuffer>(bytes, 64, source);
+    if (entry.initial->size() != bytes || entry.value->size() != bytes) {
+      return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                        StrCat("cannot allocate ", bytes, " bytes for ", where));
+    }
+    entry.tensor = CreateTensor(state.name(), state.data_type());
+    entry.tensor->Reshape(std::vector<int64_t>(state.dims().begin(), state.dims().end()));
+    entry.tensor->SetQuantization(state.scale(), state.zero_point());
+    entry.tensor->SetBuffer(entry.value->data(), bytes);
+    state_bytes_ += 2 * bytes;
+    states_.push_back(std::move(entry));
+  }
+  return MaceStatus();
+}
+
+void Workspace::ResetStates() {
+  for (State& state : states_) {
+    std::memcpy(state.value->data(), state.initial->data(), state.value->size());
+  }
+}
+
+bool Workspace::IsState(const Tensor* tensor) const {
+  for (const State& state : states_) {
+    if (state.tensor == tensor) return true;
+  }
+  return false;
+}
+
 }  // namespace mace

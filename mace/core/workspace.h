@@ -78,6 +78,17 @@ class Workspace {
   // tensors keep their shapes and have no data.
   void ReleaseWeights();
 
+  // Creates one state tensor per NetDef.state_tensors entry, each in a
+  // zeroed buffer of its own (never an arena), and keeps its initial value:
+  // a copy of its `data_size` elements at `offset` in the blob LoadWeights
+  // was given, or zeros for data_size 0. Call after LoadWeights. Checks
+  // names, dtypes, shapes and ranges before touching anything.
+  MaceStatus LoadStates(const NetDef& net_def);
+  // Copies every state tensor's initial value back in.
+  void ResetStates();
+  bool IsState(const Tensor* tensor) const;
+  int64_t state_bytes() const { return state_bytes_; }
+
   // Allocates a buffer that lives as long as the workspace.
   unsigned char* AllocateBuffer(int64_t size, const unsigned char* source);
 
@@ -86,6 +97,13 @@ class Workspace {
   std::shared_ptr<WeightsBlob> weights_;
   std::vector<std::unique_ptr<AlignedBuffer>> buffers_;
   int64_t weights_bytes_ = 0;
+  struct State {
+    Tensor* tensor = nullptr;
+    std::unique_ptr<AlignedBuffer> value;
+    std::unique_ptr<AlignedBuffer> initial;
+  };
+  std::vector<State> states_;
+  int64_t state_bytes_ = 0;
 };
 
 }  // namespace mace

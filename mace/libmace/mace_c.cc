@@ -162,6 +162,7 @@ std::string ReportJson(const mace::MemoryReport& report) {
   JsonField("persistent_bytes", report.persistent_bytes, &out);
   JsonField("scratch_bytes", report.scratch_bytes, &out);
   JsonField("weights_bytes", report.weights_bytes, &out);
+  JsonField("state_bytes", report.state_bytes, &out);
   JsonField("op_bytes", report.op_bytes, &out);
   JsonField("app_input_bytes", report.app_input_bytes, &out);
   JsonField("input_copy_bytes", report.input_copy_bytes, &out);
@@ -653,6 +654,13 @@ MaceCStatus mace_c_engine_replans(const MaceCEngine* engine, int64_t* replans) {
     return WithReport(engine, [&](const mace::MemoryReport& report) {
       *replans = report.replans;
     });
+  });
+}
+
+MaceCStatus mace_c_engine_reset_state(MaceCEngine* engine) {
+  return Guard("mace_c_engine_reset_state", [&] {
+    MACE_C_REQUIRE(engine != nullptr, "mace_c_engine_reset_state: engine is null");
+    return FromStatus(engine->engine->ResetState());
   });
 }
 

@@ -177,6 +177,10 @@ MaceStatus RefuseUnknownFields(const NetDef& net) {
   for (const ConstTensor& tensor : net.tensors()) {
     MACE_RETURN_IF_ERROR(check(tensor.unknown_fields(), StrCat("weight '", tensor.name(), "'")));
   }
+  for (const ConstTensor& tensor : net.state_tensors()) {
+    MACE_RETURN_IF_ERROR(
+        check(tensor.unknown_fields(), StrCat("state tensor '", tensor.name(), "'")));
+  }
   for (const auto* infos : {&net.input_info(), &net.output_info()}) {
     for (const InputOutputInfo& info : *infos) {
       MACE_RETURN_IF_ERROR(check(info.unknown_fields(), StrCat("tensor info '", info.name(), "'")));
@@ -197,6 +201,8 @@ MaceStatus RefuseUnknownFields(const NetDef& net) {
   }
   // Subgraphs (only the top graph has a list; the net refuses nested ones).
   for (const NetDef& subgraph : net.subgraphs()) {
+    MACE_CHECK_ARG(subgraph.state_tensors_size() == 0, "subgraph '", subgraph.name(),
+                   "' has state tensors; only the model's top graph may have them");
     MACE_RETURN_IF_ERROR(RefuseUnknownFields(subgraph));
   }
   return MaceStatus();
@@ -223,6 +229,11 @@ class MaceEngine::Impl {
     return config_.copy_weights_file() ? ReadWeightsFile(path, blob) : MapWeightsFile(path, blob);
   }
   MaceStatus GetMemoryReport(MemoryReport* report) const;
+  MaceStatus ResetState() {
+    MACE_CHECK_ARG(executor_ != nullptr, "ResetState called before a successful Init");
+    workspace_.ResetStates();
+    return MaceStatus();
+  }
   MaceStatus GetInputShapes(std::map<std::string, std::vector<int64_t>>* shapes) const {
     MACE_CHECK_ARG(executor_ != nullptr, "GetInputShapes called before a successful Init");
     MACE_CHECK_ARG(shapes != nullptr, "GetInputShapes needs a map");
@@ -329,6 +340,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   ScopedCpuTunables tunables(TunablesOf(cpu_runtime_.get()));
   weights_ = weights;
   MACE_RETURN_IF_ERROR(workspace_.LoadWeights(net_def, std::move(weights)));
+  MACE_RETURN_IF_ERROR(workspace_.LoadStates(net_def));
   NetOptions options;
   options.memory_strategy = config_.memory_strategy();
   options.plan_time_limit_ms = config_.memory_plan_time_limit_ms();
@@ -565,6 +577,7 @@ MaceStatus MaceEngine::Impl::GetMemoryReport(MemoryReport* report) const {
   MACE_CHECK_ARG(executor_ != nullptr, "GetMemoryReport called before a successful Init");
   MACE_CHECK_ARG(report != nullptr, "GetMemoryReport needs a report");
   *report = executor_->memory_report();
+  report->state_bytes = workspace_.state_bytes();
   for (const auto& [name, copy] : input_copies_) {
     report->input_copy_bytes += static_cast<int64_t>(copy.capacity() * sizeof(uint64_t));
   }
@@ -643,6 +656,8 @@ MaceStatus MaceEngine::GetOutputNames(std::vector<std::string>* names) const {
 MaceStatus MaceEngine::GetMemoryReport(MemoryReport* report) const {
   return impl_->GetMemoryReport(report);
 }
+
+MaceStatus MaceEngine::ResetState() { return impl_->ResetState(); }
 
 namespace {
 

@@ -190,6 +190,9 @@ struct MemoryReport {
   int64_t persistent_bytes = 0;   // arena of packed weights, for the engine's lifetime
   int64_t scratch_bytes = 0;      // kernel scratch shared by all ops
   int64_t weights_bytes = 0;      // constant tensors
+  // State tensors of a streaming model, each in memory of its own (never
+  // an arena), with a copy of their initial values for ResetState.
+  int64_t state_bytes = 0;
   // Kept by ops outside the arenas for the engine's lifetime: filters packed
   // inside an op, lookup tables, per-thread buffers kept between runs.
   int64_t op_bytes = 0;
@@ -561,6 +564,11 @@ class MaceEngine {
   MaceStatus GetOutputNames(std::vector<std::string>* names) const;
   // Where every intermediate tensor lives; valid after Init.
   MaceStatus GetMemoryReport(MemoryReport* report) const;
+  // Gives every state tensor of the model (the memory a streaming model
+  // keeps between Runs, docs/how-to/streaming_state.md) its initial value
+  // again, as after Init; a model without state has nothing to reset. Not
+  // to be called while a Run is in progress on another thread.
+  MaceStatus ResetState();
 
  private:
   class Impl;

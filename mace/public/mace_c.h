@@ -250,6 +250,9 @@ MACE_C_API MaceCStatus mace_c_engine_memory_report_json(MaceCEngine* engine, con
 /* How many times the engine has planned its memory again because a run
  * brought new shapes of dynamic inputs (0 for a model without any). */
 MACE_C_API MaceCStatus mace_c_engine_replans(const MaceCEngine* engine, int64_t* replans);
+/* Gives every state tensor of a streaming model its initial value again
+ * (MaceEngine::ResetState); nothing to do for a model without state. */
+MACE_C_API MaceCStatus mace_c_engine_reset_state(MaceCEngine* engine);
 
 #ifdef __cplusplus
 }  /* extern "C" */

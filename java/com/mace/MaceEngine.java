@@ -481,6 +481,15 @@ public final class MaceEngine implements AutoCloseable {
     return NativeMace.memoryReportJson(live());
   }
 
+  /**
+   * Gives every state tensor of a streaming model its initial value again
+   * (docs/how-to/streaming_state.md); a model without state has nothing to
+   * reset.
+   */
+  public synchronized void resetState() {
+    NativeMace.resetState(live());
+  }
+
   /** Frees the native engine. Calling it again does nothing. */
   @Override
   public synchronized void close() {

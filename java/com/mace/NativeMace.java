@@ -113,4 +113,6 @@ final class NativeMace {
       long byteCapacity);
 
   static native String memoryReportJson(long engine);
+
+  static native void resetState(long engine);
 }

@@ -100,6 +100,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "mace_c_engine_input_max_shape": ([p, ctypes.c_char_p, ctypes.POINTER(int64_p),
                                            ctypes.POINTER(size_t)], c_int),
         "mace_c_engine_replans": ([p, int64_p], c_int),
+        "mace_c_engine_reset_state": ([p], c_int),
         "mace_c_engine_output_count": ([p, ctypes.POINTER(size_t)], c_int),
         "mace_c_engine_output_name": ([p, size_t, ctypes.POINTER(ctypes.c_char_p)], c_int),
         "mace_c_engine_set_input": ([p, ctypes.c_char_p, c_int, int64_p, size_t, p, size_t],
@@ -375,6 +376,12 @@ class Engine:
             count = ctypes.c_int64()
             _check(_library().mace_c_engine_replans(self._live(), ctypes.byref(count)))
             return int(count.value)
+
+    def reset_state(self) -> None:
+        """Gives every state tensor of a streaming model its initial value
+        again (docs/how-to/streaming_state.md); nothing to do without one."""
+        with self._lock:
+            _check(_library().mace_c_engine_reset_state(self._live()))
 
     def memory_report(self) -> dict:
         """The memory plan: arena, weights, naive and lower-bound bytes,

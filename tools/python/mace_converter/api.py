@@ -59,6 +59,10 @@ class ConvertOptions:
     # QuantizeSettings), or None for a float model. An imported QDQ model is
     # quantized from its own scales whenever this is set.
     quantize: Optional[object] = None
+    # (input, output) pairs the engine keeps as state between runs: the
+    # input becomes a state tensor (zeros at first) that takes the output's
+    # value at the end of each run (docs/how-to/streaming_state.md).
+    states: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass

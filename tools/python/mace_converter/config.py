@@ -39,7 +39,7 @@ RANGE_METHODS = ("minmax", "percentile", "kl")
 MODEL_KEYS = ("platform", "model_file_path", "model_sha256_checksum", "weight_file_path",
               "weight_sha256_checksum", "subgraphs", "runtime", "data_type",
               "limit_opencl_kernel_time", "nnlib_graph_mode", "obfuscate",
-              "winograd") + QUANTIZE_KEYS + SUBGRAPH_KEYS
+              "winograd", "state") + QUANTIZE_KEYS + SUBGRAPH_KEYS
 
 _ALIASES = {"runtime": {"cpu_gpu": "cpu+gpu"}, "data_type": {"fp32": "fp32_fp32"}}
 _DEFAULT_DATA_TYPE = {"cpu": "fp32_fp32", "gpu": "fp16_fp32", "cpu+gpu": "fp16_fp32",
@@ -89,6 +89,9 @@ class ModelConfig:
     # Whether input_ranges was given: without it, integer inputs take their
     # own defaults (input_values.py) instead of the float -1,1.
     input_ranges_given: bool = False
+    # `state`: (input, output) pairs kept by the engine between runs
+    # (docs/how-to/streaming_state.md).
+    states: list[tuple[str, str]] = field(default_factory=list)
 
     def devices(self) -> list[str]:
         """The runtimes `run` tries, in order."""
@@ -415,7 +418,34 @@ class _Parser:
                                           f"{prefix}.nnlib_graph_mode", (0, 1, 2)),
             obfuscate=self.flag(data.get("obfuscate", 0), f"{prefix}.obfuscate"),
             winograd=self.integer(data.get("winograd", 0), f"{prefix}.winograd", (0, 2, 4, 6)),
-            quantize=quantize, input_ranges_given=subgraph[0].get("input_ranges") is not None)
+            quantize=quantize, input_ranges_given=subgraph[0].get("input_ranges") is not None,
+            states=self.states(data.get("state"), f"{prefix}.state", inputs, outputs))
+
+    def states(self, value: Any, key: str, inputs: list[TensorSpec],
+               outputs: list[TensorSpec]) -> list[tuple[str, str]]:
+        """`state`: one {input, output} mapping, or a list of them; each
+        names a model input and a model output of the deployment file."""
+        if value is None:
+            return []
+        entries = value if isinstance(value, list) else [value]
+        pairs: list[tuple[str, str]] = []
+        for index, entry in enumerate(entries):
+            where = f"{key}[{index}]" if isinstance(value, list) else key
+            pair = self.mapping(entry, where, ("input", "output"))
+            names = []
+            for part, specs in (("input", inputs), ("output", outputs)):
+                if part not in pair:
+                    raise self.fail(f"{where}.{part}", "missing required key")
+                name = self.string(pair[part], f"{where}.{part}")
+                if name not in [spec.name for spec in specs]:
+                    raise self.fail(f"{where}.{part}", f"'{name}' is not one of the model's "
+                                                       f"{part}_tensors")
+                names.append(name)
+            if names[0] in [p[0] for p in pairs] or names[1] in [p[1] for p in pairs]:
+                raise self.fail(where, f"'{names[0]}' or '{names[1]}' is in another state "
+                                       "pair already")
+            pairs.append((names[0], names[1]))
+        return pairs
 
     def quantize(self, data: dict, prefix: str, runtime: str) -> Optional[QuantizeConfig]:
         # runtime dsp runs uint8 models only, so it quantizes unless told not to.

@@ -5,7 +5,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from mace_converter import dynamic_shapes, files
+from mace_converter import dynamic_shapes, files, states
 from mace_converter.api import (IO_DATA_TYPES, MAX_DIM, MAX_INPUT_BYTES, ConversionError,
                                 ConvertedModel, ConvertOptions, TensorSpec)
 from mace_converter.ir import Graph
@@ -196,7 +196,13 @@ def convert(options: ConvertOptions) -> ConvertedModel:
     log: list[str] = []
     dtype = weight_dtype(options, log)
     graph = _frontend(options.platform)(options)
+    states.bind_io_pairs(graph, options.states)
+    if graph.states and options.quantize is not None:
+        raise ConversionError("a model with state tensors (resource variables or deployment "
+                              "file state pairs) converts without quantize: 1 only")
+    kept_values = states.protect(graph)
     run_pipeline(graph, options)
+    states.finish(graph, kept_values)
     if options.quantize is not None:
         from mace_converter.quantize.graph_pass import quantize_graph
         options.quantize.fixed.update(graph.imported_quant)

@@ -106,6 +106,8 @@ class Graph:
         # Graphs that control-flow ops run (If branches, Loop bodies), by the
         # index their ops' arguments hold. Only the top graph has entries.
         self.subgraphs: list["Graph"] = []
+        # State tensors by name (mace_converter.states.State): kept between runs.
+        self.states: dict[str, Any] = {}
         self._taken: set[str] = set()        # tensor names
         self._op_names: set[str] = set()
 
@@ -247,7 +249,8 @@ class Graph:
         """Whether `bypass` can drop the op and keep graph output names."""
         source, target = op.inputs[0], op.outputs[0]
         return target not in self.outputs or not (
-            source in self.inputs or self.is_const(source) or source in self.outputs)
+            source in self.inputs or self.is_const(source) or source in self.outputs
+            or source in self.states)
 
     def bypass(self, op: Op) -> None:
         """Removes a one-in, one-out op that does not change its data. When its

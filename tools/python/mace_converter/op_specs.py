@@ -52,6 +52,8 @@ SPECS: dict[str, OpSpec] = {spec.op_type: spec for spec in (
     OpSpec("Activation", _ELEMENTWISE + "activation",
            uint8=Uint8Kernel(output=KEEP_INPUT, accepts=u8.activation)),
     OpSpec("ArgMax", _SPATIAL + "argmax"),
+    OpSpec("Assign", _INDEX, no_numpy="writes a state tensor kept between runs, which a "
+           "numpy kernel (arrays in, arrays out) cannot hold"),
     OpSpec("BatchNorm", _ELEMENTWISE + "batchnorm"),
     OpSpec("BatchToSpaceND", _SPATIAL + "batchtospacend"),
     OpSpec("BiasAdd", _ELEMENTWISE + "biasadd"),

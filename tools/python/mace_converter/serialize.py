@@ -71,6 +71,7 @@ def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
     net = pb.NetDef()
     blob = bytearray()
     _write_net(pb, graph, net, blob, weight_dtype)
+    _write_states(pb, graph, net, blob)
     for subgraph in graph.subgraphs:
         if subgraph.subgraphs is not graph.subgraphs and subgraph.subgraphs:
             raise ConversionError(f"subgraph '{subgraph.name}' keeps a subgraph list of its own")
@@ -78,6 +79,22 @@ def serialize(graph: Graph, weight_dtype: str = "float32") -> tuple[Any, bytes]:
     # The engine recomputes this at init and refuses a blob that differs.
     net.weights_crc32c = crc32c(blob)
     return net, bytes(blob)
+
+
+def _write_states(pb: Any, graph: Graph, net: Any, blob: bytearray) -> None:
+    """NetDef.state_tensors: an initial value of zeros takes no blob bytes."""
+    for state in graph.states.values():
+        tensor = net.state_tensors.add()
+        tensor.name = state.name
+        tensor.dims.extend(int(d) for d in state.initial.shape)
+        tensor.data_type = _dtype(pb, graph.tensor(state.name).dtype)
+        if state.zeros:
+            continue
+        blob.extend(b"\0" * ((-len(blob)) % WEIGHT_ALIGNMENT))
+        tensor.offset = len(blob)
+        tensor.data_size = int(state.initial.size)
+        blob.extend(state.initial.astype("<f4" if state.initial.dtype.kind == "f"
+                                         else "<i4").tobytes())
 
 
 def _write_net(pb: Any, graph: Graph, net: Any, blob: bytearray, weight_dtype: str) -> None:

@@ -256,3 +256,4 @@ def _eltwise(op, shapes, graph):
 from mace_converter import shape_rules  # noqa: E402,F401  pylint: disable=wrong-import-position
 from mace_converter import recurrent_shapes  # noqa: E402,F401  pylint: disable=C0413
 from mace_converter import shape_rules_more  # noqa: E402,F401  pylint: disable=wrong-import-position
+from mace_converter import states  # noqa: E402,F401  pylint: disable=wrong-import-position

@@ -75,6 +75,33 @@ def run_litert(path: Path, inputs: Mapping[str, np.ndarray], outputs: Sequence[s
     return name, results
 
 
+def run_litert_calls(path: Path, calls: Sequence[Mapping[str, np.ndarray]],
+                     outputs: Sequence[str]) -> list[dict[str, np.ndarray]]:
+    """Runs consecutive invocations on one interpreter, so that the model's
+    resource variables carry over from one call to the next (a streaming
+    model); the tensors named `outputs` after each call, quantized ones as
+    the real values they stand for."""
+    runner, _ = interpreter(path)
+    produced = {_canonical(d["name"]): d for d in runner.get_output_details()}
+    if any(_canonical(key) not in produced for key in outputs):
+        runner, _ = interpreter(path, preserve=True)
+        produced = {_canonical(d["name"]): d for d in runner.get_tensor_details()}
+    inputs = {_canonical(d["name"]): d for d in runner.get_input_details()}
+    missing = [key for key in outputs if _canonical(key) not in produced]
+    if missing:
+        raise UserError(f"{path.name}: LiteRT has no tensors {missing}")
+    results = []
+    for feeds in calls:
+        for key, value in feeds.items():
+            detail = inputs[_canonical(key)]
+            runner.set_tensor(detail["index"], _to_model(np.asarray(value), detail))
+        runner.invoke()
+        results.append({key: _from_model(np.asarray(runner.get_tensor(
+            produced[_canonical(key)]["index"])).copy(), produced[_canonical(key)])
+            for key in outputs})
+    return results
+
+
 def _quantized(detail: dict) -> bool:
     scale, _ = detail.get("quantization", (0.0, 0))
     return np.dtype(detail["dtype"]) in (np.int8, np.uint8) and scale > 0

@@ -232,6 +232,8 @@ public class MaceEngineTest {
     String json = engine.getMemoryReportJson();
     assertTrue(json, json.contains("\"arena_bytes\""));
     assertTrue(json, json.contains("CPU_BUFFER"));
+    assertTrue(json, json.contains("\"state_bytes\": 0"));
+    engine.resetState();  // a model without state tensors has nothing to reset
   }
 
   // ---- Against mace_run ---------------------------------------------------
@@ -279,6 +281,7 @@ public class MaceEngineTest {
     assertFails(bad, "closed", () -> engine.getOutputType("y"));
     assertFails(bad, "closed", () -> engine.readOutput("y", FloatBuffer.allocate(COUNT)));
     assertFails(bad, "closed", () -> engine.getMemoryReportJson());
+    assertFails(bad, "closed", () -> engine.resetState());
   }
 
   @Test
@@ -289,6 +292,7 @@ public class MaceEngineTest {
     assertFails(bad, "null engine", () -> NativeMace.outputFloats(0, "y"));
     assertFails(bad, "null engine", () -> NativeMace.setInputArray(0, "x", SHAPE, x, 0, COUNT));
     assertFails(bad, "null engine", () -> NativeMace.memoryReportJson(0));
+    assertFails(bad, "null engine", () -> NativeMace.resetState(0));
     assertFails(bad, "null config", () -> NativeMace.configSetCpuThreads(0, 1, 0));
     assertFails(bad, "null config", () -> NativeMace.engineCreateFromFiles(graph, weights, 0));
     NativeMace.engineDestroy(0);  // like free(NULL)

@@ -4,7 +4,8 @@ TFLite images are NHWC, as TensorFlow's are, so the frontend keeps the
 TensorFlow frontend's layout tracker (tensorflow_frontend.py): each tensor is
 "tf" (as the model has it) or "nchw" (a 4D NHWC tensor stored transposed);
 convolutions and pooling produce "nchw", element-wise ops keep the layout,
-and inputs and outputs stay NHWC as the app sees them. Constant weights in
+and inputs and outputs stay NHWC as the app sees them. Resource variables
+become state tensors (tflite_variables.py). Constant weights in
 compact forms (float16 or int8 behind DEQUANTIZE, sparse behind DENSIFY) are
 expanded to float32 at conversion (tflite_weights.py). Ops whose fused
 activation is set get an Activation after them, which the fuse_activation
@@ -17,7 +18,8 @@ from typing import Any, Optional
 import numpy as np
 
 from mace_converter.api import ConversionError, ConvertOptions
-from mace_converter.frontends import tflite_model, tflite_quant, tflite_weights
+from mace_converter.frontends import (tflite_model, tflite_quant, tflite_variables,
+                                      tflite_weights)
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.tensorflow_frontend import TfImporter, TfNode, canonical
 from mace_converter.ir import Graph
@@ -96,6 +98,7 @@ class TfliteImporter(TfImporter):
         self.names = self._tensor_names()
         self.by_name = {name: i for i, name in enumerate(self.names)}
         self.graph.reserve(self.names)
+        self.variables = tflite_variables.Variables(self)
 
     def _tensor_names(self) -> list[str]:
         """Unique names by tensor index: the model's name without a ':0'
@@ -163,6 +166,7 @@ class TfliteImporter(TfImporter):
                 raise node.fail(f"malformed operator: {type(error).__name__}: "
                                 f"{error}") from error
         self._set_outputs()
+        self.variables.finish()
         return self.graph
 
     def _round_input(self, index: int) -> None:
@@ -184,6 +188,11 @@ class TfliteImporter(TfImporter):
         inputs = {self.by_name[canonical(spec.name)] for spec in self.options.inputs}
         wanted = [self._index(spec.name, "output") for spec in self.options.outputs]
         seen: set[int] = set()
+        # An assignment to a variable has no output, and is needed all the same.
+        for op in self.model.operators:
+            if op.op_type == "ASSIGN_VARIABLE":
+                seen.add(op.index)
+                wanted.extend(i for i in op.inputs if i >= 0)
         while wanted:
             tensor = wanted.pop()
             op = producer.get(tensor)

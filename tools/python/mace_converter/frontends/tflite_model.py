@@ -1,6 +1,6 @@
 """Reads a .tflite flatbuffer through the generated schema of the `tflite`
-package (pinned in tools/requirements.txt) into plain Python records: the
-first subgraph's tensors, constant buffers and operators. Every offset the
+package (pinned in tools/requirements.txt) into plain Python records: one
+subgraph's tensors, constant buffers and operators. Every offset the
 file gives is checked against the file, so a truncated or corrupt model is a
 ConversionError naming what is wrong, never an IndexError or struct.error.
 """
@@ -78,6 +78,8 @@ class TfliteModel:
     inputs: list[int]
     outputs: list[int]
     data: dict[int, bytes] = field(default_factory=dict)   # buffer index -> bytes
+    subgraph: int = 0       # which subgraph of the file these records are
+    subgraph_count: int = 1
 
     def const(self, tensor: Tensor) -> Optional[np.ndarray]:
         """The tensor's constant value, or None when it is computed."""
@@ -186,18 +188,20 @@ def _operator(tflite: Any, model: Any, index: int, op: Any, tensors: int,
     return Operator(index, op_type, inputs, outputs, _options(tflite, op), custom)
 
 
-def read(path: Path) -> TfliteModel:
-    """Parses `path`; raises ConversionError for a file that is not a
-    well-formed TFLite model."""
+def read(path: Path, subgraph: int = 0) -> TfliteModel:
+    """Parses subgraph `subgraph` of `path` (the first: the model's main
+    graph); raises ConversionError for a file that is not a well-formed
+    TFLite model."""
     raw = Path(path).read_bytes()
     if len(raw) < 8 or raw[4:8] != b"TFL3":
         raise ConversionError(f"{path} is not a TFLite model (no TFL3 file identifier)")
     tflite = _tflite()
     try:
         model = tflite.Model.GetRootAs(raw, 0)
-        if model.SubgraphsLength() < 1:
-            raise ConversionError(f"{path} has no subgraph")
-        graph = model.Subgraphs(0)
+        count = model.SubgraphsLength()
+        if not 0 <= subgraph < count:
+            raise ConversionError(f"{path} has no subgraph {subgraph} ({count} subgraphs)")
+        graph = model.Subgraphs(subgraph)
         buffers = model.BuffersLength()
         tensors = [_tensor(i, graph.Tensors(i), buffers) for i in range(graph.TensorsLength())]
         custom: dict[int, str] = {}
@@ -219,4 +223,4 @@ def read(path: Path) -> TfliteModel:
     except Exception as error:  # struct.error and flatbuffers' own errors
         raise ConversionError(f"{path} is a corrupt TFLite model: {type(error).__name__}: "
                               f"{error}") from None
-    return TfliteModel(Path(path), tensors, operators, inputs, outputs, data)
+    return TfliteModel(Path(path), tensors, operators, inputs, outputs, data, subgraph, count)

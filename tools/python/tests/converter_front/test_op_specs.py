@@ -19,7 +19,7 @@ from mace_converter.shape_inference import RULES
 from mace_tools import dsp_op_list
 
 # Ops without a numpy reference; each spec's `no_numpy` says why.
-NO_NUMPY = {"Dequantize", "If", "Loop", "Quantize", "Scan"}
+NO_NUMPY = {"Assign", "Dequantize", "If", "Loop", "Quantize", "Scan"}
 
 
 def engine_op_types(repo: Path = REPO) -> set[str]:

@@ -88,9 +88,11 @@ def _sparsity(b, sparsity: tuple) -> int:
 FIRST_VERSIONS = {tflite.BuiltinOperator.BROADCAST_TO: 2}
 
 
-def build(spec: Spec) -> bytes:
+def build(spec: Spec, more: Sequence[Spec] = ()) -> bytes:
+    """The model of `spec`, with the subgraphs `more` after it (their
+    tensors name buffers of `spec`)."""
     b = flatbuffers.Builder(1024)
-    codes = sorted({op.code for op in spec.ops}, key=str)
+    codes = sorted({op.code for graph in (spec, *more) for op in graph.ops}, key=str)
     code_offsets = []
     for code in codes:
         name = b.CreateString(code) if isinstance(code, str) else None
@@ -114,6 +116,21 @@ def build(spec: Spec) -> bytes:
             tflite.BufferAddOffset(b, entry[0])
             tflite.BufferAddSize(b, entry[1])
         buffers.append(tflite.BufferEnd(b))
+    graphs = [_subgraph(b, graph, codes) for graph in (spec, *more)]
+    graphs = _vector(b, tflite.ModelStartSubgraphsVector, graphs, b.PrependUOffsetTRelative)
+    code_vec = _vector(b, tflite.ModelStartOperatorCodesVector, code_offsets,
+                       b.PrependUOffsetTRelative)
+    buffer_vec = _vector(b, tflite.ModelStartBuffersVector, buffers, b.PrependUOffsetTRelative)
+    tflite.ModelStart(b)
+    tflite.ModelAddVersion(b, 3)
+    tflite.ModelAddOperatorCodes(b, code_vec)
+    tflite.ModelAddSubgraphs(b, graphs)
+    tflite.ModelAddBuffers(b, buffer_vec)
+    b.Finish(tflite.ModelEnd(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def _subgraph(b, spec: Spec, codes: list) -> int:
     tensors = []
     for tensor in spec.tensors:
         name = b.CreateString(tensor.name)
@@ -149,18 +166,7 @@ def build(spec: Spec) -> bytes:
     tflite.SubGraphAddOperators(b, op_vec)
     tflite.SubGraphAddInputs(b, ins)
     tflite.SubGraphAddOutputs(b, outs)
-    graph = tflite.SubGraphEnd(b)
-    graphs = _vector(b, tflite.ModelStartSubgraphsVector, [graph], b.PrependUOffsetTRelative)
-    code_vec = _vector(b, tflite.ModelStartOperatorCodesVector, code_offsets,
-                       b.PrependUOffsetTRelative)
-    buffer_vec = _vector(b, tflite.ModelStartBuffersVector, buffers, b.PrependUOffsetTRelative)
-    tflite.ModelStart(b)
-    tflite.ModelAddVersion(b, 3)
-    tflite.ModelAddOperatorCodes(b, code_vec)
-    tflite.ModelAddSubgraphs(b, graphs)
-    tflite.ModelAddBuffers(b, buffer_vec)
-    b.Finish(tflite.ModelEnd(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
+    return tflite.SubGraphEnd(b)
 
 
 def add_model(constant: np.ndarray, buffer_index: int = 1, buffers=None) -> bytes:
