@@ -1,0 +1,148 @@
+// Ops whose output shape depends on the data (NonMaxSuppression): the
+// engine plans memory for the largest output, and every run gives the rows
+// it finds to the ops after it (Slice, Reshape, Gather here), including
+// none. A shape that needs more memory than planned fails the run with a
+// status; the next run still works.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/proto/mace.pb.h"
+#include "mace/public/mace.h"
+#include "test/model_builder.h"
+
+namespace mace {
+namespace {
+
+constexpr int64_t kBoxes = 6;
+
+// boxes [1, 6, 4] and scores [1, 1, 6] -> NonMaxSuppression (max 6, IoU 0.5,
+// score_threshold an input) -> selected [K, 3] -> Slice column 2 -> [K, 1]
+// -> Reshape -> [K] -> Gather rows of boxes [6, 4] -> rows [K, 4].
+struct NmsModel : testing::ModelBuilder {
+  explicit NmsModel(int64_t reshape_rows = -1) {
+    net.set_name("nms");
+    const std::vector<std::pair<std::string, std::vector<int64_t>>> inputs = {
+        {"boxes", {1, kBoxes, 4}}, {"scores", {1, 1, kBoxes}}, {"threshold", {1}}};
+    for (const auto& [name, dims] : inputs) {
+      InputOutputInfo* input = net.add_input_info();
+      input->set_name(name);
+      for (int64_t d : dims) input->add_dims(d);
+    }
+    InputOutputInfo* selected = net.add_output_info();
+    selected->set_name("selected");
+    selected->set_data_type(DT_INT32);
+    net.add_output_info()->set_name("rows");
+    AddWeight("max", {1}, {static_cast<float>(kBoxes)});
+    AddWeight("iou", {1}, {0.5f});
+    AddWeight("flat", {2}, {kBoxes, 4});
+    OperatorDef* nms =
+        AddOp("NonMaxSuppression", "nms", {"boxes", "scores", "max", "iou", "threshold"},
+              "selected");
+    nms->add_output_type(DT_INT32);
+    OperatorDef* column = AddOp("Slice", "column", {"selected"}, "column");
+    SetInts(column, "starts", {2});
+    SetInts(column, "ends", {3});
+    SetInts(column, "axes", {1});
+    SetInt(column, "T", DT_INT32);
+    column->add_output_type(DT_INT32);
+    OperatorDef* index = AddOp("Reshape", "index", {"column"}, "index");
+    SetInts(index, "shape", {reshape_rows});
+    SetInt(index, "T", DT_INT32);
+    index->add_output_type(DT_INT32);
+    OperatorDef* table = AddOp("Reshape", "table", {"boxes"}, "table");
+    SetInts(table, "shape", {kBoxes, 4});
+    AddOp("Gather", "rows", {"table", "index"}, "rows");
+  }
+
+  static void SetInts(OperatorDef* op, const std::string& name, std::vector<int64_t> values) {
+    Argument* arg = op->add_arg();
+    arg->set_name(name);
+    for (int64_t v : values) arg->add_ints(v);
+  }
+};
+
+// Two pairs of overlapping boxes and two apart; scores 0.9 .. 0.4.
+const std::vector<float> kBoxData = {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 5, 1, 6,
+                                     0, 5.1f, 1, 6.1f, 0, 9, 1, 10, 3, 3, 4, 4};
+const std::vector<float> kScoreData = {0.9f, 0.8f, 0.7f, 0.6f, 0.5f, 0.4f};
+
+std::map<std::string, MaceTensor> Inputs(float threshold) {
+  auto copy = [](const std::vector<float>& v) {
+    std::shared_ptr<float> data(new float[v.size()], std::default_delete<float[]>());
+    std::copy(v.begin(), v.end(), data.get());
+    return data;
+  };
+  return {{"boxes", MaceTensor({1, kBoxes, 4}, copy(kBoxData))},
+          {"scores", MaceTensor({1, 1, kBoxes}, copy(kScoreData))},
+          {"threshold", MaceTensor({1}, copy({threshold}))}};
+}
+
+// Boxes 0, 2, 4 and 5 survive IoU 0.5 (1 and 3 overlap 0 and 2); those
+// scoring above `threshold` are selected.
+std::vector<int64_t> Expected(float threshold) {
+  std::vector<int64_t> kept;
+  for (int64_t b : {0, 2, 4, 5}) {
+    if (kScoreData[b] > threshold) kept.push_back(b);
+  }
+  return kept;
+}
+
+void RunAndCheck(MaceEngine* engine, float threshold,
+                 std::map<std::string, MaceTensor>* outputs) {
+  SCOPED_TRACE("threshold " + std::to_string(threshold));
+  const MaceStatus status = engine->Run(Inputs(threshold), outputs);
+  ASSERT_TRUE(status.ok()) << status.information();
+  const std::vector<int64_t> kept = Expected(threshold);
+  const int64_t k = static_cast<int64_t>(kept.size());
+  const MaceTensor& selected = outputs->at("selected");
+  const MaceTensor& rows = outputs->at("rows");
+  ASSERT_EQ(selected.shape(), (std::vector<int64_t>{k, 3}));
+  ASSERT_EQ(rows.shape(), (std::vector<int64_t>{k, 4}));
+  ASSERT_EQ(selected.data_type(), TensorDataType::INT32);
+  const int32_t* s = static_cast<const int32_t*>(selected.raw_data().get());
+  const float* r = static_cast<const float*>(rows.raw_data().get());
+  for (int64_t i = 0; i < k; ++i) {
+    EXPECT_EQ(s[i * 3], 0);
+    EXPECT_EQ(s[i * 3 + 1], 0);
+    EXPECT_EQ(s[i * 3 + 2], kept[i]);
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(r[i * 4 + j], kBoxData[kept[i] * 4 + j]);
+  }
+}
+
+TEST(DataDependentShapeTest, RowsFollowEachRunIncludingNone) {
+  NmsModel model;
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus created = model.CreateEngine({"boxes", "scores", "threshold"},
+                                                {"selected", "rows"}, MaceEngineConfig(), &engine);
+  ASSERT_TRUE(created.ok()) << created.information();
+  std::map<std::string, MaceTensor> outputs;
+  // All four, none (an empty selection and empty gathered rows), two, one,
+  // and all four again, reusing the output map between runs.
+  for (float threshold : {0.f, 0.95f, 0.55f, 0.0f, 0.75f, 0.1f}) {
+    RunAndCheck(engine.get(), threshold, &outputs);
+  }
+}
+
+TEST(DataDependentShapeTest, AFixedShapeAfterItFailsTheRunNotTheEngine) {
+  // A Reshape to a fixed 6 rows fits only when all six rows are selected,
+  // which never happens here: the run fails with a status naming the op,
+  // and the engine still takes other runs.
+  NmsModel model(kBoxes);
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus created = model.CreateEngine({"boxes", "scores", "threshold"},
+                                                {"selected", "rows"}, MaceEngineConfig(), &engine);
+  ASSERT_TRUE(created.ok()) << created.information();
+  std::map<std::string, MaceTensor> outputs;
+  for (int round = 0; round < 2; ++round) {
+    const MaceStatus status = engine->Run(Inputs(0.f), &outputs);
+    EXPECT_FALSE(status.ok());
+    EXPECT_NE(status.information().find("index"), std::string::npos) << status.information();
+  }
+}
+
+}  // namespace
+}  // namespace mace
