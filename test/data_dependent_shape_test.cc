@@ -22,8 +22,9 @@ constexpr int64_t kBoxes = 6;
 // boxes [1, 6, 4] and scores [1, 1, 6] -> NonMaxSuppression (max 6, IoU 0.5,
 // score_threshold an input) -> selected [K, 3] -> Slice column 2 -> [K, 1]
 // -> Reshape -> [K] -> Gather rows of boxes [6, 4] -> rows [K, 4].
+// With `max_boxes` above 6, boxes and scores take 1 to `max_boxes` boxes.
 struct NmsModel : testing::ModelBuilder {
-  explicit NmsModel(int64_t reshape_rows = -1) {
+  explicit NmsModel(int64_t reshape_rows = -1, int64_t max_boxes = kBoxes) {
     net.set_name("nms");
     const std::vector<std::pair<std::string, std::vector<int64_t>>> inputs = {
         {"boxes", {1, kBoxes, 4}}, {"scores", {1, 1, kBoxes}}, {"threshold", {1}}};
@@ -31,6 +32,10 @@ struct NmsModel : testing::ModelBuilder {
       InputOutputInfo* input = net.add_input_info();
       input->set_name(name);
       for (int64_t d : dims) input->add_dims(d);
+      if (max_boxes == kBoxes || name == "threshold") continue;
+      for (size_t i = 0; i < dims.size(); ++i) {
+        input->add_max_dims(dims[i] == kBoxes ? max_boxes : dims[i]);
+      }
     }
     InputOutputInfo* selected = net.add_output_info();
     selected->set_name("selected");
@@ -54,7 +59,7 @@ struct NmsModel : testing::ModelBuilder {
     SetInt(index, "T", DT_INT32);
     index->add_output_type(DT_INT32);
     OperatorDef* table = AddOp("Reshape", "table", {"boxes"}, "table");
-    SetInts(table, "shape", {kBoxes, 4});
+    SetInts(table, "shape", {-1, 4});
     AddOp("Gather", "rows", {"table", "index"}, "rows");
   }
 
@@ -70,33 +75,50 @@ const std::vector<float> kBoxData = {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 5, 1, 6,
                                      0, 5.1f, 1, 6.1f, 0, 9, 1, 10, 3, 3, 4, 4};
 const std::vector<float> kScoreData = {0.9f, 0.8f, 0.7f, 0.6f, 0.5f, 0.4f};
 
-std::map<std::string, MaceTensor> Inputs(float threshold) {
+// Two more boxes for the dynamic model: box 6 overlaps box 5, box 7 is
+// apart, both scoring above every other.
+const std::vector<float> kMoreBoxes = {3, 3.1f, 4, 4.1f, 20, 20, 21, 21};
+const std::vector<float> kMoreScores = {0.95f, 0.97f};
+
+std::map<std::string, MaceTensor> Inputs(float threshold, int64_t boxes = kBoxes) {
   auto copy = [](const std::vector<float>& v) {
     std::shared_ptr<float> data(new float[v.size()], std::default_delete<float[]>());
     std::copy(v.begin(), v.end(), data.get());
     return data;
   };
-  return {{"boxes", MaceTensor({1, kBoxes, 4}, copy(kBoxData))},
-          {"scores", MaceTensor({1, 1, kBoxes}, copy(kScoreData))},
+  std::vector<float> box_data = kBoxData, score_data = kScoreData;
+  box_data.insert(box_data.end(), kMoreBoxes.begin(), kMoreBoxes.end());
+  score_data.insert(score_data.end(), kMoreScores.begin(), kMoreScores.end());
+  box_data.resize(boxes * 4);
+  score_data.resize(boxes);
+  return {{"boxes", MaceTensor({1, boxes, 4}, copy(box_data))},
+          {"scores", MaceTensor({1, 1, boxes}, copy(score_data))},
           {"threshold", MaceTensor({1}, copy({threshold}))}};
 }
 
-// Boxes 0, 2, 4 and 5 survive IoU 0.5 (1 and 3 overlap 0 and 2); those
-// scoring above `threshold` are selected.
-std::vector<int64_t> Expected(float threshold) {
+// Of six boxes, 0, 2, 4 and 5 survive IoU 0.5 (1 and 3 overlap 0 and 2);
+// those scoring above `threshold` are selected. With eight, 7 and 6 come
+// first and 6 suppresses 5.
+std::vector<int64_t> Expected(float threshold, int64_t boxes) {
+  std::vector<int64_t> order = {0, 2, 4, 5};
+  if (boxes == 8) order = {7, 6, 0, 2, 4};
   std::vector<int64_t> kept;
-  for (int64_t b : {0, 2, 4, 5}) {
-    if (kScoreData[b] > threshold) kept.push_back(b);
+  for (int64_t b : order) {
+    const float score = b < kBoxes ? kScoreData[b] : kMoreScores[b - kBoxes];
+    if (score > threshold) kept.push_back(b);
   }
   return kept;
 }
 
 void RunAndCheck(MaceEngine* engine, float threshold,
-                 std::map<std::string, MaceTensor>* outputs) {
-  SCOPED_TRACE("threshold " + std::to_string(threshold));
-  const MaceStatus status = engine->Run(Inputs(threshold), outputs);
+                 std::map<std::string, MaceTensor>* outputs, int64_t boxes = kBoxes) {
+  SCOPED_TRACE("threshold " + std::to_string(threshold) + ", " + std::to_string(boxes) +
+               " boxes");
+  const MaceStatus status = engine->Run(Inputs(threshold, boxes), outputs);
   ASSERT_TRUE(status.ok()) << status.information();
-  const std::vector<int64_t> kept = Expected(threshold);
+  const std::vector<int64_t> kept = Expected(threshold, boxes);
+  std::vector<float> box_data = kBoxData;
+  box_data.insert(box_data.end(), kMoreBoxes.begin(), kMoreBoxes.end());
   const int64_t k = static_cast<int64_t>(kept.size());
   const MaceTensor& selected = outputs->at("selected");
   const MaceTensor& rows = outputs->at("rows");
@@ -109,7 +131,7 @@ void RunAndCheck(MaceEngine* engine, float threshold,
     EXPECT_EQ(s[i * 3], 0);
     EXPECT_EQ(s[i * 3 + 1], 0);
     EXPECT_EQ(s[i * 3 + 2], kept[i]);
-    for (int j = 0; j < 4; ++j) EXPECT_EQ(r[i * 4 + j], kBoxData[kept[i] * 4 + j]);
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(r[i * 4 + j], box_data[kept[i] * 4 + j]);
   }
 }
 
@@ -124,6 +146,22 @@ TEST(DataDependentShapeTest, RowsFollowEachRunIncludingNone) {
   // and all four again, reusing the output map between runs.
   for (float threshold : {0.f, 0.95f, 0.55f, 0.0f, 0.75f, 0.1f}) {
     RunAndCheck(engine.get(), threshold, &outputs);
+  }
+}
+
+TEST(DataDependentShapeTest, WithDynamicInputs) {
+  // New input shapes re-plan the net for the largest selection again,
+  // whatever the last run selected.
+  NmsModel model(-1, 8);
+  std::shared_ptr<MaceEngine> engine;
+  const MaceStatus created = model.CreateEngine({"boxes", "scores", "threshold"},
+                                                {"selected", "rows"}, MaceEngineConfig(), &engine);
+  ASSERT_TRUE(created.ok()) << created.information();
+  std::map<std::string, MaceTensor> outputs;
+  const std::vector<std::pair<float, int64_t>> runs = {
+      {0.95f, 6}, {0.f, 8}, {0.99f, 8}, {0.f, 6}, {0.5f, 8}, {0.55f, 6}};
+  for (const auto& [threshold, boxes] : runs) {
+    RunAndCheck(engine.get(), threshold, &outputs, boxes);
   }
 }
 
