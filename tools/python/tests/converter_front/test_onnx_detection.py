@@ -148,6 +148,38 @@ class NonMaxSuppressionTest(unittest.TestCase):
                     self.assertEqual(got["rows"].shape, want[1].shape)
                     np.testing.assert_array_equal(got["rows"], want[1])
 
+    def test_other_readers_of_the_selection(self):
+        """GatherND of the scores, a Cast, and a Cast then Unsqueeze (a
+        Reshape whose rows move to axis 1), with and without boxes
+        selected, against onnxruntime on the numpy runner and mace_run."""
+        readers = {
+            "gathernd": [helper.make_node("GatherND", ["scores", "selected"], ["out"])],
+            "cast": [helper.make_node("Cast", ["selected"], ["out"], to=TensorProto.FLOAT)],
+            "unsqueeze": [helper.make_node("Cast", ["selected"], ["cast"], to=TensorProto.FLOAT),
+                          helper.make_node("Unsqueeze", ["cast", "axis"], ["out"])]}
+        for name, nodes in readers.items():
+            for scale in (1.0, 0.0):       # scores of 0 never pass the threshold
+                with self.subTest(name, scale=scale):
+                    model = nms_model(1, 5, 2, {SCALARS[0]: 3, SCALARS[1]: 0.5,
+                                                SCALARS[2]: 0.25})
+                    model.opset_import[0].version = 13
+                    model.graph.node.extend(nodes)
+                    model.graph.initializer.append(
+                        numpy_helper.from_array(np.array([0], np.int64), "axis"))
+                    model.graph.output.append(
+                        helper.make_tensor_value_info("out", TensorProto.FLOAT, None))
+                    feeds = nms_feeds(70, 1, 5, 2, 0, {})
+                    feeds["scores"] *= np.float32(scale)
+                    want = ort_run(model, feeds)[1]
+                    converted = convert_model(model, {k: v.shape for k, v in feeds.items()},
+                                              ["out"])
+                    runs = [run(converted.net_def, converted.weights, feeds)]
+                    if MACE_RUN.exists():
+                        runs.append(run_converted(self, converted, feeds, check_shapes=False))
+                    for got in runs:
+                        self.assertEqual(got["out"].shape, want.shape)
+                        np.testing.assert_allclose(got["out"], want)
+
     def test_shape_of_the_selection_is_refused(self):
         model = nms_model(1, 4, 1, {SCALARS[0]: 4})
         graph = model.graph
