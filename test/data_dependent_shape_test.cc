@@ -44,9 +44,8 @@ struct NmsModel : testing::ModelBuilder {
     AddWeight("max", {1}, {static_cast<float>(kBoxes)});
     AddWeight("iou", {1}, {0.5f});
     AddWeight("flat", {2}, {kBoxes, 4});
-    OperatorDef* nms =
-        AddOp("NonMaxSuppression", "nms", {"boxes", "scores", "max", "iou", "threshold"},
-              "selected");
+    OperatorDef* nms = AddOp("NonMaxSuppression", "nms",
+                             {"boxes", "scores", "max", "iou", "threshold"}, "selected");
     nms->add_output_type(DT_INT32);
     OperatorDef* column = AddOp("Slice", "column", {"selected"}, "column");
     SetInts(column, "starts", {2});
@@ -71,8 +70,8 @@ struct NmsModel : testing::ModelBuilder {
 };
 
 // Two pairs of overlapping boxes and two apart; scores 0.9 .. 0.4.
-const std::vector<float> kBoxData = {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 5, 1, 6,
-                                     0, 5.1f, 1, 6.1f, 0, 9, 1, 10, 3, 3, 4, 4};
+const std::vector<float> kBoxData = {0, 0,    1, 1,    0, 0.1f, 1, 1.1f, 0, 5, 1, 6,
+                                     0, 5.1f, 1, 6.1f, 0, 9,    1, 10,   3, 3, 4, 4};
 const std::vector<float> kScoreData = {0.9f, 0.8f, 0.7f, 0.6f, 0.5f, 0.4f};
 
 // Two more boxes for the dynamic model: box 6 overlaps box 5, box 7 is
@@ -110,10 +109,9 @@ std::vector<int64_t> Expected(float threshold, int64_t boxes) {
   return kept;
 }
 
-void RunAndCheck(MaceEngine* engine, float threshold,
-                 std::map<std::string, MaceTensor>* outputs, int64_t boxes = kBoxes) {
-  SCOPED_TRACE("threshold " + std::to_string(threshold) + ", " + std::to_string(boxes) +
-               " boxes");
+void RunAndCheck(MaceEngine* engine, float threshold, std::map<std::string, MaceTensor>* outputs,
+                 int64_t boxes = kBoxes) {
+  SCOPED_TRACE("threshold " + std::to_string(threshold) + ", " + std::to_string(boxes) + " boxes");
   const MaceStatus status = engine->Run(Inputs(threshold, boxes), outputs);
   ASSERT_TRUE(status.ok()) << status.information();
   const std::vector<int64_t> kept = Expected(threshold, boxes);
@@ -158,8 +156,8 @@ TEST(DataDependentShapeTest, WithDynamicInputs) {
                                                 {"selected", "rows"}, MaceEngineConfig(), &engine);
   ASSERT_TRUE(created.ok()) << created.information();
   std::map<std::string, MaceTensor> outputs;
-  const std::vector<std::pair<float, int64_t>> runs = {
-      {0.95f, 6}, {0.f, 8}, {0.99f, 8}, {0.f, 6}, {0.5f, 8}, {0.55f, 6}};
+  const std::vector<std::pair<float, int64_t>> runs = {{0.95f, 6}, {0.f, 8},  {0.99f, 8},
+                                                       {0.f, 6},   {0.5f, 8}, {0.55f, 6}};
   for (const auto& [threshold, boxes] : runs) {
     RunAndCheck(engine.get(), threshold, &outputs, boxes);
   }

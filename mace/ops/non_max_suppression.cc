@@ -40,10 +40,10 @@ MaceStatus NonMaxSuppressionBase::InferShapes() {
   MACE_RETURN_IF_ERROR(CheckTensorMayBeEmpty(*this, scores, DT_FLOAT));
   OP_CHECK(boxes->dim_size() == 3 && boxes->dim(2) == 4, "boxes have shape ",
            ShapeToString(boxes->shape()), "; they must be [N, B, 4]");
-  OP_CHECK(scores->dim_size() == 3 && scores->dim(0) == boxes->dim(0) &&
-               scores->dim(2) == boxes->dim(1),
-           "scores have shape ", ShapeToString(scores->shape()), " but boxes ",
-           ShapeToString(boxes->shape()), "; scores must be [N, C, B]");
+  OP_CHECK(
+      scores->dim_size() == 3 && scores->dim(0) == boxes->dim(0) && scores->dim(2) == boxes->dim(1),
+      "scores have shape ", ShapeToString(scores->shape()), " but boxes ",
+      ShapeToString(boxes->shape()), "; scores must be [N, C, B]");
   // Box indices are written as int32.
   OP_CHECK(boxes->dim(1) < (int64_t{1} << 31), "more than 2^31 - 1 boxes");
   for (int index = 2; index < 5; ++index) {
@@ -75,8 +75,8 @@ MaceStatus NonMaxSuppressionBase::ReadMaxPerClass() {
   params_.max_per_class = 0;
   if (max_output != nullptr) {
     const float value = max_output->data<float>()[0];
-    OP_CHECK(std::isfinite(value) && value == std::floor(value),
-             "max_output_boxes_per_class is ", value, "; it must be a whole number");
+    OP_CHECK(std::isfinite(value) && value == std::floor(value), "max_output_boxes_per_class is ",
+             value, "; it must be a whole number");
     // A negative count keeps nothing; a count above B keeps at most B.
     params_.max_per_class =
         value <= 0.f ? 0 : std::min(params_.boxes, static_cast<int64_t>(std::min(value, 4e18f)));

@@ -62,8 +62,8 @@ MaceStatus RunNms(const NmsCase& c, std::vector<int32_t>* out,
 }
 
 // ONNX's own example: six boxes, two pairs of near-duplicates.
-const std::vector<float> kBoxes = {0.5f, 0.5f, 1.0f, 1.0f, 0.5f, 0.6f,  1.0f, 1.0f,
-                                   0.5f, 0.4f, 1.0f, 1.0f, 0.5f, 10.5f, 1.0f, 1.0f,
+const std::vector<float> kBoxes = {0.5f, 0.5f,  1.0f, 1.0f, 0.5f, 0.6f,   1.0f, 1.0f,
+                                   0.5f, 0.4f,  1.0f, 1.0f, 0.5f, 10.5f,  1.0f, 1.0f,
                                    0.5f, 10.6f, 1.0f, 1.0f, 0.5f, 100.5f, 1.0f, 1.0f};
 const std::vector<float> kScores = {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f};
 
@@ -197,8 +197,8 @@ std::vector<int32_t> Oracle(const NmsCase& c) {
         }
         if (!keep) continue;
         kept.push_back(i);
-        out.insert(out.end(), {static_cast<int32_t>(n), static_cast<int32_t>(k),
-                               static_cast<int32_t>(i)});
+        out.insert(out.end(),
+                   {static_cast<int32_t>(n), static_cast<int32_t>(k), static_cast<int32_t>(i)});
       }
     }
   }

@@ -69,20 +69,20 @@ MaceStatus RoiAlignBase::CheckRois() const {
   const float* indices = Input(2)->data<float>();
   for (int64_t r = 0; r < params_.rois; ++r) {
     const float index = indices[r];
-    OP_CHECK(index >= 0.f && index < static_cast<float>(params_.batch) &&
-                 index == std::floor(index),
-             "batch_indices[", r, "] is ", index, "; X has batch ", params_.batch);
+    OP_CHECK(
+        index >= 0.f && index < static_cast<float>(params_.batch) && index == std::floor(index),
+        "batch_indices[", r, "] is ", index, "; X has batch ", params_.batch);
     const float* roi = rois + r * 4;
     for (int k = 0; k < 4; ++k) {
-      OP_CHECK(std::isfinite(roi[k] * params_.spatial_scale), "ROI ", r, " has coordinate ",
-               roi[k], ", not finite after spatial_scale");
+      OP_CHECK(std::isfinite(roi[k] * params_.spatial_scale), "ROI ", r, " has coordinate ", roi[k],
+               ", not finite after spatial_scale");
     }
     const float extent_w = (roi[2] - roi[0]) * params_.spatial_scale;
     const float extent_h = (roi[3] - roi[1]) * params_.spatial_scale;
     const int64_t grid = ref::RoiAlignGrid(params_, std::max(extent_h, 1.f), params_.output_h) *
                          ref::RoiAlignGrid(params_, std::max(extent_w, 1.f), params_.output_w);
-    OP_CHECK(grid <= (int64_t{1} << 24), "ROI ", r, " (", roi[0], ", ", roi[1], ", ", roi[2],
-             ", ", roi[3], ") needs ", grid, " samples per bin, more than 2^24");
+    OP_CHECK(grid <= (int64_t{1} << 24), "ROI ", r, " (", roi[0], ", ", roi[1], ", ", roi[2], ", ",
+             roi[3], ") needs ", grid, " samples per bin, more than 2^24");
   }
   return MaceStatus();
 }

@@ -64,10 +64,10 @@ std::vector<double> Oracle(const RoiCase& c) {
       rh = std::max(rh, 1.0);
     }
     const double bh = rh / c.out_h, bw = rw / c.out_w;
-    const int64_t gh = c.sampling_ratio > 0 ? c.sampling_ratio
-                                            : std::max<int64_t>(0, std::ceil(rh / c.out_h));
-    const int64_t gw = c.sampling_ratio > 0 ? c.sampling_ratio
-                                            : std::max<int64_t>(0, std::ceil(rw / c.out_w));
+    const int64_t gh =
+        c.sampling_ratio > 0 ? c.sampling_ratio : std::max<int64_t>(0, std::ceil(rh / c.out_h));
+    const int64_t gw =
+        c.sampling_ratio > 0 ? c.sampling_ratio : std::max<int64_t>(0, std::ceil(rw / c.out_w));
     const int64_t n = static_cast<int64_t>(c.indices[r]);
     for (int64_t ch = 0; ch < channels; ++ch) {
       auto at = [&](int64_t y, int64_t x) {

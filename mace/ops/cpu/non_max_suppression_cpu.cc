@@ -20,9 +20,9 @@ class NonMaxSuppressionCpu final : public NonMaxSuppressionBase {
     // Prepare set the largest shape (the net prepares this op before every
     // run); Run sets the one it finds.
     MACE_RETURN_IF_ERROR(ReadScalars());
-    const int64_t count = ref::NonMaxSuppression(params(), Input(0)->data<float>(),
-                                                 Input(1)->data<float>(),
-                                                 Output(0)->mutable_data<int32_t>());
+    const int64_t count =
+        ref::NonMaxSuppression(params(), Input(0)->data<float>(), Input(1)->data<float>(),
+                               Output(0)->mutable_data<int32_t>());
     Output(0)->Reshape({count, 3});
     return MaceStatus();
   }

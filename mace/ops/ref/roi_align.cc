@@ -98,10 +98,10 @@ void RoiAlign(const RoiAlignParams& params, const float* input, const float* roi
                 value += t.weight[0] * data[t.pos[0]] + t.weight[1] * data[t.pos[1]] +
                          t.weight[2] * data[t.pos[2]] + t.weight[3] * data[t.pos[3]];
               } else {
-                const float tap = std::max(std::max(std::max(t.weight[0] * data[t.pos[0]],
-                                                             t.weight[1] * data[t.pos[1]]),
-                                                    t.weight[2] * data[t.pos[2]]),
-                                           t.weight[3] * data[t.pos[3]]);
+                const float tap = std::max(
+                    std::max(std::max(t.weight[0] * data[t.pos[0]], t.weight[1] * data[t.pos[1]]),
+                             t.weight[2] * data[t.pos[2]]),
+                    t.weight[3] * data[t.pos[3]]);
                 value = first ? tap : std::max(value, tap);
               }
             }
