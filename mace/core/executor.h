@@ -31,6 +31,9 @@ class Executor {
   // True for an input that has no memory of its own: the engine points it
   // at the app's buffer (or a copy) before Run and detaches it after.
   virtual bool InputReadInPlace(const std::string& /*name*/) const { return false; }
+  // True when output shapes may change from one Run to the next (dynamic
+  // inputs, or ops whose output shape depends on the data).
+  virtual bool OutputShapesVary() const { return false; }
   virtual const MemoryReport& memory_report() const = 0;
   // Gives the inputs `shapes` (every input named) for the next Run. An
   // executor that plans once accepts only the shapes it has; Net also takes

@@ -103,9 +103,12 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
     env_.nets_built = std::make_shared<int64_t>(0);
   }
   MACE_RETURN_IF_ERROR(CreateInputs(net_def));
+  for (const OperatorDef& def : net_def.op()) {
+    data_dependent_ = data_dependent_ || ShapeDependsOnData(def.type());
+  }
   // Blocked storages are chosen for the shapes at hand; a net whose shapes
   // change keeps every tensor plain.
-  if (dynamic_) options_.blocked_layout = false;
+  if (dynamic_ || data_dependent_) options_.blocked_layout = false;
   MACE_RETURN_IF_ERROR(CreateOps(net_def));
   MACE_RETURN_IF_ERROR(CheckModelInfo(net_def, *workspace_));
   for (const std::string& output : output_names) {
@@ -124,12 +127,39 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   env_.subgraphs = nullptr;
   env_.weights.reset();
   output_names_ = output_names;
-  if (dynamic_) {
+  if (dynamic_ || data_dependent_) {
     for (const auto& op : ops_) prepared_shapes_.push_back(InputShapes(*op));
   }
   if (options_.defer_memory_plan) return MaceStatus();
   MACE_RETURN_IF_ERROR(PlanMemory(input_names_, output_names));
   planned_ = true;
+  return MaceStatus();
+}
+
+bool Net::ShapeDependsOnData(const std::string& op_type) {
+  return op_type == "NonMaxSuppression";
+}
+
+MaceStatus Net::PrepareAtRun(size_t index, OpContext* context) {
+  Operation* op = ops_[index].get();
+  std::vector<std::vector<int64_t>> shapes = InputShapes(*op);
+  if (!ShapeDependsOnData(op->type()) && prepared_shapes_[index] == shapes) return MaceStatus();
+  prepared_shapes_[index].reset();
+  MACE_CHECK_ARG(op->runtime() == runtimes_.cpu, op->Describe(),
+                 ": its input shapes depend on data the model computes, which only ops on the "
+                 "CPU take; this op runs on ", op->runtime()->name());
+  context->replanning = true;
+  const MaceStatus status = op->Prepare(context);
+  context->replanning = false;
+  MACE_RETURN_IF_ERROR(status);
+  for (int k = 0; k < op->OutputSize(); ++k) {
+    const Tensor* output = op->Output(k);
+    MACE_CHECK_ARG(output->raw_size() <= output->capacity(), op->Describe(), ": output '",
+                   output->name(), "' takes shape ", ShapeToString(output->shape()),
+                   " from data the model computes, which needs ", output->raw_size(),
+                   " bytes; memory was planned for ", output->capacity());
+  }
+  prepared_shapes_[index] = std::move(shapes);
   return MaceStatus();
 }
 
@@ -225,7 +255,8 @@ MaceStatus Net::Replan() {
     // Prepare depends on the input shapes only: an op whose inputs kept
     // theirs keeps its output shapes and its packed weights.
     std::vector<std::vector<int64_t>> shapes = InputShapes(*op);
-    if (prepared_shapes_[i] == shapes) continue;
+    // A data-dependent op left its last run's shape: back to the largest.
+    if (prepared_shapes_[i] == shapes && !ShapeDependsOnData(op->type())) continue;
     prepared_shapes_[i].reset();
     context.runtime = op->runtime();
     MACE_RETURN_IF_ERROR(CatchExceptions([&] { return op->Prepare(&context); },
@@ -544,10 +575,15 @@ MaceStatus Net::Run(RunMetadata* run_metadata) {
   OpContext context;
   context.workspace = workspace_;
   const RunControl* control = CurrentRunControl();
-  for (auto& op : ops_) {
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    Operation* op = ops_[i].get();
     if (control != nullptr && control->ShouldStop()) return FinishStoppedRun(*control);
     const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
     context.runtime = op->runtime();
+    if (data_dependent_) {
+      MACE_RETURN_IF_ERROR(CatchExceptions([&] { return PrepareAtRun(i, &context); },
+                                           [&] { return op->Describe(); }));
+    }
     // An op whose outputs are all empty (a zero dimension) has nothing to
     // write, so its kernel need not handle empty tensors.
     bool empty = op->OutputSize() > 0;

@@ -94,7 +94,14 @@ class Net : public Executor {
   // strategy; the planned shapes cost nothing. Only a net whose ops all run
   // on the CPU, without control flow, re-plans; others refuse a new shape.
   MaceStatus Reshape(const std::map<std::string, std::vector<int64_t>>& shapes) override;
+  // Ops whose output shape depends on input values (NonMaxSuppression):
+  // Prepare sets the largest shape, which memory is planned for, and Run
+  // the one it computes. Net::Run then prepares the ops after it again
+  // whenever their input shapes change, and refuses, naming the op, a shape
+  // that needs more memory than was planned or an op on another runtime.
+  static bool ShapeDependsOnData(const std::string& op_type);
   std::vector<int64_t> InputMaxShape(const std::string& name) override;
+  bool OutputShapesVary() const override { return dynamic_ || data_dependent_; }
   bool InputReadInPlace(const std::string& name) const override {
     return app_inputs_.count(name) > 0;
   }
@@ -159,6 +166,10 @@ class Net : public Executor {
   MaceStatus Replan();
   // The shapes of `op`'s inputs ({-1} for a missing optional one).
   static std::vector<std::vector<int64_t>> InputShapes(const Operation& op);
+  // In a data-dependent net's Run: prepares op `index` again if it is a
+  // data-dependent op or its input shapes changed, and checks its outputs
+  // fit the memory planned for them.
+  MaceStatus PrepareAtRun(size_t index, OpContext* context);
   // Why this net cannot re-plan, or empty.
   std::string ReplanBlocker() const;
   // Checks `shape` for model input `name` against its declared range.
@@ -197,10 +208,13 @@ class Net : public Executor {
   // takes (the same for a fixed input).
   std::map<std::string, std::pair<std::vector<int64_t>, std::vector<int64_t>>> input_ranges_;
   bool dynamic_ = false;  // some input has a dynamic dimension
+  // Some op's output shape depends on input values (ShapeDependsOnData):
+  // Run prepares the ops after it again when the shapes they get change.
+  bool data_dependent_ = false;
   bool planned_ = false;  // memory is planned for the inputs' current shapes
-  // Per op, the input shapes of its last successful Prepare (dynamic nets
-  // only; an op that failed has none): Replan prepares again only the ops
-  // whose input shapes changed.
+  // Per op, the input shapes of its last successful Prepare (dynamic and
+  // data-dependent nets only; an op that failed has none): Replan and Run
+  // prepare again only the ops whose input shapes changed.
   std::vector<std::optional<std::vector<std::vector<int64_t>>>> prepared_shapes_;
   int64_t replans_ = 0;
   // Model output name -> the host tensor the app reads.

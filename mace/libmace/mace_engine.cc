@@ -292,7 +292,8 @@ class MaceEngine::Impl {
   std::vector<std::string> output_names_;
   // The type the app exchanges for each input and output (AppType).
   std::map<std::string, TensorDataType> app_types_;
-  // Some input has a dynamic dimension: output shapes change between runs.
+  // Some input has a dynamic dimension, or some op's output shape depends on
+  // the data: output shapes change between runs.
   bool dynamic_ = false;
   // Copies of inputs read in place whose app buffer could not be (CopyInputs).
   std::map<std::string, std::vector<uint64_t>> input_copies_;
@@ -383,6 +384,7 @@ MaceStatus MaceEngine::Impl::Init(const unsigned char* graph, size_t graph_size,
   for (const std::string& name : input_names_) {
     dynamic_ = dynamic_ || executor_->InputMaxShape(name) != executor_->InputTensor(name)->shape();
   }
+  dynamic_ = dynamic_ || executor_->OutputShapesVary();
   return ReadAppTypes(net_def);
 }
 MaceStatus MaceEngine::Impl::CheckNames(const NetDef& net_def,

@@ -61,7 +61,9 @@ MaceStatus GatherBase::InferShapes() {
   MACE_RETURN_IF_ERROR(CheckTensor(*this, data, kernel_dtype()));
   OP_CHECK(indices->dtype() == DT_FLOAT || indices->dtype() == DT_INT32, "indices are ",
            DataTypeName(indices->dtype()), " but must be float32 or int32");
-  MACE_RETURN_IF_ERROR(CheckElementCount(*this, "indices", indices->shape()));
+  // Indices may be empty (rows a data-dependent op did not find); so is
+  // the output then.
+  MACE_RETURN_IF_ERROR(CheckTensorMayBeEmpty(*this, indices, indices->dtype()));
   const std::vector<int64_t>& ds = data->shape();
   const std::vector<int64_t>& is = indices->shape();
   const int rank = static_cast<int>(ds.size());
@@ -137,7 +139,15 @@ MaceStatus GatherBase::InferShapes() {
              " but must have the indices' shape ", ShapeToString(is));
   }
   if (IsScatter(kind_)) MACE_RETURN_IF_ERROR(CheckTensor(*this, Input(2), kernel_dtype()));
-  MACE_RETURN_IF_ERROR(CheckElementCount(*this, "output", out_shape));
+  if (indices->size() == 0 && !IsScatter(kind_)) {
+    std::vector<int64_t> others;
+    for (int64_t d : out_shape) {
+      if (d != 0) others.push_back(d);
+    }
+    MACE_RETURN_IF_ERROR(CheckElementCount(*this, "output", others));
+  } else {
+    MACE_RETURN_IF_ERROR(CheckElementCount(*this, "output", out_shape));
+  }
   Output(0)->Reshape(out_shape);
   return MaceStatus();
 }

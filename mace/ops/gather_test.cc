@@ -232,6 +232,14 @@ TEST(GatherTest, RejectsBadInput) {
   }
 }
 
+TEST(GatherTest, EmptyIndicesGiveAnEmptyOutput) {
+  OpTester tester("Gather", RegisterGather);
+  tester.Input("d", {2, 3}, Iota(6)).Input("i", {0}, {}).Output("y").Arg("axis", 0);
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{0, 3}));
+}
+
 }  // namespace
 }  // namespace ops
 }  // namespace mace

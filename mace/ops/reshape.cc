@@ -1,6 +1,7 @@
 #include "mace/ops/reshape.h"
 
 #include "mace/ops/common/element_count.h"
+#include "mace/ops/common/op_checks.h"
 #include "mace/ops/common/runtime_ints.h"
 #include "mace/ops/cpu/reshape_cpu.h"
 #include "mace/ops/registry.h"
@@ -62,7 +63,7 @@ MaceStatus ReshapeBase::CheckSpec(const std::vector<int64_t>& spec) const {
 MaceStatus ReshapeBase::InferShapes() {
   const Tensor* input = Input(0);
   MACE_RETURN_IF_ERROR(CheckMovedType(*this, "input", input->dtype()));
-  MACE_RETURN_IF_ERROR(CheckElementCount(*this, "input", input->shape()));
+  MACE_RETURN_IF_ERROR(CheckTensorMayBeEmpty(*this, input, input->dtype()));
   std::vector<int64_t> output_shape;
   MACE_RETURN_IF_ERROR(Resolve(shape_, &output_shape));
   Output(0)->Reshape(output_shape);
@@ -88,6 +89,7 @@ MaceStatus ReshapeBase::Resolve(const std::vector<int64_t>& spec,
   const int64_t count = BoundedElementCount(input->shape());
   std::vector<int64_t>& output_shape = *resolved;
   output_shape = spec;
+  if (input->size() == 0) return ResolveEmpty(spec, resolved);
   int infer_at = -1;
   int64_t known = 1;
   for (size_t i = 0; i < output_shape.size(); ++i) {
@@ -115,6 +117,40 @@ MaceStatus ReshapeBase::Resolve(const std::vector<int64_t>& spec,
   OP_CHECK(BoundedElementCount(output_shape) == count, "cannot reshape input shape ",
            ShapeToString(input->shape()), " (", count, " elements) to ", ShapeToString(spec));
   return MaceStatus();
+}
+
+MaceStatus ReshapeBase::ResolveEmpty(const std::vector<int64_t>& spec,
+                                     std::vector<int64_t>* resolved) const {
+  // No elements: 0 copies the input's dimension, -1 becomes 0 when every
+  // other dimension is positive, and some dimension must end up 0.
+  const Tensor* input = Input(0);
+  *resolved = spec;
+  int infer_at = -1;
+  bool empty = false;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    int64_t& d = (*resolved)[i];
+    if (d == 0) {
+      OP_CHECK(static_cast<int>(i) < input->dim_size(), "shape ", ShapeToString(spec),
+               " copies dimension ", i, " (0) but input shape ", ShapeToString(input->shape()),
+               " has only ", input->dim_size());
+      d = input->dim(static_cast<int>(i));
+    }
+    if (d == -1) {
+      infer_at = static_cast<int>(i);
+      continue;
+    }
+    empty = empty || d == 0;
+  }
+  OP_CHECK(infer_at < 0 || !empty, "cannot reshape input shape ", ShapeToString(input->shape()),
+           " (0 elements) to ", ShapeToString(spec), ": -1 is ambiguous next to a 0");
+  if (infer_at >= 0) (*resolved)[infer_at] = 0;
+  OP_CHECK(infer_at >= 0 || empty, "cannot reshape input shape ", ShapeToString(input->shape()),
+           " (0 elements) to ", ShapeToString(spec));
+  std::vector<int64_t> others;
+  for (int64_t d : *resolved) {
+    if (d != 0) others.push_back(d);
+  }
+  return CheckElementCount(*this, "output", others);
 }
 
 MaceStatus RegisterReshape(OpRegistry* registry) {

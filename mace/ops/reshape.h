@@ -38,6 +38,8 @@ class ReshapeBase : public DataMovementOp {
   MaceStatus CheckSpec(const std::vector<int64_t>& spec) const;
   // The output shape `spec` gives for the input (0 copies, -1 infers).
   MaceStatus Resolve(const std::vector<int64_t>& spec, std::vector<int64_t>* resolved) const;
+  // Resolve for an input without elements.
+  MaceStatus ResolveEmpty(const std::vector<int64_t>& spec, std::vector<int64_t>* resolved) const;
 
   std::vector<int64_t> shape_;
   bool computed_shape_ = false;

@@ -254,6 +254,27 @@ TEST(ReshapeTest, RejectsOutputTypeMismatch) {
   ExpectInvalid(&tester, "output 'y' is declared int32 but this kernel writes float32");
 }
 
+TEST(ReshapeTest, EmptyInput) {
+  // [0, 1] -> [-1] is [0]; [0, 3] -> [0, 3] copies the 0; -1 next to a 0
+  // is ambiguous (0 times anything) and refused, as is a target with
+  // elements.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+      {{0, 1}, {-1}}, {{0, 3}, {0, 3}}, {{0, 4}, {-1, 2, 2}}};
+  const std::vector<std::vector<int64_t>> want = {{0}, {0, 3}, {0, 2, 2}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    OpTester tester("Reshape", RegisterReshape);
+    tester.Input("x", cases[i].first, {}).Output("y").Args("shape", cases[i].second);
+    const MaceStatus status = tester.Run();
+    ASSERT_TRUE(status.ok()) << status.information();
+    EXPECT_EQ(tester.OutputShape("y"), want[i]);
+  }
+  for (const std::vector<int64_t>& bad : {std::vector<int64_t>{0, -1}, {2, 2}}) {
+    OpTester tester("Reshape", RegisterReshape);
+    tester.Input("x", {0, 3}, {}).Output("y").Args("shape", bad);
+    EXPECT_FALSE(tester.Run().ok());
+  }
+}
+
 }  // namespace
 }  // namespace ops
 }  // namespace mace

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "mace/ops/common/element_count.h"
+#include "mace/ops/common/op_checks.h"
 #include "mace/ops/common/runtime_ints.h"
 #include "mace/ops/cpu/slice_cpu.h"
 #include "mace/ops/registry.h"
@@ -94,7 +95,8 @@ MaceStatus SliceBase::InferShapes() {
   const Tensor* input = Input(0);
   const DataType dtype = input->dtype();
   MACE_RETURN_IF_ERROR(CheckMovedType(*this, "data input", dtype));
-  MACE_RETURN_IF_ERROR(CheckElementCount(*this, "data input", input->shape()));
+  // Empty data (rows a data-dependent op did not find) gives empty output.
+  MACE_RETURN_IF_ERROR(CheckTensorMayBeEmpty(*this, input, dtype));
   const int rank = input->dim_size();
   if (computed_) {
     std::vector<int64_t> planned;
@@ -157,6 +159,10 @@ MaceStatus SliceBase::ComputeParams(ref::SliceParams* params) const {
     OP_CHECK(!seen[axis], "axes list dimension ", axis, " more than once");
     seen[axis] = true;
     int64_t first = 0, length = 0;
+    if (input->dim(axis) == 0) {
+      params->steps[axis] = steps_[k];
+      continue;  // nothing to select from; the output axis stays empty
+    }
     ClampRange(input->dim(axis), starts_[k], ends_[k], steps_[k], &first, &length);
     OP_CHECK(length > 0, "start ", starts_[k], ", end ", ends_[k], " and step ", steps_[k],
              " select no elements from axis ", axis, " of data input shape ",

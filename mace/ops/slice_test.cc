@@ -409,6 +409,22 @@ TEST(SliceTest, RejectsOutputTypeMismatch) {
   ExpectInvalid(&tester, "output 'y' is declared int32 but this kernel writes float32");
 }
 
+TEST(SliceTest, EmptyDataGivesAnEmptyOutput) {
+  // No rows (a data-dependent op found none): column 2 of [0, 3] is [0, 1],
+  // forwards or backwards.
+  for (int64_t step : {1, -1}) {
+    OpTester tester("Slice", RegisterSlice);
+    tester.Input("x", {0, 3}, {})
+        .Output("y")
+        .Args("starts", std::vector<int64_t>{0, 2})
+        .Args("ends", std::vector<int64_t>{kInt64Max, 3})
+        .Args("steps", std::vector<int64_t>{step, 1});
+    const MaceStatus status = tester.Run();
+    ASSERT_TRUE(status.ok()) << status.information();
+    EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{0, 1}));
+  }
+}
+
 }  // namespace
 }  // namespace ops
 }  // namespace mace

@@ -12,6 +12,7 @@ from typing import Any, Mapping, Optional
 import numpy as np
 
 from mace_converter.numpy_ops import KERNELS
+from mace_converter.shape_rules_detection import DATA_DEPENDENT_OPS
 
 _NUMPY_TYPES = {1: np.float32, 3: np.float16, 4: np.int32, 2: np.uint8, 5: np.int8}
 _ITEM_SIZES = {1: 4, 3: 2, 4: 4, 2: 1, 5: 1}
@@ -64,6 +65,7 @@ def run(net_def: Any, blob: bytes, inputs: Mapping[str, np.ndarray],
             raise ValueError(f"input '{info.name}' has shape {list(array.shape)}, "
                              f"the model wants {list(info.dims)}")
         values[info.name] = array
+    varying: set[str] = set()
     for op in net_def.op:
         kernel = KERNELS.get(op.type)
         if kernel is None:
@@ -71,13 +73,20 @@ def run(net_def: Any, blob: bytes, inputs: Mapping[str, np.ndarray],
         args = arg_dict(op)
         operands = [values[name] if name else None for name in op.input]
         outputs = kernel(operands, args, len(op.output))
+        # After an op whose output shape depends on the data, declared
+        # shapes are the largest ones (the engine's memory plan).
+        bounded = op.type in DATA_DEPENDENT_OPS or any(name in varying for name in op.input)
         for index, (name, array) in enumerate(zip(op.output, outputs)):
             array = np.asarray(array)
             if array.dtype.kind == "f":
                 array = array.astype(np.float32)
+            if bounded:
+                varying.add(name)
             if index < len(op.output_shape) and op.output_shape[index].dims:
                 declared = [int(d) for d in op.output_shape[index].dims]
-                if list(array.shape) != declared:
+                fits = len(declared) == array.ndim and all(
+                    a <= d for a, d in zip(array.shape, declared))
+                if (list(array.shape) != declared and not bounded) or not fits:
                     raise ValueError(f"{op.type} '{op.name}' made '{name}' with shape "
                                      f"{list(array.shape)}, the model declares {declared}")
             values[name] = array

@@ -66,9 +66,10 @@ def infer_graph(graph: Graph) -> None:
 
 
 def _int32_output(op: Op, index: int) -> bool:
-    """ArgMax's result and a MAX Pooling's or MaxPool3D's indices (its second
-    output)."""
-    return op.type == "ArgMax" or (op.type in ("Pooling", "MaxPool3D") and index == 1)
+    """ArgMax's and NonMaxSuppression's results and a MAX Pooling's or
+    MaxPool3D's indices (its second output)."""
+    return op.type in ("ArgMax", "NonMaxSuppression") or \
+        (op.type in ("Pooling", "MaxPool3D") and index == 1)
 
 
 def _first_dtype(op: Op, graph: Graph) -> str:
@@ -257,3 +258,4 @@ from mace_converter import shape_rules  # noqa: E402,F401  pylint: disable=wrong
 from mace_converter import recurrent_shapes  # noqa: E402,F401  pylint: disable=C0413
 from mace_converter import shape_rules_more  # noqa: E402,F401  pylint: disable=wrong-import-position
 from mace_converter import states  # noqa: E402,F401  pylint: disable=wrong-import-position
+from mace_converter import shape_rules_detection  # noqa: E402,F401  pylint: disable=C0413

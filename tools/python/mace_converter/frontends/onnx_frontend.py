@@ -20,10 +20,12 @@ from mace_converter.api import ConversionError, ConvertOptions
 from mace_converter.frontends import onnx_more, onnx_nn, onnx_qdq, onnx_tensor  # noqa: F401
 from mace_converter.frontends import onnx_control, onnx_generators, onnx_losses  # noqa: F401
 from mace_converter.frontends import onnx_bitwise, onnx_recurrent, onnx_reorder  # noqa: F401
+from mace_converter.frontends import onnx_detection  # noqa: F401
 from mace_converter.frontends import onnx_checks, onnx_dynamic_lstm, onnx_dynamic_quant
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import CONVERTERS, NEVER_FOLD
 from mace_converter.ir import Graph
+from mace_converter.shape_rules_detection import shape_depends_on_data
 
 # com.microsoft ops the converter reads (what onnxruntime's quantization
 # tools write).
@@ -347,6 +349,11 @@ class OnnxImporter:
     def _fold(self, node: Node, proto: Any) -> bool:
         """Evaluates the node now if its result is a constant."""
         if node.op_type in ("Shape", "Size"):
+            if node.inputs and node.inputs[0] in self.graph.tensors and \
+                    shape_depends_on_data(self.graph, node.inputs[0]):
+                raise node.fail(f"the shape of '{node.inputs[0]}' depends on values computed "
+                                "at run time (NonMaxSuppression); the converter folds "
+                                f"{node.op_type} to a constant, which would be wrong")
             shape = np.array(node.shape(0), dtype=np.int64)
             if node.op_type == "Size":
                 value = np.array(np.prod(shape), dtype=np.int64)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from mace_converter.api import ConvertOptions
 from mace_converter.ir import Graph
 from mace_converter.shape_inference import infer_graph
+from mace_converter.transforms.data_dependent import follow_data_dependent_rows
 from mace_converter.transforms.channel_shuffle import (fold_shuffle_into_readers,
                                                        fuse_channel_shuffle, fuse_shuffle_split)
 from mace_converter.transforms.fold_affine import fold_affine
@@ -35,6 +36,8 @@ def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
     removed = graph.prune()
     if removed:
         graph.log.append(f"removed {removed} op(s) whose results no output uses")
+    if follow_data_dependent_rows(graph):
+        graph.log.append("Reshapes after NonMaxSuppression infer their first dimension")
     infer_graph(graph)
     mark_winograd(graph, options.winograd)
     if options.obfuscate:
