@@ -26,7 +26,7 @@ const TransformerKernels* PortableTransformerKernels() {
 
 const TransformerKernels* TransformerKernelsFor(KernelIsa isa) {
   if (isa == KernelIsa::kReference || !SupportsKernelIsa(Features(), isa)) return nullptr;
-  return PortTransformerKernels(isa);
+  return PortTransformerKernels(isa, *PortableTransformerKernels());
 }
 
 const TransformerKernels* EngineTransformerKernels(KernelIsa isa) {

@@ -24,21 +24,31 @@ namespace ops {
 // `count` adjacent floats mapped one by one; output may be input.
 typedef void (*FloatMapKernel)(const float* input, int64_t count, float* output);
 
-// The family, listed once: X(field, Name), every entry a FloatMapKernel.
-// The body defines TkName, the test compares it with RefName (in double):
+// Softmax (or with use_log log-softmax) of `rows` slices of `size` adjacent
+// floats; output may be input.
+typedef void (*SoftmaxRowsKernel)(const float* input, int64_t rows, int64_t size, bool use_log,
+                                  float* output);
+
+// The family, listed once: X(field, Name, Type). The body defines TkName,
+// the test compares it with RefName (in double):
 //   erf        erf(x), within 1e-6 of std::erf
 //   gelu       0.5 x (1 + erf(x / sqrt 2)), the exact GELU
 //   gelu_tanh  0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
-// A NaN gives NaN; GELU of -inf gives -0 (its limit).
-#define MACE_TRANSFORMER_KERNELS(X) \
-  X(erf, Erf)                       \
-  X(gelu, Gelu)                     \
-  X(gelu_tanh, GeluTanh)
+//   softmax    Softmax over the last axis, each value within 1e-6 of the
+//              reference relatively, log-softmax within 1e-6 of the larger
+//              of 1 and its magnitude
+// A NaN gives NaN (in softmax, its whole slice); GELU of -inf gives -0 (its
+// limit).
+#define MACE_TRANSFORMER_KERNELS(X)      \
+  X(erf, Erf, FloatMapKernel)            \
+  X(gelu, Gelu, FloatMapKernel)          \
+  X(gelu_tanh, GeluTanh, FloatMapKernel) \
+  X(softmax, Softmax, SoftmaxRowsKernel)
 
 struct TransformerKernels {
   const char* name = "";
   int lanes = 0;  // floats per vector
-#define MACE_TRANSFORMER_KERNEL_FIELD(field, Name) FloatMapKernel field = nullptr;
+#define MACE_TRANSFORMER_KERNEL_FIELD(field, Name, Type) Type field = nullptr;
   MACE_TRANSFORMER_KERNELS(MACE_TRANSFORMER_KERNEL_FIELD)
 #undef MACE_TRANSFORMER_KERNEL_FIELD
 };
@@ -64,8 +74,10 @@ std::vector<const TransformerKernels*> AvailableTransformerKernels();
 // The port's variant for `isa` (built on its first call, which comes after
 // the feature check), or null: defined by the port's file
 // (x86/transformer_kernels_x86_64.cc, arm/transformer_neon.cc,
-// cpu/transformer_kernels_none.cc).
-const TransformerKernels* PortTransformerKernels(KernelIsa isa);
+// cpu/transformer_kernels_none.cc). An entry the port's build cannot run
+// within its bounds takes the portable variant's.
+const TransformerKernels* PortTransformerKernels(KernelIsa isa,
+                                                 const TransformerKernels& portable);
 
 }  // namespace ops
 }  // namespace mace

@@ -5,7 +5,10 @@
 namespace mace {
 namespace ops {
 
-const TransformerKernels* PortTransformerKernels(KernelIsa /*isa*/) { return nullptr; }
+const TransformerKernels* PortTransformerKernels(KernelIsa /*isa*/,
+                                                 const TransformerKernels& /*portable*/) {
+  return nullptr;
+}
 
 }  // namespace ops
 }  // namespace mace

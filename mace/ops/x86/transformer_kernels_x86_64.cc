@@ -8,7 +8,8 @@
 namespace mace {
 namespace ops {
 
-const TransformerKernels* PortTransformerKernels(KernelIsa isa) {
+const TransformerKernels* PortTransformerKernels(KernelIsa isa,
+                                                 const TransformerKernels& /*portable*/) {
   if (isa == KernelIsa::kAvx2Fma) {
     static const TransformerKernels avx2 = x86::Avx2TransformerKernels();
     return &avx2;
