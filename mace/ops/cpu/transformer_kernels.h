@@ -6,8 +6,9 @@
 // double-precision reference and the benchmarks.
 //
 // Every variant is the same portable body (transformer_kernels.inc, GCC
-// generic vectors) built once per instruction set: the portable one here
-// (four lanes, the baseline's SSE2 or NEON), AVX2 + FMA and AVX-512
+// generic vectors) built once per instruction set: the portable one
+// (cpu/transformer_kernels.cc, four lanes: SSE2 on x86-64, NEON on arm64,
+// scalar VFP code on armv7), AVX2 + FMA and AVX-512
 // (x86/transformer_avx2.cc, x86/transformer_avx512.cc) and NEON with the
 // ARM builds' vector flags (arm/transformer_neon.cc).
 #ifndef MACE_OPS_CPU_TRANSFORMER_KERNELS_H_
