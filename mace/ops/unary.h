@@ -6,9 +6,11 @@
 // `alpha`; SELU takes `alpha` and `gamma`. The output may take over the
 // input's memory.
 //
-// UnaryBase is the device-neutral part; the CPU kernel is the reference
-// one (mace/ops/cpu/unary_cpu.cc). No other runtime has a kernel, so the
-// op falls back to the CPU there.
+// UnaryBase is the device-neutral part; the CPU kernel
+// (mace/ops/cpu/unary_cpu.cc) runs ERF and the two GELUs on the vectorized
+// transformer kernels (cpu/transformer_kernels.h), the others on the
+// reference one. No other runtime has a kernel, so the op falls back to the
+// CPU there.
 #ifndef MACE_OPS_UNARY_H_
 #define MACE_OPS_UNARY_H_
 

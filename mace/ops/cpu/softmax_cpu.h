@@ -13,7 +13,8 @@ namespace ops {
 std::unique_ptr<Operation> NewSoftmaxCpu();
 
 // The kernel's path for slices of adjacent values (the last axis): `outer`
-// slices of `size` floats. output may be input. Against the reference
+// slices of `size` floats, on the transformer element-wise kernels of
+// ActiveKernelIsa (the portable ones without). output may be input. Against the reference
 // kernel (double precision) each softmax value is within 1e-6 of it
 // relatively, and each log-softmax value within 1e-6 of the larger of 1
 // and its magnitude (softmax_test measured at most 2.2e-7 and 1.2e-7);

@@ -1,0 +1,37 @@
+// The ARM port's transformer element-wise kernels
+// (cpu/transformer_kernels.inc): four NEON lanes, built with the ARM
+// builds' vector flags (on armv7 -funsafe-math-optimizations, without which
+// GCC lowers generic float vectors to scalar VFP code). NEON is part of
+// every build of the port, so the variant is filled here.
+#include "mace/ops/cpu/transformer_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace {
+constexpr int kTkLanes = 4;
+#include "mace/ops/cpu/transformer_kernels.inc"
+
+TransformerKernels MakeNeon(const TransformerKernels& portable) {
+  TransformerKernels kernels = TkFill("neon");
+#if !defined(__aarch64__)
+  // The flag's reassociation undoes softmax's two-sum and exp's split ln 2
+  // (errors up to 3e-6 relative, against the bound of 1e-6): armv7 keeps
+  // the portable softmax.
+  kernels.softmax = portable.softmax;
+#else
+  (void)portable;
+#endif
+  return kernels;
+}
+
+}  // namespace
+
+const TransformerKernels* PortTransformerKernels(KernelIsa isa,
+                                                 const TransformerKernels& portable) {
+  if (isa != KernelIsa::kNeon) return nullptr;
+  static const TransformerKernels neon = MakeNeon(portable);
+  return &neon;
+}
+
+}  // namespace ops
+}  // namespace mace

@@ -1,0 +1,86 @@
+// The transformer element-wise kernels: a small kernel family of its own
+// (apart from the big KernelTable), a struct of function pointers filled
+// once per instruction set from one list, MACE_TRANSFORMER_KERNELS. The list
+// drives the struct's fields, each variant's filling (TkFill in
+// transformer_kernels.inc), the test comparing every variant with the
+// double-precision reference and the benchmarks.
+//
+// Every variant is the same portable body (transformer_kernels.inc, GCC
+// generic vectors) built once per instruction set: the portable one
+// (cpu/transformer_kernels.cc, four lanes: SSE2 on x86-64, NEON on arm64,
+// scalar VFP code on armv7), AVX2 + FMA and AVX-512
+// (x86/transformer_avx2.cc, x86/transformer_avx512.cc) and NEON with the
+// ARM builds' vector flags (arm/transformer_neon.cc).
+#ifndef MACE_OPS_CPU_TRANSFORMER_KERNELS_H_
+#define MACE_OPS_CPU_TRANSFORMER_KERNELS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "mace/runtimes/cpu/cpu_features.h"
+
+namespace mace {
+namespace ops {
+
+// `count` adjacent floats mapped one by one; output may be input.
+typedef void (*FloatMapKernel)(const float* input, int64_t count, float* output);
+
+// Softmax (or with use_log log-softmax) of `rows` slices of `size` adjacent
+// floats; output may be input.
+typedef void (*SoftmaxRowsKernel)(const float* input, int64_t rows, int64_t size, bool use_log,
+                                  float* output);
+
+// The family, listed once: X(field, Name, Type). The body defines TkName,
+// the test compares it with RefName (in double):
+//   erf        erf(x), within 1e-6 of std::erf
+//   gelu       0.5 x (1 + erf(x / sqrt 2)), the exact GELU
+//   gelu_tanh  0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+//   softmax    Softmax over the last axis, each value within 1e-6 of the
+//              reference relatively, log-softmax within 1e-6 of the larger
+//              of 1 and its magnitude
+// A NaN gives NaN (in softmax, its whole slice); GELU of -inf gives -0 (its
+// limit).
+#define MACE_TRANSFORMER_KERNELS(X)      \
+  X(erf, Erf, FloatMapKernel)            \
+  X(gelu, Gelu, FloatMapKernel)          \
+  X(gelu_tanh, GeluTanh, FloatMapKernel) \
+  X(softmax, Softmax, SoftmaxRowsKernel)
+
+struct TransformerKernels {
+  const char* name = "";
+  int lanes = 0;  // floats per vector
+#define MACE_TRANSFORMER_KERNEL_FIELD(field, Name, Type) Type field = nullptr;
+  MACE_TRANSFORMER_KERNELS(MACE_TRANSFORMER_KERNEL_FIELD)
+#undef MACE_TRANSFORMER_KERNEL_FIELD
+};
+
+// The portable variant, which every build has.
+const TransformerKernels* PortableTransformerKernels();
+
+// The variant of `isa`, or null for kReference and for families this build
+// or CPU lacks.
+const TransformerKernels* TransformerKernelsFor(KernelIsa isa);
+
+// The variant an engine whose kernel family is `isa` uses (the op's
+// CpuRuntime::kernel_isa, or ActiveKernelIsa without one): that of `isa`,
+// the portable one on a CPU without a kernel family, and null (the
+// reference kernels) for kReference on a CPU with one (MACE_CPU_KERNELS=ref
+// or the engine's choice).
+const TransformerKernels* EngineTransformerKernels(KernelIsa isa);
+
+// Every variant this build and CPU run, the portable one first (for tests
+// and benchmarks).
+std::vector<const TransformerKernels*> AvailableTransformerKernels();
+
+// The port's variant for `isa` (built on its first call, which comes after
+// the feature check), or null: defined by the port's file
+// (x86/transformer_kernels_x86_64.cc, arm/transformer_neon.cc,
+// cpu/transformer_kernels_none.cc). An entry the port's build cannot run
+// within its bounds takes the portable variant's.
+const TransformerKernels* PortTransformerKernels(KernelIsa isa,
+                                                 const TransformerKernels& portable);
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_CPU_TRANSFORMER_KERNELS_H_
