@@ -2,8 +2,9 @@
 # The whole test suite: host unit and end-to-end tests, the Python tools and
 # converter, the commands and examples of README.md and the pages under docs/
 # (tools/docs_test.py; not the generated docs/reports/), the arm64 build
-# under qemu-aarch64 (and armv7 under qemu-arm when its libraries are
-# installed), each also on a baseline CPU model, a sanitizer (ASan + UBSan)
+# under qemu-aarch64, its kernel tests also on a baseline CPU model, armv7
+# under qemu-arm on a baseline CPU model when its libraries are installed,
+# a sanitizer (ASan + UBSan)
 # pass over the engine, a ThreadSanitizer pass over the threaded code, the
 # corrupt-model suite under ASan + UBSan, the converter's fuzz smoke run and
 # the host Python wheel in a fresh virtualenv.
@@ -15,6 +16,8 @@
 #   tools/test.sh --asan-all      every C++ test under ASan + UBSan
 #   MACE_FULL_ARM=1               armv7: every test, not only the kernel and
 #                                 CPU runtime tests
+#   bazel test --config=aarch64 //test:cancellation_test
+#                                 the one arm64 test the suite leaves out
 #   MACE_LIBFUZZER=1              also a libFuzzer smoke run of the engine's
 #                                 targets (a clang build of its own)
 #   MACE_FUZZ_RUNS=N              iterations of that run (default 20000)
@@ -119,9 +122,13 @@ docs_tests
 # there is none, and no_platform_test checks the error a GPU engine gives.
 # Tests tagged hexagon start qemu-hexagon from the host; they run in the
 # host step only.
+# cancellation_test is tagged exclusive (its latency figures must not be
+# another test's), so Bazel runs it alone after every other test, and its
+# 40 cancelled runs per thread count take three minutes under qemu: it runs
+# in the host and ASan steps, and on arm64 by its own command (above).
 step "aarch64: cross build, tests under qemu-aarch64 (no OpenCL device)"
-bazel_tests --config=aarch64 --build_tests_only --test_tag_filters=-opencl,-hexagon //mace/... //test/... \
-  //java:self_contained_test
+bazel_tests --config=aarch64 --build_tests_only --test_tag_filters=-opencl,-hexagon -- \
+  //mace/... //test/... //java:self_contained_test -//test:cancellation_test
 
 # qemu's default CPU has every optional feature; a Cortex-A53 has only the
 # baseline, so the kernels' runtime dispatch is checked on both.
@@ -144,12 +151,12 @@ if armhf_ready; then
     armhf_targets=(//mace/ops:all //mace/runtimes/cpu:all //mace/core/...
       //mace/libmace:self_contained_test //java:self_contained_test)
   fi
-  step "armv7: cross build, tests under qemu-arm (no OpenCL device): ${armhf_targets[*]}"
+  # armv7 builds for ARMv7-A with NEON and dispatches on nothing else (the
+  # dot-product, FP16 and CRC32 kernels are arm64's), so qemu's default CPU
+  # runs the same code as a Cortex-A7: one run, on the baseline core.
+  step "armv7: cross build, tests under qemu-arm -cpu cortex-a7 (no OpenCL device): ${armhf_targets[*]}"
   bazel_tests --config=armhf --build_tests_only --test_tag_filters=-opencl,-hexagon \
-    "${armhf_targets[@]}"
-  step "armv7 baseline: CPU kernel and runtime tests under qemu-arm -cpu cortex-a7"
-  bazel_tests --config=armhf --test_env=MACE_QEMU_CPU=cortex-a7 //mace/ops:all \
-    //mace/runtimes/cpu:all
+    --test_env=MACE_QEMU_CPU=cortex-a7 "${armhf_targets[@]}"
 else
   step "armv7: skipped (bootstrap could not install the armhf toolchain and libraries)"
 fi
