@@ -99,6 +99,8 @@ class TfliteImporter(TfImporter):
         self.by_name = {name: i for i, name in enumerate(self.names)}
         self.graph.reserve(self.names)
         self.variables = tflite_variables.Variables(self)
+        # A complex tensor's real and imaginary IR tensors (tflite_signal.py).
+        self.complex: dict[str, tuple[str, str]] = {}
 
     def _tensor_names(self) -> list[str]:
         """Unique names by tensor index: the model's name without a ':0'
@@ -123,6 +125,7 @@ class TfliteImporter(TfImporter):
 
     def run(self) -> Graph:
         from mace_converter.frontends.tflite_ops import CONVERTERS
+        from mace_converter.frontends.tflite_signal import check_outputs, complex_converter
         for index, tensor in enumerate(self.model.tensors):
             value = self.model.const(tensor)
             if value is not None:
@@ -144,12 +147,14 @@ class TfliteImporter(TfImporter):
         if not self.options.outputs:
             raise ConversionError(f"name the output tensors of {self.path.name} in the "
                                   "deployment file")
+        check_outputs(self, [self._index(spec.name, "output") for spec in self.options.outputs])
         for op in self._needed():
             node = TfliteNode(self, op)
             try:
-                if self._fold(node):
+                converter = complex_converter(node)
+                if converter is None and self._fold(node):
                     continue
-                converter = CONVERTERS.get(node.op_type)
+                converter = converter or CONVERTERS.get(node.op_type)
                 if converter is None:
                     raise node.fail(f"op {node.op_type} is not supported by the MACE "
                                     "converter (see docs/how-to/tflite.md for the TFLite ops it "
