@@ -41,7 +41,7 @@ def _is_complex(node: TfliteNode, tensor: int) -> bool:
 def complex_converter(node: TfliteNode) -> Callable[[TfliteNode], None] | None:
     """The converter of an op that reads a complex tensor; None when it
     reads none. Ops other than READERS are refused."""
-    read = [i for i in node.op.inputs if _is_complex(node, i)]
+    read = sorted({i for i in node.op.inputs if _is_complex(node, i)})
     if not read:
         return None
     names = ", ".join(f"'{node.importer.names[i]}'" for i in read)
