@@ -3,7 +3,8 @@
 MACE tensors hold no complex numbers, so RFFT2D becomes constant DFT
 matrices: a complex tensor is carried as two float tensors, its real and
 imaginary parts (TfliteImporter.complex), and its readers combine them:
-COMPLEX_ABS as sqrt(re^2 + im^2), REAL and IMAG as the part they name, the
+COMPLEX_ABS as sqrt(re^2 + im^2), REAL and IMAG as the part they name, CAST
+to a real type as LiteRT's does (the real part, converted), the
 reshapes (which TFLiteConverter writes around RFFT2D) as the same reshape of
 each part. A complex tensor read by any other op, or asked for as a graph
 output, is refused.
@@ -24,14 +25,16 @@ import numpy as np
 
 from mace_converter.api import ConversionError
 from mace_converter.frontends.tflite_frontend import TfliteNode
+from mace_converter.frontends.tflite_model import TYPE_NAMES
 from mace_converter.frontends.tflite_ops import converter
+from mace_converter.frontends.tflite_tensor import CAST_TYPES
 from mace_converter.numpy_ops.tensor import POW, PROD, SUM
 from mace_converter.shape_rules import TRANSPOSE_PERM
 
 COMPLEX_TYPES = (8, 11)     # complex64, complex128
 # Ops that take the parts of a complex input one by one (reshapes).
 _PER_PART = ("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
-READERS = ("COMPLEX_ABS", "REAL", "IMAG") + _PER_PART
+READERS = ("COMPLEX_ABS", "REAL", "IMAG", "CAST") + _PER_PART
 
 
 def _is_complex(node: TfliteNode, tensor: int) -> bool:
@@ -50,6 +53,8 @@ def complex_converter(node: TfliteNode) -> Callable[[TfliteNode], None] | None:
                         f"numbers, and only {', '.join(READERS)} may read RFFT2D's output")
     if node.op_type in _PER_PART:
         return _per_part
+    if node.op_type == "CAST":
+        return _cast
     return None
 
 
@@ -150,7 +155,7 @@ def rfft2d(node: TfliteNode) -> None:
     re, im = _product(node, flat, np.concatenate([cos, -sin], axis=1), "rdft")
     if rows_len > 1:
         re, im = _columns(node, re, im, batch, height, rows_len, bins)
-    out = list(node.out_shape())
+    out = lead + [rows_len, bins]
     node.importer.complex[node.outputs[0]] = (
         node.emit("Reshape", [re], {"shape": out}, outputs=[_name(node, "real")]).outputs[0],
         node.emit("Reshape", [im], {"shape": out}, outputs=[_name(node, "imag")]).outputs[0])
@@ -189,3 +194,16 @@ def complex_abs(node: TfliteNode) -> None:
 def real_imag(node: TfliteNode) -> None:
     re, im = parts(node, 0)
     node.produce("Identity", [re if node.op_type == "REAL" else im])
+
+
+def _cast(node: TfliteNode) -> None:
+    """LiteRT casts a complex tensor to a real type by its real part."""
+    out = node.model.tensors[node.op.outputs[0]].dtype
+    if out not in CAST_TYPES:
+        raise node.fail(f"CAST of a complex tensor to {TYPE_NAMES.get(out, out)} is not "
+                        "supported")
+    real = parts(node, 0)[0]
+    if out == 0:
+        node.produce("Identity", [real])
+        return
+    node.produce("Cast", [real], {"to": CAST_TYPES[out]})
