@@ -1,6 +1,7 @@
-"""RFFT2D and its complex readers (COMPLEX_ABS, REAL, IMAG, reshapes) in
-models written by TFLiteConverter from tf.signal.rfft, rfft2d and stft
-(inputs from seed 0), and one written by hand that crops and pads both
+"""RFFT2D and its complex readers (COMPLEX_ABS, REAL, IMAG, CAST, reshapes)
+in models written by TFLiteConverter from tf.signal.rfft, rfft2d and stft
+(inputs from seed 0; one with an open signature whose shape arithmetic
+folds at conversion), and one written by hand that crops and pads both
 axes, against LiteRT through the numpy runner, and a log-mel front end
 through mace_run too. LiteRT's RFFT2D takes power-of-two lengths only, so
 the length 400 is checked against numpy's float64 rfft. Complex tensors
@@ -86,16 +87,18 @@ def rfft2d_model(shape: list[int], lengths: list[int], outputs: list[str]) -> by
 
 
 class TfliteSignalTest(TfliteModelCase):
-    def model(self, name: str, fn: Callable, shape: list[int]) -> tuple:
-        path = write_tflite(self.dir / f"{name}.tflite", fn, [shape])
+    def model(self, name: str, fn: Callable, shape: list[int], dynamic: bool = False
+              ) -> tuple:
+        path = write_tflite(self.dir / f"{name}.tflite", fn, [shape], dynamic=dynamic)
         names, outputs = io_names(path)
         ops = {op.op_type for op in tflite_model.read(path).operators}
         feeds = {n: np.random.default_rng(0).uniform(-1, 1, shape).astype(np.float32)
                  for n in names}
         return path, {n: shape for n in names}, outputs, feeds, ops
 
-    def check_litert(self, name: str, fn: Callable, shape: list[int], ops: set[str]) -> None:
-        path, inputs, outputs, feeds, written = self.model(name, fn, shape)
+    def check_litert(self, name: str, fn: Callable, shape: list[int], ops: set[str],
+                     dynamic: bool = False) -> None:
+        path, inputs, outputs, feeds, written = self.model(name, fn, shape, dynamic)
         self.assertLessEqual(ops, written, name)
         expected = litert_run(path, feeds)
         converted = convert_tflite(path, inputs, outputs)
@@ -152,6 +155,17 @@ class TfliteSignalTest(TfliteModelCase):
                               ops)
         with self.subTest("frames of 64, fft 64"):
             self.check_litert("log_mel_64", log_mel(self.tf, 64, 32, 64, 16), [2, 1024], ops)
+
+    def test_stft_of_open_dimensions(self):
+        """Exported with an open signature, stft computes its frame count
+        with shape arithmetic (SHAPE, SPLIT_V, PACK, RANGE) that folds at
+        conversion; the spectrum is squeezed and cast (its real part)."""
+        def fn(x):
+            spectrum = self.tf.signal.stft(x, 256, 128, 256)
+            return self.tf.cast(spectrum, self.tf.float32) ** 2, self.tf.abs(spectrum)
+        self.check_litert("stft_open", fn, [1, 2048], {"RFFT2D", "SHAPE", "SPLIT_V", "PACK",
+                                                       "RANGE", "SQUEEZE", "EXPAND_DIMS",
+                                                       "CAST", "COMPLEX_ABS"}, dynamic=True)
 
     @unittest.skipUnless(MACE_RUN.exists(), f"{MACE_RUN} is missing: build "
                                             "//mace/tools:mace_run")
