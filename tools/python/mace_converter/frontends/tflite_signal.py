@@ -26,7 +26,7 @@ import numpy as np
 from mace_converter.api import ConversionError
 from mace_converter.frontends.tflite_frontend import TfliteNode
 from mace_converter.frontends.tflite_model import TYPE_NAMES
-from mace_converter.frontends.tflite_ops import converter
+from mace_converter.frontends.tflite_ops import CONVERTERS, converter
 from mace_converter.frontends.tflite_tensor import CAST_TYPES
 from mace_converter.numpy_ops.tensor import POW, PROD, SUM
 from mace_converter.shape_rules import TRANSPOSE_PERM
@@ -87,7 +87,6 @@ def _name(node: TfliteNode, part: str) -> str:
 
 def _per_part(node: TfliteNode) -> None:
     """A reshape of a complex tensor: the same converter on each part."""
-    from mace_converter.frontends.tflite_ops import CONVERTERS
     results = []
     for part, source in zip(("real", "imag"), parts(node, 0)):
         twin = copy.copy(node)
