@@ -14,7 +14,8 @@ two axes to L0 x L1 and gives [..., L0, L1 // 2 + 1]:
   stage 1, over W: one FullyConnected with the columns cos(2 pi j k / L1)
     and -sin(2 pi j k / L1) gives both parts;
   stage 2, over H when L0 > 1: a complex DFT of the parts, one
-    FullyConnected with the block matrix [[C, S], [-S, C]] on [re | im].
+    FullyConnected of the rows [re | im] with the block matrix
+    [[C, -S], [S, C]] (C and S the cos and sin of 2 pi i m / L0).
 """
 from __future__ import annotations
 
