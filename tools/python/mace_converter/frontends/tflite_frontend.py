@@ -99,6 +99,8 @@ class TfliteImporter(TfImporter):
         self.by_name = {name: i for i, name in enumerate(self.names)}
         self.graph.reserve(self.names)
         self.variables = tflite_variables.Variables(self)
+        # A complex tensor's real and imaginary IR tensors (tflite_signal.py).
+        self.complex: dict[str, tuple[str, str]] = {}
 
     def _tensor_names(self) -> list[str]:
         """Unique names by tensor index: the model's name without a ':0'
@@ -123,8 +125,14 @@ class TfliteImporter(TfImporter):
 
     def run(self) -> Graph:
         from mace_converter.frontends.tflite_ops import CONVERTERS
+        from mace_converter.frontends.tflite_signal import check_outputs, complex_converter
+        produced = {out for op in self.model.operators for out in op.outputs}
         for index, tensor in enumerate(self.model.tensors):
             value = self.model.const(tensor)
+            if value is None and 0 in tensor.shape and index not in produced and \
+                    index not in self.model.inputs and tensor.dtype in tflite_model.DTYPES:
+                # A constant of no elements has an empty buffer.
+                value = np.zeros(tensor.shape, tflite_model.DTYPES[tensor.dtype])
             if value is not None:
                 self.values[self.names[index]] = value
         self.weight_scales = tflite_quant.dequantize_constants(self.model, self.values,
@@ -144,12 +152,14 @@ class TfliteImporter(TfImporter):
         if not self.options.outputs:
             raise ConversionError(f"name the output tensors of {self.path.name} in the "
                                   "deployment file")
+        check_outputs(self, [self._index(spec.name, "output") for spec in self.options.outputs])
         for op in self._needed():
             node = TfliteNode(self, op)
             try:
-                if self._fold(node):
+                converter = complex_converter(node)
+                if converter is None and self._fold(node):
                     continue
-                converter = CONVERTERS.get(node.op_type)
+                converter = converter or CONVERTERS.get(node.op_type)
                 if converter is None:
                     raise node.fail(f"op {node.op_type} is not supported by the MACE "
                                     "converter (see docs/how-to/tflite.md for the TFLite ops it "
@@ -229,7 +239,8 @@ class TfliteImporter(TfImporter):
 
     def _fold(self, node: TfliteNode) -> bool:
         """Evaluates an operator of constants: DEQUANTIZE and DENSIFY of
-        weights, SHAPE of a known shape and RANGE of constants."""
+        weights, SHAPE of a known shape, RANGE of constants and integer
+        arithmetic on known values (tflite_fold.py)."""
         op = node.op
         if node.op_type == "DENSIFY":
             tensor = self.model.tensors[op.inputs[0]]
@@ -252,7 +263,13 @@ class TfliteImporter(TfImporter):
             self.values[node.outputs[0]] = np.arange(start, limit, delta,
                                                      dtype=node.const(0).dtype)
             return True
-        return False
+        from mace_converter.frontends.tflite_fold import evaluate
+        results = evaluate(node)
+        if results is None:
+            return False
+        for name, value in zip(node.outputs, results):
+            self.values[name] = value
+        return True
 
 
 def load(options: ConvertOptions) -> Graph:

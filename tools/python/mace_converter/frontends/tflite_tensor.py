@@ -330,16 +330,16 @@ def broadcast_to(node: TfliteNode) -> None:
 
 
 # TFLite TensorType -> the engine Cast's target type.
-_CAST = {0: "FLOAT32", 2: "INT32", 3: "UINT8", 4: "INT64", 6: "BOOL", 7: "INT16", 9: "INT8"}
+CAST_TYPES = {0: "FLOAT32", 2: "INT32", 3: "UINT8", 4: "INT64", 6: "BOOL", 7: "INT16", 9: "INT8"}
 
 
 @converter("CAST")
 def cast(node: TfliteNode) -> None:
     out = node.model.tensors[node.op.outputs[0]].dtype
     source = node.model.tensors[node.op.inputs[0]].dtype
-    if out not in _CAST:
+    if out not in CAST_TYPES:
         raise node.fail(f"CAST to {TYPE_NAMES.get(out, out)} is not supported")
     if out == source:
         node.produce("Identity", [node.kept(0)], layout=node.layout(0))
         return
-    node.produce("Cast", [node.kept(0)], {"to": _CAST[out]}, node.layout(0))
+    node.produce("Cast", [node.kept(0)], {"to": CAST_TYPES[out]}, node.layout(0))

