@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "mace/core/workspace.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

@@ -8,7 +8,7 @@
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/common/runtime_ints.h"
 #include "mace/ops/cpu/axis_ops_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

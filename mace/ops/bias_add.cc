@@ -3,7 +3,7 @@
 #include "mace/ops/common/activation.h"
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/bias_add_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

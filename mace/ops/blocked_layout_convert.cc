@@ -10,7 +10,7 @@
 #include "mace/ops/cpu/blocked_layout.h"
 #include "mace/ops/cpu/kernel_table.h"
 #include "mace/ops/cpu/op_compute.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

@@ -3,7 +3,7 @@
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/cpu/concat_cpu.h"
 #include "mace/ops/cpu/concat_uint8.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

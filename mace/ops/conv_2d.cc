@@ -3,7 +3,7 @@
 #include "mace/ops/common/conv_inputs.h"
 #include "mace/ops/cpu/conv_2d_cpu.h"
 #include "mace/ops/cpu/conv_2d_uint8.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

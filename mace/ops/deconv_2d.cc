@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "mace/ops/cpu/deconv_2d_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

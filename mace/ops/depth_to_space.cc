@@ -3,7 +3,7 @@
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/common/rearrange_args.h"
 #include "mace/ops/cpu/depth_to_space_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

@@ -2,7 +2,7 @@
 
 #include "mace/ops/cpu/depthwise_conv_2d_cpu.h"
 #include "mace/ops/cpu/depthwise_conv_2d_uint8.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

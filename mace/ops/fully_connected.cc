@@ -4,7 +4,7 @@
 #include "mace/ops/common/conv_inputs.h"
 #include "mace/ops/cpu/fully_connected_cpu.h"
 #include "mace/ops/cpu/fully_connected_uint8.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

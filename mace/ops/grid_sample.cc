@@ -6,7 +6,7 @@
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/grid_sample_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

@@ -1,7 +1,7 @@
 #include "mace/ops/identity.h"
 
 #include "mace/ops/cpu/identity_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

@@ -7,7 +7,7 @@
 #include "mace/ops/common/conv_geometry.h"
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/common/op_checks.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

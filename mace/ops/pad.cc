@@ -7,7 +7,7 @@
 #include "mace/ops/common/runtime_ints.h"
 #include "mace/ops/cpu/pad_cpu.h"
 #include "mace/ops/cpu/pad_uint8.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

@@ -2,7 +2,7 @@
 
 #include "mace/ops/common/quantize.h"
 #include "mace/ops/cpu/quantize_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "mace/ops/cpu/resize_nearest_neighbor_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

@@ -4,7 +4,7 @@
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/softmax_cpu.h"
 #include "mace/ops/cpu/softmax_uint8.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

@@ -4,7 +4,7 @@
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/common/runtime_ints.h"
 #include "mace/ops/cpu/squeeze_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

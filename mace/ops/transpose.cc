@@ -2,7 +2,7 @@
 
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/cpu/transpose_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {

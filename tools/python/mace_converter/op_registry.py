@@ -144,6 +144,7 @@ cc_library(
     deps = [
         "//mace/ops:common",
         "//mace/ops:op_set",
+        "//mace/ops:registry_decls",
 {deps}    ],
 )
 
