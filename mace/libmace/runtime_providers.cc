@@ -35,7 +35,7 @@ MaceStatus ChooseKernelIsa(const std::string& family, KernelIsa* isa) {
   MACE_CHECK_ARG(it != names.end(), "unknown CPU kernel family '", family,
                  "' (use auto, ref, neon, avx2 or avx512)");
   MACE_UNSUPPORTED_IF(
-      it->second != KernelIsa::kReference && !SupportsKernelIsa(DetectCpuFeatures(), it->second),
+      it->second != KernelIsa::kReference && !SupportsKernelIsa(HostCpuFeatures(), it->second),
       "this CPU or build has no ", family, " kernels");
   *isa = it->second;
   return MaceStatus();

@@ -12,6 +12,7 @@
 #include "mace/ops/arm/neon_epilogue.h"
 #include "mace/ops/arm/neon_kernels.h"
 #include "mace/ops/arm/sgemm_neon_armv7.h"
+#include "mace/ops/arm/sgemm_neon_runs.h"
 
 namespace mace {
 namespace ops {

@@ -66,20 +66,39 @@ class DepthwiseConv3x3 {
   void FillBand(const void* input, int64_t first_row, int64_t rows, bool half,
                 bool padding_rows_are_zero, float* padded) const;
 
-  // Float planes that are each one band (NEON, channel multiplier 1): the
-  // band's copy and the kernel's arguments straight from a plane's pointers,
-  // with no per-band bookkeeping.
+  // Float planes that are each one band (channel multiplier 1): the band's
+  // copy and the kernel's arguments straight from a plane's pointers, with
+  // no per-band bookkeeping, on the ARM ports (the others: RunPlanes).
   void RunWholePlanes(const float* input, const float* filter, const float* bias,
                       float* output, ThreadPool* pool, float* scratch) const;
 
-  // arm64: float planes the NEON kernel reads in place (one row and column
-  // of padding before the input; stride 1 on 7x7 and 14x14 maps, stride 2
-  // on outputs of 8 columns and 4 rows or more), so no band is copied; the
-  // work is split over planes. armv7: planes of 13 columns or more at
-  // stride 1 and of 4 output columns or more at stride 2 (arm::
-  // NeonDepthwise3x3TakesPlanesInPlace says which), through its column walks.
+  // Float planes the port's kernel reads in place (TakesPlanesInPlace), so
+  // no band is copied; the work is split over planes. arm64: one row and
+  // column of padding before the input; stride 1 on 7x7 and 14x14 maps,
+  // stride 2 on outputs of 8 columns and 4 rows or more. armv7: planes of
+  // 13 columns or more at stride 1 and of 4 output columns or more at
+  // stride 2, through its column walks.
   void RunInPlace(const float* input, const float* filter, const float* bias, float* output,
                   ThreadPool* pool) const;
+
+  // RunWholePlanes over a port's row copy and plane walk
+  // (cpu/depthwise_conv_2d_3x3_planes.h).
+  template <class Port>
+  void RunWholePlanesWith(const float* input, const float* filter, const float* bias,
+                          float* output, ThreadPool* pool, float* scratch) const;
+
+  // Each port's file defines these, with RunWholePlanes and RunInPlace
+  // (cpu/depthwise_conv_2d_3x3_port.cc, arm/depthwise_conv_2d_3x3_aarch64.cc,
+  // arm/depthwise_conv_2d_3x3_armv7.cc; BUILD.bazel picks the file):
+  // whether the port's kernel reads this layer's planes in place
+  // (RunInPlace; the band kernel, activation and shape are set),
+  bool TakesPlanesInPlace() const;
+  // a band's output rows as the port's kernels take them, at most `rows`,
+  int64_t PortBandRows(int64_t rows) const;
+  // and the copy of `rows` input rows (copy_columns_ values, in_w apart)
+  // into band rows pitch_ apart, of floats or of halves.
+  void CopyBandRows(const float* src, float* dst, int64_t rows) const;
+  void CopyHalfBandRows(const uint16_t* src, uint16_t* dst, int64_t rows) const;
 
   // RunHalf on small planes through the table's packed kernel: groups of 8
   // channels as vector lanes.

@@ -7,36 +7,15 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-#include "mace/ops/arm/sgemm_neon_armv7.h"
-#endif
+#include "mace/ops/cpu/gemm_block.h"
 #include "mace/ops/cpu/kernel_test_util.h"
 #include "mace/ops/testing/op_tester.h"
 
-#if defined(__aarch64__)
-#include "mace/ops/arm/neon_kernels.h"
-#endif
-
 namespace mace {
 namespace ops {
-#if defined(__aarch64__)
-namespace arm {
-// sgemm_neon.cc: arm64's run kernel, which only the GEMM driver takes.
-void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
-                 int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
-                 int64_t col_bias_step, const TileEpilogue& epilogue);
-void NeonWidenRowBias(const float* bias, int64_t rows, float* wide);
-void NeonGemmRunWideBias(int64_t tiles, int64_t kc, const float* a, int64_t a_step,
-                         const float* b, int64_t b_step, float* c, int64_t c_step, int64_t ldc,
-                         const float* wide_bias, int64_t wide_bias_step,
-                         const TileEpilogue& epilogue);
-void NeonGemmRunPrefetchingA(int64_t tiles, int64_t prefetch_tiles, int64_t kc, const float* a,
-                             int64_t a_step, const float* b, float* c, int64_t c_step,
-                             int64_t ldc, const float* wide_bias, const TileEpilogue& epilogue);
-}  // namespace arm
-#endif
 namespace {
 
+using testing::ActivateReference;
 using testing::ExpectNear;
 using testing::RandomFloats;
 
@@ -349,15 +328,6 @@ TEST(GemmTest, ShortLastRowPanels) {
   }
 }
 
-// A tile kernel's activation, in plain C++.
-float ActivateReference(float v, const TileEpilogue& epilogue) {
-  if (epilogue.activation == kTileActClamp) return std::min(std::max(v, epilogue.lo), epilogue.hi);
-  if (epilogue.activation == kTileActHardSwish) {
-    return v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
-  }
-  return v;
-}
-
 // The full-tile micro-kernel alone, on panels in its layout (kc groups of
 // mr A values, kc groups of nr B values), over every depth from 1 past two
 // rounds of any unroll and some deep ones, with each epilogue: row and
@@ -561,13 +531,10 @@ TEST(GemmTest, FullTileRuns) {
 // of C (A panels, C rows and row biases advance) or a row (B panels, C
 // columns and column biases advance), in one reduction block or two, with
 // each epilogue; C's margin between and beside the tiles must stay NaN.
-// arm64's run kernel is the GEMM driver's, not in the table.
+// The driver's run kernel: the table's, or its port's (arm64's).
 TEST(GemmTest, RunKernelSteps) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
-    GemmRunMicroKernel gemm_run = table->gemm_run;
-#if defined(__aarch64__)
-    if (gemm_run == nullptr && table->isa == KernelIsa::kNeon) gemm_run = arm::NeonGemmRun;
-#endif
+    const GemmRunMicroKernel gemm_run = GemmRunKernel(*table);
     if (gemm_run == nullptr) continue;
     const int64_t mr = table->mr, nr = table->nr, tiles = 3;
     // Depths around armv7's 16-step pass, which the first pass enters
@@ -734,288 +701,6 @@ TEST(GemmTest, UpperClampOnBiasedRuns) {
   }
 }
 
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-// armv7's runs of 6 x 8 tiles alone: `runs` column panels of `tiles` row
-// panels (a run's A panels and biases step down a column), more tiles than
-// a run builds start tiles for at once (16), shallow and deep (halves), from
-// the row biases of each tile, the same 6 biases for all, zero or C,
-// clamped below, on both sides or not. C's margin must stay NaN.
-TEST(GemmTest, Armv7RunsOfTilesStarts) {
-  constexpr int kMr = 6, kNr = 8;
-  const float bounds[2] = {-0.5f, 1.5f};
-  for (int k : {1, 16, 24, 32, 33, 64, 70, 90}) {
-    for (int tiles : {1, 2, 17, 20}) {
-      for (int runs : {1, 3}) {
-        const int rows = tiles * kMr, cols = runs * kNr, ldc = cols + 3;
-        const std::vector<float> a = RandomFloats(rows * k, 41);
-        const std::vector<float> b = RandomFloats(cols * k, 42);
-        const std::vector<float> bias = RandomFloats(rows, 43);
-        const std::vector<float> start = RandomFloats(rows * ldc, 44);
-        for (int variant = 0; variant < 24; ++variant) {
-          // bias_mode 0: none, 1: a tile's own, 2: the first tile's for all,
-          // 3: from C.
-          const int bias_mode = variant % 4, clamp_mode = variant / 4 % 3;
-          const bool panels = variant >= 12;
-          const bool from_c = bias_mode == 3;
-          const bool clamp = clamp_mode > 0, clamp_hi = clamp_mode > 1;
-          SCOPED_TRACE(::testing::Message()
-                       << "k " << k << " tiles " << tiles << " runs " << runs << " bias "
-                       << bias_mode << " clamp " << clamp_mode << " panels " << panels);
-          std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
-          for (int i = 0; i < rows; ++i) {
-            for (int j = 0; j < cols; ++j) c[i * ldc + j] = start[i * ldc + j];
-          }
-          const float* row_bias = bias_mode == 1 || bias_mode == 2 ? bias.data() : nullptr;
-          const int bias_step = bias_mode == 1 ? kMr : 0;
-          if (panels) {
-            arm::Armv7GemmRun6x8Panels(runs, kNr * k, kNr, tiles, k, a.data(), kMr * k, b.data(), 0,
-                                       c.data(), kMr * ldc, ldc * 4, from_c, row_bias, bias_step,
-                                       clamp, clamp_hi, bounds, nullptr);
-          } else {
-            for (int r = 0; r < runs; ++r) {
-              arm::Armv7GemmRun6x8(tiles, k, a.data(), kMr * k, b.data() + r * kNr * k, 0,
-                                   c.data() + r * kNr, kMr * ldc, ldc * 4, from_c, row_bias,
-                                   bias_step, clamp, clamp_hi, bounds, 0);
-            }
-          }
-          std::vector<float> got, expected;
-          for (int i = 0; i < rows; ++i) {
-            for (int j = 0; j < cols; ++j) {
-              double sum = from_c           ? start[i * ldc + j]
-                           : bias_mode == 1 ? bias[i]
-                           : bias_mode == 2 ? bias[i % kMr]
-                                            : 0.0;
-              for (int l = 0; l < k; ++l) {
-                sum += static_cast<double>(a[(i / kMr) * kMr * k + l * kMr + i % kMr]) *
-                       b[(j / kNr) * kNr * k + l * kNr + j % kNr];
-              }
-              float v = static_cast<float>(sum);
-              if (clamp) v = std::max(v, bounds[0]);
-              if (clamp_hi) v = std::min(v, bounds[1]);
-              expected.push_back(v);
-              got.push_back(c[i * ldc + j]);
-            }
-            for (int j = cols; j < ldc; ++j) ASSERT_TRUE(std::isnan(c[i * ldc + j]));
-          }
-          ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
-        }
-      }
-    }
-  }
-}
-#endif
-
-#if defined(__ARM_NEON) && !defined(__aarch64__)
-// armv7's deep runs down one column panel, whose B panel the halves read
-// as a split copy from 5 tiles on (32 or 64 to 512 depths): runs of 4 to
-// 6 and 16 tiles, each depth tail of the halves and of the copy (8 depths
-// a loop) around 32, 64, 256 and 512, whole 32-depth passes of the
-// 8-wide halves (64, 96) and 64-depth ones of the split halves (64, 128,
-// 192, 512; 96 and 160 are not),
-// from each tile's biases, zero or C, clamped on both sides with bounds
-// that bind; as one call over two column panels (on the panels or on
-// their split copy), or a call a panel with the first 3 tiles or all
-// prefetching A. C's margin must stay NaN.
-TEST(GemmTest, Armv7SplitPanelRuns) {
-  constexpr int kMr = 6, kNr = 8;
-  const float bounds[2] = {-0.5f, 0.5f};
-  for (int k :
-       {31, 32, 33, 63, 64, 65, 66, 67, 68, 69, 70, 96, 128, 160, 192, 255, 257, 511, 512, 513}) {
-    for (int tiles : {4, 5, 6, 16}) {
-      const int rows = tiles * kMr, cols = 2 * kNr, ldc = cols + 3;
-      const std::vector<float> a = RandomFloats(rows * k, 51);
-      const std::vector<float> b = RandomFloats(cols * k, 52);
-      const std::vector<float> bias = RandomFloats(rows, 53);
-      const std::vector<float> start = RandomFloats(rows * ldc, 54);
-      // The panels split before the call (Armv7SplitPanels), as the driver
-      // splits a B block for its row blocks.
-      std::vector<float> split(cols * k, std::numeric_limits<float>::quiet_NaN());
-      arm::Armv7SplitPanels(2, k, b.data(), kNr * k, split.data());
-      for (int variant = 0; variant < 16; ++variant) {
-        // variant % 4 0: the biases, clamped; 1: zero; 2: from C; 3: the
-        // biases. variant / 4: tiles prefetching (-1: the panels' call;
-        // variant 12 on: the panels' call on the split panels).
-        const int start_mode = variant % 4;
-        const int prefetch = variant < 4 || variant >= 12 ? -1 : variant < 8 ? 3 : tiles;
-        const float* b_split = variant >= 12 ? split.data() : nullptr;
-        const bool from_c = start_mode == 2, clamp = start_mode == 0;
-        const float* row_bias = start_mode == 0 || start_mode == 3 ? bias.data() : nullptr;
-        SCOPED_TRACE(::testing::Message() << "k " << k << " tiles " << tiles << " start "
-                                          << start_mode << " prefetch " << prefetch << " split "
-                                          << (b_split != nullptr));
-        std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
-        for (int i = 0; i < rows; ++i) {
-          for (int j = 0; j < cols; ++j) c[i * ldc + j] = start[i * ldc + j];
-        }
-        if (prefetch < 0) {
-          arm::Armv7GemmRun6x8Panels(2, kNr * k, kNr, tiles, k, a.data(), kMr * k, b.data(), 0,
-                                     c.data(), kMr * ldc, ldc * 4, from_c, row_bias, kMr, clamp,
-                                     clamp, bounds, b_split);
-        } else {
-          for (int r = 0; r < 2; ++r) {
-            arm::Armv7GemmRun6x8(tiles, k, a.data(), kMr * k, b.data() + r * kNr * k, 0,
-                                 c.data() + r * kNr, kMr * ldc, ldc * 4, from_c, row_bias, kMr,
-                                 clamp, clamp, bounds, prefetch);
-          }
-        }
-        std::vector<float> got, expected;
-        int bound = 0;
-        for (int i = 0; i < rows; ++i) {
-          for (int j = 0; j < cols; ++j) {
-            double sum = from_c ? start[i * ldc + j] : row_bias != nullptr ? bias[i] : 0.0;
-            for (int l = 0; l < k; ++l) {
-              sum += static_cast<double>(a[(i / kMr) * kMr * k + l * kMr + i % kMr]) *
-                     b[(j / kNr) * kNr * k + l * kNr + j % kNr];
-            }
-            float v = static_cast<float>(sum);
-            bound += v < bounds[0] || v > bounds[1];
-            if (clamp) v = std::min(std::max(v, bounds[0]), bounds[1]);
-            expected.push_back(v);
-            got.push_back(c[i * ldc + j]);
-          }
-          for (int j = cols; j < ldc; ++j) ASSERT_TRUE(std::isnan(c[i * ldc + j]));
-        }
-        if (clamp) ASSERT_GT(bound, rows * cols / 8);
-        ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
-      }
-    }
-  }
-}
-#endif
-
-#if defined(__aarch64__)
-// arm64's runs from a widened row bias alone: down a column panel (A
-// panels and biases advance), along a row panel (B panels advance) and
-// with panels apart (the general walk), every depth tail, the 4k + 2
-// depths and whole blocks of 16 (one to three: the tiles without the
-// tail's tests), each fixed clamp (none, below, both sides) with an upper
-// bound that products pass. C starts as NaN; outside the tiles it stays
-// NaN.
-TEST(GemmTest, WideBiasRunsEachClamp) {
-  constexpr int64_t mr = arm::kNeonGemmMr, nr = arm::kNeonGemmNr, tiles = 3, gap = 4;
-  for (int64_t k : {1, 2, 3, 4, 5, 6, 7, 9, 13, 16, 24, 27, 32, 48, 58}) {
-    for (int layout = 0; layout < 3; ++layout) {
-      const bool along_rows = layout != 1;
-      // Panels of the walk's operand are a panel apart, or a gap further.
-      const int64_t a_step = !along_rows ? 0 : mr * k + (layout == 2 ? gap : 0);
-      const int64_t b_step = along_rows ? 0 : nr * k;
-      const int64_t rows = along_rows ? tiles * mr : mr;
-      const int64_t col_step = nr + 2, ldc = along_rows ? nr + 3 : tiles * col_step + 1;
-      const int64_t c_step = along_rows ? mr * ldc : col_step;
-      const std::vector<float> a = RandomFloats((along_rows ? tiles : 1) * (mr * k + gap), 41);
-      const std::vector<float> b = RandomFloats((along_rows ? 1 : tiles) * nr * k, 42);
-      const std::vector<float> row_bias = RandomFloats(rows, 43);
-      std::vector<float> wide(rows * nr);
-      arm::NeonWidenRowBias(row_bias.data(), rows, wide.data());
-      for (int clamp = 0; clamp < 3; ++clamp) {
-        TileEpilogue epilogue;
-        epilogue.row_bias = row_bias.data();
-        epilogue.activation = clamp == 0 ? kTileActNone : kTileActClamp;
-        epilogue.lo = -0.25f;
-        epilogue.hi = clamp == 1 ? std::numeric_limits<float>::infinity() : 0.5f;
-        epilogue.accumulate = false;
-        epilogue.last = true;
-        SCOPED_TRACE(::testing::Message()
-                     << "k " << k << " layout " << layout << " clamp " << clamp);
-        std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
-        arm::NeonGemmRunWideBias(tiles, k, a.data(), a_step, b.data(), b_step, c.data(), c_step,
-                                 ldc, wide.data(), along_rows ? mr * nr : 0, epilogue);
-        std::vector<float> got, expected;
-        int64_t above = 0;
-        for (int64_t t = 0; t < tiles; ++t) {
-          const float* a_panel = a.data() + (along_rows ? t * a_step : 0);
-          const float* b_panel = b.data() + (along_rows ? 0 : t * b_step);
-          for (int64_t i = 0; i < mr; ++i) {
-            const int64_t row = along_rows ? t * mr + i : i;
-            for (int64_t j = 0; j < nr; ++j) {
-              double sum = row_bias[row];
-              for (int64_t l = 0; l < k; ++l) {
-                sum += static_cast<double>(a_panel[l * mr + i]) * b_panel[l * nr + j];
-              }
-              above += sum > epilogue.hi;
-              expected.push_back(ActivateReference(static_cast<float>(sum), epilogue));
-              float& out = c[row * ldc + (along_rows ? 0 : t * col_step) + j];
-              got.push_back(out);
-              out = std::numeric_limits<float>::quiet_NaN();
-            }
-          }
-        }
-        if (clamp == 2) {
-          ASSERT_GT(above, tiles);
-        }
-        for (float v : c) ASSERT_TRUE(std::isnan(v));
-        ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
-      }
-    }
-  }
-}
-
-// arm64's first walk over weights deeper than a block: 1 to 5 tiles down a
-// column panel whose A panels are a whole depth (more than the block's kc)
-// apart, none, some or all of them prefetching; from a widened bias with
-// each clamp, from the row bias, from zero and from C (a later block), at
-// depths with every tail and whole blocks of 16. C's margin stays NaN.
-TEST(GemmTest, PrefetchingRunsDownAPanel) {
-  constexpr int64_t mr = arm::kNeonGemmMr, nr = arm::kNeonGemmNr;
-  for (int64_t k : {1, 2, 3, 5, 7, 16, 33, 58, 64, 259}) {
-    for (int64_t tiles : {1, 2, 5}) {
-      const int64_t depth = 2 * k + 3;  // the panels' whole depth
-      const int64_t rows = tiles * mr, ldc = nr + 3;
-      const std::vector<float> a = RandomFloats(tiles * mr * depth, 61);
-      const std::vector<float> b = RandomFloats(nr * k, 62);
-      const std::vector<float> row_bias = RandomFloats(rows, 63);
-      const std::vector<float> start = RandomFloats(rows * ldc, 64);
-      std::vector<float> wide(rows * nr);
-      arm::NeonWidenRowBias(row_bias.data(), rows, wide.data());
-      for (int variant = 0; variant < 6; ++variant) {
-        // 0-2: the widened bias, unclamped, clamped below, both sides;
-        // 3: the row bias, clamped both sides; 4: zero; 5: from C.
-        const int64_t prefetch = variant % 3 == 0 ? 0 : variant % 3 == 1 ? tiles - 2 : tiles;
-        TileEpilogue epilogue;
-        epilogue.row_bias = variant <= 3 ? row_bias.data() : nullptr;
-        epilogue.activation = variant == 0 || variant >= 4 ? kTileActNone : kTileActClamp;
-        epilogue.lo = -0.25f;
-        epilogue.hi = variant == 1 ? std::numeric_limits<float>::infinity() : 0.5f;
-        epilogue.accumulate = variant == 5;
-        epilogue.last = true;
-        SCOPED_TRACE(::testing::Message() << "k " << k << " tiles " << tiles << " variant "
-                                          << variant << " prefetch " << prefetch);
-        std::vector<float> c(rows * ldc, std::numeric_limits<float>::quiet_NaN());
-        for (int64_t i = 0; i < rows; ++i) {
-          for (int64_t j = 0; j < nr; ++j) c[i * ldc + j] = start[i * ldc + j];
-        }
-        arm::NeonGemmRunPrefetchingA(tiles, prefetch, k, a.data(), mr * depth, b.data(),
-                                     c.data(), mr * ldc, ldc, variant <= 2 ? wide.data() : nullptr,
-                                     epilogue);
-        std::vector<float> got, expected;
-        int64_t above = 0;
-        for (int64_t i = 0; i < rows; ++i) {
-          const float* a_panel = a.data() + (i / mr) * mr * depth;
-          for (int64_t j = 0; j < nr; ++j) {
-            double sum = variant == 5                    ? start[i * ldc + j]
-                         : epilogue.row_bias != nullptr ? row_bias[i]
-                                                        : 0.0;
-            for (int64_t l = 0; l < k; ++l) {
-              sum += static_cast<double>(a_panel[l * mr + i % mr]) * b[l * nr + j];
-            }
-            above += sum > epilogue.hi;
-            expected.push_back(ActivateReference(static_cast<float>(sum), epilogue));
-            float& out = c[i * ldc + j];
-            got.push_back(out);
-            out = std::numeric_limits<float>::quiet_NaN();
-          }
-        }
-        if (variant == 2 || variant == 3) {
-          ASSERT_GT(above, tiles);
-        }
-        for (float v : c) ASSERT_TRUE(std::isnan(v));
-        ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
-      }
-    }
-  }
-}
-#endif
-
 // PackPanels on rows `stride` apart (a weight matrix packed as B^T), with
 // the depth contiguous (the fast path) or `depth_stride` apart: full panels,
 // a zero-padded last one, every float written (the output starts as NaN).
@@ -1163,30 +848,6 @@ TEST(GemmTest, AlignedRangesCoverInWholeTiles) {
 
 TEST(GemmTest, KernelTablesMatchTheCpu) {
   EXPECT_EQ(KernelTableFor(KernelIsa::kReference), nullptr);
-#if defined(__aarch64__)
-  ASSERT_NE(KernelTableFor(KernelIsa::kNeon), nullptr);
-  EXPECT_EQ(KernelTableFor(KernelIsa::kAvx2Fma), nullptr);
-  EXPECT_EQ(KernelTableFor(KernelIsa::kAvx512), nullptr);
-#elif defined(__x86_64__)
-  EXPECT_EQ(KernelTableFor(KernelIsa::kNeon), nullptr);
-  const CpuFeatures features = DetectCpuFeatures();
-  // Every family the CPU has gets a table, not only the best one.
-  EXPECT_EQ(KernelTableFor(KernelIsa::kAvx2Fma) != nullptr, features.avx2_fma);
-  EXPECT_EQ(KernelTableFor(KernelIsa::kAvx512) != nullptr, features.avx512);
-  if (features.avx512) {
-    // The AVX-512 table keeps the AVX2 kernels it does not replace.
-    const KernelTable* avx2 = KernelTableFor(KernelIsa::kAvx2Fma);
-    const KernelTable* avx512 = KernelTableFor(KernelIsa::kAvx512);
-    ASSERT_NE(avx2, nullptr);
-    EXPECT_NE(avx512->gemm, avx2->gemm);
-    EXPECT_NE(avx512->depthwise3x3_s1, avx2->depthwise3x3_s1);
-    EXPECT_NE(avx512->depthwise3x3_s2, avx2->depthwise3x3_s2);
-    EXPECT_EQ(avx512->pooling, avx2->pooling);
-    EXPECT_EQ(avx512->plane_sum, avx2->plane_sum);
-    EXPECT_EQ(avx512->plane_max, avx2->plane_max);
-    EXPECT_EQ(avx512->eltwise, avx2->eltwise);
-  }
-#endif
   for (const KernelTable* table : testing::TablesUnderTest()) {
     EXPECT_EQ(KernelTableFor(table->isa), table);
     EXPECT_EQ(table->mc % table->mr, 0);

@@ -9,13 +9,13 @@ namespace mace {
 namespace ops {
 
 const KernelTable* KernelTableFor(KernelIsa isa) {
-  static const CpuFeatures features = DetectCpuFeatures();
+  const CpuFeatures& features = HostCpuFeatures();
   if (isa == KernelIsa::kReference || !SupportsKernelIsa(features, isa)) return nullptr;
   return PortKernelTable(isa, features);
 }
 
 const KernelTable* Fp16KernelTableFor(KernelIsa isa) {
-  static const CpuFeatures features = DetectCpuFeatures();
+  const CpuFeatures& features = HostCpuFeatures();
   if (isa == KernelIsa::kReference || !SupportsKernelIsa(features, isa)) return nullptr;
   return PortFp16KernelTable(isa, features);
 }

@@ -21,6 +21,15 @@ namespace mace {
 namespace ops {
 namespace testing {
 
+// A tile kernel's activation, in plain C++.
+inline float ActivateReference(float v, const TileEpilogue& epilogue) {
+  if (epilogue.activation == kTileActClamp) return std::min(std::max(v, epilogue.lo), epilogue.hi);
+  if (epilogue.activation == kTileActHardSwish) {
+    return v * std::min(std::max(v + 3.f, 0.f), 6.f) / 6.f;
+  }
+  return v;
+}
+
 // Every fast kernel family this build and CPU can run (empty on a CPU with
 // no SIMD kernels: the tests then have nothing to compare).
 inline std::vector<const KernelTable*> TablesUnderTest() {

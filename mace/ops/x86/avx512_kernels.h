@@ -85,6 +85,9 @@ void VnniQuantizedGemmRequant(const int32_t* a, const int32_t* b, int64_t rows, 
 void VnniQuantizedConvTaps(const QuantizedConvTaps& conv);
 void Avx512QuantizedQuadPack(const uint8_t* const* rows, int64_t step, int64_t count,
                              int32_t* dst);
+// The same with AVX-512 BW and VBMI byte permutes at steps 1 and 2.
+void VbmiQuantizedQuadPack(const uint8_t* const* rows, int64_t step, int64_t count,
+                           int32_t* dst);
 
 // Rows of a 3x3 uint8 depthwise convolution (DepthwiseUint8RowKernel) on
 // vpmaddwd, by horizontal stride. They need AVX-512 BW besides the flags
@@ -95,10 +98,11 @@ void Avx512DepthwiseUint8RequantS1(const DepthwiseUint8RequantRow& row);
 void Avx512DepthwiseUint8RequantS2(const DepthwiseUint8RequantRow& row);
 
 // A 3x3 uint8 depthwise convolution on blocks of 16 interleaved channels
-// (DepthwiseUint8BlockKernel) with vpdpbusd; needs AVX-512 BW and VNNI.
+// (DepthwiseUint8BlockKernel) with vpdpbusd; needs AVX-512 BW and VNNI. Its
+// transposes are SSE byte unpacks.
 void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block);
-// The same without AVX-512 VBMI: its transposes are SSE byte unpacks.
-void VnniDepthwiseUint8BlockUnpacks(const DepthwiseUint8Block& block);
+// The same with AVX-512 VBMI byte permutes for the transposes.
+void VbmiDepthwiseUint8Block(const DepthwiseUint8Block& block);
 // The planar form (DepthwiseUint8PlanarKernel); needs AVX-512 BW, VNNI
 // and VBMI.
 void VbmiDepthwiseUint8Planar(const DepthwiseUint8Planar& planar);

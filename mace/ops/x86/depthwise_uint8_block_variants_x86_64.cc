@@ -1,6 +1,6 @@
 // DepthwiseUint8BlockVariants (cpu/depthwise_uint8_block_variants.h) on
-// x86-64: the AVX-512 VNNI kernel transposes with VBMI where the CPU has it,
-// else with unpacks, which are then checked on every AVX-512 VNNI CPU.
+// x86-64: the table takes the kernel that transposes with VBMI where the CPU
+// has it, else the one with unpacks, which is then checked too.
 #include "mace/ops/cpu/depthwise_uint8_block_variants.h"
 #include "mace/ops/x86/avx512_kernels.h"
 
@@ -9,8 +9,8 @@ namespace ops {
 
 std::vector<DepthwiseUint8BlockVariant> DepthwiseUint8BlockVariants(
     DepthwiseUint8BlockKernel kernel) {
-  if (kernel == x86::VnniDepthwiseUint8Block) {
-    return {{"avx512 unpacks", x86::VnniDepthwiseUint8BlockUnpacks}};
+  if (kernel == x86::VbmiDepthwiseUint8Block) {
+    return {{"avx512 unpacks", x86::VnniDepthwiseUint8Block}};
   }
   return {};
 }

@@ -531,12 +531,11 @@ void VbmiDepthwiseUint8Planar(const DepthwiseUint8Planar& planar) {
 }
 
 void VnniDepthwiseUint8Block(const DepthwiseUint8Block& block) {
-  static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
-  vbmi ? RunBlock<VbmiGather, VbmiScatter>(block) : RunBlock<Gather, Scatter>(block);
+  RunBlock<Gather, Scatter>(block);
 }
 
-void VnniDepthwiseUint8BlockUnpacks(const DepthwiseUint8Block& block) {
-  RunBlock<Gather, Scatter>(block);
+void VbmiDepthwiseUint8Block(const DepthwiseUint8Block& block) {
+  RunBlock<VbmiGather, VbmiScatter>(block);
 }
 
 }  // namespace x86

@@ -109,17 +109,17 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
   table.quantize_uint8 = x86::Avx512QuantizeUint8;
   table.eltwise_uint8_table = x86::Avx512EltwiseUint8Table;
   // vpmaddwd on zmm is AVX-512 BW, which `features.avx512` does not include.
-  if (__builtin_cpu_supports("avx512bw")) {
+  if (features.avx512_bw) {
     table.depthwise3x3_uint8_s1 = x86::Avx512DepthwiseUint8S1;
     table.depthwise3x3_uint8_s2 = x86::Avx512DepthwiseUint8S2;
     table.depthwise3x3_uint8_requant_s1 = x86::Avx512DepthwiseUint8RequantS1;
     table.depthwise3x3_uint8_requant_s2 = x86::Avx512DepthwiseUint8RequantS2;
-    if (__builtin_cpu_supports("avx512vbmi")) {
+    if (features.avx512_vbmi) {
       table.max_pool_uint8_row = x86::Avx512MaxPoolUint8Row;
     }
   }
   // The VNNI kernels narrow and clamp with AVX-512 BW byte and word ops.
-  if (features.avx512_vnni && __builtin_cpu_supports("avx512bw")) {
+  if (features.avx512_vnni && features.avx512_bw) {
     table.quantized_gemm = x86::VnniQuantizedGemm;
     table.quantized_gemm_requant = x86::VnniQuantizedGemmRequant;
     table.quantized_gemv = x86::VnniQuantizedGemv;
@@ -127,7 +127,10 @@ KernelTable MakeAvx512Table(const CpuFeatures& features) {
     table.quantized_quad_pack = x86::Avx512QuantizedQuadPack;
     table.quantized_format = kQuantQuadsUint8;
     table.depthwise3x3_uint8_block = x86::VnniDepthwiseUint8Block;
-    if (__builtin_cpu_supports("avx512vbmi")) {
+    if (features.avx512_vbmi) {
+      // Byte permutes where the others widen, shift and unpack.
+      table.quantized_quad_pack = x86::VbmiQuantizedQuadPack;
+      table.depthwise3x3_uint8_block = x86::VbmiDepthwiseUint8Block;
       table.depthwise3x3_uint8_planar = x86::VbmiDepthwiseUint8Planar;
     }
   }

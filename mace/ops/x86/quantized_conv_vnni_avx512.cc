@@ -290,17 +290,19 @@ __attribute__((target("avx512bw,avx512vbmi"))) void VbmiQuadPack(const uint8_t* 
 
 }  // namespace
 
+void VbmiQuantizedQuadPack(const uint8_t* const* rows, int64_t step, int64_t count,
+                           int32_t* dst) {
+  if (step == 1) {
+    VbmiQuadPack<1>(rows, count, dst);
+  } else if (step == 2) {
+    VbmiQuadPack<2>(rows, count, dst);
+  } else {
+    Avx512QuantizedQuadPack(rows, step, count, dst);
+  }
+}
+
 void Avx512QuantizedQuadPack(const uint8_t* const* rows, int64_t step, int64_t count,
                              int32_t* dst) {
-  static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
-  if (vbmi && (step == 1 || step == 2)) {
-    if (step == 1) {
-      VbmiQuadPack<1>(rows, count, dst);
-    } else {
-      VbmiQuadPack<2>(rows, count, dst);
-    }
-    return;
-  }
   int64_t i = 0;
   if (step == 1) {
     for (; i + 16 <= count; i += 16) {

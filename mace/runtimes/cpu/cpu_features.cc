@@ -114,6 +114,8 @@ void DetectX86(CpuFeatures* features) {
   // The AVX-512 table reuses AVX2 kernels, so it needs AVX2 as well.
   features->avx512 = features->avx2_fma && avx512f && avx512dq && avx512vl && zmm_state;
   features->avx512_vnni = features->avx512 && ((ecx >> 11) & 1);
+  features->avx512_bw = features->avx512 && ((ebx >> 30) & 1);
+  features->avx512_vbmi = features->avx512_bw && ((ecx >> 1) & 1);
   char vendor[13] = {};
   ReadVendor(vendor);
   features->avx512_half_rate = features->avx512 && Avx512IsHalfRate(vendor, signature);
@@ -162,7 +164,7 @@ bool ParseCacheSizes(const char* value, CacheSizes* caches) {
 
 const CacheSizes& HostCacheSizes() {
   static const CacheSizes caches = [] {
-    CacheSizes sizes = DetectCpuFeatures().caches;
+    CacheSizes sizes = HostCpuFeatures().caches;
     if (sizes.l1d <= 0) sizes.l1d = int64_t{32} << 10;
     if (sizes.l2 <= 0) sizes.l2 = int64_t{1} << 20;
     if (sizes.l3 <= 0) sizes.l3 = int64_t{8} << 20;
@@ -209,6 +211,11 @@ CpuFeatures DetectCpuFeatures() {
   return features;
 }
 
+const CpuFeatures& HostCpuFeatures() {
+  static const CpuFeatures features = DetectCpuFeatures();
+  return features;
+}
+
 bool SupportsKernelIsa(const CpuFeatures& features, KernelIsa isa) {
   switch (isa) {
     case KernelIsa::kReference:
@@ -251,10 +258,9 @@ KernelIsa ResolveKernelIsa(const char* env_value, KernelIsa best) {
 
 KernelIsa ActiveKernelIsa() {
   static const KernelIsa isa = [] {
-    const CpuFeatures features = DetectCpuFeatures();
     const KernelIsa chosen =
         ResolveKernelIsa(DebugOverrideValue(DebugOverride::kCpuKernels),
-                         BestKernelIsa(features));
+                         BestKernelIsa(HostCpuFeatures()));
     VLOG(1) << "CPU kernels: " << KernelIsaName(chosen);
     return chosen;
   }();

@@ -40,6 +40,10 @@ struct CpuFeatures {
   bool neon = false;  // Advanced SIMD with single-precision float
   // AVX-512 VNNI (vpdpbusd), on top of `avx512`: the uint8 GEMM's dot products.
   bool avx512_vnni = false;
+  // AVX-512 BW (byte and word ops on zmm), on top of `avx512`.
+  bool avx512_bw = false;
+  // AVX-512 VBMI (byte permutes), on top of `avx512_bw`.
+  bool avx512_vbmi = false;
   // The ARMv8.2 dot product (udot/sdot), arm64 only: AT_HWCAP's ASIMDDP.
   bool neon_dotprod = false;
   // ARMv8.2 half-precision arithmetic, scalar and vector (fmla on .8h),
@@ -73,8 +77,12 @@ const CacheSizes& HostCacheSizes();
 // at half rate (see CpuFeatures). Pure, for tests.
 bool Avx512IsHalfRate(const char* vendor, unsigned leaf1_eax);
 
-// Probes the CPU (no caching).
+// Probes the CPU (no caching). The only place that asks the CPU or the OS
+// which instructions exist: everything else reads the result.
 CpuFeatures DetectCpuFeatures();
+
+// This CPU's features, probed on first use and fixed for the process.
+const CpuFeatures& HostCpuFeatures();
 
 // Whether this build and `features` can run `isa` (kReference always).
 bool SupportsKernelIsa(const CpuFeatures& features, KernelIsa isa);

@@ -54,6 +54,24 @@ TEST(CpuFeaturesTest, SupportedFamiliesNest) {
 #endif
 }
 
+// The features every caller reads are probed once and are the probe's.
+TEST(CpuFeaturesTest, HostFeaturesAreTheProbed) {
+  const CpuFeatures& host = HostCpuFeatures();
+  EXPECT_EQ(&host, &HostCpuFeatures());
+  const CpuFeatures probed = DetectCpuFeatures();
+  EXPECT_EQ(host.avx2_fma, probed.avx2_fma);
+  EXPECT_EQ(host.avx512, probed.avx512);
+  EXPECT_EQ(host.avx512_vnni, probed.avx512_vnni);
+  EXPECT_EQ(host.avx512_bw, probed.avx512_bw);
+  EXPECT_EQ(host.avx512_vbmi, probed.avx512_vbmi);
+  EXPECT_EQ(host.neon, probed.neon);
+  EXPECT_EQ(host.neon_dotprod, probed.neon_dotprod);
+  EXPECT_EQ(host.neon_fp16, probed.neon_fp16);
+  // Each AVX-512 subset comes on top of the one it needs.
+  EXPECT_TRUE(!host.avx512_vbmi || host.avx512_bw);
+  EXPECT_TRUE(!host.avx512_bw || host.avx512);
+}
+
 TEST(CpuFeaturesTest, BestIsaFollowsBuildAndFeatures) {
   CpuFeatures none;
   EXPECT_EQ(BestKernelIsa(none), KernelIsa::kReference);
@@ -80,6 +98,8 @@ TEST(CpuFeaturesTest, BestIsaFollowsBuildAndFeatures) {
     const auto has = [&flags](const char* flag) { return flags.count(flag) > 0; };
     EXPECT_EQ(host.avx2_fma, has("avx2") && has("fma"));
     EXPECT_EQ(host.avx512, host.avx2_fma && has("avx512f") && has("avx512dq") && has("avx512vl"));
+    EXPECT_EQ(host.avx512_bw, host.avx512 && has("avx512bw"));
+    EXPECT_EQ(host.avx512_vbmi, host.avx512_bw && has("avx512vbmi"));
   }
 #endif
   std::printf("kernels on this CPU: %s (active: %s)\n", KernelIsaName(BestKernelIsa(host)),

@@ -54,16 +54,45 @@ class LayerRulesTest(unittest.TestCase):
             (repo / "mace" / "utils" / "quiet.cc").write_text('// getenv("EXAMPLE_SETTING")\n')
             self.assertEqual(layer_rules.getenv_files(repo), ["mace/utils/overrides.cc"])
 
+    def test_feature_probes_only_in_cpu_features(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = Path(tmp)
+            (repo / "mace" / "ops" / "x86").mkdir(parents=True)
+            (repo / "mace" / "runtimes" / "cpu").mkdir(parents=True)
+            kernel = repo / "mace" / "ops" / "x86" / "kernel.cc"
+            kernel.write_text('// __builtin_cpu_supports("avx512bw") in a comment\n'
+                              'bool HasVbmi() { return __builtin_cpu_supports("avx512vbmi"); }\n'
+                              '#include <cpuid.h>\n'
+                              '  __get_cpuid_count(7, 0, &a, &b, &c, &d);\n'
+                              '  return getauxval(AT_HWCAP) & kDot;\n'
+                              'int64_t CpuidCacheBytes(unsigned ebx, unsigned ecx);\n')
+            (repo / "mace" / "runtimes" / "cpu" / "cpu_features.cc").write_text(
+                '#include <cpuid.h>\n__cpuid(0, a, b, c, d);\n')
+            found = layer_rules.feature_probe_violations(repo)
+            self.assertEqual([(v.path, v.line) for v in found],
+                             [("mace/ops/x86/kernel.cc", line) for line in (2, 3, 4, 5)])
+
+    def test_tree_probes_features_in_one_place(self):
+        found = layer_rules.feature_probe_violations()
+        self.assertEqual(found, [], "\n".join(map(str, found)))
+
     def test_pending_list_only_shrinks(self):
-        pending = next(iter(layer_rules.PENDING_ISA_FILES))
-        stray = layer_rules.Violation(f"{layer_rules.CPU_DRIVERS}/new_driver.cc", 3,
-                                      "intrinsic", "_mm256_add_ps(a, b)")
-        listed = layer_rules.Violation(pending, 1, "intrinsic", "_mm256_add_ps(a, b)")
-        problems = layer_rules.layering_problems([stray, listed])
+        drivers = layer_rules.CPU_DRIVERS
+        pending = frozenset({f"{drivers}/old_driver.cc", f"{drivers}/clean_driver.cc"})
+        stray = layer_rules.Violation(f"{drivers}/new_driver.cc", 3, "intrinsic",
+                                      "_mm256_add_ps(a, b)")
+        listed = layer_rules.Violation(f"{drivers}/old_driver.cc", 1, "intrinsic",
+                                       "_mm256_add_ps(a, b)")
+        problems = layer_rules.layering_problems([stray, listed], pending)
         self.assertIn(str(stray), problems)
         self.assertNotIn(str(listed), problems)
-        # Every other pending file is reported as ISA-free.
-        self.assertEqual(len(problems), len(layer_rules.PENDING_ISA_FILES))
+        # A pending file with no violation left is reported as ISA-free.
+        self.assertIn(f"{drivers}/clean_driver.cc: ISA-free now; remove it from PENDING_ISA_FILES",
+                      problems)
+        self.assertEqual(len(problems), 2)
+
+    def test_no_driver_is_pending(self):
+        self.assertEqual(layer_rules.PENDING_ISA_FILES, frozenset())
 
     def test_cpu_drivers_are_isa_free_but_the_pending_ones(self):
         problems = layer_rules.layering_problems(layer_rules.isa_violations())
