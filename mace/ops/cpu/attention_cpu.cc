@@ -1,6 +1,7 @@
-// Attention's CPU kernel. The work is split into (batch, head, block of
-// kBlockRows query rows) pieces over the thread pool, so only one block of
-// scores per thread ([kBlockRows, Sk]) is ever held. Each piece runs
+// Attention's CPU kernel. K and V of each head are packed into GEMM panels
+// once, then the work is split into (batch, head, block of kBlockRows
+// query rows) pieces over the thread pool, so only one block of scores per
+// thread ([kBlockRows, Sk]) is ever held. Each piece runs
 //   scores = Q_block K^T          on the packed GEMM (gemm.h),
 //   scale and mask, row by row,
 //   the transformer family's softmax (transformer_kernels.h),
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "mace/ops/attention.h"
 #include "mace/ops/cpu/gemm.h"
@@ -37,11 +39,19 @@ class AttentionCpu final : public AttentionBase {
     if (table_ == nullptr || softmax_ == nullptr) return MaceStatus();
     const ref::AttentionParams& p = params();
     const int64_t rows = std::min(kBlockRows, p.q_len);
+    // The scratch a product with a packed B needs depends only on the
+    // panels' width (a one-row product may take the vector path).
+    const float zero = 0.f;
+    PackedPanels probe;
+    probe.Pack(&zero, 1, 1, 1, 1, table_->nr);
+    GemmOperand packed;
+    packed.packed = &probe;
     const int64_t gemm = std::max(
-        GemmScratchFloatsPerThread(*table_, rows, p.kv_len, p.depth, GemmOperand(), GemmOperand()),
-        GemmScratchFloatsPerThread(*table_, rows, p.v_depth, p.kv_len, GemmOperand(),
-                                   GemmOperand()));
+        GemmScratchFloatsPerThread(*table_, rows, p.kv_len, p.depth, GemmOperand(), packed),
+        GemmScratchFloatsPerThread(*table_, rows, p.v_depth, p.kv_len, GemmOperand(), packed));
     thread_floats_ = gemm + rows * p.kv_len;
+    packed_k_.resize(p.batch * p.heads);
+    packed_v_.resize(p.batch * p.heads);
     return scratch_.Reserve(context, NumThreads(ContextPool(context)) * thread_floats_ * 4);
   }
 
@@ -56,24 +66,33 @@ class AttentionCpu final : public AttentionBase {
       ref::Attention(p, q, k, v, mask, out);
       return MaceStatus();
     }
+    // K and V of every head packed once, for all of its row blocks.
+    ThreadPool* pool = ContextPool(context);
+    ParallelFor(pool, p.batch * p.heads, [&](int64_t begin, int64_t end) {
+      for (int64_t head = begin; head < end; ++head) {
+        const int64_t b = head / p.heads, h = head % p.heads;
+        packed_k_[head].Pack(k + b * p.k.batch + h * p.k.head, p.kv_len, p.depth, p.k.row,
+                             p.k.column, table_->nr);
+        packed_v_[head].Pack(v + b * p.v.batch + h * p.v.head, p.v_depth, p.kv_len, p.v.column,
+                             p.v.row, table_->nr);
+      }
+    });
     const int64_t blocks = (p.q_len + kBlockRows - 1) / kBlockRows;
     float* scratch = scratch_.Get(context);
-    ParallelFor(ContextPool(context), p.batch * p.heads * blocks,
-                [&](int64_t begin, int64_t end, int chunk) {
-                  float* own = scratch + chunk * thread_floats_;
-                  for (int64_t piece = begin; piece < end; ++piece) {
-                    const int64_t head = piece / blocks;
-                    RunBlock(head / p.heads, head % p.heads, (piece % blocks) * kBlockRows, q, k, v,
-                             mask, out, own);
-                  }
-                });
+    ParallelFor(pool, p.batch * p.heads * blocks, [&](int64_t begin, int64_t end, int chunk) {
+      float* own = scratch + chunk * thread_floats_;
+      for (int64_t piece = begin; piece < end; ++piece) {
+        const int64_t head = piece / blocks;
+        RunBlock(head / p.heads, head % p.heads, (piece % blocks) * kBlockRows, q, mask, out, own);
+      }
+    });
     return MaceStatus();
   }
 
  private:
   // Query rows [row0, row0 + kBlockRows) of head h of batch b.
-  void RunBlock(int64_t b, int64_t h, int64_t row0, const float* q, const float* k, const float* v,
-                const float* mask, float* out, float* scratch) const {
+  void RunBlock(int64_t b, int64_t h, int64_t row0, const float* q, const float* mask, float* out,
+                float* scratch) const {
     const ref::AttentionParams& p = params();
     const int64_t rows = std::min(kBlockRows, p.q_len - row0);
     const int64_t n = p.kv_len;
@@ -83,9 +102,7 @@ class AttentionCpu final : public AttentionBase {
     qa.data = q + b * p.q.batch + h * p.q.head + row0 * p.q.row;
     qa.stride = p.q.row;
     qa.depth_stride = p.q.column;
-    kb.data = k + b * p.k.batch + h * p.k.head;
-    kb.stride = p.k.row;
-    kb.depth_stride = p.k.column;
+    kb.packed = &packed_k_[b * p.heads + h];
     Gemm(*table_, rows, n, p.depth, qa, kb, scores, n, TileEpilogue(), nullptr, gemm_scratch);
     const float none = -std::numeric_limits<float>::infinity();
     for (int64_t i = 0; i < rows; ++i) {
@@ -103,9 +120,7 @@ class AttentionCpu final : public AttentionBase {
     pa.data = scores;
     pa.stride = n;
     pa.depth_stride = 1;
-    vb.data = v + b * p.v.batch + h * p.v.head;
-    vb.stride = p.v.column;
-    vb.depth_stride = p.v.row;
+    vb.packed = &packed_v_[b * p.heads + h];
     Gemm(*table_, rows, p.v_depth, n, pa, vb,
          out + b * p.out.batch + h * p.out.head + row0 * p.out.row, p.out.row, TileEpilogue(),
          nullptr, gemm_scratch);
@@ -137,6 +152,8 @@ class AttentionCpu final : public AttentionBase {
   SoftmaxRowsKernel softmax_ = nullptr;
   int64_t thread_floats_ = 0;
   OpScratch scratch_;
+  // K and V of each (batch, head), packed in Run.
+  std::vector<PackedPanels> packed_k_, packed_v_;
 };
 
 }  // namespace
