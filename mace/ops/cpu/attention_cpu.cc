@@ -1,7 +1,7 @@
 // Attention's CPU kernel. K and V of each head are packed into GEMM panels
-// once, then the work is split into (batch, head, block of kBlockRows
-// query rows) pieces over the thread pool, so only one block of scores per
-// thread ([kBlockRows, Sk]) is ever held. Each piece runs
+// once, then the work is split into (batch, head, block of query rows)
+// pieces over the thread pool, so only one block of scores per thread
+// ([rows, Sk], about kBlockFloats) is ever held. Each piece runs
 //   scores = Q_block K^T          on the packed GEMM (gemm.h),
 //   scale and mask, row by row,
 //   the transformer family's softmax (transformer_kernels.h),
@@ -25,7 +25,16 @@ namespace mace {
 namespace ops {
 namespace {
 
-constexpr int64_t kBlockRows = 32;
+// A block holds about this many scores (64 KiB), in 32 to 256 query rows,
+// a multiple of 8: long sequences take 32 rows at a time, short ones whole
+// heads, so that the GEMM calls per block stay few.
+constexpr int64_t kBlockFloats = 16384;
+constexpr int64_t kMinBlockRows = 32, kMaxBlockRows = 256;
+
+int64_t BlockRows(int64_t q_len, int64_t kv_len) {
+  const int64_t rows = std::clamp(kBlockFloats / kv_len / 8 * 8, kMinBlockRows, kMaxBlockRows);
+  return std::min(rows, q_len);
+}
 
 class AttentionCpu final : public AttentionBase {
  public:
@@ -38,7 +47,8 @@ class AttentionCpu final : public AttentionBase {
     softmax_ = kernels != nullptr ? kernels->softmax : nullptr;
     if (table_ == nullptr || softmax_ == nullptr) return MaceStatus();
     const ref::AttentionParams& p = params();
-    const int64_t rows = std::min(kBlockRows, p.q_len);
+    block_rows_ = BlockRows(p.q_len, p.kv_len);
+    const int64_t rows = block_rows_;
     // The scratch a product with a packed B needs depends only on the
     // panels' width (a one-row product may take the vector path).
     const float zero = 0.f;
@@ -77,27 +87,27 @@ class AttentionCpu final : public AttentionBase {
                              p.v.row, table_->nr);
       }
     });
-    const int64_t blocks = (p.q_len + kBlockRows - 1) / kBlockRows;
+    const int64_t blocks = (p.q_len + block_rows_ - 1) / block_rows_;
     float* scratch = scratch_.Get(context);
     ParallelFor(pool, p.batch * p.heads * blocks, [&](int64_t begin, int64_t end, int chunk) {
       float* own = scratch + chunk * thread_floats_;
       for (int64_t piece = begin; piece < end; ++piece) {
         const int64_t head = piece / blocks;
-        RunBlock(head / p.heads, head % p.heads, (piece % blocks) * kBlockRows, q, mask, out, own);
+        RunBlock(head / p.heads, head % p.heads, (piece % blocks) * block_rows_, q, mask, out, own);
       }
     });
     return MaceStatus();
   }
 
  private:
-  // Query rows [row0, row0 + kBlockRows) of head h of batch b.
+  // Query rows [row0, row0 + block_rows_) of head h of batch b.
   void RunBlock(int64_t b, int64_t h, int64_t row0, const float* q, const float* mask, float* out,
                 float* scratch) const {
     const ref::AttentionParams& p = params();
-    const int64_t rows = std::min(kBlockRows, p.q_len - row0);
+    const int64_t rows = std::min(block_rows_, p.q_len - row0);
     const int64_t n = p.kv_len;
     float* scores = scratch;
-    float* gemm_scratch = scratch + std::min(kBlockRows, p.q_len) * n;
+    float* gemm_scratch = scratch + block_rows_ * n;
     GemmOperand qa, kb, pa, vb;
     qa.data = q + b * p.q.batch + h * p.q.head + row0 * p.q.row;
     qa.stride = p.q.row;
@@ -150,6 +160,7 @@ class AttentionCpu final : public AttentionBase {
 
   const KernelTable* table_ = nullptr;  // null: reference kernel
   SoftmaxRowsKernel softmax_ = nullptr;
+  int64_t block_rows_ = 1;
   int64_t thread_floats_ = 0;
   OpScratch scratch_;
   // K and V of each (batch, head), packed in Run.

@@ -156,6 +156,8 @@ TEST(AttentionCpuTest, HeadsLayoutsAndBroadcastMasks) {
       {2, 2, 12, 12, 4, 6, {1, 0, 1, 1}, "keep_zero", {2, 2, 12, 12}, -1e9f},
       {2, 3, 40, 17, 8, 8, {0, 0, 0, 0}, "keep_nonzero", {1, 1, 40, 1}, -kInf},
       {1, 2, 3, 5, 2, 2, {0, 0, 0, 0}, "keep_nonzero", {5}, -kInf},
+      // Several blocks of query rows per head, the last one short.
+      {1, 2, 300, 200, 8, 8, {1, 2, 1, 1}, "add", {1, 1, 300, 200}, 0.f},
   };
   uint32_t seed = 7300;
   for (const auto& runtime : Runtimes()) {
