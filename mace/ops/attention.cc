@@ -72,11 +72,14 @@ MaceStatus AttentionBase::InferShapes() {
     const std::vector<int64_t>& s = Input(i)->shape();
     HeadView& view = views[i];
     if (layouts_[i] == kMerged) {
-      OP_CHECK(s.size() == 3, kNames[i], " has shape ", ShapeToString(s),
-               " but layout 1 needs [B, S, H*D]");
-      OP_CHECK(s[2] % heads_ == 0, kNames[i], " has shape ", ShapeToString(s), ": ", s[2],
+      OP_CHECK(s.size() == 2 || s.size() == 3, kNames[i], " has shape ", ShapeToString(s),
+               " but layout 1 needs [B, S, H*D] or [S, H*D]");
+      // [S, H*D] is one batch.
+      const int64_t batch = s.size() == 3 ? s[0] : 1;
+      const int64_t rows = s[s.size() - 2], width = s.back();
+      OP_CHECK(width % heads_ == 0, kNames[i], " has shape ", ShapeToString(s), ": ", width,
                " is not a multiple of ", heads_, " heads");
-      view = {s[0], heads_, s[1], s[2] / heads_, {s[1] * s[2], s[2] / heads_, s[2], 1}};
+      view = {batch, heads_, rows, width / heads_, {rows * width, width / heads_, width, 1}};
     } else {
       OP_CHECK(s.size() == 4, kNames[i], " has shape ", ShapeToString(s), " but layout ",
                layouts_[i], " needs rank 4");

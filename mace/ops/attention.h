@@ -6,7 +6,8 @@
 // holds its heads:
 //   0  [B, H, S, D]  one matrix per head
 //   1  [B, S, H*D]   heads side by side, as the projections write them
-//                    (`heads` gives H)
+//                    (`heads` gives H); an input may also be [S, H*D]
+//                    (one batch)
 //   2  [B, H, D, S]  K only: K already transposed
 // Q has Sq rows and depth D, K and V Sk rows with depths D and Dv; the
 // output has Q's rows and V's depth. `scale` defaults to 1 / sqrt(D).

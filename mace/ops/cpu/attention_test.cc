@@ -169,6 +169,21 @@ TEST(AttentionCpuTest, HeadsLayoutsAndBroadcastMasks) {
   }
 }
 
+TEST(AttentionCpuTest, MergedHeadsWithoutBatchAxis) {
+  // [S, H*D] inputs are one batch: the same result as [1, S, H*D].
+  const Case c{1, 3, 9, 11, 4, 4, {1, 1, 1, 1}, "", {}, 0.f};
+  const std::vector<float> q = RandomFloats(9 * 12, 7500, -2.f, 2.f);
+  const std::vector<float> k = RandomFloats(11 * 12, 7501, -2.f, 2.f);
+  const std::vector<float> v = RandomFloats(11 * 12, 7502);
+  OpTester tester("Attention", RegisterAttention);
+  tester.Input("q", {9, 12}, q).Input("k", {11, 12}, k).Input("v", {1, 11, 12}, v);
+  tester.Output("out").Arg("heads", 3).Args("layouts", std::vector<int64_t>{1, 1, 1, 1});
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputShape("out"), (std::vector<int64_t>{1, 9, 12}));
+  ExpectNear(tester.OutputData("out"), Expected(c, q, k, v, {}), 2e-5f, 1e-4f);
+}
+
 TEST(AttentionCpuTest, HandComputed) {
   // Two keys with equal scores average V; a fully masked row is zero.
   OpTester tester("Attention", RegisterAttention);

@@ -15,6 +15,8 @@ PER_HEAD, MERGED, TRANSPOSED = 0, 1, 2
 def per_head(array: np.ndarray, layout: int, heads: int) -> np.ndarray:
     """`array` in `layout` as [B, H, S, D]."""
     if layout == MERGED:
+        if array.ndim == 2:  # [S, H*D]: one batch
+            array = array[np.newaxis]
         batch, rows, width = array.shape
         return array.reshape(batch, rows, heads, width // heads).transpose(0, 2, 1, 3)
     if layout == TRANSPOSED:
@@ -26,11 +28,11 @@ def output_shape(q: Sequence[int], v: Sequence[int], layouts: Sequence[int],
                  heads: int) -> tuple[int, ...]:
     """The output's shape for Q's and V's shapes."""
     if layouts[0] == MERGED:
-        batch, rows = q[0], q[1]
+        batch, rows = (1, q[0]) if len(q) == 2 else (q[0], q[1])
     else:
         batch, heads, rows = q[0], q[1], q[2]
     if layouts[2] == MERGED:
-        v_depth = v[2] // heads
+        v_depth = v[-1] // heads
     else:
         v_depth = v[3]
     if layouts[3] == MERGED:

@@ -98,6 +98,8 @@ def trace_input(m: Matcher, operand: str, dims: tuple[int, int, int, int], trans
             continue
         for layout in layouts:
             want_shape, view = _view(layout, dims, transposed)
+            if layout == MERGED and dims[0] == 1 and len(shape) == 2:
+                want_shape = want_shape[1:]  # [S, H*D]: one batch
             if tuple(shape) == want_shape and indices.size == view.size \
                     and np.array_equal(indices.reshape(-1), view.reshape(-1)):
                 return source, layout, ops, scale
