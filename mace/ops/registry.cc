@@ -10,6 +10,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
   static const RegisterFn kRegisterFns[] = {
       RegisterActivation,
       RegisterArgMax,
+      RegisterAttention,
       RegisterAssign,
       RegisterAxisOps,
       RegisterBatchNorm,

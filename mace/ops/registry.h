@@ -14,6 +14,7 @@ MaceStatus RegisterCpuConverters(ConverterRegistry* converters);
 
 MaceStatus RegisterActivation(OpRegistry* registry);
 MaceStatus RegisterArgMax(OpRegistry* registry);
+MaceStatus RegisterAttention(OpRegistry* registry);
 MaceStatus RegisterAssign(OpRegistry* registry);
 MaceStatus RegisterAxisOps(OpRegistry* registry);
 MaceStatus RegisterBatchNorm(OpRegistry* registry);

@@ -54,6 +54,7 @@ SPECS: dict[str, OpSpec] = {spec.op_type: spec for spec in (
     OpSpec("ArgMax", _SPATIAL + "argmax"),
     OpSpec("Assign", _INDEX, no_numpy="writes a state tensor kept between runs, which a "
            "numpy kernel (arrays in, arrays out) cannot hold"),
+    OpSpec("Attention", _MORE + "attention"),
     OpSpec("BatchNorm", _ELEMENTWISE + "batchnorm"),
     OpSpec("BatchToSpaceND", _SPATIAL + "batchtospacend"),
     OpSpec("BiasAdd", _ELEMENTWISE + "biasadd"),

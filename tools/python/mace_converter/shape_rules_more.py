@@ -29,6 +29,19 @@ def _layer_norm(op, shapes, graph):
     return [x] + [stats] * (len(op.outputs) - 1)
 
 
+@rule("Attention")
+def _attention(op, shapes, graph):
+    from mace_converter.numpy_ops.attention import layouts_of, output_shape
+    layouts, heads = layouts_of(op.args), int(op.args.get("heads", 0))
+    q, v = shapes[0], shapes[2]
+    ranks = [(2, 3) if layout == 1 else (4,) for layout in layouts[:3]]
+    for index, (shape, rank) in enumerate(zip(shapes[:3], ranks)):
+        if len(shape) not in rank:
+            raise fail(op, f"input {index} {list(shape)} needs rank {' or '.join(map(str, rank))} "
+                           "for its layout")
+    return [output_shape(q, v, layouts, heads)]
+
+
 @rule("Gather")
 def _gather(op, shapes, graph):
     data, indices = shapes[0], shapes[1]

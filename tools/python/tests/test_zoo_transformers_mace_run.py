@@ -1,6 +1,7 @@
 """The reduced transformer zoo models of
 converter_front/test_zoo_transformers.py, with their LayerNorms and GELUs
-fused, run by the C++ engine through mace_run and match ONNX Runtime.
+fused (and their attentions), run by the C++ engine through mace_run and
+match ONNX Runtime.
 
 Needs the host mace_run binary (MACE_RUN, default
 bazel-bin/mace/tools/mace_run), which tools/test.sh builds first.
@@ -29,7 +30,7 @@ class TransformerZooOnEngineTest(unittest.TestCase):
                 converted = convert_model(model, {k: list(v.shape) for k, v in feeds.items()},
                                           [output])
                 types = {op.type for op in converted.net_def.op}
-                self.assertTrue({"LayerNorm", "Unary", "Softmax"} <= types, types)
+                self.assertTrue({"LayerNorm", "Unary", "Attention"} <= types, types)
                 got = run_converted(self, converted, feeds)[output]
                 self.assertEqual(got.shape, want.shape, name)
                 self.assertGreater(cosine(got, want), THRESHOLD, name)

@@ -26,4 +26,5 @@ def kernel(*op_types: str) -> Callable[[Kernel], Kernel]:
 
 
 # Kernels register themselves on import.
-from mace_converter.numpy_ops import detection, logic, nn, recurrent, spatial, tensor  # noqa: E402,F401
+from mace_converter.numpy_ops import (  # noqa: E402,F401
+    attention, detection, logic, nn, recurrent, spatial, tensor)

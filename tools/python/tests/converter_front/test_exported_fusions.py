@@ -28,12 +28,15 @@ class ExportedFusionsTest(unittest.TestCase):
     def test_minilm_int8(self):
         # Its exporter already writes LayerNormalization (6 layers x 2 + 1).
         types = self._check(MINILM, ["fused 6 GELU(s) (Erf form)",
-                                     "found 6 attention(s) (additive mask), left unfused"])
+                                     "fused 6 attention(s) (additive mask)"])
         self.assertEqual(types.count("LayerNorm"), 13)
         self.assertEqual(types.count("Unary:GELU"), 6)
+        self.assertEqual(types.count("Attention"), 6)
+        self.assertNotIn("Softmax", types)
 
     def test_smart_turn_v3_2(self):
-        # QDQ pairs sit between the attention's ops; the GELUs run in float.
+        # QDQ pairs sit between the attention's ops (its scores and weights are
+        # rounded to uint8), so the attentions stay unfused; the GELUs run in float.
         types = self._check(SMART_TURN, ["fused 8 GELU(s) (Erf form)",
                                          "found 4 attention(s) (no mask), left unfused"])
         self.assertEqual(types.count("Unary:GELU"), 8)

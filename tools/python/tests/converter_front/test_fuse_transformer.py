@@ -1,7 +1,8 @@
 """The transformer fusions: each exporter's LayerNorm and GELU chain becomes
 one engine op whose numpy-runner output matches ONNX Runtime on the
-original graph; near misses stay unfused and still match; attention is
-found and logged but left as it is."""
+original graph; near misses stay unfused and still match; attention
+becomes the Attention op in each form, its heads split and merged by the
+op, and stays unfused where the op cannot take it."""
 from __future__ import annotations
 
 import unittest
@@ -180,23 +181,93 @@ def attention(mask: str, einsum: bool) -> tuple[list, list, dict]:
     return nodes, inits, inputs
 
 
+def merged_heads(guard: bool) -> tuple[list, list, dict]:
+    """Self-attention of x [1, 6, 32] split into 4 heads the PyTorch
+    exporter's way, with an additive mask [1, 1, 6, 6] and, with `guard`,
+    the IsNaN guard after the Softmax."""
+    split = initializer("split", np.array([1, 6, 4, 8], np.int64))
+    merge = initializer("merge", np.array([1, 6, 32], np.int64))
+    nodes = [node("Reshape", ["x", "split"], "q0"),
+             node("Transpose", ["q0"], "q", perm=[0, 2, 1, 3]),
+             node("Reshape", ["x", "split"], "k0"),
+             node("Transpose", ["k0"], "kt", perm=[0, 2, 3, 1]),
+             node("Reshape", ["x", "split"], "v0"),
+             node("Transpose", ["v0"], "v", perm=[0, 2, 1, 3]),
+             node("MatMul", ["q", "kt"], "s0"), node("Div", ["s0", "scale"], "s1"),
+             node("Add", ["s1", "m"], "s2"), node("Softmax", ["s2"], "p0", axis=-1)]
+    if guard:
+        nodes += [node("IsNaN", ["p0"], "nan"), node("Where", ["nan", "zero", "p0"], "p")]
+    else:
+        nodes.append(node("Identity", ["p0"], "p"))
+    nodes += [node("MatMul", ["p", "v"], "c0"), node("Transpose", ["c0"], "c", perm=[0, 2, 1, 3]),
+              node("Reshape", ["c", "merge"], "y")]
+    return nodes, scalars(scale=8 ** 0.5, zero=0.0) + [split, merge], {"x": [1, 6, 32],
+                                                                       "m": [1, 1, 6, 6]}
+
+
+def attention_args(op) -> dict:
+    return {a.name: (list(a.ints) or a.s.decode() or a.f or a.i) for a in op.arg}
+
+
 class AttentionTest(unittest.TestCase):
-    def test_found_and_left_unfused(self):
+    def _check(self, nodes, inits, inputs, outputs=("y",), feeds=None):
+        model = make_model(nodes, inputs, {o: None for o in outputs}, inits)
+        feeds = feeds or {name: rng(i).standard_normal(shape).astype(np.float32)
+                          for i, (name, shape) in enumerate(inputs.items())}
+        converted = check_against_ort(self, model, inputs, feeds=feeds)
+        return converted, [op.type for op in converted.net_def.op]
+
+    def test_fused_per_form(self):
         for mask in ("none", "additive", "boolean"):
             for einsum in (False, True):
                 with self.subTest(mask=mask, einsum=einsum):
-                    nodes, inits, inputs = attention(mask, einsum)
-                    model = make_model(nodes, inputs, {"y": None}, inits)
-                    feeds = {name: rng(i).standard_normal(shape).astype(np.float32)
-                             for i, (name, shape) in enumerate(inputs.items())}
-                    converted = check_against_ort(self, model, inputs, feeds=feeds)
+                    converted, types = self._check(*attention(mask, einsum))
                     kind = f"{mask} mask" if mask != "none" else "no mask"
                     kind += ", Einsum" if einsum else ""
-                    self.assertIn(f"found 1 attention(s) ({kind}), left unfused",
-                                  converted.log)
-                    types = [op.type for op in converted.net_def.op]
-                    self.assertEqual(types.count("MatMul"), 2, types)
-                    self.assertIn("Softmax", types)
+                    self.assertIn(f"fused 1 attention(s) ({kind})", converted.log)
+                    self.assertEqual([t for t in types if t != "Compare"], ["Attention"], types)
+                    args = attention_args(converted.net_def.op[-1])
+                    self.assertEqual(args["layouts"], [0, 0, 0, 0])
+                    self.assertAlmostEqual(args["scale"], 8 ** -0.5, places=6)
+                    if mask == "boolean":
+                        self.assertEqual(args["mask"], "keep_nonzero")
+                        self.assertEqual(args["fill"], -1e9)
+
+    def test_heads_split_and_merged_by_the_op(self):
+        converted, types = self._check(*merged_heads(guard=False))
+        self.assertEqual(types, ["Attention"])
+        args = attention_args(converted.net_def.op[0])
+        self.assertEqual((args["layouts"], args["heads"]), ([1, 1, 1, 1], 4))
+
+    def test_fully_masked_rows_behind_the_nan_guard(self):
+        # Rows 1 and 4 mask every key with -inf: the guard turns their NaNs
+        # into zeros, and so does the op.
+        nodes, inits, inputs = merged_heads(guard=True)
+        mask = np.where(rng(5).uniform(size=(1, 1, 6, 6)) < 0.3, -np.inf, 0).astype(np.float32)
+        mask[..., [1, 4], :] = -np.inf
+        feeds = {"x": rng(6).standard_normal((1, 6, 32)).astype(np.float32), "m": mask}
+        converted, types = self._check(nodes, inits, inputs, feeds=feeds)
+        self.assertEqual(types, ["Attention"])
+        self.assertIn("fused 1 attention(s) (additive mask)", converted.log)
+
+    def test_scores_read_elsewhere_stay_unfused(self):
+        nodes, inits, inputs = merged_heads(guard=False)
+        converted, types = self._check(nodes, inits, inputs, outputs=("y", "s2"))
+        self.assertIn("found 1 attention(s) (additive mask), left unfused", converted.log)
+        self.assertNotIn("Attention", types)
+        self.assertIn("Softmax", types)
+
+    def test_quantized_scores_stay_unfused(self):
+        nodes, inits, inputs = attention("none", False)
+        at = [n.output[0] for n in nodes].index("s1")
+        nodes[at + 1:at + 3] = [node("QuantizeLinear", ["s1", "qs", "qz"], "s1q"),
+                                node("DequantizeLinear", ["s1q", "qs", "qz"], "s2"),
+                                node("Softmax", ["s2"], "p", axis=-1)]
+        inits += [initializer("qs", np.array(0.05, np.float32)),
+                  initializer("qz", np.array(128, np.uint8))]
+        model = make_model(nodes, inputs, {"y": None}, inits)
+        converted = check_against_ort(self, model, inputs, atol=1e-4)
+        self.assertIn("found 1 attention(s) (no mask), left unfused", converted.log)
 
     def test_log_softmax_is_no_attention(self):
         nodes = [node("Transpose", ["x"], "kt", perm=[0, 1, 3, 2]),

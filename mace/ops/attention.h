@@ -1,0 +1,60 @@
+// Attention: fused scaled dot-product attention, per batch and head
+//   out = Softmax(Q K^T * scale + mask) V   (the softmax over the keys).
+// Inputs [q, k, v, optional mask]; one output.
+//
+// `layouts` (4 ints: q, k, v, output; default all 0) says how each tensor
+// holds its heads:
+//   0  [B, H, S, D]  one matrix per head
+//   1  [B, S, H*D]   heads side by side, as the projections write them
+//                    (`heads` gives H); an input may also be [S, H*D]
+//                    (one batch)
+//   2  [B, H, D, S]  K only: K already transposed
+// Q has Sq rows and depth D, K and V Sk rows with depths D and Dv; the
+// output has Q's rows and V's depth. `scale` defaults to 1 / sqrt(D).
+//
+// The mask (float, any rank up to 4) broadcasts against the scores
+// [B, H, Sq, Sk] numpy-style. `mask` says how it applies after the scale:
+// "add" (the default) adds it, "keep_nonzero" and "keep_zero" keep the
+// score where the mask is nonzero (zero) and put `fill` elsewhere. A row
+// whose every score is -inf after the mask gives zeros, as the PyTorch
+// exporter's IsNaN guard after the Softmax makes of its NaNs.
+//
+// AttentionBase is the device-neutral part; the CPU kernel is
+// mace/ops/cpu/attention_cpu.cc, the reference mace/ops/ref/attention.cc.
+#ifndef MACE_OPS_ATTENTION_H_
+#define MACE_OPS_ATTENTION_H_
+
+#include <cstdint>
+
+#include "mace/core/operation.h"
+#include "mace/ops/ref/attention.h"
+
+namespace mace {
+namespace ops {
+
+class AttentionBase : public Operation {
+ public:
+  MaceStatus Init() override;
+
+ protected:
+  // Checks the inputs against the layouts and fills params().
+  MaceStatus InferShapes();
+  const ref::AttentionParams& params() const { return params_; }
+  const float* mask_data() const {
+    return InputSize() > 3 && Input(3) != nullptr ? Input(3)->data<float>() : nullptr;
+  }
+
+ private:
+  int64_t heads_ = 0;
+  int64_t layouts_[4] = {0, 0, 0, 0};
+  bool has_scale_ = false;
+  float scale_ = 1.f;
+  ref::AttentionMask mask_kind_ = ref::AttentionMask::NONE;
+  float fill_ = 0.f;
+  ref::AttentionParams params_;
+};
+
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_ATTENTION_H_

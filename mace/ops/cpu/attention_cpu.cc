@@ -1,0 +1,175 @@
+// Attention's CPU kernel. K and V of each head are packed into GEMM panels
+// once, then the work is split into (batch, head, block of query rows)
+// pieces over the thread pool, so only one block of scores per thread
+// ([rows, Sk], about kBlockFloats) is ever held. Each piece runs
+//   scores = Q_block K^T          on the packed GEMM (gemm.h),
+//   scale and mask, row by row,
+//   the transformer family's softmax (transformer_kernels.h),
+//   out_block = scores V          on the GEMM, written in place,
+// reading Q, K, V and writing the output through their layouts' strides.
+// Without a kernel family (MACE_CPU_KERNELS=ref) the reference kernel runs.
+#include "mace/ops/cpu/attention_cpu.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "mace/ops/attention.h"
+#include "mace/ops/cpu/gemm.h"
+#include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/cpu/transformer_kernels.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+// A block holds about this many scores (64 KiB), in 32 to 256 query rows,
+// a multiple of 8: long sequences take 32 rows at a time, short ones whole
+// heads, so that the GEMM calls per block stay few.
+constexpr int64_t kBlockFloats = 16384;
+constexpr int64_t kMinBlockRows = 32, kMaxBlockRows = 256;
+
+int64_t BlockRows(int64_t q_len, int64_t kv_len) {
+  const int64_t rows = std::clamp(kBlockFloats / kv_len / 8 * 8, kMinBlockRows, kMaxBlockRows);
+  return std::min(rows, q_len);
+}
+
+class AttentionCpu final : public AttentionBase {
+ public:
+  MaceStatus Prepare(OpContext* context) override {
+    MACE_RETURN_IF_ERROR(InferShapes());
+    table_ = ContextKernelTable(context);
+    const CpuRuntime* cpu = ContextCpu(context);
+    const TransformerKernels* kernels =
+        EngineTransformerKernels(cpu != nullptr ? cpu->kernel_isa() : ActiveKernelIsa());
+    softmax_ = kernels != nullptr ? kernels->softmax : nullptr;
+    if (table_ == nullptr || softmax_ == nullptr) return MaceStatus();
+    const ref::AttentionParams& p = params();
+    block_rows_ = BlockRows(p.q_len, p.kv_len);
+    const int64_t rows = block_rows_;
+    // The scratch a product with a packed B needs depends only on the
+    // panels' width (a one-row product may take the vector path).
+    const float zero = 0.f;
+    PackedPanels probe;
+    probe.Pack(&zero, 1, 1, 1, 1, table_->nr);
+    GemmOperand packed;
+    packed.packed = &probe;
+    const int64_t gemm = std::max(
+        GemmScratchFloatsPerThread(*table_, rows, p.kv_len, p.depth, GemmOperand(), packed),
+        GemmScratchFloatsPerThread(*table_, rows, p.v_depth, p.kv_len, GemmOperand(), packed));
+    thread_floats_ = gemm + rows * p.kv_len;
+    packed_k_.resize(p.batch * p.heads);
+    packed_v_.resize(p.batch * p.heads);
+    return scratch_.Reserve(context, NumThreads(ContextPool(context)) * thread_floats_ * 4);
+  }
+
+  MaceStatus Run(OpContext* context) override {
+    const ref::AttentionParams& p = params();
+    const float* q = Input(0)->data<float>();
+    const float* k = Input(1)->data<float>();
+    const float* v = Input(2)->data<float>();
+    const float* mask = mask_data();
+    float* out = Output(0)->mutable_data<float>();
+    if (table_ == nullptr || softmax_ == nullptr) {
+      ref::Attention(p, q, k, v, mask, out);
+      return MaceStatus();
+    }
+    // K and V of every head packed once, for all of its row blocks.
+    ThreadPool* pool = ContextPool(context);
+    ParallelFor(pool, p.batch * p.heads, [&](int64_t begin, int64_t end) {
+      for (int64_t head = begin; head < end; ++head) {
+        const int64_t b = head / p.heads, h = head % p.heads;
+        packed_k_[head].Pack(k + b * p.k.batch + h * p.k.head, p.kv_len, p.depth, p.k.row,
+                             p.k.column, table_->nr);
+        packed_v_[head].Pack(v + b * p.v.batch + h * p.v.head, p.v_depth, p.kv_len, p.v.column,
+                             p.v.row, table_->nr);
+      }
+    });
+    const int64_t blocks = (p.q_len + block_rows_ - 1) / block_rows_;
+    float* scratch = scratch_.Get(context);
+    ParallelFor(pool, p.batch * p.heads * blocks, [&](int64_t begin, int64_t end, int chunk) {
+      float* own = scratch + chunk * thread_floats_;
+      for (int64_t piece = begin; piece < end; ++piece) {
+        const int64_t head = piece / blocks;
+        RunBlock(head / p.heads, head % p.heads, (piece % blocks) * block_rows_, q, mask, out, own);
+      }
+    });
+    return MaceStatus();
+  }
+
+ private:
+  // Query rows [row0, row0 + block_rows_) of head h of batch b.
+  void RunBlock(int64_t b, int64_t h, int64_t row0, const float* q, const float* mask, float* out,
+                float* scratch) const {
+    const ref::AttentionParams& p = params();
+    const int64_t rows = std::min(block_rows_, p.q_len - row0);
+    const int64_t n = p.kv_len;
+    float* scores = scratch;
+    float* gemm_scratch = scratch + block_rows_ * n;
+    GemmOperand qa, kb, pa, vb;
+    qa.data = q + b * p.q.batch + h * p.q.head + row0 * p.q.row;
+    qa.stride = p.q.row;
+    qa.depth_stride = p.q.column;
+    kb.packed = &packed_k_[b * p.heads + h];
+    Gemm(*table_, rows, n, p.depth, qa, kb, scores, n, TileEpilogue(), nullptr, gemm_scratch);
+    const float none = -std::numeric_limits<float>::infinity();
+    for (int64_t i = 0; i < rows; ++i) {
+      float* s = scores + i * n;
+      const float* m = mask + b * p.mask.batch + h * p.mask.head + (row0 + i) * p.mask.row;
+      ScaleAndMask(s, m, n);
+      float top = none;
+      for (int64_t j = 0; j < n; ++j) top = std::max(top, s[j]);
+      if (top == none) {
+        std::fill(s, s + n, 0.f);  // every position masked: a zero row
+      } else {
+        softmax_(s, 1, n, false, s);
+      }
+    }
+    pa.data = scores;
+    pa.stride = n;
+    pa.depth_stride = 1;
+    vb.packed = &packed_v_[b * p.heads + h];
+    Gemm(*table_, rows, p.v_depth, n, pa, vb,
+         out + b * p.out.batch + h * p.out.head + row0 * p.out.row, p.out.row, TileEpilogue(),
+         nullptr, gemm_scratch);
+  }
+
+  // s[j] = s[j] * scale with the mask row `m` (mask columns p.mask.column
+  // apart) applied.
+  void ScaleAndMask(float* s, const float* m, int64_t n) const {
+    const ref::AttentionParams& p = params();
+    const float scale = p.scale;
+    const int64_t step = p.mask.column;
+    switch (p.mask_kind) {
+      case ref::AttentionMask::NONE:
+        for (int64_t j = 0; j < n; ++j) s[j] *= scale;
+        break;
+      case ref::AttentionMask::ADD:
+        for (int64_t j = 0; j < n; ++j) s[j] = s[j] * scale + m[j * step];
+        break;
+      case ref::AttentionMask::KEEP_NONZERO:
+        for (int64_t j = 0; j < n; ++j) s[j] = m[j * step] != 0.f ? s[j] * scale : p.fill;
+        break;
+      case ref::AttentionMask::KEEP_ZERO:
+        for (int64_t j = 0; j < n; ++j) s[j] = m[j * step] == 0.f ? s[j] * scale : p.fill;
+        break;
+    }
+  }
+
+  const KernelTable* table_ = nullptr;  // null: reference kernel
+  SoftmaxRowsKernel softmax_ = nullptr;
+  int64_t block_rows_ = 1;
+  int64_t thread_floats_ = 0;
+  OpScratch scratch_;
+  // K and V of each (batch, head), packed in Run.
+  std::vector<PackedPanels> packed_k_, packed_v_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewAttentionCpu() { return std::make_unique<AttentionCpu>(); }
+
+}  // namespace ops
+}  // namespace mace

@@ -1,0 +1,266 @@
+// Attention's CPU kernel against the reference kernel (ref/attention.cc):
+// one head at the edge sequence lengths and depths, every mask kind (with
+// fully masked rows), several heads in every layout with broadcast masks,
+// on no pool and pools of 2 and 3 threads; and the op's argument checks.
+#include "mace/ops/ref/attention.h"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/registry.h"
+#include "mace/ops/testing/op_tester.h"
+
+namespace mace {
+namespace ops {
+namespace {
+
+using testing::ExpectNear;
+using testing::NumElements;
+using testing::OpTester;
+using testing::RandomFloats;
+using testing::TestCpuRuntime;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// One case: B, H, Sq, Sk, D, Dv and the layouts of q, k, v and the output.
+struct Case {
+  int64_t batch, heads, q_len, kv_len, depth, v_depth;
+  int64_t layouts[4];
+  std::string mask;  // "", "add", "keep_nonzero" or "keep_zero"
+  std::vector<int64_t> mask_shape;
+  float fill;
+};
+
+std::vector<int64_t> Shape(const Case& c, int64_t layout, int64_t rows, int64_t depth) {
+  if (layout == 1) return {c.batch, rows, c.heads * depth};
+  if (layout == 2) return {c.batch, c.heads, depth, rows};
+  return {c.batch, c.heads, rows, depth};
+}
+
+ref::AttentionStrides Strides(const Case& c, int64_t layout, int64_t rows, int64_t depth) {
+  if (layout == 1) return {rows * c.heads * depth, depth, c.heads * depth, 1};
+  if (layout == 2) return {c.heads * depth * rows, depth * rows, 1, rows};
+  return {c.heads * rows * depth, rows * depth, depth, 1};
+}
+
+// The reference output for `c` on the given data.
+std::vector<float> Expected(const Case& c, const std::vector<float>& q, const std::vector<float>& k,
+                            const std::vector<float>& v, const std::vector<float>& mask) {
+  ref::AttentionParams p;
+  p.batch = c.batch;
+  p.heads = c.heads;
+  p.q_len = c.q_len;
+  p.kv_len = c.kv_len;
+  p.depth = c.depth;
+  p.v_depth = c.v_depth;
+  p.q = Strides(c, c.layouts[0], c.q_len, c.depth);
+  p.k = Strides(c, c.layouts[1], c.kv_len, c.depth);
+  p.v = Strides(c, c.layouts[2], c.kv_len, c.v_depth);
+  p.out = Strides(c, c.layouts[3], c.q_len, c.v_depth);
+  p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.depth)));
+  p.fill = c.fill;
+  if (!c.mask.empty()) {
+    p.mask_kind = c.mask == "add"            ? ref::AttentionMask::ADD
+                  : c.mask == "keep_nonzero" ? ref::AttentionMask::KEEP_NONZERO
+                                             : ref::AttentionMask::KEEP_ZERO;
+    const int64_t full[4] = {c.batch, c.heads, c.q_len, c.kv_len};
+    int64_t strides[4] = {0, 0, 0, 0}, stride = 1;
+    const int offset = 4 - static_cast<int>(c.mask_shape.size());
+    for (int i = 3; i >= offset; --i) {
+      strides[i] = c.mask_shape[i - offset] == 1 && full[i] != 1 ? 0 : stride;
+      stride *= c.mask_shape[i - offset];
+    }
+    p.mask = {strides[0], strides[1], strides[2], strides[3]};
+  }
+  std::vector<float> out(c.batch * c.heads * c.q_len * c.v_depth);
+  ref::Attention(p, q.data(), k.data(), v.data(), mask.empty() ? nullptr : mask.data(), out.data());
+  return out;
+}
+
+// A mask for `c`: additive values in [-4, 0) with every third key at -inf,
+// or 0/1 selections; query rows 2, 5, 8, ... of the mask select nothing
+// (all -inf, or none kept), so their outputs are zero with a -inf fill.
+std::vector<float> MakeMask(const Case& c, uint32_t seed) {
+  const int64_t count = NumElements(c.mask_shape);
+  const int64_t keys = c.mask_shape.back();
+  const int64_t rows = c.mask_shape.size() >= 2 ? c.mask_shape[c.mask_shape.size() - 2] : 1;
+  std::vector<float> mask = RandomFloats(count, seed, -4.f, 0.f);
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t key = i % keys, row = (i / keys) % rows;
+    const bool dropped = (row % 3 == 2 && rows > 1) || key % 3 == 1;
+    if (c.mask == "add") {
+      if (dropped) mask[i] = -kInf;
+    } else {
+      const bool keep = !dropped;
+      mask[i] = (c.mask == "keep_nonzero") == keep ? 1.f : 0.f;
+    }
+  }
+  return mask;
+}
+
+void RunCase(const Case& c, uint32_t seed, const std::shared_ptr<TestCpuRuntime>& runtime) {
+  const std::vector<int64_t> q_shape = Shape(c, c.layouts[0], c.q_len, c.depth);
+  const std::vector<int64_t> k_shape = Shape(c, c.layouts[1], c.kv_len, c.depth);
+  const std::vector<int64_t> v_shape = Shape(c, c.layouts[2], c.kv_len, c.v_depth);
+  const std::vector<float> q = RandomFloats(NumElements(q_shape), seed, -2.f, 2.f);
+  const std::vector<float> k = RandomFloats(NumElements(k_shape), seed + 1, -2.f, 2.f);
+  const std::vector<float> v = RandomFloats(NumElements(v_shape), seed + 2);
+  const std::vector<float> mask = c.mask.empty() ? std::vector<float>() : MakeMask(c, seed + 3);
+  OpTester tester("Attention", RegisterAttention);
+  tester.Input("q", q_shape, q).Input("k", k_shape, k).Input("v", v_shape, v);
+  if (!c.mask.empty()) {
+    tester.Input("mask", c.mask_shape, mask).Arg("mask", c.mask).Arg("fill", c.fill);
+  }
+  tester.Output("out")
+      .Arg("heads", c.heads)
+      .Args("layouts",
+            std::vector<int64_t>{c.layouts[0], c.layouts[1], c.layouts[2], c.layouts[3]});
+  if (runtime != nullptr) tester.WithRuntime(runtime.get());
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputShape("out"), Shape(c, c.layouts[3], c.q_len, c.v_depth));
+  ExpectNear(tester.OutputData("out"), Expected(c, q, k, v, mask), 2e-5f, 1e-4f);
+}
+
+std::vector<std::shared_ptr<TestCpuRuntime>> Runtimes() {
+  return {nullptr, std::make_shared<TestCpuRuntime>(2), std::make_shared<TestCpuRuntime>(3)};
+}
+
+TEST(AttentionCpuTest, OneHeadEdgeShapes) {
+  uint32_t seed = 7100;
+  const auto runtimes = Runtimes();
+  for (int64_t len : {1, 7, 64, 65, 128, 1500}) {
+    for (int64_t depth : {1, 32, 64}) {
+      if (len == 1500 && depth == 32) continue;  // the long rows once per depth kind
+      for (const std::string mask : {"", "add", "keep_nonzero"}) {
+        Case c{1, 1, len, len, depth, depth, {0, 0, 0, 0}, mask, {1, 1, len, len}, -kInf};
+        SCOPED_TRACE("S " + std::to_string(len) + " D " + std::to_string(depth) + " mask '" + mask +
+                     "' seed " + std::to_string(seed));
+        RunCase(c, seed, runtimes[seed % runtimes.size()]);
+        seed += 10;
+      }
+    }
+  }
+}
+
+TEST(AttentionCpuTest, HeadsLayoutsAndBroadcastMasks) {
+  const std::vector<Case> cases = {
+      {2, 3, 5, 9, 8, 4, {1, 2, 1, 1}, "", {}, 0.f},
+      {2, 3, 33, 33, 16, 16, {0, 2, 0, 1}, "add", {2, 1, 1, 33}, 0.f},
+      {1, 4, 70, 40, 8, 8, {1, 1, 1, 0}, "add", {70, 40}, 0.f},
+      {2, 2, 12, 12, 4, 6, {1, 0, 1, 1}, "keep_zero", {2, 2, 12, 12}, -1e9f},
+      {2, 3, 40, 17, 8, 8, {0, 0, 0, 0}, "keep_nonzero", {1, 1, 40, 1}, -kInf},
+      {1, 2, 3, 5, 2, 2, {0, 0, 0, 0}, "keep_nonzero", {5}, -kInf},
+      // Several blocks of query rows per head, the last one short.
+      {1, 2, 300, 200, 8, 8, {1, 2, 1, 1}, "add", {1, 1, 300, 200}, 0.f},
+  };
+  uint32_t seed = 7300;
+  for (const auto& runtime : Runtimes()) {
+    for (size_t n = 0; n < cases.size(); ++n) {
+      SCOPED_TRACE("case " + std::to_string(n) + " seed " + std::to_string(seed));
+      RunCase(cases[n], seed, runtime);
+      seed += 10;
+    }
+  }
+}
+
+TEST(AttentionCpuTest, MergedHeadsWithoutBatchAxis) {
+  // [S, H*D] inputs are one batch: the same result as [1, S, H*D].
+  const Case c{1, 3, 9, 11, 4, 4, {1, 1, 1, 1}, "", {}, 0.f};
+  const std::vector<float> q = RandomFloats(9 * 12, 7500, -2.f, 2.f);
+  const std::vector<float> k = RandomFloats(11 * 12, 7501, -2.f, 2.f);
+  const std::vector<float> v = RandomFloats(11 * 12, 7502);
+  OpTester tester("Attention", RegisterAttention);
+  tester.Input("q", {9, 12}, q).Input("k", {11, 12}, k).Input("v", {1, 11, 12}, v);
+  tester.Output("out").Arg("heads", 3).Args("layouts", std::vector<int64_t>{1, 1, 1, 1});
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputShape("out"), (std::vector<int64_t>{1, 9, 12}));
+  ExpectNear(tester.OutputData("out"), Expected(c, q, k, v, {}), 2e-5f, 1e-4f);
+}
+
+TEST(AttentionCpuTest, HandComputed) {
+  // Two keys with equal scores average V; a fully masked row is zero.
+  OpTester tester("Attention", RegisterAttention);
+  tester.Input("q", {1, 1, 2, 1}, {1, 1})
+      .Input("k", {1, 1, 2, 1}, {2, 2})
+      .Input("v", {1, 1, 2, 2}, {1, 10, 3, 20})
+      .Input("mask", {1, 1, 2, 2}, {1, 1, 0, 0})
+      .Output("out")
+      .Arg("mask", "keep_nonzero")
+      .Arg("fill", -kInf);
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  ExpectNear(tester.OutputData("out"), {2, 15, 0, 0});
+}
+
+void ExpectInvalid(OpTester* tester, const std::string& fragment) {
+  const MaceStatus status = tester->Run();
+  EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << status.information();
+  EXPECT_NE(status.information().find(fragment), std::string::npos) << status.information();
+}
+
+// Halves filling `shape`.
+std::vector<float> Halves(const std::vector<int64_t>& shape) {
+  return std::vector<float>(NumElements(shape), 0.5f);
+}
+
+TEST(AttentionCpuTest, RejectsBadArguments) {
+  {
+    OpTester t("Attention", RegisterAttention);
+    t.Input("q", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("k", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("v", {2, 3, 4, 8}, Halves({2, 3, 4, 8}));
+    t.Output("out").Args("layouts", std::vector<int64_t>{2, 0, 0, 0});
+    ExpectInvalid(&t, "layout 2 of q");
+  }
+  {
+    OpTester t("Attention", RegisterAttention);
+    t.Input("q", {2, 4, 24}, Halves({2, 4, 24}))
+        .Input("k", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("v", {2, 3, 4, 8}, Halves({2, 3, 4, 8}));
+    t.Output("out").Args("layouts", std::vector<int64_t>{1, 0, 0, 0});
+    ExpectInvalid(&t, "heads is 0");
+  }
+  {
+    OpTester t("Attention", RegisterAttention);
+    t.Input("q", {2, 4, 24}, Halves({2, 4, 24}))
+        .Input("k", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("v", {2, 3, 4, 8}, Halves({2, 3, 4, 8}));
+    t.Output("out").Arg("heads", 5).Args("layouts", std::vector<int64_t>{1, 0, 0, 0});
+    ExpectInvalid(&t, "not a multiple of 5 heads");
+  }
+  {
+    OpTester t("Attention", RegisterAttention);
+    t.Input("q", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("k", {2, 3, 8, 4}, Halves({2, 3, 8, 4}))
+        .Input("v", {2, 3, 4, 8}, Halves({2, 3, 4, 8}));
+    t.Output("out");
+    ExpectInvalid(&t, "q has depth 8 but k 4");
+  }
+  {
+    OpTester t("Attention", RegisterAttention);
+    t.Input("q", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("k", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("v", {2, 3, 4, 8}, Halves({2, 3, 4, 8}));
+    t.Input("mask", {5, 4}, Halves({5, 4})).Output("out");
+    ExpectInvalid(&t, "does not broadcast");
+  }
+  {
+    OpTester t("Attention", RegisterAttention);
+    t.Input("q", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("k", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("v", {2, 3, 4, 8}, Halves({2, 3, 4, 8}));
+    t.Input("mask", {4}, Halves({4})).Output("out").Arg("mask", "multiply");
+    ExpectInvalid(&t, "mask must be");
+  }
+}
+
+}  // namespace
+}  // namespace ops
+}  // namespace mace

@@ -1,0 +1,71 @@
+"""The numpy reference of the engine's Attention op (mace/ops/attention.h):
+per batch and head, Softmax(Q K^T * scale + mask) V, in float64."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mace_converter.numpy_ops import kernel
+
+# How Q, K, V and the output hold their heads ("layouts" argument).
+PER_HEAD, MERGED, TRANSPOSED = 0, 1, 2
+
+
+def per_head(array: np.ndarray, layout: int, heads: int) -> np.ndarray:
+    """`array` in `layout` as [B, H, S, D]."""
+    if layout == MERGED:
+        if array.ndim == 2:  # [S, H*D]: one batch
+            array = array[np.newaxis]
+        batch, rows, width = array.shape
+        return array.reshape(batch, rows, heads, width // heads).transpose(0, 2, 1, 3)
+    if layout == TRANSPOSED:
+        return array.transpose(0, 1, 3, 2)
+    return array
+
+
+def output_shape(q: Sequence[int], v: Sequence[int], layouts: Sequence[int],
+                 heads: int) -> tuple[int, ...]:
+    """The output's shape for Q's and V's shapes."""
+    if layouts[0] == MERGED:
+        batch, rows = (1, q[0]) if len(q) == 2 else (q[0], q[1])
+    else:
+        batch, heads, rows = q[0], q[1], q[2]
+    if layouts[2] == MERGED:
+        v_depth = v[-1] // heads
+    else:
+        v_depth = v[3]
+    if layouts[3] == MERGED:
+        return (batch, rows, heads * v_depth)
+    return (batch, heads, rows, v_depth)
+
+
+def layouts_of(args: dict) -> list[int]:
+    return [int(x) for x in args.get("layouts", [PER_HEAD] * 4)]
+
+
+@kernel("Attention")
+def _attention(inputs, args, _):
+    layouts, heads = layouts_of(args), int(args.get("heads", 0))
+    q, k, v = (per_head(inputs[i].astype(np.float64), layouts[i], heads) for i in range(3))
+    scale = float(args["scale"]) if "scale" in args else 1.0 / np.sqrt(q.shape[-1])
+    scores = np.matmul(q, k.transpose(0, 1, 3, 2)) * scale
+    if len(inputs) > 3 and inputs[3] is not None:
+        mask = inputs[3].astype(np.float64)
+        kind = args.get("mask", "add")
+        kind = kind.decode() if isinstance(kind, bytes) else kind
+        if kind == "add":
+            scores = scores + mask
+        else:
+            keep = (mask != 0) if kind == "keep_nonzero" else (mask == 0)
+            scores = np.where(keep, scores, float(args.get("fill", 0.0)))
+    top = scores.max(axis=-1, keepdims=True)
+    masked = top == -np.inf
+    with np.errstate(invalid="ignore"):
+        weights = np.exp(scores - np.where(masked, 0.0, top))
+    weights = np.where(masked, 0.0, weights / np.where(masked, 1.0, weights.sum(-1, keepdims=True)))
+    out = np.matmul(weights, v)
+    if layouts[3] == MERGED:
+        batch, count, rows, depth = out.shape
+        out = out.transpose(0, 2, 1, 3).reshape(batch, rows, count * depth)
+    return [out]
