@@ -6,7 +6,7 @@
 
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/cpu/attention_cpu.h"
-#include "mace/ops/registry.h"
+#include "mace/ops/op_registration.h"
 
 namespace mace {
 namespace ops {
