@@ -109,6 +109,6 @@ def load(model: str, feeds: dict[str, np.ndarray], threads: int,
 
 
 def _input_position(name: str) -> int:
-    """inputs_3 -> 3; a name without an index keeps its place."""
+    """inputs_3 -> 3; a name without an index counts as 0 (the sort is stable)."""
     tail = name.rsplit("_", 1)[-1].split(":")[0]
     return int(tail) if tail.isdigit() else 0
