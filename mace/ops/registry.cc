@@ -37,6 +37,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterLogic,
       RegisterMatMul,
       RegisterMaxPool3D,
+      RegisterMaxPoolArgmax,
       RegisterNonMaxSuppression,
       RegisterPad,
       RegisterPooling,

@@ -41,6 +41,7 @@ MaceStatus RegisterLocalResponseNorm(OpRegistry* registry);
 MaceStatus RegisterLogic(OpRegistry* registry);
 MaceStatus RegisterMatMul(OpRegistry* registry);
 MaceStatus RegisterMaxPool3D(OpRegistry* registry);
+MaceStatus RegisterMaxPoolArgmax(OpRegistry* registry);
 MaceStatus RegisterNonMaxSuppression(OpRegistry* registry);
 MaceStatus RegisterPad(OpRegistry* registry);
 MaceStatus RegisterPooling(OpRegistry* registry);

@@ -91,6 +91,8 @@ SPECS: dict[str, OpSpec] = {spec.op_type: spec for spec in (
     OpSpec("MatMul", _CONV + "matmul",
            uint8=Uint8Kernel(weight=1, weight_may_vary=True, accepts=u8.matmul)),
     OpSpec("MaxPool3D", _CONV + "maxpool3d"),
+    OpSpec("MaxPoolArgmax", _CONV + "maxpoolargmax-and-maxunpool"),
+    OpSpec("MaxUnpool", _CONV + "maxpoolargmax-and-maxunpool"),
     OpSpec("Mod", _COMPARE),
     OpSpec("NonMaxSuppression", _SPATIAL + "nonmaxsuppression"),
     OpSpec("Pad", _SHAPE + "pad", uint8=FOLLOWS_INPUT),

@@ -1,5 +1,5 @@
-"""Shape rules of MACE's comparison, logic, indexing and normalization ops
-(registered into shape_inference on import)."""
+"""Shape rules of MACE's comparison, logic, indexing, normalization and
+argmax pooling ops (registered into shape_inference on import)."""
 from __future__ import annotations
 
 import numpy as np
@@ -89,3 +89,28 @@ def _top_k(op, shapes, graph):
     x = list(shapes[0])
     x[_axis(op, int(op.args.get("axis", -1)), len(x))] = int(op.args["k"])
     return [tuple(x), tuple(x)]
+
+
+@rule("MaxPoolArgmax")
+def _max_pool_argmax(op, shapes, graph):
+    x = shapes[0]
+    if len(x) != 4:
+        raise fail(op, f"input {list(x)} needs rank 4 (NCHW)")
+    kernel = op.args["kernels"]
+    strides = op.args.get("strides", [1, 1])
+    pads = op.args.get("pads", [0, 0, 0, 0])
+    out = [x[0], x[1]]
+    for axis in range(2):
+        padded = x[2 + axis] + pads[axis] + pads[axis + 2]
+        if padded < kernel[axis]:
+            raise fail(op, f"the window {list(kernel)} does not fit the input {list(x)}")
+        out.append((padded - kernel[axis]) // strides[axis] + 1)
+    return [tuple(out)] * len(op.outputs)
+
+
+@rule("MaxUnpool")
+def _max_unpool(op, shapes, graph):
+    x, indices = shapes[0], shapes[1]
+    if len(x) != 4 or tuple(indices) != tuple(x):
+        raise fail(op, f"values {list(x)} and indices {list(indices)} need one rank 4 shape")
+    return [tuple(x[:2]) + tuple(op.args["output_size"])]

@@ -352,6 +352,7 @@ def l2_normalization(node: TfliteNode) -> None:
 # Converters in other modules register themselves in CONVERTERS on import.
 from mace_converter.frontends import tflite_tensor  # noqa: E402,F401
 from mace_converter.frontends import tflite_signal  # noqa: E402,F401
+from mace_converter.frontends import tflite_argmax_pool  # noqa: E402,F401
 from mace_converter.frontends import tflite_variables  # noqa: E402
 
 tflite_variables.register(converter)

@@ -27,4 +27,4 @@ def kernel(*op_types: str) -> Callable[[Kernel], Kernel]:
 
 # Kernels register themselves on import.
 from mace_converter.numpy_ops import (  # noqa: E402,F401
-    attention, detection, logic, nn, recurrent, spatial, tensor)
+    argmax_pool, attention, detection, logic, nn, recurrent, spatial, tensor)

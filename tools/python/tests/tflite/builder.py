@@ -29,6 +29,8 @@ class Op:
     outputs: Sequence[int]
     # (BuiltinOptions type, a function writing the options table), or None.
     options: Optional[tuple[int, Callable]] = None
+    # A custom op's options, as raw bytes.
+    custom_options: bytes = b""
 
 
 @dataclass
@@ -149,6 +151,8 @@ def _subgraph(b, spec: Spec, codes: list) -> int:
         ins = b.CreateNumpyVector(np.asarray(op.inputs, np.int32))
         outs = b.CreateNumpyVector(np.asarray(op.outputs, np.int32))
         options = op.options[1](b) if op.options else None
+        custom = b.CreateNumpyVector(np.frombuffer(op.custom_options, np.uint8)) \
+            if op.custom_options else None
         tflite.OperatorStart(b)
         tflite.OperatorAddOpcodeIndex(b, codes.index(op.code))
         tflite.OperatorAddInputs(b, ins)
@@ -156,6 +160,8 @@ def _subgraph(b, spec: Spec, codes: list) -> int:
         if options is not None:
             tflite.OperatorAddBuiltinOptionsType(b, op.options[0])
             tflite.OperatorAddBuiltinOptions(b, options)
+        if custom is not None:
+            tflite.OperatorAddCustomOptions(b, custom)
         ops.append(tflite.OperatorEnd(b))
     tensor_vec = _vector(b, tflite.SubGraphStartTensorsVector, tensors, b.PrependUOffsetTRelative)
     op_vec = _vector(b, tflite.SubGraphStartOperatorsVector, ops, b.PrependUOffsetTRelative)

@@ -59,11 +59,12 @@ class TfliteOpsTest(TfliteModelCase):
         # QUANTIZE and DEQUANTIZE: test_weights.py; MediaPipe's custom op
         # Convolution2DTransposeBias: its selfie segmentation models in
         # test_wheel_models.py; BROADCAST_TO: test_broadcast_to.py; the
-        # variable ops: test_variables.py; the signal ops: test_signal.py.
+        # variable ops: test_variables.py; the signal ops: test_signal.py;
+        # MediaPipe's argmax pooling pair: test_argmax_pool.py.
         covered = {op for case in CASES for op in case.ops} | {
             "QUANTIZE", "DEQUANTIZE", "Convolution2DTransposeBias", "BROADCAST_TO",
             "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "RFFT2D", "COMPLEX_ABS", "REAL",
-            "IMAG"}
+            "IMAG", "MaxPoolingWithArgmax2D", "MaxUnpooling2D"}
         self.assertEqual(set(CONVERTERS) - covered, set())
 
 
