@@ -2,6 +2,8 @@
 // or "not" (one input) of int32 tensors, on their two's complement bits.
 // Only an int32 kernel: integers wider than float32's 24 bits of mantissa
 // reach it as int32 model inputs, and the result is an int32 tensor.
+#include "mace/ops/ref/bitwise.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,7 +11,6 @@
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/op_registration.h"
-#include "mace/ops/ref/bitwise.h"
 
 namespace mace {
 namespace ops {
