@@ -16,6 +16,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterBatchNorm,
       RegisterBatchToSpaceND,
       RegisterBiasAdd,
+      RegisterBitwise,
       RegisterCast,
       RegisterChannelShuffle,
       RegisterConcat,

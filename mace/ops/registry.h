@@ -20,6 +20,7 @@ MaceStatus RegisterAxisOps(OpRegistry* registry);
 MaceStatus RegisterBatchNorm(OpRegistry* registry);
 MaceStatus RegisterBatchToSpaceND(OpRegistry* registry);
 MaceStatus RegisterBiasAdd(OpRegistry* registry);
+MaceStatus RegisterBitwise(OpRegistry* registry);
 MaceStatus RegisterCast(OpRegistry* registry);
 MaceStatus RegisterChannelShuffle(OpRegistry* registry);
 MaceStatus RegisterConcat(OpRegistry* registry);

@@ -123,6 +123,10 @@ def _specs(graph: Graph, names: list[str], declared: list[TensorSpec], kind: str
 # ONNX element types an input or output keeps when the deployment file does
 # not give its type: 6 int32, 7 int64, 9 bool.
 _ONNX_APP_TYPES = {6: "int32", 7: "int64", 9: "bool"}
+# ONNX uint32 and uint64 (12, 13) inputs and outputs the engine computes in
+# int32 (bitwise ops) are exchanged as int64, which holds every value of
+# either type that int32 holds; the engine refuses a larger one.
+_ONNX_WIDE_UNSIGNED = {12: "int64", 13: "int64"}
 _OWN_TYPES = {"DT_FLOAT": "float32", "DT_INT32": "int32", "DT_UINT8": "uint8"}
 
 
@@ -139,7 +143,9 @@ def _set_app_types(graph: Graph, net_def: Any, inputs: list[TensorSpec],
                                (net_def.output_info, outputs, "output")):
         for info, spec in zip(infos, specs):
             own = _OWN_TYPES.get(data_types.values_by_number[info.data_type].name)
-            wanted = spec.data_type or _ONNX_APP_TYPES.get(onnx_types.get(info.name))
+            onnx_type = onnx_types.get(info.name)
+            wanted = spec.data_type or _ONNX_APP_TYPES.get(onnx_type) or (
+                _ONNX_WIDE_UNSIGNED.get(onnx_type) if own == "int32" else None)
             if wanted is None or wanted == own:
                 spec.data_type = own
                 continue

@@ -60,7 +60,8 @@ def run(net_def: Any, blob: bytes, inputs: Mapping[str, np.ndarray],
     for info in net_def.input_info:
         if info.name not in inputs:
             raise KeyError(f"missing model input '{info.name}'")
-        array = np.asarray(inputs[info.name], dtype=np.float32)
+        array = np.asarray(inputs[info.name],
+                           dtype=_NUMPY_TYPES[4] if info.data_type == 4 else np.float32)
         if list(array.shape) != list(info.dims):
             raise ValueError(f"input '{info.name}' has shape {list(array.shape)}, "
                              f"the model wants {list(info.dims)}")

@@ -58,6 +58,7 @@ SPECS: dict[str, OpSpec] = {spec.op_type: spec for spec in (
     OpSpec("BatchNorm", _ELEMENTWISE + "batchnorm"),
     OpSpec("BatchToSpaceND", _SPATIAL + "batchtospacend"),
     OpSpec("BiasAdd", _ELEMENTWISE + "biasadd"),
+    OpSpec("Bitwise", _MORE + "bitwise"),
     OpSpec("Cast", _ELEMENTWISE + "cast"),
     OpSpec("ChannelShuffle", _SPATIAL + "channelshuffle", uint8=FOLLOWS_INPUT),
     OpSpec("Compare", _COMPARE),

@@ -66,9 +66,9 @@ def infer_graph(graph: Graph) -> None:
 
 
 def _int32_output(op: Op, index: int) -> bool:
-    """ArgMax's and NonMaxSuppression's results and a MAX Pooling's or
-    MaxPool3D's indices (its second output)."""
-    return op.type in ("ArgMax", "NonMaxSuppression") or \
+    """ArgMax's, Bitwise's and NonMaxSuppression's results and a MAX
+    Pooling's or MaxPool3D's indices (its second output)."""
+    return op.type in ("ArgMax", "Bitwise", "NonMaxSuppression") or \
         (op.type in ("Pooling", "MaxPool3D") and index == 1)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from mace_converter.shape_inference import _axis, broadcast, fail, rule
 
 
-@rule("Compare", "Mod", "Where")
+@rule("Bitwise", "Compare", "Mod", "Where")
 def _broadcast_all(op, shapes, graph):
     out = shapes[0]
     for shape in shapes[1:]:

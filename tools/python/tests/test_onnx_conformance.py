@@ -25,7 +25,7 @@ spec.loader.exec_module(conformance)
 
 # The measured pass rate of the claimed tests, less a little: a change that
 # loses passes fails here and must say why in the report.
-MIN_PASS_RATE = 0.96
+MIN_PASS_RATE = 0.97
 
 
 class OpsDocTest(unittest.TestCase):

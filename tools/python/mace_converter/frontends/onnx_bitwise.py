@@ -7,11 +7,11 @@ its two's complement bits). The bits combine as a * b (and), a + b - a * b
 step is exact in float32: dividing by a power of two only moves the
 exponent, and every partial sum is an integer below 2^16 in magnitude.
 
-Only the 8- and 16-bit types: the top bit of a signed width weighs
--2^(width - 1). Wider types are refused: the engine takes int32 and int64
-inputs up to 2^24 in magnitude, but their Or or Xor can reach 2^25 - 1,
-which float32 rounds; uint32 and uint64 model inputs are float32 already,
-rounded beyond 2^24 before the engine sees them.
+The top bit of a signed 8- or 16-bit width weighs -2^(width - 1).
+
+int32, int64, uint32 and uint64 run in the engine's int32 Bitwise op
+instead (onnx_integer_ops), on operands that are model inputs, constants or
+other such ops' results.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from onnx import TensorProto
 
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import converter
+from mace_converter.frontends.onnx_integer_ops import WIDE_TYPES, integer_bitwise
 from mace_converter.frontends.onnx_more import _value
 from mace_converter.frontends.onnx_reorder import _element_type
 
@@ -50,10 +51,12 @@ def _combine(node: Node, a: str, b: str) -> str:
 @converter("BitwiseAnd", "BitwiseOr", "BitwiseXor")
 def bitwise(node: Node) -> None:
     elem = _element_type(node)
+    if elem in WIDE_TYPES:
+        integer_bitwise(node, node.op_type[len("Bitwise"):].lower())
+        return
     if elem not in _WIDTHS:
-        raise node.fail(f"{node.op_type} of ONNX element type {elem} is not supported: int8, "
-                        "int16, uint8 and uint16 are; the results of wider types can be beyond "
-                        "the integers float32 holds exactly")
+        raise node.fail(f"{node.op_type} of ONNX element type {elem} is not supported "
+                        "(int8 to int64 and uint8 to uint64 are)")
     width, signed = _WIDTHS[elem]
     x, y = _value(node, 0), _value(node, 1)
     two = node.weight(f"{node.name}_two", np.array([2.0], np.float32))

@@ -12,6 +12,7 @@ from onnx import TensorProto
 from mace_converter.frontends.node import Node
 from mace_converter.frontends.onnx_common import (computed, converter, normalize_axis,
                                                   planned_shape)
+from mace_converter.frontends.onnx_integer_ops import integer_bitwise
 from mace_converter.frontends.onnx_more import _compare, _value
 from mace_converter.shape_rules import PAD_AMOUNTS
 
@@ -115,9 +116,12 @@ def _element_type(node: Node) -> int:
 @converter("BitwiseNot")
 def bitwise_not(node: Node) -> None:
     """~x is -x - 1 for a signed type and max - x for an unsigned one:
-    exact in float32 while |x| < 2^24 (the engine refuses integer inputs
-    beyond 2^24; -2^24 - 1 itself would round)."""
+    exact in float32 for the 8- and 16-bit types. int32 and int64 run in
+    the engine's int32 Bitwise op (onnx_integer_ops)."""
     elem = _element_type(node)
+    if elem in (TensorProto.INT32, TensorProto.INT64):
+        integer_bitwise(node, "not")
+        return
     x = _value(node, 0)
     if elem in _SIGNED:
         negated = node.emit("Eltwise", [x], {"type": _NEG}).outputs[0]
@@ -128,8 +132,8 @@ def bitwise_not(node: Node) -> None:
                                        "scalar_input_index": 0})
     else:
         raise node.fail(f"BitwiseNot of ONNX element type {elem} is not supported; its results "
-                        "are beyond the integers float32 holds exactly (int8 to int64, uint8 "
-                        "and uint16 are supported)")
+                        "are beyond the int32 the engine computes wide integers in (int8 to "
+                        "int64, uint8 and uint16 are supported)")
 
 
 _UNSIGNED_BITS = {TensorProto.UINT8: 8, TensorProto.UINT16: 16, TensorProto.UINT32: 32,

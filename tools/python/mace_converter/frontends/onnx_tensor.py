@@ -1,6 +1,8 @@
 """ONNX converters: shape and layout ops, resizing, reductions."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from mace_converter.frontends.node import Node
@@ -545,6 +547,7 @@ def reduce_composite(node: Node) -> None:
     run_time_axes = axes_as_input and computed(node, 1)
     keep = int(node.attr("keepdims", 1))
     x = node.tensor(0)
+    declared = None     # the keepdims 0 shape when the steps run at the kept one
     if run_time_axes:
         # As _reduce_computed: the Reduce reads the axes on every run and
         # checks they give the declared shape.
@@ -555,7 +558,9 @@ def reduce_composite(node: Node) -> None:
                             f"rank of the data input {list(node.shape(0))} although keepdims "
                             "is 1")
         if node.op_type == "ReduceLogSumExp" and not keep:
-            raise node.fail("ReduceLogSumExp with axes computed at run time needs keepdims 1")
+            # The maximum is subtracted with keepdims, so the steps run at
+            # the kept shape and a Reshape drops the ones.
+            declared, planned, keep = planned, _kept_shape(node, planned), 1
     else:
         axes = _reduce_axes(node, axes_as_input)
 
@@ -592,7 +597,25 @@ def reduce_composite(node: Node) -> None:
         log = node.emit("Unary", [reduced(exp, 4, keep)], {"type": "LOG"}).outputs[0]
         if not keep:
             peak = reduced(x, 2, 0)
+        if declared is not None:
+            total = node.emit("Eltwise", [log, peak], {"type": 0}).outputs[0]
+            node.emit_out("Reshape", [total], {"shape": list(declared)})
+            return
         node.emit_out("Eltwise", [log, peak], {"type": 0})
+
+
+def _kept_shape(node: Node, reduced: tuple[int, ...]) -> tuple[int, ...]:
+    """The keepdims shape of a reduction of input 0 to `reduced` (its
+    keepdims 0 shape): input 0's shape with ones at the first axes whose
+    removal leaves `reduced`. Where other axes would leave it too (equal
+    lengths), the engine's Reduce checks on every run that the run-time
+    axes give this shape and refuses a run whose axes do not."""
+    shape = tuple(node.shape(0))
+    for axes in itertools.combinations(range(len(shape)), len(shape) - len(reduced)):
+        if tuple(d for i, d in enumerate(shape) if i not in axes) == tuple(reduced):
+            return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    raise node.fail(f"the declared output shape {list(reduced)} is not the input shape "
+                    f"{list(shape)} with some axes removed, as keepdims 0 gives")
 
 
 def _reduce_computed(node: Node) -> None:

@@ -23,6 +23,17 @@ def _compare(inputs, args, _):
     return [_COMPARE[kind](a, inputs[1].astype(np.float64)).astype(np.float32)]
 
 
+@kernel("Bitwise")
+def _bitwise(inputs, args, _):
+    kind = args["type"]
+    kind = kind.decode() if isinstance(kind, bytes) else kind
+    a = np.asarray(inputs[0]).astype(np.int32)
+    if kind == "not":
+        return [np.invert(a)]
+    b = np.asarray(inputs[1]).astype(np.int32)
+    return [{"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[kind](a, b)]
+
+
 @kernel("Mod")
 def _mod(inputs, args, _):
     a, b = inputs[0].astype(np.float64), inputs[1].astype(np.float64)

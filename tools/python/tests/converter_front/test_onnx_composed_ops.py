@@ -2,7 +2,8 @@
 NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, EyeLike,
 ConstantOfShape, Range, OneHot, the Hann, Hamming and Blackman windows,
 AffineGrid,
-ReverseSequence, MaxUnpool, BitwiseNot, BitShift, BitwiseAnd, BitwiseOr, BitwiseXor,
+ReverseSequence, MaxUnpool, BitwiseNot, BitShift, BitwiseAnd, BitwiseOr, BitwiseXor
+(int32 to uint64 in the engine's int32 Bitwise op),
 Pad in wrap mode,
 BatchNormalization in training mode and Div of integers. Each is checked against ONNX's reference implementation
 on the numpy runner and through the engine (mace_run); a run-time value
@@ -270,8 +271,7 @@ class ComposedOpsTest(unittest.TestCase):
 
     def test_bitwise_and_or_xor(self):
         # Negative values (two's complement) and the ends of each type,
-        # broadcast against a row. int32 is refused: 2^24 | (2^24 - 1) is
-        # 2^25 - 1, which float32 would round.
+        # broadcast against a row.
         I8, I16, U16 = TensorProto.INT8, TensorProto.INT16, TensorProto.UINT16
         cases = ((I8, [[-128, 127, -1, 0, 85], [-86, 3, 64, -65, 1]], [-1, 0, 127, -128, 90]),
                  (U8, [[0, 255, 170, 85, 1], [128, 127, 3, 254, 77]], [255, 0, 85, 170, 200]),
@@ -288,11 +288,78 @@ class ComposedOpsTest(unittest.TestCase):
                                    [("x", elem, [2, 5]), ("z", elem, [5])],
                                    [("y", elem, [2, 5])])
                     self.check(model, feeds)
-        model = _model(helper.make_node("BitwiseOr", ["x", "z"], ["y"]),
-                       [("x", I32, [2]), ("z", I32, [2])], [("y", I32, [2])])
-        with self.assertRaises(ConversionError) as caught:
-            convert_model(model, {"x": [2], "z": [2]}, ["y"])
-        self.assertIn("int8, int16, uint8 and uint16 are", str(caught.exception))
+
+    def test_bitwise_of_wide_integers(self):
+        # int32 to uint64 run in the engine's int32 Bitwise op: values
+        # beyond 2^24, which float32 would round, come out exact. A chain
+        # (Xor with a constant, then Not) stays int32 inside the engine.
+        self.assertTrue(MACE_RUN.exists(), f"{MACE_RUN} is missing")
+        U32, U64 = TensorProto.UINT32, TensorProto.UINT64
+        generator = rng(40)
+        for elem, low, high in ((I32, -2 ** 31, 2 ** 31), (I64, -2 ** 31, 2 ** 31),
+                                (U32, 0, 2 ** 31), (U64, 0, 2 ** 31)):
+            kind = helper.tensor_dtype_to_np_dtype(elem)
+            feeds = {"x": generator.integers(low, high, [3, 4]).astype(kind),
+                     "z": generator.integers(low, high, [4]).astype(kind)}
+            # The app exchanges int32 as int32, the others as int64.
+            app = {n: v.astype(np.int32 if elem == I32 else np.int64) for n, v in feeds.items()}
+            for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor"):
+                with self.subTest(elem=elem, op=op):
+                    model = _model(helper.make_node(op, ["x", "z"], ["y"]),
+                                   [("x", elem, [3, 4]), ("z", elem, [4])],
+                                   [("y", elem, [3, 4])])
+                    want = ReferenceEvaluator(model).run(None, feeds)[0]
+                    converted = convert_model(model, {"x": [3, 4], "z": [4]}, ["y"])
+                    for got in (run(converted.net_def, converted.weights, feeds)["y"],
+                                run_converted(self, converted, app)["y"]):
+                        np.testing.assert_array_equal(got.astype(np.int64),
+                                                      want.astype(np.int64))
+            if elem in (U32, U64):
+                continue
+            mask = helper.make_tensor("m", elem, [4], [2 ** 31 - 1, -1, 0x55555555, -2 ** 31])
+            graph = helper.make_graph(
+                [helper.make_node("BitwiseXor", ["x", "m"], ["t"]),
+                 helper.make_node("BitwiseNot", ["t"], ["y"])], "g",
+                [helper.make_tensor_value_info("x", elem, [3, 4])],
+                [helper.make_tensor_value_info("y", elem, [3, 4])], [mask])
+            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+            model.ir_version = 8
+            want = ReferenceEvaluator(model).run(None, {"x": feeds["x"]})[0]
+            converted = convert_model(model, {"x": [3, 4]}, ["y"])
+            got = run_converted(self, converted, {"x": app["x"]})["y"]
+            np.testing.assert_array_equal(got.astype(np.int64), want.astype(np.int64))
+
+    def test_bitwise_of_wide_integers_refusals(self):
+        U32 = TensorProto.UINT32
+
+        def refused(nodes, inputs, outputs, initializers=()):
+            graph = helper.make_graph(
+                nodes, "g", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+                [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
+                list(initializers))
+            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+            model.ir_version = 8
+            with self.assertRaises(ConversionError) as caught:
+                convert_model(model, {n: s for n, _, s in inputs}, [n for n, _, _ in outputs])
+            return str(caught.exception)
+
+        # ~x of a uint32 is beyond int32.
+        self.assertIn("BitwiseNot of ONNX element type 12", refused(
+            [helper.make_node("BitwiseNot", ["x"], ["y"])], [("x", U32, [2])],
+            [("y", U32, [2])]))
+        # An input that a float op reads too, a result that a float op reads.
+        self.assertIn("also read by Add", refused(
+            [helper.make_node("BitwiseAnd", ["x", "z"], ["t"]),
+             helper.make_node("Add", ["x", "t"], ["y"])],
+            [("x", I32, [2]), ("z", I32, [2])], [("y", I32, [2])]))
+        self.assertIn("goes to Mul", refused(
+            [helper.make_node("BitwiseOr", ["x", "z"], ["t"]),
+             helper.make_node("Mul", ["t", "t"], ["y"])],
+            [("x", I64, [2]), ("z", I64, [2])], [("y", I64, [2])]))
+        # A constant int64 beyond int32.
+        self.assertIn("beyond int32", refused(
+            [helper.make_node("BitwiseAnd", ["x", "c"], ["y"])], [("x", I64, [2])],
+            [("y", I64, [2])], [helper.make_tensor("c", I64, [2], [1, 2 ** 40])]))
 
     def test_batch_norm_training_mode(self):
         shape = [3, 4, 2, 5]
