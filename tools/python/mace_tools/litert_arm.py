@@ -60,7 +60,8 @@ QEMU_CPU = "max,sme=off"
 # XNNPACK's CPU detection (cpuinfo) crashes on an x86 /proc/cpuinfo. qemu
 # opens a path under its -L root before the host's, so these describe one
 # arm64 core whose microarchitecture cpuinfo cannot name (XNNPACK then picks
-# its kernels by the CPU features qemu reports alone).
+# its kernels by the CPU features qemu reports alone). Cache sizes and
+# topology it still reads from the host's /sys.
 FAKE_FILES = {
     "proc/cpuinfo": "processor\t: 0\nBogoMIPS\t: 100.00\nFeatures\t: fp asimd\n"
                     "CPU implementer\t: 0x00\nCPU architecture: 8\nCPU variant\t: 0x0\n"
