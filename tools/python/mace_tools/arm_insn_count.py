@@ -32,6 +32,14 @@ same plugin, qemu CPU and rounds: `ncnn_fp32` with every fp16/bf16 option off,
 layers that support it there (computed in fp32 through VFPv4's conversions).
 The first run builds ncnn for each ABI (only the layers the zoo models use).
 
+The `litert` kernel set (arm64-v8a only) runs LiteRT, the version
+tools/requirements.txt pins, with its default XNNPACK delegate on one thread,
+on the float32 .tflite tools/peer_bench.py converts, in an arm64 Python
+(mace_tools.litert_arm makes it under build/litert_arm on first use) running
+tools/qemu/litert_invoke.py, which invokes the interpreter 1 or 1+EXTRA times:
+the difference drops Python's start-up, the imports, the delegate's set-up
+and the first invoke, as for mace_run.
+
 It takes several minutes: the reference kernels are slow under emulation.
 """
 from __future__ import annotations
@@ -53,7 +61,7 @@ from mace_converter.build import output_files
 from mace_converter.config import load_config
 from mace_converter.conversion import work_dir
 from mace_converter.progress import UserError
-from mace_tools import ncnn_arm
+from mace_tools import litert_arm, ncnn_arm
 
 REPO = Path(__file__).resolve().parents[3]
 BUILD = REPO / "build"
@@ -83,13 +91,18 @@ KERNELS = {
 }
 # mace_run flags a kernel set adds.
 KERNEL_FLAGS = {"neon_fp16": ["--cpu_precision=fp16"]}
-# Kernel sets an ABI cannot run: armv7 has no half-precision arithmetic, so
-# mace_run's fp16 mode runs fp32 there and would only count `neon` again.
-SKIPPED = {("armeabi-v7a", "neon_fp16")}
+# The kernel set that runs LiteRT (mace_tools.litert_arm).
+LITERT = "litert"
+# Kernel sets an ABI cannot run, and why: armv7 has no half-precision
+# arithmetic, so mace_run's fp16 mode runs fp32 there and would only count
+# `neon` again; LiteRT's Python needs an arm64 Python.
+SKIPPED = {("armeabi-v7a", "neon_fp16"): "it has no half-precision arithmetic",
+           ("armeabi-v7a", LITERT): "LiteRT runs in an arm64 Python only"}
 # ncnn kernel set -> ncnn_infer's mode.
 NCNN_KERNELS = {"ncnn_fp32": "fp32", "ncnn_default": "default"}
-ALL_KERNELS = [*KERNELS, *NCNN_KERNELS]
-# Kernel sets whose runs also list the functions they spend the most in.
+ALL_KERNELS = [*KERNELS, *NCNN_KERNELS, LITERT]
+# Kernel sets whose runs also list the functions they spend the most in
+# (LiteRT's code is in shared libraries, which the plugin cannot name).
 PROFILED = ("neon", "neon_fp16", "ncnn_fp32", "ncnn_default")
 EXTRA_ROUNDS = 2
 INSN_COUNT = re.compile(r"^insn_count: (\d+)$", re.MULTILINE)
@@ -103,6 +116,10 @@ LISTED_SYMBOLS = 60
 OVERFLOW_SYMBOL = "[table full]"
 # "   3  Conv2D   conv_4   0.1234   1.2%   118013952  [1,64,56,56]"
 OP_ROW = re.compile(r"^\s*\d+\s+\S+\s+\S+\s+[\d.]+\s+[\d.]+%\s+(\d+)\s+\[", re.MULTILINE)
+
+
+def log(message: str) -> None:
+    print(f"arm_insn_count: {message}", file=sys.stderr, flush=True)
 
 
 def fail(message: str) -> None:
@@ -168,16 +185,22 @@ def count(abi: str, binary: Path, plugin: Path, graph: Path, data: Path, kernels
 
 
 def count_command(abi: str, command: list[str], plugin: Path, kernels: dict[str, str],
-                  symbols: int, what: str) -> tuple[int, list[tuple[str, int]]]:
-    """Instructions an ARM process executed under qemu, and its top `symbols` functions."""
-    _, qemu, sysroot = ABIS[abi]
+                  symbols: int, what: str, sysroot: Path | None = None,
+                  cpu: str = "") -> tuple[int, list[tuple[str, int]]]:
+    """Instructions an ARM process executed under qemu, and its top `symbols`
+    functions; `sysroot` replaces the ABI's cross sysroot, `cpu` qemu's
+    default CPU model."""
+    _, qemu, cross_root = ABIS[abi]
+    root = str(sysroot or cross_root)
     env = dict(os.environ)
-    for name in ("MACE_CPU_KERNELS", "MACE_CPU_BLOCKED_LAYOUT", "OMP_NUM_THREADS"):
+    for name in ("MACE_CPU_KERNELS", "MACE_CPU_BLOCKED_LAYOUT", "OMP_NUM_THREADS", "PYTHONPATH",
+                 "PYTHONHOME", "PYTHONHASHSEED"):
         env.pop(name, None)
     env.update(kernels)
     plugin_arg = f"{plugin},symbols={symbols}" if symbols else str(plugin)
-    text = run([qemu, "-L", sysroot, "-E", f"LD_LIBRARY_PATH={sysroot}/lib", "-d", "plugin",
-                "-plugin", plugin_arg, *command], env=env)
+    text = run([qemu, *(["-cpu", cpu] if cpu else []), "-L", root, "-E",
+                f"LD_LIBRARY_PATH={root}/lib", "-d", "plugin", "-plugin", plugin_arg, *command],
+               env=env)
     executed = parse_count(text)
     if executed is None:
         fail(f"the plugin printed no count for {what} on {abi}")
@@ -237,6 +260,50 @@ class NcnnRunner:
         return param, weights, shape
 
 
+def millions(row: Row | None) -> str:
+    """A row's count per inference in millions, or '' for no row."""
+    return f"{row.per_inference / 1e6:.1f}" if row else ""
+
+
+def ratio(mine: Row | None, other: Row | None) -> str:
+    """mine's count over other's, or '' when either is missing."""
+    return f"{mine.per_inference / other.per_inference:.2f}x" if mine and other else ""
+
+
+def table_row(model: str, abi: str, cells: list[str]) -> str:
+    return f"| {model} | {abi} | " + " | ".join(cells) + " |"
+
+
+def section(title: str, intro: str, columns: list[str], lines: list[str]) -> list[str]:
+    """Markdown: a section of one paragraph and a table whose rows (`lines`)
+    start with the model and ABI, then `columns` of numbers; nothing
+    without rows."""
+    if not lines:
+        return []
+    return ["", f"## {title}", "", intro, "",
+            "| " + " | ".join(["model", "ABI", *columns]) + " |",
+            "| --- | --- |" + " ---: |" * len(columns), *lines]
+
+
+def compare_litert(rows: list[Row]) -> list[str]:
+    """Markdown: MACE's NEON count over LiteRT's per model and ABI, beside
+    MACE's over ncnn fp32."""
+    by_key = {(r.model, r.abi, r.kernels): r for r in rows}
+    lines = []
+    for r in rows:
+        if r.kernels != LITERT:
+            continue
+        mace = by_key.get((r.model, r.abi, "neon"))
+        fp32 = by_key.get((r.model, r.abi, "ncnn_fp32"))
+        lines.append(table_row(r.model, r.abi, [millions(mace), millions(r), ratio(mace, r),
+                                                millions(fp32), ratio(mace, fp32)]))
+    return section("MACE against LiteRT",
+                   "M instructions per inference, counted the same way for all three, in fp32. "
+                   "`MACE / LiteRT` below 1 means MACE executes fewer instructions.",
+                   ["MACE neon", "LiteRT", "MACE / LiteRT", "ncnn fp32", "MACE / ncnn fp32"],
+                   lines)
+
+
 def compare_ncnn(rows: list[Row]) -> list[str]:
     """Markdown: MACE's NEON count over ncnn's per model and ABI, and MACE's
     fp16 mode over ncnn's defaults (which compute in fp16) where it was counted."""
@@ -252,24 +319,15 @@ def compare_ncnn(rows: list[Row]) -> list[str]:
         fp16 = by_key.get((model, abi, "neon_fp16"))
         if fp32 is None and default is None:
             continue
-
-        def count(row: Row | None) -> str:
-            return f"{row.per_inference / 1e6:.1f}" if row else ""
-
-        def ratio(mine: Row | None, other: Row | None) -> str:
-            return f"{mine.per_inference / other.per_inference:.2f}x" if mine and other else ""
-
-        cells = [count(mace), count(fp32), count(default), ratio(mace, fp32),
-                 ratio(mace, default), count(fp16), ratio(fp16, default)]
-        lines.append(f"| {model} | {abi} | " + " | ".join(cells) + " |")
-    if not lines:
-        return []
-    return ["", "## MACE against ncnn", "",
-            "M instructions per inference, counted the same way for both. `MACE / ncnn` "
-            "below 1 means MACE executes fewer instructions.", "",
-            "| model | ABI | MACE neon | ncnn fp32 | ncnn defaults | MACE / ncnn fp32 | "
-            "MACE / ncnn defaults | MACE neon_fp16 | MACE fp16 / ncnn defaults |",
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", *lines]
+        lines.append(table_row(model, abi, [millions(mace), millions(fp32), millions(default),
+                                            ratio(mace, fp32), ratio(mace, default),
+                                            millions(fp16), ratio(fp16, default)]))
+    return section("MACE against ncnn",
+                   "M instructions per inference, counted the same way for both. `MACE / ncnn` "
+                   "below 1 means MACE executes fewer instructions.",
+                   ["MACE neon", "ncnn fp32", "ncnn defaults", "MACE / ncnn fp32",
+                    "MACE / ncnn defaults", "MACE neon_fp16", "MACE fp16 / ncnn defaults"],
+                   lines)
 
 
 def parse_count(text: str) -> int | None:
@@ -357,8 +415,8 @@ REPORT_ROW = re.compile(r"^\| (\S+) \| (\S+) \| (\S+) \| \d+ \| ([\d.]+) \| ([\d
 REPORT_TOP = re.compile(r"^- ([^,]+), ([^,]+), (\S+): (.*)$", re.MULTILINE)
 REPORT_SHARE = re.compile(r"`([^`]+)` ([\d.]+)%")
 # Sections write_report writes; a report's other sections are notes kept as they are.
-GENERATED_SECTIONS = ("MACE against ncnn", "Where the instructions go", "Not counted")
-KERNEL_ORDER = ["neon", "neon_blocked", "ref", "ncnn_fp32", "ncnn_default", "neon_fp16"]
+GENERATED_SECTIONS = ("MACE against ncnn", "MACE against LiteRT", "Where the instructions go", "Not counted")
+KERNEL_ORDER = ["neon", "neon_blocked", "ref", "ncnn_fp32", "ncnn_default", "neon_fp16", LITERT]
 
 
 def read_report(path: Path) -> tuple[list[Row], list[str]]:
@@ -429,6 +487,14 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float,
         "`-march=armv7-a -mfpu=neon -mfloat-abi=hard`, plus ncnn's VFPv4 variants, chosen at "
         "run time) there is no fp16 arithmetic: the defaults only keep InnerProduct's "
         "weights in fp16 and compute in fp32; the rest runs as in `ncnn_fp32`.",
+        "- `litert` (arm64-v8a) runs LiteRT (the ai-edge-litert version "
+        "`tools/requirements.txt` pins, its aarch64 wheel) with its default XNNPACK delegate "
+        "on one thread, on the float32 .tflite `tools/peer_bench.py` converts with onnx2tf, "
+        "in Debian's arm64 Python 3.11: a script that invokes the interpreter once and "
+        f"{1 + EXTRA_ROUNDS} times, counted like `mace_run`. qemu's CPU is "
+        f"`-cpu {litert_arm.QEMU_CPU}`: qemu's default CPU has SME, with which XNNPACK "
+        "runs its matrix products as SME outer products (MobileNet v2: 39.0 M instructions "
+        "instead of 113.5 M); the other kernel sets use no SME, and few phones have it.",
         "- Instruction counts are a proxy for phone cost, not a measure of it: they ignore "
         "memory stalls, issue width and the different cost of a NEON and a scalar "
         "instruction.",
@@ -445,6 +511,7 @@ def write_report(rows: list[Row], path: Path, command: str, seconds: float,
         lines.append(f"| {r.model} | {r.abi} | {r.kernels} | {r.macs / 1e6:.0f} | "
                      f"{r.per_inference / 1e6:.1f} | {r.macs / r.per_inference:.2f} | {ratio} |")
     lines += compare_ncnn(rows)
+    lines += compare_litert(rows)
     profiled = [r for r in rows if r.top]
     if profiled:
         lines += ["", "## Where the instructions go", "",
@@ -535,10 +602,18 @@ def main(argv: list[str] | None = None) -> int:
     if models:
         plugin = build_plugin()
         host_run = build_mace_run([])
-        binaries = {abi: build_mace_run([f"--config={ABIS[abi][0]}"]) for abi in abis}
+        binaries = {abi: build_mace_run([f"--config={ABIS[abi][0]}"]) for abi in abis
+                    if any(k in KERNELS for k in kernel_sets)}
     ncnn = NcnnRunner()
     rows: list[Row] = []
     not_counted: list[str] = []
+    litert_root = None
+    if models and LITERT in kernel_sets and "arm64-v8a" in abis:
+        try:
+            litert_root = litert_arm.sysroot(log)
+        except litert_arm.LiteRTError as error:
+            print(f"arm_insn_count: skipping {LITERT}: {error}", file=sys.stderr)
+            not_counted.append(f"- {LITERT}: {error}")
     for model in models:
         graph, data = convert(model)
         macs = model_macs(host_run, graph, data)
@@ -549,13 +624,23 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             not_counted.append(f"- {model}, {' and '.join(wanted_ncnn)}: {no_ncnn}.")
         ncnn_model = ncnn.model(model) if wanted_ncnn and not no_ncnn else None
+        litert_model = None
+        if litert_root is not None:
+            try:
+                litert_model = litert_arm.model(model, log)
+            except litert_arm.LiteRTError as error:
+                print(f"arm_insn_count: skipping {LITERT} for {model}: {error}",
+                      file=sys.stderr)
+                not_counted.append(f"- {model}, {LITERT}: {error}")
         for abi in abis:
             for kernels in kernel_sets:
                 if (abi, kernels) in SKIPPED:
-                    print(f"arm_insn_count: skipping {kernels} on {abi}: it has no "
-                          "half-precision arithmetic", file=sys.stderr)
+                    print(f"arm_insn_count: skipping {kernels} on {abi}: "
+                          f"{SKIPPED[(abi, kernels)]}", file=sys.stderr)
                     continue
                 if kernels in NCNN_KERNELS and ncnn_model is None:
+                    continue
+                if kernels == LITERT and litert_model is None:
                     continue
                 symbols = LISTED_SYMBOLS if kernels in PROFILED else 0
                 if kernels in NCNN_KERNELS:
@@ -567,6 +652,13 @@ def main(argv: list[str] | None = None) -> int:
                                                               NCNN_KERNELS[kernels])
                         return count_command(abi, [str(driver), *arguments], plugin,
                                              {"OMP_NUM_THREADS": "1"}, symbols, param.name)
+                elif kernels == LITERT:
+                    def measure(rounds: int) -> tuple[int, list[tuple[str, int]]]:
+                        command = litert_arm.guest_command(litert_root, litert_model.tflite,
+                                                           litert_model.feeds, rounds)
+                        return count_command(abi, command, plugin, litert_arm.GUEST_ENV,
+                                             symbols, litert_model.tflite.name, litert_root,
+                                             litert_arm.QEMU_CPU)
                 else:
                     def measure(rounds: int) -> tuple[int, list[tuple[str, int]]]:
                         return count(abi, binaries[abi], plugin, graph, data, KERNELS[kernels],

@@ -307,7 +307,12 @@ class TransformerModelsTest(unittest.TestCase):
             counted.append((abi, tuple(sorted(kernels.items())), tuple(flags or ())))
             return 1000 + 500 * rounds, []
 
+        def fake_command(abi, command, plugin, kernels, symbols, what, sysroot=None, cpu=""):
+            counted.append((abi, "litert", command[-1], str(sysroot), cpu))
+            return 1000 + 700 * int(command[-1]), []
+
         tool = arm_insn_count
+        litert_model = tool.litert_arm.LiteRTModel(Path("b.tflite"), Path("f.npz"))
         with tempfile.TemporaryDirectory() as tmp:
             report = Path(tmp) / "report.md"
             with mock.patch.object(tool, "build_plugin", return_value=Path("plugin.so")), \
@@ -316,6 +321,9 @@ class TransformerModelsTest(unittest.TestCase):
                                       return_value=(Path("b.pb"), Path("b.data"))), \
                     mock.patch.object(tool, "model_macs", return_value=2_000_000), \
                     mock.patch.object(tool, "count", side_effect=fake_count), \
+                    mock.patch.object(tool, "count_command", side_effect=fake_command), \
+                    mock.patch.object(tool.litert_arm, "sysroot", return_value=Path("root")), \
+                    mock.patch.object(tool.litert_arm, "model", return_value=litert_model), \
                     mock.patch.object(tool.NcnnRunner, "model",
                                       side_effect=AssertionError("ncnn was asked")), \
                     redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as err:
@@ -323,9 +331,11 @@ class TransformerModelsTest(unittest.TestCase):
                                             "--report", str(report)]), 0)
             text = report.read_text()
         self.assertIn("skipping ncnn_fp32, ncnn_default for bert_torch", err.getvalue())
-        # neon, neon_blocked, neon_fp16 and ref, each at two round counts.
-        self.assertEqual(len(counted), 8)
-        for kernels in ("neon", "neon_blocked", "neon_fp16", "ref"):
+        # neon, neon_blocked, neon_fp16, ref and litert, each at two round counts.
+        self.assertEqual(len(counted), 10)
+        self.assertEqual(counted[-2:], [("arm64-v8a", "litert", "1", "root", "max,sme=off"),
+                                        ("arm64-v8a", "litert", "3", "root", "max,sme=off")])
+        for kernels in ("neon", "neon_blocked", "neon_fp16", "ref", "litert"):
             self.assertIn(f"| bert_torch | arm64-v8a | {kernels} | 2 | 0.0 |", text)
         self.assertNotIn("| bert_torch | arm64-v8a | ncnn", text)
         self.assertIn("## Not counted", text)

@@ -871,7 +871,7 @@ class LiteRTTest(unittest.TestCase):
     def test_inputs_are_ordered_by_their_index(self):
         from mace_tools.peer_bench import litert
         names = ["inputs_10", "inputs_2", "inputs_0:0"]
-        self.assertEqual(sorted(names, key=litert._input_position),
+        self.assertEqual(sorted(names, key=litert.input_position),
                          ["inputs_0:0", "inputs_2", "inputs_10"])
 
     def test_the_source_has_folded_shape_arithmetic_and_inferred_shapes(self):

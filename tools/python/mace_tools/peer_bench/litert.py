@@ -91,7 +91,7 @@ def load(model: str, feeds: dict[str, np.ndarray], threads: int,
     from ai_edge_litert.interpreter import Interpreter
     interpreter = Interpreter(model_path=model, num_threads=threads)
     interpreter.allocate_tensors()
-    details = sorted(interpreter.get_input_details(), key=lambda d: _input_position(d["name"]))
+    details = sorted(interpreter.get_input_details(), key=lambda d: input_position(d["name"]))
     if len(details) != len(feeds):
         raise RuntimeError(f"the .tflite has {len(details)} inputs, the model {len(feeds)}")
     for detail, (name, array) in zip(details, feeds.items()):
@@ -108,7 +108,7 @@ def load(model: str, feeds: dict[str, np.ndarray], threads: int,
     return run
 
 
-def _input_position(name: str) -> int:
+def input_position(name: str) -> int:
     """inputs_3 -> 3; a name without an index counts as 0 (the sort is stable)."""
     tail = name.rsplit("_", 1)[-1].split(":")[0]
     return int(tail) if tail.isdigit() else 0
