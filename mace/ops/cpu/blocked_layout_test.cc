@@ -173,6 +173,13 @@ const Shape kConvShapes[] = {
     // over chunks of 72, 72 and 52 positions, and at two a thread's slots
     // are whole groups.
     {1, 150, 470, 14, 14, 1, 1, 1, 1, 0, 0, 0, 0},
+    // Two output blocks of 8 lanes (the AVX2 tiles written in asm) with
+    // input channels past the last group of 8: a 1x1 at stride 2 over 28
+    // positions (tiles of 6, the last overlapping), a 3x3 with padding over
+    // 49 (tiles of 5), and a 1x1 whose one group is all tail.
+    {1, 27, 16, 7, 13, 1, 1, 2, 1, 0, 0, 0, 0},
+    {1, 21, 16, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1},
+    {1, 7, 13, 3, 11, 1, 1, 1, 1, 0, 0, 0, 0},
 };
 
 // The window fields Conv2DParams and DepthwiseConv2dParams share.

@@ -35,6 +35,106 @@ inline BkVec BkMaxOf(const BkVec& a, const BkVec& b) {
 // An empty asm statement holding v in a YMM register.
 inline void BkInRegister(BkVec& v) { __asm__("" : "+v"(v)); }
 
+// The tiles of 6 or 5 positions by 2 blocks (1x1 convolutions, and each tap
+// of larger windows on blocked inputs) keep 12 or 10 accumulators, two
+// weight vectors and a broadcast input in the 16 YMM registers. A group of
+// 8 channels is 96 multiply-adds, 48 broadcasts and 16 weight loads; GCC's
+// code for the generic loop adds register moves and spills around them, so
+// a group is written out here, the accumulators in registers throughout.
+// Position j reads in + j * step: positions 0-2 from in and 3-5 from
+// in + 3 * step, each at a base plus step times 1 or 2.
+//
+// What a group's asm reads, as memory operands (it names no memory
+// clobber, which would keep the accumulators in memory): everything from
+// the first block's weights on (the second block's lie after them) and
+// from the first position's input on (the others lie `step` apart).
+struct BkFromHere {
+  char bytes[0x7fffffff];
+};
+inline const BkFromHere& BkReadFrom(const float* p) {
+  return *reinterpret_cast<const BkFromHere*>(p);
+}
+
+// clang-format off
+#define MACE_BK_WEIGHTS(WD)                 \
+  "vmovups " #WD "(%[w0]), %%ymm13\n\t"     \
+  "vmovups " #WD "(%[w1]), %%ymm14\n\t"
+#define MACE_BK_POSITION(ADDRESS, A0, A1)             \
+  "vbroadcastss " ADDRESS ", %%ymm15\n\t"            \
+  "vfmadd231ps %%ymm15, %%ymm13, %[" #A0 "]\n\t"     \
+  "vfmadd231ps %%ymm15, %%ymm14, %[" #A1 "]\n\t"
+#define MACE_BK_CHANNEL5(WD, XD)                        \
+  MACE_BK_WEIGHTS(WD)                                   \
+  MACE_BK_POSITION(#XD "(%[x0])", a00, a01)             \
+  MACE_BK_POSITION(#XD "(%[x0],%[s],1)", a10, a11)      \
+  MACE_BK_POSITION(#XD "(%[x0],%[s],2)", a20, a21)      \
+  MACE_BK_POSITION(#XD "(%%rax)", a30, a31)             \
+  MACE_BK_POSITION(#XD "(%%rax,%[s],1)", a40, a41)
+#define MACE_BK_CHANNEL6(WD, XD) \
+  MACE_BK_CHANNEL5(WD, XD) MACE_BK_POSITION(#XD "(%%rax,%[s],2)", a50, a51)
+// Channel i's weights are i * 32 bytes into each block's, its input i * 4
+// bytes into each position's; rax holds in + 3 * step.
+#define MACE_BK_START "lea (%[x0],%[s],2), %%rax\n\tadd %[s], %%rax\n\t"
+#define MACE_BK_GROUP(CHANNEL)                                                            \
+  MACE_BK_START CHANNEL(0, 0) CHANNEL(32, 4) CHANNEL(64, 8) CHANNEL(96, 12) CHANNEL(128, 16) \
+      CHANNEL(160, 20) CHANNEL(192, 24) CHANNEL(224, 28)
+#define MACE_BK_ONE(CHANNEL) MACE_BK_START CHANNEL(0, 0)
+#define MACE_BK_OUTPUTS5                                                                \
+  [a00] "+x"(acc[0][0]), [a01] "+x"(acc[0][1]), [a10] "+x"(acc[1][0]),                 \
+      [a11] "+x"(acc[1][1]), [a20] "+x"(acc[2][0]), [a21] "+x"(acc[2][1]),             \
+      [a30] "+x"(acc[3][0]), [a31] "+x"(acc[3][1]), [a40] "+x"(acc[4][0]),             \
+      [a41] "+x"(acc[4][1])
+#define MACE_BK_OUTPUTS6 MACE_BK_OUTPUTS5, [a50] "+x"(acc[5][0]), [a51] "+x"(acc[5][1])
+#define MACE_BK_INPUTS                                                                   \
+  [w0] "r"(weights[0]), [w1] "r"(weights[1]), [x0] "r"(in), [s] "r"(step * 4),         \
+      "m"(BkReadFrom(weights[0])), "m"(BkReadFrom(in))
+#define MACE_BK_ASM(TEXT, OUTPUTS) \
+  __asm__(TEXT : OUTPUTS : MACE_BK_INPUTS : "rax", "xmm13", "xmm14", "xmm15")
+// clang-format on
+
+// Run does a group of kBkLanes channels, RunOne one channel (the channels
+// after the last whole group, whose weights are at `weights` likewise).
+// With the generic loop for those, GCC keeps the accumulators in memory
+// across the groups.
+template <int kPos>
+struct BkAvx2ChannelGroup {
+  static_assert(kPos == 5 || kPos == 6, "the asm has 5 or 6 positions");
+  static constexpr bool kHas = true;
+  __attribute__((always_inline)) static void Run(BkVec (&acc)[kPos][2],
+                                                 const float* const (&weights)[2], const float* in,
+                                                 int64_t step) {
+    if constexpr (kPos == 6) {
+      MACE_BK_ASM(MACE_BK_GROUP(MACE_BK_CHANNEL6), MACE_BK_OUTPUTS6);
+    } else {
+      MACE_BK_ASM(MACE_BK_GROUP(MACE_BK_CHANNEL5), MACE_BK_OUTPUTS5);
+    }
+  }
+  __attribute__((always_inline)) static void RunOne(BkVec (&acc)[kPos][2],
+                                                    const float* const (&weights)[2],
+                                                    const float* in, int64_t step) {
+    if constexpr (kPos == 6) {
+      MACE_BK_ASM(MACE_BK_ONE(MACE_BK_CHANNEL6), MACE_BK_OUTPUTS6);
+    } else {
+      MACE_BK_ASM(MACE_BK_ONE(MACE_BK_CHANNEL5), MACE_BK_OUTPUTS5);
+    }
+  }
+};
+template <>
+struct BkChannelGroup<6, 2> : BkAvx2ChannelGroup<6> {};
+template <>
+struct BkChannelGroup<5, 2> : BkAvx2ChannelGroup<5> {};
+#undef MACE_BK_ASM
+#undef MACE_BK_INPUTS
+#undef MACE_BK_OUTPUTS6
+#undef MACE_BK_OUTPUTS5
+#undef MACE_BK_ONE
+#undef MACE_BK_START
+#undef MACE_BK_GROUP
+#undef MACE_BK_CHANNEL6
+#undef MACE_BK_CHANNEL5
+#undef MACE_BK_POSITION
+#undef MACE_BK_WEIGHTS
+
 // A panel of width 1 is one row of a matrix read in place (a FullyConnected
 // weight that is not packed). Four accumulators keep the loop bound by
 // reading the row rather than by one multiply-add chain; the rows of a
@@ -60,8 +160,8 @@ float RowDot(const float* row, int64_t depth, const float* x) {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i mask =
         _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(depth - d)), lane);
-    acc1 = _mm256_fmadd_ps(_mm256_maskload_ps(row + d, mask), _mm256_maskload_ps(x + d, mask),
-                           acc1);
+    acc1 =
+        _mm256_fmadd_ps(_mm256_maskload_ps(row + d, mask), _mm256_maskload_ps(x + d, mask), acc1);
   }
   const __m256 sum = _mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3));
   __m128 half = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));

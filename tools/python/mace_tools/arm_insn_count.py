@@ -46,26 +46,26 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 from mace_converter import fetch
-from mace_converter.build import output_files
 from mace_converter.config import load_config
-from mace_converter.conversion import work_dir
 from mace_converter.progress import UserError
 from mace_tools import litert_arm, ncnn_arm
+from mace_tools.qemu_insn_count import (BUILD, EXTRA_ROUNDS, LISTED_SYMBOLS, REPO, TOP_SYMBOLS,
+                                        build_mace_run, build_plugin, convert,
+                                        count_under_qemu, mace_run_command, model_macs,
+                                        parse_count, parse_symbols, per_inference_functions,
+                                        run_tool, short_name)
+from mace_tools.qemu_insn_count import fail as shared_fail
 
-REPO = Path(__file__).resolve().parents[3]
-BUILD = REPO / "build"
-PLUGIN_SOURCE = REPO / "tools" / "qemu" / "insn_count.c"
 FULL_REPORT = REPO / "docs" / "reports" / "arm_instructions.md"
 PARTIAL_REPORT = BUILD / "arm_insn_count" / "arm_instructions.md"
 DEFAULT_MODELS = ["mobilenet_v1", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2", "resnet18"]
@@ -91,6 +91,8 @@ KERNELS = {
 }
 # mace_run flags a kernel set adds.
 KERNEL_FLAGS = {"neon_fp16": ["--cpu_precision=fp16"]}
+# The host Python's variables, which must not reach a guest Python.
+PYTHON_ENVIRONMENT = ("PYTHONPATH", "PYTHONHOME", "PYTHONHASHSEED")
 # The kernel set that runs LiteRT (mace_tools.litert_arm).
 LITERT = "litert"
 # Kernel sets an ABI cannot run, and why: armv7 has no half-precision
@@ -104,84 +106,22 @@ ALL_KERNELS = [*KERNELS, *NCNN_KERNELS, LITERT]
 # Kernel sets whose runs also list the functions they spend the most in
 # (LiteRT's code is in shared libraries, which the plugin cannot name).
 PROFILED = ("neon", "neon_fp16", "ncnn_fp32", "ncnn_default")
-EXTRA_ROUNDS = 2
-INSN_COUNT = re.compile(r"^insn_count: (\d+)$", re.MULTILINE)
-INSN_SYMBOL = re.compile(r"^insn_symbol: (\d+) [\d.]+% (.+)$", re.MULTILINE)
-TOP_SYMBOLS = 8
-# Functions the plugin lists per process: enough that every function one
-# inference spends much in is listed by both processes of a pair.
-LISTED_SYMBOLS = 60
-# What the plugin calls the instructions of functions its table had no room
-# for; "[unknown]" is code without a symbol (libc, the loader).
-OVERFLOW_SYMBOL = "[table full]"
-# "   3  Conv2D   conv_4   0.1234   1.2%   118013952  [1,64,56,56]"
-OP_ROW = re.compile(r"^\s*\d+\s+\S+\s+\S+\s+[\d.]+\s+[\d.]+%\s+(\d+)\s+\[", re.MULTILINE)
 
 
 def log(message: str) -> None:
     print(f"arm_insn_count: {message}", file=sys.stderr, flush=True)
 
 
-def fail(message: str) -> None:
-    print(f"arm_insn_count: error: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def run(command: list[str], env: dict[str, str] | None = None, timeout: float = 3600) -> str:
-    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=env,
-                            timeout=timeout)
-    if result.returncode != 0:
-        fail(f"`{' '.join(command)}` exited with {result.returncode}:\n"
-             f"{result.stdout[-2000:]}{result.stderr[-2000:]}")
-    return result.stdout + result.stderr
-
-
-def build_plugin(out: Path = BUILD / "qemu" / "libinsn_count.so") -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if not out.exists() or out.stat().st_mtime < PLUGIN_SOURCE.stat().st_mtime:
-        run(["gcc", "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra",
-             "-Werror", "-o", str(out), str(PLUGIN_SOURCE), "-lpthread"])
-    return out
-
-
-def build_mace_run(flags: list[str]) -> Path:
-    target = "//mace/tools:mace_run"
-    run(["bazel", "build", "--color=no", "--curses=no", *flags, target])
-    try:
-        return output_files(flags, [target])[target]
-    except UserError as error:
-        fail(str(error))
-
-
-def convert(model: str) -> tuple[Path, Path]:
-    """The model's .pb and .data, converted from its deployment file."""
-    path = REPO / "models" / f"{model}.yml"
-    if not path.exists():
-        fail(f"no deployment file {path}")
-    run([sys.executable, str(REPO / "tools" / "converter.py"), "convert", "--config", str(path)])
-    try:
-        models = work_dir(load_config(path)) / "models"
-    except UserError as error:
-        fail(str(error))
-    graphs = sorted(models.glob("*.pb"))
-    if not graphs:
-        fail(f"converting {model} left no .pb in {models}")
-    return graphs[0], graphs[0].with_suffix(".data")
-
-
-def model_macs(host_run: Path, graph: Path, data: Path) -> int:
-    text = run([str(host_run), f"--model_file={graph}", f"--model_data_file={data}",
-                "--round=1", "--omp_num_threads=1", "--benchmark"])
-    return sum(int(m.group(1)) for m in OP_ROW.finditer(text))
+def fail(message: str) -> NoReturn:
+    shared_fail("arm_insn_count", message)
 
 
 def count(abi: str, binary: Path, plugin: Path, graph: Path, data: Path, kernels: dict[str, str],
           rounds: int, symbols: int = 0,
           flags: list[str] | None = None) -> tuple[int, list[tuple[str, int]]]:
     """Instructions the mace_run process executed, and its top `symbols` functions."""
-    return count_command(abi, [str(binary), f"--model_file={graph}", f"--model_data_file={data}",
-                               f"--round={rounds}", "--omp_num_threads=1", *(flags or [])],
-                         plugin, kernels, symbols, graph.name)
+    return count_command(abi, mace_run_command(binary, graph, data, rounds, flags), plugin,
+                         kernels, symbols, graph.name)
 
 
 def count_command(abi: str, command: list[str], plugin: Path, kernels: dict[str, str],
@@ -192,19 +132,10 @@ def count_command(abi: str, command: list[str], plugin: Path, kernels: dict[str,
     default CPU model."""
     _, qemu, cross_root = ABIS[abi]
     root = str(sysroot or cross_root)
-    env = dict(os.environ)
-    for name in ("MACE_CPU_KERNELS", "MACE_CPU_BLOCKED_LAYOUT", "OMP_NUM_THREADS", "PYTHONPATH",
-                 "PYTHONHOME", "PYTHONHASHSEED"):
-        env.pop(name, None)
-    env.update(kernels)
-    plugin_arg = f"{plugin},symbols={symbols}" if symbols else str(plugin)
-    text = run([qemu, *(["-cpu", cpu] if cpu else []), "-L", root, "-E",
-                f"LD_LIBRARY_PATH={root}/lib", "-d", "plugin", "-plugin", plugin_arg, *command],
-               env=env)
-    executed = parse_count(text)
-    if executed is None:
-        fail(f"the plugin printed no count for {what} on {abi}")
-    return executed, parse_symbols(text)
+    return count_under_qemu([qemu, *(["-cpu", cpu] if cpu else []), "-L", root, "-E",
+                             f"LD_LIBRARY_PATH={root}/lib"],
+                            command, plugin, kernels, symbols, f"{what} on {abi}",
+                            unset=PYTHON_ENVIRONMENT)
 
 
 class NcnnRunner:
@@ -330,17 +261,6 @@ def compare_ncnn(rows: list[Row]) -> list[str]:
                    lines)
 
 
-def parse_count(text: str) -> int | None:
-    """The plugin's total from qemu's output, or None."""
-    match = INSN_COUNT.search(text)
-    return int(match.group(1)) if match else None
-
-
-def parse_symbols(text: str) -> list[tuple[str, int]]:
-    """The plugin's per-function lines, as (name, instructions)."""
-    return [(m.group(2), int(m.group(1))) for m in INSN_SYMBOL.finditer(text)]
-
-
 @dataclass
 class Row:
     model: str
@@ -352,62 +272,6 @@ class Row:
     top: list[tuple[str, float]] = field(default_factory=list)
 
 
-def per_inference_functions(one: list[tuple[str, int]], more: list[tuple[str, int]],
-                            extra_rounds: int, per_inference: float,
-                            limit: int = TOP_SYMBOLS) -> list[tuple[str, float]]:
-    """The `limit` functions with the most instructions per inference, as
-    (name, percent of one inference): each function's count in the longer
-    process less its count in the shorter, over the extra rounds, so loading
-    and the first run drop out as they do from the total. A function the
-    shorter process did not list counts there as its smallest listed count,
-    the most it can have had."""
-    if per_inference <= 0 or not more:
-        return []
-    shorter = dict(one)
-    floor = min(shorter.values()) if len(one) >= LISTED_SYMBOLS else 0
-    rows = []
-    for name, count in more:
-        if name == OVERFLOW_SYMBOL:
-            continue
-        spent = (count - shorter.get(name, floor)) / extra_rounds
-        if spent > 0:
-            rows.append((name, 100.0 * spent / per_inference))
-    rows.sort(key=lambda row: -row[1])
-    return rows[:limit]
-
-
-ENUM_CAST = re.compile(r"\((?:[\w{} ]+::)+(\w+)\)")
-
-
-def short_name(symbol: str) -> str:
-    """A C++ symbol without its namespaces and parameters, demangled when c++filt
-    is there: mace::ops::x86::Foo(int) -> Foo."""
-    name = symbol
-    if symbol.startswith("_Z") and shutil.which("c++filt"):
-        name = subprocess.run(["c++filt", symbol], capture_output=True, text=True).stdout.strip()
-    name = name.replace("(anonymous namespace)", "{anonymous}")
-    depth, cut = 0, len(name)
-    for i, ch in enumerate(name):  # drop the parameter list: the first '(' at depth 0
-        if ch in "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif ch == "(" and depth == 0 and i > 0:
-            cut = i
-            break
-    name = name[:cut]
-    depth, start = 0, 0
-    for i, ch in enumerate(name):  # drop namespaces: after the last '::' at depth 0
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif depth == 0 and name.startswith("::", i):
-            start = i + 2
-    # Enum template arguments demangle as casts: (ns::Enum)1 -> (Enum)1.
-    return ENUM_CAST.sub(r"(\1)", name[start:]) or symbol
-
-
 # "| mobilenet_v1 | arm64-v8a | neon | 569 | 189.7 | 3.00 |  |" in a report's first table.
 REPORT_ROW = re.compile(r"^\| (\S+) \| (\S+) \| (\S+) \| \d+ \| ([\d.]+) \| ([\d.]+) \|.*\|$",
                         re.MULTILINE)
@@ -415,7 +279,8 @@ REPORT_ROW = re.compile(r"^\| (\S+) \| (\S+) \| (\S+) \| \d+ \| ([\d.]+) \| ([\d
 REPORT_TOP = re.compile(r"^- ([^,]+), ([^,]+), (\S+): (.*)$", re.MULTILINE)
 REPORT_SHARE = re.compile(r"`([^`]+)` ([\d.]+)%")
 # Sections write_report writes; a report's other sections are notes kept as they are.
-GENERATED_SECTIONS = ("MACE against ncnn", "MACE against LiteRT", "Where the instructions go", "Not counted")
+GENERATED_SECTIONS = ("MACE against ncnn", "MACE against LiteRT", "Where the instructions go",
+                      "Not counted")
 KERNEL_ORDER = ["neon", "neon_blocked", "ref", "ncnn_fp32", "ncnn_default", "neon_fp16", LITERT]
 
 
@@ -554,6 +419,10 @@ def model_names(text: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    return run_tool("arm_insn_count", count_and_report, argv)
+
+
+def count_and_report(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="arm_insn_count.sh", description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS),
                         help="comma-separated zoo models, or `transformers` for "

@@ -20,6 +20,7 @@ GENERATED = Path("docs") / "reports"
 # goes, it cites nothing. The repository test checks each is in its tool.
 TOOL_OUTPUTS = {"build/peer_bench": "tools/python/mace_tools/peer_bench/options.py",
                 "build/arm_insn_count": "tools/python/mace_tools/arm_insn_count.py",
+                "build/x86_insn_count": "tools/python/mace_tools/x86_insn_count.py",
                 "build/wheel": "tools/wheel.sh"}
 
 _LINK = re.compile(r"\]\(([^)\s]+)\)")

@@ -391,6 +391,17 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
     out.parent.mkdir(parents=True, exist_ok=True)
     for suffix in (".npy", ".json"):
         out.with_suffix(suffix).unlink(missing_ok=True)
+    command, env = worker_command(model, engine, threads, rounds, out)
+    result = run_child(command, cwd=model.directory, env=env, timeout=options.timeout)
+    if result.returncode != 0 or result.timed_out or not out.with_suffix(".json").exists():
+        return result, result.last_line().removeprefix("error: ")
+    return result, ""
+
+
+def worker_command(model: PreparedModel, engine: str, threads: int, rounds: int,
+                   out: Path) -> tuple[list[str], dict[str, str]]:
+    """The worker process for a peer engine (run in model.directory), and its
+    environment; it writes out's .npy and .json."""
     names = [model_input.name for model_input in model.inputs]
     if engine in ("ort", "reference", "ort_qdq"):
         source = model.ort_qdq if engine == "ort_qdq" else model.onnx
@@ -417,10 +428,7 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
     python_path = str(REPO / "tools" / "python")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         p for p in (python_path, os.environ.get("PYTHONPATH", "")) if p))
-    result = run_child(command, cwd=model.directory, env=env, timeout=options.timeout)
-    if result.returncode != 0 or result.timed_out or not out.with_suffix(".json").exists():
-        return result, result.last_line().removeprefix("error: ")
-    return result, ""
+    return command, env
 
 
 def _mace_model(model: PreparedModel, engine: str,
