@@ -4,6 +4,8 @@
 #define TEST_CONV_CHAIN_H_
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,6 +37,16 @@ struct ConvChain : ModelBuilder {
       SetString(conv, "activation", "RELU");
       from = to;
     }
+  }
+
+  // Input "x" of uniform values in [-1, 1) drawn from `seed`.
+  std::map<std::string, MaceTensor> Input(uint32_t seed) const {
+    const int64_t count = int64_t{channels} * size * size;
+    std::shared_ptr<float> x(new float[count], std::default_delete<float[]>());
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+    for (int64_t i = 0; i < count; ++i) x.get()[i] = uniform(rng);
+    return {{"x", MaceTensor({1, channels, size, size}, x)}};
   }
 
   const int channels;

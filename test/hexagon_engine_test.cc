@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -543,19 +545,28 @@ TEST(HexagonEngineTest, OneDspSessionForEverySegment) {
   std::remove(counter.c_str());
 }
 
+// MakeModel's input x [1,3,9,7] of the tests below, from a fixed seed.
+std::shared_ptr<float> SeededInput() {
+  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<float> real(-6.f, 6.f);
+  for (int i = 0; i < 3 * 9 * 7; ++i) data.get()[i] = real(rng);
+  return data;
+}
+
 // Writes an emulator that runs qemu-hexagon behind a relay of the host's
-// requests and kills it with SIGKILL, and itself, when the `kill_at`-th
-// kExecute request arrives (counting from 1; 0: never): with `mid_call`
-// after relaying half of that request, so the DSP dies while the host waits
-// for the reply; without, before the DSP sees any of it.
-std::string KillingEmulator(const std::string& name, int kill_at, bool mid_call) {
+// requests: `settings` (Python lines) first, then `on_request` (indented
+// Python lines) for each whole request (`header` + `body`, of type `kind`;
+// 3 is kExecute) before it is relayed.
+std::string RelayEmulator(const std::string& name, const std::string& settings,
+                          const std::string& on_request) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string script = std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
   {
     std::ofstream file(script);
     file << "#!/usr/bin/python3\n"
-         << "import os, signal, struct, subprocess, sys\n"
-         << "KILL_AT, MID_CALL = " << kill_at << ", " << (mid_call ? "True" : "False") << "\n"
+         << "import os, signal, struct, subprocess, sys, time\n"
+         << settings
          << "dsp = subprocess.Popen(['qemu-hexagon'] + sys.argv[1:], stdin=subprocess.PIPE)\n"
          << "def read(n):\n"
          << "    data = b''\n"
@@ -565,7 +576,6 @@ std::string KillingEmulator(const std::string& name, int kill_at, bool mid_call)
          << "            return None\n"
          << "        data += chunk\n"
          << "    return data\n"
-         << "executes = 0\n"
          << "while True:\n"
          << "    header = read(20)\n"
          << "    if header is None:\n"
@@ -574,23 +584,35 @@ std::string KillingEmulator(const std::string& name, int kill_at, bool mid_call)
          << "    body = read(4 * nparams + nbytes)\n"
          << "    if body is None:\n"
          << "        break\n"
-         << "    request = header + body\n"
-         << "    if kind == 3:\n"
-         << "        executes += 1\n"
-         << "        if executes == KILL_AT:\n"
-         << "            if MID_CALL:\n"
-         << "                dsp.stdin.write(request[:len(request) // 2])\n"
-         << "                dsp.stdin.flush()\n"
-         << "            dsp.kill()\n"
-         << "            dsp.wait()\n"
-         << "            os.kill(os.getpid(), signal.SIGKILL)\n"
-         << "    dsp.stdin.write(request)\n"
+         << on_request
+         << "    dsp.stdin.write(header + body)\n"
          << "    dsp.stdin.flush()\n"
          << "dsp.stdin.close()\n"
          << "sys.exit(dsp.wait())\n";
   }
   EXPECT_EQ(chmod(script.c_str(), 0755), 0);
   return script;
+}
+
+// A relay that kills qemu-hexagon with SIGKILL, and itself, when the
+// `kill_at`-th kExecute request arrives (counting from 1; 0: never): with
+// `mid_call` after relaying half of that request, so the DSP dies while the
+// host waits for the reply; without, before the DSP sees any of it.
+std::string KillingEmulator(const std::string& name, int kill_at, bool mid_call) {
+  return RelayEmulator(
+      name,
+      "KILL_AT, MID_CALL = " + std::to_string(kill_at) + (mid_call ? ", True" : ", False") +
+          "\nexecutes = 0\n",
+      "    if kind == 3:\n"
+      "        executes += 1\n"
+      "        if executes == KILL_AT:\n"
+      "            if MID_CALL:\n"
+      "                request = header + body\n"
+      "                dsp.stdin.write(request[:len(request) // 2])\n"
+      "                dsp.stdin.flush()\n"
+      "            dsp.kill()\n"
+      "            dsp.wait()\n"
+      "            os.kill(os.getpid(), signal.SIGKILL)\n");
 }
 
 // The DSP process is killed in the middle of a run of a split model (two
@@ -604,10 +626,7 @@ TEST(HexagonEngineTest, DspKilledMidRunFailsCleanly) {
   MaceStatus status;
   const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
   ASSERT_TRUE(status.ok()) << status.ToString();
-  std::shared_ptr<float> data(new float[3 * 9 * 7], std::default_delete<float[]>());
-  std::mt19937 rng(12345);
-  std::uniform_real_distribution<float> real(-6.f, 6.f);
-  for (int i = 0; i < 3 * 9 * 7; ++i) data.get()[i] = real(rng);
+  const std::shared_ptr<float> data = SeededInput();
   // Executes 1 and 2 are the first run's two graphs; 3 and 4 the second's.
   struct Case {
     int kill_at;
@@ -660,6 +679,89 @@ TEST(HexagonEngineTest, DspKilledMidRunFailsCleanly) {
     ASSERT_TRUE(config.SetHexagonOptions(options).ok());
     EXPECT_EQ(RunEngine(model.builder, config, &status), cpu);
     EXPECT_TRUE(status.ok()) << status.ToString();
+  }
+}
+
+// A relay that holds the first kExecute request of all its runs (until
+// `marker` exists) for `delay_s` seconds before relaying it: a DSP call
+// that takes that long.
+std::string SlowEmulator(const std::string& name, const std::string& marker, double delay_s) {
+  return RelayEmulator(name, "MARKER, DELAY = '" + marker + "', " + std::to_string(delay_s) + "\n",
+                       "    if kind == 3 and not os.path.exists(MARKER):\n"
+                       "        open(MARKER, 'w').close()\n"
+                       "        time.sleep(DELAY)\n");
+}
+
+// A Run stopped (cancelled, or its deadline passed) while the DSP works on
+// a graph abandons the call: it returns within milliseconds of the stop,
+// not when the DSP replies, and the engine's next Run starts a new session,
+// sets the graph up again and gives the CPU engine's result.
+TEST(HexagonEngineTest, StopDuringADspCallAbandonsItAndTheNextRunStartsAgain) {
+  Model model = MakeModel();
+  MaceStatus status;
+  const std::vector<float> cpu = RunEngine(model.builder, DeviceType::CPU, &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  const std::shared_ptr<float> data = SeededInput();
+  const std::map<std::string, MaceTensor> inputs = {{"x", MaceTensor({1, 3, 9, 7}, data)}};
+  using Clock = std::chrono::steady_clock;
+  constexpr int kStopAfterMs = 300;
+  constexpr double kDspCallS = 5;
+  for (bool by_deadline : {false, true}) {
+    SCOPED_TRACE(by_deadline ? "deadline" : "cancellation");
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    const std::string marker = std::string(tmp != nullptr ? tmp : "/tmp") + "/slow_dsp_" +
+                               (by_deadline ? "deadline" : "cancel") + ".done";
+    std::remove(marker.c_str());
+    MaceEngineConfig config(DeviceType::HEXAGON);
+    HexagonOptions options;
+    options.emulator_path = SlowEmulator("slow.py", marker, kDspCallS);
+    options.call_timeout_ms = 60000;
+    ASSERT_TRUE(config.SetHexagonOptions(options).ok());
+    std::shared_ptr<MaceEngine> engine;
+    status = model.builder.CreateEngine({"x"}, {"y"}, config, &engine);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    CancellationFlag flag;
+    RunOptions run_options;
+    if (by_deadline) {
+      run_options.timeout_micros = kStopAfterMs * 1000;
+    } else {
+      run_options.cancellation = &flag;
+    }
+    const Clock::time_point start = Clock::now();
+    std::thread canceller([&] {
+      if (by_deadline) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(kStopAfterMs));
+      flag.Cancel();
+    });
+    std::map<std::string, MaceTensor> outputs;
+    status = engine->Run(inputs, &outputs, nullptr, run_options);
+    const int64_t returned_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    canceller.join();
+    EXPECT_EQ(status.code(), by_deadline ? MaceStatus::MACE_DEADLINE_EXCEEDED
+                                         : MaceStatus::MACE_CANCELLED)
+        << status.ToString();
+    EXPECT_TRUE(outputs.empty());
+    std::printf("%s: the stopped Run returned %lld ms after the stop (the DSP call takes %g s)\n",
+                by_deadline ? "deadline" : "cancellation",
+                static_cast<long long>(returned_ms - kStopAfterMs), kDspCallS);
+    // Within a second of the stop on a busy host; the DSP would reply
+    // after five.
+    EXPECT_GE(returned_ms, kStopAfterMs);
+    EXPECT_LT(returned_ms, kStopAfterMs + 1000);
+    for (int run = 0; run < 2; ++run) {
+      outputs.clear();
+      const Clock::time_point again = Clock::now();
+      status = engine->Run(inputs, &outputs);
+      ASSERT_TRUE(status.ok()) << status.ToString();
+      std::printf("  next run %d: %lld ms%s\n", run,
+                  static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             Clock::now() - again)
+                                             .count()),
+                  run == 0 ? " (a new DSP session, the graph set up again)" : "");
+      const MaceTensor& y = outputs.at("y");
+      EXPECT_EQ(std::vector<float>(y.data().get(), y.data().get() + y.size()), cpu);
+    }
   }
 }
 

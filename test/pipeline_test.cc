@@ -37,19 +37,10 @@ const std::vector<ConvChain>& Stages() {
   return stages;
 }
 
-std::map<std::string, MaceTensor> Input(const ConvChain& model, uint32_t seed) {
-  const int64_t count = int64_t{model.channels} * model.size * model.size;
-  std::shared_ptr<float> x(new float[count], std::default_delete<float[]>());
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
-  for (int64_t i = 0; i < count; ++i) x.get()[i] = uniform(rng);
-  return {{"x", MaceTensor({1, model.channels, model.size, model.size}, x)}};
-}
-
 std::vector<float> RunOnce(MaceEngine* engine, const ConvChain& model, uint32_t seed,
                            MaceStatus* status) {
   std::map<std::string, MaceTensor> outputs;
-  *status = engine->Run(Input(model, seed), &outputs);
+  *status = engine->Run(model.Input(seed), &outputs);
   if (!status->ok()) return {};
   const MaceTensor& y = outputs.at("y");
   return std::vector<float>(y.data().get(), y.data().get() + y.size());

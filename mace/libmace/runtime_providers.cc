@@ -115,7 +115,18 @@ RuntimeProvider OpenCLProvider() {
     options.winograd = winograd == "auto" ? "" : winograd;
     options.perf_hint = config.gpu_perf_hint();
     options.priority_hint = config.gpu_priority_hint();
-    *runtime = std::make_unique<opencl::OpenCLRuntime>(options);
+    // Engines of one context with the same device settings share its
+    // device state; other settings get a state of their own in the context.
+    std::shared_ptr<opencl::OpenCLDevice> shared;
+    if (config.context() != nullptr) {
+      MaceContext::Impl* context = config.context()->impl();
+      std::lock_guard<std::mutex> lock(context->gpu_mutex);
+      std::shared_ptr<opencl::OpenCLDevice>& held =
+          context->gpu_devices[opencl::DeviceSettingsKey(options)];
+      if (held == nullptr) held = std::make_shared<opencl::OpenCLDevice>(options);
+      shared = held;
+    }
+    *runtime = std::make_unique<opencl::OpenCLRuntime>(options, std::move(shared));
     return MaceStatus();
   };
   provider.register_kernels = opencl::RegisterOpenCLKernels;

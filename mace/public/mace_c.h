@@ -112,8 +112,9 @@ MACE_C_API MaceCStatus mace_c_cancellation_reset(MaceCCancellation* cancellation
 
 /* ---- Engine configuration ---------------------------------------------- */
 
-/* Engines created from the config use the context's CPU thread pool (null:
- * a pool of their own, the default). */
+/* Engines created from the config use the context's CPU thread pool and,
+ * on the GPU, its OpenCL context, queue and program (null: their own, the
+ * default). */
 MACE_C_API MaceCStatus mace_c_config_set_context(MaceCConfig* config, MaceCContext* context);
 /* The engine's sequential group in its context (mace::MaceEngineConfig::
  * SetSequentialGroup): engines of one group >= 0 never run at the same

@@ -10,11 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "mace/dsp/protocol.h"
 #include "mace/utils/debug_overrides.h"
+#include "mace/utils/run_control.h"
 #include "mace/utils/status.h"
 
 extern char** environ;
@@ -169,6 +171,12 @@ MaceStatus DspChannel::Fail(const std::string& what, int wait_for_exit_ms) {
                            "; the session is closed"));
 }
 
+MaceStatus DspChannel::Abandon(const MaceStatus& stop) {
+  Shutdown(0);
+  return MaceStatus(stop.code(), StrCat(stop.information(), "; the Hexagon DSP call was abandoned "
+                                        "and its session (", description_, ") ended"));
+}
+
 MaceStatus DspChannel::Open(const DspChannelConfig& config) {
   Close();
   std::string emulator, image;
@@ -230,16 +238,21 @@ MaceStatus DspChannel::SendAll(const void* data, size_t size, int64_t deadline_m
 MaceStatus DspChannel::ReceiveAll(void* data, size_t size, int64_t deadline_ms,
                                   bool first_of_reply) {
   uint8_t* bytes = static_cast<uint8_t*>(data);
+  // A stopped Run abandons the call: the DSP reads no request while it
+  // works, so ending its process is the only way to reach it.
+  const RunControl* control = CurrentRunControl();
   while (size > 0) {
+    if (control != nullptr && control->ShouldStop()) return Abandon(control->Status());
     pollfd item = {fd_, POLLIN, 0};
     const int64_t left = deadline_ms - NowMs();
     auto late = [this] {
       return Fail(StrCat("no reply before the deadline (", timeout_ms_, " ms a call)"));
     };
     if (left <= 0) return late();
-    const int ready = poll(&item, 1, static_cast<int>(left));
+    const int64_t wait = control != nullptr ? std::min<int64_t>(left, kStopCheckMs) : left;
+    const int ready = poll(&item, 1, static_cast<int>(wait));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) return late();
+    if (ready == 0) continue;  // the deadline or the stop, checked above
     const ssize_t got = recv(fd_, bytes, size, MSG_DONTWAIT);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got == 0) {

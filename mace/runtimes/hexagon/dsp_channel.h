@@ -8,6 +8,12 @@
 //
 // Writes use send(MSG_NOSIGNAL), so a dead DSP never raises SIGPIPE in the
 // host.
+//
+// A call made during a Run with a RunControl (RunOptions) checks it every
+// kStopCheckMs while it waits for the reply; once the Run must stop, the
+// process is killed and the call returns the Run's stop status
+// (MACE_CANCELLED or MACE_DEADLINE_EXCEEDED): the session is closed, as
+// after a failure, and Open starts a new one.
 #ifndef MACE_RUNTIMES_HEXAGON_DSP_CHANNEL_H_
 #define MACE_RUNTIMES_HEXAGON_DSP_CHANNEL_H_
 
@@ -60,12 +66,15 @@ class DspChannel {
   MaceStatus Call(uint32_t type, const std::vector<uint32_t>& params, const void* payload,
                   size_t payload_size, DspReply* reply);
   void set_timeout_ms(int timeout_ms) { timeout_ms_ = timeout_ms; }
+  static constexpr int kStopCheckMs = 1;
 
  private:
   // Closes the channel; the error says how the process ended if it did
   // within `wait_for_exit_ms`.
   MaceStatus Fail(const std::string& what, int wait_for_exit_ms = 0);
   void Shutdown(int grace_ms);
+  // Kills the DSP for a stopped Run; `stop` is the Run's status.
+  MaceStatus Abandon(const MaceStatus& stop);
   MaceStatus SendAll(const void* data, size_t size, int64_t deadline_ms);
   MaceStatus ReceiveAll(void* data, size_t size, int64_t deadline_ms, bool first_of_reply);
 

@@ -444,6 +444,7 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
     MACE_RETURN_IF_ERROR(builder->Serialize(&graph));
     stage.slot = static_cast<uint32_t>(dsp_index - 1);
     MACE_RETURN_IF_ERROR(control_.SetupGraph(graph, stage.slot));
+    stage.graph = std::move(graph);
     stages_.push_back(std::move(stage));
   }
   return MaceStatus();
@@ -471,6 +472,14 @@ MaceStatus HexagonExecutor::RunDsp(Stage* stage, bool profile) {
   return MaceStatus();
 }
 
+MaceStatus HexagonExecutor::Reopen() {
+  MACE_RETURN_IF_ERROR(control_.Init());
+  for (const Stage& stage : stages_) {
+    if (stage.on_dsp) MACE_RETURN_IF_ERROR(control_.SetupGraph(stage.graph, stage.slot));
+  }
+  return MaceStatus();
+}
+
 MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
   // A session that ended (the DSP process died, hung or replied garbage)
   // lost its graphs: every later run says so instead of running half the
@@ -480,6 +489,9 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
                       StrCat("the Hexagon DSP session ended in an earlier run (", session_error_,
                              "); destroy the engine and create it again"));
   }
+  // A stopped Run abandoned a DSP call and so ended the session; this Run
+  // starts a new one (a stop during that start leaves it for the next).
+  if (!control_.initialized()) MACE_RETURN_IF_ERROR(Reopen());
   std::set<Runtime*> runtimes;
   for (const Stage& stage : stages_) {
     for (Operation* op : stage.ops) runtimes.insert(op->runtime());
@@ -496,9 +508,9 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
   };
   OpContext context;
   context.workspace = net_->workspace();
-  // The DSP protocol has one request in flight and the DSP reads the next
-  // only after replying, so a graph call cannot be aborted midway; a Run
-  // stops before each DSP graph and each host op instead.
+  // A Run stops before each DSP graph and each host op, and during a DSP
+  // graph call, which it abandons by ending the DSP process
+  // (DspChannel): the next Run sets the session up again.
   const RunControl* control = CurrentRunControl();
   auto stopped = [&] { return control != nullptr && control->ShouldStop(); };
   auto finish_stopped = [&] {
@@ -510,6 +522,9 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
     if (stage.on_dsp) {
       const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
       const MaceStatus status = RunDsp(&stage, run_metadata != nullptr);
+      const bool abandoned = status.code() == MaceStatus::MACE_CANCELLED ||
+                             status.code() == MaceStatus::MACE_DEADLINE_EXCEEDED;
+      if (abandoned && control != nullptr) return finish_stopped();
       if (!status.ok()) {
         const std::string what = StrCat(stage.name, ": ", status.information());
         if (!control_.initialized()) session_error_ = what;

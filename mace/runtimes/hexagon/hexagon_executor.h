@@ -3,7 +3,8 @@
 // every shape and binds the weights); this executor offers each of its ops
 // to the DSP, in order, and an op the DSP cannot run falls back to the CPU
 // net's own kernel (placement.h). Consecutive DSP ops become one DSP graph,
-// each set up once in its slot of the engine's DSP session; consecutive CPU
+// each set up once in its slot of the engine's DSP session (and again in a
+// new session after a stopped Run abandoned a DSP call); consecutive CPU
 // ops run with the CPU net's kernels. The model's Quantize and Dequantize ops run on the CPU,
 // so float app inputs and outputs are converted on the host exactly as the
 // CPU engine converts them. Tensors between segments live in the CPU
@@ -60,9 +61,14 @@ class HexagonExecutor : public Executor {
     std::string name;
     std::vector<Operation*> dsp_ops;  // the CPU net's ops behind the graph's ops
     std::vector<dsp::OpProfile> profile;
+    // The graph as set up, to set it up again in a new session.
+    SerializedGraph graph;
   };
 
   MaceStatus RunDsp(Stage* stage, bool profile);
+  // A new session with every DSP graph set up again, after a stopped Run
+  // abandoned a DSP call (which ends the session).
+  MaceStatus Reopen();
 
   std::unique_ptr<Net> net_;
   DspChannelConfig config_;

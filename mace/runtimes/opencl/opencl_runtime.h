@@ -1,5 +1,6 @@
-// The OpenCL runtime (DeviceType::GPU): one device, context and in-order
-// queue per engine; tensors in CL_RGBA 2D images (GPU_IMAGE, the layouts of
+// The OpenCL runtime (DeviceType::GPU) of one engine, on an OpenCLDevice
+// (the device, context, in-order queue, program and tuned sizes) of its
+// own or shared with the other engines of a MaceContext (opencl_device.h); tensors in CL_RGBA 2D images (GPU_IMAGE, the layouts of
 // image_layout.h) or buffers (GPU_BUFFER); one program holding every
 // embedded kernel, built at Init or loaded from the program cache file.
 //
@@ -17,6 +18,7 @@
 
 #include "mace/core/runtime.h"
 #include "mace/runtimes/opencl/image_layout.h"
+#include "mace/runtimes/opencl/opencl_device.h"
 #include "mace/runtimes/opencl/opencl_api.h"
 #include "mace/runtimes/opencl/program_cache.h"
 #include "mace/runtimes/opencl/tuning.h"
@@ -24,73 +26,20 @@
 namespace mace {
 namespace opencl {
 
-struct OpenCLOptions {
-  // Take a non-GPU device (a CPU OpenCL implementation such as PoCL) when
-  // the system has no GPU device.
-  bool allow_any_device = false;
-  // Images in CL_HALF_FLOAT (else CL_FLOAT).
-  bool half_storage = true;
-  // The compiled-program cache file; empty: build from source every time.
-  std::string cache_file;
-  // Precompiled program files shipped with the app (the cache file's
-  // format), tried in order before the cache file; read, never written.
-  std::vector<std::string> binary_files;
-  // Tuned local work sizes, read at Init when valid for this device.
-  std::string parameter_file;
-  // Time candidate local sizes for each launch not in the parameter file
-  // and write the file after runs that tuned something.
-  bool tune = false;
-  // Profiling events for every launch: per-op device times.
-  bool profiling = false;
-  GPUPerfHint perf_hint = GPUPerfHint::PERF_DEFAULT;
-  GPUPriorityHint priority_hint = GPUPriorityHint::PRIORITY_DEFAULT;
-  // Where to look for libOpenCL.so; empty: DefaultOpenCLLibraryPaths().
-  std::vector<std::string> library_paths;
-  // limit_opencl_kernel_time: split long kernels into pieces of about 1 ms
-  // each, enqueued one after another, so that a phone's UI keeps getting
-  // the GPU between them.
-  bool limit_kernel_time = false;
-  // Multiply-adds the device does in a millisecond, which sizes the pieces.
-  // 0: MACE_OPENCL_WORK_PER_MS from the environment, else
-  // kDefaultWorkPerMs (a mid-range phone GPU).
-  double work_per_ms = 0;
-  // Winograd for 3x3 stride-1 convolutions: "auto" (the channel rule of
-  // conv_2d_opencl.cc), "on" (every eligible one) or "off"; empty:
-  // MACE_OPENCL_WINOGRAD from the environment, else "auto".
-  std::string winograd;
-};
-
-// About 50 GMAC/s: what a mid-range mobile GPU sustains on convolutions.
-constexpr double kDefaultWorkPerMs = 5e7;
-
 // Kernel launches by every runtime of the process so far (one per piece of
 // a split kernel); tests compare it before and after a run.
 int64_t KernelEnqueueCount();
 
-// What the runtime runs on, as the driver names it.
-struct OpenCLDeviceInfo {
-  std::string platform;
-  std::string device;
-  std::string driver;       // CL_DRIVER_VERSION
-  std::string version;      // CL_DEVICE_VERSION
-  std::string extensions;
-  bool is_gpu = false;
-  int64_t max_image_width = 0;
-  int64_t max_image_height = 0;
-  int64_t max_work_group_size = 0;
-};
-
-// How the program was obtained at Init.
-enum class ProgramOrigin { kNone, kBuiltFromSource, kLoadedFromCache, kLoadedFromBinaryFile };
-
 class OpenCLRuntime : public Runtime {
  public:
-  explicit OpenCLRuntime(OpenCLOptions options);
+  // `shared`: the device state of the engine's MaceContext (made for
+  // DeviceSettingsKey(options)); null: one of its own.
+  explicit OpenCLRuntime(OpenCLOptions options, std::shared_ptr<OpenCLDevice> shared = nullptr);
   ~OpenCLRuntime() override;
 
   DeviceType device_type() const override { return DeviceType::GPU; }
   std::string name() const override { return "GPU"; }
-  // Loads the library, picks the device, creates the queue and the program.
+  // Initializes the device state (once for all engines sharing it).
   MaceStatus Init() override;
   MemoryType default_memory_type() const override { return MemoryType::GPU_IMAGE; }
   MaceStatus Allocate(const MemoryExtent& extent, std::unique_ptr<Memory>* memory) override;
@@ -116,7 +65,7 @@ class OpenCLRuntime : public Runtime {
   const OpenCLApi& api() const { return *api_; }
   cl_context context() const { return context_; }
   cl_command_queue queue() const { return queue_; }
-  const OpenCLDeviceInfo& device_info() const { return info_; }
+  const OpenCLDeviceInfo& device_info() const { return shared_->info(); }
   bool half_storage() const { return half_storage_; }
   int pixel_bytes() const { return half_storage_ ? 8 : 16; }
   // Checks that a width x height image fits the device; `what` names it.
@@ -157,31 +106,28 @@ class OpenCLRuntime : public Runtime {
                           const std::string& name, std::unique_ptr<Memory>* image);
 
   // The build options the program was built with.
-  const std::string& build_options() const { return build_options_; }
+  const std::string& build_options() const { return shared_->build_options(); }
   // What a program cache file must match on this device.
-  const ProgramCacheKey& program_key() const { return program_key_; }
-  ProgramOrigin program_origin() const { return program_origin_; }
+  const ProgramCacheKey& program_key() const { return shared_->program_key(); }
+  ProgramOrigin program_origin() const { return shared_->program_origin(); }
   // The warning the cache file gave at Init (empty when none).
-  const std::string& cache_warning() const { return cache_warning_; }
+  const std::string& cache_warning() const { return shared_->cache_warning(); }
   // The binary file the program came from (kLoadedFromBinaryFile).
-  const std::string& binary_file_used() const { return binary_file_used_; }
-  // Local sizes known for launches (loaded or tuned), and the warning the
-  // parameter file gave (empty when none).
-  const TunedParameters& tuned_parameters() const { return tuned_; }
-  const std::string& parameter_warning() const { return parameter_warning_; }
-  // Launches that ran with a loaded or tuned local size.
+  const std::string& binary_file_used() const { return shared_->binary_file_used(); }
+  // Local sizes known for launches (loaded or tuned, by every engine of
+  // the device state), and the warning the parameter file gave.
+  TunedParameters tuned_parameters() const { return shared_->tuned_parameters(); }
+  const std::string& parameter_warning() const { return shared_->parameter_warning(); }
+  // Launches of this engine that ran with a loaded or tuned local size.
   int64_t tuned_launches() const { return tuned_launches_; }
   // The hints the device could not take ("perf", "priority").
-  const std::vector<std::string>& unsupported_hints() const { return unsupported_hints_; }
+  const std::vector<std::string>& unsupported_hints() const {
+    return shared_->unsupported_hints();
+  }
+  // The device state this runtime stands on.
+  const OpenCLDevice& shared_device() const { return *shared_; }
 
  private:
-  MaceStatus ChooseDevice();
-  MaceStatus CreateContextAndQueue();
-  MaceStatus CreateProgram();
-  // Builds program_ from a binary; false with the driver's reason in `why`.
-  bool LoadBinary(const std::string& binary, std::string* why);
-  void LoadTunedParameters();
-  MaceStatus SaveTunedParameters();
   MaceStatus Tune(cl_kernel kernel, const std::string& name, int64_t width, int64_t height,
                   int64_t limit, LocalSize* best);
   // One launch; its event when `event` is set (profiling queue only).
@@ -189,36 +135,23 @@ class OpenCLRuntime : public Runtime {
                 cl_event* event);
   // START to END of a finished event, in nanoseconds.
   MaceStatus EventNanos(cl_event event, cl_ulong* nanos) const;
-  MaceStatus BuildFromSource(const std::string& source);
-  void CacheWarning(const std::string& message);
   MaceStatus Check(cl_int error, const std::string& what) const;
   // Uploads `pixels` (RGBA floats, width * height of them) into `image`.
   MaceStatus UploadPixels(const std::vector<float>& pixels, int64_t width, int64_t height,
                           Memory* image);
 
   OpenCLOptions options_;
+  std::shared_ptr<OpenCLDevice> shared_;
+  // The shared state's handles, copied at Init.
   const OpenCLApi* api_ = nullptr;
-  OpenCLApi own_api_;
-  cl_platform_id platform_ = nullptr;
   cl_device_id device_ = nullptr;
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
   cl_program program_ = nullptr;
-  OpenCLDeviceInfo info_;
-  bool half_storage_ = true;
-  std::string build_options_;
-  ProgramCacheKey program_key_;
-  ProgramOrigin program_origin_ = ProgramOrigin::kNone;
-  std::string cache_warning_;
-  std::string binary_file_used_;
-  TunedParameters tuned_;
-  ProgramCacheKey tuning_key_;
-  bool tuned_changed_ = false;
-  std::string parameter_warning_;
-  int64_t tuned_launches_ = 0;
   bool profiling_queue_ = false;
+  bool half_storage_ = true;
+  int64_t tuned_launches_ = 0;
   std::vector<cl_event> events_;  // launches of the current op (profiling)
-  std::vector<std::string> unsupported_hints_;
   cl_mem staging_ = nullptr;
   int64_t staging_bytes_ = 0;
   int64_t weight_bytes_ = 0;
