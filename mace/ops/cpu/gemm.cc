@@ -222,8 +222,14 @@ void PackedPanels::Pack(const float* src, int64_t rows, int64_t depth, int64_t s
   rows_ = rows;
   depth_ = depth;
   width_ = width;
-  // PackPanels writes every float, the padding rows too.
-  storage_.AllocateUnfilled(RoundUp(rows, width) * depth, arena);
+  // PackPanels writes every float, the padding rows too. Storage of its
+  // own that already has the size is kept: an operand packed on every run
+  // (attention's K and V, 4.6 MiB a layer in Whisper-tiny) would otherwise
+  // map and fault in fresh pages each time.
+  const int64_t floats = RoundUp(rows, width) * depth;
+  const bool keep = arena == nullptr && storage_.data() != nullptr && !storage_.in_arena() &&
+                    storage_.size() == floats;
+  if (!keep) storage_.AllocateUnfilled(floats, arena);
   PackPanels(src, rows, depth, stride, depth_stride, width, storage_.data());
 }
 

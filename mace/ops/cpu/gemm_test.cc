@@ -764,6 +764,35 @@ TEST(GemmTest, PackPanelsAdjacentRows) {
   }
 }
 
+// PackedPanels packed again (attention's K and V, every run): the same size
+// keeps its storage, another size takes new storage, and the panels hold
+// the latest source either way.
+TEST(GemmTest, PackedPanelsRepack) {
+  PackedPanels packed;
+  const float* first_storage = nullptr;
+  // (rows, depth): the same size twice, then more and fewer floats.
+  const int64_t shapes[][2] = {{37, 20}, {37, 20}, {70, 20}, {5, 3}};
+  uint32_t seed = 31;
+  for (const auto& shape : shapes) {
+    const int64_t rows = shape[0], depth = shape[1];
+    const std::vector<float> src = RandomFloats(rows * depth, seed++);
+    packed.Pack(src.data(), rows, depth, depth, 1, 16);
+    if (first_storage == nullptr) first_storage = packed.Panel(0);
+    if (rows == 37) {
+      EXPECT_EQ(packed.Panel(0), first_storage) << "same size, same storage";
+    }
+    ASSERT_EQ(packed.rows(), rows);
+    ASSERT_EQ(packed.depth(), depth);
+    for (int64_t row = 0; row < (rows + 15) / 16 * 16; ++row) {
+      for (int64_t d = 0; d < depth; ++d) {
+        const float want = row < rows ? src[row * depth + d] : 0.f;
+        ASSERT_EQ(packed.Panel(row / 16)[d * 16 + row % 16], want)
+            << "rows " << rows << " depth " << depth << " row " << row << " d " << d;
+      }
+    }
+  }
+}
+
 // m == 1 against a packed B, and n == 1 against a packed A, take the
 // matrix-vector path; depths around its steps of 4 (and none whole).
 TEST(GemmTest, MatrixVector) {
