@@ -189,6 +189,7 @@ void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, i
     return;
   }
   if (depth_stride == 1) {
+    if (PackContiguousDepthPanels(src, rows, depth, stride, width, dst)) return;
     // Rows stored one after another (a weight matrix as B^T): a panel is
     // written in order, reading the panel's rows side by side. Row by row,
     // each store went to another line of the panel (a 1000 x 1280
