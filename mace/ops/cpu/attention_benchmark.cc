@@ -14,9 +14,9 @@
 
 #include "benchmark/benchmark.h"
 #include "mace/ops/cpu/benchmark_util.h"
-#include "mace/runtimes/cpu/cpu_runtime.h"
 #include "mace/ops/registry.h"
 #include "mace/ops/testing/op_tester.h"
+#include "mace/runtimes/cpu/cpu_runtime.h"
 
 namespace mace {
 namespace ops {

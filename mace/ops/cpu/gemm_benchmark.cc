@@ -132,9 +132,9 @@ void BM_SgemmFc(benchmark::State& state, KernelIsa isa) {
 template <int kThreads>
 void FcShapes(benchmark::internal::Benchmark* bench) {
   const int shapes[][3] = {
-      {128, 384, 384},  {128, 1536, 384},  {128, 384, 1536}, {197, 192, 192}, {197, 576, 192},
-      {197, 768, 192},  {197, 192, 768},   {1500, 384, 384}, {1500, 1536, 384},
-      {1500, 384, 1536}, {50, 384, 384},
+      {128, 384, 384},   {128, 1536, 384},  {128, 384, 1536}, {197, 192, 192},
+      {197, 576, 192},   {197, 768, 192},   {197, 192, 768},  {1500, 384, 384},
+      {1500, 1536, 384}, {1500, 384, 1536}, {50, 384, 384},
   };
   for (const auto& shape : shapes) bench->Args({shape[0], shape[1], shape[2], kThreads});
   if (kThreads > 1) bench->UseRealTime();
