@@ -50,10 +50,6 @@ GemmRunMicroKernel GemmRunKernel(const KernelTable& table) {
 
 int64_t GemmPortScratchFloats(const KernelTable&, int64_t, int64_t, int64_t) { return 0; }
 
-bool PackContiguousDepthPanels(const float*, int64_t, int64_t, int64_t, int, float*) {
-  return false;
-}
-
 PanelDotKernel GemmPanelDot(const KernelTable& table, int) { return table.panel_dot; }
 
 bool PackAdjacentPanels(const float* src, int64_t rows, int64_t depth, int64_t depth_stride,

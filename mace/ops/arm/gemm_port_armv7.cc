@@ -48,10 +48,6 @@ int64_t GemmPortScratchFloats(const KernelTable& table, int64_t m, int64_t n, in
 
 // armv7 NEON: the assembly for its 6- and 8-wide panels (the portable
 // loop took about 60 instructions per 4 depths of a panel).
-bool PackContiguousDepthPanels(const float*, int64_t, int64_t, int64_t, int, float*) {
-  return false;
-}
-
 PanelDotKernel GemmPanelDot(const KernelTable& table, int width) {
   if (table.isa == KernelIsa::kNeon && (width == 6 || width == 8)) return arm::Armv7PanelDot;
   return table.panel_dot;

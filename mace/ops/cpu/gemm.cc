@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "mace/ops/cpu/gemm_block.h"
+#include "mace/ops/cpu/gemm_pack_panels.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {

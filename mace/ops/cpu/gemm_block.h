@@ -45,11 +45,6 @@ int64_t GemmPortScratchFloats(const KernelTable& table, int64_t m, int64_t n, in
 // false (nothing written) where it has none for `width`.
 bool PackAdjacentPanels(const float* src, int64_t rows, int64_t depth, int64_t depth_stride,
                         int width, float* dst);
-// PackPanels for rows `stride` apart with their depth contiguous
-// (depth_stride 1: a row-major A, a weight as B^T) in the port's own way;
-// false (nothing written) where it has none for `width`.
-bool PackContiguousDepthPanels(const float* src, int64_t rows, int64_t depth, int64_t stride,
-                               int width, float* dst);
 // The kernel for panels of `width` that PanelsTimesVector runs:
 // table.panel_dot or one of the port's.
 PanelDotKernel GemmPanelDot(const KernelTable& table, int width);

@@ -1,6 +1,6 @@
-// The GEMM driver's port for builds without one of their own: the plain
-// walk, blocks of the table's kc and no packing or panel kernels beyond
-// the table's.
+// The GEMM driver's port for builds without one of their own (x86-64 and
+// others): the plain walk, blocks of the table's kc and no packing or
+// panel kernels beyond the table's.
 #include "mace/ops/cpu/gemm_block.h"
 
 namespace mace {
@@ -15,10 +15,6 @@ int64_t GemmColumnSlack(const KernelTable&) { return 0; }
 int64_t GemmPortScratchFloats(const KernelTable&, int64_t, int64_t, int64_t) { return 0; }
 
 bool PackAdjacentPanels(const float*, int64_t, int64_t, int64_t, int, float*) { return false; }
-
-bool PackContiguousDepthPanels(const float*, int64_t, int64_t, int64_t, int, float*) {
-  return false;
-}
 
 PanelDotKernel GemmPanelDot(const KernelTable& table, int) { return table.panel_dot; }
 

@@ -1,17 +1,13 @@
-// The GEMM driver's port on x86-64: the plain walk and blocks of the
-// table's kc, with panels of a depth-contiguous operand packed by SSE 4x4
-// transposes.
-//
-// That operand is FullyConnected's input (A, rows of in_features) packed on
-// every call, and a weight packed as B^T at Prepare. Element by element,
-// each of a panel's values is its own load and store: that was 11.6 % of
-// the time of BM_SgemmFc on transformer shapes (AVX-512, 8-row panels).
-// Built with baseline flags, so SSE2 only.
+// GEMM panels from a depth-contiguous operand on x86-64, by SSE 4x4
+// transposes (gemm_pack_panels.h). Element by element, each of a panel's
+// values was its own load and store: that was 11.6 % of the time of
+// BM_SgemmFc on transformer shapes (AVX-512, 8-row panels). Built with
+// baseline flags, so SSE2 only.
 #include <xmmintrin.h>
 
 #include <algorithm>
 
-#include "mace/ops/cpu/gemm_block.h"
+#include "mace/ops/cpu/gemm_pack_panels.h"
 
 namespace mace {
 namespace ops {
@@ -45,16 +41,6 @@ void PackFullPanel(const float* src, int64_t depth, int64_t stride, int width, f
 
 }  // namespace
 
-int64_t GemmReductionDepth(const KernelTable& t, int64_t k) { return k <= t.kc ? k : t.kc; }
-
-GemmRunMicroKernel GemmRunKernel(const KernelTable& table) { return table.gemm_run; }
-
-int64_t GemmColumnSlack(const KernelTable&) { return 0; }
-
-int64_t GemmPortScratchFloats(const KernelTable&, int64_t, int64_t, int64_t) { return 0; }
-
-bool PackAdjacentPanels(const float*, int64_t, int64_t, int64_t, int, float*) { return false; }
-
 // Widths of whole groups of four (the AVX-512 table's 8-row A panels and
 // 32-column B panels, AVX2's 16-column ones); a last partial panel is
 // copied value by value and zero-padded.
@@ -74,13 +60,6 @@ bool PackContiguousDepthPanels(const float* src, int64_t rows, int64_t depth, in
     std::fill(out + valid, out + width, 0.f);
   }
   return true;
-}
-
-PanelDotKernel GemmPanelDot(const KernelTable& table, int) { return table.panel_dot; }
-
-void GemmBlock(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
-               float* scratch) {
-  gemm_block::GemmBlockWalk<gemm_block::PlainGemmPort>(call, m0, m1, n0, n1, scratch);
 }
 
 }  // namespace ops
