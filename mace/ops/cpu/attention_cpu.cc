@@ -2,8 +2,8 @@
 // once, then the work is split into (batch, head, block of query rows)
 // pieces over the thread pool, so only one block of scores per thread
 // ([rows, Sk], about kBlockFloats) is ever held. Each piece runs
-//   scores = Q_block K^T          on the packed GEMM (gemm.h),
-//   scale and mask, row by row,
+//   scores = (scale Q_block) K^T  on the packed GEMM (gemm.h),
+//   the mask, row by row,
 //   the transformer family's softmax (transformer_kernels.h),
 //   out_block = scores V          on the GEMM, written in place,
 // reading Q, K, V and writing the output through their layouts' strides.
@@ -59,7 +59,7 @@ class AttentionCpu final : public AttentionBase {
     const int64_t gemm = std::max(
         GemmScratchFloatsPerThread(*table_, rows, p.kv_len, p.depth, GemmOperand(), packed),
         GemmScratchFloatsPerThread(*table_, rows, p.v_depth, p.kv_len, GemmOperand(), packed));
-    thread_floats_ = gemm + rows * p.kv_len;
+    thread_floats_ = gemm + rows * p.kv_len + rows * p.depth;
     packed_k_.resize(p.batch * p.heads);
     packed_v_.resize(p.batch * p.heads);
     return scratch_.Reserve(context, NumThreads(ContextPool(context)) * thread_floats_ * 4);
@@ -107,21 +107,31 @@ class AttentionCpu final : public AttentionBase {
     const int64_t rows = std::min(block_rows_, p.q_len - row0);
     const int64_t n = p.kv_len;
     float* scores = scratch;
-    float* gemm_scratch = scratch + block_rows_ * n;
+    float* scaled_q = scores + block_rows_ * n;
+    float* gemm_scratch = scaled_q + block_rows_ * p.depth;
+    // The scale goes into the block's rows x depth queries rather than its
+    // rows x Sk scores: one pass over the scores fewer (Whisper's 1500-long
+    // rows are most of its attention time outside the GEMMs).
+    const float* q_rows = q + b * p.q.batch + h * p.q.head + row0 * p.q.row;
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t d = 0; d < p.depth; ++d) {
+        scaled_q[i * p.depth + d] = q_rows[i * p.q.row + d * p.q.column] * p.scale;
+      }
+    }
     GemmOperand qa, kb, pa, vb;
-    qa.data = q + b * p.q.batch + h * p.q.head + row0 * p.q.row;
-    qa.stride = p.q.row;
-    qa.depth_stride = p.q.column;
+    qa.data = scaled_q;
+    qa.stride = p.depth;
+    qa.depth_stride = 1;
     kb.packed = &packed_k_[b * p.heads + h];
     Gemm(*table_, rows, n, p.depth, qa, kb, scores, n, TileEpilogue(), nullptr, gemm_scratch);
     const float none = -std::numeric_limits<float>::infinity();
     for (int64_t i = 0; i < rows; ++i) {
       float* s = scores + i * n;
       const float* m = mask + b * p.mask.batch + h * p.mask.head + (row0 + i) * p.mask.row;
-      ScaleAndMask(s, m, n);
-      float top = none;
-      for (int64_t j = 0; j < n; ++j) top = std::max(top, s[j]);
-      if (top == none) {
+      ApplyMask(s, m, n);
+      // A row is fully masked when no score is above -inf (a NaN is not);
+      // the search stops at the first, which is nearly always s[0].
+      if (std::none_of(s, s + n, [none](float x) { return x > none; })) {
         std::fill(s, s + n, 0.f);  // every position masked: a zero row
       } else {
         softmax_(s, 1, n, false, s);
@@ -136,24 +146,22 @@ class AttentionCpu final : public AttentionBase {
          nullptr, gemm_scratch);
   }
 
-  // s[j] = s[j] * scale with the mask row `m` (mask columns p.mask.column
-  // apart) applied.
-  void ScaleAndMask(float* s, const float* m, int64_t n) const {
+  // The mask row `m` (mask columns p.mask.column apart) applied to the
+  // already scaled scores s.
+  void ApplyMask(float* s, const float* m, int64_t n) const {
     const ref::AttentionParams& p = params();
-    const float scale = p.scale;
     const int64_t step = p.mask.column;
     switch (p.mask_kind) {
       case ref::AttentionMask::NONE:
-        for (int64_t j = 0; j < n; ++j) s[j] *= scale;
         break;
       case ref::AttentionMask::ADD:
-        for (int64_t j = 0; j < n; ++j) s[j] = s[j] * scale + m[j * step];
+        for (int64_t j = 0; j < n; ++j) s[j] += m[j * step];
         break;
       case ref::AttentionMask::KEEP_NONZERO:
-        for (int64_t j = 0; j < n; ++j) s[j] = m[j * step] != 0.f ? s[j] * scale : p.fill;
+        for (int64_t j = 0; j < n; ++j) s[j] = m[j * step] != 0.f ? s[j] : p.fill;
         break;
       case ref::AttentionMask::KEEP_ZERO:
-        for (int64_t j = 0; j < n; ++j) s[j] = m[j * step] == 0.f ? s[j] * scale : p.fill;
+        for (int64_t j = 0; j < n; ++j) s[j] = m[j * step] == 0.f ? s[j] : p.fill;
         break;
     }
   }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "mace/ops/cpu/gemm_block.h"
+#include "mace/ops/cpu/gemm_pack_panels.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
@@ -189,6 +190,7 @@ void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, i
     return;
   }
   if (depth_stride == 1) {
+    if (PackContiguousDepthPanels(src, rows, depth, stride, width, dst)) return;
     // Rows stored one after another (a weight matrix as B^T): a panel is
     // written in order, reading the panel's rows side by side. Row by row,
     // each store went to another line of the panel (a 1000 x 1280
@@ -222,8 +224,14 @@ void PackedPanels::Pack(const float* src, int64_t rows, int64_t depth, int64_t s
   rows_ = rows;
   depth_ = depth;
   width_ = width;
-  // PackPanels writes every float, the padding rows too.
-  storage_.AllocateUnfilled(RoundUp(rows, width) * depth, arena);
+  // PackPanels writes every float, the padding rows too. Storage of its
+  // own that already has the size is kept: an operand packed on every run
+  // (attention's K and V, 4.6 MiB a layer in Whisper-tiny) would otherwise
+  // map and fault in fresh pages each time.
+  const int64_t floats = RoundUp(rows, width) * depth;
+  const bool keep = arena == nullptr && storage_.data() != nullptr && !storage_.in_arena() &&
+                    storage_.size() == floats;
+  if (!keep) storage_.AllocateUnfilled(floats, arena);
   PackPanels(src, rows, depth, stride, depth_stride, width, storage_.data());
 }
 

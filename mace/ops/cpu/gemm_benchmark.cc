@@ -92,6 +92,54 @@ void BM_Sgemm(benchmark::State& state, KernelIsa isa) { RunSgemm(state, isa, fal
 void BM_Sgemm1x1(benchmark::State& state, KernelIsa isa) { RunSgemm(state, isa, false); }
 void BM_Sgemm1x1ColdWeights(benchmark::State& state, KernelIsa isa) { RunSgemm(state, isa, true); }
 
+// FullyConnected as the op runs it: the activations (m rows of k) are A,
+// packed per call; the weight (n x k) is B, packed once into nr panels.
+void BM_SgemmFc(benchmark::State& state, KernelIsa isa) {
+  const KernelTable* table = TableOrSkip(state, isa);
+  if (table == nullptr) return;
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  auto pool = BenchmarkPool(static_cast<int>(state.range(3)));
+  const AlignedFloats input = AlignedRandomFloats(m * k, 1);
+  const AlignedFloats weight = AlignedRandomFloats(n * k, 2);
+  const AlignedFloats bias = AlignedRandomFloats(n, 3);
+  AlignedFloats c(m * n);
+  PackedPanels packed;
+  packed.Pack(weight.data(), n, k, k, 1, table->nr);
+  GemmOperand lhs, rhs;
+  lhs.data = input.data();
+  lhs.stride = k;
+  lhs.depth_stride = 1;
+  rhs.packed = &packed;
+  ScratchBuffer buffer;
+  float* scratch = ScratchOrSkip(state, &buffer,
+                                 NumThreads(pool.get()) * int64_t{sizeof(float)} *
+                                     GemmScratchFloatsPerThread(*table, m, n, k, lhs, rhs));
+  if (scratch == nullptr) return;
+  TileEpilogue epilogue;
+  epilogue.col_bias = bias.data();
+  for (auto _ : state) {
+    Gemm(*table, m, n, k, lhs, rhs, c.data(), n, epilogue, pool.get(), scratch);
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["FLOP/s"] =
+      benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// {m, n, k, threads}: the transformer encoders' FullyConnected layers (m
+// tokens, k in and n out features): BERT-mini-like (128 tokens, 384 wide,
+// 1536 FFN), ViT-tiny (197 tokens, 192 wide, 768 FFN) and the Whisper-tiny
+// encoder (1500 tokens, 384 wide).
+template <int kThreads>
+void FcShapes(benchmark::internal::Benchmark* bench) {
+  const int shapes[][3] = {
+      {128, 384, 384},   {128, 1536, 384},  {128, 384, 1536}, {197, 192, 192},
+      {197, 576, 192},   {197, 768, 192},   {197, 192, 768},  {1500, 384, 384},
+      {1500, 1536, 384}, {1500, 384, 1536}, {50, 384, 384},
+  };
+  for (const auto& shape : shapes) bench->Args({shape[0], shape[1], shape[2], kThreads});
+  if (kThreads > 1) bench->UseRealTime();
+}
+
 void BM_EigenSgemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -142,6 +190,8 @@ void PointwiseShapes(benchmark::internal::Benchmark* bench) {
   for (auto* bench : RegisterPerIsa("BM_Sgemm1x1ColdWeights", BM_Sgemm1x1ColdWeights)) {
     bench->Apply(PointwiseShapes);
   }
+  for (auto* bench : RegisterPerIsa("BM_SgemmFc", BM_SgemmFc)) bench->Apply(FcShapes<1>);
+  for (auto* bench : RegisterPerIsa("BM_SgemmFc", BM_SgemmFc)) bench->Apply(FcShapes<2>);
   return true;
 }();
 

@@ -701,13 +701,17 @@ TEST(GemmTest, UpperClampOnBiasedRuns) {
   }
 }
 
-// PackPanels on rows `stride` apart (a weight matrix packed as B^T), with
-// the depth contiguous (the fast path) or `depth_stride` apart: full panels,
-// a zero-padded last one, every float written (the output starts as NaN).
+// PackPanels on rows `stride` apart (a weight matrix packed as B^T, a
+// row-major A), with the depth contiguous (the fast path; on x86-64 4x4
+// transposes for widths of whole groups of four, 6 value by value) or
+// `depth_stride` apart: full panels, a zero-padded last one, depths below,
+// at and past steps of four, every float written (the output starts as
+// NaN).
 TEST(GemmTest, PackPanelsStridedRows) {
-  for (int width : {8, 16, 32}) {
-    for (int64_t rows : {int64_t{1}, int64_t{width} + 1, int64_t{2} * width}) {
-      for (int64_t depth : {1, 5, 33}) {
+  for (int width : {6, 8, 12, 16, 32}) {
+    for (int64_t rows : {int64_t{1}, int64_t{width} - 1, int64_t{width} + 1, int64_t{2} * width,
+                         int64_t{3} * width + 5}) {
+      for (int64_t depth : {1, 3, 4, 5, 8, 33}) {
         for (int64_t depth_stride : {1, 2}) {
           const int64_t stride = depth * depth_stride + 3;
           const std::vector<float> src = RandomFloats(rows * stride, 22);
@@ -759,6 +763,35 @@ TEST(GemmTest, PackPanelsAdjacentRows) {
             }
           }
         }
+      }
+    }
+  }
+}
+
+// PackedPanels packed again (attention's K and V, every run): the same size
+// keeps its storage, another size takes new storage, and the panels hold
+// the latest source either way.
+TEST(GemmTest, PackedPanelsRepack) {
+  PackedPanels packed;
+  const float* first_storage = nullptr;
+  // (rows, depth): the same size twice, then more and fewer floats.
+  const int64_t shapes[][2] = {{37, 20}, {37, 20}, {70, 20}, {5, 3}};
+  uint32_t seed = 31;
+  for (const auto& shape : shapes) {
+    const int64_t rows = shape[0], depth = shape[1];
+    const std::vector<float> src = RandomFloats(rows * depth, seed++);
+    packed.Pack(src.data(), rows, depth, depth, 1, 16);
+    if (first_storage == nullptr) first_storage = packed.Panel(0);
+    if (rows == 37) {
+      EXPECT_EQ(packed.Panel(0), first_storage) << "same size, same storage";
+    }
+    ASSERT_EQ(packed.rows(), rows);
+    ASSERT_EQ(packed.depth(), depth);
+    for (int64_t row = 0; row < (rows + 15) / 16 * 16; ++row) {
+      for (int64_t d = 0; d < depth; ++d) {
+        const float want = row < rows ? src[row * depth + d] : 0.f;
+        ASSERT_EQ(packed.Panel(row / 16)[d * 16 + row % 16], want)
+            << "rows " << rows << " depth " << depth << " row " << row << " d " << d;
       }
     }
   }
