@@ -638,6 +638,177 @@ public class MaceEngineTest {
     }
   }
 
+  // ---- Shared context, cancellation and timeouts --------------------------
+
+  /** The "arena_bytes" field of an engine's memory report. */
+  private static long arenaBytes(MaceEngine e) {
+    String json = e.getMemoryReportJson();
+    String key = "\"arena_bytes\": ";
+    int at = json.indexOf(key);
+    assertTrue(json, at >= 0);
+    int end = at + key.length();
+    while (end < json.length() && Character.isDigit(json.charAt(end))) ++end;
+    return Long.parseLong(json.substring(at + key.length(), end));
+  }
+
+  private MaceEngine.Config inContext(MaceContext context, int group) {
+    return new MaceEngine.Config().setContext(context).setSequentialGroup(group);
+  }
+
+  @Test
+  public void contextSharesThreadsAndArena() {
+    long alone = arenaBytes(engine);
+    assertTrue(alone > 0);
+    try (MaceContext context = new MaceContext(2, MaceEngine.CpuAffinity.NONE)) {
+      assertEquals(2, context.getThreads());
+      try (MaceEngine a = MaceEngine.create(graph, weights, inContext(context, 0));
+           MaceEngine b = MaceEngine.create(graph, weights, inContext(context, 0))) {
+        // One sequential group: one region, as large as the larger plan.
+        long shared = context.getArenaBytes();
+        assertTrue(shared + " < " + alone, shared >= alone);
+        assertTrue(shared + " > 1.05 x " + alone, shared <= alone + alone / 20);
+        float[] other = randomInput(new Random(6));
+        a.run(Collections.singletonMap("x", x));
+        b.run(Collections.singletonMap("x", other));
+        assertOutputs(a, x);
+        assertOutputs(b, other);
+        // Bit for bit what an engine with a pool of its own computes.
+        engine.run(Collections.singletonMap("x", x));
+        assertTrue(Arrays.equals(engine.getOutputFloats("y"), a.getOutputFloats("y")));
+        try (MaceEngine c = MaceEngine.create(graph, weights, inContext(context, -1))) {
+          // An engine outside the group gets a region of its own.
+          assertTrue(context.getArenaBytes() >= shared + alone);
+          c.run(Collections.singletonMap("x", x));
+          assertOutputs(c, x);
+        }
+        // The plan shrinks again when that engine leaves.
+        assertEquals(shared, context.getArenaBytes());
+      }
+    }
+  }
+
+  @Test
+  public void enginesOutliveTheirContextObject() {
+    MaceContext context = new MaceContext(1, MaceEngine.CpuAffinity.NONE);
+    MaceEngine.Config config = inContext(context, 0);
+    try (MaceEngine shared = MaceEngine.create(graph, weights, config)) {
+      context.close();
+      shared.run(Collections.singletonMap("x", x));
+      assertOutputs(shared, x);
+      assertFails(MaceException.Status.INVALID_ARGS, "the context is closed",
+          () -> MaceEngine.create(graph, weights, config));
+      assertFails(MaceException.Status.INVALID_ARGS, "the context is closed",
+          context::getThreads);
+    }
+  }
+
+  /**
+   * Two app threads drive two engines of one sequential group: each run
+   * either gives the right outputs or is refused because the other engine
+   * is running, never a wrong result.
+   */
+  @Test
+  public void sequentialGroupRunsOneEngineAtATime() throws Exception {
+    try (MaceContext context = new MaceContext(1, MaceEngine.CpuAffinity.NONE);
+         MaceEngine a = MaceEngine.create(graph, weights, inContext(context, 0));
+         MaceEngine b = MaceEngine.create(graph, weights, inContext(context, 0))) {
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      List<Future<int[]>> results = new ArrayList<>();
+      MaceEngine[] engines = {a, b};
+      for (int t = 0; t < 2; ++t) {
+        final MaceEngine mine = engines[t];
+        final int seed = 300 + t;
+        results.add(pool.submit(() -> {
+          Random random = new Random(seed);
+          int[] counts = new int[2];  // runs, refusals
+          for (int i = 0; i < 200; ++i) {
+            float[] in = randomInput(random);
+            try {
+              mine.run(Collections.singletonMap("x", in));
+              assertOutputs(mine, in);
+              ++counts[0];
+            } catch (MaceException e) {
+              assertEquals(e.getMessage(), MaceException.Status.RUNTIME_ERROR, e.getStatus());
+              assertTrue(e.getMessage(), e.getMessage().contains("sequential group 0"));
+              ++counts[1];
+            }
+          }
+          return counts;
+        }));
+      }
+      pool.shutdown();
+      int runs = 0;
+      for (Future<int[]> result : results) runs += result.get()[0];
+      assertTrue("no run succeeded", runs > 0);
+      // Neither engine is left marked as running.
+      a.run(Collections.singletonMap("x", x));
+      assertOutputs(a, x);
+      b.run(Collections.singletonMap("x", x));
+      assertOutputs(b, x);
+    }
+  }
+
+  @Test
+  public void cancelledAndLateRunsThenRightAgain() {
+    try (Cancellation flag = new Cancellation()) {
+      flag.cancel();
+      engine.setInput("x", x, SHAPE);
+      assertFails(MaceException.Status.CANCELLED, "cancelled", () -> engine.run(0, flag));
+      // A stopped run has no outputs to read.
+      expectStatus(MaceException.Status.INVALID_ARGS, "has no value",
+          () -> engine.getOutputFloats("y"));
+      engine.setInput("x", x, SHAPE);
+      assertFails(MaceException.Status.INVALID_ARGS, "", () -> engine.run(-5, null));
+      // One microsecond passes before the first op.
+      engine.setInput("x", x, SHAPE);
+      assertFails(MaceException.Status.DEADLINE_EXCEEDED, "", () -> engine.run(1, null));
+      flag.reset();
+      engine.setInput("x", x, SHAPE);
+      engine.run(60_000_000L, flag);
+      assertOutputs(engine, x);
+    }
+    Cancellation closed = new Cancellation();
+    closed.close();
+    closed.close();
+    engine.setInput("x", x, SHAPE);
+    assertFails(MaceException.Status.INVALID_ARGS, "the cancellation is closed",
+        () -> engine.run(0, closed));
+  }
+
+  /**
+   * A flag set from another thread while runs go on stops the run under
+   * way or the next one; the runs before it are right.
+   */
+  @Test
+  public void cancelFromAnotherThread() throws Exception {
+    try (Cancellation flag = new Cancellation()) {
+      ExecutorService pool = Executors.newSingleThreadExecutor();
+      Future<Integer> runner = pool.submit(() -> {
+        int stopped = 0;
+        long end = System.nanoTime() + 60_000_000_000L;
+        while (stopped == 0 && System.nanoTime() < end) {
+          engine.setInput("x", x, SHAPE);
+          try {
+            engine.run(0, flag);
+            assertOutputs(engine, x);
+          } catch (MaceException e) {
+            assertEquals(e.getMessage(), MaceException.Status.CANCELLED, e.getStatus());
+            ++stopped;
+          }
+        }
+        return stopped;
+      });
+      Thread.sleep(5);
+      flag.cancel();
+      pool.shutdown();
+      assertEquals(Integer.valueOf(1), runner.get());
+      flag.reset();
+      engine.setInput("x", x, SHAPE);
+      engine.run(0, flag);
+      assertOutputs(engine, x);
+    }
+  }
+
   private static void expectStatus(MaceException.Status status, String words, Runnable call) {
     try {
       call.run();
