@@ -19,10 +19,15 @@ MaceStatus FullyConnectedBase::Init() {
 }
 
 MaceStatus FullyConnectedBase::InferShapes() {
-  const Tensor* input = Input(0);
-  const Tensor* weight = Input(1);
   MACE_RETURN_IF_ERROR(kernel_dtype() == DT_UINT8 ? CheckQuantizedInputTypes(*this)
                                                   : CheckInputsTypeAndShape(*this, DT_FLOAT));
+  MACE_RETURN_IF_ERROR(InferInputWeightShapes());
+  return CheckBias(*this, params_.out_features);
+}
+
+MaceStatus FullyConnectedBase::InferInputWeightShapes() {
+  const Tensor* input = Input(0);
+  const Tensor* weight = Input(1);
   OP_CHECK(input->dim_size() == 2 || input->dim_size() == 4, "input has shape ",
            ShapeToString(input->shape()), " but needs rank 2 [N, K] or 4 [N, C, H, W]");
   OP_CHECK(weight->dim_size() == 2, "weight has shape ", ShapeToString(weight->shape()),
@@ -33,7 +38,6 @@ MaceStatus FullyConnectedBase::InferShapes() {
   OP_CHECK(weight->dim(1) == in_features, "weight has shape ", ShapeToString(weight->shape()),
            " but the input ", ShapeToString(input->shape()), " has ", in_features,
            " features per batch");
-  MACE_RETURN_IF_ERROR(CheckBias(*this, out_features));
   params_.batch = batch;
   params_.in_features = in_features;
   params_.out_features = out_features;

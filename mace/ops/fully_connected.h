@@ -24,7 +24,11 @@ class FullyConnectedBase : public Operation {
   // Checks the inputs' types and shapes, fills params() and sets the
   // output's shape.
   MaceStatus InferShapes();
+  // The shape part of InferShapes (input [N, K] or [N, C, H, W], weight
+  // [O, K]; not the bias), for kin ops whose inputs have other types.
+  MaceStatus InferInputWeightShapes();
   const ref::FullyConnectedParams& params() const { return params_; }
+  ref::FullyConnectedParams* mutable_params() { return &params_; }
   const Tensor* Bias() const { return OptionalBias(*this); }
 
  private:

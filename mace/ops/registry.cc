@@ -27,6 +27,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterDepthToSpace,
       RegisterDepthwiseConv2d,
       RegisterDequantize,
+      RegisterDynamicQuantizedFullyConnected,
       RegisterDropout,
       RegisterEltwise,
       RegisterFullyConnected,

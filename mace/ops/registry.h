@@ -31,6 +31,7 @@ MaceStatus RegisterDeconv3D(OpRegistry* registry);
 MaceStatus RegisterDepthToSpace(OpRegistry* registry);
 MaceStatus RegisterDepthwiseConv2d(OpRegistry* registry);
 MaceStatus RegisterDequantize(OpRegistry* registry);
+MaceStatus RegisterDynamicQuantizedFullyConnected(OpRegistry* registry);
 MaceStatus RegisterDropout(OpRegistry* registry);
 MaceStatus RegisterEltwise(OpRegistry* registry);
 MaceStatus RegisterFullyConnected(OpRegistry* registry);

@@ -53,6 +53,9 @@ class ConvertOptions:
     runtime: str = "cpu"                # cpu | gpu | dsp | cpu+gpu
     data_type: str = "fp32_fp32"        # fp32_fp32 | fp16_fp32 | fp16_fp16 | bf16_fp32
     winograd: int = 0                   # 0 off, else the largest tile (2, 4 or 6)
+    # int8 weights for FullyConnected, activations quantized per row at run
+    # time (transforms/dynamic_quantize.py); CPU, fp32_fp32, not with quantize.
+    dynamic_quantize: bool = False
     obfuscate: bool = False
     model_name: str = "model"
     # uint8 post-training quantization (mace_converter.quantize.graph_pass.

@@ -39,7 +39,7 @@ RANGE_METHODS = ("minmax", "percentile", "kl")
 MODEL_KEYS = ("platform", "model_file_path", "model_sha256_checksum", "weight_file_path",
               "weight_sha256_checksum", "subgraphs", "runtime", "data_type",
               "limit_opencl_kernel_time", "nnlib_graph_mode", "obfuscate",
-              "winograd", "state") + QUANTIZE_KEYS + SUBGRAPH_KEYS
+              "winograd", "dynamic_quantize", "state") + QUANTIZE_KEYS + SUBGRAPH_KEYS
 
 _ALIASES = {"runtime": {"cpu_gpu": "cpu+gpu"}, "data_type": {"fp32": "fp32_fp32"}}
 _DEFAULT_DATA_TYPE = {"cpu": "fp32_fp32", "gpu": "fp16_fp32", "cpu+gpu": "fp16_fp32",
@@ -85,6 +85,7 @@ class ModelConfig:
     nnlib_graph_mode: int = 0
     obfuscate: bool = False
     winograd: int = 0
+    dynamic_quantize: bool = False
     quantize: Optional[QuantizeConfig] = None
     # Whether input_ranges was given: without it, integer inputs take their
     # own defaults (input_values.py) instead of the float -1,1.
@@ -403,6 +404,11 @@ class _Parser:
                                                        f"drop data_type or set it to uint8, "
                                                        f"not {data_type}")
             data_type = "uint8"
+        dynamic_quantize = self.flag(data.get("dynamic_quantize", 0), f"{prefix}.dynamic_quantize")
+        if dynamic_quantize and (runtime != "cpu" or data_type != "fp32_fp32"):
+            raise self.fail(f"{prefix}.dynamic_quantize", "int8 linear layers run on the CPU in "
+                            f"fp32_fp32 models only, not runtime {runtime} with {data_type}"
+                            + (" (quantize: 1)" if quantize is not None else ""))
         return ModelConfig(
             name=name, platform=platform,
             model_file_path=model_file_path, model_sha256_checksum=model_checksum,
@@ -418,6 +424,7 @@ class _Parser:
                                           f"{prefix}.nnlib_graph_mode", (0, 1, 2)),
             obfuscate=self.flag(data.get("obfuscate", 0), f"{prefix}.obfuscate"),
             winograd=self.integer(data.get("winograd", 0), f"{prefix}.winograd", (0, 2, 4, 6)),
+            dynamic_quantize=dynamic_quantize,
             quantize=quantize, input_ranges_given=subgraph[0].get("input_ranges") is not None,
             states=self.states(data.get("state"), f"{prefix}.state", inputs, outputs))
 

@@ -53,7 +53,7 @@ def convert_models(config: DeploymentConfig,
                 platform=model.platform, model_file=model_file, weight_file=weight_file,
                 inputs=copy.deepcopy(model.inputs), outputs=copy.deepcopy(model.outputs),
                 runtime=model.runtime, data_type=model.data_type, winograd=model.winograd,
-                obfuscate=model.obfuscate, model_name=model.name, states=model.states)
+                dynamic_quantize=model.dynamic_quantize, obfuscate=model.obfuscate, model_name=model.name, states=model.states)
             if model.quantize is not None and model.quantize.range_file is not None:
                 _check_range_file(config, model)
             try:

@@ -76,6 +76,7 @@ SPECS: dict[str, OpSpec] = {spec.op_type: spec for spec in (
     OpSpec("Dropout", _INDEX),
     OpSpec("Eltwise", _ELEMENTWISE + "eltwise",
            uint8=Uint8Kernel(activations=None, accepts=u8.eltwise)),
+    OpSpec("DynamicQuantizedFullyConnected", _CONV + "dynamicquantizedfullyconnected"),
     OpSpec("FullyConnected", _CONV + "fullyconnected", uint8=Uint8Kernel(**_CONV_UINT8)),
     OpSpec("GRU", _RECURRENT),
     OpSpec("Gather", _GATHER),

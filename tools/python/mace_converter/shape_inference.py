@@ -206,7 +206,7 @@ def _pooling(op, shapes, graph):
     return [out] * len(op.outputs)
 
 
-@rule("FullyConnected")
+@rule("FullyConnected", "DynamicQuantizedFullyConnected")
 def _fc(op, shapes, graph):
     x, w = shapes[0], shapes[1]
     if len(x) not in (2, 4):

@@ -300,6 +300,39 @@ def _fully_connected(inputs, args, _):
     return [out]
 
 
+def quantize_rows_dynamic(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The engine's run-time uint8 quantization of each row of `x` [N, K]
+    (mace/ops/ref/dynamic_quantized_fully_connected.h): q, scales, zero
+    points, in float32 arithmetic as the engine does it."""
+    x = x.astype(np.float32)
+    low = np.minimum(x.min(axis=1), 0).astype(np.float32)
+    high = np.maximum(x.max(axis=1), 0).astype(np.float32)
+    span = (high - low).astype(np.float32)
+    flat = span == 0
+    scale = np.where(flat, np.float32(1), span / np.float32(255)).astype(np.float32)
+    inverse = (np.float32(1) / scale).astype(np.float32)
+    zero = np.where(flat, 0, np.clip(np.rint(-low * inverse), 0, 255)).astype(np.float32)
+    q = np.clip(np.rint(x * inverse[:, None]) + zero[:, None], 0, 255)
+    q = np.where(flat[:, None], 0, q)
+    return q.astype(np.int64), scale, zero.astype(np.int64)
+
+
+@kernel("DynamicQuantizedFullyConnected")
+def _dynamic_quantized_fully_connected(inputs, args, _):
+    x, w = inputs[0], inputs[1].astype(np.int64)
+    rows = x.reshape(x.shape[0], -1)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        q, scale, zero = quantize_rows_dynamic(rows)
+        sums = ((q - zero[:, None]) @ w.T).astype(np.float32)
+        out = sums * (scale[:, None] * inputs[2].astype(np.float32)[None, :])
+    out = _bias(out.astype(np.float64), inputs[3] if len(inputs) > 3 else None).astype(np.float32)
+    out = activation(out.astype(np.float64), args)
+    out[~np.isfinite(rows).all(axis=1)] = np.nan
+    if x.ndim == 4:
+        out = out.reshape(out.shape + (1, 1))
+    return [out]
+
+
 @kernel("MatMul")
 def _matmul(inputs, args, _):
     a, b = inputs[0].astype(np.float64), inputs[1].astype(np.float64)

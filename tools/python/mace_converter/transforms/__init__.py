@@ -5,6 +5,7 @@ from mace_converter.api import ConvertOptions
 from mace_converter.ir import Graph
 from mace_converter.shape_inference import infer_graph
 from mace_converter.transforms.data_dependent import follow_data_dependent_rows
+from mace_converter.transforms.dynamic_quantize import dynamic_quantize
 from mace_converter.transforms.channel_shuffle import (fold_shuffle_into_readers,
                                                        fuse_channel_shuffle, fuse_shuffle_split)
 from mace_converter.transforms.fold_affine import fold_affine
@@ -40,5 +41,7 @@ def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
         graph.log.append("Reshapes after NonMaxSuppression infer their first dimension")
     infer_graph(graph)
     mark_winograd(graph, options.winograd)
+    if options.dynamic_quantize:
+        dynamic_quantize(graph)
     if options.obfuscate:
         obfuscate(graph)

@@ -111,6 +111,9 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual([s.data_format for s in model.inputs], ["NHWC", "NONE"])
         self.assertEqual([s.value_range for s in model.inputs], [(0.0, 255.0), (-2.0, 2.0)])
         self.assertEqual(model.winograd, 4)
+        self.assertFalse(model.dynamic_quantize)
+        config = self.load(self.changed(lambda d: self.model(d).update(dynamic_quantize=1)))
+        self.assertTrue(config.models["net"].dynamic_quantize)
 
     def test_scalar_and_empty_shapes(self):
         def edit(document):
@@ -246,6 +249,14 @@ class ConfigTest(unittest.TestCase):
              "models.net.winograd: expected one of 0, 2, 4, 6, got 3"),
             (lambda d: self.model(d).update(obfuscate="no"),
              "models.net.obfuscate: expected 0 or 1, got 'no'"),
+            (lambda d: self.model(d).update(dynamic_quantize=2),
+             "models.net.dynamic_quantize: expected 0 or 1, got 2"),
+            (lambda d: self.model(d).update(dynamic_quantize=1, runtime="gpu"),
+             "models.net.dynamic_quantize: int8 linear layers run on the CPU in fp32_fp32 "
+             "models only, not runtime gpu with fp16_fp32"),
+            (lambda d: self.model(d).update(dynamic_quantize=1, data_type="fp16_fp32"),
+             "models.net.dynamic_quantize: int8 linear layers run on the CPU in fp32_fp32 "
+             "models only, not runtime cpu with fp16_fp32"),
             (lambda d: self.model(d).update(subgraphs={"a": 1}),
              "models.net.subgraphs: expected a list with one subgraph"),
             (lambda d: self.model(d)["subgraphs"].append(self.subgraph(d)),

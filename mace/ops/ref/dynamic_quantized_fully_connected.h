@@ -1,0 +1,53 @@
+// Reference DynamicQuantizedFullyConnected: a FullyConnected whose weight is
+// int8 with one scale per output feature (symmetric, zero point 0), and
+// whose input rows are quantized to uint8 on every run, each row with its
+// own scale and zero point (QuantizeRowDynamic):
+//   output[n][o] = activation(s[n] w_scale[o] sum_k (q[n][k] - z[n]) w[o][k]
+//                             + bias[o])
+// The sums are exact integers; every kernel computes the same ones and
+// finishes them with DynamicOutput, so kernels differ from this one only by
+// how the compiler rounds that last float expression.
+#ifndef MACE_OPS_REF_DYNAMIC_QUANTIZED_FULLY_CONNECTED_H_
+#define MACE_OPS_REF_DYNAMIC_QUANTIZED_FULLY_CONNECTED_H_
+
+#include <cstdint>
+
+#include "mace/ops/ref/fully_connected.h"
+
+namespace mace {
+namespace ops {
+namespace ref {
+
+// How one input row was quantized.
+struct DynamicRow {
+  float scale = 1.f;
+  int32_t zero_point = 0;
+  bool finite = true;  // false: the row holds a NaN or an infinity
+};
+
+// Quantizes `count` values to uint8 in `q`: the range [min(0, min x),
+// max(0, max x)] over 255 steps, in float32 arithmetic: s = (high - low) /
+// 255, r = 1 / s, z = round_half_even(-low r), q = clamp(round_half_even(x
+// r) + z, 0, 255). A row of zeros gets s 1, z 0; a row with a NaN or an
+// infinity is not finite and its q are all 0.
+DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q);
+
+// One output from its exact integer sum sum_k (q - z) w, converted to
+// float (from int32 or int64, the same value).
+inline float DynamicOutput(float sum, float row_scale, float weight_scale, float bias) {
+  return sum * (row_scale * weight_scale) + bias;
+}
+
+// input [batch, in_features] float, weight [out_features, in_features]
+// int8, weight_scale [out_features], bias [out_features] or nullptr, output
+// [batch, out_features]. The outputs of a row that is not finite are NaN.
+void DynamicQuantizedFullyConnected(const FullyConnectedParams& params,
+                                    const float* input, const int8_t* weight,
+                                    const float* weight_scale, const float* bias,
+                                    float* output);
+
+}  // namespace ref
+}  // namespace ops
+}  // namespace mace
+
+#endif  // MACE_OPS_REF_DYNAMIC_QUANTIZED_FULLY_CONNECTED_H_
