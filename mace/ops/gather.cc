@@ -30,7 +30,7 @@ int64_t Product(const std::vector<int64_t>& v) {
 }  // namespace
 
 MaceStatus GatherBase::Init() {
-  const int inputs = IsScatter(kind_) ? 3 : 2;
+  const int inputs = IsScatter(kind_) || kind_ == GatherKind::GATHER_DEQUANTIZE ? 3 : 2;
   OP_CHECK(InputSize() == inputs && OutputSize() == 1, "needs ", inputs,
            " inputs and one output, got ", InputSize(), " inputs and ", OutputSize(), " outputs");
   for (int i = 0; i < inputs; ++i) OP_CHECK(Input(i) != nullptr, "input ", i, " is missing");
@@ -58,7 +58,17 @@ MaceStatus GatherBase::Init() {
 MaceStatus GatherBase::InferShapes() {
   const Tensor* data = Input(0);
   const Tensor* indices = Input(1);
-  MACE_RETURN_IF_ERROR(CheckTensor(*this, data, kernel_dtype()));
+  if (kind_ == GatherKind::GATHER_DEQUANTIZE) {
+    MACE_RETURN_IF_ERROR(CheckTensor(*this, data, DT_INT8));
+    OP_CHECK(data->dim_size() == 2, "table has shape ", ShapeToString(data->shape()),
+             " but needs rank 2 [rows, columns]");
+    MACE_RETURN_IF_ERROR(CheckTensor(*this, Input(2), DT_FLOAT));
+    OP_CHECK(Input(2)->dim_size() == 1 && Input(2)->dim(0) == data->dim(0), "row scales have shape ",
+             ShapeToString(Input(2)->shape()), " but need [", data->dim(0), "]");
+    OP_CHECK(axis_ == 0, "takes axis 0 only, got ", axis_);
+  } else {
+    MACE_RETURN_IF_ERROR(CheckTensor(*this, data, kernel_dtype()));
+  }
   OP_CHECK(indices->dtype() == DT_FLOAT || indices->dtype() == DT_INT32, "indices are ",
            DataTypeName(indices->dtype()), " but must be float32 or int32");
   // Indices may be empty (rows a data-dependent op did not find); so is
@@ -77,7 +87,8 @@ MaceStatus GatherBase::InferShapes() {
     axis = static_cast<int>(axis_ < 0 ? axis_ + rank : axis_);
   }
   switch (kind_) {
-    case GatherKind::GATHER: {
+    case GatherKind::GATHER:
+    case GatherKind::GATHER_DEQUANTIZE: {
       gather_.outer = Product(Sub(ds, 0, axis));
       gather_.axis_size = ds[axis];
       gather_.inner = Product(Sub(ds, axis + 1, rank));
@@ -155,6 +166,7 @@ MaceStatus GatherBase::InferShapes() {
 int64_t GatherBase::Bound(int64_t i) const {
   switch (kind_) {
     case GatherKind::GATHER:
+    case GatherKind::GATHER_DEQUANTIZE:
       return gather_.axis_size;
     case GatherKind::GATHER_ELEMENTS:
     case GatherKind::SCATTER_ELEMENTS:
@@ -185,6 +197,8 @@ MaceStatus GatherBase::ReadIndices(std::vector<int64_t>* out) const {
 
 MaceStatus RegisterGather(OpRegistry* registry) {
   MACE_RETURN_IF_ERROR(registry->Register("Gather", DeviceType::CPU, DT_FLOAT, NewGatherCpu));
+  MACE_RETURN_IF_ERROR(
+      registry->Register("GatherDequantize", DeviceType::CPU, DT_FLOAT, NewGatherDequantizeCpu));
   MACE_RETURN_IF_ERROR(
       registry->Register("GatherElements", DeviceType::CPU, DT_FLOAT, NewGatherElementsCpu));
   MACE_RETURN_IF_ERROR(registry->Register("GatherND", DeviceType::CPU, DT_FLOAT, NewGatherNdCpu));

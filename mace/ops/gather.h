@@ -8,12 +8,17 @@
 //   ScatterElements (axis, reduction) and ScatterND (reduction): a copy of
 //     data with the updates written (reduction "none", the default) or
 //     combined ("add", "mul", "max", "min") at the indexed places.
-// Inputs [data, indices] (and updates for the scatters). Indices are
+//   GatherDequantize: Gather along axis 0 of an int8 table [V, D] whose
+//     rows have one scale each (input 2, float32 [V]): output = scale[i] *
+//     table[i] for each index i, float32 (an embedding stored as int8, as
+//     dynamic_quantize writes it).
+// Inputs [data, indices] (and updates for the scatters, the row scales for
+// GatherDequantize). Indices are
 // float32 values (how the converter carries integers) or int32; negative
 // ones count from the end. An index out of range, or a float index that is
 // not a whole number, fails the run with a message naming it.
 //
-// GatherBase is the device-neutral part of all five; the CPU kernel is
+// GatherBase is the device-neutral part of all six; the CPU kernel is
 // mace/ops/cpu/gather_cpu.cc.
 #ifndef MACE_OPS_GATHER_H_
 #define MACE_OPS_GATHER_H_
@@ -27,7 +32,14 @@
 namespace mace {
 namespace ops {
 
-enum class GatherKind { GATHER, GATHER_ELEMENTS, GATHER_ND, SCATTER_ELEMENTS, SCATTER_ND };
+enum class GatherKind {
+  GATHER,
+  GATHER_ELEMENTS,
+  GATHER_ND,
+  SCATTER_ELEMENTS,
+  SCATTER_ND,
+  GATHER_DEQUANTIZE,
+};
 
 class GatherBase : public Operation {
  public:

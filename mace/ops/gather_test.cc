@@ -47,6 +47,49 @@ TEST(GatherTest, Int32Indices) {
   EXPECT_EQ(tester.OutputData("y"), (std::vector<float>{2, 3, 2, 3}));
 }
 
+// Rows of an int8 table times their scales; indices of any rank, negative
+// ones from the end; and the refusals.
+TEST(GatherTest, GatherDequantize) {
+  const std::vector<uint8_t> table = {1, 2, 3, 0xFF, 0x80, 0x7F, 0, 10, 0xF6, 5, 5, 5};  // [4, 3]
+  const std::vector<float> scales = {0.5f, 0.25f, 2.f, -1.f};
+  OpTester tester("GatherDequantize", RegisterGather);
+  tester.QuantizedWeight("table", DT_INT8, {4, 3}, table, QuantParams())
+      .Input("indices", {2, 2}, {1, -2, 0, 3})
+      .Weight("scales", {4}, scales)
+      .Output("out");
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputShape("out"), (std::vector<int64_t>{2, 2, 3}));
+  testing::ExpectNear(tester.OutputData("out"),
+                      {-0.25f, -32.f, 31.75f, 0.f, 20.f, -20.f, 0.5f, 1.f, 1.5f, -5.f, -5.f, -5.f});
+
+  OpTester out_of_range("GatherDequantize", RegisterGather);
+  out_of_range.QuantizedWeight("table", DT_INT8, {4, 3}, table, QuantParams())
+      .Input("indices", {1}, {4})
+      .Weight("scales", {4}, scales)
+      .Output("out");
+  ExpectInvalid(&out_of_range, "GatherDequantize", "index 4 at position 0 is out of range");
+  OpTester bad_scales("GatherDequantize", RegisterGather);
+  bad_scales.QuantizedWeight("table", DT_INT8, {4, 3}, table, QuantParams())
+      .Input("indices", {1}, {0})
+      .Weight("scales", {3}, {1, 1, 1})
+      .Output("out");
+  ExpectInvalid(&bad_scales, "GatherDequantize", "row scales have shape [3] but need [4]");
+  OpTester float_table("GatherDequantize", RegisterGather);
+  float_table.Weight("table", {4, 3}, Iota(12))
+      .Input("indices", {1}, {0})
+      .Weight("scales", {4}, scales)
+      .Output("out");
+  ExpectInvalid(&float_table, "GatherDequantize", "int8");
+  OpTester axis("GatherDequantize", RegisterGather);
+  axis.QuantizedWeight("table", DT_INT8, {4, 3}, table, QuantParams())
+      .Input("indices", {1}, {0})
+      .Weight("scales", {4}, scales)
+      .Output("out")
+      .Arg("axis", 1);
+  ExpectInvalid(&axis, "GatherDequantize", "takes axis 0 only, got 1");
+}
+
 TEST(GatherTest, HandComputedElementsAndNd) {
   {
     // ONNX's example: data [[1, 2], [3, 4]], axis 1, indices [[0, 0], [1, 0]]

@@ -21,8 +21,12 @@ class GatherCpu final : public GatherBase {
 
   MaceStatus Run(OpContext* context) override {
     MACE_RETURN_IF_ERROR(ReadIndices(&indices_));
-    const float* data = Input(0)->data<float>();
     float* out = Output(0)->mutable_data<float>();
+    if (kind() == GatherKind::GATHER_DEQUANTIZE) {
+      GatherDequantize(context, out);
+      return MaceStatus();
+    }
+    const float* data = Input(0)->data<float>();
     switch (kind()) {
       case GatherKind::GATHER:
         GatherFast(gather_params(), data, indices_.data(), out, ContextPool(context));
@@ -40,11 +44,30 @@ class GatherCpu final : public GatherBase {
       case GatherKind::SCATTER_ND:
         ref::ScatterNd(nd_params(), data, indices_.data(), Input(2)->data<float>(), out);
         break;
+      case GatherKind::GATHER_DEQUANTIZE:
+        break;
     }
     return MaceStatus();
   }
 
  private:
+  // out[i][j] = scales[row] * table[row][j] for row = indices_[i].
+  void GatherDequantize(OpContext* context, float* out) const {
+    const int8_t* table = Input(0)->data<int8_t>();
+    const float* scales = Input(2)->data<float>();
+    const int64_t width = gather_params().inner;
+    ParallelFor(ContextPool(context), static_cast<int64_t>(indices_.size()),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t i = begin; i < end; ++i) {
+                    const int64_t row = indices_[i];
+                    const int8_t* values = table + row * width;
+                    const float scale = scales[row];
+                    float* dst = out + i * width;
+                    for (int64_t j = 0; j < width; ++j) dst[j] = scale * values[j];
+                  }
+                });
+  }
+
   std::vector<int64_t> indices_;
 };
 
@@ -52,6 +75,9 @@ class GatherCpu final : public GatherBase {
 
 std::unique_ptr<Operation> NewGatherCpu() {
   return std::make_unique<GatherCpu>(GatherKind::GATHER);
+}
+std::unique_ptr<Operation> NewGatherDequantizeCpu() {
+  return std::make_unique<GatherCpu>(GatherKind::GATHER_DEQUANTIZE);
 }
 std::unique_ptr<Operation> NewGatherElementsCpu() {
   return std::make_unique<GatherCpu>(GatherKind::GATHER_ELEMENTS);

@@ -10,6 +10,7 @@ namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewGatherCpu();
+std::unique_ptr<Operation> NewGatherDequantizeCpu();
 std::unique_ptr<Operation> NewGatherElementsCpu();
 std::unique_ptr<Operation> NewGatherNdCpu();
 std::unique_ptr<Operation> NewScatterElementsCpu();

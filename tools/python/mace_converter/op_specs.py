@@ -80,6 +80,7 @@ SPECS: dict[str, OpSpec] = {spec.op_type: spec for spec in (
     OpSpec("FullyConnected", _CONV + "fullyconnected", uint8=Uint8Kernel(**_CONV_UINT8)),
     OpSpec("GRU", _RECURRENT),
     OpSpec("Gather", _GATHER),
+    OpSpec("GatherDequantize", _GATHER),
     OpSpec("GatherElements", _GATHER),
     OpSpec("GatherND", _GATHER),
     OpSpec("GridSample", _SPATIAL + "gridsample"),

@@ -42,7 +42,7 @@ def _attention(op, shapes, graph):
     return [output_shape(q, v, layouts, heads)]
 
 
-@rule("Gather")
+@rule("Gather", "GatherDequantize")
 def _gather(op, shapes, graph):
     data, indices = shapes[0], shapes[1]
     axis = _axis(op, int(op.args.get("axis", 0)), len(data))

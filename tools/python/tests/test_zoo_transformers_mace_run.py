@@ -11,7 +11,8 @@ import unittest
 
 from mace_converter.numpy_runner import run
 from tests.converter_front.helpers import convert_model, cosine, ort_run
-from tests.converter_front.test_dynamic_quantize import DYNAMIC_THRESHOLD
+from tests.converter_front.test_dynamic_quantize import (DYNAMIC_THRESHOLD, embedding_feeds,
+                                                         embedding_model)
 from tests.converter_front.test_zoo_transformers import SMALL, THRESHOLD, VOCABULARY, feeds_for
 from tests.test_exported_models_mace_run import run_converted
 from tests.test_mace_run_cli import MACE_RUN
@@ -53,6 +54,16 @@ class TransformerZooOnEngineTest(unittest.TestCase):
                 self.assertGreater(cosine(got, int8), 0.99999, name)
                 self.assertGreater(cosine(got, ort_run(model, feeds)[0]), DYNAMIC_THRESHOLD,
                                    name)
+
+    def test_dynamic_quantize_embedding(self):
+        feeds = embedding_feeds()
+        converted = convert_model(embedding_model(), {"ids": [1, 8]}, ["out"],
+                                  dynamic_quantize=True)
+        self.assertIn("GatherDequantize", [op.type for op in converted.net_def.op])
+        got = run_converted(self, converted, feeds)["out"]
+        want = run(converted.net_def, converted.weights, feeds)["out"]
+        self.assertGreater(cosine(got, want), 0.99999)
+        self.assertGreater(cosine(got, ort_run(embedding_model(), feeds)[0]), DYNAMIC_THRESHOLD)
 
 
 if __name__ == "__main__":

@@ -75,6 +75,14 @@ def _gather(inputs, args, _):
     return [np.take(data, _indices(inputs[1], data.shape[axis]), axis=axis)]
 
 
+@kernel("GatherDequantize")
+def _gather_dequantize(inputs, args, _):
+    table, scales = inputs[0], inputs[2].astype(np.float32)
+    rows = _indices(inputs[1], table.shape[0])
+    return [(np.take(scales, rows)[..., None] * np.take(table, rows, axis=0)
+             .astype(np.float32)).astype(np.float32)]
+
+
 @kernel("GatherElements")
 def _gather_elements(inputs, args, _):
     data = inputs[0]
