@@ -8,168 +8,194 @@ namespace mace {
 namespace ops {
 namespace {
 
-// Deepest reduction whose sums and corrections stay exact in int32: the
-// GEMM's sums (at most 255 x 255 per product), the unsigned quads' 128 sum q
-// and z sum w (255 x 127 each per value) add up to below 2^31.
+// Deepest reduction whose sums and corrections stay exact in int32: with
+// at most 255 x 255 per product and terms of 128 x 255 or 255 x 127 per
+// value, every partial total stays below 2^31.
 constexpr int64_t kMaxDepth = 16384;
 
-// The packed input a column block holds, so that it stays in L2 while the
+// The packed weight a column block holds, so that it stays in L2 while the
 // row pieces stream over it.
 constexpr int64_t kColumnBlockBytes = 192 * 1024;
 
-// Output features per work item: a multiple of kQuantGemmRows.
+// Input rows per work item: a multiple of kQuantGemmRows.
 constexpr int64_t kPieceRows = 32;
-// Input rows the output step finishes at a time.
-constexpr int64_t kTileCols = 16;
 
 int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-uint32_t PairWord(int32_t low, int32_t high) {
-  return static_cast<uint16_t>(static_cast<int16_t>(low)) |
-         (static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(high))) << 16);
+// The GEMM multiplies A's words (the input) by B's (the weight), and the
+// wanted sum S = sum (q - z) w is C + row_term + row_factor * sum w:
+//   pairs:           A = q - z (int16), B = w (int16); C = S;
+//   signed quads:    A = q - 128 (int8), B = w + 128 (uint8);
+//                    C = S - 128 * 128 depth + 128 sum q + (z - 128) sum w;
+//   unsigned quads:  A = q, B = w + 128 (both uint8); C = S + 128 sum q + z sum w.
+int32_t WeightOffset(QuantGemmFormat format) { return format == kQuantPairsInt16 ? 0 : 128; }
+
+// Loops over blocks of kBlock values: GCC's -O2 cost model vectorizes a
+// loop only when no scalar remainder is left, so the drivers run fixed-size
+// blocks and do the remainder on their own.
+constexpr int64_t kBlock = 16;
+
+// kBlock outputs from the GEMM's sums and the corrections, in int32 (exact
+// for depths up to kMaxDepth).
+inline void FinishBlock(const int32_t* __restrict sums, int32_t row_term, int32_t row_factor,
+                        const int32_t* __restrict weight_sums, float row_scale,
+                        const float* __restrict weight_scales, const float* __restrict bias,
+                        float* __restrict out) {
+  for (int64_t u = 0; u < kBlock; ++u) {
+    const int32_t sum = sums[u] + row_term + row_factor * weight_sums[u];
+    out[u] = ref::DynamicOutput(static_cast<float>(sum), row_scale, weight_scales[u], bias[u]);
+  }
 }
 
-uint32_t QuadWord(const int32_t* bytes) {
-  uint32_t word = 0;
-  for (int i = 0; i < 4; ++i) {
-    word |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << (8 * i);
+// One row of outputs, out[u] for u < count; the other arrays are readable
+// up to count rounded up to kBlock.
+void FinishRow(const int32_t* sums, int32_t row_term, int32_t row_factor,
+               const int32_t* weight_sums, float row_scale, const float* weight_scales,
+               const float* bias, int64_t count, float* out) {
+  int64_t u = 0;
+  for (; u + kBlock <= count; u += kBlock) {
+    FinishBlock(sums + u, row_term, row_factor, weight_sums + u, row_scale, weight_scales + u,
+                bias + u, out + u);
   }
-  return word;
+  if (u < count) {
+    float last[kBlock];
+    FinishBlock(sums + u, row_term, row_factor, weight_sums + u, row_scale, weight_scales + u,
+                bias + u, last);
+    std::copy(last, last + (count - u), out + u);
+  }
 }
 
-// One row of a tile of outputs: values[c] for c < kTileCols, from the
-// GEMM's sums and the per-row corrections, in int32 (exact for depths up to
-// kMaxDepth). A fixed count and unaliased pointers let it vectorize.
-void FinishTileRow(const int32_t* __restrict sums, const int32_t* __restrict terms,
-                   const int32_t* __restrict zeros, const float* __restrict scales,
-                   int32_t weight_sum, float weight_scale, float bias,
-                   float* __restrict values) {
-  for (int64_t c = 0; c < kTileCols; ++c) {
-    const int32_t sum = sums[c] + terms[c] - zeros[c] * weight_sum;
-    values[c] = ref::DynamicOutput(static_cast<float>(sum), scales[c], weight_scale, bias);
+// Sum of q[k] for k < count, and out[k] = q[k] with its top bit flipped
+// (q - 128 as int8) when `flip`, else q[k].
+int32_t CopyRow(const uint8_t* __restrict q, int64_t count, bool flip, uint8_t* __restrict out) {
+  const uint8_t mask = flip ? 0x80 : 0;
+  int32_t total = 0;
+  int64_t k = 0;
+  for (; k + kBlock <= count; k += kBlock) {
+    int32_t block = 0;
+    for (int64_t i = 0; i < kBlock; ++i) {
+      block += q[k + i];
+      out[k + i] = static_cast<uint8_t>(q[k + i] ^ mask);
+    }
+    total += block;
   }
+  for (; k < count; ++k) {
+    total += q[k];
+    out[k] = static_cast<uint8_t>(q[k] ^ mask);
+  }
+  return total;
+}
+
+// out[k] = q[k] - z as int16, for k < count.
+void ShiftRow(const uint8_t* __restrict q, int64_t count, int32_t z, int16_t* __restrict out) {
+  int64_t k = 0;
+  for (; k + kBlock <= count; k += kBlock) {
+    for (int64_t i = 0; i < kBlock; ++i) out[k + i] = static_cast<int16_t>(q[k + i] - z);
+  }
+  for (; k < count; ++k) out[k] = static_cast<int16_t>(q[k] - z);
 }
 
 }  // namespace
 
 std::unique_ptr<DynamicInt8Gemm> DynamicInt8Gemm::Create(const KernelTable& table, int64_t units,
                                                          int64_t depth, const int8_t* weight) {
-  if (table.quantized_gemm == nullptr || units <= 0 || depth <= 0) return nullptr;
-  const QuantGemmFormat format = table.quantized_format;
-  if (depth > kMaxDepth) return nullptr;
+  if (table.quantized_gemm == nullptr || units <= 0 || depth <= 0 || depth > kMaxDepth) {
+    return nullptr;
+  }
   std::unique_ptr<DynamicInt8Gemm> gemm(new DynamicInt8Gemm());
+  const QuantGemmFormat format = table.quantized_format;
   gemm->gemm_ = table.quantized_gemm;
   gemm->format_ = format;
   gemm->units_ = units;
   gemm->depth_ = depth;
   gemm->per_word_ = format == kQuantPairsInt16 ? 2 : 4;
   gemm->words_ = RoundUp(depth, gemm->per_word_) / gemm->per_word_;
-  gemm->rows_ = RoundUp(units, kQuantGemmRows);
-  // The unsigned quads store w + 128; the others w. Past the depth the
-  // words hold 0 on the input side, so what the weight holds there adds 0.
-  const int32_t offset = format == kQuantQuadsUint8Unsigned ? 128 : 0;
-  gemm->packed_weight_.assign(gemm->rows_ * gemm->words_, 0);
-  gemm->weight_sums_.assign(units, 0);
-  std::vector<int32_t> row(gemm->words_ * gemm->per_word_, offset);
-  for (int64_t u = 0; u < units; ++u) {
+  gemm->cols_ = RoundUp(units, kQuantGemmCols);
+  gemm->width_ = std::min(
+      gemm->cols_, std::max<int64_t>(kQuantGemmCols, kColumnBlockBytes / (4 * gemm->words_) /
+                                                         kQuantGemmCols * kQuantGemmCols));
+  // Past the depth and the units the input's words are 0, so what the
+  // weight holds there adds nothing; it holds the offset, as a 0 weight.
+  const int32_t offset = WeightOffset(format);
+  const int64_t words = gemm->words_;
+  gemm->packed_weight_.assign(words * gemm->cols_, 0);
+  gemm->weight_sums_.assign(gemm->cols_, 0);
+  gemm->weight_scales_.assign(gemm->cols_, 0.f);
+  gemm->bias_.assign(gemm->cols_, 0.f);
+  std::vector<int32_t> column(words * gemm->per_word_);
+  for (int64_t u = 0; u < gemm->cols_; ++u) {
     const int8_t* w = weight + u * depth;
-    int64_t sum = 0;
-    for (int64_t k = 0; k < depth; ++k) {
-      row[k] = w[k] + offset;
-      sum += w[k];
+    int32_t sum = 0;
+    for (int64_t k = 0; k < words * gemm->per_word_; ++k) {
+      const int32_t value = u < units && k < depth ? w[k] : 0;
+      column[k] = value + offset;
+      sum += value;
     }
-    gemm->weight_sums_[u] = static_cast<int32_t>(sum);
-    int32_t* packed = gemm->packed_weight_.data() + u * gemm->words_;
-    for (int64_t word = 0; word < gemm->words_; ++word) {
-      packed[word] = static_cast<int32_t>(format == kQuantPairsInt16
-                                              ? PairWord(row[2 * word], row[2 * word + 1])
-                                              : QuadWord(row.data() + 4 * word));
+    gemm->weight_sums_[u] = sum;
+    const int64_t first = u / gemm->width_ * gemm->width_;
+    const int64_t width = std::min(gemm->width_, gemm->cols_ - first);
+    int32_t* packed = gemm->packed_weight_.data() + first * words + (u - first);
+    for (int64_t word = 0; word < words; ++word) {
+      uint32_t value = 0;
+      if (format == kQuantPairsInt16) {
+        value = static_cast<uint16_t>(static_cast<int16_t>(column[2 * word])) |
+                (static_cast<uint32_t>(static_cast<uint16_t>(
+                     static_cast<int16_t>(column[2 * word + 1])))
+                 << 16);
+      } else {
+        for (int i = 0; i < 4; ++i) {
+          value |= static_cast<uint32_t>(static_cast<uint8_t>(column[4 * word + i])) << (8 * i);
+        }
+      }
+      packed[word * width] = static_cast<int32_t>(value);
     }
   }
   return gemm;
 }
 
 int64_t DynamicInt8Gemm::HeldBytes() const {
-  return VectorBytes(packed_weight_, weight_sums_, rows_q_, row_params_, row_scales_,
-                     zero_points_, column_terms_, packed_input_, sums_);
+  return VectorBytes(packed_weight_, weight_sums_, weight_scales_, bias_, packed_input_, rows_q_,
+                     row_params_, row_terms_, row_factors_, sums_);
 }
 
 void DynamicInt8Gemm::PackInput(const float* input, int64_t batch, ThreadPool* pool) {
+  rows_ = RoundUp(batch, kQuantGemmRows);
   const int64_t padded_depth = words_ * per_word_;
-  cols_ = RoundUp(batch, kQuantGemmCols);
-  const int64_t block_cols =
-      std::max<int64_t>(kQuantGemmCols, kColumnBlockBytes / (4 * words_) / kQuantGemmCols *
-                                            kQuantGemmCols);
-  width_ = std::min(cols_, block_cols);
-  // Rows past the batch stay 0, and so do the values past the depth.
-  rows_q_.assign(cols_ * padded_depth, 0);
+  // Rows past the batch and values past the depth pack as 0.
+  const int64_t row_bytes = 4 * words_;
+  packed_input_.resize(rows_ * row_bytes);
+  std::fill(packed_input_.begin() + batch * row_bytes, packed_input_.end(), uint8_t{0});
+  rows_q_.resize(batch * padded_depth);
   row_params_.resize(batch);
-  // Padded to cols_, which the output step reads in whole tiles.
-  column_terms_.assign(cols_, 0);
-  zero_points_.assign(cols_, 0);
-  row_scales_.assign(cols_, 0.f);
-  packed_input_.resize(words_ * cols_);
-  const bool pairs = format_ == kQuantPairsInt16;
-  // Threads take strips of kQuantGemmCols columns (a strip never crosses a
-  // block): they quantize its rows, then write each word of the strip's
-  // columns as one contiguous run.
-  ParallelFor(pool, cols_ / kQuantGemmCols, [&](int64_t begin, int64_t end) {
-    for (int64_t strip = begin; strip < end; ++strip) {
-      const int64_t first = strip * kQuantGemmCols;
-      for (int64_t b = first; b < std::min(batch, first + kQuantGemmCols); ++b) {
-        uint8_t* q = rows_q_.data() + b * padded_depth;
-        const ref::DynamicRow row = ref::QuantizeRowDynamic(input + b * depth_, depth_, q);
-        row_params_[b] = row;
-        row_scales_[b] = row.scale;
-        if (format_ != kQuantPairsInt16) {
-          // The quads multiply q itself: subtract z sum_k w, and for the
-          // unsigned ones 128 sum_k q as well.
-          zero_points_[b] = row.zero_point;
-          if (format_ == kQuantQuadsUint8Unsigned) {
-            int32_t q_sum = 0;
-            for (int64_t k = 0; k < depth_; ++k) q_sum += q[k];
-            column_terms_[b] = -128 * q_sum;
-          }
-        }
+  row_terms_.assign(rows_, 0);
+  row_factors_.assign(rows_, 0);
+  const QuantGemmFormat format = format_;
+  const int64_t depth = depth_;
+  ParallelFor(pool, batch, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) {
+      uint8_t* q = rows_q_.data() + b * padded_depth;
+      const ref::DynamicRow row = ref::QuantizeRowDynamic(input + b * depth, depth, q);
+      row_params_[b] = row;
+      const int32_t z = row.zero_point;
+      uint8_t* words = packed_input_.data() + b * row_bytes;
+      std::fill(words + row_bytes - 4, words + row_bytes, uint8_t{0});  // past the depth
+      if (format == kQuantPairsInt16) {
+        ShiftRow(q, depth, z, reinterpret_cast<int16_t*>(words));
+        continue;
       }
-      const int64_t block_first = first / width_ * width_;
-      const int64_t width = std::min(width_, cols_ - block_first);
-      int32_t* out = packed_input_.data() + block_first * words_ + (first - block_first);
-      const uint8_t* q = rows_q_.data() + first * padded_depth;
-      if (pairs) {
-        // q - z, and 0 past the depth and the batch.
-        int32_t zero[kQuantGemmCols] = {};
-        for (int64_t c = 0; c < kQuantGemmCols && first + c < batch; ++c) {
-          zero[c] = row_params_[first + c].zero_point;
-        }
-        for (int64_t word = 0; word < words_; ++word) {
-          const int64_t k = 2 * word;
-          const bool second = k + 1 < depth_;
-          for (int64_t c = 0; c < kQuantGemmCols; ++c) {
-            const uint8_t* row = q + c * padded_depth;
-            const int32_t low = first + c < batch ? row[k] - zero[c] : 0;
-            const int32_t high = first + c < batch && second ? row[k + 1] - zero[c] : 0;
-            out[word * width + c] = static_cast<int32_t>(PairWord(low, high));
-          }
-        }
-      } else {
-        for (int64_t word = 0; word < words_; ++word) {
-          for (int64_t c = 0; c < kQuantGemmCols; ++c) {
-            uint32_t value;
-            std::memcpy(&value, q + c * padded_depth + 4 * word, 4);
-            out[word * width + c] = static_cast<int32_t>(value);
-          }
-        }
-      }
+      const bool signed_quads = format == kQuantQuadsUint8;
+      const int32_t q_sum = CopyRow(q, depth, signed_quads, words);
+      row_terms_[b] = -128 * q_sum + (signed_quads ? 128 * 128 * static_cast<int32_t>(depth) : 0);
+      row_factors_[b] = signed_quads ? 128 - z : -z;
     }
   });
 }
 
-void DynamicInt8Gemm::Run(const ref::FullyConnectedParams& p,
-                          const float* input, const float* weight_scale, const float* bias,
-                          float* output, ThreadPool* pool) {
+void DynamicInt8Gemm::Run(const ref::FullyConnectedParams& p, const float* input,
+                          const float* weight_scale, const float* bias, float* output,
+                          ThreadPool* pool) {
   const int64_t batch = p.batch;
   if (batch <= 0) return;
   PackInput(input, batch, pool);
@@ -178,44 +204,36 @@ void DynamicInt8Gemm::Run(const ref::FullyConnectedParams& p,
   const int64_t blocks = (cols_ + width_ - 1) / width_;
   const int64_t pieces = (rows_ + kPieceRows - 1) / kPieceRows;
   const bool activate = p.activation.type != ActivationType::NOOP;
+  // The output step reads whole blocks: copies padded to cols_.
+  std::copy(weight_scale, weight_scale + units_, weight_scales_.begin());
+  if (bias != nullptr) {
+    std::copy(bias, bias + units_, bias_.begin());
+  } else {
+    std::fill(bias_.begin(), bias_.end(), 0.f);
+  }
   ParallelFor(pool, blocks * pieces, [&](int64_t begin, int64_t end, int chunk) {
     int32_t* sums = sums_.data() + chunk * kPieceRows * width_;
-    float tile[kPieceRows * kTileCols];
     for (int64_t item = begin; item < end; ++item) {
       const int64_t block = item / pieces, piece = item % pieces;
       const int64_t first_col = block * width_;
       const int64_t width = std::min(width_, cols_ - first_col);
       const int64_t first_row = piece * kPieceRows;
       const int64_t rows = std::min(kPieceRows, rows_ - first_row);
-      gemm_(packed_weight_.data() + first_row * words_, packed_input_.data() + first_col * words_,
-            rows, words_, width, sums);
-      const int64_t last_col = std::min(batch, first_col + width);
-      const int64_t units = std::min(units_, first_row + rows) - first_row;
-      // sums is [rows][width], the output [batch][units_]: each tile of
-      // kTileCols columns is finished along the rows of sums (vectorizable),
-      // then written out transposed.
-      for (int64_t tile_col = first_col; tile_col < last_col; tile_col += kTileCols) {
-        const int64_t count = std::min(last_col - tile_col, kTileCols);
-        const int32_t* terms = column_terms_.data() + tile_col;
-        const int32_t* zeros = zero_points_.data() + tile_col;
-        const float* scales = row_scales_.data() + tile_col;
-        for (int64_t r = 0; r < units; ++r) {
-          const int64_t u = first_row + r;
-          FinishTileRow(sums + r * width + (tile_col - first_col), terms, zeros, scales,
-                        weight_sums_[u], weight_scale[u], bias != nullptr ? bias[u] : 0.f,
-                        tile + r * kTileCols);
+      const int32_t* a = reinterpret_cast<const int32_t*>(packed_input_.data()) + first_row * words_;
+      gemm_(a, packed_weight_.data() + first_col * words_, rows, words_, width, sums);
+      const int64_t count = std::min(units_, first_col + width) - first_col;
+      for (int64_t b = first_row; b < std::min(batch, first_row + rows); ++b) {
+        const ref::DynamicRow& row = row_params_[b];
+        float* out = output + b * units_ + first_col;
+        if (!row.finite) {
+          std::fill(out, out + count, std::numeric_limits<float>::quiet_NaN());
+          continue;
         }
-        for (int64_t c = 0; c < count; ++c) {
-          const int64_t row = tile_col + c;
-          float* out = output + row * units_ + first_row;
-          if (!row_params_[row].finite) {
-            std::fill(out, out + units, std::numeric_limits<float>::quiet_NaN());
-            continue;
-          }
-          for (int64_t r = 0; r < units; ++r) out[r] = tile[r * kTileCols + c];
-          if (activate) {
-            for (int64_t r = 0; r < units; ++r) out[r] = p.activation.Apply(out[r]);
-          }
+        FinishRow(sums + (b - first_row) * width, row_terms_[b], row_factors_[b],
+                  weight_sums_.data() + first_col, row.scale, weight_scales_.data() + first_col,
+                  bias_.data() + first_col, count, out);
+        if (activate) {
+          for (int64_t u = 0; u < count; ++u) out[u] = p.activation.Apply(out[u]);
         }
       }
     }
