@@ -111,12 +111,17 @@ def mace_ratio(runs: dict[str, EngineRun], engine: str = "mace",
     return ratio(mace.median_ms, best[1])
 
 
+def median_ratio(runs: dict[str, EngineRun], engine: str, other: str) -> Optional[float]:
+    """`engine`'s median over `other`'s, both timed in this run."""
+    first, second = runs.get(engine), runs.get(other)
+    if first is None or second is None or not first.timed or not second.timed:
+        return None
+    return ratio(first.median_ms, second.median_ms)
+
+
 def baseline_ratio(runs: dict[str, EngineRun]) -> Optional[float]:
     """MACE's median over the baseline build's, both in this run."""
-    mace, base = runs.get("mace"), runs.get("mace_base")
-    if mace is None or base is None or not mace.timed or not base.timed:
-        return None
-    return ratio(mace.median_ms, base.median_ms)
+    return median_ratio(runs, "mace", "mace_base")
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
@@ -227,10 +232,7 @@ def uint8_ratio(runs: dict[str, EngineRun]) -> Optional[float]:
 
 def uint8_over_fp32(runs: dict[str, EngineRun]) -> Optional[float]:
     """MACE uint8's median over MACE fp32's: below 1 means uint8 is faster."""
-    mace, quantized = runs.get("mace"), runs.get("mace_u8")
-    if mace is None or quantized is None or not mace.timed or not quantized.timed:
-        return None
-    return ratio(quantized.median_ms, mace.median_ms)
+    return median_ratio(runs, "mace_u8", "mace")
 
 
 def uint8_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
@@ -253,8 +255,7 @@ def uint8_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
                 best = fastest_peer(row_runs, INT8_PEERS)
                 row += [ENGINES[best[0]] if best else "-", fmt_ratio(uint8_ratio(row_runs))]
             row.append(fmt_ratio(uint8_over_fp32(row_runs)))
-            row.append("-" if quantized is None or quantized.cosine is None
-                       else f"{quantized.cosine:.4f}")
+            row.append(cosine_cell(quantized))
             rows.append(row)
     align = "lr" + "".join("l" if h == "fastest int8" else "r" for h in headers[2:])
     return markdown_table(headers, rows, align)
@@ -268,6 +269,10 @@ def uint8_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
     if any(e in info.engines for e in INT8_PEERS):
         measures.insert(0, ("MACE uint8 / fastest int8 peer", uint8_ratio))
     return _mean_lines(info, cells, measures)
+
+
+def cosine_cell(run: Optional[EngineRun]) -> str:
+    return "-" if run is None or run.cosine is None else f"{run.cosine:.4f}"
 
 
 def init_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
