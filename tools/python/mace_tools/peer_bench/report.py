@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Optional, Sequence
 
 from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, INT8_PEERS,
-                                           MODEL_GROUPS, PEERS, UINT8_COSINE_THRESHOLD,
-                                           UINT8_ENGINES)
+                                           MODEL_GROUPS, PEERS, QUANTIZED_ENGINES,
+                                           UINT8_COSINE_THRESHOLD)
 from mace_tools.peer_bench.peak import FmaPeak
 from mace_tools.peer_bench.results import FAILED, UNCHECKED, WRONG, EngineRun
 from mace_tools.peer_bench.stats import fastest, geometric_mean, ratio
@@ -163,7 +163,7 @@ def latency_table(info: RunInfo, runs: Sequence[EngineRun],
     cells = _cells(runs)
     peers = [e for e in info.engines if e in PEERS]
     extras = [e for e in info.engines if e != "mace" and e not in PEERS
-              and e not in UINT8_ENGINES.values()]
+              and e not in QUANTIZED_ENGINES]
     headers = ["model", "threads"]
     headers += ["MACE ms"] if "mace" in info.engines else []
     headers += [f"{ENGINES[e]} ms" for e in peers]
@@ -273,6 +273,41 @@ def uint8_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
 
 def cosine_cell(run: Optional[EngineRun]) -> str:
     return "-" if run is None or run.cosine is None else f"{run.cosine:.4f}"
+
+
+def dynamic_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
+    """MACE dyn int8 against ORT dyn int8 and against MACE fp32, with each
+    dyn int8 engine's cosine against the float reference."""
+    cells = _cells(runs)
+    ort = "ort_dq" in info.engines
+    headers = ["model", "threads", "MACE fp32 ms", "MACE dyn int8 ms"]
+    headers += ["ORT dyn int8 ms", "MACE dyn int8 / ORT dyn int8"] if ort else []
+    headers += ["MACE dyn int8 / fp32", "MACE dyn int8 cosine"]
+    headers += ["ORT dyn int8 cosine"] if ort else []
+    rows = []
+    for model in info.models:
+        for threads in info.threads:
+            row_runs = cells.get((model, threads), {})
+            row = [model, str(threads), latency_cell(row_runs.get("mace")),
+                   latency_cell(row_runs.get("mace_dq"))]
+            if ort:
+                row += [latency_cell(row_runs.get("ort_dq")),
+                        fmt_ratio(median_ratio(row_runs, "mace_dq", "ort_dq"))]
+            row += [fmt_ratio(median_ratio(row_runs, "mace_dq", "mace")),
+                    cosine_cell(row_runs.get("mace_dq"))]
+            row += [cosine_cell(row_runs.get("ort_dq"))] if ort else []
+            rows.append(row)
+    return markdown_table(headers, rows)
+
+
+def dynamic_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+    """Per thread count, geometric means of MACE dyn int8 / ORT dyn int8 and
+    of MACE dyn int8 / MACE fp32."""
+    measures = [("MACE dyn int8 / MACE fp32", lambda r: median_ratio(r, "mace_dq", "mace"))]
+    if "ort_dq" in info.engines:
+        measures.insert(0, ("MACE dyn int8 / ORT dyn int8",
+                            lambda r: median_ratio(r, "mace_dq", "ort_dq")))
+    return _mean_lines(info, _cells(runs), measures)
 
 
 def init_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
@@ -487,6 +522,7 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
     out += ["MACE / fastest is MACE's median over the fastest fp32 peer's: above 1 "
             "means MACE is slower.", "",
             *_uint8_section(info, runs),
+            *_dynamic_section(info, runs),
             *peak_section(info, runs, profiles),
             "## Init time (ms)", "",
             "Init is model load and engine creation (for MACE `CreateMaceEngineFromProto`, "
@@ -525,6 +561,21 @@ def _uint8_section(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
             "MACE uint8 / fastest int8 above 1 means MACE uint8 is slower than the fastest "
             "int8 peer; MACE uint8 / fp32 below 1 means uint8 is faster than MACE's own "
             "float run in the same run.", ""]
+
+
+def _dynamic_section(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+    if "mace_dq" not in info.engines:
+        return []
+    return ["## Dynamic int8 (median ms, lower is better)", "",
+            "MACE dyn int8 is the zoo model converted with `dynamic_quantize: 1`; ORT dyn "
+            "int8 runs onnxruntime's `quantize_dynamic` model of the same ONNX file. Both "
+            "store int8 weights for the linear layers and quantize their inputs at run time "
+            "(see the Notes). Outputs are checked against the float reference at cosine > "
+            f"{UINT8_COSINE_THRESHOLD}.", "",
+            dynamic_table(info, runs), "", *dynamic_summary(info, runs), "",
+            "MACE dyn int8 / ORT dyn int8 above 1 means MACE is slower; MACE dyn int8 / fp32 "
+            "below 1 means the int8 linear layers are faster than MACE's own float run in "
+            "the same run.", ""]
 
 
 def json_text(info: RunInfo, runs: Sequence[EngineRun],
