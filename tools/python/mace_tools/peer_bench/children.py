@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 POLL_S = 0.02
 
@@ -93,3 +94,20 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+def quantizer_main(argv: Sequence[str], count: int, usage: str, quantize: Callable[..., None],
+                   what: str) -> int:
+    """The entry point of a quantizer child process (int8, dynamic):
+    `quantize` with the `count` arguments as paths and strings, its own
+    errors printed in one line as `error: <what>: ...`; the usage line and
+    2 when the arguments do not fit."""
+    if len(argv) != count:
+        print(usage, file=sys.stderr)
+        return 2
+    try:
+        quantize(*argv)
+    except Exception as error:   # the quantizer's own errors, in one line
+        print(f"error: {what}: {' '.join(str(error).split())}", file=sys.stderr)
+        return 1
+    return 0

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
-import yaml
 
 from mace_converter.api import TensorSpec
 from mace_converter.config import DeploymentConfig, ModelConfig
+from mace_tools.peer_bench import mace_engine
+from mace_tools.peer_bench.children import quantizer_main
 
 CALIBRATION_COUNT = 8
 # Ops the ORT QDQ column leaves in float, as MACE's quantization does:
@@ -68,20 +69,11 @@ def uint8_deployment(config: DeploymentConfig, model: ModelConfig, onnx: Path,
                      calibration: Path, target: Path, range_method: str = "minmax") -> Path:
     """A deployment file for the uint8 twin of `model`: its own library name,
     the ONNX file by absolute path, quantize: 1 with `calibration`."""
-    document = yaml.safe_load(config.path.read_text())
-    entry = dict(document["models"][model.name])
-    for key in ("data_type", "quantize_range_file"):
-        entry.pop(key, None)
-    entry.update({"model_file_path": str(onnx.resolve()), "quantize": 1,
-                  "calibration_inputs": [str(calibration.resolve())],
-                  "quantize_range_method": range_method})
-    document.update({"library_name": f"{document['library_name']}_peer_uint8",
-                     "models": {model.name: entry}})
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("# Made by tools/peer_bench.py --uint8 from "
-                      f"{config.path.name}; rewritten on each run.\n"
-                      + yaml.safe_dump(document, sort_keys=False))
-    return target
+    return mace_engine.derive_deployment(
+        config, model, onnx,
+        {"quantize": 1, "calibration_inputs": [str(calibration.resolve())],
+         "quantize_range_method": range_method},
+        target, "peer_uint8", "--uint8", drop=("data_type", "quantize_range_file"))
 
 
 def pixel_mapping(value_range: tuple[float, float]) -> tuple[float, float]:
@@ -193,16 +185,11 @@ def quantized_op_types(registry: Iterable[str], float_op_types: Sequence[str]) -
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 4:
-        print(__doc__.strip().splitlines()[-4], file=sys.stderr)
-        return 2
-    source, target, calibration, input_name = argv
-    try:
-        quantize_ort(Path(source), Path(target), Path(calibration), input_name)
-    except Exception as error:   # onnxruntime's own errors, in one line
-        print(f"error: quantize_static: {' '.join(str(error).split())}", file=sys.stderr)
-        return 1
-    return 0
+    return quantizer_main(
+        argv, 4, __doc__.strip().splitlines()[-4],
+        lambda source, target, calibration, input_name: quantize_ort(
+            Path(source), Path(target), Path(calibration), input_name),
+        "quantize_static")
 
 
 if __name__ == "__main__":

@@ -8,9 +8,10 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
+import yaml
 
 from mace_converter import benchmark, conversion, input_values, layout, run
 from mace_converter.api import TensorSpec
@@ -64,6 +65,28 @@ def _converter(arguments: list[str], log: Path, timeout: float) -> None:
         lines = [line for line in log.read_text().splitlines() if line.strip()]
         last = lines[-1].strip() if lines else f"exit code {result.returncode}"
         raise PrepareError(f"{what} failed ({last}); log: {log}")
+
+
+def derive_deployment(config: DeploymentConfig, model: ModelConfig, onnx: Path,
+                      changes: dict, target: Path, suffix: str, made_by: str,
+                      drop: Sequence[str] = ()) -> Path:
+    """A deployment file for a twin of `model` written to `target`: the
+    library name with `suffix` appended (so its build does not replace the
+    float one), the ONNX file by absolute path, the model entry without the
+    keys in `drop` and with `changes`. `made_by` is the option that made it,
+    for the header comment."""
+    document = yaml.safe_load(config.path.read_text())
+    entry = dict(document["models"][model.name])
+    for key in drop:
+        entry.pop(key, None)
+    entry.update({"model_file_path": str(onnx.resolve()), **changes})
+    document.update({"library_name": f"{document['library_name']}_{suffix}",
+                     "models": {model.name: entry}})
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(f"# Made by tools/peer_bench.py {made_by} from "
+                      f"{config.path.name}; rewritten on each run.\n"
+                      + yaml.safe_dump(document, sort_keys=False))
+    return target
 
 
 def locate(config: DeploymentConfig, model: ModelConfig, arrays: dict[str, np.ndarray],

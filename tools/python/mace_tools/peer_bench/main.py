@@ -19,19 +19,19 @@ import numpy as np
 
 from mace_converter.api import ConversionError
 from mace_converter.progress import REPO, UserError, shell_text
-from mace_tools.peer_bench import int8, machine, mace_engine, peak, report
+from mace_tools.peer_bench import dynamic, int8, machine, mace_engine, peak, report
 from mace_tools.peer_bench.children import ChildResult, run_child
 from mace_tools.peer_bench.inputs import describe, feed_arguments
-from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, TRANSFORMER_MODELS,
-                                           UINT8_COSINE_THRESHOLD, UINT8_ENGINES, Options,
-                                           parse_args)
+from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, QUANTIZED_ENGINES,
+                                           TRANSFORMER_MODELS, UINT8_COSINE_THRESHOLD,
+                                           Options, parse_args)
 from mace_tools.peer_bench.prepare import (INSTALL, NCNN_OUTPUT, REQUIREMENTS, PreparedModel,
                                            missing_packages, prepare)
 from mace_tools.peer_bench.results import FAILED, OK, UNCHECKED, WRONG, EngineRun, combine
 from mace_tools.peer_bench.stats import cosine, rotated, summarize
 
 PROFILE_ROUNDS = 10
-MACE_ENGINES = ("mace", "mace_base", "mace_u8")
+MACE_ENGINES = ("mace", "mace_base", "mace_u8", "mace_dq")
 
 
 def log(text: str = "") -> None:
@@ -95,6 +95,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         log("")
         log(report.uint8_table(info, runs))
         for line in report.uint8_summary(info, runs):
+            log(line)
+    if options.dynamic_int8:
+        log("")
+        log(report.dynamic_table(info, runs))
+        for line in report.dynamic_summary(info, runs):
             log(line)
     log(f"\nreport: {path}\nraw numbers: {json_path}\n"
         f"peer_bench: done in {report.fmt_duration(info.duration_s)}")
@@ -195,7 +200,7 @@ def check(run: EngineRun, model: PreparedModel, engine: str, threads: int, repea
     except (OSError, ValueError) as error:
         run.status, run.error = WRONG, f"output not comparable: {error}"
         return
-    threshold = UINT8_COSINE_THRESHOLD if engine in UINT8_ENGINES.values() else COSINE_THRESHOLD
+    threshold = UINT8_COSINE_THRESHOLD if engine in QUANTIZED_ENGINES else COSINE_THRESHOLD
     if run.cosine > threshold:
         run.status = OK
     else:
@@ -280,6 +285,8 @@ def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -
             found.append(f"MNN int8, {', '.join(fallback)}: mnnquant's "
                          f"{int8.MNN_FEATURE_METHODS[0]} failed, so its ranges are "
                          f"{int8.MNN_FEATURE_METHODS[1]}.")
+    if options.dynamic_int8:
+        found += dynamic_notes(info)
     return found
 
 
@@ -319,6 +326,18 @@ def uint8_notes(info: report.RunInfo) -> list[str]:
                      "over the input range; mean and normal map it back), run with the same "
                      "runtime options as MNN.")
     found.append(int8.NO_NCNN_INT8)
+    return found
+
+
+def dynamic_notes(info: report.RunInfo) -> list[str]:
+    found = [f"dyn int8: no calibration; the zoo models have seeded weights, so accuracy "
+             f"says little (see docs/how-to/quantize.md). Outputs pass at cosine > "
+             f"{UINT8_COSINE_THRESHOLD} against the float reference."]
+    if "mace_dq" in info.engines:
+        found.append(f"MACE dyn int8: {dynamic.MACE_SETTINGS}.")
+    if "ort_dq" in info.engines:
+        found.append("ORT dyn int8: onnxruntime.quantization.quantize_dynamic "
+                     f"({dynamic.ORT_SETTINGS}), run with the same session options as ORT.")
     return found
 
 
@@ -403,8 +422,8 @@ def worker_command(model: PreparedModel, engine: str, threads: int, rounds: int,
     """The worker process for a peer engine (run in model.directory), and its
     environment; it writes out's .npy and .json."""
     names = [model_input.name for model_input in model.inputs]
-    if engine in ("ort", "reference", "ort_qdq"):
-        source = model.ort_qdq if engine == "ort_qdq" else model.onnx
+    if engine in ("ort", "reference", "ort_qdq", "ort_dq"):
+        source = {"ort_qdq": model.ort_qdq, "ort_dq": model.ort_dq}.get(engine, model.onnx)
         files = ["--model", str(source), "--output-name", model.output_name]
     elif engine in ("ncnn", "ncnn_default"):
         assert model.ncnn is not None
@@ -420,7 +439,7 @@ def worker_command(model: PreparedModel, engine: str, threads: int, rounds: int,
         source = model.mnn_int8 if engine == "mnn_int8" else model.mnn
         files = ["--model", str(source), "--output-name", model.output_name]
     # The quantized models run with the same session options as the float ones.
-    worker = {"ort_qdq": "ort", "mnn_int8": "mnn"}.get(engine, engine)
+    worker = {"ort_qdq": "ort", "ort_dq": "ort", "mnn_int8": "mnn"}.get(engine, engine)
     command = [sys.executable, "-m", "mace_tools.peer_bench.worker", worker, *files,
                *feed_arguments(names, model.inputs), "--threads", str(threads),
                "--rounds", str(rounds), "--output", str(out.with_suffix(".npy")),
@@ -435,10 +454,12 @@ def _mace_model(model: PreparedModel, engine: str,
                 options: Options) -> mace_engine.MaceModel:
     """The converted model as `engine` runs it: the baseline engine runs the
     same files with another build's mace_run and writes its own outputs;
-    mace_u8 runs the quantized build."""
-    if engine == "mace_u8":
-        assert model.mace_u8 is not None
-        return model.mace_u8
+    mace_u8 and mace_dq run their quantized builds."""
+    quantized = {"mace_u8": model.mace_u8, "mace_dq": model.mace_dq}
+    if engine in quantized:
+        found = quantized[engine]
+        assert found is not None
+        return found
     assert model.mace is not None
     if engine != "mace_base":
         return model.mace

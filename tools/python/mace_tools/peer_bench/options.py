@@ -40,10 +40,12 @@ ENGINES = {
     "mace_u8": "MACE uint8",
     "ort_qdq": "ORT QDQ",
     "mnn_int8": "MNN int8",
+    "mace_dq": "MACE dyn int8",
+    "ort_dq": "ORT dyn int8",
 }
 # Engines a plain run leaves out: the baseline needs --baseline-runner, the
-# quantized ones --uint8.
-OPT_IN_ENGINES = ("mace_base", "mace_u8", "ort_qdq", "mnn_int8")
+# quantized ones --uint8 or --dynamic-int8.
+OPT_IN_ENGINES = ("mace_base", "mace_u8", "ort_qdq", "mnn_int8", "mace_dq", "ort_dq")
 # The peers MACE is compared with: all fp32. ncnn with its default options may
 # store weights and activations in fp16, so it is shown but never "fastest".
 PEERS = ("ort", "ncnn", "mnn", "litert")
@@ -51,6 +53,10 @@ PEERS = ("ort", "ncnn", "mnn", "litert")
 # peers MACE uint8 is compared with.
 UINT8_ENGINES = {"mace": "mace_u8", "ort": "ort_qdq", "mnn": "mnn_int8"}
 INT8_PEERS = ("ort_qdq", "mnn_int8")
+# --dynamic-int8: the same for dynamically quantized linear layers.
+DYNAMIC_INT8_ENGINES = {"mace": "mace_dq", "ort": "ort_dq"}
+# Every engine whose output is checked at UINT8_COSINE_THRESHOLD.
+QUANTIZED_ENGINES = (*UINT8_ENGINES.values(), *DYNAMIC_INT8_ENGINES.values())
 DEFAULT_THREADS = [1, 2]
 
 # A full run (every model, engine and thread count) refreshes the checked-in
@@ -80,6 +86,7 @@ class Options:
     work_dir: Path
     baseline_runner: Optional[Path] = None
     uint8: bool = False
+    dynamic_int8: bool = False
     fma_peak: bool = True
     # A prebuilt mace_run: the models are converted, not built.
     mace_runner: Optional[Path] = None
@@ -111,14 +118,16 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
         engines = [name for name in ENGINES if name in engines or name == "mace_base"]
     elif "mace_base" in engines:
         raise SystemExit("error: the mace_base engine needs --baseline-runner")
-    quantized = [name for name in engines if name in UINT8_ENGINES.values()]
-    if quantized and not args.uint8:
-        raise SystemExit(f"error: the {', '.join(quantized)} engine(s) need --uint8")
-    if args.uint8:
-        extra = [UINT8_ENGINES[name] for name in engines if name in UINT8_ENGINES]
-        if "mace_u8" not in extra:
-            raise SystemExit("error: --uint8 compares with MACE uint8: keep mace in --engines")
-        engines = [name for name in ENGINES if name in engines or name in extra]
+    engines = _quantized_engines(engines, args.uint8, "--uint8", UINT8_ENGINES, "MACE uint8")
+    engines = _quantized_engines(engines, args.dynamic_int8, "--dynamic-int8",
+                                 DYNAMIC_INT8_ENGINES, "MACE dyn int8")
+    if args.dynamic_int8:
+        convolutional = [name for name in args.models if name not in TRANSFORMER_MODELS]
+        if convolutional:
+            raise SystemExit(f"error: --dynamic-int8 quantizes the linear layers of the "
+                             f"transformers; {', '.join(convolutional)} "
+                             f"{'has' if len(convolutional) == 1 else 'have'} at most a "
+                             "classifier: use --models transformers")
     return Options(models=args.models, engines=engines, threads=args.threads,
                    rounds=args.rounds, repeats=args.repeats, seed=args.seed,
                    report=report, skip_mace_build=args.skip_mace_build,
@@ -126,8 +135,25 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
                    cpu_affinity_policy=args.cpu_affinity_policy, timeout=args.timeout,
                    work_dir=args.work_dir,
                    baseline_runner=args.baseline_runner.resolve() if args.baseline_runner
-                   else None, uint8=args.uint8, fma_peak=not args.no_fma_peak,
+                   else None, uint8=args.uint8, dynamic_int8=args.dynamic_int8,
+                   fma_peak=not args.no_fma_peak,
                    mace_runner=args.mace_runner.absolute() if args.mace_runner else None)
+
+
+def _quantized_engines(engines: list[str], wanted: bool, flag: str, twins: dict[str, str],
+                       label: str) -> list[str]:
+    """`engines` with the quantized twin (`twins`) of each float engine
+    added when `flag` is given; a twin asked for without it, or the flag
+    without mace, is an error."""
+    asked = [name for name in engines if name in twins.values()]
+    if asked and not wanted:
+        raise SystemExit(f"error: the {', '.join(asked)} engine(s) need {flag}")
+    if not wanted:
+        return engines
+    extra = [twins[name] for name in engines if name in twins]
+    if twins["mace"] not in extra:
+        raise SystemExit(f"error: {flag} compares with {label}: keep mace in --engines")
+    return [name for name in ENGINES if name in engines or name in extra]
 
 
 def model_list(text: str) -> list[str]:
@@ -245,4 +271,12 @@ def _parser() -> argparse.ArgumentParser:
                              "quantize_static and MNN int8 from mnnquant (with ort and mnn "
                              "in --engines), all calibrated on the same fixed inputs; a "
                              "second table compares them, the float table is unchanged")
+    parser.add_argument("--dynamic-int8", action="store_true",
+                        help="add the dynamic int8 columns, for --models transformers: MACE "
+                             "dyn int8 (the zoo model converted with dynamic_quantize: 1) "
+                             "and onnxruntime on quantize_dynamic's model of the same ONNX "
+                             "file (with ort in --engines), both with int8 linear layers "
+                             "and activations quantized at run time, no calibration; a "
+                             "table of their own compares them, the float table is "
+                             "unchanged")
     return parser

@@ -16,7 +16,7 @@ from mace_converter import fetch
 from mace_converter.config import DeploymentConfig, ModelConfig, load_config
 from mace_converter.progress import REPO, UserError
 from mace_tools.peer_bench import inputs as shared_inputs
-from mace_tools.peer_bench import int8, litert, mace_engine
+from mace_tools.peer_bench import dynamic, int8, litert, mace_engine
 from mace_tools.peer_bench.children import run_child
 from mace_tools.peer_bench.inputs import ModelInput
 from mace_tools.peer_bench.mace_engine import MaceModel, PrepareError
@@ -25,7 +25,8 @@ from mace_tools.peer_bench.options import MODELS, Options
 REQUIREMENTS = "tools/requirements-bench.txt"
 INSTALL = f".venv/bin/pip install --no-deps -r {REQUIREMENTS}"
 # Engine key -> the modules its process imports.
-_MODULES = {"ort": ["onnxruntime"], "ort_qdq": ["onnxruntime"], "ncnn": ["ncnn", "pnnx"],
+_MODULES = {"ort": ["onnxruntime"], "ort_qdq": ["onnxruntime"], "ort_dq": ["onnxruntime"],
+            "ncnn": ["ncnn", "pnnx"],
             "ncnn_default": ["ncnn", "pnnx"], "mnn": ["MNN", "_tools"],
             "mnn_int8": ["MNN", "_tools"], "litert": ["ai_edge_litert", "onnx2tf"]}
 # pnnx's inputshape type suffix per input type (float32 needs none).
@@ -52,6 +53,8 @@ class PreparedModel:
     ort_qdq: Optional[Path] = None
     mnn_int8: Optional[Path] = None
     mnn_int8_method: Optional[str] = None
+    mace_dq: Optional[MaceModel] = None
+    ort_dq: Optional[Path] = None
     errors: dict[str, str] = field(default_factory=dict)
     # Every input, the first being input_name / input_file.
     inputs: list[ModelInput] = field(default_factory=list)
@@ -93,7 +96,9 @@ def prepare(name: str, options: Options, log) -> PreparedModel:
              "litert": lambda: _prepare_litert(prepared, digest, options, log),
              "mace_u8": lambda: _prepare_mace_u8(prepared, arrays, options, log),
              "ort_qdq": lambda: _prepare_ort_qdq(prepared, digest, options, log),
-             "mnn_int8": lambda: _prepare_mnn_int8(prepared, digest, options, log)}
+             "mnn_int8": lambda: _prepare_mnn_int8(prepared, digest, options, log),
+             "mace_dq": lambda: _prepare_mace_dq(prepared, arrays, options, log),
+             "ort_dq": lambda: _prepare_ort_dq(prepared, digest, log)}
     wanted = {"ncnn_default": "ncnn"}
     for engine in dict.fromkeys(wanted.get(e, e) for e in options.engines):
         if engine not in steps:
@@ -154,6 +159,33 @@ def _prepare_mace_u8(prepared: PreparedModel, arrays: dict[str, np.ndarray],
                 f"(quantize: 1, {int8.CALIBRATION_COUNT} calibration inputs) ")
     prepared.mace_u8 = mace_engine.locate(config, model, arrays,
                                           prepared.directory / "mace_u8", options.mace_runner)
+
+
+def _prepare_mace_dq(prepared: PreparedModel, arrays: dict[str, np.ndarray],
+                     options: Options, log) -> None:
+    """The zoo model with dynamic_quantize: 1, through a derived deployment
+    file, built (or converted) and located like the float one."""
+    directory = prepared.directory / "mace_dq"
+    path = dynamic.dynamic_deployment(prepared.config, prepared.model, prepared.onnx,
+                                      directory / f"{prepared.name}_dq.yml")
+    config = load_config(path)
+    _mace_files(config, directory, options, log, "(dynamic_quantize: 1) ")
+    prepared.mace_dq = mace_engine.locate(config, config.models[prepared.model.name], arrays,
+                                          directory, options.mace_runner)
+
+
+def _prepare_ort_dq(prepared: PreparedModel, digest: str, log) -> None:
+    """onnxruntime's quantize_dynamic of the same ONNX file."""
+    out = prepared.directory / "ort_dq"
+    model = out / "model.dynamic.onnx"
+    key = f"{digest} dynamic {','.join(dynamic.ORT_OP_TYPES)} per-channel QInt8"
+    if not _fresh(out, key, [model]):
+        command = [sys.executable, "-m", "mace_tools.peer_bench.dynamic", str(prepared.onnx),
+                   str(model)]
+        log(f"    ort_dq: quantize_dynamic {prepared.onnx.name} -> {model.name} "
+            f"({dynamic.ORT_SETTINGS})")
+        _convert(command, out, key, [model], "quantize_dynamic", env=_child_env())
+    prepared.ort_dq = model
 
 
 def _prepare_ort_qdq(prepared: PreparedModel, digest: str, options: Options, log) -> None:

@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Optional, Sequence
 
 from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, INT8_PEERS,
-                                           MODEL_GROUPS, PEERS, UINT8_COSINE_THRESHOLD,
-                                           UINT8_ENGINES)
+                                           MODEL_GROUPS, PEERS, QUANTIZED_ENGINES,
+                                           UINT8_COSINE_THRESHOLD)
 from mace_tools.peer_bench.peak import FmaPeak
 from mace_tools.peer_bench.results import FAILED, UNCHECKED, WRONG, EngineRun
 from mace_tools.peer_bench.stats import fastest, geometric_mean, ratio
@@ -111,12 +111,17 @@ def mace_ratio(runs: dict[str, EngineRun], engine: str = "mace",
     return ratio(mace.median_ms, best[1])
 
 
+def median_ratio(runs: dict[str, EngineRun], engine: str, other: str) -> Optional[float]:
+    """`engine`'s median over `other`'s, both timed in this run."""
+    first, second = runs.get(engine), runs.get(other)
+    if first is None or second is None or not first.timed or not second.timed:
+        return None
+    return ratio(first.median_ms, second.median_ms)
+
+
 def baseline_ratio(runs: dict[str, EngineRun]) -> Optional[float]:
     """MACE's median over the baseline build's, both in this run."""
-    mace, base = runs.get("mace"), runs.get("mace_base")
-    if mace is None or base is None or not mace.timed or not base.timed:
-        return None
-    return ratio(mace.median_ms, base.median_ms)
+    return median_ratio(runs, "mace", "mace_base")
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
@@ -158,7 +163,7 @@ def latency_table(info: RunInfo, runs: Sequence[EngineRun],
     cells = _cells(runs)
     peers = [e for e in info.engines if e in PEERS]
     extras = [e for e in info.engines if e != "mace" and e not in PEERS
-              and e not in UINT8_ENGINES.values()]
+              and e not in QUANTIZED_ENGINES]
     headers = ["model", "threads"]
     headers += ["MACE ms"] if "mace" in info.engines else []
     headers += [f"{ENGINES[e]} ms" for e in peers]
@@ -227,10 +232,7 @@ def uint8_ratio(runs: dict[str, EngineRun]) -> Optional[float]:
 
 def uint8_over_fp32(runs: dict[str, EngineRun]) -> Optional[float]:
     """MACE uint8's median over MACE fp32's: below 1 means uint8 is faster."""
-    mace, quantized = runs.get("mace"), runs.get("mace_u8")
-    if mace is None or quantized is None or not mace.timed or not quantized.timed:
-        return None
-    return ratio(quantized.median_ms, mace.median_ms)
+    return median_ratio(runs, "mace_u8", "mace")
 
 
 def uint8_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
@@ -253,8 +255,7 @@ def uint8_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
                 best = fastest_peer(row_runs, INT8_PEERS)
                 row += [ENGINES[best[0]] if best else "-", fmt_ratio(uint8_ratio(row_runs))]
             row.append(fmt_ratio(uint8_over_fp32(row_runs)))
-            row.append("-" if quantized is None or quantized.cosine is None
-                       else f"{quantized.cosine:.4f}")
+            row.append(cosine_cell(quantized))
             rows.append(row)
     align = "lr" + "".join("l" if h == "fastest int8" else "r" for h in headers[2:])
     return markdown_table(headers, rows, align)
@@ -268,6 +269,45 @@ def uint8_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
     if any(e in info.engines for e in INT8_PEERS):
         measures.insert(0, ("MACE uint8 / fastest int8 peer", uint8_ratio))
     return _mean_lines(info, cells, measures)
+
+
+def cosine_cell(run: Optional[EngineRun]) -> str:
+    return "-" if run is None or run.cosine is None else f"{run.cosine:.4f}"
+
+
+def dynamic_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
+    """MACE dyn int8 against ORT dyn int8 and against MACE fp32, with each
+    dyn int8 engine's cosine against the float reference."""
+    cells = _cells(runs)
+    ort = "ort_dq" in info.engines
+    headers = ["model", "threads", "MACE fp32 ms", "MACE dyn int8 ms"]
+    headers += ["ORT dyn int8 ms", "MACE dyn int8 / ORT dyn int8"] if ort else []
+    headers += ["MACE dyn int8 / fp32", "MACE dyn int8 cosine"]
+    headers += ["ORT dyn int8 cosine"] if ort else []
+    rows = []
+    for model in info.models:
+        for threads in info.threads:
+            row_runs = cells.get((model, threads), {})
+            row = [model, str(threads), latency_cell(row_runs.get("mace")),
+                   latency_cell(row_runs.get("mace_dq"))]
+            if ort:
+                row += [latency_cell(row_runs.get("ort_dq")),
+                        fmt_ratio(median_ratio(row_runs, "mace_dq", "ort_dq"))]
+            row += [fmt_ratio(median_ratio(row_runs, "mace_dq", "mace")),
+                    cosine_cell(row_runs.get("mace_dq"))]
+            row += [cosine_cell(row_runs.get("ort_dq"))] if ort else []
+            rows.append(row)
+    return markdown_table(headers, rows)
+
+
+def dynamic_summary(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+    """Per thread count, geometric means of MACE dyn int8 / ORT dyn int8 and
+    of MACE dyn int8 / MACE fp32."""
+    measures = [("MACE dyn int8 / MACE fp32", lambda r: median_ratio(r, "mace_dq", "mace"))]
+    if "ort_dq" in info.engines:
+        measures.insert(0, ("MACE dyn int8 / ORT dyn int8",
+                            lambda r: median_ratio(r, "mace_dq", "ort_dq")))
+    return _mean_lines(info, _cells(runs), measures)
 
 
 def init_table(info: RunInfo, runs: Sequence[EngineRun]) -> str:
@@ -482,6 +522,7 @@ def markdown(info: RunInfo, runs: Sequence[EngineRun],
     out += ["MACE / fastest is MACE's median over the fastest fp32 peer's: above 1 "
             "means MACE is slower.", "",
             *_uint8_section(info, runs),
+            *_dynamic_section(info, runs),
             *peak_section(info, runs, profiles),
             "## Init time (ms)", "",
             "Init is model load and engine creation (for MACE `CreateMaceEngineFromProto`, "
@@ -520,6 +561,21 @@ def _uint8_section(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
             "MACE uint8 / fastest int8 above 1 means MACE uint8 is slower than the fastest "
             "int8 peer; MACE uint8 / fp32 below 1 means uint8 is faster than MACE's own "
             "float run in the same run.", ""]
+
+
+def _dynamic_section(info: RunInfo, runs: Sequence[EngineRun]) -> list[str]:
+    if "mace_dq" not in info.engines:
+        return []
+    return ["## Dynamic int8 (median ms, lower is better)", "",
+            "MACE dyn int8 is the zoo model converted with `dynamic_quantize: 1`; ORT dyn "
+            "int8 runs onnxruntime's `quantize_dynamic` model of the same ONNX file. Both "
+            "store int8 weights for the linear layers and quantize their inputs at run time "
+            "(see the Notes). Outputs are checked against the float reference at cosine > "
+            f"{UINT8_COSINE_THRESHOLD}.", "",
+            dynamic_table(info, runs), "", *dynamic_summary(info, runs), "",
+            "MACE dyn int8 / ORT dyn int8 above 1 means MACE is slower; MACE dyn int8 / fp32 "
+            "below 1 means the int8 linear layers are faster than MACE's own float run in "
+            "the same run.", ""]
 
 
 def json_text(info: RunInfo, runs: Sequence[EngineRun],
