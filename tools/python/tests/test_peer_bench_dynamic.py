@@ -225,7 +225,7 @@ class DynamicEnginesTest(unittest.TestCase):
         options = parse_args([*TRANSFORMERS, "--engines", "mace,ort", "--dynamic-int8"])
         info = make_info(engines=options.engines, models=options.models)
         text = "\n".join(main.notes(info, [], options))
-        self.assertIn("quantize_dynamic (op_types_to_quantize=['MatMul']", text)
+        self.assertIn("quantize_dynamic (op_types_to_quantize=['MatMul', 'Gather']", text)
         self.assertIn("weight_type=QInt8, per_channel=True", text)
         self.assertIn("MACE dyn int8: the zoo model's deployment file with dynamic_quantize: 1",
                       text)

@@ -20,20 +20,21 @@ from mace_tools.peer_bench import mace_engine
 from mace_tools.peer_bench.children import quantizer_main
 
 # The op types quantize_dynamic rewrites for the ORT dyn int8 column: the
-# MatMuls (with a constant weight, its default in dynamic mode), the linear
-# layers MACE quantizes. Its default list would also quantize the patch
-# embedding Conv of ViT and Whisper (ConvInteger) and BERT's embedding
-# Gather, which MACE keeps float.
-ORT_OP_TYPES = ("MatMul",)
+# MatMuls (with a constant weight, its default in dynamic mode) and the
+# Gathers of constant tables, as MACE quantizes its linear layers and
+# embedding tables. Its default list would also quantize the patch
+# embedding Conv of ViT and Whisper (ConvInteger), which MACE keeps float.
+ORT_OP_TYPES = ("MatMul", "Gather")
 # quantize_dynamic's settings for the ORT dyn int8 column, as the notes say.
-ORT_SETTINGS = ("op_types_to_quantize=['MatMul'] with constant weights only, "
+ORT_SETTINGS = ("op_types_to_quantize=['MatMul', 'Gather'] with constant weights only, "
                 "weight_type=QInt8, per_channel=True, reduce_range=False; activations "
                 "quantized to uint8 per tensor at run time by DynamicQuantizeLinear")
 MACE_SETTINGS = ("the zoo model's deployment file with dynamic_quantize: 1 (in --work-dir, "
                  "<model>/mace_dq/): every FullyConnected with a constant weight gets int8 "
                  "weights, one scale per output feature, and quantizes each input row to "
-                 "uint8 with its own scale and zero point at run time; the other ops stay "
-                 "float")
+                 "uint8 with its own scale and zero point at run time, and a Gather of a "
+                 "constant table of 65,536 values or more reads int8 rows; the other ops "
+                 "stay float")
 
 
 def dynamic_deployment(config: DeploymentConfig, model: ModelConfig, onnx: Path,
