@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -11,41 +12,57 @@ namespace ref {
 
 namespace {
 
-// round_half_even(v) for |v| <= 2^22 under the default rounding mode, in
-// plain arithmetic that vectorizes (adding 1.5 * 2^23 leaves no fraction
-// bits; without -ffast-math the compiler keeps both steps).
-inline float RoundHalfEven(float v) {
-  constexpr float kShift = 12582912.f;
-  return (v + kShift) - kShift;
+// The row quantization runs on every input row of every kernel, so it is
+// written once, on four-lane generic vectors (`vector_size`, 16 bytes: one
+// SSE2 or NEON register), two at a time; every kernel calls this same
+// function, so they all see the same q.
+constexpr int kLanes = 4;
+typedef float Floats __attribute__((vector_size(kLanes * sizeof(float))));
+typedef int32_t Ints __attribute__((vector_size(kLanes * sizeof(int32_t))));
+typedef uint8_t Bytes __attribute__((vector_size(kLanes)));
+
+// 1.5 * 2^23: adding it to a float of magnitude at most 2^22 leaves no
+// fraction bits, so (v + kShift) - kShift is v rounded half to even under
+// the default rounding mode (without -ffast-math the compiler keeps both
+// steps).
+constexpr float kShift = 12582912.f;
+
+inline float RoundHalfEven(float v) { return (v + kShift) - kShift; }
+
+inline float Quantize(float value, float inverse, float zero) {
+  float v = RoundHalfEven(value * inverse) + zero;
+  v = v > 0.f ? v : 0.f;
+  return v < 255.f ? v : 255.f;
 }
 
 }  // namespace
 
 DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q) {
-  // Eight independent lanes, so that the compiler can keep them in
-  // vectors: min, max and a sum of x * 0, which is NaN once any value is a
-  // NaN or an infinity. The lanes' order changes none of the three.
-  constexpr int kLanes = 8;
-  float lows[kLanes] = {}, highs[kLanes] = {}, checks[kLanes] = {};
+  // min, max and a sum of x * 0, which is NaN once any value is a NaN or
+  // an infinity. The lanes' order changes none of the three.
+  Floats lows[2] = {}, highs[2] = {}, checks[2] = {};
   int64_t k = 0;
-  for (; k + kLanes <= count; k += kLanes) {
+  for (; k + 2 * kLanes <= count; k += 2 * kLanes) {
+    for (int h = 0; h < 2; ++h) {
+      Floats v;
+      std::memcpy(&v, x + k + h * kLanes, sizeof(v));
+      lows[h] = v < lows[h] ? v : lows[h];
+      highs[h] = v > highs[h] ? v : highs[h];
+      checks[h] += v * 0.f;
+    }
+  }
+  float low = 0.f, high = 0.f, check = 0.f;
+  for (int h = 0; h < 2; ++h) {
     for (int j = 0; j < kLanes; ++j) {
-      const float v = x[k + j];
-      lows[j] = v < lows[j] ? v : lows[j];
-      highs[j] = v > highs[j] ? v : highs[j];
-      checks[j] += v * 0.f;
+      low = lows[h][j] < low ? lows[h][j] : low;
+      high = highs[h][j] > high ? highs[h][j] : high;
+      check += checks[h][j];
     }
   }
   for (; k < count; ++k) {
-    lows[0] = x[k] < lows[0] ? x[k] : lows[0];
-    highs[0] = x[k] > highs[0] ? x[k] : highs[0];
-    checks[0] += x[k] * 0.f;
-  }
-  float low = 0.f, high = 0.f, check = 0.f;
-  for (int j = 0; j < kLanes; ++j) {
-    low = lows[j] < low ? lows[j] : low;
-    high = highs[j] > high ? highs[j] : high;
-    check += checks[j];
+    low = x[k] < low ? x[k] : low;
+    high = x[k] > high ? x[k] : high;
+    check += x[k] * 0.f;
   }
   DynamicRow row;
   const float span = high - low;
@@ -56,20 +73,18 @@ DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q) {
   }
   row.scale = span / 255.f;
   const float inverse = 1.f / row.scale;
-  const float zero = std::min(std::max(RoundHalfEven(-low * inverse), 0.f), 255.f);
+  const float zero = Quantize(-low, inverse, 0.f);
   row.zero_point = static_cast<int32_t>(zero);
-  auto quantize = [&](float value) {
-    float v = RoundHalfEven(value * inverse) + zero;
-    v = v > 0.f ? v : 0.f;
-    v = v < 255.f ? v : 255.f;
-    return static_cast<int32_t>(v);
-  };
   for (k = 0; k + kLanes <= count; k += kLanes) {
-    int32_t values[kLanes];
-    for (int j = 0; j < kLanes; ++j) values[j] = quantize(x[k + j]);
-    for (int j = 0; j < kLanes; ++j) q[k + j] = static_cast<uint8_t>(values[j]);
+    Floats v;
+    std::memcpy(&v, x + k, sizeof(v));
+    v = (v * inverse + kShift) - kShift + zero;
+    v = v > 0.f ? v : Floats{};
+    v = v < 255.f ? v : Floats{} + 255.f;
+    const Bytes values = __builtin_convertvector(__builtin_convertvector(v, Ints), Bytes);
+    std::memcpy(q + k, &values, sizeof(values));
   }
-  for (; k < count; ++k) q[k] = static_cast<uint8_t>(quantize(x[k]));
+  for (; k < count; ++k) q[k] = static_cast<uint8_t>(Quantize(x[k], inverse, zero));
   return row;
 }
 
