@@ -39,7 +39,23 @@ mode="${1:-all}"
 log_dir="$(mktemp -d)"
 passed=0
 failed=0
-step() { printf '\n=== %s\n' "$*"; }
+# Each step's name, with the seconds since the suite started; the summary
+# lists how long each step took, so a slow run shows where its time went.
+suite_start=$(date +%s)
+step_name=""
+step_start=0
+step_times=""
+end_step() {
+  [[ -n "${step_name}" ]] || return 0
+  step_times+="$(printf '%7d s  %s' $(( $(date +%s) - step_start )) "${step_name}")"$'\n'
+  step_name=""
+}
+step() {
+  end_step
+  step_name="$*"
+  step_start=$(date +%s)
+  printf '\n=== %s (at %d s)\n' "$*" $(( step_start - suite_start ))
+}
 
 # Runs a bazel test command, echoes its output and adds its target counts to
 # the totals printed at the end.
@@ -85,7 +101,12 @@ docs_tests() {
   return "${status}"
 }
 
-summary() { echo; echo "tests: ${passed} passed, ${failed} failed"; }
+summary() {
+  end_step
+  echo
+  [[ -z "${step_times}" ]] || printf 'step times:\n%s' "${step_times}"
+  echo "tests: ${passed} passed, ${failed} failed"
+}
 trap 'summary; rm -rf "${log_dir}"' EXIT
 
 if [[ "${mode}" == "--asan-all" ]]; then
