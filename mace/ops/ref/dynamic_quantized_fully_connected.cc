@@ -19,7 +19,6 @@ namespace {
 constexpr int kLanes = 4;
 typedef float Floats __attribute__((vector_size(kLanes * sizeof(float))));
 typedef int32_t Ints __attribute__((vector_size(kLanes * sizeof(int32_t))));
-typedef uint8_t Bytes __attribute__((vector_size(kLanes)));
 
 // 1.5 * 2^23: adding it to a float of magnitude at most 2^22 leaves no
 // fraction bits, so (v + kShift) - kShift is v rounded half to even under
@@ -75,14 +74,15 @@ DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q) {
   const float inverse = 1.f / row.scale;
   const float zero = Quantize(-low, inverse, 0.f);
   row.zero_point = static_cast<int32_t>(zero);
-  for (k = 0; k + kLanes <= count; k += kLanes) {
-    Floats v;
-    std::memcpy(&v, x + k, sizeof(v));
-    v = (v * inverse + kShift) - kShift + zero;
-    v = v > 0.f ? v : Floats{};
-    v = v < 255.f ? v : Floats{} + 255.f;
-    const Bytes values = __builtin_convertvector(__builtin_convertvector(v, Ints), Bytes);
-    std::memcpy(q + k, &values, sizeof(values));
+  // Fixed blocks of 16, which GCC's -O2 cost model vectorizes (with the
+  // narrowing to bytes done by packs).
+  constexpr int64_t kBlock = 16;
+  for (k = 0; k + kBlock <= count; k += kBlock) {
+    int32_t values[kBlock];
+    for (int64_t j = 0; j < kBlock; ++j) {
+      values[j] = static_cast<int32_t>(Quantize(x[k + j], inverse, zero));
+    }
+    for (int64_t j = 0; j < kBlock; ++j) q[k + j] = static_cast<uint8_t>(values[j]);
   }
   for (; k < count; ++k) q[k] = static_cast<uint8_t>(Quantize(x[k], inverse, zero));
   return row;
