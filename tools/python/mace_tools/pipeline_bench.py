@@ -33,6 +33,7 @@ def convert(directory: Path, size: int, names: list[str] = STAGES) -> dict[str, 
     from mace_converter import cli
     from mace_tools.zoo_deployment import classifier_model, write_deployment, write_zoo_onnx
 
+    directory.mkdir(parents=True, exist_ok=True)
     models = {name: classifier_model(write_zoo_onnx(name, size, directory), size,
                                      data_type="fp32_fp32")
               for name in names}
