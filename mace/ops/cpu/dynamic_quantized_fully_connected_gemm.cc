@@ -126,10 +126,10 @@ std::unique_ptr<DynamicInt8Gemm> DynamicInt8Gemm::Create(const KernelTable& tabl
   gemm->bias_.assign(gemm->cols_, 0.f);
   std::vector<int32_t> column(words * gemm->per_word_);
   for (int64_t u = 0; u < gemm->cols_; ++u) {
-    const int8_t* w = weight + u * depth;
+    const int8_t* w = u < units ? weight + u * depth : nullptr;
     int32_t sum = 0;
     for (int64_t k = 0; k < words * gemm->per_word_; ++k) {
-      const int32_t value = u < units && k < depth ? w[k] : 0;
+      const int32_t value = w != nullptr && k < depth ? w[k] : 0;
       column[k] = value + offset;
       sum += value;
     }
