@@ -319,9 +319,13 @@ TEST_P(CancellationTest, CancelledAtRandomPointsThenRightAgain) {
   // within the longest op. Only the median of the wall time is held to it;
   // its tail on a busy host is the Run's thread waiting for a core. The
   // time the Run's thread spends on a core after the cancel is the
-  // library's own part, and every stop is held to it.
+  // library's own part, and every stop is held to it: the op in progress
+  // (which may run slower than in the reference run, as under a sanitizer
+  // on a shared host: 4.8 ms against a 3.1 ms reference once) and the
+  // check, far below a whole run.
   EXPECT_LE(Percentile(stats.latencies, 0.5), reference.longest_op_micros + 1000);
-  EXPECT_LE(Percentile(stats.on_cpu, 1.0), reference.longest_op_micros + 1000);
+  EXPECT_LE(Percentile(stats.on_cpu, 1.0), 2 * reference.longest_op_micros + 1000);
+  EXPECT_LT(2 * reference.longest_op_micros + 1000, reference.run_micros);
 }
 
 TEST_P(CancellationTest, DeadlineMidModelReturnsWithinAnOp) {
