@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from mace_converter.api import ConversionError
 from mace_converter.ir import Graph, QuantParams
+from mace_converter.quantize.scheme import weight_int8_per_channel
 
 # Smaller tables stay float: they weigh little and are often positions or
 # other values read whole.
@@ -20,13 +22,12 @@ MIN_TABLE_VALUES = 65536
 
 
 def quantize_weight_per_row(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """int8 values and float32 scales of `weight` [O, K], one scale per row;
-    a row of zeros gets scale 1."""
-    weight = weight.astype(np.float32)
-    largest = np.abs(weight).max(axis=1)
-    scales = np.where(largest > 0, largest / np.float32(127), np.float32(1)).astype(np.float32)
-    values = np.clip(np.rint(weight / scales[:, None]), -127, 127).astype(np.int8)
-    return values, scales
+    """int8 values and float32 scales of `weight` [O, K], one symmetric
+    scale per row (the uint8 pass's per-channel int8 weights); a row of
+    zeros gets scale 1. ConversionError for a row whose scale is not a
+    positive float32."""
+    values, params = weight_int8_per_channel(weight, "weight")
+    return values, np.asarray(params.channel_scales, dtype=np.float32)
 
 
 def _int8_rows(graph: Graph, name: str, min_values: int = 0) -> tuple[str, str] | None:
@@ -37,7 +38,10 @@ def _int8_rows(graph: Graph, name: str, min_values: int = 0) -> tuple[str, str] 
     if value.ndim != 2 or value.size < min_values or value.dtype.kind != "f" or \
             not np.isfinite(value).all():
         return None
-    values, scales = quantize_weight_per_row(value)
+    try:
+        values, scales = quantize_weight_per_row(value)
+    except ConversionError:
+        return None  # a row too small for a float32 scale: the op stays float
     quantized = graph.add_quantized_const(name + "_int8", values,
                                           QuantParams(channel_scales=[float(s) for s in scales]))
     return quantized, graph.add_const(name + "_scale", scales)
