@@ -1,7 +1,8 @@
 // uint8 models through MaceEngine on DeviceType::HEXAGON (the emulated DSP,
 // docs/design/dsp.md): outputs equal the CPU engine's bit for bit, also
-// with ops the DSP lacks placed on the CPU between DSP graphs, and a
-// missing DSP image is a clear error.
+// with ops the DSP lacks placed on the CPU between DSP graphs and with
+// engines sharing a MaceContext's DSP session, and a missing DSP image is
+// a clear error.
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -763,6 +764,202 @@ TEST(HexagonEngineTest, StopDuringADspCallAbandonsItAndTheNextRunStartsAgain) {
       EXPECT_EQ(std::vector<float>(y.data().get(), y.data().get() + y.size()), cpu);
     }
   }
+}
+
+// Runs `engine` once on SeededInput; empty when the run fails.
+std::vector<float> RunOnce(MaceEngine* engine, MaceStatus* status,
+                           const RunOptions& options = RunOptions()) {
+  std::map<std::string, MaceTensor> outputs;
+  *status = engine->Run({{"x", MaceTensor({1, 3, 9, 7}, SeededInput())}}, &outputs, nullptr,
+                        options);
+  if (!status->ok()) return {};
+  const MaceTensor& y = outputs.at("y");
+  return std::vector<float>(y.data().get(), y.data().get() + y.size());
+}
+
+// A Hexagon config in `context` whose emulator is `emulator`.
+MaceEngineConfig ContextConfig(const std::shared_ptr<MaceContext>& context,
+                               const std::string& emulator) {
+  MaceEngineConfig config(DeviceType::HEXAGON);
+  config.SetContext(context);
+  HexagonOptions options;
+  options.emulator_path = emulator;
+  options.call_timeout_ms = 60000;
+  EXPECT_TRUE(config.SetHexagonOptions(options).ok());
+  return config;
+}
+
+// The models of the context tests: one DSP graph, and two DSP graphs with
+// a CPU op between them; their CPU engine outputs.
+struct TwoModels {
+  Model one = MakeModel();
+  Model split = MakeModel();
+  std::vector<float> one_cpu, split_cpu;
+  TwoModels() {
+    ShuffleBeforePool(&split.builder);
+    MaceStatus status;
+    one_cpu = RunEngine(one.builder, DeviceType::CPU, &status);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    split_cpu = RunEngine(split.builder, DeviceType::CPU, &status);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+    EXPECT_NE(one_cpu, split_cpu);
+  }
+};
+
+// The Hexagon engines of one MaceContext share one DSP session (one
+// emulator process) with their graphs in slots of their own: outputs equal
+// the CPU engine's, an engine that leaves takes only its own graphs with
+// it, and the session lives as long as the context. An engine outside the
+// context has a session of its own.
+TEST(HexagonEngineTest, EnginesOfOneContextShareOneDspSession) {
+  TwoModels models;
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string counter = std::string(tmp != nullptr ? tmp : "/tmp") + "/shared.count";
+  const std::string emulator = CountingEmulator("shared_counting.sh", counter, false);
+  std::shared_ptr<MaceContext> context;
+  ASSERT_TRUE(MaceContext::Create(1, CPUAffinityPolicy::AFFINITY_NONE, &context).ok());
+  const MaceEngineConfig config = ContextConfig(context, emulator);
+  MaceStatus status;
+  std::shared_ptr<MaceEngine> a, b, c;
+  ASSERT_TRUE(models.one.builder.CreateEngine({"x"}, {"y"}, config, &a).ok());
+  ASSERT_TRUE(models.split.builder.CreateEngine({"x"}, {"y"}, config, &b).ok());
+  ASSERT_TRUE(models.one.builder.CreateEngine({"x"}, {"y"}, config, &c).ok());
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(RunOnce(a.get(), &status), models.one_cpu) << status.ToString();
+    EXPECT_EQ(RunOnce(b.get(), &status), models.split_cpu) << status.ToString();
+    EXPECT_EQ(RunOnce(c.get(), &status), models.one_cpu) << status.ToString();
+  }
+  EXPECT_EQ(ReadCount(counter), 1);
+  // The first engine leaves; the others keep their graphs.
+  a.reset();
+  EXPECT_EQ(RunOnce(b.get(), &status), models.split_cpu) << status.ToString();
+  EXPECT_EQ(RunOnce(c.get(), &status), models.one_cpu) << status.ToString();
+  // Every engine left: an engine created now finds the context's session.
+  b.reset();
+  c.reset();
+  ASSERT_TRUE(models.split.builder.CreateEngine({"x"}, {"y"}, config, &b).ok());
+  EXPECT_EQ(RunOnce(b.get(), &status), models.split_cpu) << status.ToString();
+  EXPECT_EQ(ReadCount(counter), 1);
+  // Without the context: a session of its own.
+  MaceEngineConfig alone = ContextConfig(nullptr, emulator);
+  ASSERT_TRUE(models.one.builder.CreateEngine({"x"}, {"y"}, alone, &a).ok());
+  EXPECT_EQ(RunOnce(a.get(), &status), models.one_cpu) << status.ToString();
+  EXPECT_EQ(ReadCount(counter), 2);
+  std::remove(counter.c_str());
+}
+
+// Two app threads run two engines of one context at once: their calls to
+// the shared session take turns, and every output is the CPU engine's.
+TEST(HexagonEngineTest, EnginesOfAContextRunFromTwoThreads) {
+  TwoModels models;
+  std::shared_ptr<MaceContext> context;
+  ASSERT_TRUE(MaceContext::Create(2, CPUAffinityPolicy::AFFINITY_NONE, &context).ok());
+  const MaceEngineConfig config = ContextConfig(context, "");
+  std::shared_ptr<MaceEngine> a, b;
+  ASSERT_TRUE(models.one.builder.CreateEngine({"x"}, {"y"}, config, &a).ok());
+  ASSERT_TRUE(models.split.builder.CreateEngine({"x"}, {"y"}, config, &b).ok());
+  constexpr int kRuns = 6;
+  int a_right = 0, b_right = 0;
+  std::thread other([&] {
+    for (int run = 0; run < kRuns; ++run) {
+      MaceStatus status;
+      b_right += RunOnce(b.get(), &status) == models.split_cpu ? 1 : 0;
+    }
+  });
+  for (int run = 0; run < kRuns; ++run) {
+    MaceStatus status;
+    a_right += RunOnce(a.get(), &status) == models.one_cpu ? 1 : 0;
+  }
+  other.join();
+  EXPECT_EQ(a_right, kRuns);
+  EXPECT_EQ(b_right, kRuns);
+}
+
+// A Run of one engine stopped during its DSP call ends the shared session
+// (the process is killed): the other engine's next Run opens it again and
+// sets its graphs up again, and both engines give the CPU engine's outputs
+// after.
+TEST(HexagonEngineTest, AStopInOneEngineLeavesTheOthersOfTheContextReady) {
+  TwoModels models;
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = tmp != nullptr ? tmp : "/tmp";
+  const std::string marker = dir + "/shared_slow.done";
+  std::remove(marker.c_str());
+  // The relay holds the first kExecute of its runs for 5 s, then relays
+  // every later one at once; the counter counts the sessions.
+  const std::string slow = SlowEmulator("shared_slow.py", marker, 5);
+  const std::string counter = dir + "/shared_slow.count";
+  std::remove(counter.c_str());
+  const std::string emulator = dir + "/shared_slow.sh";
+  {
+    std::ofstream file(emulator);
+    file << "#!/bin/sh\n"
+         << "n=$(cat '" << counter << "' 2>/dev/null || echo 0)\n"
+         << "echo $((n + 1)) > '" << counter << "'\n"
+         << "exec '" << slow << "' \"$@\"\n";
+  }
+  ASSERT_EQ(chmod(emulator.c_str(), 0755), 0);
+  std::shared_ptr<MaceContext> context;
+  ASSERT_TRUE(MaceContext::Create(1, CPUAffinityPolicy::AFFINITY_NONE, &context).ok());
+  const MaceEngineConfig config = ContextConfig(context, emulator);
+  std::shared_ptr<MaceEngine> a, b;
+  ASSERT_TRUE(models.one.builder.CreateEngine({"x"}, {"y"}, config, &a).ok());
+  ASSERT_TRUE(models.split.builder.CreateEngine({"x"}, {"y"}, config, &b).ok());
+  CancellationFlag flag;
+  RunOptions options;
+  options.cancellation = &flag;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    flag.Cancel();
+  });
+  MaceStatus status;
+  const auto start = std::chrono::steady_clock::now();
+  RunOnce(a.get(), &status, options);
+  const auto stopped_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+  canceller.join();
+  EXPECT_EQ(status.code(), MaceStatus::MACE_CANCELLED) << status.ToString();
+  EXPECT_LT(stopped_ms, 300 + 1000);
+  EXPECT_EQ(ReadCount(counter), 1);
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(RunOnce(b.get(), &status), models.split_cpu) << status.ToString();
+    EXPECT_EQ(RunOnce(a.get(), &status), models.one_cpu) << status.ToString();
+  }
+  EXPECT_EQ(ReadCount(counter), 2);
+  std::remove(counter.c_str());
+}
+
+// The DSP process dies during one engine's call: that engine's Run fails
+// naming the signal, the other engine of the context refuses to run on the
+// dead session, and an engine created after gets a new session and the
+// CPU engine's output.
+TEST(HexagonEngineTest, ADeadSharedSessionFailsEveryEngineOfIt) {
+  TwoModels models;
+  std::shared_ptr<MaceContext> context;
+  ASSERT_TRUE(MaceContext::Create(1, CPUAffinityPolicy::AFFINITY_NONE, &context).ok());
+  // Executes 1 and 2 are b's first run; 3 is a's first run, killed midway.
+  const MaceEngineConfig config =
+      ContextConfig(context, KillingEmulator("shared_killing.py", 3, true));
+  std::shared_ptr<MaceEngine> a, b;
+  ASSERT_TRUE(models.one.builder.CreateEngine({"x"}, {"y"}, config, &a).ok());
+  ASSERT_TRUE(models.split.builder.CreateEngine({"x"}, {"y"}, config, &b).ok());
+  MaceStatus status;
+  EXPECT_EQ(RunOnce(b.get(), &status), models.split_cpu) << status.ToString();
+  RunOnce(a.get(), &status);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_RUNTIME_ERROR) << status.ToString();
+  EXPECT_NE(status.information().find("killed by signal 9"), std::string::npos)
+      << status.ToString();
+  RunOnce(b.get(), &status);
+  EXPECT_EQ(status.code(), MaceStatus::MACE_RUNTIME_ERROR) << status.ToString();
+  EXPECT_EQ(status.information().find("the Hexagon DSP session ended in another engine's run ("),
+            0u)
+      << status.ToString();
+  // A new engine of the context: a new session (which the relay, counting
+  // afresh, lets live past its third execute for this one run).
+  std::shared_ptr<MaceEngine> c;
+  ASSERT_TRUE(models.one.builder.CreateEngine({"x"}, {"y"}, config, &c).ok());
+  EXPECT_EQ(RunOnce(c.get(), &status), models.one_cpu) << status.ToString();
 }
 
 // A model with no op the DSP runs is refused, naming each op and why.

@@ -203,9 +203,10 @@ corrupt_status=0
 if ((corrupt_status == 0)); then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 ((corrupt_status == 0))
 
-step "tsan: thread pool, engine, concurrency, pipeline and GPU context tests under ThreadSanitizer"
+step "tsan: thread pool, engine, concurrency, pipeline, GPU and DSP context tests under ThreadSanitizer"
 bazel_tests --config=tsan //mace/runtimes/cpu:compute_test //test:concurrency_test \
-  //test:engine_test //test:split_runtime_test //test:pipeline_test //test:gpu_context_test
+  //test:engine_test //test:split_runtime_test //test:pipeline_test //test:gpu_context_test \
+  //test:hexagon_engine_test //mace/runtimes/hexagon:dsp_session_test
 
 if [[ "${MACE_LIBFUZZER:-0}" == 1 ]]; then
   step "fuzz smoke: every fuzz target (model loader, engine, mace_run flags and .npy, converter)"

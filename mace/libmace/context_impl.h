@@ -15,6 +15,9 @@ namespace mace {
 namespace opencl {
 class OpenCLDevice;
 }  // namespace opencl
+namespace hexagon {
+class DspSession;
+}  // namespace hexagon
 
 class MaceContext::Impl {
  public:
@@ -26,6 +29,12 @@ class MaceContext::Impl {
   // settings is created and released with the context.
   std::mutex gpu_mutex;
   std::map<std::string, std::shared_ptr<opencl::OpenCLDevice>> gpu_devices;
+  // The DSP sessions of the context's Hexagon engines, one per emulator and
+  // image (hexagon::DspSession::Key), started by the first engine that
+  // needs one and ended with the context; a session that failed is
+  // replaced for the engines created after.
+  std::mutex dsp_mutex;
+  std::map<std::string, std::shared_ptr<hexagon::DspSession>> dsp_sessions;
 };
 
 }  // namespace mace

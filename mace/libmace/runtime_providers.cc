@@ -134,7 +134,7 @@ RuntimeProvider OpenCLProvider() {
 }
 
 // The emulated Hexagon DSP (docs/design/dsp.md): the model runs as a
-// whole graph; qemu-hexagon, the DSP image and the call deadline come from
+// whole graph, in a DSP session the engines of a context share; qemu-hexagon, the DSP image and the call deadline come from
 // the config's HexagonOptions, else from MACE_QEMU_HEXAGON (or PATH),
 // MACE_DSP_RUNTIME and MACE_DSP_TIMEOUT_MS.
 RuntimeProvider HexagonProvider() {
@@ -143,7 +143,18 @@ RuntimeProvider HexagonProvider() {
                          std::unique_ptr<Executor>* executor) {
     hexagon::DspChannelConfig channel;
     MACE_RETURN_IF_ERROR(hexagon::DspChannelConfigFromOptions(config.hexagon_options(), &channel));
-    *executor = std::make_unique<hexagon::HexagonExecutor>(std::move(net), channel);
+    // Engines of one context with the same emulator and image share one
+    // DSP session; others get a session of their own.
+    std::shared_ptr<hexagon::DspSession> shared;
+    if (config.context() != nullptr) {
+      MaceContext::Impl* context = config.context()->impl();
+      std::lock_guard<std::mutex> lock(context->dsp_mutex);
+      std::shared_ptr<hexagon::DspSession>& held =
+          context->dsp_sessions[hexagon::DspSession::Key(channel)];
+      if (held == nullptr || held->failed()) held = std::make_shared<hexagon::DspSession>(channel);
+      shared = held;
+    }
+    *executor = std::make_unique<hexagon::HexagonExecutor>(std::move(net), channel, shared);
     return MaceStatus();
   };
   return provider;

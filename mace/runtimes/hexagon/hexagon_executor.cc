@@ -292,10 +292,27 @@ std::string CpuReason(const Operation& op, const std::set<const Tensor*>& dsp_wr
 
 }  // namespace
 
-HexagonExecutor::HexagonExecutor(std::unique_ptr<Net> cpu_net, DspChannelConfig config)
-    : net_(std::move(cpu_net)), config_(std::move(config)) {}
+HexagonExecutor::HexagonExecutor(std::unique_ptr<Net> cpu_net, DspChannelConfig config,
+                                 std::shared_ptr<DspSession> session)
+    : net_(std::move(cpu_net)), config_(std::move(config)), session_(std::move(session)) {
+  if (session_ == nullptr) session_ = std::make_shared<DspSession>(config_);
+}
 
-HexagonExecutor::~HexagonExecutor() { control_.Finalize(); }
+HexagonExecutor::~HexagonExecutor() {
+  MaceStatus ignored;
+  DspSession::Locked session(session_.get(), nullptr, &ignored);
+  // A session that other engines (or the context) still hold keeps living:
+  // this engine's graphs leave it and free the DSP's memory. A session of
+  // the engine's own ends with it.
+  if (session_.use_count() > 1 && session.failure().empty() &&
+      session.control()->initialized() && session.generation() == generation_) {
+    session.control()->channel()->set_timeout_ms(config_.timeout_ms);
+    for (const Stage& stage : stages_) {
+      if (stage.on_dsp) session.control()->TeardownGraph(stage.slot);
+    }
+  }
+  session.GiveBack(slots_);
+}
 
 MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
                                  const std::vector<std::string>& output_names) {
@@ -392,8 +409,12 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
     if (on_host.count(t) == 0 && net_->InputTensor(t->name()) != t) elsewhere.insert(t);
   }
   MACE_RETURN_IF_ERROR(net_->PlanHostMemory(elsewhere, output_names));
-  control_.Config(config_);
-  MACE_RETURN_IF_ERROR(control_.Init());
+  MaceStatus unlocked;
+  DspSession::Locked session(session_.get(), nullptr, &unlocked);
+  MACE_RETURN_IF_ERROR(session.Open());
+  session.control()->channel()->set_timeout_ms(config_.timeout_ms);
+  MACE_RETURN_IF_ERROR(session.TakeSlots(builders.size(), &slots_));
+  generation_ = session.generation();
   // Host tensors by id, writable (each activation is some op's output or an
   // app input, which a DSP segment never writes).
   std::map<int, Tensor*> writable;
@@ -442,21 +463,22 @@ MaceStatus HexagonExecutor::Init(const NetDef& /*net_def*/,
     builder->SetOutputs(graph_outputs);
     SerializedGraph graph;
     MACE_RETURN_IF_ERROR(builder->Serialize(&graph));
-    stage.slot = static_cast<uint32_t>(dsp_index - 1);
-    MACE_RETURN_IF_ERROR(control_.SetupGraph(graph, stage.slot));
+    stage.slot = slots_[dsp_index - 1];
+    MACE_RETURN_IF_ERROR(session.control()->SetupGraph(graph, stage.slot));
     stage.graph = std::move(graph);
     stages_.push_back(std::move(stage));
   }
   return MaceStatus();
 }
 
-MaceStatus HexagonExecutor::RunDsp(Stage* stage, bool profile) {
+MaceStatus HexagonExecutor::RunDsp(Stage* stage, bool profile, HexagonControl* control) {
   std::vector<DspBuffer> buffers;
   for (const Tensor* t : stage->inputs) {
     buffers.push_back({t->raw_data(), static_cast<size_t>(t->size())});
   }
-  MACE_RETURN_IF_ERROR(control_.ExecuteGraph(buffers, &stage->output_bytes, stage->slot,
+  MACE_RETURN_IF_ERROR(control->ExecuteGraph(buffers, &stage->output_bytes, stage->slot,
                                              profile ? &stage->profile : nullptr));
+  stage->dsp_time_us = control->last_dsp_time_us();
   MACE_CHECK_ARG(!profile || stage->profile.size() == stage->dsp_ops.size(), "the DSP timed ",
                  stage->profile.size(), " ops of ", stage->dsp_ops.size());
   MACE_CHECK_ARG(stage->output_bytes.size() == stage->outputs.size(), "the DSP returned ",
@@ -472,11 +494,15 @@ MaceStatus HexagonExecutor::RunDsp(Stage* stage, bool profile) {
   return MaceStatus();
 }
 
-MaceStatus HexagonExecutor::Reopen() {
-  MACE_RETURN_IF_ERROR(control_.Init());
+MaceStatus HexagonExecutor::Reopen(DspSession::Locked* session) {
+  MACE_RETURN_IF_ERROR(session->Open());
+  session->control()->channel()->set_timeout_ms(config_.timeout_ms);
   for (const Stage& stage : stages_) {
-    if (stage.on_dsp) MACE_RETURN_IF_ERROR(control_.SetupGraph(stage.graph, stage.slot));
+    if (stage.on_dsp) {
+      MACE_RETURN_IF_ERROR(session->control()->SetupGraph(stage.graph, stage.slot));
+    }
   }
+  generation_ = session->generation();
   return MaceStatus();
 }
 
@@ -489,9 +515,6 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
                       StrCat("the Hexagon DSP session ended in an earlier run (", session_error_,
                              "); destroy the engine and create it again"));
   }
-  // A stopped Run abandoned a DSP call and so ended the session; this Run
-  // starts a new one (a stop during that start leaves it for the next).
-  if (!control_.initialized()) MACE_RETURN_IF_ERROR(Reopen());
   std::set<Runtime*> runtimes;
   for (const Stage& stage : stages_) {
     for (Operation* op : stage.ops) runtimes.insert(op->runtime());
@@ -508,9 +531,10 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
   };
   OpContext context;
   context.workspace = net_->workspace();
-  // A Run stops before each DSP graph and each host op, and during a DSP
-  // graph call, which it abandons by ending the DSP process
-  // (DspChannel): the next Run sets the session up again.
+  // A Run stops before each DSP graph and each host op, while it waits for
+  // the session another engine's call holds, and during a DSP graph call,
+  // which it abandons by ending the DSP process (DspChannel): the next DSP
+  // call of any engine of the session opens it again.
   const RunControl* control = CurrentRunControl();
   auto stopped = [&] { return control != nullptr && control->ShouldStop(); };
   auto finish_stopped = [&] {
@@ -521,13 +545,37 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
     if (stopped()) return finish_stopped();
     if (stage.on_dsp) {
       const int64_t start = run_metadata != nullptr ? NowMicros() : 0;
-      const MaceStatus status = RunDsp(&stage, run_metadata != nullptr);
+      MaceStatus waited;
+      DspSession::Locked session(session_.get(), control, &waited);
+      if (!session.locked()) return finish_stopped();
+      if (!session.failure().empty()) {
+        session_error_ = session.failure();
+        return MaceStatus(MaceStatus::MACE_RUNTIME_ERROR,
+                          StrCat("the Hexagon DSP session ended in another engine's run (",
+                                 session_error_, "); destroy the engine and create it again"));
+      }
+      // The session was closed by a stopped Run, or opened again since this
+      // engine's graphs were set up: they are set up again (a stop during
+      // that leaves it for the next Run).
+      MaceStatus status;
+      if (!session.control()->initialized() || session.generation() != generation_) {
+        status = Reopen(&session);
+      }
+      if (status.ok()) {
+        session.control()->channel()->set_timeout_ms(config_.timeout_ms);
+        status = RunDsp(&stage, run_metadata != nullptr, session.control());
+      }
       const bool abandoned = status.code() == MaceStatus::MACE_CANCELLED ||
                              status.code() == MaceStatus::MACE_DEADLINE_EXCEEDED;
       if (abandoned && control != nullptr) return finish_stopped();
       if (!status.ok()) {
         const std::string what = StrCat(stage.name, ": ", status.information());
-        if (!control_.initialized()) session_error_ = what;
+        // The DSP died, hung or replied garbage during the graph's call:
+        // the session failed for every engine of it.
+        if (!session.control()->initialized() && session.generation() == generation_) {
+          session_error_ = what;
+          session.Fail(what);
+        }
         return MaceStatus(status.code(), what);
       }
       if (run_metadata == nullptr) continue;
@@ -555,7 +603,7 @@ MaceStatus HexagonExecutor::Run(RunMetadata* run_metadata) {
       OperatorStats stats;
       stats.operator_name = stage.name;
       stats.type = "HexagonGraph";
-      const int64_t call_micros = control_.last_dsp_time_us();
+      const int64_t call_micros = stage.dsp_time_us;
       stats.device_micros =
           std::max<int64_t>(0, call_micros - static_cast<int64_t>((op_nanos + 500) / 1000));
       for (const auto& receivers : stage.outputs) {

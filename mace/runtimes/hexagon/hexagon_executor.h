@@ -3,9 +3,10 @@
 // every shape and binds the weights); this executor offers each of its ops
 // to the DSP, in order, and an op the DSP cannot run falls back to the CPU
 // net's own kernel (placement.h). Consecutive DSP ops become one DSP graph,
-// each set up once in its slot of the engine's DSP session (and again in a
+// each set up once in a slot of the engine's DSP session (and again in a
 // new session after a stopped Run abandoned a DSP call); consecutive CPU
-// ops run with the CPU net's kernels. The model's Quantize and Dequantize ops run on the CPU,
+// ops run with the CPU net's kernels. The session may be shared with the
+// other Hexagon engines of a MaceContext (dsp_session.h). The model's Quantize and Dequantize ops run on the CPU,
 // so float app inputs and outputs are converted on the host exactly as the
 // CPU engine converts them. Tensors between segments live in the CPU
 // net's host memory: uint8 bytes with their scale and zero point.
@@ -18,6 +19,7 @@
 
 #include "mace/core/executor.h"
 #include "mace/core/net.h"
+#include "mace/runtimes/hexagon/dsp_session.h"
 #include "mace/runtimes/hexagon/hexagon_control.h"
 #include "mace/runtimes/hexagon/placement.h"
 
@@ -26,12 +28,14 @@ namespace hexagon {
 
 class HexagonExecutor : public Executor {
  public:
-  // `cpu_net` is initialized for the model.
-  HexagonExecutor(std::unique_ptr<Net> cpu_net, DspChannelConfig config);
+  // `cpu_net` is initialized for the model. `session`: the DSP session to
+  // use, shared with other engines; null: a session of the engine's own.
+  HexagonExecutor(std::unique_ptr<Net> cpu_net, DspChannelConfig config,
+                  std::shared_ptr<DspSession> session = nullptr);
   ~HexagonExecutor() override;
 
   // Places the CPU net's ops, builds one DSP graph per DSP segment and sets
-  // them up in one DSP session. A model with no op the DSP runs fails,
+  // them up in the DSP session, each in a slot of its own. A model with no op the DSP runs fails,
   // naming why for each op.
   MaceStatus Init(const NetDef& net_def, const std::vector<std::string>& output_names) override;
   MaceStatus Run(RunMetadata* run_metadata) override;
@@ -61,18 +65,23 @@ class HexagonExecutor : public Executor {
     std::string name;
     std::vector<Operation*> dsp_ops;  // the CPU net's ops behind the graph's ops
     std::vector<dsp::OpProfile> profile;
+    uint32_t dsp_time_us = 0;  // of the last call, as the DSP measured it
     // The graph as set up, to set it up again in a new session.
     SerializedGraph graph;
   };
 
-  MaceStatus RunDsp(Stage* stage, bool profile);
-  // A new session with every DSP graph set up again, after a stopped Run
-  // abandoned a DSP call (which ends the session).
-  MaceStatus Reopen();
+  MaceStatus RunDsp(Stage* stage, bool profile, HexagonControl* control);
+  // Every DSP graph set up again, in a new session if the session is
+  // closed: after a stopped Run abandoned a DSP call (which ends the
+  // session), this engine's or another's of the shared session.
+  MaceStatus Reopen(DspSession::Locked* session);
 
   std::unique_ptr<Net> net_;
   DspChannelConfig config_;
-  HexagonControl control_;  // one DSP session for every DSP graph
+  std::shared_ptr<DspSession> session_;  // one DSP session for every DSP graph
+  std::vector<uint32_t> slots_;          // the session's slots this engine holds
+  // The session's generation the graphs were last set up in.
+  uint64_t generation_ = 0;
   std::vector<Stage> stages_;
   std::string placement_;
   // Why the DSP session ended during a run, or "" while it lives.
