@@ -19,7 +19,9 @@
 
 #include "gtest/gtest.h"
 #include "mace/public/mace.h"
+#include "mace/proto/mace.pb.h"
 #include "test/conv_chain.h"
+#include "test/model_builder.h"
 
 namespace mace {
 namespace {
@@ -240,6 +242,102 @@ TEST(PipelineTest, SequentialEnginesRunningAtOnceAreRefused) {
 // App threads, each running its own engine (group -1) on the shared pool
 // and arena, while another thread creates and destroys engines in the
 // context: every answer is the one the model gives alone.
+// A chain whose intermediates include tensors that live inside planned
+// ones: a Reshape's output (an in-place alias of its input) and the inputs
+// of a channel Concat (slices of its output). x -> conv a -> Reshape
+// (flatten) -> Reshape (back) -> conv b; conv c; Concat(b, c) -> conv d -> y.
+testing::ModelBuilder AliasedChain(int channels, int size) {
+  testing::ModelBuilder b;
+  b.net.set_name("aliased");
+  InputOutputInfo* input = b.net.add_input_info();
+  input->set_name("x");
+  for (int64_t d : {1, channels, size, size}) input->add_dims(d);
+  b.net.add_output_info()->set_name("y");
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> uniform(-0.1f, 0.1f);
+  auto conv = [&](const std::string& name, const std::string& from, const std::string& to,
+                  int in, int out) {
+    std::vector<float> w(static_cast<size_t>(in) * out * 9);
+    for (float& v : w) v = uniform(rng);
+    b.AddWeight("w_" + name, {out, in, 3, 3}, w);
+    OperatorDef* op = b.AddOp("Conv2D", name, {from, "w_" + name}, to);
+    testing::ModelBuilder::SetInt(op, "padding", 1);
+    testing::ModelBuilder::SetString(op, "activation", "RELU");
+  };
+  auto shape = [](OperatorDef* op, const std::vector<int64_t>& dims) {
+    Argument* arg = op->add_arg();
+    arg->set_name("shape");
+    for (int64_t d : dims) arg->add_ints(d);
+  };
+  conv("a", "x", "a", channels, channels);
+  shape(b.AddOp("Reshape", "flatten", {"a"}, "flat"), {1, channels, size * size});
+  shape(b.AddOp("Reshape", "unflatten", {"flat"}, "back"), {1, channels, size, size});
+  conv("b", "back", "b", channels, channels);
+  conv("c", "a", "c", channels, channels);
+  OperatorDef* cat = b.AddOp("Concat", "cat", {"b", "c"}, "cat");
+  testing::ModelBuilder::SetInt(cat, "axis", 1);
+  conv("d", "cat", "y", 2 * channels, channels);
+  return b;
+}
+
+// An engine's aliases and slices move with the tensors they live in when
+// the shared arena is laid out again: a larger engine joining (and then
+// leaving) the context replaces the arena's buffer, and the first engine's
+// next runs still give the output of an engine of its own. Under ASan a
+// tensor left on the old buffer is a use after free.
+TEST(PipelineTest, AliasesAndSlicesMoveWithTheArena) {
+  const testing::ModelBuilder model = AliasedChain(8, 12);
+  const ConvChain& large = Stages()[1];
+  std::map<std::string, MaceTensor> input;
+  {
+    const int64_t count = 8 * 12 * 12;
+    std::shared_ptr<float> x(new float[count], std::default_delete<float[]>());
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+    for (int64_t i = 0; i < count; ++i) x.get()[i] = uniform(rng);
+    input = {{"x", MaceTensor({1, 8, 12, 12}, x)}};
+  }
+  auto run = [&](MaceEngine* engine, MaceStatus* status) {
+    std::map<std::string, MaceTensor> outputs;
+    *status = engine->Run(input, &outputs);
+    if (!status->ok()) return std::vector<float>();
+    const MaceTensor& y = outputs.at("y");
+    return std::vector<float>(y.data().get(), y.data().get() + y.size());
+  };
+  MaceEngineConfig alone;
+  ASSERT_TRUE(alone.SetCPUThreadPolicy(kThreads, CPUAffinityPolicy::AFFINITY_NONE).ok());
+  std::shared_ptr<MaceEngine> own;
+  ASSERT_TRUE(model.CreateEngine({}, {}, alone, &own).ok());
+  MaceStatus status;
+  const std::vector<float> expected = run(own.get(), &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(expected.size(), 8u * 12 * 12);
+  // The plan aliases the Reshapes and places b and c inside the Concat.
+  MemoryReport report;
+  ASSERT_TRUE(own->GetMemoryReport(&report).ok());
+  int followers = 0;
+  for (const auto& tensor : report.tensors) followers += tensor.alias_of.empty() ? 0 : 1;
+  EXPECT_GE(followers, 3);
+
+  std::shared_ptr<MaceContext> context;
+  ASSERT_TRUE(MaceContext::Create(kThreads, CPUAffinityPolicy::AFFINITY_NONE, &context).ok());
+  MaceEngineConfig shared = alone;
+  shared.SetContext(context);
+  std::shared_ptr<MaceEngine> first;
+  ASSERT_TRUE(model.CreateEngine({}, {}, shared, &first).ok());
+  EXPECT_TRUE(Same(run(first.get(), &status), expected)) << status.ToString();
+  const int64_t before = context->arena_bytes();
+  {
+    // Outside any group: a region of its own after the first engine's, so
+    // the arena grows into a new buffer.
+    std::shared_ptr<MaceEngine> second = Create(large, context, -1);
+    ASSERT_GT(context->arena_bytes(), before);
+    EXPECT_TRUE(Same(run(first.get(), &status), expected)) << status.ToString();
+  }
+  EXPECT_EQ(context->arena_bytes(), before);
+  EXPECT_TRUE(Same(run(first.get(), &status), expected)) << status.ToString();
+}
+
 TEST(PipelineTest, AppThreadsRunAndJoinAtOnce) {
   const std::vector<std::vector<float>> expected = Expected(9);
   std::shared_ptr<MaceContext> context;

@@ -174,10 +174,20 @@ class Net : public Executor {
   std::string ReplanBlocker() const;
   // Checks `shape` for model input `name` against its declared range.
   MaceStatus CheckInputShape(const std::string& name, const std::vector<int64_t>& shape) const;
+  // A tensor that lives inside a planned one (an in-place alias, a slice of
+  // a concat output): `size` bytes at `offset` in order[root]'s.
+  struct Follower {
+    Tensor* tensor;
+    size_t root;
+    int64_t offset;
+    int64_t size;
+  };
   // Plans and allocates one memory type's tensors (`order`, with records of
-  // the same index) through `runtime`.
+  // the same index) through `runtime`. A shared arena binds `followers`
+  // with their roots each time it is laid out again.
   MaceStatus PlanMemoryType(MemoryType type, Runtime* runtime, const std::vector<Tensor*>& order,
-                            const std::vector<ArenaRecord>& records);
+                            const std::vector<ArenaRecord>& records,
+                            const std::vector<Follower>& followers);
   // Counts `bytes` more of planned memory against options_.memory_limit.
   MaceStatus ReserveMemory(int64_t bytes, const std::string& what);
   // GPU_IMAGE tensors: shared 2D images from the image planner.

@@ -189,10 +189,28 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
     records.push_back({AlignUp(std::max<int64_t>(tensor->raw_size(), 1), options_.arena_alignment),
                        life.first, life.last, life.fixed_offset});
   }
+  // The aliases and slices of each type's planned tensors, for a shared
+  // arena to bind again with them when it moves them.
+  std::map<MemoryType, std::vector<Follower>> followers;
+  auto follow = [&](Tensor* tensor, const Tensor* root, int64_t offset, int64_t size) {
+    const std::vector<Tensor*>& planned = by_type[root->memory_type()].first;
+    auto it = std::find(planned.begin(), planned.end(), root);
+    if (it == planned.end()) return;
+    followers[root->memory_type()].push_back(
+        {tensor, static_cast<size_t>(it - planned.begin()), offset, size});
+  };
+  for (const auto& [alias, root] : alias_root) {
+    follow(const_cast<Tensor*>(alias), root, 0,
+           AlignUp(std::max<int64_t>(root->raw_size(), 1), options_.arena_alignment));
+  }
+  for (const auto& [part, slice] : slices) {
+    follow(const_cast<Tensor*>(part), root_of(slice.whole), slice.offset, part->raw_size());
+  }
   for (const auto& [type, planned] : by_type) {
     Runtime* owner =
         type == runtimes_.cpu->default_memory_type() ? runtimes_.cpu : runtimes_.device;
-    MACE_RETURN_IF_ERROR(PlanMemoryType(type, owner, planned.first, planned.second));
+    MACE_RETURN_IF_ERROR(
+        PlanMemoryType(type, owner, planned.first, planned.second, followers[type]));
   }
   runtimes_.cpu->ReportMemory(&memory_report_);
   if (runtimes_.device != runtimes_.cpu) runtimes_.device->ReportMemory(&memory_report_);
@@ -293,7 +311,8 @@ MaceStatus Net::PlanImages(Runtime* runtime, const std::vector<Tensor*>& order,
 }
 
 MaceStatus Net::PlanMemoryType(MemoryType type, Runtime* runtime, const std::vector<Tensor*>& order,
-                               const std::vector<ArenaRecord>& records) {
+                               const std::vector<ArenaRecord>& records,
+                               const std::vector<Follower>& followers) {
   if (type == MemoryType::GPU_IMAGE) return PlanImages(runtime, order, records);
   ArenaPlan plan;
   const int64_t plan_start = NowMicros();
@@ -308,6 +327,12 @@ MaceStatus Net::PlanMemoryType(MemoryType type, Runtime* runtime, const std::vec
     std::vector<SharedArena::Binding> bindings;
     for (size_t r = 0; r < order.size(); ++r) {
       bindings.push_back({order[r], plan.offsets[r], records[r].size});
+    }
+    // Aliases and slices move with their roots when the arena is laid out
+    // again (an engine joins or leaves the context).
+    for (const Follower& follower : followers) {
+      bindings.push_back(
+          {follower.tensor, plan.offsets[follower.root] + follower.offset, follower.size});
     }
     MACE_RETURN_IF_ERROR(shared->SetPlan(plan.total, std::move(bindings)));
   } else {
