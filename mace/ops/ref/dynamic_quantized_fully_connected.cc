@@ -28,15 +28,17 @@ constexpr float kShift = 12582912.f;
 
 inline float RoundHalfEven(float v) { return (v + kShift) - kShift; }
 
-inline float Quantize(float value, float inverse, float zero) {
-  float v = RoundHalfEven(value * inverse) + zero;
+// value * factor rounded (the factor is 1 / s), or value / factor (the
+// factor is s) when kDivide.
+template <bool kDivide>
+inline float Quantize(float value, float factor, float zero) {
+  float v = RoundHalfEven(kDivide ? value / factor : value * factor) + zero;
   v = v > 0.f ? v : 0.f;
   return v < 255.f ? v : 255.f;
 }
 
-}  // namespace
-
-DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q) {
+template <bool kDivide>
+DynamicRow QuantizeDynamic(const float* x, int64_t count, uint8_t* q) {
   // min, max and a sum of x * 0, which is NaN once any value is a NaN or
   // an infinity. The lanes' order changes none of the three.
   Floats lows[2] = {}, highs[2] = {}, checks[2] = {};
@@ -71,8 +73,8 @@ DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q) {
     return row;
   }
   row.scale = span / 255.f;
-  const float inverse = 1.f / row.scale;
-  const float zero = Quantize(-low, inverse, 0.f);
+  const float factor = kDivide ? row.scale : 1.f / row.scale;
+  const float zero = Quantize<kDivide>(-low, factor, 0.f);
   row.zero_point = static_cast<int32_t>(zero);
   // Fixed blocks of 16, which GCC's -O2 cost model vectorizes (with the
   // narrowing to bytes done by packs).
@@ -80,31 +82,45 @@ DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q) {
   for (k = 0; k + kBlock <= count; k += kBlock) {
     int32_t values[kBlock];
     for (int64_t j = 0; j < kBlock; ++j) {
-      values[j] = static_cast<int32_t>(Quantize(x[k + j], inverse, zero));
+      values[j] = static_cast<int32_t>(Quantize<kDivide>(x[k + j], factor, zero));
     }
     for (int64_t j = 0; j < kBlock; ++j) q[k + j] = static_cast<uint8_t>(values[j]);
   }
-  for (; k < count; ++k) q[k] = static_cast<uint8_t>(Quantize(x[k], inverse, zero));
+  for (; k < count; ++k) q[k] = static_cast<uint8_t>(Quantize<kDivide>(x[k], factor, zero));
   return row;
 }
 
-void DynamicQuantizedFullyConnected(const FullyConnectedParams& p,
-                                    const float* input, const int8_t* weight,
-                                    const float* weight_scale, const float* bias,
-                                    float* output) {
-  std::vector<uint8_t> q(p.in_features);
+}  // namespace
+
+DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q) {
+  return QuantizeDynamic<false>(x, count, q);
+}
+
+DynamicRow QuantizeTensorDynamic(const float* x, int64_t count, uint8_t* q) {
+  return QuantizeDynamic<true>(x, count, q);
+}
+
+void DynamicQuantizedFullyConnected(const FullyConnectedParams& p, const float* input,
+                                    const DynamicWeight& weight, bool per_tensor,
+                                    const float* weight_scale, const float* bias, float* output) {
+  const int64_t depth = p.in_features;
+  std::vector<uint8_t> q(per_tensor ? p.batch * depth : depth);
+  DynamicRow tensor;
+  if (per_tensor) tensor = QuantizeTensorDynamic(input, p.batch * depth, q.data());
   for (int64_t n = 0; n < p.batch; ++n) {
-    const DynamicRow row = QuantizeRowDynamic(input + n * p.in_features, p.in_features, q.data());
+    const uint8_t* row_q = per_tensor ? q.data() + n * depth : q.data();
+    const DynamicRow row =
+        per_tensor ? tensor : QuantizeRowDynamic(input + n * depth, depth, q.data());
     for (int64_t o = 0; o < p.out_features; ++o) {
       float* out = output + n * p.out_features + o;
       if (!row.finite) {
         *out = std::numeric_limits<float>::quiet_NaN();
         continue;
       }
-      const int8_t* w = weight + o * p.in_features;
+      const int64_t w_zero = weight.ZeroPoint(o);
       int64_t sum = 0;
-      for (int64_t k = 0; k < p.in_features; ++k) {
-        sum += (int64_t{q[k]} - row.zero_point) * int64_t{w[k]};
+      for (int64_t k = 0; k < depth; ++k) {
+        sum += (int64_t{row_q[k]} - row.zero_point) * (weight.Value(o * depth + k) - w_zero);
       }
       *out = p.activation.Apply(
           DynamicOutput(static_cast<float>(sum), row.scale, weight_scale[o], bias != nullptr ? bias[o] : 0.f));
