@@ -181,7 +181,8 @@ std::unique_ptr<DynamicInt8Gemm> DynamicInt8Gemm::Create(const KernelTable& tabl
 
 int64_t DynamicInt8Gemm::HeldBytes() const {
   return VectorBytes(packed_weight_, weight_sums_, weight_zeros_, weight_scales_, bias_,
-                     packed_input_, rows_q_, row_params_, row_terms_, row_factors_, sums_);
+                     packed_input_, rows_q_, row_params_, row_ranges_, row_terms_, row_factors_,
+                     sums_);
 }
 
 void DynamicInt8Gemm::PackInput(const float* input, int64_t batch, bool per_tensor,
@@ -196,14 +197,30 @@ void DynamicInt8Gemm::PackInput(const float* input, int64_t batch, bool per_tens
   row_params_.resize(batch);
   row_terms_.assign(rows_, 0);
   row_factors_.assign(rows_, 0);
+  // Per tensor: the range of every row, merged, gives the one scale and
+  // zero point; then the rows quantize with it in parallel.
   ref::DynamicRow tensor;
-  if (per_tensor) tensor = ref::QuantizeTensorDynamic(input, batch * depth, rows_q_.data());
+  if (per_tensor) {
+    row_ranges_.resize(batch);
+    ParallelFor(pool, batch, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        row_ranges_[b] = ref::RangeDynamic(input + b * depth, depth);
+      }
+    });
+    ref::DynamicRange range;
+    for (const ref::DynamicRange& row : row_ranges_) range = ref::MergeRanges(range, row);
+    tensor = ref::TensorRowDynamic(range);
+  }
   const QuantGemmFormat format = format_;
   ParallelFor(pool, batch, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
       uint8_t* q = rows_q_.data() + b * depth;
-      const ref::DynamicRow row =
-          per_tensor ? tensor : ref::QuantizeRowDynamic(input + b * depth, depth, q);
+      ref::DynamicRow row = tensor;
+      if (per_tensor) {
+        ref::QuantizeWithRowDynamic(input + b * depth, depth, tensor, q);
+      } else {
+        row = ref::QuantizeRowDynamic(input + b * depth, depth, q);
+      }
       row_params_[b] = row;
       const int32_t z = row.zero_point;
       uint8_t* words = packed_input_.data() + b * row_bytes;

@@ -66,6 +66,7 @@ class DynamicInt8Gemm {
   std::vector<uint8_t> packed_input_;
   std::vector<uint8_t> rows_q_;
   std::vector<ref::DynamicRow> row_params_;
+  std::vector<ref::DynamicRange> row_ranges_;  // per tensor: each row's range
   std::vector<int32_t> row_terms_;
   std::vector<int32_t> row_factors_;
   std::vector<int32_t> sums_;  // per thread: [kPieceRows][width_]

@@ -279,6 +279,22 @@ TEST(DynamicQuantizedFullyConnectedTest, QuantizeTensorAsOnnx) {
       const float want = std::min(255.f, std::max(0.f, std::nearbyint(values[i] / scale) + zero));
       ASSERT_EQ(q[i], static_cast<uint8_t>(want)) << "at " << i << " value " << values[i];
     }
+    // In three pieces of uneven length, as the GEMM driver's threads do it.
+    const int64_t cuts[] = {0, count / 3, count / 3 + 17, count};
+    ref::DynamicRange range;
+    for (int i = 0; i < 3; ++i) {
+      range = ref::MergeRanges(range,
+                               ref::RangeDynamic(values.data() + cuts[i], cuts[i + 1] - cuts[i]));
+    }
+    const ref::DynamicRow pieces = ref::TensorRowDynamic(range);
+    EXPECT_EQ(pieces.scale, row.scale);
+    EXPECT_EQ(pieces.zero_point, row.zero_point);
+    std::vector<uint8_t> again(count, 0);
+    for (int i = 0; i < 3; ++i) {
+      ref::QuantizeWithRowDynamic(values.data() + cuts[i], cuts[i + 1] - cuts[i], pieces,
+                                  again.data() + cuts[i]);
+    }
+    EXPECT_EQ(again, q);
   }
 }
 

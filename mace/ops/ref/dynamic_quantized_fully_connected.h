@@ -40,6 +40,26 @@ DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q);
 // whole input with it in its per-tensor mode.
 DynamicRow QuantizeTensorDynamic(const float* x, int64_t count, uint8_t* q);
 
+// QuantizeTensorDynamic in steps, for a tensor read in pieces (by
+// threads): the range of each piece, merged; the tensor's scale and zero
+// point from it; then each piece quantized with them. The q equal
+// QuantizeTensorDynamic's over the whole tensor (min and max do not depend
+// on the order).
+struct DynamicRange {
+  float low = 0.f, high = 0.f;  // min(0, min x), max(0, max x)
+  bool finite = true;           // no NaN and no infinity
+};
+DynamicRange RangeDynamic(const float* x, int64_t count);
+inline DynamicRange MergeRanges(const DynamicRange& a, const DynamicRange& b) {
+  DynamicRange range;
+  range.low = b.low < a.low ? b.low : a.low;
+  range.high = b.high > a.high ? b.high : a.high;
+  range.finite = a.finite && b.finite;
+  return range;
+}
+DynamicRow TensorRowDynamic(const DynamicRange& range);
+void QuantizeWithRowDynamic(const float* x, int64_t count, const DynamicRow& row, uint8_t* q);
+
 // The weight [out_features, in_features]: int8 or uint8 values (exactly one
 // of the two pointers set) and a zero point per output feature (nullptr:
 // all 0).
