@@ -8,13 +8,12 @@ namespace mace {
 namespace ops {
 namespace {
 
-// Deepest reduction whose sums and corrections stay exact in int32: with
-// at most 255 x 255 per product and terms of 128 x 255 or 255 x 127 per
-// value, every partial total stays below 2^31.
+// Deepest reduction whose int32 sums stay exact: the GEMM's sums hold at
+// most 255 x 255 per product, and so does the wanted sum S. The
+// corrections can pass 2^31 on the way, so the output step adds them
+// modulo 2^32, which gives S exactly since S fits in int32.
 constexpr int64_t kMaxDepth = 16384;
 
-// The packed weight a column block holds, so that it stays in L2 while the
-// row pieces stream over it.
 constexpr int64_t kColumnBlockBytes = 192 * 1024;
 
 // Input rows per work item: a multiple of kQuantGemmRows.
@@ -24,45 +23,58 @@ int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-// The GEMM multiplies A's words (the input) by B's (the weight), and the
-// wanted sum S = sum (q - z) w is C + row_term + row_factor * sum w:
-//   pairs:           A = q - z (int16), B = w (int16); C = S;
-//   signed quads:    A = q - 128 (int8), B = w + 128 (uint8);
-//                    C = S - 128 * 128 depth + 128 sum q + (z - 128) sum w;
-//   unsigned quads:  A = q, B = w + 128 (both uint8); C = S + 128 sum q + z sum w.
-int32_t WeightOffset(QuantGemmFormat format) { return format == kQuantPairsInt16 ? 0 : 128; }
+// The GEMM multiplies A's words (the input) by B's (the weight values r,
+// stored as B = r + offset), and the wanted sum S = sum (q - z)(r - w_zero)
+// is C + row_factor * sum B + row_term * (offset + w_zero), with row_term
+// = z depth - sum q:
+//   pairs:           A = q - z (int16), B = r (int16); row_factor 0;
+//   signed quads:    A = q - 128 (int8), B = r (+ 128 for int8 r) (uint8);
+//                    row_factor = 128 - z;
+//   unsigned quads:  A = q, B as for the signed quads (uint8); row_factor = -z.
+int32_t WeightOffset(QuantGemmFormat format, bool int8_weight) {
+  return format != kQuantPairsInt16 && int8_weight ? 128 : 0;
+}
 
 // Loops over blocks of kBlock values: GCC's -O2 cost model vectorizes a
 // loop only when no scalar remainder is left, so the drivers run fixed-size
 // blocks and do the remainder on their own.
 constexpr int64_t kBlock = 16;
 
-// kBlock outputs from the GEMM's sums and the corrections, in int32 (exact
-// for depths up to kMaxDepth).
-inline void FinishBlock(const int32_t* __restrict sums, int32_t row_term, int32_t row_factor,
-                        const int32_t* __restrict weight_sums, float row_scale,
-                        const float* __restrict weight_scales, const float* __restrict bias,
-                        float* __restrict out) {
+// The per-column arrays of the output step, from a column on.
+struct Columns {
+  const int32_t* __restrict sums;   // sum B over the depth
+  const int32_t* __restrict zeros;  // offset + w_zero
+  const float* __restrict scales;
+  const float* __restrict bias;
+  Columns From(int64_t u) const { return {sums + u, zeros + u, scales + u, bias + u}; }
+};
+
+// kBlock outputs from the GEMM's sums and the corrections, added modulo
+// 2^32 (exact for depths up to kMaxDepth).
+inline void FinishBlock(const int32_t* __restrict sums, uint32_t row_term, uint32_t row_factor,
+                        const Columns& c, float row_scale, float* __restrict out) {
   for (int64_t u = 0; u < kBlock; ++u) {
-    const int32_t sum = sums[u] + row_term + row_factor * weight_sums[u];
-    out[u] = ref::DynamicOutput(static_cast<float>(sum), row_scale, weight_scales[u], bias[u]);
+    const uint32_t sum = static_cast<uint32_t>(sums[u]) +
+                         row_factor * static_cast<uint32_t>(c.sums[u]) +
+                         row_term * static_cast<uint32_t>(c.zeros[u]);
+    out[u] = ref::DynamicOutput(static_cast<float>(static_cast<int32_t>(sum)), row_scale,
+                                c.scales[u], c.bias[u]);
   }
 }
 
 // One row of outputs, out[u] for u < count; the other arrays are readable
 // up to count rounded up to kBlock.
-void FinishRow(const int32_t* sums, int32_t row_term, int32_t row_factor,
-               const int32_t* weight_sums, float row_scale, const float* weight_scales,
-               const float* bias, int64_t count, float* out) {
+void FinishRow(const int32_t* sums, int32_t row_term, int32_t row_factor, const Columns& c,
+               float row_scale, int64_t count, float* out) {
+  const uint32_t term = static_cast<uint32_t>(row_term);
+  const uint32_t factor = static_cast<uint32_t>(row_factor);
   int64_t u = 0;
   for (; u + kBlock <= count; u += kBlock) {
-    FinishBlock(sums + u, row_term, row_factor, weight_sums + u, row_scale, weight_scales + u,
-                bias + u, out + u);
+    FinishBlock(sums + u, term, factor, c.From(u), row_scale, out + u);
   }
   if (u < count) {
     float last[kBlock];
-    FinishBlock(sums + u, row_term, row_factor, weight_sums + u, row_scale, weight_scales + u,
-                bias + u, last);
+    FinishBlock(sums + u, term, factor, c.From(u), row_scale, last);
     std::copy(last, last + (count - u), out + u);
   }
 }
@@ -88,19 +100,30 @@ int32_t CopyRow(const uint8_t* __restrict q, int64_t count, bool flip, uint8_t* 
   return total;
 }
 
-// out[k] = q[k] - z as int16, for k < count.
-void ShiftRow(const uint8_t* __restrict q, int64_t count, int32_t z, int16_t* __restrict out) {
+// out[k] = q[k] - z as int16, for k < count; returns the sum of q.
+int32_t ShiftRow(const uint8_t* __restrict q, int64_t count, int32_t z, int16_t* __restrict out) {
+  int32_t total = 0;
   int64_t k = 0;
   for (; k + kBlock <= count; k += kBlock) {
-    for (int64_t i = 0; i < kBlock; ++i) out[k + i] = static_cast<int16_t>(q[k + i] - z);
+    int32_t block = 0;
+    for (int64_t i = 0; i < kBlock; ++i) {
+      block += q[k + i];
+      out[k + i] = static_cast<int16_t>(q[k + i] - z);
+    }
+    total += block;
   }
-  for (; k < count; ++k) out[k] = static_cast<int16_t>(q[k] - z);
+  for (; k < count; ++k) {
+    total += q[k];
+    out[k] = static_cast<int16_t>(q[k] - z);
+  }
+  return total;
 }
 
 }  // namespace
 
 std::unique_ptr<DynamicInt8Gemm> DynamicInt8Gemm::Create(const KernelTable& table, int64_t units,
-                                                         int64_t depth, const int8_t* weight) {
+                                                         int64_t depth,
+                                                         const ref::DynamicWeight& weight) {
   if (table.quantized_gemm == nullptr || units <= 0 || depth <= 0 || depth > kMaxDepth) {
     return nullptr;
   }
@@ -118,22 +141,23 @@ std::unique_ptr<DynamicInt8Gemm> DynamicInt8Gemm::Create(const KernelTable& tabl
                                                          kQuantGemmCols * kQuantGemmCols));
   // Past the depth and the units the input's words are 0, so what the
   // weight holds there adds nothing; it holds the offset, as a 0 weight.
-  const int32_t offset = WeightOffset(format);
+  const int32_t offset = WeightOffset(format, weight.int8 != nullptr);
   const int64_t words = gemm->words_;
   gemm->packed_weight_.assign(words * gemm->cols_, 0);
   gemm->weight_sums_.assign(gemm->cols_, 0);
+  gemm->weight_zeros_.assign(gemm->cols_, 0);
   gemm->weight_scales_.assign(gemm->cols_, 0.f);
   gemm->bias_.assign(gemm->cols_, 0.f);
   std::vector<int32_t> column(words * gemm->per_word_);
   for (int64_t u = 0; u < gemm->cols_; ++u) {
-    const int8_t* w = u < units ? weight + u * depth : nullptr;
     int32_t sum = 0;
     for (int64_t k = 0; k < words * gemm->per_word_; ++k) {
-      const int32_t value = w != nullptr && k < depth ? w[k] : 0;
+      const int32_t value = u < units && k < depth ? weight.Value(u * depth + k) : 0;
       column[k] = value + offset;
-      sum += value;
+      if (k < depth) sum += value + offset;
     }
     gemm->weight_sums_[u] = sum;
+    gemm->weight_zeros_[u] = offset + (u < units ? weight.ZeroPoint(u) : 0);
     const int64_t first = u / gemm->width_ * gemm->width_;
     const int64_t width = std::min(gemm->width_, gemm->cols_ - first);
     int32_t* packed = gemm->packed_weight_.data() + first * words + (u - first);
@@ -156,49 +180,70 @@ std::unique_ptr<DynamicInt8Gemm> DynamicInt8Gemm::Create(const KernelTable& tabl
 }
 
 int64_t DynamicInt8Gemm::HeldBytes() const {
-  return VectorBytes(packed_weight_, weight_sums_, weight_scales_, bias_, packed_input_, rows_q_,
-                     row_params_, row_terms_, row_factors_, sums_);
+  return VectorBytes(packed_weight_, weight_sums_, weight_zeros_, weight_scales_, bias_,
+                     packed_input_, rows_q_, row_params_, row_ranges_, row_terms_, row_factors_,
+                     sums_);
 }
 
-void DynamicInt8Gemm::PackInput(const float* input, int64_t batch, ThreadPool* pool) {
+void DynamicInt8Gemm::PackInput(const float* input, int64_t batch, bool per_tensor,
+                                ThreadPool* pool) {
   rows_ = RoundUp(batch, kQuantGemmRows);
-  const int64_t padded_depth = words_ * per_word_;
   // Rows past the batch and values past the depth pack as 0.
   const int64_t row_bytes = 4 * words_;
   packed_input_.resize(rows_ * row_bytes);
   std::fill(packed_input_.begin() + batch * row_bytes, packed_input_.end(), uint8_t{0});
-  rows_q_.resize(batch * padded_depth);
+  const int64_t depth = depth_;
+  rows_q_.resize(batch * depth);
   row_params_.resize(batch);
   row_terms_.assign(rows_, 0);
   row_factors_.assign(rows_, 0);
+  // Per tensor: the range of every row, merged, gives the one scale and
+  // zero point; then the rows quantize with it in parallel.
+  ref::DynamicRow tensor;
+  if (per_tensor) {
+    row_ranges_.resize(batch);
+    ParallelFor(pool, batch, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        row_ranges_[b] = ref::RangeDynamic(input + b * depth, depth);
+      }
+    });
+    ref::DynamicRange range;
+    for (const ref::DynamicRange& row : row_ranges_) range = ref::MergeRanges(range, row);
+    tensor = ref::TensorRowDynamic(range);
+  }
   const QuantGemmFormat format = format_;
-  const int64_t depth = depth_;
   ParallelFor(pool, batch, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
-      uint8_t* q = rows_q_.data() + b * padded_depth;
-      const ref::DynamicRow row = ref::QuantizeRowDynamic(input + b * depth, depth, q);
+      uint8_t* q = rows_q_.data() + b * depth;
+      ref::DynamicRow row = tensor;
+      if (per_tensor) {
+        ref::QuantizeWithRowDynamic(input + b * depth, depth, tensor, q);
+      } else {
+        row = ref::QuantizeRowDynamic(input + b * depth, depth, q);
+      }
       row_params_[b] = row;
       const int32_t z = row.zero_point;
       uint8_t* words = packed_input_.data() + b * row_bytes;
       std::fill(words + row_bytes - 4, words + row_bytes, uint8_t{0});  // past the depth
+      int32_t q_sum = 0;
       if (format == kQuantPairsInt16) {
-        ShiftRow(q, depth, z, reinterpret_cast<int16_t*>(words));
-        continue;
+        q_sum = ShiftRow(q, depth, z, reinterpret_cast<int16_t*>(words));
+      } else {
+        const bool signed_quads = format == kQuantQuadsUint8;
+        q_sum = CopyRow(q, depth, signed_quads, words);
+        row_factors_[b] = signed_quads ? 128 - z : -z;
       }
-      const bool signed_quads = format == kQuantQuadsUint8;
-      const int32_t q_sum = CopyRow(q, depth, signed_quads, words);
-      row_terms_[b] = -128 * q_sum + (signed_quads ? 128 * 128 * static_cast<int32_t>(depth) : 0);
-      row_factors_[b] = signed_quads ? 128 - z : -z;
+      row_terms_[b] = z * static_cast<int32_t>(depth) - q_sum;
     }
   });
 }
 
-void DynamicInt8Gemm::Run(const ref::FullyConnectedParams& p, const float* input,
+void DynamicInt8Gemm::Run(const ref::FullyConnectedParams& p, const float* input, bool per_tensor,
                           const float* weight_scale, const float* bias, float* output,
                           ThreadPool* pool) {
   const int64_t batch = p.batch;
   if (batch <= 0) return;
-  PackInput(input, batch, pool);
+  PackInput(input, batch, per_tensor, pool);
   const int threads = NumThreads(pool);
   sums_.resize(threads * kPieceRows * width_);
   const int64_t blocks = (cols_ + width_ - 1) / width_;
@@ -211,6 +256,8 @@ void DynamicInt8Gemm::Run(const ref::FullyConnectedParams& p, const float* input
   } else {
     std::fill(bias_.begin(), bias_.end(), 0.f);
   }
+  const Columns columns{weight_sums_.data(), weight_zeros_.data(), weight_scales_.data(),
+                        bias_.data()};
   ParallelFor(pool, blocks * pieces, [&](int64_t begin, int64_t end, int chunk) {
     int32_t* sums = sums_.data() + chunk * kPieceRows * width_;
     for (int64_t item = begin; item < end; ++item) {
@@ -230,8 +277,7 @@ void DynamicInt8Gemm::Run(const ref::FullyConnectedParams& p, const float* input
           continue;
         }
         FinishRow(sums + (b - first_row) * width, row_terms_[b], row_factors_[b],
-                  weight_sums_.data() + first_col, row.scale, weight_scales_.data() + first_col,
-                  bias_.data() + first_col, count, out);
+                  columns.From(first_col), row.scale, count, out);
         if (activate) {
           for (int64_t u = 0; u < count; ++u) out[u] = p.activation.Apply(out[u]);
         }

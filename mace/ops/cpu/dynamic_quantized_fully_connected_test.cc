@@ -1,12 +1,16 @@
 // DynamicQuantizedFullyConnected: the uint8-GEMM driver of every kernel
 // family against the reference kernel at edge shapes (depths that do not
 // fill a word, feature counts that do not fill a tile, batches past a
-// column block), with rows of zeros, of one sign, and with a NaN, on no
-// pool and pools of 2 and 3 threads; the op against a float product; and
-// the op's input checks.
+// column block, the deepest reduction), with rows of zeros, of one sign,
+// and with a NaN, per row and per tensor, with int8 and uint8 weights and
+// their zero points, on no pool and pools of 2 and 3 threads; the
+// quantizers against a plain scalar one; the op against a float product;
+// and the op's input checks.
 #include "mace/ops/ref/dynamic_quantized_fully_connected.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -71,6 +75,49 @@ void ExpectSameOutputs(const std::vector<float>& got, const std::vector<float>& 
   }
 }
 
+// A weight of one of the forms the op takes, as bytes and zero points.
+struct TestWeight {
+  bool uint8 = false;
+  std::vector<uint8_t> bytes;
+  std::vector<int32_t> zero_points;  // empty: all 0
+  ref::DynamicWeight View() const {
+    ref::DynamicWeight w;
+    if (uint8) {
+      w.uint8 = bytes.data();
+    } else {
+      w.int8 = reinterpret_cast<const int8_t*>(bytes.data());
+    }
+    w.zero_points = zero_points.empty() ? nullptr : zero_points.data();
+    return w;
+  }
+};
+
+// Form 0: symmetric int8; 1: uint8 with a zero point per unit; 2: int8
+// with one zero point (-128, as many units as asked); 3: uint8 with one
+// zero point 255. The first unit holds each type's extremes.
+TestWeight MakeWeight(int form, int64_t units, int64_t depth, uint32_t seed) {
+  TestWeight t;
+  t.uint8 = form == 1 || form == 3;
+  std::vector<float> scales;
+  std::vector<int8_t> q;
+  QuantizeWeights(RandomFloats(units * depth, seed, -0.5f, 0.5f), units, depth, &q, &scales);
+  t.bytes.resize(units * depth);
+  const std::vector<float> noise = RandomFloats(units * depth, seed + 5, 0.f, 255.99f);
+  for (int64_t i = 0; i < units * depth; ++i) {
+    t.bytes[i] = form == 0 ? static_cast<uint8_t>(q[i]) : static_cast<uint8_t>(noise[i]);
+  }
+  const uint8_t low = t.uint8 ? 0 : 0x80, high = t.uint8 ? 255 : 0x7F;
+  for (int64_t k = 0; k < depth; ++k) t.bytes[k] = k % 2 == 0 ? high : low;
+  if (form == 1) {
+    for (int64_t u = 0; u < units; ++u) t.zero_points.push_back(static_cast<int32_t>(u * 37 % 256));
+  } else if (form == 2) {
+    t.zero_points.assign(units, -128);
+  } else if (form == 3) {
+    t.zero_points.assign(units, 255);
+  }
+  return t;
+}
+
 TEST(DynamicQuantizedFullyConnectedTest, GemmMatchesReference) {
   const auto tables = TablesUnderTest();
   if (tables.empty()) GTEST_SKIP() << "no kernel family on this CPU";
@@ -81,41 +128,97 @@ TEST(DynamicQuantizedFullyConnectedTest, GemmMatchesReference) {
                                      {33, 130, 67}, {70, 2, 40},  {40, 1001, 6}, {600, 96, 5}};
   uint32_t seed = 9100;
   for (const KernelTable* table : tables) {
+    // Which word format this CPU gave the table (pairs 0, quads 1 and 2).
+    std::printf("%s: uint8 GEMM word format %d\n", table->name,
+                static_cast<int>(table->quantized_format));
     for (const auto& pool : PoolsUnderTest()) {
       for (const Shape& s : shapes) {
-        SCOPED_TRACE(std::string(table->name) + " batch " + std::to_string(s.batch) + " depth " +
-                     std::to_string(s.depth) + " units " + std::to_string(s.units) + " threads " +
-                     std::to_string(NumThreads(pool.get())) + " seed " + std::to_string(seed));
-        std::vector<int8_t> w;
-        std::vector<float> scales;
-        QuantizeWeights(RandomFloats(s.units * s.depth, seed, -0.5f, 0.5f), s.units, s.depth, &w,
-                        &scales);
-        // A weight row at the int8 extremes.
-        for (int64_t k = 0; k < s.depth; ++k) w[k] = k % 2 == 0 ? 127 : -127;
-        const std::vector<float> x = MakeInput(s.batch, s.depth, seed + 1);
-        const std::vector<float> bias = RandomFloats(s.units, seed + 2);
-        ref::FullyConnectedParams p;
-        p.batch = s.batch;
-        p.in_features = s.depth;
-        p.out_features = s.units;
-        if (seed % 3 == 0) p.activation.type = ActivationType::RELU;
-        std::vector<float> want(s.batch * s.units), got(s.batch * s.units, -7.f);
-        ref::DynamicQuantizedFullyConnected(p, x.data(), w.data(), scales.data(), bias.data(),
-                                            want.data());
-        auto gemm = DynamicInt8Gemm::Create(*table, s.units, s.depth, w.data());
+        for (int form = 0; form < 4; ++form) {
+          // Forms 0 and 3 per row, 1 and 2 per tensor.
+          const bool per_tensor = form == 1 || form == 2;
+          SCOPED_TRACE(std::string(table->name) + " batch " + std::to_string(s.batch) + " depth " +
+                       std::to_string(s.depth) + " units " + std::to_string(s.units) + " threads " +
+                       std::to_string(NumThreads(pool.get())) + " form " + std::to_string(form) +
+                       " seed " + std::to_string(seed));
+          const TestWeight w = MakeWeight(form, s.units, s.depth, seed);
+          const std::vector<float> scales = RandomFloats(s.units, seed + 4, 0.001f, 0.01f);
+          const std::vector<float> x = MakeInput(s.batch, s.depth, seed + 1);
+          const std::vector<float> bias = RandomFloats(s.units, seed + 2);
+          ref::FullyConnectedParams p;
+          p.batch = s.batch;
+          p.in_features = s.depth;
+          p.out_features = s.units;
+          if (seed % 3 == 0) p.activation.type = ActivationType::RELU;
+          std::vector<float> want(s.batch * s.units), got(s.batch * s.units, -7.f);
+          ref::DynamicQuantizedFullyConnected(p, x.data(), w.View(), per_tensor, scales.data(),
+                                              bias.data(), want.data());
+          auto gemm = DynamicInt8Gemm::Create(*table, s.units, s.depth, w.View());
+          ASSERT_NE(gemm, nullptr);
+          gemm->Run(p, x.data(), per_tensor, scales.data(), bias.data(), got.data(), pool.get());
+          ExpectSameOutputs(got, want);
+          // Again with another batch on the same packed weight, no bias, no
+          // NaN (which would make every output of a per-tensor run NaN).
+          p.batch = s.batch + 3;
+          std::vector<float> more = MakeInput(p.batch, s.depth, seed + 3);
+          for (float& v : more) v = std::isnan(v) ? 0.5f : v;
+          want.assign(p.batch * s.units, 0.f);
+          got.assign(p.batch * s.units, -7.f);
+          ref::DynamicQuantizedFullyConnected(p, more.data(), w.View(), per_tensor, scales.data(),
+                                              nullptr, want.data());
+          gemm->Run(p, more.data(), per_tensor, scales.data(), nullptr, got.data(), pool.get());
+          ExpectSameOutputs(got, want);
+          seed += 10;
+        }
+      }
+    }
+  }
+}
+
+// The deepest reduction the GEMM takes, at the largest sums: every product
+// (q - z)(w - w_zero) is 255 x 255 or -255 x 255. The reference sums in
+// int64; the kernels must agree exactly.
+TEST(DynamicQuantizedFullyConnectedTest, DeepestReductionIsExact) {
+  const auto tables = TablesUnderTest();
+  if (tables.empty()) GTEST_SKIP() << "no kernel family on this CPU";
+  const int64_t depth = 16384, units = 33, batch = 2;
+  // Row 0 positive only (q 255, z 0); row 1 negative only (q 0, z 255).
+  std::vector<float> x(batch * depth);
+  for (int64_t k = 0; k < depth; ++k) {
+    x[k] = 1.f;
+    x[depth + k] = -1.f;
+  }
+  for (int form : {1, 2, 3}) {
+    TestWeight w;
+    w.uint8 = form != 2;
+    w.bytes.assign(units * depth, w.uint8 ? 255 : 0x7F);
+    for (int64_t u = 0; u < units; u += 2) {
+      for (int64_t k = 0; k < depth; ++k) w.bytes[u * depth + k] = w.uint8 ? 0 : 0x80;
+    }
+    // Units of 255 with zero point 0 and of 0 with zero point 255, or int8
+    // 127 and -128 with zero point -128 (values 255 and 0).
+    for (int64_t u = 0; u < units; ++u) {
+      w.zero_points.push_back(form == 2 ? -128 : (u % 2 == 0 ? 255 : 0));
+    }
+    const std::vector<float> scales(units, 1.f);
+    ref::FullyConnectedParams p;
+    p.batch = batch;
+    p.in_features = depth;
+    p.out_features = units;
+    for (bool per_tensor : {false, true}) {
+      std::vector<float> want(batch * units), got(batch * units, -7.f);
+      ref::DynamicQuantizedFullyConnected(p, x.data(), w.View(), per_tensor, scales.data(), nullptr,
+                                          want.data());
+      if (!per_tensor) {
+        // Row 0, unit 1: 255 x 255 x depth (past 2^29) times the scale 1 / 255.
+        EXPECT_NEAR(want[1], 255.f * depth, 1.f);
+      }
+      for (const KernelTable* table : tables) {
+        SCOPED_TRACE(std::string(table->name) + " form " + std::to_string(form) +
+                     (per_tensor ? " per tensor" : " per row"));
+        auto gemm = DynamicInt8Gemm::Create(*table, units, depth, w.View());
         ASSERT_NE(gemm, nullptr);
-        gemm->Run(p, x.data(), scales.data(), bias.data(), got.data(), pool.get());
-        ExpectSameOutputs(got, want);
-        // Again with another batch on the same packed weight, no bias.
-        p.batch = s.batch + 3;
-        const std::vector<float> more = MakeInput(p.batch, s.depth, seed + 3);
-        want.assign(p.batch * s.units, 0.f);
-        got.assign(p.batch * s.units, -7.f);
-        ref::DynamicQuantizedFullyConnected(p, more.data(), w.data(), scales.data(), nullptr,
-                                            want.data());
-        gemm->Run(p, more.data(), scales.data(), nullptr, got.data(), pool.get());
-        ExpectSameOutputs(got, want);
-        seed += 10;
+        gemm->Run(p, x.data(), per_tensor, scales.data(), nullptr, got.data(), nullptr);
+        EXPECT_EQ(got, want);
       }
     }
   }
@@ -143,6 +246,56 @@ TEST(DynamicQuantizedFullyConnectedTest, QuantizeRow) {
   EXPECT_EQ(z.scale, 1.f);
   const float bad[] = {1.f, std::numeric_limits<float>::infinity()};
   EXPECT_FALSE(ref::QuantizeRowDynamic(bad, 2, q.data()).finite);
+}
+
+// The per-tensor quantizer against ONNX DynamicQuantizeLinear written out
+// plainly, and a tensor where dividing by the scale and multiplying by its
+// inverse round differently (onnxruntime gives 211).
+TEST(DynamicQuantizedFullyConnectedTest, QuantizeTensorAsOnnx) {
+  std::vector<uint8_t> q(3);
+  const float x[] = {2.5660377f, 3.45283f, -1.6792452f};
+  const ref::DynamicRow t = ref::QuantizeTensorDynamic(x, 3, q.data());
+  EXPECT_EQ(t.zero_point, 83);
+  EXPECT_EQ(q, (std::vector<uint8_t>{211, 255, 0}));
+  for (uint32_t seed = 9700; seed < 9720; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const int64_t count = 1000 + seed % 7;
+    std::vector<float> values = RandomFloats(count, seed, seed % 2 ? -0.1f : -30.f, 7.f);
+    if (seed % 5 == 0) {
+      for (float& v : values) v = std::fabs(v);
+    }
+    float low = 0.f, high = 0.f;
+    for (float v : values) {
+      low = std::min(low, v);
+      high = std::max(high, v);
+    }
+    const float scale = (high - low) / 255.f;
+    const float zero = std::min(255.f, std::max(0.f, std::nearbyint(-low / scale)));
+    q.assign(count, 0);
+    const ref::DynamicRow row = ref::QuantizeTensorDynamic(values.data(), count, q.data());
+    EXPECT_EQ(row.scale, scale);
+    EXPECT_EQ(row.zero_point, static_cast<int32_t>(zero));
+    for (int64_t i = 0; i < count; ++i) {
+      const float want = std::min(255.f, std::max(0.f, std::nearbyint(values[i] / scale) + zero));
+      ASSERT_EQ(q[i], static_cast<uint8_t>(want)) << "at " << i << " value " << values[i];
+    }
+    // In three pieces of uneven length, as the GEMM driver's threads do it.
+    const int64_t cuts[] = {0, count / 3, count / 3 + 17, count};
+    ref::DynamicRange range;
+    for (int i = 0; i < 3; ++i) {
+      range = ref::MergeRanges(range,
+                               ref::RangeDynamic(values.data() + cuts[i], cuts[i + 1] - cuts[i]));
+    }
+    const ref::DynamicRow pieces = ref::TensorRowDynamic(range);
+    EXPECT_EQ(pieces.scale, row.scale);
+    EXPECT_EQ(pieces.zero_point, row.zero_point);
+    std::vector<uint8_t> again(count, 0);
+    for (int i = 0; i < 3; ++i) {
+      ref::QuantizeWithRowDynamic(values.data() + cuts[i], cuts[i + 1] - cuts[i], pieces,
+                                  again.data() + cuts[i]);
+    }
+    EXPECT_EQ(again, q);
+  }
 }
 
 // The op against the float product it stands for and against the
@@ -198,6 +351,39 @@ TEST(DynamicQuantizedFullyConnectedTest, OpCloseToFloat) {
   }
 }
 
+// The op in its per-tensor mode with a uint8 weight and per-unit zero
+// points, against the reference kernel, on a [N, C, H, W] input.
+TEST(DynamicQuantizedFullyConnectedTest, OpPerTensorUint8Weight) {
+  const int64_t batch = 5, depth = 40, units = 19;
+  const std::vector<float> x = RandomFloats(batch * depth, 9600, -1.f, 3.f);
+  const TestWeight w = MakeWeight(1, units, depth, 9601);
+  const std::vector<float> scales = RandomFloats(units, 9602, 0.001f, 0.01f);
+  std::vector<int64_t> zeros(w.zero_points.begin(), w.zero_points.end());
+  ref::FullyConnectedParams p;
+  p.batch = batch;
+  p.in_features = depth;
+  p.out_features = units;
+  std::vector<float> want(batch * units);
+  ref::DynamicQuantizedFullyConnected(p, x.data(), w.View(), true, scales.data(), nullptr,
+                                      want.data());
+  for (int threads : {0, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    auto runtime = threads > 0 ? std::make_shared<TestCpuRuntime>(threads) : nullptr;
+    OpTester tester("DynamicQuantizedFullyConnected", RegisterDynamicQuantizedFullyConnected);
+    tester.Input("x", {batch, 10, 2, 2}, x)
+        .QuantizedWeight("w", DT_UINT8, {units, depth}, w.bytes, QuantParams())
+        .Weight("scale", {units}, scales)
+        .Output("y")
+        .Arg("per_tensor", 1)
+        .Args("weight_zero_points", zeros);
+    if (runtime != nullptr) tester.WithRuntime(runtime.get());
+    const MaceStatus status = tester.Run();
+    ASSERT_TRUE(status.ok()) << status.information();
+    ASSERT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{batch, units, 1, 1}));
+    ExpectSameOutputs(tester.OutputData("y"), want);
+  }
+}
+
 TEST(DynamicQuantizedFullyConnectedTest, RefusesBadInputs) {
   const std::vector<uint8_t> bytes(6, 1);
   {
@@ -230,6 +416,32 @@ TEST(DynamicQuantizedFullyConnectedTest, RefusesBadInputs) {
     const MaceStatus status = tester.Run();
     EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
     EXPECT_NE(status.information().find("has 4 features per batch"), std::string::npos)
+        << status.information();
+  }
+  {
+    OpTester tester("DynamicQuantizedFullyConnected", RegisterDynamicQuantizedFullyConnected);
+    tester.Input("x", {1, 3}, {1, 2, 3})
+        .QuantizedWeight("w", DT_INT8, {2, 3}, bytes, QuantParams())
+        .Weight("scale", {2}, {1, 1})
+        .Output("y")
+        .Args("weight_zero_points", std::vector<int64_t>{0, 200});
+    const MaceStatus status = tester.Run();
+    EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+    EXPECT_NE(status.information().find("weight zero point 200 is outside [-128, 127]"),
+              std::string::npos)
+        << status.information();
+  }
+  {
+    OpTester tester("DynamicQuantizedFullyConnected", RegisterDynamicQuantizedFullyConnected);
+    tester.Input("x", {1, 3}, {1, 2, 3})
+        .QuantizedWeight("w", DT_UINT8, {2, 3}, bytes, QuantParams())
+        .Weight("scale", {2}, {1, 1})
+        .Output("y")
+        .Args("weight_zero_points", std::vector<int64_t>{1, 2, 3});
+    const MaceStatus status = tester.Run();
+    EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS);
+    EXPECT_NE(status.information().find("weight_zero_points has 3 values but needs none, 1 or 2"),
+              std::string::npos)
         << status.information();
   }
 }

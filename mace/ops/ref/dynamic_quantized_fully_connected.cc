@@ -28,15 +28,63 @@ constexpr float kShift = 12582912.f;
 
 inline float RoundHalfEven(float v) { return (v + kShift) - kShift; }
 
-inline float Quantize(float value, float inverse, float zero) {
-  float v = RoundHalfEven(value * inverse) + zero;
+// value * factor rounded (the factor is 1 / s), or value / factor (the
+// factor is s) when kDivide.
+template <bool kDivide>
+inline float Quantize(float value, float factor, float zero) {
+  float v = RoundHalfEven(kDivide ? value / factor : value * factor) + zero;
   v = v > 0.f ? v : 0.f;
   return v < 255.f ? v : 255.f;
 }
 
+// The scale and zero point of a range; s 1, z 0 for a range of zeros.
+template <bool kDivide>
+DynamicRow RowOf(const DynamicRange& range) {
+  DynamicRow row;
+  const float span = range.high - range.low;
+  row.finite = range.finite && span - span == 0.f;
+  if (!row.finite || span == 0.f) return row;
+  row.scale = span / 255.f;
+  const float factor = kDivide ? row.scale : 1.f / row.scale;
+  row.zero_point = static_cast<int32_t>(Quantize<kDivide>(-range.low, factor, 0.f));
+  return row;
+}
+
+// q for `count` values with `row`'s scale and zero point; all 0 for a row
+// that is not finite. (Over a range of zeros the values are all zeros,
+// which give q 0 with s 1 and z 0.)
+template <bool kDivide>
+void QuantizeWith(const float* x, int64_t count, const DynamicRow& row, uint8_t* q) {
+  if (!row.finite) {
+    std::fill(q, q + count, uint8_t{0});
+    return;
+  }
+  const float factor = kDivide ? row.scale : 1.f / row.scale;
+  const float zero = static_cast<float>(row.zero_point);
+  // Fixed blocks of 16, which GCC's -O2 cost model vectorizes (with the
+  // narrowing to bytes done by packs).
+  constexpr int64_t kBlock = 16;
+  int64_t k = 0;
+  for (; k + kBlock <= count; k += kBlock) {
+    int32_t values[kBlock];
+    for (int64_t j = 0; j < kBlock; ++j) {
+      values[j] = static_cast<int32_t>(Quantize<kDivide>(x[k + j], factor, zero));
+    }
+    for (int64_t j = 0; j < kBlock; ++j) q[k + j] = static_cast<uint8_t>(values[j]);
+  }
+  for (; k < count; ++k) q[k] = static_cast<uint8_t>(Quantize<kDivide>(x[k], factor, zero));
+}
+
+template <bool kDivide>
+DynamicRow QuantizeDynamic(const float* x, int64_t count, uint8_t* q) {
+  const DynamicRow row = RowOf<kDivide>(RangeDynamic(x, count));
+  QuantizeWith<kDivide>(x, count, row, q);
+  return row;
+}
+
 }  // namespace
 
-DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q) {
+DynamicRange RangeDynamic(const float* x, int64_t count) {
   // min, max and a sum of x * 0, which is NaN once any value is a NaN or
   // an infinity. The lanes' order changes none of the three.
   Floats lows[2] = {}, highs[2] = {}, checks[2] = {};
@@ -50,61 +98,59 @@ DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q) {
       checks[h] += v * 0.f;
     }
   }
-  float low = 0.f, high = 0.f, check = 0.f;
+  DynamicRange range;
+  float check = 0.f;
   for (int h = 0; h < 2; ++h) {
     for (int j = 0; j < kLanes; ++j) {
-      low = lows[h][j] < low ? lows[h][j] : low;
-      high = highs[h][j] > high ? highs[h][j] : high;
+      range.low = lows[h][j] < range.low ? lows[h][j] : range.low;
+      range.high = highs[h][j] > range.high ? highs[h][j] : range.high;
       check += checks[h][j];
     }
   }
   for (; k < count; ++k) {
-    low = x[k] < low ? x[k] : low;
-    high = x[k] > high ? x[k] : high;
+    range.low = x[k] < range.low ? x[k] : range.low;
+    range.high = x[k] > range.high ? x[k] : range.high;
     check += x[k] * 0.f;
   }
-  DynamicRow row;
-  const float span = high - low;
-  row.finite = check == 0.f && span - span == 0.f;
-  if (!row.finite || span == 0.f) {
-    std::fill(q, q + count, uint8_t{0});
-    return row;
-  }
-  row.scale = span / 255.f;
-  const float inverse = 1.f / row.scale;
-  const float zero = Quantize(-low, inverse, 0.f);
-  row.zero_point = static_cast<int32_t>(zero);
-  // Fixed blocks of 16, which GCC's -O2 cost model vectorizes (with the
-  // narrowing to bytes done by packs).
-  constexpr int64_t kBlock = 16;
-  for (k = 0; k + kBlock <= count; k += kBlock) {
-    int32_t values[kBlock];
-    for (int64_t j = 0; j < kBlock; ++j) {
-      values[j] = static_cast<int32_t>(Quantize(x[k + j], inverse, zero));
-    }
-    for (int64_t j = 0; j < kBlock; ++j) q[k + j] = static_cast<uint8_t>(values[j]);
-  }
-  for (; k < count; ++k) q[k] = static_cast<uint8_t>(Quantize(x[k], inverse, zero));
-  return row;
+  range.finite = check == 0.f;
+  return range;
 }
 
-void DynamicQuantizedFullyConnected(const FullyConnectedParams& p,
-                                    const float* input, const int8_t* weight,
-                                    const float* weight_scale, const float* bias,
-                                    float* output) {
-  std::vector<uint8_t> q(p.in_features);
+DynamicRow TensorRowDynamic(const DynamicRange& range) { return RowOf<true>(range); }
+
+void QuantizeWithRowDynamic(const float* x, int64_t count, const DynamicRow& row, uint8_t* q) {
+  QuantizeWith<true>(x, count, row, q);
+}
+
+DynamicRow QuantizeRowDynamic(const float* x, int64_t count, uint8_t* q) {
+  return QuantizeDynamic<false>(x, count, q);
+}
+
+DynamicRow QuantizeTensorDynamic(const float* x, int64_t count, uint8_t* q) {
+  return QuantizeDynamic<true>(x, count, q);
+}
+
+void DynamicQuantizedFullyConnected(const FullyConnectedParams& p, const float* input,
+                                    const DynamicWeight& weight, bool per_tensor,
+                                    const float* weight_scale, const float* bias, float* output) {
+  const int64_t depth = p.in_features;
+  std::vector<uint8_t> q(per_tensor ? p.batch * depth : depth);
+  DynamicRow tensor;
+  if (per_tensor) tensor = QuantizeTensorDynamic(input, p.batch * depth, q.data());
   for (int64_t n = 0; n < p.batch; ++n) {
-    const DynamicRow row = QuantizeRowDynamic(input + n * p.in_features, p.in_features, q.data());
+    const uint8_t* row_q = per_tensor ? q.data() + n * depth : q.data();
+    const DynamicRow row =
+        per_tensor ? tensor : QuantizeRowDynamic(input + n * depth, depth, q.data());
     for (int64_t o = 0; o < p.out_features; ++o) {
       float* out = output + n * p.out_features + o;
       if (!row.finite) {
         *out = std::numeric_limits<float>::quiet_NaN();
         continue;
       }
-      const int8_t* w = weight + o * p.in_features;
+      const int64_t w_zero = weight.ZeroPoint(o);
       int64_t sum = 0;
-      for (int64_t k = 0; k < p.in_features; ++k) {
-        sum += (int64_t{q[k]} - row.zero_point) * int64_t{w[k]};
+      for (int64_t k = 0; k < depth; ++k) {
+        sum += (int64_t{row_q[k]} - row.zero_point) * (weight.Value(o * depth + k) - w_zero);
       }
       *out = p.activation.Apply(
           DynamicOutput(static_cast<float>(sum), row.scale, weight_scale[o], bias != nullptr ? bias[o] : 0.f));

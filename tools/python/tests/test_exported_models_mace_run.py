@@ -133,6 +133,43 @@ class ExportedModelsOnEngineTest(unittest.TestCase):
     def test_dynamic_quantization_opset17_tashkeel_two_heads(self):
         self._check(exported.TASHKEEL_RAWI_V3)
 
+    def test_dynamic_quantization_tashkeel_heads_are_integer(self):
+        """The MatMulInteger heads of both text2tashkeel models run as
+        integer DynamicQuantizedFullyConnected ops. Fed onnxruntime's own
+        LSTM output (the LSTMs run in float here, which is where the whole
+        models differ), the heads match onnxruntime to float rounding: the
+        rawi model's two heads directly, the bilstm model's attention (two
+        projections, Tanh, a third projection, Softmax, a MatMul) and
+        classifier after it."""
+        import copy
+
+        import onnx
+        from onnx import TensorProto, helper
+
+        from tests.converter_front.helpers import convert_model, ort_run
+        heads = ((exported.TASHKEEL_BILSTM, "/lstm/Transpose_4_output_0", ["logits"], 4),
+                 (exported.TASHKEEL_RAWI_V3, "/lstm/Transpose_3_output_0",
+                  ["presence", "value"], 2))
+        for case, start, outputs, count in heads:
+            with self.subTest(model=case.path):
+                path, model = exported.load(self, case)
+                converted = exported.convert_case(case, path)
+                ops = [op for op in converted.net_def.op
+                       if op.type == "DynamicQuantizedFullyConnected"]
+                self.assertEqual(len(ops), count, converted.log)
+                # onnxruntime's value of the heads' input on the case's input.
+                probe = copy.deepcopy(model)
+                probe.graph.output.extend(
+                    [helper.make_tensor_value_info(start, TensorProto.FLOAT, None)])
+                hidden = ort_run(probe, exported.feeds_of(case))[-1]
+                head = onnx.utils.Extractor(model).extract_model([start], outputs)
+                wants = dict(zip(outputs, ort_run(head, {start: hidden})))
+                converted = convert_model(head, {start: list(hidden.shape)}, outputs)
+                got = run_converted(self, converted, {start: hidden})
+                for name, want in wants.items():
+                    error = float(np.abs(got[name].reshape(want.shape) - want).max())
+                    self.assertLessEqual(error, 1e-5 * float(np.abs(want).max()), name)
+
     # The wake-word head is left out: its output is named by a JSON string
     # with commas, which mace_run's comma-separated --output_node cannot carry.
 

@@ -198,6 +198,9 @@ class OnnxImporter:
             graph_proto, [spec.name for spec in self.options.outputs] or
             [info.name for info in graph_proto.output])
         self.graph.dequantized_values = set()
+        self.graph.integer_matmuls = onnx_dynamic_quant.plan(
+            graph_proto, [spec.name for spec in self.options.outputs] or
+            [info.name for info in graph_proto.output])
         # Fresh names for the ops a node expands into must not take the
         # name of a tensor a later node writes (a node may share its name
         # with its output).
@@ -328,7 +331,7 @@ class OnnxImporter:
             if node.op_type == "Scan":
                 onnx_control.convert_scan(self, node)
                 return
-            if self._fold(node, proto):
+            if onnx_dynamic_quant.integer_node(node) or self._fold(node, proto):
                 return
             integer = [name for name in proto.input if name in self.integer_values]
             if node.op_type in _INTEGER_SENSITIVE and integer:

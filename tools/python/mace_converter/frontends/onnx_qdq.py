@@ -140,7 +140,7 @@ def float32_input(node: Node, index: int) -> str:
                        np.asarray(node.const(index)).astype(np.float32))
 
 
-def _uses(graph_proto) -> list[tuple[str, str]]:
+def uses_of(graph_proto) -> list[tuple[str, str]]:
     """(op type, input name) of every node input, subgraphs included (a
     subgraph's output reading an outer tensor counts as a use too)."""
     uses = []
@@ -149,7 +149,7 @@ def _uses(graph_proto) -> list[tuple[str, str]]:
         for attribute in proto.attribute:
             subs = ([attribute.g] if attribute.HasField("g") else []) + list(attribute.graphs)
             for sub in subs:
-                uses.extend(_uses(sub) + [("", info.name) for info in sub.output])
+                uses.extend(uses_of(sub) + [("", info.name) for info in sub.output])
     return uses
 
 
@@ -171,12 +171,12 @@ def inner_pairs(graph_proto, outputs: list[str]) -> set[str]:
     else the integers are what the model computes."""
     quantizers = {proto.output[0]: proto for proto in graph_proto.node
                   if proto.op_type == "QuantizeLinear" and proto.output}
-    uses = _uses(graph_proto)
+    uses = uses_of(graph_proto)
     read = {name for _, name in uses}
     other = {name for op_type, name in uses if op_type not in _VALUE_READERS}
     # A reader that dequantizes with another scale or zero point (or ones
     # not known here) rescales the value: the pair must compute.
-    constants = _constants(graph_proto)
+    constants = constants_of(graph_proto)
     mismatched = set()
     for proto in graph_proto.node:
         if proto.op_type not in _VALUE_READERS:
@@ -190,7 +190,7 @@ def inner_pairs(graph_proto, outputs: list[str]) -> set[str]:
             and name not in mismatched}
 
 
-def _constants(graph_proto) -> dict[str, np.ndarray]:
+def constants_of(graph_proto) -> dict[str, np.ndarray]:
     """The initializers and Constant node values of a graph, by name."""
     from onnx import numpy_helper
     values = {t.name: numpy_helper.to_array(t) for t in graph_proto.initializer}

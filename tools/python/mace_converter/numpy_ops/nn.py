@@ -300,34 +300,53 @@ def _fully_connected(inputs, args, _):
     return [out]
 
 
-def quantize_rows_dynamic(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def quantize_rows_dynamic(x: np.ndarray, divide: bool = False
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The engine's run-time uint8 quantization of each row of `x` [N, K]
     (mace/ops/ref/dynamic_quantized_fully_connected.h): q, scales, zero
-    points, in float32 arithmetic as the engine does it."""
+    points, in float32 arithmetic as the engine does it. `divide`: x / s
+    as ONNX DynamicQuantizeLinear computes it, else x * (1 / s)."""
     x = x.astype(np.float32)
     low = np.minimum(x.min(axis=1), 0).astype(np.float32)
     high = np.maximum(x.max(axis=1), 0).astype(np.float32)
     span = (high - low).astype(np.float32)
     flat = span == 0
     scale = np.where(flat, np.float32(1), span / np.float32(255)).astype(np.float32)
-    inverse = (np.float32(1) / scale).astype(np.float32)
-    zero = np.where(flat, 0, np.clip(np.rint(-low * inverse), 0, 255)).astype(np.float32)
-    q = np.clip(np.rint(x * inverse[:, None]) + zero[:, None], 0, 255)
+    if divide:
+        zero = np.clip(np.rint(-low / scale), 0, 255).astype(np.float32)
+        steps = x / scale[:, None]
+    else:
+        inverse = (np.float32(1) / scale).astype(np.float32)
+        zero = np.clip(np.rint(-low * inverse), 0, 255).astype(np.float32)
+        steps = x * inverse[:, None]
+    zero = np.where(flat, np.float32(0), zero)
+    q = np.clip(np.rint(steps) + zero[:, None], 0, 255)
     q = np.where(flat[:, None], 0, q)
     return q.astype(np.int64), scale, zero.astype(np.int64)
 
 
 @kernel("DynamicQuantizedFullyConnected")
 def _dynamic_quantized_fully_connected(inputs, args, _):
-    x, w = inputs[0], inputs[1].astype(np.int64)
+    """Per-row or (`per_tensor`) whole-tensor uint8 input, int8 or uint8
+    weight minus `weight_zero_points` (none, one or one per feature)."""
+    x = inputs[0]
+    zeros = np.asarray(args.get("weight_zero_points") or [0], np.int64)
+    w = inputs[1].astype(np.int64) - zeros.reshape(-1, 1)
     rows = x.reshape(x.shape[0], -1)
+    per_tensor = bool(args.get("per_tensor", 0))
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        q, scale, zero = quantize_rows_dynamic(rows)
+        if per_tensor:
+            q, scale, zero = quantize_rows_dynamic(rows.reshape(1, -1), divide=True)
+            q = q.reshape(rows.shape)
+            scale, zero = np.repeat(scale, rows.shape[0]), np.repeat(zero, rows.shape[0])
+        else:
+            q, scale, zero = quantize_rows_dynamic(rows)
         sums = ((q - zero[:, None]) @ w.T).astype(np.float32)
         out = sums * (scale[:, None] * inputs[2].astype(np.float32)[None, :])
     out = _bias(out.astype(np.float64), inputs[3] if len(inputs) > 3 else None).astype(np.float32)
     out = activation(out.astype(np.float64), args)
-    out[~np.isfinite(rows).all(axis=1)] = np.nan
+    bad = ~np.isfinite(rows).all(axis=1)
+    out[bad.any() if per_tensor else bad] = np.nan
     if x.ndim == 4:
         out = out.reshape(out.shape + (1, 1))
     return [out]
