@@ -120,18 +120,23 @@ def reshape(node: Node) -> None:
 
 def _reshape_computed(node: Node) -> None:
     """Reshape to a shape computed at run time: the engine's Reshape reads
-    it on every run and checks it gives the shape the model declares."""
+    it on every run and checks it gives the shape the model declares. With
+    allowzero=1 a 0 in that shape is a dimension of size 0 (allow_zero)."""
     planned = planned_shape(node, "the target shape")
-    if int(node.attr("allowzero", 0)):
-        raise node.fail("allowzero=1 with a shape computed at run time is not supported")
+    allow_zero = int(node.attr("allowzero", 0))
     if len(node.shape(1)) != 1 or node.shape(1)[0] != len(planned):
         raise node.fail(f"the shape input has shape {list(node.shape(1))} but the declared "
                         f"output shape {list(planned)} has rank {len(planned)}")
     if int(np.prod(planned)) != int(np.prod(node.shape(0))):
         raise node.fail(f"cannot reshape {list(node.shape(0))} to the declared output shape "
                         f"{list(planned)}")
-    node.emit_out("Reshape", [node.tensor(0), node.tensor(1)],
-                  {"shape": [int(d) for d in planned]}, planned=[planned])
+    args = {"shape": [int(d) for d in planned]}
+    if allow_zero:
+        args["allow_zero"] = 1
+    elif 0 in planned:
+        raise node.fail(f"the declared output shape {list(planned)} has a 0, which a shape "
+                        "computed at run time copies from the input unless allowzero=1")
+    node.emit_out("Reshape", [node.tensor(0), node.tensor(1)], args, planned=[planned])
 
 
 def _axes(node: Node, index: int) -> list[int]:

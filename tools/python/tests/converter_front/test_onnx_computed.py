@@ -208,6 +208,25 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
             run(converted.net_def, converted.weights,
                 {"x": np.zeros((2, 3), np.float32), "s": np.array([1, 6], np.float32)})
 
+    def test_reshape_allowzero_to_a_computed_shape(self):
+        # allowzero=1: the 0 in the computed shape is a dimension of size 0.
+        model = _int_input_model(
+            helper.make_node("Reshape", ["x", "s"], ["y"], allowzero=1),
+            {"x": [0, 3, 4]}, {"s": [3]}, {"y": [3, 4, 0]}, opset=14)
+        feeds = {"x": np.zeros((0, 3, 4), np.float32), "s": np.array([3, 4, 0], np.int64)}
+        converted = self.run_both(model, feeds)
+        self.assertEqual(_types(converted), ["Reshape"])
+        args = {a.name: a for a in converted.net_def.op[0].arg}
+        self.assertEqual(args["allow_zero"].i, 1)
+        self.assertEqual(list(args["shape"].ints), [3, 4, 0])
+        # Without allowzero a computed 0 copies the input dimension, so a
+        # declared 0 cannot be planned.
+        copying = _int_input_model(helper.make_node("Reshape", ["x", "s"], ["y"]),
+                                   {"x": [0, 3, 4]}, {"s": [3]}, {"y": [3, 4, 0]}, opset=14)
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(copying, {"x": [0, 3, 4], "s": [3]}, ["y"])
+        self.assertIn("copies from the input unless allowzero=1", str(caught.exception))
+
     def test_slice_with_computed_bounds(self):
         x = rng(11).standard_normal((5, 6, 4)).astype(np.float32)
         cases = [
