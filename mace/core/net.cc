@@ -48,7 +48,8 @@ bool IsDataFormat(int32_t value) {
 // output formats are DataFormat values, each output_info names a computed
 // tensor of the declared type and (when dims are given) shape, and no op
 // has more offline offsets than outputs. Runs once the ops are prepared.
-MaceStatus CheckModelInfo(const NetDef& net_def, const Workspace& workspace) {
+MaceStatus CheckModelInfo(const NetDef& net_def, const Workspace& workspace,
+                          const std::set<const Tensor*>& run_time_shaped) {
   for (const InputOutputInfo& info : net_def.input_info()) {
     MACE_CHECK_ARG(IsDataFormat(info.data_format()), "model input '", info.name(),
                    "' has data_format ", info.data_format(), ", which is not a DataFormat value");
@@ -62,8 +63,9 @@ MaceStatus CheckModelInfo(const NetDef& net_def, const Workspace& workspace) {
     MACE_CHECK_ARG(info.data_type() == tensor->dtype(), "model output '", info.name(),
                    "' is declared ", DataTypeName(info.data_type()), " but the model computes ",
                    DataTypeName(tensor->dtype()));
-    // No dims leaves the shape to the graph.
-    if (info.dims_size() == 0) continue;
+    // No dims leaves the shape to the graph, as does a shape known only at
+    // run time.
+    if (info.dims_size() == 0 || run_time_shaped.count(tensor) > 0) continue;
     const std::vector<int64_t> declared(info.dims().begin(), info.dims().end());
     MACE_CHECK_ARG(declared == tensor->shape(), "model output '", info.name(),
                    "' is declared with shape ", ShapeToString(declared), " but the model computes ",
@@ -103,14 +105,12 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
     env_.nets_built = std::make_shared<int64_t>(0);
   }
   MACE_RETURN_IF_ERROR(CreateInputs(net_def));
-  for (const OperatorDef& def : net_def.op()) {
-    data_dependent_ = data_dependent_ || ShapeDependsOnData(def.type());
-  }
   // Blocked storages are chosen for the shapes at hand; a net whose shapes
-  // change keeps every tensor plain.
-  if (dynamic_ || data_dependent_) options_.blocked_layout = false;
+  // change keeps every tensor plain (CreateOps turns them off when it meets
+  // an op whose output shapes follow input values).
+  if (dynamic_) options_.blocked_layout = false;
   MACE_RETURN_IF_ERROR(CreateOps(net_def));
-  MACE_RETURN_IF_ERROR(CheckModelInfo(net_def, *workspace_));
+  MACE_RETURN_IF_ERROR(CheckModelInfo(net_def, *workspace_, run_time_shaped_));
   for (const std::string& output : output_names) {
     const Tensor* tensor = workspace_->GetTensor(output);
     MACE_CHECK_ARG(tensor != nullptr && !tensor->is_weight(), "output '", output,
@@ -128,7 +128,13 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   env_.weights.reset();
   output_names_ = output_names;
   if (dynamic_ || data_dependent_) {
-    for (const auto& op : ops_) prepared_shapes_.push_back(InputShapes(*op));
+    for (const auto& op : ops_) {
+      if (prepared_at_run_only_.count(op.get()) > 0) {
+        prepared_shapes_.emplace_back();
+      } else {
+        prepared_shapes_.push_back(InputShapes(*op));
+      }
+    }
   }
   if (options_.defer_memory_plan) return MaceStatus();
   MACE_RETURN_IF_ERROR(PlanMemory(input_names_, output_names));
@@ -136,30 +142,78 @@ MaceStatus Net::Init(const NetDef& net_def, const std::vector<std::string>& outp
   return MaceStatus();
 }
 
-bool Net::ShapeDependsOnData(const std::string& op_type) {
-  return op_type == "NonMaxSuppression";
+bool Net::ReadsRunTimeShape(const Operation& op) const {
+  for (int k = 0; k < op.InputSize(); ++k) {
+    if (run_time_shaped_.count(op.Input(k)) > 0) return true;
+  }
+  return false;
+}
+
+void Net::NoteVaryingOutputs(const Operation& op, bool unknown) {
+  bool varying = ShapesFollowValues(op);
+  for (int k = 0; k < op.InputSize() && !varying; ++k) varying = varying_.count(op.Input(k)) > 0;
+  if (!varying) return;
+  for (int k = 0; k < op.OutputSize(); ++k) {
+    varying_.insert(op.Output(k));
+    if (unknown) run_time_shaped_.insert(op.Output(k));
+  }
 }
 
 MaceStatus Net::PrepareAtRun(size_t index, OpContext* context) {
   Operation* op = ops_[index].get();
   std::vector<std::vector<int64_t>> shapes = InputShapes(*op);
-  if (!ShapeDependsOnData(op->type()) && prepared_shapes_[index] == shapes) return MaceStatus();
-  prepared_shapes_[index].reset();
-  MACE_CHECK_ARG(op->runtime() == runtimes_.cpu, op->Describe(),
-                 ": its input shapes depend on data the model computes, which only ops on the "
-                 "CPU take; this op runs on ", op->runtime()->name());
-  context->replanning = true;
-  const MaceStatus status = op->Prepare(context);
-  context->replanning = false;
-  MACE_RETURN_IF_ERROR(status);
-  for (int k = 0; k < op->OutputSize(); ++k) {
-    const Tensor* output = op->Output(k);
-    MACE_CHECK_ARG(output->raw_size() <= output->capacity(), op->Describe(), ": output '",
-                   output->name(), "' takes shape ", ShapeToString(output->shape()),
-                   " from data the model computes, which needs ", output->raw_size(),
-                   " bytes; memory was planned for ", output->capacity());
+  if (ShapesFollowValues(*op) || prepared_shapes_[index] != shapes) {
+    prepared_shapes_[index].reset();
+    MACE_CHECK_ARG(op->runtime() == runtimes_.cpu, op->Describe(),
+                   ": its input shapes depend on data the model computes, which only ops on the "
+                   "CPU take; this op runs on ", op->runtime()->name());
+    context->replanning = true;
+    context->input_values = true;
+    const MaceStatus status = op->Prepare(context);
+    context->replanning = false;
+    context->input_values = false;
+    MACE_RETURN_IF_ERROR(status);
+    prepared_shapes_[index] = std::move(shapes);
   }
-  prepared_shapes_[index] = std::move(shapes);
+  // Every run: a shared arena may have bound the tensor to its planned
+  // bytes again since the last.
+  for (int k = 0; k < op->OutputSize(); ++k) {
+    Tensor* output = op->Output(k);
+    if (output->raw_size() > output->capacity()) MACE_RETURN_IF_ERROR(OwnMemory(output, *op));
+  }
+  return MaceStatus();
+}
+
+MaceStatus Net::OwnMemory(Tensor* tensor, const Operation& op) {
+  const int element_size = std::max(DataTypeSize(tensor->dtype()), 1);
+  MACE_CHECK_ARG(varying_.count(tensor) > 0 &&
+                     tensor->memory_type() == runtimes_.cpu->default_memory_type(),
+                 op.Describe(), ": output '", tensor->name(), "' needs ", tensor->raw_size(),
+                 " bytes for shape ", ShapeToString(tensor->shape()), "; memory was planned for ",
+                 tensor->capacity());
+  MACE_CHECK_ARG(CheckedElementCount(tensor->shape(), kMaxByteCount / element_size) >= 0,
+                 op.Describe(), ": output '", tensor->name(), "' would have shape ",
+                 ShapeToString(tensor->shape()), ", more than ", kMaxByteCount, " bytes");
+  const int64_t bytes = AlignUp(tensor->raw_size(), options_.arena_alignment);
+  auto held = own_memories_.find(tensor);
+  const int64_t released = held != own_memories_.end() ? held->second->bytes() : 0;
+  const int64_t total = reserved_bytes_ + own_bytes_ - released + bytes;
+  if (options_.memory_limit > 0 && total > options_.memory_limit) {
+    return MaceStatus(MaceStatus::MACE_OUT_OF_RESOURCES,
+                      StrCat(op.Describe(), ": output '", tensor->name(), "' takes shape ",
+                             ShapeToString(tensor->shape()), " in this run, which needs ", bytes,
+                             " bytes beyond the plan (", total,
+                             " in all), more than the engine's memory limit of ",
+                             options_.memory_limit, " bytes"));
+  }
+  std::unique_ptr<Memory> memory;
+  MACE_RETURN_IF_ERROR(runtimes_.cpu->Allocate(
+      MemoryExtent::Buffer(tensor->memory_type(), bytes), &memory));
+  tensor->Bind(memory.get(), 0, bytes);
+  own_bytes_ += bytes - released;
+  own_memories_[tensor] = std::move(memory);
+  VLOG(1) << op.Describe() << ": output '" << tensor->name() << "' gets " << bytes
+          << " bytes of its own for shape " << ShapeToString(tensor->shape());
   return MaceStatus();
 }
 
@@ -244,6 +298,8 @@ MaceStatus Net::Replan() {
   // Until the plan is whole again, Run refuses and the next Reshape plans.
   planned_ = false;
   memories_.clear();
+  own_memories_.clear();
+  own_bytes_ = 0;
   reserved_bytes_ = 0;
   const int64_t start = NowMicros();
   OpContext context;
@@ -255,9 +311,14 @@ MaceStatus Net::Replan() {
     // Prepare depends on the input shapes only: an op whose inputs kept
     // theirs keeps its output shapes and its packed weights.
     std::vector<std::vector<int64_t>> shapes = InputShapes(*op);
-    // A data-dependent op left its last run's shape: back to the largest.
-    if (prepared_shapes_[i] == shapes && !ShapeDependsOnData(op->type())) continue;
+    // A data-dependent op left its last run's shape: back to the largest
+    // (or to empty outputs).
+    if (prepared_shapes_[i] == shapes && !ShapesFollowValues(*op)) continue;
     prepared_shapes_[i].reset();
+    if (prepared_at_run_only_.count(op) > 0) {
+      for (int k = 0; k < op->OutputSize(); ++k) op->Output(k)->Reshape({0});
+      continue;
+    }
     context.runtime = op->runtime();
     MACE_RETURN_IF_ERROR(CatchExceptions([&] { return op->Prepare(&context); },
                                          [&] { return op->Describe(); }));
@@ -451,6 +512,9 @@ MaceStatus Net::MakeConverter(const Converter& converter, const Tensor* tensor,
 }
 
 MaceStatus Net::CreateOps(const NetDef& net_def) {
+  // Ops prepared with the storage choice pending, which need UseStorage
+  // once the blocked layout is off.
+  std::vector<Operation*> choice_pending;
   for (int i = 0; i < net_def.op_size(); ++i) {
     const OperatorDef& def = net_def.op(i);
     std::unique_ptr<Operation> op;
@@ -461,7 +525,10 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
     } else {
       MACE_RETURN_IF_ERROR(Place(def, i, &op));
     }
-    // Construct, converters for the activation inputs, Prepare.
+    // Construct, converters for the activation inputs, Prepare (not for an
+    // op that reads a tensor whose shape is known only at run time: Run
+    // prepares it).
+    bool at_run_only = false;
     auto set_up = [&]() {
       OpContext context;
       context.runtime = op->runtime();
@@ -472,6 +539,21 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
       return CatchExceptions(
           [&] {
             MACE_RETURN_IF_ERROR(op->Construct(def, workspace_));
+            // Run prepares these again, on the CPU only.
+            MACE_UNSUPPORTED_IF(ShapesFollowValues(*op) && op->runtime() != runtimes_.cpu,
+                                op->Describe(), ": its output shapes follow input values, "
+                                "which only the CPU kernel takes");
+            at_run_only = ReadsRunTimeShape(*op);
+            if (at_run_only) {
+              MACE_UNSUPPORTED_IF(op->runtime() != runtimes_.cpu || IsControlFlowOp(def.type()),
+                                  op->Describe(), " reads a tensor whose shape is known only "
+                                  "at run time, which only CPU ops outside control flow take");
+              for (int k = 0; k < op->OutputSize(); ++k) {
+                op->Output(k)->set_storage(op->OutputStorage(k));
+                op->Output(k)->Reshape({0});
+              }
+              return MaceStatus();
+            }
             // Activations reach the op in the storage it reads, through
             // converters placed right before it.
             for (int k = 0; k < op->InputSize(); ++k) {
@@ -515,8 +597,19 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
       status = set_up();
     }
     MACE_RETURN_IF_ERROR(status);
+    if (at_run_only) prepared_at_run_only_.insert(op.get());
+    NoteVaryingOutputs(*op, at_run_only ||
+                                op->output_shape_source() == OutputShapeSource::kInputValues);
+    if (BlockedLayoutEnabled() && op->runtime() == runtimes_.cpu && !at_run_only) {
+      choice_pending.push_back(op.get());
+    }
+    if (ShapesFollowValues(*op)) {
+      data_dependent_ = true;
+      options_.blocked_layout = false;
+    }
     for (int k = 0; k < op->OutputSize(); ++k) {
       const Tensor* output = op->Output(k);
+      if (run_time_shaped_.count(output) > 0) continue;
       if (k < def.output_shape_size() && def.output_shape(k).dims_size() > 0) {
         const std::vector<int64_t> declared(def.output_shape(k).dims().begin(),
                                             def.output_shape(k).dims().end());
@@ -530,6 +623,17 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
     }
     VLOG(2) << "prepared " << op->Describe() << " on " << op->runtime()->name();
     ops_.push_back(std::move(op));
+  }
+  if (BlockedLayoutEnabled()) return MaceStatus();
+  // Shapes follow values, so every op keeps its default storage.
+  OpContext context;
+  context.runtime = runtimes_.cpu;
+  context.workspace = workspace_;
+  for (Operation* op : choice_pending) {
+    if (!op->AlternativeStorage().has_value()) continue;
+    MACE_RETURN_IF_ERROR(
+        CatchExceptions([&] { return op->UseStorage(op->OutputStorage(0), &context); },
+                        [&] { return op->Describe(); }));
   }
   return MaceStatus();
 }

@@ -94,12 +94,16 @@ class Net : public Executor {
   // strategy; the planned shapes cost nothing. Only a net whose ops all run
   // on the CPU, without control flow, re-plans; others refuse a new shape.
   MaceStatus Reshape(const std::map<std::string, std::vector<int64_t>>& shapes) override;
-  // Ops whose output shape depends on input values (NonMaxSuppression):
-  // Prepare sets the largest shape, which memory is planned for, and Run
-  // the one it computes. Net::Run then prepares the ops after it again
-  // whenever their input shapes change, and refuses, naming the op, a shape
-  // that needs more memory than was planned or an op on another runtime.
-  static bool ShapeDependsOnData(const std::string& op_type);
+  // Ops whose output shapes depend on input values (Operation::
+  // output_shape_source): a bounded one (NonMaxSuppression) is planned for
+  // its largest shape and sets the one it computes at Run; an unbounded one
+  // (a Pad of computed pads) is prepared at Init with empty outputs, and
+  // the ops that read them are not prepared at Init at all. Run prepares
+  // each such op, and every op whose input shapes changed, before it runs;
+  // an output that then needs more bytes than its plan gives gets memory of
+  // its own (NetOptions::memory_limit counts it) until the next re-plan.
+  // Such tensors share no bytes with others (no aliases, no concat
+  // slices), and only CPU ops may read them.
   std::vector<int64_t> InputMaxShape(const std::string& name) override;
   bool OutputShapesVary() const override { return dynamic_ || data_dependent_; }
   bool InputReadInPlace(const std::string& name) const override {
@@ -166,10 +170,21 @@ class Net : public Executor {
   MaceStatus Replan();
   // The shapes of `op`'s inputs ({-1} for a missing optional one).
   static std::vector<std::vector<int64_t>> InputShapes(const Operation& op);
-  // In a data-dependent net's Run: prepares op `index` again if it is a
-  // data-dependent op or its input shapes changed, and checks its outputs
-  // fit the memory planned for them.
+  // In a data-dependent net's Run: prepares op `index` again if its output
+  // shapes depend on values or its input shapes changed, and gives each
+  // output that outgrew its memory memory of its own (OwnMemory).
   MaceStatus PrepareAtRun(size_t index, OpContext* context);
+  // Memory of its own, outside the plan, for `tensor` at its current size.
+  MaceStatus OwnMemory(Tensor* tensor, const Operation& op);
+  // Whether `op`'s output shapes depend on input values.
+  static bool ShapesFollowValues(const Operation& op) {
+    return op.output_shape_source() != OutputShapeSource::kInputShapes;
+  }
+  // Whether `op` reads a tensor whose shape is known only at run time.
+  bool ReadsRunTimeShape(const Operation& op) const;
+  // Notes `op`'s outputs in varying_ (and in run_time_shaped_ when
+  // `unknown`) once the op is built.
+  void NoteVaryingOutputs(const Operation& op, bool unknown);
   // Why this net cannot re-plan, or empty.
   std::string ReplanBlocker() const;
   // Checks `shape` for model input `name` against its declared range.
@@ -218,9 +233,20 @@ class Net : public Executor {
   // takes (the same for a fixed input).
   std::map<std::string, std::pair<std::vector<int64_t>, std::vector<int64_t>>> input_ranges_;
   bool dynamic_ = false;  // some input has a dynamic dimension
-  // Some op's output shape depends on input values (ShapeDependsOnData):
+  // Some op's output shape depends on input values (ShapesFollowValues):
   // Run prepares the ops after it again when the shapes they get change.
   bool data_dependent_ = false;
+  // Tensors whose shapes may change from run to run with values (outputs
+  // of such ops and of every op after them that reads one), and among
+  // them those of unknown shape until Run (outputs of kInputValues ops
+  // and of the ops that read one: those are prepared at Run only).
+  std::set<const Tensor*> varying_;
+  std::set<const Tensor*> run_time_shaped_;
+  std::set<const Operation*> prepared_at_run_only_;
+  // Memory of its own for a tensor that outgrew its plan (OwnMemory), and
+  // its bytes, which memory_limit counts beside the plan's.
+  std::map<const Tensor*, std::unique_ptr<Memory>> own_memories_;
+  int64_t own_bytes_ = 0;
   bool planned_ = false;  // memory is planned for the inputs' current shapes
   // Per op, the input shapes of its last successful Prepare (dynamic and
   // data-dependent nets only; an op that failed has none): Replan and Run

@@ -127,8 +127,11 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
   if (!options_.preserve_intermediates) PlanConcatSlices(inputs, outputs, last_use, &slices);
   // A tensor kept elsewhere is no slice, and a slice of a whole kept
   // elsewhere is planned on its own.
+  // A tensor whose shape follows values may get memory of its own at Run
+  // (Net::OwnMemory): it shares no bytes, neither as a slice nor as a whole.
   for (auto it = slices.begin(); it != slices.end();) {
-    const bool drop = elsewhere.count(it->first) > 0 || elsewhere.count(it->second.whole) > 0;
+    const bool drop = elsewhere.count(it->first) > 0 || elsewhere.count(it->second.whole) > 0 ||
+                      varying_.count(it->first) > 0 || varying_.count(it->second.whole) > 0;
     it = drop ? slices.erase(it) : std::next(it);
   }
   for (int i = 0; i <= last_op; ++i) {
@@ -154,8 +157,8 @@ MaceStatus Net::PlanMemory(const std::vector<std::string>& input_names,
       // A state tensor keeps its own bytes for the engine's lifetime.
       if (candidate != nullptr && !candidate->is_weight() && !workspace_->IsState(candidate) &&
           !options_.preserve_intermediates &&
-          elsewhere.count(candidate) == 0 &&
-          candidate->storage() == output->storage() &&
+          elsewhere.count(candidate) == 0 && varying_.count(candidate) == 0 &&
+          varying_.count(output) == 0 && candidate->storage() == output->storage() &&
           (output->memory_type() != MemoryType::GPU_IMAGE ||
            candidate->shape() == output->shape()) &&
           candidate->raw_size() == output->raw_size() && last_use[candidate] == i &&

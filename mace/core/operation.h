@@ -51,6 +51,26 @@ struct OpContext {
   // not to the runtime's persistent arena, which frees nothing until the
   // engine goes.
   bool replanning = false;
+  // Set when the net prepares an op during Run: its inputs hold this run's
+  // values, which an op whose output shapes follow from them
+  // (OutputShapeSource::kInputValues) reads to set those shapes.
+  bool input_values = false;
+};
+
+// How an op's output shapes follow from its inputs (Operation::
+// OutputShapeSource). The net keeps the knowledge of what to do with each.
+enum class OutputShapeSource {
+  // From the input shapes alone: most ops.
+  kInputShapes,
+  // From input values, bounded by the input shapes: Prepare sets the
+  // largest shape, memory is planned for it, and Run sets the one it
+  // computes (NonMaxSuppression).
+  kInputValuesBounded,
+  // From input values alone: Prepare without them (OpContext::input_values
+  // unset) sets an empty shape of each output's rank; the net prepares the
+  // op again with the values before each run and gives outputs that
+  // outgrow the plan memory of their own.
+  kInputValues,
 };
 
 class Operation {
@@ -66,6 +86,11 @@ class Operation {
   // Validates input shapes and sets every output's shape.
   virtual MaceStatus Prepare(OpContext* context) = 0;
   virtual MaceStatus Run(OpContext* context) = 0;
+
+  // Where the output shapes come from. Valid after Init.
+  virtual OutputShapeSource output_shape_source() const {
+    return OutputShapeSource::kInputShapes;
+  }
 
   // Multiply-accumulates for the current shapes, for benchmark tables.
   virtual int64_t Macs() const { return 0; }

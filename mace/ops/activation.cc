@@ -25,7 +25,13 @@ MaceStatus ActivationBase::Init() {
 
 MaceStatus ActivationBase::InferShapes() {
   const Tensor* input = Input(0);
-  MACE_RETURN_IF_ERROR(CheckTensor(*this, input, kernel_dtype()));
+  // An empty input gives an empty output, which the net does not run;
+  // PRELU's per-channel split needs elements.
+  if (params_.activation.type == ActivationType::PRELU) {
+    MACE_RETURN_IF_ERROR(CheckTensor(*this, input, kernel_dtype()));
+  } else {
+    MACE_RETURN_IF_ERROR(CheckTensorMayBeEmpty(*this, input, kernel_dtype()));
+  }
   const int64_t count = input->size();
   params_.outer = count;
   params_.channels = 1;

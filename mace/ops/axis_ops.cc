@@ -36,8 +36,11 @@ MaceStatus AxisOpBase::Init() {
     case AxisOpKind::TILE:
       OP_CHECK(HasArg("repeats"), "needs the ints argument repeats");
       repeats_ = GetInts("repeats");
-      for (int64_t r : repeats_) OP_CHECK(r >= 1, "repeats must be >= 1, got ", r);
       MACE_RETURN_IF_ERROR(ParseFlag(*this, "expand", &expand_));
+      // Expanding to a shape with a 0 plans an empty output.
+      for (int64_t r : repeats_) {
+        OP_CHECK(r >= 1 || (r == 0 && expand_), "repeats must be >= 1, got ", r);
+      }
       if (InputSize() > 1 && Input(1) != nullptr) {
         MACE_RETURN_IF_ERROR(CheckComputedInts(*this, *Input(1), expand_ ? "shape" : "repeats",
                                                kMaxComputedRank));
@@ -108,7 +111,11 @@ MaceStatus AxisOpBase::InferShapes() {
                  " make the output of ", ShapeToString(shape), " too large");
         out[i] = shape[i] * repeats_[i];
       }
-      MACE_RETURN_IF_ERROR(CheckElementCount(*this, "output", out));
+      // A 0 repeat (expand mode only, Init) empties the output: the net
+      // then skips the op.
+      if (BoundedElementCountMayBeEmpty(out) != 0) {
+        MACE_RETURN_IF_ERROR(CheckElementCount(*this, "output", out));
+      }
       tile_.input_shape = shape;
       tile_.output_shape = out;
       Output(0)->Reshape(out);

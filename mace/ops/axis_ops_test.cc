@@ -268,6 +268,16 @@ TEST(AxisOpsTest, ComputedTopKAndRepeats) {
                                       "[2,4]"),
             std::string::npos)
       << status.information();
+  // Expanding to a shape with a 0 (ConstantOfShape of [0]) plans an empty
+  // output; plain Tile still needs repeats >= 1.
+  OpTester empty("Tile", RegisterAxisOps);
+  empty.Input("x", {1}, {5}).Input("s", {1}, {0}).Output("y").Args(
+      "repeats", std::vector<int64_t>{0}).Arg("expand", 1);
+  ASSERT_TRUE(empty.Run().ok());
+  EXPECT_EQ(empty.OutputShape("y"), (std::vector<int64_t>{0}));
+  OpTester zero_repeat("Tile", RegisterAxisOps);
+  zero_repeat.Input("x", {1}, {5}).Output("y").Args("repeats", std::vector<int64_t>{0});
+  ExpectInvalid(&zero_repeat, "Tile", "repeats must be >= 1, got 0");
   OpTester shorter("Tile", RegisterAxisOps);
   shorter.Input("x", {3, 1}, column)
       .Input("s", {1}, {4})

@@ -22,6 +22,9 @@ class NonMaxSuppressionBase : public Operation {
  public:
   MaceStatus Init() override;
   DataType OutputType(int /*index*/) const override { return DT_INT32; }
+  OutputShapeSource output_shape_source() const override {
+    return OutputShapeSource::kInputValuesBounded;
+  }
 
  protected:
   // Checks the inputs, fills the shape part of params() and sets the

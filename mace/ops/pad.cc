@@ -39,6 +39,7 @@ MaceStatus PadBase::Init() {
       MACE_RETURN_IF_ERROR(CheckComputedInts(*this, *Input(3), "axes", kMaxComputedRank));
     }
     computed_ = IsComputed(Input(1)) || (has_axes_ && IsComputed(Input(3)));
+    shape_from_values_ = computed_ && def().output_shape_size() == 0;
     // Pads and axes that are weights are read once; they are checked
     // against the input's rank in InferShapes.
     if (computed_) return MaceStatus();
@@ -92,12 +93,28 @@ MaceStatus PadBase::ReadConstantValue(float* value) const {
   return MaceStatus();
 }
 
-MaceStatus PadBase::InferShapes() {
+MaceStatus PadBase::InferShapes(bool input_values) {
   const Tensor* input = Input(0);
   MACE_RETURN_IF_ERROR(CheckKernelType(*this, "input", input->dtype()));
-  MACE_RETURN_IF_ERROR(CheckElementCount(*this, "input", input->shape()));
+  // An empty input is padded only where the shape follows the pads (the
+  // CPU kernel, which reads no element of it: ComputeParams).
+  if (!shape_from_values_ || BoundedElementCountMayBeEmpty(input->shape()) != 0) {
+    MACE_RETURN_IF_ERROR(CheckElementCount(*this, "input", input->shape()));
+  }
   OP_CHECK(InputSize() == 1 || kernel_dtype() == DT_FLOAT,
            "pads given as inputs need the float32 kernel");
+  if (shape_from_values_ && !input_values) {
+    // Unknown until the pads are: empty, of the input's rank.
+    Output(0)->Reshape(std::vector<int64_t>(input->dim_size(), 0));
+    return MaceStatus();
+  }
+  if (shape_from_values_) {
+    std::vector<int64_t> pads;
+    ref::PadParams params;
+    MACE_RETURN_IF_ERROR(ReadComputedParams(&pads, &params));
+    Output(0)->Reshape(params.output_shape);
+    return MaceStatus();
+  }
   if (computed_) {
     // The pads are known on every run only: plan the declared shape, which
     // ReadRuntimeInputs checks them against.
@@ -125,20 +142,26 @@ MaceStatus PadBase::ReadRuntimeInputs() {
     MACE_RETURN_IF_ERROR(ReadConstantValue(&params_.constant_value));
   }
   if (!computed_) return MaceStatus();
-  std::vector<int64_t> pads, axes, paddings;
-  MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "pads", &pads));
-  if (has_axes_) MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(3), "axes", &axes));
-  MACE_RETURN_IF_ERROR(ResolvePads(pads, axes, &paddings));
+  std::vector<int64_t> pads;
   ref::PadParams params;
-  params.type = params_.type;
-  params.constant_value = params_.constant_value;
-  MACE_RETURN_IF_ERROR(ComputeParams(paddings, &params));
+  MACE_RETURN_IF_ERROR(ReadComputedParams(&pads, &params));
   OP_CHECK(params.output_shape == Output(0)->shape(), "pads ", ShapeToString(pads), " give shape ",
            ShapeToString(params.output_shape), " in this run but the output was planned as ",
            ShapeToString(Output(0)->shape()),
            "; pads computed at run time must give the shape the model declares");
   params_ = std::move(params);
   return MaceStatus();
+}
+
+MaceStatus PadBase::ReadComputedParams(std::vector<int64_t>* pads,
+                                       ref::PadParams* params) const {
+  std::vector<int64_t> axes, paddings;
+  MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(1), "pads", pads));
+  if (has_axes_) MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *Input(3), "axes", &axes));
+  MACE_RETURN_IF_ERROR(ResolvePads(*pads, axes, &paddings));
+  params->type = params_.type;
+  params->constant_value = params_.constant_value;
+  return ComputeParams(paddings, params);
 }
 
 MaceStatus PadBase::ComputeParams(const std::vector<int64_t>& paddings,
@@ -161,15 +184,17 @@ MaceStatus PadBase::ComputeParams(const std::vector<int64_t>& paddings,
     } else if (params->type == ref::PadType::SYMMETRIC) {
       OP_CHECK(before <= dim && after <= dim, "SYMMETRIC pads ", before, " and ", after,
                " of dimension ", d, " must not exceed its size ", dim);
-    } else if (params->type == ref::PadType::WRAP) {
-      OP_CHECK(dim > 0 || (before == 0 && after == 0), "WRAP pads ", before, " and ", after,
+    } else if (params->type == ref::PadType::WRAP || params->type == ref::PadType::EDGE) {
+      OP_CHECK(dim > 0 || (before == 0 && after == 0), "pads ", before, " and ", after,
                " of dimension ", d, " have no elements to repeat");
     }
     // Each term is at most kMaxElements, so the sum cannot overflow.
     params->output_shape.push_back(dim + before + after);
     params->pads_before.push_back(before);
   }
-  OP_CHECK(BoundedElementCount(params->output_shape) > 0, "output shape ",
+  // Empty only from an empty input (the net then skips the op).
+  const int64_t count = BoundedElementCountMayBeEmpty(params->output_shape);
+  OP_CHECK(count > 0 || (count == 0 && input->size() == 0), "output shape ",
            ShapeToString(params->output_shape), " has more than ", kMaxElements, " elements");
   return MaceStatus();
 }

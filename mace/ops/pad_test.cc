@@ -284,7 +284,9 @@ TEST(PadTest, RejectsBadPadInputs) {
   const std::vector<float> x = {1, 2, 3, 4};
   OpTester unplanned("Pad", RegisterPad);
   unplanned.Input("x", {2, 2}, x).Input("pads", {4}, {0, 0, 1, 1}).Output("y");
-  ExpectInvalid(&unplanned, "must give its planned shape (output_shape)");
+  // Without a planned shape the pads give it: Prepare without their values
+  // plans [0, 0], and a run that was not prepared with them is refused.
+  ExpectInvalid(&unplanned, "give shape [3,3] in this run but the output was planned as [0,0]");
   OpTester both("Pad", RegisterPad);
   both.Input("x", {2, 2}, x)
       .IntWeight("pads", {4}, {0, 0, 1, 1})

@@ -1,5 +1,7 @@
 #include "mace/ops/reshape.h"
 
+#include <algorithm>
+
 #include "mace/ops/common/element_count.h"
 #include "mace/ops/common/op_checks.h"
 #include "mace/ops/common/runtime_ints.h"
@@ -17,6 +19,7 @@ MaceStatus ReshapeBase::Init() {
   const Tensor* shape_input = InputSize() > 1 ? Input(1) : nullptr;
   OP_CHECK(HasArg("shape") || shape_input != nullptr, "needs the shape argument or a shape input");
   shape_ = GetInts("shape");
+  MACE_RETURN_IF_ERROR(ParseFlag(*this, "allow_zero", &allow_zero_));
   if (IsComputed(shape_input)) {
     // A shape computed at run time: memory is planned for the shape
     // argument (the output shape the model declares), and every run checks
@@ -29,7 +32,8 @@ MaceStatus ReshapeBase::Init() {
              shape_input->name(), "' has ", shape_input->size(), " values but the planned shape ",
              ShapeToString(shape_), " has rank ", shape_.size());
     for (int64_t d : shape_) {
-      OP_CHECK(d > 0, "planned shape ", ShapeToString(shape_), " must be fully known");
+      OP_CHECK(d > 0 || (d == 0 && allow_zero_), "planned shape ", ShapeToString(shape_),
+               " must be fully known");
     }
     computed_shape_ = true;
   } else if (shape_input != nullptr) {
@@ -57,6 +61,9 @@ MaceStatus ReshapeBase::CheckSpec(const std::vector<int64_t>& spec) const {
     if (d == -1) ++inferred;
   }
   OP_CHECK(inferred <= 1, "shape ", ShapeToString(spec), " has more than one -1");
+  OP_CHECK(!allow_zero_ || inferred == 0 ||
+               std::find(spec.begin(), spec.end(), 0) == spec.end(),
+           "shape ", ShapeToString(spec), " has both -1 and 0, which allow_zero leaves ambiguous");
   return MaceStatus();
 }
 
@@ -89,6 +96,7 @@ MaceStatus ReshapeBase::Resolve(const std::vector<int64_t>& spec,
   const int64_t count = BoundedElementCount(input->shape());
   std::vector<int64_t>& output_shape = *resolved;
   output_shape = spec;
+  if (allow_zero_) return ResolveLiteral(spec, resolved);
   if (input->size() == 0) return ResolveEmpty(spec, resolved);
   int infer_at = -1;
   int64_t known = 1;
@@ -151,6 +159,28 @@ MaceStatus ReshapeBase::ResolveEmpty(const std::vector<int64_t>& spec,
     if (d != 0) others.push_back(d);
   }
   return CheckElementCount(*this, "output", others);
+}
+
+MaceStatus ReshapeBase::ResolveLiteral(const std::vector<int64_t>& spec,
+                                       std::vector<int64_t>* resolved) const {
+  // allow_zero: a 0 is a 0. With a 0 there is no -1 (CheckSpec), so the
+  // count check below is the whole test.
+  const Tensor* input = Input(0);
+  *resolved = spec;
+  auto infer = std::find(resolved->begin(), resolved->end(), int64_t{-1});
+  if (infer != resolved->end()) {
+    *infer = 1;
+    const int64_t known = BoundedElementCount(*resolved);
+    const int64_t count = BoundedElementCountMayBeEmpty(input->shape());
+    OP_CHECK(known > 0 && count >= 0 && count % known == 0, "cannot reshape input shape ",
+             ShapeToString(input->shape()), " to ", ShapeToString(spec));
+    *infer = count / known;
+  }
+  const int64_t count = BoundedElementCountMayBeEmpty(*resolved);
+  OP_CHECK(count >= 0 && count == BoundedElementCountMayBeEmpty(input->shape()),
+           "cannot reshape input shape ", ShapeToString(input->shape()), " to ",
+           ShapeToString(spec));
+  return MaceStatus();
 }
 
 MaceStatus RegisterReshape(OpRegistry* registry) {

@@ -1,7 +1,8 @@
 // Reshape: the same elements in row-major order under a new shape. The shape
 // comes from the `shape` argument or an int32 second input; one entry
 // may be -1 (inferred from the element count) and 0 copies the input
-// dimension at the same index (ONNX with allowzero = 0). It only moves data,
+// dimension at the same index (ONNX with allowzero = 0), or, with the
+// allow_zero argument, is a dimension of size 0. It only moves data,
 // so float32 and int32 tensors go through the same kernels
 // (common/moved_types.h). A shape input computed at run time (int32, or
 // float32 holding integers) is read on every run and must give the planned
@@ -38,11 +39,14 @@ class ReshapeBase : public DataMovementOp {
   MaceStatus CheckSpec(const std::vector<int64_t>& spec) const;
   // The output shape `spec` gives for the input (0 copies, -1 infers).
   MaceStatus Resolve(const std::vector<int64_t>& spec, std::vector<int64_t>* resolved) const;
+  // Resolve with allow_zero: entries are taken as they are (-1 inferred).
+  MaceStatus ResolveLiteral(const std::vector<int64_t>& spec, std::vector<int64_t>* resolved) const;
   // Resolve for an input without elements.
   MaceStatus ResolveEmpty(const std::vector<int64_t>& spec, std::vector<int64_t>* resolved) const;
 
   std::vector<int64_t> shape_;
   bool computed_shape_ = false;
+  bool allow_zero_ = false;  // ONNX allowzero = 1: a 0 entry is a 0
 };
 
 }  // namespace ops

@@ -224,6 +224,41 @@ TEST(ReshapeTest, ComputedShapeCheckedEveryRun) {
   }
 }
 
+// allow_zero (ONNX allowzero = 1): a 0 in the shape is a dimension of size
+// 0, not a copy of the input's; the empty output is planned as declared.
+TEST(ReshapeTest, AllowZeroKeepsZeroDimensions) {
+  OpTester tester("Reshape", RegisterReshape);
+  tester.Input("x", {0, 3, 4}, {})
+      .Input("shape", {3}, {3, 4, 0})
+      .Output("y")
+      .Args("shape", std::vector<int64_t>{3, 4, 0})
+      .Arg("allow_zero", 1);
+  const MaceStatus status = tester.Run();
+  ASSERT_TRUE(status.ok()) << status.information();
+  EXPECT_EQ(tester.OutputShape("y"), (std::vector<int64_t>{3, 4, 0}));
+  // Without allow_zero the same 0 copies the input's 4: no such reshape of
+  // 0 elements into a planned [3, 4, 0], and a planned 0 is refused.
+  OpTester copying("Reshape", RegisterReshape);
+  copying.Input("x", {0, 3, 4}, {})
+      .Input("shape", {3}, {3, 4, 0})
+      .Output("y")
+      .Args("shape", std::vector<int64_t>{3, 4, 0});
+  ExpectInvalid(&copying, "must be fully known");
+  OpTester ambiguous("Reshape", RegisterReshape);
+  ambiguous.Input("x", {0, 3, 4}, {})
+      .Output("y")
+      .Args("shape", std::vector<int64_t>{-1, 0})
+      .Arg("allow_zero", 1);
+  ExpectInvalid(&ambiguous, "has both -1 and 0");
+  OpTester counted("Reshape", RegisterReshape);
+  counted.Input("x", {2, 3}, RandomFloats(6, 5))
+      .Output("y")
+      .Args("shape", std::vector<int64_t>{3, -1})
+      .Arg("allow_zero", 1);
+  ASSERT_TRUE(counted.Run().ok());
+  EXPECT_EQ(counted.OutputShape("y"), (std::vector<int64_t>{3, 2}));
+}
+
 TEST(ReshapeTest, RejectsBadComputedShapeInput) {
   OpTester unplanned("Reshape", RegisterReshape);
   unplanned.Input("x", {6}, RandomFloats(6, 4)).Input("shape", {2}, {3, 2}).Output("y");

@@ -27,6 +27,20 @@ inline int64_t BoundedElementCount(const std::vector<int64_t>& shape) {
   return CheckedElementCount(shape, kMaxElements);
 }
 
+// BoundedElementCount, but a shape with a 0 dimension (and no negative one)
+// holds 0 elements, provided its other dimensions stay within the cap.
+inline int64_t BoundedElementCountMayBeEmpty(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> others;
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d < 0) return -1;
+    if (d == 0) empty = true;
+    else others.push_back(d);
+  }
+  const int64_t count = BoundedElementCount(others);
+  return count < 0 ? -1 : empty ? 0 : count;
+}
+
 // INVALID_ARGS naming `op` unless `shape` (of the tensor called `what`) has
 // only positive dimensions and at most kMaxElements elements.
 inline MaceStatus CheckElementCount(const Operation& op, const std::string& what,

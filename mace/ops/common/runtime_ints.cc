@@ -77,12 +77,12 @@ MaceStatus PlannedOutputShape(const Operation& op, int index, std::vector<int64_
   }
   shape->assign(def.output_shape(index).dims().begin(), def.output_shape(index).dims().end());
   for (int64_t d : *shape) {
-    if (d < 1 || d > kMaxElements) {
+    if (d < 0 || d > kMaxElements) {
       return OpError(op, StrCat("planned output shape ", ShapeToString(*shape),
                                 " has a dimension out of range"));
     }
   }
-  if (BoundedElementCount(*shape) < 0) {
+  if (BoundedElementCountMayBeEmpty(*shape) < 0) {
     return OpError(op, StrCat("planned output shape ", ShapeToString(*shape), " is too large"));
   }
   return MaceStatus();

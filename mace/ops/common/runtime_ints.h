@@ -45,8 +45,8 @@ MaceStatus ReadComputedInts(const Operation& op, const Tensor& tensor, const cha
 MaceStatus ReadAxesInput(const Operation& op, bool* computed, std::vector<int64_t>* axes);
 
 // The shape the model declares for output `index`, which must be known
-// (every dimension positive; no dimensions plan a rank-0 scalar): the shape
-// Prepare plans for.
+// (no negative dimension; a 0 plans an empty tensor, no dimensions a rank-0
+// scalar): the shape Prepare plans for.
 MaceStatus PlannedOutputShape(const Operation& op, int index, std::vector<int64_t>* shape);
 
 }  // namespace ops

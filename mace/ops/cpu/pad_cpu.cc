@@ -10,9 +10,23 @@
 namespace mace {
 namespace ops {
 
-std::unique_ptr<Operation> NewPadCpu() {
-  return std::make_unique<RuntimeInputsRefKernelCpu<PadBase, ref::Pad>>();
-}
+namespace {
+
+// The reference kernel; Prepare tells InferShapes whether the inputs hold
+// this run's values (a shape taken from the pads needs them).
+class PadCpu final : public RefKernelCpu<PadBase, ref::Pad> {
+ public:
+  MaceStatus Prepare(OpContext* context) override { return InferShapes(context->input_values); }
+
+  MaceStatus Run(OpContext* context) override {
+    MACE_RETURN_IF_ERROR(ReadRuntimeInputs());
+    return RefKernelCpu<PadBase, ref::Pad>::Run(context);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> NewPadCpu() { return std::make_unique<PadCpu>(); }
 
 }  // namespace ops
 }  // namespace mace

@@ -103,6 +103,14 @@ class Graph:
         # Shapes the source model declares for its tensors (ONNX graph
         # outputs and value_info), for outputs that depend on run-time values.
         self.declared_shapes: dict[str, tuple[int, ...]] = {}
+        # Tensors whose shape is known only at run time (a Pad of computed
+        # pads with no declared shape). Their IR shape holds zeros of their
+        # rank; the engine prepares the ops that read them at run time, and
+        # shape inference lets only ops with planned output shapes read
+        # them. run_time_shapes names, for some, a 1-D tensor holding the
+        # shape (so that ONNX Shape of them is computed, not folded).
+        self.run_time_shaped: set[str] = set()
+        self.run_time_shapes: dict[str, str] = {}
         # Graphs that control-flow ops run (If branches, Loop bodies), by the
         # index their ops' arguments hold. Only the top graph has entries.
         self.subgraphs: list["Graph"] = []

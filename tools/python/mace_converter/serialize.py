@@ -140,10 +140,13 @@ def _write_net(pb: Any, graph: Graph, net: Any, blob: bytearray, weight_dtype: s
             arg = op_def.arg.add()
             arg.name = key
             _set_arg(arg, op.args[key], f"argument '{key}' of op '{op.name}'")
+        # No output shapes for an op whose outputs get theirs at run time.
+        run_time = any(out in graph.run_time_shaped for out in op.outputs)
         for out in op.outputs:
             tensor = graph.tensor(out)
-            op_def.output_shape.add().dims.extend(
-                _int64s(tensor.shape or (), f"the shape of '{out}' (op '{op.name}')"))
+            if not run_time:
+                op_def.output_shape.add().dims.extend(
+                    _int64s(tensor.shape or (), f"the shape of '{out}' (op '{op.name}')"))
             op_def.output_type.append(_dtype(pb, tensor.dtype))
         quantized = [graph.tensor(out).quant for out in op.outputs]
         if any(q is not None for q in quantized):
@@ -158,7 +161,8 @@ def _write_net(pb: Any, graph: Graph, net: Any, blob: bytearray, weight_dtype: s
     for name in graph.outputs:
         info = net.output_info.add()
         info.name = name
-        info.dims.extend(int(d) for d in graph.shape(name))
+        if name not in graph.run_time_shaped:
+            info.dims.extend(int(d) for d in graph.shape(name))
         _set_info_type(pb, info, graph, name)
         info.data_format = _FORMATS[graph.data_format(name)]
 

@@ -42,6 +42,11 @@ def infer_op(graph: Graph, op: Op) -> None:
     for name, shape in zip(op.inputs, shapes):
         if name and shape is None:
             raise fail(op, f"input '{name}' has an unknown shape")
+        if name in graph.run_time_shaped and op.planned is None:
+            raise fail(op, f"input '{name}' has a shape known only at run time (it follows "
+                           f"values the model computes), which MACE op {op.type} needs at "
+                           "conversion; only ops whose output shape the model declares read "
+                           "such a tensor")
     outs = op.planned if op.planned is not None else fn(op, shapes, graph)
     for k, (name, shape) in enumerate(zip(op.outputs, outs)):
         if any(d < 0 for d in shape):

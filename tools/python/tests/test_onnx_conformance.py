@@ -25,7 +25,7 @@ spec.loader.exec_module(conformance)
 
 # The measured pass rate of the claimed tests, less a little: a change that
 # loses passes fails here and must say why in the report.
-MIN_PASS_RATE = 0.97
+MIN_PASS_RATE = 0.98
 
 
 class OpsDocTest(unittest.TestCase):
@@ -110,7 +110,16 @@ class NodeTestsTest(unittest.TestCase):
                      "test_maxunpool_export_with_output_shape", "test_div_uint8",
                      "test_affine_grid_3d", "test_gridsample_volumetric_nearest_align_corners_0",
                      "test_einsum_batch_diagonal", "test_hannwindow_expanded", "test_wrap_pad",
-                     "test_reduce_log_sum_exp_empty_set"):
+                     "test_reduce_log_sum_exp_empty_set",
+                     "test_constantofshape_int_shape_zero",
+                     "test_reduce_sum_empty_set_non_reduced_axis_zero",
+                     "test_slice_start_out_of_bounds", "test_reshape_allowzero_reordered",
+                     "test_center_crop_pad_crop_and_pad_expanded",
+                     "test_center_crop_pad_crop_axes_chw_expanded",
+                     "test_center_crop_pad_crop_axes_hwc_expanded",
+                     "test_center_crop_pad_crop_expanded",
+                     "test_center_crop_pad_crop_negative_axes_hwc_expanded",
+                     "test_center_crop_pad_pad_expanded"):
             self.assertIn(name, passed)
 
 

@@ -65,6 +65,20 @@ def activation(node: Node, kind: str, **extra) -> None:
     node.emit_out("Activation", [node.tensor(0)], args)
 
 
+def float_input(node: Node, index: int) -> str:
+    """Input `index` as a float32 tensor: integer and bool constants are
+    stored as float32 (the engine carries them so); computed tensors as
+    they are."""
+    if node.is_const(index):
+        value = np.asarray(node.const(index))
+        if value.dtype != np.float32:
+            key = (node.inputs[index], "float32")
+            if key not in node.ir_consts:
+                node.ir_consts[key] = node.weight(node.inputs[index], value.astype(np.float32))
+            return node.ir_consts[key]
+    return node.tensor(index)
+
+
 def eltwise(node: Node, kind: int, a: int, b: Optional[int], outputs=None,
             activation_args: Optional[dict] = None) -> str:
     """An Eltwise of node inputs a and b; a scalar constant operand becomes
@@ -87,7 +101,11 @@ def eltwise(node: Node, kind: int, a: int, b: Optional[int], outputs=None,
                     inputs = [node.tensor(other)]
                     break
         if inputs is None:
-            inputs = [node.tensor(a), node.tensor(b)]
+            # Eltwise computes in float32: shape arithmetic's int64 and
+            # int32 constants go in as float32 too.
+            inputs = [float_input(node, i) if node.is_const(i) and
+                      np.asarray(node.const(i)).dtype in (np.int64, np.int32) else node.tensor(i)
+                      for i in (a, b)]
     op = node.emit("Eltwise", inputs, args, outputs=outputs)
     return op.outputs[0]
 
@@ -98,15 +116,21 @@ def computed(node: Node, index: int) -> bool:
     return node.has_input(index) and not node.known(index)
 
 
+def declared_shape(node: Node, output: int = 0) -> Optional[tuple[int, ...]]:
+    """The shape the model declares for output `output`, directly or
+    through elementwise consumers (shape_from_consumers), or None."""
+    name = node.outputs[output]
+    shape = node.graph.declared_shapes.get(name)
+    return shape if shape is not None else shape_from_consumers(node, name)
+
+
 def planned_shape(node: Node, what: str, output: int = 0) -> tuple[int, ...]:
     """The shape the model declares for output `output` of a node whose
     output shape depends on `what`, a tensor computed at run time. The
     engine plans memory for that shape and refuses a run whose values give
     another."""
     name = node.outputs[output]
-    shape = node.graph.declared_shapes.get(name)
-    if shape is None:
-        shape = shape_from_consumers(node, name)
+    shape = declared_shape(node, output)
     if shape is None:
         raise node.fail(f"{what} is computed at run time, so the shape of output '{name}' "
                         "depends on run-time values; the model must declare that shape "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -101,6 +101,12 @@ OUTPUT_TYPES = INPUT_TYPES
 # engine does (integer division truncates; Mod of integers is exact).
 # Ops whose integer semantics differ from float: Div truncates.
 _INTEGER_SENSITIVE = ("Div",)
+# Ops whose output has the element type of their inputs (all of one type)
+# or of their data input: integer arithmetic on shapes stays integer, so a
+# later Div of it truncates.
+_OPERANDS_KEEP_TYPE = ("Add", "Sub", "Mul", "Max", "Min", "Neg", "Abs", "Concat", "Identity")
+_DATA_KEEPS_TYPE = ("Gather", "Slice", "Reshape", "Squeeze", "Unsqueeze", "Flatten",
+                    "Transpose", "Expand", "Tile")
 _TYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
                7: "int64", 8: "string", 9: "bool", 10: "float16", 11: "double",
                12: "uint32", 13: "uint64", 16: "bfloat16", 17: "float8e4m3fn",
@@ -333,15 +339,22 @@ class OnnxImporter:
                 return
             if onnx_dynamic_quant.integer_node(node) or self._fold(node, proto):
                 return
-            integer = [name for name in proto.input if name in self.integer_values]
+            integer = [name for name in proto.input if self._integer_type(name)]
             if node.op_type in _INTEGER_SENSITIVE and integer:
-                onnx_nn.integer_division(node, self.graph.onnx_input_types.get(integer[0]))
+                onnx_nn.integer_division(node, self._integer_type(integer[0]))
+                self._note_integer_outputs(node, self._integer_type(integer[0]))
                 return
             converter = CONVERTERS.get(node.op_type)
             if converter is None:
                 raise node.fail(f"op type {node.op_type} is not supported by the MACE "
                                 "converter")
             converter(node)
+            keeps = proto.input[:1] if node.op_type in _DATA_KEEPS_TYPE else \
+                proto.input if node.op_type in _OPERANDS_KEEP_TYPE else []
+            typed = [self._integer_type(name) for name in keeps if name]
+            typed = [elem for elem in typed if elem]
+            if typed:
+                self._note_integer_outputs(node, typed[0])
         except ConversionError as error:
             if node.where() in str(error):
                 raise
@@ -349,8 +362,39 @@ class OnnxImporter:
         except Exception as error:  # malformed attributes, wrong input counts, ...
             raise node.fail(f"malformed node: {type(error).__name__}: {error}") from error
 
+    def _integer_type(self, name: str) -> Optional[int]:
+        """The ONNX integer element type of a computed tensor known to hold
+        integers (an integer graph input, or what integer arithmetic made
+        of one); None otherwise. (A Div by an integer constant alone is
+        folded or follows its computed operand.)"""
+        if name in self.integer_values:
+            return self.graph.onnx_input_types.get(name)
+        return None
+
+    def _note_integer_outputs(self, node: Node, elem: Optional[int]) -> None:
+        for name in node.outputs:
+            if name and name not in self.values:
+                self.integer_values.add(name)
+                self.graph.onnx_input_types[name] = elem
+
+    def _run_time_shape(self, node: Node) -> None:
+        """Shape of a tensor whose shape is known only at run time: the
+        vector its producer computes (Graph.run_time_shapes)."""
+        make = self.graph.run_time_shapes.get(node.inputs[0])
+        if node.op_type != "Shape" or make is None or \
+                node.attr("start", 0) != 0 or node.attr("end") is not None:
+            raise node.fail(f"the shape of '{node.inputs[0]}' is known only at run time and "
+                            f"this {node.op_type} of it cannot be computed")
+        node.emit_out("Identity", [make(node)])
+        self.integer_values.add(node.outputs[0])
+        self.graph.onnx_input_types[node.outputs[0]] = 7   # int64
+
     def _fold(self, node: Node, proto: Any) -> bool:
         """Evaluates the node now if its result is a constant."""
+        if node.op_type in ("Shape", "Size") and node.inputs and \
+                node.inputs[0] in self.graph.run_time_shaped:
+            self._run_time_shape(node)
+            return True
         if node.op_type in ("Shape", "Size"):
             if node.inputs and node.inputs[0] in self.graph.tensors and \
                     shape_depends_on_data(self.graph, node.inputs[0]):

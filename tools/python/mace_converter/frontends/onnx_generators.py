@@ -106,9 +106,9 @@ def constant_of_shape(node: Node) -> None:
     if len(node.shape(0)) != 1 or node.shape(0)[0] != len(planned):
         raise node.fail(f"the shape input has shape {list(node.shape(0))} but the declared "
                         f"output shape {planned} has rank {len(planned)}")
-    if not planned or 0 in planned:
-        raise node.fail(f"the declared output shape {planned} has no elements or no rank; "
-                        "a run-time shape must give a tensor of rank 1 or more with elements")
+    if not planned:
+        raise node.fail(f"the declared output shape {planned} has no rank; a run-time shape "
+                        "must give a tensor of rank 1 or more")
     source = node.weight(f"{node.name}_value",
                          np.full([1] * len(planned), value[0], dtype=np.float32))
     node.emit_out("Tile", [source, node.tensor(0)],

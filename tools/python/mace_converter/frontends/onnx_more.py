@@ -15,8 +15,8 @@ from mace_converter.api import ConversionError
 # (and falls back on) its Slice-only one.
 from mace_converter.frontends import onnx_tensor
 from mace_converter.frontends.node import Node
-from mace_converter.frontends.onnx_common import (computed, converter, normalize_axis,
-                                                  planned_shape)
+from mace_converter.frontends.onnx_common import (computed, converter, float_input,
+                                                  normalize_axis, planned_shape)
 from mace_converter.shape_rules import TRANSPOSE_PERM
 
 _COMPARE_TYPES = {"Equal": "equal", "Less": "less", "Greater": "greater",
@@ -25,18 +25,8 @@ _COMPARE_TYPES = {"Equal": "equal", "Less": "less", "Greater": "greater",
 ELTWISE_PROD, ELTWISE_SUM, ELTWISE_NEG = 2, 0, 6
 
 
-def _value(node: Node, index: int) -> str:
-    """Input `index` as a float32 tensor: integer and bool constants are
-    stored as float32 (the engine carries them so); computed tensors as
-    they are."""
-    if node.is_const(index):
-        value = np.asarray(node.const(index))
-        if value.dtype != np.float32:
-            key = (node.inputs[index], "float32")
-            if key not in node.ir_consts:
-                node.ir_consts[key] = node.weight(node.inputs[index], value.astype(np.float32))
-            return node.ir_consts[key]
-    return node.tensor(index)
+# Integer and bool constants as float32 (onnx_common.float_input).
+_value = float_input
 
 
 @converter(*_COMPARE_TYPES)

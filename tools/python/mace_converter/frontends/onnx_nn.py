@@ -10,7 +10,7 @@ import numpy as np
 
 from mace_converter import geometry
 from mace_converter.frontends.node import Node
-from mace_converter.frontends.onnx_common import (activation, converter, eltwise,
+from mace_converter.frontends.onnx_common import (activation, converter, eltwise, float_input,
                                                   scalar_or_none, spatial_2d, window_pads)
 from mace_converter.frontends.onnx_common import CONVERTERS
 from mace_converter.frontends.onnx_common import computed as _computed
@@ -680,10 +680,10 @@ def variadic(node: Node) -> None:
     if len(present) == 1:
         node.emit_out("Identity", [node.tensor(present[0])])
         return
-    source = node.tensor(present[0])
+    source = float_input(node, present[0])
     for position, index in enumerate(present[1:], start=2):
         last = position == len(present)
-        operand = node.tensor(index)
+        operand = float_input(node, index)
         source = node.emit("Eltwise", [source, operand], {"type": kind},
                            outputs=node.outputs if last else None).outputs[0]
 

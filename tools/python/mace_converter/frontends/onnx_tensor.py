@@ -6,8 +6,8 @@ import itertools
 import numpy as np
 
 from mace_converter.frontends.node import Node
-from mace_converter.frontends.onnx_common import (computed, converter, normalize_axis,
-                                                  planned_shape, spatial_2d)
+from mace_converter.frontends.onnx_common import (computed, converter, declared_shape,
+                                                  normalize_axis, planned_shape, spatial_2d)
 from mace_converter.shape_rules import PAD_AMOUNTS, TRANSPOSE_PERM
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -120,18 +120,23 @@ def reshape(node: Node) -> None:
 
 def _reshape_computed(node: Node) -> None:
     """Reshape to a shape computed at run time: the engine's Reshape reads
-    it on every run and checks it gives the shape the model declares."""
+    it on every run and checks it gives the shape the model declares. With
+    allowzero=1 a 0 in that shape is a dimension of size 0 (allow_zero)."""
     planned = planned_shape(node, "the target shape")
-    if int(node.attr("allowzero", 0)):
-        raise node.fail("allowzero=1 with a shape computed at run time is not supported")
+    allow_zero = int(node.attr("allowzero", 0))
     if len(node.shape(1)) != 1 or node.shape(1)[0] != len(planned):
         raise node.fail(f"the shape input has shape {list(node.shape(1))} but the declared "
                         f"output shape {list(planned)} has rank {len(planned)}")
     if int(np.prod(planned)) != int(np.prod(node.shape(0))):
         raise node.fail(f"cannot reshape {list(node.shape(0))} to the declared output shape "
                         f"{list(planned)}")
-    node.emit_out("Reshape", [node.tensor(0), node.tensor(1)],
-                  {"shape": [int(d) for d in planned]}, planned=[planned])
+    args = {"shape": [int(d) for d in planned]}
+    if allow_zero:
+        args["allow_zero"] = 1
+    elif 0 in planned:
+        raise node.fail(f"the declared output shape {list(planned)} has a 0, which a shape "
+                        "computed at run time copies from the input unless allowzero=1")
+    node.emit_out("Reshape", [node.tensor(0), node.tensor(1)], args, planned=[planned])
 
 
 def _axes(node: Node, index: int) -> list[int]:
@@ -433,7 +438,12 @@ def _pad_computed(node: Node) -> None:
     modes = {"constant": 0, "reflect": 1, "edge": 3, "wrap": 4}
     if mode not in modes:
         raise node.fail(f"pad mode '{mode}' is not supported")
-    if computed(node, 1) or computed(node, 3):
+    run_time = False
+    if (computed(node, 1) or computed(node, 3)) and declared_shape(node) is None:
+        # No declared shape: the engine takes it from the pads on every run.
+        run_time = True
+        planned = (0,) * node.rank(0)
+    elif computed(node, 1) or computed(node, 3):
         planned = planned_shape(node, "pads (or axes)")
         shape = node.shape(0)
         if len(planned) != len(shape) or any(p < d for p, d in zip(planned, shape)):
@@ -470,7 +480,42 @@ def _pad_computed(node: Node) -> None:
     while inputs[-1] == "":
         inputs.pop()
     args = {"pad_type": modes[mode]} if modes[mode] else {}
+    if not run_time:
+        node.emit_out("Pad", inputs, args, planned=[planned])
+        return
+    # The output is planned empty and sized at run time (the engine's Pad
+    # then has no output_shape); its shape, for an ONNX Shape of it, is the
+    # input's plus the pads, when the axes are known here.
+    output = node.outputs[0]
+    node.graph.run_time_shaped.add(output)
     node.emit_out("Pad", inputs, args, planned=[planned])
+    if not computed(node, 3):
+        rank = node.rank(0)
+        axes = [normalize_axis(node, int(a), rank) for a in node.const(3, "axes")] \
+            if node.has_input(3) else list(range(rank))
+        node.graph.run_time_shapes[output] = \
+            lambda reader: _padded_shape(reader, inputs[1], node.shape(0), axes)
+
+
+def _padded_shape(node: Node, pads: str, shape: tuple[int, ...], axes: list[int]) -> str:
+    """Emits, for `node`, the shape of `shape` padded by the 1-D tensor
+    `pads` (all leading pads of `axes`, then all trailing ones), as a
+    float32 vector; returns its name."""
+    count = len(axes)
+    halves = [node.emit("Slice", [pads], {"starts": [start], "ends": [start + count],
+                                          "axes": [0], "steps": [1]}).outputs[0]
+              for start in (0, count)]
+    grow = node.emit("Eltwise", halves, {"type": 0}).outputs[0]
+    if axes != list(range(len(shape))):
+        # Each dimension takes its axis's growth, or the 0 appended.
+        zero = node.weight(f"{node.name}_no_pad", np.zeros([1], np.float32))
+        grow = node.emit("Concat", [grow, zero], {"axis": 0}).outputs[0]
+        index = [axes.index(d) if d in axes else count for d in range(len(shape))]
+        grow = node.emit("Gather", [grow, node.weight(f"{node.name}_pad_axes",
+                                                      np.array(index, np.float32))],
+                         {"axis": 0}).outputs[0]
+    base = node.weight(f"{node.name}_unpadded_shape", np.array(shape, np.float32))
+    return node.emit("Eltwise", [base, grow], {"type": 0}).outputs[0]
 
 
 @converter("Softmax", "LogSoftmax")

@@ -96,10 +96,13 @@ def _reshape(inputs, args, _):
     shape = [int(d) for d in args["shape"]]
     if len(inputs) > 1 and inputs[1] is not None:
         # A shape computed at run time must give the planned one, as the
-        # engine checks: 0 copies the input dimension, -1 is inferred.
+        # engine checks: 0 copies the input dimension (or, with
+        # allow_zero, is 0), -1 is inferred.
         x = inputs[0]
         wanted = [int(d) for d in np.asarray(inputs[1]).reshape(-1)]
-        resolved = [x.shape[i] if d == 0 and i < x.ndim else d for i, d in enumerate(wanted)]
+        copy = not int(args.get("allow_zero", 0))
+        resolved = [x.shape[i] if d == 0 and copy and i < x.ndim else d
+                    for i, d in enumerate(wanted)]
         if resolved.count(-1) == 1:
             known = int(np.prod([d for d in resolved if d != -1]))
             resolved[resolved.index(-1)] = x.size // known if known else -1

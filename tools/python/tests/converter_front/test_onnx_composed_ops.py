@@ -139,6 +139,10 @@ class ComposedOpsTest(unittest.TestCase):
             result = _mace_run_status(converted, feeds)
             self.assertNotEqual(result.returncode, 0, f"limit {limit} ran")
             self.assertIn("INVALID_ARGS", result.stderr)
+        # A declared shape with a 0 plans an empty output.
+        empty = _model(helper.make_node("ConstantOfShape", ["s"], ["y"], value=value),
+                       [("s", I64, [1])], [("y", F, [0])])
+        self.check(empty, {"s": np.array([0], np.int64)})
         converted = convert_model(
             _model(helper.make_node("ConstantOfShape", ["s"], ["y"]), [("s", I64, [2])],
                    [("y", F, [3, 2])]), {"s": [2]}, ["y"])

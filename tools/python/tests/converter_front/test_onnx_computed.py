@@ -208,6 +208,25 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
             run(converted.net_def, converted.weights,
                 {"x": np.zeros((2, 3), np.float32), "s": np.array([1, 6], np.float32)})
 
+    def test_reshape_allowzero_to_a_computed_shape(self):
+        # allowzero=1: the 0 in the computed shape is a dimension of size 0.
+        model = _int_input_model(
+            helper.make_node("Reshape", ["x", "s"], ["y"], allowzero=1),
+            {"x": [0, 3, 4]}, {"s": [3]}, {"y": [3, 4, 0]}, opset=14)
+        feeds = {"x": np.zeros((0, 3, 4), np.float32), "s": np.array([3, 4, 0], np.int64)}
+        converted = self.run_both(model, feeds)
+        self.assertEqual(_types(converted), ["Reshape"])
+        args = {a.name: a for a in converted.net_def.op[0].arg}
+        self.assertEqual(args["allow_zero"].i, 1)
+        self.assertEqual(list(args["shape"].ints), [3, 4, 0])
+        # Without allowzero a computed 0 copies the input dimension, so a
+        # declared 0 cannot be planned.
+        copying = _int_input_model(helper.make_node("Reshape", ["x", "s"], ["y"]),
+                                   {"x": [0, 3, 4]}, {"s": [3]}, {"y": [3, 4, 0]}, opset=14)
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(copying, {"x": [0, 3, 4], "s": [3]}, ["y"])
+        self.assertIn("copies from the input unless allowzero=1", str(caught.exception))
+
     def test_slice_with_computed_bounds(self):
         x = rng(11).standard_normal((5, 6, 4)).astype(np.float32)
         cases = [
@@ -337,6 +356,40 @@ class ComputedShapeArgumentsTest(unittest.TestCase):
         with self.assertRaises(ConversionError) as caught:
             convert_model(cropping, {"x": [2, 3, 4], "p": [6]}, ["y"])
         self.assertIn("negative pads (cropping) are not supported", str(caught.exception))
+
+    def test_pad_whose_shape_is_known_only_at_run_time(self):
+        # No declared shape for t: the engine sizes it from the pads on
+        # every run. Shape of it is computed (not folded), and a Slice with
+        # a declared output may read it; an op that needs its shape at
+        # conversion may not.
+        nodes = [helper.make_node("Pad", ["x", "p"], ["t"]),
+                 helper.make_node("Shape", ["t"], ["s"]),
+                 helper.make_node("Sub", ["s", "s"], ["zero"]),
+                 helper.make_node("Slice", ["t", "zero", "s"], ["y"])]
+        model = _int_input_model(nodes[0], {"x": [2, 3]}, {"p": [4]}, {"y": [3, 6]}, opset=18)
+        model.graph.node.extend(nodes[1:])
+        x = rng(16).standard_normal((2, 3)).astype(np.float32)
+        converted = self.run_both(model, {"x": x, "p": np.array([1, 2, 0, 1], np.int64)})
+        pad = next(op for op in converted.net_def.op if op.type == "Pad")
+        self.assertEqual(len(pad.output_shape), 0)
+        self.assertNotIn("Shape", _types(converted))
+        self.assertEqual([list(s.dims) for s in converted.net_def.op[-1].output_shape], [[3, 6]])
+        nodes = [helper.make_node("Pad", ["x", "p"], ["t"], name="grow"),
+                 helper.make_node("Relu", ["t"], ["y"], name="after")]
+        model = _int_input_model(nodes[0], {"x": [2, 3]}, {"p": [4]}, {"y": None}, opset=18)
+        model.graph.node.extend(nodes[1:])
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(model, {"x": [2, 3], "p": [4]}, ["y"])
+        self.assertIn("'after'", str(caught.exception))
+        self.assertIn("input 't' has a shape known only at run time", str(caught.exception))
+        sized = _int_input_model(helper.make_node("Pad", ["x", "p"], ["t"]), {"x": [2, 3]},
+                                 {"p": [4]}, {"t": None}, opset=18)
+        sized.graph.node.append(helper.make_node("Size", ["t"], ["y"]))
+        sized.graph.output[0].name = "y"
+        with self.assertRaises(ConversionError) as caught:
+            convert_model(sized, {"x": [2, 3], "p": [4]}, ["y"])
+        self.assertIn("known only at run time and this Size of it cannot be computed",
+                      str(caught.exception))
 
     def test_resize_with_computed_scales_or_sizes(self):
         x = rng(15).standard_normal((1, 2, 4, 5)).astype(np.float32)
