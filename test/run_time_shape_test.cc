@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "mace/proto/mace.pb.h"
 #include "mace/public/mace.h"
+#include "test/conv_chain.h"
 #include "test/model_builder.h"
 
 namespace mace {
@@ -155,6 +156,35 @@ TEST(RunTimeShapeTest, PadsOfTheWrongLengthFailTheRun) {
   EXPECT_NE(negative.information().find("Pad 'pad'"), std::string::npos)
       << negative.information();
   RunAndCheck(engine.get(), 2, {1, 0, 0, 1});
+}
+
+// In a MaceContext, outputs that outgrew the plan and got memory of their
+// own stay right when another engine joins or leaves and the shared arena
+// is laid out again, though the next run repeats the same shapes (so the
+// ops after the Pad are not prepared again).
+TEST(RunTimeShapeTest, OwnMemoryOutlivesASharedArenaRelayout) {
+  std::shared_ptr<MaceContext> context;
+  ASSERT_TRUE(MaceContext::Create(1, CPUAffinityPolicy::AFFINITY_NONE, &context).ok());
+  MaceEngineConfig config;
+  config.SetContext(context);
+  std::shared_ptr<MaceEngine> engine = NewEngine(PadModel(2), config);
+  ASSERT_NE(engine, nullptr);
+  const std::vector<int64_t> pads = {5, 6, 7, 8};
+  RunAndCheck(engine.get(), 2, pads);
+  {
+    // A larger engine outside any group: the arena moves to a new buffer.
+    const int64_t before = context->arena_bytes();
+    const testing::ConvChain chain("other", 8, 24, 3, 5);
+    std::shared_ptr<MaceEngine> other;
+    ASSERT_TRUE(chain.CreateEngine({}, {}, config, &other).ok());
+    ASSERT_GT(context->arena_bytes(), before);
+    RunAndCheck(engine.get(), 2, pads);
+    std::map<std::string, MaceTensor> outputs;
+    ASSERT_TRUE(other->Run(chain.Input(1), &outputs).ok());
+  }
+  RunAndCheck(engine.get(), 2, pads);
+  RunAndCheck(engine.get(), 2, {0, 0, 0, 0});
+  RunAndCheck(engine.get(), 2, pads);
 }
 
 }  // namespace
