@@ -271,7 +271,9 @@ class CancellationFlag {
 
 // Bounds one Run (docs/how-to/pipelines.md). The CPU checks between ops and
 // between the pieces of each parallel loop; the GPU between ops and
-// between the enqueued pieces of a split kernel; the DSP before its call.
+// between the enqueued pieces of a split kernel; the DSP before each DSP
+// graph, and every millisecond while a call waits, ending the DSP session
+// (the next Run starts a new one).
 struct RunOptions {
   // Microseconds the Run may take from its call; past them it returns
   // MACE_DEADLINE_EXCEEDED. 0: no limit; below 0 is MACE_INVALID_ARGS.
@@ -292,7 +294,11 @@ struct RunOptions {
 //   their plans; each group, and each engine outside a group, has a region
 //   of its own. The layout is planned again when an engine joins or leaves.
 //   A Run of an engine whose group has another engine running is refused
-//   with MACE_RUNTIME_ERROR naming the group.
+//   with MACE_RUNTIME_ERROR naming the group;
+// - one OpenCL context, queue, program and table of tuned work-group sizes
+//   for its GPU engines with the same device settings;
+// - one DSP session for its Hexagon engines with the same emulator and
+//   image; their DSP calls take turns.
 // The context lives as long as the last engine or config holding it.
 class MaceContext {
  public:
