@@ -155,6 +155,38 @@ TEST(LayerNormTest, FastKernelMatchesReference) {
   }
 }
 
+// Rows split over a pool of 2 or 3 threads give the one-thread values bit
+// for bit, on row counts around the threads and the serial threshold.
+TEST(LayerNormTest, FastKernelSplitsRowsOverThePool) {
+  uint32_t seed = 4300;
+  for (int threads : {2, 3}) {
+    auto pool = ThreadPool::Create(threads, CPUAffinityPolicy::AFFINITY_NONE);
+    ASSERT_NE(pool, nullptr);
+    for (int64_t outer : {1, 2, 3, 7, 64, 129}) {
+      for (int64_t inner : {384, 1000}) {
+        SCOPED_TRACE(::testing::Message() << "threads " << threads << " outer " << outer
+                                          << " inner " << inner);
+        ref::LayerNormParams p;
+        p.outer = outer;
+        p.inner = inner;
+        p.epsilon = 1e-5f;
+        const std::vector<float> x = RandomFloats(outer * inner, seed++);
+        const std::vector<float> scale = RandomFloats(inner, seed++);
+        const std::vector<float> bias = RandomFloats(inner, seed++);
+        std::vector<float> one(x.size()), split(x.size()), one_mean(outer), split_mean(outer),
+            one_inv(outer), split_inv(outer);
+        LayerNormFast(p, x.data(), scale.data(), bias.data(), one.data(), one_mean.data(),
+                      one_inv.data());
+        LayerNormFast(p, x.data(), scale.data(), bias.data(), split.data(), split_mean.data(),
+                      split_inv.data(), pool.get());
+        EXPECT_EQ(split, one);
+        EXPECT_EQ(split_mean, one_mean);
+        EXPECT_EQ(split_inv, one_inv);
+      }
+    }
+  }
+}
+
 TEST(LayerNormTest, RejectsBadInput) {
   {
     OpTester tester("LayerNorm", RegisterLayerNorm);

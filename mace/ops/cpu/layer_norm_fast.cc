@@ -40,9 +40,25 @@ double BlockedSum(const float* row, int64_t n, float center) {
 }  // namespace
 
 void LayerNormFast(const ref::LayerNormParams& p, const float* input, const float* scale,
-                   const float* bias, float* output, float* mean, float* inv_std_dev) {
+                   const float* bias, float* output, float* mean, float* inv_std_dev,
+                   ThreadPool* pool) {
+  // Rows are independent, so any split gives the same values; a pool only
+  // for work worth waking it (a BERT layer's 128 x 384 values is).
+  constexpr int64_t kSerialValues = 16384;
+  if (p.outer > 1 && p.outer * p.inner >= kSerialValues && NumThreads(pool) > 1) {
+    ParallelFor(pool, p.outer, [&](int64_t begin, int64_t end) {
+      LayerNormRows(p, begin, end, input, scale, bias, output, mean, inv_std_dev);
+    });
+    return;
+  }
+  LayerNormRows(p, 0, p.outer, input, scale, bias, output, mean, inv_std_dev);
+}
+
+void LayerNormRows(const ref::LayerNormParams& p, int64_t begin, int64_t end, const float* input,
+                   const float* scale, const float* bias, float* output, float* mean,
+                   float* inv_std_dev) {
   const double count = static_cast<double>(p.inner);
-  for (int64_t o = 0; o < p.outer; ++o) {
+  for (int64_t o = begin; o < end; ++o) {
     const float* row = input + o * p.inner;
     // Centering on the first value before summing keeps large offsets from
     // eating the float lanes' precision.
