@@ -118,6 +118,23 @@ fi
 step "host: bazel test //..."
 bazel_tests //...
 
+# A build that leaves every optional CPU kernel family out (as model-specific
+# libraries do with the families their models never run): the tables say
+# so, and the ops give the same results on their other kernels (the op
+# tests, and the zoo models against their references). Only the families'
+# libraries and the tests' links differ from the step above.
+omitted_families=(depthwise winograd blocked uint8 fp16)
+step "host: kernel families left out (${omitted_families[*]})"
+omit_flags=()
+for family in "${omitted_families[@]}"; do
+  omit_flags+=("--define=mace_cpu_kernels_${family}=off")
+done
+absent_list="${omitted_families[*]}"
+bazel_tests "${omit_flags[@]}" --test_env=MACE_TEST_ABSENT_FAMILIES="${absent_list// /,}" \
+  //mace/ops:cpu_kernel_table_test //mace/ops:conv_2d_test //mace/ops:depthwise_conv_2d_test \
+  //mace/ops:pooling_test //mace/ops:fully_connected_test //mace/ops:quantized_kernels_test \
+  //mace/ops:eltwise_test //test:engine_test
+
 step "python tools and converter"
 python_tests
 

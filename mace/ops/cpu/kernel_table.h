@@ -11,184 +11,293 @@
 namespace mace {
 namespace ops {
 
-struct KernelTable {
+// Kernel families, each a struct filled once per instruction set from the
+// detected CPU features (KernelTableFor). A family's fields come from one
+// list, X(type, field, initial value); the port fills a family in one file
+// of its own (PortFill<Family> in cpu/kernel_tables.h; the files are the
+// CPU_KERNEL_FAMILIES of mace/ops/BUILD.bazel), and a build may leave a
+// family out (model-specific libraries, see model_specific_library.md):
+// its fields then keep their initial values and the ops take the other
+// kernels or the reference ones. A null function pointer always means "not
+// in this table": every driver checks the fields it reads.
+
+// Peak multiply-add loop for benchmarks: returns the flops done and writes
+// 8 floats to `sink`.
+using FmaPeakKernel = int64_t (*)(int64_t iterations, float* sink);
+
+// GEMM: the micro-tile (mr x nr) and cache blocks (an A block mc x kc stays
+// in L2, a B micro-panel kc x nr in L1, a B block kc x nc in L2/L3) and:
+//   gemm               the tile
+//   gemm_prefetches_a  whether `gemm` reads TileEpilogue::prefetch_a; the
+//                      driver otherwise prefetches weight panels itself, in a
+//                      burst before the tile
+//   panel_dot          matrix times vector
+//   gemm_partial       optional: partial tiles in place (masked); without it
+//                      they are computed into a staging tile and copied out
+//   gemm_run           optional: a run of full tiles along a row or a column
+//   gemm_narrow_pair   optional: two row panels by 4 columns in one call
+//   conv_rows          optional: tiles whose B rows are read in place from a
+//                      padded input (direct convolution of shallow
+//                      reductions, such as a network's stem)
+//   conv_rows_stepped  optional: conv_rows with the B rows walked by steps,
+//                      computed once by the direct convolution
+//   mac_lanes          float multiply-adds per cycle one core issues with
+//                      these vectors: two FMA pipes of their width (16 for
+//                      AVX2, 32 for AVX-512, 16 where AVX-512 runs on 256-bit
+//                      units, 8 for NEON as on Cortex-A76 class cores); rules
+//                      weighing arithmetic against memory traffic scale with
+//                      it (BlockedWinograd::PickTile)
+//   fma_peak           the peak multiply-add loop, for benchmarks
+#define MACE_GEMM_KERNELS(X)                                  \
+  X(int, mr, 0)                                               \
+  X(int, nr, 0)                                               \
+  X(int, mc, 0)                                               \
+  X(int, kc, 0)                                               \
+  X(int, nc, 0)                                               \
+  X(GemmMicroKernel, gemm, nullptr)                           \
+  X(bool, gemm_prefetches_a, false)                           \
+  X(PanelDotKernel, panel_dot, nullptr)                       \
+  X(GemmPartialMicroKernel, gemm_partial, nullptr)            \
+  X(GemmRunMicroKernel, gemm_run, nullptr)                    \
+  X(GemmNarrowPairMicroKernel, gemm_narrow_pair, nullptr)     \
+  X(ConvRowsMicroKernel, conv_rows, nullptr)                  \
+  X(ConvRowsSteppedMicroKernel, conv_rows_stepped, nullptr)   \
+  X(int32_t, mac_lanes, 0)                                    \
+  X(FmaPeakKernel, fma_peak, nullptr)
+
+// Rows: pooling's 2x2 / 3x3 window bands and global pooling planes, and
+// Eltwise rows (two vectors, or a vector and a scalar).
+#define MACE_ROW_KERNELS(X)                \
+  X(PoolingBandKernel, pooling, nullptr)   \
+  X(PlaneReduceKernel, plane_sum, nullptr) \
+  X(PlaneReduceKernel, plane_max, nullptr) \
+  X(EltwiseRowKernel, eltwise, nullptr)
+
+// Depthwise: 3x3 bands by horizontal stride.
+#define MACE_DEPTHWISE_KERNELS(X)                  \
+  X(DepthwiseBandKernel, depthwise3x3_s1, nullptr) \
+  X(DepthwiseBandKernel, depthwise3x3_s2, nullptr)
+
+// Winograd F(2x2), F(4x4) and F(6x6) input and output transforms, and:
+//   winograd_max_tile  the largest tile the cost model may pick; every
+//                      table's transforms run F(6x6) correctly, but only
+//                      NEON's have F(6x6) runs written for its registers (the
+//                      portable 16-lane ones regroup its stride-6 taps
+//                      through memory)
+//   winograd_filter    optional: the filter transform, vectorized
+//                      (WinogradTransformFilters in plain C++ without it)
+#define MACE_WINOGRAD_KERNELS(X)                     \
+  X(WinogradInputKernel, winograd_input, nullptr)    \
+  X(WinogradOutputKernel, winograd_output, nullptr)  \
+  X(int32_t, winograd_max_tile, 4)                   \
+  X(WinogradFilterKernel, winograd_filter, nullptr)
+
+// Channel-blocked ("NCHWc") kernels; channel_block is 0 where there are none.
+//   blocked_layout_pays  whether the net uses the blocked layout by default:
+//                        on x86 it is measured faster; on NEON qemu counts
+//                        more instructions per inference with it (see
+//                        docs/design/cpu_runtime.md), so it waits for phones
+//   blocked_conv_blocks  output blocks blocked_conv runs at once
+//   blocked_window_conv_blocks  output blocks per tile for windows of more
+//                        than one tap, strided 1x1s and 1x1s on maps of at
+//                        least 128 positions (0: blocked_conv_blocks).
+//                        AVX-512 runs 4 blocks x 6 positions there (stems and
+//                        strided 3x3 were 10-30 % faster in BM_ConvLayout,
+//                        MobileNet v1's 1x1s from 14x14 up 3-8 %), but keeps
+//                        3 x 8 for 1x1s on smaller maps (7x7: 4 % faster) and
+//                        Winograd's products (4 blocks were 20 % slower in
+//                        ResNet-18, up to 30 % in BM_ConvLayout). See
+//                        GroupBlocks in conv_2d_blocked.cc.
+//   blocked_pack         optional: the filter relayout BlockedConv2d does at
+//                        engine creation, vectorized (a scalar loop without)
+//   channel_pack, channel_unpack  optional: activations between plain rows
+//                        and channel blocks (the layout's conversions) as
+//                        register transposes; the same packing as
+//                        blocked_pack and its inverse (scalar loops without)
+#define MACE_BLOCKED_KERNELS(X)                                          \
+  X(int32_t, channel_block, 0)                                           \
+  X(bool, blocked_layout_pays, false)                                    \
+  X(int32_t, blocked_conv_blocks, 0)                                     \
+  X(int32_t, blocked_window_conv_blocks, 0)                              \
+  X(BlockedConvKernel, blocked_conv, nullptr)                            \
+  X(BlockedPackKernel, blocked_pack, nullptr)                            \
+  X(BlockedPackKernel, channel_pack, nullptr)                            \
+  X(BlockedUnpackKernel, channel_unpack, nullptr)                        \
+  X(BlockedWindowKernel, blocked_window, nullptr)                        \
+  X(BlockedWinogradInputKernel, blocked_winograd_input, nullptr)         \
+  X(BlockedWinogradOutputKernel, blocked_winograd_output, nullptr)
+
+// uint8 (quantized_micro_kernels.h); quantized_gemm is null where there is
+// none, and the uint8 ops then run the reference kernels. Every other entry
+// is optional, with a portable or reference path without it:
+//   quantized_gemm, quantized_format  the GEMM and the word format it reads
+//   requantize_row           its output step, vectorized
+//   quantized_gemm_requant   the GEMM and its output step in one pass
+//   quantized_conv_taps, quantized_quad_pack  the implicit-GEMM convolution
+//                            on quads of channels and its input packing
+//   quantized_gemv           the matrix-vector product (FullyConnected at
+//                            batch 1)
+//   eltwise_uint8_table      Eltwise's table lookups of two full inputs
+//   quantize_uint8           float to uint8 (the Quantize op)
+//   depthwise3x3_uint8_s1/s2  rows of a 3x3 depthwise conv by stride
+//   max_pool_uint8_row       rows of a max pooling
+//   depthwise3x3_uint8_requant_s1/s2  the rows with the output step fused
+//   depthwise3x3_uint8_block  3x3 depthwise on blocks of channels
+//                            (multiplier 1, int8 taps, strides 1 and 2)
+//   depthwise3x3_uint8_planar  the same on small planes in place, with byte
+//                            permutes
+#define MACE_UINT8_KERNELS(X)                                                 \
+  X(QuantizedGemmKernel, quantized_gemm, nullptr)                             \
+  X(QuantGemmFormat, quantized_format, kQuantPairsInt16)                      \
+  X(RequantizeRowKernel, requantize_row, nullptr)                             \
+  X(QuantizedGemmRequantKernel, quantized_gemm_requant, nullptr)              \
+  X(QuantizedConvTapsKernel, quantized_conv_taps, nullptr)                    \
+  X(QuantizedQuadPackKernel, quantized_quad_pack, nullptr)                    \
+  X(QuantizedGemvKernel, quantized_gemv, nullptr)                             \
+  X(EltwiseUint8TableKernel, eltwise_uint8_table, nullptr)                    \
+  X(QuantizeUint8Kernel, quantize_uint8, nullptr)                             \
+  X(DepthwiseUint8RowKernel, depthwise3x3_uint8_s1, nullptr)                  \
+  X(DepthwiseUint8RowKernel, depthwise3x3_uint8_s2, nullptr)                  \
+  X(MaxPoolUint8RowKernel, max_pool_uint8_row, nullptr)                       \
+  X(DepthwiseUint8RequantRowKernel, depthwise3x3_uint8_requant_s1, nullptr)   \
+  X(DepthwiseUint8RequantRowKernel, depthwise3x3_uint8_requant_s2, nullptr)   \
+  X(DepthwiseUint8BlockKernel, depthwise3x3_uint8_block, nullptr)             \
+  X(DepthwiseUint8PlanarKernel, depthwise3x3_uint8_planar, nullptr)
+
+// Half-precision arithmetic (ARMv8.2 FP16), only in the tables
+// Fp16KernelTableFor returns (fp16_table_name names them); ops whose table
+// has fp16_gemm run Conv2D (GEMM) and FullyConnected in half precision:
+//   fp16_mr, fp16_nr, fp16_kc, fp16_gemm  the GEMM tile (panels in half
+//                        precision, C in single precision)
+//   fp16_panel_dot       the matrix-vector product of one fp16_mr-row panel
+//   fp16_from_float      float to half
+//   fp16_pack_columns    one fp16_nr-wide B panel from float rows (columns
+//                        adjacent), packed and converted in one pass
+//   fp16_depthwise3x3_s1/s2  3x3 depthwise bands whose padded input holds
+//                        halves, by horizontal stride
+//   fp16_depthwise3x3_packed  optional: the same on small half planes, 8
+//                        channels at a time as vector lanes
+// For tensors kept in half precision between ops (Storage::Plain(DT_HALF)):
+//   fp16_gemm_half       the tile writing C as halves
+//   fp16_gemm_half_rows  optional: fp16_gemm_half over whole tiles down one
+//                        B panel (A's panels a_stride halves apart)
+//   fp16_gemm_half_positions  optional: Winograd's products of one panel of
+//                        tiles for every position in one call
+//   fp16_pack_half_columns  B panels packed from half rows
+//   fp16_to_float, fp16_add  half to float, and the half sum
+//   fp16_winograd_input/output  Winograd's transforms in half precision,
+//                        eight tiles at a time: the input one into half B
+//                        panels, the output one from half products M
+//   fp16_winograd_half_input/output  the same on half tensors: input rows
+//                        of halves (run.rows is not read), an output plane
+//                        of halves (run.plane is not read)
+//   fp16_winograd_half_output_from_floats  the same from M of floats at
+//                        run.in, rounded to half as it is read
+using Fp16GemmKernel = void (*)(int64_t kc, const uint16_t* a, const uint16_t* b, float* c,
+                                int64_t ldc, int rows, int cols, const TileEpilogue& epilogue);
+using Fp16PanelDotKernel = void (*)(const uint16_t* panel, int64_t depth, const uint16_t* x,
+                                    float* out);
+using Fp16FromFloatKernel = void (*)(const float* src, int64_t count, uint16_t* dst);
+using Fp16PackColumnsKernel = void (*)(const float* src, int64_t cols, int64_t depth,
+                                       int64_t depth_stride, uint16_t* dst);
+using Fp16GemmHalfKernel = void (*)(int64_t kc, const uint16_t* a, const uint16_t* b,
+                                    uint16_t* c, int64_t ldc, int rows, int cols,
+                                    const TileEpilogue& epilogue);
+using Fp16GemmHalfRowsKernel = void (*)(int64_t kc, const uint16_t* a, int64_t a_stride,
+                                        const uint16_t* b, uint16_t* c, int64_t ldc,
+                                        int64_t panels, const TileEpilogue& epilogue);
+using Fp16GemmHalfPositionsKernel = void (*)(int64_t kc, const uint16_t* const* a,
+                                             int64_t a_offset, const uint16_t* b,
+                                             int64_t b_stride, uint16_t* c, int64_t c_stride,
+                                             int64_t ldc, int64_t positions, int64_t panels,
+                                             int cols);
+using Fp16PackHalfColumnsKernel = void (*)(const uint16_t* src, int64_t cols, int64_t depth,
+                                           int64_t depth_stride, uint16_t* dst);
+using Fp16ToFloatKernel = void (*)(const uint16_t* src, int64_t count, float* dst);
+using Fp16AddKernel = void (*)(const uint16_t* a, const uint16_t* b, int64_t count,
+                               uint16_t* dst);
+using Fp16WinogradInputKernel = void (*)(const WinogradInputRun& run, uint16_t* out);
+using Fp16WinogradOutputKernel = void (*)(const WinogradOutputRun& run, const uint16_t* m);
+using Fp16WinogradHalfInputKernel = void (*)(const WinogradInputRun& run,
+                                             const uint16_t* const* rows, uint16_t* out);
+using Fp16WinogradHalfOutputKernel = void (*)(const WinogradOutputRun& run, const uint16_t* m,
+                                              uint16_t* plane);
+using Fp16WinogradHalfOutputFromFloatsKernel = void (*)(const WinogradOutputRun& run,
+                                                        uint16_t* plane);
+
+#define MACE_FP16_KERNELS(X)                                                              \
+  X(const char*, fp16_table_name, nullptr)                                                \
+  X(int, fp16_mr, 0)                                                                      \
+  X(int, fp16_nr, 0)                                                                      \
+  X(int, fp16_kc, 0)                                                                      \
+  X(Fp16GemmKernel, fp16_gemm, nullptr)                                                   \
+  X(Fp16PanelDotKernel, fp16_panel_dot, nullptr)                                          \
+  X(Fp16FromFloatKernel, fp16_from_float, nullptr)                                        \
+  X(Fp16PackColumnsKernel, fp16_pack_columns, nullptr)                                    \
+  X(DepthwiseBandKernel, fp16_depthwise3x3_s1, nullptr)                                   \
+  X(DepthwiseBandKernel, fp16_depthwise3x3_s2, nullptr)                                   \
+  X(DepthwisePackedKernel, fp16_depthwise3x3_packed, nullptr)                             \
+  X(Fp16GemmHalfKernel, fp16_gemm_half, nullptr)                                          \
+  X(Fp16GemmHalfRowsKernel, fp16_gemm_half_rows, nullptr)                                 \
+  X(Fp16GemmHalfPositionsKernel, fp16_gemm_half_positions, nullptr)                       \
+  X(Fp16PackHalfColumnsKernel, fp16_pack_half_columns, nullptr)                           \
+  X(Fp16ToFloatKernel, fp16_to_float, nullptr)                                            \
+  X(Fp16AddKernel, fp16_add, nullptr)                                                     \
+  X(Fp16WinogradInputKernel, fp16_winograd_input, nullptr)                                \
+  X(Fp16WinogradOutputKernel, fp16_winograd_output, nullptr)                              \
+  X(Fp16WinogradHalfInputKernel, fp16_winograd_half_input, nullptr)                       \
+  X(Fp16WinogradHalfOutputKernel, fp16_winograd_half_output, nullptr)                     \
+  X(Fp16WinogradHalfOutputFromFloatsKernel, fp16_winograd_half_output_from_floats, nullptr)
+
+// The families, listed once: X(family, Struct, fields list, whether the
+// plain tables have it). `family` names the family in the port's fill
+// function (PortFill<Struct>), in the build's family list and in
+// KernelFamilyPresent. fp16 is only in the tables of Fp16KernelTableFor.
+#define MACE_CPU_KERNEL_FAMILIES(X)                        \
+  X(gemm, GemmKernels, MACE_GEMM_KERNELS, true)            \
+  X(rows, RowKernels, MACE_ROW_KERNELS, true)              \
+  X(depthwise, DepthwiseKernels, MACE_DEPTHWISE_KERNELS, true) \
+  X(winograd, WinogradKernels, MACE_WINOGRAD_KERNELS, true) \
+  X(blocked, BlockedKernels, MACE_BLOCKED_KERNELS, true)   \
+  X(uint8, Uint8Kernels, MACE_UINT8_KERNELS, true)         \
+  X(fp16, Fp16Kernels, MACE_FP16_KERNELS, false)
+
+#define MACE_KERNEL_FAMILY_FIELD(Type, field, initial) Type field = initial;
+#define MACE_KERNEL_FAMILY_STRUCT(family, Struct, LIST, plain) \
+  struct Struct {                                              \
+    LIST(MACE_KERNEL_FAMILY_FIELD)                             \
+  };
+MACE_CPU_KERNEL_FAMILIES(MACE_KERNEL_FAMILY_STRUCT)
+#undef MACE_KERNEL_FAMILY_STRUCT
+#undef MACE_KERNEL_FAMILY_FIELD
+
+// One instruction set's kernels: every family, each as its own base, so
+// that a driver reads table->gemm or table->blocked_conv alike.
+struct KernelTable : GemmKernels,
+                     RowKernels,
+                     DepthwiseKernels,
+                     WinogradKernels,
+                     BlockedKernels,
+                     Uint8Kernels,
+                     Fp16Kernels {
   KernelIsa isa = KernelIsa::kReference;
   const char* name = "ref";
-  // GEMM micro-tile and cache blocks. An A block (mc x kc) stays in L2, a B
-  // micro-panel (kc x nr) in L1, and a B block (kc x nc) in L2/L3.
-  int mr = 0, nr = 0;
-  int mc = 0, kc = 0, nc = 0;
-  GemmMicroKernel gemm = nullptr;
-  // Whether `gemm` reads TileEpilogue::prefetch_a. The driver otherwise
-  // prefetches weight panels itself, in a burst before the tile.
-  bool gemm_prefetches_a = false;
-  PanelDotKernel panel_dot = nullptr;  // matrix times vector
-  // Optional: partial tiles in place (masked). Without it they are computed
-  // into a staging tile and copied out.
-  GemmPartialMicroKernel gemm_partial = nullptr;
-  // Optional: a run of full tiles along a row or a column of C in one call.
-  GemmRunMicroKernel gemm_run = nullptr;
-  // Optional: two row panels by 4 columns in one call (GemmNarrowPairMicroKernel).
-  GemmNarrowPairMicroKernel gemm_narrow_pair = nullptr;
-  // Optional: GEMM tiles whose B rows are read in place from a padded input
-  // (direct convolution of shallow reductions, such as a network's stem).
-  ConvRowsMicroKernel conv_rows = nullptr;
-  // Optional: conv_rows' product with the B rows walked by steps; a direct
-  // convolution that finds it computes its steps once and calls it.
-  ConvRowsSteppedMicroKernel conv_rows_stepped = nullptr;
-  DepthwiseBandKernel depthwise3x3_s1 = nullptr;  // by horizontal stride
-  DepthwiseBandKernel depthwise3x3_s2 = nullptr;
-  // Pooling: 2x2 / 3x3 window bands, and global pooling planes.
-  PoolingBandKernel pooling = nullptr;
-  PlaneReduceKernel plane_sum = nullptr;
-  PlaneReduceKernel plane_max = nullptr;
-  // Eltwise rows (two vectors, or a vector and a scalar).
-  EltwiseRowKernel eltwise = nullptr;
-  // Winograd F(2x2), F(4x4) and F(6x6) input and output transforms.
-  WinogradInputKernel winograd_input = nullptr;
-  WinogradOutputKernel winograd_output = nullptr;
-  // The largest tile the cost model may pick with these kernels. Every
-  // table's transforms run F(6x6) correctly, but only NEON's have F(6x6)
-  // runs written for its registers; the portable 16-lane ones regroup its
-  // stride-6 taps through memory.
-  int32_t winograd_max_tile = 4;
-  // Optional: the filter transform, vectorized (WinogradTransformFilters,
-  // in plain C++, where there is none).
-  WinogradFilterKernel winograd_filter = nullptr;
-  // Channel-blocked ("NCHWc") kernels; channel_block is 0 where there are
-  // none. blocked_conv runs up to blocked_conv_blocks output blocks at once.
-  int32_t channel_block = 0;
-  // Whether the net uses the blocked layout by default with this table: on
-  // x86 it is measured faster; on NEON, qemu counts more instructions per
-  // inference with it (see docs/design/cpu_runtime.md), so it waits for phones.
-  bool blocked_layout_pays = false;
-  int32_t blocked_conv_blocks = 0;
-  // Output blocks per blocked_conv tile for windows of more than one tap,
-  // strided 1x1s and 1x1s on maps of at least 128 positions (0:
-  // blocked_conv_blocks). AVX-512 runs 4 blocks x 6 positions there (stems
-  // and strided 3x3 were 10-30 % faster in BM_ConvLayout, MobileNet v1's 1x1s
-  // from 14x14 up 3-8 %), but keeps 3 x 8 for 1x1s on smaller maps (7x7: 4 %
-  // faster) and Winograd's products (4 blocks were 20 % slower in ResNet-18,
-  // up to 30 % in BM_ConvLayout). See GroupBlocks in conv_2d_blocked.cc.
-  int32_t blocked_window_conv_blocks = 0;
-  BlockedConvKernel blocked_conv = nullptr;
-  // Optional: the filter relayout BlockedConv2d does at engine creation,
-  // vectorized (a scalar loop where there is none).
-  BlockedPackKernel blocked_pack = nullptr;
-  // Optional: activations between plain rows and channel blocks (the
-  // blocked layout's conversions), as register transposes; the same
-  // packing as blocked_pack, and its inverse (scalar loops where there are
-  // none).
-  BlockedPackKernel channel_pack = nullptr;
-  BlockedUnpackKernel channel_unpack = nullptr;
-  BlockedWindowKernel blocked_window = nullptr;
-  BlockedWinogradInputKernel blocked_winograd_input = nullptr;
-  BlockedWinogradOutputKernel blocked_winograd_output = nullptr;
-  // The uint8 GEMM and the word format it reads (quantized_micro_kernels.h);
-  // null where there is none (the uint8 ops then run the reference kernels).
-  QuantizedGemmKernel quantized_gemm = nullptr;
-  QuantGemmFormat quantized_format = kQuantPairsInt16;
-  // Its output step, vectorized (optional: the driver has a scalar loop).
-  RequantizeRowKernel requantize_row = nullptr;
-  // The GEMM and its output step in one pass, for the same word format
-  // (optional: the driver then runs quantized_gemm and requantize_row).
-  QuantizedGemmRequantKernel quantized_gemm_requant = nullptr;
-  // The implicit-GEMM uint8 convolution on quads of channels and its input
-  // packing (optional: Conv2D then runs on the GEMM above).
-  QuantizedConvTapsKernel quantized_conv_taps = nullptr;
-  QuantizedQuadPackKernel quantized_quad_pack = nullptr;
-  // The uint8 x int8 matrix-vector product (optional: FullyConnected at
-  // batch 1 then runs on the GEMM).
-  QuantizedGemvKernel quantized_gemv = nullptr;
-  // The uint8 Eltwise's table lookups of two full inputs (optional: a
-  // scalar loop runs without).
-  EltwiseUint8TableKernel eltwise_uint8_table = nullptr;
-  // float to uint8 (the Quantize op; optional: the reference runs without).
-  QuantizeUint8Kernel quantize_uint8 = nullptr;
-  // Rows of a 3x3 uint8 depthwise convolution by horizontal stride
-  // (optional: the reference kernel runs without them).
-  DepthwiseUint8RowKernel depthwise3x3_uint8_s1 = nullptr;
-  DepthwiseUint8RowKernel depthwise3x3_uint8_s2 = nullptr;
-  // Rows of a uint8 max pooling (optional: the portable separable kernel
-  // runs without it).
-  MaxPoolUint8RowKernel max_pool_uint8_row = nullptr;
-  // The same rows with the output step fused, for the same strides
-  // (optional: the driver then runs the rows above and requantize_row).
-  DepthwiseUint8RequantRowKernel depthwise3x3_uint8_requant_s1 = nullptr;
-  DepthwiseUint8RequantRowKernel depthwise3x3_uint8_requant_s2 = nullptr;
-  // 3x3 uint8 depthwise on blocks of channels (multiplier 1, int8 taps,
-  // strides 1 and 2; optional: the rows above run without it).
-  DepthwiseUint8BlockKernel depthwise3x3_uint8_block = nullptr;
-  // The same on small planes in place, with byte permutes (optional: the
-  // blocked kernel or the rows run without it).
-  DepthwiseUint8PlanarKernel depthwise3x3_uint8_planar = nullptr;
-  // Half-precision arithmetic (ARMv8.2 FP16), set only in the table
-  // Fp16KernelTableFor returns: the GEMM tile (fp16_mr x fp16_nr, panels in
-  // half precision, C in single precision), the matrix-vector product of one
-  // fp16_mr-row panel, and the float to half conversion. Ops whose table has
-  // them run Conv2D (GEMM) and FullyConnected in half precision.
-  int fp16_mr = 0, fp16_nr = 0, fp16_kc = 0;
-  void (*fp16_gemm)(int64_t kc, const uint16_t* a, const uint16_t* b, float* c, int64_t ldc,
-                    int rows, int cols, const TileEpilogue& epilogue) = nullptr;
-  void (*fp16_panel_dot)(const uint16_t* panel, int64_t depth, const uint16_t* x,
-                         float* out) = nullptr;
-  void (*fp16_from_float)(const float* src, int64_t count, uint16_t* dst) = nullptr;
-  // One fp16_nr-wide B panel from float rows (columns adjacent), packed and
-  // converted in one pass (see arm/fp16_neon_kernels.h).
-  void (*fp16_pack_columns)(const float* src, int64_t cols, int64_t depth, int64_t depth_stride,
-                            uint16_t* dst) = nullptr;
-  // 3x3 depthwise bands whose padded input holds half values (see
-  // arm/fp16_neon_kernels.h), by horizontal stride.
-  DepthwiseBandKernel fp16_depthwise3x3_s1 = nullptr;
-  DepthwiseBandKernel fp16_depthwise3x3_s2 = nullptr;
-  // The same on small half planes, 8 channels at a time as vector lanes
-  // (optional: the bands run without it).
-  DepthwisePackedKernel fp16_depthwise3x3_packed = nullptr;
-  // For tensors kept in half precision between ops (Storage::Plain(DT_HALF)):
-  // the tile writing C as halves, B panels packed from half rows, the half
-  // to float conversion and the half sum.
-  void (*fp16_gemm_half)(int64_t kc, const uint16_t* a, const uint16_t* b, uint16_t* c,
-                         int64_t ldc, int rows, int cols, const TileEpilogue& epilogue) = nullptr;
-  // fp16_gemm_half over `panels` whole tiles down one B panel (A's panels
-  // a_stride halves apart; optional: the tiles run one by one without it).
-  void (*fp16_gemm_half_rows)(int64_t kc, const uint16_t* a, int64_t a_stride,
-                              const uint16_t* b, uint16_t* c, int64_t ldc, int64_t panels,
-                              const TileEpilogue& epilogue) = nullptr;
-  // Winograd's products of one panel of tiles for every position in one
-  // call (see arm::Fp16GemmHalfPositions; optional: fp16_gemm_half one
-  // tile at a time without it).
-  void (*fp16_gemm_half_positions)(int64_t kc, const uint16_t* const* a, int64_t a_offset,
-                                   const uint16_t* b, int64_t b_stride, uint16_t* c,
-                                   int64_t c_stride, int64_t ldc, int64_t positions,
-                                   int64_t panels, int cols) = nullptr;
-  void (*fp16_pack_half_columns)(const uint16_t* src, int64_t cols, int64_t depth,
-                                 int64_t depth_stride, uint16_t* dst) = nullptr;
-  void (*fp16_to_float)(const uint16_t* src, int64_t count, float* dst) = nullptr;
-  void (*fp16_add)(const uint16_t* a, const uint16_t* b, int64_t count, uint16_t* dst) = nullptr;
-  // Winograd's transforms in half precision, eight tiles at a time (see
-  // arm/winograd_fp16_neon.h): the input one into half B panels, the
-  // output one from half products M.
-  void (*fp16_winograd_input)(const WinogradInputRun& run, uint16_t* out) = nullptr;
-  void (*fp16_winograd_output)(const WinogradOutputRun& run, const uint16_t* m) = nullptr;
-  // The same on half tensors: input rows of halves (run.rows is not read),
-  // an output plane of halves (run.plane is not read).
-  void (*fp16_winograd_half_input)(const WinogradInputRun& run, const uint16_t* const* rows,
-                                   uint16_t* out) = nullptr;
-  void (*fp16_winograd_half_output)(const WinogradOutputRun& run, const uint16_t* m,
-                                    uint16_t* plane) = nullptr;
-  // The same from M of floats at run.in, rounded to half as it is read.
-  void (*fp16_winograd_half_output_from_floats)(const WinogradOutputRun& run,
-                                                uint16_t* plane) = nullptr;
-  // Float multiply-adds per cycle one core issues with this table's
-  // vectors: two FMA pipes of its width (16 for AVX2, 32 for AVX-512, 16
-  // where AVX-512 runs on 256-bit units, 8 for NEON as on Cortex-A76 class
-  // cores). Rules that weigh arithmetic against memory traffic scale with
-  // it (BlockedWinograd::PickTile).
-  int32_t mac_lanes = 0;
-  // Peak multiply-add throughput loop for benchmarks: returns flops done and
-  // writes 8 floats to `sink`.
-  int64_t (*fma_peak)(int64_t iterations, float* sink) = nullptr;
+  // Bit f: the port filled KernelFamily f (KernelFamilyPresent).
+  uint32_t families = 0;
 };
+
+enum class KernelFamily {
+#define MACE_KERNEL_FAMILY_ENUM(family, Struct, LIST, plain) family,
+  MACE_CPU_KERNEL_FAMILIES(MACE_KERNEL_FAMILY_ENUM)
+#undef MACE_KERNEL_FAMILY_ENUM
+};
+
+// The family's name ("gemm", "blocked", ...).
+const char* KernelFamilyName(KernelFamily family);
+
+// Whether the port filled `family` in `table`: this build links it and the
+// CPU runs it (a model-specific library may leave families out).
+bool KernelFamilyPresent(const KernelTable& table, KernelFamily family);
 
 // The table for `isa`, or null for kReference and for families this build or
 // CPU lacks. Every family the CPU has is available, not only the best one,
