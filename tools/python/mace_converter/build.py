@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from mace_converter import op_registry
+from mace_converter import kernel_families, op_registry
 from mace_converter.config import DeploymentConfig
 from mace_converter.progress import REPO, UserError, run_command, step
 
@@ -107,10 +107,15 @@ def bazel_build(config: DeploymentConfig, abi: str) -> AbiOutputs:
     if config.java:
         targets["jni"] = JNI_LIBRARY
         targets["jar"] = JAVA_JAR
-    flags = ABI_BAZEL_FLAGS[abi]
+    flags = list(ABI_BAZEL_FLAGS[abi])
+    if config.model_specific_library:
+        # Only the CPU kernel families the models run (kernel_families.py).
+        linked = kernel_families.for_abi(kernel_families.read(op_registry.REGISTRY_DIR), abi)
+        flags += kernel_families.define_flags(linked)
     what = "libmace (with models as code)" if config.build_type == "code" else "libmace"
     what += ", CPU only" if cpu_only(config) else ""
-    what += ", the models' ops only" if config.model_specific_library else ""
+    if config.model_specific_library:
+        what += f", the models' ops and CPU kernels ({', '.join(sorted(linked))})"
     what += " + libmace.so" if config.linkshared else ""
     what += " + the Java API" if "jni" in targets else ""
     what += " + the DSP image" if "dsp" in targets else ""

@@ -10,8 +10,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from mace_converter import (benchmark, build, codegen, conversion, layer_validate,
-                             op_registry, package, run, validate)
+from mace_converter import (benchmark, build, codegen, conversion, kernel_families,
+                             layer_validate, op_registry, package, run, validate)
 from mace_converter.api import ConversionError
 from mace_converter.config import DeploymentConfig, ModelConfig, load_config
 from mace_converter.progress import REPO, UserError, say, step
@@ -222,6 +222,13 @@ def _write_op_registry(config: DeploymentConfig, artifacts: dict) -> None:
             else "//mace/libmace:engine"
         types = op_registry.write(config.library_name, graphs, engine)
         say(f"    {len(types)} op types: {', '.join(types)}")
+        families: set[str] = set()
+        for name, model in artifacts.items():
+            cpu_fp16 = config.models[name].device_data_type("cpu") == "fp16_fp16"
+            families |= kernel_families.graph_families(model.pb, cpu_fp16)
+        kernel_families.write(op_registry.REGISTRY_DIR, families)
+        say(f"    CPU kernel families beyond gemm and rows: "
+            f"{', '.join(sorted(families)) or 'none'}")
 
 
 def _run_one(config: DeploymentConfig, model: ModelConfig, artifacts, abi: str, device: str,
