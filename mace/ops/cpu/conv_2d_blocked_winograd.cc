@@ -4,7 +4,6 @@
 
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/fused_activation.h"
-#include "mace/ops/cpu/winograd_port.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
@@ -53,13 +52,10 @@ bool BlockedWinograd::Supports(const KernelTable& table, const ref::Conv2DParams
          table.blocked_winograd_input != nullptr && table.blocked_winograd_output != nullptr;
 }
 
-int64_t BlockedWinograd::HostL3Bytes() {
-  return kWinogradPort.host_l3_bytes != nullptr ? kWinogradPort.host_l3_bytes() : 0;
-}
-
 int BlockedWinograd::PickTile(const KernelTable& table, const ref::Conv2DParams& p, int requested,
                               int64_t l3_bytes) {
   if (!Supports(table, p) || p.in_channels < 8 || p.out_channels < 8) return 0;
+  if (l3_bytes == kTableL3Bytes) l3_bytes = table.blocked_l3_bytes;
   // A cost model in multiply-adds. The direct convolution does all 9 taps
   // per output; Winograd's products do alpha^2 per tile, a run of fewer
   // than kMinTiles tiles costing a whole kernel tile, and its transforms

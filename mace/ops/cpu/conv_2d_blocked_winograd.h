@@ -40,10 +40,10 @@ class BlockedWinograd {
   // last-level cache (0 when unknown): one that holds a network's
   // transformed filters makes them cheaper to read.
   static int PickTile(const KernelTable& table, const ref::Conv2DParams& params, int requested,
-                      int64_t l3_bytes = HostL3Bytes());
-  // This host's last-level cache in bytes where the build's Winograd port
-  // reads it (cpu/winograd_port.h: x86 Linux), else 0.
-  static int64_t HostL3Bytes();
+                      int64_t l3_bytes = kTableL3Bytes);
+  // PickTile's default: the table's blocked_l3_bytes (the host's last-level
+  // cache where the port reads it: x86 Linux; else 0).
+  static constexpr int64_t kTableL3Bytes = -1;
   // `tile` is 2 or 4. Transforms and packs the filter (and pads the bias,
   // zeros when null), in `arena` when given, on `pool`'s threads when
   // given. The input must be blocked.

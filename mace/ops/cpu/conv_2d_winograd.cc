@@ -4,7 +4,6 @@
 
 #include "mace/ops/cpu/fused_activation.h"
 #include "mace/ops/cpu/gemm_fp16.h"
-#include "mace/ops/cpu/winograd_port.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
@@ -128,13 +127,13 @@ WinogradInputRun BlockInputRun(int tile, int64_t in_w, int64_t panels, int64_t i
   return run;
 }
 
-// Whether the port's run kernels (WinogradPort::run_6x4 and the others,
+// Whether the port's run kernels (winograd_run_6x4 and the others,
 // armv7's) take a block's last panel of at most 4 tiles, as 6 x 4 tiles
 // or, two output-channel micro-tiles at a time (room for both in M), as
 // 12 x 4 tiles.
 bool NarrowRuns(const KernelTable& table, bool fp16, const PackedPanels& run_filter, int64_t mr,
                 int64_t nr) {
-  return kWinogradPort.run_6x4 != nullptr && !fp16 && table.isa == KernelIsa::kNeon &&
+  return table.winograd_run_6x4 != nullptr && !fp16 && table.isa == KernelIsa::kNeon &&
          run_filter.rows() > 0 && mr == 6 && nr == 8;
 }
 
@@ -153,12 +152,12 @@ int64_t VPanelWidth(bool narrow_runs, int64_t in_c, int64_t nr) {
 // position, each as the port's 6 x 1 tile (armv7: 11 instructions per 4
 // depths, 10 on V's 4-wide panels; the 6 x 4 tiles spent 27 on 4 columns,
 // 3 of them padding). B's panels are b_width floats a depth.
-void ColumnRuns(int64_t positions, int64_t micro_tiles, int kc, const float* a, int64_t a_pair,
+void ColumnRuns(WinogradTile6x1Kernel tile_6x1, int64_t positions, int64_t micro_tiles, int kc, const float* a, int64_t a_pair,
                 int64_t a_step, const float* b, int64_t b_step, int b_width, float* m,
                 int64_t micro_rows, int64_t nr, int ldc_bytes, bool from_c) {
   for (int64_t xi = 0; xi < positions; ++xi) {
     for (int64_t g = 0; g < micro_tiles; ++g) {
-      kWinogradPort.tile_6x1(kc, a + xi * a_step + g * a_pair, b + xi * b_step,
+      tile_6x1(kc, a + xi * a_step + g * a_pair, b + xi * b_step,
                              m + g * micro_rows + xi * nr, ldc_bytes, from_c, nullptr, false, false,
                              nullptr, b_width);
     }
@@ -400,7 +399,7 @@ Conv2dWinograd::Conv2dWinograd(const KernelTable& table, const ref::Conv2DParams
   // position_gemms (arm64's), which take each position's filter panels
   // from here (the same offset into each).
   if (!fp16_ && table.isa == KernelIsa::kNeon && table.gemm_narrow_pair != nullptr &&
-      kWinogradPort.position_gemms != nullptr) {
+      table.winograd_position_gemms != nullptr) {
     for (const PackedPanels& panels : transformed_filter_) {
       position_filters_.push_back(panels.Panel(0));
     }
@@ -437,7 +436,7 @@ Conv2dWinograd::Layout Conv2dWinograd::MakeLayout(int threads) const {
   // transform reads whole chunks of lanes, so there is room past the last row.
   // (Two micro-tiles with the narrow pair kernel: see RunBlock.)
   int64_t m_tiles = !fp16_ && table_.gemm_narrow_pair != nullptr ? 2 : 1;
-  // The narrow runs' pairs (WinogradPort::run_12x4).
+  // The narrow runs' pairs (winograd_run_12x4).
   if (NarrowRuns(table_, fp16_, run_filter_, mr_, nr_)) m_tiles = 2;
   // RunBlockHalf's groups of micro-tiles: M of halves takes half the room.
   m_tiles = std::max<int64_t>(m_tiles, CeilDiv(narrow_group_, 2));
@@ -488,7 +487,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   // at most 4 tiles: ResNet-18's 7x7 maps then zero no lanes. The lanes
   // zeroed then lie in one of V's 4-wide panels when it has them.
   const bool narrow_runs = NarrowRuns(table_, fp16_, run_filter_, mr, nr);
-  const bool vector_lanes = (kWinogradPort.partial_reads_vectors && !fp16_ &&
+  const bool vector_lanes = (table_.winograd_partial_reads_vectors && !fp16_ &&
                              table_.isa == KernelIsa::kNeon && table_.gemm_partial != nullptr) ||
                             narrow_runs;
   const int64_t gemm_lanes =
@@ -524,8 +523,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
   // it (NEON): a call per channel paid the call, the rows' checks and the
   // run's set-up again.
   const WinogradInputChannelsKernel input_channels =
-      !half_v_ && table_.winograd_input == kWinogradPort.input ? kWinogradPort.input_channels
-                                                               : nullptr;
+      !half_v_ ? table_.winograd_input_channels : nullptr;
   const bool channel_runs = input_channels != nullptr;
   if (channel_runs) {
     run.out = v;
@@ -589,7 +587,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
                           run_filter_.rows() == 0 && last_cols <= 4
                       ? 2
                       : 1;
-  // The narrow runs pair them too (WinogradPort::run_12x4).
+  // The narrow runs pair them too (winograd_run_12x4).
   if (last_cols <= 4 && narrow_runs) group = 2;
   for (int64_t ot = 0; ot < oc_tiles; ot += group) {
     const int64_t group_tiles = std::min(group, oc_tiles - ot);
@@ -616,18 +614,18 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
             // 12 x 4 over a pair of micro-tiles; of one tile, its column.
             if (cols <= 4 && narrow_runs) {
               if (cols == 1) {
-                ColumnRuns(positions, group_tiles, static_cast<int>(kc), a_first + pc * mr,
+                ColumnRuns(table_.winograd_tile_6x1, positions, group_tiles, static_cast<int>(kc), a_first + pc * mr,
                            group_tiles == 2 ? run_filter_.Panel(ot + 1) - a_first : 0, a_step,
                            b_first, b_step, static_cast<int>(v_nr), m_g, mr * pitch, nr, ldc_bytes,
                            pc > 0);
               } else if (group_tiles == 2) {
-                kWinogradPort.run_12x4(
+                table_.winograd_run_12x4(
                     static_cast<int>(positions), static_cast<int>(kc), a_first + pc * mr,
                     static_cast<int>(run_filter_.Panel(ot + 1) - a_first), static_cast<int>(a_step),
                     b_first, static_cast<int>(b_step), m_g, static_cast<int>(nr), ldc_bytes, pc > 0,
                     static_cast<int>(v_nr));
               } else {
-                kWinogradPort.run_6x4(static_cast<int>(positions), static_cast<int>(kc),
+                table_.winograd_run_6x4(static_cast<int>(positions), static_cast<int>(kc),
                                       a_first + pc * mr, static_cast<int>(a_step), b_first,
                                       static_cast<int>(b_step), m_g, static_cast<int>(nr),
                                       ldc_bytes, pc > 0, static_cast<int>(v_nr));
@@ -636,7 +634,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
             }
             // Whole panels on V's 4-wide ones: each half on its own.
             if (narrow_runs && v_nr == 4) {
-              kWinogradPort.run_6x8_on_panels(
+              table_.winograd_run_6x8_on_panels(
                   static_cast<int>(positions), static_cast<int>(kc), a_first + pc * mr,
                   static_cast<int>(a_step), b_first, static_cast<int>(in_c * v_nr),
                   static_cast<int>(b_step), m_g, static_cast<int>(nr), ldc_bytes, pc > 0);
@@ -664,7 +662,7 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
         for (int64_t g = 0; g < (pair ? 1 : group_tiles); ++g) {
           for (int64_t pc = 0; pc < in_c; pc += kc_) {
             const int64_t kc = std::min<int64_t>(kc_, in_c - pc);
-            kWinogradPort.position_gemms(
+            table_.winograd_position_gemms(
                 positions, kc, position_filters_.data(), ((ot + g) * in_c + pc) * mr,
                 pair ? mr * in_c : 0, v + (panel * in_c + pc) * nr, b_step, m + g * mr * pitch, nr,
                 pitch, static_cast<int>(pair ? cols : partial_cols), pc > 0);
@@ -746,13 +744,12 @@ void Conv2dWinograd::RunBlock(const float* image, const float* bias, float* out_
       // tiles are one run (nr <= kWinogradMaxLanes), across tile rows.
       WinogradOutputRun run = OutputRunAt(cursor.row(), cursor.col(), cols);
       cursor.Next();
-      if (!half_m_ && kWinogradPort.output_channels != nullptr &&
-          table_.winograd_output == kWinogradPort.output) {
+      if (!half_m_ && table_.winograd_output_channels != nullptr) {
         // The micro-tiles' channels in one run: a run per channel paid the
         // call and each group's geometry and choice of stores again.
         run.in = m;
         run.plane = out_image + oc_begin * p.out_h * p.out_w;
-        kWinogradPort.output_channels(run, oc_end - oc_begin, pitch, p.out_h * p.out_w,
+        table_.winograd_output_channels(run, oc_end - oc_begin, pitch, p.out_h * p.out_w,
                                       bias != nullptr ? bias + oc_begin : nullptr);
         continue;
       }

@@ -6,6 +6,7 @@
 
 #include "mace/ops/cpu/micro_kernels.h"
 #include "mace/ops/cpu/quantized_micro_kernels.h"
+#include "mace/ops/cpu/winograd_kernels.h"
 #include "mace/runtimes/cpu/cpu_features.h"
 
 namespace mace {
@@ -86,11 +87,31 @@ using FmaPeakKernel = int64_t (*)(int64_t iterations, float* sink);
 //                      through memory)
 //   winograd_filter    optional: the filter transform, vectorized
 //                      (WinogradTransformFilters in plain C++ without it)
-#define MACE_WINOGRAD_KERNELS(X)                     \
-  X(WinogradInputKernel, winograd_input, nullptr)    \
-  X(WinogradOutputKernel, winograd_output, nullptr)  \
-  X(int32_t, winograd_max_tile, 4)                   \
-  X(WinogradFilterKernel, winograd_filter, nullptr)
+// and, optional, kernels the driver (conv_2d_winograd.cc) runs instead of
+// the table's (winograd_kernels.h):
+//   winograd_input_channels, winograd_output_channels  the transforms for
+//                      every channel of a run of tiles in one call
+//   winograd_position_gemms  the single-precision products at every
+//                      position in one call (a table with gemm_narrow_pair)
+//   winograd_partial_reads_vectors  whether gemm_partial reads B only up to
+//                      a whole vector of 4 columns past the last one asked
+//   winograd_run_6x4, winograd_run_12x4, winograd_run_6x8_on_panels,
+//   winograd_tile_6x1  runs on a last panel of at most 4 tiles and on B in
+//                      4-wide panels, for a table with gemm_run and 6 x 8
+//                      tiles
+#define MACE_WINOGRAD_KERNELS(X)                                          \
+  X(WinogradInputKernel, winograd_input, nullptr)                         \
+  X(WinogradOutputKernel, winograd_output, nullptr)                       \
+  X(int32_t, winograd_max_tile, 4)                                        \
+  X(WinogradFilterKernel, winograd_filter, nullptr)                       \
+  X(WinogradInputChannelsKernel, winograd_input_channels, nullptr)        \
+  X(WinogradOutputChannelsKernel, winograd_output_channels, nullptr)      \
+  X(WinogradGemmsKernel, winograd_position_gemms, nullptr)                \
+  X(bool, winograd_partial_reads_vectors, false)                          \
+  X(WinogradRun6x4Kernel, winograd_run_6x4, nullptr)                      \
+  X(WinogradRun12x4Kernel, winograd_run_12x4, nullptr)                    \
+  X(WinogradRun6x8OnPanelsKernel, winograd_run_6x8_on_panels, nullptr)    \
+  X(WinogradTile6x1Kernel, winograd_tile_6x1, nullptr)
 
 // Channel-blocked ("NCHWc") kernels; channel_block is 0 where there are none.
 //   blocked_layout_pays  whether the net uses the blocked layout by default:
@@ -114,6 +135,9 @@ using FmaPeakKernel = int64_t (*)(int64_t iterations, float* sink);
 //                        and channel blocks (the layout's conversions) as
 //                        register transposes; the same packing as
 //                        blocked_pack and its inverse (scalar loops without)
+//   blocked_l3_bytes     the host's last-level cache in bytes where the port
+//                        reads it (0: unknown), for the blocked Winograd's
+//                        cost model (BlockedWinograd::PickTile)
 #define MACE_BLOCKED_KERNELS(X)                                          \
   X(int32_t, channel_block, 0)                                           \
   X(bool, blocked_layout_pays, false)                                    \
@@ -125,7 +149,8 @@ using FmaPeakKernel = int64_t (*)(int64_t iterations, float* sink);
   X(BlockedUnpackKernel, channel_unpack, nullptr)                        \
   X(BlockedWindowKernel, blocked_window, nullptr)                        \
   X(BlockedWinogradInputKernel, blocked_winograd_input, nullptr)         \
-  X(BlockedWinogradOutputKernel, blocked_winograd_output, nullptr)
+  X(BlockedWinogradOutputKernel, blocked_winograd_output, nullptr)        \
+  X(int64_t, blocked_l3_bytes, 0)
 
 // uint8 (quantized_micro_kernels.h); quantized_gemm is null where there is
 // none, and the uint8 ops then run the reference kernels. Every other entry

@@ -1,13 +1,10 @@
-// The kernels an instruction set's port adds to the Winograd driver
-// (conv_2d_winograd.cc) beside its kernel table: transforms of several
-// channels in one call, the products of every position in one call, and
-// run kernels for a block's narrow last panel. Each port defines
-// kWinogradPort once: arm/winograd_port_neon.cc on ARM builds, and
-// cpu/winograd_port.cc, which adds none of them, on the others (BUILD.bazel
-// picks the file). A null kernel is one the port does not have; the driver
-// then runs the table's kernels.
-#ifndef MACE_OPS_CPU_WINOGRAD_PORT_H_
-#define MACE_OPS_CPU_WINOGRAD_PORT_H_
+// Signatures of the Winograd family's optional kernels (the winograd_*
+// fields of cpu/kernel_table.h) that the driver (conv_2d_winograd.cc) runs
+// instead of the table's plain ones where a port has them: transforms of
+// several channels in one call, the products of every position in one
+// call, and run kernels for a block's narrow last panel.
+#ifndef MACE_OPS_CPU_WINOGRAD_KERNELS_H_
+#define MACE_OPS_CPU_WINOGRAD_KERNELS_H_
 
 #include <cstdint>
 
@@ -59,33 +56,7 @@ using WinogradTile6x1Kernel = void (*)(int kc, const float* a, const float* b, f
                                        int ldc_bytes, bool from_c, const float* bias, bool clamp,
                                        bool clamp_hi, const float* bounds, int b_width);
 
-struct WinogradPort {
-  // For a table whose single-precision transforms are `input` and
-  // `output`: the same for every channel of a run of tiles in one call.
-  WinogradInputKernel input = nullptr;
-  WinogradInputChannelsKernel input_channels = nullptr;
-  WinogradOutputKernel output = nullptr;
-  WinogradOutputChannelsKernel output_channels = nullptr;
-  // For a KernelIsa::kNeon table with gemm_narrow_pair: its
-  // single-precision products at every position in one call.
-  WinogradGemmsKernel position_gemms = nullptr;
-  // Whether a KernelIsa::kNeon table's single-precision gemm_partial reads
-  // B only up to a whole vector of 4 columns past the last one asked for.
-  bool partial_reads_vectors = false;
-  // For a KernelIsa::kNeon table with gemm_run and 6 x 8 tiles: its runs
-  // on a last panel of at most 4 tiles, and on B in 4-wide panels.
-  WinogradRun6x4Kernel run_6x4 = nullptr;
-  WinogradRun12x4Kernel run_12x4 = nullptr;
-  WinogradRun6x8OnPanelsKernel run_6x8_on_panels = nullptr;
-  WinogradTile6x1Kernel tile_6x1 = nullptr;
-  // The host's last-level cache in bytes where the port reads it for the
-  // blocked Winograd's cost model (BlockedWinograd::PickTile), else 0.
-  int64_t (*host_l3_bytes)() = nullptr;
-};
-
-extern const WinogradPort kWinogradPort;
-
 }  // namespace ops
 }  // namespace mace
 
-#endif  // MACE_OPS_CPU_WINOGRAD_PORT_H_
+#endif  // MACE_OPS_CPU_WINOGRAD_KERNELS_H_
