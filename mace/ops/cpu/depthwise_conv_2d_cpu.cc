@@ -1,8 +1,9 @@
 // DepthwiseConv2d's CPU kernel, choosing in this order:
 //   1. blocked, when the net runs the op in channel blocks: fused with the
-//      1x1 convolution that alone reads its output (AbsorbReader) on maps
-//      of at least 56x56, else on its own (the fused pair may itself be
-//      absorbed by the 1x1 expansion before it: Conv2D's AbsorbReader);
+//      1x1 convolution that alone reads its output (AbsorbPointwiseReader,
+//      the net's (DepthwiseConv2d, Conv2D) fusion) on maps of at least
+//      56x56, else on its own (the fused pair may itself be absorbed by the
+//      1x1 expansion before it: the (Conv2D, DepthwiseConv2d) fusion);
 //   2. the fast 3x3 kernel (stride 1 or 2), when the engine's kernel family
 //      has one (on half tensors where an fp16 engine keeps them);
 //   3. the reference kernel.
@@ -84,13 +85,11 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
   // A blocked 1x1 convolution (stride 1, the fused kernel's activations)
   // over the whole output, on a map large enough for the fused kernel to
   // gain, with constant filters and biases.
-  bool AbsorbReader(const Operation& reader) override {
-    const auto* pointwise = dynamic_cast<const BlockedPointwiseReader*>(&reader);
-    if (pointwise == nullptr || absorbed_ || !DepthwisePointwiseFusionEnabled() ||
-        kernels_ == nullptr || BlockedBlock() == 0 || Output(0)->channel_block() == 0 ||
-        reader.Input(0) != Output(0) ||
+  bool AbsorbPointwise(const Operation& reader, const BlockedPointwiseReader& pointwise) {
+    if (absorbed_ || !DepthwisePointwiseFusionEnabled() || kernels_ == nullptr ||
+        BlockedBlock() == 0 || Output(0)->channel_block() == 0 || reader.Input(0) != Output(0) ||
         params().out_h * params().out_w < kDepthwisePointwiseMinPlane ||
-        !pointwise->BlockedConvolution(&pointwise_, &pointwise_filter_, &pointwise_bias_) ||
+        !pointwise.BlockedConvolution(&pointwise_, &pointwise_filter_, &pointwise_bias_) ||
         !BlockedDepthwisePointwise::Supports(*kernels_, params(), pointwise_)) {
       return false;
     }
@@ -149,7 +148,7 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
   const KernelTable* kernels_ = nullptr;
   std::unique_ptr<DepthwiseConv3x3> fast_;
   std::unique_ptr<BlockedDepthwise> blocked_;
-  // The absorbed 1x1 convolution (AbsorbReader) and the fused kernel.
+  // The absorbed 1x1 convolution (AbsorbPointwise) and the fused kernel.
   bool absorbed_ = false;
   ref::Conv2DParams pointwise_;
   const float* pointwise_filter_ = nullptr;
@@ -164,6 +163,15 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
 
 std::unique_ptr<Operation> NewDepthwiseConv2dCpu() {
   return std::make_unique<DepthwiseConv2dCpu>();
+}
+
+const BlockedDepthwisePointwiseReader& DepthwiseConv2dCpuPair(const Operation& depthwise) {
+  return static_cast<const DepthwiseConv2dCpu&>(depthwise);
+}
+
+bool AbsorbPointwiseReader(Operation* depthwise, const Operation& reader,
+                           const BlockedPointwiseReader& pointwise) {
+  return static_cast<DepthwiseConv2dCpu*>(depthwise)->AbsorbPointwise(reader, pointwise);
 }
 
 }  // namespace ops
