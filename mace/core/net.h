@@ -153,10 +153,11 @@ class Net : public Executor {
   // where blocked and plain ops meet, and switches the blocked ops over.
   MaceStatus PlanBlockedLayout(const std::vector<std::string>& output_names);
   bool BlockedLayoutEnabled() const;
-  // Lets each blocked op, last first, absorb the blocked op that alone
-  // reads its output (Operation::AbsorbReader; never a model output), which
-  // may itself have absorbed its reader; drops the absorbed ones from ops_
-  // and `blocked_ops`, and returns how many.
+  // Lets each blocked op, last first, fuse with the blocked op that alone
+  // reads its output (never a model output), which may itself have fused
+  // with its reader, where the op registry has a fusion for the pair's
+  // types (OpRegistry::RegisterFusion); drops the absorbed readers from
+  // ops_ and `blocked_ops`, and returns how many.
   int FuseBlockedReaders(const std::set<std::string>& outputs,
                          std::vector<Operation*>* blocked_ops);
   // Shows the plain float CPU outputs of `op` to the output observer.

@@ -15,8 +15,9 @@
 // op reads a plain tensor it cannot take as it is, or a plain op reads a
 // blocked one, the net inserts a conversion op before the reader, once per
 // tensor and direction, taken from the converter registry. Last, a blocked
-// op may absorb the one op that reads its output (FuseBlockedReaders), also
-// a reader that absorbed its own.
+// op may fuse with the one blocked op that reads its output, where the op
+// registry has a fusion for the pair of types (FuseBlockedReaders), also
+// with a reader that fused with its own.
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -218,10 +219,10 @@ int Net::FuseBlockedReaders(const std::set<std::string>& outputs,
   }
   const std::set<Operation*> blocked(blocked_ops->begin(), blocked_ops->end());
   std::set<const Operation*> absorbed;
-  // Last op first, so that a reader has absorbed its own reader before its
-  // producer is offered it: a depthwise op takes its 1x1 projection, then
-  // the 1x1 expansion before it takes the pair. An op that absorbed its
-  // reader writes that reader's output; its own producer sees it so.
+  // Last op first, so that a reader has fused with its own reader before
+  // its producer is offered it: a depthwise op takes its 1x1 projection,
+  // then the 1x1 expansion before it takes the pair. An op that fused with
+  // its reader writes that reader's output; its own producer sees it so.
   for (auto it = blocked_ops->rbegin(); it != blocked_ops->rend(); ++it) {
     Operation* op = *it;
     if (absorbed.count(op) > 0 || op->OutputSize() != 1) continue;
@@ -232,9 +233,15 @@ int Net::FuseBlockedReaders(const std::set<std::string>& outputs,
       continue;
     }
     Operation* reader = read->second.front();
-    if (blocked.count(reader) == 0 || reader->OutputSize() != 1 || !op->AbsorbReader(*reader)) {
-      continue;
-    }
+    if (blocked.count(reader) == 0 || reader->OutputSize() != 1) continue;
+    // Both kernels must be the ones the registry made for the fusion's key.
+    const DeviceType device = op->runtime()->device_type();
+    const FusionFn* fuse = reader->runtime() == op->runtime() &&
+                                   reader->kernel_dtype() == op->kernel_dtype()
+                               ? registry_->FindFusion(op->type(), reader->type(), device,
+                                                       op->kernel_dtype())
+                               : nullptr;
+    if (fuse == nullptr || !(*fuse)(op, *reader)) continue;
     VLOG(2) << op->Describe() << " computes " << reader->Describe() << " too";
     op->ReplaceOutput(0, reader->Output(0));
     absorbed.insert(reader);

@@ -34,4 +34,22 @@ std::vector<std::string> OpRegistry::OpTypes() const {
   return std::vector<std::string>(types.begin(), types.end());
 }
 
+MaceStatus OpRegistry::RegisterFusion(const std::string& producer, const std::string& consumer,
+                                      DeviceType device, DataType dtype, FusionFn fusion) {
+  FusionKey key(producer, consumer, device, dtype);
+  if (fusions_.count(key) > 0) {
+    return MaceStatus(MaceStatus::MACE_INVALID_ARGS,
+                      StrCat("the fusion of '", producer, "' with its reader '", consumer,
+                             "' is registered twice for the same device and type"));
+  }
+  fusions_.emplace(std::move(key), std::move(fusion));
+  return MaceStatus();
+}
+
+const FusionFn* OpRegistry::FindFusion(const std::string& producer, const std::string& consumer,
+                                       DeviceType device, DataType dtype) const {
+  auto it = fusions_.find(FusionKey(producer, consumer, device, dtype));
+  return it != fusions_.end() ? &it->second : nullptr;
+}
+
 }  // namespace mace

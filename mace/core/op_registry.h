@@ -1,6 +1,10 @@
-// Maps (op type, device, data type) to a kernel factory. Registration is
-// explicit: each op file defines RegisterXxx(OpRegistry*), and
-// mace/ops/registry.cc calls them all from one sorted list.
+// Maps (op type, device, data type) to a kernel factory, and (producer
+// type, consumer type, device, data type) to a fusion function. Registration
+// is explicit: each op file defines RegisterXxx(OpRegistry*), and
+// mace/ops/registry.cc (or a model-specific registry) calls them all from
+// one sorted list. An op library registers the fusions whose kernels it
+// owns, next to its kernels, so a registry holds a fusion only when it
+// links that library.
 #ifndef MACE_CORE_OP_REGISTRY_H_
 #define MACE_CORE_OP_REGISTRY_H_
 
@@ -17,6 +21,17 @@ namespace mace {
 
 using OpFactory = std::function<std::unique_ptr<Operation>()>;
 
+// Fusion of `producer` with `consumer`, the one op that reads producer's
+// output 0, once the layout plan has set every tensor's storage and before
+// UseStorage (Net::FuseBlockedReaders). Both ops are kernels the registry
+// made for the key's types, device and data type, so the function may
+// static_cast them to the classes it registered. It returns true when
+// `producer` also computes `consumer`'s work and kept what it needs of it
+// (its weights stay in the workspace); the net then rebinds producer's
+// output 0 to consumer's output and drops consumer, which never runs, and
+// the tensor between them gets no memory. False leaves both as they are.
+using FusionFn = std::function<bool(Operation* producer, const Operation& consumer)>;
+
 class OpRegistry {
  public:
   // Fails if the key is already taken, so two kernels never race silently.
@@ -28,9 +43,18 @@ class OpRegistry {
                                     DataType dtype) const;
   std::vector<std::string> OpTypes() const;
 
+  // Fails if the pair already has a fusion for the device and type.
+  MaceStatus RegisterFusion(const std::string& producer, const std::string& consumer,
+                            DeviceType device, DataType dtype, FusionFn fusion);
+  // Null when no fusion is registered for the pair's kernels.
+  const FusionFn* FindFusion(const std::string& producer, const std::string& consumer,
+                             DeviceType device, DataType dtype) const;
+
  private:
   using Key = std::tuple<std::string, DeviceType, DataType>;
   std::map<Key, OpFactory> factories_;
+  using FusionKey = std::tuple<std::string, std::string, DeviceType, DataType>;
+  std::map<FusionKey, FusionFn> fusions_;
 };
 
 template <typename OpClass>

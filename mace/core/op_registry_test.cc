@@ -35,5 +35,30 @@ TEST(OpRegistryTest, RefusesDuplicates) {
   EXPECT_TRUE(RegisterOp<NoOp>(&registry, "NoOp", DeviceType::CPU, DT_UINT8).ok());
 }
 
+TEST(OpRegistryTest, FusionsKeyedByPairDeviceAndDataType) {
+  OpRegistry registry;
+  ASSERT_TRUE(registry
+                  .RegisterFusion("A", "B", DeviceType::CPU, DT_FLOAT,
+                                  [](Operation*, const Operation&) { return true; })
+                  .ok());
+  EXPECT_NE(registry.FindFusion("A", "B", DeviceType::CPU, DT_FLOAT), nullptr);
+  // The pair is ordered: producer first.
+  EXPECT_EQ(registry.FindFusion("B", "A", DeviceType::CPU, DT_FLOAT), nullptr);
+  EXPECT_EQ(registry.FindFusion("A", "A", DeviceType::CPU, DT_FLOAT), nullptr);
+  EXPECT_EQ(registry.FindFusion("A", "C", DeviceType::CPU, DT_FLOAT), nullptr);
+  EXPECT_EQ(registry.FindFusion("A", "B", DeviceType::CPU, DT_UINT8), nullptr);
+  EXPECT_EQ(registry.FindFusion("A", "B", DeviceType::GPU, DT_FLOAT), nullptr);
+  // Fusions are no kernels.
+  EXPECT_TRUE(registry.OpTypes().empty());
+  const MaceStatus again = registry.RegisterFusion(
+      "A", "B", DeviceType::CPU, DT_FLOAT, [](Operation*, const Operation&) { return false; });
+  EXPECT_FALSE(again.ok());
+  EXPECT_NE(again.information().find("'B'"), std::string::npos) << again.information();
+  EXPECT_TRUE(registry
+                  .RegisterFusion("A", "B", DeviceType::CPU, DT_UINT8,
+                                  [](Operation*, const Operation&) { return false; })
+                  .ok());
+}
+
 }  // namespace
 }  // namespace mace

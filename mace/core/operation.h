@@ -151,16 +151,10 @@ class Operation {
   virtual MaceStatus UseStorage(const Storage& /*storage*/, OpContext* /*context*/) {
     return MaceStatus();
   }
-  // Fusion with the op that alone reads output 0, once the layout plan has
-  // set every tensor's storage and before UseStorage: an op that can also
-  // compute `reader`'s work returns true and keeps what it needs of it (its
-  // weights stay in the workspace). The net then rebinds output 0 to the
-  // reader's output and drops the reader, which never runs; the tensor
-  // between them gets no memory. Default: no fusion.
-  virtual bool AbsorbReader(const Operation& /*reader*/) { return false; }
   // Rebinds an input (to a converted copy of it).
   void ReplaceInput(int index, const Tensor* tensor) { inputs_[index] = tensor; }
-  // Rebinds an output (to an absorbed reader's output).
+  // Rebinds an output (to the output of the reader it fused with:
+  // OpRegistry::RegisterFusion).
   void ReplaceOutput(int index, Tensor* tensor) { outputs_[index] = tensor; }
 
   const OperatorDef& def() const { return def_; }

@@ -1,6 +1,7 @@
-// A depthwise convolution fused with the 1x1 convolution that alone reads
-// its output (DepthwiseConv2d's AbsorbReader, Net::FuseBlockedReaders), run
-// through whole engines on small graphs:
+// The fusions of the net's layout plan (Net::FuseBlockedReaders), keyed in
+// the op registry by (producer type, consumer type), through whole engines
+// on small graphs. A depthwise convolution fused with the 1x1 convolution
+// that alone reads its output (DepthwiseConv2d, Conv2D):
 //
 //   x -> pw0 (1x1) -> dw (3x3, ReLU) -> pw1 (1x1, ReLU6) -> head (1x1) -> z
 //
@@ -11,15 +12,16 @@
 // (MACE_CPU_FUSE_DEPTHWISE=0); the per-op profile shows whether pw1 ran.
 //
 // Likewise a stem fused with the max pooling that alone reads its output
-// (Conv2D's AbsorbReader), as in ResNet-18 and SqueezeNet 1.1:
+// (Conv2D, Pooling), as in ResNet-18 and SqueezeNet 1.1:
 //
 //   x -> stem (k x k, stride 2, ReLU) -> pool (3x3, stride 2) -> head (1x1) -> z
 //
 // against the reference kernels and the engine with MACE_CPU_FUSE_POOLING=0.
 //
 // And a whole inverted residual block, the 1x1 expansion fused with the
-// depthwise and 1x1 pair that alone reads its output (Conv2D's
-// AbsorbReader of a reader that absorbed its own), as in MobileNet v2:
+// depthwise and 1x1 pair that alone reads its output (Conv2D,
+// DepthwiseConv2d, with a reader that fused with its own), as in MobileNet
+// v2:
 //
 //   x -> pre (1x1, ReLU) -> r -> expand (1x1, ReLU6) -> dw (3x3, ReLU6)
 //     -> project (1x1) [-> + r] -> head (1x1) -> z
@@ -27,6 +29,10 @@
 // pre gives the block a blocked input, as the block before it does in the
 // model; against the reference kernels and the engine with
 // MACE_CPU_FUSE_EXPAND=0 (the pair still fused).
+//
+// Pairs the registry has no fusion for run as they are:
+//
+//   x -> pw0 (1x1) -> dw (3x3, ReLU) -> pool (3x3, stride 2) -> head (1x1) -> z
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -39,6 +45,7 @@
 
 #include "gtest/gtest.h"
 #include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/registry.h"
 #include "mace/ops/ref/conv_2d.h"
 #include "mace/ops/ref/depthwise_conv_2d.h"
 #include "mace/ops/ref/pooling.h"
@@ -596,6 +603,66 @@ TEST_F(FusedDepthwiseTest, FusionsAreChosenPerEngine) {
   RunWithConfig(cases[2].model, {"z"}, no_pair, &result);
   EXPECT_TRUE(Ran(result, "dw"));
   EXPECT_TRUE(Ran(result, "project"));
+}
+
+// Conv2D's library registers the three fusions, and no other pair.
+TEST(FusionRegistryTest, Conv2DRegistersItsPairsOnly) {
+  OpRegistry registry;
+  ASSERT_TRUE(ops::RegisterConv2D(&registry).ok());
+  const auto found = [&](const char* producer, const char* consumer,
+                         DeviceType device = DeviceType::CPU, DataType dtype = DT_FLOAT) {
+    return registry.FindFusion(producer, consumer, device, dtype) != nullptr;
+  };
+  EXPECT_TRUE(found("Conv2D", "Pooling"));
+  EXPECT_TRUE(found("Conv2D", "DepthwiseConv2d"));
+  EXPECT_TRUE(found("DepthwiseConv2d", "Conv2D"));
+  EXPECT_FALSE(found("Pooling", "Conv2D"));
+  EXPECT_FALSE(found("Conv2D", "Conv2D"));
+  EXPECT_FALSE(found("DepthwiseConv2d", "Pooling"));
+  EXPECT_FALSE(found("DepthwiseConv2d", "DepthwiseConv2d"));
+  EXPECT_FALSE(found("Conv2D", "Eltwise"));
+  // Only the CPU float kernels fuse.
+  EXPECT_FALSE(found("Conv2D", "Pooling", DeviceType::CPU, DT_UINT8));
+  EXPECT_FALSE(found("DepthwiseConv2d", "Conv2D", DeviceType::GPU));
+  // Registering the ops again fails on the kernels before the fusions.
+  EXPECT_FALSE(ops::RegisterConv2D(&registry).ok());
+}
+
+// Blocked ops whose pairs have no fusion all run: the depthwise op and the
+// pooling that alone reads it, the pooling and the 1x1 that alone reads it.
+TEST_F(FusedDepthwiseTest, UnregisteredPairsStayUnfused) {
+  const Shape s{1, 16, 32, 32, 56, 1};
+  std::mt19937 rng(31);
+  Model m = WithInput(s, &rng);
+  const int64_t n = s.batch, c0 = s.in_channels, c1 = s.mid_channels, h = s.size;
+  const std::vector<float> w0 = Random(static_cast<size_t>(c1 * c0), &rng, -0.5f, 0.5f);
+  AddWeight("w0", {c1, c0, 1, 1}, w0, &m.net, &m.blob);
+  AddOp("Conv2D", "pw0", {"x", "w0"}, "a", &m.net);
+  std::vector<float> a(static_cast<size_t>(n * c1 * h * h));
+  ops::ref::Conv2D(Pointwise(n, c0, c1, h), m.input.data(), w0.data(), nullptr, a.data());
+  const std::vector<float> d = AddDepthwise(s, a, ops::ActivationType::RELU, &rng, &m);
+  OperatorDef* pool = AddOp("Pooling", "pool", {"d"}, "p", &m.net);
+  AddInt(pool, "pooling_type", 2);
+  AddInts(pool, "kernels", {3, 3});
+  AddInts(pool, "strides", {2, 2});
+  ops::ref::PoolingParams pp;
+  pp.type = ops::ref::PoolingType::MAX;
+  pp.batch = n;
+  pp.channels = c1;
+  pp.in_h = pp.in_w = h;
+  pp.kernel_h = pp.kernel_w = 3;
+  pp.stride_h = pp.stride_w = 2;
+  pp.out_h = pp.out_w = (h - 3) / 2 + 1;
+  std::vector<float> p(static_cast<size_t>(n * c1 * pp.out_h * pp.out_w));
+  ops::ref::Pooling(pp, d.data(), p.data());
+  const std::vector<float> wh = Random(static_cast<size_t>(8 * c1), &rng, -0.5f, 0.5f);
+  AddWeight("wh", {8, c1, 1, 1}, wh, &m.net, &m.blob);
+  AddOp("Conv2D", "head", {"p", "wh"}, "z", &m.net);
+  std::vector<float> z(static_cast<size_t>(n * 8 * pp.out_h * pp.out_w));
+  ops::ref::Conv2D(Pointwise(n, c1, 8, pp.out_h), p.data(), wh.data(), nullptr, z.data());
+  m.expected["z"] = std::move(z);
+  m.shapes["z"] = {n, 8, pp.out_h, pp.out_w};
+  ExpectUnfused(m, {"z"}, {"pw0", "dw", "pool", "head"});
 }
 
 }  // namespace

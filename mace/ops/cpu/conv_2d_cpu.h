@@ -4,12 +4,22 @@
 
 #include <memory>
 
+#include "mace/core/op_registry.h"
 #include "mace/core/operation.h"
 
 namespace mace {
 namespace ops {
 
 std::unique_ptr<Operation> NewConv2DCpu();
+
+// The fusions of the net's layout plan that involve this kernel, on
+// channel-blocked tensors: (Conv2D, Pooling), a stem and the windowed
+// pooling that alone reads it; (Conv2D, DepthwiseConv2d), a 1x1 expansion
+// and the fused depthwise and 1x1 pair that alone reads it; and
+// (DepthwiseConv2d, Conv2D), a depthwise layer and the 1x1 that alone reads
+// it. Conv2D's library links the other two ops' kernels, so it registers
+// all three.
+MaceStatus RegisterConv2DCpuFusions(OpRegistry* registry);
 
 }  // namespace ops
 }  // namespace mace

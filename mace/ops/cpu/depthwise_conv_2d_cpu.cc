@@ -1,19 +1,23 @@
-// DepthwiseConv2d's CPU kernel, choosing in this order:
+// DepthwiseConv2d's CPU kernel. It holds the one variant
+// ChooseDepthwiseConv2dVariant (cpu/depthwise_conv_2d_variant.h) picks, in
+// that header's order:
 //   1. blocked, when the net runs the op in channel blocks: fused with the
-//      1x1 convolution that alone reads its output (AbsorbReader) on maps
-//      of at least 56x56, else on its own (the fused pair may itself be
-//      absorbed by the 1x1 expansion before it: Conv2D's AbsorbReader);
+//      1x1 convolution that alone reads its output (AbsorbPointwiseReader,
+//      the net's (DepthwiseConv2d, Conv2D) fusion) on maps of at least
+//      56x56, else on its own (the fused pair may itself be absorbed by the
+//      1x1 expansion before it: the (Conv2D, DepthwiseConv2d) fusion);
 //   2. the fast 3x3 kernel (stride 1 or 2), when the engine's kernel family
 //      has one (on half tensors where an fp16 engine keeps them);
 //   3. the reference kernel.
+// Prepare chooses the plain variant; UseBlocked chooses again.
 #include "mace/ops/cpu/depthwise_conv_2d_cpu.h"
 
 #include <memory>
 
 #include "mace/ops/cpu/blocked_op.h"
-#include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 #include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
 #include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
+#include "mace/ops/cpu/depthwise_conv_2d_variant.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/depthwise_conv_2d.h"
 
@@ -43,16 +47,9 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
     // fused op again (only nets of fixed shapes run blocked).
     if (absorbed_) return Invalid("prepared again after absorbing its 1x1 reader");
     kernels_ = ContextKernelTable(context);
-    fast_.reset();
-    blocked_.reset();
-    half_ = false;
+    variant_.reset();
     MACE_RETURN_IF_ERROR(InferShapes());
-    const KernelTable* table = kernels_;
-    if (table != nullptr && DepthwiseConv3x3::Supports(*table, params())) {
-      fast_ = std::make_unique<DepthwiseConv3x3>(*table, params());
-      return scratch_.Reserve(context, fast_->ScratchBytes(NumThreads(ContextPool(context))));
-    }
-    return MaceStatus();
+    return Choose(context, /*blocked=*/false);
   }
 
   // Blocked, each vector holds one position of a block of channels, so no
@@ -73,24 +70,22 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
   // filter and bias, a fused activation).
   bool HalfCapable() const override {
     const Tensor* bias = Bias();
-    return fast_ != nullptr && fast_->SupportsHalf() && Input(1)->is_weight() &&
+    return variant_ != nullptr && variant_->SupportsHalf() && Input(1)->is_weight() &&
            (bias == nullptr || bias->is_weight());
   }
   MaceStatus UseHalf(OpContext* /*context*/) override {
-    half_ = true;
+    if (variant_ != nullptr) variant_->UseHalf();
     return MaceStatus();
   }
 
   // A blocked 1x1 convolution (stride 1, the fused kernel's activations)
   // over the whole output, on a map large enough for the fused kernel to
   // gain, with constant filters and biases.
-  bool AbsorbReader(const Operation& reader) override {
-    const auto* pointwise = dynamic_cast<const BlockedPointwiseReader*>(&reader);
-    if (pointwise == nullptr || absorbed_ || !DepthwisePointwiseFusionEnabled() ||
-        kernels_ == nullptr || BlockedBlock() == 0 || Output(0)->channel_block() == 0 ||
-        reader.Input(0) != Output(0) ||
+  bool AbsorbPointwise(const Operation& reader, const BlockedPointwiseReader& pointwise) {
+    if (absorbed_ || !DepthwisePointwiseFusionEnabled() || kernels_ == nullptr ||
+        BlockedBlock() == 0 || Output(0)->channel_block() == 0 || reader.Input(0) != Output(0) ||
         params().out_h * params().out_w < kDepthwisePointwiseMinPlane ||
-        !pointwise->BlockedConvolution(&pointwise_, &pointwise_filter_, &pointwise_bias_) ||
+        !pointwise.BlockedConvolution(&pointwise_, &pointwise_filter_, &pointwise_bias_) ||
         !BlockedDepthwisePointwise::Supports(*kernels_, params(), pointwise_)) {
       return false;
     }
@@ -100,63 +95,46 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
   }
   int64_t Macs() const override { return DepthwiseConv2dBase::Macs() + pointwise_macs_; }
 
-  MaceStatus UseBlocked(OpContext* context) override {
-    const Tensor* bias = Bias();
-    if (absorbed_) {
-      fused_ = std::make_unique<BlockedDepthwisePointwise>(
-          *kernels_, params(), Input(1)->data<float>(),
-          bias != nullptr ? bias->data<float>() : nullptr, pointwise_, pointwise_filter_,
-          pointwise_bias_, ContextArena(context));
-      return scratch_.Reserve(context, fused_->ScratchBytes(NumThreads(ContextPool(context))));
-    }
-    blocked_ = std::make_unique<BlockedDepthwise>(*kernels_, params(), Input(1)->data<float>(),
-                                                  bias != nullptr ? bias->data<float>() : nullptr,
-                                                  ContextArena(context));
-    return MaceStatus();
-  }
+  MaceStatus UseBlocked(OpContext* context) override { return Choose(context, /*blocked=*/true); }
 
   MaceStatus Run(OpContext* context) override {
-    const Tensor* bias = Bias();
-    const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
-    if (half_) {
-      fast_->RunHalf(Input(0)->data<uint16_t>(), Input(1)->data<float>(), bias_data,
-                     Output(0)->mutable_data<uint16_t>(), ContextPool(context),
-                     scratch_.Get(context));
-      return MaceStatus();
-    }
-    if (fused_ != nullptr) {
-      fused_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(), ContextPool(context),
+    variant_->Run(Input(0), Input(1), Bias(), Output(0), ContextPool(context),
                   scratch_.Get(context));
-      return MaceStatus();
-    }
-    if (blocked_ != nullptr) {
-      blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
-                    ContextPool(context));
-      return MaceStatus();
-    }
-    if (fast_ != nullptr) {
-      fast_->Run(Input(0)->data<float>(), Input(1)->data<float>(), bias_data,
-                 Output(0)->mutable_data<float>(), ContextPool(context), scratch_.Get(context));
-      return MaceStatus();
-    }
-    ref::DepthwiseConv2d(params(), Input(0)->data<float>(), Input(1)->data<float>(), bias_data,
-                         Output(0)->mutable_data<float>());
     return MaceStatus();
   }
 
  private:
+  // Chooses the variant and reserves its scratch.
+  MaceStatus Choose(OpContext* context, bool blocked) {
+    DepthwiseConv2dChoice choice;
+    choice.table = kernels_;
+    choice.params = params();
+    choice.blocked = blocked;
+    if (blocked) {
+      const Tensor* bias = Bias();
+      choice.filter = Input(1)->data<float>();
+      choice.bias = bias != nullptr ? bias->data<float>() : nullptr;
+      choice.arena = ContextArena(context);
+    }
+    if (blocked && absorbed_) {
+      choice.pointwise = &pointwise_;
+      choice.pointwise_filter = pointwise_filter_;
+      choice.pointwise_bias = pointwise_bias_;
+    }
+    variant_ = ChooseDepthwiseConv2dVariant(choice);
+    const int64_t scratch = variant_->ScratchBytes(NumThreads(ContextPool(context)));
+    return scratch > 0 ? scratch_.Reserve(context, scratch) : MaceStatus();
+  }
+
   // The engine's CPU kernel family (null: reference kernels), from Prepare.
   const KernelTable* kernels_ = nullptr;
-  std::unique_ptr<DepthwiseConv3x3> fast_;
-  std::unique_ptr<BlockedDepthwise> blocked_;
-  // The absorbed 1x1 convolution (AbsorbReader) and the fused kernel.
+  std::unique_ptr<DepthwiseConv2dVariant> variant_;
+  // The absorbed 1x1 convolution (AbsorbPointwise).
   bool absorbed_ = false;
   ref::Conv2DParams pointwise_;
   const float* pointwise_filter_ = nullptr;
   const float* pointwise_bias_ = nullptr;
   int64_t pointwise_macs_ = 0;
-  std::unique_ptr<BlockedDepthwisePointwise> fused_;
-  bool half_ = false;  // UseHalf: input 0 and output 0 hold halves
   OpScratch scratch_;
 };
 
@@ -164,6 +142,15 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
 
 std::unique_ptr<Operation> NewDepthwiseConv2dCpu() {
   return std::make_unique<DepthwiseConv2dCpu>();
+}
+
+const BlockedDepthwisePointwiseReader& DepthwiseConv2dCpuPair(const Operation& depthwise) {
+  return static_cast<const DepthwiseConv2dCpu&>(depthwise);
+}
+
+bool AbsorbPointwiseReader(Operation* depthwise, const Operation& reader,
+                           const BlockedPointwiseReader& pointwise) {
+  return static_cast<DepthwiseConv2dCpu*>(depthwise)->AbsorbPointwise(reader, pointwise);
 }
 
 }  // namespace ops

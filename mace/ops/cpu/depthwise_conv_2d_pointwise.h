@@ -24,7 +24,7 @@ namespace mace {
 namespace ops {
 
 // A CPU op whose work may be a blocked 1x1 convolution that a depthwise
-// op absorbs (Operation::AbsorbReader): Conv2D's kernel.
+// op absorbs (the net's (DepthwiseConv2d, Conv2D) fusion): Conv2D's kernel.
 class BlockedPointwiseReader {
  public:
   virtual ~BlockedPointwiseReader() = default;
@@ -50,8 +50,8 @@ constexpr int64_t kDepthwisePointwiseMinPlane = 56 * 56;
 bool ExpandFusionEnabled();
 
 // A CPU op that may be a depthwise layer fused with its 1x1 reader, which
-// the 1x1 expansion before it absorbs (Operation::AbsorbReader):
-// DepthwiseConv2d's kernel.
+// the 1x1 expansion before it absorbs (the net's (Conv2D, DepthwiseConv2d)
+// fusion): DepthwiseConv2d's kernel (DepthwiseConv2dCpuPair).
 class BlockedDepthwisePointwiseReader {
  public:
   virtual ~BlockedDepthwisePointwiseReader() = default;

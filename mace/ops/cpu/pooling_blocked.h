@@ -14,8 +14,8 @@ namespace mace {
 namespace ops {
 
 // A CPU op whose work may be a blocked windowed pooling that a convolution
-// absorbs (Operation::AbsorbReader; cpu/conv_2d_pool_blocked.h): Pooling's
-// kernel.
+// absorbs (the net's (Conv2D, Pooling) fusion; cpu/conv_2d_pool_blocked.h):
+// Pooling's kernel (PoolingCpuReader).
 class BlockedPoolingReader {
  public:
   virtual ~BlockedPoolingReader() = default;

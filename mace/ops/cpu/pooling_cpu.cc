@@ -145,5 +145,9 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase>, public BlockedPool
 
 std::unique_ptr<Operation> NewPoolingCpu() { return std::make_unique<PoolingCpu>(); }
 
+const BlockedPoolingReader& PoolingCpuReader(const Operation& pooling) {
+  return static_cast<const PoolingCpu&>(pooling);
+}
+
 }  // namespace ops
 }  // namespace mace

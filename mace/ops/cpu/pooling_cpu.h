@@ -9,7 +9,13 @@
 namespace mace {
 namespace ops {
 
+class BlockedPoolingReader;
+
 std::unique_ptr<Operation> NewPoolingCpu();
+
+// `pooling`, an op NewPoolingCpu made (the registry's CPU float Pooling,
+// which a fusion's key names), as the pooling a convolution may absorb.
+const BlockedPoolingReader& PoolingCpuReader(const Operation& pooling);
 
 }  // namespace ops
 }  // namespace mace
