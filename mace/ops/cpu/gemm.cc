@@ -257,7 +257,7 @@ void AlignedRange(int64_t total, int64_t align, int parts, int part, int64_t* be
 }
 
 void SplitGemmGrid(int64_t m, int64_t n, int mr, int nr, int threads, double a_panel_cost,
-                   double b_panel_cost, int* tm, int* tn) {
+                   double b_panel_cost, int* tm, int* tn, bool ties_split_m) {
   double best = -1;
   for (int columns = 1; columns <= threads; ++columns) {
     if (threads % columns != 0) continue;
@@ -276,7 +276,7 @@ void SplitGemmGrid(int64_t m, int64_t n, int mr, int nr, int threads, double a_p
     const double m_tiles = static_cast<double>(CeilDiv(m_share, mr));
     const double share = m_tiles * static_cast<double>(n_share) / nr + a_panel_cost * m_tiles +
                          b_panel_cost * static_cast<double>(CeilDiv(n_share, nr));
-    if (best < 0 || share <= best) {
+    if (best < 0 || share < best || (share == best && !ties_split_m)) {
       best = share;
       *tm = rows;
       *tn = columns;
@@ -302,10 +302,44 @@ void Gemm(const KernelTable& table, int64_t m, int64_t n, int64_t k, const GemmO
   // a 16-row 1x1 convolution spent 29 % of its time packing B. A prepacked
   // weight panel still streams from memory once per column range.
   constexpr double kPackedPanelCost = 1.0, kPrepackedPanelCost = 0.25;
-  SplitGemmGrid(m, n, table.mr, table.nr, threads,
-                a.NeedsPacking() ? kPackedPanelCost : kPrepackedPanelCost,
-                b.NeedsPacking() ? kPackedPanelCost : kPrepackedPanelCost, &tm, &tn);
-  if (threads > 1) {
+  double a_panel_cost = a.NeedsPacking() ? kPackedPanelCost : kPrepackedPanelCost;
+  double b_panel_cost = b.NeedsPacking() ? kPackedPanelCost : kPrepackedPanelCost;
+  // FullyConnected's orientation (MatMul's with a constant B too): the
+  // activations are A, packed per call, and the weight is B, prepacked.
+  // A weight panel is nr columns wide, nr / mr times the floats of conv's
+  // mr-row weight panel, and when M is split both cores stream all of it
+  // from L3 or memory. An A panel copies mr / nr of a B panel's floats, but
+  // gathers them from mr rows of contiguous depth, about twice a copy's
+  // cost per float (more where mr is not a multiple of 4, as AVX2's 6).
+  // With cold weights at two AVX-512 threads, 128 tokens ran 5-12 % faster
+  // split over N (each thread packing all of A, reading half the weight)
+  // and 197 tokens into 576 features 6 %; 1500 tokens into 1152 and 1536
+  // features ran 10 % slower so. On AVX2 these costs keep 128 and 197
+  // tokens of 384 and 192 features split over M, where N measured no
+  // faster.
+  const bool weight_b = a.NeedsPacking() && !b.NeedsPacking();
+  if (weight_b) {
+    a_panel_cost = 2 * kPackedPanelCost * table.mr / table.nr;
+    b_panel_cost = kPrepackedPanelCost * table.nr / table.mr;
+  }
+  // Its ties go to an M split, which packs nothing twice and leaves each
+  // thread whole rows of the output, as the row-split ops that follow
+  // (LayerNorm, the residual Add) read them.
+  SplitGemmGrid(m, n, table.mr, table.nr, threads, a_panel_cost, b_panel_cost, &tm, &tn, weight_b);
+  if (threads > 1 && weight_b) {
+    // Cells over N would each pack their rows of A again (50 tokens, warm
+    // weights, ran 18 % faster in two column cells than in six), but cells
+    // over M pack nothing twice (each packs its own rows of A) and only
+    // read the weight again, from L2 once a cell has brought its block in.
+    // So an M split gets up to four cells per thread while a cell keeps
+    // half an A block (mc / 2 rows), and the pool can move cells off a
+    // stalled core: 1500 tokens ran 7-11 % faster in eight cells than in
+    // two.
+    const int64_t m_tiles = CeilDiv(m, table.mr);
+    const int64_t cell_tiles = std::max<int64_t>(1, table.mc / table.mr / 2);
+    const int64_t finer = std::min<int64_t>(4, m_tiles / (int64_t{tm} * cell_tiles));
+    if (finer > 1) tm *= static_cast<int>(finer);
+  } else if (threads > 1) {
     // Up to four column cells per thread, so the pool can move cells off a
     // stalled or late core; cells split N, so no operand is packed twice.
     // Each cell streams all of A's rows again, so while A is larger than

@@ -14,8 +14,10 @@
 // Threads split the output into a grid of (M ranges) x (N ranges) chosen to
 // balance tiles, with N cut further into up to four cells per thread while
 // a cell still spans a whole B block, so the pool can rebalance cells when
-// a core stalls; each thread packs what it reads into its own scratch, so
-// threads never wait on each other.
+// a core stalls; with a prepacked B and A packed in the call
+// (FullyConnected), M is cut instead while a cell keeps half an A block,
+// since cells over N would pack A again. Each thread packs what it reads
+// into its own scratch, so threads never wait on each other.
 #ifndef MACE_OPS_CPU_GEMM_H_
 #define MACE_OPS_CPU_GEMM_H_
 
@@ -123,9 +125,9 @@ void AlignedRange(int64_t total, int64_t align, int parts, int part, int64_t* be
 // and b_panel_cost for each B panel it must bring in (in tiles' worth of
 // work). Every thread packs the B panels of its columns for each of its row
 // ranges, so splitting M repeats B's packing, and splitting N repeats A's.
-// Ties favour splitting N.
+// Ties favour splitting N, or M with ties_split_m.
 void SplitGemmGrid(int64_t m, int64_t n, int mr, int nr, int threads, double a_panel_cost,
-                   double b_panel_cost, int* tm, int* tn);
+                   double b_panel_cost, int* tm, int* tn, bool ties_split_m = false);
 
 }  // namespace ops
 }  // namespace mace

@@ -4,6 +4,7 @@
 //
 // BM_FmaPeak is the ceiling; BM_Sgemm packs A once (like conv weights) and B
 // per call, and BM_Sgemm1x1ColdWeights reads A from memory as a model does;
+// BM_SgemmFc runs FullyConnected's orientation (weights as B), warm or cold;
 // BM_EigenSgemm is Eigen's product on the same shapes for comparison. All
 // but Eigen's run once per kernel family this build has (on x86-64 AVX2 and
 // AVX-512, each skipped on a CPU without it).
@@ -94,7 +95,10 @@ void BM_Sgemm1x1ColdWeights(benchmark::State& state, KernelIsa isa) { RunSgemm(s
 
 // FullyConnected as the op runs it: the activations (m rows of k) are A,
 // packed per call; the weight (n x k) is B, packed once into nr panels.
-void BM_SgemmFc(benchmark::State& state, KernelIsa isa) {
+// With cold weights each call uses the next of enough copies of the weight
+// to fill 128 MiB, as an encoder runs a layer (BERT-mini's weights are
+// 7 MiB a layer, more than L2).
+void RunSgemmFc(benchmark::State& state, KernelIsa isa, bool cold_weights) {
   const KernelTable* table = TableOrSkip(state, isa);
   if (table == nullptr) return;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
@@ -103,13 +107,16 @@ void BM_SgemmFc(benchmark::State& state, KernelIsa isa) {
   const AlignedFloats weight = AlignedRandomFloats(n * k, 2);
   const AlignedFloats bias = AlignedRandomFloats(n, 3);
   AlignedFloats c(m * n);
-  PackedPanels packed;
-  packed.Pack(weight.data(), n, k, k, 1, table->nr);
+  constexpr int64_t kColdBytes = int64_t{128} << 20;
+  const int64_t copies =
+      cold_weights ? std::max<int64_t>(2, kColdBytes / (n * k * int64_t{sizeof(float)})) : 1;
+  std::vector<PackedPanels> packed(copies);
+  for (auto& panels : packed) panels.Pack(weight.data(), n, k, k, 1, table->nr);
   GemmOperand lhs, rhs;
   lhs.data = input.data();
   lhs.stride = k;
   lhs.depth_stride = 1;
-  rhs.packed = &packed;
+  rhs.packed = &packed[0];
   ScratchBuffer buffer;
   float* scratch = ScratchOrSkip(state, &buffer,
                                  NumThreads(pool.get()) * int64_t{sizeof(float)} *
@@ -117,7 +124,10 @@ void BM_SgemmFc(benchmark::State& state, KernelIsa isa) {
   if (scratch == nullptr) return;
   TileEpilogue epilogue;
   epilogue.col_bias = bias.data();
+  int64_t next = 0;
   for (auto _ : state) {
+    rhs.packed = &packed[next];
+    next = next + 1 == copies ? 0 : next + 1;
     Gemm(*table, m, n, k, lhs, rhs, c.data(), n, epilogue, pool.get(), scratch);
     benchmark::DoNotOptimize(c.data());
   }
@@ -125,16 +135,21 @@ void BM_SgemmFc(benchmark::State& state, KernelIsa isa) {
       benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void BM_SgemmFc(benchmark::State& state, KernelIsa isa) { RunSgemmFc(state, isa, false); }
+void BM_SgemmFcColdWeights(benchmark::State& state, KernelIsa isa) { RunSgemmFc(state, isa, true); }
+
 // {m, n, k, threads}: the transformer encoders' FullyConnected layers (m
 // tokens, k in and n out features): BERT-mini-like (128 tokens, 384 wide,
-// 1536 FFN), ViT-tiny (197 tokens, 192 wide, 768 FFN) and the Whisper-tiny
-// encoder (1500 tokens, 384 wide).
+// the three projections in one 1152-wide product, 1536 FFN), ViT-tiny (197
+// tokens, 192 wide, 768 FFN) and the Whisper-tiny encoder (1500 tokens, 384
+// wide).
 template <int kThreads>
 void FcShapes(benchmark::internal::Benchmark* bench) {
   const int shapes[][3] = {
-      {128, 384, 384},   {128, 1536, 384},  {128, 384, 1536}, {197, 192, 192},
-      {197, 576, 192},   {197, 768, 192},   {197, 192, 768},  {1500, 384, 384},
-      {1500, 1536, 384}, {1500, 384, 1536}, {50, 384, 384},
+      {128, 384, 384},   {128, 1152, 384},  {128, 1536, 384},  {128, 384, 1536},
+      {197, 192, 192},   {197, 576, 192},   {197, 768, 192},   {197, 192, 768},
+      {1500, 384, 384},  {1500, 1152, 384}, {1500, 1536, 384}, {1500, 384, 1536},
+      {50, 384, 384},
   };
   for (const auto& shape : shapes) bench->Args({shape[0], shape[1], shape[2], kThreads});
   if (kThreads > 1) bench->UseRealTime();
@@ -192,6 +207,10 @@ void PointwiseShapes(benchmark::internal::Benchmark* bench) {
   }
   for (auto* bench : RegisterPerIsa("BM_SgemmFc", BM_SgemmFc)) bench->Apply(FcShapes<1>);
   for (auto* bench : RegisterPerIsa("BM_SgemmFc", BM_SgemmFc)) bench->Apply(FcShapes<2>);
+  for (auto* bench : RegisterPerIsa("BM_SgemmFcColdWeights", BM_SgemmFcColdWeights)) {
+    bench->Apply(FcShapes<1>);
+    bench->Apply(FcShapes<2>);
+  }
   return true;
 }();
 

@@ -857,6 +857,44 @@ TEST(GemmTest, GridSplitCountsPacking) {
   EXPECT_EQ(tn, 2);
 }
 
+// FullyConnected's costs (activations packed, weight prepacked: an A
+// panel 2 mr / nr, a B panel nr / mr quarters, ties to M). With AVX-512's
+// 8 x 32 tiles, 128 tokens of 384 features split their columns, 1500
+// tokens their rows, and 197 tokens of 192 features (a tie) their rows;
+// with AVX2's 6 x 16, 197 tokens of 192 features their rows.
+TEST(GemmTest, GridSplitFullyConnected) {
+  int tm = 0, tn = 0;
+  SplitGemmGrid(128, 384, 8, 32, 2, 0.5, 1.0, &tm, &tn, true);
+  EXPECT_EQ(tm, 1);
+  EXPECT_EQ(tn, 2);
+  SplitGemmGrid(1500, 1536, 8, 32, 2, 0.5, 1.0, &tm, &tn, true);
+  EXPECT_EQ(tm, 2);
+  EXPECT_EQ(tn, 1);
+  SplitGemmGrid(197, 192, 8, 32, 2, 0.5, 1.0, &tm, &tn, true);
+  EXPECT_EQ(tm, 2);
+  EXPECT_EQ(tn, 1);
+  SplitGemmGrid(197, 192, 8, 32, 2, 0.5, 1.0, &tm, &tn);
+  EXPECT_EQ(tn, 2);
+  SplitGemmGrid(197, 192, 6, 16, 2, 0.75, 0.25 * 16 / 6, &tm, &tn, true);
+  EXPECT_EQ(tm, 2);
+  EXPECT_EQ(tn, 1);
+}
+
+// FullyConnected's orientation through the driver: a row split cut into
+// several cells per thread (rows past four A blocks), and a column split.
+TEST(GemmTest, PrepackedWeightCells) {
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    for (auto& pool : testing::PoolsUnderTest()) {
+      Case rows{4 * table->mc + table->mr + 3, 3 * table->nr + 5, 40};
+      rows.pack_b = rows.transpose_b = rows.col_bias = true;
+      RunCase(*table, pool.get(), rows);
+      Case columns{128, 12 * table->nr + 7, table->kc + 9};
+      columns.pack_b = columns.transpose_b = columns.col_bias = true;
+      RunCase(*table, pool.get(), columns);
+    }
+  }
+}
+
 TEST(GemmTest, AlignedRangesCoverInWholeTiles) {
   for (int64_t total : {1, 7, 31, 32, 33, 196, 3025}) {
     for (int parts : {1, 2, 3, 4, 8}) {
