@@ -1,8 +1,9 @@
 #include "mace/core/tensor.h"
 
-#include <sstream>
+#include <utility>
 
 #include "mace/core/runtime.h"
+#include "mace/utils/string_builder.h"
 
 namespace mace {
 
@@ -92,14 +93,14 @@ void Tensor::AllocateOwned() {
 }
 
 std::string ShapeToString(const std::vector<int64_t>& shape) {
-  std::ostringstream out;
+  StringBuilder out;
   out << "[";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) out << ",";
     out << shape[i];
   }
   out << "]";
-  return out.str();
+  return std::move(out).str();
 }
 
 std::string Tensor::DebugString() const {

@@ -1,8 +1,9 @@
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
-#include <iomanip>
 #include <limits>
 
 #include "mace/core/workspace.h"
@@ -63,9 +64,9 @@ MaceStatus OpenWeightsFile(const std::string& path, RegularFile* file) {
 }
 
 std::string Hex32(uint32_t value) {
-  std::ostringstream stream;
-  stream << "0x" << std::hex << std::uppercase << std::setw(8) << std::setfill('0') << value;
-  return stream.str();
+  char text[16];
+  std::snprintf(text, sizeof(text), "0x%08" PRIX32, value);
+  return text;
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 #include "mace/utils/large_buffer.h"
 
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "mace/utils/debug_overrides.h"
@@ -110,28 +110,36 @@ bool PopulateForWrite(void* pointer, int64_t bytes) {
 
 bool HugePagesAdvisedAt(const void* address) {
   const uintptr_t target = reinterpret_cast<uintptr_t>(address);
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool inside = false;
-  while (std::getline(smaps, line)) {
+  std::FILE* smaps = std::fopen("/proc/self/smaps", "r");
+  if (smaps == nullptr) return false;
+  char* line = nullptr;
+  size_t capacity = 0;
+  bool inside = false, advised = false;
+  while (getline(&line, &capacity, smaps) >= 0) {
     // A mapping's header is "start-end perms ...", in hex; its fields follow.
-    uintptr_t start = 0, end = 0;
+    uintmax_t start = 0, end = 0;
     char dash = 0;
-    std::istringstream header(line);
-    if (header >> std::hex >> start >> dash >> end && dash == '-') {
+    if (std::sscanf(line, "%jx %c%jx", &start, &dash, &end) == 3 && dash == '-') {
       inside = start <= target && target < end;
       continue;
     }
-    if (inside && line.compare(0, 8, "VmFlags:") == 0) {
-      std::istringstream flags(line.substr(8));
-      std::string flag;
-      while (flags >> flag) {
-        if (flag == "hg") return true;
+    if (inside && std::strncmp(line, "VmFlags:", 8) == 0) {
+      // Two-letter flags separated by spaces; "hg" is "huge page advised".
+      for (const char* flag = line + 8; *flag != '\0';) {
+        while (*flag != '\0' && std::isspace(static_cast<unsigned char>(*flag))) ++flag;
+        const char* flag_end = flag;
+        while (*flag_end != '\0' && !std::isspace(static_cast<unsigned char>(*flag_end))) {
+          ++flag_end;
+        }
+        if (flag_end - flag == 2 && flag[0] == 'h' && flag[1] == 'g') advised = true;
+        flag = flag_end;
       }
-      return false;
+      break;
     }
   }
-  return false;
+  std::free(line);
+  std::fclose(smaps);
+  return advised;
 }
 
 void* AllocateLargeBuffer(int64_t bytes, int64_t alignment, bool advise) {

@@ -4,7 +4,7 @@
 #ifndef MACE_UTILS_LOGGING_H_
 #define MACE_UTILS_LOGGING_H_
 
-#include <sstream>
+#include "mace/utils/string_builder.h"
 
 #ifndef MACE_MAX_VLOG_LEVEL
 #define MACE_MAX_VLOG_LEVEL 4
@@ -19,14 +19,14 @@ class LogMessage {
  public:
   LogMessage(const char* file, int line, int severity, int vlog_level);
   ~LogMessage();
-  std::ostream& stream() { return stream_; }
+  StringBuilder& stream() { return stream_; }
 
  private:
   const char* file_;
   int line_;
   int severity_;
   int vlog_level_;
-  std::ostringstream stream_;
+  StringBuilder stream_;
 };
 
 int MinVLogLevel();

@@ -5,20 +5,20 @@
 
 #include <exception>
 #include <new>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "mace/public/mace.h"
+#include "mace/utils/string_builder.h"
 
 namespace mace {
 
 template <typename... Args>
 std::string StrCat(Args&&... args) {
-  std::ostringstream stream;
-  (stream << ... << std::forward<Args>(args));
-  return stream.str();
+  StringBuilder builder;
+  (builder << ... << std::forward<Args>(args));
+  return std::move(builder).str();
 }
 
 namespace internal {

@@ -1,7 +1,7 @@
 #include "mace/core/memory/arena_trace.h"
 
+#include <cctype>
 #include <map>
-#include <sstream>
 
 #include "mace/core/memory/records_csv.h"
 #include "mace/core/memory/simple_arena.h"
@@ -16,6 +16,20 @@ struct Live {
   bool freed = false;
 };
 
+// The white-space separated words of `line`.
+std::vector<std::string> Words(const std::string& line) {
+  std::vector<std::string> words;
+  size_t at = 0;
+  auto space = [&line](size_t k) { return std::isspace(static_cast<unsigned char>(line[k])) != 0; };
+  while (true) {
+    while (at < line.size() && space(at)) ++at;
+    if (at == line.size()) return words;
+    const size_t begin = at;
+    while (at < line.size() && !space(at)) ++at;
+    words.push_back(line.substr(begin, at - begin));
+  }
+}
+
 }  // namespace
 
 Status RunArenaTrace(const std::string& text, const std::string& file_name, size_t arena_alignment,
@@ -23,19 +37,20 @@ Status RunArenaTrace(const std::string& text, const std::string& file_name, size
   *result = ArenaTraceResult();
   SimpleArena arena(arena_alignment);
   std::map<std::string, Live> allocations;
-  std::istringstream stream(text);
-  std::string line;
   size_t line_number = 0;
-  while (std::getline(stream, line)) {
+  // One command a line; a final line break ends the last line.
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(begin, end - begin);
+    begin = end + 1;
     ++line_number;
     auto error = [&](const std::string& message) {
       return Status::Error(file_name + ":" + std::to_string(line_number) + ": " + message);
     };
     const size_t hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
-    std::istringstream words(line);
-    std::vector<std::string> fields;
-    for (std::string word; words >> word;) fields.push_back(word);
+    std::vector<std::string> fields = Words(line);
     if (fields.empty()) continue;
 
     if (fields[0] == "alloc") {

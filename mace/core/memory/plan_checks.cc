@@ -1,8 +1,10 @@
 #include "mace/core/memory/plan_checks.h"
 
 #include <algorithm>
-#include <sstream>
 #include <string>
+#include <utility>
+
+#include "mace/utils/string_builder.h"
 
 namespace mace {
 namespace memory {
@@ -10,9 +12,9 @@ namespace {
 
 template <typename... Args>
 Status Fail(const Args&... args) {
-  std::ostringstream stream;
-  (stream << ... << args);
-  return Status::Error(stream.str());
+  StringBuilder builder;
+  (builder << ... << args);
+  return Status::Error(std::move(builder).str());
 }
 
 // Tensors grouped by object must not be live at the same time.

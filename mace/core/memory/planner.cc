@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 #include <utility>
 
 #include "mace/core/memory/lower_bounds.h"
 #include "mace/core/memory/optimal_offsets.h"
 #include "mace/core/memory/plan_checks.h"
 #include "mace/core/memory/strategies.h"
+#include "mace/utils/string_builder.h"
 
 namespace mace {
 namespace memory {
@@ -32,9 +32,9 @@ constexpr NamedStrategy kStrategyNames[] = {
 
 template <typename... Args>
 Status Fail(const Args&... args) {
-  std::ostringstream stream;
-  (stream << ... << args);
-  return Status::Error(stream.str());
+  StringBuilder builder;
+  (builder << ... << args);
+  return Status::Error(std::move(builder).str());
 }
 
 Status ValidateLifetime(size_t index, TaskId first, TaskId last) {

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
+#include <utility>
 
 namespace mace {
 namespace memory {
@@ -20,11 +20,17 @@ std::string Trim(const std::string& text) {
 
 std::vector<std::string> SplitFields(const std::string& line) {
   std::vector<std::string> fields;
-  std::string field;
-  std::istringstream stream(line);
-  while (std::getline(stream, field, ',')) fields.push_back(Trim(field));
-  if (!line.empty() && line.back() == ',') fields.push_back("");
-  return fields;
+  if (line.empty()) return fields;
+  // n commas separate n + 1 fields, the last empty after a final comma.
+  for (size_t begin = 0;;) {
+    const size_t comma = line.find(',', begin);
+    if (comma == std::string::npos) {
+      fields.push_back(Trim(line.substr(begin)));
+      return fields;
+    }
+    fields.push_back(Trim(line.substr(begin, comma - begin)));
+    begin = comma + 1;
+  }
 }
 
 std::string Lower(std::string text) {
@@ -127,13 +133,15 @@ bool ParseUnsigned(const std::string& field, size_t max, size_t* value) {
 
 Status ParseRecordsCsv(const std::string& text, const std::string& file_name, RecordsFile* out) {
   *out = RecordsFile();
-  std::istringstream stream(text);
-  std::string raw;
   size_t line_number = 0;
   const Form* form = nullptr;
-  while (std::getline(stream, raw)) {
+  // One record a line; a final line break ends the last line.
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = Trim(text.substr(begin, end - begin));
+    begin = end + 1;
     ++line_number;
-    const std::string line = Trim(raw);
     if (line.empty()) continue;
     const LineParser parser(file_name, line_number);
     std::vector<std::string> fields = SplitFields(line);
@@ -166,12 +174,16 @@ Status ReadTextFile(const std::string& path, std::string* text) {
   if (std::filesystem::is_directory(path, error)) {
     return Status::Error(path + ": is a directory, not a file");
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::Error(path + ": cannot open file");
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  if (file.bad()) return Status::Error(path + ": read error");
-  *text = contents.str();
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return Status::Error(path + ": cannot open file");
+  std::string contents;
+  char buffer[4096];
+  size_t count;
+  while ((count = std::fread(buffer, 1, sizeof(buffer), file)) > 0) contents.append(buffer, count);
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return Status::Error(path + ": read error");
+  *text = std::move(contents);
   return Status();
 }
 

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "mace/utils/logging.h"
@@ -13,11 +15,21 @@ namespace mace {
 namespace {
 
 int64_t ReadMaxFreqKhz(int core) {
-  std::ifstream file("/sys/devices/system/cpu/cpu" + std::to_string(core) +
-                     "/cpufreq/cpuinfo_max_freq");
-  int64_t khz = 0;
-  if (!(file >> khz) || khz < 0) return 0;
-  return khz;
+  const std::string path =
+      "/sys/devices/system/cpu/cpu" + std::to_string(core) + "/cpufreq/cpuinfo_max_freq";
+  std::FILE* file = std::fopen(path.c_str(), "r");
+  if (file == nullptr) return 0;
+  char text[64];
+  const size_t length = std::fread(text, 1, sizeof(text) - 1, file);
+  std::fclose(file);
+  text[length] = '\0';
+  // A decimal number after optional white space; whatever follows it is
+  // ignored.
+  char* end = nullptr;
+  errno = 0;
+  const long long khz = std::strtoll(text, &end, 10);
+  if (end == text || errno == ERANGE || khz < 0) return 0;
+  return static_cast<int64_t>(khz);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #include "mace/runtimes/opencl/tuning.h"
 
 #include <algorithm>
-#include <sstream>
+#include <cctype>
+#include <limits>
 
 #include "mace/utils/status.h"
 
@@ -18,6 +19,52 @@ int64_t NextPowerOfTwo(int64_t value) {
   while (power < value) power *= 2;
   return power;
 }
+
+// Reads white-space separated fields off one line the way `istream >>`
+// does: a word is a run of non-space characters, a number an optional sign
+// and decimal digits (what follows the digits stays for the next field).
+class FieldReader {
+ public:
+  explicit FieldReader(const std::string& line) : line_(line) {}
+
+  bool Word(std::string* word) {
+    SkipSpace();
+    const size_t begin = at_;
+    while (at_ < line_.size() && !IsSpace(line_[at_])) ++at_;
+    word->assign(line_, begin, at_ - begin);
+    return at_ > begin;
+  }
+
+  bool Number(int64_t* value) {
+    SkipSpace();
+    bool negative = false;
+    if (at_ < line_.size() && (line_[at_] == '+' || line_[at_] == '-')) {
+      negative = line_[at_] == '-';
+      ++at_;
+    }
+    const uint64_t limit = negative ? uint64_t{1} << 63 : std::numeric_limits<int64_t>::max();
+    uint64_t magnitude = 0;
+    bool digits = false, overflow = false;
+    for (; at_ < line_.size() && line_[at_] >= '0' && line_[at_] <= '9'; ++at_) {
+      digits = true;
+      const uint64_t digit = static_cast<uint64_t>(line_[at_] - '0');
+      if (magnitude > (limit - digit) / 10) overflow = true;
+      if (!overflow) magnitude = magnitude * 10 + digit;
+    }
+    if (!digits || overflow) return false;
+    *value = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+    return true;
+  }
+
+ private:
+  static bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+  void SkipSpace() {
+    while (at_ < line_.size() && IsSpace(line_[at_])) ++at_;
+  }
+
+  const std::string& line_;
+  size_t at_ = 0;
+};
 
 }  // namespace
 
@@ -38,16 +85,20 @@ std::string FormatTunedParameters(const TunedParameters& tuned) {
 
 bool ParseTunedParameters(const std::string& body, TunedParameters* tuned, std::string* why) {
   tuned->clear();
-  std::istringstream lines(body);
-  std::string line;
   int number = 0;
-  while (std::getline(lines, line)) {
+  // One entry a line; a final line break ends the last line.
+  for (size_t begin = 0; begin < body.size();) {
+    size_t end = body.find('\n', begin);
+    if (end == std::string::npos) end = body.size();
+    const std::string line = body.substr(begin, end - begin);
+    begin = end + 1;
     ++number;
-    std::istringstream fields(line);
+    FieldReader fields(line);
     std::string kernel, rest;
     int64_t width = 0, height = 0, local_width = 0, local_height = 0;
-    if (!(fields >> kernel >> width >> height >> local_width >> local_height) ||
-        (fields >> rest) || width <= 0 || height <= 0 || local_width <= 0 ||
+    if (!(fields.Word(&kernel) && fields.Number(&width) && fields.Number(&height) &&
+          fields.Number(&local_width) && fields.Number(&local_height)) ||
+        fields.Word(&rest) || width <= 0 || height <= 0 || local_width <= 0 ||
         local_height <= 0 || local_width * local_height > (1 << 16)) {
       *why = StrCat("line ", number, " is malformed: '", line, "'");
       tuned->clear();
