@@ -134,6 +134,9 @@ bazel_tests "${omit_flags[@]}" --test_env=MACE_TEST_ABSENT_FAMILIES="${absent_li
   //mace/ops:cpu_kernel_table_test //mace/ops:conv_2d_test //mace/ops:depthwise_conv_2d_test \
   //mace/ops:pooling_test //mace/ops:fully_connected_test //mace/ops:quantized_kernels_test \
   //mace/ops:eltwise_test //test:engine_test
+# The same build without the ops' integer kernels, as a float model's
+# library (--define=mace_integer_kernels=off): they are not registered.
+bazel_tests "${omit_flags[@]}" --define=mace_integer_kernels=off //mace/ops:integer_kernels_test
 
 step "python tools and converter"
 python_tests

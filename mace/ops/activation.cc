@@ -53,8 +53,10 @@ MaceStatus ActivationBase::InferShapes() {
 }
 
 MaceStatus RegisterActivation(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("Activation", DeviceType::CPU, DT_UINT8, NewActivationUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("Activation", DeviceType::CPU, DT_UINT8, NewActivationUint8Cpu));
+  }
   return registry->Register("Activation", DeviceType::CPU, DT_FLOAT, NewActivationCpu);
 }
 

@@ -39,8 +39,10 @@ MaceStatus ChannelShuffleBase::InferShapes() {
 }
 
 MaceStatus RegisterChannelShuffle(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("ChannelShuffle", DeviceType::CPU, DT_UINT8, NewChannelShuffleUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("ChannelShuffle", DeviceType::CPU, DT_UINT8, NewChannelShuffleUint8Cpu));
+  }
   return registry->Register("ChannelShuffle", DeviceType::CPU, DT_FLOAT, NewChannelShuffleCpu);
 }
 

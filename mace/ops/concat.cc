@@ -55,7 +55,10 @@ MaceStatus ConcatBase::InferShapes() {
 
 MaceStatus RegisterConcat(OpRegistry* registry) {
   MACE_RETURN_IF_ERROR(registry->Register("Concat", DeviceType::CPU, DT_FLOAT, NewConcatCpu));
-  MACE_RETURN_IF_ERROR(registry->Register("Concat", DeviceType::CPU, DT_UINT8, NewConcatUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("Concat", DeviceType::CPU, DT_UINT8, NewConcatUint8Cpu));
+  }
   // Shape subgraphs (Shape -> Concat -> Reshape) compute in int32.
   return registry->Register("Concat", DeviceType::CPU, DT_INT32, NewConcatCpu);
 }

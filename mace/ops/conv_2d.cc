@@ -56,7 +56,11 @@ int64_t Conv2DBase::Macs() const {
 MaceStatus RegisterConv2D(OpRegistry* registry) {
   MACE_RETURN_IF_ERROR(registry->Register("Conv2D", DeviceType::CPU, DT_FLOAT, NewConv2DCpu));
   MACE_RETURN_IF_ERROR(RegisterConv2DCpuFusions(registry));
-  return registry->Register("Conv2D", DeviceType::CPU, DT_UINT8, NewConv2DUint8Cpu);
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("Conv2D", DeviceType::CPU, DT_UINT8, NewConv2DUint8Cpu));
+  }
+  return MaceStatus();
 }
 
 }  // namespace ops

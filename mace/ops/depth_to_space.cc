@@ -30,8 +30,10 @@ MaceStatus DepthToSpaceBase::InferShapes() {
 }
 
 MaceStatus RegisterDepthToSpace(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("DepthToSpace", DeviceType::CPU, DT_UINT8, NewDepthToSpaceUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("DepthToSpace", DeviceType::CPU, DT_UINT8, NewDepthToSpaceUint8Cpu));
+  }
   return registry->Register("DepthToSpace", DeviceType::CPU, DT_FLOAT, NewDepthToSpaceCpu);
 }
 

@@ -43,8 +43,11 @@ int64_t DepthwiseConv2dBase::Macs() const {
 MaceStatus RegisterDepthwiseConv2d(OpRegistry* registry) {
   MACE_RETURN_IF_ERROR(
       registry->Register("DepthwiseConv2d", DeviceType::CPU, DT_FLOAT, NewDepthwiseConv2dCpu));
-  return registry->Register("DepthwiseConv2d", DeviceType::CPU, DT_UINT8,
-                            NewDepthwiseConv2dUint8Cpu);
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(registry->Register("DepthwiseConv2d", DeviceType::CPU, DT_UINT8,
+                                            NewDepthwiseConv2dUint8Cpu));
+  }
+  return MaceStatus();
 }
 
 }  // namespace ops

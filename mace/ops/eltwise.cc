@@ -133,8 +133,10 @@ MaceStatus EltwiseBase::Broadcast(const std::vector<int64_t>& a_shape,
 }
 
 MaceStatus RegisterEltwise(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("Eltwise", DeviceType::CPU, DT_UINT8, NewEltwiseUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("Eltwise", DeviceType::CPU, DT_UINT8, NewEltwiseUint8Cpu));
+  }
   return registry->Register("Eltwise", DeviceType::CPU, DT_FLOAT, NewEltwiseCpu);
 }
 

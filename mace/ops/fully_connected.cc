@@ -56,7 +56,11 @@ int64_t FullyConnectedBase::Macs() const {
 MaceStatus RegisterFullyConnected(OpRegistry* registry) {
   MACE_RETURN_IF_ERROR(
       registry->Register("FullyConnected", DeviceType::CPU, DT_FLOAT, NewFullyConnectedCpu));
-  return registry->Register("FullyConnected", DeviceType::CPU, DT_UINT8, NewFullyConnectedUint8Cpu);
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("FullyConnected", DeviceType::CPU, DT_UINT8, NewFullyConnectedUint8Cpu));
+  }
+  return MaceStatus();
 }
 
 }  // namespace ops

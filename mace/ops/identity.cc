@@ -18,8 +18,10 @@ MaceStatus IdentityBase::InferShapes() {
 }
 
 MaceStatus RegisterIdentity(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("Identity", DeviceType::CPU, DT_UINT8, NewIdentityUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("Identity", DeviceType::CPU, DT_UINT8, NewIdentityUint8Cpu));
+  }
   return registry->Register("Identity", DeviceType::CPU, DT_FLOAT, NewIdentityCpu);
 }
 

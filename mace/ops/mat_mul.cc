@@ -78,7 +78,11 @@ int64_t MatMulBase::Macs() const { return batch_count_ * params_.m * params_.k *
 
 MaceStatus RegisterMatMul(OpRegistry* registry) {
   MACE_RETURN_IF_ERROR(registry->Register("MatMul", DeviceType::CPU, DT_FLOAT, NewMatMulCpu));
-  return registry->Register("MatMul", DeviceType::CPU, DT_UINT8, NewMatMulUint8Cpu);
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("MatMul", DeviceType::CPU, DT_UINT8, NewMatMulUint8Cpu));
+  }
+  return MaceStatus();
 }
 
 }  // namespace ops

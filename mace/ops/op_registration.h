@@ -10,4 +10,22 @@
 #include "mace/core/converter_registry.h"
 #include "mace/core/op_registry.h"
 
+// Whether the ops register their uint8 and int8 kernels. A build for float
+// models only (--define=mace_integer_kernels=off, mace/ops/BUILD.bazel;
+// tools/converter.py passes it to a model-specific library whose models run
+// no integer kernel) compiles the ops with MACE_INTEGER_KERNELS=0: their
+// Register functions then name no integer kernel, and the linker leaves
+// those kernels out.
+#ifndef MACE_INTEGER_KERNELS
+#define MACE_INTEGER_KERNELS 1
+#endif
+
+namespace mace {
+namespace ops {
+
+inline constexpr bool kIntegerKernels = MACE_INTEGER_KERNELS != 0;
+
+}  // namespace ops
+}  // namespace mace
+
 #endif  // MACE_OPS_OP_REGISTRATION_H_

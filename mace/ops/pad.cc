@@ -200,7 +200,9 @@ MaceStatus PadBase::ComputeParams(const std::vector<int64_t>& paddings,
 }
 
 MaceStatus RegisterPad(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(registry->Register("Pad", DeviceType::CPU, DT_UINT8, NewPadUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(registry->Register("Pad", DeviceType::CPU, DT_UINT8, NewPadUint8Cpu));
+  }
   return registry->Register("Pad", DeviceType::CPU, DT_FLOAT, NewPadCpu);
 }
 

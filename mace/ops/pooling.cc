@@ -124,8 +124,10 @@ MaceStatus PoolingBase::SetWindow() {
 }
 
 MaceStatus RegisterPooling(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("Pooling", DeviceType::CPU, DT_UINT8, NewPoolingUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("Pooling", DeviceType::CPU, DT_UINT8, NewPoolingUint8Cpu));
+  }
   return registry->Register("Pooling", DeviceType::CPU, DT_FLOAT, NewPoolingCpu);
 }
 

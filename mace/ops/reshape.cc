@@ -184,8 +184,10 @@ MaceStatus ReshapeBase::ResolveLiteral(const std::vector<int64_t>& spec,
 }
 
 MaceStatus RegisterReshape(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("Reshape", DeviceType::CPU, DT_UINT8, NewReshapeUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("Reshape", DeviceType::CPU, DT_UINT8, NewReshapeUint8Cpu));
+  }
   MACE_RETURN_IF_ERROR(registry->Register("Reshape", DeviceType::CPU, DT_FLOAT, NewReshapeCpu));
   // Shape subgraphs compute in int32.
   return registry->Register("Reshape", DeviceType::CPU, DT_INT32, NewReshapeCpu);

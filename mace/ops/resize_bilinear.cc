@@ -14,8 +14,10 @@ MaceStatus ResizeBilinearBase::Init() {
 MaceStatus ResizeBilinearBase::InferShapes() { return InferResizeShapes(this, args_, &params_); }
 
 MaceStatus RegisterResizeBilinear(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("ResizeBilinear", DeviceType::CPU, DT_UINT8, NewResizeBilinearUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("ResizeBilinear", DeviceType::CPU, DT_UINT8, NewResizeBilinearUint8Cpu));
+  }
   return registry->Register("ResizeBilinear", DeviceType::CPU, DT_FLOAT, NewResizeBilinearCpu);
 }
 

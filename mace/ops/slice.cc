@@ -187,7 +187,9 @@ MaceStatus SliceBase::ReadConstInts(int index, const char* what,
 }
 
 MaceStatus RegisterSlice(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(registry->Register("Slice", DeviceType::CPU, DT_UINT8, NewSliceUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(registry->Register("Slice", DeviceType::CPU, DT_UINT8, NewSliceUint8Cpu));
+  }
   MACE_RETURN_IF_ERROR(registry->Register("Slice", DeviceType::CPU, DT_FLOAT, NewSliceCpu));
   // Shape subgraphs (Shape -> Slice -> Concat) compute in int32.
   return registry->Register("Slice", DeviceType::CPU, DT_INT32, NewSliceCpu);

@@ -35,8 +35,10 @@ MaceStatus SoftmaxBase::InferShapes() {
 }
 
 MaceStatus RegisterSoftmax(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("Softmax", DeviceType::CPU, DT_UINT8, NewSoftmaxUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("Softmax", DeviceType::CPU, DT_UINT8, NewSoftmaxUint8Cpu));
+  }
   return registry->Register("Softmax", DeviceType::CPU, DT_FLOAT, NewSoftmaxCpu);
 }
 

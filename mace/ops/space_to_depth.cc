@@ -30,8 +30,10 @@ MaceStatus SpaceToDepthBase::InferShapes() {
 }
 
 MaceStatus RegisterSpaceToDepth(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("SpaceToDepth", DeviceType::CPU, DT_UINT8, NewSpaceToDepthUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("SpaceToDepth", DeviceType::CPU, DT_UINT8, NewSpaceToDepthUint8Cpu));
+  }
   return registry->Register("SpaceToDepth", DeviceType::CPU, DT_FLOAT, NewSpaceToDepthCpu);
 }
 

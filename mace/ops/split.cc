@@ -78,7 +78,9 @@ MaceStatus SplitBase::CheckSizeInput() const {
 }
 
 MaceStatus RegisterSplit(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(registry->Register("Split", DeviceType::CPU, DT_UINT8, NewSplitUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(registry->Register("Split", DeviceType::CPU, DT_UINT8, NewSplitUint8Cpu));
+  }
   MACE_RETURN_IF_ERROR(registry->Register("Split", DeviceType::CPU, DT_FLOAT, NewSplitCpu));
   // Shape subgraphs compute in int32.
   return registry->Register("Split", DeviceType::CPU, DT_INT32, NewSplitCpu);

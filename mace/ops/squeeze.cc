@@ -95,8 +95,10 @@ MaceStatus SqueezeBase::ReadRuntimeInputs() {
 }
 
 MaceStatus RegisterSqueeze(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("Squeeze", DeviceType::CPU, DT_UINT8, NewSqueezeUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("Squeeze", DeviceType::CPU, DT_UINT8, NewSqueezeUint8Cpu));
+  }
   MACE_RETURN_IF_ERROR(registry->Register("Squeeze", DeviceType::CPU, DT_FLOAT, NewSqueezeCpu));
   // Shape subgraphs compute in int32.
   return registry->Register("Squeeze", DeviceType::CPU, DT_INT32, NewSqueezeCpu);

@@ -49,8 +49,10 @@ MaceStatus TransposeBase::InferShapes() {
 }
 
 MaceStatus RegisterTranspose(OpRegistry* registry) {
-  MACE_RETURN_IF_ERROR(
-      registry->Register("Transpose", DeviceType::CPU, DT_UINT8, NewTransposeUint8Cpu));
+  if (kIntegerKernels) {
+    MACE_RETURN_IF_ERROR(
+        registry->Register("Transpose", DeviceType::CPU, DT_UINT8, NewTransposeUint8Cpu));
+  }
   MACE_RETURN_IF_ERROR(registry->Register("Transpose", DeviceType::CPU, DT_FLOAT, NewTransposeCpu));
   // Shape subgraphs compute in int32.
   return registry->Register("Transpose", DeviceType::CPU, DT_INT32, NewTransposeCpu);

@@ -18,7 +18,8 @@ generated op registry, and the build leaves out the rest for each ABI:
   model-specific ARM library leaves it out (MaceEngineConfig's
   SetCPUBlockedLayout("on") then keeps the plain layout);
 - uint8: an op whose kernel type is uint8 or int8, Quantize, Dequantize or
-  DynamicQuantizedFullyConnected;
+  DynamicQuantizedFullyConnected; without it the build also leaves out the
+  ops' own uint8 and int8 kernels (--define=mace_integer_kernels=off);
 - fp16: a model whose CPU data type is fp16_fp16, on arm64 only (the only
   ABI with half-precision arithmetic).
 
@@ -106,9 +107,14 @@ def for_abi(families: set[str], abi: str) -> set[str]:
 
 
 def define_flags(linked: set[str]) -> list[str]:
-    """The Bazel flags that leave out every optional family not in `linked`."""
-    return [f"--define=mace_cpu_kernels_{family}=off"
-            for family in OPTIONAL if family not in linked]
+    """The Bazel flags that leave out every optional family not in `linked`,
+    and without uint8 the ops' integer kernels too (their drivers run on
+    that family and no model of the library runs them)."""
+    flags = [f"--define=mace_cpu_kernels_{family}=off"
+             for family in OPTIONAL if family not in linked]
+    if "uint8" not in linked:
+        flags.append("--define=mace_integer_kernels=off")
+    return flags
 
 
 def write(directory: Path, families: set[str]) -> None:

@@ -69,10 +69,13 @@ class KernelFamiliesTest(unittest.TestCase):
                          ["--define=mace_cpu_kernels_winograd=off",
                           "--define=mace_cpu_kernels_blocked=off",
                           "--define=mace_cpu_kernels_uint8=off",
-                          "--define=mace_cpu_kernels_fp16=off"])
+                          "--define=mace_cpu_kernels_fp16=off",
+                          "--define=mace_integer_kernels=off"])
         self.assertEqual(kernel_families.define_flags(
             kernel_families.for_abi(set(kernel_families.OPTIONAL), "arm64-v8a")),
             ["--define=mace_cpu_kernels_blocked=off"])
+        self.assertIn('define_values = {"mace_integer_kernels": "off"}',
+                      (REPO / "mace/ops/BUILD.bazel").read_text())
 
     def test_the_lists_match_the_build_and_the_engine(self):
         build = (REPO / "mace/ops/BUILD.bazel").read_text()
