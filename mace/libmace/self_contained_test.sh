@@ -55,6 +55,21 @@ if [[ -n "${runtime_imports}" ]]; then
   fail=1
 fi
 
+# No C++ stream is set up: a file that includes <iostream> gets a static
+# std::ios_base::Init, whose constructor links the runtime's standard
+# streams and every locale facet (several hundred KiB; protobuf-lite's
+# headers are compiled without it, third_party/protobuf). Checked in the
+# static symbol table, which a stripped library no longer has.
+if readelf -SW "${lib}" | grep -q ' \.symtab '; then
+  stream_init="$(readelf -sW "${lib}" | grep -Ec ' _ZNSt8ios_base4InitC[12]Ev$' || true)"
+  if (( stream_init > 0 )); then
+    echo "${name} constructs the C++ standard streams (std::ios_base::Init): a file includes <iostream>"
+    fail=1
+  fi
+else
+  echo "${name} is stripped: the standard streams were not checked"
+fi
+
 defined="$(printf '%s\n' "${dynsyms}" |
   awk '$1 != "LOCAL" && $2 != "UND" {sub(/@.*/, "", $3); print $3}')"
 count="$(printf '%s\n' "${defined}" | grep -c . || true)"
