@@ -28,6 +28,7 @@
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/depthwise_conv_2d_cpu.h"
 #include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
+#include "mace/ops/cpu/linked_families.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/cpu/pooling_cpu.h"
 #include "mace/utils/logging.h"
@@ -41,7 +42,7 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
   bool BlockedConvolution(ref::Conv2DParams* params, const float** filter,
                           const float** bias) const override {
     // An op that absorbed its own reader writes that reader's output.
-    if (absorbed() || BlockedBlock() == 0 || BlockedWinogradTile() != 0 ||
+    if (!kLinksBlockedKernels || absorbed() || BlockedBlock() == 0 || BlockedWinogradTile() != 0 ||
         Output(0)->channel_block() == 0) {
       return false;
     }
@@ -73,6 +74,7 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
   // of a zero-padded copy of the input) run about as fast as im2col and
   // only join a blocked run.
   int BlockedBlock() const override {
+    if (!kLinksBlockedKernels) return 0;
     const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     const Tensor* bias = Bias();
@@ -113,8 +115,8 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
   // pair: the stem's output is then never written whole.
   bool AbsorbPooling(const Operation& reader, const BlockedPoolingReader& pooling) {
     ref::PoolingParams pooling_params;
-    if (absorbed() || !ConvPoolingFusionEnabled() || kernels_ == nullptr || BlockedBlock() == 0 ||
-        BlockedWinogradTile() != 0 || Output(0)->channel_block() == 0 ||
+    if (!kLinksBlockedKernels || absorbed() || !ConvPoolingFusionEnabled() || kernels_ == nullptr ||
+        BlockedBlock() == 0 || BlockedWinogradTile() != 0 || Output(0)->channel_block() == 0 ||
         Input(0)->channel_block() != 0 || reader.Input(0) != Output(0) ||
         !ConvPoolingFusionPays(params(), kernels_->channel_block) ||
         !pooling.BlockedWindowPooling(&pooling_params)) {
@@ -133,8 +135,8 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
   // BlockedDepthwisePointwise takes the expansion too: the expanded tensor
   // is then never written whole.
   bool AbsorbDepthwisePair(const Operation& reader, const BlockedDepthwisePointwiseReader& pair) {
-    if (absorbed() || !ExpandFusionEnabled() || kernels_ == nullptr || BlockedBlock() == 0 ||
-        BlockedWinogradTile() != 0 || Output(0)->channel_block() == 0 ||
+    if (!kLinksBlockedKernels || absorbed() || !ExpandFusionEnabled() || kernels_ == nullptr ||
+        BlockedBlock() == 0 || BlockedWinogradTile() != 0 || Output(0)->channel_block() == 0 ||
         Input(0)->channel_block() == 0 || reader.Input(0) != Output(0) ||
         !BlockedDepthwisePointwise::ExpandPays(params(), kernels_->channel_block)) {
       return false;
@@ -154,6 +156,7 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
 
   MaceStatus UseBlocked(OpContext* context) override {
     plain_pending_ = false;
+    OP_CHECK(kLinksBlockedKernels, "this library has no blocked kernels");
     OP_CHECK(absorbed() || BlockedWinogradTile() == 0 || Input(0)->channel_block() > 0,
              "blocked Winograd needs a blocked input");
     return Choose(context, /*blocked=*/true);
@@ -230,6 +233,8 @@ class Conv2DCpu final : public BlockedLayoutOp<Conv2DBase>, public BlockedPointw
 std::unique_ptr<Operation> NewConv2DCpu() { return std::make_unique<Conv2DCpu>(); }
 
 MaceStatus RegisterConv2DCpuFusions(OpRegistry* registry) {
+  // Every fusion here runs blocked.
+  if (!kLinksBlockedKernels) return MaceStatus();
   // A stem and the windowed pooling that reads it.
   MACE_RETURN_IF_ERROR(registry->RegisterFusion(
       "Conv2D", "Pooling", DeviceType::CPU, DT_FLOAT,

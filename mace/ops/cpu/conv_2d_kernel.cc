@@ -4,6 +4,7 @@
 #include "mace/ops/cpu/conv_2d_gemm.h"
 #include "mace/ops/cpu/conv_2d_winograd.h"
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
+#include "mace/ops/cpu/linked_families.h"
 
 namespace mace {
 namespace ops {
@@ -69,7 +70,7 @@ std::unique_ptr<Conv2dKernel> CreateConv2dKernel(const KernelTable& table,
       return std::make_unique<Conv2dAsDepthwise>(table, depthwise, filter);
     }
   }
-  if (winograd == 2 || winograd == 4 || winograd == 6) {
+  if (kLinksWinogradKernels && (winograd == 2 || winograd == 4 || winograd == 6)) {
     const int tile = Conv2dWinograd::PickTile(table, params, winograd);
     if (tile != 0) return std::make_unique<Conv2dWinograd>(table, params, filter, tile, arena);
   }

@@ -9,6 +9,7 @@
 #include "mace/ops/cpu/conv_2d_kernel.h"
 #include "mace/ops/cpu/conv_2d_pool_blocked.h"
 #include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
+#include "mace/ops/cpu/linked_families.h"
 #include "mace/utils/status.h"
 
 namespace mace {
@@ -198,7 +199,11 @@ const char* Conv2dVariantName(Conv2dVariantKind kind) {
 }
 
 std::unique_ptr<Conv2dVariant> ChooseConv2dVariant(const Conv2dChoice& choice) {
-  if (choice.table != nullptr && choice.blocked) return ChooseBlocked(choice);
+  // A build without the blocked kernels never runs an op blocked
+  // (Conv2DCpu::BlockedBlock is 0).
+  if (kLinksBlockedKernels && choice.table != nullptr && choice.blocked) {
+    return ChooseBlocked(choice);
+  }
   if (choice.table != nullptr) {
     if (choice.filter != nullptr) {
       std::unique_ptr<Conv2dKernel> kernel = CreateConv2dKernel(
@@ -214,7 +219,10 @@ std::unique_ptr<Conv2dVariant> ChooseConv2dVariant(const Conv2dChoice& choice) {
 
 int Conv2dBlockedWinogradTile(const KernelTable* table, const ref::Conv2DParams& params,
                               int winograd) {
-  if (table == nullptr || (winograd != 2 && winograd != 4 && winograd != 6)) return 0;
+  if (!kLinksBlockedKernels || !kLinksWinogradKernels || table == nullptr ||
+      (winograd != 2 && winograd != 4 && winograd != 6)) {
+    return 0;
+  }
   // Blocked Winograd has tiles up to F(4x4).
   return BlockedWinograd::PickTile(*table, params, std::min(winograd, 4));
 }

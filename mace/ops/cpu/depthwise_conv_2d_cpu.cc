@@ -18,6 +18,7 @@
 #include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
 #include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
 #include "mace/ops/cpu/depthwise_conv_2d_variant.h"
+#include "mace/ops/cpu/linked_families.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/depthwise_conv_2d.h"
 
@@ -55,6 +56,7 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
   // Blocked, each vector holds one position of a block of channels, so no
   // border needs code of its own; at stride 2 that beats the plain rows.
   int BlockedBlock() const override {
+    if (!kLinksBlockedKernels) return 0;
     const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     const Tensor* bias = Bias();
@@ -82,8 +84,9 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
   // over the whole output, on a map large enough for the fused kernel to
   // gain, with constant filters and biases.
   bool AbsorbPointwise(const Operation& reader, const BlockedPointwiseReader& pointwise) {
-    if (absorbed_ || !DepthwisePointwiseFusionEnabled() || kernels_ == nullptr ||
-        BlockedBlock() == 0 || Output(0)->channel_block() == 0 || reader.Input(0) != Output(0) ||
+    if (!kLinksBlockedKernels || absorbed_ || !DepthwisePointwiseFusionEnabled() ||
+        kernels_ == nullptr || BlockedBlock() == 0 || Output(0)->channel_block() == 0 ||
+        reader.Input(0) != Output(0) ||
         params().out_h * params().out_w < kDepthwisePointwiseMinPlane ||
         !pointwise.BlockedConvolution(&pointwise_, &pointwise_filter_, &pointwise_bias_) ||
         !BlockedDepthwisePointwise::Supports(*kernels_, params(), pointwise_)) {
@@ -95,7 +98,10 @@ class DepthwiseConv2dCpu final : public BlockedLayoutOp<DepthwiseConv2dBase>,
   }
   int64_t Macs() const override { return DepthwiseConv2dBase::Macs() + pointwise_macs_; }
 
-  MaceStatus UseBlocked(OpContext* context) override { return Choose(context, /*blocked=*/true); }
+  MaceStatus UseBlocked(OpContext* context) override {
+    OP_CHECK(kLinksBlockedKernels, "this library has no blocked kernels");
+    return Choose(context, /*blocked=*/true);
+  }
 
   MaceStatus Run(OpContext* context) override {
     variant_->Run(Input(0), Input(1), Bias(), Output(0), ContextPool(context),

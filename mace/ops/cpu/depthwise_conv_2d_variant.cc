@@ -5,6 +5,7 @@
 #include "mace/ops/cpu/depthwise_conv_2d_3x3.h"
 #include "mace/ops/cpu/depthwise_conv_2d_blocked.h"
 #include "mace/ops/cpu/depthwise_conv_2d_pointwise.h"
+#include "mace/ops/cpu/linked_families.h"
 
 namespace mace {
 namespace ops {
@@ -90,7 +91,7 @@ class ReferenceVariant final : public DepthwiseConv2dVariant {
 
 std::unique_ptr<DepthwiseConv2dVariant> ChooseDepthwiseConv2dVariant(
     const DepthwiseConv2dChoice& c) {
-  if (c.table != nullptr && c.blocked) {
+  if (kLinksBlockedKernels && c.table != nullptr && c.blocked) {
     if (c.pointwise != nullptr) {
       return std::make_unique<BlockedPointwiseVariant>(std::make_unique<BlockedDepthwisePointwise>(
           *c.table, c.params, c.filter, c.bias, *c.pointwise, c.pointwise_filter, c.pointwise_bias,

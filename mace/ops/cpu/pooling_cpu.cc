@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "mace/ops/cpu/blocked_op.h"
+#include "mace/ops/cpu/linked_families.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/cpu/pooling_blocked.h"
 #include "mace/ops/cpu/pooling_half.h"
@@ -58,6 +59,7 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase>, public BlockedPool
   }
 
   int BlockedBlock() const override {
+    if (!kLinksBlockedKernels) return 0;
     const KernelTable* table = kernels_;
     const int block = BlockedLayoutBlock(table);
     if (block == 0 || with_indices() || lp() ||
@@ -68,6 +70,7 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase>, public BlockedPool
   }
 
   MaceStatus UseBlocked(OpContext* /*context*/) override {
+    OP_CHECK(kLinksBlockedKernels, "this library has no blocked kernels");
     blocked_ = std::make_unique<BlockedPooling>(*kernels_, params(), global());
     return MaceStatus();
   }
@@ -76,12 +79,12 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase>, public BlockedPool
   // activation (cpu/pooling_half.h).
   bool HalfCapable() const override {
     const KernelTable* table = kernels_;
-    return table != nullptr && table->fp16_gemm != nullptr && !with_indices() && !lp() &&
-           Input(0)->dtype() == DT_FLOAT && !Input(0)->is_weight() &&
+    return kLinksFp16Kernels && table != nullptr && table->fp16_gemm != nullptr &&
+           !with_indices() && !lp() && Input(0)->dtype() == DT_FLOAT && !Input(0)->is_weight() &&
            HalfPooling::Supports(*table, params());
   }
   MaceStatus UseHalf(OpContext* context) override {
-    OP_CHECK(kernels_ != nullptr && HalfPooling::Supports(*kernels_, params()),
+    OP_CHECK(kLinksFp16Kernels && kernels_ != nullptr && HalfPooling::Supports(*kernels_, params()),
              "no half-precision pooling for these shapes");
     fast_.reset();
     half_ = std::make_unique<HalfPooling>(*kernels_, params());
@@ -94,12 +97,12 @@ class PoolingCpu final : public BlockedLayoutOp<PoolingBase>, public BlockedPool
                     Output(1)->mutable_data<int32_t>(), ContextPool(context));
       return MaceStatus();
     }
-    if (half_ != nullptr) {
+    if (kLinksFp16Kernels && half_ != nullptr) {
       half_->Run(Input(0)->data<uint16_t>(), Output(0)->mutable_data<uint16_t>(),
                  ContextPool(context), scratch_.Get(context));
       return MaceStatus();
     }
-    if (blocked_ != nullptr) {
+    if (kLinksBlockedKernels && blocked_ != nullptr) {
       blocked_->Run(Input(0)->data<float>(), Output(0)->mutable_data<float>(),
                     ContextPool(context));
       return MaceStatus();
