@@ -21,6 +21,8 @@
 #   MACE_LIBFUZZER=1              also a libFuzzer smoke run of the engine's
 #                                 targets (a clang build of its own)
 #   MACE_FUZZ_RUNS=N              iterations of that run (default 20000)
+#   MACE_BAZEL_PROFILE_DIR=DIR    a Bazel profile per test command, as
+#                                 DIR/NN.json.gz (`bazel analyze-profile`)
 #
 # Heavier suites have their own commands (see docs/contributing/testing.md):
 #   tools/fuzz.sh [seconds]       a long fuzzing session
@@ -59,9 +61,16 @@ step() {
 
 # Runs a bazel test command, echoes its output and adds its target counts to
 # the totals printed at the end.
+profile_count=0
 bazel_tests() {
   local log="${log_dir}/bazel.log" status=0
-  bazel test "$@" 2>&1 | tee "${log}" || status=$?
+  local profile=()
+  if [[ -n "${MACE_BAZEL_PROFILE_DIR:-}" ]]; then
+    mkdir -p "${MACE_BAZEL_PROFILE_DIR}"
+    profile_count=$(( profile_count + 1 ))
+    profile=("--profile=${MACE_BAZEL_PROFILE_DIR}/$(printf '%02d' "${profile_count}").json.gz")
+  fi
+  bazel test "${profile[@]}" "$@" 2>&1 | tee "${log}" || status=$?
   passed=$(( passed + $(grep -cE '^//.* PASSED' "${log}" || true) ))
   failed=$(( failed + $(grep -cE '^//.* (FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "${log}" || true) ))
   return "${status}"
