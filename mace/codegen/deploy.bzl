@@ -93,6 +93,7 @@ def deployment_libraries(engine, registry, mace_run = True):
             tags = tags,
             deps = [
                 ":" + name + "_whole",
+                "//mace/libmace:terminate_handler",
                 "@com_google_protobuf//:protobuf_lite",
             ],
         )

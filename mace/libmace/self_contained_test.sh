@@ -66,8 +66,16 @@ if readelf -SW "${lib}" | grep -q ' \.symtab '; then
     echo "${name} constructs the C++ standard streams (std::ios_base::Init): a file includes <iostream>"
     fail=1
   fi
+  # The runtime's verbose terminate handler demangles the uncaught
+  # exception's type, which links the demangler (about 40 KiB); the
+  # libraries define that handler themselves (terminate_handler.cc).
+  demangler="$(readelf -sW "${lib}" | grep -Ec ' __cxa_demangle$' || true)"
+  if (( demangler > 0 )); then
+    echo "${name} links the C++ runtime's verbose terminate handler and its demangler"
+    fail=1
+  fi
 else
-  echo "${name} is stripped: the standard streams were not checked"
+  echo "${name} is stripped: the standard streams and the terminate handler were not checked"
 fi
 
 defined="$(printf '%s\n' "${dynsyms}" |
