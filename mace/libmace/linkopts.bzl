@@ -1,12 +1,15 @@
 """Link options of the shared libraries that carry the engine."""
 
-# gold with safe identical code folding: functions whose machine code is
-# identical and whose address is never taken or compared (template
+# LLVM's lld (Debian's lld-14; -B points the GNU drivers at it, as their
+# cross drivers would look for a triple-prefixed ld.lld), the linker of the
+# Android NDK, with safe identical code folding: functions whose machine
+# code is identical and whose address is never taken or compared (template
 # instantiations that compile to the same instructions for different types,
 # complete and base object constructors and destructors, small helpers
-# repeated in several ops) are kept once. Link time only: every object file,
-# and so every kernel's code, is the same as without it. The host toolchain
-# already links with gold; the cross toolchains name it here.
+# repeated in several ops) are kept once. Link time only: every object
+# file, and so every kernel's code, is the same as without it. lld also
+# lays the read-only and writable segments out without the padding GNU
+# gold leaves to align the end of RELRO to a 64 KiB page.
 #
 # The C++ runtime goes in statically and, like protobuf-lite (built from
 # source, see third_party/protobuf), stays local (--exclude-libs, by name:
@@ -18,7 +21,8 @@
 # toolchain names -lstdc++ on every link, which -static-libstdc++ does not
 # change, so the archive is named too and resolves everything first.
 LIBRARY_LINKOPTS = [
-    "-fuse-ld=gold",
+    "-B/usr/lib/llvm-14/bin/",
+    "-fuse-ld=lld",
     "-Wl,--icf=safe",
     "-static-libstdc++",
     "-static-libgcc",
