@@ -7,8 +7,9 @@
 // family's kernels run (blocked layout, Winograd, half-precision pooling),
 // so the linker leaves that code out too.
 //
-// Only the op libraries get the defines: include this from their .cc
-// files, never from a header that other libraries include.
+// Only the op libraries in FAMILY_DRIVER_OPS (mace/ops/BUILD.bazel) get the
+// defines: include this from their .cc files only, never from a header
+// that other libraries include.
 #ifndef MACE_OPS_CPU_LINKED_FAMILIES_H_
 #define MACE_OPS_CPU_LINKED_FAMILIES_H_
 
