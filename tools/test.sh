@@ -189,9 +189,19 @@ bazel_tests --config=aarch64 --build_tests_only --test_tag_filters=-opencl,-hexa
 docs_step
 
 # qemu's default CPU has every optional feature; a Cortex-A53 has only the
-# baseline, so the kernels' runtime dispatch is checked on both.
+# baseline, so the kernels' runtime dispatch is checked on both: the kernel
+# tests (cpu_*, which call every kernel family's variants), the quantized
+# kernels and the CPU runtime. The op-level tests run the same kernels
+# through the ops, on the default CPU above.
 step "aarch64 baseline: CPU kernel and runtime tests under qemu-aarch64 -cpu cortex-a53"
-bazel_tests --config=aarch64 --test_env=MACE_QEMU_CPU=cortex-a53 //mace/ops:all \
+mapfile -t baseline_tests < <(bazel query \
+  'attr(name, "^cpu_|^quantized_kernels_test$", tests(//mace/ops:all))' 2>/dev/null)
+if (( ${#baseline_tests[@]} < 30 )); then
+  echo "aarch64 baseline: found ${#baseline_tests[@]} kernel tests, expected at least 30" >&2
+  failed=$(( failed + 1 ))
+  exit 1
+fi
+bazel_tests --config=aarch64 --test_env=MACE_QEMU_CPU=cortex-a53 "${baseline_tests[@]}" \
   //mace/runtimes/cpu:all
 
 armhf_ready() {
@@ -219,21 +229,27 @@ else
   step "armv7: skipped (bootstrap could not install the armhf toolchain and libraries)"
 fi
 
+# The sanitizer steps link only the ops their tests create
+# (mace/libmace/testing/sanitizer_registry.cc): every other op's code would
+# be compiled with the sanitizers and never run. op_set_full_test checks
+# the full registry, so it runs in the host step only.
+sanitizer_smoke=(--define=mace_op_set=sanitizer_smoke)
 step "asan smoke: engine, core, memory, loader and tool tests under ASan + UBSan"
-bazel_tests --config=asan //test/... //mace/core/... //mace/libmace/... //mace/tools/...
+bazel_tests --config=asan "${sanitizer_smoke[@]}" -- //test/... //mace/core/... \
+  //mace/libmace/... //mace/tools/... -//mace/libmace:op_set_full_test
 
 # Mutated models, weights, inputs and flags through the ASan/UBSan mace_run
 # the step above built; fails on any crash, hang or silent accept.
 step "corrupt models: 60 mutated cases through mace_run under ASan + UBSan"
 corrupt_status=0
 .venv/bin/python tools/corrupt_models.py --cases=60 \
-  --mace_run="$(bazel info --config=asan bazel-bin 2>/dev/null)/mace/tools/mace_run" ||
+  --mace_run="$(bazel info --config=asan "${sanitizer_smoke[@]}" bazel-bin 2>/dev/null)/mace/tools/mace_run" ||
   corrupt_status=$?
 if ((corrupt_status == 0)); then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 ((corrupt_status == 0))
 
 step "tsan: thread pool, engine, concurrency, pipeline, GPU and DSP context tests under ThreadSanitizer"
-bazel_tests --config=tsan //mace/runtimes/cpu:compute_test //test:concurrency_test \
+bazel_tests --config=tsan "${sanitizer_smoke[@]}" //mace/runtimes/cpu:compute_test //test:concurrency_test \
   //test:engine_test //test:split_runtime_test //test:pipeline_test //test:gpu_context_test \
   //test:hexagon_engine_test //mace/runtimes/hexagon:dsp_session_test
 
