@@ -15,9 +15,12 @@ TransformerKernels MakeNeon(const TransformerKernels& portable) {
   TransformerKernels kernels = TkFill("neon");
 #if !defined(__aarch64__)
   // The flag's reassociation undoes softmax's two-sum and exp's split ln 2
-  // (errors up to 3e-6 relative, against the bound of 1e-6): armv7 keeps
-  // the portable softmax.
+  // (errors up to 3e-6 relative, against the bound of 1e-6), and folds
+  // LayerNorm's two-float mean back into one (errors of 3e-5 on rows
+  // offset by 1000): armv7 keeps the portable softmax and LayerNorm.
+  // exp_shifted stays within its bound, which grows with x - shift.
   kernels.softmax = portable.softmax;
+  kernels.layer_norm = portable.layer_norm;
 #else
   (void)portable;
 #endif

@@ -2,12 +2,19 @@
 // once, then the work is split into (batch, head, block of query rows)
 // pieces over the thread pool, so only one block of scores per thread
 // ([rows, Sk], about kBlockFloats) is ever held. Each piece runs
-//   scores = (scale Q_block) K^T  on the packed GEMM (gemm.h),
-//   the mask, row by row,
-//   the transformer family's softmax (transformer_kernels.h),
-//   out_block = scores V          on the GEMM, written in place,
+//   scores = (scale Q_block) K^T    on the packed GEMM (gemm.h),
+//   the mask, row by row, and each row's maximum,
+//   out_block = e^(scores - max) V  on the GEMM, its A packed by a packer
+//                                   that computes the exponentials (and
+//                                   their row sums) a reduction block at
+//                                   a time,
+//   out_block /= row sums,
 // reading Q, K, V and writing the output through their layouts' strides.
-// Without a kernel family (MACE_CPU_KERNELS=ref) the reference kernel runs.
+// The softmax is thus normalized after the product: the exponentials go
+// straight into the second GEMM's panels, and no pass over the scores
+// writes them back. Row maxima and exponentials are the transformer
+// family's (transformer_kernels.h). Without a kernel family
+// (MACE_CPU_KERNELS=ref) the reference kernel runs.
 #include "mace/ops/cpu/attention_cpu.h"
 
 #include <algorithm>
@@ -44,8 +51,12 @@ class AttentionCpu final : public AttentionBase {
     const CpuRuntime* cpu = ContextCpu(context);
     const TransformerKernels* kernels =
         EngineTransformerKernels(cpu != nullptr ? cpu->kernel_isa() : ActiveKernelIsa());
-    softmax_ = kernels != nullptr ? kernels->softmax : nullptr;
-    if (table_ == nullptr || softmax_ == nullptr) return MaceStatus();
+    row_max_ = kernels != nullptr ? kernels->row_max : nullptr;
+    exp_shifted_ = kernels != nullptr ? kernels->exp_shifted : nullptr;
+    if (table_ == nullptr || row_max_ == nullptr || exp_shifted_ == nullptr) {
+      table_ = nullptr;
+      return MaceStatus();
+    }
     const ref::AttentionParams& p = params();
     block_rows_ = BlockRows(p.q_len, p.kv_len);
     const int64_t rows = block_rows_;
@@ -59,7 +70,12 @@ class AttentionCpu final : public AttentionBase {
     const int64_t gemm = std::max(
         GemmScratchFloatsPerThread(*table_, rows, p.kv_len, p.depth, GemmOperand(), packed),
         GemmScratchFloatsPerThread(*table_, rows, p.v_depth, p.kv_len, GemmOperand(), packed));
-    thread_floats_ = gemm + rows * p.kv_len + rows * p.depth;
+    // The exponentials' reduction blocks, as the second GEMM cuts Sk.
+    exp_depth_ = GemmReductionDepth(*table_, p.kv_len);
+    exp_blocks_ = (p.kv_len + exp_depth_ - 1) / exp_depth_;
+    exp_floats_ = std::max(rows * exp_depth_, p.kv_len);
+    thread_floats_ =
+        gemm + rows * p.kv_len + rows * p.depth + exp_floats_ + rows * (2 + exp_blocks_);
     packed_k_.resize(p.batch * p.heads);
     packed_v_.resize(p.batch * p.heads);
     return scratch_.Reserve(context, NumThreads(ContextPool(context)) * thread_floats_ * 4);
@@ -72,7 +88,7 @@ class AttentionCpu final : public AttentionBase {
     const float* v = Input(2)->data<float>();
     const float* mask = mask_data();
     float* out = Output(0)->mutable_data<float>();
-    if (table_ == nullptr || softmax_ == nullptr) {
+    if (table_ == nullptr) {
       ref::Attention(p, q, k, v, mask, out);
       return MaceStatus();
     }
@@ -100,6 +116,37 @@ class AttentionCpu final : public AttentionBase {
   }
 
  private:
+  // What the second GEMM's A packer reads: e^(scores - shift) of the
+  // block, computed a reduction block at a time into `buffer`, then packed.
+  // The row sums go to sums[row * blocks + depth0 / depth]; a call whose
+  // depth range is not one such block (the GEMM cut Sk differently) sets
+  // `mismatch`, and RunBlock then sums the rows itself.
+  struct ExpPanels {
+    ExpShiftedKernel exp = nullptr;
+    const float* scores = nullptr;
+    int64_t stride = 0, depth = 0, blocks = 0;
+    const float* shift = nullptr;
+    float* buffer = nullptr;
+    float* row_sums = nullptr;  // [rows]: one call's
+    float* sums = nullptr;      // [rows, blocks]
+    bool* mismatch = nullptr;
+  };
+
+  static void PackExps(const void* context, int64_t row0, int64_t rows, int64_t depth0,
+                       int64_t depth, int width, float* dst) {
+    const ExpPanels& e = *static_cast<const ExpPanels*>(context);
+    e.exp(e.scores + row0 * e.stride + depth0, rows, depth, e.stride, e.shift + row0, e.buffer,
+          depth, e.row_sums);
+    PackPanels(e.buffer, rows, depth, depth, 1, width, dst);
+    const int64_t block = depth0 / e.depth;
+    const bool whole_row = depth0 == 0 && depth == e.stride;
+    if (!whole_row && (depth0 % e.depth != 0 || depth != std::min(e.depth, e.stride - depth0))) {
+      *e.mismatch = true;
+      return;
+    }
+    for (int64_t i = 0; i < rows; ++i) e.sums[(row0 + i) * e.blocks + block] = e.row_sums[i];
+  }
+
   // Query rows [row0, row0 + block_rows_) of head h of batch b.
   void RunBlock(int64_t b, int64_t h, int64_t row0, const float* q, const float* mask, float* out,
                 float* scratch) const {
@@ -108,10 +155,13 @@ class AttentionCpu final : public AttentionBase {
     const int64_t n = p.kv_len;
     float* scores = scratch;
     float* scaled_q = scores + block_rows_ * n;
-    float* gemm_scratch = scaled_q + block_rows_ * p.depth;
+    float* exps = scaled_q + block_rows_ * p.depth;
+    float* shift = exps + exp_floats_;
+    float* row_sums = shift + block_rows_;
+    float* sums = row_sums + block_rows_;
+    float* gemm_scratch = sums + block_rows_ * exp_blocks_;
     // The scale goes into the block's rows x depth queries rather than its
-    // rows x Sk scores: one pass over the scores fewer (Whisper's 1500-long
-    // rows are most of its attention time outside the GEMMs).
+    // rows x Sk scores.
     const float* q_rows = q + b * p.q.batch + h * p.q.head + row0 * p.q.row;
     for (int64_t i = 0; i < rows; ++i) {
       for (int64_t d = 0; d < p.depth; ++d) {
@@ -124,26 +174,50 @@ class AttentionCpu final : public AttentionBase {
     qa.depth_stride = 1;
     kb.packed = &packed_k_[b * p.heads + h];
     Gemm(*table_, rows, n, p.depth, qa, kb, scores, n, TileEpilogue(), nullptr, gemm_scratch);
-    const float none = -std::numeric_limits<float>::infinity();
-    for (int64_t i = 0; i < rows; ++i) {
-      float* s = scores + i * n;
-      const float* m = mask + b * p.mask.batch + h * p.mask.head + (row0 + i) * p.mask.row;
-      ApplyMask(s, m, n);
-      // A row is fully masked when no score is above -inf (a NaN is not);
-      // the search stops at the first, which is nearly always s[0].
-      if (std::none_of(s, s + n, [none](float x) { return x > none; })) {
-        std::fill(s, s + n, 0.f);  // every position masked: a zero row
-      } else {
-        softmax_(s, 1, n, false, s);
+    if (p.mask_kind != ref::AttentionMask::NONE) {
+      for (int64_t i = 0; i < rows; ++i) {
+        ApplyMask(scores + i * n,
+                  mask + b * p.mask.batch + h * p.mask.head + (row0 + i) * p.mask.row, n);
       }
     }
-    pa.data = scores;
-    pa.stride = n;
-    pa.depth_stride = 1;
+    row_max_(scores, rows, n, n, shift);
+    // A row with no score above -inf (every position masked) is shifted
+    // by 0: its exponentials and sum are 0, and its output a zero row.
+    const float none = -std::numeric_limits<float>::infinity();
+    for (int64_t i = 0; i < rows; ++i) shift[i] = shift[i] > none ? shift[i] : 0.f;
+    std::fill(sums, sums + rows * exp_blocks_, 0.f);
+    bool mismatch = false;
+    ExpPanels panels;
+    panels.exp = exp_shifted_;
+    panels.scores = scores;
+    panels.stride = n;
+    panels.depth = exp_depth_;
+    panels.blocks = exp_blocks_;
+    panels.shift = shift;
+    panels.buffer = exps;
+    panels.row_sums = row_sums;
+    panels.sums = sums;
+    panels.mismatch = &mismatch;
+    pa.packer = PackExps;
+    pa.packer_context = &panels;
     vb.packed = &packed_v_[b * p.heads + h];
-    Gemm(*table_, rows, p.v_depth, n, pa, vb,
-         out + b * p.out.batch + h * p.out.head + row0 * p.out.row, p.out.row, TileEpilogue(),
-         nullptr, gemm_scratch);
+    float* out_rows = out + b * p.out.batch + h * p.out.head + row0 * p.out.row;
+    Gemm(*table_, rows, p.v_depth, n, pa, vb, out_rows, p.out.row, TileEpilogue(), nullptr,
+         gemm_scratch);
+    for (int64_t i = 0; i < rows; ++i) {
+      double total = 0.0;
+      if (mismatch) {
+        exp_shifted_(scores + i * n, 1, n, n, shift + i, exps, n, row_sums);
+        total = row_sums[0];
+      } else {
+        for (int64_t j = 0; j < exp_blocks_; ++j) total += sums[i * exp_blocks_ + j];
+      }
+      // A zero sum (a fully masked row) leaves the zero row; a NaN makes
+      // the row NaN, as the softmax would.
+      const float inverse = total == 0.0 ? 0.f : static_cast<float>(1.0 / total);
+      float* row = out_rows + i * p.out.row;  // columns adjacent, as Gemm writes them
+      for (int64_t d = 0; d < p.v_depth; ++d) row[d] *= inverse;
+    }
   }
 
   // The mask row `m` (mask columns p.mask.column apart) applied to the
@@ -167,8 +241,10 @@ class AttentionCpu final : public AttentionBase {
   }
 
   const KernelTable* table_ = nullptr;  // null: reference kernel
-  SoftmaxRowsKernel softmax_ = nullptr;
+  RowMaxKernel row_max_ = nullptr;
+  ExpShiftedKernel exp_shifted_ = nullptr;
   int64_t block_rows_ = 1;
+  int64_t exp_depth_ = 1, exp_blocks_ = 1, exp_floats_ = 0;
   int64_t thread_floats_ = 0;
   OpScratch scratch_;
   // K and V of each (batch, head), packed in Run.

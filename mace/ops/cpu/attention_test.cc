@@ -158,6 +158,10 @@ TEST(AttentionCpuTest, HeadsLayoutsAndBroadcastMasks) {
       {1, 2, 3, 5, 2, 2, {0, 0, 0, 0}, "keep_nonzero", {5}, -kInf},
       // Several blocks of query rows per head, the last one short.
       {1, 2, 300, 200, 8, 8, {1, 2, 1, 1}, "add", {1, 1, 300, 200}, 0.f},
+      // Keys over several reduction blocks of the second product: one
+      // query row (a product with a vector), and a last block of one row.
+      {1, 2, 1, 1500, 16, 16, {1, 1, 1, 1}, "add", {1, 1, 1, 1500}, 0.f},
+      {1, 2, 33, 1000, 8, 8, {1, 1, 1, 1}, "keep_nonzero", {1, 1, 33, 1000}, -kInf},
   };
   uint32_t seed = 7300;
   for (const auto& runtime : Runtimes()) {

@@ -41,17 +41,24 @@ double BlockedSum(const float* row, int64_t n, float center) {
 
 void LayerNormFast(const ref::LayerNormParams& p, const float* input, const float* scale,
                    const float* bias, float* output, float* mean, float* inv_std_dev,
-                   ThreadPool* pool) {
+                   ThreadPool* pool, LayerNormRowsKernel rows_kernel) {
+  auto rows = [&](int64_t begin, int64_t end) {
+    if (rows_kernel == nullptr) {
+      LayerNormRows(p, begin, end, input, scale, bias, output, mean, inv_std_dev);
+      return;
+    }
+    rows_kernel(input + begin * p.inner, end - begin, p.inner, scale, bias, p.epsilon,
+                output + begin * p.inner, mean != nullptr ? mean + begin : nullptr,
+                inv_std_dev != nullptr ? inv_std_dev + begin : nullptr);
+  };
   // Rows are independent, so any split gives the same values; a pool only
   // for work worth waking it (a BERT layer's 128 x 384 values is).
   constexpr int64_t kSerialValues = 16384;
   if (p.outer > 1 && p.outer * p.inner >= kSerialValues && NumThreads(pool) > 1) {
-    ParallelFor(pool, p.outer, [&](int64_t begin, int64_t end) {
-      LayerNormRows(p, begin, end, input, scale, bias, output, mean, inv_std_dev);
-    });
+    ParallelFor(pool, p.outer, rows);
     return;
   }
-  LayerNormRows(p, 0, p.outer, input, scale, bias, output, mean, inv_std_dev);
+  rows(0, p.outer);
 }
 
 void LayerNormRows(const ref::LayerNormParams& p, int64_t begin, int64_t end, const float* input,

@@ -9,15 +9,18 @@
 
 #include <cstdint>
 
+#include "mace/ops/cpu/transformer_kernels.h"
 #include "mace/ops/ref/layer_norm.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
 namespace mace {
 namespace ops {
 
+// With `rows_kernel` (the transformer kernel family's layer_norm) its
+// vectors run rather than LayerNormRows.
 void LayerNormFast(const ref::LayerNormParams& params, const float* input, const float* scale,
                    const float* bias, float* output, float* mean, float* inv_std_dev,
-                   ThreadPool* pool = nullptr);
+                   ThreadPool* pool = nullptr, LayerNormRowsKernel rows_kernel = nullptr);
 
 // Rows [begin, end) of LayerNormFast, on the calling thread.
 void LayerNormRows(const ref::LayerNormParams& params, int64_t begin, int64_t end,

@@ -30,6 +30,23 @@ typedef void (*FloatMapKernel)(const float* input, int64_t count, float* output)
 typedef void (*SoftmaxRowsKernel)(const float* input, int64_t rows, int64_t size, bool use_log,
                                   float* output);
 
+// The maximum of each of `rows` rows of `size` floats, rows `stride` apart.
+typedef void (*RowMaxKernel)(const float* input, int64_t rows, int64_t size, int64_t stride,
+                             float* max);
+
+// output[r][k] = e^(input[r][k] - shift[r]) and sums[r] = the row's sum of
+// them, for `rows` rows of `size` floats (input rows `stride` apart, output
+// rows `output_stride` apart).
+typedef void (*ExpShiftedKernel)(const float* input, int64_t rows, int64_t size, int64_t stride,
+                                 const float* shift, float* output, int64_t output_stride,
+                                 float* sums);
+
+// LayerNorm of `rows` adjacent rows of `size` floats (ref::LayerNorm);
+// scale, bias, mean and inv_std_dev may be null.
+typedef void (*LayerNormRowsKernel)(const float* input, int64_t rows, int64_t size,
+                                    const float* scale, const float* bias, float epsilon,
+                                    float* output, float* mean, float* inv_std_dev);
+
 // The family, listed once: X(field, Name, Type). The body defines TkName,
 // the test compares it with RefName (in double):
 //   erf        erf(x), within 1e-6 of std::erf
@@ -38,13 +55,23 @@ typedef void (*SoftmaxRowsKernel)(const float* input, int64_t rows, int64_t size
 //   softmax    Softmax over the last axis, each value within 1e-6 of the
 //              reference relatively, log-softmax within 1e-6 of the larger
 //              of 1 and its magnitude
+//   row_max    the maximum of each row, NaNs skipped: exact
+//   exp_shifted  e^(x - shift) within 2e-7 + 2e-7 |x - shift| of the
+//              reference relatively, the row sums within 1e-6 (Attention's
+//              softmax, normalized after its second product)
+//   layer_norm LayerNorm over the last axis, each output within 1e-5 of the
+//              larger of 1 and the reference's magnitude, mean and inverse
+//              standard deviation within 1e-6 relatively
 // A NaN gives NaN (in softmax, its whole slice); GELU of -inf gives -0 (its
 // limit).
-#define MACE_TRANSFORMER_KERNELS(X)      \
-  X(erf, Erf, FloatMapKernel)            \
-  X(gelu, Gelu, FloatMapKernel)          \
-  X(gelu_tanh, GeluTanh, FloatMapKernel) \
-  X(softmax, Softmax, SoftmaxRowsKernel)
+#define MACE_TRANSFORMER_KERNELS(X)            \
+  X(erf, Erf, FloatMapKernel)                  \
+  X(gelu, Gelu, FloatMapKernel)                \
+  X(gelu_tanh, GeluTanh, FloatMapKernel)       \
+  X(softmax, Softmax, SoftmaxRowsKernel)       \
+  X(row_max, RowMax, RowMaxKernel)             \
+  X(exp_shifted, ExpShifted, ExpShiftedKernel) \
+  X(layer_norm, LayerNorm, LayerNormRowsKernel)
 
 struct TransformerKernels {
   const char* name = "";

@@ -5,8 +5,10 @@
 //   bazel run -c opt //mace/ops:cpu_transformer_kernels_benchmark
 //
 // Sizes: the map kernels on one 1500-value row (a Whisper encoder's frames)
-// and a BERT-base feed-forward activation (128 tokens x 3072); softmax on
-// square attention matrices of 128 and 1500.
+// and a BERT-base feed-forward activation (128 tokens x 3072); softmax,
+// row maxima and shifted exponentials on square attention matrices of 128
+// and 1500; LayerNorm on 128 and 1500 rows of 384.
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -14,6 +16,7 @@
 
 #include "benchmark/benchmark.h"
 #include "mace/ops/cpu/transformer_kernels.h"
+#include "mace/ops/ref/layer_norm.h"
 #include "mace/ops/ref/softmax.h"
 #include "mace/ops/ref/unary.h"
 
@@ -39,10 +42,43 @@ void RefSoftmax(const float* input, int64_t rows, int64_t size, bool use_log, fl
   ref::Softmax(params, input, output);
 }
 
+void RefRowMax(const float* input, int64_t rows, int64_t size, int64_t stride, float* max) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float value = -INFINITY;
+    for (int64_t k = 0; k < size; ++k) value = std::fmax(value, input[r * stride + k]);
+    max[r] = value;
+  }
+}
+
+void RefExpShifted(const float* input, int64_t rows, int64_t size, int64_t stride,
+                   const float* shift, float* output, int64_t output_stride, float* sums) {
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0.0;
+    for (int64_t k = 0; k < size; ++k) {
+      output[r * output_stride + k] = std::exp(input[r * stride + k] - shift[r]);
+      sum += output[r * output_stride + k];
+    }
+    sums[r] = static_cast<float>(sum);
+  }
+}
+
+void RefLayerNorm(const float* input, int64_t rows, int64_t size, const float* scale,
+                  const float* bias, float epsilon, float* output, float* mean,
+                  float* inv_std_dev) {
+  ref::LayerNormParams params;
+  params.outer = rows;
+  params.inner = size;
+  params.epsilon = epsilon;
+  ref::LayerNorm(params, input, scale, bias, output, mean, inv_std_dev);
+}
+
 constexpr FloatMapKernel kRefErf = RefUnary<ref::UnaryType::ERF>;
 constexpr FloatMapKernel kRefGelu = RefUnary<ref::UnaryType::GELU>;
 constexpr FloatMapKernel kRefGeluTanh = RefUnary<ref::UnaryType::GELU_TANH>;
 constexpr SoftmaxRowsKernel kRefSoftmax = RefSoftmax;
+constexpr RowMaxKernel kRefRowMax = RefRowMax;
+constexpr ExpShiftedKernel kRefExpShifted = RefExpShifted;
+constexpr LayerNormRowsKernel kRefLayerNorm = RefLayerNorm;
 
 void BM_Map(benchmark::State& state, FloatMapKernel kernel) {
   const int64_t count = state.range(0);
@@ -74,12 +110,78 @@ void BM_Softmax(benchmark::State& state, SoftmaxRowsKernel kernel) {
                                                   benchmark::Counter::kIsIterationInvariantRate);
 }
 
+std::vector<float> Values(int64_t count, float range) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> values(-range, range);
+  std::vector<float> input(count);
+  for (float& value : input) value = values(rng);
+  return input;
+}
+
+void BM_RowMax(benchmark::State& state, RowMaxKernel kernel) {
+  const int64_t size = state.range(0), rows = size;
+  const std::vector<float> input = Values(rows * size, 8.f);
+  std::vector<float> max(rows);
+  for (auto _ : state) {
+    kernel(input.data(), rows, size, size, max.data());
+    benchmark::DoNotOptimize(max.data());
+  }
+  state.counters["values/s"] = benchmark::Counter(static_cast<double>(rows * size),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// {rows, size, stride}: whole square matrices, and what Attention asks for
+// at a time (a block of 32 query rows, one reduction block of 168 keys, out
+// of rows of 1500, into a buffer of that block).
+void BM_ExpShifted(benchmark::State& state, ExpShiftedKernel kernel) {
+  const int64_t rows = state.range(0), size = state.range(1), stride = state.range(2);
+  const std::vector<float> input = Values(rows * stride, 8.f);
+  const std::vector<float> shift(rows, 8.f);
+  std::vector<float> output(rows * size), sums(rows);
+  for (auto _ : state) {
+    kernel(input.data(), rows, size, stride, shift.data(), output.data(), size, sums.data());
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.counters["values/s"] = benchmark::Counter(static_cast<double>(rows * size),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// {rows} of 384 values, with scale and bias.
+void BM_LayerNorm(benchmark::State& state, LayerNormRowsKernel kernel) {
+  const int64_t rows = state.range(0), size = 384;
+  const std::vector<float> input = Values(rows * size, 3.f);
+  const std::vector<float> scale = Values(size, 1.f), bias = Values(size, 1.f);
+  std::vector<float> output(rows * size);
+  for (auto _ : state) {
+    kernel(input.data(), rows, size, scale.data(), bias.data(), 1e-5f, output.data(), nullptr,
+           nullptr);
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.counters["values/s"] = benchmark::Counter(static_cast<double>(rows * size),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void Register(const std::string& name, FloatMapKernel kernel) {
   benchmark::RegisterBenchmark(name.c_str(), BM_Map, kernel)->Arg(1500)->Arg(128 * 3072);
 }
 
 void Register(const std::string& name, SoftmaxRowsKernel kernel) {
   benchmark::RegisterBenchmark(name.c_str(), BM_Softmax, kernel)->Arg(128)->Arg(1500);
+}
+
+void Register(const std::string& name, RowMaxKernel kernel) {
+  benchmark::RegisterBenchmark(name.c_str(), BM_RowMax, kernel)->Arg(128)->Arg(1500);
+}
+
+void Register(const std::string& name, ExpShiftedKernel kernel) {
+  benchmark::RegisterBenchmark(name.c_str(), BM_ExpShifted, kernel)
+      ->Args({128, 128, 128})
+      ->Args({1500, 1500, 1500})
+      ->Args({32, 168, 1500});
+}
+
+void Register(const std::string& name, LayerNormRowsKernel kernel) {
+  benchmark::RegisterBenchmark(name.c_str(), BM_LayerNorm, kernel)->Arg(128)->Arg(1500);
 }
 
 }  // namespace

@@ -53,6 +53,40 @@ double BoundSoftmax(double expected, bool use_log) {
                  : 1e-6 * expected + std::numeric_limits<float>::min();
 }
 
+// The maximum of a row in double, NaNs skipped (as std::fmax does).
+double RefRowMax(const float* row, int64_t size) {
+  double max_value = -std::numeric_limits<double>::infinity();
+  for (int64_t k = 0; k < size; ++k) max_value = std::fmax(max_value, row[k]);
+  return max_value;
+}
+double BoundRowMax() { return 0.0; }
+
+double RefExpShifted(float x, float shift) {
+  return std::exp(static_cast<double>(x) - static_cast<double>(shift));
+}
+double BoundExpShifted(float x, float shift, double expected) {
+  const double distance = std::fabs(static_cast<double>(x) - static_cast<double>(shift));
+  return (2e-7 + 2e-7 * distance) * expected + std::numeric_limits<float>::min();
+}
+
+// LayerNorm of one row in double; scale and bias may be null.
+void RefLayerNorm(const float* row, int64_t size, const float* scale, const float* bias,
+                  float epsilon, double* output, double* mean, double* inv_std_dev) {
+  double sum = 0.0;
+  for (int64_t k = 0; k < size; ++k) sum += row[k];
+  const double mu = sum / size;
+  double squares = 0.0;
+  for (int64_t k = 0; k < size; ++k) squares += (row[k] - mu) * (row[k] - mu);
+  const double inv = 1.0 / std::sqrt(squares / size + epsilon);
+  for (int64_t k = 0; k < size; ++k) {
+    output[k] = (row[k] - mu) * inv * (scale != nullptr ? scale[k] : 1.0) +
+                (bias != nullptr ? bias[k] : 0.0);
+  }
+  *mean = mu;
+  *inv_std_dev = inv;
+}
+double BoundLayerNorm(double expected) { return 1e-5 * std::fmax(1.0, std::fabs(expected)); }
+
 struct Entry {
   const char* name;
   FloatMapKernel TransformerKernels::*field;
@@ -60,17 +94,16 @@ struct Entry {
   double (*bound)(double);
 };
 
-// The map kernels of the list; the softmax entry is checked by its own
-// tests below, through its field.
+// The map kernels of the list; the other entries are checked by their own
+// tests below, through their fields.
 void AddEntry(std::vector<Entry>* entries, const char* name,
               FloatMapKernel TransformerKernels::*field, double (*reference)(double),
               double (*bound)(double)) {
   entries->push_back({name, field, reference, bound});
 }
-void AddEntry(std::vector<Entry>* /*entries*/, const char* /*name*/,
-              SoftmaxRowsKernel TransformerKernels::* /*field*/,
-              void (*/*reference*/)(const float*, int64_t, bool, double*),
-              double (*/*bound*/)(double, bool)) {}
+template <typename Field, typename Reference, typename Bound>
+void AddEntry(std::vector<Entry>* /*entries*/, const char* /*name*/, Field /*field*/,
+              Reference /*reference*/, Bound /*bound*/) {}
 
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = [] {
@@ -260,6 +293,142 @@ TEST_P(TransformerKernelsTest, SoftmaxSpecialValues) {
         std::vector<float> input = RandomInput(2 * size, 5);
         input[size / 2] = special;
         ASSERT_TRUE(SoftmaxMatchesReference(kernels.softmax, input, size, use_log));
+      }
+    }
+  }
+}
+
+// Rows `stride` apart (the gap filled with values the kernel must not
+// read into its results), with NaNs and infinities in some rows.
+TEST_P(TransformerKernelsTest, RowMaxMatchesReference) {
+  const TransformerKernels& kernels = *GetParam();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  uint32_t seed = 411;
+  for (int64_t size : kLengths) {
+    SCOPED_TRACE(std::string(kernels.name) + " size " + std::to_string(size) + " seed " +
+                 std::to_string(seed));
+    const int64_t rows = 6, stride = size + 5;
+    std::vector<float> input = RandomInput(rows * stride, seed++);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t k = size; k < stride; ++k) input[r * stride + k] = 1e30f;
+    }
+    input[1 * stride + size / 2] = nan;
+    input[2 * stride + size - 1] = inf;
+    for (int64_t k = 0; k < size; ++k) input[3 * stride + k] = -inf;
+    for (int64_t k = 0; k < size; ++k) input[4 * stride + k] = k % 2 ? nan : -inf;
+    input[5 * stride] = nan;
+    std::vector<float> max(rows, 12345.f);
+    kernels.row_max(input.data(), rows, size, stride, max.data());
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(max[r], RefRowMax(input.data() + r * stride, size) + BoundRowMax()) << "row " << r;
+    }
+  }
+}
+
+TEST_P(TransformerKernelsTest, ExpShiftedMatchesReference) {
+  const TransformerKernels& kernels = *GetParam();
+  uint32_t seed = 2027;
+  for (int64_t size : kLengths) {
+    for (float range : {1.f, 8.f, 60.f, 200.f}) {
+      SCOPED_TRACE(std::string(kernels.name) + " size " + std::to_string(size) + " range " +
+                   std::to_string(range) + " seed " + std::to_string(seed));
+      std::mt19937 rng(seed++);
+      std::uniform_real_distribution<float> values(-range, range);
+      const int64_t rows = 3, stride = size + 3, output_stride = size + 7;
+      std::vector<float> input(rows * stride);
+      for (float& value : input) value = values(rng);
+      // Shifted by the row's maximum, by a value above it and by one below.
+      const float offsets[rows] = {0.f, 3.5f, -2.f};
+      std::vector<float> shift(rows);
+      for (int64_t r = 0; r < rows; ++r) {
+        shift[r] = static_cast<float>(RefRowMax(input.data() + r * stride, size)) + offsets[r];
+      }
+      std::vector<float> output(rows * output_stride, 12345.f), sums(rows, 12345.f);
+      kernels.exp_shifted(input.data(), rows, size, stride, shift.data(), output.data(),
+                          output_stride, sums.data());
+      for (int64_t r = 0; r < rows; ++r) {
+        double sum = 0.0;
+        for (int64_t k = 0; k < size; ++k) {
+          const float x = input[r * stride + k];
+          const double expected = RefExpShifted(x, shift[r]);
+          sum += expected;
+          ASSERT_LE(std::fabs(output[r * output_stride + k] - expected),
+                    BoundExpShifted(x, shift[r], expected))
+              << "row " << r << " at " << k << " x " << x << " shift " << shift[r];
+        }
+        for (int64_t k = size; k < output_stride; ++k) {
+          ASSERT_EQ(output[r * output_stride + k], 12345.f) << "written past the row";
+        }
+        EXPECT_LE(std::fabs(sums[r] - sum), 1e-6 * sum) << "row " << r;
+      }
+    }
+  }
+}
+
+// -inf gives 0 and no share of the sum; NaN gives NaN and a NaN sum; a
+// shift of +inf makes the row NaN.
+TEST_P(TransformerKernelsTest, ExpShiftedSpecialValues) {
+  const TransformerKernels& kernels = *GetParam();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int64_t size : {int64_t{1}, int64_t{17}, int64_t{40}}) {
+    SCOPED_TRACE(std::string(kernels.name) + " size " + std::to_string(size));
+    std::vector<float> input = RandomInput(3 * size, 9);
+    input[size / 2] = -inf;
+    input[size + size / 3] = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> shift = {1.f, 0.f, inf};
+    std::vector<float> output(3 * size), sums(3);
+    kernels.exp_shifted(input.data(), 3, size, size, shift.data(), output.data(), size,
+                        sums.data());
+    EXPECT_EQ(output[size / 2], 0.f);
+    EXPECT_TRUE(std::isfinite(sums[0]));
+    EXPECT_TRUE(std::isnan(output[size + size / 3]));
+    EXPECT_TRUE(std::isnan(sums[1]));
+    for (int64_t k = 0; k < size; ++k) {
+      EXPECT_EQ(output[2 * size + k], 0.f) << "e^(x - inf) at " << k;
+    }
+  }
+}
+
+// Rows of every length, with and without scale and bias, around 0 and
+// around a large offset (where the mean's rounding matters).
+TEST_P(TransformerKernelsTest, LayerNormMatchesReference) {
+  const TransformerKernels& kernels = *GetParam();
+  uint32_t seed = 77;
+  for (int64_t size : kLengths) {
+    for (float offset : {0.f, 1000.f}) {
+      for (int affine = 0; affine < 4; ++affine) {
+        SCOPED_TRACE(std::string(kernels.name) + " size " + std::to_string(size) + " offset " +
+                     std::to_string(offset) + " affine " + std::to_string(affine) + " seed " +
+                     std::to_string(seed));
+        const int64_t rows = 3;
+        std::vector<float> input = RandomInput(rows * size, seed++);
+        for (float& value : input) value = value / 8.f + offset;
+        const std::vector<float> scale_values = RandomInput(size, seed++);
+        const std::vector<float> bias_values = RandomInput(size, seed++);
+        const float* scale = affine & 1 ? scale_values.data() : nullptr;
+        const float* bias = affine & 2 ? bias_values.data() : nullptr;
+        const float epsilon = 1e-5f;
+        std::vector<float> output(rows * size, 12345.f), mean(rows), inv(rows);
+        kernels.layer_norm(input.data(), rows, size, scale, bias, epsilon, output.data(),
+                           mean.data(), inv.data());
+        std::vector<double> expected(size);
+        for (int64_t r = 0; r < rows; ++r) {
+          double want_mean, want_inv;
+          RefLayerNorm(input.data() + r * size, size, scale, bias, epsilon, expected.data(),
+                       &want_mean, &want_inv);
+          for (int64_t k = 0; k < size; ++k) {
+            ASSERT_LE(std::fabs(output[r * size + k] - expected[k]), BoundLayerNorm(expected[k]))
+                << "row " << r << " at " << k;
+          }
+          EXPECT_LE(std::fabs(mean[r] - want_mean), 1e-6 * std::fmax(1.0, std::fabs(want_mean)));
+          EXPECT_LE(std::fabs(inv[r] - want_inv), 1e-6 * want_inv);
+        }
+        // The statistics are optional.
+        std::vector<float> again(rows * size);
+        kernels.layer_norm(input.data(), rows, size, scale, bias, epsilon, again.data(), nullptr,
+                           nullptr);
+        EXPECT_EQ(again, output);
       }
     }
   }
