@@ -162,10 +162,18 @@ class AttentionCpu final : public AttentionBase {
     float* gemm_scratch = sums + block_rows_ * exp_blocks_;
     // The scale goes into the block's rows x depth queries rather than its
     // rows x Sk scores.
+    // Locals, so that the loops neither reload them per value nor miss
+    // the vectorizable case of adjacent columns.
     const float* q_rows = q + b * p.q.batch + h * p.q.head + row0 * p.q.row;
+    const int64_t depth = p.depth, q_row = p.q.row, q_column = p.q.column;
+    const float scale = p.scale;
     for (int64_t i = 0; i < rows; ++i) {
-      for (int64_t d = 0; d < p.depth; ++d) {
-        scaled_q[i * p.depth + d] = q_rows[i * p.q.row + d * p.q.column] * p.scale;
+      const float* in = q_rows + i * q_row;
+      float* scaled = scaled_q + i * depth;
+      if (q_column == 1) {
+        for (int64_t d = 0; d < depth; ++d) scaled[d] = in[d] * scale;
+      } else {
+        for (int64_t d = 0; d < depth; ++d) scaled[d] = in[d * q_column] * scale;
       }
     }
     GemmOperand qa, kb, pa, vb;
@@ -174,6 +182,17 @@ class AttentionCpu final : public AttentionBase {
     qa.depth_stride = 1;
     kb.packed = &packed_k_[b * p.heads + h];
     Gemm(*table_, rows, n, p.depth, qa, kb, scores, n, TileEpilogue(), nullptr, gemm_scratch);
+    // The next block's queries (its rows are a whole hidden state apart,
+    // which the hardware prefetcher does not follow), to arrive while this
+    // block's exponentials and second product run.
+    if (q_column == 1) {
+      const int64_t next_rows = std::min(block_rows_, p.q_len - row0 - rows);
+      constexpr int64_t kLineFloats = 16;
+      for (int64_t i = 0; i < next_rows; ++i) {
+        const float* in = q_rows + (rows + i) * q_row;
+        for (int64_t d = 0; d < depth; d += kLineFloats) __builtin_prefetch(in + d, 0, 3);
+      }
+    }
     if (p.mask_kind != ref::AttentionMask::NONE) {
       for (int64_t i = 0; i < rows; ++i) {
         ApplyMask(scores + i * n,
