@@ -8,7 +8,7 @@ from mace_converter.transforms.data_dependent import follow_data_dependent_rows
 from mace_converter.transforms.dynamic_quantize import dynamic_quantize
 from mace_converter.transforms.channel_shuffle import (fold_shuffle_into_readers,
                                                        fuse_channel_shuffle, fuse_shuffle_split)
-from mace_converter.transforms.fold_affine import fold_affine
+from mace_converter.transforms.fold_affine import fold_affine, fold_bias_through_reshape
 from mace_converter.transforms.find_attention import find_attention
 from mace_converter.transforms.fold_constants import fold_constants
 from mace_converter.transforms.fuse_activation import fuse_activation
@@ -27,6 +27,7 @@ def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
     fuse_gelu(graph)
     find_attention(graph)
     fold_affine(graph)
+    fold_bias_through_reshape(graph)
     fuse_activation(graph)
     fuse_channel_shuffle(graph)
     if options.runtime == "cpu":
