@@ -12,9 +12,10 @@
 // reading Q, K, V and writing the output through their layouts' strides.
 // The softmax is thus normalized after the product: the exponentials go
 // straight into the second GEMM's panels, and no pass over the scores
-// writes them back. Row maxima and exponentials are the transformer
-// family's (transformer_kernels.h). Without a kernel family
-// (MACE_CPU_KERNELS=ref) the reference kernel runs.
+// writes them back (the packer: cpu/attention_exp_panels.h). Row maxima
+// and exponentials are the transformer family's (transformer_kernels.h).
+// Without a kernel family (MACE_CPU_KERNELS=ref) the reference kernel
+// runs.
 #include "mace/ops/cpu/attention_cpu.h"
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "mace/ops/attention.h"
+#include "mace/ops/cpu/attention_exp_panels.h"
 #include "mace/ops/cpu/gemm.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/cpu/transformer_kernels.h"
@@ -116,37 +118,6 @@ class AttentionCpu final : public AttentionBase {
   }
 
  private:
-  // What the second GEMM's A packer reads: e^(scores - shift) of the
-  // block, computed a reduction block at a time into `buffer`, then packed.
-  // The row sums go to sums[row * blocks + depth0 / depth]; a call whose
-  // depth range is not one such block (the GEMM cut Sk differently) sets
-  // `mismatch`, and RunBlock then sums the rows itself.
-  struct ExpPanels {
-    ExpShiftedKernel exp = nullptr;
-    const float* scores = nullptr;
-    int64_t stride = 0, depth = 0, blocks = 0;
-    const float* shift = nullptr;
-    float* buffer = nullptr;
-    float* row_sums = nullptr;  // [rows]: one call's
-    float* sums = nullptr;      // [rows, blocks]
-    bool* mismatch = nullptr;
-  };
-
-  static void PackExps(const void* context, int64_t row0, int64_t rows, int64_t depth0,
-                       int64_t depth, int width, float* dst) {
-    const ExpPanels& e = *static_cast<const ExpPanels*>(context);
-    e.exp(e.scores + row0 * e.stride + depth0, rows, depth, e.stride, e.shift + row0, e.buffer,
-          depth, e.row_sums);
-    PackPanels(e.buffer, rows, depth, depth, 1, width, dst);
-    const int64_t block = depth0 / e.depth;
-    const bool whole_row = depth0 == 0 && depth == e.stride;
-    if (!whole_row && (depth0 % e.depth != 0 || depth != std::min(e.depth, e.stride - depth0))) {
-      *e.mismatch = true;
-      return;
-    }
-    for (int64_t i = 0; i < rows; ++i) e.sums[(row0 + i) * e.blocks + block] = e.row_sums[i];
-  }
-
   // Query rows [row0, row0 + block_rows_) of head h of batch b.
   void RunBlock(int64_t b, int64_t h, int64_t row0, const float* q, const float* mask, float* out,
                 float* scratch) const {
@@ -214,10 +185,11 @@ class AttentionCpu final : public AttentionBase {
     panels.blocks = exp_blocks_;
     panels.shift = shift;
     panels.buffer = exps;
+    panels.capacity = exp_floats_;
     panels.row_sums = row_sums;
     panels.sums = sums;
     panels.mismatch = &mismatch;
-    pa.packer = PackExps;
+    pa.packer = PackExpPanels;
     pa.packer_context = &panels;
     vb.packed = &packed_v_[b * p.heads + h];
     float* out_rows = out + b * p.out.batch + h * p.out.head + row0 * p.out.row;

@@ -4,6 +4,7 @@
 // on no pool and pools of 2 and 3 threads; and the op's argument checks.
 #include "mace/ops/ref/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -11,7 +12,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "mace/ops/cpu/attention_exp_panels.h"
 #include "mace/ops/cpu/kernel_test_util.h"
+#include "mace/ops/cpu/transformer_kernels.h"
 #include "mace/ops/registry.h"
 #include "mace/ops/testing/op_tester.h"
 
@@ -262,6 +265,80 @@ TEST(AttentionCpuTest, RejectsBadArguments) {
         .Input("v", {2, 3, 4, 8}, Halves({2, 3, 4, 8}));
     t.Input("mask", {4}, Halves({4})).Output("out").Arg("mask", "multiply");
     ExpectInvalid(&t, "mask must be");
+  }
+}
+
+// The second product's packer on its own, with every transformer kernel
+// variant: 11 rows of 40 scores in reduction blocks of 16 keys (16, 16, 8).
+// Each call's panels must hold e^(score - shift) in PackPanels' layout
+// (rows past the end zero), whatever range the GEMM asks for; the sums of
+// a call that is one reduction block or a whole row go to their slot, and
+// any other range, or one larger than the buffer, reports a mismatch.
+TEST(AttentionExpPanelsTest, PanelsSumsAndMismatches) {
+  constexpr int64_t kRows = 11, kStride = 40, kDepth = 16, kBlocks = 3;
+  const std::vector<float> scores = RandomFloats(kRows * kStride, 7700, -4.f, 4.f);
+  std::vector<float> shift(kRows);
+  for (int64_t i = 0; i < kRows; ++i) {
+    shift[i] = *std::max_element(scores.begin() + i * kStride, scores.begin() + (i + 1) * kStride);
+  }
+  struct Call {
+    int64_t row0, rows, depth0, depth;
+    int width;
+    int64_t capacity;
+    bool mismatch;
+    int64_t block;  // the sums' slot when not a mismatch
+  };
+  const Call calls[] = {
+      {3, 5, 16, 16, 8, 11 * 16, false, 1},  // one reduction block
+      {0, 11, 32, 8, 8, 11 * 16, false, 2},  // the last, shallower block
+      {6, 1, 0, 40, 1, 11 * 16, false, 0},   // a whole row (a vector product)
+      {2, 4, 8, 16, 8, 11 * 16, true, 0},    // off the blocks
+      {1, 5, 16, 16, 8, kStride, true, 0},   // larger than the buffer
+      {0, 11, 0, 40, 4, kStride, true, 0},   // whole rows, larger than the buffer
+  };
+  for (const TransformerKernels* kernels : AvailableTransformerKernels()) {
+    for (const Call& call : calls) {
+      SCOPED_TRACE(std::string(kernels->name) + " rows " + std::to_string(call.row0) + "+" +
+                   std::to_string(call.rows) + " keys " + std::to_string(call.depth0) + "+" +
+                   std::to_string(call.depth) + " width " + std::to_string(call.width) +
+                   " capacity " + std::to_string(call.capacity));
+      std::vector<float> buffer(call.capacity), row_sums(kRows), sums(kRows * kBlocks, -1.f);
+      bool mismatch = false;
+      ExpPanels panels;
+      panels.exp = kernels->exp_shifted;
+      panels.scores = scores.data();
+      panels.stride = kStride;
+      panels.depth = kDepth;
+      panels.blocks = kBlocks;
+      panels.shift = shift.data();
+      panels.buffer = buffer.data();
+      panels.capacity = call.capacity;
+      panels.row_sums = row_sums.data();
+      panels.sums = sums.data();
+      panels.mismatch = &mismatch;
+      const int64_t padded = (call.rows + call.width - 1) / call.width * call.width;
+      std::vector<float> dst(padded * call.depth, 12345.f);
+      PackExpPanels(&panels, call.row0, call.rows, call.depth0, call.depth, call.width, dst.data());
+      EXPECT_EQ(mismatch, call.mismatch);
+      for (int64_t i = 0; i < padded; ++i) {
+        double sum = 0.0;
+        for (int64_t d = 0; d < call.depth; ++d) {
+          const int64_t row = call.row0 + i;
+          const double want =
+              i < call.rows
+                  ? std::exp(static_cast<double>(scores[row * kStride + call.depth0 + d]) -
+                             shift[row])
+                  : 0.0;
+          sum += want;
+          const float got =
+              dst[(i / call.width) * call.width * call.depth + d * call.width + i % call.width];
+          ASSERT_NEAR(got, want, 2e-6 * want) << "row " << i << " key " << d;
+        }
+        if (i < call.rows && !call.mismatch) {
+          EXPECT_NEAR(sums[(call.row0 + i) * kBlocks + call.block], sum, 1e-6 * sum) << "row " << i;
+        }
+      }
+    }
   }
 }
 
