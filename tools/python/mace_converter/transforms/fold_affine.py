@@ -178,52 +178,49 @@ def fold_bias_through_reshape(graph: Graph) -> int:
     SUB of the constant) with a constant along the last axis: the constant
     goes into the FullyConnected's bias and the Eltwise is removed, the
     Reshape then writing its output."""
+    # One pass: a fold touches only its own FullyConnected, Reshape and
+    # Eltwise, none of which another match reads.
     folded = 0
-    changed = True
-    while changed:
-        changed = False
-        consumers = graph.consumers()
-        for op in graph.ops:
-            if op.type != "FullyConnected" or op.args.get("activation", "NOOP") != "NOOP" \
-                    or not graph.is_const(op.inputs[1]) \
-                    or (len(op.inputs) > 2 and op.inputs[2] and not graph.is_const(op.inputs[2])):
+    consumers = graph.consumers()
+    for op in list(graph.ops):
+        if op.type != "FullyConnected" or op.args.get("activation", "NOOP") != "NOOP" \
+                or not graph.is_const(op.inputs[1]) \
+                or (len(op.inputs) > 2 and op.inputs[2] and not graph.is_const(op.inputs[2])):
+            continue
+        fc_shape = graph.tensor(op.outputs[0]).shape
+        if fc_shape is None or len(fc_shape) != 2:
+            continue
+        reshape = sole_consumer(graph, op.outputs[0], consumers)
+        if reshape is None or reshape.type != "Reshape" \
+                or reshape.inputs[0] != op.outputs[0]:
+            continue
+        shaped = graph.tensor(reshape.outputs[0]).shape
+        if not shaped or shaped[-1] != fc_shape[1]:
+            continue
+        add = sole_consumer(graph, reshape.outputs[0], consumers)
+        if add is None or add.type != "Eltwise" or "coeff" in add.args \
+                or add.args.get("activation", "NOOP") != "NOOP" \
+                or graph.tensor(add.outputs[0]).shape != shaped:
+            continue
+        if len(add.inputs) == 1 and "scalar_input" in add.args:
+            # A scalar operand held as an argument.
+            reshaped_first = int(add.args.get("scalar_input_index", 1)) == 1
+            vector = np.full(shaped[-1], np.float64(np.float32(add.args["scalar_input"])))
+        elif len(add.inputs) == 2:
+            reshaped_first = add.inputs[0] == reshape.outputs[0]
+            other = add.inputs[1] if reshaped_first else add.inputs[0]
+            if not graph.is_const(other):
                 continue
-            fc_shape = graph.tensor(op.outputs[0]).shape
-            if fc_shape is None or len(fc_shape) != 2:
-                continue
-            reshape = sole_consumer(graph, op.outputs[0], consumers)
-            if reshape is None or reshape.type != "Reshape" \
-                    or reshape.inputs[0] != op.outputs[0]:
-                continue
-            shaped = graph.tensor(reshape.outputs[0]).shape
-            if not shaped or shaped[-1] != fc_shape[1]:
-                continue
-            add = sole_consumer(graph, reshape.outputs[0], consumers)
-            if add is None or add.type != "Eltwise" or "coeff" in add.args \
-                    or add.args.get("activation", "NOOP") != "NOOP" \
-                    or graph.tensor(add.outputs[0]).shape != shaped:
-                continue
-            if len(add.inputs) == 1 and "scalar_input" in add.args:
-                # A scalar operand held as an argument.
-                reshaped_first = int(add.args.get("scalar_input_index", 1)) == 1
-                vector = np.full(shaped[-1], np.float64(np.float32(add.args["scalar_input"])))
-            elif len(add.inputs) == 2:
-                reshaped_first = add.inputs[0] == reshape.outputs[0]
-                other = add.inputs[1] if reshaped_first else add.inputs[0]
-                if not graph.is_const(other):
-                    continue
-                vector = along_last(graph.const(other), shaped)
-            else:
-                continue
-            kind = int(add.args["type"])
-            if vector is None or not (kind == SUM or (kind == SUB and reshaped_first)):
-                continue
-            _set_bias(graph, op, _bias(graph, op) + (vector if kind == SUM else -vector))
-            graph.remove_op(add)
-            graph.rename_tensor(reshape.outputs[0], add.outputs[0])
-            folded += 1
-            changed = True
-            break
+            vector = along_last(graph.const(other), shaped)
+        else:
+            continue
+        kind = int(add.args["type"])
+        if vector is None or not (kind == SUM or (kind == SUB and reshaped_first)):
+            continue
+        _set_bias(graph, op, _bias(graph, op) + (vector if kind == SUM else -vector))
+        graph.remove_op(add)
+        graph.rename_tensor(reshape.outputs[0], add.outputs[0])
+        folded += 1
     if folded:
         graph.log.append(f"folded {folded} bias Eltwise op(s) after a Reshape into the "
                          "FullyConnected before it")
