@@ -141,6 +141,10 @@ TEST(AttentionCpuTest, OneHeadEdgeShapes) {
     for (int64_t depth : {1, 32, 64}) {
       if (len == 1500 && depth == 32) continue;  // the long rows once per depth kind
       for (const std::string mask : {"", "add", "keep_nonzero"}) {
+        // Long deep rows with one mask kind: the reference's 1500 x 1500
+        // products dominate the test under qemu, and every mask kind is
+        // covered at the other lengths.
+        if (len == 1500 && depth == 64 && mask != "add") continue;
         Case c{1, 1, len, len, depth, depth, {0, 0, 0, 0}, mask, {1, 1, len, len}, -kInf};
         SCOPED_TRACE("S " + std::to_string(len) + " D " + std::to_string(depth) + " mask '" + mask +
                      "' seed " + std::to_string(seed));

@@ -213,42 +213,43 @@ constexpr ActivationType kActivations[] = {ActivationType::NOOP, ActivationType:
                                            ActivationType::SIGMOID};
 
 // One test per shape, so that test shards split the work (the whole
-// sweep runs for minutes under qemu).
+// sweep runs for minutes under qemu). The data and the reference output
+// are made once per activation and reused by every table, input layout and
+// pool: under qemu the naive reference costs far more than the kernels.
 class BlockedConv2dShapeTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(BlockedConv2dShapeTest, MatchesReference) {
   const Shape& s = kConvShapes[GetParam()];
   uint32_t seed = 100 + 1000 * GetParam();
-  for (const KernelTable* table : BlockedTables()) {
-    const int block = table->channel_block;
-    for (bool blocked_input : {false, true}) {
-      for (ActivationType activation : kActivations) {
+  for (ActivationType activation : kActivations) {
+    seed += 3;
+    const ref::Conv2DParams p = ParamsOf(s, activation);
+    const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+    const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
+    const std::vector<float> filter =
+        RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
+    const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
+    std::vector<float> expected(s.batch * s.out_channels * out_plane);
+    ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+    for (const KernelTable* table : BlockedTables()) {
+      const int block = table->channel_block;
+      ASSERT_TRUE(BlockedConv2d::Supports(*table, p));
+      const std::vector<float> packed = Pack(input, s.batch, s.in_channels, in_plane, block);
+      for (bool blocked_input : {false, true}) {
         for (const auto& pool : testing::PoolsUnderTest()) {
-          const ref::Conv2DParams p = ParamsOf(s, activation);
-          ASSERT_TRUE(BlockedConv2d::Supports(*table, p));
-          ++seed;
           SCOPED_TRACE(::testing::Message()
                        << table->name << " seed " << seed << " " << s.in_channels << "->"
                        << s.out_channels << " " << s.h << "x" << s.w << " k" << s.kernel_h << "x"
-                       << s.kernel_w << " s" << s.stride << " d" << s.dilation
-                       << " blocked input " << blocked_input << " activation "
-                       << static_cast<int>(activation) << " pool "
-                       << (pool ? pool->num_threads() : 0));
-          const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
-          const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
-          const std::vector<float> filter =
-              RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
-          const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
-          std::vector<float> expected(s.batch * s.out_channels * out_plane);
-          ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
-          const std::vector<float> in_data =
-              blocked_input ? Pack(input, s.batch, s.in_channels, in_plane, block) : input;
+                       << s.kernel_w << " s" << s.stride << " d" << s.dilation << " blocked input "
+                       << blocked_input << " activation " << static_cast<int>(activation)
+                       << " pool " << (pool ? pool->num_threads() : 0));
           BlockedConv2d conv(*table, p, filter.data(), bias.data(), blocked_input, nullptr,
                              pool.get());
           std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,
                                  std::nanf(""));
           std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
-          conv.Run(in_data.data(), out.data(), pool.get(), scratch.data());
+          conv.Run(blocked_input ? packed.data() : input.data(), out.data(), pool.get(),
+                   scratch.data());
           ExpectNear(Unpack(out, s.batch, s.out_channels, out_plane, block), expected, 1e-4f,
                      1e-4f);
         }
@@ -360,36 +361,35 @@ const WinogradShape kWinogradShapes[] = {
     {1, 20, 36, 18, 17, 1, 1, 1, 1},
 };
 
+// As above, one reference per activation for every table, tile and pool.
 class BlockedWinogradShapeTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(BlockedWinogradShapeTest, MatchesReference) {
   const WinogradShape& s = kWinogradShapes[GetParam()];
   uint32_t seed = 500 + 1000 * GetParam();
-  for (const KernelTable* table : BlockedTables()) {
-    const int block = table->channel_block;
-    for (int tile : {2, 4}) {
-      for (ActivationType activation : {ActivationType::NOOP, ActivationType::RELUX,
-                                        ActivationType::HARDSWISH, ActivationType::SIGMOID}) {
+  for (ActivationType activation : {ActivationType::NOOP, ActivationType::RELUX,
+                                    ActivationType::HARDSWISH, ActivationType::SIGMOID}) {
+    seed += 3;
+    const ref::Conv2DParams p = ParamsOf({s.batch, s.in_channels, s.out_channels, s.h, s.w, 3, 3, 1,
+                                          1, s.pad_top, s.pad_left, s.pad_bottom, s.pad_right},
+                                         activation);
+    const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+    const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
+    const std::vector<float> filter = RandomFloats(s.out_channels * s.in_channels * 9, seed + 1);
+    const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
+    std::vector<float> expected(s.batch * s.out_channels * out_plane);
+    ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+    for (const KernelTable* table : BlockedTables()) {
+      const int block = table->channel_block;
+      ASSERT_TRUE(BlockedWinograd::Supports(*table, p));
+      const std::vector<float> in_data = Pack(input, s.batch, s.in_channels, in_plane, block);
+      for (int tile : {2, 4}) {
         for (const auto& pool : testing::PoolsUnderTest()) {
-          const ref::Conv2DParams p =
-              ParamsOf({s.batch, s.in_channels, s.out_channels, s.h, s.w, 3, 3, 1, 1, s.pad_top,
-                        s.pad_left, s.pad_bottom, s.pad_right},
-                       activation);
-          ASSERT_TRUE(BlockedWinograd::Supports(*table, p));
-          ++seed;
           SCOPED_TRACE(::testing::Message()
                        << table->name << " seed " << seed << " F(" << tile << "x" << tile << ") "
                        << s.in_channels << "->" << s.out_channels << " " << s.h << "x" << s.w
                        << " activation " << static_cast<int>(activation) << " pool "
                        << (pool ? pool->num_threads() : 0));
-          const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
-          const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
-          const std::vector<float> filter =
-              RandomFloats(s.out_channels * s.in_channels * 9, seed + 1);
-          const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
-          std::vector<float> expected(s.batch * s.out_channels * out_plane);
-          ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
-          const std::vector<float> in_data = Pack(input, s.batch, s.in_channels, in_plane, block);
           // The pool transforms the filter too.
           BlockedWinograd conv(*table, p, filter.data(), bias.data(), tile, nullptr, pool.get());
           std::vector<float> out(s.batch * BlockCount(s.out_channels, block) * block * out_plane,

@@ -1,8 +1,11 @@
 #include "mace/ops/cpu/gemm.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -49,6 +52,26 @@ std::vector<float> Reference(const Case& c, const std::vector<float>& a,
     }
   }
   return out;
+}
+
+// Reference() of a case's fixed data (RunCase's seeds), computed once: the
+// tests run each case on every pool, and under qemu the double-precision
+// reference costs more than the kernels.
+const std::vector<float>& CachedReference(const Case& c, const std::vector<float>& a,
+                                          const std::vector<float>& b,
+                                          const std::vector<float>& row_bias,
+                                          const std::vector<float>& col_bias) {
+  using Key = std::array<int64_t, 9>;
+  static std::map<Key, std::vector<float>> cache;
+  int32_t hi_bits;
+  std::memcpy(&hi_bits, &c.hi, sizeof(hi_bits));
+  const Key key{c.m,        c.n,        c.k,          c.transpose_a, c.transpose_b,
+                c.row_bias, c.col_bias, c.activation, hi_bits};
+  auto found = cache.find(key);
+  if (found == cache.end()) {
+    found = cache.emplace(key, Reference(c, a, b, row_bias, col_bias)).first;
+  }
+  return found->second;
 }
 
 // The deepest reduction the driver runs as one block (table.kc, deeper on
@@ -102,7 +125,7 @@ void RunCase(const KernelTable& table, ThreadPool* pool, const Case& c) {
     for (int64_t j = c.n; j < ldc; ++j) ASSERT_TRUE(std::isnan(out[i * ldc + j]));
   }
   const float tolerance = 2e-6f * static_cast<float>(c.k) + 1e-5f;
-  ExpectNear(got, Reference(c, a, b, row_bias, col_bias), tolerance, 1e-5f);
+  ExpectNear(got, CachedReference(c, a, b, row_bias, col_bias), tolerance, 1e-5f);
 }
 
 TEST(GemmTest, TileAndBlockBoundaries) {
