@@ -14,8 +14,8 @@
 #   tools/test.sh                 everything below
 #   tools/test.sh --host-only     host tests only (C++, Python and the docs)
 #   tools/test.sh --asan-all      every C++ test under ASan + UBSan
-#   MACE_FULL_ARM=1               armv7: every test, not only the kernel and
-#                                 CPU runtime tests
+#   MACE_FULL_ARM=1               armv7: every test, not only the kernel,
+#                                 kernel-calling op and CPU runtime tests
 #   bazel test --config=aarch64 //test:cancellation_test
 #                                 the one arm64 test the suite leaves out
 #   MACE_LIBFUZZER=1              also a libFuzzer smoke run of the engine's
@@ -211,18 +211,26 @@ armhf_ready() {
   done
 }
 if armhf_ready; then
-  # armv7's own code is its kernels and the CPU runtime; the whole suite
-  # (MACE_FULL_ARM=1) adds a second cross build of every end-to-end test.
+  # armv7's own code is its kernels and the CPU runtime: CI runs the kernel
+  # tests, the op tests of the ops whose CPU code calls the kernel
+  # families, the core and CPU runtime tests and the libraries' link check.
+  # The whole suite (MACE_FULL_ARM=1) adds every other op test and a second
+  # cross build of every end-to-end test.
   if [[ "${MACE_FULL_ARM:-0}" == 1 ]]; then
     armhf_targets=(//mace/... //test/... //java:self_contained_test)
   else
-    armhf_targets=(//mace/ops:all //mace/runtimes/cpu:all //mace/core/...
-      //mace/libmace:self_contained_test //java:self_contained_test)
+    armhf_targets=("${baseline_tests[@]}")
+    for op_test in activation batch_norm conv_2d deconv_2d depthwise_conv_2d eltwise \
+      fully_connected integer_kernels layer_norm mat_mul pooling reduce softmax; do
+      armhf_targets+=("//mace/ops:${op_test}_test")
+    done
+    armhf_targets+=(//mace/runtimes/cpu:all //mace/core/... //mace/libmace:self_contained_test
+      //java:self_contained_test)
   fi
   # armv7 builds for ARMv7-A with NEON and dispatches on nothing else (the
   # dot-product, FP16 and CRC32 kernels are arm64's), so qemu's default CPU
   # runs the same code as a Cortex-A7: one run, on the baseline core.
-  step "armv7: cross build, tests under qemu-arm -cpu cortex-a7 (no OpenCL device): ${armhf_targets[*]}"
+  step "armv7: cross build, ${#armhf_targets[@]} test targets under qemu-arm -cpu cortex-a7 (no OpenCL device)"
   bazel_tests --config=armhf --build_tests_only --test_tag_filters=-opencl,-hexagon \
     --test_env=MACE_QEMU_CPU=cortex-a7 "${armhf_targets[@]}"
 else
