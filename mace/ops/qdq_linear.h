@@ -31,6 +31,7 @@ class QdqLinearBase : public Operation {
   // Runs the reference kernel after checking a float8 zero point is 0.
   MaceStatus Compute();
   bool quantize() const { return quantize_; }
+  const ref::QdqLinearParams& params() const { return params_; }
 
  private:
   const bool quantize_;

@@ -47,6 +47,10 @@ void ForEach(const QdqLinearParams& p, F f) {
 
 }  // namespace
 
+bool QdqIntegerRange(CastType type, double* low, double* high) {
+  return IntegerRange(type, low, high);
+}
+
 bool IsQuantizedType(CastType type) {
   double low = 0, high = 0;
   return IntegerRange(type, &low, &high) || type == CastType::FLOAT8E4M3FN ||

@@ -39,6 +39,9 @@ struct QdqLinearParams {
 // Whether `type` is a type QuantizeLinear produces (4-, 8- and 16-bit
 // integers, float8).
 bool IsQuantizedType(CastType type);
+// The range [low, high] of an integer `type`; false for the float8 types
+// and any other type.
+bool QdqIntegerRange(CastType type, double* low, double* high);
 
 // zero_point may be null (0).
 void QuantizeLinear(const QdqLinearParams& p, const float* x, const float* scale,
