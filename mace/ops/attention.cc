@@ -13,7 +13,7 @@ namespace ops {
 
 namespace {
 
-constexpr int64_t kPerHead = 0, kMerged = 1, kTransposed = 2;
+constexpr int64_t kPerHead = 0, kMerged = 1, kTransposed = 2, kPacked = 3;
 const char* const kNames[4] = {"q", "k", "v", "output"};
 
 // The dimensions of one [B, H, S, D] view.
@@ -36,12 +36,13 @@ MaceStatus AttentionBase::Init() {
            layouts.size());
   for (size_t i = 0; i < layouts.size(); ++i) {
     const int64_t layout = layouts[i];
-    OP_CHECK(layout == kPerHead || layout == kMerged || (layout == kTransposed && i == 1),
+    OP_CHECK(layout == kPerHead || layout == kMerged || (layout == kTransposed && i == 1) ||
+                 (layout == kPacked && i < 3),
              "layout ", layout, " of ", kNames[i],
-             " is not one of 0 ([B, H, S, D]), 1 ([B, S, H*D])",
-             i == 1 ? " or 2 ([B, H, D, S])" : "");
-    OP_CHECK(layout != kMerged || heads_ > 0, kNames[i],
-             " has layout 1 ([B, S, H*D]) but heads is ", heads_);
+             " is not one of 0 ([B, H, S, D]), 1 ([B, S, H*D])", i == 1 ? ", 2 ([B, H, D, S])" : "",
+             i < 3 ? " or 3 ([B, S, 3*H*D])" : "");
+    OP_CHECK((layout != kMerged && layout != kPacked) || heads_ > 0, kNames[i], " has layout ",
+             layout, " but heads is ", heads_);
     layouts_[i] = layout;
   }
   has_scale_ = HasArg("scale");
@@ -71,15 +72,21 @@ MaceStatus AttentionBase::InferShapes() {
   for (int i = 0; i < 3; ++i) {
     const std::vector<int64_t>& s = Input(i)->shape();
     HeadView& view = views[i];
-    if (layouts_[i] == kMerged) {
+    offsets_[i] = 0;
+    if (layouts_[i] == kMerged || layouts_[i] == kPacked) {
+      const bool packed = layouts_[i] == kPacked;
       OP_CHECK(s.size() == 2 || s.size() == 3, kNames[i], " has shape ", ShapeToString(s),
-               " but layout 1 needs [B, S, H*D] or [S, H*D]");
+               packed ? " but layout 3 needs [B, S, 3*H*D] or [S, 3*H*D]"
+                      : " but layout 1 needs [B, S, H*D] or [S, H*D]");
       // [S, H*D] is one batch.
       const int64_t batch = s.size() == 3 ? s[0] : 1;
       const int64_t rows = s[s.size() - 2], width = s.back();
-      OP_CHECK(width % heads_ == 0, kNames[i], " has shape ", ShapeToString(s), ": ", width,
-               " is not a multiple of ", heads_, " heads");
-      view = {batch, heads_, rows, width / heads_, {rows * width, width / heads_, width, 1}};
+      const int64_t parts = packed ? 3 : 1;
+      OP_CHECK(width % (parts * heads_) == 0, kNames[i], " has shape ", ShapeToString(s), ": ",
+               width, " is not a multiple of ", parts * heads_, packed ? " (3 x heads)" : " heads");
+      const int64_t depth = width / (parts * heads_);
+      if (packed) offsets_[i] = i * heads_ * depth;
+      view = {batch, heads_, rows, depth, {rows * width, depth, width, 1}};
     } else {
       OP_CHECK(s.size() == 4, kNames[i], " has shape ", ShapeToString(s), " but layout ",
                layouts_[i], " needs rank 4");

@@ -9,6 +9,12 @@
 //                    (`heads` gives H); an input may also be [S, H*D]
 //                    (one batch)
 //   2  [B, H, D, S]  K only: K already transposed
+//   3  [B, S, 3*H*D] Q, K and V side by side in each row, as one
+//                    projection with the three weights concatenated
+//                    writes them (an input may also be [S, 3*H*D]): q
+//                    reads the first third of each row, k the second and
+//                    v the last (q, k, v only; usually one tensor given
+//                    three times)
 // Q has Sq rows and depth D, K and V Sk rows with depths D and Dv; the
 // output has Q's rows and V's depth. `scale` defaults to 1 / sqrt(D).
 //
@@ -40,6 +46,9 @@ class AttentionBase : public Operation {
   // Checks the inputs against the layouts and fills params().
   MaceStatus InferShapes();
   const ref::AttentionParams& params() const { return params_; }
+  // Input i (q, k or v) where its view starts: past the thirds before
+  // it in layout 3.
+  const float* input_data(int i) const { return Input(i)->data<float>() + offsets_[i]; }
   const float* mask_data() const {
     return InputSize() > 3 && Input(3) != nullptr ? Input(3)->data<float>() : nullptr;
   }
@@ -47,6 +56,7 @@ class AttentionBase : public Operation {
  private:
   int64_t heads_ = 0;
   int64_t layouts_[4] = {0, 0, 0, 0};
+  int64_t offsets_[3] = {0, 0, 0};
   bool has_scale_ = false;
   float scale_ = 1.f;
   ref::AttentionMask mask_kind_ = ref::AttentionMask::NONE;

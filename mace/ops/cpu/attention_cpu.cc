@@ -85,9 +85,9 @@ class AttentionCpu final : public AttentionBase {
 
   MaceStatus Run(OpContext* context) override {
     const ref::AttentionParams& p = params();
-    const float* q = Input(0)->data<float>();
-    const float* k = Input(1)->data<float>();
-    const float* v = Input(2)->data<float>();
+    const float* q = input_data(0);
+    const float* k = input_data(1);
+    const float* v = input_data(2);
     const float* mask = mask_data();
     float* out = Output(0)->mutable_data<float>();
     if (table_ == nullptr) {

@@ -1,7 +1,8 @@
 // Attention's CPU kernel against the reference kernel (ref/attention.cc):
 // one head at the edge sequence lengths and depths, every mask kind (with
 // fully masked rows), several heads in every layout with broadcast masks,
-// on no pool and pools of 2 and 3 threads; and the op's argument checks.
+// Q, K and V packed in one tensor, on no pool and pools of 2 and 3
+// threads; and the op's argument checks.
 #include "mace/ops/ref/attention.h"
 
 #include <algorithm>
@@ -195,6 +196,68 @@ TEST(AttentionCpuTest, MergedHeadsWithoutBatchAxis) {
   ExpectNear(tester.OutputData("out"), Expected(c, q, k, v, {}), 2e-5f, 1e-4f);
 }
 
+// Layout 3: q, k and v as thirds of each row of one [B, S, 3*H*D] (or
+// [S, 3*H*D]) tensor, against the reference on the three parts taken
+// apart; every input is given the whole packed tensor.
+TEST(AttentionCpuTest, PackedQkvThirds) {
+  struct Packed {
+    int64_t batch, heads, len, depth;
+    bool batch_axis;
+    int64_t out_layout;
+    std::string mask;
+  };
+  const Packed cases[] = {{1, 3, 197, 64, true, 1, ""},
+                          {2, 2, 9, 5, true, 0, "add"},
+                          {1, 4, 33, 8, false, 1, "keep_nonzero"},
+                          {1, 1, 1, 3, false, 1, ""}};
+  uint32_t seed = 7600;
+  for (const auto& runtime : Runtimes()) {
+    for (const Packed& x : cases) {
+      seed += 10;
+      SCOPED_TRACE("B " + std::to_string(x.batch) + " H " + std::to_string(x.heads) + " S " +
+                   std::to_string(x.len) + " D " + std::to_string(x.depth) + " seed " +
+                   std::to_string(seed));
+      const Case c{x.batch,
+                   x.heads,
+                   x.len,
+                   x.len,
+                   x.depth,
+                   x.depth,
+                   {1, 1, 1, x.out_layout},
+                   x.mask,
+                   {x.batch, 1, 1, x.len},
+                   -kInf};
+      const int64_t width = x.heads * x.depth, rows = x.batch * x.len;
+      const std::vector<float> qkv = RandomFloats(rows * 3 * width, seed, -2.f, 2.f);
+      std::vector<float> parts[3];
+      for (int part = 0; part < 3; ++part) {
+        for (int64_t r = 0; r < rows; ++r) {
+          const auto row = qkv.begin() + (r * 3 + part) * width;
+          parts[part].insert(parts[part].end(), row, row + width);
+        }
+      }
+      const std::vector<float> mask = x.mask.empty() ? std::vector<float>() : MakeMask(c, seed + 3);
+      const std::vector<int64_t> shape = x.batch_axis
+                                             ? std::vector<int64_t>{x.batch, x.len, 3 * width}
+                                             : std::vector<int64_t>{x.len, 3 * width};
+      OpTester tester("Attention", RegisterAttention);
+      tester.Input("q", shape, qkv).Input("k", shape, qkv).Input("v", shape, qkv);
+      if (!x.mask.empty()) {
+        tester.Input("mask", c.mask_shape, mask).Arg("mask", x.mask).Arg("fill", -kInf);
+      }
+      tester.Output("out")
+          .Arg("heads", x.heads)
+          .Args("layouts", std::vector<int64_t>{3, 3, 3, x.out_layout});
+      if (runtime != nullptr) tester.WithRuntime(runtime.get());
+      const MaceStatus status = tester.Run();
+      ASSERT_TRUE(status.ok()) << status.information();
+      EXPECT_EQ(tester.OutputShape("out"), Shape(c, x.out_layout, x.len, x.depth));
+      ExpectNear(tester.OutputData("out"), Expected(c, parts[0], parts[1], parts[2], mask), 2e-5f,
+                 1e-4f);
+    }
+  }
+}
+
 TEST(AttentionCpuTest, HandComputed) {
   // Two keys with equal scores average V; a fully masked row is zero.
   OpTester tester("Attention", RegisterAttention);
@@ -245,6 +308,24 @@ TEST(AttentionCpuTest, RejectsBadArguments) {
         .Input("v", {2, 3, 4, 8}, Halves({2, 3, 4, 8}));
     t.Output("out").Arg("heads", 5).Args("layouts", std::vector<int64_t>{1, 0, 0, 0});
     ExpectInvalid(&t, "not a multiple of 5 heads");
+  }
+  {
+    // A packed width that is not three parts of whole heads.
+    OpTester t("Attention", RegisterAttention);
+    t.Input("q", {1, 4, 24}, Halves({1, 4, 24}))
+        .Input("k", {1, 4, 24}, Halves({1, 4, 24}))
+        .Input("v", {1, 4, 24}, Halves({1, 4, 24}));
+    t.Output("out").Arg("heads", 3).Args("layouts", std::vector<int64_t>{3, 3, 3, 1});
+    ExpectInvalid(&t, "not a multiple of 9 (3 x heads)");
+  }
+  {
+    // The output cannot be packed.
+    OpTester t("Attention", RegisterAttention);
+    t.Input("q", {1, 4, 24}, Halves({1, 4, 24}))
+        .Input("k", {1, 4, 24}, Halves({1, 4, 24}))
+        .Input("v", {1, 4, 24}, Halves({1, 4, 24}));
+    t.Output("out").Arg("heads", 2).Args("layouts", std::vector<int64_t>{3, 3, 3, 3});
+    ExpectInvalid(&t, "layout 3 of output");
   }
   {
     OpTester t("Attention", RegisterAttention);

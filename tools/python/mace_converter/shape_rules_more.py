@@ -34,7 +34,7 @@ def _attention(op, shapes, graph):
     from mace_converter.numpy_ops.attention import layouts_of, output_shape
     layouts, heads = layouts_of(op.args), int(op.args.get("heads", 0))
     q, v = shapes[0], shapes[2]
-    ranks = [(2, 3) if layout == 1 else (4,) for layout in layouts[:3]]
+    ranks = [(2, 3) if layout in (1, 3) else (4,) for layout in layouts[:3]]
     for index, (shape, rank) in enumerate(zip(shapes[:3], ranks)):
         if len(shape) not in rank:
             raise fail(op, f"input {index} {list(shape)} needs rank {' or '.join(map(str, rank))} "

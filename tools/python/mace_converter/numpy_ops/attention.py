@@ -8,15 +8,21 @@ import numpy as np
 
 from mace_converter.numpy_ops import kernel
 
-# How Q, K, V and the output hold their heads ("layouts" argument).
-PER_HEAD, MERGED, TRANSPOSED = 0, 1, 2
+# How Q, K, V and the output hold their heads ("layouts" argument). PACKED
+# is [B, S, 3*H*D]: Q, K and V side by side in each row, input i (q 0, k 1,
+# v 2) reading the i-th third.
+PER_HEAD, MERGED, TRANSPOSED, PACKED = 0, 1, 2, 3
 
 
-def per_head(array: np.ndarray, layout: int, heads: int) -> np.ndarray:
-    """`array` in `layout` as [B, H, S, D]."""
-    if layout == MERGED:
+def per_head(array: np.ndarray, layout: int, heads: int, part: int = 0) -> np.ndarray:
+    """`array` in `layout` as [B, H, S, D]; `part` is the input's index (its
+    third of a PACKED array)."""
+    if layout in (MERGED, PACKED):
         if array.ndim == 2:  # [S, H*D]: one batch
             array = array[np.newaxis]
+        if layout == PACKED:
+            width = array.shape[-1] // 3
+            array = array[..., part * width:(part + 1) * width]
         batch, rows, width = array.shape
         return array.reshape(batch, rows, heads, width // heads).transpose(0, 2, 1, 3)
     if layout == TRANSPOSED:
@@ -27,12 +33,12 @@ def per_head(array: np.ndarray, layout: int, heads: int) -> np.ndarray:
 def output_shape(q: Sequence[int], v: Sequence[int], layouts: Sequence[int],
                  heads: int) -> tuple[int, ...]:
     """The output's shape for Q's and V's shapes."""
-    if layouts[0] == MERGED:
+    if layouts[0] in (MERGED, PACKED):
         batch, rows = (1, q[0]) if len(q) == 2 else (q[0], q[1])
     else:
         batch, heads, rows = q[0], q[1], q[2]
-    if layouts[2] == MERGED:
-        v_depth = v[-1] // heads
+    if layouts[2] in (MERGED, PACKED):
+        v_depth = v[-1] // (heads * (3 if layouts[2] == PACKED else 1))
     else:
         v_depth = v[3]
     if layouts[3] == MERGED:
@@ -47,7 +53,7 @@ def layouts_of(args: dict) -> list[int]:
 @kernel("Attention")
 def _attention(inputs, args, _):
     layouts, heads = layouts_of(args), int(args.get("heads", 0))
-    q, k, v = (per_head(inputs[i].astype(np.float64), layouts[i], heads) for i in range(3))
+    q, k, v = (per_head(inputs[i].astype(np.float64), layouts[i], heads, i) for i in range(3))
     scale = float(args["scale"]) if "scale" in args else 1.0 / np.sqrt(q.shape[-1])
     scores = np.matmul(q, k.transpose(0, 1, 3, 2)) * scale
     if len(inputs) > 3 and inputs[3] is not None:

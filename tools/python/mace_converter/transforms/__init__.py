@@ -15,6 +15,7 @@ from mace_converter.transforms.fuse_activation import fuse_activation
 from mace_converter.transforms.fuse_gelu import fuse_gelu
 from mace_converter.transforms.fuse_layer_norm import fuse_layer_norm
 from mace_converter.transforms.obfuscate import obfuscate
+from mace_converter.transforms.pack_qkv import pack_qkv
 from mace_converter.transforms.remove_noops import remove_noops
 from mace_converter.transforms.winograd import mark_winograd
 
@@ -28,6 +29,7 @@ def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
     find_attention(graph)
     fold_affine(graph)
     fold_bias_through_reshape(graph)
+    pack_qkv(graph)
     fuse_activation(graph)
     fuse_channel_shuffle(graph)
     if options.runtime == "cpu":
