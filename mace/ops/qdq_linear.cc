@@ -24,6 +24,9 @@ MaceStatus QdqLinearBase::Init() {
              "to must be UINT8, INT8, UINT16, INT16, UINT4, INT4 or a float8 type, got '", to,
              "'");
     MACE_RETURN_IF_ERROR(ParseFlag(*this, "saturate", &params_.saturate));
+    MACE_RETURN_IF_ERROR(ParseFlag(*this, "dequantize", &dequantize_));
+  } else {
+    OP_CHECK(!HasArg("dequantize"), "dequantize is an argument of QuantizeLinear only");
   }
   return MaceStatus();
 }
@@ -90,6 +93,7 @@ MaceStatus QdqLinearBase::Compute() {
     OP_CHECK(zp[i] == 0.f, "a float8 zero point must be 0, got ", zp[i], " at index ", i);
   }
   ref::QuantizeLinear(params_, Input(0)->data<float>(), Input(1)->data<float>(), zp, y);
+  if (dequantize_) ref::DequantizeLinear(params_, y, Input(1)->data<float>(), zp, y);
   return MaceStatus();
 }
 

@@ -26,16 +26,18 @@ struct Outcome {
   std::vector<float> y;
 };
 
-Outcome RunOp(const std::string& type, const std::vector<int64_t>& shape, const std::vector<float>& x,
-          const std::vector<int64_t>& scale_shape, const std::vector<float>& scale,
-          const std::vector<float>& zero_point, int64_t axis = 1, int64_t block = 0,
-          const std::string& to = "", int saturate = -1) {
+Outcome RunOp(const std::string& type, const std::vector<int64_t>& shape,
+              const std::vector<float>& x, const std::vector<int64_t>& scale_shape,
+              const std::vector<float>& scale, const std::vector<float>& zero_point,
+              int64_t axis = 1, int64_t block = 0, const std::string& to = "", int saturate = -1,
+              int dequantize = -1) {
   OpTester t(type, RegisterQdqLinear);
   t.Input("x", shape, x).Input("scale", scale_shape, scale);
   if (!zero_point.empty()) t.Input("zp", scale_shape, zero_point);
   t.Output("y").Arg("axis", axis).Arg("block_size", block);
   if (!to.empty()) t.Arg("to", to);
   if (saturate >= 0) t.Arg("saturate", saturate);
+  if (dequantize >= 0) t.Arg("dequantize", dequantize);
   Outcome r;
   r.status = t.Run();
   if (r.status.ok()) r.y = t.OutputData("y");
@@ -140,6 +142,39 @@ TEST(QdqLinearTest, RejectsBadInputs) {
   EXPECT_FALSE(RunOp("QuantizeLinear", {2, 3}, x, {1}, {1}, {}, 1, 0, "INT32").status.ok());
   EXPECT_FALSE(RunOp("QuantizeLinear", {2, 3}, x, {1}, {1}, {1}, 1, 0, "FLOAT8E5M2").status.ok());
   EXPECT_FALSE(RunOp("DequantizeLinear", {2, 3}, x, {3}, {1, 1, 1}, {}, 0).status.ok());
+  EXPECT_FALSE(RunOp("QuantizeLinear", {2, 3}, x, {1}, {1}, {}, 1, 0, "INT8", -1, 2).status.ok());
+  EXPECT_FALSE(RunOp("DequantizeLinear", {2, 3}, x, {1}, {1}, {}, 1, 0, "", -1, 1).status.ok());
+}
+
+// QuantizeLinear with dequantize is DequantizeLinear of its integers, for
+// the groupings and types the CPU kernel's fast path leaves to the
+// reference (blocked scales, float8) and one it takes.
+TEST(QdqLinearTest, DequantizeFlagIsTheFakeQuantization) {
+  const std::vector<int64_t> shape = {2, 6, 3};
+  const std::vector<float> x = RandomFloats(NumElements(shape), 9, -40.f, 40.f);
+  struct Form {
+    std::vector<int64_t> scale_shape;
+    int64_t block;
+    std::string to;
+  };
+  for (const Form& f :
+       {Form{{2, 2, 3}, 3, "INT8"}, Form{{1}, 0, "FLOAT8E4M3FN"}, Form{{6}, 0, "UINT8"}}) {
+    SCOPED_TRACE(f.to + " block " + std::to_string(f.block));
+    const int64_t count = NumElements(f.scale_shape);
+    const std::vector<float> scale = RandomFloats(count, 13, 0.1f, 0.6f);
+    std::vector<float> zp(count, 0.f);
+    if (f.to != "FLOAT8E4M3FN") {
+      for (int64_t i = 0; i < count; ++i) zp[i] = static_cast<float>(i % 5);
+    }
+    Outcome q = RunOp("QuantizeLinear", shape, x, f.scale_shape, scale, zp, 1, f.block, f.to);
+    ASSERT_TRUE(q.status.ok()) << q.status.information();
+    Outcome dq = RunOp("DequantizeLinear", shape, q.y, f.scale_shape, scale, zp, 1, f.block);
+    ASSERT_TRUE(dq.status.ok()) << dq.status.information();
+    Outcome fake =
+        RunOp("QuantizeLinear", shape, x, f.scale_shape, scale, zp, 1, f.block, f.to, -1, 1);
+    ASSERT_TRUE(fake.status.ok()) << fake.status.information();
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(fake.y[i], dq.y[i]) << "at " << i;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,10 @@
 //   ensures when |zp| <= 2^16. Zero points that are not such integers, the
 //   float8 types and blocked scales take the reference kernel.
 // - DequantizeLinear computes (x - zp) * scale in double, as the reference.
+// - QuantizeLinear with dequantize multiplies the clamped, rounded
+//   quotient (the integer minus the zero point) by the scale in float: the
+//   double product of two floats that the reference rounds is exact, so
+//   one float product rounds the same.
 #include "mace/ops/cpu/qdq_linear_cpu.h"
 
 #include <algorithm>
@@ -47,6 +51,23 @@ void QuantizeRun(const float* x, int64_t count, float scale, float lo, float hi,
     for (int l = 0; l < kLanes; ++l) y[i + l] = lanes[l];
   }
   for (; i < count; ++i) y[i] = QuantizeOne(x[i], scale, lo, hi, zp);
+}
+
+inline float FakeQuantizeOne(float x, float scale, float lo, float hi) {
+  float q = x / scale;
+  q = q == q ? q : 0.f;
+  q = std::min(std::max(q, lo), hi);
+  return ((q + kRounder) - kRounder) * scale;
+}
+
+void FakeQuantizeRun(const float* x, int64_t count, float scale, float lo, float hi, float* y) {
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    float lanes[kLanes];
+    for (int l = 0; l < kLanes; ++l) lanes[l] = FakeQuantizeOne(x[i + l], scale, lo, hi);
+    for (int l = 0; l < kLanes; ++l) y[i + l] = lanes[l];
+  }
+  for (; i < count; ++i) y[i] = FakeQuantizeOne(x[i], scale, lo, hi);
 }
 
 inline float DequantizeOne(float x, double scale, double zp) {
@@ -90,14 +111,17 @@ class QdqLinearCpu final : public QdqLinearBase {
     const int64_t count = p.outer * p.axis_len * p.inner;
     // Runs of `run` elements share scale (run index % scale_count).
     const int64_t run = per_tensor ? std::max<int64_t>(count, 1) : p.inner;
-    const bool quantizing = quantize();
+    const bool quantizing = quantize(), dequantizing = dequantize();
     auto span = [&](int64_t first, int64_t last) {
       while (first < last) {
         const int64_t index = first / run;
         const int64_t end = std::min(last, (index + 1) * run);
         const int64_t s = per_tensor ? 0 : index % scale_count;
         const float zp = zps != nullptr ? zps[s] : 0.f;
-        if (quantizing) {
+        if (quantizing && dequantizing) {
+          FakeQuantizeRun(x + first, end - first, scales[s], static_cast<float>(low) - zp,
+                          static_cast<float>(high) - zp, y + first);
+        } else if (quantizing) {
           QuantizeRun(x + first, end - first, scales[s], static_cast<float>(low) - zp,
                       static_cast<float>(high) - zp, zp, y + first);
         } else {

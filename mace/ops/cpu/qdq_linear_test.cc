@@ -1,10 +1,9 @@
-// QuantizeLinear's and DequantizeLinear's CPU kernels against the reference
-// kernels, bit for bit: every integer type, per-tensor and per-axis scales
-// (rows that cross the kernel's parallel pieces, and single-element rows),
-// zero points absent, in range, out of the type's range, fractional and
-// huge (the last two take the reference path), negative and zero scales,
-// ties, NaN, infinities, signed zeros and tails of every length below the
-// kernel's block, on no pool and on pools of 2 and 3 threads.
+// QuantizeLinear's and DequantizeLinear's CPU kernels (and QuantizeLinear
+// with dequantize, against the two reference kernels in turn), bit for bit: every integer type,
+// per-tensor and per-axis scales (rows that cross the kernel's parallel pieces, and single-element
+// rows), zero points absent, in range, out of the type's range, fractional and huge (the last two
+// take the reference path), negative and zero scales, ties, NaN, infinities, signed zeros and tails
+// of every length below the kernel's block, on no pool and on pools of 2 and 3 threads.
 #include "mace/ops/qdq_linear.h"
 
 #include <cmath>
@@ -48,13 +47,14 @@ std::vector<float> Data(int64_t count, uint32_t seed) {
 
 std::vector<float> RunOp(const std::string& type, const Layout& l, const std::vector<float>& x,
                          const std::vector<float>& scale, const std::vector<float>& zp,
-                         const std::string& to, Runtime* runtime) {
+                         const std::string& to, Runtime* runtime, bool dequantize = false) {
   const std::vector<int64_t> scale_shape = {static_cast<int64_t>(scale.size())};
   OpTester t(type, RegisterQdqLinear);
   t.Input("x", l.shape, x).Input("scale", scale_shape, scale);
   if (!zp.empty()) t.Input("zp", scale_shape, zp);
   t.Output("y").Arg("axis", l.axis);
   if (!to.empty()) t.Arg("to", to);
+  if (dequantize) t.Arg("dequantize", 1);
   if (runtime != nullptr) t.WithRuntime(runtime);
   const MaceStatus status = t.Run();
   EXPECT_TRUE(status.ok()) << status.information();
@@ -146,6 +146,9 @@ TEST(QdqLinearCpuTest, MatchesReferenceBitForBit) {
           ExpectSameBits(RunOp("QuantizeLinear", l, x, scale, zp, type.name, runtime.get()),
                          want_q);
           ExpectSameBits(RunOp("DequantizeLinear", l, want_q, scale, zp, "", runtime.get()),
+                         want_dq);
+          // The fake quantization in one op: both steps of the reference.
+          ExpectSameBits(RunOp("QuantizeLinear", l, x, scale, zp, type.name, runtime.get(), true),
                          want_dq);
           ExpectSameBits(RunOp("DequantizeLinear", l, x, scale, zp, "", runtime.get()), want_raw);
         }

@@ -537,11 +537,17 @@ def _quantize_linear(inputs, args, _):
     quotient = x / _qdq_broadcast(inputs[1], x, args)   # float32, as ONNX divides
     to = args.get("to", "UINT8")
     if to not in _QUANTIZED_RANGES:
-        return [cast_values(quotient, to, bool(int(args.get("saturate", 1))), False)]
+        q = cast_values(quotient, to, bool(int(args.get("saturate", 1))), False)
+        if int(args.get("dequantize", 0)):
+            return _dequantize_linear([q] + list(inputs[1:]), args, 1)
+        return [q]
     zero_point = _qdq_broadcast(inputs[2], x, args) if len(inputs) > 2 and \
         inputs[2] is not None else np.float32(0)
     q = np.where(np.isnan(quotient), zero_point, np.rint(quotient) + zero_point)
-    return [np.clip(q, *_QUANTIZED_RANGES[to])]
+    q = np.clip(q, *_QUANTIZED_RANGES[to])
+    if int(args.get("dequantize", 0)):
+        return _dequantize_linear([q] + list(inputs[1:]), args, 1)
+    return [q]
 
 
 @kernel("DequantizeLinear")

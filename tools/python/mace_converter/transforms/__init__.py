@@ -12,6 +12,7 @@ from mace_converter.transforms.fold_affine import fold_affine, fold_bias_through
 from mace_converter.transforms.find_attention import find_attention
 from mace_converter.transforms.fold_constants import fold_constants
 from mace_converter.transforms.fuse_activation import fuse_activation
+from mace_converter.transforms.fuse_fake_quantize import fuse_fake_quantize
 from mace_converter.transforms.fuse_gelu import fuse_gelu
 from mace_converter.transforms.fuse_layer_norm import fuse_layer_norm
 from mace_converter.transforms.obfuscate import obfuscate
@@ -46,5 +47,8 @@ def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
     mark_winograd(graph, options.winograd)
     if options.dynamic_quantize:
         dynamic_quantize(graph)
+    if options.quantize is None:
+        # The uint8 pass reads the pairs as they are.
+        fuse_fake_quantize(graph)
     if options.obfuscate:
         obfuscate(graph)

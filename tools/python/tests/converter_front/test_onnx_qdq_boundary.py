@@ -96,7 +96,8 @@ class ConstantScaleBoundaryTest(unittest.TestCase):
                        [("x", F32)], [("y", F32)])
         model.graph.initializer.extend([initializer("s_copy", np.array(0.1, np.float32)),
                                         initializer("zero", np.array(0, np.uint8))])
-        self._check(model, {"x": x}, ["QuantizeLinear", "DequantizeLinear", "Activation"])
+        # One QuantizeLinear with dequantize: the pair in one op.
+        self._check(model, {"x": x}, ["QuantizeLinear", "Activation"])
 
     def test_inner_pair_rounds_and_saturates(self):
         # Dropping the pair would drop the rounding and the saturation at
@@ -107,7 +108,8 @@ class ConstantScaleBoundaryTest(unittest.TestCase):
                         helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"]),
                         helper.make_node("Relu", ["d"], ["y"])],
                        [("x", F32)], [("y", F32)])
-        self._check(model, {"x": x}, ["QuantizeLinear", "DequantizeLinear", "Activation"])
+        # One QuantizeLinear with dequantize: the pair in one op.
+        self._check(model, {"x": x}, ["QuantizeLinear", "Activation"])
         converted = convert_model(model, {"x": [2, 3, 4]}, ["y"], runtime="cpu")
         self.assertTrue(any("QDQ" in line for line in converted.log), converted.log)
 
