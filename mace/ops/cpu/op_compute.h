@@ -5,6 +5,7 @@
 #ifndef MACE_OPS_CPU_OP_COMPUTE_H_
 #define MACE_OPS_CPU_OP_COMPUTE_H_
 
+#include <algorithm>
 #include <cstdint>
 
 #include "mace/core/operation.h"
@@ -44,6 +45,18 @@ inline const KernelTable* ContextKernelTable(const OpContext* context) {
     if (fp16 != nullptr) return fp16;
   }
   return KernelTableFor(cpu->kernel_isa());
+}
+
+// Runs map(first, last) over [0, count) in pieces of 16,384 values split
+// across the context's pool (on the calling thread alone for one piece):
+// element-wise kernels whose values are independent.
+template <typename Map>
+void RunInPieces(const OpContext* context, int64_t count, Map&& map) {
+  constexpr int64_t kPieceValues = int64_t{1} << 14;
+  const int64_t pieces = (count + kPieceValues - 1) / kPieceValues;
+  ParallelFor(pieces > 1 ? ContextPool(context) : nullptr, pieces, [&](int64_t begin, int64_t end) {
+    map(begin * kPieceValues, std::min(count, end * kPieceValues));
+  });
 }
 
 // Scratch memory for one op: reserved in Prepare, used in Run.

@@ -28,7 +28,6 @@ namespace mace {
 namespace ops {
 namespace {
 
-constexpr int64_t kParallelValues = int64_t{1} << 14;
 constexpr int kLanes = 8;
 // Adding and subtracting it rounds a float below 2^22 in magnitude to an
 // integer, ties to even (in the default rounding mode).
@@ -130,11 +129,7 @@ class QdqLinearCpu final : public QdqLinearBase {
         first = end;
       }
     };
-    const int64_t pieces = (count + kParallelValues - 1) / kParallelValues;
-    ParallelFor(pieces > 1 ? ContextPool(context) : nullptr, pieces,
-                [&](int64_t begin, int64_t end) {
-                  span(begin * kParallelValues, std::min(count, end * kParallelValues));
-                });
+    RunInPieces(context, count, span);
     return MaceStatus();
   }
 };

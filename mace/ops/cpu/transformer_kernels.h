@@ -52,6 +52,12 @@ typedef void (*LayerNormRowsKernel)(const float* input, int64_t rows, int64_t si
 //   erf        erf(x), within 1e-6 of std::erf
 //   gelu       0.5 x (1 + erf(x / sqrt 2)), the exact GELU
 //   gelu_tanh  0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+//   sigmoid    1 / (1 + e^-x), within 1e-6 + 5e-8 |x| of the reference
+//              relatively (the exponential's error grows with |x| where
+//              armv7's vector flag reassociates its reduction), and FLT_MIN
+//              absolutely, where e^x underflows
+//   tanh       tanh(x), within 2e-6 relatively (and FLT_MIN absolutely,
+//              for a build that flushes denormals)
 //   softmax    Softmax over the last axis, each value within 1e-6 of the
 //              reference relatively, log-softmax within 1e-6 of the larger
 //              of 1 and its magnitude
@@ -68,6 +74,8 @@ typedef void (*LayerNormRowsKernel)(const float* input, int64_t rows, int64_t si
   X(erf, Erf, FloatMapKernel)                  \
   X(gelu, Gelu, FloatMapKernel)                \
   X(gelu_tanh, GeluTanh, FloatMapKernel)       \
+  X(sigmoid, Sigmoid, FloatMapKernel)          \
+  X(tanh, Tanh, FloatMapKernel)                \
   X(softmax, Softmax, SoftmaxRowsKernel)       \
   X(row_max, RowMax, RowMaxKernel)             \
   X(exp_shifted, ExpShifted, ExpShiftedKernel) \

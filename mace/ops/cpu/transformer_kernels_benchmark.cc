@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "mace/ops/common/activation.h"
 #include "mace/ops/cpu/transformer_kernels.h"
 #include "mace/ops/ref/layer_norm.h"
 #include "mace/ops/ref/softmax.h"
@@ -75,6 +76,17 @@ void RefLayerNorm(const float* input, int64_t rows, int64_t size, const float* s
 constexpr FloatMapKernel kRefErf = RefUnary<ref::UnaryType::ERF>;
 constexpr FloatMapKernel kRefGelu = RefUnary<ref::UnaryType::GELU>;
 constexpr FloatMapKernel kRefGeluTanh = RefUnary<ref::UnaryType::GELU_TANH>;
+
+// The activations' scalar forms (common/activation.h), as Activation's
+// reference kernel runs them.
+template <ActivationType kType>
+void RefActivation(const float* input, int64_t count, float* output) {
+  Activation activation;
+  activation.type = kType;
+  for (int64_t i = 0; i < count; ++i) output[i] = activation.Apply(input[i]);
+}
+constexpr FloatMapKernel kRefSigmoid = RefActivation<ActivationType::SIGMOID>;
+constexpr FloatMapKernel kRefTanh = RefActivation<ActivationType::TANH>;
 constexpr SoftmaxRowsKernel kRefSoftmax = RefSoftmax;
 constexpr RowMaxKernel kRefRowMax = RefRowMax;
 constexpr ExpShiftedKernel kRefExpShifted = RefExpShifted;

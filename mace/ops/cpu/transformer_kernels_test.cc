@@ -35,6 +35,15 @@ double RefGeluTanh(double x) {
   return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / kPi) * (x + 0.044715 * x * x * x)));
 }
 double BoundGeluTanh(double x) { return BoundGelu(x); }
+double RefSigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double BoundSigmoid(double x) {
+  return (1e-6 + 5e-8 * std::fmin(std::fabs(x), 100.0)) * RefSigmoid(x) +
+         std::numeric_limits<float>::min();
+}
+double RefTanh(double x) { return std::tanh(x); }
+double BoundTanh(double x) {
+  return 2e-6 * std::fabs(std::tanh(x)) + std::numeric_limits<float>::min();
+}
 
 // One softmax slice in double, as the reference kernel computes it (the
 // maximum skips NaNs, as std::fmax does).

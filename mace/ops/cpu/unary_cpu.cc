@@ -17,9 +17,6 @@ namespace mace {
 namespace ops {
 namespace {
 
-// Values per piece of the thread pool's work.
-constexpr int64_t kParallelValues = int64_t{1} << 14;
-
 FloatMapKernel FastKernel(const TransformerKernels* kernels, ref::UnaryType type) {
   if (kernels == nullptr) return nullptr;
   switch (type) {
@@ -49,13 +46,9 @@ class UnaryCpu final : public UnaryBase {
       ref::Unary(params(), input, output);
       return MaceStatus();
     }
-    const int64_t pieces = (count + kParallelValues - 1) / kParallelValues;
-    ParallelFor(pieces > 1 ? ContextPool(context) : nullptr, pieces,
-                [&](int64_t begin, int64_t end) {
-                  const int64_t first = begin * kParallelValues;
-                  const int64_t last = std::min(count, end * kParallelValues);
-                  kernel_(input + first, last - first, output + first);
-                });
+    RunInPieces(context, count, [&](int64_t first, int64_t last) {
+      kernel_(input + first, last - first, output + first);
+    });
     return MaceStatus();
   }
 

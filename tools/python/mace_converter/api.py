@@ -66,6 +66,10 @@ class ConvertOptions:
     # input becomes a state tensor (zeros at first) that takes the output's
     # value at the end of each run (docs/how-to/streaming_state.md).
     states: list[tuple[str, str]] = field(default_factory=list)
+    # Activation types fuse_activation leaves as standalone ops, or None to
+    # decide by runtime (transforms.separate_activations); calibration sets
+    # it so that its float model has the final model's tensors.
+    keep_activations: Optional[tuple[str, ...]] = None
 
 
 @dataclass

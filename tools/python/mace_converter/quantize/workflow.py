@@ -51,7 +51,10 @@ def calibrate(config: DeploymentConfig, model: ModelConfig, options: ConvertOpti
     from mace_converter.convert import convert
     settings = model.quantize
     assert settings is not None
+    from mace_converter.transforms import separate_activations
     float_options = copy.deepcopy(options)
+    # The final model's fusions, so that its tensors are the ones calibrated.
+    float_options.keep_activations = separate_activations(options)
     float_options.quantize, float_options.data_type = None, "fp32_fp32"
     float_options.runtime = "cpu"       # the float model calibrates on the CPU
     converted = convert(float_options)

@@ -11,7 +11,7 @@ from mace_converter.transforms.channel_shuffle import (fold_shuffle_into_readers
 from mace_converter.transforms.fold_affine import fold_affine, fold_bias_through_reshape
 from mace_converter.transforms.find_attention import find_attention
 from mace_converter.transforms.fold_constants import fold_constants
-from mace_converter.transforms.fuse_activation import fuse_activation
+from mace_converter.transforms.fuse_activation import CPU_SEPARATE, fuse_activation
 from mace_converter.transforms.fuse_fake_quantize import fuse_fake_quantize
 from mace_converter.transforms.fuse_gelu import fuse_gelu
 from mace_converter.transforms.fuse_layer_norm import fuse_layer_norm
@@ -19,6 +19,16 @@ from mace_converter.transforms.obfuscate import obfuscate
 from mace_converter.transforms.pack_qkv import pack_qkv
 from mace_converter.transforms.remove_noops import remove_noops
 from mace_converter.transforms.winograd import mark_winograd
+
+
+def separate_activations(options: ConvertOptions) -> tuple[str, ...]:
+    """The activations fuse_activation leaves standalone: sigmoid and tanh
+    in a float model for the CPU, whose vector kernels run them as
+    Activation ops (the uint8 pass and the GPU and DSP kernels take them
+    fused)."""
+    if options.keep_activations is not None:
+        return tuple(options.keep_activations)
+    return CPU_SEPARATE if options.runtime == "cpu" and options.quantize is None else ()
 
 
 def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
@@ -31,7 +41,7 @@ def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
     fold_affine(graph)
     fold_bias_through_reshape(graph)
     pack_qkv(graph)
-    fuse_activation(graph)
+    fuse_activation(graph, separate_activations(options))
     fuse_channel_shuffle(graph)
     if options.runtime == "cpu":
         fuse_shuffle_split(graph)

@@ -11,7 +11,14 @@ ACTIVATION_ARGS = ("activation", "activation_max_limit", "activation_coefficient
                    "activation_beta")
 
 
-def fuse_activation(graph: Graph) -> int:
+# Activations the CPU kernels cannot apply in registers: fused, they would
+# take a separate scalar pass over the op's output, where a standalone
+# Activation op runs the vector kernels (mace/ops/cpu/activation_cpu.cc).
+CPU_SEPARATE = ("SIGMOID", "TANH")
+
+
+def fuse_activation(graph: Graph, keep_separate: tuple[str, ...] = ()) -> int:
+    """Fuses every Activation it can, except those in `keep_separate`."""
     counts: dict[str, int] = {}
     consumers = graph.consumers()
     removed: set[int] = set()
@@ -21,7 +28,8 @@ def fuse_activation(graph: Graph) -> int:
             continue
         follower = sole_consumer(graph, op.outputs[0], consumers)
         if follower is None or follower.type != "Activation" \
-                or follower.args.get("activation") in (None, "PRELU", "NOOP"):
+                or follower.args.get("activation") in (None, "PRELU", "NOOP") \
+                or follower.args.get("activation") in keep_separate:
             continue
         for key in ACTIVATION_ARGS:
             if key in follower.args:

@@ -78,7 +78,10 @@ def mace_run(converted, x: np.ndarray, extra=()) -> np.ndarray:
 
 
 def calibrate(model: onnx.ModelProto, xs: list[np.ndarray], method: str = "minmax"):
-    converted = convert_model(model, {"x": SHAPE}, ["y"])
+    converted = convert_model(model, {"x": SHAPE}, ["y"],
+                              # The quantized model's fusions, as the workflow
+                              # calibrates.
+                              keep_activations=())
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         (d / "f.pb").write_bytes(converted.net_def.SerializeToString())

@@ -75,7 +75,10 @@ def chain_model() -> tuple:
 
 
 def calibrate(model, shape, names=("x",), count=8, offset=0):
-    converted = convert_model(model, {n: shape for n in names}, ["y"])
+    converted = convert_model(model, {n: shape for n in names}, ["y"],
+                              # The quantized model's fusions, as the workflow
+                              # calibrates.
+                              keep_activations=())
     g = rng(200 + offset)
     feeds = [{n: g.uniform(-1, 1, shape).astype(np.float32) for n in names}
              for _ in range(count)]

@@ -94,6 +94,8 @@ class FoldingTest(unittest.TestCase):
               helper.make_node("Relu", ["c"], ["y"])], "RELU", "Eltwise"),
             ([_bn("x", "c"), helper.make_node("Sigmoid", ["c"], ["y"])], "SIGMOID", "BatchNorm"),
             ([helper.make_node("Conv", ["x", "w"], ["c"]),
+              helper.make_node("Tanh", ["c"], ["y"])], "TANH", "Conv2D"),
+            ([helper.make_node("Conv", ["x", "w"], ["c"]),
               helper.make_node("HardSwish", ["c"], ["y"])], "HARDSWISH", "Conv2D"),
         ]
         inits = [initializer("w", w["w"]), initializer("lo", np.array(0, np.float32)),
@@ -102,10 +104,19 @@ class FoldingTest(unittest.TestCase):
             with self.subTest(activation):
                 model = make_model(nodes, {"x": [1, 3, 5, 5]}, {"y": None}, inits, 14)
                 feeds = {"x": (rng(8).uniform(-8, 8, (1, 3, 5, 5))).astype(np.float32)}
-                converted = check_against_ort(self, model, {"x": [1, 3, 5, 5]}, feeds=feeds)
-                self.assertEqual(self._types(converted), [op_type])
-                args = {a.name: a for a in converted.net_def.op[0].arg}
-                self.assertEqual(args["activation"].s.decode(), activation)
+                # Sigmoid and tanh stay separate for the CPU, whose vector
+                # kernels run them as Activation ops; the GPU fuses them.
+                separate = activation in ("SIGMOID", "TANH")
+                for runtime in ("cpu", "gpu") if separate else ("cpu",):
+                    converted = check_against_ort(self, model, {"x": [1, 3, 5, 5]}, feeds=feeds,
+                                                  runtime=runtime)
+                    if runtime == "cpu" and separate:
+                        self.assertEqual(self._types(converted), [op_type, "Activation"])
+                        args = {a.name: a for a in converted.net_def.op[1].arg}
+                    else:
+                        self.assertEqual(self._types(converted), [op_type])
+                        args = {a.name: a for a in converted.net_def.op[0].arg}
+                    self.assertEqual(args["activation"].s.decode(), activation)
 
     def test_pytorch_shape_arithmetic_folds_away(self):
         nodes = [helper.make_node("Shape", ["x"], ["shape"]),
