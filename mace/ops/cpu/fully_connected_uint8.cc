@@ -70,7 +70,7 @@ class FullyConnectedUint8Cpu final : public FullyConnectedBase {
  private:
   ref::quantized::FullyConnectedShape shape_;
   ref::quantized::ConvQuantization quant_;
-  std::unique_ptr<Conv2dUint8Gemm> fast_;
+  std::unique_ptr<FullyConnectedUint8Gemm> fast_;
   std::unique_ptr<FullyConnectedUint8Gemv> gemv_;
 };
 

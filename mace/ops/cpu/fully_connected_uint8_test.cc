@@ -2,10 +2,10 @@
 // (AVX2's and NEON's int16 pairs, AVX-512 VNNI's and the arm64 dot
 // product's quads) against ref::quantized::FullyConnected, bit for bit:
 // units around the 4-row tile, depths that end mid-word, batches of 1 to
-// 3, zero points 0 and 255, uint8 and per-channel int8 weights, biases
-// large enough to need the scalar output step, with 1, 2 and 3 threads.
-// The matrix-vector kernel (batch 1) likewise, and against a naive integer
-// computation with the rounding done by division and remainder.
+// 3 and of 70 to 400 (rows over several column tiles), zero points 0 and 255, uint8 and per-channel
+// int8 weights, biases large enough to need the scalar output step, with 1, 2 and 3 threads. The
+// matrix-vector kernel (batch 1) likewise, and against a naive integer computation with the
+// rounding done by division and remainder.
 #include <algorithm>
 #include <memory>
 #include <random>
@@ -48,8 +48,8 @@ void RunCase(const KernelTable& table, const Case& c, std::mt19937* rng) {
                                           0.005, rng, &quant));
   quant.output = OutputClamp{100, 0, 255};
   const void* weight = c.int8 ? static_cast<const void*>(weight_i8.data()) : weight_u8.data();
-  std::unique_ptr<Conv2dUint8Gemm> fast = MakeFullyConnectedGemm(table, shape, quant, weight,
-                                                                 c.int8);
+  std::unique_ptr<FullyConnectedUint8Gemm> fast =
+      MakeFullyConnectedGemm(table, shape, quant, weight, c.int8);
   ASSERT_NE(fast, nullptr);
   const int64_t outputs = c.batch * c.units;
   std::vector<uint8_t> expected(outputs);
@@ -79,6 +79,11 @@ const Case kCases[] = {
     {1, 1024, 100, 128, 0, true, 40000},
     {2, 5, 4, 0, 0, true, 40000},
     {1, 63, 9, 255, 0, true, 2147000000},  // saturating sums
+    // Rows over several of the GEMM's column tiles and blocks, as a
+    // transformer's projections (the rows are the GEMM's columns).
+    {197, 64, 33, 128, 0, true, 40000},
+    {70, 130, 9, 3, 77, false, 40000},
+    {400, 96, 20, 0, 0, true, 2147000000},
 };
 
 TEST(FullyConnectedUint8Gemm, MatchesReferenceExactly) {
