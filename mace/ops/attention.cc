@@ -82,9 +82,12 @@ MaceStatus AttentionBase::InferShapes() {
       const int64_t batch = s.size() == 3 ? s[0] : 1;
       const int64_t rows = s[s.size() - 2], width = s.back();
       const int64_t parts = packed ? 3 : 1;
-      OP_CHECK(width % (parts * heads_) == 0, kNames[i], " has shape ", ShapeToString(s), ": ",
-               width, " is not a multiple of ", parts * heads_, packed ? " (3 x heads)" : " heads");
-      const int64_t depth = width / (parts * heads_);
+      // Divided in two steps, so that no product of a model's heads can
+      // overflow.
+      OP_CHECK(width % heads_ == 0 && (width / heads_) % parts == 0, kNames[i], " has shape ",
+               ShapeToString(s), ": ", width, " is not a multiple of ", packed ? "3 x " : "",
+               heads_, " heads");
+      const int64_t depth = width / heads_ / parts;
       if (packed) offsets_[i] = i * heads_ * depth;
       view = {batch, heads_, rows, depth, {rows * width, depth, width, 1}};
     } else {

@@ -316,7 +316,7 @@ TEST(AttentionCpuTest, RejectsBadArguments) {
         .Input("k", {1, 4, 24}, Halves({1, 4, 24}))
         .Input("v", {1, 4, 24}, Halves({1, 4, 24}));
     t.Output("out").Arg("heads", 3).Args("layouts", std::vector<int64_t>{3, 3, 3, 1});
-    ExpectInvalid(&t, "not a multiple of 9 (3 x heads)");
+    ExpectInvalid(&t, "not a multiple of 3 x 3 heads");
   }
   {
     // The output cannot be packed.
