@@ -17,6 +17,7 @@
 
 #include "mace/ops/cpu/conv_2d_uint8_gemm.h"
 #include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/cpu/transpose_fast.h"
 #include "mace/ops/ref/quantized/mat_mul.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
@@ -70,16 +71,14 @@ class FullyConnectedUint8Gemm {
  private:
   FullyConnectedUint8Gemm() = default;
 
-  // to[c][r] = from[r][c] for a [rows, cols] matrix; threads split the
-  // destination's rows.
+  // to = the [rows, cols] bytes of `from`, transposed.
   static void Transpose(const uint8_t* from, int64_t rows, int64_t cols, uint8_t* to,
                         ThreadPool* pool) {
-    ParallelFor(pool, cols, [&](int64_t begin, int64_t end) {
-      for (int64_t c = begin; c < end; ++c) {
-        uint8_t* line = to + c * rows;
-        for (int64_t r = 0; r < rows; ++r) line[r] = from[r * cols + c];
-      }
-    });
+    ref::TransposeParams params;
+    params.element_size = 1;
+    params.input_shape = {rows, cols};
+    params.perm = {1, 0};
+    TransposeFast(params, from, to, pool);
   }
 
   std::unique_ptr<Conv2dUint8Gemm> conv_;

@@ -34,53 +34,26 @@ constexpr int kLanes = 8;
 constexpr float kRounder = 12582912.f;
 constexpr float kLargestZeroPoint = 65536.f;
 
-inline float QuantizeOne(float x, float scale, float lo, float hi, float zp) {
-  float q = x / scale;
-  q = q == q ? q : 0.f;  // NaN gives the zero point
-  q = std::min(std::max(q, lo), hi);
-  return ((q + kRounder) - kRounder) + zp;
-}
-
-void QuantizeRun(const float* x, int64_t count, float scale, float lo, float hi, float zp,
-                 float* y) {
-  int64_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) {
-    float lanes[kLanes];
-    for (int l = 0; l < kLanes; ++l) lanes[l] = QuantizeOne(x[i + l], scale, lo, hi, zp);
-    for (int l = 0; l < kLanes; ++l) y[i + l] = lanes[l];
-  }
-  for (; i < count; ++i) y[i] = QuantizeOne(x[i], scale, lo, hi, zp);
-}
-
-inline float FakeQuantizeOne(float x, float scale, float lo, float hi) {
+// x / scale clamped to [lo, hi] (NaN to 0, which gives the zero point) and
+// rounded to an integer: the quantized value minus the zero point.
+inline float RoundedQuotient(float x, float scale, float lo, float hi) {
   float q = x / scale;
   q = q == q ? q : 0.f;
   q = std::min(std::max(q, lo), hi);
-  return ((q + kRounder) - kRounder) * scale;
+  return (q + kRounder) - kRounder;
 }
 
-void FakeQuantizeRun(const float* x, int64_t count, float scale, float lo, float hi, float* y) {
+// y[i] = one(x[i]) in blocks of kLanes the compiler vectorizes, then the
+// tail.
+template <typename One>
+void MapRun(const float* x, int64_t count, float* y, One one) {
   int64_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
     float lanes[kLanes];
-    for (int l = 0; l < kLanes; ++l) lanes[l] = FakeQuantizeOne(x[i + l], scale, lo, hi);
+    for (int l = 0; l < kLanes; ++l) lanes[l] = one(x[i + l]);
     for (int l = 0; l < kLanes; ++l) y[i + l] = lanes[l];
   }
-  for (; i < count; ++i) y[i] = FakeQuantizeOne(x[i], scale, lo, hi);
-}
-
-inline float DequantizeOne(float x, double scale, double zp) {
-  return static_cast<float>((static_cast<double>(x) - zp) * scale);
-}
-
-void DequantizeRun(const float* x, int64_t count, double scale, double zp, float* y) {
-  int64_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) {
-    float lanes[kLanes];
-    for (int l = 0; l < kLanes; ++l) lanes[l] = DequantizeOne(x[i + l], scale, zp);
-    for (int l = 0; l < kLanes; ++l) y[i + l] = lanes[l];
-  }
-  for (; i < count; ++i) y[i] = DequantizeOne(x[i], scale, zp);
+  for (; i < count; ++i) y[i] = one(x[i]);
 }
 
 class QdqLinearCpu final : public QdqLinearBase {
@@ -117,14 +90,19 @@ class QdqLinearCpu final : public QdqLinearBase {
         const int64_t end = std::min(last, (index + 1) * run);
         const int64_t s = per_tensor ? 0 : index % scale_count;
         const float zp = zps != nullptr ? zps[s] : 0.f;
+        const float scale = scales[s];
+        const float lo = static_cast<float>(low) - zp, hi = static_cast<float>(high) - zp;
         if (quantizing && dequantizing) {
-          FakeQuantizeRun(x + first, end - first, scales[s], static_cast<float>(low) - zp,
-                          static_cast<float>(high) - zp, y + first);
+          MapRun(x + first, end - first, y + first,
+                 [=](float v) { return RoundedQuotient(v, scale, lo, hi) * scale; });
         } else if (quantizing) {
-          QuantizeRun(x + first, end - first, scales[s], static_cast<float>(low) - zp,
-                      static_cast<float>(high) - zp, zp, y + first);
+          MapRun(x + first, end - first, y + first,
+                 [=](float v) { return RoundedQuotient(v, scale, lo, hi) + zp; });
         } else {
-          DequantizeRun(x + first, end - first, scales[s], zp, y + first);
+          const double wide_scale = scale, wide_zp = zp;
+          MapRun(x + first, end - first, y + first, [=](float v) {
+            return static_cast<float>((static_cast<double>(v) - wide_zp) * wide_scale);
+          });
         }
         first = end;
       }
