@@ -63,6 +63,32 @@ MaceStatus AttentionBase::Init() {
   }
   fill_ = GetFloat("fill", 0.f);
   OP_CHECK(!std::isnan(fill_), "fill must not be NaN");
+  MACE_RETURN_IF_ERROR(ParseFakeQuant("scores_quant", &scores_quant_));
+  return ParseFakeQuant("probs_quant", &probs_quant_);
+}
+
+MaceStatus AttentionBase::ParseFakeQuant(const char* name, ref::AttentionFakeQuant* fq) {
+  *fq = ref::AttentionFakeQuant();
+  if (!HasArg(name)) return MaceStatus();
+  const std::vector<float> values = GetFloats(name);
+  OP_CHECK(values.size() == 4, name, " needs 4 values (scale, zero point, low, high), got ",
+           values.size());
+  const float scale = values[0], zero_point = values[1], low = values[2], high = values[3];
+  OP_CHECK(std::isfinite(scale) && scale > 0.f, name,
+           ": the scale must be positive and finite, got ", scale);
+  constexpr float kLargest = 65536.f;
+  for (const float bound : {zero_point, low, high}) {
+    OP_CHECK(std::fabs(bound) <= kLargest && bound == std::nearbyint(bound), name,
+             ": the zero point and the bounds must be integers of magnitude 65536 or less, got ",
+             bound);
+  }
+  OP_CHECK(low <= zero_point && zero_point <= high, name, ": needs low <= zero point <= high, got ",
+           low, ", ", zero_point, ", ", high);
+  fq->on = true;
+  fq->scale = scale;
+  fq->zero_point = zero_point;
+  fq->low = low;
+  fq->high = high;
   return MaceStatus();
 }
 
@@ -119,6 +145,8 @@ MaceStatus AttentionBase::InferShapes() {
   p.scale = has_scale_ ? scale_ : static_cast<float>(1.0 / std::sqrt(static_cast<double>(q.depth)));
   p.mask_kind = mask_kind_;
   p.fill = fill_;
+  p.scores_quant = scores_quant_;
+  p.probs_quant = probs_quant_;
   std::vector<int64_t> out_shape;
   if (layouts_[3] == kMerged) {
     OP_CHECK(p.heads == heads_, "the output has layout 1 with ", heads_, " heads but q has ",

@@ -25,6 +25,12 @@
 // whose every score is -inf after the mask gives zeros, as the PyTorch
 // exporter's IsNaN guard after the Softmax makes of its NaNs.
 //
+// `scores_quant` and `probs_quant` (4 floats each: scale, zero point, low,
+// high; optional) fake-quantize the scores after the scale and the mask,
+// and the probabilities after the softmax, as a QDQ model's
+// QuantizeLinear -> DequantizeLinear pairs around its Softmax do
+// (ref::FakeQuantize).
+//
 // AttentionBase is the device-neutral part; the CPU kernel is
 // mace/ops/cpu/attention_cpu.cc, the reference mace/ops/ref/attention.cc.
 #ifndef MACE_OPS_ATTENTION_H_
@@ -54,6 +60,10 @@ class AttentionBase : public Operation {
   }
 
  private:
+  // The fake quantization in argument `name` (scale, zero point, low,
+  // high), or none when the op has no such argument.
+  MaceStatus ParseFakeQuant(const char* name, ref::AttentionFakeQuant* fq);
+
   int64_t heads_ = 0;
   int64_t layouts_[4] = {0, 0, 0, 0};
   int64_t offsets_[3] = {0, 0, 0};
@@ -61,6 +71,7 @@ class AttentionBase : public Operation {
   float scale_ = 1.f;
   ref::AttentionMask mask_kind_ = ref::AttentionMask::NONE;
   float fill_ = 0.f;
+  ref::AttentionFakeQuant scores_quant_, probs_quant_;
   ref::AttentionParams params_;
 };
 

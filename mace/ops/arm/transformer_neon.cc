@@ -21,6 +21,9 @@ TransformerKernels MakeNeon(const TransformerKernels& portable) {
   // exp_shifted stays within its bound, which grows with x - shift.
   kernels.softmax = portable.softmax;
   kernels.layer_norm = portable.layer_norm;
+  // It may also fold fake_quantize's rounding (adding and subtracting
+  // 1.5 * 2^23) away, and NEON flushes denormal scales: the portable one.
+  kernels.fake_quantize = portable.fake_quantize;
 #else
   (void)portable;
 #endif

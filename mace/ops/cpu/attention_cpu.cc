@@ -10,10 +10,15 @@
 //                                   a time,
 //   out_block /= row sums,
 // reading Q, K, V and writing the output through their layouts' strides.
+// Fake quantization of the scores runs on the block after the mask; with
+// fake-quantized probabilities the block's exponentials are quantized
+// with each row's step times its sum before the second product, which
+// takes them as they are, and is divided by the sums after.
 // The softmax is thus normalized after the product: the exponentials go
 // straight into the second GEMM's panels, and no pass over the scores
 // writes them back (the packer: cpu/attention_exp_panels.h). Row maxima
-// and exponentials are the transformer family's (transformer_kernels.h).
+// and exponentials (and fake quantization) are the transformer family's
+// (transformer_kernels.h).
 // Without a kernel family (MACE_CPU_KERNELS=ref) the reference kernel
 // runs.
 #include "mace/ops/cpu/attention_cpu.h"
@@ -55,7 +60,9 @@ class AttentionCpu final : public AttentionBase {
         EngineTransformerKernels(cpu != nullptr ? cpu->kernel_isa() : ActiveKernelIsa());
     row_max_ = kernels != nullptr ? kernels->row_max : nullptr;
     exp_shifted_ = kernels != nullptr ? kernels->exp_shifted : nullptr;
-    if (table_ == nullptr || row_max_ == nullptr || exp_shifted_ == nullptr) {
+    fake_quantize_ = kernels != nullptr ? kernels->fake_quantize : nullptr;
+    if (table_ == nullptr || row_max_ == nullptr || exp_shifted_ == nullptr ||
+        fake_quantize_ == nullptr) {
       table_ = nullptr;
       return MaceStatus();
     }
@@ -76,8 +83,10 @@ class AttentionCpu final : public AttentionBase {
     exp_depth_ = GemmReductionDepth(*table_, p.kv_len);
     exp_blocks_ = (p.kv_len + exp_depth_ - 1) / exp_depth_;
     exp_floats_ = std::max(rows * exp_depth_, p.kv_len);
-    thread_floats_ =
-        gemm + rows * p.kv_len + rows * p.depth + exp_floats_ + rows * (2 + exp_blocks_);
+    // Fake-quantized probabilities are held whole: a block's rows x Sk.
+    probs_floats_ = p.probs_quant.on ? rows * p.kv_len : 0;
+    thread_floats_ = gemm + rows * p.kv_len + rows * p.depth + exp_floats_ +
+                     rows * (2 + exp_blocks_) + probs_floats_;
     packed_k_.resize(p.batch * p.heads);
     packed_v_.resize(p.batch * p.heads);
     return scratch_.Reserve(context, NumThreads(ContextPool(context)) * thread_floats_ * 4);
@@ -130,7 +139,8 @@ class AttentionCpu final : public AttentionBase {
     float* shift = exps + exp_floats_;
     float* row_sums = shift + block_rows_;
     float* sums = row_sums + block_rows_;
-    float* gemm_scratch = sums + block_rows_ * exp_blocks_;
+    float* probs = sums + block_rows_ * exp_blocks_;
+    float* gemm_scratch = probs + probs_floats_;
     // The scale goes into the block's rows x depth queries rather than its
     // rows x Sk scores.
     // Locals, so that the loops neither reload them per value nor miss
@@ -147,7 +157,7 @@ class AttentionCpu final : public AttentionBase {
         for (int64_t d = 0; d < depth; ++d) scaled[d] = in[d * q_column] * scale;
       }
     }
-    GemmOperand qa, kb, pa, vb;
+    GemmOperand qa, kb;
     qa.data = scaled_q;
     qa.stride = p.depth;
     qa.depth_stride = 1;
@@ -170,11 +180,40 @@ class AttentionCpu final : public AttentionBase {
                   mask + b * p.mask.batch + h * p.mask.head + (row0 + i) * p.mask.row, n);
       }
     }
+    if (p.scores_quant.on) FakeQuantize(p.scores_quant, scores, rows * n);
     row_max_(scores, rows, n, n, shift);
     // A row with no score above -inf (every position masked) is shifted
     // by 0: its exponentials and sum are 0, and its output a zero row.
     const float none = -std::numeric_limits<float>::infinity();
     for (int64_t i = 0; i < rows; ++i) shift[i] = shift[i] > none ? shift[i] : 0.f;
+    float* out_rows = out + b * p.out.batch + h * p.out.head + row0 * p.out.row;
+    GemmOperand pa, vb;
+    vb.packed = &packed_v_[b * p.heads + h];
+    if (p.probs_quant.on) {
+      // Each probability e / sum is quantized with step `scale`: e is
+      // quantized with step scale * sum (the same integer but for the
+      // rounding of the quotient), which gives the quantized probability
+      // times sum; the product with V is divided by the sum after.
+      const ref::AttentionFakeQuant& fq = p.probs_quant;
+      exp_shifted_(scores, rows, n, n, shift, probs, n, row_sums);
+      for (int64_t i = 0; i < rows; ++i) {
+        float* row = probs + i * n;
+        fake_quantize_(row, n, fq.scale * row_sums[i], fq.low - fq.zero_point,
+                       fq.high - fq.zero_point, row);
+      }
+      pa.data = probs;
+      pa.stride = n;
+      pa.depth_stride = 1;
+      Gemm(*table_, rows, p.v_depth, n, pa, vb, out_rows, p.out.row, TileEpilogue(), nullptr,
+           gemm_scratch);
+      for (int64_t i = 0; i < rows; ++i) {
+        // A fully masked row has a zero sum and zero exponentials.
+        const float inverse = row_sums[i] == 0.f ? 0.f : static_cast<float>(1.0 / row_sums[i]);
+        float* row = out_rows + i * p.out.row;
+        for (int64_t d = 0; d < p.v_depth; ++d) row[d] *= inverse;
+      }
+      return;
+    }
     std::fill(sums, sums + rows * exp_blocks_, 0.f);
     bool mismatch = false;
     ExpPanels panels;
@@ -191,8 +230,6 @@ class AttentionCpu final : public AttentionBase {
     panels.mismatch = &mismatch;
     pa.packer = PackExpPanels;
     pa.packer_context = &panels;
-    vb.packed = &packed_v_[b * p.heads + h];
-    float* out_rows = out + b * p.out.batch + h * p.out.head + row0 * p.out.row;
     Gemm(*table_, rows, p.v_depth, n, pa, vb, out_rows, p.out.row, TileEpilogue(), nullptr,
          gemm_scratch);
     for (int64_t i = 0; i < rows; ++i) {
@@ -209,6 +246,12 @@ class AttentionCpu final : public AttentionBase {
       float* row = out_rows + i * p.out.row;  // columns adjacent, as Gemm writes them
       for (int64_t d = 0; d < p.v_depth; ++d) row[d] *= inverse;
     }
+  }
+
+  // `count` values fake-quantized in place.
+  void FakeQuantize(const ref::AttentionFakeQuant& fq, float* values, int64_t count) const {
+    fake_quantize_(values, count, fq.scale, fq.low - fq.zero_point, fq.high - fq.zero_point,
+                   values);
   }
 
   // The mask row `m` (mask columns p.mask.column apart) applied to the
@@ -234,8 +277,10 @@ class AttentionCpu final : public AttentionBase {
   const KernelTable* table_ = nullptr;  // null: reference kernel
   RowMaxKernel row_max_ = nullptr;
   ExpShiftedKernel exp_shifted_ = nullptr;
+  FakeQuantizeKernel fake_quantize_ = nullptr;
   int64_t block_rows_ = 1;
   int64_t exp_depth_ = 1, exp_blocks_ = 1, exp_floats_ = 0;
+  int64_t probs_floats_ = 0;
   int64_t thread_floats_ = 0;
   OpScratch scratch_;
   // K and V of each (batch, head), packed in Run.

@@ -2,7 +2,8 @@
 // one head at the edge sequence lengths and depths, every mask kind (with
 // fully masked rows), several heads in every layout with broadcast masks,
 // Q, K and V packed in one tensor, on no pool and pools of 2 and 3
-// threads; and the op's argument checks.
+// threads; fake-quantized scores and probabilities; and the op's argument
+// checks.
 #include "mace/ops/ref/attention.h"
 
 #include <algorithm>
@@ -273,6 +274,103 @@ TEST(AttentionCpuTest, HandComputed) {
   ExpectNear(tester.OutputData("out"), {2, 15, 0, 0});
 }
 
+// Whole numbers in [-3, 3], so that with a power-of-two scale every score
+// (and score plus float mask) is exact in float: the CPU kernel's scores
+// then equal the reference's, and so do their fake quantizations.
+std::vector<float> SmallIntegers(int64_t count, uint32_t seed) {
+  std::vector<float> values = RandomFloats(count, seed, -3.5f, 3.5f);
+  for (float& x : values) x = std::nearbyint(x);
+  return values;
+}
+
+// Fake quantization of the scores (int8, scale 0.05: scores beyond +-6.35
+// clamp), of the probabilities (uint8, scale 1/255) or of both, with an
+// additive mask holding -inf, on no pool and 2 and 3 threads, against the
+// reference. The scores are exact, so scores_quant alone must agree as
+// plain attention does; a probability within rounding of a step boundary
+// may land on either side, so with probs_quant each output may be off by
+// up to two steps of one probability times |v| <= 1.
+TEST(AttentionCpuTest, FakeQuantizedScoresAndProbabilities) {
+  const std::vector<float> scores_quant = {0.05f, 3.f, -128.f, 127.f};
+  const std::vector<float> probs_quant = {1.f / 255.f, 0.f, 0.f, 255.f};
+  struct Shape {
+    int64_t heads, q_len, kv_len, depth, v_depth;
+  };
+  const Shape shapes[] = {{2, 37, 45, 16, 24}, {1, 70, 300, 8, 17}, {3, 5, 1, 4, 3}};
+  uint32_t seed = 7400;
+  for (const Shape& shape : shapes) {
+    for (int which = 1; which <= 3; ++which) {
+      for (const auto& runtime : Runtimes()) {
+        seed += 4;
+        SCOPED_TRACE(::testing::Message()
+                     << "kv " << shape.kv_len << " quantized " << which << " seed " << seed);
+        const std::vector<int64_t> q_shape = {1, shape.heads, shape.q_len, shape.depth};
+        const std::vector<int64_t> k_shape = {1, shape.heads, shape.kv_len, shape.depth};
+        const std::vector<int64_t> v_shape = {1, shape.heads, shape.kv_len, shape.v_depth};
+        const std::vector<int64_t> mask_shape = {shape.q_len, shape.kv_len};
+        const std::vector<float> q = SmallIntegers(NumElements(q_shape), seed);
+        const std::vector<float> k = SmallIntegers(NumElements(k_shape), seed + 1);
+        const std::vector<float> v = RandomFloats(NumElements(v_shape), seed + 2);
+        std::vector<float> mask = RandomFloats(NumElements(mask_shape), seed + 3, -4.f, 0.f);
+        for (size_t i = 0; i < mask.size(); i += 7) mask[i] = -kInf;
+        OpTester tester("Attention", RegisterAttention);
+        tester.Input("q", q_shape, q).Input("k", k_shape, k).Input("v", v_shape, v);
+        tester.Input("mask", mask_shape, mask).Output("out").Arg("scale", 0.25f);
+        if (which & 1) tester.Args("scores_quant", scores_quant);
+        if (which & 2) tester.Args("probs_quant", probs_quant);
+        if (runtime != nullptr) tester.WithRuntime(runtime.get());
+        const MaceStatus status = tester.Run();
+        ASSERT_TRUE(status.ok()) << status.information();
+        ref::AttentionParams p;
+        p.batch = 1;
+        p.heads = shape.heads;
+        p.q_len = shape.q_len;
+        p.kv_len = shape.kv_len;
+        p.depth = shape.depth;
+        p.v_depth = shape.v_depth;
+        p.q = {0, shape.q_len * shape.depth, shape.depth, 1};
+        p.k = {0, shape.kv_len * shape.depth, shape.depth, 1};
+        p.v = {0, shape.kv_len * shape.v_depth, shape.v_depth, 1};
+        p.out = {0, shape.q_len * shape.v_depth, shape.v_depth, 1};
+        p.mask = {0, 0, shape.kv_len, 1};
+        p.mask_kind = ref::AttentionMask::ADD;
+        p.scale = 0.25f;
+        const auto fake_quant = [](const std::vector<float>& a) {
+          ref::AttentionFakeQuant fq;
+          fq.on = true;
+          fq.scale = a[0];
+          fq.zero_point = a[1];
+          fq.low = a[2];
+          fq.high = a[3];
+          return fq;
+        };
+        if (which & 1) p.scores_quant = fake_quant(scores_quant);
+        if (which & 2) p.probs_quant = fake_quant(probs_quant);
+        std::vector<float> expected(NumElements(q_shape) / shape.depth * shape.v_depth);
+        ref::Attention(p, q.data(), k.data(), v.data(), mask.data(), expected.data());
+        const float absolute = which & 2 ? 2.f * probs_quant[0] : 2e-5f;
+        ExpectNear(tester.OutputData("out"), expected, absolute, 1e-4f);
+      }
+    }
+  }
+}
+
+TEST(AttentionCpuTest, FakeQuantizeMatchesQuantizeLinear) {
+  // Ties to even, the clamp at both ends, NaN to the zero point, against
+  // values worked out by hand: scale 0.5, zero point 1, range [-2, 3].
+  ref::AttentionFakeQuant fq;
+  fq.on = true;
+  fq.scale = 0.5f;
+  fq.zero_point = 1.f;
+  fq.low = -2.f;
+  fq.high = 3.f;
+  const float x[] = {0.25f, 0.75f, -0.25f, 5.f, -5.f, kInf, -kInf, NAN, 0.4f};
+  const float y[] = {0.f, 1.f, -0.f, 1.f, -1.5f, 1.f, -1.5f, 0.f, 0.5f};
+  for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); ++i) {
+    EXPECT_EQ(ref::FakeQuantize(fq, x[i]), y[i]) << "x " << x[i];
+  }
+}
+
 void ExpectInvalid(OpTester* tester, const std::string& fragment) {
   const MaceStatus status = tester->Run();
   EXPECT_EQ(status.code(), MaceStatus::MACE_INVALID_ARGS) << status.information();
@@ -350,6 +448,26 @@ TEST(AttentionCpuTest, RejectsBadArguments) {
         .Input("v", {2, 3, 4, 8}, Halves({2, 3, 4, 8}));
     t.Input("mask", {4}, Halves({4})).Output("out").Arg("mask", "multiply");
     ExpectInvalid(&t, "mask must be");
+  }
+  const struct {
+    const char* name;
+    std::vector<float> values;
+    const char* fragment;
+  } bad_quant[] = {
+      {"scores_quant", {0.1f, 0.f, 0.f}, "needs 4 values"},
+      {"probs_quant", {0.f, 0.f, 0.f, 255.f}, "positive and finite"},
+      {"scores_quant", {NAN, 0.f, 0.f, 255.f}, "positive and finite"},
+      {"probs_quant", {0.1f, 0.5f, 0.f, 255.f}, "must be integers"},
+      {"scores_quant", {0.1f, 0.f, -70000.f, 255.f}, "must be integers"},
+      {"probs_quant", {0.1f, 300.f, 0.f, 255.f}, "low <= zero point <= high"},
+  };
+  for (const auto& bad : bad_quant) {
+    OpTester t("Attention", RegisterAttention);
+    t.Input("q", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("k", {2, 3, 4, 8}, Halves({2, 3, 4, 8}))
+        .Input("v", {2, 3, 4, 8}, Halves({2, 3, 4, 8}));
+    t.Output("out").Args(bad.name, bad.values);
+    ExpectInvalid(&t, bad.fragment);
   }
 }
 

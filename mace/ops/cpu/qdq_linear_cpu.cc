@@ -10,10 +10,11 @@
 //   ensures when |zp| <= 2^16. Zero points that are not such integers, the
 //   float8 types and blocked scales take the reference kernel.
 // - DequantizeLinear computes (x - zp) * scale in double, as the reference.
-// - QuantizeLinear with dequantize multiplies the clamped, rounded
-//   quotient (the integer minus the zero point) by the scale in float: the
-//   double product of two floats that the reference rounds is exact, so
-//   one float product rounds the same.
+// - QuantizeLinear with dequantize runs the transformer kernels'
+//   fake_quantize (the same clamp and rounding, in the engine's vectors),
+//   which multiplies the rounded quotient (the integer minus the zero
+//   point) by the scale in float: the double product of two floats that
+//   the reference rounds is exact, so one float product rounds the same.
 #include "mace/ops/cpu/qdq_linear_cpu.h"
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <memory>
 
 #include "mace/ops/cpu/op_compute.h"
+#include "mace/ops/cpu/transformer_kernels.h"
 #include "mace/ops/qdq_linear.h"
 
 namespace mace {
@@ -59,7 +61,15 @@ void MapRun(const float* x, int64_t count, float* y, One one) {
 class QdqLinearCpu final : public QdqLinearBase {
  public:
   explicit QdqLinearCpu(bool quantize) : QdqLinearBase(quantize) {}
-  MaceStatus Prepare(OpContext* /*context*/) override { return InferShapes(); }
+  MaceStatus Prepare(OpContext* context) override {
+    const CpuRuntime* cpu = ContextCpu(context);
+    const TransformerKernels* kernels =
+        EngineTransformerKernels(cpu != nullptr ? cpu->kernel_isa() : ActiveKernelIsa());
+    // Bit for bit the reference in every variant, so the portable one
+    // stands in for the reference kernels too.
+    fake_quantize_ = (kernels != nullptr ? kernels : PortableTransformerKernels())->fake_quantize;
+    return InferShapes();
+  }
 
   MaceStatus Run(OpContext* context) override {
     const ref::QdqLinearParams& p = params();
@@ -93,8 +103,7 @@ class QdqLinearCpu final : public QdqLinearBase {
         const float scale = scales[s];
         const float lo = static_cast<float>(low) - zp, hi = static_cast<float>(high) - zp;
         if (quantizing && dequantizing) {
-          MapRun(x + first, end - first, y + first,
-                 [=](float v) { return RoundedQuotient(v, scale, lo, hi) * scale; });
+          fake_quantize_(x + first, end - first, scale, lo, hi, y + first);
         } else if (quantizing) {
           MapRun(x + first, end - first, y + first,
                  [=](float v) { return RoundedQuotient(v, scale, lo, hi) + zp; });
@@ -110,6 +119,10 @@ class QdqLinearCpu final : public QdqLinearBase {
     RunInPieces(context, count, span);
     return MaceStatus();
   }
+
+ private:
+  // The engine's transformer kernel for QuantizeLinear with dequantize.
+  FakeQuantizeKernel fake_quantize_ = nullptr;
 };
 
 }  // namespace

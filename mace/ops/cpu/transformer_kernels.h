@@ -47,6 +47,14 @@ typedef void (*LayerNormRowsKernel)(const float* input, int64_t rows, int64_t si
                                     const float* scale, const float* bias, float epsilon,
                                     float* output, float* mean, float* inv_std_dev);
 
+// Fake quantization (QuantizeLinear with `dequantize`, ref/qdq_linear.h)
+// of `count` adjacent floats with one scale: x / scale clamped to [low,
+// high], NaN to 0, rounded to an integer (ties to even) and times the
+// scale. low and high are the integer type's bounds minus the zero point,
+// integers of magnitude below 2^22; output may be input.
+typedef void (*FakeQuantizeKernel)(const float* input, int64_t count, float scale, float low,
+                                   float high, float* output);
+
 // The family, listed once: X(field, Name, Type). The body defines TkName,
 // the test compares it with RefName (in double):
 //   erf        erf(x), within 1e-6 of std::erf
@@ -65,20 +73,23 @@ typedef void (*LayerNormRowsKernel)(const float* input, int64_t rows, int64_t si
 //   exp_shifted  e^(x - shift) within 2e-7 + 2e-7 |x - shift| of the
 //              reference relatively, the row sums within 1e-6 (Attention's
 //              softmax, normalized after its second product)
+//   fake_quantize  bit for bit the reference (QuantizeLinear, then
+//              DequantizeLinear)
 //   layer_norm LayerNorm over the last axis, each output within 1e-5 of the
 //              larger of 1 and the reference's magnitude, mean and inverse
 //              standard deviation within 1e-6 relatively
 // A NaN gives NaN (in softmax, its whole slice); GELU of -inf gives -0 (its
 // limit).
-#define MACE_TRANSFORMER_KERNELS(X)            \
-  X(erf, Erf, FloatMapKernel)                  \
-  X(gelu, Gelu, FloatMapKernel)                \
-  X(gelu_tanh, GeluTanh, FloatMapKernel)       \
-  X(sigmoid, Sigmoid, FloatMapKernel)          \
-  X(tanh, Tanh, FloatMapKernel)                \
-  X(softmax, Softmax, SoftmaxRowsKernel)       \
-  X(row_max, RowMax, RowMaxKernel)             \
-  X(exp_shifted, ExpShifted, ExpShiftedKernel) \
+#define MACE_TRANSFORMER_KERNELS(X)                  \
+  X(erf, Erf, FloatMapKernel)                        \
+  X(gelu, Gelu, FloatMapKernel)                      \
+  X(gelu_tanh, GeluTanh, FloatMapKernel)             \
+  X(sigmoid, Sigmoid, FloatMapKernel)                \
+  X(tanh, Tanh, FloatMapKernel)                      \
+  X(softmax, Softmax, SoftmaxRowsKernel)             \
+  X(row_max, RowMax, RowMaxKernel)                   \
+  X(exp_shifted, ExpShifted, ExpShiftedKernel)       \
+  X(fake_quantize, FakeQuantize, FakeQuantizeKernel) \
   X(layer_norm, LayerNorm, LayerNormRowsKernel)
 
 struct TransformerKernels {

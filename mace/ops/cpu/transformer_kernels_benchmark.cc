@@ -18,6 +18,7 @@
 #include "mace/ops/common/activation.h"
 #include "mace/ops/cpu/transformer_kernels.h"
 #include "mace/ops/ref/layer_norm.h"
+#include "mace/ops/ref/qdq_linear.h"
 #include "mace/ops/ref/softmax.h"
 #include "mace/ops/ref/unary.h"
 
@@ -91,6 +92,19 @@ constexpr SoftmaxRowsKernel kRefSoftmax = RefSoftmax;
 constexpr RowMaxKernel kRefRowMax = RefRowMax;
 constexpr ExpShiftedKernel kRefExpShifted = RefExpShifted;
 constexpr LayerNormRowsKernel kRefLayerNorm = RefLayerNorm;
+
+// The reference QuantizeLinear with `dequantize`, as the op runs it, for
+// uint8 (low is minus the zero point).
+void RefFakeQuantize(const float* input, int64_t count, float scale, float low, float high,
+                     float* output) {
+  ref::QdqLinearParams params;
+  params.inner = count;
+  const float zero_point = -low;
+  ref::QuantizeLinear(params, input, &scale, &zero_point, output);
+  ref::DequantizeLinear(params, output, &scale, &zero_point, output);
+  (void)high;
+}
+constexpr FakeQuantizeKernel kRefFakeQuantize = RefFakeQuantize;
 
 void BM_Map(benchmark::State& state, FloatMapKernel kernel) {
   const int64_t count = state.range(0);
@@ -190,6 +204,23 @@ void Register(const std::string& name, ExpShiftedKernel kernel) {
       ->Args({128, 128, 128})
       ->Args({1500, 1500, 1500})
       ->Args({32, 168, 1500});
+}
+
+// {count} values in [-5, 5), uint8 with scale 0.05 and zero point 100.
+void BM_FakeQuantize(benchmark::State& state, FakeQuantizeKernel kernel) {
+  const int64_t count = state.range(0);
+  const std::vector<float> input = Values(count, 5.f);
+  std::vector<float> output(count);
+  for (auto _ : state) {
+    kernel(input.data(), count, 0.05f, -100.f, 155.f, output.data());
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.counters["values/s"] =
+      benchmark::Counter(static_cast<double>(count), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void Register(const std::string& name, FakeQuantizeKernel kernel) {
+  benchmark::RegisterBenchmark(name.c_str(), BM_FakeQuantize, kernel)->Arg(1500)->Arg(400 * 400);
 }
 
 void Register(const std::string& name, LayerNormRowsKernel kernel) {

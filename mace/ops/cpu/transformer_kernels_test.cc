@@ -96,6 +96,19 @@ void RefLayerNorm(const float* row, int64_t size, const float* scale, const floa
 }
 double BoundLayerNorm(double expected) { return 1e-5 * std::fmax(1.0, std::fabs(expected)); }
 
+// QuantizeLinear then DequantizeLinear of ONNX as the reference kernels
+// compute them (ref/qdq_linear.cc): the quotient in float, rounded ties to
+// even, the zero point added and the range's clamp in double, the product
+// with the scale in double.
+float RefFakeQuantize(float x, float scale, float zero_point, float low, float high) {
+  const float quotient = x / scale;
+  const double q = std::isnan(quotient) ? zero_point : std::nearbyint(quotient) + zero_point;
+  const double clamped = std::fmin(std::fmax(q, low), high);
+  return static_cast<float>((clamped - zero_point) * scale);
+}
+
+double BoundFakeQuantize(double) { return 0.0; }  // bit for bit
+
 struct Entry {
   const char* name;
   FloatMapKernel TransformerKernels::*field;
@@ -438,6 +451,59 @@ TEST_P(TransformerKernelsTest, LayerNormMatchesReference) {
         kernels.layer_norm(input.data(), rows, size, scale, bias, epsilon, again.data(), nullptr,
                            nullptr);
         EXPECT_EQ(again, output);
+      }
+    }
+  }
+}
+
+// Bit for bit on every length, for uint8, int8, uint16 and int16 ranges with
+// zero points inside and at the ends, scales that divide exactly (where
+// ties to even decide) and that do not, and special values: signed zeros,
+// infinities, NaN, denormals, values past both ends of the range.
+TEST_P(TransformerKernelsTest, FakeQuantizeMatchesReference) {
+  const TransformerKernels& kernels = *GetParam();
+  struct Range {
+    float zero_point, low, high;
+  };
+  const Range ranges[] = {{0.f, 0.f, 255.f},        {128.f, 0.f, 255.f},   {255.f, 0.f, 255.f},
+                          {0.f, -128.f, 127.f},     {-3.f, -128.f, 127.f}, {0.f, 0.f, 65535.f},
+                          {-7.f, -32768.f, 32767.f}};
+  const float scales[] = {1.f / 255.f, 0.05f, 0.5f, 0.125f, 3.7f, 1e-30f};
+  const float kInf = std::numeric_limits<float>::infinity();
+  const float specials[] = {0.f,   -0.f,   kInf,    -kInf,  std::nanf(""), 1e-40f, -1e-40f,
+                            0.25f, -0.25f, 0.75f,   -0.75f, 1.25f,         1e30f,  -1e30f,
+                            6.4f,  -6.4f,  0.0625f, 127.5f, 128.5f,        -128.5f};
+  uint32_t seed = 91;
+  for (const Range& range : ranges) {
+    for (float scale : scales) {
+      for (int64_t size : kLengths) {
+        SCOPED_TRACE(std::string(kernels.name) + " size " + std::to_string(size) + " scale " +
+                     std::to_string(scale) + " zero point " + std::to_string(range.zero_point) +
+                     " seed " + std::to_string(seed));
+        std::vector<float> input = RandomInput(size, seed++);
+        // Around the range: the random values span +-30, times a sixth of
+        // the range's width in steps.
+        const float spread = scale * (range.high - range.low) / 6.f;
+        for (float& value : input) value *= spread / 4.f;
+        for (size_t i = 0; i < input.size(); i += 3) {
+          input[i] = specials[(i / 3) % (sizeof(specials) / sizeof(specials[0]))];
+        }
+        std::vector<float> output(size, 12345.f);
+        kernels.fake_quantize(input.data(), size, scale, range.low - range.zero_point,
+                              range.high - range.zero_point, output.data());
+        for (int64_t i = 0; i < size; ++i) {
+          const float want =
+              RefFakeQuantize(input[i], scale, range.zero_point, range.low, range.high);
+          uint32_t got_bits, want_bits;
+          std::memcpy(&got_bits, &output[i], sizeof(got_bits));
+          std::memcpy(&want_bits, &want, sizeof(want_bits));
+          ASSERT_EQ(got_bits, want_bits)
+              << "at " << i << ": " << input[i] << " gives " << output[i] << ", reference " << want;
+        }
+        // In place.
+        kernels.fake_quantize(input.data(), size, scale, range.low - range.zero_point,
+                              range.high - range.zero_point, input.data());
+        EXPECT_EQ(input, output);
       }
     }
   }

@@ -1,5 +1,6 @@
 #include "mace/ops/ref/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -27,6 +28,14 @@ double Masked(const AttentionParams& p, double value, float m) {
 
 }  // namespace
 
+float FakeQuantize(const AttentionFakeQuant& fq, float x) {
+  const float quotient = x / fq.scale;  // float32, as ONNX divides
+  // nearbyint rounds ties to even in the default rounding mode.
+  const double q = std::isnan(quotient) ? fq.zero_point : std::nearbyint(quotient) + fq.zero_point;
+  const double clamped = std::min(std::max(q, static_cast<double>(fq.low)), double{fq.high});
+  return static_cast<float>((clamped - fq.zero_point) * fq.scale);
+}
+
 void Attention(const AttentionParams& p, const float* q, const float* k, const float* v,
                const float* mask, float* output) {
   std::vector<double> scores(p.kv_len), row(p.v_depth);
@@ -47,6 +56,7 @@ void Attention(const AttentionParams& p, const float* q, const float* k, const f
                 p, s,
                 mask[b * p.mask.batch + h * p.mask.head + i * p.mask.row + j * p.mask.column]);
           }
+          if (p.scores_quant.on) s = FakeQuantize(p.scores_quant, static_cast<float>(s));
           scores[j] = s;
           if (s > top) top = s;
         }
@@ -63,7 +73,8 @@ void Attention(const AttentionParams& p, const float* q, const float* k, const f
         for (int64_t d = 0; d < p.v_depth; ++d) row[d] = 0;
         for (int64_t j = 0; j < p.kv_len; ++j) {
           const float* vj = v + b * p.v.batch + h * p.v.head + j * p.v.row;
-          const double weight = scores[j] / sum;
+          double weight = scores[j] / sum;
+          if (p.probs_quant.on) weight = FakeQuantize(p.probs_quant, static_cast<float>(weight));
           for (int64_t d = 0; d < p.v_depth; ++d) row[d] += weight * vj[d * p.v.column];
         }
         for (int64_t d = 0; d < p.v_depth; ++d) out[d * p.out.column] = static_cast<float>(row[d]);

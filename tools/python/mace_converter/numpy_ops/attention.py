@@ -1,5 +1,6 @@
 """The numpy reference of the engine's Attention op (mace/ops/attention.h):
-per batch and head, Softmax(Q K^T * scale + mask) V, in float64."""
+per batch and head, Softmax(Q K^T * scale + mask) V, in float64, with the
+scores and the probabilities optionally fake-quantized in float32."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -46,6 +47,17 @@ def output_shape(q: Sequence[int], v: Sequence[int], layouts: Sequence[int],
     return (batch, heads, rows, v_depth)
 
 
+def fake_quantize(x: np.ndarray, values: Sequence[float]) -> np.ndarray:
+    """x rounded to float32 and fake-quantized with (scale, zero point, low,
+    high), as QuantizeLinear with `dequantize` computes it."""
+    scale, zero_point, low, high = (float(np.float32(value)) for value in values)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        quotient = x.astype(np.float32) / np.float32(scale)
+    q = np.where(np.isnan(quotient), zero_point, np.rint(quotient) + zero_point)
+    q = np.clip(q.astype(np.float64), low, high)
+    return ((q - zero_point) * scale).astype(np.float32).astype(np.float64)
+
+
 def layouts_of(args: dict) -> list[int]:
     return [int(x) for x in args.get("layouts", [PER_HEAD] * 4)]
 
@@ -65,11 +77,15 @@ def _attention(inputs, args, _):
         else:
             keep = (mask != 0) if kind == "keep_nonzero" else (mask == 0)
             scores = np.where(keep, scores, float(args.get("fill", 0.0)))
+    if "scores_quant" in args:
+        scores = fake_quantize(scores, args["scores_quant"])
     top = scores.max(axis=-1, keepdims=True)
     masked = top == -np.inf
     with np.errstate(invalid="ignore"):
         weights = np.exp(scores - np.where(masked, 0.0, top))
     weights = np.where(masked, 0.0, weights / np.where(masked, 1.0, weights.sum(-1, keepdims=True)))
+    if "probs_quant" in args:
+        weights = fake_quantize(weights, args["probs_quant"])
     out = np.matmul(weights, v)
     if layouts[3] == MERGED:
         batch, count, rows, depth = out.shape

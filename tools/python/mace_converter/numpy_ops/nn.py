@@ -527,7 +527,7 @@ def _qdq_broadcast(value: np.ndarray, x: np.ndarray, args: dict) -> np.ndarray:
     return np.repeat(value, block, axis=axis).take(range(x.shape[axis]), axis=axis)
 
 
-_QUANTIZED_RANGES = {"UINT8": (0, 255), "INT8": (-128, 127), "UINT16": (0, 65535),
+QUANTIZED_RANGES = {"UINT8": (0, 255), "INT8": (-128, 127), "UINT16": (0, 65535),
                      "INT16": (-32768, 32767), "UINT4": (0, 15), "INT4": (-8, 7)}
 
 
@@ -536,7 +536,7 @@ def _quantize_linear(inputs, args, _):
     x = np.asarray(inputs[0], np.float32)
     quotient = x / _qdq_broadcast(inputs[1], x, args)   # float32, as ONNX divides
     to = args.get("to", "UINT8")
-    if to not in _QUANTIZED_RANGES:
+    if to not in QUANTIZED_RANGES:
         q = cast_values(quotient, to, bool(int(args.get("saturate", 1))), False)
         if int(args.get("dequantize", 0)):
             return _dequantize_linear([q] + list(inputs[1:]), args, 1)
@@ -544,7 +544,7 @@ def _quantize_linear(inputs, args, _):
     zero_point = _qdq_broadcast(inputs[2], x, args) if len(inputs) > 2 and \
         inputs[2] is not None else np.float32(0)
     q = np.where(np.isnan(quotient), zero_point, np.rint(quotient) + zero_point)
-    q = np.clip(q, *_QUANTIZED_RANGES[to])
+    q = np.clip(q, *QUANTIZED_RANGES[to])
     if int(args.get("dequantize", 0)):
         return _dequantize_linear([q] + list(inputs[1:]), args, 1)
     return [q]

@@ -35,6 +35,10 @@ def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
     """Rewrites `graph` in place into the form serialization writes."""
     fold_constants(graph)
     remove_noops(graph)
+    if options.quantize is None:
+        # Before the attention fusion, which takes in the fused pairs
+        # around a Softmax; the uint8 pass reads the pairs as they are.
+        fuse_fake_quantize(graph)
     fuse_layer_norm(graph)
     fuse_gelu(graph)
     find_attention(graph)
@@ -57,8 +61,5 @@ def run_pipeline(graph: Graph, options: ConvertOptions) -> None:
     mark_winograd(graph, options.winograd)
     if options.dynamic_quantize:
         dynamic_quantize(graph)
-    if options.quantize is None:
-        # The uint8 pass reads the pairs as they are.
-        fuse_fake_quantize(graph)
     if options.obfuscate:
         obfuscate(graph)

@@ -4,11 +4,15 @@ over the last axis and MatMul with V, with Reshape or Transpose between
 (the Einsum form), becomes the engine's Attention op. The Reshape and
 Transpose ops that split Q, K and V into heads and merge the heads of the
 result are taken into the op's layouts (transforms/attention_layouts.py).
+A QDQ model's fake quantization (a QuantizeLinear with `dequantize`,
+transforms/fuse_fake_quantize.py) of the Softmax's input or output, per
+tensor to an integer type, becomes the op's `scores_quant` or
+`probs_quant`.
 
 A subgraph that has the shape of attention but does not fit the op (a mask
-before the scale, quantize-dequantize pairs or a Transpose among the
-scores, an intermediate read elsewhere, unknown shapes) is counted in the
-conversion log and left as it is."""
+before the scale, quantization elsewhere among the scores or a Transpose
+among them, an intermediate read elsewhere, unknown shapes) is counted in
+the conversion log and left as it is."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,6 +22,7 @@ import numpy as np
 
 from mace_converter.ir import Graph, Op, Tensor
 from mace_converter.numpy_ops.attention import MERGED, PER_HEAD, TRANSPOSED, output_shape
+from mace_converter.numpy_ops.nn import QUANTIZED_RANGES
 from mace_converter.numpy_ops.tensor import DIV, PROD, SUM
 from mace_converter.transforms.attention_layouts import trace_input, trace_output
 from mace_converter.transforms.pattern import (Matcher, is_scalar, known_shape, log_counts,
@@ -44,6 +49,34 @@ class Found:
     mask_kind: str = "add"
     fill: float = 0.0
     fits: bool = True  # whether the Attention op can take it
+    # (scale, zero point, low, high) of the Softmax's input and output.
+    scores_quant: Optional[list[float]] = None
+    probs_quant: Optional[list[float]] = None
+
+
+# The engine's bound on a fake quantization's zero point and range.
+_LARGEST_QUANT_BOUND = 65536
+
+
+def _fake_quant(m: Matcher, op: Optional[Op]) -> Optional[list[float]]:
+    """(scale, zero point, low, high) if `op` fake-quantizes its input per
+    tensor to an integer type as the Attention op can, else None."""
+    if op is None or op.type != "QuantizeLinear" or not int(op.args.get("dequantize", 0)) \
+            or op.args.get("to", "UINT8") not in QUANTIZED_RANGES:
+        return None
+    graph = m.graph
+    operands = op.inputs[1:3]
+    if not all(graph.is_const(name) and graph.const(name).size == 1 for name in operands if name):
+        return None
+    scale = float(np.float32(graph.const(operands[0]).reshape(-1)[0]))
+    zero_point = float(graph.const(operands[1]).reshape(-1)[0]) \
+        if len(operands) > 1 and operands[1] else 0.0
+    low, high = QUANTIZED_RANGES[op.args.get("to", "UINT8")]
+    if not (np.isfinite(scale) and scale > 0 and zero_point == round(zero_point)
+            and low <= zero_point <= high
+            and max(-low, high) <= _LARGEST_QUANT_BOUND):
+        return None
+    return [scale, zero_point, float(low), float(high)]
 
 
 def _through_moves_back(m: Matcher, name: str, found: Found) -> Optional[Op]:
@@ -99,6 +132,11 @@ def _classify(m: Matcher, softmax: Op) -> Optional[Found]:
     found = Found("", softmax, softmax, softmax, [softmax])
     name = _past_nan_guard(m, softmax.outputs[0], found)
     readers = m.readers(name)
+    if len(readers) == 1 and _fake_quant(m, readers[0]) is not None:
+        found.probs_quant = _fake_quant(m, readers[0])
+        found.ops.append(readers[0])
+        name = readers[0].outputs[0]
+        readers = m.readers(name)
     while len(readers) == 1 and readers[0].type in MOVES:
         found.ops.append(readers[0])
         found.fits &= readers[0].type in ORDER_KEEPING
@@ -110,7 +148,13 @@ def _classify(m: Matcher, softmax: Op) -> Optional[Found]:
     found.fits &= after.inputs[0] == name and after.inputs[1] != name
     found.context = after
     mask = "no mask"
-    op = _through_moves_back(m, softmax.inputs[0], found)
+    scores = softmax.inputs[0]
+    producer = m.producers.get(scores)
+    if _fake_quant(m, producer) is not None:
+        found.scores_quant = _fake_quant(m, producer)
+        found.ops.append(producer)
+        scores = producer.inputs[0]
+    op = _through_moves_back(m, scores, found)
     if op is not None and op.type == "Where" and len(op.inputs) == 3:
         mask = "boolean mask"
         found.ops.append(op)
@@ -137,7 +181,9 @@ def _classify(m: Matcher, softmax: Op) -> Optional[Found]:
     found.scores = op
     found.ops += [op, after]
     einsum = any(" Einsum node " in o.origin for o in (op, after))
-    found.kind = f"attention(s) ({mask}{', Einsum' if einsum else ''})"
+    quantized = found.scores_quant is not None or found.probs_quant is not None
+    found.kind = f"attention(s) ({mask}{', Einsum' if einsum else ''}" \
+        f"{', fake-quantized softmax' if quantized else ''})"
     return found
 
 
@@ -204,6 +250,10 @@ def _fuse(m: Matcher, found: Found) -> bool:
         args["mask"] = found.mask_kind
         if found.mask_kind != "add":
             args["fill"] = found.fill
+    if found.scores_quant is not None:
+        args["scores_quant"] = found.scores_quant
+    if found.probs_quant is not None:
+        args["probs_quant"] = found.probs_quant
     natural = output_shape((batch, heads, q_len, depth) if layouts[0] == PER_HEAD
                            else (batch, q_len, heads * depth),
                            (batch, heads, kv_len, v_depth), [layouts[0], PER_HEAD, PER_HEAD,

@@ -35,12 +35,16 @@ class ExportedFusionsTest(unittest.TestCase):
         self.assertNotIn("Softmax", types)
 
     def test_smart_turn_v3_2(self):
-        # QDQ pairs sit between the attention's ops (its scores and weights are
-        # rounded to uint8), so the attentions stay unfused; the GELUs run in float.
+        # QDQ pairs round the attentions' scores and probabilities to uint8:
+        # they become the Attention ops' fake quantization; the GELUs run in
+        # float.
         types = self._check(SMART_TURN, ["fused 8 GELU(s) (Erf form)",
-                                         "found 4 attention(s) (no mask), left unfused"])
+                                         "fused 4 attention(s) (no mask, fake-quantized softmax)"])
         self.assertEqual(types.count("Unary:GELU"), 8)
         self.assertNotIn("Unary:ERF", types)
+        self.assertEqual(types.count("Attention"), 4)
+        # The one Softmax left weighs the frames of the classifier's pooling.
+        self.assertEqual(types.count("Softmax"), 1)
 
 
 if __name__ == "__main__":

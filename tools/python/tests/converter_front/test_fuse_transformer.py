@@ -257,14 +257,55 @@ class AttentionTest(unittest.TestCase):
         self.assertNotIn("Attention", types)
         self.assertIn("Softmax", types)
 
-    def test_quantized_scores_stay_unfused(self):
+    @staticmethod
+    def _quantized(pairs: Sequence[tuple[str, str]]) -> tuple[list, list, dict]:
+        """attention("none") with a QuantizeLinear -> DequantizeLinear pair
+        of quantizer `quant` after each tensor `source` (quant, source): the
+        pair reads it and its readers read the pair's output."""
         nodes, inits, inputs = attention("none", False)
-        at = [n.output[0] for n in nodes].index("s1")
-        nodes[at + 1:at + 3] = [node("QuantizeLinear", ["s1", "qs", "qz"], "s1q"),
-                                node("DequantizeLinear", ["s1q", "qs", "qz"], "s2"),
-                                node("Softmax", ["s2"], "p", axis=-1)]
-        inits += [initializer("qs", np.array(0.05, np.float32)),
-                  initializer("qz", np.array(128, np.uint8))]
+        for quant, source in pairs:
+            for n in nodes:
+                n.input[:] = [f"{source}_fq" if name == source else name for name in n.input]
+            at = [n.output[0] for n in nodes].index(source) + 1
+            nodes[at:at] = [
+                node("QuantizeLinear", [source, f"{quant}_s", f"{quant}_z"], f"{source}_q"),
+                node("DequantizeLinear", [f"{source}_q", f"{quant}_s", f"{quant}_z"],
+                     f"{source}_fq")]
+        inits += [initializer("u8_s", np.array(0.05, np.float32)),
+                  initializer("u8_z", np.array(128, np.uint8)),
+                  initializer("p_s", np.array(1 / 255, np.float32)),
+                  initializer("p_z", np.array(0, np.uint8)),
+                  initializer("i8_s", np.array(0.02, np.float32)),
+                  initializer("i8_z", np.array(-3, np.int8))]
+        return nodes, inits, inputs
+
+    def test_fake_quantized_softmax_is_fused(self):
+        # A QDQ model's pairs on the Softmax's input (after the scale) and
+        # output become the op's scores_quant and probs_quant.
+        for scores, probs in (("u8", "p"), ("i8", None), (None, "p")):
+            with self.subTest(scores=scores, probs=probs):
+                pairs = [(q, t) for q, t in ((scores, "s2"), (probs, "p")) if q]
+                nodes, inits, inputs = self._quantized(pairs)
+                model = make_model(nodes, inputs, {"y": None}, inits)
+                converted = check_against_ort(self, model, inputs, atol=1e-4)
+                self.assertIn("fused 1 attention(s) (no mask, fake-quantized softmax)",
+                              converted.log)
+                self.assertEqual([op.type for op in converted.net_def.op], ["Attention"])
+                args = {a.name: list(a.floats) for a in converted.net_def.op[0].arg if a.floats}
+                expected = {"u8": [0.05, 128, 0, 255], "i8": [0.02, -3, -128, 127]}
+                if scores:
+                    np.testing.assert_allclose(args["scores_quant"], expected[scores], rtol=1e-6)
+                else:
+                    self.assertNotIn("scores_quant", args)
+                if probs:
+                    np.testing.assert_allclose(args["probs_quant"], [1 / 255, 0, 0, 255],
+                                               rtol=1e-6)
+                else:
+                    self.assertNotIn("probs_quant", args)
+
+    def test_quantized_scores_elsewhere_stay_unfused(self):
+        # Before the scale the op has no place for the quantization.
+        nodes, inits, inputs = self._quantized([("u8", "s0")])
         model = make_model(nodes, inputs, {"y": None}, inits)
         converted = check_against_ort(self, model, inputs, atol=1e-4)
         self.assertIn("found 1 attention(s) (no mask), left unfused", converted.log)
