@@ -24,6 +24,7 @@
 #include "mace/ops/cpu/attention_cpu.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -198,8 +199,15 @@ class AttentionCpu final : public AttentionBase {
       exp_shifted_(scores, rows, n, n, shift, probs, n, row_sums);
       for (int64_t i = 0; i < rows; ++i) {
         float* row = probs + i * n;
-        fake_quantize_(row, n, fq.scale * row_sums[i], fq.low - fq.zero_point,
-                       fq.high - fq.zero_point, row);
+        const float step = fq.scale * row_sums[i];
+        if (row_sums[i] > 0.f && std::isfinite(step)) {
+          fake_quantize_(row, n, step, fq.low - fq.zero_point, fq.high - fq.zero_point, row);
+        } else {
+          // A fully masked row (sum 0) or one with a NaN: its probabilities
+          // are 0 or NaN, which quantize to 0.
+          std::fill(row, row + n, 0.f);
+          row_sums[i] = 0.f;
+        }
       }
       pa.data = probs;
       pa.stride = n;
@@ -207,7 +215,7 @@ class AttentionCpu final : public AttentionBase {
       Gemm(*table_, rows, p.v_depth, n, pa, vb, out_rows, p.out.row, TileEpilogue(), nullptr,
            gemm_scratch);
       for (int64_t i = 0; i < rows; ++i) {
-        // A fully masked row has a zero sum and zero exponentials.
+        // A row of zeros above has a zero sum.
         const float inverse = row_sums[i] == 0.f ? 0.f : static_cast<float>(1.0 / row_sums[i]);
         float* row = out_rows + i * p.out.row;
         for (int64_t d = 0; d < p.v_depth; ++d) row[d] *= inverse;

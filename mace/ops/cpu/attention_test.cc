@@ -313,6 +313,9 @@ TEST(AttentionCpuTest, FakeQuantizedScoresAndProbabilities) {
         const std::vector<float> v = RandomFloats(NumElements(v_shape), seed + 2);
         std::vector<float> mask = RandomFloats(NumElements(mask_shape), seed + 3, -4.f, 0.f);
         for (size_t i = 0; i < mask.size(); i += 7) mask[i] = -kInf;
+        // A NaN in the mask's second row: quantized scores clamp it, else
+        // its softmax row is NaN and the probabilities quantize to 0.
+        if (shape.q_len > 1) mask[shape.kv_len] = NAN;
         OpTester tester("Attention", RegisterAttention);
         tester.Input("q", q_shape, q).Input("k", k_shape, k).Input("v", v_shape, v);
         tester.Input("mask", mask_shape, mask).Output("out").Arg("scale", 0.25f);
