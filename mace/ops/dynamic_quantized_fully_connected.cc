@@ -79,7 +79,10 @@ class DynamicQuantizedFullyConnectedCpu final : public FullyConnectedBase {
     gemm_.reset();
     const KernelTable* table = ContextKernelTable(context);
     if (table != nullptr && Input(1)->is_weight()) {
-      gemm_ = DynamicInt8Gemm::Create(*table, units, params().in_features, Weight());
+      const CpuRuntime* cpu = ContextCpu(context);
+      gemm_ = DynamicInt8Gemm::Create(
+          *table, units, params().in_features, Weight(),
+          EngineTransformerKernels(cpu != nullptr ? cpu->kernel_isa() : ActiveKernelIsa()));
     }
     return MaceStatus();
   }

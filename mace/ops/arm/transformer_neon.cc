@@ -21,9 +21,12 @@ TransformerKernels MakeNeon(const TransformerKernels& portable) {
   // exp_shifted stays within its bound, which grows with x - shift.
   kernels.softmax = portable.softmax;
   kernels.layer_norm = portable.layer_norm;
-  // It may also fold fake_quantize's rounding (adding and subtracting
-  // 1.5 * 2^23) away, and NEON flushes denormal scales: the portable one.
+  // It may also fold fake_quantize's and quantize_row's rounding (adding
+  // and subtracting 1.5 * 2^23) away and row_range's NaN check (x * 0),
+  // and NEON flushes denormals: the portable ones.
   kernels.fake_quantize = portable.fake_quantize;
+  kernels.quantize_row = portable.quantize_row;
+  kernels.row_range = portable.row_range;
 #else
   (void)portable;
 #endif

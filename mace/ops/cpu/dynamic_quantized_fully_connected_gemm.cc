@@ -123,13 +123,15 @@ int32_t ShiftRow(const uint8_t* __restrict q, int64_t count, int32_t z, int16_t*
 
 std::unique_ptr<DynamicInt8Gemm> DynamicInt8Gemm::Create(const KernelTable& table, int64_t units,
                                                          int64_t depth,
-                                                         const ref::DynamicWeight& weight) {
+                                                         const ref::DynamicWeight& weight,
+                                                         const TransformerKernels* row_kernels) {
   if (table.quantized_gemm == nullptr || units <= 0 || depth <= 0 || depth > kMaxDepth) {
     return nullptr;
   }
   std::unique_ptr<DynamicInt8Gemm> gemm(new DynamicInt8Gemm());
   const QuantGemmFormat format = table.quantized_format;
   gemm->gemm_ = table.quantized_gemm;
+  gemm->row_kernels_ = row_kernels != nullptr ? row_kernels : PortableTransformerKernels();
   gemm->format_ = format;
   gemm->units_ = units;
   gemm->depth_ = depth;
@@ -185,6 +187,12 @@ int64_t DynamicInt8Gemm::HeldBytes() const {
                      sums_);
 }
 
+ref::DynamicRange DynamicInt8Gemm::RowRange(const float* row, int64_t count) const {
+  ref::DynamicRange range;
+  range.finite = row_kernels_->row_range(row, count, &range.low, &range.high);
+  return range;
+}
+
 void DynamicInt8Gemm::PackInput(const float* input, int64_t batch, bool per_tensor,
                                 ThreadPool* pool) {
   rows_ = RoundUp(batch, kQuantGemmRows);
@@ -204,7 +212,7 @@ void DynamicInt8Gemm::PackInput(const float* input, int64_t batch, bool per_tens
     row_ranges_.resize(batch);
     ParallelFor(pool, batch, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b) {
-        row_ranges_[b] = ref::RangeDynamic(input + b * depth, depth);
+        row_ranges_[b] = RowRange(input + b * depth, depth);
       }
     });
     ref::DynamicRange range;
@@ -219,7 +227,13 @@ void DynamicInt8Gemm::PackInput(const float* input, int64_t batch, bool per_tens
       if (per_tensor) {
         ref::QuantizeWithRowDynamic(input + b * depth, depth, tensor, q);
       } else {
-        row = ref::QuantizeRowDynamic(input + b * depth, depth, q);
+        row = ref::RowDynamic(RowRange(input + b * depth, depth));
+        if (!row.finite) {
+          std::fill(q, q + depth, uint8_t{0});
+        } else {
+          row_kernels_->quantize_row(input + b * depth, depth, ref::RowFactor(row),
+                                     static_cast<float>(row.zero_point), q);
+        }
       }
       row_params_[b] = row;
       const int32_t z = row.zero_point;

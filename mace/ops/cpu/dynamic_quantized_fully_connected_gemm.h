@@ -18,6 +18,7 @@
 
 #include "mace/core/operation.h"
 #include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/cpu/transformer_kernels.h"
 #include "mace/ops/ref/dynamic_quantized_fully_connected.h"
 #include "mace/runtimes/cpu/thread_pool.h"
 
@@ -27,9 +28,12 @@ namespace ops {
 class DynamicInt8Gemm {
  public:
   // Null where the table has no uint8 GEMM or the reduction is so deep
-  // that the int32 sums could overflow. `weight` is [units][depth].
+  // that the int32 sums could overflow. `weight` is [units][depth]. The
+  // input rows are quantized by `row_kernels`' row_range and quantize_row
+  // (the portable ones when null), bit for bit the reference.
   static std::unique_ptr<DynamicInt8Gemm> Create(const KernelTable& table, int64_t units,
-                                                 int64_t depth, const ref::DynamicWeight& weight);
+                                                 int64_t depth, const ref::DynamicWeight& weight,
+                                                 const TransformerKernels* row_kernels = nullptr);
 
   // `p` must have this GEMM's units and depth; `pool` may be null.
   // `per_tensor`: one scale and zero point for the whole input.
@@ -44,7 +48,11 @@ class DynamicInt8Gemm {
   // terms.
   void PackInput(const float* input, int64_t batch, bool per_tensor, ThreadPool* pool);
 
+  // A row's range, by the row kernels.
+  ref::DynamicRange RowRange(const float* row, int64_t count) const;
+
   QuantizedGemmKernel gemm_ = nullptr;
+  const TransformerKernels* row_kernels_ = nullptr;
   QuantGemmFormat format_ = kQuantPairsInt16;
   int64_t units_ = 0, depth_ = 0;
   int64_t per_word_ = 2;  // k values per packed word

@@ -55,6 +55,15 @@ typedef void (*LayerNormRowsKernel)(const float* input, int64_t rows, int64_t si
 typedef void (*FakeQuantizeKernel)(const float* input, int64_t count, float scale, float low,
                                    float high, float* output);
 
+// Dynamic quantization of an input row (ref/dynamic_quantized_fully_connected.h):
+// the row's range, min(0, min x) and max(0, max x), and whether it holds
+// no NaN and no infinity (the return value); and the row's uint8 values
+// clamp(round_half_even(x * factor) + zero, 0, 255) for a finite row,
+// with factor = 1 / scale and an integer zero in [0, 255].
+typedef bool (*RowRangeKernel)(const float* input, int64_t count, float* low, float* high);
+typedef void (*QuantizeRowKernel)(const float* input, int64_t count, float factor, float zero,
+                                  uint8_t* output);
+
 // The family, listed once: X(field, Name, Type). The body defines TkName,
 // the test compares it with RefName (in double):
 //   erf        erf(x), within 1e-6 of std::erf
@@ -75,6 +84,8 @@ typedef void (*FakeQuantizeKernel)(const float* input, int64_t count, float scal
 //              softmax, normalized after its second product)
 //   fake_quantize  bit for bit the reference (QuantizeLinear, then
 //              DequantizeLinear)
+//   row_range, quantize_row  bit for bit ref::RangeDynamic and the
+//              quantization of ref::QuantizeRowDynamic
 //   layer_norm LayerNorm over the last axis, each output within 1e-5 of the
 //              larger of 1 and the reference's magnitude, mean and inverse
 //              standard deviation within 1e-6 relatively
@@ -90,6 +101,8 @@ typedef void (*FakeQuantizeKernel)(const float* input, int64_t count, float scal
   X(row_max, RowMax, RowMaxKernel)                   \
   X(exp_shifted, ExpShifted, ExpShiftedKernel)       \
   X(fake_quantize, FakeQuantize, FakeQuantizeKernel) \
+  X(row_range, RowRange, RowRangeKernel)             \
+  X(quantize_row, QuantizeRow, QuantizeRowKernel)    \
   X(layer_norm, LayerNorm, LayerNormRowsKernel)
 
 struct TransformerKernels {

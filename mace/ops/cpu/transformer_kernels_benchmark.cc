@@ -17,6 +17,7 @@
 #include "benchmark/benchmark.h"
 #include "mace/ops/common/activation.h"
 #include "mace/ops/cpu/transformer_kernels.h"
+#include "mace/ops/ref/dynamic_quantized_fully_connected.h"
 #include "mace/ops/ref/layer_norm.h"
 #include "mace/ops/ref/qdq_linear.h"
 #include "mace/ops/ref/softmax.h"
@@ -105,6 +106,22 @@ void RefFakeQuantize(const float* input, int64_t count, float scale, float low, 
   (void)high;
 }
 constexpr FakeQuantizeKernel kRefFakeQuantize = RefFakeQuantize;
+
+// The row quantization of DynamicQuantizedFullyConnected's reference.
+bool RefRowRange(const float* input, int64_t count, float* low, float* high) {
+  const ref::DynamicRange range = ref::RangeDynamic(input, count);
+  *low = range.low;
+  *high = range.high;
+  return range.finite;
+}
+void RefQuantizeRow(const float* input, int64_t count, float factor, float zero, uint8_t* output) {
+  ref::DynamicRow row;
+  row.scale = 1.f / factor;
+  row.zero_point = static_cast<int32_t>(zero);
+  ref::QuantizeWithRowDynamic(input, count, row, output);
+}
+constexpr RowRangeKernel kRefRowRange = RefRowRange;
+constexpr QuantizeRowKernel kRefQuantizeRow = RefQuantizeRow;
 
 void BM_Map(benchmark::State& state, FloatMapKernel kernel) {
   const int64_t count = state.range(0);
@@ -217,6 +234,40 @@ void BM_FakeQuantize(benchmark::State& state, FakeQuantizeKernel kernel) {
   }
   state.counters["values/s"] =
       benchmark::Counter(static_cast<double>(count), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// A row of {count} values in [-5, 5).
+void BM_RowRange(benchmark::State& state, RowRangeKernel kernel) {
+  const int64_t count = state.range(0);
+  const std::vector<float> input = Values(count, 5.f);
+  float low, high;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kernel(input.data(), count, &low, &high));
+    benchmark::DoNotOptimize(low);
+    benchmark::DoNotOptimize(high);
+  }
+  state.counters["values/s"] =
+      benchmark::Counter(static_cast<double>(count), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_QuantizeRow(benchmark::State& state, QuantizeRowKernel kernel) {
+  const int64_t count = state.range(0);
+  const std::vector<float> input = Values(count, 5.f);
+  std::vector<uint8_t> output(count);
+  for (auto _ : state) {
+    kernel(input.data(), count, 25.5f, 128.f, output.data());
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.counters["values/s"] =
+      benchmark::Counter(static_cast<double>(count), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void Register(const std::string& name, RowRangeKernel kernel) {
+  benchmark::RegisterBenchmark(name.c_str(), BM_RowRange, kernel)->Arg(384)->Arg(1536);
+}
+
+void Register(const std::string& name, QuantizeRowKernel kernel) {
+  benchmark::RegisterBenchmark(name.c_str(), BM_QuantizeRow, kernel)->Arg(384)->Arg(1536);
 }
 
 void Register(const std::string& name, FakeQuantizeKernel kernel) {

@@ -109,6 +109,32 @@ float RefFakeQuantize(float x, float scale, float zero_point, float low, float h
 
 double BoundFakeQuantize(double) { return 0.0; }  // bit for bit
 
+// ref::RangeDynamic and the quantization of ref::QuantizeRowDynamic, value
+// by value in float: min(0, min x), max(0, max x), whether every value is
+// finite; clamp(round_half_even(x * factor) + zero, 0, 255).
+bool RefRowRange(const float* x, int64_t count, float* low, float* high) {
+  float lo = 0.f, hi = 0.f;
+  bool finite = true;
+  for (int64_t k = 0; k < count; ++k) {
+    lo = std::fmin(lo, x[k]);
+    hi = std::fmax(hi, x[k]);
+    finite = finite && std::isfinite(x[k]);
+  }
+  *low = lo;
+  *high = hi;
+  return finite;
+}
+double BoundRowRange(double) { return 0.0; }  // exact
+uint8_t RefQuantizeRowValue(float x, float factor, float zero) {
+  const float product = x * factor;
+  const float q = std::nearbyint(product) + zero;
+  return static_cast<uint8_t>(std::fmin(std::fmax(q, 0.f), 255.f));
+}
+void RefQuantizeRow(const float* x, int64_t count, float factor, float zero, uint8_t* q) {
+  for (int64_t k = 0; k < count; ++k) q[k] = RefQuantizeRowValue(x[k], factor, zero);
+}
+double BoundQuantizeRow(double) { return 0.0; }  // exact
+
 struct Entry {
   const char* name;
   FloatMapKernel TransformerKernels::*field;
@@ -453,6 +479,58 @@ TEST_P(TransformerKernelsTest, LayerNormMatchesReference) {
         EXPECT_EQ(again, output);
       }
     }
+  }
+}
+
+// Rows of every length: random values in ranges on both sides of 0, only
+// above or below it, around a large offset, with a NaN or an infinity,
+// all zeros; the range exact, the bytes those of the row's own scale and
+// zero point (ref::RowDynamic's arithmetic, as QuantizeRowDynamic).
+TEST_P(TransformerKernelsTest, RowRangeAndQuantizeRowMatchReference) {
+  const TransformerKernels& kernels = *GetParam();
+  const float kInf = std::numeric_limits<float>::infinity();
+  uint32_t seed = 131;
+  for (int64_t size : kLengths) {
+    for (int kind = 0; kind < 7; ++kind) {
+      SCOPED_TRACE(std::string(kernels.name) + " size " + std::to_string(size) + " kind " +
+                   std::to_string(kind) + " seed " + std::to_string(seed));
+      std::vector<float> row = RandomInput(size, seed++);
+      for (float& x : row) {
+        if (kind == 1) x = std::fabs(x) + 0.5f;
+        if (kind == 2) x = -std::fabs(x) * 3.f;
+        if (kind == 3) x = x / 64.f + 100.f;
+        if (kind == 6) x = 0.f;
+      }
+      if (kind == 4) row[size / 2] = std::nanf("");
+      if (kind == 5) row[size - 1] = size % 2 ? kInf : -kInf;
+      float low = 1.f, high = -1.f, want_low, want_high;
+      const bool finite = kernels.row_range(row.data(), size, &low, &high);
+      const bool want_finite = RefRowRange(row.data(), size, &want_low, &want_high);
+      ASSERT_EQ(finite, want_finite);
+      if (!finite) continue;
+      ASSERT_EQ(low, want_low);
+      ASSERT_EQ(high, want_high);
+      const float span = high - low;
+      const float scale = span == 0.f ? 1.f : span / 255.f;
+      const float factor = 1.f / scale;
+      const float zero = std::fmin(std::fmax(std::nearbyint(-low * factor), 0.f), 255.f);
+      std::vector<uint8_t> q(size + 1, 77);
+      kernels.quantize_row(row.data(), size, factor, zero, q.data());
+      for (int64_t k = 0; k < size; ++k) {
+        ASSERT_EQ(q[k], RefQuantizeRowValue(row[k], factor, zero))
+            << "at " << k << ": " << row[k] << " factor " << factor << " zero " << zero;
+      }
+      EXPECT_EQ(q[size], 77) << "wrote past the row";
+    }
+  }
+  // Values at half steps (x * factor exactly k + 0.5), where only ties to
+  // even decide, and past both ends of the range.
+  std::vector<float> halves;
+  for (int k = -300; k <= 300; ++k) halves.push_back((k + 0.5f) * 0.25f);
+  std::vector<uint8_t> q(halves.size());
+  kernels.quantize_row(halves.data(), static_cast<int64_t>(halves.size()), 4.f, 37.f, q.data());
+  for (size_t k = 0; k < halves.size(); ++k) {
+    ASSERT_EQ(q[k], RefQuantizeRowValue(halves[k], 4.f, 37.f)) << halves[k];
   }
 }
 

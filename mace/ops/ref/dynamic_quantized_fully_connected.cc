@@ -29,12 +29,17 @@ constexpr float kShift = 12582912.f;
 inline float RoundHalfEven(float v) { return (v + kShift) - kShift; }
 
 // value * factor rounded (the factor is 1 / s), or value / factor (the
-// factor is s) when kDivide.
+// factor is s) when kDivide, plus zero, clamped to [0, 255]. The quotient is
+// clamped to [-zero, 255 - zero] before it is rounded, which gives the same
+// (zero is an integer) and keeps compilers that fuse a product into the
+// next addition (GCC on arm64) from rounding the product and the rounder's
+// addition as one: every build rounds the product first.
 template <bool kDivide>
 inline float Quantize(float value, float factor, float zero) {
-  float v = RoundHalfEven(kDivide ? value / factor : value * factor) + zero;
-  v = v > 0.f ? v : 0.f;
-  return v < 255.f ? v : 255.f;
+  float v = kDivide ? value / factor : value * factor;
+  v = v > -zero ? v : -zero;
+  v = v < 255.f - zero ? v : 255.f - zero;
+  return RoundHalfEven(v) + zero;
 }
 
 // The scale and zero point of a range; s 1, z 0 for a range of zeros.
@@ -117,6 +122,8 @@ DynamicRange RangeDynamic(const float* x, int64_t count) {
 }
 
 DynamicRow TensorRowDynamic(const DynamicRange& range) { return RowOf<true>(range); }
+
+DynamicRow RowDynamic(const DynamicRange& range) { return RowOf<false>(range); }
 
 void QuantizeWithRowDynamic(const float* x, int64_t count, const DynamicRow& row, uint8_t* q) {
   QuantizeWith<true>(x, count, row, q);

@@ -58,6 +58,12 @@ inline DynamicRange MergeRanges(const DynamicRange& a, const DynamicRange& b) {
   return range;
 }
 DynamicRow TensorRowDynamic(const DynamicRange& range);
+// QuantizeRowDynamic's scale and zero point for a row's range; the row's
+// values are then quantized with factor RowFactor(row) (1 / scale), which
+// the CPU's vector kernel (transformer_kernels.h, quantize_row) does as
+// QuantizeRowDynamic does.
+DynamicRow RowDynamic(const DynamicRange& range);
+inline float RowFactor(const DynamicRow& row) { return 1.f / row.scale; }
 void QuantizeWithRowDynamic(const float* x, int64_t count, const DynamicRow& row, uint8_t* q);
 
 // The weight [out_features, in_features]: int8 or uint8 values (exactly one
