@@ -53,9 +53,8 @@ ref::AttentionStrides Strides(const Case& c, int64_t layout, int64_t rows, int64
   return {c.heads * rows * depth, rows * depth, depth, 1};
 }
 
-// The reference output for `c` on the given data.
-std::vector<float> Expected(const Case& c, const std::vector<float>& q, const std::vector<float>& k,
-                            const std::vector<float>& v, const std::vector<float>& mask) {
+// The reference's parameters for `c`, with the op's default scale.
+ref::AttentionParams ParamsOf(const Case& c) {
   ref::AttentionParams p;
   p.batch = c.batch;
   p.heads = c.heads;
@@ -82,9 +81,22 @@ std::vector<float> Expected(const Case& c, const std::vector<float>& q, const st
     }
     p.mask = {strides[0], strides[1], strides[2], strides[3]};
   }
-  std::vector<float> out(c.batch * c.heads * c.q_len * c.v_depth);
+  return p;
+}
+
+// The reference output of `p` on the given data.
+std::vector<float> Expected(const ref::AttentionParams& p, const std::vector<float>& q,
+                            const std::vector<float>& k, const std::vector<float>& v,
+                            const std::vector<float>& mask) {
+  std::vector<float> out(p.batch * p.heads * p.q_len * p.v_depth);
   ref::Attention(p, q.data(), k.data(), v.data(), mask.empty() ? nullptr : mask.data(), out.data());
   return out;
+}
+
+// The reference output for `c` on the given data.
+std::vector<float> Expected(const Case& c, const std::vector<float>& q, const std::vector<float>& k,
+                            const std::vector<float>& v, const std::vector<float>& mask) {
+  return Expected(ParamsOf(c), q, k, v, mask);
 }
 
 // A mask for `c`: additive values in [-4, 0) with every third key at -inf,
@@ -324,19 +336,10 @@ TEST(AttentionCpuTest, FakeQuantizedScoresAndProbabilities) {
         if (runtime != nullptr) tester.WithRuntime(runtime.get());
         const MaceStatus status = tester.Run();
         ASSERT_TRUE(status.ok()) << status.information();
-        ref::AttentionParams p;
-        p.batch = 1;
-        p.heads = shape.heads;
-        p.q_len = shape.q_len;
-        p.kv_len = shape.kv_len;
-        p.depth = shape.depth;
-        p.v_depth = shape.v_depth;
-        p.q = {0, shape.q_len * shape.depth, shape.depth, 1};
-        p.k = {0, shape.kv_len * shape.depth, shape.depth, 1};
-        p.v = {0, shape.kv_len * shape.v_depth, shape.v_depth, 1};
-        p.out = {0, shape.q_len * shape.v_depth, shape.v_depth, 1};
-        p.mask = {0, 0, shape.kv_len, 1};
-        p.mask_kind = ref::AttentionMask::ADD;
+        const Case c = {
+            1,     shape.heads, shape.q_len, shape.kv_len, shape.depth, shape.v_depth, {0, 0, 0, 0},
+            "add", mask_shape,  0.f};
+        ref::AttentionParams p = ParamsOf(c);
         p.scale = 0.25f;
         const auto fake_quant = [](const std::vector<float>& a) {
           ref::AttentionFakeQuant fq;
@@ -349,8 +352,7 @@ TEST(AttentionCpuTest, FakeQuantizedScoresAndProbabilities) {
         };
         if (which & 1) p.scores_quant = fake_quant(scores_quant);
         if (which & 2) p.probs_quant = fake_quant(probs_quant);
-        std::vector<float> expected(NumElements(q_shape) / shape.depth * shape.v_depth);
-        ref::Attention(p, q.data(), k.data(), v.data(), mask.data(), expected.data());
+        const std::vector<float> expected = Expected(p, q, k, v, mask);
         const float absolute = which & 2 ? 2.f * probs_quant[0] : 2e-5f;
         ExpectNear(tester.OutputData("out"), expected, absolute, 1e-4f);
       }
