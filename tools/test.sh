@@ -14,8 +14,11 @@
 #   tools/test.sh                 everything below
 #   tools/test.sh --host-only     host tests only (C++, Python and the docs)
 #   tools/test.sh --asan-all      every C++ test under ASan + UBSan
-#   MACE_FULL_ARM=1               armv7: every test, not only the kernel,
-#                                 kernel-calling op and CPU runtime tests
+#   MACE_FULL_ARM=1               arm64 and armv7: every test (by default
+#                                 //mace/ops's ISA-neutral op tests run on
+#                                 the host only, armv7 runs the kernel, op,
+#                                 core and CPU runtime tests), each case
+#                                 with 1, 2 and 3 threads (1 and 3 by default)
 #   bazel test --config=aarch64 //test:cancellation_test
 #                                 the one arm64 test the suite leaves out
 #   MACE_LIBFUZZER=1              also a libFuzzer smoke run of the engine's
@@ -182,27 +185,50 @@ fi
 # another test's), so Bazel runs it alone after every other test, and its
 # 40 cancelled runs per thread count take three minutes under qemu: it runs
 # in the host and ASan steps, and on arm64 by its own command (above).
-step "aarch64: cross build, tests under qemu-aarch64 (no OpenCL device)"
-bazel_tests --config=aarch64 --build_tests_only --test_tag_filters=-opencl,-hexagon -- \
-  //mace/... //test/... //java:self_contained_test -//test:cancellation_test
-
-docs_step
-
-# qemu's default CPU has every optional feature; a Cortex-A53 has only the
-# baseline, so the kernels' runtime dispatch is checked on both: the kernel
-# tests (cpu_*, which call every kernel family's variants), the quantized
-# kernels and the CPU runtime. The op-level tests run the same kernels
-# through the ops, on the default CPU above.
-step "aarch64 baseline: CPU kernel and runtime tests under qemu-aarch64 -cpu cortex-a53"
-mapfile -t baseline_tests < <(bazel query \
-  'attr(name, "^cpu_|^quantized_kernels_test$", tests(//mace/ops:all))' 2>/dev/null)
-if (( ${#baseline_tests[@]} < 30 )); then
-  echo "aarch64 baseline: found ${#baseline_tests[@]} kernel tests, expected at least 30" >&2
+#
+# Under qemu, //mace/ops runs its kernel tests and the tests of the ops whose
+# CPU code calls the kernel libraries (tags cpu_kernels and cpu_kernel_calls,
+# mace/ops/BUILD.bazel): an ISA-neutral op's code is the same C++ on every
+# CPU, and its tests run in the host step. Kernel and engine tests run each
+# case with no pool and with 3 threads (MACE_TEST_THREADS,
+# mace/utils/testing/test_threads.h): the whole range and uneven chunks.
+# MACE_FULL_ARM=1 runs every test with 1, 2 and 3 threads.
+mapfile -t arm_op_tests < <(bazel query \
+  'attr(tags, "\bcpu_kernels\b|\bcpu_kernel_calls\b", tests(//mace/ops:all))' 2>/dev/null)
+if (( ${#arm_op_tests[@]} < 50 )); then
+  echo "arm: found ${#arm_op_tests[@]} kernel and kernel-calling op tests, expected at least 50" >&2
   failed=$(( failed + 1 ))
   exit 1
 fi
-bazel_tests --config=aarch64 --test_env=MACE_QEMU_CPU=cortex-a53 "${baseline_tests[@]}" \
-  //mace/runtimes/cpu:all
+if [[ "${MACE_FULL_ARM:-0}" == 1 ]]; then
+  arm_threads=()
+  aarch64_targets=(//mace/... //test/... //java:self_contained_test -//test:cancellation_test)
+else
+  arm_threads=(--test_env=MACE_TEST_THREADS=1,3)
+  aarch64_targets=(//mace/... //test/... //java:self_contained_test -//test:cancellation_test
+    -//mace/ops:all "${arm_op_tests[@]}")
+fi
+step "aarch64: cross build, tests under qemu-aarch64 (no OpenCL device)"
+bazel_tests --config=aarch64 --build_tests_only --test_tag_filters=-opencl,-hexagon \
+  "${arm_threads[@]}" -- "${aarch64_targets[@]}"
+
+docs_step
+
+# qemu's default CPU has every optional feature; a Cortex-A53 has neither
+# the dot product nor FP16 arithmetic, so the kernels those features pick
+# (the uint8 and fp16 families) and the feature detection run on both: the
+# tests tagged cpu_feature_variants. Every other kernel is the same code on
+# both CPUs and ran above.
+step "aarch64 baseline: CPU feature variant tests under qemu-aarch64 -cpu cortex-a53"
+mapfile -t baseline_tests < <(bazel query \
+  'attr(tags, "\bcpu_feature_variants\b", tests(//mace/...))' 2>/dev/null)
+if (( ${#baseline_tests[@]} < 15 )); then
+  echo "aarch64 baseline: found ${#baseline_tests[@]} feature variant tests, expected at least 15" >&2
+  failed=$(( failed + 1 ))
+  exit 1
+fi
+bazel_tests --config=aarch64 --test_env=MACE_QEMU_CPU=cortex-a53 "${arm_threads[@]}" \
+  "${baseline_tests[@]}"
 
 armhf_ready() {
   local pkg
@@ -212,27 +238,22 @@ armhf_ready() {
 }
 if armhf_ready; then
   # armv7's own code is its kernels and the CPU runtime: CI runs the kernel
-  # tests, the op tests of the ops whose CPU code calls the kernel
-  # families, the core and CPU runtime tests and the libraries' link check.
-  # The whole suite (MACE_FULL_ARM=1) adds every other op test and a second
-  # cross build of every end-to-end test.
+  # and kernel-calling op tests (as arm64 does), the core and CPU runtime
+  # tests and the libraries' link check. The whole suite (MACE_FULL_ARM=1)
+  # adds every other op test and a second cross build of every end-to-end
+  # test.
   if [[ "${MACE_FULL_ARM:-0}" == 1 ]]; then
     armhf_targets=(//mace/... //test/... //java:self_contained_test)
   else
-    armhf_targets=("${baseline_tests[@]}")
-    for op_test in activation batch_norm conv_2d deconv_2d depthwise_conv_2d eltwise \
-      fully_connected integer_kernels layer_norm mat_mul pooling reduce softmax; do
-      armhf_targets+=("//mace/ops:${op_test}_test")
-    done
-    armhf_targets+=(//mace/runtimes/cpu:all //mace/core/... //mace/libmace:self_contained_test
-      //java:self_contained_test)
+    armhf_targets=("${arm_op_tests[@]}" //mace/runtimes/cpu:all //mace/core/...
+      //mace/libmace:self_contained_test //java:self_contained_test)
   fi
   # armv7 builds for ARMv7-A with NEON and dispatches on nothing else (the
   # dot-product, FP16 and CRC32 kernels are arm64's), so qemu's default CPU
   # runs the same code as a Cortex-A7: one run, on the baseline core.
   step "armv7: cross build, ${#armhf_targets[@]} test targets under qemu-arm -cpu cortex-a7 (no OpenCL device)"
   bazel_tests --config=armhf --build_tests_only --test_tag_filters=-opencl,-hexagon \
-    --test_env=MACE_QEMU_CPU=cortex-a7 "${armhf_targets[@]}"
+    --test_env=MACE_QEMU_CPU=cortex-a7 "${arm_threads[@]}" "${armhf_targets[@]}"
 else
   step "armv7: skipped (bootstrap could not install the armhf toolchain and libraries)"
 fi

@@ -45,12 +45,13 @@
 
 #include "gtest/gtest.h"
 #include "mace/ops/cpu/kernel_table.h"
-#include "mace/ops/registry.h"
 #include "mace/ops/ref/conv_2d.h"
 #include "mace/ops/ref/depthwise_conv_2d.h"
 #include "mace/ops/ref/pooling.h"
+#include "mace/ops/registry.h"
 #include "mace/proto/mace.pb.h"
 #include "mace/public/mace.h"
+#include "mace/utils/testing/test_threads.h"
 
 namespace mace {
 namespace {
@@ -436,7 +437,7 @@ void ExpectFusedMatches(const Model& m, const std::string& output, const std::st
   RunEngine(m, {output}, 1, false, &unfused);
   ExpectNear(m.expected.at(output), unfused.outputs[output], shape + ", unfused");
   EXPECT_TRUE(Ran(unfused, absorbed)) << shape;
-  for (int threads = 1; threads <= 3; ++threads) {
+  for (int threads : mace::testing::TestThreadCounts()) {
     Result fused;
     RunEngine(m, {output}, threads, true, &fused);
     const std::string what = shape + ", " + std::to_string(threads) + " threads";
@@ -533,7 +534,7 @@ TEST_F(FusedDepthwiseTest, ExpandedBlockMatchesReferenceAndPair) {
     RunEngine(m, {"z"}, 1, true, &pair, /*expand=*/false);
     ExpectNear(m.expected.at("z"), pair.outputs["z"], shape + ", pair");
     EXPECT_TRUE(Ran(pair, "dw")) << shape;
-    for (int threads = 1; threads <= 3; ++threads) {
+    for (int threads : mace::testing::TestThreadCounts()) {
       Result block;
       RunEngine(m, {"z"}, threads, true, &block);
       const std::string what = shape + ", " + std::to_string(threads) + " threads";

@@ -36,8 +36,7 @@ double Bound(const std::string& type, double x, double expected) {
 
 TEST(ActivationCpuTest, SigmoidAndTanhMatchTheDefinitions) {
   const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<std::shared_ptr<TestCpuRuntime>> runtimes = {
-      nullptr, std::make_shared<TestCpuRuntime>(2), std::make_shared<TestCpuRuntime>(3)};
+  const std::vector<std::shared_ptr<TestCpuRuntime>> runtimes = testing::RuntimesUnderTest();
   uint32_t seed = 5200;
   for (const std::string type : {"SIGMOID", "TANH"}) {
     for (int64_t count : {1, 7, 16, 17, 16385, 40003}) {

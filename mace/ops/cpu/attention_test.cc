@@ -144,9 +144,7 @@ void RunCase(const Case& c, uint32_t seed, const std::shared_ptr<TestCpuRuntime>
   ExpectNear(tester.OutputData("out"), Expected(c, q, k, v, mask), 2e-5f, 1e-4f);
 }
 
-std::vector<std::shared_ptr<TestCpuRuntime>> Runtimes() {
-  return {nullptr, std::make_shared<TestCpuRuntime>(2), std::make_shared<TestCpuRuntime>(3)};
-}
+std::vector<std::shared_ptr<TestCpuRuntime>> Runtimes() { return testing::RuntimesUnderTest(); }
 
 TEST(AttentionCpuTest, OneHeadEdgeShapes) {
   uint32_t seed = 7100;

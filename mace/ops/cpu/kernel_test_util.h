@@ -16,6 +16,7 @@
 #include "mace/runtimes/cpu/cpu_runtime.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 #include "mace/runtimes/cpu/thread_pool.h"
+#include "mace/utils/testing/test_threads.h"
 
 namespace mace {
 namespace ops {
@@ -40,10 +41,15 @@ inline std::vector<const KernelTable*> TablesUnderTest() {
   return tables;
 }
 
-// No pool (the single-thread path), and pools of 2 and 3 threads, so static
-// splits with uneven chunks are covered too.
+// A pool per count of TestThreadCounts (mace/utils/testing/test_threads.h; by
+// default no pool, the single-thread path, and pools of 2 and 3 threads, so
+// static splits with uneven chunks are covered too).
 inline std::vector<std::shared_ptr<ThreadPool>> PoolsUnderTest() {
-  return {nullptr, std::make_shared<ThreadPool>(2), std::make_shared<ThreadPool>(3)};
+  std::vector<std::shared_ptr<ThreadPool>> pools;
+  for (int threads : mace::testing::TestThreadCounts()) {
+    pools.push_back(threads == 1 ? nullptr : std::make_shared<ThreadPool>(threads));
+  }
+  return pools;
 }
 
 // A CPU runtime with an exact thread count (CpuRuntime clamps the counts it
@@ -52,6 +58,16 @@ class TestCpuRuntime : public CpuRuntime {
  public:
   explicit TestCpuRuntime(int threads) : CpuRuntime(std::make_unique<ThreadPool>(threads)) {}
 };
+
+// A runtime per count of TestThreadCounts, for op-level tests: none (the
+// op's own single-thread path) for 1, else a runtime with that many threads.
+inline std::vector<std::shared_ptr<TestCpuRuntime>> RuntimesUnderTest() {
+  std::vector<std::shared_ptr<TestCpuRuntime>> runtimes;
+  for (int threads : mace::testing::TestThreadCounts()) {
+    runtimes.push_back(threads == 1 ? nullptr : std::make_shared<TestCpuRuntime>(threads));
+  }
+  return runtimes;
+}
 
 // Random data for the uint8 kernel tests: `count` values of T uniform in
 // [lo, hi].

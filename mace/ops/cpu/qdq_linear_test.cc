@@ -100,8 +100,7 @@ TEST(QdqLinearCpuTest, MatchesReferenceBitForBit) {
       {"UINT16", ref::CastType::UINT16, 0, 65535}, {"INT16", ref::CastType::INT16, -32768, 32767},
       {"UINT4", ref::CastType::UINT4, 0, 15},      {"INT4", ref::CastType::INT4, -8, 7}};
   enum ZeroPoints { kNone, kInRange, kOutOfRange, kFractional, kHuge };
-  std::vector<std::shared_ptr<TestCpuRuntime>> runtimes = {
-      nullptr, std::make_shared<TestCpuRuntime>(2), std::make_shared<TestCpuRuntime>(3)};
+  std::vector<std::shared_ptr<TestCpuRuntime>> runtimes = testing::RuntimesUnderTest();
   uint32_t seed = 4100;
   for (const Layout& l : layouts) {
     const ref::QdqLinearParams base = ParamsOf(l);

@@ -27,8 +27,7 @@ TEST(SoftmaxUint8CpuTest, MatchesReferenceBitForBit) {
   };
   const Shape shapes[] = {{3, 1, 1},    {7, 10, 1}, {2, 300, 1}, {13, 400, 1},
                           {1, 1500, 1}, {2, 9, 3},  {3, 33, 7}};
-  const std::vector<std::shared_ptr<TestCpuRuntime>> runtimes = {
-      nullptr, std::make_shared<TestCpuRuntime>(2), std::make_shared<TestCpuRuntime>(3)};
+  const std::vector<std::shared_ptr<TestCpuRuntime>> runtimes = testing::RuntimesUnderTest();
   uint32_t seed = 6100;
   for (const Shape& s : shapes) {
     for (float scale : {0.003f, 0.07f, 0.5f}) {
