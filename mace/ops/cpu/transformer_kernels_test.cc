@@ -566,6 +566,17 @@ TEST_P(TransformerKernelsTest, FakeQuantizeMatchesReference) {
         for (size_t i = 0; i < input.size(); i += 3) {
           input[i] = specials[(i / 3) % (sizeof(specials) / sizeof(specials[0]))];
         }
+        // Half-integers times the scale and their float neighbours, where
+        // a quotient computed another way than x / scale could round to
+        // the other integer.
+        std::vector<float> halves;
+        for (float k : {-3.f, -1.f, 0.f, 2.f, 7.f, range.low - range.zero_point,
+                        range.high - range.zero_point - 1.f, 100.f, 1000.f, 30000.f}) {
+          const float half = (k + 0.5f) * scale;
+          halves.insert(halves.end(),
+                        {half, std::nextafter(half, kInf), std::nextafter(half, -kInf)});
+        }
+        for (size_t i = 1; i < input.size(); i += 5) input[i] = halves[(i / 5) % halves.size()];
         std::vector<float> output(size, 12345.f);
         kernels.fake_quantize(input.data(), size, scale, range.low - range.zero_point,
                               range.high - range.zero_point, output.data());
