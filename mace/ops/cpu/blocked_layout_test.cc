@@ -220,17 +220,21 @@ class BlockedConv2dShapeTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(BlockedConv2dShapeTest, MatchesReference) {
   const Shape& s = kConvShapes[GetParam()];
-  uint32_t seed = 100 + 1000 * GetParam();
+  const uint32_t seed = 100 + 1000 * GetParam();
+  // The reference without an activation, once per shape; each activation's
+  // is that output activated, as ref::Conv2D activates each float sum.
+  const ref::Conv2DParams plain = ParamsOf(s, ActivationType::NOOP);
+  const int64_t in_plane = s.h * s.w, out_plane = plain.out_h * plain.out_w;
+  const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
+  const std::vector<float> filter =
+      RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
+  const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
+  std::vector<float> sums(s.batch * s.out_channels * out_plane);
+  ref::Conv2D(plain, input.data(), filter.data(), bias.data(), sums.data());
   for (ActivationType activation : kActivations) {
-    seed += 3;
     const ref::Conv2DParams p = ParamsOf(s, activation);
-    const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
-    const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
-    const std::vector<float> filter =
-        RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
-    const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
-    std::vector<float> expected(s.batch * s.out_channels * out_plane);
-    ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+    std::vector<float> expected = sums;
+    for (float& v : expected) v = p.activation.Apply(v);
     for (const KernelTable* table : BlockedTables()) {
       const int block = table->channel_block;
       ASSERT_TRUE(BlockedConv2d::Supports(*table, p));
@@ -563,31 +567,39 @@ TEST(BlockedDepthwiseTest, MatchesReference) {
       {1, 33, 33, 128, 128, 3, 3, 2, 1, 1, 1, 1, 1},
       {2, 24, 24, 110, 110, 3, 3, 1, 1, 1, 1, 1, 1},
   };
-  for (const KernelTable* table : BlockedTables()) {
-    const int block = table->channel_block;
-    for (const Shape& s : shapes) {
+  // Per shape: one input and the reference without an activation; each
+  // activation's reference is that output activated, as
+  // ref::DepthwiseConv2d activates each float sum.
+  for (const Shape& s : shapes) {
+    seed += 3;
+    ref::DepthwiseConv2dParams plain;
+    SetWindow(s, ActivationType::NOOP, &plain);
+    plain.channels = s.in_channels;
+    const int64_t in_plane = s.h * s.w, out_plane = plain.out_h * plain.out_w;
+    const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
+    const std::vector<float> filter =
+        RandomFloats(s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
+    const std::vector<float> bias = RandomFloats(s.in_channels, seed + 2);
+    std::vector<float> sums(s.batch * s.in_channels * out_plane);
+    ref::DepthwiseConv2d(plain, input.data(), filter.data(), bias.data(), sums.data());
+    for (const KernelTable* table : BlockedTables()) {
+      const int block = table->channel_block;
+      const std::vector<float> packed = Pack(input, s.batch, s.in_channels, in_plane, block);
       for (ActivationType activation : kActivations) {
+        ref::DepthwiseConv2dParams p = plain;
+        p.activation.type = activation;
+        ASSERT_TRUE(BlockedDepthwise::Supports(*table, p));
+        std::vector<float> expected = sums;
+        for (float& v : expected) v = p.activation.Apply(v);
+        BlockedDepthwise depthwise(*table, p, filter.data(), bias.data());
         for (const auto& pool : testing::PoolsUnderTest()) {
-          ref::DepthwiseConv2dParams p;
-          SetWindow(s, activation, &p);
-          p.channels = s.in_channels;
-          ASSERT_TRUE(BlockedDepthwise::Supports(*table, p));
-          ++seed;
           SCOPED_TRACE(::testing::Message()
                        << table->name << " seed " << seed << " c" << s.in_channels << " " << s.h
                        << "x" << s.w << " k" << s.kernel_h << " s" << s.stride << " d" << s.dilation
-                       << " activation " << static_cast<int>(activation));
-          const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
-          const std::vector<float> input = RandomFloats(s.batch * s.in_channels * in_plane, seed);
-          const std::vector<float> filter =
-              RandomFloats(s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
-          const std::vector<float> bias = RandomFloats(s.in_channels, seed + 2);
-          std::vector<float> expected(s.batch * s.in_channels * out_plane);
-          ref::DepthwiseConv2d(p, input.data(), filter.data(), bias.data(), expected.data());
-          BlockedDepthwise depthwise(*table, p, filter.data(), bias.data());
+                       << " activation " << static_cast<int>(activation) << " threads "
+                       << (pool ? pool->num_threads() : 1));
           std::vector<float> out(s.batch * BlockCount(s.in_channels, block) * block * out_plane);
-          depthwise.Run(Pack(input, s.batch, s.in_channels, in_plane, block).data(), out.data(),
-                        pool.get());
+          depthwise.Run(packed.data(), out.data(), pool.get());
           ExpectNear(Unpack(out, s.batch, s.in_channels, out_plane, block), expected, 1e-5f, 1e-5f);
         }
       }
