@@ -79,6 +79,18 @@ bazel_tests() {
   return "${status}"
 }
 
+# Fills the array named $1 with the tests a Bazel query ($3) finds; fewer
+# than $2 (a tag that lost its tests) fails the suite, naming them as $4.
+query_tests() {
+  local -n found="$1"
+  mapfile -t found < <(bazel query "$3" 2>/dev/null)
+  if (( ${#found[@]} < $2 )); then
+    echo "$4: found ${#found[@]}, expected at least $2" >&2
+    failed=$(( failed + 1 ))
+    exit 1
+  fi
+}
+
 python_tests() {
   local log="${log_dir}/python.log" status=0
   local bin
@@ -195,13 +207,9 @@ fi
 # case with no pool and with 3 threads (MACE_TEST_THREADS,
 # mace/utils/testing/test_threads.h): the whole range and uneven chunks.
 # MACE_FULL_ARM=1 runs every test with 1, 2 and 3 threads.
-mapfile -t arm_op_tests < <(bazel query \
-  'attr(tags, "\bcpu_kernels\b|\bcpu_kernel_calls\b", tests(//mace/ops:all))' 2>/dev/null)
-if (( ${#arm_op_tests[@]} < 50 )); then
-  echo "arm: found ${#arm_op_tests[@]} kernel and kernel-calling op tests, expected at least 50" >&2
-  failed=$(( failed + 1 ))
-  exit 1
-fi
+query_tests arm_op_tests 50 \
+  'attr(tags, "\bcpu_kernels\b|\bcpu_kernel_calls\b", tests(//mace/ops:all))' \
+  "arm: kernel and kernel-calling op tests"
 if [[ "${MACE_FULL_ARM:-0}" == 1 ]]; then
   arm_threads=()
   aarch64_targets=(//mace/... //test/... //java:self_contained_test -//test:cancellation_test)
@@ -222,13 +230,8 @@ docs_step
 # tests tagged cpu_feature_variants. Every other kernel is the same code on
 # both CPUs and ran above.
 step "aarch64 baseline: CPU feature variant tests under qemu-aarch64 -cpu cortex-a53"
-mapfile -t baseline_tests < <(bazel query \
-  'attr(tags, "\bcpu_feature_variants\b", tests(//mace/...))' 2>/dev/null)
-if (( ${#baseline_tests[@]} < 15 )); then
-  echo "aarch64 baseline: found ${#baseline_tests[@]} feature variant tests, expected at least 15" >&2
-  failed=$(( failed + 1 ))
-  exit 1
-fi
+query_tests baseline_tests 15 'attr(tags, "\bcpu_feature_variants\b", tests(//mace/...))' \
+  "aarch64 baseline: feature variant tests"
 bazel_tests --config=aarch64 --test_env=MACE_QEMU_CPU=cortex-a53 "${arm_threads[@]}" \
   "${baseline_tests[@]}"
 
