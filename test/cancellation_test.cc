@@ -56,7 +56,7 @@ uint32_t Seed() {
 struct ConvChain : testing::ConvChain {
   static constexpr int kChannels = 32;
   static constexpr int kSize = 48;
-  ConvChain() : testing::ConvChain("chain", kChannels, kSize, 8, 7) {}
+  explicit ConvChain(int layers = 8) : testing::ConvChain("chain", kChannels, kSize, layers, 7) {}
 };
 
 #define RETURN_IF_FAILED(expr)         \
@@ -66,6 +66,7 @@ struct ConvChain : testing::ConvChain {
   } while (0)
 
 struct Loaded {
+  std::unique_ptr<ConvChain> model;  // the chain's, kept as long as its engine
   std::shared_ptr<MaceEngine> engine;
   std::map<std::string, MaceTensor> inputs;
   std::string output;
@@ -87,11 +88,12 @@ std::map<std::string, MaceTensor> RandomInputs(MaceEngine* engine, uint32_t seed
   return inputs;
 }
 
-MaceStatus LoadChain(int threads, Loaded* loaded) {
-  static const ConvChain model;
+MaceStatus LoadChain(int threads, Loaded* loaded, int layers = 8) {
+  loaded->engine.reset();
+  loaded->model = std::make_unique<ConvChain>(layers);
   MaceEngineConfig config;
   RETURN_IF_FAILED(config.SetCPUThreadPolicy(threads, CPUAffinityPolicy::AFFINITY_NONE));
-  RETURN_IF_FAILED(model.CreateEngine({}, {}, config, &loaded->engine));
+  RETURN_IF_FAILED(loaded->model->CreateEngine({}, {}, config, &loaded->engine));
   loaded->inputs = RandomInputs(loaded->engine.get(), 3);
   loaded->output = "y";
   return MaceStatus();
@@ -159,6 +161,23 @@ Reference MeasureReference(Loaded* loaded) {
     }
   }
   return reference;
+}
+
+// The chain at `threads` and its reference, long enough for the latency
+// bounds below to tell a stop within an op from a whole run: a run of at
+// least three times two ops and the 1 ms of scheduling room. 8 layers, and
+// more where they run faster than that (on a fast host 8 layers took under
+// 1 ms at 2 threads).
+MaceStatus LoadMeasuredChain(int threads, Loaded* loaded, Reference* reference) {
+  int layers = 8;
+  for (int attempt = 0;; ++attempt) {
+    RETURN_IF_FAILED(LoadChain(threads, loaded, layers));
+    *reference = MeasureReference(loaded);
+    const int64_t needed = 3 * (2 * reference->longest_op_micros + 1000);
+    if (reference->run_micros >= needed || attempt == 2 || layers >= 64) return MaceStatus();
+    const int64_t run = std::max<int64_t>(1, reference->run_micros);
+    layers = static_cast<int>(std::min<int64_t>(64, layers * needed / run + 1));
+  }
 }
 
 int64_t Percentile(std::vector<int64_t> values, double fraction) {
@@ -286,8 +305,8 @@ class CancellationTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(CancellationTest, OptionsWithoutStopGiveTheSameBits) {
   Loaded loaded;
-  ASSERT_TRUE(LoadChain(GetParam(), &loaded).ok());
-  const Reference reference = MeasureReference(&loaded);
+  Reference reference;
+  ASSERT_TRUE(LoadMeasuredChain(GetParam(), &loaded, &reference).ok());
   CancellationFlag flag;
   RunOptions options;
   options.cancellation = &flag;
@@ -300,17 +319,18 @@ TEST_P(CancellationTest, OptionsWithoutStopGiveTheSameBits) {
 TEST_P(CancellationTest, CancelledAtRandomPointsThenRightAgain) {
   const uint32_t seed = Seed() + GetParam();
   Loaded loaded;
-  ASSERT_TRUE(LoadChain(GetParam(), &loaded).ok());
-  const Reference reference = MeasureReference(&loaded);
+  Reference reference;
+  ASSERT_TRUE(LoadMeasuredChain(GetParam(), &loaded, &reference).ok());
   const CancelStats stats = CancelAtRandomPoints(&loaded, reference, 40, seed);
-  std::printf("threads %d: %d cancelled, %d completed; run %lld us, longest op %lld us, "
-              "latency p50 %lld us p99 %lld us, on a core at most %lld us\n",
-              GetParam(), stats.cancelled, stats.completed,
-              static_cast<long long>(reference.run_micros),
-              static_cast<long long>(reference.longest_op_micros),
-              static_cast<long long>(Percentile(stats.latencies, 0.5)),
-              static_cast<long long>(Percentile(stats.latencies, 0.99)),
-              static_cast<long long>(Percentile(stats.on_cpu, 1.0)));
+  std::printf(
+      "threads %d, %zu ops: %d cancelled, %d completed; run %lld us, longest op %lld us, "
+      "latency p50 %lld us p99 %lld us, on a core at most %lld us\n",
+      GetParam(), reference.op_names.size(), stats.cancelled, stats.completed,
+      static_cast<long long>(reference.run_micros),
+      static_cast<long long>(reference.longest_op_micros),
+      static_cast<long long>(Percentile(stats.latencies, 0.5)),
+      static_cast<long long>(Percentile(stats.latencies, 0.99)),
+      static_cast<long long>(Percentile(stats.on_cpu, 1.0)));
   EXPECT_EQ(stats.wrong, 0);
   EXPECT_EQ(stats.bad_status, 0);
   // Delays up to 1.2 run times: many rounds are cut somewhere in the model.
@@ -330,8 +350,8 @@ TEST_P(CancellationTest, CancelledAtRandomPointsThenRightAgain) {
 
 TEST_P(CancellationTest, DeadlineMidModelReturnsWithinAnOp) {
   Loaded loaded;
-  ASSERT_TRUE(LoadChain(GetParam(), &loaded).ok());
-  const Reference reference = MeasureReference(&loaded);
+  Reference reference;
+  ASSERT_TRUE(LoadMeasuredChain(GetParam(), &loaded, &reference).ok());
   RunOptions options;
   options.timeout_micros = std::max<int64_t>(1, reference.run_micros / 4);
   std::map<std::string, MaceTensor> outputs;
