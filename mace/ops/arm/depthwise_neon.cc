@@ -18,6 +18,7 @@
 #include <limits>
 #include <utility>
 
+#include "mace/ops/arm/linked_variants.h"
 #include "mace/ops/arm/neon_epilogue.h"
 #include "mace/ops/arm/neon_kernels.h"
 
@@ -110,6 +111,10 @@ template <int kStrideW, int kStrideH, int kRows, int... kK>
 // armv7 every non-hard-swish band clamps, no activation to [-inf, inf]
 // (NEON's max and min propagate NaN, so the results are the same).
 enum : int { kActNone = 0, kActMax = 1, kActClamp = 2, kActHardSwish = 3 };
+// The kind that runs each ChooseClamp kind in this build: a variant the
+// build leaves out (linked_variants.h) is never named.
+constexpr int kUnclampedAct = kLinksDepthwiseUnclamped ? kActNone : kActClamp;
+constexpr int kLowerClampAct = kLinksDepthwiseLowerClamp ? kActMax : kActClamp;
 template <int kActKind>
 struct Activate {
   static constexpr int kAct = kActKind;
@@ -3374,10 +3379,44 @@ void InPlaceSevenRows(const DepthwiseInPlace& run) {
 // clang-format on
 #endif
 
+// `run` (a band or an in-place run) with its clamp spelled out as
+// [choice.bounds[0], choice.bounds[1]], for the clamp variant ChooseClamp
+// picked.
+template <typename Run>
+Run WithBounds(const Run& run, const ClampChoice& choice) {
+  Run bounded = run;
+  bounded.epilogue.activation = kTileActClamp;
+  bounded.epilogue.lo = choice.bounds[0];
+  bounded.epilogue.hi = choice.bounds[1];
+  return bounded;
+}
+
+// Hard swish over a band's outputs, as Activate<kActHardSwish> applies it
+// in registers (the same bits): for builds that leave the hard-swish bands
+// out (linked_variants.h).
+void HardSwishInPlace(float* out, int64_t count) {
+  const Activate<kActHardSwish> activate{TileEpilogue()};
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) vst1q_f32(out + i, activate(vld1q_f32(out + i)));
+  if (i < count) {
+    float staged[kLanes] = {};
+    std::memcpy(staged, out + i, (count - i) * sizeof(float));
+    vst1q_f32(staged, activate(vld1q_f32(staged)));
+    std::memcpy(out + i, staged, (count - i) * sizeof(float));
+  }
+}
+
 template <int kStrideW, int kStrideH>
 void Band(const DepthwiseBand& band) {
   if (band.epilogue.activation == kTileActHardSwish) {
-    Band<kStrideW, kStrideH, kActHardSwish>(band);
+    if constexpr (kLinksDepthwiseHardSwish) {
+      Band<kStrideW, kStrideH, kActHardSwish>(band);
+    } else {
+      DepthwiseBand plain = band;
+      plain.epilogue.activation = kTileActNone;
+      Band<kStrideW, kStrideH>(plain);
+      HardSwishInPlace(band.out, band.rows * band.out_w);
+    }
   } else {
 #if !defined(__aarch64__)
     if (kStrideW == 1 && kStrideH == 1 && band.out_w >= kLanes) {
@@ -3391,11 +3430,13 @@ void Band(const DepthwiseBand& band) {
     Band<kStrideW, kStrideH, kActClamp>(band);
 #else
     const TileEpilogue& epilogue = band.epilogue;
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    if (epilogue.activation != kTileActClamp || (epilogue.lo == -kInf && epilogue.hi == kInf)) {
-      ClampBand<kStrideW, kStrideH, kActNone>(band);
-    } else if (epilogue.hi == kInf) {
-      ClampBand<kStrideW, kStrideH, kActMax>(band);
+    const ClampChoice choice =
+        ChooseClamp(epilogue.activation == kTileActClamp, epilogue.lo, epilogue.hi,
+                    kLinksDepthwiseUnclamped, kLinksDepthwiseLowerClamp);
+    if (choice.kind == kClampNone) {
+      ClampBand<kStrideW, kStrideH, kUnclampedAct>(WithBounds(band, choice));
+    } else if (choice.kind == kClampLo) {
+      ClampBand<kStrideW, kStrideH, kLowerClampAct>(WithBounds(band, choice));
     } else {
       ClampBand<kStrideW, kStrideH, kActClamp>(band);
     }
@@ -3492,29 +3533,35 @@ bool NeonDepthwise3x3TakesInPlace(const DepthwiseInPlace& run) {
           (run.out_h == kSevenRows && run.out_w >= kLanes && run.out_w < 2 * kLanes));
 }
 
-void NeonDepthwise3x3InPlace(const DepthwiseInPlace& run) {
-  const TileEpilogue& epilogue = run.epilogue;
-  constexpr float kInf = std::numeric_limits<float>::infinity();
+namespace {
+
+template <int kAct>
+void InPlaceAs(const DepthwiseInPlace& run) {
   const bool s1 = run.stride == 1, s2_wide = run.out_w >= 2 * kLanes;
   if (s1 && run.out_w > 4 * kLanes) {
-    if (epilogue.activation != kTileActClamp || (epilogue.lo == -kInf && epilogue.hi == kInf)) {
-      InPlaceS1Wide<kActNone>(run);
-    } else if (epilogue.hi == kInf) {
-      InPlaceS1Wide<kActMax>(run);
-    } else {
-      InPlaceS1Wide<kActClamp>(run);
-    }
-    return;
-  }
-  if (epilogue.activation != kTileActClamp || (epilogue.lo == -kInf && epilogue.hi == kInf)) {
-    s1 ? InPlaceSevenRows<kActNone, false>(run)
-       : s2_wide ? InPlaceS2<kActNone>(run) : InPlaceSevenRows<kActNone, true>(run);
-  } else if (epilogue.hi == kInf) {
-    s1 ? InPlaceSevenRows<kActMax, false>(run)
-       : s2_wide ? InPlaceS2<kActMax>(run) : InPlaceSevenRows<kActMax, true>(run);
+    InPlaceS1Wide<kAct>(run);
+  } else if (s1) {
+    InPlaceSevenRows<kAct, false>(run);
+  } else if (s2_wide) {
+    InPlaceS2<kAct>(run);
   } else {
-    s1 ? InPlaceSevenRows<kActClamp, false>(run)
-       : s2_wide ? InPlaceS2<kActClamp>(run) : InPlaceSevenRows<kActClamp, true>(run);
+    InPlaceSevenRows<kAct, true>(run);
+  }
+}
+
+}  // namespace
+
+void NeonDepthwise3x3InPlace(const DepthwiseInPlace& run) {
+  const TileEpilogue& epilogue = run.epilogue;
+  const ClampChoice choice =
+      ChooseClamp(epilogue.activation == kTileActClamp, epilogue.lo, epilogue.hi,
+                  kLinksDepthwiseUnclamped, kLinksDepthwiseLowerClamp);
+  if (choice.kind == kClampNone) {
+    InPlaceAs<kUnclampedAct>(WithBounds(run, choice));
+  } else if (choice.kind == kClampLo) {
+    InPlaceAs<kLowerClampAct>(WithBounds(run, choice));
+  } else {
+    InPlaceAs<kActClamp>(run);
   }
 }
 #endif

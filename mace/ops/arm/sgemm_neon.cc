@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "mace/ops/arm/linked_variants.h"
 #include "mace/ops/arm/neon_epilogue.h"
 #include "mace/ops/arm/neon_kernels.h"
 #include "mace/ops/arm/sgemm_neon_armv7.h"
@@ -319,7 +320,16 @@ void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, co
 // The same with the clamp known for a whole run (kTileClamp*), so that its
 // tiles do not test it: 2 instructions a ReLU tile fewer.
 // Clamp modes: tested in each tile, none, below only, both sides.
-enum : int { kTileClampAtRun = -1, kTileClampNone, kTileClampLo, kTileClampLoHi };
+enum : int {
+  kTileClampAtRun = -1,
+  kTileClampNone = kClampNone,
+  kTileClampLo = kClampLo,
+  kTileClampLoHi = kClampLoHi
+};
+// The mode that runs each ChooseClamp kind in this build: a variant the
+// build leaves out (linked_variants.h) is never named.
+constexpr int kUnclampedMode = kLinksGemmUnclamped ? kTileClampNone : kTileClampLoHi;
+constexpr int kLowerClampMode = kLinksGemmLowerClamp ? kTileClampLo : kTileClampLoHi;
 #define MACE_ASM_STORE_LO \
   "ld1r {v0.4s}, [%[bounds]]\n" MACE_ASM_FMAX_ALL MACE_ASM_STORE_ROWS
 #define MACE_ASM_STORE_LO_HI \
@@ -724,9 +734,10 @@ template <int kClamp, bool kWhole16>
 template <typename Run>
 [[gnu::always_inline]] inline void WithWideClamp(const TileEpilogue& epilogue, int64_t kc,
                                                  Run&& run) {
-  const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
-  const float bounds[2] = {epilogue.lo, epilogue.hi};
-  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  const ClampChoice choice =
+      ChooseClamp(epilogue.last && epilogue.activation == kTileActClamp, epilogue.lo, epilogue.hi,
+                  kLinksGemmUnclamped, kLinksGemmLowerClamp);
+  const float* bounds = choice.bounds;
   const auto by_depth = [&](auto mode) {
     if (kc >= 16 && kc % 16 == 0) {
       run(mode, std::true_type(), bounds);
@@ -734,10 +745,10 @@ template <typename Run>
       run(mode, std::false_type(), bounds);
     }
   };
-  if (!clamp) {
-    by_depth(std::integral_constant<int, kTileClampNone>());
-  } else if (!clamp_hi) {
-    by_depth(std::integral_constant<int, kTileClampLo>());
+  if (choice.kind == kClampNone) {
+    by_depth(std::integral_constant<int, kUnclampedMode>());
+  } else if (choice.kind == kClampLo) {
+    by_depth(std::integral_constant<int, kLowerClampMode>());
   } else {
     by_depth(std::integral_constant<int, kTileClampLoHi>());
   }
@@ -2173,23 +2184,21 @@ bool NeonConvRowsRun(int64_t kc, const float* a, const float* first, const int64
       alignas(16) float staged[kNeonGemmMr * 4];
       float* tail_c = cols == 4 ? c + tiles * kNeonGemmNr : staged;
       const int64_t tail_bytes = cols == 4 ? ldc_bytes : 4 * sizeof(float);
-      if (!clamp) {
-        Stem27Run<kTileClampNone>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
+      const ClampChoice choice =
+          ChooseClamp(clamp, bounds[0], bounds[1], kLinksGemmUnclamped, kLinksGemmLowerClamp);
+      const auto stem = [&](auto mode) {
+        constexpr int kClamp = decltype(mode)::value;
+        Stem27Run<kClamp>(a, first, steps, c, ldc_bytes, tiles, wide_bias, choice.bounds);
         if (cols > 0) {
-          Stem27Narrow<kTileClampNone>(a, tail_first, steps, tail_c, tail_bytes, row_bias,
-                                       bounds);
+          Stem27Narrow<kClamp>(a, tail_first, steps, tail_c, tail_bytes, row_bias, choice.bounds);
         }
-      } else if (!clamp_hi) {
-        Stem27Run<kTileClampLo>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
-        if (cols > 0) {
-          Stem27Narrow<kTileClampLo>(a, tail_first, steps, tail_c, tail_bytes, row_bias, bounds);
-        }
+      };
+      if (choice.kind == kClampNone) {
+        stem(std::integral_constant<int, kUnclampedMode>());
+      } else if (choice.kind == kClampLo) {
+        stem(std::integral_constant<int, kLowerClampMode>());
       } else {
-        Stem27Run<kTileClampLoHi>(a, first, steps, c, ldc_bytes, tiles, wide_bias, bounds);
-        if (cols > 0) {
-          Stem27Narrow<kTileClampLoHi>(a, tail_first, steps, tail_c, tail_bytes, row_bias,
-                                       bounds);
-        }
+        stem(std::integral_constant<int, kTileClampLoHi>());
       }
       if (cols > 0 && cols < 4) {
         float* dst = c + tiles * kNeonGemmNr;

@@ -115,7 +115,11 @@ def bazel_build(config: DeploymentConfig, abi: str) -> AbiOutputs:
     what = "libmace (with models as code)" if config.build_type == "code" else "libmace"
     what += ", CPU only" if cpu_only(config) else ""
     if config.model_specific_library:
-        what += f", the models' ops and CPU kernels ({', '.join(sorted(linked))})"
+        families = sorted(linked - set(kernel_families.VARIANTS))
+        what += f", the models' ops and CPU kernels ({', '.join(families)})"
+        unused = [v for v in kernel_families.VARIANTS if v not in linked]
+        if unused:
+            what += f" without the NEON variants {', '.join(unused)}"
     what += " + libmace.so" if config.linkshared else ""
     what += " + the Java API" if "jni" in targets else ""
     what += " + the DSP image" if "dsp" in targets else ""

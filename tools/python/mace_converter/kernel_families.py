@@ -24,6 +24,16 @@ generated op registry, and the build leaves out the rest for each ABI:
   ABI with half-precision arithmetic).
 
 gemm and rows are always linked.
+
+Within the NEON GEMM and depthwise kernels the build also leaves out the
+activation variants no op picks (mace/ops/arm/linked_variants.h,
+--define=mace_neon_<variant>=off), from each float op's fused activation:
+no activation (or one applied by a pass of its own), RELU (a lower clamp
+only), RELU6 or RELUX (both bounds, always linked) and, for depthwise, hard
+swish. An op left to a variant the build does not link runs the two-sided
+clamp with an infinite bound: the same results, a little slower. The
+variants are recorded in a file of their own; without it (a registry
+generated before they were recorded) every variant is linked.
 """
 from __future__ import annotations
 
@@ -38,6 +48,12 @@ _INTEGER_TYPES = (2, 5)  # DT_UINT8, DT_INT8
 _INTEGER_OPS = ("Quantize", "Dequantize", "DynamicQuantizedFullyConnected")
 _BLOCKED_OPS = ("Conv2D", "DepthwiseConv2d", "Pooling")
 FILE_NAME = "cpu_kernel_families.txt"
+VARIANTS = ("gemm_unclamped", "gemm_lower_clamp", "depthwise_unclamped", "depthwise_lower_clamp",
+            "depthwise_hardswish")
+VARIANTS_FILE_NAME = "neon_kernel_variants.txt"
+# Float ops whose NEON kernels apply the fused activation in the GEMM's
+# registers (mace/ops/cpu: conv_2d_*, conv_3d, fully_connected, mat_mul).
+_GEMM_OPS = ("Conv2D", "Conv3D", "Deconv2D", "FullyConnected", "MatMul")
 
 
 def _ints(op, name: str, default: list[int]) -> list[int]:
@@ -45,6 +61,34 @@ def _ints(op, name: str, default: list[int]) -> list[int]:
         if arg.name == name:
             return list(arg.ints) if arg.ints else [arg.i]
     return default
+
+
+def _arg(op, name: str):
+    for arg in op.arg:
+        if arg.name == name:
+            return arg
+    return None
+
+
+def _clamp_variant(op) -> str:
+    """The clamp a kernel applies for op's fused activation
+    (mace/ops/common/activation.cc, mace/ops/cpu/fused_activation.cc)."""
+    arg = _arg(op, "activation")
+    name = arg.s.decode() if arg is not None else "NOOP"
+    if name == "RELU":
+        return "lower_clamp"
+    if name in ("RELUX", "RELU6"):
+        limit = _arg(op, "activation_max_limit")
+        bound = 6.0 if name == "RELU6" or limit is None else limit.f
+        return "lower_clamp" if bound == float("inf") else "clamp"
+    if name == "HARDSWISH":
+        return "hardswish"
+    return "unclamped"
+
+
+def _is_depthwise(op) -> bool:
+    return op.type == "DepthwiseConv2d" or (op.type == "Conv2D" and
+                                            _ints(op, "group", [1])[0] > 1)
 
 
 def _winograd_candidate(op, weights: dict) -> bool:
@@ -63,7 +107,8 @@ def _winograd_candidate(op, weights: dict) -> bool:
 
 def net_families(net, cpu_fp16: bool = False) -> set[str]:
     """The optional families the ops of `net` (a NetDef, subgraphs
-    included) can run, on any ABI."""
+    included) can run, on any ABI, and the NEON kernel variants (VARIANTS)
+    they pick."""
     families: set[str] = {"fp16"} if cpu_fp16 else set()
     pending = [net]
     while pending:
@@ -74,14 +119,22 @@ def net_families(net, cpu_fp16: bool = False) -> set[str]:
             kernel_type = _ints(op, "T", [1])[0]
             if kernel_type in _INTEGER_TYPES or op.type in _INTEGER_OPS:
                 families.add("uint8")
-            if op.type == "DepthwiseConv2d" or (op.type == "Conv2D" and
-                                                _ints(op, "group", [1])[0] > 1):
+            if _is_depthwise(op):
                 families.add("depthwise")
+            if kernel_type not in _INTEGER_TYPES:
+                variant = _clamp_variant(op)
+                if _is_depthwise(op):
+                    families.add("depthwise_" + variant)
+                elif op.type in _GEMM_OPS:
+                    families.add("gemm_" + variant)
+                elif op.type == "Activation":
+                    # The engine may fold it into the op before it.
+                    families.update(("depthwise_" + variant, "gemm_" + variant))
             if op.type == "Conv2D" and _winograd_candidate(op, weights):
                 families.add("winograd")
             if op.type in _BLOCKED_OPS:
                 families.add("blocked")
-    return families
+    return families & (set(OPTIONAL) | set(VARIANTS))
 
 
 def graph_families(graph: Path, cpu_fp16: bool = False) -> set[str]:
@@ -97,10 +150,14 @@ def graph_families(graph: Path, cpu_fp16: bool = False) -> set[str]:
 
 def for_abi(families: set[str], abi: str) -> set[str]:
     """The families an `abi` build links: the always-linked ones, and of
-    `families` those the ABI runs by default."""
+    `families` those the ABI runs by default; and the NEON variants it
+    links: on ARM those in `families`, elsewhere all (they are ARM's)."""
     linked = set(ALWAYS) | (families & set(OPTIONAL))
     if abi in ("arm64-v8a", "armeabi-v7a"):
         linked.discard("blocked")
+        linked |= families & set(VARIANTS)
+    else:
+        linked |= set(VARIANTS)
     if abi != "arm64-v8a":
         linked.discard("fp16")
     return linked
@@ -114,25 +171,37 @@ def define_flags(linked: set[str]) -> list[str]:
              for family in OPTIONAL if family not in linked]
     if "uint8" not in linked:
         flags.append("--define=mace_integer_kernels=off")
+    flags += [f"--define=mace_neon_{variant}=off" for variant in VARIANTS
+              if variant not in linked]
     return flags
 
 
-def write(directory: Path, families: set[str]) -> None:
-    path = directory / FILE_NAME
-    text = "\n".join(sorted(families & set(OPTIONAL))) + "\n"
+def _write(path: Path, names: set[str]) -> None:
+    text = "\n".join(sorted(names)) + "\n"
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
 
 
-def read(directory: Path) -> set[str]:
-    """The families write() recorded; every optional family when there is
-    no record (a registry generated before families were recorded)."""
-    path = directory / FILE_NAME
+def write(directory: Path, families: set[str]) -> None:
+    """Records the families and, in a file of their own, the variants."""
+    _write(directory / FILE_NAME, families & set(OPTIONAL))
+    _write(directory / VARIANTS_FILE_NAME, families & set(VARIANTS))
+
+
+def _read(path: Path, known: tuple, what: str) -> set[str]:
     if not path.exists():
-        return set(OPTIONAL)
-    families = {line.strip() for line in path.read_text().splitlines() if line.strip()}
-    unknown = families - set(OPTIONAL)
+        return set(known)
+    names = {line.strip() for line in path.read_text().splitlines() if line.strip()}
+    unknown = names - set(known)
     if unknown:
-        raise UserError(f"{path}: unknown kernel families {', '.join(sorted(unknown))}; "
+        raise UserError(f"{path}: unknown {what} {', '.join(sorted(unknown))}; "
                         "convert the deployment again")
-    return families
+    return names
+
+
+def read(directory: Path) -> set[str]:
+    """What write() recorded: the families and the variants; every optional
+    family, and every variant, where there is no record of them (a registry
+    generated before they were recorded)."""
+    return (_read(directory / FILE_NAME, OPTIONAL, "kernel families") |
+            _read(directory / VARIANTS_FILE_NAME, VARIANTS, "NEON kernel variants"))

@@ -22,47 +22,83 @@ def conv_net(kernel: int, stride: int = 1, dilation: int = 1, op_type: str = "Co
     return net.net
 
 
+def families(net, cpu_fp16: bool = False) -> set[str]:
+    return kernel_families.net_families(net, cpu_fp16) & set(kernel_families.OPTIONAL)
+
+
+def variants(net) -> set[str]:
+    return kernel_families.net_families(net) & set(kernel_families.VARIANTS)
+
+
 class KernelFamiliesTest(unittest.TestCase):
     def test_winograd_only_for_3x3_stride_1_dilation_1_where_allowed(self):
-        self.assertEqual(kernel_families.net_families(conv_net(3)), {"winograd", "blocked"})
-        self.assertEqual(kernel_families.net_families(conv_net(3, winograd=0)), {"blocked"})
-        self.assertEqual(kernel_families.net_families(conv_net(3, stride=2)), {"blocked"})
-        self.assertEqual(kernel_families.net_families(conv_net(3, dilation=2)), {"blocked"})
-        self.assertEqual(kernel_families.net_families(conv_net(1)), {"blocked"})
+        self.assertEqual(families(conv_net(3)), {"winograd", "blocked"})
+        self.assertEqual(families(conv_net(3, winograd=0)), {"blocked"})
+        self.assertEqual(families(conv_net(3, stride=2)), {"blocked"})
+        self.assertEqual(families(conv_net(3, dilation=2)), {"blocked"})
+        self.assertEqual(families(conv_net(1)), {"blocked"})
 
     def test_a_computed_filter_may_be_3x3(self):
         net = NetBuilder("n")
         net.add_input("x", [1, 8, 16, 16])
         net.add_input("w", [8, 8, 3, 3])
         net.add_op("Conv2D", ["x", "w"], "y", strides=[1, 1], winograd=2)
-        self.assertIn("winograd", kernel_families.net_families(net.net))
+        self.assertIn("winograd", families(net.net))
 
     def test_depthwise_uint8_and_fp16(self):
-        self.assertEqual(kernel_families.net_families(conv_net(3, 2, op_type="DepthwiseConv2d")),
+        self.assertEqual(families(conv_net(3, 2, op_type="DepthwiseConv2d")),
                          {"depthwise", "blocked"})
-        self.assertEqual(kernel_families.net_families(conv_net(3, 2, group=8)),
+        self.assertEqual(families(conv_net(3, 2, group=8)),
                          {"depthwise", "blocked"})
-        self.assertEqual(kernel_families.net_families(conv_net(1, T=2)), {"uint8", "blocked"})
+        self.assertEqual(families(conv_net(1, T=2)), {"uint8", "blocked"})
         net = NetBuilder("n")
         net.add_input("x", [1, 4])
         net.add_op("Quantize", ["x"], "q")
-        self.assertEqual(kernel_families.net_families(net.net), {"uint8"})
-        self.assertEqual(kernel_families.net_families(net.net, cpu_fp16=True), {"uint8", "fp16"})
+        self.assertEqual(families(net.net), {"uint8"})
+        self.assertEqual(families(net.net, cpu_fp16=True), {"uint8", "fp16"})
 
     def test_subgraphs_count(self):
         outer = NetBuilder("outer")
         outer.net.subgraphs.append(conv_net(3, 2, op_type="DepthwiseConv2d"))
-        self.assertEqual(kernel_families.net_families(outer.net), {"depthwise", "blocked"})
+        self.assertEqual(families(outer.net), {"depthwise", "blocked"})
+
+    def test_neon_variants_from_the_fused_activations(self):
+        self.assertEqual(variants(conv_net(1)), {"gemm_unclamped"})
+        self.assertEqual(variants(conv_net(1, activation="RELU")), {"gemm_lower_clamp"})
+        # Both bounds: the variant every build links.
+        self.assertEqual(variants(conv_net(1, activation="RELU6")), set())
+        self.assertEqual(variants(conv_net(1, activation="RELUX", activation_max_limit=3.0)),
+                         set())
+        self.assertEqual(
+            variants(conv_net(1, activation="RELUX", activation_max_limit=float("inf"))),
+            {"gemm_lower_clamp"})
+        # Applied by a pass of its own: the kernel stores unclamped.
+        self.assertEqual(variants(conv_net(1, activation="TANH")), {"gemm_unclamped"})
+        self.assertEqual(variants(conv_net(3, 2, op_type="DepthwiseConv2d", activation="RELU6")),
+                         set())
+        self.assertEqual(variants(conv_net(3, 2, group=8, activation="HARDSWISH")),
+                         {"depthwise_hardswish"})
+        self.assertEqual(variants(conv_net(3, 2, op_type="DepthwiseConv2d")),
+                         {"depthwise_unclamped"})
+        # Integer kernels have no such variants.
+        self.assertEqual(variants(conv_net(1, T=2)), set())
+        net = NetBuilder("n")
+        net.add_input("x", [1, 4])
+        net.add_op("Activation", ["x"], "y", activation="RELU")
+        self.assertEqual(variants(net.net), {"gemm_lower_clamp", "depthwise_lower_clamp"})
 
     def test_each_abi_links_what_it_runs_by_default(self):
         every = set(kernel_families.OPTIONAL)
+        neon = set(kernel_families.VARIANTS)
         self.assertEqual(kernel_families.for_abi(every, "host"),
-                         {"gemm", "rows", "depthwise", "winograd", "blocked", "uint8"})
+                         {"gemm", "rows", "depthwise", "winograd", "blocked", "uint8"} | neon)
         self.assertEqual(kernel_families.for_abi(every, "arm64-v8a"),
                          {"gemm", "rows", "depthwise", "winograd", "uint8", "fp16"})
-        self.assertEqual(kernel_families.for_abi(every, "armeabi-v7a"),
-                         {"gemm", "rows", "depthwise", "winograd", "uint8"})
-        self.assertEqual(kernel_families.for_abi(set(), "host"), {"gemm", "rows"})
+        self.assertEqual(kernel_families.for_abi(every | neon, "armeabi-v7a"),
+                         {"gemm", "rows", "depthwise", "winograd", "uint8"} | neon)
+        self.assertEqual(kernel_families.for_abi(set(), "host"), {"gemm", "rows"} | neon)
+        self.assertEqual(kernel_families.for_abi({"gemm_unclamped"}, "arm64-v8a"),
+                         {"gemm", "rows", "gemm_unclamped"})
 
     def test_flags_name_the_families_left_out(self):
         self.assertEqual(kernel_families.define_flags({"gemm", "rows", "depthwise"}),
@@ -70,10 +106,20 @@ class KernelFamiliesTest(unittest.TestCase):
                           "--define=mace_cpu_kernels_blocked=off",
                           "--define=mace_cpu_kernels_uint8=off",
                           "--define=mace_cpu_kernels_fp16=off",
-                          "--define=mace_integer_kernels=off"])
+                          "--define=mace_integer_kernels=off",
+                          "--define=mace_neon_gemm_unclamped=off",
+                          "--define=mace_neon_gemm_lower_clamp=off",
+                          "--define=mace_neon_depthwise_unclamped=off",
+                          "--define=mace_neon_depthwise_lower_clamp=off",
+                          "--define=mace_neon_depthwise_hardswish=off"])
+        every = set(kernel_families.OPTIONAL) | set(kernel_families.VARIANTS)
+        self.assertEqual(kernel_families.define_flags(kernel_families.for_abi(every, "arm64-v8a")),
+                         ["--define=mace_cpu_kernels_blocked=off"])
         self.assertEqual(kernel_families.define_flags(
-            kernel_families.for_abi(set(kernel_families.OPTIONAL), "arm64-v8a")),
-            ["--define=mace_cpu_kernels_blocked=off"])
+            kernel_families.for_abi(every - {"gemm_lower_clamp", "depthwise_hardswish"},
+                                    "arm64-v8a")),
+            ["--define=mace_cpu_kernels_blocked=off", "--define=mace_neon_gemm_lower_clamp=off",
+             "--define=mace_neon_depthwise_hardswish=off"])
         self.assertIn('define_values = {"mace_integer_kernels": "off"}',
                       (REPO / "mace/ops/BUILD.bazel").read_text())
 
@@ -86,13 +132,33 @@ class KernelFamiliesTest(unittest.TestCase):
         optional = build.split("OPTIONAL_CPU_KERNEL_FAMILIES = [", 1)[1].split("]", 1)[0]
         self.assertEqual([name.strip().strip('",') for name in optional.split() if name.strip()],
                          list(kernel_families.OPTIONAL))
+        neon = build.split("NEON_KERNEL_VARIANTS = [", 1)[1].split("]", 1)[0]
+        self.assertEqual([name.strip().strip('",') for name in neon.split() if name.strip()],
+                         list(kernel_families.VARIANTS))
+        variants_header = (REPO / "mace/ops/arm/linked_variants.h").read_text()
+        for variant in kernel_families.VARIANTS:
+            self.assertIn(f'":omit_neon_{variant}": ["MACE_NEON_{variant.upper()}=0"]', build)
+            self.assertIn(f"#ifndef MACE_NEON_{variant.upper()}\n", variants_header)
+        # The suite's step that leaves every variant out.
+        suite = (REPO / "tools/test.sh").read_text()
+        listed = suite.split("for variant in ", 1)[1].split("; do", 1)[0].replace("\\", " ")
+        self.assertEqual(listed.split(), list(kernel_families.VARIANTS))
 
     def test_record_round_trip_and_refusals(self):
         with tempfile.TemporaryDirectory() as tmp:
             directory = Path(tmp)
-            self.assertEqual(kernel_families.read(directory), set(kernel_families.OPTIONAL))
-            kernel_families.write(directory, {"winograd", "depthwise", "gemm"})
-            self.assertEqual(kernel_families.read(directory), {"winograd", "depthwise"})
+            every = set(kernel_families.OPTIONAL) | set(kernel_families.VARIANTS)
+            self.assertEqual(kernel_families.read(directory), every)
+            kernel_families.write(directory, {"winograd", "depthwise", "gemm", "gemm_unclamped"})
+            self.assertEqual(kernel_families.read(directory),
+                             {"winograd", "depthwise", "gemm_unclamped"})
+            # A record of families only: every variant.
+            (directory / kernel_families.VARIANTS_FILE_NAME).unlink()
+            self.assertEqual(kernel_families.read(directory),
+                             {"winograd", "depthwise"} | set(kernel_families.VARIANTS))
+            (directory / kernel_families.VARIANTS_FILE_NAME).write_text("gemm_sideways\n")
+            with self.assertRaisesRegex(UserError, "unknown NEON kernel variants gemm_sideways"):
+                kernel_families.read(directory)
             (directory / kernel_families.FILE_NAME).write_text("winograd\nsparse\n")
             with self.assertRaisesRegex(UserError, "unknown kernel families sparse"):
                 kernel_families.read(directory)
