@@ -125,7 +125,8 @@ def net_families(net, cpu_fp16: bool = False) -> set[str]:
                 variant = _clamp_variant(op)
                 if _is_depthwise(op):
                     families.add("depthwise_" + variant)
-                elif op.type in _GEMM_OPS:
+                if op.type in _GEMM_OPS:
+                    # A grouped Conv2D may run either kernel.
                     families.add("gemm_" + variant)
                 elif op.type == "Activation":
                     # The engine may fold it into the op before it.

@@ -78,6 +78,9 @@ class KernelFamiliesTest(unittest.TestCase):
                          set())
         self.assertEqual(variants(conv_net(3, 2, group=8, activation="HARDSWISH")),
                          {"depthwise_hardswish"})
+        # A grouped Conv2D counts for both kernels.
+        self.assertEqual(variants(conv_net(3, 2, group=8, activation="RELU")),
+                         {"depthwise_lower_clamp", "gemm_lower_clamp"})
         self.assertEqual(variants(conv_net(3, 2, op_type="DepthwiseConv2d")),
                          {"depthwise_unclamped"})
         # Integer kernels have no such variants.
