@@ -51,9 +51,11 @@ FILE_NAME = "cpu_kernel_families.txt"
 VARIANTS = ("gemm_unclamped", "gemm_lower_clamp", "depthwise_unclamped", "depthwise_lower_clamp",
             "depthwise_hardswish")
 VARIANTS_FILE_NAME = "neon_kernel_variants.txt"
-# Float ops whose NEON kernels apply the fused activation in the GEMM's
-# registers (mace/ops/cpu: conv_2d_*, conv_3d, fully_connected, mat_mul).
-_GEMM_OPS = ("Conv2D", "Conv3D", "Deconv2D", "FullyConnected", "MatMul")
+# Float ops whose CPU kernels apply their fused activation in the GEMM's
+# registers (mace/ops/cpu: conv_2d_*, conv_3d_cpu, fully_connected_cpu,
+# the callers of FuseActivation), and ops that run the GEMM with no clamp.
+_GEMM_FUSING_OPS = ("Conv2D", "Conv3D", "FullyConnected")
+_GEMM_PLAIN_OPS = ("MatMul", "Attention", "GRU", "LSTM", "RNN")
 
 
 def _ints(op, name: str, default: list[int]) -> list[int]:
@@ -125,9 +127,11 @@ def net_families(net, cpu_fp16: bool = False) -> set[str]:
                 variant = _clamp_variant(op)
                 if _is_depthwise(op):
                     families.add("depthwise_" + variant)
-                if op.type in _GEMM_OPS:
+                if op.type in _GEMM_FUSING_OPS:
                     # A grouped Conv2D may run either kernel.
                     families.add("gemm_" + variant)
+                elif op.type in _GEMM_PLAIN_OPS:
+                    families.add("gemm_unclamped")
                 elif op.type == "Activation":
                     # The engine may fold it into the op before it.
                     families.update(("depthwise_" + variant, "gemm_" + variant))

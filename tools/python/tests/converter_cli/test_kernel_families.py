@@ -83,6 +83,11 @@ class KernelFamiliesTest(unittest.TestCase):
                          {"depthwise_lower_clamp", "gemm_lower_clamp"})
         self.assertEqual(variants(conv_net(3, 2, op_type="DepthwiseConv2d")),
                          {"depthwise_unclamped"})
+        # Ops that run the GEMM with their activation (if any) applied apart.
+        net = NetBuilder("n")
+        net.add_input("x", [1, 4, 8])
+        net.add_op("LSTM", ["x"], "y", activation="RELU")
+        self.assertEqual(variants(net.net), {"gemm_unclamped"})
         # Integer kernels have no such variants.
         self.assertEqual(variants(conv_net(1, T=2)), set())
         net = NetBuilder("n")
