@@ -2,7 +2,9 @@
 # The whole test suite: host unit and end-to-end tests, the Python tools and
 # converter, the commands and examples of README.md and the pages under docs/
 # (tools/docs_test.py; not the generated docs/reports/), the arm64 build
-# under qemu-aarch64, its kernel tests also on a baseline CPU model, armv7
+# under qemu-aarch64, its kernel tests also on a baseline CPU model and
+# its GEMM and depthwise kernel tests with every NEON activation variant
+# left out (as a model-specific library may), armv7
 # under qemu-arm on a baseline CPU model when its libraries are installed,
 # a sanitizer (ASan + UBSan)
 # pass over the engine, a ThreadSanitizer pass over the threaded code, the
