@@ -155,7 +155,9 @@ TEST(GemmTest, Armv7SplitPanelRuns) {
           }
           for (int j = cols; j < ldc; ++j) ASSERT_TRUE(std::isnan(c[i * ldc + j]));
         }
-        if (clamp) ASSERT_GT(bound, rows * cols / 8);
+        if (clamp) {
+          ASSERT_GT(bound, rows * cols / 8);
+        }
         ExpectNear(got, expected, 2e-6f * static_cast<float>(k) + 1e-5f, 1e-5f);
       }
     }
