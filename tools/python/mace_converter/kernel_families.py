@@ -58,18 +58,18 @@ _GEMM_FUSING_OPS = ("Conv2D", "Conv3D", "FullyConnected")
 _GEMM_PLAIN_OPS = ("MatMul", "Attention", "GRU", "LSTM", "RNN")
 
 
-def _ints(op, name: str, default: list[int]) -> list[int]:
-    for arg in op.arg:
-        if arg.name == name:
-            return list(arg.ints) if arg.ints else [arg.i]
-    return default
-
-
 def _arg(op, name: str):
     for arg in op.arg:
         if arg.name == name:
             return arg
     return None
+
+
+def _ints(op, name: str, default: list[int]) -> list[int]:
+    arg = _arg(op, name)
+    if arg is None:
+        return default
+    return list(arg.ints) if arg.ints else [arg.i]
 
 
 def _clamp_variant(op) -> str:
@@ -121,11 +121,12 @@ def net_families(net, cpu_fp16: bool = False) -> set[str]:
             kernel_type = _ints(op, "T", [1])[0]
             if kernel_type in _INTEGER_TYPES or op.type in _INTEGER_OPS:
                 families.add("uint8")
-            if _is_depthwise(op):
+            depthwise = _is_depthwise(op)
+            if depthwise:
                 families.add("depthwise")
             if kernel_type not in _INTEGER_TYPES:
                 variant = _clamp_variant(op)
-                if _is_depthwise(op):
+                if depthwise:
                     families.add("depthwise_" + variant)
                 if op.type in _GEMM_FUSING_OPS:
                     # A grouped Conv2D may run either kernel.
