@@ -157,11 +157,18 @@ TEST(AttentionCpuTest, OneHeadEdgeShapes) {
         // products dominate the test under qemu, and every mask kind is
         // covered at the other lengths.
         if (len == 1500 && depth == 64 && mask != "add") continue;
-        Case c{1, 1, len, len, depth, depth, {0, 0, 0, 0}, mask, {1, 1, len, len}, -kInf};
-        SCOPED_TRACE("S " + std::to_string(len) + " D " + std::to_string(depth) + " mask '" + mask +
-                     "' seed " + std::to_string(seed));
-        RunCase(c, seed, runtimes[seed % runtimes.size()]);
-        seed += 10;
+        // A mask per query and key (the kernel's rows of scores) and, but
+        // for the long rows, one per key (its transposed scores).
+        for (const bool per_key : {false, true}) {
+          if (per_key && (mask.empty() || len == 1500)) continue;
+          const std::vector<int64_t> mask_shape =
+              per_key ? std::vector<int64_t>{1, 1, 1, len} : std::vector<int64_t>{1, 1, len, len};
+          Case c{1, 1, len, len, depth, depth, {0, 0, 0, 0}, mask, mask_shape, -kInf};
+          SCOPED_TRACE("S " + std::to_string(len) + " D " + std::to_string(depth) + " mask '" +
+                       mask + (per_key ? "' per key" : "'") + " seed " + std::to_string(seed));
+          RunCase(c, seed, runtimes[seed % runtimes.size()]);
+          seed += 10;
+        }
       }
     }
   }
@@ -188,6 +195,57 @@ TEST(AttentionCpuTest, HeadsLayoutsAndBroadcastMasks) {
       SCOPED_TRACE("case " + std::to_string(n) + " seed " + std::to_string(seed));
       RunCase(cases[n], seed, runtime);
       seed += 10;
+    }
+  }
+}
+
+// A mask per key that drops every key of one batch: zero rows with a -inf
+// fill (and an additive -inf mask), the mean of V with a finite fill; the
+// other batch's keys are all kept.
+TEST(AttentionCpuTest, KeyMasksDroppingEveryKey) {
+  const auto runtimes = Runtimes();
+  uint32_t seed = 7400;
+  for (const std::string mask : {"add", "keep_nonzero", "keep_zero"}) {
+    for (const float fill : {-kInf, -1e4f}) {
+      if (mask == "add" && fill != -kInf) continue;
+      for (int64_t q_len : {1, 40}) {
+        const Case c{2, 2, q_len, 19, 8, 8, {1, 1, 1, 1}, mask, {2, 1, 1, 19}, fill};
+        SCOPED_TRACE("mask " + mask + " fill " + std::to_string(fill) + " Sq " +
+                     std::to_string(q_len) + " seed " + std::to_string(seed));
+        std::vector<float> values(2 * 19);
+        for (int64_t k = 0; k < 19; ++k) {
+          const bool dropped = true, kept = false;
+          values[k] = mask == "add" ? -kInf : (mask == "keep_nonzero") == dropped ? 0.f : 1.f;
+          values[19 + k] = mask == "add" ? 0.f : (mask == "keep_nonzero") == kept ? 0.f : 1.f;
+        }
+        const std::vector<int64_t> q_shape = Shape(c, 1, q_len, 8);
+        const std::vector<int64_t> kv_shape = Shape(c, 1, 19, 8);
+        const std::vector<float> q = RandomFloats(NumElements(q_shape), seed, -2.f, 2.f);
+        const std::vector<float> k = RandomFloats(NumElements(kv_shape), seed + 1, -2.f, 2.f);
+        const std::vector<float> v = RandomFloats(NumElements(kv_shape), seed + 2);
+        OpTester tester("Attention", RegisterAttention);
+        tester.Input("q", q_shape, q).Input("k", kv_shape, k).Input("v", kv_shape, v);
+        tester.Input("mask", c.mask_shape, values).Arg("mask", mask).Arg("fill", fill);
+        tester.Output("out")
+            .Arg("heads", c.heads)
+            .Args("layouts", std::vector<int64_t>{1, 1, 1, 1});
+        tester.WithRuntime(runtimes[seed % runtimes.size()].get());
+        const MaceStatus status = tester.Run();
+        ASSERT_TRUE(status.ok()) << status.information();
+        const std::vector<float>& out = tester.OutputData("out");
+        const std::vector<float> expected = Expected(c, q, k, v, values);
+        ExpectNear(out, expected, 2e-5f, 1e-4f);
+        // Batch 0: zeros, or each head's mean of V.
+        for (int64_t i = 0; i < q_len; ++i) {
+          for (int64_t d = 0; d < 16; ++d) {
+            double mean = 0.0;
+            for (int64_t key = 0; key < 19; ++key) mean += v[key * 16 + d] / 19.0;
+            const double want = fill == -kInf ? 0.0 : mean;
+            ASSERT_NEAR(out[i * 16 + d], want, 1e-5) << "query " << i << " column " << d;
+          }
+        }
+        seed += 10;
+      }
     }
   }
 }

@@ -75,7 +75,9 @@ bool IsVectorCase(int64_t m, int64_t n, const GemmOperand& a, const GemmOperand&
     const int width = packed->width();
     return width == 6 || width == 8 || width == 12 || width == 16 || width == 32;
   };
-  return (m == 1 && supported(b.packed)) || (n == 1 && supported(a.packed));
+  // The vector side is gathered from data or a packer, not from panels.
+  return (m == 1 && supported(b.packed) && a.NeedsPacking()) ||
+         (n == 1 && supported(a.packed) && b.NeedsPacking());
 }
 
 // PanelsTimesVector through the table's vectorized panel kernel; false
@@ -221,6 +223,7 @@ void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, i
 
 void PackedPanels::Pack(const float* src, int64_t rows, int64_t depth, int64_t stride,
                         int64_t depth_stride, int width, PersistentArena* arena) {
+  view_ = nullptr;
   rows_ = rows;
   depth_ = depth;
   width_ = width;
@@ -233,6 +236,13 @@ void PackedPanels::Pack(const float* src, int64_t rows, int64_t depth, int64_t s
                     storage_.size() == floats;
   if (!keep) storage_.AllocateUnfilled(floats, arena);
   PackPanels(src, rows, depth, stride, depth_stride, width, storage_.data());
+}
+
+void PackedPanels::View(const float* data, int64_t rows, int64_t depth, int width) {
+  view_ = data;
+  rows_ = rows;
+  depth_ = depth;
+  width_ = width;
 }
 
 int64_t GemmScratchFloatsPerThread(const KernelTable& table, int64_t m, int64_t n, int64_t k,

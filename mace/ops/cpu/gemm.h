@@ -52,16 +52,22 @@ class PackedPanels {
 
   void Pack(const float* src, int64_t rows, int64_t depth, int64_t stride, int64_t depth_stride,
             int width, PersistentArena* arena = nullptr);
+  // Panels already in PackPanels' layout at `data`, read in place (not
+  // owned; they must outlive every use of this object or the next View).
+  void View(const float* data, int64_t rows, int64_t depth, int width);
   // Panel `index` covers rows [index * width, (index + 1) * width).
-  const float* Panel(int64_t index) const { return storage_.data() + index * width_ * depth_; }
+  const float* Panel(int64_t index) const { return Data() + index * width_ * depth_; }
   int64_t rows() const { return rows_; }
   int64_t depth() const { return depth_; }
   int width() const { return width_; }
   // Whether the panels are in a persistent arena rather than own storage.
-  bool in_arena() const { return storage_.in_arena(); }
+  bool in_arena() const { return view_ == nullptr && storage_.in_arena(); }
 
  private:
+  const float* Data() const { return view_ != nullptr ? view_ : storage_.data(); }
+
   PersistentFloats storage_;
+  const float* view_ = nullptr;
   int64_t rows_ = 0, depth_ = 0;
   int width_ = 0;
 };

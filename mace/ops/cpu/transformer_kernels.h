@@ -41,6 +41,20 @@ typedef void (*ExpShiftedKernel)(const float* input, int64_t rows, int64_t size,
                                  const float* shift, float* output, int64_t output_stride,
                                  float* sums);
 
+// Attention's scores held transposed (cpu/attention_cpu.cc): `keys` rows
+// of `width` adjacent floats, one column per query. In place, row k becomes
+// fill where keep is given and keep[k] is 0, else s * scale + add[k] (add
+// may be null: nothing added); max[i] = the largest value of column i,
+// NaNs skipped, -inf when none is above -inf.
+typedef void (*ColumnsScaleMaxKernel)(float* scores, int64_t keys, int64_t width, float scale,
+                                      const float* add, const uint8_t* keep, float fill,
+                                      float* max);
+
+// The same layout: in place, s[k][i] = e^(s[k][i] - shift[i]), and sums[i]
+// = the sum of column i's exponentials.
+typedef void (*ColumnsExpKernel)(float* scores, int64_t keys, int64_t width, const float* shift,
+                                 float* sums);
+
 // LayerNorm of `rows` adjacent rows of `size` floats (ref::LayerNorm);
 // scale, bias, mean and inv_std_dev may be null.
 typedef void (*LayerNormRowsKernel)(const float* input, int64_t rows, int64_t size,
@@ -91,18 +105,20 @@ typedef void (*QuantizeRowKernel)(const float* input, int64_t count, float facto
 //              standard deviation within 1e-6 relatively
 // A NaN gives NaN (in softmax, its whole slice); GELU of -inf gives -0 (its
 // limit).
-#define MACE_TRANSFORMER_KERNELS(X)                  \
-  X(erf, Erf, FloatMapKernel)                        \
-  X(gelu, Gelu, FloatMapKernel)                      \
-  X(gelu_tanh, GeluTanh, FloatMapKernel)             \
-  X(sigmoid, Sigmoid, FloatMapKernel)                \
-  X(tanh, Tanh, FloatMapKernel)                      \
-  X(softmax, Softmax, SoftmaxRowsKernel)             \
-  X(row_max, RowMax, RowMaxKernel)                   \
-  X(exp_shifted, ExpShifted, ExpShiftedKernel)       \
-  X(fake_quantize, FakeQuantize, FakeQuantizeKernel) \
-  X(row_range, RowRange, RowRangeKernel)             \
-  X(quantize_row, QuantizeRow, QuantizeRowKernel)    \
+#define MACE_TRANSFORMER_KERNELS(X)                            \
+  X(erf, Erf, FloatMapKernel)                                  \
+  X(gelu, Gelu, FloatMapKernel)                                \
+  X(gelu_tanh, GeluTanh, FloatMapKernel)                       \
+  X(sigmoid, Sigmoid, FloatMapKernel)                          \
+  X(tanh, Tanh, FloatMapKernel)                                \
+  X(softmax, Softmax, SoftmaxRowsKernel)                       \
+  X(row_max, RowMax, RowMaxKernel)                             \
+  X(exp_shifted, ExpShifted, ExpShiftedKernel)                 \
+  X(columns_scale_max, ColumnsScaleMax, ColumnsScaleMaxKernel) \
+  X(columns_exp, ColumnsExp, ColumnsExpKernel)                 \
+  X(fake_quantize, FakeQuantize, FakeQuantizeKernel)           \
+  X(row_range, RowRange, RowRangeKernel)                       \
+  X(quantize_row, QuantizeRow, QuantizeRowKernel)              \
   X(layer_norm, LayerNorm, LayerNormRowsKernel)
 
 struct TransformerKernels {
@@ -136,8 +152,7 @@ std::vector<const TransformerKernels*> AvailableTransformerKernels();
 // (x86/transformer_kernels_x86_64.cc, arm/transformer_neon.cc,
 // cpu/transformer_kernels_none.cc). An entry the port's build cannot run
 // within its bounds takes the portable variant's.
-const TransformerKernels* PortTransformerKernels(KernelIsa isa,
-                                                 const TransformerKernels& portable);
+const TransformerKernels* PortTransformerKernels(KernelIsa isa, const TransformerKernels& portable);
 
 }  // namespace ops
 }  // namespace mace

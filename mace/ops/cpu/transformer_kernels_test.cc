@@ -1,6 +1,8 @@
 // Every variant of the transformer element-wise kernels this build and CPU
 // run (portable, AVX2, AVX-512, NEON) against the plain references in
 // double, entry by entry of MACE_TRANSFORMER_KERNELS.
+#include "mace/ops/cpu/transformer_kernels.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "mace/ops/cpu/transformer_kernels.h"
 
 namespace mace {
 namespace ops {
@@ -76,6 +77,34 @@ double RefExpShifted(float x, float shift) {
 double BoundExpShifted(float x, float shift, double expected) {
   const double distance = std::fabs(static_cast<double>(x) - static_cast<double>(shift));
   return (2e-7 + 2e-7 * distance) * expected + std::numeric_limits<float>::min();
+}
+
+// Attention's transposed scores (`keys` rows of `width`), column by column:
+// each value s of row k becomes fill where keep[k] is 0, else s * scale +
+// add[k] in double, rounded to float; max[i] skips NaNs.
+void RefColumnsScaleMax(const std::vector<float>& scores, int64_t keys, int64_t width, float scale,
+                        const float* add, const uint8_t* keep, float fill,
+                        std::vector<float>* values, std::vector<double>* max) {
+  values->resize(keys * width);
+  max->assign(width, -std::numeric_limits<double>::infinity());
+  for (int64_t k = 0; k < keys; ++k) {
+    for (int64_t i = 0; i < width; ++i) {
+      const double s = scores[k * width + i];
+      const float v = keep != nullptr && keep[k] == 0
+                          ? fill
+                          : static_cast<float>(s * scale + (add != nullptr ? add[k] : 0.0));
+      (*values)[k * width + i] = v;
+      (*max)[i] = std::fmax((*max)[i], v);
+    }
+  }
+}
+// One multiplication and one addition in float against the double result.
+double BoundColumnsScaleMax(double expected) {
+  return 2.5e-7 * std::fabs(expected) + std::numeric_limits<float>::min();
+}
+double RefColumnsExp(float x, float shift) { return RefExpShifted(x, shift); }
+double BoundColumnsExp(float x, float shift, double expected) {
+  return BoundExpShifted(x, shift, expected);
 }
 
 // LayerNorm of one row in double; scale and bias may be null.
@@ -256,12 +285,30 @@ TEST_P(TransformerKernelsTest, SpecialValues) {
   const TransformerKernels& kernels = *GetParam();
   const float inf = std::numeric_limits<float>::infinity();
   const float denormal = std::numeric_limits<float>::denorm_min();
-  const std::vector<float> special = {
-      0.f,       -0.f,      inf,   -inf,      std::numeric_limits<float>::quiet_NaN(),
-      10.f,      -10.f,     0.5f,  -0.5f,     denormal,
-      -denormal, 1e-39f,    -1e-39f, std::numeric_limits<float>::min(),
-      3e38f,     -3e38f,    1e-20f, -1e-20f,  4.f,
-      -4.f,      13.9f,     -13.9f, 14.1f,    -14.1f};
+  const std::vector<float> special = {0.f,
+                                      -0.f,
+                                      inf,
+                                      -inf,
+                                      std::numeric_limits<float>::quiet_NaN(),
+                                      10.f,
+                                      -10.f,
+                                      0.5f,
+                                      -0.5f,
+                                      denormal,
+                                      -denormal,
+                                      1e-39f,
+                                      -1e-39f,
+                                      std::numeric_limits<float>::min(),
+                                      3e38f,
+                                      -3e38f,
+                                      1e-20f,
+                                      -1e-20f,
+                                      4.f,
+                                      -4.f,
+                                      13.9f,
+                                      -13.9f,
+                                      14.1f,
+                                      -14.1f};
   for (const Entry& entry : Entries()) {
     SCOPED_TRACE(std::string(kernels.name) + " " + entry.name);
     // Each value alone (the padded tail) and all in one run.
@@ -434,6 +481,101 @@ TEST_P(TransformerKernelsTest, ExpShiftedSpecialValues) {
     EXPECT_TRUE(std::isnan(sums[1]));
     for (int64_t k = 0; k < size; ++k) {
       EXPECT_EQ(output[2 * size + k], 0.f) << "e^(x - inf) at " << k;
+    }
+  }
+}
+
+// Attention's transposed scores at column counts around the vector widths
+// and the GEMM panels' (8, 12, 16, 32), with no mask, an additive one, and
+// keys dropped by a keep mask; NaN and infinities in some columns.
+TEST_P(TransformerKernelsTest, ColumnsScaleMaxAndExpMatchReference) {
+  const TransformerKernels& kernels = *GetParam();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  uint32_t seed = 5150;
+  for (int64_t width : {1, 3, 4, 8, 12, 16, 17, 32, 33}) {
+    for (int64_t keys : {1, 7, 64, 65, 200}) {
+      for (int mask = 0; mask < 3; ++mask) {
+        SCOPED_TRACE(std::string(kernels.name) + " width " + std::to_string(width) + " keys " +
+                     std::to_string(keys) + " mask " + std::to_string(mask) + " seed " +
+                     std::to_string(seed));
+        std::mt19937 rng(seed++);
+        std::uniform_real_distribution<float> values(-20.f, 20.f), offsets(-4.f, 0.f);
+        std::vector<float> scores(keys * width);
+        for (float& value : scores) value = values(rng);
+        std::vector<float> add(keys);
+        std::vector<uint8_t> keep(keys);
+        for (int64_t k = 0; k < keys; ++k) {
+          add[k] = k % 5 == 3 ? -inf : offsets(rng);
+          keep[k] = k % 4 != 1;
+        }
+        if (width > 2 && keys > 2) {
+          scores[1 * width + 2] = nan;          // column 2 keeps its largest finite value
+          scores[2 * width + width - 1] = inf;  // the last column's maximum
+        }
+        const float scale = 0.125f, fill = mask == 2 ? -1e4f : 0.f;
+        const float* add_data = mask == 1 ? add.data() : nullptr;
+        const uint8_t* keep_data = mask == 2 ? keep.data() : nullptr;
+        std::vector<float> expected_values;
+        std::vector<double> expected_max;
+        RefColumnsScaleMax(scores, keys, width, scale, add_data, keep_data, fill, &expected_values,
+                           &expected_max);
+        std::vector<float> actual = scores, max(width + 1, 12345.f);
+        kernels.columns_scale_max(actual.data(), keys, width, scale, add_data, keep_data, fill,
+                                  max.data());
+        ASSERT_EQ(max[width], 12345.f) << "written past the maxima";
+        for (int64_t j = 0; j < keys * width; ++j) {
+          const double expected = expected_values[j];
+          if (std::isnan(expected) || std::isinf(expected)) {
+            ASSERT_TRUE(std::isnan(expected) ? std::isnan(actual[j]) : actual[j] == expected)
+                << "at " << j << ": " << actual[j] << ", reference " << expected;
+          } else {
+            ASSERT_LE(std::fabs(actual[j] - expected), BoundColumnsScaleMax(expected))
+                << "at " << j;
+          }
+        }
+        for (int64_t i = 0; i < width; ++i) {
+          // The maximum is one of the kernel's values: its own column's.
+          double own = -inf;
+          for (int64_t k = 0; k < keys; ++k) own = std::fmax(own, actual[k * width + i]);
+          ASSERT_EQ(max[i], own) << "column " << i;
+          if (std::isinf(expected_max[i])) {
+            ASSERT_EQ(max[i], expected_max[i]) << "column " << i;
+          } else {
+            ASSERT_LE(std::fabs(max[i] - expected_max[i]), BoundColumnsScaleMax(expected_max[i]))
+                << "column " << i;
+          }
+        }
+        // The exponentials shifted by the maxima (the last column's +inf
+        // shift makes it NaN, as e^(x - inf) of an infinite x is).
+        std::vector<float> shift(width), sums(width + 1, 12345.f);
+        for (int64_t i = 0; i < width; ++i) shift[i] = max[i] > -inf ? max[i] : 0.f;
+        const std::vector<float> shifted_input = actual;
+        kernels.columns_exp(actual.data(), keys, width, shift.data(), sums.data());
+        ASSERT_EQ(sums[width], 12345.f) << "written past the sums";
+        for (int64_t i = 0; i < width; ++i) {
+          double sum = 0.0;
+          for (int64_t k = 0; k < keys; ++k) {
+            const float x = shifted_input[k * width + i];
+            const double expected = RefColumnsExp(x, shift[i]);
+            const float value = actual[k * width + i];
+            sum += expected;
+            if (std::isnan(expected)) {
+              ASSERT_TRUE(std::isnan(value)) << "column " << i << " key " << k;
+            } else if (std::isinf(x) || std::isinf(shift[i])) {
+              ASSERT_EQ(value, expected) << "column " << i << " key " << k;  // e^(+-inf)
+            } else {
+              ASSERT_LE(std::fabs(value - expected), BoundColumnsExp(x, shift[i], expected))
+                  << "column " << i << " key " << k << " x " << x << " shift " << shift[i];
+            }
+          }
+          if (std::isnan(sum)) {
+            EXPECT_TRUE(std::isnan(sums[i])) << "column " << i;
+          } else {
+            EXPECT_LE(std::fabs(sums[i] - sum), 1e-6 * sum) << "column " << i;
+          }
+        }
+      }
     }
   }
 }
