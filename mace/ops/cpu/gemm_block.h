@@ -214,7 +214,15 @@ void GemmBlockWalk(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int
                    float* scratch) {
   const KernelTable& t = *call.table;
   const int mr = t.mr, nr = t.nr;
-  const GemmRunMicroKernel gemm_run = GemmRunKernel(t);
+  // A plain A with adjacent depth (FullyConnected's and MatMul's
+  // activations) is read in place by full tiles where the table has a
+  // kernel for it: packing it cost 5-6 % of a transformer's
+  // FullyConnected. Partial tiles pack their rows first. The runs of
+  // tiles below all take panels, so they are left out then.
+  const bool direct_a = t.gemm_direct_a != nullptr && call.a->packed == nullptr &&
+                        call.a->packer == nullptr && call.a->depth_stride == 1;
+  const int64_t lda = call.a->stride;
+  const GemmRunMicroKernel gemm_run = direct_a ? nullptr : GemmRunKernel(t);
   float* a_buffer = scratch;
   // Matches GemmScratchFloatsPerThread: the A block first, then the B block.
   const int64_t depth = GemmReductionDepth(t, call.k);
@@ -232,7 +240,15 @@ void GemmBlockWalk(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int
       port.StartColumns(t, *call.epilogue, m1 - m0, nc, kc, b);
       for (int64_t ic = m0; ic < m1; ic += t.mc) {
         const int64_t mc = std::min<int64_t>(t.mc, m1 - ic);
-        const PanelBlock a = PreparePanels(*call.a, mr, ic, mc, pc, kc, a_buffer);
+        const PanelBlock a = direct_a ? PanelBlock{call.a->data + ic * lda + pc, mr * lda}
+                                      : PreparePanels(*call.a, mr, ic, mc, pc, kc, a_buffer);
+        // Read in place, a last panel of fewer than mr rows is packed once
+        // for every column panel's tile.
+        const int64_t a_tail_rows = direct_a ? mc % mr : 0;
+        if (a_tail_rows != 0) {
+          PackPanels(a.first + (mc - a_tail_rows) / mr * a.panel_stride, a_tail_rows, kc, lda, 1,
+                     mr, a_buffer);
+        }
         port.StartRows(gemm_run, epilogue, ic, mc, mr);
         // A prepacked operand (weights) was last read a whole inference ago,
         // so it comes from L3 or memory. With k > kc its whole-depth panels
@@ -301,6 +317,18 @@ void GemmBlockWalk(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int
           }
           tile.row_bias = epilogue.row_bias != nullptr ? epilogue.row_bias + ic + ir : nullptr;
           tile.col_bias = epilogue.col_bias != nullptr ? epilogue.col_bias + jc + jr : nullptr;
+          if (direct_a) {
+            if (rows < mr) {
+              a_panel = a_buffer;
+            } else if (cols == nr) {
+              t.gemm_direct_a(kc, a_panel, lda, b_panel, c, call.ldc, tile);
+              return;
+            } else {
+              // A full row panel over a last, partial column panel.
+              PackPanels(a_panel, rows, kc, lda, 1, mr, a_buffer + mr * kc);
+              a_panel = a_buffer + mr * kc;
+            }
+          }
           if (rows == mr && cols == nr) {
             t.gemm(kc, a_panel, b_panel, c, call.ldc, tile);
           } else if (port.PartialTile(t, kc, a_panel, b_panel, c, call.ldc, rows, cols, tile)) {
@@ -320,8 +348,8 @@ void GemmBlockWalk(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int
         // Columns outer, a last row panel of 4 or 2 rows under the full
         // column panels may run as one row of tiles after the walk.
         const int tail_rows = static_cast<int>(block_rows % mr);
-        const bool row_tail_after = Port::kRowTails && !rows_outer && block_cols >= nr &&
-                                    (tail_rows == 4 || tail_rows == 2) &&
+        const bool row_tail_after = Port::kRowTails && !direct_a && !rows_outer &&
+                                    block_cols >= nr && (tail_rows == 4 || tail_rows == 2) &&
                                     port.TakesRowTail(t, gemm_run, epilogue);
         const PanelBlock& outer_panels = rows_outer ? a : b;
         const PanelBlock& inner_panels = rows_outer ? b : a;
@@ -362,8 +390,8 @@ void GemmBlockWalk(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int
           }
           // Columns outer, the full column panels from here on, whose row
           // panels are all full or leave a row tail for after the walk.
-          if (Port::kPanelRuns && !rows_outer && outer_full && full_inner > 0 && run_begin == 0 &&
-              (tail_rows == 0 || row_tail_after)) {
+          if (Port::kPanelRuns && !direct_a && !rows_outer && outer_full && full_inner > 0 &&
+              run_begin == 0 && (tail_rows == 0 || row_tail_after)) {
             const Offset panels = (outer_end - outer) / outer_step;
             if (port.PanelsRun(t, epilogue, panels, outer, outer_stride, outer_c_step, full_inner,
                                kc, inner_panel, inner_stride, outer_panel, c, inner_c_step, ldc,
@@ -402,8 +430,8 @@ void GemmBlockWalk(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int
             c += run * inner_c_step;
           }
           const Offset last_cols = outer_end - outer;
-          if (Port::kColumnTails && !rows_outer && (last_cols == 4 || last_cols == 1) &&
-              full_inner > 0 && !(prefetch_a && outer == 0) &&
+          if (Port::kColumnTails && !direct_a && !rows_outer &&
+              (last_cols == 4 || last_cols == 1) && full_inner > 0 && !(prefetch_a && outer == 0) &&
               port.ColumnTail(t, gemm_run, epilogue, static_cast<int>(last_cols), outer_full, outer,
                               full_inner, kc, inner_panel, inner_stride, outer_panel, c,
                               inner_c_step, ldc, row_bias, &tile)) {

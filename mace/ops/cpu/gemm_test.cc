@@ -128,6 +128,68 @@ void RunCase(const KernelTable& table, ThreadPool* pool, const Case& c) {
   ExpectNear(got, CachedReference(c, a, b, row_bias, col_bias), tolerance, 1e-5f);
 }
 
+// A plain A with adjacent depth is read in place by tables with a
+// gemm_direct_a kernel: the same multiply-adds in the same order as the
+// packed tiles, so the same bits, at tile, panel and cache-block edges
+// (partial row and column panels, several reduction blocks), with
+// prepacked and plain B, bias and activation, on every pool.
+TEST(GemmTest, DirectAMatchesPackedBitForBit) {
+  int tables = 0;
+  for (const KernelTable* table : testing::TablesUnderTest()) {
+    if (table->gemm_direct_a == nullptr) continue;
+    ++tables;
+    KernelTable packed_only = *table;
+    packed_only.gemm_direct_a = nullptr;
+    const int mr = table->mr, nr = table->nr;
+    for (auto& pool : testing::PoolsUnderTest()) {
+      for (int64_t m : {int64_t{1}, int64_t{mr} - 1, int64_t{mr} + 3, int64_t{4} * mr,
+                        int64_t{table->mc} + mr + 1}) {
+        for (int64_t n : {int64_t{nr}, int64_t{nr} + 5, int64_t{3} * nr}) {
+          for (int64_t k : {int64_t{1}, int64_t{7}, int64_t{table->kc} + 9}) {
+            for (bool pack_b : {false, true}) {
+              SCOPED_TRACE(::testing::Message()
+                           << table->name << " threads " << NumThreads(pool.get()) << " m " << m
+                           << " n " << n << " k " << k << " pack_b " << pack_b);
+              const std::vector<float> a = RandomFloats(m * k, 31);
+              const std::vector<float> b = RandomFloats(k * n, 32);
+              const std::vector<float> bias = RandomFloats(n, 33);
+              GemmOperand lhs, rhs;
+              lhs.data = a.data();
+              lhs.stride = k;
+              lhs.depth_stride = 1;
+              rhs.data = b.data();
+              rhs.stride = 1;
+              rhs.depth_stride = n;
+              PackedPanels packed_b;
+              if (pack_b) {
+                packed_b.Pack(b.data(), n, k, 1, n, nr);
+                rhs.packed = &packed_b;
+              }
+              TileEpilogue epilogue;
+              epilogue.col_bias = bias.data();
+              epilogue.activation = kTileActClamp;
+              epilogue.lo = 0.f;
+              epilogue.hi = 1.5f;
+              std::vector<float> scratch(NumThreads(pool.get()) *
+                                             GemmScratchFloatsPerThread(*table, m, n, k, lhs, rhs) +
+                                         1);
+              std::vector<float> direct(m * n, -1.f), packed(m * n, -2.f);
+              Gemm(*table, m, n, k, lhs, rhs, direct.data(), n, epilogue, pool.get(),
+                   scratch.data());
+              Gemm(packed_only, m, n, k, lhs, rhs, packed.data(), n, epilogue, pool.get(),
+                   scratch.data());
+              ASSERT_EQ(0,
+                        std::memcmp(direct.data(), packed.data(), direct.size() * sizeof(float)));
+            }
+          }
+        }
+      }
+    }
+  }
+  // Which tables must have the kernel: x86/gemm_x86_64_test.cc.
+  RecordProperty("tables_with_direct_a", tables);
+}
+
 TEST(GemmTest, TileAndBlockBoundaries) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     const int mr = table->mr, nr = table->nr;
@@ -152,8 +214,7 @@ TEST(GemmTest, RowColumnAndDepthTails) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     const int64_t kc = table->kc;
     int variant = 0;
-    for (int64_t k : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{5}, kc - 1, kc + 1,
-                      2 * kc + 1}) {
+    for (int64_t k : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{5}, kc - 1, kc + 1, 2 * kc + 1}) {
       for (int64_t m = 1; m <= 9; ++m) {
         for (int64_t n = 1; n <= 13; ++n, ++variant) {
           Case c{m, n, k};
@@ -275,13 +336,12 @@ TEST(GemmTest, NarrowLastPanels) {
   for (const KernelTable* table : testing::TablesUnderTest()) {
     const int64_t mr = table->mr, nr = table->nr, kc = table->kc;
     const int64_t block = OneBlockDepth(*table);
-    for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{5}, nr, nr + 4, int64_t{49},
-                      int64_t{196}}) {
-      for (int64_t m : {int64_t{2}, int64_t{4}, int64_t{5}, mr, 2 * mr + 1, 2 * mr + 2,
-                        int64_t{16}}) {
-        for (int64_t k : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{8},
-                          int64_t{12}, int64_t{15}, int64_t{17}, kc + 5,
-                          block > kc ? block + 5 : 2 * kc + 1}) {
+    for (int64_t n :
+         {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{5}, nr, nr + 4, int64_t{49}, int64_t{196}}) {
+      for (int64_t m :
+           {int64_t{2}, int64_t{4}, int64_t{5}, mr, 2 * mr + 1, 2 * mr + 2, int64_t{16}}) {
+        for (int64_t k : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{7}, int64_t{8}, int64_t{12},
+                          int64_t{15}, int64_t{17}, kc + 5, block > kc ? block + 5 : 2 * kc + 1}) {
           for (int variant = 0; variant < 4; ++variant) {
             Case c{m, n, k};
             c.row_bias = variant % 2 == 0;
@@ -579,13 +639,14 @@ TEST(GemmTest, RunKernelSteps) {
           TileEpilogue epilogue;
           epilogue.row_bias = mode != 1 ? row_bias.data() : nullptr;
           epilogue.col_bias = mode == 5 ? col_bias.data() : nullptr;
-          epilogue.activation = mode < 2 ? kTileActNone : mode < 5 ? kTileActClamp
-                                                                   : kTileActHardSwish;
+          epilogue.activation = mode < 2   ? kTileActNone
+                                : mode < 5 ? kTileActClamp
+                                           : kTileActHardSwish;
           epilogue.lo = -0.5f;
           epilogue.hi = mode == 3 ? std::numeric_limits<float>::infinity() : 1.5f;
-          SCOPED_TRACE(::testing::Message() << table->name << " k " << k << " along rows "
-                                            << along_rows << " first " << first << " mode "
-                                            << mode);
+          SCOPED_TRACE(::testing::Message()
+                       << table->name << " k " << k << " along rows " << along_rows << " first "
+                       << first << " mode " << mode);
           // Tile t's element (i, j) is row t * mr + i (along rows) or
           // column t * nr + j of the product.
           const auto c_index = [&](int64_t t, int64_t i, int64_t j) {
@@ -616,9 +677,9 @@ TEST(GemmTest, RunKernelSteps) {
           if (second > 0) {
             epilogue.accumulate = true;
             epilogue.last = true;
-            gemm_run(tiles, second, a_second.data(), along_rows ? mr * second : 0,
-                     b_second.data(), along_rows ? 0 : nr * second, c.data(), c_step, ldc,
-                     row_step, col_step_bias, epilogue);
+            gemm_run(tiles, second, a_second.data(), along_rows ? mr * second : 0, b_second.data(),
+                     along_rows ? 0 : nr * second, c.data(), c_step, ldc, row_step, col_step_bias,
+                     epilogue);
           }
           std::vector<float> got, expected;
           for (int64_t t = 0; t < tiles; ++t) {

@@ -29,6 +29,9 @@ using FmaPeakKernel = int64_t (*)(int64_t iterations, float* sink);
 // GEMM: the micro-tile (mr x nr) and cache blocks (an A block mc x kc stays
 // in L2, a B micro-panel kc x nr in L1, a B block kc x nc in L2/L3) and:
 //   gemm               the tile
+//   gemm_direct_a      optional: the tile with A read in place from rows
+//                      of adjacent depth (FullyConnected's and MatMul's
+//                      activations), which then are not packed
 //   gemm_prefetches_a  whether `gemm` reads TileEpilogue::prefetch_a; the
 //                      driver otherwise prefetches weight panels itself, in a
 //                      burst before the tile
@@ -56,6 +59,7 @@ using FmaPeakKernel = int64_t (*)(int64_t iterations, float* sink);
   X(int, kc, 0)                                               \
   X(int, nc, 0)                                               \
   X(GemmMicroKernel, gemm, nullptr)                           \
+  X(GemmDirectAMicroKernel, gemm_direct_a, nullptr)           \
   X(bool, gemm_prefetches_a, false)                           \
   X(PanelDotKernel, panel_dot, nullptr)                       \
   X(GemmPartialMicroKernel, gemm_partial, nullptr)            \

@@ -43,6 +43,13 @@ struct TileEpilogue {
 using GemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                                  const TileEpilogue& epilogue);
 
+// GemmMicroKernel's product with A read where it is rather than from a
+// panel: row i of the tile's A is a + i * lda, its kc values adjacent. The
+// multiply-adds are the packed kernel's, in the same order, so C gets the
+// same bits.
+using GemmDirectAMicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b,
+                                        float* c, int64_t ldc, const TileEpilogue& epilogue);
+
 // The same product for a tile that sticks out of C: only its first `rows`
 // (<= mr) rows and `cols` (<= nr) columns of C, row_bias and col_bias are
 // read or written. The panels are full (zero-padded) mr and nr wide.

@@ -17,6 +17,9 @@ constexpr int kAvx2GemmMr = 6;
 constexpr int kAvx2GemmNr = 16;
 void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                   const TileEpilogue& epilogue);
+// The same tile with A read in place, rows lda apart (GemmDirectAMicroKernel).
+void Avx2Gemm6x16DirectA(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
+                         int64_t ldc, const TileEpilogue& epilogue);
 // Partial 6 x 16 tiles (GemmPartialMicroKernel), with masked loads and
 // stores; up to 8 columns run half the multiply-adds.
 void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,

@@ -17,6 +17,9 @@ constexpr int kAvx512GemmMr = 8;
 constexpr int kAvx512GemmNr = 32;
 void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                     const TileEpilogue& epilogue);
+// The same tile with A read in place, rows lda apart (GemmDirectAMicroKernel).
+void Avx512Gemm8x32DirectA(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
+                           int64_t ldc, const TileEpilogue& epilogue);
 
 // Partial 8 x 32 tiles (GemmPartialMicroKernel), with masked loads and
 // stores: whole 16-column vectors, and a tail under 8 columns one column at

@@ -14,6 +14,13 @@ TEST(GemmTest, X86KernelTablesMatchTheCpu) {
   // Every family the CPU has gets a table, not only the best one.
   EXPECT_EQ(KernelTableFor(KernelIsa::kAvx2Fma) != nullptr, features.avx2_fma);
   EXPECT_EQ(KernelTableFor(KernelIsa::kAvx512) != nullptr, features.avx512);
+  // Both read a FullyConnected's activations in place (the bit-for-bit
+  // comparison with packing: DirectAMatchesPackedBitForBit).
+  for (KernelIsa isa : {KernelIsa::kAvx2Fma, KernelIsa::kAvx512}) {
+    if (const KernelTable* table = KernelTableFor(isa)) {
+      EXPECT_NE(table->gemm_direct_a, nullptr);
+    }
+  }
   if (features.avx512) {
     // The AVX-512 table keeps the AVX2 kernels it does not replace.
     const KernelTable* avx2 = KernelTableFor(KernelIsa::kAvx2Fma);

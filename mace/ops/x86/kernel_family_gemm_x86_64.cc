@@ -1,4 +1,5 @@
-// The x86-64 port's GEMM family: AVX2 + FMA 6x16 tiles, AVX-512 8x32.
+// The x86-64 port's GEMM family: AVX2 + FMA 6x16 tiles, AVX-512 8x32, each
+// also with A read in place.
 // Like every kernel_family_* file, built with baseline flags: the tables
 // are filled before any AVX kernel runs, after the CPU feature check.
 #include "mace/ops/cpu/cache_blocks.h"
@@ -14,6 +15,7 @@ bool PortFillGemmKernels(KernelIsa isa, const CpuFeatures& features, GemmKernels
     k->mr = x86::kAvx2GemmMr;
     k->nr = x86::kAvx2GemmNr;
     k->gemm = x86::Avx2Gemm6x16;
+    k->gemm_direct_a = x86::Avx2Gemm6x16DirectA;
     k->gemm_prefetches_a = true;
     k->panel_dot = x86::Avx2PanelDot;
     k->gemm_partial = x86::Avx2GemmPartial6x16;
@@ -24,6 +26,7 @@ bool PortFillGemmKernels(KernelIsa isa, const CpuFeatures& features, GemmKernels
     k->mr = x86::kAvx512GemmMr;
     k->nr = x86::kAvx512GemmNr;
     k->gemm = x86::Avx512Gemm8x32;
+    k->gemm_direct_a = x86::Avx512Gemm8x32DirectA;
     k->gemm_prefetches_a = true;
     k->panel_dot = x86::Avx512PanelDot;
     k->gemm_partial = x86::Avx512GemmPartial8x32;

@@ -120,6 +120,66 @@ void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_
   MACE_AVX512_ROWS(MACE_AVX512_STORE)
 }
 
+// A's row i read in place: a##i points at the tile's row i.
+#define MACE_AVX512_DIRECT_ROW_POINTER(i) const float* a##i = a + (i)*lda;
+
+#define MACE_AVX512_DIRECT_ROW(i, offset)                 \
+  {                                                       \
+    const __m512 ai = _mm512_set1_ps(a##i[k + (offset)]); \
+    c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);           \
+    c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);           \
+  }
+
+#define MACE_AVX512_DIRECT_STEP(offset)                                 \
+  {                                                                     \
+    const __m512 b0 = _mm512_loadu_ps(b + 32 * (offset));               \
+    const __m512 b1 = _mm512_loadu_ps(b + 32 * (offset) + 16);          \
+    MACE_AVX512_DIRECT_ROW(0, offset)                                   \
+    MACE_AVX512_DIRECT_ROW(1, offset)                                   \
+    MACE_AVX512_DIRECT_ROW(2, offset)                                   \
+    MACE_AVX512_DIRECT_ROW(3, offset)                                   \
+    MACE_AVX512_DIRECT_ROW(4, offset)                                   \
+    MACE_AVX512_DIRECT_ROW(5, offset)                                   \
+    MACE_AVX512_DIRECT_ROW(6, offset) MACE_AVX512_DIRECT_ROW(7, offset) \
+  }
+
+// Avx512Gemm8x32's steps, in its order, with each A value broadcast from
+// its row of the unpacked operand.
+void Avx512Gemm8x32DirectA(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
+                           int64_t ldc, const TileEpilogue& epilogue) {
+  MACE_AVX512_ROWS(MACE_AVX512_PREFETCH_C)
+  MACE_AVX512_ROWS(MACE_AVX512_ZERO)
+  MACE_AVX512_ROWS(MACE_AVX512_DIRECT_ROW_POINTER)
+  int64_t k = 0;
+  if (const float* next = epilogue.prefetch_a) {
+    for (; k + 4 <= kc; k += 4) {
+      _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(next + 16), _MM_HINT_T0);
+      next += 4 * 8;
+      MACE_AVX512_DIRECT_STEP(0)
+      MACE_AVX512_DIRECT_STEP(1) MACE_AVX512_DIRECT_STEP(2) MACE_AVX512_DIRECT_STEP(3) b += 4 * 32;
+    }
+  }
+  for (; k + 4 <= kc; k += 4) {
+    MACE_AVX512_DIRECT_STEP(0)
+    MACE_AVX512_DIRECT_STEP(1) MACE_AVX512_DIRECT_STEP(2) MACE_AVX512_DIRECT_STEP(3) b += 4 * 32;
+  }
+  for (; k < kc; ++k) {
+    MACE_AVX512_DIRECT_STEP(0)
+    b += 32;
+  }
+  __m512 col_bias0 = _mm512_setzero_ps(), col_bias1 = _mm512_setzero_ps();
+  if (epilogue.last && epilogue.col_bias != nullptr) {
+    col_bias0 = _mm512_loadu_ps(epilogue.col_bias);
+    col_bias1 = _mm512_loadu_ps(epilogue.col_bias + 16);
+  }
+  MACE_AVX512_ROWS(MACE_AVX512_STORE)
+}
+
+#undef MACE_AVX512_DIRECT_STEP
+#undef MACE_AVX512_DIRECT_ROW
+#undef MACE_AVX512_DIRECT_ROW_POINTER
+
 // Partial tiles: kWide covers up to 32 columns with two vectors, else up to
 // 16 with one (half the multiply-adds). Columns past `cols` are masked off
 // in every access to C and col_bias, rows past `rows` skipped.
