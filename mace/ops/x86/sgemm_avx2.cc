@@ -9,6 +9,7 @@
 #include "mace/ops/x86/avx2_epilogue.h"
 #include "mace/ops/x86/avx2_kernels.h"
 #include "mace/ops/x86/column_tail.h"
+#include "mace/ops/x86/gemm_a_source.h"
 
 namespace mace {
 namespace ops {
@@ -23,23 +24,20 @@ namespace x86 {
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps(); \
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
 
-#define MACE_AVX2_ROW(i)                            \
-  {                                                 \
-    const __m256 ai = _mm256_broadcast_ss(a + (i)); \
-    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);     \
-    c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);     \
+#define MACE_AVX2_ROW(i)                                 \
+  {                                                      \
+    const __m256 ai = _mm256_set1_ps(a.At(i, a_offset)); \
+    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);          \
+    c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);          \
   }
 
-#define MACE_AVX2_STEP(offset)                                                             \
-  {                                                                                        \
-    const __m256 b0 = _mm256_loadu_ps(b + 16 * (offset));                                  \
-    const __m256 b1 = _mm256_loadu_ps(b + 16 * (offset) + 8);                              \
-    const float* a_step = a + 6 * (offset);                                                \
-    {                                                                                      \
-      const float* a = a_step;                                                             \
-      MACE_AVX2_ROW(0)                                                                     \
-      MACE_AVX2_ROW(1) MACE_AVX2_ROW(2) MACE_AVX2_ROW(3) MACE_AVX2_ROW(4) MACE_AVX2_ROW(5) \
-    }                                                                                      \
+#define MACE_AVX2_STEP(offset)                                                           \
+  {                                                                                      \
+    const __m256 b0 = _mm256_loadu_ps(b + 16 * (offset));                                \
+    const __m256 b1 = _mm256_loadu_ps(b + 16 * (offset) + 8);                            \
+    constexpr int a_offset = (offset);                                                   \
+    MACE_AVX2_ROW(0)                                                                     \
+    MACE_AVX2_ROW(1) MACE_AVX2_ROW(2) MACE_AVX2_ROW(3) MACE_AVX2_ROW(4) MACE_AVX2_ROW(5) \
   }
 
 // Bias and activation of row i's two vectors, once the reduction is done.
@@ -72,8 +70,11 @@ namespace x86 {
     _mm256_storeu_ps(row + 8, c##i##1);                           \
   }
 
-void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                  const TileEpilogue& epilogue) {
+namespace {
+
+template <class A>
+inline void Gemm6x16Tile(int64_t kc, A a, const float* b, float* c, int64_t ldc,
+                         const TileEpilogue& epilogue) {
   // C is touched only after the reduction; start fetching it now so its
   // misses overlap the FMAs.
   for (int i = 0; i < 6; ++i) {
@@ -83,25 +84,26 @@ void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t 
   MACE_AVX2_ZERO_TILE
   int64_t k = 0;
   // Unrolled by four so loop overhead does not steal issue slots from FMAs.
-  // Four steps read 1.5 cache lines of A; with a next panel to fetch, the
-  // loop asks for two lines of it from the same offset (a line early every
-  // other time), so the slice arrives in step with this tile's reduction.
+  // Four steps read 1.5 cache lines of a packed A; with a next panel to
+  // fetch, the loop asks for two lines of it from the same offset (a line
+  // early every other time), so the slice arrives in step with this tile's
+  // reduction.
   if (const float* next = epilogue.prefetch_a) {
     for (; k + 4 <= kc; k += 4) {
       _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(next + 16), _MM_HINT_T0);
       next += 24;
-      MACE_AVX2_STEP(0) MACE_AVX2_STEP(1) MACE_AVX2_STEP(2) MACE_AVX2_STEP(3) a += 24;
+      MACE_AVX2_STEP(0) MACE_AVX2_STEP(1) MACE_AVX2_STEP(2) MACE_AVX2_STEP(3) a.Advance(4);
       b += 64;
     }
   }
   for (; k + 4 <= kc; k += 4) {
-    MACE_AVX2_STEP(0) MACE_AVX2_STEP(1) MACE_AVX2_STEP(2) MACE_AVX2_STEP(3) a += 24;
+    MACE_AVX2_STEP(0) MACE_AVX2_STEP(1) MACE_AVX2_STEP(2) MACE_AVX2_STEP(3) a.Advance(4);
     b += 64;
   }
   for (; k < kc; ++k) {
     MACE_AVX2_STEP(0)
-    a += 6;
+    a.Advance(1);
     b += 16;
   }
   __m256 col_bias0 = _mm256_setzero_ps(), col_bias1 = _mm256_setzero_ps();
@@ -113,65 +115,19 @@ void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t 
   MACE_AVX2_STORE(1) MACE_AVX2_STORE(2) MACE_AVX2_STORE(3) MACE_AVX2_STORE(4) MACE_AVX2_STORE(5)
 }
 
-// A's row i read in place: a##i points at the tile's row i.
-#define MACE_AVX2_DIRECT_ROW(i, offset)                         \
-  {                                                             \
-    const __m256 ai = _mm256_broadcast_ss(a##i + k + (offset)); \
-    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);                 \
-    c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);                 \
-  }
+}  // namespace
 
-#define MACE_AVX2_DIRECT_STEP(offset)                               \
-  {                                                                 \
-    const __m256 b0 = _mm256_loadu_ps(b + 16 * (offset));           \
-    const __m256 b1 = _mm256_loadu_ps(b + 16 * (offset) + 8);       \
-    MACE_AVX2_DIRECT_ROW(0, offset)                                 \
-    MACE_AVX2_DIRECT_ROW(1, offset)                                 \
-    MACE_AVX2_DIRECT_ROW(2, offset)                                 \
-    MACE_AVX2_DIRECT_ROW(3, offset)                                 \
-    MACE_AVX2_DIRECT_ROW(4, offset) MACE_AVX2_DIRECT_ROW(5, offset) \
-  }
+void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                  const TileEpilogue& epilogue) {
+  Gemm6x16Tile(kc, PanelA<6>{a}, b, c, ldc, epilogue);
+}
 
-// Avx2Gemm6x16's steps, in its order, with each A value broadcast from its
-// row of the unpacked operand.
+// The same steps in the same order, each A value broadcast from its row of
+// the unpacked operand.
 void Avx2Gemm6x16DirectA(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                          int64_t ldc, const TileEpilogue& epilogue) {
-  for (int i = 0; i < 6; ++i) {
-    _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 15), _MM_HINT_T0);
-  }
-  MACE_AVX2_ZERO_TILE
-  const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda, *a4 = a + 4 * lda,
-              *a5 = a + 5 * lda;
-  int64_t k = 0;
-  if (const float* next = epilogue.prefetch_a) {
-    for (; k + 4 <= kc; k += 4) {
-      _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(next + 16), _MM_HINT_T0);
-      next += 24;
-      MACE_AVX2_DIRECT_STEP(0)
-      MACE_AVX2_DIRECT_STEP(1) MACE_AVX2_DIRECT_STEP(2) MACE_AVX2_DIRECT_STEP(3) b += 64;
-    }
-  }
-  for (; k + 4 <= kc; k += 4) {
-    MACE_AVX2_DIRECT_STEP(0)
-    MACE_AVX2_DIRECT_STEP(1) MACE_AVX2_DIRECT_STEP(2) MACE_AVX2_DIRECT_STEP(3) b += 64;
-  }
-  for (; k < kc; ++k) {
-    MACE_AVX2_DIRECT_STEP(0)
-    b += 16;
-  }
-  __m256 col_bias0 = _mm256_setzero_ps(), col_bias1 = _mm256_setzero_ps();
-  if (epilogue.last && epilogue.col_bias != nullptr) {
-    col_bias0 = _mm256_loadu_ps(epilogue.col_bias);
-    col_bias1 = _mm256_loadu_ps(epilogue.col_bias + 8);
-  }
-  MACE_AVX2_STORE(0)
-  MACE_AVX2_STORE(1) MACE_AVX2_STORE(2) MACE_AVX2_STORE(3) MACE_AVX2_STORE(4) MACE_AVX2_STORE(5)
+  Gemm6x16Tile(kc, RowsA{a, lda}, b, c, ldc, epilogue);
 }
-
-#undef MACE_AVX2_DIRECT_STEP
-#undef MACE_AVX2_DIRECT_ROW
 
 // Partial tiles: kWide covers up to 16 columns with two vectors, else up to
 // 8 with one (half the multiply-adds). Columns past `cols` are masked off in

@@ -24,6 +24,7 @@
 #include "mace/ops/x86/avx512_epilogue.h"
 #include "mace/ops/x86/avx512_kernels.h"
 #include "mace/ops/x86/column_tail.h"
+#include "mace/ops/x86/gemm_a_source.h"
 
 namespace mace {
 namespace ops {
@@ -38,18 +39,18 @@ namespace x86 {
   _mm_prefetch(reinterpret_cast<const char*>(c + (i)*ldc), _MM_HINT_T0); \
   _mm_prefetch(reinterpret_cast<const char*>(c + (i)*ldc + 31), _MM_HINT_T0);
 
-#define MACE_AVX512_ROW(i)                       \
-  {                                              \
-    const __m512 ai = _mm512_set1_ps(a_step[i]); \
-    c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);  \
-    c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);  \
+#define MACE_AVX512_ROW(i)                               \
+  {                                                      \
+    const __m512 ai = _mm512_set1_ps(a.At(i, a_offset)); \
+    c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);          \
+    c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);          \
   }
 
 #define MACE_AVX512_STEP(offset)                               \
   {                                                            \
     const __m512 b0 = _mm512_loadu_ps(b + 32 * (offset));      \
     const __m512 b1 = _mm512_loadu_ps(b + 32 * (offset) + 16); \
-    const float* a_step = a + 8 * (offset);                    \
+    constexpr int a_offset = (offset);                         \
     MACE_AVX512_ROWS(MACE_AVX512_ROW)                          \
   }
 
@@ -83,33 +84,37 @@ namespace x86 {
     _mm512_storeu_ps(row + 16, c##i##1);                           \
   }
 
-void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                    const TileEpilogue& epilogue) {
+namespace {
+
+template <class A>
+inline void Gemm8x32Tile(int64_t kc, A a, const float* b, float* c, int64_t ldc,
+                         const TileEpilogue& epilogue) {
   // C is touched only after the reduction; start fetching it now so its
   // misses overlap the FMAs.
   MACE_AVX512_ROWS(MACE_AVX512_PREFETCH_C)
   MACE_AVX512_ROWS(MACE_AVX512_ZERO)
   int64_t k = 0;
   // Unrolled by four so loop overhead does not steal issue slots from FMAs.
-  // Four steps read two cache lines of A; with a next panel to fetch, the
-  // loop asks for the same two lines of it, so the whole slice arrives in
-  // step with this tile's reduction instead of in one burst of misses.
+  // Four steps read two cache lines of a packed A; with a next panel to
+  // fetch, the loop asks for the same two lines of it, so the whole slice
+  // arrives in step with this tile's reduction instead of in one burst of
+  // misses.
   if (const float* next = epilogue.prefetch_a) {
     for (; k + 4 <= kc; k += 4) {
       _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(next + 16), _MM_HINT_T0);
       next += 4 * 8;
-      MACE_AVX512_STEP(0) MACE_AVX512_STEP(1) MACE_AVX512_STEP(2) MACE_AVX512_STEP(3) a += 4 * 8;
+      MACE_AVX512_STEP(0) MACE_AVX512_STEP(1) MACE_AVX512_STEP(2) MACE_AVX512_STEP(3) a.Advance(4);
       b += 4 * 32;
     }
   }
   for (; k + 4 <= kc; k += 4) {
-    MACE_AVX512_STEP(0) MACE_AVX512_STEP(1) MACE_AVX512_STEP(2) MACE_AVX512_STEP(3) a += 4 * 8;
+    MACE_AVX512_STEP(0) MACE_AVX512_STEP(1) MACE_AVX512_STEP(2) MACE_AVX512_STEP(3) a.Advance(4);
     b += 4 * 32;
   }
   for (; k < kc; ++k) {
     MACE_AVX512_STEP(0)
-    a += 8;
+    a.Advance(1);
     b += 32;
   }
   __m512 col_bias0 = _mm512_setzero_ps(), col_bias1 = _mm512_setzero_ps();
@@ -120,65 +125,19 @@ void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_
   MACE_AVX512_ROWS(MACE_AVX512_STORE)
 }
 
-// A's row i read in place: a##i points at the tile's row i.
-#define MACE_AVX512_DIRECT_ROW_POINTER(i) const float* a##i = a + (i)*lda;
+}  // namespace
 
-#define MACE_AVX512_DIRECT_ROW(i, offset)                 \
-  {                                                       \
-    const __m512 ai = _mm512_set1_ps(a##i[k + (offset)]); \
-    c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);           \
-    c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);           \
-  }
+void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                    const TileEpilogue& epilogue) {
+  Gemm8x32Tile(kc, PanelA<8>{a}, b, c, ldc, epilogue);
+}
 
-#define MACE_AVX512_DIRECT_STEP(offset)                                 \
-  {                                                                     \
-    const __m512 b0 = _mm512_loadu_ps(b + 32 * (offset));               \
-    const __m512 b1 = _mm512_loadu_ps(b + 32 * (offset) + 16);          \
-    MACE_AVX512_DIRECT_ROW(0, offset)                                   \
-    MACE_AVX512_DIRECT_ROW(1, offset)                                   \
-    MACE_AVX512_DIRECT_ROW(2, offset)                                   \
-    MACE_AVX512_DIRECT_ROW(3, offset)                                   \
-    MACE_AVX512_DIRECT_ROW(4, offset)                                   \
-    MACE_AVX512_DIRECT_ROW(5, offset)                                   \
-    MACE_AVX512_DIRECT_ROW(6, offset) MACE_AVX512_DIRECT_ROW(7, offset) \
-  }
-
-// Avx512Gemm8x32's steps, in its order, with each A value broadcast from
-// its row of the unpacked operand.
+// The same steps in the same order, each A value broadcast from its row of
+// the unpacked operand.
 void Avx512Gemm8x32DirectA(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                            int64_t ldc, const TileEpilogue& epilogue) {
-  MACE_AVX512_ROWS(MACE_AVX512_PREFETCH_C)
-  MACE_AVX512_ROWS(MACE_AVX512_ZERO)
-  MACE_AVX512_ROWS(MACE_AVX512_DIRECT_ROW_POINTER)
-  int64_t k = 0;
-  if (const float* next = epilogue.prefetch_a) {
-    for (; k + 4 <= kc; k += 4) {
-      _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(next + 16), _MM_HINT_T0);
-      next += 4 * 8;
-      MACE_AVX512_DIRECT_STEP(0)
-      MACE_AVX512_DIRECT_STEP(1) MACE_AVX512_DIRECT_STEP(2) MACE_AVX512_DIRECT_STEP(3) b += 4 * 32;
-    }
-  }
-  for (; k + 4 <= kc; k += 4) {
-    MACE_AVX512_DIRECT_STEP(0)
-    MACE_AVX512_DIRECT_STEP(1) MACE_AVX512_DIRECT_STEP(2) MACE_AVX512_DIRECT_STEP(3) b += 4 * 32;
-  }
-  for (; k < kc; ++k) {
-    MACE_AVX512_DIRECT_STEP(0)
-    b += 32;
-  }
-  __m512 col_bias0 = _mm512_setzero_ps(), col_bias1 = _mm512_setzero_ps();
-  if (epilogue.last && epilogue.col_bias != nullptr) {
-    col_bias0 = _mm512_loadu_ps(epilogue.col_bias);
-    col_bias1 = _mm512_loadu_ps(epilogue.col_bias + 16);
-  }
-  MACE_AVX512_ROWS(MACE_AVX512_STORE)
+  Gemm8x32Tile(kc, RowsA{a, lda}, b, c, ldc, epilogue);
 }
-
-#undef MACE_AVX512_DIRECT_STEP
-#undef MACE_AVX512_DIRECT_ROW
-#undef MACE_AVX512_DIRECT_ROW_POINTER
 
 // Partial tiles: kWide covers up to 32 columns with two vectors, else up to
 // 16 with one (half the multiply-adds). Columns past `cols` are masked off
