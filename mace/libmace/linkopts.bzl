@@ -2,14 +2,19 @@
 
 # LLVM's lld (Debian's lld-14; -B points the GNU drivers at it, as their
 # cross drivers would look for a triple-prefixed ld.lld), the linker of the
-# Android NDK, with safe identical code folding: functions whose machine
-# code is identical and whose address is never taken or compared (template
-# instantiations that compile to the same instructions for different types,
-# complete and base object constructors and destructors, small helpers
-# repeated in several ops) are kept once. Link time only: every object
-# file, and so every kernel's code, is the same as without it. lld also
-# lays the read-only and writable segments out without the padding GNU
-# gold leaves to align the end of RELRO to a 64 KiB page.
+# Android NDK, with identical code folding of every section: functions (and
+# read-only data) whose bytes and relocations are identical are kept once:
+# template instantiations that compile to the same instructions for
+# different types, complete and base object constructors and destructors,
+# small helpers repeated in several ops. GCC writes no address-significance
+# tables, so lld's "safe" mode would fold nothing; "all" may give two
+# functions one address. The engine compares a function's address only to
+# choose a path for that function (mace_tools.layer_rules lists where), and
+# a function folded into it has the same code, so the same path is right.
+# Link time only: every object file, and so every kernel's code, is the
+# same as without it. lld also lays the read-only and writable segments out
+# without the padding GNU gold leaves to align the end of RELRO to a 64 KiB
+# page.
 #
 # The C++ runtime goes in statically and, like protobuf-lite (built from
 # source, see third_party/protobuf), stays local (--exclude-libs, by name:
@@ -23,7 +28,7 @@
 LIBRARY_LINKOPTS = [
     "-B/usr/lib/llvm-14/bin/",
     "-fuse-ld=lld",
-    "-Wl,--icf=safe",
+    "-Wl,--icf=all",
     "-static-libstdc++",
     "-static-libgcc",
     "-l:libstdc++.a",

@@ -7,7 +7,11 @@
 - environment variables are read in few places (debugging overrides only);
 - the CPU and OS are asked which instructions exist (cpuid,
   __builtin_cpu_supports, getauxval(AT_HWCAP)) in one place, CpuFeatures
-  (mace/runtimes/cpu/cpu_features.cc); the rest reads HostCpuFeatures().
+  (mace/runtimes/cpu/cpu_features.cc); the rest reads HostCpuFeatures();
+- a function's address is compared with a named function only where that
+  only picks a path for that function (FUNCTION_COMPARE_FILES): the shared
+  libraries fold identical code (mace/libmace/linkopts.bzl), so two
+  functions may share an address, which is harmless only there.
 
     PYTHONPATH=tools/python .venv/bin/python -m mace_tools.layer_rules
 
@@ -48,6 +52,20 @@ FEATURE_PROBE = re.compile(r"\b__builtin_cpu_(supports|is|init)\b|\b__get_cpuid\
 FEATURE_PROBE_FILES = frozenset({
     "mace/runtimes/cpu/cpu_features.cc",
     "mace/utils/crc32c.cc",
+})
+# A comparison with a function named in CamelCase (the house style names
+# functions and types so, constants kName and variables snake_case), not
+# called, not a scope and not a template.
+FUNCTION_COMPARE = re.compile(r"(==|!=)\s*&?(\w+::)*[A-Z][a-z]\w*\b(?!\s*[(<:])|"
+                              r"&(\w+::)*[A-Z][a-z]\w*\s*(==|!=)")
+# Where the engine compares a kernel pointer with one kernel, to run that
+# kernel a special way (whole planes, a wide bias, VBMI blocks). A function
+# folded into it at the link has its very code, so the path stays right.
+FUNCTION_COMPARE_FILES = frozenset({
+    "mace/ops/arm/depthwise_conv_2d_3x3_aarch64.cc",
+    "mace/ops/arm/depthwise_conv_2d_3x3_armv7.cc",
+    "mace/ops/arm/gemm_port_aarch64.cc",
+    "mace/ops/x86/depthwise_uint8_block_variants_x86_64.cc",
 })
 GETENV = re.compile(r"\b(std::)?(secure_)?getenv\s*\(")
 # Files that only tests and test harnesses build.
@@ -127,6 +145,20 @@ def feature_probe_violations(repo: Path = REPO) -> list[Violation]:
     return found
 
 
+def function_compare_violations(repo: Path = REPO) -> list[Violation]:
+    """Comparisons with a named function under mace/ (tests aside) outside
+    FUNCTION_COMPARE_FILES."""
+    found = []
+    for path in _sources(repo / "mace"):
+        relative = str(path.relative_to(repo))
+        if relative in FUNCTION_COMPARE_FILES or TEST_FILE.search(relative):
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if FUNCTION_COMPARE.search(_code(line)):
+                found.append(Violation(relative, number, "function address compared", line))
+    return found
+
+
 def getenv_files(repo: Path = REPO) -> list[str]:
     """Non-test library and tool sources under mace/ that read the
     environment."""
@@ -145,6 +177,7 @@ def main() -> int:
     for violation in violations:
         print(violation)
     problems = layering_problems(violations) + [str(v) for v in feature_probe_violations()]
+    problems += [str(v) for v in function_compare_violations()]
     readers = getenv_files()
     pending = len({v.path for v in violations})
     print(f"{len(violations)} per-ISA line(s) in {CPU_DRIVERS}, in {pending} pending file(s); "

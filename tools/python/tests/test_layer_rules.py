@@ -72,6 +72,31 @@ class LayerRulesTest(unittest.TestCase):
             self.assertEqual([(v.path, v.line) for v in found],
                              [("mace/ops/x86/kernel.cc", line) for line in (2, 3, 4, 5)])
 
+    def test_function_comparisons_only_where_listed(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = Path(tmp)
+            (repo / "mace" / "ops" / "cpu").mkdir(parents=True)
+            (repo / "mace" / "ops" / "cpu" / "driver.cc").write_text(
+                "if (run == arm::NeonGemmRun) {}\n"
+                "if (handler != &NullHandler) {}\n"
+                "if (&DefaultRun == run) {}\n"
+                "if (type == DataType::kFloat || status != MaceStatus::MACE_SUCCESS) {}\n"
+                "if (mode == kWholePlanes || count != Count(x) || dt == DT_FLOAT) {}\n"
+                "// if (run == arm::NeonGemmRun) in a comment\n")
+            (repo / "mace" / "ops" / "cpu" / "driver_test.cc").write_text(
+                "EXPECT_TRUE(table.gemm == x86::Avx2Gemm);\n")
+            found = layer_rules.function_compare_violations(repo)
+            self.assertEqual([v.line for v in found], [1, 2, 3])
+
+    def test_tree_compares_functions_only_where_listed(self):
+        found = layer_rules.function_compare_violations()
+        self.assertEqual(found, [], "\n".join(map(str, found)))
+        for path in layer_rules.FUNCTION_COMPARE_FILES:
+            text = (layer_rules.REPO / path).read_text()
+            self.assertTrue(any(layer_rules.FUNCTION_COMPARE.search(layer_rules._code(line))
+                                for line in text.splitlines()),
+                            f"{path} compares no function now; remove it from the list")
+
     def test_tree_probes_features_in_one_place(self):
         found = layer_rules.feature_probe_violations()
         self.assertEqual(found, [], "\n".join(map(str, found)))
