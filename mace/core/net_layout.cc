@@ -26,6 +26,13 @@
 #include "mace/core/net.h"
 #include "mace/utils/logging.h"
 
+// 0 in a build without the CPU's blocked and fp16 kernel families
+// (mace/core/BUILD.bazel): no op then offers another storage, and the plan
+// is compiled out.
+#ifndef MACE_CPU_STORAGE_PLAN
+#define MACE_CPU_STORAGE_PLAN 1
+#endif
+
 namespace mace {
 namespace {
 
@@ -55,7 +62,7 @@ bool Net::BlockedLayoutEnabled() const {
 }
 
 MaceStatus Net::PlanBlockedLayout(const std::vector<std::string>& output_names) {
-  if (!BlockedLayoutEnabled()) return MaceStatus();
+  if (!MACE_CPU_STORAGE_PLAN || !BlockedLayoutEnabled()) return MaceStatus();
   OpContext context;
   context.runtime = runtimes_.cpu;
   context.workspace = workspace_;

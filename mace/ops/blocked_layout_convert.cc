@@ -9,6 +9,7 @@
 #include "mace/core/converter_registry.h"
 #include "mace/ops/cpu/blocked_layout.h"
 #include "mace/ops/cpu/kernel_table.h"
+#include "mace/ops/cpu/linked_families.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/op_registration.h"
 
@@ -113,7 +114,11 @@ class HalfConvertOp : public Operation {
 }  // namespace
 
 MaceStatus RegisterCpuConverters(ConverterRegistry* converters) {
+  // A build without the fp16 or the blocked family has no op that offers
+  // halves or channel blocks (linked_families.h), so it needs no converter
+  // for them.
   for (bool to_half : {true, false}) {
+    if (!kLinksFp16Kernels) break;
     Converter converter;
     converter.from = Storage::Plain(to_half ? DT_FLOAT : DT_HALF);
     converter.to = Storage::Plain(to_half ? DT_HALF : DT_FLOAT);
@@ -124,6 +129,7 @@ MaceStatus RegisterCpuConverters(ConverterRegistry* converters) {
   }
   // The block widths of the kernel tables: NEON 4, AVX2 8, AVX-512 16.
   for (int block : {4, 8, 16}) {
+    if (!kLinksBlockedKernels) break;
     for (bool pack : {true, false}) {
       Converter converter;
       converter.from = pack ? Storage::Plain(DT_FLOAT) : Storage::ChannelBlocks(block);

@@ -7,6 +7,7 @@
 #include "mace/ops/cpu/conv_2d_panel_runs.h"
 #include "mace/ops/cpu/conv_2d_split_columns.h"
 #include "mace/ops/cpu/fused_activation.h"
+#include "mace/ops/cpu/linked_families.h"
 
 namespace mace {
 namespace ops {
@@ -336,7 +337,7 @@ Conv2dGemm::Conv2dGemm(const KernelTable& table, const ref::Conv2DParams& params
     source_ = Source::kSplit;
   }
   fused_activation_ = FuseActivation(params.activation, &epilogue_);
-  if (table.fp16_gemm != nullptr) {
+  if (kLinksFp16Kernels && table.fp16_gemm != nullptr) {
     fp16_filters_.resize(params.group);
     for (int64_t g = 0; g < params.group; ++g) {
       fp16_filters_[g].Pack(table, filter + g * m_ * k_, m_, k_, k_, 1, arena);
@@ -403,7 +404,7 @@ int64_t Conv2dGemm::CopyFloats() const {
 }
 
 int64_t Conv2dGemm::GemmFloatsPerThread() const {
-  if (!fp16_filters_.empty()) {
+  if (kLinksFp16Kernels && !fp16_filters_.empty()) {
     const int64_t floats = Fp16GemmScratchFloatsPerThread(table_, n_, k_);
     if (!SupportsHalf() && !HalfColumns()) return floats;
     return std::max(floats, Fp16GemmHalfScratchFloatsPerThread(table_, k_));
@@ -429,7 +430,7 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
       const float* group_input = input + (b * params_.in_channels + g * in_per_group) * in_plane;
       // The copy sits after the GEMM's per-thread scratch.
       float* copy = scratch + NumThreads(pool) * GemmFloatsPerThread();
-      if (source_ == Source::kPadded && HalfColumns()) {
+      if (kLinksFp16Kernels && source_ == Source::kPadded && HalfColumns()) {
         // Filled in floats, then converted once: the padded image is a
         // fraction of the columns the panels would otherwise convert.
         uint16_t* half = reinterpret_cast<uint16_t*>(copy + padded_image_.floats());
@@ -468,7 +469,7 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
         group_input = copy;
       }
       const GemmOperand columns = Columns(group_input, &source, &padded_source);
-      if (!fp16_filters_.empty()) {
+      if (kLinksFp16Kernels && !fp16_filters_.empty()) {
         TileEpilogue epilogue = epilogue_;
         epilogue.row_bias = bias != nullptr ? bias + g * m_ : nullptr;
         float* out = output + (b * params_.out_channels + g * m_) * n_;
@@ -489,13 +490,14 @@ void Conv2dGemm::Run(const float* input, const float* bias, float* output, Threa
 }
 
 bool Conv2dGemm::SupportsHalf() const {
-  return !fp16_filters_.empty() && table_.fp16_gemm_half != nullptr &&
+  return kLinksFp16Kernels && !fp16_filters_.empty() && table_.fp16_gemm_half != nullptr &&
          (source_ == Source::kInput || source_ == Source::kSubsampled || HalfColumns()) &&
          params_.group == 1 && fused_activation_;
 }
 
 void Conv2dGemm::RunHalf(const uint16_t* input, const float* bias, uint16_t* output,
                          ThreadPool* pool, float* scratch) const {
+  if constexpr (!kLinksFp16Kernels) return;
   TileEpilogue epilogue = epilogue_;
   epilogue.row_bias = bias;
   const int64_t in_image = params_.in_channels * params_.in_h * params_.in_w;

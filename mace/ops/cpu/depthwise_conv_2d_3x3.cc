@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "mace/ops/cpu/fused_activation.h"
+#include "mace/ops/cpu/linked_families.h"
 #include "mace/runtimes/cpu/scratch_buffer.h"
 
 namespace mace {
@@ -39,7 +40,7 @@ DepthwiseConv3x3::DepthwiseConv3x3(const KernelTable& table,
   band_kernel_ = params.stride_w == 1 ? table.depthwise3x3_s1 : table.depthwise3x3_s2;
   fused_activation_ = FuseActivation(params.activation, &epilogue_);
   const int64_t sh = params.stride_h, sw = params.stride_w;
-  if (table.fp16_depthwise3x3_s1 != nullptr) {
+  if (kLinksFp16Kernels && table.fp16_depthwise3x3_s1 != nullptr) {
     band_kernel_ = sw == 1 ? table.fp16_depthwise3x3_s1 : table.fp16_depthwise3x3_s2;
     fp16_from_float_ = table.fp16_from_float;
     copy_columns_ = std::min(params.in_w, (params.out_w - 1) * sw + 3 - params.pad_left);
@@ -187,6 +188,7 @@ void DepthwiseConv3x3::Run(const float* input, const float* filter, const float*
 
 void DepthwiseConv3x3::RunHalf(const uint16_t* input, const float* filter, const float* bias,
                                uint16_t* output, ThreadPool* pool, float* scratch) const {
+  if constexpr (!kLinksFp16Kernels) return;
   if (packed_kernel_ != nullptr) {
     RunPackedGroups(input, filter, bias, output, pool, scratch);
     return;

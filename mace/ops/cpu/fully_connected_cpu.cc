@@ -13,6 +13,7 @@
 #include "mace/ops/cpu/fused_activation.h"
 #include "mace/ops/cpu/gemm.h"
 #include "mace/ops/cpu/gemm_fp16.h"
+#include "mace/ops/cpu/linked_families.h"
 #include "mace/ops/cpu/op_compute.h"
 #include "mace/ops/fully_connected.h"
 
@@ -55,7 +56,7 @@ class FullyConnectedCpu final : public FullyConnectedBase {
       return MaceStatus();
     }
     fused_ = FuseActivation(params().activation, &epilogue_);
-    if (table_->fp16_gemm != nullptr) {
+    if (kLinksFp16Kernels && table_->fp16_gemm != nullptr) {
       // Half precision: weight[o][k] is A, each input row one column of B.
       fp16_weight_.Pack(*table_, Input(1)->data<float>(), params().out_features,
                         params().in_features, params().in_features, 1, ContextArena(context));
@@ -78,7 +79,7 @@ class FullyConnectedCpu final : public FullyConnectedBase {
   }
 
   void RunGemm(OpContext* context, const float* bias) {
-    if (table_->fp16_gemm != nullptr) {
+    if (kLinksFp16Kernels && table_->fp16_gemm != nullptr) {
       RunFp16(context, bias);
       return;
     }
