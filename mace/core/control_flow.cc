@@ -70,6 +70,14 @@ bool IsControlFlowOp(const std::string& type) {
   return type == "If" || type == "Loop" || type == "Scan";
 }
 
+MaceStatus RegisterControlFlow(OpRegistry* registry) {
+  registry->set_control_flow([](const ControlFlowArgs& args) -> std::unique_ptr<Operation> {
+    return std::make_unique<ControlFlowOp>(args.registry, args.converters, args.runtimes,
+                                           *args.options, args.env);
+  });
+  return MaceStatus();
+}
+
 ControlFlowOp::ControlFlowOp(const OpRegistry* registry, const ConverterRegistry* converters,
                              NetRuntimes runtimes, const NetOptions& options, SubgraphEnv env)
     : registry_(registry),

@@ -44,6 +44,17 @@ constexpr int64_t kMaxLoopIterations = int64_t{1} << 31;
 
 bool IsControlFlowOp(const std::string& type);
 
+struct ControlFlowArgs {
+  const OpRegistry* registry = nullptr;
+  const ConverterRegistry* converters = nullptr;
+  NetRuntimes runtimes;
+  const NetOptions* options = nullptr;
+  SubgraphEnv env;
+};
+
+// Makes `registry` run If, Loop and Scan (OpRegistry::control_flow).
+MaceStatus RegisterControlFlow(OpRegistry* registry);
+
 class ControlFlowOp : public Operation {
  public:
   ControlFlowOp(const OpRegistry* registry, const ConverterRegistry* converters,

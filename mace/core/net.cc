@@ -519,8 +519,17 @@ MaceStatus Net::CreateOps(const NetDef& net_def) {
     const OperatorDef& def = net_def.op(i);
     std::unique_ptr<Operation> op;
     if (IsControlFlowOp(def.type())) {
+      MACE_UNSUPPORTED_IF(registry_->control_flow() == nullptr, "op #", i, " '", def.name(),
+                          "' (", def.type(),
+                          "): this library leaves out control flow (If, Loop, Scan)");
       // Runs on the host: it only moves tensors in and out of subgraph nets.
-      op = std::make_unique<ControlFlowOp>(registry_, converters_, runtimes_, options_, env_);
+      ControlFlowArgs args;
+      args.registry = registry_;
+      args.converters = converters_;
+      args.runtimes = runtimes_;
+      args.options = &options_;
+      args.env = env_;
+      op = registry_->control_flow()(args);
       op->set_runtime(runtimes_.cpu);
     } else {
       MACE_RETURN_IF_ERROR(Place(def, i, &op));

@@ -32,6 +32,11 @@ using OpFactory = std::function<std::unique_ptr<Operation>()>;
 // the tensor between them gets no memory. False leaves both as they are.
 using FusionFn = std::function<bool(Operation* producer, const Operation& consumer)>;
 
+// What a net hands the control-flow ops (If, Loop, Scan) it makes, for the
+// subgraph nets they build (mace/core/control_flow.h).
+struct ControlFlowArgs;
+using ControlFlowFactory = std::unique_ptr<Operation> (*)(const ControlFlowArgs& args);
+
 class OpRegistry {
  public:
   // Fails if the key is already taken, so two kernels never race silently.
@@ -50,11 +55,20 @@ class OpRegistry {
   const FusionFn* FindFusion(const std::string& producer, const std::string& consumer,
                              DeviceType device, DataType dtype) const;
 
+  // The control-flow ops' factory: set by RegisterControlFlow
+  // (control_flow.h), which the full registry calls, and a model-specific
+  // one only when its models have control flow. Null otherwise: the
+  // control-flow ops' code is then not linked, and a model with one of
+  // them is refused.
+  void set_control_flow(ControlFlowFactory factory) { control_flow_ = factory; }
+  ControlFlowFactory control_flow() const { return control_flow_; }
+
  private:
   using Key = std::tuple<std::string, DeviceType, DataType>;
   std::map<Key, OpFactory> factories_;
   using FusionKey = std::tuple<std::string, std::string, DeviceType, DataType>;
   std::map<FusionKey, FusionFn> fusions_;
+  ControlFlowFactory control_flow_ = nullptr;
 };
 
 template <typename OpClass>

@@ -11,10 +11,12 @@
 namespace mace {
 namespace {
 
-MaceStatus CheckNet(const NetDef& net, const std::set<std::string>& types, const char* op_set) {
+// `control_flow`: the registry runs If, Loop and Scan.
+MaceStatus CheckNet(const NetDef& net, const std::set<std::string>& types, bool control_flow,
+                    const char* op_set) {
   for (int i = 0; i < net.op_size(); ++i) {
     const OperatorDef& op = net.op(i);
-    if (types.count(op.type()) > 0 || IsControlFlowOp(op.type())) continue;
+    if (types.count(op.type()) > 0 || (control_flow && IsControlFlowOp(op.type()))) continue;
     return MaceStatus(
         MaceStatus::MACE_UNSUPPORTED,
         StrCat("op #", i, " '", op.name(), "' needs op type '", op.type(),
@@ -25,7 +27,7 @@ MaceStatus CheckNet(const NetDef& net, const std::set<std::string>& types, const
                "build again, or build without model_specific_library"));
   }
   for (const NetDef& subgraph : net.subgraphs()) {
-    MACE_RETURN_IF_ERROR(CheckNet(subgraph, types, op_set));
+    MACE_RETURN_IF_ERROR(CheckNet(subgraph, types, control_flow, op_set));
   }
   return MaceStatus();
 }
@@ -36,7 +38,8 @@ MaceStatus CheckModelOpSet(const NetDef& net, const OpRegistry& registry) {
   const char* op_set = ops::ModelSpecificOpSet();
   if (op_set == nullptr) return MaceStatus();
   const std::vector<std::string> registered = registry.OpTypes();
-  return CheckNet(net, std::set<std::string>(registered.begin(), registered.end()), op_set);
+  return CheckNet(net, std::set<std::string>(registered.begin(), registered.end()),
+                  registry.control_flow() != nullptr, op_set);
 }
 
 }  // namespace mace

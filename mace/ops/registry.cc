@@ -20,6 +20,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterCast,
       RegisterChannelShuffle,
       RegisterConcat,
+      RegisterControlFlow,
       RegisterConv2D,
       RegisterConv3D,
       RegisterDeconv2D,

@@ -3,6 +3,7 @@
 #ifndef MACE_OPS_REGISTRY_H_
 #define MACE_OPS_REGISTRY_H_
 
+#include "mace/core/control_flow.h"  // RegisterControlFlow: If, Loop and Scan
 #include "mace/core/converter_registry.h"
 #include "mace/core/op_registry.h"
 

@@ -20,6 +20,7 @@ MaceStatus RegisterAllOps(OpRegistry* registry) {
       RegisterBiasAdd,
       RegisterChannelShuffle,
       RegisterConcat,
+      RegisterControlFlow,
       RegisterConv2D,
       RegisterDeconv2D,
       RegisterDepthwiseConv2d,

@@ -21,6 +21,9 @@ REGISTRY_DIR = REPO / "mace" / "codegen" / "op_registry"
 REGISTRY_PACKAGE = "//mace/codegen/op_registry"
 # Every registry registers the CPU's storage converters (blocked layouts).
 _CONVERTERS = ("RegisterCpuConverters", "blocked_layout_convert")
+# If, Loop and Scan are run by the core (mace/core/control_flow.cc, in every
+# engine's link); a registry has them only when a model needs them.
+_CONTROL_FLOW = ("RegisterControlFlow", "")
 _GENERATOR = "tools/python/mace_converter/op_registry.py"
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 # A call that registers an op: registry->Register(...) or RegisterOp<T>(registry, ...).
@@ -56,7 +59,7 @@ def registered_types(body: str, name: str) -> set[str]:
 @dataclass(frozen=True)
 class Registration:
     function: str   # RegisterConv2D
-    library: str    # conv_2d, the op's file and //mace/ops:op_conv_2d
+    library: str    # conv_2d, the op's file and //mace/ops:op_conv_2d ("": the core)
 
 
 def registrations(repo: Path = REPO) -> dict[str, Registration]:
@@ -96,11 +99,14 @@ def graph_op_types(graph: Path) -> set[str]:
 
 
 def select(op_types: set[str], repo: Path = REPO) -> list[Registration]:
-    """The registrations `op_types` need, sorted, the converters' first.
-    Types no built-in op registers are control flow or custom ops the app
-    registers; the engine reports any that is neither."""
+    """The registrations `op_types` need, sorted, the converters' first;
+    the core's control flow when a type is If, Loop or Scan. Types no
+    built-in op registers are custom ops the app registers; the engine
+    reports any that is not."""
     known = registrations(repo)
     chosen = {known[op_type] for op_type in op_types if op_type in known}
+    if op_types & control_flow_types(repo):
+        chosen.add(Registration(*_CONTROL_FLOW))
     return [Registration(*_CONVERTERS)] + sorted(chosen, key=lambda r: r.function)
 
 
@@ -130,7 +136,7 @@ const char* ModelSpecificOpSet() {{ return "{deployment}"; }}
 }}  // namespace ops
 }}  // namespace mace
 """
-    libraries = sorted({r.library for r in chosen})
+    libraries = sorted({r.library for r in chosen if r.library})
     deps = "".join(f'        "//mace/ops:op_{name}",\n' for name in libraries)
     build = f"""# {header.replace(chr(10), chr(10) + '# ')}
 load("//mace/codegen:deploy.bzl", "deployment_libraries")

@@ -26,9 +26,22 @@ class OpRegistryTest(unittest.TestCase):
             self.assertTrue((REPO / "mace" / "ops" / f"{registration.library}.cc").exists())
 
     def test_select_keeps_converters_first_and_skips_unknown_types(self):
-        chosen = op_registry.select({"Softmax", "Conv2D", "If", "MyCustomOp", "Conv2D"})
+        chosen = op_registry.select({"Softmax", "Conv2D", "MyCustomOp", "Conv2D"})
         self.assertEqual([r.function for r in chosen],
                          ["RegisterCpuConverters", "RegisterConv2D", "RegisterSoftmax"])
+
+    def test_control_flow_only_when_a_model_has_it(self):
+        for op_type in ("If", "Loop", "Scan"):
+            chosen = op_registry.select({"Softmax", op_type})
+            self.assertEqual([r.function for r in chosen],
+                             ["RegisterCpuConverters", "RegisterControlFlow", "RegisterSoftmax"])
+            files = op_registry.render("flow", chosen, "//mace/libmace:engine_cpu")
+            self.assertIn("      RegisterControlFlow,\n", files["registry.cc"])
+            # The core is in every engine: no op library for it.
+            self.assertNotIn('"//mace/ops:op_"', files["BUILD.bazel"])
+            self.assertIn('"//mace/ops:op_softmax",', files["BUILD.bazel"])
+        self.assertNotIn("RegisterControlFlow",
+                         [r.function for r in op_registry.select({"Softmax"})])
 
     def test_the_engine_test_registry_is_what_the_generator_writes(self):
         files = op_registry.render("op_set_test",
