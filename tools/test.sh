@@ -238,19 +238,21 @@ bazel_tests --config=aarch64 --test_env=MACE_QEMU_CPU=cortex-a53 "${arm_threads[
   "${baseline_tests[@]}"
 
 # A model-specific library leaves out the activation variants of the NEON
-# GEMM and depthwise kernels its models never pick (mace/ops/arm/
-# linked_variants.h); the kernels then run the two-sided clamp with an
-# infinite bound, and depthwise hard swish as a pass over the band. The
-# tests of those kernels, with every variant left out, check that path.
-step "aarch64: NEON activation variants left out, kernel tests under qemu-aarch64"
+# GEMM and depthwise kernels, and the element-wise operations, its models
+# never pick (mace/ops/arm/linked_variants.h); the kernels then run the
+# two-sided clamp with an infinite bound, depthwise hard swish as a pass
+# over the band, and element-wise rows through the generic row. The tests
+# of those kernels, with every variant left out, check those paths.
+step "aarch64: NEON kernel variants left out, kernel tests under qemu-aarch64"
 neon_variant_flags=()
 for variant in gemm_unclamped gemm_lower_clamp depthwise_unclamped depthwise_lower_clamp \
-  depthwise_hardswish; do
+  depthwise_hardswish eltwise_sum eltwise_weighted_sum eltwise_sub eltwise_prod eltwise_div \
+  eltwise_min eltwise_max eltwise_neg eltwise_abs eltwise_sqr_diff; do
   neon_variant_flags+=("--define=mace_neon_${variant}=off")
 done
 bazel_tests --config=aarch64 "${neon_variant_flags[@]}" "${arm_threads[@]}" \
   //mace/ops:cpu_gemm_test //mace/ops:cpu_depthwise_conv_2d_test //mace/ops:cpu_conv_2d_test \
-  //mace/ops:cpu_fully_connected_test
+  //mace/ops:cpu_fully_connected_test //mace/ops:cpu_eltwise_test
 
 armhf_ready() {
   local pkg

@@ -9,6 +9,7 @@
 
 #include <arm_neon.h>
 
+#include "mace/ops/arm/linked_variants.h"
 #include "mace/ops/arm/neon_kernels.h"
 
 namespace mace {
@@ -165,6 +166,68 @@ void Row(const EltwiseRow& row) {
   }
 }
 
+// The row of an operation this build leaves out (linked_variants.h): each
+// vector goes through the switches below to the same Compute and Activate
+// as the specialized rows, so the results are the same bits.
+float32x4_t ComputeAny(int op, float32x4_t a, float32x4_t b, const Constants& k) {
+  switch (op) {
+    case kEltwiseSum:
+      return Compute<kEltwiseSum>(a, b, k);
+    case kEltwiseSub:
+      return Compute<kEltwiseSub>(a, b, k);
+    case kEltwiseProd:
+      return Compute<kEltwiseProd>(a, b, k);
+    case kEltwiseDiv:
+      return Compute<kEltwiseDiv>(a, b, k);
+    case kEltwiseMin:
+      return Compute<kEltwiseMin>(a, b, k);
+    case kEltwiseMax:
+      return Compute<kEltwiseMax>(a, b, k);
+    case kEltwiseNeg:
+      return Compute<kEltwiseNeg>(a, b, k);
+    case kEltwiseAbs:
+      return Compute<kEltwiseAbs>(a, b, k);
+    case kEltwiseSqrDiff:
+      return Compute<kEltwiseSqrDiff>(a, b, k);
+    default:
+      return Compute<kEltwiseWeightedSum>(a, b, k);
+  }
+}
+
+float32x4_t ActivateAny(int activation, float32x4_t v, const Constants& k) {
+  switch (activation) {
+    case kTileActClamp:
+      return Activate<kTileActClamp>(v, k);
+    case kTileActHardSwish:
+      return Activate<kTileActHardSwish>(v, k);
+    default:
+      return v;
+  }
+}
+
+void AnyRow(const EltwiseRow& row) {
+  const Constants k(row);
+  const bool unary = row.op == kEltwiseNeg || row.op == kEltwiseAbs;
+  // NEG and ABS read `a` as a vector whatever the broadcast (as Linked runs them).
+  const bool scalar_a = !unary && row.broadcast == kEltwiseScalarA;
+  const bool scalar_b = !unary && row.broadcast == kEltwiseScalarB;
+  const float32x4_t a0 = vdupq_n_f32(scalar_a ? row.a[0] : 0.f);
+  const float32x4_t b0 = vdupq_n_f32(scalar_b ? row.b[0] : 0.f);
+  const int64_t n = row.count;
+  for (int64_t i = 0; i < n; i += kLanes) {
+    const int64_t lanes = n - i < kLanes ? n - i : kLanes;
+    float x[kLanes] = {0.f, 0.f, 0.f, 0.f}, y[kLanes] = {0.f, 0.f, 0.f, 0.f};
+    for (int64_t l = 0; l < lanes; ++l) {
+      if (!scalar_a) x[l] = row.a[i + l];
+      if (!unary && !scalar_b) y[l] = row.b[i + l];
+    }
+    const float32x4_t va = scalar_a ? a0 : vld1q_f32(x);
+    const float32x4_t vb = unary || scalar_b ? b0 : vld1q_f32(y);
+    vst1q_f32(x, ActivateAny(row.epilogue.activation, ComputeAny(row.op, va, vb, k), k));
+    for (int64_t l = 0; l < lanes; ++l) row.out[i + l] = x[l];
+  }
+}
+
 template <int kOp, int kBroadcast>
 void ByActivation(const EltwiseRow& row) {
   switch (row.epilogue.activation) {
@@ -189,30 +252,43 @@ void ByBroadcast(const EltwiseRow& row) {
   }
 }
 
+// The specialized rows of a linked operation, else the generic one. NEG
+// and ABS read one operand: only their vector form exists.
+template <int kOp, bool kLinked>
+void Linked(const EltwiseRow& row) {
+  if constexpr (!kLinked) {
+    AnyRow(row);
+  } else if constexpr (kOp == kEltwiseNeg || kOp == kEltwiseAbs) {
+    ByActivation<kOp, kEltwiseVectors>(row);
+  } else {
+    ByBroadcast<kOp>(row);
+  }
+}
+
 }  // namespace
 
 void NeonEltwiseRow(const EltwiseRow& row) {
   switch (row.op) {
     case kEltwiseSum:
-      return ByBroadcast<kEltwiseSum>(row);
+      return Linked<kEltwiseSum, kLinksEltwiseSum>(row);
     case kEltwiseSub:
-      return ByBroadcast<kEltwiseSub>(row);
+      return Linked<kEltwiseSub, kLinksEltwiseSub>(row);
     case kEltwiseProd:
-      return ByBroadcast<kEltwiseProd>(row);
+      return Linked<kEltwiseProd, kLinksEltwiseProd>(row);
     case kEltwiseDiv:
-      return ByBroadcast<kEltwiseDiv>(row);
+      return Linked<kEltwiseDiv, kLinksEltwiseDiv>(row);
     case kEltwiseMin:
-      return ByBroadcast<kEltwiseMin>(row);
+      return Linked<kEltwiseMin, kLinksEltwiseMin>(row);
     case kEltwiseMax:
-      return ByBroadcast<kEltwiseMax>(row);
+      return Linked<kEltwiseMax, kLinksEltwiseMax>(row);
     case kEltwiseNeg:
-      return ByActivation<kEltwiseNeg, kEltwiseVectors>(row);
+      return Linked<kEltwiseNeg, kLinksEltwiseNeg>(row);
     case kEltwiseAbs:
-      return ByActivation<kEltwiseAbs, kEltwiseVectors>(row);
+      return Linked<kEltwiseAbs, kLinksEltwiseAbs>(row);
     case kEltwiseSqrDiff:
-      return ByBroadcast<kEltwiseSqrDiff>(row);
+      return Linked<kEltwiseSqrDiff, kLinksEltwiseSqrDiff>(row);
     case kEltwiseWeightedSum:
-      return ByBroadcast<kEltwiseWeightedSum>(row);
+      return Linked<kEltwiseWeightedSum, kLinksEltwiseWeightedSum>(row);
   }
 }
 

@@ -35,6 +35,40 @@
 #ifndef MACE_NEON_DEPTHWISE_HARDSWISH
 #define MACE_NEON_DEPTHWISE_HARDSWISH 1
 #endif
+// The element-wise row kernel (eltwise_neon.cc) is specialized by operation,
+// broadcast and fused activation. An operation left out
+// (--define=mace_neon_eltwise_<op>=off) runs one generic row that picks the
+// same NEON instruction per vector at run time: the same bits, slower.
+#ifndef MACE_NEON_ELTWISE_SUM
+#define MACE_NEON_ELTWISE_SUM 1
+#endif
+#ifndef MACE_NEON_ELTWISE_WEIGHTED_SUM
+#define MACE_NEON_ELTWISE_WEIGHTED_SUM 1
+#endif
+#ifndef MACE_NEON_ELTWISE_SUB
+#define MACE_NEON_ELTWISE_SUB 1
+#endif
+#ifndef MACE_NEON_ELTWISE_PROD
+#define MACE_NEON_ELTWISE_PROD 1
+#endif
+#ifndef MACE_NEON_ELTWISE_DIV
+#define MACE_NEON_ELTWISE_DIV 1
+#endif
+#ifndef MACE_NEON_ELTWISE_MIN
+#define MACE_NEON_ELTWISE_MIN 1
+#endif
+#ifndef MACE_NEON_ELTWISE_MAX
+#define MACE_NEON_ELTWISE_MAX 1
+#endif
+#ifndef MACE_NEON_ELTWISE_NEG
+#define MACE_NEON_ELTWISE_NEG 1
+#endif
+#ifndef MACE_NEON_ELTWISE_ABS
+#define MACE_NEON_ELTWISE_ABS 1
+#endif
+#ifndef MACE_NEON_ELTWISE_SQR_DIFF
+#define MACE_NEON_ELTWISE_SQR_DIFF 1
+#endif
 
 namespace mace {
 namespace ops {
@@ -45,6 +79,16 @@ inline constexpr bool kLinksGemmLowerClamp = MACE_NEON_GEMM_LOWER_CLAMP != 0;
 inline constexpr bool kLinksDepthwiseUnclamped = MACE_NEON_DEPTHWISE_UNCLAMPED != 0;
 inline constexpr bool kLinksDepthwiseLowerClamp = MACE_NEON_DEPTHWISE_LOWER_CLAMP != 0;
 inline constexpr bool kLinksDepthwiseHardSwish = MACE_NEON_DEPTHWISE_HARDSWISH != 0;
+inline constexpr bool kLinksEltwiseSum = MACE_NEON_ELTWISE_SUM != 0;
+inline constexpr bool kLinksEltwiseWeightedSum = MACE_NEON_ELTWISE_WEIGHTED_SUM != 0;
+inline constexpr bool kLinksEltwiseSub = MACE_NEON_ELTWISE_SUB != 0;
+inline constexpr bool kLinksEltwiseProd = MACE_NEON_ELTWISE_PROD != 0;
+inline constexpr bool kLinksEltwiseDiv = MACE_NEON_ELTWISE_DIV != 0;
+inline constexpr bool kLinksEltwiseMin = MACE_NEON_ELTWISE_MIN != 0;
+inline constexpr bool kLinksEltwiseMax = MACE_NEON_ELTWISE_MAX != 0;
+inline constexpr bool kLinksEltwiseNeg = MACE_NEON_ELTWISE_NEG != 0;
+inline constexpr bool kLinksEltwiseAbs = MACE_NEON_ELTWISE_ABS != 0;
+inline constexpr bool kLinksEltwiseSqrDiff = MACE_NEON_ELTWISE_SQR_DIFF != 0;
 
 // The clamp variants, in the order both kernel files number them.
 enum : int { kClampNone = 0, kClampLo = 1, kClampLoHi = 2 };

@@ -49,7 +49,13 @@ _INTEGER_OPS = ("Quantize", "Dequantize", "DynamicQuantizedFullyConnected")
 _BLOCKED_OPS = ("Conv2D", "DepthwiseConv2d", "Pooling")
 FILE_NAME = "cpu_kernel_families.txt"
 VARIANTS = ("gemm_unclamped", "gemm_lower_clamp", "depthwise_unclamped", "depthwise_lower_clamp",
-            "depthwise_hardswish")
+            "depthwise_hardswish") + tuple(
+                "eltwise_" + name for name in ("sum", "weighted_sum", "sub", "prod", "div", "min",
+                                               "max", "neg", "abs", "sqr_diff"))
+# The Eltwise op's `type` argument (mace/ops/ref/eltwise.h) and the NEON row
+# kernel's operation it runs (cpu/eltwise_kernel.cc; POW has none).
+_ELTWISE_TYPES = {0: "sum", 1: "sub", 2: "prod", 3: "div", 4: "min", 5: "max", 6: "neg",
+                  7: "abs", 8: "sqr_diff"}
 VARIANTS_FILE_NAME = "neon_kernel_variants.txt"
 # Float ops whose CPU kernels apply their fused activation in the GEMM's
 # registers (mace/ops/cpu: conv_2d_*, conv_3d_cpu, fully_connected_cpu,
@@ -107,6 +113,16 @@ def _winograd_candidate(op, weights: dict) -> bool:
     return len(dims) == 4 and dims[2] == 3 and dims[3] == 3
 
 
+def _eltwise_variant(op) -> str:
+    """The NEON element-wise operation an Eltwise op runs: a SUM with
+    coefficients other than 1 and 1 is the weighted sum."""
+    name = _ELTWISE_TYPES.get(_ints(op, "type", [-1])[0], "")
+    coeff = _arg(op, "coeff")
+    if name == "sum" and coeff is not None and list(coeff.floats) not in ([], [1.0, 1.0]):
+        return "weighted_sum"
+    return name
+
+
 def net_families(net, cpu_fp16: bool = False) -> set[str]:
     """The optional families the ops of `net` (a NetDef, subgraphs
     included) can run, on any ABI, and the NEON kernel variants (VARIANTS)
@@ -136,6 +152,8 @@ def net_families(net, cpu_fp16: bool = False) -> set[str]:
                 elif op.type == "Activation":
                     # The engine may fold it into the op before it.
                     families.update(("depthwise_" + variant, "gemm_" + variant))
+            if op.type == "Eltwise" and kernel_type not in _INTEGER_TYPES:
+                families.add("eltwise_" + _eltwise_variant(op))
             if op.type == "Conv2D" and _winograd_candidate(op, weights):
                 families.add("winograd")
             if op.type in _BLOCKED_OPS:

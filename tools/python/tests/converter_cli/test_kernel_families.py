@@ -95,6 +95,22 @@ class KernelFamiliesTest(unittest.TestCase):
         net.add_op("Activation", ["x"], "y", activation="RELU")
         self.assertEqual(variants(net.net), {"gemm_lower_clamp", "depthwise_lower_clamp"})
 
+    def test_neon_eltwise_operations_from_the_op_type(self):
+        def eltwise(**args):
+            net = NetBuilder("n")
+            net.add_input("x", [1, 4])
+            net.add_op("Eltwise", ["x", "x"], "y", **args)
+            return variants(net.net)
+        self.assertEqual(eltwise(type=0), {"eltwise_sum"})
+        self.assertEqual(eltwise(type=0, coeff=[1.0, 1.0]), {"eltwise_sum"})
+        self.assertEqual(eltwise(type=0, coeff=[0.5, 2.0]), {"eltwise_weighted_sum"})
+        for code, name in ((1, "sub"), (2, "prod"), (3, "div"), (4, "min"), (5, "max"),
+                           (6, "neg"), (7, "abs"), (8, "sqr_diff")):
+            self.assertEqual(eltwise(type=code), {"eltwise_" + name})
+        # POW has no NEON row; integer Eltwise runs the uint8 kernels.
+        self.assertEqual(eltwise(type=9), set())
+        self.assertEqual(eltwise(type=0, T=2), set())
+
     def test_each_abi_links_what_it_runs_by_default(self):
         every = set(kernel_families.OPTIONAL)
         neon = set(kernel_families.VARIANTS)
@@ -119,7 +135,10 @@ class KernelFamiliesTest(unittest.TestCase):
                           "--define=mace_neon_gemm_lower_clamp=off",
                           "--define=mace_neon_depthwise_unclamped=off",
                           "--define=mace_neon_depthwise_lower_clamp=off",
-                          "--define=mace_neon_depthwise_hardswish=off"])
+                          "--define=mace_neon_depthwise_hardswish=off"] +
+                         [f"--define=mace_neon_eltwise_{op}=off" for op in (
+                             "sum", "weighted_sum", "sub", "prod", "div", "min", "max", "neg",
+                             "abs", "sqr_diff")])
         every = set(kernel_families.OPTIONAL) | set(kernel_families.VARIANTS)
         self.assertEqual(kernel_families.define_flags(kernel_families.for_abi(every, "arm64-v8a")),
                          ["--define=mace_cpu_kernels_blocked=off"])
