@@ -24,10 +24,13 @@ NO_NUMPY = {"Assign", "Dequantize", "If", "Loop", "Quantize", "Scan"}
 
 def engine_op_types(repo: Path = REPO) -> set[str]:
     """Op types registered by the Register<Op> functions that
-    mace/ops/registry.cc calls, plus the control-flow ops the core runs."""
+    mace/ops/registry.cc calls, plus the control-flow ops the core runs
+    once the registry calls RegisterControlFlow (mace/core/control_flow.cc)."""
     listing = function_bodies((repo / "mace/ops/registry.cc").read_text(),
                               r"MaceStatus (RegisterAllOps)\(OpRegistry\* \w+\)")
     listed = set(re.findall(r"\b(Register\w+)\s*,", listing["RegisterAllOps"]))
+    control_flow = "RegisterControlFlow" in listed
+    listed.discard("RegisterControlFlow")
     found: dict[str, str] = {}
     for path in (repo / "mace/ops").rglob("*.cc"):
         if not path.name.endswith("_test.cc"):
@@ -41,7 +44,9 @@ def engine_op_types(repo: Path = REPO) -> set[str]:
         types |= registered_types(found[name], name)
     control = function_bodies((repo / "mace/core/control_flow.cc").read_text(),
                               r"bool (IsControlFlowOp)\(const std::string& \w+\)")
-    return types | set(re.findall(r'== "(\w+)"', control["IsControlFlowOp"]))
+    if control_flow:
+        types |= set(re.findall(r'== "(\w+)"', control["IsControlFlowOp"]))
+    return types
 
 
 def dsp_types(repo: Path = REPO) -> tuple[set[str], set[str]]:
