@@ -131,32 +131,32 @@ def layering_problems(violations: list[Violation],
     return problems
 
 
-def feature_probe_violations(repo: Path = REPO) -> list[Violation]:
-    """CPU feature probes under mace/ outside FEATURE_PROBE_FILES."""
+def _lines_matching(repo: Path, pattern: re.Pattern[str], rule: str, skip) -> list[Violation]:
+    """Lines of the sources under mace/ whose code matches `pattern`, in the
+    files `skip` (given the repository-relative path) does not skip."""
     found = []
     for path in _sources(repo / "mace"):
         relative = str(path.relative_to(repo))
-        if relative in FEATURE_PROBE_FILES:
+        if skip(relative):
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if FEATURE_PROBE.search(_code(line)):
-                found.append(Violation(relative, number, "CPU feature probe outside CpuFeatures",
-                                       line))
+            if pattern.search(_code(line)):
+                found.append(Violation(relative, number, rule, line))
     return found
+
+
+def feature_probe_violations(repo: Path = REPO) -> list[Violation]:
+    """CPU feature probes under mace/ outside FEATURE_PROBE_FILES."""
+    return _lines_matching(repo, FEATURE_PROBE, "CPU feature probe outside CpuFeatures",
+                           lambda relative: relative in FEATURE_PROBE_FILES)
 
 
 def function_compare_violations(repo: Path = REPO) -> list[Violation]:
     """Comparisons with a named function under mace/ (tests aside) outside
     FUNCTION_COMPARE_FILES."""
-    found = []
-    for path in _sources(repo / "mace"):
-        relative = str(path.relative_to(repo))
-        if relative in FUNCTION_COMPARE_FILES or TEST_FILE.search(relative):
-            continue
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if FUNCTION_COMPARE.search(_code(line)):
-                found.append(Violation(relative, number, "function address compared", line))
-    return found
+    return _lines_matching(
+        repo, FUNCTION_COMPARE, "function address compared",
+        lambda relative: relative in FUNCTION_COMPARE_FILES or TEST_FILE.search(relative))
 
 
 def getenv_files(repo: Path = REPO) -> list[str]:
