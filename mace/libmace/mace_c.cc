@@ -10,6 +10,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mace/public/mace.h"
@@ -56,11 +57,12 @@ MaceCStatus FromStatus(const mace::MaceStatus& status) {
 }
 
 // Runs `body` with the thread's error cleared; an exception becomes a code.
-template <typename Body>
-MaceCStatus Guard(const char* what, Body&& body) noexcept {
+// The handlers are compiled once: every entry point reaches them through
+// this function and a plain function pointer to its own body.
+MaceCStatus GuardCall(const char* what, MaceCStatus (*call)(void*), void* body) noexcept {
   last_error.clear();
   try {
-    return body();
+    return call(body);
   } catch (const std::bad_alloc&) {
     return Fail(MACE_C_OUT_OF_RESOURCES, std::string(what) + ": out of memory");
   } catch (const std::exception& error) {
@@ -68,6 +70,14 @@ MaceCStatus Guard(const char* what, Body&& body) noexcept {
   } catch (...) {
     return Fail(MACE_C_RUNTIME_ERROR, std::string(what) + ": unknown error");
   }
+}
+
+template <typename Body>
+MaceCStatus Guard(const char* what, Body&& body) noexcept {
+  using BodyType = std::remove_reference_t<Body>;
+  return GuardCall(
+      what, [](void* callable) { return (*static_cast<BodyType*>(callable))(); },
+      const_cast<void*>(static_cast<const void*>(&body)));
 }
 
 #define MACE_C_REQUIRE(condition, message)                         \

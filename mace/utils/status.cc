@@ -1,7 +1,50 @@
+#include "mace/utils/status.h"
+
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+
 #include "mace/public/mace.h"
 #include "mace/utils/checked_math.h"
 
 namespace mace {
+namespace internal {
+
+namespace {
+
+// The status for a step that threw: the step's name and `what` in the
+// message, or the bare code if building the message fails too (memory is
+// short).
+MaceStatus ExceptionStatus(MaceStatus::Code code, std::string (*where)(void*), void* where_object,
+                           const char* what) noexcept {
+  try {
+    return MaceStatus(code, where(where_object) + ": " + what);
+  } catch (...) {
+    return MaceStatus(code);
+  }
+}
+
+}  // namespace
+
+MaceStatus CatchExceptionsCall(MaceStatus (*step)(void*), void* step_object,
+                               std::string (*where)(void*), void* where_object) noexcept {
+  try {
+    return step(step_object);
+  } catch (const std::bad_alloc&) {
+    return ExceptionStatus(MaceStatus::MACE_OUT_OF_RESOURCES, where, where_object, "out of memory");
+  } catch (const std::length_error&) {
+    return ExceptionStatus(MaceStatus::MACE_OUT_OF_RESOURCES, where, where_object,
+                           "out of memory (a buffer too large to allocate)");
+  } catch (const std::exception& e) {
+    return ExceptionStatus(MaceStatus::MACE_RUNTIME_ERROR, where, where_object, e.what());
+  } catch (...) {
+    return ExceptionStatus(MaceStatus::MACE_RUNTIME_ERROR, where, where_object,
+                           "an exception of unknown type");
+  }
+}
+
+}  // namespace internal
 
 std::string MaceStatus::ToString() const {
   static const char* const kNames[] = {"SUCCESS", "INVALID_ARGS", "OUT_OF_RESOURCES", "UNSUPPORTED",

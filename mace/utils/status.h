@@ -7,6 +7,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "mace/public/mace.h"
@@ -23,15 +24,14 @@ std::string StrCat(Args&&... args) {
 
 namespace internal {
 
-// The status for a step that threw: `where()` and `what` in the message, or
-// the bare code if building the message fails too (memory is short).
-template <typename Where>
-MaceStatus ExceptionStatus(MaceStatus::Code code, Where& where, const char* what) noexcept {
-  try {
-    return MaceStatus(code, StrCat(where(), ": ", what));
-  } catch (...) {
-    return MaceStatus(code);
-  }
+// The handlers of CatchExceptions, compiled once for every caller: the step
+// and the callable that names it come in as plain function pointers.
+MaceStatus CatchExceptionsCall(MaceStatus (*step)(void*), void* step_object,
+                               std::string (*where)(void*), void* where_object) noexcept;
+
+template <typename T>
+void* ObjectAddress(T& object) {
+  return const_cast<void*>(static_cast<const void*>(&object));
 }
 
 }  // namespace internal
@@ -45,19 +45,13 @@ MaceStatus ExceptionStatus(MaceStatus::Code code, Where& where, const char* what
 // failure.
 template <typename Step, typename Where>
 MaceStatus CatchExceptions(Step&& step, Where&& where) noexcept {
-  try {
-    return step();
-  } catch (const std::bad_alloc&) {
-    return internal::ExceptionStatus(MaceStatus::MACE_OUT_OF_RESOURCES, where, "out of memory");
-  } catch (const std::length_error&) {
-    return internal::ExceptionStatus(MaceStatus::MACE_OUT_OF_RESOURCES, where,
-                                     "out of memory (a buffer too large to allocate)");
-  } catch (const std::exception& e) {
-    return internal::ExceptionStatus(MaceStatus::MACE_RUNTIME_ERROR, where, e.what());
-  } catch (...) {
-    return internal::ExceptionStatus(MaceStatus::MACE_RUNTIME_ERROR, where,
-                                     "an exception of unknown type");
-  }
+  using StepType = std::remove_reference_t<Step>;
+  using WhereType = std::remove_reference_t<Where>;
+  return internal::CatchExceptionsCall(
+      [](void* object) -> MaceStatus { return (*static_cast<StepType*>(object))(); },
+      internal::ObjectAddress(step),
+      [](void* object) { return StrCat((*static_cast<WhereType*>(object))()); },
+      internal::ObjectAddress(where));
 }
 
 }  // namespace mace
