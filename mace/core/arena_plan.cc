@@ -45,6 +45,8 @@ MaceStatus PlanArena(const std::vector<ArenaRecord>& records, MemoryStrategy str
     }
   }
 
+  const memory::Status linked = memory::CheckStrategyLinked(ToPlannerStrategy(strategy));
+  if (!linked.ok()) return MaceStatus(MaceStatus::MACE_UNSUPPORTED, linked.message());
   memory::PlanOptions options;
   options.alignment = static_cast<size_t>(alignment);
   options.time_limit_ms = budget.time_limit_ms;

@@ -10,9 +10,23 @@
 #include "mace/core/memory/strategies.h"
 #include "mace/utils/string_builder.h"
 
+// Set for a model-specific library (mace/core/memory/BUILD.bazel):
+// MACE_MEMORY_ALL_STRATEGIES=0 links only OPTIMAL and the greedy strategies
+// it starts from, MACE_MEMORY_IMAGES=0 no image planner. A strategy left
+// out is never called, so the linker drops its code.
+#ifndef MACE_MEMORY_ALL_STRATEGIES
+#define MACE_MEMORY_ALL_STRATEGIES 1
+#endif
+#ifndef MACE_MEMORY_IMAGES
+#define MACE_MEMORY_IMAGES 1
+#endif
+
 namespace mace {
 namespace memory {
 namespace {
+
+constexpr bool kLinksAllStrategies = MACE_MEMORY_ALL_STRATEGIES;
+constexpr bool kLinksImagePlanner = MACE_MEMORY_IMAGES;
 
 struct NamedStrategy {
   Strategy strategy;
@@ -51,6 +65,25 @@ std::optional<bool> KnownOptimal(size_t total, size_t lower_bound) {
 }
 
 }  // namespace
+
+bool StrategyLinked(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::kOptimal:
+    case Strategy::kGreedyBest:
+    case Strategy::kGreedyBySize:
+    case Strategy::kGreedyByBreadth:
+      return true;
+    default:
+      return kLinksAllStrategies;
+  }
+}
+
+Status CheckStrategyLinked(Strategy strategy) {
+  if (StrategyLinked(strategy)) return Status();
+  return Fail("memory strategy ", StrategyName(strategy),
+              " is not in this library: a model-specific library links optimal and the greedy "
+              "strategies it starts from (greedy_best, greedy_by_size, greedy_by_breadth)");
+}
 
 bool ParseStrategy(const std::string& name, Strategy* strategy) {
   std::string lower = name;
@@ -107,15 +140,16 @@ OffsetsAssignment StackObjects(const ObjectsAssignment& objects, size_t alignmen
 
 Status PlanObjects(const std::vector<UsageRecord>& records, Strategy strategy, ObjectsPlan* plan) {
   MACE_MEMORY_RETURN_IF_ERROR(ValidateRecords(records));
+  MACE_MEMORY_RETURN_IF_ERROR(CheckStrategyLinked(strategy));
   switch (strategy) {
     case Strategy::kNaive:
-      plan->assignment = NaiveAssignment(records);
+      if constexpr (kLinksAllStrategies) plan->assignment = NaiveAssignment(records);
       break;
     case Strategy::kEquality:
-      plan->assignment = EqualityAssignment(records);
+      if constexpr (kLinksAllStrategies) plan->assignment = EqualityAssignment(records);
       break;
     case Strategy::kGreedyInOrder:
-      plan->assignment = GreedyInOrderAssignment(records);
+      if constexpr (kLinksAllStrategies) plan->assignment = GreedyInOrderAssignment(records);
       break;
     case Strategy::kGreedyByBreadth:
       plan->assignment = GreedyByBreadthAssignment(records);
@@ -127,7 +161,7 @@ Status PlanObjects(const std::vector<UsageRecord>& records, Strategy strategy, O
       plan->assignment = GreedyBestAssignment(records);
       break;
     case Strategy::kMinCostFlow:
-      plan->assignment = MinCostFlowAssignment(records);
+      if constexpr (kLinksAllStrategies) plan->assignment = MinCostFlowAssignment(records);
       break;
     default:
       return Fail("strategy ", StrategyName(strategy), " does not produce shared objects");
@@ -141,15 +175,25 @@ Status PlanObjects(const std::vector<UsageRecord>& records, Strategy strategy, O
 Status PlanImageObjects(const std::vector<ImageUsageRecord>& records, Strategy strategy,
                         ImageObjectsPlan* plan) {
   MACE_MEMORY_RETURN_IF_ERROR(ValidateImageRecords(records));
+  if (!kLinksImagePlanner)
+    return Fail("this library has no planner for 2D images (no GPU runtime)");
+  if (strategy != Strategy::kGreedyInOrder && !kLinksAllStrategies) {
+    return Fail("image strategy ", StrategyName(strategy),
+                " is not in this library: a model-specific library plans images greedy_in_order");
+  }
   switch (strategy) {
     case Strategy::kNaive:
-      plan->assignment = NaiveImageAssignment(records);
+      if constexpr (kLinksImagePlanner && kLinksAllStrategies) {
+        plan->assignment = NaiveImageAssignment(records);
+      }
       break;
     case Strategy::kEquality:
-      plan->assignment = EqualityImageAssignment(records);
+      if constexpr (kLinksImagePlanner && kLinksAllStrategies) {
+        plan->assignment = EqualityImageAssignment(records);
+      }
       break;
     case Strategy::kGreedyInOrder:
-      plan->assignment = GreedyInOrderImageAssignment(records);
+      if constexpr (kLinksImagePlanner) plan->assignment = GreedyInOrderImageAssignment(records);
       break;
     default:
       return Fail("strategy ", StrategyName(strategy),
@@ -157,7 +201,7 @@ Status PlanImageObjects(const std::vector<ImageUsageRecord>& records, Strategy s
   }
   plan->total = 0;
   for (const ImageSize& size : plan->assignment.object_sizes) plan->total += size.area();
-  plan->lower_bound = ImageObjectsLowerBound(records);
+  if constexpr (kLinksImagePlanner) plan->lower_bound = ImageObjectsLowerBound(records);
   plan->optimal = KnownOptimal(plan->total, plan->lower_bound);
   return Status();
 }

@@ -52,6 +52,16 @@ def cpu_only(config: DeploymentConfig) -> bool:
     return all(model.runtime == "cpu" for model in config.models.values())
 
 
+def memory_define_flags(config: DeploymentConfig) -> list[str]:
+    """A model-specific library links the default memory strategy (optimal)
+    and the greedy ones it starts from, and a CPU-only one no planner of GPU
+    images (mace/core/memory/planner.h)."""
+    flags = ["--define=mace_memory_strategies=default"]
+    if cpu_only(config):
+        flags.append("--define=mace_gpu_images=off")
+    return flags
+
+
 def library_package(config: DeploymentConfig) -> str:
     """The Bazel package of the deployment's libraries and mace_run
     (mace/codegen/deploy.bzl): its own ops (op_registry.py) with
@@ -111,7 +121,7 @@ def bazel_build(config: DeploymentConfig, abi: str) -> AbiOutputs:
     if config.model_specific_library:
         # Only the CPU kernel families the models run (kernel_families.py).
         linked = kernel_families.for_abi(kernel_families.read(op_registry.REGISTRY_DIR), abi)
-        flags += kernel_families.define_flags(linked)
+        flags += kernel_families.define_flags(linked) + memory_define_flags(config)
     what = "libmace (with models as code)" if config.build_type == "code" else "libmace"
     what += ", CPU only" if cpu_only(config) else ""
     if config.model_specific_library:

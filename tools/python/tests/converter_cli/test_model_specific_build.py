@@ -95,6 +95,28 @@ class ModelSpecificBuildTest(unittest.TestCase):
                               capture_output=True, text=True, timeout=120)
         self.assertEqual(full.returncode, 0, full.stderr)
 
+    def test_links_the_default_memory_strategies_only(self):
+        model = self.config.models["tiny"]
+        artifacts = conversion.load_artifacts(self.config, model)
+        runner = run.mace_run_path(self.config, "host")
+        files = [f"--model_file={artifacts.pb}", f"--model_data_file={artifacts.data}"]
+        for strategy in ("optimal", "greedy_best", "greedy_by_size", "greedy_by_breadth"):
+            with self.subTest(strategy=strategy):
+                result = subprocess.run([str(runner), *files, f"--memory_strategy={strategy}"],
+                                        capture_output=True, text=True, timeout=120)
+                self.assertEqual(result.returncode, 0, result.stderr)
+        for strategy in ("naive", "equality", "greedy_in_order", "mincostflow"):
+            with self.subTest(strategy=strategy):
+                result = subprocess.run([str(runner), *files, f"--memory_strategy={strategy}"],
+                                        capture_output=True, text=True, timeout=120)
+                self.assertNotEqual(result.returncode, 0)
+                self.assertIn(f"memory strategy {strategy} is not in this library",
+                              result.stderr)
+                # The library with every strategy plans with it.
+                full = subprocess.run([str(MACE_RUN), *files, f"--memory_strategy={strategy}"],
+                                      capture_output=True, text=True, timeout=120)
+                self.assertEqual(full.returncode, 0, full.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
