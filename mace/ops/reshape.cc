@@ -43,8 +43,8 @@ MaceStatus ReshapeBase::Init() {
     OP_CHECK(shape_input->dim_size() == 1, "shape input '", shape_input->name(), "' has shape ",
              ShapeToString(shape_input->shape()), " but must be 1-D");
     std::vector<int64_t> from_input;
-    for (int64_t i = 0; i < shape_input->size(); ++i) {
-      from_input.push_back(shape_input->data<int32_t>()[i]);
+    if (shape_input->size() > 0) {
+      MACE_RETURN_IF_ERROR(ReadComputedInts(*this, *shape_input, "shape", &from_input));
     }
     OP_CHECK(!HasArg("shape") || shape_ == from_input, "shape argument ", ShapeToString(shape_),
              " disagrees with shape input ", ShapeToString(from_input));

@@ -11,7 +11,9 @@
 - a function's address is compared with a named function only where that
   only picks a path for that function (FUNCTION_COMPARE_FILES): the shared
   libraries fold identical code (mace/libmace/linkopts.bzl), so two
-  functions may share an address, which is harmless only there.
+  functions may share an address, which is harmless only there;
+- a file under mace/ops that .bazelrc compiles for size (-Os: the ops'
+  front ends) reads no tensor's elements: loops over elements stay at -O2.
 
     PYTHONPATH=tools/python .venv/bin/python -m mace_tools.layer_rules
 
@@ -67,6 +69,11 @@ FUNCTION_COMPARE_FILES = frozenset({
     "mace/ops/arm/gemm_port_aarch64.cc",
     "mace/ops/x86/depthwise_uint8_block_variants_x86_64.cc",
 })
+# How a file reads or writes a tensor's elements.
+ELEMENT_ACCESS = re.compile(r"\b(mutable_)?data<|\b(mutable_)?raw_data\(|\.data\(\)|\bmemcpy\(|"
+                            r"\bstd::copy(_n)?\(")
+# A --per_file_copt line of .bazelrc that compiles files for size.
+SIZE_COPT = re.compile(r"^build\s+--per_file_copt=(\S+)@-Os\s*$")
 GETENV = re.compile(r"\b(std::)?(secure_)?getenv\s*\(")
 # Files that only tests and test harnesses build.
 TEST_FILE = re.compile(r"(_test|_tests|_benchmark|_fuzz)\.(cc|h)$|/testing/|/test_util\.")
@@ -159,6 +166,33 @@ def function_compare_violations(repo: Path = REPO) -> list[Violation]:
         lambda relative: relative in FUNCTION_COMPARE_FILES or TEST_FILE.search(relative))
 
 
+def size_compiled(relative: str, bazelrc: str) -> bool:
+    """Whether a `build --per_file_copt=...@-Os` line of `bazelrc` matches
+    the source `relative`: one of its patterns matches and none of its
+    excluding (-) patterns does, as Bazel reads them."""
+    for line in bazelrc.splitlines():
+        match = SIZE_COPT.match(line.strip())
+        if not match:
+            continue
+        patterns = match.group(1).split(",")
+        included = [p for p in patterns if not p.startswith("-")]
+        excluded = [p[1:] for p in patterns if p.startswith("-")]
+        if (any(re.search(p, relative) for p in included)
+                and not any(re.search(p, relative) for p in excluded)):
+            return True
+    return False
+
+
+def size_compiled_element_access(repo: Path = REPO) -> list[Violation]:
+    """Lines that read or write tensor elements in the files under mace/ops
+    that .bazelrc compiles for size."""
+    bazelrc = (repo / ".bazelrc").read_text()
+    return _lines_matching(
+        repo, ELEMENT_ACCESS, "tensor elements in a file compiled for size (.bazelrc)",
+        lambda relative: not (relative.startswith("mace/ops/") and relative.endswith(".cc")
+                              and size_compiled(relative, bazelrc)))
+
+
 def getenv_files(repo: Path = REPO) -> list[str]:
     """Non-test library and tool sources under mace/ that read the
     environment."""
@@ -178,6 +212,7 @@ def main() -> int:
         print(violation)
     problems = layering_problems(violations) + [str(v) for v in feature_probe_violations()]
     problems += [str(v) for v in function_compare_violations()]
+    problems += [str(v) for v in size_compiled_element_access()]
     readers = getenv_files()
     pending = len({v.path for v in violations})
     print(f"{len(violations)} per-ISA line(s) in {CPU_DRIVERS}, in {pending} pending file(s); "

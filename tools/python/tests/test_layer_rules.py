@@ -97,6 +97,36 @@ class LayerRulesTest(unittest.TestCase):
                                 for line in text.splitlines()),
                             f"{path} compares no function now; remove it from the list")
 
+    def test_size_compiled_files_read_no_elements(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = Path(tmp)
+            ops = repo / "mace" / "ops"
+            (ops / "common").mkdir(parents=True)
+            (repo / ".bazelrc").write_text(
+                "build --per_file_copt=^mace/.*@-Werror\n"
+                "build --per_file_copt=^mace/ops/[^/]*\\.cc$,^mace/ops/common/.*,-_test\\.cc$,"
+                "-^mace/ops/pad\\.cc$@-Os\n")
+            (ops / "front.cc").write_text(
+                "OP_CHECK(input->dim_size() == 4, \"rank\");\n"
+                "const float* x = input->data<float>();\n"
+                "std::memcpy(out, in, bytes);\n"
+                "// input->data<float>() in a comment\n")
+            (ops / "common" / "helper.cc").write_text("auto* y = output->mutable_data<int>();\n")
+            (ops / "pad.cc").write_text("const float* x = input->data<float>();\n")
+            (ops / "front_test.cc").write_text("const float* x = input->data<float>();\n")
+            found = layer_rules.size_compiled_element_access(repo)
+            self.assertEqual(sorted((v.path, v.line) for v in found),
+                             [("mace/ops/common/helper.cc", 1), ("mace/ops/front.cc", 2),
+                              ("mace/ops/front.cc", 3)])
+
+    def test_tree_size_compiles_no_element_loop(self):
+        found = layer_rules.size_compiled_element_access()
+        self.assertEqual(found, [], "\n".join(map(str, found)))
+        bazelrc = (layer_rules.REPO / ".bazelrc").read_text()
+        self.assertTrue(layer_rules.size_compiled("mace/ops/conv_2d.cc", bazelrc))
+        self.assertFalse(layer_rules.size_compiled("mace/ops/pad.cc", bazelrc))
+        self.assertFalse(layer_rules.size_compiled("mace/ops/cpu/conv_2d_cpu.cc", bazelrc))
+
     def test_tree_probes_features_in_one_place(self):
         found = layer_rules.feature_probe_violations()
         self.assertEqual(found, [], "\n".join(map(str, found)))
