@@ -62,17 +62,17 @@ link_flags = rule(
     attrs = {"deps": attr.label_list(providers = [CcInfo])},
 )
 
-def deployment_libraries(engine, registry, mace_run = True):
+def deployment_libraries(engine, registry, mace_run = True, c_api = True):
     """What tools/converter.py builds for a deployment, over `engine` (every
     runtime, or the CPU only) with the ops `registry` registers: libmace
     (models as .pb files) and libmace_code (models compiled in,
     //mace/codegen:models), each as one static archive, its link flags and a
-    shared library; and with `mace_run`, mace_run on the same engine and ops.
-    Every target is manual."""
+    shared library, with the C API when `c_api`; and with `mace_run`,
+    mace_run on the same engine and ops. Every target is manual."""
     tags = ["manual"]
     engine_deps = [engine, registry]
     for name, models in [("libmace", []), ("libmace_code", ["//mace/codegen:models"])]:
-        deps = engine_deps + ["//mace/libmace:c_api"] + models
+        deps = engine_deps + (["//mace/libmace:c_api"] if c_api else []) + models
         static_archive(name = name, tags = tags, deps = deps)
         link_flags(name = name + "_link_flags", tags = tags, deps = deps)
         native.cc_import(

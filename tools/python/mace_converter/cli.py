@@ -220,7 +220,7 @@ def _write_op_registry(config: DeploymentConfig, artifacts: dict) -> None:
     with step(f"generate the op registry of {', '.join(sorted(artifacts))}"):
         engine = "//mace/libmace:engine_cpu" if build.cpu_only(config) \
             else "//mace/libmace:engine"
-        types = op_registry.write(config.library_name, graphs, engine)
+        types = op_registry.write(config.library_name, graphs, engine, config.c_api)
         say(f"    {len(types)} op types: {', '.join(types)}")
         families: set[str] = set()
         for name, model in artifacts.items():

@@ -28,7 +28,7 @@ BUILD_TYPES = ("proto", "code")
 
 TOP_KEYS = ("library_name", "target_abis", "target_socs", "embed_model_data",
             "build_type", "linkshared", "java", "android_aar", "model_specific_library",
-            "models")
+            "c_api", "models")
 SUBGRAPH_KEYS = ("input_tensors", "input_shapes", "input_max_shapes", "output_tensors",
                  "output_shapes",
                  "input_ranges", "input_data_formats", "output_data_formats",
@@ -117,6 +117,9 @@ class DeploymentConfig:
     android_aar: bool = False   # and zip it as an Android Archive (aar.py)
     # Link only the ops the models use (op_registry.py).
     model_specific_library: bool = False
+    # The C API in the deployment's libraries (and mace_c.h in the package);
+    # 0 only with model_specific_library.
+    c_api: bool = True
     models: dict[str, ModelConfig] = field(default_factory=dict)
     sha256: str = ""            # of the file's bytes, to notice stale builds
 
@@ -343,7 +346,11 @@ class _Parser:
             java=self.flag(data.get("java", 0), "java"),
             android_aar=self.flag(data.get("android_aar", 0), "android_aar"),
             model_specific_library=self.flag(data.get("model_specific_library", 0),
-                                             "model_specific_library"))
+                                             "model_specific_library"),
+            c_api=self.flag(data.get("c_api", 1), "c_api"))
+        if not config.c_api and not config.model_specific_library:
+            raise self.fail("c_api", "0 needs model_specific_library: 1 (the libraries with "
+                                     "every op carry the C API)")
         if config.android_aar and not config.java:
             raise self.fail("android_aar", "needs java: 1 (the archive holds the Java API)")
         if config.java and build_type != "proto":

@@ -19,6 +19,7 @@ from mace_converter.conversion import ModelArtifacts, load_artifacts
 from mace_converter.progress import REPO, UserError, build_root, say, shell_text, shown, step
 
 PUBLIC_HEADER = REPO / "mace" / "public" / "mace.h"
+C_API_HEADER = REPO / "mace" / "public" / "mace_c.h"
 # The memory planner is a library of its own that the engine links in, so the
 # archive already holds it; these headers let an app call it directly.
 PLANNER_HEADERS = tuple(REPO / "mace" / "core" / "memory" / name for name in (
@@ -67,6 +68,8 @@ def install_headers(config: DeploymentConfig) -> None:
     public = include_dir / "mace" / "public"
     public.mkdir(parents=True)
     _copy(PUBLIC_HEADER, public / "mace.h")
+    if config.c_api:
+        _copy(C_API_HEADER, public / "mace_c.h")
     if config.build_type == "code":
         _copy(codegen.FACTORY_HEADER, public / codegen.FACTORY_HEADER.name)
     memory = include_dir / "mace" / "core" / "memory"

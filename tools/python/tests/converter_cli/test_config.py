@@ -175,7 +175,7 @@ class ConfigTest(unittest.TestCase):
             self.error_of(self.changed(lambda d: d.update(libary_name="x"))),
             "libary_name: unknown key (did you mean 'library_name'?); known keys: "
             "library_name, target_abis, target_socs, embed_model_data, build_type, "
-            "linkshared, java, android_aar, model_specific_library, models")
+            "linkshared, java, android_aar, model_specific_library, c_api, models")
         self.assertRegex(
             self.error_of(self.changed(lambda d: self.model(d).update(runtimes="cpu"))),
             r"^models\.net\.runtimes: unknown key \(did you mean 'runtime'\?\)")
@@ -311,6 +311,16 @@ class ConfigTest(unittest.TestCase):
                                                                        build_type="code"))),
                          "java: needs build_type: proto (the Java API loads .pb and .data "
                          "files)")
+
+    def test_c_api_leaves_only_a_model_specific_library(self):
+        self.assertTrue(self.load(self.changed(lambda d: None)).c_api)
+        config = self.load(self.changed(lambda d: d.update(c_api=0, model_specific_library=1)))
+        self.assertFalse(config.c_api)
+        self.assertEqual(self.error_of(self.changed(lambda d: d.update(c_api=0))),
+                         "c_api: 0 needs model_specific_library: 1 (the libraries with every "
+                         "op carry the C API)")
+        self.assertEqual(self.error_of(self.changed(lambda d: d.update(c_api=2))),
+                         "c_api: expected 0 or 1, got 2")
 
     def test_command_line_prints_one_line_and_fails(self):
         self.path.write_text("library_name: demo\ntarget_abis: [host]\nbuild_type: proto\n"

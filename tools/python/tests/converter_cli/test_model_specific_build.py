@@ -16,7 +16,7 @@ from unittest import mock
 
 import numpy as np
 
-from mace_converter import conversion, op_registry, run
+from mace_converter import conversion, op_registry, package, run
 from mace_converter.config import load_config
 from mace_tools.builder import NetBuilder
 from tests.converter_cli.support import (CHANNELS, SIZE, deployment, quiet, run_cli,
@@ -34,8 +34,8 @@ class ModelSpecificBuildTest(unittest.TestCase):
         if op_registry.REGISTRY_DIR.exists():
             shutil.copytree(op_registry.REGISTRY_DIR, cls.saved)
         path = deployment(cls.tmp, library="opsonly")
-        path.write_text(path.read_text().replace("java: 0\n",
-                                                 "java: 0\nmodel_specific_library: 1\n"))
+        path.write_text(path.read_text().replace(
+            "java: 0\n", "java: 0\nmodel_specific_library: 1\nc_api: 0\n"))
         cls.env = mock.patch.dict(os.environ, {"MACE_BUILD_DIR": str(cls.tmp / "build")})
         cls.env.start()
         with stand_in_frontend():
@@ -59,6 +59,18 @@ class ModelSpecificBuildTest(unittest.TestCase):
         source = (op_registry.REGISTRY_DIR / "registry.cc").read_text()
         self.assertIn("RegisterSoftmax,", source)
         self.assertNotIn("RegisterEltwise", source)
+
+    def test_leaves_the_c_api_out(self):
+        self.assertIn("    c_api = False,\n",
+                      (op_registry.REGISTRY_DIR / "BUILD.bazel").read_text())
+        library = package.library_dir(self.config)
+        archive = library / "lib" / "host" / package.static_library_name(self.config)
+        symbols = subprocess.run(["nm", "--defined-only", str(archive)], capture_output=True,
+                                 text=True, check=True).stdout
+        self.assertIn("CreateMaceEngineFromProto", symbols)
+        self.assertNotIn("mace_c_engine_create_from_files", symbols)
+        self.assertFalse((library / "include" / "mace" / "public" / "mace_c.h").exists())
+        self.assertTrue((library / "include" / "mace" / "public" / "mace.h").exists())
 
     def test_same_outputs_as_every_op(self):
         model = self.config.models["tiny"]

@@ -52,6 +52,10 @@ class OpRegistryTest(unittest.TestCase):
         self.assertNotIn("op_softmax", files["BUILD.bazel"])
         self.assertIn('return "op_set_test";', files["registry.cc"])
         self.assertIn('engine = "//mace/libmace:engine_cpu"', files["BUILD.bazel"])
+        self.assertIn("    c_api = True,\n", files["BUILD.bazel"])
+        without = op_registry.render("op_set_test", op_registry.select({"Eltwise"}),
+                                     "//mace/libmace:engine_cpu", c_api=False)
+        self.assertIn("    c_api = False,\n", without["BUILD.bazel"])
 
     def test_graph_op_types_include_subgraphs(self):
         from mace_tools import proto

@@ -114,6 +114,7 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(files, [
             *PLANNER_HEADERS,
             "include/mace/public/mace.h",
+            "include/mace/public/mace_c.h",
             "java/jniLibs/host/libmace_jni.so",
             "java/mace.jar",
             "lib/host/libmace.so",
@@ -140,7 +141,7 @@ class PackageTest(unittest.TestCase):
         with tarfile.open(self.library / "libmace_clitest.tar.gz") as tar:
             members = {m.name: m for m in tar.getmembers()}
             self.assertEqual(sorted(n for n, m in members.items() if m.isfile()), [
-                *PLANNER_HEADERS, "include/mace/public/mace.h",
+                *PLANNER_HEADERS, "include/mace/public/mace.h", "include/mace/public/mace_c.h",
                 "java/jniLibs/host/libmace_jni.so", "java/mace.jar", "lib/host/libmace.so",
                 "lib/host/libmace_clitest.a", "lib/host/link_flags.txt",
                 "model/tiny.data", "model/tiny.pb"])
