@@ -21,23 +21,29 @@ struct SlicingTables {
   uint32_t table[8][256];
 };
 
-constexpr SlicingTables MakeSlicingTables() {
-  SlicingTables tables{};
+// Filled on first use rather than stored: the 8 KiB stay out of the
+// library file (zero-filled memory until then), and only hosts without CRC
+// instructions fill them.
+void FillSlicingTables(SlicingTables* tables) {
   for (uint32_t byte = 0; byte < 256; ++byte) {
     uint32_t crc = byte;
     for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (kPolynomial & (0u - (crc & 1u)));
-    tables.table[0][byte] = crc;
+    tables->table[0][byte] = crc;
   }
   for (int k = 1; k < 8; ++k) {
     for (uint32_t byte = 0; byte < 256; ++byte) {
-      const uint32_t previous = tables.table[k - 1][byte];
-      tables.table[k][byte] = (previous >> 8) ^ tables.table[0][previous & 0xff];
+      const uint32_t previous = tables->table[k - 1][byte];
+      tables->table[k][byte] = (previous >> 8) ^ tables->table[0][previous & 0xff];
     }
   }
-  return tables;
 }
 
-constexpr SlicingTables kSlicing = MakeSlicingTables();
+const SlicingTables& Slicing() {
+  static SlicingTables tables;
+  static const bool filled = (FillSlicingTables(&tables), true);
+  (void)filled;
+  return tables;
+}
 
 // Byte by byte, so the result does not depend on the host's byte order; the
 // compiler turns it into one load on little-endian CPUs.
@@ -46,7 +52,7 @@ inline uint32_t LoadLittleEndian32(const unsigned char* p) {
 }
 
 uint32_t ExtendPortable(uint32_t crc, const unsigned char* data, size_t size) {
-  const auto& t = kSlicing.table;
+  const auto& t = Slicing().table;
   uint32_t state = ~crc;
   for (; size >= 8; data += 8, size -= 8) {
     const uint32_t low = state ^ LoadLittleEndian32(data);
