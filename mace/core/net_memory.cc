@@ -11,8 +11,17 @@
 #include "mace/utils/logging.h"
 #include "mace/utils/timer.h"
 
+// A library without a GPU runtime (--define=mace_gpu_images=off, as a
+// model-specific CPU-only build passes) is compiled with
+// MACE_MEMORY_IMAGES=0: it plans no 2D images, and links no image planner.
+#ifndef MACE_MEMORY_IMAGES
+#define MACE_MEMORY_IMAGES 1
+#endif
+
 namespace mace {
 namespace {
+
+constexpr bool kLinksImagePlanner = MACE_MEMORY_IMAGES;
 
 struct Lifetime {
   int first = 0;
@@ -246,6 +255,12 @@ const MemoryReport& Net::memory_report() const {
 
 MaceStatus Net::PlanImages(Runtime* runtime, const std::vector<Tensor*>& order,
                            const std::vector<ArenaRecord>& records) {
+  if (!kLinksImagePlanner) {
+    return MaceStatus(MaceStatus::MACE_UNSUPPORTED,
+                      StrCat(runtime->name(),
+                             " keeps tensors in 2D images, but this library has "
+                             "no planner for them (no GPU runtime)"));
+  }
   // Images are shared whole (an image serves a tensor it covers in both
   // dimensions), one plan per pixel size.
   std::map<int, std::vector<size_t>> by_pixel;
