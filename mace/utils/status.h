@@ -15,13 +15,6 @@
 
 namespace mace {
 
-template <typename... Args>
-std::string StrCat(Args&&... args) {
-  StringBuilder builder;
-  (builder << ... << std::forward<Args>(args));
-  return std::move(builder).str();
-}
-
 namespace internal {
 
 // The handlers of CatchExceptions, compiled once for every caller: the step

@@ -58,4 +58,39 @@ StringBuilder& StringBuilder::operator<<(const void* pointer) {
   return *this;
 }
 
+void StrCatArg::AppendTo(StringBuilder* builder) const {
+  switch (kind_) {
+    case kText:
+      *builder << value_.text;
+      break;
+    case kView:
+      *builder << std::string_view(value_.view.data, value_.view.size);
+      break;
+    case kChar:
+      *builder << value_.c;
+      break;
+    case kSigned:
+      *builder << value_.s;
+      break;
+    case kUnsigned:
+      *builder << value_.u;
+      break;
+    case kDouble:
+      *builder << value_.d;
+      break;
+    case kLongDouble:
+      *builder << *value_.ld;
+      break;
+    case kPointer:
+      *builder << value_.p;
+      break;
+  }
+}
+
+std::string ConcatArgs(const StrCatArg* args, size_t count) {
+  StringBuilder builder;
+  for (size_t i = 0; i < count; ++i) args[i].AppendTo(&builder);
+  return std::move(builder).str();
+}
+
 }  // namespace mace

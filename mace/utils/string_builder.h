@@ -77,6 +77,83 @@ class StringBuilder {
   std::string text_;
 };
 
+// One argument of StrCat as it was given (text, a number, a pointer), not
+// yet formatted: StrCat's call sites only fill an array of these, and one
+// function formats them all as StringBuilder's << would.
+class StrCatArg {
+ public:
+  StrCatArg(const char* text) : kind_(kText) { value_.text = text; }
+  StrCatArg(const signed char* text) : StrCatArg(reinterpret_cast<const char*>(text)) {}
+  StrCatArg(const unsigned char* text) : StrCatArg(reinterpret_cast<const char*>(text)) {}
+  StrCatArg(const std::string& text) : StrCatArg(std::string_view(text)) {}
+  StrCatArg(std::string_view text) : kind_(kView) { value_.view = {text.data(), text.size()}; }
+  StrCatArg(char c) : kind_(kChar) { value_.c = c; }
+  StrCatArg(signed char c) : StrCatArg(static_cast<char>(c)) {}
+  StrCatArg(unsigned char c) : StrCatArg(static_cast<char>(c)) {}
+  StrCatArg(bool value) : StrCatArg(value ? '1' : '0') {}
+  StrCatArg(short value) : StrCatArg(static_cast<long long>(value)) {}
+  StrCatArg(int value) : StrCatArg(static_cast<long long>(value)) {}
+  StrCatArg(long value) : StrCatArg(static_cast<long long>(value)) {}
+  StrCatArg(long long value) : kind_(kSigned) { value_.s = value; }
+  StrCatArg(unsigned short value) : StrCatArg(static_cast<unsigned long long>(value)) {}
+  StrCatArg(unsigned int value) : StrCatArg(static_cast<unsigned long long>(value)) {}
+  StrCatArg(unsigned long value) : StrCatArg(static_cast<unsigned long long>(value)) {}
+  StrCatArg(unsigned long long value) : kind_(kUnsigned) { value_.u = value; }
+  StrCatArg(float value) : StrCatArg(static_cast<double>(value)) {}
+  StrCatArg(double value) : kind_(kDouble) { value_.d = value; }
+  // By address: the argument outlives the StrCat call it is given to.
+  StrCatArg(const long double& value) : kind_(kLongDouble) { value_.ld = &value; }
+  StrCatArg(const void* pointer) : kind_(kPointer) { value_.p = pointer; }
+  StrCatArg(std::nullptr_t) : StrCatArg("nullptr") {}
+  template <typename Enum, typename = std::enable_if_t<std::is_enum<Enum>::value>>
+  StrCatArg(Enum value) : StrCatArg(+static_cast<std::underlying_type_t<Enum>>(value)) {}
+
+  void AppendTo(StringBuilder* builder) const;
+
+ private:
+  enum Kind : unsigned char {
+    kText,
+    kView,
+    kChar,
+    kSigned,
+    kUnsigned,
+    kDouble,
+    kLongDouble,
+    kPointer
+  };
+  struct View {
+    const char* data;
+    size_t size;
+  };
+  union {
+    const char* text;
+    View view;
+    char c;
+    long long s;
+    unsigned long long u;
+    double d;
+    const long double* ld;
+    const void* p;
+  } value_;
+  Kind kind_;
+};
+
+// The arguments' text, concatenated; out of line, for StrCat.
+std::string ConcatArgs(const StrCatArg* args, size_t count);
+
+// The text of every argument, as StringBuilder's << writes it, concatenated.
+// A call site only fills an array of StrCatArg: messages are mostly built
+// on failure paths, and this keeps those paths short.
+template <typename... Args>
+std::string StrCat(const Args&... args) {
+  if constexpr (sizeof...(Args) == 0) {
+    return std::string();
+  } else {
+    const StrCatArg pieces[] = {StrCatArg(args)...};
+    return ConcatArgs(pieces, sizeof...(Args));
+  }
+}
+
 }  // namespace mace
 
 #endif  // MACE_UTILS_STRING_BUILDER_H_

@@ -193,5 +193,64 @@ TEST(StringBuilderTest, Chains) {
   EXPECT_EQ(std::move(builder).str(), stream.str());
 }
 
+// StrCat of one argument writes what StringBuilder's << writes.
+template <typename T>
+void ExpectStrCatLikeBuilder(const T& value) {
+  EXPECT_EQ(StrCat(value), BuilderText(value));
+}
+
+TEST(StrCatTest, EachArgumentKindAsStringBuilder) {
+  ExpectStrCatLikeBuilder("literal");
+  ExpectStrCatLikeBuilder(std::string("with\0nul", 8));
+  ExpectStrCatLikeBuilder(std::string_view("view"));
+  const char* null_text = nullptr;
+  ExpectStrCatLikeBuilder(null_text);
+  char writable[] = "writable";
+  ExpectStrCatLikeBuilder(static_cast<char*>(writable));
+  const unsigned char bytes[] = "bytes";
+  ExpectStrCatLikeBuilder(bytes);
+  ExpectStrCatLikeBuilder('x');
+  ExpectStrCatLikeBuilder(static_cast<signed char>(65));
+  ExpectStrCatLikeBuilder(static_cast<unsigned char>(200));
+  ExpectStrCatLikeBuilder(int8_t{-3});
+  ExpectStrCatLikeBuilder(uint8_t{7});
+  ExpectStrCatLikeBuilder(true);
+  ExpectStrCatLikeBuilder(false);
+  ExpectStrCatLikeBuilder(short{-7});
+  ExpectStrCatLikeBuilder(static_cast<unsigned short>(65535));
+  ExpectStrCatLikeBuilder(std::numeric_limits<int>::min());
+  ExpectStrCatLikeBuilder(std::numeric_limits<unsigned>::max());
+  ExpectStrCatLikeBuilder(std::numeric_limits<long>::min());
+  ExpectStrCatLikeBuilder(std::numeric_limits<unsigned long>::max());
+  ExpectStrCatLikeBuilder(std::numeric_limits<long long>::min());
+  ExpectStrCatLikeBuilder(std::numeric_limits<unsigned long long>::max());
+  ExpectStrCatLikeBuilder(int64_t{-1234567890123});
+  ExpectStrCatLikeBuilder(size_t{42});
+  ExpectStrCatLikeBuilder(0.25f);
+  ExpectStrCatLikeBuilder(1e-7);
+  ExpectStrCatLikeBuilder(std::numeric_limits<double>::infinity());
+  ExpectStrCatLikeBuilder(std::nan(""));
+  ExpectStrCatLikeBuilder(3.25L);
+  int object = 0;
+  ExpectStrCatLikeBuilder(&object);
+  ExpectStrCatLikeBuilder(static_cast<const void*>(nullptr));
+  ExpectStrCatLikeBuilder(nullptr);
+  enum Plain { kMinus = -5 };
+  ExpectStrCatLikeBuilder(kMinus);
+  enum class Scoped : uint8_t { kA = 65 };
+  ExpectStrCatLikeBuilder(Scoped::kA);
+  EXPECT_EQ(StrCat(Scoped::kA), "65");
+}
+
+TEST(StrCatTest, ManyArguments) {
+  EXPECT_EQ(StrCat(), "");
+  const std::string name = "conv";
+  StringBuilder builder;
+  builder << "op " << name << " [" << 3 << "," << -4L << "] " << 0.25f << ' ' << true << '\n';
+  EXPECT_EQ(StrCat("op ", name, " [", 3, ",", -4L, "] ", 0.25f, ' ', true, '\n'), builder.str());
+  // A temporary string lives until the call returns.
+  EXPECT_EQ(StrCat(std::string("tem") + "porary", '/', std::string_view("view")), "temporary/view");
+}
+
 }  // namespace
 }  // namespace mace
