@@ -12,13 +12,10 @@
 
 // Set for a model-specific library (mace/core/memory/BUILD.bazel):
 // MACE_MEMORY_ALL_STRATEGIES=0 links only OPTIMAL and the greedy strategies
-// it starts from, MACE_MEMORY_IMAGES=0 no image planner. A strategy left
-// out is never called, so the linker drops its code.
+// it starts from. A strategy left out is never called, so the linker drops
+// its code.
 #ifndef MACE_MEMORY_ALL_STRATEGIES
 #define MACE_MEMORY_ALL_STRATEGIES 1
-#endif
-#ifndef MACE_MEMORY_IMAGES
-#define MACE_MEMORY_IMAGES 1
 #endif
 
 namespace mace {
@@ -26,7 +23,6 @@ namespace memory {
 namespace {
 
 constexpr bool kLinksAllStrategies = MACE_MEMORY_ALL_STRATEGIES;
-constexpr bool kLinksImagePlanner = MACE_MEMORY_IMAGES;
 
 struct NamedStrategy {
   Strategy strategy;
@@ -175,25 +171,19 @@ Status PlanObjects(const std::vector<UsageRecord>& records, Strategy strategy, O
 Status PlanImageObjects(const std::vector<ImageUsageRecord>& records, Strategy strategy,
                         ImageObjectsPlan* plan) {
   MACE_MEMORY_RETURN_IF_ERROR(ValidateImageRecords(records));
-  if (!kLinksImagePlanner)
-    return Fail("this library has no planner for 2D images (no GPU runtime)");
   if (strategy != Strategy::kGreedyInOrder && !kLinksAllStrategies) {
     return Fail("image strategy ", StrategyName(strategy),
                 " is not in this library: a model-specific library plans images greedy_in_order");
   }
   switch (strategy) {
     case Strategy::kNaive:
-      if constexpr (kLinksImagePlanner && kLinksAllStrategies) {
-        plan->assignment = NaiveImageAssignment(records);
-      }
+      if constexpr (kLinksAllStrategies) plan->assignment = NaiveImageAssignment(records);
       break;
     case Strategy::kEquality:
-      if constexpr (kLinksImagePlanner && kLinksAllStrategies) {
-        plan->assignment = EqualityImageAssignment(records);
-      }
+      if constexpr (kLinksAllStrategies) plan->assignment = EqualityImageAssignment(records);
       break;
     case Strategy::kGreedyInOrder:
-      if constexpr (kLinksImagePlanner) plan->assignment = GreedyInOrderImageAssignment(records);
+      plan->assignment = GreedyInOrderImageAssignment(records);
       break;
     default:
       return Fail("strategy ", StrategyName(strategy),
@@ -201,7 +191,7 @@ Status PlanImageObjects(const std::vector<ImageUsageRecord>& records, Strategy s
   }
   plan->total = 0;
   for (const ImageSize& size : plan->assignment.object_sizes) plan->total += size.area();
-  if constexpr (kLinksImagePlanner) plan->lower_bound = ImageObjectsLowerBound(records);
+  plan->lower_bound = ImageObjectsLowerBound(records);
   plan->optimal = KnownOptimal(plan->total, plan->lower_bound);
   return Status();
 }

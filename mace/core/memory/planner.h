@@ -44,13 +44,12 @@ bool ParseStrategy(const std::string& name, Strategy* strategy);
 // The CLI spelling, e.g. "greedy_by_size".
 const char* StrategyName(Strategy strategy);
 
-// Whether this build links `strategy` for arenas. Every strategy and the
-// image planner are linked unless the planner is compiled for a
-// model-specific library (--define=mace_memory_strategies=default: OPTIMAL
-// and the greedy strategies it starts from, GREEDY_BEST, GREEDY_BY_SIZE and
-// GREEDY_BY_BREADTH, and GREEDY_IN_ORDER for images; with
-// --define=mace_gpu_images=off as well, no image planner). Planning with a
-// strategy or planner left out fails; CheckStrategyLinked says why.
+// Whether this build links `strategy` for arenas. Every strategy is linked
+// unless the planner is compiled for a model-specific library
+// (--define=mace_memory_strategies=default: OPTIMAL and the greedy
+// strategies it starts from, GREEDY_BEST, GREEDY_BY_SIZE and
+// GREEDY_BY_BREADTH, and GREEDY_IN_ORDER for images). Planning with a
+// strategy left out fails; CheckStrategyLinked says why.
 bool StrategyLinked(Strategy strategy);
 Status CheckStrategyLinked(Strategy strategy);
 
