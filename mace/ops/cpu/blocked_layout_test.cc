@@ -180,6 +180,14 @@ const Shape kConvShapes[] = {
     {1, 27, 16, 7, 13, 1, 1, 2, 1, 0, 0, 0, 0},
     {1, 21, 16, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1},
     {1, 7, 13, 3, 11, 1, 1, 1, 1, 0, 0, 0, 0},
+    // Groups of three output blocks of 8 lanes (the AVX2 4 x 3 tile in asm,
+    // for windows and for 1x1s on maps of 128 positions or more) with
+    // input channels past the last group of 8: a 1x1 over 143 positions
+    // (the last tile of 4 overlapping) with five blocks (groups of three
+    // and two), a 1x1 over 144 with three, and a padded 3x3 over 63.
+    {1, 13, 40, 13, 11, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 19, 22, 12, 12, 1, 1, 1, 1, 0, 0, 0, 0},
+    {1, 21, 24, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1},
 };
 
 // The window fields Conv2DParams and DepthwiseConv2dParams share.

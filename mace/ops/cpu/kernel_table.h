@@ -131,7 +131,11 @@ using FmaPeakKernel = int64_t (*)(int64_t iterations, float* sink);
 //                        MobileNet v1's 1x1s from 14x14 up 3-8 %), but keeps
 //                        3 x 8 for 1x1s on smaller maps (7x7: 4 % faster) and
 //                        Winograd's products (4 blocks were 20 % slower in
-//                        ResNet-18, up to 30 % in BM_ConvLayout). See
+//                        ResNet-18, up to 30 % in BM_ConvLayout). AVX2
+//                        runs 3 blocks x 4 positions there (each input
+//                        value serves 24 output channels, not 16) and
+//                        2 x 6 elsewhere (with 3 everywhere ResNet-18's
+//                        Winograd products were 3 % slower). See
 //                        GroupBlocks in conv_2d_blocked.cc.
 //   blocked_pack         optional: the filter relayout BlockedConv2d does at
 //                        engine creation, vectorized (a scalar loop without)

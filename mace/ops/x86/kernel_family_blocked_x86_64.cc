@@ -32,6 +32,7 @@ bool PortFillBlockedKernels(KernelIsa isa, const CpuFeatures& /*features*/,
     k->channel_block = 8;
     k->blocked_layout_pays = true;
     k->blocked_conv_blocks = 2;
+    k->blocked_window_conv_blocks = 3;
     k->blocked_conv = x86::Avx2BlockedConv;
     k->blocked_pack = x86::Avx2BlockedPack;
     k->channel_pack = x86::Avx2ChannelPack;
