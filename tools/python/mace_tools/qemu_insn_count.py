@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, NoReturn
+from typing import Callable, NamedTuple, NoReturn
 
 from mace_converter.build import output_files
 from mace_converter.config import load_config
@@ -26,6 +26,8 @@ BUILD = REPO / "build"
 PLUGIN_SOURCE = REPO / "tools" / "qemu" / "insn_count.c"
 EXTRA_ROUNDS = 2
 INSN_COUNT = re.compile(r"^insn_count: (\d+)$", re.MULTILINE)
+CACHE_COUNTS = re.compile(r"^cache_accesses: (\d+) l1d_misses: (\d+) l2_misses: (\d+)$",
+                          re.MULTILINE)
 INSN_SYMBOL = re.compile(r"^insn_symbol: (\d+) [\d.]+% (.+)$", re.MULTILINE)
 TOP_SYMBOLS = 8
 # Functions the plugin lists per process: enough that every function one
@@ -39,6 +41,14 @@ OP_ROW = re.compile(r"^\s*\d+\s+\S+\s+\S+\s+[\d.]+\s+[\d.]+%\s+(\d+)\s+\[", re.M
 # Environment variables that change which kernels run or how many threads:
 # each count sets its own.
 KERNEL_ENVIRONMENT = ("MACE_CPU_KERNELS", "MACE_CPU_BLOCKED_LAYOUT", "OMP_NUM_THREADS")
+
+
+class CacheCounts(NamedTuple):
+    """The plugin's cache model: 64-byte lines accessed, and the lines L1d
+    and L2 missed."""
+    accesses: int
+    l1d_misses: int
+    l2_misses: int
 
 
 class CountError(Exception):
@@ -123,24 +133,52 @@ def count_under_qemu(qemu: list[str], command: list[str], plugin: Path, env: dic
     to this process's environment less KERNEL_ENVIRONMENT and `unset`. When
     `expect` is given, the process must print it (a check that the intended
     code ran)."""
+    options = [f"symbols={symbols}"] if symbols else []
+    text = run_with_plugin(qemu, command, plugin, options, env, what, cwd, expect, unset)
+    return parse_count(text), parse_symbols(text)
+
+
+def count_caches_under_qemu(qemu: list[str], command: list[str], plugin: Path, caches: str,
+                            env: dict[str, str], what: str, cwd: Path = REPO,
+                            expect: str = "") -> tuple[int, CacheCounts]:
+    """Instructions `command` executed under `qemu` and its data accesses
+    through the plugin's model of the caches `caches` (its options,
+    "l1d=BYTES:WAYS,l2=BYTES:WAYS"), as count_under_qemu runs it."""
+    text = run_with_plugin(qemu, command, plugin, caches.split(","), env, what, cwd, expect, ())
+    counts = parse_caches(text)
+    if counts is None:
+        raise CountError(f"the plugin printed no cache counts for {what}")
+    return parse_count(text), counts
+
+
+def run_with_plugin(qemu: list[str], command: list[str], plugin: Path, options: list[str],
+                    env: dict[str, str], what: str, cwd: Path, expect: str,
+                    unset: tuple[str, ...]) -> str:
+    """What `command` printed under `qemu` with the plugin and its `options`;
+    it must have printed the instruction count (and `expect`, if given)."""
     full_env = dict(os.environ)
     for name in (*KERNEL_ENVIRONMENT, *unset):
         full_env.pop(name, None)
     full_env.update(env)
-    plugin_arg = f"{plugin},symbols={symbols}" if symbols else str(plugin)
-    text = run([*qemu, "-d", "plugin", "-plugin", plugin_arg, *command], env=full_env, cwd=cwd)
-    executed = parse_count(text)
-    if executed is None:
+    text = run([*qemu, "-d", "plugin", "-plugin", ",".join([str(plugin), *options]), *command],
+               env=full_env, cwd=cwd)
+    if parse_count(text) is None:
         raise CountError(f"the plugin printed no count for {what}")
     if expect and expect not in text:
         raise CountError(f"{what} did not print '{expect}':\n{text[-2000:]}")
-    return executed, parse_symbols(text)
+    return text
 
 
 def parse_count(text: str) -> int | None:
     """The plugin's total from qemu's output, or None."""
     match = INSN_COUNT.search(text)
     return int(match.group(1)) if match else None
+
+
+def parse_caches(text: str) -> CacheCounts | None:
+    """The plugin's cache model counts from qemu's output, or None."""
+    match = CACHE_COUNTS.search(text)
+    return CacheCounts(*(int(group) for group in match.groups())) if match else None
 
 
 def parse_symbols(text: str) -> list[tuple[str, int]]:

@@ -28,6 +28,24 @@ int main(int argc, char** argv) {
 }
 """
 
+# Reads one byte of each 64-byte line of the first argv[1] bytes of a
+# line-aligned buffer, argv[2] times over, with no other memory access in
+# the loop.
+WALK_SOURCE = r"""
+#include <stdlib.h>
+static char buffer[1 << 20] __attribute__((aligned(64)));
+int main(int argc, char** argv) {
+  if (argc < 3) return 1;
+  const long bytes = atol(argv[1]), passes = atol(argv[2]);
+  const volatile char* p = buffer;
+  int sum = 0;
+  for (long pass = 0; pass < passes; ++pass) {
+    for (long i = 0; i < bytes; i += 64) sum += p[i];
+  }
+  return sum;
+}
+"""
+
 
 @unittest.skipUnless(shutil.which("gcc") and shutil.which("qemu-x86_64"),
                      "needs gcc and qemu-x86_64")
@@ -61,6 +79,57 @@ class PluginTest(unittest.TestCase):
             self.assertEqual(executed(5000, ",symbols=10") - base, 3 * 4000)
 
 
+@unittest.skipUnless(shutil.which("gcc") and shutil.which("qemu-x86_64"),
+                     "needs gcc and qemu-x86_64")
+class CacheModelTest(unittest.TestCase):
+    """The plugin's cache model on a walk over a buffer: one pass more adds
+    its lines to the accesses, and to the misses of each level it does not
+    fit."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        tmp = Path(self.tmp.name)
+        self.plugin = qemu_insn_count.build_plugin(tmp / "libinsn_count.so")
+        (tmp / "walk.c").write_text(WALK_SOURCE)
+        self.program = tmp / "walk"
+        subprocess.run(["gcc", "-O1", "-static", "-o", str(self.program), str(tmp / "walk.c")],
+                       check=True)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def counts(self, caches: str, kilobytes: int, passes: int) -> qemu_insn_count.CacheCounts:
+        result = subprocess.run(["qemu-x86_64", "-d", "plugin", "-plugin",
+                                 f"{self.plugin},{caches}", str(self.program),
+                                 str(kilobytes * 1024), str(passes)],
+                                capture_output=True, text=True)
+        counts = qemu_insn_count.parse_caches(result.stdout + result.stderr)
+        self.assertIsNotNone(counts, result.stderr)
+        return counts
+
+    def extra_pass(self, caches: str, kilobytes: int) -> tuple[int, int, int]:
+        one, three = self.counts(caches, kilobytes, 1), self.counts(caches, kilobytes, 3)
+        return tuple((b - a) // 2 for a, b in zip(one, three))
+
+    def test_misses_per_level(self):
+        caches = x86_insn_count.plugin_caches("32K:8,512K:8")
+        # 16 KiB stay in L1d, 64 KiB in L2 only (each set of L1d sees 16
+        # lines in turn and keeps 8), 1 MiB in neither.
+        self.assertEqual(self.extra_pass(caches, 16), (256, 0, 0))
+        self.assertEqual(self.extra_pass(caches, 64), (1024, 1024, 0))
+        self.assertEqual(self.extra_pass(caches, 1024), (16384, 16384, 16384))
+
+    def test_bad_geometry_is_refused(self):
+        for caches in ("l1d=1000:8,l2=524288:8", "l1d=32768:8", "l1d=32768:0,l2=524288:8",
+                       "l1d=49152:8,l2=524288:8"):
+            with self.subTest(caches=caches):
+                result = subprocess.run(["qemu-x86_64", "-d", "plugin", "-plugin",
+                                         f"{self.plugin},{caches}", str(self.program), "64",
+                                         "1"], capture_output=True, text=True)
+                self.assertNotEqual(result.returncode, 0)
+                self.assertIn("insn_count:", result.stderr)
+
+
 class ReportTest(unittest.TestCase):
     def test_rows_ratios_and_functions(self):
         rows = [x86_insn_count.Row("m", "mace", 600_000_000, 150_000_000,
@@ -88,6 +157,33 @@ class ReportTest(unittest.TestCase):
                 report = x86_insn_count.default_report(*partial)
                 self.assertEqual(report, x86_insn_count.PARTIAL_REPORT)
                 self.assertEqual(report.relative_to(qemu_insn_count.REPO).parts[0], "build")
+
+    def test_cache_geometry_option(self):
+        self.assertEqual(x86_insn_count.plugin_caches("32K:8,512K:8"),
+                         "l1d=32768:8,l2=524288:8")
+        self.assertEqual(x86_insn_count.plugin_caches("48K:12,1M:16"),
+                         "l1d=49152:12,l2=1048576:16")
+        for bad in ("32K:8", "32K:8,512K:8,32M:16", "32K,512K:8", "48K:8,1M:16", "32K:0,1M:16",
+                    "32X:8,1M:16"):
+            with self.subTest(bad=bad), self.assertRaises(SystemExit):
+                x86_insn_count.plugin_caches(bad)
+
+    def test_cache_table(self):
+        rows = [x86_insn_count.Row("m", "mace", 600_000_000, 150_000_000,
+                                   caches=(2_000_000, 1_000_000, 250_000)),
+                x86_insn_count.Row("m", "ort", 600_000_000, 120_000_000,
+                                   caches=(1_500_000, 800_000, 500_000))]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "report.md"
+            x86_insn_count.write_report(rows, path, "tools/x86_insn_count.sh --caches 32K:8,512K:8",
+                                        90.0, "Haswell", "32K:8,512K:8")
+            text = path.read_text()
+        self.assertIn("`32K:8,512K:8`", text)
+        self.assertIn("| m | MACE | 128.0 | 64.0 | 16.0 |  |", text)
+        self.assertIn("| m | ORT | 96.0 | 51.2 | 32.0 | 0.50x |", text)
+        models, engines = x86_insn_count.DEFAULT_MODELS, list(x86_insn_count.ENGINES)
+        self.assertEqual(x86_insn_count.default_report(models, engines, "Haswell", "32K:8,512K:8"),
+                         x86_insn_count.CACHES_REPORT)
 
     def test_unknown_names_are_refused(self):
         with self.assertRaises(SystemExit):
