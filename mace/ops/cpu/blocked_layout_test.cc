@@ -333,6 +333,39 @@ TEST(BlockedConv2dTest, ScalarRelayoutMatchesReference) {
   }
 }
 
+// A window's reduction parts follow the table's L1d: none given (the fixed
+// 40 KiB), a 32 KiB L1d, and one so small that every part is one block of
+// channels; blocked and plain inputs, a channel tail past the last block.
+TEST(BlockedConv2dTest, ReductionPartsFollowL1d) {
+  for (const KernelTable* blocked : BlockedTables()) {
+    for (int64_t l1d : {int64_t{0}, int64_t{32} << 10, int64_t{2} << 10}) {
+      KernelTable table = *blocked;
+      table.blocked_l1d_bytes = l1d;
+      const int block = table.channel_block;
+      const Shape s{1, 3 * block + 5, 2 * block + 3, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1};
+      const ref::Conv2DParams p = ParamsOf(s, ActivationType::RELU);
+      const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+      const std::vector<float> input = RandomFloats(s.in_channels * in_plane, 91);
+      const std::vector<float> filter =
+          RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, 92);
+      const std::vector<float> bias = RandomFloats(s.out_channels, 93);
+      std::vector<float> expected(s.out_channels * out_plane);
+      ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+      for (bool blocked_input : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << table.name << " l1d " << l1d << " blocked input " << blocked_input);
+        BlockedConv2d conv(table, p, filter.data(), bias.data(), blocked_input);
+        std::vector<float> out(BlockCount(s.out_channels, block) * block * out_plane);
+        std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
+        conv.Run(
+            blocked_input ? Pack(input, 1, s.in_channels, in_plane, block).data() : input.data(),
+            out.data(), nullptr, scratch.data());
+        ExpectNear(Unpack(out, 1, s.out_channels, out_plane, block), expected, 1e-4f, 1e-4f);
+      }
+    }
+  }
+}
+
 // Winograd on blocked tensors: tiles that overhang the output, no and
 // asymmetric padding, maps narrower than a tile, channels around the
 // blocks, reductions in parts of 128, several groups of output blocks (and

@@ -30,8 +30,12 @@ constexpr int64_t kReductionPart = 128;
 // 28, 14 and 7), and in rows above.
 constexpr int64_t kGatherWidth = 64;
 constexpr int64_t kMaxGatherPositions = int64_t{1} << 16;
-// Weight bytes per part of a window's reduction (a little under L1).
+// Weight bytes per part of a window's reduction: a little under L1d, 40
+// KiB of the 48 KiB the blocked kernels were tuned on (kReferenceCaches),
+// or the same share of the table's L1d (26 KiB of 32, where 40 KiB parts
+// did not fit: a 3x3 part of 3 AVX2 blocks held 34.6 KiB).
 constexpr int64_t kWindowPartBytes = 40 << 10;
+constexpr int64_t kWindowPartOfL1dSixths = 5;
 // A band-padded plain input reads its inner columns in place when there are
 // at least this many output columns between the padded edges.
 constexpr int64_t kMinDirectColumns = 16;
@@ -87,8 +91,11 @@ BlockedConv2d::BlockedConv2d(const KernelTable& table, const ref::Conv2DParams& 
   // stay in cache across the tiles of a task: kReductionPart channels of a
   // 1x1, and for other windows as many as fit kWindowPartBytes (whole
   // channel blocks on a blocked input).
+  const int64_t part_bytes = table.blocked_l1d_bytes > 0
+                                 ? table.blocked_l1d_bytes * kWindowPartOfL1dSixths / 6
+                                 : kWindowPartBytes;
   const int64_t part_floats =
-      kWindowPartBytes / static_cast<int64_t>(sizeof(float)) / (group_blocks_ * taps * block_);
+      part_bytes / static_cast<int64_t>(sizeof(float)) / (group_blocks_ * taps * block_);
   reduction_part_ = pointwise_      ? kReductionPart
                     : blocked_input ? std::max<int64_t>(1, part_floats / block_) * block_
                                     : std::max<int64_t>(1, part_floats);

@@ -146,19 +146,23 @@ using FmaPeakKernel = int64_t (*)(int64_t iterations, float* sink);
 //   blocked_l3_bytes     the host's last-level cache in bytes where the port
 //                        reads it (0: unknown), for the blocked Winograd's
 //                        cost model (BlockedWinograd::PickTile)
-#define MACE_BLOCKED_KERNELS(X)                                          \
-  X(int32_t, channel_block, 0)                                           \
-  X(bool, blocked_layout_pays, false)                                    \
-  X(int32_t, blocked_conv_blocks, 0)                                     \
-  X(int32_t, blocked_window_conv_blocks, 0)                              \
-  X(BlockedConvKernel, blocked_conv, nullptr)                            \
-  X(BlockedPackKernel, blocked_pack, nullptr)                            \
-  X(BlockedPackKernel, channel_pack, nullptr)                            \
-  X(BlockedUnpackKernel, channel_unpack, nullptr)                        \
-  X(BlockedWindowKernel, blocked_window, nullptr)                        \
-  X(BlockedWinogradInputKernel, blocked_winograd_input, nullptr)         \
-  X(BlockedWinogradOutputKernel, blocked_winograd_output, nullptr)        \
-  X(int64_t, blocked_l3_bytes, 0)
+//   blocked_l1d_bytes    the host's L1 data cache in bytes where the port
+//                        reads it (0: unknown), for the reduction parts of
+//                        BlockedConv2d's windows
+#define MACE_BLOCKED_KERNELS(X)                                    \
+  X(int32_t, channel_block, 0)                                     \
+  X(bool, blocked_layout_pays, false)                              \
+  X(int32_t, blocked_conv_blocks, 0)                               \
+  X(int32_t, blocked_window_conv_blocks, 0)                        \
+  X(BlockedConvKernel, blocked_conv, nullptr)                      \
+  X(BlockedPackKernel, blocked_pack, nullptr)                      \
+  X(BlockedPackKernel, channel_pack, nullptr)                      \
+  X(BlockedUnpackKernel, channel_unpack, nullptr)                  \
+  X(BlockedWindowKernel, blocked_window, nullptr)                  \
+  X(BlockedWinogradInputKernel, blocked_winograd_input, nullptr)   \
+  X(BlockedWinogradOutputKernel, blocked_winograd_output, nullptr) \
+  X(int64_t, blocked_l3_bytes, 0)                                  \
+  X(int64_t, blocked_l1d_bytes, 0)
 
 // uint8 (quantized_micro_kernels.h); quantized_gemm is null where there is
 // none, and the uint8 ops then run the reference kernels. Every other entry

@@ -8,6 +8,7 @@
 #include "mace/ops/cpu/kernel_tables.h"
 #include "mace/ops/x86/avx2_kernels.h"
 #include "mace/ops/x86/avx512_kernels.h"
+#include "mace/runtimes/cpu/cpu_features.h"
 
 namespace mace {
 namespace ops {
@@ -28,6 +29,7 @@ bool PortFillBlockedKernels(KernelIsa isa, const CpuFeatures& /*features*/,
                             BlockedKernels* k) {
   if (isa != KernelIsa::kAvx2Fma && isa != KernelIsa::kAvx512) return false;
   k->blocked_l3_bytes = SysconfL3Bytes();
+  k->blocked_l1d_bytes = HostCacheSizes().l1d;
   if (isa == KernelIsa::kAvx2Fma) {
     k->channel_block = 8;
     k->blocked_layout_pays = true;
