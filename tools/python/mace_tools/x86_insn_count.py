@@ -25,7 +25,7 @@ two cache levels of that geometry (an L1d and an L2 of BYTES:WAYS each,
 64-byte lines, least recently used), and the report adds the data each
 level misses per inference: what an engine's blocking leaves to the next
 level on a core with those caches (Zen 3 has 32K:8,512K:8, Skylake client
-32K:8,256K:4, this kind of host 48K:12,1M:16), not the stalls it costs.
+32K:8,256K:4, Zen 5 48K:12,1M:16), not the stalls it costs.
 qemu makes no access for a prefetch instruction and models no hardware
 prefetcher, so data fetched ahead still counts as missed. The counts take
 about 1.5 times as long.
