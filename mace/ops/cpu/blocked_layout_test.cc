@@ -303,6 +303,27 @@ TEST(BlockedPackTest, MatchesDefinition) {
   }
 }
 
+// BlockedConv2d of `table` on shape s (batch 1) against ref::Conv2D, the
+// input, filter and bias random from seed, seed + 1 and seed + 2.
+void ExpectConvMatchesReference(const KernelTable& table, const Shape& s, ActivationType activation,
+                                bool blocked_input, uint32_t seed) {
+  const int block = table.channel_block;
+  const ref::Conv2DParams p = ParamsOf(s, activation);
+  const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
+  const std::vector<float> input = RandomFloats(s.in_channels * in_plane, seed);
+  const std::vector<float> filter =
+      RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, seed + 1);
+  const std::vector<float> bias = RandomFloats(s.out_channels, seed + 2);
+  std::vector<float> expected(s.out_channels * out_plane);
+  ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
+  BlockedConv2d conv(table, p, filter.data(), bias.data(), blocked_input);
+  std::vector<float> out(BlockCount(s.out_channels, block) * block * out_plane);
+  std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
+  conv.Run(blocked_input ? Pack(input, 1, s.in_channels, in_plane, block).data() : input.data(),
+           out.data(), nullptr, scratch.data());
+  ExpectNear(Unpack(out, 1, s.out_channels, out_plane, block), expected, 1e-4f, 1e-4f);
+}
+
 // The scalar relayout, for tables without the kernel: every table with it
 // removed, on a 1x1 with a reduction tail and a 3x3 with several buffer
 // chunks of channels.
@@ -310,25 +331,11 @@ TEST(BlockedConv2dTest, ScalarRelayoutMatchesReference) {
   for (const KernelTable* blocked : BlockedTables()) {
     KernelTable table = *blocked;
     table.blocked_pack = nullptr;
-    const int block = table.channel_block;
     for (const Shape& s : {Shape{1, 150, 17, 4, 5, 1, 1, 1, 1, 0, 0, 0, 0},
                            Shape{1, 37, 20, 6, 7, 3, 3, 1, 1, 1, 1, 1, 1}}) {
-      const ref::Conv2DParams p = ParamsOf(s, ActivationType::NOOP);
       SCOPED_TRACE(::testing::Message() << table.name << " " << s.in_channels << "->"
                                         << s.out_channels << " k" << s.kernel_h);
-      const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
-      const std::vector<float> input = RandomFloats(s.in_channels * in_plane, 81);
-      const std::vector<float> filter =
-          RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, 82);
-      const std::vector<float> bias = RandomFloats(s.out_channels, 83);
-      std::vector<float> expected(s.out_channels * out_plane);
-      ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
-      BlockedConv2d conv(table, p, filter.data(), bias.data(), true);
-      std::vector<float> out(BlockCount(s.out_channels, block) * block * out_plane);
-      std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
-      conv.Run(Pack(input, 1, s.in_channels, in_plane, block).data(), out.data(), nullptr,
-               scratch.data());
-      ExpectNear(Unpack(out, 1, s.out_channels, out_plane, block), expected, 1e-4f, 1e-4f);
+      ExpectConvMatchesReference(table, s, ActivationType::NOOP, true, 81);
     }
   }
 }
@@ -343,24 +350,10 @@ TEST(BlockedConv2dTest, ReductionPartsFollowL1d) {
       table.blocked_l1d_bytes = l1d;
       const int block = table.channel_block;
       const Shape s{1, 3 * block + 5, 2 * block + 3, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1};
-      const ref::Conv2DParams p = ParamsOf(s, ActivationType::RELU);
-      const int64_t in_plane = s.h * s.w, out_plane = p.out_h * p.out_w;
-      const std::vector<float> input = RandomFloats(s.in_channels * in_plane, 91);
-      const std::vector<float> filter =
-          RandomFloats(s.out_channels * s.in_channels * s.kernel_h * s.kernel_w, 92);
-      const std::vector<float> bias = RandomFloats(s.out_channels, 93);
-      std::vector<float> expected(s.out_channels * out_plane);
-      ref::Conv2D(p, input.data(), filter.data(), bias.data(), expected.data());
       for (bool blocked_input : {false, true}) {
         SCOPED_TRACE(::testing::Message()
                      << table.name << " l1d " << l1d << " blocked input " << blocked_input);
-        BlockedConv2d conv(table, p, filter.data(), bias.data(), blocked_input);
-        std::vector<float> out(BlockCount(s.out_channels, block) * block * out_plane);
-        std::vector<float> scratch(conv.ScratchBytes() / sizeof(float));
-        conv.Run(
-            blocked_input ? Pack(input, 1, s.in_channels, in_plane, block).data() : input.data(),
-            out.data(), nullptr, scratch.data());
-        ExpectNear(Unpack(out, 1, s.out_channels, out_plane, block), expected, 1e-4f, 1e-4f);
+        ExpectConvMatchesReference(table, s, ActivationType::RELU, blocked_input, 91);
       }
     }
   }
