@@ -19,7 +19,8 @@ import numpy as np
 
 from mace_converter.api import ConversionError
 from mace_converter.progress import REPO, UserError, shell_text
-from mace_tools.peer_bench import dynamic, int8, machine, mace_engine, peak, report
+from mace_tools.avx2_cap import CapError
+from mace_tools.peer_bench import cap, dynamic, int8, machine, mace_engine, peak, report
 from mace_tools.peer_bench.children import ChildResult, run_child
 from mace_tools.peer_bench.inputs import describe, feed_arguments
 from mace_tools.peer_bench.options import (COSINE_THRESHOLD, ENGINES, QUANTIZED_ENGINES,
@@ -58,10 +59,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for name in options.models:
             log(f"==> prepare {name}")
             models.append(prepare(name, options, log))
+        if options.avx2_cap:
+            log("==> AVX2 cap (cpuid as on an AVX2-only host)")
+            options.cap = cap.prepare_cap(options.engines, options.work_dir.resolve() / "avx2_cap",
+                                          log)
         fma_peak, peak_error = measure_peak(options)
         runs = time_all(models, options)
         profiles = op_profiles(models, options) if options.op_profile else {}
-    except (UserError, ConversionError) as error:
+    except (UserError, ConversionError, CapError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -70,7 +75,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     info = report.RunInfo(
         command=shell_text(["tools/peer_bench.py", *arguments]), started=started,
         duration_s=time.monotonic() - start, cpu_model=machine.cpu_model(),
-        cores=os.cpu_count() or 0, isa=machine.isa_flags(), load_start=load_start,
+        cores=os.cpu_count() or 0,
+        isa=cap.visible_flags(machine.isa_flags()) if options.cap else machine.isa_flags(),
+        load_start=load_start,
         load_end=machine.load_average(), versions=machine.versions(options.engines),
         seed=options.seed, rounds=options.rounds, repeats=options.repeats,
         models=options.models, engines=options.engines, threads=options.threads,
@@ -110,9 +117,10 @@ def measure_peak(options: Options) -> tuple[Optional[peak.FmaPeak], str]:
     """The one-core FMA peak, once per run, before the engines are timed."""
     if not options.fma_peak or "mace" not in options.engines or 1 not in options.threads:
         return None, "skipped (--no-fma-peak)" if not options.fma_peak else ""
-    log("==> FMA peak (one core, widest instruction set)")
+    log("==> FMA peak (one core, widest instruction set"
+        + (" under the AVX2 cap)" if options.cap else ")"))
     build = not options.skip_mace_build and options.mace_runner is None
-    found, error = peak.measure(build, options.timeout, log)
+    found, error = peak.measure(build, options.timeout, log, options.cap)
     if error:
         log(f"    FMA peak not measured: {error}")
     return found, error
@@ -217,7 +225,10 @@ def op_profiles(models: list[PreparedModel],
         log(f"==> MACE op profile of {model.name} (1 thread, {PROFILE_ROUNDS} rounds)")
         command = mace_engine.command(model.mace, 1, PROFILE_ROUNDS,
                                       options.cpu_affinity_policy, profile=True)
-        result = run_child(command, timeout=options.timeout)
+        result, cap_error = _run_capped(command, options, "mace_run")
+        if cap_error:
+            log(f"    no per-op table: {cap_error}")
+            continue
         shares = mace_engine.op_shares(result.stdout) if result.returncode == 0 else []
         if shares:
             profiles[model.name] = shares
@@ -229,6 +240,15 @@ def op_profiles(models: list[PreparedModel],
 
 def notes(info: report.RunInfo, models: list[PreparedModel], options: Options) -> list[str]:
     found = []
+    if options.cap is not None:
+        runners = sum(count for _, count in options.cap.runners.values())
+        found.append("AVX2 cap (`--avx2-cap`): every engine process, the reference and the FMA "
+                     "peak ran with cpuid answered as on an AVX2-only host "
+                     "(tools/x86/avx2_cap.c hides AVX-512, AVX-VNNI, AVX10 and AMX), so each "
+                     "engine ran the kernels it picks there; "
+                     f"{options.cap.rewritten} cpuid instruction(s) rewritten in the peers' "
+                     f"libraries and {runners} in MACE's binaries, and every process asked the "
+                     "cap. The core, its caches and clock are this host's.")
     if "mace" in info.engines:
         if any(isa.startswith("avx512") for isa in info.isa):
             found.append("This CPU has AVX-512. MACE's GEMM (Conv2D, FullyConnected, MatMul), "
@@ -363,7 +383,10 @@ def _run_mace(model: PreparedModel, run: EngineRun, options: Options,
         stale.unlink()
     command = mace_engine.command(mace, run.threads, options.rounds,
                                   options.cpu_affinity_policy)
-    result = run_child(command, timeout=options.timeout)
+    result, cap_error = _run_capped(command, options, "mace_run")
+    if cap_error:
+        run.error = cap_error
+        return run
     if result.returncode != 0 or result.timed_out:
         run.error = "mace_run: " + result.last_line().removeprefix("mace_run: error: ")
         return run
@@ -378,6 +401,20 @@ def _run_mace(model: PreparedModel, run: EngineRun, options: Options,
     run.peak_rss_mib = result.peak_rss_kib / 1024.0 if result.peak_rss_kib else None
     run.base_rss_mib = baselines[mace.runner]
     return run
+
+
+def _run_capped(command: list[str], options: Options, what: str, cwd: Optional[Path] = None,
+                env: Optional[dict[str, str]] = None) -> tuple[ChildResult, str]:
+    """Runs one engine process, under the AVX2 cap when it is on (a
+    rewritten copy of an executable that is not the Python interpreter);
+    returns the result and an error when the cap answered no cpuid."""
+    if options.cap is None:
+        return run_child(command, cwd=cwd, env=env, timeout=options.timeout), ""
+    if command[0] != sys.executable:
+        command = [str(options.cap.binary(Path(command[0]))), *command[1:]]
+    result = run_child(command, cwd=cwd, env=options.cap.environment(env),
+                       timeout=options.timeout)
+    return cap.check_emulated(result, what)
 
 
 def _bare_rss_mib(runner: Path, timeout: float = 30.0) -> Optional[float]:
@@ -411,7 +448,10 @@ def _worker(model: PreparedModel, engine: str, threads: int, rounds: int, out: P
     for suffix in (".npy", ".json"):
         out.with_suffix(suffix).unlink(missing_ok=True)
     command, env = worker_command(model, engine, threads, rounds, out)
-    result = run_child(command, cwd=model.directory, env=env, timeout=options.timeout)
+    result, cap_error = _run_capped(command, options, f"the {engine} worker",
+                                    cwd=model.directory, env=env)
+    if cap_error:
+        return result, cap_error
     if result.returncode != 0 or result.timed_out or not out.with_suffix(".json").exists():
         return result, result.last_line().removeprefix("error: ")
     return result, ""

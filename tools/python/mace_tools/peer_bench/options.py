@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import argparse
+import platform
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
+
+if TYPE_CHECKING:
+    from mace_tools.peer_bench.cap import Cap
 
 # Zoo model (tools/python/zoo/make_zoo.py --only NAME) -> its deployment file.
 CNN_MODELS = {
@@ -90,6 +94,10 @@ class Options:
     fma_peak: bool = True
     # A prebuilt mace_run: the models are converted, not built.
     mace_runner: Optional[Path] = None
+    # Every engine answers cpuid as on an AVX2-only host (peer_bench/cap.py).
+    avx2_cap: bool = False
+    # Set by main once the cap's library and mirrored packages are ready.
+    cap: Optional["Cap"] = None
 
     @property
     def json_path(self) -> Path:
@@ -102,9 +110,13 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
     if report is None:
         standard = set(ENGINES) - set(OPT_IN_ENGINES)
         full = (set(args.models) == set(MODELS) and set(args.engines) == standard
-                and set(args.threads) == set(DEFAULT_THREADS) and args.baseline_runner is None)
+                and set(args.threads) == set(DEFAULT_THREADS) and args.baseline_runner is None
+                and not args.avx2_cap)
         report = DEFAULT_REPORT if full else args.work_dir / PARTIAL_REPORT_NAME
     engines = args.engines
+    if args.avx2_cap and platform.machine() != "x86_64":
+        raise SystemExit(f"error: --avx2-cap rewrites x86-64 binaries; this is "
+                         f"{platform.machine()}")
     if args.mace_runner is not None and not args.mace_runner.is_file():
         raise SystemExit(f"error: --mace-runner {args.mace_runner} is not a file")
     if args.mace_runner is not None and args.uint8:
@@ -137,7 +149,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
                    baseline_runner=args.baseline_runner.resolve() if args.baseline_runner
                    else None, uint8=args.uint8, dynamic_int8=args.dynamic_int8,
                    fma_peak=not args.no_fma_peak,
-                   mace_runner=args.mace_runner.absolute() if args.mace_runner else None)
+                   mace_runner=args.mace_runner.absolute() if args.mace_runner else None,
+                   avx2_cap=args.avx2_cap)
 
 
 def _quantized_engines(engines: list[str], wanted: bool, flag: str, twins: dict[str, str],
@@ -265,6 +278,11 @@ def _parser() -> argparse.ArgumentParser:
                              "it runs the same converted models as the engine mace_base, "
                              "interleaved with the others, and the report adds MACE / "
                              "baseline")
+    parser.add_argument("--avx2-cap", action="store_true",
+                        help="time every engine as on an AVX2-only x86 host: each process "
+                             "runs a copy of its binaries whose cpuid instructions trap to "
+                             "tools/x86/avx2_cap.c, which hides AVX-512, AVX-VNNI, AVX10 and "
+                             "AMX; the core, caches and clock stay this host's")
     parser.add_argument("--uint8", action="store_true",
                         help="add the uint8 columns: MACE uint8 (the zoo model quantized by "
                              "the converter), onnxruntime on the QDQ model from "

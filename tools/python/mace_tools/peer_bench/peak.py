@@ -13,9 +13,13 @@ import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from mace_converter.progress import REPO, UserError, run_command
+from mace_tools.avx2_cap import CapError
+
+if TYPE_CHECKING:
+    from mace_tools.peer_bench.cap import Cap
 
 TARGET = "//mace/ops:cpu_gemm_benchmark"
 BINARY = Path("mace/ops/cpu_gemm_benchmark")
@@ -67,10 +71,11 @@ def parse(text: str) -> Optional[FmaPeak]:
     return None
 
 
-def measure(build: bool, timeout: float,
-            log: Callable[[str], None]) -> tuple[Optional[FmaPeak], str]:
-    """Builds (unless told not to) and runs the peak benchmark once; returns
-    the peak and an error ('' when it worked)."""
+def measure(build: bool, timeout: float, log: Callable[[str], None],
+            cap: Optional["Cap"] = None) -> tuple[Optional[FmaPeak], str]:
+    """Builds (unless told not to) and runs the peak benchmark once, under
+    the AVX2 cap when one is given (the AVX-512 peak then skips itself);
+    returns the peak and an error ('' when it worked)."""
     try:
         if build:
             run_command(["bazel", "build", "--color=no", "--curses=no", TARGET],
@@ -82,10 +87,13 @@ def measure(build: bool, timeout: float,
     binary = Path(bin_dir) / BINARY
     if not binary.is_file():
         return None, f"{binary} is missing (build {TARGET})"
+    env = None
     try:
-        result = subprocess.run(command(binary), capture_output=True, text=True,
+        if cap is not None:
+            binary, env = cap.binary(binary), cap.environment()
+        result = subprocess.run(command(binary), capture_output=True, text=True, env=env,
                                 timeout=timeout, check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as error:
+    except (OSError, subprocess.TimeoutExpired, CapError) as error:
         return None, f"{binary.name}: {error}"
     if result.returncode != 0:
         return None, f"{binary.name} exited with {result.returncode}"
