@@ -202,9 +202,12 @@ class PeerBenchCapTest(unittest.TestCase):
     def test_option(self):
         options = parse_args(["--models", "mobilenet_v2", "--avx2-cap"])
         self.assertTrue(options.avx2_cap)
-        self.assertEqual(options.report.name, "cpu_peers.md")
-        self.assertNotEqual(options.report, Path("docs/reports/cpu_peers.md"))
+        self.assertEqual(options.report, Path("build/peer_bench/cpu_peers.md"))
         self.assertFalse(parse_args(["--models", "mobilenet_v2"]).avx2_cap)
+        # A full run never replaces the report of the host's own kernels.
+        self.assertEqual(parse_args(["--avx2-cap"]).report,
+                         Path("docs/reports/cpu_peers_avx2.md"))
+        self.assertEqual(parse_args([]).report, Path("docs/reports/cpu_peers.md"))
 
 
 @unittest.skipUnless(platform.machine() == "x86_64" and shutil.which("gcc")

@@ -82,7 +82,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         seed=options.seed, rounds=options.rounds, repeats=options.repeats,
         models=options.models, engines=options.engines, threads=options.threads,
         fma_peak=fma_peak, peak_error=peak_error,
-        multiply_adds=model_multiply_adds(models) if fma_peak else {})
+        multiply_adds=model_multiply_adds(models) if fma_peak else {},
+        avx2_cap=options.cap is not None)
     info.notes = notes(info, models, options)
     path = options.report if options.report.is_absolute() else REPO / options.report
     path.parent.mkdir(parents=True, exist_ok=True)

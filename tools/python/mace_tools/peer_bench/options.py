@@ -67,6 +67,8 @@ DEFAULT_THREADS = [1, 2]
 # report; a partial one writes beside its work files unless --report says
 # otherwise, so trying one model never overwrites the full tables.
 DEFAULT_REPORT = Path("docs/reports/cpu_peers.md")
+# A full run under --avx2-cap.
+AVX2_CAP_REPORT = Path("docs/reports/cpu_peers_avx2.md")
 PARTIAL_REPORT_NAME = "cpu_peers.md"
 DEFAULT_SEED = 7767517
 COSINE_THRESHOLD = 0.999
@@ -110,9 +112,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> Options:
     if report is None:
         standard = set(ENGINES) - set(OPT_IN_ENGINES)
         full = (set(args.models) == set(MODELS) and set(args.engines) == standard
-                and set(args.threads) == set(DEFAULT_THREADS) and args.baseline_runner is None
-                and not args.avx2_cap)
-        report = DEFAULT_REPORT if full else args.work_dir / PARTIAL_REPORT_NAME
+                and set(args.threads) == set(DEFAULT_THREADS) and args.baseline_runner is None)
+        default = AVX2_CAP_REPORT if args.avx2_cap else DEFAULT_REPORT
+        report = default if full else args.work_dir / PARTIAL_REPORT_NAME
     engines = args.engines
     if args.avx2_cap and platform.machine() != "x86_64":
         raise SystemExit(f"error: --avx2-cap rewrites x86-64 binaries; this is "
@@ -282,7 +284,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="time every engine as on an AVX2-only x86 host: each process "
                              "runs a copy of its binaries whose cpuid instructions trap to "
                              "tools/x86/avx2_cap.c, which hides AVX-512, AVX-VNNI, AVX10 and "
-                             "AMX; the core, caches and clock stay this host's")
+                             "AMX; the core, caches and clock stay this host's. A full run "
+                             f"writes {AVX2_CAP_REPORT}")
     parser.add_argument("--uint8", action="store_true",
                         help="add the uint8 columns: MACE uint8 (the zoo model quantized by "
                              "the converter), onnxruntime on the QDQ model from "
