@@ -146,6 +146,13 @@ fi
 step "host: bazel test //..."
 bazel_tests //...
 
+# The benchmarks are tagged manual, so the tests above never build them:
+# build every one, so that none falls behind the kernels it times.
+step "host: every benchmark builds"
+query_tests benchmarks 12 'filter("_benchmark$", kind(cc_binary, //mace/...))' "benchmark binaries"
+bazel build "${benchmarks[@]}" || { failed=$((failed + 1)); exit 1; }
+passed=$((passed + 1))
+
 # A build that leaves every optional CPU kernel family out (as model-specific
 # libraries do with the families their models never run): the tables say
 # so, and the ops give the same results on their other kernels (the op

@@ -32,8 +32,9 @@ std::vector<UsageRecord> WideGraph(int num_tensors) {
   std::mt19937 random(2000);
   std::vector<UsageRecord> records;
   for (int i = 0; i < num_tensors; ++i) {
-    const TaskId first = random() % num_tensors;
-    records.push_back({1024 + random() % (1 << 20), first, first + random() % 100});
+    const TaskId first = static_cast<TaskId>(random() % num_tensors);
+    const TaskId last = first + static_cast<TaskId>(random() % 100);
+    records.push_back({1024 + random() % (1 << 20), first, last});
   }
   return records;
 }

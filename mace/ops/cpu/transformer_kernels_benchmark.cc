@@ -7,9 +7,12 @@
 // Sizes: the map kernels on one 1500-value row (a Whisper encoder's frames)
 // and a BERT-base feed-forward activation (128 tokens x 3072); softmax,
 // row maxima and shifted exponentials on square attention matrices of 128
-// and 1500; LayerNorm on 128 and 1500 rows of 384.
+// and 1500; Attention's transposed score blocks; LayerNorm on 128 and
+// 1500 rows of 384.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -93,6 +96,34 @@ constexpr SoftmaxRowsKernel kRefSoftmax = RefSoftmax;
 constexpr RowMaxKernel kRefRowMax = RefRowMax;
 constexpr ExpShiftedKernel kRefExpShifted = RefExpShifted;
 constexpr LayerNormRowsKernel kRefLayerNorm = RefLayerNorm;
+
+// Attention's transposed scores have no reference kernel of their own (the
+// reference Attention works on rows): these are the scalar loops of the
+// kernels' contracts (cpu/transformer_kernels.h).
+void RefColumnsScaleMax(float* scores, int64_t keys, int64_t width, float scale, const float* add,
+                        const uint8_t* keep, float fill, float* max) {
+  for (int64_t i = 0; i < width; ++i) max[i] = -std::numeric_limits<float>::infinity();
+  for (int64_t k = 0; k < keys; ++k) {
+    float* row = scores + k * width;
+    for (int64_t i = 0; i < width; ++i) {
+      row[i] =
+          keep != nullptr && keep[k] == 0 ? fill : row[i] * scale + (add != nullptr ? add[k] : 0.f);
+      max[i] = std::fmax(max[i], row[i]);
+    }
+  }
+}
+void RefColumnsExp(float* scores, int64_t keys, int64_t width, const float* shift, float* sums) {
+  for (int64_t i = 0; i < width; ++i) sums[i] = 0.f;
+  for (int64_t k = 0; k < keys; ++k) {
+    float* row = scores + k * width;
+    for (int64_t i = 0; i < width; ++i) {
+      row[i] = std::exp(row[i] - shift[i]);
+      sums[i] += row[i];
+    }
+  }
+}
+constexpr ColumnsScaleMaxKernel kRefColumnsScaleMax = RefColumnsScaleMax;
+constexpr ColumnsExpKernel kRefColumnsExp = RefColumnsExp;
 
 // The reference QuantizeLinear with `dequantize`, as the op runs it, for
 // uint8 (low is minus the zero point).
@@ -221,6 +252,51 @@ void Register(const std::string& name, ExpShiftedKernel kernel) {
       ->Args({128, 128, 128})
       ->Args({1500, 1500, 1500})
       ->Args({32, 168, 1500});
+}
+
+// {keys, width}: one block of transposed scores as Attention holds it, a
+// GEMM panel of queries wide (16 on AVX2 and NEON, 32 on AVX-512), for
+// BERT's 128 keys, ViT-tiny's 197 and Whisper-tiny's 1500. The kernels
+// work in place; each iteration starts from the same scores.
+void BM_ColumnsScaleMax(benchmark::State& state, ColumnsScaleMaxKernel kernel) {
+  const int64_t keys = state.range(0), width = state.range(1);
+  const std::vector<float> input = Values(keys * width, 8.f), add = Values(keys, 2.f);
+  std::vector<float> scores(input.size()), max(width);
+  for (auto _ : state) {
+    std::copy(input.begin(), input.end(), scores.begin());
+    kernel(scores.data(), keys, width, 0.125f, add.data(), nullptr, 0.f, max.data());
+    benchmark::DoNotOptimize(max.data());
+  }
+  state.counters["values/s"] = benchmark::Counter(static_cast<double>(keys * width),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_ColumnsExp(benchmark::State& state, ColumnsExpKernel kernel) {
+  const int64_t keys = state.range(0), width = state.range(1);
+  const std::vector<float> input = Values(keys * width, 8.f);
+  const std::vector<float> shift(width, 8.f);
+  std::vector<float> scores(input.size()), sums(width);
+  for (auto _ : state) {
+    std::copy(input.begin(), input.end(), scores.begin());
+    kernel(scores.data(), keys, width, shift.data(), sums.data());
+    benchmark::DoNotOptimize(sums.data());
+  }
+  state.counters["values/s"] = benchmark::Counter(static_cast<double>(keys * width),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void Register(const std::string& name, ColumnsScaleMaxKernel kernel) {
+  benchmark::RegisterBenchmark(name.c_str(), BM_ColumnsScaleMax, kernel)
+      ->Args({128, 16})
+      ->Args({197, 16})
+      ->Args({1500, 32});
+}
+
+void Register(const std::string& name, ColumnsExpKernel kernel) {
+  benchmark::RegisterBenchmark(name.c_str(), BM_ColumnsExp, kernel)
+      ->Args({128, 16})
+      ->Args({197, 16})
+      ->Args({1500, 32});
 }
 
 // {count} values in [-5, 5), uint8 with scale 0.05 and zero point 100.
