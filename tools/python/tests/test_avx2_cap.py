@@ -12,10 +12,13 @@ import tempfile
 import unittest
 from pathlib import Path
 
+import numpy as np
+
 from mace_tools import avx2_cap
 from mace_tools.peer_bench import cap as peer_cap
 from mace_tools.peer_bench.children import ChildResult
 from mace_tools.peer_bench.options import parse_args
+from tests.test_mace_run_cli import MACE_RUN, make_model
 
 # Prints leaves 0, 1 (without EBX: it holds the APIC id of the core it ran
 # on), 7.0 and 7.1 in hex, and what libgcc's feature probe (its own cpuid)
@@ -184,6 +187,10 @@ class PeerBenchCapTest(unittest.TestCase):
         self.assertEqual(peer_cap.check_emulated(self.result("avx2_cap: 3 cpuid emulated"),
                                                  "mace_run")[1], "")
 
+    def test_the_peak_benchmark_must_ask_too(self):
+        self.assertEqual(peer_cap.Cap.answered("x\navx2_cap: 12 cpuid emulated\n"), 12)
+        self.assertEqual(peer_cap.Cap.answered("killed"), 0)
+
     def test_a_process_that_asked_nothing_fails(self):
         for stderr in ("", "avx2_cap: 0 cpuid emulated\n"):
             _, error = peer_cap.check_emulated(self.result(stderr), "the ort worker")
@@ -212,9 +219,47 @@ class PeerBenchCapTest(unittest.TestCase):
 
 @unittest.skipUnless(platform.machine() == "x86_64" and shutil.which("gcc")
                      and shutil.which("objdump"), "needs an x86-64 host with gcc and objdump")
+class MaceRunUnderTheCapTest(unittest.TestCase):
+    """mace_run rewritten and preloaded picks the AVX2 kernels and computes
+    what it computes without the cap."""
+
+    def test_mace_run_chooses_its_avx2_kernels(self):
+        if not MACE_RUN.exists():
+            raise AssertionError(f"{MACE_RUN} is missing: build //mace/tools:mace_run first")
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            pb, data, _ = make_model(tmp)
+            np.save(tmp / "in_x.npy", np.random.default_rng(3).uniform(
+                -1, 1, (1, 2, 4, 4)).astype(np.float32))
+            capped = peer_cap.prepare_cap([], tmp / "cap", lambda _: None)
+            runner = capped.binary(MACE_RUN)
+            self.assertGreater(capped.runners[MACE_RUN][1], 0)
+
+            def run(binary: Path, env: dict[str, str], name: str) -> tuple[str, np.ndarray]:
+                env = dict(env, MACE_CPP_MIN_VLOG_LEVEL="1")
+                env.pop("MACE_CPU_KERNELS", None)
+                result = subprocess.run(
+                    [str(binary), f"--model_file={pb}", f"--model_data_file={data}",
+                     "--input_node=x", "--input_shape=1,2,4,4", "--output_node=y",
+                     "--output_shape=1,3,4,4", f"--input_file={tmp / 'in'}",
+                     f"--output_file={tmp / name}", "--round=1", "--omp_num_threads=1"],
+                    capture_output=True, text=True, env=env)
+                self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+                return result.stdout + result.stderr, np.load(tmp / f"{name}_y.npy")
+
+            host_text, host_out = run(MACE_RUN, dict(os.environ), "host")
+            text, out = run(runner, capped.environment(), "capped")
+            self.assertIn("kernels avx2_fma", text)
+            self.assertGreater(peer_cap.Cap.answered(text), 0)
+            if "kernels avx512" in host_text:
+                self.assertNotIn("kernels avx512", text)
+            np.testing.assert_allclose(out, host_out, rtol=1e-5, atol=1e-6)
+
+
+@unittest.skipUnless(platform.machine() == "x86_64" and shutil.which("gcc")
+                     and shutil.which("objdump"), "needs an x86-64 host with gcc and objdump")
 class OnnxruntimeUnderTheCapTest(unittest.TestCase):
     def test_onnxruntime_chooses_its_kernels_through_the_cap(self):
-        import numpy as np
         import onnx
         from onnx import helper
         script = (

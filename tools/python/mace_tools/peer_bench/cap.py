@@ -47,6 +47,10 @@ class Cap:
             self.runners[path] = (target, avx2_cap.capped_copy(path, target))
         return self.runners[path][0]
 
+    @staticmethod
+    def answered(stderr: str) -> int:
+        return answered(stderr) or 0
+
     def environment(self, env: Optional[dict[str, str]] = None) -> dict[str, str]:
         found = avx2_cap.preload_environment(self.library, self.site, env)
         found[avx2_cap.REPORT_VARIABLE] = "1"
@@ -70,14 +74,19 @@ def prepare_cap(engines: Iterable[str], work: Path, log: Callable[[str], None]) 
     return Cap(library=library, site=site, work=work, rewritten=rewritten)
 
 
+def answered(stderr: str) -> Optional[int]:
+    """How many cpuid the cap answered, from a process's stderr (None when
+    it printed no count, e.g. when it was killed)."""
+    matches = REPORT_LINE.findall(stderr)
+    return int(matches[-1]) if matches else None
+
+
 def emulated(result: ChildResult) -> tuple[ChildResult, Optional[int]]:
-    """The result without the cap's report line, and the count it gave (None
-    when the process printed none, e.g. when it was killed)."""
-    matches = REPORT_LINE.findall(result.stderr)
-    if not matches:
+    """The result without the cap's report line, and the count it gave."""
+    count = answered(result.stderr)
+    if count is None:
         return result, None
-    stderr = REPORT_LINE.sub("", result.stderr)
-    return dataclasses.replace(result, stderr=stderr), int(matches[-1])
+    return dataclasses.replace(result, stderr=REPORT_LINE.sub("", result.stderr)), count
 
 
 def check_emulated(result: ChildResult, what: str) -> tuple[ChildResult, str]:

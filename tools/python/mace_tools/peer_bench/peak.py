@@ -97,6 +97,8 @@ def measure(build: bool, timeout: float, log: Callable[[str], None],
         return None, f"{binary.name}: {error}"
     if result.returncode != 0:
         return None, f"{binary.name} exited with {result.returncode}"
+    if cap is not None and not cap.answered(result.stderr):
+        return None, f"{binary.name} asked the AVX2 cap no cpuid"
     try:
         peak = parse(result.stdout)
     except ValueError as error:
