@@ -173,6 +173,20 @@ bazel_tests "${omit_flags[@]}" --test_env=MACE_TEST_ABSENT_FAMILIES="${absent_li
 # library (--define=mace_integer_kernels=off): they are not registered.
 bazel_tests "${omit_flags[@]}" --define=mace_integer_kernels=off //mace/ops:integer_kernels_test
 
+# An AVX2-only x86 host: qemu-x86_64 with a Haswell CPU model (AVX2 and FMA,
+# no AVX-512) answers cpuid whatever this host has, so the feature detection
+# and the kernels a CPU feature picks (the tests tagged
+# cpu_feature_variants: the uint8 and fp16 families, the kernel tables) and
+# the engine run as they would there. On an AVX-512 host the steps above
+# test the AVX2 kernels too, but never pick them by default.
+if [[ "$(uname -m)" == x86_64 ]]; then
+  step "host as an AVX2-only x86: feature variant tests under qemu-x86_64 -cpu Haswell"
+  query_tests x86_avx2_tests 15 'attr(tags, "\bcpu_feature_variants\b", tests(//mace/...))' \
+    "x86 AVX2-only: feature variant tests"
+  bazel_tests --run_under=//tools/qemu:qemu_run --test_env=MACE_QEMU_CPU=Haswell \
+    "${x86_avx2_tests[@]}" //test:engine_test
+fi
+
 step "python tools and converter"
 python_tests
 

@@ -1,5 +1,7 @@
 #!/bin/bash
-# Runs a test binary directly, or under qemu-user when it is an ARM ELF.
+# Runs a test binary directly, or under qemu-user when it is an ARM ELF, or
+# an x86-64 one with MACE_QEMU_CPU set (a CPU model such as Haswell: AVX2
+# and FMA without AVX-512, whatever the host has).
 # binfmt_misc is not assumed, so qemu is always called explicitly.
 set -e
 bin="$1"
@@ -17,5 +19,7 @@ case "$machine" in
          -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib "$@" ;;
   40) exec qemu-arm ${MACE_QEMU_CPU:+-cpu "$MACE_QEMU_CPU"} -L /usr/arm-linux-gnueabihf \
          -E LD_LIBRARY_PATH=/usr/arm-linux-gnueabihf/lib "$@" ;;
+  62) if [[ -n "${MACE_QEMU_CPU:-}" ]]; then exec qemu-x86_64 -cpu "$MACE_QEMU_CPU" "$@"; fi
+      exec "$@" ;;
   *) exec "$@" ;;
 esac

@@ -48,11 +48,14 @@ RULES: list[tuple[str, re.Pattern[str]]] = [
 ]
 FEATURE_PROBE = re.compile(r"\b__builtin_cpu_(supports|is|init)\b|\b__get_cpuid\w*|\b__cpuid\w*|"
                            r"<cpuid\.h>|\bgetauxval\s*\(|\bAT_HWCAP2?\b")
-# Where the CPU's features may be probed: CpuFeatures, and CRC-32C's choice
-# of hardware instructions in mace/utils, which lies below the CPU runtime
-# (that depends on it) and so cannot read CpuFeatures.
+# Where the CPU's features may be probed: CpuFeatures, its test (which
+# checks it against libgcc's probe where the kernel's flags are not this
+# process's cpuid), and CRC-32C's choice of hardware instructions in
+# mace/utils, which lies below the CPU runtime (that depends on it) and so
+# cannot read CpuFeatures.
 FEATURE_PROBE_FILES = frozenset({
     "mace/runtimes/cpu/cpu_features.cc",
+    "mace/runtimes/cpu/cpu_features_test.cc",
     "mace/utils/crc32c.cc",
 })
 # A comparison with a function named in CamelCase (the house style names
