@@ -66,7 +66,7 @@ def build_library(work: Path = DEFAULT_WORK) -> Path:
 
 def executable_sections(data: bytes) -> list[Section]:
     """The SHF_EXECINSTR sections of a little-endian ELF64 file."""
-    if data[:4] != ELF_MAGIC or data[4] != 2 or data[5] != 1:
+    if len(data) < 64 or data[:4] != ELF_MAGIC or data[4] != 2 or data[5] != 1:
         raise CapError("not a little-endian 64-bit ELF file")
     section_table, = struct.unpack_from("<Q", data, 0x28)
     entry_size, count = struct.unpack_from("<HH", data, 0x3a)

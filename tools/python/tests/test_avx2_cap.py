@@ -168,6 +168,8 @@ class CapTest(unittest.TestCase):
     def test_bad_input(self):
         with self.assertRaisesRegex(avx2_cap.CapError, "not a little-endian 64-bit ELF"):
             avx2_cap.executable_sections(b"#!/bin/sh\n")
+        with self.assertRaisesRegex(avx2_cap.CapError, "not a little-endian 64-bit ELF"):
+            avx2_cap.executable_sections(b"\x7fELF\x02\x01")
         data = self.probe.read_bytes()
         with self.assertRaisesRegex(avx2_cap.CapError, "section table lies outside"):
             avx2_cap.executable_sections(data[:4096])
