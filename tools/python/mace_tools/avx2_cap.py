@@ -51,14 +51,20 @@ class Section(NamedTuple):
     size: int
 
 
+def _run(command: list[str]) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(command, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise CapError(f"{command[0]} is not installed (tools/bootstrap.sh installs it)") from None
+
+
 def build_library(work: Path = DEFAULT_WORK) -> Path:
     """tools/x86/avx2_cap.c as a shared library (rebuilt when the source is newer)."""
     out = work / "libavx2_cap.so"
     out.parent.mkdir(parents=True, exist_ok=True)
     if not out.exists() or out.stat().st_mtime < LIBRARY_SOURCE.stat().st_mtime:
-        result = subprocess.run(
-            ["gcc", "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror",
-             "-o", str(out), str(LIBRARY_SOURCE)], capture_output=True, text=True)
+        result = _run(["gcc", "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra",
+                       "-Werror", "-o", str(out), str(LIBRARY_SOURCE)])
         if result.returncode != 0:
             raise CapError(f"gcc could not build {LIBRARY_SOURCE.name}:\n{result.stderr[-2000:]}")
     return out
@@ -89,8 +95,7 @@ def cpuid_offsets(path: Path, data: Optional[bytes] = None) -> list[int]:
     section or does not hold 0f a2."""
     data = path.read_bytes() if data is None else data
     sections = executable_sections(data)
-    result = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-w", str(path)],
-                            capture_output=True, text=True)
+    result = _run(["objdump", "-d", "--no-show-raw-insn", "-w", str(path)])
     if result.returncode != 0:
         raise CapError(f"objdump could not disassemble {path}:\n{result.stderr[-1000:]}")
     offsets = []
