@@ -178,13 +178,14 @@ bazel_tests "${omit_flags[@]}" --define=mace_integer_kernels=off //mace/ops:inte
 # and the kernels a CPU feature picks (the tests tagged
 # cpu_feature_variants: the uint8 and fp16 families, the kernel tables) and
 # the engine run as they would there. On an AVX-512 host the steps above
-# test the AVX2 kernels too, but never pick them by default.
+# test the AVX2 kernels too, but never pick them by default. The aarch64
+# baseline step below runs the same tests.
+query_tests feature_variant_tests 15 'attr(tags, "\bcpu_feature_variants\b", tests(//mace/...))' \
+  "feature variant tests"
 if [[ "$(uname -m)" == x86_64 ]]; then
   step "host as an AVX2-only x86: feature variant tests under qemu-x86_64 -cpu Haswell"
-  query_tests x86_avx2_tests 15 'attr(tags, "\bcpu_feature_variants\b", tests(//mace/...))' \
-    "x86 AVX2-only: feature variant tests"
   bazel_tests --run_under=//tools/qemu:qemu_run --test_env=MACE_QEMU_CPU=Haswell \
-    "${x86_avx2_tests[@]}" //test:engine_test
+    "${feature_variant_tests[@]}" //test:engine_test
 fi
 
 step "python tools and converter"
@@ -253,10 +254,8 @@ docs_step
 # tests tagged cpu_feature_variants. Every other kernel is the same code on
 # both CPUs and ran above.
 step "aarch64 baseline: CPU feature variant tests under qemu-aarch64 -cpu cortex-a53"
-query_tests baseline_tests 15 'attr(tags, "\bcpu_feature_variants\b", tests(//mace/...))' \
-  "aarch64 baseline: feature variant tests"
 bazel_tests --config=aarch64 --test_env=MACE_QEMU_CPU=cortex-a53 "${arm_threads[@]}" \
-  "${baseline_tests[@]}"
+  "${feature_variant_tests[@]}"
 
 # A model-specific library leaves out the activation variants of the NEON
 # GEMM and depthwise kernels, and the element-wise operations, its models
