@@ -173,6 +173,8 @@ void PackPanels(const float* src, int64_t rows, int64_t depth, int64_t stride, i
   if (stride == 1) {
     if (PackAdjacentPanels(src, rows, depth, depth_stride, width, dst)) return;
     switch (width) {
+      case 6:
+        return PackAdjacentRows<6>(src, rows, depth, depth_stride, dst);
       case 8:
         return PackAdjacentRows<8>(src, rows, depth, depth_stride, dst);
       case 12:

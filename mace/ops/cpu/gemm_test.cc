@@ -787,12 +787,13 @@ TEST(GemmTest, UpperClampOnBiasedRuns) {
 
 // PackPanels on rows `stride` apart (a weight matrix packed as B^T, a
 // row-major A), with the depth contiguous (the fast path; on x86-64 4x4
-// transposes for widths of whole groups of four, 6 value by value) or
+// transposes for groups of four rows and an interleave for two more: 2, 6
+// and 10 have those pairs) or
 // `depth_stride` apart: full panels, a zero-padded last one, depths below,
 // at and past steps of four, every float written (the output starts as
 // NaN).
 TEST(GemmTest, PackPanelsStridedRows) {
-  for (int width : {6, 8, 12, 16, 32}) {
+  for (int width : {2, 6, 8, 10, 12, 16, 32}) {
     for (int64_t rows : {int64_t{1}, int64_t{width} - 1, int64_t{width} + 1, int64_t{2} * width,
                          int64_t{3} * width + 5}) {
       for (int64_t depth : {1, 3, 4, 5, 8, 33}) {
