@@ -431,15 +431,13 @@ void BlockedConv2d::Run(const float* input, float* output, ThreadPool* pool, flo
     }
   };
   const int64_t raw_batch = p.in_channels * p.in_h * p.in_w;
-  // The pool gives each thread a contiguous run of near-equal pieces, the
-  // larger ones first: MobileNet v1's 7x7 layers' 22 groups went 12 to one
-  // thread (34 of the 64 blocks) and 10 to the other, its 28x28 layers' 68
-  // tasks 36 and 32, and a piece in progress cannot be taken over. The
-  // tasks go in kSlotsPerThread slots per thread instead, as many as the
-  // pool makes pieces, each of near-equal work: output blocks times
-  // positions, so that a short last chunk or band and the groups of fewer
-  // blocks count for what they are (the 28x28 layers' first thread did
-  // 4 % more than half the work with equal task counts, 1 % now).
+  // The pool gives each thread a near-equal share of the tasks, but tasks
+  // differ in work (a group of fewer blocks, a short last chunk or band),
+  // and a piece in progress cannot be taken over. The tasks go in
+  // kSlotsPerThread slots per thread instead, as many as the pool makes
+  // pieces, each of near-equal work: output blocks times positions, so that
+  // those count for what they are (MobileNet v1's 28x28 layers' first thread
+  // did 4 % more than half the work with equal task counts, 1 % now).
   const int64_t tasks = p.batch * groups * chunks;
   const int64_t slots = std::min(tasks, threads * kSlotsPerThread);
   // Positions before chunk c (a chunk of positions, or a band of rows).

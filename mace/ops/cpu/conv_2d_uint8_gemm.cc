@@ -97,22 +97,22 @@ void CopyStrided(const uint8_t* src, int64_t stride, int64_t first, int64_t last
 constexpr int64_t kPiecesPerThread = 4;
 
 // The time the busiest thread takes when `threads` threads run items with
-// these costs through ThreadPool::ParallelFor: the items split into up to
-// kPiecesPerThread (4) pieces per thread, each thread owning a contiguous
-// run of pieces, taking them from the front and then stealing from the back
-// of the others' runs (thread_pool.h), every thread starting at once.
+// these costs through ThreadPool::ParallelFor: each thread owning a
+// contiguous run of the pool's pieces (ThreadPool::PieceStarts), taking them
+// from the front and then stealing from the back of the others' runs
+// (thread_pool.h), every thread starting at once.
 int64_t SplitMakespan(const std::vector<int64_t>& costs, int64_t threads) {
   const int64_t count = static_cast<int64_t>(costs.size());
-  const int64_t pieces = std::min(count, threads * kPiecesPerThread);
+  const int t_count = static_cast<int>(threads);
+  const int64_t pieces = ThreadPool::PieceCount(count, t_count);
   std::vector<int64_t> piece_cost(pieces, 0), front(threads), back(threads), clock(threads, 0);
+  std::vector<int64_t> starts(pieces + 1);
+  ThreadPool::PieceStarts(count, t_count, starts.data());
   for (int64_t piece = 0; piece < pieces; ++piece) {
-    int64_t begin = 0, end = 0;
-    ThreadPool::ChunkRange(count, static_cast<int>(pieces), static_cast<int>(piece), &begin, &end);
-    for (int64_t i = begin; i < end; ++i) piece_cost[piece] += costs[i];
+    for (int64_t i = starts[piece]; i < starts[piece + 1]; ++i) piece_cost[piece] += costs[i];
   }
   for (int64_t t = 0; t < threads; ++t) {
-    ThreadPool::ChunkRange(pieces, static_cast<int>(threads), static_cast<int>(t), &front[t],
-                           &back[t]);
+    ThreadPool::OwnedPieces(pieces, t_count, static_cast<int>(t), &front[t], &back[t]);
   }
   for (int64_t left = pieces; left > 0; --left) {
     // The thread that is free first claims its next piece.

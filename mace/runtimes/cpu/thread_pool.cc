@@ -67,6 +67,7 @@ void BindCurrentThread(const std::vector<int>& cores) {
 ThreadPool::ThreadPool(int num_threads, std::vector<int> cores)
     : num_threads_(num_threads < 1 ? 1 : num_threads),
       cores_(std::move(cores)),
+      piece_starts_(new int64_t[int64_t{num_threads_} * kPiecesPerThread + 1]),
       runs_(new Run[num_threads_]) {
   workers_.reserve(num_threads_ - 1);
   for (int i = 1; i < num_threads_; ++i) {
@@ -105,6 +106,35 @@ void ThreadPool::ChunkRange(int64_t count, int chunks, int chunk, int64_t* begin
   *end = *begin + base + (chunk < extra ? 1 : 0);
 }
 
+int64_t ThreadPool::PieceCount(int64_t count, int threads) {
+  return std::min<int64_t>(count, int64_t{threads} * kPiecesPerThread);
+}
+
+void ThreadPool::OwnedPieces(int64_t pieces, int threads, int thread, int64_t* first,
+                             int64_t* last) {
+  ChunkRange(pieces, threads, thread, first, last);
+}
+
+void ThreadPool::PieceStarts(int64_t count, int threads, int64_t* starts) {
+  // ChunkRange's shares and pieces per thread, with one division per
+  // thread: the caller computes this before it wakes the workers.
+  const int64_t pieces = PieceCount(count, threads);
+  const int64_t share_base = count / threads, share_extra = count % threads;
+  const int64_t owned_base = pieces / threads, owned_extra = pieces % threads;
+  int64_t at = 0, piece = 0;
+  for (int t = 0; t < threads; ++t) {
+    const int64_t owned = owned_base + (t < owned_extra ? 1 : 0);
+    if (owned == 0) break;  // fewer items than threads: the rest own none
+    const int64_t share = share_base + (t < share_extra ? 1 : 0);
+    const int64_t size = share / owned, larger = share % owned;
+    for (int64_t i = 0; i < owned; ++i) {
+      starts[piece++] = at;
+      at += size + (i < larger ? 1 : 0);
+    }
+  }
+  starts[pieces] = count;
+}
+
 void ThreadPool::RunSerially(const Job& job) {
   if (job.control == nullptr || job.count == 1) {
     job.invoke(job.callable, 0, job.count, 0);
@@ -130,18 +160,20 @@ void ThreadPool::Dispatch(const Job& given) {
     return;
   }
   job_ = job;
-  pieces_ = std::min<int64_t>(job.count, int64_t{num_threads_} * kPiecesPerThread);
+  pieces_ = PieceCount(job.count, num_threads_);
   // The job is done when all its pieces are, not when every worker has
   // looked: a worker the OS has descheduled (a busy phone, an
   // oversubscribed host) must not hold up the op when the others have
   // taken its pieces. So pending_ counts pieces, and it is set before any
-  // piece can be claimed: the release stores of the runs publish it, job_
-  // and pieces_ to a late worker of an earlier job that claims a piece of
-  // this one through them.
+  // piece can be claimed: the release stores of the runs publish it, job_,
+  // pieces_ and every piece's start (a piece ends where the next starts,
+  // which may be another thread's) to a late worker of an earlier job that
+  // claims a piece of this one through them.
   pending_.store(pieces_, std::memory_order_relaxed);
+  PieceStarts(job.count, num_threads_, piece_starts_.get());
   for (int t = 0; t < num_threads_; ++t) {
     int64_t first = 0, last = 0;
-    ChunkRange(pieces_, num_threads_, t, &first, &last);
+    OwnedPieces(pieces_, num_threads_, t, &first, &last);
     runs_[t].pieces.store(static_cast<uint64_t>(first) << 32 | static_cast<uint64_t>(last),
                           std::memory_order_release);
   }
@@ -204,7 +236,8 @@ void ThreadPool::RunPieces(int index) {
   auto run_piece = [&](int64_t piece) {
     const Job& job = job_;
     int64_t begin = 0, end = 0;
-    ChunkRange(job.count, static_cast<int>(pieces_), static_cast<int>(piece), &begin, &end);
+    begin = piece_starts_[piece];
+    end = piece_starts_[piece + 1];
     const bool stopped = job.control != nullptr && job.control->ShouldStop();
     if (begin < end && !stopped) job.invoke(job.callable, begin, end, index);
     ++done;

@@ -1,10 +1,10 @@
 // A fixed pool of worker threads for the CPU kernels.
 //
-// Workers are created once and live as long as the pool. ParallelFor splits
-// [0, count) into up to kPiecesPerThread near-equal pieces per thread. Each
-// thread owns a contiguous run of pieces (thread 0, the caller, the first)
-// and takes them from the front; a thread that runs out steals from the back
-// of another's run. Without interference every thread works through its own
+// Workers are created once and live as long as the pool. ParallelFor gives
+// each thread a near-equal contiguous share of [0, count) (thread 0, the
+// caller, the first), cut into up to kPiecesPerThread near-equal pieces.
+// Each thread takes its own pieces from the front; a thread that runs out
+// steals from the back of another's run. Without interference every thread works through its own
 // contiguous share, as a static split would, so consecutive ops touch the
 // data the same thread touched before; when a core is slow (another process,
 // a little core, an interrupt) the others take over its remaining pieces
@@ -96,6 +96,17 @@ class ThreadPool {
   // The range of chunk `chunk` when [0, count) is split `chunks` ways.
   static void ChunkRange(int64_t count, int chunks, int chunk, int64_t* begin, int64_t* end);
 
+  // How ParallelFor splits a job of `count` items over `threads` threads:
+  // the number of pieces, the pieces thread `thread` owns ([*first,
+  // *last)), and where each piece starts: piece p is items [starts[p],
+  // starts[p + 1]), starts[pieces] being count (`starts` holds pieces + 1
+  // values). A thread's pieces cover its ChunkRange share of the items, so
+  // shares differ by at most one item whatever the piece sizes (cut first
+  // into pieces, 14 items over two threads went 8 and 6).
+  static int64_t PieceCount(int64_t count, int threads);
+  static void OwnedPieces(int64_t pieces, int threads, int thread, int64_t* first, int64_t* last);
+  static void PieceStarts(int64_t count, int threads, int64_t* starts);
+
  private:
   struct Job {
     void* callable = nullptr;
@@ -131,6 +142,8 @@ class ThreadPool {
   std::condition_variable done_;
   Job job_;
   int64_t pieces_ = 0;  // of the current job
+  // The current job's PieceStarts, computed once rather than by each piece.
+  std::unique_ptr<int64_t[]> piece_starts_;
   // Per thread, the unclaimed pieces of its run: front << 32 | back. Each
   // on cache lines of its own (a 128-byte pair, see kThreadRegionBytes):
   // threads claim their own pieces with compare-and-swap, which would

@@ -1,5 +1,6 @@
 #include "mace/runtimes/cpu/thread_pool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -28,6 +29,41 @@ TEST(ThreadPoolTest, ChunkRangeCoversEverythingOnce) {
       EXPECT_EQ(expected_begin, count);
     }
   }
+}
+
+// ParallelFor's pieces: in order, none empty, each thread's run of them
+// covering its ChunkRange share of the items (so shares differ by at most
+// one item), at most kPiecesPerThread (4) per thread.
+TEST(ThreadPoolTest, PiecesSplitItemsEvenlyOverThreads) {
+  for (int threads : {1, 2, 3, 4, 8}) {
+    for (int64_t count : {1, 2, 3, 5, 7, 8, 9, 14, 15, 22, 33, 100, 4097}) {
+      const int64_t pieces = ThreadPool::PieceCount(count, threads);
+      ASSERT_EQ(pieces, std::min<int64_t>(count, 4 * threads));
+      std::vector<int64_t> starts(pieces + 1, -1);
+      ThreadPool::PieceStarts(count, threads, starts.data());
+      ASSERT_EQ(starts[0], 0);
+      ASSERT_EQ(starts[pieces], count);
+      for (int t = 0; t < threads; ++t) {
+        int64_t first = 0, last = 0, share_begin = 0, share_end = 0;
+        ThreadPool::OwnedPieces(pieces, threads, t, &first, &last);
+        ThreadPool::ChunkRange(count, threads, t, &share_begin, &share_end);
+        ASSERT_LE(last - first, 4);
+        if (first == last) continue;  // fewer items than threads
+        ASSERT_EQ(starts[first], share_begin) << threads << " threads, " << count << " items";
+        ASSERT_EQ(starts[last], share_end) << threads << " threads, " << count << " items";
+        for (int64_t piece = first; piece < last; ++piece) {
+          ASSERT_LT(starts[piece], starts[piece + 1])
+              << threads << " threads, " << count << " items, piece " << piece;
+        }
+      }
+    }
+  }
+  // Cut first into eight pieces of 2 and 1 items, 14 items went 8 to the
+  // first thread's four pieces and 6 to the second's.
+  int64_t starts[9], first = 0, last = 0;
+  ThreadPool::PieceStarts(14, 2, starts);
+  ThreadPool::OwnedPieces(8, 2, 1, &first, &last);
+  EXPECT_EQ(starts[first], 7);
 }
 
 TEST(ThreadPoolTest, EveryIndexRunsExactlyOnce) {
