@@ -235,9 +235,7 @@ void ThreadPool::RunPieces(int index) {
   int64_t done = 0;
   auto run_piece = [&](int64_t piece) {
     const Job& job = job_;
-    int64_t begin = 0, end = 0;
-    begin = piece_starts_[piece];
-    end = piece_starts_[piece + 1];
+    const int64_t begin = piece_starts_[piece], end = piece_starts_[piece + 1];
     const bool stopped = job.control != nullptr && job.control->ShouldStop();
     if (begin < end && !stopped) job.invoke(job.callable, begin, end, index);
     ++done;

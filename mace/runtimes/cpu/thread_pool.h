@@ -4,12 +4,13 @@
 // each thread a near-equal contiguous share of [0, count) (thread 0, the
 // caller, the first), cut into up to kPiecesPerThread near-equal pieces.
 // Each thread takes its own pieces from the front; a thread that runs out
-// steals from the back of another's run. Without interference every thread works through its own
-// contiguous share, as a static split would, so consecutive ops touch the
-// data the same thread touched before; when a core is slow (another process,
-// a little core, an interrupt) the others take over its remaining pieces
-// instead of waiting. A call allocates nothing: the callable is passed by
-// reference and the workers are woken through a generation counter.
+// steals from the back of another's run. Without interference every thread
+// works through its own contiguous share, as a static split would, so
+// consecutive ops touch the data the same thread touched before; when a
+// core is slow (another process, a little core, an interrupt) the others
+// take over its remaining pieces instead of waiting. A call allocates
+// nothing: the callable is passed by reference and the workers are woken
+// through a generation counter.
 //
 // Workers spin briefly after each job, because inference runs ops back to
 // back and a futex wake costs tens of microseconds (yielding the core
