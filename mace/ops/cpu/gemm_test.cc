@@ -483,7 +483,7 @@ TEST(GemmTest, MicroKernelDepthsAndEpilogues) {
 }
 
 // The partial-tile micro-kernel alone, where a table has one: every width
-// short of nr, with mr rows and fewer, and the whole width with 1 to 4
+// short of nr, with mr rows and fewer, and the whole width with 1 to mr - 1
 // rows, over the same depths, in one
 // reduction block or two (the biases on both, added once), with no epilogue
 // (a kernel may store such a tile straight from its registers, as
@@ -500,13 +500,13 @@ TEST(GemmTest, PartialMicroKernelDepths) {
       const std::vector<float> row_bias = RandomFloats(mr, 43);
       const std::vector<float> col_bias = RandomFloats(nr, 44);
       // Every width short of nr, at mr rows and fewer; and whole-width
-      // tiles of a last row panel (1 to 4 rows: arm64 runs 2 and 4 on rows
-      // of their own).
+      // tiles of a last row panel (1 to mr - 1 rows: arm64 runs 2 and 4 on
+      // rows of their own, AVX2 issues 2, 4 or 6 rows' multiply-adds).
       std::vector<std::pair<int64_t, int64_t>> shapes;
-      for (const int64_t rows : {mr, mr - 3}) {
+      for (const int64_t rows : {mr, mr - 3, int64_t{1}}) {
         for (int64_t cols = 1; cols < nr; ++cols) shapes.emplace_back(rows, cols);
       }
-      for (int64_t rows = 1; rows <= 4; ++rows) shapes.emplace_back(rows, nr);
+      for (int64_t rows = 1; rows < mr; ++rows) shapes.emplace_back(rows, nr);
       for (const auto& [rows, cols] : shapes) {
         for (int variant = 0; variant < 6; ++variant) {
           const int64_t first = variant & 1 ? (k + 1) / 2 : k;

@@ -9,7 +9,6 @@
 #include "mace/ops/x86/avx2_epilogue.h"
 #include "mace/ops/x86/avx2_kernels.h"
 #include "mace/ops/x86/column_tail.h"
-#include "mace/ops/x86/gemm_a_source.h"
 
 namespace mace {
 namespace ops {
@@ -23,22 +22,6 @@ namespace x86 {
   __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps(); \
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps(); \
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
-
-#define MACE_AVX2_ROW(i)                                 \
-  {                                                      \
-    const __m256 ai = _mm256_set1_ps(a.At(i, a_offset)); \
-    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);          \
-    c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);          \
-  }
-
-#define MACE_AVX2_STEP(offset)                                                           \
-  {                                                                                      \
-    const __m256 b0 = _mm256_loadu_ps(b + 16 * (offset));                                \
-    const __m256 b1 = _mm256_loadu_ps(b + 16 * (offset) + 8);                            \
-    constexpr int a_offset = (offset);                                                   \
-    MACE_AVX2_ROW(0)                                                                     \
-    MACE_AVX2_ROW(1) MACE_AVX2_ROW(2) MACE_AVX2_ROW(3) MACE_AVX2_ROW(4) MACE_AVX2_ROW(5) \
-  }
 
 // Bias and activation of row i's two vectors, once the reduction is done.
 // (A partial tile activates its second vector even when it stores only the
@@ -70,11 +53,73 @@ namespace x86 {
     _mm256_storeu_ps(row + 8, c##i##1);                           \
   }
 
+// The reduction's steps are written out in asm: GCC's code for the
+// intrinsic loop kept one of the 12 accumulators on the stack, its chain of
+// multiply-adds passing through a store and a load every four steps, and
+// the direct-A loop reloaded row offsets from the stack too. Here the
+// accumulators stay in ymm0-12 and a step's B vectors and broadcast use
+// ymm13-15. A packed A holds a step's 6 values together (24 bytes a step);
+// a plain A's rows 0-2 are at a + {0, 1, 2} * lda and rows 3-5 at a3 + {0,
+// 1, 2} * lda, lda in bytes.
+// clang-format off
+#define MACE_AVX2_ASM_B(OFFSET)                     \
+  "vmovups " #OFFSET "(%[b]), %%ymm13\n\t"          \
+  "vmovups " #OFFSET "+32(%[b]), %%ymm14\n\t"
+#define MACE_AVX2_ASM_ROW(ADDRESS, C0, C1)          \
+  "vbroadcastss " ADDRESS ", %%ymm15\n\t"           \
+  "vfmadd231ps %%ymm15, %%ymm13, %[" #C0 "]\n\t"    \
+  "vfmadd231ps %%ymm15, %%ymm14, %[" #C1 "]\n\t"
+#define MACE_AVX2_ASM_PANEL_STEP(BO, A0, A1, A2, A3, A4, A5) \
+  MACE_AVX2_ASM_B(BO)                                        \
+  MACE_AVX2_ASM_ROW(#A0 "(%[a])", c00, c01)                  \
+  MACE_AVX2_ASM_ROW(#A1 "(%[a])", c10, c11)                  \
+  MACE_AVX2_ASM_ROW(#A2 "(%[a])", c20, c21)                  \
+  MACE_AVX2_ASM_ROW(#A3 "(%[a])", c30, c31)                  \
+  MACE_AVX2_ASM_ROW(#A4 "(%[a])", c40, c41)                  \
+  MACE_AVX2_ASM_ROW(#A5 "(%[a])", c50, c51)
+#define MACE_AVX2_ASM_ROWS_STEP(BO, AO)                      \
+  MACE_AVX2_ASM_B(BO)                                        \
+  MACE_AVX2_ASM_ROW(#AO "(%[a])", c00, c01)                  \
+  MACE_AVX2_ASM_ROW(#AO "(%[a],%[ld],1)", c10, c11)          \
+  MACE_AVX2_ASM_ROW(#AO "(%[a],%[ld],2)", c20, c21)          \
+  MACE_AVX2_ASM_ROW(#AO "(%[a3])", c30, c31)                 \
+  MACE_AVX2_ASM_ROW(#AO "(%[a3],%[ld],1)", c40, c41)         \
+  MACE_AVX2_ASM_ROW(#AO "(%[a3],%[ld],2)", c50, c51)
+#define MACE_AVX2_ASM_PANEL_4                                \
+  MACE_AVX2_ASM_PANEL_STEP(0, 0, 4, 8, 12, 16, 20)           \
+  MACE_AVX2_ASM_PANEL_STEP(64, 24, 28, 32, 36, 40, 44)       \
+  MACE_AVX2_ASM_PANEL_STEP(128, 48, 52, 56, 60, 64, 68)      \
+  MACE_AVX2_ASM_PANEL_STEP(192, 72, 76, 80, 84, 88, 92)
+#define MACE_AVX2_ASM_ROWS_4                                 \
+  MACE_AVX2_ASM_ROWS_STEP(0, 0) MACE_AVX2_ASM_ROWS_STEP(64, 4) \
+  MACE_AVX2_ASM_ROWS_STEP(128, 8) MACE_AVX2_ASM_ROWS_STEP(192, 12)
+#define MACE_AVX2_ASM_TILE                                                   \
+  [c00] "+x"(c00), [c01] "+x"(c01), [c10] "+x"(c10), [c11] "+x"(c11),       \
+  [c20] "+x"(c20), [c21] "+x"(c21), [c30] "+x"(c30), [c31] "+x"(c31),       \
+  [c40] "+x"(c40), [c41] "+x"(c41), [c50] "+x"(c50), [c51] "+x"(c51)
+// One asm statement of steps (PANEL_TEXT for a packed A, ROWS_TEXT for
+// A's rows in place).
+#define MACE_AVX2_ASM_STEPS(PANEL_TEXT, ROWS_TEXT)                          \
+  if constexpr (kRowsA) {                                                   \
+    __asm__(ROWS_TEXT : MACE_AVX2_ASM_TILE                                  \
+            : [a] "r"(a), [a3] "r"(a3), [ld] "r"(ld_bytes), [b] "r"(b)      \
+            : "xmm13", "xmm14", "xmm15", "memory");                         \
+  } else {                                                                  \
+    __asm__(PANEL_TEXT : MACE_AVX2_ASM_TILE : [a] "r"(a), [b] "r"(b)        \
+            : "xmm13", "xmm14", "xmm15", "memory");                         \
+  }
+// clang-format on
+
 namespace {
 
-template <class A>
-inline void Gemm6x16Tile(int64_t kc, A a, const float* b, float* c, int64_t ldc,
-                         const TileEpilogue& epilogue) {
+// kRowsA: A's rows read in place, lda floats apart; else a packed panel.
+template <bool kRowsA>
+inline void Gemm6x16Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
+                         int64_t ldc, const TileEpilogue& epilogue) {
+  const float* a3 = a + 3 * lda;
+  const int64_t ld_bytes = lda * int64_t{sizeof(float)};
+  // A step moves one value along each row, or past a panel's 6 values.
+  constexpr int kAStep = kRowsA ? 1 : 6;
   // C is touched only after the reduction; start fetching it now so its
   // misses overlap the FMAs.
   for (int i = 0; i < 6; ++i) {
@@ -83,27 +128,32 @@ inline void Gemm6x16Tile(int64_t kc, A a, const float* b, float* c, int64_t ldc,
   }
   MACE_AVX2_ZERO_TILE
   int64_t k = 0;
-  // Unrolled by four so loop overhead does not steal issue slots from FMAs.
-  // Four steps read 1.5 cache lines of a packed A; with a next panel to
-  // fetch, the loop asks for two lines of it from the same offset (a line
-  // early every other time), so the slice arrives in step with this tile's
-  // reduction.
+  // Four steps at a time. Four steps read 1.5 cache lines of a packed A;
+  // with a next panel to fetch, the loop asks for two lines of it from the
+  // same offset (a line early every other time), so the slice arrives in
+  // step with this tile's reduction.
   if (const float* next = epilogue.prefetch_a) {
     for (; k + 4 <= kc; k += 4) {
       _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(next + 16), _MM_HINT_T0);
       next += 24;
-      MACE_AVX2_STEP(0) MACE_AVX2_STEP(1) MACE_AVX2_STEP(2) MACE_AVX2_STEP(3) a.Advance(4);
+      MACE_AVX2_ASM_STEPS(MACE_AVX2_ASM_PANEL_4, MACE_AVX2_ASM_ROWS_4)
+      a += 4 * kAStep;
+      a3 += 4;
       b += 64;
     }
   }
   for (; k + 4 <= kc; k += 4) {
-    MACE_AVX2_STEP(0) MACE_AVX2_STEP(1) MACE_AVX2_STEP(2) MACE_AVX2_STEP(3) a.Advance(4);
+    MACE_AVX2_ASM_STEPS(MACE_AVX2_ASM_PANEL_4, MACE_AVX2_ASM_ROWS_4)
+    a += 4 * kAStep;
+    a3 += 4;
     b += 64;
   }
   for (; k < kc; ++k) {
-    MACE_AVX2_STEP(0)
-    a.Advance(1);
+    MACE_AVX2_ASM_STEPS(MACE_AVX2_ASM_PANEL_STEP(0, 0, 4, 8, 12, 16, 20),
+                        MACE_AVX2_ASM_ROWS_STEP(0, 0))
+    a += kAStep;
+    a3 += 1;
     b += 16;
   }
   __m256 col_bias0 = _mm256_setzero_ps(), col_bias1 = _mm256_setzero_ps();
@@ -117,23 +167,32 @@ inline void Gemm6x16Tile(int64_t kc, A a, const float* b, float* c, int64_t ldc,
 
 }  // namespace
 
+#undef MACE_AVX2_ASM_STEPS
+#undef MACE_AVX2_ASM_TILE
+#undef MACE_AVX2_ASM_ROWS_4
+#undef MACE_AVX2_ASM_PANEL_4
+#undef MACE_AVX2_ASM_ROWS_STEP
+#undef MACE_AVX2_ASM_PANEL_STEP
+#undef MACE_AVX2_ASM_ROW
+#undef MACE_AVX2_ASM_B
+
 void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                   const TileEpilogue& epilogue) {
-  Gemm6x16Tile(kc, PanelA<6>{a}, b, c, ldc, epilogue);
+  Gemm6x16Tile<false>(kc, a, 0, b, c, ldc, epilogue);
 }
 
 // The same steps in the same order, each A value broadcast from its row of
 // the unpacked operand.
 void Avx2Gemm6x16DirectA(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                          int64_t ldc, const TileEpilogue& epilogue) {
-  Gemm6x16Tile(kc, RowsA{a, lda}, b, c, ldc, epilogue);
+  Gemm6x16Tile<true>(kc, a, lda, b, c, ldc, epilogue);
 }
 
 // Partial tiles: kWide covers up to 16 columns with two vectors, else up to
 // 8 with one (half the multiply-adds). Columns past `cols` are masked off in
 // every access to C and col_bias, rows past `rows` skipped.
 #define MACE_AVX2_PARTIAL_ROW(i)                           \
-  {                                                        \
+  if ((i) < kRows) {                                       \
     const __m256 ai = _mm256_broadcast_ss(a + (i));        \
     c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);            \
     if (kWide) c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1); \
@@ -180,7 +239,10 @@ struct OffsetRows {
   const float* Row(int64_t k) const { return base + offsets[k]; }
 };
 
-template <bool kWide, typename BRows>
+// kRows (>= rows) is how many rows' multiply-adds each step issues: a
+// tile of 2 of 6 rows (BERT's 128 tokens end in one) costs a third of a
+// full one.
+template <bool kWide, int kRows, typename BRows>
 static inline void Avx2Partial6x16(int64_t kc, const float* a, BRows b_rows, float* c, int64_t ldc,
                                    int rows, int cols, const TileEpilogue& epilogue) {
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -210,6 +272,18 @@ static inline void Avx2Partial6x16(int64_t kc, const float* a, BRows b_rows, flo
   MACE_AVX2_PARTIAL_STORE(3)
   MACE_AVX2_PARTIAL_STORE(4)
   MACE_AVX2_PARTIAL_STORE(5)
+}
+
+template <bool kWide, typename BRows>
+static inline void Avx2PartialRows(int64_t kc, const float* a, BRows b_rows, float* c, int64_t ldc,
+                                   int rows, int cols, const TileEpilogue& epilogue) {
+  if (rows <= 2) {
+    Avx2Partial6x16<kWide, 2>(kc, a, b_rows, c, ldc, rows, cols, epilogue);
+  } else if (rows <= 4) {
+    Avx2Partial6x16<kWide, 4>(kc, a, b_rows, c, ldc, rows, cols, epilogue);
+  } else {
+    Avx2Partial6x16<kWide, 6>(kc, a, b_rows, c, ldc, rows, cols, epilogue);
+  }
 }
 
 // The last kCols (< 6) columns of a partial tile (ColumnTailSums): a step
@@ -255,13 +329,13 @@ void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, i
   const int tail = cols % 8;
   if (tail == 0 || tail >= 6) {
     if (cols > 8) {
-      Avx2Partial6x16<true>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
+      Avx2PartialRows<true>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
     } else {
-      Avx2Partial6x16<false>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
+      Avx2PartialRows<false>(kc, a, PanelRows{b}, c, ldc, rows, cols, epilogue);
     }
     return;
   }
-  if (cols > 8) Avx2Partial6x16<false>(kc, a, PanelRows{b}, c, ldc, rows, 8, epilogue);
+  if (cols > 8) Avx2PartialRows<false>(kc, a, PanelRows{b}, c, ldc, rows, 8, epilogue);
   const int first = cols - tail;
   TileEpilogue shifted = epilogue;
   if (shifted.col_bias != nullptr) shifted.col_bias += first;
@@ -287,17 +361,15 @@ void Avx2ConvRows6x16(int64_t kc, const float* a, const float* base, const int64
   once.accumulate = false;
   once.last = true;
   if (cols > 8) {
-    Avx2Partial6x16<true>(kc, a, OffsetRows{base, offsets}, c, ldc, rows, cols, once);
+    Avx2PartialRows<true>(kc, a, OffsetRows{base, offsets}, c, ldc, rows, cols, once);
   } else {
-    Avx2Partial6x16<false>(kc, a, OffsetRows{base, offsets}, c, ldc, rows, cols, once);
+    Avx2PartialRows<false>(kc, a, OffsetRows{base, offsets}, c, ldc, rows, cols, once);
   }
 }
 
 #undef MACE_AVX2_PARTIAL_ROW
 #undef MACE_AVX2_PARTIAL_STEP
 #undef MACE_AVX2_PARTIAL_STORE
-#undef MACE_AVX2_ROW
-#undef MACE_AVX2_STEP
 #undef MACE_AVX2_STORE
 #undef MACE_AVX2_FINISH
 #undef MACE_AVX2_ZERO_TILE
