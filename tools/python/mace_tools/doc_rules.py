@@ -97,6 +97,28 @@ def broken_links(texts: Mapping[Path, str], exists: Callable[[Path], bool]) -> l
     return problems
 
 
+PERF_NOTES = Path("docs") / "perf"
+# A before -> after measurement (a unit after the second number, ranges
+# allowed) or a run's load average: what a dated note holds.
+_MEASUREMENT = re.compile(
+    r"\d[\d.]*(?:-\d[\d.]*)? -> \d[\d.]*(?:-\d[\d.]*)? ?(?:ms|us|µs|GFLOP/s|Gvalues/s|MiB)\b"
+    r"|load average (?:of )?(?:about )?\d")
+
+
+def measurements(texts: Mapping[Path, str]) -> list[str]:
+    """Before/after timings and load averages outside the perf notes and
+    the generated reports: the other pages say what the code does now, and
+    link to the note that measured a choice."""
+    problems = []
+    for path, text in texts.items():
+        if GENERATED in path.parents or PERF_NOTES in path.parents:
+            continue
+        for number, line in prose_lines(text):
+            if _MEASUREMENT.search(line):
+                problems.append(f"{path.as_posix()}:{number}: {line.strip()}")
+    return problems
+
+
 def long_pages(texts: Mapping[Path, str], limit: int) -> list[str]:
     return [f"{path.as_posix()}: {len(text.splitlines())} lines"
             for path, text in texts.items()

@@ -1,7 +1,8 @@
 """The rules that keep the docs a product (docs/contributing/README.md):
 every relative link and anchor resolves, every MACE_* environment variable
 the code reads and every mace_run and converter.py flag is in the reference,
-no hand-written page is over 800 lines, and no page cites a build output."""
+no hand-written page is over 800 lines, no page cites a build output, and
+before/after timings stay in the dated perf notes."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +13,7 @@ from pathlib import Path
 from mace_converter import cli
 from mace_tools.doc_rules import (
     broken_links, build_citations, converter_flags, documented, environment_variables,
-    long_pages, mace_run_flags, pages, TOOL_OUTPUTS)
+    long_pages, mace_run_flags, measurements, pages, TOOL_OUTPUTS)
 
 REPO = Path(__file__).resolve().parents[3]
 ENVIRONMENT = REPO / "docs" / "reference" / "environment.md"
@@ -43,6 +44,17 @@ class RulesOnSamplesTest(unittest.TestCase):
         self.assertEqual(build_citations({Path("docs/a.md"): text,
                                           Path("docs/reports/r.md"): "`build/x.md`\n"}),
                          ["docs/a.md:1: build/run7.md", "docs/a.md:1: build/log.txt"])
+
+    def test_measurement_outside_the_notes(self):
+        line = "The layer went 0.44 -> 0.32 ms (load average 4.2).\n"
+        texts = {Path("docs/design/a.md"): line + "16 -> 96 -> 24 channels; quote the load "
+                                                  "average the report records.\n",
+                 Path("docs/perf/2026-11-x.md"): line, Path("docs/reports/r.md"): line,
+                 Path("docs/design/b.md"): "```\n1.0 -> 2.0 ms\n```\nloads 267-274 -> "
+                                           "241-251 us\n"}
+        self.assertEqual(measurements(texts),
+                         ["docs/design/a.md:1: " + line.strip(),
+                          "docs/design/b.md:4: loads 267-274 -> 241-251 us"])
 
     def test_environment_variables_found_in_sources(self):
         sources = {Path("a.cc"): 'const char* v = std::getenv("MACE_ONE");\n',
@@ -78,6 +90,9 @@ class RepositoryDocsTest(unittest.TestCase):
 
     def test_links_and_anchors_resolve(self):
         self.assertEqual(broken_links(self.texts, exists=lambda p: (REPO / p).exists()), [])
+
+    def test_no_measurements_outside_the_perf_notes(self):
+        self.assertEqual(measurements(self.texts), [])
 
     def test_no_hand_written_page_over_800_lines(self):
         self.assertEqual(long_pages(self.texts, limit=800), [])
