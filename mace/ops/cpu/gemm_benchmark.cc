@@ -189,42 +189,18 @@ void GemmShapes(benchmark::internal::Benchmark* bench) {
 // project layers.
 void PointwiseShapes(benchmark::internal::Benchmark* bench) {
   const int shapes[][3] = {
-      {64, 12544, 32},
-      {128, 3136, 64},
-      {128, 3136, 128},
-      {256, 784, 128},
-      {256, 784, 256},
-      {512, 196, 256},
-      {512, 196, 512},
-      {1024, 49, 512},
-      {1024, 49, 1024},
-      {1000, 169, 512},
-      {16, 3025, 64},
-      {64, 3025, 16},
-      {32, 729, 128},
-      {128, 729, 32},
-      {48, 169, 256},
-      {192, 169, 48},
-      {64, 169, 384},
-      {256, 169, 64},
-      {96, 12544, 16},
-      {144, 3136, 24},
-      {24, 3136, 144},
-      {384, 196, 64},
-      {64, 196, 384},
-      {576, 196, 96},
-      {96, 196, 576},
-      {960, 49, 160},
-      {160, 49, 960},
-      {320, 49, 960},
-      {1280, 49, 320},
-      // One column: the matrix-vector path over the weight's A panels (a
-      // classifier as a 1x1 on a 1x1 map, squeeze-and-excitation layers).
-      {1000, 1, 1024},
-      {256, 1, 64},
-      {64, 1, 256},
+      {64, 12544, 32}, {128, 3136, 64}, {128, 3136, 128}, {256, 784, 128},  {256, 784, 256},
+      {512, 196, 256}, {512, 196, 512}, {1024, 49, 512},  {1024, 49, 1024}, {1000, 169, 512},
+      {16, 3025, 64},  {64, 3025, 16},  {32, 729, 128},   {128, 729, 32},   {48, 169, 256},
+      {192, 169, 48},  {64, 169, 384},  {256, 169, 64},   {96, 12544, 16},  {144, 3136, 24},
+      {24, 3136, 144}, {384, 196, 64},  {64, 196, 384},   {576, 196, 96},   {96, 196, 576},
+      {960, 49, 160},  {160, 49, 960},  {320, 49, 960},   {1280, 49, 320},
   };
   for (const auto& shape : shapes) bench->Args({shape[0], shape[1], shape[2], 1});
+  // One column: the matrix-vector path over the weight's A panels (a
+  // classifier as a 1x1 on a 1x1 map, squeeze-and-excitation layers).
+  const int vectors[][3] = {{1000, 1, 1024}, {256, 1, 64}, {64, 1, 256}};
+  for (const auto& shape : vectors) bench->Args({shape[0], shape[1], shape[2], 1});
 }
 [[maybe_unused]] const bool kSgemmRegistered = [] {
   for (auto* bench : RegisterPerIsa("BM_Sgemm", BM_Sgemm)) bench->Apply(GemmShapes<1>);
