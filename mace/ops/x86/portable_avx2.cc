@@ -5,6 +5,7 @@
 // apart they build in parallel.
 #include <immintrin.h>
 
+#include "mace/ops/x86/avx2_asm.h"
 #include "mace/ops/x86/avx2_kernels.h"
 
 namespace mace {
@@ -64,34 +65,25 @@ inline const BkFromHere& BkReadFrom(const float* p) {
 #define MACE_BK_WEIGHTS(WD)                 \
   "vmovups " #WD "(%[w0]), %%ymm13\n\t"     \
   "vmovups " #WD "(%[w1]), %%ymm14\n\t"
-#define MACE_BK_POSITION(ADDRESS, A0, A1)             \
-  "vbroadcastss " ADDRESS ", %%ymm15\n\t"            \
-  "vfmadd231ps %%ymm15, %%ymm13, %[" #A0 "]\n\t"     \
-  "vfmadd231ps %%ymm15, %%ymm14, %[" #A1 "]\n\t"
-#define MACE_BK_CHANNEL5(WD, XD)                        \
-  MACE_BK_WEIGHTS(WD)                                   \
-  MACE_BK_POSITION(#XD "(%[x0])", a00, a01)             \
-  MACE_BK_POSITION(#XD "(%[x0],%[s],1)", a10, a11)      \
-  MACE_BK_POSITION(#XD "(%[x0],%[s],2)", a20, a21)      \
-  MACE_BK_POSITION(#XD "(%%rax)", a30, a31)             \
-  MACE_BK_POSITION(#XD "(%%rax,%[s],1)", a40, a41)
+#define MACE_BK_CHANNEL5(WD, XD)                     \
+  MACE_BK_WEIGHTS(WD)                                \
+  MACE_AVX2_ASM_FMA2(#XD "(%[x0])", a00, a01)        \
+  MACE_AVX2_ASM_FMA2(#XD "(%[x0],%[s],1)", a10, a11) \
+  MACE_AVX2_ASM_FMA2(#XD "(%[x0],%[s],2)", a20, a21) \
+  MACE_AVX2_ASM_FMA2(#XD "(%%rax)", a30, a31)        \
+  MACE_AVX2_ASM_FMA2(#XD "(%%rax,%[s],1)", a40, a41)
 #define MACE_BK_CHANNEL6(WD, XD) \
-  MACE_BK_CHANNEL5(WD, XD) MACE_BK_POSITION(#XD "(%%rax,%[s],2)", a50, a51)
+  MACE_BK_CHANNEL5(WD, XD) MACE_AVX2_ASM_FMA2(#XD "(%%rax,%[s],2)", a50, a51)
 #define MACE_BK_WEIGHTS3(WD)                        \
   "vmovups " #WD "(%[w0]), %%ymm12\n\t"            \
   "vmovups " #WD "(%[w0],%[ws],1), %%ymm13\n\t"    \
   "vmovups " #WD "(%[w0],%[ws],2), %%ymm14\n\t"
-#define MACE_BK_POSITION3(ADDRESS, A0, A1, A2)        \
-  "vbroadcastss " ADDRESS ", %%ymm15\n\t"            \
-  "vfmadd231ps %%ymm15, %%ymm12, %[" #A0 "]\n\t"     \
-  "vfmadd231ps %%ymm15, %%ymm13, %[" #A1 "]\n\t"     \
-  "vfmadd231ps %%ymm15, %%ymm14, %[" #A2 "]\n\t"
-#define MACE_BK_CHANNEL4X3(WD, XD)                          \
-  MACE_BK_WEIGHTS3(WD)                                      \
-  MACE_BK_POSITION3(#XD "(%[x0])", b00, b01, b02)           \
-  MACE_BK_POSITION3(#XD "(%[x0],%[s],1)", b10, b11, b12)    \
-  MACE_BK_POSITION3(#XD "(%[x0],%[s],2)", b20, b21, b22)    \
-  MACE_BK_POSITION3(#XD "(%%rax)", b30, b31, b32)
+#define MACE_BK_CHANNEL4X3(WD, XD)                        \
+  MACE_BK_WEIGHTS3(WD)                                    \
+  MACE_AVX2_ASM_FMA3(#XD "(%[x0])", b00, b01, b02)        \
+  MACE_AVX2_ASM_FMA3(#XD "(%[x0],%[s],1)", b10, b11, b12) \
+  MACE_AVX2_ASM_FMA3(#XD "(%[x0],%[s],2)", b20, b21, b22) \
+  MACE_AVX2_ASM_FMA3(#XD "(%%rax)", b30, b31, b32)
 // Channel i's weights are i * 32 bytes into each block's, its input i * 4
 // bytes into each position's; rax holds in + 3 * step.
 #define MACE_BK_START "lea (%[x0],%[s],2), %%rax\n\tadd %[s], %%rax\n\t"
@@ -175,7 +167,6 @@ struct BkChannelGroup<4, 3> {
 #undef MACE_BK_INPUTS3
 #undef MACE_BK_OUTPUTS4X3
 #undef MACE_BK_CHANNEL4X3
-#undef MACE_BK_POSITION3
 #undef MACE_BK_WEIGHTS3
 #undef MACE_BK_ASM
 #undef MACE_BK_INPUTS
@@ -186,7 +177,6 @@ struct BkChannelGroup<4, 3> {
 #undef MACE_BK_GROUP
 #undef MACE_BK_CHANNEL6
 #undef MACE_BK_CHANNEL5
-#undef MACE_BK_POSITION
 #undef MACE_BK_WEIGHTS
 
 // A panel of width 1 is one row of a matrix read in place (a FullyConnected

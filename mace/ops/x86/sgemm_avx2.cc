@@ -6,6 +6,7 @@
 // read sequentially, which the hardware prefetcher follows.
 #include <immintrin.h>
 
+#include "mace/ops/x86/avx2_asm.h"
 #include "mace/ops/x86/avx2_epilogue.h"
 #include "mace/ops/x86/avx2_kernels.h"
 #include "mace/ops/x86/column_tail.h"
@@ -65,26 +66,22 @@ namespace x86 {
 #define MACE_AVX2_ASM_B(OFFSET)                     \
   "vmovups " #OFFSET "(%[b]), %%ymm13\n\t"          \
   "vmovups " #OFFSET "+32(%[b]), %%ymm14\n\t"
-#define MACE_AVX2_ASM_ROW(ADDRESS, C0, C1)          \
-  "vbroadcastss " ADDRESS ", %%ymm15\n\t"           \
-  "vfmadd231ps %%ymm15, %%ymm13, %[" #C0 "]\n\t"    \
-  "vfmadd231ps %%ymm15, %%ymm14, %[" #C1 "]\n\t"
 #define MACE_AVX2_ASM_PANEL_STEP(BO, A0, A1, A2, A3, A4, A5) \
   MACE_AVX2_ASM_B(BO)                                        \
-  MACE_AVX2_ASM_ROW(#A0 "(%[a])", c00, c01)                  \
-  MACE_AVX2_ASM_ROW(#A1 "(%[a])", c10, c11)                  \
-  MACE_AVX2_ASM_ROW(#A2 "(%[a])", c20, c21)                  \
-  MACE_AVX2_ASM_ROW(#A3 "(%[a])", c30, c31)                  \
-  MACE_AVX2_ASM_ROW(#A4 "(%[a])", c40, c41)                  \
-  MACE_AVX2_ASM_ROW(#A5 "(%[a])", c50, c51)
-#define MACE_AVX2_ASM_ROWS_STEP(BO, AO)                      \
-  MACE_AVX2_ASM_B(BO)                                        \
-  MACE_AVX2_ASM_ROW(#AO "(%[a])", c00, c01)                  \
-  MACE_AVX2_ASM_ROW(#AO "(%[a],%[ld],1)", c10, c11)          \
-  MACE_AVX2_ASM_ROW(#AO "(%[a],%[ld],2)", c20, c21)          \
-  MACE_AVX2_ASM_ROW(#AO "(%[a3])", c30, c31)                 \
-  MACE_AVX2_ASM_ROW(#AO "(%[a3],%[ld],1)", c40, c41)         \
-  MACE_AVX2_ASM_ROW(#AO "(%[a3],%[ld],2)", c50, c51)
+  MACE_AVX2_ASM_FMA2(#A0 "(%[a])", c00, c01)                 \
+  MACE_AVX2_ASM_FMA2(#A1 "(%[a])", c10, c11)                 \
+  MACE_AVX2_ASM_FMA2(#A2 "(%[a])", c20, c21)                 \
+  MACE_AVX2_ASM_FMA2(#A3 "(%[a])", c30, c31)                 \
+  MACE_AVX2_ASM_FMA2(#A4 "(%[a])", c40, c41)                 \
+  MACE_AVX2_ASM_FMA2(#A5 "(%[a])", c50, c51)
+#define MACE_AVX2_ASM_ROWS_STEP(BO, AO)               \
+  MACE_AVX2_ASM_B(BO)                                 \
+  MACE_AVX2_ASM_FMA2(#AO "(%[a])", c00, c01)          \
+  MACE_AVX2_ASM_FMA2(#AO "(%[a],%[ld],1)", c10, c11)  \
+  MACE_AVX2_ASM_FMA2(#AO "(%[a],%[ld],2)", c20, c21)  \
+  MACE_AVX2_ASM_FMA2(#AO "(%[a3])", c30, c31)         \
+  MACE_AVX2_ASM_FMA2(#AO "(%[a3],%[ld],1)", c40, c41) \
+  MACE_AVX2_ASM_FMA2(#AO "(%[a3],%[ld],2)", c50, c51)
 #define MACE_AVX2_ASM_PANEL_4                                \
   MACE_AVX2_ASM_PANEL_STEP(0, 0, 4, 8, 12, 16, 20)           \
   MACE_AVX2_ASM_PANEL_STEP(64, 24, 28, 32, 36, 40, 44)       \
@@ -173,7 +170,6 @@ inline void Gemm6x16Tile(int64_t kc, const float* a, int64_t lda, const float* b
 #undef MACE_AVX2_ASM_PANEL_4
 #undef MACE_AVX2_ASM_ROWS_STEP
 #undef MACE_AVX2_ASM_PANEL_STEP
-#undef MACE_AVX2_ASM_ROW
 #undef MACE_AVX2_ASM_B
 
 void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
