@@ -93,9 +93,6 @@ void CopyStrided(const uint8_t* src, int64_t stride, int64_t first, int64_t last
   for (; i < last; ++i) dst[i] = src[i * stride];
 }
 
-// ThreadPool's most pieces per thread (thread_pool.h).
-constexpr int64_t kPiecesPerThread = 4;
-
 // The time the busiest thread takes when `threads` threads run items with
 // these costs through ThreadPool::ParallelFor: each thread owning a
 // contiguous run of the pool's pieces (ThreadPool::PieceStarts), taking them
@@ -138,10 +135,10 @@ struct SplitCandidate {
 };
 
 // The quickest candidate (on a tie the last one where `later_on_tie`, else
-// the first); but where some with at least kPiecesPerThread items per
-// thread are within 1/32 of it, the quickest of those: a thread can then
-// still take over part of a slow one's share (a loaded machine, a slower
-// core). `candidates` is not empty.
+// the first); but where some with at least ThreadPool::kPiecesPerThread
+// items per thread are within 1/32 of it, the quickest of those: a thread
+// can then still take over part of a slow one's share (a loaded machine, a
+// slower core). `candidates` is not empty.
 const SplitCandidate& PickSplit(const std::vector<SplitCandidate>& candidates, int64_t threads,
                                 bool later_on_tie) {
   auto better = [&](const SplitCandidate& c, const SplitCandidate* than) {
@@ -154,8 +151,8 @@ const SplitCandidate& PickSplit(const std::vector<SplitCandidate>& candidates, i
   }
   const SplitCandidate* fine = nullptr;
   for (const SplitCandidate& c : candidates) {
-    if (c.items >= kPiecesPerThread * threads && 32 * c.makespan <= 33 * quickest->makespan &&
-        better(c, fine)) {
+    if (c.items >= ThreadPool::kPiecesPerThread * threads &&
+        32 * c.makespan <= 33 * quickest->makespan && better(c, fine)) {
       fine = &c;
     }
   }

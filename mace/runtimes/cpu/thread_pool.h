@@ -105,6 +105,8 @@ class ThreadPool {
   // shares differ by at most one item whatever the piece sizes (cut first
   // into pieces, 14 items over two threads went 8 and 6).
   static int64_t PieceCount(int64_t count, int threads);
+  // The most pieces one thread's share is cut into.
+  static constexpr int kPiecesPerThread = 4;
   static void OwnedPieces(int64_t pieces, int threads, int thread, int64_t* first, int64_t* last);
   static void PieceStarts(int64_t count, int threads, int64_t* starts);
 
@@ -116,7 +118,6 @@ class ThreadPool {
     const RunControl* control = nullptr;  // the calling thread's, if any
   };
 
-  static constexpr int kPiecesPerThread = 4;
   static constexpr int kSerialPieces = 8;
 
   // Runs the whole job on the calling thread, in pieces checked against
