@@ -66,14 +66,27 @@ namespace x86 {
 #define MACE_AVX2_ASM_B(OFFSET)                     \
   "vmovups " #OFFSET "(%[b]), %%ymm13\n\t"          \
   "vmovups " #OFFSET "+32(%[b]), %%ymm14\n\t"
-#define MACE_AVX2_ASM_PANEL_STEP(BO, A0, A1, A2, A3, A4, A5) \
-  MACE_AVX2_ASM_B(BO)                                        \
-  MACE_AVX2_ASM_FMA2(#A0 "(%[a])", c00, c01)                 \
-  MACE_AVX2_ASM_FMA2(#A1 "(%[a])", c10, c11)                 \
-  MACE_AVX2_ASM_FMA2(#A2 "(%[a])", c20, c21)                 \
-  MACE_AVX2_ASM_FMA2(#A3 "(%[a])", c30, c31)                 \
-  MACE_AVX2_ASM_FMA2(#A4 "(%[a])", c40, c41)                 \
+// A packed A's step over its first N rows (a tile of N < 6 rows reads a
+// panel padded to 6).
+#define MACE_AVX2_ASM_PANEL_ROWS1(A0, A1, A2, A3, A4, A5) \
+  MACE_AVX2_ASM_FMA2(#A0 "(%[a])", c00, c01)
+#define MACE_AVX2_ASM_PANEL_ROWS2(A0, A1, A2, A3, A4, A5) \
+  MACE_AVX2_ASM_PANEL_ROWS1(A0, A1, A2, A3, A4, A5)       \
+  MACE_AVX2_ASM_FMA2(#A1 "(%[a])", c10, c11)
+#define MACE_AVX2_ASM_PANEL_ROWS3(A0, A1, A2, A3, A4, A5) \
+  MACE_AVX2_ASM_PANEL_ROWS2(A0, A1, A2, A3, A4, A5)       \
+  MACE_AVX2_ASM_FMA2(#A2 "(%[a])", c20, c21)
+#define MACE_AVX2_ASM_PANEL_ROWS4(A0, A1, A2, A3, A4, A5) \
+  MACE_AVX2_ASM_PANEL_ROWS3(A0, A1, A2, A3, A4, A5)       \
+  MACE_AVX2_ASM_FMA2(#A3 "(%[a])", c30, c31)
+#define MACE_AVX2_ASM_PANEL_ROWS5(A0, A1, A2, A3, A4, A5) \
+  MACE_AVX2_ASM_PANEL_ROWS4(A0, A1, A2, A3, A4, A5)       \
+  MACE_AVX2_ASM_FMA2(#A4 "(%[a])", c40, c41)
+#define MACE_AVX2_ASM_PANEL_ROWS6(A0, A1, A2, A3, A4, A5) \
+  MACE_AVX2_ASM_PANEL_ROWS5(A0, A1, A2, A3, A4, A5)       \
   MACE_AVX2_ASM_FMA2(#A5 "(%[a])", c50, c51)
+#define MACE_AVX2_ASM_PANEL_STEP(N, BO, A0, A1, A2, A3, A4, A5) \
+  MACE_AVX2_ASM_B(BO) MACE_AVX2_ASM_PANEL_ROWS##N(A0, A1, A2, A3, A4, A5)
 #define MACE_AVX2_ASM_ROWS_STEP(BO, AO)               \
   MACE_AVX2_ASM_B(BO)                                 \
   MACE_AVX2_ASM_FMA2(#AO "(%[a])", c00, c01)          \
@@ -82,11 +95,13 @@ namespace x86 {
   MACE_AVX2_ASM_FMA2(#AO "(%[a3])", c30, c31)         \
   MACE_AVX2_ASM_FMA2(#AO "(%[a3],%[ld],1)", c40, c41) \
   MACE_AVX2_ASM_FMA2(#AO "(%[a3],%[ld],2)", c50, c51)
-#define MACE_AVX2_ASM_PANEL_4                                \
-  MACE_AVX2_ASM_PANEL_STEP(0, 0, 4, 8, 12, 16, 20)           \
-  MACE_AVX2_ASM_PANEL_STEP(64, 24, 28, 32, 36, 40, 44)       \
-  MACE_AVX2_ASM_PANEL_STEP(128, 48, 52, 56, 60, 64, 68)      \
-  MACE_AVX2_ASM_PANEL_STEP(192, 72, 76, 80, 84, 88, 92)
+#define MACE_AVX2_ASM_PANEL_1(N)                             \
+  MACE_AVX2_ASM_PANEL_STEP(N, 0, 0, 4, 8, 12, 16, 20)
+#define MACE_AVX2_ASM_PANEL_4(N)                             \
+  MACE_AVX2_ASM_PANEL_STEP(N, 0, 0, 4, 8, 12, 16, 20)        \
+  MACE_AVX2_ASM_PANEL_STEP(N, 64, 24, 28, 32, 36, 40, 44)    \
+  MACE_AVX2_ASM_PANEL_STEP(N, 128, 48, 52, 56, 60, 64, 68)   \
+  MACE_AVX2_ASM_PANEL_STEP(N, 192, 72, 76, 80, 84, 88, 92)
 #define MACE_AVX2_ASM_ROWS_4                                 \
   MACE_AVX2_ASM_ROWS_STEP(0, 0) MACE_AVX2_ASM_ROWS_STEP(64, 4) \
   MACE_AVX2_ASM_ROWS_STEP(128, 8) MACE_AVX2_ASM_ROWS_STEP(192, 12)
@@ -94,23 +109,30 @@ namespace x86 {
   [c00] "+x"(c00), [c01] "+x"(c01), [c10] "+x"(c10), [c11] "+x"(c11),       \
   [c20] "+x"(c20), [c21] "+x"(c21), [c30] "+x"(c30), [c31] "+x"(c31),       \
   [c40] "+x"(c40), [c41] "+x"(c41), [c50] "+x"(c50), [c51] "+x"(c51)
-// One asm statement of steps (PANEL_TEXT for a packed A, ROWS_TEXT for
-// A's rows in place).
-#define MACE_AVX2_ASM_STEPS(PANEL_TEXT, ROWS_TEXT)                          \
+// One asm statement of steps: PANEL_OF(kRows) for a packed A, ROWS_TEXT
+// for A's rows in place (whole tiles only). A tile of fewer rows still
+// names all 12 accumulators; the ones past kRows stay zero.
+#define MACE_AVX2_ASM_PANEL_IF(N, PANEL_OF)                                 \
+  else if constexpr (kRows == N) {                                          \
+    __asm__(PANEL_OF(N) : MACE_AVX2_ASM_TILE : [a] "r"(a), [b] "r"(b)       \
+            : "xmm13", "xmm14", "xmm15", "memory");                         \
+  }
+#define MACE_AVX2_ASM_STEPS(PANEL_OF, ROWS_TEXT)                            \
   if constexpr (kRowsA) {                                                   \
     __asm__(ROWS_TEXT : MACE_AVX2_ASM_TILE                                  \
             : [a] "r"(a), [a3] "r"(a3), [ld] "r"(ld_bytes), [b] "r"(b)      \
             : "xmm13", "xmm14", "xmm15", "memory");                         \
-  } else {                                                                  \
-    __asm__(PANEL_TEXT : MACE_AVX2_ASM_TILE : [a] "r"(a), [b] "r"(b)        \
-            : "xmm13", "xmm14", "xmm15", "memory");                         \
-  }
+  }                                                                         \
+  MACE_AVX2_ASM_PANEL_IF(6, PANEL_OF) MACE_AVX2_ASM_PANEL_IF(5, PANEL_OF)   \
+  MACE_AVX2_ASM_PANEL_IF(4, PANEL_OF) MACE_AVX2_ASM_PANEL_IF(3, PANEL_OF)   \
+  MACE_AVX2_ASM_PANEL_IF(2, PANEL_OF) MACE_AVX2_ASM_PANEL_IF(1, PANEL_OF)
 // clang-format on
 
 namespace {
 
-// kRowsA: A's rows read in place, lda floats apart; else a packed panel.
-template <bool kRowsA>
+// kRowsA: A's rows read in place, lda floats apart; else a packed panel,
+// of which the tile computes and stores the first kRows rows.
+template <bool kRowsA, int kRows = 6>
 inline void Gemm6x16Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                          int64_t ldc, const TileEpilogue& epilogue) {
   const float* a3 = a + 3 * lda;
@@ -119,7 +141,8 @@ inline void Gemm6x16Tile(int64_t kc, const float* a, int64_t lda, const float* b
   constexpr int kAStep = kRowsA ? 1 : 6;
   // C is touched only after the reduction; start fetching it now so its
   // misses overlap the FMAs.
-  for (int i = 0; i < 6; ++i) {
+  static_assert(kRows >= 1 && kRows <= 6 && (kRows == 6 || !kRowsA), "rows of a tile");
+  for (int i = 0; i < kRows; ++i) {
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 15), _MM_HINT_T0);
   }
@@ -147,8 +170,7 @@ inline void Gemm6x16Tile(int64_t kc, const float* a, int64_t lda, const float* b
     b += 64;
   }
   for (; k < kc; ++k) {
-    MACE_AVX2_ASM_STEPS(MACE_AVX2_ASM_PANEL_STEP(0, 0, 4, 8, 12, 16, 20),
-                        MACE_AVX2_ASM_ROWS_STEP(0, 0))
+    MACE_AVX2_ASM_STEPS(MACE_AVX2_ASM_PANEL_1, MACE_AVX2_ASM_ROWS_STEP(0, 0))
     a += kAStep;
     a3 += 1;
     b += 16;
@@ -159,12 +181,24 @@ inline void Gemm6x16Tile(int64_t kc, const float* a, int64_t lda, const float* b
     col_bias1 = _mm256_loadu_ps(epilogue.col_bias + 8);
   }
   MACE_AVX2_STORE(0)
-  MACE_AVX2_STORE(1) MACE_AVX2_STORE(2) MACE_AVX2_STORE(3) MACE_AVX2_STORE(4) MACE_AVX2_STORE(5)
+  if constexpr (kRows > 1) MACE_AVX2_STORE(1)
+  if constexpr (kRows > 2) MACE_AVX2_STORE(2)
+  if constexpr (kRows > 3) MACE_AVX2_STORE(3)
+  if constexpr (kRows > 4) MACE_AVX2_STORE(4)
+  if constexpr (kRows > 5) MACE_AVX2_STORE(5)
 }
 
 }  // namespace
 
 #undef MACE_AVX2_ASM_STEPS
+#undef MACE_AVX2_ASM_PANEL_IF
+#undef MACE_AVX2_ASM_PANEL_1
+#undef MACE_AVX2_ASM_PANEL_ROWS1
+#undef MACE_AVX2_ASM_PANEL_ROWS2
+#undef MACE_AVX2_ASM_PANEL_ROWS3
+#undef MACE_AVX2_ASM_PANEL_ROWS4
+#undef MACE_AVX2_ASM_PANEL_ROWS5
+#undef MACE_AVX2_ASM_PANEL_ROWS6
 #undef MACE_AVX2_ASM_TILE
 #undef MACE_AVX2_ASM_ROWS_4
 #undef MACE_AVX2_ASM_PANEL_4
@@ -322,6 +356,20 @@ static inline void Avx2Columns6(int64_t kc, const float* a, const float* b, floa
 // columns are columns alone.
 void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                          int rows, int cols, const TileEpilogue& epilogue) {
+  if (cols == 16) {
+    switch (rows) {
+      case 1:
+        return Gemm6x16Tile<false, 1>(kc, a, 0, b, c, ldc, epilogue);
+      case 2:
+        return Gemm6x16Tile<false, 2>(kc, a, 0, b, c, ldc, epilogue);
+      case 3:
+        return Gemm6x16Tile<false, 3>(kc, a, 0, b, c, ldc, epilogue);
+      case 4:
+        return Gemm6x16Tile<false, 4>(kc, a, 0, b, c, ldc, epilogue);
+      default:
+        return Gemm6x16Tile<false, 5>(kc, a, 0, b, c, ldc, epilogue);
+    }
+  }
   const int tail = cols % 8;
   if (tail == 0 || tail >= 6) {
     if (cols > 8) {

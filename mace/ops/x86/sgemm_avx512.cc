@@ -35,12 +35,14 @@ namespace x86 {
 
 #define MACE_AVX512_ZERO(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();
 
-#define MACE_AVX512_PREFETCH_C(i)                                        \
-  _mm_prefetch(reinterpret_cast<const char*>(c + (i)*ldc), _MM_HINT_T0); \
-  _mm_prefetch(reinterpret_cast<const char*>(c + (i)*ldc + 31), _MM_HINT_T0);
+#define MACE_AVX512_PREFETCH_C(i)                                               \
+  if constexpr ((i) < kRows) {                                                  \
+    _mm_prefetch(reinterpret_cast<const char*>(c + (i)*ldc), _MM_HINT_T0);      \
+    _mm_prefetch(reinterpret_cast<const char*>(c + (i)*ldc + 31), _MM_HINT_T0); \
+  }
 
 #define MACE_AVX512_ROW(i)                               \
-  {                                                      \
+  if constexpr ((i) < kRows) {                           \
     const __m512 ai = _mm512_set1_ps(a.At(i, a_offset)); \
     c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);          \
     c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);          \
@@ -73,7 +75,7 @@ namespace x86 {
   }
 
 #define MACE_AVX512_STORE(i)                                       \
-  {                                                                \
+  if constexpr ((i) < kRows) {                                     \
     float* row = c + (i)*ldc;                                      \
     if (epilogue.accumulate) {                                     \
       c##i##0 = _mm512_add_ps(c##i##0, _mm512_loadu_ps(row));      \
@@ -86,7 +88,9 @@ namespace x86 {
 
 namespace {
 
-template <class A>
+// The first kRows rows of the tile (a last row panel of fewer than 8 rows
+// reads a packed A padded to 8).
+template <class A, int kRows = 8>
 inline void Gemm8x32Tile(int64_t kc, A a, const float* b, float* c, int64_t ldc,
                          const TileEpilogue& epilogue) {
   // C is touched only after the reduction; start fetching it now so its
@@ -273,6 +277,25 @@ static void Avx512Columns(int64_t kc, const float* a, const float* b, float* c, 
 // columns are columns alone.
 void Avx512GemmPartial8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                            int rows, int cols, const TileEpilogue& epilogue) {
+  if (cols == 32) {
+    const PanelA<8> panel{a};
+    switch (rows) {
+      case 1:
+        return Gemm8x32Tile<PanelA<8>, 1>(kc, panel, b, c, ldc, epilogue);
+      case 2:
+        return Gemm8x32Tile<PanelA<8>, 2>(kc, panel, b, c, ldc, epilogue);
+      case 3:
+        return Gemm8x32Tile<PanelA<8>, 3>(kc, panel, b, c, ldc, epilogue);
+      case 4:
+        return Gemm8x32Tile<PanelA<8>, 4>(kc, panel, b, c, ldc, epilogue);
+      case 5:
+        return Gemm8x32Tile<PanelA<8>, 5>(kc, panel, b, c, ldc, epilogue);
+      case 6:
+        return Gemm8x32Tile<PanelA<8>, 6>(kc, panel, b, c, ldc, epilogue);
+      default:
+        return Gemm8x32Tile<PanelA<8>, 7>(kc, panel, b, c, ldc, epilogue);
+    }
+  }
   const int tail = cols % 16;
   if (tail == 0 || tail >= 8) {
     if (cols > 16) {
