@@ -12,8 +12,9 @@ namespace ops {
 
 // PackPanels' layout for rows [0, rows) and depths [0, depth), the last
 // panel zero-padded; false (nothing written) where the port has no packing
-// of its own for `width`: always in gemm_pack_panels.cc, for odd widths on
-// x86-64 (x86/gemm_pack_panels_x86_64.cc).
+// of its own for `width`: always in gemm_pack_panels.cc, for odd widths in
+// the x86-64 and ARM ports (x86/gemm_pack_panels_x86_64.cc,
+// arm/gemm_pack_panels_neon.inc).
 bool PackContiguousDepthPanels(const float* src, int64_t rows, int64_t depth, int64_t stride,
                                int width, float* dst);
 

@@ -786,9 +786,9 @@ TEST(GemmTest, UpperClampOnBiasedRuns) {
 }
 
 // PackPanels on rows `stride` apart (a weight matrix packed as B^T, a
-// row-major A), with the depth contiguous (the fast path; on x86-64 4x4
-// transposes for groups of four rows and an interleave for two more: 2, 6
-// and 10 have those pairs) or
+// row-major A), with the depth contiguous (the fast path; on x86-64 and ARM
+// 4x4 transposes for groups of four rows and an interleave for two more: 2,
+// 6 and 10 have those pairs) or
 // `depth_stride` apart: full panels, a zero-padded last one, depths below,
 // at and past steps of four, every float written (the output starts as
 // NaN).
