@@ -9,18 +9,23 @@ namespace mace {
 namespace ops {
 namespace {
 constexpr int kTkLanes = 4;
+#if !defined(__aarch64__)
+// LayerNorm's centred differences kept as computed (TkKept).
+#define MACE_TK_KEEP(v) __asm__("" : "+w"(v))
+#endif
 #include "mace/ops/cpu/transformer_kernels.inc"
+#undef MACE_TK_KEEP
 
 TransformerKernels MakeNeon(const TransformerKernels& portable) {
   TransformerKernels kernels = TkFill("neon");
 #if !defined(__aarch64__)
   // The flag's reassociation undoes softmax's two-sum and exp's split ln 2
-  // (errors up to 3e-6 relative, against the bound of 1e-6), and folds
-  // LayerNorm's two-float mean back into one (errors of 3e-5 on rows
-  // offset by 1000): armv7 keeps the portable softmax and LayerNorm.
-  // exp_shifted stays within its bound, which grows with x - shift.
+  // (errors up to 3e-6 relative, against the bound of 1e-6): armv7 keeps
+  // the portable softmax. exp_shifted stays within its bound, which grows
+  // with x - shift. LayerNorm's centred differences and two-float mean,
+  // which it would fold back into one (errors of 3e-5 on rows offset by
+  // 1000), are held by MACE_TK_KEEP above.
   kernels.softmax = portable.softmax;
-  kernels.layer_norm = portable.layer_norm;
   // It may also fold fake_quantize's and quantize_row's rounding (adding
   // and subtracting 1.5 * 2^23) away and row_range's NaN check (x * 0),
   // and NEON flushes denormals: the portable ones.
