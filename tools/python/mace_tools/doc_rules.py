@@ -99,9 +99,12 @@ def broken_links(texts: Mapping[Path, str], exists: Callable[[Path], bool]) -> l
 
 PERF_NOTES = Path("docs") / "perf"
 # A before -> after measurement (a unit after the second number, ranges
-# allowed) or a run's load average: what a dated note holds.
+# allowed), a number that "went from" another (or a line ending on those
+# words, the number on the next), or a run's load average: what a dated
+# note holds.
 _MEASUREMENT = re.compile(
     r"\d[\d.]*(?:-\d[\d.]*)? -> \d[\d.]*(?:-\d[\d.]*)? ?(?:ms|us|µs|GFLOP/s|Gvalues/s|MiB)\b"
+    r"|\bwent from(?: \d|\s*$)"
     r"|load average (?:of )?(?:about )?\d")
 
 

@@ -51,10 +51,15 @@ class RulesOnSamplesTest(unittest.TestCase):
                                                   "average the report records.\n",
                  Path("docs/perf/2026-11-x.md"): line, Path("docs/reports/r.md"): line,
                  Path("docs/design/b.md"): "```\n1.0 -> 2.0 ms\n```\nloads 267-274 -> "
-                                           "241-251 us\n"}
+                                           "241-251 us\n",
+                 Path("docs/design/c.md"): "Its pools went from 3.0 M to 1.2 M.\nThe set went "
+                                           "from\n45.5 to 47.6 MiB. The op went from the\n"
+                                           "graph.\n"}
         self.assertEqual(measurements(texts),
                          ["docs/design/a.md:1: " + line.strip(),
-                          "docs/design/b.md:4: loads 267-274 -> 241-251 us"])
+                          "docs/design/b.md:4: loads 267-274 -> 241-251 us",
+                          "docs/design/c.md:1: Its pools went from 3.0 M to 1.2 M.",
+                          "docs/design/c.md:2: The set went from"])
 
     def test_environment_variables_found_in_sources(self):
         sources = {Path("a.cc"): 'const char* v = std::getenv("MACE_ONE");\n',
