@@ -1525,97 +1525,122 @@ void AsmColumnPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
 #undef MACE_ASM_NARROW_OPERANDS
 
 // clang-format off
-// The last row panel of a layer whose output channels end 2 or 4 (kRows)
-// past a whole panel (ShuffleNet v2's 58 = 7 x 8 + 2 and 116 = 14 x 8 + 4),
-// a full 12 columns wide, straight into C's kRows rows (ldc bytes apart) as
-// AsmTile finishes a tile: from C (from_c), the row bias (kRows values at
-// bias) or zero, clamped to bounds[0] (and bounds[1] if clamp_hi) if clamp.
-// Such a tile ran the whole 8 x 12 kernel into a staging tile, 24 fmla a
-// step for 6 or 12 useful ones. A step's A is the first kRows lanes of its
-// 8 (one four-register ld1 reads two steps), its B the panel row's 12
-// floats: four steps are 5 loads and 6 kRows fmla, against 101 instructions
-// on the whole tile. Row i accumulates in v(8 + 3i) to v(10 + 3i).
+// The last row panel of a layer whose output channels (or a product's rows)
+// end 1 to 7 past a whole panel (ShuffleNet v2's 58 = 7 x 8 + 2 and 116 =
+// 14 x 8 + 4, ViT's 197 = 24 x 8 + 5 tokens), a full 12 columns wide,
+// straight into C's rows (ldc bytes apart) as AsmTile finishes a tile: from
+// C (from_c), or the row bias (a value a row at bias) or zero plus the
+// column bias (12 values at col_bias, if not null), clamped to bounds[0]
+// (and bounds[1] if clamp_hi) if clamp. The whole 8 x 12 kernel into a
+// staging tile would issue 24 fmla a step for 3 to 21 useful ones. One
+// call takes kRows (1 to 4) rows whose A values are lanes 0 to kRows - 1
+// of the low (kHigh false: rows 0-3) or the high half of each step's 8
+// (rows 4-7), so rows 5 to 7 are two calls; one four-register ld1 reads
+// two steps of A, its B the panel row's 12 floats: four steps are 5 loads
+// and 3 kRows fmla. Row i of a call accumulates in v(8 + 3i) to
+// v(10 + 3i).
 #define MACE_ASM_SR_ROW(c0, c1, c2, b0, b1, b2, a, lane)                             \
   "fmla " c0 ".4s, " b0 ".4s, " a ".s[" #lane "]\n"                                  \
   "fmla " c1 ".4s, " b1 ".4s, " a ".s[" #lane "]\n"                                  \
   "fmla " c2 ".4s, " b2 ".4s, " a ".s[" #lane "]\n"
+#define MACE_ASM_SR_STEP1(b0, b1, b2, a)                                             \
+  MACE_ASM_SR_ROW("v8", "v9", "v10", b0, b1, b2, a, 0)
 #define MACE_ASM_SR_STEP2(b0, b1, b2, a)                                             \
-  MACE_ASM_SR_ROW("v8", "v9", "v10", b0, b1, b2, a, 0)                               \
+  MACE_ASM_SR_STEP1(b0, b1, b2, a)                                                   \
   MACE_ASM_SR_ROW("v11", "v12", "v13", b0, b1, b2, a, 1)
-#define MACE_ASM_SR_STEP4(b0, b1, b2, a)                                             \
+#define MACE_ASM_SR_STEP3(b0, b1, b2, a)                                             \
   MACE_ASM_SR_STEP2(b0, b1, b2, a)                                                   \
-  MACE_ASM_SR_ROW("v14", "v15", "v16", b0, b1, b2, a, 2)                             \
+  MACE_ASM_SR_ROW("v14", "v15", "v16", b0, b1, b2, a, 2)
+#define MACE_ASM_SR_STEP4(b0, b1, b2, a)                                             \
+  MACE_ASM_SR_STEP3(b0, b1, b2, a)                                                   \
   MACE_ASM_SR_ROW("v17", "v18", "v19", b0, b1, b2, a, 3)
-// Four steps: A for steps 0 and 1 in v0 and v2, for 2 and 3 in v28 and v30;
+// Four steps: A for steps 0 and 1 in v0-v1 and v2-v3, for 2 and 3 in
+// v28-v29 and v30-v31 (the low halves a0 and a2, the high ones a1 and a3);
 // the 48 floats of B in v4-v7 and v20-v27.
-#define MACE_ASM_SR_FOUR_STEPS(n)                                                    \
+#define MACE_ASM_SR_FOUR_STEPS(n, a0, a1, a2, a3)                                    \
   "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n"                                  \
   "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n"                                  \
   "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[b]], #64\n"                              \
-  MACE_ASM_SR_STEP##n("v4", "v5", "v6", "v0")                                        \
+  MACE_ASM_SR_STEP##n("v4", "v5", "v6", a0)                                          \
   "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[b]], #64\n"                              \
-  MACE_ASM_SR_STEP##n("v7", "v20", "v21", "v2")                                      \
+  MACE_ASM_SR_STEP##n("v7", "v20", "v21", a1)                                        \
   "ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[a]], #64\n"                              \
-  MACE_ASM_SR_STEP##n("v22", "v23", "v24", "v28")                                    \
-  MACE_ASM_SR_STEP##n("v25", "v26", "v27", "v30")
-#define MACE_ASM_SR_C2(op)                                                           \
+  MACE_ASM_SR_STEP##n("v22", "v23", "v24", a2)                                       \
+  MACE_ASM_SR_STEP##n("v25", "v26", "v27", a3)
+#define MACE_ASM_SR_C1(op)                                                           \
   "mov %[row], %[c]\n"                                                               \
-  op " {v8.4s, v9.4s, v10.4s}, [%[row]], %[ldc]\n"                                   \
+  op " {v8.4s, v9.4s, v10.4s}, [%[row]], %[ldc]\n"
+#define MACE_ASM_SR_C2(op)                                                           \
+  MACE_ASM_SR_C1(op)                                                                 \
   op " {v11.4s, v12.4s, v13.4s}, [%[row]], %[ldc]\n"
-#define MACE_ASM_SR_C4(op)                                                           \
+#define MACE_ASM_SR_C3(op)                                                           \
   MACE_ASM_SR_C2(op)                                                                 \
-  op " {v14.4s, v15.4s, v16.4s}, [%[row]], %[ldc]\n"                                 \
+  op " {v14.4s, v15.4s, v16.4s}, [%[row]], %[ldc]\n"
+#define MACE_ASM_SR_C4(op)                                                           \
+  MACE_ASM_SR_C3(op)                                                                 \
   op " {v17.4s, v18.4s, v19.4s}, [%[row]], %[ldc]\n"
 #define MACE_ASM_SR_BIAS_ROW(r0, r1, r2)                                             \
   "ld1r {" r0 ".4s}, [%[bias]], #4\n mov " r1 ".16b, " r0 ".16b\n mov " r2 ".16b, " r0 ".16b\n"
-#define MACE_ASM_SR_BIAS2                                                            \
-  MACE_ASM_SR_BIAS_ROW("v8", "v9", "v10") MACE_ASM_SR_BIAS_ROW("v11", "v12", "v13")
-#define MACE_ASM_SR_BIAS4                                                            \
-  MACE_ASM_SR_BIAS2                                                                  \
-  MACE_ASM_SR_BIAS_ROW("v14", "v15", "v16") MACE_ASM_SR_BIAS_ROW("v17", "v18", "v19")
-#define MACE_ASM_SR_ZERO2                                                            \
-  "movi v8.16b, #0\n movi v9.16b, #0\n movi v10.16b, #0\n"                           \
-  "movi v11.16b, #0\n movi v12.16b, #0\n movi v13.16b, #0\n"
-#define MACE_ASM_SR_ZERO4                                                            \
-  MACE_ASM_SR_ZERO2                                                                  \
-  "movi v14.16b, #0\n movi v15.16b, #0\n movi v16.16b, #0\n"                         \
-  "movi v17.16b, #0\n movi v18.16b, #0\n movi v19.16b, #0\n"
+#define MACE_ASM_SR_BIAS1 MACE_ASM_SR_BIAS_ROW("v8", "v9", "v10")
+#define MACE_ASM_SR_BIAS2 MACE_ASM_SR_BIAS1 MACE_ASM_SR_BIAS_ROW("v11", "v12", "v13")
+#define MACE_ASM_SR_BIAS3 MACE_ASM_SR_BIAS2 MACE_ASM_SR_BIAS_ROW("v14", "v15", "v16")
+#define MACE_ASM_SR_BIAS4 MACE_ASM_SR_BIAS3 MACE_ASM_SR_BIAS_ROW("v17", "v18", "v19")
+#define MACE_ASM_SR_ZERO_ROW(r0, r1, r2)                                             \
+  "movi " r0 ".16b, #0\n movi " r1 ".16b, #0\n movi " r2 ".16b, #0\n"
+#define MACE_ASM_SR_ZERO1 MACE_ASM_SR_ZERO_ROW("v8", "v9", "v10")
+#define MACE_ASM_SR_ZERO2 MACE_ASM_SR_ZERO1 MACE_ASM_SR_ZERO_ROW("v11", "v12", "v13")
+#define MACE_ASM_SR_ZERO3 MACE_ASM_SR_ZERO2 MACE_ASM_SR_ZERO_ROW("v14", "v15", "v16")
+#define MACE_ASM_SR_ZERO4 MACE_ASM_SR_ZERO3 MACE_ASM_SR_ZERO_ROW("v17", "v18", "v19")
+#define MACE_ASM_SR_COL_ROW(r0, r1, r2)                                              \
+  "fadd " r0 ".4s, " r0 ".4s, v20.4s\n fadd " r1 ".4s, " r1 ".4s, v21.4s\n"            \
+  "fadd " r2 ".4s, " r2 ".4s, v22.4s\n"
+#define MACE_ASM_SR_COL1 MACE_ASM_SR_COL_ROW("v8", "v9", "v10")
+#define MACE_ASM_SR_COL2 MACE_ASM_SR_COL1 MACE_ASM_SR_COL_ROW("v11", "v12", "v13")
+#define MACE_ASM_SR_COL3 MACE_ASM_SR_COL2 MACE_ASM_SR_COL_ROW("v14", "v15", "v16")
+#define MACE_ASM_SR_COL4 MACE_ASM_SR_COL3 MACE_ASM_SR_COL_ROW("v17", "v18", "v19")
+#define MACE_ASM_SR_BOUND_ROW(op, bound, r0, r1, r2)                                 \
+  op " " r0 ".4s, " r0 ".4s, " bound ".4s\n " op " " r1 ".4s, " r1 ".4s, " bound ".4s\n" \
+  op " " r2 ".4s, " r2 ".4s, " bound ".4s\n"
+#define MACE_ASM_SR_BOUND1(op, bound)                                                \
+  MACE_ASM_SR_BOUND_ROW(op, bound, "v8", "v9", "v10")
 #define MACE_ASM_SR_BOUND2(op, bound)                                                \
-  op " v8.4s, v8.4s, " bound ".4s\n " op " v9.4s, v9.4s, " bound ".4s\n"             \
-  op " v10.4s, v10.4s, " bound ".4s\n " op " v11.4s, v11.4s, " bound ".4s\n"         \
-  op " v12.4s, v12.4s, " bound ".4s\n " op " v13.4s, v13.4s, " bound ".4s\n"
+  MACE_ASM_SR_BOUND1(op, bound) MACE_ASM_SR_BOUND_ROW(op, bound, "v11", "v12", "v13")
+#define MACE_ASM_SR_BOUND3(op, bound)                                                \
+  MACE_ASM_SR_BOUND2(op, bound) MACE_ASM_SR_BOUND_ROW(op, bound, "v14", "v15", "v16")
 #define MACE_ASM_SR_BOUND4(op, bound)                                                \
-  MACE_ASM_SR_BOUND2(op, bound)                                                      \
-  op " v14.4s, v14.4s, " bound ".4s\n " op " v15.4s, v15.4s, " bound ".4s\n"         \
-  op " v16.4s, v16.4s, " bound ".4s\n " op " v17.4s, v17.4s, " bound ".4s\n"         \
-  op " v18.4s, v18.4s, " bound ".4s\n " op " v19.4s, v19.4s, " bound ".4s\n"
-// From C, the bias or zero; eight steps a loop, then 4 by bit 2 of kc and
-// the last kc % 4 one at a time; clamped; back to C.
-#define MACE_ASM_SR_TILE(n)                                                          \
+  MACE_ASM_SR_BOUND3(op, bound) MACE_ASM_SR_BOUND_ROW(op, bound, "v17", "v18", "v19")
+// From C, or the bias or zero plus the column bias; eight steps a loop,
+// then 4 by bit 2 of kc and the last kc % 4 one at a time (A in rest_a);
+// clamped; back to C.
+#define MACE_ASM_SR_TILE(n, a0, a1, a2, a3, rest_a)                                \
   "cbz %[from_c], 10f\n"                                                             \
   MACE_ASM_SR_C##n("ld1")                                                            \
   "b 11f\n"                                                                          \
   "10:\n"                                                                            \
   "cbz %[bias], 12f\n"                                                               \
   MACE_ASM_SR_BIAS##n                                                                \
-  "b 11f\n"                                                                          \
+  "b 13f\n"                                                                          \
   "12:\n"                                                                            \
   MACE_ASM_SR_ZERO##n                                                                \
+  "13:\n"                                                                            \
+  "cbz %[col_bias], 11f\n"                                                           \
+  "ld1 {v20.4s, v21.4s, v22.4s}, [%[col_bias]]\n"                                    \
+  MACE_ASM_SR_COL##n                                                                 \
   "11:\n"                                                                            \
   "cbz %[octs], 2f\n"                                                                \
   "1:\n"                                                                             \
-  MACE_ASM_SR_FOUR_STEPS(n) MACE_ASM_SR_FOUR_STEPS(n)                                \
+  MACE_ASM_SR_FOUR_STEPS(n, a0, a1, a2, a3) MACE_ASM_SR_FOUR_STEPS(n, a0, a1, a2, a3) \
   "subs %[octs], %[octs], #1\n"                                                      \
   "b.ne 1b\n"                                                                        \
   "2:\n"                                                                             \
   "tbz %[kc], #2, 3f\n"                                                              \
-  MACE_ASM_SR_FOUR_STEPS(n)                                                          \
+  MACE_ASM_SR_FOUR_STEPS(n, a0, a1, a2, a3)                                          \
   "3:\n"                                                                             \
   "cbz %[rest], 4f\n"                                                                \
   "5:\n"                                                                             \
   "ld1 {v0.4s, v1.4s}, [%[a]], #32\n"                                                \
   "ld1 {v4.4s, v5.4s, v6.4s}, [%[b]], #48\n"                                         \
-  MACE_ASM_SR_STEP##n("v4", "v5", "v6", "v0")                                        \
+  MACE_ASM_SR_STEP##n("v4", "v5", "v6", rest_a)                                      \
   "subs %[rest], %[rest], #1\n"                                                      \
   "b.ne 5b\n"                                                                        \
   "4:\n"                                                                             \
@@ -1626,44 +1651,109 @@ void AsmColumnPairToC(int64_t kc, const float* a, int64_t a_stride, const float*
   MACE_ASM_SR_BOUND##n("fmin", "v1")                                                 \
   "6:\n"                                                                             \
   MACE_ASM_SR_C##n("st1")
+#define MACE_ASM_SR_LOW(n) MACE_ASM_SR_TILE(n, "v0", "v2", "v28", "v30", "v0")
+#define MACE_ASM_SR_HIGH(n) MACE_ASM_SR_TILE(n, "v1", "v3", "v29", "v31", "v1")
 #define MACE_ASM_SR_OPERANDS                                                         \
   : [a] "+r"(a), [b] "+r"(b), [octs] "+r"(octs), [rest] "+r"(rest), [bias] "+r"(bias), \
     [row] "=&r"(row)                                                                 \
   : [kc] "r"(kc), [c] "r"(c), [ldc] "r"(ldc_bytes), [from_c] "r"(int64_t{from_c}),   \
+    [col_bias] "r"(col_bias),                                                        \
     [clamp] "r"(int64_t{clamp}), [clamp_hi] "r"(int64_t{clamp_hi}), [bounds] "r"(bounds) \
   : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",  \
     "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", \
     "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31"
-template <int kRows>
+#define MACE_ASM_SR_CASE(n)                                                          \
+  if constexpr (kRows == n) {                                                        \
+    if constexpr (kHigh) {                                                           \
+      __asm__ volatile(MACE_ASM_SR_HIGH(n) MACE_ASM_SR_OPERANDS);                   \
+    } else {                                                                         \
+      __asm__ volatile(MACE_ASM_SR_LOW(n) MACE_ASM_SR_OPERANDS);                    \
+    }                                                                                \
+  }
+template <int kRows, bool kHigh = false>
 [[gnu::always_inline]] inline void AsmShortRowsToC(int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
-                     bool from_c, const float* bias, bool clamp, bool clamp_hi,
-                     const float* bounds) {
-  static_assert(kRows == 2 || kRows == 4, "2 or 4 rows");
+                     bool from_c, const float* bias, const float* col_bias, bool clamp,
+                     bool clamp_hi, const float* bounds) {
+  static_assert(kRows >= 1 && kRows <= 4, "1 to 4 rows");
   int64_t octs = kc >> 3;
   int64_t rest = kc & 3;
   float* row;
-  if constexpr (kRows == 2) {
-    __asm__ volatile(MACE_ASM_SR_TILE(2) MACE_ASM_SR_OPERANDS);
-  } else {
-    __asm__ volatile(MACE_ASM_SR_TILE(4) MACE_ASM_SR_OPERANDS);
-  }
+  MACE_ASM_SR_CASE(1)
+  MACE_ASM_SR_CASE(2)
+  MACE_ASM_SR_CASE(3)
+  MACE_ASM_SR_CASE(4)
 }
+#undef MACE_ASM_SR_CASE
+#undef MACE_ASM_SR_LOW
+#undef MACE_ASM_SR_HIGH
 #undef MACE_ASM_SR_ROW
+#undef MACE_ASM_SR_STEP1
 #undef MACE_ASM_SR_STEP2
+#undef MACE_ASM_SR_STEP3
 #undef MACE_ASM_SR_STEP4
 #undef MACE_ASM_SR_FOUR_STEPS
+#undef MACE_ASM_SR_C1
 #undef MACE_ASM_SR_C2
+#undef MACE_ASM_SR_C3
 #undef MACE_ASM_SR_C4
 #undef MACE_ASM_SR_BIAS_ROW
+#undef MACE_ASM_SR_BIAS1
 #undef MACE_ASM_SR_BIAS2
+#undef MACE_ASM_SR_BIAS3
 #undef MACE_ASM_SR_BIAS4
+#undef MACE_ASM_SR_ZERO_ROW
+#undef MACE_ASM_SR_ZERO1
 #undef MACE_ASM_SR_ZERO2
+#undef MACE_ASM_SR_ZERO3
 #undef MACE_ASM_SR_ZERO4
+#undef MACE_ASM_SR_COL_ROW
+#undef MACE_ASM_SR_COL1
+#undef MACE_ASM_SR_COL2
+#undef MACE_ASM_SR_COL3
+#undef MACE_ASM_SR_COL4
+#undef MACE_ASM_SR_BOUND_ROW
+#undef MACE_ASM_SR_BOUND1
 #undef MACE_ASM_SR_BOUND2
+#undef MACE_ASM_SR_BOUND3
 #undef MACE_ASM_SR_BOUND4
 #undef MACE_ASM_SR_TILE
 #undef MACE_ASM_SR_OPERANDS
 // clang-format on
+
+// A whole-width tile of 1 to 7 rows: rows 0-3 (or fewer) from the low
+// halves of A's steps, rows 4-6 from the high ones.
+void ShortRowsToC(int rows, int64_t kc, const float* a, const float* b, float* c, int64_t ldc_bytes,
+                  bool from_c, const float* bias, const float* col_bias, bool clamp, bool clamp_hi,
+                  const float* bounds) {
+  switch (rows < 4 ? rows : 4) {
+    case 1:
+      AsmShortRowsToC<1>(kc, a, b, c, ldc_bytes, from_c, bias, col_bias, clamp, clamp_hi, bounds);
+      break;
+    case 2:
+      AsmShortRowsToC<2>(kc, a, b, c, ldc_bytes, from_c, bias, col_bias, clamp, clamp_hi, bounds);
+      break;
+    case 3:
+      AsmShortRowsToC<3>(kc, a, b, c, ldc_bytes, from_c, bias, col_bias, clamp, clamp_hi, bounds);
+      break;
+    default:
+      AsmShortRowsToC<4>(kc, a, b, c, ldc_bytes, from_c, bias, col_bias, clamp, clamp_hi, bounds);
+      break;
+  }
+  if (rows <= 4) return;
+  float* high = c + 4 * (ldc_bytes / static_cast<int64_t>(sizeof(float)));
+  const float* high_bias = bias != nullptr ? bias + 4 : nullptr;
+  switch (rows) {
+    case 5:
+      return AsmShortRowsToC<1, true>(kc, a, b, high, ldc_bytes, from_c, high_bias, col_bias, clamp,
+                                      clamp_hi, bounds);
+    case 6:
+      return AsmShortRowsToC<2, true>(kc, a, b, high, ldc_bytes, from_c, high_bias, col_bias, clamp,
+                                      clamp_hi, bounds);
+    default:
+      return AsmShortRowsToC<3, true>(kc, a, b, high, ldc_bytes, from_c, high_bias, col_bias, clamp,
+                                      clamp_hi, bounds);
+  }
+}
 
 // Columns of 8 rows (column j at columns + 8 j, from AsmColumnTile)
 // finished as the epilogue says (no column bias or hard-swish) and stored
@@ -1725,22 +1815,22 @@ void FinishColumns(const float* columns, float* c, int64_t ldc, int cols,
 void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,
                      int cols, const TileEpilogue& tile_epilogue) {
   const TileEpilogue epilogue = tile_epilogue;
-  // A whole 4- or 8-column tile, or a whole 12-column one of 2 or 4 rows,
-  // with no column bias or hard-swish goes straight to C, its row bias
-  // added with the first reduction block (as NeonGemm's) and its clamp with
-  // the last.
-  const bool plain = epilogue.col_bias == nullptr && epilogue.activation != kTileActHardSwish;
-  const bool short_rows = cols == kNeonGemmNr && (rows == 2 || rows == 4);
-  if (plain && (short_rows || (rows == kNeonGemmMr && (cols == 4 || cols == 8)))) {
+  // A whole 4- or 8-column tile with no column bias, or a whole 12-column
+  // one of 1 to 7 rows, with no hard-swish goes straight to C, its biases
+  // added with the first reduction block (the row bias as NeonGemm's) and
+  // its clamp with the last.
+  const bool no_hard_swish = epilogue.activation != kTileActHardSwish;
+  const bool short_rows = no_hard_swish && cols == kNeonGemmNr && rows < kNeonGemmMr;
+  const bool plain = no_hard_swish && epilogue.col_bias == nullptr;
+  if (short_rows || (plain && rows == kNeonGemmMr && (cols == 4 || cols == 8))) {
     const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
     const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
     const float bounds[2] = {epilogue.lo, epilogue.hi};
     const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
     const float* bias = epilogue.accumulate ? nullptr : epilogue.row_bias;
     if (short_rows) {
-      (rows == 2 ? AsmShortRowsToC<2> : AsmShortRowsToC<4>)(kc, a, b, c, ldc_bytes,
-                                                            epilogue.accumulate, bias, clamp,
-                                                            clamp_hi, bounds);
+      ShortRowsToC(rows, kc, a, b, c, ldc_bytes, epilogue.accumulate, bias,
+                   epilogue.accumulate ? nullptr : epilogue.col_bias, clamp, clamp_hi, bounds);
     } else if (cols == 4) {
       AsmNarrowTileToC<1>(kc, a, b, c, ldc_bytes, epilogue.accumulate, bias, clamp, clamp_hi,
                           bounds);
@@ -1823,11 +1913,11 @@ void NeonGemmRowTail(int rows, int64_t tiles, int64_t kc, const float* a, const 
   const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
   if (rows == 2) {
     for (; tiles > 0; --tiles, b += b_step, c += kNeonGemmNr) {
-      AsmShortRowsToC<2>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+      AsmShortRowsToC<2>(kc, a, b, c, ldc_bytes, from_c, bias, nullptr, clamp, clamp_hi, bounds);
     }
   } else {
     for (; tiles > 0; --tiles, b += b_step, c += kNeonGemmNr) {
-      AsmShortRowsToC<4>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi, bounds);
+      AsmShortRowsToC<4>(kc, a, b, c, ldc_bytes, from_c, bias, nullptr, clamp, clamp_hi, bounds);
     }
   }
 }
