@@ -20,8 +20,9 @@ void Avx2Gemm6x16(int64_t kc, const float* a, const float* b, float* c, int64_t 
 // The same tile with A read in place, rows lda apart (GemmDirectAMicroKernel).
 void Avx2Gemm6x16DirectA(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                          int64_t ldc, const TileEpilogue& epilogue);
-// Partial 6 x 16 tiles (GemmPartialMicroKernel), with masked loads and
-// stores; up to 8 columns run half the multiply-adds.
+// Partial 6 x 16 tiles (GemmPartialMicroKernel): all 16 columns on the
+// asm tile over the tile's rows, else with masked loads and stores; up to 8
+// columns run half the multiply-adds.
 void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                          int rows, int cols, const TileEpilogue& epilogue);
 

@@ -21,9 +21,10 @@ void Avx512Gemm8x32(int64_t kc, const float* a, const float* b, float* c, int64_
 void Avx512Gemm8x32DirectA(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                            int64_t ldc, const TileEpilogue& epilogue);
 
-// Partial 8 x 32 tiles (GemmPartialMicroKernel), with masked loads and
-// stores: whole 16-column vectors, and a tail under 8 columns one column at
-// a time, so a tile's multiply-adds follow its columns.
+// Partial 8 x 32 tiles (GemmPartialMicroKernel): all 32 columns on the
+// 8 x 32 tile over the tile's rows, else with masked loads and stores:
+// whole 16-column vectors, and a tail under 8 columns one column at a time,
+// so a tile's multiply-adds follow its columns.
 void Avx512GemmPartial8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                            int rows, int cols, const TileEpilogue& epilogue);
 

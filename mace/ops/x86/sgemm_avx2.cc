@@ -351,9 +351,10 @@ static inline void Avx2Columns6(int64_t kc, const float* a, const float* b, floa
   }
 }
 
-// Per k step: a whole 8-column vector costs 6 multiply-adds, and a tail of
-// t < 6 columns t more by columns, so 9-13 columns are 8 + columns and 1-5
-// columns are columns alone.
+// A tile of all 16 columns and fewer rows runs the asm tile over its rows.
+// Otherwise, per k step: a whole 8-column vector costs 6 multiply-adds, and
+// a tail of t < 6 columns t more by columns, so 9-13 columns are 8 + columns
+// and 1-5 columns are columns alone.
 void Avx2GemmPartial6x16(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                          int rows, int cols, const TileEpilogue& epilogue) {
   if (cols == 16) {

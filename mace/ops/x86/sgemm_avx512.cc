@@ -272,9 +272,10 @@ static void Avx512Columns(int64_t kc, const float* a, const float* b, float* c, 
   }
 }
 
-// Per k step: a whole 16-column vector costs 8 multiply-adds, and a tail of
-// t < 8 columns t more by columns, so 17-23 columns are 16 + columns and 1-7
-// columns are columns alone.
+// A tile of all 32 columns and fewer rows runs the 8 x 32 tile over its
+// rows. Otherwise, per k step: a whole 16-column vector costs 8
+// multiply-adds, and a tail of t < 8 columns t more by columns, so 17-23
+// columns are 16 + columns and 1-7 columns are columns alone.
 void Avx512GemmPartial8x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                            int rows, int cols, const TileEpilogue& epilogue) {
   if (cols == 32) {
