@@ -89,8 +89,9 @@ inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int6
   });
 }
 
-// A run of tiles with a column bias or hard-swish (neither comes from a
-// plain convolution): each tile through NeonGemm, which stages it.
+// A run of tiles whose epilogue the assembly does not finish (a hard-swish,
+// both biases, or on armv7 any column bias; none comes from a plain
+// convolution): each tile through NeonGemm, which stages it.
 void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
                    int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
                    int64_t col_bias_step, const TileEpilogue& epilogue) {
@@ -344,8 +345,9 @@ constexpr int kLowerClampMode = kLinksGemmLowerClamp ? kTileClampLo : kTileClamp
 // arguments in registers and saves d8-d15 (which the assembly clobbers)
 // once per run: as a call, each tile cost some 35 instructions of argument
 // moves, call and register saves.
-// The accumulators from C if from_c, else from the row bias or zero.
-#define MACE_ASM_ACC_FROM_C_OR_BIAS                                                         \
+// If from_c, the accumulators from C and on to label 12; else on to label
+// 10, which the macro using it places.
+#define MACE_ASM_ACC_IF_FROM_C                                                              \
   "cbz %[from_c], 10f\n"                                                                   \
   "mov %[row], %[c]\n"                                                                     \
   "ld1 {v8.4s, v9.4s, v10.4s}, [%[row]], %[ldc]\n"                                         \
@@ -356,9 +358,25 @@ constexpr int kLowerClampMode = kLinksGemmLowerClamp ? kTileClampLo : kTileClamp
   "ld1 {v23.4s, v24.4s, v25.4s}, [%[row]], %[ldc]\n"                                       \
   "ld1 {v26.4s, v27.4s, v28.4s}, [%[row]], %[ldc]\n"                                       \
   "ld1 {v29.4s, v30.4s, v31.4s}, [%[row]], %[ldc]\n"                                       \
-  "b 12f\n"                                                                                \
+  "b 12f\n"
+// The accumulators from C if from_c, else from the row bias or zero.
+#define MACE_ASM_ACC_FROM_C_OR_BIAS MACE_ASM_ACC_IF_FROM_C "10:\n" MACE_ASM_ACC_FROM_BIAS
+// The accumulators from C if from_c, else from the column bias (12 floats
+// at %[bias], the same for every row, never null): one load and 21 copies,
+// where staging the tile to add it after cost a store, load and add per
+// accumulator and the call's saves and restores.
+#define MACE_ASM_ACC_FROM_C_OR_COL_BIAS                                                     \
+  MACE_ASM_ACC_IF_FROM_C                                                                   \
   "10:\n"                                                                                  \
-  MACE_ASM_ACC_FROM_BIAS
+  "ld1 {v8.4s, v9.4s, v10.4s}, [%[bias]]\n"                                                \
+  "mov v11.16b, v8.16b\n mov v12.16b, v9.16b\n mov v13.16b, v10.16b\n"                    \
+  "mov v14.16b, v8.16b\n mov v15.16b, v9.16b\n mov v16.16b, v10.16b\n"                    \
+  "mov v17.16b, v8.16b\n mov v18.16b, v9.16b\n mov v19.16b, v10.16b\n"                    \
+  "mov v20.16b, v8.16b\n mov v21.16b, v9.16b\n mov v22.16b, v10.16b\n"                    \
+  "mov v23.16b, v8.16b\n mov v24.16b, v9.16b\n mov v25.16b, v10.16b\n"                    \
+  "mov v26.16b, v8.16b\n mov v27.16b, v9.16b\n mov v28.16b, v10.16b\n"                    \
+  "mov v29.16b, v8.16b\n mov v30.16b, v9.16b\n mov v31.16b, v10.16b\n"                    \
+  "12:\n"
 // AsmTile's assembly, with `init` setting the accumulators.
 #define MACE_ASM_TILE(init, finish)                                                         \
   init                                                                                     \
@@ -454,6 +472,20 @@ template <bool kWideBias = false, int kClamp = kTileClampAtRun>
   AsmTileAdvancing<kWideBias, kClamp>(kc, a, b, c, ldc_bytes, from_c, bias, clamp, clamp_hi,
                                       bounds);
 }
+// AsmTile with a column bias (not null) in place of the row bias: C rows =
+// (from_c ? C : col_bias) + A x B, clamped as AsmTile clamps. As the row
+// bias, the column bias starts the first reduction block's tile.
+[[gnu::always_inline]] inline void AsmTileColBias(int64_t kc, const float* a, const float* b,
+                                                  float* c, int64_t ldc_bytes, bool from_c,
+                                                  const float* col_bias, bool clamp,
+                                                  bool clamp_hi, const float* bounds) {
+  int64_t blocks = kc >> 4;
+  int64_t rest = kc & 3;
+  float* row;
+  const float* bias = col_bias;
+  __asm__ volatile(MACE_ASM_TILE(MACE_ASM_ACC_FROM_C_OR_COL_BIAS, MACE_ASM_CLAMP_STORE)
+                       MACE_ASM_TILE_OPERANDS);
+}
 // AsmTile from zero with no epilogue (Winograd's products), kc >= 4: the
 // first step's fmul set the accumulators, where zeroing them took 24 movi
 // a tile and the tests of C, bias and clamp 3 more (SqueezeNet 1.1's
@@ -471,6 +503,8 @@ template <bool kWideBias = false, int kClamp = kTileClampAtRun>
                    MACE_ASM_TILE_CLOBBERS);
 }
 #undef MACE_ASM_ACC_FROM_C_OR_BIAS
+#undef MACE_ASM_ACC_FROM_C_OR_COL_BIAS
+#undef MACE_ASM_ACC_IF_FROM_C
 #undef MACE_ASM_TILE
 #undef MACE_ASM_TILE16
 #undef MACE_ASM_TILE_OUTPUTS
@@ -609,7 +643,15 @@ inline void LoadTile(const float* tile, float32x4_t (&acc)[8][3]) {
 #undef MACE_TILE_ROW
 }
 
-// A column bias or hard-swish: the product from zero into a staging tile,
+// Whether a tile's epilogue needs the staging tile: a hard-swish, or both
+// biases (the assembly starts a tile from one). Fixed for a whole product,
+// so every reduction block of a tile adds its biases the same way.
+inline bool NeedsStaging(const TileEpilogue& epilogue) {
+  return epilogue.activation == kTileActHardSwish ||
+         (epilogue.col_bias != nullptr && epilogue.row_bias != nullptr);
+}
+
+// A hard-swish or both biases: the product from zero into a staging tile,
 // then the C epilogue. Out of line, so that its stack frame (the tile, the
 // epilogue's copy) is not set up for every plain tile.
 [[gnu::noinline]] void GemmWithCEpilogue(int64_t kc, const float* a, const float* b, float* c,
@@ -628,7 +670,7 @@ inline void LoadTile(const float* tile, float32x4_t (&acc)[8][3]) {
 
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue) {
-  if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+  if (NeedsStaging(epilogue)) {
     GemmWithCEpilogue(kc, a, b, c, ldc, epilogue);
     return;
   }
@@ -636,9 +678,14 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   const bool accumulate = epilogue.accumulate;
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
   const float bounds[2] = {epilogue.lo, epilogue.hi};
-  AsmTile(kc, a, b, c, ldc * static_cast<int64_t>(sizeof(float)), accumulate,
-          accumulate ? nullptr : epilogue.row_bias, clamp,
-          clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  if (epilogue.col_bias != nullptr) {
+    AsmTileColBias(kc, a, b, c, ldc_bytes, accumulate, epilogue.col_bias, clamp, clamp_hi, bounds);
+    return;
+  }
+  AsmTile(kc, a, b, c, ldc_bytes, accumulate, accumulate ? nullptr : epilogue.row_bias, clamp,
+          clamp_hi, bounds);
 }
 
 // The tiles of a run share one set-up: the epilogue's fields are read once
@@ -650,7 +697,7 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
 void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
                  int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
                  int64_t col_bias_step, const TileEpilogue& epilogue) {
-  if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+  if (NeedsStaging(epilogue)) {
     return StagedGemmRun(tiles, kc, a, a_step, b, b_step, c, c_step, ldc, row_bias_step,
                          col_bias_step, epilogue);
   }
@@ -658,8 +705,16 @@ void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, cons
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
   const float bounds[2] = {epilogue.lo, epilogue.hi};
   const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
-  const float* bias = accumulate ? nullptr : epilogue.row_bias;
   const int64_t ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  if (epilogue.col_bias != nullptr) {
+    // A FullyConnected's bias: the tiles of a column step it.
+    const float* col_bias = epilogue.col_bias;
+    for (; tiles > 0; --tiles, a += a_step, b += b_step, c += c_step, col_bias += col_bias_step) {
+      AsmTileColBias(kc, a, b, c, ldc_bytes, accumulate, col_bias, clamp, clamp_hi, bounds);
+    }
+    return;
+  }
+  const float* bias = accumulate ? nullptr : epilogue.row_bias;
   for (; tiles > 0; --tiles, a += a_step, b += b_step, c += c_step) {
     AsmTile(kc, a, b, c, ldc_bytes, accumulate, bias, clamp, clamp_hi, bounds);
     if (bias != nullptr) bias += row_bias_step;

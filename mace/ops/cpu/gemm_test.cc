@@ -287,6 +287,15 @@ TEST(GemmTest, OperandLayoutsBiasAndActivation) {
       both.row_bias = both.col_bias = true;
       both.activation = kTileActHardSwish;
       RunCase(*table, pool.get(), both);
+      // A column bias alone (a FullyConnected's) over three reduction
+      // blocks, with full, short and narrow tiles, clamped or not.
+      for (int variant = 0; variant < 4; ++variant) {
+        Case column{3 * table->mr + 5, 3 * table->nr + 1, 2 * OneBlockDepth(*table) + 3};
+        column.col_bias = true;
+        column.pack_a = variant & 1;
+        column.activation = variant & 2 ? kTileActClamp : kTileActNone;
+        RunCase(*table, pool.get(), column);
+      }
     }
   }
 }
@@ -633,15 +642,17 @@ TEST(GemmTest, RunKernelSteps) {
         const std::vector<float> b = RandomFloats(cols * k, 32);
         const std::vector<float> row_bias = RandomFloats(rows, 33);
         const std::vector<float> col_bias = RandomFloats(cols, 34);
-        for (int variant = 0; variant < 12; ++variant) {
+        for (int variant = 0; variant < 16; ++variant) {
           const int64_t first = variant & 1 ? (k + 1) / 2 : k;
+          // Modes 6 and 7: a column bias alone (a FullyConnected's),
+          // clamped or not.
           const int mode = variant >> 1;
           TileEpilogue epilogue;
-          epilogue.row_bias = mode != 1 ? row_bias.data() : nullptr;
-          epilogue.col_bias = mode == 5 ? col_bias.data() : nullptr;
-          epilogue.activation = mode < 2   ? kTileActNone
-                                : mode < 5 ? kTileActClamp
-                                           : kTileActHardSwish;
+          epilogue.row_bias = mode != 1 && mode < 6 ? row_bias.data() : nullptr;
+          epilogue.col_bias = mode >= 5 ? col_bias.data() : nullptr;
+          epilogue.activation = mode < 2 || mode == 7 ? kTileActNone
+                                : mode == 5           ? kTileActHardSwish
+                                                      : kTileActClamp;
           epilogue.lo = -0.5f;
           epilogue.hi = mode == 3 ? std::numeric_limits<float>::infinity() : 1.5f;
           SCOPED_TRACE(::testing::Message()
