@@ -89,9 +89,18 @@ inline void StoreGemmTile(const float32x4_t (&acc)[kRows][kVecs], float* c, int6
   });
 }
 
-// A run of tiles whose epilogue the assembly does not finish (a hard-swish,
-// both biases, or on armv7 any column bias; none comes from a plain
-// convolution): each tile through NeonGemm, which stages it.
+// Whether a tile's epilogue needs the staging tile: a hard-swish, or both
+// biases (the assembly starts a tile from one of them, in the first
+// reduction block). Fixed for a whole product, so every reduction block of
+// a tile adds its biases the same way.
+inline bool NeedsStaging(const TileEpilogue& epilogue) {
+  return epilogue.activation == kTileActHardSwish ||
+         (epilogue.col_bias != nullptr && epilogue.row_bias != nullptr);
+}
+
+// A run of tiles whose epilogue the assembly does not finish (NeedsStaging;
+// it never comes from a plain convolution): each tile through NeonGemm,
+// which stages it.
 void StagedGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
                    int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
                    int64_t col_bias_step, const TileEpilogue& epilogue) {
@@ -641,14 +650,6 @@ inline void LoadTile(const float* tile, float32x4_t (&acc)[8][3]) {
   MACE_TILE_ROW(0) MACE_TILE_ROW(1) MACE_TILE_ROW(2) MACE_TILE_ROW(3)
   MACE_TILE_ROW(4) MACE_TILE_ROW(5) MACE_TILE_ROW(6) MACE_TILE_ROW(7)
 #undef MACE_TILE_ROW
-}
-
-// Whether a tile's epilogue needs the staging tile: a hard-swish, or both
-// biases (the assembly starts a tile from one). Fixed for a whole product,
-// so every reduction block of a tile adds its biases the same way.
-inline bool NeedsStaging(const TileEpilogue& epilogue) {
-  return epilogue.activation == kTileActHardSwish ||
-         (epilogue.col_bias != nullptr && epilogue.row_bias != nullptr);
 }
 
 // A hard-swish or both biases: the product from zero into a staging tile,
@@ -2087,14 +2088,21 @@ __attribute__((noinline)) void StagedNeonGemm(int kc, const float* a, const floa
   StoreGemmTile(acc, c, ldc, epilogue);
 }
 
-// As on arm64, the assembly finishes a plain epilogue itself.
+// As on arm64, the assembly finishes the epilogue itself but for a
+// hard-swish or both biases.
 void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
               const TileEpilogue& epilogue) {
-  if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+  if (NeedsStaging(epilogue)) {
     return StagedNeonGemm(static_cast<int>(kc), a, b, c, ldc, epilogue);
   }
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
   const float bounds[2] = {epilogue.lo, epilogue.hi};
+  if (epilogue.col_bias != nullptr) {
+    return Armv7GemmColBiasRun6x8(
+        1, static_cast<int>(kc), a, 0, b, 0, c, 0, static_cast<int>(ldc * sizeof(float)),
+        epilogue.accumulate, epilogue.col_bias, 0, clamp,
+        clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+  }
   Armv7GemmTile6x8(static_cast<int>(kc), a, b, c, static_cast<int>(ldc * sizeof(float)),
                    epilogue.accumulate, epilogue.accumulate ? nullptr : epilogue.row_bias, clamp,
                    clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
@@ -2143,12 +2151,21 @@ void NeonGemmPartial(int64_t kc, const float* a, const float* b, float* c, int64
 void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, const float* b,
                  int64_t b_step, float* c, int64_t c_step, int64_t ldc, int64_t row_bias_step,
                  int64_t col_bias_step, const TileEpilogue& epilogue) {
-  if (epilogue.col_bias != nullptr || epilogue.activation == kTileActHardSwish) {
+  if (NeedsStaging(epilogue)) {
     return StagedGemmRun(tiles, kc, a, a_step, b, b_step, c, c_step, ldc, row_bias_step,
                          col_bias_step, epilogue);
   }
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
   const float bounds[2] = {epilogue.lo, epilogue.hi};
+  if (epilogue.col_bias != nullptr) {
+    // A FullyConnected's bias: tile by tile, from the column bias.
+    return Armv7GemmColBiasRun6x8(
+        static_cast<int>(tiles), static_cast<int>(kc), a, static_cast<int>(a_step), b,
+        static_cast<int>(b_step), c, static_cast<int>(c_step),
+        static_cast<int>(ldc * sizeof(float)), epilogue.accumulate, epilogue.col_bias,
+        static_cast<int>(col_bias_step), clamp,
+        clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+  }
   Armv7GemmRun6x8(static_cast<int>(tiles), static_cast<int>(kc), a, static_cast<int>(a_step), b,
                   static_cast<int>(b_step), c, static_cast<int>(c_step),
                   static_cast<int>(ldc * sizeof(float)), epilogue.accumulate,

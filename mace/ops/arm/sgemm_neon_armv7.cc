@@ -85,11 +85,25 @@ constexpr int kFromC = 1, kClamp = 2, kClampHi = 4;
   "vmov q5, q4\n vmov q7, q6\n vmov q9, q8\n"                           \
   "vmov q11, q10\n vmov q13, q12\n vmov q15, q14\n"                     \
   "b 12f\n"                                                               \
+  MACE_V7_ZERO_AT_11
+// Label 11: the accumulators zeroed; then label 12.
+#define MACE_V7_ZERO_AT_11                                                  \
   "11:\n"                                                                 \
   "vmov.i32 q4, #0\n vmov.i32 q5, #0\n vmov.i32 q6, #0\n vmov.i32 q7, #0\n"   \
   "vmov.i32 q8, #0\n vmov.i32 q9, #0\n vmov.i32 q10, #0\n vmov.i32 q11, #0\n" \
   "vmov.i32 q12, #0\n vmov.i32 q13, #0\n vmov.i32 q14, #0\n vmov.i32 q15, #0\n" \
   "12:\n"
+// The accumulators from the 8 column biases at %[bias] (a FullyConnected's
+// bias; the same for every row), or from zero at label 11 as above: one
+// load and 10 copies, where staging the tile to add them after the
+// reduction cost a store, a load and an add per accumulator.
+#define MACE_V7_COL_BIAS_OR_ZERO                                           \
+  "vld1.32 {d8-d11}, [%[bias]]\n"                                         \
+  "vmov q6, q4\n vmov q7, q5\n vmov q8, q4\n vmov q9, q5\n"             \
+  "vmov q10, q4\n vmov q11, q5\n vmov q12, q4\n vmov q13, q5\n"         \
+  "vmov q14, q4\n vmov q15, q5\n"                                       \
+  "b 12f\n"                                                               \
+  MACE_V7_ZERO_AT_11
 
 #define MACE_V7_ROWS(op)                       \
   op " {d8-d11}, [%[row]], %[ldc]\n"           \
@@ -107,65 +121,80 @@ constexpr int kFromC = 1, kClamp = 2, kClampHi = 4;
   op " q12, q12, " q "\n" op " q13, q13, " q "\n"                   \
   op " q14, q14, " q "\n" op " q15, q15, " q "\n"
 
+// The reduction, clamp and stores of a tile after its start (label 12).
+#define MACE_V7_TILE_STEPS_AND_STORE                                        \
+  "cmp %[eights], #0\n"                                                     \
+  "beq 2f\n"                                                                \
+  "1:\n"                                                                    \
+  MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP                       \
+  MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP                       \
+  "subs %[eights], %[eights], #1\n"                                         \
+  "bne 1b\n"                                                                \
+  "2:\n"                                                                    \
+  "cmp %[rest], #4\n"                                                       \
+  "blt 3f\n"                                                                \
+  MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP                       \
+  "subs %[rest], %[rest], #4\n"                                             \
+  "beq 4f\n"                                                                \
+  "3:\n"                                                                    \
+  "cmp %[rest], #0\n"                                                       \
+  "beq 4f\n"                                                                \
+  "5:\n"                                                                    \
+  MACE_V7_STEP                                                              \
+  "subs %[rest], %[rest], #1\n"                                             \
+  "bne 5b\n"                                                                \
+  "4:\n"                                                                    \
+  "tst %[flags], %[clamp]\n"                                                \
+  "beq 6f\n"                                                                \
+  "vld1.32 {d0[], d1[]}, [%[bounds]]!\n"                                    \
+  MACE_V7_ALL("vmax.f32", "q0")                                             \
+  "tst %[flags], %[clamp_hi]\n"                                             \
+  "beq 6f\n"                                                                \
+  "vld1.32 {d2[], d3[]}, [%[bounds]]\n"                                     \
+  MACE_V7_ALL("vmin.f32", "q1")                                             \
+  "6:\n"                                                                    \
+  "mov %[row], %[c]\n"                                                      \
+  MACE_V7_ROWS("vst1.32")
+// A tile from C (kFromC), else from `start` (which reads %[bias], not
+// null) or from zero (label 11).
+#define MACE_V7_TILE_ASM(start)                                             \
+  "tst %[flags], %[from_c]\n"                                               \
+  "beq 10f\n"                                                               \
+  "mov %[row], %[c]\n"                                                      \
+  MACE_V7_ROWS("vld1.32")                                                   \
+  "b 12f\n"                                                                 \
+  "10:\n"                                                                   \
+  "cmp %[bias], #0\n"                                                       \
+  "beq 11f\n"                                                               \
+  start                                                                     \
+  MACE_V7_TILE_STEPS_AND_STORE                                              \
+  : [a] "+r"(a), [b] "+r"(b), [eights] "+r"(eights), [rest] "+r"(rest), [bias] "+r"(bias), \
+    [bounds] "+r"(bounds), [row] "=&r"(row)                                 \
+  : [c] "r"(c), [ldc] "r"(ldc_bytes), [flags] "r"(flags), [from_c] "I"(kFromC), \
+    [clamp] "I"(kClamp), [clamp_hi] "I"(kClampHi)                           \
+  : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", \
+    "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23", \
+    "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"
+
 // C rows (ldc_bytes apart) = (flags & kFromC ? C : bias ? bias[i] : 0) +
 // A x B, then clamped below at bounds[0] (and above at bounds[1] if
-// kClampHi) if kClamp.
+// kClampHi) if kClamp. kColBias: the start is bias[j] in column j (a
+// column bias) instead.
+template <bool kColBias = false>
 __attribute__((always_inline)) inline void Tile(int kc, const float* a, const float* b, float* c,
                                                 int ldc_bytes, int flags, const float* bias,
                                                 const float* bounds) {
   int eights = kc >> 3;
   int rest = kc & 7;
   float* row;
-  __asm__ volatile(
-      "tst %[flags], %[from_c]\n"
-      "beq 10f\n"
-      "mov %[row], %[c]\n"
-      MACE_V7_ROWS("vld1.32")
-      "b 12f\n"
-      "10:\n"
-      "cmp %[bias], #0\n"
-      "beq 11f\n"
-      MACE_V7_BIAS_OR_ZERO("bias")
-      "cmp %[eights], #0\n"
-      "beq 2f\n"
-      "1:\n"
-      MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP
-      MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP
-      "subs %[eights], %[eights], #1\n"
-      "bne 1b\n"
-      "2:\n"
-      "cmp %[rest], #4\n"
-      "blt 3f\n"
-      MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP MACE_V7_STEP
-      "subs %[rest], %[rest], #4\n"
-      "beq 4f\n"
-      "3:\n"
-      "cmp %[rest], #0\n"
-      "beq 4f\n"
-      "5:\n"
-      MACE_V7_STEP
-      "subs %[rest], %[rest], #1\n"
-      "bne 5b\n"
-      "4:\n"
-      "tst %[flags], %[clamp]\n"
-      "beq 6f\n"
-      "vld1.32 {d0[], d1[]}, [%[bounds]]!\n"
-      MACE_V7_ALL("vmax.f32", "q0")
-      "tst %[flags], %[clamp_hi]\n"
-      "beq 6f\n"
-      "vld1.32 {d2[], d3[]}, [%[bounds]]\n"
-      MACE_V7_ALL("vmin.f32", "q1")
-      "6:\n"
-      "mov %[row], %[c]\n"
-      MACE_V7_ROWS("vst1.32")
-      : [a] "+r"(a), [b] "+r"(b), [eights] "+r"(eights), [rest] "+r"(rest), [bias] "+r"(bias),
-        [bounds] "+r"(bounds), [row] "=&r"(row)
-      : [c] "r"(c), [ldc] "r"(ldc_bytes), [flags] "r"(flags), [from_c] "I"(kFromC),
-        [clamp] "I"(kClamp), [clamp_hi] "I"(kClampHi)
-      : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",
-        "d12", "d13", "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",
-        "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31");
+  if constexpr (kColBias) {
+    __asm__ volatile(MACE_V7_TILE_ASM(MACE_V7_COL_BIAS_OR_ZERO));
+  } else {
+    __asm__ volatile(MACE_V7_TILE_ASM(MACE_V7_BIAS_OR_ZERO("bias")));
+  }
 }
+#undef MACE_V7_TILE_ASM
+#undef MACE_V7_TILE_STEPS_AND_STORE
 // clang-format on
 
 inline int Flags(bool from_c, bool clamp, bool clamp_hi) {
@@ -177,6 +206,16 @@ inline int Flags(bool from_c, bool clamp, bool clamp_hi) {
 void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds) {
   Tile(kc, a, b, c, ldc_bytes, Flags(from_c, clamp, clamp_hi), bias, bounds);
+}
+
+void Armv7GemmColBiasRun6x8(int tiles, int kc, const float* a, int a_step, const float* b,
+                            int b_step, float* c, int c_step, int ldc_bytes, bool from_c,
+                            const float* col_bias, int col_bias_step, bool clamp, bool clamp_hi,
+                            const float* bounds) {
+  const int flags = Flags(from_c, clamp, clamp_hi);
+  for (; tiles > 0; --tiles, a += a_step, b += b_step, c += c_step, col_bias += col_bias_step) {
+    Tile<true>(kc, a, b, c, ldc_bytes, flags, col_bias, bounds);
+  }
 }
 
 // A run of tiles in one assembly loop, for the tiles that do not prefetch.
@@ -2436,6 +2475,8 @@ bool Armv7PanelDot(const float* panel, int64_t depth, int32_t width, const float
 #undef MACE_V7_SIX_BY_FOUR_DEPTHS
 #undef MACE_V7_MACS
 #undef MACE_V7_BIAS_OR_ZERO
+#undef MACE_V7_COL_BIAS_OR_ZERO
+#undef MACE_V7_ZERO_AT_11
 #undef MACE_V7_ROWS
 #undef MACE_V7_ALL
 

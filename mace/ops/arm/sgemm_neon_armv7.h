@@ -20,6 +20,14 @@ namespace arm {
 // clamp_hi) if clamp.
 void Armv7GemmTile6x8(int kc, const float* a, const float* b, float* c, int ldc_bytes, bool from_c,
                       const float* bias, bool clamp, bool clamp_hi, const float* bounds);
+// `tiles` 6 x 8 tiles starting from a column bias (8 floats at col_bias,
+// not null; each tile's col_bias_step floats after the previous one's) or
+// from C, each tile's A, B and C a step (in floats) after the previous
+// one's, clamped as Armv7GemmTile6x8's.
+void Armv7GemmColBiasRun6x8(int tiles, int kc, const float* a, int a_step, const float* b,
+                            int b_step, float* c, int c_step, int ldc_bytes, bool from_c,
+                            const float* col_bias, int col_bias_step, bool clamp, bool clamp_hi,
+                            const float* bounds);
 // `tiles` of them, each with its A, B, C and bias a step (in floats) after
 // the previous one's; the first prefetch_tiles prefetch A two tiles ahead.
 void Armv7GemmRun6x8(int tiles, int kc, const float* a, int a_step, const float* b, int b_step,
