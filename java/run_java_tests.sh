@@ -28,6 +28,14 @@ mkdir -p "${classes}"
   "${here}"/test/com/mace/*.java
 log="${work}/junit.log"
 status=0
+# A library built with AddressSanitizer (--config=asan) needs its runtime
+# loaded before the JVM's own libraries; the JVM itself is not
+# instrumented, handles SIGSEGV itself and never frees some of its memory.
+asan_runtime="$(ldd "${lib}" | awk '/libasan/ {print $3}')"
+if [[ -n "${asan_runtime}" ]]; then
+  export LD_PRELOAD="${asan_runtime}"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+${ASAN_OPTIONS}:}detect_leaks=0:handle_segv=0:allow_user_segv_handler=1"
+fi
 "${java}" -Xcheck:jni -Djava.io.tmpdir="${work}" \
   -Dmace.jni.library="$(realpath "${lib}")" \
   -Dmace.test.graph="$(realpath "${graph}")" -Dmace.test.weights="$(realpath "${weights}")" \

@@ -113,8 +113,9 @@ void RunEltwise(ref::quantized::EltwiseKind kind, float s0, int32_t z0, float s1
     const int64_t x = a[i] - z0, y = b[scalar ? 0 : i] - z1;
     int64_t combined = x * y;
     if (kind != ref::quantized::EltwiseKind::kMul) {
-      const int64_t sx = OracleRequantize(x << 20, Multiplier(s0 / twice_max));
-      const int64_t sy = OracleRequantize(y << 20, Multiplier(s1 / twice_max));
+      // Times 2^20 (a left shift of a negative value is undefined).
+      const int64_t sx = OracleRequantize(x * (int64_t{1} << 20), Multiplier(s0 / twice_max));
+      const int64_t sy = OracleRequantize(y * (int64_t{1} << 20), Multiplier(s1 / twice_max));
       combined = kind == ref::quantized::EltwiseKind::kAdd ? sx + sy : sx - sy;
     }
     const QuantizedMultiplier m =
