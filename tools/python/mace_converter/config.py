@@ -208,6 +208,10 @@ class _Parser:
         text = str(value).strip()
         if not text:
             raise self.fail(key, "must not be empty")
+        # No path or name the converter, the file system or the engine's
+        # C strings take may hold one.
+        if "\0" in text:
+            raise self.fail(key, "must not contain a NUL character")
         return text
 
     def choice(self, value: Any, key: str, choices: tuple[str, ...], alias_group: str = "") -> str:
@@ -238,6 +242,8 @@ class _Parser:
         """A list of strings, or one string with comma-separated items."""
         if isinstance(value, str):
             items = [part.strip() for part in value.split(",")]
+            if any("\0" in item for item in items):
+                raise self.fail(key, "must not contain a NUL character")
         elif isinstance(value, list):
             items = [self.string(item, f"{key}[{i}]") for i, item in enumerate(value)]
         else:

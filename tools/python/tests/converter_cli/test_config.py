@@ -288,6 +288,13 @@ class ConfigTest(unittest.TestCase):
              "NONE"),
             (lambda d: self.subgraph(d).update(validation_inputs_data=["a.npy", "b.npy"]),
              "models.net.subgraphs[0].validation_inputs_data: gives 2 file(s) for 1 input(s)"),
+            # A NUL would end the name in C strings, or fail the file system.
+            (lambda d: self.model(d).update(model_file_path="net\0.onnx"),
+             "models.net.model_file_path: must not contain a NUL character"),
+            (lambda d: self.subgraph(d).update(input_tensors="x\0y"),
+             "models.net.subgraphs[0].input_tensors: must not contain a NUL character"),
+            (lambda d: self.subgraph(d).update(output_tensors=["y\0"]),
+             "models.net.subgraphs[0].output_tensors[0]: must not contain a NUL character"),
         ]
         for edit, expected in cases:
             with self.subTest(expected=expected):
