@@ -100,8 +100,16 @@ def _onnx_seed() -> bytes:
 
 
 def _onnx_fields(data: bytes, rng: random.Random) -> bytes:
-    """One field mutation of a parsed ONNX model (bytes that do not parse are
-    returned unchanged, for the byte mutators)."""
+    """One field mutation of a parsed ONNX model (bytes that do not parse,
+    or whose strings are not UTF-8 once read, are returned unchanged, for
+    the byte mutators)."""
+    try:
+        return _onnx_field_mutation(data, rng)
+    except UnicodeDecodeError:
+        return data
+
+
+def _onnx_field_mutation(data: bytes, rng: random.Random) -> bytes:
     import onnx  # pylint: disable=import-outside-toplevel
     model = onnx.ModelProto()
     try:

@@ -1,6 +1,7 @@
 """Inputs the converter fuzzer (tools/converter_fuzz.py) found ending in a
 traceback; each must now be a ConversionError naming what is wrong. Also a
 short fixed-seed run of every fuzz target."""
+import random
 import tempfile
 import unittest
 from pathlib import Path
@@ -94,6 +95,21 @@ class ConverterFuzzSmokeTest(unittest.TestCase):
                 self.assertEqual(sum(tally.values()), 200)
                 self.assertGreater(tally["error"], 50, tally)
                 self.assertEqual(findings, [], "\n".join(f.detail for f in findings))
+
+    def test_onnx_field_mutation_of_names_that_are_not_utf8(self):
+        # A byte mutation can leave a name that is not UTF-8, which
+        # protobuf reads back as bytes and refuses to assign to another
+        # string field; the field mutator then leaves the input to the
+        # byte mutators rather than stop the whole run.
+        graph = helper.make_graph(
+            [helper.make_node("Relu", ["x"], ["yq"]), helper.make_node("Relu", ["yq"], ["z"])],
+            "g", [helper.make_tensor_value_info("x", 1, [1])],
+            [helper.make_tensor_value_info("z", 1, [1])])
+        data = helper.make_model(graph).SerializeToString().replace(b"yq", b"\xffq")
+        onnx_target = converter_fuzz.targets()["onnx"]
+        for seed in range(64):
+            mutated = onnx_target.structured(data, random.Random(seed))
+            self.assertIsInstance(mutated, bytes)
 
 
 if __name__ == "__main__":
