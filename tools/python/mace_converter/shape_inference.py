@@ -239,9 +239,27 @@ def _dropout(op, shapes, graph):
     return [shapes[0]] * len(op.outputs)
 
 
-@rule("Activation", "BatchNorm", "BiasAdd", "Cast", "Dequantize", "DequantizeLinear",
-      "Identity", "LocalResponseNorm", "Quantize", "QuantizeLinear", "Unary")
+@rule("Activation", "Cast", "Dequantize", "DequantizeLinear", "Identity", "LocalResponseNorm",
+      "Quantize", "QuantizeLinear", "Unary")
 def _same(op, shapes, graph):
+    return [shapes[0]]
+
+
+@rule("BatchNorm", "BiasAdd")
+def _per_channel(op, shapes, graph):
+    """The parameters (BatchNorm's scale, offset and, if given, mean and
+    variance; BiasAdd's bias) hold one value per channel, dim 1 of the
+    input, as the engine checks at Init."""
+    def known(shape) -> bool:
+        return all(isinstance(d, (int, np.integer)) and d >= 0 for d in shape)
+
+    if len(shapes[0]) >= 2 and known(shapes[0][1:2]):
+        channels = shapes[0][1]
+        roles = ("bias",) if op.type == "BiasAdd" else ("scale", "offset", "mean", "variance")
+        for role, shape in zip(roles, shapes[1:]):
+            if shape is not None and known(shape) and int(np.prod(shape)) != channels:
+                raise fail(op, f"{role} has {int(np.prod(shape))} values for {channels} channels "
+                               f"(input shape {list(shapes[0])})")
     return [shapes[0]]
 
 

@@ -62,6 +62,25 @@ class FuzzFindingsTest(unittest.TestCase):
             self.assertIn(f"op '{op.name}'", str(caught.exception))
             self.assertIn("does not fit in int64", str(caught.exception))
 
+    def test_per_channel_parameters_of_the_wrong_length(self):
+        # A Caffe Scale blob of 1280 or 0 values on 8 channels reached the
+        # affine fold, whose numpy broadcast failed.
+        for op_type, lengths in (("BatchNorm", (8, 1280)), ("BatchNorm", (0, 8)),
+                                 ("BiasAdd", (5,))):
+            graph = Graph("g", "model.onnx")
+            graph.add_input("x", [1, 8, 4, 4])
+            names = [graph.add_const(f"p{i}", np.ones(n, np.float32))
+                     for i, n in enumerate(lengths)]
+            with self.assertRaises(ConversionError) as caught:
+                graph.add_op(op_type, ["x"] + names, ["y"], name="affine")
+            bad = [n for n in lengths if n != 8][0]
+            self.assertIn(f"has {bad} values for 8 channels", str(caught.exception))
+        graph = Graph("g", "model.onnx")
+        graph.add_input("x", [1, 8, 4, 4])
+        graph.add_op("BatchNorm", ["x", graph.add_const("s", np.ones(8, np.float32)),
+                                   graph.add_const("o", np.ones(8, np.float32))], ["y"])
+        self.assertEqual(graph.shape("y"), (1, 8, 4, 4))
+
     def test_tf_attribute_string_that_is_not_utf8(self):
         graph_def = _tiny_tf()
         node = next(n for n in graph_def.node if "padding" in n.attr)
