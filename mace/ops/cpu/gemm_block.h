@@ -281,9 +281,9 @@ void GemmBlockWalk(const GemmCall& call, int64_t m0, int64_t m1, int64_t n0, int
         // 9 alternating runs), 64x3025x16 from 86 to 82 us; at 32 input
         // channels (a 64 KiB block) the order made no difference.
         // A block of one column panel (attention's products with a block
-        // of nr queries) walks down it columns outer: the tiles come in the
-        // same order, and its full ones make one run where rows outer
-        // they were runs of one tile.
+        // of nr queries) walks columns outer: the tiles come in the same
+        // order, and its full ones make one run (rows outer, each inner
+        // walk would be a single tile).
         const bool rows_outer = kc * nc <= kRowsOuterBlockFloats && nc > nr;
         // A prepacked B (a FullyConnected or MatMul weight) is as cold, and
         // no tile asks for it: the hardware prefetcher restarts at every B
