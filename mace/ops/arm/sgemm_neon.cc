@@ -2097,15 +2097,15 @@ void NeonGemm(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   }
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
   const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  const int ldc_bytes = static_cast<int>(ldc * sizeof(float));
   if (epilogue.col_bias != nullptr) {
-    return Armv7GemmColBiasRun6x8(
-        1, static_cast<int>(kc), a, 0, b, 0, c, 0, static_cast<int>(ldc * sizeof(float)),
-        epilogue.accumulate, epilogue.col_bias, 0, clamp,
-        clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+    return Armv7GemmColBiasRun6x8(1, static_cast<int>(kc), a, 0, b, 0, c, 0, ldc_bytes,
+                                  epilogue.accumulate, epilogue.col_bias, 0, clamp, clamp_hi,
+                                  bounds);
   }
-  Armv7GemmTile6x8(static_cast<int>(kc), a, b, c, static_cast<int>(ldc * sizeof(float)),
-                   epilogue.accumulate, epilogue.accumulate ? nullptr : epilogue.row_bias, clamp,
-                   clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+  Armv7GemmTile6x8(static_cast<int>(kc), a, b, c, ldc_bytes, epilogue.accumulate,
+                   epilogue.accumulate ? nullptr : epilogue.row_bias, clamp, clamp_hi, bounds);
 }
 
 namespace {
@@ -2157,21 +2157,19 @@ void NeonGemmRun(int64_t tiles, int64_t kc, const float* a, int64_t a_step, cons
   }
   const bool clamp = epilogue.last && epilogue.activation == kTileActClamp;
   const float bounds[2] = {epilogue.lo, epilogue.hi};
+  const bool clamp_hi = clamp && !(bounds[1] == std::numeric_limits<float>::infinity());
+  const int ldc_bytes = static_cast<int>(ldc * sizeof(float));
   if (epilogue.col_bias != nullptr) {
     // A FullyConnected's bias: tile by tile, from the column bias.
     return Armv7GemmColBiasRun6x8(
         static_cast<int>(tiles), static_cast<int>(kc), a, static_cast<int>(a_step), b,
-        static_cast<int>(b_step), c, static_cast<int>(c_step),
-        static_cast<int>(ldc * sizeof(float)), epilogue.accumulate, epilogue.col_bias,
-        static_cast<int>(col_bias_step), clamp,
-        clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds);
+        static_cast<int>(b_step), c, static_cast<int>(c_step), ldc_bytes, epilogue.accumulate,
+        epilogue.col_bias, static_cast<int>(col_bias_step), clamp, clamp_hi, bounds);
   }
   Armv7GemmRun6x8(static_cast<int>(tiles), static_cast<int>(kc), a, static_cast<int>(a_step), b,
-                  static_cast<int>(b_step), c, static_cast<int>(c_step),
-                  static_cast<int>(ldc * sizeof(float)), epilogue.accumulate,
-                  epilogue.accumulate ? nullptr : epilogue.row_bias,
-                  static_cast<int>(row_bias_step), clamp,
-                  clamp && !(bounds[1] == std::numeric_limits<float>::infinity()), bounds, 0);
+                  static_cast<int>(b_step), c, static_cast<int>(c_step), ldc_bytes,
+                  epilogue.accumulate, epilogue.accumulate ? nullptr : epilogue.row_bias,
+                  static_cast<int>(row_bias_step), clamp, clamp_hi, bounds, 0);
 }
 
 #endif
